@@ -1,0 +1,196 @@
+"""The ``advisor`` command: a thin dispatcher. ``run`` is Hydra's; the rest are plain argparse.
+
+Exit codes: 0 ready, 1 not ready (a stage failed or a critical finding), 2 usage or config error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import shlex
+import sys
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from advisor import console
+from advisor.errors import AdvisorError, ConfigError
+
+USAGE = """usage: advisor COMMAND [ARGS]
+
+commands:
+  run [OVERRIDES]   check the cluster and advise (Hydra overrides; `advisor run --help`)
+  report RUN_DIR    re-render every output of a run from its stored results
+
+exit codes: 0 ready, 1 not ready, 2 usage or configuration error
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    handlers = {"run": _run, "report": _report}
+    handler = handlers.get(command)
+    if handler is None:
+        console.error(f"unknown command {command!r}; commands: {', '.join(handlers)}")
+        return 2
+    try:
+        return handler(rest)
+    except AdvisorError as e:
+        console.error(str(e))
+        return e.exit_code
+    except KeyboardInterrupt:
+        console.error("interrupted; results measured so far are in the run directory")
+        return 130
+
+
+def _report(args: list[str]) -> int:
+    from advisor import runner
+
+    parser = argparse.ArgumentParser(prog="advisor report", description="re-render a run")
+    parser.add_argument("run_dir", type=Path)
+    ns = parser.parse_args(args)
+    return runner.rerender(ns.run_dir.resolve())
+
+
+# ----------------------------------------------------------------------------- advisor run
+
+
+def _run(args: list[str]) -> int:
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import DictConfig
+
+    from advisor import config, runner
+
+    config.register()
+    check_overrides(args, config.conf_dir())
+    codes: list[int] = []
+    started = False
+
+    @hydra.main(config_path=str(config.conf_dir()), config_name="config", version_base="1.3")
+    def task(cfg: DictConfig) -> None:
+        nonlocal started
+        started = True
+        try:
+            typed = config.to_typed(cfg)
+            run_dir = Path(HydraConfig.get().runtime.output_dir)
+            overrides = list(HydraConfig.get().overrides.task)
+            codes.append(
+                runner.run(
+                    typed,
+                    run_dir,
+                    command=shlex.join(["advisor", "run", *args]),
+                    overrides=overrides,
+                )
+            )
+        except AdvisorError as e:
+            console.error(str(e))
+            codes.append(e.exit_code)
+
+    saved = sys.argv
+    sys.argv = ["advisor run", *args]
+    try:
+        task()
+    except SystemExit as e:
+        # Hydra reports its own errors (bad override value, missing group option) and exits 1;
+        # nothing ran yet, so that is a usage error.
+        code = e.code if isinstance(e.code, int) else 1
+        if not started and code != 0:
+            return 2
+        if code != 0 and not codes:
+            return code
+    finally:
+        sys.argv = saved
+    return max(codes, default=0)
+
+
+def _schema_fields(tp: Any) -> dict[str, Any]:
+    if not (isinstance(tp, type) and is_dataclass(tp)):
+        return {}
+    hints = get_type_hints(tp)
+    return {f.name: hints[f.name] for f in fields(tp)}
+
+
+def check_overrides(args: list[str], conf_dir: Path) -> None:
+    """Catch typos before Hydra does, with the valid choices and a suggestion.
+
+    Group choices come from the config tree; keys from the schema dataclasses. Values stay
+    Hydra's business (it names the key and the expected type).
+    """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    from advisor.config import AdvisorConfig
+
+    flags_with_value = {
+        "--config-name",
+        "-cn",
+        "--config-path",
+        "-cp",
+        "--config-dir",
+        "-cd",
+        "--experimental-rerun",
+        "--info",
+        "-i",
+        "--package",
+        "-p",
+        "--cfg",
+        "-c",
+    }
+    overrides: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a.startswith("-"):
+            skip = a in flags_with_value and "=" not in a and a not in ("--info", "-i")
+            continue
+        overrides.append(a)
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except HydraException as e:
+        raise ConfigError(f"cannot parse overrides: {e}") from e
+    groups = {p.name for p in conf_dir.iterdir() if p.is_dir() and p.name != "rules"}
+    for o in parsed:
+        key = o.key_or_group
+        if key.startswith("hydra") or o.is_delete():
+            continue
+        if key in groups:
+            options = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
+            values = o.value()
+            chosen = values if isinstance(values, list) else [values]
+            for choice in chosen:
+                if o.is_sweep_override() and not isinstance(choice, str):
+                    continue
+                if isinstance(choice, str) and choice not in options:
+                    raise ConfigError(
+                        f"no option {choice!r} in config group {key!r}; options: "
+                        f"{', '.join(options)}{_suggest(choice, options)}"
+                    )
+            continue
+        if o.is_add():
+            continue
+        node: Any = AdvisorConfig
+        path: list[str] = []
+        for part in key.split("."):
+            options_map = _schema_fields(node)
+            if not options_map:
+                break  # a free-form mapping (env, ...) or a list: any key is fine
+            if part not in options_map:
+                where = ".".join(path) or "the top level"
+                raise ConfigError(
+                    f"unknown config key {key!r}: {where} has no {part!r}; valid keys: "
+                    f"{', '.join(sorted(options_map))}{_suggest(part, list(options_map))}"
+                )
+            path.append(part)
+            node = options_map[part]
+
+
+def _suggest(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,88 @@
+"""The config schema: dataclasses registered in Hydra's ConfigStore; ``conf/*.yaml`` extend them.
+
+Each component owns its config class beside its code; this module only assembles them, registers
+the schema, and converts Hydra's DictConfig to typed objects once, at the boundary.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from advisor.cluster import ClusterConfig
+from advisor.errors import ConfigError
+from advisor.faults import FaultConfig
+from advisor.launch import LauncherConfig
+from advisor.smoke import SmokeConfig
+
+SCHEMA_NAME = "advisor_schema"
+
+
+@dataclass(kw_only=True)
+class StagesConfig:
+    """Per-stage settings, in execution order; profiles switch them on and off."""
+
+    smoke: SmokeConfig = field(default_factory=SmokeConfig)
+
+
+@dataclass(kw_only=True)
+class AdvisorConfig:
+    """The whole run's configuration (``advisor run --cfg job`` prints it)."""
+
+    profile: str = "quick"
+    """Profile name, set by the ``profile`` group (quick, standard, deep)."""
+    emulate: bool = False
+    """Run the declared cluster on this host's CPUs with gloo, each rank told its emulated node."""
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    launcher: LauncherConfig = field(default_factory=LauncherConfig)
+    stages: StagesConfig = field(default_factory=StagesConfig)
+    pg_timeout_s: float = 600.0
+    """Process-group timeout given to init_process_group in every job (capped by the deadline)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables set for every job (e.g. HCCL_CONNECT_TIMEOUT), on top of the
+    advisor's own environment; the facts record what was in effect."""
+    faults: list[FaultConfig] = field(default_factory=list)
+    """Faults to inject into chosen ranks (testing the advisor, drills)."""
+
+    def __post_init__(self) -> None:
+        if self.pg_timeout_s <= 0:
+            raise ConfigError(f"pg_timeout_s must be positive, got {self.pg_timeout_s}.")
+
+
+def register() -> None:
+    ConfigStore.instance().store(name=SCHEMA_NAME, node=AdvisorConfig)
+
+
+def conf_dir() -> Path:
+    """The config tree: inside the installed package, or ``conf/`` beside it in a checkout."""
+    packaged = Path(str(importlib.resources.files("advisor"))) / "conf"
+    if (packaged / "config.yaml").exists():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "conf"
+    if (checkout / "config.yaml").exists():
+        return checkout
+    raise ConfigError(
+        "cannot find the advisor's config tree (conf/config.yaml): reinstall the package."
+    )
+
+
+def to_typed(cfg: DictConfig | dict[str, Any]) -> AdvisorConfig:
+    """DictConfig → AdvisorConfig, turning validation failures into ConfigError."""
+    try:
+        base = OmegaConf.structured(AdvisorConfig)
+        merged = OmegaConf.merge(base, cfg)
+        obj = OmegaConf.to_object(merged)
+    except ConfigError:
+        raise
+    except OmegaConfBaseException as e:
+        raise ConfigError(f"invalid configuration: {e}") from e
+    except ValueError as e:
+        raise ConfigError(str(e)) from e
+    assert isinstance(obj, AdvisorConfig)
+    return obj

@@ -1,0 +1,590 @@
+"""Launch a job stage through torchrun's elastic agent, enforce its deadline, diagnose its ranks.
+
+Every job stage is one distributed job: one ``torch.distributed.run`` agent per node (on this host
+for a single node or an emulated cluster; through ``ip netns exec``, ssh or srun otherwise), each
+starting the node's ranks as ``python -m advisor.worker``. The launcher never spawns ranks itself.
+At the deadline every agent and worker process is stopped; then each rank's outcome is read from
+its own records (last step started or finished) and from the agent's failure summary.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from advisor.cluster import Cluster
+from advisor.errors import ConfigError
+from advisor.facts import RankOutcome, StageFacts
+from advisor.results import Record, read_records
+
+LAUNCHER_KINDS = ("local", "torchrun", "env", "slurm", "ssh")
+
+
+@dataclass(kw_only=True)
+class SshConfig:
+    """How the ssh launcher reaches each host."""
+
+    user: str = ""
+    """Login user; empty uses ssh's default."""
+    port: int = 22
+    identity_file: str = ""
+    options: list[str] = field(default_factory=lambda: ["BatchMode=yes", "ConnectTimeout=10"])
+    """``-o`` options passed to ssh."""
+
+
+@dataclass(kw_only=True)
+class SlurmConfig:
+    """How the slurm launcher submits ``srun`` (run the advisor inside an allocation)."""
+
+    partition: str = ""
+    account: str = ""
+    extra_args: list[str] = field(default_factory=list)
+    """Further srun arguments, e.g. ``["--gres=gpu:8"]``."""
+
+
+@dataclass(kw_only=True)
+class LauncherConfig:
+    """How job stages are started (``launcher`` group)."""
+
+    kind: str = "local"
+    """local: every node's agent on this host (single node, emulation, or lab namespaces);
+    torchrun: this process is node ``node_rank`` of a multi-node run, rendezvous at
+    ``rdzv_endpoint``; env: like torchrun with node rank, node count and master taken from the
+    environment (advisor itself started by torchrun or a Kubernetes PyTorchJob); slurm: one
+    ``srun`` per stage with one agent per node; ssh: one agent per host over ssh."""
+    rdzv_backend: str = "static"
+    """static: node ranks fixed by ``--node-rank`` (node i is hosts[i]); c10d: assigned at join."""
+    rdzv_endpoint: str = ""
+    """host:port of the rendezvous for torchrun/env/slurm/ssh; empty: master_addr and a port."""
+    node_rank: int = 0
+    """For torchrun: which node this advisor process is."""
+    join_timeout_s: float = 600.0
+    """torchrun's rendezvous join timeout (``--rdzv-conf join_timeout``)."""
+    monitor_interval_s: float = 0.5
+    """How often the agent checks its workers."""
+    python: str = ""
+    """Python on the nodes; empty: this interpreter."""
+    netns: list[str] = field(default_factory=list)
+    """local only: network namespace of each node (the emulated lab), node 0 first."""
+    ssh: SshConfig = field(default_factory=SshConfig)
+    slurm: SlurmConfig = field(default_factory=SlurmConfig)
+    kill_grace_s: float = 5.0
+    """After the deadline, seconds between SIGTERM and SIGKILL."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in LAUNCHER_KINDS:
+            raise ConfigError(
+                f"launcher.kind={self.kind!r} is not one of {', '.join(LAUNCHER_KINDS)}."
+            )
+        if self.rdzv_backend not in ("static", "c10d"):
+            raise ConfigError(
+                f"launcher.rdzv_backend={self.rdzv_backend!r} must be static or c10d."
+            )
+
+
+@dataclass(kw_only=True)
+class NodeCommand:
+    """The argv that starts one node's agent, and where its output goes."""
+
+    node: int
+    argv: list[str]
+    env: dict[str, str]
+    log_path: Path
+
+
+@dataclass(kw_only=True)
+class AgentResult:
+    node: int
+    returncode: int | None
+    """None when it was still running at the deadline."""
+    log_path: Path
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host if host not in ("localhost",) else "127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass(kw_only=True)
+class Topology:
+    """Which nodes this advisor process starts agents for, and where they meet."""
+
+    local_nodes: list[int]
+    master_addr: str
+    master_port: int
+
+
+def plan_topology(
+    launcher: LauncherConfig, cluster: Cluster, stage_index: int, env: dict[str, str]
+) -> Topology:
+    """Decide which agents this process starts and the rendezvous address for one stage.
+
+    Multi-process launchers (torchrun/env) run one advisor per node: they must agree on the port
+    without talking, so it is derived from a base port and the stage's index.
+    """
+    host, _, port_s = launcher.rdzv_endpoint.rpartition(":")
+    endpoint_port = int(port_s) if port_s.isdigit() else 0
+    base_port = endpoint_port or cluster.master_port
+    master = host or cluster.master_addr
+    if launcher.kind == "local":
+        if cluster.nodes > 1 and not cluster.emulated and not launcher.netns:
+            raise ConfigError(
+                f"cluster {cluster.name!r} has {cluster.nodes} nodes but launcher=local starts "
+                "agents on this host only: use launcher=ssh, launcher=slurm, launcher=torchrun "
+                "(one advisor per node) or emulate=true."
+            )
+        if launcher.netns and len(launcher.netns) != cluster.nodes:
+            raise ConfigError(
+                f"launcher.netns lists {len(launcher.netns)} namespaces for "
+                f"{cluster.nodes} nodes: give one per node."
+            )
+        port = base_port + stage_index if base_port else free_port()
+        return Topology(
+            local_nodes=list(range(cluster.nodes)), master_addr=master, master_port=port
+        )
+    if launcher.kind in ("torchrun", "env"):
+        node_rank = launcher.node_rank
+        if launcher.kind == "env":
+            missing = [
+                k for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT") if k not in env
+            ]
+            if missing:
+                raise ConfigError(
+                    f"launcher=env needs {', '.join(missing)} in the environment (set by torchrun "
+                    "or a PyTorchJob); use launcher=local or launcher=torchrun otherwise."
+                )
+            node_rank = int(env["RANK"])
+            if int(env["WORLD_SIZE"]) != cluster.nodes:
+                raise ConfigError(
+                    f"launcher=env: WORLD_SIZE={env['WORLD_SIZE']} advisor processes but cluster "
+                    f"{cluster.name!r} has {cluster.nodes} nodes; start one advisor per node."
+                )
+            master = env["MASTER_ADDR"]
+            # The outer job's store holds MASTER_PORT itself: stage jobs take the ports above it.
+            base_port = int(env["MASTER_PORT"]) + 1
+        if not base_port:
+            raise ConfigError(
+                f"launcher={launcher.kind} needs a fixed port every node agrees on: set "
+                "launcher.rdzv_endpoint=HOST:PORT or cluster.master_port."
+            )
+        if not 0 <= node_rank < cluster.nodes:
+            raise ConfigError(f"launcher.node_rank={node_rank} is outside 0..{cluster.nodes - 1}.")
+        return Topology(
+            local_nodes=[node_rank], master_addr=master, master_port=base_port + stage_index
+        )
+    port = base_port + stage_index if base_port else free_port()
+    return Topology(local_nodes=list(range(cluster.nodes)), master_addr=master, master_port=port)
+
+
+def agent_argv(
+    launcher: LauncherConfig,
+    cluster: Cluster,
+    topo: Topology,
+    node: int,
+    spec_path: Path,
+    rdzv_id: str,
+) -> list[str]:
+    """torchrun's command line for one node's agent (an argument list, never a shell string)."""
+    python = launcher.python or sys.executable
+    argv = [
+        python,
+        "-m",
+        "torch.distributed.run",
+        f"--nnodes={cluster.nodes}",
+        f"--nproc-per-node={cluster.devices_per_node}",
+        "--max-restarts=0",
+        f"--monitor-interval={launcher.monitor_interval_s}",
+    ]
+    if launcher.rdzv_backend == "static":
+        argv += [
+            f"--node-rank={node}",
+            f"--master-addr={topo.master_addr}",
+            f"--master-port={topo.master_port}",
+        ]
+    else:
+        argv += [
+            "--rdzv-backend=c10d",
+            f"--rdzv-endpoint={topo.master_addr}:{topo.master_port}",
+            f"--rdzv-id={rdzv_id}",
+            f"--rdzv-conf=join_timeout={int(launcher.join_timeout_s)}",
+        ]
+    argv += ["-m", "advisor.worker", "--spec", str(spec_path)]
+    return argv
+
+
+def agent_env(cluster: Cluster, node: int, extra: dict[str, str]) -> dict[str, str]:
+    from advisor.backends import IFNAME_VAR
+
+    env = dict(os.environ)
+    env.update(extra)
+    env["ADVISOR_NODE_NAME"] = cluster.node_name(node)
+    env["PYTHONUNBUFFERED"] = "1"
+    # One intra-op thread per rank: ranks share the host's cores, and oversubscription would
+    # measure the CPU scheduler instead of the network.
+    env.setdefault("OMP_NUM_THREADS", "1")
+    if cluster.interface:
+        env[IFNAME_VAR[cluster.device_type]] = cluster.interface
+    return env
+
+
+def wrap_for_node(
+    launcher: LauncherConfig, cluster: Cluster, node: int, argv: list[str], env: dict[str, str]
+) -> list[str]:
+    """Run ``argv`` on node ``node``: directly, in its lab namespace, over ssh, or under srun."""
+    if launcher.kind == "local" and launcher.netns:
+        return ["ip", "netns", "exec", launcher.netns[node], *argv]
+    if launcher.kind == "ssh":
+        host = cluster.hosts[node] if cluster.hosts else ""
+        if not host:
+            raise ConfigError("launcher=ssh needs cluster.hosts (one host per node).")
+        target = f"{launcher.ssh.user}@{host}" if launcher.ssh.user else host
+        ssh = ["ssh", "-p", str(launcher.ssh.port)]
+        for opt in launcher.ssh.options:
+            ssh += ["-o", opt]
+        if launcher.ssh.identity_file:
+            ssh += ["-i", launcher.ssh.identity_file]
+        forwarded = {k: v for k, v in env.items() if _forwarded(k)}
+        # ssh joins its arguments into one remote shell line: quote every word ourselves.
+        remote = shlex.join(["env", *(f"{k}={v}" for k, v in sorted(forwarded.items())), *argv])
+        return [*ssh, target, remote]
+    return argv
+
+
+def slurm_argv(launcher: LauncherConfig, cluster: Cluster, argv: list[str]) -> list[str]:
+    """One ``srun`` that starts one agent per node (c10d rendezvous assigns node ranks)."""
+    srun = ["srun", f"--nodes={cluster.nodes}", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
+    if launcher.slurm.partition:
+        srun.append(f"--partition={launcher.slurm.partition}")
+    if launcher.slurm.account:
+        srun.append(f"--account={launcher.slurm.account}")
+    return [*srun, *launcher.slurm.extra_args, *argv]
+
+
+_FORWARD_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "ADVISOR_", "ASCEND_", "OMP_", "PYTHON")
+
+
+def _forwarded(key: str) -> bool:
+    return key.startswith(_FORWARD_PREFIXES) or key in ("PATH", "LD_LIBRARY_PATH")
+
+
+def node_commands(
+    launcher: LauncherConfig,
+    cluster: Cluster,
+    topo: Topology,
+    spec_path: Path,
+    rdzv_id: str,
+    log_dir: Path,
+    extra_env: dict[str, str],
+) -> list[NodeCommand]:
+    if launcher.kind == "slurm":
+        cfg = LauncherConfig(
+            **{**launcher.__dict__, "rdzv_backend": "c10d"}  # srun cannot give per-node ranks
+        )
+        argv = agent_argv(cfg, cluster, topo, 0, spec_path, rdzv_id)
+        env = agent_env(cluster, 0, extra_env)
+        return [
+            NodeCommand(
+                node=0,
+                argv=slurm_argv(launcher, cluster, argv),
+                env=env,
+                log_path=log_dir / "srun.log",
+            )
+        ]
+    out = []
+    for node in topo.local_nodes:
+        argv = agent_argv(launcher, cluster, topo, node, spec_path, rdzv_id)
+        env = agent_env(cluster, node, extra_env)
+        out.append(
+            NodeCommand(
+                node=node,
+                argv=wrap_for_node(launcher, cluster, node, argv, env),
+                env=env,
+                log_path=log_dir / f"node{node}.log",
+            )
+        )
+    return out
+
+
+def run_agents(
+    commands: Sequence[NodeCommand], deadline_s: float, kill_grace_s: float
+) -> tuple[list[AgentResult], bool]:
+    """Start every agent, wait until all exit or the deadline passes; returns (results, timed_out).
+
+    At the deadline the agents and every process below them are stopped: SIGTERM, then SIGKILL
+    after the grace period. Workers run in sessions of their own, so the whole tree is collected
+    with psutil rather than by process group.
+    """
+    procs: list[tuple[NodeCommand, subprocess.Popen[bytes]]] = []
+    for cmd in commands:
+        cmd.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(cmd.log_path, "wb") as log:
+            procs.append(
+                (
+                    cmd,
+                    subprocess.Popen(
+                        cmd.argv,
+                        env=cmd.env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        start_new_session=True,
+                    ),
+                )
+            )
+    end = time.monotonic() + deadline_s
+    timed_out = False
+    tree: dict[int, psutil.Process] = {}
+    while True:
+        _collect_tree([p for _, p in procs], tree)
+        if all(p.poll() is not None for _, p in procs):
+            break
+        # A failed agent leaves the others waiting at a rendezvous or in a collective: once one
+        # agent has failed, give the rest a short grace to report, then stop them.
+        failed = [p for _, p in procs if p.poll() not in (None, 0)]
+        if failed:
+            end = min(end, time.monotonic() + 3 * kill_grace_s)
+        if time.monotonic() >= end:
+            timed_out = not failed
+            break
+        time.sleep(0.2)
+    results = []
+    running = [p for _, p in procs if p.poll() is None]
+    if running:
+        _stop(list(tree.values()), [p for _, p in procs], kill_grace_s)
+    for cmd, p in procs:
+        rc = p.poll()
+        results.append(
+            AgentResult(
+                node=cmd.node, returncode=None if p in running else rc, log_path=cmd.log_path
+            )
+        )
+    # Workers orphaned by an agent that exited on its own are stopped too.
+    leftovers = [t for t in tree.values() if _alive(t)]
+    if leftovers:
+        _stop(leftovers, [], kill_grace_s)
+    return results, timed_out
+
+
+def _alive(p: psutil.Process) -> bool:
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _collect_tree(roots: list[subprocess.Popen[bytes]], tree: dict[int, psutil.Process]) -> None:
+    for root in roots:
+        try:
+            proc = psutil.Process(root.pid)
+            for child in proc.children(recursive=True):
+                tree.setdefault(child.pid, child)
+        except psutil.Error:
+            continue
+
+
+def _stop(tree: list[psutil.Process], roots: list[subprocess.Popen[bytes]], grace_s: float) -> None:
+    for root in roots:
+        if root.poll() is None:
+            try:
+                os.killpg(root.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    for p in tree:
+        try:
+            p.terminate()
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs([p for p in tree if _alive(p)], timeout=grace_s)
+    for root in roots:
+        try:
+            root.wait(timeout=max(0.1, grace_s))
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(root.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            root.wait()
+    for p in alive:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+
+
+_ROOT_CAUSE = re.compile(
+    r"rank\s*:\s*(?P<rank>\d+)\s*\(local_rank:\s*(?P<local>\d+)\)\s*\n\s*exitcode\s*:\s*"
+    r"(?P<code>-?\d+)",
+)
+
+
+def parse_agent_failures(text: str) -> dict[int, int]:
+    """Ranks and exit codes from torchrun's ``ChildFailedError`` summary (root cause first)."""
+    failures: dict[int, int] = {}
+    for m in _ROOT_CAUSE.finditer(text):
+        failures.setdefault(int(m.group("rank")), int(m.group("code")))
+    return failures
+
+
+def diagnose(
+    stage: str,
+    cluster: Cluster,
+    records: list[Record],
+    agents: list[AgentResult],
+    timed_out: bool,
+    local_nodes: list[int] | None = None,
+) -> tuple[list[RankOutcome], str]:
+    """Each rank's outcome from its records and the agents' failure summaries; plus a reason."""
+    by_rank: dict[int, list[Record]] = {}
+    for r in records:
+        by_rank.setdefault(r.rank, []).append(r)
+    agent_failures: dict[int, int] = {}
+    for a in agents:
+        if a.log_path.exists():
+            agent_failures.update(
+                parse_agent_failures(a.log_path.read_text(encoding="utf-8", errors="replace"))
+            )
+    first_failure = min(agent_failures, default=None) if agent_failures else None
+    outcomes: list[RankOutcome] = []
+    for p in cluster.placements():
+        recs = by_rank.get(p.rank, [])
+        host = recs[-1].host if recs else (cluster.hosts[p.node] if cluster.hosts else "")
+        node_name = recs[-1].node_name if recs else p.node_name
+        last = recs[-1] if recs else None
+        last_step = last.step if last else ""
+        error = next((r for r in reversed(recs) if r.status == "error"), None)
+        out = RankOutcome(
+            rank=p.rank,
+            node=recs[-1].node if recs else p.node,
+            node_name=node_name,
+            host=host,
+            local_rank=p.local_rank,
+            state="ok",
+            last_step=last_step,
+        )
+        if any(r.step == "done" for r in recs):
+            pass
+        elif error is not None:
+            out.state = "error"
+            out.reason = str(error.metrics.get("error", "reported an error"))
+            out.last_step = error.step if error.step != "error" else _last_started(recs)
+        elif not recs:
+            out.state = "not_started"
+            out.reason = "never started (its node or process did not come up)"
+        elif p.rank in agent_failures and (timed_out is False):
+            out.state = "died"
+            out.exit_code = agent_failures[p.rank]
+            out.reason = f"process exited with code {out.exit_code} during step {last_step!r}"
+        elif timed_out:
+            out.state = "hung"
+            out.reason = f"still in step {_last_started(recs)!r} at the deadline"
+            out.last_step = _last_started(recs)
+        else:
+            out.state = "stopped"
+            out.reason = f"stopped by the agent during step {last_step!r} after another rank failed"
+        outcomes.append(out)
+    bad = [o for o in outcomes if o.state != "ok"]
+    if not bad:
+        return outcomes, ""
+    culprits = [o for o in bad if o.state in ("died", "error", "hung", "not_started")] or bad
+    parts = [
+        f"rank {o.rank} on {o.node_name} ({o.host or '?'}) {o.state}: {o.reason}"
+        for o in culprits[:8]
+    ]
+    if len(culprits) > 8:
+        parts.append(f"... and {len(culprits) - 8} more")
+    if first_failure is not None and not any(o.state == "died" for o in culprits):
+        parts.append(f"torchrun reported rank {first_failure} failing first")
+    prefix = f"{stage} timed out" if timed_out else f"{stage} failed"
+    return outcomes, f"{prefix}: " + "; ".join(parts)
+
+
+def _last_started(recs: list[Record]) -> str:
+    for r in reversed(recs):
+        if r.status == "started":
+            return r.step
+    return recs[-1].step if recs else ""
+
+
+def run_job_stage(
+    *,
+    stage: str,
+    stage_index: int,
+    run_dir: Path,
+    cluster: Cluster,
+    launcher: LauncherConfig,
+    params: dict[str, Any],
+    deadline_s: float,
+    pg_timeout_s: float,
+    faults: list[dict[str, Any]],
+    extra_env: dict[str, str],
+) -> StageFacts:
+    """Run one job stage to completion or deadline; returns its outcome (data filled later)."""
+    from advisor.worker import JobSpec
+
+    started = time.time()
+    topo = plan_topology(launcher, cluster, stage_index, dict(os.environ))
+    spec_path = run_dir / "jobs" / f"{stage}.json"
+    spec = JobSpec(
+        stage=stage,
+        run_dir=str(run_dir),
+        params=params,
+        cluster=cluster.to_dict(),
+        # A collective must fail before the stage's deadline so the rank can report it.
+        pg_timeout_s=max(5.0, min(pg_timeout_s, deadline_s - 5.0)),
+        launched_at=started,
+        faults=faults,
+    )
+    spec.write(spec_path)
+    commands = node_commands(
+        launcher,
+        cluster,
+        topo,
+        spec_path,
+        rdzv_id=f"{run_dir.name}-{stage}",
+        log_dir=run_dir / "logs" / stage,
+        extra_env=extra_env,
+    )
+    try:
+        agents, timed_out = run_agents(commands, deadline_s, launcher.kill_grace_s)
+    except FileNotFoundError as e:
+        return StageFacts(
+            name=stage,
+            status="error",
+            started_at=started,
+            duration_s=time.time() - started,
+            deadline_s=deadline_s,
+            reason=f"could not start the agent: {e} (is it installed on every node?)",
+        )
+    records = read_records(run_dir, stage)
+    outcomes, reason = diagnose(stage, cluster, records, agents, timed_out, topo.local_nodes)
+    if timed_out:
+        status = "timeout"
+    elif reason or any(a.returncode not in (0, None) for a in agents):
+        status = "failed"
+        if not reason:
+            codes = {a.node: a.returncode for a in agents}
+            reason = f"{stage} failed: agent exit codes {codes} (see logs/{stage}/)"
+    else:
+        status = "ok"
+    return StageFacts(
+        name=stage,
+        status=status,
+        started_at=started,
+        duration_s=time.time() - started,
+        deadline_s=deadline_s,
+        reason=reason,
+        ranks=outcomes,
+    )

@@ -1,0 +1,34 @@
+"""Render report.html from facts (Jinja2, autoescaped: nothing from the cluster is trusted)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+if TYPE_CHECKING:
+    from advisor.facts import Facts
+    from advisor.outputs import Verdict
+
+_ENV = Environment(
+    loader=PackageLoader("advisor.report", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _when(ts: float) -> str:
+    return (
+        datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if ts else "?"
+    )
+
+
+_ENV.filters["when"] = _when
+
+
+def write_report(facts: Facts, verdict: Verdict, path: Path) -> None:
+    html = _ENV.get_template("report.html.j2").render(facts=facts, verdict=verdict)
+    path.write_text(html, encoding="utf-8")

@@ -1,0 +1,100 @@
+"""The results store: JSON lines appended by every rank of every stage, as they go.
+
+One record per line in ``<run_dir>/results/<stage>.jsonl``. Records are written with a single
+``write`` on a file opened with ``O_APPEND`` so lines from concurrent ranks never interleave, and
+they are flushed at once so a rank that dies or hangs leaves everything it measured behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESULTS_DIR = "results"
+STAGES_FILE = "stages.jsonl"
+"""Outcome of each stage as seen by the launcher (status, per-rank outcome), one line a stage."""
+
+
+@dataclass(kw_only=True)
+class Record:
+    """One line written by a rank: what step it reached and what it measured there."""
+
+    stage: str
+    """Stage that wrote it (file name of its JSONL)."""
+    rank: int
+    """Global rank; -1 for records written by the launcher or a host-level stage."""
+    node: int
+    """Index of the (possibly emulated) node the rank belongs to."""
+    node_name: str
+    """Name of that node (host name, or emulated node name)."""
+    host: str
+    """Real host name of the process."""
+    local_rank: int
+    step: str
+    """Step name, e.g. ``init``, ``pair/3-4``, ``done``."""
+    status: str = "ok"
+    """``started`` when a step begins, then ``ok`` or ``error``."""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    t_wall_s: float = field(default_factory=time.time)
+    """Wall-clock time (epoch seconds) when the record was written."""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, default=str)
+
+
+def results_dir(run_dir: Path) -> Path:
+    return run_dir / RESULTS_DIR
+
+
+def stage_file(run_dir: Path, stage: str) -> Path:
+    return results_dir(run_dir) / f"{stage}.jsonl"
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line atomically (one write on an O_APPEND descriptor)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = (line.rstrip("\n") + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def append_record(run_dir: Path, record: Record) -> None:
+    append_line(stage_file(run_dir, record.stage), record.to_json())
+
+
+def read_records(run_dir: Path, stage: str) -> list[Record]:
+    """Read a stage's records; a torn last line (rank killed mid-write) is skipped, not fatal."""
+    path = stage_file(run_dir, stage)
+    if not path.exists():
+        return []
+    records: list[Record] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(Record(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return records
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Read any JSON-lines file, skipping torn lines."""
+    if not path.exists():
+        return []
+    rows: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows

@@ -1,0 +1,193 @@
+"""One run: resolve the cluster, run the planned stages, assemble facts, write every output.
+
+Facts are written after every stage, so an interrupted or failing run keeps what it measured.
+``advisor report RUN_DIR`` rebuilds the same facts from the stored results without re-measuring.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import psutil
+from omegaconf import OmegaConf
+
+from advisor import __version__, backends, console, launch, outputs, stages
+from advisor.cluster import Cluster, resolve
+from advisor.config import AdvisorConfig, to_typed
+from advisor.errors import ConfigError
+from advisor.facts import EnvironmentFacts, Facts, RunInfo, StageFacts, as_data
+from advisor.results import STAGES_FILE, append_line, read_jsonl, read_records, results_dir
+from advisor.worker import HostContext
+
+RUN_FILE = "run.json"
+"""Run-level facts measured once (run info, cluster, environment), beside the stage results."""
+
+ENV_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "MASTER_", "ASCEND_", "CUDA_VISIBLE", "OMP_")
+
+
+def environment_facts(cfg: AdvisorConfig, cluster: Cluster) -> EnvironmentFacts:
+    variables = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
+    variables.update(cfg.env)
+    if cluster.interface:
+        variables[backends.IFNAME_VAR[cluster.device_type]] = cluster.interface
+    return EnvironmentFacts(
+        host=socket.gethostname(),
+        platform=platform.platform(),
+        cpu_count=os.cpu_count() or 0,
+        memory_gib=round(psutil.virtual_memory().total / 2**30, 1),
+        versions=backends.versions(cluster.device_type),
+        variables=dict(sorted(variables.items())),
+    )
+
+
+def cluster_facts(cluster: Cluster) -> dict[str, Any]:
+    d = cluster.to_dict()
+    d["ranks"] = [asdict(p) for p in cluster.placements()]
+    return d
+
+
+def plan(cfg: AdvisorConfig) -> list[str]:
+    """Stages to run, in registry order, as the profile and overrides enable them."""
+    return [n for n in stages.names() if getattr(cfg.stages, n).enabled]
+
+
+def summarize(
+    stage: stages.Stage, sf: StageFacts, run_dir: Path, cluster: Cluster, params: Any
+) -> None:
+    """Fill ``sf.data`` from whatever records exist; a summariser bug never loses the outcome."""
+    try:
+        sf.data = as_data(stage.summarize(read_records(run_dir, stage.name), cluster, params))
+    except Exception as e:
+        sf.data = {}
+        note = f"summary failed: {type(e).__name__}: {e}"
+        sf.reason = f"{sf.reason}; {note}" if sf.reason else note
+        if sf.status == "ok":
+            sf.status = "error"
+
+
+def run_host_stage(
+    stage: stages.Stage, cfg: AdvisorConfig, cluster: Cluster, run_dir: Path, params: Any
+) -> StageFacts:
+    assert stage.run_host is not None
+    started = time.time()
+    errors = []
+    for node in range(cluster.nodes if cluster.emulated or cfg.launcher.kind != "torchrun" else 1):
+        ctx = HostContext(
+            stage=stage.name, run_dir=run_dir, cluster=cluster, node=node, params=params
+        )
+        try:
+            stage.run_host(ctx, params)
+        except Exception as e:
+            errors.append(f"node {ctx.node_name}: {type(e).__name__}: {e}")
+            ctx.record("error", "error", error=f"{type(e).__name__}: {e}")
+    return StageFacts(
+        name=stage.name,
+        status="failed" if errors else "ok",
+        started_at=started,
+        duration_s=time.time() - started,
+        deadline_s=params.deadline_s,
+        reason="; ".join(errors),
+    )
+
+
+def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
+    """The main job. Returns the exit code: 0 ready, 1 not ready."""
+    cluster = resolve(cfg.cluster, emulate=cfg.emulate)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    results_dir(run_dir).mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    facts = Facts(
+        run=RunInfo(
+            run_id=run_dir.name,
+            run_dir=str(run_dir),
+            command=command,
+            overrides=list(overrides),
+            profile=cfg.profile,
+            started_at=started,
+            emulated=cluster.emulated,
+            advisor_version=__version__,
+        ),
+        cluster=cluster_facts(cluster),
+        environment=environment_facts(cfg, cluster),
+    )
+    _write_run_file(run_dir, facts)
+    console.banner(cluster, cfg.profile, run_dir)
+    names = plan(cfg)
+    for index, name in enumerate(names):
+        stage = stages.get(name)
+        params = getattr(cfg.stages, name)
+        console.stage_start(index, len(names), stage)
+        if stage.kind == "job":
+            sf = launch.run_job_stage(
+                stage=name,
+                stage_index=index,
+                run_dir=run_dir,
+                cluster=cluster,
+                launcher=cfg.launcher,
+                params=OmegaConf.to_container(OmegaConf.structured(params)),  # type: ignore[arg-type]
+                deadline_s=params.deadline_s,
+                pg_timeout_s=cfg.pg_timeout_s,
+                faults=[asdict(f) for f in cfg.faults],
+                extra_env=dict(cfg.env),
+            )
+        else:
+            sf = run_host_stage(stage, cfg, cluster, run_dir, params)
+        append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
+        summarize(stage, sf, run_dir, cluster, params)
+        facts.stages[name] = sf
+        facts.write(run_dir / "facts.json")
+        console.stage_end(sf)
+    facts.run.finished_at = time.time()
+    facts.run.duration_s = facts.run.finished_at - started
+    _write_run_file(run_dir, facts)
+    return outputs.write_all(facts, cfg, run_dir)
+
+
+def _write_run_file(run_dir: Path, facts: Facts) -> None:
+    payload = {
+        "run": asdict(facts.run),
+        "cluster": facts.cluster,
+        "environment": asdict(facts.environment),
+    }
+    (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(payload, indent=2), encoding="utf-8")
+
+
+def load_config(run_dir: Path) -> AdvisorConfig:
+    path = run_dir / ".hydra" / "config.yaml"
+    if not path.exists():
+        raise ConfigError(
+            f"{run_dir} is not an advisor run directory: {path} is missing "
+            "(pass the directory that `advisor run` printed)."
+        )
+    return to_typed(OmegaConf.load(path))  # type: ignore[arg-type]
+
+
+def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
+    """Facts from the stored results alone: run.json, stages.jsonl and each stage's records."""
+    run_file = results_dir(run_dir) / RUN_FILE
+    if not run_file.exists():
+        raise ConfigError(f"{run_file} is missing: the run never started measuring.")
+    stored = json.loads(run_file.read_text(encoding="utf-8"))
+    base = Facts.from_dict({**stored, "stages": {}})
+    cluster = Cluster.from_dict({k: v for k, v in base.cluster.items() if k != "ranks"})
+    for row in read_jsonl(results_dir(run_dir) / STAGES_FILE):
+        sf = Facts.from_dict({**stored, "stages": {row["name"]: row}}).stages[row["name"]]
+        if sf.name in stages.STAGE_MODULES:
+            summarize(stages.get(sf.name), sf, run_dir, cluster, getattr(cfg.stages, sf.name))
+        base.stages[sf.name] = sf
+    return base
+
+
+def rerender(run_dir: Path) -> int:
+    """``advisor report RUN_DIR``: every output again from stored results, nothing re-measured."""
+    cfg = load_config(run_dir)
+    facts = rebuild_facts(run_dir, cfg)
+    facts.write(run_dir / "facts.json")
+    return outputs.write_all(facts, cfg, run_dir)

@@ -1,0 +1,69 @@
+"""What a stage is, and the registry of stages in the order a run executes them.
+
+A *job* stage is one distributed job: every rank runs ``run_rank`` under torchrun's elastic agent
+(see ``advisor.launch``). A *host* stage runs once per node in the advisor process itself, before
+any process group exists (preflight). Either way the stage writes records to its JSONL file as it
+goes, and ``summarize`` turns whatever records exist, complete or cut short, into the stage's
+typed facts.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from advisor.cluster import Cluster
+    from advisor.results import Record
+    from advisor.worker import HostContext, RankContext
+
+
+@dataclass(kw_only=True)
+class StageConfig:
+    """Settings every stage has."""
+
+    enabled: bool = True
+    """Run this stage (profiles switch stages on and off)."""
+    deadline_s: float = 120.0
+    """Wall-clock limit for the whole stage, launch included; past it the stage is stopped and
+    the ranks that did not finish are named."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stage:
+    name: str
+    description: str
+    config_type: type[StageConfig]
+    """The stage's config dataclass (``cfg.stages.<name>``)."""
+    summarize: Callable[[list[Record], Cluster, Any], Any]
+    """Records (possibly partial) → the stage's typed summary (a dataclass)."""
+    run_rank: Callable[[RankContext, Any], None] | None = None
+    """Job stage: runs on every rank inside an initialised process group."""
+    run_host: Callable[[HostContext, Any], None] | None = None
+    """Host stage: runs in the advisor process, once per node, before any process group."""
+
+    @property
+    def kind(self) -> str:
+        return "job" if self.run_rank is not None else "host"
+
+
+STAGE_MODULES: dict[str, str] = {
+    # Execution order. Each module exposes ``STAGE: Stage``; its config class lives beside it.
+    "smoke": "advisor.smoke",
+}
+
+
+def get(name: str) -> Stage:
+    try:
+        module = STAGE_MODULES[name]
+    except KeyError:
+        raise KeyError(f"unknown stage {name!r}; stages: {', '.join(STAGE_MODULES)}") from None
+    stage = importlib.import_module(module).STAGE
+    assert isinstance(stage, Stage) and stage.name == name, f"{module}.STAGE must be stage {name}"
+    return stage
+
+
+def names() -> list[str]:
+    return list(STAGE_MODULES)
