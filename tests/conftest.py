@@ -1,0 +1,75 @@
+"""Shared test helpers: run the real CLI in a subprocess and read what it wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass
+class AdvisorResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    run_dir: Path
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        return json.loads((self.run_dir / "facts.json").read_text())
+
+    def stage(self, name: str) -> dict[str, Any]:
+        return self.facts["stages"][name]
+
+
+def advisor_cmd() -> list[str]:
+    """The installed console script when present (CI), else the module from this checkout."""
+    exe = Path(sys.executable).parent / "advisor"
+    if exe.exists() and os.environ.get("ADVISOR_TEST_MODULE") != "1":
+        return [str(exe)]
+    return [sys.executable, "-m", "advisor"]
+
+
+def run_advisor(
+    args: list[str],
+    run_dir: Path | None = None,
+    *,
+    timeout_s: float = 600,
+    env: dict[str, str] | None = None,
+    command: str = "run",
+) -> AdvisorResult:
+    argv = [*advisor_cmd(), command, *args]
+    if run_dir is not None and command == "run":
+        argv.append(f"hydra.run.dir={run_dir}")
+    full_env = dict(os.environ)
+    full_env.setdefault("PYTHONPATH", str(REPO))
+    if env:
+        full_env.update(env)
+    proc = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env=full_env,
+        cwd=str(run_dir.parent if run_dir else REPO),
+    )
+    return AdvisorResult(proc.returncode, proc.stdout, proc.stderr, run_dir or Path())
+
+
+@pytest.fixture
+def advisor(tmp_path: Path):
+    """Call as ``advisor(["+cluster=2x2", "emulate=true"])``; returns an AdvisorResult."""
+
+    def _run(args: list[str], **kw: Any) -> AdvisorResult:
+        return run_advisor(args, tmp_path / "run", **kw)
+
+    return _run
