@@ -128,12 +128,13 @@ class Topology:
 
 
 def plan_topology(
-    launcher: LauncherConfig, cluster: Cluster, stage_index: int, env: dict[str, str]
+    launcher: LauncherConfig, cluster: Cluster, port_offset: int, env: dict[str, str]
 ) -> Topology:
     """Decide which agents this process starts and the rendezvous address for one stage.
 
     Multi-process launchers (torchrun/env) run one advisor per node: they must agree on the port
-    without talking, so it is derived from a base port and the stage's index.
+    without talking, so it is derived from a base port and the job's offset (stage index * 100 +
+    job index within a driver stage).
     """
     host, _, port_s = launcher.rdzv_endpoint.rpartition(":")
     endpoint_port = int(port_s) if port_s.isdigit() else 0
@@ -151,7 +152,7 @@ def plan_topology(
                 f"launcher.netns lists {len(launcher.netns)} namespaces for "
                 f"{cluster.nodes} nodes: give one per node."
             )
-        port = base_port + stage_index if base_port else free_port()
+        port = base_port + port_offset if base_port else free_port()
         return Topology(
             local_nodes=list(range(cluster.nodes)), master_addr=master, master_port=port
         )
@@ -183,9 +184,9 @@ def plan_topology(
         if not 0 <= node_rank < cluster.nodes:
             raise ConfigError(f"launcher.node_rank={node_rank} is outside 0..{cluster.nodes - 1}.")
         return Topology(
-            local_nodes=[node_rank], master_addr=master, master_port=base_port + stage_index
+            local_nodes=[node_rank], master_addr=master, master_port=base_port + port_offset
         )
-    port = base_port + stage_index if base_port else free_port()
+    port = base_port + port_offset if base_port else free_port()
     return Topology(local_nodes=list(range(cluster.nodes)), master_addr=master, master_port=port)
 
 
@@ -521,7 +522,8 @@ def _last_started(recs: list[Record]) -> str:
 def run_job_stage(
     *,
     stage: str,
-    stage_index: int,
+    port_offset: int,
+    job: str = "",
     run_dir: Path,
     cluster: Cluster,
     launcher: LauncherConfig,
@@ -531,12 +533,17 @@ def run_job_stage(
     faults: list[dict[str, Any]],
     extra_env: dict[str, str],
 ) -> StageFacts:
-    """Run one job stage to completion or deadline; returns its outcome (data filled later)."""
+    """Run one job of a stage to completion or deadline; returns its outcome (data filled later).
+
+    ``job`` names one of several jobs of a driver stage: its spec, logs and records are kept
+    apart from the stage's other jobs.
+    """
     from advisor.worker import JobSpec
 
     started = time.time()
-    topo = plan_topology(launcher, cluster, stage_index, dict(os.environ))
-    spec_path = run_dir / "jobs" / f"{stage}.json"
+    topo = plan_topology(launcher, cluster, port_offset, dict(os.environ))
+    tag = f"{stage}-{job}" if job else stage
+    spec_path = run_dir / "jobs" / f"{tag}.json"
     spec = JobSpec(
         stage=stage,
         run_dir=str(run_dir),
@@ -546,6 +553,7 @@ def run_job_stage(
         pg_timeout_s=max(5.0, min(pg_timeout_s, deadline_s - 5.0)),
         launched_at=started,
         faults=faults,
+        job=job,
     )
     spec.write(spec_path)
     commands = node_commands(
@@ -553,8 +561,8 @@ def run_job_stage(
         cluster,
         topo,
         spec_path,
-        rdzv_id=f"{run_dir.name}-{stage}",
-        log_dir=run_dir / "logs" / stage,
+        rdzv_id=f"{run_dir.name}-{tag}",
+        log_dir=run_dir / "logs" / stage / job if job else run_dir / "logs" / stage,
         extra_env=extra_env,
     )
     try:
@@ -568,19 +576,19 @@ def run_job_stage(
             deadline_s=deadline_s,
             reason=f"could not start the agent: {e} (is it installed on every node?)",
         )
-    records = read_records(run_dir, stage)
-    outcomes, reason = diagnose(stage, cluster, records, agents, timed_out, topo.local_nodes)
+    records = [r for r in read_records(run_dir, stage) if r.job == job]
+    outcomes, reason = diagnose(tag, cluster, records, agents, timed_out, topo.local_nodes)
     if timed_out:
         status = "timeout"
     elif reason or any(a.returncode not in (0, None) for a in agents):
         status = "failed"
         if not reason:
             codes = {a.node: a.returncode for a in agents}
-            reason = f"{stage} failed: agent exit codes {codes} (see logs/{stage}/)"
+            reason = f"{tag} failed: agent exit codes {codes} (see logs/{stage}/)"
     else:
         status = "ok"
     return StageFacts(
-        name=stage,
+        name=tag,
         status=status,
         started_at=started,
         duration_s=time.time() - started,

@@ -34,6 +34,8 @@ class Record:
     host: str
     """Real host name of the process."""
     local_rank: int
+    job: str = ""
+    """Job within the stage (a sweep trial, a benchmark variant); empty for single-job stages."""
     step: str
     """Step name, e.g. ``init``, ``pair/3-4``, ``done``."""
     status: str = "ok"

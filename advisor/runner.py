@@ -97,6 +97,46 @@ def run_host_stage(
     )
 
 
+def run_driver_stage(
+    stage: stages.Stage,
+    index: int,
+    cfg: AdvisorConfig,
+    cluster: Cluster,
+    run_dir: Path,
+    params: Any,
+) -> StageFacts:
+    """Run a driver stage; its status is the worst of its jobs unless the driver failed itself."""
+    from advisor.driver import DriverContext
+
+    assert stage.drive is not None
+    started = time.time()
+    ctx = DriverContext(
+        stage=stage.name,
+        stage_index=index,
+        run_dir=run_dir,
+        cluster=cluster,
+        cfg=cfg,
+        deadline_s=params.deadline_s,
+    )
+    status, reason = "ok", ""
+    try:
+        stage.drive(ctx, params)
+    except Exception as e:
+        status, reason = "error", f"{stage.name} driver: {type(e).__name__}: {e}"
+        ctx.record("error", "error", error=reason)
+    if status == "ok" and ctx.time_left_s <= 0:
+        status, reason = "timeout", f"{stage.name} reached its deadline ({params.deadline_s:.0f} s)"
+    return StageFacts(
+        name=stage.name,
+        status=status,
+        started_at=started,
+        duration_s=time.time() - started,
+        deadline_s=params.deadline_s,
+        reason=reason,
+        ranks=[r for o in ctx.outcomes[-1:] for r in o.ranks],
+    )
+
+
 def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
     """The main job. Returns the exit code: 0 ready, 1 not ready."""
     cluster = resolve(cfg.cluster, emulate=cfg.emulate)
@@ -127,7 +167,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         if stage.kind == "job":
             sf = launch.run_job_stage(
                 stage=name,
-                stage_index=index,
+                port_offset=index * 100,
                 run_dir=run_dir,
                 cluster=cluster,
                 launcher=cfg.launcher,
@@ -137,6 +177,8 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
                 faults=[asdict(f) for f in cfg.faults],
                 extra_env=dict(cfg.env),
             )
+        elif stage.kind == "driver":
+            sf = run_driver_stage(stage, index, cfg, cluster, run_dir, params)
         else:
             sf = run_host_stage(stage, cfg, cluster, run_dir, params)
         append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))

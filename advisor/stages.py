@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from advisor.cluster import Cluster
+    from advisor.driver import DriverContext
     from advisor.results import Record
     from advisor.worker import HostContext, RankContext
 
@@ -43,9 +44,17 @@ class Stage:
     """Job stage: runs on every rank inside an initialised process group."""
     run_host: Callable[[HostContext, Any], None] | None = None
     """Host stage: runs in the advisor process, once per node, before any process group."""
+    drive: Callable[[DriverContext, Any], None] | None = None
+    """Driver stage: runs in the advisor process and launches several jobs of this stage through
+    ``DriverContext.launch`` (sweep trials, benchmark variants that need a fresh process group);
+    each job's ranks run ``run_rank`` with that job's parameters."""
+    job_config_type: type | None = None
+    """Type of the per-job parameters of a driver stage (defaults to ``config_type``)."""
 
     @property
     def kind(self) -> str:
+        if self.drive is not None:
+            return "driver"
         return "job" if self.run_rank is not None else "host"
 
 

@@ -40,6 +40,8 @@ class JobSpec:
     launched_at: float
     """Epoch seconds when the launcher started the agents (for rendezvous time)."""
     faults: list[dict[str, Any]] = field(default_factory=list)
+    job: str = ""
+    """Job name within the stage (driver stages run several jobs); tags every record."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,14 +52,16 @@ class JobSpec:
         return cls(**json.loads(path.read_text(encoding="utf-8")))
 
 
-def typed_params(stage: stages.Stage, params: dict[str, Any]) -> Any:
-    """Rebuild the stage's typed config from its JSON mapping."""
-    base = OmegaConf.structured(stage.config_type)
+def typed_params(stage: stages.Stage, params: dict[str, Any], *, job: bool = False) -> Any:
+    """Rebuild the stage's (or, for a driver stage's job, the job's) typed config from JSON."""
+    kind = stage.job_config_type if job and stage.job_config_type else stage.config_type
+    base = OmegaConf.structured(kind)
     return OmegaConf.to_object(OmegaConf.merge(base, params))
 
 
 class _Recorder:
     stage: str
+    job: str = ""
     run_dir: Path
     rank: int
     node: int
@@ -78,6 +82,7 @@ class _Recorder:
                 node_name=self.node_name,
                 host=self.host,
                 local_rank=self.local_rank,
+                job=self.job,
                 step=step,
                 status=status,
                 metrics=metrics,
@@ -119,6 +124,7 @@ class RankContext(_Recorder):
     def __init__(self, spec: JobSpec, *, env: dict[str, str] | os._Environ[str]) -> None:
         self.spec = spec
         self.stage = spec.stage
+        self.job = spec.job
         self.run_dir = Path(spec.run_dir)
         self.cluster = Cluster.from_dict(spec.cluster)
         self.rank = int(env["RANK"])
@@ -177,7 +183,7 @@ def run(spec: JobSpec) -> int:
         device=ctx.cluster.device_type,
     )
     try:
-        params = typed_params(stage, spec.params)
+        params = typed_params(stage, spec.params, job=bool(spec.job))
         with ctx.step("init") as m:
             ctx.device = backends.set_device(ctx.cluster.device_type, ctx.local_rank)
             t0 = time.perf_counter()
