@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -29,6 +29,9 @@ def _when(ts: float) -> str:
 _ENV.filters["when"] = _when
 
 
-def write_report(facts: Facts, verdict: Verdict, path: Path) -> None:
-    html = _ENV.get_template("report.html.j2").render(facts=facts, verdict=verdict)
+def write_report(facts: Facts, verdict: Verdict, path: Path, findings: Any = None) -> None:
+    """Write report.html; ``findings`` is findings.json's mapping (``RulesOutcome.to_dict()``)."""
+    html = _ENV.get_template("report.html.j2").render(
+        facts=facts, verdict=verdict, findings=findings or {}
+    )
     path.write_text(html, encoding="utf-8")
