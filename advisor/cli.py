@@ -168,6 +168,13 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
         key = o.key_or_group
         if key.startswith("hydra") or o.is_delete():
             continue
+        if key == "rules":
+            # conf/rules/ holds rule files, which Hydra would also offer as a config group.
+            raise ConfigError(
+                f"{o.input_line!r}: conf/rules/*.yaml are rule files, not config options; "
+                "add rule directories with rules.dirs=[DIR], switch rules off with "
+                "rules.disabled=[ID], see them with `advisor rules list`."
+            )
         if key in groups:
             options = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
             values = o.value()

@@ -119,10 +119,21 @@ def test_bad_rule_file_stops_the_run_before_any_stage(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_2x8_emulated_run_outputs(tmp_path: Path) -> None:
-    res = run_advisor(["+cluster=2x8", "emulate=true"], tmp_path / "run")
+    # 16 ranks on a small shared host start slowly: a generous deadline keeps this about the
+    # outputs, not the host's load.
+    args = ["+cluster=2x8", "emulate=true", "stages.smoke.deadline_s=900"]
+    res = run_advisor(args, tmp_path / "run", timeout_s=1200)
     assert res.returncode == 0, res.stdout + res.stderr
+    findings = json.loads((res.run_dir / "findings.json").read_text())
+    # The declared device is npu, so the hccl rules apply to the emulated run.
+    assert "pg-timeout-not-above-hccl-timeouts" in {f["rule_id"] for f in findings["findings"]}
     for name in ("findings.json", "recommended.env", "launch.sh", "settings.yaml", "report.html"):
         assert (res.run_dir / name).exists(), name
     out = subprocess.run(["bash", "-c", "source ./recommended.env"], cwd=res.run_dir)
     assert out.returncode == 0
     assert "--nproc-per-node=8" in (res.run_dir / "launch.sh").read_text()
+
+
+def test_rules_is_not_a_config_group(tmp_path: Path) -> None:
+    res = run_advisor(["rules=timeouts"], tmp_path / "run", timeout_s=120)
+    assert res.returncode == 2 and "rules.dirs=[DIR]" in res.stderr

@@ -261,3 +261,23 @@ def test_verdict_from_findings() -> None:
     v = verdict(facts, crit)
     assert v.level == NOT_READY and v.exit_code == 1
     assert any(r.startswith("hccl-intra-roce-and-pcie:") for r in v.reasons)
+
+
+def test_builtin_evidence_paths_name_facts_a_rule_can_read() -> None:
+    roots = {"cluster", "run", "environment", "env", "stages", "evidence", "params", "config"}
+    stages = {"smoke", "preflight", "connectivity", "timeouts", "subgroups", "topology", "bench"}
+    for rule in schema.load_paths([schema.builtin_dir()]).rules:
+        for path in rule.spec.evidence:
+            assert path.split(".")[0] in roots | stages | {"sweep"}, (rule.id, path)
+
+
+def test_report_shows_findings_and_conflicts(tmp_path: Path) -> None:
+    from advisor.report import render
+
+    out = _conflicting(tmp_path, 20, 80)
+    facts = Facts.from_dict(patched({})[0])
+    path = tmp_path / "report.html"
+    render.write_report(facts, verdict(facts, out), path, out.to_dict())
+    html = path.read_text()
+    assert "high has priority 80, above low (20)" in html
+    assert "from-low" in html and "from-high" in html

@@ -81,7 +81,7 @@ class Missing(StrictUndefined):
         name = self._undefined_name
         owner = self._undefined_obj
         if owner is None:
-            return f"a fact is null where {name!r} was read from it"
+            return f"a fact read as null (not recorded) has no {name!r}"
         if owner is missing:
             return (
                 self._undefined_hint or f"fact {name!r} is missing (no stage {name!r} in this run)"
