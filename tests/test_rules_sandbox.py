@@ -108,6 +108,7 @@ RUNTIME_ATTACKS = [
     ("10 ** 1000 > 1", "over the sandbox limit"),
     ("(10 ** 60) ** 60 > 1", "over the sandbox limit"),
     ("('x' * 100000000) | length > 0", "over the sandbox limit"),
+    ("(('x' * 1000) * 1001) | length > 0", "over the sandbox limit"),
     ("([1] * 100000000) | length > 0", "over the sandbox limit"),
     ("'{0.__class__.__init__.__globals__}'.format(env) != ''", "not allowed"),
     ("'%s' % env != ''", "not allowed"),
@@ -116,6 +117,9 @@ RUNTIME_ATTACKS = [
     ("env.pop('SECRET_PATH') != ''", "not allowed"),
     ("env.SECRET_PATH.encode('utf-8') != ''", "not allowed"),
     ("cluster.hosts.append('x') is none", "not allowed"),
+    ("([range(10000) | list] * 10000) | length > 0", "over the sandbox limit"),
+    ("(['x' * 10000] * 10000) | join | length > 0", "over the sandbox limit"),
+    ("(['x' * 1000] * 1000) + (['x' * 1000] * 1000) | length > 0", "over the sandbox limit"),
 ]
 
 
@@ -125,6 +129,24 @@ def test_runtime_attacks_are_refused(tmp_path: Path, condition: str, why: str) -
     assert outcome == "not_evaluated", detail
     assert "refused by the rule sandbox" in detail and why in detail
     assert SECRET not in detail
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}",
+        "{{ 'x' | sum(start=[]) }}",
+    ],
+)
+def test_costly_templates_are_rejected_at_validation(tmp_path: Path, message: str) -> None:
+    with pytest.raises(ConfigError, match="field message"):
+        _load(tmp_path, _rule("true", message))
+
+
+def test_long_messages_stop_early_and_are_cut(tmp_path: Path) -> None:
+    message = "{% for i in range(10000) %}{{ range(5000) | join(',') }}{% endfor %}"
+    outcome, detail = _run(tmp_path, "true", message)
+    assert outcome == "finding" and len(detail) <= sandbox.MAX_MESSAGE_CHARS + 2
 
 
 def test_secret_file_is_never_read(tmp_path: Path) -> None:
@@ -195,6 +217,9 @@ def test_whitelisted_functions_work() -> None:
         "nccl_algo_errors('^NVLS,Tree')": [],
         "sorted([3, 1, 2])": [1, 2, 3],
         "any([false, true]) and all([true])": True,
+        "flatten([[1, 2], [3], 4])": [1, 2, 3, 4],
+        "((range(3) | list) * 2) + [7]": [0, 1, 2, 0, 1, 2, 7],
+        "['a', 'b'] | join('-')": "a-b",
     }
     for expr, expected in cases.items():
         assert sandbox.evaluate(sandbox.compile_expression(expr), ctx) == expected, expr

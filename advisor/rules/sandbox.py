@@ -7,8 +7,9 @@ The sandbox is Jinja2's immutable sandbox, narrowed further:
 - a call is allowed only to those functions and to a few read-only methods of plain data
   (``dict.get``, ``str.startswith`` ...); ``str.format`` and every other method is refused;
 - private and dunder attributes raise ``SecurityError`` (not a quiet undefined);
-- ``**``, ``*`` and ``%`` are checked so that ``10**10**10``, ``'x' * 10**9`` and ``'%9999999d' % 1``
-  cannot exhaust memory or time;
+- ``**``, ``*``, ``+``, ``%``, ``join`` and ``range`` are checked so that ``10**10**10``,
+  ``'x' * 10**9``, ``[big] * 10**4`` and ``'%9999999d' % 1`` cannot exhaust memory or time;
+  message templates may not nest loops, and their output stops at ``MAX_MESSAGE_CHARS``;
 - a fact that is missing raises ``MissingFact`` naming its dotted path, so a rule over a missing
   fact is reported "not evaluated", never silently passed.
 """
@@ -21,14 +22,17 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from jinja2 import StrictUndefined, nodes
+from jinja2 import StrictUndefined, nodes, pass_eval_context
 from jinja2.exceptions import SecurityError, UndefinedError
+from jinja2.filters import do_join as _JINJA_JOIN
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
 
 MAX_SEQUENCE = 10_000
-"""Longest string or list an operator or ``range`` may build."""
+"""Longest ``range``."""
+MAX_BUILD = 1_000_000
+"""Largest string or list ``*``, ``+``, ``join`` or ``flatten`` may build (see ``size``)."""
 MAX_EXPONENT = 64
 MAX_POWER_BASE = 2**64
 MAX_MESSAGE_CHARS = 4000
@@ -208,6 +212,16 @@ def _round_down(value: Any, multiple: Any) -> int:
     return int(math.floor(value / multiple) * multiple)
 
 
+def _flatten(values: Any) -> list[Any]:
+    """One level of nesting removed: ``flatten([[1, 2], [3]])`` → ``[1, 2, 3]``."""
+    out: list[Any] = []
+    for item in _values((values,)):
+        out.extend(_defined(item) if isinstance(item, list | tuple) else [item])
+        if len(out) > MAX_BUILD:
+            raise SecurityError("flattening that much is over the sandbox limit")
+    return out
+
+
 def _range(*args: Any) -> range:
     r = range(*_defined(args))
     if len(r) > MAX_SEQUENCE:
@@ -376,6 +390,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "any": _any,
     "all": _all,
     "sorted": _sorted,
+    "flatten": _flatten,
     "range": _range,
     "int": lambda x: int(*_defined((x,))),
     "float": lambda x: float(*_defined((x,))),
@@ -399,11 +414,12 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 FILTERS = (
     "abs", "count", "default", "d", "dictsort", "first", "float", "int", "join", "last",
     "length", "list", "lower", "map", "max", "min", "reject", "rejectattr", "reverse", "round",
-    "select", "selectattr", "sort", "string", "sum", "tojson", "trim", "unique", "upper",
+    "select", "selectattr", "sort", "string", "tojson", "trim", "unique", "upper",
 )  # fmt: skip
 """Jinja filters a rule may use (no format, center, indent, wordwrap: they can build huge
 strings; no attr: attribute access goes through the sandbox's getattr only; no items: it
-yields nothing for a missing fact instead of failing)."""
+yields nothing for a missing fact instead of failing; no sum: ``sum(start=[])`` concatenates
+without bound; use the ``sum`` and ``flatten`` functions)."""
 
 SAFE_METHODS: dict[type, frozenset[str]] = {
     dict: frozenset({"get", "keys", "values", "items"}),
@@ -434,12 +450,47 @@ def _checked_pow(left: Any, right: Any) -> Any:
     return operator.pow(left, right)
 
 
+def size(value: Any, budget: int = MAX_BUILD) -> int:
+    """Characters and items in ``value``: a string counts its length, a list or mapping 1 plus its
+    contents (so a list holding one big list many times is big), anything else 1. Stops counting
+    once past ``budget``."""
+    total, stack = 0, [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        if isinstance(item, str | bytes):
+            total += max(1, len(item))
+            continue
+        total += 1
+        if isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+    return total
+
+
 def _checked_mul(left: Any, right: Any) -> Any:
     for seq, n in ((left, right), (right, left)):
         if isinstance(seq, str | list | tuple) and isinstance(n, int):
-            if len(seq) * n > MAX_SEQUENCE:
-                raise SecurityError(f"a sequence of {len(seq) * n} items is over the sandbox limit")
+            built = size(seq) * n
+            if built > MAX_BUILD:
+                raise SecurityError(f"a sequence of {built} items is over the sandbox limit")
     return operator.mul(left, right)
+
+
+def _checked_add(left: Any, right: Any) -> Any:
+    if isinstance(left, str | list | tuple) and isinstance(right, str | list | tuple):
+        built = size(left) + size(right)
+        if built > MAX_BUILD:
+            raise SecurityError(f"a sequence of {built} items is over the sandbox limit")
+    return operator.add(left, right)
+
+
+@pass_eval_context
+def _checked_join(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> str:
+    items = list(_values((value,)))
+    if size(items) + len(d) * len(items) > MAX_BUILD:
+        raise SecurityError("joining that much is over the sandbox limit")
+    return str(_JINJA_JOIN(eval_ctx, items, d, attribute))
 
 
 def _checked_mod(left: Any, right: Any) -> Any:
@@ -458,13 +509,14 @@ def _strict_test(test: Callable[..., Any]) -> Callable[..., Any]:
 class RuleSandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox with only the rule whitelist reachable."""
 
-    intercepted_binops = frozenset({"**", "*", "%"})
+    intercepted_binops = frozenset({"**", "*", "%", "+"})
 
     def __init__(self) -> None:
         super().__init__(undefined=Missing, autoescape=False)
         self.globals.clear()
         self.globals.update(FUNCTIONS)
         self.filters = {name: self.filters[name] for name in FILTERS}
+        self.filters["join"] = _checked_join
         # ``x is none`` on a missing fact must not quietly answer False: only ``defined`` and
         # ``undefined`` may look at a missing fact.
         self.tests = {
@@ -476,6 +528,7 @@ class RuleSandbox(ImmutableSandboxedEnvironment):
             "**": _checked_pow,
             "*": _checked_mul,
             "%": _checked_mod,
+            "+": _checked_add,
         }
         self._function_ids = {id(f) for f in FUNCTIONS.values()}
 
@@ -507,7 +560,7 @@ class RuleSandbox(ImmutableSandboxedEnvironment):
         if isinstance(__obj, Missing):
             __obj._fail_with_undefined_error()
         if id(__obj) in __self._function_ids:
-            return __obj(*args, **kwargs)
+            return __context.call(__obj, *args, **kwargs)
         owner = getattr(__obj, "__self__", None)
         name = getattr(__obj, "__name__", "")
         for kind, allowed in SAFE_METHODS.items():
@@ -516,7 +569,7 @@ class RuleSandbox(ImmutableSandboxedEnvironment):
                 and isinstance(owner, kind)
                 and name in allowed
             ):
-                return __obj(*args, **kwargs)
+                return __context.call(__obj, *args, **kwargs)
         raise SecurityError(f"calling {name or type(__obj).__name__!r} is not allowed in rules")
 
 
@@ -555,6 +608,8 @@ def static_problems(tree: nodes.Node) -> list[str]:
     for node in every:
         if isinstance(node, FORBIDDEN_NODES):
             problems.append(f"{type(node).__name__.lower()} is not allowed in rules")
+        if isinstance(node, nodes.For) and any(True for _ in node.find_all(nodes.For)):
+            problems.append("a loop inside a loop is not allowed in rules (its cost multiplies)")
     for name in (n for n in every if isinstance(n, nodes.Name)):
         if name.name.startswith("_") or name.name in ("self", "loop", "caller", "varargs"):
             problems.append(f"name {name.name!r} is not allowed")
@@ -580,7 +635,15 @@ def compile_template(source: str) -> Any:
 
 def render(template: Any, context: Mapping[str, Any]) -> str:
     """A message: one paragraph (YAML folding and template tags leave runs of spaces)."""
-    text = " ".join(str(template.render(**context)).split())
+    parts: list[str] = []
+    length = 0
+    # Stop reading the template's output once the message is long enough to be cut.
+    for chunk in template.generate(**context):
+        parts.append(chunk)
+        length += len(chunk)
+        if length > MAX_MESSAGE_CHARS:
+            break
+    text = " ".join("".join(parts).split())
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + " …"
 
 
