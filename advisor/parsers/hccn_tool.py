@@ -20,20 +20,15 @@ NET_HEALTH_OK = ("Success",)
 class Link:
     status: str
     """UP or DOWN as printed."""
-
-    @property
-    def up(self) -> bool:
-        return self.status.upper() == "UP"
+    up: bool
 
 
 @dataclass(kw_only=True)
 class NetHealth:
     status: str
     """Success, Init, Fault, Socket fail, Receive timeout, Unreachable, Time exceeded ..."""
-
-    @property
-    def healthy(self) -> bool:
-        return self.status in NET_HEALTH_OK
+    healthy: bool
+    """True only for a status in NET_HEALTH_OK."""
 
 
 @dataclass(kw_only=True)
@@ -58,12 +53,8 @@ class Ping:
     timeouts: int
     """``recv time out`` lines: probes that got no answer."""
     target: str | None = None
-
-    @property
-    def reachable(self) -> bool:
-        if self.loss_pct is not None:
-            return self.loss_pct < 100.0
-        return bool(self.received)
+    reachable: bool = False
+    """At least one probe answered."""
 
 
 def _single(text: str, pattern: str, what: str) -> re.Match[str]:
@@ -76,13 +67,14 @@ def _single(text: str, pattern: str, what: str) -> re.Match[str]:
 
 def parse_link(text: str) -> Link:
     """``hccn_tool -i N -link -g`` → ``link status: UP``."""
-    return Link(status=_single(text, r"link status\s*:\s*(\w+)", "link status").group(1).upper())
+    status = _single(text, r"link status\s*:\s*(\w+)", "link status").group(1).upper()
+    return Link(status=status, up=status == "UP")
 
 
 def parse_net_health(text: str) -> NetHealth:
     """``hccn_tool -i N -net_health -g`` → ``net health status: Success``."""
     m = _single(text, r"net health status\s*:\s*(\S.*?)\s*$", "net health status")
-    return NetHealth(status=m.group(1))
+    return NetHealth(status=m.group(1), healthy=m.group(1) in NET_HEALTH_OK)
 
 
 def parse_ip(text: str) -> IpConfig:
@@ -116,12 +108,14 @@ def parse_ping(text: str) -> Ping:
     target = re.search(r"(?:PING|address)\s+(\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+:[0-9a-fA-F:]+)", text)
     if summary is None and timeouts == 0:
         raise ParseError("no ping summary ('N packets transmitted, M received, X% packet loss')")
+    received = int(summary.group(2)) if summary else None
     return Ping(
         sent=int(summary.group(1)) if summary else None,
-        received=int(summary.group(2)) if summary else None,
+        received=received,
         loss_pct=float(summary.group(3)) if summary else None,
         timeouts=timeouts,
         target=target.group(1) if target else None,
+        reachable=bool(received),
     )
 
 
