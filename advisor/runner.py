@@ -244,6 +244,10 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
 
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR``: every output again from stored results, nothing re-measured."""
+    if not (run_dir / ".hydra").exists() and (results_dir(run_dir) / "evidence.json").exists():
+        from advisor.evidence import command
+
+        return command.rerender(run_dir)  # written by `advisor import`, not by a Hydra run
     cfg = load_config(run_dir)
     facts = rebuild_facts(run_dir, cfg)
     facts.write(run_dir / "facts.json")

@@ -77,6 +77,17 @@ def test_benchmark_tables_have_the_live_bench_row_shape(imported: AdvisorResult)
     assert (cut["complete"], cut["wrong_total"]) == (False, 3)
 
 
+def test_report_rerenders_an_import_from_its_results(imported: AdvisorResult) -> None:
+    before = imported.facts
+    (imported.run_dir / "report.html").unlink()
+    res = run_advisor([str(imported.run_dir)], command="report", timeout_s=120)
+    assert res.returncode == 0, res.stderr
+    after = json.loads((imported.run_dir / "facts.json").read_text())
+    assert after["evidence"] == before["evidence"]
+    assert after["stages"]["bench"]["data"] == before["stages"]["bench"]["data"]
+    assert (imported.run_dir / "report.html").exists()
+
+
 def test_imported_tables_also_feed_the_bench_stage(imported: AdvisorResult) -> None:
     bench = imported.stage("bench")
     assert bench["status"] == "ok"

@@ -7,8 +7,10 @@ the report), 1 when nothing could be read, 2 for a usage error (a path that does
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import time
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,8 @@ from advisor.facts import Facts, RunInfo, StageFacts, as_data
 
 EVIDENCE_FILE = "evidence.json"
 """Beside run.json in ``results/``: the imported facts, so ``advisor report`` keeps them."""
+RUN_FILE = "run.json"
+"""Same file and shape as a live run's (``advisor.runner.RUN_FILE``): run info and cluster."""
 
 _STYLE = {"read": "green", "partial": "yellow"}
 
@@ -78,17 +82,17 @@ def cluster_from(evidence: EvidenceFacts) -> dict[str, Any]:
     }
 
 
-def bench_stage(evidence: EvidenceFacts) -> StageFacts | None:
-    """Imported benchmark tables as ``bench`` stage facts, so the live benchmark's rules and
-    charts read them too; None when no table was imported."""
-    if not evidence.benchmarks:
+def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
+    """Imported benchmark tables (``EvidenceFacts.benchmarks``) as ``bench`` stage facts, so the
+    live benchmark's rules and charts read them too; None when no table was imported."""
+    if not benchmarks:
         return None
-    results = [r for b in evidence.benchmarks for r in b["results"]]
+    results = [r for b in benchmarks for r in b["results"]]
     avg: dict[str, float] = {}
-    for b in evidence.benchmarks:
+    for b in benchmarks:
         if b["avg_busbw_gbps"] is not None:
             avg[f"{b['op']}/{b['algorithm']}/{b['dtype']}"] = b["avg_busbw_gbps"]
-    sources = sorted({b["source"] for b in evidence.benchmarks})
+    sources = sorted({b["source"] for b in benchmarks})
     return StageFacts(
         name="bench",
         status="ok",
@@ -107,8 +111,6 @@ def default_run_dir(now: datetime) -> Path:
 
 
 def main(args: list[str]) -> int:
-    import json
-
     from advisor.config import AdvisorConfig
     from advisor.results import results_dir
 
@@ -147,14 +149,31 @@ def main(args: list[str]) -> int:
         evidence=as_data(evidence),
     )
     facts.run.duration_s = facts.run.finished_at - started
-    stage = bench_stage(evidence)
+    stage = bench_stage(evidence.benchmarks)
     if stage is not None:
         facts.stages["bench"] = stage
+    stored = {"run": asdict(facts.run), "cluster": facts.cluster, "environment": {}}
+    (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")
     (results_dir(run_dir) / EVIDENCE_FILE).write_text(
         json.dumps(facts.evidence, indent=2), encoding="utf-8"
     )
     console.out.print(
         f"read {evidence.read_count} of {len(evidence.files)} file(s) into {escape(str(run_dir))}"
     )
+    outputs.write_all(facts, AdvisorConfig(), run_dir)
+    return 0
+
+
+def rerender(run_dir: Path) -> int:
+    """``advisor report RUN_DIR`` for an import: every output again from results/ alone."""
+    from advisor.config import AdvisorConfig
+    from advisor.results import results_dir
+
+    stored = json.loads((results_dir(run_dir) / RUN_FILE).read_text(encoding="utf-8"))
+    facts = Facts.from_dict({**stored, "stages": {}})
+    facts.evidence = json.loads((results_dir(run_dir) / EVIDENCE_FILE).read_text(encoding="utf-8"))
+    stage = bench_stage(facts.evidence.get("benchmarks", []))
+    if stage is not None:
+        facts.stages["bench"] = stage
     outputs.write_all(facts, AdvisorConfig(), run_dir)
     return 0
