@@ -330,6 +330,36 @@ def test_nccl_tests_old_error_column() -> None:
     assert (row.out_of_place.wrong, row.out_of_place.max_error) == (None, 2e-07)
 
 
+HEADER = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong\n"
+)
+
+
+def test_nccl_tests_two_runs_in_one_file_each_keep_their_op() -> None:
+    text = (
+        "# Collective test starting: all_reduce_perf\n" + HEADER
+        + "     1048576        262144     float     sum      -1    90.00   11.65   20.39      0    89.00   11.78   20.62      0\n"
+        "# Avg bus bandwidth    : 20.39\n"
+        "# Collective test starting: alltoall_perf\n" + HEADER
+        + "     1048576        262144     float    none      -1    70.00   14.98   13.11    N/A    70.00   14.98   13.11    N/A\n"
+        "# Avg bus bandwidth    : 13.11\n"
+    )  # fmt: skip
+    log = nccl_tests.parse(text)
+    assert [t.op for t in log.tables] == ["all_reduce", "all_to_all"]
+    second = log.tables[1].rows[0]
+    assert second.out_of_place is not None and second.out_of_place.wrong is None  # run with -c 0
+
+
+def test_nccl_tests_op_named_only_at_the_end() -> None:
+    text = (
+        HEADER
+        + "        1024           256     float     sum      -1    20.00    0.05    0.09      0    20.00    0.05    0.09      0\n"
+        "# Avg bus bandwidth    : 0.09\n# Collective test concluded: reduce_scatter_perf\n"
+    )  # fmt: skip
+    assert nccl_tests.parse(text).tables[0].op == "reduce_scatter"
+
+
 def test_nccl_tests_without_table_is_an_error() -> None:
     with pytest.raises(ParseError, match="no nccl-tests results table"):
         nccl_tests.parse("NCCL INFO Bootstrap : Using eth0\n")
@@ -390,6 +420,23 @@ def test_watchdog_timeouts_name_rank_op_seq_and_progress() -> None:
     assert (e.last_enqueued, e.last_completed, e.library) == (2048, 2047, "NCCL")
     (behind,) = report.of_kind("watchdog_progress")
     assert (behind.rank, behind.last_enqueued, behind.line) == (3, 2047, 6)
+
+
+def test_torch_npu_watchdog_work_hccl() -> None:
+    text = (
+        "[rank5]:[E compiler_depend.ts:1543] [Rank 5] Watchdog caught collective operation timeout: "
+        "WorkHCCL(SeqNum=77, OpType=ALLGATHER, NumelIn=4096, NumelOut=32768, Timeout(ms)=1800000) "
+        "ran for 1800342 milliseconds before timing out.\n"
+    )
+    (e,) = logs.parse(text).events
+    assert (e.kind, e.rank, e.op, e.seq, e.library, e.timeout_ms) == (
+        "watchdog_timeout",
+        5,
+        "all_gather",
+        77,
+        "HCCL",
+        1800000,
+    )
 
 
 def test_elastic_summary_marks_the_root_cause() -> None:

@@ -221,7 +221,7 @@ def load_file(path: Path) -> EvidenceFacts:
         )
         return out
     failed = []
-    warned = False
+    warned = bool(report.messages)  # bytes replaced while decoding: a line was not read as is
     for fmt in formats:
         try:
             warnings = _CONVERTERS[fmt](text, source, out, path.name)
@@ -247,9 +247,12 @@ def _gbits(gbytes_s: float | None) -> float | None:
 
 
 def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = nccl_tests.parse(text)
+    # A file named after its binary (all_reduce_perf.log) names the op the log itself did not.
     m = nccl_tests.BINARY_RE.search(name)
-    parsed = nccl_tests.parse(text, op=nccl_tests.BINARIES[m.group(1)] if m else None)
     for table in parsed.tables:
+        if table.op == "unknown" and m:
+            table.op = nccl_tests.BINARIES[m.group(1)]
         results = []
         for row in table.rows:
             for in_place, timing in ((False, row.out_of_place), (True, row.in_place)):
@@ -288,8 +291,11 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
 
 
 def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = hccl_test.parse(text)
     m = hccl_test.BINARY_RE.search(name)
-    parsed = hccl_test.parse(text, op=hccl_test.BINARIES[m.group(1)] if m else None)
+    if parsed.op == "unknown" and m:
+        # named by its file (all_gather_test.log): compute busbw the log could not
+        parsed = hccl_test.parse(text, op=hccl_test.BINARIES[m.group(1)])
     results = [
         {
             "op": parsed.op,

@@ -142,13 +142,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     Raises ParseError when no results table is found, or a table header has no readable row.
     """
     lines = numbered_lines(text)
-    named_op = op
-    if named_op is None:
-        for _, line, _ in lines:
-            m = BINARY_RE.search(line)
-            if m:
-                named_op = BINARIES[m.group(1)]
-                break
+    # Where the log names its binary (command line, "# Collective test starting: x_perf"), so
+    # each table takes the name of its own run when a file holds several.
+    mentions = [
+        (no, BINARIES[m.group(1)]) for no, line, _ in lines if (m := BINARY_RE.search(line))
+    ]
     tables: list[Table] = []
     warnings: list[ParseWarning] = []
     devices: dict[int, str] = {}
@@ -172,7 +170,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             algorithm = m_algo.group(1).lower()
         if _HEADER_RE.match(stripped):
             columns = stripped.lstrip("#").split()
-            current = Table(op=named_op or "unknown", header_line=no)
+            current = Table(op=op or "unknown", header_line=no)
             tables.append(current)
             continue
         if current is None:
@@ -194,6 +192,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             warnings.append(ParseWarning(line=no, message=f"unreadable nccl-tests row ({e})"))
     if not tables:
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
+    if op is None:
+        _name_tables(tables, mentions)
     for t in tables:
         if not t.rows:
             raise ParseError("results table has no readable row", line=t.header_line)
@@ -213,6 +213,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         algorithm=algorithm,
         warnings=warnings,
     )
+
+
+def _name_tables(tables: list[Table], mentions: list[tuple[int, str]]) -> None:
+    """Each table's op: the last binary named since the previous table, else the first one
+    named before the next table (a log that names it only in its closing line)."""
+    bounds = [0, *(t.header_line for t in tables), 1 << 62]
+    for i, table in enumerate(tables):
+        before = [o for no, o in mentions if bounds[i] < no < table.header_line]
+        after = [o for no, o in mentions if table.header_line < no < bounds[i + 2]]
+        if before or after:
+            table.op = before[-1] if before else after[0]
 
 
 def _row(no: int, tokens: list[str], columns: list[str]) -> Row:
