@@ -108,6 +108,13 @@ def test_npu_smi_a3_phy_id_layout() -> None:
     assert info.chips[1].power_w is None  # printed "-"
 
 
+def test_npu_smi_cut_table_keeps_whole_chips_and_names_the_cut() -> None:
+    lines = sample("npu_smi_info_910b_wide.txt").splitlines()
+    info = npu_smi.parse_info("\n".join(lines[:13]))  # ends after NPU 2's first row
+    assert [c.npu for c in info.chips] == [0, 1]
+    assert [(w.line, w.message) for w in info.warnings] == [(13, "table ends inside a chip's rows")]
+
+
 def test_npu_smi_info_without_table_is_an_error() -> None:
     with pytest.raises(ParseError, match="no npu-smi info table"):
         npu_smi.parse_info("npu-smi: command not found\n")

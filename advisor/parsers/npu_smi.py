@@ -90,8 +90,9 @@ def parse_info(text: str) -> NpuSmiInfo:
             version = m.group(2)
             continue
         if not s.startswith("|"):
-            if s.startswith("+"):
-                pending = None if not in_processes else pending
+            if s.startswith("+") and pending is not None:
+                warnings.append(ParseWarning(line=pending[0], message="chip's second row missing"))
+                pending = None
             continue
         cells = _cells(s)
         first = cells[0].split()
@@ -133,6 +134,8 @@ def parse_info(text: str) -> NpuSmiInfo:
             chips.append(_chip(top_no, top, cells, second_header))
         except (ValueError, IndexError) as e:
             warnings.append(ParseWarning(line=top_no, message=f"unreadable chip rows ({e})"))
+    if pending is not None:
+        warnings.append(ParseWarning(line=pending[0], message="table ends inside a chip's rows"))
     if not header_line:
         raise ParseError("no npu-smi info table (no '| NPU   Name | Health ...' header)")
     if not chips:
