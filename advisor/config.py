@@ -52,10 +52,19 @@ class AdvisorConfig:
     """Faults to inject into chosen ranks (testing the advisor, drills)."""
     rules: RulesConfig = field(default_factory=RulesConfig)
     """Rules evaluated over the facts: extra rule directories, disabled ids, thresholds."""
+    evidence: list[str] = field(default_factory=list)
+    """Files or directories of outputs you already have (nccl-tests, hccl_test, npu-smi,
+    hccn_tool, rank tables, failure logs) read into ``Facts.evidence`` beside the measurements."""
 
     def __post_init__(self) -> None:
         if self.pg_timeout_s <= 0:
             raise ConfigError(f"pg_timeout_s must be positive, got {self.pg_timeout_s}.")
+        for path in self.evidence:
+            if not Path(path).expanduser().exists():
+                raise ConfigError(
+                    f"evidence path {path} does not exist: give files or directories of saved "
+                    "outputs, e.g. evidence=[logs/train.log,hccn/]."
+                )
 
 
 def register() -> None:

@@ -157,7 +157,19 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
             name: {"name": name, "status": "ok", "reason": "", "ranks": [], "data": data}
             for name, data in stages.items()
         },
-        "evidence": {},
+        "evidence": {
+            kind: []
+            for kind in (
+                "files",
+                "benchmarks",
+                "npu_chips",
+                "topologies",
+                "npu_ports",
+                "hccn_conf",
+                "rank_tables",
+                "failures",
+            )
+        },
     }
     config = {"pg_timeout_s": 2000.0, "launcher": {"join_timeout_s": 600.0}, "env": {}}
     return facts, config
@@ -195,3 +207,50 @@ def patched(
         else:
             target[keys[-1]] = value
     return facts, config, RulesConfig(params=RuleParams(**params))
+
+
+def _item(fields: str, **values: Any) -> dict[str, Any]:
+    out: dict[str, Any] = dict.fromkeys(fields.split())
+    out.update(values)
+    return out
+
+
+def event(**values: Any) -> dict[str, Any]:
+    """A failure-log event in ``evidence.failures`` (every field of the importer's shape)."""
+    fields = (
+        "source line kind code code_name rank host device op seq numel timeout_ms ran_for_ms "
+        "last_enqueued last_completed remote_rank group rank_size port ip local_rank exit_code "
+        "pid root_cause library message"
+    )
+    return _item(fields, source="train.log", line=10, **values)
+
+
+def bench_table(**values: Any) -> dict[str, Any]:
+    """An imported benchmark table in ``evidence.benchmarks``."""
+    fields = (
+        "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
+        "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results"
+    )
+    base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
+                avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],
+                results=[{"op": "all_reduce", "bytes": 1048576, "in_place": False, "busbw_gbps": 150.0, "wrong": 0}])  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
+def npu_port(**values: Any) -> dict[str, Any]:
+    """An hccn_tool port in ``evidence.npu_ports``."""
+    fields = (
+        "source line device link net_health ipaddr netmask tls_enabled ping_loss_pct "
+        "ping_target optical stat"
+    )
+    base = dict(source="hccn.txt", line=1, device=0, link="UP", net_health="Success")
+    return _item(fields, **{**base, **values})
+
+
+def npu_chip(**values: Any) -> dict[str, Any]:
+    """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
+    fields = (
+        "source npu chip name health bus_id phy_id device power_w temp_c aicore_pct "
+        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb"
+    )
+    return _item(fields, **{**dict(source="npu-smi.txt", npu=0, chip=0, health="OK"), **values})

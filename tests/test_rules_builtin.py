@@ -13,7 +13,7 @@ import pytest
 
 from advisor.rules import engine, schema
 from advisor.rules.findings import RulesOutcome
-from tests.rules_facts import DELETE, patched
+from tests.rules_facts import DELETE, bench_table, event, npu_chip, npu_port, patched
 
 RULES = schema.load_paths([schema.builtin_dir()])
 
@@ -26,6 +26,7 @@ _LAYOUT_ERR = [{"dimension": "inter_node", "group": [0, 1], "kind": "same_node",
                 "message": "group [0, 1] holds ranks of one node", "expected": [0, 2]}]  # fmt: skip
 _WRONG = [{"op": "all_reduce", "dtype": "float32", "algorithm": "ring", "bytes": 1024,
            "busbw_gbps": 1.0, "wrong": 3}]  # fmt: skip
+
 
 # (rule id, backend, changes that make it fire, changes that keep it quiet,
 #  recommendations expected when it fires: {name: value} (None = unset))
@@ -147,6 +148,65 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("training-scaling-efficiency-low", "gloo", {"sweep.scaling.1.efficiency": 0.5},
      {"sweep.scaling.1.efficiency": 0.8}, {}),
     ("training-diverged-settings", "gloo", {"sweep.diverged": ["bs=64 fp16"]}, {}, {}),
+    # imported evidence (conf/rules/evidence.yaml)
+    ("evidence-watchdog-timeout", "nccl",
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7,
+                                  timeout_ms=600000, ran_for_ms=600100)]},
+     {"evidence.failures": [event(kind="store_timeout")]},
+     {"TORCH_NCCL_TRACE_BUFFER_SIZE": "20000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}),
+    ("evidence-watchdog-straggler", "nccl",
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7),
+                            event(kind="progress", rank=3, last_enqueued=6, last_completed=6)]},
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7),
+                            event(kind="progress", rank=3, last_enqueued=7, last_completed=6)]},
+     {}),
+    ("evidence-elastic-root-cause", "gloo",
+     {"evidence.failures": [event(kind="elastic_failure", rank=2, exit_code=1, root_cause=True)]},
+     {"evidence.failures": [event(kind="store_timeout")]}, {}),
+    ("evidence-hccl-socket-timeout", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")], "env.HCCL_CONNECT_TIMEOUT": "400"},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0002")]}, {"HCCL_CONNECT_TIMEOUT": "800"}),
+    ("evidence-hccl-exec-timeout", "hccl", {"evidence.failures": [event(kind="hccl_error", code="EI0002")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-negotiation-timeout", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EI0015")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-port-bind", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EJ0003", port=60001)]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-other-error", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EI0013")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-store-timeout", "gloo",
+     {"evidence.failures": [event(kind="store_timeout", numel=3, rank_size=4, timeout_ms=300000)]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-benchmark-busbw", "gloo", {"evidence.benchmarks": [bench_table()]}, {}, {}),
+    ("evidence-benchmark-cut-short", "gloo", {"evidence.benchmarks": [bench_table(complete=False)]},
+     {"evidence.benchmarks": [bench_table()]}, {}),
+    ("evidence-hccl-test-check-failed", "hccl",
+     {"evidence.benchmarks": [bench_table(tool="hccl_test", failed_checks=[{"bytes": 1024, "ranks": [3]}])]},
+     {"evidence.benchmarks": [bench_table(tool="hccl_test")]}, {}),
+    ("evidence-npu-port-state", "hccl", {"evidence.npu_ports": [npu_port()]}, {}, {}),
+    ("evidence-npu-port-down", "hccl", {"evidence.npu_ports": [npu_port(link="DOWN")]},
+     {"evidence.npu_ports": [npu_port()]}, {}),
+    ("evidence-npu-tls-mismatch", "hccl",
+     {"evidence.npu_ports": [npu_port(tls_enabled=True), npu_port(device=1, tls_enabled=False)]},
+     {"evidence.npu_ports": [npu_port(tls_enabled=True), npu_port(device=1, tls_enabled=True)]}, {}),
+    ("evidence-npu-ping-loss", "hccl", {"evidence.npu_ports": [npu_port(ping_loss_pct=20.0)]},
+     {"evidence.npu_ports": [npu_port(ping_loss_pct=0.0)]}, {}),
+    ("evidence-npu-chip-health", "hccl", {"evidence.npu_chips": [npu_chip(health="Alarm")]},
+     {"evidence.npu_chips": [npu_chip()]}, {}),
+    ("evidence-rank-table-invalid", "hccl",
+     {"evidence.rank_tables": [{"source": "hccl.json", "version": "1.0", "status": "completed",
+                                "server_count": 2, "servers": [], "ranks": [], "super_pods": [],
+                                "errors": ["rank 3 appears twice"]}]}, {}, {}),
+    ("evidence-npu-topology-sys", "hccl",
+     {"evidence.topologies": [{"source": "topo.txt", "tool": "npu-smi", "devices": [0, 4],
+                               "links": {}, "cpu_affinity": {}, "kinds": ["SYS"],
+                               "sys_pairs": [[0, 4]]}]},
+     {"evidence.topologies": [{"source": "topo.txt", "tool": "npu-smi", "devices": [0, 1],
+                               "links": {}, "cpu_affinity": {}, "kinds": ["HCCS"],
+                               "sys_pairs": []}]}, {}),
     ("hccl-buffsize-below-bucket", "hccl", {"env.HCCL_BUFFSIZE": "20"},
      {"env.HCCL_BUFFSIZE": "25"}, {"HCCL_BUFFSIZE": "25"}),
 ]  # fmt: skip

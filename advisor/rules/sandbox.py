@@ -9,7 +9,8 @@ The sandbox is Jinja2's immutable sandbox, narrowed further:
 - private and dunder attributes raise ``SecurityError`` (not a quiet undefined);
 - ``**``, ``*``, ``+``, ``%``, ``join`` and ``range`` are checked so that ``10**10**10``,
   ``'x' * 10**9``, ``[big] * 10**4`` and ``'%9999999d' % 1`` cannot exhaust memory or time;
-  message templates may not nest loops, and their output stops at ``MAX_MESSAGE_CHARS``;
+  message templates may nest loops two deep at most, and their output stops at
+  ``MAX_MESSAGE_CHARS``;
 - a fact that is missing raises ``MissingFact`` naming its dotted path, so a rule over a missing
   fact is reported "not evaluated", never silently passed.
 """
@@ -29,8 +30,11 @@ from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
 
-MAX_SEQUENCE = 10_000
+MAX_SEQUENCE = 1_000
 """Longest ``range``."""
+MAX_LOOP_DEPTH = 2
+"""A loop may hold a loop, no deeper: with ``range`` bounded, a message costs at most about
+a million iterations."""
 MAX_BUILD = 1_000_000
 """Largest string or list ``*``, ``+``, ``join`` or ``flatten`` may build (see ``size``)."""
 MAX_EXPONENT = 64
@@ -593,6 +597,11 @@ FORBIDDEN_NODES = (
 """Template statements a message has no use for (they load other templates or define code)."""
 
 
+def _loop_depth(node: nodes.Node) -> int:
+    inner = max((_loop_depth(child) for child in node.iter_child_nodes()), default=0)
+    return inner + 1 if isinstance(node, nodes.For) else inner
+
+
 def static_problems(tree: nodes.Node) -> list[str]:
     """Problems visible before running: unknown functions, private attributes."""
     problems = []
@@ -608,8 +617,11 @@ def static_problems(tree: nodes.Node) -> list[str]:
     for node in every:
         if isinstance(node, FORBIDDEN_NODES):
             problems.append(f"{type(node).__name__.lower()} is not allowed in rules")
-        if isinstance(node, nodes.For) and any(True for _ in node.find_all(nodes.For)):
-            problems.append("a loop inside a loop is not allowed in rules (its cost multiplies)")
+    if _loop_depth(tree) > MAX_LOOP_DEPTH:
+        problems.append(
+            f"loops nested more than {MAX_LOOP_DEPTH} deep are not allowed in rules "
+            "(their cost multiplies)"
+        )
     for name in (n for n in every if isinstance(n, nodes.Name)):
         if name.name.startswith("_") or name.name in ("self", "loop", "caller", "varargs"):
             problems.append(f"name {name.name!r} is not allowed")
