@@ -276,6 +276,8 @@ def compare(path_a: Path, path_b: Path, *, threshold: float = 0.1) -> Comparison
             continue
         ra, rb = _STAGE_RANK.get(sa, 1), _STAGE_RANK.get(sb, 1)
         status = "regression" if rb > ra else ("improvement" if rb < ra else "changed")
+        if "absent" in (sa, sb):  # a stage the other run's profile did not plan: not a verdict
+            status = "changed"
         reason = facts_b.stages[name].reason if name in facts_b.stages else ""
         stage_changes.append({"stage": name, "a": sa, "b": sb, "status": status, "reason": reason})
     ka = {(f.id, f.title): f for f in fa}
