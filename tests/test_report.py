@@ -240,7 +240,7 @@ def test_no_findings_given_shows_run_env_and_a_launch_line_for_the_shape() -> No
     assert "export HCCL_EXEC_TIMEOUT=1836" in rec
     assert "torchrun --nnodes=4 --nproc-per-node=8 --node-rank=$NODE_RANK" in rec
     assert "No rule findings were produced" in html
-    assert "No findings: every rule passed" in render_dict(load("4x8"), findings=[])
+    assert "No findings: every rule evaluated passed" in render_dict(load("4x8"), findings=[])
 
 
 def test_rank_list_filter_compacts_ranges() -> None:
@@ -277,3 +277,116 @@ def test_real_run_report_and_rerender_from_stored_results(real_run: Path, tmp_pa
     assert section_html(again, "sec-smoke").count("<td") == section_html(html, "sec-smoke").count(
         "<td"
     )
+
+
+def test_rules_outcome_shape_renders_recommendations_conflicts_and_missing_rules() -> None:
+    """findings.json as the rule engine writes it (``RulesOutcome.to_dict()``)."""
+    rec = {
+        "kind": "env",
+        "name": "HCCL_CONNECT_TIMEOUT",
+        "value": "600",
+        "unset": False,
+        "why": "init p90 is close to the limit",
+        "rule_id": "connect-timeout",
+        "priority": 50,
+        "severity": "critical",
+    }
+    outcome = {
+        "schema_version": 1,
+        "findings": [
+            {
+                "rule_id": "mtu-mismatch",
+                "title": "MTU differs between nodes",
+                "category": "network",
+                "severity": "warning",
+                "priority": 10,
+                "message": "node1 has MTU 9000, node0 1500",
+                "reference": "CANN docs: HCCL network",
+                "evidence": {"connectivity.mtu_mismatch": True},
+                "missing_evidence": ["preflight.nodes"],
+                "recommendations": [
+                    {
+                        "kind": "advice",
+                        "name": "",
+                        "value": None,
+                        "unset": False,
+                        "why": "set the same MTU on every node",
+                        "rule_id": "mtu-mismatch",
+                        "priority": 10,
+                        "severity": "warning",
+                    }
+                ],
+                "notes": [],
+                "source": "network.yaml",
+            },
+            {
+                "rule_id": "connect-timeout",
+                "title": "Connect timeout too short",
+                "category": "timeouts",
+                "severity": "critical",
+                "priority": 50,
+                "message": "init took 120 s at p90",
+                "reference": "",
+                "evidence": {"timeouts.init_s.p90": 120},
+                "missing_evidence": [],
+                "recommendations": [rec],
+                "notes": [],
+                "source": "timeouts.yaml",
+            },
+        ],
+        "not_evaluated": [
+            {
+                "rule_id": "bench-util",
+                "title": "t",
+                "category": "c",
+                "severity": "warning",
+                "reason": "bench.utilisation is missing",
+            }
+        ],
+        "skipped": [{"rule_id": "nccl-only", "reason": "backend is gloo"}],
+        "passed": ["a", "b"],
+        "conflicts": [
+            {
+                "kind": "env",
+                "name": "HCCL_CONNECT_TIMEOUT",
+                "chosen": rec,
+                "overruled": [dict(rec, value="300", rule_id="other")],
+                "resolution": "higher priority wins",
+            }
+        ],
+        "env": [
+            {
+                "kind": "env",
+                "name": "HCCL_CONNECT_TIMEOUT",
+                "value": "600",
+                "unset": False,
+                "rule_ids": ["connect-timeout"],
+                "why": ["init p90 is close to the limit"],
+            }
+        ],
+        "settings": [
+            {
+                "kind": "setting",
+                "name": "bucket_cap_mb",
+                "value": 50,
+                "unset": False,
+                "rule_ids": ["bucket"],
+                "why": ["largest bucket is small"],
+            }
+        ],
+        "advice": [],
+        "summary": {"critical": 1, "warning": 1},
+    }
+    html = render_dict(load("4x8"), findings=outcome)
+    sec = section_html(html, "sec-findings")
+    assert sec.index("Connect timeout too short") < sec.index("MTU differs between nodes")
+    assert "export HCCL_CONNECT_TIMEOUT=600  # init p90 is close to the limit" in sec
+    assert "set the same MTU on every node" in sec
+    assert "connectivity.mtu_mismatch: True" in sec
+    assert "Not measured in this run: preflight.nodes" in sec
+    assert "higher priority wins" in sec and "300 (other)" in sec
+    assert "bench.utilisation is missing" in sec
+    assert "2 rule(s) passed, 1 did not apply" in sec
+    rec_sec = section_html(html, "sec-recommended")
+    assert "export HCCL_CONNECT_TIMEOUT=600" in rec_sec
+    assert "bucket_cap_mb" in rec_sec and "largest bucket is small" in rec_sec

@@ -116,12 +116,22 @@ def test_report_with_every_section_in_chromium(runs: dict[str, Path]) -> None:
 
 
 def test_compare_page_in_chromium(runs: dict[str, Path], tmp_path: Path) -> None:
-    out = tmp_path / "cmp"
-    res = run_advisor(
-        [str(runs["real"]), str(runs["full"]), "--out", str(out)], command="compare", timeout_s=120
+    # B: the real run after a change that broke a rank (its stage failed, a finding appeared)
+    after = tmp_path / "after"
+    shutil.copytree(runs["real"], after)
+    facts = json.loads((after / "facts.json").read_text())
+    smoke = facts["stages"]["smoke"]
+    smoke.update(status="failed", reason="rank 3 (node0) died in all_reduce")
+    smoke["data"]["ranks_initialised"] -= 1
+    (after / "facts.json").write_text(json.dumps(facts))
+    (after / "findings.json").write_text(
+        json.dumps([{"id": "rank-died", "severity": "critical", "title": "Rank 3 died"}])
     )
-    assert res.returncode == 1, res.stdout + res.stderr  # the synthetic run has failing stages
+    out = tmp_path / "cmp"
+    res = run_advisor([str(runs["real"]), str(after), "--out", str(out)], command="compare")
+    assert res.returncode == 1, res.stdout + res.stderr
     ids = ["compare-verdict", "runs", "sec-stage-changes", "sec-findings-diff", "sec-metrics"]
     with Browser() as b:
         check_page(b, out / "compare.html", ids, "compare-2x8")
         assert "REGRESSION" in b.evaluate("document.getElementById('compare-verdict').innerText")
+        assert "Rank 3 died" in b.evaluate("document.getElementById('sec-findings-diff').innerText")

@@ -54,7 +54,7 @@ def _fmt(x: Any, digits: int = 3) -> str:
     if isinstance(x, float):
         if x != x or x in (float("inf"), float("-inf")):
             return str(x)
-        return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+        return f"{x:,.0f}" if abs(x) >= min(1000, 10**digits) else f"{x:.{digits}g}"
     return str(x)
 
 
@@ -121,6 +121,13 @@ class FindingView:
     evidence: list[str] = field(default_factory=list)
     fix: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    recommendations: list[str] = field(default_factory=list)
+    """What the rule asks for, one line each (``export X=1``, ``setting: value``, advice)."""
+    missing: list[str] = field(default_factory=list)
+    """Evidence the rule declares but this run has no fact for."""
+    notes: list[str] = field(default_factory=list)
+    reference: str = ""
+    """Where the rule's threshold or advice comes from (documentation), as text."""
 
 
 def _get(obj: Any, *names: str, default: Any = None) -> Any:
@@ -143,6 +150,19 @@ def _evidence_lines(ev: Any) -> list[str]:
     return [str(ev)]
 
 
+def _recommendation_line(r: Any) -> str:
+    if not isinstance(r, Mapping):
+        return str(r)
+    kind, name, value, why = r.get("kind"), r.get("name"), r.get("value"), r.get("why") or ""
+    if kind == "env":
+        line = f"unset {name}" if r.get("unset") else f"export {name}={shlex.quote(str(value))}"
+    elif kind == "setting":
+        line = f"{name}: {json.dumps(value, default=str)}"
+    else:
+        return str(why)
+    return f"{line}  # {why}" if why else line
+
+
 def finding_views(findings: Any) -> list[FindingView]:
     """Normalise findings (dataclasses or mappings; a list or ``{"findings": [...]}``)."""
     if findings is None:
@@ -163,6 +183,12 @@ def finding_views(findings: Any) -> list[FindingView]:
                 evidence=_evidence_lines(_get(f, "evidence", "facts")),
                 fix=str(_get(f, "fix", "remedy", "recommendation", default="")),
                 env={str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {},
+                recommendations=[
+                    _recommendation_line(r) for r in _get(f, "recommendations", default=[])
+                ],
+                missing=[str(m) for m in _get(f, "missing_evidence", default=[])],
+                notes=[str(n) for n in _get(f, "notes", default=[])],
+                reference=str(_get(f, "reference", default="")),
             )
         )
         if out[-1].message == out[-1].title:
@@ -222,6 +248,13 @@ def render_report(
 ) -> str:
     """The report as an HTML string (see ``write_report``)."""
     views = finding_views(findings)
+    rules = findings if isinstance(findings, Mapping) else {}
+    if recommended_env is None and isinstance(rules.get("env"), list):
+        recommended_env = "\n".join(
+            f"unset {e['name']}" if e.get("unset") else f"export {e['name']}={shlex.quote(str(e.get('value')))}"
+            for e in rules["env"]
+            if isinstance(e, Mapping) and e.get("name")
+        )
     if isinstance(recommended_env, str):
         env_block = recommended_env.strip()
         env_source = "rules"
@@ -242,6 +275,13 @@ def render_report(
         findings=views,
         finding_counts=counts,
         findings_given=findings is not None,
+        rules={
+            "settings": [x for x in rules.get("settings") or [] if isinstance(x, Mapping)],
+            "conflicts": [x for x in rules.get("conflicts") or [] if isinstance(x, Mapping)],
+            "not_evaluated": [x for x in rules.get("not_evaluated") or [] if isinstance(x, Mapping)],
+            "passed": len(rules.get("passed") or []),
+            "skipped": len(rules.get("skipped") or []),
+        },
         sections=sections.build(facts),
         stages=sections.ordered_stages(facts),
         not_run=sections.not_run(facts),

@@ -309,7 +309,11 @@ def bench(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
         for k, v in sorted((data.get("avg_busbw_gbps") or {}).items())
     ]
     sec.view["bottleneck_gbps"] = nominal or None
-    sec.view["best_algorithm"] = data.get("best_algorithm") or {}
+    sec.view["best_algorithm"] = {
+        op: dict(sorted(by_size.items(), key=lambda kv: _num(kv[0]) or 0.0))
+        for op, by_size in (data.get("best_algorithm") or {}).items()
+        if isinstance(by_size, Mapping)
+    }
     sec.view["model"] = data.get("model") or {}
     sec.view["wrong"] = [r for r in results if r.get("wrong")][:MAX_TABLE_ROWS]
     sec.view["results"] = results[: MAX_TABLE_ROWS * 4]
