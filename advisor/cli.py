@@ -24,6 +24,8 @@ commands:
   compare RUN_A RUN_B [--threshold 0.1] [--out DIR]
                     what moved between two runs: compare.html and compare.json
                     (exit 1 when a metric regressed beyond the threshold)
+  rules list | validate PATH... | explain RULE_ID
+                    the rules turning facts into findings and recommendations
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
 """
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
-    handlers = {"run": _run, "report": _report, "compare": _compare}
+    handlers = {"run": _run, "report": _report, "compare": _compare, "rules": _rules}
     handler = handlers.get(command)
     if handler is None:
         console.error(f"unknown command {command!r}; commands: {', '.join(handlers)}")
@@ -91,6 +93,12 @@ def _compare(args: list[str]) -> int:
     return 1 if result.regressed else 0
 
 
+def _rules(args: list[str]) -> int:
+    from advisor.rules import cli
+
+    return cli.main(args)
+
+
 # ----------------------------------------------------------------------------- advisor run
 
 
@@ -127,7 +135,8 @@ def _run(args: list[str]) -> int:
             codes.append(e.exit_code)
 
     saved = sys.argv
-    sys.argv = ["advisor run", *args]
+    flags, overrides = split_args(args)
+    sys.argv = ["advisor run", *flags, *overrides]
     try:
         task()
     except SystemExit as e:
@@ -150,6 +159,33 @@ def _schema_fields(tp: Any) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in fields(tp)}
 
 
+_FLAGS_WITH_VALUE = {
+    "--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd",
+    "--experimental-rerun", "--package", "-p", "--cfg", "-c",
+}  # fmt: skip
+
+
+def split_args(args: list[str]) -> tuple[list[str], list[str]]:
+    """Hydra's flags (with their values) apart from the overrides.
+
+    Hydra's argparse rejects overrides on both sides of a flag (``a=1 --cfg job b=2``); passing
+    the flags first lets people write them anywhere.
+    """
+    flags: list[str] = []
+    overrides: list[str] = []
+    take_value = False
+    for a in args:
+        if take_value:
+            flags.append(a)
+            take_value = False
+        elif a.startswith("-"):
+            flags.append(a)
+            take_value = a in _FLAGS_WITH_VALUE
+        else:
+            overrides.append(a)
+    return flags, overrides
+
+
 def check_overrides(args: list[str], conf_dir: Path) -> None:
     """Catch typos before Hydra does, with the valid choices and a suggestion.
 
@@ -161,31 +197,7 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
 
     from advisor.config import AdvisorConfig
 
-    flags_with_value = {
-        "--config-name",
-        "-cn",
-        "--config-path",
-        "-cp",
-        "--config-dir",
-        "-cd",
-        "--experimental-rerun",
-        "--info",
-        "-i",
-        "--package",
-        "-p",
-        "--cfg",
-        "-c",
-    }
-    overrides: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a.startswith("-"):
-            skip = a in flags_with_value and "=" not in a and a not in ("--info", "-i")
-            continue
-        overrides.append(a)
+    _, overrides = split_args(args)
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as e:
@@ -195,6 +207,13 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
         key = o.key_or_group
         if key.startswith("hydra") or o.is_delete():
             continue
+        if key == "rules":
+            # conf/rules/ holds rule files, which Hydra would also offer as a config group.
+            raise ConfigError(
+                f"{o.input_line!r}: conf/rules/*.yaml are rule files, not config options; "
+                "add rule directories with rules.dirs=[DIR], switch rules off with "
+                "rules.disabled=[ID], see them with `advisor rules list`."
+            )
         if key in groups:
             options = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
             values = o.value()

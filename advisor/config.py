@@ -19,6 +19,7 @@ from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
+from advisor.rules.config import RulesConfig
 from advisor.smoke import SmokeConfig
 
 SCHEMA_NAME = "advisor_schema"
@@ -49,6 +50,8 @@ class AdvisorConfig:
     advisor's own environment; the facts record what was in effect."""
     faults: list[FaultConfig] = field(default_factory=list)
     """Faults to inject into chosen ranks (testing the advisor, drills)."""
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    """Rules evaluated over the facts: extra rule directories, disabled ids, thresholds."""
 
     def __post_init__(self) -> None:
         if self.pg_timeout_s <= 0:

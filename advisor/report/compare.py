@@ -242,8 +242,18 @@ def load_run(path: Path) -> tuple[Facts, Path | None]:
         raise ConfigError(f"cannot read {facts_path}: {e}") from e
 
 
-def _summary(facts: Facts, path: Path, level: str | None) -> RunSummary:
-    from advisor.outputs import verdict
+def _summary(
+    facts: Facts, path: Path, level: str | None, findings: list[render.FindingView]
+) -> RunSummary:
+    from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
+
+    if level is None:  # the rule of outputs.verdict: failed stages or critical findings, warnings
+        level = verdict(facts).level
+        severities = {f.severity for f in findings}
+        if "critical" in severities:
+            level = NOT_READY
+        elif level == READY and "warning" in severities:
+            level = WARNINGS
 
     return RunSummary(
         run_id=facts.run.run_id,
@@ -253,7 +263,7 @@ def _summary(facts: Facts, path: Path, level: str | None) -> RunSummary:
         shape=f"{facts.cluster.get('nodes')}x{facts.cluster.get('devices_per_node')}",
         emulated=facts.run.emulated,
         started_at=facts.run.started_at,
-        verdict=level or verdict(facts).level,
+        verdict=level,
         stages={n: sf.status for n, sf in facts.stages.items()},
     )
 
@@ -283,8 +293,8 @@ def compare(path_a: Path, path_b: Path, *, threshold: float = 0.1) -> Comparison
     ka = {(f.id, f.title): f for f in fa}
     kb = {(f.id, f.title): f for f in fb}
     return Comparison(
-        a=_summary(facts_a, path_a, level_a),
-        b=_summary(facts_b, path_b, level_b),
+        a=_summary(facts_a, path_a, level_a, fa),
+        b=_summary(facts_b, path_b, level_b, fb),
         threshold=threshold,
         metrics=rows,
         stage_changes=stage_changes,

@@ -251,7 +251,9 @@ def render_report(
     rules = findings if isinstance(findings, Mapping) else {}
     if recommended_env is None and isinstance(rules.get("env"), list):
         recommended_env = "\n".join(
-            f"unset {e['name']}" if e.get("unset") else f"export {e['name']}={shlex.quote(str(e.get('value')))}"
+            f"unset {e['name']}"
+            if e.get("unset")
+            else f"export {e['name']}={shlex.quote(str(e.get('value')))}"
             for e in rules["env"]
             if isinstance(e, Mapping) and e.get("name")
         )
@@ -278,7 +280,9 @@ def render_report(
         rules={
             "settings": [x for x in rules.get("settings") or [] if isinstance(x, Mapping)],
             "conflicts": [x for x in rules.get("conflicts") or [] if isinstance(x, Mapping)],
-            "not_evaluated": [x for x in rules.get("not_evaluated") or [] if isinstance(x, Mapping)],
+            "not_evaluated": [
+                x for x in rules.get("not_evaluated") or [] if isinstance(x, Mapping)
+            ],
             "passed": len(rules.get("passed") or []),
             "skipped": len(rules.get("skipped") or []),
         },
