@@ -89,7 +89,8 @@ def test_stage_outcomes_counts_and_findings_changes(tmp_path: Path, base: dict[s
     assert [f["id"] for f in c.findings_appeared] == ["pair"]
     assert [f["id"] for f in c.findings_disappeared] == ["mtu"]
     assert [f["id"] for f in c.findings_persisted] == ["buf"]
-    assert c.b.verdict == "NOT READY" and c.a.verdict == "READY"
+    assert c.b.verdict == "NOT READY"  # findings.json says so
+    assert c.a.verdict == "READY WITH WARNINGS"  # no verdict stored: stages plus finding severities
     json_path, html_path = compare.write(c, tmp_path / "out")
     stored = json.loads(json_path.read_text())
     assert stored["regression_count"] == len(c.regressions) + 1
