@@ -72,6 +72,17 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     full = root / "synthetic-2x8"
     full.mkdir()
     shutil.copy(DATA / "facts_2x8.json", full / "facts.json")
+    finding = {
+        "rule_id": "inter-node-groups",
+        "title": "Inter-node groups hold ranks of one node",
+        "severity": "critical",
+        "message": "group [0, 1] is on node0; the hierarchical all-reduce would not cross nodes",
+        "evidence": {"subgroups.errors[0].kind": "same_node"},
+        "recommendations": [
+            {"kind": "advice", "name": "", "why": "build groups with Cluster.inter_node_groups()"}
+        ],
+    }
+    (full / "findings.json").write_text(json.dumps({"findings": [finding]}))
     f = Facts.read(full / "facts.json")
     render.write_report(f, verdict(f), full / "report.html")
     return {"real": real, "full": full}
@@ -108,7 +119,7 @@ def test_report_with_every_section_in_chromium(runs: dict[str, Path]) -> None:
     ids = ["verdict", "emulated", "sec-findings", "sec-recommended", "sec-stages"]
     ids += ["sec-preflight", "sec-smoke", "sec-topology", "sec-connectivity", "sec-timeouts"]
     ids += ["sec-subgroups", "sec-bench", "sec-whatif", "sec-sweep", "sec-environment"]
-    ids += ["sec-reproduce", "sec-timeouts-stopped", "sec-connectivity-stopped"]
+    ids += ["sec-reproduce", "sec-timeouts-stopped", "sec-connectivity-stopped", "finding-1"]
     with Browser() as b:
         check_page(b, runs["full"] / "report.html", ids, "report-synthetic-2x8")
         assert b.evaluate("document.getElementById('verdict').innerText") == "NOT READY"
