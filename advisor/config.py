@@ -20,6 +20,7 @@ from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.topology import TopologyConfig
 from advisor.smoke import SmokeConfig
 
 SCHEMA_NAME = "advisor_schema"
@@ -31,6 +32,7 @@ class StagesConfig:
 
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
     connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
+    topology: TopologyConfig = field(default_factory=TopologyConfig)
 
 
 @dataclass(kw_only=True)

@@ -62,6 +62,7 @@ STAGE_MODULES: dict[str, str] = {
     # Execution order. Each module exposes ``STAGE: Stage``; its config class lives beside it.
     "smoke": "advisor.smoke",
     "connectivity": "advisor.probes.connectivity",
+    "topology": "advisor.probes.topology",
 }
 
 

@@ -242,9 +242,12 @@ def run_rank(ctx: RankContext, params: ConnectivityConfig) -> None:
                 if ctx.rank == a:
                     m.update(result)
         except Exception as e:
+            # gloo appends a paragraph of advice to every transport error; the first sentence
+            # says what happened, the full text is in the pair's own record.
+            cause = str(e).split(". This is typically", 1)[0][:200]
             failures.append(
                 f"{a}-{b} ({ctx.node_name}/{ctx.host} <-> {info['node_name']}/{info['host']}): "
-                f"{type(e).__name__}: {e}"
+                f"{type(e).__name__}: {cause}"
             )
     if failures:
         raise RuntimeError(f"rank {ctx.rank}: pairs failed: " + "; ".join(failures))
