@@ -167,7 +167,10 @@ def test_refusing_master_fails_preflight_fast_and_skips_jobs(broken) -> None:
     assert res.returncode == 1, res.stdout + res.stderr
     sf = res.stage("preflight")
     assert sf["status"] == "failed"
-    assert f"node node0: PreflightFailed: master 127.0.0.1:{master_port} refused" in sf["reason"]
+    assert (
+        f"node node0: PreflightFailed: master 127.0.0.1:{master_port} (master) refused"
+        in sf["reason"]
+    )
     assert "node node1:" in sf["reason"]
     master = sf["data"]["nodes"]["node0"]["master"]
     assert master["cause"] == "refused" and master["elapsed_s"] < 2
@@ -190,3 +193,38 @@ def test_busy_hccl_port_and_missing_interface_are_named(broken) -> None:
     check = next(c for c in node0["ifname_checks"] if c["var"] == "GLOO_SOCKET_IFNAME")
     assert not check["ok"] and check["used_by_this_run"] and "nosuchnic0" in check["problem"]
     assert node0["route_nic"] == "lo" and any(n["name"] == "lo" for n in node0["nics"])
+
+
+@pytest.mark.root
+def test_checks_run_inside_the_nodes_network_namespace(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create a network namespace")
+    import subprocess
+
+    import psutil
+
+    host_nic = next((n for n in sorted(psutil.net_if_stats()) if n != "lo"), None)
+    if host_nic is None:
+        pytest.skip("this host has no interface besides lo")
+    ns = f"advpf{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        res = run_advisor(
+            [
+                f"launcher.netns=[{ns}]",
+                f"cluster.interface={host_nic}",
+                "stages.smoke.enabled=false",
+                "stages.connectivity.enabled=false",
+                "stages.topology.enabled=false",
+            ],
+            tmp_path / "run",
+        )
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=False)
+    sf = res.stage("preflight")
+    assert sf["status"] == "failed", res.stdout + res.stderr
+    (node,) = sf["data"]["nodes"].values()
+    # The namespace has only its loopback: the host's interface is missing there, and named.
+    assert [n["name"] for n in node["nics"]] == ["lo"]
+    assert f"GLOO_SOCKET_IFNAME names {host_nic}, which this host does not have" in sf["reason"]

@@ -10,7 +10,8 @@ Checks, each recorded as a step of the node:
   does not resolve fail;
   ``auto``: ``listen`` under ``launcher=env``; ``reach`` when the master is another host; when
   this host is the master, nothing listens before the job, so the ports the jobs will bind are
-  checked free instead. Causes are told apart: refused, timed_out, unreachable, dns.
+  checked free instead. ``reach`` connects to every port a planned job will meet at (a firewall
+  may drop some and not others). Causes are told apart: refused, timed_out, unreachable, dns.
 - ports: the rendezvous ports this host will bind (when a fixed base port is configured) and, for
   hccl, ``HCCL_IF_BASE_PORT`` (default 60000) and the ports after it, are free; a busy port is
   named with the process holding it where the system says.
@@ -29,7 +30,9 @@ letting each wait for its rendezvous timeout. Other findings are warnings for th
 
 Where it runs: in the advisor process, once per node this process starts agents for. With
 ``launcher=torchrun`` or ``env`` (one advisor per node) that is the node itself; with ``local``
-it is this host (every emulated node, or lab namespaces seen from the host); with ``ssh`` and
+it is this host (every emulated node), except under ``launcher.netns`` (the lab), where each
+node's checks run inside that node's namespace (``ip netns exec ... python -m
+advisor.probes.preflight``), among its own interfaces, routes and firewall; with ``ssh`` and
 ``slurm`` the checks run on the advisor's host, so they show what this host can resolve and reach,
 not each node's own interfaces.
 """
@@ -284,8 +287,8 @@ def master_target(cfg: AdvisorConfig | None, cluster: Cluster) -> tuple[str, int
     return host or cluster.master_addr, port
 
 
-def job_ports(cfg: AdvisorConfig | None, base_port: int) -> list[int]:
-    """Rendezvous ports the planned job stages bind (the launcher's ``port_offset`` rule)."""
+def job_ports(cfg: AdvisorConfig | None, base_port: int) -> list[tuple[int, str]]:
+    """``(port, stage)`` the planned job stages meet at (the launcher's ``port_offset`` rule)."""
     if cfg is None or not base_port:
         return []
     from advisor import stages
@@ -295,13 +298,22 @@ def job_ports(cfg: AdvisorConfig | None, base_port: int) -> list[int]:
     for index, name in enumerate(names):
         kind = stages.get(name).kind
         if kind == "job":
-            ports.append(base_port + index * 100)
+            ports.append((base_port + index * 100, name))
         elif kind == "driver":
-            ports.append(base_port + index * 100 + 1)
+            ports.append((base_port + index * 100 + 1, name))
     return ports
 
 
 def run_host(ctx: HostContext, params: PreflightConfig) -> None:
+    cfg = ctx.cfg
+    if cfg is not None and cfg.launcher.netns and not os.environ.get(IN_NETNS_VAR):
+        _run_in_netns(ctx, params, cfg.launcher.netns[ctx.node])
+    else:
+        check_node(ctx, params)
+
+
+def check_node(ctx: HostContext, params: PreflightConfig) -> None:
+    """Every check of one node, from the network namespace this process is in."""
     from advisor import backends
     from advisor.probes import nics as nicmod
 
@@ -325,17 +337,33 @@ def run_host(ctx: HostContext, params: PreflightConfig) -> None:
         mode = "listen" if env_launcher else ("free" if local_master else "reach")
     with ctx.step("master", mode=mode) as m:
         result: dict[str, Any] = {"addr": master_addr, "port": master_port, "mode": mode}
-        if mode in ("listen", "reach") and not master_port:
+        # listen: the one port something must already serve; reach: every port a job meets at.
+        targets = [(master_port, "master")] if mode == "listen" else job_ports(cfg, master_port)
+        if mode in ("listen", "reach") and not (master_port and targets):
             result.update(ok=True, cause="skipped", detail="no fixed master port to connect to")
         elif mode in ("listen", "reach"):
-            probe = tcp_probe(master_addr, master_port, params.connect_timeout_s)
-            result.update(probe)
-            ok = probe["connected"] or (mode == "reach" and probe["cause"] == "refused")
-            result["ok"] = ok
-            if not ok:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+                probes = list(
+                    pool.map(
+                        lambda t: {
+                            **tcp_probe(master_addr, t[0], params.connect_timeout_s),
+                            "purpose": t[1],
+                        },
+                        targets,
+                    )
+                )
+            for probe in probes:
+                probe["ok"] = probe["connected"] or (
+                    mode == "reach" and probe["cause"] == "refused"
+                )
+            bad = [p for p in probes if not p["ok"]]
+            result.update({k: v for k, v in (bad or probes)[0].items() if k != "purpose"})
+            result["probes"] = probes
+            for probe in bad:
                 blocking.append(
-                    f"master {master_addr}:{master_port} {_cause_text(probe)} "
-                    f"(master_check={mode}, after {probe['elapsed_s']:.1f} s)"
+                    f"master {master_addr}:{probe['port']} ({probe['purpose']}) "
+                    f"{_cause_text(probe)} (master_check={mode}, after "
+                    f"{probe['elapsed_s']:.1f} s)"
                 )
         else:
             result.update(ok=True, cause=mode, detail="")
@@ -347,10 +375,10 @@ def run_host(ctx: HostContext, params: PreflightConfig) -> None:
         busy = []
         # The emulated nodes share this host and one master: check the ports once, on node 0.
         if local_master and ctx.node == min(ctx.nodes_here or [ctx.node]):
-            for port in job_ports(cfg, master_port):
+            for port, stage_name in job_ports(cfg, master_port):
                 holder = port_busy(port)
                 if holder:
-                    busy.append({**holder, "purpose": "rendezvous"})
+                    busy.append({**holder, "purpose": f"rendezvous of {stage_name}"})
         hccl = params.hccl_ports == "on" or (
             params.hccl_ports == "auto" and cluster.backend == "hccl"
         )
@@ -367,9 +395,9 @@ def run_host(ctx: HostContext, params: PreflightConfig) -> None:
             blocking.append(
                 f"port {b['port']} ({b['purpose']}) is held by {who}: free it, or move the "
                 + (
-                    "job with cluster.master_port"
-                    if b["purpose"] == "rendezvous"
-                    else "HCCL ports with HCCL_IF_BASE_PORT"
+                    "HCCL ports with HCCL_IF_BASE_PORT"
+                    if b["purpose"] == "HCCL_IF_BASE_PORT"
+                    else "jobs with cluster.master_port"
                 )
             )
 
@@ -407,6 +435,85 @@ def run_host(ctx: HostContext, params: PreflightConfig) -> None:
     ctx.record("summary", "error" if blocking else "ok", blocking=blocking, warnings=warnings)
     if blocking:
         raise PreflightFailed("; ".join(blocking))
+
+
+IN_NETNS_VAR = "ADVISOR_PREFLIGHT_IN_NETNS"
+"""Set for the copy of preflight that runs inside a node's network namespace."""
+FAILED_EXIT = 3
+"""Exit code of that copy when the node has a blocking problem (its message on stderr)."""
+
+
+def _run_in_netns(ctx: HostContext, params: PreflightConfig, netns: str) -> None:
+    """Run this node's checks inside its network namespace (the lab), where its NICs, routes and
+    firewall are; the copy writes its records into the same run directory."""
+    import json
+    import sys
+
+    from omegaconf import OmegaConf
+
+    assert ctx.cfg is not None
+    spec = ctx.run_dir / "jobs" / f"preflight-node{ctx.node}.json"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    spec.write_text(
+        json.dumps(
+            {
+                "run_dir": str(ctx.run_dir),
+                "node": ctx.node,
+                "cluster": ctx.cluster.to_dict(),
+                "cfg": OmegaConf.to_container(OmegaConf.structured(ctx.cfg)),
+            }
+        ),
+        encoding="utf-8",
+    )
+    argv = ["ip", "netns", "exec", netns, sys.executable, "-m", "advisor.probes.preflight"]
+    proc = subprocess.run(
+        [*argv, "--spec", str(spec)],
+        capture_output=True,
+        text=True,
+        timeout=params.deadline_s,
+        env={**os.environ, IN_NETNS_VAR: "1"},
+        check=False,
+    )
+    message = (proc.stderr.strip().splitlines() or [""])[-1]
+    if proc.returncode == FAILED_EXIT:
+        raise PreflightFailed(message)
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"preflight in network namespace {netns} exited with code {proc.returncode}: "
+            f"{message or 'no message'}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m advisor.probes.preflight --spec FILE``: one node's checks (inside its netns)."""
+    import argparse
+    import json
+    import sys
+    from pathlib import Path
+
+    from advisor.cluster import Cluster
+    from advisor.config import to_typed
+    from advisor.worker import HostContext
+
+    parser = argparse.ArgumentParser(prog="python -m advisor.probes.preflight")
+    parser.add_argument("--spec", required=True, type=Path)
+    spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
+    cfg = to_typed(spec["cfg"])
+    ctx = HostContext(
+        stage="preflight",
+        run_dir=Path(spec["run_dir"]),
+        cluster=Cluster.from_dict(spec["cluster"]),
+        node=int(spec["node"]),
+        params=cfg.stages.preflight,
+        cfg=cfg,
+        nodes_here=[int(spec["node"])],  # a namespace is a network stack of its own
+    )
+    try:
+        check_node(ctx, cfg.stages.preflight)
+    except PreflightFailed as e:
+        print(e, file=sys.stderr)
+        return FAILED_EXIT
+    return 0
 
 
 def _cause_text(probe: dict[str, Any]) -> str:
@@ -495,3 +602,7 @@ STAGE = Stage(
     summarize=summarize,
     gates_run=True,
 )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
