@@ -19,6 +19,9 @@ from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
+from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.preflight import PreflightConfig
+from advisor.probes.topology import TopologyConfig
 from advisor.rules.config import RulesConfig
 from advisor.smoke import SmokeConfig
 
@@ -29,7 +32,10 @@ SCHEMA_NAME = "advisor_schema"
 class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
+    preflight: PreflightConfig = field(default_factory=PreflightConfig)
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
+    connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
+    topology: TopologyConfig = field(default_factory=TopologyConfig)
 
 
 @dataclass(kw_only=True)

@@ -74,7 +74,12 @@ def summarize(
 
 
 def run_host_stage(
-    stage: stages.Stage, cluster: Cluster, run_dir: Path, params: Any, nodes: list[int]
+    stage: stages.Stage,
+    cfg: AdvisorConfig,
+    cluster: Cluster,
+    run_dir: Path,
+    params: Any,
+    nodes: list[int],
 ) -> StageFacts:
     """Run a host stage for each node this process speaks for."""
     assert stage.run_host is not None
@@ -82,7 +87,13 @@ def run_host_stage(
     errors = []
     for node in nodes:
         ctx = HostContext(
-            stage=stage.name, run_dir=run_dir, cluster=cluster, node=node, params=params
+            stage=stage.name,
+            run_dir=run_dir,
+            cluster=cluster,
+            node=node,
+            params=params,
+            cfg=cfg,
+            nodes_here=nodes,
         )
         try:
             stage.run_host(ctx, params)
@@ -97,6 +108,10 @@ def run_host_stage(
         deadline_s=params.deadline_s,
         reason="; ".join(errors),
     )
+
+
+def skipped(name: str, reason: str) -> StageFacts:
+    return StageFacts(name=name, status="skipped", started_at=time.time(), reason=reason)
 
 
 def run_driver_stage(
@@ -183,11 +198,15 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         )
     names = plan(cfg)
     node_statuses: list[str] = []
+    gate = ""
+    """Set when a gating stage (preflight) failed: why the remaining stages are skipped."""
     for index, name in enumerate(names):
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
         console.stage_start(index, len(names), stage)
-        if stage.kind == "job":
+        if gate:
+            sf = skipped(name, gate)
+        elif stage.kind == "job":
             sf = launch.run_job_stage(
                 stage=name,
                 port_offset=index * 100,
@@ -203,7 +222,9 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         elif stage.kind == "driver":
             sf = run_driver_stage(stage, index, cfg, cluster, run_dir, params)
         else:
-            sf = run_host_stage(stage, cluster, run_dir, params, local_nodes)
+            sf = run_host_stage(stage, cfg, cluster, run_dir, params, local_nodes)
+        if stage.gates_run and sf.status != "ok" and getattr(params, "fail_fast", True):
+            gate = f"skipped: {name} {sf.status}: {sf.reason[:300]}"
         if not primary:
             console.stage_end(sf)
             node_statuses.append(sf.status)

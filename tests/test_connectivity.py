@@ -1,0 +1,83 @@
+"""Connectivity stage: the round schedule, and a real gloo job losing a rank mid-stage (the
+healthy all-pairs job is in test_probes_run.py)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from advisor.probes.connectivity import plan_rounds, ring_pairs, round_robin_rounds, schedule
+from tests.conftest import run_advisor
+
+# Deadlines for a loaded test machine: starting 4 ranks (each importing torch) on 2 shared cores
+# can take a minute. A healthy stage ends in seconds; only a broken one waits this long.
+SLOW_MACHINE = [f"stages.{s}.deadline_s=300" for s in ("smoke", "connectivity", "topology")]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 9, 16])
+def test_round_robin_covers_every_pair_once_in_n_rounds(n: int) -> None:
+    rounds = round_robin_rounds(n)
+    assert len(rounds) == (n - 1 if n % 2 == 0 else n)
+    flat = [p for r in rounds for p in r]
+    assert sorted(flat) == list(itertools.combinations(range(n), 2))
+    for r in rounds:
+        ranks = [x for p in r for x in p]
+        assert len(ranks) == len(set(ranks)), f"a rank appears twice in round {r}"
+        assert len(r) == n // 2  # every round is full: the pairs run concurrently
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 7, 16])
+def test_ring_schedule_has_at_most_three_rounds(n: int) -> None:
+    rounds = schedule(ring_pairs(n))
+    assert sorted(p for r in rounds for p in r) == ring_pairs(n)
+    assert len(rounds) <= 3
+    for r in rounds:
+        ranks = [x for p in r for x in p]
+        assert len(ranks) == len(set(ranks))
+    assert len(ring_pairs(n)) == (1 if n == 2 else n)
+
+
+def test_plan_rounds_modes() -> None:
+    assert plan_rounds("ring", 4) == schedule(ring_pairs(4))
+    assert plan_rounds("all", 4) == round_robin_rounds(4)
+    assert plan_rounds("all", 1) == []
+
+
+def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) -> None:
+    res = run_advisor(
+        [
+            "+cluster=2x2",
+            "emulate=true",
+            *SLOW_MACHINE,
+            "stages.connectivity.pairs=all",
+            "stages.connectivity.latency_iters=3",
+            "stages.connectivity.bandwidth_bytes=[65536]",
+            "stages.connectivity.bandwidth_iters=2",
+            "stages.connectivity.pair_timeout_s=5",
+            "stages.smoke.enabled=false",
+            "+faults=[{stage:connectivity,rank:1,kind:exit,step:pair}]",
+        ],
+        tmp_path / "run",
+    )
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert res.stage("preflight")["status"] == "ok"
+    sf = res.stage("connectivity")
+    assert sf["status"] == "failed"
+    assert "rank 1 on node0" in sf["reason"]
+    rank1 = next(r for r in sf["ranks"] if r["rank"] == 1)
+    assert rank1["state"] == "died" and rank1["last_step"].startswith("pair/")
+    data = sf["data"]
+    # Every pair with rank 1 in it failed or was never reached; none is reported as measured.
+    assert not [p for p in data["pairs"] if 1 in (p["src"], p["dst"])]
+    # The pair rank 1 died in is reported failed, with both ends' nodes and hosts.
+    a, b = (int(x) for x in rank1["last_step"][len("pair/") :].split("-"))
+    died_in = next(p for p in data["failed_pairs"] if (p["src"], p["dst"]) == (a, b))
+    assert died_in["error"] and not died_in["ok"]
+    assert died_in["src_host"] and died_in["dst_host"]
+    assert {died_in["src_node"], died_in["dst_node"]} >= {"node0"}
+    # The run went on: topology ran after the failed stage and used the pairs that were measured.
+    topo = res.stage("topology")
+    assert topo["status"] == "ok", topo["reason"]
+    assert topo["data"]["measured_links"] == len(data["pairs"])
