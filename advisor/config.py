@@ -19,6 +19,8 @@ from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
+from advisor.probes.subgroups import SubgroupsConfig
+from advisor.probes.timeouts import TimeoutsConfig
 from advisor.smoke import SmokeConfig
 
 SCHEMA_NAME = "advisor_schema"
@@ -29,6 +31,8 @@ class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
+    timeouts: TimeoutsConfig = field(default_factory=TimeoutsConfig)
+    subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
 
 
 @dataclass(kw_only=True)

@@ -1,0 +1,1 @@
+"""Readiness probes: each a stage whose typed summary is documented beside its code."""
