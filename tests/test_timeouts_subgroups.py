@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor.probes.timeouts import distribution
 from tests.conftest import AdvisorResult, run_advisor
 
 # Deadlines are generous: on a loaded machine process start-up alone can take a minute.
@@ -133,3 +134,10 @@ def test_mismatched_collective_sequences_are_named(broken: AdvisorResult) -> Non
     assert (first["expected"]["dtype"], first["got"]["dtype"]) == ("float32", "float64")
     assert (first["count"], first["expected_count"]) == (first["expected_count"] + 1, 6)
     assert data["sequence_ok"] is None  # a mismatched script is never run
+
+
+def test_distribution_uses_nearest_rank_percentiles() -> None:
+    d = distribution([0.5, 0.1, 0.4, 0.2, 0.3])
+    assert d is not None
+    assert (d.p50, d.p90, d.max, d.count) == (0.3, 0.5, 0.5, 5)
+    assert distribution([]) is None

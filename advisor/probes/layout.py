@@ -40,7 +40,9 @@ class LayoutConfig:
     """The subgroup layout to check (``stages.subgroups.layout``); empty: the cluster's own."""
 
     groups: dict[str, GroupSetConfig] = field(default_factory=dict)
-    """Explicit groups by dimension name, e.g. ``{inter: {kind: inter_node, ranks: [[0, 1]]}}``."""
+    """Explicit groups by dimension name, e.g. ``{inter: {kind: inter_node, ranks: [[0, 8]]}}``;
+    on the command line a new mapping key takes Hydra's ``+``:
+    ``+stages.subgroups.layout.groups={inter:{kind:inter_node,ranks:[[0,8],[1,9]]}}``."""
     parallel: dict[str, int] = field(default_factory=dict)
     """Parallel dimension sizes, innermost (consecutive ranks) first, e.g. ``{tp: 8, dp: 2}``;
     ranks are placed node-major, so the innermost dimension's groups fill a node first."""

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from advisor.backends import BACKEND_OF
 from advisor.errors import ConfigError
 from advisor.probes.guard import Guard, Hang, hang_from_records
 from advisor.probes.settings import TIMEOUT_SETTINGS, SettingFact, timeout_settings
@@ -119,6 +120,9 @@ class TimeoutsFacts:
     """Ranks whose skew exceeds ``straggler_threshold_s``, latest first."""
     settings: dict[str, SettingFact] = field(default_factory=dict)
     """Documented timeout settings as the job saw them (node 0's environment)."""
+    settings_backend: str = ""
+    """Backend the settings are judged for: the declared device's (hccl for an emulated NPU
+    cluster, whose jobs run on gloo here), since that is the cluster being prepared."""
     settings_mismatch: dict[str, dict[str, str]] = field(default_factory=dict)
     """Variables whose text differs between nodes: {VAR: {node_name: text}}."""
     hang: Hang | None = None
@@ -199,9 +203,10 @@ def summarize(records: list[Record], cluster: Cluster, params: TimeoutsConfig) -
     if envs:
         node0 = cluster.node_name(0)
         first = envs[node0] if node0 in envs else envs[min(envs)]
+        facts.settings_backend = BACKEND_OF.get(cluster.declared_device, cluster.backend)
         facts.settings = timeout_settings(
             first,
-            backend=cluster.backend,
+            backend=facts.settings_backend,
             pg_timeout_s=params.pg_timeout_s or None,
             join_timeout_s=params.join_timeout_s or None,
         )
