@@ -4,8 +4,9 @@ Two runs are shared by all assertions (each job costs seconds of process start-u
 - ``drill``: in the timeouts probe rank 3 is a straggler at every barrier and rank 1 never reaches
   the third barrier; the subgroups layout declares the seed article's inter-node group
   (``list(range(num_nodes))`` = [0, 1]).
-- ``broken``: subgroups only; rank 3 plans its groups in another order and ranks 1 and 2 script
-  a different collective sequence.
+- ``broken``: rank 0 (the one monitored_barrier reports from) never reaches the first collective
+  of the timeouts probe; in the subgroups probe rank 3 plans its groups in another order and
+  ranks 1 and 2 script a different collective sequence.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
     res = run_advisor(
         [
             *CLUSTER,
-            "stages.timeouts.enabled=false",
+            "+faults=[{stage:timeouts,rank:0,kind:hang,step:first_collective}]",
+            "stages.timeouts.arrival_timeout_s=5",
+            f"stages.timeouts.deadline_s={HANG_DEADLINE_S}",
             "stages.subgroups.inject_reorder_ranks=[3]",
             "stages.subgroups.inject_mismatch_ranks=[1,2]",
         ],
@@ -109,10 +112,24 @@ def test_rank_that_never_reaches_the_barrier_is_named(drill: AdvisorResult) -> N
     hang = st["data"]["hang"]
     assert hang["step"] == "barrier/2"
     assert hang["missing_ranks"] == [1]
+    assert hang["source"] == "monitored_barrier" and "monitoredBarrier" in hang["message"]
     assert hang["last_steps"]["1"] == "barrier/1"
     assert "rank 1 " in st["reason"]
     # What was measured before the hang is kept.
     assert st["data"]["second_collective_s"]["count"] == 4
+
+
+def test_missing_rank_0_is_named_from_the_published_progress(broken: AdvisorResult) -> None:
+    st = broken.stage("timeouts")
+    assert st["status"] == "failed"
+    hang = st["data"]["hang"]
+    # Rank 0 runs monitored_barrier's bookkeeping; without it the others read the store.
+    assert (hang["step"], hang["missing_ranks"], hang["source"]) == (
+        "first_collective",
+        [0],
+        "store",
+    )
+    assert hang["detected_by"] != 0
 
 
 def test_stages_after_a_hang_still_run(drill: AdvisorResult) -> None:

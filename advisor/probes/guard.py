@@ -2,10 +2,12 @@
 
 Before each guarded step every rank writes the step it reached to the job's rendezvous store
 (``progress/<rank>``) and waits at ``monitored_barrier`` (gloo; a side gloo group on nccl/hccl),
-which fails after ``timeout_s`` naming the ranks that did not arrive. The rank that sees the
-failure records a ``hang`` record (step, missing ranks, each missing rank's last step from the
-store) and raises :class:`HangDetected`, so the stage ends in seconds with its culprit named,
-well before the stage deadline.
+which fails after ``timeout_s`` naming the ranks that did not arrive. monitored_barrier is run by
+rank 0, so the other ranks first wait (same timeout) for rank 0's arrival in the store; a missing
+rank 0 is named from the published progress. A rank that sees a failure writes a ``hang``
+record (step, missing ranks, each missing rank's last step from the store) and raises
+:class:`HangDetected`, so the stage ends in seconds with its culprit named, well before the
+stage deadline.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from advisor.results import Record
@@ -55,12 +57,15 @@ class Guard:
         self.timeout_s = timeout_s
         self.store: Any = dist.distributed_c10d._get_default_store()
         # monitored_barrier exists only on gloo; other backends get a gloo side group of all
-        # ranks, created once here (every rank must create it, in the same place).
+        # ranks, created once here (every rank must create it, in the same place). Probes also
+        # exchange their small Python objects over it, on the CPU.
         self.group: Any = None if ctx.backend == "gloo" else dist.new_group(backend="gloo")
 
     def mark(self, step: str) -> None:
         """Publish the step this rank has reached (read back when a guarded step times out)."""
         self.store.set(f"progress/{self.ctx.rank}", step)
+        if self.ctx.rank == 0:
+            self.store.set(f"arrived/{step}/0", "1")
 
     def progress(self) -> dict[int, str]:
         """Last step each rank published; '' for a rank that published nothing."""
@@ -79,28 +84,36 @@ class Guard:
 
         self.mark(step)
         t0 = time.perf_counter()
+        timeout = timedelta(seconds=self.timeout_s)
+        if self.ctx.rank != 0:
+            # monitored_barrier is run by rank 0: without it the other ranks would wait the
+            # process-group timeout, so they first wait for rank 0 in the store.
+            try:
+                self.store.wait([f"arrived/{step}/0"], timeout)
+            except Exception as e:
+                self._diagnose(step, e, named=[])
         try:
-            dist.monitored_barrier(
-                group=self.group, timeout=timedelta(seconds=self.timeout_s), wait_all_ranks=True
-            )
+            dist.monitored_barrier(group=self.group, timeout=timeout, wait_all_ranks=True)
         except RuntimeError as e:
-            message = str(e)
-            last_steps = self.progress()
-            named = missing_from_message(message)
-            behind = [r for r, s in last_steps.items() if s != step]
-            missing = named or behind
-            self.ctx.record(
-                HANG_STEP,
-                "error",
-                at_step=step,
-                missing_ranks=missing,
-                last_steps={str(r): last_steps[r] for r in missing},
-                source="monitored_barrier" if named else "store",
-                timeout_s=self.timeout_s,
-                message=message[:500],
-            )
-            raise HangDetected(step, missing, self.timeout_s) from e
+            self._diagnose(step, e, named=missing_from_message(str(e)))
         return time.perf_counter() - t0
+
+    def _diagnose(self, step: str, error: Exception, named: list[int]) -> NoReturn:
+        """Record which ranks are missing at ``step`` (and where they are), then raise."""
+        last_steps = self.progress()
+        behind = [r for r, s in last_steps.items() if s != step]
+        missing = named or behind
+        self.ctx.record(
+            HANG_STEP,
+            "error",
+            at_step=step,
+            missing_ranks=missing,
+            last_steps={str(r): last_steps[r] for r in missing},
+            source="monitored_barrier" if named else "store",
+            timeout_s=self.timeout_s,
+            message=str(error)[:500],
+        )
+        raise HangDetected(step, missing, self.timeout_s) from error
 
 
 @dataclass(kw_only=True)

@@ -229,7 +229,7 @@ def run_rank(ctx: RankContext, params: SubgroupsConfig) -> None:
         if ctx.rank in params.inject_reorder_ranks:
             plan.reverse()
         plans: list[Any] = [None] * ctx.world_size
-        dist.all_gather_object(plans, plan)
+        dist.all_gather_object(plans, plan, group=guard.group)
         hashes = {r: digest(p) for r, p in enumerate(plans)}
         m.update(sequence_hash=hashes[ctx.rank], sequence=plan)
         diverging = sorted(r for r, h in hashes.items() if h != majority(hashes))
@@ -240,7 +240,7 @@ def run_rank(ctx: RankContext, params: SubgroupsConfig) -> None:
         guard.arrive("fingerprint")
         calls = script(dims, params.elements, mismatch=ctx.rank in params.inject_mismatch_ranks)
         gathered: list[Any] = [None] * ctx.world_size
-        dist.all_gather_object(gathered, calls)
+        dist.all_gather_object(gathered, calls, group=guard.group)
         mismatches = compare_sequences(dict(enumerate(gathered)))
         m.update(calls=calls, sequence_hash=digest(calls), count=len(calls))
         m["mismatch_ranks"] = [x.rank for x in mismatches]

@@ -142,6 +142,8 @@ def run_rank(ctx: RankContext, params: TimeoutsConfig) -> None:
             job_pg_timeout_s=ctx.spec.pg_timeout_s,
         )
     t = torch.ones(256, device=ctx.device)
+    # On nccl/hccl the guard's barrier runs on its own gloo group, so this all_reduce is the first
+    # on the backend's communicator, the one that sets up its connections (gloo connects at init).
     for step in ("first_collective", "second_collective"):
         with ctx.step(step) as m:
             guard.arrive(step)
