@@ -39,6 +39,8 @@ def test_the_natural_layout_is_valid() -> None:
     assert check.ok and check.source == "natural"
     assert check.declared["inter_node"][3] == [3, 11, 19, 27]
     assert check.spans == {"intra_node": "intra_node", "inter_node": "inter_node"}
+    single = check_layout(LayoutConfig(), nodes=1, per_node=2)
+    assert single.ok and single.spans == {"intra_node": "intra_node", "inter_node": "inter_node"}
 
 
 @pytest.mark.parametrize(

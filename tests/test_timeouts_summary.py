@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.cluster import ClusterConfig, resolve
+from advisor.probes.guard import missing_from_message
 from advisor.probes.timeouts import TimeoutsConfig, summarize
 from advisor.results import Record
 
@@ -47,3 +48,14 @@ def test_skew_is_read_from_waits_and_settings_judged_for_the_declared_device() -
     assert facts.settings_mismatch == {"HCCL_CONNECT_TIMEOUT": {"node0": "300", "node1": "120"}}
     assert facts.settings["pg_timeout_s"].value == 900
     assert facts.hang is None and facts.rendezvous_s is None
+
+
+def test_missing_ranks_are_read_from_monitored_barrier_failures() -> None:
+    # Messages as gloo's monitored_barrier raises them on rank 0 (torch 2.13, wait_all_ranks).
+    assert missing_from_message("[Rank 0]: Ranks 1 failed to pass monitoredBarrier in 3000 ms") == [
+        1
+    ]
+    assert missing_from_message(
+        "[Rank 0]: Ranks 3, 12 failed to pass monitoredBarrier in 10000 ms"
+    ) == [3, 12]
+    assert missing_from_message("Connection closed by peer [127.0.0.1]:7067") == []

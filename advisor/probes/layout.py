@@ -162,13 +162,14 @@ def _span(groups: list[list[int]], nodes: int, per_node: int) -> str:
     def node(r: int) -> int:
         return r // per_node
 
-    if all(len({node(r) for r in g}) == 1 for g in groups):
-        return "intra_node"
+    # Inter-node first: on a single node, one-rank groups are the (trivial) inter-node groups.
     if all(
         len({node(r) for r in g}) == len(g) == nodes and len({r % per_node for r in g}) == 1
         for g in groups
     ):
         return "inter_node"
+    if all(len({node(r) for r in g}) == 1 for g in groups):
+        return "intra_node"
     return "mixed"
 
 
