@@ -21,6 +21,8 @@ USAGE = """usage: advisor COMMAND [ARGS]
 commands:
   run [OVERRIDES]   check the cluster and advise (Hydra overrides; `advisor run --help`)
   report RUN_DIR    re-render every output of a run from its stored results
+  import PATH...    read logs and tool outputs you already have (nccl-tests, hccl_test, npu-smi,
+                    hccn_tool, rank tables, failure logs) into facts, findings and a report
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
 """
@@ -32,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
-    handlers = {"run": _run, "report": _report}
+    handlers = {"run": _run, "report": _report, "import": _import}
     handler = handlers.get(command)
     if handler is None:
         console.error(f"unknown command {command!r}; commands: {', '.join(handlers)}")
@@ -54,6 +56,12 @@ def _report(args: list[str]) -> int:
     parser.add_argument("run_dir", type=Path)
     ns = parser.parse_args(args)
     return runner.rerender(ns.run_dir.resolve())
+
+
+def _import(args: list[str]) -> int:
+    from advisor.evidence import command
+
+    return command.main(args)
 
 
 # ----------------------------------------------------------------------------- advisor run

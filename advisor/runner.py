@@ -22,6 +22,7 @@ from advisor import __version__, backends, console, launch, outputs, stages
 from advisor.cluster import Cluster, resolve
 from advisor.config import AdvisorConfig, to_typed
 from advisor.errors import ConfigError
+from advisor.evidence.load import load_paths as load_evidence
 from advisor.facts import EnvironmentFacts, Facts, RunInfo, StageFacts, as_data
 from advisor.results import STAGES_FILE, append_line, read_jsonl, read_records, results_dir
 from advisor.worker import HostContext
@@ -141,6 +142,8 @@ def run_driver_stage(
 def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
     """The main job. Returns the exit code: 0 ready, 1 not ready."""
     cluster = resolve(cfg.cluster, emulate=cfg.emulate)
+    # Read the evidence before measuring: a wrong path is a usage error, found at once.
+    evidence = load_evidence(cfg.evidence) if cfg.evidence else None
     run_dir.mkdir(parents=True, exist_ok=True)
     results_dir(run_dir).mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -166,6 +169,15 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     if primary:
         _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
+    if evidence is not None:
+        from advisor.evidence.command import EVIDENCE_FILE, print_files
+
+        console.out.print(f"evidence: {len(evidence.files)} file(s)")
+        print_files(evidence)
+        facts.evidence = as_data(evidence)
+        (results_dir(run_dir) / EVIDENCE_FILE).write_text(
+            json.dumps(facts.evidence, indent=2), encoding="utf-8"
+        )
     names = plan(cfg)
     node_statuses: list[str] = []
     for index, name in enumerate(names):
@@ -233,6 +245,9 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
         raise ConfigError(f"{run_file} is missing: the run never started measuring.")
     stored = json.loads(run_file.read_text(encoding="utf-8"))
     base = Facts.from_dict({**stored, "stages": {}})
+    evidence_file = results_dir(run_dir) / "evidence.json"
+    if evidence_file.exists():
+        base.evidence = json.loads(evidence_file.read_text(encoding="utf-8"))
     cluster = Cluster.from_dict({k: v for k, v in base.cluster.items() if k != "ranks"})
     for row in read_jsonl(results_dir(run_dir) / STAGES_FILE):
         sf = Facts.from_dict({**stored, "stages": {row["name"]: row}}).stages[row["name"]]
@@ -244,6 +259,10 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
 
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR``: every output again from stored results, nothing re-measured."""
+    if not (run_dir / ".hydra").exists() and (results_dir(run_dir) / "evidence.json").exists():
+        from advisor.evidence import command
+
+        return command.rerender(run_dir)  # written by `advisor import`, not by a Hydra run
     cfg = load_config(run_dir)
     facts = rebuild_facts(run_dir, cfg)
     facts.write(run_dir / "facts.json")
