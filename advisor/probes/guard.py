@@ -35,8 +35,11 @@ class HangDetected(RuntimeError):
     def __init__(self, step: str, missing_ranks: list[int], timeout_s: float) -> None:
         self.step = step
         self.missing_ranks = missing_ranks
-        who = ", ".join(map(str, missing_ranks)) or "unknown ranks"
-        super().__init__(f"ranks {who} did not reach step {step!r} within {timeout_s:g} s")
+        who = ", ".join(map(str, missing_ranks))
+        noun = "rank" if len(missing_ranks) == 1 else "ranks"
+        super().__init__(
+            f"{noun} {who or '(unknown)'} did not reach step {step!r} within {timeout_s:g} s"
+        )
 
 
 def missing_from_message(message: str) -> list[int]:
