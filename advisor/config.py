@@ -21,6 +21,8 @@ from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.preflight import PreflightConfig
+from advisor.probes.subgroups import SubgroupsConfig
+from advisor.probes.timeouts import TimeoutsConfig
 from advisor.probes.topology import TopologyConfig
 from advisor.rules.config import RulesConfig
 from advisor.smoke import SmokeConfig
@@ -36,6 +38,8 @@ class StagesConfig:
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
     connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
     topology: TopologyConfig = field(default_factory=TopologyConfig)
+    timeouts: TimeoutsConfig = field(default_factory=TimeoutsConfig)
+    subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
 
 
 @dataclass(kw_only=True)
