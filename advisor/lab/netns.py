@@ -146,9 +146,11 @@ class LabState:
 _ACTIVE: dict[str, Lab] = {}
 _HOOKS_INSTALLED = False
 _PREVIOUS_HANDLERS: dict[int, Any] = {}
-CREATED_NAMESPACES: dict[str, int] = {}
-"""Every namespace any lab of this process created, with its inode (the tests' leak check looks
-for processes still inside one)."""
+CREATED_NAMESPACES: set[str] = set()
+"""Every namespace any lab of this process created (the tests' leak check reads it)."""
+SURVIVORS: list[tuple[str, int]] = []
+"""(namespace, pid) of processes still inside a lab namespace after its teardown killed them
+(the tests' leak check reads it; a namespace lives on while a process holds it)."""
 
 
 class Lab:
@@ -288,7 +290,7 @@ class Lab:
 
     def _add_ns(self, name: str) -> None:
         sh(["ip", "netns", "add", name])
-        CREATED_NAMESPACES[name] = os.stat(f"/run/netns/{name}").st_ino
+        CREATED_NAMESPACES.add(name)
 
     def down(self) -> None:
         """Remove everything the lab made: processes in its namespaces, the namespaces, state."""
@@ -603,21 +605,6 @@ def lab_namespaces(lab_id: str) -> list[str]:
     return [n for n in list_namespaces() if (m := _NAME_RE.match(n)) and m.group("id") == lab_id]
 
 
-def processes_in(inodes: set[int]) -> list[int]:
-    """Pids of processes whose network namespace is one of ``inodes`` (even after the
-    namespace's name was deleted: a process keeps its namespace alive)."""
-    pids = []
-    for p in psutil.process_iter():
-        try:
-            link = os.readlink(f"/proc/{p.pid}/ns/net")
-        except OSError:
-            continue
-        m = re.match(r"net:\[(\d+)\]", link)
-        if m and int(m.group(1)) in inodes:
-            pids.append(p.pid)
-    return pids
-
-
 def _ns_pids(ns: str) -> list[int]:
     out = sh(["ip", "netns", "pids", ns], check=False)
     return [int(p) for p in out.split() if p.isdigit()]
@@ -650,6 +637,7 @@ def destroy(lab_id: str) -> list[str]:
             with contextlib.suppress(psutil.Error):
                 p.kill()
         psutil.wait_procs(procs, timeout=5)
+        SURVIVORS.extend((ns, pid) for pid in _ns_pids(ns))
         sh(["ip", "netns", "del", ns], check=False)
     (state_dir() / f"{lab_id}.json").unlink(missing_ok=True)
     return names
