@@ -20,6 +20,7 @@ from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.preflight import PreflightConfig
 from advisor.probes.topology import TopologyConfig
 from advisor.smoke import SmokeConfig
 
@@ -30,6 +31,7 @@ SCHEMA_NAME = "advisor_schema"
 class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
+    preflight: PreflightConfig = field(default_factory=PreflightConfig)
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
     connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
     topology: TopologyConfig = field(default_factory=TopologyConfig)

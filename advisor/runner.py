@@ -78,9 +78,16 @@ def run_host_stage(
     assert stage.run_host is not None
     started = time.time()
     errors = []
-    for node in range(cluster.nodes if cluster.emulated or cfg.launcher.kind != "torchrun" else 1):
+    nodes = host_nodes(cfg, cluster)
+    for node in nodes:
         ctx = HostContext(
-            stage=stage.name, run_dir=run_dir, cluster=cluster, node=node, params=params
+            stage=stage.name,
+            run_dir=run_dir,
+            cluster=cluster,
+            node=node,
+            params=params,
+            cfg=cfg,
+            nodes_here=nodes,
         )
         try:
             stage.run_host(ctx, params)
@@ -95,6 +102,20 @@ def run_host_stage(
         deadline_s=params.deadline_s,
         reason="; ".join(errors),
     )
+
+
+def host_nodes(cfg: AdvisorConfig, cluster: Cluster) -> list[int]:
+    """Nodes a host stage checks from this process: its own node when there is one advisor per
+    node (torchrun, env), else every node (local, emulated, ssh, slurm)."""
+    if cfg.launcher.kind == "torchrun":
+        return [cfg.launcher.node_rank]
+    if cfg.launcher.kind == "env" and os.environ.get("RANK", "").isdigit():
+        return [int(os.environ["RANK"])]
+    return list(range(cluster.nodes))
+
+
+def skipped(name: str, reason: str) -> StageFacts:
+    return StageFacts(name=name, status="skipped", started_at=time.time(), reason=reason)
 
 
 def run_driver_stage(
@@ -160,11 +181,15 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
     names = plan(cfg)
+    gate = ""
+    """Set when a gating stage (preflight) failed: why the remaining stages are skipped."""
     for index, name in enumerate(names):
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
         console.stage_start(index, len(names), stage)
-        if stage.kind == "job":
+        if gate:
+            sf = skipped(name, gate)
+        elif stage.kind == "job":
             sf = launch.run_job_stage(
                 stage=name,
                 port_offset=index * 100,
@@ -186,6 +211,8 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         facts.stages[name] = sf
         facts.write(run_dir / "facts.json")
         console.stage_end(sf)
+        if stage.gates_run and sf.status != "ok" and getattr(params, "fail_fast", True):
+            gate = f"skipped: {name} {sf.status}: {sf.reason[:300]}"
     facts.run.finished_at = time.time()
     facts.run.duration_s = facts.run.finished_at - started
     _write_run_file(run_dir, facts)

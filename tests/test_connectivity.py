@@ -48,6 +48,7 @@ def healthy(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "+cluster=2x2",
             "emulate=true",
             "stages.smoke.enabled=false",
+            "stages.topology.enabled=false",
             "stages.connectivity.pairs=all",
             "stages.connectivity.latency_iters=3",
             "stages.connectivity.bandwidth_bytes=[65536]",
@@ -75,6 +76,16 @@ def test_all_pairs_measured_on_real_gloo_job(healthy: AdvisorResult) -> None:
     assert set(data["mtu_by_node"]) == {"node0", "node1"}
     assert data["mtu_mismatch"] is False
     assert data["comm_nic"]["node0"]  # the interface towards the master was found
+
+
+def test_preflight_passes_before_the_healthy_job(healthy: AdvisorResult) -> None:
+    sf = healthy.stage("preflight")
+    assert sf["status"] == "ok", sf["reason"]
+    assert set(sf["data"]["nodes"]) == {"node0", "node1"}
+    node0 = sf["data"]["nodes"]["node0"]
+    assert node0["dns"]["127.0.0.1"]["ok"] and node0["master"]["mode"] == "free"
+    assert node0["route_nic"] == healthy.stage("connectivity")["data"]["comm_nic"]["node0"]
+    assert sf["data"]["blocking"] == []
 
 
 def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) -> None:
@@ -107,3 +118,7 @@ def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) 
     assert all(1 in (p["src"], p["dst"]) or p["error"] for p in failed)
     first = failed[0]
     assert first["src_host"] and first["dst_host"] and first["error"]
+    # The run went on: topology ran after the failed stage and used the pairs that were measured.
+    topo = res.stage("topology")
+    assert topo["status"] == "ok", topo["reason"]
+    assert topo["data"]["measured_links"] == len(data["pairs"])

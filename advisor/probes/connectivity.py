@@ -156,8 +156,9 @@ def _series(
     """Round-trip times (s) of ``iters`` ping-pongs of ``nbytes``, after the warm-up."""
     import torch
 
-    send = torch.ones(nbytes, dtype=torch.uint8, device=ctx.device)
-    recv = torch.empty(nbytes, dtype=torch.uint8, device=ctx.device)
+    # int8: a one-byte type every backend sends (HCCL's older releases lack uint8).
+    send = torch.ones(nbytes, dtype=torch.int8, device=ctx.device)
+    recv = torch.empty(nbytes, dtype=torch.int8, device=ctx.device)
     for _ in range(params.warmup_iters):
         _ping_pong(peer, initiator, send, recv, tag, params.pair_timeout_s)
     ctx.sync()
