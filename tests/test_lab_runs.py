@@ -140,22 +140,36 @@ def test_node_that_never_starts(make_lab, tmp_path: Path) -> None:
 
 
 def test_master_port_blocked(make_lab, tmp_path: Path) -> None:
-    """A firewall on node 0 drops the smoke stage's rendezvous port: node 1 cannot join, the
-    stage ends at its deadline, and the next stage (on another port) runs and keeps its
-    results."""
+    """A firewall on node 0 drops the smoke stage's rendezvous port. Preflight names node 1 as
+    unable to reach master:port (timed out); smoke, run anyway, ends at its deadline with node
+    1's ranks never started; the next stage, on another port, runs and keeps its results."""
     lab = make_lab(2)
-    port = 29500
-    lab.block_ports(0, port, port + 99)  # the first stage's ports (offset 100 per stage)
+    base_port = 29500
+    stages = ("preflight", "smoke", "connectivity")
+    # Job stages meet at base + 100 * (index of the stage among those enabled).
+    smoke_port = base_port + 100 * stages.index("smoke")
+    lab.block_ports(0, smoke_port, smoke_port + 99)
     run = run_in_lab(
         lab,
         [
             *BASE,
-            *only("smoke", "connectivity"),
-            f"cluster.master_port={port}",
+            *only(*stages),
+            f"cluster.master_port={base_port}",
+            "stages.preflight.fail_fast=false",
             f"stages.smoke.deadline_s={FAULT_DEADLINE_S}",
         ],
         tmp_path / "run",
     )
+    pre = run.stage("preflight")
+    assert pre["status"] == "failed", run.describe()
+    node1 = pre["data"]["nodes"][lab.address(1)]
+    assert node1["master"]["port"] == smoke_port and node1["master"]["cause"] == "timed_out"
+    assert node1["master"]["addr"] == lab.address(0)
+    assert pre["data"]["blocking"] and all(
+        lab.address(1) in b and str(smoke_port) in b for b in pre["data"]["blocking"]
+    ), pre["data"]["blocking"]
+    assert not pre["data"]["nodes"][lab.address(0)]["blocking"]
+
     smoke = run.stage("smoke")
     assert smoke["status"] == "timeout", run.describe()
     assert smoke["duration_s"] <= FAULT_DEADLINE_S + 15
