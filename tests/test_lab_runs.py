@@ -60,17 +60,24 @@ def _assert_ranks(run: LabRun, stage: str, states: dict[int, set[str]]) -> dict[
 
 @pytest.fixture(scope="module")
 def healthy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Lab, LabRun]]:
-    """One clean 2x2 run on a lab whose node links are shaped to 100 Mbit/s."""
+    """One clean 2x2 run on a lab whose node links are shaped to 100 Mbit/s, through
+    launcher=torchrun: one advisor per node, inside that node's namespace, sharing the run
+    directory (the fault tests below use launcher=local with launcher.netns)."""
     with Lab(2, shape=LinkShape(rate_mbit=100)) as lab:
         run = run_in_lab(
-            lab, [*BASE, *only("smoke", "connectivity")], tmp_path_factory.mktemp("lab") / "run"
+            lab,
+            [*BASE, *only("smoke", "connectivity")],
+            tmp_path_factory.mktemp("lab") / "run",
+            launcher="torchrun",
         )
         yield lab, run
 
 
 def test_two_lab_nodes_with_distinct_addresses(healthy: tuple[Lab, LabRun]) -> None:
     lab, run = healthy
-    assert run.returncodes == [0], run.describe()
+    assert run.returncodes == [0, 0], run.describe()
+    for node in (0, 1):
+        assert (run.run_dir / "logs" / "smoke" / f"node{node}.log").exists()
     facts = run.facts
     assert facts["cluster"]["nodes"] == 2
     assert facts["cluster"]["hosts"] == lab.addresses
@@ -85,6 +92,7 @@ def test_two_lab_nodes_with_distinct_addresses(healthy: tuple[Lab, LabRun]) -> N
         "3": lab.address(1),
     }
     assert set(smoke["data"]["interfaces"].values()) == {"lab0"}
+    assert smoke["data"]["all_reduce_ok"] is True
     assert facts["environment"]["variables"]["GLOO_SOCKET_IFNAME"] == "lab0"
     assert {r["node_name"] for r in smoke["ranks"]} == set(lab.addresses)
 
@@ -101,20 +109,6 @@ def test_inter_node_link_is_slower_than_intra_node(healthy: tuple[Lab, LabRun]) 
     for pair in conn["data"]["pairs"]:
         if pair["link"] == "inter":
             assert pair["src_node"] != pair["dst_node"]
-
-
-def test_torchrun_launcher_one_advisor_per_node(make_lab, tmp_path: Path) -> None:
-    """launcher=torchrun: each node's advisor runs in its namespace, all share the run dir."""
-    lab = make_lab(2)
-    run = run_in_lab(lab, [*BASE, *only("smoke")], tmp_path / "run", launcher="torchrun")
-    assert run.returncodes == [0, 0], run.describe()
-    smoke = run.stage("smoke")
-    assert smoke["status"] == "ok", run.describe()
-    assert smoke["data"]["all_reduce_ok"] is True
-    assert smoke["data"]["addresses"]["0"] == lab.address(0)
-    assert smoke["data"]["addresses"]["3"] == lab.address(1)
-    assert (tmp_path / "run" / "logs" / "smoke" / "node0.log").exists()
-    assert (tmp_path / "run" / "logs" / "smoke" / "node1.log").exists()
 
 
 # ----------------------------------------------------------------------------- faults
