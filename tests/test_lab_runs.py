@@ -7,7 +7,9 @@ facts.json says. Root only; each run is kept to the quick profile with small siz
 
 from __future__ import annotations
 
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,6 +111,31 @@ def test_inter_node_link_is_slower_than_intra_node(healthy: tuple[Lab, LabRun]) 
     for pair in conn["data"]["pairs"]:
         if pair["link"] == "inter":
             assert pair["src_node"] != pair["dst_node"]
+
+
+@pytest.mark.skipif(
+    shutil.which("sshd") is None and not Path("/usr/sbin/sshd").exists(),
+    reason="launcher=ssh needs Debian's openssh-server (sshd)",
+)
+def test_ssh_launcher_through_sshd_in_each_node(make_lab, tmp_path: Path) -> None:
+    """launcher=ssh: the advisor, in node 0's namespace, starts each node's agent over ssh to a
+    real sshd listening on that node's lab address."""
+    lab = make_lab(2)
+    lab.start_sshd()
+    keys = list(Path(tempfile.gettempdir()).glob(f"adv-{lab.id}-ssh-*"))
+    assert len(keys) == 1
+    run = run_in_lab(lab, [*BASE, *only("smoke")], tmp_path / "run", launcher="ssh")
+    assert run.returncodes == [0], run.describe()
+    smoke = run.stage("smoke")
+    assert smoke["status"] == "ok", run.describe()
+    assert smoke["data"]["addresses"] == {
+        "0": lab.address(0),
+        "1": lab.address(0),
+        "2": lab.address(1),
+        "3": lab.address(1),
+    }
+    lab.down()
+    assert not keys[0].exists(), "the lab's ssh keys go with it"
 
 
 # ----------------------------------------------------------------------------- faults
