@@ -21,6 +21,8 @@ USAGE = """usage: advisor COMMAND [ARGS]
 commands:
   run [OVERRIDES]   check the cluster and advise (Hydra overrides; `advisor run --help`)
   report RUN_DIR    re-render every output of a run from its stored results
+  import PATH...    read logs and tool outputs you already have (nccl-tests, hccl_test, npu-smi,
+                    hccn_tool, rank tables, failure logs) into facts, findings and a report
   lab COMMAND       emulated multi-node lab (root): up, down, status, run (`advisor lab help`)
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
@@ -33,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
-    handlers = {"run": _run, "report": _report, "lab": _lab}
+    handlers = {"run": _run, "report": _report, "import": _import, "lab": _lab}
     handler = handlers.get(command)
     if handler is None:
         console.error(f"unknown command {command!r}; commands: {', '.join(handlers)}")
@@ -55,6 +57,12 @@ def _report(args: list[str]) -> int:
     parser.add_argument("run_dir", type=Path)
     ns = parser.parse_args(args)
     return runner.rerender(ns.run_dir.resolve())
+
+
+def _import(args: list[str]) -> int:
+    from advisor.evidence import command
+
+    return command.main(args)
 
 
 def _lab(args: list[str]) -> int:
@@ -99,7 +107,8 @@ def _run(args: list[str]) -> int:
             codes.append(e.exit_code)
 
     saved = sys.argv
-    sys.argv = ["advisor run", *args]
+    flags, overrides = split_args(args)
+    sys.argv = ["advisor run", *flags, *overrides]
     try:
         task()
     except SystemExit as e:
@@ -122,6 +131,33 @@ def _schema_fields(tp: Any) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in fields(tp)}
 
 
+_FLAGS_WITH_VALUE = {
+    "--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd",
+    "--experimental-rerun", "--package", "-p", "--cfg", "-c",
+}  # fmt: skip
+
+
+def split_args(args: list[str]) -> tuple[list[str], list[str]]:
+    """Hydra's flags (with their values) apart from the overrides.
+
+    Hydra's argparse rejects overrides on both sides of a flag (``a=1 --cfg job b=2``); passing
+    the flags first lets people write them anywhere.
+    """
+    flags: list[str] = []
+    overrides: list[str] = []
+    take_value = False
+    for a in args:
+        if take_value:
+            flags.append(a)
+            take_value = False
+        elif a.startswith("-"):
+            flags.append(a)
+            take_value = a in _FLAGS_WITH_VALUE
+        else:
+            overrides.append(a)
+    return flags, overrides
+
+
 def check_overrides(args: list[str], conf_dir: Path) -> None:
     """Catch typos before Hydra does, with the valid choices and a suggestion.
 
@@ -133,31 +169,7 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
 
     from advisor.config import AdvisorConfig
 
-    flags_with_value = {
-        "--config-name",
-        "-cn",
-        "--config-path",
-        "-cp",
-        "--config-dir",
-        "-cd",
-        "--experimental-rerun",
-        "--info",
-        "-i",
-        "--package",
-        "-p",
-        "--cfg",
-        "-c",
-    }
-    overrides: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a.startswith("-"):
-            skip = a in flags_with_value and "=" not in a and a not in ("--info", "-i")
-            continue
-        overrides.append(a)
+    _, overrides = split_args(args)
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as e:

@@ -55,10 +55,19 @@ class AdvisorConfig:
     advisor's own environment; the facts record what was in effect."""
     faults: list[FaultConfig] = field(default_factory=list)
     """Faults to inject into chosen ranks (testing the advisor, drills)."""
+    evidence: list[str] = field(default_factory=list)
+    """Files or directories of outputs you already have (nccl-tests, hccl_test, npu-smi,
+    hccn_tool, rank tables, failure logs) read into ``Facts.evidence`` beside the measurements."""
 
     def __post_init__(self) -> None:
         if self.pg_timeout_s <= 0:
             raise ConfigError(f"pg_timeout_s must be positive, got {self.pg_timeout_s}.")
+        for path in self.evidence:
+            if not Path(path).expanduser().exists():
+                raise ConfigError(
+                    f"evidence path {path} does not exist: give files or directories of saved "
+                    "outputs, e.g. evidence=[logs/train.log,hccn/]."
+                )
 
 
 def register() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from advisor.probes import nics, preflight
-from tests.conftest import AdvisorResult, run_advisor
+from tests.conftest import DATA, AdvisorResult, run_advisor
 
 
 def _closed_port() -> int:
@@ -109,13 +109,20 @@ def _script(path: Path, body: str) -> Path:
     return path
 
 
-def test_host_tool_output_kept_and_timeout_enforced(tmp_path: Path) -> None:
-    tool = _script(tmp_path / "npu-smi", 'echo "not an npu-smi table"; echo "$@" >&2')
+def test_host_tool_output_parsed_kept_and_timeout_enforced(tmp_path: Path) -> None:
+    # A stand-in npu-smi that prints the evidence parsers' 910B sample (tests/data/evidence).
+    sample = DATA / "evidence" / "npu_smi_info_910b_wide.txt"
+    tool = _script(tmp_path / "npu-smi", f"cat '{sample}'")
     res = preflight.run_tool([str(tool), "info"], "npu_smi", "parse_info", 5.0)
-    assert res["returncode"] == 0 and "not an npu-smi table" in res["output"]
-    assert "info" in res["output"]  # stderr is kept after stdout
-    # The table cannot be read: the parse error (or a missing parser) is recorded, not raised.
-    assert "parse_error" in res and "parsed" not in res
+    assert res["returncode"] == 0 and res["output"].startswith(sample.read_text()[:200])
+    assert "parse_error" not in res, res.get("parse_error")
+    assert res["parsed"]["chips"], "the parsed table lists the chips"
+
+    garbled = _script(tmp_path / "npu-smi-bad", 'echo "not an npu-smi table"; echo "$@" >&2')
+    res = preflight.run_tool([str(garbled), "info"], "npu_smi", "parse_info", 5.0)
+    assert "not an npu-smi table" in res["output"] and "info" in res["output"]  # with stderr
+    # The table cannot be read: the parse error is recorded beside the raw output, not raised.
+    assert res["parse_error"] and "parsed" not in res
 
     slow = _script(tmp_path / "hccn_tool", "sleep 5")
     t0 = time.monotonic()
