@@ -205,8 +205,8 @@ def test_master_port_blocked(make_lab, tmp_path: Path) -> None:
 
 
 def test_rank_killed_mid_stage(make_lab, tmp_path: Path) -> None:
-    """Rank 3's process is SIGKILLed while in smoke's barrier: it is named died, on node 1; the
-    next stage runs and keeps its results."""
+    """Rank 3's process is SIGKILLed in the middle of the smoke stage (after its barrier): it is
+    named died, on node 1, at its last step; the next stage runs and keeps its results."""
     lab = make_lab(2)
     run_dir = tmp_path / "run"
     killed: list[int] = []
@@ -217,9 +217,9 @@ def test_rank_killed_mid_stage(make_lab, tmp_path: Path) -> None:
         killed.append(pid)
         kill_pid(pid, signal.SIGKILL)
 
-    # The slow fault keeps rank 3 inside the barrier step long enough for the watcher to see it
-    # there and kill it (a barrier of healthy ranks is over in milliseconds).
-    hold = "+faults=[{stage:smoke,rank:3,kind:slow,step:barrier,seconds:30}]"
+    # The slow fault holds rank 3 before its all_reduce (after the barrier) long enough for the
+    # watcher, which strikes once rank 3 reaches the barrier, to find and kill it mid-stage.
+    hold = "+faults=[{stage:smoke,rank:3,kind:slow,step:all_reduce,seconds:30}]"
     with when_step(run_dir, "smoke", kill, step="barrier", rank=3) as watch:
         run = run_in_lab(lab, [*BASE, *only("smoke", "connectivity"), hold], run_dir)
     assert watch.fired.is_set() and killed, run.describe()
