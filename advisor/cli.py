@@ -28,6 +28,7 @@ commands:
                     (exit 1 when a metric regressed beyond the threshold)
   rules list | validate PATH... | explain RULE_ID
                     the rules turning facts into findings and recommendations
+  lab COMMAND       emulated multi-node lab (root): up, down, status, run (`advisor lab help`)
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
 """
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         "import": _import,
         "compare": _compare,
         "rules": _rules,
+        "lab": _lab,
     }
     handler = handlers.get(command)
     if handler is None:
@@ -109,6 +111,12 @@ def _compare(args: list[str]) -> int:
 
 def _rules(args: list[str]) -> int:
     from advisor.rules import cli
+
+    return cli.main(args)
+
+
+def _lab(args: list[str]) -> int:
+    from advisor.lab import cli
 
     return cli.main(args)
 
