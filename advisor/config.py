@@ -15,6 +15,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from advisor.bench.collectives import BenchConfig
 from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
@@ -29,6 +30,7 @@ class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
+    bench: BenchConfig = field(default_factory=BenchConfig)
 
 
 @dataclass(kw_only=True)
