@@ -20,6 +20,8 @@ from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
+from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.topology import TopologyConfig
 from advisor.smoke import SmokeConfig
 
 SCHEMA_NAME = "advisor_schema"
@@ -30,6 +32,8 @@ class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
+    connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
+    topology: TopologyConfig = field(default_factory=TopologyConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
 
 
