@@ -520,29 +520,28 @@ def bottleneck(cluster: Cluster, records: list[Record]) -> tuple[str, float | No
 
 
 def model_points(results: list[BenchResult], cluster: Cluster) -> list[ab_model.Point]:
-    """all_reduce (first dtype, modelled algorithms) and sendrecv times, for the α–β fit."""
+    """all_reduce times (first dtype, modelled algorithms), for the α–β fit.
+
+    sendrecv is left out: a pair exchanging over one connection both ways measures that
+    connection's duplex behaviour (on a shaped TCP link about half the one-way rate, acks queued
+    behind data), not the one-direction-per-flow steps the algorithms are made of.
+    """
     dtypes = [r.dtype for r in results if r.op == "all_reduce"]
     dtype = dtypes[0] if dtypes else "fp32"
-    points = []
-    for r in results:
-        if r.dtype != dtype or r.time_us_p50 <= 0:
-            continue
-        if r.op == "all_reduce" and r.algorithm in ab_model.MODELLED:
-            kind = f"all_reduce/{r.algorithm}"
-        elif r.op == "sendrecv" and r.link:
-            kind = f"sendrecv/{r.link}"
-        else:
-            continue
-        points.append(
-            ab_model.Point(
-                kind=kind,
-                nodes=cluster.nodes,
-                ranks_per_node=cluster.devices_per_node,
-                bytes=r.bytes,
-                time_us=r.time_us_p50,
-            )
+    return [
+        ab_model.Point(
+            kind=f"all_reduce/{r.algorithm}",
+            nodes=cluster.nodes,
+            ranks_per_node=cluster.devices_per_node,
+            bytes=r.bytes,
+            time_us=r.time_us_p50,
         )
-    return points
+        for r in results
+        if r.op == "all_reduce"
+        and r.dtype == dtype
+        and r.algorithm in ab_model.MODELLED
+        and r.time_us_p50 > 0
+    ]
 
 
 def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFacts:
