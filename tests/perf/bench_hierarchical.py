@@ -76,6 +76,7 @@ def main() -> int:
     run_dir = args.run_dir or Path(tempfile.mkdtemp(prefix="bench-hier-")) / "run"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     started = time.monotonic()
+    load_before = os.getloadavg()[0]
     with Lab(2, shape=LinkShape(rate_mbit=args.rate_mbit)) as lab:
         [cmd] = lab.advisor_commands(bench_args(args), run_dir)
         print("$", shlex.join(cmd), flush=True)
@@ -104,6 +105,7 @@ def main() -> int:
         "busbw_MBps_at_32MB": {k: v["busbw_gbps"] * 1e3 / 8 for k, v in at_target.items()},
         "wrong_total": data["wrong_total"],
         "wall_s": wall_s,
+        "load_avg_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "run_dir": str(run_dir),
     }
     ok = speedup >= SPEEDUP_TARGET and model_error is not None
@@ -136,7 +138,8 @@ def record(args: argparse.Namespace, figures: dict, ok: bool, command: str) -> N
             f"{k} α={v['alpha_us']:.0f} µs, 1/β={v['bandwidth_gbps'] or 0:.3f} Gbit/s"
             for k, v in figures["model_links"].items()
         ),
-        f"- wrong elements: {figures['wrong_total']}; wall time {figures['wall_s']:.0f} s",
+        f"- wrong elements: {figures['wrong_total']}; wall time {figures['wall_s']:.0f} s; "
+        f"host load average (1 min) before/after: {figures['load_avg_1min']}",
     ]
     with open(args.record, "a", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
