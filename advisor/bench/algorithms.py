@@ -24,10 +24,20 @@ import torch.distributed as dist
 AllReduceFn = Callable[..., None]
 """``fn(tensor, group=None)``: sum ``tensor`` over the group's ranks, in place."""
 
-DEFAULT_PIPELINE_CHUNK_BYTES = 2 * 2**20
+DEFAULT_PIPELINE_CHUNK_BYTES = 8 * 2**20
 """Hierarchical all-reduce splits the tensor into chunks of about this size so the intra-node
-phases of one chunk run while another chunk crosses the inter-node link."""
+phases of one chunk run while another chunk crosses the inter-node link (larger chunks pay the
+per-step latency fewer times; at least two chunks are used so something always overlaps)."""
+MIN_PIPELINE_CHUNKS = 2
 MAX_PIPELINE_CHUNKS = 64
+
+
+def pipeline_chunks(numel: int, element_bytes: int, ranks_per_node: int, chunk_bytes: int) -> int:
+    """Chunks the hierarchical all-reduce cuts a tensor of ``numel`` elements into."""
+    units = -(-numel // ranks_per_node)
+    per_chunk = max(1, chunk_bytes // (element_bytes * ranks_per_node))
+    wanted = max(MIN_PIPELINE_CHUNKS, -(-units // per_chunk))
+    return max(1, min(units, MAX_PIPELINE_CHUNKS, wanted))
 
 
 def _bounds(numel: int, parts: int) -> list[tuple[int, int]]:
@@ -320,8 +330,7 @@ def hierarchical_all_reduce(
         work = torch.zeros(padded_numel, dtype=flat.dtype, device=flat.device)
         work[:numel].copy_(flat)
     units = padded_numel // g
-    per_chunk_units = max(1, chunk_bytes // (flat.element_size() * g))
-    chunks = min(MAX_PIPELINE_CHUNKS, max(1, -(-units // per_chunk_units)))
+    chunks = pipeline_chunks(numel, flat.element_size(), g, chunk_bytes)
     pieces = [work[u0 * g : u1 * g] for u0, u1 in _bounds(units, chunks) if u1 > u0]
 
     if g == 1 or h.nodes == 1:

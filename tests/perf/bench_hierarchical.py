@@ -117,7 +117,9 @@ def main() -> int:
         f"{'PASS' if ok else 'FAIL'}"
     )
     if args.record:
-        record(args, figures, ok, shlex.join([sys.executable, *sys.argv]))
+        # the interpreter and run-dir paths are this machine's: the record names neither
+        argv = ["python", *(a if not a.startswith("/") else Path(a).name for a in sys.argv)]
+        record(args, figures, ok, shlex.join(argv))
     return 0 if ok else 1
 
 
@@ -135,7 +137,12 @@ def record(args: argparse.Namespace, figures: dict, ok: bool, command: str) -> N
         f"- α–β model held-out median error: {figures['model_heldout_median_error']:.1%} "
         f"(target <= {MODEL_ERROR_TARGET:.0%}); links: "
         + ", ".join(
-            f"{k} α={v['alpha_us']:.0f} µs, 1/β={v['bandwidth_gbps'] or 0:.3f} Gbit/s"
+            f"{k} α={v['alpha_us']:.0f} µs, "
+            + (
+                f"1/β={v['bandwidth_gbps']:.3f} Gbit/s"
+                if v["bandwidth_gbps"]
+                else "β not identified (0)"
+            )
             for k, v in figures["model_links"].items()
         ),
         f"- wrong elements: {figures['wrong_total']}; wall time {figures['wall_s']:.0f} s; "
