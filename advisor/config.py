@@ -15,6 +15,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from advisor.bench.collectives import BenchConfig
 from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
@@ -40,6 +41,7 @@ class StagesConfig:
     topology: TopologyConfig = field(default_factory=TopologyConfig)
     timeouts: TimeoutsConfig = field(default_factory=TimeoutsConfig)
     subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
+    bench: BenchConfig = field(default_factory=BenchConfig)
 
 
 @dataclass(kw_only=True)

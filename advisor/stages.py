@@ -70,6 +70,7 @@ STAGE_MODULES: dict[str, str] = {
     "topology": "advisor.probes.topology",
     "timeouts": "advisor.probes.timeouts",
     "subgroups": "advisor.probes.subgroups",
+    "bench": "advisor.bench.collectives",
 }
 
 
