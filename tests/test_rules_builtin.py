@@ -129,7 +129,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("topology-ranks-per-node", "gloo", {"topology.ranks_per_node.node1": 3}, {}, {}),
     ("topology-duplicate-devices", "hccl",
      {"topology.duplicate_devices": [{"device": "npu:1", "ranks": [2, 3]}]}, {}, {}),
-    ("topology-shared-affinity", "gloo", {"topology.shared_affinity": [[0, 1]]}, {}, {}),
+    ("topology-shared-affinity", "hccl", {"topology.shared_affinity": [[0, 1]]}, {}, {}),
     ("topology-slow-links", "gloo", {"topology.slow_links": _SLOW}, {}, {}),
     ("topology-errors", "gloo", {"topology.errors": ["rank 2: no bus id"]}, {}, {}),
     ("subgroups-layout-errors", "gloo", {"subgroups.errors": _LAYOUT_ERR}, {},
@@ -259,3 +259,11 @@ def test_rule_fires_and_stays_quiet(
     still = [f.message for f in calm.findings if f.rule_id == rule_id]
     why_not = [n.reason for n in calm.not_evaluated if n.rule_id == rule_id]
     assert rule_id in calm.passed, (still, why_not)
+
+
+def test_shared_affinity_is_no_finding_on_an_emulated_cluster() -> None:
+    """Emulated ranks share this host's cores by construction: not the cluster's problem."""
+    real = _evaluate({"topology.shared_affinity": [[0, 1]]}, "hccl")
+    emulated = _evaluate({"topology.shared_affinity": [[0, 1]], "cluster.emulated": True}, "hccl")
+    assert "topology-shared-affinity" in {f.rule_id for f in real.findings}
+    assert "topology-shared-affinity" not in {f.rule_id for f in emulated.findings}
