@@ -7,6 +7,7 @@ from pathlib import Path
 
 import psutil
 
+from advisor import stages
 from advisor.cluster import ClusterConfig, resolve
 from advisor.launch import (
     LauncherConfig,
@@ -59,11 +60,15 @@ def _no_workers_left() -> bool:
     ]
 
 
+SMOKE_ONLY = [f"stages.{name}.enabled=false" for name in stages.names() if name != "smoke"]
+
+
 def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
     deadline_s = 20
     t0 = time.monotonic()
     res = advisor(
         [
+            *SMOKE_ONLY,
             f"stages.smoke.deadline_s={deadline_s}",
             "+faults=[{stage:smoke,rank:1,kind:hang,step:barrier}]",
         ]
@@ -82,7 +87,7 @@ def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
 
 
 def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor) -> None:
-    res = advisor(["+faults=[{stage:smoke,rank:1,kind:exit,step:all_reduce}]"])
+    res = advisor([*SMOKE_ONLY, "+faults=[{stage:smoke,rank:1,kind:exit,step:all_reduce}]"])
     assert res.returncode == 1
     smoke = res.stage("smoke")
     assert smoke["status"] == "failed"
