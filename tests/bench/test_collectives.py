@@ -120,7 +120,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "stages.bench.pipeline_chunk_bytes=2048",
             "stages.bench.deadline_s=400",
             # an explicit native variant (gloo has none of its own): a second, fresh job
-            "stages.bench.variants={probe:{TORCH_CPP_LOG_LEVEL:ERROR}}",
+            "+stages.bench.variants.probe={TORCH_CPP_LOG_LEVEL:ERROR}",
         ],
         run_dir,
         timeout_s=500,
@@ -128,6 +128,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
 
 
 def test_run_measures_every_op_size_dtype_and_algorithm(run: AdvisorResult) -> None:
+    assert (run.run_dir / "facts.json").exists(), run.stdout[-3000:] + run.stderr[-3000:]
     stage = run.stage("bench")
     assert stage["status"] == "ok", stage["reason"] + run.stdout[-3000:] + run.stderr[-3000:]
     results = stage["data"]["results"]
