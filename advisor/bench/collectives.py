@@ -135,7 +135,8 @@ class BenchConfig(StageConfig):
     """Also run one job per native-algorithm setting of the backend (none on gloo)."""
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
     """Native variants to run (name → environment); empty: the backend's defaults
-    (advisor.bench.collectives.NATIVE_VARIANTS)."""
+    (advisor.bench.collectives.NATIVE_VARIANTS). Override one with
+    ``+stages.bench.variants.NAME={HCCL_ALGO:'level0:NA;level1:ring'}``."""
     variant_ops: list[str] = field(default_factory=lambda: ["all_reduce"])
     """Collectives timed in the variant jobs (native algorithm only)."""
     variant_deadline_s: float = 180.0

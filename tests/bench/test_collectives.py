@@ -9,6 +9,7 @@ import pytest
 
 from advisor.bench import collectives as bench
 from advisor.errors import ConfigError
+from advisor.stages import STAGE_MODULES
 from tests.conftest import AdvisorResult, run_advisor
 
 ALGORITHMS = ["native", "ring", "halving_doubling", "tree", "hierarchical"]
@@ -109,9 +110,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "emulate=true",
             "profile=standard",
             "cluster.inter.nominal_gbps=10",
-            "stages.smoke.enabled=false",
-            "stages.connectivity.enabled=false",
-            "stages.topology.enabled=false",
+            # only this stage (the probes have their own tests)
+            *[f"stages.{s}.enabled={str(s == 'bench').lower()}" for s in STAGE_MODULES],
             "stages.bench.dtypes=[fp32,bf16]",
             "stages.bench.min_bytes=1024",
             "stages.bench.max_bytes=16384",
@@ -120,7 +120,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "stages.bench.pipeline_chunk_bytes=2048",
             "stages.bench.deadline_s=400",
             # an explicit native variant (gloo has none of its own): a second, fresh job
-            "stages.bench.variants={probe:{TORCH_CPP_LOG_LEVEL:ERROR}}",
+            "+stages.bench.variants.probe={TORCH_CPP_LOG_LEVEL:ERROR}",
         ],
         run_dir,
         timeout_s=500,
@@ -128,6 +128,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
 
 
 def test_run_measures_every_op_size_dtype_and_algorithm(run: AdvisorResult) -> None:
+    assert (run.run_dir / "facts.json").exists(), run.stdout[-3000:] + run.stderr[-3000:]
     stage = run.stage("bench")
     assert stage["status"] == "ok", stage["reason"] + run.stdout[-3000:] + run.stderr[-3000:]
     results = stage["data"]["results"]
@@ -137,7 +138,7 @@ def test_run_measures_every_op_size_dtype_and_algorithm(run: AdvisorResult) -> N
             got = {
                 (r["algorithm"], r["bytes"])
                 for r in results
-                if r["op"] == op and r["dtype"] == dtype
+                if r["op"] == op and r["dtype"] == dtype and r["variant"] == "default"
             }
             names = ALGORITHMS if op == "all_reduce" else ["native"]
             # S rounds down to a multiple of the world size for the split ops; 4 ranks divide it

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from advisor.lab import Lab, LinkShape  # noqa: E402
+from advisor.stages import STAGE_MODULES  # noqa: E402
 
 TARGET_BYTES = 32 * 2**20
 SPEEDUP_TARGET = 1.5
@@ -43,7 +44,7 @@ def bench_args(args: argparse.Namespace) -> list[str]:
         f"cluster.inter.nominal_gbps={args.rate_mbit / 1000}",
         "cluster.inter.type=veth",
         "profile=standard",
-        *[f"stages.{s}.enabled=false" for s in ("smoke", "connectivity", "topology")],
+        *[f"stages.{s}.enabled={str(s == 'bench').lower()}" for s in STAGE_MODULES],
         "stages.bench.ops=[all_reduce,sendrecv]",
         "stages.bench.dtypes=[fp32]",
         f"stages.bench.algorithms=[{algorithms}]",
