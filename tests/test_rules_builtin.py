@@ -267,3 +267,24 @@ def test_shared_affinity_is_no_finding_on_an_emulated_cluster() -> None:
     emulated = _evaluate({"topology.shared_affinity": [[0, 1]], "cluster.emulated": True}, "hccl")
     assert "topology-shared-affinity" in {f.rule_id for f in real.findings}
     assert "topology-shared-affinity" not in {f.rule_id for f in emulated.findings}
+
+
+def test_hccl_algo_rule_reads_native_variants_by_their_hccl_algo() -> None:
+    """The bench names native variants native[<variant>]; the rule maps them to level1 names."""
+    variants = {
+        "hccl-ring": {"HCCL_ALGO": "level0:NA;level1:ring"},
+        "hccl-NHR": {"HCCL_ALGO": "level0:NA;level1:NHR"},
+    }
+    fixed_ring = {"env.HCCL_ALGO": "level0:NA;level1:ring", "bench.variants": variants}
+    same = _evaluate(
+        {**fixed_ring, "bench.best_algorithm": {"all_reduce": {"1024": "native[hccl-ring]"}}},
+        "hccl",
+    )
+    assert "hccl-algo-fixed-not-best" not in {f.rule_id for f in same.findings}
+    other = _evaluate(
+        {**fixed_ring, "bench.best_algorithm": {"all_reduce": {"1024": "native[hccl-NHR]"}}}, "hccl"
+    )
+    (finding,) = [f for f in other.findings if f.rule_id == "hccl-algo-fixed-not-best"]
+    assert [r.value for r in finding.recommendations if r.name == "HCCL_ALGO"] == [
+        "level0:NA;level1:NHR"
+    ]
