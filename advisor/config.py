@@ -20,6 +20,7 @@ from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
 from advisor.smoke import SmokeConfig
+from advisor.sweep.config import SweepConfig
 
 SCHEMA_NAME = "advisor_schema"
 
@@ -29,6 +30,7 @@ class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
+    sweep: SweepConfig = field(default_factory=SweepConfig)
 
 
 @dataclass(kw_only=True)

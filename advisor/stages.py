@@ -61,6 +61,7 @@ class Stage:
 STAGE_MODULES: dict[str, str] = {
     # Execution order. Each module exposes ``STAGE: Stage``; its config class lives beside it.
     "smoke": "advisor.smoke",
+    "sweep": "advisor.sweep.stage",
 }
 
 
