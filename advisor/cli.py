@@ -92,7 +92,8 @@ def _run(args: list[str]) -> int:
             codes.append(e.exit_code)
 
     saved = sys.argv
-    sys.argv = ["advisor run", *args]
+    flags, overrides = split_args(args)
+    sys.argv = ["advisor run", *flags, *overrides]
     try:
         task()
     except SystemExit as e:
@@ -115,6 +116,33 @@ def _schema_fields(tp: Any) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in fields(tp)}
 
 
+_FLAGS_WITH_VALUE = {
+    "--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd",
+    "--experimental-rerun", "--package", "-p", "--cfg", "-c",
+}  # fmt: skip
+
+
+def split_args(args: list[str]) -> tuple[list[str], list[str]]:
+    """Hydra's flags (with their values) apart from the overrides.
+
+    Hydra's argparse rejects overrides on both sides of a flag (``a=1 --cfg job b=2``); passing
+    the flags first lets people write them anywhere.
+    """
+    flags: list[str] = []
+    overrides: list[str] = []
+    take_value = False
+    for a in args:
+        if take_value:
+            flags.append(a)
+            take_value = False
+        elif a.startswith("-"):
+            flags.append(a)
+            take_value = a in _FLAGS_WITH_VALUE
+        else:
+            overrides.append(a)
+    return flags, overrides
+
+
 def check_overrides(args: list[str], conf_dir: Path) -> None:
     """Catch typos before Hydra does, with the valid choices and a suggestion.
 
@@ -126,31 +154,7 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
 
     from advisor.config import AdvisorConfig
 
-    flags_with_value = {
-        "--config-name",
-        "-cn",
-        "--config-path",
-        "-cp",
-        "--config-dir",
-        "-cd",
-        "--experimental-rerun",
-        "--info",
-        "-i",
-        "--package",
-        "-p",
-        "--cfg",
-        "-c",
-    }
-    overrides: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a.startswith("-"):
-            skip = a in flags_with_value and "=" not in a and a not in ("--info", "-i")
-            continue
-        overrides.append(a)
+    _, overrides = split_args(args)
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as e:

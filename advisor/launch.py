@@ -448,10 +448,19 @@ _ROOT_CAUSE = re.compile(
 
 
 def parse_agent_failures(text: str) -> dict[int, int]:
-    """Ranks and exit codes from torchrun's ``ChildFailedError`` summary (root cause first)."""
+    """Ranks that failed on their own, with exit codes, from torchrun's ``ChildFailedError``.
+
+    The summary lists the root cause and the other failures; ranks the agent itself ended with
+    SIGTERM after the root cause are not failures of their own and are left out.
+    """
     failures: dict[int, int] = {}
+    root_at = text.find("Root Cause")
     for m in _ROOT_CAUSE.finditer(text):
-        failures.setdefault(int(m.group("rank")), int(m.group("code")))
+        rank, code = int(m.group("rank")), int(m.group("code"))
+        is_root = root_at != -1 and m.start() > root_at
+        if code == -signal.SIGTERM and not is_root:
+            continue
+        failures.setdefault(rank, code)
     return failures
 
 
@@ -474,6 +483,23 @@ def diagnose(
                 parse_agent_failures(a.log_path.read_text(encoding="utf-8", errors="replace"))
             )
     first_failure = min(agent_failures, default=None) if agent_failures else None
+    # Progress = steps started. At a hang, ranks behind the furthest one are the culprits; the
+    # ones at the front are only waiting for them.
+    unfinished = {
+        p.rank: _started_count(by_rank.get(p.rank, []))
+        for p in cluster.placements()
+        if not any(r.step == "done" for r in by_rank.get(p.rank, []))
+    }
+    furthest = max(unfinished.values(), default=0)
+    laggards = sorted(r for r, n in unfinished.items() if n < furthest)
+    furthest_step = next(
+        (
+            _last_started(by_rank[r])
+            for r, n in unfinished.items()
+            if n == furthest and by_rank.get(r)
+        ),
+        "",
+    )
     outcomes: list[RankOutcome] = []
     for p in cluster.placements():
         recs = by_rank.get(p.rank, [])
@@ -495,7 +521,7 @@ def diagnose(
             pass
         elif error is not None:
             out.state = "error"
-            out.reason = str(error.metrics.get("error", "reported an error"))
+            out.reason = _first_line(str(error.metrics.get("error", "reported an error")))
             out.last_step = error.step if error.step != "error" else _last_started(recs)
         elif not recs:
             out.state = "not_started"
@@ -503,11 +529,26 @@ def diagnose(
         elif p.rank in agent_failures and (timed_out is False):
             out.state = "died"
             out.exit_code = agent_failures[p.rank]
-            out.reason = f"process exited with code {out.exit_code} during step {last_step!r}"
+            when = "during" if last is not None and last.status == "started" else "after"
+            out.reason = f"process exited with code {out.exit_code} {when} step {last_step!r}"
         elif timed_out:
-            out.state = "hung"
-            out.reason = f"still in step {_last_started(recs)!r} at the deadline"
-            out.last_step = _last_started(recs)
+            started = _started_count(recs)
+            if started < furthest:
+                out.state = "hung"
+                out.reason = (
+                    f"never arrived at step {furthest_step!r} that other ranks reached "
+                    f"(last step {last_step!r} {last.status if last else ''})"
+                )
+            elif laggards:
+                out.state = "stopped"
+                out.reason = (
+                    f"waiting in step {_last_started(recs)!r} for rank(s) "
+                    f"{', '.join(str(r) for r in laggards[:8])}"
+                )
+            else:
+                out.state = "hung"
+                out.reason = f"still in step {_last_started(recs)!r} at the deadline"
+            out.last_step = _last_started(recs) or last_step
         else:
             out.state = "stopped"
             out.reason = f"stopped by the agent during step {last_step!r} after another rank failed"
@@ -515,17 +556,22 @@ def diagnose(
     bad = [o for o in outcomes if o.state != "ok"]
     if not bad:
         return outcomes, ""
-    culprits = [o for o in bad if o.state in ("died", "error", "hung", "not_started")] or bad
-    parts = [
-        f"rank {o.rank} on {o.node_name} ({o.host or '?'}) {o.state}: {o.reason}"
-        for o in culprits[:8]
-    ]
+    # Root causes first: a rank that died or hung makes its peers raise errors of their own.
+    order = {"died": 0, "hung": 1, "not_started": 2, "error": 3}
+    culprits = (
+        sorted((o for o in bad if o.state in order), key=lambda o: (order[o.state], o.rank)) or bad
+    )
+    parts = [f"rank {o.rank} on {_where(o)} {o.state}: {o.reason}" for o in culprits[:8]]
     if len(culprits) > 8:
         parts.append(f"... and {len(culprits) - 8} more")
     if first_failure is not None and not any(o.state == "died" for o in culprits):
         parts.append(f"torchrun reported rank {first_failure} failing first")
     prefix = f"{stage} timed out" if timed_out else f"{stage} failed"
     return outcomes, f"{prefix}: " + "; ".join(parts)
+
+
+def _started_count(recs: list[Record]) -> int:
+    return sum(1 for r in recs if r.status == "started")
 
 
 def _last_started(recs: list[Record]) -> str:
@@ -618,6 +664,17 @@ def run_job_stage(
         reason=reason,
         ranks=outcomes,
     )
+
+
+def _where(o: RankOutcome) -> str:
+    if not o.host or o.host == o.node_name:
+        return o.node_name or o.host or "?"
+    return f"{o.node_name} (host {o.host})"
+
+
+def _first_line(text: str, limit: int = 240) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else text
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _external_outcome(

@@ -73,12 +73,13 @@ def summarize(
 
 
 def run_host_stage(
-    stage: stages.Stage, cfg: AdvisorConfig, cluster: Cluster, run_dir: Path, params: Any
+    stage: stages.Stage, cluster: Cluster, run_dir: Path, params: Any, nodes: list[int]
 ) -> StageFacts:
+    """Run a host stage for each node this process speaks for."""
     assert stage.run_host is not None
     started = time.time()
     errors = []
-    for node in range(cluster.nodes if cluster.emulated or cfg.launcher.kind != "torchrun" else 1):
+    for node in nodes:
         ctx = HostContext(
             stage=stage.name, run_dir=run_dir, cluster=cluster, node=node, params=params
         )
@@ -157,9 +158,16 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         cluster=cluster_facts(cluster),
         environment=environment_facts(cfg, cluster),
     )
-    _write_run_file(run_dir, facts)
+    # Validates the launcher settings before anything is measured, and tells which nodes this
+    # process speaks for: with launcher=torchrun/env one advisor runs per node and node 0 alone
+    # writes the facts and the report.
+    local_nodes = launch.plan_topology(cfg.launcher, cluster, 0, dict(os.environ)).local_nodes
+    primary = 0 in local_nodes or cfg.launcher.kind == "slurm"
+    if primary:
+        _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
     names = plan(cfg)
+    node_statuses: list[str] = []
     for index, name in enumerate(names):
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
@@ -180,12 +188,19 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         elif stage.kind == "driver":
             sf = run_driver_stage(stage, index, cfg, cluster, run_dir, params)
         else:
-            sf = run_host_stage(stage, cfg, cluster, run_dir, params)
+            sf = run_host_stage(stage, cluster, run_dir, params, local_nodes)
+        if not primary:
+            console.stage_end(sf)
+            node_statuses.append(sf.status)
+            continue
         append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
         summarize(stage, sf, run_dir, cluster, params)
         facts.stages[name] = sf
         facts.write(run_dir / "facts.json")
         console.stage_end(sf)
+    if not primary:
+        console.plain(f"node {local_nodes[0]} done; node 0 writes the facts and the report")
+        return 1 if any(st in ("failed", "timeout", "error") for st in node_statuses) else 0
     facts.run.finished_at = time.time()
     facts.run.duration_s = facts.run.finished_at - started
     _write_run_file(run_dir, facts)

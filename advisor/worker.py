@@ -96,8 +96,10 @@ class _Recorder:
         The ``started`` record is what hang diagnosis reads: a rank that never finishes a step is
         reported at the last step it started.
         """
-        self.record(name, "started", **metrics)
+        # An injected fault fires before the step is announced: a hung or dead rank then looks
+        # exactly like one that never arrived, which is what hang diagnosis must tell apart.
         self._maybe_fault(name)
+        self.record(name, "started", **metrics)
         out: dict[str, Any] = {}
         t0 = time.perf_counter()
         try:

@@ -1,0 +1,156 @@
+"""The installed CLI end to end: runs, emulation, usage errors, and re-rendering."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_advisor
+
+
+def test_run_on_this_host_writes_the_run_directory(advisor) -> None:
+    res = advisor([])
+    assert res.returncode == 0, res.stdout + res.stderr
+    run = res.run_dir
+    for name in (
+        ".hydra/config.yaml",
+        "facts.json",
+        "report.html",
+        "results/smoke.jsonl",
+        "results/run.json",
+    ):
+        assert (run / name).exists(), name
+    assert res.stdout.strip().splitlines()[-1] == f"report: {run / 'report.html'}"
+    facts = res.facts
+    assert facts["cluster"]["backend"] in ("gloo", "nccl", "hccl")
+    assert facts["stages"]["smoke"]["status"] == "ok"
+    assert facts["environment"]["versions"]["torch"]
+
+
+def test_report_reproduces_outputs_from_stored_results(advisor) -> None:
+    res = advisor([])
+    assert res.returncode == 0
+    run = res.run_dir
+    before = (run / "facts.json").read_text()
+    (run / "facts.json").unlink()
+    (run / "report.html").unlink()
+    again = run_advisor([str(run)], command="report")
+    assert again.returncode == 0, again.stderr
+    assert (run / "facts.json").read_text() == before
+    assert (run / "report.html").exists()
+
+
+def test_report_on_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
+    res = run_advisor([str(tmp_path)], command="report")
+    assert res.returncode == 2
+    assert "not an advisor run directory" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["cluster.hostz=[a]"], "did you mean 'hosts'"),
+        (["+cluster=2x9"], "options: 1x8, 2x2, 2x8, 4x8, local"),
+        (["cluster.nodes=abc"], "cluster.nodes"),
+        (["+cluster=2x8", "cluster.hosts=[a]"], "cluster.hosts lists 1 hosts"),
+    ],
+)
+def test_bad_overrides_exit_2_without_traceback(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    res = run_advisor(args, tmp_path / "run")
+    assert res.returncode == 2
+    assert message in res.stderr + res.stdout
+    assert "Traceback" not in res.stderr
+
+
+def test_declared_npu_cluster_on_cpu_host_exits_2(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("torch_npu") is not None:
+        pytest.skip("torch_npu present")
+    res = run_advisor(["+cluster=2x8"], tmp_path / "run")
+    assert res.returncode == 2
+    assert "torch_npu is not installed" in res.stderr and "emulate=true" in res.stderr
+    assert not (tmp_path / "run" / "facts.json").exists()
+
+
+def test_help_lists_config_groups_and_cfg_prints_config(tmp_path: Path) -> None:
+    helped = run_advisor(["--help"], tmp_path / "run")
+    assert helped.returncode == 0
+    for group in ("cluster", "launcher", "profile"):
+        assert group in helped.stdout
+    cfg = run_advisor(["+cluster=2x8", "--cfg", "job"], tmp_path / "run")
+    assert cfg.returncode == 0 and "devices_per_node: 8" in cfg.stdout
+
+
+def test_unknown_command_is_usage_error() -> None:
+    res = run_advisor(["x"], command="frobnicate")
+    assert res.returncode == 2 and "unknown command" in res.stderr
+
+
+@pytest.mark.slow
+def test_emulated_2x8_runs_16_ranks_on_2_nodes(advisor) -> None:
+    res = advisor(["+cluster=2x8", "emulate=true"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    facts = res.facts
+    assert facts["cluster"]["world_size"] == 16 and facts["cluster"]["nodes"] == 2
+    assert facts["run"]["emulated"] is True and "EMULATED" in res.stdout
+    ranks = facts["stages"]["smoke"]["ranks"]
+    assert len(ranks) == 16 and all(r["state"] == "ok" for r in ranks)
+    by_node: dict[str, list[int]] = {}
+    for r in ranks:
+        by_node.setdefault(r["node_name"], []).append(r["rank"])
+    assert by_node == {"node0": list(range(8)), "node1": list(range(8, 16))}
+    assert facts["stages"]["smoke"]["data"]["all_reduce_ok"] is True
+
+
+def test_multirun_runs_each_combination(tmp_path: Path) -> None:
+    res = run_advisor(
+        ["-m", "cluster.cpu_ranks=1,2", f"hydra.sweep.dir={tmp_path}/multi"], command="run"
+    )
+    assert res.returncode == 0, res.stderr
+    facts = sorted((tmp_path / "multi").glob("*/facts.json"))
+    assert len(facts) == 2
+
+
+def test_wheel_ships_the_config_tree(tmp_path: Path) -> None:
+    """A non-editable install finds conf/ inside the package."""
+    if shutil.which("git") is None:
+        pytest.skip("git needed to copy the tree")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next(tmp_path.glob("advisor-*.whl"))
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        assert "advisor/conf/config.yaml" in names and "advisor/conf/cluster/2x8.yaml" in names
+        z.extractall(site)
+    out = subprocess.run(
+        [sys.executable, "-c", "from advisor.config import conf_dir; print(conf_dir())"],
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert Path(out.stdout.strip()) == site / "advisor" / "conf"

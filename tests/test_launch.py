@@ -1,0 +1,94 @@
+"""The launcher: torchrun agents per node, deadlines, and naming the rank that broke a stage."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import psutil
+
+from advisor.cluster import ClusterConfig, resolve
+from advisor.launch import (
+    LauncherConfig,
+    agent_argv,
+    parse_agent_failures,
+    plan_topology,
+    wrap_for_node,
+)
+from tests.conftest import DATA
+
+
+def test_parses_torchrun_failure_summary() -> None:
+    text = (DATA / "torchrun_child_failed.log").read_text()
+    # Rank 1 is the root cause; rank 0 was ended by the agent with SIGTERM and is not a failure.
+    assert parse_agent_failures(text) == {1: 13}
+
+
+def test_agent_argv_static_and_c10d() -> None:
+    cluster = resolve(
+        ClusterConfig(name="t", nodes=2, devices_per_node=2, device="cpu"), emulate=True
+    )
+    topo = plan_topology(LauncherConfig(), cluster, 0, {})
+    argv = agent_argv(LauncherConfig(), cluster, topo, 1, Path("spec.json"), "rid")
+    assert argv[1:3] == ["-m", "torch.distributed.run"]
+    assert "--nnodes=2" in argv and "--nproc-per-node=2" in argv and "--node-rank=1" in argv
+    assert argv[-4:] == ["-m", "advisor.worker", "--spec", "spec.json"]
+    c10d = agent_argv(LauncherConfig(rdzv_backend="c10d"), cluster, topo, 1, Path("s"), "rid")
+    assert "--rdzv-backend=c10d" in c10d and "--rdzv-id=rid" in c10d
+
+
+def test_ssh_command_quotes_every_word() -> None:
+    cluster = resolve(
+        ClusterConfig(name="t", nodes=2, devices_per_node=1, device="cpu", hosts=["h0", "h1"]),
+        emulate=False,
+    )
+    launcher = LauncherConfig(kind="ssh")
+    argv = wrap_for_node(
+        launcher, cluster, 1, ["python", "-c", "print('a; rm -rf /')"], {"NCCL_X": "1 2"}
+    )
+    assert argv[:3] == ["ssh", "-p", "22"] and "h1" in argv
+    assert argv[-1].endswith("'print('\"'\"'a; rm -rf /'\"'\"')'")
+    assert "NCCL_X='1 2'" in argv[-1]
+
+
+def _no_workers_left() -> bool:
+    return not [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if "advisor.worker" in " ".join(p.info["cmdline"] or [])
+    ]
+
+
+def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
+    deadline_s = 20
+    t0 = time.monotonic()
+    res = advisor(
+        [
+            f"stages.smoke.deadline_s={deadline_s}",
+            "+faults=[{stage:smoke,rank:1,kind:hang,step:barrier}]",
+        ]
+    )
+    elapsed = time.monotonic() - t0
+    assert res.returncode == 1, res.stderr
+    smoke = res.stage("smoke")
+    assert smoke["status"] == "timeout"
+    assert smoke["duration_s"] <= deadline_s + 15
+    assert elapsed <= deadline_s + 30  # whole CLI, interpreter start-up and report included
+    states = {r["rank"]: r for r in smoke["ranks"]}
+    assert states[1]["state"] == "hung" and "never arrived at step 'barrier'" in states[1]["reason"]
+    assert states[0]["state"] == "stopped" and "waiting in step 'barrier'" in states[0]["reason"]
+    assert "rank 1" in smoke["reason"]
+    assert _no_workers_left()
+
+
+def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor) -> None:
+    res = advisor(["+faults=[{stage:smoke,rank:1,kind:exit,step:all_reduce}]"])
+    assert res.returncode == 1
+    smoke = res.stage("smoke")
+    assert smoke["status"] == "failed"
+    states = {r["rank"]: r for r in smoke["ranks"]}
+    assert states[1]["state"] == "died" and states[1]["exit_code"] == 13
+    assert smoke["reason"].startswith("smoke failed: rank 1")
+    # Rank 0's measurements before the failure are kept in the stage's facts.
+    assert "0" in smoke["data"]["init_s"] and "1" in smoke["data"]["init_s"]
+    assert "verdict: NOT READY" in res.stdout

@@ -1,0 +1,99 @@
+"""Multi-node launchers: one advisor per node meeting at a rendezvous, env-driven, srun."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from advisor.cluster import ClusterConfig, resolve
+from advisor.errors import ConfigError
+from advisor.launch import LauncherConfig, SlurmConfig, free_port, node_commands, plan_topology
+from tests.conftest import REPO, advisor_cmd
+
+
+def _cpu_2x2(**kw: object) -> object:
+    return resolve(
+        ClusterConfig(name="2x2", nodes=2, devices_per_node=2, device="cpu", **kw), emulate=False
+    )  # type: ignore[arg-type]
+
+
+def test_one_advisor_per_node_with_launcher_torchrun(tmp_path: Path) -> None:
+    """Two advisor processes, node ranks 0 and 1, share a run dir: node 0 writes the facts."""
+    run_dir = tmp_path / "run"
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    procs = [
+        subprocess.Popen(
+            [
+                *advisor_cmd(),
+                "run",
+                "+cluster=2x2",
+                "cluster.device=cpu",
+                "launcher=torchrun",
+                f"launcher.node_rank={k}",
+                f"launcher.rdzv_endpoint=127.0.0.1:{port}",
+                f"hydra.run.dir={run_dir}",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        for k in (0, 1)
+    ]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert "node 1 done" in outs[1] and "report:" in outs[0]
+    facts = json.loads((run_dir / "facts.json").read_text())
+    ranks = facts["stages"]["smoke"]["ranks"]
+    assert [(r["rank"], r["node_name"], r["state"]) for r in ranks] == [
+        (0, "node0", "ok"),
+        (1, "node0", "ok"),
+        (2, "node1", "ok"),
+        (3, "node1", "ok"),
+    ]
+
+
+def test_env_launcher_reads_node_rank_and_master_from_environment() -> None:
+    cluster = _cpu_2x2()
+    env = {"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29500"}
+    topo = plan_topology(LauncherConfig(kind="env"), cluster, 3, env)
+    # The outer job's store owns MASTER_PORT; stage jobs use the ports above it.
+    assert (topo.local_nodes, topo.master_addr, topo.master_port) == ([1], "10.0.0.1", 29504)
+    with pytest.raises(ConfigError, match="launcher=env needs RANK, WORLD_SIZE"):
+        plan_topology(LauncherConfig(kind="env"), cluster, 0, {})
+    with pytest.raises(ConfigError, match="WORLD_SIZE=3 advisor processes"):
+        plan_topology(LauncherConfig(kind="env"), cluster, 0, {**env, "WORLD_SIZE": "3"})
+
+
+def test_torchrun_launcher_needs_a_port_every_node_agrees_on() -> None:
+    with pytest.raises(ConfigError, match="rdzv_endpoint=HOST:PORT"):
+        plan_topology(LauncherConfig(kind="torchrun"), _cpu_2x2(), 0, {})
+    with pytest.raises(ConfigError, match=r"node_rank=2 is outside 0\.\.1"):
+        plan_topology(
+            LauncherConfig(kind="torchrun", node_rank=2, rdzv_endpoint="h:1"), _cpu_2x2(), 0, {}
+        )
+
+
+def test_local_launcher_refuses_a_real_multi_node_cluster() -> None:
+    with pytest.raises(ConfigError, match="emulate=true"):
+        plan_topology(LauncherConfig(), _cpu_2x2(), 0, {})
+
+
+def test_slurm_launcher_builds_one_srun_with_c10d(tmp_path: Path) -> None:
+    cluster = _cpu_2x2(hosts=["n0", "n1"])
+    launcher = LauncherConfig(
+        kind="slurm", slurm=SlurmConfig(partition="p1", extra_args=["--gres=gpu:8"])
+    )
+    topo = plan_topology(launcher, cluster, 0, {})
+    (cmd,) = node_commands(launcher, cluster, topo, tmp_path / "s.json", "rid", tmp_path, {})
+    assert cmd.argv[:4] == ["srun", "--nodes=2", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
+    assert "--partition=p1" in cmd.argv and "--gres=gpu:8" in cmd.argv
+    assert (
+        "--rdzv-backend=c10d" in cmd.argv
+        and "--rdzv-endpoint=n0:" + str(topo.master_port) in cmd.argv
+    )
