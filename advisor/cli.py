@@ -21,6 +21,7 @@ USAGE = """usage: advisor COMMAND [ARGS]
 commands:
   run [OVERRIDES]   check the cluster and advise (Hydra overrides; `advisor run --help`)
   report RUN_DIR    re-render every output of a run from its stored results
+  lab COMMAND       emulated multi-node lab (root): up, down, status, run (`advisor lab help`)
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
 """
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
-    handlers = {"run": _run, "report": _report}
+    handlers = {"run": _run, "report": _report, "lab": _lab}
     handler = handlers.get(command)
     if handler is None:
         console.error(f"unknown command {command!r}; commands: {', '.join(handlers)}")
@@ -54,6 +55,12 @@ def _report(args: list[str]) -> int:
     parser.add_argument("run_dir", type=Path)
     ns = parser.parse_args(args)
     return runner.rerender(ns.run_dir.resolve())
+
+
+def _lab(args: list[str]) -> int:
+    from advisor.lab import cli
+
+    return cli.main(args)
 
 
 # ----------------------------------------------------------------------------- advisor run

@@ -15,10 +15,13 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from advisor.bench.collectives import BenchConfig
 from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
+from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.topology import TopologyConfig
 from advisor.smoke import SmokeConfig
 from advisor.sweep.config import SweepConfig
 
@@ -30,6 +33,9 @@ class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
+    connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
+    topology: TopologyConfig = field(default_factory=TopologyConfig)
+    bench: BenchConfig = field(default_factory=BenchConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
 
 

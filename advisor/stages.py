@@ -61,6 +61,9 @@ class Stage:
 STAGE_MODULES: dict[str, str] = {
     # Execution order. Each module exposes ``STAGE: Stage``; its config class lives beside it.
     "smoke": "advisor.smoke",
+    "connectivity": "advisor.probes.connectivity",
+    "topology": "advisor.probes.topology",
+    "bench": "advisor.bench.collectives",
     "sweep": "advisor.sweep.stage",
 }
 

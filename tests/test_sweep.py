@@ -20,6 +20,9 @@ from tests.conftest import DATA, AdvisorResult, run_advisor
 BUILTIN = [
     "profile=standard",
     "stages.smoke.enabled=false",
+    "stages.connectivity.enabled=false",
+    "stages.topology.enabled=false",
+    "stages.bench.enabled=false",
     "stages.sweep.max_trials=3",
     "stages.sweep.batch_sizes=[8,4096]",
     "stages.sweep.model.max_memory_bytes=300000000",
@@ -110,6 +113,9 @@ def test_resume_skips_finished_trials(builtin: AdvisorResult, tmp_path: Path) ->
 
 EXTERNAL = [
     "stages.smoke.enabled=false",
+    "stages.connectivity.enabled=false",
+    "stages.topology.enabled=false",
+    "stages.bench.enabled=false",
     "stages.sweep.enabled=true",
     "stages.sweep.workload=command",
     f"stages.sweep.command.template='python {DATA / 'train_script.py'} --batch-size "

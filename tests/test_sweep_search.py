@@ -12,7 +12,7 @@ from advisor.cluster import ClusterConfig, resolve
 from advisor.errors import ConfigError
 from advisor.results import Record
 from advisor.sweep import external, search
-from advisor.sweep.config import CommandConfig, SweepConfig, TrialConfig
+from advisor.sweep.config import CommandConfig, SweepConfig, TrialConfig, check_algorithms
 from advisor.sweep.stage import aggregate, drift, scaling_shapes
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -152,6 +152,11 @@ def test_trial_and_sweep_config_validation() -> None:
         TrialConfig(native_env="nccl algo")
     with pytest.raises(ConfigError, match=r"stages\.sweep\.comms"):
         SweepConfig(comms=["int8"])
+    with pytest.raises(ConfigError, match="hierarchical"):
+        TrialConfig(comm="algo")
+    with pytest.raises(ConfigError, match="ring, halving_doubling"):
+        check_algorithms(["algo:hierarchicl"], "stages.sweep.comms")
+    check_algorithms(["fp32", "algo:hierarchical", "algo:ring"], "stages.sweep.comms")
     with pytest.raises(ConfigError, match="template"):
         SweepConfig(enabled=True, workload="command")
 

@@ -11,9 +11,11 @@ from advisor.errors import ConfigError
 from advisor.stages import StageConfig
 
 PRECISIONS = ("fp32", "bf16", "fp16")
-COMM_KINDS = ("fp32", "fp16", "bf16", "powersgd")
+COMM_KINDS = ("fp32", "fp16", "bf16", "powersgd", "algo")
 """Gradient communication: fp32 all_reduce (DDP's own), fp16/bf16 compression hooks, PowerSGD
-(``powersgd:<rank>``, rank of the low-rank approximation)."""
+(``powersgd:<rank>``, rank of the low-rank approximation), or one of the project's all-reduce
+algorithms as a DDP hook (``algo:<name>``: ring, halving_doubling, tree, hierarchical, native;
+see ``advisor.bench.algorithms``)."""
 SEARCHES = ("coordinate", "grid")
 WORKLOADS = ("builtin", "command")
 TEMPLATE_FIELDS = (
@@ -32,12 +34,29 @@ def check_comm(value: str, key: str) -> None:
     if kind not in COMM_KINDS:
         raise ConfigError(
             f"{key}={value!r}: gradient communication must be one of fp32, fp16, bf16, "
-            "powersgd:<rank> (e.g. powersgd:4)."
+            "powersgd:<rank> (e.g. powersgd:4), algo:<name> (e.g. algo:hierarchical)."
         )
     if kind == "powersgd" and not (arg.isdigit() and int(arg) >= 1):
         raise ConfigError(f"{key}={value!r}: give PowerSGD's rank, e.g. powersgd:4.")
-    if kind != "powersgd" and arg:
-        raise ConfigError(f"{key}={value!r}: only powersgd takes an argument.")
+    if kind == "algo" and not arg:
+        raise ConfigError(f"{key}={value!r}: name the algorithm, e.g. algo:hierarchical.")
+    if kind not in ("powersgd", "algo") and arg:
+        raise ConfigError(f"{key}={value!r}: only powersgd and algo take an argument.")
+
+
+def check_algorithms(comms: list[str], key: str) -> None:
+    """``algo:<name>`` values name algorithms the project has (imports torch: call lazily)."""
+    names = [c.partition(":")[2] for c in comms if c.startswith("algo:")]
+    if not names:
+        return
+    from advisor.bench.algorithms import ALGORITHMS
+
+    for name in names:
+        if name not in ALGORITHMS:
+            raise ConfigError(
+                f"{key} has algo:{name}; the project's all-reduce algorithms are "
+                f"{', '.join(ALGORITHMS)}."
+            )
 
 
 def check_native_env(value: str, key: str) -> None:
@@ -57,7 +76,8 @@ class TrialConfig:
     precision: str = "fp32"
     """Compute precision: fp32, or bf16/fp16 autocast."""
     comm: str = "fp32"
-    """Gradient communication: fp32, fp16, bf16 (compression hooks) or powersgd:<rank>."""
+    """Gradient communication: fp32, fp16, bf16 (compression hooks), powersgd:<rank> or
+    algo:<name> (the project's all-reduce algorithms)."""
     bucket_cap_mb: float = 25.0
     """DDP bucket size (torch's default 25)."""
     gradient_as_bucket_view: bool = False

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from advisor import console
 from advisor.stages import Stage
 from advisor.sweep import external, search
-from advisor.sweep.config import SweepConfig, TrialConfig, TrialJob
+from advisor.sweep.config import SweepConfig, TrialConfig, TrialJob, check_algorithms
 from advisor.sweep.train import run_rank
 
 if TYPE_CHECKING:
@@ -386,6 +386,7 @@ def scaling_shapes(cluster: Cluster) -> list[tuple[int, int]]:
 
 
 def drive(ctx: DriverContext, params: SweepConfig) -> None:
+    check_algorithms([*params.comms, params.base.comm], "stages.sweep.comms")
     sweep = Sweep(ctx, params)
     space = space_for(params, ctx.cluster.backend)
     if params.search == "grid":

@@ -107,7 +107,7 @@ class CommTimer:
         return timed
 
 
-def comm_hook(comm: str, *, drill_scale: float) -> tuple[Any, Any]:
+def comm_hook(comm: str, *, drill_scale: float, backend: str) -> tuple[Any, Any]:
     """(state, hook) for DDP's ``register_comm_hook``.
 
     fp32 uses torch's ``allreduce_hook`` — the same all_reduce and division DDP's reducer does
@@ -123,6 +123,10 @@ def comm_hook(comm: str, *, drill_scale: float) -> tuple[Any, Any]:
         hook = default_hooks.fp16_compress_hook
     elif kind == "bf16":
         hook = default_hooks.bf16_compress_hook
+    elif kind == "algo":
+        from advisor.bench.algorithms import DDP_HOOKS
+
+        hook = DDP_HOOKS[arg]  # state None: the default process group
     else:
         # start_powerSGD_iter=2: the earliest torch allows; warm-up steps cover the switch.
         state = powerSGD_hook.PowerSGDState(
@@ -132,6 +136,8 @@ def comm_hook(comm: str, *, drill_scale: float) -> tuple[Any, Any]:
             min_compression_rate=2,
         )
         hook = powerSGD_hook.powerSGD_hook
+        if backend == "gloo":
+            hook = _one_bucket_at_a_time(hook)
     if drill_scale == 1.0:
         return state, hook
     inner = hook
@@ -140,6 +146,23 @@ def comm_hook(comm: str, *, drill_scale: float) -> tuple[Any, Any]:
         return inner(state, bucket).then(lambda f: f.value() / drill_scale)
 
     return state, unscale
+
+
+def _one_bucket_at_a_time(hook: Any) -> Any:
+    """Finish each bucket's communication before the next bucket starts.
+
+    PowerSGD issues its second and third all-reduce from completion callbacks. With several
+    buckets in flight, gloo ranks can run those callbacks in different orders and issue
+    mismatched collectives (gloo aborts: "Received data size doesn't match expected size";
+    seen on a 2x4 lab run). NCCL and HCCL order them on the stream; on gloo each bucket waits.
+    """
+
+    def serial(state, bucket):
+        fut = hook(state, bucket)
+        fut.wait()
+        return fut
+
+    return serial
 
 
 def peak_memory_bytes(device: torch.device) -> int:
@@ -202,7 +225,7 @@ def run_rank(ctx: RankContext, job: TrialJob) -> None:
             bucket_cap_mb=trial.bucket_cap_mb,
             gradient_as_bucket_view=trial.gradient_as_bucket_view,
         )
-        state, hook = comm_hook(trial.comm, drill_scale=mc.drill_loss_scale)
+        state, hook = comm_hook(trial.comm, drill_scale=mc.drill_loss_scale, backend=ctx.backend)
         ddp.register_comm_hook(state, timer.wrap(hook))
         opt = torch.optim.AdamW(ddp.parameters(), lr=mc.lr)
         scaler = torch.amp.GradScaler(device.type, enabled=trial.precision == "fp16")

@@ -38,6 +38,9 @@ from advisor.sweep.config import TrialConfig  # noqa: E402
 
 COMMON = [
     "stages.smoke.enabled=false",
+    "stages.connectivity.enabled=false",
+    "stages.topology.enabled=false",
+    "stages.bench.enabled=false",
     "stages.sweep.enabled=true",
     "stages.sweep.model.preset=comm_heavy",
     "stages.sweep.model.steps=4",
@@ -78,7 +81,9 @@ def replay(grid: dict, base: TrialConfig) -> tuple[TrialConfig, int]:
 
     def evaluate(trial: TrialConfig) -> search.Outcome:
         seen.add(trial.key())
-        t = table[trial.key()]
+        t = table.get(trial.key())
+        if t is None:  # a grid cut short: a setting it never measured counts as failed
+            return search.Outcome(score=None)
         return search.Outcome(
             score=t["samples_per_s"] if usable(t) else None, oom=t["status"] == "oom"
         )
@@ -129,7 +134,7 @@ def main() -> int:
     base = TrialConfig(batch_size=4)
     replay_best, replay_trials = replay(grid, base)
     replay_score = next(
-        t["samples_per_s"] for k, t in grid_by_key.items() if k.endswith(replay_best.key())
+        (t["samples_per_s"] for k, t in grid_by_key.items() if k.endswith(replay_best.key())), 0.0
     )
     lines = [
         f"- grid: {grid_trials} trials in {grid['wall_s']:.0f} s, optimum {optimum:.1f} samples/s "

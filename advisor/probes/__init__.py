@@ -1,0 +1,6 @@
+"""Readiness probes: preflight (per node, before any process group), connectivity and topology.
+
+Each probe is a stage (see ``advisor.stages``): it records what it measured as it goes and
+summarises the records into a typed dataclass documented beside its code; those summaries are the
+facts the rules and the report read.
+"""
