@@ -390,7 +390,9 @@ def drive(ctx: DriverContext, params: SweepConfig) -> None:
     sweep = Sweep(ctx, params)
     space = space_for(params, ctx.cluster.backend)
     if params.search == "grid":
-        sweep.total = space.grid_size()
+        # Every setting, plus the fp32 references when the grid itself has no fp32 run.
+        has_reference = "fp32" in space.comms and "fp32" in space.precisions
+        sweep.total = space.grid_size() + (0 if has_reference else len(space.batch_sizes))
     base = params.base
 
     def evaluate(trial: TrialConfig) -> search.Outcome:
