@@ -124,8 +124,9 @@ def main() -> int:
         lines = [speedup_line("default search (live)", coord)]
         return report(lines, args)
     if args.reuse_grid:
-        grid = json.loads((grid_dir / "facts.json").read_text())["stages"]["sweep"]["data"]
-        grid["wall_s"] = float("nan")
+        facts = json.loads((grid_dir / "facts.json").read_text())
+        grid = facts["stages"]["sweep"]["data"]
+        grid["wall_s"] = facts["run"]["duration_s"]
     else:
         grid = run(grid_dir, [*overrides, "stages.sweep.search=grid"])
     grid_by_key = {t["key"]: t for t in grid["trials"]}
