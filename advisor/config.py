@@ -21,7 +21,11 @@ from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.preflight import PreflightConfig
+from advisor.probes.subgroups import SubgroupsConfig
+from advisor.probes.timeouts import TimeoutsConfig
 from advisor.probes.topology import TopologyConfig
+from advisor.rules.config import RulesConfig
 from advisor.smoke import SmokeConfig
 from advisor.sweep.config import SweepConfig
 
@@ -32,9 +36,12 @@ SCHEMA_NAME = "advisor_schema"
 class StagesConfig:
     """Per-stage settings, in execution order; profiles switch them on and off."""
 
+    preflight: PreflightConfig = field(default_factory=PreflightConfig)
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
     connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
     topology: TopologyConfig = field(default_factory=TopologyConfig)
+    timeouts: TimeoutsConfig = field(default_factory=TimeoutsConfig)
+    subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
 
@@ -57,10 +64,21 @@ class AdvisorConfig:
     advisor's own environment; the facts record what was in effect."""
     faults: list[FaultConfig] = field(default_factory=list)
     """Faults to inject into chosen ranks (testing the advisor, drills)."""
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    """Rules evaluated over the facts: extra rule directories, disabled ids, thresholds."""
+    evidence: list[str] = field(default_factory=list)
+    """Files or directories of outputs you already have (nccl-tests, hccl_test, npu-smi,
+    hccn_tool, rank tables, failure logs) read into ``Facts.evidence`` beside the measurements."""
 
     def __post_init__(self) -> None:
         if self.pg_timeout_s <= 0:
             raise ConfigError(f"pg_timeout_s must be positive, got {self.pg_timeout_s}.")
+        for path in self.evidence:
+            if not Path(path).expanduser().exists():
+                raise ConfigError(
+                    f"evidence path {path} does not exist: give files or directories of saved "
+                    "outputs, e.g. evidence=[logs/train.log,hccn/]."
+                )
 
 
 def register() -> None:

@@ -8,7 +8,6 @@ beside the stage's code) which is stored, as a plain mapping, in ``StageFacts.da
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -107,9 +106,7 @@ class Facts:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True, default=_json_default)
 
     def write(self, path: Path) -> None:
-        # One temporary name per writer: with launcher=torchrun every node's advisor writes the
-        # shared run directory's facts.json, and a shared name would let one rename the other's.
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp = path.with_suffix(".tmp")
         tmp.write_text(self.to_json(), encoding="utf-8")
         tmp.replace(path)  # a reader never sees a half-written facts.json
 

@@ -22,6 +22,7 @@ from advisor import __version__, backends, console, launch, outputs, stages
 from advisor.cluster import Cluster, resolve
 from advisor.config import AdvisorConfig, to_typed
 from advisor.errors import ConfigError
+from advisor.evidence.load import load_paths as load_evidence
 from advisor.facts import EnvironmentFacts, Facts, RunInfo, StageFacts, as_data
 from advisor.results import STAGES_FILE, append_line, read_jsonl, read_records, results_dir
 from advisor.worker import HostContext
@@ -73,7 +74,12 @@ def summarize(
 
 
 def run_host_stage(
-    stage: stages.Stage, cluster: Cluster, run_dir: Path, params: Any, nodes: list[int]
+    stage: stages.Stage,
+    cfg: AdvisorConfig,
+    cluster: Cluster,
+    run_dir: Path,
+    params: Any,
+    nodes: list[int],
 ) -> StageFacts:
     """Run a host stage for each node this process speaks for."""
     assert stage.run_host is not None
@@ -81,7 +87,13 @@ def run_host_stage(
     errors = []
     for node in nodes:
         ctx = HostContext(
-            stage=stage.name, run_dir=run_dir, cluster=cluster, node=node, params=params
+            stage=stage.name,
+            run_dir=run_dir,
+            cluster=cluster,
+            node=node,
+            params=params,
+            cfg=cfg,
+            nodes_here=nodes,
         )
         try:
             stage.run_host(ctx, params)
@@ -96,6 +108,10 @@ def run_host_stage(
         deadline_s=params.deadline_s,
         reason="; ".join(errors),
     )
+
+
+def skipped(name: str, reason: str) -> StageFacts:
+    return StageFacts(name=name, status="skipped", started_at=time.time(), reason=reason)
 
 
 def run_driver_stage(
@@ -140,7 +156,12 @@ def run_driver_stage(
 
 def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
     """The main job. Returns the exit code: 0 ready, 1 not ready."""
+    from advisor import rules
+
     cluster = resolve(cfg.cluster, emulate=cfg.emulate)
+    rules.check(cfg.rules)  # a bad rule file fails now, not after every stage has run
+    # Read the evidence before measuring: a wrong path is a usage error, found at once.
+    evidence = load_evidence(cfg.evidence) if cfg.evidence else None
     run_dir.mkdir(parents=True, exist_ok=True)
     results_dir(run_dir).mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -166,13 +187,26 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     if primary:
         _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
+    if evidence is not None:
+        from advisor.evidence.command import EVIDENCE_FILE, print_files
+
+        console.out.print(f"evidence: {len(evidence.files)} file(s)")
+        print_files(evidence)
+        facts.evidence = as_data(evidence)
+        (results_dir(run_dir) / EVIDENCE_FILE).write_text(
+            json.dumps(facts.evidence, indent=2), encoding="utf-8"
+        )
     names = plan(cfg)
     node_statuses: list[str] = []
+    gate = ""
+    """Set when a gating stage (preflight) failed: why the remaining stages are skipped."""
     for index, name in enumerate(names):
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
         console.stage_start(index, len(names), stage)
-        if stage.kind == "job":
+        if gate:
+            sf = skipped(name, gate)
+        elif stage.kind == "job":
             sf = launch.run_job_stage(
                 stage=name,
                 port_offset=index * 100,
@@ -188,7 +222,9 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         elif stage.kind == "driver":
             sf = run_driver_stage(stage, index, cfg, cluster, run_dir, params)
         else:
-            sf = run_host_stage(stage, cluster, run_dir, params, local_nodes)
+            sf = run_host_stage(stage, cfg, cluster, run_dir, params, local_nodes)
+        if stage.gates_run and sf.status != "ok" and getattr(params, "fail_fast", True):
+            gate = f"skipped: {name} {sf.status}: {sf.reason[:300]}"
         if not primary:
             console.stage_end(sf)
             node_statuses.append(sf.status)
@@ -233,6 +269,9 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
         raise ConfigError(f"{run_file} is missing: the run never started measuring.")
     stored = json.loads(run_file.read_text(encoding="utf-8"))
     base = Facts.from_dict({**stored, "stages": {}})
+    evidence_file = results_dir(run_dir) / "evidence.json"
+    if evidence_file.exists():
+        base.evidence = json.loads(evidence_file.read_text(encoding="utf-8"))
     cluster = Cluster.from_dict({k: v for k, v in base.cluster.items() if k != "ranks"})
     for row in read_jsonl(results_dir(run_dir) / STAGES_FILE):
         sf = Facts.from_dict({**stored, "stages": {row["name"]: row}}).stages[row["name"]]
@@ -244,6 +283,10 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
 
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR``: every output again from stored results, nothing re-measured."""
+    if not (run_dir / ".hydra").exists() and (results_dir(run_dir) / "evidence.json").exists():
+        from advisor.evidence import command
+
+        return command.rerender(run_dir)  # written by `advisor import`, not by a Hydra run
     cfg = load_config(run_dir)
     facts = rebuild_facts(run_dir, cfg)
     facts.write(run_dir / "facts.json")

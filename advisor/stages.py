@@ -50,6 +50,10 @@ class Stage:
     each job's ranks run ``run_rank`` with that job's parameters."""
     job_config_type: type | None = None
     """Type of the per-job parameters of a driver stage (defaults to ``config_type``)."""
+    gates_run: bool = False
+    """When this stage fails (and its config's ``fail_fast`` is on), the stages after it are
+    skipped with its reason: a failed preflight means no job could start, and each would
+    otherwise wait for its rendezvous timeout."""
 
     @property
     def kind(self) -> str:
@@ -60,9 +64,12 @@ class Stage:
 
 STAGE_MODULES: dict[str, str] = {
     # Execution order. Each module exposes ``STAGE: Stage``; its config class lives beside it.
+    "preflight": "advisor.probes.preflight",
     "smoke": "advisor.smoke",
     "connectivity": "advisor.probes.connectivity",
     "topology": "advisor.probes.topology",
+    "timeouts": "advisor.probes.timeouts",
+    "subgroups": "advisor.probes.subgroups",
     "bench": "advisor.bench.collectives",
     "sweep": "advisor.sweep.stage",
 }

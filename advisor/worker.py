@@ -157,12 +157,24 @@ class HostContext(_Recorder):
     """What a host stage (preflight) gets: the node it checks and how to report."""
 
     def __init__(
-        self, *, stage: str, run_dir: Path, cluster: Cluster, node: int, params: Any
+        self,
+        *,
+        stage: str,
+        run_dir: Path,
+        cluster: Cluster,
+        node: int,
+        params: Any,
+        cfg: Any = None,
+        nodes_here: list[int] | None = None,
     ) -> None:
         self.stage = stage
         self.run_dir = run_dir
         self.cluster = cluster
         self.node = node
+        self.cfg = cfg
+        """The run's AdvisorConfig (launcher, the jobs' env, which stages are planned)."""
+        self.nodes_here = list(nodes_here or [node])
+        """Every node this advisor process checks (emulated nodes share one host)."""
         self.node_name = cluster.node_name(node)
         self.host = socket.gethostname()
         self.rank = -1

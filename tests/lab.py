@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from advisor.lab import Lab, LinkShape
@@ -26,10 +27,9 @@ from advisor.lab.cli import stop_tree
 from advisor.lab.netns import (
     CREATED_NAMESPACES,
     INTERFACE,
-    PREFIX,
+    SURVIVORS,
     list_labs,
     list_namespaces,
-    processes_in,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -134,18 +134,32 @@ def make_lab() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def lab_leak_check() -> Iterator[None]:
-    """At the end of the session: no lab namespace, state file or process inside a lab is left.
+    """At the end of the session: no lab namespace, link, state file or process is left.
 
-    Use it autouse in lab test modules (``pytestmark = pytest.mark.usefixtures(...)`` does not
-    reach session fixtures' teardown order, so each module declares an autouse wrapper)."""
-    before = {n for n in list_namespaces() if n.startswith(PREFIX)}
+    Lab test modules pull it in with a module-scoped autouse fixture, so it runs once, after the
+    last lab test of the session."""
     yield
     if lab_unavailable_reason():
         return
-    left = {n for n in list_namespaces() if n.startswith(PREFIX)} - before
-    assert not left, f"lab namespaces left behind: {sorted(left)}"
-    procs = processes_in(set(CREATED_NAMESPACES.values()))
-    assert not procs, f"processes left inside lab namespaces: {procs}"
+    # Only this process's labs: other processes (a benchmark, another test run) may have labs
+    # of their own up at the same time.
+    left = sorted(n for n in list_namespaces() if n in CREATED_NAMESPACES)
+    assert not left, f"lab namespaces left behind: {left}"
+    assert not SURVIVORS, f"processes outlived their lab namespace's teardown: {SURVIVORS}"
+    children = [_cmdline(p) for p in psutil.Process().children(recursive=True)]
+    ours = [c for c in children if any(mark in c for mark in (*CREATED_NAMESPACES, *LAB_PROCS))]
+    assert not ours, f"processes started by lab tests are still running: {ours}"
+
+
+LAB_PROCS = ("advisor.worker", "torch.distributed.run", "iperf3")
+"""What a lab test's leftover process would be running (besides a lab namespace's name)."""
+
+
+def _cmdline(p: psutil.Process) -> str:
+    try:
+        return "" if p.status() == psutil.STATUS_ZOMBIE else " ".join(p.cmdline())
+    except psutil.Error:
+        return ""
     mine = [s.id for s in list_labs() if s.owner_pid == os.getpid()]
     assert not mine, f"lab state files left behind: {mine}"
     host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout

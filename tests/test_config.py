@@ -48,7 +48,7 @@ def test_every_profile_composes(profile: str) -> None:
 
 def test_overrides_reach_the_typed_config() -> None:
     cfg = _compose(
-        ["+cluster=2x8", "cluster.hosts=[n0,n1]", "emulate=true", "env.HCCL_BUFFSIZE=400"]
+        ["+cluster=2x8", "cluster.hosts=[n0,n1]", "emulate=true", "+env.HCCL_BUFFSIZE=400"]
     )
     assert cfg.cluster.hosts == ["n0", "n1"]
     assert cfg.emulate is True

@@ -1,4 +1,5 @@
-"""Connectivity stage: the round schedule, and real gloo jobs (one healthy, one losing a rank)."""
+"""Connectivity stage: the round schedule, and a real gloo job losing a rank mid-stage (the
+healthy all-pairs job is in test_probes_run.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from advisor.probes.connectivity import plan_rounds, ring_pairs, round_robin_rounds, schedule
-from tests.conftest import AdvisorResult, run_advisor
+from tests.conftest import run_advisor
+
+# Deadlines for a loaded test machine: starting 4 ranks (each importing torch) on 2 shared cores
+# can take a minute. A healthy stage ends in seconds; only a broken one waits this long.
+SLOW_MACHINE = [f"stages.{s}.deadline_s=300" for s in ("smoke", "connectivity", "topology")]
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 9, 16])
@@ -40,60 +45,24 @@ def test_plan_rounds_modes() -> None:
     assert plan_rounds("all", 1) == []
 
 
-@pytest.fixture(scope="module")
-def healthy(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
-    run_dir: Path = tmp_path_factory.mktemp("conn") / "run"
-    return run_advisor(
-        [
-            "+cluster=2x2",
-            "emulate=true",
-            "stages.smoke.enabled=false",
-            "stages.connectivity.pairs=all",
-            "stages.connectivity.latency_iters=3",
-            "stages.connectivity.bandwidth_bytes=[65536]",
-            "stages.connectivity.bandwidth_iters=2",
-        ],
-        run_dir,
-    )
-
-
-def test_all_pairs_measured_on_real_gloo_job(healthy: AdvisorResult) -> None:
-    assert healthy.returncode == 0, healthy.stdout + healthy.stderr
-    sf = healthy.stage("connectivity")
-    assert sf["status"] == "ok", sf["reason"]
-    data = sf["data"]
-    assert data["rounds"] == 3
-    assert sorted((p["src"], p["dst"]) for p in data["pairs"]) == list(
-        itertools.combinations(range(4), 2)
-    )
-    assert data["failed_pairs"] == [] and data["untested_pairs"] == []
-    for p in data["pairs"]:
-        assert p["ok"] and p["bandwidth_gbps"] > 0 and p["latency_us"] > 0
-        assert p["link"] == ("intra" if p["src_node"] == p["dst_node"] else "inter")
-        assert p["src_host"] and p["dst_host"]
-    assert data["links"]["intra"]["count"] == 2 and data["links"]["inter"]["count"] == 4
-    assert set(data["mtu_by_node"]) == {"node0", "node1"}
-    assert data["mtu_mismatch"] is False
-    assert data["comm_nic"]["node0"]  # the interface towards the master was found
-
-
 def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) -> None:
     res = run_advisor(
         [
             "+cluster=2x2",
             "emulate=true",
+            *SLOW_MACHINE,
             "stages.connectivity.pairs=all",
             "stages.connectivity.latency_iters=3",
             "stages.connectivity.bandwidth_bytes=[65536]",
             "stages.connectivity.bandwidth_iters=2",
             "stages.connectivity.pair_timeout_s=5",
+            "stages.smoke.enabled=false",
             "+faults=[{stage:connectivity,rank:1,kind:exit,step:pair}]",
         ],
         tmp_path / "run",
     )
     assert res.returncode == 1, res.stdout + res.stderr
-    smoke = res.stage("smoke")
-    assert smoke["status"] == "ok" and smoke["data"]["all_reduce_ok"] is True
+    assert res.stage("preflight")["status"] == "ok"
     sf = res.stage("connectivity")
     assert sf["status"] == "failed"
     assert "rank 1 on node0" in sf["reason"]
@@ -102,8 +71,13 @@ def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) 
     data = sf["data"]
     # Every pair with rank 1 in it failed or was never reached; none is reported as measured.
     assert not [p for p in data["pairs"] if 1 in (p["src"], p["dst"])]
-    failed = data["failed_pairs"]
-    assert failed, "the pair rank 1 died in must be reported"
-    assert all(1 in (p["src"], p["dst"]) or p["error"] for p in failed)
-    first = failed[0]
-    assert first["src_host"] and first["dst_host"] and first["error"]
+    # The pair rank 1 died in is reported failed, with both ends' nodes and hosts.
+    a, b = (int(x) for x in rank1["last_step"][len("pair/") :].split("-"))
+    died_in = next(p for p in data["failed_pairs"] if (p["src"], p["dst"]) == (a, b))
+    assert died_in["error"] and not died_in["ok"]
+    assert died_in["src_host"] and died_in["dst_host"]
+    assert {died_in["src_node"], died_in["dst_node"]} >= {"node0"}
+    # The run went on: topology ran after the failed stage and used the pairs that were measured.
+    topo = res.stage("topology")
+    assert topo["status"] == "ok", topo["reason"]
+    assert topo["data"]["measured_links"] == len(data["pairs"])

@@ -48,7 +48,7 @@ def test_ssh_command_quotes_every_word() -> None:
     )
     assert argv[:3] == ["ssh", "-p", "22"] and "h1" in argv
     assert argv[-1].endswith("'print('\"'\"'a; rm -rf /'\"'\"')'")
-    assert "NCCL_X='1 2'" in argv[-1]
+    assert "'NCCL_X=1 2'" in argv[-1]
 
 
 def _no_workers_left() -> bool:

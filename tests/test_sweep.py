@@ -19,7 +19,10 @@ from tests.conftest import DATA, AdvisorResult, run_advisor
 
 BUILTIN = [
     "profile=standard",
+    "stages.preflight.enabled=false",
     "stages.smoke.enabled=false",
+    "stages.timeouts.enabled=false",
+    "stages.subgroups.enabled=false",
     "stages.connectivity.enabled=false",
     "stages.topology.enabled=false",
     "stages.bench.enabled=false",
@@ -112,7 +115,10 @@ def test_resume_skips_finished_trials(builtin: AdvisorResult, tmp_path: Path) ->
 
 
 EXTERNAL = [
+    "stages.preflight.enabled=false",
     "stages.smoke.enabled=false",
+    "stages.timeouts.enabled=false",
+    "stages.subgroups.enabled=false",
     "stages.connectivity.enabled=false",
     "stages.topology.enabled=false",
     "stages.bench.enabled=false",

@@ -11,7 +11,7 @@ from advisor.cluster import ClusterConfig, resolve
 from advisor.probes import topology
 from advisor.probes.topology import TopologyConfig, TopologyFacts
 from advisor.results import Record
-from tests.conftest import DATA, AdvisorResult, run_advisor
+from tests.conftest import DATA
 
 SLOW_LINK_RECORDS = DATA / "probes" / "connectivity_2x2_slow_link.jsonl"
 
@@ -124,43 +124,3 @@ def test_placement_checks() -> None:
         "node1 runs 1 ranks but the cluster declares 2 devices per node: set "
         "cluster.devices_per_node or the launcher's processes per node to match"
     ]
-
-
-@pytest.fixture(scope="module")
-def two_ranks_one_device(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
-    return run_advisor(
-        [
-            "+cluster=2x2",
-            "emulate=true",
-            "stages.smoke.enabled=false",
-            "stages.connectivity.latency_iters=3",
-            "stages.connectivity.bandwidth_bytes=[65536]",
-            "stages.connectivity.bandwidth_iters=2",
-            # Every local rank binds emulated device 0: two ranks per device on each node.
-            "stages.topology.device_of_local_rank=[0,0]",
-        ],
-        tmp_path_factory.mktemp("topo") / "run",
-    )
-
-
-def test_two_ranks_on_one_device_are_named(two_ranks_one_device: AdvisorResult) -> None:
-    res = two_ranks_one_device
-    assert res.returncode == 1, res.stdout + res.stderr
-    sf = res.stage("topology")
-    assert sf["status"] == "failed"
-    assert "shares device node0 (" in sf["reason"] and "EI0015" in sf["reason"]
-    data = sf["data"]
-    assert sorted(d["ranks"] for d in data["duplicate_devices"]) == [[0, 1], [2, 3]]
-    assert any("EI0015" in e for e in data["errors"])
-    assert data["ranks_per_node"] == {"node0": 2, "node1": 2}
-    assert [r["rank"] for r in data["ranks"]] == [0, 1, 2, 3]
-    assert all(r["cpu_affinity"] and r["device"] == "cpu:0" for r in data["ranks"])
-
-
-def test_topology_reads_the_connectivity_measurements(two_ranks_one_device: AdvisorResult) -> None:
-    conn = two_ranks_one_device.stage("connectivity")
-    assert conn["status"] == "ok"
-    data = two_ranks_one_device.stage("topology")["data"]
-    # Ring of 4 ranks: 4 links measured by connectivity, all used by the inference.
-    assert data["measured_links"] == len(conn["data"]["pairs"]) == 4
-    assert data["islands"] and sorted(r for i in data["islands"] for r in i) == [0, 1, 2, 3]

@@ -81,6 +81,8 @@ class BenchJobConfig:
 
     variant: str = DEFAULT_VARIANT
     """Native-setting variant this job runs under (its environment is set by the driver)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """The variant's environment, as the driver set it; rank 0 records what it really sees."""
     ops: list[str] = field(default_factory=lambda: list(OPS))
     """Collectives to time: all_reduce, all_gather, reduce_scatter, broadcast, all_to_all,
     sendrecv."""
@@ -173,10 +175,13 @@ class BenchConfig(StageConfig):
                     f"stages.bench.whatif_shapes: {shape} is not [nodes, ranks_per_node]."
                 )
 
-    def job(self, variant: str = DEFAULT_VARIANT) -> BenchJobConfig:
+    def job(
+        self, variant: str = DEFAULT_VARIANT, env: dict[str, str] | None = None
+    ) -> BenchJobConfig:
         default = variant == DEFAULT_VARIANT
         return BenchJobConfig(
             variant=variant,
+            env=dict(env or {}),
             ops=list(self.ops if default else self.variant_ops),
             dtypes=list(self.dtypes if default else self.dtypes[:1]),
             algorithms=list(self.algorithms if default else ["native"]),
@@ -366,8 +371,12 @@ def bandwidths_gbps(op: str, nbytes: int, time_us: float, world: int) -> tuple[f
 
 
 def run_rank(ctx: RankContext, p: BenchJobConfig) -> None:
+    import os
+
     import torch.distributed as dist
 
+    if ctx.rank == 0 and p.env:
+        ctx.record("env", variant=p.variant, seen={k: os.environ.get(k) for k in p.env})
     fns = {name: algorithms.get(name) for name in p.algorithms}
     if "hierarchical" in fns and ctx.world_size > 1:
         with ctx.step("groups"):
@@ -466,6 +475,8 @@ class BenchFacts:
     """Native variants run: name → the environment the job had."""
     failed_variants: dict[str, str] = field(default_factory=dict)
     """Variant → why its job did not finish."""
+    variants_seen: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    """Variant → its variables as rank 0 of the job saw them (proof the setting reached it)."""
     model: dict[str, Any] = field(default_factory=dict)
     """The α–β model (advisor.bench.model.ModelFacts): links {intra, inter: alpha_us,
     beta_us_per_byte, bandwidth_gbps, fitted}, heldout_median_error, heldout, notes."""
@@ -555,6 +566,8 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
             facts.variants[rec.metrics["name"]] = dict(rec.metrics.get("env", {}))
             if rec.status != "ok":
                 facts.failed_variants[rec.metrics["name"]] = str(rec.metrics.get("reason", ""))
+        elif rec.rank == 0 and rec.step == "env":
+            facts.variants_seen[rec.metrics["variant"]] = dict(rec.metrics.get("seen", {}))
     facts.wrong_total = sum(r.wrong for r in facts.results)
     link, gbps, source = bottleneck(cluster, records)
     facts.bottleneck_link, facts.bottleneck_gbps, facts.bottleneck_source = link, gbps, source
@@ -664,10 +677,13 @@ def drive(ctx: DriverContext, params: BenchConfig) -> None:
         if ctx.time_left_s < 5:
             ctx.record("variant", "error", name=variant, env=env, reason="stage deadline reached")
             continue
-        deadline = ctx.time_left_s if index == 0 else params.variant_deadline_s
-        if index == 0 and left > 1:
-            deadline = max(ctx.time_left_s - params.variant_deadline_s * (left - 1), 30.0)
-        outcome = ctx.launch(variant, params.job(variant), deadline_s=deadline, env=env)
+        if index == 0:
+            # the default job measures the most; the variants share at most half of the stage
+            reserve = min(params.variant_deadline_s * (left - 1), ctx.time_left_s / 2)
+            deadline = ctx.time_left_s - reserve
+        else:
+            deadline = min(params.variant_deadline_s, ctx.time_left_s / left)
+        outcome = ctx.launch(variant, params.job(variant, env), deadline_s=deadline, env=env)
         ctx.record(
             "variant",
             "ok" if outcome.status == "ok" else "error",

@@ -25,7 +25,7 @@ USAGE = """advisor lab COMMAND
   down    [LAB_ID ...] [--all]
           tear labs down (namespaces, links, processes inside them)
   status  list labs, their nodes, addresses and link shapes
-  run     [--lab LAB_ID | --nodes N --rate-mbit R ...] [--launcher local|torchrun]
+  run     [--lab LAB_ID | --nodes N --rate-mbit R ...] [--launcher local|torchrun|ssh]
           [--run-dir DIR] [OVERRIDES ...]
           run `advisor run OVERRIDES` on the lab (a temporary lab when --lab is not given)
 
@@ -117,13 +117,15 @@ def _run(args: list[str]) -> int:
     )
     parser.add_argument("--lab", default="", help="id of a lab brought up with `lab up`")
     _shape_args(parser)
-    parser.add_argument("--launcher", default="local", choices=("local", "torchrun"))
+    parser.add_argument("--launcher", default="local", choices=("local", "torchrun", "ssh"))
     parser.add_argument("--run-dir", type=Path, default=None, help="default: reports/lab-<time>")
     parser.add_argument("--timeout-s", type=float, default=1800.0)
     ns, overrides = parser.parse_known_args(args)
     overrides = [o for o in overrides if o != "--"]
     run_dir = (ns.run_dir or Path("reports") / time.strftime("lab-%Y%m%d-%H%M%S")).resolve()
     with _lab(ns) as lab:
+        if ns.launcher == "ssh":
+            lab.start_sshd()
         cmds = lab.advisor_commands(overrides, run_dir, launcher=ns.launcher)
         console.plain(f"lab {lab.id}: {len(cmds)} advisor process(es), run directory {run_dir}")
         codes = run_all(cmds, timeout_s=ns.timeout_s)

@@ -31,9 +31,11 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -146,9 +148,11 @@ class LabState:
 _ACTIVE: dict[str, Lab] = {}
 _HOOKS_INSTALLED = False
 _PREVIOUS_HANDLERS: dict[int, Any] = {}
-CREATED_NAMESPACES: dict[str, int] = {}
-"""Every namespace any lab of this process created, with its inode (the tests' leak check looks
-for processes still inside one)."""
+CREATED_NAMESPACES: set[str] = set()
+"""Every namespace any lab of this process created (the tests' leak check reads it)."""
+SURVIVORS: list[tuple[str, int]] = []
+"""(namespace, pid) of processes still inside a lab namespace after its teardown killed them
+(the tests' leak check reads it; a namespace lives on while a process holds it)."""
 
 
 class Lab:
@@ -176,6 +180,7 @@ class Lab:
         base = shape or LinkShape()
         self._shapes = {n: (node_shapes or {}).get(n, base) for n in range(nodes)}
         self.has_netem = False
+        self._ssh_dir: Path | None = None
 
     # ------------------------------------------------------------------ names and addresses
 
@@ -288,7 +293,7 @@ class Lab:
 
     def _add_ns(self, name: str) -> None:
         sh(["ip", "netns", "add", name])
-        CREATED_NAMESPACES[name] = os.stat(f"/run/netns/{name}").st_ino
+        CREATED_NAMESPACES.add(name)
 
     def down(self) -> None:
         """Remove everything the lab made: processes in its namespaces, the namespaces, state."""
@@ -297,6 +302,7 @@ class Lab:
         destroy(self.state.id)
         _ACTIVE.pop(self.state.id, None)
         self.state = None
+        self._ssh_dir = None
 
     def __enter__(self) -> Lab:
         return self.up()
@@ -412,6 +418,59 @@ class Lab:
 
     # ------------------------------------------------------------------ running things inside
 
+    def start_sshd(self) -> list[str]:
+        """Start an sshd in every node, on its lab address, accepting a key made for this lab;
+        returns the ``launcher.ssh`` overrides that log in with it (for ``launcher=ssh``).
+
+        The sshds live in the node namespaces, so teardown stops them with everything else.
+        """
+        if self._ssh_dir is None:
+            self._ssh_dir = Path(tempfile.mkdtemp(prefix=f"{self._require().prefix}-ssh-"))
+            d = self._ssh_dir
+            for key in ("host_key", "id"):
+                sh(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key)])
+            (d / "authorized_keys").write_text((d / "id.pub").read_text(), encoding="utf-8")
+            Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
+            for n in range(self._nodes):
+                conf = d / f"sshd_n{n}.conf"
+                conf.write_text(
+                    "\n".join(
+                        [
+                            f"ListenAddress {self.address(n)}",
+                            f"HostKey {d / 'host_key'}",
+                            f"AuthorizedKeysFile {d / 'authorized_keys'}",
+                            "PermitRootLogin prohibit-password",
+                            "PasswordAuthentication no",
+                            "StrictModes no",
+                            "UsePAM no",
+                            "PidFile none",
+                            "",
+                        ]
+                    ),
+                    encoding="utf-8",
+                )
+                subprocess.Popen(
+                    self.exec_argv(n, [_sshd_bin(), "-D", "-e", "-f", str(conf)]),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            for n in range(self._nodes):
+                _wait_listening(self, n, 22)
+        options = [
+            "BatchMode=yes",
+            "ConnectTimeout=10",
+            "StrictHostKeyChecking=no",
+            "UserKnownHostsFile=/dev/null",
+            "LogLevel=ERROR",
+        ]
+        return [
+            f"launcher.ssh.identity_file={self._ssh_dir / 'id'}",
+            # Quoted: Hydra's grammar reads a bare '=' inside a list element as an error.
+            "launcher.ssh.options=[" + ",".join(f"'{o}'" for o in options) + "]",
+        ]
+
     def exec_argv(self, node: int, argv: Sequence[str]) -> list[str]:
         """``argv`` run inside node ``node``'s namespace."""
         return ["ip", "netns", "exec", self.ns(node), *argv]
@@ -453,15 +512,22 @@ class Lab:
 
         local: one advisor in this namespace starts every node's agent in its namespace.
         torchrun: one advisor per node, inside that node's namespace, sharing ``run_dir``; node
-        ranks are fixed, and they meet at node 0's address. A node in ``absent_nodes`` never
-        starts its advisor (torchrun) or its agent (local).
+        ranks are fixed, and they meet at node 0's address. ssh: one advisor inside node 0's
+        namespace (a login node that is node 0) starting each node's agent over ssh to the sshd
+        of that node (``start_sshd`` first). A node in ``absent_nodes`` never starts its advisor
+        (torchrun) or its agent (local).
         """
         exe = [python or sys.executable, "-m", "advisor", "run"]
         tail = [*args, f"hydra.run.dir={run_dir}"]
         if launcher == "local":
             return [[*exe, *self.overrides(absent_nodes=absent_nodes), *tail]]
+        if launcher == "ssh":
+            if self._ssh_dir is None:
+                raise LabError("launcher=ssh on the lab needs start_sshd() first.")
+            ssh_args = [*self.cluster_overrides(), "launcher=ssh", *self.start_sshd()]
+            return [self.exec_argv(0, [*exe, *ssh_args, *tail])]
         if launcher != "torchrun":
-            raise ConfigError(f"lab launcher={launcher!r} must be local or torchrun.")
+            raise ConfigError(f"lab launcher={launcher!r} must be local, torchrun or ssh.")
         out = []
         for n in range(self._nodes):
             if n in absent_nodes:
@@ -525,6 +591,24 @@ def _shape_dev(ns: str, dev: str, shape: LinkShape, *, netem: bool) -> None:
             sh([*tc, "qdisc", "add", "dev", dev, "parent", "1:10", "handle", "10:", *netem_args])
     elif emulate:
         sh([*tc, "qdisc", "add", "dev", dev, "root", "handle", "10:", *netem_args])
+
+
+def _sshd_bin() -> str:
+    found = shutil.which("sshd") or ("/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else "")
+    if not found:
+        raise LabError("sshd is not installed: install Debian's openssh-server for launcher=ssh.")
+    return found
+
+
+def _wait_listening(lab: Lab, node: int, port: int, timeout_s: float = 10.0) -> None:
+    """Wait until something listens on the node's address:port (checked inside the node)."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        out = sh(lab.exec_argv(node, ["ss", "-Hltn", f"sport = :{port}"]), check=False)
+        if lab.address(node) in out:
+            return
+        time.sleep(0.1)
+    raise LabError(f"sshd on lab node {node} ({lab.address(node)}:{port}) did not start.")
 
 
 def _probe_netem(ns: str) -> bool:
@@ -603,21 +687,6 @@ def lab_namespaces(lab_id: str) -> list[str]:
     return [n for n in list_namespaces() if (m := _NAME_RE.match(n)) and m.group("id") == lab_id]
 
 
-def processes_in(inodes: set[int]) -> list[int]:
-    """Pids of processes whose network namespace is one of ``inodes`` (even after the
-    namespace's name was deleted: a process keeps its namespace alive)."""
-    pids = []
-    for p in psutil.process_iter():
-        try:
-            link = os.readlink(f"/proc/{p.pid}/ns/net")
-        except OSError:
-            continue
-        m = re.match(r"net:\[(\d+)\]", link)
-        if m and int(m.group(1)) in inodes:
-            pids.append(p.pid)
-    return pids
-
-
 def _ns_pids(ns: str) -> list[int]:
     out = sh(["ip", "netns", "pids", ns], check=False)
     return [int(p) for p in out.split() if p.isdigit()]
@@ -634,8 +703,8 @@ def _owner_alive(st: LabState) -> bool:
 def destroy(lab_id: str) -> list[str]:
     """Remove a lab: kill what runs in its namespaces, delete them, drop its state file.
 
-    Deleting a node namespace deletes its veth and so the peer switch port too. Returns the
-    namespaces removed.
+    Deleting a node namespace deletes its veth and so the peer switch port too; processes inside
+    (agents, ranks, a lab sshd) are killed first. Returns the namespaces removed.
     """
     names = lab_namespaces(lab_id)
     # Nodes first, then the switch: processes go before their namespace, or the namespace
@@ -650,8 +719,12 @@ def destroy(lab_id: str) -> list[str]:
             with contextlib.suppress(psutil.Error):
                 p.kill()
         psutil.wait_procs(procs, timeout=5)
+        SURVIVORS.extend((ns, pid) for pid in _ns_pids(ns))
         sh(["ip", "netns", "del", ns], check=False)
     (state_dir() / f"{lab_id}.json").unlink(missing_ok=True)
+    # The keys start_sshd made for this lab.
+    for d in Path(tempfile.gettempdir()).glob(f"{PREFIX}{lab_id}-ssh-*"):
+        shutil.rmtree(d, ignore_errors=True)
     return names
 
 

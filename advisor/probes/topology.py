@@ -44,7 +44,7 @@ SYS_NODES = Path("/sys/devices/system/node")
 class TopologyConfig(StageConfig):
     """The topology stage's settings."""
 
-    deadline_s: float = 90.0
+    deadline_s: float = 120.0
     device_of_local_rank: list[int] = field(default_factory=list)
     """Device index each local rank binds instead of its local rank (empty: the local rank, as
     the worker binds). Reproduces a wrong rank-to-device mapping: ``[0, 0]`` puts local ranks 0

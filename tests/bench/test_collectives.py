@@ -119,6 +119,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "stages.bench.warmup_iters=0",
             "stages.bench.pipeline_chunk_bytes=2048",
             "stages.bench.deadline_s=400",
+            # an explicit native variant (gloo has none of its own): a second, fresh job
+            "stages.bench.variants={probe:{TORCH_CPP_LOG_LEVEL:ERROR}}",
         ],
         run_dir,
         timeout_s=500,
@@ -189,10 +191,23 @@ def test_summary_fields(run: AdvisorResult) -> None:
 def test_console_table_is_printed_by_the_advisor(run: AdvisorResult) -> None:
     out = run.stdout
     assert "# bench default (2x2, gloo)" in out
-    assert out.count("# Avg bus bandwidth") == 1
+    assert out.count("# Avg bus bandwidth") == 2  # the default job and the variant's
+    assert "# bench probe (2x2, gloo)" in out
     assert "(GB/s)" in out
     table_rows = [line for line in out.splitlines() if line.strip().startswith("all_reduce")]
-    assert len(table_rows) == 2 * 3 * len(ALGORITHMS)
+    assert len(table_rows) == 2 * 3 * len(ALGORITHMS) + 3  # + the variant job's native rows
+
+
+def test_native_variant_runs_as_its_own_job_with_its_environment(run: AdvisorResult) -> None:
+    data = run.stage("bench")["data"]
+    assert data["variants"] == {"default": {}, "probe": {"TORCH_CPP_LOG_LEVEL": "ERROR"}}
+    assert data["variants_seen"] == {"probe": {"TORCH_CPP_LOG_LEVEL": "ERROR"}}
+    assert data["failed_variants"] == {}
+    rows = [r for r in data["results"] if r["algorithm"] == "native[probe]"]
+    assert {(r["op"], r["dtype"], r["bytes"]) for r in rows} == {
+        ("all_reduce", "fp32", s) for s in (1024, 4096, 16384)
+    }
+    assert all(r["variant"] == "probe" and r["wrong"] == 0 for r in rows)
 
 
 def test_results_survive_rerendering(run: AdvisorResult, tmp_path: Path) -> None:

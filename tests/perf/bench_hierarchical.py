@@ -76,6 +76,7 @@ def main() -> int:
     run_dir = args.run_dir or Path(tempfile.mkdtemp(prefix="bench-hier-")) / "run"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     started = time.monotonic()
+    load_before = os.getloadavg()[0]
     with Lab(2, shape=LinkShape(rate_mbit=args.rate_mbit)) as lab:
         [cmd] = lab.advisor_commands(bench_args(args), run_dir)
         print("$", shlex.join(cmd), flush=True)
@@ -104,6 +105,7 @@ def main() -> int:
         "busbw_MBps_at_32MB": {k: v["busbw_gbps"] * 1e3 / 8 for k, v in at_target.items()},
         "wrong_total": data["wrong_total"],
         "wall_s": wall_s,
+        "load_avg_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "run_dir": str(run_dir),
     }
     ok = speedup >= SPEEDUP_TARGET and model_error is not None
@@ -115,7 +117,9 @@ def main() -> int:
         f"{'PASS' if ok else 'FAIL'}"
     )
     if args.record:
-        record(args, figures, ok, shlex.join([sys.executable, *sys.argv]))
+        # the interpreter and run-dir paths are this machine's: the record names neither
+        argv = ["python", *(a if not a.startswith("/") else Path(a).name for a in sys.argv)]
+        record(args, figures, ok, shlex.join(argv))
     return 0 if ok else 1
 
 
@@ -133,10 +137,16 @@ def record(args: argparse.Namespace, figures: dict, ok: bool, command: str) -> N
         f"- α–β model held-out median error: {figures['model_heldout_median_error']:.1%} "
         f"(target <= {MODEL_ERROR_TARGET:.0%}); links: "
         + ", ".join(
-            f"{k} α={v['alpha_us']:.0f} µs, 1/β={v['bandwidth_gbps'] or 0:.3f} Gbit/s"
+            f"{k} α={v['alpha_us']:.0f} µs, "
+            + (
+                f"1/β={v['bandwidth_gbps']:.3f} Gbit/s"
+                if v["bandwidth_gbps"]
+                else "β not identified (0)"
+            )
             for k, v in figures["model_links"].items()
         ),
-        f"- wrong elements: {figures['wrong_total']}; wall time {figures['wall_s']:.0f} s",
+        f"- wrong elements: {figures['wrong_total']}; wall time {figures['wall_s']:.0f} s; "
+        f"host load average (1 min) before/after: {figures['load_avg_1min']}",
     ]
     with open(args.record, "a", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

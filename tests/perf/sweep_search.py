@@ -37,7 +37,10 @@ from advisor.sweep import search  # noqa: E402
 from advisor.sweep.config import TrialConfig  # noqa: E402
 
 COMMON = [
+    "stages.preflight.enabled=false",
     "stages.smoke.enabled=false",
+    "stages.timeouts.enabled=false",
+    "stages.subgroups.enabled=false",
     "stages.connectivity.enabled=false",
     "stages.topology.enabled=false",
     "stages.bench.enabled=false",

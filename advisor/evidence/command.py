@@ -1,0 +1,179 @@
+"""``advisor import PATH...``: imported files → a run directory with facts, findings and report.
+
+Exit codes: 0 when at least one file was read (the verdict is printed, and the findings are in
+the report), 1 when nothing could be read, 2 for a usage error (a path that does not exist).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import time
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+
+from advisor import __version__, console, outputs
+from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.facts import Facts, RunInfo, StageFacts, as_data
+
+EVIDENCE_FILE = "evidence.json"
+"""Beside run.json in ``results/``: the imported facts, so ``advisor report`` keeps them."""
+RUN_FILE = "run.json"
+"""Same file and shape as a live run's (``advisor.runner.RUN_FILE``): run info and cluster."""
+
+_STYLE = {"read": "green", "partial": "yellow"}
+
+
+def print_files(evidence: EvidenceFacts) -> None:
+    """One line per file (status and formats), then each message as ``path:line: message``."""
+    for f in evidence.files:
+        style = _STYLE.get(f.status, "red")
+        what = ", ".join(f.formats) if f.formats else "nothing read"
+        console.out.print(f"  [{style}]{f.status:<10}[/{style}] {escape(f.path)} ({escape(what)})")
+        for m in f.messages:
+            where = f"{f.path}:{m.line}" if m.line else f.path
+            console.out.print(f"      {escape(where)}: {escape(m.message)}")
+
+
+def cluster_from(evidence: EvidenceFacts) -> dict[str, Any]:
+    """What the files say about the cluster: device type, hosts, world size (never invented)."""
+    npu = bool(
+        evidence.npu_chips
+        or evidence.npu_ports
+        or evidence.hccn_conf
+        or evidence.rank_tables
+        or any(b["tool"] == "hccl_test" for b in evidence.benchmarks)
+        or any(e["kind"] == "hccl_error" or e.get("library") == "HCCL" for e in evidence.failures)
+    )
+    cuda = bool(
+        any(t["tool"] == "nvidia-smi" for t in evidence.topologies)
+        or any(b["tool"] == "nccl-tests" for b in evidence.benchmarks)
+        or any(e.get("library") == "NCCL" for e in evidence.failures)
+    )
+    device = "npu" if npu and not cuda else "cuda" if cuda and not npu else ""
+    hosts = sorted({h for b in evidence.benchmarks for h in b["hosts"]})
+    hosts += [s for t in evidence.rank_tables for s in t["servers"] if s not in hosts]
+    world = max(
+        [b["ranks"] for b in evidence.benchmarks if b["ranks"]]
+        + [len(t["ranks"]) for t in evidence.rank_tables],
+        default=0,
+    )
+    return {
+        "name": "imported",
+        "nodes": len(hosts),
+        "devices_per_node": world // len(hosts) if hosts and world % len(hosts) == 0 else 0,
+        "world_size": world,
+        "device_type": device,
+        "declared_device": device,
+        "backend": {"npu": "hccl", "cuda": "nccl"}.get(device, ""),
+        "emulated": False,
+        "hosts": hosts,
+        "master_addr": "",
+        "master_port": 0,
+        "interface": "",
+        "links": {},
+        "ranks": [],
+        "imported": True,
+    }
+
+
+def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
+    """Imported benchmark tables (``EvidenceFacts.benchmarks``) as ``bench`` stage facts, so the
+    live benchmark's rules and charts read them too; None when no table was imported."""
+    if not benchmarks:
+        return None
+    results = [r for b in benchmarks for r in b["results"]]
+    avg: dict[str, float] = {}
+    for b in benchmarks:
+        if b["avg_busbw_gbps"] is not None:
+            avg[f"{b['op']}/{b['algorithm']}/{b['dtype']}"] = b["avg_busbw_gbps"]
+    sources = sorted({b["source"] for b in benchmarks})
+    return StageFacts(
+        name="bench",
+        status="ok",
+        reason=f"imported from {', '.join(sources)}; not measured by this run",
+        data={"results": results, "avg_busbw_gbps": avg, "imported": True, "sources": sources},
+    )
+
+
+def default_run_dir(now: datetime) -> Path:
+    base = Path("reports") / now.strftime("%Y-%m-%d") / f"{now.strftime('%H-%M-%S')}_import"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    return path
+
+
+def main(args: list[str]) -> int:
+    from advisor.config import AdvisorConfig
+    from advisor.results import results_dir
+
+    parser = argparse.ArgumentParser(
+        prog="advisor import",
+        description="read benchmark logs, tool outputs, rank tables and failure logs you already "
+        "have; write facts, findings and a report from them",
+    )
+    parser.add_argument("paths", nargs="+", help="files or directories (walked recursively)")
+    parser.add_argument("--out", type=Path, help="run directory (default reports/DATE/TIME_import)")
+    ns = parser.parse_args(args)
+    started = time.time()
+    evidence = load_paths(ns.paths)
+    console.out.print(f"[bold]advisor import[/bold]: {len(evidence.files)} file(s)")
+    print_files(evidence)
+    if evidence.read_count == 0:
+        console.error(
+            f"nothing could be read from {len(evidence.files)} file(s): see the messages above "
+            "for each file and line"
+        )
+        return 1
+    run_dir = (ns.out or default_run_dir(datetime.now())).resolve()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    results_dir(run_dir).mkdir(parents=True, exist_ok=True)
+    facts = Facts(
+        run=RunInfo(
+            run_id=run_dir.name,
+            run_dir=str(run_dir),
+            command=shlex.join(["advisor", "import", *args]),
+            profile="import",
+            started_at=started,
+            finished_at=time.time(),
+            advisor_version=__version__,
+        ),
+        cluster=cluster_from(evidence),
+        evidence=as_data(evidence),
+    )
+    facts.run.duration_s = facts.run.finished_at - started
+    stage = bench_stage(evidence.benchmarks)
+    if stage is not None:
+        facts.stages["bench"] = stage
+    stored = {"run": asdict(facts.run), "cluster": facts.cluster, "environment": {}}
+    (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    (results_dir(run_dir) / EVIDENCE_FILE).write_text(
+        json.dumps(facts.evidence, indent=2), encoding="utf-8"
+    )
+    console.out.print(
+        f"read {evidence.read_count} of {len(evidence.files)} file(s) into {escape(str(run_dir))}"
+    )
+    outputs.write_all(facts, AdvisorConfig(), run_dir)
+    return 0
+
+
+def rerender(run_dir: Path) -> int:
+    """``advisor report RUN_DIR`` for an import: every output again from results/ alone."""
+    from advisor.config import AdvisorConfig
+    from advisor.results import results_dir
+
+    stored = json.loads((results_dir(run_dir) / RUN_FILE).read_text(encoding="utf-8"))
+    facts = Facts.from_dict({**stored, "stages": {}})
+    facts.evidence = json.loads((results_dir(run_dir) / EVIDENCE_FILE).read_text(encoding="utf-8"))
+    stage = bench_stage(facts.evidence.get("benchmarks", []))
+    if stage is not None:
+        facts.stages["bench"] = stage
+    outputs.write_all(facts, AdvisorConfig(), run_dir)
+    return 0

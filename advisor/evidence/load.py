@@ -1,0 +1,457 @@
+"""Detect each file's formats, parse them with :mod:`advisor.parsers`, build ``Facts.evidence``.
+
+A file may hold several formats (MindCluster's ``npu_info_before.txt`` holds ``npu-smi`` tables
+and ``hccn_tool`` outputs); each detected format is parsed on its own, so one unreadable part
+never hides the others. Nothing is guessed: a file whose content matches no format is reported
+as ``unknown``, a format that matched but could not be read as ``unreadable`` with its line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import ConfigError
+from advisor.parsers import (
+    GBYTES_TO_GBITS,
+    ParseError,
+    ParseWarning,
+    hccl_test,
+    hccn_conf,
+    hccn_tool,
+    logs,
+    nccl_tests,
+    npu_smi,
+    nvidia_smi,
+    rank_table,
+)
+
+MAX_FILE_BYTES = 64 * 2**20
+"""Larger files are reported, not read (logs that size are better cut to the failure window)."""
+
+FILE_STATUSES = ("read", "partial", "unreadable", "unknown", "empty", "binary", "too_large")
+"""read: every detected format parsed cleanly; partial: parsed with skipped lines or a failed
+format beside a good one; unreadable: formats detected, none parsed; unknown: no format detected;
+empty: nothing but whitespace; binary: not text; too_large: over MAX_FILE_BYTES."""
+
+_SIGNATURES: dict[str, re.Pattern[str]] = {
+    "nccl_tests": re.compile(
+        r"^\S*#\s+size\s+count\s+type\b|#\s*Avg bus bandwidth|_perf\b.*-b\s", re.M
+    ),
+    "hccl_test": re.compile(r"data_size\(Bytes\)"),
+    "npu_smi_info": re.compile(r"\|\s*NPU\s+Name\s*\|"),
+    "npu_smi_topo": re.compile(r"^\s+NPU0\s+NPU1|^\s+Phy-ID\d+\s+Phy-ID\d+", re.M),
+    "nvidia_smi_topo": re.compile(r"^\s+GPU0(\s+GPU1|\s+NIC0|\s+CPU Affinity)", re.M),
+    "hccn_tool": re.compile(
+        r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:)"
+        r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+\s+-g",
+        re.M,
+    ),
+    "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
+    "rank_table": re.compile(r'^\s*\{[\s\S]*"(server_list|group_list)"'),
+    "log": re.compile(
+        r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued [NH]CCL work"
+        r"|waiting for clients\. \d+/\d+ clients joined"
+    ),
+}
+
+
+@dataclass(kw_only=True)
+class Message:
+    line: int
+    """1-based line in the file; 0 when the message is about the whole file."""
+    message: str
+
+
+@dataclass(kw_only=True)
+class FileReport:
+    path: str
+    status: str
+    """One of FILE_STATUSES."""
+    formats: list[str] = field(default_factory=list)
+    """Formats read from this file."""
+    messages: list[Message] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class EvidenceFacts:
+    """``Facts.evidence``: everything imported, by kind; each item names its ``source`` file.
+
+    Bandwidth is Gbit/s (the tools print GB/s); benchmark rows have the live ``bench.results``
+    shape so the same rules and charts read both.
+    """
+
+    files: list[FileReport] = field(default_factory=list)
+    benchmarks: list[dict[str, Any]] = field(default_factory=list)
+    """``{source, tool, op, ranks, hosts, dtype, algorithm, complete, time_stat, avg_busbw_gbps,
+    footer_avg_busbw_gbps, peak_busbw_gbps, wrong_total, failed_checks, results: [{op, dtype,
+    algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}]}``."""
+    npu_chips: list[dict[str, Any]] = field(default_factory=list)
+    """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
+    power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb}``."""
+    topologies: list[dict[str, Any]] = field(default_factory=list)
+    """``{source, tool: npu-smi|nvidia-smi, devices, links: {a: {b: kind}}, cpu_affinity,
+    kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS)}``."""
+    npu_ports: list[dict[str, Any]] = field(default_factory=list)
+    """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
+    netmask, tls_enabled, ping_loss_pct, ping_target, optical, stat}`` (None: not in the file)."""
+    hccn_conf: list[dict[str, Any]] = field(default_factory=list)
+    """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
+    rank_tables: list[dict[str, Any]] = field(default_factory=list)
+    """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
+    device_ip, super_device_id}], super_pods, errors}``."""
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    """Failure-log events: ``{source, line, kind, code, code_name, rank, host, device, op, seq,
+    numel, timeout_ms, ran_for_ms, last_enqueued, last_completed, remote_rank, group, rank_size,
+    port, ip, local_rank, exit_code, pid, root_cause, library, message}``."""
+
+    @property
+    def read_count(self) -> int:
+        return sum(1 for f in self.files if f.status in ("read", "partial"))
+
+    def extend(self, other: EvidenceFacts) -> None:
+        for name in (
+            "files",
+            "benchmarks",
+            "npu_chips",
+            "topologies",
+            "npu_ports",
+            "hccn_conf",
+            "rank_tables",
+            "failures",
+        ):
+            getattr(self, name).extend(getattr(other, name))
+
+
+def detect(text: str) -> list[str]:
+    """Formats whose signature appears in ``text``, in a fixed order."""
+    return [name for name, sig in _SIGNATURES.items() if sig.search(text)]
+
+
+def expand(paths: Sequence[str | Path]) -> list[Path]:
+    """Files named by ``paths``: files as given, directories walked (sorted, hidden skipped)."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if p.is_dir():
+            out += sorted(
+                f
+                for f in p.rglob("*")
+                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ConfigError(f"evidence path {raw} does not exist: give files or directories.")
+    return out
+
+
+def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
+    """Read every file under ``paths``; ConfigError only when a path does not exist."""
+    facts = EvidenceFacts()
+    for path in expand(paths):
+        facts.extend(load_file(path))
+    return facts
+
+
+def _read_text(path: Path, report: FileReport) -> str | None:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        report.status = "too_large"
+        report.messages.append(
+            Message(
+                line=0,
+                message=f"{size} bytes is over {MAX_FILE_BYTES}: cut it to the window around the failure",
+            )
+        )
+        return None
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        report.status = "binary"
+        report.messages.append(
+            Message(
+                line=0, message="binary file (NUL bytes): not a text output of any supported tool"
+            )
+        )
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        bad = sum(1 for b in data if b >= 0x80) / max(1, len(data))
+        if bad > 0.3:
+            report.status = "binary"
+            report.messages.append(Message(line=line, message="not UTF-8 text (binary data)"))
+            return None
+        report.messages.append(
+            Message(line=line, message="invalid UTF-8 byte; undecodable bytes were replaced")
+        )
+        text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        report.status = "empty"
+        report.messages.append(Message(line=0, message="empty file"))
+        return None
+    return text
+
+
+def load_file(path: Path) -> EvidenceFacts:
+    """One file → its facts and a FileReport (always exactly one in ``files``)."""
+    source = str(path)
+    report = FileReport(path=source, status="unknown")
+    out = EvidenceFacts(files=[report])
+    try:
+        text = _read_text(path, report)
+    except OSError as e:
+        report.status = "unreadable"
+        report.messages.append(Message(line=0, message=f"cannot read: {e.strerror or e}"))
+        return out
+    if text is None:
+        return out
+    formats = detect(text)
+    if not formats:
+        report.messages.append(
+            Message(
+                line=0,
+                message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
+                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, HCCL/NCCL/torch failure log)",
+            )
+        )
+        return out
+    failed = []
+    warned = bool(report.messages)  # bytes replaced while decoding: a line was not read as is
+    for fmt in formats:
+        try:
+            warnings = _CONVERTERS[fmt](text, source, out, path.name)
+        except ParseError as e:
+            failed.append(fmt)
+            report.messages.append(Message(line=e.line, message=f"{fmt}: {e.message}"))
+            continue
+        report.formats.append(fmt)
+        for w in warnings:
+            warned = True
+            report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
+    if not report.formats:
+        report.status = "unreadable"
+    elif failed or warned:
+        report.status = "partial"
+    else:
+        report.status = "read"
+    return out
+
+
+def _gbits(gbytes_s: float | None) -> float | None:
+    return None if gbytes_s is None else gbytes_s * GBYTES_TO_GBITS
+
+
+def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = nccl_tests.parse(text)
+    # A file named after its binary (all_reduce_perf.log) names the op the log itself did not.
+    m = nccl_tests.BINARY_RE.search(name)
+    for table in parsed.tables:
+        if table.op == "unknown" and m:
+            table.op = nccl_tests.BINARIES[m.group(1)]
+        results = []
+        for row in table.rows:
+            for in_place, timing in ((False, row.out_of_place), (True, row.in_place)):
+                if timing is None:
+                    continue
+                results.append(
+                    {
+                        "op": table.op,
+                        "dtype": row.dtype,
+                        "algorithm": parsed.algorithm,
+                        "in_place": in_place,
+                        "bytes": row.size_bytes,
+                        "count": row.count,
+                        "time_us_p50": timing.time_us,
+                        "algbw_gbps": _gbits(timing.algbw_gbytes_s),
+                        "busbw_gbps": _gbits(timing.busbw_gbytes_s),
+                        "wrong": timing.wrong,
+                    }
+                )
+        out.benchmarks.append(
+            _benchmark(
+                source=source,
+                tool="nccl-tests",
+                op=table.op,
+                ranks=parsed.ranks,
+                hosts=parsed.hosts,
+                dtype=table.rows[0].dtype,
+                algorithm=parsed.algorithm,
+                complete=table.complete,
+                results=results,
+                footer_gbps=_gbits(table.avg_busbw_gbytes_s),
+                failed_checks=[],
+            )
+        )
+    return parsed.warnings
+
+
+def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = hccl_test.parse(text)
+    m = hccl_test.BINARY_RE.search(name)
+    if parsed.op == "unknown" and m:
+        # named by its file (all_gather_test.log): compute busbw the log could not
+        parsed = hccl_test.parse(text, op=hccl_test.BINARIES[m.group(1)])
+    results = [
+        {
+            "op": parsed.op,
+            "dtype": parsed.dtype,
+            "algorithm": "default",
+            "in_place": False,
+            "bytes": row.size_bytes,
+            "count": None,
+            "time_us_p50": row.time_us,
+            "algbw_gbps": _gbits(row.algbw_gbytes_s),
+            "busbw_gbps": _gbits(row.busbw_gbytes_s),
+            # hccl_test says pass or fail, not how many elements were wrong: a failed check
+            # is at least one wrong element; NULL (not checked) stays unknown.
+            "wrong": {"success": 0, "failed": 1}.get(row.check),
+        }
+        for row in parsed.rows
+    ]
+    out.benchmarks.append(
+        _benchmark(
+            source=source,
+            tool="hccl_test",
+            op=parsed.op,
+            ranks=parsed.ranks,
+            hosts=[],
+            dtype=parsed.dtype,
+            algorithm="default",
+            complete=parsed.complete,
+            results=results,
+            footer_gbps=None,
+            failed_checks=[
+                {"bytes": r.size_bytes, "ranks": r.failed_ranks}
+                for r in parsed.rows
+                if r.check == "failed"
+            ],
+        )
+    )
+    return parsed.warnings
+
+
+def _benchmark(
+    *,
+    source: str,
+    tool: str,
+    op: str,
+    ranks: int | None,
+    hosts: list[str],
+    dtype: str,
+    algorithm: str,
+    complete: bool,
+    results: list[dict[str, Any]],
+    footer_gbps: float | None,
+    failed_checks: list[dict[str, Any]],
+) -> dict[str, Any]:
+    out_of_place = [
+        r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
+    ]
+    wrongs = [r["wrong"] for r in results if r["wrong"] is not None]
+    return {
+        "source": source,
+        "tool": tool,
+        "op": op,
+        "ranks": ranks,
+        "hosts": hosts,
+        "dtype": dtype,
+        "algorithm": algorithm,
+        "complete": complete,
+        "time_stat": "mean",
+        "avg_busbw_gbps": footer_gbps
+        if footer_gbps is not None
+        else (sum(out_of_place) / len(out_of_place) if out_of_place else None),
+        "footer_avg_busbw_gbps": footer_gbps,
+        "peak_busbw_gbps": max(out_of_place) if out_of_place else None,
+        "wrong_total": sum(wrongs) if wrongs else None,
+        "failed_checks": failed_checks,
+        "results": results,
+    }
+
+
+def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = npu_smi.parse_info(text)
+    for chip in parsed.chips:
+        row = asdict(chip)
+        row.pop("line")
+        out.npu_chips.append(
+            {"source": source, "line": chip.line, "version": parsed.version, **row}
+        )
+    return parsed.warnings
+
+
+def _topo(tool: str, parser: Any) -> Any:
+    def convert(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+        topo = parser(text)
+        out.topologies.append(
+            {
+                "source": source,
+                "tool": tool,
+                "devices": topo.devices,
+                "links": topo.links,
+                "cpu_affinity": topo.cpu_affinity,
+                "kinds": sorted(topo.kinds()),
+                "sys_pairs": sorted(
+                    [a, b]
+                    for a, row in topo.links.items()
+                    for b, kind in row.items()
+                    if kind == "SYS" and a < b
+                ),
+            }
+        )
+        return []
+
+    return convert
+
+
+def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    bundle = hccn_tool.parse_bundle(text)
+    for port in bundle.ports:
+        out.npu_ports.append({"source": source, **asdict(port)})
+    return bundle.warnings
+
+
+def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    conf = hccn_conf.parse(text)
+    for dev in conf.devices.values():
+        out.hccn_conf.append(
+            {
+                "source": source,
+                "device": dev.device,
+                "address": dev.address,
+                "netmask": dev.netmask,
+                "settings": dev.settings,
+            }
+        )
+    return conf.warnings
+
+
+def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    table = rank_table.parse(text)
+    out.rank_tables.append({"source": source, **asdict(table)})
+    return []
+
+
+def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    report = logs.parse(text)
+    for ev in report.events:
+        out.failures.append({"source": source, **asdict(ev)})
+    return []
+
+
+_CONVERTERS = {
+    "nccl_tests": _nccl,
+    "hccl_test": _hccl,
+    "npu_smi_info": _npu_info,
+    "npu_smi_topo": _topo("npu-smi", npu_smi.parse_topo),
+    "nvidia_smi_topo": _topo("nvidia-smi", nvidia_smi.parse_topo),
+    "hccn_tool": _hccn,
+    "hccn_conf": _hccn_conf,
+    "rank_table": _rank_table,
+    "log": _log,
+}

@@ -1,0 +1,96 @@
+"""Parsers for the outputs of the tools ops teams already run: one module per format.
+
+Every parser is a pure function on text that returns typed dataclasses. Input it cannot read
+raises :class:`ParseError` naming the line; lines it can skip safely are reported as
+:class:`ParseWarning` in the result, never silently guessed. The live preflight probe and
+``advisor import`` share these parsers, so a format is understood the same way in both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["ParseError", "ParseWarning", "busbw_factor", "numbered_lines", "strip_launcher_prefix"]
+
+
+class ParseError(ValueError):
+    """The text is not readable as the expected format; ``line`` is 1-based (0: whole text)."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.message = message
+        self.line = line
+
+
+@dataclass(kw_only=True)
+class ParseWarning:
+    """A line that was skipped because it could not be read (the rest of the input was)."""
+
+    line: int
+    """1-based line number in the input text."""
+    message: str
+
+
+_LAUNCHER_PREFIXES = (
+    # Open MPI --tag-output: "[1,0]<stdout>:" (job, rank)
+    re.compile(r"^\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
+    # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:"
+    re.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:"),
+    # Slurm srun --label: "3: "
+    re.compile(r"^(?P<rank>\d+): "),
+    # MPICH / Intel MPI -prepend-rank: "[3] "
+    re.compile(r"^\[(?P<rank>\d+)\] "),
+)
+
+
+def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
+    """Remove the rank tag an MPI launcher or torchrun puts before each line.
+
+    Returns the line without its tag and the rank the tag named (None when untagged).
+    """
+    for pattern in _LAUNCHER_PREFIXES:
+        m = pattern.match(line)
+        if m:
+            return line[m.end() :], int(m.group("rank"))
+    return line, None
+
+
+def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
+    """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text``."""
+    out = []
+    for i, raw in enumerate(text.splitlines(), start=1):
+        line, rank = strip_launcher_prefix(raw.rstrip("\r"))
+        out.append((i, line, rank))
+    return out
+
+
+# nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor, with algbw = S / t where S is the
+# full buffer (all_gather, reduce_scatter, all_to_all: per-rank bytes x n).
+_BUS_FACTORS = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_to_all": lambda n: (n - 1) / n,
+    "gather": lambda n: (n - 1) / n,
+    "scatter": lambda n: (n - 1) / n,
+    "hypercube": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+    "send_recv": lambda n: 1.0,
+}
+
+
+def busbw_factor(op: str, ranks: int) -> float:
+    """Bus-bandwidth factor of ``op`` over ``ranks`` ranks (nccl-tests' convention)."""
+    if op not in _BUS_FACTORS:
+        raise ValueError(
+            f"no bus-bandwidth factor for operation {op!r}; known: {sorted(_BUS_FACTORS)}"
+        )
+    if ranks < 1:
+        raise ValueError(f"rank count must be at least 1, got {ranks}")
+    return _BUS_FACTORS[op](ranks)
+
+
+GBYTES_TO_GBITS = 8.0
+"""Tools print GB/s; facts hold Gbit/s (decimal), the unit of link nominal_gbps."""

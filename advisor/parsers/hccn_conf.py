@@ -1,0 +1,50 @@
+"""``/etc/hccn.conf``: the NPU NIC addresses (``address_0=192.168.100.101``, ``netmask_0=...``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+_LINE_RE = re.compile(r"^([a-z_]+?)_(\d+)\s*=\s*(\S*)\s*$")
+
+
+@dataclass(kw_only=True)
+class HccnDevice:
+    device: int
+    settings: dict[str, str] = field(default_factory=dict)
+    """Every ``key_N=value`` for this device: address, netmask, netdetect, gateway ..."""
+
+    @property
+    def address(self) -> str | None:
+        return self.settings.get("address")
+
+    @property
+    def netmask(self) -> str | None:
+        return self.settings.get("netmask")
+
+
+@dataclass(kw_only=True)
+class HccnConf:
+    devices: dict[int, HccnDevice]
+    warnings: list[ParseWarning] = field(default_factory=list)
+
+
+def parse(text: str) -> HccnConf:
+    """Parse hccn.conf; raises ParseError when no ``key_N=value`` line is present."""
+    devices: dict[int, HccnDevice] = {}
+    warnings: list[ParseWarning] = []
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        m = _LINE_RE.match(s)
+        if m is None:
+            warnings.append(ParseWarning(line=no, message=f"not a key_N=value line: {s[:60]!r}"))
+            continue
+        key, dev, value = m.group(1), int(m.group(2)), m.group(3)
+        devices.setdefault(dev, HccnDevice(device=dev)).settings[key] = value
+    if not devices:
+        raise ParseError("no 'address_N=...' line: not an hccn.conf file")
+    return HccnConf(devices=dict(sorted(devices.items())), warnings=warnings)

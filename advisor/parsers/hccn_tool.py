@@ -1,0 +1,281 @@
+"""``hccn_tool`` outputs: one parser per ``-g`` query, and :func:`parse_bundle` for saved files.
+
+A saved file may hold one bare output (``link status: UP``) or a collection such as MindCluster's
+``npu_info_before.txt``: each output preceded by its command line
+(``/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g``), which names the device.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+NET_HEALTH_OK = ("Success",)
+"""``net health status`` values that mean the port reaches its detect address."""
+
+
+@dataclass(kw_only=True)
+class Link:
+    status: str
+    """UP or DOWN as printed."""
+    up: bool
+
+
+@dataclass(kw_only=True)
+class NetHealth:
+    status: str
+    """Success, Init, Fault, Socket fail, Receive timeout, Unreachable, Time exceeded ..."""
+    healthy: bool
+    """True only for a status in NET_HEALTH_OK."""
+
+
+@dataclass(kw_only=True)
+class IpConfig:
+    ipaddr: str
+    netmask: str | None
+
+
+@dataclass(kw_only=True)
+class Tls:
+    device: int | None
+    enabled: bool
+    preconfigured: bool | None
+    alarm_days: int | None
+
+
+@dataclass(kw_only=True)
+class Ping:
+    sent: int | None
+    received: int | None
+    loss_pct: float | None
+    timeouts: int
+    """``recv time out`` lines: probes that got no answer."""
+    target: str | None = None
+    reachable: bool = False
+    """At least one probe answered."""
+
+
+def _single(text: str, pattern: str, what: str) -> re.Match[str]:
+    for _, line, _ in numbered_lines(text):
+        m = re.search(pattern, line)
+        if m:
+            return m
+    raise ParseError(f"no {what!r} line in hccn_tool output")
+
+
+def parse_link(text: str) -> Link:
+    """``hccn_tool -i N -link -g`` → ``link status: UP``."""
+    status = _single(text, r"link status\s*:\s*(\w+)", "link status").group(1).upper()
+    return Link(status=status, up=status == "UP")
+
+
+def parse_net_health(text: str) -> NetHealth:
+    """``hccn_tool -i N -net_health -g`` → ``net health status: Success``."""
+    m = _single(text, r"net health status\s*:\s*(\S.*?)\s*$", "net health status")
+    return NetHealth(status=m.group(1), healthy=m.group(1) in NET_HEALTH_OK)
+
+
+def parse_ip(text: str) -> IpConfig:
+    """``hccn_tool -i N -ip -g`` → ``ipaddr:10.0.0.10`` and ``netmask:255.255.255.0``."""
+    ip = _single(text, r"ipaddr\s*:\s*(\S+)", "ipaddr").group(1)
+    mask = re.search(r"netmask\s*:\s*(\S+)", text)
+    return IpConfig(ipaddr=ip, netmask=mask.group(1) if mask else None)
+
+
+def parse_tls(text: str) -> Tls:
+    """``hccn_tool -i N -tls -g`` → ``dev_id:0, tls switch[0](0:disable, 1:enable), ...``."""
+    m = _single(text, r"tls switch\[(\d)\]", "tls switch")
+    dev = re.search(r"dev_id\s*:\s*(\d+)", text)
+    pre = re.search(r"tls preconfigured\[(\d)\]", text)
+    alarm = re.search(r"alarm time threshold\[(\d+)\]", text)
+    return Tls(
+        device=int(dev.group(1)) if dev else None,
+        enabled=m.group(1) == "1",
+        preconfigured=(pre.group(1) == "1") if pre else None,
+        alarm_days=int(alarm.group(1)) if alarm else None,
+    )
+
+
+def parse_ping(text: str) -> Ping:
+    """``hccn_tool -i N -ping -g address IP``: the summary line and ``recv time out`` lines."""
+    summary = re.search(
+        r"(\d+) packets? transmitted,\s*(\d+) (?:packets? )?received,\s*([0-9.]+)% packet loss",
+        text,
+    )
+    timeouts = len(re.findall(r"recv time ?out", text))
+    target = re.search(r"(?:PING|address)\s+(\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+:[0-9a-fA-F:]+)", text)
+    if summary is None and timeouts == 0:
+        raise ParseError("no ping summary ('N packets transmitted, M received, X% packet loss')")
+    received = int(summary.group(2)) if summary else None
+    return Ping(
+        sent=int(summary.group(1)) if summary else None,
+        received=received,
+        loss_pct=float(summary.group(3)) if summary else None,
+        timeouts=timeouts,
+        target=target.group(1) if target else None,
+        reachable=bool(received),
+    )
+
+
+def _key_values(text: str, sep: str) -> dict[str, str]:
+    out = {}
+    for _, line, _ in numbered_lines(text):
+        if sep in line and not line.rstrip().endswith(":"):
+            key, _, value = line.partition(sep)
+            if key.strip() and value.strip():
+                out[key.strip()] = value.strip()
+    return out
+
+
+def parse_optical(text: str) -> dict[str, str]:
+    """``hccn_tool -i N -optical -g`` → ``{"Tx Power": "4.4035 mW", "present": "present" ...}``."""
+    if "optical info" not in text and "Rx Power" not in text and "present" not in text:
+        raise ParseError("no 'optical info:' block in hccn_tool output")
+    return _key_values(text, ":")
+
+
+def parse_stat(text: str) -> dict[str, int]:
+    """``hccn_tool -i N -stat -g`` → counters such as ``roce_qp_status_err_num``."""
+    out = {}
+    for key, value in _key_values(text, ":").items():
+        if value.isdigit():
+            out[key] = int(value)
+    if not out:
+        raise ParseError("no 'name:count' counter in hccn_tool -stat output")
+    return out
+
+
+@dataclass(kw_only=True)
+class Port:
+    """What a saved collection says about one NPU port (one device's RoCE NIC)."""
+
+    device: int | None
+    """NPU device id from the command line; None when the file holds a bare output."""
+    link: str | None = None
+    net_health: str | None = None
+    ipaddr: str | None = None
+    netmask: str | None = None
+    tls_enabled: bool | None = None
+    ping_loss_pct: float | None = None
+    ping_target: str | None = None
+    optical: dict[str, str] = field(default_factory=dict)
+    stat: dict[str, int] = field(default_factory=dict)
+    line: int = 0
+    """First line that spoke about this port."""
+
+
+@dataclass(kw_only=True)
+class Bundle:
+    ports: list[Port]
+    warnings: list[ParseWarning] = field(default_factory=list)
+
+
+_COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)\s+-g\b")
+_QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat")
+_SIGNATURES = {
+    "link": re.compile(r"^link status\s*:"),
+    "net_health": re.compile(r"^net health status\s*:"),
+    "ip": re.compile(r"^ipaddr\s*:"),
+    "tls": re.compile(r"tls switch\["),
+    "ping": re.compile(r"packets? transmitted|recv time ?out"),
+    "optical": re.compile(r"^optical info\s*:"),
+    "stat": re.compile(r"^packet statistics\s*:"),
+}
+
+
+def parse_bundle(text: str) -> Bundle:
+    """Every hccn_tool output in a saved file, grouped by device.
+
+    Outputs after a ``hccn_tool -i N -QUERY -g`` line belong to device N; bare outputs (no
+    command line) each describe a port whose device is not named. Raises ParseError when the
+    text holds no hccn_tool output at all.
+    """
+    sections: list[tuple[int | None, str | None, int, list[str]]] = []
+    current: tuple[int | None, str | None, int, list[str]] | None = None
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        m = _COMMAND_RE.search(s)
+        if m and not s.startswith(("for ", "#")):
+            current = (int(m.group(1)), m.group(2), no, [])
+            sections.append(current)
+            continue
+        if current is not None and current[0] is not None:
+            if re.search(r"\b(npu-smi|hccn_tool)\b", s):
+                current = None  # another tool's command: its output is not ours
+                continue
+            current[3].append(line)
+            continue
+        kind = next((k for k, sig in _SIGNATURES.items() if sig.search(s)), None)
+        if kind is not None:
+            current = (None, kind, no, [line])
+            sections.append(current)
+        elif current is not None and current[0] is None and s:
+            current[3].append(line)
+    ports: dict[object, Port] = {}
+    warnings: list[ParseWarning] = []
+    for index, (device, query, no, body) in enumerate(sections):
+        key: object = device if device is not None else ("bare", index)
+        port = ports.setdefault(key, Port(device=device, line=no))
+        chunk = "\n".join(body)
+        if query not in _QUERIES or not chunk.strip():
+            continue
+        try:
+            _apply(port, query, chunk)
+        except ParseError as e:
+            warnings.append(ParseWarning(line=no, message=f"hccn_tool -{query}: {e.message}"))
+    found = [p for p in ports.values() if _has_data(p)]
+    if not found:
+        raise ParseError("no hccn_tool output (link, net_health, ip, tls, ping, optical, stat)")
+    return Bundle(ports=_merge_bare(found), warnings=warnings)
+
+
+def _apply(port: Port, query: str | None, chunk: str) -> None:
+    if query == "link":
+        port.link = parse_link(chunk).status
+    elif query == "net_health":
+        port.net_health = parse_net_health(chunk).status
+    elif query == "ip":
+        ip = parse_ip(chunk)
+        port.ipaddr, port.netmask = ip.ipaddr, ip.netmask
+    elif query == "tls":
+        tls = parse_tls(chunk)
+        port.tls_enabled = tls.enabled
+        if port.device is None and tls.device is not None:
+            port.device = tls.device
+    elif query == "ping":
+        ping = parse_ping(chunk)
+        port.ping_loss_pct = 100.0 if ping.loss_pct is None and ping.timeouts else ping.loss_pct
+        port.ping_target = ping.target
+    elif query == "optical":
+        port.optical = parse_optical(chunk)
+    elif query == "stat":
+        port.stat = parse_stat(chunk)
+
+
+def _has_data(p: Port) -> bool:
+    return any(
+        (p.link, p.net_health, p.ipaddr, p.tls_enabled is not None, p.ping_loss_pct is not None)
+    ) or bool(p.optical or p.stat)
+
+
+def _merge_bare(ports: list[Port]) -> list[Port]:
+    """Bare outputs whose device became known (a tls line names it) join that device's port."""
+    by_device: dict[int, Port] = {}
+    out: list[Port] = []
+    for p in ports:
+        if p.device is None:
+            out.append(p)
+            continue
+        if p.device in by_device:
+            target = by_device[p.device]
+            for name in ("link", "net_health", "ipaddr", "netmask", "tls_enabled", "ping_loss_pct"):
+                if getattr(p, name) is not None and getattr(target, name) is None:
+                    setattr(target, name, getattr(p, name))
+            target.optical = target.optical or p.optical
+            target.stat = target.stat or p.stat
+            continue
+        by_device[p.device] = p
+        out.append(p)
+    return sorted(out, key=lambda p: (p.device is None, p.device or 0, p.line))

@@ -1,0 +1,322 @@
+"""Failure logs: CANN/HCCL error codes, PyTorch watchdog time-outs, torch elastic failures.
+
+Recognised events (``LogEvent.kind``):
+- ``hccl_error``: a CANN error code (``EI0006: ...``, ``Communication_Error_Bind_IP_Port(EI0019)``,
+  ``EJ0003: ...``) with the rank, device, peer rank, group, operation tag, port and time-out the
+  surrounding lines name;
+- ``watchdog_timeout``: ``Watchdog caught collective operation timeout: WorkNCCL(SeqNum=..,
+  OpType=.., NumelIn=.., NumelOut=.., Timeout(ms)=..) ran for .. milliseconds`` (``WorkHCCL`` from
+  torch_npu too), joined with the rank's ``last enqueued / last completed`` work numbers;
+- ``elastic_failure``: each failure of a torch elastic ``ChildFailedError`` summary (host, rank,
+  local rank, exit code, pid, signal), the first observed one marked ``root_cause``;
+- ``watchdog_progress``: a rank that did not time out itself but dumped how far it got
+  (``Last enqueued NCCL work: N, last completed NCCL work: M``) on a peer's signal: the rank
+  whose last enqueued work is below the timed-out sequence number never reached that collective;
+- ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed).
+What each code means and what to change is not decided here: rules in ``conf/rules/`` do that.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, numbered_lines
+
+_CODE_RE = re.compile(
+    r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))|(?:\b(?P<code2>E[A-Z]\d{4})(?=:|\s+[A-Z]))"
+)
+_RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
+_RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
+_DEVICE_RE = re.compile(r"Device:\s*(\d+)")
+_REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
+_TAG_RE = re.compile(r"tag\[([A-Za-z]+)")
+_GROUP_RE = re.compile(r"group:\[([^\]]+)\]")
+_RANKSIZE_RE = re.compile(r"rankSize\[(\d+)\]")
+_PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
+# Only the time-out in effect, not the defaults quoted in the "Solution" text.
+_TIMEOUT_S_RE = re.compile(r"timeout\[(\d+)\s*s?\]|Timeout was set to (\d+) seconds")
+_NODE_RE = re.compile(r"Check whether node (\S+) reports")
+_IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
+
+_WORK_RE = re.compile(
+    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?P<op>\w+)"
+    r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?:,\s*NumelOut=(?P<numel_out>-?\d+))?"
+    r"(?:,\s*Timeout\(ms\)=(?P<timeout>\d+))?\)"
+    r"(?:\s*ran for (?P<ran>\d+) milliseconds)?"
+)
+_WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
+_PG_RE = re.compile(r"\[PG (?:ID )?(\S+)")
+_LAST_RE = re.compile(
+    r"(?:Timeout at (?:NCCL|HCCL) work: (?P<at>-?\d+), )?"
+    r"[Ll]ast enqueued (?:NCCL|HCCL) work: (?P<enq>-?\d+), last completed (?:NCCL|HCCL) work: (?P<done>-?\d+)"
+)
+_FAILURE_FIELD_RE = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s*(.*)$")
+_STORE_RE = re.compile(
+    r"Timed out after (\d+) seconds waiting for clients\. (\d+)/(\d+) clients joined"
+)
+
+OPS = {
+    "ALLREDUCE": "all_reduce",
+    "AllReduce": "all_reduce",
+    "ALLGATHER": "all_gather",
+    "AllGather": "all_gather",
+    "_ALLGATHER_BASE": "all_gather",
+    "REDUCE_SCATTER": "reduce_scatter",
+    "ReduceScatter": "reduce_scatter",
+    "_REDUCE_SCATTER_BASE": "reduce_scatter",
+    "ALLTOALL": "all_to_all",
+    "ALLTOALL_BASE": "all_to_all",
+    "AlltoAll": "all_to_all",
+    "AllToAll": "all_to_all",
+    "BROADCAST": "broadcast",
+    "Broadcast": "broadcast",
+    "REDUCE": "reduce",
+    "Reduce": "reduce",
+    "BARRIER": "barrier",
+    "SEND": "send",
+    "RECV": "recv",
+    "Send": "send",
+    "Receive": "recv",
+    "GATHER": "gather",
+    "SCATTER": "scatter",
+    "COALESCED": "coalesced",
+}
+"""Operation names in watchdog messages and HCCL task tags → facts naming."""
+
+
+@dataclass(kw_only=True)
+class LogEvent:
+    kind: str
+    """hccl_error, watchdog_timeout, elastic_failure or store_timeout."""
+    line: int
+    message: str
+    """The line that carried the event, trimmed."""
+    code: str | None = None
+    """CANN error code (EI0006 ...)."""
+    code_name: str | None = None
+    """Symbolic name printed with the code by newer CANN (Communication_Error_Bind_IP_Port)."""
+    rank: int | None = None
+    host: str | None = None
+    device: int | None = None
+    op: str | None = None
+    seq: int | None = None
+    numel: int | None = None
+    timeout_ms: int | None = None
+    ran_for_ms: int | None = None
+    last_enqueued: int | None = None
+    last_completed: int | None = None
+    remote_rank: int | None = None
+    group: str | None = None
+    rank_size: int | None = None
+    port: int | None = None
+    ip: str | None = None
+    local_rank: int | None = None
+    exit_code: int | None = None
+    pid: int | None = None
+    root_cause: bool = False
+    library: str | None = None
+    """NCCL or HCCL for watchdog events."""
+
+
+@dataclass(kw_only=True)
+class LogReport:
+    events: list[LogEvent] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[LogEvent]:
+        return [e for e in self.events if e.kind == kind]
+
+
+def parse(text: str) -> LogReport:
+    """Find every recognised failure event; ParseError when there is none."""
+    lines = numbered_lines(text)
+    report = LogReport()
+    _hccl_errors(text, lines, report)
+    _watchdog(lines, report)
+    _elastic(lines, report)
+    for no, line, _ in lines:
+        if m := _STORE_RE.search(line):
+            report.events.append(
+                LogEvent(
+                    kind="store_timeout",
+                    line=no,
+                    message=line.strip()[:300],
+                    timeout_ms=int(m.group(1)) * 1000,
+                    rank_size=int(m.group(3)),
+                    remote_rank=None,
+                    numel=int(m.group(2)),
+                )
+            )
+    if not report.events:
+        raise ParseError(
+            "no HCCL/CANN error code, watchdog time-out, elastic failure or store time-out found"
+        )
+    report.events.sort(key=lambda e: e.line)
+    return report
+
+
+def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None:
+    for text in window:
+        if m := pattern.search(text):
+            return m
+    return None
+
+
+def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    raw = text.splitlines()
+    seen: set[tuple[str, int | None, str]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        m = _CODE_RE.search(line)
+        if m is None:
+            continue
+        code = m.group("code1") or m.group("code2")
+        # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
+        # the lines after it the reason, the task tag and the group; stop at the next code.
+        after = []
+        for _, nxt, _ in lines[index + 1 : index + 8]:
+            if _CODE_RE.search(nxt):
+                break
+            after.append(nxt)
+        before = [b for _, b, _ in lines[max(0, index - 3) : index]]
+        window = [line, *after, *reversed(before)]
+        rank = tagged
+        if rank is None and (rm := _RANK_TAG_RE.search(raw[no - 1])):
+            rank = int(rm.group(1))
+        if rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
+            rank = int(rid.group(1))
+        ev = LogEvent(
+            kind="hccl_error",
+            line=no,
+            message=line.strip()[:300],
+            code=code,
+            code_name=m.group("name"),
+            rank=rank,
+        )
+        if dev := _search(_DEVICE_RE, window):
+            ev.device = int(dev.group(1))
+        if (remote := _search(_REMOTE_RE, window)) and remote.group(1).isdigit():
+            ev.remote_rank = int(remote.group(1))
+        if tag := _search(_TAG_RE, window):
+            ev.op = OPS.get(tag.group(1), tag.group(1))
+        if grp := _search(_GROUP_RE, window):
+            ev.group = grp.group(1)
+        if size := _search(_RANKSIZE_RE, window):
+            ev.rank_size = int(size.group(1))
+        if port := _search(_PORT_RE, window):
+            ev.port = int(port.group(1))
+        if ip := _search(_IP_RE, window):
+            ev.ip = ip.group(1) or ip.group(2)
+        if node := _search(_NODE_RE, window):
+            ev.host = node.group(1)
+        if tmo := _search(_TIMEOUT_S_RE, window):
+            seconds = next(g for g in tmo.groups() if g)
+            ev.timeout_ms = int(seconds) * 1000
+        key = (code, ev.rank, ev.message[:80])
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(ev)
+
+
+def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    by_key: dict[tuple[int | None, str, int], LogEvent] = {}
+    last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
+    for no, line, tagged in lines:
+        rank_m = _WATCHDOG_RANK_RE.search(line)
+        rank = tagged
+        if rank_m:
+            rank = int(rank_m.group(1) or rank_m.group(2))
+        pg_m = _PG_RE.search(line)
+        pg = pg_m.group(1) if pg_m else None
+        if lm := _LAST_RE.search(line):
+            last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
+        w = _WORK_RE.search(line)
+        if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
+            continue
+        seq = int(w.group("seq"))
+        key = (rank, w.group("op"), seq)
+        if key in by_key:
+            continue
+        ev = LogEvent(
+            kind="watchdog_timeout",
+            line=no,
+            message=line.strip()[:400],
+            rank=rank,
+            op=OPS.get(w.group("op"), w.group("op").lower()),
+            seq=seq,
+            numel=int(w.group("numel_in")) if w.group("numel_in") else None,
+            timeout_ms=int(w.group("timeout")) if w.group("timeout") else None,
+            ran_for_ms=int(w.group("ran")) if w.group("ran") else None,
+            group=pg,
+            library=w.group("lib"),
+        )
+        by_key[key] = ev
+        report.events.append(ev)
+    for ev in by_key.values():
+        found = last.get((ev.rank, ev.group)) or next(
+            (v for (r, _), v in last.items() if r == ev.rank), None
+        )
+        if found:
+            ev.last_enqueued, ev.last_completed = found[1], found[2]
+    # A rank that only printed "last enqueued / completed" (dumped on a peer's signal) is still
+    # evidence: it shows how far that rank got, which names the straggler.
+    reported = {ev.rank for ev in by_key.values()}
+    for (rank, pg), (no, enq, done) in last.items():
+        if rank is not None and rank not in reported and by_key:
+            reported.add(rank)
+            report.events.append(
+                LogEvent(
+                    kind="watchdog_progress",
+                    line=no,
+                    message=f"rank {rank} last enqueued work {enq}, last completed {done}",
+                    rank=rank,
+                    group=pg,
+                    last_enqueued=enq,
+                    last_completed=done,
+                )
+            )
+
+
+def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    in_summary = False
+    root = False
+    current: LogEvent | None = None
+    for no, line, _ in lines:
+        s = line.strip()
+        if "ChildFailedError" in s or re.match(r"^\S+ FAILED$", s) or s.startswith("Failures:"):
+            in_summary = True
+        if not in_summary:
+            continue
+        if s.startswith("Root Cause"):
+            root = True
+            continue
+        if s.startswith("Failures:"):
+            root = False
+            continue
+        if re.match(r"^\[\d+\]:$", s):
+            current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=root)
+            report.events.append(current)
+            continue
+        m = _FAILURE_FIELD_RE.match(line)
+        if current is None or m is None:
+            continue
+        key, value = m.group(1), m.group(2).strip()
+        if key == "host":
+            current.host = value
+        elif key == "rank" and (r := re.match(r"(-?\d+)(?: \(local_rank: (\d+)\))?", value)):
+            current.rank = int(r.group(1))
+            current.local_rank = int(r.group(2)) if r.group(2) else None
+        elif key == "exitcode" and (x := re.match(r"(-?\d+)(?: \(pid: (\d+)\))?", value)):
+            current.exit_code = int(x.group(1))
+            current.pid = int(x.group(2)) if x.group(2) else None
+        elif key == "traceback":
+            current.message = value[:300]
+    # The root cause is repeated under "Failures:" in some torch versions: keep one per rank.
+    seen: dict[tuple[int | None, str | None, int | None], LogEvent] = {}
+    for ev in [e for e in report.events if e.kind == "elastic_failure"]:
+        k = (ev.rank, ev.host, ev.pid)
+        if k in seen:
+            seen[k].root_cause = seen[k].root_cause or ev.root_cause
+            report.events.remove(ev)
+        else:
+            seen[k] = ev

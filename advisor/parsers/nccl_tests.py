@@ -1,0 +1,252 @@
+"""nccl-tests logs (``all_reduce_perf`` and every other ``*_perf`` binary).
+
+Handles single- and multi-node runs, the out-of-place and in-place column groups, the ``#wrong``
+column (and the ``error`` column of releases before 2.10), ``N/A`` cells, NCCL INFO lines printed
+inside the table, lines tagged by an MPI launcher (``[1,0]<stdout>:``) and logs cut before the
+``# Avg bus bandwidth`` footer (``complete`` is then False).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+DTYPES = {
+    "float": "float32",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "double": "float64",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int32": "int32",
+    "uint32": "uint32",
+    "int64": "int64",
+    "uint64": "uint64",
+    "int": "int32",
+    "f8e4m3": "float8_e4m3fn",
+    "f8e5m2": "float8_e5m2",
+}
+"""nccl-tests type names → torch dtype names (the live benchmark's names)."""
+
+BINARIES = {
+    "all_reduce": "all_reduce",
+    "all_gather": "all_gather",
+    "reduce_scatter": "reduce_scatter",
+    "alltoall": "all_to_all",
+    "broadcast": "broadcast",
+    "reduce": "reduce",
+    "sendrecv": "send_recv",
+    "gather": "gather",
+    "scatter": "scatter",
+    "hypercube": "hypercube",
+}
+"""``<name>_perf`` binary → operation name used in facts."""
+
+BINARY_RE = re.compile(r"\b(" + "|".join(sorted(BINARIES, key=len, reverse=True)) + r")_perf")
+_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\b")
+_DEVICE_RE = re.compile(
+    r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
+)
+_AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
+_OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
+_NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
+_NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
+_ALGO_RE = re.compile(r"NCCL_ALGO(?: set by environment to |=)([A-Za-z,:;_]+)")
+
+
+@dataclass(kw_only=True)
+class Timing:
+    """One column group (out-of-place or in-place) of a row."""
+
+    time_us: float
+    """Mean time per iteration as printed (nccl-tests prints the mean, not a percentile)."""
+    algbw_gbytes_s: float
+    busbw_gbytes_s: float
+    wrong: int | None
+    """``#wrong`` count; None when the run did not check (``N/A``) or printed a max error."""
+    max_error: float | None = None
+    """The ``error`` column of releases before 2.10 (largest deviation), when present."""
+
+
+@dataclass(kw_only=True)
+class Row:
+    line: int
+    size_bytes: int
+    count: int
+    dtype: str
+    """torch dtype name (``float32``), or the tool's own name when unknown."""
+    redop: str
+    root: int | None
+    out_of_place: Timing | None
+    in_place: Timing | None
+
+
+@dataclass(kw_only=True)
+class Table:
+    """One results table (one header line and the rows under it)."""
+
+    op: str
+    """Operation in facts naming (``all_reduce``); ``unknown`` when the log never names it."""
+    header_line: int
+    rows: list[Row] = field(default_factory=list)
+    avg_busbw_gbytes_s: float | None = None
+    """The footer's ``# Avg bus bandwidth`` (GB/s); None when the log was cut before it."""
+    out_of_bounds: int | None = None
+    complete: bool = False
+    """True when the footer was seen: the run finished every size it was asked for."""
+
+
+@dataclass(kw_only=True)
+class NcclTestsLog:
+    tables: list[Table]
+    ranks: int | None
+    """Ranks in the run (from the ``# Using devices`` list or NCCL's ``nranks``)."""
+    hosts: list[str]
+    algorithm: str
+    """NCCL_ALGO in effect when the log shows it, else ``default``."""
+    warnings: list[ParseWarning] = field(default_factory=list)
+
+
+def _num(token: str) -> float | None:
+    if token.upper() == "N/A":
+        return None
+    return float(token)
+
+
+def _timing(tokens: list[str], wrong_name: str) -> Timing | None:
+    time_us, algbw, busbw = (_num(t) for t in tokens[:3])
+    if time_us is None or algbw is None or busbw is None:
+        return None
+    cell = tokens[3]
+    wrong: int | None = None
+    max_error: float | None = None
+    if cell.upper() != "N/A":
+        if wrong_name == "#wrong":
+            wrong = int(cell)
+        else:
+            max_error = float(cell)
+    return Timing(
+        time_us=time_us,
+        algbw_gbytes_s=algbw,
+        busbw_gbytes_s=busbw,
+        wrong=wrong,
+        max_error=max_error,
+    )
+
+
+def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
+    """Parse an nccl-tests log. ``op`` overrides the operation when the log does not name it.
+
+    Raises ParseError when no results table is found, or a table header has no readable row.
+    """
+    lines = numbered_lines(text)
+    # Where the log names its binary (command line, "# Collective test starting: x_perf"), so
+    # each table takes the name of its own run when a file holds several.
+    mentions = [
+        (no, BINARIES[m.group(1)]) for no, line, _ in lines if (m := BINARY_RE.search(line))
+    ]
+    tables: list[Table] = []
+    warnings: list[ParseWarning] = []
+    devices: dict[int, str] = {}
+    nranks: int | None = None
+    algorithm = "default"
+    columns: list[str] = []
+    current: Table | None = None
+    for no, line, _rank in lines:
+        stripped = line.strip()
+        m_dev = _DEVICE_RE.match(stripped)
+        if m_dev:
+            devices[int(m_dev.group(1))] = m_dev.group(2)
+            continue
+        if (m_np := _NP_RE.search(stripped)) and nranks is None:
+            nranks = int(m_np.group(1))
+        m_nr = _NRANKS_RE.search(stripped)
+        if m_nr:
+            nranks = max(nranks or 0, int(m_nr.group(1)))
+        m_algo = _ALGO_RE.search(stripped)
+        if m_algo:
+            algorithm = m_algo.group(1).lower()
+        if _HEADER_RE.match(stripped):
+            columns = stripped.lstrip("#").split()
+            current = Table(op=op or "unknown", header_line=no)
+            tables.append(current)
+            continue
+        if current is None:
+            continue
+        m_avg = _AVG_RE.match(stripped)
+        if m_avg:
+            current.avg_busbw_gbytes_s = _num(m_avg.group(1))
+            current.complete = True
+            continue
+        m_oob = _OOB_RE.match(stripped)
+        if m_oob:
+            current.out_of_bounds = int(m_oob.group(1))
+            continue
+        if not stripped or not stripped[0].isdigit():
+            continue  # units row, NCCL INFO lines, blank lines between rows
+        try:
+            current.rows.append(_row(no, stripped.split(), columns))
+        except (ValueError, IndexError) as e:
+            warnings.append(ParseWarning(line=no, message=f"unreadable nccl-tests row ({e})"))
+    if not tables:
+        raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
+    if op is None:
+        _name_tables(tables, mentions)
+    for t in tables:
+        if not t.rows:
+            raise ParseError("results table has no readable row", line=t.header_line)
+        if not t.complete:
+            warnings.append(
+                ParseWarning(
+                    line=t.rows[-1].line,
+                    message="log ends before the '# Avg bus bandwidth' footer: the run was cut "
+                    f"short after {t.rows[-1].size_bytes} bytes",
+                )
+            )
+    ranks = len(devices) or nranks
+    return NcclTestsLog(
+        tables=tables,
+        ranks=ranks,
+        hosts=sorted(set(devices.values())),
+        algorithm=algorithm,
+        warnings=warnings,
+    )
+
+
+def _name_tables(tables: list[Table], mentions: list[tuple[int, str]]) -> None:
+    """Each table's op: the last binary named since the previous table, else the first one
+    named before the next table (a log that names it only in its closing line)."""
+    bounds = [0, *(t.header_line for t in tables), 1 << 62]
+    for i, table in enumerate(tables):
+        before = [o for no, o in mentions if bounds[i] < no < table.header_line]
+        after = [o for no, o in mentions if table.header_line < no < bounds[i + 2]]
+        if before or after:
+            table.op = before[-1] if before else after[0]
+
+
+def _row(no: int, tokens: list[str], columns: list[str]) -> Row:
+    try:
+        first_time = columns.index("time")
+    except ValueError as e:
+        raise ValueError("header has no 'time' column") from e
+    prefix = columns[:first_time]
+    groups = (len(columns) - first_time) // 4
+    if len(tokens) != len(prefix) + 4 * groups:
+        raise ValueError(f"{len(tokens)} columns, header has {len(prefix) + 4 * groups}")
+    cells = dict(zip(prefix, tokens, strict=False))
+    wrong_name = columns[first_time + 3]
+    rest = tokens[len(prefix) :]
+    timings = [_timing(rest[4 * g : 4 * g + 4], wrong_name) for g in range(groups)]
+    root = cells.get("root")
+    return Row(
+        line=no,
+        size_bytes=int(cells["size"]),
+        count=int(cells["count"]),
+        dtype=DTYPES.get(cells["type"], cells["type"]),
+        redop=cells.get("redop", "none"),
+        root=int(root) if root not in (None, "-") else None,
+        out_of_place=timings[0] if groups > 0 else None,
+        in_place=timings[1] if groups > 1 else None,
+    )

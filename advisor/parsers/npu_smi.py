@@ -1,0 +1,240 @@
+"""``npu-smi info`` (the device table) and ``npu-smi info -t topo`` (the link matrix).
+
+The table has two rows per chip between ``+===+`` rules; its layout differs by driver and chip:
+narrow (910A, ``Chip``), wide (910B, ``Chip | Bus-Id | AICore(%) Memory-Usage(MB) HBM-Usage(MB)``),
+``Chip Phy-ID`` (Atlas A3, two chips per NPU) and ``Chip Device`` without HBM (310P). Columns are
+found by their header names, so each layout reads the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+_VERSION_RE = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
+_PAIR_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
+
+
+@dataclass(kw_only=True)
+class NpuChip:
+    """One chip of ``npu-smi info`` (an NPU card holds one or two chips)."""
+
+    npu: int
+    chip: int
+    name: str
+    """Chip name as printed (910B3, 310P3, Ascend910, 910A ...)."""
+    health: str
+    """OK, Warning, Alarm, Critical ... as printed."""
+    bus_id: str
+    line: int
+    phy_id: int | None = None
+    device: int | None = None
+    """Logical device id (310P ``Chip Device`` layout)."""
+    power_w: float | None = None
+    temp_c: float | None = None
+    aicore_pct: float | None = None
+    memory_used_mb: int | None = None
+    memory_total_mb: int | None = None
+    hbm_used_mb: int | None = None
+    hbm_total_mb: int | None = None
+
+
+@dataclass(kw_only=True)
+class NpuProcess:
+    npu: int
+    chip: int
+    pid: int
+    name: str
+    memory_mb: int | None
+
+
+@dataclass(kw_only=True)
+class NpuSmiInfo:
+    version: str
+    chips: list[NpuChip]
+    processes: list[NpuProcess] = field(default_factory=list)
+    warnings: list[ParseWarning] = field(default_factory=list)
+
+    @property
+    def unhealthy(self) -> list[NpuChip]:
+        return [c for c in self.chips if c.health.upper() != "OK"]
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _float(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return None  # "NA" or "-" for chips that do not report the value
+
+
+def parse_info(text: str) -> NpuSmiInfo:
+    """Parse the ``npu-smi info`` table; raises ParseError when it holds no readable chip."""
+    lines = numbered_lines(text)
+    version = ""
+    header_line = 0
+    second_header: list[str] = []
+    chips: list[NpuChip] = []
+    processes: list[NpuProcess] = []
+    warnings: list[ParseWarning] = []
+    in_processes = False
+    pending: tuple[int, list[str]] | None = None
+    for no, line, _ in lines:
+        s = line.strip()
+        if m := _VERSION_RE.search(s):
+            version = m.group(2)
+            continue
+        if not s.startswith("|"):
+            if s.startswith("+") and pending is not None:
+                warnings.append(ParseWarning(line=pending[0], message="chip's second row missing"))
+                pending = None
+            continue
+        cells = _cells(s)
+        first = cells[0].split()
+        if first[:2] == ["NPU", "Name"]:
+            header_line, in_processes = no, False
+            continue
+        if first and first[0] == "Chip" and header_line and not in_processes and len(cells) >= 3:
+            second_header = first + cells[1].split() + cells[2].split()
+            continue
+        if len(cells) > 1 and cells[1].startswith("Process id"):
+            in_processes = True
+            continue
+        if not header_line:
+            continue
+        if in_processes:
+            if len(cells) >= 4 and cells[0].split() and cells[0].split()[0].isdigit():
+                ids = cells[0].split()
+                try:
+                    processes.append(
+                        NpuProcess(
+                            npu=int(ids[0]),
+                            chip=int(ids[1]) if len(ids) > 1 else 0,
+                            pid=int(cells[1]),
+                            name=cells[2],
+                            memory_mb=int(cells[3]) if cells[3].isdigit() else None,
+                        )
+                    )
+                except ValueError:
+                    warnings.append(ParseWarning(line=no, message="unreadable process row"))
+            continue
+        if len(cells) < 3 or not first or not first[0].isdigit():
+            continue
+        if pending is None:
+            pending = (no, cells)
+            continue
+        top_no, top = pending
+        pending = None
+        try:
+            chips.append(_chip(top_no, top, cells, second_header))
+        except (ValueError, IndexError) as e:
+            warnings.append(ParseWarning(line=top_no, message=f"unreadable chip rows ({e})"))
+    if pending is not None:
+        warnings.append(ParseWarning(line=pending[0], message="table ends inside a chip's rows"))
+    if not header_line:
+        raise ParseError("no npu-smi info table (no '| NPU   Name | Health ...' header)")
+    if not chips:
+        raise ParseError("npu-smi info table has no readable chip", line=header_line)
+    return NpuSmiInfo(version=version, chips=chips, processes=processes, warnings=warnings)
+
+
+def _chip(top_no: int, top: list[str], bottom: list[str], header: list[str]) -> NpuChip:
+    npu_name = top[0].split()
+    ids = bottom[0].split()
+    power_temp = top[2].split()
+    second_id = header[1] if len(header) > 1 and header[1] in ("Phy-ID", "Device") else ""
+    usage = bottom[2]
+    pairs = [(int(a), int(b)) for a, b in _PAIR_RE.findall(usage)]
+    aicore = usage.split()[0] if usage.split() else ""
+    chip = NpuChip(
+        npu=int(npu_name[0]),
+        name=" ".join(npu_name[1:]),
+        health=top[1],
+        chip=int(ids[0]),
+        bus_id=bottom[1],
+        line=top_no,
+        power_w=_float(power_temp[0]) if power_temp else None,
+        temp_c=_float(power_temp[1]) if len(power_temp) > 1 else None,
+        aicore_pct=_float(aicore),
+    )
+    if second_id and len(ids) > 1:
+        setattr(chip, "phy_id" if second_id == "Phy-ID" else "device", int(ids[1]))
+    has_memory = "Memory-Usage(MB)" in header
+    has_hbm = "HBM-Usage(MB)" in header
+    if has_memory and pairs:
+        chip.memory_used_mb, chip.memory_total_mb = pairs[0]
+    if has_hbm:
+        hbm = pairs[1] if has_memory and len(pairs) > 1 else (pairs[0] if not has_memory else None)
+        if hbm:
+            chip.hbm_used_mb, chip.hbm_total_mb = hbm
+    return chip
+
+
+@dataclass(kw_only=True)
+class Topology:
+    """A link matrix: ``links[a][b]`` is the connection type printed between devices a and b."""
+
+    devices: list[str]
+    links: dict[str, dict[str, str]]
+    cpu_affinity: dict[str, str] = field(default_factory=dict)
+    legend: dict[str, str] = field(default_factory=dict)
+
+    def kinds(self) -> set[str]:
+        return {v for row in self.links.values() for k, v in row.items() if v != "X"}
+
+
+def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology:
+    """Shared by ``npu-smi info -t topo`` and ``nvidia-smi topo -m``: a header row of device names,
+    one row per device, optional affinity columns and a ``Legend:`` block."""
+    lines = numbered_lines(text)
+    head_no = 0
+    columns: list[str] = []
+    devices: list[str] = []
+    links: dict[str, dict[str, str]] = {}
+    affinity: dict[str, str] = {}
+    legend: dict[str, str] = {}
+    in_legend = False
+    device_re = re.compile(r"^(?:" + "|".join(re.escape(p) for p in prefixes) + r")\d+$")
+    for no, line, _ in lines:
+        tokens = line.split()
+        if not tokens:
+            continue
+        if tokens[0].rstrip(":") == "Legend":
+            in_legend = True
+            continue
+        if in_legend:
+            if m := re.match(r"^\s*(\S+)\s+=\s+(.*)$", line):
+                legend[m.group(1)] = m.group(2).strip()
+            continue
+        if not head_no and device_re.match(tokens[0]) and line[:1].isspace():
+            head_no = no
+            columns = [t for t in re.split(r"\s{2,}|\t", line.strip()) if t]
+            continue
+        if head_no and device_re.match(tokens[0]):
+            name = tokens[0]
+            cells = tokens[1:]
+            dev_cols = [c for c in columns if device_re.match(c)]
+            if len(cells) < len(dev_cols):
+                raise ParseError(
+                    f"{tool} row {name} has {len(cells)} cells for {len(dev_cols)} devices", line=no
+                )
+            devices.append(name)
+            links[name] = dict(zip(dev_cols, cells[: len(dev_cols)], strict=True))
+            extra = cells[len(dev_cols) :]
+            if extra:
+                affinity[name] = extra[0]
+    if not head_no:
+        raise ParseError(f"no {tool} topology matrix (no header row of device names)")
+    if not devices:
+        raise ParseError(f"{tool} topology matrix has no device row", line=head_no)
+    return Topology(devices=devices, links=links, cpu_affinity=affinity, legend=legend)
+
+
+def parse_topo(text: str) -> Topology:
+    """Parse ``npu-smi info -t topo`` (HCCS / PIX / PXB / PHB / SYS / SIO between NPUs)."""
+    return parse_matrix(text, prefixes=("NPU", "Phy-ID"), tool="npu-smi")

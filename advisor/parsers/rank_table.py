@@ -1,0 +1,186 @@
+"""Ascend rank tables (``RANK_TABLE_FILE``, hccl.json) versions 1.0 and 1.2, validated.
+
+1.0: ``server_count`` and ``server_list[].device[] {device_id, device_ip, rank_id}``; the older
+``group_list[].instance_list[].devices[]`` form is read too. 1.2 (SuperPoD) adds
+``super_device_id`` per device and a ``super_pod_list``. Validation never stops at the first
+problem: every duplicate device, duplicate or missing rank, count mismatch and an unfinished
+``status`` are listed in ``errors``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.parsers import ParseError
+
+VERSIONS = ("1.0", "1.2")
+
+
+@dataclass(kw_only=True)
+class RankEntry:
+    rank: int | None
+    server_id: str
+    device_id: str
+    device_ip: str | None
+    super_device_id: str | None = None
+
+
+@dataclass(kw_only=True)
+class RankTable:
+    version: str
+    status: str
+    server_count: int | None
+    """As declared by ``server_count``; None when absent."""
+    servers: list[str]
+    ranks: list[RankEntry]
+    super_pods: dict[str, list[str]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    """Everything that would make HCCL reject the table or build a wrong communicator."""
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+def parse(text: str) -> RankTable:
+    """Parse and validate a rank table; ParseError when it is not JSON or not a rank table."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
+    if not isinstance(doc, dict) or not ("server_list" in doc or "group_list" in doc):
+        raise ParseError("JSON without 'server_list' or 'group_list': not an Ascend rank table")
+    errors: list[str] = []
+    version = str(doc.get("version", ""))
+    if version and version not in VERSIONS:
+        errors.append(f"version {version!r} is not one this advisor reads ({', '.join(VERSIONS)})")
+    status = str(doc.get("status", ""))
+    if status != "completed":
+        errors.append(
+            f"status is {status or 'missing'!r}, not 'completed': the table was read before its "
+            "writer finished it (wait for status completed before starting the job)"
+        )
+    servers, ranks = _entries(doc, errors)
+    declared = doc.get("server_count")
+    server_count: int | None = None
+    if declared is not None:
+        try:
+            server_count = int(declared)
+        except (TypeError, ValueError):
+            errors.append(f"server_count {declared!r} is not a number")
+        else:
+            if server_count != len(servers):
+                errors.append(
+                    f"server_count is {server_count} but server_list holds {len(servers)} servers"
+                )
+    _check_duplicates(servers, ranks, errors)
+    super_pods = _super_pods(doc, version, servers, ranks, errors)
+    return RankTable(
+        version=version or "1.0",
+        status=status,
+        server_count=server_count,
+        servers=servers,
+        ranks=ranks,
+        super_pods=super_pods,
+        errors=errors,
+    )
+
+
+def _entries(doc: dict[str, Any], errors: list[str]) -> tuple[list[str], list[RankEntry]]:
+    servers: list[str] = []
+    ranks: list[RankEntry] = []
+    if "server_list" in doc:
+        for i, server in enumerate(doc.get("server_list") or []):
+            sid = str(server.get("server_id", ""))
+            if not sid:
+                errors.append(f"server_list[{i}] has no server_id")
+            servers.append(sid)
+            devices = server.get("device") or []
+            if not devices:
+                errors.append(f"server {sid or i} lists no device")
+            for dev in devices:
+                ranks.append(_entry(dev, sid, errors))
+        return servers, ranks
+    for group in doc.get("group_list") or []:
+        for inst in group.get("instance_list") or []:
+            sid = str(inst.get("server_id", ""))
+            if sid not in servers:
+                servers.append(sid)
+            for dev in inst.get("devices") or []:
+                entry = dict(dev)
+                entry.setdefault("rank_id", inst.get("rank_id"))
+                ranks.append(_entry(entry, sid, errors))
+    return servers, ranks
+
+
+def _entry(dev: dict[str, Any], server_id: str, errors: list[str]) -> RankEntry:
+    raw_rank = dev.get("rank_id")
+    rank: int | None = None
+    if raw_rank is None:
+        errors.append(f"server {server_id} device {dev.get('device_id')} has no rank_id")
+    else:
+        try:
+            rank = int(raw_rank)
+        except (TypeError, ValueError):
+            errors.append(f"server {server_id}: rank_id {raw_rank!r} is not a number")
+    if dev.get("device_id") is None:
+        errors.append(f"server {server_id} rank {raw_rank} has no device_id")
+    sdid = dev.get("super_device_id")
+    return RankEntry(
+        rank=rank,
+        server_id=server_id,
+        device_id=str(dev.get("device_id")),
+        device_ip=dev.get("device_ip"),
+        super_device_id=str(sdid) if sdid is not None else None,
+    )
+
+
+def _check_duplicates(servers: list[str], ranks: list[RankEntry], errors: list[str]) -> None:
+    for sid, n in Counter(servers).items():
+        if n > 1:
+            errors.append(f"server {sid} appears {n} times in server_list")
+    for (sid, dev), n in Counter((r.server_id, r.device_id) for r in ranks).items():
+        if n > 1:
+            owners = [str(r.rank) for r in ranks if (r.server_id, r.device_id) == (sid, dev)]
+            errors.append(
+                f"device {dev} on server {sid} is listed {n} times (ranks {', '.join(owners)}): "
+                "two ranks on one device"
+            )
+    for rank, n in Counter(r.rank for r in ranks if r.rank is not None).items():
+        if n > 1:
+            where = [f"{r.server_id}/device {r.device_id}" for r in ranks if r.rank == rank]
+            errors.append(f"rank_id {rank} is used {n} times ({'; '.join(where)})")
+    for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+        if n > 1:
+            errors.append(f"device_ip {ip} is given to {n} devices")
+    numbered = sorted({r.rank for r in ranks if r.rank is not None})
+    missing = sorted(set(range(len(ranks))) - set(numbered))
+    if missing and numbered:
+        errors.append(
+            f"rank_id must run 0..{len(ranks) - 1} over {len(ranks)} devices; missing "
+            f"{', '.join(map(str, missing[:16]))}"
+        )
+
+
+def _super_pods(
+    doc: dict[str, Any], version: str, servers: list[str], ranks: list[RankEntry], errors: list[str]
+) -> dict[str, list[str]]:
+    pods: dict[str, list[str]] = {}
+    for pod in doc.get("super_pod_list") or []:
+        pid = str(pod.get("super_pod_id", ""))
+        pods[pid] = [str(s.get("server_id", "")) for s in pod.get("server_list") or []]
+        for sid in pods[pid]:
+            if sid not in servers:
+                errors.append(f"super pod {pid} names server {sid}, which is not in server_list")
+    if version == "1.2":
+        if not pods:
+            errors.append("version 1.2 (SuperPoD) table has no super_pod_list")
+        lacking = [f"{r.server_id}/{r.device_id}" for r in ranks if r.super_device_id is None]
+        if lacking:
+            errors.append(
+                f"version 1.2 needs super_device_id on every device; missing on {', '.join(lacking[:8])}"
+            )
+    return pods
