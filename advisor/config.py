@@ -27,6 +27,7 @@ from advisor.probes.timeouts import TimeoutsConfig
 from advisor.probes.topology import TopologyConfig
 from advisor.rules.config import RulesConfig
 from advisor.smoke import SmokeConfig
+from advisor.sweep.config import SweepConfig
 
 SCHEMA_NAME = "advisor_schema"
 
@@ -42,6 +43,7 @@ class StagesConfig:
     timeouts: TimeoutsConfig = field(default_factory=TimeoutsConfig)
     subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
+    sweep: SweepConfig = field(default_factory=SweepConfig)
 
 
 @dataclass(kw_only=True)

@@ -9,7 +9,7 @@ what to launch next from what earlier jobs measured; every job still goes throug
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,12 +69,15 @@ class DriverContext(_Recorder):
         deadline_s: float,
         env: dict[str, str] | None = None,
         cluster: Cluster | None = None,
+        entry: list[str] | None = None,
     ) -> StageFacts:
         """Run one job of this stage; every rank runs ``run_rank`` with ``params``.
 
         ``params`` is the job's config (a dataclass of the stage's ``job_config_type``, or a
         mapping); ``env`` adds variables for this job only; ``cluster`` runs it on a smaller
-        world (scaling runs). The deadline is capped by the time the stage has left.
+        world (scaling runs). The deadline is capped by the time the stage has left. ``entry``
+        runs that argv on every rank instead (a user's own training command, see
+        ``launch.run_job_stage``); its ranks' output lands in ``logs/<stage>/<job>/``.
         """
         mapping = (
             params
@@ -82,18 +85,23 @@ class DriverContext(_Recorder):
             else OmegaConf.to_container(OmegaConf.structured(params))
         )
         self._jobs += 1
+        launcher = self.cfg.launcher
+        if cluster is not None and launcher.netns and len(launcher.netns) != cluster.nodes:
+            # A smaller world (scaling) runs on the first nodes of the lab: their namespaces.
+            launcher = replace(launcher, netns=launcher.netns[: cluster.nodes])
         outcome = launch.run_job_stage(
             stage=self.stage,
             port_offset=self.stage_index * 100 + self._jobs,
             job=job,
             run_dir=self.run_dir,
             cluster=cluster or self.cluster,
-            launcher=self.cfg.launcher,
+            launcher=launcher,
             params=mapping,  # type: ignore[arg-type]
             deadline_s=max(1.0, min(deadline_s, self.time_left_s)),
             pg_timeout_s=self.cfg.pg_timeout_s,
             faults=[asdict(f) for f in self.cfg.faults],
             extra_env={**self.cfg.env, **(env or {})},
+            entry=entry,
         )
         self.outcomes.append(outcome)
         return outcome

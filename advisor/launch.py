@@ -197,8 +197,15 @@ def agent_argv(
     node: int,
     spec_path: Path,
     rdzv_id: str,
+    entry: list[str] | None = None,
+    rank_log_dir: Path | None = None,
 ) -> list[str]:
-    """torchrun's command line for one node's agent (an argument list, never a shell string)."""
+    """torchrun's command line for one node's agent (an argument list, never a shell string).
+
+    ``entry`` replaces the advisor's worker with an arbitrary program (a user's training script,
+    run by a sweep trial); its ranks' stdout and stderr go to files under ``rank_log_dir``
+    (torchrun's ``<dir>/<run id>_*/attempt_0/<local rank>/std{out,err}.log``) to be parsed.
+    """
     python = launcher.python or sys.executable
     argv = [
         python,
@@ -222,6 +229,11 @@ def agent_argv(
             f"--rdzv-id={rdzv_id}",
             f"--rdzv-conf=join_timeout={int(launcher.join_timeout_s)}",
         ]
+    if entry:
+        argv += ["--no-python", "--redirects=3"]
+        if rank_log_dir is not None:
+            argv.append(f"--log-dir={rank_log_dir}")
+        return [*argv, *entry]
     argv += ["-m", "advisor.worker", "--spec", str(spec_path)]
     return argv
 
@@ -289,12 +301,15 @@ def node_commands(
     rdzv_id: str,
     log_dir: Path,
     extra_env: dict[str, str],
+    entry: list[str] | None = None,
 ) -> list[NodeCommand]:
     if launcher.kind == "slurm":
         cfg = LauncherConfig(
             **{**launcher.__dict__, "rdzv_backend": "c10d"}  # srun cannot give per-node ranks
         )
-        argv = agent_argv(cfg, cluster, topo, 0, spec_path, rdzv_id)
+        argv = agent_argv(
+            cfg, cluster, topo, 0, spec_path, rdzv_id, entry, log_dir / "ranks" if entry else None
+        )
         env = agent_env(cluster, 0, extra_env)
         return [
             NodeCommand(
@@ -306,7 +321,8 @@ def node_commands(
         ]
     out = []
     for node in topo.local_nodes:
-        argv = agent_argv(launcher, cluster, topo, node, spec_path, rdzv_id)
+        rank_logs = log_dir / f"node{node}-ranks" if entry else None
+        argv = agent_argv(launcher, cluster, topo, node, spec_path, rdzv_id, entry, rank_logs)
         env = agent_env(cluster, node, extra_env)
         out.append(
             NodeCommand(
@@ -590,11 +606,14 @@ def run_job_stage(
     pg_timeout_s: float,
     faults: list[dict[str, Any]],
     extra_env: dict[str, str],
+    entry: list[str] | None = None,
 ) -> StageFacts:
     """Run one job of a stage to completion or deadline; returns its outcome (data filled later).
 
     ``job`` names one of several jobs of a driver stage: its spec, logs and records are kept
-    apart from the stage's other jobs.
+    apart from the stage's other jobs. ``entry`` runs that argv on every rank instead of the
+    advisor's worker (a user's own training command): it writes no records, so its outcome is
+    read from the agents alone, and its ranks' output is kept under the job's log directory.
     """
     from advisor.worker import JobSpec
 
@@ -622,6 +641,7 @@ def run_job_stage(
         rdzv_id=f"{run_dir.name}-{tag}",
         log_dir=run_dir / "logs" / stage / job if job else run_dir / "logs" / stage,
         extra_env=extra_env,
+        entry=entry,
     )
     world = cluster.world_size
 
@@ -640,6 +660,8 @@ def run_job_stage(
             deadline_s=deadline_s,
             reason=f"could not start the agent: {e} (is it installed on every node?)",
         )
+    if entry:
+        return _external_outcome(tag, started, deadline_s, agents, timed_out)
     records = [r for r in read_records(run_dir, stage) if r.job == job]
     outcomes, reason = diagnose(tag, cluster, records, agents, timed_out, topo.local_nodes)
     all_done = bool(outcomes) and all(o.state == "ok" for o in outcomes)
@@ -676,3 +698,32 @@ def _where(o: RankOutcome) -> str:
 def _first_line(text: str, limit: int = 240) -> str:
     line = text.strip().splitlines()[0] if text.strip() else text
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _external_outcome(
+    tag: str, started: float, deadline_s: float, agents: list[AgentResult], timed_out: bool
+) -> StageFacts:
+    """Outcome of a job running a foreign program: only the agents' exit codes tell."""
+    failures: dict[int, int] = {}
+    for a in agents:
+        if a.log_path.exists():
+            failures.update(
+                parse_agent_failures(a.log_path.read_text(encoding="utf-8", errors="replace"))
+            )
+    if timed_out:
+        status, reason = "timeout", f"{tag} was still running at its deadline ({deadline_s:.0f} s)"
+    elif failures or any(a.returncode not in (0, None) for a in agents):
+        status = "failed"
+        ranks = ", ".join(f"rank {r} exit code {c}" for r, c in sorted(failures.items()))
+        codes = {a.node: a.returncode for a in agents}
+        reason = f"{tag} failed: {ranks or f'agent exit codes {codes}'}"
+    else:
+        status, reason = "ok", ""
+    return StageFacts(
+        name=tag,
+        status=status,
+        started_at=started,
+        duration_s=time.time() - started,
+        deadline_s=deadline_s,
+        reason=reason,
+    )

@@ -71,6 +71,7 @@ STAGE_MODULES: dict[str, str] = {
     "timeouts": "advisor.probes.timeouts",
     "subgroups": "advisor.probes.subgroups",
     "bench": "advisor.bench.collectives",
+    "sweep": "advisor.sweep.stage",
 }
 
 
