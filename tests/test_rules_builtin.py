@@ -288,3 +288,20 @@ def test_hccl_algo_rule_reads_native_variants_by_their_hccl_algo() -> None:
     assert [r.value for r in finding.recommendations if r.name == "HCCL_ALGO"] == [
         "level0:NA;level1:NHR"
     ]
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "changes"),
+    [
+        ("bench-busbw-utilisation-low", {"bench.utilisation": {"all_reduce/native/fp32": 0.02}}),
+        ("connectivity-inter-bandwidth-low", {"connectivity.links.inter.median_gbps": 0.5}),
+        ("connectivity-intra-bandwidth-low", {"connectivity.links.intra.median_gbps": 0.5}),
+    ],
+)
+def test_bandwidth_against_nominal_is_no_finding_when_emulated(
+    rule_id: str, changes: dict[str, Any]
+) -> None:
+    """Emulated bandwidth is this host's loopback: comparing it with the declared links says nothing."""
+    assert rule_id in {f.rule_id for f in _evaluate(changes, "hccl").findings}
+    emulated = _evaluate({**changes, "cluster.emulated": True}, "hccl")
+    assert rule_id not in {f.rule_id for f in emulated.findings}
