@@ -52,12 +52,10 @@ def test_ssh_command_quotes_every_word() -> None:
     assert "'NCCL_X=1 2'" in argv[-1]
 
 
-def _no_workers_left() -> bool:
-    return not [
-        p
-        for p in psutil.process_iter(["cmdline"])
-        if "advisor.worker" in " ".join(p.info["cmdline"] or [])
-    ]
+def _no_workers_left(run_dir: Path) -> bool:
+    """No worker of this run is alive (workers name their run's job spec on the command line)."""
+    cmdlines = (" ".join(p.info["cmdline"] or []) for p in psutil.process_iter(["cmdline"]))
+    return not [c for c in cmdlines if "advisor.worker" in c and str(run_dir) in c]
 
 
 SMOKE_ONLY = [f"stages.{name}.enabled=false" for name in stages.names() if name != "smoke"]
@@ -83,7 +81,7 @@ def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
     assert states[1]["state"] == "hung" and "never arrived at step 'barrier'" in states[1]["reason"]
     assert states[0]["state"] == "stopped" and "waiting in step 'barrier'" in states[0]["reason"]
     assert "rank 1" in smoke["reason"]
-    assert _no_workers_left()
+    assert _no_workers_left(res.run_dir)
 
 
 def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor) -> None:
