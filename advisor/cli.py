@@ -23,6 +23,12 @@ commands:
   report RUN_DIR    re-render every output of a run from its stored results
   import PATH...    read logs and tool outputs you already have (nccl-tests, hccl_test, npu-smi,
                     hccn_tool, rank tables, failure logs) into facts, findings and a report
+  compare RUN_A RUN_B [--threshold 0.1] [--out DIR]
+                    what moved between two runs: compare.html and compare.json
+                    (exit 1 when a metric regressed beyond the threshold)
+  rules list | validate PATH... | explain RULE_ID
+                    the rules turning facts into findings and recommendations
+  lab COMMAND       emulated multi-node lab (root): up, down, status, run (`advisor lab help`)
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
 """
@@ -34,7 +40,14 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
-    handlers = {"run": _run, "report": _report, "import": _import}
+    handlers = {
+        "run": _run,
+        "report": _report,
+        "import": _import,
+        "compare": _compare,
+        "rules": _rules,
+        "lab": _lab,
+    }
     handler = handlers.get(command)
     if handler is None:
         console.error(f"unknown command {command!r}; commands: {', '.join(handlers)}")
@@ -62,6 +75,50 @@ def _import(args: list[str]) -> int:
     from advisor.evidence import command
 
     return command.main(args)
+
+
+def _compare(args: list[str]) -> int:
+    from advisor.report import compare
+
+    parser = argparse.ArgumentParser(
+        prog="advisor compare", description="compare two runs (A before, B after a change)"
+    )
+    parser.add_argument("run_a", type=Path, help="run directory (or facts.json) before")
+    parser.add_argument("run_b", type=Path, help="run directory (or facts.json) after")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.1,
+        help="relative change in the worse direction that counts as a regression (0.1 = 10%%)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="where to write compare.html/json (default: RUN_B)"
+    )
+    ns = parser.parse_args(args)
+    result = compare.compare(ns.run_a, ns.run_b, threshold=ns.threshold)
+    out = ns.out or (ns.run_b if ns.run_b.is_dir() else ns.run_b.parent)
+    json_path, html_path = compare.write(result, out)
+    for m in result.regressions:
+        rel = f" ({m.relative * 100:+.1f} %)" if m.relative is not None else ""
+        console.plain(f"regression: {m.name} {m.a:g} -> {m.b:g} {m.unit}{rel}")
+    for s in result.worse_stages:
+        console.plain(f"regression: stage {s['stage']} {s['a']} -> {s['b']}")
+    for f in result.findings_appeared:
+        console.plain(f"new finding: [{f['severity']}] {f['title']}")
+    console.plain(f"compare: {html_path}\ncompare: {json_path}")
+    return 1 if result.regressed else 0
+
+
+def _rules(args: list[str]) -> int:
+    from advisor.rules import cli
+
+    return cli.main(args)
+
+
+def _lab(args: list[str]) -> int:
+    from advisor.lab import cli
+
+    return cli.main(args)
 
 
 # ----------------------------------------------------------------------------- advisor run
@@ -172,6 +229,13 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
         key = o.key_or_group
         if key.startswith("hydra") or o.is_delete():
             continue
+        if key == "rules":
+            # conf/rules/ holds rule files, which Hydra would also offer as a config group.
+            raise ConfigError(
+                f"{o.input_line!r}: conf/rules/*.yaml are rule files, not config options; "
+                "add rule directories with rules.dirs=[DIR], switch rules off with "
+                "rules.disabled=[ID], see them with `advisor rules list`."
+            )
         if key in groups:
             options = sorted(p.stem for p in (conf_dir / key).glob("*.yaml"))
             values = o.value()

@@ -15,13 +15,17 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from advisor.bench.collectives import BenchConfig
 from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.launch import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.preflight import PreflightConfig
+from advisor.probes.subgroups import SubgroupsConfig
+from advisor.probes.timeouts import TimeoutsConfig
 from advisor.probes.topology import TopologyConfig
+from advisor.rules.config import RulesConfig
 from advisor.smoke import SmokeConfig
 
 SCHEMA_NAME = "advisor_schema"
@@ -35,6 +39,9 @@ class StagesConfig:
     smoke: SmokeConfig = field(default_factory=SmokeConfig)
     connectivity: ConnectivityConfig = field(default_factory=ConnectivityConfig)
     topology: TopologyConfig = field(default_factory=TopologyConfig)
+    timeouts: TimeoutsConfig = field(default_factory=TimeoutsConfig)
+    subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
+    bench: BenchConfig = field(default_factory=BenchConfig)
 
 
 @dataclass(kw_only=True)
@@ -55,6 +62,8 @@ class AdvisorConfig:
     advisor's own environment; the facts record what was in effect."""
     faults: list[FaultConfig] = field(default_factory=list)
     """Faults to inject into chosen ranks (testing the advisor, drills)."""
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    """Rules evaluated over the facts: extra rule directories, disabled ids, thresholds."""
     evidence: list[str] = field(default_factory=list)
     """Files or directories of outputs you already have (nccl-tests, hccl_test, npu-smi,
     hccn_tool, rank tables, failure logs) read into ``Facts.evidence`` beside the measurements."""

@@ -1,4 +1,8 @@
-"""Everything written after measuring, all from the same facts: verdict, report, exit code."""
+"""Everything written after measuring, all from the same facts: findings, verdict, report, exit code.
+
+The rules turn the facts into findings and write findings.json, recommended.env, launch.sh and
+settings.yaml; the verdict and the report are made from the same findings.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from advisor.facts import Facts
 
 if TYPE_CHECKING:
     from advisor.config import AdvisorConfig
+    from advisor.rules.findings import RulesOutcome
 
 READY = "READY"
 WARNINGS = "READY WITH WARNINGS"
@@ -30,28 +35,42 @@ class Verdict:
         return 1 if self.level == NOT_READY else 0
 
 
-def verdict(facts: Facts) -> Verdict:
-    """NOT READY when a stage failed, timed out or could not run."""
+def verdict(facts: Facts, findings: RulesOutcome | None = None) -> Verdict:
+    """NOT READY when a stage failed, timed out or could not run, or a critical finding fired;
+    READY WITH WARNINGS when a warning fired; READY otherwise."""
     reasons = [
         sf.reason or f"stage {name} {sf.status}"
         for name, sf in facts.stages.items()
         if sf.status in ("failed", "timeout", "error")
     ]
-    if reasons:
-        return Verdict(level=NOT_READY, reasons=reasons)
+    found = findings.findings if findings else []
+    critical = [f"{f.rule_id}: {f.message}" for f in found if f.severity == "critical"]
+    warnings = [f"{f.rule_id}: {f.message}" for f in found if f.severity == "warning"]
+    if reasons or critical:
+        return Verdict(level=NOT_READY, reasons=[*reasons, *critical])
+    if warnings:
+        return Verdict(level=WARNINGS, reasons=warnings)
     return Verdict(level=READY)
 
 
 def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
+    from advisor import rules
     from advisor.report import render
 
     facts.write(run_dir / "facts.json")
-    v = verdict(facts)
+    outcome = rules.run(facts, cfg, run_dir)
+    v = verdict(facts, outcome)
     report_path = run_dir / "report.html"
-    render.write_report(facts, v, report_path)
+    render.write_report(facts, v, report_path, outcome.to_dict())
     style = {"READY": "green", NOT_READY: "red"}.get(v.level, "yellow")
     console.out.print(f"verdict: [bold {style}]{v.level}[/bold {style}]")
     for reason in v.reasons:
         console.out.print(f"  - {escape(reason)}")
+    n = outcome.summary
+    console.out.print(
+        f"rules: {n['critical']} critical, {n['warning']} warning, {n['info']} info, "
+        f"{n['passed']} passed, {n['not_evaluated']} not evaluated (missing facts), "
+        f"{n['conflicts']} conflict(s); findings.json, recommended.env, launch.sh, settings.yaml"
+    )
     console.plain(f"report: {report_path}")
     return v.exit_code

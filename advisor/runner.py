@@ -156,7 +156,10 @@ def run_driver_stage(
 
 def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
     """The main job. Returns the exit code: 0 ready, 1 not ready."""
+    from advisor import rules
+
     cluster = resolve(cfg.cluster, emulate=cfg.emulate)
+    rules.check(cfg.rules)  # a bad rule file fails now, not after every stage has run
     # Read the evidence before measuring: a wrong path is a usage error, found at once.
     evidence = load_evidence(cfg.evidence) if cfg.evidence else None
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -40,12 +40,48 @@ class SmokeFacts:
     """Per rank: seconds spent in init_process_group (rendezvous of the process group)."""
     hosts: dict[str, str] = field(default_factory=dict)
     """Per rank: real host name."""
+    addresses: dict[str, str] = field(default_factory=dict)
+    """Per rank: IPv4 address of the NIC it talks through (the backend's interface variable,
+    else the one routing to the master); tells nodes apart where host names do not."""
+    interfaces: dict[str, str] = field(default_factory=dict)
+    """Per rank: that NIC's name ('' when it could not be told)."""
+
+
+def local_address(cluster: Cluster) -> tuple[str, str]:
+    """(interface, IPv4 address) this rank's traffic leaves through.
+
+    The backend's interface variable names the NIC when set; otherwise the address is the
+    source the kernel picks to reach the master (no packet is sent: a UDP connect only routes).
+    """
+    import os
+    import socket
+
+    import psutil
+
+    from advisor.backends import IFNAME_VAR
+
+    wanted = os.environ.get(IFNAME_VAR.get(cluster.device_type, ""), "").split(",")[0].strip()
+    nics = psutil.net_if_addrs()
+    if wanted:
+        for a in nics.get(wanted, []):
+            if a.family == socket.AF_INET:
+                return wanted, a.address
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((cluster.master_addr or "127.0.0.1", 1))
+            addr = str(s.getsockname()[0])
+    except OSError:
+        return "", ""
+    name = next((n for n, addrs in nics.items() for a in addrs if a.address == addr), "")
+    return name, addr
 
 
 def run_rank(ctx: RankContext, params: SmokeConfig) -> None:
     import torch
     import torch.distributed as dist
 
+    interface, address = local_address(ctx.cluster)
+    ctx.record("address", interface=interface, address=address)
     with ctx.step("barrier"):
         dist.barrier()
     with ctx.step("all_reduce") as m:
@@ -70,6 +106,9 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> SmokeFact
         facts.hosts[key] = r.host
         if r.step == "start":
             facts.launch_to_start_s[key] = float(r.metrics.get("since_launch_s", 0.0))
+        elif r.step == "address":
+            facts.addresses[key] = str(r.metrics.get("address", ""))
+            facts.interfaces[key] = str(r.metrics.get("interface", ""))
         elif r.step == "init" and r.status == "ok":
             facts.init_s[key] = float(r.metrics.get("init_s", 0.0))
         elif r.step == "all_reduce" and r.status in ("ok", "error"):

@@ -68,6 +68,9 @@ STAGE_MODULES: dict[str, str] = {
     "smoke": "advisor.smoke",
     "connectivity": "advisor.probes.connectivity",
     "topology": "advisor.probes.topology",
+    "timeouts": "advisor.probes.timeouts",
+    "subgroups": "advisor.probes.subgroups",
+    "bench": "advisor.bench.collectives",
 }
 
 

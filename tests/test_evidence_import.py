@@ -191,11 +191,13 @@ def test_default_run_directory(tmp_path: Path) -> None:
 
 def test_live_run_is_enriched_by_evidence_and_report_keeps_it(advisor, tmp_path: Path) -> None:
     res = advisor(["stages.smoke.enabled=false", f"evidence=[{SAMPLES / 'hccl_ei0002_exec.log'}]"])
-    assert res.returncode == 0, res.stdout + res.stderr
+    # The imported EI0002 is a critical finding (conf/rules/evidence.yaml): not ready, exit 1.
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "evidence-hccl-exec-timeout" in res.stdout
     (event,) = res.facts["evidence"]["failures"]
     assert (event["code"], event["rank"], event["remote_rank"]) == ("EI0002", 25, 24)
     rerendered = run_advisor([str(res.run_dir)], command="report", timeout_s=120)
-    assert rerendered.returncode == 0, rerendered.stderr
+    assert rerendered.returncode == 1, rerendered.stderr  # the same verdict again
     again = json.loads((res.run_dir / "facts.json").read_text())
     assert again["evidence"]["failures"][0]["code"] == "EI0002"
 

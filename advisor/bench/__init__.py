@@ -1,0 +1,1 @@
+"""Collective benchmark: in-project all-reduce algorithms, the ``bench`` stage, the α–β model."""

@@ -1,0 +1,709 @@
+"""The ``bench`` stage: the project's nccl-tests — collectives × sizes × dtypes × algorithms.
+
+A driver stage: native algorithm settings (``HCCL_ALGO``/``HCCL_BUFFSIZE``,
+``NCCL_ALGO``×``NCCL_PROTO``/``NCCL_BUFFSIZE``) are read by the libraries when a communicator is
+created, so each variant runs as a fresh job; the first job (the backend's defaults) also runs the
+in-project algorithms side by side with the native one. On gloo there are no native variants.
+
+Every point is timed per iteration between a barrier and a device synchronisation; the time of an
+iteration is the slowest rank's (all_reduce MAX over ranks), and each point reports the median,
+p10 and p90 over iterations, algbw and busbw with nccl-tests' factors, and how many elements came
+out wrong in a checked run before the timed ones. Rank 0 records the point; the advisor process
+prints the table (nccl-tests shape) from those records and fits the α–β model.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from advisor.bench import algorithms
+from advisor.bench import model as ab_model
+from advisor.bench.algorithms import DEFAULT_PIPELINE_CHUNK_BYTES
+from advisor.errors import ConfigError
+from advisor.stages import Stage, StageConfig
+
+if TYPE_CHECKING:
+    from advisor.cluster import Cluster
+    from advisor.driver import DriverContext
+    from advisor.results import Record
+    from advisor.worker import RankContext
+
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "sendrecv")
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+BUSBW_FACTOR = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_to_all": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "sendrecv": lambda n: 1.0,
+}
+"""nccl-tests' bus-bandwidth factors (doc/PERFORMANCE.md); ``bytes`` is S in that document."""
+IN_PLACE_MODES = {
+    "all_reduce": (True,),
+    "all_gather": (False, True),
+    "reduce_scatter": (False, True),
+    "broadcast": (True,),
+    "all_to_all": (False,),
+    "sendrecv": (False,),
+}
+"""torch's all_reduce and broadcast work in place only; all_to_all_single has no in-place form."""
+NATIVE_VARIANTS: dict[str, dict[str, dict[str, str]]] = {
+    "hccl": {
+        "hccl-ring": {"HCCL_ALGO": "level0:NA;level1:ring"},
+        "hccl-H-D_R": {"HCCL_ALGO": "level0:NA;level1:H-D_R"},
+        "hccl-NHR": {"HCCL_ALGO": "level0:NA;level1:NHR"},
+        "hccl-NB": {"HCCL_ALGO": "level0:NA;level1:NB"},
+        "hccl-buff400": {"HCCL_BUFFSIZE": "400"},
+    },
+    "nccl": {
+        **{
+            f"nccl-{algo}-{proto}": {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
+            for algo in ("Ring", "Tree")
+            for proto in ("LL", "LL128", "Simple")
+        },
+        "nccl-buff16M": {"NCCL_BUFFSIZE": str(16 * 2**20)},
+    },
+    "gloo": {},
+}
+"""Native-algorithm settings tried when ``bench.variants`` is empty (one fresh job each)."""
+DEFAULT_VARIANT = "default"
+
+
+@dataclass(kw_only=True)
+class BenchJobConfig:
+    """What one benchmark job measures (the driver fills it for each variant)."""
+
+    variant: str = DEFAULT_VARIANT
+    """Native-setting variant this job runs under (its environment is set by the driver)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """The variant's environment, as the driver set it; rank 0 records what it really sees."""
+    ops: list[str] = field(default_factory=lambda: list(OPS))
+    """Collectives to time: all_reduce, all_gather, reduce_scatter, broadcast, all_to_all,
+    sendrecv."""
+    dtypes: list[str] = field(default_factory=lambda: ["fp32"])
+    """Element types: fp32, fp16, bf16."""
+    algorithms: list[str] = field(default_factory=lambda: ["native"])
+    """all_reduce algorithms: native and the in-project ones (advisor.bench.algorithms)."""
+    min_bytes: int = 1024
+    """Smallest message (S of nccl-tests: tensor bytes; per-rank bytes × ranks for gathers)."""
+    max_bytes: int = 4 * 2**20
+    """Largest message."""
+    factor: int = 4
+    """Each size is the previous one times this."""
+    warmup_iters: int = 2
+    """Untimed iterations before the timed ones (after the checked run)."""
+    iters: int = 10
+    """Timed iterations per point."""
+    check: bool = True
+    """Run each point once on known values first and count wrong elements."""
+    pipeline_chunk_bytes: int = DEFAULT_PIPELINE_CHUNK_BYTES
+    """Chunk size of the pipelined hierarchical all-reduce."""
+
+
+@dataclass(kw_only=True)
+class BenchConfig(StageConfig):
+    """The collective benchmark's settings (``stages.bench``)."""
+
+    deadline_s: float = 600.0
+    ops: list[str] = field(default_factory=lambda: list(OPS))
+    """Collectives to time (see BenchJobConfig.ops)."""
+    dtypes: list[str] = field(default_factory=lambda: ["fp32", "fp16", "bf16"])
+    """Element types: fp32, fp16, bf16."""
+    algorithms: list[str] = field(default_factory=lambda: list(algorithms.ALGORITHMS))
+    """all_reduce algorithms compared side by side: native plus the in-project ones."""
+    min_bytes: int = 1024
+    """Smallest message size in bytes."""
+    max_bytes: int = 16 * 2**20
+    """Largest message size in bytes."""
+    factor: int = 4
+    """Size step: each size is the previous one times this (≥ 2)."""
+    warmup_iters: int = 2
+    """Untimed iterations per point."""
+    iters: int = 10
+    """Timed iterations per point (median, p10 and p90 over them)."""
+    check: bool = True
+    """Count wrong elements in one checked run per point."""
+    pipeline_chunk_bytes: int = DEFAULT_PIPELINE_CHUNK_BYTES
+    """Chunk size of the pipelined hierarchical all-reduce."""
+    native_variants: bool = True
+    """Also run one job per native-algorithm setting of the backend (none on gloo)."""
+    variants: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Native variants to run (name → environment); empty: the backend's defaults
+    (advisor.bench.collectives.NATIVE_VARIANTS)."""
+    variant_ops: list[str] = field(default_factory=lambda: ["all_reduce"])
+    """Collectives timed in the variant jobs (native algorithm only)."""
+    variant_deadline_s: float = 180.0
+    """Deadline of each variant job."""
+    whatif_shapes: list[list[int]] = field(default_factory=lambda: [[4, 8], [16, 8], [64, 8]])
+    """[nodes, ranks per node] of the clusters the model predicts."""
+    whatif_bytes: int = 100_000_000
+    """Message of the what-if table (a 100 MB gradient)."""
+
+    def __post_init__(self) -> None:
+        bad = [o for o in self.ops + self.variant_ops if o not in OPS]
+        if bad:
+            raise ConfigError(f"stages.bench.ops: unknown {bad}; choose from {', '.join(OPS)}.")
+        bad = [d for d in self.dtypes if d not in DTYPES]
+        if bad:
+            raise ConfigError(
+                f"stages.bench.dtypes: unknown {bad}; choose from {', '.join(DTYPES)}."
+            )
+        bad = [a for a in self.algorithms if a not in algorithms.ALGORITHMS]
+        if bad:
+            raise ConfigError(
+                f"stages.bench.algorithms: unknown {bad}; "
+                f"choose from {', '.join(algorithms.ALGORITHMS)}."
+            )
+        if not 0 < self.min_bytes <= self.max_bytes:
+            raise ConfigError(
+                f"stages.bench: need 0 < min_bytes ({self.min_bytes}) <= max_bytes "
+                f"({self.max_bytes})."
+            )
+        if self.factor < 2:
+            raise ConfigError(f"stages.bench.factor must be at least 2, got {self.factor}.")
+        if self.iters < 1 or self.warmup_iters < 0:
+            raise ConfigError("stages.bench: iters must be ≥ 1 and warmup_iters ≥ 0.")
+        for shape in self.whatif_shapes:
+            if len(shape) != 2 or min(shape) < 1:
+                raise ConfigError(
+                    f"stages.bench.whatif_shapes: {shape} is not [nodes, ranks_per_node]."
+                )
+
+    def job(
+        self, variant: str = DEFAULT_VARIANT, env: dict[str, str] | None = None
+    ) -> BenchJobConfig:
+        default = variant == DEFAULT_VARIANT
+        return BenchJobConfig(
+            variant=variant,
+            env=dict(env or {}),
+            ops=list(self.ops if default else self.variant_ops),
+            dtypes=list(self.dtypes if default else self.dtypes[:1]),
+            algorithms=list(self.algorithms if default else ["native"]),
+            min_bytes=self.min_bytes,
+            max_bytes=self.max_bytes,
+            factor=self.factor,
+            warmup_iters=self.warmup_iters,
+            iters=self.iters,
+            check=self.check,
+            pipeline_chunk_bytes=self.pipeline_chunk_bytes,
+        )
+
+
+def sizes(min_bytes: int, max_bytes: int, factor: int) -> list[int]:
+    out, s = [], min_bytes
+    while s <= max_bytes:
+        out.append(s)
+        s *= factor
+    return out
+
+
+def element_count(op: str, nbytes: int, element_bytes: int, world: int) -> int:
+    """Elements of S: at least 1, a multiple of the world size where S is split across ranks."""
+    count = max(1, nbytes // element_bytes)
+    if op in ("all_gather", "reduce_scatter", "all_to_all"):
+        count = max(world, count - count % world)
+    return count
+
+
+# ---------------------------------------------------------------- rank side
+
+
+class _Point:
+    """Buffers of one (op, dtype, size, in-place) point and how to run and check it."""
+
+    def __init__(self, ctx: RankContext, op: str, dtype: str, count: int, in_place: bool) -> None:
+        import torch
+
+        self.torch = torch
+        self.op, self.count, self.in_place = op, count, in_place
+        self.rank, self.n = ctx.rank, ctx.world_size
+        self.dtype = getattr(torch, DTYPES[dtype])
+        self.device = ctx.device
+        self.block = count // self.n if op in ("all_gather", "reduce_scatter", "all_to_all") else 0
+        self.peer = -1
+        self.link = ""
+
+    def pattern(self, count: int, offset: int, base: float) -> Any:
+        """base + (global index mod 3): small integers, exact in every dtype."""
+        idx = self.torch.arange(offset, offset + count, device=self.device)
+        return (idx % 3).to(self.dtype) + base
+
+    def fill(self) -> None:
+        t, r, c, b = self.torch, self.rank, self.count, self.block
+        if self.op == "all_reduce":
+            self.buf = self.pattern(c, 0, r + 1.0)
+        elif self.op == "broadcast":
+            self.buf = self.pattern(c, 0, 1.0) if r == 0 else t.zeros(c, dtype=self.dtype)
+        elif self.op == "all_gather":
+            self.out = t.zeros(c, dtype=self.dtype, device=self.device)
+            if self.in_place:
+                self.out[r * b : (r + 1) * b] = self.pattern(b, r * b, r + 1.0)
+                self.inp = self.out[r * b : (r + 1) * b]
+            else:
+                self.inp = self.pattern(b, r * b, r + 1.0)
+        elif self.op == "reduce_scatter":
+            self.inp = self.pattern(c, 0, r + 1.0)
+            self.out = (
+                self.inp[r * b : (r + 1) * b]
+                if self.in_place
+                else t.zeros(b, dtype=self.dtype, device=self.device)
+            )
+        elif self.op == "all_to_all":
+            self.inp = self.pattern(c, 0, r + 1.0)
+            self.out = t.zeros(c, dtype=self.dtype, device=self.device)
+        elif self.op == "sendrecv":
+            self.inp = self.pattern(c, 0, r + 1.0)
+            self.out = t.zeros(c, dtype=self.dtype, device=self.device)
+
+    def run(self, fn: algorithms.AllReduceFn) -> None:
+        import torch.distributed as dist
+
+        if self.op == "all_reduce":
+            fn(self.buf)
+        elif self.op == "broadcast":
+            dist.broadcast(self.buf, src=0)
+        elif self.op == "all_gather":
+            dist.all_gather_into_tensor(self.out, self.inp)
+        elif self.op == "reduce_scatter":
+            dist.reduce_scatter_tensor(self.out, self.inp)
+        elif self.op == "all_to_all":
+            dist.all_to_all_single(self.out, self.inp)
+        elif self.op == "sendrecv" and self.peer >= 0:
+            ops = [
+                dist.P2POp(dist.isend, self.inp, self.peer),
+                dist.P2POp(dist.irecv, self.out, self.peer),
+            ]
+            for w in dist.batch_isend_irecv(ops):
+                w.wait()
+
+    def wrong(self) -> int:
+        """Elements that differ from the expected result (relative tolerance for half types)."""
+        t, n, r, c, b = self.torch, self.n, self.rank, self.count, self.block
+        total = n * (n + 1) / 2
+        if self.op == "all_reduce":
+            got, want = self.buf, self.pattern(c, 0, 0.0).float() * n + total
+        elif self.op == "broadcast":
+            got, want = self.buf, self.pattern(c, 0, 1.0).float()
+        elif self.op == "all_gather":
+            got = self.out
+            want = t.cat([self.pattern(b, s * b, s + 1.0).float() for s in range(n)])
+        elif self.op == "reduce_scatter":
+            got, want = self.out, self.pattern(b, r * b, 0.0).float() * n + total
+        elif self.op == "all_to_all":
+            got = self.out
+            want = t.cat([self.pattern(b, r * b, s + 1.0).float() for s in range(n)])
+        elif self.op == "sendrecv":
+            if self.peer < 0:
+                return 0
+            got, want = self.out, self.pattern(c, 0, self.peer + 1.0).float()
+        else:
+            return 0
+        tol = {t.float32: 1e-5, t.float16: 1e-3, t.bfloat16: 1e-2}[self.dtype]
+        bad = (got.float().cpu() - want.cpu()).abs() > tol * want.cpu().abs().clamp(min=1.0)
+        return int(bad.sum().item())
+
+
+def _sendrecv_pairs(ctx: RankContext) -> list[tuple[str, int, int]]:
+    """One pair per link class the cluster has: ranks 0↔1 (intra) and 0↔first of node 1 (inter)."""
+    g, nodes = ctx.cluster.devices_per_node, ctx.cluster.nodes
+    pairs = []
+    if g > 1:
+        pairs.append(("intra", 0, 1))
+    if nodes > 1:
+        pairs.append(("inter", 0, g))
+    return pairs
+
+
+def _time_point(ctx: RankContext, point: _Point, fn: algorithms.AllReduceFn, p: Any) -> dict:
+    import torch
+    import torch.distributed as dist
+
+    wrong = 0
+    point.fill()
+    if p.check:
+        point.run(fn)
+        ctx.sync()
+        wrong = point.wrong()
+    for _ in range(p.warmup_iters):
+        point.run(fn)
+    times = torch.zeros(p.iters, dtype=torch.float64)
+    for i in range(p.iters):
+        dist.barrier()
+        ctx.sync()
+        t0 = time.perf_counter()
+        point.run(fn)
+        ctx.sync()
+        times[i] = time.perf_counter() - t0
+    stats = torch.cat([times, torch.tensor([float(wrong)], dtype=torch.float64)])
+    # the slowest rank's time for each iteration; wrong elements summed over ranks
+    dist.all_reduce(stats[: p.iters], op=dist.ReduceOp.MAX)
+    dist.all_reduce(stats[p.iters :], op=dist.ReduceOp.SUM)
+    per_iter_us = sorted(float(x) * 1e6 for x in stats[: p.iters])
+    return {
+        "time_us_p50": statistics.median(per_iter_us),
+        "time_us_p10": _quantile(per_iter_us, 0.1),
+        "time_us_p90": _quantile(per_iter_us, 0.9),
+        "wrong": int(stats[p.iters].item()),
+    }
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def bandwidths_gbps(op: str, nbytes: int, time_us: float, world: int) -> tuple[float, float]:
+    """(algbw, busbw) in Gbit/s: algbw = S / t, busbw = algbw × the op's factor."""
+    if time_us <= 0:
+        return 0.0, 0.0
+    algbw = nbytes * 8 / (time_us * 1e3)
+    return algbw, algbw * BUSBW_FACTOR[op](world)
+
+
+def run_rank(ctx: RankContext, p: BenchJobConfig) -> None:
+    import os
+
+    import torch.distributed as dist
+
+    if ctx.rank == 0 and p.env:
+        ctx.record("env", variant=p.variant, seen={k: os.environ.get(k) for k in p.env})
+    fns = {name: algorithms.get(name) for name in p.algorithms}
+    if "hierarchical" in fns and ctx.world_size > 1:
+        with ctx.step("groups"):
+            # groups are created collectively, before any timing, in the same order everywhere
+            h = algorithms.hierarchy_for(None, ranks_per_node=ctx.cluster.devices_per_node)
+        chunk = p.pipeline_chunk_bytes
+
+        def hierarchical(t: Any, group: Any = None) -> None:
+            algorithms.hierarchical_all_reduce(t, hierarchy=h, chunk_bytes=chunk)
+
+        fns["hierarchical"] = hierarchical
+    for op in p.ops:
+        for dtype in p.dtypes:
+            names = list(fns) if op == "all_reduce" else ["native"]
+            for name in names:
+                fn = fns.get(name, algorithms.native_all_reduce)
+                for in_place in IN_PLACE_MODES[op]:
+                    links = _sendrecv_pairs(ctx) if op == "sendrecv" else [("", -1, -1)]
+                    for link, a, b in links:
+                        for nbytes in sizes(p.min_bytes, p.max_bytes, p.factor):
+                            count = element_count(op, nbytes, ELEMENT_BYTES[dtype], ctx.world_size)
+                            point = _Point(ctx, op, dtype, count, in_place)
+                            point.link = link
+                            if op == "sendrecv":
+                                point.peer = b if ctx.rank == a else a if ctx.rank == b else -1
+                            label = "in" if in_place else "out"
+                            step = f"point/{op}/{name}/{dtype}/{label}/{link or '-'}/{nbytes}"
+                            with ctx.step(step) as m:
+                                stats = _time_point(ctx, point, fn, p)
+                                if ctx.rank == 0:
+                                    m.update(
+                                        op=op,
+                                        dtype=dtype,
+                                        algorithm=_label(name, p.variant),
+                                        variant=p.variant,
+                                        in_place=in_place,
+                                        link=link,
+                                        bytes=count * ELEMENT_BYTES[dtype],
+                                        count=count,
+                                        world_size=ctx.world_size,
+                                        **stats,
+                                    )
+    dist.barrier()
+
+
+def _label(algorithm: str, variant: str) -> str:
+    if algorithm == "native" and variant != DEFAULT_VARIANT:
+        return f"native[{variant}]"
+    return algorithm
+
+
+# ---------------------------------------------------------------- advisor side
+
+
+@dataclass(kw_only=True)
+class BenchResult:
+    """One measured point (time over ranks: the slowest rank's, per iteration)."""
+
+    op: str
+    dtype: str
+    algorithm: str
+    """native, native[<variant>] or an in-project algorithm."""
+    variant: str
+    in_place: bool
+    link: str
+    """sendrecv only: the link class of the measured pair (intra, inter)."""
+    bytes: int
+    count: int
+    time_us_p50: float
+    time_us_p10: float
+    time_us_p90: float
+    algbw_gbps: float
+    busbw_gbps: float
+    wrong: int
+
+
+@dataclass(kw_only=True)
+class BenchFacts:
+    """Summary of the bench stage (``stages.bench.data``)."""
+
+    results: list[BenchResult] = field(default_factory=list)
+    avg_busbw_gbps: dict[str, float] = field(default_factory=dict)
+    """Per ``op/algorithm/dtype`` (sendrecv: ``sendrecv/<link>/dtype``), mean busbw over sizes."""
+    utilisation: dict[str, float] = field(default_factory=dict)
+    """Per ``op/algorithm/dtype``: busbw at the largest size over ``bottleneck_gbps``."""
+    bottleneck_gbps: float | None = None
+    """Bandwidth of the bottleneck link class (inter when the cluster has several nodes)."""
+    bottleneck_link: str = ""
+    bottleneck_source: str = ""
+    """``nominal`` (cluster config) or ``measured`` (connectivity stage median); empty: unknown."""
+    best_algorithm: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per op, per size in bytes (as a string key): the fastest algorithm (median time)."""
+    wrong_total: int = 0
+    """Wrong elements over every checked point."""
+    variants: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Native variants run: name → the environment the job had."""
+    failed_variants: dict[str, str] = field(default_factory=dict)
+    """Variant → why its job did not finish."""
+    variants_seen: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    """Variant → its variables as rank 0 of the job saw them (proof the setting reached it)."""
+    model: dict[str, Any] = field(default_factory=dict)
+    """The α–β model (advisor.bench.model.ModelFacts): links {intra, inter: alpha_us,
+    beta_us_per_byte, bandwidth_gbps, fitted}, heldout_median_error, heldout, notes."""
+    whatif: list[dict[str, Any]] = field(default_factory=list)
+    """Predicted all-reduce time per algorithm on larger clusters: nodes, ranks_per_node, bytes,
+    algorithm, predicted_ms, best."""
+
+
+def results_of(records: list[Record], world: int) -> list[BenchResult]:
+    out = []
+    for r in records:
+        m = r.metrics
+        if r.rank != 0 or r.status != "ok" or not r.step.startswith("point/") or "op" not in m:
+            continue
+        algbw, busbw = bandwidths_gbps(m["op"], int(m["bytes"]), float(m["time_us_p50"]), world)
+        out.append(
+            BenchResult(
+                op=m["op"],
+                dtype=m["dtype"],
+                algorithm=m["algorithm"],
+                variant=m.get("variant", DEFAULT_VARIANT),
+                in_place=bool(m["in_place"]),
+                link=m.get("link", ""),
+                bytes=int(m["bytes"]),
+                count=int(m["count"]),
+                time_us_p50=float(m["time_us_p50"]),
+                time_us_p10=float(m["time_us_p10"]),
+                time_us_p90=float(m["time_us_p90"]),
+                algbw_gbps=algbw,
+                busbw_gbps=busbw,
+                wrong=int(m["wrong"]),
+            )
+        )
+    return out
+
+
+def series_key(r: BenchResult) -> str:
+    middle = r.link if r.op == "sendrecv" else r.algorithm
+    return f"{r.op}/{middle}/{r.dtype}"
+
+
+def bottleneck(cluster: Cluster, records: list[Record]) -> tuple[str, float | None, str]:
+    """(link class, Gbit/s, source): nominal from the cluster, else measured by connectivity."""
+    link = "inter" if cluster.nodes > 1 else "intra"
+    nominal = cluster.links[link].nominal_gbps if link in cluster.links else 0.0
+    if nominal > 0:
+        return link, nominal, "nominal"
+    for r in records:
+        if r.step == "bottleneck" and r.metrics.get("measured_gbps"):
+            return link, float(r.metrics["measured_gbps"]), "measured"
+    return link, None, ""
+
+
+def model_points(results: list[BenchResult], cluster: Cluster) -> list[ab_model.Point]:
+    """all_reduce times (first dtype, modelled algorithms), for the α–β fit.
+
+    sendrecv is left out: a pair exchanging over one connection both ways measures that
+    connection's duplex behaviour (on a shaped TCP link about half the one-way rate, acks queued
+    behind data), not the one-direction-per-flow steps the algorithms are made of.
+    """
+    dtypes = [r.dtype for r in results if r.op == "all_reduce"]
+    dtype = dtypes[0] if dtypes else "fp32"
+    return [
+        ab_model.Point(
+            kind=f"all_reduce/{r.algorithm}",
+            nodes=cluster.nodes,
+            ranks_per_node=cluster.devices_per_node,
+            bytes=r.bytes,
+            time_us=r.time_us_p50,
+        )
+        for r in results
+        if r.op == "all_reduce"
+        and r.dtype == dtype
+        and r.algorithm in ab_model.MODELLED
+        and r.time_us_p50 > 0
+    ]
+
+
+def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFacts:
+    facts = BenchFacts()
+    facts.results = sorted(
+        results_of(records, cluster.world_size),
+        key=lambda r: (OPS.index(r.op), r.dtype, r.algorithm, r.in_place, r.link, r.bytes),
+    )
+    for rec in records:
+        if rec.rank == -1 and rec.step == "variant":
+            facts.variants[rec.metrics["name"]] = dict(rec.metrics.get("env", {}))
+            if rec.status != "ok":
+                facts.failed_variants[rec.metrics["name"]] = str(rec.metrics.get("reason", ""))
+        elif rec.rank == 0 and rec.step == "env":
+            facts.variants_seen[rec.metrics["variant"]] = dict(rec.metrics.get("seen", {}))
+    facts.wrong_total = sum(r.wrong for r in facts.results)
+    link, gbps, source = bottleneck(cluster, records)
+    facts.bottleneck_link, facts.bottleneck_gbps, facts.bottleneck_source = link, gbps, source
+    series: dict[str, list[BenchResult]] = {}
+    for r in facts.results:
+        series.setdefault(series_key(r), []).append(r)
+    for key, rows in series.items():
+        facts.avg_busbw_gbps[key] = statistics.fmean(r.busbw_gbps for r in rows)
+        if gbps:
+            largest = max(rows, key=lambda r: r.bytes)
+            facts.utilisation[key] = largest.busbw_gbps / gbps
+    for op in OPS:
+        by_size: dict[int, list[BenchResult]] = {}
+        for r in facts.results:
+            if r.op == op and r.op != "sendrecv" and r.dtype == facts.results[0].dtype:
+                by_size.setdefault(r.bytes, []).append(r)
+        if by_size:
+            facts.best_algorithm[op] = {
+                str(size): min(rows, key=lambda r: r.time_us_p50).algorithm
+                for size, rows in sorted(by_size.items())
+            }
+    model_facts, fitted = ab_model.build(model_points(facts.results, cluster))
+    if fitted is not None:
+        nominal = {k: v.nominal_gbps for k, v in cluster.links.items()}
+        fitted = ab_model.params_with_nominal(fitted, model_facts, nominal)
+        shapes = [(int(s[0]), int(s[1])) for s in getattr(params, "whatif_shapes", [])]
+        algos = [a for a in getattr(params, "algorithms", ab_model.MODELLED) if a]
+        predicted = ab_model.whatif(
+            fitted, shapes, int(getattr(params, "whatif_bytes", 100_000_000)), algos
+        )
+        facts.whatif = [_as_dict(w) for w in predicted]
+    facts.model = _as_dict(model_facts)
+    return facts
+
+
+def _as_dict(obj: Any) -> dict[str, Any]:
+    from advisor.facts import as_data
+
+    return as_data(obj)
+
+
+# ---------------------------------------------------------------- console table
+
+
+def table(results: list[BenchResult], *, title: str = "") -> str:
+    """nccl-tests-shaped table: a names row, a units row, fixed columns, an average-busbw footer."""
+    lines = []
+    if title:
+        lines.append(f"# {title}")
+    head = (
+        f"#{'op':>15} {'algorithm':>18} {'type':>5} {'place':>5} {'size':>12} {'count':>11}"
+        f" {'time':>10} {'p10':>10} {'p90':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>7}"
+    )
+    units = (
+        f"#{'':>15} {'':>18} {'':>5} {'':>5} {'(B)':>12} {'(elements)':>11}"
+        f" {'(us)':>10} {'(us)':>10} {'(us)':>10} {'(GB/s)':>8} {'(GB/s)':>8} {'':>7}"
+    )
+    lines += [head, units]
+    for r in results:
+        name = f"{r.op}/{r.link}" if r.link else r.op
+        lines.append(
+            f" {name:>15} {r.algorithm[:18]:>18} {r.dtype:>5} {'in' if r.in_place else 'out':>5}"
+            f" {r.bytes:>12} {r.count:>11} {r.time_us_p50:>10.1f} {r.time_us_p10:>10.1f}"
+            f" {r.time_us_p90:>10.1f} {r.algbw_gbps / 8:>8.3f} {r.busbw_gbps / 8:>8.3f}"
+            f" {r.wrong:>7}"
+        )
+    wrong = sum(r.wrong for r in results)
+    avg = statistics.fmean(r.busbw_gbps / 8 for r in results) if results else 0.0
+    lines.append(f"# Out of bounds values : {wrong} {'OK' if wrong == 0 else 'FAILED'}")
+    lines.append(f"# Avg bus bandwidth    : {avg:.3f} GB/s")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- driver
+
+
+def _measured_bottleneck(ctx: DriverContext, link: str) -> float | None:
+    """Median bandwidth of the link class from the connectivity stage of this run, if it ran."""
+    path = ctx.run_dir / "facts.json"
+    if not path.exists():
+        return None
+    try:
+        stages = json.loads(path.read_text(encoding="utf-8")).get("stages", {})
+        value = stages["connectivity"]["data"]["links"][link]["median_gbps"]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return float(value) if value else None
+
+
+def variants_of(params: BenchConfig, backend: str) -> dict[str, dict[str, str]]:
+    if not params.native_variants:
+        return {}
+    return dict(params.variants) if params.variants else dict(NATIVE_VARIANTS.get(backend, {}))
+
+
+def drive(ctx: DriverContext, params: BenchConfig) -> None:
+    from advisor import console
+
+    cluster = ctx.cluster
+    link = "inter" if cluster.nodes > 1 else "intra"
+    measured = _measured_bottleneck(ctx, link)
+    if measured:
+        ctx.record("bottleneck", link=link, measured_gbps=measured)
+    jobs = {DEFAULT_VARIANT: {}, **variants_of(params, cluster.backend)}
+    for index, (variant, env) in enumerate(jobs.items()):
+        left = len(jobs) - index
+        if ctx.time_left_s < 5:
+            ctx.record("variant", "error", name=variant, env=env, reason="stage deadline reached")
+            continue
+        if index == 0:
+            # the default job measures the most; the variants share at most half of the stage
+            reserve = min(params.variant_deadline_s * (left - 1), ctx.time_left_s / 2)
+            deadline = ctx.time_left_s - reserve
+        else:
+            deadline = min(params.variant_deadline_s, ctx.time_left_s / left)
+        outcome = ctx.launch(variant, params.job(variant, env), deadline_s=deadline, env=env)
+        ctx.record(
+            "variant",
+            "ok" if outcome.status == "ok" else "error",
+            name=variant,
+            env=env,
+            reason=outcome.reason,
+        )
+        rows = results_of(ctx.records(variant), cluster.world_size)
+        console.plain(table(rows, title=f"bench {variant} ({cluster.shape}, {cluster.backend})"))
+        if index == 0 and outcome.status != "ok":
+            # without the default job there is nothing to compare the variants with
+            raise RuntimeError(f"the {variant} benchmark job {outcome.status}: {outcome.reason}")
+
+
+STAGE = Stage(
+    name="bench",
+    description="collective benchmark: ops × sizes × dtypes × algorithms, α–β model",
+    config_type=BenchConfig,
+    job_config_type=BenchJobConfig,
+    run_rank=run_rank,
+    drive=drive,
+    summarize=summarize,
+)

@@ -1,0 +1,263 @@
+"""Evaluate rules over facts: findings, rules not evaluated (and why), resolved recommendations.
+
+Rules see a context with ``cluster``, ``run``, ``environment`` (``env`` is short for
+``environment.variables``, the effective environment of the jobs), ``stages`` (name → stage facts
+with status and reason), each stage's data under the stage's own name (``connectivity.pairs``,
+``bench.results`` ...), ``evidence`` (imported facts), ``params`` (``rules.params`` thresholds)
+and ``config`` (the run's configuration, e.g. ``config.pg_timeout_s``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict
+from typing import Any
+
+from jinja2.exceptions import SecurityError, UndefinedError
+
+from advisor.facts import Facts
+from advisor.rules import sandbox
+from advisor.rules.config import RulesConfig
+from advisor.rules.findings import (
+    SEVERITY_ORDER,
+    Conflict,
+    Finding,
+    NotEvaluated,
+    Recommendation,
+    Resolved,
+    RulesOutcome,
+    Skipped,
+)
+from advisor.rules.schema import CONTEXT_ROOTS, Rule, RuleSet
+
+BACKEND_OF_DEVICE = {"npu": "hccl", "cuda": "nccl", "cpu": "gloo"}
+MAX_EVIDENCE_ITEMS = 20
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def build_context(
+    facts: Facts | dict[str, Any],
+    config: dict[str, Any] | None = None,
+    rules_cfg: RulesConfig | None = None,
+) -> dict[str, Any]:
+    """The names a rule sees, each wrapped so that a missing fact names its path."""
+    data = _plain(facts.to_dict() if isinstance(facts, Facts) else facts)
+    params = asdict(rules_cfg.params) if rules_cfg else asdict(RulesConfig().params)
+    environment = data.get("environment") or {}
+    ctx: dict[str, Any] = {}
+    stages = data.get("stages") or {}
+    for name, sf in stages.items():
+        if name not in CONTEXT_ROOTS and isinstance(sf, dict):
+            ctx[name] = sandbox.wrap(sf.get("data") or {}, name)
+    ctx.update(
+        cluster=sandbox.wrap(data.get("cluster") or {}, "cluster"),
+        run=sandbox.wrap(data.get("run") or {}, "run"),
+        environment=sandbox.wrap(environment, "environment"),
+        env=sandbox.wrap(environment.get("variables") or {}, "env"),
+        stages=sandbox.wrap(stages, "stages"),
+        evidence=sandbox.wrap(data.get("evidence") or {}, "evidence"),
+        params=sandbox.wrap(params, "params"),
+        config=sandbox.wrap(_plain(config or {}), "config"),
+    )
+    return ctx
+
+
+def applies(rule: Rule, cluster: dict[str, Any]) -> str:
+    """Empty when the rule applies; else why not."""
+    want = rule.spec.applies_to
+    backend = cluster.get("backend", "")
+    declared = cluster.get("declared_device", "") or cluster.get("device_type", "")
+    backends = {backend, BACKEND_OF_DEVICE.get(declared, "")}
+    devices = {cluster.get("device_type", ""), declared}
+    if want.backends and not backends & set(want.backends):
+        return f"applies to backends {', '.join(want.backends)}; this run: {backend}"
+    if want.devices and not devices & set(want.devices):
+        return f"applies to devices {', '.join(want.devices)}; this run: {declared}"
+    return ""
+
+
+def read_path(ctx: dict[str, Any], path: str) -> tuple[bool, Any]:
+    """(found, value) for a dotted evidence path such as ``timeouts.init_s.max`` or ``a.b[0]``."""
+    value: Any = ctx
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            if not isinstance(value, list) or index >= len(value):
+                return False, None
+            value = value[index]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return False, None
+    return True, _compact(_plain(value))
+
+
+def _compact(value: Any) -> Any:
+    """Evidence stays readable: long lists keep their first items and say how many there were."""
+    if isinstance(value, list) and len(value) > MAX_EVIDENCE_ITEMS:
+        return [*value[:MAX_EVIDENCE_ITEMS], f"... {len(value) - MAX_EVIDENCE_ITEMS} more"]
+    return value
+
+
+def env_value(value: Any) -> str:
+    """An environment variable's text: 1/0 for booleans, integers without '.0'."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    if value is None:
+        raise ValueError("the value is none")
+    return str(value)
+
+
+def _run_rule(rule: Rule, ctx: dict[str, Any]) -> tuple[str, Any]:
+    """("finding", Finding) | ("passed", None) | ("not_evaluated", reason)."""
+    spec = rule.spec
+    local = dict(ctx)
+    try:
+        for name, expr in rule.let.items():
+            local[name] = sandbox.wrap(sandbox.evaluate(expr, local), name)
+        holds = bool(sandbox.evaluate(rule.condition, local))
+        if not holds:
+            return "passed", None
+        message = sandbox.render(rule.message, local)
+    except UndefinedError as e:
+        return "not_evaluated", f"missing fact: {e}"
+    except SecurityError as e:
+        return "not_evaluated", f"refused by the rule sandbox: {e}"
+    except Exception as e:
+        return "not_evaluated", f"expression failed: {type(e).__name__}: {e}"
+    finding = Finding(
+        rule_id=spec.id,
+        title=spec.title,
+        category=spec.category,
+        severity=rule.severity,
+        priority=spec.priority,
+        message=message,
+        reference=spec.reference,
+        source=rule.source,
+    )
+    for path in spec.evidence:
+        found, read = read_path(local, path)
+        if found:
+            finding.evidence[path] = read
+        else:
+            finding.missing_evidence.append(path)
+    for compiled in rule.recommendations:
+        rec = compiled.spec
+        try:
+            if compiled.when is not None and not sandbox.evaluate(compiled.when, local):
+                continue
+            why = sandbox.render(compiled.text, local)
+            value: Any = None
+            if compiled.value is not None:
+                raw = sandbox.evaluate(compiled.value, local)
+                value = env_value(raw) if rec.kind == "env" else _plain(raw)
+        except (UndefinedError, SecurityError, ValueError, TypeError, ArithmeticError) as e:
+            finding.notes.append(f"recommendation {rec.kind} {rec.name or ''} not computed: {e}")
+            continue
+        finding.recommendations.append(
+            Recommendation(
+                kind=rec.kind,
+                name=rec.name,
+                value=value,
+                unset=rec.unset,
+                why=why,
+                rule_id=spec.id,
+                priority=spec.priority,
+                severity=rule.severity,
+            )
+        )
+    return "finding", finding
+
+
+def evaluate(
+    rule_set: RuleSet,
+    facts: Facts | dict[str, Any],
+    *,
+    config: dict[str, Any] | None = None,
+    rules_cfg: RulesConfig | None = None,
+) -> RulesOutcome:
+    """Every rule over the facts; never raises for a rule's own failure (it is reported)."""
+    ctx = build_context(facts, config, rules_cfg)
+    cluster = _plain(ctx["cluster"])
+    out = RulesOutcome(rule_files=list(rule_set.files))
+    out.skipped += [
+        Skipped(rule_id=r, reason="disabled in rules.disabled") for r in rule_set.disabled
+    ]
+    for rule in rule_set.rules:
+        why_not = applies(rule, cluster)
+        if why_not:
+            out.skipped.append(Skipped(rule_id=rule.id, reason=why_not))
+            continue
+        outcome, payload = _run_rule(rule, ctx)
+        if outcome == "finding":
+            out.findings.append(payload)
+        elif outcome == "passed":
+            out.passed.append(rule.id)
+        else:
+            out.not_evaluated.append(
+                NotEvaluated(
+                    rule_id=rule.id,
+                    title=rule.spec.title,
+                    category=rule.spec.category,
+                    severity=rule.severity,
+                    reason=payload,
+                )
+            )
+    out.findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], -f.priority, f.rule_id))
+    resolve(out)
+    return out
+
+
+def _rank(rec: Recommendation) -> tuple[int, int, str]:
+    return (-rec.priority, SEVERITY_ORDER[rec.severity], rec.rule_id)
+
+
+def _key(rec: Recommendation) -> str:
+    return json.dumps([rec.value, rec.unset], sort_keys=True, default=str)
+
+
+def resolve(out: RulesOutcome) -> None:
+    """One value per variable and setting: the highest priority wins; disagreements are kept as
+    conflicts. Ties go to the more severe rule, then the rule id, and say so."""
+    groups: dict[tuple[str, str], list[Recommendation]] = {}
+    for finding in out.findings:
+        for rec in finding.recommendations:
+            if rec.kind == "advice":
+                out.advice.append(rec)
+            else:
+                groups.setdefault((rec.kind, rec.name), []).append(rec)
+    for (kind, name), recs in sorted(groups.items()):
+        recs.sort(key=_rank)
+        chosen = recs[0]
+        agreeing = [r for r in recs if _key(r) == _key(chosen)]
+        overruled = [r for r in recs if _key(r) != _key(chosen)]
+        resolved = Resolved(
+            kind=kind,
+            name=name,
+            value=chosen.value,
+            unset=chosen.unset,
+            rule_ids=[r.rule_id for r in agreeing],
+            why=[r.why for r in agreeing],
+        )
+        (out.env if kind == "env" else out.settings).append(resolved)
+        if overruled:
+            top = overruled[0]
+            if top.priority < chosen.priority:
+                how = f"{chosen.rule_id} has priority {chosen.priority}, above " + ", ".join(
+                    f"{r.rule_id} ({r.priority})" for r in overruled
+                )
+            else:
+                how = (
+                    f"equal priority {chosen.priority}: decided by severity, then rule id "
+                    f"({chosen.rule_id} over {top.rule_id}); give the rules different priorities"
+                )
+            out.conflicts.append(
+                Conflict(kind=kind, name=name, chosen=chosen, overruled=overruled, resolution=how)
+            )

@@ -1,0 +1,152 @@
+"""What the rules concluded: the data shape of ``findings.json`` (read by the report, too).
+
+``RulesOutcome.read(run_dir / "findings.json")`` gives the typed model back.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+FINDINGS_SCHEMA_VERSION = 1
+SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
+
+
+@dataclass(kw_only=True)
+class Recommendation:
+    """One thing a rule asks for."""
+
+    kind: str
+    """env (an environment variable), setting (a job setting) or advice (words)."""
+    name: str
+    """Variable or setting name; empty for advice."""
+    value: Any = None
+    """For env: the value as a string; for a setting: any JSON value; None when unset/advice."""
+    unset: bool = False
+    """For env: remove the variable."""
+    why: str = ""
+    """The reason (or, for advice, the advice itself)."""
+    rule_id: str
+    priority: int
+    severity: str
+
+
+@dataclass(kw_only=True)
+class Finding:
+    """A rule whose condition held."""
+
+    rule_id: str
+    title: str
+    category: str
+    severity: str
+    priority: int
+    message: str
+    reference: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """Fact path → the value read (the paths the rule declares)."""
+    missing_evidence: list[str] = field(default_factory=list)
+    """Declared paths this run has no fact for."""
+    recommendations: list[Recommendation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Recommendations that could not be computed, and why."""
+    source: str = ""
+    """Rule file."""
+
+
+@dataclass(kw_only=True)
+class NotEvaluated:
+    """A rule that could not be decided: a fact it reads is missing, or its expression failed."""
+
+    rule_id: str
+    title: str
+    category: str
+    severity: str
+    reason: str
+
+
+@dataclass(kw_only=True)
+class Skipped:
+    """A rule that does not apply to this run (other backend or device) or is disabled."""
+
+    rule_id: str
+    reason: str
+
+
+@dataclass(kw_only=True)
+class Conflict:
+    """Rules recommending different values for one variable or setting; priority decided."""
+
+    kind: str
+    """env or setting."""
+    name: str
+    chosen: Recommendation
+    overruled: list[Recommendation]
+    resolution: str
+    """How it was decided, in words."""
+
+
+@dataclass(kw_only=True)
+class Resolved:
+    """The value that goes into recommended.env / settings.yaml after conflicts are resolved."""
+
+    kind: str
+    name: str
+    value: Any = None
+    unset: bool = False
+    rule_ids: list[str] = field(default_factory=list)
+    """Every rule asking for exactly this (the chosen one first)."""
+    why: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class RulesOutcome:
+    schema_version: int = FINDINGS_SCHEMA_VERSION
+    rule_files: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    """Ordered by severity (critical first), then priority (highest first), then id."""
+    not_evaluated: list[NotEvaluated] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    passed: list[str] = field(default_factory=list)
+    """Ids of rules evaluated whose condition did not hold."""
+    conflicts: list[Conflict] = field(default_factory=list)
+    env: list[Resolved] = field(default_factory=list)
+    settings: list[Resolved] = field(default_factory=list)
+    advice: list[Recommendation] = field(default_factory=list)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return {
+            "critical": self.count("critical"),
+            "warning": self.count("warning"),
+            "info": self.count("info"),
+            "passed": len(self.passed),
+            "not_evaluated": len(self.not_evaluated),
+            "skipped": len(self.skipped),
+            "conflicts": len(self.conflicts),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "summary": self.summary}
+
+    def write(self, path: Path) -> None:
+        path.write_text(
+            json.dumps(self.to_dict(), indent=2, sort_keys=False, default=str), encoding="utf-8"
+        )
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RulesOutcome:
+        return _ADAPTER.validate_python({k: v for k, v in d.items() if k != "summary"})
+
+    @classmethod
+    def read(cls, path: Path) -> RulesOutcome:
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+_ADAPTER = TypeAdapter(RulesOutcome)

@@ -1,0 +1,150 @@
+"""Files written from the findings: recommended.env, launch.sh, settings.yaml (and findings.json).
+
+Every value comes from a fact or a rule and may hold anything, so each is quoted for the shell
+with ``shlex.quote`` and every variable name was validated when the rule was loaded.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.rules.findings import Resolved, RulesOutcome
+
+ENV_FILE = "recommended.env"
+LAUNCH_FILE = "launch.sh"
+SETTINGS_FILE = "settings.yaml"
+FINDINGS_FILE = "findings.json"
+DEFAULT_MASTER_PORT = 29500
+
+
+def _comment(text: str) -> str:
+    """One shell comment line (newlines folded, so a message cannot end the comment)."""
+    return "# " + " ".join(text.split())
+
+
+def env_lines(outcome: RulesOutcome) -> list[str]:
+    lines: list[str] = []
+    for item in outcome.env:
+        for rule_id, why in zip(item.rule_ids, item.why, strict=False):
+            lines.append(_comment(f"{rule_id}: {why}"))
+        for c in outcome.conflicts:
+            if c.kind == "env" and c.name == item.name:
+                lines.append(_comment(f"conflict: {c.resolution}"))
+        if item.unset:
+            lines.append(f"unset {item.name}")
+        else:
+            lines.append(f"export {item.name}={shlex.quote(str(item.value))}")
+    return lines
+
+
+def recommended_env(outcome: RulesOutcome, run_id: str) -> str:
+    header = [
+        "# Environment recommended by the advisor's rules for this cluster.",
+        _comment(f"run: {run_id}"),
+        "# Use: source recommended.env (before torchrun), or see launch.sh.",
+    ]
+    body = env_lines(outcome) or ["# no environment changes recommended"]
+    return "\n".join([*header, "", *body]) + "\n"
+
+
+def settings_yaml(outcome: RulesOutcome, run_id: str) -> str:
+    lines = [
+        "# Job settings recommended by the advisor's rules (batch size, precision, comm hook,",
+        "# bucket size ...); each with the rule that asked for it.",
+        _comment(f"run: {run_id}"),
+    ]
+    if not outcome.settings:
+        return "\n".join([*lines, "{}"]) + "\n"
+    for item in outcome.settings:
+        for rule_id, why in zip(item.rule_ids, item.why, strict=False):
+            lines.append(_comment(f"{rule_id}: {why}"))
+        dumped = yaml.safe_dump({item.name: item.value}, default_flow_style=False, sort_keys=False)
+        lines.append(dumped.rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def _setting(settings: list[Resolved], name: str) -> Any:
+    for s in settings:
+        if s.name == name:
+            return s.value
+    return None
+
+
+def launch_script(outcome: RulesOutcome, cluster: dict[str, Any], run_id: str) -> str:
+    """A bash script that starts the training job with torchrun on one node.
+
+    Run on node i as ``TRAIN_SCRIPT=train.py ./launch.sh i [training args]``; the script's
+    environment is the recommended one, settings.yaml is passed as ADVISOR_SETTINGS, and
+    MASTER_ADDR / MASTER_PORT default to the cluster's (the caller may set them).
+    """
+    nodes = int(cluster.get("nodes") or 1)
+    per_node = int(cluster.get("devices_per_node") or 1)
+    hosts = list(cluster.get("hosts") or [])
+    master = str(cluster.get("master_addr") or "127.0.0.1")
+    port = int(cluster.get("master_port") or DEFAULT_MASTER_PORT)
+    join_timeout = _setting(outcome.settings, "join_timeout_s")
+    lines = [
+        "#!/usr/bin/env bash",
+        "# Start the training job with the environment and settings the advisor recommends.",
+        _comment(
+            f"run: {run_id}; cluster {cluster.get('name', '?')}: {nodes} node(s) x {per_node}"
+        ),
+        "# Usage, on node N (0 first):  TRAIN_SCRIPT=train.py ./launch.sh N [training args...]",
+        "set -euo pipefail",
+        'here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+        "",
+        *env_lines(outcome),
+        'export ADVISOR_SETTINGS="$here/settings.yaml"',
+        "",
+        # The address measured by the advisor is the default; the caller may override it.
+        'if [ -z "${MASTER_ADDR:-}" ]; then MASTER_ADDR=' + shlex.quote(master) + "; fi",
+        'if [ -z "${MASTER_PORT:-}" ]; then MASTER_PORT=' + str(port) + "; fi",
+        'node_rank="${1:?usage: launch.sh NODE_RANK [training args...]}"',
+        "shift",
+        ': "${TRAIN_SCRIPT:?set TRAIN_SCRIPT to the training entry point (a .py file)}"',
+        'case "$node_rank" in',
+    ]
+    for node in range(nodes):
+        argv = [
+            "torchrun",
+            f"--nnodes={nodes}",
+            f"--nproc-per-node={per_node}",
+            f"--node-rank={node}",
+        ]
+        if join_timeout:
+            argv.append(f"--rdzv-conf=join_timeout={int(join_timeout)}")
+        host = hosts[node] if node < len(hosts) else f"node{node}"
+        lines.append(f"  {node})  {_comment(f'on {host}')}")
+        lines.append(
+            f"    exec {shlex.join(argv)}"
+            ' --master-addr="$MASTER_ADDR" --master-port="$MASTER_PORT" "$TRAIN_SCRIPT" "$@" ;;'
+        )
+    lines += [
+        f'  *) echo "launch.sh: NODE_RANK must be 0..{nodes - 1}, got $node_rank" >&2; exit 2 ;;',
+        "esac",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write(outcome: RulesOutcome, cluster: dict[str, Any], run_id: str, run_dir: Path) -> list[Path]:
+    """findings.json, recommended.env, launch.sh and settings.yaml in ``run_dir``."""
+    paths = {
+        FINDINGS_FILE: None,
+        ENV_FILE: recommended_env(outcome, run_id),
+        LAUNCH_FILE: launch_script(outcome, cluster, run_id),
+        SETTINGS_FILE: settings_yaml(outcome, run_id),
+    }
+    written = []
+    for name, text in paths.items():
+        path = run_dir / name
+        if text is None:
+            outcome.write(path)
+        else:
+            path.write_text(text, encoding="utf-8")
+        written.append(path)
+    (run_dir / LAUNCH_FILE).chmod(0o755)
+    return written

@@ -1,0 +1,667 @@
+"""The sandbox rule expressions and message templates run in.
+
+Rules are data written by users, so nothing in them may run code, read files or exhaust the host.
+The sandbox is Jinja2's immutable sandbox, narrowed further:
+
+- no globals but a whitelist of pure functions (``FUNCTIONS``) and a whitelist of filters;
+- a call is allowed only to those functions and to a few read-only methods of plain data
+  (``dict.get``, ``str.startswith`` ...); ``str.format`` and every other method is refused;
+- private and dunder attributes raise ``SecurityError`` (not a quiet undefined);
+- ``**``, ``*``, ``+``, ``%``, ``join`` and ``range`` are checked so that ``10**10**10``,
+  ``'x' * 10**9``, ``[big] * 10**4`` and ``'%9999999d' % 1`` cannot exhaust memory or time;
+  message templates may nest loops two deep at most, and their output stops at
+  ``MAX_MESSAGE_CHARS``;
+- a fact that is missing raises ``MissingFact`` naming its dotted path, so a rule over a missing
+  fact is reported "not evaluated", never silently passed.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
+
+from jinja2 import StrictUndefined, nodes, pass_eval_context
+from jinja2.exceptions import SecurityError, UndefinedError
+from jinja2.filters import do_join as _JINJA_JOIN
+from jinja2.parser import Parser
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import missing
+
+MAX_SEQUENCE = 1_000
+"""Longest ``range``."""
+MAX_LOOP_DEPTH = 2
+"""A loop may hold a loop, no deeper: with ``range`` bounded, a message costs at most about
+a million iterations."""
+MAX_BUILD = 1_000_000
+"""Largest string or list ``*``, ``+``, ``join`` or ``flatten`` may build (see ``size``)."""
+MAX_EXPONENT = 64
+MAX_POWER_BASE = 2**64
+MAX_MESSAGE_CHARS = 4000
+
+
+class MissingFact(UndefinedError):
+    """A rule read a fact this run does not have."""
+
+
+class FactDict(dict[str, Any]):
+    """A mapping of facts that knows its dotted path, so a missing key names where it was read."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, data: Mapping[str, Any], path: str) -> None:
+        super().__init__(data)
+        self.path = path
+
+
+class FactList(list[Any]):
+    """A list of facts that knows its dotted path."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, data: Iterable[Any], path: str) -> None:
+        super().__init__(data)
+        self.path = path
+
+
+def wrap(value: Any, path: str) -> Any:
+    """Plain JSON-like data → FactDict/FactList (recursively), so missing facts name their path."""
+    if isinstance(value, Mapping):
+        return FactDict(
+            {str(k): wrap(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}, path
+        )
+    if isinstance(value, list | tuple):
+        return FactList((wrap(v, f"{path}[{i}]") for i, v in enumerate(value)), path)
+    return value
+
+
+class Missing(StrictUndefined):
+    """Undefined that fails on any use with the dotted path of the missing fact."""
+
+    __slots__ = ()
+
+    def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
+        raise MissingFact(self._missing_message())
+
+    def _missing_message(self) -> str:
+        name = self._undefined_name
+        owner = self._undefined_obj
+        if owner is None:
+            return f"a fact read as null (not recorded) has no {name!r}"
+        if owner is missing:
+            return (
+                self._undefined_hint or f"fact {name!r} is missing (no stage {name!r} in this run)"
+            )
+        base = getattr(owner, "path", None)
+        if base is None:
+            return f"{type(owner).__name__} value has no {name!r}"
+        where = f"{base}.{name}" if isinstance(name, str) else f"{base}[{name!r}]"
+        return f"fact {where!r} is missing"
+
+    __iter__ = __str__ = __len__ = _fail_with_undefined_error
+    __eq__ = __ne__ = __bool__ = __hash__ = _fail_with_undefined_error
+    __contains__ = __lt__ = __le__ = __gt__ = __ge__ = _fail_with_undefined_error
+    __int__ = __float__ = __complex__ = __pow__ = __rpow__ = _fail_with_undefined_error
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail_with_undefined_error
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _fail_with_undefined_error
+    __mod__ = __rmod__ = __neg__ = __pos__ = __abs__ = __call__ = _fail_with_undefined_error
+    __getitem__ = _fail_with_undefined_error
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self._fail_with_undefined_error()
+
+
+def _defined(args: Iterable[Any]) -> list[Any]:
+    """Arguments with every missing fact reported (a function never sees an Undefined)."""
+    out = list(args)
+    for a in out:
+        if isinstance(a, Missing):
+            a._fail_with_undefined_error()
+    return out
+
+
+def _values(args: tuple[Any, ...]) -> list[Any]:
+    """``f(a, b, c)`` or ``f([a, b, c])`` (or a mapping's values) → a checked list."""
+    if len(args) == 1 and not isinstance(args[0], str | bytes | int | float):
+        (only,) = _defined(args)
+        items = only.values() if isinstance(only, Mapping) else only
+        return _defined(items)
+    return _defined(args)
+
+
+def _min(*args: Any) -> Any:
+    return min(_values(args))
+
+
+def _max(*args: Any) -> Any:
+    return max(_values(args))
+
+
+def _sum(*args: Any) -> Any:
+    return sum(_values(args))
+
+
+def _percentile(values: Any, q: float) -> float:
+    """Linear-interpolated percentile (``q`` in 0–100) of a list or a mapping's values."""
+    data = sorted(float(v) for v in _values((values,)))
+    if not data:
+        raise ValueError("percentile of no values")
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile q must be in 0–100, got {q}")
+    k = (len(data) - 1) * q / 100
+    lo, hi = math.floor(k), math.ceil(k)
+    return data[lo] + (data[hi] - data[lo]) * (k - lo)
+
+
+def _median(values: Any) -> float:
+    return float(statistics.median(float(v) for v in _values((values,))))
+
+
+def _mean(values: Any) -> float:
+    return float(statistics.fmean(float(v) for v in _values((values,))))
+
+
+def as_int(value: Any) -> int | None:
+    """An integer written as a string or number; None when it is not one (``'12a'``, ``'1.5'``)."""
+    (value,) = _defined((value,))
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    text = str(value).strip()
+    if not text or len(text) > 20:
+        return None
+    try:
+        return int(text, 10)
+    except ValueError:
+        return None
+
+
+def as_float(value: Any) -> float | None:
+    """A number written as a string or number; None when it is not one."""
+    (value,) = _defined((value,))
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    text = str(value).strip()
+    if not text or len(text) > 40:
+        return None
+    try:
+        result = float(text)
+    except ValueError:
+        return None
+    return result if math.isfinite(result) else None
+
+
+def _clamp(value: Any, lo: Any, hi: Any) -> Any:
+    value, lo, hi = _defined((value, lo, hi))
+    return max(lo, min(hi, value))
+
+
+def _round_up(value: Any, multiple: Any) -> int:
+    """Smallest multiple of ``multiple`` at or above ``value``."""
+    value, multiple = _defined((value, multiple))
+    return int(math.ceil(value / multiple) * multiple)
+
+
+def _round_down(value: Any, multiple: Any) -> int:
+    value, multiple = _defined((value, multiple))
+    return int(math.floor(value / multiple) * multiple)
+
+
+def _flatten(values: Any) -> list[Any]:
+    """One level of nesting removed: ``flatten([[1, 2], [3]])`` → ``[1, 2, 3]``."""
+    out: list[Any] = []
+    for item in _values((values,)):
+        out.extend(_defined(item) if isinstance(item, list | tuple) else [item])
+        if len(out) > MAX_BUILD:
+            raise SecurityError("flattening that much is over the sandbox limit")
+    return out
+
+
+def _range(*args: Any) -> range:
+    r = range(*_defined(args))
+    if len(r) > MAX_SEQUENCE:
+        raise SecurityError(f"range of {len(r)} items is over the sandbox limit {MAX_SEQUENCE}")
+    return r
+
+
+def _len(value: Any) -> int:
+    (value,) = _defined((value,))
+    return len(value)
+
+
+def _sorted(values: Any, reverse: bool = False) -> list[Any]:
+    return sorted(_values((values,)), reverse=bool(reverse))
+
+
+def _any(values: Any) -> bool:
+    return any(_values((values,)))
+
+
+def _all(values: Any) -> bool:
+    return all(_values((values,)))
+
+
+def require(value: Any, reason: str) -> Any:
+    """``value``, or the rule is "not evaluated" with ``reason`` when it is none, empty or 0.
+
+    For facts whose absence the data cannot show (a nominal bandwidth of 0 = not declared)."""
+    (value,) = _defined((value,))
+    if value is None or value == 0 or value == "" or value == [] or value == {}:
+        raise MissingFact(str(reason))
+    return value
+
+
+def _where(mapping: Any, keep: Callable[[Any], bool]) -> dict[str, Any]:
+    (mapping,) = _defined((mapping,))
+    return {str(k): v for k, v in mapping.items() if v is not None and keep(v)}
+
+
+def where_below(mapping: Any, limit: Any) -> dict[str, Any]:
+    """Items of a mapping whose value is below ``limit`` (None values are left out)."""
+    return _where(mapping, lambda v: v < limit)
+
+
+def where_above(mapping: Any, limit: Any) -> dict[str, Any]:
+    """Items of a mapping whose value is above ``limit``."""
+    return _where(mapping, lambda v: v > limit)
+
+
+def where_not(mapping: Any, expected: Any) -> dict[str, Any]:
+    """Items of a mapping whose value is not ``expected``."""
+    return _where(mapping, lambda v: v != expected)
+
+
+HCCL_ALGO_LEVEL1 = ("ring", "H-D_R", "NHR", "NB", "pipeline", "pairwise", "AHC", "fullmesh")
+HCCL_ALGO_OPS = (
+    "allreduce",
+    "allgather",
+    "reducescatter",
+    "alltoall",
+    "broadcast",
+    "reduce",
+    "other",
+)
+NCCL_ALGOS = ("ring", "tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat", "collnet")
+NCCL_PROTOS = ("ll", "ll128", "simple")
+NCCL_OPS = ("allreduce", "allgather", "reducescatter", "broadcast", "reduce", "sendrecv")
+
+
+def hccl_algo_errors(value: Any) -> list[str]:
+    """Problems with an ``HCCL_ALGO`` value (empty when it parses).
+
+    Forms (CANN docs): ``level0:NA;level1:<algo>`` for every op, or per op
+    ``allreduce=level0:NA;level1:<algo>/allgather=...``.
+    """
+    (value,) = _defined((value,))
+    text = str(value).strip()
+    if not text:
+        return ["empty value"]
+    errors: list[str] = []
+    per_op = "=" in text
+    for part in text.split("/") if per_op else [text]:
+        op, _, levels = part.partition("=") if per_op else ("", "", part)
+        if per_op and op.strip() not in HCCL_ALGO_OPS:
+            errors.append(f"unknown operation {op.strip()!r} (one of {', '.join(HCCL_ALGO_OPS)})")
+        seen = set()
+        for level in levels.split(";"):
+            name, sep, algo = level.strip().partition(":")
+            if not sep:
+                errors.append(f"{level.strip()!r} is not levelN:ALGO")
+                continue
+            seen.add(name)
+            if name == "level0":
+                if algo != "NA":
+                    errors.append(f"level0 must be NA, got {algo!r}")
+            elif name == "level1":
+                if algo not in HCCL_ALGO_LEVEL1:
+                    errors.append(
+                        f"unknown level1 algorithm {algo!r} (one of {', '.join(HCCL_ALGO_LEVEL1)})"
+                    )
+            elif name not in ("level2", "level3"):
+                errors.append(f"unknown level {name!r}")
+        if "level1" not in seen:
+            errors.append(f"{part!r} has no level1 algorithm")
+    return errors
+
+
+def hccl_algo_level1(value: Any, op: str = "allreduce") -> str | None:
+    """The level-1 algorithm ``HCCL_ALGO`` fixes for ``op`` (None when it fixes none)."""
+    (value,) = _defined((value,))
+    text = str(value).strip()
+    for part in text.split("/"):
+        name, eq, levels = part.partition("=")
+        if eq and name.strip() not in (op, "other"):
+            continue
+        body = levels if eq else part
+        for level in body.split(";"):
+            key, _, algo = level.strip().partition(":")
+            if key == "level1":
+                return algo
+    return None
+
+
+def _nccl_list_errors(value: Any, allowed: tuple[str, ...], what: str) -> list[str]:
+    (value,) = _defined((value,))
+    text = str(value).strip()
+    if not text:
+        return ["empty value"]
+    errors: list[str] = []
+    for part in text.split(";"):
+        op, colon, names = part.partition(":")
+        if colon:
+            if op.strip().lower() not in NCCL_OPS:
+                errors.append(f"unknown operation {op.strip()!r} (one of {', '.join(NCCL_OPS)})")
+        else:
+            names = op
+        names = names.strip().removeprefix("^")
+        for name in names.split(","):
+            if name.strip().lower() not in allowed:
+                errors.append(f"unknown {what} {name.strip()!r}")
+    return errors
+
+
+def nccl_algo_errors(value: Any) -> list[str]:
+    """Problems with an ``NCCL_ALGO`` value: ``Ring,Tree``, ``^NVLS``, ``allreduce:tree;...``."""
+    return _nccl_list_errors(value, NCCL_ALGOS, "algorithm")
+
+
+def nccl_proto_errors(value: Any) -> list[str]:
+    """Problems with an ``NCCL_PROTO`` value: ``LL,LL128,Simple``, ``^LL128``."""
+    return _nccl_list_errors(value, NCCL_PROTOS, "protocol")
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": _min,
+    "max": _max,
+    "sum": _sum,
+    "abs": lambda x: abs(*_defined((x,))),
+    "ceil": lambda x: math.ceil(*_defined((x,))),
+    "floor": lambda x: math.floor(*_defined((x,))),
+    "round": lambda x, n=0: round(_defined((x,))[0], n),
+    "len": _len,
+    "percentile": _percentile,
+    "median": _median,
+    "mean": _mean,
+    "any": _any,
+    "all": _all,
+    "sorted": _sorted,
+    "flatten": _flatten,
+    "range": _range,
+    "int": lambda x: int(*_defined((x,))),
+    "float": lambda x: float(*_defined((x,))),
+    "str": lambda x: str(*_defined((x,)))[:MAX_SEQUENCE],
+    "as_int": as_int,
+    "as_float": as_float,
+    "clamp": _clamp,
+    "round_up": _round_up,
+    "round_down": _round_down,
+    "require": require,
+    "where_below": where_below,
+    "where_above": where_above,
+    "where_not": where_not,
+    "hccl_algo_errors": hccl_algo_errors,
+    "hccl_algo_level1": hccl_algo_level1,
+    "nccl_algo_errors": nccl_algo_errors,
+    "nccl_proto_errors": nccl_proto_errors,
+}
+"""Every function a rule may call."""
+
+FILTERS = (
+    "abs", "count", "default", "d", "dictsort", "first", "float", "int", "join", "last",
+    "length", "list", "lower", "map", "max", "min", "reject", "rejectattr", "reverse", "round",
+    "select", "selectattr", "sort", "string", "tojson", "trim", "unique", "upper",
+)  # fmt: skip
+"""Jinja filters a rule may use (no format, center, indent, wordwrap: they can build huge
+strings; no attr: attribute access goes through the sandbox's getattr only; no items: it
+yields nothing for a missing fact instead of failing; no sum: ``sum(start=[])`` concatenates
+without bound; use the ``sum`` and ``flatten`` functions)."""
+
+SAFE_METHODS: dict[type, frozenset[str]] = {
+    dict: frozenset({"get", "keys", "values", "items"}),
+    list: frozenset({"count", "index"}),
+    tuple: frozenset({"count", "index"}),
+    str: frozenset(
+        {
+            "startswith",
+            "endswith",
+            "split",
+            "strip",
+            "lstrip",
+            "rstrip",
+            "lower",
+            "upper",
+            "isdigit",
+            "count",
+        }
+    ),
+}
+"""Read-only methods of plain data a rule may call; anything else is refused."""
+
+
+def _checked_pow(left: Any, right: Any) -> Any:
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        if abs(right) > MAX_EXPONENT or abs(left) > MAX_POWER_BASE:
+            raise SecurityError(f"{left!r} ** {right!r} is over the sandbox limit")
+    return operator.pow(left, right)
+
+
+def size(value: Any, budget: int = MAX_BUILD) -> int:
+    """Characters and items in ``value``: a string counts its length, a list or mapping 1 plus its
+    contents (so a list holding one big list many times is big), anything else 1. Stops counting
+    once past ``budget``."""
+    total, stack = 0, [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        if isinstance(item, str | bytes):
+            total += max(1, len(item))
+            continue
+        total += 1
+        if isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+    return total
+
+
+def _checked_mul(left: Any, right: Any) -> Any:
+    for seq, n in ((left, right), (right, left)):
+        if isinstance(seq, str | list | tuple) and isinstance(n, int):
+            built = size(seq) * n
+            if built > MAX_BUILD:
+                raise SecurityError(f"a sequence of {built} items is over the sandbox limit")
+    return operator.mul(left, right)
+
+
+def _checked_add(left: Any, right: Any) -> Any:
+    if isinstance(left, str | list | tuple) and isinstance(right, str | list | tuple):
+        built = size(left) + size(right)
+        if built > MAX_BUILD:
+            raise SecurityError(f"a sequence of {built} items is over the sandbox limit")
+    return operator.add(left, right)
+
+
+@pass_eval_context
+def _checked_join(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> str:
+    items = list(_values((value,)))
+    if size(items) + len(d) * len(items) > MAX_BUILD:
+        raise SecurityError("joining that much is over the sandbox limit")
+    return str(_JINJA_JOIN(eval_ctx, items, d, attribute))
+
+
+def _checked_mod(left: Any, right: Any) -> Any:
+    if isinstance(left, str):
+        raise SecurityError("string formatting with % is not allowed in rules")
+    return operator.mod(left, right)
+
+
+def _strict_test(test: Callable[..., Any]) -> Callable[..., Any]:
+    def strict(*args: Any, **kwargs: Any) -> Any:
+        return test(*_defined(args), **kwargs)
+
+    return strict
+
+
+class RuleSandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox with only the rule whitelist reachable."""
+
+    intercepted_binops = frozenset({"**", "*", "%", "+"})
+
+    def __init__(self) -> None:
+        super().__init__(undefined=Missing, autoescape=False)
+        self.globals.clear()
+        self.globals.update(FUNCTIONS)
+        self.filters = {name: self.filters[name] for name in FILTERS}
+        self.filters["join"] = _checked_join
+        # ``x is none`` on a missing fact must not quietly answer False: only ``defined`` and
+        # ``undefined`` may look at a missing fact.
+        self.tests = {
+            name: test if name in ("defined", "undefined") else _strict_test(cast(Any, test))
+            for name, test in self.tests.items()
+        }
+        self.binop_table = {
+            **self.binop_table,
+            "**": _checked_pow,
+            "*": _checked_mul,
+            "%": _checked_mod,
+            "+": _checked_add,
+        }
+        self._function_ids = {id(f) for f in FUNCTIONS.values()}
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        _defined((left, right))
+        return self.binop_table[operator](left, right)
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        # Fact keys win over methods of the same name (a fact called "items" or "values").
+        if isinstance(obj, Mapping) and attribute in obj:
+            return obj[attribute]
+        if attribute.startswith("_"):
+            raise SecurityError(f"access to the private attribute {attribute!r} is not allowed")
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if (
+            isinstance(argument, str)
+            and argument.startswith("_")
+            and not (isinstance(obj, Mapping) and argument in obj)
+        ):
+            raise SecurityError(f"access to the private attribute {argument!r} is not allowed")
+        return super().getitem(obj, argument)
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> Any:
+        raise SecurityError(f"access to {attribute!r} of a {type(obj).__name__} is not allowed")
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(__obj, Missing):
+            __obj._fail_with_undefined_error()
+        if id(__obj) in __self._function_ids:
+            return __context.call(__obj, *args, **kwargs)
+        owner = getattr(__obj, "__self__", None)
+        name = getattr(__obj, "__name__", "")
+        for kind, allowed in SAFE_METHODS.items():
+            if (
+                type(owner) in (kind, FactDict, FactList)
+                and isinstance(owner, kind)
+                and name in allowed
+            ):
+                return __context.call(__obj, *args, **kwargs)
+        raise SecurityError(f"calling {name or type(__obj).__name__!r} is not allowed in rules")
+
+
+SANDBOX = RuleSandbox()
+
+
+def parse_expression(source: str) -> nodes.Expr:
+    """Parse an expression (raises jinja2's TemplateSyntaxError)."""
+    parser = Parser(SANDBOX, source, state="variable")
+    expr = parser.parse_expression()
+    if not parser.stream.eos:
+        tok = parser.stream.current
+        parser.fail(f"unexpected {tok.value!r} after the expression", tok.lineno)
+    return expr
+
+
+FORBIDDEN_NODES = (
+    nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends, nodes.Macro, nodes.CallBlock,
+    nodes.FilterBlock, nodes.Block,
+)  # fmt: skip
+"""Template statements a message has no use for (they load other templates or define code)."""
+
+
+def _loop_depth(node: nodes.Node) -> int:
+    inner = max((_loop_depth(child) for child in node.iter_child_nodes()), default=0)
+    return inner + 1 if isinstance(node, nodes.For) else inner
+
+
+def static_problems(tree: nodes.Node) -> list[str]:
+    """Problems visible before running: unknown functions, private attributes."""
+    problems = []
+    every = [tree, *tree.find_all(nodes.Node)]
+    for call in (n for n in every if isinstance(n, nodes.Call)):
+        if isinstance(call.node, nodes.Name) and call.node.name not in FUNCTIONS:
+            problems.append(
+                f"unknown function {call.node.name!r}; functions: {', '.join(sorted(FUNCTIONS))}"
+            )
+    for attr in (n for n in every if isinstance(n, nodes.Getattr)):
+        if attr.attr.startswith("_"):
+            problems.append(f"private attribute {attr.attr!r} is not allowed")
+    for node in every:
+        if isinstance(node, FORBIDDEN_NODES):
+            problems.append(f"{type(node).__name__.lower()} is not allowed in rules")
+    if _loop_depth(tree) > MAX_LOOP_DEPTH:
+        problems.append(
+            f"loops nested more than {MAX_LOOP_DEPTH} deep are not allowed in rules "
+            "(their cost multiplies)"
+        )
+    for name in (n for n in every if isinstance(n, nodes.Name)):
+        if name.name.startswith("_") or name.name in ("self", "loop", "caller", "varargs"):
+            problems.append(f"name {name.name!r} is not allowed")
+    return problems
+
+
+def compile_expression(source: str) -> Callable[..., Any]:
+    """Compile a rule expression; returns ``f(**context)``. Raises TemplateSyntaxError or
+    ValueError (for static problems)."""
+    problems = static_problems(parse_expression(source))
+    if problems:
+        raise ValueError("; ".join(problems))
+    return SANDBOX.compile_expression(source, undefined_to_none=False)
+
+
+def compile_template(source: str) -> Any:
+    """Compile a message template (``{{ value }}`` placeholders, ``{% for %}`` loops)."""
+    problems = static_problems(SANDBOX.parse(source))
+    if problems:
+        raise ValueError("; ".join(problems))
+    return SANDBOX.from_string(source)
+
+
+def render(template: Any, context: Mapping[str, Any]) -> str:
+    """A message: one paragraph (YAML folding and template tags leave runs of spaces)."""
+    parts: list[str] = []
+    length = 0
+    # Stop reading the template's output once the message is long enough to be cut.
+    for chunk in template.generate(**context):
+        parts.append(chunk)
+        length += len(chunk)
+        if length > MAX_MESSAGE_CHARS:
+            break
+    text = " ".join("".join(parts).split())
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + " …"
+
+
+def evaluate(expression: Callable[..., Any], context: Mapping[str, Any]) -> Any:
+    """Run a compiled expression; a missing fact as the whole result raises MissingFact too."""
+    result = expression(**context)
+    if isinstance(result, Missing):
+        result._fail_with_undefined_error()
+    return result

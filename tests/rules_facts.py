@@ -1,0 +1,256 @@
+"""Synthetic facts for the rule tests: a healthy 2x2 cluster on which no built-in rule fires,
+and ``patched`` to break one thing at a time.
+
+Shapes follow the stage facts documented in the project brief (connectivity, timeouts,
+subgroups, topology, bench, sweep); figures are made up but plausible.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from advisor.rules.config import RuleParams, RulesConfig
+
+DELETE = object()
+"""Patch value that removes the key."""
+
+STAGES = (
+    "smoke",
+    "preflight",
+    "connectivity",
+    "timeouts",
+    "subgroups",
+    "topology",
+    "bench",
+    "sweep",
+)
+
+DEVICE_OF = {"hccl": "npu", "nccl": "cuda", "gloo": "cpu"}
+
+
+def _dist(max_s: float) -> dict[str, float]:
+    return {"p50": max_s / 2, "p90": max_s * 0.9, "max": max_s, "count": 4}
+
+
+def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
+    """(facts, config) of a 2-node x 2-rank cluster with every stage run and nothing wrong."""
+    best_config = {"batch_size": 32, "precision": "bf16", "comm": "fp32", "bucket_cap_mb": 25.0}
+    stages: dict[str, Any] = {
+        "smoke": {"all_reduce_ok": True, "ranks_initialised": 4, "init_s": {"0": 1.0, "1": 2.0}},
+        "preflight": {
+            "nodes": {
+                f"node{n}": {"ports_busy": [22, 29500], "route_nic": "eth0", "nics": []}
+                for n in range(2)
+            }
+        },
+        "connectivity": {
+            "pairs": [],
+            "failed_pairs": [],
+            "links": {
+                "intra": {"median_gbps": 95.0, "min_gbps": 90.0, "count": 2},
+                "inter": {"median_gbps": 90.0, "min_gbps": 88.0, "count": 4},
+            },
+            "nics": {},
+            "comm_nic": {"node0": "eth0", "node1": "eth0"},
+            "mtu_by_node": {"node0": 9000, "node1": 9000},
+            "mtu_mismatch": False,
+        },
+        "timeouts": {
+            "rendezvous_s": _dist(3.0),
+            "init_s": _dist(2.0),
+            "first_collective_s": _dist(1.0),
+            "barrier_s": _dist(0.01),
+            "barrier_skew_s": {"0": 0.0, "1": 0.01, "2": 0.02, "3": 0.0},
+            "stragglers": [],
+            "settings": {},
+            "settings_mismatch": {},
+            "hang": None,
+        },
+        "subgroups": {
+            "declared": {"intra_node": [[0, 1], [2, 3]], "inter_node": [[0, 2], [1, 3]]},
+            "errors": [],
+            "corrected": {"intra_node": [[0, 1], [2, 3]], "inter_node": [[0, 2], [1, 3]]},
+            "creation_mismatch_ranks": [],
+            "membership_ok": True,
+            "fingerprint_mismatch_ranks": [],
+        },
+        "topology": {
+            "ranks": [],
+            "ranks_per_node": {"node0": 2, "node1": 2},
+            "duplicate_devices": [],
+            "shared_affinity": [],
+            "islands": [[0, 1], [2, 3]],
+            "slow_links": [],
+            "errors": [],
+        },
+        "bench": {
+            "results": [
+                {
+                    "op": "all_reduce",
+                    "dtype": "float32",
+                    "algorithm": "ring",
+                    "bytes": 1048576,
+                    "busbw_gbps": 80.0,
+                    "wrong": 0,
+                },
+            ],
+            "avg_busbw_gbps": {"all_reduce/ring/float32": 80.0},
+            "utilisation": {"all_reduce/ring/float32": 0.8},
+            "bottleneck_gbps": 100.0,
+            "best_algorithm": {"all_reduce": {"1024": "NHR", "1048576": "ring"}},
+        },
+        "sweep": {
+            "trials": [
+                {
+                    "id": "t1",
+                    "config": best_config,
+                    "status": "ok",
+                    "samples_per_s": 100.0,
+                    "comm_share": 0.1,
+                },
+                {
+                    "id": "t2",
+                    "config": dict(best_config, batch_size=8),
+                    "status": "ok",
+                    "samples_per_s": 50.0,
+                    "comm_share": 0.4,
+                },
+            ],
+            "best": {"throughput": {"config": best_config, "samples_per_s": 100.0, "trial": "t1"}},
+            "scaling": [
+                {"world_size": 1, "nodes": 1, "samples_per_s": 30.0, "efficiency": 1.0},
+                {"world_size": 4, "nodes": 2, "samples_per_s": 100.0, "efficiency": 0.83},
+            ],
+            "diverged": [],
+            "largest_bucket_bytes": 25 * 2**20,
+        },
+    }
+    facts = {
+        "run": {"run_id": "test", "run_dir": "", "command": "advisor run", "emulated": False},
+        "cluster": {
+            "name": "2x2",
+            "nodes": 2,
+            "devices_per_node": 2,
+            "world_size": 4,
+            "device_type": DEVICE_OF[backend],
+            "declared_device": DEVICE_OF[backend],
+            "backend": backend,
+            "emulated": False,
+            "hosts": ["host-a", "host-b"],
+            "master_addr": "10.0.0.1",
+            "master_port": 29500,
+            "interface": "eth0",
+            "links": {
+                "intra": {"name": "intra", "type": "HCCS", "nominal_gbps": 100.0},
+                "inter": {"name": "inter", "type": "RoCE", "nominal_gbps": 100.0},
+            },
+        },
+        "environment": {
+            "variables": {
+                "HCCL_SOCKET_IFNAME": "eth0",
+                "NCCL_SOCKET_IFNAME": "eth0",
+                "GLOO_SOCKET_IFNAME": "eth0",
+            }
+        },
+        "stages": {
+            name: {"name": name, "status": "ok", "reason": "", "ranks": [], "data": data}
+            for name, data in stages.items()
+        },
+        "evidence": {
+            kind: []
+            for kind in (
+                "files",
+                "benchmarks",
+                "npu_chips",
+                "topologies",
+                "npu_ports",
+                "hccn_conf",
+                "rank_tables",
+                "failures",
+            )
+        },
+    }
+    config = {"pg_timeout_s": 2000.0, "launcher": {"join_timeout_s": 600.0}, "env": {}}
+    return facts, config
+
+
+def patched(
+    changes: dict[str, Any], backend: str = "hccl"
+) -> tuple[dict[str, Any], dict[str, Any], RulesConfig]:
+    """Healthy facts with ``changes`` applied: dotted paths, where ``env.X`` is an environment
+    variable, ``<stage>.x`` the stage's data, ``config.x`` the run config and ``params.x`` a
+    rule threshold."""
+    facts, config = healthy(backend)
+    facts = copy.deepcopy(facts)
+    params: dict[str, Any] = {}
+    for path, value in changes.items():
+        root, *rest = path.split(".")
+        if root == "params":
+            params[rest[0]] = value
+            continue
+        if root == "config":
+            target, parts = config, rest
+        elif root == "env":
+            target, parts = facts["environment"]["variables"], rest
+        elif root in STAGES:
+            target, parts = facts["stages"][root]["data"], rest
+        elif root == "stages":
+            target, parts = facts["stages"], rest
+        else:
+            target, parts = facts, [root, *rest]
+        keys: list[Any] = [int(p) if p.isdigit() else p for p in parts]
+        for key in keys[:-1]:
+            target = target[key]
+        if value is DELETE:
+            target.pop(keys[-1], None)
+        else:
+            target[keys[-1]] = value
+    return facts, config, RulesConfig(params=RuleParams(**params))
+
+
+def _item(fields: str, **values: Any) -> dict[str, Any]:
+    out: dict[str, Any] = dict.fromkeys(fields.split())
+    out.update(values)
+    return out
+
+
+def event(**values: Any) -> dict[str, Any]:
+    """A failure-log event in ``evidence.failures`` (every field of the importer's shape)."""
+    fields = (
+        "source line kind code code_name rank host device op seq numel timeout_ms ran_for_ms "
+        "last_enqueued last_completed remote_rank group rank_size port ip local_rank exit_code "
+        "pid root_cause library message"
+    )
+    return _item(fields, source="train.log", line=10, **values)
+
+
+def bench_table(**values: Any) -> dict[str, Any]:
+    """An imported benchmark table in ``evidence.benchmarks``."""
+    fields = (
+        "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
+        "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results"
+    )
+    base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
+                avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],
+                results=[{"op": "all_reduce", "bytes": 1048576, "in_place": False, "busbw_gbps": 150.0, "wrong": 0}])  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
+def npu_port(**values: Any) -> dict[str, Any]:
+    """An hccn_tool port in ``evidence.npu_ports``."""
+    fields = (
+        "source line device link net_health ipaddr netmask tls_enabled ping_loss_pct "
+        "ping_target optical stat"
+    )
+    base = dict(source="hccn.txt", line=1, device=0, link="UP", net_health="Success")
+    return _item(fields, **{**base, **values})
+
+
+def npu_chip(**values: Any) -> dict[str, Any]:
+    """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
+    fields = (
+        "source npu chip name health bus_id phy_id device power_w temp_c aicore_pct "
+        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb"
+    )
+    return _item(fields, **{**dict(source="npu-smi.txt", npu=0, chip=0, health="OK"), **values})

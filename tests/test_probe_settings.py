@@ -1,0 +1,54 @@
+"""The documented timeout table and how a job's environment is read against it (pure)."""
+
+from __future__ import annotations
+
+from advisor.probes.settings import TIMEOUT_SETTINGS, setting_fact, timeout_settings
+
+
+def test_unset_variables_take_the_documented_defaults() -> None:
+    s = timeout_settings({}, backend="hccl")
+    assert s["HCCL_CONNECT_TIMEOUT"].value == 120
+    assert s["HCCL_CONNECT_TIMEOUT"].source == "default"
+    # HCCL waits about 20 s beyond the configured connect timeout.
+    assert s["HCCL_CONNECT_TIMEOUT"].effective_s == 140
+    assert s["HCCL_EXEC_TIMEOUT"].value == 1836
+    assert s["HCCL_EVENT_TIMEOUT"].value == 1868
+    assert s["HCCL_ASYNC_ERROR_HANDLING"].value == 1
+    assert s["TORCH_NCCL_ASYNC_ERROR_HANDLING"].value == 3
+    assert s["join_timeout_s"].value == 600
+
+
+def test_process_group_default_depends_on_the_backend() -> None:
+    assert timeout_settings({}, backend="nccl")["pg_timeout_s"].value == 600
+    assert timeout_settings({}, backend="gloo")["pg_timeout_s"].value == 1800
+    given = timeout_settings({}, backend="hccl", pg_timeout_s=900.0)["pg_timeout_s"]
+    assert (given.value, given.source, given.effective_s) == (900.0, "config", 900.0)
+
+
+def test_values_from_the_environment_are_parsed_and_range_checked() -> None:
+    env = {"HCCL_CONNECT_TIMEOUT": "60", "HCCL_EXEC_TIMEOUT": "0", "HCCL_EVENT_TIMEOUT": "abc"}
+    s = timeout_settings(env, backend="hccl")
+    connect = s["HCCL_CONNECT_TIMEOUT"]
+    assert (connect.value, connect.raw, connect.source) == (60.0, "60", "env")
+    assert not connect.in_range
+    assert "HCCL_CONNECT_TIMEOUT=60" in connect.error and "120–7200" in connect.error
+    execute = s["HCCL_EXEC_TIMEOUT"]
+    assert execute.never and execute.effective_s is None and execute.in_range
+    event = s["HCCL_EVENT_TIMEOUT"]
+    assert event.value is None and not event.in_range
+    assert "HCCL_EVENT_TIMEOUT='abc' is not a number" in event.error
+
+
+def test_settings_say_which_backend_reads_them() -> None:
+    s = timeout_settings({}, backend="nccl")
+    assert s["TORCH_NCCL_ASYNC_ERROR_HANDLING"].applies
+    assert not s["HCCL_CONNECT_TIMEOUT"].applies
+    assert s["pg_timeout_s"].applies
+
+
+def test_flag_above_its_range_is_flagged() -> None:
+    fact = setting_fact(
+        TIMEOUT_SETTINGS["HCCL_ASYNC_ERROR_HANDLING"], "2", backend="hccl", source="env"
+    )
+    assert not fact.in_range and fact.effective_s is None
+    assert fact.range == [0, 1]

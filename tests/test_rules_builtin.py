@@ -1,0 +1,269 @@
+"""Every built-in rule fires on facts that show its problem and stays quiet on facts that don't.
+
+Each case starts from healthy synthetic facts (tests/rules_facts.py) and changes one thing; the
+quiet case sets a valid value where one exists, so a rule that fires on the variable merely
+being set is caught too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from advisor.rules import engine, schema
+from advisor.rules.findings import RulesOutcome
+from tests.rules_facts import DELETE, bench_table, event, npu_chip, npu_port, patched
+
+RULES = schema.load_paths([schema.builtin_dir()])
+
+_STRAGGLER = [{"rank": 3, "node_name": "node1", "host": "host-b", "skew_s": 1.5}]
+_SLOW = [{"a": 0, "b": 2, "a_node": "node0", "b_node": "node1", "link": "inter",
+          "bandwidth_gbps": 10.0, "class_median_gbps": 90.0}]  # fmt: skip
+_FAILED = [{"src": 0, "dst": 2, "src_node": "node0", "dst_node": "node1", "link": "inter",
+            "latency_us": None, "bandwidth_gbps": None, "ok": False, "error": "timed out"}]  # fmt: skip
+_LAYOUT_ERR = [{"dimension": "inter_node", "group": [0, 1], "kind": "same_node",
+                "message": "group [0, 1] holds ranks of one node", "expected": [0, 2]}]  # fmt: skip
+_WRONG = [{"op": "all_reduce", "dtype": "float32", "algorithm": "ring", "bytes": 1024,
+           "busbw_gbps": 1.0, "wrong": 3}]  # fmt: skip
+
+
+# (rule id, backend, changes that make it fire, changes that keep it quiet,
+#  recommendations expected when it fires: {name: value} (None = unset))
+CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
+    # timeouts
+    ("hccl-connect-timeout-range", "hccl", {"env.HCCL_CONNECT_TIMEOUT": "60"},
+     {"env.HCCL_CONNECT_TIMEOUT": "7200"}, {"HCCL_CONNECT_TIMEOUT": "120"}),
+    ("hccl-connect-timeout-below-setup", "hccl", {"timeouts.init_s.max": 60.0},
+     {"timeouts.init_s.max": 40.0}, {"HCCL_CONNECT_TIMEOUT": "180"}),
+    ("pg-timeout-not-above-hccl-timeouts", "hccl", {"config.pg_timeout_s": 1800.0},
+     {"config.pg_timeout_s": 1900.0}, {"pg_timeout_s": 1896}),
+    ("hccl-event-timeout-not-above-exec", "hccl", {"env.HCCL_EXEC_TIMEOUT": "3000"},
+     {"env.HCCL_EXEC_TIMEOUT": "3000", "env.HCCL_EVENT_TIMEOUT": "3032"},
+     {"HCCL_EVENT_TIMEOUT": "3032"}),
+    ("hccl-exec-timeout-range", "hccl", {"env.HCCL_EXEC_TIMEOUT": "-5"},
+     {"env.HCCL_EXEC_TIMEOUT": "1836"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
+    ("hccl-exec-timeout-910-multiple", "hccl",
+     {"params.npu_chip": "910", "env.HCCL_EXEC_TIMEOUT": "1800"},
+     {"params.npu_chip": "910", "env.HCCL_EXEC_TIMEOUT": "1836"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
+    ("hccl-exec-timeout-never", "hccl", {"env.HCCL_EXEC_TIMEOUT": "0"},
+     {"env.HCCL_EXEC_TIMEOUT": "68"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
+    ("hccl-async-error-handling-off", "hccl", {"env.HCCL_ASYNC_ERROR_HANDLING": "0"},
+     {"env.HCCL_ASYNC_ERROR_HANDLING": "1"}, {"HCCL_ASYNC_ERROR_HANDLING": "1"}),
+    ("torch-nccl-async-error-handling", "nccl", {"env.TORCH_NCCL_ASYNC_ERROR_HANDLING": "0"},
+     {"env.TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING": "3"}),
+    ("nccl-async-error-handling-deprecated", "nccl", {"env.NCCL_ASYNC_ERROR_HANDLING": "1"},
+     {"env.TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"},
+     {"NCCL_ASYNC_ERROR_HANDLING": None, "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}),
+    ("pg-timeout-below-setup", "gloo", {"config.pg_timeout_s": 5.0}, {"config.pg_timeout_s": 7.0},
+     {"pg_timeout_s": 60}),
+    ("join-timeout-below-rendezvous", "gloo", {"timeouts.rendezvous_s.max": 250.0},
+     {"timeouts.rendezvous_s.max": 150.0}, {"join_timeout_s": 780}),
+    ("timeouts-stragglers", "gloo", {"timeouts.stragglers": _STRAGGLER}, {}, {}),
+    ("timeouts-hang", "gloo", {"timeouts.hang": {"step": "barrier_2", "missing_ranks": [3]}}, {},
+     {"TORCH_DISTRIBUTED_DEBUG": "DETAIL"}),
+    ("timeouts-settings-differ", "hccl",
+     {"timeouts.settings_mismatch": {"HCCL_CONNECT_TIMEOUT": {"node0": "120", "node1": "600"}}},
+     {}, {}),
+    # environment
+    ("stage-failed", "gloo", {"stages.bench.status": "timeout", "stages.bench.reason": "deadline"},
+     {"stages.bench.status": "skipped"}, {}),
+    ("smoke-all-reduce-wrong", "gloo", {"smoke.all_reduce_ok": False},
+     {"smoke.all_reduce_ok": None}, {}),
+    ("hccl-rdma-tc", "hccl", {"env.HCCL_RDMA_TC": "130"}, {"env.HCCL_RDMA_TC": "132"},
+     {"HCCL_RDMA_TC": "128"}),
+    ("hccl-rdma-sl", "hccl", {"env.HCCL_RDMA_SL": "9"}, {"env.HCCL_RDMA_SL": "7"},
+     {"HCCL_RDMA_SL": "7"}),
+    ("hccl-rdma-timeout", "hccl", {"env.HCCL_RDMA_TIMEOUT": "3"}, {"env.HCCL_RDMA_TIMEOUT": "5"},
+     {"HCCL_RDMA_TIMEOUT": "5"}),
+    ("hccl-rdma-retry-cnt", "hccl", {"env.HCCL_RDMA_RETRY_CNT": "0"},
+     {"env.HCCL_RDMA_RETRY_CNT": "1"}, {"HCCL_RDMA_RETRY_CNT": "1"}),
+    ("hccl-intra-roce-and-pcie", "hccl", {"env.HCCL_INTRA_ROCE_ENABLE": "1"},
+     {"env.HCCL_INTRA_ROCE_ENABLE": "1", "env.HCCL_INTRA_PCIE_ENABLE": "0"},
+     {"HCCL_INTRA_PCIE_ENABLE": "0"}),
+    ("hccl-whitelist-without-file", "hccl", {"env.HCCL_WHITELIST_DISABLE": "0"},
+     {"env.HCCL_WHITELIST_DISABLE": "0", "env.HCCL_WHITELIST_FILE": "/etc/hccl_whitelist"},
+     {"HCCL_WHITELIST_DISABLE": "1"}),
+    ("hccl-algo-syntax", "hccl", {"env.HCCL_ALGO": "level0:NA;level1:fast"},
+     {"env.HCCL_ALGO": "allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:NB"},
+     {"HCCL_ALGO": None}),
+    ("hccl-if-base-port-range", "hccl", {"env.HCCL_IF_BASE_PORT": "80"},
+     {"env.HCCL_IF_BASE_PORT": "50000"}, {"HCCL_IF_BASE_PORT": "60000"}),
+    ("hccl-if-base-port-busy", "hccl", {"preflight.nodes.node1.ports_busy": [60003]},
+     {"preflight.nodes.node1.ports_busy": [60032]}, {"HCCL_IF_BASE_PORT": "60064"}),
+    ("hccl-buffsize-invalid", "hccl", {"env.HCCL_BUFFSIZE": "0"}, {"env.HCCL_BUFFSIZE": "1"},
+     {"HCCL_BUFFSIZE": "200"}),
+    ("hccl-deterministic-value", "hccl", {"env.HCCL_DETERMINISTIC": "yes"},
+     {"env.HCCL_DETERMINISTIC": "strict"}, {"HCCL_DETERMINISTIC": None}),
+    ("hccl-op-expansion-mode-value", "hccl", {"env.HCCL_OP_EXPANSION_MODE": "GPU"},
+     {"env.HCCL_OP_EXPANSION_MODE": "AIV"}, {"HCCL_OP_EXPANSION_MODE": None}),
+    ("hccl-socket-ifname-multinode", "hccl", {"env.HCCL_SOCKET_IFNAME": DELETE},
+     {"env.HCCL_SOCKET_IFNAME": DELETE, "env.HCCL_IF_IP": "10.0.0.1"},
+     {"HCCL_SOCKET_IFNAME": "eth0"}),
+    ("nccl-algo-values", "nccl", {"env.NCCL_ALGO": "Ring,Fast"},
+     {"env.NCCL_ALGO": "allreduce:tree;allgather:ring"}, {"NCCL_ALGO": None}),
+    ("nccl-proto-values", "nccl", {"env.NCCL_PROTO": "LL256"}, {"env.NCCL_PROTO": "^LL128"},
+     {"NCCL_PROTO": None}),
+    ("nccl-nthreads-range", "nccl", {"env.NCCL_NTHREADS": "1024"}, {"env.NCCL_NTHREADS": "512"},
+     {"NCCL_NTHREADS": None}),
+    ("nccl-debug-verbose", "nccl", {"env.NCCL_DEBUG": "info"}, {"env.NCCL_DEBUG": "WARN"},
+     {"NCCL_DEBUG": "WARN"}),
+    ("nccl-socket-ifname-multinode", "nccl", {"env.NCCL_SOCKET_IFNAME": DELETE},
+     {"env.NCCL_SOCKET_IFNAME": DELETE, "cluster.emulated": True}, {"NCCL_SOCKET_IFNAME": "eth0"}),
+    ("gloo-socket-ifname-multinode", "gloo", {"env.GLOO_SOCKET_IFNAME": DELETE},
+     {"env.GLOO_SOCKET_IFNAME": DELETE, "cluster.nodes": 1}, {"GLOO_SOCKET_IFNAME": "eth0"}),
+    # connectivity and bandwidth
+    ("connectivity-failed-pairs", "gloo", {"connectivity.failed_pairs": _FAILED}, {}, {}),
+    ("connectivity-mtu-mismatch", "gloo",
+     {"connectivity.mtu_mismatch": True, "connectivity.mtu_by_node.node1": 1500}, {}, {}),
+    ("connectivity-inter-bandwidth-low", "gloo", {"connectivity.links.inter.median_gbps": 70.0},
+     {"connectivity.links.inter.median_gbps": 76.0}, {}),
+    ("connectivity-intra-bandwidth-low", "gloo", {"connectivity.links.intra.median_gbps": 10.0},
+     {"connectivity.links.intra.median_gbps": 75.0}, {}),
+    ("bench-busbw-utilisation-low", "gloo", {"bench.utilisation": {"all_reduce/ring/float32": 0.5}},
+     {"bench.utilisation": {"all_reduce/ring/float32": 0.75}}, {}),
+    ("bench-wrong-results", "gloo", {"bench.results": _WRONG}, {}, {}),
+    ("hccl-algo-fixed-not-best", "hccl", {"env.HCCL_ALGO": "level0:NA;level1:NHR"},
+     {"env.HCCL_ALGO": "level0:NA;level1:ring"}, {"HCCL_ALGO": "level0:NA;level1:ring"}),
+    # topology and subgroups
+    ("topology-ranks-per-node", "gloo", {"topology.ranks_per_node.node1": 3}, {}, {}),
+    ("topology-duplicate-devices", "hccl",
+     {"topology.duplicate_devices": [{"device": "npu:1", "ranks": [2, 3]}]}, {}, {}),
+    ("topology-shared-affinity", "hccl", {"topology.shared_affinity": [[0, 1]]}, {}, {}),
+    ("topology-slow-links", "gloo", {"topology.slow_links": _SLOW}, {}, {}),
+    ("topology-errors", "gloo", {"topology.errors": ["rank 2: no bus id"]}, {}, {}),
+    ("subgroups-layout-errors", "gloo", {"subgroups.errors": _LAYOUT_ERR}, {},
+     {"process_groups": {"intra_node": [[0, 1], [2, 3]], "inter_node": [[0, 2], [1, 3]]}}),
+    ("subgroups-mismatched-collectives", "gloo", {"subgroups.fingerprint_mismatch_ranks": [3]}, {},
+     {"TORCH_DISTRIBUTED_DEBUG": "DETAIL"}),
+    # training
+    ("sweep-best-settings", "gloo",
+     {"sweep.best.throughput.config.native_env": "NCCL_ALGO=Tree",
+      "sweep.best.throughput.config.gradient_as_bucket_view": True},
+     {"sweep.best": {}},
+     {"batch_size": 32, "precision": "bf16", "comm_hook": "fp32", "bucket_cap_mb": 25.0,
+      "gradient_as_bucket_view": True, "native_env": "NCCL_ALGO=Tree"}),
+    ("training-comm-share-high", "gloo", {"sweep.trials.0.comm_share": 0.45},
+     {"sweep.trials.0.comm_share": 0.3}, {"comm_hook": "bf16"}),
+    ("training-scaling-efficiency-low", "gloo", {"sweep.scaling.1.efficiency": 0.5},
+     {"sweep.scaling.1.efficiency": 0.8}, {}),
+    ("training-diverged-settings", "gloo", {"sweep.diverged": ["bs=64 fp16"]}, {}, {}),
+    # imported evidence (conf/rules/evidence.yaml)
+    ("evidence-watchdog-timeout", "nccl",
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7,
+                                  timeout_ms=600000, ran_for_ms=600100)]},
+     {"evidence.failures": [event(kind="store_timeout")]},
+     {"TORCH_NCCL_TRACE_BUFFER_SIZE": "20000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}),
+    ("evidence-watchdog-straggler", "nccl",
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7),
+                            event(kind="progress", rank=3, last_enqueued=6, last_completed=6)]},
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7),
+                            event(kind="progress", rank=3, last_enqueued=7, last_completed=6)]},
+     {}),
+    ("evidence-elastic-root-cause", "gloo",
+     {"evidence.failures": [event(kind="elastic_failure", rank=2, exit_code=1, root_cause=True)]},
+     {"evidence.failures": [event(kind="store_timeout")]}, {}),
+    ("evidence-hccl-socket-timeout", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")], "env.HCCL_CONNECT_TIMEOUT": "400"},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0002")]}, {"HCCL_CONNECT_TIMEOUT": "800"}),
+    ("evidence-hccl-exec-timeout", "hccl", {"evidence.failures": [event(kind="hccl_error", code="EI0002")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-negotiation-timeout", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EI0015")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-port-bind", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EJ0003", port=60001)]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-other-error", "hccl",
+     {"evidence.failures": [event(kind="hccl_error", code="EI0013")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-store-timeout", "gloo",
+     {"evidence.failures": [event(kind="store_timeout", numel=3, rank_size=4, timeout_ms=300000)]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-benchmark-busbw", "gloo", {"evidence.benchmarks": [bench_table()]}, {}, {}),
+    ("evidence-benchmark-cut-short", "gloo", {"evidence.benchmarks": [bench_table(complete=False)]},
+     {"evidence.benchmarks": [bench_table()]}, {}),
+    ("evidence-hccl-test-check-failed", "hccl",
+     {"evidence.benchmarks": [bench_table(tool="hccl_test", failed_checks=[{"bytes": 1024, "ranks": [3]}])]},
+     {"evidence.benchmarks": [bench_table(tool="hccl_test")]}, {}),
+    ("evidence-npu-port-state", "hccl", {"evidence.npu_ports": [npu_port()]}, {}, {}),
+    ("evidence-npu-port-down", "hccl", {"evidence.npu_ports": [npu_port(link="DOWN")]},
+     {"evidence.npu_ports": [npu_port()]}, {}),
+    ("evidence-npu-tls-mismatch", "hccl",
+     {"evidence.npu_ports": [npu_port(tls_enabled=True), npu_port(device=1, tls_enabled=False)]},
+     {"evidence.npu_ports": [npu_port(tls_enabled=True), npu_port(device=1, tls_enabled=True)]}, {}),
+    ("evidence-npu-ping-loss", "hccl", {"evidence.npu_ports": [npu_port(ping_loss_pct=20.0)]},
+     {"evidence.npu_ports": [npu_port(ping_loss_pct=0.0)]}, {}),
+    ("evidence-npu-chip-health", "hccl", {"evidence.npu_chips": [npu_chip(health="Alarm")]},
+     {"evidence.npu_chips": [npu_chip()]}, {}),
+    ("evidence-rank-table-invalid", "hccl",
+     {"evidence.rank_tables": [{"source": "hccl.json", "version": "1.0", "status": "completed",
+                                "server_count": 2, "servers": [], "ranks": [], "super_pods": [],
+                                "errors": ["rank 3 appears twice"]}]}, {}, {}),
+    ("evidence-npu-topology-sys", "hccl",
+     {"evidence.topologies": [{"source": "topo.txt", "tool": "npu-smi", "devices": [0, 4],
+                               "links": {}, "cpu_affinity": {}, "kinds": ["SYS"],
+                               "sys_pairs": [[0, 4]]}]},
+     {"evidence.topologies": [{"source": "topo.txt", "tool": "npu-smi", "devices": [0, 1],
+                               "links": {}, "cpu_affinity": {}, "kinds": ["HCCS"],
+                               "sys_pairs": []}]}, {}),
+    ("hccl-buffsize-below-bucket", "hccl", {"env.HCCL_BUFFSIZE": "20"},
+     {"env.HCCL_BUFFSIZE": "25"}, {"HCCL_BUFFSIZE": "25"}),
+]  # fmt: skip
+
+
+def _evaluate(changes: dict[str, Any], backend: str) -> RulesOutcome:
+    facts, config, rules_cfg = patched(changes, backend)
+    return engine.evaluate(RULES, facts, config=config, rules_cfg=rules_cfg)
+
+
+def test_every_builtin_rule_has_a_case() -> None:
+    assert len(RULES.rules) >= 25
+    assert sorted(r.id for r in RULES.rules) == sorted(c[0] for c in CASES)
+
+
+def test_healthy_facts_raise_only_the_sweep_summary() -> None:
+    for backend in ("hccl", "nccl", "gloo"):
+        out = _evaluate({}, backend)
+        assert [f.rule_id for f in out.findings] == ["sweep-best-settings"], backend
+        assert [n.rule_id for n in out.not_evaluated] == (
+            ["hccl-exec-timeout-910-multiple"] if backend == "hccl" else []
+        )
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "backend", "fire", "quiet", "expected"), CASES, ids=[c[0] for c in CASES]
+)
+def test_rule_fires_and_stays_quiet(
+    rule_id: str,
+    backend: str,
+    fire: dict[str, Any],
+    quiet: dict[str, Any],
+    expected: dict[str, Any],
+) -> None:
+    fired = _evaluate(fire, backend)
+    by_id = {f.rule_id: f for f in fired.findings}
+    assert rule_id in by_id, (rule_id, fired.not_evaluated, fired.passed)
+    finding = by_id[rule_id]
+    assert finding.message and "{{" not in finding.message
+    assert not finding.notes, finding.notes
+    assert finding.evidence, "a finding records the facts it read"
+    got = {
+        r.name: (None if r.unset else r.value)
+        for r in finding.recommendations
+        if r.kind != "advice"
+    }
+    assert got == expected
+
+    calm = _evaluate(quiet, backend)
+    still = [f.message for f in calm.findings if f.rule_id == rule_id]
+    why_not = [n.reason for n in calm.not_evaluated if n.rule_id == rule_id]
+    assert rule_id in calm.passed, (still, why_not)
+
+
+def test_shared_affinity_is_no_finding_on_an_emulated_cluster() -> None:
+    """Emulated ranks share this host's cores by construction: not the cluster's problem."""
+    real = _evaluate({"topology.shared_affinity": [[0, 1]]}, "hccl")
+    emulated = _evaluate({"topology.shared_affinity": [[0, 1]], "cluster.emulated": True}, "hccl")
+    assert "topology-shared-affinity" in {f.rule_id for f in real.findings}
+    assert "topology-shared-affinity" not in {f.rule_id for f in emulated.findings}

@@ -1,0 +1,283 @@
+"""Rule files are validated with errors naming file, rule and field; conflicts are resolved by
+priority and recorded; the outputs are safe to source and run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from advisor.errors import ConfigError
+from advisor.facts import Facts
+from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
+from advisor.rules import engine, outputs, schema
+from advisor.rules.config import RuleParams, RulesConfig
+from advisor.rules.findings import RulesOutcome
+from tests.rules_facts import patched
+
+GOOD = {
+    "id": "good",
+    "title": "a good rule",
+    "category": "environment",
+    "condition": "env.get('A') == '1'",
+    "severity": "warning",
+    "message": "A={{ env.A }}",
+    "recommendations": [{"env": "A", "value": "'2'"}],
+    "reference": "test",
+    "evidence": ["env.A"],
+}
+
+
+def _write(tmp_path: Path, name: str, rules: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(rules if isinstance(rules, str) else yaml.safe_dump({"rules": rules}))
+    return path
+
+
+def _errors(tmp_path: Path, *docs: tuple[str, Any]) -> str:
+    paths = [_write(tmp_path, name, doc) for name, doc in docs]
+    with pytest.raises(ConfigError) as e:
+        schema.load_paths(paths)
+    return str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"severity": "fatal"}, "rule good: field severity: 'fatal' is not allowed"),
+        ({"category": "misc"}, "rule good: field category"),
+        ({"condition": "env.A ==="}, "rule good: field condition:"),
+        ({"condition": "env.A == 1 1"}, "rule good: field condition:"),
+        ({"message": "{{ env.A "}, "rule good: field message:"),
+        ({"condition": "frobnicate(env.A)"}, "unknown function 'frobnicate'"),
+        ({"condition": "env.A | shell"}, "No filter named 'shell'"),
+        ({"priority": 500}, "rule good: field priority"),
+        ({"evidence": []}, "rule good: field evidence"),
+        ({"evidence": ["env..A"]}, "evidence path 'env..A'"),
+        ({"id": "Bad Id"}, "rule Bad Id: field id"),
+        ({"let": {"env": "1"}}, "let name 'env' would hide"),
+        ({"conditon": "true"}, "field conditon: unknown field (did you mean 'condition'?)"),
+        ({"recommendations": [{"env": "A B", "value": "1"}]}, "field recommendations.0"),
+        ({"recommendations": [{"env": "A"}]}, "give either value or unset"),
+        ({"recommendations": [{"env": "A", "setting": "b", "value": "1"}]}, "exactly one of"),
+        ({"recommendations": [{"setting": "b", "value": "1 +"}]}, "field recommendations[0].value"),
+        ({"recommendations": [{"advice": "{{ x.__class__ }}"}]}, "field recommendations[0].advice"),
+    ],
+)
+def test_malformed_rule_names_file_rule_and_field(
+    tmp_path: Path, change: dict[str, Any], expected: str
+) -> None:
+    text = _errors(tmp_path, ("bad.yaml", [{**GOOD, **change}]))
+    assert "bad.yaml" in text and expected in text
+
+
+def test_missing_field(tmp_path: Path) -> None:
+    rule = {k: v for k, v in GOOD.items() if k != "reference"}
+    assert "rule good: field reference: required field is missing" in _errors(
+        tmp_path, ("bad.yaml", [rule])
+    )
+
+
+def test_bad_yaml_names_the_line(tmp_path: Path) -> None:
+    text = _errors(tmp_path, ("bad.yaml", "rules:\n  - id: x\n    title: [unclosed\n"))
+    assert "bad.yaml: not valid YAML at line" in text
+
+
+def test_wrong_top_level_shape(tmp_path: Path) -> None:
+    assert "a rule file is a mapping with a 'rules' list" in _errors(
+        tmp_path, ("bad.yaml", "- id: x\n")
+    )
+
+
+def test_duplicate_id_across_files(tmp_path: Path) -> None:
+    text = _errors(tmp_path, ("a.yaml", [GOOD]), ("b.yaml", [GOOD]))
+    assert "b.yaml: rule good: field id: duplicate id, also in" in text and "a.yaml" in text
+
+
+def test_all_errors_of_all_files_reported_together(tmp_path: Path) -> None:
+    text = _errors(
+        tmp_path,
+        ("a.yaml", [{**GOOD, "severity": "loud"}]),
+        ("b.yaml", [{**GOOD, "id": "other", "condition": "(("}]),
+    )
+    assert text.startswith("2 problem(s)") and "a.yaml" in text and "b.yaml" in text
+
+
+def test_config_naming_unknown_rule_is_an_error() -> None:
+    with pytest.raises(ConfigError, match="did you mean 'hccl-rdma-tc'"):
+        schema.load(RulesConfig(disabled=["hccl-rdma-t"]))
+    with pytest.raises(ConfigError, match=r"rules.severity.hccl-rdma-tc='loud'"):
+        RulesConfig(severity={"hccl-rdma-tc": "loud"})
+    with pytest.raises(ConfigError, match=r"rules\.params\.max_comm_share"):
+        RuleParams(max_comm_share=3.0)
+
+
+def test_disabled_and_severity_override(tmp_path: Path) -> None:
+    cfg = RulesConfig(
+        disabled=["hccl-rdma-sl"],
+        severity={"hccl-rdma-tc": "critical"},
+        dirs=[str(_write(tmp_path, "mine.yaml", [GOOD]).parent)],
+    )
+    rule_set = schema.load(cfg)
+    facts, config, _ = patched({"env.HCCL_RDMA_TC": "3", "env.HCCL_RDMA_SL": "9", "env.A": "1"})
+    out = engine.evaluate(rule_set, facts, config=config, rules_cfg=cfg)
+    sev = {f.rule_id: f.severity for f in out.findings}
+    assert sev["hccl-rdma-tc"] == "critical" and sev["good"] == "warning"
+    assert "hccl-rdma-sl" not in sev
+    assert {"rule_id": "hccl-rdma-sl", "reason": "disabled in rules.disabled"} in [
+        {"rule_id": s.rule_id, "reason": s.reason} for s in out.skipped
+    ]
+
+
+def _conflicting(tmp_path: Path, p_low: int, p_high: int) -> RulesOutcome:
+    low = {**GOOD, "id": "low", "priority": p_low, "severity": "critical",
+           "recommendations": [{"env": "X", "value": "'from-low'"}, {"setting": "batch_size", "value": "8"}]}  # fmt: skip
+    high = {**GOOD, "id": "high", "priority": p_high,
+            "recommendations": [{"env": "X", "value": "'from-high'"}, {"setting": "batch_size", "value": "8"}]}  # fmt: skip
+    same = {
+        **GOOD,
+        "id": "same",
+        "priority": 10,
+        "recommendations": [{"env": "X", "value": "'from-high'"}],
+    }
+    rule_set = schema.load_paths([_write(tmp_path, "c.yaml", [low, high, same])])
+    facts, config, cfg = patched({"env.A": "1"})
+    return engine.evaluate(rule_set, facts, config=config, rules_cfg=cfg)
+
+
+def test_conflict_resolved_by_priority_and_recorded(tmp_path: Path) -> None:
+    out = _conflicting(tmp_path, 20, 80)
+    assert [(e.name, e.value, e.rule_ids) for e in out.env] == [
+        ("X", "from-high", ["high", "same"])
+    ]
+    assert [(s.name, s.value, s.rule_ids) for s in out.settings] == [
+        ("batch_size", 8, ["high", "low"])
+    ]
+    assert len(out.conflicts) == 1  # batch_size: both ask for 8, no conflict
+    c = out.conflicts[0]
+    assert (c.kind, c.name, c.chosen.rule_id, [o.rule_id for o in c.overruled]) == (
+        "env", "X", "high", ["low"]
+    )  # fmt: skip
+    assert "high has priority 80, above low (20)" in c.resolution
+    text = outputs.recommended_env(out, "r")
+    assert "# conflict: high has priority 80" in text and "export X=from-high" in text
+
+
+def test_conflict_tie_is_decided_and_says_so(tmp_path: Path) -> None:
+    out = _conflicting(tmp_path, 50, 50)
+    c = out.conflicts[0]
+    assert c.chosen.rule_id == "low"  # the critical one wins a tie
+    assert (
+        "equal priority 50" in c.resolution
+        and "give the rules different priorities" in c.resolution
+    )
+
+
+def test_recommendation_failure_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    rule = {**GOOD, "recommendations": [{"env": "B", "value": "timeouts_x.init_s.max * 3"},
+                                        {"env": "C", "value": "'ok'"}]}  # fmt: skip
+    rule_set = schema.load_paths([_write(tmp_path, "r.yaml", [rule])])
+    facts, config, cfg = patched({"env.A": "1"})
+    (finding,) = engine.evaluate(rule_set, facts, config=config, rules_cfg=cfg).findings
+    assert [r.name for r in finding.recommendations] == ["C"]
+    assert "timeouts_x" in finding.notes[0]
+
+
+_NASTY = "$(touch PWNED); `touch PWNED2` \"; rm -rf / #\n'quote' $HOME \\ end"
+
+
+def _hostile_outcome(tmp_path: Path) -> RulesOutcome:
+    nasty = _NASTY
+    rule = {**GOOD, "message": "{{ env.A }}\nsecond line $(touch PWNED3)",
+            "recommendations": [{"env": "NASTY", "value": "env.NASTY", "why": "{{ env.NASTY }}"},
+                                {"env": "GONE", "unset": True},
+                                {"setting": "nasty_setting", "value": "env.NASTY"}]}  # fmt: skip
+    rule_set = schema.load_paths([_write(tmp_path, "r.yaml", [rule])])
+    facts, config, cfg = patched({"env.A": "1", "env.NASTY": nasty})
+    return engine.evaluate(rule_set, facts, config=config, rules_cfg=cfg)
+
+
+def test_recommended_env_sources_in_bash_and_keeps_values_exact(tmp_path: Path) -> None:
+    out = _hostile_outcome(tmp_path)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    cluster = patched({})[0]["cluster"]
+    outputs.write(out, cluster, "r1", run_dir)
+    env = {"PATH": os.environ["PATH"], "GONE": "still here"}
+    script = 'source ./recommended.env && printf %s "$NASTY" && echo "|${GONE-unset}"'
+    res = subprocess.run(
+        ["bash", "-c", script], cwd=run_dir, env=env, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == f"{_NASTY}|unset\n"
+    assert not list(run_dir.glob("PWNED*"))
+    settings = yaml.safe_load((run_dir / "settings.yaml").read_text())
+    assert settings == {"nasty_setting": next(s.value for s in out.settings)}
+    res = subprocess.run(["bash", "-n", "launch.sh"], cwd=run_dir, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    findings = json.loads((run_dir / "findings.json").read_text())
+    assert findings["summary"]["warning"] == 1
+    assert RulesOutcome.from_dict(findings) == out
+
+
+def test_launch_sh_runs_torchrun_with_the_recommended_env(tmp_path: Path) -> None:
+    out = _hostile_outcome(tmp_path)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    cluster = patched({})[0]["cluster"]
+    outputs.write(out, cluster, "r1", run_dir)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "torchrun").write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@" "NASTY=$NASTY"\n')
+    (fake / "torchrun").chmod(0o755)
+    env = {"PATH": f"{fake}:{os.environ['PATH']}", "TRAIN_SCRIPT": "train.py"}
+    res = subprocess.run(
+        ["./launch.sh", "1", "--lr", "a b"], cwd=run_dir, env=env, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[:8] == [
+        "--nnodes=2", "--nproc-per-node=2", "--node-rank=1", "--master-addr=10.0.0.1",
+        "--master-port=29500", "train.py", "--lr", "a b",
+    ]  # fmt: skip
+    assert res.stdout.endswith(f"NASTY={_NASTY}\n")
+    bad = subprocess.run(["./launch.sh", "7"], cwd=run_dir, env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and "NODE_RANK must be 0..1" in bad.stderr
+
+
+def test_verdict_from_findings() -> None:
+    facts_dict, config, cfg = patched({})
+    facts = Facts.from_dict(facts_dict)
+    rule_set = schema.load(RulesConfig())
+    calm = engine.evaluate(rule_set, facts, config=config, rules_cfg=cfg)
+    assert verdict(facts, calm).level == READY
+    warn = engine.evaluate(rule_set, patched({"env.HCCL_RDMA_TC": "3"})[0], config=config)
+    assert verdict(facts, warn).level == WARNINGS
+    crit = engine.evaluate(rule_set, patched({"env.HCCL_INTRA_ROCE_ENABLE": "1"})[0], config=config)
+    v = verdict(facts, crit)
+    assert v.level == NOT_READY and v.exit_code == 1
+    assert any(r.startswith("hccl-intra-roce-and-pcie:") for r in v.reasons)
+
+
+def test_builtin_evidence_paths_name_facts_a_rule_can_read() -> None:
+    roots = {"cluster", "run", "environment", "env", "stages", "evidence", "params", "config"}
+    stages = {"smoke", "preflight", "connectivity", "timeouts", "subgroups", "topology", "bench"}
+    for rule in schema.load_paths([schema.builtin_dir()]).rules:
+        for path in rule.spec.evidence:
+            assert path.split(".")[0] in roots | stages | {"sweep"}, (rule.id, path)
+
+
+def test_report_shows_findings_and_conflicts(tmp_path: Path) -> None:
+    from advisor.report import render
+
+    out = _conflicting(tmp_path, 20, 80)
+    facts = Facts.from_dict(patched({})[0])
+    path = tmp_path / "report.html"
+    render.write_report(facts, verdict(facts, out), path, out.to_dict())
+    html = path.read_text()
+    assert "high has priority 80, above low (20)" in html
+    assert "from-low" in html and "from-high" in html
