@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.probes.connectivity import plan_rounds, ring_pairs, round_robin_rounds, schedule
-from tests.conftest import run_advisor
+from tests.conftest import only_stages, run_advisor
 
 # Deadlines for a loaded test machine: starting 4 ranks (each importing torch) on 2 shared cores
 # can take a minute. A healthy stage ends in seconds; only a broken one waits this long.
@@ -56,7 +56,7 @@ def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) 
             "stages.connectivity.bandwidth_bytes=[65536]",
             "stages.connectivity.bandwidth_iters=2",
             "stages.connectivity.pair_timeout_s=5",
-            "stages.smoke.enabled=false",
+            *only_stages("preflight", "connectivity", "topology"),
             "+faults=[{stage:connectivity,rank:1,kind:exit,step:pair}]",
         ],
         tmp_path / "run",
