@@ -73,3 +73,10 @@ def advisor(tmp_path: Path):
         return run_advisor(args, tmp_path / "run", **kw)
 
     return _run
+
+
+def only_stages(*wanted: str) -> list[str]:
+    """Overrides that run just these stages (a test then pays for no other stage's launch)."""
+    from advisor import stages
+
+    return [f"stages.{n}.enabled={str(n in wanted).lower()}" for n in stages.names()]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from advisor.probes import nics, preflight
-from tests.conftest import DATA, AdvisorResult, run_advisor
+from tests.conftest import DATA, AdvisorResult, only_stages, run_advisor
 
 
 def _closed_port() -> int:
@@ -221,9 +221,7 @@ def test_checks_run_inside_the_nodes_network_namespace(tmp_path: Path) -> None:
             [
                 f"launcher.netns=[{ns}]",
                 f"cluster.interface={host_nic}",
-                "stages.smoke.enabled=false",
-                "stages.connectivity.enabled=false",
-                "stages.topology.enabled=false",
+                *only_stages("preflight"),
             ],
             tmp_path / "run",
         )

@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from tests.conftest import AdvisorResult, run_advisor
+from tests.conftest import AdvisorResult, only_stages, run_advisor
 
 # Deadlines for a loaded test machine: starting 4 ranks (each importing torch) on 2 shared cores
 # can take a minute. A healthy stage ends in seconds; only a broken one waits this long.
@@ -23,7 +23,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "+cluster=2x2",
             "emulate=true",
             *SLOW_MACHINE,
-            "stages.smoke.enabled=false",
+            *only_stages("preflight", "connectivity", "topology"),
             "stages.connectivity.pairs=all",
             "stages.connectivity.latency_iters=3",
             "stages.connectivity.bandwidth_bytes=[65536]",
