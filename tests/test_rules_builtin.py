@@ -296,6 +296,7 @@ def test_hccl_algo_rule_reads_native_variants_by_their_hccl_algo() -> None:
         ("bench-busbw-utilisation-low", {"bench.utilisation": {"all_reduce/native/fp32": 0.02}}),
         ("connectivity-inter-bandwidth-low", {"connectivity.links.inter.median_gbps": 0.5}),
         ("connectivity-intra-bandwidth-low", {"connectivity.links.intra.median_gbps": 0.5}),
+        ("topology-slow-links", {"topology.slow_links": _SLOW}),
     ],
 )
 def test_bandwidth_against_nominal_is_no_finding_when_emulated(
