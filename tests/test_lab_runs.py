@@ -271,16 +271,18 @@ def test_link_down_mid_stage(make_lab, tmp_path: Path) -> None:
 
 
 def test_degraded_link_is_named(make_lab, tmp_path: Path) -> None:
-    """Three one-rank nodes, node 2 at a quarter of the others' rate: the pairs through node 2
-    are the slow ones, at about a quarter of the healthy pair's bandwidth."""
-    lab = make_lab(3, shape=LinkShape(rate_mbit=400))
-    lab.degrade(2, rate_factor=0.25)
+    """Four one-rank nodes, node 3 at a quarter of the others' rate: the pairs through node 3
+    measure about a quarter of a healthy pair, and the topology probe names exactly those links,
+    with both ends, as the slow ones."""
+    lab = make_lab(4, shape=LinkShape(rate_mbit=400))
+    lab.degrade(3, rate_factor=0.25)
     run = run_in_lab(
         lab,
         [
             *BASE,
-            *only("connectivity"),
+            *only("connectivity", "topology"),
             "cluster.devices_per_node=1",
+            "stages.connectivity.pairs=all",
             "stages.connectivity.bandwidth_bytes=[2097152]",
         ],
         tmp_path / "run",
@@ -288,12 +290,18 @@ def test_degraded_link_is_named(make_lab, tmp_path: Path) -> None:
     conn = run.stage("connectivity")
     assert conn["status"] == "ok", run.describe()
     pairs = {frozenset((p["src"], p["dst"])): p["bandwidth_gbps"] for p in conn["data"]["pairs"]}
-    assert set(pairs) == {frozenset((0, 1)), frozenset((1, 2)), frozenset((0, 2))}
-    healthy = pairs[frozenset((0, 1))]
-    for slow in (frozenset((1, 2)), frozenset((0, 2))):
-        assert pairs[slow] < 0.5 * healthy, pairs
-    assert 0.3 <= healthy <= 0.4 * 1.05, pairs  # 400 Mbit/s shaped
-    assert 0.07 <= min(pairs.values()) <= 0.1 * 1.05, pairs  # 100 Mbit/s shaped
+    assert len(pairs) == 6
+    through_3 = {frozenset((a, 3)) for a in (0, 1, 2)}
+    healthy = [bw for pair, bw in pairs.items() if pair not in through_3]
+    for slow in through_3:
+        assert pairs[slow] < 0.5 * min(healthy), pairs
+    assert all(0.3 <= bw <= 0.4 * 1.05 for bw in healthy), pairs  # 400 Mbit/s shaped
+    assert all(0.07 <= pairs[p] <= 0.1 * 1.05 for p in through_3), pairs  # 100 Mbit/s shaped
+    topo = run.stage("topology")
+    named = {frozenset((s["a"], s["b"])) for s in topo["data"]["slow_links"]}
+    assert named == through_3, topo["data"]["slow_links"]
+    for s in topo["data"]["slow_links"]:
+        assert lab.address(3) in (s["a_node"], s["b_node"]) and s["link"] == "inter", s
 
 
 __all__ = ["lab_leak_check", "make_lab"]
