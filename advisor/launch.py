@@ -531,6 +531,15 @@ def diagnose(
         )
         if any(r.step == "done" for r in recs):
             pass
+        elif error is not None and laggards and p.rank not in laggards:
+            # Its collective failed while waiting for ranks that never arrived: a consequence.
+            out.state = "stopped"
+            out.reason = (
+                f"waiting in step {_last_started(recs)!r} for rank(s) "
+                f"{', '.join(str(r) for r in laggards[:8])}, then: "
+                + _first_line(str(error.metrics.get("error", "reported an error")), 160)
+            )
+            out.last_step = _last_started(recs)
         elif error is not None:
             out.state = "error"
             out.reason = _first_line(str(error.metrics.get("error", "reported an error")))
@@ -561,6 +570,13 @@ def diagnose(
                 out.state = "hung"
                 out.reason = f"still in step {_last_started(recs)!r} at the deadline"
             out.last_step = _last_started(recs) or last_step
+        elif p.rank in laggards:
+            # Peers gave up waiting for it (their collectives timed out) before the deadline.
+            out.state = "hung"
+            out.reason = (
+                f"never arrived at step {furthest_step!r} that other ranks reached "
+                f"(last step {last_step!r} {last.status if last else ''})"
+            )
         else:
             out.state = "stopped"
             out.reason = f"stopped by the agent during step {last_step!r} after another rank failed"

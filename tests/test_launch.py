@@ -97,3 +97,26 @@ def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor) -> Non
     # Rank 0's measurements before the failure are kept in the stage's facts.
     assert "0" in smoke["data"]["init_s"] and "1" in smoke["data"]["init_s"]
     assert "verdict: NOT READY" in res.stdout
+
+
+def test_peer_timing_out_first_still_names_the_rank_that_never_arrived(advisor) -> None:
+    """The process-group timeout fires long before the deadline: rank 0's barrier fails and its
+    process exits, yet the culprit named is rank 1, which never arrived, not rank 0."""
+    res = advisor(
+        [
+            *SMOKE_ONLY,
+            "stages.smoke.deadline_s=60",
+            "pg_timeout_s=8",
+            "+faults=[{stage:smoke,rank:1,kind:hang,step:barrier}]",
+        ]
+    )
+    assert res.returncode == 1
+    smoke = res.stage("smoke")
+    assert smoke["duration_s"] < 50  # ended by the failure, not by the deadline
+    states = {r["rank"]: r for r in smoke["ranks"]}
+    assert states[1]["state"] == "hung" and "never arrived at step 'barrier'" in states[1]["reason"]
+    assert (
+        states[0]["state"] == "stopped"
+        and "waiting in step 'barrier' for rank(s) 1" in states[0]["reason"]
+    )
+    assert smoke["reason"].split(": ")[1].startswith("rank 1")
