@@ -76,7 +76,9 @@ def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
     elapsed = time.monotonic() - t0
     assert res.returncode == 1, res.stderr
     smoke = res.stage("smoke")
-    assert smoke["status"] == "timeout"
+    # The waiting rank's collective times out just before the deadline (the process-group
+    # timeout is capped under it), so the stage ends either way: at the deadline, or failed.
+    assert smoke["status"] in ("timeout", "failed")
     assert smoke["duration_s"] <= deadline_s + 15
     assert elapsed <= deadline_s + 30  # whole CLI, interpreter start-up and report included
     states = {r["rank"]: r for r in smoke["ranks"]}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.rules import schema
-from tests.conftest import AdvisorResult, run_advisor
+from tests.conftest import AdvisorResult, only_stages, run_advisor
 
 USER_RULE = """\
 rules:
@@ -70,7 +70,10 @@ def emulated_run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
     rules_dir = base / "my-rules"
     rules_dir.mkdir()
     (rules_dir / "mine.yaml").write_text(USER_RULE)
-    return run_advisor(["+cluster=2x2", "emulate=true", f"rules.dirs=[{rules_dir}]"], base / "run")
+    return run_advisor(
+        ["+cluster=2x2", "emulate=true", *only_stages("smoke"), f"rules.dirs=[{rules_dir}]"],
+        base / "run",
+    )
 
 
 def test_run_writes_the_four_outputs(emulated_run: AdvisorResult) -> None:
