@@ -513,6 +513,8 @@ def diagnose(
         "",
     )
     outcomes: list[RankOutcome] = []
+    # Errors of ranks that failed waiting for a laggard: they often say who was missing.
+    consequences: list[tuple[int, str]] = []
     for p in cluster.placements():
         recs = by_rank.get(p.rank, [])
         host = recs[-1].host if recs else (cluster.hosts[p.node] if cluster.hosts else "")
@@ -534,12 +536,13 @@ def diagnose(
         elif error is not None and laggards and p.rank not in laggards:
             # Its collective failed while waiting for ranks that never arrived: a consequence.
             out.state = "stopped"
+            own_error = _first_line(str(error.metrics.get("error", "reported an error")), 160)
             out.reason = (
                 f"waiting in step {_last_started(recs)!r} for rank(s) "
-                f"{', '.join(str(r) for r in laggards[:8])}, then: "
-                + _first_line(str(error.metrics.get("error", "reported an error")), 160)
+                f"{', '.join(str(r) for r in laggards[:8])}, then: {own_error}"
             )
             out.last_step = _last_started(recs)
+            consequences.append((p.rank, own_error))
         elif error is not None:
             out.state = "error"
             out.reason = _first_line(str(error.metrics.get("error", "reported an error")))
@@ -592,6 +595,9 @@ def diagnose(
     parts = [f"rank {o.rank} on {_where(o)} {o.state}: {o.reason}" for o in culprits[:8]]
     if len(culprits) > 8:
         parts.append(f"... and {len(culprits) - 8} more")
+    if consequences:
+        rank, text = consequences[0]
+        parts.append(f"rank {rank} reports: {text}")
     if first_failure is not None and not any(o.state == "died" for o in culprits):
         parts.append(f"torchrun reported rank {first_failure} failing first")
     prefix = f"{stage} timed out" if timed_out else f"{stage} failed"
