@@ -47,6 +47,9 @@ def main() -> int:
     if rank == 0 and args.comm != "bf16":
         print("training done")
         print(json.dumps({"samples_per_s": samples / elapsed, "loss": float(loss.detach())}))
+    # Every rank leaves together: a rank that tears gloo down while its peer is still mid-way
+    # can make the peer abort at exit, which would fail the trial for an unrelated reason.
+    dist.barrier()
     dist.destroy_process_group()
     return 0
 
