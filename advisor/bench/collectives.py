@@ -145,6 +145,10 @@ class BenchConfig(StageConfig):
     """[nodes, ranks per node] of the clusters the model predicts."""
     whatif_bytes: int = 100_000_000
     """Message of the what-if table (a 100 MB gradient)."""
+    utilisation_min_bytes: int = 8 * 2**20
+    """Bus bandwidth is judged against the bottleneck link only at sizes at least this large:
+    smaller messages are latency-bound, so their busbw says nothing about the link (nccl-tests
+    quotes busbw at its largest sizes for the same reason)."""
 
     def __post_init__(self) -> None:
         bad = [o for o in self.ops + self.variant_ops if o not in OPS]
@@ -462,7 +466,12 @@ class BenchFacts:
     avg_busbw_gbps: dict[str, float] = field(default_factory=dict)
     """Per ``op/algorithm/dtype`` (sendrecv: ``sendrecv/<link>/dtype``), mean busbw over sizes."""
     utilisation: dict[str, float] = field(default_factory=dict)
-    """Per ``op/algorithm/dtype``: busbw at the largest size over ``bottleneck_gbps``."""
+    """Per ``op/algorithm/dtype``: busbw at the largest size over ``bottleneck_gbps``; only series
+    whose largest size reaches ``utilisation_min_bytes``."""
+    utilisation_min_bytes: int = 0
+    """The smallest size judged for utilisation (stages.bench.utilisation_min_bytes)."""
+    utilisation_note: str = ""
+    """Why some series were not judged for utilisation (their largest size is latency-bound)."""
     bottleneck_gbps: float | None = None
     """Bandwidth of the bottleneck link class (inter when the cluster has several nodes)."""
     bottleneck_link: str = ""
@@ -575,11 +584,22 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
     series: dict[str, list[BenchResult]] = {}
     for r in facts.results:
         series.setdefault(series_key(r), []).append(r)
+    facts.utilisation_min_bytes = int(getattr(params, "utilisation_min_bytes", 0))
+    too_small: list[int] = []
     for key, rows in series.items():
         facts.avg_busbw_gbps[key] = statistics.fmean(r.busbw_gbps for r in rows)
-        if gbps:
-            largest = max(rows, key=lambda r: r.bytes)
+        largest = max(rows, key=lambda r: r.bytes)
+        if gbps and largest.bytes >= facts.utilisation_min_bytes:
             facts.utilisation[key] = largest.busbw_gbps / gbps
+        elif gbps:
+            too_small.append(largest.bytes)
+    if too_small:
+        facts.utilisation_note = (
+            f"{len(too_small)} series not judged against the {gbps:.3g} Gbit/s bottleneck: their "
+            f"largest size ({max(too_small)} B) is below stages.bench.utilisation_min_bytes "
+            f"({facts.utilisation_min_bytes} B), where messages are latency-bound; raise "
+            "stages.bench.max_bytes (profile=standard goes to 16 MiB) to judge the link."
+        )
     for op in OPS:
         by_size: dict[int, list[BenchResult]] = {}
         for r in facts.results:

@@ -304,6 +304,8 @@ def bench(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
         if "svg" in holder.view:
             sec.view["op_charts"].append({"op": op, "svg": holder.view["svg"]})
     util = data.get("utilisation") or {}
+    if data.get("utilisation_note"):
+        sec.notes.append(str(data["utilisation_note"]))
     sec.view["averages"] = [
         {"key": k, "avg_busbw_gbps": _num(v), "utilisation": _num(util.get(k))}
         for k, v in sorted((data.get("avg_busbw_gbps") or {}).items())

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from advisor.bench import collectives as bench
+from advisor.cluster import ClusterConfig, resolve
 from advisor.errors import ConfigError
+from advisor.results import Record
 from advisor.stages import STAGE_MODULES
 from tests.conftest import AdvisorResult, run_advisor
 
@@ -115,6 +117,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
             "stages.bench.dtypes=[fp32,bf16]",
             "stages.bench.min_bytes=1024",
             "stages.bench.max_bytes=16384",
+            "stages.bench.utilisation_min_bytes=16384",
             "stages.bench.iters=2",
             "stages.bench.warmup_iters=0",
             "stages.bench.pipeline_chunk_bytes=2048",
@@ -175,6 +178,7 @@ def test_summary_fields(run: AdvisorResult) -> None:
         key=lambda r: r["bytes"],
     )
     assert data["utilisation"]["all_reduce/ring/fp32"] == pytest.approx(largest["busbw_gbps"] / 10)
+    assert data["utilisation_min_bytes"] == 16384 and data["utilisation_note"] == ""
     best = data["best_algorithm"]["all_reduce"]
     assert set(best) == {"1024", "4096", "16384"} and set(best.values()) <= set(ALGORITHMS)
     model = data["model"]
@@ -218,3 +222,38 @@ def test_results_survive_rerendering(run: AdvisorResult, tmp_path: Path) -> None
     after = AdvisorResult(0, "", "", run.run_dir).stage("bench")["data"]
     assert after["results"] == before["results"]
     assert after["model"]["links"] == before["model"]["links"]
+
+
+def test_latency_bound_sizes_are_not_judged_against_the_link() -> None:
+    """A run whose largest message is small (the quick profile) says so instead of reporting a
+    'low utilisation' that only measures latency."""
+    cluster = resolve(ClusterConfig(name="1x2", nodes=1, devices_per_node=2), emulate=False)
+
+    def point(nbytes: int, time_us: float) -> Record:
+        metrics = {
+            "op": "all_reduce", "dtype": "fp32", "algorithm": "native", "in_place": True,
+            "bytes": nbytes, "count": nbytes // 4, "time_us_p50": time_us,
+            "time_us_p10": time_us, "time_us_p90": time_us, "wrong": 0,
+        }  # fmt: skip
+        return Record(
+            stage="bench", rank=0, node=0, node_name="n0", host="h", local_rank=0,
+            step=f"point/{nbytes}", metrics=metrics,
+        )  # fmt: skip
+
+    records = [
+        point(4096, 50.0),
+        point(262144, 400.0),
+        Record(
+            stage="bench", rank=-1, node=0, node_name="n0", host="h", local_rank=0,
+            step="bottleneck", metrics={"link": "intra", "measured_gbps": 40.0},
+        ),  # fmt: skip
+    ]
+    small = bench.summarize(records, cluster, bench.BenchConfig(max_bytes=262144))
+    assert small.utilisation == {}
+    assert "utilisation_min_bytes" in small.utilisation_note and "262144 B" in small.utilisation_note
+    judged = bench.summarize(
+        records, cluster, bench.BenchConfig(max_bytes=262144, utilisation_min_bytes=262144)
+    )
+    busbw = judged.results[-1].busbw_gbps
+    assert judged.utilisation == {"all_reduce/native/fp32": pytest.approx(busbw / 40.0)}
+    assert judged.utilisation_note == ""
