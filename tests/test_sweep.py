@@ -128,11 +128,12 @@ EXTERNAL = [
     "{batch_size} --precision {precision} --comm {comm}'",
     "stages.sweep.batch_sizes=[8]",
     "stages.sweep.precisions=[fp32,fp16]",
-    "stages.sweep.comms=[fp32,bf16]",
+    "stages.sweep.comms=[fp32,bf16,fp16]",
     "stages.sweep.bucket_caps_mb=[25]",
     "stages.sweep.gradient_as_bucket_view=[false]",
     "stages.sweep.scaling=false",
-    "stages.sweep.trial_deadline_s=120",
+    # the hanging trial waits this long; the others finish in seconds
+    "stages.sweep.trial_deadline_s=60",
 ]
 
 
@@ -141,7 +142,7 @@ def test_external_command_failing_trials_do_not_stop_the_sweep(advisor) -> None:
     sweep = res.stage("sweep")
     assert sweep["status"] == "ok", res.stdout + res.stderr
     trials = {(t["config"]["precision"], t["config"]["comm"]): t for t in sweep["data"]["trials"]}
-    assert set(trials) == {("fp32", "fp32"), ("fp16", "fp32"), ("fp32", "bf16")}
+    assert set(trials) == {("fp32", "fp32"), ("fp16", "fp32"), ("fp32", "bf16"), ("fp32", "fp16")}
     ok = trials[("fp32", "fp32")]
     assert ok["status"] == "ok" and ok["samples_per_s"] > 0
     crashed = trials[("fp16", "fp32")]
@@ -150,4 +151,8 @@ def test_external_command_failing_trials_do_not_stop_the_sweep(advisor) -> None:
     assert "fp16 is not supported by this script" in crashed["error"]  # the stderr tail
     silent = trials[("fp32", "bf16")]
     assert silent["status"] == "failed" and "metric" in silent["error"]
+    hung = trials[("fp32", "fp16")]
+    assert hung["status"] == "failed"
+    assert "deadline" in hung["error"] and "stuck before the first all-reduce" in hung["error"]
+    assert hung["duration_s"] < 60 + 45  # stopped at its deadline (plus the grace to stop)
     assert sweep["data"]["best"]["throughput"]["trial"] == ok["id"]

@@ -4,7 +4,8 @@ Started by torchrun on every rank: trains a small model with DDP on random data 
 and prints ``{"samples_per_s": ...}`` from rank 0. Some settings misbehave on purpose, so the
 tests can check that a failing trial does not stop the sweep:
 ``--precision fp16`` crashes with an error on stderr; ``--comm bf16`` finishes without printing
-the metric (unparseable output).
+the metric (unparseable output); ``--comm fp16`` hangs (the last rank never joins the first
+all-reduce, so every rank waits until the trial's deadline).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def main() -> int:
     if args.precision == "fp16":
         print(f"rank {rank}: fp16 is not supported by this script", file=sys.stderr)
         return 3
+    if args.comm == "fp16" and rank == dist.get_world_size() - 1:
+        print(f"rank {rank}: stuck before the first all-reduce", file=sys.stderr, flush=True)
+        time.sleep(3600)
     torch.manual_seed(0)
     model = DistributedDataParallel(torch.nn.Linear(64, 64))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
