@@ -85,10 +85,14 @@ def test_run_writes_the_four_outputs(emulated_run: AdvisorResult) -> None:
     (mine,) = [f for f in findings["findings"] if f["rule_id"] == "user-init-measured"]
     assert mine["evidence"]["smoke.ranks_initialised"] == 4
     assert set(mine["evidence"]["smoke.init_s"]) == {"0", "1", "2", "3"}
-    # Stages that did not run leave their rules not evaluated, with the reason.
-    reasons = {n["rule_id"]: n["reason"] for n in findings["not_evaluated"]}
-    assert "no stage 'connectivity' in this run" in reasons["connectivity-failed-pairs"]
-    assert "hccl-rdma-tc" in {s["rule_id"] for s in findings["skipped"]}  # gloo run
+    # Inputs this run did not collect (a stage left out, no evidence) make their rules not apply,
+    # with the reason; they are not reported as rules that failed to evaluate.
+    skipped = {s["rule_id"]: s["reason"] for s in findings["skipped"]}
+    assert "needs stage 'connectivity'" in skipped["connectivity-failed-pairs"]
+    assert "needs imported evidence" in skipped["evidence-watchdog-timeout"]
+    assert "hccl-rdma-tc" in skipped  # gloo run
+    not_evaluated = {n["rule_id"] for n in findings["not_evaluated"]}
+    assert not not_evaluated & (set(skipped) | {"connectivity-failed-pairs"}), not_evaluated
     script = 'source ./recommended.env && printf "%s" "$USER_VAR"'
     out = subprocess.run(["bash", "-c", script], cwd=run_dir, capture_output=True, text=True)
     assert (out.returncode, out.stdout) == (0, "a b $(x)")

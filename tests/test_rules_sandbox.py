@@ -245,3 +245,32 @@ def test_rule_yaml_example_in_schema_docstring_is_valid(tmp_path: Path) -> None:
     path = tmp_path / "example.yaml"
     path.write_text(textwrap.dedent(example))
     assert [r.id for r in schema.load_paths([path]).rules] == ["hccl-rdma-tc"]
+
+
+@pytest.mark.parametrize(
+    ("condition", "why"),
+    [
+        ("sweep.best.throughput.samples_per_s > 0", "needs stage 'sweep'"),
+        ("sweep is defined and sweep.trials | length > 0", None),  # asks first: passes
+        ("evidence.failures | length > 0", "needs imported evidence"),
+    ],
+)
+def test_inputs_the_run_did_not_collect_make_a_rule_not_apply(
+    tmp_path: Path, condition: str, why: str | None
+) -> None:
+    """A stage this run left out, or evidence it never imported, is not a missing fact: the rule
+    does not apply (listed with the reason) instead of being reported as failing to evaluate."""
+    rule_set = _load(tmp_path, _rule(condition))
+    facts, config, rules_cfg = patched({})
+    del facts["stages"]["sweep"]
+    facts["evidence"] = {}
+    out = engine.evaluate(rule_set, facts, config=config, rules_cfg=rules_cfg)
+    assert not out.findings and not out.not_evaluated
+    if why is None:
+        assert out.passed == ["hostile"]
+    else:
+        (skipped,) = out.skipped
+        assert skipped.rule_id == "hostile" and why in skipped.reason, skipped
+    # A stage that ran but lacks the field is still a missing fact, and so is a misspelt stage.
+    assert _run(tmp_path, "sweep.no_such_field > 0")[0] == "not_evaluated"
+    assert _run(tmp_path, "swep.best > 0")[0] == "not_evaluated"

@@ -64,7 +64,27 @@ def build_context(
         params=sandbox.wrap(params, "params"),
         config=sandbox.wrap(_plain(config or {}), "config"),
     )
+    # Inputs this run never collected: a rule over them does not apply (it is listed as such),
+    # unlike a fact missing from an input that was collected, which leaves it not evaluated.
+    # Only known names: a misspelt stage in a rule stays "not evaluated" and visible.
+    for name in known_stages():
+        if name not in ctx and name not in stages:
+            ctx[name] = sandbox.NotCollected(
+                hint=f"needs stage {name!r}, which this run did not include "
+                f"(stages.{name}.enabled=true)"
+            )
+    if not data.get("evidence"):
+        ctx["evidence"] = sandbox.NotCollected(
+            hint="needs imported evidence, none in this run (advisor run evidence=[FILES], or "
+            "advisor import FILES)"
+        )
     return ctx
+
+
+def known_stages() -> list[str]:
+    from advisor import stages
+
+    return stages.names()
 
 
 def applies(rule: Rule, cluster: dict[str, Any]) -> str:
@@ -116,7 +136,7 @@ def env_value(value: Any) -> str:
 
 
 def _run_rule(rule: Rule, ctx: dict[str, Any]) -> tuple[str, Any]:
-    """("finding", Finding) | ("passed", None) | ("not_evaluated", reason)."""
+    """("finding", Finding) | ("passed", None) | ("not_evaluated" | "not_applicable", reason)."""
     spec = rule.spec
     local = dict(ctx)
     try:
@@ -126,6 +146,8 @@ def _run_rule(rule: Rule, ctx: dict[str, Any]) -> tuple[str, Any]:
         if not holds:
             return "passed", None
         message = sandbox.render(rule.message, local)
+    except sandbox.InputNotCollected as e:
+        return "not_applicable", str(e)
     except UndefinedError as e:
         return "not_evaluated", f"missing fact: {e}"
     except SecurityError as e:
@@ -200,6 +222,8 @@ def evaluate(
             out.findings.append(payload)
         elif outcome == "passed":
             out.passed.append(rule.id)
+        elif outcome == "not_applicable":
+            out.skipped.append(Skipped(rule_id=rule.id, reason=payload))
         else:
             out.not_evaluated.append(
                 NotEvaluated(

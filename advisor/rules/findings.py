@@ -70,7 +70,8 @@ class NotEvaluated:
 
 @dataclass(kw_only=True)
 class Skipped:
-    """A rule that does not apply to this run (other backend or device) or is disabled."""
+    """A rule that does not apply to this run (other backend or device, or its input — a stage or
+    a kind of evidence — was not collected) or is disabled."""
 
     rule_id: str
     reason: str

@@ -46,6 +46,12 @@ class MissingFact(UndefinedError):
     """A rule read a fact this run does not have."""
 
 
+class InputNotCollected(MissingFact):
+    """A rule read a whole input this run never collected: a stage that did not run, or a kind
+    of evidence that was not imported. The rule does not apply, rather than failing to evaluate:
+    a quick run without a sweep has nothing wrong with it."""
+
+
 class FactDict(dict[str, Any]):
     """A mapping of facts that knows its dotted path, so a missing key names where it was read."""
 
@@ -99,6 +105,26 @@ class Missing(StrictUndefined):
             return f"{type(owner).__name__} value has no {name!r}"
         where = f"{base}.{name}" if isinstance(name, str) else f"{base}[{name!r}]"
         return f"fact {where!r} is missing"
+
+    __iter__ = __str__ = __len__ = _fail_with_undefined_error
+    __eq__ = __ne__ = __bool__ = __hash__ = _fail_with_undefined_error
+    __contains__ = __lt__ = __le__ = __gt__ = __ge__ = _fail_with_undefined_error
+    __int__ = __float__ = __complex__ = __pow__ = __rpow__ = _fail_with_undefined_error
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail_with_undefined_error
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _fail_with_undefined_error
+    __mod__ = __rmod__ = __neg__ = __pos__ = __abs__ = __call__ = _fail_with_undefined_error
+    __getitem__ = _fail_with_undefined_error
+
+
+class NotCollected(Missing):
+    """Stands in the context for an input the run never collected (a known stage that did not
+    run, evidence when none was imported): any use raises InputNotCollected with the hint, and
+    ``is defined`` answers False as for any missing fact."""
+
+    __slots__ = ()
+
+    def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
+        raise InputNotCollected(self._undefined_hint or "an input of this run was not collected")
 
     __iter__ = __str__ = __len__ = _fail_with_undefined_error
     __eq__ = __ne__ = __bool__ = __hash__ = _fail_with_undefined_error

@@ -240,17 +240,16 @@ def test_latency_bound_sizes_are_not_judged_against_the_link() -> None:
             step=f"point/{nbytes}", metrics=metrics,
         )  # fmt: skip
 
-    records = [
-        point(4096, 50.0),
-        point(262144, 400.0),
-        Record(
-            stage="bench", rank=-1, node=0, node_name="n0", host="h", local_rank=0,
-            step="bottleneck", metrics={"link": "intra", "measured_gbps": 40.0},
-        ),  # fmt: skip
-    ]
+    bottleneck = Record(
+        stage="bench", rank=-1, node=0, node_name="n0", host="h", local_rank=0,
+        step="bottleneck", metrics={"link": "intra", "measured_gbps": 40.0},
+    )  # fmt: skip
+    records = [point(4096, 50.0), point(262144, 400.0), bottleneck]
     small = bench.summarize(records, cluster, bench.BenchConfig(max_bytes=262144))
     assert small.utilisation == {}
-    assert "utilisation_min_bytes" in small.utilisation_note and "262144 B" in small.utilisation_note
+    assert (
+        "utilisation_min_bytes" in small.utilisation_note and "262144 B" in small.utilisation_note
+    )
     judged = bench.summarize(
         records, cluster, bench.BenchConfig(max_bytes=262144, utilisation_min_bytes=262144)
     )
