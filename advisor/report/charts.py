@@ -319,30 +319,14 @@ def topology_picture(
                 zorder=2,
                 bbox={"fc": "white", "ec": "#888888", "boxstyle": "round"},
             )
-        for a, b, gbps in slow_links:
+        marked = [
+            (a, b, "#d97706", "--", f"slow {a}–{b}: {g:.3g} Gbit/s") for a, b, g in slow_links
+        ]
+        marked += [(a, b, "#c00000", ":", f"failed {a}–{b}") for a, b in failed_links]
+        for a, b, colour, style, label in marked:
             if a in pos and b in pos:
                 (xa, ya), (xb, yb) = pos[a], pos[b]
-                ax.plot(
-                    [xa, xb],
-                    [ya, yb],
-                    color="#d97706",
-                    lw=2,
-                    ls="--",
-                    zorder=6,
-                    label=f"slow {a}–{b}: {gbps:.3g} Gbit/s",
-                )
-        for a, b in failed_links:
-            if a in pos and b in pos:
-                (xa, ya), (xb, yb) = pos[a], pos[b]
-                ax.plot(
-                    [xa, xb],
-                    [ya, yb],
-                    color="#c00000",
-                    lw=2,
-                    ls=":",
-                    zorder=6,
-                    label=f"failed {a}–{b}",
-                )
+                ax.plot([xa, xb], [ya, yb], color=colour, lw=2, ls=style, zorder=6, label=label)
         ax.set_xlim(-0.4, width + 0.4)
         ax.set_ylim(height + 0.4, top)
         ax.set_aspect("equal")
