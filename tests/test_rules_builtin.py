@@ -118,7 +118,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"connectivity.mtu_mismatch": True, "connectivity.mtu_by_node.node1": 1500}, {}, {}),
     ("connectivity-inter-bandwidth-low", "gloo", {"connectivity.links.inter.median_gbps": 70.0},
      {"connectivity.links.inter.median_gbps": 76.0}, {}),
-    ("connectivity-intra-bandwidth-low", "gloo", {"connectivity.links.intra.median_gbps": 10.0},
+    ("connectivity-intra-bandwidth-low", "nccl", {"connectivity.links.intra.median_gbps": 10.0},
      {"connectivity.links.intra.median_gbps": 75.0}, {}),
     ("bench-busbw-utilisation-low", "gloo", {"bench.utilisation": {"all_reduce/ring/float32": 0.5}},
      {"bench.utilisation": {"all_reduce/ring/float32": 0.75}}, {}),
