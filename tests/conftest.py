@@ -80,3 +80,14 @@ def only_stages(*wanted: str) -> list[str]:
     from advisor import stages
 
     return [f"stages.{n}.enabled={str(n in wanted).lower()}" for n in stages.names()]
+
+
+@pytest.fixture(scope="session")
+def emulated_2x8(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
+    """One real ``+cluster=2x8 emulate=true`` run (the quick profile, 16 ranks on 2 emulated
+    nodes), shared by the tests that read it: 16 ranks on a small host take minutes to start, so
+    each such run is paid once. Tests only read its directory."""
+    run_dir = tmp_path_factory.mktemp("emulated-2x8") / "run"
+    # a generous smoke deadline keeps the tests about the outputs, not the host's load
+    args = ["+cluster=2x8", "emulate=true", "stages.smoke.deadline_s=900"]
+    return run_advisor(args, run_dir, timeout_s=1200)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -10,11 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_advisor
+from tests.conftest import REPO, AdvisorResult, only_stages, run_advisor
 
 
-def test_run_on_this_host_writes_the_run_directory(advisor) -> None:
-    res = advisor([])
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
+    """``advisor run`` with no arguments, as a new user meets it (shared: tests only read it)."""
+    return run_advisor([], tmp_path_factory.mktemp("default") / "run")
+
+
+def test_run_on_this_host_writes_the_run_directory(default_run: AdvisorResult) -> None:
+    res = default_run
     assert res.returncode == 0, res.stdout + res.stderr
     run = res.run_dir
     for name in (
@@ -30,12 +37,19 @@ def test_run_on_this_host_writes_the_run_directory(advisor) -> None:
     assert facts["cluster"]["backend"] in ("gloo", "nccl", "hccl")
     assert facts["stages"]["smoke"]["status"] == "ok"
     assert facts["environment"]["versions"]["torch"]
+    # A first run on a CPU host leaves no rule unevaluated: rules over inputs it did not collect
+    # (the sweep, imported evidence) or links it does not have do not apply.
+    findings = json.loads((run / "findings.json").read_text())
+    assert findings["not_evaluated"] == [], findings["not_evaluated"]
+    assert "0 not evaluated" in res.stdout
 
 
-def test_report_reproduces_outputs_from_stored_results(advisor) -> None:
-    res = advisor([])
-    assert res.returncode == 0
-    run = res.run_dir
+def test_report_reproduces_outputs_from_stored_results(
+    default_run: AdvisorResult, tmp_path: Path
+) -> None:
+    assert default_run.returncode == 0
+    run = tmp_path / "run"
+    shutil.copytree(default_run.run_dir, run)
     before = (run / "facts.json").read_text()
     (run / "facts.json").unlink()
     (run / "report.html").unlink()
@@ -95,8 +109,8 @@ def test_unknown_command_is_usage_error() -> None:
 
 
 @pytest.mark.slow
-def test_emulated_2x8_runs_16_ranks_on_2_nodes(advisor) -> None:
-    res = advisor(["+cluster=2x8", "emulate=true"])
+def test_emulated_2x8_runs_16_ranks_on_2_nodes(emulated_2x8: AdvisorResult) -> None:
+    res = emulated_2x8
     assert res.returncode == 0, res.stdout + res.stderr
     facts = res.facts
     assert facts["cluster"]["world_size"] == 16 and facts["cluster"]["nodes"] == 2
@@ -111,8 +125,10 @@ def test_emulated_2x8_runs_16_ranks_on_2_nodes(advisor) -> None:
 
 
 def test_multirun_runs_each_combination(tmp_path: Path) -> None:
+    # the smoke stage alone: the point is one run per combination, not what each measures
     res = run_advisor(
-        ["-m", "cluster.cpu_ranks=1,2", f"hydra.sweep.dir={tmp_path}/multi"], command="run"
+        ["-m", "cluster.cpu_ranks=1,2", *only_stages("smoke"), f"hydra.sweep.dir={tmp_path}/multi"],
+        command="run",
     )
     assert res.returncode == 0, res.stderr
     facts = sorted((tmp_path / "multi").glob("*/facts.json"))

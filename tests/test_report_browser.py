@@ -18,7 +18,7 @@ from advisor.facts import Facts
 from advisor.outputs import verdict
 from advisor.report import render
 from tests.cdp import CHROMIUM, Browser
-from tests.conftest import DATA, REPO, run_advisor
+from tests.conftest import DATA, REPO, AdvisorResult, run_advisor
 
 pytestmark = [
     pytest.mark.browser,
@@ -63,12 +63,12 @@ def check_page(b: Browser, path: Path, ids: list[str], shot: str) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def runs(tmp_path_factory: pytest.TempPathFactory, emulated_2x8: AdvisorResult) -> dict[str, Path]:
     """A real emulated 2x8 run, and the synthetic 2x8 facts (every stage) rendered as a run."""
     root = tmp_path_factory.mktemp("browser")
-    real = root / "real-2x8"
-    res = run_advisor(["+cluster=2x8", "emulate=true"], real, timeout_s=400)
+    res = emulated_2x8
     assert res.returncode in (0, 1), res.stdout + res.stderr
+    real = res.run_dir
     full = root / "synthetic-2x8"
     full.mkdir()
     shutil.copy(DATA / "facts_2x8.json", full / "facts.json")

@@ -125,11 +125,8 @@ def test_bad_rule_file_stops_the_run_before_any_stage(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_2x8_emulated_run_outputs(tmp_path: Path) -> None:
-    # 16 ranks on a small shared host start slowly: a generous deadline keeps this about the
-    # outputs, not the host's load.
-    args = ["+cluster=2x8", "emulate=true", "stages.smoke.deadline_s=900"]
-    res = run_advisor(args, tmp_path / "run", timeout_s=1200)
+def test_2x8_emulated_run_outputs(emulated_2x8: AdvisorResult) -> None:
+    res = emulated_2x8
     assert res.returncode == 0, res.stdout + res.stderr
     findings = json.loads((res.run_dir / "findings.json").read_text())
     # The declared device is npu, so the hccl rules apply to the emulated run.

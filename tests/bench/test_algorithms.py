@@ -50,12 +50,16 @@ def check(world_size: int, tmp_path: Path) -> None:
     assert result["failures"] == []
 
 
-@pytest.mark.parametrize("world_size", [2, 3, 4, 5, 6, 8])
+# Powers of two (2, 4, 8, 16: halving-doubling's exact case), primes (3, 7: every chunk uneven,
+# the hierarchy has one layout besides the flat one) and a composite non-power (6: several
+# hierarchies, halving-doubling's fold-in step). Each size is a fresh job of its own, so the list
+# is the smallest that covers those cases.
+@pytest.mark.parametrize("world_size", [2, 3, 4, 6, 8])
 def test_algorithms_equal_native(world_size: int, tmp_path: Path) -> None:
     check(world_size, tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("world_size", [7, 12, 16])
+@pytest.mark.parametrize("world_size", [7, 16])
 def test_algorithms_equal_native_large_worlds(world_size: int, tmp_path: Path) -> None:
     check(world_size, tmp_path)
