@@ -89,7 +89,10 @@ class Missing(StrictUndefined):
     __slots__ = ()
 
     def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
-        raise MissingFact(self._missing_message())
+        raise self._error()
+
+    def _error(self) -> MissingFact:
+        return MissingFact(self._missing_message())
 
     def _missing_message(self) -> str:
         name = self._undefined_name
@@ -115,6 +118,11 @@ class Missing(StrictUndefined):
     __mod__ = __rmod__ = __neg__ = __pos__ = __abs__ = __call__ = _fail_with_undefined_error
     __getitem__ = _fail_with_undefined_error
 
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self._fail_with_undefined_error()
+
 
 class NotCollected(Missing):
     """Stands in the context for an input the run never collected (a known stage that did not
@@ -123,22 +131,8 @@ class NotCollected(Missing):
 
     __slots__ = ()
 
-    def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
-        raise InputNotCollected(self._undefined_hint or "an input of this run was not collected")
-
-    __iter__ = __str__ = __len__ = _fail_with_undefined_error
-    __eq__ = __ne__ = __bool__ = __hash__ = _fail_with_undefined_error
-    __contains__ = __lt__ = __le__ = __gt__ = __ge__ = _fail_with_undefined_error
-    __int__ = __float__ = __complex__ = __pow__ = __rpow__ = _fail_with_undefined_error
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail_with_undefined_error
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _fail_with_undefined_error
-    __mod__ = __rmod__ = __neg__ = __pos__ = __abs__ = __call__ = _fail_with_undefined_error
-    __getitem__ = _fail_with_undefined_error
-
-    def __getattr__(self, name: str) -> Any:
-        if name[:2] == "__":
-            raise AttributeError(name)
-        return self._fail_with_undefined_error()
+    def _error(self) -> MissingFact:
+        return InputNotCollected(self._undefined_hint or "an input of this run was not collected")
 
 
 def _defined(args: Iterable[Any]) -> list[Any]:
