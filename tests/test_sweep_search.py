@@ -73,6 +73,20 @@ def test_coordinate_descent_finds_near_optimum_with_a_third_of_the_grid() -> Non
     assert not (best.precision == "fp16" and best.comm == "fp16")  # diverged: never adopted
 
 
+def test_a_single_valued_dimension_is_fixed_at_its_value() -> None:
+    """``comms=[powersgd:4]`` (one value, not the default's fp32) means every trial uses it, in
+    the grid and in coordinate descent; the other dimensions are still searched."""
+    space = replace(SPACE, comms=["powersgd:4"], bucket_caps_mb=[5.0], batch_sizes=[8])
+    start = search.start(space, TrialConfig())
+    assert (start.comm, start.bucket_cap_mb, start.precision) == ("powersgd:4", 5.0, "fp32")
+    for strategy in (search.grid, search.coordinate_descent):
+        ev = Counter(synthetic_throughput)
+        strategy(space, start, ev)
+        tried = {(t.split("/")[2], t.split("/")[3]) for t in ev.seen}
+        assert tried == {("powersgd:4", "5MB")}, (strategy.__name__, tried)
+        assert len(ev.seen) == (3 * 2 if strategy is search.grid else 1 + 2 + 1)
+
+
 def test_batch_growth_stops_at_oom_and_bisects() -> None:
     ev = Counter(synthetic_throughput)
     space = replace(SPACE, batch_sizes=[8, 16, 32, 64, 128], comms=["fp32"], precisions=["fp32"])

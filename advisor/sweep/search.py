@@ -72,11 +72,28 @@ class Space:
         ]
         return [(name, values) for name, values in dims if len(values) > 1]
 
+    def fixed(self) -> dict[str, Any]:
+        """The unordered dimensions given a single value: every trial uses that value."""
+        dims = {
+            "comm": self.comms,
+            "precision": self.precisions,
+            "bucket_cap_mb": self.bucket_caps_mb,
+            "gradient_as_bucket_view": self.gradient_as_bucket_view,
+            "native_env": self.native_envs,
+        }
+        return {name: values[0] for name, values in dims.items() if len(values) == 1}
+
     def grid_size(self) -> int:
         n = len(self.batch_sizes)
         for _, values in self.categorical():
             n *= len(values)
         return n
+
+
+def start(space: Space, base: TrialConfig) -> TrialConfig:
+    """Where every search starts: the default setting with each single-valued dimension fixed at
+    its value (``comms=[bf16]`` means every trial compresses to bf16, not the default's fp32)."""
+    return replace(base, **space.fixed())
 
 
 def batch_ladder(base: int, maximum: int, given: list[int]) -> list[int]:

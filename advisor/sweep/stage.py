@@ -393,7 +393,7 @@ def drive(ctx: DriverContext, params: SweepConfig) -> None:
         # Every setting, plus the fp32 references when the grid itself has no fp32 run.
         has_reference = "fp32" in space.comms and "fp32" in space.precisions
         sweep.total = space.grid_size() + (0 if has_reference else len(space.batch_sizes))
-    base = params.base
+    base = search.start(space, params.base)
 
     def evaluate(trial: TrialConfig) -> search.Outcome:
         r = sweep.run_trial(trial, purpose="search", cluster=ctx.cluster)
