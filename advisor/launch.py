@@ -27,7 +27,7 @@ import psutil
 from advisor.cluster import Cluster
 from advisor.errors import ConfigError
 from advisor.facts import RankOutcome, StageFacts
-from advisor.results import Record, read_records
+from advisor.results import Record, nodes_that_left, read_records
 
 LAUNCHER_KINDS = ("local", "torchrun", "env", "slurm", "ssh")
 
@@ -340,8 +340,12 @@ def run_agents(
     deadline_s: float,
     kill_grace_s: float,
     finished: Callable[[], bool] | None = None,
+    abandoned: Callable[[], str] | None = None,
 ) -> tuple[list[AgentResult], bool]:
     """Start every agent, wait until all exit or the deadline passes; returns (results, timed_out).
+
+    ``abandoned`` (checked each second) says why the job cannot complete any more (another
+    node's advisor left the run): the agents are stopped at once, not at the deadline.
 
     At the deadline the agents and every process below them are stopped: SIGTERM, then SIGKILL
     after the grace period. Workers run in sessions of their own, so the whole tree is collected
@@ -380,11 +384,13 @@ def run_agents(
             end = min(end, time.monotonic() + 3 * kill_grace_s)
         # Every rank has reported done: the work is over, only the agents' teardown is left,
         # which a loaded host can stretch past the deadline. Give it a grace, not the deadline.
-        if not done_seen and finished is not None and time.monotonic() >= next_check:
+        if time.monotonic() >= next_check:
             next_check = time.monotonic() + 1.0
-            if finished():
+            if not done_seen and finished is not None and finished():
                 done_seen = True
                 end = min(end, time.monotonic() + 2 * kill_grace_s)
+            if not done_seen and abandoned is not None and abandoned():
+                break
         if time.monotonic() >= end:
             timed_out = not failed and not done_seen
             break
@@ -615,6 +621,12 @@ def _last_started(recs: list[Record]) -> str:
     return recs[-1].step if recs else ""
 
 
+def peers_since_s(launcher: LauncherConfig) -> float:
+    """Notes from other nodes count when written after this advisor could have been waited for:
+    its own start less the rendezvous join timeout (peers start within it of each other)."""
+    return psutil.Process().create_time() - launcher.join_timeout_s
+
+
 def run_job_stage(
     *,
     stage: str,
@@ -671,8 +683,19 @@ def run_job_stage(
         done = {r.rank for r in read_records(run_dir, stage) if r.job == job and r.step == "done"}
         return len(done) >= world
 
+    left = ""
+    since_s = peers_since_s(launcher)
+
+    def abandoned() -> str:
+        nonlocal left
+        if len(topo.local_nodes) < cluster.nodes:  # one advisor per node: a peer may leave
+            left = nodes_that_left(run_dir, topo.local_nodes, since_s)
+        return left
+
     try:
-        agents, timed_out = run_agents(commands, deadline_s, launcher.kill_grace_s, finished)
+        agents, timed_out = run_agents(
+            commands, deadline_s, launcher.kill_grace_s, finished, abandoned
+        )
     except FileNotFoundError as e:
         return StageFacts(
             name=stage,
@@ -682,9 +705,22 @@ def run_job_stage(
             deadline_s=deadline_s,
             reason=f"could not start the agent: {e} (is it installed on every node?)",
         )
+    records = [r for r in read_records(run_dir, stage) if r.job == job]
+    if left:
+        # The peer's own reason, not "its ranks never started": the cause is on that node.
+        return StageFacts(
+            name=tag,
+            status="failed",
+            started_at=started,
+            duration_s=time.time() - started,
+            deadline_s=deadline_s,
+            reason=f"{tag} stopped: {left}",
+            ranks=[]
+            if entry
+            else diagnose(tag, cluster, records, agents, False, topo.local_nodes)[0],
+        )
     if entry:
         return _external_outcome(tag, started, deadline_s, agents, timed_out)
-    records = [r for r in read_records(run_dir, stage) if r.job == job]
     outcomes, reason = diagnose(tag, cluster, records, agents, timed_out, topo.local_nodes)
     all_done = bool(outcomes) and all(o.state == "ok" for o in outcomes)
     if timed_out and all_done:

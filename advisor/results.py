@@ -100,3 +100,43 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         if isinstance(row, dict):
             rows.append(row)
     return rows
+
+
+# ---------------------------------------------------------------- a node leaving the run
+#
+# With one advisor per node (launcher=torchrun/env) each node runs its own host stages, and a
+# node whose preflight fails skips the job stages. Its peers would then wait at the next
+# rendezvous until the join timeout and could only say that the node never started. So the
+# leaving node leaves a note in the shared run directory, and its peers stop waiting and quote it.
+
+LEFT_PREFIX = "left-node"
+
+
+def announce_leaving(run_dir: Path, node: int, host: str, reason: str) -> None:
+    """Tell the other nodes' advisors that this node takes part in no further job."""
+    note = {"node": node, "host": host, "reason": reason, "t_wall_s": time.time()}
+    path = results_dir(run_dir) / f"{LEFT_PREFIX}{node}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(note), encoding="utf-8")
+    tmp.replace(path)  # a peer never reads half a note
+
+
+def nodes_that_left(run_dir: Path, local_nodes: list[int], since_s: float) -> str:
+    """Why other nodes left this run (notes written since ``since_s``), or empty when none did.
+
+    ``since_s`` keeps a note from an earlier run in the same directory (a resumed sweep) from
+    stopping this one.
+    """
+    why = []
+    for path in sorted(results_dir(run_dir).glob(f"{LEFT_PREFIX}*.json")):
+        try:
+            note = json.loads(path.read_text(encoding="utf-8"))
+            node, when = int(note["node"]), float(note["t_wall_s"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # being replaced, or not ours
+        if node not in local_nodes and when >= since_s:
+            why.append(
+                f"node {node} ({note.get('host', '?')}) left the run: {note.get('reason', '')}"
+            )
+    return "; ".join(why)

@@ -18,7 +18,7 @@ from typing import Any
 import psutil
 from omegaconf import OmegaConf
 
-from advisor import __version__, backends, console, launch, outputs, stages
+from advisor import __version__, backends, console, launch, outputs, results, stages
 from advisor.cluster import Cluster, resolve
 from advisor.config import AdvisorConfig, to_typed
 from advisor.errors import ConfigError
@@ -204,6 +204,9 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
         console.stage_start(index, len(names), stage)
+        left = results.nodes_that_left(run_dir, local_nodes, launch.peers_since_s(cfg.launcher))
+        if left and not gate and stage.kind in ("job", "driver"):
+            gate = f"skipped: {left}"
         if gate:
             sf = skipped(name, gate)
         elif stage.kind == "job":
@@ -225,6 +228,10 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
             sf = run_host_stage(stage, cfg, cluster, run_dir, params, local_nodes)
         if stage.gates_run and sf.status != "ok" and getattr(params, "fail_fast", True):
             gate = f"skipped: {name} {sf.status}: {sf.reason[:300]}"
+            if not primary:
+                # the other nodes would otherwise wait for this one at their next rendezvous
+                reason = f"{name} {sf.status}: {sf.reason[:300]}"
+                results.announce_leaving(run_dir, local_nodes[0], socket.gethostname(), reason)
         if not primary:
             console.stage_end(sf)
             node_statuses.append(sf.status)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,55 @@ def test_one_advisor_per_node_with_launcher_torchrun(tmp_path: Path) -> None:
         (2, "node1", "ok"),
         (3, "node1", "ok"),
     ]
+
+
+def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
+    tmp_path: Path,
+) -> None:
+    """One advisor per node; node 1's preflight fails (its interface setting names no interface),
+    so node 1 joins no job. Node 0 must not wait at the smoke rendezvous for its join timeout:
+    it stops within seconds of node 1's note and quotes node 1's reason."""
+    run_dir = tmp_path / "run"
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    common = [
+        "+cluster=2x2",
+        "cluster.device=cpu",
+        "launcher=torchrun",
+        f"launcher.rdzv_endpoint=127.0.0.1:{port}",
+        "launcher.join_timeout_s=300",
+        "stages.smoke.deadline_s=300",
+        f"hydra.run.dir={run_dir}",
+    ]
+    per_node = {0: [], 1: ["cluster.interface=nosuch0"]}
+    started = time.monotonic()
+    procs = {
+        k: subprocess.Popen(
+            [*advisor_cmd(), "run", *common, f"launcher.node_rank={k}", *per_node[k]],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        for k in (0, 1)
+    }
+    outs = {k: p.communicate(timeout=600)[0] for k, p in procs.items()}
+    elapsed_s = time.monotonic() - started
+    assert procs[1].returncode == 1 and "nosuch0" in outs[1], outs[1]
+    assert procs[0].returncode == 1, outs[0]
+    # far below the 300 s join timeout and smoke deadline node 0 would otherwise wait out
+    assert elapsed_s < 200, (elapsed_s, outs[0])
+    facts = json.loads((run_dir / "facts.json").read_text())
+    smoke = facts["stages"]["smoke"]
+    assert smoke["status"] in ("failed", "skipped"), smoke
+    assert "node 1" in smoke["reason"] and "left the run" in smoke["reason"], smoke["reason"]
+    assert "preflight failed" in smoke["reason"] and "nosuch0" in smoke["reason"], smoke["reason"]
+    # and the stages after it do not wait either
+    assert all(
+        sf["status"] == "skipped" and "node 1" in sf["reason"]
+        for name, sf in facts["stages"].items()
+        if name not in ("preflight", "smoke")
+    ), facts["stages"]
 
 
 def test_env_launcher_reads_node_rank_and_master_from_environment() -> None:
