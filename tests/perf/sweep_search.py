@@ -14,6 +14,12 @@ compute (``comm_heavy``), at one batch size per rank so both compare at the same
 
     python tests/perf/sweep_search.py --out /tmp/sweep-bench [--record] [-- OVERRIDES...]
 
+- confirmation (``--confirm N``): the grid's optimum is the largest of many noisy measurements,
+  so it is biased upwards (the winner's curse: on a shared 2-core host, settings with identical
+  arithmetic differ by 10-20 % from one trial to the next). The search's choice and the grid's
+  optimum are then re-measured N times each, alternately (A B A B ...), as one-trial sweeps in
+  the same place, and their medians compared.
+
 Extra Hydra overrides after ``--`` choose the cluster and launcher (e.g. the lab: a 2x4 cluster
 with ``launcher.netns=[...]``). ``--record`` appends the figures to tests/perf/RESULTS.md.
 """
@@ -25,6 +31,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -114,6 +121,16 @@ def main() -> int:
         help="judge the search by its replay on the grid's table only (saves its trials)",
     )
     parser.add_argument(
+        "--reuse-search", action="store_true", help="read an existing live search run too"
+    )
+    parser.add_argument(
+        "--confirm",
+        type=int,
+        default=0,
+        metavar="N",
+        help="re-measure the search's choice and the grid optimum N times each, alternately",
+    )
+    parser.add_argument(
         "--speedup-only",
         action="store_true",
         help="no grid: one live default search, its recommendation against default DDP",
@@ -147,9 +164,15 @@ def main() -> int:
         f"({replay_trials / grid_trials:.2f} of the grid), chose {replay_best.key()} = "
         f"{(replay_score or 0.0) / optimum:.3f} of the optimum",
     ]
-    if not args.no_live_search:
+    chosen_config = None
+    if args.reuse_search:
+        coord = json.loads((coord_dir / "facts.json").read_text())["stages"]["sweep"]["data"]
+    elif not args.no_live_search:
         coord = run(coord_dir, [*overrides, "stages.sweep.search=coordinate"])
+    if args.reuse_search or not args.no_live_search:
+        coord.setdefault("wall_s", 0.0)
         choice = coord["best"]["throughput"]
+        chosen_config = choice["config"]
         choice_key = next(t["key"] for t in coord["trials"] if t["id"] == choice["trial"])
         choice_in_grid = grid_by_key[choice_key]["samples_per_s"] or 0.0
         lines.append(
@@ -159,7 +182,60 @@ def main() -> int:
             f"of the optimum (live: {choice['samples_per_s']:.1f})"
         )
     lines.append(speedup_line("grid run", grid))
+    if args.confirm:
+        optimum_cfg = next(
+            t["config"] for t in grid["trials"] if usable(t) and t["samples_per_s"] == optimum
+        )
+        choice_cfg = chosen_config if chosen_config is not None else _as_config(replay_best)
+        lines += confirm(args.out, overrides, choice_cfg, optimum_cfg, args.confirm)
     return report(lines, args)
+
+
+def _as_config(trial: TrialConfig) -> dict:
+    return {
+        "precision": trial.precision,
+        "comm": trial.comm,
+        "bucket_cap_mb": trial.bucket_cap_mb,
+    }
+
+
+def _one_setting(cfg: dict) -> list[str]:
+    return [
+        f"stages.sweep.precisions=[{cfg['precision']}]",
+        f"stages.sweep.comms=[{cfg['comm']}]",
+        f"stages.sweep.bucket_caps_mb=[{cfg['bucket_cap_mb']:g}]",
+        "stages.sweep.search=grid",
+    ]
+
+
+def confirm(
+    out: Path, overrides: list[str], choice: dict, optimum: dict, repeats: int
+) -> list[str]:
+    """Re-measure the search's choice and the grid's optimum alternately; compare medians."""
+    name = {"choice": choice, "optimum": optimum}
+    measured: dict[str, list[float]] = {"choice": [], "optimum": []}
+    for i in range(repeats):
+        for which in ("choice", "optimum"):
+            cfg = name[which]
+            data = run(out / f"confirm-{which}-{i}", [*overrides, *_one_setting(cfg)])
+            # the run also holds the fp32 reference its divergence check needs
+            (trial,) = [
+                t
+                for t in data["trials"]
+                if all(t["config"][k] == cfg[k] for k in ("precision", "comm", "bucket_cap_mb"))
+            ]
+            measured[which].append(trial["samples_per_s"] if usable(trial) else 0.0)
+    med = {k: statistics.median(v) for k, v in measured.items()}
+    describe = {
+        k: f"{v['precision']}/{v['comm']}/{v['bucket_cap_mb']:g}MB" for k, v in name.items()
+    }
+    return [
+        f"- confirmation, {repeats} alternate re-measurements each: search's choice "
+        f"{describe['choice']} {', '.join(f'{x:.2f}' for x in measured['choice'])} "
+        f"(median {med['choice']:.2f}); grid optimum {describe['optimum']} "
+        f"{', '.join(f'{x:.2f}' for x in measured['optimum'])} (median {med['optimum']:.2f}); "
+        f"choice / optimum = {med['choice'] / med['optimum']:.3f}",
+    ]
 
 
 def speedup_line(what: str, data: dict) -> str:
@@ -177,9 +253,11 @@ def report(lines: list[str], args: argparse.Namespace) -> int:
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         flags = [
             f
-            for f in ("--no-live-search", "--speedup-only")
+            for f in ("--no-live-search", "--speedup-only", "--reuse-grid", "--reuse-search")
             if getattr(args, f[2:].replace("-", "_"))
         ]
+        if args.confirm:
+            flags.append(f"--confirm {args.confirm}")
         cmd = " ".join(
             ["python tests/perf/sweep_search.py --out DIR --record", *flags, "--", *args.overrides]
         )
