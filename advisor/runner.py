@@ -204,10 +204,14 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
         console.stage_start(index, len(names), stage)
-        left = results.nodes_that_left(run_dir, local_nodes, launch.peers_since_s(cfg.launcher))
-        if left and not gate and stage.kind in ("job", "driver"):
+        since_s = launch.peers_since_s(cfg.launcher)
+        left = "" if gate else results.nodes_that_left(run_dir, local_nodes, since_s)
+        if left and stage.kind in ("job", "driver"):
+            # This stage cannot run without that node: it fails (the run is not ready), the
+            # stages after it are skipped with the same reason.
+            sf = StageFacts(name=name, status="failed", started_at=time.time(), reason=left)
             gate = f"skipped: {left}"
-        if gate:
+        elif gate:
             sf = skipped(name, gate)
         elif stage.kind == "job":
             sf = launch.run_job_stage(
@@ -232,6 +236,10 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
                 # the other nodes would otherwise wait for this one at their next rendezvous
                 reason = f"{name} {sf.status}: {sf.reason[:300]}"
                 results.announce_leaving(run_dir, local_nodes[0], socket.gethostname(), reason)
+        if not gate and stage.kind in ("job", "driver"):
+            # a node that left while this stage ran (the stage stopped and said so)
+            left = results.nodes_that_left(run_dir, local_nodes, since_s)
+            gate = f"skipped: {left}" if left else ""
         if not primary:
             console.stage_end(sf)
             node_statuses.append(sf.status)

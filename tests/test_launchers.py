@@ -59,12 +59,14 @@ def test_one_advisor_per_node_with_launcher_torchrun(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("node1_delay_s", [0, 20], ids=["before-smoke", "during-smoke"])
 def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
-    tmp_path: Path,
+    tmp_path: Path, node1_delay_s: int
 ) -> None:
     """One advisor per node; node 1's preflight fails (its interface setting names no interface),
     so node 1 joins no job. Node 0 must not wait at the smoke rendezvous for its join timeout:
-    it stops within seconds of node 1's note and quotes node 1's reason."""
+    it stops within seconds of node 1's note and quotes node 1's reason — whether the note is
+    there before node 0 reaches smoke, or arrives (node 1 started late) while node 0 waits in it."""
     run_dir = tmp_path / "run"
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -79,16 +81,17 @@ def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
     ]
     per_node = {0: [], 1: ["cluster.interface=nosuch0"]}
     started = time.monotonic()
-    procs = {
-        k: subprocess.Popen(
+    procs = {}
+    for k in (0, 1):
+        if k == 1:
+            time.sleep(node1_delay_s)
+        procs[k] = subprocess.Popen(
             [*advisor_cmd(), "run", *common, f"launcher.node_rank={k}", *per_node[k]],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             env=env,
         )
-        for k in (0, 1)
-    }
     outs = {k: p.communicate(timeout=600)[0] for k, p in procs.items()}
     elapsed_s = time.monotonic() - started
     assert procs[1].returncode == 1 and "nosuch0" in outs[1], outs[1]
@@ -97,7 +100,9 @@ def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
     assert elapsed_s < 200, (elapsed_s, outs[0])
     facts = json.loads((run_dir / "facts.json").read_text())
     smoke = facts["stages"]["smoke"]
-    assert smoke["status"] in ("failed", "skipped"), smoke
+    assert smoke["status"] == "failed", smoke
+    if node1_delay_s:  # node 0 was already waiting in smoke's rendezvous: stopped there
+        assert smoke["reason"].startswith("smoke stopped:"), smoke["reason"]
     assert "node 1" in smoke["reason"] and "left the run" in smoke["reason"], smoke["reason"]
     assert "preflight failed" in smoke["reason"] and "nosuch0" in smoke["reason"], smoke["reason"]
     # and the stages after it do not wait either

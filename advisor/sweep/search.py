@@ -74,7 +74,7 @@ class Space:
 
     def fixed(self) -> dict[str, Any]:
         """The unordered dimensions given a single value: every trial uses that value."""
-        dims = {
+        dims: dict[str, list[Any]] = {
             "comm": self.comms,
             "precision": self.precisions,
             "bucket_cap_mb": self.bucket_caps_mb,
