@@ -61,27 +61,23 @@ class Space:
     gradient_as_bucket_view: list[bool]
     native_envs: list[str]
 
-    def categorical(self) -> list[tuple[str, list[Any]]]:
-        """The unordered dimensions in the order coordinate descent visits them."""
-        dims: list[tuple[str, list[Any]]] = [
+    def _unordered(self) -> list[tuple[str, list[Any]]]:
+        """The unordered dimensions (TrialConfig field, values) in coordinate-descent order."""
+        return [
             ("comm", list(self.comms)),
             ("precision", list(self.precisions)),
             ("bucket_cap_mb", list(self.bucket_caps_mb)),
             ("gradient_as_bucket_view", list(self.gradient_as_bucket_view)),
             ("native_env", list(self.native_envs)),
         ]
-        return [(name, values) for name, values in dims if len(values) > 1]
+
+    def categorical(self) -> list[tuple[str, list[Any]]]:
+        """The unordered dimensions with a choice, in the order coordinate descent visits them."""
+        return [(name, values) for name, values in self._unordered() if len(values) > 1]
 
     def fixed(self) -> dict[str, Any]:
         """The unordered dimensions given a single value: every trial uses that value."""
-        dims: dict[str, list[Any]] = {
-            "comm": self.comms,
-            "precision": self.precisions,
-            "bucket_cap_mb": self.bucket_caps_mb,
-            "gradient_as_bucket_view": self.gradient_as_bucket_view,
-            "native_env": self.native_envs,
-        }
-        return {name: values[0] for name, values in dims.items() if len(values) == 1}
+        return {name: values[0] for name, values in self._unordered() if len(values) == 1}
 
     def grid_size(self) -> int:
         n = len(self.batch_sizes)
