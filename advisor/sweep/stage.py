@@ -27,6 +27,7 @@ from advisor.sweep.train import run_rank
 if TYPE_CHECKING:
     from advisor.cluster import Cluster
     from advisor.driver import DriverContext
+    from advisor.facts import StageFacts
     from advisor.results import Record
 
 NATIVE_ENVS: dict[str, list[str]] = {
@@ -251,17 +252,23 @@ class Sweep:
             "world_size": cluster.world_size,
             "nodes": cluster.nodes,
         }
-        deadline_s = min(p.trial_deadline_s, self.ctx.time_left_s)
-        if p.workload == "command":
-            result = self._run_command(trial, job, cluster, deadline_s, common)
+        # the user's own command on every rank, or the built-in model's trial job
+        entry = (
+            external.command_argv(p.command.template, trial, self.ctx.cfg.launcher.python)
+            if p.workload == "command"
+            else None
+        )
+        outcome = self.ctx.launch(
+            job,
+            TrialJob(trial=trial, model=p.model),
+            deadline_s=min(p.trial_deadline_s, self.ctx.time_left_s),
+            env=trial.env(),
+            cluster=cluster,
+            entry=entry,
+        )
+        if entry:
+            result = self._command_result(outcome, job, cluster, common)
         else:
-            outcome = self.ctx.launch(
-                job,
-                TrialJob(trial=trial, model=p.model),
-                deadline_s=deadline_s,
-                env=trial.env(),
-                cluster=cluster,
-            )
             agg = aggregate(self.ctx.records(job), cluster.world_size)
             if agg["status"] == "failed":
                 agg["error"] = outcome.reason or agg["error"]
@@ -276,24 +283,11 @@ class Sweep:
         self._progress(result)
         return result
 
-    def _run_command(
-        self,
-        trial: TrialConfig,
-        job: str,
-        cluster: Cluster,
-        deadline_s: float,
-        common: dict[str, Any],
+    def _command_result(
+        self, outcome: StageFacts, job: str, cluster: Cluster, common: dict[str, Any]
     ) -> TrialResult:
+        """A command trial's result: the metric from rank 0's stdout, else why not."""
         p = self.params
-        argv = external.command_argv(p.command.template, trial, self.ctx.cfg.launcher.python)
-        outcome = self.ctx.launch(
-            job,
-            TrialJob(trial=trial, model=p.model),
-            deadline_s=deadline_s,
-            env=trial.env(),
-            cluster=cluster,
-            entry=argv,
-        )
         log_dir = self.ctx.run_dir / "logs" / "sweep" / job
         stdout_path = external.rank_stream(log_dir, 0, 0, "stdout")
         stdout = stdout_path.read_text(errors="replace") if stdout_path else ""
