@@ -705,25 +705,18 @@ def run_job_stage(
             deadline_s=deadline_s,
             reason=f"could not start the agent: {e} (is it installed on every node?)",
         )
-    records = [r for r in read_records(run_dir, stage) if r.job == job]
+    if entry and not left:
+        return _external_outcome(tag, started, deadline_s, agents, timed_out)
+    outcomes: list[RankOutcome] = []
+    reason = ""
+    if not entry:
+        records = [r for r in read_records(run_dir, stage) if r.job == job]
+        outcomes, reason = diagnose(tag, cluster, records, agents, timed_out, topo.local_nodes)
+    all_done = bool(outcomes) and all(o.state == "ok" for o in outcomes)
     if left:
         # The peer's own reason, not "its ranks never started": the cause is on that node.
-        return StageFacts(
-            name=tag,
-            status="failed",
-            started_at=started,
-            duration_s=time.time() - started,
-            deadline_s=deadline_s,
-            reason=f"{tag} stopped: {left}",
-            ranks=[]
-            if entry
-            else diagnose(tag, cluster, records, agents, False, topo.local_nodes)[0],
-        )
-    if entry:
-        return _external_outcome(tag, started, deadline_s, agents, timed_out)
-    outcomes, reason = diagnose(tag, cluster, records, agents, timed_out, topo.local_nodes)
-    all_done = bool(outcomes) and all(o.state == "ok" for o in outcomes)
-    if timed_out and all_done:
+        status, reason = "failed", f"{tag} stopped: {left}"
+    elif timed_out and all_done:
         # Every rank finished its work and said so; only the agents' shutdown ran late.
         status = "ok"
     elif timed_out:

@@ -200,11 +200,11 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     node_statuses: list[str] = []
     gate = ""
     """Set when a gating stage (preflight) failed: why the remaining stages are skipped."""
+    since_s = launch.peers_since_s(cfg.launcher)  # notes older than this are another run's
     for index, name in enumerate(names):
         stage = stages.get(name)
         params = getattr(cfg.stages, name)
         console.stage_start(index, len(names), stage)
-        since_s = launch.peers_since_s(cfg.launcher)
         left = "" if gate else results.nodes_that_left(run_dir, local_nodes, since_s)
         if left and stage.kind in ("job", "driver"):
             # This stage cannot run without that node: it fails (the run is not ready), the
