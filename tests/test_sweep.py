@@ -15,17 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, AdvisorResult, run_advisor
+from tests.conftest import DATA, AdvisorResult, only_stages, run_advisor
 
 BUILTIN = [
     "profile=standard",
-    "stages.preflight.enabled=false",
-    "stages.smoke.enabled=false",
-    "stages.timeouts.enabled=false",
-    "stages.subgroups.enabled=false",
-    "stages.connectivity.enabled=false",
-    "stages.topology.enabled=false",
-    "stages.bench.enabled=false",
+    *only_stages("sweep"),
     "stages.sweep.max_trials=3",
     "stages.sweep.batch_sizes=[8,4096]",
     "stages.sweep.model.max_memory_bytes=300000000",
@@ -115,14 +109,7 @@ def test_resume_skips_finished_trials(builtin: AdvisorResult, tmp_path: Path) ->
 
 
 EXTERNAL = [
-    "stages.preflight.enabled=false",
-    "stages.smoke.enabled=false",
-    "stages.timeouts.enabled=false",
-    "stages.subgroups.enabled=false",
-    "stages.connectivity.enabled=false",
-    "stages.topology.enabled=false",
-    "stages.bench.enabled=false",
-    "stages.sweep.enabled=true",
+    *only_stages("sweep"),
     "stages.sweep.workload=command",
     f"stages.sweep.command.template='python {DATA / 'train_script.py'} --batch-size "
     "{batch_size} --precision {precision} --comm {comm}'",

@@ -42,16 +42,10 @@ sys.path.insert(0, str(REPO))
 
 from advisor.sweep import search  # noqa: E402
 from advisor.sweep.config import TrialConfig  # noqa: E402
+from tests.conftest import only_stages  # noqa: E402
 
 COMMON = [
-    "stages.preflight.enabled=false",
-    "stages.smoke.enabled=false",
-    "stages.timeouts.enabled=false",
-    "stages.subgroups.enabled=false",
-    "stages.connectivity.enabled=false",
-    "stages.topology.enabled=false",
-    "stages.bench.enabled=false",
-    "stages.sweep.enabled=true",
+    *only_stages("sweep"),
     "stages.sweep.model.preset=comm_heavy",
     "stages.sweep.model.steps=4",
     "stages.sweep.model.nosync_steps=2",
