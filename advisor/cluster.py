@@ -10,6 +10,7 @@ import os
 import socket
 from dataclasses import dataclass, field
 
+from advisor.backends import CHIPS
 from advisor.errors import ConfigError
 
 DEVICE_TYPES = ("auto", "npu", "cuda", "cpu")
@@ -47,6 +48,9 @@ class ClusterConfig:
     """Rendezvous port; 0 picks a free port for each stage."""
     interface: str = ""
     """NIC for the communication backend (GLOO/NCCL/HCCL_SOCKET_IFNAME); empty lets it choose."""
+    chip: str = ""
+    """Ascend generation (910, A2, A3, 950) whose HCCL rules apply; empty: read from the device on
+    an NPU host, else A2 assumed (npu clusters only)."""
     intra: LinkClassConfig = field(default_factory=LinkClassConfig)
     """Link class between ranks of one node."""
     inter: LinkClassConfig = field(default_factory=LinkClassConfig)
@@ -72,6 +76,11 @@ class ClusterConfig:
             )
         if not 0 <= self.master_port <= 65535:
             raise ConfigError(f"cluster.master_port={self.master_port} is not a TCP port.")
+        if self.chip and self.chip not in CHIPS:
+            raise ConfigError(
+                f"cluster.chip={self.chip!r} is not one of {', '.join(CHIPS)} (Atlas training "
+                "series 910, Atlas A2 = 910B, Atlas A3 = 910_93, Ascend 950)."
+            )
 
 
 @dataclass(kw_only=True)
@@ -109,6 +118,8 @@ class Cluster:
     master_port: int
     interface: str
     links: dict[str, LinkClass]
+    chip: str = ""
+    """Ascend generation of the (declared) npu devices; '' when not an npu cluster or unknown."""
 
     @property
     def world_size(self) -> int:
@@ -171,6 +182,7 @@ class Cluster:
             "master_addr": self.master_addr,
             "master_port": self.master_port,
             "interface": self.interface,
+            "chip": self.chip,
             "links": {
                 k: {"name": v.name, "type": v.type, "nominal_gbps": v.nominal_gbps}
                 for k, v in self.links.items()
@@ -226,6 +238,9 @@ def resolve(cfg: ClusterConfig, *, emulate: bool) -> Cluster:
         "intra": LinkClass(name="intra", type=cfg.intra.type, nominal_gbps=cfg.intra.nominal_gbps),
         "inter": LinkClass(name="inter", type=cfg.inter.type, nominal_gbps=cfg.inter.nominal_gbps),
     }
+    chip = cfg.chip
+    if declared == "npu" and not chip and not emulate:
+        chip = backends.chip_of_device()
     return Cluster(
         name=cfg.name,
         nodes=cfg.nodes,
@@ -239,4 +254,5 @@ def resolve(cfg: ClusterConfig, *, emulate: bool) -> Cluster:
         master_port=cfg.master_port,
         interface=cfg.interface or os.environ.get(backends.IFNAME_VAR[device], ""),
         links=links,
+        chip=chip if declared == "npu" else "",
     )

@@ -54,6 +54,10 @@ class AdvisorConfig:
     """Profile name, set by the ``profile`` group (quick, standard, deep)."""
     emulate: bool = False
     """Run the declared cluster on this host's CPUs with gloo, each rank told its emulated node."""
+    strict_emulation: bool = True
+    """On an emulated hccl or nccl cluster, refuse every call the real backend would refuse (a
+    tensor off the device, a data type or operation it lacks, a wait it would not bound), naming
+    the call site; false lets gloo's leniency through."""
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     launcher: LauncherConfig = field(default_factory=LauncherConfig)
     stages: StagesConfig = field(default_factory=StagesConfig)

@@ -102,6 +102,7 @@ class DriverContext(_Recorder):
             faults=[asdict(f) for f in self.cfg.faults],
             extra_env={**self.cfg.env, **(env or {})},
             entry=entry,
+            strict=self.cfg.strict_emulation,
         )
         self.outcomes.append(outcome)
         return outcome

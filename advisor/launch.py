@@ -239,7 +239,7 @@ def agent_argv(
 
 
 def agent_env(cluster: Cluster, node: int, extra: dict[str, str]) -> dict[str, str]:
-    from advisor.backends import IFNAME_VAR
+    from advisor.backends import interface_env
 
     env = dict(os.environ)
     env.update(extra)
@@ -248,8 +248,9 @@ def agent_env(cluster: Cluster, node: int, extra: dict[str, str]) -> dict[str, s
     # One intra-op thread per rank: ranks share the host's cores, and oversubscription would
     # measure the CPU scheduler instead of the network.
     env.setdefault("OMP_NUM_THREADS", "1")
-    if cluster.interface:
-        env[IFNAME_VAR[cluster.device_type]] = cluster.interface
+    for var, value in interface_env(cluster.device_type, cluster.interface).items():
+        if var not in extra:  # a variable the run's env sets explicitly stays as given
+            env[var] = value
     return env
 
 
@@ -641,6 +642,7 @@ def run_job_stage(
     faults: list[dict[str, Any]],
     extra_env: dict[str, str],
     entry: list[str] | None = None,
+    strict: bool = True,
 ) -> StageFacts:
     """Run one job of a stage to completion or deadline; returns its outcome (data filled later).
 
@@ -665,6 +667,7 @@ def run_job_stage(
         launched_at=started,
         faults=faults,
         job=job,
+        strict=strict,
     )
     spec.write(spec_path)
     commands = node_commands(

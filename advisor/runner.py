@@ -36,8 +36,9 @@ ENV_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "MASTER_", "ASCEND_", "CUDA
 def environment_facts(cfg: AdvisorConfig, cluster: Cluster) -> EnvironmentFacts:
     variables = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
     variables.update(cfg.env)
-    if cluster.interface:
-        variables[backends.IFNAME_VAR[cluster.device_type]] = cluster.interface
+    for var, value in backends.interface_env(cluster.device_type, cluster.interface).items():
+        if var not in cfg.env:  # a variable the run's env sets explicitly stays as given
+            variables[var] = value
     return EnvironmentFacts(
         host=socket.gethostname(),
         platform=platform.platform(),
@@ -57,6 +58,21 @@ def cluster_facts(cluster: Cluster) -> dict[str, Any]:
 def plan(cfg: AdvisorConfig) -> list[str]:
     """Stages to run, in registry order, as the profile and overrides enable them."""
     return [n for n in stages.names() if getattr(cfg.stages, n).enabled]
+
+
+def check_plan(cfg: AdvisorConfig, cluster: Cluster) -> None:
+    """Refuse, before any job starts, settings the cluster's backend would refuse at run time."""
+    problems = []
+    for name in plan(cfg):
+        stage = stages.get(name)
+        if stage.check is not None:
+            problems += stage.check(getattr(cfg.stages, name), cluster)
+    if problems:
+        raise ConfigError(
+            f"cluster {cluster.name!r} ({cluster.declared_device}/"
+            f"{backends.BACKEND_OF[cluster.declared_device]}) cannot run these settings: "
+            + "; ".join(problems)
+        )
 
 
 def summarize(
@@ -159,6 +175,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     from advisor import rules
 
     cluster = resolve(cfg.cluster, emulate=cfg.emulate)
+    check_plan(cfg, cluster)
     rules.check(cfg.rules)  # a bad rule file fails now, not after every stage has run
     # Read the evidence before measuring: a wrong path is a usage error, found at once.
     evidence = load_evidence(cfg.evidence) if cfg.evidence else None
@@ -225,6 +242,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
                 pg_timeout_s=cfg.pg_timeout_s,
                 faults=[asdict(f) for f in cfg.faults],
                 extra_env=dict(cfg.env),
+                strict=cfg.strict_emulation,
             )
         elif stage.kind == "driver":
             sf = run_driver_stage(stage, index, cfg, cluster, run_dir, params)

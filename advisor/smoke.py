@@ -77,16 +77,15 @@ def local_address(cluster: Cluster) -> tuple[str, str]:
 
 
 def run_rank(ctx: RankContext, params: SmokeConfig) -> None:
-    import torch
-    import torch.distributed as dist
+    from advisor import comm
 
     interface, address = local_address(ctx.cluster)
     ctx.record("address", interface=interface, address=address)
     with ctx.step("barrier"):
-        dist.barrier()
+        comm.barrier()
     with ctx.step("all_reduce") as m:
-        t = torch.full((1024,), float(ctx.rank + 1), device=ctx.device)
-        dist.all_reduce(t)
+        t = comm.full(1024, float(ctx.rank + 1))
+        comm.all_reduce(t)
         ctx.sync()
         n = ctx.world_size
         expected = n * (n + 1) / 2

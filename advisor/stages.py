@@ -50,6 +50,9 @@ class Stage:
     each job's ranks run ``run_rank`` with that job's parameters."""
     job_config_type: type | None = None
     """Type of the per-job parameters of a driver stage (defaults to ``config_type``)."""
+    check: Callable[[Any, Cluster], list[str]] | None = None
+    """Problems with the stage's settings on this cluster that its backend would refuse (a data
+    type HCCL lacks ...), found before any job starts; each names the key and the fix."""
     gates_run: bool = False
     """When this stage fails (and its config's ``fail_fast`` is on), the stages after it are
     skipped with its reason: a failed preflight means no job could start, and each would

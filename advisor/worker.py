@@ -42,6 +42,8 @@ class JobSpec:
     faults: list[dict[str, Any]] = field(default_factory=list)
     job: str = ""
     """Job name within the stage (driver stages run several jobs); tags every record."""
+    strict: bool = True
+    """On an emulated hccl/nccl cluster, refuse what the real backend would (advisor.comm)."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,6 +189,8 @@ class HostContext(_Recorder):
 def run(spec: JobSpec) -> int:
     import torch.distributed as dist
 
+    from advisor import comm
+
     stage = stages.get(spec.stage)
     assert stage.run_rank is not None, f"stage {stage.name} is not a job stage"
     ctx = RankContext(spec, env=os.environ)
@@ -205,6 +209,13 @@ def run(spec: JobSpec) -> int:
                 backend=ctx.backend, timeout=timedelta(seconds=spec.pg_timeout_s)
             )
             m["init_s"] = time.perf_counter() - t0
+            declared = backends.BACKEND_OF[ctx.cluster.declared_device]
+            m["strict"] = comm.setup(
+                declared_backend=declared,
+                strict=spec.strict and ctx.cluster.emulated,
+                chip=ctx.cluster.chip,
+                device=ctx.device,
+            ).strict
         stage.run_rank(ctx, params)
         ctx.record("done")
     except Exception as e:
@@ -219,6 +230,7 @@ def run(spec: JobSpec) -> int:
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
+        comm.reset()
     return 0
 
 

@@ -38,18 +38,31 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"timeouts.init_s.max": 40.0}, {"HCCL_CONNECT_TIMEOUT": "180"}),
     ("pg-timeout-not-above-hccl-timeouts", "hccl", {"config.pg_timeout_s": 1800.0},
      {"config.pg_timeout_s": 1900.0}, {"pg_timeout_s": 1896}),
-    ("hccl-event-timeout-not-above-exec", "hccl", {"env.HCCL_EXEC_TIMEOUT": "3000"},
-     {"env.HCCL_EXEC_TIMEOUT": "3000", "env.HCCL_EVENT_TIMEOUT": "3032"},
-     {"HCCL_EVENT_TIMEOUT": "3032"}),
+    # unset, the event timeout follows the exec timeout (+30 s): only a set one can be too low
+    ("hccl-event-timeout-not-above-exec", "hccl",
+     {"env.HCCL_EXEC_TIMEOUT": "3000", "env.HCCL_EVENT_TIMEOUT": "1868"},
+     {"env.HCCL_EXEC_TIMEOUT": "3000", "env.HCCL_EVENT_TIMEOUT": DELETE},
+     {"HCCL_EVENT_TIMEOUT": None}),
     ("hccl-exec-timeout-range", "hccl", {"env.HCCL_EXEC_TIMEOUT": "-5"},
      {"env.HCCL_EXEC_TIMEOUT": "1836"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
+    # the chip comes from the cluster (declared or read from the device) ...
     ("hccl-exec-timeout-910-multiple", "hccl",
-     {"params.npu_chip": "910", "env.HCCL_EXEC_TIMEOUT": "1800"},
-     {"params.npu_chip": "910", "env.HCCL_EXEC_TIMEOUT": "1836"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
+     {"cluster.chip": "910", "env.HCCL_EXEC_TIMEOUT": "1800"},
+     {"cluster.chip": "910", "env.HCCL_EXEC_TIMEOUT": "1836"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
+    ("hccl-exec-timeout-aiv-cap", "hccl",
+     {"cluster.chip": "A2", "env.HCCL_OP_EXPANSION_MODE": "AIV", "env.HCCL_EXEC_TIMEOUT": "1836"},
+     {"cluster.chip": "A2", "env.HCCL_OP_EXPANSION_MODE": "AIV", "env.HCCL_EXEC_TIMEOUT": "900"},
+     {"HCCL_EXEC_TIMEOUT": "1091"}),
     ("hccl-exec-timeout-never", "hccl", {"env.HCCL_EXEC_TIMEOUT": "0"},
      {"env.HCCL_EXEC_TIMEOUT": "68"}, {"HCCL_EXEC_TIMEOUT": "1836"}),
-    ("hccl-async-error-handling-off", "hccl", {"env.HCCL_ASYNC_ERROR_HANDLING": "0"},
-     {"env.HCCL_ASYNC_ERROR_HANDLING": "1"}, {"HCCL_ASYNC_ERROR_HANDLING": "1"}),
+    # TORCH_HCCL_ASYNC_ERROR_HANDLING wins over the deprecated name; 0-3 are modes
+    ("hccl-async-error-handling-off", "hccl",
+     {"env.TORCH_HCCL_ASYNC_ERROR_HANDLING": "0", "env.HCCL_ASYNC_ERROR_HANDLING": "1"},
+     {"env.TORCH_HCCL_ASYNC_ERROR_HANDLING": "3", "env.HCCL_ASYNC_ERROR_HANDLING": "0"},
+     {"TORCH_HCCL_ASYNC_ERROR_HANDLING": "1", "HCCL_ASYNC_ERROR_HANDLING": None}),
+    ("hccl-async-error-handling-deprecated", "hccl", {"env.HCCL_ASYNC_ERROR_HANDLING": "1"},
+     {"env.TORCH_HCCL_ASYNC_ERROR_HANDLING": "1"},
+     {"HCCL_ASYNC_ERROR_HANDLING": None, "TORCH_HCCL_ASYNC_ERROR_HANDLING": "1"}),
     ("torch-nccl-async-error-handling", "nccl", {"env.TORCH_NCCL_ASYNC_ERROR_HANDLING": "0"},
      {"env.TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}, {"TORCH_NCCL_ASYNC_ERROR_HANDLING": "3"}),
     ("nccl-async-error-handling-deprecated", "nccl", {"env.NCCL_ASYNC_ERROR_HANDLING": "1"},
@@ -76,17 +89,32 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"HCCL_RDMA_SL": "7"}),
     ("hccl-rdma-timeout", "hccl", {"env.HCCL_RDMA_TIMEOUT": "3"}, {"env.HCCL_RDMA_TIMEOUT": "5"},
      {"HCCL_RDMA_TIMEOUT": "5"}),
+    # (the chip's range: 22 is fine on the 910, not on A2; the other rule rows run on A2)
+    ("hccl-rdma-timeout", "hccl", {"env.HCCL_RDMA_TIMEOUT": "22"},
+     {"env.HCCL_RDMA_TIMEOUT": "22", "cluster.chip": "910"}, {"HCCL_RDMA_TIMEOUT": "20"}),
     ("hccl-rdma-retry-cnt", "hccl", {"env.HCCL_RDMA_RETRY_CNT": "0"},
      {"env.HCCL_RDMA_RETRY_CNT": "1"}, {"HCCL_RDMA_RETRY_CNT": "1"}),
-    ("hccl-intra-roce-and-pcie", "hccl", {"env.HCCL_INTRA_ROCE_ENABLE": "1"},
-     {"env.HCCL_INTRA_ROCE_ENABLE": "1", "env.HCCL_INTRA_PCIE_ENABLE": "0"},
-     {"HCCL_INTRA_PCIE_ENABLE": "0"}),
+    # the documented invalid pairs fire; ROCE=1 with PCIE unset (RoCE) is supported
+    ("hccl-intra-roce-and-pcie", "hccl",
+     {"env.HCCL_INTRA_ROCE_ENABLE": "1", "env.HCCL_INTRA_PCIE_ENABLE": "1"},
+     {"env.HCCL_INTRA_ROCE_ENABLE": "1"}, {"HCCL_INTRA_PCIE_ENABLE": None}),
+    ("hccl-intra-roce-and-pcie", "hccl", {"env.HCCL_INTRA_PCIE_ENABLE": "0"},
+     {"env.HCCL_INTRA_PCIE_ENABLE": "0", "env.HCCL_INTRA_ROCE_ENABLE": "1"},
+     {"HCCL_INTRA_PCIE_ENABLE": None}),
+    ("hccl-intra-roce-and-pcie", "hccl", {"env.HCCL_INTRA_ROCE_ENABLE": "0"},
+     {"env.HCCL_INTRA_ROCE_ENABLE": "0", "env.HCCL_INTRA_PCIE_ENABLE": "1"},
+     {"HCCL_INTRA_PCIE_ENABLE": None}),
     ("hccl-whitelist-without-file", "hccl", {"env.HCCL_WHITELIST_DISABLE": "0"},
      {"env.HCCL_WHITELIST_DISABLE": "0", "env.HCCL_WHITELIST_FILE": "/etc/hccl_whitelist"},
      {"HCCL_WHITELIST_DISABLE": "1"}),
     ("hccl-algo-syntax", "hccl", {"env.HCCL_ALGO": "level0:NA;level1:fast"},
      {"env.HCCL_ALGO": "allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:NB"},
      {"HCCL_ALGO": None}),
+    # documented names only: no fullmesh, no `other` operation; NHR_V1 and scatter are fine
+    ("hccl-algo-syntax", "hccl", {"env.HCCL_ALGO": "level0:NA;level1:fullmesh"},
+     {"env.HCCL_ALGO": "level0:NA;level1:NHR_V1"}, {"HCCL_ALGO": None}),
+    ("hccl-algo-syntax", "hccl", {"env.HCCL_ALGO": "other=level0:NA;level1:ring"},
+     {"env.HCCL_ALGO": "scatter=level0:NA;level1:ring"}, {"HCCL_ALGO": None}),
     ("hccl-if-base-port-range", "hccl", {"env.HCCL_IF_BASE_PORT": "80"},
      {"env.HCCL_IF_BASE_PORT": "50000"}, {"HCCL_IF_BASE_PORT": "60000"}),
     ("hccl-if-base-port-busy", "hccl", {"preflight.nodes.node1.ports_busy": [60003]},
@@ -102,6 +130,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"HCCL_SOCKET_IFNAME": "eth0"}),
     ("nccl-algo-values", "nccl", {"env.NCCL_ALGO": "Ring,Fast"},
      {"env.NCCL_ALGO": "allreduce:tree;allgather:ring"}, {"NCCL_ALGO": None}),
+    # Tree alone leaves broadcast without an algorithm (NCCL >= 2.24); no CollNet, no sendrecv
+    ("nccl-algo-values", "nccl", {"env.NCCL_ALGO": "Tree"}, {"env.NCCL_ALGO": "allreduce:tree"},
+     {"NCCL_ALGO": None}),
+    ("nccl-algo-values", "nccl", {"env.NCCL_ALGO": "Ring,CollNet"},
+     {"env.NCCL_ALGO": "Ring,CollNetDirect"}, {"NCCL_ALGO": None}),
+    ("nccl-algo-values", "nccl", {"env.NCCL_ALGO": "sendrecv:ring"},
+     {"env.NCCL_ALGO": "broadcast:ring"}, {"NCCL_ALGO": None}),
     ("nccl-proto-values", "nccl", {"env.NCCL_PROTO": "LL256"}, {"env.NCCL_PROTO": "^LL128"},
      {"NCCL_PROTO": None}),
     ("nccl-nthreads-range", "nccl", {"env.NCCL_NTHREADS": "1024"}, {"env.NCCL_NTHREADS": "512"},
@@ -219,20 +254,27 @@ def _evaluate(changes: dict[str, Any], backend: str) -> RulesOutcome:
 
 def test_every_builtin_rule_has_a_case() -> None:
     assert len(RULES.rules) >= 25
-    assert sorted(r.id for r in RULES.rules) == sorted(c[0] for c in CASES)
+    assert sorted(r.id for r in RULES.rules) == sorted({c[0] for c in CASES})
 
 
 def test_healthy_facts_raise_only_the_sweep_summary() -> None:
     for backend in ("hccl", "nccl", "gloo"):
         out = _evaluate({}, backend)
         assert [f.rule_id for f in out.findings] == ["sweep-best-settings"], backend
-        assert [n.rule_id for n in out.not_evaluated] == (
-            ["hccl-exec-timeout-910-multiple"] if backend == "hccl" else []
-        )
+        assert [n.rule_id for n in out.not_evaluated] == []
+
+
+def _ids(cases: list[tuple[str, ...]]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for c in cases:
+        seen[c[0]] = seen.get(c[0], 0) + 1
+        out.append(c[0] if seen[c[0]] == 1 else f"{c[0]}-{seen[c[0]]}")
+    return out
 
 
 @pytest.mark.parametrize(
-    ("rule_id", "backend", "fire", "quiet", "expected"), CASES, ids=[c[0] for c in CASES]
+    ("rule_id", "backend", "fire", "quiet", "expected"), CASES, ids=_ids(CASES)
 )
 def test_rule_fires_and_stays_quiet(
     rule_id: str,

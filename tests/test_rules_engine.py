@@ -257,14 +257,15 @@ def test_verdict_from_findings() -> None:
     assert verdict(facts, calm).level == READY
     warn = engine.evaluate(rule_set, patched({"env.HCCL_RDMA_TC": "3"})[0], config=config)
     assert verdict(facts, warn).level == WARNINGS
-    crit = engine.evaluate(rule_set, patched({"env.HCCL_INTRA_ROCE_ENABLE": "1"})[0], config=config)
+    both = {"env.HCCL_INTRA_ROCE_ENABLE": "1", "env.HCCL_INTRA_PCIE_ENABLE": "1"}
+    crit = engine.evaluate(rule_set, patched(both)[0], config=config)
     v = verdict(facts, crit)
     assert v.level == NOT_READY and v.exit_code == 1
     assert any(r.startswith("hccl-intra-roce-and-pcie:") for r in v.reasons)
 
 
 def test_builtin_evidence_paths_name_facts_a_rule_can_read() -> None:
-    roots = {"cluster", "run", "environment", "env", "stages", "evidence", "params", "config"}
+    roots = set(schema.CONTEXT_ROOTS)
     stages = {"smoke", "preflight", "connectivity", "timeouts", "subgroups", "topology", "bench"}
     for rule in schema.load_paths([schema.builtin_dir()]).rules:
         for path in rule.spec.evidence:

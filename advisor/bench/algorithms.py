@@ -21,6 +21,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from advisor import comm
+
 AllReduceFn = Callable[..., None]
 """``fn(tensor, group=None)``: sum ``tensor`` over the group's ranks, in place."""
 
@@ -72,19 +74,14 @@ def _exchange(
     group: Any,
 ) -> None:
     """Post a send and a receive together and wait for both (group-local peer indices)."""
-    ops = []
-    if send is not None and send.numel() > 0:
-        ops.append(dist.P2POp(dist.isend, send, group=group, group_peer=to))
-    if recv is not None and recv.numel() > 0:
-        ops.append(dist.P2POp(dist.irecv, recv, group=group, group_peer=frm))
-    if ops:
-        for work in dist.batch_isend_irecv(ops):
-            work.wait()
+    comm.exchange(
+        [(send, to)] if send is not None else [], [(recv, frm)] if recv is not None else [], group
+    )
 
 
 def native_all_reduce(tensor: torch.Tensor, group: Any = None) -> None:
     """The backend's own all_reduce (the reference every algorithm is checked against)."""
-    dist.all_reduce(tensor, group=group)
+    comm.all_reduce(tensor, group=group)
 
 
 def _ring_reduce_scatter(
@@ -96,7 +93,7 @@ def _ring_reduce_scatter(
     from the left one, so each rank ends owning its own block.
     """
     right, left = (rank + 1) % n, (rank - 1) % n
-    scratch = torch.empty(bounds[0][1] - bounds[0][0], dtype=flat.dtype, device=flat.device)
+    scratch = flat.new_empty(bounds[0][1] - bounds[0][0])
     for step in range(n - 1):
         s0, s1 = bounds[(rank - step - 1) % n]
         r0, r1 = bounds[(rank - step - 2) % n]
@@ -167,7 +164,7 @@ def halving_doubling_all_reduce(tensor: torch.Tensor, group: Any = None) -> None
 
     blocks = _bounds(flat.numel(), p)
     lo, hi = 0, p
-    scratch = torch.empty(blocks[0][1] * (p // 2 or 1), dtype=flat.dtype, device=flat.device)
+    scratch = flat.new_empty(blocks[0][1] * (p // 2 or 1))
     d = p // 2
     while d >= 1:
         partner = new_rank ^ d
@@ -267,7 +264,7 @@ class Hierarchy:
         mine: dict[str, Any] = {}
         for kind, groups in (("node", node_groups), ("inter", inter_groups)):
             for members in groups:
-                pg = dist.new_group(members)
+                pg = comm.new_group(members)
                 if ranks[me] in members:
                     mine[kind] = pg
         return cls(
@@ -327,7 +324,7 @@ def hierarchical_all_reduce(
     padded_numel = -(-numel // g) * g
     work = flat
     if padded_numel != numel:
-        work = torch.zeros(padded_numel, dtype=flat.dtype, device=flat.device)
+        work = flat.new_zeros(padded_numel)
         work[:numel].copy_(flat)
     units = padded_numel // g
     chunks = pipeline_chunks(numel, flat.element_size(), g, chunk_bytes)
@@ -336,7 +333,7 @@ def hierarchical_all_reduce(
     if g == 1 or h.nodes == 1:
         one_level = h.inter_group if g == 1 else h.node_group
         for piece in pieces:
-            dist.all_reduce(piece, group=one_level)
+            comm.all_reduce(piece, group=one_level)
     else:
         me = h.local_rank
 
@@ -352,7 +349,7 @@ def hierarchical_all_reduce(
         for i, piece in enumerate(pieces):
             _ring_reduce_scatter(piece, blocks(piece), me, g, h.node_group)
             # the same block index on every node: the peers of one inter group add like parts
-            inter.append(dist.all_reduce(shard(piece), group=h.inter_group, async_op=True))
+            inter.append(comm.all_reduce(shard(piece), group=h.inter_group, async_op=True))
             if i >= 1:
                 inter[i - 1].wait()
                 _ring_all_gather(pieces[i - 1], blocks(pieces[i - 1]), me, g, h.node_group)
@@ -384,7 +381,8 @@ def make_ddp_hook(fn: AllReduceFn) -> Callable[[Any, Any], torch.futures.Future[
 
     def hook(state: Any, bucket: Any) -> torch.futures.Future[torch.Tensor]:
         buffer = bucket.buffer()
-        fn(buffer, state)
+        # DDP's bucket lives where the model does: on the device (advisor.comm.adopt).
+        fn(comm.adopt(buffer), state)
         buffer.div_(dist.get_world_size(state))
         fut: torch.futures.Future[torch.Tensor] = torch.futures.Future()
         fut.set_result(buffer)

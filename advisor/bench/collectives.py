@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from advisor.backends import nccl_allreduce_only, nccl_version
 from advisor.bench import algorithms
 from advisor.bench import model as ab_model
 from advisor.bench.algorithms import DEFAULT_PIPELINE_CHUNK_BYTES
@@ -33,8 +34,17 @@ if TYPE_CHECKING:
     from advisor.worker import RankContext
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "sendrecv")
-DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
-ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64"}
+ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp64": 8}
+TABLE_OP = {
+    "all_reduce": "all_reduce",
+    "all_gather": "all_gather",
+    "reduce_scatter": "reduce_scatter",
+    "broadcast": "broadcast",
+    "all_to_all": "all_to_all",
+    "sendrecv": "send",
+}
+"""Each benchmarked op under its name in advisor.backends' support tables."""
 BUSBW_FACTOR = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -53,25 +63,39 @@ IN_PLACE_MODES = {
     "sendrecv": (False,),
 }
 """torch's all_reduce and broadcast work in place only; all_to_all_single has no in-place form."""
-NATIVE_VARIANTS: dict[str, dict[str, dict[str, str]]] = {
-    "hccl": {
-        "hccl-ring": {"HCCL_ALGO": "level0:NA;level1:ring"},
-        "hccl-H-D_R": {"HCCL_ALGO": "level0:NA;level1:H-D_R"},
-        "hccl-NHR": {"HCCL_ALGO": "level0:NA;level1:NHR"},
-        "hccl-NB": {"HCCL_ALGO": "level0:NA;level1:NB"},
-        "hccl-buff400": {"HCCL_BUFFSIZE": "400"},
-    },
-    "nccl": {
-        **{
-            f"nccl-{algo}-{proto}": {"NCCL_ALGO": algo, "NCCL_PROTO": proto}
+HCCL_VARIANTS: dict[str, dict[str, str]] = {
+    "hccl-ring": {"HCCL_ALGO": "level0:NA;level1:ring"},
+    "hccl-H-D_R": {"HCCL_ALGO": "level0:NA;level1:H-D_R"},
+    "hccl-NHR": {"HCCL_ALGO": "level0:NA;level1:NHR"},
+    "hccl-NB": {"HCCL_ALGO": "level0:NA;level1:NB"},
+    "hccl-buff400": {"HCCL_BUFFSIZE": "400"},
+}
+
+
+def native_variants(
+    backend: str, nccl_version: tuple[int, ...] | None = None
+) -> dict[str, dict[str, str]]:
+    """Native-algorithm settings tried when ``bench.variants`` is empty (one fresh job each).
+
+    NCCL's algorithm and protocol are fixed for all_reduce alone (``backends.nccl_allreduce_only``):
+    a global ``NCCL_ALGO=Tree`` breaks every other collective from NCCL 2.24 on.
+    """
+    if backend == "hccl":
+        return dict(HCCL_VARIANTS)
+    if backend == "nccl":
+        out = {
+            f"nccl-{algo}-{proto}": {
+                "NCCL_ALGO": nccl_allreduce_only(algo, nccl_version),
+                "NCCL_PROTO": nccl_allreduce_only(proto, nccl_version),
+            }
             for algo in ("Ring", "Tree")
             for proto in ("LL", "LL128", "Simple")
-        },
-        "nccl-buff16M": {"NCCL_BUFFSIZE": str(16 * 2**20)},
-    },
-    "gloo": {},
-}
-"""Native-algorithm settings tried when ``bench.variants`` is empty (one fresh job each)."""
+        }
+        out["nccl-buff16M"] = {"NCCL_BUFFSIZE": str(16 * 2**20)}
+        return out
+    return {}
+
+
 DEFAULT_VARIANT = "default"
 
 
@@ -87,7 +111,7 @@ class BenchJobConfig:
     """Collectives to time: all_reduce, all_gather, reduce_scatter, broadcast, all_to_all,
     sendrecv."""
     dtypes: list[str] = field(default_factory=lambda: ["fp32"])
-    """Element types: fp32, fp16, bf16."""
+    """Element types: fp32, fp16, bf16, fp64."""
     algorithms: list[str] = field(default_factory=lambda: ["native"])
     """all_reduce algorithms: native and the in-project ones (advisor.bench.algorithms)."""
     min_bytes: int = 1024
@@ -114,7 +138,8 @@ class BenchConfig(StageConfig):
     ops: list[str] = field(default_factory=lambda: list(OPS))
     """Collectives to time (see BenchJobConfig.ops)."""
     dtypes: list[str] = field(default_factory=lambda: ["fp32", "fp16", "bf16"])
-    """Element types: fp32, fp16, bf16."""
+    """Element types: fp32, fp16, bf16, fp64 (each must be one the backend takes for every op:
+    HCCL reduces no fp64 before the 950, the 910 no bf16)."""
     algorithms: list[str] = field(default_factory=lambda: list(algorithms.ALGORITHMS))
     """all_reduce algorithms compared side by side: native plus the in-project ones."""
     min_bytes: int = 1024
@@ -135,7 +160,7 @@ class BenchConfig(StageConfig):
     """Also run one job per native-algorithm setting of the backend (none on gloo)."""
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
     """Native variants to run (name → environment); empty: the backend's defaults
-    (advisor.bench.collectives.NATIVE_VARIANTS). Override one with
+    (advisor.bench.collectives.native_variants). Override one with
     ``+stages.bench.variants.NAME={HCCL_ALGO:'level0:NA;level1:ring'}``."""
     variant_ops: list[str] = field(default_factory=lambda: ["all_reduce"])
     """Collectives timed in the variant jobs (native algorithm only)."""
@@ -200,6 +225,20 @@ class BenchConfig(StageConfig):
         )
 
 
+def backend_problems(params: BenchConfig, cluster: Cluster) -> list[str]:
+    """What the cluster's backend refuses among the benchmark's op × dtype points."""
+    from advisor.backends import BACKEND_OF, dtype_problems
+
+    backend = BACKEND_OF[cluster.declared_device]
+    ops = [TABLE_OP[op] for op in dict.fromkeys(params.ops + params.variant_ops)]
+    if any(a != "native" for a in params.algorithms):
+        ops += ["send", "recv"]  # the in-project algorithms move data point to point
+    problems = dtype_problems(
+        backend, list(dict.fromkeys(ops)), [DTYPES[d] for d in params.dtypes], cluster.chip
+    )
+    return [f"stages.bench.dtypes: {p}" for p in problems]
+
+
 def sizes(min_bytes: int, max_bytes: int, factor: int) -> list[int]:
     out, s = [], min_bytes
     while s <= max_bytes:
@@ -220,7 +259,11 @@ def element_count(op: str, nbytes: int, element_bytes: int, world: int) -> int:
 
 
 class _Point:
-    """Buffers of one (op, dtype, size, in-place) point and how to run and check it."""
+    """Buffers of one (op, dtype, size, in-place) point and how to run and check it.
+
+    Every buffer is made on the rank's device through ``advisor.comm`` (a receive buffer made
+    without the device is refused by HCCL and NCCL: their groups serve device tensors only).
+    """
 
     def __init__(self, ctx: RankContext, op: str, dtype: str, count: int, in_place: bool) -> None:
         import torch
@@ -229,24 +272,30 @@ class _Point:
         self.op, self.count, self.in_place = op, count, in_place
         self.rank, self.n = ctx.rank, ctx.world_size
         self.dtype = getattr(torch, DTYPES[dtype])
-        self.device = ctx.device
         self.block = count // self.n if op in ("all_gather", "reduce_scatter", "all_to_all") else 0
         self.peer = -1
         self.link = ""
 
     def pattern(self, count: int, offset: int, base: float) -> Any:
         """base + (global index mod 3): small integers, exact in every dtype."""
-        idx = self.torch.arange(offset, offset + count, device=self.device)
+        from advisor import comm
+
+        idx = comm.arange(offset, offset + count)
         return (idx % 3).to(self.dtype) + base
 
+    def zeros(self, count: int) -> Any:
+        from advisor import comm
+
+        return comm.zeros(count, dtype=self.dtype)
+
     def fill(self) -> None:
-        t, r, c, b = self.torch, self.rank, self.count, self.block
+        r, c, b = self.rank, self.count, self.block
         if self.op == "all_reduce":
             self.buf = self.pattern(c, 0, r + 1.0)
         elif self.op == "broadcast":
-            self.buf = self.pattern(c, 0, 1.0) if r == 0 else t.zeros(c, dtype=self.dtype)
+            self.buf = self.pattern(c, 0, 1.0) if r == 0 else self.zeros(c)
         elif self.op == "all_gather":
-            self.out = t.zeros(c, dtype=self.dtype, device=self.device)
+            self.out = self.zeros(c)
             if self.in_place:
                 self.out[r * b : (r + 1) * b] = self.pattern(b, r * b, r + 1.0)
                 self.inp = self.out[r * b : (r + 1) * b]
@@ -254,38 +303,26 @@ class _Point:
                 self.inp = self.pattern(b, r * b, r + 1.0)
         elif self.op == "reduce_scatter":
             self.inp = self.pattern(c, 0, r + 1.0)
-            self.out = (
-                self.inp[r * b : (r + 1) * b]
-                if self.in_place
-                else t.zeros(b, dtype=self.dtype, device=self.device)
-            )
-        elif self.op == "all_to_all":
+            self.out = self.inp[r * b : (r + 1) * b] if self.in_place else self.zeros(b)
+        elif self.op in ("all_to_all", "sendrecv"):
             self.inp = self.pattern(c, 0, r + 1.0)
-            self.out = t.zeros(c, dtype=self.dtype, device=self.device)
-        elif self.op == "sendrecv":
-            self.inp = self.pattern(c, 0, r + 1.0)
-            self.out = t.zeros(c, dtype=self.dtype, device=self.device)
+            self.out = self.zeros(c)
 
     def run(self, fn: algorithms.AllReduceFn) -> None:
-        import torch.distributed as dist
+        from advisor import comm
 
         if self.op == "all_reduce":
             fn(self.buf)
         elif self.op == "broadcast":
-            dist.broadcast(self.buf, src=0)
+            comm.broadcast(self.buf, src=0)
         elif self.op == "all_gather":
-            dist.all_gather_into_tensor(self.out, self.inp)
+            comm.all_gather_into_tensor(self.out, self.inp)
         elif self.op == "reduce_scatter":
-            dist.reduce_scatter_tensor(self.out, self.inp)
+            comm.reduce_scatter_tensor(self.out, self.inp)
         elif self.op == "all_to_all":
-            dist.all_to_all_single(self.out, self.inp)
+            comm.all_to_all_single(self.out, self.inp)
         elif self.op == "sendrecv" and self.peer >= 0:
-            ops = [
-                dist.P2POp(dist.isend, self.inp, self.peer),
-                dist.P2POp(dist.irecv, self.out, self.peer),
-            ]
-            for w in dist.batch_isend_irecv(ops):
-                w.wait()
+            comm.exchange([(self.inp, self.peer)], [(self.out, self.peer)])
 
     def wrong(self) -> int:
         """Elements that differ from the expected result (relative tolerance for half types)."""
@@ -309,8 +346,9 @@ class _Point:
             got, want = self.out, self.pattern(c, 0, self.peer + 1.0).float()
         else:
             return 0
-        tol = {t.float32: 1e-5, t.float16: 1e-3, t.bfloat16: 1e-2}[self.dtype]
-        bad = (got.float().cpu() - want.cpu()).abs() > tol * want.cpu().abs().clamp(min=1.0)
+        tol = {t.float32: 1e-5, t.float16: 1e-3, t.bfloat16: 1e-2, t.float64: 1e-12}[self.dtype]
+        got_h, want_h = got.float().cpu(), want.cpu()
+        bad = (got_h - want_h).abs() > tol * want_h.abs().clamp(min=1.0)
         return int(bad.sum().item())
 
 
@@ -327,7 +365,8 @@ def _sendrecv_pairs(ctx: RankContext) -> list[tuple[str, int, int]]:
 
 def _time_point(ctx: RankContext, point: _Point, fn: algorithms.AllReduceFn, p: Any) -> dict:
     import torch
-    import torch.distributed as dist
+
+    from advisor import comm
 
     wrong = 0
     point.fill()
@@ -337,24 +376,26 @@ def _time_point(ctx: RankContext, point: _Point, fn: algorithms.AllReduceFn, p: 
         wrong = point.wrong()
     for _ in range(p.warmup_iters):
         point.run(fn)
-    times = torch.zeros(p.iters, dtype=torch.float64)
-    for i in range(p.iters):
-        dist.barrier()
+    times: list[float] = []
+    for _ in range(p.iters):
+        comm.barrier()
         ctx.sync()
         t0 = time.perf_counter()
         point.run(fn)
         ctx.sync()
-        times[i] = time.perf_counter() - t0
-    stats = torch.cat([times, torch.tensor([float(wrong)], dtype=torch.float64)])
-    # the slowest rank's time for each iteration; wrong elements summed over ranks
-    dist.all_reduce(stats[: p.iters], op=dist.ReduceOp.MAX)
-    dist.all_reduce(stats[p.iters :], op=dist.ReduceOp.SUM)
-    per_iter_us = sorted(float(x) * 1e6 for x in stats[: p.iters])
+        times.append(time.perf_counter() - t0)
+    # Bookkeeping on the CPU over the gloo side group, exact in float64: the device group would
+    # need device tensors, and HCCL reduces no float64 before the 950 (advisor.backends).
+    slowest = torch.tensor(times, dtype=torch.float64)
+    wrong_sum = torch.tensor([wrong], dtype=torch.int64)
+    comm.all_reduce(slowest, op="max", group=comm.side_group())
+    comm.all_reduce(wrong_sum, op="sum", group=comm.side_group())
+    per_iter_us = sorted(float(x) * 1e6 for x in slowest)
     return {
         "time_us_p50": statistics.median(per_iter_us),
         "time_us_p10": _quantile(per_iter_us, 0.1),
         "time_us_p90": _quantile(per_iter_us, 0.9),
-        "wrong": int(stats[p.iters].item()),
+        "wrong": int(wrong_sum.item()),
     }
 
 
@@ -378,7 +419,7 @@ def bandwidths_gbps(op: str, nbytes: int, time_us: float, world: int) -> tuple[f
 def run_rank(ctx: RankContext, p: BenchJobConfig) -> None:
     import os
 
-    import torch.distributed as dist
+    from advisor import comm
 
     if ctx.rank == 0 and p.env:
         ctx.record("env", variant=p.variant, seen={k: os.environ.get(k) for k in p.env})
@@ -424,7 +465,7 @@ def run_rank(ctx: RankContext, p: BenchJobConfig) -> None:
                                         world_size=ctx.world_size,
                                         **stats,
                                     )
-    dist.barrier()
+    comm.barrier()
 
 
 def _label(algorithm: str, variant: str) -> str:
@@ -681,7 +722,9 @@ def _measured_bottleneck(ctx: DriverContext, link: str) -> float | None:
 def variants_of(params: BenchConfig, backend: str) -> dict[str, dict[str, str]]:
     if not params.native_variants:
         return {}
-    return dict(params.variants) if params.variants else dict(NATIVE_VARIANTS.get(backend, {}))
+    if params.variants:
+        return dict(params.variants)
+    return native_variants(backend, nccl_version() if backend == "nccl" else None)
 
 
 def drive(ctx: DriverContext, params: BenchConfig) -> None:
@@ -727,4 +770,5 @@ STAGE = Stage(
     run_rank=run_rank,
     drive=drive,
     summarize=summarize,
+    check=backend_problems,
 )

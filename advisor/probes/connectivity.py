@@ -18,7 +18,6 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
@@ -128,21 +127,27 @@ def plan_rounds(mode: str, n: int) -> list[list[Pair]]:
 # --- rank side ------------------------------------------------------------------------------
 
 
-def _wait(work: Any, timeout_s: float) -> None:
-    work.wait(timeout=timedelta(seconds=timeout_s))
+def _ping_pong(peer: int, initiator: bool, send: Any, recv: Any, timeout_s: float) -> None:
+    """One round trip with ``peer``; each message waited for at most ``timeout_s``.
 
+    The wait is the advisor's own (``comm.wait``): on HCCL and NCCL ``Work.wait(timeout)`` does
+    not bound the wait, so a dead peer would otherwise hold this rank until the stage deadline.
+    No tag: HCCL and NCCL ignore tags; a pair's messages match in the order they are posted.
+    """
+    from advisor import comm
 
-def _ping_pong(
-    peer: int, initiator: bool, send: Any, recv: Any, tag: int, timeout_s: float
-) -> None:
-    import torch.distributed as dist
+    def sent() -> None:
+        comm.wait(comm.isend(send, peer), timeout_s, f"send to rank {peer}")
+
+    def received() -> None:
+        comm.wait(comm.irecv(recv, peer), timeout_s, f"receive from rank {peer}")
 
     if initiator:
-        _wait(dist.isend(send, peer, tag=tag), timeout_s)
-        _wait(dist.irecv(recv, peer, tag=tag), timeout_s)
+        sent()
+        received()
     else:
-        _wait(dist.irecv(recv, peer, tag=tag), timeout_s)
-        _wait(dist.isend(send, peer, tag=tag), timeout_s)
+        received()
+        sent()
 
 
 def _series(
@@ -152,34 +157,35 @@ def _series(
     nbytes: int,
     iters: int,
     params: ConnectivityConfig,
-    tag: int,
 ) -> list[float]:
     """Round-trip times (s) of ``iters`` ping-pongs of ``nbytes``, after the warm-up."""
     import torch
 
+    from advisor import comm
+
     # int8: a one-byte type every backend sends (HCCL's older releases lack uint8).
-    send = torch.ones(nbytes, dtype=torch.int8, device=ctx.device)
-    recv = torch.empty(nbytes, dtype=torch.int8, device=ctx.device)
+    send = comm.ones(nbytes, dtype=torch.int8)
+    recv = comm.empty(nbytes, dtype=torch.int8)
     for _ in range(params.warmup_iters):
-        _ping_pong(peer, initiator, send, recv, tag, params.pair_timeout_s)
+        _ping_pong(peer, initiator, send, recv, params.pair_timeout_s)
     ctx.sync()
     times = []
     for _ in range(iters):
         t0 = time.perf_counter()
-        _ping_pong(peer, initiator, send, recv, tag, params.pair_timeout_s)
+        _ping_pong(peer, initiator, send, recv, params.pair_timeout_s)
         ctx.sync()
         times.append(time.perf_counter() - t0)
     return times
 
 
 def _measure_pair(
-    ctx: RankContext, peer: int, initiator: bool, params: ConnectivityConfig, tag: int
+    ctx: RankContext, peer: int, initiator: bool, params: ConnectivityConfig
 ) -> dict[str, Any]:
-    rtts = _series(ctx, peer, initiator, params.latency_bytes, params.latency_iters, params, tag)
+    rtts = _series(ctx, peer, initiator, params.latency_bytes, params.latency_iters, params)
     out: dict[str, Any] = {"latency_us": statistics.median(rtts) / 2 * 1e6}
     by_size: dict[str, float] = {}
     for nbytes in params.bandwidth_bytes:
-        times = _series(ctx, peer, initiator, nbytes, params.bandwidth_iters, params, tag)
+        times = _series(ctx, peer, initiator, nbytes, params.bandwidth_iters, params)
         # The median round trip: one preempted iteration (ranks share cores when emulated)
         # must not drag the pair's figure down and make a healthy link look slow.
         by_size[str(nbytes)] = 2 * nbytes * 8 / statistics.median(times) / 1e9
@@ -209,13 +215,12 @@ def _node_nics(ctx: RankContext) -> dict[str, Any]:
 
 
 def run_rank(ctx: RankContext, params: ConnectivityConfig) -> None:
-    import torch.distributed as dist
+    from advisor import comm
 
     with ctx.step("gather") as m:
         mine = {"rank": ctx.rank, "host": ctx.host, "node_name": ctx.node_name}
         mine.update(_node_nics(ctx))
-        table: list[Any] = [None] * ctx.world_size
-        dist.all_gather_object(table, mine)
+        table = comm.gather_objects(mine)
         if ctx.local_rank == 0:
             m.update(nics=mine["nics"], comm_nic=mine["comm_nic"], mtu=mine["mtu"])
         if ctx.rank == 0:
@@ -242,9 +247,11 @@ def run_rank(ctx: RankContext, params: ConnectivityConfig) -> None:
                 peer_node_name=info["node_name"],
                 role="initiator" if ctx.rank == a else "responder",
             ) as m:
-                result = _measure_pair(ctx, peer, ctx.rank == a, params, tag=index)
+                result = _measure_pair(ctx, peer, ctx.rank == a, params)
                 if ctx.rank == a:
                     m.update(result)
+        except comm.StrictEmulationError:
+            raise  # the advisor's own call, not the pair's link
         except Exception as e:
             # gloo appends a paragraph of advice to every transport error; the first sentence
             # says what happened, the full text is in the pair's own record.

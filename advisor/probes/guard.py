@@ -56,13 +56,14 @@ class Guard:
     def __init__(self, ctx: RankContext, timeout_s: float) -> None:
         import torch.distributed as dist
 
+        from advisor import comm
+
         self.ctx = ctx
         self.timeout_s = timeout_s
         self.store: Any = dist.distributed_c10d._get_default_store()
-        # monitored_barrier exists only on gloo; other backends get a gloo side group of all
-        # ranks, created once here (every rank must create it, in the same place). Probes also
-        # exchange their small Python objects over it, on the CPU.
-        self.group: Any = None if ctx.backend == "gloo" else dist.new_group(backend="gloo")
+        # monitored_barrier exists only on gloo: on nccl/hccl it runs on the job's gloo side
+        # group of all ranks (advisor.comm), over which probes also exchange small objects.
+        self.group: Any = comm.side_group()
 
     def mark(self, step: str) -> None:
         """Publish the step this rank has reached (read back when a guarded step times out)."""
@@ -83,7 +84,7 @@ class Guard:
 
     def arrive(self, step: str) -> float:
         """Wait until every rank reaches ``step``; returns the seconds this rank waited."""
-        import torch.distributed as dist
+        from advisor import comm
 
         self.mark(step)
         t0 = time.perf_counter()
@@ -96,7 +97,7 @@ class Guard:
             except Exception as e:
                 self._diagnose(step, e, named=[])
         try:
-            dist.monitored_barrier(group=self.group, timeout=timeout, wait_all_ranks=True)
+            comm.monitored_barrier(self.group, self.timeout_s, wait_all_ranks=True)
         except RuntimeError as e:
             self._diagnose(step, e, named=missing_from_message(str(e)))
         return time.perf_counter() - t0

@@ -85,8 +85,9 @@ class PreflightConfig(StageConfig):
     """auto, listen (master:port must accept), reach (master host must answer), off."""
     hccl_ports: str = "auto"
     """Check HCCL_IF_BASE_PORT and the ports after it: auto (when the backend is hccl), on, off."""
-    hccl_port_count: int = 16
-    """Ports HCCL takes from its base port (16 to 32 by the CANN docs)."""
+    hccl_port_count: int = 32
+    """Ports HCCL takes from its base port: 32 on CANN 8.2.RC1 and later, 16 before (CANN
+    environment variable reference, HCCL_IF_BASE_PORT); the larger count covers both."""
     tools: bool = True
     """Run npu-smi, hccn_tool and nvidia-smi where installed."""
     tool_timeout_s: float = 10.0
@@ -208,6 +209,38 @@ def port_busy(port: int) -> dict[str, Any] | None:
     return holder
 
 
+def gloo_bind_address(all_nics: list[Any], timeout_s: float) -> dict[str, Any]:
+    """Where gloo binds on this host with GLOO_SOCKET_IFNAME unset: the host name's address.
+
+    torch's ProcessGroupGloo uses the address the host name resolves to, and the loopback
+    address when that is not usable (createDefaultDevice). A loopback address (Debian and Ubuntu
+    map the host name to 127.0.1.1) cannot be reached from the other nodes, so every gloo group
+    of the job (its default group on gloo, the side groups on hccl/nccl) hangs at creation.
+    """
+    host = socket.gethostname()
+    found = resolve_host(host, timeout_s)
+    addrs = [a.split("%", 1)[0] for a in found["addresses"]]
+    nic = next((n.name for n in all_nics for a in addrs if a in n.addresses), "")
+    loopback = bool(addrs) and all(ipaddress.ip_address(a).is_loopback for a in addrs)
+    problem = ""
+    fix = (
+        "set cluster.interface=<NIC> (the launcher then sets GLOO_SOCKET_IFNAME) or "
+        "+env.GLOO_SOCKET_IFNAME=<NIC>"
+    )
+    if not found["ok"]:
+        problem = (
+            f"GLOO_SOCKET_IFNAME is unset and this host's name {host!r} does not resolve: gloo "
+            f"falls back to the loopback address, which other nodes cannot reach; {fix}"
+        )
+    elif loopback:
+        problem = (
+            f"GLOO_SOCKET_IFNAME is unset and this host's name {host!r} resolves to "
+            f"{', '.join(addrs)} (loopback): gloo groups bind there and other nodes cannot "
+            f"connect; {fix}"
+        )
+    return {"host": host, "addresses": addrs, "nic": nic, "problem": problem}
+
+
 # --- host tools -----------------------------------------------------------------------------
 
 
@@ -269,10 +302,11 @@ def job_env(cfg: AdvisorConfig | None, cluster: Cluster) -> dict[str, str]:
     from advisor import backends
 
     env = dict(os.environ)
-    if cfg is not None:
-        env.update(cfg.env)
-    if cluster.interface:
-        env[backends.IFNAME_VAR[cluster.device_type]] = cluster.interface
+    extra = dict(cfg.env) if cfg is not None else {}
+    env.update(extra)
+    for var, value in backends.interface_env(cluster.device_type, cluster.interface).items():
+        if var not in extra:
+            env[var] = value
     return env
 
 
@@ -418,12 +452,18 @@ def check_node(ctx: HostContext, params: PreflightConfig) -> None:
         if env.get("HCCL_IF_IP"):
             checks.append(nicmod.check_if_ip(env["HCCL_IF_IP"], all_nics))
         for c in checks:
-            c["used_by_this_run"] = c["var"] == own_var or (
+            # GLOO_SOCKET_IFNAME is read by every run: hccl and nccl jobs keep gloo side groups.
+            c["used_by_this_run"] = c["var"] in (own_var, backends.GLOO_IFNAME_VAR) or (
                 c["var"] == "HCCL_IF_IP" and cluster.backend == "hccl"
             )
             if not c["ok"]:
                 (blocking if c["used_by_this_run"] else warnings).append(c["problem"])
         m["ifname_checks"] = checks
+        if cluster.nodes > 1 and not cluster.emulated and not env.get(backends.GLOO_IFNAME_VAR):
+            gloo = gloo_bind_address(all_nics, params.dns_timeout_s)
+            m["gloo_bind"] = gloo
+            if gloo["problem"]:
+                blocking.append(gloo["problem"])
 
     if params.tools:
         with ctx.step("tools") as m:
@@ -546,6 +586,9 @@ class NodePreflight:
     """Interface whose address is the source towards the master."""
     ifname_checks: list[dict[str, Any]] = field(default_factory=list)
     """``{var, value, ok, selected, problem, used_by_this_run}``."""
+    gloo_bind: dict[str, Any] = field(default_factory=dict)
+    """Multi-node with GLOO_SOCKET_IFNAME unset: ``{host, addresses, nic, problem}``, where
+    gloo groups bind (the host name's address)."""
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per command: ``{argv, returncode, timed_out, elapsed_s, output, parsed | parse_error}``."""
     blocking: list[str] = field(default_factory=list)
@@ -581,6 +624,7 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> Preflight
             node.route_nic = str(m.get("route_nic", ""))
         elif r.step == "ifnames":
             node.ifname_checks = list(m.get("ifname_checks", []))
+            node.gloo_bind = dict(m.get("gloo_bind", {}))
         elif r.step == "tools":
             node.tools = dict(m.get("tools", {}))
         elif r.step == "summary":

@@ -73,22 +73,34 @@ TIMEOUT_SETTINGS: dict[str, TimeoutSetting] = {
         TimeoutSetting(
             name="HCCL_EVENT_TIMEOUT",
             unit="s",
-            default=1868,
+            default=1866,
             minimum=0,
             backends=("hccl",),
             zero_means_never=True,
-            note="torch_npu's wait on a collective's completion event; must exceed "
-            "HCCL_EXEC_TIMEOUT",
+            note="torch_npu's wait on a collective's completion event; unset: HCCL_EXEC_TIMEOUT "
+            "+ 30 s (0 when that is 0), set: should exceed HCCL_EXEC_TIMEOUT (torch_npu "
+            "ProcessGroupHCCL.cpp kOpWaitTimeout, kOpWaitTimeoutOffset = 30)",
+        ),
+        TimeoutSetting(
+            name="TORCH_HCCL_ASYNC_ERROR_HANDLING",
+            unit="flag",
+            default=1,
+            minimum=0,
+            maximum=3,
+            backends=("hccl",),
+            note="torch_npu watchdog: 0 none, 1 tear down (default), 2 clean up only, 3 skip "
+            "clean-up and tear down; wins over HCCL_ASYNC_ERROR_HANDLING (torch_npu "
+            "OptionsManager.cpp CheckUseHcclAsyncErrorHandleEnable)",
         ),
         TimeoutSetting(
             name="HCCL_ASYNC_ERROR_HANDLING",
             unit="flag",
             default=1,
             minimum=0,
-            maximum=1,
+            maximum=3,
             backends=("hccl",),
-            note="torch_npu watchdog: 1 aborts the communicator on a timed-out collective; the "
-            "process-group timeout should exceed the connect and exec timeouts",
+            note="the deprecated name of TORCH_HCCL_ASYNC_ERROR_HANDLING, read only when that is "
+            "unset (torch_npu OptionsManager.cpp)",
         ),
         TimeoutSetting(
             name="TORCH_NCCL_ASYNC_ERROR_HANDLING",
@@ -105,10 +117,11 @@ TIMEOUT_SETTINGS: dict[str, TimeoutSetting] = {
             unit="s",
             default=1800,
             minimum=0,
-            backend_defaults={"nccl": 600},
+            backend_defaults={"nccl": 600, "hccl": 3636},
             note="timeout given to init_process_group: how long a collective may block before "
             "the watchdog (nccl/hccl) or the backend (gloo) fails it; torch's defaults are "
-            "10 min for nccl and 30 min otherwise",
+            "10 min for nccl and 30 min otherwise; torch_npu replaces the 30-min default with "
+            "HCCL_EXEC_TIMEOUT + 1800 s when the watchdog tears down (ProcessGroupHCCL.cpp)",
         ),
         TimeoutSetting(
             name="join_timeout_s",
@@ -129,7 +142,7 @@ class SettingFact:
 
     value: float | None
     """The value in effect (set, or the default when unset); None when the set text is not a
-    number."""
+    number, or when the default never times out (``never``)."""
     raw: str = ""
     """Text as set in the environment or config; empty when unset."""
     default: float
@@ -151,6 +164,8 @@ class SettingFact:
     """The value parses and lies inside the documented range."""
     error: str = ""
     """Why the value is unusable or out of range, naming the variable and the range."""
+    ignored: str = ""
+    """Why the library does not read it although it is set (another name wins)."""
 
 
 def _number(text: str) -> float | None:
@@ -208,7 +223,9 @@ def timeout_settings(
     """Every documented timeout setting as a job with environment ``env`` sees it.
 
     ``pg_timeout_s`` and ``join_timeout_s`` come from the advisor config (None: not given, the
-    documented default applies).
+    documented default applies). Defaults that follow other settings follow them here: an unset
+    HCCL_EVENT_TIMEOUT is HCCL_EXEC_TIMEOUT + 30 s, the hccl process group's default is
+    HCCL_EXEC_TIMEOUT + 1800 s while the watchdog tears down (error handling 1).
     """
     out: dict[str, SettingFact] = {}
     for name, spec in TIMEOUT_SETTINGS.items():
@@ -218,4 +235,29 @@ def timeout_settings(
             out[name] = setting_fact(spec, join_timeout_s, backend=backend, source="config")
         else:
             out[name] = setting_fact(spec, env.get(name), backend=backend, source="env")
+    exec_s = out["HCCL_EXEC_TIMEOUT"].value
+    event = out["HCCL_EVENT_TIMEOUT"]
+    if event.source == "default" and exec_s is not None:
+        follows = exec_s + EVENT_TIMEOUT_OFFSET_S if exec_s > 0 else 0.0
+        event.value = event.default = follows
+        event.never = follows == 0
+        event.effective_s = None if event.never else follows
+    torch_name, old_name = out["TORCH_HCCL_ASYNC_ERROR_HANDLING"], out["HCCL_ASYNC_ERROR_HANDLING"]
+    if torch_name.source == "env" and old_name.source == "env":
+        old_name.ignored = "TORCH_HCCL_ASYNC_ERROR_HANDLING is set and wins"
+    mode = torch_name.value if torch_name.source == "env" else old_name.value
+    pg = out["pg_timeout_s"]
+    if backend == "hccl" and pg.source == "default" and exec_s is not None and mode == 1:
+        # HCCL_EXEC_TIMEOUT=0: torch_npu's watchdog timeout becomes LLONG_MAX ms, i.e. never
+        pg.never = exec_s == 0
+        pg.value = None if pg.never else exec_s + 1800
+        pg.default = pg.value if pg.value is not None else pg.default
+        pg.effective_s = None if pg.never else pg.value
+    elif backend == "hccl" and pg.source == "default":
+        pg.value = pg.default = TIMEOUT_SETTINGS["pg_timeout_s"].default
+        pg.effective_s = pg.value
     return out
+
+
+EVENT_TIMEOUT_OFFSET_S = 30.0
+"""torch_npu's kOpWaitTimeoutOffset: an unset HCCL_EVENT_TIMEOUT is HCCL_EXEC_TIMEOUT + this."""

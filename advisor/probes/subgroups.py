@@ -28,7 +28,6 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
@@ -214,7 +213,7 @@ def script(dims: list[Dimension], elements: int, *, mismatch: bool) -> list[dict
 
 
 def run_rank(ctx: RankContext, params: SubgroupsConfig) -> None:
-    import torch.distributed as dist
+    from advisor import comm
 
     guard = Guard(ctx, params.arrival_timeout_s)
     nodes, per_node = ctx.cluster.nodes, ctx.cluster.devices_per_node
@@ -228,28 +227,28 @@ def run_rank(ctx: RankContext, params: SubgroupsConfig) -> None:
         plan = [[d.name, g] for d in dims for g in d.groups]
         if ctx.rank in params.inject_reorder_ranks:
             plan.reverse()
-        plans: list[Any] = [None] * ctx.world_size
-        dist.all_gather_object(plans, plan, group=guard.group)
+        plans = comm.gather_objects(plan)
         hashes = {r: digest(p) for r, p in enumerate(plans)}
         m.update(sequence_hash=hashes[ctx.rank], sequence=plan)
         diverging = sorted(r for r, h in hashes.items() if h != majority(hashes))
         m["diverging_ranks"] = diverging
     handles = {} if diverging else create_groups(ctx, guard, plan, params)
-
     with ctx.step("fingerprint") as m:
         guard.arrive("fingerprint")
         calls = script(dims, params.elements, mismatch=ctx.rank in params.inject_mismatch_ranks)
-        gathered: list[Any] = [None] * ctx.world_size
-        dist.all_gather_object(gathered, calls, group=guard.group)
+        gathered = comm.gather_objects(calls)
         mismatches = compare_sequences(dict(enumerate(gathered)))
         m.update(calls=calls, sequence_hash=digest(calls), count=len(calls))
         m["mismatch_ranks"] = [x.rank for x in mismatches]
-    if diverging or mismatches:
-        return
-
-    with ctx.step("sequence") as m:
-        guard.arrive("sequence")
-        m["wrong"] = run_script(ctx, calls, handles)
+    if not (diverging or mismatches):
+        with ctx.step("sequence") as m:
+            guard.arrive("sequence")
+            m["wrong"] = run_script(ctx, calls, handles)
+    # Each group holds communicator memory on the device (2 x HCCL_BUFFSIZE on HCCL). Only on
+    # the way out of a healthy stage: a failed stage's job is stopped, and a destroy could wait
+    # on a peer that is gone.
+    for _, h in handles.values():
+        comm.destroy_group(h)
 
 
 def create_groups(
@@ -259,13 +258,14 @@ def create_groups(
     import torch
     import torch.distributed as dist
 
+    from advisor import comm
+
     handles: dict[str, tuple[list[int], Any]] = {}
     with ctx.step("create_groups") as m:
         guard.arrive("create_groups")
         t0 = time.perf_counter()
-        timeout = timedelta(seconds=params.collective_timeout_s)
         for name, ranks in plan:
-            h = dist.new_group(ranks=ranks, timeout=timeout)
+            h = comm.new_group(ranks, timeout_s=params.collective_timeout_s)
             if ctx.rank in ranks:
                 handles[name] = (ranks, h)
         m.update(groups=len(plan), create_s=time.perf_counter() - t0)
@@ -274,8 +274,10 @@ def create_groups(
         guard.arrive("membership")
         results = []
         for name, (ranks, h) in handles.items():
-            t = torch.tensor([ctx.rank + 1.0, 1.0], dtype=torch.float64, device=ctx.device)
-            dist.all_reduce(t, group=h)
+            # int64: exact, and every backend reduces it (HCCL has no float64 all_reduce before
+            # the 950; see advisor.backends.HCCL_DTYPES).
+            t = comm.tensor([ctx.rank + 1, 1], dtype=torch.int64)
+            comm.all_reduce(t, group=h)
             ctx.sync()
             expected = [float(sum(r + 1 for r in ranks)), float(len(ranks))]
             got = [float(x) for x in t.tolist()]
@@ -292,23 +294,24 @@ def run_script(
 ) -> int:
     """Run the scripted calls on this rank's groups; returns how many results were wrong."""
     import torch
-    import torch.distributed as dist
+
+    from advisor import comm
 
     wrong = 0
     for call in calls:
         ranks, h = handles[call["dim"]]
         dtype = getattr(torch, call["dtype"])
-        mine = torch.full(call["shape"], float(ctx.rank + 1), dtype=dtype, device=ctx.device)
+        mine = comm.full(call["shape"], float(ctx.rank + 1), dtype=dtype)
         if call["op"] == "all_reduce":
-            dist.all_reduce(mine, group=h)
+            comm.all_reduce(mine, group=h)
             expected = [torch.full_like(mine, float(sum(r + 1 for r in ranks)))]
             got = [mine]
         elif call["op"] == "all_gather":
             got = [torch.empty_like(mine) for _ in ranks]
-            dist.all_gather(got, mine, group=h)
+            comm.all_gather(got, mine, group=h)
             expected = [torch.full_like(mine, float(r + 1)) for r in ranks]
         else:
-            dist.broadcast(mine, src=ranks[0], group=h)
+            comm.broadcast(mine, src=ranks[0], group=h)
             expected = [torch.full_like(mine, float(ranks[0] + 1))]
             got = [mine]
         ctx.sync()

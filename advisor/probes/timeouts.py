@@ -130,8 +130,7 @@ class TimeoutsFacts:
 
 
 def run_rank(ctx: RankContext, params: TimeoutsConfig) -> None:
-    import torch
-    import torch.distributed as dist
+    from advisor import comm
 
     guard = Guard(ctx, params.arrival_timeout_s)
     if ctx.local_rank == 0:
@@ -141,7 +140,7 @@ def run_rank(ctx: RankContext, params: TimeoutsConfig) -> None:
             env={name: os.environ[name] for name in ENV_SETTINGS if name in os.environ},
             job_pg_timeout_s=ctx.spec.pg_timeout_s,
         )
-    t = torch.ones(256, device=ctx.device)
+    t = comm.ones(256)
     # On nccl/hccl the guard's barrier runs on its own gloo group, so this all_reduce is the first
     # on the backend's communicator, the one that sets up its connections (gloo connects at init).
     for step in ("first_collective", "second_collective"):
@@ -149,7 +148,7 @@ def run_rank(ctx: RankContext, params: TimeoutsConfig) -> None:
             guard.arrive(step)
             ctx.sync()
             t0 = time.perf_counter()
-            dist.all_reduce(t)
+            comm.all_reduce(t)
             ctx.sync()
             m["collective_s"] = time.perf_counter() - t0
     for i in range(params.iterations):
@@ -157,7 +156,7 @@ def run_rank(ctx: RankContext, params: TimeoutsConfig) -> None:
         with ctx.step(step) as m:
             m["wait_s"] = guard.arrive(step)
             t0 = time.perf_counter()
-            dist.barrier()
+            comm.barrier()
             ctx.sync()
             m["barrier_s"] = time.perf_counter() - t0
 

@@ -151,7 +151,7 @@ def device_key(node_name: str, host: str, device: str, bus_id: str) -> str:
 
 
 def run_rank(ctx: RankContext, params: TopologyConfig) -> None:
-    import torch.distributed as dist
+    from advisor import comm
 
     with ctx.step("identity") as m:
         m.update(_identity(ctx, params))
@@ -159,11 +159,9 @@ def run_rank(ctx: RankContext, params: TopologyConfig) -> None:
         ctx.node_name, ctx.host, f"{m['device_type']}:{m['device_index']}", m["bus_id"]
     )
     with ctx.step("devices") as d:
-        # Over a CPU (gloo) group, not the device's: two ranks on one device can break the
-        # device communicator, and this check must still name them.
-        group = dist.new_group(backend="gloo") if ctx.backend != "gloo" else None
-        keys: list[Any] = [None] * ctx.world_size
-        dist.all_gather_object(keys, mine, group=group)
+        # Over the CPU (gloo) side group, not the device's: two ranks on one device can break
+        # the device communicator, and this check must still name them.
+        keys = comm.gather_objects(mine)
         sharing = [r for r, k in enumerate(keys) if k == mine and r != ctx.rank]
         d["sharing_ranks"] = sharing
     if ctx.rank == 0:

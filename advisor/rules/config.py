@@ -24,8 +24,9 @@ class RuleParams:
     """Scaling efficiency (throughput per rank against the smallest scale) below this is a
     finding."""
     npu_chip: str = ""
-    """Ascend chip family when known (``910``, ``910B``, ``910_93``): chip-specific ranges use it;
-    empty leaves those rules not evaluated."""
+    """Ascend chip whose HCCL rules apply (``910``, ``A2``, ``A3``, ``950`` or a chip name such as
+    ``910B3``), overriding what the run found (the cluster's declared or detected chip, then the
+    chips npu-smi names); rules read the result as ``chip``."""
 
     def __post_init__(self) -> None:
         if self.connect_timeout_safety_multiple < 1:

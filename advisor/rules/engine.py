@@ -17,6 +17,7 @@ from typing import Any
 
 from jinja2.exceptions import SecurityError, UndefinedError
 
+from advisor.backends import CHIPS, chip_generation
 from advisor.facts import Facts
 from advisor.rules import sandbox
 from advisor.rules.config import RulesConfig
@@ -55,6 +56,7 @@ def build_context(
         if name not in CONTEXT_ROOTS and isinstance(sf, dict):
             ctx[name] = sandbox.wrap(sf.get("data") or {}, name)
     ctx.update(
+        chip=npu_chip(data, params),
         cluster=sandbox.wrap(data.get("cluster") or {}, "cluster"),
         run=sandbox.wrap(data.get("run") or {}, "run"),
         environment=sandbox.wrap(environment, "environment"),
@@ -79,6 +81,23 @@ def build_context(
             "advisor import FILES)"
         )
     return ctx
+
+
+def npu_chip(data: dict[str, Any], params: dict[str, Any]) -> str:
+    """The Ascend generation whose HCCL rules apply ('' when unknown): ``rules.params.npu_chip``,
+    else the cluster's (declared, or read from the device), else the first chip npu-smi named
+    (live in preflight, or imported)."""
+    given = str(params.get("npu_chip") or "")
+    if given:
+        return given if given in CHIPS else chip_generation(given)
+    chip = str((data.get("cluster") or {}).get("chip") or "")
+    if chip:
+        return chip
+    for row in (data.get("evidence") or {}).get("npu_chips") or []:
+        generation = chip_generation(str(row.get("name", "")))
+        if generation:
+            return generation
+    return ""
 
 
 def known_stages() -> list[str]:

@@ -30,6 +30,8 @@ from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
 
+from advisor import backends
+
 MAX_SEQUENCE = 1_000
 """Longest ``range``."""
 MAX_LOOP_DEPTH = 2
@@ -300,25 +302,27 @@ def where_not(mapping: Any, expected: Any) -> dict[str, Any]:
     return _where(mapping, lambda v: v != expected)
 
 
-HCCL_ALGO_LEVEL1 = ("ring", "H-D_R", "NHR", "NB", "pipeline", "pairwise", "AHC", "fullmesh")
+HCCL_ALGO_LEVEL1 = ("ring", "H-D_R", "NHR", "NHR_V1", "NB", "AHC", "pipeline", "pairwise")
+"""Documented level-1 (between servers) algorithms (CANN environment variable reference,
+HCCL_ALGO; open HCCL docs/zh/user_guide/hccl_env/HCCL_ALGO.md)."""
+HCCL_ALGO_LEVEL2 = ("ring", "H-D_R", "NHR", "NB", "pipeline")
+"""Documented level-2 (between super pods) algorithms (same page; 950 and A3 only)."""
 HCCL_ALGO_OPS = (
-    "allreduce",
     "allgather",
     "reducescatter",
-    "alltoall",
+    "allreduce",
     "broadcast",
     "reduce",
-    "other",
+    "scatter",
+    "alltoall",
 )
-NCCL_ALGOS = ("ring", "tree", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat", "collnet")
-NCCL_PROTOS = ("ll", "ll128", "simple")
-NCCL_OPS = ("allreduce", "allgather", "reducescatter", "broadcast", "reduce", "sendrecv")
+"""Documented operations of the per-operation form (same page)."""
 
 
 def hccl_algo_errors(value: Any) -> list[str]:
     """Problems with an ``HCCL_ALGO`` value (empty when it parses).
 
-    Forms (CANN docs): ``level0:NA;level1:<algo>`` for every op, or per op
+    Forms (CANN docs): ``level0:NA;level1:<algo>[;level2:<algo>]`` for every op, or per op
     ``allreduce=level0:NA;level1:<algo>/allgather=...``.
     """
     (value,) = _defined((value,))
@@ -338,16 +342,17 @@ def hccl_algo_errors(value: Any) -> list[str]:
                 errors.append(f"{level.strip()!r} is not levelN:ALGO")
                 continue
             seen.add(name)
+            allowed = {"level1": HCCL_ALGO_LEVEL1, "level2": HCCL_ALGO_LEVEL2}.get(name)
             if name == "level0":
                 if algo != "NA":
                     errors.append(f"level0 must be NA, got {algo!r}")
-            elif name == "level1":
-                if algo not in HCCL_ALGO_LEVEL1:
+            elif allowed is not None:
+                if algo not in allowed:
                     errors.append(
-                        f"unknown level1 algorithm {algo!r} (one of {', '.join(HCCL_ALGO_LEVEL1)})"
+                        f"unknown {name} algorithm {algo!r} (one of {', '.join(allowed)})"
                     )
-            elif name not in ("level2", "level3"):
-                errors.append(f"unknown level {name!r}")
+            else:
+                errors.append(f"unknown level {name!r} (level0, level1, level2)")
         if "level1" not in seen:
             errors.append(f"{part!r} has no level1 algorithm")
     return errors
@@ -359,7 +364,7 @@ def hccl_algo_level1(value: Any, op: str = "allreduce") -> str | None:
     text = str(value).strip()
     for part in text.split("/"):
         name, eq, levels = part.partition("=")
-        if eq and name.strip() not in (op, "other"):
+        if eq and name.strip() != op:
             continue
         body = levels if eq else part
         for level in body.split(";"):
@@ -369,34 +374,24 @@ def hccl_algo_level1(value: Any, op: str = "allreduce") -> str | None:
     return None
 
 
-def _nccl_list_errors(value: Any, allowed: tuple[str, ...], what: str) -> list[str]:
-    (value,) = _defined((value,))
-    text = str(value).strip()
-    if not text:
-        return ["empty value"]
-    errors: list[str] = []
-    for part in text.split(";"):
-        op, colon, names = part.partition(":")
-        if colon:
-            if op.strip().lower() not in NCCL_OPS:
-                errors.append(f"unknown operation {op.strip()!r} (one of {', '.join(NCCL_OPS)})")
-        else:
-            names = op
-        names = names.strip().removeprefix("^")
-        for name in names.split(","):
-            if name.strip().lower() not in allowed:
-                errors.append(f"unknown {what} {name.strip()!r}")
-    return errors
-
-
 def nccl_algo_errors(value: Any) -> list[str]:
-    """Problems with an ``NCCL_ALGO`` value: ``Ring,Tree``, ``^NVLS``, ``allreduce:tree;...``."""
-    return _nccl_list_errors(value, NCCL_ALGOS, "algorithm")
+    """Problems with an ``NCCL_ALGO`` value: ``Ring,Tree``, ``^NVLS``, ``allreduce:tree;...``,
+    including operations it leaves without any algorithm (``Tree`` alone, from NCCL 2.24)."""
+    (value,) = _defined((value,))
+    _, problems = backends.nccl_list(str(value), backends.NCCL_ALGOS)
+    broken = backends.nccl_ops_left_without_algorithm(str(value))
+    if broken and not problems:
+        problems.append(
+            f"leaves {', '.join(broken)} without an algorithm (NCCL ≥ 2.24 fails them: 'No "
+            "algorithm/protocol available'); fix all_reduce alone with allreduce:<algo>"
+        )
+    return problems
 
 
 def nccl_proto_errors(value: Any) -> list[str]:
-    """Problems with an ``NCCL_PROTO`` value: ``LL,LL128,Simple``, ``^LL128``."""
-    return _nccl_list_errors(value, NCCL_PROTOS, "protocol")
+    """Problems with an ``NCCL_PROTO`` value: ``LL,LL128,Simple``, ``^LL128``, per op."""
+    (value,) = _defined((value,))
+    return backends.nccl_list(str(value), backends.NCCL_PROTOS)[1]
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {

@@ -49,7 +49,9 @@ CATEGORIES = (
 )
 BACKENDS = ("hccl", "nccl", "gloo")
 DEVICES = ("npu", "cuda", "cpu")
-CONTEXT_ROOTS = ("cluster", "run", "environment", "env", "stages", "evidence", "params", "config")
+CONTEXT_ROOTS = (
+    "cluster", "run", "environment", "env", "stages", "evidence", "params", "config", "chip",
+)  # fmt: skip
 """Names every rule sees besides each stage's data under the stage's name."""
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")

@@ -19,6 +19,7 @@ from statistics import median
 from typing import TYPE_CHECKING, Any
 
 from advisor import console
+from advisor.backends import nccl_allreduce_only, nccl_version
 from advisor.stages import Stage
 from advisor.sweep import external, search
 from advisor.sweep.config import SweepConfig, TrialConfig, TrialJob, check_algorithms
@@ -30,13 +31,15 @@ if TYPE_CHECKING:
     from advisor.facts import StageFacts
     from advisor.results import Record
 
-NATIVE_ENVS: dict[str, list[str]] = {
-    # The library's adaptive choice first, then the algorithms worth forcing for all_reduce.
-    "hccl": ["", "HCCL_ALGO=level0:NA;level1:ring", "HCCL_ALGO=level0:NA;level1:H-D_R"],
-    "nccl": ["", "NCCL_ALGO=Ring", "NCCL_ALGO=Tree"],
-    "gloo": [""],
-}
-"""Native algorithm settings tried per backend when ``native_envs`` is not given."""
+def native_envs_for(backend: str, nccl_version: tuple[int, ...] | None = None) -> list[str]:
+    """Native algorithm settings tried when ``native_envs`` is not given: the library's adaptive
+    choice first, then the algorithms worth forcing for all_reduce (NCCL's for all_reduce alone,
+    see ``backends.nccl_allreduce_only``: a global NCCL_ALGO=Tree breaks DDP's broadcast)."""
+    if backend == "hccl":
+        return ["", "HCCL_ALGO=level0:NA;level1:ring", "HCCL_ALGO=level0:NA;level1:H-D_R"]
+    if backend == "nccl":
+        return ["", *(f"NCCL_ALGO={nccl_allreduce_only(a, nccl_version)}" for a in ("Ring", "Tree"))]
+    return [""]
 
 
 @dataclass(kw_only=True)
@@ -350,8 +353,14 @@ class Sweep:
         )
 
 
-def space_for(params: SweepConfig, backend: str) -> search.Space:
-    native = params.native_envs if params.native_envs is not None else NATIVE_ENVS[backend]
+def space_for(
+    params: SweepConfig, backend: str, nccl_version: tuple[int, ...] | None = None
+) -> search.Space:
+    native = (
+        params.native_envs
+        if params.native_envs is not None
+        else native_envs_for(backend, nccl_version)
+    )
     return search.Space(
         batch_sizes=search.batch_ladder(
             params.base.batch_size, params.max_batch_size, params.batch_sizes
@@ -382,7 +391,8 @@ def scaling_shapes(cluster: Cluster) -> list[tuple[int, int]]:
 def drive(ctx: DriverContext, params: SweepConfig) -> None:
     check_algorithms([*params.comms, params.base.comm], "stages.sweep.comms")
     sweep = Sweep(ctx, params)
-    space = space_for(params, ctx.cluster.backend)
+    backend = ctx.cluster.backend
+    space = space_for(params, backend, nccl_version() if backend == "nccl" else None)
     if params.search == "grid":
         # Every setting, plus the fp32 references when the grid itself has no fp32 run.
         has_reference = "fp32" in space.comms and "fp32" in space.precisions

@@ -12,7 +12,9 @@ Phases, each a recorded step (so a hang is reported at the phase it happened in)
 - ``train``: warm-up, then the measured synchronised steps: forward+backward time (DDP overlaps
   the bucket all-reduces with the backward and waits for them at its end), optimizer time, the
   span during which gradient communication was in flight (first bucket handed to the hook to the
-  last bucket's result), and the loss of each step.
+  last bucket's result, on the device's own timeline: on HCCL and NCCL a hook's future completes
+  when the collective is enqueued, so host clocks would time the enqueueing), and the loss of
+  each step.
 - ``nosync``: forward+backward steps with no communication at all (gradients thrown away). The
   synchronised forward+backward minus this is the communication *not hidden* behind compute.
 """
@@ -34,12 +36,33 @@ if TYPE_CHECKING:
     from advisor.sweep.config import TrialJob
     from advisor.worker import RankContext
 
-OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory")
+OOM_MARKERS = (
+    "out of memory",
+    "can't allocate memory",
+    "cannot allocate memory",
+    # CANN's allocator failure as torch_npu's task queue reports it (NPUException.cpp isCannOOM:
+    # error code EL0004, text "Failed to allocate"); older torch_npu raise it as RuntimeError.
+    "el0004",
+    "failed to allocate",
+)
 
 
 def is_oom(e: BaseException) -> bool:
-    """True for an allocator failure (CPU, CUDA, NPU all raise RuntimeError/MemoryError)."""
-    if isinstance(e, MemoryError):
+    """True for an allocator failure, by exception type first, then by the message.
+
+    torch raises ``torch.OutOfMemoryError`` (a RuntimeError) for CUDA and, since torch_npu 2.7.1,
+    for the NPU caching allocator and CANN's EL0004 (NPUCachingAllocator.cpp, NPUQueue.cpp);
+    older torch_npu raise a plain RuntimeError ("NPU out of memory"); the CPU raises MemoryError
+    or a RuntimeError under an address-space cap.
+    """
+    import torch
+
+    oom_types: tuple[type[BaseException], ...] = (MemoryError,)
+    for holder, name in ((torch, "OutOfMemoryError"), (torch.cuda, "OutOfMemoryError")):
+        kind = getattr(holder, name, None)
+        if isinstance(kind, type):
+            oom_types += (kind,)
+    if isinstance(e, oom_types):
         return True
     return isinstance(e, RuntimeError) and any(m in str(e).lower() for m in OOM_MARKERS)
 
@@ -57,7 +80,10 @@ def precision_unsupported(device: torch.device, precision: str) -> str:
     dtype = autocast_dtype(precision)
     if dtype is None:
         return ""
-    if not torch.amp.autocast_mode.is_autocast_available(device.type):
+    # torch.amp.autocast_mode.is_autocast_available arrived in torch 2.4; before it, trying
+    # autocast below answers the same question.
+    available = getattr(torch.amp.autocast_mode, "is_autocast_available", None)
+    if available is not None and not available(device.type):
         return f"autocast is not available on {device.type}"
     try:
         with torch.autocast(device.type, dtype=dtype):
@@ -71,11 +97,20 @@ def precision_unsupported(device: torch.device, precision: str) -> str:
 
 
 class CommTimer:
-    """Wraps a DDP communication hook to time when gradient communication is in flight."""
+    """Wraps a DDP communication hook to time when gradient communication is in flight.
 
-    def __init__(self) -> None:
-        self.first: float | None = None
-        self.last: float | None = None
+    Marks are taken on the device's timeline (``backends.Clock``: device events on cuda/npu,
+    where the hook's future completes at enqueue and its ``then`` callback runs ordered after
+    the collective on the stream; the host clock on the CPU, where gloo's futures complete when
+    the work does). Read ``span_s`` after synchronising the device.
+    """
+
+    def __init__(self, device: Any) -> None:
+        from advisor.backends import Clock
+
+        self.clock = Clock(device)
+        self.first: Any = None
+        self.last: Any = None
         self.largest_bucket_bytes = 0
 
     def reset(self) -> None:
@@ -84,14 +119,14 @@ class CommTimer:
     def span_s(self) -> float:
         if self.first is None or self.last is None:
             return 0.0
-        return max(0.0, self.last - self.first)
+        return max(0.0, self.clock.seconds(self.first, self.last))
 
     def wrap(self, hook: Any) -> Any:
         # Hooks stay unannotated: DDP rejects a hook whose annotations are not its own types,
         # and this module's annotations are strings.
         def timed(state, bucket):
             if self.first is None:
-                self.first = time.perf_counter()
+                self.first = self.clock.mark()
             buf = bucket.buffer()
             self.largest_bucket_bytes = max(
                 self.largest_bucket_bytes, buf.numel() * buf.element_size()
@@ -99,7 +134,7 @@ class CommTimer:
             fut = hook(state, bucket)
 
             def done(f: Any) -> Any:
-                self.last = time.perf_counter()
+                self.last = self.clock.mark()
                 return f.value()
 
             return fut.then(done)
@@ -196,8 +231,9 @@ def p90(xs: list[float]) -> float:
 
 def run_rank(ctx: RankContext, job: TrialJob) -> None:
     import torch
-    import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
+
+    from advisor import comm
 
     trial, mc = job.trial, job.model
     device = ctx.device
@@ -214,7 +250,7 @@ def run_rank(ctx: RankContext, job: TrialJob) -> None:
         vocab=mc.vocab,
     )
     dtype = autocast_dtype(trial.precision)
-    timer = CommTimer()
+    timer = CommTimer(device)
     with ctx.step("setup") as m:
         if mc.max_memory_bytes and device.type == "cpu":
             m["address_space_limit_bytes"] = cap_memory(mc.max_memory_bytes)
@@ -254,8 +290,8 @@ def run_rank(ctx: RankContext, job: TrialJob) -> None:
                 raise
             oom = f"{type(e).__name__}: {str(e)[:300]}"
             opt.zero_grad(set_to_none=True)
-        flag = torch.tensor([1.0 if oom else 0.0], device=device)
-        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        flag = comm.tensor([1 if oom else 0], dtype=torch.int32)
+        comm.all_reduce(flag, op="max")
         m["oom_any_rank"] = bool(flag.item())
     if flag.item():
         ctx.record("oom", error=oom or "another rank ran out of memory", batch=trial.batch_size)
