@@ -161,7 +161,9 @@ def nccl_list(value: str, names: tuple[str, ...]) -> tuple[dict[str, set[str]], 
         if not colon:
             op, body = "", entry
             if index > 0:
-                problems.append(f"entry {entry.strip()!r} after the first needs an operation prefix")
+                problems.append(
+                    f"entry {entry.strip()!r} after the first needs an operation prefix"
+                )
         op = op.strip().lower()
         if colon and op not in ops:
             problems.append(
@@ -263,8 +265,7 @@ def dtype_problems(
         if bad:
             where = f" ({chip or DEFAULT_CHIP + ' assumed'})" if backend == "hccl" else ""
             problems.append(
-                f"{backend}{where} has no {op} for {', '.join(bad)}; it takes "
-                f"{', '.join(allowed)}"
+                f"{backend}{where} has no {op} for {', '.join(bad)}; it takes {', '.join(allowed)}"
             )
     return problems
 

@@ -291,7 +291,15 @@ _FORWARD_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "ADVISOR_", "ASCEND_",
 
 
 def _forwarded(key: str) -> bool:
-    return key.startswith(_FORWARD_PREFIXES) or key in ("PATH", "LD_LIBRARY_PATH")
+    from advisor.backends import VISIBLE_DEVICES_VAR
+
+    # CUDA_VISIBLE_DEVICES too: it decides which GPUs a node's ranks see (ASCEND_RT_VISIBLE_DEVICES
+    # travels with the ASCEND_ prefix).
+    return (
+        key.startswith(_FORWARD_PREFIXES)
+        or key in ("PATH", "LD_LIBRARY_PATH")
+        or key in VISIBLE_DEVICES_VAR.values()
+    )
 
 
 def node_commands(

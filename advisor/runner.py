@@ -89,6 +89,23 @@ def summarize(
             sf.status = "error"
 
 
+def with_live_tools(imported: dict[str, Any], preflight: dict[str, Any]) -> dict[str, Any]:
+    """The run's evidence: files the user imported, and what the host tools (npu-smi,
+    hccn_tool, nvidia-smi) printed during preflight, read by the same parsers and rules."""
+    from advisor.evidence.load import from_tool_outputs
+
+    nodes = {
+        name: dict(node.get("tools") or {}) for name, node in preflight.get("nodes", {}).items()
+    }
+    live = as_data(from_tool_outputs(nodes))
+    if not any(live.values()):
+        return imported
+    merged = {k: list(v) for k, v in imported.items()}
+    for key, items in live.items():
+        merged.setdefault(key, []).extend(items)
+    return merged
+
+
 def run_host_stage(
     stage: stages.Stage,
     cfg: AdvisorConfig,
@@ -204,12 +221,13 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     if primary:
         _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
+    imported: dict[str, Any] = {}
     if evidence is not None:
         from advisor.evidence.command import EVIDENCE_FILE, print_files
 
         console.out.print(f"evidence: {len(evidence.files)} file(s)")
         print_files(evidence)
-        facts.evidence = as_data(evidence)
+        facts.evidence = imported = as_data(evidence)
         (results_dir(run_dir) / EVIDENCE_FILE).write_text(
             json.dumps(facts.evidence, indent=2), encoding="utf-8"
         )
@@ -265,6 +283,8 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
         summarize(stage, sf, run_dir, cluster, params)
         facts.stages[name] = sf
+        if name == "preflight":
+            facts.evidence = with_live_tools(imported, sf.data)
         facts.write(run_dir / "facts.json")
         console.stage_end(sf)
     if not primary:
@@ -305,12 +325,15 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
     evidence_file = results_dir(run_dir) / "evidence.json"
     if evidence_file.exists():
         base.evidence = json.loads(evidence_file.read_text(encoding="utf-8"))
+    imported = dict(base.evidence)
     cluster = Cluster.from_dict({k: v for k, v in base.cluster.items() if k != "ranks"})
     for row in read_jsonl(results_dir(run_dir) / STAGES_FILE):
         sf = Facts.from_dict({**stored, "stages": {row["name"]: row}}).stages[row["name"]]
         if sf.name in stages.STAGE_MODULES:
             summarize(stages.get(sf.name), sf, run_dir, cluster, getattr(cfg.stages, sf.name))
         base.stages[sf.name] = sf
+        if sf.name == "preflight":
+            base.evidence = with_live_tools(imported, sf.data)
     return base
 
 

@@ -52,6 +52,19 @@ def test_ssh_command_quotes_every_word() -> None:
     assert "'NCCL_X=1 2'" in argv[-1]
 
 
+def test_ssh_forwards_the_visible_devices() -> None:
+    """Which devices a node's ranks see travels with them (CUDA_VISIBLE_DEVICES has no prefix
+    the other forwarded variables share); unrelated variables stay home."""
+    cluster = resolve(
+        ClusterConfig(name="t", nodes=2, devices_per_node=1, device="cpu", hosts=["h0", "h1"]),
+        emulate=False,
+    )
+    env = {"CUDA_VISIBLE_DEVICES": "4,5", "ASCEND_RT_VISIBLE_DEVICES": "0,1", "SECRET": "x"}
+    remote = wrap_for_node(LauncherConfig(kind="ssh"), cluster, 0, ["true"], env)[-1]
+    assert "CUDA_VISIBLE_DEVICES=4,5" in remote and "ASCEND_RT_VISIBLE_DEVICES=0,1" in remote
+    assert "SECRET" not in remote
+
+
 def _no_workers_left(run_dir: Path) -> bool:
     """No worker of this run is alive (workers name their run's job spec on the command line)."""
     cmdlines = (" ".join(p.info["cmdline"] or []) for p in psutil.process_iter(["cmdline"]))

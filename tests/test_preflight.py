@@ -3,6 +3,7 @@ whose master refuses, whose HCCL port is taken and whose interface does not exis
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -138,8 +139,52 @@ def test_tool_commands_found_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("PATH", str(tmp_path))
     cluster = resolve(ClusterConfig(nodes=1, devices_per_node=2), emulate=True)
     argvs = [" ".join(a) for a, _, _ in preflight.tool_commands(cluster)]
-    assert argvs[:2] == ["npu-smi info", "npu-smi info -t topo"]
-    assert "hccn_tool -i 0 -net_health -g" in argvs and "nvidia-smi topo -m" not in argvs
+    assert argvs[:2] == [f"{tmp_path}/npu-smi info", f"{tmp_path}/npu-smi info -t topo"]
+    assert f"{tmp_path}/hccn_tool -i 0 -net_health -g" in argvs
+    assert not any("nvidia-smi" in a for a in argvs)
+
+
+def test_hccn_tool_is_found_in_the_drivers_tools_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver installs hccn_tool in its tools folder; the /usr/bin link is often missing."""
+    tools = tmp_path / "driver" / "tools"
+    tools.mkdir(parents=True)
+    _script(tools / "hccn_tool", "true")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setitem(preflight.TOOL_DIRS, "hccn_tool", (str(tools),))
+    assert preflight.find_tool("hccn_tool") == str(tools / "hccn_tool")
+    assert preflight.find_tool("npu-smi") is None
+
+
+def test_live_tool_outputs_are_judged_by_the_evidence_rules(tmp_path: Path) -> None:
+    """What npu-smi and hccn_tool print during preflight reaches the same parsers and rules as
+    an imported file: an unhealthy chip and a port whose link is down are findings."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    info = DATA / "evidence" / "npu_smi_info_910b_wide.txt"
+    _script(bin_dir / "npu-smi", f"[ \"$*\" = info ] && cat '{info}'; true")
+    _script(
+        bin_dir / "hccn_tool",
+        'if [ "$2" = 1 ] && [ "$3" = -link ]; then echo "link status: DOWN"; '
+        'elif [ "$3" = -link ]; then echo "link status: UP"; fi',
+    )
+    res = run_advisor(
+        ["emulate=true", *only_stages("preflight")],
+        tmp_path / "run",
+        env={"PATH": f"{bin_dir}:{os.environ['PATH']}"},
+    )
+    assert res.stage("preflight")["status"] == "ok", res.stdout + res.stderr
+    evidence = res.facts["evidence"]
+    assert {c["source"] for c in evidence["npu_chips"]} == {f"node0: {bin_dir}/npu-smi info"}
+    ports = {p["device"]: p["link"] for p in evidence["npu_ports"]}
+    assert ports[1] == "DOWN" and ports[0] == "UP"
+    findings = {
+        f["rule_id"]: f["message"]
+        for f in json.loads((tmp_path / "run" / "findings.json").read_text())["findings"]
+    }
+    assert "NPU 2 chip 0 (910B3" in findings["evidence-npu-chip-health"]
+    assert "NPU 1 link DOWN (node0: hccn_tool" in findings["evidence-npu-port-down"]
 
 
 @pytest.fixture(scope="module")

@@ -124,3 +124,25 @@ def test_placement_checks() -> None:
         "node1 runs 1 ranks but the cluster declares 2 devices per node: set "
         "cluster.devices_per_node or the launcher's processes per node to match"
     ]
+
+
+def test_npu_bus_id_comes_from_npu_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch_npu exposes no PCI address: the topology probe reads it from npu-smi's table,
+    by physical chip (Phy-ID where shown), after ASCEND_RT_VISIBLE_DEVICES renumbering."""
+    for sample in ("npu_smi_info_910b_wide.txt", "npu_smi_info_a3_phyid.txt"):
+        tool = tmp_path / sample / "npu-smi"
+        tool.parent.mkdir()
+        tool.write_text(f"#!/bin/sh\nexec /bin/cat '{DATA / 'evidence' / sample}'\n")
+        tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "npu_smi_info_910b_wide.txt"))
+    monkeypatch.delenv("ASCEND_RT_VISIBLE_DEVICES", raising=False)
+    assert topology.npu_bus_id(0) == "0000:c1:00.0"
+    assert topology.npu_bus_id(2) == "0000:c2:00.0"
+    monkeypatch.setenv("ASCEND_RT_VISIBLE_DEVICES", "3,1")
+    assert topology.npu_bus_id(0) == "0000:02:00.0"  # logical 0 is physical 3
+    monkeypatch.setenv("PATH", str(tmp_path / "npu_smi_info_a3_phyid.txt"))
+    monkeypatch.delenv("ASCEND_RT_VISIBLE_DEVICES")
+    assert topology.npu_bus_id(1) == "0000:9f:00.0"
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    monkeypatch.setattr("advisor.probes.preflight.TOOL_DIRS", {})
+    assert topology.npu_bus_id(0) == ""

@@ -210,6 +210,48 @@ def load_file(path: Path) -> EvidenceFacts:
         return out
     if text is None:
         return out
+    _parse(text, report, out, path.name)
+    return out
+
+
+def load_text(text: str, source: str, name: str = "") -> EvidenceFacts:
+    """One output held in memory (a host tool run live): detected and parsed as a file would be;
+    ``source`` names it in every fact and in its FileReport."""
+    report = FileReport(path=source, status="unknown")
+    out = EvidenceFacts(files=[report])
+    if not text.strip():
+        report.status = "empty"
+        report.messages.append(Message(line=0, message="empty output"))
+        return out
+    _parse(text, report, out, name)
+    return out
+
+
+def from_tool_outputs(nodes: dict[str, dict[str, dict[str, Any]]]) -> EvidenceFacts:
+    """What the host tools printed on each node during preflight (``{node: {command: {output,
+    ...}}}``), read by the same parsers, and judged by the same rules, as imported files.
+
+    Each command's output is a source of its own (``node0: npu-smi info``); a node's hccn_tool
+    outputs are read together, each after its command line, so every port knows its device.
+    """
+    out = EvidenceFacts()
+    for node, tools in sorted(nodes.items()):
+        hccn = []
+        for command, result in tools.items():
+            text = str(result.get("output") or "")
+            if "hccn_tool" in command:
+                if text.strip():
+                    hccn.append(f"{command}\n{text}")
+                continue
+            out.extend(load_text(text, f"{node}: {command}", command))
+        if hccn:
+            out.extend(load_text("\n".join(hccn), f"{node}: hccn_tool", "hccn_tool"))
+    return out
+
+
+def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None:
+    """Detect ``text``'s formats and parse each into ``out``, reporting into ``report``."""
+    source = report.path
     formats = detect(text)
     if not formats:
         report.messages.append(
@@ -219,12 +261,12 @@ def load_file(path: Path) -> EvidenceFacts:
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, HCCL/NCCL/torch failure log)",
             )
         )
-        return out
+        return
     failed = []
     warned = bool(report.messages)  # bytes replaced while decoding: a line was not read as is
     for fmt in formats:
         try:
-            warnings = _CONVERTERS[fmt](text, source, out, path.name)
+            warnings = _CONVERTERS[fmt](text, source, out, name)
         except ParseError as e:
             failed.append(fmt)
             report.messages.append(Message(line=e.line, message=f"{fmt}: {e.message}"))
@@ -239,7 +281,6 @@ def load_file(path: Path) -> EvidenceFacts:
         report.status = "partial"
     else:
         report.status = "read"
-    return out
 
 
 def _gbits(gbytes_s: float | None) -> float | None:

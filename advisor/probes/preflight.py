@@ -244,15 +244,38 @@ def gloo_bind_address(all_nics: list[Any], timeout_s: float) -> dict[str, Any]:
 # --- host tools -----------------------------------------------------------------------------
 
 
+TOOL_DIRS = {
+    # The driver installs hccn_tool in its tools folder and links it from /usr/bin; the link is
+    # often missing on hosts set up by hand (Ascend HDK docs: "hccn_tool放置在软链接“/usr/bin/”下，
+    # 实际路径为“/usr/local/Ascend/driver/tools”"; MindCluster toolbox guide).
+    "hccn_tool": ("/usr/local/Ascend/driver/tools",),
+    "npu-smi": ("/usr/local/sbin", "/usr/local/Ascend/driver/tools"),
+}
+
+
+def find_tool(name: str) -> str | None:
+    """The tool on PATH, else in the folder its installer puts it in."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in TOOL_DIRS.get(name, ()):
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def tool_commands(cluster: Cluster) -> list[tuple[list[str], str, str]]:
     """``(argv, parser module, parser function)`` for each installed host tool command."""
     cmds: list[tuple[list[str], str, str]] = []
-    if shutil.which("npu-smi"):
+    npu_smi = find_tool("npu-smi")
+    if npu_smi:
         cmds += [
-            (["npu-smi", "info"], "npu_smi", "parse_info"),
-            (["npu-smi", "info", "-t", "topo"], "npu_smi", "parse_topo"),
+            ([npu_smi, "info"], "npu_smi", "parse_info"),
+            ([npu_smi, "info", "-t", "topo"], "npu_smi", "parse_topo"),
         ]
-    if shutil.which("hccn_tool"):
+    hccn = find_tool("hccn_tool")
+    if hccn:
         for dev in range(cluster.devices_per_node if cluster.device_type == "npu" else 8):
             for flag, parser in (
                 ("-link", "parse_link"),
@@ -260,9 +283,10 @@ def tool_commands(cluster: Cluster) -> list[tuple[list[str], str, str]]:
                 ("-ip", "parse_ip"),
                 ("-tls", "parse_tls"),
             ):
-                cmds.append((["hccn_tool", "-i", str(dev), flag, "-g"], "hccn_tool", parser))
-    if shutil.which("nvidia-smi"):
-        cmds.append((["nvidia-smi", "topo", "-m"], "nvidia_smi", "parse_topo"))
+                cmds.append(([hccn, "-i", str(dev), flag, "-g"], "hccn_tool", parser))
+    nvidia_smi = find_tool("nvidia-smi")
+    if nvidia_smi:
+        cmds.append(([nvidia_smi, "topo", "-m"], "nvidia_smi", "parse_topo"))
     return cmds
 
 

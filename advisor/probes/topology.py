@@ -138,11 +138,45 @@ def _identity(ctx: RankContext, params: TopologyConfig) -> dict[str, Any]:
         "cpu_numa_nodes": cpu_numa_nodes(affinity),
         "visible_devices": backends.device_count(kind) if kind != "cpu" else None,
     }
+    if kind == "npu" and not out["bus_id"]:
+        out["bus_id"] = npu_bus_id(int(out["device_index"]))
     numa = device_numa_node(out["bus_id"]) if out["bus_id"] else None
     if numa is None and len(out["cpu_numa_nodes"]) == 1:
         numa = out["cpu_numa_nodes"][0]
     out["numa_node"] = numa
     return out
+
+
+def npu_bus_id(logical: int, timeout_s: float = 10.0) -> str:
+    """PCI bus id of NPU ``logical`` (this process's device index) from ``npu-smi info``.
+
+    torch_npu's device properties carry no PCI address (torch_npu/csrc/npu/Module.cpp), but the
+    npu-smi table lists each chip's Bus-Id. A logical index is the physical chip's unless
+    ASCEND_RT_VISIBLE_DEVICES renumbers them; a chip's physical id is its Phy-ID where the table
+    has one (Atlas A3), else its place in the table. '' when npu-smi is missing or silent.
+    """
+    import subprocess
+
+    from advisor.parsers import ParseError
+    from advisor.parsers.npu_smi import parse_info
+    from advisor.probes.preflight import find_tool
+
+    visible = [v for v in os.environ.get("ASCEND_RT_VISIBLE_DEVICES", "").split(",") if v.strip()]
+    physical = int(visible[logical]) if logical < len(visible) else logical
+    tool = find_tool("npu-smi")
+    if tool is None:
+        return ""
+    try:
+        text = subprocess.run(
+            [tool, "info"], capture_output=True, text=True, timeout=timeout_s, check=False
+        ).stdout
+        chips = parse_info(text).chips
+    except (OSError, subprocess.TimeoutExpired, ParseError):
+        return ""
+    for place, chip in enumerate(sorted(chips, key=lambda c: (c.npu, c.chip))):
+        if (chip.phy_id if chip.phy_id is not None else place) == physical:
+            return chip.bus_id.lower()
+    return ""
 
 
 def device_key(node_name: str, host: str, device: str, bus_id: str) -> str:

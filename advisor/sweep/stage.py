@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from advisor.facts import StageFacts
     from advisor.results import Record
 
+
 def native_envs_for(backend: str, nccl_version: tuple[int, ...] | None = None) -> list[str]:
     """Native algorithm settings tried when ``native_envs`` is not given: the library's adaptive
     choice first, then the algorithms worth forcing for all_reduce (NCCL's for all_reduce alone,
@@ -38,7 +39,10 @@ def native_envs_for(backend: str, nccl_version: tuple[int, ...] | None = None) -
     if backend == "hccl":
         return ["", "HCCL_ALGO=level0:NA;level1:ring", "HCCL_ALGO=level0:NA;level1:H-D_R"]
     if backend == "nccl":
-        return ["", *(f"NCCL_ALGO={nccl_allreduce_only(a, nccl_version)}" for a in ("Ring", "Tree"))]
+        return [
+            "",
+            *(f"NCCL_ALGO={nccl_allreduce_only(a, nccl_version)}" for a in ("Ring", "Tree")),
+        ]
     return [""]
 
 
