@@ -121,6 +121,80 @@ the order they were posted (torch_npu ProcessGroupHCCL.cpp send/recv never read 
 distributed_c10d.isend: "``tag`` is not supported with the NCCL backend")."""
 
 
+HCCL_ALGO_LEVEL1 = ("ring", "H-D_R", "NHR", "NHR_V1", "NB", "AHC", "pipeline", "pairwise")
+"""Documented level-1 (between servers) algorithms (CANN environment variable reference,
+HCCL_ALGO; open HCCL docs/zh/user_guide/hccl_env/HCCL_ALGO.md; its parser also takes undocumented
+names such as fullmesh, which are not offered here)."""
+HCCL_ALGO_LEVEL2 = ("ring", "H-D_R", "NHR", "NB", "pipeline")
+"""Documented level-2 (between super pods) algorithms (same page; 950 and A3 only)."""
+HCCL_ALGO_OPS = (
+    "allgather",
+    "reducescatter",
+    "allreduce",
+    "broadcast",
+    "reduce",
+    "scatter",
+    "alltoall",
+)
+"""Documented operations of HCCL_ALGO's per-operation form (same page; no ``other``)."""
+
+
+def hccl_algo_problems(value: str) -> list[str]:
+    """Problems with an ``HCCL_ALGO`` value (empty when it parses).
+
+    Forms: ``level0:NA;level1:<algo>[;level2:<algo>]`` for every op, or per op
+    ``allreduce=level0:NA;level1:<algo>/allgather=...``.
+    """
+    text = value.strip()
+    if not text:
+        return ["empty value"]
+    errors: list[str] = []
+    per_op = "=" in text
+    for part in text.split("/") if per_op else [text]:
+        op, _, levels = part.partition("=") if per_op else ("", "", part)
+        if per_op and op.strip() not in HCCL_ALGO_OPS:
+            errors.append(f"unknown operation {op.strip()!r} (one of {', '.join(HCCL_ALGO_OPS)})")
+        seen = set()
+        for level in levels.split(";"):
+            name, sep, algo = level.strip().partition(":")
+            if not sep:
+                errors.append(f"{level.strip()!r} is not levelN:ALGO")
+                continue
+            seen.add(name)
+            allowed = {"level1": HCCL_ALGO_LEVEL1, "level2": HCCL_ALGO_LEVEL2}.get(name)
+            if name == "level0":
+                if algo != "NA":
+                    errors.append(f"level0 must be NA, got {algo!r}")
+            elif allowed is not None:
+                if algo not in allowed:
+                    errors.append(
+                        f"unknown {name} algorithm {algo!r} (one of {', '.join(allowed)})"
+                    )
+            else:
+                errors.append(f"unknown level {name!r} (level0, level1, level2)")
+        if "level1" not in seen:
+            errors.append(f"{part!r} has no level1 algorithm")
+    return errors
+
+
+def native_setting_problems(setting: str) -> list[str]:
+    """Why a native algorithm setting ``VAR=value`` would fail its library (empty when fine)."""
+    name, _, value = setting.partition("=")
+    if name == "HCCL_ALGO":
+        return hccl_algo_problems(value)
+    if name in ("NCCL_ALGO", "NCCL_PROTO"):
+        problems = nccl_list(value, NCCL_ALGOS if name == "NCCL_ALGO" else NCCL_PROTOS)[1]
+        broken = nccl_ops_left_without_algorithm(value) if name == "NCCL_ALGO" else []
+        if broken and not problems:
+            problems.append(
+                f"leaves {', '.join(broken)} without an algorithm (NCCL ≥ 2.24 fails them: "
+                "'No algorithm/protocol available'); fix all_reduce alone with "
+                f"NCCL_ALGO={nccl_allreduce_only(value.split(',')[0].strip() or 'tree')}"
+            )
+        return problems
+    return []
+
+
 NCCL_PER_OP_SINCE = (2, 24)
 """NCCL_ALGO / NCCL_PROTO take per-operation entries (``allreduce:tree``) from NCCL 2.24.3
 (src/graph/tuning.cc parseList, first in tag v2.24.3-1)."""

@@ -107,7 +107,8 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
                     "config": best_config,
                     "status": "ok",
                     "samples_per_s": 100.0,
-                    "comm_share": 0.1,
+                    "comm_share": 0.5,
+                    "exposed_comm_share": 0.1,
                 },
                 {
                     "id": "t2",
@@ -115,6 +116,7 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
                     "status": "ok",
                     "samples_per_s": 50.0,
                     "comm_share": 0.4,
+                    "exposed_comm_share": 0.4,
                 },
             ],
             "best": {"throughput": {"config": best_config, "samples_per_s": 100.0, "trial": "t1"}},

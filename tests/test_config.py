@@ -31,7 +31,7 @@ def test_presets_cover_the_documented_shapes() -> None:
 def test_every_cluster_preset_composes(preset: str) -> None:
     cfg = _compose([f"+cluster={preset}"])
     assert cfg.cluster.name == preset
-    nodes, _, per_node = preset.partition("x")
+    nodes, _, per_node = preset.split("-")[0].partition("x")
     if per_node:
         assert (cfg.cluster.nodes, cfg.cluster.devices_per_node) == (int(nodes), int(per_node))
 

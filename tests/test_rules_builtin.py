@@ -144,7 +144,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("nccl-debug-verbose", "nccl", {"env.NCCL_DEBUG": "info"}, {"env.NCCL_DEBUG": "WARN"},
      {"NCCL_DEBUG": "WARN"}),
     ("nccl-socket-ifname-multinode", "nccl", {"env.NCCL_SOCKET_IFNAME": DELETE},
-     {"env.NCCL_SOCKET_IFNAME": DELETE, "cluster.emulated": True}, {"NCCL_SOCKET_IFNAME": "eth0"}),
+     {"env.NCCL_SOCKET_IFNAME": DELETE, "cluster.nodes": 1}, {"NCCL_SOCKET_IFNAME": "eth0"}),
     ("gloo-socket-ifname-multinode", "gloo", {"env.GLOO_SOCKET_IFNAME": DELETE},
      {"env.GLOO_SOCKET_IFNAME": DELETE, "cluster.nodes": 1}, {"GLOO_SOCKET_IFNAME": "eth0"}),
     # connectivity and bandwidth
@@ -178,8 +178,10 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"sweep.best": {}},
      {"batch_size": 32, "precision": "bf16", "comm_hook": "fp32", "bucket_cap_mb": 25.0,
       "gradient_as_bucket_view": True, "native_env": "NCCL_ALGO=Tree"}),
-    ("training-comm-share-high", "gloo", {"sweep.trials.0.comm_share": 0.45},
-     {"sweep.trials.0.comm_share": 0.3}, {"comm_hook": "bf16"}),
+    # judged by the communication compute does not hide (in flight 50 % of the step is fine
+    # when it overlaps the backward pass)
+    ("training-comm-share-high", "gloo", {"sweep.trials.0.exposed_comm_share": 0.45},
+     {"sweep.trials.0.exposed_comm_share": 0.3}, {"comm_hook": "bf16"}),
     ("training-scaling-efficiency-low", "gloo", {"sweep.scaling.1.efficiency": 0.5},
      {"sweep.scaling.1.efficiency": 0.8}, {}),
     ("training-diverged-settings", "gloo", {"sweep.diverged": ["bs=64 fp16"]}, {}, {}),
@@ -330,6 +332,41 @@ def test_hccl_algo_rule_reads_native_variants_by_their_hccl_algo() -> None:
     assert [r.value for r in finding.recommendations if r.name == "HCCL_ALGO"] == [
         "level0:NA;level1:NHR"
     ]
+
+
+def test_an_emulated_run_raises_no_performance_finding_and_marks_its_advice() -> None:
+    """On an emulated run the performance rules do not apply (they are listed as such), and the
+    settings drawn from emulated measurements carry the mark into every output."""
+    from advisor.rules import outputs
+
+    slow = {
+        "sweep.trials.0.exposed_comm_share": 0.76,
+        "sweep.scaling.1.efficiency": 0.08,
+        "bench.utilisation": {"all_reduce/native/fp32": 0.02},
+    }
+    real = _evaluate(slow, "hccl")
+    assert {"training-comm-share-high", "training-scaling-efficiency-low"} <= {
+        f.rule_id for f in real.findings
+    }
+    assert not any(f.emulated for f in real.findings)
+    emulated = _evaluate({**slow, "cluster.emulated": True}, "hccl")
+    by_id = {f.rule_id: f for f in emulated.findings}
+    performance = {"training-comm-share-high", "training-scaling-efficiency-low",
+                   "bench-busbw-utilisation-low"}  # fmt: skip
+    assert not performance & set(by_id)
+    skipped = {s.rule_id: s.reason for s in emulated.skipped}
+    assert all("emulated" in skipped[r] for r in performance)
+    best = by_id["sweep-best-settings"]
+    assert best.emulated and "EMULATED" in best.message
+    assert all(r.emulated for r in best.recommendations)
+    assert {s.name for s in emulated.settings if s.emulated} >= {"batch_size", "comm_hook"}
+    settings = outputs.settings_yaml(emulated, "r")
+    before_batch = settings.split("batch_size:")[0].rsplit("\n", 3)
+    assert any("EMULATED" in line for line in before_batch), settings
+    # checks of layouts, timeouts and settings stay as they are
+    timeouts = _evaluate({"env.HCCL_CONNECT_TIMEOUT": "60", "cluster.emulated": True}, "hccl")
+    hit = {f.rule_id: f for f in timeouts.findings}["hccl-connect-timeout-range"]
+    assert hit.severity == "warning" and not hit.emulated
 
 
 @pytest.mark.parametrize(

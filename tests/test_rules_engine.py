@@ -88,6 +88,16 @@ def test_bad_yaml_names_the_line(tmp_path: Path) -> None:
     assert "bad.yaml: not valid YAML at line" in text
 
 
+def test_a_key_given_twice_is_an_error_not_a_silent_overwrite(tmp_path: Path) -> None:
+    text = _errors(
+        tmp_path,
+        ("twice.yaml", "rules:\n  - id: x\n    applies_to: {emulated: false}\n"
+                       "    applies_to: {devices: [npu]}\n"),
+    )  # fmt: skip
+    assert "twice.yaml: not valid YAML at line 4" in text
+    assert "key 'applies_to' appears twice" in text
+
+
 def test_wrong_top_level_shape(tmp_path: Path) -> None:
     assert "a rule file is a mapping with a 'rules' list" in _errors(
         tmp_path, ("bad.yaml", "- id: x\n")

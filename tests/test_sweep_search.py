@@ -117,7 +117,7 @@ def test_search_stops_at_the_budget() -> None:
 
 
 def test_command_argv_fills_words_never_a_shell() -> None:
-    trial = TrialConfig(batch_size=16, precision="bf16", native_env="NCCL_ALGO=Tree")
+    trial = TrialConfig(batch_size=16, precision="bf16", native_env="NCCL_ALGO=allreduce:tree")
     argv = external.command_argv(
         "python 'my train.py' --bs {batch_size} --p={precision} --env {native_env}; rm -rf /",
         trial,
@@ -130,11 +130,20 @@ def test_command_argv_fills_words_never_a_shell() -> None:
         "16",
         "--p=bf16",
         "--env",
-        "NCCL_ALGO=Tree;",
+        "NCCL_ALGO=allreduce:tree;",
         "rm",
         "-rf",
         "/",
     ]  # the ';' is just part of a word: no shell ever sees it
+
+
+def test_a_native_setting_its_library_would_refuse_is_refused() -> None:
+    """NCCL_ALGO=Tree alone leaves DDP's broadcast without an algorithm (NCCL >= 2.24)."""
+    with pytest.raises(ConfigError, match=r"NCCL_ALGO=allreduce:tree"):
+        TrialConfig(native_env="NCCL_ALGO=Tree")
+    with pytest.raises(ConfigError, match="unknown level1 algorithm 'fullmesh'"):
+        TrialConfig(native_env="HCCL_ALGO=level0:NA;level1:fullmesh")
+    assert TrialConfig(native_env="HCCL_ALGO=level0:NA;level1:NHR_V1").native_env
 
 
 def test_command_template_errors_name_the_key() -> None:

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from advisor.backends import nccl_allreduce_only, nccl_version
+from advisor.backends import native_setting_problems, nccl_allreduce_only, nccl_version
 from advisor.bench import algorithms
 from advisor.bench import model as ab_model
 from advisor.bench.algorithms import DEFAULT_PIPELINE_CHUNK_BYTES
@@ -199,6 +199,13 @@ class BenchConfig(StageConfig):
             raise ConfigError(f"stages.bench.factor must be at least 2, got {self.factor}.")
         if self.iters < 1 or self.warmup_iters < 0:
             raise ConfigError("stages.bench: iters must be ≥ 1 and warmup_iters ≥ 0.")
+        for name, env in self.variants.items():
+            for var, value in env.items():
+                problems = native_setting_problems(f"{var}={value}")
+                if problems:
+                    raise ConfigError(
+                        f"stages.bench.variants.{name}.{var}={value!r}: {'; '.join(problems)}."
+                    )
         for shape in self.whatif_shapes:
             if len(shape) != 2 or min(shape) < 1:
                 raise ConfigError(

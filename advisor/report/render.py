@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, PackageLoader, Undefined, select_autoescape
 
 from advisor.report import sections
+from advisor.rules.findings import EMULATED_NOTE
 
 if TYPE_CHECKING:
     from advisor.facts import Facts
@@ -160,6 +161,8 @@ def _recommendation_line(r: Any) -> str:
         line = f"{name}: {json.dumps(value, default=str)}"
     else:
         return str(why)
+    if r.get("emulated"):
+        why = f"{why} [EMULATED: measured on this host's CPUs, not the cluster]".strip()
     return f"{line}  # {why}" if why else line
 
 
@@ -251,9 +254,12 @@ def render_report(
     rules = findings if isinstance(findings, Mapping) else {}
     if recommended_env is None and isinstance(rules.get("env"), list):
         recommended_env = "\n".join(
-            f"unset {e['name']}"
-            if e.get("unset")
-            else f"export {e['name']}={shlex.quote(str(e.get('value')))}"
+            ("# " + EMULATED_NOTE + "\n" if e.get("emulated") else "")
+            + (
+                f"unset {e['name']}"
+                if e.get("unset")
+                else f"export {e['name']}={shlex.quote(str(e.get('value')))}"
+            )
             for e in rules["env"]
             if isinstance(e, Mapping) and e.get("name")
         )

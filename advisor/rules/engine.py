@@ -22,6 +22,7 @@ from advisor.facts import Facts
 from advisor.rules import sandbox
 from advisor.rules.config import RulesConfig
 from advisor.rules.findings import (
+    EMULATED_NOTE,
     SEVERITY_ORDER,
     Conflict,
     Finding,
@@ -117,6 +118,11 @@ def applies(rule: Rule, cluster: dict[str, Any]) -> str:
         return f"applies to backends {', '.join(want.backends)}; this run: {backend}"
     if want.devices and not devices & set(want.devices):
         return f"applies to devices {', '.join(want.devices)}; this run: {declared}"
+    if want.emulated is False and cluster.get("emulated"):
+        return (
+            "judges measured performance, and this run's figures are emulated (this host's CPUs "
+            "standing in for the cluster): run on the cluster itself to judge them"
+        )
     return ""
 
 
@@ -154,8 +160,11 @@ def env_value(value: Any) -> str:
     return str(value)
 
 
-def _run_rule(rule: Rule, ctx: dict[str, Any]) -> tuple[str, Any]:
-    """("finding", Finding) | ("passed", None) | ("not_evaluated" | "not_applicable", reason)."""
+def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any]:
+    """("finding", Finding) | ("passed", None) | ("not_evaluated" | "not_applicable", reason).
+
+    ``emulated``: the run's figures are emulated; a measured rule's finding and
+    recommendations say so."""
     spec = rule.spec
     local = dict(ctx)
     try:
@@ -182,7 +191,10 @@ def _run_rule(rule: Rule, ctx: dict[str, Any]) -> tuple[str, Any]:
         message=message,
         reference=spec.reference,
         source=rule.source,
+        emulated=emulated and spec.measured,
     )
+    if finding.emulated:
+        finding.message = f"{finding.message} ({EMULATED_NOTE}.)"
     for path in spec.evidence:
         found, read = read_path(local, path)
         if found:
@@ -212,6 +224,7 @@ def _run_rule(rule: Rule, ctx: dict[str, Any]) -> tuple[str, Any]:
                 rule_id=spec.id,
                 priority=spec.priority,
                 severity=rule.severity,
+                emulated=finding.emulated,
             )
         )
     return "finding", finding
@@ -236,7 +249,7 @@ def evaluate(
         if why_not:
             out.skipped.append(Skipped(rule_id=rule.id, reason=why_not))
             continue
-        outcome, payload = _run_rule(rule, ctx)
+        outcome, payload = _run_rule(rule, ctx, bool(cluster.get("emulated")))
         if outcome == "finding":
             out.findings.append(payload)
         elif outcome == "passed":
@@ -288,6 +301,7 @@ def resolve(out: RulesOutcome) -> None:
             unset=chosen.unset,
             rule_ids=[r.rule_id for r in agreeing],
             why=[r.why for r in agreeing],
+            emulated=chosen.emulated,
         )
         (out.env if kind == "env" else out.settings).append(resolved)
         if overruled:

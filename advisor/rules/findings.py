@@ -14,6 +14,11 @@ from pydantic import TypeAdapter
 
 FINDINGS_SCHEMA_VERSION = 1
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
+EMULATED_NOTE = (
+    "EMULATED: drawn from figures measured on this host's CPUs standing in for the cluster; "
+    "re-measure on the cluster before relying on it"
+)
+"""The mark every recommendation drawn from an emulated measurement carries."""
 
 
 @dataclass(kw_only=True)
@@ -33,6 +38,9 @@ class Recommendation:
     rule_id: str
     priority: int
     severity: str
+    emulated: bool = False
+    """Drawn from a figure measured on an emulated cluster: not advice for the real one until
+    measured there."""
 
 
 @dataclass(kw_only=True)
@@ -55,6 +63,8 @@ class Finding:
     """Recommendations that could not be computed, and why."""
     source: str = ""
     """Rule file."""
+    emulated: bool = False
+    """Its recommendations come from figures measured on an emulated cluster."""
 
 
 @dataclass(kw_only=True)
@@ -101,6 +111,8 @@ class Resolved:
     rule_ids: list[str] = field(default_factory=list)
     """Every rule asking for exactly this (the chosen one first)."""
     why: list[str] = field(default_factory=list)
+    emulated: bool = False
+    """The chosen value comes from a figure measured on an emulated cluster."""
 
 
 @dataclass(kw_only=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from advisor.rules.findings import Resolved, RulesOutcome
+from advisor.rules.findings import EMULATED_NOTE, Resolved, RulesOutcome
 
 ENV_FILE = "recommended.env"
 LAUNCH_FILE = "launch.sh"
@@ -26,11 +26,16 @@ def _comment(text: str) -> str:
     return "# " + " ".join(text.split())
 
 
+def _emulated(item: Resolved) -> list[str]:
+    return [_comment(EMULATED_NOTE)] if item.emulated else []
+
+
 def env_lines(outcome: RulesOutcome) -> list[str]:
     lines: list[str] = []
     for item in outcome.env:
         for rule_id, why in zip(item.rule_ids, item.why, strict=False):
             lines.append(_comment(f"{rule_id}: {why}"))
+        lines += _emulated(item)
         for c in outcome.conflicts:
             if c.kind == "env" and c.name == item.name:
                 lines.append(_comment(f"conflict: {c.resolution}"))
@@ -62,6 +67,7 @@ def settings_yaml(outcome: RulesOutcome, run_id: str) -> str:
     for item in outcome.settings:
         for rule_id, why in zip(item.rule_ids, item.why, strict=False):
             lines.append(_comment(f"{rule_id}: {why}"))
+        lines += _emulated(item)
         dumped = yaml.safe_dump({item.name: item.value}, default_flow_style=False, sort_keys=False)
         lines.append(dumped.rstrip("\n"))
     return "\n".join(lines) + "\n"

@@ -302,60 +302,10 @@ def where_not(mapping: Any, expected: Any) -> dict[str, Any]:
     return _where(mapping, lambda v: v != expected)
 
 
-HCCL_ALGO_LEVEL1 = ("ring", "H-D_R", "NHR", "NHR_V1", "NB", "AHC", "pipeline", "pairwise")
-"""Documented level-1 (between servers) algorithms (CANN environment variable reference,
-HCCL_ALGO; open HCCL docs/zh/user_guide/hccl_env/HCCL_ALGO.md)."""
-HCCL_ALGO_LEVEL2 = ("ring", "H-D_R", "NHR", "NB", "pipeline")
-"""Documented level-2 (between super pods) algorithms (same page; 950 and A3 only)."""
-HCCL_ALGO_OPS = (
-    "allgather",
-    "reducescatter",
-    "allreduce",
-    "broadcast",
-    "reduce",
-    "scatter",
-    "alltoall",
-)
-"""Documented operations of the per-operation form (same page)."""
-
-
 def hccl_algo_errors(value: Any) -> list[str]:
-    """Problems with an ``HCCL_ALGO`` value (empty when it parses).
-
-    Forms (CANN docs): ``level0:NA;level1:<algo>[;level2:<algo>]`` for every op, or per op
-    ``allreduce=level0:NA;level1:<algo>/allgather=...``.
-    """
+    """Problems with an ``HCCL_ALGO`` value (empty when it parses); see backends."""
     (value,) = _defined((value,))
-    text = str(value).strip()
-    if not text:
-        return ["empty value"]
-    errors: list[str] = []
-    per_op = "=" in text
-    for part in text.split("/") if per_op else [text]:
-        op, _, levels = part.partition("=") if per_op else ("", "", part)
-        if per_op and op.strip() not in HCCL_ALGO_OPS:
-            errors.append(f"unknown operation {op.strip()!r} (one of {', '.join(HCCL_ALGO_OPS)})")
-        seen = set()
-        for level in levels.split(";"):
-            name, sep, algo = level.strip().partition(":")
-            if not sep:
-                errors.append(f"{level.strip()!r} is not levelN:ALGO")
-                continue
-            seen.add(name)
-            allowed = {"level1": HCCL_ALGO_LEVEL1, "level2": HCCL_ALGO_LEVEL2}.get(name)
-            if name == "level0":
-                if algo != "NA":
-                    errors.append(f"level0 must be NA, got {algo!r}")
-            elif allowed is not None:
-                if algo not in allowed:
-                    errors.append(
-                        f"unknown {name} algorithm {algo!r} (one of {', '.join(allowed)})"
-                    )
-            else:
-                errors.append(f"unknown level {name!r} (level0, level1, level2)")
-        if "level1" not in seen:
-            errors.append(f"{part!r} has no level1 algorithm")
-    return errors
+    return backends.hccl_algo_problems(str(value))
 
 
 def hccl_algo_level1(value: Any, op: str = "allreduce") -> str | None:
@@ -378,14 +328,7 @@ def nccl_algo_errors(value: Any) -> list[str]:
     """Problems with an ``NCCL_ALGO`` value: ``Ring,Tree``, ``^NVLS``, ``allreduce:tree;...``,
     including operations it leaves without any algorithm (``Tree`` alone, from NCCL 2.24)."""
     (value,) = _defined((value,))
-    _, problems = backends.nccl_list(str(value), backends.NCCL_ALGOS)
-    broken = backends.nccl_ops_left_without_algorithm(str(value))
-    if broken and not problems:
-        problems.append(
-            f"leaves {', '.join(broken)} without an algorithm (NCCL ≥ 2.24 fails them: 'No "
-            "algorithm/protocol available'); fix all_reduce alone with allreduce:<algo>"
-        )
-    return problems
+    return backends.native_setting_problems(f"NCCL_ALGO={value}")
 
 
 def nccl_proto_errors(value: Any) -> list[str]:

@@ -70,6 +70,10 @@ class AppliesTo(_Strict):
 
     backends: list[Literal["hccl", "nccl", "gloo"]] = Field(default_factory=list)
     devices: list[Literal["npu", "cuda", "cpu"]] = Field(default_factory=list)
+    emulated: bool | None = None
+    """false: only on a real cluster. A rule that judges measured performance (bandwidth,
+    throughput, efficiency, communication share) does not apply to an emulated run, whose figures
+    are this host's CPUs, not the cluster's; null: every run."""
 
 
 class RecommendationSpec(_Strict):
@@ -140,6 +144,10 @@ class RuleSpec(_Strict):
     reference: str = Field(min_length=1)
     evidence: list[str] = Field(min_length=1)
     """Fact paths the rule reads, recorded with their values in each finding."""
+    measured: bool = False
+    """The rule's recommendations come from measured performance (the sweep's fastest setting,
+    the benchmark's fastest algorithm): on an emulated run they are marked as emulated in
+    findings.json, recommended.env, launch.sh, settings.yaml and the report."""
 
     @field_validator("id")
     @classmethod
@@ -289,10 +297,26 @@ def compile_rule(
     )
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping: PyYAML keeps the last one
+    silently, so a rule with two ``applies_to`` lines would lose the first without a word."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def _load_file(path: Path, errors: list[str]) -> list[tuple[RuleSpec, str]]:
     where = str(path)
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

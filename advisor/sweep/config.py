@@ -7,6 +7,7 @@ import shlex
 import string
 from dataclasses import dataclass, field
 
+from advisor.backends import native_setting_problems
 from advisor.errors import ConfigError
 from advisor.stages import StageConfig
 
@@ -63,8 +64,11 @@ def check_native_env(value: str, key: str) -> None:
     if value and not re.fullmatch(r"[A-Z][A-Z0-9_]*=\S*", value):
         raise ConfigError(
             f"{key}={value!r}: write the native algorithm setting as VAR=value "
-            "(e.g. NCCL_ALGO=Tree), or '' for the library's own choice."
+            "(e.g. NCCL_ALGO=allreduce:tree), or '' for the library's own choice."
         )
+    problems = native_setting_problems(value)
+    if problems:
+        raise ConfigError(f"{key}={value!r}: {'; '.join(problems)}.")
 
 
 @dataclass(kw_only=True)

@@ -50,7 +50,8 @@ def test_bus_bandwidth_uses_the_nccl_tests_factors(op: str, factor: float) -> No
     ("override", "key"),
     [
         ({"ops": ["allreduce"]}, "stages.bench.ops"),
-        ({"dtypes": ["fp64"]}, "stages.bench.dtypes"),
+        ({"dtypes": ["fp8"]}, "stages.bench.dtypes"),
+        ({"variants": {"t": {"NCCL_ALGO": "Tree"}}}, "stages.bench.variants.t.NCCL_ALGO"),
         ({"algorithms": ["butterfly"]}, "stages.bench.algorithms"),
         ({"min_bytes": 10, "max_bytes": 5}, "min_bytes"),
         ({"factor": 1}, "stages.bench.factor"),
@@ -66,12 +67,33 @@ def test_variants_by_backend() -> None:
     cfg = bench.BenchConfig()
     assert bench.variants_of(cfg, "gloo") == {}
     nccl = bench.variants_of(cfg, "nccl")
-    assert {"NCCL_ALGO": "Tree", "NCCL_PROTO": "LL128"} in nccl.values()
+    # all_reduce alone: a global NCCL_ALGO=Tree leaves broadcast without an algorithm (>= 2.24)
+    assert {"NCCL_ALGO": "allreduce:tree", "NCCL_PROTO": "allreduce:ll128"} in nccl.values()
+    old = bench.native_variants("nccl", (2, 23, 4))
+    assert {"NCCL_ALGO": "Tree", "NCCL_PROTO": "LL128"} in old.values()
+    assert bench.native_variants("nccl", (2, 24, 3)) == bench.native_variants("nccl")
     assert any("HCCL_ALGO" in env for env in bench.variants_of(cfg, "hccl").values())
     assert bench.variants_of(bench.BenchConfig(native_variants=False), "hccl") == {}
     # a variant job runs the native algorithm only
     job = cfg.job("hccl-ring")
     assert job.algorithms == ["native"] and job.ops == ["all_reduce"]
+
+
+def test_a_dtype_the_backend_lacks_is_refused_before_any_job(tmp_path: Path) -> None:
+    """HCCL reduces no float64 before the 950: the run stops at once, naming what it takes."""
+    res = run_advisor(
+        ["+cluster=2x8", "emulate=true", "stages.bench.dtypes=[fp64]"], tmp_path / "run"
+    )
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "stages.bench.dtypes: hccl (A2) has no all_reduce for float64" in res.stderr
+    assert "it takes int8, int16, int32, int64, float16, float32, bfloat16" in res.stderr
+    assert not (tmp_path / "run" / "results").exists()  # no job, no stage, not even preflight
+    # the same dtype on a gloo cluster is measured
+    cfg = bench.BenchConfig(dtypes=["fp64"])
+    gloo = resolve(ClusterConfig(nodes=1, devices_per_node=2), emulate=True)
+    assert bench.backend_problems(cfg, gloo) == []
+    nccl = resolve(ClusterConfig(nodes=1, devices_per_node=2, device="cuda"), emulate=True)
+    assert bench.backend_problems(cfg, nccl) == []
 
 
 def test_table_has_the_nccl_tests_shape() -> None:
@@ -108,7 +130,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
     run_dir = tmp_path_factory.mktemp("bench") / "run"
     return run_advisor(
         [
+            # declared npu: the run is strict (every call checked against HCCL's rules)
             "+cluster=2x2",
+            "cluster.device=npu",
             "emulate=true",
             "profile=standard",
             "cluster.inter.nominal_gbps=10",
