@@ -82,3 +82,37 @@ def test_rank_exiting_mid_stage_is_named_and_other_results_kept(tmp_path: Path) 
     topo = res.stage("topology")
     assert topo["status"] == "ok", topo["reason"]
     assert topo["data"]["measured_links"] == len(data["pairs"])
+
+
+def test_hung_peer_on_an_emulated_hccl_cluster_is_named_within_the_pair_timeout(
+    tmp_path: Path,
+) -> None:
+    """HCCL does not bound Work.wait(timeout): the pair's own deadline (comm.wait) names the
+    pair long before the stage deadline, on a strict emulated hccl cluster."""
+    deadline_s = 240
+    res = run_advisor(
+        [
+            "+cluster=2x2",
+            "cluster.device=npu",
+            "emulate=true",
+            f"stages.connectivity.deadline_s={deadline_s}",
+            "stages.connectivity.pairs=all",
+            "stages.connectivity.latency_iters=2",
+            "stages.connectivity.bandwidth_bytes=[4096]",
+            "stages.connectivity.bandwidth_iters=1",
+            "stages.connectivity.pair_timeout_s=5",
+            *only_stages("preflight", "connectivity"),
+            "+faults=[{stage:connectivity,rank:1,kind:hang,step:pair}]",
+        ],
+        tmp_path / "run",
+    )
+    sf = res.stage("connectivity")
+    assert sf["status"] == "failed", (sf["status"], sf["reason"], res.stderr[-2000:])
+    failed = {(p["src"], p["dst"]): p for p in sf["data"]["failed_pairs"]}
+    first = next(p for p in round_robin_rounds(4)[0] if 1 in p)
+    assert first in failed, sf["data"]["failed_pairs"]
+    assert "did not complete within 5 s" in failed[first]["error"]
+    # The stage ended long before its deadline: the partner's wait was bounded by the pair's.
+    assert sf["duration_s"] < deadline_s / 2, sf["duration_s"]
+    hung = next(r for r in sf["ranks"] if r["rank"] == 1)
+    assert hung["state"] in ("hung", "stopped"), hung

@@ -278,3 +278,29 @@ def test_checks_run_inside_the_nodes_network_namespace(tmp_path: Path) -> None:
     # The namespace has only its loopback: the host's interface is missing there, and named.
     assert [n["name"] for n in node["nics"]] == ["lo"]
     assert f"GLOO_SOCKET_IFNAME names {host_nic}, which this host does not have" in sf["reason"]
+
+
+def test_gloo_bound_to_loopback_on_a_multi_node_job_blocks_preflight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With GLOO_SOCKET_IFNAME unset, gloo binds the host name's address: a name mapped to
+    loopback (127.0.1.1 on Debian and Ubuntu) leaves every gloo group of a multi-node job (the
+    side groups of hccl/nccl too) unreachable from the other nodes."""
+    from advisor.cluster import ClusterConfig, resolve
+    from advisor.worker import HostContext
+
+    monkeypatch.delenv("GLOO_SOCKET_IFNAME", raising=False)
+    monkeypatch.setattr(socket, "gethostname", lambda: "localhost")
+    cluster = resolve(
+        ClusterConfig(nodes=2, devices_per_node=1, device="cpu", hosts=["127.0.0.1"] * 2),
+        emulate=False,
+    )
+    params = preflight.PreflightConfig(master_check="off", tools=False)
+    ctx = HostContext(stage="preflight", run_dir=tmp_path, cluster=cluster, node=0, params=params)
+    with pytest.raises(preflight.PreflightFailed, match=r"resolves to 127\.0\.0\.1.*loopback"):
+        preflight.check_node(ctx, params)
+    gloo = preflight.gloo_bind_address(nics.list_nics(), 2.0)
+    assert "cluster.interface" in gloo["problem"] and gloo["nic"] == "lo"
+    # named interface: gloo binds it, nothing to check
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "lo")
+    preflight.check_node(ctx, params)

@@ -57,12 +57,7 @@ def is_oom(e: BaseException) -> bool:
     """
     import torch
 
-    oom_types: tuple[type[BaseException], ...] = (MemoryError,)
-    for holder, name in ((torch, "OutOfMemoryError"), (torch.cuda, "OutOfMemoryError")):
-        kind = getattr(holder, name, None)
-        if isinstance(kind, type):
-            oom_types += (kind,)
-    if isinstance(e, oom_types):
+    if isinstance(e, MemoryError | torch.OutOfMemoryError):
         return True
     return isinstance(e, RuntimeError) and any(m in str(e).lower() for m in OOM_MARKERS)
 
@@ -80,10 +75,7 @@ def precision_unsupported(device: torch.device, precision: str) -> str:
     dtype = autocast_dtype(precision)
     if dtype is None:
         return ""
-    # torch.amp.autocast_mode.is_autocast_available arrived in torch 2.4; before it, trying
-    # autocast below answers the same question.
-    available = getattr(torch.amp.autocast_mode, "is_autocast_available", None)
-    if available is not None and not available(device.type):
+    if not torch.amp.autocast_mode.is_autocast_available(device.type):
         return f"autocast is not available on {device.type}"
     try:
         with torch.autocast(device.type, dtype=dtype):
