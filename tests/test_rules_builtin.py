@@ -147,6 +147,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"env.NCCL_SOCKET_IFNAME": DELETE, "cluster.nodes": 1}, {"NCCL_SOCKET_IFNAME": "eth0"}),
     ("gloo-socket-ifname-multinode", "gloo", {"env.GLOO_SOCKET_IFNAME": DELETE},
      {"env.GLOO_SOCKET_IFNAME": DELETE, "cluster.nodes": 1}, {"GLOO_SOCKET_IFNAME": "eth0"}),
+    ("gloo-side-groups-ifname-multinode", "hccl", {"env.GLOO_SOCKET_IFNAME": DELETE},
+     {"env.GLOO_SOCKET_IFNAME": "eth0"}, {"GLOO_SOCKET_IFNAME": "eth0"}),
     # connectivity and bandwidth
     ("connectivity-failed-pairs", "gloo", {"connectivity.failed_pairs": _FAILED}, {}, {}),
     ("connectivity-mtu-mismatch", "gloo",
