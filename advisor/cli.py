@@ -130,13 +130,14 @@ def _run(args: list[str]) -> int:
     from omegaconf import DictConfig
 
     from advisor import config, runner
+    from advisor.paths import conf_dir
 
     config.register()
-    check_overrides(args, config.conf_dir())
+    check_overrides(args, conf_dir())
     codes: list[int] = []
     started = False
 
-    @hydra.main(config_path=str(config.conf_dir()), config_name="config", version_base="1.3")
+    @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
     def task(cfg: DictConfig) -> None:
         nonlocal started
         started = True

@@ -82,6 +82,10 @@ class Setup:
     """The gloo group of all ranks for CPU-side bookkeeping (None: the default group is gloo)."""
     side_groups: set[int] = field(default_factory=set)
     """ids of the gloo side groups this rank created."""
+    stage_groups: list[Any] = field(default_factory=list)
+    """Groups the current stage created (destroyed when it ends)."""
+    stage_end: list[Callable[[], None]] = field(default_factory=list)
+    """What to forget when the stage ends (caches keyed by its groups)."""
 
     @property
     def device_type(self) -> str:
@@ -134,6 +138,24 @@ def reset() -> None:
     """Forget the set-up (the process group was destroyed)."""
     global _setup
     _setup = None
+
+
+def end_stage() -> None:
+    """Destroy the groups the stage created and forget what was cached about them: the next
+    stage of the job starts with only the job's own groups (on HCCL each communicator holds
+    2 x HCCL_BUFFSIZE of device memory)."""
+    st = current()
+    for group in reversed(st.stage_groups):
+        destroy_group(group)
+    st.stage_groups.clear()
+    for forget in st.stage_end:
+        forget()
+    st.stage_end.clear()
+
+
+def at_stage_end(forget: Callable[[], None]) -> None:
+    """Call ``forget`` when the current stage ends (a cache of its groups)."""
+    current().stage_end.append(forget)
 
 
 def side_group() -> Any:
@@ -538,7 +560,9 @@ def exchange(
 def new_group(ranks: Sequence[int] | None = None, timeout_s: float | None = None) -> Any:
     """A group of the job's backend (collective: every rank calls it, in the same order)."""
     timeout = timedelta(seconds=timeout_s) if timeout_s else None
-    return dist.new_group(ranks=list(ranks) if ranks is not None else None, timeout=timeout)
+    g = dist.new_group(ranks=list(ranks) if ranks is not None else None, timeout=timeout)
+    current().stage_groups.append(g)
+    return g
 
 
 def new_side_group(ranks: Sequence[int] | None = None, timeout_s: float | None = None) -> Any:
@@ -547,13 +571,17 @@ def new_side_group(ranks: Sequence[int] | None = None, timeout_s: float | None =
     g = dist.new_group(
         ranks=list(ranks) if ranks is not None else None, timeout=timeout, backend="gloo"
     )
-    current().side_groups.add(id(g))
+    st = current()
+    st.side_groups.add(id(g))
+    st.stage_groups.append(g)
     return g
 
 
 def destroy_group(group: Any) -> None:
     """Free a group this rank created (on HCCL each holds 2 x HCCL_BUFFSIZE of device memory)."""
+    st = current()
+    st.stage_groups[:] = [g for g in st.stage_groups if g is not group]
     if group is None or group is dist.GroupMember.NON_GROUP_MEMBER:
         return
-    current().side_groups.discard(id(group))
+    st.side_groups.discard(id(group))
     dist.destroy_process_group(group)

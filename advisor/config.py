@@ -6,7 +6,6 @@ the schema, and converts Hydra's DictConfig to typed objects once, at the bounda
 
 from __future__ import annotations
 
-import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from advisor.bench.collectives import BenchConfig
 from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
-from advisor.launch import LauncherConfig
+from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.preflight import PreflightConfig
 from advisor.probes.subgroups import SubgroupsConfig
@@ -87,19 +86,6 @@ class AdvisorConfig:
 
 def register() -> None:
     ConfigStore.instance().store(name=SCHEMA_NAME, node=AdvisorConfig)
-
-
-def conf_dir() -> Path:
-    """The config tree: inside the installed package, or ``conf/`` beside it in a checkout."""
-    packaged = Path(str(importlib.resources.files("advisor"))) / "conf"
-    if (packaged / "config.yaml").exists():
-        return packaged
-    checkout = Path(__file__).resolve().parent.parent / "conf"
-    if (checkout / "config.yaml").exists():
-        return checkout
-    raise ConfigError(
-        "cannot find the advisor's config tree (conf/config.yaml): reinstall the package."
-    )
 
 
 def to_typed(cfg: DictConfig | dict[str, Any]) -> AdvisorConfig:

@@ -3,29 +3,30 @@
 A sweep runs one distributed job per trial, a benchmark one job per native-algorithm setting
 (libraries read those variables at init, so each needs a fresh process group). The driver decides
 what to launch next from what earlier jobs measured; every job still goes through the one launcher
-(torchrun's elastic agent, deadline, per-rank diagnosis).
+(torchrun's elastic agent, deadline, per-rank diagnosis). A driver stage's first job may already
+have run in the run's shared job (the benchmark's default job beside the probes): ``done`` has it.
 """
 
 from __future__ import annotations
 
+import socket
 import time
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from omegaconf import OmegaConf
 
-from advisor import launch
+from advisor.context import Recorder
 from advisor.facts import StageFacts
+from advisor.launch.jobs import Launcher, StageRun
 from advisor.results import Record, read_records
-from advisor.worker import _Recorder
 
 if TYPE_CHECKING:
     from advisor.cluster import Cluster
     from advisor.config import AdvisorConfig
 
 
-class DriverContext(_Recorder):
+class DriverContext(Recorder):
     """What a driver stage gets: the cluster, a deadline, and ``launch`` for each job."""
 
     def __init__(
@@ -36,15 +37,16 @@ class DriverContext(_Recorder):
         run_dir: Path,
         cluster: Cluster,
         cfg: AdvisorConfig,
+        launcher: Launcher,
         deadline_s: float,
+        done: dict[str, StageFacts] | None = None,
     ) -> None:
-        import socket
-
         self.stage = stage
         self.stage_index = stage_index
         self.run_dir = run_dir
         self.cluster = cluster
         self.cfg = cfg
+        self.launcher = launcher
         self.node = 0
         self.node_name = cluster.node_name(0)
         self.host = socket.gethostname()
@@ -54,8 +56,10 @@ class DriverContext(_Recorder):
         self._first_step_seen = False
         self._deadline = time.monotonic() + deadline_s
         self._jobs = 0
-        self.outcomes: list[StageFacts] = []
-        """Every job launched so far, in order (name = ``<stage>-<job>``)."""
+        self.done: dict[str, StageFacts] = dict(done or {})
+        """Jobs of this stage that already ran in the run's shared job, by job name."""
+        self.outcomes: list[StageFacts] = list(self.done.values())
+        """Every job run so far, in order (name = ``<stage>-<job>``)."""
 
     @property
     def time_left_s(self) -> float:
@@ -77,32 +81,20 @@ class DriverContext(_Recorder):
         mapping); ``env`` adds variables for this job only; ``cluster`` runs it on a smaller
         world (scaling runs). The deadline is capped by the time the stage has left. ``entry``
         runs that argv on every rank instead (a user's own training command, see
-        ``launch.run_job_stage``); its ranks' output lands in ``logs/<stage>/<job>/``.
+        ``advisor.launch.jobs``); its ranks' output lands in ``logs/<stage>/<job>/``.
         """
-        mapping = (
-            params
-            if isinstance(params, dict)
-            else OmegaConf.to_container(OmegaConf.structured(params))
-        )
         self._jobs += 1
-        launcher = self.cfg.launcher
-        if cluster is not None and launcher.netns and len(launcher.netns) != cluster.nodes:
-            # A smaller world (scaling) runs on the first nodes of the lab: their namespaces.
-            launcher = replace(launcher, netns=launcher.netns[: cluster.nodes])
-        outcome = launch.run_job_stage(
-            stage=self.stage,
-            port_offset=self.stage_index * 100 + self._jobs,
-            job=job,
-            run_dir=self.run_dir,
-            cluster=cluster or self.cluster,
-            launcher=launcher,
-            params=mapping,  # type: ignore[arg-type]
-            deadline_s=max(1.0, min(deadline_s, self.time_left_s)),
-            pg_timeout_s=self.cfg.pg_timeout_s,
-            faults=[asdict(f) for f in self.cfg.faults],
-            extra_env={**self.cfg.env, **(env or {})},
+        outcome = self.launcher.run_one(
+            StageRun(
+                stage=self.stage,
+                job=job,
+                params=job_params(params),
+                deadline_s=max(1.0, min(deadline_s, self.time_left_s)),
+                offset=self.stage_index * 100 + self._jobs,
+            ),
+            plan=self.launcher.plan.on(cluster) if cluster is not None else None,
+            env=env,
             entry=entry,
-            strict=self.cfg.strict_emulation,
         )
         self.outcomes.append(outcome)
         return outcome
@@ -111,3 +103,12 @@ class DriverContext(_Recorder):
         """Records of this stage's jobs (one job, or all)."""
         recs = read_records(self.run_dir, self.stage)
         return recs if job is None else [r for r in recs if r.job == job]
+
+
+def job_params(params: Any) -> dict[str, Any]:
+    """A job's config (a dataclass, or a mapping already) as the plain data a job spec holds."""
+    if isinstance(params, dict):
+        return params
+    out = OmegaConf.to_container(OmegaConf.structured(params))
+    assert isinstance(out, dict)
+    return out  # type: ignore[return-value]

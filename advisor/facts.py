@@ -53,6 +53,9 @@ class StageFacts:
     reason: str = ""
     """Why it failed, timed out or was skipped, naming ranks and hosts."""
     ranks: list[RankOutcome] = field(default_factory=list)
+    launch: str = ""
+    """The job (launch) that ran it: several stages share one; its ranks' start and
+    process-group init are that launch's records (``results/launches.jsonl``)."""
     data: dict[str, Any] = field(default_factory=dict)
     """The stage's own summary (its typed dataclass, as a mapping); partial when cut short."""
 
@@ -89,6 +92,30 @@ class EnvironmentFacts:
 
 
 @dataclass(kw_only=True)
+class LaunchFacts:
+    """One job launch: the stages it ran, and what starting its ranks cost.
+
+    Most of a short check's time is ranks starting (torch import, torch_npu and the HCCL
+    communicators on Ascend, the rendezvous): the probes share one launch, and a node that takes
+    far longer than the others to start its ranks is itself a finding."""
+
+    launch: str
+    stages: list[str] = field(default_factory=list)
+    ranks: int = 0
+    """Ranks that reported their start."""
+    start_s: dict[str, float] = field(default_factory=dict)
+    """Per rank: seconds from the launcher starting the agents to the rank's process start."""
+    init_s: dict[str, float] = field(default_factory=dict)
+    """Per rank: seconds in init_process_group."""
+    node_ready_s: dict[str, float] = field(default_factory=dict)
+    """Per node: median over its ranks of start + init (launch to a working process group)."""
+    slowest_node: str = ""
+    slowest_node_ready_s: float | None = None
+    others_ready_s: float | None = None
+    """Median of the other nodes' ``node_ready_s`` (None on one node)."""
+
+
+@dataclass(kw_only=True)
 class Facts:
     schema_version: int = SCHEMA_VERSION
     run: RunInfo
@@ -98,6 +125,8 @@ class Facts:
     stages: dict[str, StageFacts] = field(default_factory=dict)
     evidence: dict[str, Any] = field(default_factory=dict)
     """Facts imported from files the user already had (benchmark tables, tool outputs, logs)."""
+    launches: list[LaunchFacts] = field(default_factory=list)
+    """Every job the run launched, with its start cost."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,9 +14,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-RESULTS_DIR = "results"
-STAGES_FILE = "stages.jsonl"
-"""Outcome of each stage as seen by the launcher (status, per-rank outcome), one line a stage."""
+from advisor.paths import results_dir
+
+LAUNCHES = "launches"
+"""The records' "stage" of a launch's own records (each rank's start and process-group init):
+they go to ``results/launches.jsonl``, beside the stages' files."""
 
 
 @dataclass(kw_only=True)
@@ -36,6 +38,8 @@ class Record:
     local_rank: int
     job: str = ""
     """Job within the stage (a sweep trial, a benchmark variant); empty for single-job stages."""
+    launch: str = ""
+    """The launch (torchrun job) that ran it: several stages share one launch."""
     step: str
     """Step name, e.g. ``init``, ``pair/3-4``, ``done``."""
     status: str = "ok"
@@ -46,10 +50,6 @@ class Record:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True, default=str)
-
-
-def results_dir(run_dir: Path) -> Path:
-    return run_dir / RESULTS_DIR
 
 
 def stage_file(run_dir: Path, stage: str) -> Path:
@@ -85,6 +85,19 @@ def read_records(run_dir: Path, stage: str) -> list[Record]:
         except (json.JSONDecodeError, TypeError):
             continue
     return records
+
+
+def launch_records(run_dir: Path, launches: set[str]) -> list[Record]:
+    """The start and process-group init of every rank of these launches."""
+    return [r for r in read_records(run_dir, LAUNCHES) if r.launch in launches]
+
+
+def with_launch_records(run_dir: Path, records: list[Record], launch: str = "") -> list[Record]:
+    """A stage's records after the start records of the launches that ran it (``launch``, and
+    any its records name): what each rank did before the stage began, as a stage that had its
+    own job would have recorded first."""
+    launches = {r.launch for r in records if r.launch} | ({launch} if launch else set())
+    return [*launch_records(run_dir, launches), *records] if launches else records
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -18,27 +18,29 @@ from typing import Any
 import psutil
 from omegaconf import OmegaConf
 
-from advisor import __version__, backends, console, launch, outputs, results, stages
+from advisor import __version__, backends, console, outputs, results, stages
 from advisor.cluster import Cluster, resolve
 from advisor.config import AdvisorConfig, to_typed
+from advisor.context import HostContext
+from advisor.driver import DriverContext, job_params
 from advisor.errors import ConfigError
+from advisor.evidence.command import print_files
+from advisor.evidence.load import from_tool_outputs
 from advisor.evidence.load import load_paths as load_evidence
 from advisor.facts import EnvironmentFacts, Facts, RunInfo, StageFacts, as_data
-from advisor.results import STAGES_FILE, append_line, read_jsonl, read_records, results_dir
-from advisor.worker import HostContext
-
-RUN_FILE = "run.json"
-"""Run-level facts measured once (run info, cluster, environment), beside the stage results."""
+from advisor.launch.jobs import Launcher, StageRun
+from advisor.launch.plan import LaunchPlan
+from advisor.launch.starts import summarize_launches
+from advisor.paths import EVIDENCE_FILE, FACTS_FILE, RUN_FILE, STAGES_FILE, results_dir
+from advisor.results import append_line, read_jsonl, read_records, with_launch_records
 
 ENV_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "MASTER_", "ASCEND_", "CUDA_VISIBLE", "OMP_")
 
 
-def environment_facts(cfg: AdvisorConfig, cluster: Cluster) -> EnvironmentFacts:
-    variables = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
-    variables.update(cfg.env)
-    for var, value in backends.interface_env(cluster.device_type, cluster.interface).items():
-        if var not in cfg.env:  # a variable the run's env sets explicitly stays as given
-            variables[var] = value
+def environment_facts(cfg: AdvisorConfig, plan: LaunchPlan) -> EnvironmentFacts:
+    """This host, its software, and the communication variables the jobs run with."""
+    cluster = plan.cluster
+    variables = {k: v for k, v in plan.job_env().items() if k.startswith(ENV_PREFIXES)}
     return EnvironmentFacts(
         host=socket.gethostname(),
         platform=platform.platform(),
@@ -55,7 +57,7 @@ def cluster_facts(cluster: Cluster) -> dict[str, Any]:
     return d
 
 
-def plan(cfg: AdvisorConfig) -> list[str]:
+def planned(cfg: AdvisorConfig) -> list[str]:
     """Stages to run, in registry order, as the profile and overrides enable them."""
     return [n for n in stages.names() if getattr(cfg.stages, n).enabled]
 
@@ -63,7 +65,7 @@ def plan(cfg: AdvisorConfig) -> list[str]:
 def check_plan(cfg: AdvisorConfig, cluster: Cluster) -> None:
     """Refuse, before any job starts, settings the cluster's backend would refuse at run time."""
     problems = []
-    for name in plan(cfg):
+    for name in planned(cfg):
         stage = stages.get(name)
         if stage.check is not None:
             problems += stage.check(getattr(cfg.stages, name), cluster)
@@ -78,9 +80,11 @@ def check_plan(cfg: AdvisorConfig, cluster: Cluster) -> None:
 def summarize(
     stage: stages.Stage, sf: StageFacts, run_dir: Path, cluster: Cluster, params: Any
 ) -> None:
-    """Fill ``sf.data`` from whatever records exist; a summariser bug never loses the outcome."""
+    """Fill ``sf.data`` from whatever records exist (after the start records of the launch that
+    ran it); a summariser bug never loses the outcome."""
+    records = with_launch_records(run_dir, read_records(run_dir, stage.name), sf.launch)
     try:
-        sf.data = as_data(stage.summarize(read_records(run_dir, stage.name), cluster, params))
+        sf.data = as_data(stage.summarize(records, cluster, params))
     except Exception as e:
         sf.data = {}
         note = f"summary failed: {type(e).__name__}: {e}"
@@ -92,8 +96,6 @@ def summarize(
 def with_live_tools(imported: dict[str, Any], preflight: dict[str, Any]) -> dict[str, Any]:
     """The run's evidence: files the user imported, and what the host tools (npu-smi,
     hccn_tool, nvidia-smi) printed during preflight, read by the same parsers and rules."""
-    from advisor.evidence.load import from_tool_outputs
-
     nodes = {
         name: dict(node.get("tools") or {}) for name, node in preflight.get("nodes", {}).items()
     }
@@ -109,24 +111,23 @@ def with_live_tools(imported: dict[str, Any], preflight: dict[str, Any]) -> dict
 def run_host_stage(
     stage: stages.Stage,
     cfg: AdvisorConfig,
-    cluster: Cluster,
+    plan: LaunchPlan,
     run_dir: Path,
     params: Any,
-    nodes: list[int],
 ) -> StageFacts:
     """Run a host stage for each node this process speaks for."""
     assert stage.run_host is not None
     started = time.time()
     errors = []
-    for node in nodes:
+    for node in plan.local_nodes:
         ctx = HostContext(
             stage=stage.name,
             run_dir=run_dir,
-            cluster=cluster,
+            cluster=plan.cluster,
             node=node,
             params=params,
             cfg=cfg,
-            nodes_here=nodes,
+            nodes_here=plan.local_nodes,
         )
         try:
             stage.run_host(ctx, params)
@@ -151,22 +152,27 @@ def run_driver_stage(
     stage: stages.Stage,
     index: int,
     cfg: AdvisorConfig,
-    cluster: Cluster,
+    launcher: Launcher,
     run_dir: Path,
     params: Any,
+    done: dict[str, StageFacts] | None = None,
 ) -> StageFacts:
-    """Run a driver stage; its status is the worst of its jobs unless the driver failed itself."""
-    from advisor.driver import DriverContext
+    """Run a driver stage; its status is the worst of its jobs unless the driver failed itself.
 
+    ``done``: jobs of the stage that already ran in the shared job (their time counts against
+    the stage's deadline)."""
     assert stage.drive is not None
-    started = time.time()
+    spent_s = sum(sf.duration_s for sf in (done or {}).values())
+    started = time.time() - spent_s
     ctx = DriverContext(
         stage=stage.name,
         stage_index=index,
         run_dir=run_dir,
-        cluster=cluster,
+        cluster=launcher.plan.cluster,
         cfg=cfg,
-        deadline_s=params.deadline_s,
+        launcher=launcher,
+        deadline_s=params.deadline_s - spent_s,
+        done=done,
     )
     status, reason = "ok", ""
     try:
@@ -187,6 +193,86 @@ def run_driver_stage(
     )
 
 
+def shared_runs(
+    cfg: AdvisorConfig, cluster: Cluster, names: list[str], start: int
+) -> list[StageRun]:
+    """The stages from ``start`` on that can share one job, in order: job stages, and the first
+    job of driver stages that have one (the benchmark's default job)."""
+    runs = []
+    for index in range(start, len(names)):
+        stage = stages.get(names[index])
+        params = getattr(cfg.stages, stage.name)
+        if stage.kind == "job":
+            runs.append(
+                StageRun(
+                    stage=stage.name,
+                    params=job_params(params),
+                    deadline_s=params.deadline_s,
+                    offset=index * 100,
+                )
+            )
+        elif stage.first_job is not None:
+            job, job_config, deadline_s = stage.first_job(params, cluster)
+            runs.append(
+                StageRun(
+                    stage=stage.name,
+                    job=job,
+                    params=job_params(job_config),
+                    deadline_s=deadline_s,
+                    offset=index * 100,
+                )
+            )
+        else:
+            break
+    return runs
+
+
+class _Session:
+    """One run's bookkeeping as stages end: facts, the gate that skips the rest, the console."""
+
+    def __init__(
+        self, cfg: AdvisorConfig, plan: LaunchPlan, run_dir: Path, facts: Facts, imported: dict
+    ) -> None:
+        self.cfg = cfg
+        self.plan = plan
+        self.run_dir = run_dir
+        self.facts = facts
+        self.imported = imported
+        self.gate = ""
+        """Why the remaining stages are skipped (a gating stage failed, a node left)."""
+        self.statuses: list[str] = []
+        self.since_s = plan.peers_since_s()  # notes older than this are another run's
+
+    def left(self) -> str:
+        return results.nodes_that_left(self.run_dir, self.plan.local_nodes, self.since_s)
+
+    def end(self, stage: stages.Stage, sf: StageFacts) -> None:
+        """Record a stage's outcome (facts written at once: an interrupted run keeps them)."""
+        params = getattr(self.cfg.stages, stage.name)
+        if stage.gates_run and sf.status != "ok" and getattr(params, "fail_fast", True):
+            self.gate = f"skipped: {stage.name} {sf.status}: {sf.reason[:300]}"
+            if not self.plan.primary:
+                # the other nodes would otherwise wait for this one at their next rendezvous
+                reason = f"{stage.name} {sf.status}: {sf.reason[:300]}"
+                results.announce_leaving(
+                    self.run_dir, self.plan.local_nodes[0], socket.gethostname(), reason
+                )
+        if not self.gate and stage.kind in ("job", "driver"):
+            # a node that left while this stage ran (the stage stopped and said so)
+            left = self.left()
+            self.gate = f"skipped: {left}" if left else ""
+        self.statuses.append(sf.status)
+        console.stage_end(sf)
+        if not self.plan.primary:
+            return
+        append_line(results_dir(self.run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
+        summarize(stage, sf, self.run_dir, self.plan.cluster, params)
+        self.facts.stages[stage.name] = sf
+        if stage.name == "preflight":
+            self.facts.evidence = with_live_tools(self.imported, sf.data)
+        self.facts.write(self.run_dir / FACTS_FILE)
+
+
 def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
     """The main job. Returns the exit code: 0 ready, 1 not ready."""
     from advisor import rules
@@ -196,6 +282,10 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     rules.check(cfg.rules)  # a bad rule file fails now, not after every stage has run
     # Read the evidence before measuring: a wrong path is a usage error, found at once.
     evidence = load_evidence(cfg.evidence) if cfg.evidence else None
+    # Validates the launcher settings before anything is measured, and tells which nodes this
+    # process speaks for: with launcher=torchrun/env one advisor runs per node and node 0 alone
+    # writes the facts and the report.
+    plan = LaunchPlan.make(cfg.launcher, cluster, cfg.env)
     run_dir.mkdir(parents=True, exist_ok=True)
     results_dir(run_dir).mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -211,89 +301,101 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
             advisor_version=__version__,
         ),
         cluster=cluster_facts(cluster),
-        environment=environment_facts(cfg, cluster),
+        environment=environment_facts(cfg, plan),
     )
-    # Validates the launcher settings before anything is measured, and tells which nodes this
-    # process speaks for: with launcher=torchrun/env one advisor runs per node and node 0 alone
-    # writes the facts and the report.
-    local_nodes = launch.plan_topology(cfg.launcher, cluster, 0, dict(os.environ)).local_nodes
-    primary = 0 in local_nodes or cfg.launcher.kind == "slurm"
-    if primary:
+    if plan.primary:
         _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
     imported: dict[str, Any] = {}
     if evidence is not None:
-        from advisor.evidence.command import EVIDENCE_FILE, print_files
-
         console.out.print(f"evidence: {len(evidence.files)} file(s)")
         print_files(evidence)
         facts.evidence = imported = as_data(evidence)
         (results_dir(run_dir) / EVIDENCE_FILE).write_text(
             json.dumps(facts.evidence, indent=2), encoding="utf-8"
         )
-    names = plan(cfg)
-    node_statuses: list[str] = []
-    gate = ""
-    """Set when a gating stage (preflight) failed: why the remaining stages are skipped."""
-    since_s = launch.peers_since_s(cfg.launcher)  # notes older than this are another run's
-    for index, name in enumerate(names):
-        stage = stages.get(name)
-        params = getattr(cfg.stages, name)
-        console.stage_start(index, len(names), stage)
-        left = "" if gate else results.nodes_that_left(run_dir, local_nodes, since_s)
-        if left and stage.kind in ("job", "driver"):
-            # This stage cannot run without that node: it fails (the run is not ready), the
-            # stages after it are skipped with the same reason.
-            sf = StageFacts(name=name, status="failed", started_at=time.time(), reason=left)
-            gate = f"skipped: {left}"
-        elif gate:
-            sf = skipped(name, gate)
-        elif stage.kind == "job":
-            sf = launch.run_job_stage(
-                stage=name,
-                port_offset=index * 100,
-                run_dir=run_dir,
-                cluster=cluster,
-                launcher=cfg.launcher,
-                params=OmegaConf.to_container(OmegaConf.structured(params)),  # type: ignore[arg-type]
-                deadline_s=params.deadline_s,
-                pg_timeout_s=cfg.pg_timeout_s,
-                faults=[asdict(f) for f in cfg.faults],
-                extra_env=dict(cfg.env),
-                strict=cfg.strict_emulation,
-            )
-        elif stage.kind == "driver":
-            sf = run_driver_stage(stage, index, cfg, cluster, run_dir, params)
+    launcher = Launcher(
+        plan,
+        run_dir,
+        pg_timeout_s=cfg.pg_timeout_s,
+        faults=[asdict(f) for f in cfg.faults],
+        strict=cfg.strict_emulation,
+    )
+    session = _Session(cfg, plan, run_dir, facts, imported)
+    names = planned(cfg)
+    index = 0
+    while index < len(names):
+        stage = stages.get(names[index])
+        params = getattr(cfg.stages, stage.name)
+        left = "" if session.gate else session.left()
+        if session.gate or (left and stage.kind in ("job", "driver")):
+            console.stage_start(index, len(names), stage)
+            if session.gate:
+                session.end(stage, skipped(stage.name, session.gate))
+            else:
+                # This stage cannot run without that node: it fails (the run is not ready), the
+                # stages after it are skipped with the same reason.
+                failed = StageFacts(name=stage.name, status="failed", started_at=time.time())
+                failed.reason = left
+                session.end(stage, failed)
+                session.gate = f"skipped: {left}"
+            index += 1
+        elif stage.kind == "host":
+            console.stage_start(index, len(names), stage)
+            session.end(stage, run_host_stage(stage, cfg, plan, run_dir, params))
+            index += 1
+        elif runs := shared_runs(cfg, cluster, names, index):
+            index = _shared_job(session, launcher, names, index, runs)
         else:
-            sf = run_host_stage(stage, cfg, cluster, run_dir, params, local_nodes)
-        if stage.gates_run and sf.status != "ok" and getattr(params, "fail_fast", True):
-            gate = f"skipped: {name} {sf.status}: {sf.reason[:300]}"
-            if not primary:
-                # the other nodes would otherwise wait for this one at their next rendezvous
-                reason = f"{name} {sf.status}: {sf.reason[:300]}"
-                results.announce_leaving(run_dir, local_nodes[0], socket.gethostname(), reason)
-        if not gate and stage.kind in ("job", "driver"):
-            # a node that left while this stage ran (the stage stopped and said so)
-            left = results.nodes_that_left(run_dir, local_nodes, since_s)
-            gate = f"skipped: {left}" if left else ""
-        if not primary:
-            console.stage_end(sf)
-            node_statuses.append(sf.status)
-            continue
-        append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
-        summarize(stage, sf, run_dir, cluster, params)
-        facts.stages[name] = sf
-        if name == "preflight":
-            facts.evidence = with_live_tools(imported, sf.data)
-        facts.write(run_dir / "facts.json")
-        console.stage_end(sf)
-    if not primary:
-        console.plain(f"node {local_nodes[0]} done; node 0 writes the facts and the report")
-        return 1 if any(st in ("failed", "timeout", "error") for st in node_statuses) else 0
+            console.stage_start(index, len(names), stage)
+            session.end(stage, run_driver_stage(stage, index, cfg, launcher, run_dir, params))
+            index += 1
+    if not plan.primary:
+        console.plain(f"node {plan.local_nodes[0]} done; node 0 writes the facts and the report")
+        return 1 if any(st in ("failed", "timeout", "error") for st in session.statuses) else 0
     facts.run.finished_at = time.time()
     facts.run.duration_s = facts.run.finished_at - started
+    facts.launches = summarize_launches(run_dir)
     _write_run_file(run_dir, facts)
     return outputs.write_all(facts, cfg, run_dir)
+
+
+def _shared_job(
+    session: _Session, launcher: Launcher, names: list[str], index: int, runs: list[StageRun]
+) -> int:
+    """Run these consecutive stages in one job (a fresh job after a failure), then the drivers
+    whose first job ran there. Returns the index of the first stage not yet ended."""
+    first_jobs: dict[str, dict[str, StageFacts]] = {}
+    ended: set[str] = set()
+    console.stage_start(index, len(names), stages.get(runs[0].stage))
+    outcomes = launcher.run(runs)
+    for position, sf in enumerate(outcomes):
+        run = runs[position]
+        if run.job:
+            first_jobs[run.stage] = {run.job: sf}  # the stage's outcome is its driver's
+        else:
+            session.end(stages.get(run.stage), sf)
+            ended.add(run.stage)
+        if session.gate:
+            outcomes.close()  # a node left: stop the job; what remains is skipped
+            break
+        if position + 1 < len(runs):
+            following = runs[position + 1].stage
+            console.stage_start(names.index(following), len(names), stages.get(following))
+    for stage_name, done in first_jobs.items():
+        if session.gate:
+            break
+        stage = stages.get(stage_name)
+        params = getattr(session.cfg.stages, stage_name)
+        sf = run_driver_stage(
+            stage, names.index(stage_name), session.cfg, launcher, session.run_dir, params, done
+        )
+        session.end(stage, sf)
+        ended.add(stage_name)
+    position = index
+    while position < len(names) and names[position] in ended:
+        position += 1
+    return position
 
 
 def _write_run_file(run_dir: Path, facts: Facts) -> None:
@@ -322,7 +424,7 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
         raise ConfigError(f"{run_file} is missing: the run never started measuring.")
     stored = json.loads(run_file.read_text(encoding="utf-8"))
     base = Facts.from_dict({**stored, "stages": {}})
-    evidence_file = results_dir(run_dir) / "evidence.json"
+    evidence_file = results_dir(run_dir) / EVIDENCE_FILE
     if evidence_file.exists():
         base.evidence = json.loads(evidence_file.read_text(encoding="utf-8"))
     imported = dict(base.evidence)
@@ -334,16 +436,17 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
         base.stages[sf.name] = sf
         if sf.name == "preflight":
             base.evidence = with_live_tools(imported, sf.data)
+    base.launches = summarize_launches(run_dir)
     return base
 
 
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR``: every output again from stored results, nothing re-measured."""
-    if not (run_dir / ".hydra").exists() and (results_dir(run_dir) / "evidence.json").exists():
+    if not (run_dir / ".hydra").exists() and (results_dir(run_dir) / EVIDENCE_FILE).exists():
         from advisor.evidence import command
 
         return command.rerender(run_dir)  # written by `advisor import`, not by a Hydra run
     cfg = load_config(run_dir)
     facts = rebuild_facts(run_dir, cfg)
-    facts.write(run_dir / "facts.json")
+    facts.write(run_dir / FACTS_FILE)
     return outputs.write_all(facts, cfg, run_dir)

@@ -1,10 +1,11 @@
 """What a stage is, and the registry of stages in the order a run executes them.
 
-A *job* stage is one distributed job: every rank runs ``run_rank`` under torchrun's elastic agent
-(see ``advisor.launch``). A *host* stage runs once per node in the advisor process itself, before
-any process group exists (preflight). Either way the stage writes records to its JSONL file as it
-goes, and ``summarize`` turns whatever records exist, complete or cut short, into the stage's
-typed facts.
+A *job* stage runs ``run_rank`` on every rank of a distributed job under torchrun's elastic agent
+(see ``advisor.launch``); consecutive job stages share one job. A *driver* stage runs in the
+advisor process and launches jobs of its own (sweep trials, benchmark variants). A *host* stage
+runs once per node in the advisor process itself, before any process group exists (preflight).
+Either way the stage writes records to its JSONL file as it goes, and ``summarize`` turns
+whatever records exist, complete or cut short, into the stage's typed facts.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from advisor.cluster import Cluster
+    from advisor.context import HostContext
     from advisor.driver import DriverContext
     from advisor.results import Record
-    from advisor.worker import HostContext, RankContext
+    from advisor.worker import RankContext
 
 
 @dataclass(kw_only=True)
@@ -50,6 +52,10 @@ class Stage:
     each job's ranks run ``run_rank`` with that job's parameters."""
     job_config_type: type | None = None
     """Type of the per-job parameters of a driver stage (defaults to ``config_type``)."""
+    first_job: Callable[[Any, Cluster], tuple[str, Any, float]] | None = None
+    """Driver stage: ``(params, cluster) -> (job name, job config, deadline_s)`` of its first
+    job when that job can run in the run's shared job beside the probe stages (the benchmark's
+    default job); the driver then runs the rest."""
     check: Callable[[Any, Cluster], list[str]] | None = None
     """Problems with the stage's settings on this cluster that its backend would refuse (a data
     type HCCL lacks ...), found before any job starts; each names the key and the fix."""

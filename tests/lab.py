@@ -9,13 +9,16 @@ root or without iproute2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +27,8 @@ import pytest
 
 from advisor.lab import Lab, LinkShape
 from advisor.lab.cli import stop_tree
-from advisor.lab.netns import (
-    CREATED_NAMESPACES,
-    INTERFACE,
-    SURVIVORS,
-    list_labs,
-    list_namespaces,
-)
+from advisor.lab.netns import INTERFACE, list_labs, list_namespaces
+from advisor.results import LAUNCHES
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -137,17 +135,23 @@ def lab_leak_check() -> Iterator[None]:
     """At the end of the session: no lab namespace, link, state file or process is left.
 
     Lab test modules pull it in with a module-scoped autouse fixture, so it runs once, after the
-    last lab test of the session."""
+    last lab test of the session. (A process that outlives its lab's teardown already failed
+    that lab's ``down()``: the lab raises LabError.)"""
+    before = set(list_namespaces())
     yield
     if lab_unavailable_reason():
         return
     # Only this process's labs: other processes (a benchmark, another test run) may have labs
     # of their own up at the same time.
-    left = sorted(n for n in list_namespaces() if n in CREATED_NAMESPACES)
+    others = {
+        s.id for s in list_labs() if s.owner_pid != os.getpid() and psutil.pid_exists(s.owner_pid)
+    }
+    left = sorted(
+        n for n in set(list_namespaces()) - before if not any(f"-{i}-" in n for i in others)
+    )
     assert not left, f"lab namespaces left behind: {left}"
-    assert not SURVIVORS, f"processes outlived their lab namespace's teardown: {SURVIVORS}"
     children = [_cmdline(p) for p in psutil.Process().children(recursive=True)]
-    ours = [c for c in children if any(mark in c for mark in (*CREATED_NAMESPACES, *LAB_PROCS))]
+    ours = [c for c in children if any(mark in c for mark in LAB_PROCS)]
     assert not ours, f"processes started by lab tests are still running: {ours}"
 
 
@@ -166,3 +170,96 @@ def _cmdline(p: psutil.Process) -> str:
     assert f" {INTERFACE}" not in host_links, (
         f"a lab link is left in the host namespace: {host_links}"
     )
+
+
+# ---------------------------------------------------------------------------- run-time triggers
+
+
+@dataclass(kw_only=True)
+class StepWatch:
+    """Fires ``action`` once a rank's record shows it started ``step`` of ``stage``."""
+
+    run_dir: Path
+    stage: str
+    step: str = ""
+    """Step name prefix ('' = the rank's first record of the stage)."""
+    rank: int | None = None
+    """Rank to watch; None: any rank."""
+    action: Callable[[dict[str, Any]], None]
+    """Called with the matching record (a mapping: rank, step, metrics incl. pid for start)."""
+    fired: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+
+
+def _matching(w: StepWatch) -> dict[str, Any] | None:
+    path = w.run_dir / "results" / f"{w.stage}.jsonl"
+    if not path.exists():
+        return None
+    found = None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if w.rank is not None and rec.get("rank") != w.rank:
+            continue
+        if str(rec.get("step", "")).startswith(w.step):
+            found = dict(rec)
+            if w.stage != LAUNCHES:
+                return found
+    return found  # of a rank's launches, its latest
+
+
+@contextlib.contextmanager
+def when_step(
+    run_dir: Path,
+    stage: str,
+    action: Callable[[dict[str, Any]], None],
+    *,
+    step: str = "",
+    rank: int | None = None,
+    poll_s: float = 0.05,
+) -> Iterator[StepWatch]:
+    """Run ``action`` in a background thread as soon as a rank reaches a step (for faults that
+    must strike mid-stage). The watch stops when the block exits; ``watch.fired`` says whether
+    it struck, and an error in the action is re-raised on exit."""
+    watch = StepWatch(run_dir=run_dir, stage=stage, step=step, rank=rank, action=action)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            rec = _matching(watch)
+            if rec is not None:
+                try:
+                    action(rec)
+                except BaseException as e:
+                    watch.error = e
+                watch.fired.set()
+                return
+            stop.wait(poll_s)
+
+    t = threading.Thread(target=loop, name=f"lab-watch-{stage}-{step}", daemon=True)
+    t.start()
+    try:
+        yield watch
+    finally:
+        stop.set()
+        t.join(timeout=5)
+    if watch.error is not None:
+        raise watch.error
+
+
+def kill_pid(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Kill one process (a rank found through its ``start`` record's pid)."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        psutil.Process(pid).send_signal(sig)
+
+
+def rank_pid(run_dir: Path, rank: int) -> int | None:
+    """The pid a rank recorded at its start in its latest launch (None before it started)."""
+    w = StepWatch(run_dir=run_dir, stage=LAUNCHES, step="start", rank=rank, action=lambda r: None)
+    rec = _matching(w)
+    if rec is None:
+        return None
+    pid = rec.get("metrics", {}).get("pid")
+    return int(pid) if pid is not None else None

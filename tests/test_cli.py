@@ -69,7 +69,7 @@ def test_report_on_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["cluster.hostz=[a]"], "did you mean 'hosts'"),
-        (["+cluster=2x9"], "options: 1x8, 2x2, 2x8, 4x8, local"),
+        (["+cluster=2x9"], "options: 1x8, 2x2, 2x8, 2x8-cuda, 4x8, local"),
         (["cluster.nodes=abc"], "cluster.nodes"),
         (["+cluster=2x8", "cluster.hosts=[a]"], "cluster.hosts lists 1 hosts"),
     ],
@@ -162,7 +162,7 @@ def test_wheel_ships_the_config_tree(tmp_path: Path) -> None:
         assert "advisor/conf/config.yaml" in names and "advisor/conf/cluster/2x8.yaml" in names
         z.extractall(site)
     out = subprocess.run(
-        [sys.executable, "-c", "from advisor.config import conf_dir; print(conf_dir())"],
+        [sys.executable, "-c", "from advisor.paths import conf_dir; print(conf_dir())"],
         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,

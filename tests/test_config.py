@@ -6,8 +6,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from advisor.cli import check_overrides
-from advisor.config import AdvisorConfig, conf_dir, register, to_typed
+from advisor.config import AdvisorConfig, register, to_typed
 from advisor.errors import ConfigError
+from advisor.paths import conf_dir
 
 CONF = conf_dir()
 PRESETS = sorted(p.stem for p in (CONF / "cluster").glob("*.yaml"))

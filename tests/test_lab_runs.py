@@ -17,9 +17,17 @@ from typing import Any
 import pytest
 
 from advisor.lab import Lab, LinkShape
-from advisor.lab.netns import kill_pid, rank_pid, when_step
 from advisor.stages import STAGE_MODULES
-from tests.lab import LabRun, lab_leak_check, make_lab, requires_lab, run_in_lab
+from tests.lab import (
+    LabRun,
+    kill_pid,
+    lab_leak_check,
+    make_lab,
+    rank_pid,
+    requires_lab,
+    run_in_lab,
+    when_step,
+)
 
 pytestmark = [pytest.mark.root, requires_lab]
 
@@ -212,7 +220,7 @@ def test_rank_killed_mid_stage(make_lab, tmp_path: Path) -> None:
     killed: list[int] = []
 
     def kill(record: dict[str, Any]) -> None:
-        pid = rank_pid(run_dir, "smoke", 3)
+        pid = rank_pid(run_dir, 3)
         assert pid is not None
         killed.append(pid)
         kill_pid(pid, signal.SIGKILL)

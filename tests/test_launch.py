@@ -9,13 +9,9 @@ import psutil
 
 from advisor import stages
 from advisor.cluster import ClusterConfig, resolve
-from advisor.launch import (
-    LauncherConfig,
-    agent_argv,
-    parse_agent_failures,
-    plan_topology,
-    wrap_for_node,
-)
+from advisor.launch.commands import agent_argv, wrap_for_node
+from advisor.launch.diagnose import parse_agent_failures
+from advisor.launch.plan import LauncherConfig, LaunchPlan
 from tests.conftest import DATA, only_stages
 
 
@@ -29,12 +25,12 @@ def test_agent_argv_static_and_c10d() -> None:
     cluster = resolve(
         ClusterConfig(name="t", nodes=2, devices_per_node=2, device="cpu"), emulate=True
     )
-    topo = plan_topology(LauncherConfig(), cluster, 0, {})
-    argv = agent_argv(LauncherConfig(), cluster, topo, 1, Path("spec.json"), "rid")
+    plan = LaunchPlan.make(LauncherConfig(), cluster, environ={})
+    argv = agent_argv(LauncherConfig(), plan, 1, 29500, Path("spec.json"), "rid")
     assert argv[1:3] == ["-m", "torch.distributed.run"]
     assert "--nnodes=2" in argv and "--nproc-per-node=2" in argv and "--node-rank=1" in argv
     assert argv[-4:] == ["-m", "advisor.worker", "--spec", "spec.json"]
-    c10d = agent_argv(LauncherConfig(rdzv_backend="c10d"), cluster, topo, 1, Path("s"), "rid")
+    c10d = agent_argv(LauncherConfig(rdzv_backend="c10d"), plan, 1, 29500, Path("s"), "rid")
     assert "--rdzv-backend=c10d" in c10d and "--rdzv-id=rid" in c10d
 
 
@@ -44,8 +40,9 @@ def test_ssh_command_quotes_every_word() -> None:
         emulate=False,
     )
     launcher = LauncherConfig(kind="ssh")
+    plan = LaunchPlan.make(launcher, cluster, environ={})
     argv = wrap_for_node(
-        launcher, cluster, 1, ["python", "-c", "print('a; rm -rf /')"], {"NCCL_X": "1 2"}
+        launcher, plan, 1, ["python", "-c", "print('a; rm -rf /')"], {"NCCL_X": "1 2"}
     )
     assert argv[:3] == ["ssh", "-p", "22"] and "h1" in argv
     assert argv[-1].endswith("'print('\"'\"'a; rm -rf /'\"'\"')'")
@@ -60,7 +57,9 @@ def test_ssh_forwards_the_visible_devices() -> None:
         emulate=False,
     )
     env = {"CUDA_VISIBLE_DEVICES": "4,5", "ASCEND_RT_VISIBLE_DEVICES": "0,1", "SECRET": "x"}
-    remote = wrap_for_node(LauncherConfig(kind="ssh"), cluster, 0, ["true"], env)[-1]
+    launcher = LauncherConfig(kind="ssh")
+    plan = LaunchPlan.make(launcher, cluster, environ={})
+    remote = wrap_for_node(launcher, plan, 0, ["true"], env)[-1]
     assert "CUDA_VISIBLE_DEVICES=4,5" in remote and "ASCEND_RT_VISIBLE_DEVICES=0,1" in remote
     assert "SECRET" not in remote
 

@@ -12,7 +12,8 @@ import pytest
 
 from advisor.cluster import ClusterConfig, resolve
 from advisor.errors import ConfigError
-from advisor.launch import LauncherConfig, SlurmConfig, free_port, node_commands, plan_topology
+from advisor.launch.commands import node_commands
+from advisor.launch.plan import LauncherConfig, LaunchPlan, SlurmConfig, free_port
 from tests.conftest import REPO, advisor_cmd
 
 
@@ -116,27 +117,27 @@ def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
 def test_env_launcher_reads_node_rank_and_master_from_environment() -> None:
     cluster = _cpu_2x2()
     env = {"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29500"}
-    topo = plan_topology(LauncherConfig(kind="env"), cluster, 3, env)
+    plan = LaunchPlan.make(LauncherConfig(kind="env"), cluster, environ=env)
     # The outer job's store owns MASTER_PORT; stage jobs use the ports above it.
-    assert (topo.local_nodes, topo.master_addr, topo.master_port) == ([1], "10.0.0.1", 29504)
+    assert (plan.local_nodes, plan.master_addr, plan.port(3)) == ([1], "10.0.0.1", 29504)
     with pytest.raises(ConfigError, match="launcher=env needs RANK, WORLD_SIZE"):
-        plan_topology(LauncherConfig(kind="env"), cluster, 0, {})
+        LaunchPlan.make(LauncherConfig(kind="env"), cluster, environ={})
     with pytest.raises(ConfigError, match="WORLD_SIZE=3 advisor processes"):
-        plan_topology(LauncherConfig(kind="env"), cluster, 0, {**env, "WORLD_SIZE": "3"})
+        LaunchPlan.make(LauncherConfig(kind="env"), cluster, environ={**env, "WORLD_SIZE": "3"})
 
 
 def test_torchrun_launcher_needs_a_port_every_node_agrees_on() -> None:
     with pytest.raises(ConfigError, match="rdzv_endpoint=HOST:PORT"):
-        plan_topology(LauncherConfig(kind="torchrun"), _cpu_2x2(), 0, {})
+        LaunchPlan.make(LauncherConfig(kind="torchrun"), _cpu_2x2(), environ={})
     with pytest.raises(ConfigError, match=r"node_rank=2 is outside 0\.\.1"):
-        plan_topology(
-            LauncherConfig(kind="torchrun", node_rank=2, rdzv_endpoint="h:1"), _cpu_2x2(), 0, {}
+        LaunchPlan.make(
+            LauncherConfig(kind="torchrun", node_rank=2, rdzv_endpoint="h:1"), _cpu_2x2()
         )
 
 
 def test_local_launcher_refuses_a_real_multi_node_cluster() -> None:
     with pytest.raises(ConfigError, match="emulate=true"):
-        plan_topology(LauncherConfig(), _cpu_2x2(), 0, {})
+        LaunchPlan.make(LauncherConfig(), _cpu_2x2())
 
 
 def test_slurm_launcher_builds_one_srun_with_c10d(tmp_path: Path) -> None:
@@ -144,11 +145,9 @@ def test_slurm_launcher_builds_one_srun_with_c10d(tmp_path: Path) -> None:
     launcher = LauncherConfig(
         kind="slurm", slurm=SlurmConfig(partition="p1", extra_args=["--gres=gpu:8"])
     )
-    topo = plan_topology(launcher, cluster, 0, {})
-    (cmd,) = node_commands(launcher, cluster, topo, tmp_path / "s.json", "rid", tmp_path, {})
+    plan = LaunchPlan.make(launcher, cluster)
+    port = plan.port(0)
+    (cmd,) = node_commands(plan, port, tmp_path / "s.json", "rid", tmp_path, {})
     assert cmd.argv[:4] == ["srun", "--nodes=2", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
     assert "--partition=p1" in cmd.argv and "--gres=gpu:8" in cmd.argv
-    assert (
-        "--rdzv-backend=c10d" in cmd.argv
-        and "--rdzv-endpoint=n0:" + str(topo.master_port) in cmd.argv
-    )
+    assert "--rdzv-backend=c10d" in cmd.argv and "--rdzv-endpoint=n0:" + str(port) in cmd.argv

@@ -287,15 +287,16 @@ def test_gloo_bound_to_loopback_on_a_multi_node_job_blocks_preflight(
     loopback (127.0.1.1 on Debian and Ubuntu) leaves every gloo group of a multi-node job (the
     side groups of hccl/nccl too) unreachable from the other nodes."""
     from advisor.cluster import ClusterConfig, resolve
-    from advisor.worker import HostContext
+    from advisor.context import HostContext
 
     monkeypatch.delenv("GLOO_SOCKET_IFNAME", raising=False)
     monkeypatch.setattr(socket, "gethostname", lambda: "localhost")
+    # the second node is elsewhere (an address no interface of this host has)
     cluster = resolve(
-        ClusterConfig(nodes=2, devices_per_node=1, device="cpu", hosts=["127.0.0.1"] * 2),
+        ClusterConfig(nodes=2, devices_per_node=1, device="cpu", hosts=["127.0.0.1", "192.0.2.7"]),
         emulate=False,
     )
-    params = preflight.PreflightConfig(master_check="off", tools=False)
+    params = preflight.PreflightConfig(master_check="off", tools=False, dns_timeout_s=0.5)
     ctx = HostContext(stage="preflight", run_dir=tmp_path, cluster=cluster, node=0, params=params)
     with pytest.raises(preflight.PreflightFailed, match=r"resolves to 127\.0\.0\.1.*loopback"):
         preflight.check_node(ctx, params)

@@ -22,24 +22,10 @@ import torch
 import torch.distributed as dist
 
 from advisor import comm
+from advisor.bench.catalog import ALGORITHM_NAMES, DEFAULT_PIPELINE_CHUNK_BYTES, pipeline_chunks
 
 AllReduceFn = Callable[..., None]
 """``fn(tensor, group=None)``: sum ``tensor`` over the group's ranks, in place."""
-
-DEFAULT_PIPELINE_CHUNK_BYTES = 8 * 2**20
-"""Hierarchical all-reduce splits the tensor into chunks of about this size so the intra-node
-phases of one chunk run while another chunk crosses the inter-node link (larger chunks pay the
-per-step latency fewer times; at least two chunks are used so something always overlaps)."""
-MIN_PIPELINE_CHUNKS = 2
-MAX_PIPELINE_CHUNKS = 64
-
-
-def pipeline_chunks(numel: int, element_bytes: int, ranks_per_node: int, chunk_bytes: int) -> int:
-    """Chunks the hierarchical all-reduce cuts a tensor of ``numel`` elements into."""
-    units = -(-numel // ranks_per_node)
-    per_chunk = max(1, chunk_bytes // (element_bytes * ranks_per_node))
-    wanted = max(MIN_PIPELINE_CHUNKS, -(-units // per_chunk))
-    return max(1, min(units, MAX_PIPELINE_CHUNKS, wanted))
 
 
 def _bounds(numel: int, parts: int) -> list[tuple[int, int]]:
@@ -297,6 +283,8 @@ def hierarchy_for(group: Any = None, ranks_per_node: int | None = None) -> Hiera
     key = (id(group), rpn)
     if key not in _HIERARCHIES:
         _HIERARCHIES[key] = Hierarchy.build(rpn, group)
+        # its groups are the stage's: destroyed when it ends, so the cache must forget them
+        comm.at_stage_end(_HIERARCHIES.clear)
     return _HIERARCHIES[key]
 
 
@@ -369,6 +357,7 @@ ALGORITHMS: dict[str, AllReduceFn] = {
     "hierarchical": hierarchical_all_reduce,
 }
 """Name → all-reduce function; ``native`` is the backend's own."""
+assert tuple(ALGORITHMS) == ALGORITHM_NAMES, "advisor.bench.catalog lists the same algorithms"
 
 
 def make_ddp_hook(fn: AllReduceFn) -> Callable[[Any, Any], torch.futures.Future[torch.Tensor]]:

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from advisor.backends import native_setting_problems, nccl_allreduce_only, nccl_version
-from advisor.bench import algorithms
 from advisor.bench import model as ab_model
-from advisor.bench.algorithms import DEFAULT_PIPELINE_CHUNK_BYTES
+from advisor.bench.catalog import ALGORITHM_NAMES, DEFAULT_PIPELINE_CHUNK_BYTES
 from advisor.errors import ConfigError
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
+    from advisor.bench import algorithms
     from advisor.cluster import Cluster
     from advisor.driver import DriverContext
     from advisor.results import Record
@@ -140,7 +140,7 @@ class BenchConfig(StageConfig):
     dtypes: list[str] = field(default_factory=lambda: ["fp32", "fp16", "bf16"])
     """Element types: fp32, fp16, bf16, fp64 (each must be one the backend takes for every op:
     HCCL reduces no fp64 before the 950, the 910 no bf16)."""
-    algorithms: list[str] = field(default_factory=lambda: list(algorithms.ALGORITHMS))
+    algorithms: list[str] = field(default_factory=lambda: list(ALGORITHM_NAMES))
     """all_reduce algorithms compared side by side: native plus the in-project ones."""
     min_bytes: int = 1024
     """Smallest message size in bytes."""
@@ -184,11 +184,10 @@ class BenchConfig(StageConfig):
             raise ConfigError(
                 f"stages.bench.dtypes: unknown {bad}; choose from {', '.join(DTYPES)}."
             )
-        bad = [a for a in self.algorithms if a not in algorithms.ALGORITHMS]
+        bad = [a for a in self.algorithms if a not in ALGORITHM_NAMES]
         if bad:
             raise ConfigError(
-                f"stages.bench.algorithms: unknown {bad}; "
-                f"choose from {', '.join(algorithms.ALGORITHMS)}."
+                f"stages.bench.algorithms: unknown {bad}; choose from {', '.join(ALGORITHM_NAMES)}."
             )
         if not 0 < self.min_bytes <= self.max_bytes:
             raise ConfigError(
@@ -427,6 +426,7 @@ def run_rank(ctx: RankContext, p: BenchJobConfig) -> None:
     import os
 
     from advisor import comm
+    from advisor.bench import algorithms
 
     if ctx.rank == 0 and p.env:
         ctx.record("env", variant=p.variant, seen={k: os.environ.get(k) for k in p.env})
@@ -734,6 +734,14 @@ def variants_of(params: BenchConfig, backend: str) -> dict[str, dict[str, str]]:
     return native_variants(backend, nccl_version() if backend == "nccl" else None)
 
 
+def default_job(params: BenchConfig, cluster: Cluster) -> tuple[str, BenchJobConfig, float]:
+    """The default job (the backend's settings, the in-project algorithms beside it): it can
+    run in the run's shared job. Its deadline leaves the variants at most half of the stage."""
+    variants = len(variants_of(params, cluster.backend))
+    reserve = min(params.variant_deadline_s * variants, params.deadline_s / 2)
+    return DEFAULT_VARIANT, params.job(), params.deadline_s - reserve
+
+
 def drive(ctx: DriverContext, params: BenchConfig) -> None:
     from advisor import console
 
@@ -745,16 +753,19 @@ def drive(ctx: DriverContext, params: BenchConfig) -> None:
     jobs = {DEFAULT_VARIANT: {}, **variants_of(params, cluster.backend)}
     for index, (variant, env) in enumerate(jobs.items()):
         left = len(jobs) - index
-        if ctx.time_left_s < 5:
+        if variant in ctx.done:
+            outcome = ctx.done[variant]  # it ran in the run's shared job
+        elif ctx.time_left_s < 5:
             ctx.record("variant", "error", name=variant, env=env, reason="stage deadline reached")
             continue
-        if index == 0:
-            # the default job measures the most; the variants share at most half of the stage
-            reserve = min(params.variant_deadline_s * (left - 1), ctx.time_left_s / 2)
-            deadline = ctx.time_left_s - reserve
         else:
-            deadline = min(params.variant_deadline_s, ctx.time_left_s / left)
-        outcome = ctx.launch(variant, params.job(variant, env), deadline_s=deadline, env=env)
+            if index == 0:
+                # the default job measures the most; the variants share at most half the stage
+                reserve = min(params.variant_deadline_s * (left - 1), ctx.time_left_s / 2)
+                deadline = ctx.time_left_s - reserve
+            else:
+                deadline = min(params.variant_deadline_s, ctx.time_left_s / left)
+            outcome = ctx.launch(variant, params.job(variant, env), deadline_s=deadline, env=env)
         ctx.record(
             "variant",
             "ok" if outcome.status == "ok" else "error",
@@ -776,6 +787,7 @@ STAGE = Stage(
     job_config_type=BenchJobConfig,
     run_rank=run_rank,
     drive=drive,
+    first_job=default_job,
     summarize=summarize,
     check=backend_problems,
 )

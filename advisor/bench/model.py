@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from advisor.bench import algorithms
-from advisor.bench.algorithms import DEFAULT_PIPELINE_CHUNK_BYTES
+from advisor.bench import catalog
+from advisor.bench.catalog import DEFAULT_PIPELINE_CHUNK_BYTES
 
 LINKS = ("intra", "inter")
 PARAMS = ("alpha_intra", "beta_intra", "alpha_inter", "beta_inter")
@@ -125,7 +125,7 @@ def tree_cost(nodes: int, rpn: int, nbytes: float) -> Cost:
 def pipeline_chunks(nbytes: float, rpn: int, chunk_bytes: int, element_bytes: int = 4) -> int:
     """Chunks the hierarchical all-reduce cuts a tensor of ``nbytes`` into (the implementation's
     own rule, for fp32 elements)."""
-    return algorithms.pipeline_chunks(
+    return catalog.pipeline_chunks(
         max(1, math.ceil(nbytes / element_bytes)), element_bytes, rpn, chunk_bytes
     )
 

@@ -20,11 +20,7 @@ from rich.markup import escape
 from advisor import __version__, console, outputs
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.facts import Facts, RunInfo, StageFacts, as_data
-
-EVIDENCE_FILE = "evidence.json"
-"""Beside run.json in ``results/``: the imported facts, so ``advisor report`` keeps them."""
-RUN_FILE = "run.json"
-"""Same file and shape as a live run's (``advisor.runner.RUN_FILE``): run info and cluster."""
+from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir
 
 _STYLE = {"read": "green", "partial": "yellow"}
 
@@ -112,7 +108,6 @@ def default_run_dir(now: datetime) -> Path:
 
 def main(args: list[str]) -> int:
     from advisor.config import AdvisorConfig
-    from advisor.results import results_dir
 
     parser = argparse.ArgumentParser(
         prog="advisor import",
@@ -167,7 +162,6 @@ def main(args: list[str]) -> int:
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR`` for an import: every output again from results/ alone."""
     from advisor.config import AdvisorConfig
-    from advisor.results import results_dir
 
     stored = json.loads((results_dir(run_dir) / RUN_FILE).read_text(encoding="utf-8"))
     facts = Facts.from_dict({**stored, "stages": {}})

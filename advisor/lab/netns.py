@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -148,11 +148,6 @@ class LabState:
 _ACTIVE: dict[str, Lab] = {}
 _HOOKS_INSTALLED = False
 _PREVIOUS_HANDLERS: dict[int, Any] = {}
-CREATED_NAMESPACES: set[str] = set()
-"""Every namespace any lab of this process created (the tests' leak check reads it)."""
-SURVIVORS: list[tuple[str, int]] = []
-"""(namespace, pid) of processes still inside a lab namespace after its teardown killed them
-(the tests' leak check reads it; a namespace lives on while a process holds it)."""
 
 
 class Lab:
@@ -293,7 +288,6 @@ class Lab:
 
     def _add_ns(self, name: str) -> None:
         sh(["ip", "netns", "add", name])
-        CREATED_NAMESPACES.add(name)
 
     def down(self) -> None:
         """Remove everything the lab made: processes in its namespaces, the namespaces, state."""
@@ -710,6 +704,7 @@ def destroy(lab_id: str) -> list[str]:
     # Nodes first, then the switch: processes go before their namespace, or the namespace
     # would outlive its name while they hold it.
     names.sort(key=lambda n: n.endswith("-br"))
+    survivors: list[str] = []
     for ns in names:
         procs = []
         for pid in _ns_pids(ns):
@@ -719,12 +714,18 @@ def destroy(lab_id: str) -> list[str]:
             with contextlib.suppress(psutil.Error):
                 p.kill()
         psutil.wait_procs(procs, timeout=5)
-        SURVIVORS.extend((ns, pid) for pid in _ns_pids(ns))
+        survivors += [f"pid {pid} in {ns}" for pid in _ns_pids(ns)]
         sh(["ip", "netns", "del", ns], check=False)
     (state_dir() / f"{lab_id}.json").unlink(missing_ok=True)
     # The keys start_sshd made for this lab.
     for d in Path(tempfile.gettempdir()).glob(f"{PREFIX}{lab_id}-ssh-*"):
         shutil.rmtree(d, ignore_errors=True)
+    if survivors:
+        # a namespace lives on, nameless, while a process holds it
+        raise LabError(
+            f"lab {lab_id}: processes outlived SIGKILL and hold its namespaces: "
+            f"{', '.join(survivors)}"
+        )
     return names
 
 
@@ -773,93 +774,3 @@ def _install_hooks() -> None:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             _PREVIOUS_HANDLERS[sig] = signal.getsignal(sig)
             signal.signal(sig, _on_signal)
-
-
-# ---------------------------------------------------------------------------- run-time triggers
-
-
-@dataclass(kw_only=True)
-class StepWatch:
-    """Fires ``action`` once a rank's record shows it started ``step`` of ``stage``."""
-
-    run_dir: Path
-    stage: str
-    step: str = ""
-    """Step name prefix ('' = the rank's first record of the stage)."""
-    rank: int | None = None
-    """Rank to watch; None: any rank."""
-    action: Callable[[dict[str, Any]], None]
-    """Called with the matching record (a mapping: rank, step, metrics incl. pid for start)."""
-    fired: threading.Event = field(default_factory=threading.Event)
-    error: BaseException | None = None
-
-
-def _matching(w: StepWatch) -> dict[str, Any] | None:
-    path = w.run_dir / "results" / f"{w.stage}.jsonl"
-    if not path.exists():
-        return None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if w.rank is not None and rec.get("rank") != w.rank:
-            continue
-        if str(rec.get("step", "")).startswith(w.step):
-            return dict(rec)
-    return None
-
-
-@contextlib.contextmanager
-def when_step(
-    run_dir: Path,
-    stage: str,
-    action: Callable[[dict[str, Any]], None],
-    *,
-    step: str = "",
-    rank: int | None = None,
-    poll_s: float = 0.05,
-) -> Iterator[StepWatch]:
-    """Run ``action`` in a background thread as soon as a rank reaches a step (for faults that
-    must strike mid-stage). The watch stops when the block exits; ``watch.fired`` says whether
-    it struck, and an error in the action is re-raised on exit."""
-    watch = StepWatch(run_dir=run_dir, stage=stage, step=step, rank=rank, action=action)
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            rec = _matching(watch)
-            if rec is not None:
-                try:
-                    action(rec)
-                except BaseException as e:
-                    watch.error = e
-                watch.fired.set()
-                return
-            stop.wait(poll_s)
-
-    t = threading.Thread(target=loop, name=f"lab-watch-{stage}-{step}", daemon=True)
-    t.start()
-    try:
-        yield watch
-    finally:
-        stop.set()
-        t.join(timeout=5)
-    if watch.error is not None:
-        raise watch.error
-
-
-def kill_pid(pid: int, sig: int = signal.SIGKILL) -> None:
-    """Kill one process (a rank found through its ``start`` record's pid)."""
-    with contextlib.suppress(psutil.NoSuchProcess):
-        psutil.Process(pid).send_signal(sig)
-
-
-def rank_pid(run_dir: Path, stage: str, rank: int) -> int | None:
-    """The pid a rank recorded at its start in ``stage`` (None before it started)."""
-    w = StepWatch(run_dir=run_dir, stage=stage, step="start", rank=rank, action=lambda r: None)
-    rec = _matching(w)
-    if rec is None:
-        return None
-    pid = rec.get("metrics", {}).get("pid")
-    return int(pid) if pid is not None else None

@@ -69,7 +69,11 @@ class Guard:
         """Publish the step this rank has reached (read back when a guarded step times out)."""
         self.store.set(f"progress/{self.ctx.rank}", step)
         if self.ctx.rank == 0:
-            self.store.set(f"arrived/{step}/0", "1")
+            self.store.set(self._arrived_key(step), "1")
+
+    def _arrived_key(self, step: str) -> str:
+        # stages share the job's store: a step name is the stage's own
+        return f"arrived/{self.ctx.stage}/{step}/0"
 
     def progress(self) -> dict[int, str]:
         """Last step each rank published; '' for a rank that published nothing."""
@@ -93,7 +97,7 @@ class Guard:
             # monitored_barrier is run by rank 0: without it the other ranks would wait the
             # process-group timeout, so they first wait for rank 0 in the store.
             try:
-                self.store.wait([f"arrived/{step}/0"], timeout)
+                self.store.wait([self._arrived_key(step)], timeout)
             except Exception as e:
                 self._diagnose(step, e, named=[])
         try:

@@ -52,13 +52,14 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
+from advisor.launch.plan import LauncherConfig, LaunchPlan
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
     from advisor.cluster import Cluster
     from advisor.config import AdvisorConfig
+    from advisor.context import HostContext
     from advisor.results import Record
-    from advisor.worker import HostContext
 
 MASTER_CHECKS = ("auto", "listen", "reach", "off")
 HCCL_PORT_MODES = ("auto", "on", "off")
@@ -321,33 +322,33 @@ def run_tool(argv: list[str], module: str, func: str, timeout_s: float) -> dict[
 # --- the stage ------------------------------------------------------------------------------
 
 
-def job_env(cfg: AdvisorConfig | None, cluster: Cluster) -> dict[str, str]:
-    """The environment the jobs will see, as ``advisor.launch.agent_env`` builds it."""
-    from advisor import backends
-
-    env = dict(os.environ)
-    extra = dict(cfg.env) if cfg is not None else {}
-    env.update(extra)
-    for var, value in backends.interface_env(cluster.device_type, cluster.interface).items():
-        if var not in extra:
-            env[var] = value
-    return env
-
-
-def master_target(cfg: AdvisorConfig | None, cluster: Cluster) -> tuple[str, int]:
-    """Master address and the fixed port the jobs meet at (0 when each job picks a free one)."""
-    launcher = cfg.launcher if cfg is not None else None
-    if launcher is not None and launcher.kind == "env" and "MASTER_ADDR" in os.environ:
-        return os.environ["MASTER_ADDR"], int(os.environ.get("MASTER_PORT", "0") or 0)
-    endpoint = launcher.rdzv_endpoint if launcher is not None else ""
-    host, _, port_s = endpoint.rpartition(":")
-    port = int(port_s) if port_s.isdigit() else cluster.master_port
-    return host or cluster.master_addr, port
+def launch_plan(cfg: AdvisorConfig | None, cluster: Cluster) -> LaunchPlan:
+    """The run's launch plan (a default local one when preflight runs without a run config)."""
+    if cfg is None:
+        return LaunchPlan(
+            launcher=LauncherConfig(),
+            cluster=cluster,
+            local_nodes=list(range(cluster.nodes)),
+            master_addr=cluster.master_addr,
+            base_port=cluster.master_port,
+        )
+    return LaunchPlan.make(cfg.launcher, cluster, cfg.env)
 
 
-def job_ports(cfg: AdvisorConfig | None, base_port: int) -> list[tuple[int, str]]:
-    """``(port, stage)`` the planned job stages meet at (the launcher's ``port_offset`` rule)."""
-    if cfg is None or not base_port:
+def master_target(plan: LaunchPlan) -> tuple[str, int]:
+    """Master address and the fixed port something must serve or the jobs meet at (0 when each
+    job picks a free one). Under ``launcher=env`` that is the outer job's store (MASTER_PORT),
+    which listens before the advisor starts; the jobs take the ports above it."""
+    if plan.launcher.kind == "env":
+        return plan.master_addr, plan.base_port - 1
+    return plan.master_addr, plan.base_port
+
+
+def job_ports(cfg: AdvisorConfig | None, plan: LaunchPlan) -> list[tuple[int, str]]:
+    """``(port, stage)`` the planned jobs meet at: a job starting with stage i at offset i*100
+    (the shared job starts with the first job stage; after a failure, a fresh job with the
+    next), a driver's own jobs from i*100 + 1."""
+    if cfg is None or not plan.base_port:
         return []
     from advisor import stages
 
@@ -356,9 +357,9 @@ def job_ports(cfg: AdvisorConfig | None, base_port: int) -> list[tuple[int, str]
     for index, name in enumerate(names):
         kind = stages.get(name).kind
         if kind == "job":
-            ports.append((base_port + index * 100, name))
+            ports.append((plan.port(index * 100), name))
         elif kind == "driver":
-            ports.append((base_port + index * 100 + 1, name))
+            ports.append((plan.port(index * 100 + 1), name))
     return ports
 
 
@@ -377,10 +378,11 @@ def check_node(ctx: HostContext, params: PreflightConfig) -> None:
 
     cluster = ctx.cluster
     cfg = ctx.cfg
-    env = job_env(cfg, cluster)
+    plan = launch_plan(cfg, cluster)
+    env = plan.job_env()
     blocking: list[str] = []
     warnings: list[str] = []
-    master_addr, master_port = master_target(cfg, cluster)
+    master_addr, master_port = master_target(plan)
 
     with ctx.step("dns") as m:
         names = sorted({*cluster.hosts, master_addr} - {""})
@@ -396,7 +398,7 @@ def check_node(ctx: HostContext, params: PreflightConfig) -> None:
     with ctx.step("master", mode=mode) as m:
         result: dict[str, Any] = {"addr": master_addr, "port": master_port, "mode": mode}
         # listen: the one port something must already serve; reach: every port a job meets at.
-        targets = [(master_port, "master")] if mode == "listen" else job_ports(cfg, master_port)
+        targets = [(master_port, "master")] if mode == "listen" else job_ports(cfg, plan)
         if mode in ("listen", "reach") and not (master_port and targets):
             result.update(ok=True, cause="skipped", detail="no fixed master port to connect to")
         elif mode in ("listen", "reach"):
@@ -433,7 +435,7 @@ def check_node(ctx: HostContext, params: PreflightConfig) -> None:
         busy = []
         # The emulated nodes share this host and one master: check the ports once, on node 0.
         if local_master and ctx.node == min(ctx.nodes_here or [ctx.node]):
-            for port, stage_name in job_ports(cfg, master_port):
+            for port, stage_name in job_ports(cfg, plan):
                 holder = port_busy(port)
                 if holder:
                     busy.append({**holder, "purpose": f"rendezvous of {stage_name}"})
@@ -483,7 +485,9 @@ def check_node(ctx: HostContext, params: PreflightConfig) -> None:
             if not c["ok"]:
                 (blocking if c["used_by_this_run"] else warnings).append(c["problem"])
         m["ifname_checks"] = checks
-        if cluster.nodes > 1 and not cluster.emulated and not env.get(backends.GLOO_IFNAME_VAR):
+        # Nodes all on this host (one advisor per node in a test, say) reach loopback too.
+        spans_hosts = not all(is_local_address(h) for h in (cluster.hosts or [master_addr]))
+        if spans_hosts and not cluster.emulated and not env.get(backends.GLOO_IFNAME_VAR):
             gloo = gloo_bind_address(all_nics, params.dns_timeout_s)
             m["gloo_bind"] = gloo
             if gloo["problem"]:
@@ -557,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from advisor.cluster import Cluster
     from advisor.config import to_typed
-    from advisor.worker import HostContext
+    from advisor.context import HostContext
 
     parser = argparse.ArgumentParser(prog="python -m advisor.probes.preflight")
     parser.add_argument("--spec", required=True, type=Path)

@@ -244,11 +244,6 @@ def run_rank(ctx: RankContext, params: SubgroupsConfig) -> None:
         with ctx.step("sequence") as m:
             guard.arrive("sequence")
             m["wrong"] = run_script(ctx, calls, handles)
-    # Each group holds communicator memory on the device (2 x HCCL_BUFFSIZE on HCCL). Only on
-    # the way out of a healthy stage: a failed stage's job is stopped, and a destroy could wait
-    # on a peer that is gone.
-    for _, h in handles.values():
-        comm.destroy_group(h)
 
 
 def create_groups(

@@ -35,6 +35,7 @@ from jinja2.exceptions import TemplateError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.errors import ConfigError
+from advisor.paths import conf_dir
 from advisor.rules import sandbox
 from advisor.rules.config import RulesConfig
 
@@ -221,8 +222,6 @@ class RuleSet:
 
 
 def builtin_dir() -> Path:
-    from advisor.config import conf_dir
-
     return conf_dir() / "rules"
 
 

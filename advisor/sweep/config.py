@@ -8,6 +8,7 @@ import string
 from dataclasses import dataclass, field
 
 from advisor.backends import native_setting_problems
+from advisor.bench.catalog import ALGORITHM_NAMES
 from advisor.errors import ConfigError
 from advisor.stages import StageConfig
 
@@ -46,17 +47,13 @@ def check_comm(value: str, key: str) -> None:
 
 
 def check_algorithms(comms: list[str], key: str) -> None:
-    """``algo:<name>`` values name algorithms the project has (imports torch: call lazily)."""
-    names = [c.partition(":")[2] for c in comms if c.startswith("algo:")]
-    if not names:
-        return
-    from advisor.bench.algorithms import ALGORITHMS
-
-    for name in names:
-        if name not in ALGORITHMS:
+    """``algo:<name>`` values name algorithms the project has."""
+    for comm in comms:
+        kind, _, name = comm.partition(":")
+        if kind == "algo" and name not in ALGORITHM_NAMES:
             raise ConfigError(
                 f"{key} has algo:{name}; the project's all-reduce algorithms are "
-                f"{', '.join(ALGORITHMS)}."
+                f"{', '.join(ALGORITHM_NAMES)}."
             )
 
 
@@ -293,6 +290,7 @@ class SweepConfig(StageConfig):
                 )
         for c in self.comms:
             check_comm(c, "stages.sweep.comms[]")
+        check_algorithms([*self.comms, self.base.comm], "stages.sweep.comms")
         for e in self.native_envs or []:
             check_native_env(e, "stages.sweep.native_envs[]")
         if any(b <= 0 for b in self.bucket_caps_mb):

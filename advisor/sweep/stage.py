@@ -22,7 +22,7 @@ from advisor import console
 from advisor.backends import nccl_allreduce_only, nccl_version
 from advisor.stages import Stage
 from advisor.sweep import external, search
-from advisor.sweep.config import SweepConfig, TrialConfig, TrialJob, check_algorithms
+from advisor.sweep.config import SweepConfig, TrialConfig, TrialJob
 from advisor.sweep.train import run_rank
 
 if TYPE_CHECKING:
@@ -393,7 +393,6 @@ def scaling_shapes(cluster: Cluster) -> list[tuple[int, int]]:
 
 
 def drive(ctx: DriverContext, params: SweepConfig) -> None:
-    check_algorithms([*params.comms, params.base.comm], "stages.sweep.comms")
     sweep = Sweep(ctx, params)
     backend = ctx.cluster.backend
     space = space_for(params, backend, nccl_version() if backend == "nccl" else None)
