@@ -113,6 +113,10 @@ class LaunchFacts:
     slowest_node_ready_s: float | None = None
     others_ready_s: float | None = None
     """Median of the other nodes' ``node_ready_s`` (None on one node)."""
+    slow_excess_s: float | None = None
+    """How much longer the slowest node took than the others' median (None on one node)."""
+    slow_ratio: float | None = None
+    """The slowest node's time over the others' median (None on one node)."""
 
 
 @dataclass(kw_only=True)

@@ -159,6 +159,21 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
             name: {"name": name, "status": "ok", "reason": "", "ranks": [], "data": data}
             for name, data in stages.items()
         },
+        "launches": [
+            {
+                "launch": "L100",
+                "stages": ["smoke", "connectivity", "topology", "timeouts", "subgroups"],
+                "ranks": 4,
+                "start_s": {"0": 3.0, "1": 3.1, "2": 3.2, "3": 3.3},
+                "init_s": {"0": 0.5, "1": 0.5, "2": 0.5, "3": 0.5},
+                "node_ready_s": {"node0": 3.55, "node1": 3.75},
+                "slowest_node": "node1",
+                "slowest_node_ready_s": 3.75,
+                "others_ready_s": 3.55,
+                "slow_excess_s": 0.2,
+                "slow_ratio": 1.06,
+            }
+        ],
         "evidence": {
             kind: []
             for kind in (

@@ -44,6 +44,25 @@ def test_run_on_this_host_writes_the_run_directory(default_run: AdvisorResult) -
     assert "0 not evaluated" in res.stdout
 
 
+def test_a_healthy_run_starts_its_ranks_once(default_run: AdvisorResult) -> None:
+    """The probes and the benchmark's default job share one launch: one torchrun job per run on
+    the healthy path, and its start cost is a fact of its own."""
+    facts = default_run.facts
+    probes = ["smoke", "connectivity", "topology", "timeouts", "subgroups"]
+    launches = {facts["stages"][name]["launch"] for name in probes}
+    assert len(launches) == 1 and "" not in launches, launches
+    (launch,) = facts["launches"]
+    assert launch["launch"] in launches
+    assert launch["stages"] == [*probes, "bench"]
+    world = facts["cluster"]["world_size"]
+    assert launch["ranks"] == world and len(launch["init_s"]) == world
+    assert all(v > 0 for v in launch["start_s"].values())
+    node = next(iter(launch["node_ready_s"]))
+    assert launch["slowest_node"] == node and launch["others_ready_s"] is None  # one node
+    bench = json.loads((default_run.run_dir / "results" / "bench.jsonl").read_text().split("\n")[0])
+    assert bench["launch"] == launch["launch"] and bench["job"] == "default"
+
+
 def test_report_reproduces_outputs_from_stored_results(
     default_run: AdvisorResult, tmp_path: Path
 ) -> None:

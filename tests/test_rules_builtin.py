@@ -75,6 +75,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("timeouts-stragglers", "gloo", {"timeouts.stragglers": _STRAGGLER}, {}, {}),
     ("timeouts-hang", "gloo", {"timeouts.hang": {"step": "barrier_2", "missing_ranks": [3]}}, {},
      {"TORCH_DISTRIBUTED_DEBUG": "DETAIL"}),
+    # a node whose ranks start far slower than the others' (and by more than noise)
+    ("launch-node-slow-start", "hccl",
+     {"launches.0.slowest_node_ready_s": 40.0, "launches.0.slow_excess_s": 36.45,
+      "launches.0.slow_ratio": 11.3},
+     {"launches.0.slowest_node_ready_s": 9.0, "launches.0.slow_excess_s": 5.45,
+      "launches.0.slow_ratio": 2.5}, {}),
     ("timeouts-settings-differ", "hccl",
      {"timeouts.settings_mismatch": {"HCCL_CONNECT_TIMEOUT": {"node0": "120", "node1": "600"}}},
      {}, {}),

@@ -33,5 +33,8 @@ def summarize_launches(run_dir: Path) -> list[LaunchFacts]:
             lf.slowest_node = max(lf.node_ready_s, key=lambda n: lf.node_ready_s[n])
             lf.slowest_node_ready_s = lf.node_ready_s[lf.slowest_node]
             others = [v for n, v in lf.node_ready_s.items() if n != lf.slowest_node]
-            lf.others_ready_s = statistics.median(others) if others else None
+            if others:
+                lf.others_ready_s = statistics.median(others)
+                lf.slow_excess_s = lf.slowest_node_ready_s - lf.others_ready_s
+                lf.slow_ratio = lf.slowest_node_ready_s / max(lf.others_ready_s, 1e-6)
     return list(by_launch.values())

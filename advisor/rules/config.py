@@ -23,6 +23,11 @@ class RuleParams:
     min_scaling_efficiency: float = 0.80
     """Scaling efficiency (throughput per rank against the smallest scale) below this is a
     finding."""
+    slow_start_factor: float = 2.0
+    """A node whose ranks take this many times the other nodes' time from launch to a working
+    process group (and ``slow_start_min_s`` more) is a finding."""
+    slow_start_min_s: float = 10.0
+    """Seconds a slow-starting node must lag by, so noise on a fast start is no finding."""
     npu_chip: str = ""
     """Ascend chip whose HCCL rules apply (``910``, ``A2``, ``A3``, ``950`` or a chip name such as
     ``910B3``), overriding what the run found (the cluster's declared or detected chip, then the

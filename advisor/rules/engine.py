@@ -63,6 +63,7 @@ def build_context(
         environment=sandbox.wrap(environment, "environment"),
         env=sandbox.wrap(environment.get("variables") or {}, "env"),
         stages=sandbox.wrap(stages, "stages"),
+        launches=sandbox.wrap(data.get("launches") or [], "launches"),
         evidence=sandbox.wrap(data.get("evidence") or {}, "evidence"),
         params=sandbox.wrap(params, "params"),
         config=sandbox.wrap(_plain(config or {}), "config"),
