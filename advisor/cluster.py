@@ -10,6 +10,7 @@ import os
 import socket
 from dataclasses import dataclass, field
 
+from advisor import backends
 from advisor.backends import CHIPS
 from advisor.errors import ConfigError
 
@@ -204,8 +205,6 @@ def resolve(cfg: ClusterConfig, *, emulate: bool) -> Cluster:
     ``emulate`` runs the declared shape on this host's CPUs with gloo, each rank told its
     emulated node; without it a device the host lacks is an error, never a silent fallback.
     """
-    from advisor import backends
-
     declared = cfg.device
     if emulate:
         device = "cpu"

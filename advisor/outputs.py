@@ -14,6 +14,8 @@ from rich.markup import escape
 
 from advisor import console
 from advisor.facts import Facts
+from advisor.report import render
+from advisor.rules import apply
 
 if TYPE_CHECKING:
     from advisor.config import AdvisorConfig
@@ -54,11 +56,8 @@ def verdict(facts: Facts, findings: RulesOutcome | None = None) -> Verdict:
 
 
 def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
-    from advisor import rules
-    from advisor.report import render
-
     facts.write(run_dir / "facts.json")
-    outcome = rules.run(facts, cfg, run_dir)
+    outcome = apply.run(facts, cfg, run_dir)
     v = verdict(facts, outcome)
     report_path = run_dir / "report.html"
     render.write_report(facts, v, report_path, outcome.to_dict())

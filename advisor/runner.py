@@ -24,6 +24,7 @@ from advisor.config import AdvisorConfig, to_typed
 from advisor.context import HostContext
 from advisor.driver import DriverContext, job_params
 from advisor.errors import ConfigError
+from advisor.evidence import command as evidence_command
 from advisor.evidence.command import print_files
 from advisor.evidence.load import from_tool_outputs
 from advisor.evidence.load import load_paths as load_evidence
@@ -33,6 +34,7 @@ from advisor.launch.plan import LaunchPlan
 from advisor.launch.starts import summarize_launches
 from advisor.paths import EVIDENCE_FILE, FACTS_FILE, RUN_FILE, STAGES_FILE, results_dir
 from advisor.results import append_line, read_jsonl, read_records, with_launch_records
+from advisor.rules.apply import check as check_rules
 
 ENV_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "MASTER_", "ASCEND_", "CUDA_VISIBLE", "OMP_")
 
@@ -275,11 +277,9 @@ class _Session:
 
 def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]) -> int:
     """The main job. Returns the exit code: 0 ready, 1 not ready."""
-    from advisor import rules
-
     cluster = resolve(cfg.cluster, emulate=cfg.emulate)
     check_plan(cfg, cluster)
-    rules.check(cfg.rules)  # a bad rule file fails now, not after every stage has run
+    check_rules(cfg.rules)  # a bad rule file fails now, not after every stage has run
     # Read the evidence before measuring: a wrong path is a usage error, found at once.
     evidence = load_evidence(cfg.evidence) if cfg.evidence else None
     # Validates the launcher settings before anything is measured, and tells which nodes this
@@ -443,9 +443,7 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR``: every output again from stored results, nothing re-measured."""
     if not (run_dir / ".hydra").exists() and (results_dir(run_dir) / EVIDENCE_FILE).exists():
-        from advisor.evidence import command
-
-        return command.rerender(run_dir)  # written by `advisor import`, not by a Hydra run
+        return evidence_command.rerender(run_dir)  # written by `advisor import`, not by a Hydra run
     cfg = load_config(run_dir)
     facts = rebuild_facts(run_dir, cfg)
     facts.write(run_dir / FACTS_FILE)

@@ -6,9 +6,14 @@ rendezvous and process-group init took on each rank.
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import psutil
+
+from advisor.backends import IFNAME_VAR
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
@@ -53,13 +58,6 @@ def local_address(cluster: Cluster) -> tuple[str, str]:
     The backend's interface variable names the NIC when set; otherwise the address is the
     source the kernel picks to reach the master (no packet is sent: a UDP connect only routes).
     """
-    import os
-    import socket
-
-    import psutil
-
-    from advisor.backends import IFNAME_VAR
-
     wanted = os.environ.get(IFNAME_VAR.get(cluster.device_type, ""), "").split(",")[0].strip()
     nics = psutil.net_if_addrs()
     if wanted:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.probes import nics, preflight
+from advisor.probes import nics, preflight, tools
 from tests.conftest import DATA, AdvisorResult, only_stages, run_advisor
 
 
@@ -114,20 +114,20 @@ def test_host_tool_output_parsed_kept_and_timeout_enforced(tmp_path: Path) -> No
     # A stand-in npu-smi that prints the evidence parsers' 910B sample (tests/data/evidence).
     sample = DATA / "evidence" / "npu_smi_info_910b_wide.txt"
     tool = _script(tmp_path / "npu-smi", f"cat '{sample}'")
-    res = preflight.run_tool([str(tool), "info"], "npu_smi", "parse_info", 5.0)
+    res = tools.run_tool([str(tool), "info"], "npu_smi", "parse_info", 5.0)
     assert res["returncode"] == 0 and res["output"].startswith(sample.read_text()[:200])
     assert "parse_error" not in res, res.get("parse_error")
     assert res["parsed"]["chips"], "the parsed table lists the chips"
 
     garbled = _script(tmp_path / "npu-smi-bad", 'echo "not an npu-smi table"; echo "$@" >&2')
-    res = preflight.run_tool([str(garbled), "info"], "npu_smi", "parse_info", 5.0)
+    res = tools.run_tool([str(garbled), "info"], "npu_smi", "parse_info", 5.0)
     assert "not an npu-smi table" in res["output"] and "info" in res["output"]  # with stderr
     # The table cannot be read: the parse error is recorded beside the raw output, not raised.
     assert res["parse_error"] and "parsed" not in res
 
     slow = _script(tmp_path / "hccn_tool", "sleep 5")
     t0 = time.monotonic()
-    res = preflight.run_tool([str(slow), "-i", "0", "-link", "-g"], "hccn_tool", "parse_link", 0.5)
+    res = tools.run_tool([str(slow), "-i", "0", "-link", "-g"], "hccn_tool", "parse_link", 0.5)
     assert res["timed_out"] and time.monotonic() - t0 < 4
 
 
@@ -138,7 +138,7 @@ def test_tool_commands_found_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyP
         _script(tmp_path / name, "true")
     monkeypatch.setenv("PATH", str(tmp_path))
     cluster = resolve(ClusterConfig(nodes=1, devices_per_node=2), emulate=True)
-    argvs = [" ".join(a) for a, _, _ in preflight.tool_commands(cluster)]
+    argvs = [" ".join(a) for a, _, _ in tools.tool_commands(cluster)]
     assert argvs[:2] == [f"{tmp_path}/npu-smi info", f"{tmp_path}/npu-smi info -t topo"]
     assert f"{tmp_path}/hccn_tool -i 0 -net_health -g" in argvs
     assert not any("nvidia-smi" in a for a in argvs)
@@ -148,13 +148,13 @@ def test_hccn_tool_is_found_in_the_drivers_tools_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The driver installs hccn_tool in its tools folder; the /usr/bin link is often missing."""
-    tools = tmp_path / "driver" / "tools"
-    tools.mkdir(parents=True)
-    _script(tools / "hccn_tool", "true")
+    folder = tmp_path / "driver" / "tools"
+    folder.mkdir(parents=True)
+    _script(folder / "hccn_tool", "true")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.setitem(preflight.TOOL_DIRS, "hccn_tool", (str(tools),))
-    assert preflight.find_tool("hccn_tool") == str(tools / "hccn_tool")
-    assert preflight.find_tool("npu-smi") is None
+    monkeypatch.setitem(tools.TOOL_DIRS, "hccn_tool", (str(folder),))
+    assert tools.find_tool("hccn_tool") == str(folder / "hccn_tool")
+    assert tools.find_tool("npu-smi") is None
 
 
 def test_live_tool_outputs_are_judged_by_the_evidence_rules(tmp_path: Path) -> None:

@@ -144,5 +144,5 @@ def test_npu_bus_id_comes_from_npu_smi(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.delenv("ASCEND_RT_VISIBLE_DEVICES")
     assert topology.npu_bus_id(1) == "0000:9f:00.0"
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
-    monkeypatch.setattr("advisor.probes.preflight.TOOL_DIRS", {})
+    monkeypatch.setattr("advisor.probes.tools.TOOL_DIRS", {})
     assert topology.npu_bus_id(0) == ""

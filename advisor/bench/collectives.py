@@ -20,7 +20,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from advisor.backends import native_setting_problems, nccl_allreduce_only, nccl_version
+from advisor import console
+from advisor.backends import (
+    BACKEND_OF,
+    dtype_problems,
+    native_setting_problems,
+    nccl_allreduce_only,
+    nccl_version,
+)
 from advisor.bench import model as ab_model
 from advisor.bench.catalog import ALGORITHM_NAMES, DEFAULT_PIPELINE_CHUNK_BYTES
 from advisor.errors import ConfigError
@@ -233,8 +240,6 @@ class BenchConfig(StageConfig):
 
 def backend_problems(params: BenchConfig, cluster: Cluster) -> list[str]:
     """What the cluster's backend refuses among the benchmark's op × dtype points."""
-    from advisor.backends import BACKEND_OF, dtype_problems
-
     backend = BACKEND_OF[cluster.declared_device]
     ops = [TABLE_OP[op] for op in dict.fromkeys(params.ops + params.variant_ops)]
     if any(a != "native" for a in params.algorithms):
@@ -743,8 +748,6 @@ def default_job(params: BenchConfig, cluster: Cluster) -> tuple[str, BenchJobCon
 
 
 def drive(ctx: DriverContext, params: BenchConfig) -> None:
-    from advisor import console
-
     cluster = ctx.cluster
     link = "inter" if cluster.nodes > 1 else "intra"
     measured = _measured_bottleneck(ctx, link)

@@ -18,6 +18,7 @@ from typing import Any
 from rich.markup import escape
 
 from advisor import __version__, console, outputs
+from advisor.config import AdvisorConfig
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.facts import Facts, RunInfo, StageFacts, as_data
 from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir
@@ -107,7 +108,6 @@ def default_run_dir(now: datetime) -> Path:
 
 
 def main(args: list[str]) -> int:
-    from advisor.config import AdvisorConfig
 
     parser = argparse.ArgumentParser(
         prog="advisor import",
@@ -161,7 +161,6 @@ def main(args: list[str]) -> int:
 
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR`` for an import: every output again from results/ alone."""
-    from advisor.config import AdvisorConfig
 
     stored = json.loads((results_dir(run_dir) / RUN_FILE).read_text(encoding="utf-8"))
     facts = Facts.from_dict({**stored, "stages": {}})

@@ -16,7 +16,15 @@ import psutil
 
 from advisor import console
 from advisor.errors import ConfigError
-from advisor.lab.netns import Lab, LinkShape, cleanup_stale, destroy, lab_namespaces, list_labs
+from advisor.lab.netns import (
+    Lab,
+    LinkShape,
+    cleanup_stale,
+    destroy,
+    lab_namespaces,
+    list_labs,
+    require_root,
+)
 
 USAGE = """advisor lab COMMAND
 
@@ -79,7 +87,6 @@ def _down(args: list[str]) -> int:
     parser.add_argument("ids", nargs="*", help="lab ids (see `advisor lab status`)")
     parser.add_argument("--all", action="store_true", help="every lab on this host")
     ns = parser.parse_args(args)
-    from advisor.lab.netns import require_root
 
     require_root()
     if not ns.ids and not ns.all:

@@ -20,7 +20,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from advisor import backends
 from advisor.errors import ConfigError
+from advisor.probes import nics as nicmod
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
@@ -196,9 +198,6 @@ def _measure_pair(
 
 def _node_nics(ctx: RankContext) -> dict[str, Any]:
     """This node's NICs and the one the job's traffic uses (the IFNAME choice, else the route)."""
-    from advisor import backends
-    from advisor.probes import nics as nicmod
-
     all_nics = nicmod.list_nics()
     var = backends.IFNAME_VAR[ctx.cluster.device_type]
     chosen = None

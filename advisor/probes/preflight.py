@@ -43,16 +43,22 @@ import concurrent.futures
 import contextlib
 import errno
 import ipaddress
+import json
 import os
-import shutil
 import socket
 import subprocess
+import sys
 import time
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omegaconf import OmegaConf
+
+from advisor import backends, stages
 from advisor.errors import ConfigError
 from advisor.launch.plan import LauncherConfig, LaunchPlan
+from advisor.probes import nics as nicmod
+from advisor.probes.tools import run_tool, tool_commands
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
@@ -65,8 +71,6 @@ MASTER_CHECKS = ("auto", "listen", "reach", "off")
 HCCL_PORT_MODES = ("auto", "on", "off")
 HCCL_DEFAULT_BASE_PORT = 60000
 IFNAME_VARS = ("HCCL_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
-OUTPUT_LIMIT = 20000
-"""Characters of a tool's output kept in the facts (the head: tables start there)."""
 
 
 class PreflightFailed(RuntimeError):
@@ -173,13 +177,11 @@ _UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EHOSTDOWN, errno.EN
 
 def is_local_address(addr: str) -> bool:
     """Does ``addr`` resolve to this host (loopback or one of its interface addresses)?"""
-    from advisor.probes.nics import list_nics
-
     try:
         infos = socket.getaddrinfo(addr, None)
     except OSError:
         return False
-    mine = {a for n in list_nics() for a in n.addresses}
+    mine = {a for n in nicmod.list_nics() for a in n.addresses}
     for info in infos:
         ip = str(info[4][0]).split("%", 1)[0]
         with contextlib.suppress(ValueError):
@@ -242,83 +244,6 @@ def gloo_bind_address(all_nics: list[Any], timeout_s: float) -> dict[str, Any]:
     return {"host": host, "addresses": addrs, "nic": nic, "problem": problem}
 
 
-# --- host tools -----------------------------------------------------------------------------
-
-
-TOOL_DIRS = {
-    # The driver installs hccn_tool in its tools folder and links it from /usr/bin; the link is
-    # often missing on hosts set up by hand (Ascend HDK docs: "hccn_tool放置在软链接“/usr/bin/”下，
-    # 实际路径为“/usr/local/Ascend/driver/tools”"; MindCluster toolbox guide).
-    "hccn_tool": ("/usr/local/Ascend/driver/tools",),
-    "npu-smi": ("/usr/local/sbin", "/usr/local/Ascend/driver/tools"),
-}
-
-
-def find_tool(name: str) -> str | None:
-    """The tool on PATH, else in the folder its installer puts it in."""
-    found = shutil.which(name)
-    if found:
-        return found
-    for folder in TOOL_DIRS.get(name, ()):
-        candidate = os.path.join(folder, name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-def tool_commands(cluster: Cluster) -> list[tuple[list[str], str, str]]:
-    """``(argv, parser module, parser function)`` for each installed host tool command."""
-    cmds: list[tuple[list[str], str, str]] = []
-    npu_smi = find_tool("npu-smi")
-    if npu_smi:
-        cmds += [
-            ([npu_smi, "info"], "npu_smi", "parse_info"),
-            ([npu_smi, "info", "-t", "topo"], "npu_smi", "parse_topo"),
-        ]
-    hccn = find_tool("hccn_tool")
-    if hccn:
-        for dev in range(cluster.devices_per_node if cluster.device_type == "npu" else 8):
-            for flag, parser in (
-                ("-link", "parse_link"),
-                ("-net_health", "parse_net_health"),
-                ("-ip", "parse_ip"),
-                ("-tls", "parse_tls"),
-            ):
-                cmds.append(([hccn, "-i", str(dev), flag, "-g"], "hccn_tool", parser))
-    nvidia_smi = find_tool("nvidia-smi")
-    if nvidia_smi:
-        cmds.append(([nvidia_smi, "topo", "-m"], "nvidia_smi", "parse_topo"))
-    return cmds
-
-
-def run_tool(argv: list[str], module: str, func: str, timeout_s: float) -> dict[str, Any]:
-    """Run one tool command (an argument list, no shell) and parse its output."""
-    import importlib
-
-    t0 = time.monotonic()
-    out: dict[str, Any] = {"argv": argv, "returncode": None, "timed_out": False}
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
-    except subprocess.TimeoutExpired as e:
-        raw = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
-        return {**out, "timed_out": True, "output": (raw or "")[:OUTPUT_LIMIT],
-                "error": f"no result within {timeout_s:g} s", "elapsed_s": time.monotonic() - t0}  # fmt: skip
-    except OSError as e:
-        return {**out, "output": "", "error": str(e), "elapsed_s": time.monotonic() - t0}
-    text = proc.stdout + (("\n" + proc.stderr) if proc.stderr.strip() else "")
-    out.update(returncode=proc.returncode, output=text[:OUTPUT_LIMIT])
-    out["elapsed_s"] = time.monotonic() - t0
-    try:
-        parsers = importlib.import_module(f"advisor.parsers.{module}")
-        parsed = getattr(parsers, func)(proc.stdout)
-        out["parsed"] = asdict(parsed) if is_dataclass(parsed) else parsed  # type: ignore[arg-type]
-    except ImportError as e:
-        out["parse_error"] = f"parser advisor.parsers.{module} unavailable: {e}"
-    except Exception as e:  # ParseError, or a parser bug: keep the raw output either way
-        out["parse_error"] = f"{type(e).__name__}: {e}"
-    return out
-
-
 # --- the stage ------------------------------------------------------------------------------
 
 
@@ -350,8 +275,6 @@ def job_ports(cfg: AdvisorConfig | None, plan: LaunchPlan) -> list[tuple[int, st
     next), a driver's own jobs from i*100 + 1."""
     if cfg is None or not plan.base_port:
         return []
-    from advisor import stages
-
     names = [n for n in stages.names() if getattr(cfg.stages, n).enabled]
     ports = []
     for index, name in enumerate(names):
@@ -373,9 +296,6 @@ def run_host(ctx: HostContext, params: PreflightConfig) -> None:
 
 def check_node(ctx: HostContext, params: PreflightConfig) -> None:
     """Every check of one node, from the network namespace this process is in."""
-    from advisor import backends
-    from advisor.probes import nics as nicmod
-
     cluster = ctx.cluster
     cfg = ctx.cfg
     plan = launch_plan(cfg, cluster)
@@ -514,11 +434,6 @@ FAILED_EXIT = 3
 def _run_in_netns(ctx: HostContext, params: PreflightConfig, netns: str) -> None:
     """Run this node's checks inside its network namespace (the lab), where its NICs, routes and
     firewall are; the copy writes its records into the same run directory."""
-    import json
-    import sys
-
-    from omegaconf import OmegaConf
-
     assert ctx.cfg is not None
     spec = ctx.run_dir / "jobs" / f"preflight-node{ctx.node}.json"
     spec.parent.mkdir(parents=True, exist_ok=True)
@@ -533,7 +448,7 @@ def _run_in_netns(ctx: HostContext, params: PreflightConfig, netns: str) -> None
         ),
         encoding="utf-8",
     )
-    argv = ["ip", "netns", "exec", netns, sys.executable, "-m", "advisor.probes.preflight"]
+    argv = ["ip", "netns", "exec", netns, sys.executable, "-m", "advisor.probes.netns_preflight"]
     proc = subprocess.run(
         [*argv, "--spec", str(spec)],
         capture_output=True,
@@ -550,38 +465,6 @@ def _run_in_netns(ctx: HostContext, params: PreflightConfig, netns: str) -> None
             f"preflight in network namespace {netns} exited with code {proc.returncode}: "
             f"{message or 'no message'}"
         )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m advisor.probes.preflight --spec FILE``: one node's checks (inside its netns)."""
-    import argparse
-    import json
-    import sys
-    from pathlib import Path
-
-    from advisor.cluster import Cluster
-    from advisor.config import to_typed
-    from advisor.context import HostContext
-
-    parser = argparse.ArgumentParser(prog="python -m advisor.probes.preflight")
-    parser.add_argument("--spec", required=True, type=Path)
-    spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
-    cfg = to_typed(spec["cfg"])
-    ctx = HostContext(
-        stage="preflight",
-        run_dir=Path(spec["run_dir"]),
-        cluster=Cluster.from_dict(spec["cluster"]),
-        node=int(spec["node"]),
-        params=cfg.stages.preflight,
-        cfg=cfg,
-        nodes_here=[int(spec["node"])],  # a namespace is a network stack of its own
-    )
-    try:
-        check_node(ctx, cfg.stages.preflight)
-    except PreflightFailed as e:
-        print(e, file=sys.stderr)
-        return FAILED_EXIT
-    return 0
 
 
 def _cause_text(probe: dict[str, Any]) -> str:
@@ -674,7 +557,3 @@ STAGE = Stage(
     summarize=summarize,
     gates_run=True,
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -24,11 +24,19 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from advisor import backends
 from advisor.errors import ConfigError
+from advisor.parsers import ParseError
+from advisor.parsers.npu_smi import parse_info
+from advisor.probes import connectivity
+from advisor.probes.connectivity import Pair
+from advisor.probes.tools import find_tool
+from advisor.results import read_records
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
@@ -118,8 +126,6 @@ def device_numa_node(bus_id: str, root: Path = SYS_PCI) -> int | None:
 
 
 def _identity(ctx: RankContext, params: TopologyConfig) -> dict[str, Any]:
-    from advisor import backends
-
     kind = ctx.cluster.device_type
     mapped = params.device_of_local_rank
     index = mapped[ctx.local_rank] if ctx.local_rank < len(mapped) else ctx.local_rank
@@ -155,12 +161,6 @@ def npu_bus_id(logical: int, timeout_s: float = 10.0) -> str:
     ASCEND_RT_VISIBLE_DEVICES renumbers them; a chip's physical id is its Phy-ID where the table
     has one (Atlas A3), else its place in the table. '' when npu-smi is missing or silent.
     """
-    import subprocess
-
-    from advisor.parsers import ParseError
-    from advisor.parsers.npu_smi import parse_info
-    from advisor.probes.preflight import find_tool
-
     visible = [v for v in os.environ.get("ASCEND_RT_VISIBLE_DEVICES", "").split(",") if v.strip()]
     physical = int(visible[logical]) if logical < len(visible) else logical
     tool = find_tool("npu-smi")
@@ -210,9 +210,6 @@ def run_rank(ctx: RankContext, params: TopologyConfig) -> None:
 
 def measured_links(run_dir: Path, cluster: Cluster) -> list[list[Any]]:
     """``[[a, b, bandwidth_gbps], ...]`` of the connectivity stage's successful pairs."""
-    from advisor.probes import connectivity
-    from advisor.results import read_records
-
     facts = connectivity.summarize(read_records(run_dir, "connectivity"), cluster, None)
     return [[p.src, p.dst, p.bandwidth_gbps] for p in facts.pairs if p.bandwidth_gbps]
 
@@ -367,8 +364,6 @@ def _check_placement(facts: TopologyFacts, cluster: Cluster) -> None:
 
 
 def _shared_affinity(facts: TopologyFacts) -> None:
-    from advisor.probes.connectivity import Pair
-
     by_host: dict[str, list[RankTopology]] = {}
     for t in facts.ranks:
         if t.cpu_affinity:

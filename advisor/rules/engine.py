@@ -17,6 +17,7 @@ from typing import Any
 
 from jinja2.exceptions import SecurityError, UndefinedError
 
+from advisor import stages
 from advisor.backends import CHIPS, chip_generation
 from advisor.facts import Facts
 from advisor.rules import sandbox
@@ -103,8 +104,6 @@ def npu_chip(data: dict[str, Any], params: dict[str, Any]) -> str:
 
 
 def known_stages() -> list[str]:
-    from advisor import stages
-
     return stages.names()
 
 

@@ -28,6 +28,7 @@ import time
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
+from advisor.backends import Clock
 from advisor.sweep import model as gpt
 
 if TYPE_CHECKING:
@@ -98,8 +99,6 @@ class CommTimer:
     """
 
     def __init__(self, device: Any) -> None:
-        from advisor.backends import Clock
-
         self.clock = Clock(device)
         self.first: Any = None
         self.last: Any = None
