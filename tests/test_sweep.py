@@ -1,6 +1,8 @@
 """The sweep stage on real gloo DDP jobs (2 ranks, the tiny model, a few steps per trial).
 
-One built-in sweep is shared by several tests: the standard profile narrowed to three trials —
+One built-in sweep is shared by several tests, on an emulated npu cluster of 2 nodes x 1 (strict
+emulation: every call the advisor makes is checked against HCCL's rules): the standard profile
+narrowed to three trials —
 the default setting, a batch far beyond an address-space cap (the out-of-memory), and fp16
 gradient compression under the loss-scale drill (gradients beyond fp16's range: it diverges) —
 then the scaling run at world size 1. The same run directory is then resumed with one finished
@@ -18,6 +20,10 @@ import pytest
 from tests.conftest import DATA, AdvisorResult, only_stages, run_advisor
 
 BUILTIN = [
+    "+cluster=2x2",
+    "cluster.devices_per_node=1",
+    "cluster.device=npu",
+    "emulate=true",
     "profile=standard",
     *only_stages("sweep"),
     "stages.sweep.max_trials=3",
@@ -57,6 +63,27 @@ def test_standard_profile_runs_a_sweep(builtin: AdvisorResult) -> None:
     assert data["baseline"]["trial"] == base["id"]
     assert data["largest_bucket_bytes"] and data["largest_bucket_bytes"] > 0
     assert "trial 1 of 3" in builtin.stdout and "best so far" in builtin.stdout
+
+
+def test_emulated_figures_raise_no_performance_finding_and_carry_the_mark(
+    builtin: AdvisorResult,
+) -> None:
+    """Throughput, scaling and communication share measured on this host's CPUs say nothing
+    about the declared cluster: no rule judges them as if real, and every recommendation drawn
+    from them says it is emulated, in every file."""
+    findings = json.loads((builtin.run_dir / "findings.json").read_text())
+    fired = {f["rule_id"]: f for f in findings["findings"]}
+    performance = {"training-comm-share-high", "training-scaling-efficiency-low"}
+    assert not performance & set(fired)
+    skipped = {s["rule_id"]: s["reason"] for s in findings["skipped"]}
+    assert all("emulated" in skipped[r] for r in performance), skipped
+    best = fired["sweep-best-settings"]
+    assert best["emulated"] and "EMULATED" in best["message"]
+    settings = (builtin.run_dir / "settings.yaml").read_text().splitlines()
+    for name in ("batch_size", "comm_hook", "bucket_cap_mb", "precision"):
+        at = next(i for i, line in enumerate(settings) if line.startswith(f"{name}:"))
+        assert "EMULATED" in settings[at - 1], settings
+    assert "EMULATED" in (builtin.run_dir / "report.html").read_text()
 
 
 def test_out_of_memory_is_the_limit_not_a_crash(builtin: AdvisorResult) -> None:
