@@ -33,6 +33,11 @@ def _dist(max_s: float) -> dict[str, float]:
     return {"p50": max_s / 2, "p90": max_s * 0.9, "max": max_s, "count": 4}
 
 
+def busy_port(port: int, purpose: str = "HCCL_IF_BASE_PORT") -> dict[str, Any]:
+    """A port preflight found taken (``NodePreflight.ports_busy``)."""
+    return {"port": port, "pid": 4242, "process": "python", "purpose": purpose}
+
+
 def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
     """(facts, config) of a 2-node x 2-rank cluster with every stage run and nothing wrong."""
     best_config = {"batch_size": 32, "precision": "bf16", "comm": "fp32", "bucket_cap_mb": 25.0}
@@ -40,7 +45,11 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
         "smoke": {"all_reduce_ok": True, "ranks_initialised": 4, "init_s": {"0": 1.0, "1": 2.0}},
         "preflight": {
             "nodes": {
-                f"node{n}": {"ports_busy": [22, 29500], "route_nic": "eth0", "nics": []}
+                f"node{n}": {
+                    "ports_busy": [busy_port(22, "sshd"), busy_port(29500, "rendezvous of smoke")],
+                    "route_nic": "eth0",
+                    "nics": [],
+                }
                 for n in range(2)
             }
         },

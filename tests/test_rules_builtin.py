@@ -13,7 +13,7 @@ import pytest
 
 from advisor.rules import engine, schema
 from advisor.rules.findings import RulesOutcome
-from tests.rules_facts import DELETE, bench_table, event, npu_chip, npu_port, patched
+from tests.rules_facts import DELETE, bench_table, busy_port, event, npu_chip, npu_port, patched
 
 RULES = schema.load_paths([schema.builtin_dir()])
 
@@ -117,8 +117,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"env.HCCL_ALGO": "scatter=level0:NA;level1:ring"}, {"HCCL_ALGO": None}),
     ("hccl-if-base-port-range", "hccl", {"env.HCCL_IF_BASE_PORT": "80"},
      {"env.HCCL_IF_BASE_PORT": "50000"}, {"HCCL_IF_BASE_PORT": "60000"}),
-    ("hccl-if-base-port-busy", "hccl", {"preflight.nodes.node1.ports_busy": [60003]},
-     {"preflight.nodes.node1.ports_busy": [60032]}, {"HCCL_IF_BASE_PORT": "60064"}),
+    ("hccl-if-base-port-busy", "hccl", {"preflight.nodes.node1.ports_busy": [busy_port(60003)]},
+     {"preflight.nodes.node1.ports_busy": [busy_port(60032)]}, {"HCCL_IF_BASE_PORT": "60064"}),
     ("hccl-buffsize-invalid", "hccl", {"env.HCCL_BUFFSIZE": "0"}, {"env.HCCL_BUFFSIZE": "1"},
      {"HCCL_BUFFSIZE": "200"}),
     ("hccl-deterministic-value", "hccl", {"env.HCCL_DETERMINISTIC": "yes"},
