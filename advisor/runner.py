@@ -13,7 +13,7 @@ import socket
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 from omegaconf import OmegaConf
@@ -22,10 +22,14 @@ from advisor import __version__, backends, console, launch, outputs, results, st
 from advisor.cluster import Cluster, resolve
 from advisor.config import AdvisorConfig, to_typed
 from advisor.errors import ConfigError
+from advisor.evidence.load import EvidenceFacts, from_tool_outputs
 from advisor.evidence.load import load_paths as load_evidence
-from advisor.facts import EnvironmentFacts, Facts, RunInfo, StageFacts, as_data
+from advisor.facts import ClusterFacts, EnvironmentFacts, Facts, RunInfo, StageFacts
 from advisor.results import STAGES_FILE, append_line, read_jsonl, read_records, results_dir
 from advisor.worker import HostContext
+
+if TYPE_CHECKING:
+    from advisor.probes.preflight import PreflightFacts
 
 RUN_FILE = "run.json"
 """Run-level facts measured once (run info, cluster, environment), beside the stage results."""
@@ -47,12 +51,6 @@ def environment_facts(cfg: AdvisorConfig, cluster: Cluster) -> EnvironmentFacts:
         versions=backends.versions(cluster.device_type),
         variables=dict(sorted(variables.items())),
     )
-
-
-def cluster_facts(cluster: Cluster) -> dict[str, Any]:
-    d = cluster.to_dict()
-    d["ranks"] = [asdict(p) for p in cluster.placements()]
-    return d
 
 
 def plan(cfg: AdvisorConfig) -> list[str]:
@@ -80,29 +78,28 @@ def summarize(
 ) -> None:
     """Fill ``sf.data`` from whatever records exist; a summariser bug never loses the outcome."""
     try:
-        sf.data = as_data(stage.summarize(read_records(run_dir, stage.name), cluster, params))
+        sf.data = stage.summarize(read_records(run_dir, stage.name), cluster, params)
     except Exception as e:
-        sf.data = {}
+        sf.data = None
         note = f"summary failed: {type(e).__name__}: {e}"
         sf.reason = f"{sf.reason}; {note}" if sf.reason else note
         if sf.status == "ok":
             sf.status = "error"
 
 
-def with_live_tools(imported: dict[str, Any], preflight: dict[str, Any]) -> dict[str, Any]:
+def with_live_tools(
+    imported: EvidenceFacts | None, preflight: PreflightFacts | None
+) -> EvidenceFacts | None:
     """The run's evidence: files the user imported, and what the host tools (npu-smi,
     hccn_tool, nvidia-smi) printed during preflight, read by the same parsers and rules."""
-    from advisor.evidence.load import from_tool_outputs
-
-    nodes = {
-        name: dict(node.get("tools") or {}) for name, node in preflight.get("nodes", {}).items()
-    }
-    live = as_data(from_tool_outputs(nodes))
-    if not any(live.values()):
+    nodes = {name: node.tools for name, node in preflight.nodes.items()} if preflight else {}
+    live = from_tool_outputs(nodes)
+    if live == EvidenceFacts():
         return imported
-    merged = {k: list(v) for k, v in imported.items()}
-    for key, items in live.items():
-        merged.setdefault(key, []).extend(items)
+    merged = EvidenceFacts()
+    if imported is not None:
+        merged.extend(imported)
+    merged.extend(live)
     return merged
 
 
@@ -210,7 +207,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
             emulated=cluster.emulated,
             advisor_version=__version__,
         ),
-        cluster=cluster_facts(cluster),
+        cluster=ClusterFacts.of(cluster),
         environment=environment_facts(cfg, cluster),
     )
     # Validates the launcher settings before anything is measured, and tells which nodes this
@@ -221,15 +218,14 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     if primary:
         _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
-    imported: dict[str, Any] = {}
     if evidence is not None:
         from advisor.evidence.command import EVIDENCE_FILE, print_files
 
         console.out.print(f"evidence: {len(evidence.files)} file(s)")
         print_files(evidence)
-        facts.evidence = imported = as_data(evidence)
+        facts.evidence = evidence
         (results_dir(run_dir) / EVIDENCE_FILE).write_text(
-            json.dumps(facts.evidence, indent=2), encoding="utf-8"
+            json.dumps(asdict(evidence), indent=2), encoding="utf-8"
         )
     names = plan(cfg)
     node_statuses: list[str] = []
@@ -280,11 +276,11 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
             console.stage_end(sf)
             node_statuses.append(sf.status)
             continue
-        append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
+        append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(sf.to_dict(), default=str))
         summarize(stage, sf, run_dir, cluster, params)
         facts.stages[name] = sf
         if name == "preflight":
-            facts.evidence = with_live_tools(imported, sf.data)
+            facts.evidence = with_live_tools(evidence, sf.data)
         facts.write(run_dir / "facts.json")
         console.stage_end(sf)
     if not primary:
@@ -299,7 +295,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
 def _write_run_file(run_dir: Path, facts: Facts) -> None:
     payload = {
         "run": asdict(facts.run),
-        "cluster": facts.cluster,
+        "cluster": asdict(facts.cluster),
         "environment": asdict(facts.environment),
     }
     (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(payload, indent=2), encoding="utf-8")
@@ -321,17 +317,16 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
     if not run_file.exists():
         raise ConfigError(f"{run_file} is missing: the run never started measuring.")
     stored = json.loads(run_file.read_text(encoding="utf-8"))
-    base = Facts.from_dict({**stored, "stages": {}})
     evidence_file = results_dir(run_dir) / "evidence.json"
     if evidence_file.exists():
-        base.evidence = json.loads(evidence_file.read_text(encoding="utf-8"))
-    imported = dict(base.evidence)
-    cluster = Cluster.from_dict({k: v for k, v in base.cluster.items() if k != "ranks"})
-    for row in read_jsonl(results_dir(run_dir) / STAGES_FILE):
-        sf = Facts.from_dict({**stored, "stages": {row["name"]: row}}).stages[row["name"]]
+        stored["evidence"] = json.loads(evidence_file.read_text(encoding="utf-8"))
+    rows = {row["name"]: row for row in read_jsonl(results_dir(run_dir) / STAGES_FILE)}
+    base = Facts.from_dict({**stored, "stages": rows}, source=str(results_dir(run_dir)))
+    imported = base.evidence
+    cluster = base.cluster.to_cluster()
+    for sf in base.stages.values():
         if sf.name in stages.STAGE_MODULES:
             summarize(stages.get(sf.name), sf, run_dir, cluster, getattr(cfg.stages, sf.name))
-        base.stages[sf.name] = sf
         if sf.name == "preflight":
             base.evidence = with_live_tools(imported, sf.data)
     return base

@@ -406,4 +406,5 @@ STAGE = Stage(
     config_type=ConnectivityConfig,
     run_rank=run_rank,
     summarize=summarize,
+    facts_type=ConnectivityFacts,
 )
