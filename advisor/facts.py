@@ -1,18 +1,29 @@
 """One typed, JSON-serialisable model of everything a run measured.
 
-Workers write records; each stage summarises its records into its own typed dataclass (documented
-beside the stage's code) which is stored, as a plain mapping, in ``StageFacts.data``. The rules,
-``facts.json``, the report and ``advisor compare`` all read this one model.
+Workers write records; each stage summarises its records into its own typed dataclass (its
+``Stage.facts_type``, documented beside the stage's code), held as is in ``StageFacts.data``. The
+rules, ``facts.json``, the report and ``advisor compare`` all read this one model.
+
+``facts.json`` is its JSON form. Reading one back validates every part against these types, so a
+field that was renamed, misspelt or holds the wrong kind of value is an error naming the file and
+the field's path, never a value that silently reads as missing.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from dataclasses import asdict, dataclass, field, is_dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, cast
 
-from pydantic import TypeAdapter
+from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+
+from advisor import __version__, stages
+from advisor.cluster import Cluster, LinkClass, RankPlacement
+from advisor.errors import ConfigError, invalid_file, validation_problems
+from advisor.evidence.load import EvidenceFacts
 
 SCHEMA_VERSION = 1
 
@@ -24,6 +35,11 @@ RANK_STATES = ("ok", "died", "error", "hung", "stopped", "not_started")
 """ok: finished; died: the process exited mid-stage; error: raised an error it reported;
 hung: still running at the deadline; stopped: ended by the agent after another rank failed;
 not_started: never wrote a record (its node or process never came up)."""
+
+STRICT = ConfigDict(extra="forbid")
+"""Every key of a facts file must be a field of its type: a renamed or misspelt field is an
+error, not a value dropped on reading. The stdlib dataclasses nested in a validated type have no
+pydantic config of their own, so they take this one from the type that holds them."""
 
 
 @dataclass(kw_only=True)
@@ -56,12 +72,21 @@ class StageFacts:
     launch: str = ""
     """The job (launch) that ran it: several stages share one; its ranks' start and
     process-group init are that launch's records (``results/launches.jsonl``)."""
-    data: dict[str, Any] = field(default_factory=dict)
-    """The stage's own summary (its typed dataclass, as a mapping); partial when cut short."""
+    data: Any = None
+    """The stage's own summary, an instance of its ``Stage.facts_type`` (partial when the stage
+    was cut short); a plain mapping for a stage this version does not know; None when there is no
+    summary (not summarised yet, or the summary failed). JSON writes None as ``{}``."""
 
     @property
     def failed_ranks(self) -> list[RankOutcome]:
         return [r for r in self.ranks if r.state != "ok"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: a line of ``stages.jsonl``, and each stage of ``facts.json``."""
+        d = asdict(self)
+        if d["data"] is None:
+            d["data"] = {}
+        return d
 
 
 @dataclass(kw_only=True)
@@ -80,6 +105,72 @@ class RunInfo:
 
 
 @dataclass(kw_only=True)
+class ClusterFacts:
+    """The cluster a run measured: ``advisor.cluster.Cluster``'s fields, its world size, and
+    where every rank was placed."""
+
+    name: str
+    nodes: int
+    devices_per_node: int
+    """0 only for an imported cluster whose files do not tell it."""
+    world_size: int
+    device_type: str
+    """npu, cuda or cpu: what the jobs ran on ('' for an imported cluster of unknown device)."""
+    declared_device: str
+    backend: str
+    emulated: bool
+    hosts: list[str]
+    master_addr: str
+    master_port: int
+    interface: str
+    links: dict[str, LinkClass]
+    chip: str = ""
+    ranks: list[RankPlacement] = field(default_factory=list)
+    """Placement of every rank (empty for an imported cluster)."""
+    imported: bool = False
+    """Described by imported files (``advisor import``), not resolved from a cluster config."""
+
+    @classmethod
+    def of(cls, cluster: Cluster) -> ClusterFacts:
+        """The facts of a resolved cluster, with the placement of every rank."""
+        return cls(
+            name=cluster.name,
+            nodes=cluster.nodes,
+            devices_per_node=cluster.devices_per_node,
+            world_size=cluster.world_size,
+            device_type=cluster.device_type,
+            declared_device=cluster.declared_device,
+            backend=cluster.backend,
+            emulated=cluster.emulated,
+            hosts=list(cluster.hosts),
+            master_addr=cluster.master_addr,
+            master_port=cluster.master_port,
+            interface=cluster.interface,
+            links=dict(cluster.links),
+            chip=cluster.chip,
+            ranks=cluster.placements(),
+        )
+
+    def to_cluster(self) -> Cluster:
+        """The cluster again, for summarising stored results (``advisor report RUN_DIR``)."""
+        return Cluster(
+            name=self.name,
+            nodes=self.nodes,
+            devices_per_node=self.devices_per_node,
+            device_type=self.device_type,
+            declared_device=self.declared_device,
+            backend=self.backend,
+            emulated=self.emulated,
+            hosts=list(self.hosts),
+            master_addr=self.master_addr,
+            master_port=self.master_port,
+            interface=self.interface,
+            links=dict(self.links),
+            chip=self.chip,
+        )
+
+
+@dataclass(kw_only=True)
 class EnvironmentFacts:
     host: str = ""
     platform: str = ""
@@ -89,6 +180,11 @@ class EnvironmentFacts:
     variables: dict[str, str] = field(default_factory=dict)
     """Communication-relevant environment variables in effect for the jobs (HCCL_*, NCCL_*,
     GLOO_*, TORCH_*, MASTER_*), after the config's ``env`` overrides."""
+
+
+def _none_when_empty(value: Any) -> Any:
+    # facts.json writes "nothing" as {} (as it always has); read back, that is None again
+    return None if value == {} else value
 
 
 @dataclass(kw_only=True)
@@ -121,19 +217,32 @@ class LaunchFacts:
 
 @dataclass(kw_only=True)
 class Facts:
+    __pydantic_config__ = STRICT
+
     schema_version: int = SCHEMA_VERSION
     run: RunInfo
-    cluster: dict[str, Any]
-    """``advisor.cluster.Cluster.to_dict()`` plus ``ranks`` (placement of every rank)."""
+    cluster: ClusterFacts
     environment: EnvironmentFacts = field(default_factory=EnvironmentFacts)
     stages: dict[str, StageFacts] = field(default_factory=dict)
-    evidence: dict[str, Any] = field(default_factory=dict)
-    """Facts imported from files the user already had (benchmark tables, tool outputs, logs)."""
+    evidence: Annotated[EvidenceFacts | None, BeforeValidator(_none_when_empty)] = None
+    """Facts imported from files the user already had (benchmark tables, tool outputs, logs) and
+    read from the host tools during preflight; None when there are none. JSON writes None as
+    ``{}``."""
     launches: list[LaunchFacts] = field(default_factory=list)
     """Every job the run launched, with its start cost."""
 
+    def summary(self, name: str) -> Any:
+        """Stage ``name``'s summary (its ``Stage.facts_type``); None when the stage did not run
+        in this run or left no summary."""
+        sf = self.stages.get(name)
+        return None if sf is None else sf.data
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["stages"] = {name: sf.to_dict() for name, sf in self.stages.items()}
+        if d["evidence"] is None:
+            d["evidence"] = {}
+        return d
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True, default=_json_default)
@@ -144,33 +253,74 @@ class Facts:
         tmp.replace(path)  # a reader never sees a half-written facts.json
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Facts:
-        return _FACTS_ADAPTER.validate_python(d)
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "facts") -> Facts:
+        """Facts from their JSON form, every part validated against its type (each registered
+        stage's data against the stage's ``facts_type``; data of an unknown stage stays a
+        mapping). ConfigError naming ``source`` and the path of every field that does not fit."""
+        problems: list[str] = []
+        facts: Facts | None = None
+        try:
+            facts = _FACTS_ADAPTER.validate_python(d)
+        except ValidationError as e:
+            problems += validation_problems(source, e)
+        summaries = {}
+        raw_stages = d.get("stages") if isinstance(d, Mapping) else None
+        if isinstance(raw_stages, Mapping):
+            for name, raw in raw_stages.items():
+                if name not in stages.STAGE_MODULES or not isinstance(raw, Mapping):
+                    continue
+                try:
+                    summaries[name] = summary_of(name, raw.get("data"))
+                except ValidationError as e:
+                    problems += validation_problems(source, e, ("stages", name, "data"))
+        if problems:
+            raise invalid_file(
+                problems,
+                f"Fix: {source} must match the facts types of advisor {__version__}: rebuild a "
+                "run's facts.json from its stored results with `advisor report RUN_DIR`, or "
+                "correct the fields named above.",
+            )
+        assert facts is not None
+        for name, summary in summaries.items():
+            facts.stages[name].data = summary
+        return facts
 
     @classmethod
     def read(cls, path: Path) -> Facts:
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        """``facts.json`` at ``path``, validated (see ``from_dict``)."""
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise ConfigError(
+                f"{path}: not JSON ({e}): rebuild it with `advisor report RUN_DIR`."
+            ) from e
+        return cls.from_dict(d, source=str(path))
+
+
+def summary_of(name: str, data: Any) -> Any:
+    """``data`` validated as registered stage ``name``'s summary; ``{}`` (no summary) is None.
+
+    Raises pydantic's ValidationError, its paths relative to ``data``.
+    """
+    data = _none_when_empty(data)
+    if data is None:
+        return None
+    return _summary_adapter(stages.get(name).facts_type).validate_python(data)
+
+
+@functools.cache
+def _summary_adapter(facts_type: type) -> TypeAdapter[Any]:
+    # One adapter per type, built on first use: building one walks the whole type. The type is
+    # a runtime value here, which a static checker cannot read as a type: hence the cast.
+    return TypeAdapter(cast(Any, facts_type | None), config=STRICT)
 
 
 _FACTS_ADAPTER = TypeAdapter(Facts)
 
 
 def _json_default(o: Any) -> Any:
-    if is_dataclass(o) and not isinstance(o, type):
-        return asdict(o)
     if isinstance(o, Path):
         return str(o)
     if isinstance(o, set | frozenset):
         return sorted(o)
     raise TypeError(f"{type(o).__name__} is not JSON serialisable")
-
-
-def as_data(summary: Any) -> dict[str, Any]:
-    """A stage summary (dataclass or mapping) as the plain mapping stored in StageFacts.data."""
-    if summary is None:
-        return {}
-    if is_dataclass(summary) and not isinstance(summary, type):
-        return json.loads(json.dumps(asdict(summary), default=_json_default))
-    if isinstance(summary, dict):
-        return json.loads(json.dumps(summary, default=_json_default))
-    raise TypeError(f"stage summary must be a dataclass or dict, got {type(summary).__name__}")

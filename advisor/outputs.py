@@ -60,7 +60,7 @@ def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
     outcome = apply.run(facts, cfg, run_dir)
     v = verdict(facts, outcome)
     report_path = run_dir / "report.html"
-    render.write_report(facts, v, report_path, outcome.to_dict())
+    render.write_report(facts, v, report_path, outcome)
     style = {"READY": "green", NOT_READY: "red"}.get(v.level, "yellow")
     console.out.print(f"verdict: [bold {style}]{v.level}[/bold {style}]")
     for reason in v.reasons:

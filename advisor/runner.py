@@ -13,7 +13,7 @@ import socket
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 from omegaconf import OmegaConf
@@ -26,15 +26,18 @@ from advisor.driver import DriverContext, job_params
 from advisor.errors import ConfigError
 from advisor.evidence import command as evidence_command
 from advisor.evidence.command import print_files
-from advisor.evidence.load import from_tool_outputs
+from advisor.evidence.load import EvidenceFacts, from_tool_outputs
 from advisor.evidence.load import load_paths as load_evidence
-from advisor.facts import EnvironmentFacts, Facts, RunInfo, StageFacts, as_data
+from advisor.facts import ClusterFacts, EnvironmentFacts, Facts, RunInfo, StageFacts
 from advisor.launch.jobs import Launcher, StageRun
 from advisor.launch.plan import LaunchPlan
 from advisor.launch.starts import summarize_launches
 from advisor.paths import EVIDENCE_FILE, FACTS_FILE, RUN_FILE, STAGES_FILE, results_dir
 from advisor.results import append_line, read_jsonl, read_records, with_launch_records
 from advisor.rules.apply import check as check_rules
+
+if TYPE_CHECKING:
+    from advisor.probes.preflight import PreflightFacts
 
 ENV_PREFIXES = ("HCCL_", "NCCL_", "GLOO_", "TORCH_", "MASTER_", "ASCEND_", "CUDA_VISIBLE", "OMP_")
 
@@ -51,12 +54,6 @@ def environment_facts(cfg: AdvisorConfig, plan: LaunchPlan) -> EnvironmentFacts:
         versions=backends.versions(cluster.device_type),
         variables=dict(sorted(variables.items())),
     )
-
-
-def cluster_facts(cluster: Cluster) -> dict[str, Any]:
-    d = cluster.to_dict()
-    d["ranks"] = [asdict(p) for p in cluster.placements()]
-    return d
 
 
 def planned(cfg: AdvisorConfig) -> list[str]:
@@ -86,27 +83,28 @@ def summarize(
     ran it); a summariser bug never loses the outcome."""
     records = with_launch_records(run_dir, read_records(run_dir, stage.name), sf.launch)
     try:
-        sf.data = as_data(stage.summarize(records, cluster, params))
+        sf.data = stage.summarize(records, cluster, params)
     except Exception as e:
-        sf.data = {}
+        sf.data = None
         note = f"summary failed: {type(e).__name__}: {e}"
         sf.reason = f"{sf.reason}; {note}" if sf.reason else note
         if sf.status == "ok":
             sf.status = "error"
 
 
-def with_live_tools(imported: dict[str, Any], preflight: dict[str, Any]) -> dict[str, Any]:
+def with_live_tools(
+    imported: EvidenceFacts | None, preflight: PreflightFacts | None
+) -> EvidenceFacts | None:
     """The run's evidence: files the user imported, and what the host tools (npu-smi,
     hccn_tool, nvidia-smi) printed during preflight, read by the same parsers and rules."""
-    nodes = {
-        name: dict(node.get("tools") or {}) for name, node in preflight.get("nodes", {}).items()
-    }
-    live = as_data(from_tool_outputs(nodes))
-    if not any(live.values()):
+    nodes = {name: node.tools for name, node in preflight.nodes.items()} if preflight else {}
+    live = from_tool_outputs(nodes)
+    if live == EvidenceFacts():
         return imported
-    merged = {k: list(v) for k, v in imported.items()}
-    for key, items in live.items():
-        merged.setdefault(key, []).extend(items)
+    merged = EvidenceFacts()
+    if imported is not None:
+        merged.extend(imported)
+    merged.extend(live)
     return merged
 
 
@@ -233,7 +231,12 @@ class _Session:
     """One run's bookkeeping as stages end: facts, the gate that skips the rest, the console."""
 
     def __init__(
-        self, cfg: AdvisorConfig, plan: LaunchPlan, run_dir: Path, facts: Facts, imported: dict
+        self,
+        cfg: AdvisorConfig,
+        plan: LaunchPlan,
+        run_dir: Path,
+        facts: Facts,
+        imported: EvidenceFacts | None,
     ) -> None:
         self.cfg = cfg
         self.plan = plan
@@ -267,7 +270,7 @@ class _Session:
         console.stage_end(sf)
         if not self.plan.primary:
             return
-        append_line(results_dir(self.run_dir) / STAGES_FILE, json.dumps(asdict(sf), default=str))
+        append_line(results_dir(self.run_dir) / STAGES_FILE, json.dumps(sf.to_dict(), default=str))
         summarize(stage, sf, self.run_dir, self.plan.cluster, params)
         self.facts.stages[stage.name] = sf
         if stage.name == "preflight":
@@ -300,19 +303,18 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
             emulated=cluster.emulated,
             advisor_version=__version__,
         ),
-        cluster=cluster_facts(cluster),
+        cluster=ClusterFacts.of(cluster),
         environment=environment_facts(cfg, plan),
     )
     if plan.primary:
         _write_run_file(run_dir, facts)
     console.banner(cluster, cfg.profile, run_dir)
-    imported: dict[str, Any] = {}
     if evidence is not None:
         console.out.print(f"evidence: {len(evidence.files)} file(s)")
         print_files(evidence)
-        facts.evidence = imported = as_data(evidence)
+        facts.evidence = evidence
         (results_dir(run_dir) / EVIDENCE_FILE).write_text(
-            json.dumps(facts.evidence, indent=2), encoding="utf-8"
+            json.dumps(asdict(evidence), indent=2), encoding="utf-8"
         )
     launcher = Launcher(
         plan,
@@ -321,7 +323,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         faults=[asdict(f) for f in cfg.faults],
         strict=cfg.strict_emulation,
     )
-    session = _Session(cfg, plan, run_dir, facts, imported)
+    session = _Session(cfg, plan, run_dir, facts, evidence)
     names = planned(cfg)
     index = 0
     while index < len(names):
@@ -401,7 +403,7 @@ def _shared_job(
 def _write_run_file(run_dir: Path, facts: Facts) -> None:
     payload = {
         "run": asdict(facts.run),
-        "cluster": facts.cluster,
+        "cluster": asdict(facts.cluster),
         "environment": asdict(facts.environment),
     }
     (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(payload, indent=2), encoding="utf-8")
@@ -423,17 +425,16 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
     if not run_file.exists():
         raise ConfigError(f"{run_file} is missing: the run never started measuring.")
     stored = json.loads(run_file.read_text(encoding="utf-8"))
-    base = Facts.from_dict({**stored, "stages": {}})
     evidence_file = results_dir(run_dir) / EVIDENCE_FILE
     if evidence_file.exists():
-        base.evidence = json.loads(evidence_file.read_text(encoding="utf-8"))
-    imported = dict(base.evidence)
-    cluster = Cluster.from_dict({k: v for k, v in base.cluster.items() if k != "ranks"})
-    for row in read_jsonl(results_dir(run_dir) / STAGES_FILE):
-        sf = Facts.from_dict({**stored, "stages": {row["name"]: row}}).stages[row["name"]]
+        stored["evidence"] = json.loads(evidence_file.read_text(encoding="utf-8"))
+    rows = {row["name"]: row for row in read_jsonl(results_dir(run_dir) / STAGES_FILE)}
+    base = Facts.from_dict({**stored, "stages": rows}, source=str(results_dir(run_dir)))
+    imported = base.evidence
+    cluster = base.cluster.to_cluster()
+    for sf in base.stages.values():
         if sf.name in stages.STAGE_MODULES:
             summarize(stages.get(sf.name), sf, run_dir, cluster, getattr(cfg.stages, sf.name))
-        base.stages[sf.name] = sf
         if sf.name == "preflight":
             base.evidence = with_live_tools(imported, sf.data)
     base.launches = summarize_launches(run_dir)

@@ -122,4 +122,5 @@ STAGE = Stage(
     config_type=SmokeConfig,
     run_rank=run_rank,
     summarize=summarize,
+    facts_type=SmokeFacts,
 )

@@ -41,7 +41,10 @@ class Stage:
     config_type: type[StageConfig]
     """The stage's config dataclass (``cfg.stages.<name>``)."""
     summarize: Callable[[list[Record], Cluster, Any], Any]
-    """Records (possibly partial) → the stage's typed summary (a dataclass)."""
+    """Records (possibly partial) → the stage's typed summary, a ``facts_type``."""
+    facts_type: type
+    """The dataclass ``summarize`` returns: ``StageFacts.data`` holds one, and reading facts
+    back validates the stage's data against it."""
     run_rank: Callable[[RankContext, Any], None] | None = None
     """Job stage: runs on every rank inside an initialised process group."""
     run_host: Callable[[HostContext, Any], None] | None = None

@@ -1,8 +1,9 @@
 """Synthetic facts for the rule tests: a healthy 2x2 cluster on which no built-in rule fires,
 and ``patched`` to break one thing at a time.
 
-Shapes follow the stage facts documented in the project brief (connectivity, timeouts,
-subgroups, topology, bench, sweep); figures are made up but plausible.
+Shapes are the stage facts types (each stage's ``facts_type``): ``patched`` validates the facts
+with ``Facts.from_dict``, so a case written in a shape the stages never produce fails. Figures are
+made up but plausible.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from advisor.facts import Facts
 from advisor.rules.config import RuleParams, RulesConfig
 
 DELETE = object()
@@ -33,14 +35,72 @@ def _dist(max_s: float) -> dict[str, float]:
     return {"p50": max_s / 2, "p90": max_s * 0.9, "max": max_s, "count": 4}
 
 
+def busy_port(port: int, purpose: str = "HCCL_IF_BASE_PORT") -> dict[str, Any]:
+    """A port preflight found taken (``NodePreflight.ports_busy``)."""
+    return {"port": port, "pid": 4242, "process": "python", "purpose": purpose}
+
+
+def bench_row(**values: Any) -> dict[str, Any]:
+    """A measured point in ``bench.results`` (every BenchResult field)."""
+    row = {
+        "op": "all_reduce",
+        "dtype": "float32",
+        "algorithm": "ring",
+        "variant": "default",
+        "in_place": False,
+        "link": "",
+        "bytes": 1048576,
+        "count": 262144,
+        "time_us_p50": 200.0,
+        "time_us_p10": 190.0,
+        "time_us_p90": 220.0,
+        "algbw_gbps": 40.0,
+        "busbw_gbps": 80.0,
+        "wrong": 0,
+    }
+    row.update(values)
+    return row
+
+
+def trial(trial_id: str, config: dict[str, Any], **values: Any) -> dict[str, Any]:
+    """A finished sweep trial in ``sweep.trials`` (TrialResult fields) on the 2x2 cluster."""
+    return {
+        "id": trial_id,
+        "key": f"b{config['batch_size']}/{config['precision']}/{config['comm']}",
+        "purpose": "search",
+        "config": config,
+        "world_size": 4,
+        "nodes": 2,
+        "status": "ok",
+        **values,
+    }
+
+
+def scaling(*, world_size: int, nodes: int, **values: Any) -> dict[str, Any]:
+    """The best setting at one world size in ``sweep.scaling`` (ScalingPoint fields)."""
+    base = {"ranks_per_node": world_size // nodes, "comm_share": 0.5, "status": "ok"}
+    return {"world_size": world_size, "nodes": nodes, **base, **values}
+
+
 def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
     """(facts, config) of a 2-node x 2-rank cluster with every stage run and nothing wrong."""
-    best_config = {"batch_size": 32, "precision": "bf16", "comm": "fp32", "bucket_cap_mb": 25.0}
+    best_config = {
+        "batch_size": 32,
+        "precision": "bf16",
+        "comm": "fp32",
+        "bucket_cap_mb": 25.0,
+        "gradient_as_bucket_view": False,
+        "native_env": "",
+    }
     stages: dict[str, Any] = {
         "smoke": {"all_reduce_ok": True, "ranks_initialised": 4, "init_s": {"0": 1.0, "1": 2.0}},
         "preflight": {
             "nodes": {
-                f"node{n}": {"ports_busy": [22, 29500], "route_nic": "eth0", "nics": []}
+                f"node{n}": {
+                    "ports_busy": [busy_port(22, "sshd"), busy_port(29500, "rendezvous of smoke")],
+                    "route_nic": "eth0",
+                    "nics": [],
+                }
                 for n in range(2)
             }
         },
@@ -48,8 +108,18 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
             "pairs": [],
             "failed_pairs": [],
             "links": {
-                "intra": {"median_gbps": 95.0, "min_gbps": 90.0, "count": 2},
-                "inter": {"median_gbps": 90.0, "min_gbps": 88.0, "count": 4},
+                "intra": {
+                    "median_gbps": 95.0,
+                    "min_gbps": 90.0,
+                    "count": 2,
+                    "latency_median_us": 20.0,
+                },
+                "inter": {
+                    "median_gbps": 90.0,
+                    "min_gbps": 88.0,
+                    "count": 4,
+                    "latency_median_us": 40.0,
+                },
             },
             "nics": {},
             "comm_nic": {"node0": "eth0", "node1": "eth0"},
@@ -85,16 +155,7 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
             "errors": [],
         },
         "bench": {
-            "results": [
-                {
-                    "op": "all_reduce",
-                    "dtype": "float32",
-                    "algorithm": "ring",
-                    "bytes": 1048576,
-                    "busbw_gbps": 80.0,
-                    "wrong": 0,
-                },
-            ],
+            "results": [bench_row()],
             "avg_busbw_gbps": {"all_reduce/ring/float32": 80.0},
             "utilisation": {"all_reduce/ring/float32": 0.8},
             "bottleneck_gbps": 100.0,
@@ -102,27 +163,34 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
         },
         "sweep": {
             "trials": [
-                {
-                    "id": "t1",
-                    "config": best_config,
-                    "status": "ok",
-                    "samples_per_s": 100.0,
-                    "comm_share": 0.5,
-                    "exposed_comm_share": 0.1,
-                },
-                {
-                    "id": "t2",
-                    "config": dict(best_config, batch_size=8),
-                    "status": "ok",
-                    "samples_per_s": 50.0,
-                    "comm_share": 0.4,
-                    "exposed_comm_share": 0.4,
-                },
+                trial(
+                    "t1",
+                    best_config,
+                    samples_per_s=100.0,
+                    comm_share=0.5,
+                    exposed_comm_share=0.1,
+                    peak_mem_bytes=2**30,
+                ),
+                trial(
+                    "t2",
+                    dict(best_config, batch_size=8),
+                    samples_per_s=50.0,
+                    comm_share=0.4,
+                    exposed_comm_share=0.4,
+                    peak_mem_bytes=2**29,
+                ),
             ],
-            "best": {"throughput": {"config": best_config, "samples_per_s": 100.0, "trial": "t1"}},
+            "best": {
+                "throughput": {
+                    "config": best_config,
+                    "samples_per_s": 100.0,
+                    "trial": "t1",
+                    "peak_mem_bytes": 2**30,
+                }
+            },
             "scaling": [
-                {"world_size": 1, "nodes": 1, "samples_per_s": 30.0, "efficiency": 1.0},
-                {"world_size": 4, "nodes": 2, "samples_per_s": 100.0, "efficiency": 0.83},
+                scaling(world_size=1, nodes=1, samples_per_s=30.0, efficiency=1.0),
+                scaling(world_size=4, nodes=2, samples_per_s=100.0, efficiency=0.83),
             ],
             "diverged": [],
             "largest_bucket_bytes": 25 * 2**20,
@@ -194,10 +262,10 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
 
 def patched(
     changes: dict[str, Any], backend: str = "hccl"
-) -> tuple[dict[str, Any], dict[str, Any], RulesConfig]:
-    """Healthy facts with ``changes`` applied: dotted paths, where ``env.X`` is an environment
-    variable, ``<stage>.x`` the stage's data, ``config.x`` the run config and ``params.x`` a
-    rule threshold."""
+) -> tuple[Facts, dict[str, Any], RulesConfig]:
+    """Healthy facts with ``changes`` applied, validated against the facts types: dotted paths,
+    where ``env.X`` is an environment variable, ``<stage>.x`` the stage's data, ``config.x`` the
+    run config and ``params.x`` a rule threshold."""
     facts, config = healthy(backend)
     facts = copy.deepcopy(facts)
     params: dict[str, Any] = {}
@@ -223,7 +291,8 @@ def patched(
             target.pop(keys[-1], None)
         else:
             target[keys[-1]] = value
-    return facts, config, RulesConfig(params=RuleParams(**params))
+    typed = Facts.from_dict(facts, source=f"rules_facts.patched({sorted(changes)}, {backend!r})")
+    return typed, config, RulesConfig(params=RuleParams(**params))
 
 
 def _item(fields: str, **values: Any) -> dict[str, Any]:

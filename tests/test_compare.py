@@ -11,16 +11,31 @@ import pytest
 
 from advisor.errors import ConfigError
 from advisor.report import compare
+from advisor.rules.findings import Finding, RulesOutcome
 from tests.conftest import DATA, run_advisor
 
 
-def write_run(root: Path, name: str, facts: dict[str, Any], findings: Any = None) -> Path:
+def write_run(
+    root: Path, name: str, facts: dict[str, Any], findings: list[Finding] | None = None
+) -> Path:
     d = root / name
     d.mkdir(parents=True)
     (d / "facts.json").write_text(json.dumps(facts))
     if findings is not None:
-        (d / "findings.json").write_text(json.dumps(findings))
+        RulesOutcome(findings=findings).write(d / "findings.json")
     return d
+
+
+def finding(rule_id: str, severity: str, title: str) -> Finding:
+    return Finding(
+        rule_id=rule_id,
+        severity=severity,
+        title=title,
+        category="network",
+        priority=50,
+        message=title,
+        reference="",
+    )
 
 
 @pytest.fixture
@@ -67,16 +82,11 @@ def test_stage_outcomes_counts_and_findings_changes(tmp_path: Path, base: dict[s
     conn["status"], conn["reason"] = "failed", "pair 0 -> 9 failed"
     conn["data"]["failed_pairs"] = [dict(conn["data"]["pairs"][0], ok=False)]
     del after["stages"]["sweep"]
-    f_old = {"id": "mtu", "severity": "warning", "title": "MTU differs"}
-    f_both = {"id": "buf", "severity": "info", "title": "Default buffer"}
-    f_new = {
-        "id": "pair",
-        "severity": "critical",
-        "title": "Pair 0-9 cannot talk",
-        "fix": "check cable",
-    }
+    f_old = finding("mtu", "warning", "MTU differs")
+    f_both = finding("buf", "info", "Default buffer")
+    f_new = finding("pair", "critical", "Pair 0-9 cannot talk")
     a = write_run(tmp_path, "a", base, [f_old, f_both])
-    b = write_run(tmp_path, "b", after, {"findings": [f_both, f_new], "verdict": "NOT READY"})
+    b = write_run(tmp_path, "b", after, [f_both, f_new])
     c = compare.compare(a, b)
     assert c.regressed
     m = by_name(c)
@@ -86,10 +96,10 @@ def test_stage_outcomes_counts_and_findings_changes(tmp_path: Path, base: dict[s
     assert changes["connectivity"]["status"] == "regression"
     assert changes["connectivity"]["reason"] == "pair 0 -> 9 failed"
     assert changes["sweep"]["b"] == "absent"
-    assert [f["id"] for f in c.findings_appeared] == ["pair"]
-    assert [f["id"] for f in c.findings_disappeared] == ["mtu"]
-    assert [f["id"] for f in c.findings_persisted] == ["buf"]
-    assert c.b.verdict == "NOT READY"  # findings.json says so
+    assert [f["rule_id"] for f in c.findings_appeared] == ["pair"]
+    assert [f["rule_id"] for f in c.findings_disappeared] == ["mtu"]
+    assert [f["rule_id"] for f in c.findings_persisted] == ["buf"]
+    assert c.b.verdict == "NOT READY"  # a critical finding (and a failed stage)
     assert c.a.verdict == "READY WITH WARNINGS"  # no verdict stored: stages plus finding severities
     json_path, html_path = compare.write(c, tmp_path / "out")
     stored = json.loads(json_path.read_text())
@@ -106,7 +116,7 @@ def test_hostile_strings_in_compare_are_escaped(tmp_path: Path, base: dict[str, 
     after["stages"]["bench"]["data"]["avg_busbw_gbps"][hostile] = 1.0
     after["stages"]["smoke"].update(status="failed", reason=hostile)
     a = write_run(tmp_path, "a", base)
-    b = write_run(tmp_path, "b", after, [{"id": hostile, "severity": "error", "title": hostile}])
+    b = write_run(tmp_path, "b", after, [finding(hostile, "critical", hostile)])
     _, html_path = compare.write(compare.compare(a, b), tmp_path / "out")
     html = html_path.read_text()
     assert "<script>" not in html

@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 
+from advisor.errors import ConfigError
 from advisor.facts import Facts
 from advisor.outputs import verdict
-from advisor.report import render, sections
+from advisor.report import charts, render, sections
+from advisor.rules.engine import resolve
+from advisor.rules.findings import Finding, Recommendation, RulesOutcome
 from tests.conftest import DATA, run_advisor
 
 STAGE_SECTIONS = [
@@ -46,6 +49,33 @@ def load(name: str) -> dict[str, Any]:
 def render_dict(d: dict[str, Any], **kw: Any) -> str:
     f = Facts.from_dict(d)
     return render.render_report(f, verdict(f), **kw)
+
+
+def finding(rule_id: str, severity: str, title: str, **values: Any) -> Finding:
+    """A finding as the rule engine makes it (the fields a test does not care about blank)."""
+    fields: dict[str, Any] = dict(category="environment", priority=50, message="", reference="")
+    return Finding(rule_id=rule_id, severity=severity, title=title, **{**fields, **values})
+
+
+def env_recommendation(f: Finding, name: str, value: str, why: str) -> Recommendation:
+    rec = Recommendation(
+        kind="env",
+        name=name,
+        value=value,
+        why=why,
+        rule_id=f.rule_id,
+        priority=f.priority,
+        severity=f.severity,
+    )
+    f.recommendations.append(rec)
+    return rec
+
+
+def outcome_of(*findings: Finding) -> RulesOutcome:
+    """The rules' outcome holding ``findings``, their recommendations resolved as the engine does."""
+    out = RulesOutcome(findings=list(findings))
+    resolve(out)
+    return out
 
 
 def section_html(html: str, sec_id: str) -> str:
@@ -109,7 +139,15 @@ def test_matrix_falls_back_to_node_pairs_above_the_cap() -> None:
     # 80 ranks on 10 nodes, only the ring pairs measured: the matrix becomes node × node
     d["cluster"].update(nodes=10, world_size=80)
     d["stages"]["connectivity"]["data"]["pairs"] = [
-        {"src": r, "dst": (r + 1) % 80, "link": "intra", "bandwidth_gbps": 5.0, "ok": True}
+        {
+            "src": r,
+            "dst": (r + 1) % 80,
+            "src_node": f"node{r // 8}",
+            "dst_node": f"node{(r + 1) % 80 // 8}",
+            "link": "intra",
+            "bandwidth_gbps": 5.0,
+            "ok": True,
+        }
         for r in range(80)
     ]
     html = render_dict(d)
@@ -135,7 +173,7 @@ def test_absent_stages_and_empty_data_render_gracefully() -> None:
     assert "&#34;x&#34;" in section_html(html, "sec-future")  # unknown stage: its raw data
 
 
-def test_odd_shapes_in_stage_data_never_cost_the_report() -> None:
+def test_odd_shapes_in_stage_data_are_refused_before_the_report_with_their_paths() -> None:
     d = load("2x8")
     d["stages"]["connectivity"]["data"]["links"] = {"intra": "not a mapping"}
     d["stages"]["bench"]["data"]["results"] = [
@@ -144,9 +182,33 @@ def test_odd_shapes_in_stage_data_never_cost_the_report() -> None:
     d["stages"]["timeouts"]["data"]["settings"] = {"HCCL_CONNECT_TIMEOUT": 5}
     d["stages"]["sweep"]["data"]["trials"] = [{"config": None, "status": "ok"}]
     d["stages"]["topology"]["data"]["islands"] = "oops"
-    html = render_dict(d)
+    with pytest.raises(ConfigError) as e:
+        render_dict(d)
+    for path in (
+        "stages.connectivity.data.links.intra",
+        "stages.bench.data.results.0.bytes",
+        "stages.timeouts.data.settings.HCCL_CONNECT_TIMEOUT",
+        "stages.sweep.data.trials.0.config",
+        "stages.topology.data.islands",
+    ):
+        assert f"facts: {path}: " in str(e.value), path
+
+
+def test_a_section_or_chart_that_fails_never_costs_the_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setitem(sections.BUILDERS, "topology", broken)
+    monkeypatch.setattr(charts, "busbw_chart", broken)
+    html = render_dict(load("2x8"))
     for sec in STAGE_SECTIONS:
         assert f'id="{sec}"' in html, sec
+    topo = section_html(html, "sec-topology")
+    assert "section could not be laid out: ValueError: boom" in topo
+    assert "islands_match_declared" in topo  # its data, shown raw
+    assert "svg chart could not be drawn: ValueError: boom" in section_html(html, "sec-bench")
 
 
 def test_hostile_strings_from_the_cluster_are_escaped(tmp_path: Path) -> None:
@@ -170,16 +232,9 @@ def test_hostile_strings_from_the_cluster_are_escaped(tmp_path: Path) -> None:
     d["stages"]["subgroups"]["data"]["errors"][0]["message"] = HOSTILE
     d["stages"]["connectivity"]["data"]["failed_pairs"][0]["error"] = HOSTILE
     d["stages"]["bench"]["data"]["results"][0]["algorithm"] = HOSTILE
-    findings = [
-        {
-            "id": HOSTILE,
-            "severity": "warning",
-            "title": HOSTILE,
-            "evidence": [HOSTILE],
-            "fix": HOSTILE,
-            "env": {"X": HOSTILE},
-        }
-    ]
+    hostile = finding(HOSTILE, "warning", HOSTILE, evidence={"env.X": HOSTILE})
+    env_recommendation(hostile, "X", HOSTILE, HOSTILE)
+    findings = outcome_of(hostile)
     f = Facts.from_dict(d)
     run_dir = tmp_path / "run"
     (run_dir / ".hydra").mkdir(parents=True)
@@ -195,36 +250,31 @@ def test_hostile_strings_from_the_cluster_are_escaped(tmp_path: Path) -> None:
 
 def test_findings_sorted_by_severity_with_evidence_fix_and_env(tmp_path: Path) -> None:
     d = load("4x8")
-    findings = [
-        {
-            "id": "info-1",
-            "severity": "info",
-            "title": "Buffer size is the default",
-            "evidence": {"HCCL_BUFFSIZE": "200"},
-        },
-        {
-            "id": "connect-timeout",
-            "severity": "critical",
-            "title": "HCCL_CONNECT_TIMEOUT below measured init",
-            "message": "init took 180 s at p90",
-            "evidence": ["timeouts.init_s.p90 = 180"],
-            "fix": "raise HCCL_CONNECT_TIMEOUT to 600",
-            "env": {"HCCL_CONNECT_TIMEOUT": "600"},
-        },
-        {"id": "w", "severity": "warning", "title": "MTU differs"},
-    ]
+    connect = finding(
+        "connect-timeout",
+        "critical",
+        "HCCL_CONNECT_TIMEOUT below measured init",
+        message="init took 180 s at p90",
+        evidence={"timeouts.init_s.p90": 180},
+    )
+    env_recommendation(connect, "HCCL_CONNECT_TIMEOUT", "600", "raise HCCL_CONNECT_TIMEOUT to 600")
+    findings = outcome_of(
+        finding("info-1", "info", "Buffer size is the default", evidence={"HCCL_BUFFSIZE": "200"}),
+        connect,
+        finding("w", "warning", "MTU differs"),
+    )
     html = render_dict(d, findings=findings)
     sec = section_html(html, "sec-findings")
     order = [sec.index(t) for t in ("HCCL_CONNECT_TIMEOUT below", "MTU differs", "Buffer size is")]
     assert order == sorted(order)
-    assert "raise HCCL_CONNECT_TIMEOUT to 600" in sec and "timeouts.init_s.p90 = 180" in sec
+    assert "raise HCCL_CONNECT_TIMEOUT to 600" in sec and "timeouts.init_s.p90: 180" in sec
     assert "HCCL_BUFFSIZE: 200" in sec
     env = section_html(html, "sec-recommended")
     assert "export HCCL_CONNECT_TIMEOUT=600" in env
     assert "no recommendations" not in env
     # the same findings read from findings.json beside the report when none are passed
     f = Facts.from_dict(d)
-    (tmp_path / "findings.json").write_text(json.dumps({"findings": findings}))
+    findings.write(tmp_path / "findings.json")
     (tmp_path / "launch.sh").write_text("torchrun --nnodes=4 --nproc-per-node=8 train.py\n")
     render.write_report(f, verdict(f), tmp_path / "report.html")
     html = (tmp_path / "report.html").read_text()
@@ -240,7 +290,9 @@ def test_no_findings_given_shows_run_env_and_a_launch_line_for_the_shape() -> No
     assert "export HCCL_EXEC_TIMEOUT=1836" in rec
     assert "torchrun --nnodes=4 --nproc-per-node=8 --node-rank=$NODE_RANK" in rec
     assert "No rule findings were produced" in html
-    assert "No findings: every rule evaluated passed" in render_dict(load("4x8"), findings=[])
+    assert "No findings: every rule evaluated passed" in render_dict(
+        load("4x8"), findings=RulesOutcome()
+    )
 
 
 def test_rank_list_filter_compacts_ranges() -> None:
@@ -377,7 +429,7 @@ def test_rules_outcome_shape_renders_recommendations_conflicts_and_missing_rules
         "advice": [],
         "summary": {"critical": 1, "warning": 1},
     }
-    html = render_dict(load("4x8"), findings=outcome)
+    html = render_dict(load("4x8"), findings=RulesOutcome.from_dict(outcome))
     sec = section_html(html, "sec-findings")
     assert sec.index("Connect timeout too short") < sec.index("MTU differs between nodes")
     assert "export HCCL_CONNECT_TIMEOUT=600  # init p90 is close to the limit" in sec

@@ -17,6 +17,7 @@ import pytest
 from advisor.facts import Facts
 from advisor.outputs import verdict
 from advisor.report import render
+from advisor.rules.findings import Finding, Recommendation, RulesOutcome
 from tests.cdp import CHROMIUM, Browser
 from tests.conftest import DATA, REPO, AdvisorResult, run_advisor
 
@@ -72,17 +73,28 @@ def runs(tmp_path_factory: pytest.TempPathFactory, emulated_2x8: AdvisorResult) 
     full = root / "synthetic-2x8"
     full.mkdir()
     shutil.copy(DATA / "facts_2x8.json", full / "facts.json")
-    finding = {
-        "rule_id": "inter-node-groups",
-        "title": "Inter-node groups hold ranks of one node",
-        "severity": "critical",
-        "message": "group [0, 1] is on node0; the hierarchical all-reduce would not cross nodes",
-        "evidence": {"subgroups.errors[0].kind": "same_node"},
-        "recommendations": [
-            {"kind": "advice", "name": "", "why": "build groups with Cluster.inter_node_groups()"}
-        ],
-    }
-    (full / "findings.json").write_text(json.dumps({"findings": [finding]}))
+    finding = Finding(
+        rule_id="inter-node-groups",
+        title="Inter-node groups hold ranks of one node",
+        category="subgroups",
+        severity="critical",
+        priority=80,
+        message="group [0, 1] is on node0; the hierarchical all-reduce would not cross nodes",
+        reference="",
+        evidence={"subgroups.errors[0].kind": "same_node"},
+    )
+    advice = "build groups with Cluster.inter_node_groups()"
+    finding.recommendations.append(
+        Recommendation(
+            kind="advice",
+            name="",
+            why=advice,
+            rule_id=finding.rule_id,
+            priority=80,
+            severity="critical",
+        )
+    )
+    RulesOutcome(findings=[finding]).write(full / "findings.json")
     f = Facts.read(full / "facts.json")
     render.write_report(f, verdict(f), full / "report.html")
     return {"real": real, "full": full}
@@ -135,9 +147,16 @@ def test_compare_page_in_chromium(runs: dict[str, Path], tmp_path: Path) -> None
     smoke.update(status="failed", reason="rank 3 (node0) died in all_reduce")
     smoke["data"]["ranks_initialised"] -= 1
     (after / "facts.json").write_text(json.dumps(facts))
-    (after / "findings.json").write_text(
-        json.dumps([{"id": "rank-died", "severity": "critical", "title": "Rank 3 died"}])
+    died = Finding(
+        rule_id="rank-died",
+        title="Rank 3 died",
+        category="environment",
+        severity="critical",
+        priority=90,
+        message="rank 3 died",
+        reference="",
     )
+    RulesOutcome(findings=[died]).write(after / "findings.json")
     out = tmp_path / "cmp"
     res = run_advisor([str(runs["real"]), str(after), "--out", str(out)], command="compare")
     assert res.returncode == 1, res.stdout + res.stderr

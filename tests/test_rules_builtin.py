@@ -13,7 +13,16 @@ import pytest
 
 from advisor.rules import engine, schema
 from advisor.rules.findings import RulesOutcome
-from tests.rules_facts import DELETE, bench_table, event, npu_chip, npu_port, patched
+from tests.rules_facts import (
+    DELETE,
+    bench_row,
+    bench_table,
+    busy_port,
+    event,
+    npu_chip,
+    npu_port,
+    patched,
+)
 
 RULES = schema.load_paths([schema.builtin_dir()])
 
@@ -24,8 +33,8 @@ _FAILED = [{"src": 0, "dst": 2, "src_node": "node0", "dst_node": "node1", "link"
             "latency_us": None, "bandwidth_gbps": None, "ok": False, "error": "timed out"}]  # fmt: skip
 _LAYOUT_ERR = [{"dimension": "inter_node", "group": [0, 1], "kind": "same_node",
                 "message": "group [0, 1] holds ranks of one node", "expected": [0, 2]}]  # fmt: skip
-_WRONG = [{"op": "all_reduce", "dtype": "float32", "algorithm": "ring", "bytes": 1024,
-           "busbw_gbps": 1.0, "wrong": 3}]  # fmt: skip
+_WRONG = [bench_row(bytes=1024, count=256, busbw_gbps=1.0, wrong=3)]
+_SHARED = [{"host": "host-a", "ranks": [0, 1], "cpus": "0-3"}]
 
 
 # (rule id, backend, changes that make it fire, changes that keep it quiet,
@@ -123,8 +132,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"env.HCCL_ALGO": "scatter=level0:NA;level1:ring"}, {"HCCL_ALGO": None}),
     ("hccl-if-base-port-range", "hccl", {"env.HCCL_IF_BASE_PORT": "80"},
      {"env.HCCL_IF_BASE_PORT": "50000"}, {"HCCL_IF_BASE_PORT": "60000"}),
-    ("hccl-if-base-port-busy", "hccl", {"preflight.nodes.node1.ports_busy": [60003]},
-     {"preflight.nodes.node1.ports_busy": [60032]}, {"HCCL_IF_BASE_PORT": "60064"}),
+    ("hccl-if-base-port-busy", "hccl", {"preflight.nodes.node1.ports_busy": [busy_port(60003)]},
+     {"preflight.nodes.node1.ports_busy": [busy_port(60032)]}, {"HCCL_IF_BASE_PORT": "60064"}),
     ("hccl-buffsize-invalid", "hccl", {"env.HCCL_BUFFSIZE": "0"}, {"env.HCCL_BUFFSIZE": "1"},
      {"HCCL_BUFFSIZE": "200"}),
     ("hccl-deterministic-value", "hccl", {"env.HCCL_DETERMINISTIC": "yes"},
@@ -172,7 +181,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("topology-ranks-per-node", "gloo", {"topology.ranks_per_node.node1": 3}, {}, {}),
     ("topology-duplicate-devices", "hccl",
      {"topology.duplicate_devices": [{"device": "npu:1", "ranks": [2, 3]}]}, {}, {}),
-    ("topology-shared-affinity", "hccl", {"topology.shared_affinity": [[0, 1]]}, {}, {}),
+    ("topology-shared-affinity", "hccl", {"topology.shared_affinity": _SHARED}, {}, {}),
     ("topology-slow-links", "gloo", {"topology.slow_links": _SLOW}, {}, {}),
     ("topology-errors", "gloo", {"topology.errors": ["rank 2: no bus id"]}, {}, {}),
     ("subgroups-layout-errors", "gloo", {"subgroups.errors": _LAYOUT_ERR}, {},
@@ -315,8 +324,8 @@ def test_rule_fires_and_stays_quiet(
 
 def test_shared_affinity_is_no_finding_on_an_emulated_cluster() -> None:
     """Emulated ranks share this host's cores by construction: not the cluster's problem."""
-    real = _evaluate({"topology.shared_affinity": [[0, 1]]}, "hccl")
-    emulated = _evaluate({"topology.shared_affinity": [[0, 1]], "cluster.emulated": True}, "hccl")
+    real = _evaluate({"topology.shared_affinity": _SHARED}, "hccl")
+    emulated = _evaluate({"topology.shared_affinity": _SHARED, "cluster.emulated": True}, "hccl")
     assert "topology-shared-affinity" in {f.rule_id for f in real.findings}
     assert "topology-shared-affinity" not in {f.rule_id for f in emulated.findings}
 

@@ -13,7 +13,6 @@ import pytest
 import yaml
 
 from advisor.errors import ConfigError
-from advisor.facts import Facts
 from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
 from advisor.rules import engine, outputs, schema
 from advisor.rules.config import RuleParams, RulesConfig
@@ -216,7 +215,7 @@ def test_recommended_env_sources_in_bash_and_keeps_values_exact(tmp_path: Path) 
     out = _hostile_outcome(tmp_path)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    cluster = patched({})[0]["cluster"]
+    cluster = patched({})[0].cluster
     outputs.write(out, cluster, "r1", run_dir)
     env = {"PATH": os.environ["PATH"], "GONE": "still here"}
     script = 'source ./recommended.env && printf %s "$NASTY" && echo "|${GONE-unset}"'
@@ -239,7 +238,7 @@ def test_launch_sh_runs_torchrun_with_the_recommended_env(tmp_path: Path) -> Non
     out = _hostile_outcome(tmp_path)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    cluster = patched({})[0]["cluster"]
+    cluster = patched({})[0].cluster
     outputs.write(out, cluster, "r1", run_dir)
     fake = tmp_path / "bin"
     fake.mkdir()
@@ -260,8 +259,7 @@ def test_launch_sh_runs_torchrun_with_the_recommended_env(tmp_path: Path) -> Non
 
 
 def test_verdict_from_findings() -> None:
-    facts_dict, config, cfg = patched({})
-    facts = Facts.from_dict(facts_dict)
+    facts, config, cfg = patched({})
     rule_set = schema.load(RulesConfig())
     calm = engine.evaluate(rule_set, facts, config=config, rules_cfg=cfg)
     assert verdict(facts, calm).level == READY
@@ -286,9 +284,9 @@ def test_report_shows_findings_and_conflicts(tmp_path: Path) -> None:
     from advisor.report import render
 
     out = _conflicting(tmp_path, 20, 80)
-    facts = Facts.from_dict(patched({})[0])
+    facts = patched({})[0]
     path = tmp_path / "report.html"
-    render.write_report(facts, verdict(facts, out), path, out.to_dict())
+    render.write_report(facts, verdict(facts, out), path, out)
     html = path.read_text()
     assert "high has priority 80, above low (20)" in html
     assert "from-low" in html and "from-high" in html

@@ -262,8 +262,8 @@ def test_inputs_the_run_did_not_collect_make_a_rule_not_apply(
     does not apply (listed with the reason) instead of being reported as failing to evaluate."""
     rule_set = _load(tmp_path, _rule(condition))
     facts, config, rules_cfg = patched({})
-    del facts["stages"]["sweep"]
-    facts["evidence"] = {}
+    del facts.stages["sweep"]
+    facts.evidence = None
     out = engine.evaluate(rule_set, facts, config=config, rules_cfg=rules_cfg)
     assert not out.findings and not out.not_evaluated
     if why is None:

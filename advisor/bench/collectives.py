@@ -30,6 +30,7 @@ from advisor.backends import (
 )
 from advisor.bench import model as ab_model
 from advisor.bench.catalog import ALGORITHM_NAMES, DEFAULT_PIPELINE_CHUNK_BYTES
+from advisor.bench.model import ModelFacts, WhatIf
 from advisor.errors import ConfigError
 from advisor.stages import Stage, StageConfig
 
@@ -491,24 +492,33 @@ def _label(algorithm: str, variant: str) -> str:
 
 @dataclass(kw_only=True)
 class BenchResult:
-    """One measured point (time over ranks: the slowest rank's, per iteration)."""
+    """One measured point (time over ranks: the slowest rank's, per iteration).
+
+    A row of a benchmark table imported from a file (``advisor import``) has this shape too; the
+    figures such a file does not give are None there, never in a row this stage measured.
+    """
 
     op: str
     dtype: str
     algorithm: str
     """native, native[<variant>] or an in-project algorithm."""
-    variant: str
+    variant: str = DEFAULT_VARIANT
     in_place: bool
-    link: str
+    link: str = ""
     """sendrecv only: the link class of the measured pair (intra, inter)."""
     bytes: int
-    count: int
+    count: int | None
+    """None for an imported hccl_test table (it prints no element count)."""
     time_us_p50: float
-    time_us_p10: float
-    time_us_p90: float
+    time_us_p10: float | None = None
+    """None for an imported table (one time per size)."""
+    time_us_p90: float | None = None
+    """None for an imported table (one time per size)."""
     algbw_gbps: float
-    busbw_gbps: float
-    wrong: int
+    busbw_gbps: float | None
+    """None for an imported hccl_test table that names neither the op nor the rank count."""
+    wrong: int | None
+    """Wrong elements; None for an imported table whose run did not check them."""
 
 
 @dataclass(kw_only=True)
@@ -540,12 +550,14 @@ class BenchFacts:
     """Variant → why its job did not finish."""
     variants_seen: dict[str, dict[str, str | None]] = field(default_factory=dict)
     """Variant → its variables as rank 0 of the job saw them (proof the setting reached it)."""
-    model: dict[str, Any] = field(default_factory=dict)
-    """The α–β model (advisor.bench.model.ModelFacts): links {intra, inter: alpha_us,
-    beta_us_per_byte, bandwidth_gbps, fitted}, heldout_median_error, heldout, notes."""
-    whatif: list[dict[str, Any]] = field(default_factory=list)
-    """Predicted all-reduce time per algorithm on larger clusters: nodes, ranks_per_node, bytes,
-    algorithm, predicted_ms, best."""
+    model: ModelFacts = field(default_factory=ModelFacts)
+    """The α–β model fitted on the all-reduce times (per link class α and β, held-out error)."""
+    whatif: list[WhatIf] = field(default_factory=list)
+    """Predicted all-reduce time per algorithm on larger clusters."""
+    imported: bool = False
+    """The results are benchmark tables imported from files (``advisor import``), not measured."""
+    sources: list[str] = field(default_factory=list)
+    """The imported files the results come from."""
 
 
 def results_of(records: list[Record], world: int) -> list[BenchResult]:
@@ -631,7 +643,7 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
                 facts.failed_variants[rec.metrics["name"]] = str(rec.metrics.get("reason", ""))
         elif rec.rank == 0 and rec.step == "env":
             facts.variants_seen[rec.metrics["variant"]] = dict(rec.metrics.get("seen", {}))
-    facts.wrong_total = sum(r.wrong for r in facts.results)
+    facts.wrong_total = sum(r.wrong for r in facts.results if r.wrong is not None)
     link, gbps, source = bottleneck(cluster, records)
     facts.bottleneck_link, facts.bottleneck_gbps, facts.bottleneck_source = link, gbps, source
     series: dict[str, list[BenchResult]] = {}
@@ -640,10 +652,10 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
     facts.utilisation_min_bytes = int(getattr(params, "utilisation_min_bytes", 0))
     too_small: list[int] = []
     for key, rows in series.items():
-        facts.avg_busbw_gbps[key] = statistics.fmean(r.busbw_gbps for r in rows)
+        facts.avg_busbw_gbps[key] = statistics.fmean(_busbw(r) for r in rows)
         largest = max(rows, key=lambda r: r.bytes)
         if gbps and largest.bytes >= facts.utilisation_min_bytes:
-            facts.utilisation[key] = largest.busbw_gbps / gbps
+            facts.utilisation[key] = _busbw(largest) / gbps
         elif gbps:
             too_small.append(largest.bytes)
     if too_small:
@@ -672,15 +684,15 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
         predicted = ab_model.whatif(
             fitted, shapes, int(getattr(params, "whatif_bytes", 100_000_000)), algos
         )
-        facts.whatif = [_as_dict(w) for w in predicted]
-    facts.model = _as_dict(model_facts)
+        facts.whatif = predicted
+    facts.model = model_facts
     return facts
 
 
-def _as_dict(obj: Any) -> dict[str, Any]:
-    from advisor.facts import as_data
-
-    return as_data(obj)
+def _busbw(r: BenchResult) -> float:
+    # Every row this stage measures has its busbw; only an imported table may lack it.
+    assert r.busbw_gbps is not None, f"measured {series_key(r)} has no busbw"
+    return r.busbw_gbps
 
 
 # ---------------------------------------------------------------- console table
@@ -704,15 +716,19 @@ def table(results: list[BenchResult], *, title: str = "") -> str:
         name = f"{r.op}/{r.link}" if r.link else r.op
         lines.append(
             f" {name:>15} {r.algorithm[:18]:>18} {r.dtype:>5} {'in' if r.in_place else 'out':>5}"
-            f" {r.bytes:>12} {r.count:>11} {r.time_us_p50:>10.1f} {r.time_us_p10:>10.1f}"
-            f" {r.time_us_p90:>10.1f} {r.algbw_gbps / 8:>8.3f} {r.busbw_gbps / 8:>8.3f}"
-            f" {r.wrong:>7}"
+            f" {r.bytes:>12} {r.count!s:>11} {r.time_us_p50:>10.1f} {_us(r.time_us_p10):>10}"
+            f" {_us(r.time_us_p90):>10} {r.algbw_gbps / 8:>8.3f} {_busbw(r) / 8:>8.3f}"
+            f" {r.wrong!s:>7}"
         )
-    wrong = sum(r.wrong for r in results)
-    avg = statistics.fmean(r.busbw_gbps / 8 for r in results) if results else 0.0
+    wrong = sum(r.wrong for r in results if r.wrong is not None)
+    avg = statistics.fmean(_busbw(r) / 8 for r in results) if results else 0.0
     lines.append(f"# Out of bounds values : {wrong} {'OK' if wrong == 0 else 'FAILED'}")
     lines.append(f"# Avg bus bandwidth    : {avg:.3f} GB/s")
     return "\n".join(lines)
+
+
+def _us(time_us: float | None) -> str:
+    return "N/A" if time_us is None else f"{time_us:.1f}"
 
 
 # ---------------------------------------------------------------- driver
@@ -792,5 +808,6 @@ STAGE = Stage(
     drive=drive,
     first_job=default_job,
     summarize=summarize,
+    facts_type=BenchFacts,
     check=backend_problems,
 )

@@ -20,7 +20,7 @@ from rich.markup import escape
 from advisor import __version__, console, outputs
 from advisor.config import AdvisorConfig
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.facts import Facts, RunInfo, StageFacts, as_data
+from advisor.facts import ClusterFacts, Facts, RunInfo, StageFacts, summary_of
 from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir
 
 _STYLE = {"read": "green", "partial": "yellow"}
@@ -37,7 +37,7 @@ def print_files(evidence: EvidenceFacts) -> None:
             console.out.print(f"      {escape(where)}: {escape(m.message)}")
 
 
-def cluster_from(evidence: EvidenceFacts) -> dict[str, Any]:
+def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
     """What the files say about the cluster: device type, hosts, world size (never invented)."""
     npu = bool(
         evidence.npu_chips
@@ -45,12 +45,12 @@ def cluster_from(evidence: EvidenceFacts) -> dict[str, Any]:
         or evidence.hccn_conf
         or evidence.rank_tables
         or any(b["tool"] == "hccl_test" for b in evidence.benchmarks)
-        or any(e["kind"] == "hccl_error" or e.get("library") == "HCCL" for e in evidence.failures)
+        or any(e["kind"] == "hccl_error" or e["library"] == "HCCL" for e in evidence.failures)
     )
     cuda = bool(
         any(t["tool"] == "nvidia-smi" for t in evidence.topologies)
         or any(b["tool"] == "nccl-tests" for b in evidence.benchmarks)
-        or any(e.get("library") == "NCCL" for e in evidence.failures)
+        or any(e["library"] == "NCCL" for e in evidence.failures)
     )
     device = "npu" if npu and not cuda else "cuda" if cuda and not npu else ""
     hosts = sorted({h for b in evidence.benchmarks for h in b["hosts"]})
@@ -60,23 +60,22 @@ def cluster_from(evidence: EvidenceFacts) -> dict[str, Any]:
         + [len(t["ranks"]) for t in evidence.rank_tables],
         default=0,
     )
-    return {
-        "name": "imported",
-        "nodes": len(hosts),
-        "devices_per_node": world // len(hosts) if hosts and world % len(hosts) == 0 else 0,
-        "world_size": world,
-        "device_type": device,
-        "declared_device": device,
-        "backend": {"npu": "hccl", "cuda": "nccl"}.get(device, ""),
-        "emulated": False,
-        "hosts": hosts,
-        "master_addr": "",
-        "master_port": 0,
-        "interface": "",
-        "links": {},
-        "ranks": [],
-        "imported": True,
-    }
+    return ClusterFacts(
+        name="imported",
+        nodes=len(hosts),
+        devices_per_node=world // len(hosts) if hosts and world % len(hosts) == 0 else 0,
+        world_size=world,
+        device_type=device,
+        declared_device=device,
+        backend={"npu": "hccl", "cuda": "nccl"}.get(device, ""),
+        emulated=False,
+        hosts=hosts,
+        master_addr="",
+        master_port=0,
+        interface="",
+        links={},
+        imported=True,
+    )
 
 
 def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
@@ -94,7 +93,12 @@ def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
         name="bench",
         status="ok",
         reason=f"imported from {', '.join(sources)}; not measured by this run",
-        data={"results": results, "avg_busbw_gbps": avg, "imported": True, "sources": sources},
+        # The bench stage's own type, through the registry: its module loads torch, so it is
+        # loaded only when there are tables to hold; the rows become its BenchResult rows.
+        data=summary_of(
+            "bench",
+            {"results": results, "avg_busbw_gbps": avg, "imported": True, "sources": sources},
+        ),
     )
 
 
@@ -141,16 +145,16 @@ def main(args: list[str]) -> int:
             advisor_version=__version__,
         ),
         cluster=cluster_from(evidence),
-        evidence=as_data(evidence),
+        evidence=evidence,
     )
     facts.run.duration_s = facts.run.finished_at - started
     stage = bench_stage(evidence.benchmarks)
     if stage is not None:
         facts.stages["bench"] = stage
-    stored = {"run": asdict(facts.run), "cluster": facts.cluster, "environment": {}}
+    stored = {"run": asdict(facts.run), "cluster": asdict(facts.cluster), "environment": {}}
     (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")
     (results_dir(run_dir) / EVIDENCE_FILE).write_text(
-        json.dumps(facts.evidence, indent=2), encoding="utf-8"
+        json.dumps(asdict(evidence), indent=2), encoding="utf-8"
     )
     console.out.print(
         f"read {evidence.read_count} of {len(evidence.files)} file(s) into {escape(str(run_dir))}"
@@ -161,11 +165,12 @@ def main(args: list[str]) -> int:
 
 def rerender(run_dir: Path) -> int:
     """``advisor report RUN_DIR`` for an import: every output again from results/ alone."""
-
     stored = json.loads((results_dir(run_dir) / RUN_FILE).read_text(encoding="utf-8"))
-    facts = Facts.from_dict({**stored, "stages": {}})
-    facts.evidence = json.loads((results_dir(run_dir) / EVIDENCE_FILE).read_text(encoding="utf-8"))
-    stage = bench_stage(facts.evidence.get("benchmarks", []))
+    stored["evidence"] = json.loads(
+        (results_dir(run_dir) / EVIDENCE_FILE).read_text(encoding="utf-8")
+    )
+    facts = Facts.from_dict({**stored, "stages": {}}, source=str(results_dir(run_dir)))
+    stage = bench_stage(facts.evidence.benchmarks if facts.evidence else [])
     if stage is not None:
         facts.stages["bench"] = stage
     outputs.write_all(facts, AdvisorConfig(), run_dir)

@@ -405,4 +405,5 @@ STAGE = Stage(
     config_type=ConnectivityConfig,
     run_rank=run_rank,
     summarize=summarize,
+    facts_type=ConnectivityFacts,
 )

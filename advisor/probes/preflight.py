@@ -555,5 +555,6 @@ STAGE = Stage(
     config_type=PreflightConfig,
     run_host=run_host,
     summarize=summarize,
+    facts_type=PreflightFacts,
     gates_run=True,
 )

@@ -362,4 +362,5 @@ STAGE = Stage(
     config_type=SubgroupsConfig,
     run_rank=run_rank,
     summarize=summarize,
+    facts_type=SubgroupsFacts,
 )

@@ -226,4 +226,5 @@ STAGE = Stage(
     config_type=TimeoutsConfig,
     run_rank=run_rank,
     summarize=summarize,
+    facts_type=TimeoutsFacts,
 )

@@ -495,4 +495,5 @@ STAGE = Stage(
     config_type=TopologyConfig,
     run_rank=run_rank,
     summarize=summarize,
+    facts_type=TopologyFacts,
 )

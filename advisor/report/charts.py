@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import matplotlib
@@ -155,49 +156,68 @@ def pair_matrix(
         return _svg(fig)
 
 
-def timeouts_chart(rows: Sequence[dict[str, Any]]) -> str:
+@dataclass(kw_only=True)
+class PhaseTiming:
+    """One measured phase of the timeouts probe, and the configured limit it must stay under."""
+
+    label: str
+    p50_s: float
+    p90_s: float
+    max_s: float
+    limit_s: float | None
+    """Seconds the limit allows; None when the run has no such limit (or it never fires)."""
+    limit_name: str
+
+    @property
+    def headroom(self) -> float | None:
+        """How many times the slowest measurement fits under the limit."""
+        return self.limit_s / self.max_s if self.limit_s and self.max_s else None
+
+
+def timeouts_chart(rows: Sequence[PhaseTiming]) -> str:
     """Measured p50/p90/max of each phase against the configured limit it must stay under.
 
-    ``rows``: ``{label, p50, p90, max, limit_s, limit_name}``; log scale, because limits (minutes)
-    dwarf healthy measurements (milliseconds).
+    Log scale, because limits (minutes) dwarf healthy measurements (milliseconds).
     """
-    rows = [r for r in rows if r.get("max") is not None]
     if not rows:
         return ""
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(8, 0.7 * len(rows) + 1.4))
         for y, r in enumerate(rows):
-            lo = max(min(r.get("p50") or r["max"], r["max"]), 1e-4)
-            ax.plot([lo, max(r["max"], 1e-4)], [y, y], color="#555555", lw=2)
-            for key, marker in (("p50", "o"), ("p90", "s"), ("max", "^")):
-                if r.get(key) is not None:
-                    ax.plot(
-                        max(r[key], 1e-4),
-                        y,
-                        marker=marker,
-                        color="#1f4e79",
-                        ms=7,
-                        ls="none",
-                        label=key if y == 0 else None,
-                    )
-            if r.get("limit_s"):
+            lo = max(min(r.p50_s or r.max_s, r.max_s), 1e-4)
+            ax.plot([lo, max(r.max_s, 1e-4)], [y, y], color="#555555", lw=2)
+            for key, value, marker in (
+                ("p50", r.p50_s, "o"),
+                ("p90", r.p90_s, "s"),
+                ("max", r.max_s, "^"),
+            ):
                 ax.plot(
-                    [r["limit_s"]] * 2,
+                    max(value, 1e-4),
+                    y,
+                    marker=marker,
+                    color="#1f4e79",
+                    ms=7,
+                    ls="none",
+                    label=key if y == 0 else None,
+                )
+            if r.limit_s:
+                ax.plot(
+                    [r.limit_s] * 2,
                     [y - 0.35, y + 0.35],
                     color="#c00000",
                     lw=2.5,
                     label="configured limit" if y == 0 else None,
                 )
                 ax.annotate(
-                    _t(f"{r['limit_name']} {r['limit_s']:g} s"),
-                    (r["limit_s"], y + 0.38),
+                    _t(f"{r.limit_name} {r.limit_s:g} s"),
+                    (r.limit_s, y + 0.38),
                     ha="right",
                     va="bottom",
                     fontsize=8,
                     color="#c00000",
                 )
         _log_axis(ax, "x")
-        ax.set_yticks(range(len(rows)), [_t(r["label"]) for r in rows])
+        ax.set_yticks(range(len(rows)), [_t(r.label) for r in rows])
         ax.set_ylim(len(rows) - 0.4, -0.6)
         ax.set_xlabel("seconds (log scale)")
         ax.set_title("Measured phases against configured limits")

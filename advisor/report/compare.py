@@ -9,15 +9,25 @@ regression. Stage outcomes and findings that appeared or disappeared are listed 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
 from advisor.facts import Facts
+from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
 from advisor.report import render
+from advisor.rules.findings import Finding
+
+if TYPE_CHECKING:
+    from advisor.bench.collectives import BenchFacts
+    from advisor.probes.connectivity import ConnectivityFacts
+    from advisor.probes.subgroups import SubgroupsFacts
+    from advisor.probes.timeouts import TimeoutsFacts
+    from advisor.probes.topology import TopologyFacts
+    from advisor.smoke import SmokeFacts
+    from advisor.sweep.stage import SweepFacts
 
 HIGHER, LOWER = "higher", "lower"
 _STATUS_ORDER = ("regression", "improvement", "new", "gone", "changed", "same")
@@ -95,88 +105,68 @@ class Comparison:
         return d
 
 
-def _num(x: Any) -> float | None:
-    if isinstance(x, bool):
-        return float(x)
-    try:
-        return None if x is None else float(x)
-    except (TypeError, ValueError):
-        return None
-
-
 def metrics(facts: Facts) -> dict[str, Metric]:
     """The headline numbers of a run, flat, each with its unit and better direction."""
     out: dict[str, Metric] = {}
 
-    def put(name: str, value: Any, unit: str, better: str | None) -> None:
-        v = _num(value)
-        if v is not None:
-            out[name] = Metric(name=name, value=v, unit=unit, better=better)
+    def put(name: str, value: float | None, unit: str, better: str | None) -> None:
+        if value is not None:
+            out[name] = Metric(name=name, value=float(value), unit=unit, better=better)
 
     put("run.duration_s", facts.run.duration_s, "s", None)
     for name, sf in facts.stages.items():
         put(f"{name}.duration_s", sf.duration_s, "s", None)
         put(f"{name}.ranks_not_ok", len(sf.failed_ranks), "ranks", LOWER)
-    data = {n: (sf.data if isinstance(sf.data, Mapping) else {}) for n, sf in facts.stages.items()}
-    smoke = data.get("smoke", {})
-    put("smoke.ranks_initialised", smoke.get("ranks_initialised"), "ranks", HIGHER)
-    conn = data.get("connectivity", {})
-    for link, v in (conn.get("links") or {}).items():
-        if isinstance(v, Mapping):
-            put(f"connectivity.{link}.median_gbps", v.get("median_gbps"), "Gbit/s", HIGHER)
-            put(f"connectivity.{link}.min_gbps", v.get("min_gbps"), "Gbit/s", HIGHER)
-    if "connectivity" in data:
-        put("connectivity.failed_pairs", len(conn.get("failed_pairs") or []), "pairs", LOWER)
-    tmo = data.get("timeouts", {})
-    for phase in ("rendezvous_s", "init_s", "first_collective_s", "barrier_s"):
-        dist = tmo.get(phase)
-        if isinstance(dist, Mapping):
-            put(f"timeouts.{phase.removesuffix('_s')}.p90_s", dist.get("p90"), "s", LOWER)
-            put(f"timeouts.{phase.removesuffix('_s')}.max_s", dist.get("max"), "s", LOWER)
-    if "timeouts" in data:
-        put("timeouts.stragglers", len(tmo.get("stragglers") or []), "ranks", LOWER)
-    sub = data.get("subgroups", {})
-    if "subgroups" in data:
-        put("subgroups.errors", len(sub.get("errors") or []), "errors", LOWER)
-    topo = data.get("topology", {})
-    if "topology" in data:
+    smoke: SmokeFacts | None = facts.summary("smoke")
+    if smoke is not None:
+        put("smoke.ranks_initialised", smoke.ranks_initialised, "ranks", HIGHER)
+    conn: ConnectivityFacts | None = facts.summary("connectivity")
+    if conn is not None:
+        for link, summary in conn.links.items():
+            put(f"connectivity.{link}.median_gbps", summary.median_gbps, "Gbit/s", HIGHER)
+            put(f"connectivity.{link}.min_gbps", summary.min_gbps, "Gbit/s", HIGHER)
+        put("connectivity.failed_pairs", len(conn.failed_pairs), "pairs", LOWER)
+    tmo: TimeoutsFacts | None = facts.summary("timeouts")
+    if tmo is not None:
+        phases = {
+            "rendezvous": tmo.rendezvous_s,
+            "init": tmo.init_s,
+            "first_collective": tmo.first_collective_s,
+            "barrier": tmo.barrier_s,
+        }
+        for phase, dist in phases.items():
+            if dist is not None:
+                put(f"timeouts.{phase}.p90_s", dist.p90, "s", LOWER)
+                put(f"timeouts.{phase}.max_s", dist.max, "s", LOWER)
+        put("timeouts.stragglers", len(tmo.stragglers), "ranks", LOWER)
+    sub: SubgroupsFacts | None = facts.summary("subgroups")
+    if sub is not None:
+        put("subgroups.errors", len(sub.errors), "errors", LOWER)
+    topo: TopologyFacts | None = facts.summary("topology")
+    if topo is not None:
         # A healthy cluster has one island per node; more means a device or link splits a node.
-        nodes = int(facts.cluster.get("nodes") or 1)
-        islands = len(topo.get("islands") or [])
-        put("topology.extra_islands", max(0, islands - nodes), "islands", LOWER)
-        put("topology.slow_links", len(topo.get("slow_links") or []), "links", LOWER)
-        put(
-            "topology.duplicate_devices", len(topo.get("duplicate_devices") or []), "devices", LOWER
-        )
-    bench = data.get("bench", {})
-    for key, v in (bench.get("avg_busbw_gbps") or {}).items():
-        put(f"bench.{key}.avg_busbw_gbps", v, "Gbit/s", HIGHER)
-    for key, v in (bench.get("utilisation") or {}).items():
-        put(f"bench.{key}.utilisation", v, "fraction", HIGHER)
-    if "bench" in data:
-        wrong = sum(
-            int(_num(r.get("wrong")) or 0)
-            for r in bench.get("results") or []
-            if isinstance(r, Mapping)
-        )
+        extra = max(0, len(topo.islands) - facts.cluster.nodes)
+        put("topology.extra_islands", extra, "islands", LOWER)
+        put("topology.slow_links", len(topo.slow_links), "links", LOWER)
+        put("topology.duplicate_devices", len(topo.duplicate_devices), "devices", LOWER)
+    bench: BenchFacts | None = facts.summary("bench")
+    if bench is not None:
+        for key, gbps in bench.avg_busbw_gbps.items():
+            put(f"bench.{key}.avg_busbw_gbps", gbps, "Gbit/s", HIGHER)
+        for key, fraction in bench.utilisation.items():
+            put(f"bench.{key}.utilisation", fraction, "fraction", HIGHER)
+        wrong = sum(r.wrong for r in bench.results if r.wrong is not None)
         put("bench.wrong_elements", wrong, "elements", LOWER)
-    sweep = data.get("sweep", {})
-    for objective, b in (sweep.get("best") or {}).items():
-        if isinstance(b, Mapping):
+    sweep: SweepFacts | None = facts.summary("sweep")
+    if sweep is not None:
+        for objective, entry in sweep.best.items():
+            put(f"sweep.best.{objective}.samples_per_s", entry.samples_per_s, "samples/s", HIGHER)
+        for point in sweep.scaling:
             put(
-                f"sweep.best.{objective}.samples_per_s", b.get("samples_per_s"), "samples/s", HIGHER
+                f"sweep.scaling.{point.world_size}.efficiency", point.efficiency, "fraction", HIGHER
             )
-    for s in sweep.get("scaling") or []:
-        if isinstance(s, Mapping) and s.get("world_size") is not None:
-            put(
-                f"sweep.scaling.{s['world_size']}.efficiency",
-                s.get("efficiency"),
-                "fraction",
-                HIGHER,
-            )
-    if "sweep" in data:
-        trials = [t for t in sweep.get("trials") or [] if isinstance(t, Mapping)]
-        put("sweep.failed_trials", sum(t.get("status") != "ok" for t in trials), "trials", LOWER)
+        failed = sum(t.status != "ok" for t in sweep.trials)
+        put("sweep.failed_trials", failed, "trials", LOWER)
     return out
 
 
@@ -212,16 +202,6 @@ def _delta(name: str, a: Metric | None, b: Metric | None, threshold: float) -> M
     return d
 
 
-def _findings_of(run_dir: Path | None) -> tuple[list[render.FindingView], str | None]:
-    if run_dir is None:
-        return [], None
-    raw = render._load_findings(run_dir)
-    level = raw.get("verdict") if isinstance(raw, Mapping) else None
-    if isinstance(level, Mapping):
-        level = level.get("level")
-    return render.finding_views(raw), level if isinstance(level, str) else None
-
-
 def load_run(path: Path) -> tuple[Facts, Path | None]:
     """A run directory (its facts.json) or a facts.json file; clear errors otherwise."""
     if path.is_dir():
@@ -238,29 +218,24 @@ def load_run(path: Path) -> tuple[Facts, Path | None]:
         raise ConfigError(f"{path} does not exist: pass a run directory or a facts.json file.")
     try:
         return Facts.read(facts_path), run_dir
-    except (ValueError, OSError) as e:
+    except OSError as e:
         raise ConfigError(f"cannot read {facts_path}: {e}") from e
 
 
-def _summary(
-    facts: Facts, path: Path, level: str | None, findings: list[render.FindingView]
-) -> RunSummary:
-    from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
-
-    if level is None:  # the rule of outputs.verdict: failed stages or critical findings, warnings
-        level = verdict(facts).level
-        severities = {f.severity for f in findings}
-        if "critical" in severities:
-            level = NOT_READY
-        elif level == READY and "warning" in severities:
-            level = WARNINGS
-
+def _summary(facts: Facts, path: Path, findings: list[Finding]) -> RunSummary:
+    # the rule of outputs.verdict: failed stages or critical findings, then warnings
+    level = verdict(facts).level
+    severities = {f.severity for f in findings}
+    if "critical" in severities:
+        level = NOT_READY
+    elif level == READY and "warning" in severities:
+        level = WARNINGS
+    c = facts.cluster
     return RunSummary(
         run_id=facts.run.run_id,
         path=str(path),
-        cluster=f"{facts.cluster.get('name')} ({facts.cluster.get('nodes')}x"
-        f"{facts.cluster.get('devices_per_node')}, {facts.cluster.get('backend')})",
-        shape=f"{facts.cluster.get('nodes')}x{facts.cluster.get('devices_per_node')}",
+        cluster=f"{c.name} ({c.nodes}x{c.devices_per_node}, {c.backend})",
+        shape=f"{c.nodes}x{c.devices_per_node}",
         emulated=facts.run.emulated,
         started_at=facts.run.started_at,
         verdict=level,
@@ -268,13 +243,17 @@ def _summary(
     )
 
 
+def _findings_of(run_dir: Path | None) -> list[Finding]:
+    outcome = render.load_findings(run_dir) if run_dir is not None else None
+    return render.by_severity(outcome.findings) if outcome else []
+
+
 def compare(path_a: Path, path_b: Path, *, threshold: float = 0.1) -> Comparison:
     if not threshold > 0:
         raise ConfigError(f"--threshold must be a positive fraction (0.1 = 10 %), got {threshold}.")
     facts_a, dir_a = load_run(path_a)
     facts_b, dir_b = load_run(path_b)
-    fa, level_a = _findings_of(dir_a)
-    fb, level_b = _findings_of(dir_b)
+    fa, fb = _findings_of(dir_a), _findings_of(dir_b)
     ma, mb = metrics(facts_a), metrics(facts_b)
     rows = [_delta(n, ma.get(n), mb.get(n), threshold) for n in sorted(set(ma) | set(mb))]
     rows.sort(key=lambda r: _STATUS_ORDER.index(r.status))  # stable: by name within a status
@@ -290,11 +269,11 @@ def compare(path_a: Path, path_b: Path, *, threshold: float = 0.1) -> Comparison
             status = "changed"
         reason = facts_b.stages[name].reason if name in facts_b.stages else ""
         stage_changes.append({"stage": name, "a": sa, "b": sb, "status": status, "reason": reason})
-    ka = {(f.id, f.title): f for f in fa}
-    kb = {(f.id, f.title): f for f in fb}
+    ka = {(f.rule_id, f.title): f for f in fa}
+    kb = {(f.rule_id, f.title): f for f in fb}
     return Comparison(
-        a=_summary(facts_a, path_a, level_a, fa),
-        b=_summary(facts_b, path_b, level_b, fb),
+        a=_summary(facts_a, path_a, fa),
+        b=_summary(facts_b, path_b, fb),
         threshold=threshold,
         metrics=rows,
         stage_changes=stage_changes,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field, is_dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, PackageLoader, Undefined, select_autoescape
 
 from advisor.report import sections
-from advisor.rules.findings import EMULATED_NOTE
+from advisor.rules.findings import SEVERITY_ORDER, Finding, Recommendation, RulesOutcome
+from advisor.rules.outputs import (
+    DEFAULT_MASTER_PORT,
+    ENV_FILE,
+    FINDINGS_FILE,
+    LAUNCH_FILE,
+    env_lines,
+)
 
 if TYPE_CHECKING:
     from advisor.facts import Facts
@@ -30,9 +36,6 @@ _ENV = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-
-SEVERITY_ORDER = ("critical", "error", "warning", "info")
-"""Findings are listed most severe first; unknown severities come last."""
 
 MAX_CONFIG_CHARS = 40_000
 """The composed config is shown in full up to this size (it is a few KB in practice)."""
@@ -108,111 +111,49 @@ def _tojson(x: Any) -> str:
     return json.dumps(x, indent=1, sort_keys=True, default=str)
 
 
-_ENV.filters.update(when=_when, fmt=_fmt, pct=_pct, bytes=_bytes, ranks=_ranks, pretty=_tojson)
-
-
-@dataclass(kw_only=True)
-class FindingView:
-    """A finding as the report shows it, whatever shape the rule engine gave it."""
-
-    id: str
-    severity: str
-    title: str
-    message: str = ""
-    evidence: list[str] = field(default_factory=list)
-    fix: str = ""
-    env: dict[str, str] = field(default_factory=dict)
-    recommendations: list[str] = field(default_factory=list)
-    """What the rule asks for, one line each (``export X=1``, ``setting: value``, advice)."""
-    missing: list[str] = field(default_factory=list)
-    """Evidence the rule declares but this run has no fact for."""
-    notes: list[str] = field(default_factory=list)
-    reference: str = ""
-    """Where the rule's threshold or advice comes from (documentation), as text."""
-
-
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    for n in names:
-        v = obj.get(n) if isinstance(obj, Mapping) else getattr(obj, n, None)
-        if v not in (None, "", [], {}):
-            return v
-    return default
-
-
-def _evidence_lines(ev: Any) -> list[str]:
-    if ev is None:
-        return []
-    if isinstance(ev, str):
-        return [ev]
-    if isinstance(ev, Mapping):
-        return [f"{k}: {v}" for k, v in ev.items()]
-    if isinstance(ev, list | tuple):
-        return [e if isinstance(e, str) else json.dumps(e, default=str) for e in ev]
-    return [str(ev)]
-
-
-def _recommendation_line(r: Any) -> str:
-    if not isinstance(r, Mapping):
-        return str(r)
-    kind, name, value, why = r.get("kind"), r.get("name"), r.get("value"), r.get("why") or ""
-    if kind == "env":
-        line = f"unset {name}" if r.get("unset") else f"export {name}={shlex.quote(str(value))}"
-    elif kind == "setting":
-        line = f"{name}: {json.dumps(value, default=str)}"
+def _recommendation(r: Recommendation) -> str:
+    """A recommendation as one line: ``export X=1  # why``, ``setting: value  # why``, advice."""
+    if r.kind == "env":
+        line = f"unset {r.name}" if r.unset else f"export {r.name}={shlex.quote(str(r.value))}"
+    elif r.kind == "setting":
+        line = f"{r.name}: {json.dumps(r.value, default=str)}"
     else:
-        return str(why)
-    if r.get("emulated"):
+        return r.why
+    why = r.why
+    if r.emulated:
         why = f"{why} [EMULATED: measured on this host's CPUs, not the cluster]".strip()
     return f"{line}  # {why}" if why else line
 
 
-def finding_views(findings: Any) -> list[FindingView]:
-    """Normalise findings (dataclasses or mappings; a list or ``{"findings": [...]}``)."""
-    if findings is None:
-        return []
-    if isinstance(findings, Mapping):
-        findings = findings.get("findings") or []
-    out = []
-    for i, f in enumerate(findings):
-        if is_dataclass(f) and not isinstance(f, type):
-            f = {k: getattr(f, k) for k in f.__dataclass_fields__}
-        env = _get(f, "env", "recommended_env", "environment", default={})
-        out.append(
-            FindingView(
-                id=str(_get(f, "id", "rule", "rule_id", "name", default=f"finding-{i + 1}")),
-                severity=str(_get(f, "severity", "level", default="info")).lower(),
-                title=str(_get(f, "title", "summary", "message", default="")),
-                message=str(_get(f, "message", "detail", "description", default="")),
-                evidence=_evidence_lines(_get(f, "evidence", "facts")),
-                fix=str(_get(f, "fix", "remedy", "recommendation", default="")),
-                env={str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {},
-                recommendations=[
-                    _recommendation_line(r) for r in _get(f, "recommendations", default=[])
-                ],
-                missing=[str(m) for m in _get(f, "missing_evidence", default=[])],
-                notes=[str(n) for n in _get(f, "notes", default=[])],
-                reference=str(_get(f, "reference", default="")),
-            )
-        )
-        if out[-1].message == out[-1].title:
-            out[-1].message = ""
-    rank = {s: i for i, s in enumerate(SEVERITY_ORDER)}
-    return sorted(out, key=lambda f: rank.get(f.severity, len(SEVERITY_ORDER)))
+_ENV.filters.update(
+    when=_when,
+    fmt=_fmt,
+    pct=_pct,
+    bytes=_bytes,
+    ranks=_ranks,
+    pretty=_tojson,
+    recommendation=_recommendation,
+)
+
+
+def by_severity(findings: list[Finding]) -> list[Finding]:
+    """Most severe first (unknown severities last), in the given order within a severity."""
+    return sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, len(SEVERITY_ORDER)))
 
 
 def default_launch_command(facts: Facts) -> str:
     """A torchrun line for the measured shape, when the rules gave no launch command."""
     c = facts.cluster
-    master = "MASTER_HOST" if c.get("emulated") else (c.get("master_addr") or "MASTER_HOST")
-    port = c.get("master_port") or 29500
+    # an emulated run's master is this host's loopback, no address for the real cluster
+    master = "MASTER_HOST" if c.emulated else (c.master_addr or "MASTER_HOST")
     return shlex.join(
         [
             "torchrun",
-            f"--nnodes={c.get('nodes', 1)}",
-            f"--nproc-per-node={c.get('devices_per_node', 1)}",
+            f"--nnodes={c.nodes}",
+            f"--nproc-per-node={c.devices_per_node}",
             "--node-rank=$NODE_RANK",
             f"--master-addr={master}",
-            f"--master-port={port}",
+            f"--master-port={c.master_port or DEFAULT_MASTER_PORT}",
             "train.py",
         ]
     ).replace("'--node-rank=$NODE_RANK'", "--node-rank=$NODE_RANK")
@@ -230,68 +171,39 @@ def _read(path: Path, limit: int = MAX_CONFIG_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "\n… (truncated)"
 
 
-def _load_findings(run_dir: Path) -> Any:
-    path = run_dir / "findings.json"
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+def load_findings(run_dir: Path) -> RulesOutcome | None:
+    """The rules' outcome written beside the report (``findings.json``); None when there is none.
+    A findings.json that does not validate is a ConfigError naming the field."""
+    path = run_dir / FINDINGS_FILE
+    return RulesOutcome.read(path) if path.exists() else None
 
 
 def render_report(
     facts: Facts,
     verdict: Verdict,
     *,
-    findings: Any = None,
-    recommended_env: Mapping[str, str] | str | None = None,
+    findings: RulesOutcome | None = None,
+    recommended_env: str | None = None,
     launch_command: str | None = None,
     config_yaml: str | None = None,
 ) -> str:
     """The report as an HTML string (see ``write_report``)."""
-    views = finding_views(findings)
-    rules = findings if isinstance(findings, Mapping) else {}
-    if recommended_env is None and isinstance(rules.get("env"), list):
-        recommended_env = "\n".join(
-            ("# " + EMULATED_NOTE + "\n" if e.get("emulated") else "")
-            + (
-                f"unset {e['name']}"
-                if e.get("unset")
-                else f"export {e['name']}={shlex.quote(str(e.get('value')))}"
-            )
-            for e in rules["env"]
-            if isinstance(e, Mapping) and e.get("name")
-        )
-    if isinstance(recommended_env, str):
-        env_block = recommended_env.strip()
-        env_source = "rules"
+    ordered = by_severity(findings.findings) if findings else []
+    if recommended_env is not None:
+        env_block, env_source = recommended_env.strip(), "rules"
+    elif findings is not None:
+        env_block, env_source = "\n".join(env_lines(findings)), "rules"
     else:
-        env = dict(recommended_env or {})
-        for f in views:
-            env.update(f.env)
-        env_source = "rules" if env else "run"
-        if not env:
-            env = dict(facts.environment.variables)
-        env_block = _env_block(env)
+        env_block, env_source = _env_block(facts.environment.variables), "run"
     counts: dict[str, int] = {}
-    for f in views:
+    for f in ordered:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     return _ENV.get_template("report.html.j2").render(
         facts=facts,
         verdict=verdict,
-        findings=views,
+        findings=ordered,
         finding_counts=counts,
-        findings_given=findings is not None,
-        rules={
-            "settings": [x for x in rules.get("settings") or [] if isinstance(x, Mapping)],
-            "conflicts": [x for x in rules.get("conflicts") or [] if isinstance(x, Mapping)],
-            "not_evaluated": [
-                x for x in rules.get("not_evaluated") or [] if isinstance(x, Mapping)
-            ],
-            "passed": len(rules.get("passed") or []),
-            "skipped": len(rules.get("skipped") or []),
-        },
+        rules=findings,
         sections=sections.build(facts),
         stages=sections.ordered_stages(facts),
         not_run=sections.not_run(facts),
@@ -308,26 +220,25 @@ def write_report(
     facts: Facts,
     verdict: Verdict,
     path: Path,
-    findings: Any = None,
+    findings: RulesOutcome | None = None,
     *,
-    recommended_env: Mapping[str, str] | str | None = None,
+    recommended_env: str | None = None,
     launch_command: str | None = None,
     config_yaml: str | None = None,
 ) -> None:
     """Write ``report.html``.
 
-    ``findings``: the rule engine's findings (list of mappings or dataclasses, or a mapping with
-    ``findings``); when None, ``findings.json`` beside ``path`` is read if present. Likewise
-    ``recommended_env`` falls back to ``recommended.env``, ``launch_command`` to ``launch.sh``
-    and ``config_yaml`` to ``.hydra/config.yaml`` in the run directory.
+    ``findings``: the rules' outcome; when None, ``findings.json`` beside ``path`` is read if
+    present. Likewise ``recommended_env`` falls back to ``recommended.env``, ``launch_command``
+    to ``launch.sh`` and ``config_yaml`` to ``.hydra/config.yaml`` in the run directory.
     """
     run_dir = path.parent
     if findings is None:
-        findings = _load_findings(run_dir)
-    if recommended_env is None and (run_dir / "recommended.env").exists():
-        recommended_env = _read(run_dir / "recommended.env")
-    if launch_command is None and (run_dir / "launch.sh").exists():
-        launch_command = _read(run_dir / "launch.sh")
+        findings = load_findings(run_dir)
+    if recommended_env is None and (run_dir / ENV_FILE).exists():
+        recommended_env = _read(run_dir / ENV_FILE)
+    if launch_command is None and (run_dir / LAUNCH_FILE).exists():
+        launch_command = _read(run_dir / LAUNCH_FILE)
     if config_yaml is None:
         config_yaml = _read(run_dir / ".hydra" / "config.yaml")
     html = render_report(

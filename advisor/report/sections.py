@@ -1,23 +1,32 @@
 """Facts → the view model of each report section (plain data plus inline SVG charts).
 
-Every stage's data may be partial (a stage cut short) or absent (not run, or a stage this version
-does not know): each builder reads with defaults and draws only what is there. Charts are made
-here so the template only lays out tables and figures.
+Each builder reads its stage's typed summary (``StageFacts.data``, validated when the facts were
+read), which may be partial (a stage cut short); a stage with no summary shows that it has none,
+and a stage this version does not know shows its raw data. Charts are made here so the template
+only lays out tables and figures.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from advisor.report import charts
 
 if TYPE_CHECKING:
+    from advisor.bench.collectives import BenchFacts
     from advisor.facts import Facts, StageFacts
+    from advisor.probes.connectivity import ConnectivityFacts
+    from advisor.probes.preflight import PreflightFacts
+    from advisor.probes.subgroups import SubgroupsFacts
+    from advisor.probes.timeouts import Distribution, TimeoutsFacts
+    from advisor.probes.topology import TopologyFacts
+    from advisor.smoke import SmokeFacts
+    from advisor.sweep.stage import SweepFacts
 
 STAGE_TITLES = {
     "preflight": "Preflight",
@@ -52,13 +61,6 @@ class Section:
         return self.stage.failed_ranks if self.stage else []
 
 
-def _num(x: Any) -> float | None:
-    try:
-        return None if x is None else float(x)
-    except (TypeError, ValueError):
-        return None
-
-
 def _chart(section: Section, key: str, draw: Callable[[], str]) -> None:
     try:
         svg = draw()
@@ -70,75 +72,60 @@ def _chart(section: Section, key: str, draw: Callable[[], str]) -> None:
 
 
 def _node_starts(facts: Facts) -> list[int]:
-    per = int(facts.cluster.get("devices_per_node") or 0)
-    nodes = int(facts.cluster.get("nodes") or 0)
-    return [n * per for n in range(nodes)] if per else []
+    per = facts.cluster.devices_per_node
+    return [n * per for n in range(facts.cluster.nodes)] if per else []
 
 
 # ----------------------------------------------------------------------------- stages
 
 
-def connectivity(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    pairs = [p for p in data.get("pairs") or [] if isinstance(p, Mapping)]
-    failed = [p for p in data.get("failed_pairs") or [] if isinstance(p, Mapping)]
-    links = data.get("links") or {}
-    nominal = {
-        k: _num(v.get("nominal_gbps")) for k, v in (facts.cluster.get("links") or {}).items()
-    }
+def connectivity(facts: Facts, sec: Section, data: ConnectivityFacts) -> None:
+    nominal = {name: link.nominal_gbps for name, link in facts.cluster.links.items()}
     sec.view["links"] = [
         {
             "link": name,
             "nominal_gbps": nominal.get(name),
-            "median_gbps": _num(v.get("median_gbps")),
-            "min_gbps": _num(v.get("min_gbps")),
-            "count": v.get("count"),
-            "utilisation": (
-                _num(v.get("median_gbps")) / nominal[name]  # type: ignore[operator]
-                if nominal.get(name) and _num(v.get("median_gbps")) is not None
-                else None
-            ),
+            "median_gbps": s.median_gbps,
+            "min_gbps": s.min_gbps,
+            "count": s.count,
+            "utilisation": s.median_gbps / nominal[name] if nominal.get(name) else None,
         }
-        for name, v in links.items()
-        if isinstance(v, Mapping)
+        for name, s in data.links.items()
     ]
-    sec.view["failed_pairs"] = failed[:MAX_TABLE_ROWS]
-    ok_pairs = [p for p in pairs if p.get("ok", True) and _num(p.get("bandwidth_gbps"))]
-    sec.view["slowest"] = sorted(ok_pairs, key=lambda p: _num(p["bandwidth_gbps"]) or 0.0)[:10]
-    sec.view["pair_count"] = len(pairs)
-    sec.view["nics"] = data.get("nics") or {}
-    sec.view["mtu_by_node"] = data.get("mtu_by_node") or {}
-    sec.view["mtu_mismatch"] = bool(data.get("mtu_mismatch"))
-    world = int(facts.cluster.get("world_size") or 0)
-    ranks = {int(p["src"]) for p in pairs if "src" in p} | {
-        int(p["dst"]) for p in pairs if "dst" in p
-    }
-    world = max(world, max(ranks, default=-1) + 1)
-    if not pairs or world == 0:
+    sec.view["failed_pairs"] = data.failed_pairs[:MAX_TABLE_ROWS]
+    measured = [p for p in data.pairs if p.ok and p.bandwidth_gbps]
+    sec.view["slowest"] = sorted(measured, key=lambda p: p.bandwidth_gbps or 0.0)[:10]
+    sec.view["pair_count"] = len(data.pairs)
+    sec.view["nics"] = data.nics
+    sec.view["mtu_by_node"] = data.mtu_by_node
+    sec.view["mtu_mismatch"] = data.mtu_mismatch
+    highest_rank = max((max(p.src, p.dst) for p in data.pairs), default=-1)
+    world = max(facts.cluster.world_size, highest_rank + 1)
+    if not data.pairs or world == 0:
         return
-    failed_set = {(int(p["src"]), int(p["dst"])) for p in failed if "src" in p and "dst" in p}
-    failed_set |= {(int(p["src"]), int(p["dst"])) for p in pairs if p.get("ok") is False}
+    failed_set = {(p.src, p.dst) for p in data.failed_pairs}
+    failed_set |= {(p.src, p.dst) for p in data.pairs if not p.ok}
     if world <= charts.MAX_MATRIX_RANKS:
         values: list[list[float | None]] = [[None] * world for _ in range(world)]
-        for p in pairs:
-            a, b, bw = int(p["src"]), int(p["dst"]), _num(p.get("bandwidth_gbps"))
-            if p.get("ok", True) and bw is not None:
-                values[a][b] = bw
-                if values[b][a] is None:
-                    values[b][a] = bw
+        for p in data.pairs:
+            if p.ok and p.bandwidth_gbps is not None:
+                values[p.src][p.dst] = p.bandwidth_gbps
+                if values[p.dst][p.src] is None:
+                    values[p.dst][p.src] = p.bandwidth_gbps
         labels = [str(r) for r in range(world)]
         groups = _node_starts(facts)
         title = "Rank-pair bandwidth (Gbit/s); lines separate nodes"
         fails = sorted(failed_set)
     else:  # node-pair medians keep a large cluster's matrix legible and the file small
-        per = int(facts.cluster.get("devices_per_node") or 1)
+        # 0 ranks per node is an imported cluster's unknown shape: count each rank as a node
+        per = max(1, facts.cluster.devices_per_node)
         nodes = (world + per - 1) // per
         cells: dict[tuple[int, int], list[float]] = defaultdict(list)
-        for p in pairs:
-            bw = _num(p.get("bandwidth_gbps"))
-            if p.get("ok", True) and bw is not None:
-                a, b = int(p["src"]) // per, int(p["dst"]) // per
-                cells[(a, b)].append(bw)
-                cells[(b, a)].append(bw)
+        for p in data.pairs:
+            if p.ok and p.bandwidth_gbps is not None:
+                a, b = p.src // per, p.dst // per
+                cells[(a, b)].append(p.bandwidth_gbps)
+                cells[(b, a)].append(p.bandwidth_gbps)
         values = [
             [statistics.median(cells[(a, b)]) if cells.get((a, b)) else None for b in range(nodes)]
             for a in range(nodes)
@@ -154,124 +141,97 @@ def connectivity(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
     )
 
 
-_LIMIT_FOR_PHASE = {
-    "rendezvous_s": ("join_timeout_s", "join timeout"),
-    "init_s": ("HCCL_CONNECT_TIMEOUT", "HCCL_CONNECT_TIMEOUT"),
-    "first_collective_s": ("pg_timeout_s", "PG timeout"),
-    "barrier_s": ("pg_timeout_s", "PG timeout"),
-}
-"""Which configured limit each measured phase must stay under (the one that fires first)."""
-
-
-def timeouts(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    settings = data.get("settings") or {}
-    rows = []
-    for phase, (limit_key, limit_name) in _LIMIT_FOR_PHASE.items():
-        dist = data.get(phase)
-        if not isinstance(dist, Mapping):
-            continue
-        if limit_key in settings and isinstance(settings[limit_key], Mapping):
-            limit = _num(settings[limit_key].get("effective_s"))
-        else:
-            limit = _num(data.get(limit_key))
-        mx = _num(dist.get("max"))
-        rows.append(
-            {
-                "label": phase.removesuffix("_s").replace("_", " "),
-                "p50": _num(dist.get("p50")),
-                "p90": _num(dist.get("p90")),
-                "max": mx,
-                "limit_s": limit,
-                "limit_name": limit_name,
-                "headroom": (limit / mx) if limit and mx else None,
-            }
+def timeouts(facts: Facts, sec: Section, data: TimeoutsFacts) -> None:
+    # Each measured phase against the configured limit that fires first when it runs long.
+    phases: list[tuple[str, Distribution | None, str, str]] = [
+        ("rendezvous", data.rendezvous_s, "join_timeout_s", "join timeout"),
+        ("init", data.init_s, "HCCL_CONNECT_TIMEOUT", "HCCL_CONNECT_TIMEOUT"),
+        ("first collective", data.first_collective_s, "pg_timeout_s", "PG timeout"),
+        ("barrier", data.barrier_s, "pg_timeout_s", "PG timeout"),
+    ]
+    rows = [
+        charts.PhaseTiming(
+            label=label,
+            p50_s=dist.p50,
+            p90_s=dist.p90,
+            max_s=dist.max,
+            limit_s=data.settings[limit].effective_s if limit in data.settings else None,
+            limit_name=limit_name,
         )
+        for label, dist, limit, limit_name in phases
+        if dist is not None
+    ]
     sec.view["phases"] = rows
-    sec.view["settings"] = {k: v for k, v in settings.items() if isinstance(v, Mapping)}
-    sec.view["pg_timeout_s"] = _num(data.get("pg_timeout_s"))
-    sec.view["join_timeout_s"] = _num(data.get("join_timeout_s"))
-    sec.view["stragglers"] = list(data.get("stragglers") or [])[:MAX_TABLE_ROWS]
-    sec.view["hang"] = data.get("hang") or None
-    skew = data.get("barrier_skew_s") or {}
-    if skew:
-        worst = sorted(skew.items(), key=lambda kv: -(_num(kv[1]) or 0.0))[:5]
-        sec.view["worst_skew"] = [(k, _num(v)) for k, v in worst]
+    sec.view["settings"] = data.settings
+    sec.view["stragglers"] = data.stragglers[:MAX_TABLE_ROWS]
+    sec.view["hang"] = data.hang
+    worst = sorted(data.barrier_skew_s.items(), key=lambda kv: -kv[1])[:5]
+    sec.view["worst_skew"] = worst
     _chart(sec, "chart_svg", lambda: charts.timeouts_chart(rows))
 
 
-def subgroups(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    errors = [e for e in data.get("errors") or [] if isinstance(e, Mapping)]
-    bad_dims = {str(e.get("dimension")) for e in errors}
+def subgroups(facts: Facts, sec: Section, data: SubgroupsFacts) -> None:
+    bad_dims = {e.dimension for e in data.errors}
     sec.view["declared"] = [
         {"name": name, "groups": groups, "bad": name in bad_dims}
-        for name, groups in (data.get("declared") or {}).items()
+        for name, groups in data.declared.items()
     ]
-    sec.view["corrected"] = data.get("corrected") or {}
-    sec.view["errors"] = errors
-    sec.view["membership_ok"] = data.get("membership_ok")
-    sec.view["creation_mismatch_ranks"] = data.get("creation_mismatch_ranks") or []
-    sec.view["fingerprint_mismatch_ranks"] = data.get("fingerprint_mismatch_ranks") or []
+    sec.view["corrected"] = data.corrected
+    sec.view["errors"] = data.errors
+    sec.view["membership_ok"] = data.membership_ok
+    sec.view["creation_mismatch_ranks"] = data.creation_mismatch_ranks
+    sec.view["fingerprint_mismatch_ranks"] = data.fingerprint_mismatch_ranks
 
 
-def topology(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    ranks = [r for r in data.get("ranks") or [] if isinstance(r, Mapping)]
-    sec.view["ranks"] = ranks[:MAX_TABLE_ROWS]
-    sec.view["ranks_left_out"] = max(0, len(ranks) - MAX_TABLE_ROWS)
-    sec.view["ranks_per_node"] = data.get("ranks_per_node") or {}
-    sec.view["duplicates"] = data.get("duplicate_devices") or []
-    sec.view["shared_affinity"] = data.get("shared_affinity") or []
-    sec.view["islands"] = data.get("islands") or []
-    sec.view["slow_links"] = data.get("slow_links") or []
-    sec.view["errors"] = data.get("errors") or []
-    placements = ranks or list(facts.cluster.get("ranks") or [])
+def topology(facts: Facts, sec: Section, data: TopologyFacts) -> None:
+    sec.view["ranks"] = data.ranks[:MAX_TABLE_ROWS]
+    sec.view["ranks_left_out"] = max(0, len(data.ranks) - MAX_TABLE_ROWS)
+    sec.view["ranks_per_node"] = data.ranks_per_node
+    sec.view["duplicates"] = data.duplicate_devices
+    sec.view["shared_affinity"] = data.shared_affinity
+    sec.view["islands"] = data.islands
+    sec.view["slow_links"] = data.slow_links
+    sec.view["errors"] = data.errors
+    # where each rank ran: as the ranks reported it, else as the cluster placed them
+    placements = [(r.rank, r.node, r.node_name) for r in data.ranks] or [
+        (p.rank, p.node, p.node_name) for p in facts.cluster.ranks
+    ]
     by_node: dict[int, list[int]] = defaultdict(list)
     names: dict[int, str] = {}
-    for p in placements:
-        if "rank" in p and "node" in p:
-            by_node[int(p["node"])].append(int(p["rank"]))
-            names[int(p["node"])] = str(p.get("node_name") or f"node{p['node']}")
+    for rank, node, node_name in placements:
+        by_node[node].append(rank)
+        names[node] = node_name or f"node{node}"
     if not by_node:
         return
     nodes = sorted(by_node)
     index = {n: i for i, n in enumerate(nodes)}
     node_of = {r: index[n] for n, rs in by_node.items() for r in rs}
-    conn = facts.stages.get("connectivity")
-    pairs = (conn.data.get("pairs") or []) if conn else []
+    conn: ConnectivityFacts | None = facts.summary("connectivity")
     inter: dict[tuple[int, int], list[float]] = defaultdict(list)
     intra: dict[int, list[float]] = defaultdict(list)
     failed: list[tuple[int, int]] = []
-    for p in pairs:
-        if not isinstance(p, Mapping) or "src" not in p or "dst" not in p:
+    for p in conn.pairs if conn else []:
+        if p.src not in node_of or p.dst not in node_of:
             continue
-        a, b = int(p["src"]), int(p["dst"])
-        if a not in node_of or b not in node_of:
+        if not p.ok:
+            failed.append((p.src, p.dst))
             continue
-        if p.get("ok") is False:
-            failed.append((a, b))
+        if p.bandwidth_gbps is None:
             continue
-        bw = _num(p.get("bandwidth_gbps"))
-        if bw is None:
-            continue
-        na, nb = node_of[a], node_of[b]
+        na, nb = node_of[p.src], node_of[p.dst]
         if na == nb:
-            intra[na].append(bw)
+            intra[na].append(p.bandwidth_gbps)
         else:
-            inter[(min(na, nb), max(na, nb))].append(bw)
-    slow = [
-        (int(s["a"]), int(s["b"]), _num(s.get("bandwidth_gbps")) or 0.0)
-        for s in sec.view["slow_links"]
-        if isinstance(s, Mapping) and "a" in s and "b" in s
-    ]
-    dup_ranks = [
-        r for d in sec.view["duplicates"] if isinstance(d, Mapping) for r in d.get("ranks") or []
-    ]
+            inter[(min(na, nb), max(na, nb))].append(p.bandwidth_gbps)
+    slow = [(s.a, s.b, s.bandwidth_gbps) for s in data.slow_links]
+    dup_ranks = [r for d in data.duplicate_devices for r in d["ranks"]]
     _chart(
         sec,
         "picture_svg",
         lambda: charts.topology_picture(
             [names[n] for n in nodes],
             [sorted(by_node[n]) for n in nodes],
-            islands=[list(i) for i in sec.view["islands"]],
+            islands=data.islands,
             node_links_gbps={k: statistics.median(v) for k, v in inter.items()},
             intra_gbps={k: statistics.median(v) for k, v in intra.items()},
             slow_links=slow[:20],
@@ -281,15 +241,12 @@ def topology(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
     )
 
 
-def bench(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    results = [r for r in data.get("results") or [] if isinstance(r, Mapping)]
-    nominal = _num(data.get("bottleneck_gbps")) or 0.0
+def bench(facts: Facts, sec: Section, data: BenchFacts) -> None:
+    nominal = data.bottleneck_gbps or 0.0
     by_op: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    for r in results:
-        size, bw = _num(r.get("bytes")), _num(r.get("busbw_gbps"))
-        if size and bw is not None:
-            label = f"{r.get('algorithm', '?')} {r.get('dtype', '')}".strip()
-            by_op[str(r.get("op", "?"))][label].append((size, bw))
+    for r in data.results:
+        if r.bytes and r.busbw_gbps is not None:
+            by_op[r.op][f"{r.algorithm} {r.dtype}".strip()].append((float(r.bytes), r.busbw_gbps))
     sec.view["op_charts"] = []
     for op in sorted(by_op):
         holder = Section(id="", title="")
@@ -303,40 +260,35 @@ def bench(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
         sec.notes.extend(holder.notes)
         if "svg" in holder.view:
             sec.view["op_charts"].append({"op": op, "svg": holder.view["svg"]})
-    util = data.get("utilisation") or {}
-    if data.get("utilisation_note"):
-        sec.notes.append(str(data["utilisation_note"]))
+    if data.utilisation_note:
+        sec.notes.append(data.utilisation_note)
     sec.view["averages"] = [
-        {"key": k, "avg_busbw_gbps": _num(v), "utilisation": _num(util.get(k))}
-        for k, v in sorted((data.get("avg_busbw_gbps") or {}).items())
+        {"key": k, "avg_busbw_gbps": v, "utilisation": data.utilisation.get(k)}
+        for k, v in sorted(data.avg_busbw_gbps.items())
     ]
     sec.view["bottleneck_gbps"] = nominal or None
     sec.view["best_algorithm"] = {
-        op: dict(sorted(by_size.items(), key=lambda kv: _num(kv[0]) or 0.0))
-        for op, by_size in (data.get("best_algorithm") or {}).items()
-        if isinstance(by_size, Mapping)
+        op: dict(sorted(by_size.items(), key=lambda kv: int(kv[0])))
+        for op, by_size in data.best_algorithm.items()
     }
-    sec.view["model"] = data.get("model") or {}
-    sec.view["wrong"] = [r for r in results if r.get("wrong")][:MAX_TABLE_ROWS]
-    sec.view["results"] = results[: MAX_TABLE_ROWS * 4]
-    sec.view["results_left_out"] = max(0, len(results) - MAX_TABLE_ROWS * 4)
+    sec.view["model"] = data.model
+    sec.view["wrong"] = [r for r in data.results if r.wrong][:MAX_TABLE_ROWS]
+    sec.view["results"] = data.results[: MAX_TABLE_ROWS * 4]
+    sec.view["results_left_out"] = max(0, len(data.results) - MAX_TABLE_ROWS * 4)
 
 
-def sweep(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    trials = [t for t in data.get("trials") or [] if isinstance(t, Mapping)]
+def sweep(facts: Facts, sec: Section, data: SweepFacts) -> None:
     thr: dict[str, list[tuple[float, float]]] = defaultdict(list)
     share: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for t in trials:
-        cfg = t.get("config") or {}
-        bs, sps = _num(cfg.get("batch_size")), _num(t.get("samples_per_s"))
-        if bs is None or t.get("status", "ok") != "ok":
+    for t in data.trials:
+        if t.status != "ok":
             continue
-        label = " · ".join(str(cfg[k]) for k in ("precision", "comm") if k in cfg) or "trials"
-        if sps is not None:
-            thr[label].append((bs, sps))
-        cs = _num(t.get("comm_share"))
-        if cs is not None:
-            share[label].append((bs, cs * 100))
+        batch_size = float(t.config["batch_size"])
+        label = f"{t.config['precision']} · {t.config['comm']}"
+        if t.samples_per_s is not None:
+            thr[label].append((batch_size, t.samples_per_s))
+        if t.comm_share is not None:
+            share[label].append((batch_size, t.comm_share * 100))
     _chart(
         sec,
         "throughput_svg",
@@ -359,12 +311,11 @@ def sweep(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
             title="Communication share of a step",
         ),
     )
-    scaling = [s for s in data.get("scaling") or [] if isinstance(s, Mapping)]
     eff = {
         "efficiency": [
-            (_num(s.get("world_size")) or 0.0, (_num(s.get("efficiency")) or 0.0) * 100)
-            for s in scaling
-            if s.get("world_size") is not None and s.get("efficiency") is not None
+            (float(s.world_size), s.efficiency * 100)
+            for s in data.scaling
+            if s.efficiency is not None
         ]
     }
     _chart(
@@ -380,37 +331,32 @@ def sweep(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
         ),
     )
     keys: list[str] = []
-    for t in trials:
-        for k in t.get("config") or {}:
-            if k not in keys:
-                keys.append(k)
+    for t in data.trials:
+        keys += [k for k in t.config if k not in keys]
     sec.view["config_keys"] = keys
-    sec.view["trials"] = trials[:MAX_TABLE_ROWS]
-    sec.view["trials_left_out"] = max(0, len(trials) - MAX_TABLE_ROWS)
-    sec.view["best"] = data.get("best") or {}
-    sec.view["scaling"] = scaling
-    sec.view["largest_bucket_bytes"] = data.get("largest_bucket_bytes")
+    sec.view["trials"] = data.trials[:MAX_TABLE_ROWS]
+    sec.view["trials_left_out"] = max(0, len(data.trials) - MAX_TABLE_ROWS)
+    sec.view["best"] = data.best
+    sec.view["scaling"] = data.scaling
+    sec.view["largest_bucket_bytes"] = data.largest_bucket_bytes
 
 
-def preflight(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    sec.view["nodes"] = {
-        k: v for k, v in (data.get("nodes") or {}).items() if isinstance(v, Mapping)
-    }
+def preflight(facts: Facts, sec: Section, data: PreflightFacts) -> None:
+    sec.view["nodes"] = data.nodes
 
 
-def smoke(facts: Facts, sec: Section, data: Mapping[str, Any]) -> None:
-    init = {k: _num(v) for k, v in (data.get("init_s") or {}).items()}
-    vals = [v for v in init.values() if v is not None]
+def smoke(facts: Facts, sec: Section, data: SmokeFacts) -> None:
+    init = list(data.init_s.values())
     sec.view["summary"] = {
-        "ranks reporting": data.get("ranks_reporting"),
-        "ranks initialised": data.get("ranks_initialised"),
-        "known-value all_reduce correct": data.get("all_reduce_ok"),
-        "init_process_group median (s)": round(statistics.median(vals), 3) if vals else None,
-        "init_process_group max (s)": round(max(vals), 3) if vals else None,
+        "ranks reporting": data.ranks_reporting,
+        "ranks initialised": data.ranks_initialised,
+        "known-value all_reduce correct": data.all_reduce_ok,
+        "init_process_group median (s)": round(statistics.median(init), 3) if init else None,
+        "init_process_group max (s)": round(max(init), 3) if init else None,
     }
 
 
-BUILDERS: dict[str, Callable[[Facts, Section, Mapping[str, Any]], None]] = {
+BUILDERS: dict[str, Callable[[Facts, Section, Any], None]] = {
     "preflight": preflight,
     "smoke": smoke,
     "topology": topology,
@@ -420,6 +366,7 @@ BUILDERS: dict[str, Callable[[Facts, Section, Mapping[str, Any]], None]] = {
     "bench": bench,
     "sweep": sweep,
 }
+"""The builder of each known stage's section; each takes the stage's ``facts_type``."""
 
 
 def ordered_stages(facts: Facts) -> list[StageFacts]:
@@ -439,26 +386,24 @@ def build(facts: Facts) -> list[Section]:
     out: list[Section] = []
     for sf in ordered_stages(facts):
         sec = Section(id=f"sec-{sf.name}", title=STAGE_TITLES.get(sf.name, sf.name), stage=sf)
+        out.append(sec)
         builder = BUILDERS.get(sf.name)
-        data = sf.data if isinstance(sf.data, Mapping) else {}
+        if sf.data is None:
+            continue  # the template says that the stage left no summary
         if builder is None:
-            sec.view["raw"] = data
+            sec.view["raw"] = sf.data  # a stage this version does not know: its mapping as is
         else:
             try:
-                builder(facts, sec, data)
-            except Exception as e:  # unexpected shape: show the raw data rather than nothing
+                builder(facts, sec, sf.data)
+            except Exception as e:  # a builder bug: show the raw data rather than nothing
                 sec.notes.append(f"section could not be laid out: {type(e).__name__}: {e}")
-                sec.view = {"raw": data}
-        out.append(sec)
-        if sf.name == "bench" and data.get("whatif"):
+                sec.view = {"raw": asdict(sf.data)}
+        if sf.name == "bench" and sf.data.whatif:
             out.append(
                 Section(
                     id="sec-whatif",
                     title="What-if predictions",
-                    view={
-                        "whatif": [w for w in data["whatif"] if isinstance(w, Mapping)],
-                        "model": data.get("model") or {},
-                    },
+                    view={"whatif": sf.data.whatif, "model": sf.data.model},
                 )
             )
     return out

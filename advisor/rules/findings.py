@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
+from advisor.errors import ConfigError, invalid_file, validation_problems
 
 FINDINGS_SCHEMA_VERSION = 1
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
@@ -117,6 +119,9 @@ class Resolved:
 
 @dataclass(kw_only=True)
 class RulesOutcome:
+    # A findings.json key that is no field here (renamed, misspelt) is an error, not dropped.
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
     schema_version: int = FINDINGS_SCHEMA_VERSION
     rule_files: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -154,12 +159,32 @@ class RulesOutcome:
         )
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RulesOutcome:
-        return _ADAPTER.validate_python({k: v for k, v in d.items() if k != "summary"})
+    def from_dict(cls, d: dict[str, Any], *, source: str = "findings") -> RulesOutcome:
+        """The outcome from its JSON form (``summary`` is derived, so not read back); a
+        ConfigError naming ``source`` and the path of every field that does not fit."""
+        try:
+            return _ADAPTER.validate_python({k: v for k, v in d.items() if k != "summary"})
+        except ValidationError as e:
+            raise invalid_file(
+                validation_problems(source, e),
+                f"Fix: {source} must be findings.json as the rule engine writes it: write it "
+                "again with `advisor report RUN_DIR`.",
+            ) from e
 
     @classmethod
     def read(cls, path: Path) -> RulesOutcome:
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        """``findings.json`` at ``path``, validated (see ``from_dict``)."""
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise ConfigError(
+                f"{path}: not JSON ({e}): write it again with `advisor report RUN_DIR`."
+            ) from e
+        if not isinstance(d, dict):
+            raise ConfigError(
+                f"{path}: not a findings object: write it again with `advisor report RUN_DIR`."
+            )
+        return cls.from_dict(d, source=str(path))
 
 
 _ADAPTER = TypeAdapter(RulesOutcome)

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from advisor.rules.findings import EMULATED_NOTE, Resolved, RulesOutcome
+
+if TYPE_CHECKING:
+    from advisor.facts import ClusterFacts
 
 ENV_FILE = "recommended.env"
 LAUNCH_FILE = "launch.sh"
@@ -80,25 +83,24 @@ def _setting(settings: list[Resolved], name: str) -> Any:
     return None
 
 
-def launch_script(outcome: RulesOutcome, cluster: dict[str, Any], run_id: str) -> str:
+def launch_script(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str) -> str:
     """A bash script that starts the training job with torchrun on one node.
 
     Run on node i as ``TRAIN_SCRIPT=train.py ./launch.sh i [training args]``; the script's
     environment is the recommended one, settings.yaml is passed as ADVISOR_SETTINGS, and
     MASTER_ADDR / MASTER_PORT default to the cluster's (the caller may set them).
     """
-    nodes = int(cluster.get("nodes") or 1)
-    per_node = int(cluster.get("devices_per_node") or 1)
-    hosts = list(cluster.get("hosts") or [])
-    master = str(cluster.get("master_addr") or "127.0.0.1")
-    port = int(cluster.get("master_port") or DEFAULT_MASTER_PORT)
+    # An imported cluster may not know its shape (0) or its master: the script still starts
+    # one rank on node 0, and the caller sets MASTER_ADDR / MASTER_PORT.
+    nodes = max(1, cluster.nodes)
+    per_node = max(1, cluster.devices_per_node)
+    master = cluster.master_addr or "127.0.0.1"
+    port = cluster.master_port or DEFAULT_MASTER_PORT
     join_timeout = _setting(outcome.settings, "join_timeout_s")
     lines = [
         "#!/usr/bin/env bash",
         "# Start the training job with the environment and settings the advisor recommends.",
-        _comment(
-            f"run: {run_id}; cluster {cluster.get('name', '?')}: {nodes} node(s) x {per_node}"
-        ),
+        _comment(f"run: {run_id}; cluster {cluster.name}: {nodes} node(s) x {per_node}"),
         "# Usage, on node N (0 first):  TRAIN_SCRIPT=train.py ./launch.sh N [training args...]",
         "set -euo pipefail",
         'here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
@@ -123,7 +125,7 @@ def launch_script(outcome: RulesOutcome, cluster: dict[str, Any], run_id: str) -
         ]
         if join_timeout:
             argv.append(f"--rdzv-conf=join_timeout={int(join_timeout)}")
-        host = hosts[node] if node < len(hosts) else f"node{node}"
+        host = cluster.hosts[node] if node < len(cluster.hosts) else f"node{node}"
         lines.append(f"  {node})  {_comment(f'on {host}')}")
         lines.append(
             f"    exec {shlex.join(argv)}"
@@ -136,7 +138,7 @@ def launch_script(outcome: RulesOutcome, cluster: dict[str, Any], run_id: str) -
     return "\n".join(lines) + "\n"
 
 
-def write(outcome: RulesOutcome, cluster: dict[str, Any], run_id: str, run_dir: Path) -> list[Path]:
+def write(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str, run_dir: Path) -> list[Path]:
     """findings.json, recommended.env, launch.sh and settings.yaml in ``run_dir``."""
     paths = {
         FINDINGS_FILE: None,

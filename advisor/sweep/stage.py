@@ -88,6 +88,33 @@ class TrialResult:
 
 
 @dataclass(kw_only=True)
+class SweepEntry:
+    """A trial the sweep singles out: a best setting, or the baseline."""
+
+    config: dict[str, Any]
+    """The TrialConfig fields."""
+    samples_per_s: float | None
+    trial: str
+    """The trial's id (``TrialResult.id``)."""
+    peak_mem_bytes: int | None
+
+
+@dataclass(kw_only=True)
+class ScalingPoint:
+    """The recommended setting run at one world size."""
+
+    world_size: int
+    nodes: int
+    ranks_per_node: int
+    samples_per_s: float | None
+    efficiency: float | None
+    """N-rank samples/s over N x the 1-rank samples/s; None without a 1-rank figure."""
+    comm_share: float | None
+    status: str
+    """As ``TrialResult.status``."""
+
+
+@dataclass(kw_only=True)
 class SweepFacts:
     """Summary of the sweep stage (``facts.stages.sweep.data``)."""
 
@@ -96,14 +123,15 @@ class SweepFacts:
     search: str = ""
     grid_size: int = 0
     """Trials an exhaustive grid would run."""
-    trials: list[dict[str, Any]] = field(default_factory=list)
-    """Search and reference trials (TrialResult fields), in the order they finished."""
-    best: dict[str, dict[str, Any]] = field(default_factory=dict)
+    trials: list[TrialResult] = field(default_factory=list)
+    """Search and reference trials, in the order they finished."""
+    best: dict[str, SweepEntry] = field(default_factory=dict)
     """Per objective: ``throughput`` (highest samples/s), ``throughput_same_batch`` (highest at
-    the base batch per rank), ``memory`` (lowest peak memory within 10% of the best throughput):
-    ``{config, samples_per_s, trial, peak_mem_bytes}``. Diverged trials never appear."""
+    the base batch per rank), ``memory`` (lowest peak memory within 10% of the best throughput).
+    Diverged trials never appear."""
     baseline: dict[str, Any] = field(default_factory=dict)
-    """Default DDP (``stages.sweep.base``): ``{config, samples_per_s, trial}``."""
+    """Default DDP (``stages.sweep.base``): the SweepEntry fields; empty when it did not train
+    (a mapping rather than a SweepEntry, so that facts.json keeps ``{}`` for none)."""
     speedup_vs_baseline: float | None = None
     """Best throughput at the base batch over the baseline's."""
     oom_batch_size: int | None = None
@@ -112,9 +140,8 @@ class SweepFacts:
     """Largest batch per rank that trained."""
     diverged: list[str] = field(default_factory=list)
     """Keys of settings flagged diverged."""
-    scaling: list[dict[str, Any]] = field(default_factory=list)
-    """The best setting at each world size: ``{world_size, nodes, ranks_per_node, samples_per_s,
-    efficiency, comm_share, status}``; efficiency = N-rank samples/s / (N x 1-rank samples/s)."""
+    scaling: list[ScalingPoint] = field(default_factory=list)
+    """The best setting at each world size, smallest first."""
     largest_bucket_bytes: int | None = None
     """Largest gradient bucket of the recommended setting (an all-reduce message of that size:
     compare with HCCL_BUFFSIZE / NCCL_BUFFSIZE)."""
@@ -431,9 +458,9 @@ def drive(ctx: DriverContext, params: SweepConfig) -> None:
 def _scaling(sweep: Sweep, ctx: DriverContext) -> None:
     facts = summarize_trials(list(sweep.results.values()), sweep.params)
     best = facts.best.get("throughput")
-    if not best:
+    if best is None:
         return
-    trial = TrialConfig(**best["config"])
+    trial = TrialConfig(**best.config)
     for nodes, per_node in scaling_shapes(ctx.cluster):
         smaller = replace(
             ctx.cluster,
@@ -450,13 +477,10 @@ def _scaling(sweep: Sweep, ctx: DriverContext) -> None:
 # ----------------------------------------------------------------------------- summary
 
 
-def _entry(r: TrialResult) -> dict[str, Any]:
-    return {
-        "config": r.config,
-        "samples_per_s": r.samples_per_s,
-        "trial": r.id,
-        "peak_mem_bytes": r.peak_mem_bytes,
-    }
+def _entry(r: TrialResult) -> SweepEntry:
+    return SweepEntry(
+        config=r.config, samples_per_s=r.samples_per_s, trial=r.id, peak_mem_bytes=r.peak_mem_bytes
+    )
 
 
 def summarize_trials(results: list[TrialResult], params: SweepConfig) -> SweepFacts:
@@ -465,7 +489,7 @@ def summarize_trials(results: list[TrialResult], params: SweepConfig) -> SweepFa
         search=params.search,
     )
     full = [r for r in results if r.purpose != "scaling"]
-    facts.trials = [asdict(r) for r in full]
+    facts.trials = full
     usable = [r for r in full if r.status == "ok" and not r.diverged and r.samples_per_s]
     facts.diverged = sorted({r.key for r in full if r.diverged})
     oom = [r.config["batch_size"] for r in full if r.status == "oom"]
@@ -475,7 +499,7 @@ def summarize_trials(results: list[TrialResult], params: SweepConfig) -> SweepFa
     base = asdict(params.base)
     baseline = next((r for r in full if r.config == base and r.status == "ok"), None)
     if baseline is not None:
-        facts.baseline = _entry(baseline)
+        facts.baseline = asdict(_entry(baseline))
     if usable:
         top = max(usable, key=lambda r: r.samples_per_s or 0.0)
         facts.best["throughput"] = _entry(top)
@@ -494,7 +518,7 @@ def summarize_trials(results: list[TrialResult], params: SweepConfig) -> SweepFa
         (r for r in results if r.purpose == "scaling"), key=lambda r: (r.world_size, r.nodes)
     )
     if scaling and "throughput" in facts.best:
-        top_trial = next(r for r in full if r.id == facts.best["throughput"]["trial"])
+        top_trial = next(r for r in full if r.id == facts.best["throughput"].trial)
         rows = [*scaling, top_trial]
         one = next((r for r in rows if r.world_size == 1 and r.samples_per_s), None)
         for r in sorted(rows, key=lambda r: (r.world_size, -r.nodes)):
@@ -502,15 +526,15 @@ def summarize_trials(results: list[TrialResult], params: SweepConfig) -> SweepFa
             if one is not None and r.samples_per_s and one.samples_per_s:
                 eff = r.samples_per_s / (r.world_size * one.samples_per_s)
             facts.scaling.append(
-                {
-                    "world_size": r.world_size,
-                    "nodes": r.nodes,
-                    "ranks_per_node": r.world_size // max(1, r.nodes),
-                    "samples_per_s": r.samples_per_s,
-                    "efficiency": eff,
-                    "comm_share": r.comm_share,
-                    "status": r.status,
-                }
+                ScalingPoint(
+                    world_size=r.world_size,
+                    nodes=r.nodes,
+                    ranks_per_node=r.world_size // max(1, r.nodes),
+                    samples_per_s=r.samples_per_s,
+                    efficiency=eff,
+                    comm_share=r.comm_share,
+                    status=r.status,
+                )
             )
     return facts
 
@@ -534,4 +558,5 @@ STAGE = Stage(
     run_rank=run_rank,
     drive=drive,
     summarize=summarize,
+    facts_type=SweepFacts,
 )
