@@ -6,7 +6,6 @@ settings.yaml; the verdict and the report are made from the same findings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,43 +15,10 @@ from advisor import console
 from advisor.facts import Facts
 from advisor.report import render
 from advisor.rules import apply
+from advisor.verdict import NOT_READY, READY, verdict
 
 if TYPE_CHECKING:
     from advisor.config import AdvisorConfig
-    from advisor.rules.findings import RulesOutcome
-
-READY = "READY"
-WARNINGS = "READY WITH WARNINGS"
-NOT_READY = "NOT READY"
-
-
-@dataclass(kw_only=True)
-class Verdict:
-    level: str
-    """READY, READY WITH WARNINGS or NOT READY."""
-    reasons: list[str] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.level == NOT_READY else 0
-
-
-def verdict(facts: Facts, findings: RulesOutcome | None = None) -> Verdict:
-    """NOT READY when a stage failed, timed out or could not run, or a critical finding fired;
-    READY WITH WARNINGS when a warning fired; READY otherwise."""
-    reasons = [
-        sf.reason or f"stage {name} {sf.status}"
-        for name, sf in facts.stages.items()
-        if sf.status in ("failed", "timeout", "error")
-    ]
-    found = findings.findings if findings else []
-    critical = [f"{f.rule_id}: {f.message}" for f in found if f.severity == "critical"]
-    warnings = [f"{f.rule_id}: {f.message}" for f in found if f.severity == "warning"]
-    if reasons or critical:
-        return Verdict(level=NOT_READY, reasons=[*reasons, *critical])
-    if warnings:
-        return Verdict(level=WARNINGS, reasons=warnings)
-    return Verdict(level=READY)
 
 
 def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
@@ -61,7 +27,7 @@ def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
     v = verdict(facts, outcome)
     report_path = run_dir / "report.html"
     render.write_report(facts, v, report_path, outcome)
-    style = {"READY": "green", NOT_READY: "red"}.get(v.level, "yellow")
+    style = {READY: "green", NOT_READY: "red"}.get(v.level, "yellow")
     console.out.print(f"verdict: [bold {style}]{v.level}[/bold {style}]")
     for reason in v.reasons:
         console.out.print(f"  - {escape(reason)}")

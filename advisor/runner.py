@@ -35,6 +35,7 @@ from advisor.launch.starts import summarize_launches
 from advisor.paths import EVIDENCE_FILE, FACTS_FILE, RUN_FILE, STAGES_FILE, results_dir
 from advisor.results import append_line, read_jsonl, read_records, with_launch_records
 from advisor.rules.apply import check as check_rules
+from advisor.verdict import BAD_STAGE_STATUSES
 
 if TYPE_CHECKING:
     from advisor.probes.preflight import PreflightFacts
@@ -354,7 +355,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
             index += 1
     if not plan.primary:
         console.plain(f"node {plan.local_nodes[0]} done; node 0 writes the facts and the report")
-        return 1 if any(st in ("failed", "timeout", "error") for st in session.statuses) else 0
+        return 1 if any(st in BAD_STAGE_STATUSES for st in session.statuses) else 0
     facts.run.finished_at = time.time()
     facts.run.duration_s = facts.run.finished_at - started
     facts.launches = summarize_launches(run_dir)

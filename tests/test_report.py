@@ -14,10 +14,10 @@ import pytest
 
 from advisor.errors import ConfigError
 from advisor.facts import Facts
-from advisor.outputs import verdict
 from advisor.report import charts, render, sections
 from advisor.rules.engine import resolve
 from advisor.rules.findings import Finding, Recommendation, RulesOutcome
+from advisor.verdict import verdict
 from tests.conftest import DATA, run_advisor
 
 STAGE_SECTIONS = [

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from advisor.facts import Facts
-from advisor.outputs import verdict
 from advisor.report import render
 from advisor.rules.findings import Finding, Recommendation, RulesOutcome
+from advisor.verdict import verdict
 from tests.cdp import CHROMIUM, Browser
 from tests.conftest import DATA, REPO, AdvisorResult, run_advisor
 

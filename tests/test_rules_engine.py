@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from advisor.errors import ConfigError
-from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
 from advisor.rules import engine, outputs, schema
 from advisor.rules.config import RuleParams, RulesConfig
 from advisor.rules.findings import RulesOutcome
+from advisor.verdict import NOT_READY, READY, WARNINGS, verdict
 from tests.rules_facts import patched
 
 GOOD = {

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
 from advisor.facts import Facts
-from advisor.outputs import NOT_READY, READY, WARNINGS, verdict
 from advisor.report import render
 from advisor.rules.findings import Finding
+from advisor.verdict import NOT_READY, READY, WARNINGS, verdict
 
 if TYPE_CHECKING:
     from advisor.bench.collectives import BenchFacts
@@ -223,7 +223,7 @@ def load_run(path: Path) -> tuple[Facts, Path | None]:
 
 
 def _summary(facts: Facts, path: Path, findings: list[Finding]) -> RunSummary:
-    # the rule of outputs.verdict: failed stages or critical findings, then warnings
+    # the rule of advisor.verdict: failed stages or critical findings, then warnings
     level = verdict(facts).level
     severities = {f.severity for f in findings}
     if "critical" in severities:

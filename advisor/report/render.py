@@ -28,7 +28,7 @@ from advisor.rules.outputs import (
 
 if TYPE_CHECKING:
     from advisor.facts import Facts
-    from advisor.outputs import Verdict
+    from advisor.verdict import Verdict
 
 _ENV = Environment(
     loader=PackageLoader("advisor.report", "templates"),

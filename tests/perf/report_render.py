@@ -30,8 +30,8 @@ def main() -> int:
     ns = parser.parse_args()
     started = time.process_time()
     from advisor.facts import Facts
-    from advisor.outputs import verdict
     from advisor.report import render
+    from advisor.verdict import verdict
 
     import_cpu_s = time.process_time() - started
     lines = []
