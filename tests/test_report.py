@@ -4,6 +4,7 @@ escaped hostile strings, size, findings, and re-rendering a real run from its st
 from __future__ import annotations
 
 import copy
+import html as html_lib
 import json
 import re
 import shutil
@@ -288,7 +289,9 @@ def test_no_findings_given_shows_run_env_and_a_launch_line_for_the_shape() -> No
     html = render_dict(load("4x8"))
     rec = section_html(html, "sec-recommended")
     assert "export HCCL_EXEC_TIMEOUT=1836" in rec
-    assert "torchrun --nnodes=4 --nproc-per-node=8 --node-rank=$NODE_RANK" in rec
+    assert 'torchrun --nnodes=4 --nproc-per-node=8 --node-rank="$NODE_RANK"' in html_lib.unescape(
+        rec
+    )
     assert "No rule findings were produced" in html
     assert "No findings: every rule evaluated passed" in render_dict(
         load("4x8"), findings=RulesOutcome()
