@@ -129,7 +129,7 @@ def _run(args: list[str]) -> int:
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import DictConfig
 
-    from advisor import config, runner
+    from advisor import config
     from advisor.paths import conf_dir
 
     config.register()
@@ -141,6 +141,10 @@ def _run(args: list[str]) -> int:
     def task(cfg: DictConfig) -> None:
         nonlocal started
         started = True
+        # the runner brings the report and its charts: not imported for --help, --cfg or a
+        # usage error, which never reach this function
+        from advisor import runner
+
         try:
             typed = config.to_typed(cfg)
             run_dir = Path(HydraConfig.get().runtime.output_dir)

@@ -4,6 +4,7 @@ escaped hostile strings, size, findings, and re-rendering a real run from its st
 from __future__ import annotations
 
 import copy
+import html as html_lib
 import json
 import re
 import shutil
@@ -288,7 +289,9 @@ def test_no_findings_given_shows_run_env_and_a_launch_line_for_the_shape() -> No
     html = render_dict(load("4x8"))
     rec = section_html(html, "sec-recommended")
     assert "export HCCL_EXEC_TIMEOUT=1836" in rec
-    assert "torchrun --nnodes=4 --nproc-per-node=8 --node-rank=$NODE_RANK" in rec
+    assert 'torchrun --nnodes=4 --nproc-per-node=8 --node-rank="$NODE_RANK"' in html_lib.unescape(
+        rec
+    )
     assert "No rule findings were produced" in html
     assert "No findings: every rule evaluated passed" in render_dict(
         load("4x8"), findings=RulesOutcome()
@@ -442,3 +445,35 @@ def test_rules_outcome_shape_renders_recommendations_conflicts_and_missing_rules
     rec_sec = section_html(html, "sec-recommended")
     assert "export HCCL_CONNECT_TIMEOUT=600" in rec_sec
     assert "bucket_cap_mb" in rec_sec and "largest bucket is small" in rec_sec
+
+
+def test_job_starts_are_listed_with_the_slowest_node_and_escaped() -> None:
+    d = load("2x8")
+    stage_names = list(d["stages"])
+    d["launches"] = [
+        {
+            "launch": "L0",
+            "stages": stage_names[1:6],
+            "ranks": 16,
+            "slowest_node": "<b>node-1</b>",
+            "slowest_node_ready_s": 31.5,
+            "others_ready_s": 9.25,
+            "slow_excess_s": 22.25,
+            "slow_ratio": 3.41,
+        },
+        {"launch": "L1-77.1", "stages": ["bench"], "ranks": 16},
+    ]
+    sec = section_html(render_dict(d), "sec-stages")
+    assert "2 job(s) ran these stages" in sec
+    rows = re.findall(r"<tr><td>(L[^<]*)</td>(.*?)</tr>", sec, re.S)
+    assert [r[0] for r in rows] == ["L0", "L1-77.1"]
+    first = rows[0][1]
+    assert ", ".join(stage_names[1:6]) in first
+    assert "&lt;b&gt;node-1&lt;/b&gt;" in first and "<b>node-1" not in sec
+    for figure in ("31.5", "9.25", "22.2", "3.41"):
+        assert f'<td class="num">{figure}</td>' in first, figure
+    assert rows[1][1].count('<td class="num">–</td>') == 4  # one node: no comparison
+
+
+def test_a_run_that_launched_no_job_lists_no_job_starts(html_2x8: str) -> None:
+    assert "Job starts" not in html_2x8

@@ -30,16 +30,17 @@ def torchrun_args(
     *,
     nodes: int,
     per_node: int,
-    node_rank: int | None,
+    node_rank: int | str | None,
     master_addr: str,
-    master_port: int,
+    master_port: int | str,
     rdzv_backend: str = "static",
     rdzv_id: str = "",
     join_timeout_s: float | None = None,
 ) -> list[str]:
     """torchrun's options for one node (static: ``--node-rank``; c10d: a rendezvous id).
 
-    Shared by the advisor's own agents and by the launch.sh it writes for the training job.
+    Shared by the advisor's own agents, the launch.sh it writes for the training job and the
+    report's launch line. ``master_port`` (and ``master_addr``) may be a ``shell_line`` marker.
     """
     args = [f"--nnodes={nodes}", f"--nproc-per-node={per_node}"]
     if rdzv_backend == "static":
@@ -55,6 +56,24 @@ def torchrun_args(
     if join_timeout_s:
         args.append(f"--rdzv-conf=join_timeout={int(join_timeout_s)}")
     return args
+
+
+def shell_line(argv: list[str], variables: tuple[str, ...] = ()) -> str:
+    """``argv`` as one shell line, every word quoted, where the marker ``@NAME@`` of each of
+    ``variables`` becomes ``"$NAME"``, expanded by the shell that runs the line (launch.sh takes
+    the master's address from the caller's environment)."""
+    words = []
+    for word in argv:
+        quoted = shlex.quote(word)
+        if any(f"@{name}@" in word for name in variables):
+            # a quoted word would keep "$NAME" literal: a marker goes only in a word that needs
+            # no quotes (the rest of it is an option name or a number)
+            if quoted != word:
+                raise ValueError(f"shell_line: {word!r} holds a variable and needs quoting")
+            for name in variables:
+                quoted = quoted.replace(f"@{name}@", f'"${name}"')
+        words.append(quoted)
+    return " ".join(words)
 
 
 def agent_argv(

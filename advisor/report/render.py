@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, Undefined, select_autoescape
 
+from advisor.launch.commands import shell_line, torchrun_args
 from advisor.report import sections
 from advisor.rules.findings import SEVERITY_ORDER, Finding, Recommendation, RulesOutcome
 from advisor.rules.outputs import (
@@ -146,17 +147,18 @@ def default_launch_command(facts: Facts) -> str:
     c = facts.cluster
     # an emulated run's master is this host's loopback, no address for the real cluster
     master = "MASTER_HOST" if c.emulated else (c.master_addr or "MASTER_HOST")
-    return shlex.join(
-        [
-            "torchrun",
-            f"--nnodes={c.nodes}",
-            f"--nproc-per-node={c.devices_per_node}",
-            "--node-rank=$NODE_RANK",
-            f"--master-addr={master}",
-            f"--master-port={c.master_port or DEFAULT_MASTER_PORT}",
-            "train.py",
-        ]
-    ).replace("'--node-rank=$NODE_RANK'", "--node-rank=$NODE_RANK")
+    argv = [
+        "torchrun",
+        *torchrun_args(
+            nodes=c.nodes,
+            per_node=c.devices_per_node,
+            node_rank="@NODE_RANK@",
+            master_addr=master,
+            master_port=c.master_port or DEFAULT_MASTER_PORT,
+        ),
+        "train.py",
+    ]
+    return shell_line(argv, ("NODE_RANK",))
 
 
 def _env_block(env: Mapping[str, str]) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from advisor.launch.commands import shell_line, torchrun_args
 from advisor.rules.findings import EMULATED_NOTE, Resolved, RulesOutcome
 
 if TYPE_CHECKING:
@@ -119,18 +120,20 @@ def launch_script(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str) -> 
     for node in range(nodes):
         argv = [
             "torchrun",
-            f"--nnodes={nodes}",
-            f"--nproc-per-node={per_node}",
-            f"--node-rank={node}",
+            *torchrun_args(
+                nodes=nodes,
+                per_node=per_node,
+                node_rank=node,
+                master_addr="@MASTER_ADDR@",
+                master_port="@MASTER_PORT@",
+                join_timeout_s=float(join_timeout) if join_timeout else None,
+            ),
+            "@TRAIN_SCRIPT@",
         ]
-        if join_timeout:
-            argv.append(f"--rdzv-conf=join_timeout={int(join_timeout)}")
         host = cluster.hosts[node] if node < len(cluster.hosts) else f"node{node}"
         lines.append(f"  {node})  {_comment(f'on {host}')}")
-        lines.append(
-            f"    exec {shlex.join(argv)}"
-            ' --master-addr="$MASTER_ADDR" --master-port="$MASTER_PORT" "$TRAIN_SCRIPT" "$@" ;;'
-        )
+        line = shell_line(argv, ("MASTER_ADDR", "MASTER_PORT", "TRAIN_SCRIPT"))
+        lines.append(f'    exec {line} "$@" ;;')
     lines += [
         f'  *) echo "launch.sh: NODE_RANK must be 0..{nodes - 1}, got $node_rank" >&2; exit 2 ;;',
         "esac",
