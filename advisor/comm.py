@@ -37,7 +37,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from advisor import backends
+from advisor import backends, faults
 
 _HERE = Path(__file__).resolve()
 _PACKAGE_ROOT = _HERE.parent.parent
@@ -86,6 +86,11 @@ class Setup:
     """Groups the current stage created (destroyed when it ends)."""
     stage_end: list[Callable[[], None]] = field(default_factory=list)
     """What to forget when the stage ends (caches keyed by its groups)."""
+    requested: list[list[int]] = field(default_factory=list)
+    """The members this rank asked for at each ``new_group`` call, in order (every rank must ask
+    alike: the flight-recorder analysis compares them)."""
+    in_flight: tuple[str, str] | None = None
+    """(op, group name) of the collective this rank is inside; still set when it raised."""
 
     @property
     def device_type(self) -> str:
@@ -441,51 +446,90 @@ def _work(handle: Any, group: Any) -> Work | None:
 # ----------------------------------------------------------------------------- collectives
 
 
+def group_name(group: Any) -> str:
+    """The process group's name as the flight recorder keys it (``0``: the default group)."""
+    pg: Any = group if group is not None else dist.group.WORLD
+    try:
+        return str(pg.group_name)
+    except (AttributeError, RuntimeError):
+        return ""
+
+
+def _call(name: str, on: Any, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """Make the call, noting it in flight while it runs (a rank's error then names the call it
+    came from, for the flight-recorder analysis); a pending injected fault
+    (:mod:`advisor.faults`) changes this one call as a buggy rank would."""
+    st = current()
+    st.in_flight = (name, group_name(on))
+    fault = "" if kwargs.get("async_op") else faults.take_collective_fault()
+    if fault == "skip":
+        result = None
+    elif fault == "wrong_op":
+        result = dist.barrier(group=on)
+    elif (
+        fault == "wrong_size" and args and isinstance(args[0], torch.Tensor) and args[0].numel() > 1
+    ):
+        half = args[0].reshape(-1)[: args[0].numel() // 2]
+        result = fn(half, *args[1:], **kwargs)
+    else:
+        result = fn(*args, **kwargs)
+    st.in_flight = None
+    return result
+
+
 def all_reduce(
     t: torch.Tensor, op: str = "sum", group: Any = None, async_op: bool = False
 ) -> Work | None:
     check("all_reduce", group, [t], reduce_op=op)
-    return _work(dist.all_reduce(t, op=_REDUCE[op], group=group, async_op=async_op), group)
+    handle = _call(
+        "all_reduce", group, dist.all_reduce, t, op=_REDUCE[op], group=group, async_op=async_op
+    )
+    return _work(handle, group)
 
 
 def broadcast(t: torch.Tensor, src: int, group: Any = None) -> None:
     """``src`` is a global rank."""
     check("broadcast", group, [t])
-    dist.broadcast(t, src=src, group=group)
+    _call("broadcast", group, dist.broadcast, t, src=src, group=group)
 
 
 def all_gather(out: list[torch.Tensor], t: torch.Tensor, group: Any = None) -> None:
     check("all_gather", group, [*out, t])
-    dist.all_gather(out, t, group=group)
+    _call("all_gather", group, dist.all_gather, out, t, group=group)
 
 
 def all_gather_into_tensor(out: torch.Tensor, t: torch.Tensor, group: Any = None) -> None:
     check("all_gather", group, [out, t])
-    dist.all_gather_into_tensor(out, t, group=group)
+    _call("all_gather", group, dist.all_gather_into_tensor, out, t, group=group)
 
 
 def reduce_scatter_tensor(
     out: torch.Tensor, t: torch.Tensor, op: str = "sum", group: Any = None
 ) -> None:
     check("reduce_scatter", group, [out, t], reduce_op=op)
-    dist.reduce_scatter_tensor(out, t, op=_REDUCE[op], group=group)
+    _call("reduce_scatter", group, dist.reduce_scatter_tensor, out, t, op=_REDUCE[op], group=group)
 
 
 def all_to_all_single(out: torch.Tensor, t: torch.Tensor, group: Any = None) -> None:
     check("all_to_all", group, [out, t])
-    dist.all_to_all_single(out, t, group=group)
+    _call("all_to_all", group, dist.all_to_all_single, out, t, group=group)
 
 
 def barrier(group: Any = None) -> None:
     check("barrier", group, [])
-    dist.barrier(group=group)
+    _call("barrier", group, dist.barrier, group=group)
 
 
 def monitored_barrier(group: Any, timeout_s: float, wait_all_ranks: bool = True) -> None:
     """gloo's barrier that names the ranks that did not arrive (gloo groups only)."""
     check("monitored_barrier", group, [])
-    dist.monitored_barrier(
-        group=group, timeout=timedelta(seconds=timeout_s), wait_all_ranks=wait_all_ranks
+    _call(
+        "monitored_barrier",
+        group,
+        dist.monitored_barrier,
+        group=group,
+        timeout=timedelta(seconds=timeout_s),
+        wait_all_ranks=wait_all_ranks,
     )
 
 
@@ -560,9 +604,20 @@ def exchange(
 def new_group(ranks: Sequence[int] | None = None, timeout_s: float | None = None) -> Any:
     """A group of the job's backend (collective: every rank calls it, in the same order)."""
     timeout = timedelta(seconds=timeout_s) if timeout_s else None
-    g = dist.new_group(ranks=list(ranks) if ranks is not None else None, timeout=timeout)
-    current().stage_groups.append(g)
+    asked = list(ranks) if ranks is not None else list(range(dist.get_world_size()))
+    if ranks is not None and faults.take_group_fault():
+        asked = _other_members(asked)
+    st = current()
+    st.requested.append(sorted(asked))
+    g = dist.new_group(ranks=asked if ranks is not None else None, timeout=timeout)
+    st.stage_groups.append(g)
     return g
+
+
+def _other_members(ranks: list[int]) -> list[int]:
+    """An injected layout mistake: the last member swapped for a rank outside the group."""
+    outside = [r for r in range(dist.get_world_size()) if r not in ranks]
+    return [*ranks[:-1], outside[0]] if outside else ranks[:-1]
 
 
 def new_side_group(ranks: Sequence[int] | None = None, timeout_s: float | None = None) -> Any:

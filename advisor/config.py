@@ -18,6 +18,7 @@ from advisor.bench.collectives import BenchConfig
 from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
+from advisor.flight.settings import FlightConfig
 from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.preflight import PreflightConfig
@@ -69,6 +70,9 @@ class AdvisorConfig:
     """Faults to inject into chosen ranks (testing the advisor, drills)."""
     rules: RulesConfig = field(default_factory=RulesConfig)
     """Rules evaluated over the facts: extra rule directories, disabled ids, thresholds."""
+    flight: FlightConfig = field(default_factory=FlightConfig)
+    """torch's flight recorder in every job: each rank's recent collectives, dumped and compared
+    when a stage fails or nears its deadline."""
     evidence: list[str] = field(default_factory=list)
     """Files or directories of outputs you already have (nccl-tests, hccl_test, npu-smi,
     hccn_tool, rank tables, failure logs) read into ``Facts.evidence`` beside the measurements."""

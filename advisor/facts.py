@@ -24,6 +24,7 @@ from advisor import __version__, stages
 from advisor.cluster import Cluster, LinkClass, RankPlacement
 from advisor.errors import ConfigError, invalid_file, validation_problems
 from advisor.evidence.load import EvidenceFacts
+from advisor.flight.model import FlightFacts
 
 SCHEMA_VERSION = 1
 
@@ -72,6 +73,8 @@ class StageFacts:
     launch: str = ""
     """The job (launch) that ran it: several stages share one; its ranks' start and
     process-group init are that launch's records (``results/launches.jsonl``)."""
+    flight: FlightFacts | None = None
+    """Every rank's flight-recorder buffer compared, when the stage failed or timed out."""
     data: Any = None
     """The stage's own summary, an instance of its ``Stage.facts_type`` (partial when the stage
     was cut short); a plain mapping for a stage this version does not know; None when there is no

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from advisor.errors import ConfigError
 
-FAULT_KINDS = ("exit", "hang", "raise", "slow")
+COLLECTIVE_FAULTS = ("skip", "wrong_op", "wrong_size")
+"""Faults that change the rank's next collective (through ``advisor.comm``): skip it, issue a
+barrier in its place, or send half its elements: the code-path bugs the flight recorder finds."""
+GROUP_FAULTS = ("subgroup",)
+"""The rank's next ``new_group`` asks for other members (one swapped for a rank outside)."""
+FAULT_KINDS = ("exit", "hang", "raise", "slow", *COLLECTIVE_FAULTS, *GROUP_FAULTS)
 
 
 @dataclass(kw_only=True)
@@ -24,7 +29,9 @@ class FaultConfig:
     """Global rank that misbehaves."""
     kind: str = "exit"
     """exit: the process exits (code 13) without a word; hang: sleeps forever; raise: raises an
-    error; slow: sleeps ``seconds`` then carries on (a straggler)."""
+    error; slow: sleeps ``seconds`` then carries on (a straggler); skip, wrong_op, wrong_size:
+    its next collective is skipped, replaced by a barrier, or sent with half its elements;
+    subgroup: its next new_group asks for other members."""
     step: str = ""
     """Fires when the rank starts the first step whose name starts with this ('' = first step)."""
     seconds: float = 5.0
@@ -40,7 +47,27 @@ class FaultConfig:
 EXIT_CODE = 13
 
 
+_pending = {"collective": "", "group": False}
+
+
+def take_collective_fault() -> str:
+    """The collective fault armed for this rank's next collective ('' for none), disarmed."""
+    kind, _pending["collective"] = _pending["collective"], ""
+    return str(kind)
+
+
+def take_group_fault() -> bool:
+    armed, _pending["group"] = _pending["group"], False
+    return bool(armed)
+
+
 def apply(fault: FaultConfig) -> None:
+    if fault.kind in COLLECTIVE_FAULTS:
+        _pending["collective"] = fault.kind
+        return
+    if fault.kind in GROUP_FAULTS:
+        _pending["group"] = True
+        return
     if fault.kind == "exit":
         os._exit(EXIT_CODE)  # no cleanup, no last record: like a rank killed mid-stage
     if fault.kind == "hang":

@@ -323,6 +323,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         pg_timeout_s=cfg.pg_timeout_s,
         faults=[asdict(f) for f in cfg.faults],
         strict=cfg.strict_emulation,
+        flight=cfg.flight,
     )
     session = _Session(cfg, plan, run_dir, facts, evidence)
     names = planned(cfg)

@@ -83,8 +83,10 @@ def run(spec: JobSpec) -> int:
     import torch.distributed as dist
 
     from advisor import comm
+    from advisor.flight.dump import Dumper
 
     ctx = RankContext(spec, env=os.environ)
+    dumper: Dumper | None = None
     ctx.record(
         "start",
         pid=os.getpid(),
@@ -107,6 +109,14 @@ def run(spec: JobSpec) -> int:
                 chip=ctx.cluster.chip,
                 device=ctx.device,
             ).strict
+        if spec.flight:
+            dumper = Dumper(
+                run_dir=ctx.run_dir,
+                launch=spec.launch,
+                rank=ctx.rank,
+                where=(ctx.node_name, ctx.host),
+            )
+            dumper.start()
         for stage_spec in spec.stages:
             ctx.begin(stage_spec)
             stage = stages.get(stage_spec.stage)
@@ -119,6 +129,9 @@ def run(spec: JobSpec) -> int:
             comm.end_stage()
             ctx.record("done")
     except Exception as e:
+        if dumper is not None:
+            # before the error is reported: the supervisor then asks the others for theirs
+            dumper.dump(error=f"{type(e).__name__}: {e}")
         ctx.record(
             "error",
             "error",
@@ -128,6 +141,8 @@ def run(spec: JobSpec) -> int:
         print(f"[advisor.worker rank {ctx.rank}] {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     finally:
+        if dumper is not None:
+            dumper.stop()
         if dist.is_initialized():
             dist.destroy_process_group()
         comm.reset()

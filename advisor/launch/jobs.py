@@ -20,6 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from advisor.facts import StageFacts
+from advisor.flight.examine import examine_dir
+from advisor.flight.settings import (
+    DUMP_PREFIX,
+    DUMPS_SUBDIR,
+    REQUEST_FILE,
+    FlightConfig,
+    job_dir,
+    recorder_env,
+)
 from advisor.launch.commands import node_commands
 from advisor.launch.diagnose import diagnose, external_status
 from advisor.launch.plan import LaunchPlan
@@ -66,12 +75,15 @@ class Launcher:
         pg_timeout_s: float,
         faults: list[dict[str, Any]],
         strict: bool,
+        flight: FlightConfig | None = None,
     ) -> None:
         self.plan = plan
         self.run_dir = run_dir
         self.pg_timeout_s = pg_timeout_s
         self.faults = faults
         self.strict = strict
+        self.flight = flight if flight is not None and flight.enabled else None
+        """The flight recorder in every job (None: off)."""
         self.since_s = plan.peers_since_s()
         """Notes of departed nodes written before this are another run's."""
         # One advisor per node: every node must name a job alike, from its offset alone. One
@@ -142,6 +154,16 @@ class _Job:
         # A collective must fail before the stage's deadline so the rank can report it.
         pg_timeout_s = max(5.0, min(launcher.pg_timeout_s, min(r.deadline_s for r in runs) - 5.0))
         spec_path = self.run_dir / JOBS_DIR / f"{self.launch}.json"
+        self.flight = launcher.flight
+        self.flight_dir = job_dir(self.run_dir, self.launch)
+        self.requested_at: float | None = None
+        if self.flight is not None:
+            # the backend's own dump-on-timeout (nccl, hccl) writes where the advisor's does
+            prefix = str(self.flight_dir / DUMPS_SUBDIR / DUMP_PREFIX)
+            env = {
+                **recorder_env(plan.cluster.backend, self.flight.buffer_entries, prefix),
+                **env,
+            }
         if entry is None:
             JobSpec(
                 launch=self.launch,
@@ -152,6 +174,7 @@ class _Job:
                 launched_at=self.launched_at,
                 faults=launcher.faults,
                 strict=launcher.strict,
+                flight=self.flight is not None,
             ).write(spec_path)
         log_dir = self.run_dir / LOGS_DIR / first.stage
         if first.job:
@@ -213,6 +236,7 @@ class _Job:
                 if not failed and any(r.status == "error" for r in recs):
                     # a rank reported its error: its peers get a short grace to report theirs
                     failed, end = True, min(end, now + 3 * grace)
+                    self.request_dumps(run)
             if self.plan.one_per_node:
                 left = nodes_that_left(self.run_dir, self.plan.local_nodes, self.launcher.since_s)
                 if left:
@@ -220,6 +244,10 @@ class _Job:
             if not failed and self.agents.failed:
                 # a failed agent leaves the others waiting at a rendezvous or in a collective
                 failed, end = True, min(end, now + 3 * grace)
+                self.request_dumps(run)
+            if self.flight is not None and now >= end - self.flight.dump_wait_s:
+                # near the deadline: the buffers are taken while the ranks still hold them
+                self.request_dumps(run)
             if self.agents.all_exited:
                 break
             if now >= end:
@@ -235,6 +263,7 @@ class _Job:
                 sf.status, sf.reason = "failed", f"{run.tag} stopped: {left}"
             return _finished(sf)
         if not done:
+            self.await_dumps()
             self.stop()
         own = self.records(run)
         dones = [r for r in own if r.step == "done"]
@@ -245,6 +274,16 @@ class _Job:
             run.tag, self.plan.cluster, recs, self.agents.results(), timed_out
         )
         all_done = bool(sf.ranks) and all(o.state == "ok" for o in sf.ranks)
+        if not all_done and self.flight is not None and self.requested_at is not None:
+            sf.flight = examine_dir(
+                self.flight_dir / DUMPS_SUBDIR,
+                source=run.tag,
+                world=range(world),
+                where={o.rank: (o.node_name, o.host) for o in sf.ranks},
+                timeline_entries=self.flight.timeline_entries,
+            )
+            if sf.flight.culprits:
+                reason = f"{reason}; {sf.flight.summary}" if reason else sf.flight.summary
         if left:
             # The peer's own reason, not "its ranks never started": the cause is on that node.
             sf.status, sf.reason = "failed", f"{run.tag} stopped: {left}"
@@ -260,6 +299,31 @@ class _Job:
             codes = {a.node: a.returncode for a in self.agents.results()}
             sf.reason = reason or f"{run.tag} failed: agent exit codes {codes}"
         return _finished(sf)
+
+    def request_dumps(self, run: StageRun) -> None:
+        """Ask every rank of the job for its flight-recorder buffer (once per job)."""
+        if self.flight is None or self.requested_at is not None or self.entry is not None:
+            return
+        self.flight_dir.mkdir(parents=True, exist_ok=True)
+        (self.flight_dir / REQUEST_FILE).write_text(run.tag, encoding="utf-8")
+        self.requested_at = time.monotonic()
+
+    def await_dumps(self) -> None:
+        """Give the live ranks ``flight.dump_wait_s`` from the request to write their dumps
+        (every rank's dump there ends the wait early; a dead rank never writes one)."""
+        if self.flight is None or self.requested_at is None or self.agents is None:
+            return
+        until = self.requested_at + self.flight.dump_wait_s
+        world = self.plan.cluster.world_size
+        dumps = self.flight_dir / DUMPS_SUBDIR
+        while time.monotonic() < until and not self.agents.all_exited:
+            if (
+                dumps.is_dir()
+                and sum(1 for p in dumps.iterdir() if p.name.startswith(DUMP_PREFIX)) >= world
+            ):
+                return
+            self.agents.watch()
+            time.sleep(POLL_S)
 
     def finish(self) -> None:
         """Every stage is done: the agents exit on their own; give them a grace, not a deadline

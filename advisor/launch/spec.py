@@ -35,6 +35,8 @@ class JobSpec:
     faults: list[dict[str, Any]] = field(default_factory=list)
     strict: bool = True
     """On an emulated hccl/nccl cluster, refuse what the real backend would (advisor.comm)."""
+    flight: bool = False
+    """Dump each rank's flight-recorder buffer when asked or when its stage fails."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

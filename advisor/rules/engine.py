@@ -65,6 +65,7 @@ def build_context(
         env=sandbox.wrap(environment.get("variables") or {}, "env"),
         stages=sandbox.wrap(stages, "stages"),
         launches=sandbox.wrap(data.get("launches") or [], "launches"),
+        flight=sandbox.wrap(flight_view(data), "flight"),
         evidence=sandbox.wrap(data.get("evidence") or {}, "evidence"),
         params=sandbox.wrap(params, "params"),
         config=sandbox.wrap(_plain(config or {}), "config"),
@@ -84,6 +85,19 @@ def build_context(
             "advisor import FILES)"
         )
     return ctx
+
+
+def flight_view(data: dict[str, Any]) -> dict[str, Any]:
+    """``flight``: every flight-recorder analysis of the run (its failed stages') and of imported
+    dumps as ``diagnoses``, and all their ``culprits`` in one list, each with its ``source``."""
+    diagnoses = [
+        sf["flight"]
+        for sf in (data.get("stages") or {}).values()
+        if isinstance(sf, dict) and sf.get("flight")
+    ]
+    diagnoses += list((data.get("evidence") or {}).get("flight") or [])
+    culprits = [{**c, "source": d.get("source", "")} for d in diagnoses for c in d["culprits"]]
+    return {"diagnoses": diagnoses, "culprits": culprits}
 
 
 def npu_chip(data: dict[str, Any], params: dict[str, Any]) -> str:

@@ -52,7 +52,7 @@ BACKENDS = ("hccl", "nccl", "gloo")
 DEVICES = ("npu", "cuda", "cpu")
 CONTEXT_ROOTS = (
     "cluster", "run", "environment", "env", "stages", "evidence", "params", "config", "chip",
-    "launches",
+    "launches", "flight",
 )  # fmt: skip
 """Names every rule sees besides each stage's data under the stage's name."""
 

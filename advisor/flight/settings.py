@@ -1,0 +1,104 @@
+"""The flight recorder's configuration and the variables that turn it on, per backend.
+
+Importable without torch (the launcher, ``launch.sh`` and the sweep's own-command jobs use it).
+
+Sources (variable names and defaults read from the code, not from memory):
+- torch ``torch/csrc/distributed/c10d/FlightRecorder.hpp``: from 2.8 the buffer size is read from
+  ``TORCH_FR_BUFFER_SIZE`` or its older name ``TORCH_NCCL_TRACE_BUFFER_SIZE`` (default 0 up to
+  2.9, 2000 in 2.13); 2.6 and 2.7 read only ``TORCH_NCCL_TRACE_BUFFER_SIZE``. The dump file prefix
+  is ``TORCH_FR_DUMP_TEMP_FILE`` or ``TORCH_NCCL_DEBUG_INFO_TEMP_FILE`` (rank appended). gloo
+  records into the recorder from 2.8 (``ProcessGroupGloo.hpp`` ``trace_id_``); 2.6 and 2.7 keep
+  no gloo entries.
+- torch ``ProcessGroupNCCL.hpp``: ``TORCH_NCCL_DUMP_ON_TIMEOUT`` makes the watchdog dump every
+  rank's buffer when a collective times out.
+- torch_npu (Ascend/pytorch) ``torch_npu/csrc/distributed/ProcessGroupHCCL.hpp`` and
+  ``TraceUtils.h``: ``TORCH_HCCL_TRACE_BUFFER_SIZE`` (default 0: off), ``TORCH_HCCL_DUMP_ON_TIMEOUT``,
+  which needs ``TORCH_HCCL_ENABLE_MONITORING`` and a buffer (the header's own comment), and
+  ``TORCH_HCCL_DEBUG_INFO_TEMP_FILE`` (default ``/tmp/hccl_trace_rank_``, rank appended,
+  ``HCCLUtils.cpp`` ``DebugInfoWriter::getWriter``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from advisor.errors import ConfigError
+
+FLIGHT_DIR = "flight"
+"""Under the run directory: ``flight/<launch>/`` per job whose dumps were taken."""
+DUMPS_SUBDIR = "dumps"
+"""The dumps proper, one file per rank named ``DUMP_PREFIX<rank>``: the layout torch's analyzer
+(``torchfrtrace DIR``) reads."""
+RANKS_SUBDIR = "ranks"
+"""Beside the dumps, ``<rank>.json`` per rank: what the dump lacks (the groups the rank asked
+for and holds, with their members; the call its error came from; its node and host)."""
+REQUEST_FILE = "request"
+"""Written by the supervisor when a stage fails or nears its deadline: every live rank dumps."""
+DUMP_PREFIX = "fr_rank_"
+
+
+def job_dir(run_dir: Path, launch: str) -> Path:
+    """Where one job's dumps go (``flight/<launch>``)."""
+    return run_dir / FLIGHT_DIR / launch
+
+
+PREFIX_OF_BACKEND = {"gloo": "fr_rank_", "nccl": "nccl_trace_rank_", "hccl": "hccl_trace_rank_"}
+"""File prefixes the backends' own dump-on-timeout writes under (``advisor import`` finds them)."""
+
+
+@dataclass(kw_only=True)
+class FlightConfig:
+    """``flight``: the flight recorder in every job the advisor starts."""
+
+    enabled: bool = True
+    """Record every job's collectives and dump them when a stage fails or nears its deadline."""
+    buffer_entries: int = 2000
+    """Collectives kept per rank (the ring buffer's size)."""
+    dump_wait_s: float = 3.0
+    """How long the supervisor waits for the live ranks' dumps before it stops a failed job; a
+    stage's dumps are requested this long before its deadline, so they land within it."""
+    timeline_entries: int = 8
+    """Collectives per rank and group kept for the report's timeline."""
+
+    def __post_init__(self) -> None:
+        if self.buffer_entries < 1:
+            raise ConfigError(
+                f"flight.buffer_entries={self.buffer_entries}: give at least 1 (or "
+                "flight.enabled=false to turn the recorder off)."
+            )
+        if self.dump_wait_s <= 0:
+            raise ConfigError(f"flight.dump_wait_s={self.dump_wait_s} must be positive.")
+
+
+def recorder_env(backend: str, buffer_entries: int, dump_prefix: str = "") -> dict[str, str]:
+    """Variables that turn the recorder on for ``backend`` and, where the backend can dump on its
+    own at a time-out (nccl, hccl), make it write under ``dump_prefix`` (a path prefix; the rank
+    is appended). gloo has no dump-on-timeout: the advisor's own jobs dump on request."""
+    size = str(buffer_entries)
+    env = {"TORCH_FR_BUFFER_SIZE": size}
+    if backend == "nccl":
+        env["TORCH_NCCL_TRACE_BUFFER_SIZE"] = size
+        env["TORCH_NCCL_DUMP_ON_TIMEOUT"] = "1"
+        if dump_prefix:
+            env["TORCH_FR_DUMP_TEMP_FILE"] = dump_prefix
+            env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] = dump_prefix
+    elif backend == "hccl":
+        env["TORCH_HCCL_TRACE_BUFFER_SIZE"] = size
+        env["TORCH_HCCL_DUMP_ON_TIMEOUT"] = "1"
+        env["TORCH_HCCL_ENABLE_MONITORING"] = "1"
+        if dump_prefix:
+            env["TORCH_HCCL_DEBUG_INFO_TEMP_FILE"] = dump_prefix
+    else:
+        # torch 2.6/2.7 read only the old name; harmless on a gloo job of any version
+        env["TORCH_NCCL_TRACE_BUFFER_SIZE"] = size
+    return env
+
+
+def gloo_records(torch_version: str) -> bool:
+    """Whether gloo process groups of this torch record into the flight recorder (2.8 on)."""
+    try:
+        major, minor = (int(p) for p in torch_version.split("+")[0].split(".")[:2])
+    except ValueError:
+        return True
+    return (major, minor) >= (2, 8)
