@@ -131,7 +131,7 @@ def run(spec: JobSpec) -> int:
     except Exception as e:
         if dumper is not None:
             # before the error is reported: the supervisor then asks the others for theirs
-            dumper.dump(error=f"{type(e).__name__}: {e}")
+            dumper.dump_on_error(f"{type(e).__name__}: {e}", wait_s=spec.flight_wait_s)
         ctx.record(
             "error",
             "error",

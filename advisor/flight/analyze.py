@@ -304,7 +304,9 @@ def _diagnose(
                     f"{ref.op} ({_shape(ref)})"
                 )
                 found.append((t, Culprit(rank=r, pattern="mismatch", detail=what)))
-            if lacking or differ:
+            absent = [r for r in members if r not in calls]
+            if lacking or differ or absent:
+                # with a member's buffer gone (it died), an unfinished call is a wait for it
                 diag.waiting = sorted(r for r in unfinished if r not in differ)
             else:
                 for r in unfinished:
@@ -320,7 +322,7 @@ def _diagnose(
                         )
                     )
             diag.never_entered, diag.mismatched = lacking, sorted(differ)
-            diag.not_completed = [] if (lacking or differ) else sorted(unfinished)
+            diag.not_completed = [] if (lacking or differ or absent) else sorted(unfinished)
             break
     upto = (diag.seq + 2) if diag.seq is not None else None
     for r in present:
@@ -366,6 +368,14 @@ def _ranks(ranks: Sequence[int]) -> str:
 
 def _summary(facts: FlightFacts) -> str:
     if not facts.culprits:
+        waiting = next((g for g in facts.groups if g.waiting), None)
+        if facts.ranks_missing and waiting is not None:
+            return (
+                f"flight recorder: ranks {_ranks(waiting.waiting)} were waiting in {waiting.op} "
+                f"#{waiting.seq} of group {_group_label(waiting.group, waiting.desc)}; no dump "
+                f"from rank(s) {_ranks(facts.ranks_missing)} (a rank that died takes its "
+                "buffer with it)"
+            )
         if facts.ranks_missing and facts.ranks_dumped:
             return (
                 f"the recorder shows no divergence among ranks {_ranks(facts.ranks_dumped)}; "

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,8 @@ from advisor.flight.settings import (
 )
 
 POLL_S = 0.1
+TERMINATED_EXIT_CODE = 128 + signal.SIGTERM
+"""A rank stopped by SIGTERM dumps first, then exits with the code a shell gives that signal."""
 
 
 def _dump_bytes(backend: str) -> bytes | None:
@@ -72,12 +77,24 @@ class Dumper:
         self.dir = job_dir(run_dir, launch)
         self.rank = rank
         self.where = where
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._seen = 0.0
         self._stop = threading.Event()
+        self._wakeup: int | None = None
+        self._exiting = False
         self._thread = threading.Thread(target=self._watch, name="advisor-flight", daemon=True)
 
     def start(self) -> None:
+        """Start watching; on the main thread also catch SIGTERM, so a rank that its agent stops
+        (after a peer crashed) dumps before it goes, even while blocked in a collective."""
+        if threading.current_thread() is threading.main_thread():
+            r, w = os.pipe()
+            os.set_blocking(w, False)
+            # The C-level handler writes the signal number to this pipe at once; the Python
+            # handler would wait for the main thread, which may be blocked in a collective.
+            signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+            signal.signal(signal.SIGTERM, lambda signum, frame: self._terminated())
+            self._wakeup = r
         self._thread.start()
 
     def stop(self) -> None:
@@ -85,7 +102,13 @@ class Dumper:
 
     def _watch(self) -> None:
         request = self.dir / REQUEST_FILE
-        while not self._stop.wait(POLL_S):
+        while not self._stop.is_set():
+            if self._wakeup is not None:
+                ready, _, _ = select.select([self._wakeup], [], [], POLL_S)
+                if ready and signal.SIGTERM in os.read(self._wakeup, 64):
+                    self._terminated()
+            else:
+                time.sleep(POLL_S)
             try:
                 stamp = request.stat().st_mtime
             except OSError:
@@ -93,6 +116,34 @@ class Dumper:
             if stamp != self._seen:
                 self._seen = stamp
                 self.dump()
+
+    def _terminated(self) -> None:
+        """Dump (once) and exit as a process ended by SIGTERM would (128 + 15)."""
+        with self._lock:
+            if not self._exiting:
+                self._exiting = True
+        self.dump()
+        os._exit(TERMINATED_EXIT_CODE)
+
+    def dump_on_error(self, error: str, wait_s: float = 3.0) -> None:
+        """This rank failed: dump its buffer, ask every peer for theirs, and give them up to
+        ``wait_s`` to write them before the rank exits (its agent then stops the others, and a
+        rank's buffer goes with its process)."""
+        self.dump(error=error)
+        request = self.dir / REQUEST_FILE
+        try:
+            request.parent.mkdir(parents=True, exist_ok=True)
+            request.write_text(f"rank {self.rank}: {error[:200]}", encoding="utf-8")
+            self._seen = request.stat().st_mtime  # its own watcher need not dump again
+        except OSError:
+            return
+        world = dist.get_world_size() if dist.is_initialized() else 1
+        dumps = self.dir / DUMPS_SUBDIR
+        end = time.monotonic() + wait_s
+        while time.monotonic() < end:
+            if sum(1 for p in dumps.glob(f"{DUMP_PREFIX}*")) >= world:
+                return
+            time.sleep(POLL_S)
 
     def dump(self, error: str = "") -> bool:
         """Write this rank's buffer and its side facts; False when the recorder has nothing to

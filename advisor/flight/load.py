@@ -125,7 +125,11 @@ def read_dir(directory: Path) -> tuple[list[Dump], list[str]]:
     dumps: dict[int, Dump] = {}
     problems: list[str] = []
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        if path.parent.name == RANKS_SUBDIR or path.name.endswith("_py_traceback"):
+        if (
+            path.parent.name == RANKS_SUBDIR
+            or path.name.startswith(".")  # a dump being written (or cut off by a kill)
+            or path.name.endswith("_py_traceback")
+        ):
             continue
         try:
             d = read_dump(path)

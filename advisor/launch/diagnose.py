@@ -34,7 +34,8 @@ def parse_agent_failures(text: str) -> dict[int, int]:
     for m in _ROOT_CAUSE.finditer(text):
         rank, code = int(m.group("rank")), int(m.group("code"))
         is_root = root_at != -1 and m.start() > root_at
-        if code == -signal.SIGTERM and not is_root:
+        # -15: killed by SIGTERM; 143: a rank that caught it to dump its flight recorder first
+        if code in (-signal.SIGTERM, 128 + signal.SIGTERM) and not is_root:
             continue
         failures.setdefault(rank, code)
     return failures

@@ -175,6 +175,7 @@ class _Job:
                 faults=launcher.faults,
                 strict=launcher.strict,
                 flight=self.flight is not None,
+                flight_wait_s=self.flight.dump_wait_s if self.flight else 0.0,
             ).write(spec_path)
         log_dir = self.run_dir / LOGS_DIR / first.stage
         if first.job:
@@ -282,7 +283,7 @@ class _Job:
                 where={o.rank: (o.node_name, o.host) for o in sf.ranks},
                 timeline_entries=self.flight.timeline_entries,
             )
-            if sf.flight.culprits:
+            if sf.flight.summary.startswith("flight recorder"):
                 reason = f"{reason}; {sf.flight.summary}" if reason else sf.flight.summary
         if left:
             # The peer's own reason, not "its ranks never started": the cause is on that node.

@@ -37,6 +37,8 @@ class JobSpec:
     """On an emulated hccl/nccl cluster, refuse what the real backend would (advisor.comm)."""
     flight: bool = False
     """Dump each rank's flight-recorder buffer when asked or when its stage fails."""
+    flight_wait_s: float = 3.0
+    """How long a failed rank waits for its peers' dumps before it exits."""
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

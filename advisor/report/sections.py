@@ -20,6 +20,7 @@ from advisor.report import charts
 if TYPE_CHECKING:
     from advisor.bench.collectives import BenchFacts
     from advisor.facts import Facts, StageFacts
+    from advisor.flight.model import FlightFacts
     from advisor.probes.connectivity import ConnectivityFacts
     from advisor.probes.preflight import PreflightFacts
     from advisor.probes.subgroups import SubgroupsFacts
@@ -59,6 +60,56 @@ class Section:
     @property
     def problem_ranks(self) -> list[Any]:
         return self.stage.failed_ranks if self.stage else []
+
+    @property
+    def flight(self) -> dict[str, Any] | None:
+        """The stage's flight-recorder analysis laid out (None when it has none)."""
+        return flight_view(self.stage.flight) if self.stage and self.stage.flight else None
+
+
+_STATE_CLASS = {"failed": "bad", "in_flight": "warn", "started": "warn"}
+
+
+def flight_view(fl: FlightFacts) -> dict[str, Any]:
+    """Culprits, and per diverging group a rank × collective grid of each rank's last entries
+    (culprit rows marked, an entry a rank never made shown empty)."""
+    culprit_ranks = {c.rank for c in fl.culprits}
+    timelines = []
+    for g in fl.groups:
+        if g.seq is None and not any(c.rank in g.ranks for c in fl.culprits):
+            continue
+        seqs = sorted({c.seq for calls in g.last.values() for c in calls})
+        rows = []
+        for rank in sorted(int(r) for r in g.last):
+            by_seq = {c.seq: c for c in g.last[str(rank)]}
+            cells = [
+                {
+                    "text": by_seq[q].op if q in by_seq else "",
+                    "title": (
+                        f"{by_seq[q].op} #{q}: {by_seq[q].state}; sizes {by_seq[q].input_sizes} "
+                        f"{', '.join(by_seq[q].input_dtypes)}"
+                        if q in by_seq
+                        else f"#{q}: never entered"
+                    ),
+                    "cls": _STATE_CLASS.get(by_seq[q].state, "")
+                    if q in by_seq
+                    else ("bad" if g.seq is not None and q >= g.seq else "muted"),
+                }
+                for q in seqs
+            ]
+            rows.append({"rank": rank, "culprit": rank in culprit_ranks, "cells": cells})
+        timelines.append(
+            {
+                "group": g.group,
+                "desc": g.desc,
+                "seq": g.seq,
+                "op": g.op,
+                "seqs": seqs,
+                "rows": rows[:MAX_TABLE_ROWS],
+                "more": max(0, len(rows) - MAX_TABLE_ROWS),
+            }
+        )
+    return {"facts": fl, "timelines": timelines}
 
 
 def _chart(section: Section, key: str, draw: Callable[[], str]) -> None:

@@ -1,0 +1,156 @@
+"""The flight recorder: real gloo jobs whose ranks misbehave, their dumps compared by the advisor
+and, side by side, by torch's own analyzer (``torchfrtrace``'s code).
+
+Each scenario is a plain torch program (``flight_job.py``, started by torchrun) in which one rank
+skips a collective, issues another op, sends another size, hangs in compute, or builds its
+subgroup with other members. The first five are the set the analysis was written against; the
+rest are held out (other ranks, positions and ops). The truth is the rank the scenario made
+misbehave: the advisor must name it first, with its node and host. torch's analyzer cannot read
+gloo dumps of torch 2.13 (KeyError on the default group); on the same dumps in the nccl format
+(the fields its loader reads) it runs and must name the same collective; where it names
+another rank than the truth (it judges every rank against the first dump it reads), the advisor
+must still name the truth.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from advisor.flight import torch_analyzer
+from advisor.flight.examine import examine_dir
+from advisor.flight.load import Dump, read_dir
+
+JOB = Path(__file__).with_name("flight_job.py")
+WORLD = 4
+PATTERN = {
+    "skip": "mismatch",
+    "op": "mismatch",
+    "size": "mismatch",
+    "hang": "never_entered",
+    "subgroup": "membership",
+}
+SCENARIOS = [
+    ("skip", 3, 2, "all_reduce"),
+    ("op", 2, 3, "all_reduce"),
+    ("size", 1, 2, "all_reduce"),
+    ("hang", 1, 2, "all_reduce"),
+    ("subgroup", 1, 1, "all_reduce"),
+]
+HELD_OUT = [
+    ("skip", 0, 3, "all_gather"),
+    ("op", 1, 2, "broadcast"),
+    ("size", 2, 3, "all_gather"),
+    ("hang", 3, 1, "broadcast"),
+    ("subgroup", 0, 2, "all_gather"),
+]
+
+
+def run_job(out: Path, kind: str, culprit: int, at: int, op: str) -> Path:
+    """Run the scenario; ask every rank for its dump once all are up and blocked; return the
+    dumps folder."""
+    env = {**os.environ, "TORCH_FR_BUFFER_SIZE": "64", "OMP_NUM_THREADS": "1"}
+    cmd = [
+        sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={WORLD}",
+        "--standalone", str(JOB), str(out), kind, str(culprit), str(at), op,
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    request = out / "flight" / "job" / "request"
+    try:
+        end = time.monotonic() + 60
+        while len(list(out.glob("ready_*"))) < WORLD and time.monotonic() < end:
+            time.sleep(0.1)
+        # every rank is up: within the 4 s process-group timeout they are blocked where the
+        # culprit left them; ask for the buffers then (a failing rank asks on its own too)
+        time.sleep(2.0)
+        request.parent.mkdir(parents=True, exist_ok=True)
+        request.write_text("test")
+        time.sleep(1.5)
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return out / "flight" / "job" / "dumps"
+
+
+def as_nccl(dumps: list[Dump]) -> list[Dump]:
+    """The same buffers in the nccl dump format torch's analyzer reads: ``pg_config`` keyed by
+    each group's name with its members (gloo's is empty), ops named ``nccl:<op>``."""
+    out = []
+    descs = {"0": "default_pg"}
+    descs.update(
+        {str(e["process_group"][0]): str(e["process_group"][1]) for d in dumps for e in d.entries}
+    )
+    for d in dumps:
+        groups = d.side.get("groups", {})
+        entries = []
+        for e in d.entries:
+            e = dict(e)
+            e["profiling_name"] = "nccl:" + str(e["profiling_name"]).split(":", 1)[-1]
+            entries.append(e)
+        pg_config = {
+            name: {"name": name, "desc": descs.get(name, "undefined"), "ranks": str(ranks)}
+            for name, ranks in groups.items()
+        }
+        out.append(Dump(path=d.path, rank=d.rank, version=d.version, entries=entries,
+                        pg_config=pg_config, side=d.side))  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "culprit", "at", "op"),
+    [*SCENARIOS, *[pytest.param(*s, id="held-out-" + "-".join(map(str, s))) for s in HELD_OUT]],
+)
+def test_names_the_rank_that_misbehaved(
+    tmp_path: Path, kind: str, culprit: int, at: int, op: str
+) -> None:
+    dump_dir = run_job(tmp_path, kind, culprit, at, op)
+    facts = examine_dir(dump_dir, source="script", world=range(WORLD))
+    assert facts.culprits, (facts.summary, facts.ranks_dumped, facts.problems)
+    first = facts.culprits[0]
+    assert (first.rank, first.pattern) == (culprit, PATTERN[kind]), facts.summary
+    assert first.node_name == f"node{culprit // 2}" and first.host == socket.gethostname()
+    assert facts.summary.startswith(f"flight recorder: rank {culprit} on node{culprit // 2}")
+    if kind != "subgroup":
+        group = next(g for g in facts.groups if g.group == "0")
+        assert group.seq is not None and group.op == op, (group.seq, group.op)
+        if kind in ("hang", "op", "size"):
+            assert group.seq == at  # the collective the culprit missed or changed
+        else:
+            assert group.seq == at + 2  # skipped: its last call met the others' last one
+    # torch's analyzer on the dumps as written: the gloo format of torch 2.13 stops it
+    dumps, _ = read_dir(dump_dir)
+    raw = torch_analyzer.run(dumps)
+    assert not raw.ran and "KeyError" in raw.error, raw
+    assert facts.analyzer == "advisor" and "KeyError" in facts.analyzer_note
+    # ... and in the nccl format, torch's analyzer runs; where it names a failing collective it
+    # is the advisor's, and where it names ranks without the culprit (it judges every rank
+    # against the first dump it reads), passes every collective (a rank that never entered the
+    # last one, a group whose members differ) or stops, the advisor's truth above stands
+    verdict = torch_analyzer.run(as_nccl(dumps))
+    if verdict.ran and verdict.failing and kind != "subgroup":
+        first_torch = verdict.failing[0]
+        assert first_torch["seq"] == group.seq, (first_torch, group.seq)
+        named = set(first_torch["missing_ranks"]) | set(first_torch["mismatched_ranks"])
+        if culprit in named:
+            assert first_torch["op"].split(":")[-1] in (op, group.op, "barrier", "broadcast")
+
+
+def test_torch_analyzer_path_pinned_by_version() -> None:
+    """torch ships its analyzer in the wheel from 2.13 (torch.distributed.flight_recorder);
+    before, only in the source tree's tools/: the advisor's own comparison is the only path."""
+    major, minor = (int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    assert torch_analyzer.available() == ((major, minor) >= (2, 13))
