@@ -14,6 +14,7 @@ must still name the truth.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -28,6 +29,7 @@ import torch
 from advisor.flight import torch_analyzer
 from advisor.flight.examine import examine_dir
 from advisor.flight.load import Dump, read_dir
+from tests.conftest import only_stages, run_advisor
 
 JOB = Path(__file__).with_name("flight_job.py")
 WORLD = 4
@@ -154,3 +156,50 @@ def test_torch_analyzer_path_pinned_by_version() -> None:
     before, only in the source tree's tools/: the advisor's own comparison is the only path."""
     major, minor = (int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
     assert torch_analyzer.available() == ((major, minor) >= (2, 13))
+
+
+DRILLS = {
+    # stage: (hung rank, the collective its peers waited in)
+    "smoke": (1, "barrier"),
+    "connectivity": (1, "all_gather"),
+    "topology": (2, "all_gather"),
+    "timeouts": (3, "monitored_barrier"),
+    "subgroups": (0, "monitored_barrier"),
+}
+
+
+def test_a_hang_in_each_probe_stage_is_named_from_the_recorder_within_its_deadline(
+    tmp_path: Path,
+) -> None:
+    """One run of the probes on 2 emulated npu nodes (strict emulation), a rank hung in each:
+    every stage fails in a job of its own, and its reason, findings and report name the hung
+    rank, its node and host, and the collective the others waited in."""
+    deadlines = {"smoke": 15, "connectivity": 15, "topology": 15, "timeouts": 16, "subgroups": 16}
+    faults = ",".join(f"{{stage:{s},rank:{r},kind:hang}}" for s, (r, _) in DRILLS.items())
+    res = run_advisor(
+        [
+            "+cluster=2x2", "cluster.device=npu", "emulate=true", "profile=standard",
+            *only_stages(*DRILLS),
+            *[f"stages.{s}.deadline_s={d}" for s, d in deadlines.items()],
+            "stages.timeouts.arrival_timeout_s=5", "stages.subgroups.arrival_timeout_s=5",
+            f"+faults=[{faults}]",
+        ],
+        tmp_path / "run",
+    )  # fmt: skip
+    assert res.returncode == 1, res.stdout + res.stderr
+    report = (res.run_dir / "report.html").read_text()
+    findings = json.loads((res.run_dir / "findings.json").read_text())
+    entered = [f for f in findings["findings"] if f["rule_id"] == "flight-never-entered"]
+    assert entered, [f["rule_id"] for f in findings["findings"]]
+    for stage, (rank, op) in DRILLS.items():
+        sf = res.stage(stage)
+        assert sf["status"] in ("failed", "timeout"), (stage, sf["status"])
+        assert sf["duration_s"] <= deadlines[stage] + 3, (stage, sf["duration_s"])
+        flight = sf["flight"]
+        first = flight["culprits"][0]
+        assert (first["rank"], first["pattern"]) == (rank, "never_entered"), (stage, flight)
+        assert f"never entered {op}" in first["detail"], (stage, first["detail"])
+        assert first["node_name"] == f"node{rank // 2}" and first["host"], first
+        assert f"flight recorder: rank {rank} on node{rank // 2}" in sf["reason"], sf["reason"]
+        assert f'id="sec-{stage}-flight"' in report
+        assert any(f"Rank {rank} on node{rank // 2}" in f["message"] for f in entered), stage

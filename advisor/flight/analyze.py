@@ -63,6 +63,8 @@ def analyze(
         diag, found = _diagnose(name, members, calls, dumps, timeline_entries)
         facts.groups.append(diag)
         culprits += found
+    if not culprits:
+        culprits += [(0.0, c) for c in _inside_culprits(dumps, views)]
     seen: set[tuple[int, str]] = set()
     for _, c in sorted(culprits, key=lambda tc: (_ORDER[tc[1].pattern], tc[0], tc[1].rank)):
         if (c.rank, c.pattern) in seen:
@@ -329,6 +331,45 @@ def _diagnose(
         seqs = sorted(s for s in per[r] if upto is None or s <= upto)
         diag.last[str(r)] = [per[r][s] for s in seqs[-timeline_entries:]]
     return diag, found
+
+
+def _inside_culprits(
+    dumps: Sequence[Dump], views: Mapping[str, Mapping[int, list[int]]]
+) -> list[Culprit]:
+    """When the recorder's entries agree, the call each rank was blocked in (the advisor's own
+    note of it) can still part them: ranks inside a call whose other members were not."""
+    inside: dict[int, tuple[str, str]] = {}
+    for d in dumps:
+        call = d.side.get("inside")
+        if isinstance(call, Mapping):
+            inside[d.rank] = (str(call.get("op", "")), str(call.get("group", "")))
+    if not inside:
+        return []
+    (op, group), _ = Counter(inside.values()).most_common(1)[0]
+    view = views.get(group, {})
+    members = list(Counter(tuple(v) for v in view.values()).most_common(1)[0][0]) if view else []
+    dumped = {d.rank for d in dumps}
+    members = [r for r in (members or sorted(dumped)) if r in dumped]
+    waiting = sorted(r for r, c in inside.items() if c == (op, group))
+    label = _group_label(group, "")
+    return [
+        Culprit(
+            rank=r,
+            pattern="never_entered",
+            detail=(
+                f"never entered {op} of group {label}, in which ranks {_ranks(waiting)} waited "
+                + (
+                    f"(it was inside {inside[r][0]} of group {_group_label(inside[r][1], '')})"
+                    if r in inside
+                    else "(it was in no collective)"
+                )
+                + "; from each rank's own note of the call it was in: the recorder keeps no "
+                "point-to-point op on gloo"
+            ),
+        )
+        for r in members
+        if inside.get(r) != (op, group)
+    ]
 
 
 # ----------------------------------------------------------------------------- words

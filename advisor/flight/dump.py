@@ -164,8 +164,13 @@ class Dumper:
                 "groups": _groups() if dist.is_initialized() else {},
                 "requested": st.requested if st else [],
             }
-            if st is not None and st.in_flight is not None and error:
-                side["failed"] = {"op": st.in_flight[0], "group": st.in_flight[1], "error": error}
+            if st is not None and st.in_flight is not None:
+                call = {"op": st.in_flight[0], "group": st.in_flight[1]}
+                # the call the rank is blocked in: what the recorder may not keep (gloo records
+                # no point-to-point op, so no monitored_barrier)
+                side["inside"] = call
+                if error:
+                    side["failed"] = {**call, "error": error}
             _write(self.dir / DUMPS_SUBDIR / f"{DUMP_PREFIX}{self.rank}", data)
             _write(
                 self.dir / RANKS_SUBDIR / f"{self.rank}.json",

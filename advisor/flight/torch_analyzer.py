@@ -39,15 +39,15 @@ def available() -> bool:
 def run(dumps: list[Dump]) -> TorchVerdict:
     """torch's analyzer over ``dumps`` (never raises: a failure is the verdict's error)."""
     sink = io.StringIO()
-    quiet = logging.getLogger("Flight Recorder")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)
+    # it logs its findings and warnings (tabulate missing) through logging: kept out of the run's
+    # console, the verdict is read from its result
+    logging.disable(logging.CRITICAL)
     try:
         # its import prints a warning when tabulate (an optional dependency) is missing
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             from torch.distributed.flight_recorder.components.builder import build_db
     except ImportError as e:
-        quiet.setLevel(level)
+        logging.disable(logging.NOTSET)
         return TorchVerdict(ran=False, error=f"torch has no flight_recorder analyzer ({e})")
     details = {
         f"{d.rank}": {
@@ -80,7 +80,7 @@ def run(dumps: list[Dump]) -> TorchVerdict:
     except (Exception, SystemExit) as e:  # any failure of a foreign tool is data
         return TorchVerdict(ran=False, error=f"{type(e).__name__}: {e}"[:300])
     finally:
-        quiet.setLevel(level)
+        logging.disable(logging.NOTSET)
     failing = []
     for c in db.collectives:
         if c.pass_check:

@@ -97,7 +97,8 @@ class Guard:
             # monitored_barrier is run by rank 0: without it the other ranks would wait the
             # process-group timeout, so they first wait for rank 0 in the store.
             try:
-                self.store.wait([self._arrived_key(step)], timeout)
+                with comm.waiting_in("monitored_barrier", self.group):
+                    self.store.wait([self._arrived_key(step)], timeout)
             except Exception as e:
                 self._diagnose(step, e, named=[])
         try:
