@@ -46,18 +46,21 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or evidence.rank_tables
         or any(b["tool"] == "hccl_test" for b in evidence.benchmarks)
         or any(e["kind"] == "hccl_error" or e["library"] == "HCCL" for e in evidence.failures)
+        or any(f.backend == "hccl" for f in evidence.flight)
     )
     cuda = bool(
         any(t["tool"] == "nvidia-smi" for t in evidence.topologies)
         or any(b["tool"] == "nccl-tests" for b in evidence.benchmarks)
         or any(e["library"] == "NCCL" for e in evidence.failures)
+        or any(f.backend == "nccl" for f in evidence.flight)
     )
     device = "npu" if npu and not cuda else "cuda" if cuda and not npu else ""
     hosts = sorted({h for b in evidence.benchmarks for h in b["hosts"]})
     hosts += [s for t in evidence.rank_tables for s in t["servers"] if s not in hosts]
     world = max(
         [b["ranks"] for b in evidence.benchmarks if b["ranks"]]
-        + [len(t["ranks"]) for t in evidence.rank_tables],
+        + [len(t["ranks"]) for t in evidence.rank_tables]
+        + [len(f.ranks_dumped) + len(f.ranks_missing) for f in evidence.flight],
         default=0,
     )
     return ClusterFacts(

@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import ConfigError
+from advisor.flight.examine import examine
+from advisor.flight.load import Dump, DumpError, read_dump
+from advisor.flight.model import FlightFacts
+from advisor.flight.settings import RANKS_SUBDIR
 from advisor.parsers import (
     GBYTES_TO_GBITS,
     ParseError,
@@ -103,6 +107,9 @@ class EvidenceFacts:
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors}``."""
+    flight: list[FlightFacts] = field(default_factory=list)
+    """Flight-recorder dumps (torch's nccl and gloo formats, torch_npu's hccl one), one analysis
+    per folder of per-rank dumps."""
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Failure-log events: ``{source, line, kind, code, code_name, rank, host, device, op, seq,
     numel, timeout_ms, ran_for_ms, last_enqueued, last_completed, remote_rank, group, rank_size,
@@ -121,6 +128,7 @@ class EvidenceFacts:
             "npu_ports",
             "hccn_conf",
             "rank_tables",
+            "flight",
             "failures",
         ):
             getattr(self, name).extend(getattr(other, name))
@@ -150,11 +158,59 @@ def expand(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
-    """Read every file under ``paths``; ConfigError only when a path does not exist."""
+    """Read every file under ``paths``; ConfigError only when a path does not exist.
+
+    Flight-recorder dumps (one file per rank) are read as they come and compared per folder:
+    the ranks of one job write theirs side by side."""
     facts = EvidenceFacts()
+    dumps: dict[Path, list[Dump]] = {}
     for path in expand(paths):
+        if path.parent.name == RANKS_SUBDIR and path.suffix == ".json":
+            continue  # the advisor's side notes of its own dumps, read with them
+        dump = _flight_dump(path, facts)
+        if dump is not None:
+            dumps.setdefault(path.parent, []).append(dump)
+            continue
         facts.extend(load_file(path))
+    for folder, found in dumps.items():
+        by_rank = {d.rank: d for d in found}
+        facts.flight.append(
+            examine(
+                [by_rank[r] for r in sorted(by_rank)],
+                source=str(folder),
+                world=sorted(by_rank),
+                dump_dir=str(folder),
+            )
+        )
     return facts
+
+
+def _flight_dump(path: Path, facts: EvidenceFacts) -> Dump | None:
+    """The file as a flight-recorder dump (reported as read), or None when it is not one."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    is_pickle = head[:1] == b"\x80"
+    is_json = head.lstrip()[:1] == b"{" and b'"entries"' in head
+    if not (is_pickle or is_json):
+        return None
+    report = FileReport(path=str(path), status="read", formats=["flight_recorder"])
+    try:
+        dump = read_dump(path)
+    except DumpError as e:
+        if not is_pickle:
+            return None  # a JSON file of another kind: the text formats have their go
+        report.status = "unreadable"
+        report.formats = []
+        report.messages.append(Message(line=0, message=f"flight_recorder: {e}"))
+        facts.files.append(report)
+        return None
+    if not dump.entries:
+        report.messages.append(Message(line=0, message="flight_recorder: the buffer is empty"))
+    facts.files.append(report)
+    return dump
 
 
 def _read_text(path: Path, report: FileReport) -> str | None:

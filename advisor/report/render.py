@@ -207,6 +207,9 @@ def render_report(
         finding_counts=counts,
         rules=findings,
         sections=sections.build(facts),
+        imported_flight=[
+            sections.flight_view(f) for f in (facts.evidence.flight if facts.evidence else [])
+        ],
         stages=sections.ordered_stages(facts),
         not_run=sections.not_run(facts),
         env_block=env_block,
