@@ -48,8 +48,10 @@ def examine(
         return facts
     first = verdict.failing[0]
     named = set(first["missing_ranks"]) | set(first["mismatched_ranks"])
-    ours = {c.rank for c in facts.culprits}
-    facts.analyzer = "torch" if named and named <= ours else "advisor"
+    # it also counts a peer left waiting (a state mismatch) among the mismatched: it agrees
+    # when it names the advisor's first culprit
+    agree = bool(facts.culprits) and facts.culprits[0].rank in named
+    facts.analyzer = "torch" if agree else "advisor"
     what = first["mismatch"] or "missing ranks"
     facts.analyzer_note = (
         f"torch's flight-recorder analyzer: {first['op'] or '?'} #{first['seq']} in group "
