@@ -3,6 +3,7 @@ priority and recorded; the outputs are safe to source and run."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -256,6 +257,52 @@ def test_launch_sh_runs_torchrun_with_the_recommended_env(tmp_path: Path) -> Non
     assert res.stdout.endswith(f"NASTY={_NASTY}\n")
     bad = subprocess.run(["./launch.sh", "7"], cwd=run_dir, env=env, capture_output=True, text=True)
     assert bad.returncode == 2 and "NODE_RANK must be 0..1" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("device", "expected"),
+    [
+        (
+            "npu",
+            {
+                "TORCH_HCCL_TRACE_BUFFER_SIZE": "2000",
+                "TORCH_HCCL_DUMP_ON_TIMEOUT": "1",
+                "TORCH_HCCL_ENABLE_MONITORING": "1",
+                "TORCH_HCCL_DEBUG_INFO_TEMP_FILE": "{run}/flight_dumps/hccl_trace_rank_",
+            },
+        ),
+        (
+            "cuda",
+            {
+                "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000",
+                "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+                "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": "{run}/flight_dumps/nccl_trace_rank_",
+                "TORCH_FR_DUMP_TEMP_FILE": "{run}/flight_dumps/nccl_trace_rank_",
+            },
+        ),
+        ("cpu", {"TORCH_FR_BUFFER_SIZE": "2000", "TORCH_HCCL_DUMP_ON_TIMEOUT": ""}),
+    ],
+)
+def test_launch_sh_turns_the_flight_recorder_on_for_the_backend(
+    tmp_path: Path, device: str, expected: dict[str, str]
+) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    cluster = dataclasses.replace(patched({})[0].cluster, declared_device=device)
+    outputs.write(_hostile_outcome(tmp_path), cluster, "r1", run_dir)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    names = " ".join(expected)
+    (fake / "torchrun").write_text(
+        f'#!/usr/bin/env bash\nfor n in {names}; do echo "$n=${{!n:-}}"; done\n'
+    )
+    (fake / "torchrun").chmod(0o755)
+    env = {"PATH": f"{fake}:{os.environ['PATH']}", "TRAIN_SCRIPT": "train.py"}
+    res = subprocess.run(["./launch.sh", "0"], cwd=run_dir, env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    got = dict(line.split("=", 1) for line in res.stdout.splitlines())
+    assert got == {k: v.format(run=run_dir) for k, v in expected.items()}
+    assert (run_dir / "flight_dumps").is_dir() == (device != "cpu")
 
 
 def test_verdict_from_findings() -> None:

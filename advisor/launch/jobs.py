@@ -262,6 +262,17 @@ class _Job:
             )
             if left:
                 sf.status, sf.reason = "failed", f"{run.tag} stopped: {left}"
+            dumps = self.flight_dir / DUMPS_SUBDIR
+            if sf.status != "ok" and self.flight is not None and dumps.is_dir():
+                # the user's ranks dumped on their own (the backend's dump on time-out)
+                sf.flight = examine_dir(
+                    dumps,
+                    source=run.tag,
+                    world=range(world),
+                    timeline_entries=self.flight.timeline_entries,
+                )
+                if sf.flight.summary.startswith("flight recorder"):
+                    sf.reason = f"{sf.reason}; {sf.flight.summary}"
             return _finished(sf)
         if not done:
             self.await_dumps()

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from advisor.backends import BACKEND_OF
+from advisor.flight.settings import DUMP_PREFIX, PREFIX_OF_BACKEND, FlightConfig, recorder_env
 from advisor.launch.commands import shell_line, torchrun_args
 from advisor.rules.findings import EMULATED_NOTE, Resolved, RulesOutcome
 
@@ -84,6 +86,33 @@ def _setting(settings: list[Resolved], name: str) -> Any:
     return None
 
 
+def _flight_lines(cluster: ClusterFacts, already: set[str]) -> list[str]:
+    """torch's flight recorder on in the training job, its dumps beside this script."""
+    backend = BACKEND_OF.get(cluster.declared_device or cluster.device_type, cluster.backend)
+    prefix = PREFIX_OF_BACKEND.get(backend, DUMP_PREFIX)
+    env = recorder_env(backend, FlightConfig().buffer_entries, "@DUMPS@" + prefix)
+    if backend in ("nccl", "hccl"):
+        lines = [
+            "# torch's flight recorder: each rank keeps its recent collectives, and a collective",
+            "# time-out dumps them into flight_dumps/ (`advisor import flight_dumps/` then names",
+            "# the rank that hung or diverged, and the collective)",
+            'mkdir -p "$here/flight_dumps"',
+        ]
+    else:
+        lines = [
+            "# torch's flight recorder: each rank keeps its recent collectives (gloo has no dump",
+            "# on time-out; torch._C._distributed_c10d._dump_fr_trace() returns them)",
+        ]
+    for name, value in env.items():
+        if name in already:
+            continue
+        if value.startswith("@DUMPS@"):
+            lines.append(f'export {name}="$here/flight_dumps/{value.removeprefix("@DUMPS@")}"')
+        else:
+            lines.append(f"export {name}={shlex.quote(value)}")
+    return lines
+
+
 def launch_script(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str) -> str:
     """A bash script that starts the training job with torchrun on one node.
 
@@ -108,6 +137,8 @@ def launch_script(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str) -> 
         "",
         *env_lines(outcome),
         'export ADVISOR_SETTINGS="$here/settings.yaml"',
+        "",
+        *_flight_lines(cluster, {item.name for item in outcome.env}),
         "",
         # The address measured by the advisor is the default; the caller may override it.
         'if [ -z "${MASTER_ADDR:-}" ]; then MASTER_ADDR=' + shlex.quote(master) + "; fi",
