@@ -168,3 +168,25 @@ def test_a_pickle_that_names_code_is_refused_not_run(tmp_path: Path) -> None:
     res = _import(tmp_path, folder)
     assert not marker.exists()
     assert "unreadable" in res.stdout and "refused rather than run" in res.stdout, res.stdout
+
+
+def test_recorder_variables_follow_the_torch_version() -> None:
+    """torch 2.8 renamed the recorder's variables (FlightRecorder.hpp reads TORCH_FR_* first and
+    warns on the NCCL-named ones); torch_npu keeps its TORCH_HCCL_* names."""
+    from advisor.flight.settings import recorder_env
+
+    assert recorder_env("nccl", 100, "/d/p", torch_version="2.13.0") == {
+        "TORCH_FR_BUFFER_SIZE": "100",
+        "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+        "TORCH_FR_DUMP_TEMP_FILE": "/d/p",
+    }
+    assert recorder_env("nccl", 100, "/d/p", torch_version="2.6.0") == {
+        "TORCH_NCCL_TRACE_BUFFER_SIZE": "100",
+        "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+        "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": "/d/p",
+    }
+    assert recorder_env("gloo", 5, torch_version="2.7.1") == {"TORCH_NCCL_TRACE_BUFFER_SIZE": "5"}
+    assert (
+        recorder_env("hccl", 5, "/d/h", torch_version="2.13.0")["TORCH_HCCL_DEBUG_INFO_TEMP_FILE"]
+        == "/d/h"
+    )

@@ -274,10 +274,11 @@ def test_launch_sh_runs_torchrun_with_the_recommended_env(tmp_path: Path) -> Non
         (
             "cuda",
             {
-                "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000",
+                # this host's torch (2.8 on) reads the recorder's own names
+                "TORCH_FR_BUFFER_SIZE": "2000",
                 "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
-                "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": "{run}/flight_dumps/nccl_trace_rank_",
                 "TORCH_FR_DUMP_TEMP_FILE": "{run}/flight_dumps/nccl_trace_rank_",
+                "TORCH_NCCL_TRACE_BUFFER_SIZE": "",
             },
         ),
         ("cpu", {"TORCH_FR_BUFFER_SIZE": "2000", "TORCH_HCCL_DUMP_ON_TIMEOUT": ""}),

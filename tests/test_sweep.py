@@ -170,3 +170,6 @@ def test_external_command_failing_trials_do_not_stop_the_sweep(advisor) -> None:
     assert "deadline" in hung["error"] and "stuck before the first all-reduce" in hung["error"]
     assert hung["duration_s"] < 60 + 45  # stopped at its deadline (plus the grace to stop)
     assert sweep["data"]["best"]["throughput"]["trial"] == ok["id"]
+    # the user's command ran with the flight recorder on
+    logs = "".join(p.read_text() for p in (res.run_dir / "logs").rglob("*") if p.is_file())
+    assert "TORCH_FR_BUFFER_SIZE=2000" in logs

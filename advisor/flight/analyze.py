@@ -422,6 +422,11 @@ def _summary(facts: FlightFacts) -> str:
                 f"the recorder shows no divergence among ranks {_ranks(facts.ranks_dumped)}; "
                 f"no dump from rank(s) {_ranks(facts.ranks_missing)}"
             )
+        if facts.ranks_dumped and not facts.groups:
+            return (
+                "the dumps hold no collective: gloo process groups record from torch 2.8, nccl "
+                "and hccl ones only with a buffer size set"
+            )
         return "the recorder shows every group's ranks in step" if facts.ranks_dumped else ""
     c = facts.culprits[0]
     where = f" on {c.node_name}" if c.node_name else ""

@@ -20,6 +20,7 @@ Sources (variable names and defaults read from the code, not from memory):
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,34 +72,52 @@ class FlightConfig:
             raise ConfigError(f"flight.dump_wait_s={self.dump_wait_s} must be positive.")
 
 
-def recorder_env(backend: str, buffer_entries: int, dump_prefix: str = "") -> dict[str, str]:
+def recorder_env(
+    backend: str, buffer_entries: int, dump_prefix: str = "", torch_version: str = ""
+) -> dict[str, str]:
     """Variables that turn the recorder on for ``backend`` and, where the backend can dump on its
     own at a time-out (nccl, hccl), make it write under ``dump_prefix`` (a path prefix; the rank
-    is appended). gloo has no dump-on-timeout: the advisor's own jobs dump on request."""
+    is appended). gloo has no dump-on-timeout: the advisor's own jobs dump on request.
+
+    From torch 2.8 the recorder's own names are read (the NCCL-named ones warn that they are
+    deprecated); before, only the NCCL-named ones. ``torch_version`` '' means this host's."""
     size = str(buffer_entries)
-    env = {"TORCH_FR_BUFFER_SIZE": size}
+    new_names = recorder_names_are_new(torch_version or installed_torch())
+    env = {"TORCH_FR_BUFFER_SIZE": size} if new_names else {"TORCH_NCCL_TRACE_BUFFER_SIZE": size}
     if backend == "nccl":
-        env["TORCH_NCCL_TRACE_BUFFER_SIZE"] = size
         env["TORCH_NCCL_DUMP_ON_TIMEOUT"] = "1"
         if dump_prefix:
-            env["TORCH_FR_DUMP_TEMP_FILE"] = dump_prefix
-            env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] = dump_prefix
+            name = "TORCH_FR_DUMP_TEMP_FILE" if new_names else "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"
+            env[name] = dump_prefix
     elif backend == "hccl":
-        env["TORCH_HCCL_TRACE_BUFFER_SIZE"] = size
-        env["TORCH_HCCL_DUMP_ON_TIMEOUT"] = "1"
-        env["TORCH_HCCL_ENABLE_MONITORING"] = "1"
+        # torch_npu reads its own names, whatever the torch version
+        env = {
+            "TORCH_HCCL_TRACE_BUFFER_SIZE": size,
+            "TORCH_HCCL_DUMP_ON_TIMEOUT": "1",
+            "TORCH_HCCL_ENABLE_MONITORING": "1",
+        }
         if dump_prefix:
             env["TORCH_HCCL_DEBUG_INFO_TEMP_FILE"] = dump_prefix
-    else:
-        # torch 2.6/2.7 read only the old name; harmless on a gloo job of any version
-        env["TORCH_NCCL_TRACE_BUFFER_SIZE"] = size
     return env
 
 
-def gloo_records(torch_version: str) -> bool:
-    """Whether gloo process groups of this torch record into the flight recorder (2.8 on)."""
+def installed_torch() -> str:
+    """This host's torch version, without importing torch ('' when it is not installed)."""
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def _minor(torch_version: str) -> tuple[int, int] | None:
     try:
         major, minor = (int(p) for p in torch_version.split("+")[0].split(".")[:2])
     except ValueError:
-        return True
-    return (major, minor) >= (2, 8)
+        return None
+    return major, minor
+
+
+def recorder_names_are_new(torch_version: str) -> bool:
+    """torch 2.8 on reads TORCH_FR_BUFFER_SIZE / TORCH_FR_DUMP_TEMP_FILE."""
+    v = _minor(torch_version)
+    return v is None or v >= (2, 8)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -29,6 +30,9 @@ def main() -> int:
     args = parser.parse_args()
     dist.init_process_group("gloo")
     rank = dist.get_rank()
+    if rank == 0:
+        # what the advisor turned on for this job (the flight recorder's buffer)
+        print(f"TORCH_FR_BUFFER_SIZE={os.environ.get('TORCH_FR_BUFFER_SIZE', '')}", flush=True)
     if args.precision == "fp16":
         print(f"rank {rank}: fp16 is not supported by this script", file=sys.stderr)
         return 3

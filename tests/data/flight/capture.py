@@ -21,7 +21,10 @@ sys.path.insert(0, str(HERE.parent.parent.parent))
 
 from tests.test_flight import run_job  # noqa: E402
 
-SCENARIOS = {"gloo-2.13-op": ("op", 2, 3, "all_reduce"), "gloo-2.13-hang": ("hang", 1, 2, "all_reduce")}
+SCENARIOS = {
+    "gloo-2.13-op": ("op", 2, 3, "all_reduce"),
+    "gloo-2.13-hang": ("hang", 1, 2, "all_reduce"),
+}
 
 
 def scrub(dump: dict) -> dict:
