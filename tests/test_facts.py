@@ -40,6 +40,11 @@ def launch_keys(stage_names: list[str]) -> set[tuple[str, ...]]:
     return {("launches",), *(("stages", name, "launch") for name in stage_names)}
 
 
+def flight_keys(stage_names: list[str]) -> set[tuple[str, ...]]:
+    """Each stage's flight-recorder analysis (None: the stage did not fail, or ran before)."""
+    return {("stages", name, "flight") for name in stage_names}
+
+
 BEFORE_TYPED = {
     # a live emulated 2x2 run: the typed model adds the fields that say where figures came from
     "facts_before_typed_2x2.json": {
@@ -47,6 +52,7 @@ BEFORE_TYPED = {
         (*BENCH, "imported"),
         (*BENCH, "sources"),
         *launch_keys(BEFORE_TYPED_2X2_STAGES),
+        *flight_keys(BEFORE_TYPED_2X2_STAGES),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a
@@ -56,6 +62,10 @@ BEFORE_TYPED = {
         *((*BENCH, f.name) for f in fields(BenchFacts) if f.name not in ("results", "avg_busbw_gbps", "imported", "sources")),
         *((*BENCH, "results", name) for name in ("variant", "link", "time_us_p10", "time_us_p90")),
         *launch_keys(["bench"]),
+        *flight_keys(["bench"]),
+        # imported flight-recorder dumps and the ranks' failure timeline
+        ("evidence", "flight"),
+        ("evidence", "timelines"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

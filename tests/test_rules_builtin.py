@@ -37,6 +37,18 @@ _WRONG = [bench_row(bytes=1024, count=256, busbw_gbps=1.0, wrong=3)]
 _SHARED = [{"host": "host-a", "ranks": [0, 1], "cpus": "0-3"}]
 
 
+def _flight(pattern: str) -> dict[str, Any]:
+    culprit = {"rank": 3, "pattern": pattern, "detail": "the buffers say so", "node_name": "node1"}
+    return {"source": "dumps/", "culprits": [culprit], "summary": "flight recorder: rank 3"}
+
+
+def _timeline(*, all_waiting: bool, beyond: bool = True) -> dict[str, Any]:
+    entry = {"rank": 3, "kind": "hccl_error", "source": "r3.log", "line": 6, "role": "first"}
+    return {"ranks": 4, "entries": [entry], "first_rank": 3, "all_waiting": all_waiting,
+            "beyond_limit": beyond, "spread_s": 154.227 if beyond else 30.0, "limit_s": 120.0,
+            "limit_name": "HCCL_CONNECT_TIMEOUT", "summary": "rank 3 failed first"}  # fmt: skip
+
+
 # (rule id, backend, changes that make it fire, changes that keep it quiet,
 #  recommendations expected when it fires: {name: value} (None = unset))
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
@@ -263,6 +275,22 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                "sys_pairs": []}]}, {}),
     ("hccl-buffsize-below-bucket", "hccl", {"env.HCCL_BUFFSIZE": "20"},
      {"env.HCCL_BUFFSIZE": "25"}, {"HCCL_BUFFSIZE": "25"}),
+    # flight recorder (imported dumps here; a failed stage's analysis reads the same way)
+    ("flight-never-entered", "gloo", {"evidence.flight": [_flight("never_entered")]},
+     {"evidence.flight": [_flight("mismatch")]}, {}),
+    ("flight-not-completed", "nccl", {"evidence.flight": [_flight("not_completed")]},
+     {"evidence.flight": [_flight("never_entered")]}, {"NCCL_DEBUG": "WARN"}),
+    ("flight-mismatch", "gloo", {"evidence.flight": [_flight("mismatch")]},
+     {"evidence.flight": [_flight("membership")]}, {"TORCH_DISTRIBUTED_DEBUG": "DETAIL"}),
+    ("flight-membership", "hccl", {"evidence.flight": [_flight("membership")]},
+     {"evidence.flight": [_flight("not_completed")]}, {}),
+    # failure logs of several ranks on one clock
+    ("evidence-failure-order", "hccl", {"evidence.timelines": [_timeline(all_waiting=False)]},
+     {"evidence.timelines": [_timeline(all_waiting=True)]}, {}),
+    ("evidence-failure-spread-beyond-connect-timeout", "hccl",
+     {"evidence.timelines": [_timeline(all_waiting=True, beyond=True)]},
+     {"evidence.timelines": [_timeline(all_waiting=True, beyond=False)]},
+     {"HCCL_CONNECT_TIMEOUT": "232"}),
 ]  # fmt: skip
 
 

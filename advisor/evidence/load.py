@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import ConfigError
+from advisor.evidence.timeline import FailureTimeline
+from advisor.evidence.timeline import build as build_timeline
 from advisor.flight.examine import examine
 from advisor.flight.load import Dump, DumpError, read_dump
 from advisor.flight.model import FlightFacts
@@ -107,6 +109,10 @@ class EvidenceFacts:
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors}``."""
+    timelines: list[FailureTimeline] = field(default_factory=list)
+    """Failure logs of several ranks put on one clock, per folder (one job's logs sit together):
+    the first rank to fail, the ones that failed only because of it, the spread of the errors
+    against the time-out the ranks waited under."""
     flight: list[FlightFacts] = field(default_factory=list)
     """Flight-recorder dumps (torch's nccl and gloo formats, torch_npu's hccl one), one analysis
     per folder of per-rank dumps."""
@@ -129,6 +135,7 @@ class EvidenceFacts:
             "hccn_conf",
             "rank_tables",
             "flight",
+            "timelines",
             "failures",
         ):
             getattr(self, name).extend(getattr(other, name))
@@ -172,6 +179,13 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
             dumps.setdefault(path.parent, []).append(dump)
             continue
         facts.extend(load_file(path))
+    by_folder: dict[str, list[dict[str, Any]]] = {}
+    for event in facts.failures:
+        by_folder.setdefault(str(Path(event["source"]).parent), []).append(event)
+    for events in by_folder.values():
+        timeline = build_timeline(events)
+        if timeline is not None:
+            facts.timelines.append(timeline)
     for folder, found in dumps.items():
         by_rank = {d.rank: d for d in found}
         facts.flight.append(

@@ -117,6 +117,9 @@ class LogEvent:
     root_cause: bool = False
     library: str | None = None
     """NCCL or HCCL for watchdog events."""
+    time_s: float | None = None
+    """When it was logged, in seconds on a year-less clock (month, day, time of day: glog lines
+    print no year), comparable across the ranks' logs of one job; None when the line has none."""
 
 
 @dataclass(kw_only=True)
@@ -151,8 +154,43 @@ def parse(text: str) -> LogReport:
         raise ParseError(
             "no HCCL/CANN error code, watchdog time-out, elastic failure or store time-out found"
         )
+    by_no = {no: line for no, line, _ in lines}
+    for ev in report.events:
+        if ev.time_s is None:
+            ev.time_s = timestamp_s(by_no.get(ev.line, ""))
     report.events.sort(key=lambda e: e.line)
     return report
+
+
+_STAMPS = (
+    # CANN: "2026-11-28-18:07:20.444.436"; torch elastic / Python logging: "2024-11-29_09:22:13",
+    # "2024-11-29 09:22:13,123"
+    re.compile(
+        r"(?<!\d)\d{4}-(?P<mo>\d{2})-(?P<d>\d{2})[-_ T](?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
+        r"(?:[.,](?P<f>\d{1,6}))?"
+    ),
+    # glog (torch C++ warnings and errors): "E1129 09:22:05.512451"
+    re.compile(
+        r"\b[EWIF](?P<mo>\d{2})(?P<d>\d{2}) (?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
+        r"(?:\.(?P<f>\d{1,6}))?"
+    ),
+)
+
+
+def timestamp_s(line: str) -> float | None:
+    """The first time stamp of ``line`` on the year-less clock of ``LogEvent.time_s``."""
+    for pattern in _STAMPS:
+        if m := pattern.search(line):
+            frac = float(f"0.{m.group('f')}") if m.group("f") else 0.0
+            day = int(m.group("mo")) * 32 + int(m.group("d"))
+            return (
+                day * 86400.0
+                + int(m.group("h")) * 3600
+                + int(m.group("mi")) * 60
+                + int(m.group("s"))
+                + frac
+            )
+    return None
 
 
 def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None:
@@ -303,6 +341,8 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
         key, value = m.group(1), m.group(2).strip()
         if key == "host":
             current.host = value
+        elif key == "time":
+            current.time_s = timestamp_s(value)
         elif key == "rank" and (r := re.match(r"(-?\d+)(?: \(local_rank: (\d+)\))?", value)):
             current.rank = int(r.group(1))
             current.local_rank = int(r.group(2)) if r.group(2) else None

@@ -1,0 +1,233 @@
+"""The ranks' failure logs as one timeline: who failed first, who failed only because of it.
+
+Each rank's first failure event (an HCCL/CANN error code, a watchdog time-out, an elastic
+failure) is put on one clock. A rank whose event says it was waiting for another (EI0006 "Remote
+Rank did not send the data in time", a watchdog dump signal "from rank N", a process the agent
+ended with SIGTERM after another failed) is a consequence; the earliest of the others is the
+first to fail. The spread between the first and the last rank's error is compared with the
+time-out those ranks were waiting under: EI0006's own text asks whether the earliest and latest
+errors are further apart than the connect time-out (HCCL_CONNECT_TIMEOUT, 120 s by default per
+the CANN HCCL environment-variable reference); for NCCL it is the watchdog's time-out.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+HCCL_CONNECT_TIMEOUT_DEFAULT_S = 120.0
+"""CANN HCCL environment variables: HCCL_CONNECT_TIMEOUT defaults to 120 s (and EI0006's own
+solution text repeats it)."""
+
+ONE_INCIDENT_S = 6 * 3600.0
+"""Failures further apart than this are not one incident (logs of different jobs or days)."""
+_FROM_RANK = re.compile(r"from rank (\d+)")
+_REMOTE_WAIT = re.compile(r"Remote Rank did not send|remote rank.*(?:stuck|did not)", re.I)
+
+
+@dataclass(kw_only=True)
+class TimelineEntry:
+    rank: int
+    host: str = ""
+    time_s: float | None = None
+    offset_s: float | None = None
+    """Seconds after the first rank's failure (None without a time stamp)."""
+    kind: str
+    code: str = ""
+    source: str
+    line: int
+    role: str
+    """first (the earliest failure of its own), own (failed on its own, later), consequence
+    (failed because another rank did), behind (never reached the collective the others timed
+    out in), unknown (no time stamp to place it)."""
+    why: str = ""
+    message: str = ""
+
+
+@dataclass(kw_only=True)
+class FailureTimeline:
+    ranks: int
+    entries: list[TimelineEntry] = field(default_factory=list)
+    """One per rank (its first failure), in time order; ranks without a time stamp last."""
+    first_rank: int | None = None
+    spread_s: float | None = None
+    """Between the first and the last rank's first failure (ranks with time stamps only)."""
+    limit_s: float | None = None
+    limit_name: str = ""
+    """The time-out the spread is judged against (HCCL_CONNECT_TIMEOUT, the watchdog's)."""
+    beyond_limit: bool = False
+    consequences: list[int] = field(default_factory=list)
+    all_waiting: bool = False
+    """Every rank's error says it waited for another (EI0006 on all): none failed on its own, the
+    case EI0006's text describes (compare the spread with the connect time-out)."""
+    behind: list[int] = field(default_factory=list)
+    """Ranks that never reached the collective the others timed out in (they fail last, when
+    the others' time-out reaches them, and are where to look)."""
+    summary: str = ""
+
+
+def build(
+    failures: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None
+) -> FailureTimeline | None:
+    """The timeline of the ranks named in ``failures`` (evidence events); None for fewer than two
+    ranks (one rank's log is its own story)."""
+    by_rank: dict[int, list[Mapping[str, Any]]] = {}
+    for e in failures:
+        if e.get("rank") is None or e.get("kind") == "store_timeout":
+            continue
+        by_rank.setdefault(int(e["rank"]), []).append(e)
+    if len(by_rank) < 2:
+        return None
+    seqs = [int(e["seq"]) for e in failures if e.get("kind") == "watchdog_timeout" and e.get("seq")]
+    timed_out_seq = min(seqs) if seqs else None
+    entries = []
+    for rank, events in by_rank.items():
+        stamped = [e for e in events if e.get("time_s") is not None]
+        first = min(stamped, key=lambda e: e["time_s"]) if stamped else events[0]
+        role, why = _role(events, timed_out_seq)
+        entries.append(
+            TimelineEntry(
+                rank=rank,
+                host=str(first.get("host") or ""),
+                time_s=first.get("time_s"),
+                kind=str(first.get("kind", "")),
+                code=str(first.get("code") or ""),
+                source=str(first.get("source", "")),
+                line=int(first.get("line", 0)),
+                role=role,
+                why=why,
+                message=str(first.get("message") or "")[:240],
+            )
+        )
+    timed = sorted((x for x in entries if x.time_s is not None), key=lambda x: x.time_s or 0.0)
+    untimed = [x for x in entries if x.time_s is None]
+    tl = FailureTimeline(
+        ranks=len(entries), entries=[*timed, *sorted(untimed, key=lambda x: x.rank)]
+    )
+    if timed:
+        t0 = timed[0].time_s or 0.0
+        for x in timed:
+            x.offset_s = round((x.time_s or 0.0) - t0, 3)
+        tl.spread_s = round((timed[-1].time_s or 0.0) - t0, 3)
+        if tl.spread_s > ONE_INCIDENT_S:
+            tl.summary = (
+                f"{tl.ranks} ranks' failures are {_duration(tl.spread_s)} apart: not one incident "
+                "(logs of different jobs or days); import one job's logs together to order them"
+            )
+            return tl
+        own = [x for x in timed if x.role == "own"]
+        tl.all_waiting = not own and all(x.role == "consequence" for x in entries)
+        if own:
+            own[0].role = "first"
+        tl.first_rank = (own or timed)[0].rank
+    for x in untimed:
+        x.role = "unknown" if x.role == "own" else x.role
+    tl.consequences = sorted(x.rank for x in entries if x.role == "consequence")
+    tl.behind = sorted(x.rank for x in entries if x.role == "behind")
+    tl.limit_s, tl.limit_name = _limit(failures, env or {})
+    if tl.spread_s is not None and tl.limit_s is not None:
+        tl.beyond_limit = tl.spread_s > tl.limit_s
+    tl.summary = _summary(tl)
+    return tl
+
+
+def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tuple[str, str]:
+    for e in events:
+        message = str(e.get("message") or "")
+        if e.get("kind") == "watchdog_progress":
+            behind = (
+                timed_out_seq is not None
+                and e.get("last_enqueued") is not None
+                and int(e["last_enqueued"]) < timed_out_seq
+            )
+            if behind:
+                # it failed last, only when the others' time-out reached it, yet it is the rank
+                # that never called the collective they waited in
+                return "behind", (
+                    f"never reached SeqNum {timed_out_seq} that the others timed out in (last "
+                    f"enqueued {e['last_enqueued']})"
+                )
+            m = _FROM_RANK.search(message)
+            return "consequence", "dumped on another rank's time-out signal" + (
+                f" (rank {m.group(1)})" if m else ""
+            )
+        if e.get("kind") == "hccl_error" and _REMOTE_WAIT.search(message):
+            peer = e.get("remote_rank")
+            return "consequence", (
+                f"waited for rank {peer}" if peer is not None else "waited for a remote rank"
+            ) + f" ({e.get('code') or 'HCCL'})"
+        if (
+            e.get("kind") == "elastic_failure"
+            and not e.get("root_cause")
+            and e.get("exit_code") in (-signal.SIGTERM, 128 + signal.SIGTERM)
+        ):
+            return "consequence", "ended by its agent (SIGTERM) after another rank failed"
+    return "own", ""
+
+
+def _limit(
+    failures: Sequence[Mapping[str, Any]], env: Mapping[str, str]
+) -> tuple[float | None, str]:
+    hccl = any(e.get("kind") == "hccl_error" or e.get("library") == "HCCL" for e in failures)
+    if hccl:
+        raw = env.get("HCCL_CONNECT_TIMEOUT")
+        stated = [
+            e["timeout_ms"] / 1000
+            for e in failures
+            if e.get("kind") == "hccl_error" and e.get("timeout_ms")
+        ]
+        if raw and raw.isdigit():
+            return float(raw), "HCCL_CONNECT_TIMEOUT"
+        if stated:
+            return max(stated), "the HCCL time-out the logs state"
+        return HCCL_CONNECT_TIMEOUT_DEFAULT_S, "HCCL_CONNECT_TIMEOUT (default)"
+    watchdog = [
+        e["timeout_ms"] / 1000
+        for e in failures
+        if e.get("kind") == "watchdog_timeout" and e.get("timeout_ms")
+    ]
+    if watchdog:
+        return max(watchdog), "the process-group (watchdog) time-out"
+    return None, ""
+
+
+def _summary(tl: FailureTimeline) -> str:
+    if tl.first_rank is None:
+        return f"{tl.ranks} ranks failed; the logs carry no time stamps to order them"
+    first = next(x for x in tl.entries if x.rank == tl.first_rank)
+    where = f" on {first.host}" if first.host else ""
+    what = first.code or first.kind.replace("_", " ")
+    if tl.all_waiting:
+        last = next(x for x in reversed(tl.entries) if x.time_s is not None)
+        text = (
+            f"every rank's error says it waited for another ({what}): rank {tl.first_rank} "
+            f"reported first ({first.source} line {first.line}), rank {last.rank} last"
+        )
+    else:
+        text = (
+            f"rank {tl.first_rank}{where} failed first ({what}, {first.source} line {first.line})"
+        )
+    if tl.consequences and not tl.all_waiting:
+        text += f"; rank(s) {', '.join(map(str, tl.consequences))} failed only because another did"
+    if tl.behind:
+        text += (
+            f"; rank(s) {', '.join(map(str, tl.behind))} never reached the collective the "
+            "others timed out in: look there first"
+        )
+    if tl.spread_s is not None:
+        text += f"; the first and last errors are {_duration(tl.spread_s)} apart"
+        if tl.limit_s is not None:
+            rel = "more" if tl.beyond_limit else "less"
+            text += f", {rel} than {tl.limit_name} ({_duration(tl.limit_s)})"
+    return text
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.3g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.3g} min"
+    return f"{seconds / 3600:.3g} h"
