@@ -21,7 +21,9 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -59,6 +61,7 @@ HELD_OUT = [
 def run_job(out: Path, kind: str, culprit: int, at: int, op: str) -> Path:
     """Run the scenario; ask every rank for its dump once all are up and blocked; return the
     dumps folder."""
+    out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "TORCH_FR_BUFFER_SIZE": "64", "OMP_NUM_THREADS": "1"}
     cmd = [
         sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={WORLD}",
@@ -112,14 +115,25 @@ def as_nccl(dumps: list[Dump]) -> list[Dump]:
     return out
 
 
+@pytest.fixture(scope="module")
+def scenario_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[Any, ...], Path]:
+    """Every scenario run once, two at a time (each mostly waits: for torch to start, for the
+    process-group time-out), so the module pays for five runs' time, not ten."""
+    root = tmp_path_factory.mktemp("flight-scenarios")
+    todo = [*SCENARIOS, *HELD_OUT]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {s: pool.submit(run_job, root / "-".join(map(str, s)), *s) for s in todo}
+        return {s: f.result() for s, f in futures.items()}
+
+
 @pytest.mark.parametrize(
     ("kind", "culprit", "at", "op"),
     [*SCENARIOS, *[pytest.param(*s, id="held-out-" + "-".join(map(str, s))) for s in HELD_OUT]],
 )
 def test_names_the_rank_that_misbehaved(
-    tmp_path: Path, kind: str, culprit: int, at: int, op: str
+    scenario_dumps: dict[tuple[Any, ...], Path], kind: str, culprit: int, at: int, op: str
 ) -> None:
-    dump_dir = run_job(tmp_path, kind, culprit, at, op)
+    dump_dir = scenario_dumps[(kind, culprit, at, op)]
     facts = examine_dir(dump_dir, source="script", world=range(WORLD))
     assert facts.culprits, (facts.summary, facts.ranks_dumped, facts.problems)
     first = facts.culprits[0]

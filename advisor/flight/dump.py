@@ -26,6 +26,7 @@ from advisor.flight.settings import (
     RANKS_SUBDIR,
     REQUEST_FILE,
     job_dir,
+    wait_for_dumps,
 )
 
 POLL_S = 0.1
@@ -138,12 +139,7 @@ class Dumper:
         except OSError:
             return
         world = dist.get_world_size() if dist.is_initialized() else 1
-        dumps = self.dir / DUMPS_SUBDIR
-        end = time.monotonic() + wait_s
-        while time.monotonic() < end:
-            if sum(1 for p in dumps.glob(f"{DUMP_PREFIX}*")) >= world:
-                return
-            time.sleep(POLL_S)
+        wait_for_dumps(self.dir / DUMPS_SUBDIR, world, time.monotonic() + wait_s, poll_s=POLL_S)
 
     def dump(self, error: str = "") -> bool:
         """Write this rank's buffer and its side facts; False when the recorder has nothing to

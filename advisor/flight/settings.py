@@ -21,6 +21,7 @@ Sources (variable names and defaults read from the code, not from memory):
 from __future__ import annotations
 
 import importlib.metadata
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,3 +122,22 @@ def recorder_names_are_new(torch_version: str) -> bool:
     """torch 2.8 on reads TORCH_FR_BUFFER_SIZE / TORCH_FR_DUMP_TEMP_FILE."""
     v = _minor(torch_version)
     return v is None or v >= (2, 8)
+
+
+QUIET_S = 1.0
+"""A request's dumps land within a few polls of each other: once this long passes with no new
+one, the ranks still missing are gone (a dead rank never writes its dump)."""
+
+
+def wait_for_dumps(dumps: Path, world: int, until: float, *, poll_s: float = 0.1) -> int:
+    """Wait (monotonic ``until`` at most) for ``world`` dumps in ``dumps``, or for the dumps to
+    stop coming; the number found."""
+    last_count, last_change = -1, time.monotonic()
+    while True:
+        count = sum(1 for _ in dumps.glob(f"{DUMP_PREFIX}*")) if dumps.is_dir() else 0
+        now = time.monotonic()
+        if count != last_count:
+            last_count, last_change = count, now
+        if count >= world or now >= until or (count and now - last_change >= QUIET_S):
+            return count
+        time.sleep(poll_s)

@@ -28,6 +28,7 @@ from advisor.flight.settings import (
     FlightConfig,
     job_dir,
     recorder_env,
+    wait_for_dumps,
 )
 from advisor.launch.commands import node_commands
 from advisor.launch.diagnose import diagnose, external_status
@@ -326,16 +327,8 @@ class _Job:
         if self.flight is None or self.requested_at is None or self.agents is None:
             return
         until = self.requested_at + self.flight.dump_wait_s
-        world = self.plan.cluster.world_size
-        dumps = self.flight_dir / DUMPS_SUBDIR
-        while time.monotonic() < until and not self.agents.all_exited:
-            if (
-                dumps.is_dir()
-                and sum(1 for p in dumps.iterdir() if p.name.startswith(DUMP_PREFIX)) >= world
-            ):
-                return
-            self.agents.watch()
-            time.sleep(POLL_S)
+        if not self.agents.all_exited:
+            wait_for_dumps(self.flight_dir / DUMPS_SUBDIR, self.plan.cluster.world_size, until)
 
     def finish(self) -> None:
         """Every stage is done: the agents exit on their own; give them a grace, not a deadline
