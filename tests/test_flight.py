@@ -217,3 +217,32 @@ def test_a_hang_in_each_probe_stage_is_named_from_the_recorder_within_its_deadli
         assert f"flight recorder: rank {rank} on node{rank // 2}" in sf["reason"], sf["reason"]
         assert f'id="sec-{stage}-flight"' in report
         assert any(f"Rank {rank} on node{rank // 2}" in f["message"] for f in entered), stage
+
+
+def test_a_rank_issuing_another_op_and_one_building_another_subgroup_are_named(
+    tmp_path: Path,
+) -> None:
+    """The collective faults drill the code-path bugs in the advisor's own jobs: rank 2 issues a
+    barrier where the others all_reduce (smoke); rank 1 asks for its first subgroup with other
+    members (subgroups). The recorder names both, with what each did."""
+    res = run_advisor(
+        [
+            "+cluster=2x2", "emulate=true", "profile=standard", *only_stages("smoke", "subgroups"),
+            "stages.smoke.deadline_s=15", "stages.subgroups.deadline_s=25",
+            "stages.subgroups.arrival_timeout_s=10",
+            "+faults=[{stage:smoke,rank:2,kind:wrong_op,step:all_reduce},"
+            "{stage:subgroups,rank:1,kind:subgroup}]",
+        ],
+        tmp_path / "run",
+    )  # fmt: skip
+    assert res.returncode == 1, res.stdout + res.stderr
+    smoke = res.stage("smoke")["flight"]["culprits"][0]
+    assert (smoke["rank"], smoke["pattern"]) == (2, "mismatch"), smoke
+    assert "issued barrier" in smoke["detail"] and "all_reduce #2" in smoke["detail"]
+    sub = res.stage("subgroups")["flight"]["culprits"][0]
+    assert (sub["rank"], sub["pattern"]) == (1, "membership"), sub
+    assert "asked for subgroup #1 with ranks 0, 2" in sub["detail"], sub["detail"]
+    ids = [
+        f["rule_id"] for f in json.loads((res.run_dir / "findings.json").read_text())["findings"]
+    ]
+    assert "flight-mismatch" in ids and "flight-membership" in ids
