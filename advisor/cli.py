@@ -28,6 +28,8 @@ commands:
                     (exit 1 when a metric regressed beyond the threshold)
   rules list | validate PATH... | explain RULE_ID
                     the rules turning facts into findings and recommendations
+  tuner validate FILE... [--nodes N] [--ranks R]
+                    check NCCL / HCCL tuner-plugin configs as their plugins read them
   lab COMMAND       emulated multi-node lab (root): up, down, status, run (`advisor lab help`)
 
 exit codes: 0 ready, 1 not ready, 2 usage or configuration error
@@ -46,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         "import": _import,
         "compare": _compare,
         "rules": _rules,
+        "tuner": _tuner,
         "lab": _lab,
     }
     handler = handlers.get(command)
@@ -69,6 +72,12 @@ def _report(args: list[str]) -> int:
     parser.add_argument("run_dir", type=Path)
     ns = parser.parse_args(args)
     return runner.rerender(ns.run_dir.resolve())
+
+
+def _tuner(args: list[str]) -> int:
+    from advisor.tuner import cli
+
+    return cli.main(args)
 
 
 def _import(args: list[str]) -> int:

@@ -1,0 +1,158 @@
+"""Tuner-plugin configs checked as their plugins read them (``advisor tuner validate``).
+
+Samples: ``tests/data/tuner/nccl_tuner.conf`` and ``hccl_tuner_config.json`` are the plugins'
+own example files (NVIDIA/nccl ``plugins/tuner/example/nccl_tuner.conf``, hicann/hccl
+``examples/06_tuner_plugin/hccl_tuner_config.json``); the failure cases are the plugins' own
+(their test files' invalid configs) and what their parsers do silently.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor.tuner.formats import check
+from tests.conftest import run_advisor
+
+DATA = Path(__file__).parent / "data" / "tuner"
+
+
+def _problems(text: str, **kw: Any) -> list[tuple[str, str, str]]:
+    return [(p.severity, p.where, p.field) for p in check(text, "f", **kw).problems]
+
+
+def test_the_plugins_own_examples_are_read_whole() -> None:
+    nccl = check((DATA / "nccl_tuner.conf").read_text(), "nccl_tuner.conf")
+    assert nccl.format == "nccl" and len(nccl.rules) == 9 and not nccl.errors
+    assert nccl.rules[0].op == "allreduce" and nccl.rules[0].choice == "tree/simple"
+    assert nccl.rules[5].extra == {"numPipeOps": -1, "regBuff": -1}  # 8 fields: both optional
+    hccl = check((DATA / "hccl_tuner_config.json").read_text(), "hccl_tuner_config.json")
+    assert hccl.format == "hccl" and len(hccl.rules) == 3 and not hccl.problems
+    assert hccl.rules[1].choice == "aicpu/sole/meshoneshot" and hccl.rules[1].max_bytes == 2**32 - 1
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "words"),
+    [
+        ("allrduce,0,100,ring,simple,2,1,-1", "collective_type", "silently reads it as allreduce"),
+        ("allreduce,0,100,Ring,simple,2,1,-1", "algorithm", "silently reads it as ring"),
+        ("allreduce,0,100,ring,LL,2,1,-1", "protocol", "silently reads it as simple"),
+        ("allreduce,500,100,ring,simple,2,1,-1", "min_bytes", "never matches"),
+        ("allreduce,-1,100,ring,simple,2,1,-1", "min_bytes", "reads it as 2^64-1"),
+        ("allreduce,0,1M,ring,simple,2,1,-1", "max_bytes", "reads it as 0"),
+        ("allreduce,0,100,ring,simple,2,1", "nRanks", "skips this line without a word"),
+        ("allreduce,0,,ring,simple,2,1,-1", "max_bytes", "every later field moves"),
+        ("allreduce,0,100,ring,simple,2,1,-1 # small", "nRanks", "part of the last field"),
+        ("allreduce,0,100,ring,simple,2,1,-1,-1,2", "regBuff", "0, 1 or -1"),
+        ("allreduce,0,100,ring,simple,0,1,-1", "channels", "positive count or -1"),
+        ("allreduce,0,100,ring,simple,2,1,-1" + " " * 260, "line", "255 at a time"),
+    ],
+)
+def test_nccl_lines_the_plugin_misreads_are_refused_with_line_and_field(
+    line: str, field: str, words: str
+) -> None:
+    checked = check(f"# header\n{line}\n", "nccl_tuner.conf")
+    (problem,) = [p for p in checked.errors]
+    assert (problem.where, problem.field) == ("line 2", field), problem
+    assert words in problem.message, problem.message
+    assert not checked.rules
+
+
+def test_nccl_unreachable_and_overlapping_rules_and_rules_for_another_job() -> None:
+    text = (
+        "allreduce,0,1048576,ring,simple,2,-1,-1\n"
+        "allreduce,1024,4096,tree,simple,2,-1,-1\n"  # inside the first: never reached
+        "allreduce,1048000,8388608,tree,ll,2,-1,-1\n"  # overlaps the first at its top
+        "broadcast,0,65536,tree,simple,2,4,-1\n"  # for 4 nodes
+        "  # an indented note\n"
+    )
+    got = _problems(text, nodes=2)
+    assert ("warning", "line 2", "min_bytes") in got
+    assert ("warning", "line 3", "min_bytes") in got
+    assert ("warning", "line 4", "nNodes") in got
+    assert ("warning", "line 5", "line") in got
+    messages = [p.message for p in check(text, "f").problems]
+    assert any("unreachable: the rule at line 1" in m for m in messages)
+    assert any("overlaps the rule at line 1 for 1048000–1048576 bytes" in m for m in messages)
+
+
+def _hccl(rule: dict[str, Any], op: str = "allreduce", **top: Any) -> str:
+    doc = {"version": 1, "op_types": {op: {"rules": [rule]}}, **top}
+    return json.dumps(doc)
+
+
+_GOOD = {
+    "match": {"min_ranks": 0, "max_ranks": 16, "min_bytes": 0, "max_bytes": 65536},
+    "engine": "aicpu",
+    "executor": "sole",
+    "template": "nhr",
+    "cost": 0.0,
+}
+
+
+def _with(**changes: Any) -> dict[str, Any]:
+    rule = json.loads(json.dumps(_GOOD))
+    for key, value in changes.items():
+        target = rule["match"] if key.startswith("m_") else rule
+        name = key.removeprefix("m_")
+        if value is None:
+            target.pop(name)
+        else:
+            target[name] = value
+    return rule
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "field", "words"),
+    [
+        (_hccl(_with(engine=None)), "op_types.allreduce.rules[0]", "engine", "missing engine"),
+        (_hccl(_with(engine="ai-cpu")), "op_types.allreduce.rules[0]", "engine", "unknown engine"),
+        (_hccl(_with(executor="strictordered")), "op_types.allreduce.rules[0]", "executor", "unknown executor"),
+        (_hccl(_with(m_min_bytes=4096, m_max_bytes=1024)), "op_types.allreduce.rules[0].match", "min_bytes", "4096 > max_bytes 1024"),
+        (_hccl(_with(m_min_ranks=16, m_max_ranks=8)), "op_types.allreduce.rules[0].match", "min_ranks", "> max_ranks"),
+        (_hccl(_with(m_max_bytes=-1)), "op_types.allreduce.rules[0].match", "max_bytes", "no -1 for 'any'"),
+        (_hccl(_with(m_max_ranks=None)), "op_types.allreduce.rules[0].match", "max_ranks", "missing max_ranks"),
+        (_hccl(_with(match=None, mtach=_GOOD["match"])), "op_types.allreduce.rules[0]", "match", "missing match"),
+        (_hccl(_with(cost="0")), "op_types.allreduce.rules[0]", "cost", "missing cost"),
+        (_hccl(_GOOD, op="reducescatter"), "op_types.reducescatter", "op_type", "has an underscore"),
+        (_hccl(_GOOD, version=2), "file", "version", "version must be 1"),
+        ('{"version": 1, "op_types": {"allreduce": {"rules": []}}}', "op_types.allreduce", "rules", "non-empty"),
+        ('{"version": 1, "op_types": {', "line 1", "json", "not JSON"),
+    ],
+)  # fmt: skip
+def test_hccl_schema_errors_the_plugin_stands_aside_for(
+    text: str, where: str, field: str, words: str
+) -> None:
+    checked = check(text, "hccl_tuner_config.json")
+    found = [p for p in checked.errors if (p.where, p.field) == (where, field)]
+    assert found, [(p.where, p.field, p.message) for p in checked.problems]
+    assert words in found[0].message, found[0].message
+
+
+def test_hccl_warnings_for_what_the_plugin_skips_or_never_matches() -> None:
+    text = _hccl(
+        _with(args={"x": 1}, priority=3, m_data_type="float8", template="meshconcurnhrnhr")
+    )
+    got = {(p.severity, p.field) for p in check(text, "f").problems}
+    assert got == {("warning", "priority"), ("warning", "data_type"), ("warning", "template")}
+    assert check(text, "f").rules  # legal: read, and said what it will not do
+
+
+def test_cli_names_file_rule_and_field_and_exits_2_on_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "hccl_tuner_config.json"
+    bad.write_text(_hccl(_with(m_min_bytes=4096, m_max_bytes=1024)))
+    res = run_advisor(["validate", str(bad), str(DATA / "nccl_tuner.conf")], command="tuner")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert f"refused {bad}: hccl tuner config" in res.stdout
+    assert (
+        f"{bad}: op_types.allreduce.rules[0].match: min_bytes: min_bytes 4096 > max_bytes 1024"
+        in res.stdout
+    )
+    assert (
+        "ok " in res.stdout and "nccl_tuner.conf: nccl tuner config, 9 rule(s) read" in res.stdout
+    )
+    ok = run_advisor(["validate", str(DATA / "hccl_tuner_config.json")], command="tuner")
+    assert ok.returncode == 0, ok.stdout
