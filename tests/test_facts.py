@@ -53,6 +53,7 @@ BEFORE_TYPED = {
         (*BENCH, "sources"),
         *launch_keys(BEFORE_TYPED_2X2_STAGES),
         *flight_keys(BEFORE_TYPED_2X2_STAGES),
+        (*BENCH, "bands"),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a

@@ -47,7 +47,7 @@ def test_the_plugins_own_examples_are_read_whole() -> None:
         ("allreduce,0,,ring,simple,2,1,-1", "max_bytes", "every later field moves"),
         ("allreduce,0,100,ring,simple,2,1,-1 # small", "nRanks", "part of the last field"),
         ("allreduce,0,100,ring,simple,2,1,-1,-1,2", "regBuff", "0, 1 or -1"),
-        ("allreduce,0,100,ring,simple,0,1,-1", "channels", "positive count or -1"),
+        ("allreduce,0,100,ring,simple,2,0,-1", "nNodes", "which no communicator has"),
         ("allreduce,0,100,ring,simple,2,1,-1" + " " * 260, "line", "255 at a time"),
     ],
 )
@@ -156,3 +156,68 @@ def test_cli_names_file_rule_and_field_and_exits_2_on_errors(tmp_path: Path) -> 
     )
     ok = run_advisor(["validate", str(DATA / "hccl_tuner_config.json")], command="tuner")
     assert ok.returncode == 0, ok.stdout
+
+
+def _row(op: str, algorithm: str, size: int, p50: float, spread: float = 0.05) -> Any:
+    from advisor.bench.collectives import BenchResult
+
+    return BenchResult(
+        op=op, dtype="fp32", algorithm=algorithm, in_place=True, bytes=size, count=size // 4,
+        time_us_p50=p50, time_us_p10=p50 * (1 - spread), time_us_p90=p50 * (1 + spread),
+        algbw_gbps=1.0, busbw_gbps=1.0, wrong=0,
+    )  # fmt: skip
+
+
+def test_bands_keep_only_wins_beyond_the_noise_and_merge_neighbours() -> None:
+    from advisor.tuner.bands import bands
+
+    sizes = [1024, 4096, 16384, 65536, 262144, 1048576]
+    rows = []
+    for s in sizes:
+        rows.append(_row("all_reduce", "native", s, 100.0))
+        # LL wins small sizes clearly; at 16 KiB it wins inside the noise (no band)
+        ll = {1024: 50.0, 4096: 60.0, 16384: 97.0}.get(s, 150.0)
+        rows.append(_row("all_reduce", "native[nccl-Ring-LL]", s, ll))
+        simple = {262144: 70.0, 1048576: 60.0}.get(s, 180.0)
+        rows.append(_row("all_reduce", "native[nccl-Ring-Simple]", s, simple))
+    got = bands(rows)
+    assert [(b.choice, b.measured_bytes) for b in got] == [
+        ("native[nccl-Ring-LL]", [1024, 4096]),
+        ("native[nccl-Ring-Simple]", [262144, 1048576]),
+    ]
+    low, high = got
+    assert low.min_bytes == 0 and low.max_bytes == 8192  # half-way (geometric) to 16 KiB
+    assert high.min_bytes == 131073 and high.max_bytes == 2**64 - 1
+    assert round(low.gain, 2) == 1.67 and low.gain_low < low.gain
+    assert low.native and high.native
+
+
+def test_the_nccl_table_written_for_a_run_reads_clean_and_says_why(tmp_path: Path) -> None:
+    from advisor.facts import Facts
+    from advisor.tuner import outputs
+
+    facts = Facts.read(Path(__file__).parent / "data" / "facts_2x8.json")
+    facts.cluster.backend, facts.cluster.emulated = "nccl", False
+    bench = facts.stages["bench"].data
+    bench.variants = {"nccl-Tree-LL": {"NCCL_ALGO": "allreduce:tree", "NCCL_PROTO": "allreduce:ll"}}
+    bench.results = [
+        r
+        for s in (1024, 4096, 1048576)
+        for r in (
+            _row("all_reduce", "native", s, 100.0),
+            _row("all_reduce", "native[nccl-Tree-LL]", s, 40.0 if s < 10000 else 300.0),
+        )
+    ]
+    from advisor.tuner.bands import bands
+
+    bench.bands = bands(bench.results)
+    (path,) = outputs.write(facts, tmp_path)
+    text = path.read_text()
+    checked = check(text, str(path), nodes=facts.cluster.nodes, ranks=facts.cluster.world_size)
+    assert not checked.errors and len(checked.rules) == 1, checked.problems
+    assert checked.rules[0].choice == "tree/ll" and checked.rules[0].max_bytes == 65536
+    assert (
+        f"allreduce,0,65536,tree,ll,0,{facts.cluster.nodes},{facts.cluster.world_size},-1,-1"
+        in text
+    )
+    assert "# native[nccl-Tree-LL]: 2.50x the default's median time at 1024, 4096 B" in text

@@ -33,6 +33,8 @@ from advisor.bench.catalog import ALGORITHM_NAMES, DEFAULT_PIPELINE_CHUNK_BYTES
 from advisor.bench.model import ModelFacts, WhatIf
 from advisor.errors import ConfigError
 from advisor.stages import Stage, StageConfig
+from advisor.tuner.bands import Band
+from advisor.tuner.bands import bands as tuner_bands
 
 if TYPE_CHECKING:
     from advisor.bench import algorithms
@@ -542,6 +544,9 @@ class BenchFacts:
     """``nominal`` (cluster config) or ``measured`` (connectivity stage median); empty: unknown."""
     best_algorithm: dict[str, dict[str, str]] = field(default_factory=dict)
     """Per op, per size in bytes (as a string key): the fastest algorithm (median time)."""
+    bands: list[Band] = field(default_factory=list)
+    """Per op, the size bands where a measured setting beats the default beyond noise (its p90
+    below the default's p10), merged where neighbours agree (advisor.tuner.bands)."""
     wrong_total: int = 0
     """Wrong elements over every checked point."""
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -675,6 +680,7 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
                 str(size): min(rows, key=lambda r: r.time_us_p50).algorithm
                 for size, rows in sorted(by_size.items())
             }
+    facts.bands = tuner_bands(facts.results)
     model_facts, fitted = ab_model.build(model_points(facts.results, cluster))
     if fitted is not None:
         nominal = {k: v.nominal_gbps for k, v in cluster.links.items()}

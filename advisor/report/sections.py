@@ -322,6 +322,7 @@ def bench(facts: Facts, sec: Section, data: BenchFacts) -> None:
         op: dict(sorted(by_size.items(), key=lambda kv: int(kv[0])))
         for op, by_size in data.best_algorithm.items()
     }
+    sec.view["bands"] = data.bands
     sec.view["model"] = data.model
     sec.view["wrong"] = [r for r in data.results if r.wrong][:MAX_TABLE_ROWS]
     sec.view["results"] = data.results[: MAX_TABLE_ROWS * 4]

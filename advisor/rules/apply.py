@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from advisor.rules import engine, outputs, schema
 from advisor.rules.config import RulesConfig
 from advisor.rules.findings import RulesOutcome
+from advisor.tuner import outputs as tuner_outputs
 
 if TYPE_CHECKING:
     from advisor.config import AdvisorConfig
@@ -25,4 +26,5 @@ def run(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> RulesOutcome:
     rule_set = schema.load(cfg.rules)
     outcome = engine.evaluate(rule_set, facts, config=asdict(cfg), rules_cfg=cfg.rules)
     outputs.write(outcome, facts.cluster, facts.run.run_id, run_dir)
+    tuner_outputs.write(facts, run_dir)
     return outcome

@@ -218,15 +218,12 @@ def check_nccl(text: str, path: str = "") -> Checked:
                 ints[name] = -1
                 continue
             number = _int(values[name])
-            if (
-                number is None
-                or number < -1
-                or (number == 0 and name in ("channels", "nNodes", "nRanks"))
-            ):
+            if number is None or number < -1 or (number == 0 and name in ("nNodes", "nRanks")):
                 bad = True
                 out.problems.append(Problem(where=where, field=name, message=(
                     f"{values[name]!r}: give a positive count or -1 (any); the plugin (atoi) "
-                    f"reads it as {number if number is not None else 0}")))  # fmt: skip
+                    f"reads it as {number if number is not None else 0}"
+                    + (", which no communicator has" if number == 0 else ""))))  # fmt: skip
                 continue
             if name == "regBuff" and number not in (-1, 0, 1):
                 bad = True
@@ -237,8 +234,8 @@ def check_nccl(text: str, path: str = "") -> Checked:
         if ints.get("channels") == -1:
             out.problems.append(Problem(where=where, field="channels", severity="warning", message=(
                 "-1: the example plugin then reports 1 channel (it sets *nChannels = 1 before "
-                "matching), and NCCL keeps its own channel count only for 0; give the count "
-                "you mean")))  # fmt: skip
+                "matching), and NCCL keeps its own channel count only when it gets 0: give 0 "
+                "to leave the channels to NCCL, or the count you mean")))  # fmt: skip
         if bad:
             continue
         out.rules.append(
@@ -460,3 +457,41 @@ def _not_for_job(out: Checked, nodes: int | None, ranks: int | None) -> list[Pro
             problems.append(Problem(where=r.where, field=name, severity="warning",
                 message=f"never matches this job: ranks {r.min_ranks}–{r.max_ranks}, the job has {ranks}"))  # fmt: skip
     return problems
+
+
+# ---------------------------------------------------------------- writing
+
+
+NCCL_OP_OF = {
+    "all_reduce": "allreduce",
+    "all_gather": "allgather",
+    "reduce_scatter": "reducescatter",
+    "broadcast": "broadcast",
+}
+"""The bench's op names → the NCCL example plugin's (it has no all_to_all)."""
+
+
+def nccl_choice(env: dict[str, str]) -> tuple[str, str] | None:
+    """(algorithm, protocol) in the plugin's names from a variant's NCCL_ALGO / NCCL_PROTO
+    (``allreduce:ring`` or ``Ring``); None when the variant fixes neither."""
+    algo = env.get("NCCL_ALGO", "").split(":")[-1].strip().lower()
+    proto = env.get("NCCL_PROTO", "").split(":")[-1].strip().lower()
+    if algo not in NCCL_ALGORITHMS or proto not in NCCL_PROTOCOLS:
+        return None
+    return algo, proto
+
+
+def nccl_conf(
+    lines: list[tuple[str, int, int, str, str, str]], *, nodes: int, ranks: int, header: str
+) -> str:
+    """``lines``: (op, min_bytes, max_bytes, algorithm, protocol, why) in order. channels 0: NCCL
+    keeps its own count (the example plugin passes 0 through; -1 would report 1 channel)."""
+    out = [f"# {h}" for h in header.splitlines()]
+    out.append(
+        "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,"
+        "numPipeOps,regBuff"
+    )
+    for op, low, high, algo, proto, why in lines:
+        out.append(f"# {why}")
+        out.append(f"{op},{low},{high},{algo},{proto},0,{nodes},{ranks},-1,-1")
+    return "\n".join(out) + "\n"
