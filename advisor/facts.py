@@ -183,6 +183,22 @@ class EnvironmentFacts:
     variables: dict[str, str] = field(default_factory=dict)
     """Communication-relevant environment variables in effect for the jobs (HCCL_*, NCCL_*,
     GLOO_*, TORCH_*, MASTER_*), after the config's ``env`` overrides."""
+    tuner_configs: list[TunerConfigFacts] = field(default_factory=list)
+    """The tuner-plugin configs the jobs' environment names (NCCL_TUNER_CONFIG_FILE,
+    HCCL_TUNER_CONFIG_FILE), checked as their plugins read them."""
+
+
+@dataclass(kw_only=True)
+class TunerConfigFacts:
+    variable: str
+    path: str
+    format: str = ""
+    """nccl or hccl; '' when the file could not be read."""
+    rules: int = 0
+    errors: list[str] = field(default_factory=list)
+    """``<where>: <field>: <message>`` for each problem the plugin would misread or refuse (a
+    file that cannot be read is one)."""
+    warnings: list[str] = field(default_factory=list)
 
 
 def _none_when_empty(value: Any) -> Any:

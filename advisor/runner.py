@@ -28,13 +28,21 @@ from advisor.evidence import command as evidence_command
 from advisor.evidence.command import print_files
 from advisor.evidence.load import EvidenceFacts, from_tool_outputs
 from advisor.evidence.load import load_paths as load_evidence
-from advisor.facts import ClusterFacts, EnvironmentFacts, Facts, RunInfo, StageFacts
+from advisor.facts import (
+    ClusterFacts,
+    EnvironmentFacts,
+    Facts,
+    RunInfo,
+    StageFacts,
+    TunerConfigFacts,
+)
 from advisor.launch.jobs import Launcher, StageRun
 from advisor.launch.plan import LaunchPlan
 from advisor.launch.starts import summarize_launches
 from advisor.paths import EVIDENCE_FILE, FACTS_FILE, RUN_FILE, STAGES_FILE, results_dir
 from advisor.results import append_line, read_jsonl, read_records, with_launch_records
 from advisor.rules.apply import check as check_rules
+from advisor.tuner import formats as tuner_formats
 from advisor.verdict import BAD_STAGE_STATUSES
 
 if TYPE_CHECKING:
@@ -54,7 +62,38 @@ def environment_facts(cfg: AdvisorConfig, plan: LaunchPlan) -> EnvironmentFacts:
         memory_gib=round(psutil.virtual_memory().total / 2**30, 1),
         versions=backends.versions(cluster.device_type),
         variables=dict(sorted(variables.items())),
+        tuner_configs=tuner_configs(variables, cluster),
     )
+
+
+TUNER_CONFIG_VARS = {"NCCL_TUNER_CONFIG_FILE": "nccl", "HCCL_TUNER_CONFIG_FILE": "hccl"}
+
+
+def tuner_configs(variables: dict[str, str], cluster: Cluster) -> list[TunerConfigFacts]:
+    """Each tuner config the jobs' environment names, read on this host and checked for the
+    job's node and rank counts (a plugin that misreads it would quietly run untuned)."""
+    out = []
+    for var, fmt in TUNER_CONFIG_VARS.items():
+        if var not in variables:
+            continue
+        entry = TunerConfigFacts(variable=var, path=variables[var])
+        try:
+            text = Path(variables[var]).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            entry.errors.append(f"file: cannot read it on {socket.gethostname()} ({e})")
+            out.append(entry)
+            continue
+        checked = tuner_formats.check(
+            text, variables[var], nodes=cluster.nodes, ranks=cluster.world_size
+        )
+        entry.format, entry.rules = checked.format, len(checked.rules)
+        if checked.format != fmt:
+            entry.errors.append(f"file: {var} names a {checked.format} config, not a {fmt} one")
+        for problem in checked.problems:
+            line = f"{problem.where}: {problem.field}: {problem.message}"
+            (entry.errors if problem.severity == "error" else entry.warnings).append(line)
+        out.append(entry)
+    return out
 
 
 def planned(cfg: AdvisorConfig) -> list[str]:

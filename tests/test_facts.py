@@ -54,6 +54,7 @@ BEFORE_TYPED = {
         *launch_keys(BEFORE_TYPED_2X2_STAGES),
         *flight_keys(BEFORE_TYPED_2X2_STAGES),
         (*BENCH, "bands"),
+        ("environment", "tuner_configs"),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a
@@ -67,6 +68,7 @@ BEFORE_TYPED = {
         # imported flight-recorder dumps and the ranks' failure timeline
         ("evidence", "flight"),
         ("evidence", "timelines"),
+        ("environment", "tuner_configs"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

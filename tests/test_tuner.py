@@ -221,3 +221,23 @@ def test_the_nccl_table_written_for_a_run_reads_clean_and_says_why(tmp_path: Pat
         in text
     )
     assert "# native[nccl-Tree-LL]: 2.50x the default's median time at 1024, 4096 B" in text
+
+
+def test_a_run_checks_the_tuner_config_its_jobs_name(tmp_path: Path) -> None:
+    from tests.conftest import only_stages
+
+    bad = tmp_path / "nccl_tuner.conf"
+    bad.write_text("allreduce,0,65536,Tree,simple,0,-1,-1\nallreduce,0,4096,ring,ll,0,-1,-1\n")
+    res = run_advisor(
+        [*only_stages("preflight"), f"+env.NCCL_TUNER_CONFIG_FILE={bad}"], tmp_path / "run"
+    )
+    (entry,) = res.facts["environment"]["tuner_configs"]
+    assert entry["path"] == str(bad) and entry["format"] == "nccl"
+    assert entry["errors"] == [
+        "line 1: algorithm: unknown algorithm 'Tree' (names are exact and lower case: tree, ring, "
+        "collnet_direct, collnet_chain, nvls, nvls_tree, pat): the plugin silently reads it as ring"
+    ]
+    findings = json.loads((res.run_dir / "findings.json").read_text())["findings"]
+    misread = next(f for f in findings if f["rule_id"] == "tuner-config-misread")
+    assert f"NCCL_TUNER_CONFIG_FILE={bad}: 1 error(s)" in misread["message"]
+    assert res.returncode == 1  # a critical finding: not ready
