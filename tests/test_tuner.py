@@ -241,3 +241,31 @@ def test_a_run_checks_the_tuner_config_its_jobs_name(tmp_path: Path) -> None:
     misread = next(f for f in findings if f["rule_id"] == "tuner-config-misread")
     assert f"NCCL_TUNER_CONFIG_FILE={bad}: 1 error(s)" in misread["message"]
     assert res.returncode == 1  # a critical finding: not ready
+
+
+def test_algo_auto_reduces_each_bucket_with_the_algorithm_its_size_band_names(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "auto.json"
+    job = Path(__file__).with_name("auto_hook_job.py")
+    subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
+         str(job), str(out)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    got = json.loads(out.read_text())
+    # the 512x512 layer's bucket (1 MiB and more) went to tree, the small layers' to ring
+    assert got["used"]["tree"] and min(got["used"]["tree"]) > 65536, got
+    assert got["used"]["ring"] and max(got["used"]["ring"]) <= 65536, got
+    assert got["max_abs_diff"] < 1e-4, got  # the same gradients as DDP's own all_reduce
+
+
+def test_algo_auto_is_a_sweep_option() -> None:
+    from advisor.sweep.config import SweepConfig
+
+    SweepConfig(comms=["fp32", "algo:auto"])
+    with pytest.raises(Exception, match="or auto"):
+        SweepConfig(comms=["algo:fastest"])

@@ -387,6 +387,29 @@ def make_ddp_hook(fn: AllReduceFn) -> Callable[[Any, Any], torch.futures.Future[
     return hook
 
 
+def make_auto_hook(
+    table: list[tuple[int, int, str]],
+) -> Callable[[Any, Any], torch.futures.Future[torch.Tensor]]:
+    """A DDP hook that all-reduces each bucket with the algorithm ``table`` names for its size in
+    bytes (``(min_bytes, max_bytes, algorithm)``, inclusive, the benchmark's per-size bands);
+    the backend's own all_reduce where no band holds the size."""
+    hooks = {name: make_ddp_hook(fn) for name, fn in ALGORITHMS.items()}
+
+    def hook(state: Any, bucket: Any) -> torch.futures.Future[torch.Tensor]:
+        buffer = bucket.buffer()
+        size = buffer.numel() * buffer.element_size()
+        name = next((a for low, high, a in table if low <= size <= high), "native")
+        return hooks[name](state, bucket)
+
+    hook.__name__ = "auto_hook"
+    hook.__annotations__ = {
+        "state": object,
+        "bucket": dist.GradBucket,
+        "return": torch.futures.Future[torch.Tensor],
+    }
+    return hook
+
+
 DDP_HOOKS: dict[str, Callable[[Any, Any], torch.futures.Future[torch.Tensor]]] = {
     name: make_ddp_hook(fn) for name, fn in ALGORITHMS.items()
 }

@@ -330,6 +330,8 @@ def bench(facts: Facts, sec: Section, data: BenchFacts) -> None:
 
 
 def sweep(facts: Facts, sec: Section, data: SweepFacts) -> None:
+    sec.view["auto_table"] = data.auto_table
+    sec.view["auto_note"] = data.auto_note
     thr: dict[str, list[tuple[float, float]]] = defaultdict(list)
     share: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for t in data.trials:

@@ -6,6 +6,7 @@ import re
 import shlex
 import string
 from dataclasses import dataclass, field
+from typing import Any
 
 from advisor.backends import native_setting_problems
 from advisor.bench.catalog import ALGORITHM_NAMES
@@ -18,6 +19,9 @@ COMM_KINDS = ("fp32", "fp16", "bf16", "powersgd", "algo")
 (``powersgd:<rank>``, rank of the low-rank approximation), or one of the project's all-reduce
 algorithms as a DDP hook (``algo:<name>``: ring, halving_doubling, tree, hierarchical, native;
 see ``advisor.bench.algorithms``)."""
+AUTO = "auto"
+"""``algo:auto``: per gradient bucket, the algorithm the benchmark's per-size bands of this run
+name for its size (advisor.tuner.bands); the backend's own all_reduce elsewhere."""
 SEARCHES = ("coordinate", "grid")
 WORKLOADS = ("builtin", "command")
 TEMPLATE_FIELDS = (
@@ -50,10 +54,11 @@ def check_algorithms(comms: list[str], key: str) -> None:
     """``algo:<name>`` values name algorithms the project has."""
     for comm in comms:
         kind, _, name = comm.partition(":")
-        if kind == "algo" and name not in ALGORITHM_NAMES:
+        if kind == "algo" and name not in (*ALGORITHM_NAMES, AUTO):
             raise ConfigError(
                 f"{key} has algo:{name}; the project's all-reduce algorithms are "
-                f"{', '.join(ALGORITHM_NAMES)}."
+                f"{', '.join(ALGORITHM_NAMES)}, or {AUTO} (per bucket size, the benchmark's "
+                "fastest)."
             )
 
 
@@ -166,6 +171,8 @@ class TrialJob:
 
     trial: TrialConfig = field(default_factory=TrialConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
+    auto_table: list[list[Any]] = field(default_factory=list)
+    """For ``algo:auto``: ``[min_bytes, max_bytes, algorithm]`` per band (all_reduce)."""
 
 
 @dataclass(kw_only=True)

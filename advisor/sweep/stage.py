@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from advisor import console
 from advisor.backends import nccl_allreduce_only, nccl_version
+from advisor.bench.collectives import summarize as bench_summarize
+from advisor.results import read_records
 from advisor.stages import Stage
 from advisor.sweep import external, search
-from advisor.sweep.config import SweepConfig, TrialConfig, TrialJob
+from advisor.sweep.config import AUTO, SweepConfig, TrialConfig, TrialJob
 from advisor.sweep.train import run_rank
 
 if TYPE_CHECKING:
@@ -117,6 +119,11 @@ class ScalingPoint:
 @dataclass(kw_only=True)
 class SweepFacts:
     """Summary of the sweep stage (``facts.stages.sweep.data``)."""
+
+    auto_table: list[list[Any]] = field(default_factory=list)
+    """algo:auto's bands (``[min_bytes, max_bytes, algorithm]``), from this run's benchmark."""
+    auto_note: str = ""
+    """Why algo:auto was left out, when it was."""
 
     workload: str = ""
     """builtin model (preset name) or the user's command template."""
@@ -233,6 +240,8 @@ class Sweep:
     def __init__(self, ctx: DriverContext, params: SweepConfig) -> None:
         self.ctx = ctx
         self.params = params
+        self.auto_table: list[list[Any]] = []
+        """algo:auto's bands, from this run's benchmark (empty: no algo:auto trial)."""
         self.results: dict[str, TrialResult] = {}
         self.ran = 0
         self.total = params.max_trials
@@ -294,7 +303,7 @@ class Sweep:
         )
         outcome = self.ctx.launch(
             job,
-            TrialJob(trial=trial, model=p.model),
+            TrialJob(trial=trial, model=p.model, auto_table=self.auto_table),
             deadline_s=min(p.trial_deadline_s, self.ctx.time_left_s),
             env=trial.env(),
             cluster=cluster,
@@ -404,6 +413,23 @@ def space_for(
     )
 
 
+AUTO_COMM = f"algo:{AUTO}"
+
+
+def auto_table(ctx: DriverContext) -> list[list[Any]]:
+    """algo:auto's table: the all_reduce bands this run's benchmark measured where one of the
+    project's algorithms beats the default beyond the noise (``[min_bytes, max_bytes, name]``)."""
+    records = read_records(ctx.run_dir, "bench")
+    if not records:
+        return []
+    bench = bench_summarize(records, ctx.cluster, ctx.cfg.stages.bench)
+    return [
+        [b.min_bytes, b.max_bytes, b.choice]
+        for b in bench.bands
+        if b.op == "all_reduce" and not b.native
+    ]
+
+
 def scaling_shapes(cluster: Cluster) -> list[tuple[int, int]]:
     """(nodes, ranks per node) for world sizes 1, 2, 4, ... inside a node, then across nodes."""
     g, shapes = cluster.devices_per_node, []
@@ -427,6 +453,19 @@ def drive(ctx: DriverContext, params: SweepConfig) -> None:
         # Every setting, plus the fp32 references when the grid itself has no fp32 run.
         has_reference = "fp32" in space.comms and "fp32" in space.precisions
         sweep.total = space.grid_size() + (0 if has_reference else len(space.batch_sizes))
+    if AUTO_COMM in space.comms:
+        sweep.auto_table = auto_table(ctx)
+        if sweep.auto_table:
+            ctx.record("auto_table", table=sweep.auto_table)
+        else:
+            space.comms.remove(AUTO_COMM)
+            note = (
+                "algo:auto left out: this run's benchmark found no size where one of the "
+                "project's all-reduce algorithms beats the default beyond the noise (or the "
+                "bench stage did not run before the sweep)"
+            )
+            ctx.record("auto_table", table=[], note=note)
+            console.out.print(f"      {note}")
     base = search.start(space, params.base)
 
     def evaluate(trial: TrialConfig) -> search.Outcome:
@@ -547,6 +586,10 @@ def summarize(records: list[Record], cluster: Cluster, params: SweepConfig) -> S
             results[tr.key] = tr  # a resumed sweep may record a trial again: keep the last
     facts = summarize_trials(list(results.values()), params)
     facts.grid_size = space_for(params, cluster.backend).grid_size()
+    for r in records:
+        if r.rank == -1 and r.step == "auto_table":
+            facts.auto_table = [list(row) for row in r.metrics.get("table", [])]
+            facts.auto_note = str(r.metrics.get("note", ""))
     return facts
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.backends import Clock
 from advisor.sweep import model as gpt
+from advisor.sweep.config import AUTO
 
 if TYPE_CHECKING:
     import torch
@@ -133,7 +134,9 @@ class CommTimer:
         return timed
 
 
-def comm_hook(comm: str, *, drill_scale: float, backend: str) -> tuple[Any, Any]:
+def comm_hook(
+    comm: str, *, drill_scale: float, backend: str, auto_table: list[list[Any]] | None = None
+) -> tuple[Any, Any]:
     """(state, hook) for DDP's ``register_comm_hook``.
 
     fp32 uses torch's ``allreduce_hook`` — the same all_reduce and division DDP's reducer does
@@ -149,6 +152,10 @@ def comm_hook(comm: str, *, drill_scale: float, backend: str) -> tuple[Any, Any]
         hook = default_hooks.fp16_compress_hook
     elif kind == "bf16":
         hook = default_hooks.bf16_compress_hook
+    elif kind == "algo" and arg == AUTO:
+        from advisor.bench.algorithms import make_auto_hook
+
+        hook = make_auto_hook([(int(a), int(b), str(c)) for a, b, c in auto_table or []])
     elif kind == "algo":
         from advisor.bench.algorithms import DDP_HOOKS
 
@@ -252,7 +259,12 @@ def run_rank(ctx: RankContext, job: TrialJob) -> None:
             bucket_cap_mb=trial.bucket_cap_mb,
             gradient_as_bucket_view=trial.gradient_as_bucket_view,
         )
-        state, hook = comm_hook(trial.comm, drill_scale=mc.drill_loss_scale, backend=ctx.backend)
+        state, hook = comm_hook(
+            trial.comm,
+            drill_scale=mc.drill_loss_scale,
+            backend=ctx.backend,
+            auto_table=job.auto_table,
+        )
         ddp.register_comm_hook(state, timer.wrap(hook))
         opt = torch.optim.AdamW(ddp.parameters(), lr=mc.lr)
         scaler = torch.amp.GradScaler(device.type, enabled=trial.precision == "fp16")
