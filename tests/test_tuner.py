@@ -269,3 +269,37 @@ def test_algo_auto_is_a_sweep_option() -> None:
     SweepConfig(comms=["fp32", "algo:auto"])
     with pytest.raises(Exception, match="or auto"):
         SweepConfig(comms=["algo:fastest"])
+
+
+def test_the_hccl_table_holds_the_nhr_bands_and_names_the_rest(tmp_path: Path) -> None:
+    from advisor.facts import Facts
+    from advisor.tuner import outputs
+    from advisor.tuner.bands import bands
+
+    facts = Facts.read(Path(__file__).parent / "data" / "facts_2x8.json")
+    facts.cluster.backend, facts.cluster.emulated = "hccl", False
+    bench = facts.stages["bench"].data
+    bench.variants = {
+        "hccl-NHR": {"HCCL_ALGO": "level0:NA;level1:NHR"},
+        "hccl-ring": {"HCCL_ALGO": "level0:NA;level1:ring"},
+    }
+    bench.results = [
+        r
+        for s in (1024, 4096, 4194304, 16777216)
+        for r in (
+            _row("all_reduce", "native", s, 100.0),
+            _row("all_reduce", "native[hccl-NHR]", s, 50.0 if s < 10000 else 300.0),
+            _row("all_reduce", "native[hccl-ring]", s, 300.0 if s < 10000 else 40.0),
+        )
+    ]
+    bench.bands = bands(bench.results)
+    paths = outputs.write(facts, tmp_path)
+    assert [p.name for p in paths] == ["hccl_tuner_config.json"]
+    text = paths[0].read_text()
+    checked = check(text, "hccl_tuner_config.json", ranks=facts.cluster.world_size)
+    assert not checked.problems, checked.problems
+    (rule,) = checked.rules
+    assert (rule.op, rule.choice, rule.min_bytes) == ("allreduce", "aicpu/sole/nhr", 0)
+    assert rule.min_ranks == rule.max_ranks == facts.cluster.world_size
+    notes = json.loads(text)["advisor"]["notes"]
+    assert any("native[hccl-ring]" in n and "no engine/executor/template" in n for n in notes)

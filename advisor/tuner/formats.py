@@ -495,3 +495,50 @@ def nccl_conf(
         out.append(f"# {why}")
         out.append(f"{op},{low},{high},{algo},{proto},0,{nodes},{ranks},-1,-1")
     return "\n".join(out) + "\n"
+
+
+HCCL_OP_OF = {
+    "all_reduce": "allreduce",
+    "all_gather": "allgather",
+    "reduce_scatter": "reduce_scatter",
+    "broadcast": "broadcast",
+}
+
+HCCL_TEMPLATE_OF_LEVEL1 = {"NHR": ("aicpu", "sole", "nhr")}
+"""HCCL_ALGO level-1 algorithms with a counterpart in the cost-model selector the tuner plugin
+feeds (hicann/hccl: AicpuAllReduceSoleNHR and its AllGather / ReduceScatter siblings, the
+``ins_v2_*_sole_executor.cc`` registrations). ring, H-D_R and NB exist only on the legacy path
+(``alg_env_config.cc``), with no engine/executor/template to name."""
+
+
+def hccl_choice(env: dict[str, str]) -> tuple[str, str, str] | None:
+    """(engine, executor, template) for a variant's ``HCCL_ALGO=level0:NA;level1:<algo>``."""
+    for part in env.get("HCCL_ALGO", "").split(";"):
+        level, _, algo = part.partition(":")
+        if level.strip() == "level1":
+            return HCCL_TEMPLATE_OF_LEVEL1.get(algo.strip())
+    return None
+
+
+def hccl_json(
+    rules: list[tuple[str, int, int, tuple[str, str, str], str]], *, ranks: int, notes: list[str]
+) -> str:
+    """``rules``: (op type, min_bytes, max_bytes, (engine, executor, template), why). JSON has
+    no comments: the measurements go under a top-level ``advisor`` key, which the plugin does
+    not read (it checks only version and op_types)."""
+    op_types: dict[str, Any] = {}
+    why = []
+    for op, low, high, (engine, executor, template), reason in rules:
+        op_types.setdefault(op, {"rules": []})["rules"].append(
+            {
+                "match": {"min_ranks": ranks, "max_ranks": ranks, "min_bytes": low,
+                          "max_bytes": min(high, U64_MAX)},
+                "engine": engine,
+                "executor": executor,
+                "template": template,
+                "cost": 0.0,
+            }
+        )  # fmt: skip
+        why.append(f"{op} {low}-{high} B: {reason}")
+    doc = {"version": 1, "op_types": op_types, "advisor": {"notes": notes, "why": why}}
+    return json.dumps(doc, indent=2) + "\n"
