@@ -189,6 +189,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("bench-wrong-results", "gloo", {"bench.results": _WRONG}, {}, {}),
     ("hccl-algo-fixed-not-best", "hccl", {"env.HCCL_ALGO": "level0:NA;level1:NHR"},
      {"env.HCCL_ALGO": "level0:NA;level1:ring"}, {"HCCL_ALGO": "level0:NA;level1:ring"}),
+    # with a per-size table measured, the advice is to drop the global setting for the table
+    ("hccl-algo-fixed-not-best", "hccl",
+     {"env.HCCL_ALGO": "level0:NA;level1:NHR",
+      "bench.bands": [{"op": "all_reduce", "min_bytes": 0, "max_bytes": 65536, "native": True,
+                       "choice": "native[hccl-NHR]", "measured_bytes": [1024], "gain": 1.6,
+                       "gain_low": 1.3}]},
+     {"env.HCCL_ALGO": "level0:NA;level1:ring"}, {"HCCL_ALGO": None}),
     # topology and subgroups
     ("topology-ranks-per-node", "gloo", {"topology.ranks_per_node.node1": 3}, {}, {}),
     ("topology-duplicate-devices", "hccl",
