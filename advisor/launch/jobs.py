@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -158,6 +159,10 @@ class _Job:
         self.flight = launcher.flight
         self.flight_dir = job_dir(self.run_dir, self.launch)
         self.requested_at: float | None = None
+        if self.flight is not None and plan.primary:
+            # a launch id repeats when one advisor per node reruns in the same directory: an
+            # earlier run's dumps (a rank that died then) must not stand in for this job's
+            shutil.rmtree(self.flight_dir, ignore_errors=True)
         if self.flight is not None:
             # the backend's own dump-on-timeout (nccl, hccl) writes where the advisor's does
             prefix = str(self.flight_dir / DUMPS_SUBDIR / DUMP_PREFIX)
