@@ -82,7 +82,7 @@ class Dumper:
         self._seen = 0.0
         self._stop = threading.Event()
         self._wakeup: int | None = None
-        self._exiting = False
+        self._final = False
         self._thread = threading.Thread(target=self._watch, name="advisor-flight", daemon=True)
 
     def start(self) -> None:
@@ -99,7 +99,10 @@ class Dumper:
         self._thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
+        """No dump from now on: the job's groups are being destroyed (a dump now would hold
+        none of them and overwrite one that did)."""
+        with self._lock:
+            self._stop.set()
 
     def _watch(self) -> None:
         request = self.dir / REQUEST_FILE
@@ -119,10 +122,7 @@ class Dumper:
                 self.dump()
 
     def _terminated(self) -> None:
-        """Dump (once) and exit as a process ended by SIGTERM would (128 + 15)."""
-        with self._lock:
-            if not self._exiting:
-                self._exiting = True
+        """Dump and exit as a process ended by SIGTERM would (128 + 15)."""
         self.dump()
         os._exit(TERMINATED_EXIT_CODE)
 
@@ -131,6 +131,9 @@ class Dumper:
         ``wait_s`` to write them before the rank exits (its agent then stops the others, and a
         rank's buffer goes with its process)."""
         self.dump(error=error)
+        # the dump that names the failing call is the one to keep: what follows is teardown
+        # (groups destroyed, the call forgotten), and a later dump would overwrite it
+        self._final = True
         request = self.dir / REQUEST_FILE
         try:
             request.parent.mkdir(parents=True, exist_ok=True)
@@ -145,6 +148,8 @@ class Dumper:
         """Write this rank's buffer and its side facts; False when the recorder has nothing to
         give (turned off, or a backend that does not record)."""
         with self._lock:
+            if self._final or self._stop.is_set():
+                return False
             try:
                 backend = str(dist.get_backend()) if dist.is_initialized() else ""
                 data = _dump_bytes(backend)
