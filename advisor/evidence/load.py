@@ -49,11 +49,19 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "hccl_test": re.compile(r"data_size\(Bytes\)"),
     "npu_smi_info": re.compile(r"\|\s*NPU\s+Name\s*\|"),
-    "npu_smi_topo": re.compile(r"^\s+NPU0\s+NPU1|^\s+Phy-ID\d+\s+Phy-ID\d+", re.M),
+    # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
+    "npu_smi_topo": re.compile(
+        r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
+        r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b",
+        re.M,
+    ),
     "nvidia_smi_topo": re.compile(r"^\s+GPU0(\s+GPU1|\s+NIC0|\s+CPU Affinity)", re.M),
     "hccn_tool": re.compile(
         r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:)"
-        r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+\s+-g",
+        r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
+        # ping saved without its command: Linux ping ends the summary with ", time Nms"
+        r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
+        r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),

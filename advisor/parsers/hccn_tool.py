@@ -147,12 +147,40 @@ def parse_stat(text: str) -> dict[str, int]:
     return out
 
 
+_ROUTE_COLUMNS = ("destination", "gateway", "genmask", "flags", "metric", "ref", "use", "iface")
+
+
+def parse_route(text: str) -> tuple[list[dict[str, str]], list[int]]:
+    """``hccn_tool -i N -route -g`` → ``Routing table:`` then one row per route under the header
+    ``Destination Gateway Genmask Flags Metric Ref Use Iface``.
+
+    Returns the routes (keys ``destination`` … ``iface``) and the 1-based offsets, within
+    ``text``, of rows under the header that do not have those eight columns."""
+    routes: list[dict[str, str]] = []
+    bad: list[int] = []
+    header = False
+    for no, line, _ in numbered_lines(text):
+        tokens = line.split()
+        if tokens[:2] == ["Destination", "Gateway"]:
+            header = True
+            continue
+        if not header or not tokens:
+            continue
+        if len(tokens) != len(_ROUTE_COLUMNS):
+            bad.append(no)
+            continue
+        routes.append(dict(zip(_ROUTE_COLUMNS, tokens, strict=True)))
+    if not header:
+        raise ParseError("no 'Destination Gateway Genmask ...' routing table header")
+    return routes, bad
+
+
 @dataclass(kw_only=True)
 class Port:
     """What a saved collection says about one NPU port (one device's RoCE NIC)."""
 
     device: int | None
-    """NPU device id from the command line; None when the file holds a bare output."""
+    """NPU device id from the command line (or ``device N PING``); None when not named."""
     link: str | None = None
     net_health: str | None = None
     ipaddr: str | None = None
@@ -164,6 +192,8 @@ class Port:
     stat: dict[str, int] = field(default_factory=dict)
     line: int = 0
     """First line that spoke about this port."""
+    routes: list[dict[str, str]] = field(default_factory=list)
+    """``-route -g`` rows: ``{destination, gateway, genmask, flags, metric, ref, use, iface}``."""
 
 
 @dataclass(kw_only=True)
@@ -172,28 +202,30 @@ class Bundle:
     warnings: list[ParseWarning] = field(default_factory=list)
 
 
-_COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)\s+-g\b")
-_QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat")
+# ``-inet6`` queries (IPv6 addresses) print the same forms as the IPv4 ones.
+_COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
+_QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat", "route")
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
     "net_health": re.compile(r"^net health status\s*:"),
     "ip": re.compile(r"^ipaddr\s*:"),
     "tls": re.compile(r"tls switch\["),
-    "ping": re.compile(r"packets? transmitted|recv time ?out"),
+    # ``device 0 PING 10.0.0.2`` opens a ping's output; a summary or a time-out line alone too
+    "ping": re.compile(r"^device \d+ PING\s|packets? transmitted|recv time ?out"),
     "optical": re.compile(r"^optical info\s*:"),
     "stat": re.compile(r"^packet statistics\s*:"),
+    "route": re.compile(r"^Routing table\s*:"),
 }
+_PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
+_PING_SUMMARY_RE = re.compile(r"packets? transmitted")
+
+_Section = tuple[int | None, str, int, list[tuple[int, str]]]
+"""(device named by a command line or None, query, first line, [(line number, text)])."""
 
 
-def parse_bundle(text: str) -> Bundle:
-    """Every hccn_tool output in a saved file, grouped by device.
-
-    Outputs after a ``hccn_tool -i N -QUERY -g`` line belong to device N; bare outputs (no
-    command line) each describe a port whose device is not named. Raises ParseError when the
-    text holds no hccn_tool output at all.
-    """
-    sections: list[tuple[int | None, str | None, int, list[str]]] = []
-    current: tuple[int | None, str | None, int, list[str]] | None = None
+def _sections(text: str) -> list[_Section]:
+    sections: list[_Section] = []
+    current: _Section | None = None
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         m = _COMMAND_RE.search(s)
@@ -205,33 +237,81 @@ def parse_bundle(text: str) -> Bundle:
             if re.search(r"\b(npu-smi|hccn_tool)\b", s):
                 current = None  # another tool's command: its output is not ours
                 continue
-            current[3].append(line)
+            current[3].append((no, line))
             continue
         kind = next((k for k, sig in _SIGNATURES.items() if sig.search(s)), None)
-        if kind is not None:
-            current = (None, kind, no, [line])
+        continues_ping = (
+            current is not None
+            and current[1] == "ping"
+            and kind == "ping"
+            and not _PING_DEVICE_RE.match(s)
+            and not any(_PING_SUMMARY_RE.search(t) for _, t in current[3])
+        )
+        if kind is not None and not continues_ping:
+            current = (None, kind, no, [(no, line)])
             sections.append(current)
-        elif current is not None and current[0] is None and s:
-            current[3].append(line)
-    ports: dict[object, Port] = {}
+        elif current is not None and s:
+            current[3].append((no, line))
+    return sections
+
+
+def parse_bundle(text: str) -> Bundle:
+    """Every hccn_tool output in a saved file, grouped by port.
+
+    Outputs after a ``hccn_tool -i N -QUERY -g`` line belong to device N. Outputs saved without
+    their command lines belong to one port until a query repeats (a ``for i in ...`` loop prints
+    the same query once per port) or a ``device N PING`` line names another device. Raises
+    ParseError when the text holds no hccn_tool output at all.
+    """
+    ports: list[Port] = []
+    by_device: dict[int, Port] = {}
+    bare: Port | None = None
+    bare_queries: set[str] = set()
     warnings: list[ParseWarning] = []
-    for index, (device, query, no, body) in enumerate(sections):
-        key: object = device if device is not None else ("bare", index)
-        port = ports.setdefault(key, Port(device=device, line=no))
-        chunk = "\n".join(body)
+    for device, query, no, body in _sections(text):
+        if device is not None:
+            port = by_device.get(device) or Port(device=device, line=no)
+            if device not in by_device:
+                by_device[device] = port
+                ports.append(port)
+        else:
+            named = _PING_DEVICE_RE.match(body[0][1].strip()) if body else None
+            named_device = int(named.group(1)) if named else None
+            if (
+                bare is None
+                or query in bare_queries
+                or (named_device is not None and bare.device not in (None, named_device))
+            ):
+                bare = Port(device=named_device, line=no)
+                bare_queries = set()
+                ports.append(bare)
+            elif named_device is not None:
+                bare.device = named_device
+            bare_queries.add(query)
+            port = bare
+        chunk = "\n".join(t for _, t in body)
         if query not in _QUERIES or not chunk.strip():
             continue
         try:
-            _apply(port, query, chunk)
+            for offset in _apply(port, query, chunk):
+                warnings.append(
+                    ParseWarning(
+                        line=body[offset - 1][0],
+                        message=f"hccn_tool -{query}: unreadable row (not 8 route columns)",
+                    )
+                )
         except ParseError as e:
             warnings.append(ParseWarning(line=no, message=f"hccn_tool -{query}: {e.message}"))
-    found = [p for p in ports.values() if _has_data(p)]
+    found = [p for p in ports if _has_data(p)]
     if not found:
-        raise ParseError("no hccn_tool output (link, net_health, ip, tls, ping, optical, stat)")
+        raise ParseError(
+            "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route)"
+        )
     return Bundle(ports=_merge_bare(found), warnings=warnings)
 
 
-def _apply(port: Port, query: str | None, chunk: str) -> None:
+def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
+    """Store one output on ``port``; returns offsets (in ``chunk``) of rows it could not read."""
     if query == "link":
         port.link = parse_link(chunk).status
     elif query == "net_health":
@@ -252,16 +332,21 @@ def _apply(port: Port, query: str | None, chunk: str) -> None:
         port.optical = parse_optical(chunk)
     elif query == "stat":
         port.stat = parse_stat(chunk)
+    elif query == "route":
+        port.routes, bad = parse_route(chunk)
+        return bad
+    return []
 
 
 def _has_data(p: Port) -> bool:
     return any(
         (p.link, p.net_health, p.ipaddr, p.tls_enabled is not None, p.ping_loss_pct is not None)
-    ) or bool(p.optical or p.stat)
+    ) or bool(p.optical or p.stat or p.routes)
 
 
 def _merge_bare(ports: list[Port]) -> list[Port]:
-    """Bare outputs whose device became known (a tls line names it) join that device's port."""
+    """Bare outputs whose device became known (a tls or ``device N PING`` line names it) join
+    that device's port."""
     by_device: dict[int, Port] = {}
     out: list[Port] = []
     for p in ports:
@@ -270,11 +355,15 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             continue
         if p.device in by_device:
             target = by_device[p.device]
-            for name in ("link", "net_health", "ipaddr", "netmask", "tls_enabled", "ping_loss_pct"):
+            for name in (
+                "link", "net_health", "ipaddr", "netmask", "tls_enabled", "ping_loss_pct",
+                "ping_target",
+            ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))
             target.optical = target.optical or p.optical
             target.stat = target.stat or p.stat
+            target.routes = target.routes or p.routes
             continue
         by_device[p.device] = p
         out.append(p)

@@ -188,9 +188,18 @@ class Topology:
         return {v for row in self.links.values() for k, v in row.items() if v != "X"}
 
 
+_AFFINITY_WORDS = ("CPU", "NUMA", "GPU")
+"""First words of the affinity columns after the device names (``CPU Affinity``, ``NUMA
+Affinity``, ``GPU NUMA ID``): a header row, never a link cell."""
+
+
 def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology:
     """Shared by ``npu-smi info -t topo`` and ``nvidia-smi topo -m``: a header row of device names,
-    one row per device, optional affinity columns and a ``Legend:`` block."""
+    one row per device, optional affinity columns and a ``Legend:`` block.
+
+    The matrix is found by content wherever it sits (after other output, header at column 0 or
+    indented, devices not starting at 0): a header is a line of device names (then affinity
+    labels), a row is a device name followed by a link cell."""
     lines = numbered_lines(text)
     head_no = 0
     columns: list[str] = []
@@ -210,24 +219,32 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
         if in_legend:
             if m := re.match(r"^\s*(\S+)\s+=\s+(.*)$", line):
                 legend[m.group(1)] = m.group(2).strip()
+            elif legend:
+                in_legend = False  # the legend ended: other output follows
             continue
-        if not head_no and device_re.match(tokens[0]) and line[:1].isspace():
-            head_no = no
-            columns = [t for t in re.split(r"\s{2,}|\t", line.strip()) if t]
+        if not device_re.match(tokens[0]):
             continue
-        if head_no and device_re.match(tokens[0]):
-            name = tokens[0]
-            cells = tokens[1:]
-            dev_cols = [c for c in columns if device_re.match(c)]
-            if len(cells) < len(dev_cols):
-                raise ParseError(
-                    f"{tool} row {name} has {len(cells)} cells for {len(dev_cols)} devices", line=no
-                )
-            devices.append(name)
-            links[name] = dict(zip(dev_cols, cells[: len(dev_cols)], strict=True))
-            extra = cells[len(dev_cols) :]
-            if extra:
-                affinity[name] = extra[0]
+        is_header = (
+            len(tokens) == 1 or bool(device_re.match(tokens[1])) or (tokens[1] in _AFFINITY_WORDS)
+        )
+        if is_header:
+            if not head_no:
+                head_no = no
+                columns = [t for t in tokens if device_re.match(t)]
+            continue
+        if not head_no or (devices and tokens[0] in links):
+            continue  # a row before any header, or a second matrix: not this one
+        name = tokens[0]
+        cells = tokens[1:]
+        if len(cells) < len(columns):
+            raise ParseError(
+                f"{tool} row {name} has {len(cells)} cells for {len(columns)} devices", line=no
+            )
+        devices.append(name)
+        links[name] = dict(zip(columns, cells[: len(columns)], strict=True))
+        extra = cells[len(columns) :]
+        if extra:
+            affinity[name] = extra[0]
     if not head_no:
         raise ParseError(f"no {tool} topology matrix (no header row of device names)")
     if not devices:
@@ -236,5 +253,8 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
 
 
 def parse_topo(text: str) -> Topology:
-    """Parse ``npu-smi info -t topo`` (HCCS / PIX / PXB / PHB / SYS / SIO between NPUs)."""
+    """Parse ``npu-smi info -t topo``: HCCS, PIX, PXB, PHB, SYS between NPUs; SIO (the two dies of
+    one Atlas A3 NPU) and HCCS_SW (HCCS through a switch) on A3; UB on Atlas 350 (950) cards,
+    whose legend has no HCCS (npu-smi command reference, "Querying the Topology of Multiple
+    NPUs"; CANN ``aclrtGetDevicesTopo`` lists the same link kinds). Kinds are kept as printed."""
     return parse_matrix(text, prefixes=("NPU", "Phy-ID"), tool="npu-smi")
