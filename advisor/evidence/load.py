@@ -47,7 +47,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nccl_tests": re.compile(
         r"^\S*#\s+size\s+count\s+type\b|#\s*Avg bus bandwidth|_perf\b.*-b\s", re.M
     ),
-    "hccl_test": re.compile(r"data_size\(Bytes\)"),
+    # the results table, hccl_test's HCCLCHECK failure line, or its mpirun command line
+    "hccl_test": re.compile(
+        r"data_size\(Bytes\)|hccl interface return err"
+        r"|\bmpirun\b[^\n]*?\b(?:all_reduce|all_gather|allgatherv?|reduce_scatter|alltoallv?c?"
+        r"|all_to_all|broadcast|reduce|scatter)_test\b"
+    ),
     "npu_smi_info": re.compile(r"\|\s*NPU\s+Name\s*\|"),
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(

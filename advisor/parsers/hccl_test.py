@@ -1,5 +1,12 @@
 """CANN hccl_test logs: ``data_size(Bytes) | aveg_time(us) | alg_bandwidth(GB/s) | check_result``.
 
+The time column is ``aveg_time(us)`` in the hccl_test sources (``hccl_opbase_rootinfo_base.h``);
+saved tables with ``avg_time(us)`` exist too, so both are read. The data type comes only from
+``-d`` on the command line in the log: without it the dtype is ``unknown``, never assumed.
+A run that stops at communicator init (an ``HCCLCHECK`` failure before the table, or an
+``HcclCommInitRootInfo`` error) is read as :class:`InitFailure`, its return code named from the
+``HcclResult`` enum.
+
 hccl_test prints no bus bandwidth. Its ``alg_bandwidth`` is ``data_size / time`` for every op
 (all_gather and all_to_all divide the ``-b`` size over the ranks, then multiply back), which is
 nccl-tests' algbw convention, so busbw = algbw x the nccl-tests factor of the op and rank count.
@@ -43,11 +50,16 @@ DTYPES = {
     "uint64": "uint64",
 }
 
+UNKNOWN_DTYPE = "unknown"
+"""dtype of a log whose command line (``-d``) is not in it."""
+
 BINARY_RE = re.compile(r"\b(" + "|".join(sorted(BINARIES, key=len, reverse=True)) + r")v?_test\b")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 _DTYPE_RE = re.compile(r"_test\b.*?\s-d\s+(\w+)")
 _NPUS_RE = re.compile(r"_test\b.*?\s-p\s+(\d+)")
-_HEADER_RE = re.compile(r"data_size\(Bytes\):?\s*\|\s*aveg?_time\(us\):?\s*\|\s*alg_bandwidth")
+_HEADER_RE = re.compile(
+    r"data_size\(Bytes\):?\s*\|\s*av(?:e?g|e)_time\(us\):?\s*\|\s*alg_bandwidth"
+)
 _ROW_RE = re.compile(
     r"^(\d+)\s*\|\s*([0-9.eE+-]+)\s*\|\s*([0-9.eE+-]+|inf|nan)\s*\|\s*(success|failed|NULL)\s*$"
 )
@@ -76,6 +88,7 @@ class HcclTestLog:
     ranks: int | None
     npus_per_node: int | None
     dtype: str
+    """From ``-d`` on the log's command line (float32, bfloat16 ...); ``unknown`` without it."""
     rows: list[Row]
     complete: bool
     """False when the log stops before the size range given by ``-e`` was reached."""
@@ -87,23 +100,29 @@ def parse(text: str, *, op: str | None = None, ranks: int | None = None) -> Hccl
     lines = numbered_lines(text)
     command_op: str | None = None
     command_ranks: int | None = None
-    dtype = "float32"
+    dtype = UNKNOWN_DTYPE
     npus: int | None = None
     max_bytes: int | None = None
     header_line = 0
     rows: list[Row] = []
     warnings: list[ParseWarning] = []
     failed: dict[int, list[int]] = {}
+    continued = ""  # a command line split with trailing backslashes, joined back
     for no, line, _ in lines:
         stripped = line.strip()
-        m = BINARY_RE.search(stripped)
+        if stripped.endswith("\\") and not header_line:
+            continued += stripped[:-1] + " "
+            continue
+        command = continued + stripped
+        continued = ""
+        m = BINARY_RE.search(command)
         if m and command_op is None:
             command_op = BINARIES[m.group(1)]
-            if n := _NP_RE.search(stripped):
+            if n := _NP_RE.search(command):
                 command_ranks = int(n.group(1))
-            if d := _DTYPE_RE.search(stripped):
+            if d := _DTYPE_RE.search(command):
                 dtype = DTYPES.get(d.group(1).lower(), d.group(1))
-            if p := _NPUS_RE.search(stripped):
+            if p := _NPUS_RE.search(command):
                 npus = int(p.group(1))
         if mb := re.search(r"maxbytes is (\d+)", stripped):
             max_bytes = int(mb.group(1))
@@ -130,6 +149,9 @@ def parse(text: str, *, op: str | None = None, ranks: int | None = None) -> Hccl
             )
         )
     if not header_line:
+        failure = read_init_failure(text)
+        if failure is not None:
+            raise HcclTestInitError(failure)
         raise ParseError("no hccl_test results header ('data_size(Bytes): | aveg_time(us): ...')")
     if not rows:
         raise ParseError("hccl_test results header has no readable row", line=header_line)
@@ -169,3 +191,116 @@ def parse(text: str, *, op: str | None = None, ranks: int | None = None) -> Hccl
         complete=complete,
         warnings=warnings,
     )
+
+
+# HcclResult, hicann/hcomm include/hccl/hccl_types.h (the enum HCCL APIs return): value → (name,
+# the header's comment for it).
+HCCL_RESULTS: dict[int, tuple[str, str]] = {
+    0: ("HCCL_SUCCESS", "success"),
+    1: ("HCCL_E_PARA", "parameter error"),
+    2: ("HCCL_E_PTR", "empty pointer"),
+    3: ("HCCL_E_MEMORY", "memory error"),
+    4: ("HCCL_E_INTERNAL", "internal error"),
+    5: ("HCCL_E_NOT_SUPPORT", "feature not supported"),
+    6: ("HCCL_E_NOT_FOUND", "specific resource not found"),
+    7: ("HCCL_E_UNAVAIL", "resource unavailable"),
+    8: ("HCCL_E_SYSCALL", "system interface call error"),
+    9: ("HCCL_E_TIMEOUT", "timeout"),
+    10: ("HCCL_E_OPEN_FILE_FAILURE", "open file failure"),
+    11: ("HCCL_E_TCP_CONNECT", "TCP connect failure"),
+    12: ("HCCL_E_ROCE_CONNECT", "RoCE connect failure"),
+    13: ("HCCL_E_TCP_TRANSFER", "TCP transfer failure"),
+    14: ("HCCL_E_ROCE_TRANSFER", "RoCE transfer failure"),
+    15: ("HCCL_E_RUNTIME", "runtime API call failure"),
+    16: ("HCCL_E_DRV", "driver API call failure"),
+    17: ("HCCL_E_PROFILING", "profiling API call failure"),
+    18: ("HCCL_E_CCE", "CCE API call failure"),
+    19: ("HCCL_E_NETWORK", "network API call failure"),
+    20: ("HCCL_E_AGAIN", "try again"),
+    21: ("HCCL_E_REMOTE", "error CQE (remote side)"),
+    22: ("HCCL_E_SUSPENDING", "communicator suspending"),
+    23: ("HCCL_E_OPRETRY_FAIL", "operator retry constraint"),
+    24: ("HCCL_E_OOM", "out of memory"),
+    1041: ("HCCL_E_IN_STATUS", "the error information is in the status"),
+}
+
+# HCCL log lines print ``errNo[0x...]``: hicann/hcomm src/pub_inc/log.h builds it as
+# (module 5 = HCCL) << 24 | sub-module << 16 | HcclResult.
+_HCCL_MODULE_ID = 5
+
+_INIT_FAILURE_RES = (
+    # hccl_test's HCCLCHECK (hccl_test_common.h): "hccl interface return errreturn err
+    # <file>:<line>, retcode: <n>" (the doubled word is in the source)
+    re.compile(
+        r"hccl interface return err(?:return err)?\s+(?P<where>[^\s:]+:\d+),\s*retcode:\s*(?P<code>-?\d+)"
+    ),
+    # torch_npu: "HCCL function error: hcclCommInitRootInfoConfig(...), error code is 15"
+    re.compile(r"(?P<call>hcclCommInit\w*)\(.*?\),\s*error code is\s*(?P<code>-?\d+)", re.I),
+    # "HcclCommInitRootInfo fail, error:2" / "HcclCommInitRootInfo failed: 7": the number must
+    # follow an error keyword or the colon, so "failed for global_rank=3" is not read as a code
+    re.compile(
+        r"(?P<call>HcclCommInit\w*)\s+fail(?:ed)?\b"
+        r"(?:[^\n]*?\b(?:error(?:\s+code)?(?:\s+is)?|ret(?:code)?)\s*[:=]?\s*|\s*[:=]\s*)"
+        r"(?P<code>-?\d+)\b",
+        re.I,
+    ),
+    # HCCL's own log: "errNo[0x0000000005000002]HcclCommInitRootInfo failed."
+    re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]\s*(?:\[[^\]]*\]\s*)*(?P<call>HcclCommInit\w*)"),
+)
+
+
+@dataclass(kw_only=True)
+class InitFailure:
+    """A run that stopped while creating its communicator, before any result row."""
+
+    line: int
+    """1-based line of the failure in the log."""
+    call: str
+    """The failing call as printed (``HcclCommInitRootInfo``), or where hccl_test's HCCLCHECK
+    stopped (``hccl_opbase_rootinfo_base.cc:130``)."""
+    code: int
+    name: str
+    """HcclResult name (``HCCL_E_UNAVAIL``), or ``unknown`` for a value the enum does not have."""
+    meaning: str
+
+    def describe(self) -> str:
+        return f"{self.call} returned {self.code} = {self.name} ({self.meaning})"
+
+
+def decode_result(code: int) -> tuple[str, str]:
+    """(name, meaning) of an HcclResult value; ``unknown`` for values outside the enum."""
+    return HCCL_RESULTS.get(code, ("unknown", "not an HcclResult value"))
+
+
+def read_init_failure(text: str) -> InitFailure | None:
+    """The first communicator-init failure in ``text`` before any results header, or None."""
+    for no, line, _ in numbered_lines(text):
+        if _HEADER_RE.search(line):
+            return None
+        for pattern in _INIT_FAILURE_RES:
+            m = pattern.search(line)
+            if m is None:
+                continue
+            groups = m.groupdict()
+            if groups.get("hex"):
+                value = int(groups["hex"], 16)
+                if (value >> 24) & 0xFF != _HCCL_MODULE_ID:
+                    continue  # not an HCCL error number: its low bits are not an HcclResult
+                code = value & 0xFFFF
+            else:
+                code = int(groups["code"])
+            name, meaning = decode_result(code)
+            call = groups.get("call") or f"hccl_test HCCLCHECK at {groups['where']}"
+            return InitFailure(line=no, call=call, code=code, name=name, meaning=meaning)
+    return None
+
+
+class HcclTestInitError(ParseError):
+    """The log holds no result table because the run failed creating its communicator."""
+
+    def __init__(self, failure: InitFailure) -> None:
+        super().__init__(
+            f"the run stopped at communicator init, before any result table: {failure.describe()}",
+            line=failure.line,
+        )
+        self.failure = failure

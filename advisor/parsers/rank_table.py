@@ -2,9 +2,13 @@
 
 1.0: ``server_count`` and ``server_list[].device[] {device_id, device_ip, rank_id}``; the older
 ``group_list[].instance_list[].devices[]`` form is read too. 1.2 (SuperPoD) adds
-``super_device_id`` per device and a ``super_pod_list``. Validation never stops at the first
-problem: every duplicate device, duplicate or missing rank, count mismatch and an unfinished
-``status`` are listed in ``errors``.
+``super_device_id`` per device and a ``super_pod_list``. The global rank table MindCluster's
+ClusterD writes for multi-role (prefill/decode) jobs nests that per role:
+``server_group_list[] {group_id, server_count, server_list[] {server_id, server_ip, device[]},
+super_pod_list (1.2)}`` (MindCluster "global-ranktable" documentation, Atlas A2 1.0 and Atlas A3
+1.2 examples); each group numbers its ranks from 0, so ranks are checked per group. Validation
+never stops at the first problem: every duplicate device, duplicate or missing rank, count
+mismatch and an unfinished ``status`` are listed in ``errors``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ class RankEntry:
     device_id: str
     device_ip: str | None
     super_device_id: str | None = None
+    group_id: str | None = None
+    """``server_group_list`` group (one role of a multi-role job); None in the other forms."""
 
 
 @dataclass(kw_only=True)
@@ -37,8 +43,12 @@ class RankTable:
     servers: list[str]
     ranks: list[RankEntry]
     super_pods: dict[str, list[str]] = field(default_factory=dict)
+    """Super pod id → its servers; ``<group_id>/<super_pod_id>`` in the ``server_group_list``
+    form, where each group lists its own super pods."""
     errors: list[str] = field(default_factory=list)
     """Everything that would make HCCL reject the table or build a wrong communicator."""
+    groups: list[str] = field(default_factory=list)
+    """``group_id`` of each ``server_group_list`` entry, in order; empty in the other forms."""
 
     @property
     def valid(self) -> bool:
@@ -51,8 +61,13 @@ def parse(text: str) -> RankTable:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
-    if not isinstance(doc, dict) or not ("server_list" in doc or "group_list" in doc):
-        raise ParseError("JSON without 'server_list' or 'group_list': not an Ascend rank table")
+    if not isinstance(doc, dict) or not (
+        "server_list" in doc or "group_list" in doc or "server_group_list" in doc
+    ):
+        raise ParseError(
+            "JSON without 'server_list', 'group_list' or 'server_group_list': "
+            "not an Ascend rank table"
+        )
     errors: list[str] = []
     version = str(doc.get("version", ""))
     if version and version not in VERSIONS:
@@ -63,6 +78,8 @@ def parse(text: str) -> RankTable:
             f"status is {status or 'missing'!r}, not 'completed': the table was read before its "
             "writer finished it (wait for status completed before starting the job)"
         )
+    if "server_group_list" in doc:
+        return _parse_groups(doc, version, status, errors)
     servers, ranks = _entries(doc, errors)
     declared = doc.get("server_count")
     server_count: int | None = None
@@ -89,27 +106,43 @@ def parse(text: str) -> RankTable:
     )
 
 
+def _objects(value: Any, what: str, errors: list[str]) -> list[dict[str, Any]]:
+    """The JSON objects of a list member; anything else is reported, not read."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        errors.append(f"{what} is not a list")
+        return []
+    out = []
+    for i, item in enumerate(value):
+        if isinstance(item, dict):
+            out.append(item)
+        else:
+            errors.append(f"{what}[{i}] is not an object")
+    return out
+
+
 def _entries(doc: dict[str, Any], errors: list[str]) -> tuple[list[str], list[RankEntry]]:
     servers: list[str] = []
     ranks: list[RankEntry] = []
     if "server_list" in doc:
-        for i, server in enumerate(doc.get("server_list") or []):
+        for i, server in enumerate(_objects(doc.get("server_list"), "server_list", errors)):
             sid = str(server.get("server_id", ""))
             if not sid:
                 errors.append(f"server_list[{i}] has no server_id")
             servers.append(sid)
-            devices = server.get("device") or []
+            devices = _objects(server.get("device"), f"server {sid or i} device", errors)
             if not devices:
                 errors.append(f"server {sid or i} lists no device")
             for dev in devices:
                 ranks.append(_entry(dev, sid, errors))
         return servers, ranks
-    for group in doc.get("group_list") or []:
-        for inst in group.get("instance_list") or []:
+    for group in _objects(doc.get("group_list"), "group_list", errors):
+        for inst in _objects(group.get("instance_list"), "instance_list", errors):
             sid = str(inst.get("server_id", ""))
             if sid not in servers:
                 servers.append(sid)
-            for dev in inst.get("devices") or []:
+            for dev in _objects(inst.get("devices"), f"instance {sid} devices", errors):
                 entry = dict(dev)
                 entry.setdefault("rank_id", inst.get("rank_id"))
                 ranks.append(_entry(entry, sid, errors))
@@ -138,7 +171,13 @@ def _entry(dev: dict[str, Any], server_id: str, errors: list[str]) -> RankEntry:
     )
 
 
-def _check_duplicates(servers: list[str], ranks: list[RankEntry], errors: list[str]) -> None:
+def _check_duplicates(
+    servers: list[str],
+    ranks: list[RankEntry],
+    errors: list[str],
+    check_ips: bool = True,
+) -> None:
+    """Duplicate servers, devices, ranks and (``check_ips``) device addresses."""
     for sid, n in Counter(servers).items():
         if n > 1:
             errors.append(f"server {sid} appears {n} times in server_list")
@@ -153,9 +192,10 @@ def _check_duplicates(servers: list[str], ranks: list[RankEntry], errors: list[s
         if n > 1:
             where = [f"{r.server_id}/device {r.device_id}" for r in ranks if r.rank == rank]
             errors.append(f"rank_id {rank} is used {n} times ({'; '.join(where)})")
-    for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
-        if n > 1:
-            errors.append(f"device_ip {ip} is given to {n} devices")
+    if check_ips:
+        for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+            if n > 1:
+                errors.append(f"device_ip {ip} is given to {n} devices")
     numbered = sorted({r.rank for r in ranks if r.rank is not None})
     missing = sorted(set(range(len(ranks))) - set(numbered))
     if missing and numbered:
@@ -169,9 +209,10 @@ def _super_pods(
     doc: dict[str, Any], version: str, servers: list[str], ranks: list[RankEntry], errors: list[str]
 ) -> dict[str, list[str]]:
     pods: dict[str, list[str]] = {}
-    for pod in doc.get("super_pod_list") or []:
+    for pod in _objects(doc.get("super_pod_list"), "super_pod_list", errors):
         pid = str(pod.get("super_pod_id", ""))
-        pods[pid] = [str(s.get("server_id", "")) for s in pod.get("server_list") or []]
+        members = _objects(pod.get("server_list"), f"super pod {pid} server_list", errors)
+        pods[pid] = [str(s.get("server_id", "")) for s in members]
         for sid in pods[pid]:
             if sid not in servers:
                 errors.append(f"super pod {pid} names server {sid}, which is not in server_list")
@@ -184,3 +225,59 @@ def _super_pods(
                 f"version 1.2 needs super_device_id on every device; missing on {', '.join(lacking[:8])}"
             )
     return pods
+
+
+def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[str]) -> RankTable:
+    """The ``server_group_list`` form: each group is validated as a table of its own."""
+    raw_groups = doc.get("server_group_list")
+    if not isinstance(raw_groups, list):
+        errors.append("server_group_list is not a list")
+        raw_groups = []
+    declared_groups = doc.get("server_group_count")
+    if declared_groups is not None and str(declared_groups) != str(len(raw_groups)):
+        errors.append(
+            f"server_group_count is {declared_groups} but server_group_list holds "
+            f"{len(raw_groups)} groups"
+        )
+    servers: list[str] = []
+    ranks: list[RankEntry] = []
+    pods: dict[str, list[str]] = {}
+    group_ids: list[str] = []
+    for i, group in enumerate(raw_groups):
+        if not isinstance(group, dict):
+            errors.append(f"server_group_list[{i}] is not an object")
+            continue
+        gid = str(group.get("group_id", i))
+        group_ids.append(gid)
+        where = f"group {gid}: "
+        group_errors: list[str] = []
+        g_servers, g_ranks = _entries(group, group_errors)
+        for entry in g_ranks:
+            entry.group_id = gid
+        declared = group.get("server_count")
+        if declared is not None and str(declared) != str(len(g_servers)):
+            group_errors.append(
+                f"server_count is {declared} but server_list holds {len(g_servers)} servers"
+            )
+        _check_duplicates(g_servers, g_ranks, group_errors, check_ips=False)
+        g_pods = _super_pods(group, version, g_servers, g_ranks, group_errors)
+        pods.update({f"{gid}/{pod}": members for pod, members in g_pods.items()})
+        errors += [where + e for e in group_errors]
+        servers += g_servers
+        ranks += g_ranks
+    repeated = sorted(g for g, n in Counter(group_ids).items() if n > 1)
+    if repeated:
+        errors.append(f"group_id {', '.join(repeated)} appears more than once in server_group_list")
+    for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+        if n > 1:
+            errors.append(f"device_ip {ip} is given to {n} devices")
+    return RankTable(
+        version=version or "1.0",
+        status=status,
+        server_count=None,
+        servers=servers,
+        ranks=ranks,
+        super_pods=pods,
+        errors=errors,
+        groups=group_ids,
+    )
