@@ -37,6 +37,21 @@ def test_topo_header_at_column_zero_is_detected_and_read() -> None:
     assert {"UB", "SIO"} <= set(topo.legend) and "HCCS" not in topo.legend
 
 
+def test_topo_single_spaced_header_at_column_zero() -> None:
+    text = sample("npu_smi_topo_950_ub_single_spaced.txt")
+    assert detect(text) == ["npu_smi_topo"]
+    topo = npu_smi.parse_topo(text)
+    assert topo.devices == [f"NPU{i}" for i in range(8)]
+    assert topo.links["NPU5"]["NPU4"] == "UB"
+    assert topo.links["NPU5"]["NPU3"] == "SYS"
+    assert topo.cpu_affinity["NPU7"] == "96-191,288-383"
+    assert topo.legend == {
+        "X": "Self",
+        "SYS": "Path traversing PCIe and NUMA nodes.",
+        "UB": "Connection traversing UB.",
+    }
+
+
 def test_topo_ub_links_of_a_four_card_ub_group() -> None:
     topo = npu_smi.parse_topo(sample("npu_smi_topo_atlas350_ub4.txt"))
     assert topo.links["NPU0"]["NPU3"] == "UB"
