@@ -54,7 +54,8 @@ class ComputeLoadConfig:
 
     intensities: list[float] = field(default_factory=list)
     """Load intensities in [0, 1]: the share of wall time each rank's load is busy (0 is the idle
-    baseline, always measured; 1 never pauses). Empty: no loaded measurements."""
+    baseline, always measured; 1 never pauses). Empty: no loaded measurements. Each point then
+    takes iters × (1 + intensities) timed iterations, each after one to two periods at its level."""
     ops: list[str] = field(default_factory=lambda: ["all_reduce"])
     """Collectives timed under load (all_reduce with every algorithm of stages.bench.algorithms,
     the others natively), in the first of stages.bench.dtypes, at the benchmark's sizes."""
