@@ -132,11 +132,12 @@ class MatmulLoad:
         self._wake.set()
 
     def stop(self) -> None:
+        """End the thread (after its current matmul); a failure is left to raise_failure, so an
+        error already on its way out of the rank is not masked by this one."""
         self._stopping = True
         self._level = 0.0
         self._wake.set()
         self._thread.join()
-        self.raise_failure()
 
     def raise_failure(self) -> None:
         if self._failure is not None:
@@ -218,6 +219,7 @@ def running(device: Any, cfg: ComputeLoadConfig) -> Iterator[MatmulLoad]:
     finally:
         load.stop()
         torch.set_num_threads(threads)
+    load.raise_failure()
 
 
 def sync_stream(device: Any) -> None:
