@@ -45,6 +45,8 @@ def flight_keys(stage_names: list[str]) -> set[tuple[str, ...]]:
     return {("stages", name, "flight") for name in stage_names}
 
 
+LOAD_FIELDS = ("load", "load_choices", "load_matrix_size", "load_period_ms", "load_max_slowdown")
+
 BEFORE_TYPED = {
     # a live emulated 2x2 run: the typed model adds the fields that say where figures came from
     "facts_before_typed_2x2.json": {
@@ -55,6 +57,8 @@ BEFORE_TYPED = {
         *flight_keys(BEFORE_TYPED_2X2_STAGES),
         (*BENCH, "bands"),
         ("environment", "tuner_configs"),
+        # collectives under a compute load (empty: no load was asked for)
+        *((*BENCH, name) for name in LOAD_FIELDS),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a

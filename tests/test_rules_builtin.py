@@ -37,6 +37,22 @@ _WRONG = [bench_row(bytes=1024, count=256, busbw_gbps=1.0, wrong=3)]
 _SHARED = [{"host": "host-a", "ranks": [0, 1], "cpus": "0-3"}]
 
 
+def _loaded(slowdown: float, *, beyond: bool = True, algorithm: str = "ring") -> dict[str, Any]:
+    """A point of ``bench.load``: 100 µs idle, ``slowdown`` times that under load."""
+    loaded = 100.0 * slowdown
+    return {"op": "all_reduce", "dtype": "fp32", "algorithm": algorithm, "bytes": 65536,
+            "intensity": 1.0, "busy_share": 0.98, "rounds": 10, "idle_us_p50": 100.0,
+            "idle_us_p10": 95.0, "idle_us_p90": 110.0, "loaded_us_p50": loaded,
+            "loaded_us_p10": loaded * 0.9, "loaded_us_p90": loaded * 1.1, "slowdown": slowdown,
+            "beyond_noise": beyond}  # fmt: skip
+
+
+def _choice(*, changed: bool, beyond: bool) -> dict[str, Any]:
+    return {"op": "all_reduce", "dtype": "fp32", "bytes": 65536, "intensity": 1.0,
+            "idle_best": "native", "loaded_best": "ring" if changed else "native",
+            "changed": changed, "gain": 1.6 if changed else 1.0, "beyond_noise": beyond}  # fmt: skip
+
+
 def _flight(pattern: str) -> dict[str, Any]:
     culprit = {"rank": 3, "pattern": pattern, "detail": "the buffers say so", "node_name": "node1"}
     return {"source": "dumps/", "culprits": [culprit], "summary": "flight recorder: rank 3"}
@@ -328,6 +344,15 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.timelines": [_timeline(all_waiting=True, beyond=True)]},
      {"evidence.timelines": [_timeline(all_waiting=True, beyond=False)]},
      {"HCCL_CONNECT_TIMEOUT": "232"}),
+    # collectives under a compute load: beyond the threshold and beyond the noise only
+    ("bench-load-slowdown", "gloo",
+     {"bench.load": [_loaded(1.2), _loaded(2.4)], "bench.load_max_slowdown": 1.5},
+     {"bench.load": [_loaded(1.2), _loaded(2.4, beyond=False)], "bench.load_max_slowdown": 1.5},
+     {}),
+    ("bench-load-best-algorithm-changes", "nccl",
+     {"bench.load_choices": [_choice(changed=True, beyond=True)]},
+     {"bench.load_choices": [_choice(changed=True, beyond=False),
+                             _choice(changed=False, beyond=False)]}, {}),
 ]  # fmt: skip
 
 

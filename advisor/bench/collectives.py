@@ -28,8 +28,10 @@ from advisor.backends import (
     nccl_allreduce_only,
     nccl_version,
 )
+from advisor.bench import load as ab_load
 from advisor.bench import model as ab_model
 from advisor.bench.catalog import ALGORITHM_NAMES, DEFAULT_PIPELINE_CHUNK_BYTES
+from advisor.bench.load import ComputeLoadConfig, LoadChoice, LoadResult
 from advisor.bench.model import ModelFacts, WhatIf
 from advisor.errors import ConfigError
 from advisor.stages import Stage, StageConfig
@@ -138,6 +140,8 @@ class BenchJobConfig:
     """Run each point once on known values first and count wrong elements."""
     pipeline_chunk_bytes: int = DEFAULT_PIPELINE_CHUNK_BYTES
     """Chunk size of the pipelined hierarchical all-reduce."""
+    compute_load: ComputeLoadConfig = field(default_factory=ComputeLoadConfig)
+    """Matmul load to time the collectives under (default job only; off in a variant job)."""
 
 
 @dataclass(kw_only=True)
@@ -184,11 +188,21 @@ class BenchConfig(StageConfig):
     """Bus bandwidth is judged against the bottleneck link only at sizes at least this large:
     smaller messages are latency-bound, so their busbw says nothing about the link (nccl-tests
     quotes busbw at its largest sizes for the same reason)."""
+    compute_load: ComputeLoadConfig = field(default_factory=ComputeLoadConfig)
+    """Time collectives again while every rank runs a matmul load of these intensities, idle
+    and loaded rounds interleaved (advisor.bench.load); off unless intensities are given."""
 
     def __post_init__(self) -> None:
         bad = [o for o in self.ops + self.variant_ops if o not in OPS]
         if bad:
             raise ConfigError(f"stages.bench.ops: unknown {bad}; choose from {', '.join(OPS)}.")
+        timed = [o for o in OPS if o != "sendrecv"]
+        bad = [o for o in self.compute_load.ops if o not in timed]
+        if bad:
+            raise ConfigError(
+                f"stages.bench.compute_load.ops: {bad} not timed under load; choose from "
+                f"{', '.join(timed)} (sendrecv pairs are measured idle only)."
+            )
         bad = [d for d in self.dtypes if d not in DTYPES]
         if bad:
             raise ConfigError(
@@ -238,6 +252,7 @@ class BenchConfig(StageConfig):
             iters=self.iters,
             check=self.check,
             pipeline_chunk_bytes=self.pipeline_chunk_bytes,
+            compute_load=self.compute_load if default else ComputeLoadConfig(),
         )
 
 
@@ -480,7 +495,113 @@ def run_rank(ctx: RankContext, p: BenchJobConfig) -> None:
                                         world_size=ctx.world_size,
                                         **stats,
                                     )
+    if p.compute_load.levels():
+        _run_loaded(ctx, p, fns)
     comm.barrier()
+
+
+def _run_loaded(ctx: RankContext, p: BenchJobConfig, fns: dict[str, Any]) -> None:
+    """Every load op × algorithm × size of the first dtype, idle and under each intensity."""
+    from advisor.bench import algorithms
+
+    cfg = p.compute_load
+    dtype = p.dtypes[0]
+    with ab_load.running(ctx.device, cfg) as load:
+        if ctx.rank == 0:
+            ctx.record(
+                "load/setup",
+                device=str(ctx.device),
+                matrix_size=load.matrix_size,
+                period_ms=cfg.period_ms,
+                cpu_threads=cfg.cpu_threads,
+                intensities=cfg.levels(),
+            )
+        for op in cfg.ops:
+            for name in list(fns) if op == "all_reduce" else ["native"]:
+                fn = fns.get(name, algorithms.native_all_reduce)
+                for nbytes in sizes(p.min_bytes, p.max_bytes, p.factor):
+                    count = element_count(op, nbytes, ELEMENT_BYTES[dtype], ctx.world_size)
+                    point = _Point(ctx, op, dtype, count, IN_PLACE_MODES[op][0])
+                    with ctx.step(f"load/{op}/{name}/{dtype}/{nbytes}") as m:
+                        stats = _time_loaded(ctx, point, fn, p, load)
+                        if ctx.rank == 0:
+                            m.update(
+                                op=op,
+                                dtype=dtype,
+                                algorithm=name,
+                                bytes=count * ELEMENT_BYTES[dtype],
+                                count=count,
+                                **stats,
+                            )
+
+
+def _time_loaded(
+    ctx: RankContext,
+    point: _Point,
+    fn: algorithms.AllReduceFn,
+    p: BenchJobConfig,
+    load: ab_load.MatmulLoad,
+) -> dict[str, Any]:
+    """Rounds of one timed iteration idle and one per intensity, in an order rotating each round.
+
+    Before each timed iteration the load runs at its level for one to two periods (a random
+    share of the second), so the collective starts at a random phase of the duty cycle, as
+    training's collectives meet its compute, instead of always at the start of a busy phase.
+    """
+    import random
+
+    import torch
+
+    from advisor import comm
+
+    levels = p.compute_load.levels()
+    conditions = [0.0, *levels]
+    period_s = p.compute_load.period_ms / 1e3
+    phase = random.Random(ctx.rank)  # noqa: S311 -- a phase offset, nothing secret
+    point.fill()
+    for _ in range(p.warmup_iters):
+        point.run(fn)
+    load.take_seconds()
+    times: list[list[float]] = [[] for _ in conditions]
+    for r in range(p.iters):
+        for k in range(len(conditions)):
+            j = (r + k) % len(conditions)
+            load.set(conditions[j])
+            time.sleep(period_s * (1.0 + phase.random()))
+            comm.barrier()
+            ab_load.sync_stream(ctx.device)
+            t0 = time.perf_counter()
+            point.run(fn)
+            ab_load.sync_stream(ctx.device)
+            times[j].append(time.perf_counter() - t0)
+    load.set(0.0)
+    seconds = load.take_seconds()
+    # The slowest rank's time per iteration, and the mean achieved busy share over ranks, both
+    # on the CPU side group in float64 (as _time_point does).
+    slowest = torch.tensor(times, dtype=torch.float64)
+    comm.all_reduce(slowest, op="max", group=comm.side_group())
+    busy, wall = zip(*(seconds.get(x, (0.0, 0.0)) for x in levels), strict=True)
+    shares = torch.tensor(
+        [b / w if w > 0 else 0.0 for b, w in zip(busy, wall, strict=True)], dtype=torch.float64
+    )
+    comm.all_reduce(shares, op="sum", group=comm.side_group())
+
+    def spread(row: Any) -> dict[str, float]:
+        us = sorted(float(x) * 1e6 for x in row)
+        return {"p50": statistics.median(us), "p10": _quantile(us, 0.1), "p90": _quantile(us, 0.9)}
+
+    return {
+        "rounds": p.iters,
+        "idle": spread(slowest[0]),
+        "loaded": [
+            {
+                "intensity": x,
+                "busy_share": float(shares[i]) / ctx.world_size,
+                **spread(slowest[i + 1]),
+            }
+            for i, x in enumerate(levels)
+        ],
+    }
 
 
 def _label(algorithm: str, variant: str) -> str:
@@ -563,6 +684,18 @@ class BenchFacts:
     """The results are benchmark tables imported from files (``advisor import``), not measured."""
     sources: list[str] = field(default_factory=list)
     """The imported files the results come from."""
+    load: list[LoadResult] = field(default_factory=list)
+    """Per op, algorithm, size and load intensity: the collective's time idle and while every
+    rank runs a matmul load (stages.bench.compute_load), interleaved in one job, and the
+    slowdown (loaded / idle median)."""
+    load_choices: list[LoadChoice] = field(default_factory=list)
+    """Per op, size and intensity timed with several algorithms: the fastest idle and loaded."""
+    load_matrix_size: int = 0
+    """Side of the load's square matrices (0: no load ran)."""
+    load_period_ms: float = 0.0
+    """The load's duty-cycle period."""
+    load_max_slowdown: float = 0.0
+    """stages.bench.compute_load.max_slowdown: the slowdown conf/rules/load.yaml flags."""
 
 
 def results_of(records: list[Record], world: int) -> list[BenchResult]:
@@ -692,6 +825,14 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> BenchFact
         )
         facts.whatif = predicted
     facts.model = model_facts
+    facts.load = ab_load.results_of(records)
+    facts.load_choices = ab_load.choices(facts.load)
+    for rec in records:
+        if rec.rank == 0 and rec.step == "load/setup":
+            facts.load_matrix_size = int(rec.metrics["matrix_size"])
+            facts.load_period_ms = float(rec.metrics["period_ms"])
+    load_cfg = getattr(params, "compute_load", None)
+    facts.load_max_slowdown = float(getattr(load_cfg, "max_slowdown", 0.0))
     return facts
 
 
@@ -800,6 +941,10 @@ def drive(ctx: DriverContext, params: BenchConfig) -> None:
         )
         rows = results_of(ctx.records(variant), cluster.world_size)
         console.plain(table(rows, title=f"bench {variant} ({cluster.shape}, {cluster.backend})"))
+        loaded = ab_load.results_of(ctx.records(variant))
+        if loaded:
+            title = f"bench {variant} under matmul load: slowdown against idle ({cluster.shape})"
+            console.plain(ab_load.table(loaded, title=title))
         if index == 0 and outcome.status != "ok":
             # without the default job there is nothing to compare the variants with
             raise RuntimeError(f"the {variant} benchmark job {outcome.status}: {outcome.reason}")

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from advisor.bench import load as ab_load
 from advisor.report import charts
 
 if TYPE_CHECKING:
@@ -327,6 +328,17 @@ def bench(facts: Facts, sec: Section, data: BenchFacts) -> None:
     sec.view["wrong"] = [r for r in data.results if r.wrong][:MAX_TABLE_ROWS]
     sec.view["results"] = data.results[: MAX_TABLE_ROWS * 4]
     sec.view["results_left_out"] = max(0, len(data.results) - MAX_TABLE_ROWS * 4)
+    if data.load:
+        intensities, rows = ab_load.pivot(data.load)
+        sec.view["load"] = {
+            "intensities": intensities,
+            "rows": rows[: MAX_TABLE_ROWS * 2],
+            "left_out": max(0, len(rows) - MAX_TABLE_ROWS * 2),
+            "matrix_size": data.load_matrix_size,
+            "period_ms": data.load_period_ms,
+            "max_slowdown": data.load_max_slowdown,
+            "changed": [c for c in data.load_choices if c.changed][:MAX_TABLE_ROWS],
+        }
 
 
 def sweep(facts: Facts, sec: Section, data: SweepFacts) -> None:
