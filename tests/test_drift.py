@@ -290,9 +290,9 @@ def _no_leaks(lab_leak_check: None) -> None:  # noqa: F811
 @requires_lab
 def test_lab_node_with_other_mtu_and_other_env_are_named_before_any_job(tmp_path: Path) -> None:
     """Three lab nodes, one advisor per node: node 2's NIC at MTU 1400, NCCL_DEBUG=INFO in node
-    1's environment alone. The drift stage, which runs before the smoke job, names each value
-    with the nodes that have it; the rules turn both into findings."""
-    stages = ("drift", "smoke")
+    1's environment alone. The drift stage alone runs (no job starts: the comparison needs
+    none) and names each value with the nodes that have it; the rules turn both into
+    findings."""
     with Lab(3) as lab:
         lab.set_mtu(2, 1400)
         run = run_in_lab(
@@ -300,19 +300,18 @@ def test_lab_node_with_other_mtu_and_other_env_are_named_before_any_job(tmp_path
             [
                 "+cluster=2x2",
                 "cluster.devices_per_node=1",
-                "pg_timeout_s=20",
-                "stages.smoke.deadline_s=120",
-                *[f"stages.{s}.enabled={str(s in stages).lower()}" for s in STAGE_MODULES],
+                *[f"stages.{s}.enabled={str(s == 'drift').lower()}" for s in STAGE_MODULES],
             ],
             tmp_path / "run",
             launcher="torchrun",
             node_env={1: {"NCCL_DEBUG": "INFO"}},
+            timeout_s=120,
         )
         a = lab.addresses
-    assert run.returncodes[1:] == [0, 0], run.describe()
+    assert run.returncodes == [0, 0, 0], run.describe()
     st = run.stage("drift")
     assert st["status"] == "ok", run.describe()
-    assert run.stage("smoke")["started_at"] >= st["started_at"] + st["duration_s"] - 1
+    assert run.facts["launches"] == []  # compared before, and without, any job
     data = st["data"]
     assert sorted(data["nodes"]) == sorted(a) and data["missing_nodes"] == []
     by_key = {f["key"]: f for f in data["findings"]}
