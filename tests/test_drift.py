@@ -159,6 +159,39 @@ def test_summary_keeps_each_nodes_latest_fingerprint_and_names_missing_nodes() -
     facts = drift.summarize(records, cluster, DriftConfig())
     assert facts.findings == []  # node0's earlier fingerprint was replaced by its latest
     assert facts.missing_nodes == ["node2"]
+    # launcher=slurm: no node's own fingerprint, and the facts say why instead of comparing
+    skipped = Record(stage="drift", rank=-1, node=0, node_name="node0", host="h", local_rank=-1,
+                     step="fingerprint", status="skipped", metrics={"reason": drift.SLURM_NOTE})  # fmt: skip
+    facts = drift.summarize([skipped], cluster, DriftConfig())
+    assert (
+        facts.not_collected == drift.SLURM_NOTE and facts.nodes == {} and facts.missing_nodes == []
+    )
+
+
+def test_node_0_stops_waiting_for_a_node_that_left(tmp_path: Path) -> None:
+    """One advisor per node: node 0 waits for the others' fingerprints, but not for a node
+    whose preflight failed and that said so; that node is named missing."""
+    import time
+
+    from advisor.cluster import ClusterConfig, resolve
+    from advisor.context import HostContext
+    from advisor.results import announce_leaving, read_records
+
+    cluster = resolve(ClusterConfig(nodes=3, devices_per_node=1), emulate=True)
+    params = DriftConfig(peer_wait_s=60)
+    ctxs = [
+        HostContext(stage="drift", run_dir=tmp_path, cluster=cluster, node=n, params=params)
+        for n in range(3)
+    ]
+    for ctx in ctxs[:2]:
+        ctx.record("fingerprint", "ok", fingerprint=asdict(_fp()))
+    announce_leaving(tmp_path, 2, "host-c", "preflight failed: no interface")
+    t0 = time.monotonic()
+    waited = drift._wait_for_peers(ctxs[0], params, since_s=0.0)
+    assert time.monotonic() - t0 < 10
+    assert waited["missing"] == ["node2"] and "node 2 (host-c) left" in waited["left"]
+    facts = drift.summarize(read_records(tmp_path, "drift"), cluster, params)
+    assert facts.missing_nodes == ["node2"] and sorted(facts.nodes) == ["node0", "node1"]
 
 
 def test_config_rejects_bad_settings() -> None:

@@ -17,7 +17,8 @@ Where it runs: like preflight, once per node before any process group: in the ad
 for the node itself (``launcher=torchrun``/``env``: one advisor per node; node 0 then waits up to
 ``peer_wait_s`` for the other nodes' fingerprints in the shared run directory), inside each
 node's network namespace (the lab), or over ssh on each host (``launcher=ssh``), as
-``python -m advisor.probes.drift`` printing the fingerprint as JSON.
+``python -m advisor.probes.drift`` printing the fingerprint as JSON. Under ``launcher=slurm``
+host stages run on the advisor's host alone, so no fingerprint is taken (the facts say why).
 
 ``advisor import`` builds the same facts from several hosts' tool outputs (see
 :func:`from_evidence`): a host's files sit in a folder of their own.
@@ -47,7 +48,7 @@ from advisor.parsers import ParseError, hccn_tool, npu_smi
 from advisor.parsers import rank_table as rank_table_parser
 from advisor.probes.preflight import launch_plan
 from advisor.probes.tools import find_tool
-from advisor.results import read_records
+from advisor.results import nodes_that_left, read_records
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
@@ -107,6 +108,12 @@ ascend_toolkit_install.info`` (CANN installation guide, "Querying the Software P
 Version"); ``{home}`` is ASCEND_TOOLKIT_HOME (set by set_env.sh, already ``.../latest``) or the
 default root install ``/usr/local/Ascend/ascend-toolkit``."""
 DEFAULT_TOOLKIT_HOME = "/usr/local/Ascend/ascend-toolkit"
+
+
+SLURM_NOTE = (
+    "launcher=slurm runs host stages on the advisor's host only: no node's own fingerprint was "
+    "taken (run the advisor with launcher=torchrun on each node, or launcher=ssh)"
+)
 
 
 @dataclass(kw_only=True)
@@ -417,6 +424,8 @@ class DriftFacts:
     missing_nodes: list[str] = field(default_factory=list)
     """Nodes whose fingerprint never arrived (one advisor per node, a peer late or down)."""
     rank_tables: list[RankTableCheck] = field(default_factory=list)
+    not_collected: str = ""
+    """Why no fingerprint was taken at all (launcher=slurm); '' when they were."""
     imported: bool = False
     """Built from imported files (``advisor import``), where a node is a folder of files; only
     what every host's files tell is compared."""
@@ -517,6 +526,10 @@ def run_host(ctx: HostContext, params: DriftConfig) -> None:
     env = plan.node_env(ctx.node)
     devices = cluster.devices_per_node if cluster.device_type == "npu" else params.hccn_devices
     launcher = plan.launcher
+    if launcher.kind == "slurm":
+        # srun places this stage's process nowhere: the advisor's host would pass for every node
+        ctx.record("fingerprint", "skipped", reason=SLURM_NOTE)
+        return
     with ctx.step("fingerprint") as m:
         remote = (launcher.kind == "local" and bool(launcher.netns)) or launcher.kind == "ssh"
         if remote:
@@ -579,18 +592,24 @@ def _fingerprints(records: list[Record], since_s: float = 0.0) -> dict[str, Node
 
 
 def _wait_for_peers(ctx: HostContext, params: DriftConfig, since_s: float) -> dict[str, Any]:
+    """Wait for every node's fingerprint, up to ``peer_wait_s``; a node that announced it left
+    the run (its preflight failed) is not waited for."""
     wanted = [ctx.cluster.node_name(n) for n in range(ctx.cluster.nodes)]
     deadline = time.monotonic() + params.peer_wait_s
     while True:
         have = _fingerprints(read_records(ctx.run_dir, "drift"), since_s)
         missing = [n for n in wanted if n not in have]
-        if not missing or time.monotonic() >= deadline:
-            return {"arrived": sorted(have), "missing": missing}
+        left = nodes_that_left(ctx.run_dir, ctx.nodes_here, since_s)
+        if not missing or left or time.monotonic() >= deadline:
+            return {"arrived": sorted(have), "missing": missing, "left": left}
         time.sleep(0.2)
 
 
 def summarize(records: list[Record], cluster: Cluster, params: Any) -> DriftFacts:
     ignore = params.ignore if isinstance(params, DriftConfig) else DEFAULT_IGNORE
+    skipped = [str(r.metrics.get("reason", "")) for r in records if r.status == "skipped"]
+    if skipped:
+        return DriftFacts(not_collected=skipped[0])
     return build(
         _fingerprints(records),
         ignore=ignore,

@@ -408,6 +408,7 @@ def drift(facts: Facts, sec: Section, data: DriftFacts) -> None:
     sec.view["rank_tables"] = [c for c in data.rank_tables if c.problem]
     sec.view["ignored"] = data.ignored
     sec.view["imported"] = data.imported
+    sec.view["not_collected"] = data.not_collected
 
 
 def smoke(facts: Facts, sec: Section, data: SmokeFacts) -> None:
