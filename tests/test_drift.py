@@ -325,22 +325,30 @@ def test_lab_node_with_other_mtu_and_other_env_are_named_before_any_job(tmp_path
     """Three lab nodes, one advisor per node: node 2's NIC at MTU 1400, NCCL_DEBUG=INFO in node
     1's environment alone. The drift stage alone runs (no job starts: the comparison needs
     none) and names each value with the nodes that have it; the rules turn both into
-    findings."""
+    findings. A second run, one advisor for all nodes, finds the MTU from inside the nodes'
+    namespaces."""
+    args = [
+        "+cluster=2x2",
+        "cluster.devices_per_node=1",
+        *[f"stages.{s}.enabled={str(s == 'drift').lower()}" for s in STAGE_MODULES],
+    ]
     with Lab(3) as lab:
         lab.set_mtu(2, 1400)
         run = run_in_lab(
             lab,
-            [
-                "+cluster=2x2",
-                "cluster.devices_per_node=1",
-                *[f"stages.{s}.enabled={str(s == 'drift').lower()}" for s in STAGE_MODULES],
-            ],
+            args,
             tmp_path / "run",
             launcher="torchrun",
             node_env={1: {"NCCL_DEBUG": "INFO"}},
             timeout_s=120,
         )
+        # One advisor for every node (launcher=local): each fingerprint is taken inside its
+        # node's namespace, among that node's own interfaces.
+        local = run_in_lab(lab, args, tmp_path / "local", timeout_s=120)
         a = lab.addresses
+    assert local.returncodes == [0], local.describe()
+    local_findings = local.stage("drift")["data"]["findings"]
+    assert [(f["key"], f["odd_nodes"]) for f in local_findings] == [("nic.lab0.mtu", [a[2]])]
     assert run.returncodes == [0, 0, 0], run.describe()
     st = run.stage("drift")
     assert st["status"] == "ok", run.describe()
