@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from advisor.backends import chip_generation
+from advisor.backends import chip_generation, nccl_version
 from advisor.errors import ConfigError
 from advisor.launch.commands import wrap_for_node
 from advisor.parsers import ParseError, hccn_tool, npu_smi
@@ -290,8 +290,6 @@ def collect(
         errors=errors,
     )
     if device_type == "cuda":
-        from advisor.backends import nccl_version
-
         version = nccl_version()
         fp.nccl = ".".join(str(x) for x in version) if version else NOT_PRESENT
     npu = find_tool("npu-smi")
@@ -305,14 +303,16 @@ def collect(
             except ParseError as e:
                 errors.append(f"npu-smi info: {e}")
     hccn = find_tool("hccn_tool")
-    for dev in range(devices if hccn else 0):
-        assert hccn is not None
-        out = _run([hccn, "-i", str(dev), "-tls", "-g"], timeout_s, errors)
-        with contextlib.suppress(ParseError):
-            if out is not None:
-                fp.hccn_tls[str(dev)] = (
-                    "enabled" if hccn_tool.parse_tls(out).enabled else "disabled"
-                )
+    for dev in range(devices) if hccn else ():
+        out = _run([str(hccn), "-i", str(dev), "-tls", "-g"], timeout_s, errors)
+        if out is None:
+            continue
+        try:
+            enabled = hccn_tool.parse_tls(out).enabled
+        except ParseError as e:
+            errors.append(f"hccn_tool -i {dev} -tls -g: {e}")
+            continue
+        fp.hccn_tls[str(dev)] = "enabled" if enabled else "disabled"
     nvidia = find_tool("nvidia-smi")
     if nvidia:
         # one line per GPU (nvidia-smi --help-query-gpu: driver_version)
@@ -536,8 +536,12 @@ def run_host(ctx: HostContext, params: DriftConfig) -> None:
             fp = _collect_on_node(ctx, params, plan, env, devices)
             m["where"] = "netns" if launcher.kind == "local" else "ssh"
         else:
-            fp = collect(env, device_type=cluster.device_type, devices=devices,
-                         timeout_s=params.tool_timeout_s)  # fmt: skip
+            fp = collect(
+                env,
+                device_type=cluster.device_type,
+                devices=devices,
+                timeout_s=params.tool_timeout_s,
+            )
             m["where"] = "here"
         m["fingerprint"] = asdict(fp)
     if plan.primary and plan.one_per_node and ctx.node == max(ctx.nodes_here):
