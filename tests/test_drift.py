@@ -378,3 +378,15 @@ def test_lab_node_with_other_mtu_and_other_env_are_named_before_any_job(tmp_path
         and f"'1500' on {', '.join(sorted([a[0], a[1]]))}" in findings["drift-nic"]
     )
     assert f"'INFO' on {a[1]}" in findings["drift-environment"]
+
+
+def test_lab_helpers_refuse_what_they_cannot_do(tmp_path: Path) -> None:
+    from advisor.errors import ConfigError
+    from advisor.lab import LabError
+
+    lab = Lab(2)
+    with pytest.raises(ConfigError, match="MTU 40"):
+        lab.set_mtu(1, 40)
+    # one advisor for every node has one environment: a node's own needs one advisor per node
+    with pytest.raises(LabError, match="node_env needs launcher=torchrun"):
+        lab.advisor_commands([], tmp_path, node_env={1: {"NCCL_DEBUG": "INFO"}})
