@@ -21,6 +21,7 @@ from advisor.faults import FaultConfig
 from advisor.flight.settings import FlightConfig
 from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
+from advisor.probes.drift import DriftConfig
 from advisor.probes.preflight import PreflightConfig
 from advisor.probes.subgroups import SubgroupsConfig
 from advisor.probes.timeouts import TimeoutsConfig
@@ -44,6 +45,7 @@ class StagesConfig:
     subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
+    drift: DriftConfig = field(default_factory=DriftConfig)
 
 
 @dataclass(kw_only=True)

@@ -77,6 +77,7 @@ class Stage:
 STAGE_MODULES: dict[str, str] = {
     # Execution order. Each module exposes ``STAGE: Stage``; its config class lives beside it.
     "preflight": "advisor.probes.preflight",
+    "drift": "advisor.probes.drift",
     "smoke": "advisor.smoke",
     "connectivity": "advisor.probes.connectivity",
     "topology": "advisor.probes.topology",

@@ -81,11 +81,14 @@ def run_in_lab(
     launcher: str = "local",
     absent_nodes: Sequence[int] = (),
     timeout_s: float = 240.0,
+    node_env: dict[int, dict[str, str]] | None = None,
 ) -> LabRun:
     """``advisor run ARGS`` on the lab (one advisor, or one per node with launcher=torchrun)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO)
-    cmds = lab.advisor_commands(args, run_dir, launcher=launcher, absent_nodes=absent_nodes)
+    cmds = lab.advisor_commands(
+        args, run_dir, launcher=launcher, absent_nodes=absent_nodes, node_env=node_env
+    )
     logs = [run_dir.parent / f"{run_dir.name}.advisor{i}.out" for i in range(len(cmds))]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()

@@ -26,6 +26,7 @@ STAGES = (
     "topology",
     "bench",
     "sweep",
+    "drift",
 )
 
 DEVICE_OF = {"hccl": "npu", "nccl": "cuda", "gloo": "cpu"}
@@ -38,6 +39,19 @@ def _dist(max_s: float) -> dict[str, float]:
 def busy_port(port: int, purpose: str = "HCCL_IF_BASE_PORT") -> dict[str, Any]:
     """A port preflight found taken (``NodePreflight.ports_busy``)."""
     return {"port": port, "pid": 4242, "process": "python", "purpose": purpose}
+
+
+def drift_finding(key: str, by_value: dict[str, list[str]]) -> dict[str, Any]:
+    """A key that differs between nodes in ``drift.findings`` (DriftFinding fields)."""
+    ordered = sorted(by_value.items(), key=lambda kv: -len(kv[1]))
+    odd = [n for _, nodes in ordered[1:] for n in nodes]
+    return {
+        "key": key,
+        "category": key.split(".", 1)[0],
+        "values": [{"value": v, "nodes": nodes} for v, nodes in ordered],
+        "odd_nodes": odd if len(ordered[0][1]) > len(ordered[1][1]) else [],
+        "summary": f"{key}: " + "; ".join(f"{v!r} on {', '.join(n)}" for v, n in ordered),
+    }
 
 
 def bench_row(**values: Any) -> dict[str, Any]:
@@ -93,6 +107,13 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
         "native_env": "",
     }
     stages: dict[str, Any] = {
+        "drift": {
+            "nodes": {f"node{n}": {"os": "Ubuntu 22.04", "python": "3.11.7"} for n in range(2)},
+            "findings": [],
+            "ignored": ["env.HCCL_IF_IP"],
+            "missing_nodes": [],
+            "rank_tables": [{"node": "node0", "version": "1.0", "chip": "A2", "expected": "1.0"}],
+        },
         "smoke": {"all_reduce_ok": True, "ranks_initialised": 4, "init_s": {"0": 1.0, "1": 2.0}},
         "preflight": {
             "nodes": {

@@ -161,7 +161,7 @@ def test_absent_stages_and_empty_data_render_gracefully() -> None:
     only_smoke["stages"] = {"smoke": d["stages"]["smoke"]}
     html = render_dict(only_smoke)
     assert 'id="sec-smoke"' in html and 'id="sec-connectivity"' not in html
-    assert "Not run in this profile: Preflight, Topology, Connectivity" in html
+    assert "Not run in this profile: Preflight, Drift between nodes, Topology, Connectivity" in html
     # every stage cut short before it summarised anything, plus one this version does not know
     empty = copy.deepcopy(d)
     for sf in empty["stages"].values():

@@ -18,6 +18,7 @@ from tests.rules_facts import (
     bench_row,
     bench_table,
     busy_port,
+    drift_finding,
     event,
     npu_chip,
     npu_port,
@@ -35,6 +36,7 @@ _LAYOUT_ERR = [{"dimension": "inter_node", "group": [0, 1], "kind": "same_node",
                 "message": "group [0, 1] holds ranks of one node", "expected": [0, 2]}]  # fmt: skip
 _WRONG = [bench_row(bytes=1024, count=256, busbw_gbps=1.0, wrong=3)]
 _SHARED = [{"host": "host-a", "ranks": [0, 1], "cpus": "0-3"}]
+_3NODES = {"a": ["node0", "node2"], "b": ["node1"]}
 
 
 def _loaded(slowdown: float, *, beyond: bool = True, algorithm: str = "ring") -> dict[str, Any]:
@@ -68,6 +70,20 @@ def _timeline(*, all_waiting: bool, beyond: bool = True) -> dict[str, Any]:
 # (rule id, backend, changes that make it fire, changes that keep it quiet,
 #  recommendations expected when it fires: {name: value} (None = unset))
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
+    # drift: each category reaches its own rule, and no other category does
+    ("drift-software", "nccl", {"drift.findings": [drift_finding("nccl", {"2.21.5": ["node0"], "2.18.1": ["node1"]})]},
+     {"drift.findings": [drift_finding("env.NCCL_DEBUG", _3NODES)]}, {}),
+    ("drift-environment", "gloo", {"drift.findings": [drift_finding("env.GLOO_SOCKET_IFNAME", _3NODES)]},
+     {"drift.findings": [drift_finding("nic.eth0.mtu", _3NODES)]}, {}),
+    ("drift-nic", "gloo", {"drift.findings": [drift_finding("nic.eth0.mtu", _3NODES)]},
+     {"drift.findings": [drift_finding("package.torch", _3NODES)]}, {}),
+    ("drift-hccn-tls", "hccl", {"drift.findings": [drift_finding("hccn.3.tls", {"enabled": ["node1"], "disabled": ["node0", "node2"]})]},
+     {"drift.findings": [drift_finding("env.HCCL_BUFFSIZE", _3NODES)]}, {}),
+    ("drift-rank-table-version", "hccl",
+     {"drift.rank_tables.0.chip": "A3", "drift.rank_tables.0.expected": "1.2",
+      "drift.rank_tables.0.problem": "node0: rank table version 1.0 on A3 chips, which take version 1.2"},
+     {"drift.rank_tables.0.chip": "A3", "drift.rank_tables.0.expected": "1.2", "drift.rank_tables.0.version": "1.2"}, {}),
+    ("drift-missing-nodes", "gloo", {"drift.missing_nodes": ["node1"]}, {"drift.missing_nodes": []}, {}),
     # timeouts
     ("hccl-connect-timeout-range", "hccl", {"env.HCCL_CONNECT_TIMEOUT": "60"},
      {"env.HCCL_CONNECT_TIMEOUT": "7200"}, {"HCCL_CONNECT_TIMEOUT": "120"}),

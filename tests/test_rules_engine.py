@@ -322,7 +322,16 @@ def test_verdict_from_findings() -> None:
 
 def test_builtin_evidence_paths_name_facts_a_rule_can_read() -> None:
     roots = set(schema.CONTEXT_ROOTS)
-    stages = {"smoke", "preflight", "connectivity", "timeouts", "subgroups", "topology", "bench"}
+    stages = {
+        "smoke",
+        "preflight",
+        "drift",
+        "connectivity",
+        "timeouts",
+        "subgroups",
+        "topology",
+        "bench",
+    }
     for rule in schema.load_paths([schema.builtin_dir()]).rules:
         for path in rule.spec.evidence:
             assert path.split(".")[0] in roots | stages | {"sweep"}, (rule.id, path)

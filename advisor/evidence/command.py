@@ -22,6 +22,7 @@ from advisor.config import AdvisorConfig
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.facts import ClusterFacts, Facts, RunInfo, StageFacts, summary_of
 from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir
+from advisor.probes.drift import from_evidence as drift_from_evidence
 
 _STYLE = {"read": "green", "partial": "yellow"}
 
@@ -105,6 +106,29 @@ def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
     )
 
 
+def drift_stage(evidence: EvidenceFacts) -> StageFacts | None:
+    """Values that differ between the hosts of the imported files (one folder per host) as
+    ``drift`` stage facts, so the drift rules and report section read them too; None unless
+    the files come from two hosts or more."""
+    data = drift_from_evidence(evidence)
+    if data is None:
+        return None
+    return StageFacts(
+        name="drift",
+        status="ok",
+        reason=f"compared from imported files of {', '.join(data.nodes)}; not measured by this run",
+        data=data,
+    )
+
+
+def add_imported_stages(facts: Facts) -> None:
+    """The stages an import fills from its files: ``bench`` (tables), ``drift`` (hosts)."""
+    evidence = facts.evidence or EvidenceFacts()
+    for stage in (bench_stage(evidence.benchmarks), drift_stage(evidence)):
+        if stage is not None:
+            facts.stages[stage.name] = stage
+
+
 def default_run_dir(now: datetime) -> Path:
     base = Path("reports") / now.strftime("%Y-%m-%d") / f"{now.strftime('%H-%M-%S')}_import"
     path, n = base, 1
@@ -151,9 +175,7 @@ def main(args: list[str]) -> int:
         evidence=evidence,
     )
     facts.run.duration_s = facts.run.finished_at - started
-    stage = bench_stage(evidence.benchmarks)
-    if stage is not None:
-        facts.stages["bench"] = stage
+    add_imported_stages(facts)
     stored = {"run": asdict(facts.run), "cluster": asdict(facts.cluster), "environment": {}}
     (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")
     (results_dir(run_dir) / EVIDENCE_FILE).write_text(
@@ -173,8 +195,6 @@ def rerender(run_dir: Path) -> int:
         (results_dir(run_dir) / EVIDENCE_FILE).read_text(encoding="utf-8")
     )
     facts = Facts.from_dict({**stored, "stages": {}}, source=str(results_dir(run_dir)))
-    stage = bench_stage(facts.evidence.benchmarks if facts.evidence else [])
-    if stage is not None:
-        facts.stages["bench"] = stage
+    add_imported_stages(facts)
     outputs.write_all(facts, AdvisorConfig(), run_dir)
     return 0

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -378,6 +378,23 @@ class Lab:
     def link_up(self, node: int) -> None:
         sh(["ip", "-n", self.bridge_ns, "link", "set", f"v{self._check_node(node)}", "up"])
 
+    def set_mtu(self, node: int, mtu: int) -> None:
+        """Give node ``node``'s NIC this MTU (a node set up unlike the others)."""
+        if not 68 <= mtu <= 65535:
+            raise ConfigError(f"lab MTU {mtu} is outside 68..65535.")
+        sh(
+            [
+                "ip",
+                "-n",
+                self.ns(self._check_node(node)),
+                "link",
+                "set",
+                self._interface,
+                "mtu",
+                str(mtu),
+            ]
+        )
+
     def block_ports(self, node: int, first: int, last: int | None = None) -> None:
         """Drop TCP packets arriving at node ``node`` for ports first..last (a firewall)."""
         last = first if last is None else last
@@ -501,6 +518,7 @@ class Lab:
         launcher: str = "local",
         absent_nodes: Sequence[int] = (),
         python: str = "",
+        node_env: Mapping[int, Mapping[str, str]] | None = None,
     ) -> list[list[str]]:
         """Command lines that run ``advisor run ARGS`` on the lab.
 
@@ -509,8 +527,13 @@ class Lab:
         ranks are fixed, and they meet at node 0's address. ssh: one advisor inside node 0's
         namespace (a login node that is node 0) starting each node's agent over ssh to the sshd
         of that node (``start_sshd`` first). A node in ``absent_nodes`` never starts its advisor
-        (torchrun) or its agent (local).
+        (torchrun) or its agent (local). ``node_env`` (torchrun only): variables set in one
+        node's advisor environment alone (a node set up unlike the others).
         """
+        if node_env and launcher != "torchrun":
+            raise LabError(
+                "node_env needs launcher=torchrun: one advisor, and environment, per node."
+            )
         exe = [python or sys.executable, "-m", "advisor", "run"]
         tail = [*args, f"hydra.run.dir={run_dir}"]
         if launcher == "local":
@@ -532,7 +555,9 @@ class Lab:
                 f"launcher.node_rank={n}",
                 f"launcher.rdzv_endpoint={self.master_addr}:{MASTER_PORT}",
             ]
-            out.append(self.exec_argv(n, [*exe, *node_args, *tail]))
+            extra = [f"{k}={v}" for k, v in sorted((node_env or {}).get(n, {}).items())]
+            env_argv = ["env", *extra] if extra else []
+            out.append(self.exec_argv(n, [*env_argv, *exe, *node_args, *tail]))
         return out
 
     # ------------------------------------------------------------------ internals

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from advisor.facts import Facts, StageFacts
     from advisor.flight.model import FlightFacts
     from advisor.probes.connectivity import ConnectivityFacts
+    from advisor.probes.drift import DriftFacts
     from advisor.probes.preflight import PreflightFacts
     from advisor.probes.subgroups import SubgroupsFacts
     from advisor.probes.timeouts import Distribution, TimeoutsFacts
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 STAGE_TITLES = {
     "preflight": "Preflight",
+    "drift": "Drift between nodes",
     "smoke": "Smoke test",
     "topology": "Topology",
     "connectivity": "Connectivity",
@@ -411,6 +413,16 @@ def preflight(facts: Facts, sec: Section, data: PreflightFacts) -> None:
     sec.view["nodes"] = data.nodes
 
 
+def drift(facts: Facts, sec: Section, data: DriftFacts) -> None:
+    sec.view["drift_findings"] = data.findings
+    sec.view["drift_nodes"] = list(data.nodes)
+    sec.view["missing_nodes"] = data.missing_nodes
+    sec.view["rank_tables"] = [c for c in data.rank_tables if c.problem]
+    sec.view["ignored"] = data.ignored
+    sec.view["imported"] = data.imported
+    sec.view["not_collected"] = data.not_collected
+
+
 def smoke(facts: Facts, sec: Section, data: SmokeFacts) -> None:
     init = list(data.init_s.values())
     sec.view["summary"] = {
@@ -424,6 +436,7 @@ def smoke(facts: Facts, sec: Section, data: SmokeFacts) -> None:
 
 BUILDERS: dict[str, Callable[[Facts, Section, Any], None]] = {
     "preflight": preflight,
+    "drift": drift,
     "smoke": smoke,
     "topology": topology,
     "connectivity": connectivity,
