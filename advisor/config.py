@@ -22,6 +22,7 @@ from advisor.flight.settings import FlightConfig
 from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.preflight import PreflightConfig
+from advisor.probes.soak import SoakConfig
 from advisor.probes.subgroups import SubgroupsConfig
 from advisor.probes.timeouts import TimeoutsConfig
 from advisor.probes.topology import TopologyConfig
@@ -44,6 +45,7 @@ class StagesConfig:
     subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
+    soak: SoakConfig = field(default_factory=SoakConfig)
 
 
 @dataclass(kw_only=True)
@@ -51,7 +53,7 @@ class AdvisorConfig:
     """The whole run's configuration (``advisor run --cfg job`` prints it)."""
 
     profile: str = "quick"
-    """Profile name, set by the ``profile`` group (quick, standard, deep)."""
+    """Profile name, set by the ``profile`` group (quick, standard, deep, soak)."""
     emulate: bool = False
     """Run the declared cluster on this host's CPUs with gloo, each rank told its emulated node."""
     strict_emulation: bool = True
