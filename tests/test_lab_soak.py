@@ -87,7 +87,8 @@ def test_soak_names_both_flaps_of_a_link(make_lab, tmp_path: Path) -> None:
         hits = [
             s
             for s in data["stalls"]
-            if s["t_start_s"] <= t_down + 1.0 and s["t_start_s"] + s["duration_s"] >= t_down + DOWN_S
+            if s["t_start_s"] <= t_down + 1.0
+            and s["t_start_s"] + s["duration_s"] >= t_down + DOWN_S
         ]
         assert len(hits) == 1, (t_down, data["stalls"])
         stall = hits[0]
