@@ -106,8 +106,8 @@ class SoakConfig(StageConfig):
     (torch ProcessGroupGloo.cpp: ``context->setTimeout(options_->timeout)``). 300 s lets a flap
     of a minute pass and be named as a stall, and still ends a dead link's job well inside the
     default 600 s process-group timeout. On hccl and nccl it is the watchdog's timeout of the
-    soak's group (torch_npu and torch read a new group's ``timeout`` there), which fires before
-    HCCL_EXEC_TIMEOUT's default 1836 s: a five-minute stall is a dead link, not a flap."""
+    soak's group (``torch.distributed.new_group`` takes the timeout ``init_process_group`` does:
+    ``pg_timeout_s`` in ``advisor.probes.settings``): a five-minute stall is a dead link."""
     poll_s: float = 0.5
     """How often the watcher thread checks the operation in flight and the links' carrier."""
     variance_cv_max: float = 0.25
