@@ -1,8 +1,10 @@
 """The soak stage: all_reduce and point-to-point traffic repeated for a time budget, watched.
 
 Where the other probes take one measurement, the soak keeps the links busy for ``duration_s``
-(levels as in DCGM's diagnostics: a quick minute, longer for standard and deep, an hour or more
-for the ``soak`` profile) and reports what only time shows:
+and reports what only time shows. The profiles' budgets follow the levels of NVIDIA's DCGM
+diagnostics (``dcgmi diag -r``: 1 quick, seconds; 2 medium, about two minutes; 3 long, about 15
+minutes; 4 extended): quick 60 s and standard 120 s (both off unless asked), deep 900 s, and the
+``soak`` profile an hour. What it reports:
 
 * variance over time and per pair: each rank keeps a series of windows (``window_s``) with the
   median and worst iteration of every operation it ran: the all_reduce of all ranks, and the
