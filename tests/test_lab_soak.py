@@ -113,4 +113,51 @@ def test_soak_names_both_flaps_of_a_link(make_lab, tmp_path: Path) -> None:
     assert "soak" in run.outputs[0] and "iterations" in run.outputs[0]  # progress on the console
 
 
+def test_a_link_that_stays_down_is_a_stall_named_when_the_deadline_stops_the_soak(
+    make_lab, tmp_path: Path
+) -> None:
+    """Node 1's cable is pulled for good: the blocked all_reduce never returns, the deadline
+    stops the job, and the soak's records still name the stall, its start and the link."""
+    lab: Lab = make_lab(2)
+    run_dir = tmp_path / "run"
+    cut_at: list[float] = []
+
+    def cut(first_window: dict) -> None:
+        time.sleep(2.0)
+        cut_at.append(time.time())
+        lab.link_down(1)
+
+    deadline_s = 50
+    with when_step(run_dir, "soak", cut, step="window", rank=0) as watch:
+        run = run_in_lab(
+            lab,
+            [
+                *only("soak"),
+                "cluster.devices_per_node=1",
+                "pg_timeout_s=60",
+                "stages.soak.enabled=true",
+                "stages.soak.duration_s=15",
+                f"stages.soak.deadline_s={deadline_s}",
+                "stages.soak.window_s=1",
+                "stages.soak.all_reduce_bytes=65536",
+                "stages.soak.p2p_bytes=65536",
+            ],
+            run_dir,
+            timeout_s=deadline_s + 60,
+        )
+    assert watch.fired.is_set() and cut_at, run.describe()
+    soak = run.stage("soak")
+    assert soak["status"] == "timeout" and "still in step 'traffic'" in soak["reason"], soak
+    data = soak["data"]
+    assert not data["completed"]
+    (stall,) = data["stalls"]
+    assert stall["ongoing"] and stall["links"] == [f"{lab.address(1)}/lab0"], stall
+    t_cut = cut_at[0] - data["started_wall_s"]
+    assert t_cut - 1.0 <= stall["t_start_s"] <= t_cut + 0.5, (t_cut, stall)
+    # the watcher repeats its record while the operation stays blocked: the stall is known to
+    # have lasted until shortly before the job was stopped
+    assert stall["duration_s"] >= 10, stall
+    assert "(still blocked)" in stall["text"]
+
+
 __all__ = ["lab_leak_check", "make_lab"]

@@ -229,9 +229,15 @@ class _Watcher(threading.Thread):
     """Names an operation that stops making progress while it is still blocked, and (on one
     rank per node) places every carrier change of the node's interfaces in time."""
 
-    def __init__(self, ctx: RankContext, t0: float, poll_s: float, links: bool) -> None:
+    def __init__(
+        self, ctx: RankContext, t0: float, poll_s: float, repeat_s: float, links: bool
+    ) -> None:
         super().__init__(name="advisor-soak-watch", daemon=True)
         self.ctx, self.t0, self.poll_s = ctx, t0, poll_s
+        self.repeat_s = repeat_s
+        """While an operation stays blocked, its ``stall_open`` is written again this often, so
+        a job stopped during the stall still tells how long it lasted."""
+        self._told_at = 0.0
         self.links = links
         self.stop = threading.Event()
         self.current: tuple[str, float, float, int] | None = None
@@ -256,8 +262,9 @@ class _Watcher(threading.Thread):
         while not self.stop.wait(self.poll_s):
             cur = self.current
             now = time.time()
-            if cur is not None and cur is not self._told and now - cur[1] > cur[2]:
-                self._told = cur
+            again = cur is self._told and now - self._told_at >= self.repeat_s
+            if cur is not None and (cur is not self._told or again) and now - cur[1] > cur[2]:
+                self._told, self._told_at = cur, now
                 self.ctx.record(
                     "stall_open",
                     op=cur[0],
@@ -348,7 +355,7 @@ def run_rank(ctx: RankContext, params: SoakConfig) -> None:
     comm.gather_objects(None)  # start together: every rank's clock starts at this point
     t0 = time.time()
     ctx.record("begin", t0_wall_s=t0, duration_s=params.duration_s)
-    watcher = _Watcher(ctx, t0, params.poll_s, links=reads_node)
+    watcher = _Watcher(ctx, t0, params.poll_s, params.window_s, links=reads_node)
     watcher.start()
     rounds = plan_rounds(params.pairs, ctx.world_size)
     buf = comm.zeros(params.all_reduce_bytes // 4, dtype=torch.float32)
@@ -393,27 +400,32 @@ def run_rank(ctx: RankContext, params: SoakConfig) -> None:
 
     last: dict[str, Any] = {}
     try:
-        while True:
-            buf.zero_()
-            buf[:1].fill_(1.0 if time.time() >= end else 0.0)
-            timed("all_reduce", [], partial(comm.all_reduce, buf, group=group))
-            stop = float(buf[:1].cpu().item()) > 0
-            pairs = rounds[iteration % len(rounds)] if rounds else []
-            pair: Pair | None = next((p for p in pairs if ctx.rank in p), None)
-            if pair is not None:
-                peer = pair[1] if pair[0] == ctx.rank else pair[0]
-                timed(
-                    f"p2p/{pair[0]}-{pair[1]}",
-                    [peer],
-                    partial(comm.exchange, [(send, peer)], [(recv, peer)], group=group),
-                )
-            iteration += 1
-            if windows.due() or stop:
-                last = windows.flush(iteration) or last
-                if ctx.rank == 0:
-                    ctx.record("progress", text=_progress(t0, params, iteration, stall_count, last))
-            if stop:
-                break
+        # a step: a job stopped during the traffic is named as hung or stopped in it
+        with ctx.step("traffic") as m:
+            while True:
+                buf.zero_()
+                buf[:1].fill_(1.0 if time.time() >= end else 0.0)
+                timed("all_reduce", [], partial(comm.all_reduce, buf, group=group))
+                stop = float(buf[:1].cpu().item()) > 0
+                pairs = rounds[iteration % len(rounds)] if rounds else []
+                pair: Pair | None = next((p for p in pairs if ctx.rank in p), None)
+                if pair is not None:
+                    peer = pair[1] if pair[0] == ctx.rank else pair[0]
+                    timed(
+                        f"p2p/{pair[0]}-{pair[1]}",
+                        [peer],
+                        partial(comm.exchange, [(send, peer)], [(recv, peer)], group=group),
+                    )
+                iteration += 1
+                if windows.due() or stop:
+                    last = windows.flush(iteration) or last
+                    if ctx.rank == 0:
+                        ctx.record(
+                            "progress", text=_progress(t0, params, iteration, stall_count, last)
+                        )
+                if stop:
+                    break
+            m.update(iterations=iteration, stalls=stall_count)
     finally:
         watcher.stop.set()
         watcher.join(timeout=2 * params.poll_s)
