@@ -23,6 +23,7 @@ from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.drift import DriftConfig
 from advisor.probes.preflight import PreflightConfig
+from advisor.probes.soak import SoakConfig
 from advisor.probes.subgroups import SubgroupsConfig
 from advisor.probes.timeouts import TimeoutsConfig
 from advisor.probes.topology import TopologyConfig
@@ -46,6 +47,7 @@ class StagesConfig:
     bench: BenchConfig = field(default_factory=BenchConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
     drift: DriftConfig = field(default_factory=DriftConfig)
+    soak: SoakConfig = field(default_factory=SoakConfig)
 
 
 @dataclass(kw_only=True)
@@ -53,7 +55,7 @@ class AdvisorConfig:
     """The whole run's configuration (``advisor run --cfg job`` prints it)."""
 
     profile: str = "quick"
-    """Profile name, set by the ``profile`` group (quick, standard, deep)."""
+    """Profile name, set by the ``profile`` group (quick, standard, deep, soak)."""
     emulate: bool = False
     """Run the declared cluster on this host's CPUs with gloo, each rank told its emulated node."""
     strict_emulation: bool = True

@@ -53,6 +53,11 @@ def stage_end(sf: StageFacts) -> None:
     out.print(line)
 
 
+def progress(text: str) -> None:
+    """A running stage's own progress line (the soak's elapsed time and figures)."""
+    out.print(f"      {escape(text)}")
+
+
 def error(message: str) -> None:
     err.print(f"[bold red]error:[/bold red] {escape(message)}")
 

@@ -471,6 +471,19 @@ def rebuild_facts(run_dir: Path, cfg: AdvisorConfig) -> Facts:
         stored["evidence"] = json.loads(evidence_file.read_text(encoding="utf-8"))
     rows = {row["name"]: row for row in read_jsonl(results_dir(run_dir) / STAGES_FILE)}
     base = Facts.from_dict({**stored, "stages": rows}, source=str(results_dir(run_dir)))
+    for name in stages.names():
+        cut = [] if name in base.stages else read_records(run_dir, name)
+        if cut:
+            # The run was stopped (interrupted) inside this stage before its outcome was written:
+            # what its ranks recorded so far is still summarised (a soak's first half hour).
+            base.stages[name] = StageFacts(
+                name=name,
+                status="failed",
+                started_at=min(r.t_wall_s for r in cut),
+                duration_s=max(r.t_wall_s for r in cut) - min(r.t_wall_s for r in cut),
+                reason=f"{name} was interrupted: summarised from the records written before",
+                launch=cut[0].launch,
+            )
     imported = base.evidence
     cluster = base.cluster.to_cluster()
     for sf in base.stages.values():

@@ -85,6 +85,8 @@ STAGE_MODULES: dict[str, str] = {
     "subgroups": "advisor.probes.subgroups",
     "bench": "advisor.bench.collectives",
     "sweep": "advisor.sweep.stage",
+    # Last: the time-budgeted soak, in a job of its own, after every quick verdict is in.
+    "soak": "advisor.probes.soak",
 }
 
 

@@ -27,6 +27,7 @@ STAGES = (
     "bench",
     "sweep",
     "drift",
+    "soak",
 )
 
 DEVICE_OF = {"hccl": "npu", "nccl": "cuda", "gloo": "cpu"}
@@ -215,6 +216,17 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
             ],
             "diverged": [],
             "largest_bucket_bytes": 25 * 2**20,
+        },
+        "soak": {
+            "planned_s": 600.0,
+            "elapsed_s": 600.2,
+            "completed": True,
+            "stalls": [],
+            "flapping_links": [],
+            "counter_errors": [],
+            "high_variance": [],
+            "cv_max": 0.25,
+            "hccn_tool": {"node0": "read", "node1": "read"},
         },
     }
     facts = {

@@ -6,11 +6,13 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from advisor.results import Record
 from tests.conftest import REPO, AdvisorResult, only_stages, run_advisor
 
 
@@ -76,6 +78,30 @@ def test_report_reproduces_outputs_from_stored_results(
     assert again.returncode == 0, again.stderr
     assert (run / "facts.json").read_text() == before
     assert (run / "report.html").exists()
+
+
+def test_report_summarises_the_stage_a_run_was_interrupted_in(
+    default_run: AdvisorResult, tmp_path: Path
+) -> None:
+    """Ctrl-C during a soak: its outcome was never written, its ranks' records were; `advisor
+    report` summarises them and says the stage was interrupted."""
+    run = tmp_path / "run"
+    shutil.copytree(default_run.run_dir, run)
+    t0 = time.time()
+    lines = [Record(stage="soak", rank=0, node=0, node_name="n0", host="h", local_rank=0,
+                    step="begin", metrics={"t0_wall_s": t0}, t_wall_s=t0)]  # fmt: skip
+    for t in (1.0, 2.0):
+        series = {"all_reduce": {"n": 50, "median_s": 0.002, "max_s": 0.004, "gbps": 3.0}}
+        metrics = {"t_start_s": t - 1, "t_end_s": t, "iteration": 50, "series": series}
+        lines.append(Record(stage="soak", rank=0, node=0, node_name="n0", host="h", local_rank=0,
+                            step="window", metrics=metrics, t_wall_s=t0 + t))  # fmt: skip
+    (run / "results" / "soak.jsonl").write_text("".join(r.to_json() + "\n" for r in lines))
+    again = run_advisor([str(run)], command="report")
+    assert again.returncode == 1, again.stderr  # a stage that did not finish: not ready
+    soak = json.loads((run / "facts.json").read_text())["stages"]["soak"]
+    assert soak["status"] == "failed" and "interrupted" in soak["reason"]
+    assert soak["data"]["elapsed_s"] == 2.0 and not soak["data"]["completed"]
+    assert [p["t_s"] for p in soak["data"]["series"][0]["points"]] == [1.0, 2.0]
 
 
 def test_report_on_a_directory_that_is_not_a_run(tmp_path: Path) -> None:

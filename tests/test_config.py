@@ -25,7 +25,7 @@ def _compose(overrides: list[str]) -> AdvisorConfig:
 def test_presets_cover_the_documented_shapes() -> None:
     assert {"local", "1x8", "2x8", "4x8", "2x2"} <= set(PRESETS)
     assert {"local", "torchrun", "env", "slurm", "ssh"} <= set(LAUNCHERS)
-    assert {"quick", "standard", "deep"} <= set(PROFILES)
+    assert {"quick", "standard", "deep", "soak"} <= set(PROFILES)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -45,6 +45,23 @@ def test_every_launcher_composes(launcher: str) -> None:
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_composes(profile: str) -> None:
     assert _compose([f"profile={profile}"]).profile == profile
+
+
+def test_each_profile_gives_the_soak_its_budget() -> None:
+    """DCGM-like levels: a minute and two (off unless asked), 15 minutes in deep, an hour."""
+    budgets = {}
+    for profile in ("quick", "standard", "deep", "soak"):
+        soak = _compose([f"profile={profile}"]).stages.soak
+        budgets[profile] = (soak.enabled, soak.duration_s)
+        assert soak.deadline_s >= soak.duration_s + 120, profile
+    assert budgets == {
+        "quick": (False, 60),
+        "standard": (False, 120),
+        "deep": (True, 900),
+        "soak": (True, 3600),
+    }
+    asked = _compose(["stages.soak.enabled=true", "stages.soak.duration_s=90"]).stages.soak
+    assert asked.enabled and asked.duration_s == 90
 
 
 def test_overrides_reach_the_typed_config() -> None:

@@ -55,6 +55,11 @@ def _choice(*, changed: bool, beyond: bool) -> dict[str, Any]:
             "changed": changed, "gain": 1.6 if changed else 1.0, "beyond_noise": beyond}  # fmt: skip
 
 
+_STALL = [{"t_start_s": 12.3, "duration_s": 4.1, "ops": ["all_reduce"], "ranks": [0, 2],
+           "nodes": ["node0", "node1"], "links": ["node1/eth2"],
+           "text": "stall at t=12.3 s lasting 4.1 s in all_reduce on ranks 0, 2; link: node1/eth2"}]  # fmt: skip
+
+
 def _flight(pattern: str) -> dict[str, Any]:
     culprit = {"rank": 3, "pattern": pattern, "detail": "the buffers say so", "node_name": "node1"}
     return {"source": "dumps/", "culprits": [culprit], "summary": "flight recorder: rank 3"}
@@ -344,6 +349,14 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                        "choice": "tree", "measured_bytes": [1024], "gain": 2.5, "gain_low": 2.1}]},
      {"NCCL_TUNER_PLUGIN": "libnccl-tuner-example.so",
       "NCCL_TUNER_CONFIG_FILE": "/nccl_tuner.conf"}),
+    # soak
+    ("soak-stalls", "hccl", {"soak.stalls": _STALL}, {"soak.stalls": []}, {}),
+    ("soak-link-flaps", "hccl", {"soak.flapping_links": ["node1/eth2 (2 flaps)"]},
+     {"soak.flapping_links": []}, {}),
+    ("soak-counter-errors", "nccl", {"soak.counter_errors": ["node1/eth2 rx_crc_errors +40"]},
+     {"soak.counter_errors": []}, {}),
+    ("soak-high-variance", "hccl", {"soak.high_variance": ["p2p/0-2 cv 0.41"]},
+     {"soak.high_variance": []}, {}),
     # flight recorder (imported dumps here; a failed stage's analysis reads the same way)
     ("flight-never-entered", "gloo", {"evidence.flight": [_flight("never_entered")]},
      {"evidence.flight": [_flight("mismatch")]}, {}),

@@ -334,7 +334,7 @@ def test_builtin_evidence_paths_name_facts_a_rule_can_read() -> None:
     }
     for rule in schema.load_paths([schema.builtin_dir()]).rules:
         for path in rule.spec.evidence:
-            assert path.split(".")[0] in roots | stages | {"sweep"}, (rule.id, path)
+            assert path.split(".")[0] in roots | stages | {"sweep", "soak"}, (rule.id, path)
 
 
 def test_report_shows_findings_and_conflicts(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from advisor import console
 from advisor.facts import StageFacts
 from advisor.flight.examine import examine_dir
 from advisor.flight.settings import (
@@ -231,12 +232,14 @@ class _Job:
         failed = done = False
         left = ""
         next_read = 0.0
+        shown = 0.0
         while True:
             self.agents.watch()
             now = time.monotonic()
             if now >= next_read and self.entry is None:
                 next_read = now + READ_S
                 recs = self.records(run)
+                shown = _show_progress(recs, shown)
                 done = len({r.rank for r in recs if r.step == "done"}) >= world
                 if done:
                     break
@@ -348,6 +351,20 @@ class _Job:
     def stop(self) -> None:
         if self.agents is not None:
             self.agents.stop()
+
+
+def _show_progress(records: list[Record], shown_at: float) -> float:
+    """Print the newest ``progress`` record a stage wrote since ``shown_at`` (a long stage, the
+    soak, says how far it is); returns the time of the last one shown."""
+    latest = max(
+        (r for r in records if r.step == "progress" and r.t_wall_s > shown_at),
+        key=lambda r: r.t_wall_s,
+        default=None,
+    )
+    if latest is None:
+        return shown_at
+    console.progress(str(latest.metrics.get("text", "")))
+    return latest.t_wall_s
 
 
 def _finished(sf: StageFacts) -> StageFacts:

@@ -176,6 +176,45 @@ def parse_route(text: str) -> tuple[list[dict[str, str]], list[int]]:
 
 
 @dataclass(kw_only=True)
+class LinkStat:
+    """``hccn_tool -i N -link_stat -g``: how often the NPU port's link went up and down."""
+
+    up_count: int | None
+    """``link up count``; None when the output has no such line."""
+    down_count: int | None
+    """``link down count``; None when the output has no such line (some releases print only
+    the up count and the change records)."""
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    """``link change records``, newest first as printed: (time as printed, ``UP``/``DOWN``)."""
+
+
+_LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
+_LINK_STAT_RECORD = re.compile(r"^(?:\[devid \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
+
+
+def parse_link_stat(text: str) -> LinkStat:
+    """``hccn_tool -i N -link_stat -g`` → up/down counts and the change records.
+
+    Each line carries a ``[devid N]`` prefix (MindCluster FaultDiag's "Link Down: NPU
+    intermittent disconnection" key log; the Ascend HCCL troubleshooting guide's ERROR CQE case):
+    ``link up count : 2``, ``link down count : 1``, then ``<date>    LINK DOWN`` records.
+    """
+    counts: dict[str, int] = {}
+    changes: list[tuple[str, str]] = []
+    for _, line, _ in numbered_lines(text):
+        m = _LINK_STAT_COUNT.search(line)
+        if m:
+            counts[m.group(1)] = int(m.group(2))
+            continue
+        r = _LINK_STAT_RECORD.match(line.strip())
+        if r:
+            changes.append((r.group(1).strip(), r.group(2)))
+    if not counts and not changes:
+        raise ParseError("no 'link up count' line or LINK UP/DOWN record in hccn_tool -link_stat")
+    return LinkStat(up_count=counts.get("up"), down_count=counts.get("down"), changes=changes)
+
+
+@dataclass(kw_only=True)
 class Port:
     """What a saved collection says about one NPU port (one device's RoCE NIC)."""
 

@@ -412,8 +412,11 @@ def lines_chart(
     title: str,
     logx: bool = False,
     hline: tuple[float, str] | None = None,
+    spans: Sequence[tuple[float, float]] = (),
+    span_label: str = "",
 ) -> str:
-    """Generic line chart: one marker and line style per series (throughput, comm share ...)."""
+    """Generic line chart: one marker and line style per series (throughput, comm share ...);
+    ``spans`` shade x ranges (the soak's stalls), labelled ``span_label`` once."""
     series = {k: sorted(v) for k, v in series.items() if v}
     if not series:
         return ""
@@ -423,6 +426,9 @@ def lines_chart(
             ax.plot([p[0] for p in pts], [p[1] for p in pts], label=_t(label), ms=6, **_style(i))
         if hline is not None:
             ax.axhline(hline[0], color="#c00000", ls="--", lw=1.2, label=_t(hline[1]))
+        for i, (x0, x1) in enumerate(spans):
+            shade = _t(span_label) if i == 0 and span_label else None
+            ax.axvspan(x0, x1, color="#c00000", alpha=0.15, lw=0, label=shade)
         if logx:
             _log_axis(ax, "x", base=2)
             xs = sorted({p[0] for pts in series.values() for p in pts})
@@ -430,7 +436,7 @@ def lines_chart(
         ax.set_xlabel(_t(xlabel))
         ax.set_ylabel(_t(ylabel))
         ax.set_title(_t(title))
-        if len(series) > 1 or hline is not None:
+        if len(series) > 1 or hline is not None or (spans and span_label):
             # a fixed place: loc="best" searches every data point and dominates drawing time
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return _svg(fig)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from advisor.probes.connectivity import ConnectivityFacts
     from advisor.probes.drift import DriftFacts
     from advisor.probes.preflight import PreflightFacts
+    from advisor.probes.soak import SoakFacts
     from advisor.probes.subgroups import SubgroupsFacts
     from advisor.probes.timeouts import Distribution, TimeoutsFacts
     from advisor.probes.topology import TopologyFacts
@@ -41,6 +42,7 @@ STAGE_TITLES = {
     "subgroups": "Subgroups",
     "bench": "Collectives",
     "sweep": "Sweeps",
+    "soak": "Soak",
 }
 """Known stages, in execution order, with the section title the report gives them."""
 
@@ -409,6 +411,52 @@ def sweep(facts: Facts, sec: Section, data: SweepFacts) -> None:
     sec.view["largest_bucket_bytes"] = data.largest_bucket_bytes
 
 
+SOAK_X = "seconds since the soak began"
+
+
+def soak(facts: Facts, sec: Section, data: SoakFacts) -> None:
+    spans = [(s.t_start_s, s.t_start_s + s.duration_s) for s in data.stalls]
+    gbps = {s.key: [(p.t_s, p.gbps) for p in s.points] for s in data.series}
+    worst = {s.key: [(p.t_s, p.max_ms) for p in s.points] for s in data.series}
+    draw_gbps = partial(
+        charts.lines_chart,
+        gbps,
+        xlabel=SOAK_X,
+        ylabel="Gbit/s (all_reduce: busbw; pair: each way)",
+        title=f"bandwidth per {data.window_s:g} s window",
+        spans=spans,
+        span_label="stall",
+    )
+    _chart(sec, "gbps_svg", draw_gbps)
+    draw_worst = partial(
+        charts.lines_chart,
+        worst,
+        xlabel=SOAK_X,
+        ylabel="slowest iteration (ms)",
+        title="worst iteration per window",
+        spans=spans,
+        span_label="stall",
+    )
+    _chart(sec, "worst_svg", draw_worst)
+    sec.view["summary"] = {
+        "planned (s)": data.planned_s,
+        "ran (s)": data.elapsed_s,
+        "completed": data.completed,
+        "iterations": data.iterations,
+        "pairs": data.pairs,
+        "all_reduce size": data.all_reduce_bytes,
+        "pair message size": data.p2p_bytes,
+    }
+    sec.view["stalls"] = data.stalls[:MAX_TABLE_ROWS]
+    sec.view["stalls_left_out"] = max(0, len(data.stalls) - MAX_TABLE_ROWS)
+    sec.view["series"] = data.series[:MAX_TABLE_ROWS]
+    sec.view["cv_max"] = data.cv_max
+    sec.view["link_events"] = data.link_events[:MAX_TABLE_ROWS]
+    sec.view["link_counters"] = data.link_counters[:MAX_TABLE_ROWS]
+    sec.view["hccn_ports"] = data.hccn_ports[:MAX_TABLE_ROWS]
+    sec.view["hccn_tool"] = data.hccn_tool
+
+
 def preflight(facts: Facts, sec: Section, data: PreflightFacts) -> None:
     sec.view["nodes"] = data.nodes
 
@@ -444,6 +492,7 @@ BUILDERS: dict[str, Callable[[Facts, Section, Any], None]] = {
     "subgroups": subgroups,
     "bench": bench,
     "sweep": sweep,
+    "soak": soak,
 }
 """The builder of each known stage's section; each takes the stage's ``facts_type``."""
 
