@@ -19,6 +19,7 @@ from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.flight.settings import FlightConfig
+from advisor.isolate.stage import IsolateConfig
 from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.preflight import PreflightConfig
@@ -44,6 +45,7 @@ class StagesConfig:
     subgroups: SubgroupsConfig = field(default_factory=SubgroupsConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
+    isolate: IsolateConfig = field(default_factory=IsolateConfig)
 
 
 @dataclass(kw_only=True)

@@ -84,6 +84,8 @@ STAGE_MODULES: dict[str, str] = {
     "subgroups": "advisor.probes.subgroups",
     "bench": "advisor.bench.collectives",
     "sweep": "advisor.sweep.stage",
+    # last: it reads what the stages before it found
+    "isolate": "advisor.isolate.stage",
 }
 
 

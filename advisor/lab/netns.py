@@ -395,6 +395,19 @@ class Lab:
     def unblock_ports(self, node: int) -> None:
         self._iptables_chain(node, "adv-block", chains=("INPUT",))
 
+    def cut_link(self, a: int, b: int) -> None:
+        """Cut the link between nodes ``a`` and ``b`` only: node ``a`` drops every packet to and
+        from ``b``'s address (each still reaches the other nodes)."""
+        self._check_node(b)
+        self._iptables_chain(a, "adv-cut", flush=False)
+        peer = self.address(b)
+        self._iptables(a, ["-A", "adv-cut", "-s", peer, "-j", "DROP"])
+        self._iptables(a, ["-A", "adv-cut", "-d", peer, "-j", "DROP"])
+
+    def restore_links(self, node: int) -> None:
+        """Undo every ``cut_link`` made on ``node``."""
+        self._iptables_chain(node, "adv-cut")
+
     def _iptables_chain(
         self, node: int, name: str, chains: Sequence[str] = ("INPUT", "OUTPUT"), flush: bool = True
     ) -> None:
