@@ -21,6 +21,9 @@ USAGE = """usage: advisor COMMAND [ARGS]
 commands:
   run [OVERRIDES]   check the cluster and advise (Hydra overrides; `advisor run --help`)
   report RUN_DIR    re-render every output of a run from its stored results
+  isolate RUN_DIR [--force] [--job-deadline-s S]
+                    find the node, NIC or link behind a run's failed or slow stage
+                    (small jobs on subsets of the nodes, then re-render the run)
   import PATH...    read logs and tool outputs you already have (nccl-tests, hccl_test, npu-smi,
                     hccn_tool, rank tables, failure logs) into facts, findings and a report
   compare RUN_A RUN_B [--threshold 0.1] [--out DIR]
@@ -45,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {
         "run": _run,
         "report": _report,
+        "isolate": _isolate,
         "import": _import,
         "compare": _compare,
         "rules": _rules,
@@ -72,6 +76,12 @@ def _report(args: list[str]) -> int:
     parser.add_argument("run_dir", type=Path)
     ns = parser.parse_args(args)
     return runner.rerender(ns.run_dir.resolve())
+
+
+def _isolate(args: list[str]) -> int:
+    from advisor.isolate import command
+
+    return command.main(args)
 
 
 def _tuner(args: list[str]) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from advisor import backends
 from advisor.backends import CHIPS
@@ -121,6 +121,9 @@ class Cluster:
     links: dict[str, LinkClass]
     chip: str = ""
     """Ascend generation of the (declared) npu devices; '' when not an npu cluster or unknown."""
+    node_names: list[str] = field(default_factory=list)
+    """Names of the nodes when this is a subset of a run's cluster (isolation jobs keep the
+    run's names); empty: from ``hosts``."""
 
     @property
     def world_size(self) -> int:
@@ -137,6 +140,8 @@ class Cluster:
         return rank % self.devices_per_node
 
     def node_name(self, node: int) -> str:
+        if self.node_names:
+            return self.node_names[node]
         if self.emulated or not self.hosts:
             return f"node{node}"
         return self.hosts[node]
@@ -166,6 +171,19 @@ class Cluster:
         g = self.devices_per_node
         return [[n * g + local for n in range(self.nodes)] for local in range(g)]
 
+    def subset(self, nodes: list[int]) -> Cluster:
+        """The same cluster on some of its nodes (ascending), keeping their names; the job meets
+        at its first node (the run's master when node 0 is in it)."""
+        hosts = [self.hosts[n] for n in nodes] if self.hosts else []
+        master = self.master_addr if nodes[0] == 0 or not hosts else hosts[0]
+        return replace(
+            self,
+            nodes=len(nodes),
+            hosts=hosts,
+            master_addr=master,
+            node_names=[self.node_name(n) for n in nodes],
+        )
+
     def link_class(self, rank_a: int, rank_b: int) -> str:
         return "intra" if self.node_of(rank_a) == self.node_of(rank_b) else "inter"
 
@@ -184,6 +202,7 @@ class Cluster:
             "master_port": self.master_port,
             "interface": self.interface,
             "chip": self.chip,
+            "node_names": list(self.node_names),
             "links": {
                 k: {"name": v.name, "type": v.type, "nominal_gbps": v.nominal_gbps}
                 for k, v in self.links.items()

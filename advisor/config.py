@@ -19,6 +19,7 @@ from advisor.cluster import ClusterConfig
 from advisor.errors import ConfigError
 from advisor.faults import FaultConfig
 from advisor.flight.settings import FlightConfig
+from advisor.isolate.stage import IsolateConfig
 from advisor.launch.plan import LauncherConfig
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.drift import DriftConfig
@@ -48,6 +49,7 @@ class StagesConfig:
     sweep: SweepConfig = field(default_factory=SweepConfig)
     drift: DriftConfig = field(default_factory=DriftConfig)
     soak: SoakConfig = field(default_factory=SoakConfig)
+    isolate: IsolateConfig = field(default_factory=IsolateConfig)
 
 
 @dataclass(kw_only=True)

@@ -24,6 +24,7 @@ from advisor.results import Record, read_records
 if TYPE_CHECKING:
     from advisor.cluster import Cluster
     from advisor.config import AdvisorConfig
+    from advisor.launch.plan import LaunchPlan
 
 
 class DriverContext(Recorder):
@@ -73,13 +74,15 @@ class DriverContext(Recorder):
         deadline_s: float,
         env: dict[str, str] | None = None,
         cluster: Cluster | None = None,
+        nodes: list[int] | None = None,
         entry: list[str] | None = None,
     ) -> StageFacts:
         """Run one job of this stage; every rank runs ``run_rank`` with ``params``.
 
         ``params`` is the job's config (a dataclass of the stage's ``job_config_type``, or a
         mapping); ``env`` adds variables for this job only; ``cluster`` runs it on a smaller
-        world (scaling runs). The deadline is capped by the time the stage has left. ``entry``
+        world (scaling runs) on the first nodes; ``nodes`` on those nodes of the run (isolation). The
+        deadline is capped by the time the stage has left. ``entry``
         runs that argv on every rank instead (a user's own training command, see
         ``advisor.launch.jobs``); its ranks' output lands in ``logs/<stage>/<job>/``.
         """
@@ -92,12 +95,17 @@ class DriverContext(Recorder):
                 deadline_s=max(1.0, min(deadline_s, self.time_left_s)),
                 offset=self.stage_index * 100 + self._jobs,
             ),
-            plan=self.launcher.plan.on(cluster) if cluster is not None else None,
+            plan=self._plan(cluster, nodes),
             env=env,
             entry=entry,
         )
         self.outcomes.append(outcome)
         return outcome
+
+    def _plan(self, cluster: Cluster | None, nodes: list[int] | None) -> LaunchPlan | None:
+        if nodes is not None:
+            return self.launcher.plan.subset(nodes)
+        return self.launcher.plan.on(cluster) if cluster is not None else None
 
     def records(self, job: str | None = None) -> list[Record]:
         """Records of this stage's jobs (one job, or all)."""

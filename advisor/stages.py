@@ -87,6 +87,8 @@ STAGE_MODULES: dict[str, str] = {
     "sweep": "advisor.sweep.stage",
     # Last: the time-budgeted soak, in a job of its own, after every quick verdict is in.
     "soak": "advisor.probes.soak",
+    # Very last: it reads what every stage before it found (the soak's included).
+    "isolate": "advisor.isolate.stage",
 }
 
 

@@ -61,6 +61,10 @@ MASTER_PORT = 29500
 competition for it)."""
 
 
+_CREATING = threading.Lock()
+"""Held while a lab picks its id and subnet and writes its state file."""
+
+
 def state_dir() -> Path:
     """Where lab state files live (tmpfs: a reboot clears them along with the namespaces)."""
     return Path(os.environ.get("ADVISOR_LAB_STATE_DIR", "/run/advisor-lab"))
@@ -231,6 +235,12 @@ class Lab:
         if self.state is not None:
             return self
         cleanup_stale()
+        with _CREATING:  # labs built side by side in one process take distinct subnets
+            self._claim()
+        self._build_or_undo()
+        return self
+
+    def _claim(self) -> None:
         lab_id = _new_id()
         me = psutil.Process()
         self.state = LabState(
@@ -248,12 +258,13 @@ class Lab:
         if not self._persistent:
             _install_hooks()
             _ACTIVE[lab_id] = self
+
+    def _build_or_undo(self) -> None:
         try:
             self._build()
         except BaseException:
             self.down()
             raise
-        return self
 
     def _build(self) -> None:
         br = self.bridge_ns
@@ -411,6 +422,19 @@ class Lab:
 
     def unblock_ports(self, node: int) -> None:
         self._iptables_chain(node, "adv-block", chains=("INPUT",))
+
+    def cut_link(self, a: int, b: int) -> None:
+        """Cut the link between nodes ``a`` and ``b`` only: node ``a`` drops every packet to and
+        from ``b``'s address (each still reaches the other nodes)."""
+        self._check_node(b)
+        self._iptables_chain(a, "adv-cut", flush=False)
+        peer = self.address(b)
+        self._iptables(a, ["-A", "adv-cut", "-s", peer, "-j", "DROP"])
+        self._iptables(a, ["-A", "adv-cut", "-d", peer, "-j", "DROP"])
+
+    def restore_links(self, node: int) -> None:
+        """Undo every ``cut_link`` made on ``node``."""
+        self._iptables_chain(node, "adv-cut")
 
     def _iptables_chain(
         self, node: int, name: str, chains: Sequence[str] = ("INPUT", "OUTPUT"), flush: bool = True
@@ -758,8 +782,12 @@ def cleanup_stale() -> list[str]:
     """Remove labs whose owner is gone (a crashed test run, a killed advisor): by the ``adv-``
     name prefix, whether or not a state file survived. Persistent labs stay until ``lab down``.
     Returns the ids removed."""
+    # Namespaces first, state files second: a lab writes its state file before its first
+    # namespace, so a lab being built now is never taken for an orphan (the other order let a
+    # concurrent lab's new namespaces be destroyed under it).
+    seen = {m.group("id") for n in list_namespaces() if (m := _NAME_RE.match(n))}
     states = {s.id: s for s in list_labs()}
-    ids = {m.group("id") for n in list_namespaces() if (m := _NAME_RE.match(n))} | set(states)
+    ids = seen | set(states)
     removed = []
     for lab_id in sorted(ids):
         st = states.get(lab_id)

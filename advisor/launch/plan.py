@@ -224,6 +224,14 @@ class LaunchPlan:
             launcher = replace(launcher, netns=launcher.netns[: cluster.nodes])
         return LaunchPlan.make(launcher, cluster, self.env)
 
+    def subset(self, nodes: list[int]) -> LaunchPlan:
+        """The same plan on some of the nodes (isolation jobs): their hosts, in the lab their
+        namespaces, their names."""
+        launcher = self.launcher
+        if launcher.netns:
+            launcher = replace(launcher, netns=[launcher.netns[n] for n in nodes])
+        return LaunchPlan.make(launcher, self.cluster.subset(nodes), self.env)
+
     def peers_since_s(self) -> float:
         """Notes from other nodes count when written after this advisor could have been waited
         for: its own start less the rendezvous join timeout (peers start within it of each

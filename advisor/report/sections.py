@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from advisor.bench.collectives import BenchFacts
     from advisor.facts import Facts, StageFacts
     from advisor.flight.model import FlightFacts
+    from advisor.isolate.stage import IsolateFacts
     from advisor.probes.connectivity import ConnectivityFacts
     from advisor.probes.drift import DriftFacts
     from advisor.probes.preflight import PreflightFacts
@@ -43,6 +44,7 @@ STAGE_TITLES = {
     "bench": "Collectives",
     "sweep": "Sweeps",
     "soak": "Soak",
+    "isolate": "Isolation",
 }
 """Known stages, in execution order, with the section title the report gives them."""
 
@@ -482,6 +484,19 @@ def smoke(facts: Facts, sec: Section, data: SmokeFacts) -> None:
     }
 
 
+def isolate(facts: Facts, sec: Section, data: IsolateFacts) -> None:
+    # The rounds drawn as a grid: one row per job, one column per node, each cell in the job
+    # or not, coloured by the job's verdict.
+    names: list[str] = []
+    for job in data.jobs:
+        names += [n for n in job.node_names if n not in names]
+    sec.view["isolate"] = data
+    sec.view["isolate_nodes"] = names
+    sec.view["isolate_rows"] = [
+        {"job": job, "cells": [n in job.node_names for n in names]} for job in data.jobs
+    ]
+
+
 BUILDERS: dict[str, Callable[[Facts, Section, Any], None]] = {
     "preflight": preflight,
     "drift": drift,
@@ -493,6 +508,7 @@ BUILDERS: dict[str, Callable[[Facts, Section, Any], None]] = {
     "bench": bench,
     "sweep": sweep,
     "soak": soak,
+    "isolate": isolate,
 }
 """The builder of each known stage's section; each takes the stage's ``facts_type``."""
 
