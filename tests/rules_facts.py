@@ -28,6 +28,7 @@ STAGES = (
     "sweep",
     "drift",
     "soak",
+    "isolate",
 )
 
 DEVICE_OF = {"hccl": "npu", "nccl": "cuda", "gloo": "cpu"}
@@ -228,6 +229,7 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
             "cv_max": 0.25,
             "hccn_tool": {"node0": "read", "node1": "read"},
         },
+        "isolate": {"note": "nothing to isolate: no stage failed and no inter-node pair ran slow"},
     }
     facts = {
         "run": {"run_id": "test", "run_dir": "", "command": "advisor run", "emulated": False},

@@ -34,6 +34,18 @@ _FAILED = [{"src": 0, "dst": 2, "src_node": "node0", "dst_node": "node1", "link"
             "latency_us": None, "bandwidth_gbps": None, "ok": False, "error": "timed out"}]  # fmt: skip
 _LAYOUT_ERR = [{"dimension": "inter_node", "group": [0, 1], "kind": "same_node",
                 "message": "group [0, 1] holds ranks of one node", "expected": [0, 2]}]  # fmt: skip
+
+
+def _isolated(conclusion: str, symptom: str) -> dict[str, Any]:
+    """The isolate stage's facts after a search that ended in ``conclusion``."""
+    job = {"job": "j1", "round": 1, "nodes": [0, 1], "node_names": ["node0", "node1"],
+           "verdict": symptom or "ok", "busbw_gbps": None, "duration_s": 3.0, "detail": ""}  # fmt: skip
+    return {"isolate.ran": True, "isolate.conclusion": conclusion, "isolate.symptom": symptom,
+            "isolate.culprit_nodes": ["node1"], "isolate.nics": {"node1": "eth0 10.0.0.2"},
+            "isolate.link": ["node0", "node1"] if conclusion in ("link", "pair") else [],
+            "isolate.jobs": [job], "isolate.summary": f"{conclusion} found"}  # fmt: skip
+
+
 _WRONG = [bench_row(bytes=1024, count=256, busbw_gbps=1.0, wrong=3)]
 _SHARED = [{"host": "host-a", "ranks": [0, 1], "cpus": "0-3"}]
 _3NODES = {"a": ["node0", "node2"], "b": ["node1"]}
@@ -357,6 +369,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"soak.counter_errors": []}, {}),
     ("soak-high-variance", "hccl", {"soak.high_variance": ["p2p/0-2 cv 0.41"]},
      {"soak.high_variance": []}, {}),
+    # isolation: the same conclusion read as a failure (critical) or a slowness (warning)
+    ("isolate-bad-node", "hccl", _isolated("node", "failed"), _isolated("node", "slow"), {}),
+    ("isolate-slow-node", "nccl", _isolated("nodes", "slow"), _isolated("nodes", "failed"), {}),
+    ("isolate-bad-link", "gloo", _isolated("link", "failed"), _isolated("node", "failed"), {}),
+    ("isolate-slow-link", "hccl", _isolated("pair", "slow"), _isolated("pair", "failed"), {}),
+    ("isolate-scale-only", "nccl", _isolated("scale", "failed"),
+     _isolated("not_reproduced", ""), {}),
     # flight recorder (imported dumps here; a failed stage's analysis reads the same way)
     ("flight-never-entered", "gloo", {"evidence.flight": [_flight("never_entered")]},
      {"evidence.flight": [_flight("mismatch")]}, {}),
