@@ -34,6 +34,7 @@ from advisor.parsers import (
     nvidia_smi,
     rank_table,
 )
+from advisor.paths import missing_path
 
 MAX_FILE_BYTES = 64 * 2**20
 """Larger files are reported, not read (logs that size are better cut to the failure window)."""
@@ -160,7 +161,7 @@ def expand(paths: Sequence[str | Path]) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            raise ConfigError(f"evidence path {raw} does not exist: give files or directories.")
+            raise ConfigError(missing_path(p, "evidence path", "give files or directories."))
     return out
 
 

@@ -35,7 +35,7 @@ from jinja2.exceptions import TemplateError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.errors import ConfigError
-from advisor.paths import conf_dir
+from advisor.paths import conf_dir, missing_path
 from advisor.rules import sandbox
 from advisor.rules.config import RulesConfig
 
@@ -235,7 +235,7 @@ def rule_files(paths: Iterable[Path]) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            raise ConfigError(f"rule path {p} does not exist: give a rule file or directory.")
+            raise ConfigError(missing_path(p, "rule path", "give a rule file or directory."))
     return out
 
 
