@@ -67,19 +67,28 @@ class Host:
     @classmethod
     def measure(cls) -> Host:
         nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        limits = []
+        uid = os.geteuid()
+        counts = [(_uid(p), _threads(p)) for p in psutil.process_iter()]
+        room = []
         nproc = resource.getrlimit(resource.RLIMIT_NPROC)[0]
-        if os.geteuid() != 0 and nproc != resource.RLIM_INFINITY:
-            limits.append(nproc)  # the kernel does not apply RLIMIT_NPROC to root
+        if uid != 0 and nproc != resource.RLIM_INFINITY:
+            # RLIMIT_NPROC counts this user's threads (the kernel does not apply it to root)
+            room.append(int(nproc) - sum(n for owner, n in counts if owner == uid))
         threads_max = Path("/proc/sys/kernel/threads-max")
         if threads_max.exists():
-            limits.append(int(threads_max.read_text().split()[0]))
-        running = sum(_threads(p) for p in psutil.process_iter())
+            room.append(int(threads_max.read_text().split()[0]) - sum(n for _, n in counts))
         return cls(
             available_bytes=int(psutil.virtual_memory().available),
             open_files_limit=-1 if nofile == resource.RLIM_INFINITY else int(nofile),
-            threads_limit=min(limits) - running if limits else -1,
+            threads_limit=min(room) if room else -1,
         )
+
+
+def _uid(p: psutil.Process) -> int:
+    try:
+        return int(p.uids().real)
+    except psutil.Error:
+        return -1
 
 
 def _threads(p: psutil.Process) -> int:

@@ -156,6 +156,12 @@ def test_nesting_up_to_the_limit_compiles() -> None:
     depth = sandbox.MAX_NESTING
     expr = sandbox.compile_expression("(" * depth + "1" + ")" * depth)
     assert sandbox.evaluate(expr, {}) == 1
+    # statements one after another do not nest, however many
+    many = (
+        "{% set a = 1 %}" * (3 * depth)
+        + "{% if a %}{% for i in range(2) %}{{ i }}{% endfor %}{% endif %}" * depth
+    )
+    assert sandbox.render(sandbox.compile_template(many), {}) == "01" * depth
 
 
 def test_deep_rule_in_validate_and_in_run_is_named_not_a_traceback(tmp_path: Path) -> None:

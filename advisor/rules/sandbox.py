@@ -663,7 +663,8 @@ SANDBOX = RuleSandbox()
 
 _OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 _PREFIXES = ("not", "-", "+")
-_BLOCKS = ("if", "for", "set", "with", "macro", "call", "filter", "block", "raw", "autoescape")
+_BLOCKS = ("if", "for", "with", "macro", "call", "filter", "block", "autoescape")
+"""Block tags that nest until their ``end`` tag (``{% set x = ... %}`` has none)."""
 
 
 def _text_nesting(source: str, state: str | None) -> int:
@@ -679,7 +680,7 @@ def _text_nesting(source: str, state: str | None) -> int:
         elif after_block_begin and kind == "name":
             if value in _BLOCKS:
                 depth += 1
-            elif value.startswith("end"):
+            elif value.startswith("end") and value[3:] in _BLOCKS:
                 depth -= 1
         run = run + 1 if value in _PREFIXES and kind in ("name", "operator") else 0
         after_block_begin = kind == "block_begin"
