@@ -269,6 +269,15 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
                         f"no option {choice!r} in config group {key!r}; options: "
                         f"{', '.join(options)}{_suggest(choice, options)}"
                     )
+                chosen_file = conf_dir / key / f"{choice}.yaml"
+                if isinstance(choice, str) and paths.symlink_loop(chosen_file):
+                    raise ConfigError(
+                        paths.missing_path(
+                            chosen_file,
+                            f"{key}={choice}: config file",
+                            f"choose another {key} ({', '.join(options)}).",
+                        )
+                    )
             continue
         if o.is_add():
             continue

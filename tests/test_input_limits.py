@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -20,6 +21,7 @@ from hydra import compose, initialize_config_dir
 
 from advisor import capacity
 from advisor.bench.collectives import BenchConfig, rank_peak_bytes
+from advisor.cli import check_overrides
 from advisor.cluster import Cluster, ClusterConfig, resolve
 from advisor.config import AdvisorConfig, register, to_typed
 from advisor.errors import ConfigError
@@ -299,3 +301,15 @@ def test_an_interrupted_run_writes_what_it_measured(tmp_path: Path) -> None:
     again = run_advisor([str(run_dir)], command="report", timeout_s=QUICK_S)
     assert again.returncode == 1, again.stderr
     assert json.loads((run_dir / "facts.json").read_text())["run"]["interrupted"] is True
+
+
+def test_a_cluster_preset_that_loops_is_named(tmp_path: Path) -> None:
+    conf = tmp_path / "conf"
+    shutil.copytree(conf_dir(), conf)
+    (conf / "cluster" / "mine.yaml").symlink_to(conf / "cluster" / "other.yaml")
+    (conf / "cluster" / "other.yaml").symlink_to(conf / "cluster" / "mine.yaml")
+    with pytest.raises(ConfigError) as e:
+        check_overrides(["+cluster=mine", "emulate=true"], conf)
+    assert str(e.value).startswith(
+        f"cluster=mine: config file {conf / 'cluster' / 'mine.yaml'} is a symbolic link loop"
+    )
