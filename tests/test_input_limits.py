@@ -25,7 +25,9 @@ from advisor.cli import check_overrides
 from advisor.cluster import Cluster, ClusterConfig, resolve
 from advisor.config import AdvisorConfig, register, to_typed
 from advisor.errors import ConfigError
+from advisor.evidence.load import load_paths as load_evidence
 from advisor.paths import conf_dir, symlink_loop
+from advisor.rules import schema
 from tests.conftest import REPO, advisor_cmd, run_advisor
 
 QUICK_S = 120
@@ -313,3 +315,17 @@ def test_a_cluster_preset_that_loops_is_named(tmp_path: Path) -> None:
     assert str(e.value).startswith(
         f"cluster=mine: config file {conf / 'cluster' / 'mine.yaml'} is a symbolic link loop"
     )
+
+
+def test_a_looping_file_inside_a_directory_is_named(tmp_path: Path) -> None:
+    rules, logs = tmp_path / "rules", tmp_path / "logs"
+    for folder, name in ((rules, "mine.yaml"), (logs, "train.log")):
+        folder.mkdir()
+        (folder / name).symlink_to(folder / f"other-{name}")
+        (folder / f"other-{name}").symlink_to(folder / name)
+    said = "cannot read: a symbolic link loop"
+    with pytest.raises(ConfigError, match=rf"mine.yaml: {said}"):
+        schema.load_paths([rules])
+    evidence = load_evidence([logs])
+    (report,) = [f for f in evidence.files if f.path == str(logs / "train.log")]
+    assert report.status == "unreadable" and said in report.messages[0].message
