@@ -13,7 +13,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from advisor import console
+from advisor import console, paths
 from advisor.errors import AdvisorError, ConfigError
 
 USAGE = """usage: advisor COMMAND [ARGS]
@@ -75,6 +75,12 @@ def _report(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="advisor report", description="re-render a run")
     parser.add_argument("run_dir", type=Path)
     ns = parser.parse_args(args)
+    if not ns.run_dir.exists():
+        raise ConfigError(
+            paths.missing_path(
+                ns.run_dir, "run directory", "pass the directory that `advisor run` printed."
+            )
+        )
     return runner.rerender(ns.run_dir.resolve())
 
 
@@ -153,6 +159,7 @@ def _run(args: list[str]) -> int:
 
     config.register()
     check_overrides(args, conf_dir())
+    check_run_dir(args, conf_dir())
     codes: list[int] = []
     started = False
 
@@ -272,6 +279,15 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
                         f"no option {choice!r} in config group {key!r}; options: "
                         f"{', '.join(options)}{_suggest(choice, options)}"
                     )
+                chosen_file = conf_dir / key / f"{choice}.yaml"
+                if isinstance(choice, str) and paths.symlink_loop(chosen_file):
+                    raise ConfigError(
+                        paths.missing_path(
+                            chosen_file,
+                            f"{key}={choice}: config file",
+                            f"choose another {key} ({', '.join(options)}).",
+                        )
+                    )
             continue
         if o.is_add():
             continue
@@ -289,6 +305,35 @@ def check_overrides(args: list[str], conf_dir: Path) -> None:
                 )
             path.append(part)
             node = options_map[part]
+
+
+RUN_DIR_KEY = "hydra.run.dir"
+
+
+def check_run_dir(args: list[str], conf: Path) -> None:
+    """Refuse, before Hydra makes it, a run directory that cannot be made and written (a file
+    in the way, a read-only place, a symbolic link loop): Hydra would fail with a traceback.
+
+    The directory's name holds interpolations (``${now:...}``); its fixed part is checked."""
+    import yaml
+
+    if any(a in ("-m", "--multirun") for a in args):
+        return  # a multirun writes under hydra.sweep.dir, one subdirectory per job
+    given = [a.split("=", 1)[1] for a in args if a.split("=", 1)[0].lstrip("+") == RUN_DIR_KEY]
+    if given:
+        value = given[-1]
+    else:
+        primary = yaml.safe_load((conf / "config.yaml").read_text(encoding="utf-8"))
+        value = str(primary["hydra"]["run"]["dir"])
+    fixed = value.split("${", 1)[0]
+    path = Path(fixed) if fixed == value or fixed.endswith("/") else Path(fixed).parent
+    why = paths.unwritable_dir(path.expanduser())
+    if why:
+        raise ConfigError(
+            f"run directory {value} cannot be written: {why}. Give {RUN_DIR_KEY}=DIR in a "
+            "directory you can write (default: reports/DATE/TIME_CLUSTER under the current "
+            "directory)."
+        )
 
 
 def _suggest(word: str, options: list[str]) -> str:

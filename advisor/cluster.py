@@ -52,6 +52,10 @@ class ClusterConfig:
     chip: str = ""
     """Ascend generation (910, A2, A3, 950) whose HCCL rules apply; empty: read from the device on
     an NPU host, else A2 assumed (npu clusters only)."""
+    device_memory_gib: float = 0.0
+    """Memory of one npu or cuda device in GiB; 0: not declared. Declared, a benchmark whose
+    buffers would not fit one device is refused before the run; undeclared, such a buffer
+    fails on the rank (this process does not open the devices to ask)."""
     intra: LinkClassConfig = field(default_factory=LinkClassConfig)
     """Link class between ranks of one node."""
     inter: LinkClassConfig = field(default_factory=LinkClassConfig)
@@ -74,6 +78,11 @@ class ClusterConfig:
             raise ConfigError(
                 f"cluster.hosts lists {len(self.hosts)} hosts but cluster.nodes={self.nodes}: "
                 "give one host per node, node 0 first."
+            )
+        if self.device_memory_gib < 0:
+            raise ConfigError(
+                f"cluster.device_memory_gib must be 0 (not declared) or more, got "
+                f"{self.device_memory_gib}."
             )
         if not 0 <= self.master_port <= 65535:
             raise ConfigError(f"cluster.master_port={self.master_port} is not a TCP port.")
@@ -124,6 +133,8 @@ class Cluster:
     node_names: list[str] = field(default_factory=list)
     """Names of the nodes when this is a subset of a run's cluster (isolation jobs keep the
     run's names); empty: from ``hosts``."""
+    device_memory_gib: float = 0.0
+    """Declared memory of one device (``cluster.device_memory_gib``); 0: not declared."""
 
     @property
     def world_size(self) -> int:
@@ -203,6 +214,7 @@ class Cluster:
             "interface": self.interface,
             "chip": self.chip,
             "node_names": list(self.node_names),
+            "device_memory_gib": self.device_memory_gib,
             "links": {
                 k: {"name": v.name, "type": v.type, "nominal_gbps": v.nominal_gbps}
                 for k, v in self.links.items()
@@ -273,4 +285,5 @@ def resolve(cfg: ClusterConfig, *, emulate: bool) -> Cluster:
         interface=cfg.interface or os.environ.get(backends.IFNAME_VAR[device], ""),
         links=links,
         chip=chip if declared == "npu" else "",
+        device_memory_gib=cfg.device_memory_gib,
     )

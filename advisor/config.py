@@ -6,7 +6,7 @@ the schema, and converts Hydra's DictConfig to typed objects once, at the bounda
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from advisor.faults import FaultConfig
 from advisor.flight.settings import FlightConfig
 from advisor.isolate.stage import IsolateConfig
 from advisor.launch.plan import LauncherConfig
+from advisor.paths import missing_path
 from advisor.probes.connectivity import ConnectivityConfig
 from advisor.probes.drift import DriftConfig
 from advisor.probes.preflight import PreflightConfig
@@ -89,9 +90,44 @@ class AdvisorConfig:
         for path in self.evidence:
             if not Path(path).expanduser().exists():
                 raise ConfigError(
-                    f"evidence path {path} does not exist: give files or directories of saved "
-                    "outputs, e.g. evidence=[logs/train.log,hccn/]."
+                    missing_path(
+                        Path(path).expanduser(),
+                        "evidence path",
+                        "give files or directories of saved outputs, e.g. "
+                        "evidence=[logs/train.log,hccn/].",
+                    )
                 )
+
+
+DURATION_WORDS = ("deadline", "timeout", "interval")
+"""A ``*_s`` setting whose name holds one of these bounds a wait: 0 s would end it before it
+starts (a stage stopped at launch, a connection never tried) or spin without pause."""
+ZERO_MEANS_UNSET = frozenset({"stages.timeouts.pg_timeout_s", "stages.timeouts.join_timeout_s"})
+"""Duration keys whose documented 0 means "not given" (the library's default applies)."""
+
+
+def duration_problems(obj: Any, prefix: str = "") -> list[str]:
+    """Every ``*_s`` setting below ``obj`` that cannot be run: a negative duration, or 0 s for a
+    deadline, timeout or interval; each names the key, its value and a value that works."""
+    problems: list[str] = []
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        key = f"{prefix}{f.name}"
+        if is_dataclass(value):
+            problems += duration_problems(value, f"{key}.")
+            continue
+        if not f.name.endswith("_s") or isinstance(value, bool):
+            continue
+        if not isinstance(value, int | float):
+            continue
+        bounds_a_wait = any(word in f.name for word in DURATION_WORDS)
+        zero_refused = bounds_a_wait and key not in ZERO_MEANS_UNSET
+        if value < 0 or (value == 0 and zero_refused):
+            default = f.default if f.default is not MISSING else None
+            example = f" (the default is {default:g})" if isinstance(default, int | float) else ""
+            need = "more than 0" if zero_refused else "0 or more"
+            problems.append(f"{key}={value:g}: seconds must be {need}{example}")
+    return problems
 
 
 def register() -> None:
@@ -111,4 +147,12 @@ def to_typed(cfg: DictConfig | dict[str, Any]) -> AdvisorConfig:
     except ValueError as e:
         raise ConfigError(str(e)) from e
     assert isinstance(obj, AdvisorConfig)
+    problems = duration_problems(obj)
+    if problems:
+        raise ConfigError(
+            "durations that cannot run: "
+            + "; ".join(problems)
+            + ". A deadline or timeout of 0 s ends the wait before it starts: give the seconds "
+            "it may take."
+        )
     return obj

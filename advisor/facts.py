@@ -105,6 +105,9 @@ class RunInfo:
     duration_s: float = 0.0
     emulated: bool = False
     advisor_version: str = ""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGINT) before every planned stage ended: the stage it
+    stopped is failed with its partial records, the stages after it skipped."""
 
 
 @dataclass(kw_only=True)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import psutil
 from omegaconf import OmegaConf
 
-from advisor import __version__, backends, console, outputs, results, stages
+from advisor import __version__, backends, capacity, console, outputs, results, stages
 from advisor.cluster import Cluster, resolve
 from advisor.config import AdvisorConfig, to_typed
 from advisor.context import HostContext
@@ -329,6 +329,9 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     # process speaks for: with launcher=torchrun/env one advisor runs per node and node 0 alone
     # writes the facts and the report.
     plan = LaunchPlan.make(cfg.launcher, cluster, cfg.env)
+    # A shape or a buffer this host cannot hold is refused now, not after minutes of starting.
+    bench = cfg.stages.bench if "bench" in planned(cfg) else None
+    capacity.check(cluster, cfg.launcher.kind, plan.local_nodes, bench)
     run_dir.mkdir(parents=True, exist_ok=True)
     results_dir(run_dir).mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -367,40 +370,73 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
     session = _Session(cfg, plan, run_dir, facts, evidence)
     names = planned(cfg)
     index = 0
-    while index < len(names):
-        stage = stages.get(names[index])
-        params = getattr(cfg.stages, stage.name)
-        left = "" if session.gate else session.left()
-        if session.gate or (left and stage.kind in ("job", "driver")):
-            console.stage_start(index, len(names), stage)
-            if session.gate:
-                session.end(stage, skipped(stage.name, session.gate))
+    try:
+        while index < len(names):
+            stage = stages.get(names[index])
+            params = getattr(cfg.stages, stage.name)
+            left = "" if session.gate else session.left()
+            if session.gate or (left and stage.kind in ("job", "driver")):
+                console.stage_start(index, len(names), stage)
+                if session.gate:
+                    session.end(stage, skipped(stage.name, session.gate))
+                else:
+                    # This stage cannot run without that node: it fails (the run is not ready), the
+                    # stages after it are skipped with the same reason.
+                    failed = StageFacts(name=stage.name, status="failed", started_at=time.time())
+                    failed.reason = left
+                    session.end(stage, failed)
+                    session.gate = f"skipped: {left}"
+                index += 1
+            elif stage.kind == "host":
+                console.stage_start(index, len(names), stage)
+                session.end(stage, run_host_stage(stage, cfg, plan, run_dir, params))
+                index += 1
+            elif runs := shared_runs(cfg, cluster, names, index):
+                index = _shared_job(session, launcher, names, index, runs)
             else:
-                # This stage cannot run without that node: it fails (the run is not ready), the
-                # stages after it are skipped with the same reason.
-                failed = StageFacts(name=stage.name, status="failed", started_at=time.time())
-                failed.reason = left
-                session.end(stage, failed)
-                session.gate = f"skipped: {left}"
-            index += 1
-        elif stage.kind == "host":
-            console.stage_start(index, len(names), stage)
-            session.end(stage, run_host_stage(stage, cfg, plan, run_dir, params))
-            index += 1
-        elif runs := shared_runs(cfg, cluster, names, index):
-            index = _shared_job(session, launcher, names, index, runs)
-        else:
-            console.stage_start(index, len(names), stage)
-            session.end(stage, run_driver_stage(stage, index, cfg, launcher, run_dir, params))
-            index += 1
+                console.stage_start(index, len(names), stage)
+                session.end(stage, run_driver_stage(stage, index, cfg, launcher, run_dir, params))
+                index += 1
+    except KeyboardInterrupt:
+        # Ctrl-C: the job of the stage in progress was stopped on the way out (Launcher.run);
+        # what was measured is still written, and the exit code says the run was interrupted.
+        _interrupted(session, names)
+        if plan.primary:
+            _finish(facts, run_dir, started)
+            outputs.write_all(facts, cfg, run_dir)
+        return INTERRUPTED_EXIT
     if not plan.primary:
         console.plain(f"node {plan.local_nodes[0]} done; node 0 writes the facts and the report")
         return 1 if any(st in BAD_STAGE_STATUSES for st in session.statuses) else 0
+    _finish(facts, run_dir, started)
+    return outputs.write_all(facts, cfg, run_dir)
+
+
+INTERRUPTED_EXIT = 130
+"""Exit code of an interrupted run: 128 + SIGINT, as a shell reports a process Ctrl-C ended."""
+
+
+def _interrupted(session: _Session, names: list[str]) -> None:
+    """Mark an interrupted run: the first stage that did not end failed with what it recorded,
+    the ones after it skipped."""
+    session.facts.run.interrupted = True
+    console.error("interrupted: writing the facts and the report of what was measured")
+    reason = "interrupted (Ctrl-C / SIGINT) while this stage ran; its records so far are kept"
+    pending = names[len(session.statuses) :]
+    for i, name in enumerate(pending):
+        stage = stages.get(name)
+        if i == 0:
+            sf = StageFacts(name=name, status="failed", started_at=time.time(), reason=reason)
+        else:
+            sf = skipped(name, "skipped: the run was interrupted before this stage")
+        session.end(stage, sf)
+
+
+def _finish(facts: Facts, run_dir: Path, started: float) -> None:
     facts.run.finished_at = time.time()
     facts.run.duration_s = facts.run.finished_at - started
     facts.launches = summarize_launches(run_dir)
     _write_run_file(run_dir, facts)
-    return outputs.write_all(facts, cfg, run_dir)
 
 
 def _shared_job(

@@ -59,6 +59,7 @@ BEFORE_TYPED = {
         ("environment", "tuner_configs"),
         # collectives under a compute load (empty: no load was asked for)
         *((*BENCH, name) for name in LOAD_FIELDS),
+        ("run", "interrupted"),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a
@@ -73,6 +74,7 @@ BEFORE_TYPED = {
         ("evidence", "flight"),
         ("evidence", "timelines"),
         ("environment", "tuner_configs"),
+        ("run", "interrupted"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

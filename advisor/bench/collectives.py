@@ -276,6 +276,43 @@ def sizes(min_bytes: int, max_bytes: int, factor: int) -> list[int]:
     return out
 
 
+PATTERN_BYTES_PER_ELEMENT = 16
+"""Transient bytes per element while a rank fills or checks a buffer (``_Point.pattern``): an
+int64 index and its remainder, before the cast to the element type."""
+CHECK_BYTES_PER_ELEMENT = 24
+"""Transient bytes per element while ``_Point.wrong`` compares a result: float32 copies of the
+result and of the expected values, their difference and the tolerance, alive together."""
+
+
+def rank_peak_bytes(params: BenchConfig, world: int) -> tuple[int, str]:
+    """The most memory one rank's buffers reach at ``max_bytes``, and the point that needs it
+    (``"all_to_all fp32 at S=…"``): the point's buffers (an all_gather's output is S, its input
+    S/world; all_to_all and sendrecv keep S in and S out) plus the transient tensors that fill
+    and check them. An estimate from this module's own allocations, not counting the backend's
+    internal buffers: for all_reduce (native and ring) and all_to_all fp32 at S=256 MiB on an
+    emulated 2x2 it gives 2.0 GiB a rank where 1.65–1.69 GiB of Private_Dirty was measured
+    (/proc/PID/smaps_rollup sampled every 0.5 s), so it errs on the side of refusing."""
+    best, where = 0, ""
+    points = [(op, dtype, params.algorithms) for op in params.ops for dtype in params.dtypes]
+    if params.native_variants or params.variants:
+        # variant jobs: their ops, the first dtype, the native algorithm (BenchConfig.job)
+        points += [(op, params.dtypes[0], ["native"]) for op in params.variant_ops]
+    for op, dtype, algorithms in points:
+        e = ELEMENT_BYTES[dtype]
+        count = element_count(op, params.max_bytes, e, world)
+        block = count // world if op in ("all_gather", "reduce_scatter") else 0
+        copies = 2 if op in ("all_to_all", "sendrecv") else 1
+        if op == "all_reduce" and any(a != "native" for a in algorithms):
+            copies = 2  # the in-project algorithms keep a receive buffer beside the data
+        buffers = (copies * count + block) * e
+        transient = count * (
+            max(PATTERN_BYTES_PER_ELEMENT + e, CHECK_BYTES_PER_ELEMENT if params.check else 0)
+        )
+        if buffers + transient > best:
+            best, where = buffers + transient, f"{op} {dtype} at S={params.max_bytes}"
+    return best, where
+
+
 def element_count(op: str, nbytes: int, element_bytes: int, world: int) -> int:
     """Elements of S: at least 1, a multiple of the world size where S is split across ranks."""
     count = max(1, nbytes // element_bytes)

@@ -19,9 +19,10 @@ from rich.markup import escape
 
 from advisor import __version__, console, outputs
 from advisor.config import AdvisorConfig
+from advisor.errors import ConfigError
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.facts import ClusterFacts, Facts, RunInfo, StageFacts, summary_of
-from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir
+from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir, unwritable_dir
 from advisor.probes.drift import from_evidence as drift_from_evidence
 
 _STYLE = {"read": "green", "partial": "yellow"}
@@ -158,7 +159,14 @@ def main(args: list[str]) -> int:
             "for each file and line"
         )
         return 1
-    run_dir = (ns.out or default_run_dir(datetime.now())).resolve()
+    out = ns.out or default_run_dir(datetime.now())
+    why = unwritable_dir(out)
+    if why:
+        raise ConfigError(
+            f"run directory {out} cannot be written: {why}. Give --out DIR in a directory you "
+            "can write."
+        )
+    run_dir = out.resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     results_dir(run_dir).mkdir(parents=True, exist_ok=True)
     facts = Facts(

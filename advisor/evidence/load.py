@@ -34,6 +34,7 @@ from advisor.parsers import (
     nvidia_smi,
     rank_table,
 )
+from advisor.paths import missing_path, symlink_loop
 
 MAX_FILE_BYTES = 64 * 2**20
 """Larger files are reported, not read (logs that size are better cut to the failure window)."""
@@ -165,15 +166,17 @@ def expand(paths: Sequence[str | Path]) -> list[Path]:
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
+            # a link that loops is listed too: its file report names the loop
             out += sorted(
                 f
                 for f in p.rglob("*")
-                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                if (f.is_file() or (f.is_symlink() and symlink_loop(f)))
+                and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )
         elif p.is_file():
             out.append(p)
         else:
-            raise ConfigError(f"evidence path {raw} does not exist: give files or directories.")
+            raise ConfigError(missing_path(p, "evidence path", "give files or directories."))
     return out
 
 
@@ -289,7 +292,9 @@ def load_file(path: Path) -> EvidenceFacts:
         text = _read_text(path, report)
     except OSError as e:
         report.status = "unreadable"
-        report.messages.append(Message(line=0, message=f"cannot read: {e.strerror or e}"))
+        loop = symlink_loop(path)
+        why = f"a symbolic link loop ({loop} leads back to itself)" if loop else e.strerror or e
+        report.messages.append(Message(line=0, message=f"cannot read: {why}"))
         return out
     if text is None:
         return out

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
 from advisor.facts import Facts
+from advisor.paths import missing_path
 from advisor.report import render
 from advisor.rules.findings import Finding
 from advisor.verdict import NOT_READY, READY, WARNINGS, verdict
@@ -215,7 +216,7 @@ def load_run(path: Path) -> tuple[Facts, Path | None]:
     elif path.is_file():
         facts_path, run_dir = path, path.parent
     else:
-        raise ConfigError(f"{path} does not exist: pass a run directory or a facts.json file.")
+        raise ConfigError(missing_path(path, "run", "pass a run directory or a facts.json file."))
     try:
         return Facts.read(facts_path), run_dir
     except OSError as e:

@@ -7,9 +7,17 @@ The sandbox is Jinja2's immutable sandbox, narrowed further:
 - a call is allowed only to those functions and to a few read-only methods of plain data
   (``dict.get``, ``str.startswith`` ...); ``str.format`` and every other method is refused;
 - private and dunder attributes raise ``SecurityError`` (not a quiet undefined);
-- ``**``, ``*``, ``+``, ``%``, ``join`` and ``range`` are checked so that ``10**10**10``,
-  ``'x' * 10**9``, ``[big] * 10**4`` and ``'%9999999d' % 1`` cannot exhaust memory or time;
-  message templates may nest loops two deep at most, and their output stops at
+- every operation that builds a string or a list is checked before it builds: ``**``, ``*``
+  (numbers and repeats), ``+``, ``~``, ``%`` (refused on strings), ``join``, the filters that
+  turn values into text, ``str()``, ``range`` and each ``{{ }}`` of a message; one value may hold
+  ``MAX_BUILD`` characters or items and one expression or message may build ``MAX_BUILT_TOTAL``
+  in all, so ``10**10**10``, ``'x' * 10**9``, ``{% set a = a ~ a %}`` repeated and a loop
+  repeating a big build cannot exhaust memory or time; ``format``, ``center``, ``indent``,
+  ``wordwrap`` and string methods such as ``ljust`` are not reachable at all;
+- expressions and messages may nest ``MAX_NESTING`` deep (brackets, prefix operators, blocks,
+  and the depth of the syntax tree an operator chain builds), checked before Jinja's recursive
+  parser and compiler run, so deep nesting is a validation error, never a RecursionError;
+- message templates may nest loops two deep at most, and their output stops at
   ``MAX_MESSAGE_CHARS``;
 - a fact that is missing raises ``MissingFact`` naming its dotted path, so a rule over a missing
   fact is reported "not evaluated", never silently passed.
@@ -20,10 +28,13 @@ from __future__ import annotations
 import math
 import operator
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, cast
 
 from jinja2 import StrictUndefined, nodes, pass_eval_context
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.exceptions import SecurityError, UndefinedError
 from jinja2.filters import do_join as _JINJA_JOIN
 from jinja2.parser import Parser
@@ -38,9 +49,21 @@ MAX_LOOP_DEPTH = 2
 """A loop may hold a loop, no deeper: with ``range`` bounded, a message costs at most about
 a million iterations."""
 MAX_BUILD = 1_000_000
-"""Largest string or list ``*``, ``+``, ``join`` or ``flatten`` may build (see ``size``)."""
+"""Largest string or list one operation (``*``, ``+``, ``~``, ``join``, ``flatten``, a text
+filter, ``str()``, a message's ``{{ }}``) may build, in characters and items (see ``size``)."""
+MAX_BUILT_TOTAL = 20_000_000
+"""Characters and items one expression or message may build in all: a loop repeating a big
+build is refused before it costs more than about a second."""
+MAX_NESTING = 32
+"""Deepest nesting of an expression or message: brackets, prefix operators (``not``, ``-``) and
+blocks in its text, and the depth of its syntax tree (``1+1+...`` nests one level per ``+``).
+Jinja's parser and compiler recurse once or more per level, so this keeps them far from
+Python's recursion limit; the built-in rules nest 11 deep at most."""
 MAX_EXPONENT = 64
 MAX_POWER_BASE = 2**64
+MAX_INT_BITS = 8192
+"""Largest integer ``*`` may make (bits): repeated ``a * a`` would otherwise double it each
+time."""
 MAX_MESSAGE_CHARS = 4000
 
 
@@ -251,7 +274,9 @@ def _flatten(values: Any) -> list[Any]:
 def _range(*args: Any) -> range:
     r = range(*_defined(args))
     if len(r) > MAX_SEQUENCE:
-        raise SecurityError(f"range of {len(r)} items is over the sandbox limit {MAX_SEQUENCE}")
+        raise SecurityError(
+            f"range of {len(r)} items is over the sandbox limit of {MAX_SEQUENCE} (MAX_SEQUENCE)"
+        )
     return r
 
 
@@ -337,6 +362,12 @@ def nccl_proto_errors(value: Any) -> list[str]:
     return backends.nccl_list(str(value), backends.NCCL_PROTOS)[1]
 
 
+def _checked_str(value: Any) -> str:
+    (value,) = _defined((value,))
+    charge(size(value), "str()")
+    return str(value)[:MAX_SEQUENCE]
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min": _min,
     "max": _max,
@@ -356,7 +387,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "range": _range,
     "int": lambda x: int(*_defined((x,))),
     "float": lambda x: float(*_defined((x,))),
-    "str": lambda x: str(*_defined((x,)))[:MAX_SEQUENCE],
+    "str": _checked_str,
     "as_int": as_int,
     "as_float": as_float,
     "clamp": _clamp,
@@ -414,45 +445,120 @@ def _checked_pow(left: Any, right: Any) -> Any:
 
 def size(value: Any, budget: int = MAX_BUILD) -> int:
     """Characters and items in ``value``: a string counts its length, a list or mapping 1 plus its
-    contents (so a list holding one big list many times is big), anything else 1. Stops counting
-    once past ``budget``."""
+    contents (so a list holding one big list many times is big), an integer its decimal digits
+    (about a third of its bits), anything else 1. Stops counting once past ``budget``."""
     total, stack = 0, [value]
     while stack and total <= budget:
         item = stack.pop()
         if isinstance(item, str | bytes):
             total += max(1, len(item))
             continue
+        if isinstance(item, int):
+            total += max(1, item.bit_length() // 3)
+            continue
         total += 1
         if isinstance(item, list | tuple):
             stack.extend(item)
         elif isinstance(item, Mapping):
+            stack.extend(item.keys())
             stack.extend(item.values())
     return total
+
+
+_BUILT: ContextVar[list[int] | None] = ContextVar("rule_sandbox_built", default=None)
+"""Characters and items built so far by the expression or message being evaluated."""
+
+
+@contextmanager
+def _build_budget() -> Iterator[None]:
+    """One expression's or message's account of what it builds (``MAX_BUILT_TOTAL``)."""
+    token = _BUILT.set([0])
+    try:
+        yield
+    finally:
+        _BUILT.reset(token)
+
+
+def charge(built: int, what: str) -> None:
+    """Refuse building ``built`` characters or items by ``what`` when over the sandbox limits;
+    otherwise count them against the expression's total."""
+    if built > MAX_BUILD:
+        raise SecurityError(
+            f"{what} would build {built} characters or items, over the sandbox limit of "
+            f"{MAX_BUILD} (MAX_BUILD)"
+        )
+    account = _BUILT.get()
+    if account is None:
+        return
+    account[0] += built
+    if account[0] > MAX_BUILT_TOTAL:
+        raise SecurityError(
+            f"{what} brings what this expression built to {account[0]} characters or items, "
+            f"over the sandbox limit of {MAX_BUILT_TOTAL} (MAX_BUILT_TOTAL)"
+        )
 
 
 def _checked_mul(left: Any, right: Any) -> Any:
     for seq, n in ((left, right), (right, left)):
         if isinstance(seq, str | list | tuple) and isinstance(n, int):
-            built = size(seq) * n
-            if built > MAX_BUILD:
-                raise SecurityError(f"a sequence of {built} items is over the sandbox limit")
+            charge(
+                size(seq, MAX_BUILD + 1) * max(n, 0), f"repeating a {type(seq).__name__} {n} times"
+            )
+    if isinstance(left, int) and isinstance(right, int):
+        bits = abs(left).bit_length() + abs(right).bit_length()
+        if bits > MAX_INT_BITS:
+            raise SecurityError(
+                f"a product of about {bits} bits is over the sandbox limit of {MAX_INT_BITS} "
+                "bits (MAX_INT_BITS)"
+            )
     return operator.mul(left, right)
 
 
 def _checked_add(left: Any, right: Any) -> Any:
     if isinstance(left, str | list | tuple) and isinstance(right, str | list | tuple):
-        built = size(left) + size(right)
-        if built > MAX_BUILD:
-            raise SecurityError(f"a sequence of {built} items is over the sandbox limit")
+        charge(size(left) + size(right), f"'+' of a {type(left).__name__}")
     return operator.add(left, right)
+
+
+def checked_concat(values: tuple[Any, ...]) -> str:
+    """``a ~ b ~ c``: each operand turned into text and joined, counted before it is built."""
+    charge(sum(size(v) for v in values), "'~'")
+    return "".join(str(v) for v in values)
+
+
+def checked_output(value: Any) -> Any:
+    """A message's ``{{ value }}``: counted before it is turned into text."""
+    charge(size(value), "'{{ }}' output")
+    return value
 
 
 @pass_eval_context
 def _checked_join(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> str:
     items = list(_values((value,)))
-    if size(items) + len(d) * len(items) > MAX_BUILD:
-        raise SecurityError("joining that much is over the sandbox limit")
+    charge(size(items) + len(str(d)) * len(items), "'join'")
     return str(_JINJA_JOIN(eval_ctx, items, d, attribute))
+
+
+def _text_filter(name: str, jinja_filter: Callable[..., Any]) -> Callable[..., Any]:
+    """A Jinja filter that turns its value into text, counted on its value before it runs."""
+
+    passes = getattr(jinja_filter, "jinja_pass_arg", None)
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        # Filters that take the context or eval context get it first; the value follows.
+        value, rest = (args[1], args[2:]) if passes is not None else (args[0], args[1:])
+        if name == "tojson" and (rest or kwargs):
+            raise SecurityError("tojson's indent is not allowed in rules (a message is one line)")
+        charge(size(value) + sum(size(a) for a in kwargs.values()), f"filter {name!r}")
+        return jinja_filter(*args, **kwargs)
+
+    if passes is not None:
+        checked.jinja_pass_arg = passes  # type: ignore[attr-defined]
+    return checked
+
+
+TEXT_FILTERS = ("string", "tojson", "upper", "lower", "trim", "list")
+"""Filters that build a new string (or list of characters) as long as their value's text."""
 
 
 def _checked_mod(left: Any, right: Any) -> Any:
@@ -468,16 +574,33 @@ def _strict_test(test: Callable[..., Any]) -> Callable[..., Any]:
     return strict
 
 
+class _CheckedCodeGenerator(CodeGenerator):
+    """Jinja's code generator with ``~`` counted: Jinja joins its operands inline, past every
+    sandbox hook, so the generated code calls ``checked_concat`` instead."""
+
+    @optimizeconst
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        self.write("environment.checked_concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
 class RuleSandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox with only the rule whitelist reachable."""
 
     intercepted_binops = frozenset({"**", "*", "%", "+"})
+    code_generator_class = _CheckedCodeGenerator
 
     def __init__(self) -> None:
-        super().__init__(undefined=Missing, autoescape=False)
+        super().__init__(undefined=Missing, autoescape=False, finalize=checked_output)
+        self.checked_concat = checked_concat
         self.globals.clear()
         self.globals.update(FUNCTIONS)
         self.filters = {name: self.filters[name] for name in FILTERS}
+        for name in TEXT_FILTERS:
+            self.filters[name] = _text_filter(name, self.filters[name])
         self.filters["join"] = _checked_join
         # ``x is none`` on a missing fact must not quietly answer False: only ``defined`` and
         # ``undefined`` may look at a missing fact.
@@ -538,14 +661,83 @@ class RuleSandbox(ImmutableSandboxedEnvironment):
 SANDBOX = RuleSandbox()
 
 
+_OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+_PREFIXES = ("not", "-", "+")
+_BLOCKS = ("if", "for", "with", "macro", "call", "filter", "block", "autoescape")
+"""Block tags that nest until their ``end`` tag (``{% set x = ... %}`` has none)."""
+
+
+def _text_nesting(source: str, state: str | None) -> int:
+    """How deep ``source`` nests in its text: open brackets and blocks, plus a run of prefix
+    operators (``not not x``, ``- - x``), each of which Jinja's parser follows by recursion."""
+    deepest = depth = run = 0
+    after_block_begin = False
+    for _, kind, value in SANDBOX.lexer.tokeniter(source, None, state=state):
+        if kind == "whitespace":
+            continue
+        if kind == "operator" and value in _OPENERS:
+            depth += _OPENERS[value]
+        elif after_block_begin and kind == "name":
+            if value in _BLOCKS:
+                depth += 1
+            elif value.startswith("end") and value[3:] in _BLOCKS:
+                depth -= 1
+        run = run + 1 if value in _PREFIXES and kind in ("name", "operator") else 0
+        after_block_begin = kind == "block_begin"
+        deepest = max(deepest, depth + run)
+    return deepest
+
+
+def _tree_depth(tree: nodes.Node) -> int:
+    """Depth of a syntax tree, counted without recursion (the tree may be too deep for it)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_NESTING + 8:
+            stack.extend((child, depth + 1) for child in node.iter_child_nodes())
+    return deepest
+
+
+def _parse_bounded(source: str, parse: Callable[[], nodes.Node], state: str | None) -> nodes.Node:
+    """``parse()`` once the text is known to nest no deeper than ``MAX_NESTING``, and its tree
+    too; ValueError naming the limit otherwise."""
+    limit = f"the sandbox limit of {MAX_NESTING} (MAX_NESTING)"
+    nesting = _text_nesting(source, state)
+    if nesting > MAX_NESTING:
+        raise ValueError(
+            f"nested {nesting} deep (brackets, prefix operators and blocks), over {limit}; "
+            "split it with let"
+        )
+    try:
+        tree = parse()
+    except RecursionError:
+        # A nesting the text scan does not count still must not escape as a traceback.
+        raise ValueError(
+            f"nested too deep for the parser, over {limit}; split it with let"
+        ) from None
+    depth = _tree_depth(tree)
+    # A template's tree has two levels of its own (Template, Output) above each expression.
+    if depth > MAX_NESTING + (2 if state is None else 0):
+        raise ValueError(
+            f"chains of operators or filters nest {depth} deep, over {limit}; split it with let"
+        )
+    return tree
+
+
 def parse_expression(source: str) -> nodes.Expr:
-    """Parse an expression (raises jinja2's TemplateSyntaxError)."""
+    """Parse an expression (raises jinja2's TemplateSyntaxError, or ValueError when it nests
+    deeper than ``MAX_NESTING``)."""
     parser = Parser(SANDBOX, source, state="variable")
-    expr = parser.parse_expression()
-    if not parser.stream.eos:
-        tok = parser.stream.current
-        parser.fail(f"unexpected {tok.value!r} after the expression", tok.lineno)
-    return expr
+
+    def parse() -> nodes.Expr:
+        expr = parser.parse_expression()
+        if not parser.stream.eos:
+            tok = parser.stream.current
+            parser.fail(f"unexpected {tok.value!r} after the expression", tok.lineno)
+        return expr
+
+    return cast(nodes.Expr, _parse_bounded(source, parse, "variable"))
 
 
 FORBIDDEN_NODES = (
@@ -597,7 +789,7 @@ def compile_expression(source: str) -> Callable[..., Any]:
 
 def compile_template(source: str) -> Any:
     """Compile a message template (``{{ value }}`` placeholders, ``{% for %}`` loops)."""
-    problems = static_problems(SANDBOX.parse(source))
+    problems = static_problems(_parse_bounded(source, lambda: SANDBOX.parse(source), None))
     if problems:
         raise ValueError("; ".join(problems))
     return SANDBOX.from_string(source)
@@ -608,18 +800,20 @@ def render(template: Any, context: Mapping[str, Any]) -> str:
     parts: list[str] = []
     length = 0
     # Stop reading the template's output once the message is long enough to be cut.
-    for chunk in template.generate(**context):
-        parts.append(chunk)
-        length += len(chunk)
-        if length > MAX_MESSAGE_CHARS:
-            break
+    with _build_budget():
+        for chunk in template.generate(**context):
+            parts.append(chunk)
+            length += len(chunk)
+            if length > MAX_MESSAGE_CHARS:
+                break
     text = " ".join("".join(parts).split())
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + " …"
 
 
 def evaluate(expression: Callable[..., Any], context: Mapping[str, Any]) -> Any:
     """Run a compiled expression; a missing fact as the whole result raises MissingFact too."""
-    result = expression(**context)
+    with _build_budget():
+        result = expression(**context)
     if isinstance(result, Missing):
         result._fail_with_undefined_error()
     return result

@@ -35,7 +35,7 @@ from jinja2.exceptions import TemplateError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.errors import ConfigError
-from advisor.paths import conf_dir
+from advisor.paths import conf_dir, missing_path, symlink_loop
 from advisor.rules import sandbox
 from advisor.rules.config import RulesConfig
 
@@ -235,7 +235,7 @@ def rule_files(paths: Iterable[Path]) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            raise ConfigError(f"rule path {p} does not exist: give a rule file or directory.")
+            raise ConfigError(missing_path(p, "rule path", "give a rule file or directory."))
     return out
 
 
@@ -323,7 +323,9 @@ def _load_file(path: Path, errors: list[str]) -> list[tuple[RuleSpec, str]]:
         errors.append(f"{where}: not valid YAML{at}: {getattr(e, 'problem', None) or e}")
         return []
     except OSError as e:
-        errors.append(f"{where}: cannot read: {e}")
+        loop = symlink_loop(path)
+        why = f"a symbolic link loop ({loop} leads back to itself)" if loop else str(e)
+        errors.append(f"{where}: cannot read: {why}")
         return []
     if not isinstance(doc, dict) or not isinstance(doc.get("rules"), list):
         errors.append(f"{where}: a rule file is a mapping with a 'rules' list (rules: [- id: ...])")
