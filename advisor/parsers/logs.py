@@ -201,7 +201,7 @@ def parse(text: str) -> LogReport:
     _watchdog(lines, report)
     _elastic(lines, report)
     for no, line, _ in lines:
-        if m := _STORE_RE.search(line):
+        if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
                 LogEvent(
                     kind="store_timeout",
@@ -274,17 +274,20 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
     link_timeout_s: dict[int | None, int] = {}
     claimed: set[int] = set()  # lines read into an error-code block
     for index, (no, line, tagged) in enumerate(lines):
-        if dm := _LINK_DEVICE_RE.search(line):
+        # cheap substring tests first: most lines of a large log match none of these
+        if "comm error" in line and (dm := _LINK_DEVICE_RE.search(line)):
             link_device[tagged] = int(dm.group(1))
-        if em := _ESTABLISH_RE.search(line):
+        if "establish" in line and (em := _ESTABLISH_RE.search(line)):
             link_timeout_s[tagged] = int(em.group(1))
-        if lm := _LINK_ROW_RE.search(line):
+        if "|" in line and (lm := _LINK_ROW_RE.search(line)):
             row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
             pending_link.setdefault(tagged, []).append(row)
             continue
         m = _CODE_RE.search(line)
         if m is None:
             if no in claimed:
+                continue
+            if "rank [" not in line and "Exception Location" not in line:
                 continue
             if loc := _LOCATION_RE.search(line) or _CRIMER_RE.search(line):
                 report.events.append(_heartbeat_event(no, line, tagged, loc))
@@ -398,6 +401,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     by_key: dict[tuple[int | None, str, int], LogEvent] = {}
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
     for no, line, tagged in lines:
+        if "nqueued" not in line and "Work" not in line:
+            continue  # neither a progress line nor a work line: most of a large log
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m:
@@ -463,7 +468,11 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     current: LogEvent | None = None
     for no, line, _ in lines:
         s = line.strip()
-        if "ChildFailedError" in s or re.match(r"^\S+ FAILED$", s) or s.startswith("Failures:"):
+        if (
+            "ChildFailedError" in s
+            or (s.endswith(" FAILED") and re.match(r"^\S+ FAILED$", s))
+            or s.startswith("Failures:")
+        ):
             in_summary = True
         if not in_summary:
             continue

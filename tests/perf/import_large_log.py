@@ -12,7 +12,7 @@ rank's progress line. For each it times, in a child process each, the evidence l
     python tests/perf/import_large_log.py [--sizes 1000,10000,50000] [--base COMMIT] [--record]
 
 ``--record`` appends the figures to tests/perf/RESULTS.md. The machine is shared and noisy:
-read the per-event ratios, not the absolute times.
+read the per-event ratios of CPU time (wall time, also printed, follows the load of others).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import argparse
 import datetime
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -71,9 +72,9 @@ def make_log(events: int) -> str:
 
 
 _LOAD = (
-    "import sys, time; from advisor.evidence.load import load_paths; t = time.perf_counter(); "
-    "f = load_paths([sys.argv[1]]); "
-    "print(time.perf_counter() - t, len(f.failures), sum(t.ranks for t in f.timelines))"
+    "import sys, time; from advisor.evidence.load import load_paths; "
+    "w, c = time.perf_counter(), time.process_time(); f = load_paths([sys.argv[1]]); "
+    "print(time.perf_counter() - w, time.process_time() - c, len(f.failures))"
 )
 
 
@@ -81,7 +82,8 @@ def _env(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree)}
 
 
-def _time_load(tree: Path, log: Path) -> tuple[float, int]:
+def _time_load(tree: Path, log: Path) -> tuple[float, float, int]:
+    """Wall and CPU seconds of ``load_paths`` on ``log``, and the events it read."""
     out = subprocess.run(
         [sys.executable, "-c", _LOAD, str(log)],
         env=_env(tree),
@@ -90,10 +92,12 @@ def _time_load(tree: Path, log: Path) -> tuple[float, int]:
         text=True,
         check=True,
     ).stdout.split()
-    return float(out[0]), int(out[1])
+    return float(out[0]), float(out[1]), int(out[2])
 
 
-def _time_import(tree: Path, log: Path, out_dir: Path) -> float:
+def _time_import(tree: Path, log: Path, out_dir: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of ``advisor import log`` in a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "advisor", "import", str(log), "--out", str(out_dir)],
@@ -103,7 +107,10 @@ def _time_import(tree: Path, log: Path, out_dir: Path) -> float:
         text=True,
         check=False,  # the verdict (NOT READY) is an exit status, not a failure of the import
     )
-    return time.perf_counter() - start
+    wall_s = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall_s, cpu_s
 
 
 def main() -> int:
@@ -135,12 +142,14 @@ def main() -> int:
                     if not log.exists():
                         log.write_text(make_log(n), encoding="utf-8")
                     mb = log.stat().st_size / 1e6
-                    load_s, found = _time_load(tree, log)
-                    import_s = _time_import(tree, log, tmp / f"out_{label[:4]}_{n}")
+                    load_s, load_cpu_s, found = _time_load(tree, log)
+                    import_s, import_cpu_s = _time_import(tree, log, tmp / f"out_{label[:4]}_{n}")
                     line = (
-                        f"- {label}: {n} events ({mb:.1f} MB): evidence load {load_s:.2f} s "
-                        f"({load_s / n * 1e6:.0f} us/event, {found} events read); "
-                        f"advisor import {import_s:.1f} s ({import_s / n * 1e3:.2f} ms/event)"
+                        f"- {label}: {n} events ({mb:.1f} MB): evidence load CPU "
+                        f"{load_cpu_s:.2f} s ({load_cpu_s / n * 1e6:.0f} us/event; wall "
+                        f"{load_s:.2f} s; {found} events read); advisor import CPU "
+                        f"{import_cpu_s:.1f} s ({import_cpu_s / n * 1e3:.2f} ms/event; wall "
+                        f"{import_s:.1f} s)"
                     )
                     print(line, flush=True)
                     lines.append(line)
