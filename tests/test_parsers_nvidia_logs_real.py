@@ -324,3 +324,14 @@ def test_loading_a_log_costs_lines_in_proportion_to_its_events() -> None:
     # one (the rank fallback of the watchdog join did that) costs 16x
     small, large = _lines_run(300), _lines_run(1200)
     assert large < 5 * small, f"300 events: {small} lines, 1200 events: {large} lines"
+
+
+def test_a_rank_whose_log_blames_another_device_is_not_the_first_to_fail() -> None:
+    # the EI0002 sample's heartbeat verdict, reported by rank 0 while rank 1 crashed on its own
+    blamed = {"rank": 0, "kind": "hccl_error", "code": "EI0002", "time_s": 10.0}
+    blamed |= {"culprit_ip": "90.90.92.240", "culprit_device": 1, "message": "EI0002"}
+    crashed = {"rank": 1, "kind": "elastic_failure", "exit_code": 1, "time_s": 12.0}
+    timeline = build_timeline([blamed, crashed])
+    assert timeline is not None and timeline.first_rank == 1 and timeline.consequences == [0]
+    (entry,) = [x for x in timeline.entries if x.rank == 0]
+    assert entry.why == "HCCL's heartbeat blames device 1 of 90.90.92.240"

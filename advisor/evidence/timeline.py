@@ -171,6 +171,11 @@ def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tup
             return "consequence", "dumped on another rank's time-out signal" + (
                 f" (rank {m.group(1)})" if m else ""
             )
+        if e.get("culprit_ip"):
+            # HCCL's heartbeat blames a device: this rank reported another's fault
+            return "consequence", (
+                f"HCCL's heartbeat blames device {e.get('culprit_device')} of {e['culprit_ip']}"
+            )
         if e.get("kind") == "hccl_link_timeout":
             # HCCL's socket table: this rank's end timed out waiting for the peer's connection
             return "consequence", f"waited for rank {e.get('remote_rank')} to connect"

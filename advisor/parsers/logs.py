@@ -46,7 +46,7 @@ _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
 _TIMEOUT_S_RE = re.compile(r"timeout\[(\d+)\s*s?\]|Timeout was set to (\d+) seconds")
 _NODE_RE = re.compile(r"Check whether node (\S+) reports")
 # HCCL's heartbeat verdict (Ascend/pytorch docs/zh/troubleshooting/HCCL_timeout.md; hicann/hccl
-# heartbeat.cc MakeErrMsg): "Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[..],
+# docs/en/user_guide/fault_diagnosis/task_exec_stage.md): "Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[..],
 # Discoverer:[90.90.92.240/0], ExceptionType:[Heartbeat Lost Occurred]": the device that failed,
 # not the one reporting.
 _LOCATION_RE = re.compile(
@@ -267,8 +267,8 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
 def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     raw = text.splitlines()
     seen: set[tuple[str, int | None, str]] = set()
-    # The socket table of a link time-out comes before the error code it explains: the latest row
-    # of each launcher rank waits here until a code claims it (or is reported on its own).
+    # The socket table of a link time-out comes before the error code it explains: each launcher
+    # rank's rows wait here until a code claims them (or are reported on their own at the end).
     pending_link: dict[int | None, list[tuple[int, re.Match[str], int | None, int | None]]] = {}
     link_device: dict[int | None, int] = {}
     link_timeout_s: dict[int | None, int] = {}
