@@ -70,14 +70,17 @@ def test_tab_separated_output_pasted_without_indentation() -> None:
 
 
 def test_an_empty_affinity_cell_does_not_shift_the_next_value() -> None:
-    # derived from the NVIDIA/nccl #557 sample: GPU1's CPU Affinity cell left empty, as the
-    # driver prints it when it cannot tell; its NUMA value must stay under NUMA Affinity
+    # derived from the NVIDIA/nccl #557 sample: GPU1's CPU Affinity cell left empty, the tabs
+    # still padding to the NUMA Affinity column as nvidia-smi pads every cell to its label's
+    # column; the value must stay under NUMA Affinity, and the guess is reported with its line
     text = real("nvidia_smi_topo_nvlink_tabs.txt").replace(
-        "GPU1\tNV3\t X \t0-47\t\tN/A", "GPU1\tNV3\t X \t\t\t\tN/A"
+        "GPU1\tNV3\t X \t0-47\t\tN/A", "GPU1\tNV3\t X \t\t\tN/A"
     )
     topo = nvidia_smi.parse_topo(text)
     assert "GPU1" not in topo.cpu_affinity and topo.numa_affinity["GPU1"] == "N/A"
     assert topo.cpu_affinity["GPU0"] == "0-47"
+    (warning,) = topo.warnings
+    assert warning.line == 3 and "placed by their position" in warning.message
 
 
 def test_header_without_leading_space_and_eighteen_nics() -> None:

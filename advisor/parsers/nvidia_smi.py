@@ -70,6 +70,7 @@ def parse_topo(text: str) -> GpuTopology:
     dev_cols: list[str] = []
     labels: list[str] = []
     label_starts: list[int] = []
+    first_dev_start = 0
     section = "matrix"
     for no, line, _ in numbered_lines(text):
         tokens = line.split()
@@ -92,7 +93,8 @@ def parse_topo(text: str) -> GpuTopology:
             columns = _HEADER_TOKEN_RE.findall(expanded)
             dev_cols = [c for c in columns if _DEVICE_RE.match(c)]
             labels = [c for c in columns if not _DEVICE_RE.match(c)]
-            label_starts = _starts(expanded, columns)[len(dev_cols) :]
+            starts = _starts(expanded, columns)
+            first_dev_start, label_starts = starts[0], starts[len(dev_cols) :]
             continue
         if not head_no or not _DEVICE_RE.match(tokens[0]):
             continue
@@ -109,7 +111,13 @@ def parse_topo(text: str) -> GpuTopology:
         topo.links[name] = dict(zip(dev_cols, cells[: len(dev_cols)], strict=False))
         extras = cells[len(dev_cols) :]
         if extras:
-            _affinity(topo, no, name, line.expandtabs(8), extras, labels, label_starts)
+            # nvidia-smi pads each cell with tabs to its header label's column; a header pasted
+            # without its leading tab is shifted against the rows: re-anchor it on the first link
+            row_starts = _starts(line.expandtabs(8), tokens)
+            shift = row_starts[1] - first_dev_start
+            extra_starts = row_starts[1 + len(dev_cols) :]
+            starts = [start + shift for start in label_starts]
+            _affinity(topo, no, name, extras, extra_starts, labels, starts)
     if not head_no:
         raise ParseError("no nvidia-smi topology matrix (no header row of GPU/NIC names)")
     if not topo.devices:
@@ -121,8 +129,8 @@ def _affinity(
     topo: GpuTopology,
     no: int,
     name: str,
-    expanded: str,
     extras: list[str],
+    extra_starts: list[int],
     labels: list[str],
     label_starts: list[int],
 ) -> None:
@@ -132,22 +140,20 @@ def _affinity(
     else:
         # A cell left empty shifts the ones after it: place each value under the header label
         # whose column starts nearest to it (nvidia-smi aligns both to the same tab stops).
-        starts = _starts(expanded, [name, *extras])[1:]
         placed = []
-        for value, start in zip(extras, starts, strict=True):
+        for value, start in zip(extras, extra_starts, strict=True):
             if not labels:
                 break
             nearest = min(range(len(labels)), key=lambda i: abs(label_starts[i] - start))
             placed.append((labels[nearest], value))
-        if len(extras) > len(labels):
-            topo.warnings.append(
-                ParseWarning(
-                    line=no,
-                    message=f"nvidia-smi row {name} has {len(extras)} values after its links for "
-                    f"{len(labels)} affinity column(s) ({', '.join(labels) or 'none'}): "
-                    "placed by position",
-                )
+        topo.warnings.append(
+            ParseWarning(
+                line=no,
+                message=f"nvidia-smi row {name} has {len(extras)} value(s) after its links for "
+                f"{len(labels)} affinity column(s) ({', '.join(labels) or 'none'}): placed by "
+                "their position under the header",
             )
+        )
     for label, value in placed:
         attr = _AFFINITY_FIELDS.get(label)
         if attr is not None:
