@@ -61,7 +61,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b",
         re.M,
     ),
-    "nvidia_smi_topo": re.compile(r"^\s+GPU0(\s+GPU1|\s+NIC0|\s+CPU Affinity)", re.M),
+    "nvidia_smi_topo": re.compile(r"^[ \t]*GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b", re.M),
     "hccn_tool": re.compile(
         r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:)"
         r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
@@ -73,8 +73,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
     "rank_table": re.compile(r'^\s*\{[\s\S]*"(server_list|group_list)"'),
     "log": re.compile(
-        r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued [NH]CCL work"
-        r"|waiting for clients\. \d+/\d+ clients joined"
+        r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
+        r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
+        r"|LINK_ERROR_INFO"
     ),
 }
 

@@ -67,6 +67,10 @@ class FailureTimeline:
     """Ranks that never reached the collective the others timed out in (they fail last, when
     the others' time-out reaches them, and are where to look)."""
     summary: str = ""
+    shared_addresses: dict[str, list[int]] = field(default_factory=dict)
+    """Own addresses (``ip``) that two or more ranks report and that a rank also waited on as its
+    peer's address (``remote_ip``): ranks on different nodes that all carry one address (every
+    container on Docker's default bridge is 172.17.0.x) cannot reach each other by it."""
 
 
 def build(
@@ -107,6 +111,7 @@ def build(
     tl = FailureTimeline(
         ranks=len(entries), entries=[*timed, *sorted(untimed, key=lambda x: x.rank)]
     )
+    tl.shared_addresses = _shared_addresses(by_rank)
     if timed:
         t0 = timed[0].time_s or 0.0
         for x in timed:
@@ -134,6 +139,18 @@ def build(
     return tl
 
 
+def _shared_addresses(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, list[int]]:
+    owners: dict[str, set[int]] = {}
+    wanted: set[str] = set()
+    for rank, events in by_rank.items():
+        for e in events:
+            if e.get("ip"):
+                owners.setdefault(str(e["ip"]), set()).add(rank)
+            if e.get("remote_ip"):
+                wanted.add(str(e["remote_ip"]))
+    return {ip: sorted(r) for ip, r in sorted(owners.items()) if len(r) > 1 and ip in wanted}
+
+
 def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tuple[str, str]:
     for e in events:
         message = str(e.get("message") or "")
@@ -154,6 +171,14 @@ def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tup
             return "consequence", "dumped on another rank's time-out signal" + (
                 f" (rank {m.group(1)})" if m else ""
             )
+        if e.get("culprit_ip"):
+            # HCCL's heartbeat blames a device: this rank reported another's fault
+            return "consequence", (
+                f"HCCL's heartbeat blames device {e.get('culprit_device')} of {e['culprit_ip']}"
+            )
+        if e.get("kind") == "hccl_link_timeout":
+            # HCCL's socket table: this rank's end timed out waiting for the peer's connection
+            return "consequence", f"waited for rank {e.get('remote_rank')} to connect"
         if e.get("kind") == "hccl_error" and _REMOTE_WAIT.search(message):
             peer = e.get("remote_rank")
             return "consequence", (

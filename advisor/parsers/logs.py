@@ -12,7 +12,15 @@ Recognised events (``LogEvent.kind``):
 - ``watchdog_progress``: a rank that did not time out itself but dumped how far it got
   (``Last enqueued NCCL work: N, last completed NCCL work: M``) on a peer's signal: the rank
   whose last enqueued work is below the timed-out sequence number never reached that collective;
-- ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed).
+- ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed);
+- ``hccl_heartbeat``: HCCL's heartbeat verdict printed on its own (``Cluster Exception
+  Location[IP/ID]``, ``crimer rank [IP/ID]``): the device HCCL blames (``culprit_ip``,
+  ``culprit_device``) and who noticed; inside an error-code block it fills that event instead;
+- ``hccl_link_timeout``: a row of HCCL's socket table (``LINK_ERROR_INFO``) that no error code
+  claimed: this rank's end (``ip``) timed out waiting for the peer (``remote_rank``,
+  ``remote_ip``). An EI0006 that follows the table takes its first row.
+The parse is linear in the log's size: each line is matched once, and the joins that follow are
+by dictionary, never by scanning the events found so far.
 What each code means and what to change is not decided here: rules in ``conf/rules/`` do that.
 """
 
@@ -37,6 +45,39 @@ _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
 # Only the time-out in effect, not the defaults quoted in the "Solution" text.
 _TIMEOUT_S_RE = re.compile(r"timeout\[(\d+)\s*s?\]|Timeout was set to (\d+) seconds")
 _NODE_RE = re.compile(r"Check whether node (\S+) reports")
+# HCCL's heartbeat verdict (Ascend/pytorch docs/zh/troubleshooting/HCCL_timeout.md; hicann/hccl
+# docs/en/user_guide/fault_diagnosis/task_exec_stage.md): "Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[..],
+# Discoverer:[90.90.92.240/0], ExceptionType:[Heartbeat Lost Occurred]": the device that failed,
+# not the one reporting.
+_LOCATION_RE = re.compile(
+    r"Cluster Exception Location\[IP/ID\]:\[(?P<ip>[\d.]+)/(?P<dev>\d+)\]"
+    r"(?:.*?Discoverer:\[(?P<dip>[\d.]+)/(?P<ddev>\d+)\])?"
+    r"(?:.*?ExceptionType:\[(?P<type>[^\]]+)\])?"
+)
+# The run log's form of the same event (hicann/hccl docs, task_exec_stage.md): "local rank
+# [IP/ID]: crimer rank [IP/ID] status[LOST] by informer rank [IP/ID]".
+_CRIMER_RE = re.compile(
+    r"crimer rank \[(?P<ip>[\d.]+)/(?P<dev>\d+)\](?:\s*status\[(?P<type>\w+)\])?"
+    r"\s*by informer rank \[(?P<dip>[\d.]+)/(?P<ddev>\d+)\]"
+)
+_ESTABLISH_RE = re.compile(r"wait socket establish timeout.*?timeout\[(\d+)\s*s?\]")
+# torch_npu names the HCCL entry point that failed: "OPS function error: HcclAllreduce".
+_OPS_FN_RE = re.compile(r"OPS function error: Hccl([A-Za-z]+)")
+# HCCL's socket table after a link time-out (vllm-project/vllm-ascend issue #9447):
+# "|  10.20.0.31(29)  |  16666  |  10.20.0.2(0)  |  344832056  |  server  | time out |".
+_LINK_ROW_RE = re.compile(
+    r"\|\s*(?P<dip>\d+\.\d+\.\d+\.\d+)\((?P<drank>\d+)\)\s*\|\s*(?P<dport>\d+)\s*\|"
+    r"\s*(?P<sip>\d+\.\d+\.\d+\.\d+)\((?P<srank>\d+)\)\s*\|\s*\d+\s*\|\s*(?P<role>server|client)\s*\|"
+    r"\s*(?P<status>[^|]+?)\s*\|"
+)
+_LINK_DEVICE_RE = re.compile(r"comm error, device\[(\d+)\]")
+# EI0009 / transport errors name both ends (vllm-ascend issues #2643 "creakLink", #3162 "createLink").
+_CREATE_LINK_RE = re.compile(
+    r"crea(?:te|k)Link para:rank\[(?P<rank>\d+)\]-localUserrank\[\d+\]-localIpAddr\[(?P<ip>[\d.]+)\],"
+    r"\s*dst_rank\[(?P<drank>\d+)\]-remoteUserrank\[\d+\]-remote_ip_addr\[(?P<dip>[\d.]+)\]"
+)
+LINK_WINDOW_LINES = 80
+"""How far before an error code its rank's socket table may stand and still belong to it."""
 _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
@@ -47,9 +88,12 @@ _WORK_RE = re.compile(
 )
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
 _PG_RE = re.compile(r"\[PG (?:ID )?(\S+)")
+# torch 2.5-2.6 print "last enqueued NCCL work: N, last completed NCCL work: M"; later torch
+# (ProcessGroupNCCL.cpp's watchdog: "failure detected by watchdog at work sequence id: S PG status:
+# last enqueued work: N, last completed work: M") drops the library name. -1: none yet.
 _LAST_RE = re.compile(
-    r"(?:Timeout at (?:NCCL|HCCL) work: (?P<at>-?\d+), )?"
-    r"[Ll]ast enqueued (?:NCCL|HCCL) work: (?P<enq>-?\d+), last completed (?:NCCL|HCCL) work: (?P<done>-?\d+)"
+    r"[Ll]ast enqueued (?:(?:NCCL|HCCL) )?work: (?P<enq>-?\d+), "
+    r"last completed (?:(?:NCCL|HCCL) )?work: (?P<done>-?\d+)"
 )
 _FAILURE_FIELD_RE = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s*(.*)$")
 _STORE_RE = re.compile(
@@ -57,6 +101,12 @@ _STORE_RE = re.compile(
 )
 
 OPS = {
+    "Allreduce": "all_reduce",
+    "Allgather": "all_gather",
+    "AlltoAllV": "all_to_all",
+    "Alltoallv": "all_to_all",
+    "Recv": "recv",
+    "Barrier": "barrier",
     "ALLREDUCE": "all_reduce",
     "AllReduce": "all_reduce",
     "ALLGATHER": "all_gather",
@@ -120,6 +170,19 @@ class LogEvent:
     time_s: float | None = None
     """When it was logged, in seconds on a year-less clock (month, day, time of day: glog lines
     print no year), comparable across the ranks' logs of one job; None when the line has none."""
+    remote_ip: str | None = None
+    """The peer's address HCCL tried to reach (socket table ``dest_ip``, ``remote_ip_addr``);
+    ``ip`` is then this rank's own end."""
+    culprit_ip: str | None = None
+    """``Cluster Exception Location[IP/ID]``: the node whose device HCCL blames."""
+    culprit_device: int | None = None
+    """The blamed device on ``culprit_ip``."""
+    discoverer_ip: str | None = None
+    """The node that noticed (``Discoverer:[IP/ID]``)."""
+    discoverer_device: int | None = None
+    exception_type: str | None = None
+    """HCCL's ``ExceptionType`` (Heartbeat Lost Occurred, Stuck Occurred) or the socket table's
+    status (time out)."""
 
 
 @dataclass(kw_only=True)
@@ -138,7 +201,7 @@ def parse(text: str) -> LogReport:
     _watchdog(lines, report)
     _elastic(lines, report)
     for no, line, _ in lines:
-        if m := _STORE_RE.search(line):
+        if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
                 LogEvent(
                     kind="store_timeout",
@@ -169,9 +232,10 @@ _STAMPS = (
         r"(?<!\d)\d{4}-(?P<mo>\d{2})-(?P<d>\d{2})[-_ T](?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
         r"(?:[.,](?P<f>\d{1,6}))?"
     ),
-    # glog (torch C++ warnings and errors): "E1129 09:22:05.512451"
+    # glog (torch C++ warnings and errors): "E1129 09:22:05.512451"; torch's own logger prints
+    # the month without its leading zero ("[E626 06:24:44.903881913", pytorch issue logs)
     re.compile(
-        r"\b[EWIF](?P<mo>\d{2})(?P<d>\d{2}) (?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
+        r"\b[EWIF](?P<mo>\d{1,2})(?P<d>\d{2}) (?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
         r"(?:\.(?P<f>\d{1,6}))?"
     ),
 )
@@ -203,18 +267,40 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
 def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     raw = text.splitlines()
     seen: set[tuple[str, int | None, str]] = set()
+    # The socket table of a link time-out comes before the error code it explains: each launcher
+    # rank's rows wait here until a code claims them (or are reported on their own at the end).
+    pending_link: dict[int | None, list[tuple[int, re.Match[str], int | None, int | None]]] = {}
+    link_device: dict[int | None, int] = {}
+    link_timeout_s: dict[int | None, int] = {}
+    claimed: set[int] = set()  # lines read into an error-code block
     for index, (no, line, tagged) in enumerate(lines):
+        # cheap substring tests first: most lines of a large log match none of these
+        if "comm error" in line and (dm := _LINK_DEVICE_RE.search(line)):
+            link_device[tagged] = int(dm.group(1))
+        if "establish" in line and (em := _ESTABLISH_RE.search(line)):
+            link_timeout_s[tagged] = int(em.group(1))
+        if "|" in line and (lm := _LINK_ROW_RE.search(line)):
+            row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
+            pending_link.setdefault(tagged, []).append(row)
+            continue
         m = _CODE_RE.search(line)
         if m is None:
+            if no in claimed:
+                continue
+            if "rank [" not in line and "Exception Location" not in line:
+                continue
+            if loc := _LOCATION_RE.search(line) or _CRIMER_RE.search(line):
+                report.events.append(_heartbeat_event(no, line, tagged, loc))
             continue
         code = m.group("code1") or m.group("code2")
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
         after = []
-        for _, nxt, _ in lines[index + 1 : index + 8]:
+        for after_no, nxt, _ in lines[index + 1 : index + 8]:
             if _CODE_RE.search(nxt):
                 break
             after.append(nxt)
+            claimed.add(after_no)
         before = [b for _, b, _ in lines[max(0, index - 3) : index]]
         window = [line, *after, *reversed(before)]
         rank = tagged
@@ -236,6 +322,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             ev.remote_rank = int(remote.group(1))
         if tag := _search(_TAG_RE, window):
             ev.op = OPS.get(tag.group(1), tag.group(1))
+        elif fn := _search(_OPS_FN_RE, window):
+            ev.op = OPS.get(fn.group(1), fn.group(1).lower())
         if grp := _search(_GROUP_RE, window):
             ev.group = grp.group(1)
         if size := _search(_RANKSIZE_RE, window):
@@ -249,17 +337,72 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         if tmo := _search(_TIMEOUT_S_RE, window):
             seconds = next(g for g in tmo.groups() if g)
             ev.timeout_ms = int(seconds) * 1000
+        if loc := _search(_LOCATION_RE, window):
+            _blame(ev, loc)
+        if link := _search(_CREATE_LINK_RE, window):
+            ev.rank = ev.rank if ev.rank is not None else int(link.group("rank"))
+            ev.remote_rank = int(link.group("drank"))
+            ev.ip, ev.remote_ip = link.group("ip"), link.group("dip")
+        # plog lines carry no launcher tag: a tagged rank's code may claim an untagged table
+        owner = tagged if tagged in pending_link else None
+        rows = pending_link.get(owner, [])
+        first = rows[0] if rows else None
+        if (
+            first is not None
+            and no - rows[-1][0] <= LINK_WINDOW_LINES
+            and ev.rank in (None, int(first[1].group("srank")))
+        ):
+            # every row is a peer this rank waited for; the first one is the one it names
+            del pending_link[owner]
+            _link(ev, *first[1:])
         key = (code, ev.rank, ev.message[:80])
         if key in seen:
             continue
         seen.add(key)
         report.events.append(ev)
+    links_seen: set[tuple[int, int, str]] = set()
+    for no, lm, device, timeout_s in (row for rows in pending_link.values() for row in rows):
+        ev = LogEvent(kind="hccl_link_timeout", line=no, message=lm.group(0).strip()[:300])
+        _link(ev, lm, device, timeout_s)
+        ev.rank = int(lm.group("srank"))
+        key = (ev.rank, ev.remote_rank or 0, lm.group("dip"))
+        if key not in links_seen:
+            links_seen.add(key)
+            report.events.append(ev)
+
+
+def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
+    ev.culprit_ip, ev.culprit_device = loc.group("ip"), int(loc.group("dev"))
+    if loc.group("dip"):
+        ev.discoverer_ip, ev.discoverer_device = loc.group("dip"), int(loc.group("ddev"))
+    ev.exception_type = loc.group("type")
+
+
+def _heartbeat_event(no: int, line: str, tagged: int | None, loc: re.Match[str]) -> LogEvent:
+    """HCCL's heartbeat verdict printed on its own (an ``[ERROR] HCCL`` line, no error code)."""
+    ev = LogEvent(kind="hccl_heartbeat", line=no, message=line.strip()[:300], rank=tagged)
+    _blame(ev, loc)
+    return ev
+
+
+def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int | None) -> None:
+    """A socket-table row: this rank's end (``src``) waited for the peer (``dest``)."""
+    ev.ip, ev.remote_ip = row.group("sip"), row.group("dip")
+    ev.remote_rank = int(row.group("drank"))
+    ev.port = int(row.group("dport"))
+    ev.exception_type = row.group("status")
+    if ev.device is None:
+        ev.device = device
+    if ev.timeout_ms is None and timeout_s is not None:
+        ev.timeout_ms = timeout_s * 1000
 
 
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     by_key: dict[tuple[int | None, str, int], LogEvent] = {}
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
     for no, line, tagged in lines:
+        if "nqueued" not in line and "Work" not in line:
+            continue  # neither a progress line nor a work line: most of a large log
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m:
@@ -290,10 +433,14 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         )
         by_key[key] = ev
         report.events.append(ev)
+    # A rank's time-out line names no process group when its progress line does: fall back to the
+    # rank's first group. One index, built once: a scan of ``last`` per event made a log of N
+    # ranks' time-outs cost N² (50,000 events: minutes).
+    first_of_rank: dict[int | None, tuple[int, int, int]] = {}
+    for (r, _), v in last.items():
+        first_of_rank.setdefault(r, v)
     for ev in by_key.values():
-        found = last.get((ev.rank, ev.group)) or next(
-            (v for (r, _), v in last.items() if r == ev.rank), None
-        )
+        found = last.get((ev.rank, ev.group)) or first_of_rank.get(ev.rank)
         if found:
             ev.last_enqueued, ev.last_completed = found[1], found[2]
     # A rank that only printed "last enqueued / completed" (dumped on a peer's signal) is still
@@ -321,7 +468,11 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     current: LogEvent | None = None
     for no, line, _ in lines:
         s = line.strip()
-        if "ChildFailedError" in s or re.match(r"^\S+ FAILED$", s) or s.startswith("Failures:"):
+        if (
+            "ChildFailedError" in s
+            or (s.endswith(" FAILED") and re.match(r"^\S+ FAILED$", s))
+            or s.startswith("Failures:")
+        ):
             in_summary = True
         if not in_summary:
             continue
@@ -353,10 +504,15 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             current.message = value[:300]
     # The root cause is repeated under "Failures:" in some torch versions: keep one per rank.
     seen: dict[tuple[int | None, str | None, int | None], LogEvent] = {}
-    for ev in [e for e in report.events if e.kind == "elastic_failure"]:
+    repeated: set[int] = set()
+    for ev in report.events:
+        if ev.kind != "elastic_failure":
+            continue
         k = (ev.rank, ev.host, ev.pid)
         if k in seen:
             seen[k].root_cause = seen[k].root_cause or ev.root_cause
-            report.events.remove(ev)
+            repeated.add(id(ev))
         else:
             seen[k] = ev
+    if repeated:  # one pass, not list.remove per repeat (quadratic on long summaries)
+        report.events[:] = [e for e in report.events if id(e) not in repeated]

@@ -53,6 +53,12 @@ _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 _OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
 _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
+# The run's own request, printed first by every nccl-tests binary (src/common.cu):
+# "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
+_PARAMS_RE = re.compile(
+    r"^#\s*nThread\s+\d+\s+nGpus\s+\d+\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
+    r"\s+step:\s*(\d+)\((factor|bytes)\)"
+)
 _ALGO_RE = re.compile(r"NCCL_ALGO(?: set by environment to |=)([A-Za-z,:;_]+)")
 
 
@@ -96,6 +102,41 @@ class Table:
     out_of_bounds: int | None = None
     complete: bool = False
     """True when the footer was seen: the run finished every size it was asked for."""
+    min_bytes: int | None = None
+    """``minBytes`` of the run's header line (None when the log lost it)."""
+    max_bytes: int | None = None
+    """``maxBytes`` of the run's header line: the largest size the run was asked for."""
+    step_factor: int | None = None
+    """``step: N(factor)``: each size is N times the one before."""
+    step_bytes: int | None = None
+    """``step: N(bytes)``: each size is N bytes more than the one before."""
+
+    def sizes_asked(self) -> int | None:
+        """How many sizes the header asked for (None without a readable header)."""
+        lo, hi = self.min_bytes, self.max_bytes
+        if lo is None or hi is None or hi < lo:
+            return None
+        if self.step_bytes:
+            return (hi - lo) // self.step_bytes + 1
+        if self.step_factor and self.step_factor > 1 and lo > 0:
+            n, size = 1, lo
+            while size * self.step_factor <= hi:
+                size *= self.step_factor
+                n += 1
+            return n
+        return 1 if lo == hi else None
+
+    def progress(self) -> str:
+        """How far the table got against what its header asked, in words."""
+        done = len({r.size_bytes for r in self.rows})
+        asked = self.sizes_asked()
+        last = f"last {self.rows[-1].size_bytes} B of " if self.rows else ""
+        if self.max_bytes is None or asked is None:
+            return f"{done} size(s); the log has no header line naming the sizes asked"
+        return (
+            f"{done} of {asked} sizes ({last}the {self.max_bytes} B maxBytes asked, "
+            f"from {self.min_bytes} B)"
+        )
 
 
 @dataclass(kw_only=True)
@@ -154,8 +195,13 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     algorithm = "default"
     columns: list[str] = []
     current: Table | None = None
+    params: re.Match[str] | None = None
+    params_line = 0
     for no, line, _rank in lines:
         stripped = line.strip()
+        if m_par := _PARAMS_RE.match(stripped):
+            params, params_line = m_par, no
+            continue
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
             devices[int(m_dev.group(1))] = m_dev.group(2)
@@ -171,6 +217,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if _HEADER_RE.match(stripped):
             columns = stripped.lstrip("#").split()
             current = Table(op=op or "unknown", header_line=no)
+            if params is not None:
+                _asked(current, params)
+                params = None
             tables.append(current)
             continue
         if current is None:
@@ -191,18 +240,29 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         except (ValueError, IndexError) as e:
             warnings.append(ParseWarning(line=no, message=f"unreadable nccl-tests row ({e})"))
     if not tables:
+        if params is not None:
+            # the header line came, the table never did: the run hung or died before 1st size
+            asked = Table(op="unknown", header_line=params_line)
+            _asked(asked, params)
+            raise ParseError(
+                f"the run stopped before its first size: {asked.progress()}; no results table "
+                "follows its header line",
+                line=params_line,
+            )
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
     if op is None:
         _name_tables(tables, mentions)
     for t in tables:
         if not t.rows:
-            raise ParseError("results table has no readable row", line=t.header_line)
+            raise ParseError(
+                f"results table has no readable row ({t.progress()})", line=t.header_line
+            )
         if not t.complete:
             warnings.append(
                 ParseWarning(
                     line=t.rows[-1].line,
                     message="log ends before the '# Avg bus bandwidth' footer: the run was cut "
-                    f"short after {t.rows[-1].size_bytes} bytes",
+                    f"short after {t.rows[-1].size_bytes} bytes: {t.progress()}",
                 )
             )
     ranks = len(devices) or nranks
@@ -213,6 +273,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         algorithm=algorithm,
         warnings=warnings,
     )
+
+
+def _asked(table: Table, params: re.Match[str]) -> None:
+    table.min_bytes, table.max_bytes = int(params.group(1)), int(params.group(2))
+    step = int(params.group(3))
+    if params.group(4) == "factor":
+        table.step_factor = step
+    else:
+        table.step_bytes = step
 
 
 def _name_tables(tables: list[Table], mentions: list[tuple[int, str]]) -> None:

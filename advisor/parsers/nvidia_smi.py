@@ -1,12 +1,160 @@
-"""``nvidia-smi topo -m``: the GPU/NIC link matrix (X, NV#, PIX, PXB, PHB, NODE, SYS)."""
+"""``nvidia-smi topo -m``: the GPU/NIC link matrix (X, NV#, PIX, PXB, PHB, NODE, SYS).
+
+The matrix has one column per GPU and NIC, then the affinity columns the driver knows (``CPU
+Affinity``, ``NUMA Affinity``, ``GPU NUMA ID``; older drivers print fewer), then the ``Legend:``
+and, when NICs are listed, a ``NIC Legend:`` naming each (``NIC0: mlx5_0``). Each affinity value
+is read from its own column, by name: NIC rows carry none, and a cell the driver left empty is
+placed by its position under the header, so a NUMA node never lands in ``cpu_affinity``.
+Outputs pasted without the header's leading indentation (common in issue threads) are read too.
+"""
 
 from __future__ import annotations
 
-from advisor.parsers.npu_smi import Topology, parse_matrix
+import re
+from dataclasses import dataclass, field
 
-__all__ = ["Topology", "parse_topo"]
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers.npu_smi import Topology
+
+__all__ = ["GpuTopology", "Topology", "parse_topo"]
+
+_DEVICE_RE = re.compile(r"^(?:GPU|NIC)\d+$")
+_HEADER_TOKEN_RE = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID|\S+")
+_LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
+_NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
 
 
-def parse_topo(text: str) -> Topology:
+@dataclass(kw_only=True)
+class GpuTopology(Topology):
+    """``nvidia-smi topo -m``: the shared link matrix plus what only nvidia-smi prints."""
+
+    numa_affinity: dict[str, str] = field(default_factory=dict)
+    """``NUMA Affinity`` per GPU (the NUMA node(s) local to it; ``N/A`` when the driver cannot tell)."""
+    gpu_numa_id: dict[str, str] = field(default_factory=dict)
+    """``GPU NUMA ID`` per GPU (a NUMA node of the GPU's own memory; ``N/A`` for most GPUs)."""
+    nics: dict[str, str] = field(default_factory=dict)
+    """``NIC Legend``: matrix name → RDMA device (``NIC0`` → ``mlx5_0``)."""
+    warnings: list[ParseWarning] = field(default_factory=list)
+    """Rows kept with a doubt (cells that fit no column, a row cut short)."""
+
+
+_AFFINITY_FIELDS = {
+    "CPU Affinity": "cpu_affinity",
+    "NUMA Affinity": "numa_affinity",
+    "GPU NUMA ID": "gpu_numa_id",
+}
+
+
+def _is_header(tokens: list[str]) -> bool:
+    return (
+        bool(tokens)
+        and _DEVICE_RE.match(tokens[0]) is not None
+        and (len(tokens) == 1 or _DEVICE_RE.match(tokens[1]) is not None or tokens[1] == "CPU")
+    )
+
+
+def _starts(line: str, tokens: list[str]) -> list[int]:
+    """Column where each token starts in ``line`` (tabs expanded), in order."""
+    out, pos = [], 0
+    for token in tokens:
+        pos = line.index(token, pos)
+        out.append(pos)
+        pos += len(token)
+    return out
+
+
+def parse_topo(text: str) -> GpuTopology:
     """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters)."""
-    return parse_matrix(text, prefixes=("GPU", "NIC"), tool="nvidia-smi")
+    topo = GpuTopology(devices=[], links={})
+    head_no = 0
+    dev_cols: list[str] = []
+    labels: list[str] = []
+    label_starts: list[int] = []
+    first_dev_start = 0
+    section = "matrix"
+    for no, line, _ in numbered_lines(text):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if tokens[-1] in ("Legend:", "Legend") and tokens[0] in ("Legend:", "NIC", "Legend"):
+            section = "nic" if tokens[0] == "NIC" else "legend"
+            continue
+        if section == "legend":
+            if m := _LEGEND_RE.match(line):
+                topo.legend[m.group(1)] = m.group(2).strip()
+            continue
+        if section == "nic":
+            if m := _NIC_NAME_RE.match(line):
+                topo.nics[m.group(1)] = m.group(2)
+            continue
+        if not head_no and _is_header(tokens):
+            head_no = no
+            expanded = line.expandtabs(8)
+            columns = _HEADER_TOKEN_RE.findall(expanded)
+            dev_cols = [c for c in columns if _DEVICE_RE.match(c)]
+            labels = [c for c in columns if not _DEVICE_RE.match(c)]
+            starts = _starts(expanded, columns)
+            first_dev_start, label_starts = starts[0], starts[len(dev_cols) :]
+            continue
+        if not head_no or not _DEVICE_RE.match(tokens[0]):
+            continue
+        name, cells = tokens[0], tokens[1:]
+        if len(cells) < len(dev_cols):
+            topo.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"nvidia-smi row {name} has {len(cells)} cells for {len(dev_cols)} "
+                    "devices (cut short): its missing links are unknown",
+                )
+            )
+        topo.devices.append(name)
+        topo.links[name] = dict(zip(dev_cols, cells[: len(dev_cols)], strict=False))
+        extras = cells[len(dev_cols) :]
+        if extras:
+            # nvidia-smi pads each cell with tabs to its header label's column; a header pasted
+            # without its leading tab is shifted against the rows: re-anchor it on the first link
+            row_starts = _starts(line.expandtabs(8), tokens)
+            shift = row_starts[1] - first_dev_start
+            extra_starts = row_starts[1 + len(dev_cols) :]
+            starts = [start + shift for start in label_starts]
+            _affinity(topo, no, name, extras, extra_starts, labels, starts)
+    if not head_no:
+        raise ParseError("no nvidia-smi topology matrix (no header row of GPU/NIC names)")
+    if not topo.devices:
+        raise ParseError("nvidia-smi topology matrix has no device row", line=head_no)
+    return topo
+
+
+def _affinity(
+    topo: GpuTopology,
+    no: int,
+    name: str,
+    extras: list[str],
+    extra_starts: list[int],
+    labels: list[str],
+    label_starts: list[int],
+) -> None:
+    """Put each value after the link cells under the affinity column it belongs to."""
+    if len(extras) == len(labels):
+        placed = list(zip(labels, extras, strict=True))
+    else:
+        # A cell left empty shifts the ones after it: place each value under the header label
+        # whose column starts nearest to it (nvidia-smi aligns both to the same tab stops).
+        placed = []
+        for value, start in zip(extras, extra_starts, strict=True):
+            if not labels:
+                break
+            nearest = min(range(len(labels)), key=lambda i: abs(label_starts[i] - start))
+            placed.append((labels[nearest], value))
+        topo.warnings.append(
+            ParseWarning(
+                line=no,
+                message=f"nvidia-smi row {name} has {len(extras)} value(s) after its links for "
+                f"{len(labels)} affinity column(s) ({', '.join(labels) or 'none'}): placed by "
+                "their position under the header",
+            )
+        )
+    for label, value in placed:
+        attr = _AFFINITY_FIELDS.get(label)
+        if attr is not None:
+            getattr(topo, attr).setdefault(name, value)
