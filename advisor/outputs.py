@@ -15,6 +15,7 @@ from advisor import console
 from advisor.facts import Facts
 from advisor.report import render
 from advisor.rules import apply
+from advisor.rules import outputs as rule_outputs
 from advisor.verdict import NOT_READY, READY, verdict
 
 if TYPE_CHECKING:
@@ -35,7 +36,8 @@ def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
     console.out.print(
         f"rules: {n['critical']} critical, {n['warning']} warning, {n['info']} info, "
         f"{n['passed']} passed, {n['not_evaluated']} not evaluated (missing facts), "
-        f"{n['conflicts']} conflict(s); findings.json, recommended.env, launch.sh, settings.yaml"
+        f"{n['skipped']} not applicable, {n['conflicts']} conflict(s); "
+        + ", ".join(rule_outputs.file_names(facts.cluster))
     )
     console.plain(f"report: {report_path}")
     return v.exit_code
