@@ -8,6 +8,7 @@ as ``unknown``, a format that matched but could not be read as ``unreadable`` wi
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -156,8 +157,34 @@ class EvidenceFacts:
 
 
 def detect(text: str) -> list[str]:
-    """Formats whose signature appears in ``text``, in a fixed order."""
-    return [name for name, sig in _SIGNATURES.items() if sig.search(text)]
+    """Formats whose signature appears anywhere in ``text``, in a fixed order. A rank table is
+    JSON, whose signature holds from the first character: one that follows other text (a log
+    that printed it) is found as the first JSON object starting a line that holds one."""
+    return [
+        name
+        for name, sig in _SIGNATURES.items()
+        if sig.search(text) or (name == "rank_table" and embedded_rank_table(text) is not None)
+    ]
+
+
+_LINE_OPENS_OBJECT = re.compile(r"^[ \t]*\{", re.M)
+
+
+def embedded_rank_table(text: str) -> tuple[str, int] | None:
+    """The first whole JSON object that starts a line after other text and is a rank table by
+    its signature, with the number of lines before it; None when there is none."""
+    decoder = json.JSONDecoder()
+    for m in _LINE_OPENS_OBJECT.finditer(text):
+        if m.start() == 0 or not text[: m.start()].strip():
+            continue  # at the top: the whole text is the table (or not one)
+        try:
+            _, end = decoder.raw_decode(text, m.end() - 1)
+        except ValueError:
+            continue
+        part = text[m.end() - 1 : end]
+        if _SIGNATURES["rank_table"].search(part):
+            return part, text.count("\n", 0, m.start())
+    return None
 
 
 def expand(paths: Sequence[str | Path]) -> list[Path]:
@@ -299,7 +326,8 @@ def _flight_dump(path: Path, facts: EvidenceFacts) -> Dump | None:
     except OSError:
         return None
     is_pickle = head[:1] == b"\x80"
-    is_json = head.lstrip()[:1] == b"{" and b'"entries"' in head
+    # a JSON dump may carry its metadata before "entries": look through the whole file
+    is_json = head.lstrip()[:1] == b"{" and b'"entries"' in _whole(path, head)
     if not (is_pickle or is_json):
         return None
     report = FileReport(path=str(path), status="read", formats=["flight_recorder"])
@@ -317,6 +345,14 @@ def _flight_dump(path: Path, facts: EvidenceFacts) -> Dump | None:
         report.messages.append(Message(line=0, message="flight_recorder: the buffer is empty"))
     facts.files.append(report)
     return dump
+
+
+def _whole(path: Path, head: bytes) -> bytes:
+    """The file's bytes (only ``head`` when it is over MAX_FILE_BYTES or unreadable now)."""
+    try:
+        return path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else head
+    except OSError:
+        return head
 
 
 def _read_text(path: Path, report: FileReport) -> str | None:
@@ -638,7 +674,15 @@ def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 
 def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    table = rank_table.parse(text)
+    embedded = None if _SIGNATURES["rank_table"].search(text) else embedded_rank_table(text)
+    if embedded is not None:
+        part, offset = embedded
+        try:
+            table = rank_table.parse(part)
+        except ParseError as e:  # its lines are counted from the file's first line
+            raise ParseError(e.message, line=e.line + offset if e.line else 0) from e
+    else:
+        table = rank_table.parse(text)
     out.rank_tables.append({"source": source, **asdict(table)})
     return []
 
