@@ -55,6 +55,7 @@ BEFORE_TYPED = {
         *flight_keys(BEFORE_TYPED_2X2_STAGES),
         (*BENCH, "bands"),
         ("environment", "tuner_configs"),
+        ("cluster", "shape_source"),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a
@@ -69,6 +70,10 @@ BEFORE_TYPED = {
         ("evidence", "flight"),
         ("evidence", "timelines"),
         ("environment", "tuner_configs"),
+        # where the files came from, and the cluster shapes they state
+        ("cluster", "shape_source"),
+        ("evidence", "hosts"),
+        ("evidence", "shapes"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see
