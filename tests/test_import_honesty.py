@@ -79,6 +79,9 @@ def test_rules_name_the_live_facts_they_need() -> None:
     assert rules["launch-node-slow-start"].live_roots == ["launches"]
     assert rules["evidence-npu-chip-health"].live_roots == []
     assert set(schema.LIVE_ROOTS) <= set(schema.CONTEXT_ROOTS)
+    res = run_advisor(["explain", "pg-timeout-not-above-hccl-timeouts"], command="rules")
+    assert res.returncode == 0, res.stderr
+    assert "imports:    not applicable (needs config, env" in res.stdout
 
 
 def test_items_are_validated_with_the_rule(tmp_path: Path) -> None:
