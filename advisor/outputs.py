@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from advisor.config import AdvisorConfig
 
 
+CONSOLE_ITEMS = 3
+"""A finding's events printed under its verdict line; the report and findings.json hold all."""
+
+
 def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
     facts.write(run_dir / "facts.json")
     outcome = apply.run(facts, cfg, run_dir)
@@ -30,8 +34,14 @@ def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
     render.write_report(facts, v, report_path, outcome)
     style = {READY: "green", NOT_READY: "red"}.get(v.level, "yellow")
     console.out.print(f"verdict: [bold {style}]{v.level}[/bold {style}]")
+    items = {f"{f.rule_id}: {f.message}": f.items for f in outcome.findings}
     for reason in v.reasons:
         console.out.print(f"  - {escape(reason)}")
+        listed = items.get(reason, [])
+        for item in listed[:CONSOLE_ITEMS]:
+            console.out.print(f"      {escape(item)}")
+        if len(listed) > CONSOLE_ITEMS:
+            console.out.print(f"      ... {len(listed) - CONSOLE_ITEMS} more in report.html")
     n = outcome.summary
     console.out.print(
         f"rules: {n['critical']} critical, {n['warning']} warning, {n['info']} info, "

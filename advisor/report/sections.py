@@ -74,7 +74,8 @@ _STATE_CLASS = {"failed": "bad", "in_flight": "warn", "started": "warn"}
 def evidence_view(facts: Facts) -> dict[str, Any] | None:
     """The imported files: each one's status and messages (the line that stopped it), how the
     cluster's shape was found or why there is none, and per host (or folder) what was read from
-    it, with its npu-smi chips and topology matrices; None when nothing was imported."""
+    it, with its npu-smi chips, hccn_tool port states and topology matrices; None when nothing
+    was imported."""
     ev = facts.evidence
     if ev is None or not ev.files:
         return None
@@ -95,7 +96,11 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
         placed |= set(g["files"])
     # outputs not grouped by host (a live run's tool outputs): shown together
     rest = sorted(
-        {x["source"] for x in [*ev.npu_chips, *ev.topologies] if x["source"] not in placed}
+        {
+            x["source"]
+            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports]
+            if x["source"] not in placed
+        }
     )
     if rest:
         groups.append({"host": "other sources", "named": False, "files": rest})
@@ -103,6 +108,7 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
         mine = set(g["files"])
         g["chips"] = [c for c in ev.npu_chips if c["source"] in mine]
         g["topologies"] = [t for t in ev.topologies if t["source"] in mine]
+        g["ports"] = [p for p in ev.npu_ports if p["source"] in mine]
     note = shape_note(ev, facts.cluster) if facts.cluster.imported else ""
     return {"files": files, "hosts": groups, "shapes": ev.shapes, "note": note}
 
