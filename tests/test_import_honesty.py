@@ -13,9 +13,10 @@ import pytest
 
 from advisor.errors import ConfigError
 from advisor.evidence import command
-from advisor.evidence.load import detect, load_text
+from advisor.evidence.load import detect, load_paths, load_text
 from advisor.rules import schema
 from tests.conftest import DATA, run_advisor
+from tests.test_flight_import import _load, _nccl
 
 SAMPLES = DATA / "evidence"
 
@@ -212,3 +213,27 @@ def test_detection_finds_a_format_after_other_text_and_several_in_one_file() -> 
     (read,) = ev.rank_tables
     assert (read["server_count"], len(read["ranks"])) == (2, 16)
     assert {c["name"] for c in ev.npu_chips} == {"910A"}
+
+
+def test_a_json_flight_dump_is_found_when_its_entries_come_late(tmp_path: Path) -> None:
+    # torch's JSON dump writes its process groups before "entries"; a job of many groups
+    # pushes "entries" far past the first 4 KiB
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    for rank, doc in enumerate(_load("gloo-2.13-op")):
+        doc = _nccl(doc, 4)
+        groups = {
+            str(g): {"name": str(g), "desc": f"tp_{g}", "ranks": "[0, 1]"} for g in range(1, 200)
+        }
+        ordered = {k: v for k, v in doc.items() if k != "entries"}
+        ordered["pg_config"] = {**doc["pg_config"], **groups}
+        ordered["entries"] = doc["entries"]
+        text = json.dumps(ordered)
+        assert text.index('"entries"') > 4096
+        (folder / f"nccl_trace_rank_{rank}.json").write_text(text)
+    ev = load_paths([folder])
+    assert {(Path(f.path).name, f.status, tuple(f.formats)) for f in ev.files} == {
+        (f"nccl_trace_rank_{r}.json", "read", ("flight_recorder",)) for r in range(4)
+    }
+    (flight,) = ev.flight
+    assert flight.culprits and flight.culprits[0].pattern == "mismatch"
