@@ -135,6 +135,10 @@ class ClusterFacts:
     """Placement of every rank (empty for an imported cluster)."""
     imported: bool = False
     """Described by imported files (``advisor import``), not resolved from a cluster config."""
+    shape_source: str = ""
+    """For an imported cluster, the files its shape (nodes, devices per node, hosts) comes
+    from; empty when the files give no shape, or give shapes that disagree: then nodes,
+    devices_per_node, world_size and hosts are 0 and empty, not guessed."""
 
     @classmethod
     def of(cls, cluster: Cluster) -> ClusterFacts:

@@ -15,10 +15,15 @@ from advisor import console
 from advisor.facts import Facts
 from advisor.report import render
 from advisor.rules import apply
+from advisor.rules import outputs as rule_outputs
 from advisor.verdict import NOT_READY, READY, verdict
 
 if TYPE_CHECKING:
     from advisor.config import AdvisorConfig
+
+
+CONSOLE_ITEMS = 3
+"""A finding's events printed under its verdict line; the report and findings.json hold all."""
 
 
 def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
@@ -29,13 +34,20 @@ def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
     render.write_report(facts, v, report_path, outcome)
     style = {READY: "green", NOT_READY: "red"}.get(v.level, "yellow")
     console.out.print(f"verdict: [bold {style}]{v.level}[/bold {style}]")
+    items = {f"{f.rule_id}: {f.message}": f.items for f in outcome.findings}
     for reason in v.reasons:
         console.out.print(f"  - {escape(reason)}")
+        listed = items.get(reason, [])
+        for item in listed[:CONSOLE_ITEMS]:
+            console.out.print(f"      {escape(item)}")
+        if len(listed) > CONSOLE_ITEMS:
+            console.out.print(f"      ... {len(listed) - CONSOLE_ITEMS} more in report.html")
     n = outcome.summary
     console.out.print(
         f"rules: {n['critical']} critical, {n['warning']} warning, {n['info']} info, "
         f"{n['passed']} passed, {n['not_evaluated']} not evaluated (missing facts), "
-        f"{n['conflicts']} conflict(s); findings.json, recommended.env, launch.sh, settings.yaml"
+        f"{n['skipped']} not applicable, {n['conflicts']} conflict(s); "
+        + ", ".join(rule_outputs.file_names(facts.cluster))
     )
     console.plain(f"report: {report_path}")
     return v.exit_code

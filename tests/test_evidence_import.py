@@ -123,7 +123,11 @@ def test_findings_name_rank_op_busbw_and_port_states(imported: AdvisorResult) ->
     path = imported.run_dir / "findings.json"
     if not path.exists():
         pytest.skip("findings.json not written: the rule engine is not merged into this branch")
-    findings = {f["rule_id"]: f["message"] for f in json.loads(path.read_text())["findings"]}
+    # the message says what the events mean; each event is one of the finding's items
+    findings = {
+        f["rule_id"]: " ".join([f["message"], *f["items"]])
+        for f in json.loads(path.read_text())["findings"]
+    }
     watchdog = findings["evidence-watchdog-timeout"]
     assert "Rank 1: all_reduce (SeqNum 2048" in watchdog
     assert "Rank 3 last enqueued work 2047" in findings["evidence-watchdog-straggler"]

@@ -60,6 +60,7 @@ BEFORE_TYPED = {
         # collectives under a compute load (empty: no load was asked for)
         *((*BENCH, name) for name in LOAD_FIELDS),
         ("run", "interrupted"),
+        ("cluster", "shape_source"),
     },
     # `advisor import` of benchmark tables: its cluster had no chip; its bench data was a partial
     # mapping, now a BenchFacts with every default, its rows BenchResult rows (the figures a
@@ -75,6 +76,10 @@ BEFORE_TYPED = {
         ("evidence", "timelines"),
         ("environment", "tuner_configs"),
         ("run", "interrupted"),
+        # where the files came from, and the cluster shapes they state
+        ("cluster", "shape_source"),
+        ("evidence", "hosts"),
+        ("evidence", "shapes"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

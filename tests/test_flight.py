@@ -216,7 +216,9 @@ def test_a_hang_in_each_probe_stage_is_named_from_the_recorder_within_its_deadli
         assert first["node_name"] == f"node{rank // 2}" and first["host"], first
         assert f"flight recorder: rank {rank} on node{rank // 2}" in sf["reason"], sf["reason"]
         assert f'id="sec-{stage}-flight"' in report
-        assert any(f"Rank {rank} on node{rank // 2}" in f["message"] for f in entered), stage
+        assert any(f"Rank {rank} on node{rank // 2}" in " ".join(f["items"]) for f in entered), (
+            stage
+        )
 
 
 def test_a_rank_issuing_another_op_and_one_building_another_subgroup_are_named(

@@ -453,6 +453,7 @@ def test_rule_fires_and_stays_quiet(
     assert rule_id in by_id, (rule_id, fired.not_evaluated, fired.passed)
     finding = by_id[rule_id]
     assert finding.message and "{{" not in finding.message
+    assert all(item and "{{" not in item for item in finding.items)
     assert not finding.notes, finding.notes
     assert finding.evidence, "a finding records the facts it read"
     got = {

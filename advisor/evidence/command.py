@@ -20,7 +20,7 @@ from rich.markup import escape
 from advisor import __version__, console, outputs
 from advisor.config import AdvisorConfig
 from advisor.errors import ConfigError
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts, load_paths, shape_note
 from advisor.facts import ClusterFacts, Facts, RunInfo, StageFacts, summary_of
 from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir, unwritable_dir
 from advisor.probes.drift import from_evidence as drift_from_evidence
@@ -40,7 +40,9 @@ def print_files(evidence: EvidenceFacts) -> None:
 
 
 def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
-    """What the files say about the cluster: device type, hosts, world size (never invented)."""
+    """What the files say about the cluster: the device type, and a shape only when the files
+    state one (a rank table, a benchmark's ranks over its hosts) and all that do agree; else
+    no shape (0 nodes, no hosts) rather than one joined from unrelated files."""
     npu = bool(
         evidence.npu_chips
         or evidence.npu_ports
@@ -57,30 +59,35 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or any(f.backend == "nccl" for f in evidence.flight)
     )
     device = "npu" if npu and not cuda else "cuda" if cuda and not npu else ""
-    hosts = sorted({h for b in evidence.benchmarks for h in b["hosts"]})
-    hosts += [s for t in evidence.rank_tables for s in t["servers"] if s not in hosts]
-    world = max(
-        [b["ranks"] for b in evidence.benchmarks if b["ranks"]]
-        + [len(t["ranks"]) for t in evidence.rank_tables]
-        + [len(f.ranks_dumped) + len(f.ranks_missing) for f in evidence.flight],
-        default=0,
-    )
+    shape = agreed_shape(evidence.shapes)
     return ClusterFacts(
         name="imported",
-        nodes=len(hosts),
-        devices_per_node=world // len(hosts) if hosts and world % len(hosts) == 0 else 0,
-        world_size=world,
+        nodes=shape["nodes"] if shape else 0,
+        devices_per_node=shape["per_node"] if shape else 0,
+        world_size=shape["world_size"] if shape else 0,
         device_type=device,
         declared_device=device,
         backend={"npu": "hccl", "cuda": "nccl"}.get(device, ""),
         emulated=False,
-        hosts=hosts,
+        hosts=next((s["hosts"] for s in evidence.shapes if s["hosts"]), []) if shape else [],
         master_addr="",
         master_port=0,
         interface="",
         links={},
         imported=True,
+        shape_source=", ".join(s["source"] for s in evidence.shapes) if shape else "",
     )
+
+
+def agreed_shape(shapes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The one shape every file that states one agrees on (nodes, per node and, where named,
+    the hosts); None when none states one or two disagree."""
+    if not shapes:
+        return None
+    first = shapes[0]
+    named = [sorted(s["hosts"]) for s in shapes if s["hosts"]]
+    same = all((s["nodes"], s["per_node"]) == (first["nodes"], first["per_node"]) for s in shapes)
+    return first if same and all(h == named[0] for h in named) else None
 
 
 def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
@@ -92,7 +99,8 @@ def bench_stage(benchmarks: list[dict[str, Any]]) -> StageFacts | None:
     avg: dict[str, float] = {}
     for b in benchmarks:
         if b["avg_busbw_gbps"] is not None:
-            avg[f"{b['op']}/{b['algorithm']}/{b['dtype']}"] = b["avg_busbw_gbps"]
+            # one entry per file: two logs of one op are two measurements, not one average
+            avg[f"{b['op']}/{b['algorithm']}/{b['dtype']} ({b['source']})"] = b["avg_busbw_gbps"]
     sources = sorted({b["source"] for b in benchmarks})
     return StageFacts(
         name="bench",
@@ -183,6 +191,7 @@ def main(args: list[str]) -> int:
         evidence=evidence,
     )
     facts.run.duration_s = facts.run.finished_at - started
+    console.out.print(escape(shape_note(evidence, facts.cluster)))
     add_imported_stages(facts)
     stored = {"run": asdict(facts.run), "cluster": asdict(facts.cluster), "environment": {}}
     (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")

@@ -8,11 +8,12 @@ as ``unknown``, a format that matched but could not be read as ``unreadable`` wi
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import ConfigError
 from advisor.evidence.timeline import FailureTimeline
@@ -35,6 +36,9 @@ from advisor.parsers import (
     rank_table,
 )
 from advisor.paths import missing_path, symlink_loop
+
+if TYPE_CHECKING:
+    from advisor.facts import ClusterFacts
 
 MAX_FILE_BYTES = 64 * 2**20
 """Larger files are reported, not read (logs that size are better cut to the failure window)."""
@@ -109,7 +113,8 @@ class EvidenceFacts:
     benchmarks: list[dict[str, Any]] = field(default_factory=list)
     """``{source, tool, op, ranks, hosts, dtype, algorithm, complete, time_stat, avg_busbw_gbps,
     footer_avg_busbw_gbps, peak_busbw_gbps, wrong_total, failed_checks, results: [{op, dtype,
-    algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}]}``."""
+    algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}],
+    npus_per_node}`` (``npus_per_node``: hccl_test's ``-p``, None when the log has no command)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb}``."""
@@ -135,6 +140,14 @@ class EvidenceFacts:
     """Failure-log events: ``{source, line, kind, code, code_name, rank, host, device, op, seq,
     numel, timeout_ms, ran_for_ms, last_enqueued, last_completed, remote_rank, group, rank_size,
     port, ip, local_rank, exit_code, pid, root_cause, library, message}``."""
+    hosts: list[dict[str, Any]] = field(default_factory=list)
+    """Where the files came from: ``{host, named, files}``, one per host a file's content names
+    (``named``: true; a file naming several is under each), and one per folder of files that
+    name none (``host`` is the folder, ``named``: false). Several entries and no cluster shape
+    mean unrelated hosts, shown one by one, never joined into a cluster."""
+    shapes: list[dict[str, Any]] = field(default_factory=list)
+    """Every cluster shape a file states: ``{source, tool, nodes, per_node, world_size, hosts}``
+    (a rank table's servers, a benchmark's ranks over its hosts or ``-p`` NPUs per node)."""
 
     @property
     def read_count(self) -> int:
@@ -152,13 +165,41 @@ class EvidenceFacts:
             "flight",
             "timelines",
             "failures",
+            "hosts",
+            "shapes",
         ):
             getattr(self, name).extend(getattr(other, name))
 
 
 def detect(text: str) -> list[str]:
-    """Formats whose signature appears in ``text``, in a fixed order."""
-    return [name for name, sig in _SIGNATURES.items() if sig.search(text)]
+    """Formats whose signature appears anywhere in ``text``, in a fixed order. A rank table is
+    JSON, whose signature holds from the first character: one that follows other text (a log
+    that printed it) is found as the first JSON object starting a line that holds one."""
+    return [
+        name
+        for name, sig in _SIGNATURES.items()
+        if sig.search(text) or (name == "rank_table" and embedded_rank_table(text) is not None)
+    ]
+
+
+_LINE_OPENS_OBJECT = re.compile(r"^[ \t]*\{", re.M)
+
+
+def embedded_rank_table(text: str) -> tuple[str, int] | None:
+    """The first whole JSON object that starts a line after other text and is a rank table by
+    its signature, with the number of lines before it; None when there is none."""
+    decoder = json.JSONDecoder()
+    for m in _LINE_OPENS_OBJECT.finditer(text):
+        if m.start() == 0 or not text[: m.start()].strip():
+            continue  # at the top: the whole text is the table (or not one)
+        try:
+            _, end = decoder.raw_decode(text, m.end() - 1)
+        except ValueError:
+            continue
+        part = text[m.end() - 1 : end]
+        if _SIGNATURES["rank_table"].search(part):
+            return part, text.count("\n", 0, m.start())
+    return None
 
 
 def expand(paths: Sequence[str | Path]) -> list[Path]:
@@ -213,7 +254,85 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
                 dump_dir=str(folder),
             )
         )
+    facts.hosts = hosts_of(facts)
+    facts.shapes = shapes_of(facts)
     return facts
+
+
+def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
+    """Each host the files' content names, with its files; files naming none, by folder."""
+    named: dict[str, set[str]] = {}
+    for b in evidence.benchmarks:
+        for host in b["hosts"]:
+            named.setdefault(host, set()).add(b["source"])
+    for e in evidence.failures:
+        # torch elastic's summary names the host its ranks ran on; an HCCL error's host is the
+        # peer it names (EI0015: "check whether node X reports an error"), not the file's
+        if e["kind"] == "elastic_failure" and e.get("host"):
+            named.setdefault(e["host"], set()).add(e["source"])
+    for f in evidence.flight:
+        for c in f.culprits:
+            if c.host:
+                named.setdefault(c.host, set()).add(f.source)
+    with_host = set().union(*named.values()) if named else set()
+    folders: dict[str, list[str]] = {}
+    for report in evidence.files:
+        folder = str(Path(report.path).parent)
+        # a dump is under the hosts its folder's analysis names
+        if report.path in with_host or folder in with_host:
+            continue
+        if report.status in ("read", "partial"):
+            folders.setdefault(folder, []).append(report.path)
+    out = [{"host": h, "named": True, "files": sorted(named[h])} for h in sorted(named)]
+    out += [{"host": d, "named": False, "files": folders[d]} for d in sorted(folders)]
+    return out
+
+
+def shape_note(evidence: EvidenceFacts, cluster: ClusterFacts) -> str:
+    """One line on the cluster's shape: where it comes from, or why there is none."""
+    if cluster.shape_source:
+        return (
+            f"cluster shape {cluster.nodes} node(s) x {cluster.devices_per_node} from "
+            f"{cluster.shape_source}"
+        )
+    stated = "; ".join(
+        f"{s['source']}: {s['nodes']} node(s) x {s['per_node']}" for s in evidence.shapes
+    )
+    why = f"the files disagree ({stated})" if stated else "no cluster shape in the evidence"
+    hosts = len(evidence.hosts)
+    where = f"files from {hosts} hosts or folders, each shown on its own; " if hosts > 1 else ""
+    return f"{where}{why}: no launch.sh is written"
+
+
+def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
+    """The cluster shapes the files state; a count that does not divide evenly states none."""
+    out = []
+
+    def add(source: str, tool: str, nodes: int, world: int, hosts: list[str]) -> None:
+        if nodes > 0 and world > 0 and world % nodes == 0:
+            out.append(
+                {
+                    "source": source,
+                    "tool": tool,
+                    "nodes": nodes,
+                    "per_node": world // nodes,
+                    "world_size": world,
+                    "hosts": hosts,
+                }
+            )
+
+    for t in evidence.rank_tables:
+        if not t["errors"]:
+            add(t["source"], "rank table", len(t["servers"]), len(t["ranks"]), list(t["servers"]))
+    for b in evidence.benchmarks:
+        if not b["ranks"]:
+            continue
+        if b["hosts"]:  # nccl-tests names the host of every rank
+            add(b["source"], b["tool"], len(b["hosts"]), b["ranks"], list(b["hosts"]))
+        elif b.get("npus_per_node") and b["ranks"] % b["npus_per_node"] == 0:
+            # hccl_test's -n ranks over -p NPUs per node
+            add(b["source"], b["tool"], b["ranks"] // b["npus_per_node"], b["ranks"], [])
+    return out
 
 
 def _flight_dump(path: Path, facts: EvidenceFacts) -> Dump | None:
@@ -224,7 +343,8 @@ def _flight_dump(path: Path, facts: EvidenceFacts) -> Dump | None:
     except OSError:
         return None
     is_pickle = head[:1] == b"\x80"
-    is_json = head.lstrip()[:1] == b"{" and b'"entries"' in head
+    # a JSON dump may carry its metadata before "entries": look through the whole file
+    is_json = head.lstrip()[:1] == b"{" and b'"entries"' in _whole(path, head)
     if not (is_pickle or is_json):
         return None
     report = FileReport(path=str(path), status="read", formats=["flight_recorder"])
@@ -242,6 +362,14 @@ def _flight_dump(path: Path, facts: EvidenceFacts) -> Dump | None:
         report.messages.append(Message(line=0, message="flight_recorder: the buffer is empty"))
     facts.files.append(report)
     return dump
+
+
+def _whole(path: Path, head: bytes) -> bytes:
+    """The file's bytes (only ``head`` when it is over MAX_FILE_BYTES or unreadable now)."""
+    try:
+        return path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else head
+    except OSError:
+        return head
 
 
 def _read_text(path: Path, report: FileReport) -> str | None:
@@ -460,6 +588,7 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 for r in parsed.rows
                 if r.check == "failed"
             ],
+            npus_per_node=parsed.npus_per_node,
         )
     )
     return parsed.warnings
@@ -478,6 +607,7 @@ def _benchmark(
     results: list[dict[str, Any]],
     footer_gbps: float | None,
     failed_checks: list[dict[str, Any]],
+    npus_per_node: int | None = None,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -501,6 +631,7 @@ def _benchmark(
         "wrong_total": sum(wrongs) if wrongs else None,
         "failed_checks": failed_checks,
         "results": results,
+        "npus_per_node": npus_per_node,
     }
 
 
@@ -562,7 +693,15 @@ def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 
 def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    table = rank_table.parse(text)
+    embedded = None if _SIGNATURES["rank_table"].search(text) else embedded_rank_table(text)
+    if embedded is not None:
+        part, offset = embedded
+        try:
+            table = rank_table.parse(part)
+        except ParseError as e:  # its lines are counted from the file's first line
+            raise ParseError(e.message, line=e.line + offset if e.line else 0) from e
+    else:
+        table = rank_table.parse(text)
     out.rank_tables.append({"source": source, **asdict(table)})
     return []
 

@@ -25,6 +25,7 @@ from advisor.rules.outputs import (
     FINDINGS_FILE,
     LAUNCH_FILE,
     env_lines,
+    has_shape,
 )
 
 if TYPE_CHECKING:
@@ -207,6 +208,7 @@ def render_report(
         finding_counts=counts,
         rules=findings,
         sections=sections.build(facts),
+        evidence=sections.evidence_view(facts),
         imported_flight=[
             sections.flight_view(f) for f in (facts.evidence.flight if facts.evidence else [])
         ],
@@ -214,7 +216,9 @@ def render_report(
         not_run=sections.not_run(facts),
         env_block=env_block,
         env_source=env_source,
-        launch_command=(launch_command or "").strip() or default_launch_command(facts),
+        # an import whose files state no cluster shape has no launch command to offer
+        launch_command=(launch_command or "").strip()
+        or (default_launch_command(facts) if has_shape(facts.cluster) else ""),
         launch_from_rules=bool(launch_command),
         config_yaml=config_yaml or "",
         generated_at=_when(datetime.now(tz=timezone.utc).timestamp()),

@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from advisor.bench import load as ab_load
+from advisor.evidence.load import shape_note
 from advisor.report import charts
 
 if TYPE_CHECKING:
@@ -75,6 +76,48 @@ class Section:
 
 
 _STATE_CLASS = {"failed": "bad", "in_flight": "warn", "started": "warn"}
+
+
+def evidence_view(facts: Facts) -> dict[str, Any] | None:
+    """The imported files: each one's status and messages (the line that stopped it), how the
+    cluster's shape was found or why there is none, and per host (or folder) what was read from
+    it, with its npu-smi chips, hccn_tool port states and topology matrices; None when nothing
+    was imported."""
+    ev = facts.evidence
+    if ev is None or not ev.files:
+        return None
+    files = [
+        {
+            "path": f.path,
+            "status": f.status,
+            "formats": f.formats,
+            "messages": [
+                f"line {m.line}: {m.message}" if m.line else m.message for m in f.messages
+            ],
+        }
+        for f in ev.files
+    ]
+    groups = [dict(h) for h in ev.hosts]
+    placed: set[str] = set()
+    for g in groups:
+        placed |= set(g["files"])
+    # outputs not grouped by host (a live run's tool outputs): shown together
+    rest = sorted(
+        {
+            x["source"]
+            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports]
+            if x["source"] not in placed
+        }
+    )
+    if rest:
+        groups.append({"host": "other sources", "named": False, "files": rest})
+    for g in groups:
+        mine = set(g["files"])
+        g["chips"] = [c for c in ev.npu_chips if c["source"] in mine]
+        g["topologies"] = [t for t in ev.topologies if t["source"] in mine]
+        g["ports"] = [p for p in ev.npu_ports if p["source"] in mine]
+    note = shape_note(ev, facts.cluster) if facts.cluster.imported else ""
+    return {"files": files, "hosts": groups, "shapes": ev.shapes, "note": note}
 
 
 def flight_view(fl: FlightFacts) -> dict[str, Any]:

@@ -73,6 +73,16 @@ def explain(rule: schema.Rule) -> None:
     lines.append(f"  condition:  {' '.join(spec.condition.split())}")
     lines.append("  evidence:   " + ", ".join(spec.evidence))
     lines.append(f"  message:    {' '.join(spec.message.split())}")
+    if spec.items is not None:
+        lines.append(f"  items:      each {spec.items.each}: {' '.join(spec.items.line.split())}")
+    lines.append(
+        "  imports:    "
+        + (
+            f"not applicable (needs {', '.join(rule.live_roots)}, which only a live run has)"
+            if rule.live_roots
+            else "applies"
+        )
+    )
     for rec in spec.recommendations:
         if rec.kind == "advice":
             lines.append(f"  advice:     {' '.join((rec.advice or '').split())}")

@@ -33,7 +33,7 @@ from advisor.rules.findings import (
     RulesOutcome,
     Skipped,
 )
-from advisor.rules.schema import CONTEXT_ROOTS, Rule, RuleSet
+from advisor.rules.schema import CONTEXT_ROOTS, ITEM_NAME, LIVE_ROOTS, Rule, RuleSet
 
 BACKEND_OF_DEVICE = {"npu": "hccl", "cuda": "nccl", "cpu": "gloo"}
 MAX_EVIDENCE_ITEMS = 20
@@ -79,12 +79,22 @@ def build_context(
                 hint=f"needs stage {name!r}, which this run did not include "
                 f"(stages.{name}.enabled=true)"
             )
+    if (data.get("cluster") or {}).get("imported"):
+        # Files do not say which variables, time-outs or launches the job ran with: nothing
+        # stands in for them (no defaults), so what reads them does not apply to an import.
+        for root, what in LIVE_ROOTS.items():
+            ctx[root] = sandbox.NotCollected(hint=import_hint(root, what))
     if not data.get("evidence"):
         ctx["evidence"] = sandbox.NotCollected(
             hint="needs imported evidence, none in this run (advisor run evidence=[FILES], or "
             "advisor import FILES)"
         )
     return ctx
+
+
+def import_hint(root: str, what: str) -> str:
+    """Why a rule reading ``root`` does not apply to an import."""
+    return f"not applicable to an import: needs {root} ({what}), which no imported file gives"
 
 
 def flight_view(data: dict[str, Any]) -> dict[str, Any]:
@@ -132,6 +142,8 @@ def applies(rule: Rule, cluster: dict[str, Any]) -> str:
         return f"applies to backends {', '.join(want.backends)}; this run: {backend}"
     if want.devices and not devices & set(want.devices):
         return f"applies to devices {', '.join(want.devices)}; this run: {declared}"
+    if cluster.get("imported") and rule.live_roots:
+        return "; ".join(import_hint(root, LIVE_ROOTS[root]) for root in rule.live_roots)
     if want.emulated is False and cluster.get("emulated"):
         return (
             "judges measured performance, and this run's figures are emulated (this host's CPUs "
@@ -174,6 +186,16 @@ def env_value(value: Any) -> str:
     return str(value)
 
 
+def _items(rule: Rule, local: dict[str, Any]) -> list[str]:
+    """Every event the rule lists, one line each (none when it lists none)."""
+    if rule.items_each is None:
+        return []
+    return [
+        sandbox.render(rule.items_line, {**local, ITEM_NAME: item})
+        for item in sandbox.evaluate(rule.items_each, local)
+    ]
+
+
 def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any]:
     """("finding", Finding) | ("passed", None) | ("not_evaluated" | "not_applicable", reason).
 
@@ -183,11 +205,17 @@ def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any
     local = dict(ctx)
     try:
         for name, expr in rule.let.items():
-            local[name] = sandbox.wrap(sandbox.evaluate(expr, local), name)
+            try:
+                local[name] = sandbox.wrap(sandbox.evaluate(expr, local), name)
+            except sandbox.InputNotCollected as e:
+                # Only what uses this name needs the input: a recommendation, say, while the
+                # finding itself stands on what was collected.
+                local[name] = sandbox.NotCollected(hint=str(e))
         holds = bool(sandbox.evaluate(rule.condition, local))
         if not holds:
             return "passed", None
         message = sandbox.render(rule.message, local)
+        items = _items(rule, local)
     except sandbox.InputNotCollected as e:
         return "not_applicable", str(e)
     except UndefinedError as e:
@@ -206,6 +234,7 @@ def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any
         reference=spec.reference,
         source=rule.source,
         emulated=emulated and spec.measured,
+        items=items,
     )
     if finding.emulated:
         finding.message = f"{finding.message} ({EMULATED_NOTE}.)"

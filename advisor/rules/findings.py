@@ -67,6 +67,8 @@ class Finding:
     """Rule file."""
     emulated: bool = False
     """Its recommendations come from figures measured on an emulated cluster."""
+    items: list[str] = field(default_factory=list)
+    """Every event the finding lists, one line each (the rule's ``items``), none left out."""
 
 
 @dataclass(kw_only=True)

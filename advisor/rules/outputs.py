@@ -172,14 +172,29 @@ def launch_script(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str) -> 
     return "\n".join(lines) + "\n"
 
 
+def has_shape(cluster: ClusterFacts) -> bool:
+    """Whether the cluster's shape is known: always for a live run, for an import only when its
+    files state one (a launch script for a made-up shape would start the wrong job)."""
+    return not cluster.imported or bool(cluster.shape_source)
+
+
+def file_names(cluster: ClusterFacts) -> list[str]:
+    """The files ``write`` writes for this cluster, in order."""
+    launch = [LAUNCH_FILE] if has_shape(cluster) else []
+    return [FINDINGS_FILE, ENV_FILE, *launch, SETTINGS_FILE]
+
+
 def write(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str, run_dir: Path) -> list[Path]:
-    """findings.json, recommended.env, launch.sh and settings.yaml in ``run_dir``."""
-    paths = {
+    """findings.json, recommended.env, launch.sh (only for a known shape, see ``has_shape``)
+    and settings.yaml in ``run_dir``."""
+    texts = {
         FINDINGS_FILE: None,
         ENV_FILE: recommended_env(outcome, run_id),
-        LAUNCH_FILE: launch_script(outcome, cluster, run_id),
+        LAUNCH_FILE: launch_script(outcome, cluster, run_id) if has_shape(cluster) else None,
         SETTINGS_FILE: settings_yaml(outcome, run_id),
     }
+    paths = {name: texts[name] for name in file_names(cluster)}
+    (run_dir / LAUNCH_FILE).unlink(missing_ok=True)  # a rerender keeps no script of an old shape
     written = []
     for name, text in paths.items():
         path = run_dir / name
@@ -188,5 +203,6 @@ def write(outcome: RulesOutcome, cluster: ClusterFacts, run_id: str, run_dir: Pa
         else:
             path.write_text(text, encoding="utf-8")
         written.append(path)
-    (run_dir / LAUNCH_FILE).chmod(0o755)
+    if LAUNCH_FILE in paths:
+        (run_dir / LAUNCH_FILE).chmod(0o755)
     return written

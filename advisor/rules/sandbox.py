@@ -778,6 +778,15 @@ def static_problems(tree: nodes.Node) -> list[str]:
     return problems
 
 
+def names_read(tree: nodes.Node) -> set[str]:
+    """Names an expression or template reads that it did not set itself (its loop variables):
+    the fact roots, stage names, ``let`` names and functions it uses."""
+    every = [tree, *tree.find_all(nodes.Name)]
+    names = [n for n in every if isinstance(n, nodes.Name)]
+    stored = {n.name for n in names if n.ctx in ("store", "param")}
+    return {n.name for n in names if n.ctx == "load"} - stored
+
+
 def compile_expression(source: str) -> Callable[..., Any]:
     """Compile a rule expression; returns ``f(**context)``. Raises TemplateSyntaxError or
     ValueError (for static problems)."""

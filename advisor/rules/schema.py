@@ -55,6 +55,17 @@ CONTEXT_ROOTS = (
     "launches", "flight",
 )  # fmt: skip
 """Names every rule sees besides each stage's data under the stage's name."""
+LIVE_ROOTS = {
+    "environment": "the jobs' environment (variables and the files they name)",
+    "env": "the jobs' environment variables",
+    "config": "the run's configuration (process-group and join time-outs)",
+    "launches": "the launches of a live run",
+}
+"""Fact roots only a live run collects, with what each holds. An import has none of them (files
+do not say which variables or time-outs the job ran with), so a rule whose expressions read one
+does not apply to an import; which roots a rule reads is found in its expressions at load."""
+ITEM_NAME = "item"
+"""The name a rule's ``items.line`` template reads each listed event under."""
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -126,6 +137,15 @@ class RecommendationSpec(_Strict):
         return self.env or self.setting or ""
 
 
+class ItemsSpec(_Strict):
+    """A finding's list of events: an expression giving the list, a template for one line."""
+
+    each: str = Field(min_length=1)
+    """Expression: the list (e.g. ``hits``, a ``let`` name)."""
+    line: str = Field(min_length=1)
+    """Template of one item's line; the item is ``item`` (``Rank {{ item.rank }} ...``)."""
+
+
 class RuleSpec(_Strict):
     """A rule as written in a rule file."""
 
@@ -150,6 +170,9 @@ class RuleSpec(_Strict):
     """The rule's recommendations come from measured performance (the sweep's fastest setting,
     the benchmark's fastest algorithm): on an emulated run they are marked as emulated in
     findings.json, recommended.env, launch.sh, settings.yaml and the report."""
+    items: ItemsSpec | None = None
+    """The events a finding lists, every one of them (the report folds a long list, never cuts
+    it): the message says what they mean, the items say where each one is."""
 
     @field_validator("id")
     @classmethod
@@ -200,6 +223,21 @@ class Rule:
     condition: Callable[..., Any]
     message: Any
     recommendations: list[CompiledRecommendation] = field(default_factory=list)
+    reads: frozenset[str] = frozenset()
+    """Names the rule's expressions and templates read besides its ``let`` names: the fact roots
+    and stages it needs (an import lacks LIVE_ROOTS)."""
+    items_each: Callable[..., Any] | None = None
+    items_line: Any = None
+    """Compiled ``items`` (None when the rule lists no events)."""
+    needs: frozenset[str] = frozenset()
+    """What deciding the finding reads: the names its condition, message and items read,
+    through the ``let`` names they use (a recommendation's own reads are not among them: a
+    recommendation that cannot be computed is left out with a note, the finding stays)."""
+
+    @property
+    def live_roots(self) -> list[str]:
+        """The LIVE_ROOTS deciding this rule needs (an import cannot give them)."""
+        return sorted(self.needs & set(LIVE_ROOTS))
 
     @property
     def id(self) -> str:
@@ -284,8 +322,13 @@ def compile_rule(
             else None
         )
         recs.append(CompiledRecommendation(spec=rec, value=value, text=template, when=when))
+    items_each = items_line = None
+    if spec.items is not None:
+        items_each = _compile(spec.id, where, "items.each", spec.items.each, "expression", errors)
+        items_line = _compile(spec.id, where, "items.line", spec.items.line, "template", errors)
     if len(errors) > before:
         return None
+    reads = _reads(spec)
     return Rule(
         spec=spec,
         source=where,
@@ -294,7 +337,51 @@ def compile_rule(
         condition=condition,
         message=message,
         recommendations=recs,
+        reads=frozenset(reads),
+        items_each=items_each,
+        items_line=items_line,
+        needs=frozenset(_needs(spec)),
     )
+
+
+def _needs(spec: RuleSpec) -> set[str]:
+    """The names the condition, message and items read, through the let names they use."""
+    let_reads = {
+        name: sandbox.names_read(sandbox.parse_expression(e)) for name, e in spec.let.items()
+    }
+    todo = [
+        *sandbox.names_read(sandbox.parse_expression(spec.condition)),
+        *sandbox.names_read(sandbox.SANDBOX.parse(spec.message)),
+    ]
+    if spec.items is not None:
+        todo += sandbox.names_read(sandbox.parse_expression(spec.items.each))
+        todo += sandbox.names_read(sandbox.SANDBOX.parse(spec.items.line)) - {ITEM_NAME}
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += let_reads.get(name, ())
+    return seen - set(spec.let)
+
+
+def _reads(spec: RuleSpec) -> set[str]:
+    """Every name the rule's expressions and templates read, less its own ``let`` names (and
+    ``item`` in its items' line)."""
+    expressions = [*spec.let.values(), spec.condition]
+    templates = [spec.message]
+    for rec in spec.recommendations:
+        expressions += [e for e in (rec.value, rec.when) if e is not None]
+        templates.append(rec.advice if rec.advice is not None else rec.why)
+    names: set[str] = set()
+    for e in expressions:
+        names |= sandbox.names_read(sandbox.parse_expression(e))
+    for t in templates:
+        names |= sandbox.names_read(sandbox.SANDBOX.parse(t))
+    if spec.items is not None:
+        names |= sandbox.names_read(sandbox.parse_expression(spec.items.each))
+        names |= sandbox.names_read(sandbox.SANDBOX.parse(spec.items.line)) - {ITEM_NAME}
+    return names - set(spec.let)
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
