@@ -12,7 +12,7 @@ import pytest
 from advisor.cli import main
 from advisor.cluster import ClusterConfig, resolve
 from advisor.facts import Facts, StageFacts
-from advisor.isolate.stage import IsolateConfig, summarize, triggers
+from advisor.isolate.stage import IsolateConfig, IsolateJob, judge, summarize, triggers
 from advisor.results import Record
 
 DATA = Path(__file__).parent / "data"
@@ -93,3 +93,26 @@ def test_summary_keeps_final_verdicts_names_and_nics() -> None:
 def test_isolate_command_names_a_directory_that_is_no_run(tmp_path: Path, capsys) -> None:
     assert main(["isolate", str(tmp_path)]) == 2
     assert "not an advisor run directory" in capsys.readouterr().err
+
+
+def _job(name: str, busbw_gbps: float | None) -> IsolateJob:
+    return IsolateJob(
+        job=name, round=1, nodes=[0, 1], node_names=["a", "b"],
+        verdict="ok" if busbw_gbps is not None else "failed", busbw_gbps=busbw_gbps,
+    )  # fmt: skip
+
+
+def test_slowness_is_judged_against_the_best_job_so_far() -> None:
+    jobs = [_job("whole", 0.02)]
+    judge(jobs, 0.5)
+    assert jobs[0].verdict == "ok"  # alone, nothing to compare with
+    jobs += [_job("half-a", 0.2), _job("half-b", 0.03)]
+    judge(jobs, 0.5)
+    assert [j.verdict for j in jobs] == ["slow", "ok", "slow"]
+    assert jobs[0].detail.startswith("0.02 Gbit/s, 10% of the best subset")
+
+
+def test_once_a_job_failed_slowness_is_not_judged() -> None:
+    jobs = [_job("whole", None), _job("half-a", 0.2), _job("half-b", 0.05)]
+    judge(jobs, 0.5)
+    assert [j.verdict for j in jobs] == ["failed", "ok", "ok"]

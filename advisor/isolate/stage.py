@@ -9,7 +9,8 @@ isolate RUN`` runs the same stage on a finished run.
 A job is *failed* when the launcher says so (a rank failed, or the job passed its deadline) or
 its sum is wrong; *slow* when its bus bandwidth is below ``slow_fraction`` of the best subset
 measured in this isolation (a link degraded to a tenth of its rate makes every job it is in
-slow); judged again after every round, since the best subset is only known as they come.
+slow); judged again after every round, since the best subset is only known as they come. Once a
+job failed, slowness is no longer judged: the failure is what is being isolated.
 """
 
 from __future__ import annotations
@@ -267,21 +268,29 @@ class _Judge:
         return trial, job
 
     def judge(self) -> None:
-        measured = [j.busbw_gbps for _, j in self.trials if j.busbw_gbps is not None]
-        if not measured:
-            return
-        best = max(measured)
+        judge([job for _, job in self.trials], self.params.slow_fraction)
         for trial, job in self.trials:
-            if job.busbw_gbps is None:
-                continue
-            slow = job.busbw_gbps < self.params.slow_fraction * best
-            job.verdict = trial.verdict = "slow" if slow else "ok"
-            job.detail = trial.detail = (
-                f"{job.busbw_gbps:.3g} Gbit/s, {100 * job.busbw_gbps / best:.0f}% of the best "
-                f"subset ({best:.3g} Gbit/s)"
-                if slow
-                else ""
-            )
+            trial.verdict, trial.detail = job.verdict, job.detail
+
+
+def judge(jobs: list[IsolateJob], slow_fraction: float) -> None:
+    """Judge every job so far (in place): failed stays failed; slow below ``slow_fraction`` of
+    the best bus bandwidth, unless a job failed: a failure is the fault being isolated then,
+    and a healthy subset that ran slow on a busy host (or beside a hung one) must not send the
+    search after a second, imagined fault."""
+    failed = any(job.busbw_gbps is None for job in jobs)
+    best = max((j.busbw_gbps for j in jobs if j.busbw_gbps is not None), default=0.0)
+    for job in jobs:
+        if job.busbw_gbps is None:
+            continue
+        slow = not failed and job.busbw_gbps < slow_fraction * best
+        job.verdict = "slow" if slow else "ok"
+        job.detail = (
+            f"{job.busbw_gbps:.3g} Gbit/s, {100 * job.busbw_gbps / best:.0f}% of the best subset "
+            f"({best:.3g} Gbit/s)"
+            if slow
+            else ""
+        )
 
 
 def drive(ctx: DriverContext, params: IsolateConfig) -> None:
