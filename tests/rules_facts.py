@@ -341,7 +341,8 @@ def event(**values: Any) -> dict[str, Any]:
     fields = (
         "source line kind code code_name rank host device op seq numel timeout_ms ran_for_ms "
         "last_enqueued last_completed remote_rank group rank_size port ip local_rank exit_code "
-        "pid root_cause library message"
+        "pid root_cause library message time_s remote_ip culprit_ip culprit_device "
+        "discoverer_ip discoverer_device exception_type"
     )
     return _item(fields, source="train.log", line=10, **values)
 
@@ -350,7 +351,8 @@ def bench_table(**values: Any) -> dict[str, Any]:
     """An imported benchmark table in ``evidence.benchmarks``."""
     fields = (
         "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
-        "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results"
+        "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results npus_per_node "
+        "min_bytes max_bytes sizes_asked progress"
     )
     base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
                 avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],

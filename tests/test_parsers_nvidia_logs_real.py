@@ -134,16 +134,18 @@ def test_torch_2_7_watchdog_pg_status_line() -> None:
 
 def test_last_completed_minus_one_is_a_rank_that_completed_nothing() -> None:
     # derived from the torch 2.7 sample: the values of a job whose first collective never
-    # completed (torch prints -1 for "none yet"); rank 1 only dumped its status
-    status = real("watchdog_torch27_pg_status.log").splitlines()[1]
+    # completed (torch prints -1 for "none yet"); rank 1 only dumped its status on rank 0's
+    # signal (its "Received a dump signal" line: a "failure detected by watchdog" line would be
+    # rank 1's own failure, ProcessGroupNCCL logs it inside ``if (work.exception())``)
+    sample = real("watchdog_torch27_pg_status.log").splitlines()
+    status, dump = sample[1], sample[4]
     text = "\n".join(
         [
-            real("watchdog_torch27_pg_status.log")
-            .splitlines()[0]
-            .replace("SeqNum=20585", "SeqNum=1"),
-            status.replace("20589", "1").replace("20584", "-1"),
-            status.replace("rank0", "rank1")
+            sample[0].replace("SeqNum=20585", "SeqNum=1"),
+            status.replace("20589", "1").replace("20584", "-1").replace("20585", "1"),
+            dump.replace("rank0", "rank1")
             .replace("Rank 0", "Rank 1")
+            .replace("this local rank", "rank 0")
             .replace("20589", "0")
             .replace("20584", "-1"),
         ]

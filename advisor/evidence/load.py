@@ -79,7 +79,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "log": re.compile(
         r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
-        r"|LINK_ERROR_INFO"
+        r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
     ),
 }
 
@@ -114,13 +114,18 @@ class EvidenceFacts:
     """``{source, tool, op, ranks, hosts, dtype, algorithm, complete, time_stat, avg_busbw_gbps,
     footer_avg_busbw_gbps, peak_busbw_gbps, wrong_total, failed_checks, results: [{op, dtype,
     algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}],
-    npus_per_node}`` (``npus_per_node``: hccl_test's ``-p``, None when the log has no command)."""
+    npus_per_node, min_bytes, max_bytes, sizes_asked, progress}`` (``npus_per_node``: hccl_test's
+    ``-p``, None when the log has no command; ``min_bytes``/``max_bytes``/``sizes_asked``: what
+    nccl-tests' ``# nThread`` header asked, None without it; ``progress``: sizes done against
+    sizes asked, in words)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb}``."""
     topologies: list[dict[str, Any]] = field(default_factory=list)
     """``{source, tool: npu-smi|nvidia-smi, devices, links: {a: {b: kind}}, cpu_affinity,
-    kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS)}``."""
+    kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), numa_affinity,
+    gpu_numa_id, nics: {NIC0: mlx5_0}, warnings: [{line, message}]}`` (the last four from
+    nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
     netmask, tls_enabled, ping_loss_pct, ping_target, optical, stat}`` (None: not in the file)."""
@@ -543,6 +548,10 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 results=results,
                 footer_gbps=_gbits(table.avg_busbw_gbytes_s),
                 failed_checks=[],
+                min_bytes=table.min_bytes,
+                max_bytes=table.max_bytes,
+                sizes_asked=table.sizes_asked(),
+                progress=table.progress(),
             )
         )
     return parsed.warnings
@@ -608,6 +617,10 @@ def _benchmark(
     footer_gbps: float | None,
     failed_checks: list[dict[str, Any]],
     npus_per_node: int | None = None,
+    min_bytes: int | None = None,
+    max_bytes: int | None = None,
+    sizes_asked: int | None = None,
+    progress: str | None = None,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -632,6 +645,10 @@ def _benchmark(
         "failed_checks": failed_checks,
         "results": results,
         "npus_per_node": npus_per_node,
+        "min_bytes": min_bytes,
+        "max_bytes": max_bytes,
+        "sizes_asked": sizes_asked,
+        "progress": progress,
     }
 
 
@@ -649,6 +666,8 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 def _topo(tool: str, parser: Any) -> Any:
     def convert(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
         topo = parser(text)
+        # nvidia-smi's GpuTopology keeps rows read with a doubt (a cut matrix, misplaced cells)
+        warnings: list[ParseWarning] = list(getattr(topo, "warnings", []))
         out.topologies.append(
             {
                 "source": source,
@@ -663,9 +682,13 @@ def _topo(tool: str, parser: Any) -> Any:
                     for b, kind in row.items()
                     if kind == "SYS" and a < b
                 ),
+                "numa_affinity": getattr(topo, "numa_affinity", {}),
+                "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
+                "nics": getattr(topo, "nics", {}),
+                "warnings": [asdict(w) for w in warnings],
             }
         )
-        return []
+        return warnings
 
     return convert
 

@@ -85,7 +85,11 @@ def build(
         by_rank.setdefault(int(e["rank"]), []).append(e)
     if len(by_rank) < 2:
         return None
-    seqs = [int(e["seq"]) for e in failures if e.get("kind") == "watchdog_timeout" and e.get("seq")]
+    seqs = [
+        int(e["seq"])
+        for e in failures
+        if e.get("kind") in ("watchdog_timeout", "watchdog_failure") and e.get("seq")
+    ]
     timed_out_seq = min(seqs) if seqs else None
     entries = []
     for rank, events in by_rank.items():
@@ -154,6 +158,10 @@ def _shared_addresses(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]) -> dic
 def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tuple[str, str]:
     for e in events:
         message = str(e.get("message") or "")
+        if e.get("kind") == "watchdog_failure":
+            # ProcessGroupNCCL logs "detected by watchdog at work: N" only for its own failed
+            # work (inside ``if (work.exception())``), never on a peer's dump signal
+            return "own", f"its own watchdog found work {e.get('seq')} failed (error or time-out)"
         if e.get("kind") == "watchdog_progress":
             behind = (
                 timed_out_seq is not None

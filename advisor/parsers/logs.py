@@ -9,6 +9,12 @@ Recognised events (``LogEvent.kind``):
   torch_npu too), joined with the rank's ``last enqueued / last completed`` work numbers;
 - ``elastic_failure``: each failure of a torch elastic ``ChildFailedError`` summary (host, rank,
   local rank, exit code, pid, signal), the first observed one marked ``root_cause``;
+- ``watchdog_failure``: a rank's own watchdog found work N failed (``Exception (either an error or
+  timeout) detected by watchdog at work: N``, later torch ``failure detected by watchdog at work
+  sequence id: N``) where no ``WorkNCCL(...)`` time-out line of that rank came with it: ProcessGroupNCCL
+  logs both inside ``if (work.exception())`` of its watchdog loop, so it is that rank's own failure;
+- ``gpu_hw_exception``: the ROCm runtime's ``HW Exception by GPU node-N (Agent handle: ..) reason
+  :GPU Hang`` (``exception_type``: the reason), the device fault later watchdog time-outs follow from;
 - ``watchdog_progress``: a rank that did not time out itself but dumped how far it got
   (``Last enqueued NCCL work: N, last completed NCCL work: M``) on a peer's signal: the rank
   whose last enqueued work is below the timed-out sequence number never reached that collective;
@@ -36,6 +42,9 @@ _CODE_RE = re.compile(
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
+# EI0002's own group information names this rank: "group information: [group:[..], user define
+# information[], rankSize[8], rankId[6].]" (an EI0002 printed with no launcher tag nor RankID line).
+_GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
 _DEVICE_RE = re.compile(r"Device:\s*(\d+)")
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 _TAG_RE = re.compile(r"tag\[([A-Za-z]+)")
@@ -95,6 +104,22 @@ _LAST_RE = re.compile(
     r"[Ll]ast enqueued (?:(?:NCCL|HCCL) )?work: (?P<enq>-?\d+), "
     r"last completed (?:(?:NCCL|HCCL) )?work: (?P<done>-?\d+)"
 )
+# torch 2.5-2.6 ProcessGroupNCCL.cpp watchdog loop: "Exception (either an error or timeout) detected
+# by watchdog at work: N, last enqueued NCCL work: .."; later torch: " failure detected by watchdog at
+# work sequence id: N PG status: ..". Both are logged inside ``if (work.exception())`` (pytorch
+# ProcessGroupNCCL.cpp, watchdog handler / Watchdog::runLoop): this rank's own work N failed, not a
+# dump on a peer's signal (that one reads "Received a dump signal ... from rank N").
+_DETECTED_RE = re.compile(
+    r"(?:Exception \(either an error or timeout\)|failure) detected by watchdog at work"
+    r"(?: sequence id)?: (?P<seq>\d+)"
+)
+# ROCm's HSA runtime on a device fault, then it aborts the process (ROCm/ROCR-Runtime
+# runtime/hsa-runtime/core/runtime/runtime.cpp, the hardware-exception handler: reason "ECC" or
+# "GPU Hang"): "HW Exception by GPU node-9 (Agent handle: 0x5b5e27441f40) reason :GPU Hang".
+# The ranks still waiting on that process time out in the watchdog later.
+_HW_EXCEPTION_RE = re.compile(
+    r"HW Exception by GPU (?P<node>node-\d+)\b.*?reason\s*:\s*(?P<why>.+?)\s*$"
+)
 _FAILURE_FIELD_RE = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s*(.*)$")
 _STORE_RE = re.compile(
     r"Timed out after (\d+) seconds waiting for clients\. (\d+)/(\d+) clients joined"
@@ -138,7 +163,8 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, watchdog_timeout, elastic_failure or store_timeout."""
+    """hccl_error, watchdog_timeout, watchdog_failure, watchdog_progress, elastic_failure,
+    store_timeout, hccl_heartbeat, hccl_link_timeout or gpu_hw_exception."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -200,6 +226,7 @@ def parse(text: str) -> LogReport:
     _hccl_errors(text, lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
+    _gpu_hw_exceptions(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -215,7 +242,8 @@ def parse(text: str) -> LogReport:
             )
     if not report.events:
         raise ParseError(
-            "no HCCL/CANN error code, watchdog time-out, elastic failure or store time-out found"
+            "no HCCL/CANN error code, watchdog time-out, elastic failure, store time-out or GPU "
+            "hardware exception found"
         )
     by_no = {no: line for no, line, _ in lines}
     for ev in report.events:
@@ -308,6 +336,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             rank = int(rm.group(1))
         if rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
             rank = int(rid.group(1))
+        if rank is None and (gid := _search(_GROUP_RANKID_RE, window)):
+            rank = int(gid.group(1))
         ev = LogEvent(
             kind="hccl_error",
             line=no,
@@ -400,6 +430,8 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     by_key: dict[tuple[int | None, str, int], LogEvent] = {}
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
+    # rank → (line, seq, group, the line): its own watchdog found that work failed
+    detected: dict[int, tuple[int, int, str | None, str]] = {}
     for no, line, tagged in lines:
         if "nqueued" not in line and "Work" not in line:
             continue  # neither a progress line nor a work line: most of a large log
@@ -411,6 +443,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         pg = pg_m.group(1) if pg_m else None
         if lm := _LAST_RE.search(line):
             last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
+            if rank is not None and (dm := _DETECTED_RE.search(line)):
+                detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
         w = _WORK_RE.search(line)
         if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
             continue
@@ -446,6 +480,24 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # A rank that only printed "last enqueued / completed" (dumped on a peer's signal) is still
     # evidence: it shows how far that rank got, which names the straggler.
     reported = {ev.rank for ev in by_key.values()}
+    for rank, (no, seq, pg, line) in detected.items():
+        if rank in reported:
+            continue  # its time-out line already says what failed
+        reported.add(rank)
+        enq, done = last[(rank, pg)][1:]
+        report.events.append(
+            LogEvent(
+                kind="watchdog_failure",
+                line=no,
+                message=line.strip()[:400],
+                rank=rank,
+                seq=seq,
+                group=pg,
+                last_enqueued=enq,
+                last_completed=done,
+                library="HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None,
+            )
+        )
     for (rank, pg), (no, enq, done) in last.items():
         if rank is not None and rank not in reported and by_key:
             reported.add(rank)
@@ -460,6 +512,28 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     last_completed=done,
                 )
             )
+
+
+def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """ROCm's device faults: one event per GPU node and reason (each process on it prints one)."""
+    seen: set[tuple[str, str]] = set()
+    for no, line, tagged in lines:
+        if "HW Exception" not in line or not (m := _HW_EXCEPTION_RE.search(line)):
+            continue
+        key = (m.group("node"), m.group("why"))
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="gpu_hw_exception",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                host=None,
+                exception_type=m.group("why"),
+            )
+        )
 
 
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

@@ -143,7 +143,9 @@ class Table:
 class NcclTestsLog:
     tables: list[Table]
     ranks: int | None
-    """Ranks in the run (from the ``# Using devices`` list or NCCL's ``nranks``)."""
+    """Ranks in the run: the highest rank index of the ``# Rank N ... device`` lines plus one
+    (a log cut before most of them still names its last rank), else NCCL's ``nranks`` or
+    mpirun's ``-np``; None when the log names none."""
     hosts: list[str]
     algorithm: str
     """NCCL_ALGO in effect when the log shows it, else ``default``."""
@@ -197,10 +199,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     current: Table | None = None
     params: re.Match[str] | None = None
     params_line = 0
+    seen_params = False
     for no, line, _rank in lines:
         stripped = line.strip()
         if m_par := _PARAMS_RE.match(stripped):
-            params, params_line = m_par, no
+            params, params_line, seen_params = m_par, no, True
             continue
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
@@ -257,6 +260,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             raise ParseError(
                 f"results table has no readable row ({t.progress()})", line=t.header_line
             )
+        if t.complete and t.max_bytes is None and not seen_params:
+            # a tail of the run: rows and footer are right, what it asked (sizes, the full
+            # list of ranks and their hosts) went with the lines before
+            warnings.append(
+                ParseWarning(
+                    line=t.header_line,
+                    message="no '# nThread ... minBytes ... maxBytes' header line before this "
+                    "table: the log starts after it, so the sizes asked are unknown and the "
+                    "ranks and hosts are only those its remaining lines name",
+                )
+            )
         if not t.complete:
             warnings.append(
                 ParseWarning(
@@ -265,7 +279,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     f"short after {t.rows[-1].size_bytes} bytes: {t.progress()}",
                 )
             )
-    ranks = len(devices) or nranks
+    # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
+    ranks = max((max(devices) + 1 if devices else 0), nranks or 0) or None
     return NcclTestsLog(
         tables=tables,
         ranks=ranks,

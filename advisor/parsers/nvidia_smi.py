@@ -6,6 +6,10 @@ and, when NICs are listed, a ``NIC Legend:`` naming each (``NIC0: mlx5_0``). Eac
 is read from its own column, by name: NIC rows carry none, and a cell the driver left empty is
 placed by its position under the header, so a NUMA node never lands in ``cpu_affinity``.
 Outputs pasted without the header's leading indentation (common in issue threads) are read too.
+Older drivers name a NIC column by its RDMA device (``mlx4_0``) instead of ``NICn``: every header
+column between the GPU columns and the affinity labels is a device column, taken as a NIC. A
+matrix with fewer GPU rows than GPU columns (a paste cut short) is kept with a warning naming the
+GPUs whose rows are missing.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ def parse_topo(text: str) -> GpuTopology:
     labels: list[str] = []
     label_starts: list[int] = []
     first_dev_start = 0
+    last_row_no = 0
     section = "matrix"
     for no, line, _ in numbered_lines(text):
         tokens = line.split()
@@ -91,13 +96,18 @@ def parse_topo(text: str) -> GpuTopology:
             head_no = no
             expanded = line.expandtabs(8)
             columns = _HEADER_TOKEN_RE.findall(expanded)
-            dev_cols = [c for c in columns if _DEVICE_RE.match(c)]
-            labels = [c for c in columns if not _DEVICE_RE.match(c)]
+            # every column before the first affinity label is a device (``mlx4_0`` too)
+            n_dev = next((i for i, c in enumerate(columns) if c in _AFFINITY_FIELDS), len(columns))
+            dev_cols, labels = columns[:n_dev], columns[n_dev:]
+            for col in dev_cols:
+                if not _DEVICE_RE.match(col):
+                    topo.nics.setdefault(col, col)  # named by its RDMA device already
             starts = _starts(expanded, columns)
             first_dev_start, label_starts = starts[0], starts[len(dev_cols) :]
             continue
-        if not head_no or not _DEVICE_RE.match(tokens[0]):
+        if not head_no or not (_DEVICE_RE.match(tokens[0]) or tokens[0] in dev_cols):
             continue
+        last_row_no = no
         name, cells = tokens[0], tokens[1:]
         if len(cells) < len(dev_cols):
             topo.warnings.append(
@@ -122,6 +132,16 @@ def parse_topo(text: str) -> GpuTopology:
         raise ParseError("no nvidia-smi topology matrix (no header row of GPU/NIC names)")
     if not topo.devices:
         raise ParseError("nvidia-smi topology matrix has no device row", line=head_no)
+    missing = [c for c in dev_cols if c.startswith("GPU") and c not in topo.links]
+    if missing:
+        topo.warnings.append(
+            ParseWarning(
+                line=last_row_no,
+                message=f"nvidia-smi matrix ends after row {topo.devices[-1]}: no row for "
+                f"{', '.join(missing)} of its {len(dev_cols)} device columns (the output was "
+                "cut): their links to the devices after them are unknown",
+            )
+        )
     return topo
 
 
