@@ -199,3 +199,6 @@ def test_import_of_the_folder_raises_no_false_finding(tmp_path: Path) -> None:
     assert "evidence-rank-table-invalid" not in findings  # template 2 and GE's wrapper are valid
     port_state = json.dumps(findings["evidence-npu-port-state"])
     assert "no device IP set" in port_state
+    no_ip = findings["evidence-npu-port-no-ip"]
+    assert no_ip["severity"] == "warning"
+    assert "hccn_ip_no_ip_preset.txt, line 1" in json.dumps(no_ip)
