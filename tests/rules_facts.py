@@ -363,7 +363,7 @@ def bench_table(**values: Any) -> dict[str, Any]:
 def npu_port(**values: Any) -> dict[str, Any]:
     """An hccn_tool port in ``evidence.npu_ports``."""
     fields = (
-        "source line device link net_health ipaddr netmask tls_enabled ping_loss_pct "
+        "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
         "ping_target optical stat"
     )
     base = dict(source="hccn.txt", line=1, device=0, link="UP", net_health="Success")

@@ -319,6 +319,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-npu-port-state", "hccl", {"evidence.npu_ports": [npu_port()]}, {}, {}),
     ("evidence-npu-port-down", "hccl", {"evidence.npu_ports": [npu_port(link="DOWN")]},
      {"evidence.npu_ports": [npu_port()]}, {}),
+    ("evidence-npu-port-no-ip", "hccl", {"evidence.npu_ports": [npu_port(ip_preset=False)]},
+     {"evidence.npu_ports": [npu_port(ip_preset=True, ipaddr="10.0.0.10")]}, {}),
     ("evidence-npu-tls-mismatch", "hccl",
      {"evidence.npu_ports": [npu_port(tls_enabled=True), npu_port(device=1, tls_enabled=False)]},
      {"evidence.npu_ports": [npu_port(tls_enabled=True), npu_port(device=1, tls_enabled=True)]}, {}),

@@ -67,7 +67,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "nvidia_smi_topo": re.compile(r"^[ \t]*GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b", re.M),
     "hccn_tool": re.compile(
-        r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:)"
+        r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:"
+        # -ip -g of a port with no address (hccn_tool.NO_IP_RE)
+        r"|Get ipconf failed, because no ip was preset there)"
         r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
         # ping saved without its command: Linux ping ends the summary with ", time Nms"
         r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
@@ -128,7 +130,8 @@ class EvidenceFacts:
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
-    netmask, tls_enabled, ping_loss_pct, ping_target, optical, stat}`` (None: not in the file)."""
+    netmask, ip_preset, tls_enabled, ping_loss_pct, ping_target, optical, stat}`` (None: not in
+    the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on the port)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
@@ -666,8 +669,8 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 def _topo(tool: str, parser: Any) -> Any:
     def convert(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
         topo = parser(text)
-        # nvidia-smi's GpuTopology keeps rows read with a doubt (a cut matrix, misplaced cells)
-        warnings: list[ParseWarning] = list(getattr(topo, "warnings", []))
+        # rows read with a doubt (a cut matrix, misplaced cells, a row short of a link cell)
+        warnings: list[ParseWarning] = list(topo.warnings)
         out.topologies.append(
             {
                 "source": source,
@@ -682,7 +685,7 @@ def _topo(tool: str, parser: Any) -> Any:
                     for b, kind in row.items()
                     if kind == "SYS" and a < b
                 ),
-                "numa_affinity": getattr(topo, "numa_affinity", {}),
+                "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),
                 "warnings": [asdict(w) for w in warnings],

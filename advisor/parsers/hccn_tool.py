@@ -33,8 +33,16 @@ class NetHealth:
 
 @dataclass(kw_only=True)
 class IpConfig:
-    ipaddr: str
+    ipaddr: str | None
+    """None when no address was preset on the port."""
     netmask: str | None
+    preset: bool = True
+    """False when hccn_tool said ``Get ipconf failed, because no ip was preset there!``."""
+
+
+NO_IP_RE = re.compile(r"Get ipconf failed, because no ip was preset there")
+"""What ``hccn_tool -i N -ip -g`` prints for a port that has no device IP (quoted by a public
+Ascend P2P connector guide's device-IP check: such an NPU's P2P transfer fails)."""
 
 
 @dataclass(kw_only=True)
@@ -78,7 +86,10 @@ def parse_net_health(text: str) -> NetHealth:
 
 
 def parse_ip(text: str) -> IpConfig:
-    """``hccn_tool -i N -ip -g`` → ``ipaddr:10.0.0.10`` and ``netmask:255.255.255.0``."""
+    """``hccn_tool -i N -ip -g`` → ``ipaddr:10.0.0.10`` and ``netmask:255.255.255.0``, or the
+    failure line of a port with no address (``preset`` False)."""
+    if NO_IP_RE.search(text) and not re.search(r"ipaddr\s*:", text):
+        return IpConfig(ipaddr=None, netmask=None, preset=False)
     ip = _single(text, r"ipaddr\s*:\s*(\S+)", "ipaddr").group(1)
     mask = re.search(r"netmask\s*:\s*(\S+)", text)
     return IpConfig(ipaddr=ip, netmask=mask.group(1) if mask else None)
@@ -224,6 +235,9 @@ class Port:
     net_health: str | None = None
     ipaddr: str | None = None
     netmask: str | None = None
+    ip_preset: bool | None = None
+    """False when ``-ip -g`` said no address was preset on the port (it has no device IP); True
+    when it printed an address; None when the file has no ``-ip`` output."""
     tls_enabled: bool | None = None
     ping_loss_pct: float | None = None
     ping_target: str | None = None
@@ -247,7 +261,7 @@ _QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat", "route
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
     "net_health": re.compile(r"^net health status\s*:"),
-    "ip": re.compile(r"^ipaddr\s*:"),
+    "ip": re.compile(r"^ipaddr\s*:|^Get ipconf failed, because no ip was preset"),
     "tls": re.compile(r"tls switch\["),
     # ``device 0 PING 10.0.0.2`` opens a ping's output; a summary or a time-out line alone too
     "ping": re.compile(r"^device \d+ PING\s|packets? transmitted|recv time ?out"),
@@ -357,7 +371,7 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.net_health = parse_net_health(chunk).status
     elif query == "ip":
         ip = parse_ip(chunk)
-        port.ipaddr, port.netmask = ip.ipaddr, ip.netmask
+        port.ipaddr, port.netmask, port.ip_preset = ip.ipaddr, ip.netmask, ip.preset
     elif query == "tls":
         tls = parse_tls(chunk)
         port.tls_enabled = tls.enabled
@@ -379,7 +393,14 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
 
 def _has_data(p: Port) -> bool:
     return any(
-        (p.link, p.net_health, p.ipaddr, p.tls_enabled is not None, p.ping_loss_pct is not None)
+        (
+            p.link,
+            p.net_health,
+            p.ipaddr,
+            p.ip_preset is not None,
+            p.tls_enabled is not None,
+            p.ping_loss_pct is not None,
+        )
     ) or bool(p.optical or p.stat or p.routes)
 
 
@@ -395,8 +416,8 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
         if p.device in by_device:
             target = by_device[p.device]
             for name in (
-                "link", "net_health", "ipaddr", "netmask", "tls_enabled", "ping_loss_pct",
-                "ping_target",
+                "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
+                "ping_loss_pct", "ping_target",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))

@@ -13,6 +13,12 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
+RETYPED_HEALTH = ("0K",)
+"""Health values npu-smi never prints but pasted outputs carry: ``OK`` retyped with a digit zero
+(vllm-ascend issue #1141 pastes four chips so). npu-smi reports five health states: OK, Warning,
+Alarm, Critical, UNKNOWN (npu-smi command reference, "Querying the Health Status of All Chips");
+such a value is kept as written, reported with its line and judged neither way."""
+
 _VERSION_RE = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
 _PAIR_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
 
@@ -59,7 +65,9 @@ class NpuSmiInfo:
 
     @property
     def unhealthy(self) -> list[NpuChip]:
-        return [c for c in self.chips if c.health.upper() != "OK"]
+        return [
+            c for c in self.chips if c.health.upper() != "OK" and c.health not in RETYPED_HEALTH
+        ]
 
 
 def _cells(line: str) -> list[str]:
@@ -131,9 +139,20 @@ def parse_info(text: str) -> NpuSmiInfo:
         top_no, top = pending
         pending = None
         try:
-            chips.append(_chip(top_no, top, cells, second_header))
+            chip = _chip(top_no, top, cells, second_header)
         except (ValueError, IndexError) as e:
             warnings.append(ParseWarning(line=top_no, message=f"unreadable chip rows ({e})"))
+            continue
+        chips.append(chip)
+        if chip.health in RETYPED_HEALTH:
+            warnings.append(
+                ParseWarning(
+                    line=top_no,
+                    message=f"NPU {chip.npu} chip {chip.chip} health {chip.health!r} is not a "
+                    "value npu-smi prints (OK typed with a digit zero?): kept as written, not "
+                    "judged healthy or unhealthy",
+                )
+            )
     if pending is not None:
         warnings.append(ParseWarning(line=pending[0], message="table ends inside a chip's rows"))
     if not header_line:
@@ -183,6 +202,8 @@ class Topology:
     links: dict[str, dict[str, str]]
     cpu_affinity: dict[str, str] = field(default_factory=dict)
     legend: dict[str, str] = field(default_factory=dict)
+    warnings: list[ParseWarning] = field(default_factory=list)
+    """Rows read with a doubt (link cells missing before the affinity, an affinity missing)."""
 
     def kinds(self) -> set[str]:
         return {v for row in self.links.values() for k, v in row.items() if v != "X"}
@@ -191,6 +212,9 @@ class Topology:
 _AFFINITY_WORDS = ("CPU", "NUMA", "GPU")
 """First words of the affinity columns after the device names (``CPU Affinity``, ``NUMA
 Affinity``, ``GPU NUMA ID``): a header row, never a link cell."""
+
+_CPU_LIST_RE = re.compile(r"^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$")
+"""A ``CPU Affinity`` value (``144-191``, ``0-23,48-71``): never a link kind, which is letters."""
 
 
 def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology:
@@ -207,6 +231,8 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
     links: dict[str, dict[str, str]] = {}
     affinity: dict[str, str] = {}
     legend: dict[str, str] = {}
+    warnings: list[ParseWarning] = []
+    has_affinity = False
     in_legend = False
     device_re = re.compile(r"^(?:" + "|".join(re.escape(p) for p in prefixes) + r")\d+$")
     for no, line, _ in lines:
@@ -231,11 +257,19 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
             if not head_no:
                 head_no = no
                 columns = [t for t in tokens if device_re.match(t)]
+                has_affinity = "CPU" in tokens
             continue
         if not head_no or (devices and tokens[0] in links):
             continue  # a row before any header, or a second matrix: not this one
         name = tokens[0]
         cells = tokens[1:]
+        # a row that ends in a CPU list within the device columns is short of a link cell
+        if has_affinity and 1 < len(cells) <= len(columns) and _CPU_LIST_RE.match(cells[-1]):
+            devices.append(name)
+            affinity[name] = cells[-1]
+            links[name] = dict(zip(columns, cells[:-1], strict=False))
+            warnings.append(ParseWarning(line=no, message=_short_row(name, cells, columns)))
+            continue
         if len(cells) < len(columns):
             raise ParseError(
                 f"{tool} row {name} has {len(cells)} cells for {len(columns)} devices", line=no
@@ -245,11 +279,30 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
         extra = cells[len(columns) :]
         if extra:
             affinity[name] = extra[0]
+        elif has_affinity:
+            warnings.append(ParseWarning(line=no, message=f"row {name} has no CPU Affinity value"))
     if not head_no:
         raise ParseError(f"no {tool} topology matrix (no header row of device names)")
     if not devices:
         raise ParseError(f"{tool} topology matrix has no device row", line=head_no)
-    return Topology(devices=devices, links=links, cpu_affinity=affinity, legend=legend)
+    return Topology(
+        devices=devices, links=links, cpu_affinity=affinity, legend=legend, warnings=warnings
+    )
+
+
+def _short_row(name: str, cells: list[str], columns: list[str]) -> str:
+    """Why a row short of link cells, ending in a CPU list, was read as it was."""
+    link_cells = cells[:-1]
+    missing = columns[len(link_cells) :]
+    note = (
+        f"row {name} has {len(link_cells)} link cells for {len(columns)} devices, then CPU "
+        f"affinity {cells[-1]}: cells read in column order from {columns[0]}, no link read "
+        f"to {', '.join(missing)}"
+    )
+    own = columns.index(name) if name in columns else -1
+    if "X" in link_cells and link_cells.index("X") != own:
+        note += f" (its X falls under {columns[link_cells.index('X')]}: the cells may be shifted)"
+    return note
 
 
 def parse_topo(text: str) -> Topology:

@@ -1,7 +1,12 @@
 """Ascend rank tables (``RANK_TABLE_FILE``, hccl.json) versions 1.0 and 1.2, validated.
 
 1.0: ``server_count`` and ``server_list[].device[] {device_id, device_ip, rank_id}``; the older
-``group_list[].instance_list[].devices[]`` form is read too. 1.2 (SuperPoD) adds
+``group_list[].instance_list[].devices[]`` form is read too: the HCCL user guide's "template 2"
+(its rank table table: ``status``, ``group_count``, ``group_list[] {group_name, instance_count,
+device_count, instance_list[] {pod_name, server_id, devices[] {device_id, device_ip}}}``) has
+neither ``version`` nor ``rank_id``, so neither is asked of it. GE's ``cluster_config.json``
+(``aclgrphBuildInitialize`` option ``CLUSTER_CONFIG``, hicann/ge docs) wraps a 1.2 table in
+``{"RankTable": {...}, "HcclCommConfig": {...}}``: the inner object is read. 1.2 (SuperPoD) adds
 ``super_device_id`` per device and a ``super_pod_list``. The global rank table MindCluster's
 ClusterD writes for multi-role (prefill/decode) jobs nests that per role:
 ``server_group_list[] {group_id, server_count, server_list[] {server_id, server_ip, device[]},
@@ -14,6 +19,7 @@ mismatch and an unfinished ``status`` are listed in ``errors``.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +43,7 @@ class RankEntry:
 @dataclass(kw_only=True)
 class RankTable:
     version: str
+    """As written; empty when the file has no ``version`` (the group_list template has none)."""
     status: str
     server_count: int | None
     """As declared by ``server_count``; None when absent."""
@@ -49,6 +56,10 @@ class RankTable:
     """Everything that would make HCCL reject the table or build a wrong communicator."""
     groups: list[str] = field(default_factory=list)
     """``group_id`` of each ``server_group_list`` entry, in order; empty in the other forms."""
+    wrapper: str = ""
+    """``RankTable`` when the table was read from inside GE's cluster_config wrapper."""
+    wrapper_line: int = 0
+    """1-based line of the wrapper's key; 0 when not wrapped."""
 
     @property
     def valid(self) -> bool:
@@ -61,13 +72,48 @@ def parse(text: str) -> RankTable:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
-    if not isinstance(doc, dict) or not (
-        "server_list" in doc or "group_list" in doc or "server_group_list" in doc
-    ):
+    wrapper, wrapper_line = "", 0
+    if isinstance(doc, dict) and not _is_table(doc) and WRAPPER in doc:
+        wrapper, wrapper_line = WRAPPER, _key_line(text, WRAPPER)
+        doc = doc[WRAPPER]
+        if not _is_table(doc):
+            raise ParseError(
+                f"'{WRAPPER}' (GE cluster_config) holds no 'server_list', 'group_list' or "
+                "'server_group_list': not an Ascend rank table",
+                line=wrapper_line,
+            )
+    elif not _is_table(doc):
         raise ParseError(
             "JSON without 'server_list', 'group_list' or 'server_group_list': "
-            "not an Ascend rank table"
+            "not an Ascend rank table",
+            line=text.count("\n", 0, len(text) - len(text.lstrip())) + 1,
         )
+    # GE's wrapper documents a 1.2 table of server_id, device_id and rank_id only: the SuperPoD
+    # fields HCCL's 1.2 template adds are not asked of it
+    table = _parse_doc(doc, superpod_fields=not wrapper)
+    if wrapper:
+        table.wrapper, table.wrapper_line = wrapper, wrapper_line
+        table.errors = [f"in '{wrapper}' (line {wrapper_line}): {e}" for e in table.errors]
+    return table
+
+
+WRAPPER = "RankTable"
+"""GE ``cluster_config.json``'s key for the rank table it carries."""
+
+
+def _is_table(doc: Any) -> bool:
+    return isinstance(doc, dict) and (
+        "server_list" in doc or "group_list" in doc or "server_group_list" in doc
+    )
+
+
+def _key_line(text: str, key: str) -> int:
+    """1-based line of the first ``"key":`` in ``text`` (1 when not found as written)."""
+    m = re.search(r'"' + re.escape(key) + r'"\s*:', text)
+    return text.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def _parse_doc(doc: dict[str, Any], superpod_fields: bool) -> RankTable:
     errors: list[str] = []
     version = str(doc.get("version", ""))
     if version and version not in VERSIONS:
@@ -94,9 +140,9 @@ def parse(text: str) -> RankTable:
                     f"server_count is {server_count} but server_list holds {len(servers)} servers"
                 )
     _check_duplicates(servers, ranks, errors)
-    super_pods = _super_pods(doc, version, servers, ranks, errors)
+    super_pods = _super_pods(doc, version, servers, ranks, errors, superpod_fields)
     return RankTable(
-        version=version or "1.0",
+        version=version,
         status=status,
         server_count=server_count,
         servers=servers,
@@ -137,23 +183,49 @@ def _entries(doc: dict[str, Any], errors: list[str]) -> tuple[list[str], list[Ra
             for dev in devices:
                 ranks.append(_entry(dev, sid, errors))
         return servers, ranks
-    for group in _objects(doc.get("group_list"), "group_list", errors):
-        for inst in _objects(group.get("instance_list"), "instance_list", errors):
+    groups = _objects(doc.get("group_list"), "group_list", errors)
+    _check_count(doc, "group_count", len(groups), "group_list holds", "groups", errors)
+    for g, group in enumerate(groups):
+        name = str(group.get("group_name") or g)
+        instances = _objects(group.get("instance_list"), "instance_list", errors)
+        _check_count(
+            group, "instance_count", len(instances), f"group {name} instance_list holds",
+            "instances", errors,
+        )  # fmt: skip
+        first = len(ranks)
+        for inst in instances:
             sid = str(inst.get("server_id", ""))
             if sid not in servers:
                 servers.append(sid)
             for dev in _objects(inst.get("devices"), f"instance {sid} devices", errors):
                 entry = dict(dev)
                 entry.setdefault("rank_id", inst.get("rank_id"))
-                ranks.append(_entry(entry, sid, errors))
+                # the template numbers no rank: a missing rank_id is no error here
+                ranks.append(_entry(entry, sid, errors, rank_required=False))
+        _check_count(
+            group, "device_count", len(ranks) - first, f"group {name} instances hold",
+            "devices", errors,
+        )  # fmt: skip
     return servers, ranks
 
 
-def _entry(dev: dict[str, Any], server_id: str, errors: list[str]) -> RankEntry:
+def _check_count(
+    doc: dict[str, Any], key: str, found: int, where: str, what: str, errors: list[str]
+) -> None:
+    """A declared count (``group_count``, ``instance_count``, ``device_count``) against the list."""
+    declared = doc.get(key)
+    if declared is not None and str(declared) != str(found):
+        errors.append(f"{key} is {declared} but {where} {found} {what}")
+
+
+def _entry(
+    dev: dict[str, Any], server_id: str, errors: list[str], rank_required: bool = True
+) -> RankEntry:
     raw_rank = dev.get("rank_id")
     rank: int | None = None
     if raw_rank is None:
-        errors.append(f"server {server_id} device {dev.get('device_id')} has no rank_id")
+        if rank_required:
+            errors.append(f"server {server_id} device {dev.get('device_id')} has no rank_id")
     else:
         try:
             rank = int(raw_rank)
@@ -206,8 +278,15 @@ def _check_duplicates(
 
 
 def _super_pods(
-    doc: dict[str, Any], version: str, servers: list[str], ranks: list[RankEntry], errors: list[str]
+    doc: dict[str, Any],
+    version: str,
+    servers: list[str],
+    ranks: list[RankEntry],
+    errors: list[str],
+    superpod_fields: bool = True,
 ) -> dict[str, list[str]]:
+    """The table's super pods; ``superpod_fields``: a 1.2 table must carry ``super_pod_list`` and
+    each device's ``super_device_id`` (HCCL's SuperPoD template; not GE's wrapped table)."""
     pods: dict[str, list[str]] = {}
     for pod in _objects(doc.get("super_pod_list"), "super_pod_list", errors):
         pid = str(pod.get("super_pod_id", ""))
@@ -216,7 +295,7 @@ def _super_pods(
         for sid in pods[pid]:
             if sid not in servers:
                 errors.append(f"super pod {pid} names server {sid}, which is not in server_list")
-    if version == "1.2":
+    if superpod_fields and version == "1.2":
         if not pods:
             errors.append("version 1.2 (SuperPoD) table has no super_pod_list")
         lacking = [f"{r.server_id}/{r.device_id}" for r in ranks if r.super_device_id is None]
@@ -272,7 +351,7 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
         if n > 1:
             errors.append(f"device_ip {ip} is given to {n} devices")
     return RankTable(
-        version=version or "1.0",
+        version=version,
         status=status,
         server_count=None,
         servers=servers,
