@@ -179,8 +179,9 @@ def test_live_tool_outputs_are_judged_by_the_evidence_rules(tmp_path: Path) -> N
     assert {c["source"] for c in evidence["npu_chips"]} == {f"node0: {bin_dir}/npu-smi info"}
     ports = {p["device"]: p["link"] for p in evidence["npu_ports"]}
     assert ports[1] == "DOWN" and ports[0] == "UP"
+    # a finding's text: its message and every item it lists
     findings = {
-        f["rule_id"]: f["message"]
+        f["rule_id"]: " ".join([f["message"], *f["items"]])
         for f in json.loads((tmp_path / "run" / "findings.json").read_text())["findings"]
     }
     assert "NPU 2 chip 0 (910B3" in findings["evidence-npu-chip-health"]
