@@ -27,8 +27,11 @@ CONSOLE_ITEMS = 3
 
 
 def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
-    facts.write(run_dir / "facts.json")
-    outcome = apply.run(facts, cfg, run_dir)
+    # One conversion of the facts serves facts.json and the rules: an import of a large log
+    # holds tens of thousands of events, and each conversion of them costs seconds.
+    data = facts.to_dict()
+    facts.write(run_dir / "facts.json", data)
+    outcome = apply.run(facts, cfg, run_dir, data)
     v = verdict(facts, outcome)
     report_path = run_dir / "report.html"
     render.write_report(facts, v, report_path, outcome)

@@ -10,7 +10,6 @@ import argparse
 import json
 import shlex
 import time
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from advisor.errors import ConfigError
 from advisor.evidence.load import EvidenceFacts, load_paths, shape_note
 from advisor.facts import ClusterFacts, Facts, RunInfo, StageFacts, summary_of
 from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir, unwritable_dir
+from advisor.plain import dumps_indented, to_plain
 from advisor.probes.drift import from_evidence as drift_from_evidence
 
 _STYLE = {"read": "green", "partial": "yellow"}
@@ -193,10 +193,10 @@ def main(args: list[str]) -> int:
     facts.run.duration_s = facts.run.finished_at - started
     console.out.print(escape(shape_note(evidence, facts.cluster)))
     add_imported_stages(facts)
-    stored = {"run": asdict(facts.run), "cluster": asdict(facts.cluster), "environment": {}}
-    (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    stored = {"run": to_plain(facts.run), "cluster": to_plain(facts.cluster), "environment": {}}
+    (results_dir(run_dir) / RUN_FILE).write_text(dumps_indented(stored), encoding="utf-8")
     (results_dir(run_dir) / EVIDENCE_FILE).write_text(
-        json.dumps(asdict(evidence), indent=2), encoding="utf-8"
+        dumps_indented(to_plain(evidence)), encoding="utf-8"
     )
     console.out.print(
         f"read {evidence.read_count} of {len(evidence.files)} file(s) into {escape(str(run_dir))}"

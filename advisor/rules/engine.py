@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -165,13 +166,19 @@ def read_path(ctx: dict[str, Any], path: str) -> tuple[bool, Any]:
             value = value[part]
         else:
             return False, None
-    return True, _compact(_plain(value))
+    return True, _plain(_compact(value))
 
 
 def _compact(value: Any) -> Any:
-    """Evidence stays readable: long lists keep their first items and say how many there were."""
-    if isinstance(value, list) and len(value) > MAX_EVIDENCE_ITEMS:
-        return [*value[:MAX_EVIDENCE_ITEMS], f"... {len(value) - MAX_EVIDENCE_ITEMS} more"]
+    """Evidence stays readable: long lists, at any depth (a failure timeline's 50,000 entries),
+    keep their first items and say how many there were."""
+    if isinstance(value, Mapping):
+        return {k: _compact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        head = [_compact(v) for v in value[:MAX_EVIDENCE_ITEMS]]
+        if len(value) > MAX_EVIDENCE_ITEMS:
+            head.append(f"... {len(value) - MAX_EVIDENCE_ITEMS} more")
+        return head
     return value
 
 

@@ -97,14 +97,28 @@ class FactList(list[Any]):
         self.path = path
 
 
+_LEAVES = frozenset((str, int, float, bool, type(None)))
+
+
 def wrap(value: Any, path: str) -> Any:
     """Plain JSON-like data → FactDict/FactList (recursively), so missing facts name their path."""
+    if type(value) in _LEAVES:
+        return value
+    # Leaves are kept as they are without building their path: an import holds tens of
+    # thousands of events, each with dozens of scalar fields.
     if isinstance(value, Mapping):
         return FactDict(
-            {str(k): wrap(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}, path
+            {
+                str(k): v if type(v) in _LEAVES else wrap(v, f"{path}.{k}" if path else str(k))
+                for k, v in value.items()
+            },
+            path,
         )
     if isinstance(value, list | tuple):
-        return FactList((wrap(v, f"{path}[{i}]") for i, v in enumerate(value)), path)
+        return FactList(
+            (v if type(v) in _LEAVES else wrap(v, f"{path}[{i}]") for i, v in enumerate(value)),
+            path,
+        )
     return value
 
 
