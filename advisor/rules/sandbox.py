@@ -25,6 +25,7 @@ The sandbox is Jinja2's immutable sandbox, narrowed further:
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import statistics
@@ -120,6 +121,33 @@ def wrap(value: Any, path: str) -> Any:
             path,
         )
     return value
+
+
+def wrap_json(value: Any, path: str) -> Any:
+    """``wrap(json.loads(json.dumps(value, default=str)), path)`` in one pass: what the rules
+    see of the facts is their JSON form. Only a value JSON would change (a tuple, a key or leaf
+    that is not a plain string, number, bool or None) takes the round trip; an import's tens of
+    thousands of events are plain already."""
+    cls = type(value)
+    if cls in _LEAVES:
+        return value
+    if cls is dict and all(type(k) is str for k in value):
+        return FactDict(
+            {
+                k: v if type(v) in _LEAVES else wrap_json(v, f"{path}.{k}" if path else k)
+                for k, v in value.items()
+            },
+            path,
+        )
+    if cls is list:
+        return FactList(
+            (
+                v if type(v) in _LEAVES else wrap_json(v, f"{path}[{i}]")
+                for i, v in enumerate(value)
+            ),
+            path,
+        )
+    return wrap_json(json.loads(json.dumps(value, default=str)), path)
 
 
 class Missing(StrictUndefined):
