@@ -7,7 +7,7 @@ settings.yaml; the verdict and the report are made from the same findings.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
@@ -26,9 +26,17 @@ CONSOLE_ITEMS = 3
 """A finding's events printed under its verdict line; the report and findings.json hold all."""
 
 
-def write_all(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> int:
-    facts.write(run_dir / "facts.json")
-    outcome = apply.run(facts, cfg, run_dir)
+def write_all(
+    facts: Facts, cfg: AdvisorConfig, run_dir: Path, data: dict[str, Any] | None = None
+) -> int:
+    """Every output of ``facts`` into ``run_dir``; the exit code. ``data``: ``facts.to_dict()``
+    when the caller has it."""
+    # One conversion of the facts serves facts.json and the rules: an import of a large log
+    # holds tens of thousands of events, and each conversion of them costs seconds.
+    if data is None:
+        data = facts.to_dict()
+    facts.write(run_dir / "facts.json", data)
+    outcome = apply.run(facts, cfg, run_dir, data)
     v = verdict(facts, outcome)
     report_path = run_dir / "report.html"
     render.write_report(facts, v, report_path, outcome)

@@ -477,3 +477,21 @@ def test_job_starts_are_listed_with_the_slowest_node_and_escaped() -> None:
 
 def test_a_run_that_launched_no_job_lists_no_job_starts(html_2x8: str) -> None:
     assert "Job starts" not in html_2x8
+
+
+def test_a_finding_with_thousands_of_events_lists_the_first_ones_and_counts_the_rest() -> None:
+    # An imported log of 50,000 time-outs makes one finding of 50,000 items: the report lists
+    # MAX_REPORT_ITEMS of them (five shown, the rest folded) and says how many it left out.
+    items = [f"Rank {i}: all_reduce timed out" for i in range(5000)]
+    f = finding("evidence-watchdog-timeout", "critical", "time-outs", items=items)
+    html = render_dict(load("2x8"), findings=outcome_of(f))
+    article = html.split("(evidence-watchdog-timeout)")[1].split("</article>")[0]
+    shown, rest = article.split('<details class="more">')
+    assert shown.count("<li>") == 5
+    assert "<summary>4995 more</summary>" in rest
+    assert rest.count("<li>") == render.MAX_REPORT_ITEMS - 5
+    limit = render.MAX_REPORT_ITEMS
+    assert f"<li>Rank {limit - 1}: all_reduce timed out</li>" in rest
+    assert f"Rank {limit}:" not in html
+    left = 5000 - limit
+    assert f"{left} more not listed here: findings.json holds every one." in rest

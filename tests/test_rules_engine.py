@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from advisor.errors import ConfigError
-from advisor.rules import engine, outputs, schema
+from advisor.rules import engine, outputs, sandbox, schema
 from advisor.rules.config import RuleParams, RulesConfig
 from advisor.rules.findings import RulesOutcome
 from advisor.stages import STAGE_MODULES
@@ -338,3 +338,16 @@ def test_report_shows_findings_and_conflicts(tmp_path: Path) -> None:
     html = path.read_text()
     assert "high has priority 80, above low (20)" in html
     assert "from-low" in html and "from-high" in html
+
+
+def test_evidence_cuts_long_lists_at_any_depth() -> None:
+    # a failure timeline of 50,000 ranks is one item of evidence.timelines: its entries are cut
+    # too, so findings.json and the report stay readable
+    timeline = {"summary": "rank 0 first", "entries": [{"rank": r} for r in range(50)]}
+    ctx = {"evidence": sandbox.wrap({"timelines": [timeline], "n": (1, 2)}, "evidence")}
+    found, value = engine.read_path(ctx, "evidence.timelines")
+    entries = [{"rank": r} for r in range(engine.MAX_EVIDENCE_ITEMS)]
+    assert found and value == [
+        {"summary": "rank 0 first", "entries": [*entries, f"... {50 - len(entries)} more"]}
+    ]
+    assert engine.read_path(ctx, "evidence.n") == (True, [1, 2])

@@ -8,8 +8,10 @@ rule as not evaluated with the reason.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jinja2.exceptions import SecurityError
@@ -274,3 +276,28 @@ def test_inputs_the_run_did_not_collect_make_a_rule_not_apply(
     # A stage that ran but lacks the field is still a missing fact, and so is a misspelt stage.
     assert _run(tmp_path, "sweep.no_such_field > 0")[0] == "not_evaluated"
     assert _run(tmp_path, "swep.best > 0")[0] == "not_evaluated"
+
+
+def test_the_facts_are_wrapped_as_their_json_form() -> None:
+    # wrap_json skips the JSON round trip for plain data (an import's events) and takes it for
+    # anything JSON would change: the rules see the same values and paths either way
+    data = {
+        "plain": {"a": [1, 2.5, None, True, "x"], "b": {}},
+        "tuple": (1, (2, 3)),
+        "keys": {2: "int", 2.5: "float", True: "bool", None: "none"},
+        "path": Path("/x/y"),
+        "set": [{"v": {3}}],
+    }
+    fast = sandbox.wrap_json(data, "")
+    slow = sandbox.wrap(json.loads(json.dumps(data, default=str)), "")
+    assert fast == slow
+
+    def paths(value: Any) -> list[str]:
+        if isinstance(value, dict):
+            return [value.path, *(p for v in value.values() for p in paths(v))]
+        if isinstance(value, list):
+            return [value.path, *(p for v in value for p in paths(v))]
+        return []
+
+    assert paths(fast) == paths(slow)
+    assert "tuple[1]" in paths(fast) and "plain.a" in paths(fast)

@@ -10,7 +10,6 @@ import argparse
 import json
 import shlex
 import time
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from advisor.errors import ConfigError
 from advisor.evidence.load import EvidenceFacts, load_paths, shape_note
 from advisor.facts import ClusterFacts, Facts, RunInfo, StageFacts, summary_of
 from advisor.paths import EVIDENCE_FILE, RUN_FILE, results_dir, unwritable_dir
+from advisor.plain import dumps_indented
 from advisor.probes.drift import from_evidence as drift_from_evidence
 
 _STYLE = {"read": "green", "partial": "yellow"}
@@ -193,15 +193,17 @@ def main(args: list[str]) -> int:
     facts.run.duration_s = facts.run.finished_at - started
     console.out.print(escape(shape_note(evidence, facts.cluster)))
     add_imported_stages(facts)
-    stored = {"run": asdict(facts.run), "cluster": asdict(facts.cluster), "environment": {}}
-    (results_dir(run_dir) / RUN_FILE).write_text(json.dumps(stored, indent=2), encoding="utf-8")
+    # the facts' JSON form once, for the stored results, facts.json and the rules
+    data = facts.to_dict()
+    stored = {"run": data["run"], "cluster": data["cluster"], "environment": {}}
+    (results_dir(run_dir) / RUN_FILE).write_text(dumps_indented(stored), encoding="utf-8")
     (results_dir(run_dir) / EVIDENCE_FILE).write_text(
-        json.dumps(asdict(evidence), indent=2), encoding="utf-8"
+        dumps_indented(data["evidence"]), encoding="utf-8"
     )
     console.out.print(
         f"read {evidence.read_count} of {len(evidence.files)} file(s) into {escape(str(run_dir))}"
     )
-    outputs.write_all(facts, AdvisorConfig(), run_dir)
+    outputs.write_all(facts, AdvisorConfig(), run_dir, data)
     return 0
 
 

@@ -36,6 +36,7 @@ from advisor.parsers import (
     rank_table,
 )
 from advisor.paths import missing_path, symlink_loop
+from advisor.plain import to_plain
 
 if TYPE_CHECKING:
     from advisor.facts import ClusterFacts
@@ -735,7 +736,7 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     report = logs.parse(text)
     for ev in report.events:
-        out.failures.append({"source": source, **asdict(ev)})
+        out.failures.append({"source": source, **to_plain(ev)})
     return []
 
 

@@ -39,6 +39,11 @@ _ENV = Environment(
     lstrip_blocks=True,
 )
 
+MAX_REPORT_ITEMS = 200
+"""Most items of one list (a finding's events, a file's messages) the report lists; a log of
+50,000 events would otherwise make a report of tens of MB. findings.json and facts.json hold
+every one, and the report says how many it left out."""
+
 MAX_CONFIG_CHARS = 40_000
 """The composed config is shown in full up to this size (it is a few KB in practice)."""
 
@@ -127,6 +132,7 @@ def _recommendation(r: Recommendation) -> str:
     return f"{line}  # {why}" if why else line
 
 
+_ENV.globals["max_report_items"] = MAX_REPORT_ITEMS
 _ENV.filters.update(
     when=_when,
     fmt=_fmt,

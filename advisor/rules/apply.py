@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from advisor.rules import engine, outputs, schema
 from advisor.rules.config import RulesConfig
@@ -21,10 +21,15 @@ def check(cfg: RulesConfig) -> None:
     schema.load(cfg)
 
 
-def run(facts: Facts, cfg: AdvisorConfig, run_dir: Path) -> RulesOutcome:
-    """Evaluate the configured rules over ``facts`` and write the four outputs into ``run_dir``."""
+def run(
+    facts: Facts, cfg: AdvisorConfig, run_dir: Path, data: dict[str, Any] | None = None
+) -> RulesOutcome:
+    """Evaluate the configured rules over ``facts`` and write the four outputs into ``run_dir``.
+
+    ``data``: ``facts.to_dict()`` when the caller has it (the rules read that form)."""
     rule_set = schema.load(cfg.rules)
-    outcome = engine.evaluate(rule_set, facts, config=asdict(cfg), rules_cfg=cfg.rules)
+    over = facts if data is None else data
+    outcome = engine.evaluate(rule_set, over, config=asdict(cfg), rules_cfg=cfg.rules)
     outputs.write(outcome, facts.cluster, facts.run.run_id, run_dir)
     tuner_outputs.write(facts, run_dir)
     return outcome

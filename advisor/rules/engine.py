@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -49,24 +50,30 @@ def build_context(
     rules_cfg: RulesConfig | None = None,
 ) -> dict[str, Any]:
     """The names a rule sees, each wrapped so that a missing fact names its path."""
-    data = _plain(facts.to_dict() if isinstance(facts, Facts) else facts)
+    # The facts' JSON form, wrapped once: each root below is a part of it (its paths start at
+    # the root's name), not a second copy of tens of thousands of imported events.
+    data = sandbox.wrap_json(facts.to_dict() if isinstance(facts, Facts) else facts, "")
+
+    def part(name: str, empty: Any) -> Any:
+        return data.get(name) or sandbox.wrap(empty, name)
+
     params = asdict(rules_cfg.params) if rules_cfg else asdict(RulesConfig().params)
-    environment = data.get("environment") or {}
+    environment = part("environment", {})
     ctx: dict[str, Any] = {}
-    stages = data.get("stages") or {}
+    stages = part("stages", {})
     for name, sf in stages.items():
         if name not in CONTEXT_ROOTS and isinstance(sf, dict):
             ctx[name] = sandbox.wrap(sf.get("data") or {}, name)
     ctx.update(
         chip=npu_chip(data, params),
-        cluster=sandbox.wrap(data.get("cluster") or {}, "cluster"),
-        run=sandbox.wrap(data.get("run") or {}, "run"),
-        environment=sandbox.wrap(environment, "environment"),
+        cluster=part("cluster", {}),
+        run=part("run", {}),
+        environment=environment,
         env=sandbox.wrap(environment.get("variables") or {}, "env"),
-        stages=sandbox.wrap(stages, "stages"),
-        launches=sandbox.wrap(data.get("launches") or [], "launches"),
+        stages=stages,
+        launches=part("launches", []),
         flight=sandbox.wrap(flight_view(data), "flight"),
-        evidence=sandbox.wrap(data.get("evidence") or {}, "evidence"),
+        evidence=part("evidence", {}),
         params=sandbox.wrap(params, "params"),
         config=sandbox.wrap(_plain(config or {}), "config"),
     )
@@ -165,13 +172,19 @@ def read_path(ctx: dict[str, Any], path: str) -> tuple[bool, Any]:
             value = value[part]
         else:
             return False, None
-    return True, _compact(_plain(value))
+    return True, _plain(_compact(value))
 
 
 def _compact(value: Any) -> Any:
-    """Evidence stays readable: long lists keep their first items and say how many there were."""
-    if isinstance(value, list) and len(value) > MAX_EVIDENCE_ITEMS:
-        return [*value[:MAX_EVIDENCE_ITEMS], f"... {len(value) - MAX_EVIDENCE_ITEMS} more"]
+    """Evidence stays readable: long lists, at any depth (a failure timeline's 50,000 entries),
+    keep their first items and say how many there were."""
+    if isinstance(value, Mapping):
+        return {k: _compact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        head = [_compact(v) for v in value[:MAX_EVIDENCE_ITEMS]]
+        if len(value) > MAX_EVIDENCE_ITEMS:
+            head.append(f"... {len(value) - MAX_EVIDENCE_ITEMS} more")
+        return head
     return value
 
 

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from advisor.errors import ConfigError, invalid_file, validation_problems
+from advisor.plain import dumps_indented, to_plain
 
 FINDINGS_SCHEMA_VERSION = 1
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
@@ -153,12 +154,10 @@ class RulesOutcome:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "summary": self.summary}
+        return {**to_plain(self), "summary": self.summary}
 
     def write(self, path: Path) -> None:
-        path.write_text(
-            json.dumps(self.to_dict(), indent=2, sort_keys=False, default=str), encoding="utf-8"
-        )
+        path.write_text(dumps_indented(self.to_dict(), default=str), encoding="utf-8")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "findings") -> RulesOutcome:

@@ -25,6 +25,7 @@ The sandbox is Jinja2's immutable sandbox, narrowed further:
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import statistics
@@ -97,15 +98,56 @@ class FactList(list[Any]):
         self.path = path
 
 
+_LEAVES = frozenset((str, int, float, bool, type(None)))
+
+
 def wrap(value: Any, path: str) -> Any:
     """Plain JSON-like data → FactDict/FactList (recursively), so missing facts name their path."""
+    if type(value) in _LEAVES:
+        return value
+    # Leaves are kept as they are without building their path: an import holds tens of
+    # thousands of events, each with dozens of scalar fields.
     if isinstance(value, Mapping):
         return FactDict(
-            {str(k): wrap(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}, path
+            {
+                str(k): v if type(v) in _LEAVES else wrap(v, f"{path}.{k}" if path else str(k))
+                for k, v in value.items()
+            },
+            path,
         )
     if isinstance(value, list | tuple):
-        return FactList((wrap(v, f"{path}[{i}]") for i, v in enumerate(value)), path)
+        return FactList(
+            (v if type(v) in _LEAVES else wrap(v, f"{path}[{i}]") for i, v in enumerate(value)),
+            path,
+        )
     return value
+
+
+def wrap_json(value: Any, path: str) -> Any:
+    """``wrap(json.loads(json.dumps(value, default=str)), path)`` in one pass: what the rules
+    see of the facts is their JSON form. Only a value JSON would change (a tuple, a key or leaf
+    that is not a plain string, number, bool or None) takes the round trip; an import's tens of
+    thousands of events are plain already."""
+    cls = type(value)
+    if cls in _LEAVES:
+        return value
+    if cls is dict and all(type(k) is str for k in value):
+        return FactDict(
+            {
+                k: v if type(v) in _LEAVES else wrap_json(v, f"{path}.{k}" if path else k)
+                for k, v in value.items()
+            },
+            path,
+        )
+    if cls is list:
+        return FactList(
+            (
+                v if type(v) in _LEAVES else wrap_json(v, f"{path}[{i}]")
+                for i, v in enumerate(value)
+            ),
+            path,
+        )
+    return wrap_json(json.loads(json.dumps(value, default=str)), path)
 
 
 class Missing(StrictUndefined):

@@ -6,8 +6,9 @@ built from the real lines of ``tests/data/evidence_real/watchdog_torch26_pg_guid
 flight-recorder notice on some), one rank per event: the worst case for joining each time-out with its
 rank's progress line. For each it times, in a child process each, the evidence load alone
 (``load_paths``: detection, parsing, the failure timeline) and the whole ``advisor import``
-(facts, rules, report). ``--base COMMIT`` times the same for a git worktree of that commit
-(sizes up to ``--base-max``: the quadratic version needs minutes for 50,000).
+(facts, rules, report; with the size of its report). ``--base COMMIT`` times the same for a git
+worktree of that commit (sizes up to ``--base-max``: the quadratic version needs minutes for
+50,000), and prints the ratio of the two imports' CPU time for each size both timed.
 
     python tests/perf/import_large_log.py [--sizes 1000,10000,50000] [--base COMMIT] [--record]
 
@@ -96,7 +97,8 @@ def _time_load(tree: Path, log: Path) -> tuple[float, float, int]:
 
 
 def _time_import(tree: Path, log: Path, out_dir: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of ``advisor import log`` in a child process."""
+    """Wall and CPU seconds of ``advisor import log`` in a child process (which must write its
+    report: a run that failed is no figure)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
@@ -108,6 +110,8 @@ def _time_import(tree: Path, log: Path, out_dir: Path) -> tuple[float, float]:
         check=False,  # the verdict (NOT READY) is an exit status, not a failure of the import
     )
     wall_s = time.perf_counter() - start
+    if not (out_dir / "report.html").is_file():
+        raise SystemExit(f"advisor import {log} wrote no report in {out_dir}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return wall_s, cpu_s
@@ -122,6 +126,7 @@ def main() -> int:
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     lines = []
+    import_cpu: dict[tuple[str, int], float] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         trees = {"this tree": REPO}
@@ -143,14 +148,23 @@ def main() -> int:
                         log.write_text(make_log(n), encoding="utf-8")
                     mb = log.stat().st_size / 1e6
                     load_s, load_cpu_s, found = _time_load(tree, log)
-                    import_s, import_cpu_s = _time_import(tree, log, tmp / f"out_{label[:4]}_{n}")
+                    out_dir = tmp / f"out_{label[:4]}_{n}"
+                    import_s, import_cpu_s = _time_import(tree, log, out_dir)
+                    import_cpu[label, n] = import_cpu_s
+                    report_mb = (out_dir / "report.html").stat().st_size / 1e6
                     line = (
                         f"- {label}: {n} events ({mb:.1f} MB): evidence load CPU "
                         f"{load_cpu_s:.2f} s ({load_cpu_s / n * 1e6:.0f} us/event; wall "
                         f"{load_s:.2f} s; {found} events read); advisor import CPU "
                         f"{import_cpu_s:.1f} s ({import_cpu_s / n * 1e3:.2f} ms/event; wall "
-                        f"{import_s:.1f} s)"
+                        f"{import_s:.1f} s; report.html {report_mb:.1f} MB)"
                     )
+                    print(line, flush=True)
+                    lines.append(line)
+            for n in sizes:
+                if (f"base {args.base}", n) in import_cpu:
+                    ratio = import_cpu[f"base {args.base}", n] / import_cpu["this tree", n]
+                    line = f"- {n} events: advisor import CPU, base over this tree: {ratio:.1f}x"
                     print(line, flush=True)
                     lines.append(line)
         finally:
@@ -169,7 +183,7 @@ def main() -> int:
         )
         with (REPO / "tests" / "perf" / "RESULTS.md").open("a", encoding="utf-8") as f:
             f.write(
-                f"\n## advisor import of one large failure log (linear parse): {when}\n"
+                f"\n## advisor import of one large failure log: {when}\n"
                 f"Command: `{command}`  \nMachine: {machine}\n" + "\n".join(lines) + "\n"
             )
     return 0
