@@ -50,8 +50,12 @@ format beside a good one; unreadable: formats detected, none parsed; unknown: no
 empty: nothing but whitespace; binary: not text; too_large: over MAX_FILE_BYTES."""
 
 _SIGNATURES: dict[str, re.Pattern[str]] = {
+    # a table header (mscclpp-test's has no type column), the footer, a *_perf command line,
+    # or a result row pasted without its header (after a launcher tag such as "[0]")
     "nccl_tests": re.compile(
-        r"^\S*#\s+size\s+count\s+type\b|#\s*Avg bus bandwidth|_perf\b.*-b\s", re.M
+        r"^\S*#\s+size\s+count\s+(?:type|time)\b|#\s*Avg bus bandwidth|_perf\b.*-b\s"
+        r"|^(?:\S*[\]:])?" + nccl_tests.ROW_SIGNATURE,
+        re.M,
     ),
     # the results table, hccl_test's HCCLCHECK failure line, or its mpirun command line
     "hccl_test": re.compile(

@@ -1,9 +1,12 @@
 """nccl-tests logs (``all_reduce_perf`` and every other ``*_perf`` binary).
 
-Handles single- and multi-node runs, the out-of-place and in-place column groups, the ``#wrong``
-column (and the ``error`` column of releases before 2.10), ``N/A`` cells, NCCL INFO lines printed
-inside the table, lines tagged by an MPI launcher (``[1,0]<stdout>:``) and logs cut before the
-``# Avg bus bandwidth`` footer (``complete`` is then False).
+Handles single- and multi-node runs, the out-of-place and in-place column groups in the order
+the header's label line gives them (mscclpp-test prints in-place first), headers without the
+``type``/``redop``/``root`` columns, the ``#wrong`` column (and the ``error`` column of releases
+before 2.10), ``N/A`` cells, NCCL INFO lines printed inside the table, lines tagged by an MPI
+launcher (``[1,0]<stdout>:``), logs cut before the ``# Avg bus bandwidth`` footer (``complete`` is
+then False) or inside a row (its first column group only), several runs in one log, and rows
+pasted without their header (read by nccl-tests' own layout when their cells name it).
 """
 
 from __future__ import annotations
@@ -44,10 +47,31 @@ BINARIES = {
 }
 """``<name>_perf`` binary → operation name used in facts."""
 
+REDOPS = ("sum", "prod", "max", "min", "avg", "mulsum", "none")
+"""``redop`` cells: nccl-tests' ``test_opnames`` (src/common.cu) and ``none`` for operations that do
+not reduce."""
+
+ROW_SIGNATURE = (
+    r"[ \t]*\d+[ \t]+\d+[ \t]+(?:"
+    + "|".join(DTYPES)
+    + r")[ \t]+(?:(?:"
+    + "|".join(REDOPS)
+    + r")[ \t]+)?-?\d"
+)
+"""The start of a result row in nccl-tests' layout (size, count, type, [redop]), then a number:
+what a log pasted without its header still shows (``re.M``; a launcher tag may come first)."""
+_BARE_ROW_RE = re.compile("^" + ROW_SIGNATURE)
+_INT_RE = re.compile(r"-?\d+")
+_GLUED_RE = re.compile(r"NCCL (?:INFO|WARN)")
+
 BINARY_RE = re.compile(r"\b(" + "|".join(sorted(BINARIES, key=len, reverse=True)) + r")_perf")
-_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\b")
+# nccl-tests: "#  size  count  type  redop  root  time ..."; mscclpp-test: "#  size  count  time ..."
+_HEADER_RE = re.compile(r"^#\s+size\s+count\s+(?:type|time)\b")
+# the line above the header naming each column group: "#   out-of-place   in-place"
+_GROUPS_RE = re.compile(r"\b(out-of-place|in-place)\b")
+# mscclpp-test's device lines have no "Group N"
 _DEVICE_RE = re.compile(
-    r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
+    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
 )
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 _OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
@@ -55,8 +79,9 @@ _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
 # "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
+# (mscclpp-test prints it without "nThread .. nGpus ..").
 _PARAMS_RE = re.compile(
-    r"^#\s*nThread\s+\d+\s+nGpus\s+\d+\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
+    r"^#\s*(?:nThread\s+\d+\s+nGpus\s+\d+\s+)?minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
     r"\s+step:\s*(\d+)\((factor|bytes)\)"
 )
 _ALGO_RE = re.compile(r"NCCL_ALGO(?: set by environment to |=)([A-Za-z,:;_]+)")
@@ -96,6 +121,9 @@ class Table:
     op: str
     """Operation in facts naming (``all_reduce``); ``unknown`` when the log never names it."""
     header_line: int
+    """Line of its ``#  size  count ...`` header; of its first row when it has none."""
+    headerless: bool = False
+    """True for rows pasted without their header: columns read by nccl-tests' own layout."""
     rows: list[Row] = field(default_factory=list)
     avg_busbw_gbytes_s: float | None = None
     """The footer's ``# Avg bus bandwidth`` (GB/s); None when the log was cut before it."""
@@ -152,6 +180,10 @@ class NcclTestsLog:
     warnings: list[ParseWarning] = field(default_factory=list)
 
 
+_GROUP_ORDER = ("out_of_place", "in_place")
+"""nccl-tests' column groups, left to right, when no label line above the header says."""
+
+
 def _num(token: str) -> float | None:
     if token.upper() == "N/A":
         return None
@@ -188,7 +220,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     # Where the log names its binary (command line, "# Collective test starting: x_perf"), so
     # each table takes the name of its own run when a file holds several.
     mentions = [
-        (no, BINARIES[m.group(1)]) for no, line, _ in lines if (m := BINARY_RE.search(line))
+        (no, BINARIES[m.group(1)], line.lstrip().startswith("#"))
+        for no, line, _ in lines
+        if (m := BINARY_RE.search(line))
     ]
     tables: list[Table] = []
     warnings: list[ParseWarning] = []
@@ -196,14 +230,20 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     nranks: int | None = None
     algorithm = "default"
     columns: list[str] = []
+    order = _GROUP_ORDER
     current: Table | None = None
     params: re.Match[str] | None = None
     params_line = 0
     seen_params = False
+    previous = ""
     for no, line, _rank in lines:
         stripped = line.strip()
+        above, previous = previous, stripped or previous
         if m_par := _PARAMS_RE.match(stripped):
-            params, params_line, seen_params = m_par, no, True
+            if params is not None and tables:
+                warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+            # a new run: the table before it is over
+            params, params_line, seen_params, current = m_par, no, True, None
             continue
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
@@ -219,12 +259,28 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             algorithm = m_algo.group(1).lower()
         if _HEADER_RE.match(stripped):
             columns = stripped.lstrip("#").split()
+            # the group labels above the header give their order (mscclpp-test: in-place first)
+            labels = _GROUPS_RE.findall(above) if above.startswith("#") else []
+            named = tuple(x.replace("-", "_") for x in labels)
+            order = named if sorted(named) == sorted(_GROUP_ORDER) else _GROUP_ORDER
             current = Table(op=op or "unknown", header_line=no)
             if params is not None:
                 _asked(current, params)
                 params = None
             tables.append(current)
             continue
+        if (current is None or current.complete) and _BARE_ROW_RE.match(stripped):
+            bare = _bare_columns(stripped.split())
+            if bare is None:
+                warnings.append(ParseWarning(line=no, message=_unreadable(stripped)))
+                continue
+            if current is None or current.complete or bare != columns:
+                columns, order = bare, _GROUP_ORDER
+                current = Table(op=op or "unknown", header_line=no, headerless=True)
+                if params is not None:
+                    _asked(current, params)
+                    params = None
+                tables.append(current)
         if current is None:
             continue
         m_avg = _AVG_RE.match(stripped)
@@ -236,26 +292,46 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if m_oob:
             current.out_of_bounds = int(m_oob.group(1))
             continue
-        if not stripped or not stripped[0].isdigit():
-            continue  # units row, NCCL INFO lines, blank lines between rows
+        if not stripped or not stripped[0].isdigit() or current.complete:
+            continue  # units row, NCCL INFO lines, blank lines between rows, text after a footer
         try:
-            current.rows.append(_row(no, stripped.split(), columns))
+            row, present = _row(no, stripped.split(), columns, order)
         except (ValueError, IndexError) as e:
-            warnings.append(ParseWarning(line=no, message=f"unreadable nccl-tests row ({e})"))
+            warnings.append(ParseWarning(line=no, message=_unreadable(stripped, str(e))))
+            continue
+        current.rows.append(row)
+        groups = (len(columns) - columns.index("time")) // 4
+        if present < groups:
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"row has only its {_labels(order[:present])} columns, not its "
+                    f"{_labels(order[present:groups])} ones: the line ends there",
+                )
+            )
     if not tables:
         if params is not None:
             # the header line came, the table never did: the run hung or died before 1st size
-            asked = Table(op="unknown", header_line=params_line)
-            _asked(asked, params)
-            raise ParseError(
-                f"the run stopped before its first size: {asked.progress()}; no results table "
-                "follows its header line",
-                line=params_line,
-            )
+            raise ParseError(_no_table(params), line=params_line)
+        if warnings:
+            # rows were there, none could be read: say where
+            first = warnings[0]
+            raise ParseError(f"no readable result row; {first.message}", line=first.line)
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
+    if params is not None:
+        warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
     if op is None:
         _name_tables(tables, mentions)
     for t in tables:
+        if t.headerless:
+            warnings.append(
+                ParseWarning(
+                    line=t.header_line,
+                    message="rows with no '#  size  count  type ...' header above them: read by "
+                    "nccl-tests' own layout (size count type [redop] [root], then out-of-place "
+                    "and in-place time algbw busbw, then #wrong or error)",
+                )
+            )
         if not t.rows:
             raise ParseError(
                 f"results table has no readable row ({t.progress()})", line=t.header_line
@@ -286,8 +362,53 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         ranks=ranks,
         hosts=sorted(set(devices.values())),
         algorithm=algorithm,
-        warnings=warnings,
+        warnings=sorted(warnings, key=lambda w: w.line),
     )
+
+
+def _no_table(params: re.Match[str]) -> str:
+    """What a run whose header line came and whose table never did says: it hung or died
+    before its first size."""
+    asked = Table(op="unknown", header_line=0)
+    _asked(asked, params)
+    return (
+        f"the run stopped before its first size: {asked.progress()}; no results table "
+        "follows its header line"
+    )
+
+
+def _labels(groups: tuple[str, ...]) -> str:
+    return " and ".join(g.replace("_", "-") for g in groups)
+
+
+def _unreadable(stripped: str, why: str = "") -> str:
+    if glued := _GLUED_RE.search(stripped):
+        return (
+            "unreadable nccl-tests row: it is cut off by an NCCL log line printed into it "
+            f"({stripped[glued.start() : glued.start() + 40]!r}...)"
+        )
+    return f"unreadable nccl-tests row ({why or 'its cells are not in nccl-tests layout'})"
+
+
+def _bare_columns(tokens: list[str]) -> list[str] | None:
+    """Columns of a row with no header above it, when its cells give nccl-tests' layout
+    unambiguously: size, count, a type name, an optional redop name, an optional integer root,
+    then one or two groups of time, algbw, busbw and #wrong (an integer or N/A) or error (the
+    float of releases before 2.10). None when they do not."""
+    if len(tokens) < 7 or tokens[2] not in DTYPES:
+        return None
+    prefix = ["size", "count", "type"]
+    if tokens[3] in REDOPS:
+        prefix.append("redop")
+    rest = len(tokens) - len(prefix)
+    if rest % 4 == 1 and _INT_RE.fullmatch(tokens[len(prefix)]):
+        prefix.append("root")
+        rest -= 1
+    if rest not in (4, 8):
+        return None
+    cell = tokens[len(prefix) + 3]
+    wrong = "#wrong" if _INT_RE.fullmatch(cell) or cell.upper() == "N/A" else "error"
+    return [*prefix, *(["time", "algbw", "busbw", wrong] * 2)]
 
 
 def _asked(table: Table, params: re.Match[str]) -> None:
@@ -299,38 +420,47 @@ def _asked(table: Table, params: re.Match[str]) -> None:
         table.step_bytes = step
 
 
-def _name_tables(tables: list[Table], mentions: list[tuple[int, str]]) -> None:
+def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> None:
     """Each table's op: the last binary named since the previous table, else the first one
     named before the next table (a log that names it only in its closing line)."""
     bounds = [0, *(t.header_line for t in tables), 1 << 62]
     for i, table in enumerate(tables):
-        before = [o for no, o in mentions if bounds[i] < no < table.header_line]
-        after = [o for no, o in mentions if table.header_line < no < bounds[i + 2]]
+        before = [o for no, o, _ in mentions if bounds[i] < no < table.header_line]
+        # after it, only the binary's own '#' lines: a command line there starts the next run
+        after = [o for no, o, ours in mentions if table.header_line < no < bounds[i + 2] and ours]
         if before or after:
             table.op = before[-1] if before else after[0]
 
 
-def _row(no: int, tokens: list[str], columns: list[str]) -> Row:
+def _row(no: int, tokens: list[str], columns: list[str], order: tuple[str, ...]) -> tuple[Row, int]:
+    """The row and how many of its column groups it holds (fewer than the header's when the
+    line was cut after its first group)."""
     try:
         first_time = columns.index("time")
     except ValueError as e:
         raise ValueError("header has no 'time' column") from e
     prefix = columns[:first_time]
     groups = (len(columns) - first_time) // 4
-    if len(tokens) != len(prefix) + 4 * groups:
+    if groups > len(order):
+        raise ValueError(f"header has {groups} column groups; nccl-tests prints at most 2")
+    present = (len(tokens) - len(prefix)) // 4
+    if len(tokens) != len(prefix) + 4 * present or not 0 < present <= groups:
         raise ValueError(f"{len(tokens)} columns, header has {len(prefix) + 4 * groups}")
     cells = dict(zip(prefix, tokens, strict=False))
     wrong_name = columns[first_time + 3]
     rest = tokens[len(prefix) :]
-    timings = [_timing(rest[4 * g : 4 * g + 4], wrong_name) for g in range(groups)]
+    timings = {order[g]: _timing(rest[4 * g : 4 * g + 4], wrong_name) for g in range(present)}
     root = cells.get("root")
-    return Row(
+    # mscclpp-test prints no type column: the dtype is not in the log
+    dtype = cells.get("type", "unknown")
+    row = Row(
         line=no,
         size_bytes=int(cells["size"]),
         count=int(cells["count"]),
-        dtype=DTYPES.get(cells["type"], cells["type"]),
+        dtype=DTYPES.get(dtype, dtype),
         redop=cells.get("redop", "none"),
         root=int(root) if root not in (None, "-") else None,
-        out_of_place=timings[0] if groups > 0 else None,
-        in_place=timings[1] if groups > 1 else None,
+        out_of_place=timings.get("out_of_place"),
+        in_place=timings.get("in_place"),
     )
+    return row, present
