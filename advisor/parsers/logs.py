@@ -488,9 +488,10 @@ def _unclaimed_hccl(
 ) -> None:
     """Link waits and listen failures that no error code and no socket-table row explained."""
     coded = [e for e in report.events if e.kind == "hccl_error"]
+    coded_timeouts_ms = {e.timeout_ms for e in coded}  # a code's block read that wait already
     by_no = {no: line for no, line, _ in lines}
     for tagged, (no, named, seconds) in establish.items():
-        if tagged in rows_seen or any(e.timeout_ms == seconds * 1000 for e in coded):
+        if tagged in rows_seen or seconds * 1000 in coded_timeouts_ms:
             continue
         report.events.append(
             LogEvent(
