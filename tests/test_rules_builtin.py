@@ -419,6 +419,18 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"bench.load_choices": [_choice(changed=True, beyond=True)]},
      {"bench.load_choices": [_choice(changed=True, beyond=False),
                              _choice(changed=False, beyond=False)]}, {}),
+    # HCCL listen failures and link waits with no error code; the watchdog's heartbeat monitor
+    ("evidence-hccl-listen-failed", "hccl",
+     {"evidence.failures": [event(kind="hccl_bind_failure", ip="192.168.2.199", port=16666,
+                                  exception_type="socket type 0")]},
+     {"evidence.failures": [event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-hccl-link-wait-timeout", "hccl",
+     {"evidence.failures": [event(kind="hccl_link_timeout", rank=12, timeout_ms=120000)]},
+     {"evidence.failures": [event(kind="hccl_link_timeout", rank=12, timeout_ms=120000),
+                            event(kind="hccl_error", code="EI0006")]}, {}),
+    ("evidence-watchdog-hang", "nccl",
+     {"evidence.failures": [event(kind="watchdog_hang", rank=6, timeout_ms=480000, library="NCCL")]},
+     {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7)]}, {}),
 ]  # fmt: skip
 
 

@@ -87,6 +87,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
+        r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
+        r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
     ),
 }
 
@@ -741,7 +743,7 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     report = logs.parse(text)
     for ev in report.events:
         out.failures.append({"source": source, **to_plain(ev)})
-    return []
+    return list(report.unread)
 
 
 _CONVERTERS = {

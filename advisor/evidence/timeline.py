@@ -186,7 +186,11 @@ def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tup
             )
         if e.get("kind") == "hccl_link_timeout":
             # HCCL's socket table: this rank's end timed out waiting for the peer's connection
-            return "consequence", f"waited for rank {e.get('remote_rank')} to connect"
+            # (a cut plog keeps only the "wait socket establish timeout" line: no peer named)
+            peer = e.get("remote_rank")
+            return "consequence", (
+                f"waited for rank {peer} to connect" if peer is not None else "waited for its links"
+            )
         if e.get("kind") == "hccl_error" and _REMOTE_WAIT.search(message):
             peer = e.get("remote_rank")
             return "consequence", (

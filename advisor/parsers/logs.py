@@ -24,7 +24,17 @@ Recognised events (``LogEvent.kind``):
   ``culprit_device``) and who noticed; inside an error-code block it fills that event instead;
 - ``hccl_link_timeout``: a row of HCCL's socket table (``LINK_ERROR_INFO``) that no error code
   claimed: this rank's end (``ip``) timed out waiting for the peer (``remote_rank``,
-  ``remote_ip``). An EI0006 that follows the table takes its first row.
+  ``remote_ip``). An EI0006 that follows the table takes its first row. A ``wait socket establish
+  timeout, role[..] rank[N] timeout[S]`` line with no table and no code after it (a cut plog) is
+  one too, with no peer;
+- ``hccl_bind_failure``: HCCL could not listen on a device address and port (``listen on ip[..]
+  and specific port[..] fail``) and no error code block read that line;
+- ``watchdog_hang``: the heartbeat monitor found ProcessGroupNCCL's (or HCCL's) watchdog thread
+  stuck for N seconds (``timeout_ms``) and ends the process;
+- ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
+  of binary: ..``: the first failure by time, so the root cause.
+Records wrapped at a fixed width (a ``Work[NH]CCL(`` left open, the heartbeat message split) are
+joined with the next line only when the first one is visibly cut.
 The parse is linear in the log's size: each line is matched once, and the joins that follow are
 by dictionary, never by scanning the events found so far.
 What each code means and what to change is not decided here: rules in ``conf/rules/`` do that.
@@ -35,7 +45,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, numbered_lines
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))|(?:\b(?P<code2>E[A-Z]\d{4})(?=:|\s+[A-Z]))"
@@ -69,7 +79,20 @@ _CRIMER_RE = re.compile(
     r"crimer rank \[(?P<ip>[\d.]+)/(?P<dev>\d+)\](?:\s*status\[(?P<type>\w+)\])?"
     r"\s*by informer rank \[(?P<dip>[\d.]+)/(?P<ddev>\d+)\]"
 )
-_ESTABLISH_RE = re.compile(r"wait socket establish timeout.*?timeout\[(\d+)\s*s?\]")
+_ESTABLISH_RE = re.compile(
+    r"wait socket establish timeout(?:.*?\brank\[(?P<rank>\d+)\])?.*?timeout\[(?P<s>\d+)\s*s?\]"
+)
+# HCCL's socket could not listen (hicann/hccl docs, fault diagnosis of link set-up, "Parameter
+# Plane Port Binding Failure (EI0019)"): the plog names the address and the port another process
+# holds; "socket type" 0 or 1 is the device NIC's parameter-plane port (16666 by default), 2 the
+# host NIC's port of cluster negotiation.
+_BIND_RE = re.compile(
+    r"(?:socket type\[(?P<type>\d+)\],\s*)?"
+    r"listen on ip\[(?P<ip>[0-9A-Fa-f.:]+)\] and specific port\[(?P<port>\d+)\] fail"
+)
+# The operation a failing HCCL call ran: GE's task "call hccl op:HcomAllReduce(HcomAllReduce) load
+# task fail" (EI0005 sample) and hcom's "hcclComm AllReduce error, tag[..]".
+_HCOM_OP_RE = re.compile(r"call hccl op:Hcom([A-Za-z]+)\(|hcclComm ([A-Za-z]+) error")
 # torch_npu names the HCCL entry point that failed: "OPS function error: HcclAllreduce".
 _OPS_FN_RE = re.compile(r"OPS function error: Hccl([A-Za-z]+)")
 # HCCL's socket table after a link time-out (vllm-project/vllm-ascend issue #9447):
@@ -96,6 +119,7 @@ _WORK_RE = re.compile(
     r"(?:\s*ran for (?P<ran>\d+) milliseconds)?"
 )
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
+_OPEN_WORK_RE = re.compile(r"Work[NH]CCL\([^)]*$")
 _PG_RE = re.compile(r"\[PG (?:ID )?(\S+)")
 # torch 2.5-2.6 print "last enqueued NCCL work: N, last completed NCCL work: M"; later torch
 # (ProcessGroupNCCL.cpp's watchdog: "failure detected by watchdog at work sequence id: S PG status:
@@ -121,6 +145,17 @@ _HW_EXCEPTION_RE = re.compile(
     r"HW Exception by GPU (?P<node>node-\d+)\b.*?reason\s*:\s*(?P<why>.+?)\s*$"
 )
 _FAILURE_FIELD_RE = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s*(.*)$")
+# pytorch ProcessGroupNCCL.cpp, the heartbeat monitor's loop: "ProcessGroupNCCL's watchdog got
+# stuck for <heartbeatTimeoutInSec_> seconds without making progress in monitoring enqueued
+# collectives" (torch_npu's ProcessGroupHCCL prints the same with HCCL), then it terminates the process.
+_STUCK_RE = re.compile(r"ProcessGroup(?P<lib>[NH]CCL)'s watchdog got stuck for (?P<s>\d+) seconds")
+# pytorch torch/distributed/elastic/multiprocessing/api.py: the agent logs the first failure by
+# time (min over failures of their timestamp) as "failed (exitcode: %s) local_rank: %s (pid: %s) of
+# binary: %s" ("of fn: .." for a function entry point); the prefix is the logging format's
+# ("ERROR:torch.distributed.elastic.multiprocessing.api:", "[..] ...api: [ERROR] ", glog "api.py:826] ").
+_AGENT_FAILED_RE = re.compile(
+    r"\bfailed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\) of (?:binary|fn)"
+)
 _STORE_RE = re.compile(
     r"Timed out after (\d+) seconds waiting for clients\. (\d+)/(\d+) clients joined"
 )
@@ -163,8 +198,9 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, watchdog_timeout, watchdog_failure, watchdog_progress, elastic_failure,
-    store_timeout, hccl_heartbeat, hccl_link_timeout or gpu_hw_exception."""
+    """hccl_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
+    elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure or
+    gpu_hw_exception."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -207,13 +243,16 @@ class LogEvent:
     """The node that noticed (``Discoverer:[IP/ID]``)."""
     discoverer_device: int | None = None
     exception_type: str | None = None
-    """HCCL's ``ExceptionType`` (Heartbeat Lost Occurred, Stuck Occurred) or the socket table's
-    status (time out)."""
+    """HCCL's ``ExceptionType`` (Heartbeat Lost Occurred, Stuck Occurred), the socket table's
+    status (time out) or a listen failure's ``socket type N``."""
 
 
 @dataclass(kw_only=True)
 class LogReport:
     events: list[LogEvent] = field(default_factory=list)
+    unread: list[ParseWarning] = field(default_factory=list)
+    """Records recognised but cut before what they would say (a socket table with no row, a
+    wrapped watchdog record with no rest, an empty summary entry), each at its line."""
 
     def of_kind(self, kind: str) -> list[LogEvent]:
         return [e for e in self.events if e.kind == kind]
@@ -240,6 +279,9 @@ def parse(text: str) -> LogReport:
                     numel=int(m.group(2)),
                 )
             )
+    if not report.events and report.unread:
+        first = report.unread[0]
+        raise ParseError(first.message, first.line)
     if not report.events:
         raise ParseError(
             "no HCCL/CANN error code, watchdog time-out, elastic failure, store time-out or GPU "
@@ -301,19 +343,36 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
     link_device: dict[int | None, int] = {}
     link_timeout_s: dict[int | None, int] = {}
     claimed: set[int] = set()  # lines read into an error-code block
+    rows_seen: set[int | None] = set()  # launcher ranks whose socket table has a row
+    # per launcher rank: its link wait that timed out (line, rank named, seconds) and the failed
+    # operation HCCL reported after it (line, op)
+    establish: dict[int | None, tuple[int, int | None, int]] = {}
+    failed_op: dict[int | None, tuple[int, str]] = {}
+    binds: list[tuple[int, str, int | None, re.Match[str]]] = []
+    titles: dict[int | None, int] = {}  # launcher rank → line of its LINK_ERROR_INFO title
     for index, (no, line, tagged) in enumerate(lines):
+        if "LINK_ERROR_INFO" in line:
+            titles.setdefault(tagged, no)
         # cheap substring tests first: most lines of a large log match none of these
         if "comm error" in line and (dm := _LINK_DEVICE_RE.search(line)):
             link_device[tagged] = int(dm.group(1))
         if "establish" in line and (em := _ESTABLISH_RE.search(line)):
-            link_timeout_s[tagged] = int(em.group(1))
+            link_timeout_s[tagged] = int(em.group("s"))
+            named = int(em.group("rank")) if em.group("rank") else None
+            establish.setdefault(tagged, (no, named, int(em.group("s"))))
+        if "hcclComm" in line and (om := _HCOM_OP_RE.search(line)):
+            failed_op.setdefault(tagged, (no, OPS.get(om.group(2), om.group(2).lower())))
         if "|" in line and (lm := _LINK_ROW_RE.search(line)):
+            rows_seen.add(tagged)
             row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
             pending_link.setdefault(tagged, []).append(row)
             continue
         m = _CODE_RE.search(line)
         if m is None:
             if no in claimed:
+                continue
+            if "listen on ip" in line and (bm := _BIND_RE.search(line)):
+                binds.append((no, line, tagged, bm))
                 continue
             if "rank [" not in line and "Exception Location" not in line:
                 continue
@@ -354,6 +413,9 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             ev.op = OPS.get(tag.group(1), tag.group(1))
         elif fn := _search(_OPS_FN_RE, window):
             ev.op = OPS.get(fn.group(1), fn.group(1).lower())
+        elif hcom := _search(_HCOM_OP_RE, window):
+            name = hcom.group(1) or hcom.group(2)
+            ev.op = OPS.get(name, name.lower())
         if grp := _search(_GROUP_RE, window):
             ev.group = grp.group(1)
         if size := _search(_RANKSIZE_RE, window):
@@ -391,14 +453,73 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         seen.add(key)
         report.events.append(ev)
     links_seen: set[tuple[int, int, str]] = set()
-    for no, lm, device, timeout_s in (row for rows in pending_link.values() for row in rows):
+    for tagged, no, lm, device, timeout_s in (
+        (t, *row) for t, rows in pending_link.items() for row in rows
+    ):
         ev = LogEvent(kind="hccl_link_timeout", line=no, message=lm.group(0).strip()[:300])
         _link(ev, lm, device, timeout_s)
         ev.rank = int(lm.group("srank"))
+        # the operation whose link set-up this was: HCCL reports it failed after the table
+        op_no, op = failed_op.get(tagged, (0, None))
+        if no < op_no <= no + LINK_WINDOW_LINES:
+            ev.op = op
         key = (ev.rank, ev.remote_rank or 0, lm.group("dip"))
         if key not in links_seen:
             links_seen.add(key)
             report.events.append(ev)
+    _unclaimed_hccl(report, establish, rows_seen, binds, lines)
+    for tagged, no in titles.items():
+        if tagged not in rows_seen:
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message="HCCL socket table (LINK_ERROR_INFO) ends before its first row: "
+                    "the peers this rank waited for are not named",
+                )
+            )
+
+
+def _unclaimed_hccl(
+    report: LogReport,
+    establish: dict[int | None, tuple[int, int | None, int]],
+    rows_seen: set[int | None],
+    binds: list[tuple[int, str, int | None, re.Match[str]]],
+    lines: list[tuple[int, str, int | None]],
+) -> None:
+    """Link waits and listen failures that no error code and no socket-table row explained."""
+    coded = [e for e in report.events if e.kind == "hccl_error"]
+    coded_timeouts_ms = {e.timeout_ms for e in coded}  # a code's block read that wait already
+    by_no = {no: line for no, line, _ in lines}
+    for tagged, (no, named, seconds) in establish.items():
+        if tagged in rows_seen or seconds * 1000 in coded_timeouts_ms:
+            continue
+        report.events.append(
+            LogEvent(
+                kind="hccl_link_timeout",
+                line=no,
+                message=by_no[no].strip()[:300],
+                rank=named if named is not None else tagged,
+                timeout_ms=seconds * 1000,
+                exception_type="time out",
+            )
+        )
+    seen: set[tuple[str, int]] = {(e.ip, e.port) for e in coded if e.ip and e.port}
+    for no, line, tagged, bm in binds:
+        key = (bm.group("ip"), int(bm.group("port")))
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="hccl_bind_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                ip=key[0],
+                port=key[1],
+                exception_type=f"socket type {bm.group('type')}" if bm.group("type") else None,
+            )
+        )
 
 
 def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
@@ -432,9 +553,19 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
-    for no, line, tagged in lines:
+    hung: set[int | None] = set()
+    joined = -1  # the continuation line already read with the record it completes
+    for index, (no, line, tagged) in enumerate(lines):
+        if index == joined:
+            continue
+        if "stuck for" in line:
+            _watchdog_hang(lines, index, hung, report)
         if "nqueued" not in line and "Work" not in line:
             continue  # neither a progress line nor a work line: most of a large log
+        if "Work" in line and _OPEN_WORK_RE.search(line) and index + 1 < len(lines):
+            # a record wrapped at a fixed width: its "Work[NH]CCL(" is left open on this line
+            line = line + lines[index + 1][1]
+            joined = index + 1
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m:
@@ -446,6 +577,10 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             if rank is not None and (dm := _DETECTED_RE.search(line)):
                 detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
         w = _WORK_RE.search(line)
+        if w is None and _OPEN_WORK_RE.search(line):
+            report.unread.append(
+                ParseWarning(line=no, message="watchdog record cut inside its Work(...) fields")
+            )
         if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
             continue
         seq = int(w.group("seq"))
@@ -514,6 +649,36 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             )
 
 
+def _watchdog_hang(
+    lines: list[tuple[int, str, int | None]], index: int, hung: set[int | None], report: LogReport
+) -> None:
+    """The heartbeat monitor's verdict at ``lines[index]``; a message wrapped at a fixed width is
+    read across the line before (its first words stand there, cut)."""
+    no, line, tagged = lines[index]
+    m = _STUCK_RE.search(line)
+    if m is None and index > 0:
+        no, before, tagged = lines[index - 1]
+        line = before + line
+        m = _STUCK_RE.search(line)
+    if m is None:
+        return
+    rank_m = _WATCHDOG_RANK_RE.search(line)
+    rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m else tagged
+    if rank in hung:
+        return
+    hung.add(rank)
+    report.events.append(
+        LogEvent(
+            kind="watchdog_hang",
+            line=no,
+            message=line.strip()[:400],
+            rank=rank,
+            timeout_ms=int(m.group("s")) * 1000,
+            library=m.group("lib"),
+        )
+    )
+
+
 def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """ROCm's device faults: one event per GPU node and reason (each process on it prints one)."""
     seen: set[tuple[str, str]] = set()
@@ -540,7 +705,21 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     in_summary = False
     root = False
     current: LogEvent | None = None
+    agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
     for no, line, _ in lines:
+        if "exitcode" in line and (a := _AGENT_FAILED_RE.search(line)):
+            agent.append(
+                LogEvent(
+                    kind="elastic_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    root_cause=True,
+                    local_rank=int(a.group("lr")),
+                    exit_code=int(a.group("code")),
+                    pid=int(a.group("pid")),
+                )
+            )
+            continue
         s = line.strip()
         if (
             "ChildFailedError" in s
@@ -590,3 +769,13 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             seen[k] = ev
     if repeated:  # one pass, not list.remove per repeat (quadratic on long summaries)
         report.events[:] = [e for e in report.events if id(e) not in repeated]
+    for ev in seen.values():
+        if ev.rank is None and ev.host is None and ev.exit_code is None:
+            report.unread.append(
+                ParseWarning(
+                    line=ev.line,
+                    message="torch elastic summary entry cut before its rank, host and exit code",
+                )
+            )
+    pids = {pid for _, _, pid in seen}
+    report.events.extend(ev for ev in agent if ev.pid not in pids)
