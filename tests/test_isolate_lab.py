@@ -42,6 +42,8 @@ def test_isolation_names_the_node_or_link_in_each_drill(tmp_path: Path) -> None:
     assert degraded.isolate["symptom"] == "slow" and "isolate-slow-node" in degraded.findings
     assert degraded.isolate["forced"] and not degraded.isolate["triggers"]
     assert blocked.isolate["symptom"] == "failed" and "isolate-bad-node" in blocked.findings
+    # the blocked node's ranks never formed a group: its NIC is the configured one, said so
+    assert "as configured" in blocked.isolate["nics"][blocked.expected_nodes[0]]
     assert any(t.startswith("stage smoke") for t in blocked.isolate["triggers"]), blocked.isolate
     assert cut.isolate["link"] == cut.expected_nodes and "isolate-bad-link" in cut.findings
     assert "isolate:" in cut.output  # the command's own summary line

@@ -86,6 +86,12 @@ def test_summary_keeps_final_verdicts_names_and_nics() -> None:
     assert facts.ran and facts.conclusion == "node" and facts.culprit_nodes == ["d"]
     assert [j.verdict for j in facts.jobs] == ["ok", "failed"] and facts.symptom == "failed"
     assert facts.nics == {"d": "eth1 10.0.0.2"}
+    # a culprit whose ranks never reported: the configured NIC, said to be configured
+    records[-1] = _rec("conclusion", kind="node", nodes=[2], detail="", verdicts={})
+    cluster.interface = "eth1"
+    assert summarize(records, cluster, IsolateConfig()).nics == {
+        "c": "eth1 c (as configured: no rank of it started)"
+    }
     assert facts.summary.startswith("node d makes every job it is in fail")
     assert json.dumps(facts.triggers) == '["stage smoke failed: x"]'
 

@@ -374,7 +374,13 @@ def summarize(records: list[Record], cluster: Cluster, params: Any) -> IsolateFa
         if cluster.device_type == "npu":
             ports = ", ".join(f"hccn_tool -i {d}" for d in sorted(device_ids.get(n, set())))
             nics.append(f"device ports: {ports or 'every device'} (-link -g, -net_health -g)")
-        facts.nics[cluster.node_name(n)] = "; ".join(nics) or "not reported (no rank started)"
+        if not addresses.get(n):
+            # No rank of the node got as far as naming its NIC (a node whose ports are blocked
+            # never forms a process group): say what the run configured for it, as such.
+            host = cluster.hosts[n] if n < len(cluster.hosts) else ""
+            nic = cluster.interface or "the interface routing to the master"
+            nics.insert(0, f"{nic} {host}".strip() + " (as configured: no rank of it started)")
+        facts.nics[cluster.node_name(n)] = "; ".join(nics)
     bad = [j.verdict for j in facts.jobs if j.verdict != "ok"]
     facts.symptom = ("failed" if "failed" in bad else "slow") if bad else ""
     facts.summary = _sentence(facts) if facts.conclusion else facts.summary
