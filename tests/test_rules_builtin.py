@@ -39,7 +39,8 @@ _LAYOUT_ERR = [{"dimension": "inter_node", "group": [0, 1], "kind": "same_node",
 def _isolated(conclusion: str, symptom: str) -> dict[str, Any]:
     """The isolate stage's facts after a search that ended in ``conclusion``."""
     job = {"job": "j1", "round": 1, "nodes": [0, 1], "node_names": ["node0", "node1"],
-           "verdict": symptom or "ok", "busbw_gbps": None, "duration_s": 3.0, "detail": ""}  # fmt: skip
+           "verdict": symptom or "ok", "busbw_gbps": None, "duration_s": 3.0,
+           "detail": "isolate-j1 timed out: rank 1 on node1 never started"}  # fmt: skip
     return {"isolate.ran": True, "isolate.conclusion": conclusion, "isolate.symptom": symptom,
             "isolate.culprit_nodes": ["node1"], "isolate.nics": {"node1": "eth0 10.0.0.2"},
             "isolate.link": ["node0", "node1"] if conclusion in ("link", "pair") else [],
