@@ -255,19 +255,28 @@ def test_symlink_loops_are_named_as_loops(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_writes_what_it_measured(tmp_path: Path) -> None:
-    """SIGINT to a real emulated run once its first job's stage has ended: exit 130, facts and
-    report marked interrupted, the finished stage kept, the rest failed or skipped."""
+    """SIGINT to a real emulated run once its host stages have ended: exit 130, facts and report
+    marked interrupted, the finished stages kept, the rest failed or skipped."""
     run_dir = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     argv = [
         *advisor_cmd(), "run", "+cluster=2x2", "emulate=true", "stages.smoke.deadline_s=600",
         "stages.connectivity.enabled=true", f"hydra.run.dir={run_dir}",
     ]  # fmt: skip
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # A shell starts background jobs with SIGINT ignored, and the child would inherit that
+        # (a suite run with `&` or nohup): give the advisor the Ctrl-C a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     stages_file = run_dir / "results" / "stages.jsonl"
     deadline = time.monotonic() + 600
     try:
-        # the first job stage (smoke) has ended once it has a line after preflight's
+        # the host stages (preflight, drift) have ended: the run's job is starting, and the
+        # interrupt lands in it
         while time.monotonic() < deadline and proc.poll() is None:
             if stages_file.exists() and len(stages_file.read_text().splitlines()) >= 2:
                 break
@@ -288,7 +297,7 @@ def test_an_interrupted_run_writes_what_it_measured(tmp_path: Path) -> None:
     statuses = [row["status"] for row in ended]
     # in run order: the stages that ended, the one stopped, the ones never started
     stopped = statuses.index("failed")
-    assert statuses[:stopped] == ["ok"] * stopped and stopped >= 2  # preflight, smoke at least
+    assert statuses[:stopped] == ["ok"] * stopped and stopped >= 2  # preflight, drift at least
     assert statuses[stopped + 1 :] == ["skipped"] * (len(statuses) - stopped - 1)
     assert ended[stopped]["reason"].startswith("interrupted (Ctrl-C / SIGINT) while this stage")
     assert {n: s["status"] for n, s in facts["stages"].items()} == {
