@@ -54,7 +54,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # or a result row pasted without its header (after a launcher tag such as "[0]")
     "nccl_tests": re.compile(
         r"^\S*#\s+size\s+count\s+(?:type|time)\b|#\s*Avg bus bandwidth|_perf\b.*-b\s"
-        r"|^(?:\S*[\]:])?" + nccl_tests.ROW_SIGNATURE,
+        r"|^(?:[ \t]*\S*[\]:])?" + nccl_tests.ROW_SIGNATURE,
         re.M,
     ),
     # the results table, hccl_test's HCCLCHECK failure line, or its mpirun command line

@@ -33,8 +33,8 @@ class ParseWarning:
 
 
 _LAUNCHER_PREFIXES = (
-    # Open MPI --tag-output: "[1,0]<stdout>:" (job, rank)
-    re.compile(r"^\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
+    # Open MPI --tag-output: "[1,0]<stdout>:" (job, rank); a paste may indent the whole line
+    re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:"
     re.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:"),
     # Slurm srun --label: "3: "
