@@ -5,8 +5,9 @@ the header's label line gives them (mscclpp-test prints in-place first), headers
 ``type``/``redop``/``root`` columns, the ``#wrong`` column (and the ``error`` column of releases
 before 2.10), ``N/A`` cells, NCCL INFO lines printed inside the table, lines tagged by an MPI
 launcher (``[1,0]<stdout>:``), logs cut before the ``# Avg bus bandwidth`` footer (``complete`` is
-then False) or inside a row (its first column group only), several runs in one log, and rows
-pasted without their header (read by nccl-tests' own layout when their cells name it).
+then False) or inside a row (its first column group only), several runs in one log (a size that
+goes back down starts another run's rows), and rows pasted without their header (read by
+nccl-tests' own layout when their cells name it).
 """
 
 from __future__ import annotations
@@ -320,6 +321,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+    tables = [part for t in tables for part in _split_restarts(t, warnings)]
     if op is None:
         _name_tables(tables, mentions)
     for t in tables:
@@ -364,6 +366,50 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
     )
+
+
+def _split_restarts(table: Table, warnings: list[ParseWarning]) -> list[Table]:
+    """The table, or the two runs it holds when its sizes go back down once (a second run's rows
+    with no header of their own). nccl-tests prints each run's sizes rising from ``minBytes``,
+    so a size below the one before starts another run's rows; when they go down more than once
+    the runs are interleaved and no row can be told apart from the other run's: the table stays
+    whole and the restart is reported."""
+    rows = table.rows
+    drops = [i for i in range(1, len(rows)) if rows[i].size_bytes < rows[i - 1].size_bytes]
+    if not drops:
+        return [table]
+    at = rows[drops[0]]
+    said = f"sizes go back down to {at.size_bytes} B after {rows[drops[0] - 1].size_bytes} B: "
+    if len(drops) > 1:
+        again = ", ".join(str(rows[i].line) for i in drops[1:])
+        warnings.append(
+            ParseWarning(
+                line=at.line,
+                message=said + "another run's rows start here, interleaved with the first's "
+                f"(sizes go back down again at line(s) {again}); they are read as one table, "
+                "so a size may have two rows",
+            )
+        )
+        return [table]
+    second = Table(
+        op=table.op,
+        header_line=at.line,
+        headerless=True,
+        rows=rows[drops[0] :],
+        avg_busbw_gbytes_s=table.avg_busbw_gbytes_s,
+        out_of_bounds=table.out_of_bounds,
+        complete=table.complete,
+    )
+    table.rows = rows[: drops[0]]
+    table.avg_busbw_gbytes_s, table.out_of_bounds, table.complete = None, None, False
+    warnings.append(
+        ParseWarning(
+            line=at.line,
+            message=said + "a second run's rows start here with no header of their own; "
+            "read as a table of their own",
+        )
+    )
+    return [table, second]
 
 
 def _no_table(params: re.Match[str]) -> str:
