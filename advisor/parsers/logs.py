@@ -57,7 +57,9 @@ _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 _GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
 _DEVICE_RE = re.compile(r"Device:\s*(\d+)")
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
-_TAG_RE = re.compile(r"tag\[([A-Za-z]+)")
+# A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
+# in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
+_TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)")
 _GROUP_RE = re.compile(r"group:\[([^\]]+)\]")
 _RANKSIZE_RE = re.compile(r"rankSize\[(\d+)\]")
 _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
@@ -554,18 +556,28 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
     hung: set[int | None] = set()
-    joined = -1  # the continuation line already read with the record it completes
+    joined = -1  # the last continuation line already read with the record it completes
     for index, (no, line, tagged) in enumerate(lines):
-        if index == joined:
+        if index <= joined:
             continue
         if "stuck for" in line:
             _watchdog_hang(lines, index, hung, report)
+        if (
+            "operation timeout" in line
+            and "Work" not in line
+            and index + 1 < len(lines)
+            and lines[index + 1][1].lstrip().startswith("Work")
+        ):
+            # a record wrapped after "timeout:" (its Work(...) starts the next line, which a
+            # launcher's "host [stderr]" prefix does not tag): the rank stays on this line
+            joined = index + 1
+            line = line.rstrip() + " " + lines[joined][1].lstrip()
         if "nqueued" not in line and "Work" not in line:
             continue  # neither a progress line nor a work line: most of a large log
-        if "Work" in line and _OPEN_WORK_RE.search(line) and index + 1 < len(lines):
+        if "Work" in line and _OPEN_WORK_RE.search(line) and max(index, joined) + 1 < len(lines):
             # a record wrapped at a fixed width: its "Work[NH]CCL(" is left open on this line
-            line = line + lines[index + 1][1]
-            joined = index + 1
+            joined = max(index, joined) + 1
+            line = line + lines[joined][1]
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m:

@@ -1,0 +1,54 @@
+"""Failure logs the third held-out evaluation misread: watchdog records wrapped after "timeout:"
+or over three lines, and the operation an HCCL task tag names with GE's "Hcom" prefix.
+
+Samples: ``tests/data/evidence_heldout_5/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from advisor.parsers import logs
+from tests.conftest import DATA
+
+HELDOUT = DATA / "evidence_heldout_5"
+
+
+def _parse(name: str) -> logs.LogReport:
+    return logs.parse((HELDOUT / name).read_text())
+
+
+def test_watchdog_record_wrapped_after_timeout_keeps_the_prefixed_rank() -> None:
+    # each "[rankN]:... Watchdog caught collective operation timeout:" line ends there; its
+    # WorkNCCL(...) record is the next, untagged line
+    parsed = _parse("watchdog_2.log")
+    got = [
+        (e.line, e.rank, e.op, e.seq, e.timeout_ms, e.ran_for_ms)
+        for e in parsed.of_kind("watchdog_timeout")
+    ]
+    assert got == [
+        (1, 14, "reduce", 2070, 600000, 600034),
+        (3, 12, "reduce", 2070, 600000, 600036),
+        (5, 11, "reduce", 2070, 600000, 600036),
+        (7, 15, "reduce", 2070, 600000, 600040),
+    ]
+
+
+def test_hccl_watchdog_record_wrapped_over_three_lines_is_one_event() -> None:
+    parsed = _parse("watchdog_4.log")
+    (ev,) = parsed.events
+    assert (ev.kind, ev.line, ev.rank, ev.library) == ("watchdog_timeout", 1, 0, "HCCL")
+    assert (ev.op, ev.seq, ev.numel, ev.timeout_ms, ev.ran_for_ms) == (
+        "reduce_scatter",
+        13,
+        137963680,
+        300000,
+        300444,
+    )
+    assert parsed.unread == []
+
+
+def test_hcom_task_tag_names_the_operation_as_other_events_do() -> None:
+    # EI0002's task information "tag[HcomAllReduce_...]" and EI0005's "tag [HcomAllReduce_...]"
+    (notify,) = _parse("hccl_ei0002_1.log").events
+    assert (notify.line, notify.code, notify.op) == (3, "EI0002", "all_reduce")
+    (args,) = _parse("hccl_ei0005_1.log").of_kind("hccl_error")
+    assert (args.line, args.code, args.op) == (24, "EI0005", "all_reduce")
