@@ -6,6 +6,7 @@ Samples: ``tests/data/evidence_heldout_5/`` (sources in ``tests/data/SOURCES.md`
 
 from __future__ import annotations
 
+from advisor.evidence.load import load_paths
 from advisor.parsers import logs
 from tests.conftest import DATA
 
@@ -52,3 +53,18 @@ def test_hcom_task_tag_names_the_operation_as_other_events_do() -> None:
     assert (notify.line, notify.code, notify.op) == (3, "EI0002", "all_reduce")
     (args,) = _parse("hccl_ei0005_1.log").of_kind("hccl_error")
     assert (args.line, args.code, args.op) == (24, "EI0005", "all_reduce")
+
+
+def test_elastic_summary_cut_at_root_cause_is_partial_with_its_line() -> None:
+    parsed = _parse("elastic_1.log")
+    assert [(e.rank, e.exit_code, e.root_cause) for e in parsed.of_kind("elastic_failure")] == [
+        (1, -6, False),
+        (3, -6, False),
+        (5, -6, False),
+        (7, -6, False),
+    ]
+    (cut,) = parsed.unread
+    assert cut.line == 38 and "Root Cause" in cut.message
+    (report,) = load_paths([HELDOUT / "elastic_1.log"]).files
+    assert report.status == "partial"
+    assert [m.line for m in report.messages] == [38]

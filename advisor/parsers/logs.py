@@ -716,6 +716,7 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     in_summary = False
     root = False
+    root_heading = 0  # line of a "Root Cause" heading no entry has followed yet
     current: LogEvent | None = None
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
     for no, line, _ in lines:
@@ -743,11 +744,13 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             continue
         if s.startswith("Root Cause"):
             root = True
+            root_heading = no
             continue
         if s.startswith("Failures:"):
             root = False
             continue
         if re.match(r"^\[\d+\]:$", s):
+            root_heading = 0 if root else root_heading
             current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=root)
             report.events.append(current)
             continue
@@ -789,5 +792,13 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                     message="torch elastic summary entry cut before its rank, host and exit code",
                 )
             )
+    if root_heading:
+        report.unread.append(
+            ParseWarning(
+                line=root_heading,
+                message="torch elastic summary cut at its Root Cause heading: "
+                "the first observed failure is not named",
+            )
+        )
     pids = {pid for _, _, pid in seen}
     report.events.extend(ev for ev in agent if ev.pid not in pids)
