@@ -6,7 +6,7 @@ Samples: ``tests/data/evidence_heldout_5/`` (sources in ``tests/data/SOURCES.md`
 
 from __future__ import annotations
 
-from advisor.evidence.load import load_paths
+from advisor.evidence.load import detect, load_paths
 from advisor.parsers import logs
 from tests.conftest import DATA
 
@@ -68,3 +68,14 @@ def test_elastic_summary_cut_at_root_cause_is_partial_with_its_line() -> None:
     (report,) = load_paths([HELDOUT / "elastic_1.log"]).files
     assert report.status == "partial"
     assert [m.line for m in report.messages] == [38]
+
+
+def test_rdma_init_failure_names_the_device_and_its_address() -> None:
+    parsed = _parse("hccl_link_1.log")
+    (rdma,) = parsed.of_kind("hccl_rdma_init_failure")
+    assert (rdma.line, rdma.device, rdma.ip) == (4, 0, "192.168.20.148")
+    (bind,) = parsed.of_kind("hccl_bind_failure")
+    assert (bind.line, bind.ip, bind.port) == (6, "192.168.20.148", 16666)
+    # a plog holding only that line is still recognised as a failure log
+    line4 = (HELDOUT / "hccl_link_1.log").read_text().splitlines()[3]
+    assert detect(line4) == ["log"]

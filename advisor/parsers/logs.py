@@ -29,6 +29,8 @@ Recognised events (``LogEvent.kind``):
   one too, with no peer;
 - ``hccl_bind_failure``: HCCL could not listen on a device address and port (``listen on ip[..]
   and specific port[..] fail``) and no error code block read that line;
+- ``hccl_rdma_init_failure``: HCCL could not set up RDMA on a device NIC (``ra rdma init failed,
+  devid[N] ip[..]``): the device and its address;
 - ``watchdog_hang``: the heartbeat monitor found ProcessGroupNCCL's (or HCCL's) watchdog thread
   stuck for N seconds (``timeout_ms``) and ends the process;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
@@ -112,6 +114,11 @@ _CREATE_LINK_RE = re.compile(
 )
 LINK_WINDOW_LINES = 80
 """How far before an error code its rank's socket table may stand and still belong to it."""
+# HCCL's network manager: the RDMA set-up of a device NIC failed ("ra rdma init failed, devid[0]
+# ip[192.168.20.148], notifyType[1], return[19]"); the device and its address are on the line
+_RDMA_INIT_RE = re.compile(
+    r"ra rdma init failed, devid\[(?P<dev>\d+)\] ip\[(?P<ip>[0-9A-Fa-f.:]+)\]"
+)
 _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
@@ -352,7 +359,22 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
     failed_op: dict[int | None, tuple[int, str]] = {}
     binds: list[tuple[int, str, int | None, re.Match[str]]] = []
     titles: dict[int | None, int] = {}  # launcher rank → line of its LINK_ERROR_INFO title
+    rdma_seen: set[tuple[int, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
+        if "rdma init failed" in line and (ra := _RDMA_INIT_RE.search(line)):
+            device_ip = (int(ra.group("dev")), ra.group("ip"))
+            if device_ip not in rdma_seen:
+                rdma_seen.add(device_ip)
+                report.events.append(
+                    LogEvent(
+                        kind="hccl_rdma_init_failure",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        device=device_ip[0],
+                        ip=device_ip[1],
+                    )
+                )
         if "LINK_ERROR_INFO" in line:
             titles.setdefault(tagged, no)
         # cheap substring tests first: most lines of a large log match none of these
