@@ -79,3 +79,27 @@ def test_rdma_init_failure_names_the_device_and_its_address() -> None:
     # a plog holding only that line is still recognised as a failure log
     line4 = (HELDOUT / "hccl_link_1.log").read_text().splitlines()[3]
     assert detect(line4) == ["log"]
+
+
+def test_agent_negotiation_timeout_names_the_root_address_and_time_out() -> None:
+    # hicann/hccl docs, "Rank and Server Node Socket Establishment Timeout (EI0015)": the agent's
+    # socket to the root's address and port timed out; no error code is printed
+    (report,) = load_paths([HELDOUT / "hccl_ei0015_1.log"]).files
+    assert report.status == "read"
+    (ev,) = _parse("hccl_ei0015_1.log").events
+    assert (ev.kind, ev.line, ev.timeout_ms, ev.remote_ip, ev.port) == (
+        "hccl_negotiation_failure",
+        1,
+        120000,
+        "127.10.0.1",
+        60000,
+    )
+
+
+def test_agent_told_of_ranks_that_never_connected_keeps_them_and_the_size() -> None:
+    # same page, "Some Ranks Fail to Connect to the Server Node (EI0015)", agent-node block
+    (report,) = load_paths([HELDOUT / "hccl_ei0015_2.log"]).files
+    assert report.status == "read"
+    (ev,) = _parse("hccl_ei0015_2.log").events
+    assert (ev.kind, ev.line, ev.rank_size) == ("hccl_negotiation_failure", 1, 8)
+    assert "Failed to connect agent[1,3,5,7,]" in ev.message

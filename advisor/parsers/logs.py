@@ -31,6 +31,10 @@ Recognised events (``LogEvent.kind``):
   and specific port[..] fail``) and no error code block read that line;
 - ``hccl_rdma_init_failure``: HCCL could not set up RDMA on a device NIC (``ra rdma init failed,
   devid[N] ip[..]``): the device and its address;
+- ``hccl_negotiation_failure``: a rank's cluster negotiation with the root node failed and no
+  EI0015 code came with it: its socket to the root timed out (``timeout_ms``, the root's
+  ``remote_ip`` and ``port``), or the root named the ranks that never connected (in ``message``,
+  with the communicator's ``rank_size``);
 - ``watchdog_hang``: the heartbeat monitor found ProcessGroupNCCL's (or HCCL's) watchdog thread
   stuck for N seconds (``timeout_ms``) and ends the process;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
@@ -119,6 +123,20 @@ LINK_WINDOW_LINES = 80
 _RDMA_INIT_RE = re.compile(
     r"ra rdma init failed, devid\[(?P<dev>\d+)\] ip\[(?P<ip>[0-9A-Fa-f.:]+)\]"
 )
+# Cluster negotiation (hicann/hccl docs, "Cluster Information Negotiation", EI0015): a rank's
+# agent timed out connecting to the root (server) node ("topo exchange agent get socket timeout!
+# timeout[120]", then "connect server[IP : PORT] failed"), or the root told a connected agent which
+# ranks never connected ("Failed to connect agent[1,3,5,7,]", then "rank num[8]is different with
+# rank list size[4]"). HCCL prints no error code on these lines.
+_AGENT_TIMEOUT_RE = re.compile(r"topo exchange agent get socket timeout! timeout\[(\d+)")
+_CONNECT_SERVER_RE = re.compile(
+    r"connect server\[(?P<ip>[0-9A-Fa-f.:]+)(?:%\S+?)? : (?P<port>\d+)\] failed"
+)
+_MISSING_AGENTS_RE = re.compile(r"Failed to connect agent\[[\d,]*\]")
+_RANK_NUM_RE = re.compile(r"rank num\[(\d+)\]\s*is different with rank list size\[\d+\]")
+NEGOTIATION_WINDOW_LINES = 5
+"""How far after an agent's time-out (or its missing-ranks line) the line naming the root's
+address (or the communicator's size) may stand and still belong to it."""
 _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
@@ -492,6 +510,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             links_seen.add(key)
             report.events.append(ev)
     _unclaimed_hccl(report, establish, rows_seen, binds, lines)
+    _negotiation(report, lines)
     for tagged, no in titles.items():
         if tagged not in rows_seen:
             report.unread.append(
@@ -544,6 +563,48 @@ def _unclaimed_hccl(
                 exception_type=f"socket type {bm.group('type')}" if bm.group("type") else None,
             )
         )
+
+
+def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) -> None:
+    """An agent's failed cluster negotiation that no EI0015 code block already read."""
+    if any(e.kind == "hccl_error" and e.code == "EI0015" for e in report.events):
+        return
+    current: LogEvent | None = None
+    for no, line, tagged in lines:
+        if "topo exchange agent" in line and (tm := _AGENT_TIMEOUT_RE.search(line)):
+            current = LogEvent(
+                kind="hccl_negotiation_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                timeout_ms=int(tm.group(1)) * 1000,
+                exception_type="agent socket timeout",
+            )
+            report.events.append(current)
+        elif "connect server" in line and (cm := _CONNECT_SERVER_RE.search(line)):
+            if current is None or no - current.line > NEGOTIATION_WINDOW_LINES:
+                current = LogEvent(
+                    kind="hccl_negotiation_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type="agent socket timeout",
+                )
+                report.events.append(current)
+            current.remote_ip, current.port = cm.group("ip"), int(cm.group("port"))
+        elif "Failed to connect agent" in line and _MISSING_AGENTS_RE.search(line):
+            # the message keeps the line: it lists the ranks that never connected to the root
+            current = LogEvent(
+                kind="hccl_negotiation_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                exception_type="ranks not connected",
+            )
+            report.events.append(current)
+        elif "rank num" in line and (rn := _RANK_NUM_RE.search(line)):
+            if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
+                current.rank_size = int(rn.group(1))
 
 
 def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
