@@ -88,6 +88,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
+        r"|ra rdma init failed, devid\[\d+\]"
+        r"|topo exchange agent get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
     ),
 }

@@ -29,6 +29,12 @@ Recognised events (``LogEvent.kind``):
   one too, with no peer;
 - ``hccl_bind_failure``: HCCL could not listen on a device address and port (``listen on ip[..]
   and specific port[..] fail``) and no error code block read that line;
+- ``hccl_rdma_init_failure``: HCCL could not set up RDMA on a device NIC (``ra rdma init failed,
+  devid[N] ip[..]``): the device and its address;
+- ``hccl_negotiation_failure``: a rank's cluster negotiation with the root node failed and no
+  EI0015 code came with it: its socket to the root timed out (``timeout_ms``, the root's
+  ``remote_ip`` and ``port``), or the root named the ranks that never connected (in ``message``,
+  with the communicator's ``rank_size``);
 - ``watchdog_hang``: the heartbeat monitor found ProcessGroupNCCL's (or HCCL's) watchdog thread
   stuck for N seconds (``timeout_ms``) and ends the process;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
@@ -57,7 +63,9 @@ _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 _GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
 _DEVICE_RE = re.compile(r"Device:\s*(\d+)")
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
-_TAG_RE = re.compile(r"tag\[([A-Za-z]+)")
+# A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
+# in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
+_TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)")
 _GROUP_RE = re.compile(r"group:\[([^\]]+)\]")
 _RANKSIZE_RE = re.compile(r"rankSize\[(\d+)\]")
 _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
@@ -110,6 +118,25 @@ _CREATE_LINK_RE = re.compile(
 )
 LINK_WINDOW_LINES = 80
 """How far before an error code its rank's socket table may stand and still belong to it."""
+# HCCL's network manager: the RDMA set-up of a device NIC failed ("ra rdma init failed, devid[0]
+# ip[192.168.20.148], notifyType[1], return[19]"); the device and its address are on the line
+_RDMA_INIT_RE = re.compile(
+    r"ra rdma init failed, devid\[(?P<dev>\d+)\] ip\[(?P<ip>[0-9A-Fa-f.:]+)\]"
+)
+# Cluster negotiation (hicann/hccl docs, "Cluster Information Negotiation", EI0015): a rank's
+# agent timed out connecting to the root (server) node ("topo exchange agent get socket timeout!
+# timeout[120]", then "connect server[IP : PORT] failed"), or the root told a connected agent which
+# ranks never connected ("Failed to connect agent[1,3,5,7,]", then "rank num[8]is different with
+# rank list size[4]"). HCCL prints no error code on these lines.
+_AGENT_TIMEOUT_RE = re.compile(r"topo exchange agent get socket timeout! timeout\[(\d+)")
+_CONNECT_SERVER_RE = re.compile(
+    r"connect server\[(?P<ip>[0-9A-Fa-f.:]+)(?:%\S+?)? : (?P<port>\d+)\] failed"
+)
+_MISSING_AGENTS_RE = re.compile(r"Failed to connect agent\[[\d,]*\]")
+_RANK_NUM_RE = re.compile(r"rank num\[(\d+)\]\s*is different with rank list size\[\d+\]")
+NEGOTIATION_WINDOW_LINES = 5
+"""How far after an agent's time-out (or its missing-ranks line) the line naming the root's
+address (or the communicator's size) may stand and still belong to it."""
 _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
@@ -350,7 +377,22 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
     failed_op: dict[int | None, tuple[int, str]] = {}
     binds: list[tuple[int, str, int | None, re.Match[str]]] = []
     titles: dict[int | None, int] = {}  # launcher rank → line of its LINK_ERROR_INFO title
+    rdma_seen: set[tuple[int, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
+        if "rdma init failed" in line and (ra := _RDMA_INIT_RE.search(line)):
+            device_ip = (int(ra.group("dev")), ra.group("ip"))
+            if device_ip not in rdma_seen:
+                rdma_seen.add(device_ip)
+                report.events.append(
+                    LogEvent(
+                        kind="hccl_rdma_init_failure",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        device=device_ip[0],
+                        ip=device_ip[1],
+                    )
+                )
         if "LINK_ERROR_INFO" in line:
             titles.setdefault(tagged, no)
         # cheap substring tests first: most lines of a large log match none of these
@@ -468,6 +510,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             links_seen.add(key)
             report.events.append(ev)
     _unclaimed_hccl(report, establish, rows_seen, binds, lines)
+    _negotiation(report, lines)
     for tagged, no in titles.items():
         if tagged not in rows_seen:
             report.unread.append(
@@ -522,6 +565,48 @@ def _unclaimed_hccl(
         )
 
 
+def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) -> None:
+    """An agent's failed cluster negotiation that no EI0015 code block already read."""
+    if any(e.kind == "hccl_error" and e.code == "EI0015" for e in report.events):
+        return
+    current: LogEvent | None = None
+    for no, line, tagged in lines:
+        if "topo exchange agent" in line and (tm := _AGENT_TIMEOUT_RE.search(line)):
+            current = LogEvent(
+                kind="hccl_negotiation_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                timeout_ms=int(tm.group(1)) * 1000,
+                exception_type="agent socket timeout",
+            )
+            report.events.append(current)
+        elif "connect server" in line and (cm := _CONNECT_SERVER_RE.search(line)):
+            if current is None or no - current.line > NEGOTIATION_WINDOW_LINES:
+                current = LogEvent(
+                    kind="hccl_negotiation_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type="agent socket timeout",
+                )
+                report.events.append(current)
+            current.remote_ip, current.port = cm.group("ip"), int(cm.group("port"))
+        elif "Failed to connect agent" in line and _MISSING_AGENTS_RE.search(line):
+            # the message keeps the line: it lists the ranks that never connected to the root
+            current = LogEvent(
+                kind="hccl_negotiation_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                exception_type="ranks not connected",
+            )
+            report.events.append(current)
+        elif "rank num" in line and (rn := _RANK_NUM_RE.search(line)):
+            if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
+                current.rank_size = int(rn.group(1))
+
+
 def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
     ev.culprit_ip, ev.culprit_device = loc.group("ip"), int(loc.group("dev"))
     if loc.group("dip"):
@@ -554,18 +639,28 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
     hung: set[int | None] = set()
-    joined = -1  # the continuation line already read with the record it completes
+    joined = -1  # the last continuation line already read with the record it completes
     for index, (no, line, tagged) in enumerate(lines):
-        if index == joined:
+        if index <= joined:
             continue
         if "stuck for" in line:
             _watchdog_hang(lines, index, hung, report)
+        if (
+            "operation timeout" in line
+            and "Work" not in line
+            and index + 1 < len(lines)
+            and lines[index + 1][1].lstrip().startswith("Work")
+        ):
+            # a record wrapped after "timeout:" (its Work(...) starts the next line, which a
+            # launcher's "host [stderr]" prefix does not tag): the rank stays on this line
+            joined = index + 1
+            line = line.rstrip() + " " + lines[joined][1].lstrip()
         if "nqueued" not in line and "Work" not in line:
             continue  # neither a progress line nor a work line: most of a large log
-        if "Work" in line and _OPEN_WORK_RE.search(line) and index + 1 < len(lines):
+        if "Work" in line and _OPEN_WORK_RE.search(line) and max(index, joined) + 1 < len(lines):
             # a record wrapped at a fixed width: its "Work[NH]CCL(" is left open on this line
-            line = line + lines[index + 1][1]
-            joined = index + 1
+            joined = max(index, joined) + 1
+            line = line + lines[joined][1]
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m:
@@ -704,6 +799,7 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     in_summary = False
     root = False
+    root_heading = 0  # line of a "Root Cause" heading no entry has followed yet
     current: LogEvent | None = None
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
     for no, line, _ in lines:
@@ -731,11 +827,13 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             continue
         if s.startswith("Root Cause"):
             root = True
+            root_heading = no
             continue
         if s.startswith("Failures:"):
             root = False
             continue
         if re.match(r"^\[\d+\]:$", s):
+            root_heading = 0 if root else root_heading
             current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=root)
             report.events.append(current)
             continue
@@ -777,5 +875,13 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                     message="torch elastic summary entry cut before its rank, host and exit code",
                 )
             )
+    if root_heading:
+        report.unread.append(
+            ParseWarning(
+                line=root_heading,
+                message="torch elastic summary cut at its Root Cause heading: "
+                "the first observed failure is not named",
+            )
+        )
     pids = {pid for _, _, pid in seen}
     report.events.extend(ev for ev in agent if ev.pid not in pids)
