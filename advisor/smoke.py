@@ -75,10 +75,16 @@ def local_address(cluster: Cluster) -> tuple[str, str]:
 
 
 def run_rank(ctx: RankContext, params: SmokeConfig) -> None:
-    from advisor import comm
-
     interface, address = local_address(ctx.cluster)
     ctx.record("address", interface=interface, address=address)
+    barrier_and_known_sum(ctx)
+
+
+def barrier_and_known_sum(ctx: RankContext) -> None:
+    """A barrier, then a known-value all_reduce checked on every rank (steps ``barrier`` and
+    ``all_reduce``): the cheapest proof a group works. Raises on a wrong sum."""
+    from advisor import comm
+
     with ctx.step("barrier"):
         comm.barrier()
     with ctx.step("all_reduce") as m:

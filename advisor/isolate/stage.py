@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from advisor import console
 from advisor.isolate.search import CONCLUSIONS, Search, Trial, job_budget
 from advisor.paths import FACTS_FILE
-from advisor.smoke import local_address
+from advisor.smoke import barrier_and_known_sum, local_address
 from advisor.stages import Stage, StageConfig
 
 if TYPE_CHECKING:
@@ -92,17 +92,7 @@ def run_rank(ctx: RankContext, params: IsolateJobConfig) -> None:
 
     interface, address = local_address(ctx.cluster)
     ctx.record("address", interface=interface, address=address, run_node=_run_node(ctx, params))
-    with ctx.step("barrier"):
-        comm.barrier()
-    with ctx.step("all_reduce") as m:
-        t = comm.full(1024, float(ctx.rank + 1))
-        comm.all_reduce(t)
-        ctx.sync()
-        n = ctx.world_size
-        wrong = int((t != n * (n + 1) / 2).sum().item())
-        m.update(wrong=wrong, ok=wrong == 0)
-        if wrong:
-            raise RuntimeError(f"all_reduce gave {wrong} wrong elements")
+    barrier_and_known_sum(ctx)
     with ctx.step("bandwidth") as m:
         buf = comm.ones(max(1, params.probe_bytes // 4), dtype=torch.float32)
         comm.all_reduce(buf)  # warm-up: connections and buffers are set up outside the timing
