@@ -507,7 +507,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             continue
         report.formats.append(fmt)
         for w in warnings:
-            warned = True
+            warned = warned or w.skipped
             report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
     if not report.formats:
         report.status = "unreadable"
@@ -697,7 +697,7 @@ def _topo(tool: str, parser: Any) -> Any:
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),
-                "warnings": [asdict(w) for w in warnings],
+                "warnings": [{"line": w.line, "message": w.message} for w in warnings],
             }
         )
         return warnings

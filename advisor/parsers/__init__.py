@@ -25,11 +25,14 @@ class ParseError(ValueError):
 
 @dataclass(kw_only=True)
 class ParseWarning:
-    """A line that was skipped because it could not be read (the rest of the input was)."""
+    """A line that was skipped because it could not be read (the rest of the input was), or,
+    with ``skipped`` False, a note on what the input leaves unknown though every line was read."""
 
     line: int
     """1-based line number in the input text."""
     message: str
+    skipped: bool = True
+    """False for a note: the file is still read whole (its status stays ``read``)."""
 
 
 _LAUNCHER_PREFIXES = (
@@ -41,18 +44,22 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "
     re.compile(r"^\[(?P<rank>\d+)\] "),
+    # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or
+    # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); it names no rank
+    re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
 )
 
 
 def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
-    """Remove the rank tag an MPI launcher or torchrun puts before each line.
+    """Remove the rank tag an MPI launcher, torchrun or Ray puts before each line.
 
     Returns the line without its tag and the rank the tag named (None when untagged).
     """
     for pattern in _LAUNCHER_PREFIXES:
         m = pattern.match(line)
         if m:
-            return line[m.end() :], int(m.group("rank"))
+            rank = m.groupdict().get("rank")
+            return line[m.end() :], None if rank is None else int(rank)
     return line, None
 
 

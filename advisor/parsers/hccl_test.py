@@ -163,8 +163,14 @@ def parse(text: str, *, op: str | None = None, ranks: int | None = None) -> Hccl
             ParseWarning(
                 line=header_line,
                 message="bus bandwidth not computed: the log names no "
-                + ("operation" if final_op == "unknown" else "rank count (mpirun -n)")
-                + "; pass them explicitly",
+                + (
+                    "operation (save it with its command line, or name the file after the "
+                    "binary, e.g. all_reduce_test.log)"
+                    if final_op == "unknown"
+                    else "rank count (save it with its mpirun -n command line)"
+                )
+                + "; algorithm bandwidth is kept",
+                skipped=False,
             )
         )
     else:

@@ -158,30 +158,28 @@ def parse_stat(text: str) -> dict[str, int]:
     return out
 
 
-_ROUTE_COLUMNS = ("destination", "gateway", "genmask", "flags", "metric", "ref", "use", "iface")
-
-
 def parse_route(text: str) -> tuple[list[dict[str, str]], list[int]]:
-    """``hccn_tool -i N -route -g`` → ``Routing table:`` then one row per route under the header
-    ``Destination Gateway Genmask Flags Metric Ref Use Iface``.
+    """``hccn_tool -i N -route -g`` → ``Routing table:`` then one row per route under a header
+    ``Destination Gateway Genmask Flags Metric Ref Use Iface`` (a copy may keep fewer columns,
+    e.g. without Metric/Ref/Use: the header names them).
 
-    Returns the routes (keys ``destination`` … ``iface``) and the 1-based offsets, within
-    ``text``, of rows under the header that do not have those eight columns."""
+    Returns the routes (keys: the header's column names, lower-cased) and the 1-based offsets,
+    within ``text``, of rows under the header that do not have its number of columns."""
     routes: list[dict[str, str]] = []
     bad: list[int] = []
-    header = False
+    columns: list[str] = []
     for no, line, _ in numbered_lines(text):
         tokens = line.split()
         if tokens[:2] == ["Destination", "Gateway"]:
-            header = True
+            columns = [t.lower() for t in tokens]
             continue
-        if not header or not tokens:
+        if not columns or not tokens:
             continue
-        if len(tokens) != len(_ROUTE_COLUMNS):
+        if len(tokens) != len(columns):
             bad.append(no)
             continue
-        routes.append(dict(zip(_ROUTE_COLUMNS, tokens, strict=True)))
-    if not header:
+        routes.append(dict(zip(columns, tokens, strict=True)))
+    if not columns:
         raise ParseError("no 'Destination Gateway Genmask ...' routing table header")
     return routes, bad
 
@@ -246,7 +244,8 @@ class Port:
     line: int = 0
     """First line that spoke about this port."""
     routes: list[dict[str, str]] = field(default_factory=list)
-    """``-route -g`` rows: ``{destination, gateway, genmask, flags, metric, ref, use, iface}``."""
+    """``-route -g`` rows keyed by the header's columns: ``{destination, gateway, genmask, flags,
+    metric, ref, use, iface}`` as hccn_tool prints them."""
 
 
 @dataclass(kw_only=True)
@@ -350,7 +349,7 @@ def parse_bundle(text: str) -> Bundle:
                 warnings.append(
                     ParseWarning(
                         line=body[offset - 1][0],
-                        message=f"hccn_tool -{query}: unreadable row (not 8 route columns)",
+                        message=f"hccn_tool -{query}: unreadable row (not the header's route columns)",
                     )
                 )
         except ParseError as e:

@@ -61,7 +61,8 @@ _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 # EI0002's own group information names this rank: "group information: [group:[..], user define
 # information[], rankSize[8], rankId[6].]" (an EI0002 printed with no launcher tag nor RankID line).
 _GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
-_DEVICE_RE = re.compile(r"Device:\s*(\d+)")
+# torch_npu's "(PID:N, Device:3, RankID:3)"; the runtime's "The error from device(chipId:3, dieId:0)"
+_DEVICE_RE = re.compile(r"Device:\s*(\d+)|device\(chipId:(\d+)")
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
 # in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
@@ -71,6 +72,10 @@ _RANKSIZE_RE = re.compile(r"rankSize\[(\d+)\]")
 _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
 # Only the time-out in effect, not the defaults quoted in the "Solution" text.
 _TIMEOUT_S_RE = re.compile(r"timeout\[(\d+)\s*s?\]|Timeout was set to (\d+) seconds")
+# The runtime's HCCL task time-out on A2 (CANN device_error_proc.cc,
+# ProcessStarsHcclFftsPlusTimeoutErrorInfo): "stuck notify num:1, timeout:1836." in seconds, or
+# "timeout=30min(default)" / "timeout:30min(default)" when the default is in effect.
+_FFTS_TIMEOUT_RE = re.compile(r"stuck notify num:\d+, timeout[:=](?P<n>\d+)(?P<min>min)?")
 _NODE_RE = re.compile(r"Check whether node (\S+) reports")
 # HCCL's heartbeat verdict (Ascend/pytorch docs/zh/troubleshooting/HCCL_timeout.md; hicann/hccl
 # docs/en/user_guide/fault_diagnosis/task_exec_stage.md): "Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[..],
@@ -103,6 +108,13 @@ _BIND_RE = re.compile(
 _HCOM_OP_RE = re.compile(r"call hccl op:Hcom([A-Za-z]+)\(|hcclComm ([A-Za-z]+) error")
 # torch_npu names the HCCL entry point that failed: "OPS function error: HcclAllreduce".
 _OPS_FN_RE = re.compile(r"OPS function error: Hccl([A-Za-z]+)")
+# torch_npu's task queue names the operator that was running when an inner error stopped the
+# process (NPUQueue.cpp: "... and the current working operator name is HcclAllreduce."); the
+# line stands a few lines above the error-code block it explains.
+_WORKING_OP_RE = re.compile(r"current working operator name is Hccl([A-Za-z]+)")
+WORKING_OP_WINDOW_LINES = 8
+"""How far before an error code torch_npu's working-operator line may stand and still name
+the operation that failed."""
 # HCCL's socket table after a link time-out (vllm-project/vllm-ascend issue #9447):
 # "|  10.20.0.31(29)  |  16666  |  10.20.0.2(0)  |  344832056  |  server  | time out |".
 _LINK_ROW_RE = re.compile(
@@ -132,7 +144,10 @@ _AGENT_TIMEOUT_RE = re.compile(r"topo exchange agent get socket timeout! timeout
 _CONNECT_SERVER_RE = re.compile(
     r"connect server\[(?P<ip>[0-9A-Fa-f.:]+)(?:%\S+?)? : (?P<port>\d+)\] failed"
 )
-_MISSING_AGENTS_RE = re.compile(r"Failed to connect agent\[[\d,]*\]")
+_MISSING_AGENTS_RE = re.compile(r"Failed to connect agent\[(?P<ranks>[\d,]*)\]")
+# EI0015 with rootInfo detection (hicann/hccl docs, "Cluster Information Negotiation"): the
+# message ends 'List of unconnected ranks: "[1,7,]"'.
+_UNCONNECTED_RE = re.compile(r"List of unconnected ranks:\s*\"?\[(?P<ranks>[\d,\s]*)\]")
 _RANK_NUM_RE = re.compile(r"rank num\[(\d+)\]\s*is different with rank list size\[\d+\]")
 NEGOTIATION_WINDOW_LINES = 5
 """How far after an agent's time-out (or its missing-ranks line) the line naming the root's
@@ -269,6 +284,9 @@ class LogEvent:
     discoverer_ip: str | None = None
     """The node that noticed (``Discoverer:[IP/ID]``)."""
     discoverer_device: int | None = None
+    missing_ranks: list[int] | None = None
+    """Ranks that never reached the root node during cluster negotiation (EI0015's "List of
+    unconnected ranks", the root's "Failed to connect agent[...]")."""
     exception_type: str | None = None
     """HCCL's ``ExceptionType`` (Heartbeat Lost Occurred, Stuck Occurred), the socket table's
     status (time out) or a listen failure's ``socket type N``."""
@@ -422,6 +440,12 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
                 report.events.append(_heartbeat_event(no, line, tagged, loc))
             continue
         code = m.group("code1") or m.group("code2")
+        if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
+            # "EI9999: Inner Error!" only heads the next line, which carries the same code and
+            # the facts: one event, not two
+            nxt = _CODE_RE.search(lines[index + 1][1])
+            if nxt is not None and (nxt.group("code1") or nxt.group("code2")) == code:
+                continue
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
         after = []
@@ -448,12 +472,15 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             rank=rank,
         )
         if dev := _search(_DEVICE_RE, window):
-            ev.device = int(dev.group(1))
+            ev.device = int(dev.group(1) or dev.group(2))
         if (remote := _search(_REMOTE_RE, window)) and remote.group(1).isdigit():
             ev.remote_rank = int(remote.group(1))
         if tag := _search(_TAG_RE, window):
             ev.op = OPS.get(tag.group(1), tag.group(1))
-        elif fn := _search(_OPS_FN_RE, window):
+        elif fn := _search(_OPS_FN_RE, window) or _search(
+            _WORKING_OP_RE,
+            [b for _, b, _ in reversed(lines[max(0, index - WORKING_OP_WINDOW_LINES) : index])],
+        ):
             ev.op = OPS.get(fn.group(1), fn.group(1).lower())
         elif hcom := _search(_HCOM_OP_RE, window):
             name = hcom.group(1) or hcom.group(2)
@@ -471,6 +498,10 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         if tmo := _search(_TIMEOUT_S_RE, window):
             seconds = next(g for g in tmo.groups() if g)
             ev.timeout_ms = int(seconds) * 1000
+        elif ffts := _FFTS_TIMEOUT_RE.search(line):
+            ev.timeout_ms = int(ffts.group("n")) * (60_000 if ffts.group("min") else 1000)
+        if unconnected := _search(_UNCONNECTED_RE, window):
+            ev.missing_ranks = _rank_list(unconnected.group("ranks"))
         if loc := _search(_LOCATION_RE, window):
             _blame(ev, loc)
         if link := _search(_CREATE_LINK_RE, window):
@@ -592,19 +623,24 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
                 )
                 report.events.append(current)
             current.remote_ip, current.port = cm.group("ip"), int(cm.group("port"))
-        elif "Failed to connect agent" in line and _MISSING_AGENTS_RE.search(line):
-            # the message keeps the line: it lists the ranks that never connected to the root
+        elif "Failed to connect agent" in line and (ma := _MISSING_AGENTS_RE.search(line)):
             current = LogEvent(
                 kind="hccl_negotiation_failure",
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
                 exception_type="ranks not connected",
+                missing_ranks=_rank_list(ma.group("ranks")),
             )
             report.events.append(current)
         elif "rank num" in line and (rn := _RANK_NUM_RE.search(line)):
             if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
                 current.rank_size = int(rn.group(1))
+
+
+def _rank_list(text: str) -> list[int]:
+    """``"1,3,5,7,"`` (HCCL prints a trailing comma) → ``[1, 3, 5, 7]``."""
+    return [int(t) for t in text.replace(" ", "").split(",") if t]
 
 
 def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
