@@ -443,8 +443,11 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
             # the facts: one event, not two
-            nxt = _CODE_RE.search(lines[index + 1][1])
-            if nxt is not None and (nxt.group("code1") or nxt.group("code2")) == code:
+            following = _CODE_RE.search(lines[index + 1][1])
+            if (
+                following is not None
+                and (following.group("code1") or following.group("code2")) == code
+            ):
                 continue
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
