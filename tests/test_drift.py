@@ -267,7 +267,8 @@ def test_import_of_two_hosts_names_the_npu_smi_and_tls_differences(tmp_path: Pat
     res = run_advisor(
         [str(tmp_path / "in"), "--out", str(out)], out, command="import", timeout_s=120
     )
-    assert res.returncode == 0, res.stdout + res.stderr
+    # TLS differing between the hosts is critical (drift-hccn-tls): NOT READY, exit 1
+    assert res.returncode == 1, res.stdout + res.stderr
     facts = json.loads((out / "facts.json").read_text())
     data = facts["stages"]["drift"]["data"]
     assert data["imported"] is True and sorted(data["nodes"]) == ["host-a", "host-b"]

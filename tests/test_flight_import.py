@@ -68,7 +68,8 @@ def _import(tmp_path: Path, *paths: Path):
 def test_import_of_the_advisors_own_dumps_names_rank_node_and_op(tmp_path: Path) -> None:
     folder = shutil.copytree(DATA / "gloo-2.13-op", tmp_path / "job")
     res = _import(tmp_path, folder)
-    assert res.returncode == 0, res.stdout + res.stderr
+    # the dumps show ranks in different collectives: a critical finding, exit 1 (NOT READY)
+    assert res.returncode == 1, res.stdout + res.stderr
     assert "read       " in res.stdout and "(flight_recorder)" in res.stdout
     assert "flight-mismatch" in res.stdout, res.stdout
     run_dir = Path(res.stdout.split(" into ")[1].split()[0])

@@ -474,12 +474,18 @@ def test_hccl_ei0002_names_peer_op_and_group() -> None:
 
 
 def test_port_bind_codes_old_and_new_forms() -> None:
-    events = logs.parse(sample("hccl_port_bind.log")).events
+    parsed = logs.parse(sample("hccl_port_bind.log"))
+    events = parsed.of_kind("hccl_error")
     assert [(e.code, e.code_name, e.port, e.rank) for e in events] == [
         ("EJ0003", None, 60000, 0),
         ("EI0019", "Communication_Error_Bind_IP_Port", 60001, None),
     ]
     assert events[1].ip == "192.168.1.100"
+    # torch_npu's failed call before the EJ0003 block is its own event
+    (call,) = parsed.of_kind("hccl_call_failure")
+    assert (call.line, call.rank, call.call, call.code_name) == (
+        1, 0, "HcclGetRootInfo", "HCCL_E_TCP_CONNECT",
+    )  # fmt: skip
 
 
 def test_hccl_ei0015_names_the_node_and_timeout() -> None:

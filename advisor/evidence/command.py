@@ -162,11 +162,12 @@ def main(args: list[str]) -> int:
     console.out.print(f"[bold]advisor import[/bold]: {len(evidence.files)} file(s)")
     print_files(evidence)
     if evidence.read_count == 0:
+        # nothing was assessed, so neither READY (0) nor NOT READY (1): the input is not evidence
         console.error(
             f"nothing could be read from {len(evidence.files)} file(s): see the messages above "
             "for each file and line"
         )
-        return 1
+        return 2
     out = ns.out or default_run_dir(datetime.now())
     why = unwritable_dir(out)
     if why:
@@ -203,8 +204,8 @@ def main(args: list[str]) -> int:
     console.out.print(
         f"read {evidence.read_count} of {len(evidence.files)} file(s) into {escape(str(run_dir))}"
     )
-    outputs.write_all(facts, AdvisorConfig(), run_dir, data)
-    return 0
+    # the verdict's exit code, as a live run's and as `advisor report` of this run give it
+    return outputs.write_all(facts, AdvisorConfig(), run_dir, data)
 
 
 def rerender(run_dir: Path) -> int:

@@ -51,9 +51,11 @@ empty: nothing but whitespace; binary: not text; too_large: over MAX_FILE_BYTES.
 
 _SIGNATURES: dict[str, re.Pattern[str]] = {
     # a table header (mscclpp-test's has no type column), the footer, a *_perf command line,
-    # or a result row pasted without its header (after a launcher tag such as "[0]")
+    # the "# nThread .. maxBytes .." line that opens every run, or a result row pasted without
+    # its header (after a launcher tag such as "[0]")
     "nccl_tests": re.compile(
         r"^\S*#\s+size\s+count\s+(?:type|time)\b|#\s*Avg bus bandwidth|_perf\b.*-b\s"
+        r"|^\S*#\s*nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+"
         r"|^(?:[ \t]*\S*[\]:])?" + nccl_tests.ROW_SIGNATURE,
         re.M,
     ),
@@ -91,6 +93,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange agent get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
+        r"|HCCL function error: \w+\("
     ),
 }
 
@@ -156,7 +159,7 @@ class EvidenceFacts:
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Failure-log events: ``{source, line, kind, code, code_name, rank, host, device, op, seq,
     numel, timeout_ms, ran_for_ms, last_enqueued, last_completed, remote_rank, group, rank_size,
-    port, ip, local_rank, exit_code, pid, root_cause, library, message}``."""
+    port, ip, local_rank, exit_code, pid, root_cause, library, call, missing_ranks, message}``."""
     hosts: list[dict[str, Any]] = field(default_factory=list)
     """Where the files came from: ``{host, named, files}``, one per host a file's content names
     (``named``: true; a file naming several is under each), and one per folder of files that

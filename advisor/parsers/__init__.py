@@ -45,8 +45,10 @@ _LAUNCHER_PREFIXES = (
     # MPICH / Intel MPI -prepend-rank: "[3] "
     re.compile(r"^\[(?P<rank>\d+)\] "),
     # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or
-    # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); it names no rank
-    re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
+    # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); vLLM's multiprocess
+    # executor prefixes its workers the same way, some versions with the rank:
+    # "(VllmWorker rank=1 pid=7226)"
+    re.compile(r"^\((?:[\w.:-]+ )?(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
 )
 
 

@@ -52,12 +52,16 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers.hccl_test import decode_result
 
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))|(?:\b(?P<code2>E[A-Z]\d{4})(?=:|\s+[A-Z]))"
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
+# EI0004 (an invalid rank table) names this process's entry: "Invalid ranktable, with rank_id [0]
+# and local device_id [0]" (MindSpore's HCCL FAQ, EI0004)
+_RANKTABLE_ENTRY_RE = re.compile(r"with rank_id \[(\d+)\] and local device_id \[(\d+)\]")
 # EI0002's own group information names this rank: "group information: [group:[..], user define
 # information[], rankSize[8], rankId[6].]" (an EI0002 printed with no launcher tag nor RankID line).
 _GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
@@ -240,9 +244,9 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
-    elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure or
-    gpu_hw_exception."""
+    """hccl_error, hccl_call_failure, watchdog_timeout, watchdog_failure, watchdog_hang,
+    watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
+    hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -284,6 +288,8 @@ class LogEvent:
     discoverer_ip: str | None = None
     """The node that noticed (``Discoverer:[IP/ID]``)."""
     discoverer_device: int | None = None
+    call: str | None = None
+    """The HCCL API that returned an error (torch_npu's "HCCL function error: <call>(...)")."""
     missing_ranks: list[int] | None = None
     """Ranks that never reached the root node during cluster negotiation (EI0015's "List of
     unconnected ranks", the root's "Failed to connect agent[...]")."""
@@ -308,6 +314,7 @@ def parse(text: str) -> LogReport:
     lines = numbered_lines(text)
     report = LogReport()
     _hccl_errors(text, lines, report)
+    _hccl_calls(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -329,8 +336,8 @@ def parse(text: str) -> LogReport:
         raise ParseError(first.message, first.line)
     if not report.events:
         raise ParseError(
-            "no HCCL/CANN error code, watchdog time-out, elastic failure, store time-out or GPU "
-            "hardware exception found"
+            "no HCCL/CANN error code, failed HCCL call, watchdog time-out, elastic failure, store "
+            "time-out or GPU hardware exception found"
         )
     by_no = {no: line for no, line, _ in lines}
     for ev in report.events:
@@ -466,6 +473,9 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             rank = int(rid.group(1))
         if rank is None and (gid := _search(_GROUP_RANKID_RE, window)):
             rank = int(gid.group(1))
+        entry = _RANKTABLE_ENTRY_RE.search(line)
+        if rank is None and entry:
+            rank = int(entry.group(1))
         ev = LogEvent(
             kind="hccl_error",
             line=no,
@@ -476,6 +486,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         )
         if dev := _search(_DEVICE_RE, window):
             ev.device = int(dev.group(1) or dev.group(2))
+        elif entry:
+            ev.device = int(entry.group(2))
         if (remote := _search(_REMOTE_RE, window)) and remote.group(1).isdigit():
             ev.remote_rank = int(remote.group(1))
         if tag := _search(_TAG_RE, window):
@@ -639,6 +651,45 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
         elif "rank num" in line and (rn := _RANK_NUM_RE.search(line)):
             if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
                 current.rank_size = int(rn.group(1))
+
+
+# torch_npu's HCCL_CHECK_ERROR (csrc/distributed/HCCLUtils.hpp): "HCCL function error:
+# hcclCommInitRootInfoConfig(numRanks, ...), error code is 1", the HcclResult the call returned,
+# then (same line in compact mode, else the next) its own code "ERR02200 DIST call hccl api
+# failed" (torch_npu's formatErrorCode: ERR + sub-module 02 DIST + ErrCode 200 HCCL) with
+# "(PID:.., Device:N, RankID:N)". A CANN code line (EI0015, EJ0003 ...) may follow with the reason.
+_HCCL_CALL_RE = re.compile(
+    r"HCCL function error: (?P<call>\w+)\(.*?\)\s*[,，]\s*error code is\s*(?P<code>-?\d+)"
+)
+_TORCH_NPU_CODE_RE = re.compile(r"\b(ERR\d{5})\b")
+CALL_WINDOW_LINES = 2
+"""How far after torch_npu's "HCCL function error" line its ERRnnnnn line may stand."""
+
+
+def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    for index, (no, line, tagged) in enumerate(lines):
+        if "HCCL function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
+            continue
+        result = int(m.group("code"))
+        name, meaning = decode_result(result)
+        window = [line[m.end() :]] + [
+            t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]
+        ]
+        ev = LogEvent(
+            kind="hccl_call_failure",
+            line=no,
+            message=f"{m.group('call')} returned {result} = {name} ({meaning})",
+            code_name=name,
+            rank=tagged,
+            call=m.group("call"),
+        )
+        if code := _search(_TORCH_NPU_CODE_RE, window):
+            ev.code = code.group(1)
+        if dev := _search(_DEVICE_RE, window):
+            ev.device = int(dev.group(1) or dev.group(2))
+        if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
+            ev.rank = int(rid.group(1))
+        report.events.append(ev)
 
 
 def _rank_list(text: str) -> list[int]:
@@ -860,6 +911,8 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             "ChildFailedError" in s
             or (s.endswith(" FAILED") and re.match(r"^\S+ FAILED$", s))
             or s.startswith("Failures:")
+            # a copy that keeps only the root cause starts at its heading
+            or s.startswith("Root Cause (first observed failure)")
         ):
             in_summary = True
         if not in_summary:
