@@ -94,6 +94,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|topo exchange agent get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
         r"|HCCL function error: \w+\("
+        r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"
+        r"|Work[NH]CCL\(OpType="
     ),
 }
 

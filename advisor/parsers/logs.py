@@ -59,6 +59,8 @@ _CODE_RE = re.compile(
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
+# torch_npu's "(PID:8457, Device:0, RankID:-1)" and CANN's "[PID: 97934]"
+_PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 # EI0004 (an invalid rank table) names this process's entry: "Invalid ranktable, with rank_id [0]
 # and local device_id [0]" (MindSpore's HCCL FAQ, EI0004)
 _RANKTABLE_ENTRY_RE = re.compile(r"with rank_id \[(\d+)\] and local device_id \[(\d+)\]")
@@ -128,9 +130,11 @@ _LINK_ROW_RE = re.compile(
 )
 _LINK_DEVICE_RE = re.compile(r"comm error, device\[(\d+)\]")
 # EI0009 / transport errors name both ends (vllm-ascend issues #2643 "creakLink", #3162 "createLink").
+# Newer HCCL prints "remoteRank[15]-remoteUserrank[15]-remoteIpAddr[80.5.5.67/7]" (address/device).
 _CREATE_LINK_RE = re.compile(
-    r"crea(?:te|k)Link para:rank\[(?P<rank>\d+)\]-localUserrank\[\d+\]-localIpAddr\[(?P<ip>[\d.]+)\],"
-    r"\s*dst_rank\[(?P<drank>\d+)\]-remoteUserrank\[\d+\]-remote_ip_addr\[(?P<dip>[\d.]+)\]"
+    r"crea(?:te|k)Link para:rank\[(?P<rank>\d+)\]-localUserrank\[\d+\]-localIpAddr\[(?P<ip>[\d.]+)(?:/\d+)?\],"
+    r"\s*(?:dst_rank|remoteRank)\[(?P<drank>\d+)\]-remoteUserrank\[\d+\]"
+    r"-(?:remote_ip_addr|remoteIpAddr)\[(?P<dip>[\d.]+)(?:/\d+)?\]"
 )
 LINK_WINDOW_LINES = 80
 """How far before an error code its rank's socket table may stand and still belong to it."""
@@ -159,7 +163,7 @@ address (or the communicator's size) may stand and still belong to it."""
 _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
-    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?P<op>\w+)"
+    r"Work(?P<lib>NCCL|HCCL)\((?:SeqNum=(?P<seq>\d+),\s*)?OpType=(?P<op>\w+)"
     r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?:,\s*NumelOut=(?P<numel_out>-?\d+))?"
     r"(?:,\s*Timeout\(ms\)=(?P<timeout>\d+))?\)"
     r"(?:\s*ran for (?P<ran>\d+) milliseconds)?"
@@ -244,7 +248,7 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, hccl_call_failure, watchdog_timeout, watchdog_failure, watchdog_hang,
+    """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, watchdog_timeout, watchdog_failure, watchdog_hang,
     watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
     hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
@@ -315,6 +319,8 @@ def parse(text: str) -> LogReport:
     report = LogReport()
     _hccl_errors(text, lines, report)
     _hccl_calls(lines, report)
+    _transport_failures(lines, report)
+    _unique_id_failures(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -336,8 +342,8 @@ def parse(text: str) -> LogReport:
         raise ParseError(first.message, first.line)
     if not report.events:
         raise ParseError(
-            "no HCCL/CANN error code, failed HCCL call, watchdog time-out, elastic failure, store "
-            "time-out or GPU hardware exception found"
+            "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
+            "failure, store time-out or GPU hardware exception found"
         )
     by_no = {no: line for no, line, _ in lines}
     for ev in report.events:
@@ -484,6 +490,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             code_name=m.group("name"),
             rank=rank,
         )
+        if pid := _search(_PID_RE, window):
+            ev.pid = int(pid.group(1) or pid.group(2))
         if dev := _search(_DEVICE_RE, window):
             ev.device = int(dev.group(1) or dev.group(2))
         elif entry:
@@ -687,8 +695,79 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             ev.code = code.group(1)
         if dev := _search(_DEVICE_RE, window):
             ev.device = int(dev.group(1) or dev.group(2))
+        if pid := _search(_PID_RE, window):
+            ev.pid = int(pid.group(1) or pid.group(2))
         if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
             ev.rank = int(rid.group(1))
+        report.events.append(ev)
+
+
+# pytorch ProcessGroupNCCL.cpp (broadcastUniqueNCCLID) and torch_npu's ProcessGroupHCCL: a rank
+# other than 0 reads the communicator's unique id that rank 0 put in the c10d store; when the
+# store read fails: "[1] is setting up HCCL communicator and retrieving hcclUniqueId from [0] via
+# c10d key-value store by key '0', but store->get('0') got error: failed to recv, got 0" (older
+# torch spells it "retreiving"); torch adds that rank 0 may have crashed or the network is wrong.
+_UNIQUE_ID_RE = re.compile(
+    r"(?:\[(?P<rank>\d+)\] )?is setting up (?P<lib>[NH]CCL) communicator and retr(?:ie|ei)ving "
+    r"\w+ from \[(?P<root>\d+)\] via c10d key-value store by key '[^']*', but store->get\('[^']*'\) "
+    r"got error: ?(?P<why>.*)"
+)
+_WAIT_TIMEOUT_RE = re.compile(r"wait timeout after (\d+)\s*ms")
+
+
+def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    seen: set[tuple[int | None, str]] = set()
+    for no, line, tagged in lines:
+        if "UniqueId from" not in line or not (m := _UNIQUE_ID_RE.search(line)):
+            continue
+        # at the start of a line "[5] " reads as an MPI rank tag and is already taken off
+        rank = int(m.group("rank")) if m.group("rank") else tagged
+        key = (rank, m.group("why")[:80])
+        if key in seen:  # the same error re-raised through the traceback
+            continue
+        seen.add(key)
+        ev = LogEvent(
+            kind="unique_id_failure",
+            line=no,
+            message=f"store->get got error: {m.group('why').strip()}"[:300],
+            rank=rank,
+            remote_rank=int(m.group("root")),
+            library=m.group("lib"),
+        )
+        if wt := _WAIT_TIMEOUT_RE.search(m.group("why")):
+            ev.timeout_ms = int(wt.group(1))
+        report.events.append(ev)
+
+
+TRANSPORT_CODE_WINDOW_LINES = 12
+"""How far after an error code a "Transport init error" line still belongs to its block."""
+
+
+def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """HCCL's "Transport init error! createLink para:..." lines that no error code's block read
+    (plogs print them with no code): one event per pair of ranks."""
+    coded = sorted(e.line for e in report.events if e.kind == "hccl_error")
+    seen: set[tuple[int, int]] = set()
+    for no, line, _ in lines:
+        if "Transport init error" not in line or not (link := _CREATE_LINK_RE.search(line)):
+            continue
+        if any(0 <= no - c <= TRANSPORT_CODE_WINDOW_LINES for c in coded):
+            continue
+        pair = (int(link.group("rank")), int(link.group("drank")))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        ev = LogEvent(
+            kind="hccl_transport_failure",
+            line=no,
+            message=line.strip()[:400],
+            rank=pair[0],
+            remote_rank=pair[1],
+            ip=link.group("ip"),
+            remote_ip=link.group("dip"),
+        )
+        if tag := _TAG_RE.search(line):
+            ev.op = OPS.get(tag.group(1), tag.group(1).lower())
         report.events.append(ev)
 
 
@@ -724,7 +803,7 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 
 
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    by_key: dict[tuple[int | None, str, int], LogEvent] = {}
+    by_key: dict[tuple[int | None, str, int | None], LogEvent] = {}
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
@@ -768,7 +847,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             )
         if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
             continue
-        seq = int(w.group("seq"))
+        # older torch printed no SeqNum: "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000)"
+        seq = int(w.group("seq")) if w.group("seq") else None
         key = (rank, w.group("op"), seq)
         if key in by_key:
             continue
