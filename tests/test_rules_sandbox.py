@@ -301,3 +301,41 @@ def test_the_facts_are_wrapped_as_their_json_form() -> None:
 
     assert paths(fast) == paths(slow)
     assert "tuple[1]" in paths(fast) and "plain.a" in paths(fast)
+
+
+_EVENTS = [
+    {"kind": "a", "rank": 0, "ip": None},
+    {"kind": "b", "rank": 1, "ip": "10.0.0.2"},
+    {"kind": "a", "rank": 2, "ip": "10.0.0.3"},
+]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "xs | selectattr('kind', 'equalto', 'a') | map(attribute='rank') | list",
+        "xs | selectattr('kind', '==', 'b') | map(attribute='rank') | list",
+        "xs | rejectattr('kind', 'eq', 'a') | map(attribute='rank') | list",
+        "xs | selectattr('ip', 'ne', none) | map(attribute='rank') | list",
+        "xs | rejectattr('ip', 'none') | map(attribute='rank') | list",
+        "xs | selectattr('ip') | map(attribute='rank') | list",
+        "xs | selectattr('rank', 'in', [0, 2]) | map(attribute='rank') | list",
+        "xs | selectattr('ip', 'defined') | map(attribute='rank') | list",
+        "xs | selectattr('rank', 'gt', 0) | map(attribute='rank') | list",
+    ],
+)
+def test_fast_attribute_filters_answer_as_jinjas(expr: str) -> None:
+    # the sandbox's selectattr/rejectattr take a shortcut over lists of dicts; Jinja's own
+    # (a plain environment) must give the same answer
+    from jinja2 import Environment
+
+    fast = sandbox.evaluate(sandbox.compile_expression(expr), {"xs": _EVENTS})
+    plain = Environment().compile_expression(expr)(xs=_EVENTS)
+    assert fast == plain
+
+
+def test_fast_attribute_filter_still_fails_on_a_missing_attribute() -> None:
+    # an item without the attribute: the strict test raises as before, not a silent False
+    expr = sandbox.compile_expression("xs | selectattr('port', 'equalto', 1) | list")
+    with pytest.raises(Exception, match="port"):
+        sandbox.evaluate(expr, {"xs": _EVENTS})
