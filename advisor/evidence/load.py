@@ -51,11 +51,12 @@ empty: nothing but whitespace; binary: not text; too_large: over MAX_FILE_BYTES.
 
 _SIGNATURES: dict[str, re.Pattern[str]] = {
     # a table header (mscclpp-test's has no type column), the footer, a *_perf command line,
-    # the "# nThread .. maxBytes .." line that opens every run, or a result row pasted without
-    # its header (after a launcher tag such as "[0]")
+    # the "# nThread .. maxBytes .." line that opens every run (header and request line also
+    # without their "#", as a markdown paste leaves them), or a result row pasted without its
+    # header (after a launcher tag such as "[0]")
     "nccl_tests": re.compile(
-        r"^\S*#\s+size\s+count\s+(?:type|time)\b|#\s*Avg bus bandwidth|_perf\b.*-b\s"
-        r"|^\S*#\s*nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+"
+        r"^(?:\S*[#\]:])?[ \t]*size[ \t]+count[ \t]+(?:type|time)\b|#\s*Avg bus bandwidth"
+        r"|_perf\b.*-b\s|^(?:\S*[#\]:])?[ \t]*nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+"
         r"|^(?:[ \t]*\S*[\]:])?" + nccl_tests.ROW_SIGNATURE,
         re.M,
     ),

@@ -6,8 +6,14 @@ the header's label line gives them (mscclpp-test prints in-place first), headers
 before 2.10), ``N/A`` cells, NCCL INFO lines printed inside the table, lines tagged by an MPI
 launcher (``[1,0]<stdout>:``), logs cut before the ``# Avg bus bandwidth`` footer (``complete`` is
 then False) or inside a row (its first column group only), several runs in one log (a size that
-goes back down starts another run's rows), and rows pasted without their header (read by
-nccl-tests' own layout when their cells name it).
+goes back down starts another run's rows), rows pasted without their header (read by
+nccl-tests' own layout when their cells name it), and logs whose ``#`` marks were lost in the
+copy (a markdown paste): header, device and table lines are read without them.
+
+mscclpp-test (microsoft/mscclpp ``test/mscclpp-test/common.cc``, ``BaseTestEngine::runTest`` and
+``run``) prints one column group per row: in-place, or, for a test that does not run in place,
+blanks where the in-place group would be and then the out-of-place group; its run ends with
+``# Out of bounds values : N OK|FAILED`` and ``#``, with no ``# Avg bus bandwidth`` footer.
 """
 
 from __future__ import annotations
@@ -66,13 +72,16 @@ _INT_RE = re.compile(r"-?\d+")
 _GLUED_RE = re.compile(r"NCCL (?:INFO|WARN)")
 
 BINARY_RE = re.compile(r"\b(" + "|".join(sorted(BINARIES, key=len, reverse=True)) + r")_perf")
-# nccl-tests: "#  size  count  type  redop  root  time ..."; mscclpp-test: "#  size  count  time ..."
-_HEADER_RE = re.compile(r"^#\s+size\s+count\s+(?:type|time)\b")
+# nccl-tests: "#  size  count  type  redop  root  time ..."; mscclpp-test: "#  size  count  time ...";
+# the header, device and request lines are also read without their "#" (a paste that lost them)
+_HEADER_RE = re.compile(r"^#?\s*size\s+count\s+(?:type|time)\b")
 # the line above the header naming each column group: "#   out-of-place   in-place"
 _GROUPS_RE = re.compile(r"\b(out-of-place|in-place)\b")
+# the same line without its "#": nothing but the group names
+_BARE_GROUPS_RE = re.compile(r"^(?:(?:out-of-place|in-place)\s*)+$")
 # mscclpp-test's device lines have no "Group N"
 _DEVICE_RE = re.compile(
-    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
+    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
 )
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 _OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
@@ -82,7 +91,7 @@ _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
 # (mscclpp-test prints it without "nThread .. nGpus ..").
 _PARAMS_RE = re.compile(
-    r"^#\s*(?:nThread\s+\d+\s+nGpus\s+\d+\s+)?minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
+    r"^#?\s*(?:nThread\s+\d+\s+nGpus\s+\d+\s+)?minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
     r"\s+step:\s*(\d+)\((factor|bytes)\)"
 )
 _ALGO_RE = re.compile(r"NCCL_ALGO(?: set by environment to |=)([A-Za-z,:;_]+)")
@@ -125,6 +134,9 @@ class Table:
     """Line of its ``#  size  count ...`` header; of its first row when it has none."""
     headerless: bool = False
     """True for rows pasted without their header: columns read by nccl-tests' own layout."""
+    mscclpp: bool = False
+    """True for mscclpp-test's layout (a header with no ``type`` column): each row holds one
+    column group, and ``# Out of bounds values`` ends the run (it prints no average footer)."""
     rows: list[Row] = field(default_factory=list)
     avg_busbw_gbytes_s: float | None = None
     """The footer's ``# Avg bus bandwidth`` (GB/s); None when the log was cut before it."""
@@ -218,6 +230,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     Raises ParseError when no results table is found, or a table header has no readable row.
     """
     lines = numbered_lines(text)
+    raw_lines = text.splitlines()
     # Where the log names its binary (command line, "# Collective test starting: x_perf"), so
     # each table takes the name of its own run when a file holds several.
     mentions = [
@@ -231,6 +244,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     nranks: int | None = None
     algorithm = "default"
     columns: list[str] = []
+    header_ends: list[int] | None = None
     order = _GROUP_ORDER
     current: Table | None = None
     params: re.Match[str] | None = None
@@ -260,11 +274,13 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             algorithm = m_algo.group(1).lower()
         if _HEADER_RE.match(stripped):
             columns = stripped.lstrip("#").split()
+            header_ends = _ends(raw_lines[no - 1], len(columns))
             # the group labels above the header give their order (mscclpp-test: in-place first)
-            labels = _GROUPS_RE.findall(above) if above.startswith("#") else []
+            labelled = above.startswith("#") or _BARE_GROUPS_RE.match(above)
+            labels = _GROUPS_RE.findall(above) if labelled else []
             named = tuple(x.replace("-", "_") for x in labels)
             order = named if sorted(named) == sorted(_GROUP_ORDER) else _GROUP_ORDER
-            current = Table(op=op or "unknown", header_line=no)
+            current = Table(op=op or "unknown", header_line=no, mscclpp="type" not in columns)
             if params is not None:
                 _asked(current, params)
                 params = None
@@ -276,7 +292,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 warnings.append(ParseWarning(line=no, message=_unreadable(stripped)))
                 continue
             if current is None or current.complete or bare != columns:
-                columns, order = bare, _GROUP_ORDER
+                columns, order, header_ends = bare, _GROUP_ORDER, None
                 current = Table(op=op or "unknown", header_line=no, headerless=True)
                 if params is not None:
                     _asked(current, params)
@@ -292,22 +308,30 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         m_oob = _OOB_RE.match(stripped)
         if m_oob:
             current.out_of_bounds = int(m_oob.group(1))
+            # mscclpp-test's last line of a run (nccl-tests prints its footer after it)
+            current.complete = current.mscclpp
             continue
         if not stripped or not stripped[0].isdigit() or current.complete:
             continue  # units row, NCCL INFO lines, blank lines between rows, text after a footer
+        tokens = stripped.split()
         try:
-            row, present = _row(no, stripped.split(), columns, order)
+            row, start, present = _row(
+                no, tokens, columns, order, _ends(raw_lines[no - 1], len(tokens)), header_ends
+            )
         except (ValueError, IndexError) as e:
             warnings.append(ParseWarning(line=no, message=_unreadable(stripped, str(e))))
             continue
         current.rows.append(row)
         groups = (len(columns) - columns.index("time")) // 4
-        if present < groups:
+        if present < groups and not (current.mscclpp and present == 1):
+            held = order[start : start + present]
+            missing = order[:start] + order[start + present : groups]
             warnings.append(
                 ParseWarning(
                     line=no,
-                    message=f"row has only its {_labels(order[:present])} columns, not its "
-                    f"{_labels(order[present:groups])} ones: the line ends there",
+                    message=f"row has only its {_labels(held)} columns, not its "
+                    f"{_labels(missing)} ones: "
+                    + ("the line ends there" if start == 0 else "the cells under them are blank"),
                 )
             )
     if not tables:
@@ -347,13 +371,20 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     message="no '# nThread ... minBytes ... maxBytes' header line before this "
                     "table: the log starts after it, so the sizes asked are unknown and the "
                     "ranks and hosts are only those its remaining lines name",
+                    # every line of the file was read; the lines before it are not in the file
+                    skipped=False,
                 )
             )
         if not t.complete:
+            end = (
+                "'# Out of bounds values' line that ends an mscclpp-test run:"
+                if t.mscclpp
+                else "'# Avg bus bandwidth' footer:"
+            )
             warnings.append(
                 ParseWarning(
                     line=t.rows[-1].line,
-                    message="log ends before the '# Avg bus bandwidth' footer: the run was cut "
+                    message=f"log ends before the {end} the run was cut "
                     f"short after {t.rows[-1].size_bytes} bytes: {t.progress()}",
                 )
             )
@@ -478,9 +509,39 @@ def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> 
             table.op = before[-1] if before else after[0]
 
 
-def _row(no: int, tokens: list[str], columns: list[str], order: tuple[str, ...]) -> tuple[Row, int]:
-    """The row and how many of its column groups it holds (fewer than the header's when the
-    line was cut after its first group)."""
+def _ends(raw: str, count: int) -> list[int]:
+    """Where each of the last ``count`` cells of ``raw`` ends (a character offset): the columns
+    of a header or row line, after any launcher tag. nccl-tests and mscclpp-test right-align
+    every cell under its header name."""
+    return [m.end() for m in re.finditer(r"\S+", raw)][-count:]
+
+
+def _first_group(first_time: int, row_ends: list[int], header_ends: list[int] | None) -> int:
+    """Which column group the first timing cell of a row holding fewer groups than its header
+    sits under: the group whose ``time`` name it ends under (mscclpp-test leaves blanks where a
+    group it did not run would be), when the row's leading cells line up with the header's;
+    else the first (a line cut short)."""
+    if header_ends is None or len(header_ends) <= first_time or len(row_ends) <= first_time:
+        return 0
+    if abs(row_ends[first_time - 1] - header_ends[first_time - 1]) > 1:
+        return 0  # re-indented in the copy: positions say nothing
+    time_ends = header_ends[first_time::4]
+    for g, end in enumerate(time_ends):
+        if abs(row_ends[first_time] - end) <= 1:
+            return g
+    return 0
+
+
+def _row(
+    no: int,
+    tokens: list[str],
+    columns: list[str],
+    order: tuple[str, ...],
+    row_ends: list[int],
+    header_ends: list[int] | None,
+) -> tuple[Row, int, int]:
+    """The row, the first column group it holds and how many it holds (fewer than the header's
+    when the line was cut after its first group, or for mscclpp-test's one group a row)."""
     try:
         first_time = columns.index("time")
     except ValueError as e:
@@ -492,10 +553,15 @@ def _row(no: int, tokens: list[str], columns: list[str], order: tuple[str, ...])
     present = (len(tokens) - len(prefix)) // 4
     if len(tokens) != len(prefix) + 4 * present or not 0 < present <= groups:
         raise ValueError(f"{len(tokens)} columns, header has {len(prefix) + 4 * groups}")
+    start = 0
+    if present < groups:
+        start = min(_first_group(first_time, row_ends, header_ends), groups - present)
     cells = dict(zip(prefix, tokens, strict=False))
     wrong_name = columns[first_time + 3]
     rest = tokens[len(prefix) :]
-    timings = {order[g]: _timing(rest[4 * g : 4 * g + 4], wrong_name) for g in range(present)}
+    timings = {
+        order[start + g]: _timing(rest[4 * g : 4 * g + 4], wrong_name) for g in range(present)
+    }
     root = cells.get("root")
     # mscclpp-test prints no type column: the dtype is not in the log
     dtype = cells.get("type", "unknown")
@@ -509,4 +575,4 @@ def _row(no: int, tokens: list[str], columns: list[str], order: tuple[str, ...])
         out_of_place=timings.get("out_of_place"),
         in_place=timings.get("in_place"),
     )
-    return row, present
+    return row, start, present
