@@ -15,7 +15,9 @@ import pytest
 from advisor.evidence.load import detect, load_paths
 from advisor.parsers import ParseError, npu_smi, nvidia_smi, rank_table
 from advisor.probes import drift
+from advisor.rules import engine, schema
 from tests.conftest import DATA
+from tests.rules_facts import patched
 
 HELDOUT = DATA / "evidence_heldout_10"
 
@@ -185,3 +187,19 @@ def test_pd_rank_table_version_is_not_judged_against_the_chips(tmp_path: Path) -
     facts = drift.from_evidence(load_paths([tmp_path]))
     assert facts is not None and sorted(facts.nodes) == ["host-a", "host-b"]
     assert facts.rank_tables == []
+
+
+def test_pd_rank_table_with_a_device_twice_makes_the_import_not_ready(tmp_path: Path) -> None:
+    doc = json.loads(_text("rank_table_2.json"))
+    doc["decode_device_list"][0]["device_id"] = "0"
+    (tmp_path / "ranktable.json").write_text(json.dumps(doc))
+    ev = load_paths([tmp_path / "ranktable.json"])
+    facts, config, rules_cfg = patched({"evidence.rank_tables": ev.rank_tables}, "hccl")
+    rules = schema.load_paths([schema.builtin_dir()])
+    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
+    (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-rank-table-invalid"]
+    assert finding.severity == "critical"
+    assert [str(i) for i in finding.items] == [
+        f"{tmp_path / 'ranktable.json'} (version 1.2): device 0 on server 172.17.0.3 is listed "
+        "2 times (prefill, decode): one device serves one instance"
+    ]
