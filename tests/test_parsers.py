@@ -108,11 +108,16 @@ def test_npu_smi_a3_phy_id_layout() -> None:
     assert info.chips[1].power_w is None  # printed "-"
 
 
-def test_npu_smi_cut_table_keeps_whole_chips_and_names_the_cut() -> None:
+def test_npu_smi_cut_table_reads_the_cut_chip_from_its_first_row_and_names_the_cut() -> None:
     lines = sample("npu_smi_info_910b_wide.txt").splitlines()
     info = npu_smi.parse_info("\n".join(lines[:13]))  # ends after NPU 2's first row
-    assert [c.npu for c in info.chips] == [0, 1]
-    assert [(w.line, w.message) for w in info.warnings] == [(13, "table ends inside a chip's rows")]
+    assert [(c.npu, c.chip, c.bus_id != "") for c in info.chips] == [
+        (0, 0, True), (1, 0, True), (2, None, False),
+    ]  # fmt: skip
+    assert [(w.line, w.message) for w in info.warnings] == [
+        (13, "NPU 2's second row is missing (cut off): read from its first row only (chip, bus "
+         "id and usage unknown)")
+    ]  # fmt: skip
 
 
 def test_npu_smi_info_without_table_is_an_error() -> None:

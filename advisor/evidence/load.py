@@ -66,14 +66,21 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bmpirun\b[^\n]*?\b(?:all_reduce|all_gather|allgatherv?|reduce_scatter|alltoallv?c?"
         r"|all_to_all|broadcast|reduce|scatter)_test\b"
     ),
-    "npu_smi_info": re.compile(r"\|\s*NPU\s+Name\s*\|"),
+    # the table's header, or (a fragment pasted without it) a chip's two rows
+    "npu_smi_info": re.compile(r"\|\s*NPU\s+Name\s*\||" + npu_smi.FRAGMENT_SIGNATURE, re.M),
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(
         r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b",
         re.M,
     ),
-    "nvidia_smi_topo": re.compile(r"^[ \t]*GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b", re.M),
+    # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
+    # CPU Affinity label, over GPU0's own row
+    "nvidia_smi_topo": re.compile(
+        r"^[ \t]*GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b"
+        r"|^[ \t]*GPU0[ \t][^\n]*\bCPU Affinity\b[^\n]*\r?\n[ \t]*GPU0[ \t]+X\b",
+        re.M,
+    ),
     "hccn_tool": re.compile(
         r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:"
         # -ip -g of a port with no address (hccn_tool.NO_IP_RE)
@@ -85,7 +92,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
-    "rank_table": re.compile(r'^\s*\{[\s\S]*"(server_list|group_list)"'),
+    # vllm-ascend's prefill/decode form has device lists of its own
+    "rank_table": re.compile(
+        r'^\s*\{[\s\S]*"(server_list|group_list|prefill_device_list|decode_device_list)"'
+    ),
     "log": re.compile(
         r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["

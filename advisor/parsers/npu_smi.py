@@ -3,7 +3,11 @@
 The table has two rows per chip between ``+===+`` rules; its layout differs by driver and chip:
 narrow (910A, ``Chip``), wide (910B, ``Chip | Bus-Id | AICore(%) Memory-Usage(MB) HBM-Usage(MB)``),
 ``Chip Phy-ID`` (Atlas A3, two chips per NPU) and ``Chip Device`` without HBM (310P). Columns are
-found by their header names, so each layout reads the same way.
+found by their header names, so each layout reads the same way. A chip whose second row was cut
+off is read from its first row (power, temperature, health) with a warning. A fragment of the table
+without its header rows (a paste that starts at some NPU) is read when its chip rows have the
+two-row shape only this table prints (``| npu name | health | power temp ...`` over
+``| chip | bus id | ...``); its columns are then taken in the order every layout shares.
 """
 
 from __future__ import annotations
@@ -21,6 +25,15 @@ such a value is kept as written, reported with its line and judged neither way."
 
 _VERSION_RE = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
 _PAIR_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
+_BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]")
+
+FRAGMENT_SIGNATURE = (
+    r"^[ \t]*\|[ \t]*\d+[ \t]+[^|\s][^|\n]*\|[ \t]*[^|\s]+[ \t]*\|[^|\n]*\|[ \t]*\r?\n"
+    r"[ \t]*\|[ \t]*\d+(?:[ \t]+\d+)?[ \t]*\|[ \t]*" + _BUS_ID_RE.pattern + r"[ \t]*\|"
+)
+"""A chip's two rows (``| 1  910B2 | OK | 99.0 36 ... |`` over ``| 0 | 0000:C2:00.0 | ...``), the
+shape by which a table pasted without its header is still known (multi-line mode)."""
+_FRAGMENT_RE = re.compile(FRAGMENT_SIGNATURE, re.M)
 
 
 @dataclass(kw_only=True)
@@ -28,12 +41,14 @@ class NpuChip:
     """One chip of ``npu-smi info`` (an NPU card holds one or two chips)."""
 
     npu: int
-    chip: int
+    chip: int | None
+    """Chip index on its NPU; None when the chip's second row was cut off."""
     name: str
     """Chip name as printed (910B3, 310P3, Ascend910, 910A ...)."""
     health: str
     """OK, Warning, Alarm, Critical ... as printed."""
     bus_id: str
+    """Empty when the chip's second row was cut off."""
     line: int
     phy_id: int | None = None
     device: int | None = None
@@ -92,15 +107,48 @@ def parse_info(text: str) -> NpuSmiInfo:
     warnings: list[ParseWarning] = []
     in_processes = False
     pending: tuple[int, list[str]] | None = None
+    fragment = _FRAGMENT_RE.search(text) if not _has_header(lines) else None
+    if fragment is not None:
+        # no header rows: the first chip row stands in for the header's place
+        header_line = text.count("\n", 0, fragment.start()) + 1
+        warnings.append(
+            ParseWarning(
+                line=header_line,
+                message="npu-smi info rows without the table's header (a fragment): columns "
+                "taken in the order all layouts share (Power(W) Temp(C); Chip, Bus-Id, AICore(%), "
+                "then Memory-Usage(MB) and HBM-Usage(MB) when both are given)",
+                skipped=False,
+            )
+        )
+
+    def flush_top_only() -> None:
+        nonlocal pending
+        if pending is None:
+            return
+        top_no, top = pending
+        pending = None
+        try:
+            chip = _chip_top(top_no, top)
+        except (ValueError, IndexError) as e:
+            warnings.append(ParseWarning(line=top_no, message=f"unreadable chip row ({e})"))
+            return
+        chips.append(chip)
+        warnings.append(
+            ParseWarning(
+                line=top_no,
+                message=f"NPU {chip.npu}'s second row is missing (cut off): read from its first "
+                "row only (chip, bus id and usage unknown)",
+            )
+        )
+
     for no, line, _ in lines:
         s = line.strip()
         if m := _VERSION_RE.search(s):
             version = m.group(2)
             continue
         if not s.startswith("|"):
-            if s.startswith("+") and pending is not None:
-                warnings.append(ParseWarning(line=pending[0], message="chip's second row missing"))
-                pending = None
+            if s.startswith("+"):
+                flush_top_only()
             continue
         cells = _cells(s)
         first = cells[0].split()
@@ -113,7 +161,7 @@ def parse_info(text: str) -> NpuSmiInfo:
         if len(cells) > 1 and cells[1].startswith("Process id"):
             in_processes = True
             continue
-        if not header_line:
+        if not header_line or no < header_line:
             continue
         if in_processes:
             if len(cells) >= 4 and cells[0].split() and cells[0].split()[0].isdigit():
@@ -133,7 +181,14 @@ def parse_info(text: str) -> NpuSmiInfo:
             continue
         if len(cells) < 3 or not first or not first[0].isdigit():
             continue
+        if pending is not None and _is_top(cells):
+            flush_top_only()  # a new chip's first row: the pending one lost its second row
         if pending is None:
+            if _is_bottom(cells):
+                warnings.append(
+                    ParseWarning(line=no, message="chip's second row without its first: skipped")
+                )
+                continue
             pending = (no, cells)
             continue
         top_no, top = pending
@@ -153,8 +208,7 @@ def parse_info(text: str) -> NpuSmiInfo:
                     "judged healthy or unhealthy",
                 )
             )
-    if pending is not None:
-        warnings.append(ParseWarning(line=pending[0], message="table ends inside a chip's rows"))
+    flush_top_only()  # the table ends inside a chip's rows
     if not header_line:
         raise ParseError("no npu-smi info table (no '| NPU   Name | Health ...' header)")
     if not chips:
@@ -162,27 +216,60 @@ def parse_info(text: str) -> NpuSmiInfo:
     return NpuSmiInfo(version=version, chips=chips, processes=processes, warnings=warnings)
 
 
-def _chip(top_no: int, top: list[str], bottom: list[str], header: list[str]) -> NpuChip:
+def _has_header(lines: list[tuple[int, str, int | None]]) -> bool:
+    return any(_cells(line.strip())[0].split()[:2] == ["NPU", "Name"] for _, line, _ in lines)
+
+
+def _is_top(cells: list[str]) -> bool:
+    """A chip's first row: its first cell is the NPU id then the chip name (``1  910B2``)."""
+    first = cells[0].split()
+    return (
+        len(first) >= 2
+        and first[0].isdigit()
+        and not first[1].isdigit()
+        and _BUS_ID_RE.fullmatch(cells[1]) is None
+    )
+
+
+def _is_bottom(cells: list[str]) -> bool:
+    """A chip's second row: ids only in the first cell, a PCI bus id in the second."""
+    return all(t.isdigit() for t in cells[0].split()) and _BUS_ID_RE.fullmatch(cells[1]) is not None
+
+
+def _chip_top(top_no: int, top: list[str]) -> NpuChip:
+    """A chip from its first row alone (its second row was cut off)."""
     npu_name = top[0].split()
-    ids = bottom[0].split()
     power_temp = top[2].split()
+    return NpuChip(
+        npu=int(npu_name[0]),
+        name=" ".join(npu_name[1:]),
+        health=top[1],
+        chip=None,
+        bus_id="",
+        line=top_no,
+        power_w=_float(power_temp[0]) if power_temp else None,
+        temp_c=_float(power_temp[1]) if len(power_temp) > 1 else None,
+    )
+
+
+def _chip(top_no: int, top: list[str], bottom: list[str], header: list[str]) -> NpuChip:
+    ids = bottom[0].split()
     second_id = header[1] if len(header) > 1 and header[1] in ("Phy-ID", "Device") else ""
     usage = bottom[2]
     pairs = [(int(a), int(b)) for a, b in _PAIR_RE.findall(usage)]
     aicore = usage.split()[0] if usage.split() else ""
-    chip = NpuChip(
-        npu=int(npu_name[0]),
-        name=" ".join(npu_name[1:]),
-        health=top[1],
-        chip=int(ids[0]),
-        bus_id=bottom[1],
-        line=top_no,
-        power_w=_float(power_temp[0]) if power_temp else None,
-        temp_c=_float(power_temp[1]) if len(power_temp) > 1 else None,
-        aicore_pct=_float(aicore),
-    )
+    chip = _chip_top(top_no, top)
+    chip.chip, chip.bus_id, chip.aicore_pct = int(ids[0]), bottom[1], _float(aicore)
     if second_id and len(ids) > 1:
         setattr(chip, "phy_id" if second_id == "Phy-ID" else "device", int(ids[1]))
+    if not header:
+        # a fragment without its header: two pairs are Memory-Usage then HBM-Usage in every layout
+        # that prints both (910A, 910B, Atlas A3); one pair could be either and is left unread
+        if len(pairs) == 2:
+            (chip.memory_used_mb, chip.memory_total_mb), (chip.hbm_used_mb, chip.hbm_total_mb) = (
+                pairs
+            )
+        return chip
     has_memory = "Memory-Usage(MB)" in header
     has_hbm = "HBM-Usage(MB)" in header
     if has_memory and pairs:

@@ -6,8 +6,11 @@ and, when NICs are listed, a ``NIC Legend:`` naming each (``NIC0: mlx5_0``). Eac
 is read from its own column, by name: NIC rows carry none, and a cell the driver left empty is
 placed by its position under the header, so a NUMA node never lands in ``cpu_affinity``.
 Outputs pasted without the header's leading indentation (common in issue threads) are read too.
-Older drivers name a NIC column by its RDMA device (``mlx4_0``) instead of ``NICn``: every header
-column between the GPU columns and the affinity labels is a device column, taken as a NIC. A
+Older drivers name a NIC column by its RDMA device (``mlx4_0``, ``mlx5_0``) instead of ``NICn``:
+every header column between the GPU columns and the affinity labels is a device column, taken as a
+NIC, also when the only GPU column is followed by such names (one GPU, two NICs). The header is
+the line of device names whose next line is its first device's row, so a matrix inside a longer
+dump (a system check that titles a GPU's details ``GPU0`` above it) is found. A
 matrix with fewer GPU rows than GPU columns (a paste cut short) is kept with a warning naming the
 GPUs whose rows are missing.
 """
@@ -49,11 +52,20 @@ _AFFINITY_FIELDS = {
 }
 
 
-def _is_header(tokens: list[str]) -> bool:
+def _is_header(tokens: list[str], line: str, next_tokens: list[str]) -> bool:
+    """A header row: device names (an RDMA device such as ``mlx5_0`` before a ``CPU Affinity``
+    label too) over a first row that starts with the header's first device."""
     return (
         bool(tokens)
         and _DEVICE_RE.match(tokens[0]) is not None
-        and (len(tokens) == 1 or _DEVICE_RE.match(tokens[1]) is not None or tokens[1] == "CPU")
+        and (
+            len(tokens) == 1
+            or _DEVICE_RE.match(tokens[1]) is not None
+            or tokens[1] == "CPU"
+            or "CPU Affinity" in line
+        )
+        # a lone "GPU0" that titles a block of other output is no header: no row follows it
+        and next_tokens[:1] == tokens[:1]
     )
 
 
@@ -77,10 +89,10 @@ def parse_topo(text: str) -> GpuTopology:
     first_dev_start = 0
     last_row_no = 0
     section = "matrix"
-    for no, line, _ in numbered_lines(text):
-        tokens = line.split()
-        if not tokens:
-            continue
+    lines = [(no, line, line.split()) for no, line, _ in numbered_lines(text)]
+    lines = [entry for entry in lines if entry[2]]
+    for i, (no, line, tokens) in enumerate(lines):
+        next_tokens = lines[i + 1][2] if i + 1 < len(lines) else []
         if tokens[-1] in ("Legend:", "Legend") and tokens[0] in ("Legend:", "NIC", "Legend"):
             section = "nic" if tokens[0] == "NIC" else "legend"
             continue
@@ -92,7 +104,7 @@ def parse_topo(text: str) -> GpuTopology:
             if m := _NIC_NAME_RE.match(line):
                 topo.nics[m.group(1)] = m.group(2)
             continue
-        if not head_no and _is_header(tokens):
+        if not head_no and _is_header(tokens, line, next_tokens):
             head_no = no
             expanded = line.expandtabs(8)
             columns = _HEADER_TOKEN_RE.findall(expanded)

@@ -14,6 +14,19 @@ super_pod_list (1.2)}`` (MindCluster "global-ranktable" documentation, Atlas A2 
 1.2 examples); each group numbers its ranks from 0, so ranks are checked per group. Validation
 never stops at the first problem: every duplicate device, duplicate or missing rank, count
 mismatch and an unfinished ``status`` are listed in ``errors``.
+
+vllm-ascend's prefill/decode (PD) rank table is a form of its own: ``version`` "1.2",
+``server_count``, ``prefill_device_list`` and ``decode_device_list`` of devices ``{server_id,
+device_id, device_ip, cluster_id}`` (``super_pod_id`` and ``super_device_id`` on Atlas A3), and
+``status`` (vllm-ascend ``examples/disaggregated_prefill/gen_ranktable.py`` writes it: one
+``cluster_id`` per device, counted from 1 over all devices, the first devices prefill and the next
+decode; ``server_count`` is the number of hosts that ran the script). It numbers no rank: its
+LLMDataDist connector (``LLMDataDistCMgrConnectorWorker.read_agent_metadata``) picks a worker's
+device by ``server_id`` and ``device_id``, takes ``device_ip`` and ``int(cluster_id)`` from it,
+and builds a two-device rank table per prefill/decode link. So a device listed twice (in one list
+or in both), a device IP given twice, a ``cluster_id`` repeated or not a number, a device without
+``server_id``/``device_id``/``device_ip``, a missing list and more servers than ``server_count``
+are its errors; ``super_pod_list`` is not asked of it.
 """
 
 from __future__ import annotations
@@ -38,6 +51,10 @@ class RankEntry:
     super_device_id: str | None = None
     group_id: str | None = None
     """``server_group_list`` group (one role of a multi-role job); None in the other forms."""
+    role: str | None = None
+    """``prefill`` or ``decode`` in vllm-ascend's PD form (the list it is in); None elsewhere."""
+    cluster_id: str | None = None
+    """vllm-ascend PD form: the device's LLMDataDist cluster id; None elsewhere."""
 
 
 @dataclass(kw_only=True)
@@ -60,6 +77,8 @@ class RankTable:
     """``RankTable`` when the table was read from inside GE's cluster_config wrapper."""
     wrapper_line: int = 0
     """1-based line of the wrapper's key; 0 when not wrapped."""
+    form: str = ""
+    """``prefill_decode`` for vllm-ascend's PD table; empty for HCCL's own forms."""
 
     @property
     def valid(self) -> bool:
@@ -78,14 +97,14 @@ def parse(text: str) -> RankTable:
         doc = doc[WRAPPER]
         if not _is_table(doc):
             raise ParseError(
-                f"'{WRAPPER}' (GE cluster_config) holds no 'server_list', 'group_list' or "
-                "'server_group_list': not an Ascend rank table",
+                f"'{WRAPPER}' (GE cluster_config) holds no 'server_list', 'group_list', "
+                "'server_group_list' or prefill/decode device list: not an Ascend rank table",
                 line=wrapper_line,
             )
     elif not _is_table(doc):
         raise ParseError(
-            "JSON without 'server_list', 'group_list' or 'server_group_list': "
-            "not an Ascend rank table",
+            "JSON without 'server_list', 'group_list', 'server_group_list' or "
+            "'prefill_device_list'/'decode_device_list': not an Ascend rank table",
             line=text.count("\n", 0, len(text) - len(text.lstrip())) + 1,
         )
     # GE's wrapper documents a 1.2 table of server_id, device_id and rank_id only: the SuperPoD
@@ -101,9 +120,17 @@ WRAPPER = "RankTable"
 """GE ``cluster_config.json``'s key for the rank table it carries."""
 
 
+PD_LISTS = {"prefill": "prefill_device_list", "decode": "decode_device_list"}
+"""vllm-ascend's PD form: role → the list of its devices."""
+PD_FORM = "prefill_decode"
+
+
 def _is_table(doc: Any) -> bool:
     return isinstance(doc, dict) and (
-        "server_list" in doc or "group_list" in doc or "server_group_list" in doc
+        "server_list" in doc
+        or "group_list" in doc
+        or "server_group_list" in doc
+        or any(key in doc for key in PD_LISTS.values())
     )
 
 
@@ -126,6 +153,8 @@ def _parse_doc(doc: dict[str, Any], superpod_fields: bool) -> RankTable:
         )
     if "server_group_list" in doc:
         return _parse_groups(doc, version, status, errors)
+    if not any(key in doc for key in ("server_list", "group_list")):
+        return _parse_pd(doc, version, status, errors)
     servers, ranks = _entries(doc, errors)
     declared = doc.get("server_count")
     server_count: int | None = None
@@ -359,4 +388,78 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
         super_pods=pods,
         errors=errors,
         groups=group_ids,
+    )
+
+
+def _parse_pd(doc: dict[str, Any], version: str, status: str, errors: list[str]) -> RankTable:
+    """vllm-ascend's prefill/decode form (see the module docstring)."""
+    ranks: list[RankEntry] = []
+    servers: list[str] = []
+    for role, key in PD_LISTS.items():
+        if key not in doc:
+            # the connector reads both lists by key: a table without one fails as it loads
+            errors.append(f"{key} is missing (vllm-ascend reads both prefill and decode lists)")
+            continue
+        for i, dev in enumerate(_objects(doc.get(key), key, errors)):
+            where = f"{key}[{i}]"
+            for needed in ("server_id", "device_id", "device_ip"):
+                if dev.get(needed) in (None, ""):
+                    errors.append(f"{where} has no {needed}")
+            raw_cluster = dev.get("cluster_id")
+            if raw_cluster is None:
+                errors.append(f"{where} has no cluster_id")
+            elif not str(raw_cluster).strip().isdigit():
+                errors.append(f"{where}: cluster_id {raw_cluster!r} is not a number")
+            sid = str(dev.get("server_id", ""))
+            if sid and sid not in servers:
+                servers.append(sid)
+            sdid = dev.get("super_device_id")
+            ranks.append(
+                RankEntry(
+                    rank=None,
+                    server_id=sid,
+                    device_id=str(dev.get("device_id")),
+                    device_ip=dev.get("device_ip"),
+                    super_device_id=str(sdid) if sdid is not None else None,
+                    role=role,
+                    cluster_id=str(raw_cluster) if raw_cluster is not None else None,
+                )
+            )
+    for (sid, dev_id), n in Counter((r.server_id, r.device_id) for r in ranks).items():
+        if n > 1:
+            roles = [str(r.role) for r in ranks if (r.server_id, r.device_id) == (sid, dev_id)]
+            errors.append(
+                f"device {dev_id} on server {sid} is listed {n} times ({', '.join(roles)}): "
+                "one device serves one instance"
+            )
+    for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+        if n > 1:
+            errors.append(f"device_ip {ip} is given to {n} devices")
+    for cid, n in Counter(r.cluster_id for r in ranks if r.cluster_id is not None).items():
+        if n > 1:
+            errors.append(
+                f"cluster_id {cid} is given to {n} devices: LLMDataDist tells the devices it "
+                "links apart by it"
+            )
+    declared = doc.get("server_count")
+    server_count: int | None = None
+    if declared is not None:
+        try:
+            server_count = int(declared)
+        except (TypeError, ValueError):
+            errors.append(f"server_count {declared!r} is not a number")
+        else:
+            if len(servers) > server_count:
+                errors.append(
+                    f"server_count is {server_count} but the device lists name {len(servers)} "
+                    "servers"
+                )
+    return RankTable(
+        version=version,
+        status=status,
+        server_count=server_count,
+        servers=servers,
+        ranks=ranks,
+        errors=errors,
+        form=PD_FORM,
     )

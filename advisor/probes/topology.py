@@ -173,7 +173,10 @@ def npu_bus_id(logical: int, timeout_s: float = 10.0) -> str:
         chips = parse_info(text).chips
     except (OSError, subprocess.TimeoutExpired, ParseError):
         return ""
-    for place, chip in enumerate(sorted(chips, key=lambda c: (c.npu, c.chip))):
+    # a chip whose second row was cut off has no chip index (nor bus id): it sorts first
+    for place, chip in enumerate(
+        sorted(chips, key=lambda c: (c.npu, -1 if c.chip is None else c.chip))
+    ):
         if (chip.phy_id if chip.phy_id is not None else place) == physical:
             return chip.bus_id.lower()
     return ""
