@@ -102,7 +102,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
-        r"|topo exchange agent get socket timeout|Failed to connect agent\["
+        r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
         r"|HCCL function error: \w+\("
         r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"

@@ -61,6 +61,13 @@ _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 # torch_npu's "(PID:8457, Device:0, RankID:-1)" and CANN's "[PID: 97934]"
 _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
+# A plog line starts "[ERROR] HCCL(3977573,all_reduce_test):2025-11-22-..." : level, module,
+# (pid, process name). HCCL's own failures end "... is failed. ret[9]." with an HcclResult.
+_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] [A-Z_]+\((\d+),")
+_PLOG_RET_RE = re.compile(r"\bfail\w*\b.*?\bret\[(\d+)\]")
+PLOG_RET_WINDOW_LINES = 3
+"""How far from an HCCL event's line a "failed ... ret[N]" line may stand and still give its
+HcclResult."""
 # EI0004 (an invalid rank table) names this process's entry: "Invalid ranktable, with rank_id [0]
 # and local device_id [0]" (MindSpore's HCCL FAQ, EI0004)
 _RANKTABLE_ENTRY_RE = re.compile(r"with rank_id \[(\d+)\] and local device_id \[(\d+)\]")
@@ -149,6 +156,11 @@ _RDMA_INIT_RE = re.compile(
 # ranks never connected ("Failed to connect agent[1,3,5,7,]", then "rank num[8]is different with
 # rank list size[4]"). HCCL prints no error code on these lines.
 _AGENT_TIMEOUT_RE = re.compile(r"topo exchange agent get socket timeout! timeout\[(\d+)")
+# The root (server) side of the same exchange: it waited for agents that never connected
+# ("topo exchange server get socket timeout! timeout[720 s]"), then lists the ranks that did
+# ("total connected num is [15]" and "connected rankinfo[LINE n]: ..." lines).
+_SERVER_TIMEOUT_RE = re.compile(r"topo exchange server get socket timeout! timeout\[(\d+)")
+_CONNECTED_NUM_RE = re.compile(r"total connected num is \[(\d+)\]")
 _CONNECT_SERVER_RE = re.compile(
     r"connect server\[(?P<ip>[0-9A-Fa-f.:]+)(?:%\S+?)? : (?P<port>\d+)\] failed"
 )
@@ -349,6 +361,8 @@ def parse(text: str) -> LogReport:
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
+        if ev.kind.startswith("hccl_"):
+            _plog_context(ev, by_no)
     report.events.sort(key=lambda e: e.line)
     return report
 
@@ -625,6 +639,21 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
         return
     current: LogEvent | None = None
     for no, line, tagged in lines:
+        if "topo exchange server" in line and (sm := _SERVER_TIMEOUT_RE.search(line)):
+            current = LogEvent(
+                kind="hccl_negotiation_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                timeout_ms=int(sm.group(1)) * 1000,
+                exception_type="root waited for ranks that never connected",
+            )
+            report.events.append(current)
+            continue
+        if "connected num" in line and (cn := _CONNECTED_NUM_RE.search(line)):
+            if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
+                current.message = f"{current.message}; {cn.group(0)}"[:400]
+            continue
         if "topo exchange agent" in line and (tm := _AGENT_TIMEOUT_RE.search(line)):
             current = LogEvent(
                 kind="hccl_negotiation_failure",
@@ -769,6 +798,22 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if tag := _TAG_RE.search(line):
             ev.op = OPS.get(tag.group(1), tag.group(1).lower())
         report.events.append(ev)
+
+
+def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
+    """The pid a plog line's prefix names, and for an HCCL event without a code name the
+    HcclResult a nearby "failed ... ret[N]" line gives."""
+    if ev.pid is None and (pm := _PLOG_PID_RE.search(by_no.get(ev.line, ""))):
+        ev.pid = int(pm.group(1))
+    if ev.code_name is not None or ev.code is not None:
+        return
+    for no in range(ev.line - PLOG_RET_WINDOW_LINES, ev.line + PLOG_RET_WINDOW_LINES + 1):
+        text = by_no.get(no, "")
+        if "ret[" in text and (rm := _PLOG_RET_RE.search(text)):
+            name, _ = decode_result(int(rm.group(1)))
+            if name not in ("unknown", "HCCL_SUCCESS"):
+                ev.code_name = name
+                return
 
 
 def _rank_list(text: str) -> list[int]:

@@ -26,6 +26,8 @@ from advisor.parsers.npu_smi import Topology
 __all__ = ["GpuTopology", "Topology", "parse_topo"]
 
 _DEVICE_RE = re.compile(r"^(?:GPU|NIC)\d+$")
+# the connection kinds of the matrix's legend (SOC: older drivers' name for SYS)
+_LINK_KIND_RE = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+)$")
 _HEADER_TOKEN_RE = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID|\S+")
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
@@ -132,6 +134,27 @@ def parse_topo(text: str) -> GpuTopology:
         topo.devices.append(name)
         topo.links[name] = dict(zip(dev_cols, cells[: len(dev_cols)], strict=False))
         extras = cells[len(dev_cols) :]
+        # A link kind is never an affinity value: a row with more link cells than the header has
+        # device names (a copy that ran two names together, "NIC2NIC3") keeps them out of the
+        # affinity columns, which are then read from the values after them.
+        spill = 0
+        while (
+            spill < len(extras)
+            and _LINK_KIND_RE.match(extras[spill])
+            and len(extras) - spill > len(labels)
+        ):
+            spill += 1
+        if spill and labels:
+            topo.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"nvidia-smi row {name} has {len(dev_cols) + spill} link cells for "
+                    f"{len(dev_cols)} device names in the header (names run together?): its "
+                    "links to the later devices may sit under the wrong names",
+                )
+            )
+            extras = extras[spill:]
+            tokens = [name, *cells[: len(dev_cols)], *extras]
         if extras:
             # nvidia-smi pads each cell with tabs to its header label's column; a header pasted
             # without its leading tab is shifted against the rows: re-anchor it on the first link
