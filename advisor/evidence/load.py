@@ -106,7 +106,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
         r"|HCCL function error: \w+\("
         r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"
-        r"|Work[NH]CCL\(OpType="
+        r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
+        r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
     ),
 }
 

@@ -40,8 +40,8 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:"
     re.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:"),
-    # Slurm srun --label: "3: "
-    re.compile(r"^(?P<rank>\d+): "),
+    # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
+    re.compile(r"^ *(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "
     re.compile(r"^\[(?P<rank>\d+)\] "),
     # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or

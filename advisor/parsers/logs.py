@@ -260,7 +260,8 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, watchdog_timeout, watchdog_failure, watchdog_hang,
+    """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
+    torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
     watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
     hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
@@ -333,9 +334,11 @@ def parse(text: str) -> LogReport:
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
     _unique_id_failures(lines, report)
+    _nccl_net_errors(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
+    _torch_npu_errors(lines, report)  # last: it leaves out ERR lines other events explain
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -814,6 +817,111 @@ def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
             if name not in ("unknown", "HCCL_SUCCESS"):
                 ev.code_name = name
                 return
+
+
+# NCCL's InfiniBand transport (transport/net_ib.cc) on an error completion: "NET/IB : Got
+# completion from peer 10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
+# (older), "... with status=4 opcode=32614 len=32614 vendor err 81 (Send) ... hca mlx5_1", and
+# "... with status=IBV_WC_RETRY_EXC_ERR(12) opcode=... vendor_err=129 ... hca mlx5_1" (newer).
+_IB_COMPLETION_RE = re.compile(
+    r"NET/IB ?: Got completion from peer (?P<peer>[^\s<]+)(?:<(?P<port>\d+)>)? with "
+    r"(?:status=(?:(?P<name>IBV_WC_\w+)\()?(?P<status>\d+)\)?|error (?P<error>\d+))"
+    r"(?:.*?vendor[ _]err[ =](?P<vendor>\d+))?(?:.*?\bhca (?P<hca>\S+))?"
+)
+# libibverbs verbs.h, enum ibv_wc_status, in order from 0.
+IBV_WC_STATUS = (
+    "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+    "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+    "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
+    "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
+    "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
+    "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+    "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR",
+)  # fmt: skip
+# NCCL's debug prefix "host:pid:tid [cudaDev]", and its communicator line naming the rank
+_NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
+_NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
+
+
+def _nccl_net_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Error completions of NCCL's InfiniBand transport, one per process and peer."""
+    by_pid: dict[int, tuple[int, int]] = {}  # pid → (rank, nranks) from its init line
+    seen: set[tuple[int | None, str]] = set()
+    for no, line, tagged in lines:
+        if "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
+            if pm := _NCCL_PREFIX_RE.search(line):
+                by_pid[int(pm.group("pid"))] = (int(init.group("rank")), int(init.group("nranks")))
+            continue
+        if "Got completion from peer" not in line or not (m := _IB_COMPLETION_RE.search(line)):
+            continue
+        prefix = _NCCL_PREFIX_RE.search(line[: m.start()])
+        pid = int(prefix.group("pid")) if prefix else None
+        if (pid, m.group("peer")) in seen:
+            continue
+        seen.add((pid, m.group("peer")))
+        status = int(m.group("status") or m.group("error"))
+        name = m.group("name") or (
+            IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else "unknown"
+        )
+        ev = LogEvent(
+            kind="nccl_net_error",
+            line=no,
+            message=line.strip()[:400],
+            code=str(status),
+            code_name=name,
+            rank=tagged,
+            remote_ip=m.group("peer"),
+            port=int(m.group("port")) if m.group("port") else None,
+            pid=pid,
+            library="NCCL",
+            exception_type=f"hca {m.group('hca')}" if m.group("hca") else None,
+        )
+        if prefix:
+            ev.host, ev.device = prefix.group("host"), int(prefix.group("dev"))
+        if pid is not None and pid in by_pid:
+            ev.rank, ev.rank_size = by_pid[pid]
+        report.events.append(ev)
+
+
+# torch_npu's own error line (formatErrorCode): "[ERROR] 2026-09-06-16:14:16 (PID:3938695,
+# Device:1, RankID:-1) ERR99999 UNKNOWN applicaiton exception" — ERR, a two-digit sub-module
+# and a three-digit ErrCode (100 ACL, 200 HCCL, 300 GE, 999 application exception).
+_TORCH_NPU_ERROR_RE = re.compile(
+    r"\(PID:(?P<pid>\d+), Device:(?P<dev>-?\d+), RankID:(?P<rank>-?\d+)\) "
+    r"(?P<code>ERR\d{5}) (?P<what>.+)$"
+)
+TORCH_NPU_WINDOW_LINES = 3
+"""How close another event's line may stand to a torch_npu ERR line and explain it already."""
+
+
+def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """torch_npu ERR lines that no other event explains (an HCCL call or CANN code block next to
+    them does), one per process: which devices stopped, and why in torch_npu's words."""
+    near = sorted(e.line for e in report.events)
+    seen: set[int] = set()
+    for no, line, tagged in lines:
+        if "RankID:" not in line or not (m := _TORCH_NPU_ERROR_RE.search(line)):
+            continue
+        if any(abs(no - other) <= TORCH_NPU_WINDOW_LINES for other in near):
+            continue
+        pid = int(m.group("pid"))
+        if pid in seen:
+            continue
+        seen.add(pid)
+        rank = int(m.group("rank"))
+        device = int(m.group("dev"))
+        report.events.append(
+            LogEvent(
+                kind="torch_npu_error",
+                line=no,
+                message=line.strip()[:300],
+                code=m.group("code"),
+                rank=rank if rank >= 0 else tagged,
+                device=device if device >= 0 else None,
+                pid=pid,
+                exception_type=m.group("what").strip().rstrip("."),
+            )
+        )
 
 
 def _rank_list(text: str) -> list[int]:
