@@ -46,6 +46,8 @@ def test_ib_error_completion_names_peer_status_and_process() -> None:
     assert (ev.kind, ev.line, ev.host, ev.pid, ev.device) == (
         "nccl_net_error", 25, "tpgds-aihub0007", 185303, 1,
     )  # fmt: skip
+    # its own init line is not in the log; the processes whose init lines are all name 16 ranks
+    assert (ev.rank, ev.rank_size) == (None, 16)
     assert (ev.remote_ip, ev.port, ev.code, ev.code_name, ev.exception_type) == (
         "10.99.91.63", 51161, "4", "IBV_WC_LOC_PROT_ERR", "hca mlx5_1",
     )  # fmt: skip

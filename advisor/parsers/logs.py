@@ -881,6 +881,13 @@ def _nccl_net_errors(lines: list[tuple[int, str, int | None]], report: LogReport
         if pid is not None and pid in by_pid:
             ev.rank, ev.rank_size = by_pid[pid]
         report.events.append(ev)
+    # a process whose own init line is not in the file: the communicator size every other
+    # process of the log names, when they all name one
+    sizes = {nranks for _, nranks in by_pid.values()}
+    if len(sizes) == 1:
+        for ev in report.events:
+            if ev.kind == "nccl_net_error" and ev.rank_size is None:
+                ev.rank_size = next(iter(sizes))
 
 
 # torch_npu's own error line (formatErrorCode): "[ERROR] 2026-09-06-16:14:16 (PID:3938695,
