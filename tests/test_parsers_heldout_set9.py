@@ -88,3 +88,14 @@ def test_err_line_next_to_a_failed_call_is_not_a_second_event() -> None:
         "failed.\n"
     )
     assert [e.kind for e in logs.parse(text).events] == ["hccl_call_failure"]
+
+
+def test_failed_npu_runtime_call_names_its_acl_code() -> None:
+    parsed = logs.parse((HELDOUT / "npu_sync_task_timeout.log").read_text())
+    (ev,) = parsed.of_kind("npu_runtime_error")
+    assert (ev.line, ev.call, ev.code, ev.code_name, ev.rank, ev.device, ev.pid) == (
+        11, "npuSynchronizeDevice", "107020", "ACL_ERROR_RT_TASK_TIMEOUT", 16, 0, 639,
+    )  # fmt: skip
+    # the EI9999 block after it is still its own event, with the runtime's time-out in seconds
+    (code,) = parsed.of_kind("hccl_error")
+    assert (code.code, code.timeout_ms) == ("EI9999", 1836 * 1000)

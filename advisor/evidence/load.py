@@ -108,6 +108,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
+        r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: \w+\("
     ),
 }
 

@@ -261,7 +261,7 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
+    npu_runtime_error, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
     watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
     hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
@@ -335,6 +335,7 @@ def parse(text: str) -> LogReport:
     _transport_failures(lines, report)
     _unique_id_failures(lines, report)
     _nccl_net_errors(lines, report)
+    _npu_runtime_errors(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -888,6 +889,59 @@ def _nccl_net_errors(lines: list[tuple[int, str, int | None]], report: LogReport
         for ev in report.events:
             if ev.kind == "nccl_net_error" and ev.rank_size is None:
                 ev.rank_size = next(iter(sizes))
+
+
+# torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/
+# npu/NPUStream.cpp:363 NPU error, error code is 107020", or "NPU function error: aclrtX(...),
+# error code is N". N is an ACL runtime error code.
+_NPU_CALL_RE = re.compile(
+    r"(?P<call>\w+):\S+:\d+ NPU error, error code is (?P<code>\d+)"
+    r"|NPU function error: (?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
+)
+# CANN rt_error_codes.h (ACL_ERROR_RT_*): the runtime codes a collective's failure shows.
+ACL_RT_ERRORS: dict[int, str] = {
+    107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
+    107020: "ACL_ERROR_RT_TASK_TIMEOUT",
+    207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    207004: "ACL_ERROR_RT_NO_DEVICE",
+    507010: "ACL_ERROR_RT_LOST_HEARTBEAT",
+    507011: "ACL_ERROR_RT_MODEL_EXECUTE",
+    507014: "ACL_ERROR_RT_AICORE_TIMEOUT",
+    507015: "ACL_ERROR_RT_AICORE_EXCEPTION",
+    507033: "ACL_ERROR_RT_DEV_SETUP_ERROR",
+    507899: "ACL_ERROR_RT_DRV_INTERNAL_ERROR",
+    507901: "ACL_ERROR_RT_SOCKET_CLOSE",
+}
+
+
+def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Failed NPU runtime calls torch_npu reports, one per call and code."""
+    seen: set[tuple[str, int]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "NPU" not in line or "error code is" not in line or not (m := _NPU_CALL_RE.search(line)):
+            continue
+        call = m.group("call") or m.group("call2")
+        code = int(m.group("code") or m.group("code2"))
+        if (call, code) in seen:
+            continue
+        seen.add((call, code))
+        window = [t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]]
+        ev = LogEvent(
+            kind="npu_runtime_error",
+            line=no,
+            message=line.strip()[:300],
+            code=str(code),
+            code_name=ACL_RT_ERRORS.get(code),
+            rank=tagged,
+            call=call,
+        )
+        if dev := _search(_DEVICE_RE, window):
+            ev.device = int(dev.group(1) or dev.group(2))
+        if pid := _search(_PID_RE, window):
+            ev.pid = int(pid.group(1) or pid.group(2))
+        if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
+            ev.rank = int(rid.group(1))
+        report.events.append(ev)
 
 
 # torch_npu's own error line (formatErrorCode): "[ERROR] 2026-09-06-16:14:16 (PID:3938695,
