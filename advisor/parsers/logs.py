@@ -707,6 +707,17 @@ CALL_WINDOW_LINES = 2
 """How far after torch_npu's "HCCL function error" line its ERRnnnnn line may stand."""
 
 
+def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
+    """Device, pid and (when the line names one) rank from torch_npu's "(PID:N, Device:N,
+    RankID:N)" line in ``window``; RankID -1 means none."""
+    if dev := _search(_DEVICE_RE, window):
+        ev.device = int(dev.group(1) or dev.group(2))
+    if pid := _search(_PID_RE, window):
+        ev.pid = int(pid.group(1) or pid.group(2))
+    if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
+        ev.rank = int(rid.group(1))
+
+
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     for index, (no, line, tagged) in enumerate(lines):
         if "HCCL function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
@@ -726,12 +737,7 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         )
         if code := _search(_TORCH_NPU_CODE_RE, window):
             ev.code = code.group(1)
-        if dev := _search(_DEVICE_RE, window):
-            ev.device = int(dev.group(1) or dev.group(2))
-        if pid := _search(_PID_RE, window):
-            ev.pid = int(pid.group(1) or pid.group(2))
-        if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
-            ev.rank = int(rid.group(1))
+        _torch_npu_context(ev, window)
         report.events.append(ev)
 
 
@@ -935,12 +941,7 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             rank=tagged,
             call=call,
         )
-        if dev := _search(_DEVICE_RE, window):
-            ev.device = int(dev.group(1) or dev.group(2))
-        if pid := _search(_PID_RE, window):
-            ev.pid = int(pid.group(1) or pid.group(2))
-        if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
-            ev.rank = int(rid.group(1))
+        _torch_npu_context(ev, window)
         report.events.append(ev)
 
 
