@@ -264,9 +264,15 @@ def test_a_run_that_hung_before_its_first_size_says_so() -> None:
     with pytest.raises(ParseError) as err:
         nccl_tests.parse(text)
     assert err.value.line == 3 and "0 of 25 sizes" in err.value.message
-    (report,) = load_text(text, "hang.log").files
-    assert report.status == "unreadable"
+    evidence = load_text(text, "hang.log")
+    (report,) = evidence.files
+    # the table never started; the NCCL WARN the run printed is still read
+    assert (report.status, report.formats) == ("partial", ["log"])
     assert [m.line for m in report.messages] == [3]
+    (warn,) = evidence.failures
+    assert (warn["kind"], warn["line"], warn["remote_ip"], warn["port"]) == (
+        "nccl_warning", 17, "localhost", 56086,
+    )  # fmt: skip
 
 
 def test_sizes_asked_by_a_byte_step() -> None:

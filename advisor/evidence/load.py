@@ -109,6 +109,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: \w+\("
+        r"|:\d+:\d+ \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
+        r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
     ),
 }
 

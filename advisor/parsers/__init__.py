@@ -49,6 +49,9 @@ _LAUNCHER_PREFIXES = (
     # executor prefixes its workers the same way, some versions with the rank:
     # "(VllmWorker rank=1 pid=7226)"
     re.compile(r"^\((?:[\w.:-]+ )?(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
+    # a Kaggle notebook's saved log: elapsed seconds and the line number, tab-separated, before
+    # the program's own line (which may carry a rank tag of its own)
+    re.compile(r"^\d+(?:\.\d+)?s\t\d+\t"),
 )
 
 
@@ -57,12 +60,17 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
 
     Returns the line without its tag and the rank the tag named (None when untagged).
     """
-    for pattern in _LAUNCHER_PREFIXES:
-        m = pattern.match(line)
-        if m:
-            rank = m.groupdict().get("rank")
-            return line[m.end() :], None if rank is None else int(rank)
-    return line, None
+    found: int | None = None
+    # a wrapper's tag may stand before a launcher's ("704.7s\t1439\t[rank1]: ..."): take each
+    # off in turn; the innermost rank wins
+    for _ in range(len(_LAUNCHER_PREFIXES)):
+        m = next((m for p in _LAUNCHER_PREFIXES if (m := p.match(line))), None)
+        if m is None or m.end() == 0:
+            break
+        rank = m.groupdict().get("rank")
+        line = line[m.end() :]
+        found = found if rank is None else int(rank)
+    return line, found
 
 
 def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:

@@ -178,7 +178,8 @@ _WORK_RE = re.compile(
     r"Work(?P<lib>NCCL|HCCL)\((?:SeqNum=(?P<seq>\d+),\s*)?OpType=(?P<op>\w+)"
     r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?:,\s*NumelOut=(?P<numel_out>-?\d+))?"
     r"(?:,\s*Timeout\(ms\)=(?P<timeout>\d+))?\)"
-    r"(?:\s*ran for (?P<ran>\d+) milliseconds)?"
+    # "milliseconds" may be wrapped onto the next line by the terminal that saved the log
+    r"(?:\s*ran for (?P<ran>\d+)(?= mil|\s*$))?"
 )
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
 _OPEN_WORK_RE = re.compile(r"Work[NH]CCL\([^)]*$")
@@ -261,7 +262,7 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    npu_runtime_error, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
+    nccl_warning, npu_runtime_error, monitored_barrier_failure, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
     watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
     hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
@@ -335,7 +336,9 @@ def parse(text: str) -> LogReport:
     _transport_failures(lines, report)
     _unique_id_failures(lines, report)
     _nccl_net_errors(lines, report)
+    _nccl_warnings(lines, report)  # after the IB completions: it leaves their lines to them
     _npu_runtime_errors(lines, report)
+    _monitored_barrier(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -846,7 +849,7 @@ IBV_WC_STATUS = (
     "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR",
 )  # fmt: skip
 # NCCL's debug prefix "host:pid:tid [cudaDev]", and its communicator line naming the rank
-_NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
+_NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
 _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 
 
@@ -895,6 +898,116 @@ def _nccl_net_errors(lines: list[tuple[int, str, int | None]], report: LogReport
         for ev in report.events:
             if ev.kind == "nccl_net_error" and ev.rank_size is None:
                 ev.rank_size = next(iter(sizes))
+
+
+# NCCL's WARN lines (src/debug.cc): "host:pid:tid [cudaDev] file:line [(func)] NCCL WARN text",
+# the level NCCL prints its errors at (RCCL the same, its file paths long).
+_NCCL_WARN_RE = re.compile(
+    r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
+    r"(?P<text>.+)$"
+)
+_CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
+_REMOTE_PEER_RE = re.compile(r"remote peer (?P<peer>[^\s<]+)<(?P<port>\d+)>")
+_PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
+_WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
+
+
+def _nccl_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """NCCL's WARN lines (errors) that no more specific event read, one per process and text:
+    the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
+    taken = {e.line for e in report.events}
+    by_pid: dict[int, tuple[int, int]] = {}
+    seen: set[tuple[int, str]] = set()
+    events: list[LogEvent] = []
+    for no, line, tagged in lines:
+        if "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
+            if pm := _NCCL_PREFIX_RE.search(line):
+                by_pid[int(pm.group("pid"))] = (int(init.group("rank")), int(init.group("nranks")))
+            continue
+        if "NCCL WARN" not in line or no in taken or not (m := _NCCL_WARN_RE.search(line)):
+            continue
+        pid, text = int(m.group("pid")), m.group("text").strip()
+        key = (pid, re.sub(r"0x[0-9a-f]+", "", text)[:80])
+        if key in seen:
+            continue
+        seen.add(key)
+        ev = LogEvent(
+            kind="nccl_warning",
+            line=no,
+            message=text[:300],
+            rank=tagged,
+            host=m.group("host"),
+            pid=pid,
+            device=int(m.group("dev")),
+            library="NCCL",
+        )
+        if cuda := _CUDA_FAILURE_RE.search(text):
+            ev.code, ev.code_name = cuda.group("code"), cuda.group("what")
+        if peer := _REMOTE_PEER_RE.search(text):
+            ev.remote_ip, ev.port = peer.group("peer"), int(peer.group("port"))
+        if pr := _PEER_RANK_RE.search(text):
+            ev.remote_rank = int(pr.group(1))
+        if wr := _WARN_RANK_RE.search(text):
+            ev.rank = int(wr.group(1))
+        events.append(ev)
+    for ev in events:
+        if ev.pid in by_pid:
+            ev.rank, ev.rank_size = by_pid[ev.pid]
+    report.events.extend(events)
+
+
+# torch's monitored_barrier (ProcessGroupGloo::monitoredBarrier): a rank other than 0 whose
+# send/recv with rank 0 failed raises "Rank 1 successfully reached monitoredBarrier, but received
+# errors while waiting for send/recv from rank 0 ... Original exception: <gloo's error>"; rank 0
+# raises "Ranks 2, 3 failed to pass monitoredBarrier in 30000 ms" for the ranks that never came.
+_MB_PEER_RE = re.compile(
+    r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while "
+    r"waiting for send/recv from rank (?P<root>\d+)"
+)
+_MB_MISSING_RE = re.compile(
+    r"Ranks? (?P<ranks>\d+(?:, ?\d+)*) failed to pass monitoredBarrier in (?P<ms>\d+) ms"
+)
+# gloo's TCP pair (gloo/transport/tcp/pair.cc): "Connection closed by peer [172.19.2.2]:33177"
+_GLOO_CLOSED_RE = re.compile(r"Connection closed by peer \[(?P<ip>[0-9A-Fa-f.:]+)\]:(?P<port>\d+)")
+MB_EXCEPTION_WINDOW_LINES = 3
+"""How far after a monitored_barrier error its "Original exception" line may stand."""
+
+
+def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    seen: set[tuple[str, int | None]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "monitoredBarrier" not in line:
+            continue
+        if m := _MB_PEER_RE.search(line):
+            rank = int(m.group("rank"))
+            if ("peer", rank) in seen:
+                continue
+            seen.add(("peer", rank))
+            ev = LogEvent(
+                kind="monitored_barrier_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                remote_rank=int(m.group("root")),
+                exception_type="its send/recv with the coordinating rank failed",
+            )
+            window = [t for _, t, _ in lines[index + 1 : index + 1 + MB_EXCEPTION_WINDOW_LINES]]
+            if closed := _search(_GLOO_CLOSED_RE, window):
+                ev.remote_ip, ev.port = closed.group("ip"), int(closed.group("port"))
+            report.events.append(ev)
+        elif (mm := _MB_MISSING_RE.search(line)) and ("missing", tagged) not in seen:
+            seen.add(("missing", tagged))
+            report.events.append(
+                LogEvent(
+                    kind="monitored_barrier_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    missing_ranks=_rank_list(mm.group("ranks")),
+                    timeout_ms=int(mm.group("ms")),
+                    exception_type="ranks never reached the barrier",
+                )
+            )
 
 
 # torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/

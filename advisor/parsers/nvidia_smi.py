@@ -91,6 +91,7 @@ def parse_topo(text: str) -> GpuTopology:
     first_dev_start = 0
     last_row_no = 0
     section = "matrix"
+    pending: list[tuple[int, str, list[str], list[int], list[int]]] = []
     lines = [(no, line, line.split()) for no, line, _ in numbered_lines(text)]
     lines = [entry for entry in lines if entry[2]]
     for i, (no, line, tokens) in enumerate(lines):
@@ -162,7 +163,14 @@ def parse_topo(text: str) -> GpuTopology:
             shift = row_starts[1] - first_dev_start
             extra_starts = row_starts[1 + len(dev_cols) :]
             starts = [start + shift for start in label_starts]
-            _affinity(topo, no, name, extras, extra_starts, labels, starts)
+            pending.append((no, name, extras, extra_starts, starts))
+    # Rows that fill every affinity column show where this copy puts each column's values
+    # (nvidia-smi pads cells to tab stops, so a value may sit nearer the next label's start than
+    # its own): rows with an empty cell are placed against those positions when there are any.
+    full = [starts_ for _, _, ex, starts_, _ in pending if len(ex) == len(labels)]
+    seen_at = [round(sum(col) / len(col)) for col in zip(*full, strict=True)] if full else None
+    for no, name, extras, extra_starts, starts in pending:
+        _affinity(topo, no, name, extras, extra_starts, labels, seen_at or starts)
     if not head_no:
         raise ParseError("no nvidia-smi topology matrix (no header row of GPU/NIC names)")
     if not topo.devices:
@@ -207,6 +215,7 @@ def _affinity(
                 message=f"nvidia-smi row {name} has {len(extras)} value(s) after its links for "
                 f"{len(labels)} affinity column(s) ({', '.join(labels) or 'none'}): placed by "
                 "their position under the header",
+                skipped=False,  # every value is read; an empty cell is what the output says
             )
         )
     for label, value in placed:
