@@ -61,10 +61,12 @@ def test_one_advisor_per_node_with_launcher_torchrun(tmp_path: Path) -> None:
     ]
 
 
-def _wait_for_smoke_job(run_dir: Path, timeout_s: float = 300.0) -> None:
+def _wait_for_smoke_job(run_dir: Path, node0: subprocess.Popen, timeout_s: float = 150.0) -> None:
     """Until node 0 has written smoke's job spec: it starts its agent, the rendezvous, next."""
     end = time.monotonic() + timeout_s
     while time.monotonic() < end:
+        if node0.poll() is not None:
+            raise AssertionError(f"node 0 ended before smoke: {node0.communicate()[0]}")
         for spec in (run_dir / JOBS_DIR).glob("*.json"):
             try:
                 if '"smoke"' in spec.read_text():
@@ -105,7 +107,7 @@ def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
         if k == 1 and node1_late:
             # node 1 starts once node 0 is at smoke's rendezvous (rather than after a fixed
             # delay): its note then always arrives while node 0 waits there
-            _wait_for_smoke_job(run_dir)
+            _wait_for_smoke_job(run_dir, procs[0])
         procs[k] = subprocess.Popen(
             [*advisor_cmd(), "run", *common, f"launcher.node_rank={k}", *per_node[k]],
             stdout=subprocess.PIPE,
