@@ -230,8 +230,9 @@ def test_a_rank_issuing_another_op_and_one_building_another_subgroup_are_named(
     res = run_advisor(
         [
             "+cluster=2x2", "emulate=true", "profile=standard", *only_stages("smoke", "subgroups"),
-            "stages.smoke.deadline_s=15", "stages.subgroups.deadline_s=25",
-            "stages.subgroups.arrival_timeout_s=10",
+            # the arrival guard as in the drill above (5 s), 15 s under the deadline as before
+            "stages.smoke.deadline_s=15", "stages.subgroups.deadline_s=20",
+            "stages.subgroups.arrival_timeout_s=5",
             "+faults=[{stage:smoke,rank:2,kind:wrong_op,step:all_reduce},"
             "{stage:subgroups,rank:1,kind:subgroup}]",
         ],

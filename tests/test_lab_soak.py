@@ -127,7 +127,11 @@ def test_a_link_that_stays_down_is_a_stall_named_when_the_deadline_stops_the_soa
         cut_at.append(time.time())
         lab.link_down(1)
 
-    deadline_s = 50
+    # The link is cut 2 s into the soak, so a 10 s soak is still running then; the deadline is
+    # the least the soak's config allows for it (30 s beyond its duration). The stall lasts from
+    # the cut until the job is stopped: over 15 s even after 20 s of start-up, against the 10 s
+    # asserted below.
+    deadline_s = 40
     with when_step(run_dir, "soak", cut, step="window", rank=0) as watch:
         run = run_in_lab(
             lab,
@@ -136,7 +140,7 @@ def test_a_link_that_stays_down_is_a_stall_named_when_the_deadline_stops_the_soa
                 "cluster.devices_per_node=1",
                 "pg_timeout_s=60",
                 "stages.soak.enabled=true",
-                "stages.soak.duration_s=15",
+                "stages.soak.duration_s=10",
                 f"stages.soak.deadline_s={deadline_s}",
                 "stages.soak.window_s=1",
                 "stages.soak.all_reduce_bytes=65536",

@@ -14,6 +14,7 @@ from advisor.cluster import ClusterConfig, resolve
 from advisor.errors import ConfigError
 from advisor.launch.commands import node_commands
 from advisor.launch.plan import LauncherConfig, LaunchPlan, SlurmConfig, free_port
+from advisor.paths import JOBS_DIR
 from tests.conftest import REPO, advisor_cmd
 
 
@@ -60,9 +61,25 @@ def test_one_advisor_per_node_with_launcher_torchrun(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("node1_delay_s", [0, 20], ids=["before-smoke", "during-smoke"])
+def _wait_for_smoke_job(run_dir: Path, node0: subprocess.Popen, timeout_s: float = 150.0) -> None:
+    """Until node 0 has written smoke's job spec: it starts its agent, the rendezvous, next."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if node0.poll() is not None:
+            raise AssertionError(f"node 0 ended before smoke: {node0.communicate()[0]}")
+        for spec in (run_dir / JOBS_DIR).glob("*.json"):
+            try:
+                if '"smoke"' in spec.read_text():
+                    return
+            except OSError:  # being written
+                pass
+        time.sleep(0.2)
+    raise AssertionError(f"node 0 wrote no smoke job spec in {run_dir / JOBS_DIR}")
+
+
+@pytest.mark.parametrize("node1_late", [False, True], ids=["before-smoke", "during-smoke"])
 def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
-    tmp_path: Path, node1_delay_s: int
+    tmp_path: Path, node1_late: bool
 ) -> None:
     """One advisor per node; node 1's preflight fails (its interface setting names no interface),
     so node 1 joins no job. Node 0 must not wait at the smoke rendezvous for its join timeout:
@@ -87,8 +104,10 @@ def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
     started = time.monotonic()
     procs = {}
     for k in (0, 1):
-        if k == 1:
-            time.sleep(node1_delay_s)
+        if k == 1 and node1_late:
+            # node 1 starts once node 0 is at smoke's rendezvous (rather than after a fixed
+            # delay): its note then always arrives while node 0 waits there
+            _wait_for_smoke_job(run_dir, procs[0])
         procs[k] = subprocess.Popen(
             [*advisor_cmd(), "run", *common, f"launcher.node_rank={k}", *per_node[k]],
             stdout=subprocess.PIPE,
@@ -105,7 +124,7 @@ def test_a_node_failing_preflight_tells_node_0_instead_of_leaving_it_waiting(
     facts = json.loads((run_dir / "facts.json").read_text())
     smoke = facts["stages"]["smoke"]
     assert smoke["status"] == "failed", smoke
-    if node1_delay_s:  # node 0 was already waiting in smoke's rendezvous: stopped there
+    if node1_late:  # node 0 was already waiting in smoke's rendezvous: stopped there
         assert smoke["reason"].startswith("smoke stopped:"), smoke["reason"]
     assert "node 1" in smoke["reason"] and "left the run" in smoke["reason"], smoke["reason"]
     assert "preflight failed" in smoke["reason"] and "nosuch0" in smoke["reason"], smoke["reason"]
