@@ -99,3 +99,23 @@ def test_empty_cpu_affinity_cells_keep_numa_in_its_column() -> None:
     assert topo.gpu_numa_id["GPU0"] == "N/A"
     (report,) = load_paths([HELDOUT / "nvidia_smi_topo_empty_affinity.txt"]).files
     assert report.status == "read"  # the rows' notes skip nothing
+
+
+def test_srun_and_mpirun_exit_reports_name_task_host_and_code() -> None:
+    srun = _parse("nccl_socket_srun.log").of_kind("launcher_exit")
+    assert [(e.line, e.rank, e.host, e.exit_code) for e in srun] == [
+        (15, 0, "gpu-node1", 1),
+        (18, 1, "gpu-node2", 134),
+    ]
+    (mpi,) = _parse("rccl_warn_ucx.log").of_kind("launcher_exit")
+    assert (mpi.line, mpi.rank, mpi.exit_code, mpi.root_cause) == (55, 1, 3, True)
+    items = _findings("nccl_socket_srun.log", "nccl")["evidence-launcher-exit"]
+    assert items[1].startswith("srun: task/rank 1 on gpu-node2 exited with 134")
+
+
+def test_nccl_warn_of_a_socket_the_peer_closed_with_the_rank_from_its_comm_line() -> None:
+    (ev,) = _parse("nccl_socket_srun.log").of_kind("nccl_warning")
+    assert (ev.line, ev.host, ev.pid, ev.rank, ev.rank_size, ev.port) == (
+        23, "gpu-node2", 2985003, 1, 2, 45074,
+    )  # fmt: skip
+    assert ev.remote_ip == "gpu-node1.int.hpcie.labs.faculty.ie.edu"

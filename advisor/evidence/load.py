@@ -111,6 +111,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: \w+\("
         r"|:\d+:\d+ \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
+        r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
     ),
 }
 

@@ -262,7 +262,7 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    nccl_warning, npu_runtime_error, monitored_barrier_failure, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
+    nccl_warning, npu_runtime_error, monitored_barrier_failure, launcher_exit, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
     watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
     hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
@@ -339,6 +339,7 @@ def parse(text: str) -> LogReport:
     _nccl_warnings(lines, report)  # after the IB completions: it leaves their lines to them
     _npu_runtime_errors(lines, report)
     _monitored_barrier(lines, report)
+    _launcher_exits(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -1008,6 +1009,59 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
                     exception_type="ranks never reached the barrier",
                 )
             )
+
+
+# The launcher's own account of a rank that exited non-zero: Slurm's srun ("srun: error:
+# gpu-node2: task 1: Exited with exit code 134", a range "tasks 0-3"), Open MPI's mpirun ("mpirun
+# detected that one or more processes exited with non-zero status ... The first process to do so
+# was:" then "Process name: [[2403,1],1]" and "Exit code: 3").
+_SRUN_EXIT_RE = re.compile(
+    r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+)(?:[-,][\d,-]*)?: Exited with exit code (?P<code>\d+)"
+)
+_MPI_FIRST_RE = re.compile(r"The first process to do so was")
+_MPI_PROCESS_RE = re.compile(r"Process name:\s*\[\[\d+,\d+\],(?P<rank>\d+)\]")
+_MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
+_MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
+MPI_SUMMARY_LINES = 6
+"""How many lines after "The first process to do so was" mpirun's name, host and code span."""
+
+
+def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    seen: set[tuple[str, int]] = set()
+    for index, (no, line, _) in enumerate(lines):
+        if "srun: error" in line and (m := _SRUN_EXIT_RE.search(line)):
+            key = (m.group("host"), int(m.group("task")))
+            if key in seen:
+                continue
+            seen.add(key)
+            report.events.append(
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=key[1],
+                    host=key[0],
+                    exit_code=int(m.group("code")),
+                    exception_type="srun",
+                )
+            )
+        elif "first process to do so" in line and _MPI_FIRST_RE.search(line):
+            ev = LogEvent(
+                kind="launcher_exit",
+                line=no,
+                message=line.strip()[:300],
+                root_cause=True,
+                exception_type="mpirun",
+            )
+            for later_no, later, _ in lines[index + 1 : index + 1 + MPI_SUMMARY_LINES]:
+                if pm := _MPI_PROCESS_RE.search(later):
+                    ev.rank, ev.line = int(pm.group("rank")), later_no
+                elif em := _MPI_EXIT_RE.search(later):
+                    ev.exit_code = int(em.group("code"))
+                elif hm := _MPI_HOST_RE.search(later):
+                    ev.host = hm.group("host")
+            if ev.exit_code is not None:
+                report.events.append(ev)
 
 
 # torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/
