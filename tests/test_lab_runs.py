@@ -249,7 +249,10 @@ def test_link_down_mid_stage(make_lab, tmp_path: Path) -> None:
     """Node 1's cable is pulled as the connectivity stage starts measuring pairs: the smoke
     stage's results stay, the pairs crossing to node 1 are reported failed, the pairs inside a
     node are measured, and the stage ends within its deadline."""
-    lab = make_lab(2)
+    # A shaped link and more iterations keep each crossing pair busy for seconds: on an idle
+    # veth the pairs finished within 0.1 s, before the cut (started when a rank reaches its first
+    # pair) could land, and the stage ended ok.
+    lab = make_lab(2, shape=LinkShape(rate_mbit=100))
     run_dir = tmp_path / "run"
     deadline = 120.0  # launch included: the ranks must come up before the link can fail them
     with when_step(run_dir, "connectivity", lambda r: lab.link_down(1), step="pair/") as watch:
@@ -259,6 +262,7 @@ def test_link_down_mid_stage(make_lab, tmp_path: Path) -> None:
                 *BASE,
                 *only("smoke", "connectivity"),
                 f"stages.connectivity.deadline_s={deadline}",
+                "stages.connectivity.bandwidth_iters=20",
             ],
             run_dir,
         )
