@@ -112,6 +112,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|:\d+:\d+ \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
+        r"|watchdog thread terminated with exception: |sigkill_handler\].* exits with return code"
     ),
 }
 

@@ -262,7 +262,7 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    nccl_warning, npu_runtime_error, monitored_barrier_failure, launcher_exit, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
+    nccl_warning, npu_runtime_error, monitored_barrier_failure, launcher_exit, watchdog_exception, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
     watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
     hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
@@ -340,6 +340,7 @@ def parse(text: str) -> LogReport:
     _npu_runtime_errors(lines, report)
     _monitored_barrier(lines, report)
     _launcher_exits(lines, report)
+    _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -1018,12 +1019,50 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
 _SRUN_EXIT_RE = re.compile(
     r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+)(?:[-,][\d,-]*)?: Exited with exit code (?P<code>\d+)"
 )
+# DeepSpeed's launcher (launcher/launch.py, sigkill_handler): "[ERROR] [launch.py:325:
+# sigkill_handler] ['/opt/conda/bin/python', '-u', ..., '--local_rank=7', ...] exits with return
+# code = -6"
+_DS_EXIT_RE = re.compile(
+    r"sigkill_handler\] \[.*?'--local_rank=(?P<lr>\d+)'.*\] exits with return code = (?P<code>-?\d+)"
+)
 _MPI_FIRST_RE = re.compile(r"The first process to do so was")
 _MPI_PROCESS_RE = re.compile(r"Process name:\s*\[\[\d+,\d+\],(?P<rank>\d+)\]")
 _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
 _MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
 MPI_SUMMARY_LINES = 6
 """How many lines after "The first process to do so was" mpirun's name, host and code span."""
+
+
+# pytorch ProcessGroupNCCL.cpp: the watchdog thread's own death, "[PG 0 Rank 1] Process group
+# watchdog thread terminated with exception: NCCL error: remote process exited ..." (older torch:
+# "[Rank 0] NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access
+# was encountered"); torch_npu prints the HCCL form.
+_WATCHDOG_DIED_RE = re.compile(
+    r"\[(?:PG [^\]]*?)?Rank (?P<rank>\d+)\] (?:Process group|(?P<lib>NCCL|HCCL)) watchdog thread "
+    r"terminated with exception: (?P<what>.+?)\s*$"
+)
+
+
+def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    seen: set[tuple[int, str]] = set()
+    for no, line, _ in lines:
+        if "watchdog thread terminated" not in line or not (m := _WATCHDOG_DIED_RE.search(line)):
+            continue
+        if "Watchdog caught collective operation timeout" in m.group("what"):
+            continue  # a time-out: its watchdog_timeout event holds the record
+        key = (int(m.group("rank")), m.group("what")[:80])
+        if key in seen:  # the same exception re-raised as what() of the terminate
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="watchdog_exception",
+                line=no,
+                message=m.group("what")[:300],
+                rank=key[0],
+                library=m.group("lib") or ("HCCL" if "HCCL" in line else "NCCL"),
+            )
+        )
 
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -1043,6 +1082,21 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     host=key[0],
                     exit_code=int(m.group("code")),
                     exception_type="srun",
+                )
+            )
+        elif "exits with return code" in line and (dm := _DS_EXIT_RE.search(line)):
+            key = ("deepspeed", int(dm.group("lr")))
+            if key in seen:
+                continue
+            seen.add(key)
+            report.events.append(
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[-300:],
+                    local_rank=key[1],
+                    exit_code=int(dm.group("code")),
+                    exception_type="deepspeed",
                 )
             )
         elif "first process to do so" in line and _MPI_FIRST_RE.search(line):
