@@ -461,8 +461,12 @@ def test_elastic_summary_marks_the_root_cause() -> None:
 
 
 def test_hccl_ei0006_with_rank_prefix() -> None:
-    (e,) = logs.parse(sample("hccl_ei0006_init.log")).events
+    parsed = logs.parse(sample("hccl_ei0006_init.log"))
+    (e,) = parsed.of_kind("hccl_error")
     assert (e.kind, e.code, e.rank, e.device, e.line) == ("hccl_error", "EI0006", 1, 1, 5)
+    # torch_npu's "OPS function error: HcclAllreduce, error code is N" above it is the call's own
+    (call,) = parsed.of_kind("hccl_call_failure")
+    assert (call.call, call.rank, call.line) == ("HcclAllreduce", 1, 3)
     assert e.timeout_ms is None  # the 120 s in the text is the documented default, not this run's
 
 

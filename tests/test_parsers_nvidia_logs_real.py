@@ -203,7 +203,7 @@ def test_socket_table_names_each_peer_this_rank_waited_for() -> None:
 
 
 def test_ei0006_takes_the_op_and_the_peer_it_timed_out_on() -> None:
-    (ev,) = events("hccl_ei0006_op_peer.log")
+    (ev,) = [e for e in events("hccl_ei0006_op_peer.log") if e.kind == "hccl_error"]
     assert (ev.code, ev.rank, ev.device, ev.op) == ("EI0006", 0, 0, "all_reduce")
     assert (ev.remote_rank, ev.ip, ev.remote_ip, ev.timeout_ms) == (
         29,

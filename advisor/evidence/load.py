@@ -109,7 +109,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: \w+\("
-        r"|:\d+:\d+ \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
+        r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: Hccl\w+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|watchdog thread terminated with exception: |sigkill_handler\].* exits with return code"

@@ -704,8 +704,11 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
 # then (same line in compact mode, else the next) its own code "ERR02200 DIST call hccl api
 # failed" (torch_npu's formatErrorCode: ERR + sub-module 02 DIST + ErrCode 200 HCCL) with
 # "(PID:.., Device:N, RankID:N)". A CANN code line (EI0015, EJ0003 ...) may follow with the reason.
+# torch_npu's op-plugin path names the HCCL entry point without its arguments: "OPS function
+# error: HcclAllreduce, error code is 6" (then "ERR01100 OPS call acl api failed").
 _HCCL_CALL_RE = re.compile(
     r"HCCL function error: (?P<call>\w+)\(.*?\)\s*[,，]\s*error code is\s*(?P<code>-?\d+)"
+    r"|OPS function error: (?P<call2>Hccl\w+)\s*[,，]\s*error code is\s*(?P<code2>-?\d+)"
 )
 _TORCH_NPU_CODE_RE = re.compile(r"\b(ERR\d{5})\b")
 CALL_WINDOW_LINES = 2
@@ -725,9 +728,10 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
 
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     for index, (no, line, tagged) in enumerate(lines):
-        if "HCCL function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
+        if "function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
             continue
-        result = int(m.group("code"))
+        call = m.group("call") or m.group("call2")
+        result = int(m.group("code") or m.group("code2"))
         name, meaning = decode_result(result)
         window = [line[m.end() :]] + [
             t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]
@@ -735,10 +739,10 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         ev = LogEvent(
             kind="hccl_call_failure",
             line=no,
-            message=f"{m.group('call')} returned {result} = {name} ({meaning})",
+            message=f"{call} returned {result} = {name} ({meaning})",
             code_name=name,
             rank=tagged,
-            call=m.group("call"),
+            call=call,
         )
         if code := _search(_TORCH_NPU_CODE_RE, window):
             ev.code = code.group(1)
@@ -905,11 +909,13 @@ def _nccl_net_errors(lines: list[tuple[int, str, int | None]], report: LogReport
 # NCCL's WARN lines (src/debug.cc): "host:pid:tid [cudaDev] file:line [(func)] NCCL WARN text",
 # the level NCCL prints its errors at (RCCL the same, its file paths long).
 _NCCL_WARN_RE = re.compile(
-    r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
+    r"(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
     r"(?P<text>.+)$"
 )
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
-_REMOTE_PEER_RE = re.compile(r"remote peer (?P<peer>[^\s<]+)<(?P<port>\d+)>")
+# NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
+# 10.44.137.149<52905>")
+_REMOTE_PEER_RE = re.compile(r"(?P<peer>[\w.:-]+)<(?P<port>\d+)>")
 _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
 _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 
@@ -919,7 +925,7 @@ def _nccl_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) 
     the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
     taken = {e.line for e in report.events}
     by_pid: dict[int, tuple[int, int]] = {}
-    seen: set[tuple[int, str]] = set()
+    seen: set[tuple[int | None, str]] = set()
     events: list[LogEvent] = []
     for no, line, tagged in lines:
         if "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
@@ -928,7 +934,8 @@ def _nccl_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) 
             continue
         if "NCCL WARN" not in line or no in taken or not (m := _NCCL_WARN_RE.search(line)):
             continue
-        pid, text = int(m.group("pid")), m.group("text").strip()
+        pid = int(m.group("pid")) if m.group("pid") else None  # a prefix without pid:tid
+        text = m.group("text").strip()
         key = (pid, re.sub(r"0x[0-9a-f]+", "", text)[:80])
         if key in seen:
             continue
@@ -953,7 +960,7 @@ def _nccl_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) 
             ev.rank = int(wr.group(1))
         events.append(ev)
     for ev in events:
-        if ev.pid in by_pid:
+        if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
     report.events.extend(events)
 
@@ -1123,12 +1130,13 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
 # error code is N". N is an ACL runtime error code.
 _NPU_CALL_RE = re.compile(
     r"(?P<call>\w+):\S+:\d+ NPU error, error code is (?P<code>\d+)"
-    r"|NPU function error: (?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
+    r"|NPU function error: (?:\w+::)*(?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
 )
 # CANN rt_error_codes.h (ACL_ERROR_RT_*): the runtime codes a collective's failure shows.
 ACL_RT_ERRORS: dict[int, str] = {
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
+    507001: "ACL_ERROR_RT_TS_ERROR",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
     207004: "ACL_ERROR_RT_NO_DEVICE",
     507010: "ACL_ERROR_RT_LOST_HEARTBEAT",
