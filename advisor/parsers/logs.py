@@ -262,9 +262,10 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    nccl_warning, npu_runtime_error, monitored_barrier_failure, launcher_exit, watchdog_exception, torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang,
-    watchdog_progress, elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout,
-    hccl_bind_failure, hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
+    nccl_warning, npu_runtime_error, monitored_barrier_failure, launcher_exit, watchdog_exception,
+    torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
+    elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
+    hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -335,8 +336,9 @@ def parse(text: str) -> LogReport:
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
     _unique_id_failures(lines, report)
-    _nccl_net_errors(lines, report)
-    _nccl_warnings(lines, report)  # after the IB completions: it leaves their lines to them
+    comm_ranks = _nccl_comm_ranks(lines)
+    _nccl_net_errors(lines, report, comm_ranks)
+    _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
     _npu_runtime_errors(lines, report)
     _monitored_barrier(lines, report)
     _launcher_exits(lines, report)
@@ -513,11 +515,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             code_name=m.group("name"),
             rank=rank,
         )
-        if pid := _search(_PID_RE, window):
-            ev.pid = int(pid.group(1) or pid.group(2))
-        if dev := _search(_DEVICE_RE, window):
-            ev.device = int(dev.group(1) or dev.group(2))
-        elif entry:
+        _torch_npu_context(ev, window)
+        if ev.device is None and entry:
             ev.device = int(entry.group(2))
         if (remote := _search(_REMOTE_RE, window)) and remote.group(1).isdigit():
             ev.remote_rank = int(remote.group(1))
@@ -859,15 +858,24 @@ _NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d
 _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 
 
-def _nccl_net_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """Error completions of NCCL's InfiniBand transport, one per process and peer."""
-    by_pid: dict[int, tuple[int, int]] = {}  # pid → (rank, nranks) from its init line
-    seen: set[tuple[int | None, str]] = set()
-    for no, line, tagged in lines:
+def _nccl_comm_ranks(lines: list[tuple[int, str, int | None]]) -> dict[int, tuple[int, int]]:
+    """pid → (rank, nranks) from each NCCL process's communicator line."""
+    by_pid: dict[int, tuple[int, int]] = {}
+    for _, line, _ in lines:
         if "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
             if pm := _NCCL_PREFIX_RE.search(line):
                 by_pid[int(pm.group("pid"))] = (int(init.group("rank")), int(init.group("nranks")))
-            continue
+    return by_pid
+
+
+def _nccl_net_errors(
+    lines: list[tuple[int, str, int | None]],
+    report: LogReport,
+    by_pid: dict[int, tuple[int, int]],
+) -> None:
+    """Error completions of NCCL's InfiniBand transport, one per process and peer."""
+    seen: set[tuple[int | None, str]] = set()
+    for no, line, tagged in lines:
         if "Got completion from peer" not in line or not (m := _IB_COMPLETION_RE.search(line)):
             continue
         prefix = _NCCL_PREFIX_RE.search(line[: m.start()])
@@ -920,18 +928,17 @@ _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
 _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 
 
-def _nccl_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+def _nccl_warnings(
+    lines: list[tuple[int, str, int | None]],
+    report: LogReport,
+    by_pid: dict[int, tuple[int, int]],
+) -> None:
     """NCCL's WARN lines (errors) that no more specific event read, one per process and text:
     the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
     taken = {e.line for e in report.events}
-    by_pid: dict[int, tuple[int, int]] = {}
     seen: set[tuple[int | None, str]] = set()
     events: list[LogEvent] = []
     for no, line, tagged in lines:
-        if "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
-            if pm := _NCCL_PREFIX_RE.search(line):
-                by_pid[int(pm.group("pid"))] = (int(init.group("rank")), int(init.group("nranks")))
-            continue
         if "NCCL WARN" not in line or no in taken or not (m := _NCCL_WARN_RE.search(line)):
             continue
         pid = int(m.group("pid")) if m.group("pid") else None  # a prefix without pid:tid
