@@ -156,18 +156,11 @@ def _parse_doc(doc: dict[str, Any], superpod_fields: bool) -> RankTable:
     if not any(key in doc for key in ("server_list", "group_list")):
         return _parse_pd(doc, version, status, errors)
     servers, ranks = _entries(doc, errors)
-    declared = doc.get("server_count")
-    server_count: int | None = None
-    if declared is not None:
-        try:
-            server_count = int(declared)
-        except (TypeError, ValueError):
-            errors.append(f"server_count {declared!r} is not a number")
-        else:
-            if server_count != len(servers):
-                errors.append(
-                    f"server_count is {server_count} but server_list holds {len(servers)} servers"
-                )
+    server_count = _declared_server_count(doc, errors)
+    if server_count is not None and server_count != len(servers):
+        errors.append(
+            f"server_count is {server_count} but server_list holds {len(servers)} servers"
+        )
     _check_duplicates(servers, ranks, errors)
     super_pods = _super_pods(doc, version, servers, ranks, errors, superpod_fields)
     return RankTable(
@@ -195,6 +188,19 @@ def _objects(value: Any, what: str, errors: list[str]) -> list[dict[str, Any]]:
         else:
             errors.append(f"{what}[{i}] is not an object")
     return out
+
+
+def _declared_server_count(doc: dict[str, Any], errors: list[str]) -> int | None:
+    """The table's ``server_count`` as a number; None when absent or not a number (then
+    ``errors`` says so)."""
+    declared = doc.get("server_count")
+    if declared is None:
+        return None
+    try:
+        return int(declared)
+    except (TypeError, ValueError):
+        errors.append(f"server_count {declared!r} is not a number")
+        return None
 
 
 def _entries(doc: dict[str, Any], errors: list[str]) -> tuple[list[str], list[RankEntry]]:
@@ -441,19 +447,11 @@ def _parse_pd(doc: dict[str, Any], version: str, status: str, errors: list[str])
                 f"cluster_id {cid} is given to {n} devices: LLMDataDist tells the devices it "
                 "links apart by it"
             )
-    declared = doc.get("server_count")
-    server_count: int | None = None
-    if declared is not None:
-        try:
-            server_count = int(declared)
-        except (TypeError, ValueError):
-            errors.append(f"server_count {declared!r} is not a number")
-        else:
-            if len(servers) > server_count:
-                errors.append(
-                    f"server_count is {server_count} but the device lists name {len(servers)} "
-                    "servers"
-                )
+    server_count = _declared_server_count(doc, errors)
+    if server_count is not None and len(servers) > server_count:
+        errors.append(
+            f"server_count is {server_count} but the device lists name {len(servers)} servers"
+        )
     return RankTable(
         version=version,
         status=status,
