@@ -9,9 +9,11 @@ made up but plausible.
 from __future__ import annotations
 
 import copy
+from functools import cache
 from typing import Any
 
 from advisor.facts import Facts
+from advisor.rules import engine, schema
 from advisor.rules.config import RuleParams, RulesConfig
 
 DELETE = object()
@@ -328,6 +330,24 @@ def patched(
             target[keys[-1]] = value
     typed = Facts.from_dict(facts, source=f"rules_facts.patched({sorted(changes)}, {backend!r})")
     return typed, config, RulesConfig(params=RuleParams(**params))
+
+
+@cache
+def _builtin_rules() -> schema.RuleSet:
+    return schema.load_paths([schema.builtin_dir()])
+
+
+def builtin_findings(changes: dict[str, Any], backend: str = "hccl") -> dict[str, Any]:
+    """The built-in rules' findings, by rule id, on healthy facts with ``changes`` applied
+    (``patched``)."""
+    facts, config, rules_cfg = patched(changes, backend)
+    outcome = engine.evaluate(_builtin_rules(), facts, config=config, rules_cfg=rules_cfg)
+    return {f.rule_id: f for f in outcome.findings}
+
+
+def finding_items(changes: dict[str, Any], backend: str = "hccl") -> dict[str, list[str]]:
+    """Each built-in finding's items as text, by rule id (see ``builtin_findings``)."""
+    return {rid: [str(i) for i in f.items] for rid, f in builtin_findings(changes, backend).items()}
 
 
 def _item(fields: str, **values: Any) -> dict[str, Any]:

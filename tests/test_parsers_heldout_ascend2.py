@@ -15,9 +15,8 @@ import pytest
 from advisor.evidence.load import detect, load_paths
 from advisor.parsers import ParseError, npu_smi, nvidia_smi, rank_table
 from advisor.probes import drift
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_10"
 
@@ -194,10 +193,9 @@ def test_pd_rank_table_with_a_device_twice_makes_the_import_not_ready(tmp_path: 
     doc["decode_device_list"][0]["device_id"] = "0"
     (tmp_path / "ranktable.json").write_text(json.dumps(doc))
     ev = load_paths([tmp_path / "ranktable.json"])
-    facts, config, rules_cfg = patched({"evidence.rank_tables": ev.rank_tables}, "hccl")
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-rank-table-invalid"]
+    finding = builtin_findings({"evidence.rank_tables": ev.rank_tables})[
+        "evidence-rank-table-invalid"
+    ]
     assert finding.severity == "critical"
     assert [str(i) for i in finding.items] == [
         f"{tmp_path / 'ranktable.json'} (version 1.2): device 0 on server 172.17.0.3 is listed "

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs, nccl_tests, nvidia_smi
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_2"
 
@@ -31,10 +30,7 @@ def _messages(ev: EvidenceFacts) -> list[tuple[int, str]]:
 
 
 def _findings(changes: dict[str, object]) -> dict[str, list[str]]:
-    facts, config, rules_cfg = patched(changes, "gloo")
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    return {f.rule_id: [str(i) for i in f.items] for f in outcome.findings}
+    return finding_items(changes, "gloo")
 
 
 # ------------------------------------------------------------------- watchdog

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import logs
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_11"
 
@@ -22,10 +21,7 @@ def _parse(name: str) -> logs.LogReport:
 
 def _findings(name: str) -> dict[str, list[str]]:
     ev = load_paths([HELDOUT / name])
-    facts, config, rules_cfg = patched({"evidence.failures": ev.failures}, "hccl")
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    return {f.rule_id: [str(i) for i in f.items] for f in outcome.findings}
+    return finding_items({"evidence.failures": ev.failures}, "hccl")
 
 
 def test_transport_init_error_without_a_code_names_both_ends_and_the_op() -> None:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import logs, nvidia_smi, strip_launcher_prefix
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_14"
 
@@ -23,10 +22,7 @@ def _parse(name: str) -> logs.LogReport:
 
 def _findings(name: str, backend: str) -> dict[str, list[str]]:
     ev = load_paths([HELDOUT / name])
-    facts, config, rules_cfg = patched({"evidence.failures": ev.failures}, backend)
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    return {f.rule_id: [str(i) for i in f.items] for f in outcome.findings}
+    return finding_items({"evidence.failures": ev.failures}, backend)
 
 
 def test_nccl_warn_lines_name_process_cuda_failure_peer_and_rank() -> None:

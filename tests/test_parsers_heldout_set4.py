@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import hccl_test, hccn_tool, logs, strip_launcher_prefix
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_7"
 
@@ -101,9 +100,6 @@ def test_fftsplus_time_out_in_seconds() -> None:
 
 def test_ei0015_finding_names_the_missing_ranks() -> None:
     ev = load_paths([HELDOUT / "hccl_ei0015_1.log"])
-    facts, config, rules_cfg = patched({"evidence.failures": ev.failures}, "gloo")
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hccl-negotiation-timeout"]
-    (item,) = [str(i) for i in finding.items]
+    items = finding_items({"evidence.failures": ev.failures}, "gloo")
+    (item,) = items["evidence-hccl-negotiation-timeout"]
     assert item.startswith("Rank 3: never connected: rank(s) 1, 7;")

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import logs, strip_launcher_prefix
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_8"
 
@@ -48,10 +47,9 @@ def test_failed_hccl_call_makes_an_import_not_ready() -> None:
     ev = load_paths([HELDOUT / "hccl_init_1.log"])
     (report,) = ev.files
     assert (report.status, report.formats) == ("read", ["log"])
-    facts, config, rules_cfg = patched({"evidence.failures": ev.failures}, "gloo")
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hccl-call-failed"]
+    finding = builtin_findings({"evidence.failures": ev.failures}, "gloo")[
+        "evidence-hccl-call-failed"
+    ]
     assert finding.severity == "critical"
     assert [str(i) for i in finding.items] == [
         "Rank 1 (device 1): hcclCommInitRootInfoConfig returned 1 = HCCL_E_PARA (parameter "

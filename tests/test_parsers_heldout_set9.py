@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import logs, strip_launcher_prefix
-from advisor.rules import engine, schema
 from tests.conftest import DATA
-from tests.rules_facts import patched
+from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_13"
 
 
 def _findings(name: str, backend: str) -> dict[str, list[str]]:
     ev = load_paths([HELDOUT / name])
-    facts, config, rules_cfg = patched({"evidence.failures": ev.failures}, backend)
-    rules = schema.load_paths([schema.builtin_dir()])
-    outcome = engine.evaluate(rules, facts, config=config, rules_cfg=rules_cfg)
-    return {f.rule_id: [str(i) for i in f.items] for f in outcome.findings}
+    return finding_items({"evidence.failures": ev.failures}, backend)
 
 
 def test_padded_srun_label_is_a_launcher_tag() -> None:
