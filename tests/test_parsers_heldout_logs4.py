@@ -79,6 +79,6 @@ def test_watchdog_record_without_seqnum() -> None:
 
 def test_failed_call_carries_the_worker_pid() -> None:
     (ev,) = _parse("hccl_call_pid.log").of_kind("hccl_call_failure")
-    assert (ev.line, ev.pid, ev.device, ev.code, ev.code_name) == (
-        4, 8457, 0, "ERR02200", "HCCL_E_PARA",
+    assert (ev.line, ev.pid, ev.device, ev.code, ev.code_name, ev.torch_npu_code) == (
+        4, 8457, 0, "1", "HCCL_E_PARA", "ERR02200",
     )  # fmt: skip

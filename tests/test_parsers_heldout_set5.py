@@ -26,8 +26,9 @@ def test_vllm_worker_prefix_with_rank() -> None:
 def test_failed_hccl_call_is_an_event_with_its_result_and_torch_npu_code() -> None:
     (ev,) = _parse("hccl_init_1.log").events
     assert (ev.kind, ev.line, ev.rank, ev.device, ev.call, ev.code, ev.code_name) == (
-        "hccl_call_failure", 2, 1, 1, "hcclCommInitRootInfoConfig", "ERR02200", "HCCL_E_PARA",
+        "hccl_call_failure", 2, 1, 1, "hcclCommInitRootInfoConfig", "1", "HCCL_E_PARA",
     )  # fmt: skip
+    assert ev.torch_npu_code == "ERR02200"
     assert ev.message == "hcclCommInitRootInfoConfig returned 1 = HCCL_E_PARA (parameter error)"
 
 
@@ -38,8 +39,8 @@ def test_failed_hccl_call_in_compact_form_reads_the_code_on_its_own_line() -> No
         "HcclGetRootInfo(&hcclID), error code is 7 ERR02200 DIST call hccl api failed."
     )
     (ev,) = logs.parse(line).events
-    assert (ev.call, ev.code, ev.code_name, ev.rank, ev.device) == (
-        "HcclGetRootInfo", "ERR02200", "HCCL_E_UNAVAIL", None, None,
+    assert (ev.call, ev.code, ev.code_name, ev.torch_npu_code, ev.rank, ev.device) == (
+        "HcclGetRootInfo", "7", "HCCL_E_UNAVAIL", "ERR02200", None, None,
     )  # fmt: skip
 
 

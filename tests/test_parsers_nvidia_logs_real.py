@@ -18,6 +18,7 @@ from advisor.evidence.timeline import build as build_timeline
 from advisor.parsers import ParseError, logs, nccl_tests, nvidia_smi
 from tests.conftest import DATA, run_advisor
 from tests.perf.import_large_log import make_log
+from tests.rules_facts import builtin_findings
 
 REAL = DATA / "evidence_real"
 BRIDGE = DATA / "multirank" / "container_bridge"
@@ -164,11 +165,26 @@ def test_last_completed_minus_one_is_a_rank_that_completed_nothing() -> None:
 
 def test_ei0002_names_the_device_its_heartbeat_lost() -> None:
     # Ascend/pytorch docs/zh/troubleshooting/HCCL_timeout.md
-    (ev,) = events("hccl_ei0002_heartbeat_lost.log")
+    warned, ev = events("hccl_ei0002_heartbeat_lost.log")
+    # torch_npu's NPU_CHECK_WARN line above the CANN code: a failed runtime call, not named
+    assert (warned.kind, warned.line, warned.call, warned.code, warned.code_name) == (
+        "npu_runtime_error", 1, None, "507048", "ACL_ERROR_RT_FFTS_PLUS_TIMEOUT",
+    )  # fmt: skip
     assert (ev.code, ev.op, ev.remote_rank) == ("EI0002", "all_reduce", None)
     assert (ev.culprit_ip, ev.culprit_device) == ("90.90.92.240", 1)
     assert (ev.discoverer_ip, ev.discoverer_device) == ("90.90.92.240", 0)
     assert ev.exception_type == "Heartbeat Lost Occurred"
+
+
+def test_a_runtime_warning_reads_in_the_npu_runtime_finding() -> None:
+    path = REAL / "hccl_ei0002_heartbeat_lost.log"
+    ev = load_paths([path])
+    finding = builtin_findings({"evidence.failures": ev.failures}, "hccl")[
+        "evidence-npu-runtime-error"
+    ]
+    assert [str(i) for i in finding.items] == [
+        f"A rank: torch_npu warned of 507048 = ACL_ERROR_RT_FFTS_PLUS_TIMEOUT ({path}, line 1)"
+    ]
 
 
 def test_heartbeat_lines_of_the_hccl_logs_on_their_own() -> None:

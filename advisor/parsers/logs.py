@@ -309,6 +309,9 @@ class LogEvent:
     discoverer_device: int | None = None
     call: str | None = None
     """The HCCL API that returned an error (torch_npu's "HCCL function error: <call>(...)")."""
+    torch_npu_code: str | None = None
+    """torch_npu's own ERRnnnnn code printed with the failure ("ERR02200 DIST call hccl api
+    failed"); ``code`` is then what the call itself returned."""
     missing_ranks: list[int] | None = None
     """Ranks that never reached the root node during cluster negotiation (EI0015's "List of
     unconnected ranks", the root's "Failed to connect agent[...]")."""
@@ -739,12 +742,13 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             kind="hccl_call_failure",
             line=no,
             message=f"{call} returned {result} = {name} ({meaning})",
+            code=str(result),
             code_name=name,
             rank=tagged,
             call=call,
         )
         if code := _search(_TORCH_NPU_CODE_RE, window):
-            ev.code = code.group(1)
+            ev.torch_npu_code = code.group(1)
         _torch_npu_context(ev, window)
         report.events.append(ev)
 
@@ -1134,39 +1138,70 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
 
 # torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/
 # npu/NPUStream.cpp:363 NPU error, error code is 107020", or "NPU function error: aclrtX(...),
-# error code is N". N is an ACL runtime error code.
+# error code is N". N is an ACL runtime error code. NPU_CHECK_WARN (torch_npu csrc/core/npu/
+# NPUException.h) reports a failed call the process went on from, without naming it: "Warning:
+# NPU warning, error code is 507048[Error]: " and the code's meaning on the next line.
 _NPU_CALL_RE = re.compile(
     r"(?P<call>\w+):\S+:\d+ NPU error, error code is (?P<code>\d+)"
     r"|NPU function error: (?:\w+::)*(?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
+    r"|NPU warning, error code is (?P<code3>\d+)"
 )
-# CANN rt_error_codes.h (ACL_ERROR_RT_*): the runtime codes a collective's failure shows.
+# CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*): the
+# codes a collective's or a device's failure shows.
 ACL_RT_ERRORS: dict[int, str] = {
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
-    507001: "ACL_ERROR_RT_TS_ERROR",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
     207004: "ACL_ERROR_RT_NO_DEVICE",
+    207018: "ACL_ERROR_RT_DEVICE_OOM",
+    507000: "ACL_ERROR_RT_INTERNAL_ERROR",
+    507001: "ACL_ERROR_RT_TS_ERROR",
     507010: "ACL_ERROR_RT_LOST_HEARTBEAT",
     507011: "ACL_ERROR_RT_MODEL_EXECUTE",
+    507012: "ACL_ERROR_RT_REPORT_TIMEOUT",
+    507013: "ACL_ERROR_RT_SYS_DMA",
     507014: "ACL_ERROR_RT_AICORE_TIMEOUT",
     507015: "ACL_ERROR_RT_AICORE_EXCEPTION",
+    507016: "ACL_ERROR_RT_AICORE_TRAP_EXCEPTION",
+    507017: "ACL_ERROR_RT_AICPU_TIMEOUT",
+    507018: "ACL_ERROR_RT_AICPU_EXCEPTION",
     507033: "ACL_ERROR_RT_DEV_SETUP_ERROR",
+    507034: "ACL_ERROR_RT_VECTOR_CORE_TIMEOUT",
+    507035: "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION",
+    507046: "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
+    507047: "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT",
+    507048: "ACL_ERROR_RT_FFTS_PLUS_TIMEOUT",
+    507049: "ACL_ERROR_RT_FFTS_PLUS_EXCEPTION",
+    507053: "ACL_ERROR_RT_DEVICE_MEM_ERROR",
+    507054: "ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR",
+    507055: "ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR",
+    507056: "ACL_ERROR_RT_LINK_ERROR",
+    507057: "ACL_ERROR_RT_SUSPECT_REMOTE_ERROR",
     507899: "ACL_ERROR_RT_DRV_INTERNAL_ERROR",
     507901: "ACL_ERROR_RT_SOCKET_CLOSE",
+    507904: "ACL_ERROR_RT_COMM_OP_RETRY_FAIL",
 }
 
 
 def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """Failed NPU runtime calls torch_npu reports, one per call and code."""
-    seen: set[tuple[str, int]] = set()
-    for index, (no, line, tagged) in enumerate(lines):
+    """Failed NPU runtime calls torch_npu reports, one per call and code; a warning only for a
+    code no failed call of the file showed (torch_npu warns again of the same code as the
+    process winds down)."""
+    seen: set[tuple[str | None, int]] = set()
+    found: list[tuple[int, str | None, int]] = []
+    for index, (_, line, _) in enumerate(lines):
         if "NPU" not in line or "error code is" not in line or not (m := _NPU_CALL_RE.search(line)):
             continue
         call = m.group("call") or m.group("call2")
-        code = int(m.group("code") or m.group("code2"))
-        if (call, code) in seen:
+        code = int(m.group("code") or m.group("code2") or m.group("code3"))
+        if (call, code) not in seen:
+            seen.add((call, code))
+            found.append((index, call, code))
+    failed = {code for _, call, code in found if call is not None}
+    for index, call, code in found:
+        if call is None and code in failed:
             continue
-        seen.add((call, code))
+        no, line, tagged = lines[index]
         window = [t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]]
         ev = LogEvent(
             kind="npu_runtime_error",
@@ -1177,6 +1212,8 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             rank=tagged,
             call=call,
         )
+        if err := _search(_TORCH_NPU_CODE_RE, window):
+            ev.torch_npu_code = err.group(1)
         _torch_npu_context(ev, window)
         report.events.append(ev)
 

@@ -84,6 +84,10 @@ _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
 )
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
+# Open MPI (orte/prrte/pmix show_help.c) folds repeated help messages of its processes into
+# "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail" ("1 more process
+# has sent ..."), printed by mpirun whenever it flushes them: between two rows of the table.
+_MPI_HELP_RE = re.compile(r"\d+ more process(?:es have| has) sent help message ")
 _OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
 _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
@@ -313,6 +317,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             continue
         if not stripped or not stripped[0].isdigit() or current.complete:
             continue  # units row, NCCL INFO lines, blank lines between rows, text after a footer
+        if _MPI_HELP_RE.match(stripped):
+            continue  # mpirun's own output printed between two rows, not a row
         tokens = stripped.split()
         try:
             row, start, present = _row(
