@@ -108,11 +108,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
-        r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: \w+\("
+        r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
+        r"|NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
+        r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: Hccl\w+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
-        r"|watchdog thread terminated with exception: |sigkill_handler\].* exits with return code"
+        r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
     ),
 }
 
@@ -759,8 +761,16 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
             raise ParseError(e.message, line=e.line + offset if e.line else 0) from e
     else:
         table = rank_table.parse(text)
+        offset = 0
     out.rank_tables.append({"source": source, **asdict(table)})
-    return []
+    return [
+        ParseWarning(
+            line=no + offset,
+            message="'...' stands for entries left out; the table is read without "
+            "them (counts and rank numbering not checked)",
+        )
+        for no in table.elided_lines
+    ]
 
 
 def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

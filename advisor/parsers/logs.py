@@ -181,6 +181,13 @@ _WORK_RE = re.compile(
     # "milliseconds" may be wrapped onto the next line by the terminal that saved the log
     r"(?:\s*ran for (?P<ran>\d+)(?= mil|\s*$))?"
 )
+# A record whose middle a terminal overwrote (tmux's "[451/1919]" scroll position pasted over
+# "OpType=_ALLGATHER_BA|SE, NumelI|n=..."): its sequence number, time-out and run time still
+# stand; the op is not guessed.
+_GARBLED_WORK_RE = re.compile(
+    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),(?P<op>)(?P<numel_in>)[^()]*?"
+    r"Timeout\(ms\)=(?P<timeout>\d+)\)\s*ran for (?P<ran>\d+)(?= mil|\s*$)"
+)
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
 _OPEN_WORK_RE = re.compile(r"Work[NH]CCL\([^)]*$")
 _PG_RE = re.compile(r"\[PG (?:ID )?(\S+)")
@@ -212,6 +219,14 @@ _FAILURE_FIELD_RE = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceba
 # stuck for <heartbeatTimeoutInSec_> seconds without making progress in monitoring enqueued
 # collectives" (torch_npu's ProcessGroupHCCL prints the same with HCCL), then it terminates the process.
 _STUCK_RE = re.compile(r"ProcessGroup(?P<lib>[NH]CCL)'s watchdog got stuck for (?P<s>\d+) seconds")
+# The same monitor's other verdict lines (ProcessGroupNCCL.cpp heartbeatMonitor): "Heartbeat monitor
+# timed out! Process will be terminated after dumping debug info." before that one, and, in torch
+# 2.6+, "Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL
+# watchdog hang." (getNCCLWatchdogTimeoutExitMsg with the exit reason); torch_npu prints the HCCL
+# forms.
+_HEARTBEAT_VERDICT_RE = re.compile(
+    r"Heartbeat monitor timed out!|due to ProcessGroup(?P<lib>[NH]CCL) watchdog hang"
+)
 # pytorch torch/distributed/elastic/multiprocessing/api.py: the agent logs the first failure by
 # time (min over failures of their timestamp) as "failed (exitcode: %s) local_rank: %s (pid: %s) of
 # binary: %s" ("of fn: .." for a function entry point); the prefix is the logging format's
@@ -712,6 +727,11 @@ _HCCL_CALL_RE = re.compile(
     r"HCCL function error: (?P<call>\w+)\(.*?\)\s*[,，]\s*error code is\s*(?P<code>-?\d+)"
     r"|OPS function error: (?P<call2>Hccl\w+)\s*[,，]\s*error code is\s*(?P<code2>-?\d+)"
 )
+# A C++ caller's glog CHECK on an HcclResult (xLLM's collective service, for one): "Check failed:
+# status == HCCL_SUCCESS (1 vs. 0) HCCL get root info failed." — glog prints both values.
+_HCCL_CHECK_RE = re.compile(
+    r"Check failed: \S+ == HCCL_SUCCESS \((?P<code>-?\d+) vs\. 0\)\s*(?P<what>.*?)\.?\s*$"
+)
 _TORCH_NPU_CODE_RE = re.compile(r"\b(ERR\d{5})\b")
 CALL_WINDOW_LINES = 2
 """How far after torch_npu's "HCCL function error" line its ERRnnnnn line may stand."""
@@ -724,12 +744,29 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
         ev.device = int(dev.group(1) or dev.group(2))
     if pid := _search(_PID_RE, window):
         ev.pid = int(pid.group(1) or pid.group(2))
+        if ev.rank == ev.pid:
+            ev.rank = None  # torch_npu's "[758] [date] torch.distributed:" pid, not a rank tag
     if ev.rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
         ev.rank = int(rid.group(1))
 
 
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     for index, (no, line, tagged) in enumerate(lines):
+        if "HCCL_SUCCESS (" in line and (c := _HCCL_CHECK_RE.search(line)):
+            result = int(c.group("code"))
+            name, meaning = decode_result(result)
+            what = c.group("what") or "an HCCL call failed"
+            report.events.append(
+                LogEvent(
+                    kind="hccl_call_failure",
+                    line=no,
+                    message=f"{what}: {result} = {name} ({meaning})",
+                    code=str(result),
+                    code_name=name,
+                    rank=tagged,
+                )
+            )
+            continue
         if "function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
             continue
         call = m.group("call") or m.group("call2")
@@ -1057,18 +1094,22 @@ MPI_SUMMARY_LINES = 6
 # was encountered"); torch_npu prints the HCCL form.
 _WATCHDOG_DIED_RE = re.compile(
     r"\[(?:PG [^\]]*?)?Rank (?P<rank>\d+)\] (?:Process group|(?P<lib>NCCL|HCCL)) watchdog thread "
-    r"terminated with exception: (?P<what>.+?)\s*$"
+    r"terminated with exception:\s*(?P<what>.*?)\s*$"
 )
 
 
 def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int, str]] = set()
-    for no, line, _ in lines:
+    for index, (no, line, _) in enumerate(lines):
         if "watchdog thread terminated" not in line or not (m := _WATCHDOG_DIED_RE.search(line)):
             continue
-        if "Watchdog caught collective operation timeout" in m.group("what"):
+        what = m.group("what")
+        if not what and index + 1 < len(lines):
+            # torch_npu ends the line at "exception:" and its own ERR line follows
+            what = lines[index + 1][1].strip()
+        if "Watchdog caught collective operation timeout" in what:
             continue  # a time-out: its watchdog_timeout event holds the record
-        key = (int(m.group("rank")), m.group("what")[:80])
+        key = (int(m.group("rank")), what[:80])
         if key in seen:  # the same exception re-raised as what() of the terminate
             continue
         seen.add(key)
@@ -1076,7 +1117,7 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
             LogEvent(
                 kind="watchdog_exception",
                 line=no,
-                message=m.group("what")[:300],
+                message=what[:300],
                 rank=key[0],
                 library=m.group("lib") or ("HCCL" if "HCCL" in line else "NCCL"),
             )
@@ -1295,12 +1336,12 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
-    hung: set[int | None] = set()
+    hung: dict[int | None, LogEvent] = {}
     joined = -1  # the last continuation line already read with the record it completes
     for index, (no, line, tagged) in enumerate(lines):
         if index <= joined:
             continue
-        if "stuck for" in line:
+        if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
             _watchdog_hang(lines, index, hung, report)
         if (
             "operation timeout" in line
@@ -1312,6 +1353,10 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # launcher's "host [stderr]" prefix does not tag): the rank stays on this line
             joined = index + 1
             line = line.rstrip() + " " + lines[joined][1].lstrip()
+        if "PG status" in line and "completed" not in line and index + 1 < len(lines):
+            # a progress line wrapped at a fixed width ("last enqueue" / "d work: 5, last ...")
+            joined = index + 1
+            line = line.rstrip("\n") + lines[joined][1]
         if "nqueued" not in line and "Work" not in line:
             continue  # neither a progress line nor a work line: most of a large log
         if "Work" in line and _OPEN_WORK_RE.search(line) and max(index, joined) + 1 < len(lines):
@@ -1328,7 +1373,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
             if rank is not None and (dm := _DETECTED_RE.search(line)):
                 detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
-        w = _WORK_RE.search(line)
+        w = _WORK_RE.search(line) or _GARBLED_WORK_RE.search(line)
         if w is None and _OPEN_WORK_RE.search(line):
             report.unread.append(
                 ParseWarning(line=no, message="watchdog record cut inside its Work(...) fields")
@@ -1345,7 +1390,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             line=no,
             message=line.strip()[:400],
             rank=rank,
-            op=OPS.get(w.group("op"), w.group("op").lower()),
+            op=OPS.get(w.group("op"), w.group("op").lower()) if w.group("op") else None,
             seq=seq,
             numel=int(w.group("numel_in")) if w.group("numel_in") else None,
             timeout_ms=int(w.group("timeout")) if w.group("timeout") else None,
@@ -1403,33 +1448,46 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
 
 
 def _watchdog_hang(
-    lines: list[tuple[int, str, int | None]], index: int, hung: set[int | None], report: LogReport
+    lines: list[tuple[int, str, int | None]],
+    index: int,
+    hung: dict[int | None, LogEvent],
+    report: LogReport,
 ) -> None:
-    """The heartbeat monitor's verdict at ``lines[index]``; a message wrapped at a fixed width is
-    read across the line before (its first words stand there, cut)."""
+    """The heartbeat monitor's verdict at ``lines[index]``, one event per rank: its "stuck for N
+    seconds" (a message wrapped at a fixed width is read across the line before, where its first
+    words stand, cut), or the lines it prints around that one — "Heartbeat monitor timed out!"
+    before it, "Terminating the process ... due to ProcessGroupNCCL watchdog hang." (newer torch,
+    in place of it)."""
     no, line, tagged = lines[index]
     m = _STUCK_RE.search(line)
-    if m is None and index > 0:
+    if m is None and "stuck for" in line and index > 0:
         no, before, tagged = lines[index - 1]
         line = before + line
         m = _STUCK_RE.search(line)
+    lib = m.group("lib") if m else None
     if m is None:
-        return
+        h = _HEARTBEAT_VERDICT_RE.search(line)
+        if h is None:
+            return
+        # the time-out line names no library; its glog prefix names the source file
+        lib = h.group("lib") or ("HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None)
     rank_m = _WATCHDOG_RANK_RE.search(line)
     rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m else tagged
-    if rank in hung:
+    timeout_ms = int(m.group("s")) * 1000 if m else None
+    if (seen := hung.get(rank)) is not None:
+        seen.timeout_ms = seen.timeout_ms or timeout_ms
         return
-    hung.add(rank)
-    report.events.append(
-        LogEvent(
-            kind="watchdog_hang",
-            line=no,
-            message=line.strip()[:400],
-            rank=rank,
-            timeout_ms=int(m.group("s")) * 1000,
-            library=m.group("lib"),
-        )
+    pg = _PG_RE.search(line)
+    hung[rank] = LogEvent(
+        kind="watchdog_hang",
+        line=no,
+        message=line.strip()[:400],
+        rank=rank,
+        timeout_ms=timeout_ms,
+        library=lib,
+        group=pg.group(1) if pg else None,
     )
+    report.events.append(hung[rank])
 
 
 def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

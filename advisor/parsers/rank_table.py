@@ -79,18 +79,52 @@ class RankTable:
     """1-based line of the wrapper's key; 0 when not wrapped."""
     form: str = ""
     """``prefill_decode`` for vllm-ascend's PD table; empty for HCCL's own forms."""
+    elided_lines: list[int] = field(default_factory=list)
+    """Lines that held only ``...`` (entries left out where the table was pasted): the table is
+    read without them, and the checks that need all of it (counts, rank numbering) are not made."""
 
     @property
     def valid(self) -> bool:
         return not self.errors
 
 
+# A table pasted into an issue or a note often stands for its left-out entries with a line of
+# "..." between two of them; such a line is not JSON.
+_ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
+_TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
+
+
+def _needs_whole_table(error: str) -> bool:
+    """Checks an elided table cannot answer: declared counts against the lists, rank numbering,
+    super pods naming servers left out."""
+    return (
+        error.startswith("rank_id must run")
+        or ("count" in error.split(" is ", 1)[0] and " but " in error)
+        or error.endswith("which is not in server_list")
+    )
+
+
 def parse(text: str) -> RankTable:
     """Parse and validate a rank table; ParseError when it is not JSON or not a rank table."""
+    elided: list[int] = []
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
+        elided = [text.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(text)]
+        if not elided:
+            raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
+        try:  # line numbers kept: each "..." line is emptied, not removed
+            doc = json.loads(_TRAILING_COMMA_RE.sub(r"\1", _ELISION_RE.sub("", text)))
+        except json.JSONDecodeError:
+            raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
+    table = _parse_text_doc(text, doc)
+    if elided:
+        table.elided_lines = elided
+        table.errors = [e for e in table.errors if not _needs_whole_table(e)]
+    return table
+
+
+def _parse_text_doc(text: str, doc: Any) -> RankTable:
     wrapper, wrapper_line = "", 0
     if isinstance(doc, dict) and not _is_table(doc) and WRAPPER in doc:
         wrapper, wrapper_line = WRAPPER, _key_line(text, WRAPPER)
