@@ -169,7 +169,8 @@ class EvidenceFacts:
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
-    device_ip, super_device_id}], super_pods, errors}``."""
+    device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
+    (the fields of ``parsers.rank_table.RankTable``)."""
     timelines: list[FailureTimeline] = field(default_factory=list)
     """Failure logs of several ranks put on one clock, per folder (one job's logs sit together):
     the first rank to fail, the ones that failed only because of it, the spread of the errors
@@ -178,9 +179,11 @@ class EvidenceFacts:
     """Flight-recorder dumps (torch's nccl and gloo formats, torch_npu's hccl one), one analysis
     per folder of per-rank dumps."""
     failures: list[dict[str, Any]] = field(default_factory=list)
-    """Failure-log events: ``{source, line, kind, code, code_name, rank, host, device, op, seq,
-    numel, timeout_ms, ran_for_ms, last_enqueued, last_completed, remote_rank, group, rank_size,
-    port, ip, local_rank, exit_code, pid, root_cause, library, call, missing_ranks, message}``."""
+    """Failure-log events: ``source`` and the fields of ``parsers.logs.LogEvent`` (``{line, kind,
+    message, code, code_name, rank, host, device, op, seq, numel, timeout_ms, ran_for_ms,
+    last_enqueued, last_completed, remote_rank, group, rank_size, port, ip, local_rank, exit_code,
+    pid, root_cause, library, time_s, remote_ip, culprit_ip, culprit_device, discoverer_ip,
+    discoverer_device, call, torch_npu_code, missing_ranks, exception_type}``)."""
     hosts: list[dict[str, Any]] = field(default_factory=list)
     """Where the files came from: ``{host, named, files}``, one per host a file's content names
     (``named``: true; a file naming several is under each), and one per folder of files that
