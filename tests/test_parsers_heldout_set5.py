@@ -29,7 +29,9 @@ def test_failed_hccl_call_is_an_event_with_its_result_and_torch_npu_code() -> No
         "hccl_call_failure", 2, 1, 1, "hcclCommInitRootInfoConfig", "1", "HCCL_E_PARA",
     )  # fmt: skip
     assert ev.torch_npu_code == "ERR02200"
-    assert ev.message == "hcclCommInitRootInfoConfig returned 1 = HCCL_E_PARA (parameter error)"
+    assert ev.message == (
+        "hcclCommInitRootInfoConfig returned 1 = HCCL_E_PARA (parameter error), ERR02200"
+    )
 
 
 def test_failed_hccl_call_in_compact_form_reads_the_code_on_its_own_line() -> None:

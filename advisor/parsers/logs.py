@@ -786,6 +786,7 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         )
         if code := _search(_TORCH_NPU_CODE_RE, window):
             ev.torch_npu_code = code.group(1)
+            ev.message += f", {ev.torch_npu_code}"  # the code operators search the log for
         _torch_npu_context(ev, window)
         report.events.append(ev)
 
