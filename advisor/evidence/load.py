@@ -111,6 +111,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
         r"|NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
+        r"|NPU function error: call \w+ failed, error code is \d+"
+        r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '"
+        r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
+        r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
         r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: Hccl\w+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
@@ -766,7 +770,7 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         table = rank_table.parse(text)
         offset = 0
     out.rank_tables.append({"source": source, **asdict(table)})
-    return [
+    warnings = [
         ParseWarning(
             line=no + offset,
             message="'...' stands for entries left out; the table is read without "
@@ -774,6 +778,16 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         )
         for no in table.elided_lines
     ]
+    if table.cut:
+        last = offset + text[len(text) - len(text.lstrip()) :].rstrip().count("\n") + 1
+        warnings.append(
+            ParseWarning(
+                line=last,
+                message="the text ends before the rank table closes: read as far as it goes "
+                "(counts and rank numbering not checked)",
+            )
+        )
+    return warnings
 
 
 def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

@@ -105,6 +105,12 @@ _CRIMER_RE = re.compile(
     r"crimer rank \[(?P<ip>[\d.]+)/(?P<dev>\d+)\](?:\s*status\[(?P<type>\w+)\])?"
     r"\s*by informer rank \[(?P<dip>[\d.]+)/(?P<ddev>\d+)\]"
 )
+# The socket manager's own verdict when the links never came up, with no time-out line of its own
+# before it (hccl_socket_manager.cc): "[Wait][LinksEstablishCompleted] is failed. ret[9]." and
+# "[Create][Sockets]Wait links establish completed failed, local role is client. ret[9]".
+_LINKS_FAILED_RE = re.compile(
+    r"\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
+)
 _ESTABLISH_RE = re.compile(
     r"wait socket establish timeout(?:.*?\brank\[(?P<rank>\d+)\])?.*?timeout\[(?P<s>\d+)\s*s?\]"
 )
@@ -277,7 +283,8 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    nccl_warning, npu_runtime_error, monitored_barrier_failure, launcher_exit, watchdog_exception,
+    nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure,
+    monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
@@ -308,7 +315,7 @@ class LogEvent:
     pid: int | None = None
     root_cause: bool = False
     library: str | None = None
-    """NCCL or HCCL for watchdog events."""
+    """NCCL or HCCL: the library of a watchdog event, and HCCL for every ``hccl_*`` event."""
     time_s: float | None = None
     """When it was logged, in seconds on a year-less clock (month, day, time of day: glog lines
     print no year), comparable across the ranks' logs of one job; None when the line has none."""
@@ -357,7 +364,9 @@ def parse(text: str) -> LogReport:
     comm_ranks = _nccl_comm_ranks(lines)
     _nccl_net_errors(lines, report, comm_ranks)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
+    _nccl_call_failures(lines, report)
     _npu_runtime_errors(lines, report)
+    _store_bind_failures(lines, report)
     _monitored_barrier(lines, report)
     _launcher_exits(lines, report)
     _watchdog_deaths(lines, report)
@@ -392,6 +401,7 @@ def parse(text: str) -> LogReport:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
         if ev.kind.startswith("hccl_"):
             _plog_context(ev, by_no)
+            ev.library = ev.library or "HCCL"
     report.events.sort(key=lambda e: e.line)
     return report
 
@@ -447,7 +457,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
     rows_seen: set[int | None] = set()  # launcher ranks whose socket table has a row
     # per launcher rank: its link wait that timed out (line, rank named, seconds) and the failed
     # operation HCCL reported after it (line, op)
-    establish: dict[int | None, tuple[int, int | None, int]] = {}
+    establish: dict[int | None, tuple[int, int | None, int | None]] = {}
     failed_op: dict[int | None, tuple[int, str]] = {}
     binds: list[tuple[int, str, int | None, re.Match[str]]] = []
     titles: dict[int | None, int] = {}  # launcher rank → line of its LINK_ERROR_INFO title
@@ -476,6 +486,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             link_timeout_s[tagged] = int(em.group("s"))
             named = int(em.group("rank")) if em.group("rank") else None
             establish.setdefault(tagged, (no, named, int(em.group("s"))))
+        elif "stablish" in line and _LINKS_FAILED_RE.search(line):
+            establish.setdefault(tagged, (no, None, None))
         if "hcclComm" in line and (om := _HCOM_OP_RE.search(line)):
             failed_op.setdefault(tagged, (no, OPS.get(om.group(2), om.group(2).lower())))
         if "|" in line and (lm := _LINK_ROW_RE.search(line)):
@@ -493,7 +505,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             if "rank [" not in line and "Exception Location" not in line:
                 continue
             if loc := _LOCATION_RE.search(line) or _CRIMER_RE.search(line):
-                report.events.append(_heartbeat_event(no, line, tagged, loc))
+                report.events.append(_heartbeat_event(index, lines, loc))
             continue
         code = m.group("code1") or m.group("code2")
         if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
@@ -618,7 +630,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
 
 def _unclaimed_hccl(
     report: LogReport,
-    establish: dict[int | None, tuple[int, int | None, int]],
+    establish: dict[int | None, tuple[int, int | None, int | None]],
     rows_seen: set[int | None],
     binds: list[tuple[int, str, int | None, re.Match[str]]],
     lines: list[tuple[int, str, int | None]],
@@ -628,7 +640,8 @@ def _unclaimed_hccl(
     coded_timeouts_ms = {e.timeout_ms for e in coded}  # a code's block read that wait already
     by_no = {no: line for no, line, _ in lines}
     for tagged, (no, named, seconds) in establish.items():
-        if tagged in rows_seen or seconds * 1000 in coded_timeouts_ms:
+        timeout_ms = seconds * 1000 if seconds is not None else None
+        if tagged in rows_seen or (coded if seconds is None else timeout_ms in coded_timeouts_ms):
             continue
         report.events.append(
             LogEvent(
@@ -636,8 +649,8 @@ def _unclaimed_hccl(
                 line=no,
                 message=by_no[no].strip()[:300],
                 rank=named if named is not None else tagged,
-                timeout_ms=seconds * 1000,
-                exception_type="time out",
+                timeout_ms=timeout_ms,
+                exception_type="time out" if seconds is not None else "link set-up failed",
             )
         )
     seen: set[tuple[str, int]] = {(e.ip, e.port) for e in coded if e.ip and e.port}
@@ -1031,6 +1044,101 @@ MB_EXCEPTION_WINDOW_LINES = 3
 """How far after a monitored_barrier error its "Original exception" line may stand."""
 
 
+# A failed NCCL call as its caller reports it, with NCCL's ncclGetErrorString text (NCCL init.cc):
+# PyTorch's C10D_NCCL_CHECK (NCCLUtils.hpp) "NCCL error in: ../torch/csrc/distributed/c10d/
+# ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL
+# version 2.18.1", then "ncclSystemError: ..." and "Last error:" with NCCL's last WARN on the next
+# line; nccl-tests' NCCLCHECK (src/common.h) "node01: Test NCCL failure common.cu:1158 'internal
+# error - ...'" (older: "NCCL failure common.cu:921 'unhandled system error'").
+_NCCL_CALL_RE = re.compile(
+    r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
+    r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^']*)'"
+)
+# ncclResult_t (nccl.h) and the text ncclGetErrorString gives each
+NCCL_RESULTS: tuple[tuple[str, int, str], ...] = (
+    ("unhandled cuda error", 1, "ncclUnhandledCudaError"),
+    ("unhandled system error", 2, "ncclSystemError"),
+    ("internal error", 3, "ncclInternalError"),
+    ("invalid argument", 4, "ncclInvalidArgument"),
+    ("invalid usage", 5, "ncclInvalidUsage"),
+    ("remote process exited or there was a network error", 6, "ncclRemoteError"),
+    ("NCCL operation in progress", 7, "ncclInProgress"),
+)
+NCCL_LAST_ERROR_LINES = 3
+"""How far after torch's "NCCL error in:" line its "Last error:" line may stand."""
+
+
+def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per rank (or host) and failure: the traceback repeats torch's message."""
+    seen: set[tuple[int | None, str | None, str, str]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if ("NCCL e" not in line and "NCCL f" not in line) or not (m := _NCCL_CALL_RE.search(line)):
+            continue
+        where = m.group("where") or m.group("where2")
+        what = (m.group("what") or m.group("what2")).strip()
+        key = (tagged, m.group("host"), where, what)
+        if key in seen:
+            continue
+        seen.add(key)
+        ev = LogEvent(
+            kind="nccl_call_failure",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            host=m.group("host"),
+            library="NCCL",
+            call=where,
+        )
+        for text, number, name in NCCL_RESULTS:
+            if what.startswith(text):
+                ev.code, ev.code_name = str(number), name
+                break
+        after = lines[index + 1 : index + 1 + NCCL_LAST_ERROR_LINES + 1]
+        for i, (_, nxt, _) in enumerate(after[:-1]):
+            if nxt.strip() == "Last error:" and after[i + 1][1].strip():
+                ev.exception_type = after[i + 1][1].strip()[:200]  # NCCL's last WARN
+                break
+        report.events.append(ev)
+
+
+# PyTorch's TCPStore server socket (c10d socket.cpp): "The server socket has failed to bind to
+# [::]:29500 (errno: 98 - Address already in use)", then "... failed to listen on any local
+# network address": the rendezvous store of rank 0 (or the agent) cannot take its port.
+_STORE_BIND_RE = re.compile(
+    r"The server socket has failed to (?:bind to|listen on) (?P<addr>\[[^\]]*\]|[\w.-]+|\?UNKNOWN\?)"
+    r"(?::(?P<port>\d+))? \(errno: (?P<errno>\d+) - (?P<why>[^)]+)\)"
+)
+
+
+_WILDCARD_ADDRESSES = ("::", "0.0.0.0", "?UNKNOWN?")  # noqa: S104 - read from a log, not bound
+"""What torch names when it binds every interface: no address of a node."""
+
+
+def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per port (torch tries the IPv6 and the IPv4 wildcard, and re-raises the
+    message): the store's port is taken."""
+    seen: set[tuple[int | None, str]] = set()
+    for no, line, tagged in lines:
+        if "server socket has failed" not in line or not (m := _STORE_BIND_RE.search(line)):
+            continue
+        key = (int(m.group("port")) if m.group("port") else None, m.group("why"))
+        if key in seen:
+            continue
+        seen.add(key)
+        addr = m.group("addr").strip("[]")
+        report.events.append(
+            LogEvent(
+                kind="store_bind_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                port=key[0],
+                ip=None if addr in _WILDCARD_ADDRESSES else addr,
+                exception_type=f"errno {m.group('errno')}: {m.group('why')}",
+            )
+        )
+
+
 def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | None]] = set()
     for index, (no, line, tagged) in enumerate(lines):
@@ -1114,15 +1222,16 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         if key in seen:  # the same exception re-raised as what() of the terminate
             continue
         seen.add(key)
-        report.events.append(
-            LogEvent(
-                kind="watchdog_exception",
-                line=no,
-                message=what[:300],
-                rank=key[0],
-                library=m.group("lib") or ("HCCL" if "HCCL" in line else "NCCL"),
-            )
+        ev = LogEvent(
+            kind="watchdog_exception",
+            line=no,
+            message=what[:300],
+            rank=key[0],
+            library=m.group("lib") or ("HCCL" if "HCCL" in line else "NCCL"),
         )
+        # torch_npu's "(PID:402, Device:7, RankID:-1) ERR02005" line right after it
+        _torch_npu_context(ev, [t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]])
+        report.events.append(ev)
 
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -1182,11 +1291,14 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
 # npu/NPUStream.cpp:363 NPU error, error code is 107020", or "NPU function error: aclrtX(...),
 # error code is N". N is an ACL runtime error code. NPU_CHECK_WARN (torch_npu csrc/core/npu/
 # NPUException.h) reports a failed call the process went on from, without naming it: "Warning:
-# NPU warning, error code is 507048[Error]: " and the code's meaning on the next line.
+# NPU warning, error code is 507048[Error]: " and the code's meaning on the next line. An aclnn
+# operator's launch reads "NPU function error: call aclnnMoeDistributeDispatchV4 failed, error
+# code is 561000" (an aclnn status, not a runtime code).
 _NPU_CALL_RE = re.compile(
     r"(?P<call>\w+):\S+:\d+ NPU error, error code is (?P<code>\d+)"
     r"|NPU function error: (?:\w+::)*(?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
     r"|NPU warning, error code is (?P<code3>\d+)"
+    r"|NPU function error: call (?P<call4>\w+) failed, error code is (?P<code4>\d+)"
 )
 # CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*): the
 # codes a collective's or a device's failure shows.
@@ -1234,8 +1346,8 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     for index, (_, line, _) in enumerate(lines):
         if "NPU" not in line or "error code is" not in line or not (m := _NPU_CALL_RE.search(line)):
             continue
-        call = m.group("call") or m.group("call2")
-        code = int(m.group("code") or m.group("code2") or m.group("code3"))
+        call = m.group("call") or m.group("call2") or m.group("call4")
+        code = int(m.group("code") or m.group("code2") or m.group("code3") or m.group("code4"))
         if (call, code) not in seen:
             seen.add((call, code))
             found.append((index, call, code))
@@ -1313,10 +1425,30 @@ def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
     ev.exception_type = loc.group("type")
 
 
-def _heartbeat_event(no: int, line: str, tagged: int | None, loc: re.Match[str]) -> LogEvent:
-    """HCCL's heartbeat verdict printed on its own (an ``[ERROR] HCCL`` line, no error code)."""
+HEARTBEAT_BLOCK_LINES = 4
+"""How far around a heartbeat verdict printed with no code its block's tag and group may stand
+(an error code's text cut off above it keeps ``tag[..]`` and ``group information`` around it)."""
+
+
+def _heartbeat_event(
+    index: int, lines: list[tuple[int, str, int | None]], loc: re.Match[str]
+) -> LogEvent:
+    """HCCL's heartbeat verdict printed on its own (an ``[ERROR] HCCL`` line, or a block whose
+    error code line was cut off): the blamed node, and the op, group and this rank that the
+    block's ``tag[..]`` and ``group information: [...rankSize[8], rankId[3]]`` name."""
+    no, line, tagged = lines[index]
     ev = LogEvent(kind="hccl_heartbeat", line=no, message=line.strip()[:300], rank=tagged)
     _blame(ev, loc)
+    block = lines[max(0, index - HEARTBEAT_BLOCK_LINES) : index + HEARTBEAT_BLOCK_LINES]
+    window = [t for _, t, _ in block if not _CODE_RE.search(t)]
+    if tag := _search(_TAG_RE, window):
+        ev.op = OPS.get(tag.group(1), tag.group(1))
+    if grp := _search(_GROUP_RE, window):
+        ev.group = grp.group(1)
+    if size := _search(_RANKSIZE_RE, window):
+        ev.rank_size = int(size.group(1))
+    if ev.rank is None and (gid := _search(_GROUP_RANKID_RE, window)):
+        ev.rank = int(gid.group(1))
     return ev
 
 

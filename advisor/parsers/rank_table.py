@@ -82,6 +82,8 @@ class RankTable:
     elided_lines: list[int] = field(default_factory=list)
     """Lines that held only ``...`` (entries left out where the table was pasted): the table is
     read without them, and the checks that need all of it (counts, rank numbering) are not made."""
+    cut: bool = False
+    """The text ends before the table closes: read as far as it goes, without those checks."""
 
     @property
     def valid(self) -> bool:
@@ -89,14 +91,16 @@ class RankTable:
 
 
 # A table pasted into an issue or a note often stands for its left-out entries with a line of
-# "..." between two of them; such a line is not JSON.
+# "..." between two of them; such a line is not JSON. Tables typed by hand carry commas before a
+# closing bracket, and a copy may end before the table closes.
 _ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
+_CLOSERS = {"{": "}", "[": "]"}
 
 
 def _needs_whole_table(error: str) -> bool:
-    """Checks an elided table cannot answer: declared counts against the lists, rank numbering,
-    super pods naming servers left out."""
+    """Checks a table with entries left out cannot answer: declared counts against the lists,
+    rank numbering, super pods naming servers left out."""
     return (
         error.startswith("rank_id must run")
         or ("count" in error.split(" is ", 1)[0] and " but " in error)
@@ -104,23 +108,54 @@ def _needs_whole_table(error: str) -> bool:
     )
 
 
+def _still_open(text: str) -> str:
+    """The closing brackets of every object and list still open at the end of ``text``."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            escaped = not escaped and ch == "\\"
+            in_string = escaped or ch != '"'
+        elif ch == '"':
+            in_string = True
+        elif ch in _CLOSERS:
+            stack.append(_CLOSERS[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+    return "" if in_string else "".join(reversed(stack))
+
+
 def parse(text: str) -> RankTable:
-    """Parse and validate a rank table; ParseError when it is not JSON or not a rank table."""
-    elided: list[int] = []
+    """Parse and validate a rank table; ParseError when it is not JSON or not a rank table.
+
+    A copy with "..." lines for left-out entries, commas before closing brackets, or an end before
+    the table closes is read as far as it goes: the comma is an error (the file is not JSON),
+    the rest is said in ``elided_lines`` / ``cut`` and the checks that need the whole table are
+    not made."""
     try:
-        doc = json.loads(text)
+        return _parse_text_doc(text, json.loads(text))
     except json.JSONDecodeError as e:
-        elided = [text.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(text)]
-        if not elided:
-            raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
-        try:  # line numbers kept: each "..." line is emptied, not removed
-            doc = json.loads(_TRAILING_COMMA_RE.sub(r"\1", _ELISION_RE.sub("", text)))
-        except json.JSONDecodeError:
-            raise ParseError(f"not valid JSON: {e.msg}", line=e.lineno) from e
+        error = ParseError(f"not valid JSON: {e.msg}", line=e.lineno)
+    elided = [text.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(text)]
+    # line numbers kept: each "..." line is emptied, not removed
+    mended = _ELISION_RE.sub("", text)
+    commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
+    mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
+    closers = _still_open(mended)
+    try:
+        doc = json.loads(mended.rstrip() + closers)
+    except json.JSONDecodeError:
+        raise error from None
     table = _parse_text_doc(text, doc)
-    if elided:
-        table.elided_lines = elided
+    table.elided_lines, table.cut = elided, bool(closers)
+    if elided or closers:
         table.errors = [e for e in table.errors if not _needs_whole_table(e)]
+    if commas:
+        table.errors.insert(
+            0,
+            f"not valid JSON: a comma before a closing bracket (line {', '.join(map(str, commas))});"
+            " a JSON parser refuses the file",
+        )
     return table
 
 
