@@ -84,7 +84,7 @@ def test_headerless_rows_with_error_column_are_read_and_next_runs_header_reporte
     assert ev.files[0].status == "partial"
     said = _messages(ev)
     assert any(line == 1 and "no '#  size  count  type" in m for line, m in said), said
-    assert any(line == 17 and "stopped before its first size" in m for line, m in said), said
+    assert any(line == 17 and "ends before its first size" in m for line, m in said), said
     assert _result(ev, 134217728, True)["busbw_gbps"] == pytest.approx(21.86 * GBITS)
     assert _result(ev, 67108864, False)["algbw_gbps"] == pytest.approx(21.40 * GBITS)
     assert ev.benchmarks[0]["footer_avg_busbw_gbps"] == pytest.approx(6.6972 * GBITS)

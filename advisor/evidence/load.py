@@ -114,6 +114,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '"
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
+        r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
+        r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
+        r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"
+        # a torch elastic summary entry copied without its ChildFailedError heading
+        r"|\n\s*rank\s*:\s*\d+ \(local_rank: \d+\)\s*\n\s*exitcode\s*:\s*-?\d+ \(pid: \d+\)"
+        r"|The client socket has (?:timed out after \d+\s*ms while trying to connect|failed to "
+        r"connect to \[)"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
         r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: Hccl\w+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"

@@ -48,7 +48,9 @@ _LAUNCHER_PREFIXES = (
     # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); vLLM's multiprocess
     # executor prefixes its workers the same way, some versions with the rank:
     # "(VllmWorker rank=1 pid=7226)"
-    re.compile(r"^\((?:[\w.:-]+ )?(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
+    # (newer vLLM: "(VllmWorker TP1 pid=961)", "(EngineCore_DP0 pid=5263)": the TP index is not a
+    # global rank)
+    re.compile(r"^\((?:[\w.:-]+ ){0,3}(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
     # SkyPilot runs a multi-node task through Ray and names the node: "(head, rank=0, pid=3808)",
     # "(worker1, rank=1, pid=4130, ip=10.0.0.2)"; that rank is the node's, not a process rank
     re.compile(r"^\([\w.:-]+, rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) ?"),

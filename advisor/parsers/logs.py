@@ -283,7 +283,8 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure,
+    nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
+    device_oom, npu_device_exception,
     monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
@@ -367,6 +368,9 @@ def parse(text: str) -> LogReport:
     _nccl_call_failures(lines, report)
     _npu_runtime_errors(lines, report)
     _store_bind_failures(lines, report)
+    _store_client_failures(lines, report)
+    _device_oom(lines, report)
+    _npu_device_exceptions(lines, report)
     _monitored_barrier(lines, report)
     _launcher_exits(lines, report)
     _watchdog_deaths(lines, report)
@@ -462,6 +466,9 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
     binds: list[tuple[int, str, int | None, re.Match[str]]] = []
     titles: dict[int | None, int] = {}  # launcher rank → line of its LINK_ERROR_INFO title
     rdma_seen: set[tuple[int, str]] = set()
+    heading_rank: dict[
+        int, int | None
+    ] = {}  # line index → the rank its "Inner Error!" heading named
     for index, (no, line, tagged) in enumerate(lines):
         if "rdma init failed" in line and (ra := _RDMA_INIT_RE.search(line)):
             device_ip = (int(ra.group("dev")), ra.group("ip"))
@@ -510,12 +517,13 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         code = m.group("code1") or m.group("code2")
         if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
-            # the facts: one event, not two
+            # the facts: one event, not two (the heading's launcher tag names the rank)
             following = _CODE_RE.search(lines[index + 1][1])
             if (
                 following is not None
                 and (following.group("code1") or following.group("code2")) == code
             ):
+                heading_rank[index + 1] = tagged
                 continue
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
@@ -527,7 +535,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             claimed.add(after_no)
         before = [b for _, b, _ in lines[max(0, index - 3) : index]]
         window = [line, *after, *reversed(before)]
-        rank = tagged
+        rank = tagged if tagged is not None else heading_rank.get(index)
         if rank is None and (rm := _RANK_TAG_RE.search(raw[no - 1])):
             rank = int(rm.group(1))
         if rank is None and (rid := _search(_RANKID_RE, window)) and int(rid.group(1)) >= 0:
@@ -546,6 +554,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             rank=rank,
         )
         _torch_npu_context(ev, window)
+        if torch_npu := _search(_TORCH_NPU_CODE_RE, window):
+            ev.torch_npu_code = torch_npu.group(1)
         if ev.device is None and entry:
             ev.device = int(entry.group(2))
         if (remote := _search(_REMOTE_RE, window)) and remote.group(1).isdigit():
@@ -1139,6 +1149,110 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
         )
 
 
+# The c10d store's client side (PyTorch c10d socket.cpp): a rank waiting for the store's answer,
+# "[c10d] waitForInput: socket SocketImpl(fd=109, addr=[::ffff:10.0.0.2]:38930, remote=[::ffff:
+# 10.0.0.1]:47904) timed out after 1800000ms"; a connect that never succeeded, "The client socket
+# has timed out after 300000ms while trying to connect to (node0, 41331)."; one attempt that
+# failed, "[W socket.cpp:558] [c10d] The client socket has failed to connect to [node0]:29500
+# (errno: 111 - Connection refused)." (Windows: "system error: 10049 - ..."), which the client
+# retries until its time-out, so it is harmless when the store came up later.
+_IPV4_RE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_STORE_WAIT_RE = re.compile(
+    r"waitForInput: socket SocketImpl\(fd=\d+, addr=\S+?, remote=\[?(?:::ffff:)?(?P<ip>[^\]\s]+?)\]?"
+    r":(?P<port>\d+)\) timed out after (?P<ms>\d+)\s*ms"
+    r"|The client socket has timed out after (?P<ms2>\d+)\s*ms while trying to connect to "
+    r"\((?P<host>[^,]+), (?P<port2>\d+)\)"
+)
+_STORE_CONNECT_RE = re.compile(
+    r"The client socket has failed to connect to \[(?P<host>[^\]]+)\]:(?P<port>\d+) "
+    r"\((?:system error|errno): (?P<errno>-?\d+) - (?P<why>.+?)\)"
+)
+
+
+def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A rank's time-out waiting for the store (one per rank and store), and its failed connect
+    attempts (one per store address and reason)."""
+    waited: set[tuple[int | None, str, int]] = set()
+    tried: set[tuple[str, int, str]] = set()
+    for no, line, tagged in lines:
+        if "socket" not in line:
+            continue
+        if "timed out after" in line and (w := _STORE_WAIT_RE.search(line)):
+            where = w.group("ip") or w.group("host").strip()
+            port = int(w.group("port") or w.group("port2"))
+            if (tagged, where, port) in waited:
+                continue
+            waited.add((tagged, where, port))
+            ev = LogEvent(
+                kind="store_timeout",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                port=port,
+                timeout_ms=int(w.group("ms") or w.group("ms2")),
+                exception_type="waiting for the store" if w.group("ip") else "connecting",
+            )
+            if _IPV4_RE.fullmatch(where) or ":" in where:
+                ev.remote_ip = where
+            else:
+                ev.host = where
+            report.events.append(ev)
+        elif "failed to connect" in line and (c := _STORE_CONNECT_RE.search(line)):
+            key = (c.group("host"), int(c.group("port")), c.group("why"))
+            if key in tried:
+                continue
+            tried.add(key)
+            report.events.append(
+                LogEvent(
+                    kind="store_connect_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    host=key[0],
+                    port=key[1],
+                    exception_type=f"error {c.group('errno')}: {key[2]}",
+                )
+            )
+
+
+# The caching allocator's out-of-memory error (PyTorch c10/cuda/CUDACachingAllocator.cpp; torch_npu's
+# NPUCachingAllocator prints the same with NPU): older "CUDA out of memory. Tried to allocate 20.00
+# MiB (GPU 0; 15.78 GiB total capacity; ...; 3.44 MiB free; ...)", newer "... Tried to allocate
+# 1.95 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.14 GiB is free."
+_OOM_RE = re.compile(
+    r"(?P<lib>CUDA|NPU|HIP) out of memory\. Tried to allocate (?P<size>[\d.]+ ?[KMGT]?i?B)"
+    r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capacity)?"
+)
+_OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
+
+
+def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per rank and device: the traceback repeats the allocator's message."""
+    seen: set[tuple[int | None, int | None]] = set()
+    for no, line, tagged in lines:
+        if "out of memory" not in line or not (m := _OOM_RE.search(line)):
+            continue
+        dev = m.group("dev") or m.group("dev2")
+        key = (tagged, int(dev) if dev else None)
+        if key in seen:
+            continue
+        seen.add(key)
+        what = f"tried to allocate {m.group('size')}"
+        if free := _OOM_FREE_RE.search(line, m.end()):
+            what += f", {free.group('free')} free"
+        report.events.append(
+            LogEvent(
+                kind="device_oom",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                device=key[1],
+                library=m.group("lib"),
+                exception_type=what,
+            )
+        )
+
+
 def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | None]] = set()
     for index, (no, line, tagged) in enumerate(lines):
@@ -1621,6 +1735,46 @@ def _watchdog_hang(
         group=pg.group(1) if pg else None,
     )
     report.events.append(hung[rank])
+
+
+# The NPU runtime's dump of a device-side exception, printed into the process's log (seen in
+# torch_npu and vLLM-Ascend logs): "DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "  Exception
+# info:TGID=..., stream id=3, ...", "  Message info[0]:RTS_HWTS: aicore exception, slot_id=31,
+# stream_id=3", "    Other info[0]:time=..., function=..., error code=0x26".
+_DEVICE_EXCEPTION_RE = re.compile(r"Message info\[\d+\]:\s*(?P<what>[^,]+)")
+_DEVICE_PID_RE = re.compile(r"DEVICE\[(?P<dev>\d+)\] PID\[(?P<pid>\d+)\]")
+_HEX_CODE_RE = re.compile(r"error code\s*=\s*(0x[0-9A-Fa-f]+)")
+DEVICE_EXCEPTION_LINES = 4
+"""How far above its message the dump's "DEVICE[N] PID[P]" header may stand."""
+
+
+def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per device and exception."""
+    seen: set[tuple[int | None, str]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Message info[" not in line or not (m := _DEVICE_EXCEPTION_RE.search(line)):
+            continue
+        before = [t for _, t, _ in reversed(lines[max(0, index - DEVICE_EXCEPTION_LINES) : index])]
+        head = _search(_DEVICE_PID_RE, before)
+        if head is None:
+            continue  # a "Message info" line of something else
+        what = m.group("what").strip()
+        key = (int(head.group("dev")), what)
+        if key in seen:
+            continue
+        seen.add(key)
+        ev = LogEvent(
+            kind="npu_device_exception",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            device=key[0],
+            pid=int(head.group("pid")),
+            exception_type=what,
+        )
+        if code := _search(_HEX_CODE_RE, [t for _, t, _ in lines[index : index + 2]]):
+            ev.code = code.group(1)
+        report.events.append(ev)
 
 
 def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

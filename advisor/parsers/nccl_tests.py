@@ -450,13 +450,13 @@ def _split_restarts(table: Table, warnings: list[ParseWarning]) -> list[Table]:
 
 
 def _no_table(params: re.Match[str]) -> str:
-    """What a run whose header line came and whose table never did says: it hung or died
-    before its first size."""
+    """What a log whose header line came and whose table never did says: the run hung or died
+    before its first size, or the copy ends there."""
     asked = Table(op="unknown", header_line=0)
     _asked(asked, params)
     return (
-        f"the run stopped before its first size: {asked.progress()}; no results table "
-        "follows its header line"
+        f"the log ends before its first size: {asked.progress()}; no results table "
+        "follows its header line (the run stopped there, or the copy was cut)"
     )
 
 
