@@ -68,12 +68,16 @@ def test_ei0004_names_the_rank_table_entry() -> None:
     ]
 
 
-def test_rccl_header_without_rows_is_unreadable_with_the_sizes_asked() -> None:
+def test_rccl_header_without_rows_is_partial_with_the_sizes_asked() -> None:
     ev = load_paths([HELDOUT / "nccl_tests_4.log"])
     (report,) = ev.files
-    assert report.status == "unreadable"
+    assert report.status == "partial"
     (msg,) = report.messages
     assert msg.line == 1 and "0 of 25 sizes" in msg.message and "134217728" in msg.message
+    # what the run asked is kept; no row, and no cluster shape from a list of ranks it may cut
+    (bench,) = ev.benchmarks
+    assert (bench["max_bytes"], bench["complete"], bench["results"]) == (134217728, False, [])
+    assert ev.shapes == []
 
 
 def test_elastic_summary_quoted_from_its_root_cause_heading() -> None:

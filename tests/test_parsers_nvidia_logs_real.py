@@ -15,7 +15,7 @@ import pytest
 
 from advisor.evidence.load import FILE_STATUSES, detect, load_paths, load_text
 from advisor.evidence.timeline import build as build_timeline
-from advisor.parsers import ParseError, logs, nccl_tests, nvidia_smi
+from advisor.parsers import logs, nccl_tests, nvidia_smi
 from tests.conftest import DATA, run_advisor
 from tests.perf.import_large_log import make_log
 from tests.rules_facts import builtin_findings
@@ -277,14 +277,17 @@ def test_a_log_cut_after_its_first_size_is_judged_against_its_own_max_bytes() ->
 def test_a_run_that_hung_before_its_first_size_says_so() -> None:
     # NVIDIA/nccl-tests #217: the header line, NCCL INFO lines, no table
     text = real("nccl_all_reduce_hang_before_first_size.log")
-    with pytest.raises(ParseError) as err:
-        nccl_tests.parse(text)
-    assert err.value.line == 3 and "0 of 25 sizes" in err.value.message
+    parsed = nccl_tests.parse(text)
+    (asked,) = parsed.tables
+    assert (asked.rows, asked.complete, asked.max_bytes) == ([], False, 134217728)
+    (said,) = parsed.warnings
+    assert said.line == 3 and "0 of 25 sizes" in said.message
     evidence = load_text(text, "hang.log")
     (report,) = evidence.files
-    # the table never started; the NCCL WARN the run printed is still read
-    assert (report.status, report.formats) == ("partial", ["log"])
+    # the table never started: what it asked is kept, and the NCCL WARN the run printed is read
+    assert (report.status, report.formats) == ("partial", ["nccl_tests", "log"])
     assert [m.line for m in report.messages] == [3]
+    assert [b["progress"] for b in evidence.benchmarks] == [asked.progress()]
     (warn,) = evidence.failures
     assert (warn["kind"], warn["line"], warn["remote_ip"], warn["port"]) == (
         "nccl_warning", 17, "localhost", 56086,

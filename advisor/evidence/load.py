@@ -77,7 +77,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
     # CPU Affinity label, over GPU0's own row
     "nvidia_smi_topo": re.compile(
-        r"^[ \t]*GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b"
+        r"^[ \t]*(?:\x1b?\[4m)?GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b"
         r"|^[ \t]*GPU0[ \t][^\n]*\bCPU Affinity\b[^\n]*\r?\n[ \t]*GPU0[ \t]+X\b",
         re.M,
     ),
@@ -244,17 +244,30 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
     """The first whole JSON object that starts a line after other text and is a rank table by
     its signature, with the number of lines before it; None when there is none."""
     decoder = json.JSONDecoder()
+    unclosed: re.Match[str] | None = None
     for m in _LINE_OPENS_OBJECT.finditer(text):
         if m.start() == 0 or not text[: m.start()].strip():
             continue  # at the top: the whole text is the table (or not one)
         try:
             _, end = decoder.raw_decode(text, m.end() - 1)
         except ValueError:
+            unclosed = unclosed or m
             continue
         part = text[m.end() - 1 : end]
         if _SIGNATURES["rank_table"].search(part):
             return part, text.count("\n", 0, m.start())
+    if unclosed is not None:
+        # the first object that is not strict JSON (cut with the log, typed by hand): the rest
+        # of the text, for the rank table parser's lenient reading, when it names a table's
+        # lists near its start (one bounded look: a long log may open many objects)
+        rest = text[unclosed.end() - 1 :]
+        if _SIGNATURES["rank_table"].search(rest[:EMBEDDED_TABLE_LOOK_CHARS]):
+            return rest, text.count("\n", 0, unclosed.start())
     return None
+
+
+EMBEDDED_TABLE_LOOK_CHARS = 65536
+"""How far into an object that does not parse its rank-table lists are looked for."""
 
 
 def expand(paths: Sequence[str | Path]) -> list[Path]:
@@ -377,11 +390,12 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
             )
 
     for t in evidence.rank_tables:
-        if not t["errors"]:
+        # a table with entries left out ("..." lines, or cut) lists only some of its ranks
+        if not t["errors"] and not t.get("elided_lines") and not t.get("cut"):
             add(t["source"], "rank table", len(t["servers"]), len(t["ranks"]), list(t["servers"]))
     for b in evidence.benchmarks:
-        if not b["ranks"]:
-            continue
+        if not b["ranks"] or not b["results"]:
+            continue  # a log that ends before its first size may end inside its list of ranks
         if b["hosts"]:  # nccl-tests names the host of every rank
             add(b["source"], b["tool"], len(b["hosts"]), b["ranks"], list(b["hosts"]))
         elif b.get("npus_per_node") and b["ranks"] % b["npus_per_node"] == 0:
@@ -592,12 +606,12 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 op=table.op,
                 ranks=parsed.ranks,
                 hosts=parsed.hosts,
-                dtype=table.rows[0].dtype,
+                dtype=table.rows[0].dtype if table.rows else "unknown",
                 algorithm=parsed.algorithm,
                 complete=table.complete,
                 results=results,
                 footer_gbps=_gbits(table.avg_busbw_gbytes_s),
-                failed_checks=[],
+                failed_checks=_nccl_failed_checks(table),
                 min_bytes=table.min_bytes,
                 max_bytes=table.max_bytes,
                 sizes_asked=table.sizes_asked(),
@@ -651,6 +665,19 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         )
     )
     return parsed.warnings
+
+
+def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
+    """Sizes whose ``#wrong`` count is not 0, or (older logs, which print a max error instead)
+    the run's own "Out of bounds values : N FAILED" verdict: the collective returned wrong data."""
+    wrong = [
+        {"bytes": row.size_bytes, "ranks": []}
+        for row in table.rows
+        if any(t is not None and t.wrong for t in (row.out_of_place, row.in_place))
+    ]
+    if not wrong and table.out_of_bounds:
+        return [{"bytes": None, "ranks": [], "out_of_bounds": table.out_of_bounds}]
+    return wrong
 
 
 def _benchmark(

@@ -63,7 +63,7 @@ _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 # A plog line starts "[ERROR] HCCL(3977573,all_reduce_test):2025-11-22-..." : level, module,
 # (pid, process name). HCCL's own failures end "... is failed. ret[9]." with an HcclResult.
-_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] [A-Z_]+\((\d+),")
+_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\((\d+),")
 _PLOG_RET_RE = re.compile(r"\bfail\w*\b.*?\bret\[(\d+)\]")
 PLOG_RET_WINDOW_LINES = 3
 """How far from an HCCL event's line a "failed ... ret[N]" line may stand and still give its
@@ -1799,13 +1799,22 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
 
 
+def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) -> bool:
+    """An elastic summary entry's "[N]:" line or one of its "key : value" fields, followed by
+    another field: not a heading, but the summary is there."""
+    s = lines[index][1].strip()
+    if not (re.match(r"^\[\d+\]:$", s) or _FAILURE_FIELD_RE.match(lines[index][1])):
+        return False
+    return index + 1 < len(lines) and bool(_FAILURE_FIELD_RE.match(lines[index + 1][1]))
+
+
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     in_summary = False
     root = False
     root_heading = 0  # line of a "Root Cause" heading no entry has followed yet
     current: LogEvent | None = None
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
-    for no, line, _ in lines:
+    for index, (no, line, _) in enumerate(lines):
         if "exitcode" in line and (a := _AGENT_FAILED_RE.search(line)):
             agent.append(
                 LogEvent(
@@ -1828,6 +1837,12 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             or s.startswith("Root Cause (first observed failure)")
         ):
             in_summary = True
+        elif not in_summary and _summary_entry_starts(lines, index):
+            # a copy that starts inside the summary, at an entry or among its fields
+            in_summary = True
+            if not re.match(r"^\[\d+\]:$", s):
+                current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=False)
+                report.events.append(current)
         if not in_summary:
             continue
         if s.startswith("Root Cause"):

@@ -83,12 +83,13 @@ _BARE_GROUPS_RE = re.compile(r"^(?:(?:out-of-place|in-place)\s*)+$")
 _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
 )
-_AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
+# (copies that lost the "#" of the footer lines print them bare)
+_AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 # Open MPI (orte/prrte/pmix show_help.c) folds repeated help messages of its processes into
 # "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail" ("1 more process
 # has sent ..."), printed by mpirun whenever it flushes them: between two rows of the table.
 _MPI_HELP_RE = re.compile(r"\d+ more process(?:es have| has) sent help message ")
-_OOB_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
+_OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
 _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
@@ -340,10 +341,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     + ("the line ends there" if start == 0 else "the cells under them are blank"),
                 )
             )
+    asked_only = False
+    if not tables and params is not None:
+        # the header line came, the table never did: the run hung or died before its first size,
+        # or the copy ends there; what it asked (sizes, ranks and their hosts) is still evidence
+        asked = Table(op=op or "unknown", header_line=params_line)
+        _asked(asked, params)
+        warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+        tables, asked_only, params = [asked], True, None
     if not tables:
-        if params is not None:
-            # the header line came, the table never did: the run hung or died before 1st size
-            raise ParseError(_no_table(params), line=params_line)
         if warnings:
             # rows were there, none could be read: say where
             first = warnings[0]
@@ -365,6 +371,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 )
             )
         if not t.rows:
+            if asked_only:
+                continue
             raise ParseError(
                 f"results table has no readable row ({t.progress()})", line=t.header_line
             )

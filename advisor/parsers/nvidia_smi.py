@@ -81,8 +81,14 @@ def _starts(line: str, tokens: list[str]) -> list[int]:
     return out
 
 
+# nvidia-smi underlines the header row on a terminal: ESC[4m ... ESC[0m; a copy that lost the ESC
+# keeps "[4m" and "[0m" around the column names.
+_UNDERLINE_RE = re.compile(r"\x1b?\[(?:0|4|24)?m")
+
+
 def parse_topo(text: str) -> GpuTopology:
     """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters)."""
+    text = _UNDERLINE_RE.sub("", text)
     topo = GpuTopology(devices=[], links={})
     head_no = 0
     dev_cols: list[str] = []
