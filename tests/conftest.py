@@ -17,6 +17,32 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
 
+LONGEST_FIRST = (
+    "test_lab_runs.py",
+    "test_flight.py",
+    "test_isolate_lab.py",
+    "test_sweep.py",
+    "test_shared_job.py",
+    "test_lab_soak.py",
+    "test_timeouts_subgroups.py",
+    "test_launch.py",
+    "test_connectivity.py",
+    "test_cli.py",
+    "test_launchers.py",
+    "test_algorithms.py",
+)
+"""Modules that take longest on the 2-core host (a full run's durations, tests/perf/RESULTS.md),
+collected first: xdist (--dist loadfile --no-loadscope-reorder, pyproject.toml) then hands them
+out first, and the many short modules fill in, so that no long module starts last while the
+other worker has nothing left to do."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    # a stable sort: the order within a module (and of every other module) stays pytest's
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 @dataclass
 class AdvisorResult:
     returncode: int
