@@ -21,15 +21,15 @@ LONGEST_FIRST = (
     "test_lab_runs.py",
     "test_flight.py",
     "test_isolate_lab.py",
+    "test_cli.py",
     "test_sweep.py",
     "test_shared_job.py",
     "test_lab_soak.py",
+    "test_algorithms.py",
     "test_timeouts_subgroups.py",
     "test_launch.py",
     "test_connectivity.py",
-    "test_cli.py",
     "test_launchers.py",
-    "test_algorithms.py",
 )
 """Modules that take longest on the 2-core host (a full run's durations, tests/perf/RESULTS.md),
 collected first: xdist (--dist loadfile --no-loadscope-reorder, pyproject.toml) then hands them
