@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -14,6 +15,32 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+
+
+LONGEST_FIRST = (
+    "test_lab_runs.py",
+    "test_flight.py",
+    "test_isolate_lab.py",
+    "test_cli.py",
+    "test_sweep.py",
+    "test_shared_job.py",
+    "test_lab_soak.py",
+    "test_algorithms.py",
+    "test_timeouts_subgroups.py",
+    "test_launch.py",
+    "test_connectivity.py",
+    "test_launchers.py",
+)
+"""Modules that take longest on the 2-core host (a full run's durations, tests/perf/RESULTS.md),
+collected first: xdist (--dist loadfile --no-loadscope-reorder, pyproject.toml) then hands them
+out first, and the many short modules fill in, so that no long module starts last while the
+other worker has nothing left to do."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    # a stable sort: the order within a module (and of every other module) stays pytest's
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @dataclass
@@ -86,8 +113,25 @@ def only_stages(*wanted: str) -> list[str]:
 def emulated_2x8(tmp_path_factory: pytest.TempPathFactory) -> AdvisorResult:
     """One real ``+cluster=2x8 emulate=true`` run (the quick profile, 16 ranks on 2 emulated
     nodes), shared by the tests that read it: 16 ranks on a small host take minutes to start, so
-    each such run is paid once. Tests only read its directory."""
-    run_dir = tmp_path_factory.mktemp("emulated-2x8") / "run"
-    # a generous smoke deadline keeps the tests about the outputs, not the host's load
-    args = ["+cluster=2x8", "emulate=true", "stages.smoke.deadline_s=900"]
-    return run_advisor(args, run_dir, timeout_s=1200)
+    each such run is paid once. Tests only read its directory.
+
+    A session fixture runs once per xdist worker: the workers of one test run share this one
+    through their common temporary directory, the first to need it running it under a lock."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the test run's directory, above each worker's own
+    shared = base / "emulated-2x8"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done = shared / "result.json"
+        if done.exists():
+            kept = json.loads(done.read_text())
+            return AdvisorResult(kept["returncode"], kept["stdout"], kept["stderr"], shared / "run")
+        # a generous smoke deadline keeps the tests about the outputs, not the host's load
+        args = ["+cluster=2x8", "emulate=true", "stages.smoke.deadline_s=900"]
+        res = run_advisor(args, shared / "run", timeout_s=1200)
+        done.write_text(
+            json.dumps({"returncode": res.returncode, "stdout": res.stdout, "stderr": res.stderr})
+        )
+        return res

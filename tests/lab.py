@@ -144,18 +144,26 @@ def lab_leak_check() -> Iterator[None]:
     yield
     if lab_unavailable_reason():
         return
-    # Only this process's labs: other processes (a benchmark, another test run) may have labs
-    # of their own up at the same time.
+    # Only this process's labs: other processes (the other xdist worker, a benchmark, another
+    # test run) may have labs of their own up, or coming up or down, at the same time. A lab
+    # writes its state file before its first namespace and removes it after its last, so a
+    # namespace listed both before and after reading the state files had its state file read.
+    seen = set(list_namespaces())
     others = {
         s.id for s in list_labs() if s.owner_pid != os.getpid() and psutil.pid_exists(s.owner_pid)
     }
-    left = sorted(
-        n for n in set(list_namespaces()) - before if not any(f"-{i}-" in n for i in others)
-    )
+    still = set(list_namespaces())
+    left = sorted(n for n in (seen & still) - before if not any(f"-{i}-" in n for i in others))
     assert not left, f"lab namespaces left behind: {left}"
     children = [_cmdline(p) for p in psutil.Process().children(recursive=True)]
     ours = [c for c in children if any(mark in c for mark in LAB_PROCS)]
     assert not ours, f"processes started by lab tests are still running: {ours}"
+    mine = [s.id for s in list_labs() if s.owner_pid == os.getpid()]
+    assert not mine, f"lab state files left behind: {mine}"
+    host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert f" {INTERFACE}" not in host_links, (
+        f"a lab link is left in the host namespace: {host_links}"
+    )
 
 
 LAB_PROCS = ("advisor.worker", "torch.distributed.run", "iperf3")
@@ -167,12 +175,6 @@ def _cmdline(p: psutil.Process) -> str:
         return "" if p.status() == psutil.STATUS_ZOMBIE else " ".join(p.cmdline())
     except psutil.Error:
         return ""
-    mine = [s.id for s in list_labs() if s.owner_pid == os.getpid()]
-    assert not mine, f"lab state files left behind: {mine}"
-    host_links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
-    assert f" {INTERFACE}" not in host_links, (
-        f"a lab link is left in the host namespace: {host_links}"
-    )
 
 
 # ---------------------------------------------------------------------------- run-time triggers

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from advisor.cluster import ClusterConfig, resolve
 from advisor.errors import ConfigError
+from advisor.launch import plan as plan_mod
 from advisor.launch.commands import node_commands
 from advisor.launch.plan import LauncherConfig, LaunchPlan, SlurmConfig, free_port
 from advisor.paths import JOBS_DIR
@@ -155,6 +157,21 @@ def test_torchrun_launcher_needs_a_port_every_node_agrees_on() -> None:
         LaunchPlan.make(
             LauncherConfig(kind="torchrun", node_rank=2, rdzv_endpoint="h:1"), _cpu_2x2()
         )
+
+
+def test_a_free_port_comes_from_below_the_ephemeral_range_and_skips_held_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """bind(0) and connect() take ports from the ephemeral range: a job's port comes from below
+    it, so another job's sockets cannot take it before torchrun binds it."""
+    low = int(plan_mod.EPHEMERAL_RANGE_FILE.read_text().split()[0])
+    ports = {free_port() for _ in range(20)}
+    assert all(max(1024, low - plan_mod.FREE_PORT_SPAN) <= p < low for p in ports), ports
+    assert len(ports) > 1, "picked at random, not the same port for every advisor on a host"
+    monkeypatch.setattr(plan_mod, "FREE_PORT_SPAN", 2)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", low - 1))
+        assert {free_port() for _ in range(10)} == {low - 2}
 
 
 def test_local_launcher_refuses_a_real_multi_node_cluster() -> None:

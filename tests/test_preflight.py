@@ -16,6 +16,9 @@ import pytest
 from advisor.probes import nics, preflight, tools
 from tests.conftest import DATA, AdvisorResult, only_stages, run_advisor
 
+# The module fixture's job runs once: these tests share one xdist worker (conftest.py).
+pytestmark = pytest.mark.xdist_group("preflight")
+
 
 def _closed_port() -> int:
     with socket.socket() as s:
@@ -190,7 +193,11 @@ def test_live_tool_outputs_are_judged_by_the_evidence_rules(tmp_path: Path) -> N
 
 @pytest.fixture(scope="module")
 def broken(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AdvisorResult, int, int]]:
-    master_port = _closed_port()
+    # Held bound but not listening for the whole run: a connect is refused, and no other
+    # process (the other xdist worker's jobs) can start listening on it meanwhile.
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    master_port = closed.getsockname()[1]
     taken = socket.socket()
     taken.bind(("", 0))
     taken.listen(1)
@@ -212,6 +219,7 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AdvisorRe
     )
     res.elapsed_s = time.monotonic() - started  # type: ignore[attr-defined]
     taken.close()
+    closed.close()
     yield res, master_port, hccl_port
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import ipaddress
 import json
 import os
@@ -38,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -63,11 +64,25 @@ competition for it)."""
 
 _CREATING = threading.Lock()
 """Held while a lab picks its id and subnet and writes its state file."""
+CLAIM_LOCK = ".claim.lock"
+"""File in ``state_dir()`` that processes bringing labs up at once lock (flock) in turn."""
 
 
 def state_dir() -> Path:
     """Where lab state files live (tmpfs: a reboot clears them along with the namespaces)."""
     return Path(os.environ.get("ADVISOR_LAB_STATE_DIR", "/run/advisor-lab"))
+
+
+@contextlib.contextmanager
+def _claiming() -> Iterator[None]:
+    """Held while a lab picks its id and subnet and writes its state file: by one thread of this
+    process (``_CREATING``) and one process of this host (an flock on ``CLAIM_LOCK``), so that
+    labs brought up at once (two test workers, two advisors) take distinct subnets."""
+    d = state_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    with _CREATING, open(d / CLAIM_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 class LabError(AdvisorError):
@@ -235,7 +250,7 @@ class Lab:
         if self.state is not None:
             return self
         cleanup_stale()
-        with _CREATING:  # labs built side by side in one process take distinct subnets
+        with _claiming():  # labs built side by side take distinct subnets
             self._claim()
         self._build_or_undo()
         return self
@@ -449,7 +464,9 @@ class Lab:
             self._iptables(node, ["-F", name])
 
     def _iptables(self, node: int, args: list[str]) -> str:
-        return sh(["ip", "netns", "exec", self.ns(node), _iptables_bin(), *args])
+        # -w: wait for the xtables lock, which iptables-legacy takes host-wide (not per
+        # namespace) and without -w exits at once when another iptables holds it (iptables(8)).
+        return sh(["ip", "netns", "exec", self.ns(node), _iptables_bin(), "-w", *args])
 
     # ------------------------------------------------------------------ running things inside
 

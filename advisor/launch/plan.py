@@ -9,8 +9,10 @@ preflight and launch.sh read it, so the rules live in one place.
 from __future__ import annotations
 
 import os
+import random
 import socket
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import psutil
@@ -88,10 +90,39 @@ class LauncherConfig:
             )
 
 
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+"""Linux's local port range: the ports TCP and UDP choose a local port from (bind to port 0,
+connect) — Documentation/networking/ip-sysctl (ip_local_port_range, default 32768 60999)."""
+FREE_PORT_SPAN = 16384
+"""How many ports below the ephemeral range ``free_port`` picks from."""
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(EPHEMERAL_RANGE_FILE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host if host not in ("localhost",) else "127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port that binds on ``host`` now, for a job to meet at.
+
+    A job's store binds the port seconds later (after torchrun starts), so the port comes from
+    just below the kernel's ephemeral range: a port the kernel hands out for bind(0) or
+    connect() — every gloo socket of another job on this host — could be taken in that gap.
+    Without a readable range (not Linux), the kernel's own pick."""
+    addr = host if host not in ("localhost",) else "127.0.0.1"
+    high = _ephemeral_low()
+    low = max(1024, high - FREE_PORT_SPAN)
+    candidates = random.sample(range(low, high), k=min(64, max(0, high - low)))
+    for port in [*candidates, 0]:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((addr, port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise ConfigError(f"no free TCP port to bind on {addr}: set cluster.master_port.")
 
 
 @dataclass(kw_only=True)
