@@ -813,7 +813,7 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         for no in table.elided_lines
     ]
     if table.cut:
-        last = offset + text[len(text) - len(text.lstrip()) :].rstrip().count("\n") + 1
+        last = text.rstrip().count("\n") + 1  # the file's last line (``text`` is the whole file)
         warnings.append(
             ParseWarning(
                 line=last,
