@@ -52,6 +52,10 @@ def test_link_verdict_without_a_time_out_line_is_a_link_failure_with_its_result(
         "hccl_link_timeout", 1, 55694, "HCCL_E_TIMEOUT", "HCCL",
     )  # fmt: skip
     assert (link["timeout_ms"], link["exception_type"]) == (None, "link set-up failed")
+    # the next verdict says which end this rank was
+    assert link["message"].endswith(
+        "/ Wait links establish completed failed, local role is client. ret[9]"
+    )
 
 
 def test_hand_typed_rank_table_is_read_and_its_commas_are_an_error() -> None:

@@ -122,10 +122,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|The client socket has (?:timed out after \d+\s*ms while trying to connect|failed to "
         r"connect to \[)"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
-        r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: Hccl\w+"
+        r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
+        r"|Some [NH]CCL operations have failed or timed out\."
+        r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"
+        r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
     ),
 }
 

@@ -161,7 +161,8 @@ def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tup
         if e.get("kind") == "watchdog_failure":
             # ProcessGroupNCCL logs "detected by watchdog at work: N" only for its own failed
             # work (inside ``if (work.exception())``), never on a peer's dump signal
-            return "own", f"its own watchdog found work {e.get('seq')} failed (error or time-out)"
+            work = f"work {e['seq']}" if e.get("seq") is not None else "a collective"
+            return "own", f"its own watchdog found {work} failed (error or time-out)"
         if e.get("kind") == "watchdog_progress":
             behind = (
                 timed_out_seq is not None

@@ -13,6 +13,8 @@ Recognised events (``LogEvent.kind``):
   timeout) detected by watchdog at work: N``, later torch ``failure detected by watchdog at work
   sequence id: N``) where no ``WorkNCCL(...)`` time-out line of that rank came with it: ProcessGroupNCCL
   logs both inside ``if (work.exception())`` of its watchdog loop, so it is that rank's own failure;
+  also ``Some NCCL (HCCL) operations have failed or timed out`` alone (no work number: ``seq`` None),
+  the notice a work's exception prints before the process is taken down;
 - ``gpu_hw_exception``: the ROCm runtime's ``HW Exception by GPU node-N (Agent handle: ..) reason
   :GPU Hang`` (``exception_type``: the reason), the device fault later watchdog time-outs follow from;
 - ``watchdog_progress``: a rank that did not time out itself but dumped how far it got
@@ -48,6 +50,7 @@ What each code means and what to change is not decided here: rules in ``conf/rul
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -55,7 +58,9 @@ from advisor.parsers import ParseError, ParseWarning, numbered_lines
 from advisor.parsers.hccl_test import decode_result
 
 _CODE_RE = re.compile(
-    r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))|(?:\b(?P<code2>E[A-Z]\d{4})(?=:|\s+[A-Z]))"
+    r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))"
+    # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
+    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]))"
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
@@ -98,6 +103,13 @@ _LOCATION_RE = re.compile(
     r"Cluster Exception Location\[IP/ID\]:\[(?P<ip>[\d.]+)/(?P<dev>\d+)\]"
     r"(?:.*?Discoverer:\[(?P<dip>[\d.]+)/(?P<ddev>\d+)\])?"
     r"(?:.*?ExceptionType:\[(?P<type>[^\]]+)\])?"
+)
+# CANN 8.1's form under "there are(is) N abnormal device(s):" (hiascend CANN 8.1.RC1 HCCL user
+# guide, the EI0002 page): "serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred,
+# Possible Reason: ..." with no discoverer.
+_SERVER_DEVICE_RE = re.compile(
+    r"serverId\[(?P<ip>[\d.]+)\], deviceId\[(?P<dev>\d+)\], (?P<type>[A-Za-z ]+? Occurred)"
+    r"(?P<dip>)(?P<ddev>)"
 )
 # The run log's form of the same event (hicann/hccl docs, task_exec_stage.md): "local rank
 # [IP/ID]: crimer rank [IP/ID] status[LOST] by informer rank [IP/ID]".
@@ -316,7 +328,8 @@ class LogEvent:
     pid: int | None = None
     root_cause: bool = False
     library: str | None = None
-    """NCCL or HCCL: the library of a watchdog event, and HCCL for every ``hccl_*`` event."""
+    """NCCL or HCCL: the library of a watchdog event, and HCCL for every ``hccl_*`` event but a
+    CANN code of another module (EE9999 runtime, EZ9999 operator, E40024 compiler)."""
     time_s: float | None = None
     """When it was logged, in seconds on a year-less clock (month, day, time of day: glog lines
     print no year), comparable across the ranks' logs of one job; None when the line has none."""
@@ -359,10 +372,11 @@ def parse(text: str) -> LogReport:
     lines = numbered_lines(text)
     report = LogReport()
     _hccl_errors(text, lines, report)
+    _hccl_stage_keywords(lines, report)
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
     _unique_id_failures(lines, report)
-    comm_ranks = _nccl_comm_ranks(lines)
+    comm_ranks, rank_hosts = _nccl_comm_ranks(lines)
     _nccl_net_errors(lines, report, comm_ranks)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
     _nccl_call_failures(lines, report)
@@ -403,9 +417,14 @@ def parse(text: str) -> LogReport:
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
+        if ev.host is None and ev.library == "NCCL" and ev.rank in rank_hosts:
+            # NCCL's own "host:pid:tid [dev] ... comm 0x.. rank R nranks N" line of that rank
+            ev.host = rank_hosts[ev.rank]
         if ev.kind.startswith("hccl_"):
             _plog_context(ev, by_no)
-            ev.library = ev.library or "HCCL"
+            if ev.code is None or ev.code.startswith(("EI", "EJ")):
+                # HCCL's (EI) and HCCP's (EJ) own codes; EE/EH/EZ/E4... are other CANN modules'
+                ev.library = ev.library or "HCCL"
     report.events.sort(key=lambda e: e.line)
     return report
 
@@ -509,9 +528,17 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             if "listen on ip" in line and (bm := _BIND_RE.search(line)):
                 binds.append((no, line, tagged, bm))
                 continue
-            if "rank [" not in line and "Exception Location" not in line:
+            if (
+                "rank [" not in line
+                and "Exception Location" not in line
+                and "serverId[" not in line
+            ):
                 continue
-            if loc := _LOCATION_RE.search(line) or _CRIMER_RE.search(line):
+            if loc := (
+                _LOCATION_RE.search(line)
+                or _CRIMER_RE.search(line)
+                or _SERVER_DEVICE_RE.search(line)
+            ):
                 report.events.append(_heartbeat_event(index, lines, loc))
             continue
         code = m.group("code1") or m.group("code2")
@@ -587,7 +614,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             ev.timeout_ms = int(ffts.group("n")) * (60_000 if ffts.group("min") else 1000)
         if unconnected := _search(_UNCONNECTED_RE, window):
             ev.missing_ranks = _rank_list(unconnected.group("ranks"))
-        if loc := _search(_LOCATION_RE, window):
+        if loc := _search(_LOCATION_RE, window) or _search(_SERVER_DEVICE_RE, window):
             _blame(ev, loc)
         if link := _search(_CREATE_LINK_RE, window):
             ev.rank = ev.rank if ev.rank is not None else int(link.group("rank"))
@@ -653,11 +680,17 @@ def _unclaimed_hccl(
         timeout_ms = seconds * 1000 if seconds is not None else None
         if tagged in rows_seen or (coded if seconds is None else timeout_ms in coded_timeouts_ms):
             continue
+        message = by_no[no].strip()
+        for after in (by_no.get(no + 1, ""), by_no.get(no + 2, "")):
+            if seconds is None and "local role is" in after:
+                # the socket manager's next verdict says which end this rank was
+                message += " / " + after[after.find("Wait links") :].strip()
+                break
         report.events.append(
             LogEvent(
                 kind="hccl_link_timeout",
                 line=no,
-                message=by_no[no].strip()[:300],
+                message=message[:400],
                 rank=named if named is not None else tagged,
                 timeout_ms=timeout_ms,
                 exception_type="time out" if seconds is not None else "link set-up failed",
@@ -883,6 +916,142 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         report.events.append(ev)
 
 
+# CANN 8.5's multi-level retrieval keywords (hicann/hccl docs, fault_diagnosis "HCCL Multi-Level
+# Retrieval Keywords" and "HCCL-Related Fault Codes"): an HCCL plog error line carries
+# "[<stage>][<category>]", e.g. "[TaskExecStage][Timeout][HOST]Task run failed, base information
+# is ... tag[AllReduce_...]", "[InitGroupStage][EnvConfig]... parse HCCL_RDMA_SL failed". The
+# guide names the fault each keyword stands for; where that fault has its own code the event
+# carries it, so the code's rule reads it as if the console had printed it.
+_STAGE_RE = re.compile(
+    r"\[(?P<stage>InitGroupStage|InitChannelStage|TaskExecStage)\]\[(?P<category>[A-Za-z ]+)\]"
+)
+STAGE_CODES = {
+    ("InitGroupStage", "EnvConfig"): "EI0001",
+    ("InitGroupStage", "RanktableConfig"): "EI0004",
+    ("InitGroupStage", "RanktableCheck"): "EI0014",
+    ("InitGroupStage", "RanktableDetect"): "EI0015",
+    ("InitGroupStage", "Resource"): "EI0007",
+    ("InitChannelStage", "ParameterConflict"): "EI0005",
+    ("InitChannelStage", "VersionConflict"): "EI0008",
+    ("InitChannelStage", "Timeout"): "EI0006",
+    ("TaskExecStage", "InvalidArgument"): "EI0003",
+    ("TaskExecStage", "Timeout"): "EI0002",
+}
+"""Keyword → fault code, both from the HCCL troubleshooting guide's two tables; RunFailed,
+Not Supported and HeartbeatAbnormal of TaskExecStage have no code of their own."""
+STAGE_KEYWORDS = {
+    *STAGE_CODES,
+    ("TaskExecStage", "RunFailed"),
+    ("TaskExecStage", "Not Supported"),
+    ("TaskExecStage", "HeartbeatAbnormal"),
+}
+"""The keywords the guide lists as fault scenarios; others in that place ("[InitGroupStage]
+[DisplayConnectionedRank]") are context lines of a fault, not one."""
+# HCCL's plog call trace up the stack: "[HcclGetRootInfo]call trace: hcclRet -> 1"; the public
+# API (Hccl...) is the outermost frame
+_CALL_TRACE_RE = re.compile(r"\[(?P<call>Hccl\w+)\]call trace: hcclRet -> (?P<ret>-?\d+)")
+# "[Parse][rdmaServerLevel]HCCL_RDMA_SL[1000] is invalid. except: [0, 7]"
+_ENV_INVALID_RE = re.compile(r"\b[A-Z][A-Z0-9_]+\[[^\]]*\] is invalid.*$")
+# HCCP's device-IP check (hicann/hccl ra_host.c ra_rdev_init_check_ip; HCCL reports EI0014 for
+# its HCCP_EINVALIDIPS, adapter_hccp.cc): "[check][ip]fail, ret(129) the IP address(127.10.0.0)
+# in the ranktable is inconsistent with the IP address(127.10.0.1) of the network adapter"
+_DEVICE_IP_CHECK_RE = re.compile(
+    r"the IP address\((?P<table>[0-9A-Fa-f.:]+)\) in the ranktable is inconsistent with the "
+    r"IP(?: address)?\((?P<nic>[0-9A-Fa-f.:]*)\)"
+)
+STAGE_BLOCK_LINES = 12
+"""How far one failure's keyword lines (and the call trace after them) may spread."""
+
+
+def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One hccl_error per keyword block (its lines share pid, stage and category), unless a
+    printed code's block already read the line."""
+    coded = {e.line for e in report.events if e.kind == "hccl_error"}
+    # a printed code's block (console and plog in one file) already says it: one event, not two
+    near: dict[str, list[int]] = {}
+    for e in report.events:
+        if e.kind == "hccl_error" and e.code:
+            near.setdefault(e.code, []).append(e.line)
+    # the keyword is a fallback: a socket table, a bind or negotiation failure, a heartbeat
+    # verdict read near it is the same fault, said more exactly
+    specific = sorted(e.line for e in report.events if e.kind.startswith("hccl_"))
+
+    def said(code: str | None, no: int) -> bool:
+        return code is not None and any(
+            abs(n - no) <= STAGE_BLOCK_LINES for n in near.get(code, [])
+        )
+
+    current: dict[tuple[str | None, str, str], LogEvent] = {}
+    returned: dict[int, tuple[LogEvent, int]] = {}  # id(event) → (event, HcclResult)
+    for index, (no, line, tagged) in enumerate(lines):
+        if "in the ranktable is inconsistent" in line and (ip := _DEVICE_IP_CHECK_RE.search(line)):
+            if said("EI0014", no):
+                continue
+            near.setdefault("EI0014", []).append(no)
+            report.events.append(
+                LogEvent(
+                    kind="hccl_error",
+                    line=no,
+                    message=line[line.find("[check]") :].strip()[:400]
+                    if "[check]" in line
+                    else line.strip()[:400],
+                    code="EI0014",
+                    code_name="HCCP device IP check",
+                    rank=tagged,
+                    ip=ip.group("table"),
+                )
+            )
+            continue
+        if "Stage][" not in line:
+            if "call trace" in line and (ct := _CALL_TRACE_RE.search(line)):
+                for open_ev in current.values():
+                    if no - open_ev.line <= STAGE_BLOCK_LINES:
+                        open_ev.call = ct.group("call")  # the outermost frame comes last
+                        returned[id(open_ev)] = (open_ev, int(ct.group("ret")))
+            continue
+        if no in coded or not (m := _STAGE_RE.search(line)):
+            continue
+        if (m.group("stage"), m.group("category").strip()) not in STAGE_KEYWORDS:
+            continue
+        i = bisect.bisect_left(specific, no - STAGE_BLOCK_LINES)
+        if i < len(specific) and specific[i] <= no + STAGE_BLOCK_LINES:
+            continue
+        pid = _PLOG_PID_RE.search(line)
+        key = (pid.group(1) if pid else None, m.group("stage"), m.group("category"))
+        ev = current.get(key)
+        if ev is None or no - ev.line > STAGE_BLOCK_LINES:
+            code = STAGE_CODES.get((m.group("stage"), m.group("category").strip()))
+            if said(code, no):
+                continue
+            ev = LogEvent(
+                kind="hccl_error",
+                line=no,
+                message=line[m.start() :].strip()[:400],
+                code=code,
+                code_name=f"{m.group('stage')}/{m.group('category').strip()}",
+                rank=tagged,
+            )
+            current[key] = ev
+            report.events.append(ev)
+            if code:
+                near.setdefault(code, []).append(no)
+            if index and (bad := _ENV_INVALID_RE.search(lines[index - 1][1])):
+                # EnvConfig: the line above names the variable, its value and the range
+                ev.message = f"{bad.group(0).strip()} / {ev.message}"[:400]
+        window = [line[m.end() :]]
+        if ev.op is None and (tag := _TAG_RE.search(window[0])):
+            ev.op = OPS.get(tag.group(1), tag.group(1))
+        if ev.group is None and (grp := _GROUP_RE.search(window[0])):
+            ev.group = grp.group(1)
+        if ev.rank_size is None and (size := _RANKSIZE_RE.search(window[0])):
+            ev.rank_size = int(size.group(1))
+        if ev.rank is None and (gid := _GROUP_RANKID_RE.search(window[0])):
+            ev.rank = int(gid.group(1))
+    for ev, result in returned.values():
+        name, _ = decode_result(result)
+        ev.message = f"{ev.message} / {ev.call} returned {result} = {name}"[:400]
+
+
 def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
     """The pid a plog line's prefix names, and for an HCCL event without a code name the
     HcclResult a nearby "failed ... ret[N]" line gives."""
@@ -923,14 +1092,20 @@ _NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d
 _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 
 
-def _nccl_comm_ranks(lines: list[tuple[int, str, int | None]]) -> dict[int, tuple[int, int]]:
-    """pid → (rank, nranks) from each NCCL process's communicator line."""
+def _nccl_comm_ranks(
+    lines: list[tuple[int, str, int | None]],
+) -> tuple[dict[int, tuple[int, int]], dict[int, str]]:
+    """pid → (rank, nranks) and rank → host from each NCCL process's communicator line."""
     by_pid: dict[int, tuple[int, int]] = {}
+    hosts: dict[int, str] = {}
     for _, line, _ in lines:
         if "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
             if pm := _NCCL_PREFIX_RE.search(line):
-                by_pid[int(pm.group("pid"))] = (int(init.group("rank")), int(init.group("nranks")))
-    return by_pid
+                rank = int(init.group("rank"))
+                by_pid[int(pm.group("pid"))] = (rank, int(init.group("nranks")))
+                if hosts.setdefault(rank, pm.group("host")) != pm.group("host"):
+                    hosts[rank] = ""  # subgroups number their ranks anew: ambiguous
+    return by_pid, {rank: host for rank, host in hosts.items() if host}
 
 
 def _nccl_net_errors(
@@ -1128,25 +1303,32 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
     """One event per port (torch tries the IPv6 and the IPv4 wildcard, and re-raises the
     message): the store's port is taken."""
     seen: set[tuple[int | None, str]] = set()
+    first: LogEvent | None = None
     for no, line, tagged in lines:
+        if "listen on any local network address" in line and first is not None:
+            # torch's verdict after trying each address: the store never started
+            if "listen on any" not in first.message:
+                verdict = "The server socket has failed to listen on any local network address."
+                first.message = f"{first.message} / {verdict}"[:400]
+            continue
         if "server socket has failed" not in line or not (m := _STORE_BIND_RE.search(line)):
             continue
         key = (int(m.group("port")) if m.group("port") else None, m.group("why"))
-        if key in seen:
-            continue
+        if key in seen or (key[0] is None and any(why == key[1] for _, why in seen)):
+            continue  # "?UNKNOWN?" (no port) is the other family's try at the same port
         seen.add(key)
         addr = m.group("addr").strip("[]")
-        report.events.append(
-            LogEvent(
-                kind="store_bind_failure",
-                line=no,
-                message=line.strip()[:300],
-                rank=tagged,
-                port=key[0],
-                ip=None if addr in _WILDCARD_ADDRESSES else addr,
-                exception_type=f"errno {m.group('errno')}: {m.group('why')}",
-            )
+        ev = LogEvent(
+            kind="store_bind_failure",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            port=key[0],
+            ip=None if addr in _WILDCARD_ADDRESSES else addr,
+            exception_type=f"errno {m.group('errno')}: {m.group('why')}",
         )
+        first = first or ev
+        report.events.append(ev)
 
 
 # The c10d store's client side (PyTorch c10d socket.cpp): a rank waiting for the store's answer,
@@ -1413,6 +1595,9 @@ _NPU_CALL_RE = re.compile(
     r"|NPU function error: (?:\w+::)*(?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
     r"|NPU warning, error code is (?P<code3>\d+)"
     r"|NPU function error: call (?P<call4>\w+) failed, error code is (?P<code4>\d+)"
+    # torch_npu's op-plugin for an operator other than an HCCL collective (those are
+    # hccl_call_failure): "OPS function error: RepeatInterleave, error code is 500002"
+    r"|OPS function error: (?P<call5>(?!Hccl)\w+)\s*[,，]\s*error code is (?P<code5>\d+)"
 )
 # CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*): the
 # codes a collective's or a device's failure shows.
@@ -1451,6 +1636,12 @@ ACL_RT_ERRORS: dict[int, str] = {
 }
 
 
+_RUNTIME_RESULT_RE = re.compile(
+    r"(?:(?P<call>[\w ]+?) failed, )?runtime result = (?P<code>\d{6})\b"
+    r"|error code is (?P<code2>\d{6})(?!\d)"
+)
+
+
 def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Failed NPU runtime calls torch_npu reports, one per call and code; a warning only for a
     code no failed call of the file showed (torch_npu warns again of the same code as the
@@ -1458,13 +1649,32 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     seen: set[tuple[str | None, int]] = set()
     found: list[tuple[int, str | None, int]] = []
     for index, (_, line, _) in enumerate(lines):
-        if "NPU" not in line or "error code is" not in line or not (m := _NPU_CALL_RE.search(line)):
+        if (
+            ("NPU" not in line and "OPS" not in line)
+            or "error code is" not in line
+            or not (m := _NPU_CALL_RE.search(line))
+        ):
             continue
-        call = m.group("call") or m.group("call2") or m.group("call4")
-        code = int(m.group("code") or m.group("code2") or m.group("code3") or m.group("code4"))
+        call = m.group("call") or m.group("call2") or m.group("call4") or m.group("call5")
+        code = int(
+            m.group("code") or m.group("code2") or m.group("code3") or m.group("code4")
+            or m.group("code5")
+        )  # fmt: skip
         if (call, code) not in seen:
             seen.add((call, code))
             found.append((index, call, code))
+    for index, (_, line, _) in enumerate(lines):
+        # CANN's own report of a failed runtime call ("synchronize stream failed, runtime result
+        # = 507011", log_inner.cpp ReportCallError) or a code cut from torch_npu's line ("error
+        # code is 507048..."): only the runtime's own codes (ACL_RT_ERRORS)
+        if ("runtime result" in line or "error code is" in line) and (
+            rm := _RUNTIME_RESULT_RE.search(line)
+        ):
+            code = int(rm.group("code") or rm.group("code2"))
+            if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
+                call = rm.group("call").strip() if rm.group("call") else None
+                seen.add((call, code))
+                found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}
     for index, call, code in found:
         if call is None and code in failed:
@@ -1497,12 +1707,15 @@ TORCH_NPU_WINDOW_LINES = 3
 """How close another event's line may stand to a torch_npu ERR line and explain it already."""
 
 
+_PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
+
+
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """torch_npu ERR lines that no other event explains (an HCCL call or CANN code block next to
     them does), one per process: which devices stopped, and why in torch_npu's words."""
     near = sorted(e.line for e in report.events)
     seen: set[int] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "RankID:" not in line or not (m := _TORCH_NPU_ERROR_RE.search(line)):
             continue
         if any(abs(no - other) <= TORCH_NPU_WINDOW_LINES for other in near):
@@ -1513,11 +1726,15 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
         seen.add(pid)
         rank = int(m.group("rank"))
         device = int(m.group("dev"))
+        message = line.strip()
+        if index and (raised := _PY_EXCEPTION_RE.match(lines[index - 1][1])):
+            # torch_npu appends its code line to the exception's own message
+            message = f"{raised.group(0).strip()} / {message}"
         report.events.append(
             LogEvent(
                 kind="torch_npu_error",
                 line=no,
-                message=line.strip()[:300],
+                message=message[:400],
                 code=m.group("code"),
                 rank=rank if rank >= 0 else tagged,
                 device=device if device >= 0 else None,
@@ -1584,10 +1801,17 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
     hung: dict[int | None, LogEvent] = {}
+    # rank → (line, index, the line): its work's exception is being handled (the process ends)
+    aborted: dict[int | None, tuple[int, int, str]] = {}
     joined = -1  # the last continuation line already read with the record it completes
     for index, (no, line, tagged) in enumerate(lines):
         if index <= joined:
             continue
+        if "operations have failed or timed out" in line:
+            rank_m = _WATCHDOG_RANK_RE.search(line)
+            aborted.setdefault(
+                int(rank_m.group(1) or rank_m.group(2)) if rank_m else tagged, (no, index, line)
+            )
         if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
             _watchdog_hang(lines, index, hung, report)
         if (
@@ -1678,6 +1902,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 library="HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None,
             )
         )
+    _aborted(lines, aborted, reported, report)
     for (rank, pg), (no, enq, done) in last.items():
         if rank is not None and rank not in reported and by_key:
             reported.add(rank)
@@ -1692,6 +1917,45 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     last_completed=done,
                 )
             )
+
+
+ABORT_REASON_LINES = 4
+"""How far below the notice torch's "terminate called ... what():" reason may follow."""
+
+
+def _aborted(
+    lines: list[tuple[int, str, int | None]],
+    aborted: dict[int | None, tuple[int, int, str]],
+    reported: set[int | None],
+    report: LogReport,
+) -> None:
+    """A rank whose failed work was handled with no time-out line of its own kept: a failure.
+
+    pytorch ProcessGroupNCCL.cpp ``WorkNCCL::handleException`` (torch_npu ProcessGroupHCCL.cpp
+    ``WorkHCCL::handleException``) logs "Some NCCL (HCCL) operations have failed or timed out"
+    only when the work holds an exception, then "To avoid data inconsistency, we are taking the
+    entire process down"; older torch printed both on one line with the exception's ``what()``
+    after it.
+    """
+    died = {e.rank for e in report.events if e.kind == "watchdog_exception"}
+    for rank, (no, index, line) in aborted.items():
+        if rank in reported or rank in died:
+            continue  # its time-out, failure or watchdog death already says what failed
+        reported.add(rank)
+        message = line.strip()
+        for _, after, _ in lines[index + 1 : index + 1 + ABORT_REASON_LINES]:
+            if "what():" in after:
+                message += " " + after.strip()
+                break
+        report.events.append(
+            LogEvent(
+                kind="watchdog_failure",
+                line=no,
+                message=message[:400],
+                rank=rank,
+                library="HCCL" if "HCCL operations" in line else "NCCL",
+            )
+        )
 
 
 def _watchdog_hang(
@@ -1808,6 +2072,10 @@ def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) 
     return index + 1 < len(lines) and bool(_FAILURE_FIELD_RE.match(lines[index + 1][1]))
 
 
+AGENT_CAUSE_LINES = 40
+"""How far above torchrun's "failed (exitcode: ..)" line the worker's exception is looked for."""
+
+
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     in_summary = False
     root = False
@@ -1816,11 +2084,20 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
     for index, (no, line, _) in enumerate(lines):
         if "exitcode" in line and (a := _AGENT_FAILED_RE.search(line)):
+            message = line.strip()
+            if not agent:
+                # the worker's own error is printed above the agent's verdict: name the last one
+                for before_no, before, _ in reversed(
+                    lines[max(0, index - AGENT_CAUSE_LINES) : index]
+                ):
+                    if raised := _PY_EXCEPTION_RE.match(before):
+                        message += f" / last exception above it (line {before_no}): {raised.group(0).strip()}"
+                        break
             agent.append(
                 LogEvent(
                     kind="elastic_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=message[:400],
                     root_cause=True,
                     local_rank=int(a.group("lr")),
                     exit_code=int(a.group("code")),

@@ -80,8 +80,9 @@ _GROUPS_RE = re.compile(r"\b(out-of-place|in-place)\b")
 # the same line without its "#": nothing but the group names
 _BARE_GROUPS_RE = re.compile(r"^(?:(?:out-of-place|in-place)\s*)+$")
 # mscclpp-test's device lines have no "Group N"
+_INFO_HOST_RE = re.compile(r"^([\w.-]+) ?:\d+:\d+ \[\d+\] NCCL INFO ")
 _DEVICE_RE = re.compile(
-    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
+    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
 # (copies that lost the "#" of the footer lines print them bare)
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
@@ -246,6 +247,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     tables: list[Table] = []
     warnings: list[ParseWarning] = []
     devices: dict[int, str] = {}
+    info_hosts: set[str] = set()  # from NCCL's "host:pid:tid [dev] NCCL INFO" debug prefix
     nranks: int | None = None
     algorithm = "default"
     columns: list[str] = []
@@ -269,6 +271,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if m_dev:
             devices[int(m_dev.group(1))] = m_dev.group(2)
             continue
+        if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
+            info_hosts.add(m_info.group(1))  # its "nranks N" is read below
         if (m_np := _NP_RE.search(stripped)) and nranks is None:
             nranks = int(m_np.group(1))
         m_nr = _NRANKS_RE.search(stripped)
@@ -358,6 +362,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
     tables = [part for t in tables for part in _split_restarts(t, warnings)]
+    for t in tables:
+        _time_unit(t, warnings)
     if op is None:
         _name_tables(tables, mentions)
     for t in tables:
@@ -407,9 +413,42 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     return NcclTestsLog(
         tables=tables,
         ranks=ranks,
-        hosts=sorted(set(devices.values())),
+        # the "# Rank N ... on HOST" lines name the hosts; a copy without them may still hold
+        # NCCL's own debug lines, whose prefix is the host of the process that printed them
+        hosts=sorted(set(devices.values()) or info_hosts),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
+    )
+
+
+MS_RATIO = (500.0, 2000.0)
+"""How far size / time (time read as µs) may stand above algbw and still mean the time column is in
+milliseconds: nccl-tests defines algbw = size / time (doc/PERFORMANCE.md), so the printed algbw
+tells the unit of the printed time; 1000 when it is ms."""
+
+
+def _time_unit(table: Table, warnings: list[ParseWarning]) -> None:
+    """Times in ms (early nccl-tests releases, no units row) become µs, said in a warning, when
+    every row whose algbw is large enough to tell says so."""
+    ratios = [
+        (row.size_bytes / t.time_us / 1e3) / t.algbw_gbytes_s
+        for row in table.rows
+        for t in (row.out_of_place, row.in_place)
+        if t is not None and t.time_us > 0 and t.algbw_gbytes_s >= 0.1
+    ]
+    if not ratios or not all(MS_RATIO[0] <= r <= MS_RATIO[1] for r in ratios):
+        return
+    for row in table.rows:
+        for t in (row.out_of_place, row.in_place):
+            if t is not None:
+                t.time_us *= 1000.0
+    warnings.append(
+        ParseWarning(
+            line=table.header_line,
+            message="times read as milliseconds: algbw = size / time holds for this table's rows "
+            "only in ms (an early nccl-tests release without a units row)",
+            skipped=False,
+        )
     )
 
 

@@ -125,20 +125,42 @@ def _still_open(text: str) -> str:
     return "" if in_string else "".join(reversed(stack))
 
 
+def _strip_comments(text: str) -> tuple[str, list[int]]:
+    """``text`` with each ``// ...`` comment outside a string blanked, and the lines that had one
+    (documentation prints rank tables with a comment after each field)."""
+    out: list[str] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        in_string = escaped = False
+        for i, ch in enumerate(line):
+            if in_string:
+                escaped = not escaped and ch == "\\"
+                in_string = escaped or ch != '"'
+            elif ch == '"':
+                in_string = True
+            elif line.startswith("//", i):
+                line = line[:i].rstrip()
+                lines.append(number)
+                break
+        out.append(line)
+    return "\n".join(out), lines
+
+
 def parse(text: str) -> RankTable:
     """Parse and validate a rank table; ParseError when it is not JSON or not a rank table.
 
-    A copy with "..." lines for left-out entries, commas before closing brackets, or an end before
-    the table closes is read as far as it goes: the comma is an error (the file is not JSON),
-    the rest is said in ``elided_lines`` / ``cut`` and the checks that need the whole table are
-    not made."""
+    A copy with "..." lines for left-out entries, commas before closing brackets, ``//``
+    comments, or an end before the table closes is read as far as it goes: a comma or a comment
+    is an error (the file is not JSON), the rest is said in ``elided_lines`` / ``cut`` and the
+    checks that need the whole table are not made."""
     try:
         return _parse_text_doc(text, json.loads(text))
     except json.JSONDecodeError as e:
         error = ParseError(f"not valid JSON: {e.msg}", line=e.lineno)
-    elided = [text.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(text)]
-    # line numbers kept: each "..." line is emptied, not removed
-    mended = _ELISION_RE.sub("", text)
+    # line numbers kept: each comment and "..." line is emptied, not removed
+    mended, commented = _strip_comments(text)
+    elided = [mended.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(mended)]
+    mended = _ELISION_RE.sub("", mended)
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
     closers = _still_open(mended)
@@ -160,6 +182,13 @@ def parse(text: str) -> RankTable:
             0,
             f"not valid JSON: a comma before a closing bracket (line {', '.join(map(str, commas))});"
             " a JSON parser refuses the file",
+        )
+    if commented:
+        lines = ", ".join(map(str, commented[:5])) + (" ..." if len(commented) > 5 else "")
+        table.errors.insert(
+            0,
+            f"not valid JSON: // comments (line {lines}); a JSON parser refuses the file:"
+            " remove them",
         )
     return table
 

@@ -1,0 +1,167 @@
+"""Outputs the held-out evaluations misread that this round reads (sets 20-23): torch's notice
+that a failed work takes the process down; CANN 8.5's multi-level keywords (``[TaskExecStage]
+[Timeout]``, ``[InitGroupStage][EnvConfig]``) read as the fault codes HCCL's guide gives them;
+HCCP's device-IP check (EI0014); EI0002's older ``serverId[..], deviceId[..]`` verdict; a rank
+table printed with ``//`` comments; runtime result codes; early nccl-tests times in ms; hosts from
+NCCL's debug prefix; the worker's exception above torchrun's verdict.
+
+Samples: ``tests/data/evidence_heldout_20/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.evidence.load import load_paths
+from advisor.parsers import nccl_tests, rank_table
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings, event
+
+HELDOUT = DATA / "evidence_heldout_20"
+
+
+def _failures(name: str) -> list[dict[str, Any]]:
+    ev = load_paths([HELDOUT / name])
+    assert ev.files[0].status == "read", ev.files[0]
+    return ev.failures
+
+
+def test_handled_work_exception_is_the_ranks_own_failure_on_its_nccl_host() -> None:
+    path = HELDOUT / "nccl_handle_exception.log"
+    (failure,) = _failures(path.name)
+    assert (failure["kind"], failure["rank"], failure["line"]) == ("watchdog_failure", 6, 12)
+    assert failure["seq"] is None and "Some NCCL operations have failed" in failure["message"]
+    # NCCL's own "comm 0x.. rank 6 nranks 8" line names the host rank 6 ran on
+    assert (failure["host"], failure["library"]) == ("n124-137-109", "NCCL")
+    finding = builtin_findings({"evidence.failures": [failure]}, "nccl")[
+        "evidence-watchdog-failure"
+    ]
+    (item,) = [str(i) for i in finding.items]
+    assert item.startswith("Rank 6: [E624 04:14:29.224103812 ProcessGroupNCCL.cpp:684]"), item
+    assert item.endswith(f"({path}, line 12)") and "work None" not in item
+
+
+def test_task_exec_timeout_keyword_is_ei0002_with_its_op_and_the_exec_timeout_finding() -> None:
+    (ev,) = _failures("stage_keyword_task_timeout.log")
+    assert (ev["kind"], ev["code"], ev["code_name"], ev["op"], ev["pid"], ev["library"]) == (
+        "hccl_error", "EI0002", "TaskExecStage/Timeout", "all_reduce", 858209, "HCCL",
+    )  # fmt: skip
+    findings = builtin_findings({"evidence.failures": [ev]}, "hccl")
+    assert "evidence-hccl-exec-timeout" in findings
+
+
+def test_env_config_keyword_names_the_variable_its_range_and_the_call_that_failed() -> None:
+    (ev,) = _failures("stage_keyword_env_config.log")
+    assert (ev["line"], ev["code"], ev["code_name"], ev["call"], ev["pid"]) == (
+        2, "EI0001", "InitGroupStage/EnvConfig", "HcclGetRootInfo", 3729526,
+    )  # fmt: skip
+    assert ev["message"].startswith("HCCL_RDMA_SL[1000] is invalid. except: [0, 7] / ")
+    assert ev["message"].endswith("HcclGetRootInfo returned 1 = HCCL_E_PARA")
+    finding = builtin_findings({"evidence.failures": [ev]}, "hccl")["evidence-hccl-other-error"]
+    (item,) = [str(i) for i in finding.items]
+    assert item.startswith("EI0001: environment variable configuration error"), item
+
+
+def test_hccp_device_ip_check_is_ei0014_with_the_rank_tables_address() -> None:
+    (ev,) = _failures("hccp_device_ip_check.log")
+    assert (ev["code"], ev["ip"], ev["pid"], ev["library"]) == (
+        "EI0014",
+        "127.10.0.0",
+        166192,
+        "HCCL",
+    )
+    assert "IP address(127.10.0.1) of the network adapter" in ev["message"]
+
+
+def test_older_ei0002_verdict_names_the_abnormal_server_and_device() -> None:
+    (ev,) = _failures("ei0002_server_device_form.log")
+    assert (ev["code"], ev["remote_rank"], ev["op"]) == ("EI0002", 4, "all_reduce")
+    assert (ev["culprit_ip"], ev["culprit_device"], ev["exception_type"]) == (
+        "192.168.100.111", 4, "Heartbeat Lost Occurred",
+    )  # fmt: skip
+
+
+def test_rank_table_with_comments_is_read_and_the_comments_are_an_error() -> None:
+    table = rank_table.parse((HELDOUT / "rank_table_commented.json").read_text())
+    assert (table.version, len(table.ranks), table.cut) == ("1.2", 16, False)
+    assert table.errors == [
+        "not valid JSON: // comments (line 2, 3, 4, 7, 8 ...); a JSON parser refuses the file: "
+        "remove them"
+    ]
+    assert table.ranks[15].device_ip == "192.168.4.9"
+
+
+def test_runtime_result_codes_are_runtime_errors_with_their_names() -> None:
+    result = [e for e in _failures("runtime_result_code.log") if e["kind"] == "npu_runtime_error"]
+    assert [(e["line"], e["code"], e["code_name"], e["call"]) for e in result] == [
+        (10, "507011", "ACL_ERROR_RT_MODEL_EXECUTE", "synchronize stream")
+    ]
+    cut = [e for e in _failures("runtime_code_cut.log") if e["kind"] == "npu_runtime_error"]
+    assert [(e["line"], e["code"], e["code_name"]) for e in cut] == [
+        (2, "507048", "ACL_ERROR_RT_FFTS_PLUS_TIMEOUT")
+    ]
+    finding = builtin_findings({"evidence.failures": cut}, "hccl")["evidence-npu-runtime-error"]
+    assert "the runtime reported 507048 = ACL_ERROR_RT_FFTS_PLUS_TIMEOUT" in str(finding.items[0])
+
+
+def test_operator_failure_and_a_compiler_code_are_not_called_hccl() -> None:
+    ops, compiler = _failures("ops_operator_failure.log")
+    assert (ops["kind"], ops["call"], ops["code"], ops["torch_npu_code"]) == (
+        "npu_runtime_error", "RepeatInterleave", "500002", "ERR01100",
+    )  # fmt: skip
+    assert (compiler["kind"], compiler["code"], compiler["library"]) == (
+        "hccl_error",
+        "E40024",
+        None,
+    )
+
+
+def test_torch_npu_code_line_keeps_the_exception_it_ends() -> None:
+    (ev,) = _failures("torch_npu_after_exception.log")
+    assert ev["message"].startswith("RuntimeError: Tensors must be contiguous / [ERROR]")
+    assert (ev["code"], ev["pid"]) == ("ERR02002", 23232)
+
+
+def test_store_that_listens_nowhere_is_one_failure_with_torchs_verdict() -> None:
+    (ev,) = _failures("store_listen_verdict.log")
+    assert (ev["kind"], ev["line"], ev["port"]) == ("store_bind_failure", 2, 29500)
+    assert ev["message"].endswith(
+        "/ The server socket has failed to listen on any local network address."
+    )
+
+
+def test_agent_verdict_names_the_workers_exception_above_it() -> None:
+    (ev,) = _failures("agent_after_exception.log")
+    assert (ev["kind"], ev["pid"], ev["exit_code"], ev["root_cause"]) == (
+        "elastic_failure", 16651, 1, True,
+    )  # fmt: skip
+    assert ev["message"].endswith("last exception above it (line 16): Exception: test exception")
+
+
+def test_early_nccl_tests_times_in_ms_become_us_and_old_rank_lines_name_hosts() -> None:
+    log = nccl_tests.parse((HELDOUT / "nccl_tests_ms_times.log").read_text())
+    (table,) = log.tables
+    assert (log.hosts, log.ranks) == (["managed-worker-0khr", "managed-worker-3jq5"], 2)
+    row = table.rows[4]
+    assert row.size_bytes == 16777216 and row.out_of_place is not None
+    # 16 MiB / 17.616 ms = 0.95 GB/s, the printed algbw
+    assert (row.out_of_place.time_us, row.out_of_place.algbw_gbytes_s) == (17616.0, 0.95)
+    assert any("times read as milliseconds" in w.message for w in log.warnings)
+
+
+def test_times_in_us_are_left_alone() -> None:
+    log = nccl_tests.parse((HELDOUT / "nccl_tests_info_host.log").read_text())
+    assert log.tables[0].rows[0].out_of_place.time_us == 13.84  # type: ignore[union-attr]
+    assert not any("milliseconds" in w.message for w in log.warnings)
+    # no "# Rank N ... on HOST" line: NCCL's debug prefix names the host
+    assert log.hosts == ["ip-172-31-39-141"]
+
+
+def test_a_keyword_with_no_code_of_its_own_is_named_by_its_keyword() -> None:
+    # TaskExecStage/RunFailed has no fault code in HCCL's table: the finding names the keyword
+    ran = event(kind="hccl_error", code=None, code_name="TaskExecStage/RunFailed", message="x")
+    finding = builtin_findings({"evidence.failures": [ran]}, "hccl")["evidence-hccl-other-error"]
+    assert "other CANN / HCCL error(s): TaskExecStage/RunFailed." in finding.message
+    assert str(finding.items[0]).startswith(
+        "TaskExecStage/RunFailed: a task of the collective failed on the device"
+    )
