@@ -165,3 +165,33 @@ def test_a_keyword_with_no_code_of_its_own_is_named_by_its_keyword() -> None:
     assert str(finding.items[0]).startswith(
         "TaskExecStage/RunFailed: a task of the collective failed on the device"
     )
+
+
+def test_a_log_of_nccl_info_lines_only_is_read_for_its_host_with_no_failure() -> None:
+    path = HELDOUT / "nccl_info_only.log"
+    ev = load_paths([path])
+    assert (ev.files[0].status, ev.files[0].formats, ev.failures) == ("read", ["log"], [])
+    assert ev.hosts == [{"host": "dsw-251511-c5cfcb8-lwcpt", "named": True, "files": [str(path)]}]
+
+
+def test_an_nccl_failure_takes_the_one_host_every_nccl_line_names() -> None:
+    path = HELDOUT / "nccl_error_one_host.log"
+    ev = load_paths([path])
+    (failure,) = ev.failures
+    assert (failure["kind"], failure["host"]) == ("nccl_call_failure", "workergpu22")
+    # "...+cuda10.2workergpu22:1810803:..." glued to other output names no host of its own
+    assert [h["host"] for h in ev.hosts] == ["workergpu22"]
+
+
+def test_the_roots_list_of_agents_that_never_connected_joins_its_time_out() -> None:
+    (ev,) = _failures("root_failed_agent_list.log")
+    assert (ev["kind"], ev["line"], ev["timeout_ms"], ev["rank_size"]) == (
+        "hccl_negotiation_failure", 1, 3_600_000, 2048,
+    )  # fmt: skip
+    missing = ev["missing_ranks"]
+    assert (len(missing), missing[:3], missing[-1]) == (44, [10, 17, 40], 2007)
+    finding = builtin_findings({"evidence.failures": [ev]}, "hccl")[
+        "evidence-hccl-negotiation-failed"
+    ]
+    (item,) = [str(i) for i in finding.items]
+    assert "2048 ranks expected" in item and "never connected: rank(s) 10, 17, 40," in item

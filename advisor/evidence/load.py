@@ -133,6 +133,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
 }
 
 
+# NCCL's debug lines ("host:pid:tid [dev] NCCL INFO ..."): a log of nothing else is read as a
+# log with no failure, for the hosts it names
+_NCCL_DEBUG_RE = re.compile(r"[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+
+
 @dataclass(kw_only=True)
 class Message:
     line: int
@@ -203,6 +208,9 @@ class EvidenceFacts:
     (``named``: true; a file naming several is under each), and one per folder of files that
     name none (``host`` is the folder, ``named``: false). Several entries and no cluster shape
     mean unrelated hosts, shown one by one, never joined into a cluster."""
+    log_hosts: list[dict[str, Any]] = field(default_factory=list)
+    """``{source, host}`` for each host a log's NCCL debug prefixes name (a log of NCCL_DEBUG=INFO
+    lines with no failure is read for them)."""
     shapes: list[dict[str, Any]] = field(default_factory=list)
     """Every cluster shape a file states: ``{source, tool, nodes, per_node, world_size, hosts}``
     (a rank table's servers, a benchmark's ranks over its hosts or ``-p`` NPUs per node)."""
@@ -224,6 +232,7 @@ class EvidenceFacts:
             "timelines",
             "failures",
             "hosts",
+            "log_hosts",
             "shapes",
         ):
             getattr(self, name).extend(getattr(other, name))
@@ -341,6 +350,8 @@ def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
         # peer it names (EI0015: "check whether node X reports an error"), not the file's
         if e["kind"] == "elastic_failure" and e.get("host"):
             named.setdefault(e["host"], set()).add(e["source"])
+    for h in evidence.log_hosts:
+        named.setdefault(h["host"], set()).add(h["source"])
     for f in evidence.flight:
         for c in f.culprits:
             if c.host:
@@ -541,7 +552,7 @@ def from_tool_outputs(nodes: dict[str, dict[str, dict[str, Any]]]) -> EvidenceFa
 def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None:
     """Detect ``text``'s formats and parse each into ``out``, reporting into ``report``."""
     source = report.path
-    formats = detect(text)
+    formats = detect(text) or (["log"] if _NCCL_DEBUG_RE.search(text) else [])
     if not formats:
         report.messages.append(
             Message(
@@ -831,6 +842,7 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     report = logs.parse(text)
     for ev in report.events:
         out.failures.append({"source": source, **to_plain(ev)})
+    out.log_hosts.extend({"source": source, "host": host} for host in report.hosts)
     return list(report.unread)
 
 

@@ -183,6 +183,11 @@ _CONNECT_SERVER_RE = re.compile(
     r"connect server\[(?P<ip>[0-9A-Fa-f.:]+)(?:%\S+?)? : (?P<port>\d+)\] failed"
 )
 _MISSING_AGENTS_RE = re.compile(r"Failed to connect agent\[(?P<ranks>[\d,]*)\]")
+# The root's own list of agents it could not reach (topoinfo_exchange_server.cc, "[TopoInfoExchange
+# Server][Setup]Broadcast Rank Basic Infos failed, connectFailedAgentIdList[10,17,...,]") and its
+# communicator's size ("[InitCommRootInfo]Init failed, return[..], rankNum[2048], rank[0]").
+_FAILED_AGENTS_RE = re.compile(r"connectFailedAgentIdList\[(?P<ranks>[\d,\s]*)\]")
+_RANK_NUM_INIT_RE = re.compile(r"Init failed, return\[[^\]]*\], rankNum\[(\d+)\]")
 # EI0015 with rootInfo detection (hicann/hccl docs, "Cluster Information Negotiation"): the
 # message ends 'List of unconnected ranks: "[1,7,]"'.
 _UNCONNECTED_RE = re.compile(r"List of unconnected ranks:\s*\"?\[(?P<ranks>[\d,\s]*)\]")
@@ -362,15 +367,19 @@ class LogReport:
     unread: list[ParseWarning] = field(default_factory=list)
     """Records recognised but cut before what they would say (a socket table with no row, a
     wrapped watchdog record with no rest, an empty summary entry), each at its line."""
+    hosts: list[str] = field(default_factory=list)
+    """Hosts NCCL's debug prefix (``host:pid:tid [dev] NCCL ...``) names: where the processes
+    that printed those lines ran."""
 
     def of_kind(self, kind: str) -> list[LogEvent]:
         return [e for e in self.events if e.kind == kind]
 
 
 def parse(text: str) -> LogReport:
-    """Find every recognised failure event; ParseError when there is none."""
+    """Find every recognised failure event; ParseError when there is none and no NCCL debug
+    line names a host (an NCCL_DEBUG=INFO log of a healthy run is evidence too)."""
     lines = numbered_lines(text)
-    report = LogReport()
+    report = LogReport(hosts=_nccl_hosts(lines))
     _hccl_errors(text, lines, report)
     _hccl_stage_keywords(lines, report)
     _hccl_calls(lines, report)
@@ -408,6 +417,8 @@ def parse(text: str) -> LogReport:
     if not report.events and report.unread:
         first = report.unread[0]
         raise ParseError(first.message, first.line)
+    if not report.events and report.hosts:
+        return report
     if not report.events:
         raise ParseError(
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -420,6 +431,13 @@ def parse(text: str) -> LogReport:
         if ev.host is None and ev.library == "NCCL" and ev.rank in rank_hosts:
             # NCCL's own "host:pid:tid [dev] ... comm 0x.. rank R nranks N" line of that rank
             ev.host = rank_hosts[ev.rank]
+        elif (
+            ev.host is None
+            and len(report.hosts) == 1
+            and (ev.library == "NCCL" or ev.kind.startswith("nccl_"))
+        ):
+            # every NCCL line of the file was printed on one host
+            ev.host = report.hosts[0]
         if ev.kind.startswith("hccl_"):
             _plog_context(ev, by_no)
             if ev.code is None or ev.code.startswith(("EI", "EJ")):
@@ -770,6 +788,24 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
         elif "rank num" in line and (rn := _RANK_NUM_RE.search(line)):
             if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
                 current.rank_size = int(rn.group(1))
+        elif "rankNum[" in line and (rn := _RANK_NUM_INIT_RE.search(line)):
+            if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
+                current.rank_size = current.rank_size or int(rn.group(1))
+        elif "connectFailedAgentIdList" in line and (fa := _FAILED_AGENTS_RE.search(line)):
+            ranks = _rank_list(fa.group("ranks"))
+            if current is not None and no - current.line <= NEGOTIATION_WINDOW_LINES:
+                current.missing_ranks = ranks  # the root's time-out above: these never came
+                current.message = f"{current.message}; {len(ranks)} agent(s) never connected"
+            else:
+                current = LogEvent(
+                    kind="hccl_negotiation_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type="ranks not connected",
+                    missing_ranks=ranks,
+                )
+                report.events.append(current)
 
 
 # torch_npu's HCCL_CHECK_ERROR (csrc/distributed/HCCLUtils.hpp): "HCCL function error:
@@ -1090,6 +1126,20 @@ IBV_WC_STATUS = (
 # NCCL's debug prefix "host:pid:tid [cudaDev]", and its communicator line naming the rank
 _NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
 _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
+
+
+def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
+    """The hosts of NCCL's debug prefixes, in order of first appearance."""
+    hosts: dict[str, None] = {}
+    for _, line, _ in lines:
+        if " NCCL " in line and (pm := _NCCL_DEBUG_HOST_RE.search(line)):
+            hosts.setdefault(pm.group("host"), None)
+    return list(hosts)
+
+
+# the prefix at a line's start or after a launcher's tag, not glued to other output ("NCCL
+# version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22")
+_NCCL_DEBUG_HOST_RE = re.compile(r"(?:^|[\s|\]>])(?P<host>[\w.-]+) ?:\d+:\d+ \[\d+\] NCCL ")
 
 
 def _nccl_comm_ranks(
