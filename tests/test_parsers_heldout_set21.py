@@ -195,3 +195,56 @@ def test_the_roots_list_of_agents_that_never_connected_joins_its_time_out() -> N
     ]
     (item,) = [str(i) for i in finding.items]
     assert "2048 ranks expected" in item and "never connected: rank(s) 10, 17, 40," in item
+
+
+def test_ray_prefix_gives_pid_and_node_and_the_progress_line_gives_the_group() -> None:
+    (timeout,) = _failures("ray_watchdog_progress_group.log")
+    assert (timeout["kind"], timeout["rank"], timeout["seq"], timeout["pid"]) == (
+        "watchdog_timeout", 1, 1, 231421,
+    )  # fmt: skip
+    assert (timeout["group"], timeout["last_enqueued"], timeout["last_completed"]) == ("0", 1, -1)
+    ev = load_paths([HELDOUT / "ray_stamp_subgroup_timeout.log"])
+    (sub,) = ev.failures
+    # the launcher's [rank15] is the global rank; "[Rank 1]" is the rank in mesh_tp (PG 4)
+    assert (sub["rank"], sub["group"], sub["seq"], sub["op"]) == (15, "4", 3, "broadcast")
+    assert (sub["pid"], sub["host"]) == (1230, "train-1316148307689748608-9zzm714v3bpc-worker-0")
+
+
+def test_taking_the_process_down_alone_is_that_ranks_own_failure() -> None:
+    failures = {e["rank"]: e for e in _failures("taking_process_down_alone.log")}
+    assert (failures[3]["kind"], failures[3]["line"]) == ("watchdog_failure", 1)
+    assert (failures[2]["kind"], failures[2]["seq"]) == ("watchdog_timeout", 1)
+
+
+def test_async_nccl_error_names_its_rank_and_last_error_once() -> None:
+    net, call = _failures("nccl_async_exception.log")
+    assert (net["kind"], net["line"], net["pid"]) == ("nccl_net_error", 1, 34610)
+    assert (call["kind"], call["rank"], call["code_name"], call["call"]) == (
+        "nccl_call_failure", 4, "ncclRemoteError", "checkForNCCLErrors",
+    )  # fmt: skip
+    assert "/ Last error: NET/IB: Got completion from peer 10.0.1.23<34696>" in call["message"]
+
+
+def test_cann_code_glued_to_its_pid_and_ei0005s_op_and_group() -> None:
+    (ez,) = _failures("ez9999_glued_pid.log")
+    assert (ez["code"], ez["pid"], ez["library"]) == ("EZ9999", 940663, None)
+    assert "HCCL_BUFFSIZE is too SMALL" in ez["message"]
+    (ei,) = _failures("ei0005_ccl_op.log")
+    assert (ei["code"], ei["code_name"], ei["op"], ei["group"]) == (
+        "EI0005", "Invalid_Argument", "reduce_scatter", "group_name_1",
+    )  # fmt: skip
+
+
+def test_error_cqe_without_its_code_names_both_devices() -> None:
+    (ev,) = _failures("error_cqe_no_code.log")
+    assert (ev["code"], ev["code_name"], ev["device"], ev["ip"], ev["remote_ip"]) == (
+        None, "error CQE", 0, "192.168.200.100", "192.168.200.101",
+    )  # fmt: skip
+    finding = builtin_findings({"evidence.failures": [ev]}, "hccl")["evidence-hccl-other-error"]
+    assert str(finding.items[0]).startswith("error CQE: a transfer to the peer device failed")
+
+
+def test_a_torch_npu_code_of_another_process_is_its_own_event() -> None:
+    err, code = _failures("two_processes_err_and_code.log")
+    assert (err["kind"], err["pid"], err["code"]) == ("torch_npu_error", 343, "ERR00100")
+    assert (code["kind"], code["pid"], code["code"]) == ("hccl_error", 143, "EI0003")

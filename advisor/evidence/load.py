@@ -113,6 +113,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '"
+        r"|found async exception when checking for NCCL errors: NCCL error: "
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
@@ -126,9 +127,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
-        r"|Some [NH]CCL operations have failed or timed out\."
+        r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
         r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"
         r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
+        r"|error CQE occurred during operator execution\. Local information: "
     ),
 }
 

@@ -50,13 +50,25 @@ _LAUNCHER_PREFIXES = (
     # "(VllmWorker rank=1 pid=7226)"
     # (newer vLLM: "(VllmWorker TP1 pid=961)", "(EngineCore_DP0 pid=5263)": the TP index is not a
     # global rank)
-    re.compile(r"^\((?:[\w.:-]+ ){0,3}(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\d.]+)?\) ?"),
+    # (a log collector may stamp the line first: "[2025-05-10 00:18:21] (WorkerDict pid=1230,
+    # ip=train-...-worker-0) "; ip= may hold the node's name)
+    re.compile(
+        r"^(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] )?"
+        r"\((?:[\w.:-]+ ){0,3}(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\w.:-]+)?\) ?"
+    ),
     # SkyPilot runs a multi-node task through Ray and names the node: "(head, rank=0, pid=3808)",
     # "(worker1, rank=1, pid=4130, ip=10.0.0.2)"; that rank is the node's, not a process rank
-    re.compile(r"^\([\w.:-]+, rank=\d+, pid=\d+(?:, ip=[\d.]+)?\) ?"),
+    re.compile(r"^\([\w.:-]+, rank=\d+, pid=\d+(?:, ip=[\w.:-]+)?\) ?"),
     # a Kaggle notebook's saved log: elapsed seconds and the line number, tab-separated, before
     # the program's own line (which may carry a rank tag of its own)
     re.compile(r"^\d+(?:\.\d+)?s\t\d+\t"),
+)
+
+
+# The process a Ray (or vLLM, SkyPilot) prefix names: its pid, and the node (ip=) it ran on
+WORKER_PREFIX_RE = re.compile(
+    r"^(?:\[[^\]]*\] )?\((?:[\w.:-]+,? ){0,3}(?:rank=\d+,? )?pid=(?P<pid>\d+)"
+    r"(?:, ip=(?P<node>[\w.:-]+))?\)"
 )
 
 

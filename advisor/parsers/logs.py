@@ -54,13 +54,13 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import WORKER_PREFIX_RE, ParseError, ParseWarning, numbered_lines
 from advisor.parsers.hccl_test import decode_result
 
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
-    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]))"
+    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
@@ -84,8 +84,9 @@ _DEVICE_RE = re.compile(r"Device:\s*(\d+)|device\(chipId:(\d+)")
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
 # in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
-_TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)")
-_GROUP_RE = re.compile(r"group:\[([^\]]+)\]")
+# EI0005's own words name the op and group: "ccl_op HcomReduceScatter, group group_name_1"
+_TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)|ccl_op Hcom([A-Za-z]+)")
+_GROUP_RE = re.compile(r"group:\[([^\]]+)\]|ccl_op \w+, group ([^,\s]+)")
 _RANKSIZE_RE = re.compile(r"rankSize\[(\d+)\]")
 _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
 # Only the time-out in effect, not the defaults quoted in the "Solution" text.
@@ -425,9 +426,15 @@ def parse(text: str) -> LogReport:
             "failure, store time-out or GPU hardware exception found"
         )
     by_no = {no: line for no, line, _ in lines}
+    raw = text.splitlines()
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
+        if (ev.pid is None or ev.host is None) and 0 < ev.line <= len(raw):
+            if "pid=" in (line := raw[ev.line - 1]) and (wp := WORKER_PREFIX_RE.match(line)):
+                # the Ray / vLLM worker that printed the line, and the node Ray names
+                ev.pid = ev.pid if ev.pid is not None else int(wp.group("pid"))
+                ev.host = ev.host or wp.group("node")
         if ev.host is None and ev.library == "NCCL" and ev.rank in rank_hosts:
             # NCCL's own "host:pid:tid [dev] ... comm 0x.. rank R nranks N" line of that rank
             ev.host = rank_hosts[ev.rank]
@@ -477,6 +484,11 @@ def timestamp_s(line: str) -> float | None:
                 + frac
             )
     return None
+
+
+def _first(m: re.Match[str]) -> str:
+    """The first group of ``m`` that matched (patterns with one alternative per form)."""
+    return next(g for g in m.groups() if g is not None)
 
 
 def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None:
@@ -606,7 +618,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
         if (remote := _search(_REMOTE_RE, window)) and remote.group(1).isdigit():
             ev.remote_rank = int(remote.group(1))
         if tag := _search(_TAG_RE, window):
-            ev.op = OPS.get(tag.group(1), tag.group(1))
+            ev.op = OPS.get(_first(tag), _first(tag))
         elif fn := _search(_OPS_FN_RE, window) or _search(
             _WORKING_OP_RE,
             [b for _, b, _ in reversed(lines[max(0, index - WORKING_OP_WINDOW_LINES) : index])],
@@ -616,7 +628,7 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             name = hcom.group(1) or hcom.group(2)
             ev.op = OPS.get(name, name.lower())
         if grp := _search(_GROUP_RE, window):
-            ev.group = grp.group(1)
+            ev.group = _first(grp)
         if size := _search(_RANKSIZE_RE, window):
             ev.rank_size = int(size.group(1))
         if port := _search(_PORT_RE, window):
@@ -632,6 +644,8 @@ def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: Lo
             ev.timeout_ms = int(ffts.group("n")) * (60_000 if ffts.group("min") else 1000)
         if unconnected := _search(_UNCONNECTED_RE, window):
             ev.missing_ranks = _rank_list(unconnected.group("ranks"))
+        if cq := _search(_CQE_RE, window):
+            _cqe(ev, cq)
         if loc := _search(_LOCATION_RE, window) or _search(_SERVER_DEVICE_RE, window):
             _blame(ev, loc)
         if link := _search(_CREATE_LINK_RE, window):
@@ -948,7 +962,7 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             remote_ip=link.group("dip"),
         )
         if tag := _TAG_RE.search(line):
-            ev.op = OPS.get(tag.group(1), tag.group(1).lower())
+            ev.op = OPS.get(_first(tag), _first(tag).lower())
         report.events.append(ev)
 
 
@@ -995,8 +1009,23 @@ _DEVICE_IP_CHECK_RE = re.compile(
     r"the IP address\((?P<table>[0-9A-Fa-f.:]+)\) in the ranktable is inconsistent with the "
     r"IP(?: address)?\((?P<nic>[0-9A-Fa-f.:]*)\)"
 )
+# EI0013 (RoCE) and EI0018 (UB) say the same words (CANN error code reference): "An error CQE
+# occurred during operator execution. Local information: server S, device ID N, device IP A.
+# Peer information: server T, device ID M, device IP B."
+_CQE_RE = re.compile(
+    r"error CQE occurred during operator execution\. Local information: server (?P<host>[^,]+), "
+    r"device ID (?P<dev>\d+), device IP (?P<ip>[0-9A-Fa-f.:]+?)\.? Peer information: server "
+    r"(?P<peer>[^,]+), device ID (?P<pdev>\d+), device IP (?P<pip>[0-9A-Fa-f.:]+?)\.?(?:\s|$)"
+)
 STAGE_BLOCK_LINES = 12
 """How far one failure's keyword lines (and the call trace after them) may spread."""
+
+
+def _cqe(ev: LogEvent, cq: re.Match[str]) -> None:
+    """This rank's device and address, and the peer device whose transfer failed."""
+    ev.device = int(cq.group("dev")) if ev.device is None else ev.device
+    ev.ip, ev.remote_ip = ev.ip or cq.group("ip"), cq.group("pip")
+    ev.exception_type = f"error CQE with server {cq.group('peer')} device {cq.group('pdev')}"
 
 
 def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -1038,6 +1067,19 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
                 )
             )
             continue
+        if "error CQE" in line and (cq := _CQE_RE.search(line)):
+            if no in coded or said("EI0013", no) or said("EI0018", no):
+                continue
+            cqe = LogEvent(
+                kind="hccl_error",
+                line=no,
+                message=line[max(0, cq.start() - 3) :].strip()[:400],
+                code_name="error CQE",
+                rank=tagged,
+            )
+            _cqe(cqe, cq)
+            report.events.append(cqe)
+            continue
         if "Stage][" not in line:
             if "call trace" in line and (ct := _CALL_TRACE_RE.search(line)):
                 for open_ev in current.values():
@@ -1076,9 +1118,9 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
                 ev.message = f"{bad.group(0).strip()} / {ev.message}"[:400]
         window = [line[m.end() :]]
         if ev.op is None and (tag := _TAG_RE.search(window[0])):
-            ev.op = OPS.get(tag.group(1), tag.group(1))
+            ev.op = OPS.get(_first(tag), _first(tag))
         if ev.group is None and (grp := _GROUP_RE.search(window[0])):
-            ev.group = grp.group(1)
+            ev.group = _first(grp)
         if ev.rank_size is None and (size := _RANKSIZE_RE.search(window[0])):
             ev.rank_size = int(size.group(1))
         if ev.rank is None and (gid := _GROUP_RANKID_RE.search(window[0])):
@@ -1165,9 +1207,11 @@ def _nccl_net_errors(
 ) -> None:
     """Error completions of NCCL's InfiniBand transport, one per process and peer."""
     seen: set[tuple[int | None, str]] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "Got completion from peer" not in line or not (m := _IB_COMPLETION_RE.search(line)):
             continue
+        if index and lines[index - 1][1].strip() == "Last error:":
+            continue  # torch quoting NCCL's last WARN under its own error: that failure's event
         prefix = _NCCL_PREFIX_RE.search(line[: m.start()])
         pid = int(prefix.group("pid")) if prefix else None
         if (pid, m.group("peer")) in seen:
@@ -1288,6 +1332,11 @@ MB_EXCEPTION_WINDOW_LINES = 3
 _NCCL_CALL_RE = re.compile(
     r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
     r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^']*)'"
+    # ProcessGroupNCCL's own check of a communicator (checkForNCCLErrors): "[Rank 4] found async
+    # exception when checking for NCCL errors: NCCL error: remote process exited or there was a
+    # network error, NCCL version 2.22.3"
+    r"|found async exception when checking for NCCL errors: NCCL error: (?P<what3>.+?)"
+    r"(?:, NCCL [Vv]ersion [\w.+-]+)?\s*$"
 )
 # ncclResult_t (nccl.h) and the text ncclGetErrorString gives each
 NCCL_RESULTS: tuple[tuple[str, int, str], ...] = (
@@ -1310,8 +1359,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if ("NCCL e" not in line and "NCCL f" not in line) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         where = m.group("where") or m.group("where2")
-        what = (m.group("what") or m.group("what2")).strip()
-        key = (tagged, m.group("host"), where, what)
+        what = (m.group("what") or m.group("what2") or m.group("what3")).strip()
+        rank = tagged
+        if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
+            rank = int(rm.group(1) or rm.group(2))
+        key = (rank, m.group("host"), where, what)
         if key in seen:
             continue
         seen.add(key)
@@ -1319,10 +1371,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             kind="nccl_call_failure",
             line=no,
             message=line.strip()[:300],
-            rank=tagged,
+            rank=rank,
             host=m.group("host"),
             library="NCCL",
-            call=where,
+            call=where or ("checkForNCCLErrors" if m.group("what3") else None),
         )
         for text, number, name in NCCL_RESULTS:
             if what.startswith(text):
@@ -1332,6 +1384,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         for i, (_, nxt, _) in enumerate(after[:-1]):
             if nxt.strip() == "Last error:" and after[i + 1][1].strip():
                 ev.exception_type = after[i + 1][1].strip()[:200]  # NCCL's last WARN
+                ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
                 break
         report.events.append(ev)
 
@@ -1763,14 +1816,17 @@ _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """torch_npu ERR lines that no other event explains (an HCCL call or CANN code block next to
     them does), one per process: which devices stopped, and why in torch_npu's words."""
-    near = sorted(e.line for e in report.events)
+    near = [(e.line, e.pid) for e in report.events]
     seen: set[int] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "RankID:" not in line or not (m := _TORCH_NPU_ERROR_RE.search(line)):
             continue
-        if any(abs(no - other) <= TORCH_NPU_WINDOW_LINES for other in near):
-            continue
         pid = int(m.group("pid"))
+        if any(
+            abs(no - other) <= TORCH_NPU_WINDOW_LINES and other_pid in (None, pid)
+            for other, other_pid in near
+        ):
+            continue  # that event explains it (another process's event next to it does not)
         if pid in seen:
             continue
         seen.add(pid)
@@ -1823,9 +1879,9 @@ def _heartbeat_event(
     block = lines[max(0, index - HEARTBEAT_BLOCK_LINES) : index + HEARTBEAT_BLOCK_LINES]
     window = [t for _, t, _ in block if not _CODE_RE.search(t)]
     if tag := _search(_TAG_RE, window):
-        ev.op = OPS.get(tag.group(1), tag.group(1))
+        ev.op = OPS.get(_first(tag), _first(tag))
     if grp := _search(_GROUP_RE, window):
-        ev.group = grp.group(1)
+        ev.group = _first(grp)
     if size := _search(_RANKSIZE_RE, window):
         ev.rank_size = int(size.group(1))
     if ev.rank is None and (gid := _search(_GROUP_RANKID_RE, window)):
@@ -1857,10 +1913,14 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     for index, (no, line, tagged) in enumerate(lines):
         if index <= joined:
             continue
-        if "operations have failed or timed out" in line:
+        if (
+            "operations have failed or timed out" in line
+            or "taking the entire process down" in line
+        ):
             rank_m = _WATCHDOG_RANK_RE.search(line)
             aborted.setdefault(
-                int(rank_m.group(1) or rank_m.group(2)) if rank_m else tagged, (no, index, line)
+                int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged,
+                (no, index, line),
             )
         if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
             _watchdog_hang(lines, index, hung, report)
@@ -1886,7 +1946,9 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             line = line + lines[joined][1]
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
-        if rank_m:
+        if rank_m and tagged is None:
+            # a launcher's tag ([rank15]:) is the global rank; the record's own "[Rank 1]" is
+            # the rank in its process group (the same only in the default group)
             rank = int(rank_m.group(1) or rank_m.group(2))
         pg_m = _PG_RE.search(line)
         pg = pg_m.group(1) if pg_m else None
@@ -1924,11 +1986,14 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # A rank's time-out line names no process group when its progress line does: fall back to the
     # rank's first group. One index, built once: a scan of ``last`` per event made a log of N
     # ranks' time-outs cost N² (50,000 events: minutes).
-    first_of_rank: dict[int | None, tuple[int, int, int]] = {}
-    for (r, _), v in last.items():
-        first_of_rank.setdefault(r, v)
+    first_of_rank: dict[int | None, tuple[tuple[int, int, int], str | None]] = {}
+    for (r, pg), v in last.items():
+        first_of_rank.setdefault(r, (v, pg))
     for ev in by_key.values():
-        found = last.get((ev.rank, ev.group)) or first_of_rank.get(ev.rank)
+        found = last.get((ev.rank, ev.group))
+        if found is None and ev.rank in first_of_rank:
+            found, pg = first_of_rank[ev.rank]
+            ev.group = ev.group or pg  # the progress line names the group the time-out did not
         if found:
             ev.last_enqueued, ev.last_completed = found[1], found[2]
     # A rank that only printed "last enqueued / completed" (dumped on a peer's signal) is still
@@ -2033,7 +2098,7 @@ def _watchdog_hang(
         # the time-out line names no library; its glog prefix names the source file
         lib = h.group("lib") or ("HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None)
     rank_m = _WATCHDOG_RANK_RE.search(line)
-    rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m else tagged
+    rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
     timeout_ms = int(m.group("s")) * 1000 if m else None
     if (seen := hung.get(rank)) is not None:
         seen.timeout_ms = seen.timeout_ms or timeout_ms
