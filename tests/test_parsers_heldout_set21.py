@@ -248,3 +248,69 @@ def test_a_torch_npu_code_of_another_process_is_its_own_event() -> None:
     err, code = _failures("two_processes_err_and_code.log")
     assert (err["kind"], err["pid"], err["code"]) == ("torch_npu_error", 343, "ERR00100")
     assert (code["kind"], code["pid"], code["code"]) == ("hccl_error", 143, "EI0003")
+
+
+def test_store_connect_time_outs_in_seconds_and_the_old_form() -> None:
+    connect, rendezvous = _failures("store_connect_seconds.log")
+    assert (connect["kind"], connect["timeout_ms"], connect["remote_ip"], connect["port"]) == (
+        "store_timeout", 60_000, "192.0.0.1", 1234,
+    )  # fmt: skip
+    assert (rendezvous["kind"], rendezvous["exception_type"]) == (
+        "rendezvous_failure", "RendezvousConnectionError",
+    )  # fmt: skip
+    (old,) = _failures("store_connect_old_form.log")
+    assert (old["kind"], old["line"], old["timeout_ms"], old["port"]) == (
+        "store_timeout",
+        4,
+        60_000,
+        None,
+    )
+    (socket,) = _failures("socket_timeout.log")  # the second process's line is the same failure
+    assert (socket["kind"], socket["line"], socket["exception_type"]) == (
+        "store_timeout", 6, "store operation",
+    )  # fmt: skip
+    finding = builtin_findings({"evidence.failures": [socket]}, "gloo")["evidence-store-timeout"]
+    assert str(finding.items[0]).startswith("A process timed out store operation (")
+
+
+def test_rendezvous_errors_from_a_traceback_and_from_the_error_handlers_json() -> None:
+    (closed,) = _failures("rendezvous_closed.log")
+    assert (closed["line"], closed["exception_type"]) == (14, "RendezvousClosedError")
+    (timeout,) = _failures("rendezvous_timeout_json.log")
+    assert (timeout["line"], timeout["exception_type"]) == (3, "RendezvousTimeoutError")
+    finding = builtin_findings({"evidence.failures": [closed, timeout]}, "gloo")[
+        "evidence-rendezvous-failure"
+    ]
+    assert "(RendezvousClosedError, RendezvousTimeoutError)" in finding.message
+
+
+def test_nccl_tests_behind_launcher_tags_is_found_and_read() -> None:
+    ev = load_paths([HELDOUT / "nccl_tests_skypilot_tagged.log"])
+    (bench,) = ev.benchmarks
+    assert ev.files[0].formats == ["nccl_tests"]
+    assert (bench["min_bytes"], bench["max_bytes"], bench["ranks"], bench["complete"]) == (
+        8, 134217728, 4, False,
+    )  # fmt: skip
+    assert bench["hosts"] == ["nccl-ebd1-head-5vwmjam2-compute"]
+    ev = load_paths([HELDOUT / "nccl_tests_mpi_indented.log"])
+    (bench,) = ev.benchmarks
+    assert (bench["max_bytes"], bench["ranks"]) == (2147483648, 2)
+    assert bench["hosts"] == ["multi-node-nccl-test-worker-0", "multi-node-nccl-test-worker-1"]
+
+
+def test_nccl_warn_lines_without_nccls_prefix() -> None:
+    warnings = [e for e in _failures("nccl_warn_no_prefix.log") if e["kind"] == "nccl_warning"]
+    assert [(e["line"], e["message"]) for e in warnings] == [
+        (1, "NET/OFI Unexpected status (0) for message 246"),
+        (6, "NET/OFI Write complete from unexpected request type!"),
+        (11, "Attempt to use communicator before the previous operation returned ncclSuccess"),
+    ]
+
+
+def test_torch_npu_code_behind_two_worker_prefixes_and_a_code_name_with_a_slash() -> None:
+    (err,) = _failures("torch_npu_nested_prefixes.log")
+    assert (err["torch_npu_code"], err["pid"], err["device"]) == ("ERR00100", 2805207, 1)
+    el = [e for e in _failures("el0001_slash_name.log") if e["kind"] == "hccl_error"]
+    assert [(e["code"], e["code_name"], e["pid"]) for e in el] == [
+        ("EL0001", "Device_Absent/Abnormal", 1070)
+    ]

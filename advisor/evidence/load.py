@@ -34,6 +34,7 @@ from advisor.parsers import (
     npu_smi,
     nvidia_smi,
     rank_table,
+    strip_launcher_prefix,
 )
 from advisor.paths import missing_path, symlink_loop
 from advisor.plain import to_plain
@@ -120,17 +121,22 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"
         # a torch elastic summary entry copied without its ChildFailedError heading
         r"|\n\s*rank\s*:\s*\d+ \(local_rank: \d+\)\s*\n\s*exitcode\s*:\s*-?\d+ \(pid: \d+\)"
-        r"|The client socket has (?:timed out after \d+\s*ms while trying to connect|failed to "
-        r"connect to \[)"
+        r"|The client socket has (?:timed out after \d+\s*m?s while trying to connect|failed to "
+        r"connect to \[)|connect\(\) timed out\. Original timeout was \d+ ms"
+        r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
+        r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
+        r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
         r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
+        r"|^\w+:\d+ NCCL WARN "
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
         r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"
         r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
-        r"|error CQE occurred during operator execution\. Local information: "
+        r"|error CQE occurred during operator execution\. Local information: ",
+        re.M,
     ),
 }
 
@@ -138,6 +144,19 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
 # NCCL's debug lines ("host:pid:tid [dev] NCCL INFO ..."): a log of nothing else is read as a
 # log with no failure, for the hosts it names
 _NCCL_DEBUG_RE = re.compile(r"[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+
+
+TAG_LOOK_LINES = 50
+"""How many of a file's first lines are looked at for a launcher's tag."""
+
+
+def _tagged(text: str) -> bool:
+    """Whether most of the first lines carry a launcher's rank tag."""
+    head = [
+        line for line in text[: TAG_LOOK_LINES * 400].splitlines()[:TAG_LOOK_LINES] if line.strip()
+    ]
+    tagged = sum(1 for line in head if strip_launcher_prefix(line)[0] != line)
+    return bool(head) and tagged * 2 >= len(head)
 
 
 @dataclass(kw_only=True)
@@ -554,7 +573,15 @@ def from_tool_outputs(nodes: dict[str, dict[str, dict[str, Any]]]) -> EvidenceFa
 def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None:
     """Detect ``text``'s formats and parse each into ``out``, reporting into ``report``."""
     source = report.path
-    formats = detect(text) or (["log"] if _NCCL_DEBUG_RE.search(text) else [])
+    formats = detect(text)
+    if formats in ([], ["log"]) and _tagged(text):
+        # every line behind a launcher's tag ("(head, rank=0, pid=21170) # nThread ...",
+        # "        [1,0]<stdout>:# Using devices"): look again without the tags; the parsers
+        # take them off themselves
+        untagged = "\n".join(strip_launcher_prefix(line)[0] for line in text.splitlines())
+        again = detect(untagged)
+        formats = [f for f in _SIGNATURES if f in formats or f in again]
+    formats = formats or (["log"] if _NCCL_DEBUG_RE.search(text) else [])
     if not formats:
         report.messages.append(
             Message(

@@ -20,7 +20,10 @@ Recognised events (``LogEvent.kind``):
 - ``watchdog_progress``: a rank that did not time out itself but dumped how far it got
   (``Last enqueued NCCL work: N, last completed NCCL work: M``) on a peer's signal: the rank
   whose last enqueued work is below the timed-out sequence number never reached that collective;
-- ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed);
+- ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed),
+  a rank's connect to it or wait on it timed out, or an operation on it ended in "Socket Timeout";
+- ``rendezvous_failure``: torch elastic's rendezvous raised RendezvousClosedError,
+  RendezvousTimeoutError, RendezvousConnectionError or RendezvousStateError (``exception_type``);
 - ``hccl_heartbeat``: HCCL's heartbeat verdict printed on its own (``Cluster Exception
   Location[IP/ID]``, ``crimer rank [IP/ID]``): the device HCCL blames (``culprit_ip``,
   ``culprit_device``) and who noticed; inside an error-code block it fills that event instead;
@@ -58,7 +61,7 @@ from advisor.parsers import WORKER_PREFIX_RE, ParseError, ParseWarning, numbered
 from advisor.parsers.hccl_test import decode_result
 
 _CODE_RE = re.compile(
-    r"(?:\b(?P<name>[A-Z][A-Za-z_]+)\((?P<code1>E[A-Z]\d{4})\))"
+    r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
     r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
 )
@@ -302,7 +305,7 @@ class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
     nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
-    device_oom, npu_device_exception,
+    device_oom, npu_device_exception, rendezvous_failure,
     monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
@@ -1251,9 +1254,10 @@ def _nccl_net_errors(
 # NCCL's WARN lines (src/debug.cc): "host:pid:tid [cudaDev] file:line [(func)] NCCL WARN text",
 # the level NCCL prints its errors at (RCCL the same, its file paths long).
 _NCCL_WARN_RE = re.compile(
-    r"(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] \S+:\d+ (?:\(\w+\) )?NCCL WARN "
+    r"(?:(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] )?\S+:\d+ (?:\(\w+\) )?NCCL WARN "
     r"(?P<text>.+)$"
 )
+# (a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text")
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
 # 10.44.137.149<52905>")
@@ -1288,7 +1292,7 @@ def _nccl_warnings(
             rank=tagged,
             host=m.group("host"),
             pid=pid,
-            device=int(m.group("dev")),
+            device=int(m.group("dev")) if m.group("dev") else None,
             library="NCCL",
         )
         if cuda := _CUDA_FAILURE_RE.search(text):
@@ -1445,8 +1449,23 @@ _IPV4_RE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _STORE_WAIT_RE = re.compile(
     r"waitForInput: socket SocketImpl\(fd=\d+, addr=\S+?, remote=\[?(?:::ffff:)?(?P<ip>[^\]\s]+?)\]?"
     r":(?P<port>\d+)\) timed out after (?P<ms>\d+)\s*ms"
-    r"|The client socket has timed out after (?P<ms2>\d+)\s*ms while trying to connect to "
-    r"\((?P<host>[^,]+), (?P<port2>\d+)\)"
+    # (c10d socket.cpp SocketConnectOp::throwTimeoutError formats the chrono time-out: "60s" or
+    # "300000ms"; releases name the store "(host, port)" or "host:port")
+    r"|The client socket has timed out after (?P<ms2>\d+)\s*(?P<unit>ms|s) while trying to connect to "
+    r"(?:\((?P<host>[^,]+), (?P<port2>\d+)\)|\[?(?P<host3>[^\s\[\]]+?)\]?:(?P<port3>\d+)\b)"
+    # older TCPStore: "RuntimeError: connect() timed out. Original timeout was 60000 ms."
+    r"|connect\(\) timed out\. Original timeout was (?P<ms4>\d+) ms"
+)
+# An operation on the store (or gloo's connection through it) that ran out of time, as the
+# Python exception says it: "RuntimeError: Socket Timeout"
+_SOCKET_TIMEOUT_RE = re.compile(r"^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$")
+# torch elastic's rendezvous errors (torch/distributed/elastic/rendezvous/api.py): closed, not
+# complete on time, the backend unreachable, corrupt state; as the traceback's last line or in the
+# error handler's JSON ("message": "RendezvousConnectionError: ...")
+_RENDEZVOUS_RE = re.compile(
+    r"^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?(?P<err>Rendezvous(?:Closed|Timeout|"
+    r"Connection|State)Error)(?::\s*(?P<what>.*?))?\s*$"
+    r"|\"message\": \"(?P<err2>Rendezvous(?:Closed|Timeout|Connection|State)Error)(?::\s*(?P<what2>[^\"]*))?"
 )
 _STORE_CONNECT_RE = re.compile(
     r"The client socket has failed to connect to \[(?P<host>[^\]]+)\]:(?P<port>\d+) "
@@ -1457,27 +1476,59 @@ _STORE_CONNECT_RE = re.compile(
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A rank's time-out waiting for the store (one per rank and store), and its failed connect
     attempts (one per store address and reason)."""
-    waited: set[tuple[int | None, str, int]] = set()
+    waited: set[tuple[int | None, str, int | None]] = set()
     tried: set[tuple[str, int, str]] = set()
+    rendezvous: set[str] = set()
     for no, line, tagged in lines:
-        if "socket" not in line:
+        if "Rendezvous" in line and (rz := _RENDEZVOUS_RE.search(line)):
+            err = rz.group("err") or rz.group("err2")
+            if err not in rendezvous:
+                rendezvous.add(err)
+                report.events.append(
+                    LogEvent(
+                        kind="rendezvous_failure",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        exception_type=err,
+                    )
+                )
             continue
-        if "timed out after" in line and (w := _STORE_WAIT_RE.search(line)):
-            where = w.group("ip") or w.group("host").strip()
-            port = int(w.group("port") or w.group("port2"))
+        if "Socket Timeout" in line and _SOCKET_TIMEOUT_RE.match(line):
+            if (tagged, "", None) not in waited:
+                waited.add((tagged, "", None))
+                report.events.append(
+                    LogEvent(
+                        kind="store_timeout",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        exception_type="store operation",
+                    )
+                )
+            continue
+        if "socket" not in line and "connect()" not in line:
+            continue
+        if "timed out" in line and (w := _STORE_WAIT_RE.search(line)):
+            where = (w.group("ip") or w.group("host") or w.group("host3") or "").strip()
+            port_text = w.group("port") or w.group("port2") or w.group("port3")
+            port = int(port_text) if port_text else None
             if (tagged, where, port) in waited:
                 continue
             waited.add((tagged, where, port))
+            amount = int(w.group("ms") or w.group("ms2") or w.group("ms4"))
             ev = LogEvent(
                 kind="store_timeout",
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
                 port=port,
-                timeout_ms=int(w.group("ms") or w.group("ms2")),
+                timeout_ms=amount * 1000 if w.group("unit") == "s" else amount,
                 exception_type="waiting for the store" if w.group("ip") else "connecting",
             )
-            if _IPV4_RE.fullmatch(where) or ":" in where:
+            if not where:
+                pass
+            elif _IPV4_RE.fullmatch(where) or ":" in where:
                 ev.remote_ip = where
             else:
                 ev.host = where
@@ -1842,6 +1893,7 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
                 line=no,
                 message=message[:400],
                 code=m.group("code"),
+                torch_npu_code=m.group("code"),
                 rank=rank if rank >= 0 else tagged,
                 device=device if device >= 0 else None,
                 pid=pid,
