@@ -80,6 +80,8 @@ BEFORE_TYPED = {
         ("cluster", "shape_source"),
         ("evidence", "hosts"),
         ("evidence", "shapes"),
+        # the hosts NCCL's debug prefixes name, per log
+        ("evidence", "log_hosts"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see
