@@ -383,8 +383,9 @@ def parse(text: str) -> LogReport:
     """Find every recognised failure event; ParseError when there is none and no NCCL debug
     line names a host (an NCCL_DEBUG=INFO log of a healthy run is evidence too)."""
     lines = numbered_lines(text)
+    raw = text.splitlines()  # the lines as written, launcher tags and all
     report = LogReport(hosts=_nccl_hosts(lines))
-    _hccl_errors(text, lines, report)
+    _hccl_errors(raw, lines, report)
     _hccl_stage_keywords(lines, report)
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
@@ -429,7 +430,6 @@ def parse(text: str) -> LogReport:
             "failure, store time-out or GPU hardware exception found"
         )
     by_no = {no: line for no, line, _ in lines}
-    raw = text.splitlines()
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
@@ -501,8 +501,9 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
     return None
 
 
-def _hccl_errors(text: str, lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    raw = text.splitlines()
+def _hccl_errors(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
     seen: set[tuple[str, int | None, str]] = set()
     # The socket table of a link time-out comes before the error code it explains: each launcher
     # rank's rows wait here until a code claims them (or are reported on their own at the end).
@@ -1090,7 +1091,7 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
                         open_ev.call = ct.group("call")  # the outermost frame comes last
                         returned[id(open_ev)] = (open_ev, int(ct.group("ret")))
             continue
-        if no in coded or not (m := _STAGE_RE.search(line)):
+        if not (m := _STAGE_RE.search(line)):
             continue
         if (m.group("stage"), m.group("category").strip()) not in STAGE_KEYWORDS:
             continue
@@ -1526,11 +1527,9 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 timeout_ms=amount * 1000 if w.group("unit") == "s" else amount,
                 exception_type="waiting for the store" if w.group("ip") else "connecting",
             )
-            if not where:
-                pass
-            elif _IPV4_RE.fullmatch(where) or ":" in where:
+            if where and (_IPV4_RE.fullmatch(where) or ":" in where):
                 ev.remote_ip = where
-            else:
+            elif where:
                 ev.host = where
             report.events.append(ev)
         elif "failed to connect" in line and (c := _STORE_CONNECT_RE.search(line)):
