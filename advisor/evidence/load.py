@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.errors import ConfigError
 from advisor.evidence.timeline import FailureTimeline
 from advisor.evidence.timeline import build as build_timeline
+from advisor.evidence.words import may_match, required_words
 from advisor.flight.examine import examine
 from advisor.flight.load import Dump, DumpError, read_dump
 from advisor.flight.model import FlightFacts
@@ -97,8 +98,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "rank_table": re.compile(
         r'^\s*\{[\s\S]*"(server_list|group_list|prefill_device_list|decode_device_list)"'
     ),
+    # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
-        r"\bE[A-Z]\d{4}\b[:)]|Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
+        r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
@@ -141,9 +143,28 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
 }
 
 
+_SIGNATURE_WORDS = {name: required_words(sig) for name, sig in _SIGNATURES.items()}
+"""Per signature, words one of which every text it matches holds (``words.required_words``):
+a signature runs only on a text that holds one of its words."""
+
+_CANN_CODE_RE = re.compile(r"E[A-Z]\d{4}\b[:)]")
+"""A CANN error code (``EI0006:``, ``(EI0002)``), the log signature's one alternative without a
+word: it starts with a letter, which the engine finds fast, and its word boundary before is
+tested on each hit (a look-behind in the pattern makes the engine try every position)."""
+
+
+def _has_cann_code(text: str) -> bool:
+    return any(
+        m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")
+        for m in _CANN_CODE_RE.finditer(text)
+    )
+
+
 # NCCL's debug lines ("host:pid:tid [dev] NCCL INFO ..."): a log of nothing else is read as a
-# log with no failure, for the hosts it names
-_NCCL_DEBUG_RE = re.compile(r"[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+# log with no failure, for the hosts it names. The look-behind starts the host name only at a
+# word's start (without it each position inside a word is tried again: seconds on a large log).
+_NCCL_DEBUG_RE = re.compile(r"(?<![\w.-])[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+_NCCL_DEBUG_WORDS = required_words(_NCCL_DEBUG_RE)
 
 
 TAG_LOOK_LINES = 50
@@ -266,7 +287,9 @@ def detect(text: str) -> list[str]:
     return [
         name
         for name, sig in _SIGNATURES.items()
-        if sig.search(text) or (name == "rank_table" and embedded_rank_table(text) is not None)
+        if (name == "log" and _has_cann_code(text))
+        or (may_match(_SIGNATURE_WORDS[name], text) and sig.search(text))
+        or (name == "rank_table" and embedded_rank_table(text) is not None)
     ]
 
 
@@ -581,7 +604,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         untagged = "\n".join(strip_launcher_prefix(line)[0] for line in text.splitlines())
         again = detect(untagged)
         formats = [f for f in _SIGNATURES if f in formats or f in again]
-    formats = formats or (["log"] if _NCCL_DEBUG_RE.search(text) else [])
+    if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
+        formats = ["log"]
     if not formats:
         report.messages.append(
             Message(

@@ -1,0 +1,87 @@
+"""Words a regular expression cannot match without: a fast test before a slow search.
+
+Python's regex engine tries a pattern of many alternatives at every position of a text (the
+format signatures take about a second each on a 25 MB log, the failure-log one seven on a log it
+does not match); ``word in text`` is a fast substring scan. For each alternative of a pattern,
+one literal run it must contain is taken from the pattern's parsed form; a text that holds none
+of them cannot match, and the search is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+try:  # the parser behind re.compile (Python 3.11+); without it nothing is skipped
+    from re import _constants as _sre_constants  # type: ignore[attr-defined]
+    from re import _parser as _sre_parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - a Python without them: every search runs
+    _sre_parser = None
+    _sre_constants = None
+
+MIN_WORD_CHARS = 3
+"""Shorter runs are too common to skip anything; an alternative without a longer one is ``None``."""
+
+
+def required_words(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Words of which every text ``pattern`` matches holds one, or None when no such set was
+    found (a case-insensitive pattern, an alternative without a literal run): then the search
+    must always run."""
+    if _sre_parser is None or pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        parsed = _sre_parser.parse(pattern.pattern, pattern.flags)
+    except Exception:  # pragma: no cover - a parser of another shape: be safe, skip nothing
+        return None
+    return _sequence_words(list(parsed))
+
+
+def may_match(words: tuple[str, ...] | None, text: str) -> bool:
+    """False only when ``text`` holds none of ``words`` (from :func:`required_words`)."""
+    return words is None or any(word in text for word in words)
+
+
+def _sequence_words(items: list[tuple[Any, Any]]) -> tuple[str, ...] | None:
+    """The most selective word set of a sequence: a literal run of it, or the words of a group,
+    a branch or a repeat (at least once) inside it; the longer its shortest word, the better."""
+    c = _sre_constants
+    candidates: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= MIN_WORD_CHARS:
+            candidates.append(("".join(run),))
+        run.clear()
+
+    for op, av in items:
+        if op is c.LITERAL:
+            run.append(chr(av))
+            continue
+        flush()
+        words: tuple[str, ...] | None = None
+        if op is c.SUBPATTERN:
+            if not av[1] & re.IGNORECASE:  # a (?i:...) group's letters match either case
+                words = _sequence_words(list(av[-1]))
+        elif op is c.BRANCH:
+            words = _branch_words(av[1])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
+            words = _sequence_words(list(av[2]))
+        elif op is c.ATOMIC_GROUP:
+            words = _sequence_words(list(av))
+        if words:
+            candidates.append(words)
+    flush()
+    if not candidates:
+        return None
+    return max(candidates, key=lambda words: min(len(w) for w in words))
+
+
+def _branch_words(alternatives: list[Any]) -> tuple[str, ...] | None:
+    """Every alternative's words together; None when one alternative has none."""
+    out: list[str] = []
+    for alternative in alternatives:
+        words = _sequence_words(list(alternative))
+        if words is None:
+            return None
+        out.extend(w for w in words if w not in out)
+    return tuple(out)

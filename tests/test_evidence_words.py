@@ -1,0 +1,71 @@
+"""The words test before each format signature: it must never skip a signature that matches.
+
+``words.required_words`` takes from a pattern's parsed form words one of which every match holds;
+``detect`` runs a signature only on a text holding one. Checked on patterns whose words are known,
+and on every sample file in tests/data against the signatures run with no skipping at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.evidence import load
+from advisor.evidence.words import may_match, required_words
+from tests.conftest import DATA
+
+
+def test_words_are_one_literal_run_of_each_alternative() -> None:
+    assert required_words(re.compile(r"^\s*ipaddr\s*:|tls switch\[\d+\]")) == (
+        "ipaddr",
+        "tls switch[",
+    )
+    # a group's branch: any of its alternatives will do; the longest run of a sequence is taken
+    assert required_words(re.compile(r"Work[NH]CCL\(SeqNum=\d+")) == ("CCL(SeqNum=",)
+    assert required_words(re.compile(r"(?:CUDA|NPU) out of memory")) == (" out of memory",)
+    assert required_words(re.compile(r"(?:abcd|xyz)\d+")) == ("abcd", "xyz")
+    # a repeat that may be absent is not required; one that must occur is
+    assert required_words(re.compile(r"(?:abcdef)?ghi")) == ("ghi",)
+    assert required_words(re.compile(r"(?:abcdef)+gh")) == ("abcdef",)
+
+
+def test_no_words_where_a_match_need_not_hold_one() -> None:
+    # an alternative without a literal run: every text may match
+    assert required_words(re.compile(r"abcdef|\d+x")) is None
+    # letters matched in either case are not a substring test
+    assert required_words(re.compile(r"abcdef", re.I)) is None
+    assert required_words(re.compile(r"(?i:abcdef)\d")) is None
+    assert may_match(None, "") and not may_match(("abc",), "ab c")
+
+
+def test_every_signature_but_the_npu_smi_one_has_words() -> None:
+    # the npu-smi fragment signature is cells and bars only: it always runs (a fast one)
+    assert [name for name, words in load._SIGNATURE_WORDS.items() if words is None] == [
+        "npu_smi_info"
+    ]
+    assert load._NCCL_DEBUG_WORDS is not None
+
+
+_CANN_CODE_WITH_BOUNDARY = re.compile(r"\bE[A-Z]\d{4}\b[:)]")
+
+
+def _detect_without_words(text: str) -> list[str]:
+    return [
+        name
+        for name, sig in load._SIGNATURES.items()
+        if sig.search(text)
+        or (name == "log" and _CANN_CODE_WITH_BOUNDARY.search(text))
+        or (name == "rank_table" and load.embedded_rank_table(text) is not None)
+    ]
+
+
+def test_detection_with_words_equals_detection_without_them_on_every_sample() -> None:
+    checked = 0
+    for path in sorted(DATA.rglob("*")):
+        if not path.is_file() or path.stat().st_size > load.MAX_FILE_BYTES:
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        assert load.detect(text) == _detect_without_words(text), path
+        debug = bool(load._NCCL_DEBUG_RE.search(text))
+        assert (load.may_match(load._NCCL_DEBUG_WORDS, text) and debug) == debug, path
+        checked += 1
+    assert checked > 200
