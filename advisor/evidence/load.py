@@ -133,6 +133,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^\w+:\d+ NCCL WARN "
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
+        r"|Worker \S+ pid \d+ died, exit code: -?\d+"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
         r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"

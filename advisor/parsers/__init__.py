@@ -59,6 +59,9 @@ _LAUNCHER_PREFIXES = (
     # SkyPilot runs a multi-node task through Ray and names the node: "(head, rank=0, pid=3808)",
     # "(worker1, rank=1, pid=4130, ip=10.0.0.2)"; that rank is the node's, not a process rank
     re.compile(r"^\([\w.:-]+, rank=\d+, pid=\d+(?:, ip=[\w.:-]+)?\) ?"),
+    # transformers' and accelerate's test helper (testing_utils.execute_subprocess_async) echoes
+    # a child's output as print("stderr:", line): "stderr:     raise ChildFailedError("
+    re.compile(r"^(?:stdout|stderr): "),
     # a Kaggle notebook's saved log: elapsed seconds and the line number, tab-separated, before
     # the program's own line (which may carry a rank tag of its own)
     re.compile(r"^\d+(?:\.\d+)?s\t\d+\t"),

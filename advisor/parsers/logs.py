@@ -151,11 +151,13 @@ WORKING_OP_WINDOW_LINES = 8
 """How far before an error code torch_npu's working-operator line may stand and still name
 the operation that failed."""
 # HCCL's socket table after a link time-out (vllm-project/vllm-ascend issue #9447):
-# "|  10.20.0.31(29)  |  16666  |  10.20.0.2(0)  |  344832056  |  server  | time out |".
+# "|  10.20.0.31(29)  |  16666  |  10.20.0.2(0)  |  344832056  |  server  | time out |"; older
+# releases print no port columns (the CANN 8.0.RC3 troubleshooting page's comm_base.cc table:
+# "|  192.168.100.100(1)   |   192.168.100.101(0)   |  server  | no connect |").
 _LINK_ROW_RE = re.compile(
-    r"\|\s*(?P<dip>\d+\.\d+\.\d+\.\d+)\((?P<drank>\d+)\)\s*\|\s*(?P<dport>\d+)\s*\|"
-    r"\s*(?P<sip>\d+\.\d+\.\d+\.\d+)\((?P<srank>\d+)\)\s*\|\s*\d+\s*\|\s*(?P<role>server|client)\s*\|"
-    r"\s*(?P<status>[^|]+?)\s*\|"
+    r"\|\s*(?P<dip>\d+\.\d+\.\d+\.\d+)\((?P<drank>\d+)\)\s*\|(?:\s*(?P<dport>\d+)\s*\|)?"
+    r"\s*(?P<sip>\d+\.\d+\.\d+\.\d+)\((?P<srank>\d+)\)\s*\|(?:\s*\d+\s*\|)?"
+    r"\s*(?P<role>server|client)\s*\|\s*(?P<status>[^|]+?)\s*\|"
 )
 _LINK_DEVICE_RE = re.compile(r"comm error, device\[(\d+)\]")
 # EI0009 / transport errors name both ends (vllm-ascend issues #2643 "creakLink", #3162 "createLink").
@@ -688,7 +690,7 @@ def _hccl_errors(
         if key not in links_seen:
             links_seen.add(key)
             report.events.append(ev)
-    _unclaimed_hccl(report, establish, rows_seen, binds, lines)
+    _unclaimed_hccl(report, establish, rows_seen, binds, lines, link_device)
     _negotiation(report, lines)
     for tagged, no in titles.items():
         if tagged not in rows_seen:
@@ -707,8 +709,10 @@ def _unclaimed_hccl(
     rows_seen: set[int | None],
     binds: list[tuple[int, str, int | None, re.Match[str]]],
     lines: list[tuple[int, str, int | None]],
+    link_device: dict[int | None, int],
 ) -> None:
-    """Link waits and listen failures that no error code and no socket-table row explained."""
+    """Link waits and listen failures that no error code and no socket-table row explained
+    (the device from the socket table's "comm error, device[N]" title, where one came)."""
     coded = [e for e in report.events if e.kind == "hccl_error"]
     coded_timeouts_ms = {e.timeout_ms for e in coded}  # a code's block read that wait already
     by_no = {no: line for no, line, _ in lines}
@@ -728,6 +732,7 @@ def _unclaimed_hccl(
                 line=no,
                 message=message[:400],
                 rank=named if named is not None else tagged,
+                device=link_device.get(tagged),
                 timeout_ms=timeout_ms,
                 exception_type="time out" if seconds is not None else "link set-up failed",
             )
@@ -1638,6 +1643,12 @@ _SRUN_EXIT_RE = re.compile(
 _DS_EXIT_RE = re.compile(
     r"sigkill_handler\] \[.*?'--local_rank=(?P<lr>\d+)'.*\] exits with return code = (?P<code>-?\d+)"
 )
+# vLLM's multiprocess executor when one of its workers exits non-zero (multiproc_worker_utils.py,
+# logger.error("Worker %s pid %s died, exit code: %s", ...)): "Worker VllmWorkerProcess pid 198
+# died, exit code: -6" (a negative code is the signal that ended it)
+_VLLM_WORKER_EXIT_RE = re.compile(
+    r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)"
+)
 _MPI_FIRST_RE = re.compile(r"The first process to do so was")
 _MPI_PROCESS_RE = re.compile(r"Process name:\s*\[\[\d+,\d+\],(?P<rank>\d+)\]")
 _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
@@ -1715,6 +1726,21 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     local_rank=key[1],
                     exit_code=int(dm.group("code")),
                     exception_type="deepspeed",
+                )
+            )
+        elif "died, exit code" in line and (vm := _VLLM_WORKER_EXIT_RE.search(line)):
+            key = ("vllm", int(vm.group("pid")))
+            if key in seen:
+                continue
+            seen.add(key)
+            report.events.append(
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    pid=key[1],
+                    exit_code=int(vm.group("code")),
+                    exception_type="vllm",
                 )
             )
         elif "first process to do so" in line and _MPI_FIRST_RE.search(line):
@@ -1944,7 +1970,7 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
     """A socket-table row: this rank's end (``src``) waited for the peer (``dest``)."""
     ev.ip, ev.remote_ip = row.group("sip"), row.group("dip")
     ev.remote_rank = int(row.group("drank"))
-    ev.port = int(row.group("dport"))
+    ev.port = int(row.group("dport")) if row.group("dport") else None
     ev.exception_type = row.group("status")
     if ev.device is None:
         ev.device = device
@@ -2336,6 +2362,14 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                 ParseWarning(
                     line=ev.line,
                     message="torch elastic summary entry cut before its rank, host and exit code",
+                )
+            )
+        elif ev.exit_code is None:
+            # torch prints every entry with its exitcode line (ChildFailedError._format_failure)
+            report.unread.append(
+                ParseWarning(
+                    line=ev.line,
+                    message=f"torch elastic summary entry (rank {ev.rank}) cut before its exit code",
                 )
             )
     if root_heading:

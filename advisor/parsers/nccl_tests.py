@@ -603,6 +603,15 @@ def _row(
     groups = (len(columns) - first_time) // 4
     if groups > len(order):
         raise ValueError(f"header has {groups} column groups; nccl-tests prints at most 2")
+    if "redop" in prefix and len(tokens) > (i := prefix.index("redop")) and tokens[i] not in REDOPS:
+        # releases before 2.10 leave the redop cell blank for operations that do not reduce
+        # (alltoall, sendrecv): a number stands there, the next column's
+        tokens = [*tokens[:i], "none", *tokens[i:]]
+        row_ends = [
+            *row_ends[:i],
+            header_ends[i] if header_ends else row_ends[i - 1],
+            *row_ends[i:],
+        ]
     present = (len(tokens) - len(prefix)) // 4
     if len(tokens) != len(prefix) + 4 * present or not 0 < present <= groups:
         raise ValueError(f"{len(tokens)} columns, header has {len(prefix) + 4 * groups}")
