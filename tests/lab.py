@@ -166,7 +166,13 @@ def lab_leak_check() -> Iterator[None]:
     )
 
 
-LAB_PROCS = ("advisor.worker", "torch.distributed.run", "iperf3")
+LAB_PROCS = (
+    "advisor.worker",
+    "torch.distributed.run",
+    "advisor.launch.agent",
+    "multiprocessing.forkserver",
+    "iperf3",
+)
 """What a lab test's leftover process would be running (besides a lab namespace's name)."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -26,9 +27,15 @@ def test_agent_argv_static_and_c10d() -> None:
         ClusterConfig(name="t", nodes=2, devices_per_node=2, device="cpu"), emulate=True
     )
     plan = LaunchPlan.make(LauncherConfig(), cluster, environ={})
+    # a CPU job's ranks are forked from a server that imported torch (advisor.launch.agent)
     argv = agent_argv(LauncherConfig(), plan, 1, 29500, Path("spec.json"), "rid")
-    assert argv[1:3] == ["-m", "torch.distributed.run"]
+    assert argv[1:3] == ["-m", "advisor.launch.agent"]
     assert "--nnodes=2" in argv and "--nproc-per-node=2" in argv and "--node-rank=1" in argv
+    assert argv[-2:] == ["--spec", "spec.json"]
+    # one new interpreter per rank: torchrun itself, as on devices
+    process = LauncherConfig(rank_start="process")
+    argv = agent_argv(process, plan, 1, 29500, Path("spec.json"), "rid")
+    assert argv[1:3] == ["-m", "torch.distributed.run"]
     assert argv[-4:] == ["-m", "advisor.worker", "--spec", "spec.json"]
     c10d = agent_argv(LauncherConfig(rdzv_backend="c10d"), plan, 1, 29500, Path("s"), "rid")
     assert "--rdzv-backend=c10d" in c10d and "--rdzv-id=rid" in c10d
@@ -65,9 +72,26 @@ def test_ssh_forwards_the_visible_devices() -> None:
 
 
 def _no_workers_left(run_dir: Path) -> bool:
-    """No worker of this run is alive (workers name their run's job spec on the command line)."""
+    """No rank of this run is alive (each wrote its pid in its start record; a forked rank's
+    command line is its fork server's) and no agent of it (agents name the run's job spec)."""
+    pids = [
+        json.loads(line)["metrics"]["pid"]
+        for line in (run_dir / "results" / "launches.jsonl").read_text().splitlines()
+        if json.loads(line)["step"] == "start"
+    ]
+    assert pids, "no rank recorded its start"
+    alive = [pid for pid in pids if psutil.pid_exists(pid) and _not_zombie(pid)]
     cmdlines = (" ".join(p.info["cmdline"] or []) for p in psutil.process_iter(["cmdline"]))
-    return not [c for c in cmdlines if "advisor.worker" in c and str(run_dir) in c]
+    agents = [c for c in cmdlines if "-m advisor.launch.agent" in c or "torch.distributed.run" in c]
+    agents = [c for c in agents if str(run_dir) in c]
+    return not alive and not agents
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 SMOKE_ONLY = [f"stages.{name}.enabled=false" for name in stages.names() if name != "smoke"]

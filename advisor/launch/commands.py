@@ -93,10 +93,13 @@ def agent_argv(
     (torchrun's ``<dir>/<run id>_*/attempt_0/<local rank>/std{out,err}.log``) to be parsed.
     """
     cluster = plan.cluster
+    # the advisor's own ranks may be forked from a server that imported torch (advisor.launch.
+    # agent: torchrun's main with that preload); a user's program always starts as torchrun does
+    forked = not entry and rank_start(launcher, plan) == "forkserver"
     argv = [
         launcher.python or sys.executable,
         "-m",
-        "torch.distributed.run",
+        "advisor.launch.agent" if forked else "torch.distributed.run",
         *torchrun_args(
             nodes=cluster.nodes,
             per_node=cluster.devices_per_node,
@@ -115,7 +118,16 @@ def agent_argv(
         if rank_log_dir is not None:
             argv.append(f"--log-dir={rank_log_dir}")
         return [*argv, *entry]
+    if forked:
+        return [*argv, "--spec", str(spec_path)]  # the agent names the worker script itself
     return [*argv, "-m", "advisor.worker", "--spec", str(spec_path)]
+
+
+def rank_start(launcher: LauncherConfig, plan: LaunchPlan) -> str:
+    """forkserver or process: ``launcher.rank_start``, with auto resolved by the job's device."""
+    if launcher.rank_start != "auto":
+        return launcher.rank_start
+    return "forkserver" if plan.cluster.device_type == "cpu" else "process"
 
 
 def wrap_for_node(

@@ -50,6 +50,10 @@ class SlurmConfig:
     """Further srun arguments, e.g. ``["--gres=gpu:8"]``."""
 
 
+RANK_STARTS = ("auto", "forkserver", "process")
+"""``launcher.rank_start`` values."""
+
+
 @dataclass(kw_only=True)
 class LauncherConfig:
     """How jobs are started (``launcher`` group)."""
@@ -78,11 +82,21 @@ class LauncherConfig:
     slurm: SlurmConfig = field(default_factory=SlurmConfig)
     kill_grace_s: float = 5.0
     """After the deadline, seconds between SIGTERM and SIGKILL."""
+    rank_start: str = "auto"
+    """How an agent starts its ranks: forkserver (forked from one process per agent that has
+    imported torch: a rank starts in a fraction of a second instead of about 2 s of imports),
+    process (a new interpreter per rank, torchrun's default for a script) or auto (forkserver
+    for CPU jobs, process on devices, where a fork after torch's device extension loaded is not
+    checked; ``advisor.launch.agent``)."""
 
     def __post_init__(self) -> None:
         if self.kind not in LAUNCHER_KINDS:
             raise ConfigError(
                 f"launcher.kind={self.kind!r} is not one of {', '.join(LAUNCHER_KINDS)}."
+            )
+        if self.rank_start not in RANK_STARTS:
+            raise ConfigError(
+                f"launcher.rank_start={self.rank_start!r} must be one of {', '.join(RANK_STARTS)}."
             )
         if self.rdzv_backend not in ("static", "c10d"):
             raise ConfigError(
