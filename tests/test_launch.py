@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from advisor import stages
 from advisor.cluster import ClusterConfig, resolve
@@ -27,16 +28,21 @@ def test_agent_argv_static_and_c10d() -> None:
         ClusterConfig(name="t", nodes=2, devices_per_node=2, device="cpu"), emulate=True
     )
     plan = LaunchPlan.make(LauncherConfig(), cluster, environ={})
-    # a CPU job's ranks are forked from a server that imported torch (advisor.launch.agent)
+    # two ranks a node: one new interpreter per rank, torchrun itself (as on devices)
     argv = agent_argv(LauncherConfig(), plan, 1, 29500, Path("spec.json"), "rid")
-    assert argv[1:3] == ["-m", "advisor.launch.agent"]
-    assert "--nnodes=2" in argv and "--nproc-per-node=2" in argv and "--node-rank=1" in argv
-    assert argv[-2:] == ["--spec", "spec.json"]
-    # one new interpreter per rank: torchrun itself, as on devices
-    process = LauncherConfig(rank_start="process")
-    argv = agent_argv(process, plan, 1, 29500, Path("spec.json"), "rid")
     assert argv[1:3] == ["-m", "torch.distributed.run"]
+    assert "--nnodes=2" in argv and "--nproc-per-node=2" in argv and "--node-rank=1" in argv
     assert argv[-4:] == ["-m", "advisor.worker", "--spec", "spec.json"]
+    # asked for (or from FORK_MIN_RANKS_PER_NODE ranks a node on CPUs): forked from a server that
+    # imported torch (advisor.launch.agent)
+    forked = LauncherConfig(rank_start="forkserver")
+    argv = agent_argv(forked, plan, 1, 29500, Path("spec.json"), "rid")
+    assert argv[1:3] == ["-m", "advisor.launch.agent"] and "--nproc-per-node=2" in argv
+    assert argv[-2:] == ["--spec", "spec.json"]
+    wide = resolve(ClusterConfig(name="t", nodes=2, devices_per_node=8, device="cpu"), emulate=True)
+    wide_plan = LaunchPlan.make(LauncherConfig(), wide, environ={})
+    argv = agent_argv(LauncherConfig(), wide_plan, 0, 29500, Path("spec.json"), "rid")
+    assert argv[1:3] == ["-m", "advisor.launch.agent"]
     c10d = agent_argv(LauncherConfig(rdzv_backend="c10d"), plan, 1, 29500, Path("s"), "rid")
     assert "--rdzv-backend=c10d" in c10d and "--rdzv-id=rid" in c10d
 
@@ -97,7 +103,13 @@ def _not_zombie(pid: int) -> bool:
 SMOKE_ONLY = [f"stages.{name}.enabled=false" for name in stages.names() if name != "smoke"]
 
 
-def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
+# both ways an agent starts its ranks (launcher.rank_start): the stop and the naming must not
+# depend on it (a forked rank is a grandchild of its agent, below the fork server)
+RANK_STARTS = pytest.mark.parametrize("rank_start", ["process", "forkserver"])
+
+
+@RANK_STARTS
+def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor, rank_start: str) -> None:
     # start-up included, as the hung smoke stages of tests/test_flight.py (whose 4 ranks start
     # within about 5 s on the 2-core host)
     deadline_s = 15
@@ -109,6 +121,7 @@ def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
             "+faults=[{stage:smoke,rank:1,kind:hang,step:barrier}]",
             # Only the hung stage: the whole CLI's time is bounded below.
             *only_stages("smoke"),
+            f"launcher.rank_start={rank_start}",
         ]
     )
     elapsed = time.monotonic() - t0
@@ -126,8 +139,15 @@ def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor) -> None:
     assert _no_workers_left(res.run_dir)
 
 
-def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor) -> None:
-    res = advisor([*SMOKE_ONLY, "+faults=[{stage:smoke,rank:1,kind:exit,step:all_reduce}]"])
+@RANK_STARTS
+def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor, rank_start: str) -> None:
+    res = advisor(
+        [
+            *SMOKE_ONLY,
+            "+faults=[{stage:smoke,rank:1,kind:exit,step:all_reduce}]",
+            f"launcher.rank_start={rank_start}",
+        ]
+    )
     assert res.returncode == 1
     smoke = res.stage("smoke")
     assert smoke["status"] == "failed"
@@ -137,6 +157,7 @@ def test_rank_exiting_mid_stage_is_named_and_others_results_kept(advisor) -> Non
     # Rank 0's measurements before the failure are kept in the stage's facts.
     assert "0" in smoke["data"]["init_s"] and "1" in smoke["data"]["init_s"]
     assert "verdict: NOT READY" in res.stdout
+    assert _no_workers_left(res.run_dir)
 
 
 def test_peer_timing_out_first_still_names_the_rank_that_never_arrived(advisor) -> None:

@@ -123,11 +123,21 @@ def agent_argv(
     return [*argv, "-m", "advisor.worker", "--spec", str(spec_path)]
 
 
+FORK_MIN_RANKS_PER_NODE = 4
+"""``rank_start=auto`` forks a CPU job's ranks from its node's fork server from this many ranks per
+node: the saved imports grow with the ranks (an emulated 2x8: 42 -> 25 s), while a job stopped at
+its deadline took about 1.5 s longer to end than with one interpreter per rank (2x2 hang drills,
+tests/perf/RESULTS.md), which small jobs do not win back."""
+
+
 def rank_start(launcher: LauncherConfig, plan: LaunchPlan) -> str:
-    """forkserver or process: ``launcher.rank_start``, with auto resolved by the job's device."""
+    """forkserver or process: ``launcher.rank_start``, with auto resolved by the job's device
+    and its ranks per node."""
     if launcher.rank_start != "auto":
         return launcher.rank_start
-    return "forkserver" if plan.cluster.device_type == "cpu" else "process"
+    cluster = plan.cluster
+    forks = cluster.device_type == "cpu" and cluster.devices_per_node >= FORK_MIN_RANKS_PER_NODE
+    return "forkserver" if forks else "process"
 
 
 def wrap_for_node(

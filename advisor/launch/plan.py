@@ -86,8 +86,9 @@ class LauncherConfig:
     """How an agent starts its ranks: forkserver (forked from one process per agent that has
     imported torch: a rank starts in a fraction of a second instead of about 2 s of imports),
     process (a new interpreter per rank, torchrun's default for a script) or auto (forkserver
-    for CPU jobs, process on devices, where a fork after torch's device extension loaded is not
-    checked; ``advisor.launch.agent``)."""
+    for CPU jobs of at least ``launch.commands.FORK_MIN_RANKS_PER_NODE`` ranks per node, process
+    otherwise and on devices, where a fork after torch's device extension loaded is not checked;
+    ``advisor.launch.agent``)."""
 
     def __post_init__(self) -> None:
         if self.kind not in LAUNCHER_KINDS:
