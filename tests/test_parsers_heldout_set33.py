@@ -1,7 +1,8 @@
 """Outputs the thirty-third to thirty-fifth held-out evaluations misread that this round reads:
 an old nccl-tests table whose alltoall rows leave the redop cell blank; HCCL's older socket table
 without port columns; the device of a socket table cut before its row; vLLM's account of a worker
-that died; a torch elastic summary behind a test helper's ``stderr:`` label, cut inside an entry.
+that died; a torch elastic summary behind a test helper's ``stderr:`` label, cut inside an entry;
+NCCL WARN lines stamped with the time and carrying a net plugin's function signature (set 37).
 
 Samples: ``tests/data/evidence_heldout_21/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -88,3 +89,28 @@ def test_stderr_label_of_a_test_helper_is_a_tag_and_a_cut_entry_makes_the_file_p
     assert [(m.line, "rank 3" in m.message) for m in report.messages] == [(23, True)]
     entries = [(f["rank"], f["pid"], f["exit_code"], f["host"]) for f in ev.failures]
     assert entries == [(1, 8835, 1, "wph178"), (2, 8836, 1, "wph178"), (3, None, None, "wph178")]
+
+
+def test_stamped_nccl_warn_lines_with_a_plugins_function_signature_keep_host_pid_and_device() -> (
+    None
+):
+    # NCCL 2.27 stamps the line first; aws-ofi-nccl prints its function's whole signature where
+    # NCCL prints file:line
+    ev = load_paths([HELDOUT / "nccl_warn_ofi_plugin_stamped.log"])
+    assert ev.files[0].status == "read", ev.files[0]
+    warns = [(f["line"], f["host"], f["pid"], f["device"]) for f in ev.failures]
+    assert warns[:2] == [(5, "ip-172-31-3-153", 35115, 2), (7, "ip-172-31-3-153", 35114, 1)]
+    assert {f["kind"] for f in ev.failures} == {"nccl_warning"}
+    # one per process and text: three texts for each of the three processes
+    assert len(warns) == 9 and {w[2] for w in warns} == {35113, 35114, 35115}
+    assert ev.failures[0]["message"] == "NET/OFI Failed to initialize sendrecv protocol"
+
+    ev = load_paths([HELDOUT / "nccl_warn_efa_stamped.log"])
+    warn, call = ev.failures
+    assert (warn["kind"], warn["line"], warn["host"], warn["pid"], warn["device"]) == (
+        "nccl_warning", 7, "llama-3-8b-node-0-0", 194, 0,
+    )  # fmt: skip
+    assert warn["message"].startswith("NET/OFI Request 0x7f456c222f60 completed with error")
+    assert (call["kind"], call["line"], call["code_name"], call["rank"]) == (
+        "nccl_call_failure", 60, "ncclRemoteError", 0,
+    )  # fmt: skip

@@ -129,7 +129,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
-        r"|(?::\d+:\d+)? \[\d+\] \S+:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
+        r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
         r"|^\w+:\d+ NCCL WARN "
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
@@ -211,7 +211,9 @@ class EvidenceFacts:
     """``{source, tool, op, ranks, hosts, dtype, algorithm, complete, time_stat, avg_busbw_gbps,
     footer_avg_busbw_gbps, peak_busbw_gbps, wrong_total, failed_checks, results: [{op, dtype,
     algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}],
-    npus_per_node, min_bytes, max_bytes, sizes_asked, progress}`` (``npus_per_node``: hccl_test's
+    npus_per_node, min_bytes, max_bytes, sizes_asked, progress}`` (``dtype``: torch's name, as the
+    live benchmark's: nccl-tests' ``float``/``half``/``double`` are ``float32``/``float16``/
+    ``float64``; ``npus_per_node``: hccl_test's
     ``-p``, None when the log has no command; ``min_bytes``/``max_bytes``/``sizes_asked``: what
     nccl-tests' ``# nThread`` header asked, None without it; ``progress``: sizes done against
     sizes asked, in words)."""

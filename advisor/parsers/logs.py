@@ -1258,12 +1258,16 @@ def _nccl_net_errors(
 
 
 # NCCL's WARN lines (src/debug.cc): "host:pid:tid [cudaDev] file:line [(func)] NCCL WARN text",
-# the level NCCL prints its errors at (RCCL the same, its file paths long).
+# the level NCCL prints its errors at (RCCL the same, its file paths long). A net plugin may print
+# its function's full signature where the file is (aws-ofi-nccl: "int nccl_net_ofi_create_plugin(
+# nccl_net_ofi_plugin_t**):208 NCCL WARN ..."), and NCCL 2.27 may stamp the line with the time first
+# ("[2026-01-02 10:24:27] host:pid:tid [2] ..."): the prefix is found wherever it starts.
 _NCCL_WARN_RE = re.compile(
-    r"(?:(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] )?\S+:\d+ (?:\(\w+\) )?NCCL WARN "
+    r"(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN "
     r"(?P<text>.+)$"
 )
-# (a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text")
+# a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text"
+_NCCL_WARN_BARE_RE = re.compile(r"\S+:\d+ (?:\(\w+\) )?NCCL WARN (?P<text>.+)$")
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
 # 10.44.137.149<52905>")
@@ -1283,9 +1287,12 @@ def _nccl_warnings(
     seen: set[tuple[int | None, str]] = set()
     events: list[LogEvent] = []
     for no, line, tagged in lines:
-        if "NCCL WARN" not in line or no in taken or not (m := _NCCL_WARN_RE.search(line)):
+        if "NCCL WARN" not in line or no in taken:
             continue
-        pid = int(m.group("pid")) if m.group("pid") else None  # a prefix without pid:tid
+        if not (m := _NCCL_WARN_RE.search(line) or _NCCL_WARN_BARE_RE.search(line)):
+            continue
+        found = m.groupdict()
+        pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
         text = m.group("text").strip()
         key = (pid, re.sub(r"0x[0-9a-f]+", "", text)[:80])
         if key in seen:
@@ -1296,9 +1303,9 @@ def _nccl_warnings(
             line=no,
             message=text[:300],
             rank=tagged,
-            host=m.group("host"),
+            host=found.get("host"),
             pid=pid,
-            device=int(m.group("dev")) if m.group("dev") else None,
+            device=int(found["dev"]) if found.get("dev") else None,
             library="NCCL",
         )
         if cuda := _CUDA_FAILURE_RE.search(text):
