@@ -1,21 +1,22 @@
 """One node's agent: torchrun itself, with its ranks forked from a server that imported torch.
 
 ``python -m advisor.launch.agent <torchrun options> --spec <job spec>`` runs
-``torch.distributed.run.main`` (torchrun's options, rendezvous and elastic agent, unchanged) as
-``<torchrun options> --start-method=forkserver --run-path <this node's advisor/launch/rank.py> --spec
-<job spec>``, after one setting: multiprocessing's fork server imports torch and the worker's
-modules once, and forks each rank from there. torchrun's ``--run-path`` makes the rank a function
-of the agent (``runpy.run_path`` of the rank script, which runs the worker) started with ``--start-method``; without
-the preload every forked rank would import torch again itself.
+``torch.distributed.run.main`` (torchrun's options, rendezvous and elastic agent, unchanged) with
+``<torchrun options> --start-method=forkserver --run-path <this node's advisor/launch/rank.py>
+--spec <job spec>``, after one setting: multiprocessing's fork server imports torch and the
+worker's modules once, and forks each rank from there. torchrun's ``--run-path`` makes the rank a
+function of the agent (``runpy.run_path`` of the rank script, which runs the worker), started
+with ``--start-method``; without the preload every forked rank would import torch again itself.
 
 Why: a rank started as a new interpreter spends about 2 s of CPU importing torch before it does
 anything, 32 s for the 16 ranks of an emulated 2x8 job on a 2-core host; forked, a rank starts in
-a fraction of a second. The fork server is a fresh process (multiprocessing starts it with
-exec), so the ranks inherit none of the agent's threads or sockets (its rendezvous store).
+a fraction of a second. The fork server is a fresh process (multiprocessing starts it with exec),
+so the ranks inherit none of the agent's threads or sockets (its rendezvous store).
 
-Only CPU jobs start ranks this way by default (``launcher.rank_start``): whether torch_npu and
-CUDA tolerate a fork after ``import torch`` loaded their device extension has not been checked on
-a device, so device jobs keep torchrun's default, one new interpreter per rank.
+``launcher.rank_start=auto`` starts ranks this way only for CPU jobs of at least
+``launch.commands.FORK_MIN_RANKS_PER_NODE`` ranks a node: fewer gain little, and whether
+torch_npu and CUDA tolerate a fork after ``import torch`` loaded their device extension has not
+been checked on a device, so device jobs keep torchrun's default, one new interpreter per rank.
 """
 
 from __future__ import annotations
