@@ -1260,8 +1260,9 @@ def _nccl_net_errors(
 # NCCL's WARN lines (src/debug.cc): "host:pid:tid [cudaDev] file:line [(func)] NCCL WARN text",
 # the level NCCL prints its errors at (RCCL the same, its file paths long). A net plugin may print
 # its function's full signature where the file is (aws-ofi-nccl: "int nccl_net_ofi_create_plugin(
-# nccl_net_ofi_plugin_t**):208 NCCL WARN ..."), and NCCL 2.27 may stamp the line with the time first
-# ("[2026-01-02 10:24:27] host:pid:tid [2] ..."): the prefix is found wherever it starts.
+# nccl_net_ofi_plugin_t**):208 NCCL WARN ..."), and since NCCL 2.26 a WARN line starts with the time
+# by default (NCCL_DEBUG_TIMESTAMP_LEVELS=WARN, NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] ", NCCL's env
+# docs): "[2026-01-02 10:24:27] host:pid:tid [2] ...", so the prefix is found wherever it starts.
 _NCCL_WARN_RE = re.compile(
     r"(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN "
     r"(?P<text>.+)$"
