@@ -80,11 +80,8 @@ def test_ssh_forwards_the_visible_devices() -> None:
 def _no_workers_left(run_dir: Path) -> bool:
     """No rank of this run is alive (each wrote its pid in its start record; a forked rank's
     command line is its fork server's) and no agent of it (agents name the run's job spec)."""
-    pids = [
-        json.loads(line)["metrics"]["pid"]
-        for line in (run_dir / "results" / "launches.jsonl").read_text().splitlines()
-        if json.loads(line)["step"] == "start"
-    ]
+    records = map(json.loads, (run_dir / "results" / "launches.jsonl").read_text().splitlines())
+    pids = [r["metrics"]["pid"] for r in records if r["step"] == "start"]
     assert pids, "no rank recorded its start"
     alive = [pid for pid in pids if psutil.pid_exists(pid) and _not_zombie(pid)]
     cmdlines = (" ".join(p.info["cmdline"] or []) for p in psutil.process_iter(["cmdline"]))

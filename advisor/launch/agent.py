@@ -59,7 +59,6 @@ def main(argv: list[str] | None = None) -> None:
     multiprocessing.set_forkserver_preload(list(PRELOAD))
     # started now, the server imports torch while the agent imports it too (two cores, two
     # imports at once), not after it
-    multiprocessing.get_context("forkserver")  # the start method exists on this platform
     forkserver.ensure_running()
     from torch.distributed.run import main as torchrun
 

@@ -1704,52 +1704,53 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int]] = set()
+
+    def once(key: tuple[str, int], ev: LogEvent) -> None:
+        """One event per launcher report (a log may repeat it)."""
+        if key not in seen:
+            seen.add(key)
+            report.events.append(ev)
+
     for index, (no, line, _) in enumerate(lines):
         if "srun: error" in line and (m := _SRUN_EXIT_RE.search(line)):
-            key = (m.group("host"), int(m.group("task")))
-            if key in seen:
-                continue
-            seen.add(key)
-            report.events.append(
+            task = int(m.group("task"))
+            once(
+                (m.group("host"), task),
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
                     message=line.strip()[:300],
-                    rank=key[1],
-                    host=key[0],
+                    rank=task,
+                    host=m.group("host"),
                     exit_code=int(m.group("code")),
                     exception_type="srun",
-                )
+                ),
             )
         elif "exits with return code" in line and (dm := _DS_EXIT_RE.search(line)):
-            key = ("deepspeed", int(dm.group("lr")))
-            if key in seen:
-                continue
-            seen.add(key)
-            report.events.append(
+            local_rank = int(dm.group("lr"))
+            once(
+                ("deepspeed", local_rank),
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
                     message=line.strip()[-300:],
-                    local_rank=key[1],
+                    local_rank=local_rank,
                     exit_code=int(dm.group("code")),
                     exception_type="deepspeed",
-                )
+                ),
             )
         elif "died, exit code" in line and (vm := _VLLM_WORKER_EXIT_RE.search(line)):
-            key = ("vllm", int(vm.group("pid")))
-            if key in seen:
-                continue
-            seen.add(key)
-            report.events.append(
+            pid = int(vm.group("pid"))
+            once(
+                ("vllm", pid),
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
                     message=line.strip()[:300],
-                    pid=key[1],
+                    pid=pid,
                     exit_code=int(vm.group("code")),
                     exception_type="vllm",
-                )
+                ),
             )
         elif "first process to do so" in line and _MPI_FIRST_RE.search(line):
             ev = LogEvent(
