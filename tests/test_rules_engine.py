@@ -145,6 +145,48 @@ def test_disabled_and_severity_override(tmp_path: Path) -> None:
     ]
 
 
+def test_a_rule_set_is_compiled_once_until_a_file_changes(tmp_path: Path) -> None:
+    # A run checks its rules before measuring and applies them after: the second load is the
+    # first's set, unless a rule file changed in between (then it is read again, and checked).
+    path = _write(tmp_path, "mine.yaml", [GOOD])
+    cfg = RulesConfig(builtin=False, dirs=[str(tmp_path)])
+    first = schema.load(cfg)
+    assert schema.load(cfg) is first
+    assert (
+        schema.load(RulesConfig(builtin=False, dirs=[str(tmp_path)], disabled=["good"]))
+        is not first
+    )
+    _write(tmp_path, "mine.yaml", [{**GOOD, "title": "a retitled rule"}])
+    os.utime(path, ns=(path.stat().st_mtime_ns + 10**9,) * 2)
+    second = schema.load(cfg)
+    assert second is not first and second.get("good").spec.title == "a retitled rule"
+    _write(tmp_path, "mine.yaml", [{**GOOD, "message": "{{ env.A | shell }}"}])
+    os.utime(path, ns=(path.stat().st_mtime_ns + 2 * 10**9,) * 2)
+    with pytest.raises(ConfigError, match="field message: No filter named 'shell'"):
+        schema.load(cfg)
+
+
+def test_compiled_at_first_use_yet_refused_at_load(tmp_path: Path) -> None:
+    # Expressions and templates are compiled when first evaluated; whatever jinja's compiler
+    # would refuse (an unknown filter or test) is still refused when the file is loaded.
+    for field, text in [
+        ("condition", "env.A is frobbed"),
+        ("message", "{{ env.A | frob }}"),
+        ("message", "{% if env.A is frobbed %}x{% endif %}"),
+    ]:
+        errors = _errors(tmp_path, ("r.yaml", [{**GOOD, field: text}]))
+        assert f"rule good: field {field}: No " in errors and "frob" in errors, errors
+    rule = schema.load_paths([_write(tmp_path, "ok.yaml", [GOOD])]).get("good")
+    assert isinstance(rule.condition, sandbox.Deferred) and isinstance(
+        rule.message, sandbox.Deferred
+    )
+    facts, config, cfg = patched({"env.A": "1"})
+    out = engine.evaluate(
+        schema.RuleSet(rules=[rule], files=[]), facts, config=config, rules_cfg=cfg
+    )
+    assert [f.message for f in out.findings] == ["A=1"]
+
+
 def _conflicting(tmp_path: Path, p_low: int, p_high: int) -> RulesOutcome:
     low = {**GOOD, "id": "low", "priority": p_low, "severity": "critical",
            "recommendations": [{"env": "X", "value": "'from-low'"}, {"setting": "batch_size", "value": "8"}]}  # fmt: skip

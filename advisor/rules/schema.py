@@ -351,11 +351,11 @@ def _needs(spec: RuleSpec) -> set[str]:
     }
     todo = [
         *sandbox.names_read(sandbox.parse_expression(spec.condition)),
-        *sandbox.names_read(sandbox.SANDBOX.parse(spec.message)),
+        *sandbox.names_read(sandbox.parse_template(spec.message)),
     ]
     if spec.items is not None:
         todo += sandbox.names_read(sandbox.parse_expression(spec.items.each))
-        todo += sandbox.names_read(sandbox.SANDBOX.parse(spec.items.line)) - {ITEM_NAME}
+        todo += sandbox.names_read(sandbox.parse_template(spec.items.line)) - {ITEM_NAME}
     seen: set[str] = set()
     while todo:
         name = todo.pop()
@@ -377,14 +377,18 @@ def _reads(spec: RuleSpec) -> set[str]:
     for e in expressions:
         names |= sandbox.names_read(sandbox.parse_expression(e))
     for t in templates:
-        names |= sandbox.names_read(sandbox.SANDBOX.parse(t))
+        names |= sandbox.names_read(sandbox.parse_template(t))
     if spec.items is not None:
         names |= sandbox.names_read(sandbox.parse_expression(spec.items.each))
-        names |= sandbox.names_read(sandbox.SANDBOX.parse(spec.items.line)) - {ITEM_NAME}
+        names |= sandbox.names_read(sandbox.parse_template(spec.items.line)) - {ITEM_NAME}
     return names - set(spec.let)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML was built with it (several times faster), else PyYAML's."""
+
+
+class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
     """YAML's safe loader, refusing a key given twice in one mapping: PyYAML keeps the last one
     silently, so a rule with two ``applies_to`` lines would lose the first without a word."""
 
@@ -491,8 +495,25 @@ def load_paths(
     )
 
 
+_LOADED: dict[tuple[Any, ...], RuleSet] = {}
+"""Rule sets already compiled in this process, by their files' stamps and the config: a run
+checks its rules before measuring and applies them after, and compiling the built-in rules
+costs about a second each time."""
+
+
 def load(cfg: RulesConfig) -> RuleSet:
-    """The built-in rules (unless switched off) and the config's extra directories."""
+    """The built-in rules (unless switched off) and the config's extra directories; the set
+    compiled before in this process while none of its files changed."""
     paths = [builtin_dir()] if cfg.builtin else []
     paths += [Path(d).expanduser() for d in cfg.dirs]
-    return load_paths(paths, severity=cfg.severity, disabled=cfg.disabled)
+    try:
+        stamps = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in rule_files(paths))
+    except (OSError, ConfigError):
+        stamps = None  # load_paths names the problem
+    key = (stamps, tuple(sorted(cfg.severity.items())), tuple(sorted(cfg.disabled)))
+    if stamps is not None and key in _LOADED:
+        return _LOADED[key]
+    rule_set = load_paths(paths, severity=cfg.severity, disabled=cfg.disabled)
+    if stamps is not None:
+        _LOADED[key] = rule_set
+    return rule_set
