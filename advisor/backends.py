@@ -6,10 +6,13 @@ device is chosen (or probed for by ``device=auto``), never at module import.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import importlib.util
+import re
 import time
+from pathlib import Path
 from typing import Any
 
 from advisor.errors import BackendUnavailable
@@ -360,7 +363,43 @@ def npu_available() -> bool:
     return bool(_torch().npu.is_available())
 
 
+_BUILD_FIELD_RE = re.compile(r"^(__version__|cuda|hip)\b[^=\n]*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+def _torch_build() -> dict[str, Any]:
+    """The installed torch's ``torch/version.py`` fields, read without importing torch (about a
+    second and a half of the CLI's start): ``__version__``, ``cuda`` and ``hip`` as written
+    there (``"2.13.0+cpu"``, None); empty when the file cannot be read.
+
+    torch's build writes that file (tools/generate_torch_version.py) with ``cuda`` and ``hip``
+    set to the toolkit versions, None when built without them; ``torch.__version__`` is its
+    ``__version__``. A value that is not a plain literal is left out."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    version_py = Path(next(iter(spec.submodule_search_locations))) / "version.py"
+    try:
+        text = version_py.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    fields = {}
+    for name, value in _BUILD_FIELD_RE.findall(text):
+        with contextlib.suppress(ValueError, SyntaxError):
+            fields[name] = ast.literal_eval(value)
+    return fields
+
+
+def _cpu_only_torch_build() -> bool:
+    """True when torch was built without CUDA and without ROCm: ``torch.cuda.is_available()``
+    is then False at once (``_is_compiled()``: torch._C has no ``_cuda_getDeviceCount``).
+    Anything unexpected in the file answers False: ask torch."""
+    fields = _torch_build()
+    return "cuda" in fields and "hip" in fields and fields["cuda"] is None and fields["hip"] is None
+
+
 def cuda_available() -> bool:
+    if _cpu_only_torch_build():
+        return False
     return bool(_torch().cuda.is_available())
 
 
@@ -489,15 +528,20 @@ def versions(device: str) -> dict[str, str]:
     """Versions of the software stack that matter to communication."""
     import platform
 
-    torch = _torch()
-    out = {"python": platform.python_version(), "torch": str(torch.__version__)}
+    out = {"python": platform.python_version()}
+    # A CPU run's parent never needs torch itself: its version is read from its version file.
+    written = _torch_build().get("__version__")
+    if device == "cpu" and isinstance(written, str):
+        out["torch"] = written
+    else:
+        out["torch"] = str(_torch().__version__)
     try:
         import advisor
 
         out["advisor"] = advisor.__version__
     except ImportError:
         pass
-    if device == "cuda" and torch.version.cuda:
+    if device == "cuda" and (torch := _torch()).version.cuda:
         out["cuda"] = str(torch.version.cuda)
         # nccl is absent from some builds; the version is informative only
         with contextlib.suppress(Exception):

@@ -53,3 +53,26 @@ def test_npu_without_torch_npu_is_a_clear_error() -> None:
 def test_bad_cluster_values(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         ClusterConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_device_auto_and_the_torch_version_are_known_without_importing_torch() -> None:
+    # device=auto and the run's environment facts read the installed torch's version file
+    # instead of importing torch (a second and more of every CLI start); they must say what
+    # torch itself says.
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from advisor import backends; "
+        "print(backends.detect(), backends.versions('cpu')['torch'], 'torch' in sys.modules)"
+    )
+    detected, version, imported = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    import torch
+
+    has_gpu = torch.cuda.is_available()
+    assert (detected, version) == ("cuda" if has_gpu else "cpu", str(torch.__version__))
+    # a CPU build needs no import at all; a CUDA build is asked
+    if torch.version.cuda is None and torch.version.hip is None:
+        assert imported == "False"

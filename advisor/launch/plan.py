@@ -72,8 +72,9 @@ class LauncherConfig:
     """For torchrun: which node this advisor process is."""
     join_timeout_s: float = 600.0
     """torchrun's rendezvous join timeout (``--rdzv-conf join_timeout``)."""
-    monitor_interval_s: float = 0.5
-    """How often the agent checks its workers."""
+    monitor_interval_s: float = 0.1
+    """How often the agent checks its workers (torchrun's own default, run.py
+    ``--monitor-interval``): the agent sees its ranks exit that much sooner, a job ends sooner."""
     python: str = ""
     """Python on the nodes; empty: this interpreter."""
     netns: list[str] = field(default_factory=list)
