@@ -367,6 +367,22 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
         strict=cfg.strict_emulation,
         flight=cfg.flight,
     )
+    try:
+        return _measure_and_write(cfg, plan, run_dir, facts, evidence, launcher, started)
+    finally:
+        launcher.close()
+
+
+def _measure_and_write(
+    cfg: AdvisorConfig,
+    plan: LaunchPlan,
+    run_dir: Path,
+    facts: Facts,
+    evidence: EvidenceFacts | None,
+    launcher: Launcher,
+    started: float,
+) -> int:
+    """Every planned stage, then every output; the exit code."""
     session = _Session(cfg, plan, run_dir, facts, evidence)
     names = planned(cfg)
     index = 0
@@ -391,7 +407,7 @@ def run(cfg: AdvisorConfig, run_dir: Path, *, command: str, overrides: list[str]
                 console.stage_start(index, len(names), stage)
                 session.end(stage, run_host_stage(stage, cfg, plan, run_dir, params))
                 index += 1
-            elif runs := shared_runs(cfg, cluster, names, index):
+            elif runs := shared_runs(cfg, plan.cluster, names, index):
                 index = _shared_job(session, launcher, names, index, runs)
             else:
                 console.stage_start(index, len(names), stage)

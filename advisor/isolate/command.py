@@ -66,7 +66,10 @@ def main(args: list[str]) -> int:
     )
     stage = stages.get(STAGE)
     console.plain(f"isolate: {run_dir} ({cluster.nodes} nodes)")
-    sf = run_driver_stage(stage, stages.names().index(STAGE), cfg, launcher, run_dir, params)
+    try:
+        sf = run_driver_stage(stage, stages.names().index(STAGE), cfg, launcher, run_dir, params)
+    finally:
+        launcher.close()
     append_line(results_dir(run_dir) / STAGES_FILE, json.dumps(sf.to_dict(), default=str))
     facts = rebuild_facts(run_dir, cfg)
     facts.write(facts_path)

@@ -93,6 +93,8 @@ class Launcher:
         # advisor: the name also tells this invocation's jobs from an earlier run's.
         self._token = "" if plan.one_per_node else f"-{os.getpid()}"
         self._count = itertools.count(1)
+        self._retiring: list[_Job] = []
+        """Jobs whose every stage ended, their agents exiting on their own (``settle``)."""
 
     def run(
         self,
@@ -111,7 +113,11 @@ class Launcher:
         """
         pending = list(runs)
         while pending:
+            # A job never starts beside the teardown of another: its start-up and timings are
+            # its own.
+            self.settle()
             job = _Job(self, pending, plan or self.plan, env or {}, entry)
+            retiring = False
             try:
                 for index, run in enumerate(pending):
                     sf = job.follow(run, first=index == 0)
@@ -121,9 +127,28 @@ class Launcher:
                         break
                 else:
                     pending = []
-                    job.finish()
+                    retiring = True
+            finally:
+                if retiring:
+                    self._retiring.append(job)
+                else:
+                    job.stop()
+
+    def settle(self) -> None:
+        """Wait for the jobs whose stages all ended to exit on their own (a grace each, then
+        stopped). Until then their agents exit while the run goes on: the last job's teardown,
+        most of a second, overlaps the rules and the report. Called before each job starts and
+        by ``close``."""
+        while self._retiring:
+            job = self._retiring.pop(0)
+            try:
+                job.finish()
             finally:
                 job.stop()
+
+    def close(self) -> None:
+        """The run is over: no process of any of its jobs is left running after this."""
+        self.settle()
 
     def run_one(self, run: StageRun, **kw: Any) -> StageFacts:
         """One stage (or one job of a driver stage) to completion or deadline."""
