@@ -74,10 +74,14 @@ def test_rccl_header_without_rows_is_partial_with_the_sizes_asked() -> None:
     assert report.status == "partial"
     (msg,) = report.messages
     assert msg.line == 1 and "0 of 25 sizes" in msg.message and "134217728" in msg.message
-    # what the run asked is kept; no row, and no cluster shape from a list of ranks it may cut
+    # what the run asked is kept; no row. The list of ranks ended in the file (the table's
+    # header lines follow rank 7), so its one host of 8 ranks is a shape the file states.
     (bench,) = ev.benchmarks
     assert (bench["max_bytes"], bench["complete"], bench["results"]) == (134217728, False, [])
-    assert ev.shapes == []
+    assert bench["ranks_listed"]
+    assert [(s["nodes"], s["per_node"], s["hosts"]) for s in ev.shapes] == [
+        (1, 8, ["c42f4555f685"])
+    ]
 
 
 def test_elastic_summary_quoted_from_its_root_cause_heading() -> None:

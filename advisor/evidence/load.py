@@ -455,7 +455,7 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
         if not t["errors"] and not t.get("elided_lines") and not t.get("cut"):
             add(t["source"], "rank table", len(t["servers"]), len(t["ranks"]), list(t["servers"]))
     for b in evidence.benchmarks:
-        if not b["ranks"] or not b["results"]:
+        if not b["ranks"] or not (b["results"] or b.get("ranks_listed")):
             continue  # a log that ends before its first size may end inside its list of ranks
         if b["hosts"]:  # nccl-tests names the host of every rank
             add(b["source"], b["tool"], len(b["hosts"]), b["ranks"], list(b["hosts"]))
@@ -557,8 +557,43 @@ def load_file(path: Path) -> EvidenceFacts:
         return out
     if text is None:
         return out
+    text, notes = _unwrap(text)
     _parse(text, report, out, path.name)
+    # notes, not warnings: every line was read (the file's status stays what its parse made it)
+    report.messages += [Message(line=0, message=note) for note in notes]
     return out
+
+
+_COLOUR_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m")
+"""A terminal's colour code (SGR: ESC [ params m), or the caret form ``^[[1;36m`` a copy of a
+terminal's screen keeps as text (vLLM colours its worker prefixes so)."""
+_CARET_CR_RE = re.compile(r"\^M$", re.MULTILINE)
+"""A carriage return at a line's end shown in caret notation (``^M``)."""
+_QUOTE_RE = re.compile(r"^> ?", re.MULTILINE)
+QUOTED_SHARE = 0.8
+"""Lines that must start with ``>`` for a file to be read as a Markdown quote of an output."""
+
+
+def _unwrap(text: str) -> tuple[str, list[str]]:
+    """``text`` without what a copy wrapped around the output (each line kept, so line numbers
+    hold): terminal colour codes, caret-shown carriage returns, and the ``>`` of a Markdown
+    quote when nearly every line has one; and a note for each kind taken off."""
+    notes = []
+    if "\x1b[" in text or "^[[" in text:
+        text, n = _COLOUR_RE.subn("", text)
+        if n:
+            notes.append(f"{n} terminal colour code(s) taken off before reading")
+    if "^M" in text:
+        text, n = _CARET_CR_RE.subn("", text)
+        if n:
+            notes.append(f"{n} carriage return(s) shown as '^M' taken off line ends")
+    if text.lstrip().startswith(">"):
+        lines = text.count("\n") + 1 - text.count("\n\n")  # blank lines aside, near enough
+        quoted = text.startswith(">") + text.count("\n>")
+        if quoted >= QUOTED_SHARE * lines:
+            text = _QUOTE_RE.sub("", text)
+            notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
+    return text, notes
 
 
 def load_text(text: str, source: str, name: str = "") -> EvidenceFacts:
@@ -686,6 +721,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 max_bytes=table.max_bytes,
                 sizes_asked=table.sizes_asked(),
                 progress=table.progress(),
+                ranks_listed=parsed.ranks_listed,
             )
         )
     return parsed.warnings
@@ -768,6 +804,7 @@ def _benchmark(
     max_bytes: int | None = None,
     sizes_asked: int | None = None,
     progress: str | None = None,
+    ranks_listed: bool = False,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -796,6 +833,7 @@ def _benchmark(
         "max_bytes": max_bytes,
         "sizes_asked": sizes_asked,
         "progress": progress,
+        "ranks_listed": ranks_listed,
     }
 
 

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ParseError", "ParseWarning", "busbw_factor", "numbered_lines", "strip_launcher_prefix"]
+__all__ = [
+    "PDSH_PREFIX_RE",
+    "ParseError",
+    "ParseWarning",
+    "busbw_factor",
+    "numbered_lines",
+    "strip_launcher_prefix",
+]
 
 
 class ParseError(ValueError):
@@ -33,6 +40,16 @@ class ParseWarning:
     message: str
     skipped: bool = True
     """False for a note: the file is still read whole (its status stays ``read``)."""
+
+
+PDSH_PREFIX_RE = re.compile(
+    r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}(?=: )"
+    r"|(?=[\w.-]*[a-z])(?=[\w.-]*\d)[A-Za-z][\w-]*(?:\.[\w-]+)*(?=: \[)): "
+)
+"""pdsh's ``node:`` before each line of a node's output (dshbak(1): "the leading node: is
+stripped"): an address, or a name with a lower-case letter and a digit followed by a bracketed
+tag (``[rank1]:``, a time stamp); neither a bare ``Word: `` (too like a message's own start) nor
+an upper-case code (``EI0002: [PID: 1]``, ``ERR00100: [...]``, CANN's error codes)."""
 
 
 _LAUNCHER_PREFIXES = (
@@ -65,6 +82,8 @@ _LAUNCHER_PREFIXES = (
     # a Kaggle notebook's saved log: elapsed seconds and the line number, tab-separated, before
     # the program's own line (which may carry a rank tag of its own)
     re.compile(r"^\d+(?:\.\d+)?s\t\d+\t"),
+    # pdsh (DeepSpeed's multi-node runner) leads each line with its node (see PDSH_PREFIX_RE)
+    PDSH_PREFIX_RE,
 )
 
 

@@ -57,7 +57,13 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import WORKER_PREFIX_RE, ParseError, ParseWarning, numbered_lines
+from advisor.parsers import (
+    PDSH_PREFIX_RE,
+    WORKER_PREFIX_RE,
+    ParseError,
+    ParseWarning,
+    numbered_lines,
+)
 from advisor.parsers.hccl_test import decode_result
 
 _CODE_RE = re.compile(
@@ -432,6 +438,7 @@ def parse(text: str) -> LogReport:
             "failure, store time-out or GPU hardware exception found"
         )
     by_no = {no: line for no, line, _ in lines}
+    pdsh_hosts: set[str] | None = None
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
@@ -440,6 +447,14 @@ def parse(text: str) -> LogReport:
                 # the Ray / vLLM worker that printed the line, and the node Ray names
                 ev.pid = ev.pid if ev.pid is not None else int(wp.group("pid"))
                 ev.host = ev.host or wp.group("node")
+            elif ev.host is None and (pdsh := PDSH_PREFIX_RE.match(line)):
+                ev.host = pdsh.group("host")  # the node pdsh ran the command on
+        if ev.host is None and pdsh_hosts is None:
+            pdsh_hosts = {m.group("host") for line in raw if (m := PDSH_PREFIX_RE.match(line))}
+        if ev.host is None and pdsh_hosts and len(pdsh_hosts) == 1:
+            # a line that lost its "node: " (a progress bar's carriage return ran over it) in a
+            # file pdsh printed from one node only
+            ev.host = next(iter(pdsh_hosts))
         if ev.host is None and ev.library == "NCCL" and ev.rank in rank_hosts:
             # NCCL's own "host:pid:tid [dev] ... comm 0x.. rank R nranks N" line of that rank
             ev.host = rank_hosts[ev.rank]

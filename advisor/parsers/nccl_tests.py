@@ -197,6 +197,9 @@ class NcclTestsLog:
     algorithm: str
     """NCCL_ALGO in effect when the log shows it, else ``default``."""
     warnings: list[ParseWarning] = field(default_factory=list)
+    ranks_listed: bool = False
+    """The file holds the whole ``# Using devices`` list: ranks 0 to N-1 each once, and a line
+    after the last of them (the list ended inside the file, it was not cut)."""
 
 
 _GROUP_ORDER = ("out_of_place", "in_place")
@@ -247,6 +250,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     tables: list[Table] = []
     warnings: list[ParseWarning] = []
     devices: dict[int, str] = {}
+    last_device_line = 0
     info_hosts: set[str] = set()  # from NCCL's "host:pid:tid [dev] NCCL INFO" debug prefix
     nranks: int | None = None
     algorithm = "default"
@@ -270,6 +274,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
             devices[int(m_dev.group(1))] = m_dev.group(2)
+            last_device_line = no
             continue
         if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
             info_hosts.add(m_info.group(1))  # its "nranks N" is read below
@@ -418,6 +423,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         hosts=sorted(set(devices.values()) or info_hosts),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
+        ranks_listed=bool(devices)
+        and sorted(devices) == list(range(len(devices)))
+        and bool(lines)
+        and lines[-1][0] > last_device_line,
     )
 
 

@@ -125,11 +125,13 @@ def _still_open(text: str) -> str:
     return "" if in_string else "".join(reversed(stack))
 
 
-def _strip_comments(text: str) -> tuple[str, list[int]]:
-    """``text`` with each ``// ...`` comment outside a string blanked, and the lines that had one
-    (documentation prints rank tables with a comment after each field)."""
+def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
+    """``text`` with each ``// ...`` or ``# ...`` comment outside a string blanked, and the lines
+    that had one (documentation and deployment notes print rank tables with a comment after each
+    field, in either form), and the comment markers found."""
     out: list[str] = []
     lines: list[int] = []
+    markers: set[str] = set()
     for number, line in enumerate(text.split("\n"), start=1):
         in_string = escaped = False
         for i, ch in enumerate(line):
@@ -138,12 +140,13 @@ def _strip_comments(text: str) -> tuple[str, list[int]]:
                 in_string = escaped or ch != '"'
             elif ch == '"':
                 in_string = True
-            elif line.startswith("//", i):
+            elif ch == "#" or line.startswith("//", i):
+                markers.add("#" if ch == "#" else "//")
                 line = line[:i].rstrip()
                 lines.append(number)
                 break
         out.append(line)
-    return "\n".join(out), lines
+    return "\n".join(out), lines, sorted(markers, key=["//", "#"].index)
 
 
 def parse(text: str) -> RankTable:
@@ -158,7 +161,7 @@ def parse(text: str) -> RankTable:
     except json.JSONDecodeError as e:
         error = ParseError(f"not valid JSON: {e.msg}", line=e.lineno)
     # line numbers kept: each comment and "..." line is emptied, not removed
-    mended, commented = _strip_comments(text)
+    mended, commented, markers = _strip_comments(text)
     elided = [mended.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(mended)]
     mended = _ELISION_RE.sub("", mended)
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
@@ -187,7 +190,7 @@ def parse(text: str) -> RankTable:
         lines = ", ".join(map(str, commented[:5])) + (" ..." if len(commented) > 5 else "")
         table.errors.insert(
             0,
-            f"not valid JSON: // comments (line {lines}); a JSON parser refuses the file:"
+            f"not valid JSON: {' and '.join(markers)} comments (line {lines}); a JSON parser refuses the file:"
             " remove them",
         )
     return table

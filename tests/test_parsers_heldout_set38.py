@@ -1,0 +1,103 @@
+"""Outputs the thirty-eighth and thirty-ninth held-out evaluations misread that this round reads:
+an output quoted in Markdown (``>`` before every line: npu-smi, rccl-tests); a terminal's colour
+codes and carriage returns copied as caret text (``^[[1;36m``, ``^M``) around a vLLM worker's
+prefix; a rank table annotated with ``#`` comments; the node pdsh puts before each line of a
+DeepSpeed run; and a nccl-tests list of ranks that is not known to be whole (no shape from it).
+
+Samples: ``tests/data/evidence_heldout_22/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from advisor.evidence.load import load_paths
+from advisor.parsers import strip_launcher_prefix
+from tests.conftest import DATA
+
+HELDOUT = DATA / "evidence_heldout_22"
+
+
+def test_an_npu_smi_table_quoted_in_markdown_is_read_and_the_unquoting_said() -> None:
+    ev = load_paths([HELDOUT / "npu_smi_info_blockquote_910b4.txt"])
+    report = ev.files[0]
+    assert report.status == "read" and report.formats == ["npu_smi_info"], report
+    (chip,) = ev.npu_chips
+    assert (chip["name"], chip["bus_id"], chip["power_w"], chip["temp_c"]) == (
+        "910B4", "0000:C1:00.0", 94.0, 39.0,
+    )  # fmt: skip
+    assert (chip["hbm_used_mb"], chip["hbm_total_mb"], chip["line"]) == (2880, 32768, 7)
+    assert [m.message for m in report.messages] == [
+        "read as a Markdown quote: '>' taken off 9 line(s)"
+    ]
+
+
+def test_a_quoted_rccl_header_gives_its_sizes_and_a_list_of_ranks_that_ended_in_the_file() -> None:
+    ev = load_paths([HELDOUT / "rccl_tests_quoted.log"])
+    assert ev.files[0].status == "partial"  # no table: the copy ends in the init lines
+    (bench,) = ev.benchmarks
+    assert (bench["min_bytes"], bench["max_bytes"], bench["ranks"], bench["hosts"]) == (
+        8, 536870912, 4, ["node-0"],
+    )  # fmt: skip
+    # RCCL's own lines follow rank 3: the list was whole, so the file states its shape
+    assert bench["ranks_listed"] and not bench["results"]
+    (shape,) = ev.shapes
+    assert (shape["nodes"], shape["per_node"], shape["hosts"]) == (1, 4, ["node-0"])
+
+
+def test_a_list_of_ranks_the_copy_ends_in_states_no_shape() -> None:
+    # 16 ranks on gpu1 and gpu0, and nothing after rank 15: a third host's ranks may have
+    # followed, so the import states no cluster shape (it keeps what the lines name)
+    ev = load_paths([HELDOUT / "nccl_tests_rank_list_only.log"])
+    (bench,) = ev.benchmarks
+    assert (bench["ranks"], bench["hosts"], bench["ranks_listed"]) == (16, ["gpu0", "gpu1"], False)
+    assert ev.shapes == []
+
+
+def test_caret_colour_codes_around_a_vllm_prefix_are_taken_off_and_the_pid_kept() -> None:
+    ev = load_paths([HELDOUT / "torch_npu_hccl_init_caret_escapes.log"])
+    report = ev.files[0]
+    assert report.status == "read", report
+    (failure,) = ev.failures
+    assert (failure["kind"], failure["call"], failure["code"], failure["pid"], failure["line"]) == (
+        "hccl_call_failure", "HcclCommInitRootInfo", "7", 176029, 3,
+    )  # fmt: skip
+    assert failure["code_name"] == "HCCL_E_UNAVAIL"
+    assert [m.message for m in report.messages] == [
+        "6 terminal colour code(s) taken off before reading",
+        "3 carriage return(s) shown as '^M' taken off line ends",
+    ]
+
+
+def test_a_rank_table_with_hash_comments_is_read_and_called_invalid_json() -> None:
+    ev = load_paths([HELDOUT / "rank_table_hash_comments.json"])
+    (table,) = ev.rank_tables
+    assert len(table["ranks"]) == 32 and table["servers"][0] == "172.30.209.140"
+    rank24 = table["ranks"][24]
+    assert (rank24["server_id"], rank24["device_ip"]) == ("172.30.210.94", "11.12.165.80")
+    assert table["errors"] == [
+        "not valid JSON: # comments (line 3, 4, 7, 8, 10); a JSON parser refuses the file: "
+        "remove them"
+    ]
+
+
+def test_the_node_pdsh_puts_before_each_line_is_the_failure_s_host() -> None:
+    ev = load_paths([HELDOUT / "watchdog_pdsh_prefix.log"])
+    (timeout,) = ev.failures
+    assert (timeout["kind"], timeout["rank"], timeout["seq"]) == ("watchdog_timeout", 1, 395)
+    assert (timeout["last_enqueued"], timeout["last_completed"]) == (395, 394)
+    # the first line lost its "202.197.0.170: " to a progress bar; every other line names it
+    assert timeout["host"] == "202.197.0.170"
+
+
+def test_pdsh_prefixes_are_taken_off_only_where_they_name_a_node() -> None:
+    assert strip_launcher_prefix("10.0.0.2: Traceback (most recent call last):") == (
+        "Traceback (most recent call last):", None,
+    )  # fmt: skip
+    assert strip_launcher_prefix("worker-1: [rank1]:boom") == ("boom", 1)
+    # a message's own "CODE: text" is not a node, nor a name without a bracketed tag after it
+    for line in (
+        "EI0006: Getting socket times out.",
+        "EI0002: [PID: 1] heartbeat lost",
+        "worker-1: Traceback",
+        "RuntimeError: x",
+    ):
+        assert strip_launcher_prefix(line) == (line, None)
