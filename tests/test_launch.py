@@ -106,6 +106,20 @@ RANK_STARTS = pytest.mark.parametrize("rank_start", ["process", "forkserver"])
 
 
 @RANK_STARTS
+def test_a_healthy_job_ends_on_its_own_and_the_cli_leaves_nothing_running(
+    advisor, rank_start: str
+) -> None:
+    # The job's agents exit on their own while the run writes its rules and report; the CLI
+    # waits for them before it exits (never a SIGTERM to a healthy job's agent).
+    res = advisor([*SMOKE_ONLY, f"launcher.rank_start={rank_start}"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stage("smoke")["status"] == "ok"
+    assert _no_workers_left(res.run_dir)
+    (log,) = (res.run_dir / "logs" / "smoke").glob("node*.log")
+    assert "death signal" not in log.read_text(), log.read_text()[-2000:]
+
+
+@RANK_STARTS
 def test_rank_sleeping_past_deadline_is_stopped_and_named(advisor, rank_start: str) -> None:
     # start-up included, as the hung smoke stages of tests/test_flight.py (whose 4 ranks start
     # within about 5 s on the 2-core host)
