@@ -7,6 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,48 @@ LONGEST_FIRST = (
 collected first: xdist (--dist loadfile --no-loadscope-reorder, pyproject.toml) then hands them
 out first, and the many short modules fill in, so that no long module starts last while the
 other worker has nothing left to do."""
+
+
+ALONE_DIR_ENV = "PYTEST_XDIST_TESTRUNUID"
+"""xdist gives every worker of one test run the same id: the run's lock files are named by it."""
+
+
+@contextmanager
+def _turn(lock_dir: Path, *, alone: bool) -> Iterator[None]:
+    """Hold the room shared (any test) or alone (a ``@pytest.mark.alone`` test) for a test.
+
+    Two locks: a test passes the turnstile to enter, and one waiting to be alone keeps the
+    turnstile while the others leave, so tests arriving after it wait instead of overtaking it
+    (flock(2) alone would let shared holders keep it waiting)."""
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / "turnstile", "w") as gate, open(lock_dir / "room", "w") as room:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            if not alone:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
+            if alone:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """With xdist (the README's ``-n 2``), a test marked ``alone`` runs with no other test of
+    the run beside it, set-up (module fixtures included) and teardown too: it measures rates or
+    holds a deadline to a few seconds, which another worker's jobs on a 2-core host would
+    stretch. Serially there is nothing to wait for."""
+    run_id = os.environ.get(ALONE_DIR_ENV)
+    if not run_id or not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    lock_dir = Path(tempfile.gettempdir()) / f"advisor-tests-{run_id}"
+    with _turn(lock_dir, alone=item.get_closest_marker("alone") is not None):
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -15,7 +15,8 @@ import pytest
 from tests.isolate_drills import Drill, run_drills
 from tests.lab import lab_leak_check, requires_lab
 
-pytestmark = [pytest.mark.root, requires_lab]
+# alone: each drill tells a tenth-rate link from healthy pairs by measured rates
+pytestmark = [pytest.mark.root, requires_lab, pytest.mark.alone]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -285,6 +285,7 @@ def test_link_down_mid_stage(make_lab, tmp_path: Path) -> None:
     assert lab.address(1) in conn["reason"]
 
 
+@pytest.mark.alone  # rates measured against the shaped 400 and 100 Mbit/s
 def test_degraded_link_is_named(make_lab, tmp_path: Path) -> None:
     """Four one-rank nodes, node 3 at a quarter of the others' rate: the pairs through node 3
     measure about a quarter of a healthy pair, and the topology probe names exactly those links,

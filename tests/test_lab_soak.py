@@ -16,7 +16,8 @@ from advisor.lab import Lab
 from tests.lab import lab_leak_check, make_lab, requires_lab, run_in_lab, when_step
 from tests.test_lab_runs import only
 
-pytestmark = [pytest.mark.root, requires_lab]
+# alone: the soak tells a flap or a stall from the iteration times it measures
+pytestmark = [pytest.mark.root, requires_lab, pytest.mark.alone]
 
 DURATION_S = 24.0
 DOWN_S = 3.0
