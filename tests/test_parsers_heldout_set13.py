@@ -39,7 +39,7 @@ def test_terminating_for_a_watchdog_hang_is_a_hang_of_its_rank_and_group() -> No
         "watchdog_hang",
         1,
         2,
-        "17",
+        "17 (INTRA_DISTRIBUTED_OPTIMIZER_INSTANCE_GROUP)",  # torch's "PG GUID 17(desc)"
         "NCCL",
     )
     assert "INTRA_DISTRIBUTED_OPTIMIZER_INSTANCE_GROUP" in ev.message

@@ -1,8 +1,10 @@
-"""Outputs the thirty-eighth and thirty-ninth held-out evaluations misread that this round reads:
+"""Outputs the thirty-eighth to forty-first held-out evaluations misread that this round reads:
 an output quoted in Markdown (``>`` before every line: npu-smi, rccl-tests); a terminal's colour
 codes and carriage returns copied as caret text (``^[[1;36m``, ``^M``) around a vLLM worker's
 prefix; a rank table annotated with ``#`` comments; the node pdsh puts before each line of a
-DeepSpeed run; and a nccl-tests list of ranks that is not known to be whole (no shape from it).
+DeepSpeed run; a nccl-tests list of ranks that is not known to be whole (no shape from it);
+vLLM's own NCCL binding's error, on the host its NCCL WARN line names; a process group's
+description in torch's log prefix; an NCCL WARN line whose host NCCL printed empty.
 
 Samples: ``tests/data/evidence_heldout_22/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -48,7 +50,7 @@ def test_a_list_of_ranks_the_copy_ends_in_states_no_shape() -> None:
     # followed, so the import states no cluster shape (it keeps what the lines name)
     ev = load_paths([HELDOUT / "nccl_tests_rank_list_only.log"])
     (bench,) = ev.benchmarks
-    assert (bench["ranks"], bench["hosts"], bench["ranks_listed"]) == (16, ["gpu0", "gpu1"], False)
+    assert (bench["ranks"], bench["hosts"], bench["ranks_listed"]) == (16, ["gpu1", "gpu0"], False)
     assert ev.shapes == []
 
 
@@ -101,3 +103,49 @@ def test_pdsh_prefixes_are_taken_off_only_where_they_name_a_node() -> None:
         "RuntimeError: x",
     ):
         assert strip_launcher_prefix(line) == (line, None)
+
+
+def test_a_binding_s_nccl_error_is_a_failed_call_on_the_host_its_warn_line_names() -> None:
+    # vLLM's (and SGLang's) own NCCL binding raises RuntimeError(f"NCCL error: {text}") with
+    # NCCL's ncclGetErrorString text, no file and no version (pynccl_wrapper.py NCCL_CHECK); the
+    # file's one NCCL WARN line names the host both were printed on (set 41)
+    ev = load_paths([HELDOUT / "nccl_warn_then_pynccl_error.log"])
+    assert ev.files[0].status == "read", ev.files[0]
+    warn, call = ev.failures
+    assert (warn["kind"], warn["host"], warn["pid"], warn["remote_ip"], warn["port"]) == (
+        "nccl_warning", "jnlh102072", 8969, "10.37.12.78", 46417,
+    )  # fmt: skip
+    assert (call["kind"], call["line"], call["code"], call["code_name"], call["host"]) == (
+        "nccl_call_failure", 3, "2", "ncclSystemError", "jnlh102072",
+    )  # fmt: skip
+
+
+def test_a_binding_s_nccl_error_alone_is_found_and_names_the_call_of_its_frame() -> None:
+    # nothing else in the file: the binding's RuntimeError is what makes it a failure log, and
+    # the traceback frame above it names the NCCL call that failed
+    ev = load_paths([HELDOUT / "pynccl_init_system_error.log"])
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["log"]), ev.files[0]
+    (call,) = ev.failures
+    assert (call["kind"], call["call"], call["code_name"], call["line"]) == (
+        "nccl_call_failure", "ncclCommInitRank", "ncclSystemError", 10,
+    )  # fmt: skip
+
+
+def test_a_process_group_s_description_is_part_of_the_group_a_watchdog_names() -> None:
+    # torch names a described group "[PG ID 2 PG GUID 5(mesh_ulysses) Rank 2]" (set 40)
+    ev = load_paths([HELDOUT / "watchdog_group_description.log"])
+    (timeout,) = ev.failures
+    assert (timeout["kind"], timeout["rank"], timeout["op"], timeout["seq"]) == (
+        "watchdog_timeout", 2, "all_to_all", 472025,
+    )  # fmt: skip
+    assert timeout["group"] == "2 (mesh_ulysses)"
+
+
+def test_an_nccl_warn_line_whose_host_is_empty_keeps_its_pid_and_device() -> None:
+    # ":166:1226 [0] misc/socket.cc:484 NCCL WARN ...": NCCL found no host name (set 40)
+    ev = load_paths([HELDOUT / "nccl_warn_empty_host.log"])
+    (warn,) = ev.failures
+    assert (warn["kind"], warn["host"], warn["pid"], warn["device"], warn["line"]) == (
+        "nccl_warning", None, 166, 0, 9,
+    )  # fmt: skip
+    assert warn["message"].startswith("socketFinalizeAccept: wrong magic")

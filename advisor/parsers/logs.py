@@ -225,7 +225,19 @@ _GARBLED_WORK_RE = re.compile(
 )
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
 _OPEN_WORK_RE = re.compile(r"Work[NH]CCL\([^)]*$")
-_PG_RE = re.compile(r"\[PG (?:ID )?(\S+)")
+# torch's log prefix of a process group (ProcessGroupNCCL::createLogPrefix): "[PG ID 2 PG GUID
+# 5(mesh_ulysses) Rank 2] ", the description in brackets only when the group was given one; older
+# torch "[PG 2 Rank 2]"
+_PG_RE = re.compile(r"\[PG (?:ID )?(\S+)(?: PG GUID [^\s(]+\((?P<desc>[^)]*)\))?")
+
+
+def _pg(m: re.Match[str] | None) -> str | None:
+    """The group a log prefix names: its id, with its description when torch printed one."""
+    if m is None:
+        return None
+    return f"{m.group(1)} ({m.group('desc')})" if m.group("desc") else m.group(1)
+
+
 # torch 2.5-2.6 print "last enqueued NCCL work: N, last completed NCCL work: M"; later torch
 # (ProcessGroupNCCL.cpp's watchdog: "failure detected by watchdog at work sequence id: S PG status:
 # last enqueued work: N, last completed work: M") drops the library name. -1: none yet.
@@ -1204,8 +1216,11 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 
 
 # the prefix at a line's start or after a launcher's tag, not glued to other output ("NCCL
-# version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22")
-_NCCL_DEBUG_HOST_RE = re.compile(r"(?:^|[\s|\]>])(?P<host>[\w.-]+) ?:\d+:\d+ \[\d+\] NCCL ")
+# version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
+# line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
+_NCCL_DEBUG_HOST_RE = re.compile(
+    r"(?:^|[\s|\]>])(?P<host>[\w.-]+) ?:\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL "
+)
 
 
 def _nccl_comm_ranks(
@@ -1279,8 +1294,10 @@ def _nccl_net_errors(
 # by default (NCCL_DEBUG_TIMESTAMP_LEVELS=WARN, NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] ", NCCL's env
 # docs): "[2026-01-02 10:24:27] host:pid:tid [2] ...", so the prefix is found wherever it starts.
 _NCCL_WARN_RE = re.compile(
-    r"(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN "
-    r"(?P<text>.+)$"
+    r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] .+?:\d+ "
+    r"(?:\(\w+\) )?NCCL WARN (?P<text>.+)$"
+    # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
+    r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
 )
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text"
 _NCCL_WARN_BARE_RE = re.compile(r"\S+:\d+ (?:\(\w+\) )?NCCL WARN (?P<text>.+)$")
@@ -1308,8 +1325,10 @@ def _nccl_warnings(
         if not (m := _NCCL_WARN_RE.search(line) or _NCCL_WARN_BARE_RE.search(line)):
             continue
         found = m.groupdict()
+        if found.get("pid2"):  # the prefix without a host
+            found.update(pid=found["pid2"], dev=found["dev2"], text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
-        text = m.group("text").strip()
+        text = str(found["text"]).strip()
         key = (pid, re.sub(r"0x[0-9a-f]+", "", text)[:80])
         if key in seen:
             continue
@@ -1370,7 +1389,16 @@ _NCCL_CALL_RE = re.compile(
     # network error, NCCL version 2.22.3"
     r"|found async exception when checking for NCCL errors: NCCL error: (?P<what3>.+?)"
     r"(?:, NCCL [Vv]ersion [\w.+-]+)?\s*$"
+    # vLLM's and SGLang's own NCCL binding (pynccl_wrapper.py NCCL_CHECK) raises
+    # RuntimeError(f"NCCL error: {ncclGetErrorString(result)}"): no file, no version
+    r"|RuntimeError: NCCL error: (?P<what4>(?:unhandled|internal error|invalid|remote process"
+    r"|NCCL operation in progress).*?)\s*$"
 )
+_NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
+"""A traceback frame inside an NCCL binding's call (``File "...pynccl_wrapper.py", line 277,
+in ncclCommInitRank``): the call a binding's failure came from."""
+NCCL_FRAME_LINES = 4
+"""How far above a binding's ``NCCL error:`` its frame naming the NCCL call may stand."""
 # ncclResult_t (nccl.h) and the text ncclGetErrorString gives each
 NCCL_RESULTS: tuple[tuple[str, int, str], ...] = (
     ("unhandled cuda error", 1, "ncclUnhandledCudaError"),
@@ -1392,7 +1420,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if ("NCCL e" not in line and "NCCL f" not in line) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         where = m.group("where") or m.group("where2")
-        what = (m.group("what") or m.group("what2") or m.group("what3")).strip()
+        what = (m.group("what") or m.group("what2") or m.group("what3") or m.group("what4")).strip()
         rank = tagged
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
@@ -1409,6 +1437,12 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             library="NCCL",
             call=where or ("checkForNCCLErrors" if m.group("what3") else None),
         )
+        if m.group("what4"):
+            frames = lines[max(0, index - NCCL_FRAME_LINES) : index]
+            ev.call = next(
+                (f.group(1) for _, up, _ in reversed(frames) if (f := _NCCL_FRAME_RE.search(up))),
+                None,
+            )
         for text, number, name in NCCL_RESULTS:
             if what.startswith(text):
                 ev.code, ev.code_name = str(number), name
@@ -2051,8 +2085,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # a launcher's tag ([rank15]:) is the global rank; the record's own "[Rank 1]" is
             # the rank in its process group (the same only in the default group)
             rank = int(rank_m.group(1) or rank_m.group(2))
-        pg_m = _PG_RE.search(line)
-        pg = pg_m.group(1) if pg_m else None
+        pg = _pg(_PG_RE.search(line))
         if lm := _LAST_RE.search(line):
             last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
             if rank is not None and (dm := _DETECTED_RE.search(line)):
@@ -2204,7 +2237,7 @@ def _watchdog_hang(
     if (seen := hung.get(rank)) is not None:
         seen.timeout_ms = seen.timeout_ms or timeout_ms
         return
-    pg = _PG_RE.search(line)
+    pg = _pg(_PG_RE.search(line))
     hung[rank] = LogEvent(
         kind="watchdog_hang",
         line=no,
@@ -2212,7 +2245,7 @@ def _watchdog_hang(
         rank=rank,
         timeout_ms=timeout_ms,
         library=lib,
-        group=pg.group(1) if pg else None,
+        group=pg,
     )
     report.events.append(hung[rank])
 

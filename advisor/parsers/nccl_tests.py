@@ -251,7 +251,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     warnings: list[ParseWarning] = []
     devices: dict[int, str] = {}
     last_device_line = 0
-    info_hosts: set[str] = set()  # from NCCL's "host:pid:tid [dev] NCCL INFO" debug prefix
+    info_hosts: dict[str, None] = {}  # from NCCL's "host:pid:tid [dev] NCCL INFO" prefix, in order
     nranks: int | None = None
     algorithm = "default"
     columns: list[str] = []
@@ -277,7 +277,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             last_device_line = no
             continue
         if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
-            info_hosts.add(m_info.group(1))  # its "nranks N" is read below
+            info_hosts.setdefault(m_info.group(1), None)  # its "nranks N" is read below
         if (m_np := _NP_RE.search(stripped)) and nranks is None:
             nranks = int(m_np.group(1))
         m_nr = _NRANKS_RE.search(stripped)
@@ -420,7 +420,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         ranks=ranks,
         # the "# Rank N ... on HOST" lines name the hosts; a copy without them may still hold
         # NCCL's own debug lines, whose prefix is the host of the process that printed them
-        hosts=sorted(set(devices.values()) or info_hosts),
+        # in rank order (the host of rank 0 first: node 0 of the shape), else as first printed
+        hosts=list(dict.fromkeys(devices[r] for r in sorted(devices)) or info_hosts),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
         ranks_listed=bool(devices)
