@@ -291,6 +291,7 @@ class _Job:
         timed_out = not done and not failed and not left and time.monotonic() >= end
         if self.entry is not None:
             self.stop()
+            ended = time.time()
             sf.status, sf.reason = external_status(
                 run.tag, run.deadline_s, self.agents.results(), timed_out
             )
@@ -307,10 +308,13 @@ class _Job:
                 )
                 if sf.flight.summary.startswith("flight recorder"):
                     sf.reason = f"{sf.reason}; {sf.flight.summary}"
-            return _finished(sf)
+            return _finished(sf, ended)
         if not done:
             self.await_dumps()
             self.stop()
+        # The stage ends with its job; reading its records and dumps after is the supervisor's
+        # own time (the first analysis in a run imports torch's analyzer: a second or more).
+        ended = time.time()
         own = self.records(run)
         dones = [r for r in own if r.step == "done"]
         if len({r.rank for r in dones}) >= world:
@@ -344,7 +348,7 @@ class _Job:
             sf.status = "failed"
             codes = {a.node: a.returncode for a in self.agents.results()}
             sf.reason = reason or f"{run.tag} failed: agent exit codes {codes}"
-        return _finished(sf)
+        return _finished(sf, ended)
 
     def request_dumps(self, run: StageRun) -> None:
         """Ask every rank of the job for its flight-recorder buffer (once per job)."""
@@ -392,6 +396,7 @@ def _show_progress(records: list[Record], shown_at: float) -> float:
     return latest.t_wall_s
 
 
-def _finished(sf: StageFacts) -> StageFacts:
-    sf.duration_s = time.time() - sf.started_at
+def _finished(sf: StageFacts, ended: float | None = None) -> StageFacts:
+    """``sf`` with its duration: to ``ended`` (when its job was stopped), else to now."""
+    sf.duration_s = (ended if ended is not None else time.time()) - sf.started_at
     return sf
