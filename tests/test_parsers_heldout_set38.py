@@ -1,10 +1,12 @@
-"""Outputs the thirty-eighth to forty-first held-out evaluations misread that this round reads:
+"""Outputs the thirty-eighth to forty-third held-out evaluations misread that this round reads:
 an output quoted in Markdown (``>`` before every line: npu-smi, rccl-tests); a terminal's colour
 codes and carriage returns copied as caret text (``^[[1;36m``, ``^M``) around a vLLM worker's
 prefix; a rank table annotated with ``#`` comments; the node pdsh puts before each line of a
 DeepSpeed run; a nccl-tests list of ranks that is not known to be whole (no shape from it);
 vLLM's own NCCL binding's error, on the host its NCCL WARN line names; a process group's
-description in torch's log prefix; an NCCL WARN line whose host NCCL printed empty.
+description in torch's log prefix; an NCCL WARN line whose host NCCL printed empty; HCCL's
+device-to-device (P2P) link time-out; torch's numbered ``NCCL Error N:``; a rank's own
+``Timeout at NCCL work`` line.
 
 Samples: ``tests/data/evidence_heldout_22/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 from advisor.evidence.load import load_paths
 from advisor.parsers import strip_launcher_prefix
 from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_22"
 
@@ -149,3 +152,42 @@ def test_an_nccl_warn_line_whose_host_is_empty_keeps_its_pid_and_device() -> Non
         "nccl_warning", None, 166, 0, 9,
     )  # fmt: skip
     assert warn["message"].startswith("socketFinalizeAccept: wrong magic")
+
+
+def test_a_p2p_link_between_two_devices_that_never_came_up_is_its_own_failure() -> None:
+    # after the socket wait, HCCL's device-to-device link timed out (set 42)
+    ev = load_paths([HELDOUT / "hccl_plog_p2p_timeout.log"])
+    link, p2p = ev.failures
+    assert (link["kind"], link["rank"], link["remote_rank"]) == ("hccl_link_timeout", 10, 8)
+    assert (p2p["kind"], p2p["line"], p2p["device"], p2p["pid"], p2p["timeout_ms"]) == (
+        "hccl_p2p_failure", 9, 2, 114654, 130000,
+    )  # fmt: skip
+    assert (p2p["code"], p2p["code_name"]) == ("16", "HCCL_E_DRV")
+    assert "remote physic id:1" in p2p["message"] and "dst devicePhyId[1]" in p2p["message"]
+    finding = builtin_findings({"evidence.failures": [p2p]}, "hccl")["evidence-hccl-p2p-failed"]
+    (item,) = [str(i) for i in finding.items]
+    assert item.startswith("Device 2 (pid 114654): ") and "(HCCL_E_DRV)" in item, item
+
+
+def test_torch_s_numbered_nccl_error_behind_a_quote_is_a_failed_call_of_its_rank() -> None:
+    # torch/csrc/cuda/nccl.cpp throw_nccl_error: "NCCL Error 2: unhandled system error" (set 43)
+    ev = load_paths([HELDOUT / "nccl_error_number_quoted.log"])
+    call = next(f for f in ev.failures if f["kind"] == "nccl_call_failure")
+    assert (call["rank"], call["code"], call["code_name"], call["line"]) == (
+        10, "2", "ncclSystemError", 7,
+    )  # fmt: skip
+
+
+def test_a_rank_s_own_timeout_at_work_line_gives_its_failure_the_work_and_progress() -> None:
+    # rank 2 printed no "Watchdog caught" line, only torch 2.5's "Timeout at NCCL work: 93201,
+    # last enqueued ...: 93201, last completed ...: 93200" and the notices (set 43)
+    ev = load_paths([HELDOUT / "watchdog_timeout_at_work.log"])
+    by_rank = {f["rank"]: f for f in ev.failures}
+    assert (by_rank[0]["kind"], by_rank[0]["seq"], by_rank[0]["last_completed"]) == (
+        "watchdog_timeout", 93202, 93201,
+    )  # fmt: skip
+    two = by_rank[2]
+    assert (two["kind"], two["seq"], two["last_enqueued"], two["last_completed"]) == (
+        "watchdog_failure", 93201, 93201, 93200,
+    )  # fmt: skip
+    assert two["group"] == "0 (default_pg)"

@@ -118,6 +118,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '"
         r"|found async exception when checking for NCCL errors: NCCL error: "
         r"|RuntimeError: NCCL error: (?:unhandled|internal error|invalid|remote process|NCCL op)"
+        r"|NCCL Error \d+: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "

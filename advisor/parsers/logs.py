@@ -250,6 +250,8 @@ _LAST_RE = re.compile(
 # work sequence id: N PG status: ..". Both are logged inside ``if (work.exception())`` (pytorch
 # ProcessGroupNCCL.cpp, watchdog handler / Watchdog::runLoop): this rank's own work N failed, not a
 # dump on a peer's signal (that one reads "Received a dump signal ... from rank N").
+_TIMEOUT_AT_RE = re.compile(r"\bTimeout at [NH]CCL work: (\d+)")
+"""torch 2.5+'s line of the work a rank's watchdog timed out (ProcessGroupNCCL.cpp)."""
 _DETECTED_RE = re.compile(
     r"(?:Exception \(either an error or timeout\)|failure) detected by watchdog at work"
     r"(?: sequence id)?: (?P<seq>\d+)"
@@ -323,8 +325,8 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, hccl_call_failure, hccl_transport_failure, unique_id_failure, nccl_net_error,
-    nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
+    """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
+    nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure,
     monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
@@ -409,6 +411,7 @@ def parse(text: str) -> LogReport:
     _hccl_stage_keywords(lines, report)
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
+    _p2p_failures(lines, report)
     _unique_id_failures(lines, report)
     comm_ranks, rank_hosts = _nccl_comm_ranks(lines)
     _nccl_net_errors(lines, report, comm_ranks)
@@ -1002,6 +1005,55 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         report.events.append(ev)
 
 
+# HCCL's point-to-point link between two devices of one server (HCCS or PCIe): its set-up waits
+# for the peer device and gives up after HCCL_CONNECT_TIMEOUT: "[Wait][P2PConnected]connected p2p
+# timeout, timeout:130 s. local logicDevid:2, remote physic id:1." (p2p_mgmt.cc), then "Wait Enable
+# P2P Failed, src devicePhyId[2], dst devicePhyId[1], ret[16]" (transport_manager.cc; the
+# HcclResult). Read from a plog of ascend-faultdiag's system tests (tests/data SOURCES.md).
+_P2P_TIMEOUT_RE = re.compile(
+    r"connected p2p timeout, timeout:(?P<timeout>\d+) s\. local logicDevid:(?P<dev>\d+), "
+    r"remote physic id:(?P<peer>\d+)"
+)
+_P2P_ENABLE_RE = re.compile(
+    r"Wait Enable P2P Failed, src devicePhyId\[(?P<dev>\d+)\], dst devicePhyId\[(?P<peer>\d+)\]"
+    r"(?:, ret\[(?P<ret>\d+)\])?"
+)
+
+
+def _p2p_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per pair of devices whose P2P link did not come up (the wait's time-out and
+    the transport's failure after it are the same pair)."""
+    by_pair: dict[tuple[int, int], LogEvent] = {}
+    for no, line, tagged in lines:
+        if "p2p timeout" not in line and "Enable P2P Failed" not in line:
+            continue
+        m = _P2P_TIMEOUT_RE.search(line) or _P2P_ENABLE_RE.search(line)
+        if m is None:
+            continue
+        pair = (int(m.group("dev")), int(m.group("peer")))
+        ev = by_pair.get(pair)
+        if ev is None:
+            ev = by_pair[pair] = LogEvent(
+                kind="hccl_p2p_failure",
+                line=no,
+                message=line.strip()[:400],
+                rank=tagged,
+                device=pair[0],
+                library="HCCL",
+            )
+            report.events.append(ev)
+        else:
+            ev.message = f"{ev.message} / {line.strip()}"[:400]
+        groups = m.groupdict()
+        if groups.get("timeout"):
+            ev.timeout_ms = int(groups["timeout"]) * 1000
+        if groups.get("ret"):
+            ev.code = groups["ret"]
+            ev.code_name = decode_result(int(groups["ret"]))[0]
+        if pid := _PLOG_PID_RE.match(line):
+            ev.pid = int(pid.group(1))
+
+
 # CANN 8.5's multi-level retrieval keywords (hicann/hccl docs, fault_diagnosis "HCCL Multi-Level
 # Retrieval Keywords" and "HCCL-Related Fault Codes"): an HCCL plog error line carries
 # "[<stage>][<category>]", e.g. "[TaskExecStage][Timeout][HOST]Task run failed, base information
@@ -1393,6 +1445,10 @@ _NCCL_CALL_RE = re.compile(
     # RuntimeError(f"NCCL error: {ncclGetErrorString(result)}"): no file, no version
     r"|RuntimeError: NCCL error: (?P<what4>(?:unhandled|internal error|invalid|remote process"
     r"|NCCL operation in progress).*?)\s*$"
+    # torch's own NCCL calls outside ProcessGroupNCCL's check (torch/csrc/cuda/nccl.cpp
+    # throw_nccl_error): "NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO ...)"
+    r"|NCCL Error \d+: (?P<what5>(?:unhandled|internal error|invalid|remote process"
+    r"|NCCL operation in progress).*?)\s*$"
 )
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
 """A traceback frame inside an NCCL binding's call (``File "...pynccl_wrapper.py", line 277,
@@ -1417,10 +1473,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
     seen: set[tuple[int | None, str | None, str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
-        if ("NCCL e" not in line and "NCCL f" not in line) or not (m := _NCCL_CALL_RE.search(line)):
+        if ("NCCL e" not in line and "NCCL E" not in line and "NCCL f" not in line) or not (
+            m := _NCCL_CALL_RE.search(line)
+        ):
             continue
         where = m.group("where") or m.group("where2")
-        what = (m.group("what") or m.group("what2") or m.group("what3") or m.group("what4")).strip()
+        found = (m.group(g) for g in ("what", "what2", "what3", "what4", "what5"))
+        what = next(w for w in found if w).strip()
         rank = tagged
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
@@ -2151,7 +2210,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 library="HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None,
             )
         )
-    _aborted(lines, aborted, reported, report)
+    _aborted(lines, aborted, reported, report, last)
     for (rank, pg), (no, enq, done) in last.items():
         if rank is not None and rank not in reported and by_key:
             reported.add(rank)
@@ -2177,8 +2236,12 @@ def _aborted(
     aborted: dict[int | None, tuple[int, int, str]],
     reported: set[int | None],
     report: LogReport,
+    last: dict[tuple[int | None, str | None], tuple[int, int, int]],
 ) -> None:
-    """A rank whose failed work was handled with no time-out line of its own kept: a failure.
+    """A rank whose failed work was handled with no time-out line of its own kept: a failure,
+    with the rank's own progress line where it printed one (torch 2.5+: "[PG ID 0 ... Rank 2]
+    Timeout at NCCL work: 93201, last enqueued NCCL work: 93201, last completed NCCL work:
+    93200": the work that timed out, and how far the rank had got).
 
     pytorch ProcessGroupNCCL.cpp ``WorkNCCL::handleException`` (torch_npu ProcessGroupHCCL.cpp
     ``WorkHCCL::handleException``) logs "Some NCCL (HCCL) operations have failed or timed out"
@@ -2187,6 +2250,7 @@ def _aborted(
     after it.
     """
     died = {e.rank for e in report.events if e.kind == "watchdog_exception"}
+    by_no = {no: text for no, text, _ in lines}
     for rank, (no, index, line) in aborted.items():
         if rank in reported or rank in died:
             continue  # its time-out, failure or watchdog death already says what failed
@@ -2196,15 +2260,19 @@ def _aborted(
             if "what():" in after:
                 message += " " + after.strip()
                 break
-        report.events.append(
-            LogEvent(
-                kind="watchdog_failure",
-                line=no,
-                message=message[:400],
-                rank=rank,
-                library="HCCL" if "HCCL operations" in line else "NCCL",
-            )
+        ev = LogEvent(
+            kind="watchdog_failure",
+            line=no,
+            message=message[:400],
+            rank=rank,
+            library="HCCL" if "HCCL operations" in line else "NCCL",
         )
+        progress = [(at, pg, enq, done) for (r, pg), (at, enq, done) in last.items() if r == rank]
+        if rank is not None and progress:
+            at, ev.group, ev.last_enqueued, ev.last_completed = max(progress)
+            if timeout_at := _TIMEOUT_AT_RE.search(by_no.get(at, "")):
+                ev.seq = int(timeout_at.group(1))
+        report.events.append(ev)
 
 
 def _watchdog_hang(
