@@ -1433,6 +1433,9 @@ MB_EXCEPTION_WINDOW_LINES = 3
 # version 2.18.1", then "ncclSystemError: ..." and "Last error:" with NCCL's last WARN on the next
 # line; nccl-tests' NCCLCHECK (src/common.h) "node01: Test NCCL failure common.cu:1158 'internal
 # error - ...'" (older: "NCCL failure common.cu:921 'unhandled system error'").
+_NCCL_ERROR_TEXT = r"(?:unhandled|internal error|invalid|remote process|NCCL operation in progress)"
+"""How every ncclGetErrorString text below starts (NCCL_RESULTS): a line that only says "NCCL
+error: <something else>" is not a failed NCCL call."""
 _NCCL_CALL_RE = re.compile(
     r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
     r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^']*)'"
@@ -1443,12 +1446,10 @@ _NCCL_CALL_RE = re.compile(
     r"(?:, NCCL [Vv]ersion [\w.+-]+)?\s*$"
     # vLLM's and SGLang's own NCCL binding (pynccl_wrapper.py NCCL_CHECK) raises
     # RuntimeError(f"NCCL error: {ncclGetErrorString(result)}"): no file, no version
-    r"|RuntimeError: NCCL error: (?P<what4>(?:unhandled|internal error|invalid|remote process"
-    r"|NCCL operation in progress).*?)\s*$"
+    rf"|RuntimeError: NCCL error: (?P<what4>{_NCCL_ERROR_TEXT}.*?)\s*$"
     # torch's own NCCL calls outside ProcessGroupNCCL's check (torch/csrc/cuda/nccl.cpp
     # throw_nccl_error): "NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO ...)"
-    r"|NCCL Error \d+: (?P<what5>(?:unhandled|internal error|invalid|remote process"
-    r"|NCCL operation in progress).*?)\s*$"
+    rf"|NCCL Error \d+: (?P<what5>{_NCCL_ERROR_TEXT}.*?)\s*$"
 )
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
 """A traceback frame inside an NCCL binding's call (``File "...pynccl_wrapper.py", line 277,
@@ -2250,7 +2251,6 @@ def _aborted(
     after it.
     """
     died = {e.rank for e in report.events if e.kind == "watchdog_exception"}
-    by_no = {no: text for no, text, _ in lines}
     for rank, (no, index, line) in aborted.items():
         if rank in reported or rank in died:
             continue  # its time-out, failure or watchdog death already says what failed
@@ -2270,7 +2270,8 @@ def _aborted(
         progress = [(at, pg, enq, done) for (r, pg), (at, enq, done) in last.items() if r == rank]
         if rank is not None and progress:
             at, ev.group, ev.last_enqueued, ev.last_completed = max(progress)
-            if timeout_at := _TIMEOUT_AT_RE.search(by_no.get(at, "")):
+            at_line = next((text for n, text, _ in lines if n == at), "")
+            if timeout_at := _TIMEOUT_AT_RE.search(at_line):
                 ev.seq = int(timeout_at.group(1))
         report.events.append(ev)
 

@@ -507,7 +507,8 @@ def load(cfg: RulesConfig) -> RuleSet:
     paths = [builtin_dir()] if cfg.builtin else []
     paths += [Path(d).expanduser() for d in cfg.dirs]
     try:
-        stamps = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in rule_files(paths))
+        stats = [(f, f.stat()) for f in rule_files(paths)]
+        stamps = tuple((str(f), st.st_mtime_ns, st.st_size) for f, st in stats)
     except (OSError, ConfigError):
         stamps = None  # load_paths names the problem
     key = (stamps, tuple(sorted(cfg.severity.items())), tuple(sorted(cfg.disabled)))
