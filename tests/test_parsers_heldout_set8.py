@@ -44,7 +44,9 @@ def test_merged_header_names_keep_the_affinity_columns_right() -> None:
     assert topo.cpu_affinity["GPU0"] == "0-31,64-95"
     assert topo.cpu_affinity["GPU7"] == "32-63,96-127"
     assert topo.numa_affinity["GPU4"] == "1"
-    # the six rows with one link cell too many are named; GPU2/3 ran two cells together
-    # instead and keep the header's count
-    spilled = [w.line for w in topo.warnings if "names run together" in w.message]
-    assert spilled == [3, 4, 7, 8, 9, 10]
+    # the header ran NIC2 and NIC3 together, and rows GPU2/3 and NIC0 two cells: each is split
+    # into its parts (said on its line), so every link sits under its own device
+    assert [w.line for w in topo.warnings if "run together" in w.message] == [2, 5, 6, 11]
+    assert (topo.links["GPU0"]["NIC2"], topo.links["GPU0"]["NIC3"]) == ("PXB", "NODE")
+    assert (topo.links["GPU2"]["NIC2"], topo.links["GPU2"]["NIC3"]) == ("NODE", "PXB")
+    assert (topo.links["GPU4"]["NIC8"], topo.links["NIC0"]["NIC3"]) == ("NODE", "NODE")

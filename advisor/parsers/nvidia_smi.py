@@ -28,6 +28,10 @@ __all__ = ["GpuTopology", "Topology", "parse_topo"]
 _DEVICE_RE = re.compile(r"^(?:GPU|NIC)\d+$")
 # the connection kinds of the matrix's legend (SOC: older drivers' name for SYS)
 _LINK_KIND_RE = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+)$")
+# cells a copy ran together (tabs lost between them): "NIC8NIC9" in the header, "NODEPXB" in a row
+_RUN_DEVICES_RE = re.compile(r"^(?:(?:GPU|NIC)\d+){2,}$")
+_RUN_KINDS_RE = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+){2,}$")
+_PART_RE = re.compile(r"(?:GPU|NIC)\d+|X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+")
 _HEADER_TOKEN_RE = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID|\S+")
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
@@ -69,6 +73,19 @@ def _is_header(tokens: list[str], line: str, next_tokens: list[str]) -> bool:
         # a lone "GPU0" that titles a block of other output is no header: no row follows it
         and next_tokens[:1] == tokens[:1]
     )
+
+
+def _split_run(tokens: list[str], run: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    """Tokens with each run-together one split into its parts, and the runs found."""
+    out: list[str] = []
+    runs: list[str] = []
+    for token in tokens:
+        if run.match(token):
+            runs.append(token)
+            out.extend(_PART_RE.findall(token))
+        else:
+            out.append(token)
+    return out, runs
 
 
 def _starts(line: str, tokens: list[str]) -> list[int]:
@@ -116,7 +133,15 @@ def parse_topo(text: str) -> GpuTopology:
         if not head_no and _is_header(tokens, line, next_tokens):
             head_no = no
             expanded = line.expandtabs(8)
-            columns = _HEADER_TOKEN_RE.findall(expanded)
+            columns, runs = _split_run(_HEADER_TOKEN_RE.findall(expanded), _RUN_DEVICES_RE)
+            if runs:
+                topo.warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"nvidia-smi header names run together ({', '.join(runs)}): "
+                        "read as separate columns",
+                    )
+                )
             # every column before the first affinity label is a device (``mlx4_0`` too)
             n_dev = next((i for i, c in enumerate(columns) if c in _AFFINITY_FIELDS), len(columns))
             dev_cols, labels = columns[:n_dev], columns[n_dev:]
@@ -129,6 +154,15 @@ def parse_topo(text: str) -> GpuTopology:
         if not head_no or not (_DEVICE_RE.match(tokens[0]) or tokens[0] in dev_cols):
             continue
         last_row_no = no
+        tokens, runs = _split_run(tokens, _RUN_KINDS_RE)
+        if runs:
+            topo.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"nvidia-smi row {tokens[0]} has link cells run together "
+                    f"({', '.join(runs)}): read as separate cells",
+                )
+            )
         name, cells = tokens[0], tokens[1:]
         if len(cells) < len(dev_cols):
             topo.warnings.append(
