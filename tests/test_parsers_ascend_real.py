@@ -202,6 +202,12 @@ def test_hccl_test_init_failure_names_the_hccl_result(tmp_path: Path) -> None:
     assert message.line == 2
     assert "7 = HCCL_E_UNAVAIL (resource unavailable)" in message.message
     assert facts.benchmarks == []  # no empty table is invented for a run that never measured
+    # the failure itself is evidence: read, as a failed HCCL call with its HcclResult
+    assert facts.files[0].status == "read"
+    (event,) = facts.failures
+    assert (event["kind"], event["line"], event["code"], event["code_name"]) == (
+        "hccl_call_failure", 2, "7", "HCCL_E_UNAVAIL",
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(

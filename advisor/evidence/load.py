@@ -107,7 +107,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
-        r"|HCCL function error: \w+\("
+        r"|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
+        r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
@@ -115,11 +116,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|NPU function error: call \w+ failed, error code is \d+"
-        r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '"
+        r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '|Failed, NCCL error \S+:\d+ '"
         r"|found async exception when checking for NCCL errors: NCCL error: "
         r"|RuntimeError: NCCL error: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|NCCL Error \d+: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
+        r"|failed to listen on any local network address\.\s*(?:port: \d+, )?useIpv6: "
+        r"|TCP client failed to connect/validate to host \S+:\d+ - (?:retrying|timed out) \(try="
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
         r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"
@@ -132,9 +135,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
-        r"|^\w+:\d+ NCCL WARN "
+        r"|^\w+:\d+ NCCL WARN |^\s*NCCL WARN \w"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
+        r"|srun: error: Job allocation \d+ has been revoked"
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
@@ -730,7 +734,26 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
 
 
 def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    parsed = hccl_test.parse(text)
+    try:
+        parsed = hccl_test.parse(text)
+    except hccl_test.HcclTestInitError as e:
+        # A run that failed creating its communicator measured nothing (no table is made up),
+        # but its failure is evidence: the failed call with its HcclResult, as a log's would be.
+        failure = e.failure
+        event = logs.LogEvent(
+            kind="hccl_call_failure",
+            line=failure.line,
+            message=failure.describe(),
+            code=str(failure.code),
+            code_name=None if failure.name == "unknown" else failure.name,
+            call=failure.call,
+            library="HCCL",
+        )
+        out.failures.append({"source": source, **to_plain(event)})
+        message = (
+            f"the run stopped at communicator init, before any result table: {failure.describe()}"
+        )
+        return [ParseWarning(line=failure.line, message=message, skipped=False)]
     m = hccl_test.BINARY_RE.search(name)
     if parsed.op == "unknown" and m:
         # named by its file (all_gather_test.log): compute busbw the log could not
@@ -936,8 +959,11 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 
 def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     report = logs.parse(text)
+    # an hccl_test run's init failure was read by its own format already
+    known = {(f["line"], f["kind"]) for f in out.failures if f["source"] == source}
     for ev in report.events:
-        out.failures.append({"source": source, **to_plain(ev)})
+        if (ev.line, ev.kind) not in known:
+            out.failures.append({"source": source, **to_plain(ev)})
     out.log_hosts.extend({"source": source, "host": host} for host in report.hosts)
     return list(report.unread)
 

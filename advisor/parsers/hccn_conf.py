@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 _LINE_RE = re.compile(r"^([a-z_]+?)_(\d+)\s*=\s*(\S*)\s*$")
+# the command that printed the file, kept by a copy with its prompt ("> cat /etc/hccn.conf",
+# "[root@node ~]# cat /etc/hccn.conf"): not a line of the file
+_COMMAND_RE = re.compile(
+    r"^(?:.*?[$#>]\s*)?(?:sudo\s+)?(?:cat|more|less|tail|head)\s+\S*hccn\.conf\b"
+)
 
 
 @dataclass(kw_only=True)
@@ -37,7 +42,7 @@ def parse(text: str) -> HccnConf:
     warnings: list[ParseWarning] = []
     for no, line, _ in numbered_lines(text):
         s = line.strip()
-        if not s or s.startswith("#"):
+        if not s or s.startswith("#") or _COMMAND_RE.match(s):
             continue
         m = _LINE_RE.match(s)
         if m is None:

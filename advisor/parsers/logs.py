@@ -877,6 +877,21 @@ _HCCL_CALL_RE = re.compile(
 _HCCL_CHECK_RE = re.compile(
     r"Check failed: \S+ == HCCL_SUCCESS \((?P<code>-?\d+) vs\. 0\)\s*(?P<what>.*?)\.?\s*$"
 )
+# HCCL's own plog names the failed call after its error number: "[ERROR] HCCL(36035,mindie_llm_
+# backend_connector):... [op_base.cc:974][36818][Init][CommRootInfoConfig]errNo[0x00000000050000
+# 02]HcclCommInitRootInfo failed." (hicann/hcomm src/pub_inc/log.h: module 5 = HCCL in bits 24-31,
+# the HcclResult in the low bits); a caller's own log prints the result it got back: "AllGather
+# HcclRunner:0 HcclCommInitRootInfo fail, error:2, rank:1, rankSize:4" (MindIE's ATB runner).
+_HCCL_ERRNO_CALL_RE = re.compile(
+    r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]\s*(?:\[[^\]]*\]\s*)*(?P<call>Hccl\w+) fail"
+    r"|\b(?P<call2>Hccl\w+) fail(?:ed)?, error:\s*(?P<code>-?\d+)"
+    r"(?:, rank:\s*(?P<rank>\d+))?(?:, rankSize:\s*(?P<size>\d+))?"
+    # CANN's operator layer in an error code's TraceBack: "Nnopbase fails to invoke the
+    # HcclAllocComResourceByTiling function of the hccl module. ret = 4, comm = 0xfffcc6ed27a0."
+    r"|fails to invoke the (?P<call3>Hccl\w+) function of the hccl module\. ret = (?P<code3>-?\d+)"
+)
+_HCCL_MODULE = 5
+"""The module number of HCCL in a plog's errNo (hicann/hcomm log.h)."""
 _TORCH_NPU_CODE_RE = re.compile(r"\b(ERR\d{5})\b")
 CALL_WINDOW_LINES = 2
 """How far after torch_npu's "HCCL function error" line its ERRnnnnn line may stand."""
@@ -896,7 +911,42 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
 
 
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    reported: dict[tuple[str, int], LogEvent] = {}  # (call, result) → its first event
     for index, (no, line, tagged) in enumerate(lines):
+        if "Hccl" in line and " fail" in line and (e := _HCCL_ERRNO_CALL_RE.search(line)):
+            if e.group("hex"):
+                value = int(e.group("hex"), 16)
+                if (value >> 24) & 0xFF != _HCCL_MODULE:
+                    continue  # another module's number: its low bits are no HcclResult
+                result, call = value & 0xFFFF, e.group("call")
+            elif e.group("call3"):
+                result, call = int(e.group("code3")), e.group("call3")
+            else:
+                result, call = int(e.group("code")), e.group("call2")
+            rank = int(e.group("rank")) if e.group("rank") else tagged
+            size = int(e.group("size")) if e.group("size") else None
+            if (call, result) in reported:
+                # the same failure told again by the caller (HCCL's plog, then its runner)
+                first = reported[(call, result)]
+                first.rank = first.rank if first.rank is not None else rank
+                first.rank_size = first.rank_size or size
+                continue
+            name, meaning = decode_result(result)
+            pid = _PLOG_PID_RE.match(line)
+            ev = LogEvent(
+                kind="hccl_call_failure",
+                line=no,
+                message=f"{call} returned {result} = {name} ({meaning})",
+                code=str(result),
+                code_name=name,
+                rank=rank,
+                rank_size=size,
+                call=call,
+                pid=int(pid.group(1)) if pid else None,
+            )
+            reported[(call, result)] = ev
+            report.events.append(ev)
+            continue
         if "HCCL_SUCCESS (" in line and (c := _HCCL_CHECK_RE.search(line)):
             result = int(c.group("code"))
             name, meaning = decode_result(result)
@@ -973,19 +1023,17 @@ def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         report.events.append(ev)
 
 
-TRANSPORT_CODE_WINDOW_LINES = 12
-"""How far after an error code a "Transport init error" line still belongs to its block."""
-
-
 def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """HCCL's "Transport init error! createLink para:..." lines that no error code's block read
-    (plogs print them with no code): one event per pair of ranks."""
-    coded = sorted(e.line for e in report.events if e.kind == "hccl_error")
-    seen: set[tuple[int, int]] = set()
+    """HCCL's "Transport init error! createLink para:..." lines (plogs print them with no code;
+    an error code's TraceBack lists one a peer): one event per pair of ranks, but the pair an
+    error code's event already names."""
+    seen: set[tuple[int, int]] = {
+        (e.rank, e.remote_rank)
+        for e in report.events
+        if e.kind == "hccl_error" and e.rank is not None and e.remote_rank is not None
+    }
     for no, line, _ in lines:
         if "Transport init error" not in line or not (link := _CREATE_LINK_RE.search(line)):
-            continue
-        if any(0 <= no - c <= TRANSPORT_CODE_WINDOW_LINES for c in coded):
             continue
         pair = (int(link.group("rank")), int(link.group("drank")))
         if pair in seen:
@@ -1351,8 +1399,9 @@ _NCCL_WARN_RE = re.compile(
     # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
     r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
 )
-# a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text"
-_NCCL_WARN_BARE_RE = re.compile(r"\S+:\d+ (?:\(\w+\) )?NCCL WARN (?P<text>.+)$")
+# a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
+# "NCCL WARN text" at the start of its line
+_NCCL_WARN_BARE_RE = re.compile(r"(?:\S+:\d+ (?:\(\w+\) )?|^\s*)NCCL WARN (?P<text>.+)$")
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
 # 10.44.137.149<52905>")
@@ -1439,6 +1488,10 @@ error: <something else>" is not a failed NCCL call."""
 _NCCL_CALL_RE = re.compile(
     r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
     r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^']*)'"
+    # the NCCLCHECK macro of NCCL's own examples, copied by many programs (TensorRT-LLM's NCCL
+    # plugins among them): printf("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__,
+    # ncclGetErrorString(r)); a result code NCCL does not know reads 'unknown result code'
+    r"|Failed, NCCL error (?P<where6>\S+:\d+) '(?P<what6>[^']+)'"
     # ProcessGroupNCCL's own check of a communicator (checkForNCCLErrors): "[Rank 4] found async
     # exception when checking for NCCL errors: NCCL error: remote process exited or there was a
     # network error, NCCL version 2.22.3"
@@ -1478,8 +1531,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             m := _NCCL_CALL_RE.search(line)
         ):
             continue
-        where = m.group("where") or m.group("where2")
-        found = (m.group(g) for g in ("what", "what2", "what3", "what4", "what5"))
+        where = m.group("where") or m.group("where2") or m.group("where6")
+        found = (m.group(g) for g in ("what", "what2", "what3", "what4", "what5", "what6"))
         what = next(w for w in found if w).strip()
         rank = tagged
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
@@ -1522,6 +1575,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
 _STORE_BIND_RE = re.compile(
     r"The server socket has failed to (?:bind to|listen on) (?P<addr>\[[^\]]*\]|[\w.-]+|\?UNKNOWN\?)"
     r"(?::(?P<port>\d+))? \(errno: (?P<errno>\d+) - (?P<why>[^)]+)\)"
+    # the libuv store backend (TCPStoreLibUvBackend.cpp, torch's default store from 2.4): "The
+    # server socket has failed to listen on any local network address. port: 2333, useIpv6: 0,
+    # code: -98, name: EADDRINUSE, message: address already in use" (earlier builds: no port);
+    # the code is libuv's, the negated errno
+    r"|The server socket has failed to listen on any local network address\.\s*"
+    r"(?:port: (?P<port2>\d+), )?useIpv6: \w+, code: -(?P<errno2>\d+), name: (?P<name>\w+), "
+    r"message: (?P<why2>.+?)\s*$"
 )
 
 
@@ -1535,7 +1595,11 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
     seen: set[tuple[int | None, str]] = set()
     first: LogEvent | None = None
     for no, line, tagged in lines:
-        if "listen on any local network address" in line and first is not None:
+        if (
+            "listen on any local network address" in line
+            and first is not None
+            and "code: -" not in line
+        ):
             # torch's verdict after trying each address: the store never started
             if "listen on any" not in first.message:
                 verdict = "The server socket has failed to listen on any local network address."
@@ -1543,11 +1607,15 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
             continue
         if "server socket has failed" not in line or not (m := _STORE_BIND_RE.search(line)):
             continue
-        key = (int(m.group("port")) if m.group("port") else None, m.group("why"))
-        if key in seen or (key[0] is None and any(why == key[1] for _, why in seen)):
+        port = m.group("port") or m.group("port2")
+        why = m.group("why") or m.group("why2")
+        key = (int(port) if port else None, why.lower())
+        if key in seen or (key[0] is None and any(w == key[1] for _, w in seen)):
             continue  # "?UNKNOWN?" (no port) is the other family's try at the same port
         seen.add(key)
-        addr = m.group("addr").strip("[]")
+        addr = (m.group("addr") or "::").strip("[]")
+        errno = m.group("errno") or m.group("errno2")
+        named = f" {m.group('name')}" if m.group("name") else ""
         ev = LogEvent(
             kind="store_bind_failure",
             line=no,
@@ -1555,7 +1623,7 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
             rank=tagged,
             port=key[0],
             ip=None if addr in _WILDCARD_ADDRESSES else addr,
-            exception_type=f"errno {m.group('errno')}: {m.group('why')}",
+            exception_type=f"errno {errno}{named}: {why}",
         )
         first = first or ev
         report.events.append(ev)
@@ -1596,13 +1664,26 @@ _STORE_CONNECT_RE = re.compile(
 )
 
 
+# The store client's own account of an attempt (TCPStore.cpp TCPClient::connect): a warning when
+# it will try again, "TCP client failed to connect/validate to host 127.0.0.1:48315 - retrying
+# (try=0, timeout=600000ms, delay=33924ms): <the socket's error>", an error when its time is up,
+# "... - timed out (try=1, timeout=600000ms): <the socket's error>".
+_TCP_CLIENT_RE = re.compile(
+    r"TCP client failed to connect/validate to host (?P<host>\S+?):(?P<port>\d+) - "
+    r"(?P<how>retrying|timed out) \(try=(?P<try>\d+), timeout=(?P<ms>\d+)ms[^)]*\)(?:: (?P<why>.+?))?\s*$"
+)
+
+
+_OPEN_STORE_RE = re.compile(r"while trying to connect to \([^)]*$")
+
+
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A rank's time-out waiting for the store (one per rank and store), and its failed connect
     attempts (one per store address and reason)."""
     waited: set[tuple[int | None, str, int | None]] = set()
     tried: set[tuple[str, int, str]] = set()
     rendezvous: set[str] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "Rendezvous" in line and (rz := _RENDEZVOUS_RE.search(line)):
             err = rz.group("err") or rz.group("err2")
             if err not in rendezvous:
@@ -1630,9 +1711,39 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                     )
                 )
             continue
+        if "TCP client failed" in line and (tc := _TCP_CLIENT_RE.search(line)):
+            host, store_port = tc.group("host").strip("[]"), int(tc.group("port"))
+            giving_up = tc.group("how") == "timed out"
+            attempt = (host, store_port, tc.group("why") or "")
+            if (tagged, host, store_port) in waited if giving_up else attempt in tried:
+                continue
+            if giving_up:
+                waited.add((tagged, host, store_port))
+            else:
+                tried.add(attempt)
+            ev = LogEvent(
+                kind="store_timeout" if giving_up else "store_connect_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                port=store_port,
+                timeout_ms=int(tc.group("ms")),
+                exception_type=f"{tc.group('how')} (try={tc.group('try')})",
+            )
+            if _IPV4_RE.fullmatch(host) or ":" in host:
+                ev.remote_ip = host
+            else:
+                ev.host = host
+            report.events.append(ev)
+            continue
         if "socket" not in line and "connect()" not in line:
             continue
+        if _OPEN_STORE_RE.search(line) and index + 1 < len(lines):
+            # wrapped at a fixed width inside its "(host, port)": the next line ends it
+            line = line.rstrip("\n") + lines[index + 1][1].lstrip()
         if "timed out" in line and (w := _STORE_WAIT_RE.search(line)):
+            if any("- retrying (try=" in nxt for _, nxt, _ in lines[index + 1 : index + 3]):
+                continue  # one attempt of several: the client's retry line that follows says so
             where = (w.group("ip") or w.group("host") or w.group("host3") or "").strip()
             port_text = w.group("port") or w.group("port2") or w.group("port3")
             port = int(port_text) if port_text else None
@@ -1754,6 +1865,10 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
 _SRUN_EXIT_RE = re.compile(
     r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+)(?:[-,][\d,-]*)?: Exited with exit code (?P<code>\d+)"
 )
+# srun whose allocation was taken back before any task ran (Slurm's allocate.c, error("Job
+# allocation %u has been revoked") when the job was killed while its nodes were readied; a failed
+# PrologSlurmctld is one cause, "srun: PrologSlurmctld failed, job killed")
+_SRUN_REVOKED_RE = re.compile(r"srun: error: Job allocation (?P<job>\d+) has been revoked")
 # DeepSpeed's launcher (launcher/launch.py, sigkill_handler): "[ERROR] [launch.py:325:
 # sigkill_handler] ['/opt/conda/bin/python', '-u', ..., '--local_rank=7', ...] exits with return
 # code = -6"
@@ -1821,7 +1936,20 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             report.events.append(ev)
 
     for index, (no, line, _) in enumerate(lines):
-        if "srun: error" in line and (m := _SRUN_EXIT_RE.search(line)):
+        if "has been revoked" in line and (rv := _SRUN_REVOKED_RE.search(line)):
+            before = [t for _, t, _ in lines[max(0, index - 3) : index]]
+            prolog = any("PrologSlurmctld failed" in t for t in before)
+            once(
+                ("srun-revoked", int(rv.group("job"))),
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    exception_type="srun: allocation revoked before any task ran"
+                    + (" (PrologSlurmctld failed)" if prolog else ""),
+                ),
+            )
+        elif "srun: error" in line and (m := _SRUN_EXIT_RE.search(line)):
             task = int(m.group("task"))
             once(
                 (m.group("host"), task),

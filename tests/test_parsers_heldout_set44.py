@@ -1,0 +1,157 @@
+"""Outputs the forty-fourth to forty-seventh held-out evaluations misread that this round reads:
+an ``nvidia-smi topo -m`` whose copy ran cells together (``NIC8NIC9``, ``NODEPXB``); every failed
+link of an HCCL error code's TraceBack; the c10d store client's own retry line and the libuv
+store's ``EADDRINUSE``; a store time-out wrapped inside its ``(host, port)``; the NCCLCHECK of
+NCCL's examples (``Failed, NCCL error FILE:LINE 'text'``); an ``NCCL WARN`` line that lost its
+prefix; an HCCL call named in a TraceBack or after a plog's ``errNo``; an hccl_test run that
+stopped at communicator init as a failure; the ``cat`` line before an hccn.conf; srun's revoked
+allocation.
+
+Samples: ``tests/data/evidence_heldout_23/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.evidence.load import load_paths
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_23"
+
+
+def _failures(name: str) -> list[dict[str, Any]]:
+    ev = load_paths([HELDOUT / name])
+    assert ev.files[0].status == "read", ev.files[0]
+    return ev.failures
+
+
+def test_cells_a_copy_ran_together_are_split_and_each_link_sits_under_its_device() -> None:
+    ev = load_paths([HELDOUT / "nvidia_smi_topo_dgx_tabs_glued_nic_cells.txt"])
+    report = ev.files[0]
+    # split by guess (the tabs between them were lost): said on each line, so partial
+    assert report.status == "partial"
+    assert [m.line for m in report.messages] == [3, 8, 9, 10, 11]
+    assert "NIC8NIC9" in report.messages[0].message
+    (topo,) = ev.topologies
+    assert topo["kinds"] == ["NODE", "NV18", "PXB", "SYS"]  # no "NODENODE" kind
+    gpu4 = topo["links"]["GPU4"]
+    assert (gpu4["NIC6"], gpu4["NIC7"], gpu4["NIC8"], gpu4["NIC11"]) == (
+        "PXB",
+        "NODE",
+        "NODE",
+        "NODE",
+    )
+    gpu5 = topo["links"]["GPU5"]
+    assert (gpu5["NIC8"], gpu5["NIC9"], gpu5["NIC10"]) == ("NODE", "PXB", "NODE")
+    assert (topo["cpu_affinity"]["GPU7"], topo["numa_affinity"]["GPU7"]) == ("56-111,168-223", "1")
+
+
+def test_every_failed_link_of_an_error_codes_traceback_is_listed() -> None:
+    code, *links = _failures("hccl_ei0007_qp_alloc_transport_init.log")
+    assert (code["code"], code["code_name"], code["pid"]) == ("EI0007", "Allocation_Failure", 9288)
+    assert (code["rank"], code["remote_rank"]) == (15, 1)  # the first link is the code's own
+    assert [(e["kind"], e["rank"], e["remote_rank"], e["line"]) for e in links] == [
+        ("hccl_transport_failure", 15, 0, 5),
+        ("hccl_transport_failure", 15, 2, 6),
+        ("hccl_transport_failure", 15, 3, 7),
+    ]
+    assert {(e["ip"], e["remote_ip"]) for e in links} == {("135.173.74.4", "135.173.74.3")}
+
+
+def test_the_store_clients_retry_line_is_a_failed_attempt_not_its_time_out() -> None:
+    (attempt,) = _failures("store_tcp_client_retry_sglang_slurm.log")
+    assert (attempt["kind"], attempt["host"], attempt["port"], attempt["timeout_ms"]) == (
+        "store_connect_failure", "sws-8h100grid-05", 8000, 600000,
+    )  # fmt: skip
+    assert attempt["exception_type"] == "retrying (try=0)"
+
+
+def test_the_libuv_stores_eaddrinuse_is_a_bind_failure() -> None:
+    (bind,) = _failures("store_bind_eaddrinuse_vllm.log")
+    assert (bind["kind"], bind["line"], bind["port"]) == ("store_bind_failure", 3, None)
+    assert bind["exception_type"] == "errno 98 EADDRINUSE: address already in use"
+
+
+def test_a_store_time_out_wrapped_inside_its_host_and_port_is_joined() -> None:
+    store, watchdog = _failures("openrlhf_client_socket_timeout_wrapped.log")
+    assert (store["kind"], store["remote_ip"], store["port"], store["timeout_ms"]) == (
+        "store_timeout", "172.17.0.2", 44737, 1800000,
+    )  # fmt: skip
+    assert (watchdog["rank"], watchdog["seq"], watchdog["host"]) == (3, 3856, "10.0.1.75")
+
+
+def test_the_nccl_examples_ncclcheck_is_a_failed_call_on_the_files_one_host() -> None:
+    first, failed, second = _failures("nccl_warn_trtllm_allreduce_plugin.log")
+    assert (first["kind"], first["device"], first["pid"]) == ("nccl_warning", 2, 390729)
+    assert first["message"].startswith("Attempt to use communicator before")
+    assert (failed["kind"], failed["line"], failed["host"]) == (
+        "nccl_call_failure", 4, "instance-12463",
+    )  # fmt: skip
+    assert failed["call"].endswith("allreducePlugin.cpp:183")
+    assert failed["code"] is None  # 'unknown result code': no ncclResult_t to name
+    assert (second["line"], second["pid"]) == (10, 390727)
+
+
+def test_an_nccl_warn_line_that_lost_its_prefix_is_still_a_warning() -> None:
+    warn, call = _failures("trl_duplicate_gpu_invalid_usage.log")
+    assert (warn["kind"], warn["line"]) == ("nccl_warning", 1)
+    assert warn["message"] == "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 40"
+    assert (call["kind"], call["code_name"]) == ("nccl_call_failure", "ncclInvalidUsage")
+
+
+def test_the_hccl_call_in_an_error_codes_traceback_is_named() -> None:
+    code, call = _failures("hccl_ei0006_code_name_nnopbase.log")
+    assert (code["code"], code["code_name"], code["pid"]) == ("EI0006", "Get_Socket_Timeout", 749)
+    assert (call["kind"], call["call"], call["code"], call["code_name"], call["line"]) == (
+        "hccl_call_failure", "HcclAllocComResourceByTiling", "4", "HCCL_E_INTERNAL", 4,
+    )  # fmt: skip
+
+
+def test_a_plogs_errno_and_the_callers_report_are_one_failed_call() -> None:
+    (call,) = _failures("mindie_hccl_plog_atb_runner.log")
+    assert (call["kind"], call["call"], call["pid"], call["line"]) == (
+        "hccl_call_failure", "HcclCommInitRootInfo", 36035, 1,
+    )  # fmt: skip
+    assert call["message"] == "HcclCommInitRootInfo returned 2 = HCCL_E_PTR (empty pointer)"
+    # errNo 0x05000002: module 5 (HCCL), HcclResult 2; the runner's line gives rank and size
+    assert (call["code"], call["code_name"], call["rank"], call["rank_size"]) == (
+        "2", "HCCL_E_PTR", 1, 4,
+    )  # fmt: skip
+
+
+def test_an_hccl_test_run_stopped_at_init_is_read_as_its_failed_call() -> None:
+    ev = load_paths([HELDOUT / "hccl_test_init_retcode7_repeated.log"])
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["hccl_test"])
+    assert ev.benchmarks == []  # it measured nothing
+    (call,) = ev.failures  # told four times, one failure
+    assert (call["kind"], call["code"], call["code_name"], call["line"]) == (
+        "hccl_call_failure", "7", "HCCL_E_UNAVAIL", 2,
+    )  # fmt: skip
+    items = [
+        str(i)
+        for f in builtin_findings({"evidence.failures": ev.failures}).values()
+        for i in f.items
+    ]
+    assert any("HCCL_E_UNAVAIL" in item for item in items), items
+
+
+def test_the_command_line_before_an_hccn_conf_is_no_line_of_it() -> None:
+    ev = load_paths([HELDOUT / "hccn_conf_cat_prompt.conf"])
+    assert (ev.files[0].status, ev.files[0].messages) == ("read", [])
+    assert [d["address"] for d in ev.hccn_conf] == [f"10.20.11.{n}" for n in range(11, 19)]
+
+
+def test_srun_revoking_an_allocation_is_a_launcher_failure_with_its_cause() -> None:
+    ev = load_paths([HELDOUT / "srun_prolog_failed_allocation_revoked.log"])
+    (exit_,) = ev.failures
+    assert (exit_["kind"], exit_["line"], exit_["exit_code"]) == ("launcher_exit", 4, None)
+    assert exit_["exception_type"] == (
+        "srun: allocation revoked before any task ran (PrologSlurmctld failed)"
+    )
+    finding = builtin_findings({"evidence.failures": ev.failures}, "nccl")["evidence-launcher-exit"]
+    assert [str(i) for i in finding.items] == [
+        "srun: allocation revoked before any task ran (PrologSlurmctld failed) "
+        f"({exit_['source']}, line 4)"
+    ]
