@@ -5,7 +5,10 @@ store's ``EADDRINUSE``; a store time-out wrapped inside its ``(host, port)``; th
 NCCL's examples (``Failed, NCCL error FILE:LINE 'text'``); an ``NCCL WARN`` line that lost its
 prefix; an HCCL call named in a TraceBack or after a plog's ``errNo``; an hccl_test run that
 stopped at communicator init as a failure; the ``cat`` line before an hccn.conf; srun's revoked
-allocation.
+allocation (sets 44-47); HCCL's RDMA error completions and its older exchanger's socket time-out,
+torch_npu's dispatch time-out, watchdog records wrapped around their rank or figures, a caller
+naming the NCCL call it checked, Paddle's failed runtime call, CANN's EL0004 out-of-memory, a
+store error and an elastic summary entry a page broke apart (sets 48-51).
 
 Samples: ``tests/data/evidence_heldout_23/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -114,7 +117,7 @@ def test_a_plogs_errno_and_the_callers_report_are_one_failed_call() -> None:
     assert (call["kind"], call["call"], call["pid"], call["line"]) == (
         "hccl_call_failure", "HcclCommInitRootInfo", 36035, 1,
     )  # fmt: skip
-    assert call["message"] == "HcclCommInitRootInfo returned 2 = HCCL_E_PTR (empty pointer)"
+    assert call["message"].endswith("HcclCommInitRootInfo failed. (2 = HCCL_E_PTR: empty pointer)")
     # errNo 0x05000002: module 5 (HCCL), HcclResult 2; the runner's line gives rank and size
     assert (call["code"], call["code_name"], call["rank"], call["rank_size"]) == (
         "2", "HCCL_E_PTR", 1, 4,
@@ -155,3 +158,78 @@ def test_srun_revoking_an_allocation_is_a_launcher_failure_with_its_cause() -> N
         "srun: allocation revoked before any task ran (PrologSlurmctld failed) "
         f"({exit_['source']}, line 4)"
     ]
+
+
+def test_hccls_rdma_error_completion_is_named_with_the_process_rank_and_peer() -> None:
+    (cqe,) = _failures("hccl_plog_heartbeat_cqe_err_rank76.log")
+    assert (cqe["kind"], cqe["code"], cqe["code_name"], cqe["remote_ip"]) == (
+        "hccl_cqe_error", "12", "IBV_WC_RETRY_EXC_ERR", "192.1.95.102",
+    )  # fmt: skip
+    # the rank, communicator size, device and address of the process's own "hcom init" line
+    assert (cqe["rank"], cqe["rank_size"], cqe["device"], cqe["ip"], cqe["pid"]) == (
+        76, 128, 4, "192.168.102.141", 12337,
+    )  # fmt: skip
+    finding = builtin_findings({"evidence.failures": [cqe]})["evidence-hccl-cqe-error"]
+    (item,) = [str(i) for i in finding.items]
+    assert item.startswith("Rank 76 (device 4, 192.168.102.141): error completion status 12")
+
+
+def test_the_older_exchangers_socket_time_out_is_a_link_wait_of_its_rank() -> None:
+    (wait,) = _failures("hccl_plog_exchanger_client_socket_timeout_rank4.log")
+    assert (wait["kind"], wait["rank"], wait["device"], wait["line"]) == (
+        "hccl_link_timeout", 4, 4, 2,
+    )  # fmt: skip
+    assert wait["remote_rank"] is None  # the plog names no peer
+
+
+def test_torch_npus_dispatch_time_out_is_a_time_out_of_its_work() -> None:
+    (work,) = _failures("torch_npu_plog_reduce_scatter_dispatch_timeout.log")
+    assert (work["kind"], work["op"], work["seq"], work["device"], work["pid"]) == (
+        "watchdog_timeout", "reduce_scatter", 32716847, 3, 1365,
+    )  # fmt: skip
+    assert (work["library"], work["exception_type"]) == ("HCCL", "dispatch timeout")
+
+
+def test_watchdog_records_wrapped_around_their_rank_and_their_figures_are_joined() -> None:
+    first, second = _failures("nanotron_watchdog_default_prefix_wrapped.log")
+    # rank 2's record wrapped after "Watchdog caught " (behind a progress bar), rank 3's
+    # after its Work(...): each keeps its rank and its run time
+    assert [(e["rank"], e["seq"], e["ran_for_ms"], e["line"]) for e in (first, second)] == [
+        (2, 3, 600888, 1), (3, 3, 600892, 3),
+    ]  # fmt: skip
+    (work,) = _failures("watchdog_wrapped_70col_pr_test_plan_cut.log")
+    assert (work["rank"], work["seq"], work["numel"], work["timeout_ms"], work["ran_for_ms"]) == (
+        0, 2, 10, 10000, 10028,
+    )  # fmt: skip
+
+
+def test_a_caller_naming_the_nccl_call_it_checked_is_a_failed_call() -> None:
+    (call,) = _failures("horovod_internal_error_ncclallreduce_interleaved_tb.log")
+    assert (call["kind"], call["call"], call["code_name"], call["line"]) == (
+        "nccl_call_failure", "ncclAllReduce", "ncclUnhandledCudaError", 13,
+    )  # fmt: skip
+
+
+def test_paddles_failed_runtime_call_is_named_beside_canns_code() -> None:
+    call, code = _failures("paddle_npu_aclrtsetdevice_507033_el0002.log")
+    assert (call["kind"], call["call"], call["code"], call["code_name"]) == (
+        "npu_runtime_error", "aclrtSetDevice", "507033", "ACL_ERROR_RT_DEV_SETUP_ERROR",
+    )  # fmt: skip
+    assert (code["code"], code["line"]) == ("EL0002", 10)
+
+
+def test_canns_el0004_is_the_devices_out_of_memory_with_its_size() -> None:
+    (oom,) = _failures("torch_npu_el0004_oom_allgather_deepspeed_notes.log")
+    assert (oom["kind"], oom["code"], oom["device"], oom["line"]) == ("device_oom", "EL0004", 0, 77)
+    assert oom["exception_type"] == "tried to allocate 4110811136 B"
+
+
+def test_a_store_error_broken_into_lines_and_a_summary_entry_without_its_heading() -> None:
+    bind, child = _failures("store_eaddrinuse_childfailed_metax_forum.log")
+    assert (bind["kind"], bind["port"], bind["exception_type"]) == (
+        "store_bind_failure", 29500, "errno 98 EADDRINUSE: address already in use",
+    )  # fmt: skip
+    assert (child["kind"], child["rank"], child["local_rank"], child["exit_code"]) == (
+        "elastic_failure", 5, 5, 1,
+    )  # fmt: skip
+    assert child["root_cause"]  # the entry under "Root Cause (first observed failure):"

@@ -113,15 +113,16 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
-        r"|NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
+        r"|Call acl\w+\(.*\) failed : \d+ at file |NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '|Failed, NCCL error \S+:\d+ '"
         r"|found async exception when checking for NCCL errors: NCCL error: "
         r"|RuntimeError: NCCL error: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|NCCL Error \d+: (?:unhandled|internal error|invalid|remote process|NCCL op)"
+        r"|\bnccl[A-Z]\w* failed: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
-        r"|failed to listen on any local network address\.\s*(?:port: \d+, )?useIpv6: "
+        r"|failed to listen on any local network address\.\s*(?:port: \d+,?\s+)?useIpv6: "
         r"|TCP client failed to connect/validate to host \S+:\d+ - (?:retrying|timed out) \(try="
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
@@ -134,6 +135,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
+        r"|(?:client|server) : device\[\d+\] rank\[\d+\] get so(?:ck|kc)et timeout"
+        r"|cqe err(?:or)? status\[\d+\]|Process group work \w+, seq_num \d+ dispatch timeout"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
         r"|^\w+:\d+ NCCL WARN |^\s*NCCL WARN \w"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
@@ -740,10 +743,11 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         # A run that failed creating its communicator measured nothing (no table is made up),
         # but its failure is evidence: the failed call with its HcclResult, as a log's would be.
         failure = e.failure
+        printed = text.splitlines()[failure.line - 1].strip()[:240]
         event = logs.LogEvent(
             kind="hccl_call_failure",
             line=failure.line,
-            message=failure.describe(),
+            message=f"{printed} ({failure.code} = {failure.name}: {failure.meaning})",
             code=str(failure.code),
             code_name=None if failure.name == "unknown" else failure.name,
             call=failure.call,

@@ -34,6 +34,9 @@ Recognised events (``LogEvent.kind``):
   one too, with no peer;
 - ``hccl_bind_failure``: HCCL could not listen on a device address and port (``listen on ip[..]
   and specific port[..] fail``) and no error code block read that line;
+- ``hccl_cqe_error``: HCCL's heartbeat logged an RDMA error completion toward a peer address
+  (``cqe err status[12] ... ip:[..]``): ``code`` the completion status with its verbs name, the
+  peer in ``remote_ip``, this process's rank, device and address from its ``hcom init`` line;
 - ``hccl_rdma_init_failure``: HCCL could not set up RDMA on a device NIC (``ra rdma init failed,
   devid[N] ip[..]``): the device and its address;
 - ``hccl_negotiation_failure``: a rank's cluster negotiation with the root node failed and no
@@ -132,6 +135,12 @@ _CRIMER_RE = re.compile(
 # "[Create][Sockets]Wait links establish completed failed, local role is client. ret[9]".
 _LINKS_FAILED_RE = re.compile(
     r"\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
+)
+# The older exchanger's wait for its peers' sockets (CANN 6 plogs: "[exchanger_network.cc:237]...
+# [Wait][AllClientSocketEstable]errNo[...] client : device[4] rank[4] get sokcet timeout,
+# total[3] remain[3]", HCCL's own spelling): this rank's link set-up timed out, peers unnamed
+_EXCHANGER_RE = re.compile(
+    r"\b(?:client|server) : device\[(?P<dev>\d+)\] rank\[(?P<rank>\d+)\] get so(?:ck|kc)et timeout"
 )
 _ESTABLISH_RE = re.compile(
     r"wait socket establish timeout(?:.*?\brank\[(?P<rank>\d+)\])?.*?timeout\[(?P<s>\d+)\s*s?\]"
@@ -331,7 +340,7 @@ class LogEvent:
     monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
-    hccl_negotiation_failure, hccl_rdma_init_failure or gpu_hw_exception."""
+    hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error or gpu_hw_exception."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -401,6 +410,91 @@ class LogReport:
         return [e for e in self.events if e.kind == kind]
 
 
+# HCCL's heartbeat reports an RDMA error completion on a link: "[ERROR] HCCL(12337,python):...
+# [heartbeat.cc:551]...[Heartbeat]cqe err status[12], time:[...], ip:[192.1.95.102]" (newer CANN:
+# "cqe error status[12] ... remoteIP:[...]"; ascend-faultdiag reads both, and pairs status 12
+# with the RDMA retransmission settings: the verbs completion status IBV_WC_RETRY_EXC_ERR).
+_CQE_STATUS_RE = re.compile(
+    r"cqe err(?:or)? status\[(?P<status>\d+)\].*?(?:\bip|remoteIP):\[(?P<ip>[0-9A-Fa-f.:]+)\]"
+)
+# HCCL's init line names this process's rank, the communicator's size and the device:
+# "hcom init by file success,take time [248118]us, rankTablePath[...], rankNum[128], rank[76],
+# server[192.168.102.141], device[4]"
+_HCOM_INIT_RE = re.compile(
+    r"hcom init by file suc\w+.*?rankNum\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
+    r"(?:, ?server\[(?P<server>[^\]]*)\])?(?:, ?device\[(?P<dev>\d+)\])?"
+)
+
+
+def _hccl_cqe_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """RDMA error completions HCCL's heartbeat logged, one per peer address and status."""
+    init: re.Match[str] | None = None
+    seen: set[tuple[str, int]] = set()
+    for no, line, tagged in lines:
+        if "hcom init" in line and (im := _HCOM_INIT_RE.search(line)):
+            init = im
+            continue
+        if "cqe err" not in line or not (m := _CQE_STATUS_RE.search(line)):
+            continue
+        status = int(m.group("status"))
+        if (m.group("ip"), status) in seen:
+            continue
+        seen.add((m.group("ip"), status))
+        pid = _PLOG_PID_RE.match(line)
+        ev = LogEvent(
+            kind="hccl_cqe_error",
+            line=no,
+            message=line.strip()[:300],
+            code=str(status),
+            code_name=IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else None,
+            rank=tagged,
+            remote_ip=m.group("ip"),
+            pid=int(pid.group(1)) if pid else None,
+            library="HCCL",
+        )
+        if init is not None:  # the process's own communicator, logged before it
+            ev.rank = int(init.group("rank")) if ev.rank is None else ev.rank
+            ev.rank_size = int(init.group("size"))
+            ev.ip = init.group("server")
+            ev.device = int(init.group("dev")) if init.group("dev") else None
+        report.events.append(ev)
+
+
+# torch_npu's ProcessGroupHCCL checks that each collective was dispatched to the device in time
+# (checkDispatch): "Process group work REDUCE_SCATTER, seq_num 32716847 dispatch timeout. device
+# 3: the current working event is 0x..."; the work never reached the device, like a watchdog
+# time-out of that work.
+_DISPATCH_TIMEOUT_RE = re.compile(
+    r"Process group work (?P<op>\w+), seq_num (?P<seq>\d+) dispatch timeout\.(?: device (?P<dev>\d+))?"
+)
+
+
+def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    seen: set[tuple[int | None, int]] = set()
+    for no, line, tagged in lines:
+        if "dispatch timeout" not in line or not (m := _DISPATCH_TIMEOUT_RE.search(line)):
+            continue
+        seq = int(m.group("seq"))
+        if (tagged, seq) in seen:
+            continue
+        seen.add((tagged, seq))
+        pid = _PLOG_PID_RE.match(line)
+        report.events.append(
+            LogEvent(
+                kind="watchdog_timeout",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                op=OPS.get(m.group("op"), m.group("op").lower()),
+                seq=seq,
+                device=int(m.group("dev")) if m.group("dev") else None,
+                pid=int(pid.group(1)) if pid else None,
+                library="HCCL",
+                exception_type="dispatch timeout",
+            )
+        )
+
+
 def parse(text: str) -> LogReport:
     """Find every recognised failure event; ParseError when there is none and no NCCL debug
     line names a host (an NCCL_DEBUG=INFO log of a healthy run is evidence too)."""
@@ -412,6 +506,8 @@ def parse(text: str) -> LogReport:
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
+    _hccl_cqe_errors(lines, report)
+    _dispatch_timeouts(lines, report)
     _unique_id_failures(lines, report)
     comm_ranks, rank_hosts = _nccl_comm_ranks(lines)
     _nccl_net_errors(lines, report, comm_ranks)
@@ -580,6 +676,9 @@ def _hccl_errors(
             establish.setdefault(tagged, (no, named, int(em.group("s"))))
         elif "stablish" in line and _LINKS_FAILED_RE.search(line):
             establish.setdefault(tagged, (no, None, None))
+        if "et timeout" in line and (xm := _EXCHANGER_RE.search(line)):
+            link_device.setdefault(tagged, int(xm.group("dev")))
+            establish.setdefault(tagged, (no, int(xm.group("rank")), None))
         if "hcclComm" in line and (om := _HCOM_OP_RE.search(line)):
             failed_op.setdefault(tagged, (no, OPS.get(om.group(2), om.group(2).lower())))
         if "|" in line and (lm := _LINK_ROW_RE.search(line)):
@@ -936,7 +1035,8 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             ev = LogEvent(
                 kind="hccl_call_failure",
                 line=no,
-                message=f"{call} returned {result} = {name} ({meaning})",
+                # the line as printed (what an operator greps for) and what its code means
+                message=f"{line.strip()[:240]} ({result} = {name}: {meaning})",
                 code=str(result),
                 code_name=name,
                 rank=rank,
@@ -1492,6 +1592,10 @@ _NCCL_CALL_RE = re.compile(
     # plugins among them): printf("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__,
     # ncclGetErrorString(r)); a result code NCCL does not know reads 'unknown result code'
     r"|Failed, NCCL error (?P<where6>\S+:\d+) '(?P<what6>[^']+)'"
+    # a caller that names the call it checked (Horovod's NCCLContext::ErrorCheck, and others:
+    # op_name + " failed: " + ncclGetErrorString(result)): "ncclAllReduce failed: unhandled cuda
+    # error"
+    rf"|\b(?P<call7>nccl[A-Z]\w*) failed: (?P<what7>{_NCCL_ERROR_TEXT}.*?)\s*$"
     # ProcessGroupNCCL's own check of a communicator (checkForNCCLErrors): "[Rank 4] found async
     # exception when checking for NCCL errors: NCCL error: remote process exited or there was a
     # network error, NCCL version 2.22.3"
@@ -1527,12 +1631,15 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
     seen: set[tuple[int | None, str | None, str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
-        if ("NCCL e" not in line and "NCCL E" not in line and "NCCL f" not in line) or not (
-            m := _NCCL_CALL_RE.search(line)
-        ):
+        if (
+            "NCCL e" not in line
+            and "NCCL E" not in line
+            and "NCCL f" not in line
+            and " failed: " not in line
+        ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
-        where = m.group("where") or m.group("where2") or m.group("where6")
-        found = (m.group(g) for g in ("what", "what2", "what3", "what4", "what5", "what6"))
+        where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
+        found = (m.group(g) for g in ("what", "what2", "what3", "what4", "what5", "what6", "what7"))
         what = next(w for w in found if w).strip()
         rank = tagged
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
@@ -1585,6 +1692,8 @@ _STORE_BIND_RE = re.compile(
 )
 
 
+_UV_FIELD_RE = re.compile(r"^\s*(?:port|useIpv6|code|name|message): \S")
+
 _WILDCARD_ADDRESSES = ("::", "0.0.0.0", "?UNKNOWN?")  # noqa: S104 - read from a log, not bound
 """What torch names when it binds every interface: no address of a node."""
 
@@ -1594,7 +1703,16 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
     message): the store's port is taken."""
     seen: set[tuple[int | None, str]] = set()
     first: LogEvent | None = None
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
+        if "listen on any local network address" in line and line.rstrip().endswith("address."):
+            # the libuv backend's fields one per line (a page that broke the message at ", ")
+            fields = []
+            for _, nxt, _ in lines[index + 1 : index + 6]:
+                if not _UV_FIELD_RE.match(nxt):
+                    break
+                fields.append(nxt.strip())
+            if fields:
+                line = f"{line.rstrip()} {', '.join(fields)}"
         if (
             "listen on any local network address" in line
             and first is not None
@@ -1794,8 +1912,29 @@ _OOM_RE = re.compile(
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
 
 
+# CANN's runtime code for a failed device allocation, "EL0004: Failed to allocate memory." with
+# the runtime's TraceBack "Call rtMalloc fail, purpose: page caching, type = 2, size:4110811136,
+# device_id:0" (a torch_npu traceback ends "RuntimeError: The Inner error as above.")
+_CANN_OOM_CODE = "EL0004"
+_RT_MALLOC_RE = re.compile(r"rtMalloc fail\b.*?size:\s*(?P<size>\d+), device_id:\s*(?P<dev>\d+)")
+CANN_OOM_WINDOW_LINES = 8
+"""How far after EL0004's line the runtime's failed rtMalloc line may stand."""
+
+
 def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One event per rank and device: the traceback repeats the allocator's message."""
+    """One event per rank and device: the traceback repeats the allocator's message. CANN's
+    EL0004 (read as an error code) is the same failure from the runtime: it becomes one."""
+    coded = [e for e in report.events if e.kind == "hccl_error" and e.code == _CANN_OOM_CODE]
+    if coded:
+        index_of = {no: i for i, (no, _, _) in enumerate(lines)}
+        for ev in coded:
+            ev.kind, ev.library = "device_oom", "NPU"
+            at = index_of.get(ev.line, len(lines))
+            for _, nxt, _ in lines[at + 1 : at + 1 + CANN_OOM_WINDOW_LINES]:
+                if "rtMalloc" in nxt and (rm := _RT_MALLOC_RE.search(nxt)):
+                    ev.device = int(rm.group("dev")) if ev.device is None else ev.device
+                    ev.exception_type = f"tried to allocate {int(rm.group('size'))} B"
+                    break
     seen: set[tuple[int | None, int | None]] = set()
     for no, line, tagged in lines:
         if "out of memory" not in line or not (m := _OOM_RE.search(line)):
@@ -2023,6 +2162,9 @@ _NPU_CALL_RE = re.compile(
     # torch_npu's op-plugin for an operator other than an HCCL collective (those are
     # hccl_call_failure): "OPS function error: RepeatInterleave, error code is 500002"
     r"|OPS function error: (?P<call5>(?!Hccl)\w+)\s*[,，]\s*error code is (?P<code5>\d+)"
+    # PaddleCustomDevice's NPU runtime check, as its logs print it: "Call aclrtSetDevice(device->
+    # id) failed : 507033 at file .../backends/npu/runtime/runtime.cc line 430"
+    r"|Call (?P<call6>acl\w+)\(.*?\) failed : (?P<code6>\d+)"
 )
 # CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*): the
 # codes a collective's or a device's failure shows.
@@ -2075,15 +2217,17 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     found: list[tuple[int, str | None, int]] = []
     for index, (_, line, _) in enumerate(lines):
         if (
-            ("NPU" not in line and "OPS" not in line)
-            or "error code is" not in line
-            or not (m := _NPU_CALL_RE.search(line))
-        ):
+            (("NPU" not in line and "OPS" not in line) or "error code is" not in line)
+            and ") failed : " not in line
+        ) or not (m := _NPU_CALL_RE.search(line)):
             continue
-        call = m.group("call") or m.group("call2") or m.group("call4") or m.group("call5")
+        call = (
+            m.group("call") or m.group("call2") or m.group("call4") or m.group("call5")
+            or m.group("call6")
+        )  # fmt: skip
         code = int(
             m.group("code") or m.group("code2") or m.group("code3") or m.group("code4")
-            or m.group("code5")
+            or m.group("code5") or m.group("code6")
         )  # fmt: skip
         if (call, code) not in seen:
             seen.add((call, code))
@@ -2224,6 +2368,9 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
         ev.timeout_ms = timeout_s * 1000
 
 
+_WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
+
+
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     by_key: dict[tuple[int | None, str, int | None], LogEvent] = {}
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
@@ -2257,6 +2404,15 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # launcher's "host [stderr]" prefix does not tag): the rank stays on this line
             joined = index + 1
             line = line.rstrip() + " " + lines[joined][1].lstrip()
+        if (
+            "operation timeout" in line
+            and "Watchdog" not in line
+            and index
+            and _WRAPPED_WATCHDOG_RE.search(lines[index - 1][1])
+        ):
+            # a record wrapped after "Watchdog" or "Watchdog caught": its rank ("[Rank 2]") and
+            # time stamp stay on the line before
+            no, line = lines[index - 1][0], lines[index - 1][1].rstrip() + " " + line.lstrip()
         if "PG status" in line and "completed" not in line and index + 1 < len(lines):
             # a progress line wrapped at a fixed width ("last enqueue" / "d work: 5, last ...")
             joined = index + 1
@@ -2267,6 +2423,16 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # a record wrapped at a fixed width: its "Work[NH]CCL(" is left open on this line
             joined = max(index, joined) + 1
             line = line + lines[joined][1]
+        nxt = max(index, joined) + 1
+        if nxt < len(lines) and (
+            ("ran for" in line and line.rstrip().endswith("ran for"))
+            or ("Timeout(ms)=" in line and "ran for" not in line
+                and lines[nxt][1].lstrip().startswith("ran for "))
+        ):  # fmt: skip
+            # wrapped before its figure ("... ran for" / "10028 milliseconds before timing out.")
+            # or after its Work(...) ("Timeout(ms)=600000) " / "ran for 600892 milliseconds ...")
+            joined = nxt
+            line = line.rstrip() + " " + lines[joined][1].lstrip()
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m and tagged is None:
@@ -2581,6 +2747,11 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             report.events.append(current)
             continue
         m = _FAILURE_FIELD_RE.match(line)
+        if m is not None and (current is None or root_heading):
+            # an entry whose "[0]:" line the copy lost (a page that flattened the summary)
+            root_heading = 0 if root else root_heading
+            current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=root)
+            report.events.append(current)
         if current is None or m is None:
             continue
         key, value = m.group(1), m.group(2).strip()
