@@ -222,7 +222,8 @@ class EvidenceFacts:
     algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}],
     npus_per_node, min_bytes, max_bytes, sizes_asked, progress}`` (``dtype``: torch's name, as the
     live benchmark's: nccl-tests' ``float``/``half``/``double`` are ``float32``/``float16``/
-    ``float64``; ``npus_per_node``: hccl_test's
+    ``float64``; ``peak_busbw_gbps``: the highest out-of-place row's, as the live benchmark
+    reports; ``npus_per_node``: hccl_test's
     ``-p``, None when the log has no command; ``min_bytes``/``max_bytes``/``sizes_asked``: what
     nccl-tests' ``# nThread`` header asked, None without it; ``progress``: sizes done against
     sizes asked, in words)."""
@@ -230,7 +231,8 @@ class EvidenceFacts:
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb}``."""
     topologies: list[dict[str, Any]] = field(default_factory=list)
-    """``{source, tool: npu-smi|nvidia-smi, devices, links: {a: {b: kind}}, cpu_affinity,
+    """``{source, tool: npu-smi|nvidia-smi, devices (every row of the matrix: GPUs or NPUs and
+    NIC rows), links: {a: {b: kind}}, cpu_affinity,
     kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), numa_affinity,
     gpu_numa_id, nics: {NIC0: mlx5_0}, warnings: [{line, message}]}`` (the last four from
     nvidia-smi only; empty for npu-smi)."""
