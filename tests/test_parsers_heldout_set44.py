@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.evidence.load import load_paths
+from advisor.evidence.timeline import build as build_timeline
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -233,3 +234,15 @@ def test_a_store_error_broken_into_lines_and_a_summary_entry_without_its_heading
         "elastic_failure", 5, 5, 1,
     )  # fmt: skip
     assert child["root_cause"]  # the entry under "Root Cause (first observed failure):"
+
+
+def test_a_heartbeat_monitor_that_lost_the_store_is_named_and_kept_off_the_timeline() -> None:
+    (lost,) = _failures("heartbeat_monitor_store_dump_flag_reset_cut.log")
+    assert (lost["kind"], lost["rank"], lost["group"], lost["line"]) == ("store_lost", 1, "0", 1)
+    assert lost["exception_type"] == "Connection reset by peer"
+    other = {**lost, "rank": 2, "line": 9}
+    # an echo of the store host's exit: no rank's own first failure
+    assert build_timeline([lost, other]) is None
+    finding = builtin_findings({"evidence.failures": [lost]}, "nccl")["evidence-store-lost"]
+    (item,) = [str(i) for i in finding.items]
+    assert item.startswith("Rank 1 (group 0): Connection reset by peer")

@@ -135,6 +135,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
+        r"|Failed to check the \"should dump\" flag on TCPStore|Failed to get exception dump flag from"
         r"|(?:client|server) : device\[\d+\] rank\[\d+\] get so(?:ck|kc)et timeout"
         r"|cqe err(?:or)? status\[\d+\]|Process group work \w+, seq_num \d+ dispatch timeout"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"

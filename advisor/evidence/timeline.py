@@ -80,7 +80,9 @@ def build(
     ranks (one rank's log is its own story)."""
     by_rank: dict[int, list[Mapping[str, Any]]] = {}
     for e in failures:
-        if e.get("rank") is None or e.get("kind") == "store_timeout":
+        # a store that timed out or went away is an echo of another rank's failure (its host
+        # exited): never a rank's own first error
+        if e.get("rank") is None or e.get("kind") in ("store_timeout", "store_lost"):
             continue
         by_rank.setdefault(int(e["rank"]), []).append(e)
     if len(by_rank) < 2:

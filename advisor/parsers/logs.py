@@ -22,6 +22,8 @@ Recognised events (``LogEvent.kind``):
   whose last enqueued work is below the timed-out sequence number never reached that collective;
 - ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed),
   a rank's connect to it or wait on it timed out, or an operation on it ended in "Socket Timeout";
+- ``store_lost``: a rank's heartbeat monitor could not reach the c10d store any more (``Failed to
+  check the "should dump" flag on TCPStore``): the store's host exited or crashed;
 - ``rendezvous_failure``: torch elastic's rendezvous raised RendezvousClosedError,
   RendezvousTimeoutError, RendezvousConnectionError or RendezvousStateError (``exception_type``);
 - ``hccl_heartbeat``: HCCL's heartbeat verdict printed on its own (``Cluster Exception
@@ -340,7 +342,8 @@ class LogEvent:
     monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
-    hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error or gpu_hw_exception."""
+    hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
+    gpu_hw_exception."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -516,6 +519,7 @@ def parse(text: str) -> LogReport:
     _npu_runtime_errors(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
+    _store_lost(lines, report)
     _device_oom(lines, report)
     _npu_device_exceptions(lines, report)
     _monitored_barrier(lines, report)
@@ -1795,6 +1799,43 @@ _TCP_CLIENT_RE = re.compile(
 _OPEN_STORE_RE = re.compile(r"while trying to connect to \([^)]*$")
 
 
+# The heartbeat monitor of ProcessGroupNCCL (torch_npu's ProcessGroupHCCL alike) polls the global
+# store for a dump request and logs when the store is gone: torch "[PG ID 0 PG GUID 0 Rank 3]
+# Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too
+# early), with error: Failed to recv, got 0 bytes. ..."; torch_npu and older torch "[PG 0 Rank 1]
+# Failed to get exception dump flag from the global store.Connection reset by peer". The store's
+# host (rank 0's process or the agent) exited or crashed: usual while a job shuts down, the cause
+# when it came first.
+_STORE_LOST_RE = re.compile(
+    r"Failed to (?:check the \"should dump\" flag on TCPStore, \(maybe TCPStore server has shut "
+    r"down too early\), with error: ?|get exception dump flag from the global store\.\s*)(?P<why>.*?)\s*$"
+)
+
+
+def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per rank whose heartbeat monitor lost the store."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "dump flag" not in line or not (m := _STORE_LOST_RE.search(line)):
+            continue
+        rank = tagged
+        if rank is None and (rm := _WATCHDOG_RANK_RE.search(line)):
+            rank = int(rm.group(1) or rm.group(2))
+        if rank in seen:
+            continue
+        seen.add(rank)
+        report.events.append(
+            LogEvent(
+                kind="store_lost",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                group=_pg(_PG_RE.search(line)),
+                exception_type=m.group("why")[:200] or None,
+            )
+        )
+
+
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A rank's time-out waiting for the store (one per rank and store), and its failed connect
     attempts (one per store address and reason)."""
@@ -1848,10 +1889,10 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 timeout_ms=int(tc.group("ms")),
                 exception_type=f"{tc.group('how')} (try={tc.group('try')})",
             )
-            if _IPV4_RE.fullmatch(host) or ":" in host:
-                ev.remote_ip = host
+            if giving_up and (_IPV4_RE.fullmatch(host) or ":" in host):
+                ev.remote_ip = host  # as the store time-outs below keep an address
             else:
-                ev.host = host
+                ev.host = host  # a failed attempt names the store's host as the client wrote it
             report.events.append(ev)
             continue
         if "socket" not in line and "connect()" not in line:
