@@ -8,7 +8,10 @@ stopped at communicator init as a failure; the ``cat`` line before an hccn.conf;
 allocation (sets 44-47); HCCL's RDMA error completions and its older exchanger's socket time-out,
 torch_npu's dispatch time-out, watchdog records wrapped around their rank or figures, a caller
 naming the NCCL call it checked, Paddle's failed runtime call, CANN's EL0004 out-of-memory, a
-store error and an elastic summary entry a page broke apart (sets 48-51).
+store error and an elastic summary entry a page broke apart (sets 48-51); an older nccl-tests
+header with colons, a list of ranks shorter than one process's, a row the copy ends inside, an
+nccl-tests log's NCCL hosts, hcom's result line, a P2P time-out alone, a failed transport
+allocation, a link with an empty local address, a version 2.0 rank table (sets 52-55).
 
 Samples: ``tests/data/evidence_heldout_23/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -246,3 +249,100 @@ def test_a_heartbeat_monitor_that_lost_the_store_is_named_and_kept_off_the_timel
     finding = builtin_findings({"evidence.failures": [lost]}, "nccl")["evidence-store-lost"]
     (item,) = [str(i) for i in finding.items]
     assert item.startswith("Rank 1 (group 0): Connection reset by peer")
+
+
+# ------------------------------------------------------------------ sets 52-55
+
+
+def test_an_older_header_with_colons_gives_the_sizes_and_its_shape() -> None:
+    ev = load_paths([HELDOUT / "rccl_tests_mi210_old_header_internal_error.log"])
+    (bench,) = ev.benchmarks
+    assert (bench["min_bytes"], bench["max_bytes"], bench["ranks"], bench["hosts"]) == (
+        8, 134217728, 4, ["sharbox-ultra"],
+    )  # fmt: skip
+    assert [(s["nodes"], s["per_node"]) for s in ev.shapes] == [(1, 4)]
+    (failed,) = ev.failures
+    assert (failed["kind"], failed["code_name"], failed["host"]) == (
+        "nccl_call_failure", "ncclInternalError", "sharbox-ultra",
+    )  # fmt: skip
+
+
+def test_a_list_of_ranks_shorter_than_one_process_lists_states_no_shape() -> None:
+    # "nGpus 4" and one rank line: the copy lost three of the process's ranks
+    ev = load_paths([HELDOUT / "nccl_tests_hypercube_srun_pmix_errors_cut.log"])
+    (bench,) = ev.benchmarks
+    assert (bench["min_bytes"], bench["max_bytes"], bench["ranks_listed"]) == (8, 8589934592, False)
+    assert ev.shapes == []
+
+
+def test_a_row_the_copy_ends_inside_keeps_the_cells_it_holds() -> None:
+    ev = load_paths([HELDOUT / "nccl_tests_alltoall_4gpu_h100_v2_17_8_busid_cut.log"])
+    (bench,) = ev.benchmarks
+    (row,) = bench["results"]  # cut before its #wrong: read, the #wrong unknown
+    assert (row["bytes"], row["busbw_gbps"], row["wrong"]) == (524288000, 121.17 * 8, None)
+    assert (bench["op"], bench["ranks"], bench["hosts"]) == ("all_to_all", 4, ["Node1"])
+    messages = [m.message for m in ev.files[0].messages]
+    assert "nccl_tests: the log ends inside this row: its #wrong is unknown" in messages
+    ev = load_paths([HELDOUT / "nccl_tests_sendrecv_uint8_error_col_gtx1080.log"])
+    (bench,) = ev.benchmarks
+    (row,) = bench["results"]  # cut inside its in-place group: the out-of-place one is read
+    assert (row["in_place"], row["dtype"], row["busbw_gbps"]) == (False, "uint8", 5.82 * 8)
+    assert [(s["nodes"], s["per_node"]) for s in ev.shapes] == [(1, 2)]
+
+
+def test_an_nccl_tests_logs_debug_lines_name_its_hosts() -> None:
+    ev = load_paths([HELDOUT / "nccl_tests_allreduce_2node_a100_pcie_info_interleaved_cut.log"])
+    assert [h["host"] for h in ev.log_hosts] == ["test1", "test2"]
+    assert [(s["nodes"], s["per_node"], s["hosts"]) for s in ev.shapes] == [
+        (2, 1, ["test1", "test2"])
+    ]
+
+
+def test_hcoms_result_line_is_a_failed_operation_with_its_hccl_result() -> None:
+    link, result = _failures("hccl_plog_link_error_client_no_connect_allreduce_errno.log")
+    assert (link["kind"], link["op"], link["exception_type"]) == (
+        "hccl_link_timeout", "all_reduce", "no connect",
+    )  # fmt: skip
+    # "errNo[0x0000000005000004] op_base hcclComm all reduce error": module 5, HcclResult 4
+    assert (result["kind"], result["op"], result["code"], result["code_name"]) == (
+        "hccl_call_failure", "all_reduce", "4", "HCCL_E_INTERNAL",
+    )  # fmt: skip
+
+
+def test_a_p2p_time_out_alone_is_read_with_the_operation_that_failed() -> None:
+    p2p, result = _failures("hccl_plog_p2p_connected_timeout_hcomallreduce.log")
+    assert (p2p["kind"], p2p["device"], p2p["timeout_ms"], p2p["pid"]) == (
+        "hccl_p2p_failure", 0, 130000, 42,
+    )  # fmt: skip
+    assert (result["op"], result["code_name"]) == ("all_reduce", "HCCL_E_DRV")
+
+
+def test_failed_transport_allocation_is_read_when_no_link_says_more() -> None:
+    alloc, result = _failures("hccl_plog_alloc_transports_failed_hcomallreduce.log")
+    assert (alloc["kind"], alloc["op"], alloc["line"]) == (
+        "hccl_transport_failure",
+        "all_reduce",
+        4,
+    )
+    assert "Alloc transports failed" in alloc["message"]
+    assert (result["code"], result["code_name"]) == ("6", "HCCL_E_NOT_FOUND")
+
+
+def test_a_link_with_an_empty_local_address_and_its_threads_reason() -> None:
+    (link,) = _failures("hccl_plog_transport_init_recv_fail_rank443.log")
+    assert (link["kind"], link["rank"], link["remote_rank"], link["ip"], link["remote_ip"]) == (
+        "hccl_transport_failure", 443, 0, None, "1.1.1.1",
+    )  # fmt: skip
+    assert link["message"].endswith(
+        "transport create fail in thread, local rank[443] remote rank[0]"
+    )
+
+
+def test_a_version_2_0_rank_table_is_read_by_its_rank_list() -> None:
+    ev = load_paths([HELDOUT / "rank_table_v20_rank_list_level_list_doc.json"])
+    (table,) = ev.rank_tables
+    assert (table["version"], table["status"], table["form"]) == ("2.0", "completed", "rank_list")
+    assert [(r["rank"], r["device_id"]) for r in table["ranks"]] == [(0, "0")]
+    # the documentation's copy: // comments and a trailing comma are errors, "..." left out
+    assert table["errors"][0].startswith("not valid JSON: // comments")
+    assert ev.shapes == []  # the form names no server

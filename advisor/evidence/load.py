@@ -59,6 +59,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nccl_tests": re.compile(
         r"^(?:\S*[#\]:])?[ \t]*size[ \t]+count[ \t]+(?:type|time)\b|#\s*Avg bus bandwidth"
         r"|_perf\b.*-b\s|^(?:\S*[#\]:])?[ \t]*nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+"
+        r"|^#[ \t]*nThreads: \d+ nGpus: \d+ (?:nRanks: \d+ )?minBytes: \d+ maxBytes: \d+"
         r"|^(?:[ \t]*\S*[\]:])?" + nccl_tests.ROW_SIGNATURE,
         re.M,
     ),
@@ -96,7 +97,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
     # vllm-ascend's prefill/decode form has device lists of its own
     "rank_table": re.compile(
-        r'^\s*\{[\s\S]*"(server_list|group_list|prefill_device_list|decode_device_list)"'
+        r'^\s*\{[\s\S]*"(server_list|group_list|rank_list|prefill_device_list|decode_device_list)"'
     ),
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
@@ -136,6 +137,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
         r"|Failed to check the \"should dump\" flag on TCPStore|Failed to get exception dump flag from"
+        r"|connected p2p timeout, timeout:\d+|Wait Enable P2P Failed|Alloc transports failed, tag\["
+        r"|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:op_base )?hcclComm [A-Za-z ]+ error"
         r"|(?:client|server) : device\[\d+\] rank\[\d+\] get so(?:ck|kc)et timeout"
         r"|cqe err(?:or)? status\[\d+\]|Process group work \w+, seq_num \d+ dispatch timeout"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
@@ -692,6 +695,8 @@ def _gbits(gbytes_s: float | None) -> float | None:
 
 def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nccl_tests.parse(text)
+    # the hosts its NCCL debug lines name, as for a log of them
+    out.log_hosts.extend({"source": source, "host": host} for host in parsed.debug_hosts)
     # A file named after its binary (all_reduce_perf.log) names the op the log itself did not.
     m = nccl_tests.BINARY_RE.search(name)
     for table in parsed.tables:
@@ -971,7 +976,8 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     for ev in report.events:
         if (ev.line, ev.kind) not in known:
             out.failures.append({"source": source, **to_plain(ev)})
-    out.log_hosts.extend({"source": source, "host": host} for host in report.hosts)
+    named = {h["host"] for h in out.log_hosts if h["source"] == source}  # by nccl-tests' reading
+    out.log_hosts.extend({"source": source, "host": h} for h in report.hosts if h not in named)
     return list(report.unread)
 
 

@@ -157,7 +157,7 @@ _BIND_RE = re.compile(
 )
 # The operation a failing HCCL call ran: GE's task "call hccl op:HcomAllReduce(HcomAllReduce) load
 # task fail" (EI0005 sample) and hcom's "hcclComm AllReduce error, tag[..]".
-_HCOM_OP_RE = re.compile(r"call hccl op:Hcom([A-Za-z]+)\(|hcclComm ([A-Za-z]+) error")
+_HCOM_OP_RE = re.compile(r"call hccl op:Hcom([A-Za-z]+)\(|hcclComm ([A-Za-z]+(?: [a-z]+)*) error")
 # torch_npu names the HCCL entry point that failed: "OPS function error: HcclAllreduce".
 _OPS_FN_RE = re.compile(r"OPS function error: Hccl([A-Za-z]+)")
 # torch_npu's task queue names the operator that was running when an inner error stopped the
@@ -180,7 +180,7 @@ _LINK_DEVICE_RE = re.compile(r"comm error, device\[(\d+)\]")
 # EI0009 / transport errors name both ends (vllm-ascend issues #2643 "creakLink", #3162 "createLink").
 # Newer HCCL prints "remoteRank[15]-remoteUserrank[15]-remoteIpAddr[80.5.5.67/7]" (address/device).
 _CREATE_LINK_RE = re.compile(
-    r"crea(?:te|k)Link para:rank\[(?P<rank>\d+)\]-localUserrank\[\d+\]-localIpAddr\[(?P<ip>[\d.]+)(?:/\d+)?\],"
+    r"crea(?:te|k)Link para:rank\[(?P<rank>\d+)\]-localUserrank\[\d+\]-localIpAddr\[(?P<ip>[\d.]*)(?:/\d+)?\],"
     r"\s*(?:dst_rank|remoteRank)\[(?P<drank>\d+)\]-remoteUserrank\[\d+\]"
     r"-(?:remote_ip_addr|remoteIpAddr)\[(?P<dip>[\d.]+)(?:/\d+)?\]"
 )
@@ -297,6 +297,13 @@ _AGENT_FAILED_RE = re.compile(
 _STORE_RE = re.compile(
     r"Timed out after (\d+) seconds waiting for clients\. (\d+)/(\d+) clients joined"
 )
+
+
+def op_name(name: str) -> str:
+    """torch's name of an operation as a log names it ("AllReduce", "ALLREDUCE", hcom's "all
+    reduce")."""
+    return OPS.get(name) or name.lower().replace(" ", "_")
+
 
 OPS = {
     "Allreduce": "all_reduce",
@@ -684,7 +691,7 @@ def _hccl_errors(
             link_device.setdefault(tagged, int(xm.group("dev")))
             establish.setdefault(tagged, (no, int(xm.group("rank")), None))
         if "hcclComm" in line and (om := _HCOM_OP_RE.search(line)):
-            failed_op.setdefault(tagged, (no, OPS.get(om.group(2), om.group(2).lower())))
+            failed_op.setdefault(tagged, (no, op_name(om.group(2))))
         if "|" in line and (lm := _LINK_ROW_RE.search(line)):
             rows_seen.add(tagged)
             row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
@@ -764,8 +771,7 @@ def _hccl_errors(
         ):
             ev.op = OPS.get(fn.group(1), fn.group(1).lower())
         elif hcom := _search(_HCOM_OP_RE, window):
-            name = hcom.group(1) or hcom.group(2)
-            ev.op = OPS.get(name, name.lower())
+            ev.op = op_name(hcom.group(1) or hcom.group(2))
         if grp := _search(_GROUP_RE, window):
             ev.group = _first(grp)
         if size := _search(_RANKSIZE_RE, window):
@@ -790,7 +796,7 @@ def _hccl_errors(
         if link := _search(_CREATE_LINK_RE, window):
             ev.rank = ev.rank if ev.rank is not None else int(link.group("rank"))
             ev.remote_rank = int(link.group("drank"))
-            ev.ip, ev.remote_ip = link.group("ip"), link.group("dip")
+            ev.ip, ev.remote_ip = link.group("ip") or None, link.group("dip")
         # plog lines carry no launcher tag: a tagged rank's code may claim an untagged table
         owner = tagged if tagged in pending_link else None
         rows = pending_link.get(owner, [])
@@ -992,6 +998,9 @@ _HCCL_ERRNO_CALL_RE = re.compile(
     # CANN's operator layer in an error code's TraceBack: "Nnopbase fails to invoke the
     # HcclAllocComResourceByTiling function of the hccl module. ret = 4, comm = 0xfffcc6ed27a0."
     r"|fails to invoke the (?P<call3>Hccl\w+) function of the hccl module\. ret = (?P<code3>-?\d+)"
+    # hcom's result of an operation: "[AllReduce][Result]errNo[0x0000000005010010] hcclComm all
+    # reduce error, tag[HcomAllReduce_...]" (module 5 HCCL, the HcclResult in the low bits)
+    r"|errNo\[0x(?P<hex4>[0-9a-fA-F]+)\]\s*(?:op_base )?(?P<call4>hcclComm (?P<op4>[A-Za-z]+(?: [a-z]+)*)) error"
 )
 _HCCL_MODULE = 5
 """The module number of HCCL in a plog's errNo (hicann/hcomm log.h)."""
@@ -1016,8 +1025,15 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     reported: dict[tuple[str, int], LogEvent] = {}  # (call, result) → its first event
     for index, (no, line, tagged) in enumerate(lines):
-        if "Hccl" in line and " fail" in line and (e := _HCCL_ERRNO_CALL_RE.search(line)):
-            if e.group("hex"):
+        if (("Hccl" in line and " fail" in line) or "hcclComm" in line) and (
+            e := _HCCL_ERRNO_CALL_RE.search(line)
+        ):
+            if e.group("hex4"):
+                value = int(e.group("hex4"), 16)
+                if (value >> 24) & 0xFF != _HCCL_MODULE:
+                    continue
+                result, call = value & 0xFFFF, e.group("call4")
+            elif e.group("hex"):
                 value = int(e.group("hex"), 16)
                 if (value >> 24) & 0xFF != _HCCL_MODULE:
                     continue  # another module's number: its low bits are no HcclResult
@@ -1048,6 +1064,8 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 call=call,
                 pid=int(pid.group(1)) if pid else None,
             )
+            if e.group("op4"):
+                ev.op = op_name(e.group("op4"))
             reported[(call, result)] = ev
             report.events.append(ev)
             continue
@@ -1127,6 +1145,18 @@ def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         report.events.append(ev)
 
 
+# HCCL's communicator gave up allocating an operation's links: "[AllocAlgResource]Alloc transports
+# failed, tag[HcomAllReduce_6629421139219749105_0_host]" (the tag names the operation); a link's
+# set-up thread reports its own end: "errNo[0x0000000005000006] transport create fail in thread,
+# local rank[443] remote rank[0]"
+_ALLOC_TRANSPORTS_RE = re.compile(r"Alloc transports failed, tag\[(?:(?:Hcom)?(?P<op>[A-Za-z]+)_)?")
+_CREATE_FAIL_RE = re.compile(
+    r"transport create fail in thread, local rank\[(?P<rank>\d+)\] remote rank\[(?P<drank>\d+)\]"
+)
+TRANSPORT_REASON_LINES = 3
+"""How far after a "Transport init error" line its thread's "transport create fail" may stand."""
+
+
 def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """HCCL's "Transport init error! createLink para:..." lines (plogs print them with no code;
     an error code's TraceBack lists one a peer): one event per pair of ranks, but the pair an
@@ -1136,25 +1166,50 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         for e in report.events
         if e.kind == "hccl_error" and e.rank is not None and e.remote_rank is not None
     }
-    for no, line, _ in lines:
+    allocs: dict[str | None, LogEvent] = {}
+    links = 0
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Alloc transports failed" in line and (am := _ALLOC_TRANSPORTS_RE.search(line)):
+            op = op_name(am.group("op")) if am.group("op") else None
+            allocs.setdefault(
+                op,
+                LogEvent(
+                    kind="hccl_transport_failure",
+                    line=no,
+                    message=line.strip()[:400],
+                    rank=tagged,
+                    op=op,
+                ),
+            )
+            continue
         if "Transport init error" not in line or not (link := _CREATE_LINK_RE.search(line)):
             continue
         pair = (int(link.group("rank")), int(link.group("drank")))
         if pair in seen:
             continue
+        message = line.strip()[:400]
+        for _, nxt, _ in lines[index + 1 : index + 1 + TRANSPORT_REASON_LINES]:
+            cf = _CREATE_FAIL_RE.search(nxt) if "create fail" in nxt else None
+            if cf and (int(cf.group("rank")), int(cf.group("drank"))) == pair:
+                message = f"{message} / {nxt[nxt.find('transport create fail') :].strip()}"
+                break
         seen.add(pair)
         ev = LogEvent(
             kind="hccl_transport_failure",
             line=no,
-            message=line.strip()[:400],
+            message=message[:500],
             rank=pair[0],
             remote_rank=pair[1],
-            ip=link.group("ip"),
+            ip=link.group("ip") or None,  # HCCL may print the local address empty
             remote_ip=link.group("dip"),
         )
         if tag := _TAG_RE.search(line):
             ev.op = OPS.get(_first(tag), _first(tag).lower())
+        links += 1
         report.events.append(ev)
+    if not links and not any(e.kind == "hccl_error" for e in report.events):
+        # the allocation's own verdict, where no failed link or error code says more
+        report.events.extend(allocs.values())
 
 
 # HCCL's point-to-point link between two devices of one server (HCCS or PCIe): its set-up waits

@@ -96,8 +96,11 @@ _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
 # "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
 # (mscclpp-test prints it without "nThread .. nGpus ..").
+# Older releases (rccl-tests too) print "# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 maxBytes:
+# 134217728 step: 2(factor) ...": the same fields with colons.
 _PARAMS_RE = re.compile(
-    r"^#?\s*(?:nThread\s+\d+\s+nGpus\s+\d+\s+)?minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
+    r"^#?\s*(?:nThreads?:?\s+(?P<nthread>\d+)\s+nGpus:?\s+(?P<ngpus>\d+)\s+"
+    r"(?:nRanks:?\s+\d+\s+)?)?minBytes:?\s+(\d+)\s+maxBytes:?\s+(\d+)"
     r"\s+step:\s*(\d+)\((factor|bytes)\)"
 )
 _ALGO_RE = re.compile(r"NCCL_ALGO(?: set by environment to |=)([A-Za-z,:;_]+)")
@@ -198,8 +201,11 @@ class NcclTestsLog:
     """NCCL_ALGO in effect when the log shows it, else ``default``."""
     warnings: list[ParseWarning] = field(default_factory=list)
     ranks_listed: bool = False
-    """The file holds the whole ``# Using devices`` list: ranks 0 to N-1 each once, and a line
-    after the last of them (the list ended inside the file, it was not cut)."""
+    """The file holds the whole ``# Using devices`` list: ranks 0 to N-1 each once, at least
+    the ``nThread x nGpus`` one process lists, and a line after the last of them (the list ended
+    inside the file, it was not cut)."""
+    debug_hosts: list[str] = field(default_factory=list)
+    """Hosts NCCL's own debug lines in the log name (``host:pid:tid [dev] NCCL INFO``), in order."""
 
 
 _GROUP_ORDER = ("out_of_place", "in_place")
@@ -262,10 +268,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     params_line = 0
     seen_params = False
     previous = ""
+    last_no = max((no for no, line, _ in lines if line.strip()), default=0)
+    min_ranks = 0
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
         if m_par := _PARAMS_RE.match(stripped):
+            if m_par.group("ngpus"):
+                # each process lists its nThread x nGpus ranks: a list shorter than that is cut
+                min_ranks = max(min_ranks, int(m_par.group("nthread")) * int(m_par.group("ngpus")))
             if params is not None and tables:
                 warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
             # a new run: the table before it is over
@@ -330,6 +341,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if _MPI_HELP_RE.match(stripped):
             continue  # mpirun's own output printed between two rows, not a row
         tokens = stripped.split()
+        first_time = columns.index("time") if "time" in columns else 0
+        extra = (len(tokens) - first_time) % 4 if first_time else 0
+        if no == last_no and extra and first_time + 1 < len(tokens) < len(columns):
+            # the copy ends inside the row: a group cut before its #wrong cell is read without
+            # it, a group cut earlier is left out
+            if extra == 3:
+                tokens.append("N/A")
+                what = "its #wrong is unknown"
+            else:
+                tokens = tokens[: len(tokens) - extra]
+                what = "the cells of its last column group that it holds are left out"
+            warnings.append(ParseWarning(line=no, message=f"the log ends inside this row: {what}"))
         try:
             row, start, present = _row(
                 no, tokens, columns, order, _ends(raw_lines[no - 1], len(tokens)), header_ends
@@ -422,9 +445,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # NCCL's own debug lines, whose prefix is the host of the process that printed them
         # in rank order (the host of rank 0 first: node 0 of the shape), else as first printed
         hosts=list(dict.fromkeys(devices[r] for r in sorted(devices)) or info_hosts),
+        debug_hosts=list(info_hosts),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
         ranks_listed=bool(devices)
+        and len(devices) >= min_ranks
         and sorted(devices) == list(range(len(devices)))
         and bool(lines)
         and lines[-1][0] > last_device_line,
@@ -552,9 +577,9 @@ def _bare_columns(tokens: list[str]) -> list[str] | None:
 
 
 def _asked(table: Table, params: re.Match[str]) -> None:
-    table.min_bytes, table.max_bytes = int(params.group(1)), int(params.group(2))
-    step = int(params.group(3))
-    if params.group(4) == "factor":
+    table.min_bytes, table.max_bytes = int(params.group(3)), int(params.group(4))
+    step = int(params.group(5))
+    if params.group(6) == "factor":
         table.step_factor = step
     else:
         table.step_bytes = step

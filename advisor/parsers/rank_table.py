@@ -1,4 +1,4 @@
-"""Ascend rank tables (``RANK_TABLE_FILE``, hccl.json) versions 1.0 and 1.2, validated.
+"""Ascend rank tables (``RANK_TABLE_FILE``, hccl.json) versions 1.0, 1.2 and 2.0, validated.
 
 1.0: ``server_count`` and ``server_list[].device[] {device_id, device_ip, rank_id}``; the older
 ``group_list[].instance_list[].devices[]`` form is read too: the HCCL user guide's "template 2"
@@ -39,7 +39,7 @@ from typing import Any
 
 from advisor.parsers import ParseError
 
-VERSIONS = ("1.0", "1.2")
+VERSIONS = ("1.0", "1.2", "2.0")
 
 
 @dataclass(kw_only=True)
@@ -234,6 +234,7 @@ PD_FORM = "prefill_decode"
 def _is_table(doc: Any) -> bool:
     return isinstance(doc, dict) and (
         "server_list" in doc
+        or "rank_list" in doc
         or "group_list" in doc
         or "server_group_list" in doc
         or any(key in doc for key in PD_LISTS.values())
@@ -259,6 +260,8 @@ def _parse_doc(doc: dict[str, Any], superpod_fields: bool) -> RankTable:
         )
     if "server_group_list" in doc:
         return _parse_groups(doc, version, status, errors)
+    if "rank_list" in doc and not any(key in doc for key in ("server_list", "group_list")):
+        return _parse_rank_list(doc, version, status, errors)
     if not any(key in doc for key in ("server_list", "group_list")):
         return _parse_pd(doc, version, status, errors)
     servers, ranks = _entries(doc, errors)
@@ -500,6 +503,52 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
         super_pods=pods,
         errors=errors,
         groups=group_ids,
+    )
+
+
+RANK_LIST_FORM = "rank_list"
+
+
+def _parse_rank_list(
+    doc: dict[str, Any], version: str, status: str, errors: list[str]
+) -> RankTable:
+    """The 2.0 form (MindCluster's hccl.json description, Atlas 350/850/950 SuperPoD): a flat
+    ``rank_list[] {rank_id, local_id, device_id, level_list[] {net_layer, net_instance_id,
+    net_type, rank_addr_list[]}}`` with ``rank_count``; it names no server, so it states no
+    cluster shape and devices are not compared across ranks."""
+    ranks: list[RankEntry] = []
+    for i, item in enumerate(_objects(doc.get("rank_list"), "rank_list", errors)):
+        if item.get("rank_id") in (None, ""):
+            errors.append(f"rank_list[{i}] has no rank_id")
+        try:
+            rank = int(item["rank_id"]) if item.get("rank_id") not in (None, "") else None
+        except (TypeError, ValueError):
+            errors.append(f"rank_list[{i}] rank_id {item.get('rank_id')!r} is not a number")
+            rank = None
+        ranks.append(
+            RankEntry(
+                rank=rank, server_id="", device_id=str(item.get("device_id", "")), device_ip=None
+            )
+        )
+    _check_count(doc, "rank_count", len(ranks), "rank_list holds", "ranks", errors)
+    for rank, n in Counter(r.rank for r in ranks if r.rank is not None).items():
+        if n > 1:
+            errors.append(f"rank_id {rank} is used {n} times in rank_list")
+    numbered = sorted({r.rank for r in ranks if r.rank is not None})
+    missing = sorted(set(range(len(ranks))) - set(numbered))
+    if missing and numbered:
+        errors.append(
+            f"rank_id must run 0..{len(ranks) - 1} over {len(ranks)} ranks; missing "
+            f"{', '.join(map(str, missing[:16]))}"
+        )
+    return RankTable(
+        version=version,
+        status=status,
+        server_count=None,
+        servers=[],
+        ranks=ranks,
+        errors=errors,
+        form=RANK_LIST_FORM,
     )
 
 
