@@ -11,7 +11,9 @@ naming the NCCL call it checked, Paddle's failed runtime call, CANN's EL0004 out
 store error and an elastic summary entry a page broke apart (sets 48-51); an older nccl-tests
 header with colons, a list of ranks shorter than one process's, a row the copy ends inside, an
 nccl-tests log's NCCL hosts, hcom's result line, a P2P time-out alone, a failed transport
-allocation, a link with an empty local address, a version 2.0 rank table (sets 52-55).
+allocation, a link with an empty local address, a version 2.0 rank table (sets 52-55); XLA's,
+Paddle's and older NCCL releases' forms, Open MPI tags inside a row, an IB error completion
+without its peer, a watchdog record wrapped inside ``WorkNCCL`` (sets 56-59).
 
 Samples: ``tests/data/evidence_heldout_23/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -346,3 +348,95 @@ def test_a_version_2_0_rank_table_is_read_by_its_rank_list() -> None:
     # the documentation's copy: // comments and a trailing comma are errors, "..." left out
     assert table["errors"][0].startswith("not valid JSON: // comments")
     assert ev.shapes == []  # the form names no server
+
+
+# ------------------------------------------------------------------ sets 56-59
+
+
+def test_a_transport_line_in_its_reason_form_is_read_behind_a_vllm_worker_tag() -> None:
+    links = _failures("vllm_ascend_2node_transport_init_create_dest_tp3.log")
+    assert [(e["rank"], e["remote_rank"], e["remote_ip"]) for e in links] == [
+        (7, 12, "192.168.1.4"), (7, 13, "192.168.1.4"), (7, 14, "192.168.1.4"),
+        (7, 5, "192.168.1.3"),
+    ]  # fmt: skip
+    assert {(e["kind"], e["pid"], e["ip"]) for e in links} == {
+        ("hccl_transport_failure", 2322, "192.168.1.3")
+    }
+
+
+def test_xla_and_paddle_name_the_failed_nccl_call_their_own_way() -> None:
+    (init,) = _failures("jax_xla_ncclcomminitrank_unhandled_system_error_accept_ebadf_cut.log")
+    assert (init["call"], init["code_name"], init["host"]) == (
+        "ncclCommInitRank", "ncclSystemError", "user-G493-ZB1-AAP1-000",
+    )  # fmt: skip
+    (group,) = _failures("jax_pmap_2gpu_ncclgroupend_unhandled_cuda_error.log")
+    assert (group["call"], group["code_name"]) == ("ncclGroupEnd", "ncclUnhandledCudaError")
+    assert "ncclGroupEnd() failed: unhandled cuda error" in group["message"]  # from the long line
+    (reduce_,) = _failures("flax_nnx_jit_ncclallreduce_invalid_argument_glog.log")
+    assert (reduce_["call"], reduce_["code_name"]) == ("ncclAllReduce", "ncclInvalidArgument")
+    failed, launch = _failures("paddledetection_processgroupnccl_error2_barrier_launch_exit.log")
+    assert (failed["kind"], failed["code_name"]) == ("nccl_call_failure", "ncclSystemError")
+    assert (launch["kind"], launch["exit_code"], launch["exception_type"]) == (
+        "launcher_exit", 1, "paddle launch",
+    )  # fmt: skip
+    (worker,) = _failures("paddledetection_launch_container_failed_rank0_code1.log")
+    assert (worker["kind"], worker["rank"], worker["exit_code"]) == ("launcher_exit", 0, 1)
+
+
+def test_nccl_debug_lines_of_releases_before_the_nccl_token_are_read() -> None:
+    ev = load_paths([HELDOUT / "paddle_nccl2_early_warn_connect_refused_no_nccl_token.log"])
+    refused, closed = ev.failures
+    assert (refused["kind"], refused["host"], refused["pid"], refused["line"]) == (
+        "nccl_warning", "instance-fjhn02ur", 454, 1,
+    )  # fmt: skip
+    assert refused["message"] == "Call to connect failed : Connection refused"
+    assert closed["message"] == "Connection closed by remote peer"
+    assert [h["host"] for h in ev.log_hosts] == ["instance-fjhn02ur"]
+    ev = load_paths([HELDOUT / "tf_horovod_nccl2212_info_without_nccl_token_ib0_cut.log"])
+    assert (ev.files[0].status, ev.failures) == ("read", [])
+    assert [h["host"] for h in ev.log_hosts] == ["C4140-V100-1"]
+    (cuda,) = _failures("mxnet_nccl134_reduce_cuda_failure_invalid_resource_handle.log")
+    assert (cuda["kind"], cuda["code_name"], cuda["line"]) == (
+        "nccl_warning", "invalid resource handle", 12,
+    )  # fmt: skip
+
+
+def test_rows_split_by_open_mpis_tag_are_joined_and_a_run_without_rows_is_kept() -> None:
+    ev = load_paths([HELDOUT / "nccl_tests_eks_p5_2x8_mpi_tag_output_split_rows.log"])
+    (bench,) = ev.benchmarks
+    assert (bench["ranks"], bench["complete"], len(bench["results"])) == (16, True, 64)
+    assert bench["peak_busbw_gbps"] == 487.9 * 8
+    assert [(s["nodes"], s["per_node"]) for s in ev.shapes] == [(2, 8)]
+    ev = load_paths([HELDOUT / "nccl_tests_pairwise_2node_alltoall_fail_sendrecv_ok.log"])
+    alltoall, sendrecv = ev.benchmarks
+    assert (alltoall["op"], alltoall["results"], alltoall["complete"]) == ("all_to_all", [], False)
+    assert (sendrecv["dtype"], sendrecv["complete"], sendrecv["peak_busbw_gbps"]) == (
+        "float64", True, 65.76,
+    )  # fmt: skip
+    (failed,) = ev.failures
+    assert (failed["code_name"], failed["host"], failed["line"]) == (
+        "ncclRemoteError", "cnode2-003", 18,
+    )  # fmt: skip
+
+
+def test_an_older_ib_error_completion_without_its_peer() -> None:
+    ev = load_paths(
+        [HELDOUT / "slurm_pytorch_broadcast_16rank_ib_completion_error12_time_limit.out"]
+    )
+    (ib,) = [e for e in ev.failures if e["kind"] == "nccl_net_error"]
+    assert (ib["host"], ib["rank"], ib["rank_size"], ib["code_name"], ib["remote_ip"]) == (
+        "cgpu09", 10, 16, "IBV_WC_RETRY_EXC_ERR", None,
+    )  # fmt: skip
+    finding = builtin_findings({"evidence.failures": [ib]}, "nccl")[
+        "evidence-nccl-ib-completion-error"
+    ]
+    (item,) = [str(i) for i in finding.items]
+    assert item.startswith("cgpu09 pid 31641 (rank 10), device 0: IBV_WC_RETRY_EXC_ERR (12)")
+
+
+def test_a_watchdog_record_wrapped_inside_worknccl_is_joined() -> None:
+    (work,) = _failures("fastvideo_hunyuan_watchdog_alltoall_wrapped_worknccl.log")
+    assert (work["kind"], work["rank"], work["op"], work["seq"], work["numel"]) == (
+        "watchdog_timeout", 0, "all_to_all", 3369, 610560,
+    )  # fmt: skip
+    assert (work["last_enqueued"], work["last_completed"]) == (3372, 3368)

@@ -110,8 +110,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
         r"|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
-        r"|Transport init error! createLink para:|is setting up [NH]CCL communicator and retr"
-        r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion from peer"
+        r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
+        r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
         r"|Call acl\w+\(.*\) failed : \d+ at file |NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
@@ -142,7 +142,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?:client|server) : device\[\d+\] rank\[\d+\] get so(?:ck|kc)et timeout"
         r"|cqe err(?:or)? status\[\d+\]|Process group work \w+, seq_num \d+ dispatch timeout"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
-        r"|^\w+:\d+ NCCL WARN |^\s*NCCL WARN \w"
+        r"|^\w+:\d+ NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
+        r"|NCCL operation nccl\w+[^\n]*? failed: |NCCL error\(\d+\), (?:unhandled|internal|invalid|remote)"
+        r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
@@ -177,7 +179,10 @@ def _has_cann_code(text: str) -> bool:
 # NCCL's debug lines ("host:pid:tid [dev] NCCL INFO ..."): a log of nothing else is read as a
 # log with no failure, for the hosts it names. The look-behind starts the host name only at a
 # word's start (without it each position inside a word is tried again: seconds on a large log).
-_NCCL_DEBUG_RE = re.compile(r"(?<![\w.-])[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+_NCCL_DEBUG_RE = re.compile(
+    # NCCL 2.0-2.2 printed no "NCCL" before the level
+    r"(?<![\w.-])[\w.-]+ ?:\d+:\d+ \[\d+\] (?:NCCL (?:INFO|WARN)|INFO|(?:\S+:\d+ )?WARN) "
+)
 _NCCL_DEBUG_WORDS = required_words(_NCCL_DEBUG_RE)
 
 

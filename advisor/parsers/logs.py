@@ -1445,8 +1445,10 @@ def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
 # completion from peer 10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
 # (older), "... with status=4 opcode=32614 len=32614 vendor err 81 (Send) ... hca mlx5_1", and
 # "... with status=IBV_WC_RETRY_EXC_ERR(12) opcode=... vendor_err=129 ... hca mlx5_1" (newer).
+# Older releases name no peer: "NET/IB : Got completion with error 12, opcode 1, len 0, vendor
+# err 129".
 _IB_COMPLETION_RE = re.compile(
-    r"NET/IB ?: Got completion from peer (?P<peer>[^\s<]+)(?:<(?P<port>\d+)>)? with "
+    r"NET/IB ?: Got completion (?:from peer (?P<peer>[^\s<]+)(?:<(?P<port>\d+)>)? )?with "
     r"(?:status=(?:(?P<name>IBV_WC_\w+)\()?(?P<status>\d+)\)?|error (?P<error>\d+))"
     r"(?:.*?vendor[ _]err[ =](?P<vendor>\d+))?(?:.*?\bhca (?P<hca>\S+))?"
 )
@@ -1469,7 +1471,9 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
     """The hosts of NCCL's debug prefixes, in order of first appearance."""
     hosts: dict[str, None] = {}
     for _, line, _ in lines:
-        if " NCCL " in line and (pm := _NCCL_DEBUG_HOST_RE.search(line)):
+        if (" NCCL " in line or "] INFO " in line or " WARN " in line) and (
+            pm := _NCCL_DEBUG_HOST_RE.search(line)
+        ):
             hosts.setdefault(pm.group("host"), None)
     return list(hosts)
 
@@ -1478,7 +1482,7 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>[\w.-]+) ?:\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?NCCL "
+    r"(?:^|[\s|\]>])(?P<host>[\w.-]+) ?:\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
 )
 
 
@@ -1506,7 +1510,7 @@ def _nccl_net_errors(
     """Error completions of NCCL's InfiniBand transport, one per process and peer."""
     seen: set[tuple[int | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
-        if "Got completion from peer" not in line or not (m := _IB_COMPLETION_RE.search(line)):
+        if "Got completion " not in line or not (m := _IB_COMPLETION_RE.search(line)):
             continue
         if index and lines[index - 1][1].strip() == "Last error:":
             continue  # torch quoting NCCL's last WARN under its own error: that failure's event
@@ -1552,15 +1556,21 @@ def _nccl_net_errors(
 # nccl_net_ofi_plugin_t**):208 NCCL WARN ..."), and since NCCL 2.26 a WARN line starts with the time
 # by default (NCCL_DEBUG_TIMESTAMP_LEVELS=WARN, NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] ", NCCL's env
 # docs): "[2026-01-02 10:24:27] host:pid:tid [2] ...", so the prefix is found wherever it starts.
+# (NCCL 2.0-2.2 printed no "NCCL" before the level: "host:454:484 [0] include/socket.h:185 WARN
+# Call to connect failed : Connection refused")
 _NCCL_WARN_RE = re.compile(
     r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] .+?:\d+ "
-    r"(?:\(\w+\) )?NCCL WARN (?P<text>.+)$"
+    r"(?:\(\w+\) )?(?:NCCL )?WARN (?P<text>.+)$"
     # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
     r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
 )
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
 # "NCCL WARN text" at the start of its line
-_NCCL_WARN_BARE_RE = re.compile(r"(?:\S+:\d+ (?:\(\w+\) )?|^\s*)NCCL WARN (?P<text>.+)$")
+_NCCL_WARN_BARE_RE = re.compile(
+    r"(?:\S+:\d+ (?:\(\w+\) )?|^\s*)NCCL WARN (?P<text>.+)$"
+    # NCCL 1.x: "WARN src/reduce.cu:126 Cuda failure 'invalid resource handle'" (its sources)
+    r"|^\s*WARN (?P<text2>(?:src|include)/\S+:\d+ .+)$"
+)
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
 # 10.44.137.149<52905>")
@@ -1580,13 +1590,17 @@ def _nccl_warnings(
     seen: set[tuple[int | None, str]] = set()
     events: list[LogEvent] = []
     for no, line, tagged in lines:
-        if "NCCL WARN" not in line or no in taken:
+        if ("WARN" not in line or no in taken) or (
+            "NCCL WARN" not in line and "] " not in line and not line.lstrip().startswith("WARN ")
+        ):
             continue
         if not (m := _NCCL_WARN_RE.search(line) or _NCCL_WARN_BARE_RE.search(line)):
             continue
         found = m.groupdict()
         if found.get("pid2"):  # the prefix without a host
             found.update(pid=found["pid2"], dev=found["dev2"], text=found["text2"])
+        elif found.get("text2"):  # NCCL 1.x
+            found.update(text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
         text = str(found["text"]).strip()
         key = (pid, re.sub(r"0x[0-9a-f]+", "", text)[:80])
@@ -1654,7 +1668,10 @@ _NCCL_CALL_RE = re.compile(
     # a caller that names the call it checked (Horovod's NCCLContext::ErrorCheck, and others:
     # op_name + " failed: " + ncclGetErrorString(result)): "ncclAllReduce failed: unhandled cuda
     # error"
-    rf"|\b(?P<call7>nccl[A-Z]\w*) failed: (?P<what7>{_NCCL_ERROR_TEXT}.*?)\s*$"
+    # XLA's NCCL check: "NCCL operation ncclGroupEnd() failed: unhandled cuda error"
+    rf"|\b(?P<call7>nccl[A-Z]\w*)(?:\(.*?\))? failed: (?P<what7>{_NCCL_ERROR_TEXT}.*?)\.?\s*$"
+    # PaddlePaddle's: "OSError: (External) NCCL error(2), unhandled system error."
+    rf"|NCCL error\((?P<num9>\d+)\), (?P<what9>{_NCCL_ERROR_TEXT}.*?)\.?\s*$"
     # ProcessGroupNCCL's own check of a communicator (checkForNCCLErrors): "[Rank 4] found async
     # exception when checking for NCCL errors: NCCL error: remote process exited or there was a
     # network error, NCCL version 2.22.3"
@@ -1698,7 +1715,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
-        found = (m.group(g) for g in ("what", "what2", "what3", "what4", "what5", "what6", "what7"))
+        found = (
+            m.group(g)
+            for g in ("what", "what2", "what3", "what4", "what5", "what6", "what7", "what9")
+        )
         what = next(w for w in found if w).strip()
         rank = tagged
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
@@ -1707,10 +1727,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if key in seen:
             continue
         seen.add(key)
+        text = line.strip()
+        if len(text) > 300:  # a long line (XLA's): the message from just before the failure
+            text = "…" + line[max(0, m.start() - 60) :].strip()
         ev = LogEvent(
             kind="nccl_call_failure",
             line=no,
-            message=line.strip()[:300],
+            message=text[:300],
             rank=rank,
             host=m.group("host"),
             library="NCCL",
@@ -2104,6 +2127,13 @@ _SRUN_EXIT_RE = re.compile(
 # allocation %u has been revoked") when the job was killed while its nodes were readied; a failed
 # PrologSlurmctld is one cause, "srun: PrologSlurmctld failed, job killed")
 _SRUN_REVOKED_RE = re.compile(r"srun: error: Job allocation (?P<job>\d+) has been revoked")
+# PaddlePaddle's launcher (paddle.distributed.launch): "Container rank 0 status failed cmd [...]
+# code 1 log log/workerlog.0" for a worker, "LAUNCH INFO 2022-11-21 02:35:54,386 Exit code 1" for
+# the launch itself
+_PADDLE_RANK_EXIT_RE = re.compile(
+    r"Container rank (?P<rank>\d+) status failed cmd .*? code (?P<code>-?\d+)\b"
+)
+_PADDLE_EXIT_RE = re.compile(r"^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code (?P<code>-?\d+)")
 # DeepSpeed's launcher (launcher/launch.py, sigkill_handler): "[ERROR] [launch.py:325:
 # sigkill_handler] ['/opt/conda/bin/python', '-u', ..., '--local_rank=7', ...] exits with return
 # code = -6"
@@ -2196,6 +2226,29 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     host=m.group("host"),
                     exit_code=int(m.group("code")),
                     exception_type="srun",
+                ),
+            )
+        elif "Container rank" in line and (pr := _PADDLE_RANK_EXIT_RE.search(line)):
+            once(
+                ("paddle", int(pr.group("rank"))),
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=int(pr.group("rank")),
+                    exit_code=int(pr.group("code")),
+                    exception_type="paddle launch",
+                ),
+            )
+        elif "Exit code" in line and (pe := _PADDLE_EXIT_RE.match(line)):
+            once(
+                ("paddle", -1),
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    exit_code=int(pe.group("code")),
+                    exception_type="paddle launch",
                 ),
             )
         elif "exits with return code" in line and (dm := _DS_EXIT_RE.search(line)):
@@ -2491,6 +2544,15 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
             _watchdog_hang(lines, index, hung, report)
         if (
+            "operation timeout" in line
+            and line.rstrip().endswith(": Work")
+            and index + 1 < len(lines)
+            and lines[index + 1][1].lstrip()[:5] in ("NCCL(", "HCCL(")
+        ):
+            # wrapped inside the word: "... timeout: Work" / "NCCL(SeqNum=3369, ..."
+            joined = index + 1
+            line = line.rstrip() + lines[joined][1].lstrip()
+        elif (
             "operation timeout" in line
             and "Work" not in line
             and index + 1 < len(lines)

@@ -92,6 +92,7 @@ _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 _MPI_HELP_RE = re.compile(r"\d+ more process(?:es have| has) sent help message ")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
 _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
+_INNER_MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
 # "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
@@ -340,6 +341,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             continue  # units row, NCCL INFO lines, blank lines between rows, text after a footer
         if _MPI_HELP_RE.match(stripped):
             continue  # mpirun's own output printed between two rows, not a row
+        if "]<std" in stripped:
+            # Open MPI's --tag-output tag printed again inside a row (each write of the row)
+            stripped = _INNER_MPI_TAG_RE.sub(" ", stripped)
         tokens = stripped.split()
         first_time = columns.index("time") if "time" in columns else 0
         extra = (len(tokens) - first_time) % 4 if first_time else 0
@@ -406,6 +410,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             )
         if not t.rows:
             if asked_only:
+                continue
+            if any(other.rows for other in tables):
+                # one run of several stopped before its first size (its failure follows the
+                # header); the others' rows are read
+                warnings.append(
+                    ParseWarning(
+                        line=t.header_line,
+                        message=f"no result row follows this header: {t.progress()} (the run "
+                        "stopped before its first size)",
+                    )
+                )
                 continue
             raise ParseError(
                 f"results table has no readable row ({t.progress()})", line=t.header_line
