@@ -13,7 +13,8 @@ header with colons, a list of ranks shorter than one process's, a row the copy e
 nccl-tests log's NCCL hosts, hcom's result line, a P2P time-out alone, a failed transport
 allocation, a link with an empty local address, a version 2.0 rank table (sets 52-55); XLA's,
 Paddle's and older NCCL releases' forms, Open MPI tags inside a row, an IB error completion
-without its peer, a watchdog record wrapped inside ``WorkNCCL`` (sets 56-59).
+without its peer, a watchdog record wrapped inside ``WorkNCCL`` (sets 56-59); a table kept as
+comments, a rank line the copy cut, a matrix cut among its NIC rows (sets 60-61).
 
 Samples: ``tests/data/evidence_heldout_23/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -440,3 +441,39 @@ def test_a_watchdog_record_wrapped_inside_worknccl_is_joined() -> None:
         "watchdog_timeout", 0, "all_to_all", 3369, 610560,
     )  # fmt: skip
     assert (work["last_enqueued"], work["last_completed"]) == (3372, 3368)
+
+
+# ------------------------------------------------------------------ sets 60-61
+
+
+def test_an_npu_smi_table_kept_as_comments_is_read_and_the_unwrapping_said() -> None:
+    ev = load_paths([HELDOUT / "npu_smi_info_910a_python_comment_prefix.txt"])
+    assert ev.files[0].status == "read"
+    assert [m.message for m in ev.files[0].messages] == [
+        "read as comments: '#' taken off 14 line(s)"
+    ]
+    (chip,) = ev.npu_chips
+    assert (chip["npu"], chip["name"], chip["health"], chip["hbm_total_mb"]) == (
+        3,
+        "910A",
+        "OK",
+        32768,
+    )
+
+
+def test_a_rank_line_the_copy_cut_means_the_list_is_not_whole() -> None:
+    ev = load_paths([HELDOUT / "soperator_srun_pmix_2node_h100_nccl_tests_cut.log"])
+    (bench,) = ev.benchmarks
+    assert (bench["ranks"], bench["hosts"], bench["ranks_listed"]) == (
+        12, ["worker-1", "worker-0"], False,
+    )  # fmt: skip
+    assert ev.shapes == []
+
+
+def test_a_matrix_cut_among_its_nic_rows_is_partial_and_says_which() -> None:
+    ev = load_paths([HELDOUT / "slurm_node_nvidia_smi_topo_2gpu_10nic_cut.txt"])
+    assert ev.files[0].status == "partial"
+    (topo,) = ev.topologies
+    assert topo["devices"] == ["GPU0", "GPU1", "NIC0", "NIC1", "NIC2"]
+    (message,) = [m.message for m in ev.files[0].messages]
+    assert "no row for NIC3, NIC4" in message

@@ -590,6 +590,8 @@ terminal's screen keeps as text (vLLM colours its worker prefixes so)."""
 _CARET_CR_RE = re.compile(r"\^M$", re.MULTILINE)
 """A carriage return at a line's end shown in caret notation (``^M``)."""
 _QUOTE_RE = re.compile(r"^> ?", re.MULTILINE)
+_COMMENTED_ROW_RE = re.compile(r"^\s*# ?[|+]")
+_COMMENT_RE = re.compile(r"^\s*# ?", re.MULTILINE)
 QUOTED_SHARE = 0.8
 """Lines that must start with ``>`` for a file to be read as a Markdown quote of an output."""
 
@@ -613,6 +615,14 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         if quoted >= QUOTED_SHARE * lines:
             text = _QUOTE_RE.sub("", text)
             notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
+    if "#" in text[:200]:
+        # a table kept as comments (a script's docstring, a Python or shell "# " before each
+        # row): only table rows ("# |", "# +"), so nccl-tests' own "#" lines never qualify
+        rows = [line for line in text.splitlines() if line.strip()]
+        commented = sum(1 for line in rows if _COMMENTED_ROW_RE.match(line))
+        if rows and commented >= QUOTED_SHARE * len(rows):
+            text = _COMMENT_RE.sub("", text)
+            notes.append(f"read as comments: '#' taken off {commented} line(s)")
     return text, notes
 
 

@@ -81,6 +81,7 @@ _GROUPS_RE = re.compile(r"\b(out-of-place|in-place)\b")
 _BARE_GROUPS_RE = re.compile(r"^(?:(?:out-of-place|in-place)\s*)+$")
 # mscclpp-test's device lines have no "Group N"
 _INFO_HOST_RE = re.compile(r"^([\w.-]+) ?:\d+:\d+ \[\d+\] NCCL INFO ")
+_RANK_START_RE = re.compile(r"^#\s*Rank\s+\d+\s")
 _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
@@ -258,6 +259,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     warnings: list[ParseWarning] = []
     devices: dict[int, str] = {}
     last_device_line = 0
+    last_rank_line = 0
     info_hosts: dict[str, None] = {}  # from NCCL's "host:pid:tid [dev] NCCL INFO" prefix, in order
     nranks: int | None = None
     algorithm = "default"
@@ -283,6 +285,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
             continue
+        if stripped.startswith("#") and _RANK_START_RE.match(stripped):
+            last_rank_line = no  # also a rank line the copy cut before its device
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
             devices[int(m_dev.group(1))] = m_dev.group(2)
@@ -467,7 +471,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         and len(devices) >= min_ranks
         and sorted(devices) == list(range(len(devices)))
         and bool(lines)
-        and lines[-1][0] > last_device_line,
+        and lines[-1][0] > last_device_line
+        and last_rank_line <= last_device_line,
     )
 
 

@@ -215,7 +215,10 @@ def parse_topo(text: str) -> GpuTopology:
         raise ParseError("no nvidia-smi topology matrix (no header row of GPU/NIC names)")
     if not topo.devices:
         raise ParseError("nvidia-smi topology matrix has no device row", line=head_no)
-    missing = [c for c in dev_cols if c.startswith("GPU") and c not in topo.links]
+    # nvidia-smi prints a row for every device column: a matrix with NIC rows that stops before
+    # the last of them was cut too (a copy without any NIC row is a format that prints none)
+    nic_rows = any(not c.startswith("GPU") and c in topo.links for c in dev_cols)
+    missing = [c for c in dev_cols if (c.startswith("GPU") or nic_rows) and c not in topo.links]
     if missing:
         topo.warnings.append(
             ParseWarning(
