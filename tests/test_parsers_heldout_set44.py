@@ -14,7 +14,8 @@ nccl-tests log's NCCL hosts, hcom's result line, a P2P time-out alone, a failed 
 allocation, a link with an empty local address, a version 2.0 rank table (sets 52-55); XLA's,
 Paddle's and older NCCL releases' forms, Open MPI tags inside a row, an IB error completion
 without its peer, a watchdog record wrapped inside ``WorkNCCL`` (sets 56-59); a table kept as
-comments, a rank line the copy cut, a matrix cut among its NIC rows (sets 60-61).
+comments, a rank line the copy cut, a matrix cut among its NIC rows (sets 60-61); an npu-smi
+chip row the copy ends inside (set 63).
 
 Samples: ``tests/data/evidence_heldout_23/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -477,3 +478,14 @@ def test_a_matrix_cut_among_its_nic_rows_is_partial_and_says_which() -> None:
     assert topo["devices"] == ["GPU0", "GPU1", "NIC0", "NIC1", "NIC2"]
     (message,) = [m.message for m in ev.files[0].messages]
     assert "no row for NIC3, NIC4" in message
+
+
+def test_a_chip_row_the_copy_ends_inside_is_read_as_far_as_it_goes() -> None:
+    ev = load_paths([HELDOUT / "npu_smi_info_910b4_ctyun_cut.txt"])
+    assert ev.files[0].status == "partial"
+    (chip,) = ev.npu_chips
+    assert (chip["name"], chip["bus_id"], chip["power_w"], chip["hbm_total_mb"]) == (
+        "910B4", "0000:C1:00.0", 98.9, None,
+    )  # fmt: skip
+    (message,) = [m for m in ev.files[0].messages]
+    assert (message.line, "second row is cut off" in message.message) == (9, True)

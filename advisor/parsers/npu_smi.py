@@ -199,6 +199,15 @@ def parse_info(text: str) -> NpuSmiInfo:
             warnings.append(ParseWarning(line=top_no, message=f"unreadable chip rows ({e})"))
             continue
         chips.append(chip)
+        if not line.rstrip().endswith("|"):
+            # the copy ends inside the second row: the figures after the cut are unknown
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"NPU {chip.npu} chip {chip.chip}'s second row is cut off: the "
+                    "usage figures after the cut are unknown",
+                )
+            )
         if chip.health in RETYPED_HEALTH:
             warnings.append(
                 ParseWarning(
