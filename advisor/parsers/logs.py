@@ -83,6 +83,8 @@ _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 # A plog line starts "[ERROR] HCCL(3977573,all_reduce_test):2025-11-22-..." : level, module,
 # (pid, process name). HCCL's own failures end "... is failed. ret[9]." with an HcclResult.
 _PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\((\d+),")
+_PLOG_HEAD_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\([^)]*\):\S+\s*")
+"""A plog line's head: level, module, (pid, process) and time stamp."""
 _PLOG_RET_RE = re.compile(r"\bfail\w*\b.*?\bret\[(\d+)\]")
 PLOG_RET_WINDOW_LINES = 3
 """How far from an HCCL event's line a "failed ... ret[N]" line may stand and still give its
@@ -1055,8 +1057,9 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             ev = LogEvent(
                 kind="hccl_call_failure",
                 line=no,
-                # the line as printed (what an operator greps for) and what its code means
-                message=f"{line.strip()[:240]} ({result} = {name}: {meaning})",
+                # the line as printed (what an operator greps for; a plog's level, module, pid
+                # and time stamp aside) and what its code means
+                message=f"{_PLOG_HEAD_RE.sub('', line.strip())[:240]} ({result} = {name}: {meaning})",
                 code=str(result),
                 code_name=name,
                 rank=rank,
