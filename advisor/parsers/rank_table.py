@@ -412,11 +412,16 @@ def _check_duplicates(
         for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
             if n > 1:
                 errors.append(f"device_ip {ip} is given to {n} devices")
+    _check_numbering(ranks, "devices", errors)
+
+
+def _check_numbering(ranks: list[RankEntry], counted: str, errors: list[str]) -> None:
+    """Ranks numbered 0..N-1 over the N entries (``counted`` names them in the message)."""
     numbered = sorted({r.rank for r in ranks if r.rank is not None})
     missing = sorted(set(range(len(ranks))) - set(numbered))
     if missing and numbered:
         errors.append(
-            f"rank_id must run 0..{len(ranks) - 1} over {len(ranks)} devices; missing "
+            f"rank_id must run 0..{len(ranks) - 1} over {len(ranks)} {counted}; missing "
             f"{', '.join(map(str, missing[:16]))}"
         )
 
@@ -534,13 +539,7 @@ def _parse_rank_list(
     for rank, n in Counter(r.rank for r in ranks if r.rank is not None).items():
         if n > 1:
             errors.append(f"rank_id {rank} is used {n} times in rank_list")
-    numbered = sorted({r.rank for r in ranks if r.rank is not None})
-    missing = sorted(set(range(len(ranks))) - set(numbered))
-    if missing and numbered:
-        errors.append(
-            f"rank_id must run 0..{len(ranks) - 1} over {len(ranks)} ranks; missing "
-            f"{', '.join(map(str, missing[:16]))}"
-        )
+    _check_numbering(ranks, "ranks", errors)
     return RankTable(
         version=version,
         status=status,
