@@ -235,7 +235,10 @@ class EvidenceFacts:
     reports; ``npus_per_node``: hccl_test's
     ``-p``, None when the log has no command; ``min_bytes``/``max_bytes``/``sizes_asked``: what
     nccl-tests' ``# nThread`` header asked, None without it; ``progress``: sizes done against
-    sizes asked, in words)."""
+    sizes asked, in words; ``op_from``: where the op was read: ``log`` (the binary it names),
+    ``file name`` (``all_reduce_perf.log``), ``columns`` (nccl-tests' redop, root, size against
+    count and in-place check cells, ``parsers.nccl_tests.op_from_columns``) or ``none``;
+    ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb}``."""
@@ -477,7 +480,9 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
     for b in evidence.benchmarks:
         if not b["ranks"] or not (b["results"] or b.get("ranks_listed")):
             continue  # a log that ends before its first size may end inside its list of ranks
-        if b["hosts"]:  # nccl-tests names the host of every rank
+        # nccl-tests named every rank's host (the tail of its list, or some ranks' debug lines,
+        # name only some hosts: no shape)
+        if b["hosts"] and b["hosts_complete"]:
             add(b["source"], b["tool"], len(b["hosts"]), b["ranks"], list(b["hosts"]))
         elif b.get("npus_per_node") and b["ranks"] % b["npus_per_node"] == 0:
             # hccl_test's -n ranks over -p NPUs per node
@@ -714,9 +719,23 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     out.log_hosts.extend({"source": source, "host": host} for host in parsed.debug_hosts)
     # A file named after its binary (all_reduce_perf.log) names the op the log itself did not.
     m = nccl_tests.BINARY_RE.search(name)
+    notes: list[ParseWarning] = []
     for table in parsed.tables:
+        op_from = "log"
         if table.op == "unknown" and m:
-            table.op = nccl_tests.BINARIES[m.group(1)]
+            table.op, op_from = nccl_tests.BINARIES[m.group(1)], "file name"
+        elif table.op == "unknown" and table.op_from_columns:
+            table.op, op_from = table.op_from_columns, "columns"
+            notes.append(
+                ParseWarning(
+                    line=table.header_line,
+                    message=f"the log never names its binary: op {table.op} read from the "
+                    "table's redop, root, size against count and in-place check cells",
+                    skipped=False,
+                )
+            )
+        elif table.op == "unknown":
+            op_from = "none"
         results = []
         for row in table.rows:
             for in_place, timing in ((False, row.out_of_place), (True, row.in_place)):
@@ -754,9 +773,11 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 sizes_asked=table.sizes_asked(),
                 progress=table.progress(),
                 ranks_listed=parsed.ranks_listed,
+                op_from=op_from,
+                hosts_complete=parsed.hosts_complete,
             )
         )
-    return parsed.warnings
+    return sorted([*parsed.warnings, *notes], key=lambda w: w.line)
 
 
 def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -857,6 +878,8 @@ def _benchmark(
     sizes_asked: int | None = None,
     progress: str | None = None,
     ranks_listed: bool = False,
+    op_from: str = "log",
+    hosts_complete: bool = True,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -886,6 +909,8 @@ def _benchmark(
         "sizes_asked": sizes_asked,
         "progress": progress,
         "ranks_listed": ranks_listed,
+        "op_from": op_from,
+        "hosts_complete": hosts_complete,
     }
 
 

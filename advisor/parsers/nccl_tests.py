@@ -40,6 +40,22 @@ DTYPES = {
 }
 """nccl-tests type names → torch dtype names (the live benchmark's names)."""
 
+ELEMENT_BYTES = {
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "float64": 8,
+    "int8": 1,
+    "uint8": 1,
+    "int32": 4,
+    "uint32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+}
+"""Bytes per element of each dtype a row names: ``size`` against ``count`` tells the op apart."""
+
 BINARIES = {
     "all_reduce": "all_reduce",
     "all_gather": "all_gather",
@@ -71,6 +87,9 @@ _BARE_ROW_RE = re.compile("^" + ROW_SIGNATURE)
 _INT_RE = re.compile(r"-?\d+")
 _GLUED_RE = re.compile(r"NCCL (?:INFO|WARN)")
 
+# nccl-tests' build (src/Makefile: "Compiling  all_reduce.cu  > .../all_reduce.o", "Linking  ...
+# > .../all_reduce_perf") names every binary it builds, none of them the run's
+_BUILD_RE = re.compile(r"\s*(?:Compiling|Linking)\s+\S+\s+>\s")
 BINARY_RE = re.compile(r"\b(" + "|".join(sorted(BINARIES, key=len, reverse=True)) + r")_perf")
 # nccl-tests: "#  size  count  type  redop  root  time ..."; mscclpp-test: "#  size  count  time ...";
 # the header, device and request lines are also read without their "#" (a paste that lost them)
@@ -93,6 +112,8 @@ _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 _MPI_HELP_RE = re.compile(r"\d+ more process(?:es have| has) sent help message ")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
 _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
+_INFO_RANK_RE = re.compile(r"\brank (\d+) nranks \d+\b")
+"""NCCL's ``comm 0x.. rank R nranks N cudaDev D ... Init COMPLETE`` line: which rank a host holds."""
 _INNER_MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
 _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
@@ -141,6 +162,9 @@ class Table:
 
     op: str
     """Operation in facts naming (``all_reduce``); ``unknown`` when the log never names it."""
+    op_from_columns: str | None = None
+    """The op the rows' own cells imply (``op_from_columns``), kept for a log that never names
+    its binary; None when they do not tell it."""
     header_line: int
     """Line of its ``#  size  count ...`` header; of its first row when it has none."""
     headerless: bool = False
@@ -208,6 +232,10 @@ class NcclTestsLog:
     inside the file, it was not cut)."""
     debug_hosts: list[str] = field(default_factory=list)
     """Hosts NCCL's own debug lines in the log name (``host:pid:tid [dev] NCCL INFO``), in order."""
+    hosts_complete: bool = False
+    """``hosts`` are those of every rank: the ``# Rank N ... on HOST`` lines of ranks 0 to N-1, or,
+    in a log without them, NCCL's ``rank R nranks N`` debug line of each rank (a log holding only
+    some ranks' lines, or the tail of the list, names only some of the hosts)."""
 
 
 _GROUP_ORDER = ("out_of_place", "in_place")
@@ -248,19 +276,22 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     """
     lines = numbered_lines(text)
     raw_lines = text.splitlines()
+    warnings: list[ParseWarning] = []
+    if "NCCL " in text:
+        lines = _rejoin_split_rows(lines, raw_lines, warnings)
     # Where the log names its binary (command line, "# Collective test starting: x_perf"), so
     # each table takes the name of its own run when a file holds several.
     mentions = [
         (no, BINARIES[m.group(1)], line.lstrip().startswith("#"))
         for no, line, _ in lines
-        if (m := BINARY_RE.search(line))
+        if (m := BINARY_RE.search(line)) and not _BUILD_RE.match(line)
     ]
     tables: list[Table] = []
-    warnings: list[ParseWarning] = []
     devices: dict[int, str] = {}
     last_device_line = 0
     last_rank_line = 0
     info_hosts: dict[str, None] = {}  # from NCCL's "host:pid:tid [dev] NCCL INFO" prefix, in order
+    info_ranks: dict[int, str] = {}  # rank -> host, from NCCL's "rank R nranks N" debug lines
     nranks: int | None = None
     algorithm = "default"
     columns: list[str] = []
@@ -294,6 +325,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             continue
         if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
             info_hosts.setdefault(m_info.group(1), None)  # its "nranks N" is read below
+            if m_rank := _INFO_RANK_RE.search(stripped):
+                info_ranks[int(m_rank.group(1))] = m_info.group(1)
         if (m_np := _NP_RE.search(stripped)) and nranks is None:
             nranks = int(m_np.group(1))
         m_nr = _NRANKS_RE.search(stripped)
@@ -457,6 +490,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             )
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
     ranks = max((max(devices) + 1 if devices else 0), nranks or 0) or None
+    for t in tables:
+        if t.op == "unknown":
+            t.op_from_columns = op_from_columns(t, ranks)
     return NcclTestsLog(
         tables=tables,
         ranks=ranks,
@@ -465,6 +501,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # in rank order (the host of rank 0 first: node 0 of the shape), else as first printed
         hosts=list(dict.fromkeys(devices[r] for r in sorted(devices)) or info_hosts),
         debug_hosts=list(info_hosts),
+        hosts_complete=ranks is not None
+        and (
+            sorted(devices) == list(range(ranks))
+            or (not devices and sorted(info_ranks) == list(range(ranks)))
+        ),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
         ranks_listed=bool(devices)
@@ -603,6 +644,160 @@ def _asked(table: Table, params: re.Match[str]) -> None:
         table.step_factor = step
     else:
         table.step_bytes = step
+
+
+# An NCCL debug line printed into a row: "   8   2   float   sum   -1nid001049:658566:658566 [0]
+# NCCL INFO AllReduce: 8 Bytes ..." (NCCL_DEBUG_SUBSYS=COLL writes a line per call, from each
+# rank's thread, while rank 0 prints its row piece by piece)
+_DEBUG_TAIL_RE = re.compile(r"(?:\[\d+\] )?[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+_DEBUG_LINE_RE = re.compile(r"^\s*(?:\[\d+\] )?[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL ")
+_ROW_PIECE_RE = re.compile(r"^\s*\d+\s+\d+\s+[a-z]\w*(?:\s+[a-z]\w*)?\s+-?\d+\s*$")
+"""The cells before a row's first column group: size, count, type, [redop], root."""
+_GROUP_PIECE_RE = re.compile(r"^\s*[\d.]+\s+[\d.]+\s+[\d.]+\s+(?:\d+|N/A|[\d.]+e[+-]\d+)\s*$")
+"""One column group: time, algbw, busbw, #wrong (or the ``error`` of releases before 2.10)."""
+
+
+def _split_glued(line: str) -> tuple[str, str]:
+    """A row piece and the NCCL debug line glued after it; ``(line, "")`` when none is. The host
+    name may start with a digit, so each cut inside the glued name is tried, leftmost first."""
+    m = _DEBUG_TAIL_RE.search(line)
+    if m is None or m.start() == 0 or not line[: m.start()].strip():
+        return line, ""
+    host_end = line.index(":", m.start())
+    for cut in range(m.start(), host_end):
+        head = line[:cut]
+        if _ROW_PIECE_RE.match(head) or _GROUP_PIECE_RE.match(head):
+            return head, line[cut:]
+    return line, ""
+
+
+def _rejoin_split_rows(
+    lines: list[tuple[int, str, int | None]], raw_lines: list[str], warnings: list[ParseWarning]
+) -> list[tuple[int, str, int | None]]:
+    """Rows NCCL's own debug lines were printed into, put back together: a row's first cells
+    cut by a glued NCCL line, then its column groups each at the head of a later line (the
+    debug lines between them are kept as lines of their own). A row whose groups never come
+    stays as it was (reported unreadable where it stands)."""
+    out: list[tuple[int, str, int | None]] = []
+    pending: tuple[int, list[str]] | None = None  # the row's index in out, its pieces so far
+    joined: list[int] = []
+
+    def close() -> None:
+        nonlocal pending
+        if pending is not None and len(pending[1]) > 1:
+            index, pieces = pending
+            no, _, rank = out[index]
+            row = "   ".join(piece.rstrip() for piece in pieces)
+            out[index] = (no, row, rank)
+            raw_lines[no - 1] = row
+            joined.append(no)
+        pending = None
+
+    for no, line, rank in lines:
+        head, tail = _split_glued(line)
+        if pending is not None and _GROUP_PIECE_RE.match(head):
+            pending[1].append(head)
+            if tail:
+                out.append((no, tail, rank))
+            else:
+                close()  # the row's last group ends its line
+            continue
+        if pending is not None and _DEBUG_LINE_RE.match(line):
+            out.append((no, line, rank))  # more debug lines between two pieces of the row
+            continue
+        close()
+        if tail and _ROW_PIECE_RE.match(head):
+            out.append((no, line, rank))  # as it stands until its groups come
+            out.append((no, tail, rank))
+            pending = (len(out) - 2, [head])
+            continue
+        out.append((no, line, rank))
+    close()
+    if joined:
+        warnings.append(
+            ParseWarning(
+                line=joined[0],
+                message=f"{len(joined)} row(s) NCCL's debug lines were printed into (lines "
+                f"{joined[0]}-{joined[-1]}) read from their pieces",
+                skipped=False,
+            )
+        )
+    return out
+
+
+def _unchecked(timing: Timing | None) -> bool:
+    """A column group printed ``N/A`` where the ``#wrong`` (or ``error``) count goes."""
+    return timing is not None and timing.wrong is None and timing.max_error is None
+
+
+def op_from_columns(table: Table, ranks: int | None) -> str | None:
+    """The op a table's cells imply, for a log that never names its binary; None when they do
+    not tell it apart.
+
+    From nccl-tests' sources (``src/*.cu``, 2.19; ``src/common.cu`` prints ``size`` as the larger
+    of the bytes sent and received and ``count`` as the op's own count parameter): ``redop`` is
+    ``none`` for the ops that do not reduce (all_gather, alltoall, broadcast, gather, scatter,
+    and sendrecv before 2.10, whose cell was blank); ``root`` is -1 except for the rooted ops
+    (broadcast, reduce, gather, scatter: the root, 0 unless ``-r``); ``size`` is ``count``
+    elements for all_reduce, broadcast, reduce and sendrecv, and ``nranks x count`` for
+    all_gather, reduce_scatter, alltoall, gather and scatter; alltoall and sendrecv set
+    ``reportErrors`` only for the out-of-place run, so their in-place ``#wrong`` is ``N/A``. A
+    run with validation off (``-c 0``) prints ``N/A`` in both groups: all_reduce and sendrecv are
+    then told apart by busbw against algbw (``2(n-1)/n`` and 1) when n > 2, all_gather and
+    alltoall are not. hypercube_perf prints all_gather's columns and reads as all_gather.
+    """
+    rows = [
+        r
+        for r in table.rows
+        if r.count > 0 and r.root is not None and r.dtype in ELEMENT_BYTES and not table.mscclpp
+    ]
+    if not rows:
+        return None
+    reduces = {r.redop != "none" for r in rows}  # "-o all" prints one row per reduction
+    rooted = {r.root is not None and r.root >= 0 for r in rows}
+    ratios = {r.size_bytes / (r.count * ELEMENT_BYTES[r.dtype]) for r in rows}
+    if len(reduces) != 1 or len(rooted) != 1 or len(ratios) != 1:
+        return None
+    ((reducing,), (root_op,), (ratio,)) = (reduces, rooted, ratios)
+    if ratio < 1 or ratio != int(ratio) or (ranks is not None and ratio not in (1, ranks)):
+        return None
+    spread = ratio > 1
+    # in-place unchecked where the out-of-place group was checked: alltoall, sendrecv
+    in_place_unchecked = all(_unchecked(r.in_place) for r in rows) and any(
+        r.out_of_place is not None and not _unchecked(r.out_of_place) for r in rows
+    )
+    in_place_checked = any(r.in_place is not None and not _unchecked(r.in_place) for r in rows)
+    if root_op:
+        if spread:
+            return None  # gather or scatter: the same columns
+        return "reduce" if reducing else "broadcast"
+    if spread:
+        if reducing:
+            return "reduce_scatter"
+        if in_place_unchecked:
+            return "all_to_all"
+        return "all_gather" if in_place_checked else None
+    if in_place_unchecked:
+        return "send_recv"
+    if not reducing:
+        return None
+    if in_place_checked:
+        return "all_reduce"
+    # validation off: the bus bandwidth factor, read on rows large enough to print it well
+    if ranks is None or ranks <= 2:
+        return None
+    factors = [
+        t.busbw_gbytes_s / t.algbw_gbytes_s
+        for r in rows
+        for t in (r.out_of_place, r.in_place)
+        if t is not None and t.algbw_gbytes_s >= 1.0
+    ]
+    if not factors:
+        return None
+    factor = sorted(factors)[len(factors) // 2]
+    if abs(factor - 2 * (ranks - 1) / ranks) < 0.05:
+        return "all_reduce"
+    return "send_recv" if abs(factor - 1) < 0.05 else None
 
 
 def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> None:
