@@ -107,9 +107,13 @@ def test_nccl_tests_tail_counts_ranks_by_highest_index_and_reports_missing_heade
     assert not warning.skipped
     ev = _load("nccl_all_reduce_gb200_nvl72_tail.log")
     assert ev.files[0].status == "read"
-    assert [line for line, _ in _messages(ev)] == [4]
+    # the second note: the tail never names its binary, its cells say all_reduce
+    assert [line for line, _ in _messages(ev)] == [4, 4]
     (bench,) = ev.benchmarks
     assert bench["ranks"] == 72 and bench["sizes_asked"] is None
+    assert (bench["op"], bench["op_from"]) == ("all_reduce", "columns")
+    # the one host of rank 71's line is not the cluster: 72 ranks on it is no shape
+    assert not bench["hosts_complete"] and ev.shapes == []
 
 
 def test_cut_short_benchmark_quotes_sizes_done_against_sizes_asked() -> None:

@@ -6,7 +6,8 @@ Recognised events (``LogEvent.kind``):
   surrounding lines name;
 - ``watchdog_timeout``: ``Watchdog caught collective operation timeout: WorkNCCL(SeqNum=..,
   OpType=.., NumelIn=.., NumelOut=.., Timeout(ms)=..) ran for .. milliseconds`` (``WorkHCCL`` from
-  torch_npu too), joined with the rank's ``last enqueued / last completed`` work numbers;
+  torch_npu too), joined with the rank's ``last enqueued / last completed`` work numbers; also
+  torch 2.5+'s ``Timeout at NCCL work: N, last enqueued NCCL work: ..`` alone (no op: ``op`` None);
 - ``elastic_failure``: each failure of a torch elastic ``ChildFailedError`` summary (host, rank,
   local rank, exit code, pid, signal), the first observed one marked ``root_cause``;
 - ``watchdog_failure``: a rank's own watchdog found work N failed (``Exception (either an error or
@@ -2528,6 +2529,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
+    timed_out: dict[int, tuple[int, int, str | None, str]] = {}  # rank -> its "Timeout at" line
     hung: dict[int | None, LogEvent] = {}
     # rank → (line, index, the line): its work's exception is being handled (the process ends)
     aborted: dict[int | None, tuple[int, int, str]] = {}
@@ -2605,6 +2607,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
             if rank is not None and (dm := _DETECTED_RE.search(line)):
                 detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
+            if rank is not None and (tm := _TIMEOUT_AT_RE.search(line)):
+                timed_out.setdefault(rank, (no, int(tm.group(1)), pg, line))
         w = _WORK_RE.search(line) or _GARBLED_WORK_RE.search(line)
         if w is None and _OPEN_WORK_RE.search(line):
             report.unread.append(
@@ -2667,6 +2671,27 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             )
         )
     _aborted(lines, aborted, reported, report, last)
+    # torch 2.5+ logs "Timeout at NCCL work: N, last enqueued ..." only for a work its watchdog
+    # found timed out (ProcessGroupNCCL.cpp watchdog handler, inside ``if (timedOut)``): a rank
+    # whose record is that line alone (its WorkNCCL(...) line lost or cut) timed out at work N
+    for rank, (no, seq, pg, line) in timed_out.items():
+        if rank in reported:
+            continue
+        reported.add(rank)
+        enq, done = last[(rank, pg)][1:]
+        ev = LogEvent(
+            kind="watchdog_timeout",
+            line=no,
+            message=line.strip()[:400],
+            rank=rank,
+            seq=seq,
+            group=pg,
+            last_enqueued=enq,
+            last_completed=done,
+            library="HCCL" if "HCCL work" in line else "NCCL",
+        )
+        by_key[(rank, "", seq)] = ev
+        report.events.append(ev)
     for (rank, pg), (no, enq, done) in last.items():
         if rank is not None and rank not in reported and by_key:
             reported.add(rank)

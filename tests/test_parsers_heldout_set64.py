@@ -1,0 +1,187 @@
+"""Outputs the sixty-fourth to sixty-seventh held-out evaluations misread that this round reads:
+nccl-tests tables whose log never names its binary (the op read from the table's own cells),
+a build's ``Compiling``/``Linking`` lines before the run (they name every binary, not the run's),
+rows NCCL's debug lines were printed into (joined from their pieces), torch's ``Timeout at NCCL
+work: N`` line alone, and the hosts of some ranks only (no cluster shape from them).
+
+Samples: ``tests/data/evidence_heldout_24/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.parsers import ParseError, nccl_tests
+from advisor.parsers.nccl_tests import Row, Table, Timing
+from tests.conftest import DATA
+
+HELDOUT = DATA / "evidence_heldout_24"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _notes(ev: EvidenceFacts) -> list[str]:
+    (report,) = ev.files
+    return [m.message for m in report.messages]
+
+
+# ---------------------------------------------------- the op from the table's cells
+
+
+def test_all_gather_read_from_size_against_count_and_checked_in_place_column() -> None:
+    # redop none, root -1, 256 B of float over 4 elements: 16 ranks' worth, in-place checked
+    ev = _load("nccl_tests_allgather_sophia_2x8_zero_sizes.log")
+    assert ev.files[0].status == "read"
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["op_from"], bench["ranks"]) == ("all_gather", "columns", 16)
+    assert bench["hosts"] == ["sophia-gpu-04", "sophia-gpu-09"] and bench["complete"]
+    assert {r["op"] for r in bench["results"]} == {"all_gather"}
+    # the import says where the op came from, as a note (every line was read)
+    assert any("never names its binary: op all_gather" in n for n in _notes(ev))
+    assert [(s["nodes"], s["per_node"]) for s in ev.shapes] == [(2, 8)]
+
+
+def test_all_to_all_read_from_its_unchecked_in_place_column() -> None:
+    # alltoall sets reportErrors only out of place: its in-place #wrong is N/A in every row
+    ev = _load("nccl_tests_alltoall_polaris_2x4.log")
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["op_from"], bench["ranks"]) == ("all_to_all", "columns", 8)
+    assert ev.files[0].status == "read"
+
+
+def test_all_reduce_read_from_its_cells_after_400_nccl_info_lines() -> None:
+    ev = _load("nccl_tests_allreduce_perlmutter_2x4_shifter_info.log")
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["op_from"], bench["ranks"]) == ("all_reduce", "columns", 8)
+    assert bench["complete"] and bench["dtype"] == "float32"
+
+
+def test_build_lines_name_no_run_so_the_cells_name_the_op() -> None:
+    # "Linking ... > .../hypercube_perf" was the last binary named before the table
+    text = (HELDOUT / "nccl_tests_allreduce_perlmutter_build_then_run.log").read_text()
+    assert "hypercube_perf" in text
+    log = nccl_tests.parse(text)
+    (table,) = log.tables
+    assert table.op == "unknown" and table.op_from_columns == "all_reduce"
+    (bench,) = _load("nccl_tests_allreduce_perlmutter_build_then_run.log").benchmarks
+    assert (bench["op"], bench["op_from"]) == ("all_reduce", "columns")
+
+
+def _table(redop: str, root: int, size: int, count: int, in_place_wrong: str) -> Table:
+    def timing(wrong: str, busbw: float) -> Timing:
+        return Timing(
+            time_us=100.0,
+            algbw_gbytes_s=10.0,
+            busbw_gbytes_s=busbw,
+            wrong=None if wrong == "N/A" else int(wrong),
+        )
+
+    row = Row(
+        line=1,
+        size_bytes=size,
+        count=count,
+        dtype="float32",
+        redop=redop,
+        root=root,
+        out_of_place=timing("0" if in_place_wrong != "both N/A" else "N/A", 17.5),
+        in_place=timing("N/A" if "N/A" in in_place_wrong else in_place_wrong, 17.5),
+    )
+    return Table(op="unknown", header_line=1, rows=[row])
+
+
+def test_op_from_columns_rules_and_what_they_cannot_tell() -> None:
+    infer = nccl_tests.op_from_columns
+    assert infer(_table("sum", -1, 4096, 1024, "0"), 8) == "all_reduce"
+    assert infer(_table("sum", -1, 4096, 128, "0"), 8) == "reduce_scatter"
+    assert infer(_table("sum", -1, 4096, 1024, "N/A"), 8) == "send_recv"
+    assert infer(_table("none", 0, 4096, 1024, "0"), 8) == "broadcast"
+    assert infer(_table("sum", 0, 4096, 1024, "0"), 8) == "reduce"
+    # gather and scatter print the same cells: not told apart
+    assert infer(_table("none", 0, 4096, 128, "0"), 8) is None
+    # size against count must be 1 or the ranks: 4 of 8 is no op's
+    assert infer(_table("none", -1, 4096, 256, "0"), 8) is None
+    # validation off (-c 0): busbw/algbw = 1.75 = 2(n-1)/n for 8 ranks is all_reduce's
+    assert infer(_table("sum", -1, 4096, 1024, "both N/A"), 8) == "all_reduce"
+    # ... and nothing tells all_gather from alltoall then
+    assert infer(_table("none", -1, 4096, 512, "both N/A"), 8) is None
+
+
+def test_columns_never_contradict_an_op_the_log_names() -> None:
+    # every nccl-tests sample kept here whose log names its binary: the cells agree or say nothing
+    agree = 0
+    for path in sorted(DATA.rglob("*.log")):
+        text = path.read_text(errors="replace")
+        if "nccl_tests" not in detect(text):
+            continue
+        try:
+            log = nccl_tests.parse(text)
+        except ParseError:
+            continue
+        for table in log.tables:
+            if table.op == "unknown" or not table.rows:
+                continue
+            implied = nccl_tests.op_from_columns(table, log.ranks)
+            assert implied in (None, table.op), (path.name, table.op, implied)
+            agree += implied == table.op
+    assert agree >= 4
+
+
+# ------------------------------------------------ rows NCCL's debug lines cut apart
+
+
+def test_rows_split_by_nccl_debug_lines_are_joined_from_their_pieces() -> None:
+    name = "nccl_tests_allreduce_perlmutter_interleaved_debug_subsys.log"
+    ev = _load(name)
+    # every cell was read: the file is read whole, with a note of what was joined
+    assert ev.files[0].status == "read" and ev.files[0].formats == ["nccl_tests"]
+    assert any("30 row(s) NCCL's debug lines were printed into" in n for n in _notes(ev))
+    (bench,) = ev.benchmarks
+    assert bench["complete"] and bench["ranks"] == 8 and bench["op"] == "all_reduce"
+    assert (bench["min_bytes"], bench["max_bytes"]) == (8, 4294967296)
+    first = [r for r in bench["results"] if r["bytes"] == 8]
+    assert [(r["in_place"], r["time_us_p50"]) for r in first] == [(False, 22.18), (True, 19.17)]
+    assert len(bench["results"]) == 60
+    assert bench["hosts"] == ["nid001049", "nid001052"]
+    assert [(s["nodes"], s["per_node"]) for s in ev.shapes] == [(2, 4)]
+
+
+def test_a_row_whose_pieces_never_come_is_still_reported_where_it_stands() -> None:
+    row = "           8             2     float     sum      -1"
+    glued = "nid001049:658566:658566 [0] NCCL INFO AllReduce: 8 Bytes -> Algo 0 proto 0"
+    header = (
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong"
+    )
+    good = (
+        "          16             4     float     sum      -1    19.23    0.00    0.00      0"
+        "    19.11    0.00    0.00      0"
+    )
+    # a debug line, then the next row: the cut row's groups never came
+    log = nccl_tests.parse(f"{header}\n{row}{glued}\n{glued}\n{good}\n")
+    assert [r.size_bytes for r in log.tables[0].rows] == [16]
+    cut = log.warnings[0]
+    assert cut.line == 2 and cut.skipped and "NCCL log line printed into it" in cut.message
+
+
+# ------------------------------------------------------------------ the rest
+
+
+def test_timeout_at_nccl_work_alone_is_the_ranks_time_out() -> None:
+    # torch logs it only inside ``if (timedOut)``; the WorkNCCL(...) line is not in the copy
+    ev = _load("funasr_nccl_service_thread_timeout_rank11_of16.log")
+    assert ev.files[0].status == "read"
+    (event,) = ev.failures
+    assert event["kind"] == "watchdog_timeout" and event["library"] == "NCCL"
+    assert (event["rank"], event["seq"], event["group"]) == (11, 15734, "1")
+    assert (event["last_enqueued"], event["last_completed"]) == (15735, 15733)
+    assert event["op"] is None  # the line names no op
+
+
+def test_hosts_of_some_ranks_only_state_no_cluster_shape() -> None:
+    # NCCL's "rank 7 nranks 16" debug line on one host: 16 ranks, not 16 on that host
+    ev = _load("nccl_tests_allreduce_efa_p4d_cutoff_no_header.log")
+    (bench,) = ev.benchmarks
+    assert bench["ranks"] == 16 and bench["hosts"] == ["ip-172-31-13-103"]
+    assert not bench["hosts_complete"] and ev.shapes == []
+    assert bench["peak_busbw_gbps"] == 33.93 * 8
