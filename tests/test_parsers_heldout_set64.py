@@ -185,3 +185,66 @@ def test_hosts_of_some_ranks_only_state_no_cluster_shape() -> None:
     assert bench["ranks"] == 16 and bench["hosts"] == ["ip-172-31-13-103"]
     assert not bench["hosts_complete"] and ev.shapes == []
     assert bench["peak_busbw_gbps"] == 33.93 * 8
+
+
+# --------------------------------------------------------- sets 68-71 and two older misses
+
+
+def test_an_hccl_plog_with_no_failure_is_a_runs_log() -> None:
+    # three [INFO] HCCL(...) lines after their plog file names: read, nothing failed
+    ev = _load("hccl_entry_commInitRootInfo_run_plog_no_failure.log")
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["log"])
+    assert ev.failures == [] and ev.shapes == []
+
+
+def test_another_vendors_look_alike_table_is_no_nccl_tests_log() -> None:
+    # nccom-test's rows match nccl-tests' row shape; its own header says whose they are
+    ev = _load("neuron_nccom_test_allr_2rank.log")
+    assert ev.files[0].status == "unknown" and ev.benchmarks == []
+
+
+def test_npu_smi_answering_that_the_device_has_no_topology_query() -> None:
+    ev = _load("npu_smi_topo_unsupported_atlas200ia2_doc.txt")
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["npu_smi_topo"])
+    assert ev.topologies == []
+    assert any("does not support querying its topology" in n for n in _notes(ev))
+
+
+def test_a_forks_header_line_still_names_the_sizes_asked() -> None:
+    # "# nGpus(perProc) 1 minBytes 1 maxBytes 1073741824 step: 2(factor) ..."
+    ev = _load("nccl_tests_allreduce_bf16_16rank_wrapper_garbled_row.log")
+    (bench,) = ev.benchmarks
+    assert (bench["min_bytes"], bench["max_bytes"], bench["dtype"]) == (1, 1073741824, "bfloat16")
+    assert (bench["op"], bench["ranks"], bench["complete"]) == ("all_reduce", 16, True)
+    # the row left without its first cells is said where it stands; two of 16 rank lines: no shape
+    assert ev.files[0].status == "partial" and ev.shapes == []
+    assert 17 in [m.line for m in ev.files[0].messages]
+
+
+def test_hccn_conf_values_with_spaces_are_read() -> None:
+    ev = _load("hccn_conf_16npu_arp_entries.conf")
+    assert ev.files[0].status == "read" and len(ev.hccn_conf) == 16
+    first = ev.hccn_conf[0]
+    assert first["device"] == 0 and first["address"] == "127.0.0.24"
+    assert first["settings"]["arp"] == "-i eth0 -s 127.0.0.114 bc:1e:85:d8:ca:dd"
+
+
+def test_nccl_lines_of_a_host_whose_name_starts_with_a_digit_are_not_rows() -> None:
+    # the container's name 3767c65d25c4 starts every NCCL INFO line between header and rows
+    ev = _load("nccl_tests_sendrecv_1node_2gpu_a100_indented.log")
+    assert ev.files[0].status == "read" and ev.files[0].messages == []
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["ranks"], bench["complete"]) == ("send_recv", 2, True)
+
+
+def test_each_run_that_stopped_before_its_table_keeps_its_own_op() -> None:
+    # alltoall_perf and then sendrecv_perf, both failing at init: two runs, not one sendrecv
+    ev = _load("nccl_tests_pairwise_2x8_remote_exited_at_init.log")
+    assert [(b["op"], b["ranks"], b["complete"]) for b in ev.benchmarks] == [
+        ("all_to_all", 16, False),
+        ("send_recv", 16, False),
+    ]
+    said = {m.line: m.message for m in ev.files[0].messages}
+    assert "the next run's header line (line 40)" in said[3]
+    assert "the log ends before its first size" in said[40]
+    assert [f["kind"] for f in ev.failures] == ["nccl_call_failure"]

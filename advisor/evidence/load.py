@@ -74,7 +74,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(
         r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
-        r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b",
+        r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b"
+        r"|^[ \t]*This device does not support querying topo\.",
         re.M,
     ),
     # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
@@ -184,6 +185,9 @@ _NCCL_DEBUG_RE = re.compile(
     r"(?<![\w.-])[\w.-]+ ?:\d+:\d+ \[\d+\] (?:NCCL (?:INFO|WARN)|INFO|(?:\S+:\d+ )?WARN) "
 )
 _NCCL_DEBUG_WORDS = required_words(_NCCL_DEBUG_RE)
+# a results table under another tool's header: AWS Neuron's nccom-test prints "size(B)
+# count(elems)  type  time(us)  algbw(GB/s)  busbw(GB/s)", rows nccl-tests' row signature matches
+_FOREIGN_TABLE_RE = re.compile(r"^[ \t]*size\(B\)[ \t]+count\(elems\)", re.M)
 
 
 TAG_LOOK_LINES = 50
@@ -677,8 +681,12 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         untagged = "\n".join(strip_launcher_prefix(line)[0] for line in text.splitlines())
         again = detect(untagged)
         formats = [f for f in _SIGNATURES if f in formats or f in again]
+    if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
+        formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
+    if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
+        formats = ["log"]  # HCCL's own plog lines and no failure among them: a run's log
     if not formats:
         report.messages.append(
             Message(
@@ -925,9 +933,27 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return parsed.warnings
 
 
+_NO_TOPO_RE = re.compile(r"^[ \t]*This device does not support querying topo\.", re.M)
+
+
 def _topo(tool: str, parser: Any) -> Any:
     def convert(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-        topo = parser(text)
+        try:
+            topo = parser(text)
+        except ParseError:
+            no_topo = _NO_TOPO_RE.search(text) if tool == "npu-smi" else None
+            if no_topo is None:
+                raise
+            # npu-smi's own answer on a device without the query (Atlas 200I A2's command
+            # reference, "Querying the Topology of Multiple NPUs"): read, there is no matrix
+            return [
+                ParseWarning(
+                    line=text.count("\n", 0, no_topo.start()) + 1,
+                    message="npu-smi says this device does not support querying its topology: "
+                    "no matrix to read",
+                    skipped=False,
+                )
+            ]
         # rows read with a doubt (a cut matrix, misplaced cells, a row short of a link cell)
         warnings: list[ParseWarning] = list(topo.warnings)
         out.topologies.append(

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-_LINE_RE = re.compile(r"^([a-z_]+?)_(\d+)\s*=\s*(\S*)\s*$")
+# a value may hold spaces: an ARP entry "arp_0=-i eth0 -s 10.0.0.114 bc:1e:85:d8:ca:dd"
+_LINE_RE = re.compile(r"^([a-z_]+?)_(\d+)\s*=\s*(.*?)\s*$")
 # the command that printed the file, kept by a copy with its prompt ("> cat /etc/hccn.conf",
 # "[root@node ~]# cat /etc/hccn.conf"): not a line of the file
 _COMMAND_RE = re.compile(

@@ -84,6 +84,11 @@ _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 # A plog line starts "[ERROR] HCCL(3977573,all_reduce_test):2025-11-22-..." : level, module,
 # (pid, process name). HCCL's own failures end "... is failed. ret[9]." with an HcclResult.
 _PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\((\d+),")
+HCCL_PLOG_RE = re.compile(
+    r"\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] HCCL\(\d+,[^)]*\):\d{4}-\d\d-\d\d-"
+)
+"""HCCL's plog line ("[INFO] HCCL(2111667,all_reduce_test):2025-10-24-11:16:52.724.374 [op_base.cc
+:1292] ..."), also after the file name a grep over plog files puts before it."""
 _PLOG_HEAD_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\([^)]*\):\S+\s*")
 """A plog line's head: level, module, (pid, process) and time stamp."""
 _PLOG_RET_RE = re.compile(r"\bfail\w*\b.*?\bret\[(\d+)\]")
@@ -509,8 +514,9 @@ def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
 
 
 def parse(text: str) -> LogReport:
-    """Find every recognised failure event; ParseError when there is none and no NCCL debug
-    line names a host (an NCCL_DEBUG=INFO log of a healthy run is evidence too)."""
+    """Find every recognised failure event; ParseError when there is none, no NCCL debug line
+    names a host and no HCCL plog line is there (an NCCL_DEBUG=INFO log or an HCCL plog of a
+    healthy run is evidence too)."""
     lines = numbered_lines(text)
     raw = text.splitlines()  # the lines as written, launcher tags and all
     report = LogReport(hosts=_nccl_hosts(lines))
@@ -557,6 +563,8 @@ def parse(text: str) -> LogReport:
         raise ParseError(first.message, first.line)
     if not report.events and report.hosts:
         return report
+    if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
+        return report  # HCCL's own plog of a run with no failure in it: evidence too
     if not report.events:
         raise ParseError(
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "

@@ -121,9 +121,10 @@ _NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
 # (mscclpp-test prints it without "nThread .. nGpus ..").
 # Older releases (rccl-tests too) print "# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 maxBytes:
 # 134217728 step: 2(factor) ...": the same fields with colons.
+# A wrapper's fork prints "# nGpus(perProc) 1 minBytes 1 maxBytes 1073741824 step: 2(factor) ...".
 _PARAMS_RE = re.compile(
     r"^#?\s*(?:nThreads?:?\s+(?P<nthread>\d+)\s+nGpus:?\s+(?P<ngpus>\d+)\s+"
-    r"(?:nRanks:?\s+\d+\s+)?)?minBytes:?\s+(\d+)\s+maxBytes:?\s+(\d+)"
+    r"(?:nRanks:?\s+\d+\s+)?|nGpus\(perProc\)\s+\d+\s+)?minBytes:?\s+(\d+)\s+maxBytes:?\s+(\d+)"
     r"\s+step:\s*(\d+)\((factor|bytes)\)"
 )
 _ALGO_RE = re.compile(r"NCCL_ALGO(?: set by environment to |=)([A-Za-z,:;_]+)")
@@ -304,6 +305,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     previous = ""
     last_no = max((no for no, line, _ in lines if line.strip()), default=0)
     min_ranks = 0
+    unstarted: list[Table] = []  # runs whose header line came and no table, before another run
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
@@ -311,8 +313,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             if m_par.group("ngpus"):
                 # each process lists its nThread x nGpus ranks: a list shorter than that is cut
                 min_ranks = max(min_ranks, int(m_par.group("nthread")) * int(m_par.group("ngpus")))
-            if params is not None and tables:
-                warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+            if params is not None:
+                # a run that stopped before its table, then another run
+                warnings.append(
+                    ParseWarning(line=params_line, message=_no_table(params, next_run=no))
+                )
+            if params is not None and not tables:
+                # no run has a table yet: what each asked is evidence (sizes, ranks, hosts)
+                unstarted.append(Table(op=op or "unknown", header_line=params_line))
+                _asked(unstarted[-1], params)
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
             continue
@@ -376,6 +385,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             continue
         if not stripped or not stripped[0].isdigit() or current.complete:
             continue  # units row, NCCL INFO lines, blank lines between rows, text after a footer
+        if _DEBUG_LINE_RE.match(stripped):
+            continue  # NCCL's line from a host whose name starts with a digit (a container id)
         if _MPI_HELP_RE.match(stripped):
             continue  # mpirun's own output printed between two rows, not a row
         if "]<std" in stripped:
@@ -421,7 +432,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         asked = Table(op=op or "unknown", header_line=params_line)
         _asked(asked, params)
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
-        tables, asked_only, params = [asked], True, None
+        tables, asked_only, params = [*unstarted, asked], True, None
     if not tables:
         if warnings:
             # rows were there, none could be read: say where
@@ -592,11 +603,17 @@ def _split_restarts(table: Table, warnings: list[ParseWarning]) -> list[Table]:
     return [table, second]
 
 
-def _no_table(params: re.Match[str]) -> str:
+def _no_table(params: re.Match[str], next_run: int | None = None) -> str:
     """What a log whose header line came and whose table never did says: the run hung or died
-    before its first size, or the copy ends there."""
+    before its first size, or the copy ends there (or, ``next_run``, another run's header line
+    came first)."""
     asked = Table(op="unknown", header_line=0)
     _asked(asked, params)
+    if next_run is not None:
+        return (
+            f"the run stopped before its first size: {asked.progress()}; the next run's header "
+            f"line (line {next_run}) comes before any results table of this one"
+        )
     return (
         f"the log ends before its first size: {asked.progress()}; no results table "
         "follows its header line (the run stopped there, or the copy was cut)"
