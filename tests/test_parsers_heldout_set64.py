@@ -248,3 +248,23 @@ def test_each_run_that_stopped_before_its_table_keeps_its_own_op() -> None:
     assert "the next run's header line (line 40)" in said[3]
     assert "the log ends before its first size" in said[40]
     assert [f["kind"] for f in ev.failures] == ["nccl_call_failure"]
+
+
+def test_the_sizes_a_command_line_asks_stand_in_for_a_lost_header_line() -> None:
+    # "all_gather_perf -b 8 -e 1G -f 2": 8 B to 1 GiB by factors of 2; no "# nThread" line
+    ev = _load("nccl_tests_allgather_2node_roce_funcprefix.log")
+    (bench,) = ev.benchmarks
+    assert (bench["min_bytes"], bench["max_bytes"], bench["sizes_asked"]) == (8, 2**30, 28)
+    assert bench["op"] == "all_gather" and not bench["complete"]
+    # its rows reach 1 GiB: the footer is what the copy lost, not sizes of the run
+    (end,) = [m.message for m in ev.files[0].messages if "footer" in m.message]
+    assert "reach the last size asked (1073741824 B)" in end and "cut short" not in end
+
+
+def test_sizes_in_command_follow_nccl_tests_options() -> None:
+    sizes = nccl_tests._sizes_in_command
+    assert sizes("./all_reduce_perf -b 8 -e 128M -f 2 -g 8") == (8, 128 * 2**20, 2, None)
+    assert sizes("all_reduce_perf --minbytes=1K --maxbytes 4G") == (1024, 4 * 2**30, None, 2**20)
+    # one bound named: the other is nccl-tests' default 32M
+    assert sizes("all_gather_perf -e 1G -i 1048576") == (32 * 2**20, 2**30, None, 2**20)
+    assert sizes("all_gather_perf -g 8") is None

@@ -287,6 +287,12 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         for no, line, _ in lines
         if (m := BINARY_RE.search(line)) and not _BUILD_RE.match(line)
     ]
+    # the sizes a command line asks ("all_gather_perf -b 8 -e 1G -f 2"), by its line
+    commands = {
+        no: asked
+        for no, line, _ in lines
+        if "_perf" in line and (asked := _sizes_in_command(line)) is not None
+    }
     tables: list[Table] = []
     devices: dict[int, str] = {}
     last_device_line = 0
@@ -446,6 +452,13 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         _time_unit(t, warnings)
     if op is None:
         _name_tables(tables, mentions)
+    # a table whose "# nThread ... minBytes" line is not in the log: the sizes its command asked
+    bounds = [0, *(t.header_line for t in tables)]
+    for i, t in enumerate(tables):
+        if t.max_bytes is None:
+            asked = [a for no, a in commands.items() if bounds[i] < no < t.header_line]
+            if asked:
+                t.min_bytes, t.max_bytes, t.step_factor, t.step_bytes = asked[-1]
     for t in tables:
         if t.headerless:
             warnings.append(
@@ -492,11 +505,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 if t.mscclpp
                 else "'# Avg bus bandwidth' footer:"
             )
+            last = t.rows[-1].size_bytes
+            reached = t.max_bytes is not None and last >= t.max_bytes
             warnings.append(
                 ParseWarning(
                     line=t.rows[-1].line,
-                    message=f"log ends before the {end} the run was cut "
-                    f"short after {t.rows[-1].size_bytes} bytes: {t.progress()}",
+                    message=f"log ends before the {end} "
+                    + (
+                        f"its rows reach the last size asked ({last} B), the lines after them "
+                        "are not in the log"
+                        if reached
+                        else f"the run was cut short after {last} bytes: {t.progress()}"
+                    ),
                 )
             )
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
@@ -601,6 +621,36 @@ def _split_restarts(table: Table, warnings: list[ParseWarning]) -> list[Table]:
         )
     )
     return [table, second]
+
+
+_SIZE_FLAG_RE = re.compile(
+    r"(?:^|\s)(?:-([befi])\s*|--(minbytes|maxbytes|stepfactor|stepbytes)[=\s]\s*)"
+    r"(\d+(?:\.\d+)?)([KkMmGg]?)(?=\s|$)"
+)
+_FLAG_NAMES = {"minbytes": "b", "maxbytes": "e", "stepfactor": "f", "stepbytes": "i"}
+_SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def _sizes_in_command(line: str) -> tuple[int, int, int | None, int | None] | None:
+    """``(min_bytes, max_bytes, step_factor, step_bytes)`` a ``*_perf`` command line asks, or
+    None when it names neither ``-b`` nor ``-e``. nccl-tests (src/common.cu): ``-b``/``--minbytes``
+    and ``-e``/``--maxbytes`` take a size with an optional K, M or G (powers of 1024), both 32M
+    by default; ``-f`` the step factor (default 1), ``-i`` the step in bytes (default 1M), the
+    factor used when it is above 1."""
+    args = line[line.index("_perf") :]
+    flags = {
+        (m.group(1) or _FLAG_NAMES[m.group(2)]): float(m.group(3)) * _SIZE_UNITS[m.group(4).lower()]
+        for m in _SIZE_FLAG_RE.finditer(args)
+    }
+    if "b" not in flags and "e" not in flags:
+        return None
+    factor = int(flags.get("f", 1))
+    return (
+        int(flags.get("b", 32 * 1024**2)),
+        int(flags.get("e", 32 * 1024**2)),
+        factor if factor > 1 else None,
+        None if factor > 1 else int(flags.get("i", 1024**2)),
+    )
 
 
 def _no_table(params: re.Match[str], next_run: int | None = None) -> str:
