@@ -149,6 +149,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
+        r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
+        r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"

@@ -57,6 +57,8 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:"
     re.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:"),
+    # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."
+    re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[(?:rank|default)\d+\]:)"),
     # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
     re.compile(r"^ *(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "

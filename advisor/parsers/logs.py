@@ -24,7 +24,9 @@ Recognised events (``LogEvent.kind``):
 - ``store_timeout``: the c10d store gave up waiting for workers (rendezvous never completed),
   a rank's connect to it or wait on it timed out, or an operation on it ended in "Socket Timeout";
 - ``store_lost``: a rank's heartbeat monitor could not reach the c10d store any more (``Failed to
-  check the "should dump" flag on TCPStore``): the store's host exited or crashed;
+  check the "should dump" flag on TCPStore``), or torch elastic's agent could not shut its
+  rendezvous down (``has failed to shutdown the rendezvous ... due to an error of type X``): the
+  store's host exited or crashed;
 - ``rendezvous_failure``: torch elastic's rendezvous raised RendezvousClosedError,
   RendezvousTimeoutError, RendezvousConnectionError or RendezvousStateError (``exception_type``);
 - ``hccl_heartbeat``: HCCL's heartbeat verdict printed on its own (``Cluster Exception
@@ -1902,10 +1904,33 @@ _STORE_LOST_RE = re.compile(
 )
 
 
+# torch elastic's agent closing its rendezvous when the job ends (dynamic_rendezvous.py,
+# DynamicRendezvousHandler.shutdown, a warning): "The node 'host_3140_0' has failed to shutdown
+# the rendezvous '3045...' due to an error of type RendezvousConnectionError." The store behind
+# it had gone (its host exited first): a job's ending, not a rendezvous that never formed.
+_RDZV_SHUTDOWN_RE = re.compile(
+    r"has failed to shutdown the rendezvous '[^']*' due to an error of type (?P<why>\w+)"
+)
+
+
 def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One event per rank whose heartbeat monitor lost the store."""
-    seen: set[int | None] = set()
+    """One event per rank whose heartbeat monitor lost the store, and per agent that could not
+    shut its rendezvous down."""
+    seen: set[object] = set()  # ranks, and ("rendezvous", rank) for an agent's shutdown
     for no, line, tagged in lines:
+        if "shutdown the rendezvous" in line and (rs := _RDZV_SHUTDOWN_RE.search(line)):
+            if ("rendezvous", tagged) not in seen:
+                seen.add(("rendezvous", tagged))
+                report.events.append(
+                    LogEvent(
+                        kind="store_lost",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        exception_type=rs.group("why"),
+                    )
+                )
+            continue
         if "dump flag" not in line or not (m := _STORE_LOST_RE.search(line)):
             continue
         rank = tagged
@@ -2035,10 +2060,11 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
 # The caching allocator's out-of-memory error (PyTorch c10/cuda/CUDACachingAllocator.cpp; torch_npu's
 # NPUCachingAllocator prints the same with NPU): older "CUDA out of memory. Tried to allocate 20.00
 # MiB (GPU 0; 15.78 GiB total capacity; ...; 3.44 MiB free; ...)", newer "... Tried to allocate
-# 1.95 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.14 GiB is free."
+# 1.95 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.14 GiB is free." (some
+# releases printed "total capacty", as many pasted logs show)
 _OOM_RE = re.compile(
     r"(?P<lib>CUDA|NPU|HIP) out of memory\. Tried to allocate (?P<size>[\d.]+ ?[KMGT]?i?B)"
-    r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capacity)?"
+    r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
 )
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
 
@@ -2158,6 +2184,20 @@ _DS_EXIT_RE = re.compile(
 _VLLM_WORKER_EXIT_RE = re.compile(
     r"Worker (?P<name>\S+) pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)"
 )
+# Open MPI's errmgr: a daemon it could not start ("bash: orted: command not found", then "A daemon
+# (pid 8793) died unexpectedly with status 127 while attempting to launch so we are aborting.";
+# "... died unexpectedly on signal N ..."), and the process that ended the job ("mpirun noticed
+# that process rank 1 with PID 2519 on node n1 exited on signal 9 (Killed).")
+_MPI_DAEMON_RE = re.compile(
+    r"A daemon \(pid (?P<pid>\d+)\) died unexpectedly (?:with status (?P<code>\d+)|on signal "
+    r"(?P<sig>\d+))"
+)
+_MPI_NOTICED_RE = re.compile(
+    r"mpirun noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on node (?P<host>\S+) "
+    r"exited on signal (?P<sig>\d+)"
+)
+MPI_DAEMON_CAUSE_LINES = 3
+"""How far above Open MPI's daemon line (past its dashed rule) the shell's reason may stand."""
 _MPI_FIRST_RE = re.compile(r"The first process to do so was")
 _MPI_PROCESS_RE = re.compile(r"Process name:\s*\[\[\d+,\d+\],(?P<rank>\d+)\]")
 _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
@@ -2287,6 +2327,45 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     pid=pid,
                     exit_code=int(vm.group("code")),
                     exception_type="vllm",
+                ),
+            )
+        elif "died unexpectedly" in line and (dd := _MPI_DAEMON_RE.search(line)):
+            cause = next(
+                (
+                    before.strip()
+                    for _, before, _ in reversed(
+                        lines[max(0, index - MPI_DAEMON_CAUSE_LINES) : index]
+                    )
+                    if before.strip() and not before.strip().startswith("---")
+                ),
+                "",
+            )
+            code = int(dd.group("code")) if dd.group("code") else -int(dd.group("sig"))
+            once(
+                ("mpi daemon", code),
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=(line.strip() + (f" (after: {cause})" if cause else ""))[:300],
+                    exit_code=code,
+                    pid=int(dd.group("pid")),
+                    root_cause=True,
+                    exception_type="mpirun",
+                ),
+            )
+        elif "mpirun noticed" in line and (mn := _MPI_NOTICED_RE.search(line)):
+            once(
+                ("mpi noticed", int(mn.group("rank"))),
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=int(mn.group("rank")),
+                    host=mn.group("host") if mn.group("host").strip("x") else None,
+                    pid=int(mn.group("pid")) if mn.group("pid").isdigit() else None,
+                    exit_code=-int(mn.group("sig")),
+                    root_cause=True,
+                    exception_type="mpirun",
                 ),
             )
         elif "first process to do so" in line and _MPI_FIRST_RE.search(line):

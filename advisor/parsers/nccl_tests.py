@@ -289,9 +289,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     ]
     # the sizes a command line asks ("all_gather_perf -b 8 -e 1G -f 2"), by its line
     commands = {
-        no: asked
+        no: command_sizes
         for no, line, _ in lines
-        if "_perf" in line and (asked := _sizes_in_command(line)) is not None
+        if "_perf" in line and (command_sizes := _sizes_in_command(line)) is not None
     }
     tables: list[Table] = []
     devices: dict[int, str] = {}
@@ -456,9 +456,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     bounds = [0, *(t.header_line for t in tables)]
     for i, t in enumerate(tables):
         if t.max_bytes is None:
-            asked = [a for no, a in commands.items() if bounds[i] < no < t.header_line]
-            if asked:
-                t.min_bytes, t.max_bytes, t.step_factor, t.step_bytes = asked[-1]
+            by_command = [a for no, a in commands.items() if bounds[i] < no < t.header_line]
+            if by_command:
+                t.min_bytes, t.max_bytes, t.step_factor, t.step_bytes = by_command[-1]
     for t in tables:
         if t.headerless:
             warnings.append(
