@@ -13,6 +13,7 @@ from advisor.evidence.load import EvidenceFacts, detect, load_paths
 from advisor.parsers import ParseError, nccl_tests
 from advisor.parsers.nccl_tests import Row, Table, Timing
 from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_24"
 
@@ -268,3 +269,62 @@ def test_sizes_in_command_follow_nccl_tests_options() -> None:
     # one bound named: the other is nccl-tests' default 32M
     assert sizes("all_gather_perf -e 1G -i 1048576") == (32 * 2**20, 2**30, None, 2**20)
     assert sizes("all_gather_perf -g 8") is None
+
+
+# ------------------------------------------------------------- sets 72-75: launchers and CUDA
+
+
+def test_open_mpi_daemon_that_never_started_is_a_launcher_exit_with_its_cause() -> None:
+    ev = _load("hccl_test_mpirun_orted_not_found_zh.log")
+    assert ev.files[0].status == "read"
+    (event,) = ev.failures
+    assert (event["kind"], event["exit_code"], event["pid"]) == ("launcher_exit", 127, 8793)
+    assert event["exception_type"] == "mpirun" and event["root_cause"]
+    # the shell's reason above Open MPI's dashed rule goes with it
+    assert "orted" in event["message"]
+
+
+def test_mpirun_noticing_a_killed_rank_names_the_rank_and_signal() -> None:
+    ev = _load("aware_history_mpirun_rank1_signal9_killed.log")
+    (event,) = ev.failures
+    assert (event["kind"], event["rank"], event["exit_code"]) == ("launcher_exit", 1, -9)
+    # the poster masked PID and node: neither is invented
+    assert event["pid"] is None and event["host"] is None
+
+
+def test_an_agent_that_could_not_shut_its_rendezvous_down_lost_the_store() -> None:
+    # a warning at the job's end: the store had gone, the rendezvous had formed long before
+    ev = _load("chinese_llama_alpaca2_rdzv_shutdown_connection_reset.log")
+    assert ev.files[0].status == "read"
+    (event,) = ev.failures
+    assert (event["kind"], event["exception_type"]) == ("store_lost", "RendezvousConnectionError")
+
+
+def test_time_stamp_before_torchruns_rank_tag_and_the_older_oom_wording() -> None:
+    (oom,) = _load("qwen3_coder_rank3_cuda_oom_timestamped.log").failures
+    assert (oom["kind"], oom["rank"], oom["device"]) == ("device_oom", 3, 3)
+    (oom,) = _load("mgfn_cuda_oom_gpu0_single_process.log").failures
+    assert (oom["kind"], oom["rank"], oom["device"]) == ("device_oom", None, 0)
+
+
+def test_a_cuda_failure_printed_into_the_first_row_keeps_the_run_and_names_the_error() -> None:
+    ev = _load("nccl_tests_alltoall_h800_16rank_illegal_memory_access_cut.log")
+    assert ev.files[0].status == "partial"
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["ranks"], bench["complete"], bench["results"]) == (
+        "all_to_all",
+        16,
+        False,
+        [],
+    )
+    assert [(s["nodes"], s["per_node"]) for s in ev.shapes] == [(2, 8)]
+    said = [m.message for m in ev.files[0].messages]
+    assert any("the test's failure is printed into it" in m for m in said)
+    assert any("the run stopped in its first size" in m for m in said)
+    (cuda,) = ev.failures
+    assert (cuda["kind"], cuda["host"], cuda["call"]) == ("cuda_error", "node0", "common.cu:389")
+    assert cuda["exception_type"] == "an illegal memory access was encountered"
+    finding = builtin_findings({"evidence.failures": ev.failures}, "nccl")["evidence-cuda-error"]
+    assert finding.severity == "critical"
+    (item,) = [str(i) for i in finding.items]
+    assert "node0: 'an illegal memory access was encountered' at common.cu:389" in item

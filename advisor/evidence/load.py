@@ -150,6 +150,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
+        r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
         r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"

@@ -18,6 +18,10 @@ Recognised events (``LogEvent.kind``):
   the notice a work's exception prints before the process is taken down;
 - ``gpu_hw_exception``: the ROCm runtime's ``HW Exception by GPU node-N (Agent handle: ..) reason
   :GPU Hang`` (``exception_type``: the reason), the device fault later watchdog time-outs follow from;
+- ``cuda_error``: a CUDA runtime call a test program checked failed (nccl-tests' CUDACHECK:
+  ``node0: Test CUDA failure common.cu:389 'an illegal memory access was encountered'``;
+  ``host``, ``call``: the FILE:LINE, ``exception_type``: CUDA's error text); its ``out of memory``
+  is ``device_oom``;
 - ``watchdog_progress``: a rank that did not time out itself but dumped how far it got
   (``Last enqueued NCCL work: N, last completed NCCL work: M``) on a peer's signal: the rank
   whose last enqueued work is below the timed-out sequence number never reached that collective;
@@ -355,7 +359,7 @@ class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
     nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
-    device_oom, npu_device_exception, rendezvous_failure,
+    device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
@@ -535,6 +539,7 @@ def parse(text: str) -> LogReport:
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
     _nccl_call_failures(lines, report)
     _npu_runtime_errors(lines, report)
+    _cuda_failures(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
@@ -2447,6 +2452,36 @@ _RUNTIME_RESULT_RE = re.compile(
     r"(?:(?P<call>[\w ]+?) failed, )?runtime result = (?P<code>\d{6})\b"
     r"|error code is (?P<code2>\d{6})(?!\d)"
 )
+
+
+# nccl-tests' CUDACHECK (src/common.h): printf("%s: Test CUDA failure %s:%d '%s'\n", hostname,
+# __FILE__, __LINE__, cudaGetErrorString(err)); the line may stand glued after a row it cut
+_CUDA_TEST_RE = re.compile(
+    r"(?:(?P<host>[\w.-]+): )?Test CUDA failure (?P<where>\S+:\d+) '(?P<what>[^']*)'"
+)
+
+
+def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per host and CUDA error text (each process of a run may print it)."""
+    seen: set[tuple[str | None, str]] = set()
+    for no, line, tagged in lines:
+        if "Test CUDA failure" not in line or not (m := _CUDA_TEST_RE.search(line)):
+            continue
+        host, what = m.group("host"), m.group("what")
+        if (host, what) in seen:
+            continue
+        seen.add((host, what))
+        report.events.append(
+            LogEvent(
+                kind="device_oom" if what.startswith("out of memory") else "cuda_error",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                host=host,
+                rank=tagged,
+                call=m.group("where"),
+                exception_type=what,
+            )
+        )
 
 
 def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

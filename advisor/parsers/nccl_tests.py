@@ -86,6 +86,7 @@ what a log pasted without its header still shows (``re.M``; a launcher tag may c
 _BARE_ROW_RE = re.compile("^" + ROW_SIGNATURE)
 _INT_RE = re.compile(r"-?\d+")
 _GLUED_RE = re.compile(r"NCCL (?:INFO|WARN)")
+_FAILURE_IN_ROW_RE = re.compile(r"(?:[\w.-]+: )?Test (?:CUDA|NCCL) failure ")
 
 # nccl-tests' build (src/Makefile: "Compiling  all_reduce.cu  > .../all_reduce.o", "Linking  ...
 # > .../all_reduce_perf") names every binary it builds, none of them the run's
@@ -448,6 +449,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
     tables = [part for t in tables for part in _split_restarts(t, warnings)]
+    unreadable_rows = sorted(
+        w.line for w in warnings if w.message.startswith("unreadable nccl-tests row")
+    )
     for t in tables:
         _time_unit(t, warnings)
     if op is None:
@@ -480,6 +484,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                         line=t.header_line,
                         message=f"no result row follows this header: {t.progress()} (the run "
                         "stopped before its first size)",
+                    )
+                )
+                continue
+            cut = [n for n in unreadable_rows if n > t.header_line]
+            if t.max_bytes is not None and cut:
+                # its only row was cut by the failure printed into it ("node0: Test CUDA failure
+                # ..."): the run died in its first size; what it asked is still evidence
+                warnings.append(
+                    ParseWarning(
+                        line=cut[0],
+                        message=f"the run stopped in its first size: {t.progress()}",
                     )
                 )
                 continue
@@ -675,6 +690,11 @@ def _labels(groups: tuple[str, ...]) -> str:
 
 
 def _unreadable(stripped: str, why: str = "") -> str:
+    if failed := _FAILURE_IN_ROW_RE.search(stripped):
+        return (
+            "unreadable nccl-tests row: the test's failure is printed into it "
+            f"({stripped[failed.start() : failed.start() + 60]!r}...)"
+        )
     if glued := _GLUED_RE.search(stripped):
         return (
             "unreadable nccl-tests row: it is cut off by an NCCL log line printed into it "
