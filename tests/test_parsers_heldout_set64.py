@@ -328,3 +328,17 @@ def test_a_cuda_failure_printed_into_the_first_row_keeps_the_run_and_names_the_e
     assert finding.severity == "critical"
     (item,) = [str(i) for i in finding.items]
     assert "node0: 'an illegal memory access was encountered' at common.cu:389" in item
+
+
+def test_hccn_tool_arp_table_and_its_unanswered_neighbours() -> None:
+    ev = _load("hccn_tool_arp_g_atlas02_incomplete_entries.txt")
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["hccn_tool"])
+    (port,) = ev.npu_ports
+    assert port["device"] == 0 and len(port["arp"]) == 11
+    assert port["arp"][0] == {
+        "address": "192.168.3.193",
+        "mac": "10:1b:54:92:ed:06",
+        "iface": "end2v1",
+    }
+    unanswered = [a["address"] for a in port["arp"] if a["mac"] is None]
+    assert unanswered == ["192.168.1.11", "192.168.1.111", "192.168.1.1"]

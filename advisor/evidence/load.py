@@ -257,8 +257,10 @@ class EvidenceFacts:
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
-    netmask, ip_preset, tls_enabled, ping_loss_pct, ping_target, optical, stat}`` (None: not in
-    the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on the port)."""
+    netmask, ip_preset, tls_enabled, ping_loss_pct, ping_target, optical, stat, routes, arp}``
+    (None: not in the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on the
+    port; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
+    ``<incomplete>`` one)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)

@@ -184,6 +184,39 @@ def parse_route(text: str) -> tuple[list[dict[str, str]], list[int]]:
     return routes, bad
 
 
+# "hccn_tool -i 0 -arp -g": "arp table:" then one neighbour a line, as Linux's arp -a prints it:
+# "(192.168.3.193) at 10:1b:54:92:ed:06 [ether]  on end2v1", "(192.168.1.11) at <incomplete>  on
+# end0v3" (no answer from that address)
+_ARP_ROW_RE = re.compile(
+    r"^\s*\((?P<address>[0-9A-Fa-f.:]+)\) at (?:(?P<mac>[0-9A-Fa-f:]{17})(?: \[\w+\])?|<incomplete>)"
+    r"\s+on (?P<iface>\S+)"
+)
+
+
+def parse_arp(text: str) -> tuple[list[dict[str, str | None]], list[int]]:
+    """``hccn_tool -i N -arp -g`` → ``{address, mac, iface}`` per neighbour (``mac`` None for an
+    ``<incomplete>`` entry: that address never answered), and the 1-based offsets of rows after
+    ``arp table:`` that are not in that form."""
+    rows: list[dict[str, str | None]] = []
+    bad: list[int] = []
+    seen = False
+    for no, line, _ in numbered_lines(text):
+        if re.match(r"^\s*arp table\s*:", line):
+            seen = True
+            continue
+        if not seen or not line.strip():
+            continue
+        if m := _ARP_ROW_RE.match(line):
+            rows.append(
+                {"address": m.group("address"), "mac": m.group("mac"), "iface": m.group("iface")}
+            )
+        else:
+            bad.append(no)
+    if not seen:
+        raise ParseError("no 'arp table:' line")
+    return rows, bad
+
+
 @dataclass(kw_only=True)
 class LinkStat:
     """``hccn_tool -i N -link_stat -g``: how often the NPU port's link went up and down."""
@@ -246,6 +279,8 @@ class Port:
     routes: list[dict[str, str]] = field(default_factory=list)
     """``-route -g`` rows keyed by the header's columns: ``{destination, gateway, genmask, flags,
     metric, ref, use, iface}`` as hccn_tool prints them."""
+    arp: list[dict[str, str | None]] = field(default_factory=list)
+    """``-arp -g`` neighbours: ``{address, mac, iface}``, ``mac`` None for ``<incomplete>``."""
 
 
 @dataclass(kw_only=True)
@@ -256,7 +291,7 @@ class Bundle:
 
 # ``-inet6`` queries (IPv6 addresses) print the same forms as the IPv4 ones.
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
-_QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat", "route")
+_QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp")
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
     "net_health": re.compile(r"^net health status\s*:"),
@@ -267,6 +302,7 @@ _SIGNATURES = {
     "optical": re.compile(r"^optical info\s*:"),
     "stat": re.compile(r"^packet statistics\s*:"),
     "route": re.compile(r"^Routing table\s*:"),
+    "arp": re.compile(r"^arp table\s*:"),
 }
 _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
 _PING_SUMMARY_RE = re.compile(r"packets? transmitted")
@@ -349,7 +385,12 @@ def parse_bundle(text: str) -> Bundle:
                 warnings.append(
                     ParseWarning(
                         line=body[offset - 1][0],
-                        message=f"hccn_tool -{query}: unreadable row (not the header's route columns)",
+                        message=f"hccn_tool -{query}: unreadable row "
+                        + (
+                            "(not the header's route columns)"
+                            if query == "route"
+                            else "(not '(ADDRESS) at MAC|<incomplete> on IFACE')"
+                        ),
                     )
                 )
         except ParseError as e:
@@ -357,7 +398,7 @@ def parse_bundle(text: str) -> Bundle:
     found = [p for p in ports if _has_data(p)]
     if not found:
         raise ParseError(
-            "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route)"
+            "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp)"
         )
     return Bundle(ports=_merge_bare(found), warnings=warnings)
 
@@ -387,6 +428,9 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     elif query == "route":
         port.routes, bad = parse_route(chunk)
         return bad
+    elif query == "arp":
+        port.arp, bad = parse_arp(chunk)
+        return bad
     return []
 
 
@@ -400,7 +444,7 @@ def _has_data(p: Port) -> bool:
             p.tls_enabled is not None,
             p.ping_loss_pct is not None,
         )
-    ) or bool(p.optical or p.stat or p.routes)
+    ) or bool(p.optical or p.stat or p.routes or p.arp)
 
 
 def _merge_bare(ports: list[Port]) -> list[Port]:
@@ -423,6 +467,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target.optical = target.optical or p.optical
             target.stat = target.stat or p.stat
             target.routes = target.routes or p.routes
+            target.arp = target.arp or p.arp
             continue
         by_device[p.device] = p
         out.append(p)
