@@ -342,3 +342,18 @@ def test_hccn_tool_arp_table_and_its_unanswered_neighbours() -> None:
     }
     unanswered = [a["address"] for a in port["arp"] if a["mac"] is None]
     assert unanswered == ["192.168.1.11", "192.168.1.111", "192.168.1.1"]
+
+
+def test_torchs_should_dump_flag_line_is_a_lost_store() -> None:
+    # torch's own form ("should dump" in quotes) had been read only in torch_npu's wording
+    (lost,) = _load("minimax_m1_should_dump_tcpstore_broken_pipe_rank7.log").failures
+    assert (lost["kind"], lost["rank"], lost["exception_type"]) == ("store_lost", 7, "Broken pipe")
+    failures = _load("gpustack_vllm_mp_should_dump_recv_0_bytes_rank3.log").failures
+    lost = next(f for f in failures if f["kind"] == "store_lost")
+    assert lost["rank"] == 3 and lost["exception_type"].startswith("Failed to recv, got 0 bytes")
+
+
+def test_libuv_store_fields_wrapped_inside_a_word() -> None:
+    (bind,) = _load("ascend_sglang_distnetworkerror_eaddrinuse_wrapped_42173.log").failures
+    assert (bind["kind"], bind["port"]) == ("store_bind_failure", 42173)
+    assert bind["exception_type"] == "errno 98 EADDRINUSE: address already in use"

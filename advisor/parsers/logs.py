@@ -1814,6 +1814,16 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
                 fields.append(nxt.strip())
             if fields:
                 line = f"{line.rstrip()} {', '.join(fields)}"
+        elif (
+            "listen on any local network address. " in line
+            and "message:" not in line
+            and index + 1 < len(lines)
+        ):
+            # the fields wrapped at a page's width, inside a word ("name: EAD" / "DRINUSE, ...")
+            # or between two
+            nxt = lines[index + 1][1]
+            inside = line[-1:].isalnum() and nxt[:1].isalnum()
+            line = line + nxt if inside else f"{line.rstrip()} {nxt.lstrip()}"
         if (
             "listen on any local network address" in line
             and first is not None
@@ -1936,7 +1946,7 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     )
                 )
             continue
-        if "dump flag" not in line or not (m := _STORE_LOST_RE.search(line)):
+        if "flag" not in line or not (m := _STORE_LOST_RE.search(line)):
             continue
         rank = tagged
         if rank is None and (rm := _WATCHDOG_RANK_RE.search(line)):
