@@ -357,3 +357,35 @@ def test_libuv_store_fields_wrapped_inside_a_word() -> None:
     (bind,) = _load("ascend_sglang_distnetworkerror_eaddrinuse_wrapped_42173.log").failures
     assert (bind["kind"], bind["port"]) == ("store_bind_failure", 42173)
     assert bind["exception_type"] == "errno 98 EADDRINUSE: address already in use"
+
+
+# --------------------------------------------------------------------------- sets 78-79
+
+
+def test_store_connect_failure_with_the_host_unbracketed() -> None:
+    (fail,) = _load("colossalai_examples_207_client_socket_connect_timeout.txt").failures
+    assert (fail["kind"], fail["host"], fail["port"]) == (
+        "store_connect_failure",
+        "hcp-bb-03",
+        52873,
+    )
+    assert fail["exception_type"] == "error 110: Connection timed out"
+
+
+def test_nccl_warn_lines_that_lost_their_host_prefix_behind_a_source_path() -> None:
+    ev = _load("visualglm_270_nccl_warn_cuda_library_not_found.txt")
+    assert ev.files[0].status == "read"
+    assert [f["kind"] for f in ev.failures] == ["nccl_warning", "nccl_warning"]
+    assert "/usr/local/cuda-12.0" in ev.failures[1]["message"]
+
+
+def test_a_table_without_the_root_column_is_all_reduce_only_by_its_bus_factor() -> None:
+    # busbw / algbw = 2(n-1)/n > 1 on every large row: all_reduce's; reduce's would be 1
+    ev = _load("deepops_k8s_sriov_roce_allreduce.log")
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["op_from"]) == ("all_reduce", "columns")
+    assert bench["peak_busbw_gbps"] == 22.92 * 8
+    table = nccl_tests.parse((HELDOUT / "deepops_k8s_sriov_roce_allreduce.log").read_text()).tables[
+        0
+    ]
+    assert all(row.root is None for row in table.rows)

@@ -132,7 +132,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # a torch elastic summary entry copied without its ChildFailedError heading
         r"|\n\s*rank\s*:\s*\d+ \(local_rank: \d+\)\s*\n\s*exitcode\s*:\s*-?\d+ \(pid: \d+\)"
         r"|The client socket has (?:timed out after \d+\s*m?s while trying to connect|failed to "
-        r"connect to \[)|connect\(\) timed out\. Original timeout was \d+ ms"
+        r"connect to (?:\[|[\w.-]+:\d+ \())|connect\(\) timed out\. Original timeout was \d+ ms"
         r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
@@ -143,7 +143,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?:client|server) : device\[\d+\] rank\[\d+\] get so(?:ck|kc)et timeout"
         r"|cqe err(?:or)? status\[\d+\]|Process group work \w+, seq_num \d+ dispatch timeout"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
-        r"|^\w+:\d+ NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
+        r"|^[\w/.-]+:\d+ NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
         r"|NCCL operation nccl\w+[^\n]*? failed: |NCCL error\(\d+\), (?:unhandled|internal|invalid|remote)"
         r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"

@@ -1888,8 +1888,9 @@ _RENDEZVOUS_RE = re.compile(
     r"|\"message\": \"(?P<err2>Rendezvous(?:Closed|Timeout|Connection|State)Error)(?::\s*(?P<what2>[^\"]*))?"
 )
 _STORE_CONNECT_RE = re.compile(
-    r"The client socket has failed to connect to \[(?P<host>[^\]]+)\]:(?P<port>\d+) "
-    r"\((?:system error|errno): (?P<errno>-?\d+) - (?P<why>.+?)\)"
+    # (older releases print the host without brackets: "to hcp-bb-03:52873 (errno: 110 - ...)")
+    r"The client socket has failed to connect to (?:\[(?P<host>[^\]]+)\]|(?P<hostb>[\w.-]+))"
+    r":(?P<port>\d+) \((?:system error|errno): (?P<errno>-?\d+) - (?P<why>.+?)\)"
 )
 
 
@@ -2055,7 +2056,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 ev.host = where
             report.events.append(ev)
         elif "failed to connect" in line and (c := _STORE_CONNECT_RE.search(line)):
-            key = (c.group("host"), int(c.group("port")), c.group("why"))
+            key = (c.group("host") or c.group("hostb"), int(c.group("port")), c.group("why"))
             if key in tried:
                 continue
             tried.add(key)

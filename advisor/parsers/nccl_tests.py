@@ -839,7 +839,7 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         if r.count > 0 and r.root is not None and r.dtype in ELEMENT_BYTES and not table.mscclpp
     ]
     if not rows:
-        return None
+        return _all_reduce_without_root(table, ranks)
     reduces = {r.redop != "none" for r in rows}  # "-o all" prints one row per reduction
     rooted = {r.root is not None and r.root >= 0 for r in rows}
     ratios = {r.size_bytes / (r.count * ELEMENT_BYTES[r.dtype]) for r in rows}
@@ -885,6 +885,32 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
     if abs(factor - 2 * (ranks - 1) / ranks) < 0.05:
         return "all_reduce"
     return "send_recv" if abs(factor - 1) < 0.05 else None
+
+
+def _all_reduce_without_root(table: Table, ranks: int | None) -> str | None:
+    """A table of releases without the ``root`` column: only all_reduce is told, by its bus
+    bandwidth factor 2(n-1)/n above 1 (n > 2; reduce, broadcast and sendrecv have 1) on rows of
+    ``count`` elements that reduce."""
+    rows = [r for r in table.rows if r.count > 0 and r.dtype in ELEMENT_BYTES]
+    if table.mscclpp or not rows or any(r.redop == "none" for r in rows):
+        return None
+    if any(r.size_bytes != r.count * ELEMENT_BYTES[r.dtype] for r in rows):
+        return None
+    factors = sorted(
+        t.busbw_gbytes_s / t.algbw_gbytes_s
+        for r in rows
+        for t in (r.out_of_place, r.in_place)
+        if t is not None and t.algbw_gbytes_s >= 1.0
+    )
+    if not factors:
+        return None
+    factor = factors[len(factors) // 2]
+    if factor < 1.2 or factor >= 2:
+        return None  # 1: not all_reduce's; 1.2 is 2(n-1)/n for n = 2.5: below it n is 2
+    n = round(2 / (2 - factor))  # factor = 2(n-1)/n
+    if abs(2 * (n - 1) / n - factor) > 0.03 or (ranks is not None and n != ranks):
+        return None
+    return "all_reduce"
 
 
 def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> None:
