@@ -870,21 +870,25 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         return None
     if in_place_checked:
         return "all_reduce"
-    # validation off: the bus bandwidth factor, read on rows large enough to print it well
-    if ranks is None or ranks <= 2:
+    # validation off: the bus bandwidth factor
+    factor = _bus_factor(rows)
+    if ranks is None or ranks <= 2 or factor is None:
         return None
-    factors = [
+    if abs(factor - 2 * (ranks - 1) / ranks) < 0.05:
+        return "all_reduce"
+    return "send_recv" if abs(factor - 1) < 0.05 else None
+
+
+def _bus_factor(rows: list[Row]) -> float | None:
+    """The median busbw / algbw of the rows' column groups large enough to print both well
+    (algbw of 1 GB/s or more: the cells have two decimals); None when no group is."""
+    factors = sorted(
         t.busbw_gbytes_s / t.algbw_gbytes_s
         for r in rows
         for t in (r.out_of_place, r.in_place)
         if t is not None and t.algbw_gbytes_s >= 1.0
-    ]
-    if not factors:
-        return None
-    factor = sorted(factors)[len(factors) // 2]
-    if abs(factor - 2 * (ranks - 1) / ranks) < 0.05:
-        return "all_reduce"
-    return "send_recv" if abs(factor - 1) < 0.05 else None
+    )
+    return factors[len(factors) // 2] if factors else None
 
 
 def _all_reduce_without_root(table: Table, ranks: int | None) -> str | None:
@@ -896,16 +900,8 @@ def _all_reduce_without_root(table: Table, ranks: int | None) -> str | None:
         return None
     if any(r.size_bytes != r.count * ELEMENT_BYTES[r.dtype] for r in rows):
         return None
-    factors = sorted(
-        t.busbw_gbytes_s / t.algbw_gbytes_s
-        for r in rows
-        for t in (r.out_of_place, r.in_place)
-        if t is not None and t.algbw_gbytes_s >= 1.0
-    )
-    if not factors:
-        return None
-    factor = factors[len(factors) // 2]
-    if factor < 1.2 or factor >= 2:
+    factor = _bus_factor(rows)
+    if factor is None or factor < 1.2 or factor >= 2:
         return None  # 1: not all_reduce's; 1.2 is 2(n-1)/n for n = 2.5: below it n is 2
     n = round(2 / (2 - factor))  # factor = 2(n-1)/n
     if abs(2 * (n - 1) / n - factor) > 0.03 or (ranks is not None and n != ranks):
