@@ -1932,11 +1932,12 @@ _RDZV_SHUTDOWN_RE = re.compile(
 def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank whose heartbeat monitor lost the store, and per agent that could not
     shut its rendezvous down."""
-    seen: set[object] = set()  # ranks, and ("rendezvous", rank) for an agent's shutdown
+    seen: set[int | None] = set()
+    shut_down: set[int | None] = set()  # ranks (of the tag) whose agent's shutdown failed
     for no, line, tagged in lines:
         if "shutdown the rendezvous" in line and (rs := _RDZV_SHUTDOWN_RE.search(line)):
-            if ("rendezvous", tagged) not in seen:
-                seen.add(("rendezvous", tagged))
+            if tagged not in shut_down:
+                shut_down.add(tagged)
                 report.events.append(
                     LogEvent(
                         kind="store_lost",

@@ -313,6 +313,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     last_no = max((no for no, line, _ in lines if line.strip()), default=0)
     min_ranks = 0
     unstarted: list[Table] = []  # runs whose header line came and no table, before another run
+    unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
@@ -369,6 +370,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             bare = _bare_columns(stripped.split())
             if bare is None:
                 warnings.append(ParseWarning(line=no, message=_unreadable(stripped)))
+                unreadable_rows.append(no)
                 continue
             if current is None or current.complete or bare != columns:
                 columns, order, header_ends = bare, _GROUP_ORDER, None
@@ -418,6 +420,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             )
         except (ValueError, IndexError) as e:
             warnings.append(ParseWarning(line=no, message=_unreadable(stripped, str(e))))
+            unreadable_rows.append(no)
             continue
         current.rows.append(row)
         groups = (len(columns) - columns.index("time")) // 4
@@ -449,9 +452,6 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
     tables = [part for t in tables for part in _split_restarts(t, warnings)]
-    unreadable_rows = sorted(
-        w.line for w in warnings if w.message.startswith("unreadable nccl-tests row")
-    )
     for t in tables:
         _time_unit(t, warnings)
     if op is None:
