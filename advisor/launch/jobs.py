@@ -44,6 +44,10 @@ POLL_S = 0.2
 """How often the supervisor looks at the agents."""
 READ_S = 0.5
 """How often it reads the stage's records (each read parses the stage's file)."""
+STOP_RESERVE_S = 1.0
+"""A job that reaches a stage's deadline is stopped this long before it, so that the stage, the
+stopping of its processes included, ends by its deadline (stopping took 0.8-1.2 s on a loaded
+2-core host: mostly the agents' own teardown, which ``supervise.AGENT_TEARDOWN_S`` bounds)."""
 CLOCK_SKEW_S = 10.0
 """Records of a job are written after its launch; older ones in the same file (an earlier run in
 the same directory) are not this job's. Nodes' clocks may differ by this much."""
@@ -251,7 +255,9 @@ class _Job:
         if self.agents is None:
             sf.status, sf.reason = "error", self.start_error
             return _finished(sf)
-        end = (self.t0 if first else time.monotonic()) + run.deadline_s
+        end = (self.t0 if first else time.monotonic()) + max(
+            run.deadline_s - STOP_RESERVE_S, run.deadline_s / 2
+        )
         grace = self.plan.launcher.kill_grace_s
         world = self.plan.cluster.world_size
         failed = done = False
