@@ -99,6 +99,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # vllm-ascend's prefill/decode form has device lists of its own
     "rank_table": re.compile(
         r'^\s*\{[\s\S]*"(server_list|group_list|rank_list|prefill_device_list|decode_device_list)"'
+        # a copy that starts at one of the table's lists (rank_table._HEADLESS_RE)
+        r'|^\s*"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
+        r'decode_device_list)"\s*:\s*\['
     ),
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
@@ -109,7 +112,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
-        r"|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
+        r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
@@ -123,6 +126,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|RuntimeError: NCCL error: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|NCCL Error \d+: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|\bnccl[A-Z]\w* failed: (?:unhandled|internal error|invalid|remote process|NCCL op)"
+        r"|Runtime error: (?:unhandled|internal error|invalid|remote process|NCCL op)[^\n]*\n"
+        r"\s*nccl[A-Z]\w*\(.*\) at "
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
         r"|failed to listen on any local network address\.\s*(?:port: \d+,?\s+)?useIpv6: "
         r"|TCP client failed to connect/validate to host \S+:\d+ - (?:retrying|timed out) \(try="
@@ -147,13 +152,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NCCL operation nccl\w+[^\n]*? failed: |NCCL error\(\d+\), (?:unhandled|internal|invalid|remote)"
         r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
-        r"|srun: error: \S+: tasks? \d+.*: Exited with exit code|The first process to do so was:"
+        r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error)|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
-        r"|watchdog thread terminated with exception:|sigkill_handler\].* exits with return code"
+        r"|watchdog thread terminated with exception:|sigkill_handler\][^\n]*(?:\n[^\n]*){0,3}? exits with return code"
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
         r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"
         r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
@@ -191,6 +196,10 @@ _NCCL_DEBUG_WORDS = required_words(_NCCL_DEBUG_RE)
 # a results table under another tool's header: AWS Neuron's nccom-test prints "size(B)
 # count(elems)  type  time(us)  algbw(GB/s)  busbw(GB/s)", rows nccl-tests' row signature matches
 _FOREIGN_TABLE_RE = re.compile(r"^[ \t]*size\(B\)[ \t]+count\(elems\)", re.M)
+# a GPU matrix of another tool: ROCm's rocm-smi --showtopo prints "=== Weight between two GPUs
+# ===", "Hops between two GPUs" and "Link Type between two GPUs" above matrices whose "GPU0 GPU1"
+# header and rows nvidia-smi topo's signature matches (weights and hop counts, not link kinds)
+_FOREIGN_TOPO_RE = re.compile(r"(?:Weight|Hops|Link Type) between two GPUs")
 
 
 TAG_LOOK_LINES = 50
@@ -688,6 +697,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = [f for f in _SIGNATURES if f in formats or f in again]
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
+    if "nvidia_smi_topo" in formats and (foreign := _FOREIGN_TOPO_RE.search(text)):
+        formats = [f for f in formats if f != "nvidia_smi_topo"]
+        report.messages.append(
+            Message(
+                line=text.count("\n", 0, foreign.start()) + 1,
+                message="rocm-smi --showtopo matrices (weights, hops and link types between "
+                "GPUs), not nvidia-smi topo -m: not read",
+            )
+        )
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
@@ -1028,6 +1046,16 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         )
         for no in table.elided_lines
     ]
+    if table.headless:
+        first = text.count("\n", 0, len(text) - len(text.lstrip())) + 1 + offset
+        warnings.append(
+            ParseWarning(
+                line=first,
+                message="the copy starts inside the rank table (its opening brace and the keys "
+                "before this list left out): read from here (version, counts and the other "
+                "lists unknown)",
+            )
+        )
     if table.cut:
         last = text.rstrip().count("\n") + 1  # the file's last line (``text`` is the whole file)
         warnings.append(

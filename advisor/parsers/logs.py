@@ -1020,6 +1020,15 @@ _HCCL_ERRNO_CALL_RE = re.compile(
     # reduce error, tag[HcomAllReduce_...]" (module 5 HCCL, the HcclResult in the low bits)
     r"|errNo\[0x(?P<hex4>[0-9a-fA-F]+)\]\s*(?:op_base )?(?P<call4>hcclComm (?P<op4>[A-Za-z]+(?: [a-z]+)*)) error"
 )
+# torch_npu's C10D_HCCL_CHECK (ProcessGroupHCCL / HCCLUtils.hpp): "HCCL error in: FILE:LINE, "
+# then getHcclErrorDetailStr(result) and its DIST ERR code; a release whose detail is empty shows
+# "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64", the
+# "(PID:.., Device:3, RankID:3) ERR02200" line and the CANN code (EJ0001 ...) after it: the call
+# is not named, the Python frame above names the collective that made it.
+_HCCL_CHECK_IN_RE = re.compile(r"HCCL error in: (?P<where>\S+?:\d+)")
+_C10D_FRAME_RE = re.compile(r"^\s*File \".*distributed_c10d\.py\", line \d+, in (?P<fn>\w+)\s*$")
+C10D_FRAME_LINES = 3
+"""How far above torch_npu's "HCCL error in:" line the c10d frame of the collective may stand."""
 _HCCL_MODULE = 5
 """The module number of HCCL in a plog's errNo (hicann/hcomm log.h)."""
 _TORCH_NPU_CODE_RE = re.compile(r"\b(ERR\d{5})\b")
@@ -1102,6 +1111,24 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     rank=tagged,
                 )
             )
+            continue
+        if "HCCL error in: " in line and (h := _HCCL_CHECK_IN_RE.search(line)):
+            window = [t for _, t, _ in lines[index : index + 1 + CALL_WINDOW_LINES]]
+            ev = LogEvent(
+                kind="hccl_call_failure",
+                line=no,
+                message=f"HCCL error in {h.group('where')} (the call and its result not printed)",
+                rank=tagged,
+            )
+            above = lines[max(0, index - C10D_FRAME_LINES) : index]
+            if fr := _search(_C10D_FRAME_RE, [t for _, t, _ in reversed(above)]):
+                ev.op = op_name(fr.group("fn"))
+                ev.message = f"{ev.message} in {ev.op}"
+            if code := _search(_TORCH_NPU_CODE_RE, window):
+                ev.torch_npu_code = code.group(1)
+                ev.message += f", {ev.torch_npu_code}"
+            _torch_npu_context(ev, window)
+            report.events.append(ev)
             continue
         if "function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
             continue
@@ -1702,7 +1729,13 @@ _NCCL_CALL_RE = re.compile(
     # torch's own NCCL calls outside ProcessGroupNCCL's check (torch/csrc/cuda/nccl.cpp
     # throw_nccl_error): "NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO ...)"
     rf"|NCCL Error \d+: (?P<what5>{_NCCL_ERROR_TEXT}.*?)\s*$"
+    # HugeCTR's HCTR_LIB_THROW (Logger::do_throw with CUR_SRC_LOC(EXPR)): "Runtime error:
+    # unhandled system error", the call on the next line ("ncclGroupEnd() at
+    # ResourceManagerCore(.../resource_manager_core.cpp:176)"); "invalid argument" is CUDA's
+    # text too, so only a next line that names an NCCL call makes it one (_HUGECTR_CALL_RE)
+    rf"|Runtime error: (?P<what10>{_NCCL_ERROR_TEXT}.*?)\s*$"
 )
+_HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
 """A traceback frame inside an NCCL binding's call (``File "...pynccl_wrapper.py", line 277,
 in ncclCommInitRank``): the call a binding's failure came from."""
@@ -1731,12 +1764,28 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and "NCCL E" not in line
             and "NCCL f" not in line
             and " failed: " not in line
+            and "Runtime error: " not in line
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
+        if m.group("what10"):
+            nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
+            if not (hc := _HUGECTR_CALL_RE.search(nxt)):
+                continue
+            where = hc.group("call")
         found = (
             m.group(g)
-            for g in ("what", "what2", "what3", "what4", "what5", "what6", "what7", "what9")
+            for g in (
+                "what",
+                "what2",
+                "what3",
+                "what4",
+                "what5",
+                "what6",
+                "what7",
+                "what9",
+                "what10",
+            )
         )
         what = next(w for w in found if w).strip()
         rank = tagged
@@ -2176,8 +2225,26 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
 # detected that one or more processes exited with non-zero status ... The first process to do so
 # was:" then "Process name: [[2403,1],1]" and "Exit code: 3").
 _SRUN_EXIT_RE = re.compile(
-    r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+)(?:[-,][\d,-]*)?: Exited with exit code (?P<code>\d+)"
+    r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+)(?:[-,][\d,-]*)?: (?:Exited with exit code "
+    r"(?P<code>\d+)|(?P<sig>[A-Z][a-z]+(?: [a-z]+)*?)(?: \(core dumped\))?\s*$)"
 )
+# A task ended by a signal: srun prints strsignal() of it, " (core dumped)" after it when it
+# dumped (Slurm launch_slurm.c _task_finish, error("%s: %s %s: %s%s", ...)); glibc's texts of
+# the signals a rank dies of, kept as the shell's exit code 128 + N.
+SIGNAL_TEXTS = {
+    "Hangup": 1,
+    "Interrupt": 2,
+    "Quit": 3,
+    "Illegal instruction": 4,
+    "Trace/breakpoint trap": 5,
+    "Aborted": 6,
+    "Bus error": 7,
+    "Floating point exception": 8,
+    "Killed": 9,
+    "Segmentation fault": 11,
+    "Broken pipe": 13,
+    "Terminated": 15,
+}
 # srun whose allocation was taken back before any task ran (Slurm's allocate.c, error("Job
 # allocation %u has been revoked") when the job was killed while its nodes were readied; a failed
 # PrologSlurmctld is one cause, "srun: PrologSlurmctld failed, job killed")
@@ -2195,6 +2262,26 @@ _PADDLE_EXIT_RE = re.compile(r"^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit cod
 _DS_EXIT_RE = re.compile(
     r"sigkill_handler\] \[.*?'--local_rank=(?P<lr>\d+)'.*\] exits with return code = (?P<code>-?\d+)"
 )
+DS_WRAP_LINES = 3
+"""How many lines above its end a DeepSpeed exit record wrapped by a terminal or a page may
+start (its argument list is long: a page that breaks lines at a fixed width cuts it in a word)."""
+
+
+def _deepspeed_exit(
+    lines: list[tuple[int, str, int | None]], index: int
+) -> tuple[re.Match[str], int, str] | None:
+    """The DeepSpeed exit record that ends on line ``index``: its match, first line and text,
+    joined as it was cut (mid-word: no separator) when it starts on a line above."""
+    line = lines[index][1]
+    if m := _DS_EXIT_RE.search(line):
+        return m, lines[index][0], line
+    for start in range(index - 1, max(-1, index - 1 - DS_WRAP_LINES), -1):
+        if "sigkill_handler]" in lines[start][1]:
+            text = "".join(t for _, t, _ in lines[start : index + 1])
+            return (m, lines[start][0], text) if (m := _DS_EXIT_RE.search(text)) else None
+    return None
+
+
 # vLLM's multiprocess executor when one of its workers exits non-zero (multiproc_worker_utils.py,
 # logger.error("Worker %s pid %s died, exit code: %s", ...)): "Worker VllmWorkerProcess pid 198
 # died, exit code: -6" (a negative code is the signal that ended it)
@@ -2283,8 +2370,13 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     + (" (PrologSlurmctld failed)" if prolog else ""),
                 ),
             )
-        elif "srun: error" in line and (m := _SRUN_EXIT_RE.search(line)):
+        elif (
+            "srun: error" in line
+            and (m := _SRUN_EXIT_RE.search(line))
+            and (m.group("code") or m.group("sig") in SIGNAL_TEXTS)
+        ):
             task = int(m.group("task"))
+            code = int(m.group("code")) if m.group("code") else 128 + SIGNAL_TEXTS[m.group("sig")]
             once(
                 (m.group("host"), task),
                 LogEvent(
@@ -2293,7 +2385,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     message=line.strip()[:300],
                     rank=task,
                     host=m.group("host"),
-                    exit_code=int(m.group("code")),
+                    exit_code=code,
                     exception_type="srun",
                 ),
             )
@@ -2320,14 +2412,15 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     exception_type="paddle launch",
                 ),
             )
-        elif "exits with return code" in line and (dm := _DS_EXIT_RE.search(line)):
+        elif "exits with return code" in line and (ds := _deepspeed_exit(lines, index)):
+            dm, no, text = ds
             local_rank = int(dm.group("lr"))
             once(
                 ("deepspeed", local_rank),
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
-                    message=line.strip()[-300:],
+                    message=text.strip()[-300:],
                     local_rank=local_rank,
                     exit_code=int(dm.group("code")),
                     exception_type="deepspeed",

@@ -498,6 +498,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     )
                 )
                 continue
+            after = [line for no, line, _ in lines if no > t.header_line and line.strip()]
+            if t.max_bytes is not None and all(_UNITS_ROW_RE.match(a) for a in after):
+                # the log ends with the table's header (its units line at most): the run
+                # stopped before its first size, or the copy was cut there
+                warnings.append(
+                    ParseWarning(
+                        line=t.header_line,
+                        message=f"the log ends with the table's header, before its first size: "
+                        f"{t.progress()} (the run stopped there, or the copy was cut)",
+                    )
+                )
+                continue
             raise ParseError(
                 f"results table has no readable row ({t.progress()})", line=t.header_line
             )
@@ -666,6 +678,10 @@ def _sizes_in_command(line: str) -> tuple[int, int, int | None, int | None] | No
         factor if factor > 1 else None,
         None if factor > 1 else int(flags.get("i", 1024**2)),
     )
+
+
+_UNITS_ROW_RE = re.compile(r"^\s*#\s*\(B\)\s+\(elements\)")
+"""The units line under a results table's header ("#  (B)  (elements)  ...")."""
 
 
 def _no_table(params: re.Match[str], next_run: int | None = None) -> str:

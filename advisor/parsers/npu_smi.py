@@ -137,7 +137,10 @@ def parse_info(text: str) -> NpuSmiInfo:
             ParseWarning(
                 line=top_no,
                 message=f"NPU {chip.npu}'s second row is missing (cut off): read from its first "
-                "row only (chip, bus id and usage unknown)",
+                "row only (chip, bus id and usage unknown)"
+                if top[2]
+                else f"NPU {chip.npu}'s rows are cut off after its health: read that far "
+                "(power, temperature, chip, bus id and usage unknown)",
             )
         )
 
@@ -179,6 +182,11 @@ def parse_info(text: str) -> NpuSmiInfo:
                 except ValueError:
                     warnings.append(ParseWarning(line=no, message="unreadable process row"))
             continue
+        if len(cells) == 2 and not s.endswith("|") and _is_top([*cells, ""]):
+            # the copy ends inside a chip's first row, after its health: read that far
+            flush_top_only()
+            pending = (no, [*cells, ""])
+            continue
         if len(cells) < 3 or not first or not first[0].isdigit():
             continue
         if pending is not None and _is_top(cells):
@@ -218,6 +226,19 @@ def parse_info(text: str) -> NpuSmiInfo:
                 )
             )
     flush_top_only()  # the table ends inside a chip's rows
+    last = next(((no, t.strip()) for no, t, _ in reversed(lines) if t.strip()), (0, ""))
+    if chips and last[1].startswith("|") and not any(w.line == last[0] for w in warnings):
+        # npu-smi closes each chip's rows and its process table with a border: a copy that ends
+        # on a row was cut there
+        what = "process table" if in_processes else "chip table"
+        after = "processes after this row" if in_processes else f"chips after NPU {chips[-1].npu}"
+        warnings.append(
+            ParseWarning(
+                line=last[0],
+                message=f"the {what} ends without its closing border (cut off): {after} are "
+                "unknown",
+            )
+        )
     if not header_line:
         raise ParseError("no npu-smi info table (no '| NPU   Name | Health ...' header)")
     if not chips:

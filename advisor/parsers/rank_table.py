@@ -84,6 +84,9 @@ class RankTable:
     read without them, and the checks that need all of it (counts, rank numbering) are not made."""
     cut: bool = False
     """The text ends before the table closes: read as far as it goes, without those checks."""
+    headless: bool = False
+    """The copy starts at one of the table's lists (its opening brace and the keys before it
+    left out): read from there, without those checks."""
 
     @property
     def valid(self) -> bool:
@@ -95,6 +98,22 @@ class RankTable:
 # closing bracket, and a copy may end before the table closes.
 _ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
+_PLACEHOLDER_RE = re.compile(r"x+|X+|\*+|<[^>]*>|\.\.\.|…")
+"""What documentation writes for an address it leaves out ("xxx", "<device_ip>")."""
+
+
+def _is_address(value: str | None) -> bool:
+    """A value given as an address, not a placeholder a template left for one."""
+    return bool(value) and not _PLACEHOLDER_RE.fullmatch(str(value).strip())
+
+
+_TAIL_ELISION_RE = re.compile(r"(?<=[}\]])[ \t]*(?:\.\.\.|…)[ \t]*$")
+_HEADLESS_RE = re.compile(
+    r'\s*"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
+    r'decode_device_list)"\s*:\s*\['
+)
+"""A copy that starts at one of a rank table's lists (its opening brace and the keys before the
+list left out): read as a table cut at its start."""
 _CLOSERS = {"{": "}", "[": "]"}
 
 
@@ -164,6 +183,14 @@ def parse(text: str) -> RankTable:
     mended, commented, markers = _strip_comments(text)
     elided = [mended.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(mended)]
     mended = _ELISION_RE.sub("", mended)
+    if tail := _TAIL_ELISION_RE.search(mended):
+        # "}..." at the end: the entries after the last one shown were left out
+        elided.append(mended.count("\n", 0, tail.start()) + 1)
+        mended = mended[: tail.start()] + mended[tail.end() :]
+    headless = bool(_HEADLESS_RE.match(mended))
+    if headless:
+        # the copy starts at one of the table's lists, its opening brace left out: same lines
+        mended = "{" + mended
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
     closers = _still_open(mended)
@@ -175,9 +202,11 @@ def parse(text: str) -> RankTable:
     except json.JSONDecodeError:
         raise error from None
     table = _parse_text_doc(text, doc)
-    table.elided_lines, table.cut = elided, bool(closers)
-    if elided or closers:
+    table.elided_lines, table.cut, table.headless = elided, bool(closers), headless
+    if elided or closers or headless:
         table.errors = [e for e in table.errors if not _needs_whole_table(e)]
+    if closers or headless:  # a list or key outside what was copied is not missing
+        table.errors = [e for e in table.errors if "is missing (vllm-ascend reads" not in e]
     if closers:  # the keys after the cut ("status" is written last) are not missing
         table.errors = [e for e in table.errors if not e.startswith("status is 'missing'")]
     if commas:
@@ -409,7 +438,7 @@ def _check_duplicates(
             where = [f"{r.server_id}/device {r.device_id}" for r in ranks if r.rank == rank]
             errors.append(f"rank_id {rank} is used {n} times ({'; '.join(where)})")
     if check_ips:
-        for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+        for ip, n in Counter(r.device_ip for r in ranks if _is_address(r.device_ip)).items():
             if n > 1:
                 errors.append(f"device_ip {ip} is given to {n} devices")
     _check_numbering(ranks, "devices", errors)
@@ -496,7 +525,7 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
     repeated = sorted(g for g, n in Counter(group_ids).items() if n > 1)
     if repeated:
         errors.append(f"group_id {', '.join(repeated)} appears more than once in server_group_list")
-    for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+    for ip, n in Counter(r.device_ip for r in ranks if _is_address(r.device_ip)).items():
         if n > 1:
             errors.append(f"device_ip {ip} is given to {n} devices")
     return RankTable(
@@ -592,7 +621,7 @@ def _parse_pd(doc: dict[str, Any], version: str, status: str, errors: list[str])
                 f"device {dev_id} on server {sid} is listed {n} times ({', '.join(roles)}): "
                 "one device serves one instance"
             )
-    for ip, n in Counter(r.device_ip for r in ranks if r.device_ip).items():
+    for ip, n in Counter(r.device_ip for r in ranks if _is_address(r.device_ip)).items():
         if n > 1:
             errors.append(f"device_ip {ip} is given to {n} devices")
     for cid, n in Counter(r.cluster_id for r in ranks if r.cluster_id is not None).items():

@@ -1,0 +1,154 @@
+"""Outputs the eightieth to eighty-fifth held-out evaluations misread that this round reads:
+HugeCTR's report of a failed NCCL call (the call on the line after the error text), a DeepSpeed
+exit record a page wrapped inside a word, torch_npu's ``HCCL error in: FILE:LINE`` with no call
+named (the collective from the c10d frame above it), srun's report of a task a signal ended,
+npu-smi tables cut inside a chip's first row, after a chip's rows or inside the process table,
+and a rank table copied from one of its lists on.
+
+Samples: ``tests/data/evidence_heldout_25/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.parsers import ParseError, logs, npu_smi, rank_table
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_25"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _events(name: str) -> list[logs.LogEvent]:
+    return logs.parse((HELDOUT / name).read_text()).events
+
+
+def test_hugectr_failed_nccl_call_read_with_the_call_from_the_next_line() -> None:
+    name = "hugectr_dcn_ncclgroupend_unhandled_system_error.log"
+    assert detect((HELDOUT / name).read_text()) == ["log"]
+    (ev,) = [e for e in _events(name) if e.kind == "nccl_call_failure"]
+    assert (ev.call, ev.code, ev.code_name, ev.line) == ("ncclGroupEnd", "2", "ncclSystemError", 15)
+    findings = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert findings["evidence-nccl-call-failed"].severity == "critical"
+
+
+def test_runtime_error_text_without_an_nccl_call_after_it_is_not_an_nccl_failure() -> None:
+    # "invalid argument" is CUDA's text for cudaErrorInvalidValue too: the next line decides
+    text = (
+        "RuntimeError: Runtime error: invalid argument\n"
+        "        cudaMemcpy(d, h, n, cudaMemcpyHostToDevice) at init(/src/a.cu:12)\n"
+    )
+    with pytest.raises(ParseError):  # nothing else in it either
+        logs.parse(text)
+    assert detect(text) == []
+
+
+def test_deepspeed_exit_record_wrapped_inside_a_word_is_joined() -> None:
+    name = "llava_pretrain_deepspeed_local_rank7_exit_minus9.log"
+    assert detect((HELDOUT / name).read_text()) == ["log"]
+    (ev,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ev.local_rank, ev.exit_code, ev.line, ev.exception_type) == (7, -9, 1, "deepspeed")
+    finding = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")[
+        "evidence-launcher-exit"
+    ]
+    assert any("local rank 7 exited with -9" in str(i) for i in finding.items), finding.items
+
+
+def test_torch_npu_hccl_error_in_names_the_collective_device_and_code() -> None:
+    name = "llamafactory_ej0001_barrier_device3_err02200.log"
+    (ev,) = [e for e in _events(name) if e.kind == "hccl_call_failure"]
+    assert (ev.op, ev.rank, ev.device, ev.pid, ev.torch_npu_code, ev.line) == (
+        "barrier",
+        3,
+        3,
+        927000,
+        "ERR02200",
+        3,
+    )
+    assert "ProcessGroupHCCL.cpp:64" in ev.message
+    findings = builtin_findings({"evidence.failures": _load(name).failures})
+    # a failed barrier is not ready; the CANN code after it keeps its own finding
+    assert findings["evidence-hccl-call-failed"].severity == "critical"
+    assert "EJ0001" in findings["evidence-hccl-other-error"].message
+
+
+def test_npu_smi_fragment_cut_inside_a_first_row_reads_that_far_and_is_partial() -> None:
+    name = "qwen25vl_npu_smi_910b3_rows3to7_noheader.txt"
+    info = npu_smi.parse_info((HELDOUT / name).read_text())
+    assert [c.npu for c in info.chips] == [3, 4, 5, 6, 7]
+    last = info.chips[-1]
+    assert (last.health, last.power_w, last.hbm_used_mb) == ("OK", None, None)
+    assert any("NPU 7's rows are cut off after its health" in w.message for w in info.warnings)
+    assert _load(name).files[0].status == "partial"
+
+
+def test_npu_smi_process_table_without_its_closing_border_is_partial() -> None:
+    name = "nyaterm_a3_npu_smi_tail_process_table_cut.txt"
+    info = npu_smi.parse_info((HELDOUT / name).read_text())
+    assert [(c.npu, c.chip, c.hbm_used_mb) for c in info.chips] == [(7, 0, 15503), (7, 1, 15242)]
+    assert [(p.npu, p.pid, p.memory_mb) for p in info.processes] == [(0, 692318, 12417)]
+    (cut,) = [w for w in info.warnings if "closing border" in w.message]
+    assert cut.line == 11
+    assert _load(name).files[0].status == "partial"
+
+
+def test_a_whole_process_table_is_not_called_cut() -> None:
+    table = (HELDOUT / "nyaterm_a3_npu_smi_tail_process_table_cut.txt").read_text()
+    closed = table.rstrip("\n") + "\n" + "+" + "-" * 40 + "+\n"
+    info = npu_smi.parse_info(closed)
+    assert not [w for w in info.warnings if "closing border" in w.message]
+
+
+def test_srun_task_ended_by_a_signal_is_a_launcher_exit_with_the_shells_code() -> None:
+    name = "cscs_megatron_ucx_segv_srun_task640_indented.log"
+    assert detect((HELDOUT / name).read_text()) == ["log"]
+    (ev,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ev.rank, ev.host, ev.exit_code, ev.line) == (640, "nid007306", 139, 10)
+
+
+def test_srun_tasks_that_segfaulted_and_those_it_terminated_after() -> None:
+    name = "cscs_osu_iallreduce_cuda_segfault_srun_2node.log"
+    exits = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert [(e.rank, e.host, e.exit_code) for e in exits] == [
+        (0, "nid006549", 139),
+        (2, "nid006550", 139),
+        (3, "nid006550", 143),
+        (1, "nid006549", 143),
+    ]
+    finding = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")[
+        "evidence-launcher-exit"
+    ]
+    assert "task/rank 0 on nid006549 exited with 139 (signal 11)" in str(finding.items[0])
+
+
+def test_srun_line_with_another_text_after_the_task_is_not_an_exit() -> None:
+    text = "srun: error: node1: task 0: Some unexpected words here\n"
+    assert detect(text) == []
+
+
+def test_npu_smi_table_ending_on_a_chip_row_without_its_border_is_partial() -> None:
+    name = "vllm_ascend_264_dsr1_oom_npu_smi_910b2c_24_1_rc1_cut.txt"
+    info = npu_smi.parse_info((HELDOUT / name).read_text())
+    assert [(c.npu, c.hbm_used_mb) for c in info.chips] == [(0, 59356), (1, 59351)]
+    (cut,) = [w for w in info.warnings if "closing border" in w.message]
+    assert "chips after NPU 1 are unknown" in cut.message
+    assert _load(name).files[0].status == "partial"
+
+
+def test_rank_table_copied_from_one_of_its_lists_is_read_as_cut_at_both_ends() -> None:
+    name = "vllm_ascend_pr2939_a3_gen_ranktable_prefill_device_list_after_cut.json"
+    text = (HELDOUT / name).read_text()
+    assert detect(text) == ["rank_table"]
+    table = rank_table.parse(text)
+    assert table.headless and table.elided_lines == [17] and table.form == "prefill_decode"
+    assert [(r.device_id, r.role) for r in table.ranks] == [("0", "prefill"), ("1", "prefill")]
+    # the decode list may stand outside the copy; "xxx" is a placeholder, not one shared address
+    assert table.errors == [], table.errors
+    ev = _load(name)
+    assert ev.files[0].status == "partial" and ev.shapes == []
+    assert any("starts inside the rank table" in m.message for m in ev.files[0].messages)
