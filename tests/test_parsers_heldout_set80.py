@@ -1,9 +1,11 @@
-"""Outputs the eightieth to eighty-fifth held-out evaluations misread that this round reads:
+"""Outputs the eightieth to eighty-eighth held-out evaluations misread that this round reads:
 HugeCTR's report of a failed NCCL call (the call on the line after the error text), a DeepSpeed
 exit record a page wrapped inside a word, torch_npu's ``HCCL error in: FILE:LINE`` with no call
 named (the collective from the c10d frame above it), srun's report of a task a signal ended,
 npu-smi tables cut inside a chip's first row, after a chip's rows or inside the process table,
-and a rank table copied from one of its lists on.
+a rank table copied from one of its lists on, rocm-smi's matrices (not nvidia-smi's), an
+rccl-tests log cut after its table's header, a wrapper's banner naming the test and ``%g`` wrong
+counts, a watchdog exception's ``Last error:`` and a watchdog record without its times.
 
 Samples: ``tests/data/evidence_heldout_25/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.evidence.load import EvidenceFacts, detect, load_paths
-from advisor.parsers import ParseError, logs, npu_smi, rank_table
+from advisor.parsers import ParseError, logs, nccl_tests, npu_smi, rank_table
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -152,3 +154,61 @@ def test_rank_table_copied_from_one_of_its_lists_is_read_as_cut_at_both_ends() -
     ev = _load(name)
     assert ev.files[0].status == "partial" and ev.shapes == []
     assert any("starts inside the rank table" in m.message for m in ev.files[0].messages)
+
+
+def test_rocm_smi_showtopo_is_another_tools_matrix_named_and_not_read() -> None:
+    name = "rocm_smi_showtopo_8gpu_xgmi_numa.txt"
+    ev = _load(name)
+    (report,) = ev.files
+    assert report.status == "unknown" and ev.topologies == []
+    (note, _) = report.messages
+    assert note.line == 4 and note.message.startswith("rocm-smi --showtopo matrices")
+
+
+def test_rccl_tests_cut_after_its_tables_header_keeps_what_it_asked_partial() -> None:
+    name = "rccl_tests_2_18_3_mi50_x4_header_only.log"
+    log = nccl_tests.parse((HELDOUT / name).read_text())
+    (table,) = log.tables
+    assert (table.op, table.rows, table.max_bytes) == ("all_reduce", [], 1073741824)
+    (cut,) = [w for w in log.warnings if "ends with the table's header" in w.message]
+    assert cut.line == 14 and "0 of 28 sizes" in cut.message
+    assert _load(name).files[0].status == "partial"
+
+
+def test_a_header_with_other_lines_after_it_and_no_row_stays_unreadable() -> None:
+    # lines after the header that are no row: not a copy that ends there, a table not read
+    text = (HELDOUT / "rccl_tests_2_18_3_mi50_x4_header_only.log").read_text()
+    with pytest.raises(ParseError, match="no readable row"):
+        nccl_tests.parse(text + "Segmentation fault (core dumped)\n")
+
+
+def test_wrappers_banner_names_the_test_and_g_formatted_wrong_counts_are_read() -> None:
+    name = "llmjp_sakura_nccl_tests_1node_8gpu_hypercube_out_of_bounds_44_failed.txt"
+    log = nccl_tests.parse((HELDOUT / name).read_text())
+    (table,) = log.tables
+    assert table.op == "hypercube" and len(table.rows) == 26
+    last = table.rows[-1]
+    assert last.size_bytes == 268435456 and last.out_of_place is not None
+    assert (last.out_of_place.wrong, last.out_of_place.busbw_gbytes_s) == (103365000, 194.53)
+    # every row that printed a non-zero count, out of place and in place: the footer's 44
+    wrong = [t for r in table.rows for t in (r.out_of_place, r.in_place) if t and t.wrong]
+    assert len(wrong) == 44
+    assert not [w for w in log.warnings if "unreadable" in w.message]
+
+
+def test_watchdog_exception_keeps_nccls_last_error_an_infiniband_completion() -> None:
+    name = "llmjp_sakura_p2p_test_rank9_nccl_remote_error_ib_completion_error5_vendor244.log"
+    (ev,) = [e for e in _events(name) if e.kind == "watchdog_exception"]
+    assert ev.rank == 9 and ev.exception_type is not None
+    assert ev.exception_type.startswith("NET/IB : Got completion from peer 10.5.0.34<33956>")
+    assert "Last error: NET/IB" in ev.message
+
+
+def test_watchdog_record_without_times_says_so_not_none() -> None:
+    name = "tistory_9566_k8s_ddp_2gpu_watchdog_allreduce_seqnum1_sigabrt_excerpt.log"
+    finding = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")[
+        "evidence-watchdog-timeout"
+    ]
+    (item,) = [str(i) for i in finding.items]
+    assert "all_reduce (SeqNum 1) timed out (the record names no times)" in item
+    assert "None" not in item

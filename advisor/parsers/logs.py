@@ -2344,6 +2344,14 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         )
         # torch_npu's "(PID:402, Device:7, RankID:-1) ERR02005" line right after it
         _torch_npu_context(ev, [t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]])
+        # an NCCL error's own "Last error:" (NCCL's last WARN, an InfiniBand completion error
+        # among them) under the exception, as torch's checkForNCCLErrors prints it
+        after = lines[index + 1 : index + 1 + NCCL_LAST_ERROR_LINES + 1]
+        for i, (_, nxt, _) in enumerate(after[:-1]):
+            if nxt.strip() == "Last error:" and after[i + 1][1].strip():
+                ev.exception_type = after[i + 1][1].strip()[:200]
+                ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
+                break
         report.events.append(ev)
 
 

@@ -91,6 +91,20 @@ _FAILURE_IN_ROW_RE = re.compile(r"(?:[\w.-]+: )?Test (?:CUDA|NCCL) failure ")
 # nccl-tests' build (src/Makefile: "Compiling  all_reduce.cu  > .../all_reduce.o", "Linking  ...
 # > .../all_reduce_perf") names every binary it builds, none of them the run's
 _BUILD_RE = re.compile(r"\s*(?:Compiling|Linking)\s+\S+\s+>\s")
+_BANNER_RE = re.compile(r"^\s*={2,}\s*([A-Za-z][A-Za-z ]*?)\s*={2,}\s*$")
+_BANNER_NAMES = {
+    "allreduce": "all_reduce",
+    "allgather": "all_gather",
+    "reducescatter": "reduce_scatter",
+    "alltoall": "alltoall",
+    "broadcast": "broadcast",
+    "reduce": "reduce",
+    "sendrecv": "sendrecv",
+    "gather": "gather",
+    "scatter": "scatter",
+    "hypercube": "hypercube",
+}
+"""A test's name in a wrapper's banner, spaces dropped → its ``BINARIES`` key."""
 BINARY_RE = re.compile(r"\b(" + "|".join(sorted(BINARIES, key=len, reverse=True)) + r")_perf")
 # nccl-tests: "#  size  count  type  redop  root  time ..."; mscclpp-test: "#  size  count  time ...";
 # the header, device and request lines are also read without their "#" (a paste that lost them)
@@ -259,7 +273,9 @@ def _timing(tokens: list[str], wrong_name: str) -> Timing | None:
     max_error: float | None = None
     if cell.upper() != "N/A":
         if wrong_name == "#wrong":
-            wrong = int(cell)
+            # nccl-tests prints the count with "%6g" (src/common.cu writeBenchmarkLineBody): a
+            # million wrong elements reads "1.27768e+06", six digits kept
+            wrong = int(cell) if cell.isdigit() else int(float(cell))
         else:
             max_error = float(cell)
     return Timing(
@@ -287,7 +303,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         (no, BINARIES[m.group(1)], line.lstrip().startswith("#"))
         for no, line, _ in lines
         if (m := BINARY_RE.search(line)) and not _BUILD_RE.match(line)
+    ] + [
+        # a wrapper's banner before each run ("======= Hypercube =======", "== All Reduce ==")
+        (no, BINARIES[name], False)
+        for no, line, _ in lines
+        if "==" in line
+        and (b := _BANNER_RE.match(line))
+        and (name := _BANNER_NAMES.get(b.group(1).lower().replace(" ", "")))
     ]
+    mentions.sort()
     # the sizes a command line asks ("all_gather_perf -b 8 -e 1G -f 2"), by its line
     commands = {
         no: command_sizes
