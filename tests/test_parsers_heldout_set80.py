@@ -1,11 +1,13 @@
-"""Outputs the eightieth to eighty-eighth held-out evaluations misread that this round reads:
+"""Outputs the eightieth to ninety-first held-out evaluations misread that this round reads:
 HugeCTR's report of a failed NCCL call (the call on the line after the error text), a DeepSpeed
 exit record a page wrapped inside a word, torch_npu's ``HCCL error in: FILE:LINE`` with no call
 named (the collective from the c10d frame above it), srun's report of a task a signal ended,
 npu-smi tables cut inside a chip's first row, after a chip's rows or inside the process table,
 a rank table copied from one of its lists on, rocm-smi's matrices (not nvidia-smi's), an
 rccl-tests log cut after its table's header, a wrapper's banner naming the test and ``%g`` wrong
-counts, a watchdog exception's ``Last error:`` and a watchdog record without its times.
+counts, a watchdog exception's ``Last error:`` and a watchdog record without its times, the
+exit reports of HPE PALS' and MPICH Hydra's mpiexec, and torch elastic's root cause first at a
+tie of its one-second stamps.
 
 Samples: ``tests/data/evidence_heldout_25/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -212,3 +214,61 @@ def test_watchdog_record_without_times_says_so_not_none() -> None:
     (item,) = [str(i) for i in finding.items]
     assert "all_reduce (SeqNum 1) timed out (the record names no times)" in item
     assert "None" not in item
+
+
+def test_untagged_abort_notice_repeating_a_ranks_time_out_is_no_failure_of_its_own() -> None:
+    name = "pytorch_forum_fsdp_llama2_2xa100_watchdog_allgather_base_seq388923_cut.log"
+    events = _events(name)
+    assert [(e.kind, e.rank, e.seq) for e in events] == [
+        ("watchdog_timeout", 0, 388923),
+        ("watchdog_timeout", 1, 388923),
+    ]
+
+
+def test_without_the_time_out_lines_the_notices_what_is_that_ranks_time_out() -> None:
+    # the time-out lines not kept: the what() under the notice is rank 1's record, read once
+    lines = HELDOUT / "pytorch_forum_fsdp_llama2_2xa100_watchdog_allgather_base_seq388923_cut.log"
+    text = "\n".join(lines.read_text().splitlines()[2:7])
+    events = logs.parse(text).events
+    assert [(e.kind, e.rank, e.seq, e.line) for e in events] == [("watchdog_timeout", 1, 388923, 4)]
+
+
+def test_pals_mpiexec_exit_and_signal_lines_are_launcher_exits() -> None:
+    name = "polaris_pals_mpiexec_rank97_exit1_rank117_signal15.log"
+    assert detect((HELDOUT / name).read_text()) == ["log"]
+    exits = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert [(e.rank, e.host, e.exit_code) for e in exits] == [
+        (97, "x3204c0s7b1n0.hsn.cm.polaris.alcf.anl.gov", 1),
+        (117, "x3004c0s1b1n0.hsn.cm.polaris.alcf.anl.gov", 143),
+    ]
+
+
+def test_mpich_hydra_bad_termination_names_the_rank_host_and_signal() -> None:
+    name = "frontera_msccl_2node_rtx5000_mpich_bad_termination_rank1_signal11.log"
+    (ev,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ev.rank, ev.host, ev.pid, ev.exit_code, ev.line) == (1, "c198-031", 30012, 139, 41)
+    ev_all = _load(name)
+    # the nccl-tests header before it is kept as what the run asked, beside the failure
+    assert ev_all.files[0].formats == ["nccl_tests", "log"]
+    assert ev_all.files[0].status == "partial"
+
+
+def test_elastic_root_cause_is_first_at_a_tie_of_its_stamps() -> None:
+    name = "speculators_1115_910c_dspark_train_childfailed_rank1_root_cut.log"
+    ev = _load(name)
+    (timeline,) = ev.timelines
+    assert timeline.first_rank == 1, timeline
+    assert [x.rank for x in timeline.entries][:2] == [1, 3]
+
+
+def test_nccl_warnings_in_a_run_that_finished_and_passed_are_a_warning_not_a_failure() -> None:
+    name = "frontera_msccl_4node_16gpu_all_gather_algo_ignored_warn_ok.log"
+    ev = _load(name)
+    (bench,) = ev.benchmarks
+    assert bench["complete"] and not bench["wrong_total"] and not bench["failed_checks"]
+    findings = builtin_findings(
+        {"evidence.failures": ev.failures, "evidence.benchmarks": ev.benchmarks}, "nccl"
+    )
+    assert "evidence-nccl-warning" not in findings
+    finished = findings["evidence-nccl-warning-run-finished"]
+    assert finished.severity == "warning" and len(finished.items) == 32

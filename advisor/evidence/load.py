@@ -154,6 +154,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error)|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
+        r"|^[\w.-]+: rank \d+ (?:exited with code \d+|died from signal \d+)"
+        r"|=\s+RANK \d+ PID \d+ RUNNING AT \S+\s*\n=\s+(?:KILLED BY SIGNAL|EXIT CODE): \d+"
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "

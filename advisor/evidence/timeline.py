@@ -112,7 +112,13 @@ def build(
                 message=str(first.get("message") or "")[:240],
             )
         )
-    timed = sorted((x for x in entries if x.time_s is not None), key=lambda x: x.time_s or 0.0)
+    # torch elastic stamps its failures to the second: at a tie, its own "Root Cause (first
+    # observed failure)" is the first, not whichever entry the summary lists first
+    roots = {r for r, evs in by_rank.items() if any(e.get("root_cause") for e in evs)}
+    timed = sorted(
+        (x for x in entries if x.time_s is not None),
+        key=lambda x: (x.time_s or 0.0, x.rank not in roots),
+    )
     untimed = [x for x in entries if x.time_s is None]
     tl = FailureTimeline(
         ranks=len(entries), entries=[*timed, *sorted(untimed, key=lambda x: x.rank)]

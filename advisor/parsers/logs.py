@@ -2262,6 +2262,18 @@ _PADDLE_EXIT_RE = re.compile(r"^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit cod
 _DS_EXIT_RE = re.compile(
     r"sigkill_handler\] \[.*?'--local_rank=(?P<lr>\d+)'.*\] exits with return code = (?P<code>-?\d+)"
 )
+# HPE Cray PALS' mpiexec (ALCF Polaris, Aurora): "x3204c0s7b1n0.hsn.cm.polaris.alcf.anl.gov: rank
+# 97 exited with code 1", "...: rank 117 died from signal 15" (" and dumped core" after it); the
+# node's "shepherd died from signal 9" is PALS' own agent, no rank
+_PALS_EXIT_RE = re.compile(
+    r"^(?P<host>[\w.-]+): rank (?P<rank>\d+) (?:exited with code (?P<code>\d+)|died from signal "
+    r"(?P<sig>\d+))"
+)
+# MPICH's Hydra mpiexec on a rank that ended badly: "=   BAD TERMINATION OF ONE OF YOUR
+# APPLICATION PROCESSES", "=   RANK 1 PID 30012 RUNNING AT c198-031", then "=   KILLED BY SIGNAL:
+# 11 (Segmentation fault)" or "=   EXIT CODE: 9"
+_HYDRA_RANK_RE = re.compile(r"=\s+RANK (?P<rank>\d+) PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)")
+_HYDRA_END_RE = re.compile(r"=\s+(?:KILLED BY SIGNAL: (?P<sig>\d+)|EXIT CODE: (?P<code>\d+))")
 DS_WRAP_LINES = 3
 """How many lines above its end a DeepSpeed exit record wrapped by a terminal or a page may
 start (its argument list is long: a page that breaks lines at a fixed width cuts it in a word)."""
@@ -2397,6 +2409,41 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     exception_type="srun",
                 ),
             )
+        elif ": rank " in line and (pe := _PALS_EXIT_RE.match(line.strip())):
+            rank = int(pe.group("rank"))
+            once(
+                ("pals", rank),
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=rank,
+                    host=pe.group("host"),
+                    exit_code=int(pe.group("code"))
+                    if pe.group("code")
+                    else 128 + int(pe.group("sig")),
+                    exception_type="mpiexec (PALS)",
+                ),
+            )
+        elif "RUNNING AT" in line and (hr := _HYDRA_RANK_RE.search(line)):
+            nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
+            if he := _HYDRA_END_RE.search(nxt):
+                rank = int(hr.group("rank"))
+                once(
+                    ("hydra", rank),
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=f"{line.strip()} {nxt.strip()}"[:300],
+                        rank=rank,
+                        host=hr.group("host"),
+                        pid=int(hr.group("pid")),
+                        exit_code=int(he.group("code"))
+                        if he.group("code")
+                        else 128 + int(he.group("sig")),
+                        exception_type="mpiexec (MPICH)",
+                    ),
+                )
         elif "Container rank" in line and (pr := _PADDLE_RANK_EXIT_RE.search(line)):
             once(
                 ("paddle", int(pr.group("rank"))),
@@ -2969,12 +3016,18 @@ def _aborted(
     for rank, (no, index, line) in aborted.items():
         if rank in reported or rank in died:
             continue  # its time-out, failure or watchdog death already says what failed
-        reported.add(rank)
         message = line.strip()
+        reason = ""
         for _, after, _ in lines[index + 1 : index + 1 + ABORT_REASON_LINES]:
             if "what():" in after:
-                message += " " + after.strip()
+                reason = after.strip()
                 break
+        if rank is None and (named := _WATCHDOG_RANK_RE.search(reason)):
+            # an untagged notice whose what() names the rank: that rank's record
+            if int(named.group(1) or named.group(2)) in reported:
+                continue  # the time-out line of that rank says it already
+        reported.add(rank)
+        message = f"{message} {reason}".strip()
         ev = LogEvent(
             kind="watchdog_failure",
             line=no,
