@@ -162,7 +162,7 @@ def test_a_keyword_with_no_code_of_its_own_is_named_by_its_keyword() -> None:
     # TaskExecStage/RunFailed has no fault code in HCCL's table: the finding names the keyword
     ran = event(kind="hccl_error", code=None, code_name="TaskExecStage/RunFailed", message="x")
     finding = builtin_findings({"evidence.failures": [ran]}, "hccl")["evidence-hccl-other-error"]
-    assert "other CANN / HCCL error(s): TaskExecStage/RunFailed." in finding.message
+    assert "other CANN / HCCL error(s): TaskExecStage/RunFailed:" in finding.message
     assert str(finding.items[0]).startswith(
         "TaskExecStage/RunFailed: a task of the collective failed on the device"
     )

@@ -1,4 +1,4 @@
-"""Outputs the eightieth to ninety-first held-out evaluations misread that this round reads:
+"""Outputs the eightieth to ninety-fourth held-out evaluations misread that this round reads:
 HugeCTR's report of a failed NCCL call (the call on the line after the error text), a DeepSpeed
 exit record a page wrapped inside a word, torch_npu's ``HCCL error in: FILE:LINE`` with no call
 named (the collective from the c10d frame above it), srun's report of a task a signal ended,
@@ -6,8 +6,9 @@ npu-smi tables cut inside a chip's first row, after a chip's rows or inside the 
 a rank table copied from one of its lists on, rocm-smi's matrices (not nvidia-smi's), an
 rccl-tests log cut after its table's header, a wrapper's banner naming the test and ``%g`` wrong
 counts, a watchdog exception's ``Last error:`` and a watchdog record without its times, the
-exit reports of HPE PALS' and MPICH Hydra's mpiexec, and torch elastic's root cause first at a
-tie of its one-second stamps.
+exit reports of HPE PALS' and MPICH Hydra's mpiexec, torch elastic's root cause first at a
+tie of its one-second stamps, torch.multiprocessing.spawn's reports, events without a host or a
+call named without "None", and a CANN error code as a failure.
 
 Samples: ``tests/data/evidence_heldout_25/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -272,3 +273,43 @@ def test_nccl_warnings_in_a_run_that_finished_and_passed_are_a_warning_not_a_fai
     assert "evidence-nccl-warning" not in findings
     finished = findings["evidence-nccl-warning-run-finished"]
     assert finished.severity == "warning" and len(finished.items) == 32
+
+
+def test_spawn_process_that_raised_is_a_launcher_report_with_its_index() -> None:
+    name = "pytorch_152302_torch27_ddp_spawn_process1_error_sigterm_cut.log"
+    assert detect((HELDOUT / name).read_text()) == ["log"]
+    (ev,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ev.local_rank, ev.exit_code, ev.line) == (1, None, 3)
+    assert "its exception line is not in the file" in ev.message
+    finding = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")[
+        "evidence-launcher-exit"
+    ]
+    assert "torch.multiprocessing.spawn: process 1 raised" in str(finding.items[0])
+
+
+def test_spawn_process_ended_by_a_signal_has_the_shells_code() -> None:
+    name = "tistory_9566_k8s_ddp_2gpu_watchdog_allreduce_seqnum1_sigabrt_excerpt.log"
+    (ev,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ev.local_rank, ev.exit_code, ev.exception_type) == (
+        1, 134, "torch.multiprocessing.spawn"
+    )  # fmt: skip
+
+
+def test_events_without_host_device_or_call_are_said_without_none() -> None:
+    name = "trl_3158_grpo_vllm_nccl_warn_duplicate_gpu_invalid_usage.log"
+    findings = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    items = [str(i) for rule in ("evidence-nccl-call-failed", "evidence-nccl-warning")
+             for i in findings[rule].items]  # fmt: skip
+    assert items[0].startswith("A process: ncclInvalidUsage (")
+    assert items[1].startswith("a process: Duplicate GPU detected : rank 1 and rank 0")
+    assert not [i for i in items if "None" in i], items
+
+
+def test_a_cann_error_code_alone_is_a_failure_not_a_warning() -> None:
+    name = "sglang_12464_ascend_ez9999_aivec_mpu_invalid_rank3_cut.log"
+    (ev,) = [e for e in _events(name) if e.kind == "hccl_error"]
+    assert (ev.code, ev.rank) == ("EZ9999", 3)
+    finding = builtin_findings({"evidence.failures": _load(name).failures})[
+        "evidence-hccl-other-error"
+    ]
+    assert finding.severity == "critical"

@@ -156,6 +156,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|srun: error: Job allocation \d+ has been revoked"
         r"|^[\w.-]+: rank \d+ (?:exited with code \d+|died from signal \d+)"
         r"|=\s+RANK \d+ PID \d+ RUNNING AT \S+\s*\n=\s+(?:KILLED BY SIGNAL|EXIT CODE): \d+"
+        r"|-- Process \d+ terminated with the following error:"
+        r"|\bprocess \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "

@@ -67,7 +67,9 @@ from __future__ import annotations
 
 import bisect
 import re
+import signal
 from dataclasses import dataclass, field
+from typing import Any
 
 from advisor.parsers import (
     PDSH_PREFIX_RE,
@@ -2274,6 +2276,17 @@ _PALS_EXIT_RE = re.compile(
 # 11 (Segmentation fault)" or "=   EXIT CODE: 9"
 _HYDRA_RANK_RE = re.compile(r"=\s+RANK (?P<rank>\d+) PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)")
 _HYDRA_END_RE = re.compile(r"=\s+(?:KILLED BY SIGNAL: (?P<sig>\d+)|EXIT CODE: (?P<code>\d+))")
+# torch.multiprocessing.spawn (spawn.py ProcessContext.join): a process that raised, "-- Process
+# 1 terminated with the following error:" then its traceback (ProcessRaisedException); one that
+# exited, "process 1 terminated with exit code 1" or "... with signal SIGABRT"
+# (ProcessExitedException). The index is the process's, which spawn passes its function as rank.
+_SPAWN_RAISED_RE = re.compile(r"-- Process (?P<idx>\d+) terminated with the following error:")
+_SPAWN_EXITED_RE = re.compile(
+    r"\bprocess (?P<idx>\d+) terminated with (?:signal (?P<sig>SIG[A-Z0-9]+)|exit code "
+    r"(?P<code>-?\d+))"
+)
+SPAWN_TRACE_LINES = 60
+"""How far below spawn's "terminated with the following error" the exception's line may stand."""
 DS_WRAP_LINES = 3
 """How many lines above its end a DeepSpeed exit record wrapped by a terminal or a page may
 start (its argument list is long: a page that breaks lines at a fixed width cuts it in a word)."""
@@ -2367,133 +2380,106 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         report.events.append(ev)
 
 
+def _exit_code(code: str | None, signum: str | None) -> int:
+    """A launcher's exit code, or the shell's 128 + N for the signal N that ended the rank."""
+    return int(code) if code else 128 + int(signum or 0)
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int]] = set()
 
-    def once(key: tuple[str, int], ev: LogEvent) -> None:
-        """One event per launcher report (a log may repeat it)."""
+    def once(key: tuple[str, int], no: int, message: str, launcher: str, **fields: Any) -> None:
+        """The launcher's report of one rank (or of the run), once: a log may repeat it."""
         if key not in seen:
             seen.add(key)
-            report.events.append(ev)
-
-    for index, (no, line, _) in enumerate(lines):
-        if "has been revoked" in line and (rv := _SRUN_REVOKED_RE.search(line)):
-            before = [t for _, t, _ in lines[max(0, index - 3) : index]]
-            prolog = any("PrologSlurmctld failed" in t for t in before)
-            once(
-                ("srun-revoked", int(rv.group("job"))),
+            report.events.append(
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
-                    message=line.strip()[:300],
-                    exception_type="srun: allocation revoked before any task ran"
-                    + (" (PrologSlurmctld failed)" if prolog else ""),
-                ),
+                    message=message[:300],
+                    exception_type=launcher,
+                    **fields,
+                )
             )
+
+    for index, (no, line, _) in enumerate(lines):
+        text = line.strip()
+        if "has been revoked" in line and (rv := _SRUN_REVOKED_RE.search(line)):
+            before = [t for _, t, _ in lines[max(0, index - 3) : index]]
+            prolog = any("PrologSlurmctld failed" in t for t in before)
+            launcher = "srun: allocation revoked before any task ran" + (
+                " (PrologSlurmctld failed)" if prolog else ""
+            )
+            once(("srun-revoked", int(rv.group("job"))), no, text, launcher)
         elif (
             "srun: error" in line
             and (m := _SRUN_EXIT_RE.search(line))
             and (m.group("code") or m.group("sig") in SIGNAL_TEXTS)
         ):
             task = int(m.group("task"))
-            code = int(m.group("code")) if m.group("code") else 128 + SIGNAL_TEXTS[m.group("sig")]
+            signum = str(SIGNAL_TEXTS[m.group("sig")]) if m.group("sig") else None
             once(
-                (m.group("host"), task),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line.strip()[:300],
-                    rank=task,
-                    host=m.group("host"),
-                    exit_code=code,
-                    exception_type="srun",
-                ),
-            )
-        elif ": rank " in line and (pe := _PALS_EXIT_RE.match(line.strip())):
+                (m.group("host"), task), no, text, "srun",
+                rank=task, host=m.group("host"), exit_code=_exit_code(m.group("code"), signum),
+            )  # fmt: skip
+        elif ": rank " in line and (pe := _PALS_EXIT_RE.match(text)):
             rank = int(pe.group("rank"))
             once(
-                ("pals", rank),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line.strip()[:300],
-                    rank=rank,
-                    host=pe.group("host"),
-                    exit_code=int(pe.group("code"))
-                    if pe.group("code")
-                    else 128 + int(pe.group("sig")),
-                    exception_type="mpiexec (PALS)",
-                ),
-            )
+                ("pals", rank), no, text, "mpiexec (PALS)",
+                rank=rank, host=pe.group("host"),
+                exit_code=_exit_code(pe.group("code"), pe.group("sig")),
+            )  # fmt: skip
         elif "RUNNING AT" in line and (hr := _HYDRA_RANK_RE.search(line)):
             nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
             if he := _HYDRA_END_RE.search(nxt):
                 rank = int(hr.group("rank"))
                 once(
-                    ("hydra", rank),
-                    LogEvent(
-                        kind="launcher_exit",
-                        line=no,
-                        message=f"{line.strip()} {nxt.strip()}"[:300],
-                        rank=rank,
-                        host=hr.group("host"),
-                        pid=int(hr.group("pid")),
-                        exit_code=int(he.group("code"))
-                        if he.group("code")
-                        else 128 + int(he.group("sig")),
-                        exception_type="mpiexec (MPICH)",
-                    ),
-                )
+                    ("hydra", rank), no, f"{text} {nxt.strip()}", "mpiexec (MPICH)",
+                    rank=rank, host=hr.group("host"), pid=int(hr.group("pid")),
+                    exit_code=_exit_code(he.group("code"), he.group("sig")),
+                )  # fmt: skip
         elif "Container rank" in line and (pr := _PADDLE_RANK_EXIT_RE.search(line)):
+            rank = int(pr.group("rank"))
             once(
-                ("paddle", int(pr.group("rank"))),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line.strip()[:300],
-                    rank=int(pr.group("rank")),
-                    exit_code=int(pr.group("code")),
-                    exception_type="paddle launch",
-                ),
-            )
+                ("paddle", rank), no, text, "paddle launch",
+                rank=rank, exit_code=int(pr.group("code")),
+            )  # fmt: skip
         elif "Exit code" in line and (pe := _PADDLE_EXIT_RE.match(line)):
-            once(
-                ("paddle", -1),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line.strip()[:300],
-                    exit_code=int(pe.group("code")),
-                    exception_type="paddle launch",
-                ),
-            )
+            once(("paddle", -1), no, text, "paddle launch", exit_code=int(pe.group("code")))
         elif "exits with return code" in line and (ds := _deepspeed_exit(lines, index)):
-            dm, no, text = ds
+            dm, first, record = ds
             local_rank = int(dm.group("lr"))
             once(
-                ("deepspeed", local_rank),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=text.strip()[-300:],
-                    local_rank=local_rank,
-                    exit_code=int(dm.group("code")),
-                    exception_type="deepspeed",
+                ("deepspeed", local_rank), first, record.strip()[-300:], "deepspeed",
+                local_rank=local_rank, exit_code=int(dm.group("code")),
+            )  # fmt: skip
+        elif "terminated with the following error" in line and (
+            sr := _SPAWN_RAISED_RE.search(line)
+        ):
+            raised = next(
+                (
+                    after.strip()
+                    for _, after, _ in lines[index + 1 : index + 1 + SPAWN_TRACE_LINES]
+                    if _PY_EXCEPTION_RE.match(after)
                 ),
+                "its exception line is not in the file",
             )
+            once(
+                ("spawn", int(sr.group("idx"))), no, f"{text} {raised}",
+                "torch.multiprocessing.spawn", local_rank=int(sr.group("idx")),
+            )  # fmt: skip
+        elif "terminated with" in line and (sx := _SPAWN_EXITED_RE.search(line)):
+            name = sx.group("sig")
+            number = getattr(signal, name, None) if name else None
+            if name is None or isinstance(number, int):
+                once(
+                    ("spawn", int(sx.group("idx"))), no, text, "torch.multiprocessing.spawn",
+                    local_rank=int(sx.group("idx")),
+                    exit_code=_exit_code(sx.group("code"), str(int(number)) if number else None),
+                )  # fmt: skip
         elif "died, exit code" in line and (vm := _VLLM_WORKER_EXIT_RE.search(line)):
             pid = int(vm.group("pid"))
-            once(
-                ("vllm", pid),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line.strip()[:300],
-                    pid=pid,
-                    exit_code=int(vm.group("code")),
-                    exception_type="vllm",
-                ),
-            )
+            once(("vllm", pid), no, text, "vllm", pid=pid, exit_code=int(vm.group("code")))
         elif "died unexpectedly" in line and (dd := _MPI_DAEMON_RE.search(line)):
             cause = next(
                 (
@@ -2507,37 +2493,22 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             )
             code = int(dd.group("code")) if dd.group("code") else -int(dd.group("sig"))
             once(
-                ("mpi daemon", code),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=(line.strip() + (f" (after: {cause})" if cause else ""))[:300],
-                    exit_code=code,
-                    pid=int(dd.group("pid")),
-                    root_cause=True,
-                    exception_type="mpirun",
-                ),
-            )
+                ("mpi daemon", code), no, text + (f" (after: {cause})" if cause else ""), "mpirun",
+                exit_code=code, pid=int(dd.group("pid")), root_cause=True,
+            )  # fmt: skip
         elif "mpirun noticed" in line and (mn := _MPI_NOTICED_RE.search(line)):
             once(
-                ("mpi noticed", int(mn.group("rank"))),
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line.strip()[:300],
-                    rank=int(mn.group("rank")),
-                    host=mn.group("host") if mn.group("host").strip("x") else None,
-                    pid=int(mn.group("pid")) if mn.group("pid").isdigit() else None,
-                    exit_code=-int(mn.group("sig")),
-                    root_cause=True,
-                    exception_type="mpirun",
-                ),
-            )
+                ("mpi noticed", int(mn.group("rank"))), no, text, "mpirun",
+                rank=int(mn.group("rank")),
+                host=mn.group("host") if mn.group("host").strip("x") else None,
+                pid=int(mn.group("pid")) if mn.group("pid").isdigit() else None,
+                exit_code=-int(mn.group("sig")), root_cause=True,
+            )  # fmt: skip
         elif "first process to do so" in line and _MPI_FIRST_RE.search(line):
             ev = LogEvent(
                 kind="launcher_exit",
                 line=no,
-                message=line.strip()[:300],
+                message=text[:300],
                 root_cause=True,
                 exception_type="mpirun",
             )
