@@ -372,9 +372,10 @@ def bench_table(**values: Any) -> dict[str, Any]:
     fields = (
         "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
         "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results npus_per_node "
-        "min_bytes max_bytes sizes_asked progress"
+        "min_bytes max_bytes sizes_asked progress solo_hosts"
     )
     base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
+                solo_hosts=[],
                 avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],
                 results=[{"op": "all_reduce", "bytes": 1048576, "in_place": False, "busbw_gbps": 150.0, "wrong": 0}])  # fmt: skip
     return _item(fields, **{**base, **values})
@@ -384,9 +385,21 @@ def npu_port(**values: Any) -> dict[str, Any]:
     """An hccn_tool port in ``evidence.npu_ports``."""
     fields = (
         "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
-        "ping_target optical stat"
+        "ping_target optical stat tls_certs tls_alarms link_up_count link_down_count "
+        "link_changes link_flapped stat_errors routes arp"
     )
-    base = dict(source="hccn.txt", line=1, device=0, link="UP", net_health="Success")
+    base = dict(
+        source="hccn.txt",
+        line=1,
+        device=0,
+        link="UP",
+        net_health="Success",
+        tls_certs=[],
+        tls_alarms=[],
+        link_changes=[],
+        stat_errors={},
+        stat={},
+    )
     return _item(fields, **{**base, **values})
 
 

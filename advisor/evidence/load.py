@@ -92,7 +92,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
         # ping saved without its command: Linux ping ends the summary with ", time Nms"
         r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
-        r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask",
+        r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask"
+        # -link_stat -g saved without its command: every line behind "[devid N]"
+        r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
@@ -258,6 +260,8 @@ class EvidenceFacts:
     sizes asked, in words; ``op_from``: where the op was read: ``log`` (the binary it names),
     ``file name`` (``all_reduce_perf.log``), ``columns`` (nccl-tests' redop, root, size against
     count and in-place check cells, ``parsers.nccl_tests.op_from_columns``) or ``none``;
+    ``solo_hosts``: nccl-tests processes that each ran the test alone (their own header and
+    ``Rank 0``: the binary was built without MPI), empty otherwise;
     ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
@@ -270,9 +274,14 @@ class EvidenceFacts:
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
-    netmask, ip_preset, tls_enabled, ping_loss_pct, ping_target, optical, stat, routes, arp}``
-    (None: not in the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on the
-    port; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
+    netmask, ip_preset, tls_enabled, tls_certs, tls_alarms, link_up_count, link_down_count,
+    link_changes, link_flapped, ping_loss_pct, ping_target, optical, stat, stat_errors, routes,
+    arp}`` (None: not in the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on
+    the port; ``tls_certs``: ``-tls -g``'s certificate blocks ``{name, end_time, status,
+    status_text}``, ``tls_alarms`` those near expiration or expired; ``link_changes``:
+    ``-link_stat -g``'s records ``{time, state}``, newest first; ``link_flapped``: the link
+    dropped since the driver started; ``stat_errors``: the ``-stat -g`` error counters that are
+    not 0; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
     ``<incomplete>`` one)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
@@ -810,6 +819,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 ranks_listed=parsed.ranks_listed,
                 op_from=op_from,
                 hosts_complete=parsed.hosts_complete,
+                solo_hosts=parsed.solo_hosts,
             )
         )
     return sorted([*parsed.warnings, *notes], key=lambda w: w.line)
@@ -915,6 +925,7 @@ def _benchmark(
     ranks_listed: bool = False,
     op_from: str = "log",
     hosts_complete: bool = True,
+    solo_hosts: list[str] | None = None,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -946,6 +957,7 @@ def _benchmark(
         "ranks_listed": ranks_listed,
         "op_from": op_from,
         "hosts_complete": hosts_complete,
+        "solo_hosts": solo_hosts or [],
     }
 
 

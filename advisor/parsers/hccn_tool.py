@@ -8,7 +8,7 @@ A saved file may hold one bare output (``link status: UP``) or a collection such
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
@@ -46,11 +46,33 @@ Ascend P2P connector guide's device-IP check: such an NPU's P2P transfer fails).
 
 
 @dataclass(kw_only=True)
+class TlsCert:
+    """One certificate block of ``-tls -g`` (``[pub cert]``, ``[ca1 cert]``, ``[crl]`` ...)."""
+
+    name: str
+    end_time: str | None
+    """As printed (``Mon Mar  2 03:10:27 2026 GMT``)."""
+    status: int | None
+    """``tls expiration status[N]``: 0 normal, 1 near expiration, 2 has expired (the legend
+    printed beside it)."""
+    status_text: str | None
+    """The legend's word for ``status`` as the output prints it (``near expiration``)."""
+
+
+@dataclass(kw_only=True)
 class Tls:
     device: int | None
     enabled: bool
     preconfigured: bool | None
     alarm_days: int | None
+    certs: list[TlsCert] = field(default_factory=list)
+
+
+# "dev_id:0, [crl] info:" opens a block; "end_time[...]" and "tls expiration status[1](0:normal,
+# 1:near expiration, 2:has expired)" follow (hccn_tool's -tls -g reference example)
+_TLS_CERT_RE = re.compile(r"\[(?P<name>[^\]]+)\] info\s*:")
+_TLS_END_RE = re.compile(r"end_time\[(?P<end>[^\]]*)\]")
+_TLS_STATUS_RE = re.compile(r"tls expiration status\[(?P<code>\d+)\](?:\((?P<legend>[^)]*)\))?")
 
 
 @dataclass(kw_only=True)
@@ -101,11 +123,29 @@ def parse_tls(text: str) -> Tls:
     dev = re.search(r"dev_id\s*:\s*(\d+)", text)
     pre = re.search(r"tls preconfigured\[(\d)\]", text)
     alarm = re.search(r"alarm time threshold\[(\d+)\]", text)
+    certs: list[TlsCert] = []
+    for _, line, _ in numbered_lines(text):
+        if "info" in line and (c := _TLS_CERT_RE.search(line)):
+            certs.append(
+                TlsCert(name=c.group("name"), end_time=None, status=None, status_text=None)
+            )
+        elif certs and (e := _TLS_END_RE.search(line)):
+            certs[-1].end_time = e.group("end").strip() or None
+        elif certs and (st := _TLS_STATUS_RE.search(line)):
+            code = int(st.group("code"))
+            legend = dict(
+                (k.strip(), v.strip())
+                for k, _, v in (
+                    part.partition(":") for part in (st.group("legend") or "").split(",")
+                )
+            )
+            certs[-1].status, certs[-1].status_text = code, legend.get(str(code))
     return Tls(
         device=int(dev.group(1)) if dev else None,
         enabled=m.group(1) == "1",
         preconfigured=(pre.group(1) == "1") if pre else None,
         alarm_days=int(alarm.group(1)) if alarm else None,
+        certs=certs,
     )
 
 
@@ -270,6 +310,21 @@ class Port:
     """False when ``-ip -g`` said no address was preset on the port (it has no device IP); True
     when it printed an address; None when the file has no ``-ip`` output."""
     tls_enabled: bool | None = None
+    tls_certs: list[dict[str, object]] = field(default_factory=list)
+    """``-tls -g`` certificate blocks: ``{name, end_time, status, status_text}`` (status 0
+    normal, 1 near expiration, 2 has expired)."""
+    tls_alarms: list[dict[str, object]] = field(default_factory=list)
+    """The ``tls_certs`` whose status is not 0 (near expiration or expired)."""
+    link_up_count: int | None = None
+    link_down_count: int | None = None
+    link_changes: list[dict[str, str]] = field(default_factory=list)
+    """``-link_stat -g`` records, newest first as printed: ``{time, state}`` (UP or DOWN)."""
+    link_flapped: bool | None = None
+    """From ``-link_stat -g``: the link dropped since the driver started (an up count above
+    1 — the first UP is the driver's start —, a down count above 0 or a DOWN record); None
+    without that output."""
+    stat_errors: dict[str, int] = field(default_factory=dict)
+    """The ``-stat -g`` counters named ``*err*`` that are not 0."""
     ping_loss_pct: float | None = None
     ping_target: str | None = None
     optical: dict[str, str] = field(default_factory=dict)
@@ -291,7 +346,9 @@ class Bundle:
 
 # ``-inet6`` queries (IPv6 addresses) print the same forms as the IPv4 ones.
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
-_QUERIES = ("link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp")
+_QUERIES = (
+    "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
+)  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
     "net_health": re.compile(r"^net health status\s*:"),
@@ -303,6 +360,7 @@ _SIGNATURES = {
     "stat": re.compile(r"^packet statistics\s*:"),
     "route": re.compile(r"^Routing table\s*:"),
     "arp": re.compile(r"^arp table\s*:"),
+    "link_stat": re.compile(r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"),
 }
 _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
 _PING_SUMMARY_RE = re.compile(r"packets? transmitted")
@@ -335,7 +393,13 @@ def _sections(text: str) -> list[_Section]:
             and not _PING_DEVICE_RE.match(s)
             and not any(_PING_SUMMARY_RE.search(t) for _, t in current[3])
         )
-        if kind is not None and not continues_ping:
+        # "[devid 0]current time : ..." then "[devid 0]link up count : 2": one output
+        continues_link_stat = (
+            current is not None
+            and current[1] == kind == "link_stat"
+            and not any("link up count" in t for _, t in current[3])
+        )
+        if kind is not None and not continues_ping and not continues_link_stat:
             current = (None, kind, no, [(no, line)])
             sections.append(current)
         elif current is not None and s:
@@ -398,7 +462,8 @@ def parse_bundle(text: str) -> Bundle:
     found = [p for p in ports if _has_data(p)]
     if not found:
         raise ParseError(
-            "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp)"
+            "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
+            "link_stat)"
         )
     return Bundle(ports=_merge_bare(found), warnings=warnings)
 
@@ -415,6 +480,8 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     elif query == "tls":
         tls = parse_tls(chunk)
         port.tls_enabled = tls.enabled
+        port.tls_certs = [asdict(c) for c in tls.certs]
+        port.tls_alarms = [c for c in port.tls_certs if c["status"]]
         if port.device is None and tls.device is not None:
             port.device = tls.device
     elif query == "ping":
@@ -425,6 +492,16 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.optical = parse_optical(chunk)
     elif query == "stat":
         port.stat = parse_stat(chunk)
+        port.stat_errors = {k: v for k, v in port.stat.items() if "err" in k and v > 0}
+    elif query == "link_stat":
+        stat = parse_link_stat(chunk)
+        port.link_up_count, port.link_down_count = stat.up_count, stat.down_count
+        port.link_changes = [{"time": t, "state": state} for t, state in stat.changes]
+        port.link_flapped = (
+            (stat.up_count or 0) > 1
+            or (stat.down_count or 0) > 0
+            or any(state == "DOWN" for _, state in stat.changes)
+        )
     elif query == "route":
         port.routes, bad = parse_route(chunk)
         return bad
@@ -443,8 +520,9 @@ def _has_data(p: Port) -> bool:
             p.ip_preset is not None,
             p.tls_enabled is not None,
             p.ping_loss_pct is not None,
+            p.link_up_count is not None,
         )
-    ) or bool(p.optical or p.stat or p.routes or p.arp)
+    ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes)
 
 
 def _merge_bare(ports: list[Port]) -> list[Port]:
@@ -460,14 +538,19 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target = by_device[p.device]
             for name in (
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
-                "ping_loss_pct", "ping_target",
+                "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
+                "link_flapped",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))
             target.optical = target.optical or p.optical
             target.stat = target.stat or p.stat
+            target.stat_errors = target.stat_errors or p.stat_errors
             target.routes = target.routes or p.routes
             target.arp = target.arp or p.arp
+            target.tls_certs = target.tls_certs or p.tls_certs
+            target.tls_alarms = target.tls_alarms or p.tls_alarms
+            target.link_changes = target.link_changes or p.link_changes
             continue
         by_device[p.device] = p
         out.append(p)

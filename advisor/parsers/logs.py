@@ -40,7 +40,9 @@ Recognised events (``LogEvent.kind``):
   claimed: this rank's end (``ip``) timed out waiting for the peer (``remote_rank``,
   ``remote_ip``). An EI0006 that follows the table takes its first row. A ``wait socket establish
   timeout, role[..] rank[N] timeout[S]`` line with no table and no code after it (a cut plog) is
-  one too, with no peer;
+  one too, with no peer; so is HCCL's socket layer giving up on a connected peer
+  (``[Recv][RaSocket]errNo[..] Wait timeout for sockets recv``, ``exception_type`` says which
+  way and how many bytes came);
 - ``hccl_bind_failure``: HCCL could not listen on a device address and port (``listen on ip[..]
   and specific port[..] fail``) and no error code block read that line;
 - ``hccl_cqe_error``: HCCL's heartbeat logged an RDMA error completion toward a peer address
@@ -521,6 +523,38 @@ def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
 
 
+# HCCL's plog names the process's place in the world group on its init and destroy lines:
+# "[hcom.cc:264][hccl-83434-0-1669821563-hccl_world_group][1]hcom destroy complete,take time
+# [323391]us, rankNum[8], rank[1]", "hcom init failed, rankNum[8], rank[0], server[..], device[0]"
+_WORLD_RANK_RE = re.compile(
+    r"rankNum\[(?P<size>\d+)\],\s*rank\[(?P<rank>\d+)\](?:.*?device\[(?P<dev>\d+)\])?"
+)
+
+
+def _hccl_world_rank(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A log of one process (every world-group line names the same rank) gives that rank, and
+    the device where the line names one, to its events that name none."""
+    found: set[tuple[int, int]] = set()
+    device: int | None = None
+    for _, line, _ in lines:
+        if "rankNum[" not in line or (
+            "hccl_world_group" not in line and "hcom init by file" not in line
+        ):
+            continue
+        if m := _WORLD_RANK_RE.search(line):
+            found.add((int(m.group("rank")), int(m.group("size"))))
+            device = int(m.group("dev")) if m.group("dev") else device
+    if len(found) != 1:
+        return  # no such line, or several processes' lines in one file
+    ((rank, size),) = found
+    for ev in report.events:
+        if ev.rank is None:
+            ev.rank = rank
+            ev.rank_size = ev.rank_size or size
+            if ev.device is None:
+                ev.device = device
+
+
 def parse(text: str) -> LogReport:
     """Find every recognised failure event; ParseError when there is none, no NCCL debug line
     names a host and no HCCL plog line is there (an NCCL_DEBUG=INFO log or an HCCL plog of a
@@ -554,6 +588,7 @@ def parse(text: str) -> LogReport:
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
     _torch_npu_errors(lines, report)  # last: it leaves out ERR lines other events explain
+    _hccl_world_rank(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -850,6 +885,7 @@ def _hccl_errors(
             links_seen.add(key)
             report.events.append(ev)
     _unclaimed_hccl(report, establish, rows_seen, binds, lines, link_device)
+    _ra_socket_timeouts(report, lines)
     _negotiation(report, lines)
     for tagged, no in titles.items():
         if tagged not in rows_seen:
@@ -911,6 +947,48 @@ def _unclaimed_hccl(
                 ip=key[0],
                 port=key[1],
                 exception_type=f"socket type {bm.group('type')}" if bm.group("type") else None,
+            )
+        )
+
+
+# HCCL's socket layer gave up waiting on a connected peer (a CANN 9 plog, orion_adapter_hccp.cc):
+# "[Recv][RaSocket]errNo[0x0000000005000013] Wait timeout for sockets recv, data[..], size[8],
+# recvSize[0], ..." then "Please check ... the firewall ... error log on the other process";
+# module 5 = HCCL, 0x13 = 19 = HCCL_E_NETWORK (hcomm hccl_types.h).
+_RA_SOCKET_RE = re.compile(
+    r"\[(?P<dir>Recv|Send)\]\[RaSocket\]errNo\[0x(?P<hex>[0-9a-fA-F]+)\]\s*"
+    r"(?P<what>Wait timeout for sockets (?:recv|send))"
+    r"(?:.*?size\[(?P<size>\d+)\], (?:recv|send)Size\[(?P<got>\d+)\])?"
+)
+
+
+def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | None]]) -> None:
+    """A socket wait of HCCL's that timed out with no error code block around it: one link
+    wait per process (its repeats and the "[RecvMsg]Failed" echo are the same wait)."""
+    if any(e.kind == "hccl_error" and e.code == "EI0006" for e in report.events):
+        return  # the code's event already says the socket timed out
+    seen: set[tuple[int | None, int | None]] = set()
+    for no, line, tagged in lines:
+        if "RaSocket" not in line or not (m := _RA_SOCKET_RE.search(line)):
+            continue
+        pid = _PLOG_PID_RE.match(line)
+        key = (tagged, int(pid.group(1)) if pid else None)
+        if key in seen:
+            continue
+        seen.add(key)
+        value = int(m.group("hex"), 16)
+        name = decode_result(value & 0xFFFF)[0] if (value >> 24) & 0xFF == _HCCL_MODULE else None
+        got = f", {m.group('got')} of {m.group('size')} bytes" if m.group("size") else ""
+        report.events.append(
+            LogEvent(
+                kind="hccl_link_timeout",
+                line=no,
+                message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
+                rank=tagged,
+                pid=key[1],
+                exception_type=f"socket {m.group('dir').lower()} timed out"
+                + (f" ({name})" if name else "")
+                + got,
             )
         )
 
@@ -2141,7 +2219,12 @@ _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)?
 # the runtime's TraceBack "Call rtMalloc fail, purpose: page caching, type = 2, size:4110811136,
 # device_id:0" (a torch_npu traceback ends "RuntimeError: The Inner error as above.")
 _CANN_OOM_CODE = "EL0004"
-_RT_MALLOC_RE = re.compile(r"rtMalloc fail\b.*?size:\s*(?P<size>\d+), device_id:\s*(?P<dev>\d+)")
+_RT_MALLOC_RE = re.compile(
+    r"rtMalloc fail\b.*?size:\s*(?P<size>\d+), device_id:\s*(?P<dev>\d+)"
+    # a newer runtime's TraceBack (vllm-ascend issue 3141, CANN 8.2): "Failed to allocate
+    # resource[DeviceMemory] with info [size:2147483648]. Reason: Memory resources are exhausted."
+    r"|Failed to allocate resource\[DeviceMemory\] with info \[size:(?P<size2>\d+)\]"
+)
 CANN_OOM_WINDOW_LINES = 8
 """How far after EL0004's line the runtime's failed rtMalloc line may stand."""
 
@@ -2154,11 +2237,17 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         index_of = {no: i for i, (no, _, _) in enumerate(lines)}
         for ev in coded:
             ev.kind, ev.library = "device_oom", "NPU"
+            ev.exception_type = "EL0004: device memory could not be allocated (size not printed)"
             at = index_of.get(ev.line, len(lines))
             for _, nxt, _ in lines[at + 1 : at + 1 + CANN_OOM_WINDOW_LINES]:
-                if "rtMalloc" in nxt and (rm := _RT_MALLOC_RE.search(nxt)):
-                    ev.device = int(rm.group("dev")) if ev.device is None else ev.device
-                    ev.exception_type = f"tried to allocate {int(rm.group('size'))} B"
+                if ("rtMalloc" in nxt or "DeviceMemory" in nxt) and (
+                    rm := _RT_MALLOC_RE.search(nxt)
+                ):
+                    if ev.device is None and rm.group("dev"):
+                        ev.device = int(rm.group("dev"))
+                    ev.exception_type = (
+                        f"tried to allocate {int(rm.group('size') or rm.group('size2'))} B"
+                    )
                     break
     seen: set[tuple[int | None, int | None]] = set()
     for no, line, tagged in lines:
@@ -2582,6 +2671,9 @@ ACL_RT_ERRORS: dict[int, str] = {
 _RUNTIME_RESULT_RE = re.compile(
     r"(?:(?P<call>[\w ]+?) failed, )?runtime result = (?P<code>\d{6})\b"
     r"|error code is (?P<code2>\d{6})(?!\d)"
+    # the runtime's own plog (MindSpore on CANN 6): "[api_c.cc:721]163618 rtStreamSynchronize:
+    # ErrCode=507011, desc=[the model stream execute failed], InnerCode=0x7150050"
+    r"|\b(?P<call3>rt\w+):ErrCode=(?P<code3>\d{6})(?!\d)"
 )
 
 
@@ -2642,12 +2734,12 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         # CANN's own report of a failed runtime call ("synchronize stream failed, runtime result
         # = 507011", log_inner.cpp ReportCallError) or a code cut from torch_npu's line ("error
         # code is 507048..."): only the runtime's own codes (ACL_RT_ERRORS)
-        if ("runtime result" in line or "error code is" in line) and (
+        if ("runtime result" in line or "error code is" in line or "ErrCode=" in line) and (
             rm := _RUNTIME_RESULT_RE.search(line)
         ):
-            code = int(rm.group("code") or rm.group("code2"))
+            code = int(rm.group("code") or rm.group("code2") or rm.group("code3"))
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
-                call = rm.group("call").strip() if rm.group("call") else None
+                call = (rm.group("call") or rm.group("call3") or "").strip() or None
                 seen.add((call, code))
                 found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}

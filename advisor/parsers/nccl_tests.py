@@ -252,6 +252,10 @@ class NcclTestsLog:
     """``hosts`` are those of every rank: the ``# Rank N ... on HOST`` lines of ranks 0 to N-1, or,
     in a log without them, NCCL's ``rank R nranks N`` debug line of each rank (a log holding only
     some ranks' lines, or the tail of the list, names only some of the hosts)."""
+    solo_hosts: list[str] = field(default_factory=list)
+    """Hosts of processes that each printed their own ``# nThread`` header and their own
+    ``Rank 0`` line: each ran alone, so none measured a link between them (nccl-tests needs
+    ``make MPI=1`` to run one test across processes, README "Build"); empty otherwise."""
 
 
 _GROUP_ORDER = ("out_of_place", "in_place")
@@ -338,6 +342,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     min_ranks = 0
     unstarted: list[Table] = []  # runs whose header line came and no table, before another run
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
+    rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
+    headers = 0  # "# nThread ..." lines
+    next_run_notes: list[ParseWarning] = []  # "stopped before its table, then another run"
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
@@ -347,20 +354,23 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 min_ranks = max(min_ranks, int(m_par.group("nthread")) * int(m_par.group("ngpus")))
             if params is not None:
                 # a run that stopped before its table, then another run
-                warnings.append(
-                    ParseWarning(line=params_line, message=_no_table(params, next_run=no))
-                )
+                no_table = ParseWarning(line=params_line, message=_no_table(params, next_run=no))
+                warnings.append(no_table)
+                next_run_notes.append(no_table)
             if params is not None and not tables:
                 # no run has a table yet: what each asked is evidence (sizes, ranks, hosts)
                 unstarted.append(Table(op=op or "unknown", header_line=params_line))
                 _asked(unstarted[-1], params)
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
+            headers += 1
             continue
         if stripped.startswith("#") and _RANK_START_RE.match(stripped):
             last_rank_line = no  # also a rank line the copy cut before its device
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
+            if m_dev.group(1) == "0":
+                rank0_hosts.append((no, m_dev.group(2)))
             devices[int(m_dev.group(1))] = m_dev.group(2)
             last_device_line = no
             continue
@@ -475,6 +485,24 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+    # processes that each printed their own header and rank 0 ran one test each, alone
+    solo = (
+        [h for _, h in rank0_hosts] if headers > 1 and len({h for _, h in rank0_hosts}) > 1 else []
+    )
+    if solo:
+        # the headers one after another are processes starting side by side, not runs that
+        # stopped before their tables
+        warnings = [w for w in warnings if w not in next_run_notes]
+        warnings.append(
+            ParseWarning(
+                line=rank0_hosts[1][0],
+                message=f"{len(solo)} processes each printed their own header and 'Rank 0' (on "
+                f"{', '.join(dict.fromkeys(solo))}): each ran the test alone, none across "
+                "hosts (nccl-tests runs one test over several processes only when built with "
+                "make MPI=1)",
+                skipped=False,
+            )
+        )
     tables = [part for t in tables for part in _split_restarts(t, warnings)]
     for t in tables:
         _time_unit(t, warnings)
@@ -487,7 +515,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             by_command = [a for no, a in commands.items() if bounds[i] < no < t.header_line]
             if by_command:
                 t.min_bytes, t.max_bytes, t.step_factor, t.step_bytes = by_command[-1]
-    for t in tables:
+    repeats: list[Table] = []  # headers another process printed again, with no row of their own
+    for index, t in enumerate(tables):
         if t.headerless:
             warnings.append(
                 ParseWarning(
@@ -523,7 +552,12 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 )
                 continue
             after = [line for no, line, _ in lines if no > t.header_line and line.strip()]
-            if t.max_bytes is not None and all(_UNITS_ROW_RE.match(a) for a in after):
+            # only header lines follow (units, labels, another process's copy of the header)
+            only_headers = all(_UNITS_ROW_RE.match(a) or a.lstrip().startswith("#") for a in after)
+            if only_headers and t.max_bytes is None and index > 0 and not tables[index - 1].rows:
+                repeats.append(t)
+                continue
+            if t.max_bytes is not None and only_headers:
                 # the log ends with the table's header (its units line at most): the run
                 # stopped before its first size, or the copy was cut there
                 warnings.append(
@@ -531,6 +565,21 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                         line=t.header_line,
                         message=f"the log ends with the table's header, before its first size: "
                         f"{t.progress()} (the run stopped there, or the copy was cut)",
+                    )
+                )
+                continue
+            rows_after = [
+                a for a in after if a.strip()[:1].isdigit() and not _DEBUG_LINE_RE.match(a.strip())
+            ]
+            if t.max_bytes is not None and not rows_after:
+                # no line after the header is a row: the run failed before its first size
+                # (nccl-tests' "Test NCCL failure ..." and NCCL's WARN lines follow it)
+                warnings.append(
+                    ParseWarning(
+                        line=t.header_line,
+                        message=f"no result row follows the table's header: {t.progress()} "
+                        "(the run stopped before its first size; what it printed after the "
+                        "header is read as a log)",
                     )
                 )
                 continue
@@ -570,6 +619,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     ),
                 )
             )
+    tables = [t for t in tables if t not in repeats]
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
     ranks = max((max(devices) + 1 if devices else 0), nranks or 0) or None
     for t in tables:
@@ -590,6 +640,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         ),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
+        solo_hosts=solo,
         ranks_listed=bool(devices)
         and len(devices) >= min_ranks
         and sorted(devices) == list(range(len(devices)))

@@ -332,6 +332,8 @@ Affinity``, ``GPU NUMA ID``): a header row, never a link cell."""
 
 _CPU_LIST_RE = re.compile(r"^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$")
 """A ``CPU Affinity`` value (``144-191``, ``0-23,48-71``): never a link kind, which is letters."""
+_NO_AFFINITY = ("N/A", "NA")
+"""What a tool prints in an affinity cell it has no value for."""
 
 
 def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology:
@@ -394,8 +396,19 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
         devices.append(name)
         links[name] = dict(zip(columns, cells[: len(columns)], strict=True))
         extra = cells[len(columns) :]
-        if extra:
+        if extra and (_CPU_LIST_RE.match(extra[0]) or extra[0] in _NO_AFFINITY):
             affinity[name] = extra[0]
+        elif extra:
+            # text after the links that is no CPU list (a note the user wrote beside the row,
+            # "← SIO between the two dies"): not an affinity, and not read
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"row {name}: text after its links is no CPU affinity "
+                    f"({' '.join(extra)[:60]!r}): not read",
+                    skipped=False,
+                )
+            )
         elif has_affinity:
             warnings.append(ParseWarning(line=no, message=f"row {name} has no CPU Affinity value"))
     if not head_no:

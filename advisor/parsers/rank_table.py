@@ -543,13 +543,29 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
 RANK_LIST_FORM = "rank_list"
 
 
+def _rank_address(item: dict[str, Any], index: int, errors: list[str]) -> str | None:
+    """A 2.0 rank's own address: the first ``addr`` of the ``rank_addr_list`` of its lowest
+    ``net_layer`` (hcomm's example rank_table_v2.json gives each rank one level 0 with one IPV4
+    address and its ``ports``); None when the rank lists none."""
+    levels = [lv for lv in item.get("level_list") or [] if isinstance(lv, dict)]
+    levels.sort(key=lambda lv: lv["net_layer"] if isinstance(lv.get("net_layer"), int) else 99)
+    for level in levels:
+        for addr in level.get("rank_addr_list") or []:
+            if isinstance(addr, dict) and isinstance(addr.get("addr"), str) and addr["addr"]:
+                return str(addr["addr"])
+    if item.get("level_list") is not None and not levels:
+        errors.append(f"rank_list[{index}] level_list holds no level object")
+    return None
+
+
 def _parse_rank_list(
     doc: dict[str, Any], version: str, status: str, errors: list[str]
 ) -> RankTable:
     """The 2.0 form (MindCluster's hccl.json description, Atlas 350/850/950 SuperPoD): a flat
     ``rank_list[] {rank_id, local_id, device_id, level_list[] {net_layer, net_instance_id,
     net_type, rank_addr_list[]}}`` with ``rank_count``; it names no server, so it states no
-    cluster shape and devices are not compared across ranks."""
+    cluster shape and devices are not compared across ranks. A rank's address (``device_ip``)
+    is the first of its lowest level's ``rank_addr_list``."""
     ranks: list[RankEntry] = []
     for i, item in enumerate(_objects(doc.get("rank_list"), "rank_list", errors)):
         if item.get("rank_id") in (None, ""):
@@ -561,7 +577,10 @@ def _parse_rank_list(
             rank = None
         ranks.append(
             RankEntry(
-                rank=rank, server_id="", device_id=str(item.get("device_id", "")), device_ip=None
+                rank=rank,
+                server_id="",
+                device_id=str(item.get("device_id", "")),
+                device_ip=_rank_address(item, i, errors),
             )
         )
     _check_count(doc, "rank_count", len(ranks), "rank_list holds", "ranks", errors)
