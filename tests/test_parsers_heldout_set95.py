@@ -1,0 +1,217 @@
+"""Outputs the ninety-fifth to hundred-third held-out evaluations misread that this round reads:
+a note beside an npu-smi topology row (no CPU affinity), a 2.0 rank table's addresses, hccn_tool's
+TLS certificate statuses, ``-link_stat`` outputs in a saved collection, RoCE error counters,
+nccl-tests processes that each ran alone, a run that failed after its table's header, HCCL's
+socket layer giving up on a connected peer, EL0004's size from a newer runtime, the world rank
+of a one-process HCCL plog, the runtime's ``ErrCode=`` line, and an EI0002 peer the log does
+not name.
+
+Samples: ``tests/data/evidence_heldout_26/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.parsers import hccn_tool, logs, nccl_tests, npu_smi, rank_table
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings, finding_items
+
+HELDOUT = DATA / "evidence_heldout_26"
+
+
+def _text(name: str) -> str:
+    return (HELDOUT / name).read_text()
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def test_a_note_beside_a_topology_row_is_no_cpu_affinity() -> None:
+    name = "atlas800t_a3_blog_npu_smi_topo_phyid2_3_sio_annotated.txt"
+    topo = npu_smi.parse_topo(_text(name))
+    assert topo.devices == ["Phy-ID2", "Phy-ID3"] and topo.kinds() == {"SIO"}
+    assert topo.cpu_affinity == {}
+    (note,) = topo.warnings
+    assert note.line == 2 and "no CPU affinity" in note.message and not note.skipped
+    assert _load(name).files[0].status == "read"
+
+
+def test_npu_topology_keeps_cpu_lists_and_na_as_affinity() -> None:
+    text = (
+        "        NPU0    NPU1    CPU Affinity\n"
+        "NPU0    X       HCCS    0-23,48-71\n"
+        "NPU1    HCCS    X       NA\n"
+    )
+    assert npu_smi.parse_topo(text).cpu_affinity == {"NPU0": "0-23,48-71", "NPU1": "NA"}
+
+
+def test_rank_table_2_0_reads_each_ranks_address_from_its_level_list() -> None:
+    name = "hcomm_example_rank_table_v20_2ranks_level_list.json"
+    table = rank_table.parse(_text(name))
+    assert (table.version, table.form, table.errors) == ("2.0", "rank_list", [])
+    assert [(r.rank, r.device_id, r.device_ip) for r in table.ranks] == [
+        (0, "0", "223.0.0.10"),
+        (1, "1", "223.0.0.28"),
+    ]
+
+
+def test_tls_certificate_statuses_are_read_and_a_near_expiry_warns() -> None:
+    name = "hccn_tool_ref_tls_g_dev0_certs_crl_near_expiration.txt"
+    tls = hccn_tool.parse_tls(_text(name))
+    assert [(c.name, c.status, c.status_text) for c in tls.certs] == [
+        ("pub cert", 0, "normal"),
+        ("ca1 cert", 0, "normal"),
+        ("ca2 cert", 0, "normal"),
+        ("crl", 1, "near expiration"),
+    ]
+    assert tls.certs[-1].end_time == "Mon Mar  2 03:10:27 2026 GMT"
+    ev = _load(name)
+    (port,) = ev.npu_ports
+    assert [c["name"] for c in port["tls_alarms"]] == ["crl"]
+    (line,) = finding_items({"evidence.npu_ports": ev.npu_ports})["evidence-npu-tls-cert-expiry"]
+    assert "NPU 0 (TLS off): crl near expiration (ends Mon Mar" in line
+
+
+def test_link_stat_in_a_collection_is_read_and_a_dropped_link_warns() -> None:
+    name = "mindcluster_kgparse_dev0_stat_linkstat_fec_nethealth_socket_failed_optical.txt"
+    ev = _load(name)
+    (port,) = ev.npu_ports
+    assert (port["device"], port["net_health"], port["link_up_count"]) == (0, "Socket failed", 2)
+    assert [c["state"] for c in port["link_changes"]] == ["UP", "DOWN", "UP"]
+    assert port["link_flapped"] is True and port["stat_errors"] == {}
+    findings = builtin_findings({"evidence.npu_ports": ev.npu_ports})
+    assert findings["evidence-npu-link-flaps"].severity == "warning"
+    assert findings["evidence-npu-port-down"].severity == "critical"
+
+
+def test_link_stat_of_eight_devices_saved_without_a_slash_or_final_newline() -> None:
+    name = "mindcluster_worker0_before_linkstat_dev0-7_noslash_cmd_no_final_newline.txt"
+    assert detect(_text(name)) == ["hccn_tool"]
+    ports = _load(name).npu_ports
+    assert [p["device"] for p in ports] == list(range(8))
+    assert all(p["link_up_count"] == 2 and len(p["link_changes"]) == 3 for p in ports)
+    assert all(p["link_changes"][0]["state"] == "UP" for p in ports)
+
+
+def test_link_stat_saved_without_its_command_is_one_output() -> None:
+    text = (
+        "[devid 3]current time        : Wed Aug  2 03:09:26 2022\n"
+        "[devid 3]link up count       : 1\n"
+        "[devid 3]link change records :\n"
+        "[devid 3]    Tue Aug  1 14:43:26 2022    LINK UP\n"
+    )
+    assert detect(text) == ["hccn_tool"]
+    (port,) = hccn_tool.parse_bundle(text).ports
+    assert (port.link_up_count, port.link_flapped) == (1, False)
+
+
+def test_roce_error_counters_warn_per_port() -> None:
+    name = "mindcluster_worker0_after_stat_dev0-7_roce_err_dev5_dev6.txt"
+    ports = _load(name).npu_ports
+    erring = {p["device"]: p["stat_errors"] for p in ports if p["stat_errors"]}
+    assert erring == {
+        5: {"roce_rx_err_pkt_num": 11, "roce_tx_err_pkt_num": 12},
+        6: {"roce_rx_err_pkt_num": 13, "roce_tx_err_pkt_num": 77},
+    }
+    items = finding_items({"evidence.npu_ports": ports})["evidence-npu-roce-errors"]
+    assert items[0].startswith("NPU 5: roce_rx_err_pkt_num 11, roce_tx_err_pkt_num 12")
+
+
+def test_nccl_tests_processes_that_each_ran_alone_are_named() -> None:
+    name = "nccl_tests_107_v100_2node_1250m_duplicate_headers_cut.log"
+    log = nccl_tests.parse(_text(name))
+    assert log.solo_hosts == ["ip-172-31-20-228", "ip-172-31-22-230"]
+    (table,) = log.tables  # the second process's header is no table of its own
+    assert table.rows == [] and table.max_bytes == 1310720000
+    # the headers side by side are no "run stopped before its table, then another run"
+    assert not [w for w in log.warnings if "next run" in w.message]
+    ev = _load(name)
+    assert ev.files[0].status == "partial"
+    (bench,) = ev.benchmarks
+    assert bench["solo_hosts"] == log.solo_hosts
+    findings = builtin_findings({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    assert findings["evidence-nccl-tests-solo-runs"].severity == "warning"
+    (cut,) = finding_items({"evidence.benchmarks": ev.benchmarks}, "nccl")[
+        "evidence-benchmark-cut-short"
+    ]
+    assert "no size was measured" in cut and "?" not in cut
+
+
+def test_one_process_run_with_mpi_lists_its_ranks_and_is_no_solo_run() -> None:
+    text = (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#  Rank  0 Group  0 Pid   1 on node-a device  0 [0x00] A100\n"
+        "#  Rank  1 Group  0 Pid   2 on node-b device  0 [0x00] A100\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    10.0    0.00    0.00      0"
+        "    10.0    0.00    0.00      0\n"
+        "# Avg bus bandwidth    : 0.00\n"
+    )
+    assert nccl_tests.parse(text).solo_hosts == []
+
+
+def test_a_run_that_failed_after_its_tables_header_keeps_what_it_asked() -> None:
+    name = "nccl_tests_allreduce_2x3090_stub_libcuda_test_nccl_failure.log"
+    ev = _load(name)
+    (report,) = ev.files
+    assert report.status == "partial" and sorted(report.formats) == ["log", "nccl_tests"]
+    (bench,) = ev.benchmarks
+    assert (bench["ranks"], bench["max_bytes"], bench["results"]) == (2, 33554432, [])
+    assert any("no result row follows" in m.message for m in report.messages)
+    assert [f["kind"] for f in ev.failures if f["kind"] == "nccl_call_failure"]
+
+
+def test_hccl_socket_layer_timeout_is_a_link_wait_with_its_result() -> None:
+    name = "vllm_ascend_10061_a5_dsv4_pp4_hccl_plog_rasocket_recv_timeout_5000013.log"
+    (ev,) = [e for e in logs.parse(_text(name)).events if e.kind == "hccl_link_timeout"]
+    assert (ev.line, ev.pid) == (1, 747048)
+    assert ev.exception_type == "socket recv timed out (HCCL_E_NETWORK), 0 of 8 bytes"
+    (line,) = finding_items({"evidence.failures": _load(name).failures})[
+        "evidence-hccl-link-wait-timeout"
+    ]
+    assert line.startswith("A rank the log does not name waited for its peers")
+
+
+def test_el0004_takes_its_size_from_a_newer_runtimes_traceback() -> None:
+    name = "vllm_ascend_3141_moe_dispatch_el0004_hcclalloccomresource_ret2_device7.log"
+    (oom,) = [e for e in logs.parse(_text(name)).events if e.kind == "device_oom"]
+    assert oom.exception_type == "tried to allocate 2147483648 B"
+    items = finding_items({"evidence.failures": _load(name).failures})
+    assert not [i for i in items["evidence-device-out-of-memory"] if "None" in i]
+
+
+def test_a_one_process_plog_gives_its_world_rank_to_events_that_name_none() -> None:
+    socket = logs.parse(_text("mindspore_cann_ei0006_resnet8p_rank1_distribute_task_failed.log"))
+    (ei0006,) = [e for e in socket.events if e.code == "EI0006"]
+    assert (ei0006.rank, ei0006.rank_size) == (1, 8)
+    init = logs.parse(_text("mindspore_cann_ej0001_hccl_plog_errno_hcom_init_failed_rank0.log"))
+    (call,) = [e for e in init.events if e.kind == "hccl_call_failure"]
+    assert (call.rank, call.device) == (0, 0)
+    # two processes' lines in one file: no rank is given
+    two = (
+        "[hccl-1-0-1-hccl_world_group][0]hcom destroy complete,take time [1]us, rankNum[2], rank[0]\n"
+        "[hccl-2-0-1-hccl_world_group][1]hcom destroy complete,take time [1]us, rankNum[2], rank[1]\n"
+        "EI0006: Getting socket times out.\n"
+    )
+    assert [e.rank for e in logs.parse(two).events if e.code == "EI0006"] == [None]
+
+
+def test_the_runtimes_own_errcode_line_is_a_failed_runtime_call() -> None:
+    name = "mindspore_cann_ee9999_hccl_notify_task_fail_8p_rank0.log"
+    (ev,) = [e for e in logs.parse(_text(name)).events if e.kind == "npu_runtime_error"]
+    assert (ev.call, ev.code, ev.code_name, ev.rank) == (
+        "rtStreamSynchronize",
+        "507011",
+        "ACL_ERROR_RT_MODEL_EXECUTE",
+        0,
+    )
+
+
+def test_an_ei0002_peer_the_log_does_not_name_is_said_in_words() -> None:
+    name = "vllm_ascend_1443_qwen32b_tp8_pp3_synchronize_507048_ei0002_remote_unknown_cut.log"
+    (line,) = finding_items({"evidence.failures": _load(name).failures})[
+        "evidence-hccl-exec-timeout"
+    ]
+    assert "for a peer the log does not name" in line and "rank ?" not in line
