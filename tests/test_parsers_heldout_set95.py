@@ -4,7 +4,7 @@ TLS certificate statuses, ``-link_stat`` outputs in a saved collection, RoCE err
 nccl-tests processes that each ran alone, a run that failed after its table's header, HCCL's
 socket layer giving up on a connected peer, EL0004's size from a newer runtime, the world rank
 of a one-process HCCL plog, the runtime's ``ErrCode=`` line, and an EI0002 peer the log does
-not name.
+not name, and NCCL WARN lines of a fork that brackets its prefix.
 
 Samples: ``tests/data/evidence_heldout_26/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -215,3 +215,52 @@ def test_an_ei0002_peer_the_log_does_not_name_is_said_in_words() -> None:
         "evidence-hccl-exec-timeout"
     ]
     assert "for a peer the log does not name" in line and "rank ?" not in line
+
+
+def test_nccl_warn_lines_in_a_forks_bracketed_prefix_are_read() -> None:
+    name = "openrlhf_795_two_node_accl_nccl_warn_init_group_traceback_cut.log"
+    assert detect(_text(name)) == ["log"]
+    warns = [e for e in logs.parse(_text(name)).events if e.kind == "nccl_warning"]
+    assert [(e.line, e.host, e.pid, e.device, e.message) for e in warns] == [
+        (1, "dlc1f0bnd3uip696-master-0", 16101, 0, "init.cc:1815 -> 5"),
+        (4, "dlc1f0bnd3uip696-master-0", 16101, 0, "group.cc:585 -> 3"),
+        (6, "dlc1f0bnd3uip696-master-0", 16101, 0, "init.cc:2103 -> 3"),
+    ]
+
+
+def test_a_traceback_code_line_after_two_spaces_is_the_headings_event_with_its_device() -> None:
+    name = "llamafactory_5347_ds_zero3_ee9999_hccl_fftsplus_timeout_dev7_dev5.log"
+    coded = [e for e in logs.parse(_text(name)).events if e.code == "EE9999"]
+    # each "EE9999: Inner Error!" heading joins the line with the facts: one event a device
+    assert [(e.line, e.device) for e in coded] == [(3, 7), (16, 5)]
+    assert all("hccl fftsplus timeout" in e.message for e in coded)
+
+
+def test_a_global_table_cut_inside_a_group_is_read_as_cut_with_its_service_group() -> None:
+    name = "vllm_ascend_pr684_quoted_pd_ranktable_server_group_list_v10_cut.txt"
+    ev = _load(name)
+    (report,) = ev.files
+    assert report.status == "partial"
+    (table,) = ev.rank_tables
+    # the cut outer table, not group 0's object inside it; group 0 is a pod without an NPU
+    assert (table["cut"], table["groups"], table["errors"]) == (True, ["0", "1"], [])
+    assert [(r["group_id"], r["device_ip"]) for r in table["ranks"]] == [("1", "172.22.17.1")]
+
+
+def test_a_group_server_without_server_ip_and_devices_is_still_an_error() -> None:
+    text = (
+        '{"version": "1.0", "status": "completed", "server_group_list": ['
+        '{"group_id": "2", "server_count": "1", "server_list": [{"server_id": "a"}]}]}'
+    )
+    assert rank_table.parse(text).errors == ["group 2: server a lists no device"]
+
+
+def test_a_finished_table_without_its_small_sizes_is_partial() -> None:
+    name = "oci_mi355x_rccl_all_reduce_1x8_rows_elided.log"
+    log = nccl_tests.parse(_text(name))
+    (table,) = log.tables
+    assert table.complete and [r.size_bytes for r in table.rows] == [8589934592, 17179869184]
+    (note,) = [w for w in log.warnings if "sizes its header asked" in w.message]
+    assert note.line == 17 and "2 of the 16 sizes" in note.message
+    assert "below 8589934592 B" in note.message
+    assert _load(name).files[0].status == "partial"

@@ -151,6 +151,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|cqe err(?:or)? status\[\d+\]|Process group work \w+, seq_num \d+ dispatch timeout"
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
         r"|^[\w/.-]+:\d+ NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
+        r"|\]\[\d+:\d+\]\[\d+\]\[[^\]\n]+:\d+\] NCCL WARN "
         r"|NCCL operation nccl\w+[^\n]*? failed: |NCCL error\(\d+\), (?:unhandled|internal|invalid|remote)"
         r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
@@ -358,16 +359,22 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
     its signature, with the number of lines before it; None when there is none."""
     decoder = json.JSONDecoder()
     unclosed: re.Match[str] | None = None
+    cut = False  # the first object that does not parse never closes: the copy ends inside it
     for m in _LINE_OPENS_OBJECT.finditer(text):
         if m.start() == 0 or not text[: m.start()].strip():
             continue  # at the top: the whole text is the table (or not one)
         try:
             _, end = decoder.raw_decode(text, m.end() - 1)
         except ValueError:
-            unclosed = unclosed or m
+            if unclosed is None:
+                unclosed, cut = m, bool(rank_table.still_open(text[m.end() - 1 :]))
             continue
         part = text[m.end() - 1 : end]
         if _SIGNATURES["rank_table"].search(part):
+            if cut:
+                # an object inside one the copy cut (a group of a global table's
+                # server_group_list): the cut object is the table
+                break
             return part, text.count("\n", 0, m.start())
     if unclosed is not None:
         # the first object that is not strict JSON (cut with the log, typed by hand): the rest

@@ -85,7 +85,9 @@ from advisor.parsers.hccl_test import decode_result
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
-    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
+    # (a TraceBack's code line may follow the code with two spaces and a lower-case word: the
+    # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ...")
+    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:|\s{2,}[a-z]))"
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
@@ -112,7 +114,8 @@ _RANKTABLE_ENTRY_RE = re.compile(r"with rank_id \[(\d+)\] and local device_id \[
 # information[], rankSize[8], rankId[6].]" (an EI0002 printed with no launcher tag nor RankID line).
 _GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
 # torch_npu's "(PID:N, Device:3, RankID:3)"; the runtime's "The error from device(chipId:3, dieId:0)"
-_DEVICE_RE = re.compile(r"Device:\s*(\d+)|device\(chipId:(\d+)")
+# (and the runtime's task error "fftsplus task execute failed, dev_id=7, stream_id=7, ...")
+_DEVICE_RE = re.compile(r"Device:\s*(\d+)|device\(chipId:(\d+)|\bdev_id=(\d+)")
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
 # in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
@@ -1120,7 +1123,7 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
     """Device, pid and (when the line names one) rank from torch_npu's "(PID:N, Device:N,
     RankID:N)" line in ``window``; RankID -1 means none."""
     if dev := _search(_DEVICE_RE, window):
-        ev.device = int(dev.group(1) or dev.group(2))
+        ev.device = int(dev.group(1) or dev.group(2) or dev.group(3))
     if pid := _search(_PID_RE, window):
         ev.pid = int(pid.group(1) or pid.group(2))
         if ev.rank == ev.pid:
@@ -1689,6 +1692,10 @@ _NCCL_WARN_RE = re.compile(
     r"(?:\(\w+\) )?(?:NCCL )?WARN (?P<text>.+)$"
     # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
     r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
+    # a fork that brackets each field (ACCL's build of NCCL, OpenRLHF issue 795):
+    # "[host][pid:tid][dev][init.cc:1815] NCCL WARN init.cc:1815 -> 5"
+    r"|\[(?P<host3>[\w.-]+)\]\[(?P<pid3>\d+):\d+\]\[(?P<dev3>\d+)\]\[[^\]]+:\d+\] "
+    r"(?:NCCL )?WARN (?P<text3>.+)$"
 )
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
 # "NCCL WARN text" at the start of its line
@@ -1725,6 +1732,10 @@ def _nccl_warnings(
         found = m.groupdict()
         if found.get("pid2"):  # the prefix without a host
             found.update(pid=found["pid2"], dev=found["dev2"], text=found["text2"])
+        elif found.get("pid3"):  # the bracketed prefix
+            found.update(
+                host=found["host3"], pid=found["pid3"], dev=found["dev3"], text=found["text3"]
+            )
         elif found.get("text2"):  # NCCL 1.x
             found.update(text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid

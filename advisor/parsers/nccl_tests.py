@@ -18,6 +18,7 @@ blanks where the in-place group would be and then the out-of-place group; its ru
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -620,6 +621,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 )
             )
     tables = [t for t in tables if t not in repeats]
+    for t in tables:
+        if left_out := _rows_left_out(t):
+            warnings.append(ParseWarning(line=t.rows[0].line, message=left_out))
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
     ranks = max((max(devices) + 1 if devices else 0), nranks or 0) or None
     for t in tables:
@@ -647,6 +651,33 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         and bool(lines)
         and lines[-1][0] > last_device_line
         and last_rank_line <= last_device_line,
+    )
+
+
+def _rows_left_out(table: Table) -> str | None:
+    """A finished table whose rows skip sizes its header asked (a copy that kept only the large
+    sizes, the rows between left out): what is missing, in words; None when none is. Sizes are
+    compared by the header's factor, with room for the rounding each op applies to a size."""
+    factor = table.step_factor
+    asked = table.sizes_asked()
+    if not table.complete or not table.rows or not factor or factor < 2 or asked is None:
+        return None
+    if table.min_bytes is None or len({r.size_bytes for r in table.rows}) >= asked:
+        return None
+    sizes = [r.size_bytes for r in table.rows]
+    start_missing = sizes[0] > table.min_bytes * factor
+    gaps = [(a, b) for a, b in itertools.pairwise(sizes) if a > 0 and b > a * factor * 1.5]
+    if not start_missing and not gaps:
+        return None
+    where = (
+        f"below {sizes[0]} B (from the {table.min_bytes} B minBytes asked)" if start_missing else ""
+    )
+    if gaps:
+        where += ("; " if where else "") + ", ".join(f"between {a} and {b} B" for a, b in gaps)
+    return (
+        f"the table holds {len({*sizes})} of the {asked} sizes its header asked: the rows "
+        f"{where} are not in the log (left out of the copy); its footer's average is over all "
+        "of them"
     )
 
 

@@ -127,7 +127,7 @@ def _needs_whole_table(error: str) -> bool:
     )
 
 
-def _still_open(text: str) -> str:
+def still_open(text: str) -> str:
     """The closing brackets of every object and list still open at the end of ``text``."""
     stack: list[str] = []
     in_string = escaped = False
@@ -193,7 +193,7 @@ def parse(text: str) -> RankTable:
         mended = "{" + mended
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
-    closers = _still_open(mended)
+    closers = still_open(mended)
     body = mended.rstrip()
     if closers and body.endswith(","):
         body = body[:-1]  # cut after an entry: the comma before the next one the copy lost
@@ -341,11 +341,21 @@ def _declared_server_count(doc: dict[str, Any], errors: list[str]) -> int | None
         return None
 
 
-def _entries(doc: dict[str, Any], errors: list[str]) -> tuple[list[str], list[RankEntry]]:
+def _entries(
+    doc: dict[str, Any], errors: list[str], *, services: bool = False
+) -> tuple[list[str], list[RankEntry]]:
+    """Servers and their devices. With ``services`` (a group of a global table), a server
+    entry with a ``server_ip`` and no ``device`` list is a pod that uses no NPU (MindIE's
+    controller and coordinator: MindCluster generates their groups with the pod's
+    ``server_ip``; MindIE Motor's communication matrix reads the coordinator's address from
+    group 0's ``server_list.server_ip``): counted, not checked for devices."""
     servers: list[str] = []
     ranks: list[RankEntry] = []
     if "server_list" in doc:
         for i, server in enumerate(_objects(doc.get("server_list"), "server_list", errors)):
+            if services and "device" not in server and server.get("server_ip"):
+                servers.append(str(server.get("server_id") or server["server_ip"]))
+                continue
             sid = str(server.get("server_id", ""))
             if not sid:
                 errors.append(f"server_list[{i}] has no server_id")
@@ -508,7 +518,7 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
         group_ids.append(gid)
         where = f"group {gid}: "
         group_errors: list[str] = []
-        g_servers, g_ranks = _entries(group, group_errors)
+        g_servers, g_ranks = _entries(group, group_errors, services=True)
         for entry in g_ranks:
             entry.group_id = gid
         declared = group.get("server_count")
