@@ -11,7 +11,7 @@ Samples: ``tests/data/evidence_heldout_26/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text
 from advisor.parsers import hccn_tool, logs, nccl_tests, npu_smi, rank_table
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings, finding_items
@@ -136,6 +136,24 @@ def test_nccl_tests_processes_that_each_ran_alone_are_named() -> None:
         "evidence-benchmark-cut-short"
     ]
     assert "no size was measured" in cut and "?" not in cut
+
+
+def test_a_sweep_of_two_host_runs_is_no_solo_run() -> None:
+    def run(a: str, b: str) -> str:
+        return (
+            f"$ mpirun -np 2 -H {a},{b} ./all_reduce_perf -b 8 -e 8 -g 1\n"
+            "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+            f"#  Rank  0 Group  0 Pid   1 on {a} device  0 [0x00] A100\n"
+            f"#  Rank  1 Group  0 Pid   2 on {b} device  0 [0x00] A100\n"
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+            "     time   algbw   busbw #wrong\n"
+            "           8             2     float     sum      -1    10.0    0.00    0.00      0"
+            "    10.0    0.00    0.00      0\n"
+            "# Avg bus bandwidth    : 0.00\n"
+        )
+
+    log = nccl_tests.parse(run("node-a", "node-b") + run("node-c", "node-d"))
+    assert log.solo_hosts == [] and len(log.tables) == 2
 
 
 def test_one_process_run_with_mpi_lists_its_ranks_and_is_no_solo_run() -> None:
@@ -264,3 +282,80 @@ def test_a_finished_table_without_its_small_sizes_is_partial() -> None:
     assert note.line == 17 and "2 of the 16 sizes" in note.message
     assert "below 8589934592 B" in note.message
     assert _load(name).files[0].status == "partial"
+
+
+def test_hcclgroupend_outside_a_group_is_a_failed_call_with_hcomms_result() -> None:
+    name = "msswift_megatron_grpo_pp_hcclgroupend_core_error.log"
+    assert detect(_text(name)) == ["log"]
+    (ev,) = logs.parse(_text(name)).events
+    assert (ev.kind, ev.call, ev.code, ev.code_name) == (
+        "hccl_call_failure",
+        "HcclGroupEnd",
+        "5",
+        "HCCL_E_NOT_SUPPORT",
+    )
+
+
+def test_cann_inner_error_lines_without_their_code_are_one_failure() -> None:
+    name = "sglang_910b3_opcompile_init_failed_tail.log"
+    assert detect(_text(name)) == ["log"]
+    (ev,) = logs.parse(_text(name)).events
+    assert (ev.kind, ev.code, ev.line) == ("hccl_error", None, 1)
+    assert ev.message == "[Init][Compiler]Init compiler failed (and 1 more such line(s))"
+    # with its code in the log, the code's own event reads these lines: no second event
+    coded = "EZ9999: Inner Error!\nEZ9999  Init failed.\n" + _text(name)
+    assert [e.code for e in logs.parse(coded).events] == ["EZ9999"]
+
+
+def test_a_down_record_before_the_first_up_is_no_drop() -> None:
+    text = (
+        "[devid 2]link up count       : 1\n"
+        "[devid 2]link down count     : 1\n"
+        "[devid 2]link change records :\n"
+        "[devid 2]    Tue Aug  1 14:43:26 2022    LINK UP\n"
+        "[devid 2]    Tue Aug  1 14:43:20 2022    LINK DOWN\n"
+    )
+    (port,) = hccn_tool.parse_bundle(text).ports
+    assert (port.device, port.link_flapped) == (2, False)
+
+
+def test_roce_error_counters_are_the_roce_ones_only() -> None:
+    text = "packet statistics:\nroce_rx_err_pkt_num:0\nroce_qp_status_err_num:3\nmac_rx_err_num:9\n"
+    (port,) = hccn_tool.parse_bundle(text).ports
+    assert port.stat_errors == {"roce_qp_status_err_num": 3}
+
+
+def test_a_code_like_word_inside_a_line_is_no_cann_code() -> None:
+    text = "[INFO] Disk model ES3000  v5 nvme0n1 ready\nEE9999  fftsplus task execute failed\n"
+    assert [e.code for e in logs.parse(text).events] == ["EE9999"]
+
+
+def test_a_world_rank_is_not_given_to_another_processs_events() -> None:
+    text = (
+        "[TRACE] HCCL(1000,python):2022 [hcom.cc:264][hccl-1000-0-1-hccl_world_group][0]hcom "
+        "destroy complete,take time [1]us, rankNum[8], rank[0]\n"
+        "[ERROR] HCCL(2000,python):2026 [a.cc:621][2000][Recv][RaSocket]errNo[0x0000000005000013] "
+        "Wait timeout for sockets recv, data[0x1], size[8], recvSize[0], fdHandle[0x1], ret[1]\n"
+    )
+    (ev,) = logs.parse(text).events
+    assert (ev.pid, ev.rank) == (2000, None)
+
+
+def test_a_rank_list_whose_levels_are_not_lists_is_an_error_not_a_crash() -> None:
+    text = '{"version": "2.0", "status": "completed", "rank_count": 1, "rank_list": [{"rank_id": 0, "device_id": 0, "level_list": 5}]}'
+    assert rank_table.parse(text).errors == ["rank_list[0] level_list is not a list"]
+    text = '{"version": "2.0", "status": "completed", "rank_count": 1, "rank_list": [{"rank_id": 0, "device_id": 0, "level_list": [{"net_layer": 0, "rank_addr_list": 7}]}]}'
+    assert rank_table.parse(text).errors == ["rank_list[0] rank_addr_list is not a list"]
+
+
+def test_a_cut_json_line_of_a_log_does_not_hide_a_whole_rank_table_after_it() -> None:
+    table = (
+        '{\n  "version": "1.0", "status": "completed", "server_count": "1",\n'
+        '  "server_list": [{"server_id": "10.0.0.1", "device": [{"device_id": "0", '
+        '"device_ip": "192.168.1.1", "rank_id": "0"}]}]\n}\n'
+    )
+    text = '[INFO] start\n{"event": "init", "cfg": {"a": 1, "b": [1, 2\n[INFO] loading\n' + table
+    facts = load_text(text, "train.log")
+    assert facts.files[0].status == "read"
+    (read,) = facts.rank_tables
+    assert (read["status"], read["cut"], read["servers"]) == ("completed", False, ["10.0.0.1"])

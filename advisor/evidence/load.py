@@ -153,6 +153,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^[\w/.-]+:\d+ NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
         r"|\]\[\d+:\d+\]\[\d+\]\[[^\]\n]+:\d+\] NCCL WARN "
         r"|NCCL operation nccl\w+[^\n]*? failed: |NCCL error\(\d+\), (?:unhandled|internal|invalid|remote)"
+        r"|\bHcclGroupEnd: not in a group call|\[FUNC:ReportInnerError\]"
         r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error)|The first process to do so was:"
@@ -359,21 +360,19 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
     its signature, with the number of lines before it; None when there is none."""
     decoder = json.JSONDecoder()
     unclosed: re.Match[str] | None = None
-    cut = False  # the first object that does not parse never closes: the copy ends inside it
     for m in _LINE_OPENS_OBJECT.finditer(text):
         if m.start() == 0 or not text[: m.start()].strip():
             continue  # at the top: the whole text is the table (or not one)
         try:
             _, end = decoder.raw_decode(text, m.end() - 1)
         except ValueError:
-            if unclosed is None:
-                unclosed, cut = m, bool(rank_table.still_open(text[m.end() - 1 :]))
+            unclosed = unclosed or m
             continue
         part = text[m.end() - 1 : end]
         if _SIGNATURES["rank_table"].search(part):
-            if cut:
-                # an object inside one the copy cut (a group of a global table's
-                # server_group_list): the cut object is the table
+            if unclosed is not None and _inside_table_list(text[unclosed.end() - 1 : m.start()]):
+                # an object inside a table's list that the copy cut (a group of a global
+                # table's server_group_list): the cut table is the table, not its group
                 break
             return part, text.count("\n", 0, m.start())
     if unclosed is not None:
@@ -384,6 +383,35 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
         if _SIGNATURES["rank_table"].search(rest[:EMBEDDED_TABLE_LOOK_CHARS]):
             return rest, text.count("\n", 0, unclosed.start())
     return None
+
+
+_TABLE_LIST_RE = re.compile(
+    r'"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
+    r'decode_device_list)"\s*:\s*\[\s*$'
+)
+
+
+def _inside_table_list(before: str) -> bool:
+    """Whether an object that starts right after ``before`` (the text from an earlier object
+    that never closes) sits in one of a rank table's lists: the earlier object names the list
+    and it is still open there. Looked at within EMBEDDED_TABLE_LOOK_CHARS only."""
+    if len(before) > EMBEDDED_TABLE_LOOK_CHARS:
+        return False
+    opened = rank_table.still_open(before)
+    if not opened.startswith("]"):  # the innermost still-open bracket comes first
+        return False  # the object does not start inside a list of the earlier one
+    # the list it starts in: the last list opened in ``before`` that is still open
+    depth, i = 0, len(before)
+    while i > 0:
+        i -= 1
+        ch = before[i]
+        if ch == "]":
+            depth += 1
+        elif ch == "[":
+            if depth == 0:
+                return bool(_TABLE_LIST_RE.search(before[: i + 1]))
+            depth -= 1
+    return False
 
 
 EMBEDDED_TABLE_LOOK_CHARS = 65536

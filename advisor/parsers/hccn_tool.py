@@ -268,6 +268,8 @@ class LinkStat:
     the up count and the change records)."""
     changes: list[tuple[str, str]] = field(default_factory=list)
     """``link change records``, newest first as printed: (time as printed, ``UP``/``DOWN``)."""
+    device: int | None = None
+    """From the ``[devid N]`` prefix of its lines, when they carry one."""
 
 
 _LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
@@ -283,6 +285,7 @@ def parse_link_stat(text: str) -> LinkStat:
     """
     counts: dict[str, int] = {}
     changes: list[tuple[str, str]] = []
+    devid = re.search(r"^\s*\[devid (\d+)\]", text, re.M)
     for _, line, _ in numbered_lines(text):
         m = _LINK_STAT_COUNT.search(line)
         if m:
@@ -293,7 +296,12 @@ def parse_link_stat(text: str) -> LinkStat:
             changes.append((r.group(1).strip(), r.group(2)))
     if not counts and not changes:
         raise ParseError("no 'link up count' line or LINK UP/DOWN record in hccn_tool -link_stat")
-    return LinkStat(up_count=counts.get("up"), down_count=counts.get("down"), changes=changes)
+    return LinkStat(
+        up_count=counts.get("up"),
+        down_count=counts.get("down"),
+        changes=changes,
+        device=int(devid.group(1)) if devid else None,
+    )
 
 
 @dataclass(kw_only=True)
@@ -321,10 +329,11 @@ class Port:
     """``-link_stat -g`` records, newest first as printed: ``{time, state}`` (UP or DOWN)."""
     link_flapped: bool | None = None
     """From ``-link_stat -g``: the link dropped since the driver started (an up count above
-    1 — the first UP is the driver's start —, a down count above 0 or a DOWN record); None
-    without that output."""
+    1 — the first UP is the driver's start —, or a DOWN record newer than the oldest UP);
+    None without that output."""
     stat_errors: dict[str, int] = field(default_factory=dict)
-    """The ``-stat -g`` counters named ``*err*`` that are not 0."""
+    """The ``-stat -g`` RoCE error counters (``roce_*err*``: error packets, QP status errors)
+    that are not 0."""
     ping_loss_pct: float | None = None
     ping_target: str | None = None
     optical: dict[str, str] = field(default_factory=dict)
@@ -492,16 +501,20 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.optical = parse_optical(chunk)
     elif query == "stat":
         port.stat = parse_stat(chunk)
-        port.stat_errors = {k: v for k, v in port.stat.items() if "err" in k and v > 0}
+        port.stat_errors = {
+            k: v for k, v in port.stat.items() if k.startswith("roce_") and "err" in k and v > 0
+        }
     elif query == "link_stat":
         stat = parse_link_stat(chunk)
         port.link_up_count, port.link_down_count = stat.up_count, stat.down_count
         port.link_changes = [{"time": t, "state": state} for t, state in stat.changes]
-        port.link_flapped = (
-            (stat.up_count or 0) > 1
-            or (stat.down_count or 0) > 0
-            or any(state == "DOWN" for _, state in stat.changes)
-        )
+        # records are newest first: a DOWN before the oldest UP is the link before the driver
+        # brought it up, not a drop
+        states = [state for _, state in stat.changes]
+        first_up = len(states) - 1 - states[::-1].index("UP") if "UP" in states else len(states)
+        port.link_flapped = (stat.up_count or 0) > 1 or "DOWN" in states[:first_up]
+        if port.device is None and stat.device is not None:
+            port.device = stat.device
     elif query == "route":
         port.routes, bad = parse_route(chunk)
         return bad

@@ -85,9 +85,11 @@ from advisor.parsers.hccl_test import decode_result
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
-    # (a TraceBack's code line may follow the code with two spaces and a lower-case word: the
-    # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ...")
-    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:|\s{2,}[a-z]))"
+    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
+    # a TraceBack's code line that starts with its code, two spaces and a lower-case word: the
+    # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ..." (a code-like word inside
+    # a line, "disk ES3000  v5", is none)
+    r"|(?:^\s*(?P<code3>E[A-Z]\d{4})(?=\s{2,}[a-z]))"
 )
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
@@ -526,6 +528,38 @@ def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
 
 
+# CANN's TraceBack lines name where they were reported: "[Init][Compiler]Init compiler failed
+# [FUNC:ReportInnerError][FILE:log_inner.cpp][LINE:145]" (sglang issue 9226 on a 910B3); a copy
+# that kept them without the error code above them still says a CANN call failed.
+_INNER_ERROR_RE = re.compile(r"^\s*(?P<what>.*?)\s*\[FUNC:ReportInnerError\]")
+
+
+def _cann_inner_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """CANN's inner-error TraceBack lines in a log where nothing else was read: one event for
+    the first, its code unknown (a code's own block, a failed runtime call or an out-of-memory
+    error reads these lines when it is there)."""
+    if report.events:
+        return
+    found = [
+        (no, m, tagged)
+        for no, line, tagged in lines
+        if "ReportInnerError" in line and (m := _INNER_ERROR_RE.search(line))
+    ]
+    if not found:
+        return
+    no, m, tagged = found[0]
+    more = f" (and {len(found) - 1} more such line(s))" if len(found) > 1 else ""
+    report.events.append(
+        LogEvent(
+            kind="hccl_error",
+            line=no,
+            message=f"{m.group('what')[:240]}{more}",
+            code_name="CANN inner error, its code not in the log",
+            rank=tagged,
+        )
+    )
+
+
 # HCCL's plog names the process's place in the world group on its init and destroy lines:
 # "[hcom.cc:264][hccl-83434-0-1669821563-hccl_world_group][1]hcom destroy complete,take time
 # [323391]us, rankNum[8], rank[1]", "hcom init failed, rankNum[8], rank[0], server[..], device[0]"
@@ -534,9 +568,14 @@ _WORLD_RANK_RE = re.compile(
 )
 
 
+_ANY_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z_]+\((\d+),")
+"""The pid of any CANN plog line (its level, module and pid), the trace level too."""
+
+
 def _hccl_world_rank(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """A log of one process (every world-group line names the same rank) gives that rank, and
-    the device where the line names one, to its events that name none."""
+    """A log of one process (every world-group line names the same rank, and every plog line
+    the same pid) gives that rank, and the device where the line names one, to its events
+    that name none; an event printed by another pid keeps none."""
     found: set[tuple[int, int]] = set()
     device: int | None = None
     for _, line, _ in lines:
@@ -549,9 +588,16 @@ def _hccl_world_rank(lines: list[tuple[int, str, int | None]], report: LogReport
             device = int(m.group("dev")) if m.group("dev") else device
     if len(found) != 1:
         return  # no such line, or several processes' lines in one file
+    pids = {
+        int(pm.group(1))
+        for _, line, _ in lines
+        if line.startswith("[") and (pm := _ANY_PLOG_PID_RE.match(line))
+    }
+    if len(pids) > 1:
+        return  # plog lines of several processes
     ((rank, size),) = found
     for ev in report.events:
-        if ev.rank is None:
+        if ev.rank is None and (ev.pid is None or ev.pid in pids):
             ev.rank = rank
             ev.rank_size = ev.rank_size or size
             if ev.device is None:
@@ -590,7 +636,8 @@ def parse(text: str) -> LogReport:
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
-    _torch_npu_errors(lines, report)  # last: it leaves out ERR lines other events explain
+    _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
+    _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
@@ -775,14 +822,17 @@ def _hccl_errors(
             ):
                 report.events.append(_heartbeat_event(index, lines, loc))
             continue
-        code = m.group("code1") or m.group("code2")
+        code = m.group("code1") or m.group("code2") or m.group("code3")
         if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
             # the facts: one event, not two (the heading's launcher tag names the rank)
             following = _CODE_RE.search(lines[index + 1][1])
             if (
                 following is not None
-                and (following.group("code1") or following.group("code2")) == code
+                and (
+                    following.group("code1") or following.group("code2") or following.group("code3")
+                )
+                == code
             ):
                 heading_rank[index + 1] = tagged
                 continue
@@ -1132,9 +1182,31 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
         ev.rank = int(rid.group(1))
 
 
+# HCCL's own check of a group call (hcomm's HcclGroupEnd): "HcclGroupEnd: not in a group call.
+# Didn't call HcclGroupStart before." and it returns HCCL_E_NOT_SUPPORT
+_GROUP_END_RE = re.compile(r"\b(?P<call>HcclGroupEnd): not in a group call")
+_GROUP_END_RESULT = 5
+"""HCCL_E_NOT_SUPPORT: what HcclGroupEnd returns outside a group (hcomm)."""
+
+
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     reported: dict[tuple[str, int], LogEvent] = {}  # (call, result) → its first event
     for index, (no, line, tagged) in enumerate(lines):
+        if "not in a group call" in line and (g := _GROUP_END_RE.search(line)):
+            if (g.group("call"), _GROUP_END_RESULT) not in reported:
+                name, meaning = decode_result(_GROUP_END_RESULT)
+                ev = LogEvent(
+                    kind="hccl_call_failure",
+                    line=no,
+                    message=f"{line.strip()[:240]} ({_GROUP_END_RESULT} = {name}: {meaning})",
+                    code=str(_GROUP_END_RESULT),
+                    code_name=name,
+                    rank=tagged,
+                    call=g.group("call"),
+                )
+                reported[(g.group("call"), _GROUP_END_RESULT)] = ev
+                report.events.append(ev)
+            continue
         if (("Hccl" in line and " fail" in line) or "hcclComm" in line) and (
             e := _HCCL_ERRNO_CALL_RE.search(line)
         ):
@@ -1695,7 +1767,7 @@ _NCCL_WARN_RE = re.compile(
     # a fork that brackets each field (ACCL's build of NCCL, OpenRLHF issue 795):
     # "[host][pid:tid][dev][init.cc:1815] NCCL WARN init.cc:1815 -> 5"
     r"|\[(?P<host3>[\w.-]+)\]\[(?P<pid3>\d+):\d+\]\[(?P<dev3>\d+)\]\[[^\]]+:\d+\] "
-    r"(?:NCCL )?WARN (?P<text3>.+)$"
+    r"NCCL WARN (?P<text3>.+)$"
 )
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
 # "NCCL WARN text" at the start of its line

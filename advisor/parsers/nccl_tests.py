@@ -344,7 +344,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     unstarted: list[Table] = []  # runs whose header line came and no table, before another run
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
-    headers = 0  # "# nThread ..." lines
+    max_rank = -1  # the highest "# Rank N" line
+    launched: int | None = None  # mpirun's -np
     next_run_notes: list[ParseWarning] = []  # "stopped before its table, then another run"
     for no, line, _rank in lines:
         stripped = line.strip()
@@ -364,7 +365,6 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 _asked(unstarted[-1], params)
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
-            headers += 1
             continue
         if stripped.startswith("#") and _RANK_START_RE.match(stripped):
             last_rank_line = no  # also a rank line the copy cut before its device
@@ -372,6 +372,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if m_dev:
             if m_dev.group(1) == "0":
                 rank0_hosts.append((no, m_dev.group(2)))
+            max_rank = max(max_rank, int(m_dev.group(1)))
             devices[int(m_dev.group(1))] = m_dev.group(2)
             last_device_line = no
             continue
@@ -379,7 +380,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             info_hosts.setdefault(m_info.group(1), None)  # its "nranks N" is read below
             if m_rank := _INFO_RANK_RE.search(stripped):
                 info_ranks[int(m_rank.group(1))] = m_info.group(1)
-        if (m_np := _NP_RE.search(stripped)) and nranks is None:
+        if (m_np := _NP_RE.search(stripped)) and launched is None:
+            launched = int(m_np.group(1))
+        if m_np and nranks is None:
             nranks = int(m_np.group(1))
         m_nr = _NRANKS_RE.search(stripped)
         if m_nr:
@@ -487,8 +490,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
     # processes that each printed their own header and rank 0 ran one test each, alone
+    # mpirun started N processes and each listed only its own devices from Rank 0 (no rank
+    # beyond one process's nThread x nGpus): N one-process runs, not one run over N processes
+    # (a real run, or a sweep of them, lists ranks past the first process's)
     solo = (
-        [h for _, h in rank0_hosts] if headers > 1 and len({h for _, h in rank0_hosts}) > 1 else []
+        [h for _, h in rank0_hosts]
+        if launched is not None
+        and launched > 1
+        and len(rank0_hosts) == launched
+        and 0 <= max_rank < max(min_ranks, 1)
+        and len({h for _, h in rank0_hosts}) > 1
+        else []
     )
     if solo:
         # the headers one after another are processes starting side by side, not runs that

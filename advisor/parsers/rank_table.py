@@ -557,13 +557,21 @@ def _rank_address(item: dict[str, Any], index: int, errors: list[str]) -> str | 
     """A 2.0 rank's own address: the first ``addr`` of the ``rank_addr_list`` of its lowest
     ``net_layer`` (hcomm's example rank_table_v2.json gives each rank one level 0 with one IPV4
     address and its ``ports``); None when the rank lists none."""
-    levels = [lv for lv in item.get("level_list") or [] if isinstance(lv, dict)]
+    raw = item.get("level_list")
+    if raw is not None and not isinstance(raw, list):
+        errors.append(f"rank_list[{index}] level_list is not a list")
+        return None
+    levels = [lv for lv in raw or [] if isinstance(lv, dict)]
     levels.sort(key=lambda lv: lv["net_layer"] if isinstance(lv.get("net_layer"), int) else 99)
     for level in levels:
-        for addr in level.get("rank_addr_list") or []:
+        addrs = level.get("rank_addr_list")
+        if addrs is not None and not isinstance(addrs, list):
+            errors.append(f"rank_list[{index}] rank_addr_list is not a list")
+            continue
+        for addr in addrs or []:
             if isinstance(addr, dict) and isinstance(addr.get("addr"), str) and addr["addr"]:
                 return str(addr["addr"])
-    if item.get("level_list") is not None and not levels:
+    if raw is not None and not levels:
         errors.append(f"rank_list[{index}] level_list holds no level object")
     return None
 
