@@ -86,11 +86,24 @@ _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
     r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
-    # a TraceBack's code line that starts with its code, two spaces and a lower-case word: the
-    # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ..." (a code-like word inside
-    # a line, "disk ES3000  v5", is none)
-    r"|(?:^\s*(?P<code3>E[A-Z]\d{4})(?=\s{2,}[a-z]))"
 )
+# A TraceBack's code line that starts with its code, two spaces and a lower-case word: the
+# runtime's "EE9999  fftsplus task execute failed, dev_id=7, ..." (a code-like word inside a
+# line, "disk ES3000  v5", is none). Matched apart: an anchored alternative in _CODE_RE would be
+# tried at every position of every line.
+_LEAD_CODE_RE = re.compile(r"\s*(?P<code3>E[A-Z]\d{4})(?=\s{2,}[a-z])")
+
+
+def _code_match(line: str) -> re.Match[str] | None:
+    """A CANN error code on ``line`` (either form)."""
+    return _CODE_RE.search(line) or (_LEAD_CODE_RE.match(line) if "  " in line else None)
+
+
+def _code_of(m: re.Match[str]) -> str:
+    found = m.groupdict()
+    return str(found.get("code1") or found.get("code2") or found.get("code3"))
+
+
 _RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 # torch_npu's "(PID:8457, Device:0, RankID:-1)" and CANN's "[PID: 97934]"
@@ -802,7 +815,7 @@ def _hccl_errors(
             row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
             pending_link.setdefault(tagged, []).append(row)
             continue
-        m = _CODE_RE.search(line)
+        m = _code_match(line)
         if m is None:
             if no in claimed:
                 continue
@@ -822,25 +835,19 @@ def _hccl_errors(
             ):
                 report.events.append(_heartbeat_event(index, lines, loc))
             continue
-        code = m.group("code1") or m.group("code2") or m.group("code3")
+        code = _code_of(m)
         if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
             # the facts: one event, not two (the heading's launcher tag names the rank)
-            following = _CODE_RE.search(lines[index + 1][1])
-            if (
-                following is not None
-                and (
-                    following.group("code1") or following.group("code2") or following.group("code3")
-                )
-                == code
-            ):
+            following = _code_match(lines[index + 1][1])
+            if following is not None and _code_of(following) == code:
                 heading_rank[index + 1] = tagged
                 continue
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
         after = []
         for after_no, nxt, _ in lines[index + 1 : index + 8]:
-            if _CODE_RE.search(nxt):
+            if _code_match(nxt):
                 break
             after.append(nxt)
             claimed.add(after_no)
@@ -861,7 +868,7 @@ def _hccl_errors(
             line=no,
             message=line.strip()[:300],
             code=code,
-            code_name=m.group("name"),
+            code_name=m.groupdict().get("name"),
             rank=rank,
         )
         _torch_npu_context(ev, window)
@@ -933,9 +940,9 @@ def _hccl_errors(
         op_no, op = failed_op.get(tagged, (0, None))
         if no < op_no <= no + LINK_WINDOW_LINES:
             ev.op = op
-        key = (ev.rank, ev.remote_rank or 0, lm.group("dip"))
-        if key not in links_seen:
-            links_seen.add(key)
+        link_key = (ev.rank, ev.remote_rank or 0, lm.group("dip"))
+        if link_key not in links_seen:
+            links_seen.add(link_key)
             report.events.append(ev)
     _unclaimed_hccl(report, establish, rows_seen, binds, lines, link_device)
     _ra_socket_timeouts(report, lines)
@@ -2925,7 +2932,7 @@ def _heartbeat_event(
     ev = LogEvent(kind="hccl_heartbeat", line=no, message=line.strip()[:300], rank=tagged)
     _blame(ev, loc)
     block = lines[max(0, index - HEARTBEAT_BLOCK_LINES) : index + HEARTBEAT_BLOCK_LINES]
-    window = [t for _, t, _ in block if not _CODE_RE.search(t)]
+    window = [t for _, t, _ in block if not _code_match(t)]
     if tag := _search(_TAG_RE, window):
         ev.op = OPS.get(_first(tag), _first(tag))
     if grp := _search(_GROUP_RE, window):
