@@ -1199,22 +1199,10 @@ _GROUP_END_RESULT = 5
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     reported: dict[tuple[str, int], LogEvent] = {}  # (call, result) → its first event
     for index, (no, line, tagged) in enumerate(lines):
+        op: str | None = None
         if "not in a group call" in line and (g := _GROUP_END_RE.search(line)):
-            if (g.group("call"), _GROUP_END_RESULT) not in reported:
-                name, meaning = decode_result(_GROUP_END_RESULT)
-                ev = LogEvent(
-                    kind="hccl_call_failure",
-                    line=no,
-                    message=f"{line.strip()[:240]} ({_GROUP_END_RESULT} = {name}: {meaning})",
-                    code=str(_GROUP_END_RESULT),
-                    code_name=name,
-                    rank=tagged,
-                    call=g.group("call"),
-                )
-                reported[(g.group("call"), _GROUP_END_RESULT)] = ev
-                report.events.append(ev)
-            continue
-        if (("Hccl" in line and " fail" in line) or "hcclComm" in line) and (
+            result, call, rank, size = _GROUP_END_RESULT, g.group("call"), tagged, None
+        elif (("Hccl" in line and " fail" in line) or "hcclComm" in line) and (
             e := _HCCL_ERRNO_CALL_RE.search(line)
         ):
             if e.group("hex4"):
@@ -1233,6 +1221,10 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 result, call = int(e.group("code")), e.group("call2")
             rank = int(e.group("rank")) if e.group("rank") else tagged
             size = int(e.group("size")) if e.group("size") else None
+            op = op_name(e.group("op4")) if e.group("op4") else None
+        else:
+            call = None
+        if call is not None:
             if (call, result) in reported:
                 # the same failure told again by the caller (HCCL's plog, then its runner)
                 first = reported[(call, result)]
@@ -1253,9 +1245,8 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 rank_size=size,
                 call=call,
                 pid=int(pid.group(1)) if pid else None,
+                op=op,
             )
-            if e.group("op4"):
-                ev.op = op_name(e.group("op4"))
             reported[(call, result)] = ev
             report.events.append(ev)
             continue
