@@ -110,7 +110,7 @@ _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 # A plog line starts "[ERROR] HCCL(3977573,all_reduce_test):2025-11-22-..." : level, module,
 # (pid, process name). HCCL's own failures end "... is failed. ret[9]." with an HcclResult.
-_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\((\d+),")
+_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z_]+\((\d+),")
 HCCL_PLOG_RE = re.compile(
     r"\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] HCCL\(\d+,[^)]*\):\d{4}-\d\d-\d\d-"
 )
@@ -581,10 +581,6 @@ _WORLD_RANK_RE = re.compile(
 )
 
 
-_ANY_PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z_]+\((\d+),")
-"""The pid of any CANN plog line (its level, module and pid), the trace level too."""
-
-
 def _hccl_world_rank(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A log of one process (every world-group line names the same rank, and every plog line
     the same pid) gives that rank, and the device where the line names one, to its events
@@ -604,7 +600,7 @@ def _hccl_world_rank(lines: list[tuple[int, str, int | None]], report: LogReport
     pids = {
         int(pm.group(1))
         for _, line, _ in lines
-        if line.startswith("[") and (pm := _ANY_PLOG_PID_RE.match(line))
+        if line.startswith("[") and (pm := _PLOG_PID_RE.match(line))
     }
     if len(pids) > 1:
         return  # plog lines of several processes
