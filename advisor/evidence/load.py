@@ -397,21 +397,11 @@ def _inside_table_list(before: str) -> bool:
     and it is still open there. Looked at within EMBEDDED_TABLE_LOOK_CHARS only."""
     if len(before) > EMBEDDED_TABLE_LOOK_CHARS:
         return False
-    opened = rank_table.still_open(before)
-    if not opened.startswith("]"):  # the innermost still-open bracket comes first
+    opened = rank_table.open_brackets(before)
+    if not opened or opened[-1][1] != "[":
         return False  # the object does not start inside a list of the earlier one
-    # the list it starts in: the last list opened in ``before`` that is still open
-    depth, i = 0, len(before)
-    while i > 0:
-        i -= 1
-        ch = before[i]
-        if ch == "]":
-            depth += 1
-        elif ch == "[":
-            if depth == 0:
-                return bool(_TABLE_LIST_RE.search(before[: i + 1]))
-            depth -= 1
-    return False
+    # the list it starts in names a rank table's list
+    return bool(_TABLE_LIST_RE.search(before[: opened[-1][0] + 1]))
 
 
 EMBEDDED_TABLE_LOOK_CHARS = 65536

@@ -127,21 +127,27 @@ def _needs_whole_table(error: str) -> bool:
     )
 
 
-def still_open(text: str) -> str:
-    """The closing brackets of every object and list still open at the end of ``text``."""
-    stack: list[str] = []
+def open_brackets(text: str) -> list[tuple[int, str]] | None:
+    """Every object and list still open at the end of ``text``, outermost first: (offset of its
+    opening bracket, its opening bracket); None when ``text`` ends inside a string."""
+    stack: list[tuple[int, str]] = []
     in_string = escaped = False
-    for ch in text:
+    for i, ch in enumerate(text):
         if in_string:
             escaped = not escaped and ch == "\\"
             in_string = escaped or ch != '"'
         elif ch == '"':
             in_string = True
         elif ch in _CLOSERS:
-            stack.append(_CLOSERS[ch])
-        elif stack and ch == stack[-1]:
+            stack.append((i, ch))
+        elif stack and ch == _CLOSERS[stack[-1][1]]:
             stack.pop()
-    return "" if in_string else "".join(reversed(stack))
+    return None if in_string else stack
+
+
+def still_open(text: str) -> str:
+    """The closing brackets of every object and list still open at the end of ``text``."""
+    return "".join(_CLOSERS[ch] for _, ch in reversed(open_brackets(text) or []))
 
 
 def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
