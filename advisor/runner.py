@@ -9,12 +9,8 @@ from __future__ import annotations
 import json
 import os
 import platform
-import signal
 import socket
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +36,7 @@ from advisor.facts import (
     StageFacts,
     TunerConfigFacts,
 )
+from advisor.interrupts import ctrl_c_held
 from advisor.launch.jobs import Launcher, StageRun
 from advisor.launch.plan import LaunchPlan
 from advisor.launch.starts import summarize_launches
@@ -271,28 +268,6 @@ def shared_runs(
     return runs
 
 
-@contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold a Ctrl-C back until the block ends: a stage's outcome goes to the statuses, the
-    stages file and the facts together, or the interrupted run would list it in one and not the
-    other (a SIGINT between the stages file and facts.json). The signal is noted while the block
-    runs and raised as the handler it replaced would, right after. (Masking the signal would
-    not do: another thread of the process may take it, and Python runs the handler at once.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught and callable(previous):
-            previous(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt
-        elif caught and previous == signal.SIG_DFL:
-            raise KeyboardInterrupt
-
-
 class _Session:
     """One run's bookkeeping as stages end: facts, the gate that skips the rest, the console."""
 
@@ -319,7 +294,7 @@ class _Session:
 
     def end(self, stage: stages.Stage, sf: StageFacts) -> None:
         """Record a stage's outcome (facts written at once: an interrupted run keeps them)."""
-        with _ctrl_c_held():
+        with ctrl_c_held():
             self._end(stage, sf)
 
     def _end(self, stage: stages.Stage, sf: StageFacts) -> None:

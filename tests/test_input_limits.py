@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from advisor import capacity, runner
+from advisor import capacity
 from advisor.bench.collectives import BenchConfig, rank_peak_bytes
 from advisor.cli import check_overrides
 from advisor.cluster import Cluster, ClusterConfig, resolve
 from advisor.config import AdvisorConfig, register, to_typed
 from advisor.errors import ConfigError
 from advisor.evidence.load import load_paths as load_evidence
+from advisor.interrupts import ctrl_c_held
 from advisor.paths import conf_dir, symlink_loop
 from advisor.rules import schema
 from tests.conftest import REPO, advisor_cmd, run_advisor
@@ -350,7 +351,7 @@ def test_a_ctrl_c_while_a_stages_outcome_is_recorded_lands_after_it() -> None:
     try:
         recorded = []
         with pytest.raises(KeyboardInterrupt):
-            with runner._ctrl_c_held():
+            with ctrl_c_held():
                 os.kill(os.getpid(), signal.SIGINT)
                 time.sleep(0.05)  # the signal is noted here, not raised
                 recorded.append("stages file")
@@ -358,7 +359,7 @@ def test_a_ctrl_c_while_a_stages_outcome_is_recorded_lands_after_it() -> None:
         assert recorded == ["stages file", "facts"]
         # a run whose Ctrl-C is ignored (started with `&` or nohup) keeps ignoring it
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        with runner._ctrl_c_held():
+        with ctrl_c_held():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN

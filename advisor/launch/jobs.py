@@ -32,6 +32,7 @@ from advisor.flight.settings import (
     recorder_env,
     wait_for_dumps,
 )
+from advisor.interrupts import ctrl_c_held
 from advisor.launch.commands import node_commands
 from advisor.launch.diagnose import diagnose, external_status
 from advisor.launch.plan import LaunchPlan
@@ -120,9 +121,13 @@ class Launcher:
             # A job never starts beside the teardown of another: its start-up and timings are
             # its own.
             self.settle()
-            job = _Job(self, pending, plan or self.plan, env or {}, entry)
+            job: _Job | None = None
             retiring = False
             try:
+                # A Ctrl-C as the agents start would leave them running with no one to stop them:
+                # it is raised once the job is held here, and the finally below stops it.
+                with ctrl_c_held():
+                    job = _Job(self, pending, plan or self.plan, env or {}, entry)
                 for index, run in enumerate(pending):
                     sf = job.follow(run, first=index == 0)
                     yield sf
@@ -133,9 +138,9 @@ class Launcher:
                     pending = []
                     retiring = True
             finally:
-                if retiring:
+                if job is not None and retiring:
                     self._retiring.append(job)
-                else:
+                elif job is not None:
                     job.stop()
 
     def settle(self) -> None:

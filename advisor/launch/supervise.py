@@ -41,22 +41,28 @@ class Agents:
         self.procs: list[tuple[NodeCommand, subprocess.Popen[bytes]]] = []
         self._tree: dict[int, psutil.Process] = {}
         self._stopped: set[int] = set()
-        for cmd in commands:
-            cmd.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with open(cmd.log_path, "wb") as log:
-                self.procs.append(
-                    (
-                        cmd,
-                        subprocess.Popen(
-                            cmd.argv,
-                            env=cmd.env,
-                            stdout=log,
-                            stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL,
-                            start_new_session=True,
-                        ),
+        try:
+            for cmd in commands:
+                cmd.log_path.parent.mkdir(parents=True, exist_ok=True)
+                with open(cmd.log_path, "wb") as log:
+                    self.procs.append(
+                        (
+                            cmd,
+                            subprocess.Popen(
+                                cmd.argv,
+                                env=cmd.env,
+                                stdout=log,
+                                stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL,
+                                start_new_session=True,
+                            ),
+                        )
                     )
-                )
+        except BaseException:
+            # a later node's agent that cannot start (its launcher missing) must not leave the
+            # earlier nodes' agents running: the caller never gets them to stop
+            self.stop()
+            raise
 
     def watch(self) -> None:
         """Remember every process below the agents (called as they run: workers come and go)."""
@@ -78,6 +84,9 @@ class Agents:
 
     def stop(self) -> None:
         """Stop every agent still running and every process below any agent."""
+        # the workers an agent started since the last look are in the tree too (one stopped
+        # before the first look would otherwise outlive an agent that dies before them)
+        self.watch()
         running = [p for _, p in self.procs if p.poll() is None]
         self._stopped.update(p.pid for p in running)
         if running:
