@@ -62,7 +62,10 @@ def test_stop_reaches_a_worker_started_after_the_last_look(tmp_path: Path) -> No
         "time.sleep(120)\n"
     )
     cmd = NodeCommand(
-        node=0, argv=[sys.executable, "-c", agent], env=dict(os.environ), log_path=tmp_path / "a.log"
+        node=0,
+        argv=[sys.executable, "-c", agent],
+        env=dict(os.environ),
+        log_path=tmp_path / "a.log",
     )
     agents = Agents([cmd], kill_grace_s=2.0)
     try:

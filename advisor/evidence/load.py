@@ -33,6 +33,7 @@ from advisor.parsers import (
     logs,
     nccl_tests,
     npu_smi,
+    numbered_lines,
     nvidia_smi,
     rank_table,
     strip_launcher_prefix,
@@ -113,7 +114,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
-        r"|watchdog got stuck for \d+ seconds|failed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\)"
+        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
@@ -124,6 +125,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '|Failed, NCCL error \S+:\d+ '"
+        r"|NCCL [Ff]ailure: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|found async exception when checking for NCCL errors: NCCL error: "
         r"|RuntimeError: NCCL error: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|NCCL Error \d+: (?:unhandled|internal error|invalid|remote process|NCCL op)"
@@ -748,6 +750,12 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
         formats = ["log"]  # HCCL's own plog lines and no failure among them: a run's log
+    if (
+        not formats
+        and logs.TRACEBACK_HEADING in text
+        and logs.python_exception(numbered_lines(text)) is not None
+    ):
+        formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if not formats:
         report.messages.append(
             Message(

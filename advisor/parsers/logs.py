@@ -57,7 +57,10 @@ Recognised events (``LogEvent.kind``):
 - ``watchdog_hang``: the heartbeat monitor found ProcessGroupNCCL's (or HCCL's) watchdog thread
   stuck for N seconds (``timeout_ms``) and ends the process;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
-  of binary: ..``: the first failure by time, so the root cause.
+  of binary: ..``: the first failure by time, so the root cause;
+- ``python_exception``: only in a log where nothing above is found: the exception the first
+  Python traceback ends in (``ValueError: batch_size should be divisible by dp``), the run's
+  own failure with nothing of the communication layer in the log.
 Records wrapped at a fixed width (a ``Work[NH]CCL(`` left open, the heartbeat message split) are
 joined with the next line only when the first one is visibly cut.
 The parse is linear in the log's size: each line is matched once, and the joins that follow are
@@ -327,8 +330,13 @@ _HEARTBEAT_VERDICT_RE = re.compile(
 # time (min over failures of their timestamp) as "failed (exitcode: %s) local_rank: %s (pid: %s) of
 # binary: %s" ("of fn: .." for a function entry point); the prefix is the logging format's
 # ("ERROR:torch.distributed.elastic.multiprocessing.api:", "[..] ...api: [ERROR] ", glog "api.py:826] ").
+# A job's log on Alibaba PAI-DLC (shihao1895/MemoryVLA issue 20, tests/data SOURCES.md) words the
+# same line "failed (exitcode: -9) for binary located at PATH with local_rank: 0 (process ID: 71)"
+# (a build whose api.py is not upstream's: read as the same verdict).
 _AGENT_FAILED_RE = re.compile(
-    r"\bfailed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\) of (?:binary|fn)"
+    r"\bfailed \(exitcode: (?P<code>-?\d+)\) (?:local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\) "
+    r"of (?:binary|fn)|for binary located at \S+ with local_rank: (?P<lr2>\d+) "
+    r"\(process ID: (?P<pid2>\d+)\))"
 )
 _STORE_RE = re.compile(
     r"Timed out after (\d+) seconds waiting for clients\. (\d+)/(\d+) clients joined"
@@ -382,7 +390,7 @@ class LogEvent:
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
     nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
-    monitored_barrier_failure, launcher_exit, watchdog_exception,
+    monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
@@ -668,6 +676,8 @@ def parse(text: str) -> LogReport:
         return report
     if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
         return report  # HCCL's own plog of a run with no failure in it: evidence too
+    if not report.events and (raised := python_exception(lines)):
+        report.events.append(raised)
     if not report.events:
         raise ParseError(
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -1891,6 +1901,11 @@ _NCCL_CALL_RE = re.compile(
     # ResourceManagerCore(.../resource_manager_core.cpp:176)"); "invalid argument" is CUDA's
     # text too, so only a next line that names an NCCL call makes it one (_HUGECTR_CALL_RE)
     rf"|Runtime error: (?P<what10>{_NCCL_ERROR_TEXT}.*?)\s*$"
+    # programs that throw "NCCL failure: " + ncclGetErrorString(r) (XGBoost's, ByteDance flux's,
+    # RCCL's unit tests), DeepBench's with where and which rank: "what():  NCCL failure:
+    # unhandled cuda error in nccl_mpi_all_reduce.cu at line: 86 rank: 0"
+    rf"|NCCL [Ff]ailure: (?P<what11>{_NCCL_ERROR_TEXT}[\w ]*?)(?: in (?P<file11>\S+) at line: "
+    r"(?P<ln11>\d+)(?: rank: (?P<rank11>\d+))?)?(?:[.,/]|\s*$)"
 )
 _HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
@@ -1925,6 +1940,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
+        if m.group("file11"):
+            where = f"{m.group('file11')}:{m.group('ln11')}"
         if m.group("what10"):
             nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
             if not (hc := _HUGECTR_CALL_RE.search(nxt)):
@@ -1942,10 +1959,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what7",
                 "what9",
                 "what10",
+                "what11",
             )
         )
         what = next(w for w in found if w).strip()
-        rank = tagged
+        rank = tagged if not m.group("rank11") else int(m.group("rank11"))
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
         key = (rank, m.group("host"), where, what)
@@ -1974,13 +1992,24 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             if what.startswith(text):
                 ev.code, ev.code_name = str(number), name
                 break
-        after = lines[index + 1 : index + 1 + NCCL_LAST_ERROR_LINES + 1]
-        for i, (_, nxt, _) in enumerate(after[:-1]):
-            if nxt.strip() == "Last error:" and after[i + 1][1].strip():
-                ev.exception_type = after[i + 1][1].strip()[:200]  # NCCL's last WARN
-                ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
-                break
+        if last := _last_error(lines, index):
+            ev.exception_type = last[:200]  # NCCL's last WARN
+            ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
         report.events.append(ev)
+
+
+def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """The text under torch's "Last error:" line (NCCL's last WARN) within a few lines after
+    ``lines[index]``. A page that doubled every line break (a blank line after the error line
+    and after each line of its message) is read every second line."""
+    after = lines[index + 1 : index + 1 + 2 * (NCCL_LAST_ERROR_LINES + 1)]
+    texts = [t.strip() for _, t, _ in after]
+    doubled = len(texts) > 1 and texts[0] == "" and texts[1] != ""
+    window = (texts[1::2] if doubled else texts)[: NCCL_LAST_ERROR_LINES + 1]
+    for i, text in enumerate(window[:-1]):
+        if text == "Last error:":
+            return window[i + 1] or None
+    return None
 
 
 # PyTorch's TCPStore server socket (c10d socket.cpp): "The server socket has failed to bind to
@@ -2126,6 +2155,17 @@ _STORE_LOST_RE = re.compile(
 )
 
 
+# A store client's read failing (torch's TCPStore.cpp, a warning since torch 2.4): "[c10d]
+# recvValue failed on SocketImpl(fd=96, addr=[localhost]:10006, remote=[localhost]:10197): failed
+# to recv, got 0 bytes" (newer: "Failed to recv, got 0 bytes. Connection was likely closed. Did
+# the remote server shutdown or crash?"; "Connection reset by peer"). The heartbeat monitor's
+# poll of the store is the usual reader, so its "should dump" line often follows: one event.
+_RECV_VALUE_RE = re.compile(
+    r"recvValue failed on SocketImpl\(fd=\d+, addr=[^,]*, remote=(?P<remote>[^)]*)\): "
+    r"(?P<why>.*?)\s*$"
+)
+
+
 # torch elastic's agent closing its rendezvous when the job ends (dynamic_rendezvous.py,
 # DynamicRendezvousHandler.shutdown, a warning): "The node 'host_3140_0' has failed to shutdown
 # the rendezvous '3045...' due to an error of type RendezvousConnectionError." The store behind
@@ -2151,6 +2191,22 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                         message=line.strip()[:300],
                         rank=tagged,
                         exception_type=rs.group("why"),
+                    )
+                )
+            continue
+        if "recvValue failed" in line and (rv := _RECV_VALUE_RE.search(line)):
+            if tagged not in seen:
+                seen.add(tagged)
+                why = rv.group("why").split(". Connection was likely closed")[0]
+                report.events.append(
+                    LogEvent(
+                        kind="store_lost",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        exception_type=f"a read from the store at {rv.group('remote')}: {why}"[
+                            :200
+                        ],
                     )
                 )
             continue
@@ -2499,6 +2555,24 @@ _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
 _MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
 MPI_SUMMARY_LINES = 6
 """How many lines after "The first process to do so was" mpirun's name, host and code span."""
+# Open MPI's signal handler in each process (opal's stacktrace): "[host:pid] *** Process received
+# signal ***", then with the same prefix "Signal: Segmentation fault (11)", "Signal code: Address
+# not mapped (1)", "Failing at address: 0x8" and the frames; the handler re-raises the signal,
+# so the process ends there. Two processes' blocks may interleave.
+_OMPI_SIGNAL_RE = re.compile(
+    r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\] \*\*\* Process received signal \*\*\*"
+)
+_OMPI_SIGNAL_FIELD_RE = re.compile(
+    r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\] (?:Signal: (?P<name>[^(\n]*?)\s*\((?P<num>\d+)\)"
+    r"|(?P<field>Signal code|Failing at address): (?P<value>.*?)\s*$)"
+)
+OMPI_SIGNAL_LINES = 8
+"""How far after its heading a process's "Signal:" lines may stand (another's may interleave)."""
+# nccl-tests' and mscclpp-test's device list names each rank's pid: "#  Rank  0 Group  0 Pid
+# 2574 on host device  0 ..." ("Rank  0 Pid 106967 on host ..." without groups)
+_RANK_PID_RE = re.compile(
+    r"^#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(?P<pid>\d+)\s+on\s"
+)
 
 
 # pytorch ProcessGroupNCCL.cpp: the watchdog thread's own death, "[PG 0 Rank 1] Process group
@@ -2537,12 +2611,9 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         _torch_npu_context(ev, [t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]])
         # an NCCL error's own "Last error:" (NCCL's last WARN, an InfiniBand completion error
         # among them) under the exception, as torch's checkForNCCLErrors prints it
-        after = lines[index + 1 : index + 1 + NCCL_LAST_ERROR_LINES + 1]
-        for i, (_, nxt, _) in enumerate(after[:-1]):
-            if nxt.strip() == "Last error:" and after[i + 1][1].strip():
-                ev.exception_type = after[i + 1][1].strip()[:200]
-                ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
-                break
+        if last := _last_error(lines, index):
+            ev.exception_type = last[:200]
+            ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
         report.events.append(ev)
 
 
@@ -2568,8 +2639,43 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 )
             )
 
+    rank_of_pid: dict[int, int] = {}
+    # the processes' own accounts of the signal that ended them: kept where no launcher's
+    # account of its ranks (srun, mpirun) is in the log, which names the same ends by rank
+    by_handler: list[LogEvent] = []
+    handled: set[int] = set()
     for index, (no, line, _) in enumerate(lines):
         text = line.strip()
+        if "Pid" in line and (rp := _RANK_PID_RE.match(line)):
+            rank_of_pid.setdefault(int(rp.group("pid")), int(rp.group("rank")))
+        if "Process received signal" in line and (os_ := _OMPI_SIGNAL_RE.match(line)):
+            host, pid = os_.group("host"), int(os_.group("pid"))
+            said: list[str] = []
+            sig_number: int | None = None
+            for _, later, _ in lines[index + 1 : index + 1 + OMPI_SIGNAL_LINES]:
+                f = _OMPI_SIGNAL_FIELD_RE.match(later)
+                if not f or (f.group("host"), int(f.group("pid"))) != (host, pid):
+                    continue
+                if f.group("num"):
+                    sig_number = int(f.group("num"))
+                    said.append(f"{f.group('name')} ({sig_number})")
+                elif f.group("value").strip():
+                    said.append(f"{f.group('field').lower()} {f.group('value').strip()}")
+            if sig_number is not None and pid not in handled:
+                handled.add(pid)
+                by_handler.append(
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=f"[{host}:{os_.group('pid')}] {', '.join(said)}"[:300],
+                        exception_type="Open MPI's signal handler",
+                        host=host,
+                        pid=pid,
+                        rank=rank_of_pid.get(pid),
+                        exit_code=-sig_number,
+                    )
+                )
+            continue
         if "has been revoked" in line and (rv := _SRUN_REVOKED_RE.search(line)):
             before = [t for _, t, _ in lines[max(0, index - 3) : index]]
             prolog = any("PrologSlurmctld failed" in t for t in before)
@@ -2687,6 +2793,8 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     ev.host = hm.group("host")
             if ev.exit_code is not None:
                 report.events.append(ev)
+    if not seen and not any(e.kind == "launcher_exit" for e in report.events):
+        report.events.extend(by_handler)
 
 
 # torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/
@@ -2852,6 +2960,31 @@ TORCH_NPU_WINDOW_LINES = 3
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
+TRACEBACK_HEADING = "Traceback (most recent call last):"
+TRACEBACK_LINES = 400
+"""How far after a traceback's heading its exception line is looked for."""
+
+
+def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """The exception the first Python traceback that names one ends in (its last frame's
+    ``Error:`` / ``Exception:`` line), as an event; None when no traceback names its exception
+    (a copy cut inside the frames)."""
+    for index, (_, line, _) in enumerate(lines):
+        if TRACEBACK_HEADING not in line:
+            continue
+        for no, after, tagged in lines[index + 1 : index + 1 + TRACEBACK_LINES]:
+            if TRACEBACK_HEADING in after:
+                break  # another traceback starts: this one's exception is not in the copy
+            if m := _PY_EXCEPTION_RE.match(after):
+                text = m.group(0).strip()
+                return LogEvent(
+                    kind="python_exception",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    exception_type=text.split(":", 1)[0].rsplit(".", 1)[-1],
+                )
+    return None
 
 
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3308,7 +3441,22 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     root_heading = 0  # line of a "Root Cause" heading no entry has followed yet
     current: LogEvent | None = None
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
+    no_error_file: LogEvent | None = None  # the record wrapper's line: kept where nothing else is
     for index, (no, line, _) in enumerate(lines):
+        if (
+            no_error_file is None
+            and "with no error file" in line
+            and (nf := _NO_ERROR_FILE_RE.search(line))
+            and (nf.group("lr") or nf.group("lr2"))
+        ):
+            no_error_file = LogEvent(
+                kind="elastic_failure",
+                line=no,
+                message=line.strip()[:300],
+                root_cause=True,
+                local_rank=int(nf.group("lr") or nf.group("lr2")),
+            )
+            continue
         if "exitcode" in line and (a := _AGENT_FAILED_RE.search(line)):
             message = line.strip()
             if not agent:
@@ -3325,9 +3473,9 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                     line=no,
                     message=message[:400],
                     root_cause=True,
-                    local_rank=int(a.group("lr")),
+                    local_rank=int(a.group("lr") or a.group("lr2")),
                     exit_code=int(a.group("code")),
-                    pid=int(a.group("pid")),
+                    pid=int(a.group("pid") or a.group("pid2")),
                 )
             )
             continue
@@ -3421,3 +3569,15 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
         )
     pids = {pid for _, _, pid in seen}
     report.events.extend(ev for ev in agent if ev.pid not in pids)
+    if not seen and not agent and no_error_file is not None:
+        report.events.append(no_error_file)
+
+
+# torch elastic's record wrapper (torch/distributed/elastic/multiprocessing/errors/__init__.py),
+# when the first failure left no error file: "local_rank %s FAILED with no error file. Decorate
+# your entrypoint fn with @record ..." with the rank of ChildFailedError.get_first_failure()
+# (some torch versions log the unformatted tuple: "('local_rank %s FAILED ...', 0)"). A log cut
+# before the ChildFailedError summary keeps only this line of the verdict.
+_NO_ERROR_FILE_RE = re.compile(
+    r"local_rank (?:(?P<lr>\d+)|%s) FAILED with no error file\.(?:.*?', (?P<lr2>\d+)\))?"
+)

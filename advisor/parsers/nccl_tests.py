@@ -122,6 +122,9 @@ _DEVICE_RE = re.compile(
 )
 # (copies that lost the "#" of the footer lines print them bare)
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
+# nccl-tests 2.17+ ends a run with "# Collective test concluded: all_reduce_perf", printed right
+# after "# Avg bus bandwidth" and "#" (src/common.cu writeResultFooter)
+_CONCLUDED_RE = re.compile(r"^#?\s*Collective test concluded\b")
 # Open MPI (orte/prrte/pmix show_help.c) folds repeated help messages of its processes into
 # "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail" ("1 more process
 # has sent ..."), printed by mpirun whenever it flushes them: between two rows of the table.
@@ -195,6 +198,9 @@ class Table:
     out_of_bounds: int | None = None
     complete: bool = False
     """True when the footer was seen: the run finished every size it was asked for."""
+    footer_left_out: bool = False
+    """True when the run's last line (``# Collective test concluded``) follows its rows but the
+    ``# Avg bus bandwidth`` line before it is not in the copy."""
     min_bytes: int | None = None
     """``minBytes`` of the run's header line (None when the log lost it)."""
     max_bytes: int | None = None
@@ -424,6 +430,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             current.avg_busbw_gbytes_s = _num(m_avg.group(1))
             current.complete = True
             continue
+        if not current.complete and current.rows and _CONCLUDED_RE.match(stripped):
+            # the run's last line (nccl-tests prints it right after the average): the run ended;
+            # the copy left the average out
+            current.complete = current.footer_left_out = True
+            continue
         m_oob = _OOB_RE.match(stripped)
         if m_oob:
             current.out_of_bounds = int(m_oob.group(1))
@@ -598,6 +609,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 continue
             raise ParseError(
                 f"results table has no readable row ({t.progress()})", line=t.header_line
+            )
+        if t.footer_left_out:
+            warnings.append(
+                ParseWarning(
+                    line=t.rows[-1].line,
+                    message="the run concluded ('# Collective test concluded') but its "
+                    "'# Avg bus bandwidth' line is not in the copy: the average is taken from "
+                    "the rows",
+                )
             )
         if t.complete and t.max_bytes is None and not seen_params:
             # a tail of the run: rows and footer are right, what it asked (sizes, the full

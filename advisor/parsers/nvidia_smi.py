@@ -103,6 +103,10 @@ def _starts(line: str, tokens: list[str]) -> list[int]:
 _UNDERLINE_RE = re.compile(r"\x1b?\[(?:0|4|24)?m")
 
 
+ELISIONS = ("...", "…")
+"""What a copy puts where it left cells out."""
+
+
 def parse_topo(text: str) -> GpuTopology:
     """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters)."""
     text = _UNDERLINE_RE.sub("", text)
@@ -132,6 +136,18 @@ def parse_topo(text: str) -> GpuTopology:
             continue
         if not head_no and _is_header(tokens, line, next_tokens):
             head_no = no
+            if tokens[-1] in ELISIONS:
+                # a copy that left the later columns out ("GPU7    ..."): the links to the
+                # devices shown are read; whatever columns followed (NICs, affinity) are unknown
+                topo.warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"nvidia-smi header ends in '{tokens[-1]}' after {tokens[-2]}: "
+                        "the copy left its later columns out (NIC links, CPU and NUMA "
+                        "affinity unknown)",
+                    )
+                )
+                line = line[: line.rstrip().rfind(tokens[-1])]
             expanded = line.expandtabs(8)
             columns, runs = _split_run(_HEADER_TOKEN_RE.findall(expanded), _RUN_DEVICES_RE)
             if runs:
@@ -154,6 +170,9 @@ def parse_topo(text: str) -> GpuTopology:
         if not head_no or not (_DEVICE_RE.match(tokens[0]) or tokens[0] in dev_cols):
             continue
         last_row_no = no
+        if tokens[-1] in ELISIONS:
+            line = line[: line.rstrip().rfind(tokens[-1])]  # the header's elision (said there)
+            tokens = tokens[:-1]
         tokens, runs = _split_run(tokens, _RUN_KINDS_RE)
         if runs:
             topo.warnings.append(

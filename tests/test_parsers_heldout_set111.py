@@ -1,0 +1,194 @@
+"""Outputs the hundred-eleventh to hundred-fifteenth held-out evaluations misread that this round
+reads: the peer an EI0006's TraceBack names, torch elastic's verdict in a platform's wording and
+in the record wrapper's "no error file" line, NCCL's last error in a page that doubled its line
+breaks, a store client's failed read, "NCCL failure:" from programs that throw it, Open MPI's
+signal handler, an nvidia-smi matrix whose later columns a copy left out, an nccl-tests run that
+concluded without its average line, and a run that ended in a Python exception alone.
+
+Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers import logs, nccl_tests, nvidia_smi
+from tests.conftest import DATA
+from tests.rules_facts import finding_items
+
+HELDOUT = DATA / "evidence_heldout_27"
+
+
+def _text(name: str) -> str:
+    return (HELDOUT / name).read_text()
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _failures(name: str) -> list[dict[str, Any]]:
+    ev = _load(name)
+    assert ev.files[0].status == "read", ev.files[0].messages
+    return ev.failures
+
+
+def test_an_ei0006_names_the_peer_its_traceback_lists_first() -> None:
+    """The first "Transport init error" under the code's TraceBack is that code's own pair
+    (rank 11 to 14): the finding says so, the three after it are transport failures."""
+    name = "vllm_ascend_3389_qwen3vl_tp16_worker_tp11_aclgraph_capture_ei0006_transport_init_4_dst_ranks.log"
+    failures = _failures(name)
+    (code,) = [e for e in failures if e["code"] == "EI0006"]
+    assert (code["rank"], code["remote_rank"], code["remote_ip"]) == (11, 14, "100.100.164.12")
+    pairs = [e["remote_rank"] for e in failures if e["kind"] == "hccl_transport_failure"]
+    assert pairs == [8, 10, 9]
+    items = finding_items({"evidence.failures": failures})["evidence-hccl-socket-timeout"]
+    assert items[0].startswith("Rank 11 (device 11), its link to rank 14 (100.100.164.12):")
+
+
+def test_a_platforms_wording_of_the_agents_verdict_is_the_root_cause() -> None:
+    name = "memoryvla_20_bridge_training_sigterm_failed_exitcode_minus9_local_rank0.log"
+    (failed,) = _failures(name)
+    assert failed["kind"] == "elastic_failure" and failed["root_cause"]
+    assert (failed["local_rank"], failed["pid"], failed["exit_code"]) == (0, 71, -9)
+
+
+def test_the_record_wrappers_no_error_file_line_names_the_failed_rank() -> None:
+    """A log cut before the ChildFailedError summary keeps the wrapper's line (logged as an
+    unformatted tuple by this torch): the local rank it names failed, its exit code unknown."""
+    name = "nemo_12203_checkpointing_local_rank0_failed_no_error_file_launcher_traceback_cut.log"
+    (failed,) = _failures(name)
+    assert failed["kind"] == "elastic_failure" and failed["local_rank"] == 0
+    assert failed["exit_code"] is None and failed["line"] == 1
+    # where the summary or the agent's line is there, they say more: the wrapper's line is not
+    # a second failure
+    text = (
+        "E0611 02:50:04.977000 3766697 torch/distributed/elastic/multiprocessing/api.py:914] "
+        "failed (exitcode: -9) local_rank: 0 (pid: 3766727) of binary: /opt/venv/bin/python\n"
+        "I0611 02:50:05.298000 3766697 torch/distributed/elastic/multiprocessing/errors/"
+        "__init__.py:371] ('local_rank %s FAILED with no error file. Decorate your entrypoint "
+        "fn with @record for traceback info. See: https://pytorch.org/docs/stable/elastic/"
+        "errors.html', 0)\n"
+    )
+    (agent,) = logs.parse(text).events
+    assert (agent.exit_code, agent.pid) == (-9, 3766727)
+
+
+def test_nccls_last_error_is_read_in_a_page_that_doubled_its_line_breaks() -> None:
+    name = (
+        "nemo_15019_llm_pretrain_multinode_nccl_invalid_usage_no_socket_interface_tcpstore_recv.log"
+    )
+    failures = _failures(name)
+    (call,) = [e for e in failures if e["kind"] == "nccl_call_failure"]
+    assert call["code_name"] == "ncclInvalidUsage"
+    assert call["exception_type"] == "Bootstrap : no socket interface found"
+    # rank 1's store client lost the store (its read got 0 bytes)
+    (lost,) = [e for e in failures if e["kind"] == "store_lost"]
+    assert lost["rank"] == 1
+    assert lost["exception_type"] == (
+        "a read from the store at [localhost]:10197: failed to recv, got 0 bytes"
+    )
+
+
+def test_an_empty_last_error_in_a_doubled_page_takes_no_unrelated_line() -> None:
+    text = (
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:2897, invalid usage, NCCL version 2.27.3\n"
+        "\n"
+        "Last error:\n"
+        "\n"
+        "\n"
+        "\n"
+        "[rank1]:[W1102 00:39:34.733273667 TCPStore.cpp:125] [c10d] something else\n"
+    )
+    (call,) = logs.parse(text).events
+    assert call.exception_type is None
+
+
+def test_nccl_failure_thrown_with_file_line_and_rank_and_open_mpis_signal_blocks() -> None:
+    name = "deepbench_issue97_jetson_nccl_mpi_all_reduce_unhandled_cuda_error_cut.log"
+    failures = _failures(name)
+    calls = [
+        (e["rank"], e["call"], e["code_name"]) for e in failures if e["kind"] == "nccl_call_failure"
+    ]
+    assert calls == [
+        (0, "nccl_mpi_all_reduce.cu:86", "ncclUnhandledCudaError"),
+        (1, "nccl_mpi_all_reduce.cu:86", "ncclUnhandledCudaError"),
+    ]
+    # each process's own signal handler: two interleaved blocks, one event each
+    ended = [
+        (e["host"], e["pid"], e["exit_code"]) for e in failures if e["kind"] == "launcher_exit"
+    ]
+    assert ended == [("jetson-3", 29969, -6), ("jetson-2", 8669, -6)]
+
+
+def test_open_mpis_signal_block_names_the_rank_by_the_tests_device_list() -> None:
+    name = "mscclpp_issue359_allreduce_test_perf_2x_rtx6000ada_segfault_cut.log"
+    (ended,) = _failures(name)
+    assert (ended["kind"], ended["rank"], ended["pid"], ended["exit_code"]) == (
+        "launcher_exit",
+        0,
+        106967,
+        -11,
+    )
+    assert "Segmentation fault (11)" in ended["message"]
+    assert "failing at address 0x8" in ended["message"]
+    items = finding_items({"evidence.failures": [ended]})["evidence-launcher-exit"]
+    assert "exited with -11 (signal 11): [e53955024127:106967] Segmentation fault" in items[0]
+
+
+def test_a_launchers_account_leaves_out_the_signal_handlers() -> None:
+    """srun names the same ends by task: the processes' own blocks add nothing there."""
+    text = (
+        "[nid006549:31808] *** Process received signal ***\n"
+        "[nid006549:31808] Signal: Segmentation fault (11)\n"
+        "srun: error: nid006549: task 0: Segmentation fault\n"
+    )
+    ended = [e for e in logs.parse(text).events if e.kind == "launcher_exit"]
+    assert [(e.exception_type, e.rank) for e in ended] == [("srun", 0)]
+
+
+def test_a_topology_whose_later_columns_a_copy_left_out_is_partial() -> None:
+    name = "llm_insights_a40_nvidia_smi_topo_m_abbreviated.txt"
+    topo = nvidia_smi.parse_topo(_text(name))
+    assert topo.devices == [f"GPU{i}" for i in range(8)]
+    assert topo.links["GPU0"]["GPU1"] == "NV4" and topo.links["GPU3"]["GPU4"] == "SYS"
+    assert topo.kinds() == {"NV4", "NODE", "SYS"}
+    (left_out,) = topo.warnings
+    assert left_out.line == 1 and "left its later columns out" in left_out.message
+    assert _load(name).files[0].status == "partial"
+
+
+def test_a_run_that_concluded_without_its_average_line_is_whole_but_partial() -> None:
+    name = "oci_oke_b4_8_2x8_all_reduce_nccl_tests_2_17_9_ranks_elided.log"
+    (table,) = nccl_tests.parse(_text(name)).tables
+    assert table.complete and table.footer_left_out and len(table.rows) == 4
+    ev = _load(name)
+    assert ev.files[0].status == "partial"
+    assert "'# Avg bus bandwidth' line is not in the copy" in ev.files[0].messages[0].message
+    # every size asked is there: not a run cut short
+    (bench,) = ev.benchmarks
+    assert bench["complete"] and bench["footer_avg_busbw_gbps"] is None
+    assert "evidence-benchmark-cut-short" not in finding_items(
+        {"evidence.benchmarks": ev.benchmarks}, "nccl"
+    )
+
+
+def test_a_run_that_ended_in_a_python_exception_alone_says_so() -> None:
+    name = "ai_fae_mindformers_qwen7b_predict_dp8_batch_size_not_divisible_valueerror.log"
+    (raised,) = _failures(name)
+    assert raised["kind"] == "python_exception" and raised["exception_type"] == "ValueError"
+    assert raised["message"].startswith("ValueError: batch_size should be divisible by dp.")
+    assert raised["line"] == 25
+    items = finding_items({"evidence.failures": [raised]}, "gloo")["evidence-python-exception"]
+    assert items[0].startswith("ValueError: batch_size should be divisible by dp.")
+
+
+def test_a_traceback_cut_before_its_exception_is_still_nothing_read(tmp_path: Path) -> None:
+    path = tmp_path / "fragment.log"
+    path.write_text(
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    main()\n'
+    )
+    ev = load_paths([path])
+    assert ev.files[0].status == "unknown" and ev.failures == []
