@@ -2180,54 +2180,34 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     shut its rendezvous down."""
     seen: set[int | None] = set()
     shut_down: set[int | None] = set()  # ranks (of the tag) whose agent's shutdown failed
+
+    def lost(
+        once: set[int | None], no: int, line: str, rank: int | None, why: str | None, **kw: Any
+    ) -> None:
+        if rank not in once:
+            once.add(rank)
+            report.events.append(
+                LogEvent(
+                    kind="store_lost",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=rank,
+                    exception_type=why[:200] if why else None,
+                    **kw,
+                )
+            )
+
     for no, line, tagged in lines:
         if "shutdown the rendezvous" in line and (rs := _RDZV_SHUTDOWN_RE.search(line)):
-            if tagged not in shut_down:
-                shut_down.add(tagged)
-                report.events.append(
-                    LogEvent(
-                        kind="store_lost",
-                        line=no,
-                        message=line.strip()[:300],
-                        rank=tagged,
-                        exception_type=rs.group("why"),
-                    )
-                )
-            continue
-        if "recvValue failed" in line and (rv := _RECV_VALUE_RE.search(line)):
-            if tagged not in seen:
-                seen.add(tagged)
-                why = rv.group("why").split(". Connection was likely closed")[0]
-                report.events.append(
-                    LogEvent(
-                        kind="store_lost",
-                        line=no,
-                        message=line.strip()[:300],
-                        rank=tagged,
-                        exception_type=f"a read from the store at {rv.group('remote')}: {why}"[
-                            :200
-                        ],
-                    )
-                )
-            continue
-        if "flag" not in line or not (m := _STORE_LOST_RE.search(line)):
-            continue
-        rank = tagged
-        if rank is None and (rm := _WATCHDOG_RANK_RE.search(line)):
-            rank = int(rm.group(1) or rm.group(2))
-        if rank in seen:
-            continue
-        seen.add(rank)
-        report.events.append(
-            LogEvent(
-                kind="store_lost",
-                line=no,
-                message=line.strip()[:300],
-                rank=rank,
-                group=_pg(_PG_RE.search(line)),
-                exception_type=m.group("why")[:200] or None,
-            )
-        )
+            lost(shut_down, no, line, tagged, rs.group("why"))
+        elif "recvValue failed" in line and (rv := _RECV_VALUE_RE.search(line)):
+            why = rv.group("why").split(". Connection was likely closed")[0]
+            lost(seen, no, line, tagged, f"a read from the store at {rv.group('remote')}: {why}")
+        elif "flag" in line and (m := _STORE_LOST_RE.search(line)):
+            rank = tagged
+            if rank is None and (rm := _WATCHDOG_RANK_RE.search(line)):
+                rank = int(rm.group(1) or rm.group(2))
+            lost(seen, no, line, rank, m.group("why"), group=_pg(_PG_RE.search(line)))
 
 
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
