@@ -1,9 +1,12 @@
-"""Outputs the hundred-eleventh to hundred-fifteenth held-out evaluations misread that this round
+"""Outputs the hundred-eleventh to hundred-twentieth held-out evaluations misread that this stop
 reads: the peer an EI0006's TraceBack names, torch elastic's verdict in a platform's wording and
 in the record wrapper's "no error file" line, NCCL's last error in a page that doubled its line
 breaks, a store client's failed read, "NCCL failure:" from programs that throw it, Open MPI's
 signal handler, an nvidia-smi matrix whose later columns a copy left out, an nccl-tests run that
-concluded without its average line, and a run that ended in a Python exception alone.
+concluded without its average line, a run that ended in a Python exception alone; and (round
+2) two processes' HCCP device-IP checks, a cut rank table's last entry, a template's placeholder
+addresses, an older torch's TCPStore bind failure, Ray's memory monitor, HCCL's TLS check
+(EI0016), and copies that left the rest out ("...") of hccn_tool and of a commented npu-smi table.
 
 Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -14,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import logs, nccl_tests, nvidia_smi
+from advisor.parsers import logs, nccl_tests, npu_smi, nvidia_smi, rank_table
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
@@ -192,3 +195,124 @@ def test_a_traceback_cut_before_its_exception_is_still_nothing_read(tmp_path: Pa
     )
     ev = load_paths([path])
     assert ev.files[0].status == "unknown" and ev.failures == []
+
+
+def test_each_processs_hccp_device_ip_check_is_its_own_failure() -> None:
+    name = "cann800en_hcclug_ej0004_hccp_grep_ranktable_ip_inconsistent_2of8_cut.log"
+    checks = [(e["pid"], e["ip"], e["code"]) for e in _failures(name)]
+    assert checks == [(1601, "29.4.47.87", "EI0014"), (1590, "29.4.159.125", "EI0014")]
+
+
+def test_a_cut_tables_last_entry_is_not_missing_what_follows_the_cut() -> None:
+    """ModelArts' sample writes each server's server_id after its devices: the server the copy
+    ends inside has not lost its server_id, it was not copied."""
+    name = "huaweicloud_modelarts_rank_table_file_4x8_no_version_flattened_cut.json"
+    table = rank_table.parse(_text(name))
+    assert table.cut and table.errors == []
+    assert [r.rank for r in table.ranks] == list(range(13))
+    # a server before the cut that has no server_id is still an error
+    cut = (
+        '{"server_count": "2", "server_list": [{"device": [{"device_id": "0", "device_ip": '
+        '"1.1.1.1", "rank_id": "0"}]}, {"device": [{"device_id": "0", "device_ip": "1.1.1.2", '
+        '"rank_id": "1"}'
+    )
+    errors = rank_table.parse(cut).errors
+    assert "server_list[0] has no server_id" in errors
+    assert "server_list[1] has no server_id" not in errors
+
+
+def test_a_templates_placeholder_addresses_are_said() -> None:
+    name = "mindsdk600_rec_hccl_json_8p_placeholder_device_ips.json"
+    table = rank_table.parse(_text(name))
+    assert rank_table.placeholders(table) == [f"{{device_{i}_ip}}" for i in range(8)]
+    (note,) = _load(name).files[0].messages
+    assert "device_ip of 8 device(s) is a placeholder ({device_0_ip}, {device_1_ip} ...)" in (
+        note.message
+    )
+
+
+def test_an_older_torchs_tcpstore_bind_failure_is_the_store_port_taken() -> None:
+    name = "mmdetection_issue2129_tcpstore_address_already_in_use_cut.log"
+    (taken,) = _failures(name)
+    assert (taken["kind"], taken["port"], taken["line"]) == ("store_bind_failure", None, 14)
+    items = finding_items({"evidence.failures": [taken]}, "gloo")["evidence-store-port-taken"]
+    assert items[0].startswith("a port the log does not name, Address already in use")
+    # the same words with no TCPStore frame above them are not the store's
+    text = 'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: Address already in use\n'
+    (raised,) = logs.parse(text).events
+    assert raised.kind == "python_exception" and raised.library is None
+
+
+def test_a_python_exception_raised_inside_torch_distributed_says_so() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/torch/distributed/distributed_c10d.py", line 400, in init_process_group\n'
+        "    store, rank, world_size = next(rendezvous(url))\n"
+        "ValueError: Error initializing torch.distributed using env:// rendezvous\n"
+    )
+    (raised,) = logs.parse(text).events
+    assert raised.library == "torch.distributed"
+    assert raised.call == "torch/distributed/distributed_c10d.py, init_process_group"
+    event = {k: getattr(raised, k) for k in ("kind", "message", "library", "call", "rank")}
+    findings = finding_items(
+        {"evidence.failures": [{**event, "source": "x.log", "line": 4}]}, "gloo"
+    )
+    assert "raised inside torch.distributed" in findings["evidence-python-exception"][0]
+
+
+def test_rays_memory_monitor_killing_a_worker_is_read() -> None:
+    name = "ray_issue28776_outofmemoryerror_worker_killed_memory_threshold.log"
+    (killed,) = _failures(name)
+    assert (killed["kind"], killed["exception_type"], killed["host"]) == (
+        "launcher_exit",
+        "Ray's memory monitor",
+        "172.31.69.247",
+    )
+    assert (
+        "used 54.86 GB of 57.60 GB (0.952354), over the memory usage threshold 0.95"
+        in (killed["message"])
+    )
+
+
+def test_hcclss_tls_check_is_ei0016_not_ei0014() -> None:
+    name = "hccl_doc_ei0016_tls_config_inconsistent_all_reduce_test.log"
+    (check,) = _failures(name)
+    assert (check["code"], check["code_name"]) == ("EI0016", "InitGroupStage/RanktableCheck")
+    # the same keyword's duplicate superDeviceId stays EI0014 (the guide's same page)
+    text = (
+        "[ERROR] HCCL(169030,alltoall_test):2025-10-23-16:28:59.392.635 [topoinfo_exchange_agent"
+        ".cc:695] [169030][InitGroupStage][RanktableCheck]devices have same superDeviceId"
+        "[0x3000000] in superPod[super_pod_id_0].\n"
+    )
+    assert [e.code for e in logs.parse(text).events] == ["EI0014"]
+
+
+def test_hccn_tool_outputs_a_document_cut_with_dots_are_partial() -> None:
+    name = "hccl_doc_hccn_tool_tls_g_dev0_dev1_certs_2020_cut.txt"
+    ev = _load(name)
+    assert ev.files[0].status == "partial"
+    assert [p["device"] for p in ev.npu_ports] == [0, 1]
+    (note,) = ev.files[0].messages
+    assert note.line == 27 and "left the outputs after this point out" in note.message
+
+
+def test_an_npu_smi_table_kept_as_comments_with_its_words_and_dots_is_read_partial() -> None:
+    name = "modelzoo_llama3_torchtitan_npu_smi_25_0_rc1_1_hash_commented_cut.txt"
+    ev = _load(name)
+    assert ev.files[0].status == "partial"
+    ((chip),) = ev.npu_chips
+    assert (chip["npu"], chip["name"], chip["hbm_used_mb"], chip["version"]) == (
+        0,
+        "DEVICE_NAME",
+        44421,
+        "25.0.rc1.1",
+    )
+    cut = [m.message for m in ev.files[0].messages if "closing border" in m.message]
+    assert cut and "the copy left the rest out ('...')" in cut[0]
+    # without the dots a table that ends on a row is cut off, as before
+    assert (
+        "cut off"
+        in npu_smi.parse_info("\n".join(_text(name).replace("# ", "").splitlines()[:-1]))
+        .warnings[-1]
+        .message
+    )

@@ -75,7 +75,9 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         interface="",
         links={},
         imported=True,
-        shape_source=", ".join(s["source"] for s in evidence.shapes) if shape else "",
+        shape_source=", ".join(dict.fromkeys(s["source"] for s in evidence.shapes))
+        if shape
+        else "",
     )
 
 

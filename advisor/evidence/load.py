@@ -114,7 +114,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
-        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
+        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
@@ -655,6 +655,8 @@ _CARET_CR_RE = re.compile(r"\^M$", re.MULTILINE)
 _QUOTE_RE = re.compile(r"^> ?", re.MULTILINE)
 _COMMENTED_ROW_RE = re.compile(r"^\s*# ?[|+]")
 _COMMENT_RE = re.compile(r"^\s*# ?", re.MULTILINE)
+MIN_COMMENTED_ROWS = 3
+"""Table rows ("# |", "# +") a commented copy needs before its other "#" lines count too."""
 QUOTED_SHARE = 0.8
 """Lines that must start with ``>`` for a file to be read as a Markdown quote of an output."""
 
@@ -683,7 +685,12 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         # row): only table rows ("# |", "# +"), so nccl-tests' own "#" lines never qualify
         rows = [line for line in text.splitlines() if line.strip()]
         commented = sum(1 for line in rows if _COMMENTED_ROW_RE.match(line))
-        if rows and commented >= QUOTED_SHARE * len(rows):
+        # the comment's own words ("# output e.g.", "# ...") count once table rows are there
+        hashed = sum(1 for line in rows if line.lstrip().startswith("#"))
+        if rows and (
+            commented >= QUOTED_SHARE * len(rows)
+            or (commented >= MIN_COMMENTED_ROWS and hashed >= QUOTED_SHARE * len(rows))
+        ):
             text = _COMMENT_RE.sub("", text)
             notes.append(f"read as comments: '#' taken off {commented} line(s)")
     return text, notes
@@ -1103,6 +1110,16 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 message="the copy starts inside the rank table (its opening brace and the keys "
                 "before this list left out): read from here (version, counts and the other "
                 "lists unknown)",
+            )
+        )
+    if held := rank_table.placeholders(table):
+        shown = ", ".join(held[:2]) + (" ..." if len(held) > 2 else "")
+        warnings.append(
+            ParseWarning(
+                line=1 + offset,
+                message=f"device_ip of {len(held)} device(s) is a placeholder ({shown}): a "
+                "template to fill in, not a table HCCL can start from (no address checked)",
+                skipped=False,  # every field is read; the placeholders are what it says
             )
         )
     if table.cut:

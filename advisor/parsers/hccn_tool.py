@@ -474,7 +474,20 @@ def parse_bundle(text: str) -> Bundle:
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
             "link_stat)"
         )
+    if elided := _ELIDED_RE.search(text):
+        # a document's "... ..." after the first devices' outputs: the rest were left out
+        warnings.append(
+            ParseWarning(
+                line=text.count("\n", 0, elided.start()) + 1,
+                message="the copy left the outputs after this point out ('...'): the other "
+                "devices' ports are unknown",
+            )
+        )
     return Bundle(ports=_merge_bare(found), warnings=warnings)
+
+
+_ELIDED_RE = re.compile(r"^[ \t]*(?:\.{3}|…)(?:[ \t]+(?:\.{3}|…))*[ \t]*$", re.M)
+"""A line of only "..." (or "... ..."): what a document writes where it cut a loop's output."""
 
 
 def _apply(port: Port, query: str | None, chunk: str) -> list[int]:

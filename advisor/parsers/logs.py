@@ -114,6 +114,8 @@ _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 # A plog line starts "[ERROR] HCCL(3977573,all_reduce_test):2025-11-22-..." : level, module,
 # (pid, process name). HCCL's own failures end "... is failed. ret[9]." with an HcclResult.
 _PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z_]+\((\d+),")
+_PLOG_PID_ANYWHERE_RE = re.compile(_PLOG_PID_RE.pattern.removeprefix("^"))
+"""The same prefix after something a copy put before it (grep's ``plog/plog-1601_...txt:21:``)."""
 HCCL_PLOG_RE = re.compile(
     r"\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] HCCL\(\d+,[^)]*\):\d{4}-\d\d-\d\d-"
 )
@@ -1489,6 +1491,14 @@ STAGE_CODES = {
 }
 """Keyword → fault code, both from the HCCL troubleshooting guide's two tables; RunFailed,
 Not Supported and HeartbeatAbnormal of TaskExecStage have no code of their own."""
+RANKTABLE_CHECK_CODES = (
+    (re.compile(r'config "tls" is invalid'), "EI0016"),
+    (re.compile(r"device ip family\[\d+\] is not same as others"), "EI0001"),
+)
+"""RanktableCheck stands for several faults: the guide's "cluster information check failed"
+page (hicann/hccl docs/zh/user_guide/fault_diagnosis/cluster_info_verify_fail.md) gives TLS
+settings that differ between ranks as EI0016 and an IP family that differs as EI0001, with these
+lines; its other checks (a duplicate superDeviceId ...) are EI0014."""
 STAGE_KEYWORDS = {
     *STAGE_CODES,
     ("TaskExecStage", "RunFailed"),
@@ -1548,10 +1558,18 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
 
     current: dict[tuple[str | None, str, str], LogEvent] = {}
     returned: dict[int, tuple[LogEvent, int]] = {}  # id(event) → (event, HcclResult)
+    printed = list(near.get("EI0014", []))  # EI0014 blocks that printed their code
+    checked: set[tuple[int | None, str]] = set()  # (process, rank table address) read
     for index, (no, line, tagged) in enumerate(lines):
         if "in the ranktable is inconsistent" in line and (ip := _DEVICE_IP_CHECK_RE.search(line)):
-            if said("EI0014", no):
+            pid_m = _PLOG_PID_ANYWHERE_RE.search(line)
+            process = int(pid_m.group(1)) if pid_m else None
+            if any(abs(n - no) <= STAGE_BLOCK_LINES for n in printed) or (
+                (process, ip.group("table")) in checked
+            ):
                 continue
+            # each process checks its own device: another process's line is another failure
+            checked.add((process, ip.group("table")))
             near.setdefault("EI0014", []).append(no)
             report.events.append(
                 LogEvent(
@@ -1563,6 +1581,7 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
                     code="EI0014",
                     code_name="HCCP device IP check",
                     rank=tagged,
+                    pid=process,
                     ip=ip.group("table"),
                 )
             )
@@ -1599,6 +1618,9 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
         ev = current.get(key)
         if ev is None or no - ev.line > STAGE_BLOCK_LINES:
             code = STAGE_CODES.get((m.group("stage"), m.group("category").strip()))
+            if code == "EI0014":
+                after = line[m.end() :]
+                code = next((c for rx, c in RANKTABLE_CHECK_CODES if rx.search(after)), code)
             if said(code, no):
                 continue
             ev = LogEvent(
@@ -2034,6 +2056,14 @@ _WILDCARD_ADDRESSES = ("::", "0.0.0.0", "?UNKNOWN?")  # noqa: S104 - read from a
 """What torch names when it binds every interface: no address of a node."""
 
 
+# torch before 1.x's socket.cpp messages: the TCPStore constructor raised the bare errno text,
+# "RuntimeError: Address already in use", under a frame that built it ("store = TCPStore(
+# master_addr, master_port, world_size, start_daemon)", rendezvous.py's env:// handler)
+_OLD_STORE_BIND_RE = re.compile(r"^\s*RuntimeError: Address already in use\s*$")
+OLD_STORE_FRAME_LINES = 3
+"""How far above that exception the frame that built the store may stand."""
+
+
 def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per port (torch tries the IPv6 and the IPv4 wildcard, and re-raises the
     message): the store's port is taken."""
@@ -2068,6 +2098,24 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
             if "listen on any" not in first.message:
                 verdict = "The server socket has failed to listen on any local network address."
                 first.message = f"{first.message} / {verdict}"[:400]
+            continue
+        if "Address already in use" in line and _OLD_STORE_BIND_RE.match(line):
+            frames = [t for _, t, _ in lines[max(0, index - OLD_STORE_FRAME_LINES) : index]]
+            if (
+                any("TCPStore(" in t for t in frames)
+                and (None, "address already in use") not in seen
+            ):
+                seen.add((None, "address already in use"))
+                ev = LogEvent(
+                    kind="store_bind_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type="Address already in use (an older torch's TCPStore names "
+                    "no port: the job's MASTER_PORT)",
+                )
+                first = first or ev
+                report.events.append(ev)
             continue
         if "server socket has failed" not in line or not (m := _STORE_BIND_RE.search(line)):
             continue
@@ -2535,6 +2583,16 @@ _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
 _MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
 MPI_SUMMARY_LINES = 6
 """How many lines after "The first process to do so was" mpirun's name, host and code span."""
+# Ray's memory monitor (the raylet kills a worker when the node's memory use passes
+# RAY_memory_usage_threshold, 0.95 by default) raises ray.exceptions.OutOfMemoryError in the
+# caller: "Memory on the node (IP: 172.31.69.247, ID: 5bf8...) where the task was running was
+# 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95. Ray killed this
+# worker (ID: 0c7d...) because it was the most recently scheduled task" (ray issue 28776)
+_RAY_OOM_RE = re.compile(
+    r"Memory on the node \(IP: (?P<ip>[^,]+), ID: \w+\) where the task (?:\([^)]*\) )?was "
+    r"running was (?P<used>[\d.]+) ?GB / (?P<total>[\d.]+) ?GB \((?P<frac>[\d.]+)\), which exceeds "
+    r"the memory usage threshold of (?P<thr>[\d.]+)\. Ray killed this worker \(ID: (?P<worker>\w+)\)"
+)
 # Open MPI's signal handler in each process (opal's stacktrace): "[host:pid] *** Process received
 # signal ***", then with the same prefix "Signal: Segmentation fault (11)", "Signal code: Address
 # not mapped (1)", "Failing at address: 0x8" and the frames; the handler re-raises the signal,
@@ -2603,9 +2661,11 @@ def _exit_code(code: str | None, signum: str | None) -> int:
 
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int | str]] = set()
 
-    def once(key: tuple[str, int], no: int, message: str, launcher: str, **fields: Any) -> None:
+    def once(
+        key: tuple[str, int | str], no: int, message: str, launcher: str, **fields: Any
+    ) -> None:
         """The launcher's report of one rank (or of the run), once: a log may repeat it."""
         if key not in seen:
             seen.add(key)
@@ -2729,6 +2789,14 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     local_rank=int(sx.group("idx")),
                     exit_code=_exit_code(sx.group("code"), str(int(number)) if number else None),
                 )  # fmt: skip
+        elif "Ray killed this worker" in line and (ro := _RAY_OOM_RE.search(line)):
+            once(
+                ("ray oom", ro.group("worker")), no,
+                f"Ray killed worker {ro.group('worker')[:16]}: the node {ro.group('ip')} used "
+                f"{ro.group('used')} GB of {ro.group('total')} GB ({ro.group('frac')}), over the "
+                f"memory usage threshold {ro.group('thr')}",
+                "Ray's memory monitor", host=ro.group("ip"),
+            )  # fmt: skip
         elif "died, exit code" in line and (vm := _VLLM_WORKER_EXIT_RE.search(line)):
             pid = int(vm.group("pid"))
             once(("vllm", pid), no, text, "vllm", pid=pid, exit_code=int(vm.group("code")))
@@ -2952,9 +3020,12 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     for index, (_, line, _) in enumerate(lines):
         if TRACEBACK_HEADING not in line:
             continue
+        inside: str | None = None  # the last frame in torch.distributed's own code
         for no, after, tagged in lines[index + 1 : index + 1 + TRACEBACK_LINES]:
             if TRACEBACK_HEADING in after:
                 break  # another traceback starts: this one's exception is not in the copy
+            if (f := _DIST_FRAME_RE.search(after)) is not None:
+                inside = f"{f.group('file')}, {f.group('func')}"
             if m := _PY_EXCEPTION_RE.match(after):
                 text = m.group(0).strip()
                 return LogEvent(
@@ -2963,8 +3034,17 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                     message=text[:300],
                     rank=tagged,
                     exception_type=text.split(":", 1)[0].rsplit(".", 1)[-1],
+                    library="torch.distributed" if inside else None,
+                    call=inside,
                 )
     return None
+
+
+# a traceback frame in torch's (or torch_npu's) distributed package: 'File ".../torch/
+# distributed/distributed_c10d.py", line 400, in init_process_group'
+_DIST_FRAME_RE = re.compile(
+    r'File "[^"]*?(?P<file>torch(?:_npu)?/distributed/[^"]+)", line \d+, in (?P<func>\w+)'
+)
 
 
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

@@ -12,6 +12,7 @@ two-row shape only this table prints (``| npu name | health | power temp ...`` o
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -226,17 +227,21 @@ def parse_info(text: str) -> NpuSmiInfo:
                 )
             )
     flush_top_only()  # the table ends inside a chip's rows
-    last = next(((no, t.strip()) for no, t, _ in reversed(lines) if t.strip()), (0, ""))
+    tail = list(itertools.islice(((no, t.strip()) for no, t, _ in reversed(lines) if t.strip()), 2))
+    tail = tail[::-1] or [(0, "")]
+    # a copy that says it left the rest out ("...") after a row ends there too
+    elided = len(tail) > 1 and not tail[-1][1].strip(".… ")
+    last = tail[-2] if elided else tail[-1]
     if chips and last[1].startswith("|") and not any(w.line == last[0] for w in warnings):
         # npu-smi closes each chip's rows and its process table with a border: a copy that ends
         # on a row was cut there
         what = "process table" if in_processes else "chip table"
         after = "processes after this row" if in_processes else f"chips after NPU {chips[-1].npu}"
+        how = "the copy left the rest out ('...')" if elided else "cut off"
         warnings.append(
             ParseWarning(
                 line=last[0],
-                message=f"the {what} ends without its closing border (cut off): {after} are "
-                "unknown",
+                message=f"the {what} ends without its closing border ({how}): {after} are unknown",
             )
         )
     if not header_line:

@@ -98,13 +98,19 @@ class RankTable:
 # closing bracket, and a copy may end before the table closes.
 _ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
-_PLACEHOLDER_RE = re.compile(r"x+|X+|\*+|<[^>]*>|\.\.\.|…")
-"""What documentation writes for an address it leaves out ("xxx", "<device_ip>")."""
+_PLACEHOLDER_RE = re.compile(r"x+|X+|\*+|<[^>]*>|\$?\{[^{}]*\}|\.\.\.|…")
+"""What documentation writes for an address it leaves out ("xxx", "<device_ip>", a template's
+"{device_0_ip}" or "${DEVICE_IP}")."""
 
 
 def _is_address(value: str | None) -> bool:
     """A value given as an address, not a placeholder a template left for one."""
     return bool(value) and not _PLACEHOLDER_RE.fullmatch(str(value).strip())
+
+
+def placeholders(table: RankTable) -> list[str]:
+    """The device addresses a template left as placeholders, in rank order."""
+    return [str(r.device_ip) for r in table.ranks if r.device_ip and not _is_address(r.device_ip)]
 
 
 _TAIL_ELISION_RE = re.compile(r"(?<=[}\]])[ \t]*(?:\.\.\.|…)[ \t]*$")
@@ -215,6 +221,13 @@ def parse(text: str) -> RankTable:
         table.errors = [e for e in table.errors if "is missing (vllm-ascend reads" not in e]
     if closers:  # the keys after the cut ("status" is written last) are not missing
         table.errors = [e for e in table.errors if not e.startswith("status is 'missing'")]
+        # nor are the fields of the entries the copy ends inside ("server_id" after "device")
+        cut_entries = _cut_entries(doc)
+        table.errors = [
+            e
+            for e in table.errors
+            if not (("has no " in e or "lists no " in e) and e.startswith(cut_entries))
+        ]
     if commas:
         table.errors.insert(
             0,
@@ -229,6 +242,33 @@ def parse(text: str) -> RankTable:
             " remove them",
         )
     return table
+
+
+def _cut_entries(doc: Any) -> tuple[str, ...]:
+    """How the validation names the entries a cut table ends inside: the last entry of each list
+    on the way from the top to where the copy ends (JSON keeps the order of keys, so that path
+    runs through the last value of each object)."""
+    names: list[str] = []
+    node, key = doc, ""
+    sid = ""
+    while isinstance(node, (dict, list)) and node:
+        if isinstance(node, dict):
+            key, node = next(reversed(node.items()))
+            continue
+        index, node = len(node) - 1, node[-1]
+        if not isinstance(node, dict):
+            break
+        if key == "server_list":
+            sid = str(node.get("server_id") or index)
+            names += [f"server_list[{index}] ", f"server {sid} lists no "]
+        elif key == "device":
+            names += [
+                f"server {sid} device {node.get('device_id')} ",
+                f"server {sid} rank {node.get('rank_id')} ",
+            ]
+        elif key == "rank_list":
+            names.append(f"rank_list[{index}] ")
+    return tuple(names)
 
 
 def _parse_text_doc(text: str, doc: Any) -> RankTable:
