@@ -1,12 +1,15 @@
-"""Outputs the hundred-eleventh to hundred-twentieth held-out evaluations misread that this stop
-reads: the peer an EI0006's TraceBack names, torch elastic's verdict in a platform's wording and
+"""Outputs the hundred-eleventh to hundred-twenty-fourth held-out evaluations misread that this
+stop reads: the peer an EI0006's TraceBack names, torch elastic's verdict in a platform's wording and
 in the record wrapper's "no error file" line, NCCL's last error in a page that doubled its line
 breaks, a store client's failed read, "NCCL failure:" from programs that throw it, Open MPI's
 signal handler, an nvidia-smi matrix whose later columns a copy left out, an nccl-tests run that
 concluded without its average line, a run that ended in a Python exception alone; and (round
 2) two processes' HCCP device-IP checks, a cut rank table's last entry, a template's placeholder
 addresses, an older torch's TCPStore bind failure, Ray's memory monitor, HCCL's TLS check
-(EI0016), and copies that left the rest out ("...") of hccn_tool and of a commented npu-smi table.
+(EI0016), and copies that left the rest out ("...") of hccn_tool and of a commented npu-smi table;
+and (round 3) srun's task ranges, Open MPI losing a node's daemon, UCX's and DeepEP's errors, a
+CUDA check's "Failed: CUDA error", a Markdown-bold nccl-tests cell, and a CANN code after a
+literal "\n".
 
 Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -316,3 +319,61 @@ def test_an_npu_smi_table_kept_as_comments_with_its_words_and_dots_is_read_parti
         .warnings[-1]
         .message
     )
+
+
+def test_srun_task_ranges_name_every_task() -> None:
+    name = "parlai_slurm_nccl_invalid_argument_srun_tasks_exit_code_1.log"
+    ended = [(e["rank"], e["host"]) for e in _failures(name) if e["kind"] == "launcher_exit"]
+    assert ended == [
+        *((t, "slurm-job-compute-0-0") for t in range(2, 8)),
+        *((t, "slurm-job-compute-0-1") for t in (8, 9, 10, 11, 12, 13, 15, 14)),
+    ]
+
+
+def test_open_mpi_losing_a_nodes_daemon_names_that_node() -> None:
+    name = "mpi_operator_launcher_orte_lost_remote_daemon_worker19.log"
+    (lost,) = _failures(name)
+    assert lost["kind"] == "launcher_exit" and lost["root_cause"]
+    assert lost["host"] == "tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19"
+    assert "Remote daemon [[43015,0],20]" in lost["message"]
+
+
+def test_ucx_error_completions_are_read_per_process() -> None:
+    name = "ucx_issue9590_ib_mlx5_dci_transport_retry_count_exceeded_backtrace_cut.log"
+    errors = [
+        (e["kind"], e["host"], e["pid"], e["exception_type"], e["line"]) for e in _failures(name)
+    ]
+    what = "Transport retry count exceeded on mlx5_0:1/IB"
+    assert errors == [
+        ("ucx_error", "lxbk1127", 2330856, what, 1),
+        ("ucx_error", "lxbk1127", 2330859, what, 3),
+    ]
+    items = finding_items({"evidence.failures": _failures(name)}, "nccl")["evidence-ucx-error"]
+    assert items[0].startswith(f"lxbk1127 pid 2330856: {what}")
+
+
+def test_deepep_timeouts_come_before_the_cuda_error_that_stopped_the_kernel() -> None:
+    name = "deepep_issue274_nvl_receiver_timeout_epexception_unspecified_launch_failure_cut.log"
+    failures = _failures(name)
+    assert [(e["kind"], e["exception_type"]) for e in failures] == [
+        ("deepep_timeout", "dispatch NVL receiver timeout"),
+        ("cuda_error", "unspecified launch failure"),
+    ]
+    (cuda,) = [e for e in failures if e["kind"] == "cuda_error"]
+    assert cuda["call"] == "/workspace/DeepEP/csrc/deep_ep.cpp:83" and cuda["host"] is None
+
+
+def test_a_markdown_bold_cell_of_nccl_tests_is_read_as_its_number() -> None:
+    name = "zenn_efa_gdrdma_allreduce_2x8_info_interleaved_bold_cell.log"
+    (table,) = nccl_tests.parse(_text(name)).tables
+    last = table.rows[-1]
+    assert (last.size_bytes, last.out_of_place.busbw_gbytes_s) == (1073741824, 514.40)
+    assert len(table.rows) == 28
+    (note,) = [m for m in _load(name).files[0].messages if "'**'" in m.message]
+    assert note.line == 170
+
+
+def test_a_cann_code_after_a_literal_newline_escape_is_read() -> None:
+    name = "vllm_ascend_4284_mineru_compose_setdevice_507033_err00100_e30006_json_detail_cut.log"
+    codes = {(e["kind"], e["code"]) for e in _failures(name)}
+    assert codes == {("npu_runtime_error", "507033"), ("hccl_error", "E30006")}

@@ -58,6 +58,10 @@ Recognised events (``LogEvent.kind``):
   stuck for N seconds (``timeout_ms``) and ends the process;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
   of binary: ..``: the first failure by time, so the root cause;
+- ``ucx_error``: UCX's InfiniBand transport reporting an error completion (``Transport retry
+  count exceeded on mlx5_0:1/IB (synd 0x15 ...)``): the process, the HCA port and the error;
+- ``deepep_timeout``: DeepEP's dispatch or combine kernels giving up on a peer's data (``DeepEP
+  dispatch NVL receiver timeout, channel: 6, ...``), one per kind of timeout;
 - ``python_exception``: only in a log where nothing above is found: the exception the first
   Python traceback ends in (``ValueError: batch_size should be divisible by dp``), the run's
   own failure with nothing of the communication layer in the log.
@@ -88,7 +92,8 @@ from advisor.parsers.hccl_test import decode_result
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
-    r"|(?:\b(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
+    # (also after a literal "\n": a message JSON-escaped into one line of a server's log)
+    r"|(?:(?:\b|(?<=\\n))(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
 )
 # A TraceBack's code line that starts with its code, two spaces and a lower-case word: the
 # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ..." (a code-like word inside a
@@ -392,7 +397,8 @@ class LogEvent:
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
     nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
-    monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception,
+    monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
+    deepep_timeout,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
@@ -644,6 +650,8 @@ def parse(text: str) -> LogReport:
     _nccl_call_failures(lines, report)
     _npu_runtime_errors(lines, report)
     _cuda_failures(lines, report)
+    _ucx_errors(lines, report)
+    _deepep_timeouts(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
@@ -2477,9 +2485,28 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
 # detected that one or more processes exited with non-zero status ... The first process to do so
 # was:" then "Process name: [[2403,1],1]" and "Exit code: 3").
 _SRUN_EXIT_RE = re.compile(
-    r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+)(?:[-,][\d,-]*)?: (?:Exited with exit code "
+    r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+(?:[-,][\d,-]*)?): (?:Exited with exit code "
     r"(?P<code>\d+)|(?P<sig>[A-Z][a-z]+(?: [a-z]+)*?)(?: \(core dumped\))?\s*$)"
 )
+MAX_TASKS_PER_LINE = 4096
+"""A task range of one srun line is read up to this many tasks (a line cannot name more ranks
+than a job has; this bounds what a malformed range costs)."""
+
+
+def _task_list(tasks: str) -> list[int]:
+    """srun's task list ("2-7", "8-13,15", "1"): every task it names, in order."""
+    out: list[int] = []
+    for part in tasks.strip(",-").split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit():
+            continue
+        end = int(hi) if hi.isdigit() else int(lo)
+        out.extend(range(int(lo), min(end, int(lo) + MAX_TASKS_PER_LINE - 1) + 1))
+        if len(out) >= MAX_TASKS_PER_LINE:
+            return out[:MAX_TASKS_PER_LINE]
+    return out
+
+
 # A task ended by a signal: srun prints strsignal() of it, " (core dumped)" after it when it
 # dumped (Slurm launch_slurm.c _task_finish, error("%s: %s %s: %s%s", ...)); glibc's texts of
 # the signals a rank dies of, kept as the shell's exit code 128 + N.
@@ -2583,6 +2610,15 @@ _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
 _MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
 MPI_SUMMARY_LINES = 6
 """How many lines after "The first process to do so was" mpirun's name, host and code span."""
+# Open MPI's runtime losing a node (its help text "lost-connection"): "ORTE has lost
+# communication with a remote daemon." (PRRTE, Open MPI 5: "PRTE has lost ..."), then "HNP
+# daemon   : [[43015,0],0] on node LAUNCHER" and "Remote daemon: [[43015,0],20] on node WORKER":
+# that node (or the network to it) failed and mpirun ends the job
+_ORTE_LOST_RE = re.compile(r"\b(?:ORTE|PRTE) has lost communication with a remote daemon")
+_ORTE_HNP_RE = re.compile(r"HNP daemon\s*:\s*\S+ on node (?P<node>\S+)")
+_ORTE_REMOTE_RE = re.compile(r"Remote daemon\s*:\s*(?P<daemon>\S+) on node (?P<node>\S+)")
+ORTE_LOST_LINES = 4
+"""How far after that sentence its two daemon lines stand."""
 # Ray's memory monitor (the raylet kills a worker when the node's memory use passes
 # RAY_memory_usage_threshold, 0.95 by default) raises ray.exceptions.OutOfMemoryError in the
 # caller: "Memory on the node (IP: 172.31.69.247, ID: 5bf8...) where the task was running was
@@ -2728,12 +2764,13 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             and (m := _SRUN_EXIT_RE.search(line))
             and (m.group("code") or m.group("sig") in SIGNAL_TEXTS)
         ):
-            task = int(m.group("task"))
             signum = str(SIGNAL_TEXTS[m.group("sig")]) if m.group("sig") else None
-            once(
-                (m.group("host"), task), no, text, "srun",
-                rank=task, host=m.group("host"), exit_code=_exit_code(m.group("code"), signum),
-            )  # fmt: skip
+            for task in _task_list(m.group("task")):  # "tasks 8-13,15": each task its own end
+                once(
+                    (m.group("host"), task), no, text, "srun",
+                    rank=task, host=m.group("host"),
+                    exit_code=_exit_code(m.group("code"), signum),
+                )  # fmt: skip
         elif ": rank " in line and (pe := _PALS_EXIT_RE.match(text)):
             rank = int(pe.group("rank"))
             once(
@@ -2789,6 +2826,20 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     local_rank=int(sx.group("idx")),
                     exit_code=_exit_code(sx.group("code"), str(int(number)) if number else None),
                 )  # fmt: skip
+        elif "has lost communication with a remote daemon" in line and _ORTE_LOST_RE.search(line):
+            after = [t for _, t, _ in lines[index + 1 : index + 1 + ORTE_LOST_LINES]]
+            hnp = next((h.group("node") for t in after if (h := _ORTE_HNP_RE.search(t))), None)
+            remote = next((r for t in after if (r := _ORTE_REMOTE_RE.search(t))), None)
+            node = remote.group("node") if remote else None
+            once(
+                ("orte lost", node or no), no,
+                f"{text} Remote daemon {remote.group('daemon')} on node {node}"
+                + (f"; mpirun's own daemon on {hnp}" if hnp else "")
+                if remote
+                else text,
+                "mpirun (lost a node's daemon: the node or its network failed)", host=node,
+                root_cause=True,
+            )  # fmt: skip
         elif "Ray killed this worker" in line and (ro := _RAY_OOM_RE.search(line)):
             once(
                 ("ray oom", ro.group("worker")), no,
@@ -2917,13 +2968,87 @@ _CUDA_TEST_RE = re.compile(
 )
 
 
+# A CUDACHECK that prints "Failed: CUDA error FILE:LINE '<cudaGetErrorString>'" (NCCL's examples'
+# macro writes "Cuda"; DeepEP's CUDA_CHECK throws EPException with it: "what():  Failed: CUDA
+# error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'")
+_CUDA_FAILED_RE = re.compile(r"(?P<host>)Failed: CUDA error (?P<where>\S+:\d+) '(?P<what>[^']+)'")
+
+
+def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per process, HCA port and error that UCX's mlx5 transport reported."""
+    seen: set[tuple[str | None, str, str]] = set()
+    for no, line, tagged in lines:
+        if " on mlx" not in line or not (m := _UCX_CQE_RE.search(line)):
+            continue
+        key = (m.group("pid"), m.group("what"), m.group("port"))
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="ucx_error",
+                line=no,
+                message=line[m.start("what") :].strip()[:300],
+                rank=tagged,
+                host=m.group("host"),
+                pid=int(m.group("pid")) if m.group("pid") else None,
+                exception_type=f"{m.group('what')} on {m.group('port')}/{m.group('tl')}",
+                library="UCX",
+            )
+        )
+
+
+def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per kind of DeepEP timeout (every channel of a kernel prints its own line)."""
+    seen: set[str] = set()
+    for no, line, tagged in lines:
+        if "DeepEP" not in line or not (m := _DEEPEP_TIMEOUT_RE.search(line)):
+            continue
+        what = m.group("what").strip()
+        if what in seen:
+            continue
+        seen.add(what)
+        rank = int(m.group("rank")) if m.group("rank") else tagged
+        report.events.append(
+            LogEvent(
+                kind="deepep_timeout",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=rank,
+                exception_type=what,
+                library="DeepEP",
+            )
+        )
+
+
+# UCX's mlx5 error completions (src/uct/ib/mlx5/ib_mlx5_log.c: the CQE syndrome's text, then
+# "on <device>:<port>/<transport> (synd 0x.. vend 0x.. hw_synd ../..)"), behind the error
+# handler's "[host:pid:thread:tid] ib_mlx5_log.c:177" (its first "[" lost in a copy) or its
+# logger's "[time] [host:pid:thread] ... UCX  ERROR"
+_UCX_CQE_RE = re.compile(
+    r"(?:\[?(?P<host>[\w.-]+):(?P<pid>\d+):\d+(?::\d+)?\][^\n]*?)?"
+    r"(?P<what>Local length|Local QP operation|Local protection|Work Request flushed|"
+    r"Memory window bind|Bad response|Local access|Invalid request|Remote access|Remote QP|"
+    r"Remote OP|Transport retry count exceeded|Receive-no-ready retry count exceeded|"
+    r"Remote side aborted|Generic)(?: error)? on (?P<port>mlx\w+:\d+)/(?P<tl>\w+) \(synd 0x"
+)
+# DeepEP's kernels when a peer's data never came: "DeepEP dispatch NVL receiver timeout, channel:
+# 6, RDMA: 0, ..." (intranode/internode kernels print one line per channel), "DeepEP timeout for
+# dispatch receivers, rank 3, responsible_channel = 1, ..."
+_DEEPEP_TIMEOUT_RE = re.compile(
+    r"DeepEP (?P<what>(?:[\w ]+? )?timeout(?: for [\w ]+)?)(?:,| check)(?:.*?\brank:? (?P<rank>\d+))?"
+)
+
+
 def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per host and CUDA error text (each process of a run may print it)."""
     seen: set[tuple[str | None, str]] = set()
     for no, line, tagged in lines:
-        if "Test CUDA failure" not in line or not (m := _CUDA_TEST_RE.search(line)):
+        if ("Test CUDA failure" not in line or not (m := _CUDA_TEST_RE.search(line))) and (
+            "Failed: CUDA error" not in line or not (m := _CUDA_FAILED_RE.search(line))
+        ):
             continue
-        host, what = m.group("host"), m.group("what")
+        host, what = m.group("host") or None, m.group("what")
         if (host, what) in seen:
             continue
         seen.add((host, what))

@@ -121,6 +121,7 @@ _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
 # (copies that lost the "#" of the footer lines print them bare)
+_BOLD_CELL_RE = re.compile(r"\*\*([^*\s]+)\*\*")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
 # nccl-tests 2.17+ ends a run with "# Collective test concluded: all_reduce_perf", printed right
 # after "# Avg bus bandwidth" and "#" (src/common.cu writeResultFooter)
@@ -450,6 +451,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if "]<std" in stripped:
             # Open MPI's --tag-output tag printed again inside a row (each write of the row)
             stripped = _INNER_MPI_TAG_RE.sub(" ", stripped)
+        if "**" in stripped:
+            # a blog's Markdown emphasis typed into a cell of its code block ("**514.40**"):
+            # the figure is the cell; said, as the file is not as nccl-tests printed it
+            stripped = _BOLD_CELL_RE.sub(r"\1", stripped)
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message="a cell wrapped in Markdown '**' (emphasis added to the copy): read "
+                    "as its number",
+                    skipped=False,
+                )
+            )
         tokens = stripped.split()
         first_time = columns.index("time") if "time" in columns else 0
         extra = (len(tokens) - first_time) % 4 if first_time else 0
