@@ -162,9 +162,10 @@ def test_srun_revoking_an_allocation_is_a_launcher_failure_with_its_cause() -> N
         "srun: allocation revoked before any task ran (PrologSlurmctld failed)"
     )
     finding = builtin_findings({"evidence.failures": ev.failures}, "nccl")["evidence-launcher-exit"]
+    # with no exit code the launcher's own line is shown (the job it revoked)
     assert [str(i) for i in finding.items] == [
-        "srun: allocation revoked before any task ran (PrologSlurmctld failed) "
-        f"({exit_['source']}, line 4)"
+        "srun: allocation revoked before any task ran (PrologSlurmctld failed): srun: error: "
+        f"Job allocation 2 has been revoked ({exit_['source']}, line 4)"
     ]
 
 
