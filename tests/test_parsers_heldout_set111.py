@@ -1,4 +1,4 @@
-"""Outputs the hundred-eleventh to hundred-twenty-fourth held-out evaluations misread that this
+"""Outputs the hundred-eleventh to hundred-twenty-eighth held-out evaluations misread that this
 stop reads: the peer an EI0006's TraceBack names, torch elastic's verdict in a platform's wording and
 in the record wrapper's "no error file" line, NCCL's last error in a page that doubled its line
 breaks, a store client's failed read, "NCCL failure:" from programs that throw it, Open MPI's
@@ -9,7 +9,9 @@ addresses, an older torch's TCPStore bind failure, Ray's memory monitor, HCCL's 
 (EI0016), and copies that left the rest out ("...") of hccn_tool and of a commented npu-smi table;
 and (round 3) srun's task ranges, Open MPI losing a node's daemon, UCX's and DeepEP's errors, a
 CUDA check's "Failed: CUDA error", a Markdown-bold nccl-tests cell, and a CANN code after a
-literal "\n".
+literal "\n"; and (round 4) an NCCL error a page wrapped over three lines, srun's "Out Of Memory",
+PALS' "start failed on", a `topo -p2p` status matrix (refused), "xx.xx.xx.xx" placeholders, a
+healthy torch_npu log, Python's fault handler, and a CANN code with a digit after its E.
 
 Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -377,3 +379,66 @@ def test_a_cann_code_after_a_literal_newline_escape_is_read() -> None:
     name = "vllm_ascend_4284_mineru_compose_setdevice_507033_err00100_e30006_json_detail_cut.log"
     codes = {(e["kind"], e["code"]) for e in _failures(name)}
     assert codes == {("npu_runtime_error", "507033"), ("hccl_error", "E30006")}
+
+
+def test_an_nccl_error_a_page_wrapped_over_three_lines_is_joined() -> None:
+    name = "lumi_small_g_ddp_ncclInternalError_reverse_path.log"
+    (call,) = _failures(name)
+    assert (call["code_name"], call["call"]) == (
+        "ncclInternalError",
+        "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691",
+    )
+    assert (
+        call["exception_type"]
+        == "Failed to find reverse path from remNode 0/c1000 nlinks 4 to node 0/d9000"
+    )
+
+
+def test_srun_out_of_memory_is_the_first_end_and_the_terminated_tasks_follow() -> None:
+    name = "lumi_fsdp_70b_srun_out_of_memory_cxi_busy.log"
+    ended = [(e["rank"], e["exit_code"], e["root_cause"]) for e in _failures(name)]
+    assert ended == [(0, None, True), (1, 143, False), (2, 143, False), (3, 143, False)]
+    items = finding_items({"evidence.failures": _failures(name)}, "gloo")["evidence-launcher-exit"]
+    assert items[0].startswith(
+        "srun (the task ran out of memory: Slurm's OOM killer): srun: error: nid006024"
+    )
+
+
+def test_pals_start_failure_names_the_node() -> None:
+    name = "alcf_polaris_all_gather_cxi_alloc_failed_acs_limits.log"
+    (failed,) = _failures(name)
+    assert (failed["kind"], failed["host"]) == ("launcher_exit", "x3006c0s1b1n0")
+    assert failed["message"].endswith("CXI alloc failed on cxi0: request exceeds ACs limits")
+
+
+def test_a_p2p_status_matrix_is_not_read_as_links() -> None:
+    ev = _load("nvidia_smi_topo_p2p_pcie_8gpu_all_ok_nccl_docs.txt")
+    assert ev.files[0].status == "unknown" and ev.topologies == []
+    assert "topo -p2p status matrix" in ev.files[0].messages[0].message
+
+
+def test_dotted_x_placeholders_are_a_templates() -> None:
+    table = rank_table.parse(_text("mindcluster_global_ranktable_a2_placeholder_example.json"))
+    assert rank_table.placeholders(table) == ["xx.xx.xx.xx"]
+
+
+def test_a_healthy_torch_npu_log_with_its_process_group_warnings_is_read() -> None:
+    ev = _load("ced_hccl8_torch_npu_allreduce_smoke_8ranks_ok_exit0.log")
+    assert ev.files[0].status == "read" and ev.failures == []
+
+
+def test_pythons_fault_handler_is_the_runs_end() -> None:
+    (crash,) = _failures("ced_pair_address139_host_mem_read_segfault_exit137.log")
+    assert (crash["kind"], crash["exception_type"], crash["line"]) == (
+        "python_exception",
+        "Fatal Python error",
+        26,
+    )
+
+
+def test_a_cann_code_with_a_digit_after_its_e_in_its_name_form_is_read() -> None:
+    failures = _failures("ced_pair_host_set_device_507033_E39006_tsdopen_dev3.log")
+    assert {(e["kind"], e["code"]) for e in failures} == {
+        ("npu_runtime_error", "507033"),
+        ("hccl_error", "E39006"),
+    }

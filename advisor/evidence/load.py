@@ -158,7 +158,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHcclGroupEnd: not in a group call|\[FUNC:ReportInnerError\]"
         r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
-        r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error)|The first process to do so was:"
+        r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error|Out Of Memory|Terminated)|NCCL error in:[ \t]*\r?\n\s*\S+?:\d+, |start failed on \S+: CXI alloc failed|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
         r"|^[\w.-]+: rank \d+ (?:exited with code \d+|died from signal \d+)"
         r"|=\s+RANK \d+ PID \d+ RUNNING AT \S+\s*\n=\s+(?:KILLED BY SIGNAL|EXIT CODE): \d+"
@@ -210,6 +210,10 @@ _FOREIGN_TABLE_RE = re.compile(r"^[ \t]*size\(B\)[ \t]+count\(elems\)", re.M)
 # ===", "Hops between two GPUs" and "Link Type between two GPUs" above matrices whose "GPU0 GPU1"
 # header and rows nvidia-smi topo's signature matches (weights and hop counts, not link kinds)
 _FOREIGN_TOPO_RE = re.compile(r"(?:Weight|Hops|Link Type) between two GPUs")
+# `nvidia-smi topo -p2p <r|w|n|a|p>`: a matrix of peer-to-peer statuses (OK, CNS, GNS, TNS, NS,
+# U: its legend), not `topo -m`'s links; a GPU row of only those words is one of its rows
+_P2P_ROW_RE = re.compile(r"^[ \t]*GPU\d+(?:[ \t]+(?:X|OK|CNS|GNS|TNS|NS|U))+[ \t]*$", re.M)
+_LINK_ROW_RE = re.compile(r"^[ \t]*GPU\d+[ \t].*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b", re.M)
 
 
 TAG_LOOK_LINES = 50
@@ -744,6 +748,19 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = [f for f in _SIGNATURES if f in formats or f in again]
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
+    if (
+        "nvidia_smi_topo" in formats
+        and (p2p := _P2P_ROW_RE.search(text))
+        and not _LINK_ROW_RE.search(text)
+    ):
+        formats = [f for f in formats if f != "nvidia_smi_topo"]
+        report.messages.append(
+            Message(
+                line=text.count("\n", 0, p2p.start()) + 1,
+                message="nvidia-smi topo -p2p status matrix (OK, NS ... whether each pair can "
+                "use peer-to-peer), not topo -m's links: not read",
+            )
+        )
     if "nvidia_smi_topo" in formats and (foreign := _FOREIGN_TOPO_RE.search(text)):
         formats = [f for f in formats if f != "nvidia_smi_topo"]
         report.messages.append(
@@ -759,10 +776,12 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # HCCL's own plog lines and no failure among them: a run's log
     if (
         not formats
-        and logs.TRACEBACK_HEADING in text
+        and (logs.TRACEBACK_HEADING in text or logs.FATAL_PYTHON in text)
         and logs.python_exception(numbered_lines(text)) is not None
     ):
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
+    if not formats and "ProcessGroup" in text and logs.PG_WARNING_RE.search(text):
+        formats = ["log"]  # a process group's own warnings and no failure: a run's log
     if not formats:
         report.messages.append(
             Message(

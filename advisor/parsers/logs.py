@@ -90,7 +90,7 @@ from advisor.parsers import (
 from advisor.parsers.hccl_test import decode_result
 
 _CODE_RE = re.compile(
-    r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4})\))"
+    r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4}|E[1-9]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
     # (also after a literal "\n": a message JSON-escaped into one line of a server's log)
     r"|(?:(?:\b|(?<=\\n))(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
@@ -688,6 +688,8 @@ def parse(text: str) -> LogReport:
         return report  # HCCL's own plog of a run with no failure in it: evidence too
     if not report.events and (raised := python_exception(lines)):
         report.events.append(raised)
+    if not report.events and "ProcessGroup" in text and PG_WARNING_RE.search(text):
+        return report  # a distributed run's own warnings and no failure among them: evidence too
     if not report.events:
         raise ParseError(
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -1953,6 +1955,8 @@ NCCL_RESULTS: tuple[tuple[str, int, str], ...] = (
     ("remote process exited or there was a network error", 6, "ncclRemoteError"),
     ("NCCL operation in progress", 7, "ncclInProgress"),
 )
+NCCL_WRAPPED_LINES = 2
+"""How many lines a wrapped "NCCL error in:" message runs on (its place, then its version)."""
 NCCL_LAST_ERROR_LINES = 3
 """How far after torch's "NCCL error in:" line its "Last error:" line may stand."""
 
@@ -1961,6 +1965,12 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
     seen: set[tuple[int | None, str | None, str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
+        wrapped = 0
+        if line.rstrip().endswith("NCCL error in:"):
+            # a page that wrapped torch's message at its width: "NCCL error in: " / "  FILE:LINE,
+            # internal error, " / "  NCCL version 2.16.5", joined
+            rest = [t.strip() for _, t, _ in lines[index + 1 : index + 1 + NCCL_WRAPPED_LINES]]
+            line, wrapped = " ".join([line.rstrip(), *rest]), len(rest)
         if (
             "NCCL e" not in line
             and "NCCL E" not in line
@@ -2022,7 +2032,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             if what.startswith(text):
                 ev.code, ev.code_name = str(number), name
                 break
-        if last := _last_error(lines, index):
+        if last := _last_error(lines, index + wrapped):
             ev.exception_type = last[:200]  # NCCL's last WARN
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
         report.events.append(ev)
@@ -2486,8 +2496,11 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
 # was:" then "Process name: [[2403,1],1]" and "Exit code: 3").
 _SRUN_EXIT_RE = re.compile(
     r"srun: error: (?P<host>\S+): tasks? (?P<task>\d+(?:[-,][\d,-]*)?): (?:Exited with exit code "
-    r"(?P<code>\d+)|(?P<sig>[A-Z][a-z]+(?: [a-z]+)*?)(?: \(core dumped\))?\s*$)"
+    r"(?P<code>\d+)|(?P<oom>Out Of Memory)|(?P<sig>[A-Z][a-z]+(?: [a-z]+)*?)(?: \(core dumped\))?"
+    r"\s*$)"
 )
+# (Slurm's task state OUT_OF_MEMORY, its cgroup's OOM killer: "task 0: Out Of Memory", after
+# slurmstepd's "Detected 1 oom_kill event in StepId=8538204.0"; LUMI's course notes)
 MAX_TASKS_PER_LINE = 4096
 """A task range of one srun line is read up to this many tasks (a line cannot name more ranks
 than a job has; this bounds what a malformed range costs)."""
@@ -2610,6 +2623,10 @@ _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
 _MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
 MPI_SUMMARY_LINES = 6
 """How many lines after "The first process to do so was" mpirun's name, host and code span."""
+# HPE PALS' mpiexec when a node could not start its share of the job: "start failed on
+# x3006c0s1b1n0: CXI alloc failed on cxi0: request exceeds ACs limits" (a saved Polaris run in
+# ALCF's nccl-tests repository; the reason is the node's: here its Slingshot NIC's resources)
+_PALS_START_RE = re.compile(r"\bstart failed on (?P<host>[\w.-]+): (?P<why>\S.*)$")
 # Open MPI's runtime losing a node (its help text "lost-connection"): "ORTE has lost
 # communication with a remote daemon." (PRRTE, Open MPI 5: "PRTE has lost ..."), then "HNP
 # daemon   : [[43015,0],0] on node LAUNCHER" and "Remote daemon: [[43015,0],20] on node WORKER":
@@ -2762,14 +2779,17 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
         elif (
             "srun: error" in line
             and (m := _SRUN_EXIT_RE.search(line))
-            and (m.group("code") or m.group("sig") in SIGNAL_TEXTS)
+            and (m.group("code") or m.group("oom") or m.group("sig") in SIGNAL_TEXTS)
         ):
             signum = str(SIGNAL_TEXTS[m.group("sig")]) if m.group("sig") else None
             for task in _task_list(m.group("task")):  # "tasks 8-13,15": each task its own end
                 once(
-                    (m.group("host"), task), no, text, "srun",
+                    (m.group("host"), task), no, text,
+                    "srun (the task ran out of memory: Slurm's OOM killer)" if m.group("oom")
+                    else "srun",
                     rank=task, host=m.group("host"),
-                    exit_code=_exit_code(m.group("code"), signum),
+                    exit_code=None if m.group("oom") else _exit_code(m.group("code"), signum),
+                    root_cause=bool(m.group("oom")),
                 )  # fmt: skip
         elif ": rank " in line and (pe := _PALS_EXIT_RE.match(text)):
             rank = int(pe.group("rank"))
@@ -2826,6 +2846,12 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     local_rank=int(sx.group("idx")),
                     exit_code=_exit_code(sx.group("code"), str(int(number)) if number else None),
                 )  # fmt: skip
+        elif "start failed on " in line and (pf := _PALS_START_RE.search(line)):
+            once(
+                ("pals start", pf.group("host")), no, text,
+                "mpiexec (PALS): the job could not start on a node", host=pf.group("host"),
+                root_cause=True,
+            )  # fmt: skip
         elif "has lost communication with a remote daemon" in line and _ORTE_LOST_RE.search(line):
             after = [t for _, t, _ in lines[index + 1 : index + 1 + ORTE_LOST_LINES]]
             hnp = next((h.group("node") for t in after if (h := _ORTE_HNP_RE.search(t))), None)
@@ -3162,7 +3188,25 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                     library="torch.distributed" if inside else None,
                     call=inside,
                 )
+    for no, line, tagged in lines:
+        # no traceback named an exception: Python's fault handler on a crash ("Fatal Python
+        # error: Segmentation fault", then the threads' stacks)
+        if line.startswith(FATAL_PYTHON):
+            return LogEvent(
+                kind="python_exception",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                exception_type="Fatal Python error",
+            )
     return None
+
+
+FATAL_PYTHON = "Fatal Python error: "
+# torch's (torch_npu's) process group warning about its own set-up: "[W1009 03:41:43.594398300
+# ProcessGroupHCCL.cpp:1294] Warning: The watchdog timeout 90000ms ... is less than or equal to
+# HCCL execution timeout 1836000ms!": the log of a distributed run
+PG_WARNING_RE = re.compile(r"\[W\d{4} [\d:.]+ ProcessGroup[NH]CCL\.cpp:\d+\] Warning: ")
 
 
 # a traceback frame in torch's (or torch_npu's) distributed package: 'File ".../torch/

@@ -98,9 +98,9 @@ class RankTable:
 # closing bracket, and a copy may end before the table closes.
 _ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
-_PLACEHOLDER_RE = re.compile(r"x+|X+|\*+|<[^>]*>|\$?\{[^{}]*\}|\.\.\.|…")
-"""What documentation writes for an address it leaves out ("xxx", "<device_ip>", a template's
-"{device_0_ip}" or "${DEVICE_IP}")."""
+_PLACEHOLDER_RE = re.compile(r"[xX]+(?:\.[xX]+){0,3}|\*+|<[^>]*>|\$?\{[^{}]*\}|\.\.\.|…")
+"""What documentation writes for an address it leaves out ("xxx", "xx.xx.xx.xx", "<device_ip>", a
+template's "{device_0_ip}" or "${DEVICE_IP}")."""
 
 
 def _is_address(value: str | None) -> bool:
