@@ -414,7 +414,7 @@ def test_pals_start_failure_names_the_node() -> None:
 def test_a_p2p_status_matrix_is_not_read_as_links() -> None:
     ev = _load("nvidia_smi_topo_p2p_pcie_8gpu_all_ok_nccl_docs.txt")
     assert ev.files[0].status == "unknown" and ev.topologies == []
-    assert "topo -p2p status matrix" in ev.files[0].messages[0].message
+    assert "nvidia-smi topo -p2p status matrix" in ev.files[0].messages[0].message
 
 
 def test_dotted_x_placeholders_are_a_templates() -> None:

@@ -216,6 +216,16 @@ _P2P_ROW_RE = re.compile(r"^[ \t]*GPU\d+(?:[ \t]+(?:X|OK|CNS|GNS|TNS|NS|U))+[ \t
 _LINK_ROW_RE = re.compile(r"^[ \t]*GPU\d+[ \t].*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b", re.M)
 
 
+def _other_gpu_matrix(text: str) -> tuple[int, str] | None:
+    """Where a GPU matrix that looks like ``nvidia-smi topo -m``'s but is another tool's starts,
+    and what it is; None when there is none."""
+    if foreign := _FOREIGN_TOPO_RE.search(text):
+        return foreign.start(), "rocm-smi --showtopo matrices (weights, hops and link types)"
+    if (p2p := _P2P_ROW_RE.search(text)) and not _LINK_ROW_RE.search(text):
+        return p2p.start(), "an nvidia-smi topo -p2p status matrix (whether each pair can use P2P)"
+    return None
+
+
 TAG_LOOK_LINES = 50
 """How many of a file's first lines are looked at for a launcher's tag."""
 
@@ -748,26 +758,13 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = [f for f in _SIGNATURES if f in formats or f in again]
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
-    if (
-        "nvidia_smi_topo" in formats
-        and (p2p := _P2P_ROW_RE.search(text))
-        and not _LINK_ROW_RE.search(text)
-    ):
+    if "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
         formats = [f for f in formats if f != "nvidia_smi_topo"]
+        at, what = other
         report.messages.append(
             Message(
-                line=text.count("\n", 0, p2p.start()) + 1,
-                message="nvidia-smi topo -p2p status matrix (OK, NS ... whether each pair can "
-                "use peer-to-peer), not topo -m's links: not read",
-            )
-        )
-    if "nvidia_smi_topo" in formats and (foreign := _FOREIGN_TOPO_RE.search(text)):
-        formats = [f for f in formats if f != "nvidia_smi_topo"]
-        report.messages.append(
-            Message(
-                line=text.count("\n", 0, foreign.start()) + 1,
-                message="rocm-smi --showtopo matrices (weights, hops and link types between "
-                "GPUs), not nvidia-smi topo -m: not read",
+                line=text.count("\n", 0, at) + 1,
+                message=f"{what}, not nvidia-smi topo -m's links: not read",
             )
         )
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
