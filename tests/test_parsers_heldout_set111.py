@@ -442,3 +442,13 @@ def test_a_cann_code_with_a_digit_after_its_e_in_its_name_form_is_read() -> None
         ("npu_runtime_error", "507033"),
         ("hccl_error", "E39006"),
     }
+
+
+def test_the_hip_runtimes_error_comes_before_the_srun_abort() -> None:
+    name = "olcf_frontier_hipErrorNoBinaryForGpu_amd_log_level_srun_aborted.log"
+    failures = _failures(name)
+    assert [(e["kind"], e["call"]) for e in failures] == [
+        ("cuda_error", "hip_code_object.cpp:460"),
+        ("launcher_exit", None),
+    ]
+    assert failures[0]["exception_type"].startswith("hipErrorNoBinaryForGpu: Unable to find code")

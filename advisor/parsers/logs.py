@@ -3000,6 +3000,15 @@ _CUDA_TEST_RE = re.compile(
 _CUDA_FAILED_RE = re.compile(r"(?P<host>)Failed: CUDA error (?P<where>\S+:\d+) '(?P<what>[^']+)'")
 
 
+# The HIP runtime's own log (AMD_LOG_LEVEL >= 1): ":1:hip_code_object.cpp :460 : 43966602806 us:
+# hipErrorNoBinaryForGpu: Unable to find code object for all current devices!" (OLCF's Frontier
+# guide); the error's name and text, the runtime's file and line as the call
+_HIP_ERROR_RE = re.compile(
+    r"(?P<host>)(?::\d+:(?P<file>\w+\.cpp)\s*:(?P<no>\d+)\s*:[^:]*:\s*)?"
+    r"(?P<what>hipError[A-Z]\w+: [^\"\n]+?)\s*$"
+)
+
+
 def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per process, HCA port and error that UCX's mlx5 transport reported."""
     seen: set[tuple[str | None, str, str]] = set()
@@ -3070,14 +3079,19 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
     """One event per host and CUDA error text (each process of a run may print it)."""
     seen: set[tuple[str | None, str]] = set()
     for no, line, tagged in lines:
-        if ("Test CUDA failure" not in line or not (m := _CUDA_TEST_RE.search(line))) and (
-            "Failed: CUDA error" not in line or not (m := _CUDA_FAILED_RE.search(line))
+        if (
+            ("Test CUDA failure" not in line or not (m := _CUDA_TEST_RE.search(line)))
+            and ("Failed: CUDA error" not in line or not (m := _CUDA_FAILED_RE.search(line)))
+            and ("hipError" not in line or not (m := _HIP_ERROR_RE.search(line)))
         ):
             continue
         host, what = m.group("host") or None, m.group("what")
         if (host, what) in seen:
             continue
         seen.add((host, what))
+        where = m.group("where") if "where" in m.re.groupindex else None
+        if "file" in m.re.groupindex and m.group("file"):
+            where = f"{m.group('file')}:{m.group('no')}"
         report.events.append(
             LogEvent(
                 kind="device_oom" if what.startswith("out of memory") else "cuda_error",
@@ -3085,7 +3099,7 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
                 message=line[m.start() :].strip()[:300],
                 host=host,
                 rank=tagged,
-                call=m.group("where"),
+                call=where,
                 exception_type=what,
             )
         )
