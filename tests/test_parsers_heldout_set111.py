@@ -1,4 +1,4 @@
-"""Outputs the hundred-eleventh to hundred-twenty-eighth held-out evaluations misread that this
+"""Outputs the hundred-eleventh to hundred-thirty-second held-out evaluations misread that this
 stop reads: the peer an EI0006's TraceBack names, torch elastic's verdict in a platform's wording and
 in the record wrapper's "no error file" line, NCCL's last error in a page that doubled its line
 breaks, a store client's failed read, "NCCL failure:" from programs that throw it, Open MPI's
@@ -11,7 +11,8 @@ and (round 3) srun's task ranges, Open MPI losing a node's daemon, UCX's and Dee
 CUDA check's "Failed: CUDA error", a Markdown-bold nccl-tests cell, and a CANN code after a
 literal "\n"; and (round 4) an NCCL error a page wrapped over three lines, srun's "Out Of Memory",
 PALS' "start failed on", a `topo -p2p` status matrix (refused), "xx.xx.xx.xx" placeholders, a
-healthy torch_npu log, Python's fault handler, and a CANN code with a digit after its E.
+healthy torch_npu log, Python's fault handler, and a CANN code with a digit after its E; and
+(round 5) the HIP runtime's error line and UCX's logger at level ERROR.
 
 Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -452,3 +453,20 @@ def test_the_hip_runtimes_error_comes_before_the_srun_abort() -> None:
         ("launcher_exit", None),
     ]
     assert failures[0]["exception_type"].startswith("hipErrorNoBinaryForGpu: Unable to find code")
+
+
+def test_ucx_loggers_error_lines_are_read_per_process_and_message() -> None:
+    failures = _failures("dynamo_nixl_ucx_erdma_ud_qp_failed_segfault.log")
+    assert [(e["kind"], e["host"], e["pid"]) for e in failures] == [
+        ("ucx_error", "iZ0jl9w5uimuv06kvi1ehwZ", 23812),
+        ("ucx_error", "iZ0jl9w5uimuv06kvi1ehwZ", 23812),
+    ]
+    assert failures[0]["exception_type"].startswith(
+        "erdma_0: iface 0x32ce7410 failed to create UD QP"
+    )
+    (refused,) = _failures("dynamo_ucx_sock_connect_refused_nixl_err_backend.log")
+    assert (refused["host"], refused["pid"], refused["exception_type"]) == (
+        "VM-195-16-centos",
+        2808,
+        "connect(fd=143, dest_addr=10.0.0.0:43833) failed: Connection refused",
+    )

@@ -3011,23 +3011,27 @@ _HIP_ERROR_RE = re.compile(
 
 def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per process, HCA port and error that UCX's mlx5 transport reported."""
-    seen: set[tuple[str | None, str, str]] = set()
+    seen: set[tuple[str | None, str]] = set()
     for no, line, tagged in lines:
-        if " on mlx" not in line or not (m := _UCX_CQE_RE.search(line)):
+        if " on mlx" in line and (m := _UCX_CQE_RE.search(line)):
+            what = f"{m.group('what')} on {m.group('port')}/{m.group('tl')}"
+            start = m.start("what")
+        elif "UCX" in line and (m := _UCX_LOG_ERROR_RE.search(line)):
+            what, start = m.group("msg")[:200], m.start("msg")
+        else:
             continue
-        key = (m.group("pid"), m.group("what"), m.group("port"))
-        if key in seen:
+        if (m.group("pid"), what) in seen:
             continue
-        seen.add(key)
+        seen.add((m.group("pid"), what))
         report.events.append(
             LogEvent(
                 kind="ucx_error",
                 line=no,
-                message=line[m.start("what") :].strip()[:300],
+                message=line[start:].strip()[:300],
                 rank=tagged,
                 host=m.group("host"),
                 pid=int(m.group("pid")) if m.group("pid") else None,
-                exception_type=f"{m.group('what')} on {m.group('port')}/{m.group('tl')}",
+                exception_type=what,
                 library="UCX",
             )
         )
@@ -3066,6 +3070,14 @@ _UCX_CQE_RE = re.compile(
     r"Memory window bind|Bad response|Local access|Invalid request|Remote access|Remote QP|"
     r"Remote OP|Transport retry count exceeded|Receive-no-ready retry count exceeded|"
     r"Remote side aborted|Generic)(?: error)? on (?P<port>mlx\w+:\d+)/(?P<tl>\w+) \(synd 0x"
+)
+# UCX's logger at level ERROR (or FATAL): "[1743560160.063188] [host:23812:0]  ib_iface.c:1182 UCX
+# ERROR erdma_0: iface 0x32ce7410 failed to create UD QP ...", "[1742467344.413567]
+# [VM-195-16-centos:2808 :0]  sock.c:334  UCX  ERROR   connect(fd=143, dest_addr=10.0.0.0:43833)
+# failed: Connection refused" (ucs/debug/log.c: time, host:pid:thread, file:line, level)
+_UCX_LOG_ERROR_RE = re.compile(
+    r"\[\d+\.\d+\]\s+\[(?P<host>[\w.-]+):(?P<pid>\d+)\s*:\d+\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s+"
+    r"(?P<msg>\S.*?)\s*$"
 )
 # DeepEP's kernels when a peer's data never came: "DeepEP dispatch NVL receiver timeout, channel:
 # 6, RDMA: 0, ..." (intranode/internode kernels print one line per channel), "DeepEP timeout for
