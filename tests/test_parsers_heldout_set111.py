@@ -12,7 +12,8 @@ CUDA check's "Failed: CUDA error", a Markdown-bold nccl-tests cell, and a CANN c
 literal "\n"; and (round 4) an NCCL error a page wrapped over three lines, srun's "Out Of Memory",
 PALS' "start failed on", a `topo -p2p` status matrix (refused), "xx.xx.xx.xx" placeholders, a
 healthy torch_npu log, Python's fault handler, and a CANN code with a digit after its E; and
-(round 5) the HIP runtime's error line and UCX's logger at level ERROR.
+(round 5) the HIP runtime's error line, UCX's logger at level ERROR, and a rank table whose
+server ids a document masked alike.
 
 Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -470,3 +471,15 @@ def test_ucx_loggers_error_lines_are_read_per_process_and_message() -> None:
         2808,
         "connect(fd=143, dest_addr=10.0.0.0:43833) failed: Connection refused",
     )
+
+
+def test_server_ids_a_document_masked_alike_are_not_one_server() -> None:
+    table = rank_table.parse(_text("mindspore_docs_rank_table_16pcs_masked_same_server_id.json"))
+    assert table.errors == [] and len(table.ranks) == 16
+    # two real ids alike are still one server listed twice
+    doc = (
+        '{"version": "1.0", "server_count": "2", "status": "completed", "server_list": ['
+        '{"server_id": "10.0.0.1", "device": [{"device_id": "0", "device_ip": "1.1.1.1", "rank_id": "0"}]},'
+        '{"server_id": "10.0.0.1", "device": [{"device_id": "0", "device_ip": "1.1.1.2", "rank_id": "1"}]}]}'
+    )
+    assert "server 10.0.0.1 appears 2 times in server_list" in rank_table.parse(doc).errors

@@ -108,6 +108,11 @@ def _is_address(value: str | None) -> bool:
     return bool(value) and not _PLACEHOLDER_RE.fullmatch(str(value).strip())
 
 
+def _masked(value: str | None) -> bool:
+    """An address a document masked or left as a placeholder ("10.*.*.*", "xx.xx.xx.xx")."""
+    return bool(value) and ("*" in str(value) or not _is_address(value))
+
+
 def placeholders(table: RankTable) -> list[str]:
     """The device addresses a template left as placeholders, in rank order."""
     return [str(r.device_ip) for r in table.ranks if r.device_ip and not _is_address(r.device_ip)]
@@ -478,11 +483,14 @@ def _check_duplicates(
     errors: list[str],
     check_ips: bool = True,
 ) -> None:
-    """Duplicate servers, devices, ranks and (``check_ips``) device addresses."""
-    for sid, n in Counter(servers).items():
+    """Duplicate servers, devices, ranks and (``check_ips``) device addresses. A server id a
+    document masked ("10.*.*.*") names no server: two masked ids alike are not one server."""
+    for sid, n in Counter(s for s in servers if not _masked(s)).items():
         if n > 1:
             errors.append(f"server {sid} appears {n} times in server_list")
-    for (sid, dev), n in Counter((r.server_id, r.device_id) for r in ranks).items():
+    for (sid, dev), n in Counter(
+        (r.server_id, r.device_id) for r in ranks if not _masked(r.server_id)
+    ).items():
         if n > 1:
             owners = [str(r.rank) for r in ranks if (r.server_id, r.device_id) == (sid, dev)]
             errors.append(
