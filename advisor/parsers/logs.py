@@ -2997,14 +2997,14 @@ _CUDA_TEST_RE = re.compile(
 # A CUDACHECK that prints "Failed: CUDA error FILE:LINE '<cudaGetErrorString>'" (NCCL's examples'
 # macro writes "Cuda"; DeepEP's CUDA_CHECK throws EPException with it: "what():  Failed: CUDA
 # error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'")
-_CUDA_FAILED_RE = re.compile(r"(?P<host>)Failed: CUDA error (?P<where>\S+:\d+) '(?P<what>[^']+)'")
+_CUDA_FAILED_RE = re.compile(r"Failed: CUDA error (?P<where>\S+:\d+) '(?P<what>[^']+)'")
 
 
 # The HIP runtime's own log (AMD_LOG_LEVEL >= 1): ":1:hip_code_object.cpp :460 : 43966602806 us:
 # hipErrorNoBinaryForGpu: Unable to find code object for all current devices!" (OLCF's Frontier
 # guide); the error's name and text, the runtime's file and line as the call
 _HIP_ERROR_RE = re.compile(
-    r"(?P<host>)(?::\d+:(?P<file>\w+\.cpp)\s*:(?P<no>\d+)\s*:[^:]*:\s*)?"
+    r"(?::\d+:(?P<file>\w+\.cpp)\s*:(?P<no>\d+)\s*:[^:]*:\s*)?"
     r"(?P<what>hipError[A-Z]\w+: [^\"\n]+?)\s*$"
 )
 
@@ -3087,28 +3087,34 @@ _DEEPEP_TIMEOUT_RE = re.compile(
 )
 
 
+def _cuda_failure(line: str) -> tuple[int, str | None, str | None, str] | None:
+    """Where in ``line`` a failed CUDA (or HIP) call's report starts, the host, the call's place
+    and the error text; None when the line holds none."""
+    if "Test CUDA failure" in line and (m := _CUDA_TEST_RE.search(line)):
+        return m.start(), m.group("host") or None, m.group("where"), m.group("what")
+    if "Failed: CUDA error" in line and (m := _CUDA_FAILED_RE.search(line)):
+        return m.start(), None, m.group("where"), m.group("what")
+    if "hipError" in line and (m := _HIP_ERROR_RE.search(line)):
+        where = f"{m.group('file')}:{m.group('no')}" if m.group("file") else None
+        return m.start(), None, where, m.group("what")
+    return None
+
+
 def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per host and CUDA error text (each process of a run may print it)."""
     seen: set[tuple[str | None, str]] = set()
     for no, line, tagged in lines:
-        if (
-            ("Test CUDA failure" not in line or not (m := _CUDA_TEST_RE.search(line)))
-            and ("Failed: CUDA error" not in line or not (m := _CUDA_FAILED_RE.search(line)))
-            and ("hipError" not in line or not (m := _HIP_ERROR_RE.search(line)))
-        ):
+        if (found := _cuda_failure(line)) is None:
             continue
-        host, what = m.group("host") or None, m.group("what")
+        start, host, where, what = found
         if (host, what) in seen:
             continue
         seen.add((host, what))
-        where = m.group("where") if "where" in m.re.groupindex else None
-        if "file" in m.re.groupindex and m.group("file"):
-            where = f"{m.group('file')}:{m.group('no')}"
         report.events.append(
             LogEvent(
                 kind="device_oom" if what.startswith("out of memory") else "cuda_error",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=line[start:].strip()[:300],
                 host=host,
                 rank=tagged,
                 call=where,
