@@ -67,6 +67,9 @@ class FailureTimeline:
     """Ranks that never reached the collective the others timed out in (they fail last, when
     the others' time-out reaches them, and are where to look)."""
     summary: str = ""
+    unstamped: list[int] = field(default_factory=list)
+    """Ranks whose own failure (not one that only followed another's) carries no time stamp: with
+    any, which rank failed first cannot be told, and ``first_rank`` stays None."""
     shared_addresses: dict[str, list[int]] = field(default_factory=dict)
     """Own addresses (``ip``) that two or more ranks report and that a rank also waited on as its
     peer's address (``remote_ip``): ranks on different nodes that all carry one address (every
@@ -137,9 +140,13 @@ def build(
             return tl
         own = [x for x in timed if x.role == "own"]
         tl.all_waiting = not own and all(x.role == "consequence" for x in entries)
-        if own:
-            own[0].role = "first"
-        tl.first_rank = (own or timed)[0].rank
+        # a rank's own failure printed without a time (nccl-tests' "Test NCCL failure" beside
+        # NCCL's stamped WARN lines) may have come first: the stamped ones cannot be put before it
+        tl.unstamped = sorted(x.rank for x in untimed if x.role == "own")
+        if not tl.unstamped:
+            if own:
+                own[0].role = "first"
+            tl.first_rank = (own or timed)[0].rank
     for x in untimed:
         x.role = "unknown" if x.role == "own" else x.role
     tl.consequences = sorted(x.rank for x in entries if x.role == "consequence")
@@ -205,6 +212,12 @@ def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tup
             return "consequence", (
                 f"waited for rank {peer}" if peer is not None else "waited for a remote rank"
             ) + f" ({e.get('code') or 'HCCL'})"
+        if e.get("kind") == "gloo_error" and "by peer" in str(e.get("exception_type") or ""):
+            # gloo's TCP pair read end-of-stream or a reset: the process at the other end ended
+            return (
+                "consequence",
+                f"its peer {e.get('remote_ip')}:{e.get('port')} closed the connection",
+            )
         if (
             e.get("kind") == "elastic_failure"
             and not e.get("root_cause")
@@ -241,6 +254,11 @@ def _limit(
 
 
 def _summary(tl: FailureTimeline) -> str:
+    if tl.first_rank is None and tl.unstamped:
+        return (
+            f"{tl.ranks} ranks failed; rank(s) {', '.join(map(str, tl.unstamped))} printed "
+            "their own failure with no time stamp, so which rank failed first cannot be told"
+        )
     if tl.first_rank is None:
         return f"{tl.ranks} ranks failed; the logs carry no time stamps to order them"
     first = next(x for x in tl.entries if x.rank == tl.first_rank)
