@@ -35,6 +35,8 @@ _PART_RE = re.compile(r"(?:GPU|NIC)\d+|X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+")
 _HEADER_TOKEN_RE = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID|\S+")
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
+_NIC_NOTE_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*([\w.-]+)(?:\s|$)")
+"""A NIC named under the matrix with a copy's own words after the name."""
 
 
 @dataclass(kw_only=True)
@@ -133,6 +135,11 @@ def parse_topo(text: str) -> GpuTopology:
         if section == "nic":
             if m := _NIC_NAME_RE.match(line):
                 topo.nics[m.group(1)] = m.group(2)
+            continue
+        if head_no and (m := _NIC_NOTE_RE.match(line)) and m.group(1) in dev_cols:
+            # a NIC named below the matrix without the "NIC Legend:" heading (a copy that kept
+            # only "NIC0: rocep80s0 ..." and the user's own notes after it)
+            topo.nics[m.group(1)] = m.group(2)
             continue
         if not head_no and _is_header(tokens, line, next_tokens):
             head_no = no
