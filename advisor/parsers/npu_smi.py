@@ -244,6 +244,18 @@ def parse_info(text: str) -> NpuSmiInfo:
                 message=f"the {what} ends without its closing border ({how}): {after} are unknown",
             )
         )
+    for no, t, _ in lines:
+        # a copy that left rows out inside the table ("..." between two chips' blocks): the
+        # chips (or processes) it stands for are not in the file; one after the last row is
+        # said above
+        if header_line < no < tail[-1][0] and t.strip() and not t.strip().strip(".… "):
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message="the copy left rows out here ('...'): the chips or processes "
+                    "between the rows around it are unknown",
+                )
+            )
     if not header_line:
         raise ParseError("no npu-smi info table (no '| NPU   Name | Health ...' header)")
     if not chips:
