@@ -126,6 +126,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '|Failed, NCCL error \S+:\d+ '"
         r"|NCCL [Ff]ailure: (?:unhandled|internal error|invalid|remote process|NCCL op)"
+        r"|\] Check failed: [^\n]*?NCCL error: (?:unhandled|internal error|invalid|remote process)"
+        r"|Barrier timed out\. (?:Barrier_id|Id): |Task /job:[\w-]+/replica:\d+/task:\d+ heartbeat timeout"
+        r"|gloo/transport/\w+/\w+\.cc:\d+\] "
+        r"|Nccl error, (?:unhandled|internal error|invalid|remote process)[^\n]*\(at \S+:\d+\)"
         r"|found async exception when checking for NCCL errors: NCCL error: "
         r"|RuntimeError: NCCL error: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|NCCL Error \d+: (?:unhandled|internal error|invalid|remote process|NCCL op)"
@@ -779,6 +783,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if not formats and "ProcessGroup" in text and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
+    if not formats and logs.is_program_log(text):
+        formats = ["log"]  # a program's log in no form above: its first error line, if any
     if not formats:
         report.messages.append(
             Message(
@@ -1159,6 +1165,20 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
             out.failures.append({"source": source, **to_plain(ev)})
     named = {h["host"] for h in out.log_hosts if h["source"] == source}  # by nccl-tests' reading
     out.log_hosts.extend({"source": source, "host": h} for h in report.hosts if h not in named)
+    if report.generic:
+        # a note, not a warning: every line was looked at
+        said = (
+            "its first error line is read as written" if report.events else "no line says an error"
+        )
+        return [
+            *report.unread,
+            ParseWarning(
+                line=0,
+                message="a program's log in no form the advisor reads (no HCCL, NCCL, torch, "
+                f"launcher or store line it knows): {said}, nothing more is read from it",
+                skipped=False,
+            ),
+        ]
     return list(report.unread)
 
 

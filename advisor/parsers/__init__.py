@@ -55,6 +55,8 @@ an upper-case code (``EI0002: [PID: 1]``, ``ERR00100: [...]``, CANN's error code
 _LAUNCHER_PREFIXES = (
     # Open MPI --tag-output: "[1,0]<stdout>:" (job, rank); a paste may indent the whole line
     re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
+    # horovodrun's (Gloo controller) tag of each rank's output: "[1]<stderr>:"
+    re.compile(r"^[ \t]*\[(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:"
     re.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:"),
     # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."

@@ -62,6 +62,19 @@ Recognised events (``LogEvent.kind``):
   count exceeded on mlx5_0:1/IB (synd 0x15 ...)``): the process, the HCA port and the error;
 - ``deepep_timeout``: DeepEP's dispatch or combine kernels giving up on a peer's data (``DeepEP
   dispatch NVL receiver timeout, channel: 6, ...``), one per kind of timeout;
+- ``coordination_timeout``: XLA's coordination service (JAX's and TensorFlow's rendezvous) gave up
+  on tasks: a barrier that timed out (``DEADLINE_EXCEEDED: Barrier timed out. Id: ...``, the
+  cluster registration's ``[Init]Wait_for_all_tasks_to_register`` among them) with the tasks
+  that never reached it in ``missing_ranks``, or a task whose heartbeats stopped;
+- ``gloo_error``: gloo's TCP transport lost a peer (``[.../gloo/transport/tcp/pair.cc:589] Read
+  error [10.0.0.2]:3977: Connection reset by peer``, ``Connection closed by peer``, ``Timed out
+  waiting 1800000ms for recv operation to complete``), per rank: the peer in ``remote_ip`` and
+  ``port``;
+- ``hccl_plog_error``: only in an HCCL plog where nothing above is found: its first ERROR line,
+  with the task exception HCCL reports after it (the task's type, this rank, its peer, the op's
+  tag, group and count);
+- ``log_error``: only in a program's log in no form above (timestamps or a logger's levels on
+  most lines): its first error line, as written;
 - ``python_exception``: only in a log where nothing above is found: the exception the first
   Python traceback ends in (``ValueError: batch_size should be divisible by dp``), the run's
   own failure with nothing of the communication layer in the log.
@@ -398,7 +411,7 @@ class LogEvent:
     nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
-    deepep_timeout,
+    deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
@@ -467,6 +480,9 @@ class LogReport:
     hosts: list[str] = field(default_factory=list)
     """Hosts NCCL's debug prefix (``host:pid:tid [dev] NCCL ...``) names: where the processes
     that printed those lines ran."""
+    generic: bool = False
+    """The log is a program's log in no form read here: only its first error line was looked for
+    (``log_error``), or none was found."""
 
     def of_kind(self, kind: str) -> list[LogEvent]:
         return [e for e in self.events if e.kind == kind]
@@ -652,12 +668,14 @@ def parse(text: str) -> LogReport:
     _cuda_failures(lines, report)
     _ucx_errors(lines, report)
     _deepep_timeouts(lines, report)
+    _coordination_timeouts(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
     _device_oom(lines, report)
     _npu_device_exceptions(lines, report)
     _monitored_barrier(lines, report)
+    _gloo_errors(lines, report)  # after the barrier: it leaves the lines the barrier read
     _launcher_exits(lines, report)
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
@@ -685,11 +703,21 @@ def parse(text: str) -> LogReport:
     if not report.events and report.hosts:
         return report
     if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
-        return report  # HCCL's own plog of a run with no failure in it: evidence too
+        if plog_error := _hccl_plog_error(lines):
+            report.events.append(plog_error)
+        else:
+            return report  # HCCL's own plog of a run with no failure in it: evidence too
     if not report.events and (raised := python_exception(lines)):
         report.events.append(raised)
     if not report.events and "ProcessGroup" in text and PG_WARNING_RE.search(text):
         return report  # a distributed run's own warnings and no failure among them: evidence too
+    if not report.events and is_program_log(text):
+        # a program's log in no form read above: its first error line, or none (a healthy run)
+        report.generic = True
+        if error := first_error_line(lines):
+            report.events.append(error)
+        else:
+            return report
     if not report.events:
         raise ParseError(
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -1938,6 +1966,13 @@ _NCCL_CALL_RE = re.compile(
     # unhandled cuda error in nccl_mpi_all_reduce.cu at line: 86 rank: 0"
     rf"|NCCL [Ff]ailure: (?P<what11>{_NCCL_ERROR_TEXT}[\w ]*?)(?: in (?P<file11>\S+) at line: "
     r"(?P<ln11>\d+)(?: rank: (?P<rank11>\d+))?)?(?:[.,/]|\s*$)"
+    # a glog CHECK on an NCCL result (BytePS's nccl_manager.cc: "[time: F byteps/common/
+    # nccl_manager.cc:120] Check failed: r == ncclSuccess NCCL error: unhandled system error")
+    rf"|\b[EF] (?P<file12>[\w/.-]+):(?P<ln12>\d+)\] Check failed: .*?NCCL error: "
+    rf"(?P<what12>{_NCCL_ERROR_TEXT}[\w ]*?)\s*$"
+    # PaddlePaddle's PADDLE_ENFORCE on an NCCL result: "ExternalError:  Nccl error, unhandled cuda
+    # error  (at /paddle/paddle/fluid/platform/collective_helper.cc:83)"
+    rf"|Nccl error, (?P<what13>{_NCCL_ERROR_TEXT}[\w ]*?)\s*\(at (?P<file13>\S+?):(?P<ln13>\d+)\)"
 )
 _HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
@@ -1977,11 +2012,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and "NCCL f" not in line
             and " failed: " not in line
             and "Runtime error: " not in line
+            and "Nccl error, " not in line
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
-        if m.group("file11"):
-            where = f"{m.group('file11')}:{m.group('ln11')}"
+        for n in ("11", "12", "13"):
+            if m.group(f"file{n}"):
+                where = f"{m.group(f'file{n}')}:{m.group(f'ln{n}')}"
         if m.group("what10"):
             nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
             if not (hc := _HUGECTR_CALL_RE.search(nxt)):
@@ -2000,6 +2037,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what9",
                 "what10",
                 "what11",
+                "what12",
+                "what13",
             )
         )
         what = next(w for w in found if w).strip()
@@ -3037,6 +3076,161 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         )
 
 
+# HCCL's task exception report (an AICPU-scheduled or host op whose task failed on the device):
+# "[TaskException]base information is streamId:149, ..., type:NOTIFY WAIT, localRank:1,
+# remoteRank:0, ..." then "[TaskException]opData information is tag:<op tag>, group:<group>,
+# opIndex:.., count:1048576, ..."; remoteRank 4294967295 is (uint32)-1: no peer
+_TASK_BASE_RE = re.compile(
+    r"\[TaskException\]base information is .*?\btype:(?P<type>[A-Z_ ]+?), localRank:(?P<local>\d+), "
+    r"remoteRank:(?P<remote>\d+)"
+)
+_TASK_OP_RE = re.compile(
+    r"\[TaskException\]opData information is tag:(?P<tag>[^,]+), group:(?P<group>[^,]+),.*?"
+    r"\bcount:(?P<count>\d+)"
+)
+NO_RANK = 4294967295
+"""(uint32)-1 in HCCL's task exception: no remote rank."""
+
+
+def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """An HCCL plog whose ERROR lines no reading above explained (no error code, no failed call):
+    its first one, with what HCCL's task exception report names (the task's type, this rank and
+    its peer, the op's tag, group and count); None when the plog has no ERROR line of HCCL's."""
+    first: LogEvent | None = None
+    for no, line, tagged in lines:
+        if first is None and "[ERROR] HCCL(" in line and HCCL_PLOG_RE.search(line):
+            head = _PLOG_HEAD_RE.match(line.lstrip())
+            message = line.lstrip()[head.end() :] if head else line.strip()
+            first = LogEvent(
+                kind="hccl_plog_error", line=no, message=message.strip()[:300], rank=tagged
+            )
+            first.library = "HCCL"
+        if first is None or "[TaskException]" not in line:
+            continue
+        if (b := _TASK_BASE_RE.search(line)) and first.exception_type is None:
+            first.exception_type = f"task exception on a {b.group('type').strip()} task"
+            first.rank = int(b.group("local"))
+        if b and int(b.group("remote")) != NO_RANK and first.remote_rank is None:
+            first.remote_rank = int(b.group("remote"))
+        if (o := _TASK_OP_RE.search(line)) and first.op is None:
+            first.op, first.group = o.group("tag"), o.group("group")
+            first.numel = int(o.group("count"))
+    return first
+
+
+# XLA's coordination service (xla/tsl/distributed_runtime/coordination/coordination_service.cc,
+# JAX's jax.distributed and TensorFlow's multi-worker runtime): CheckBarrierTimeout passes an
+# expired barrier with "Barrier timed out. Id: <id>. ... # of tasks that reached the barrier:
+# N/M.\nThe first task at the barrier: <task>. Some timed out task names:\n<task>\n..." (older
+# builds: "Barrier_id: <id>. Timed out task names:"), the tasks listed being those that had not
+# reached it; CheckHeartbeatTimeout: "Task <task> heartbeat timeout." and "The following tasks
+# are unhealthy (stopped sending heartbeats):" then one task a line.
+_BARRIER_TIMEOUT_RE = re.compile(r"Barrier timed out\. (?:Barrier_id|Id): (?P<id>\S+?)\.(?:\s|$)")
+_BARRIER_REACHED_RE = re.compile(r"# of tasks that reached the barrier: (\d+)/(\d+)")
+_TASK_NAME_RE = re.compile(r"^\s*/job:[\w-]+/replica:\d+/task:(\d+)\s*$")
+_TASK_HEARTBEAT_RE = re.compile(r"Task /job:[\w-]+/replica:\d+/task:(\d+) heartbeat timeout\.")
+COORDINATION_TASK_LINES = 64
+"""How many lines after a barrier's time-out its task names may take."""
+
+
+def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per barrier (the error is repeated in the gRPC detail that follows it) and per
+    task whose heartbeats stopped."""
+    seen: set[tuple[str, str]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Barrier timed out" in line and (m := _BARRIER_TIMEOUT_RE.search(line)):
+            if ("barrier", m.group("id")) in seen:
+                continue
+            seen.add(("barrier", m.group("id")))
+            ev = LogEvent(
+                kind="coordination_timeout",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                group=m.group("id"),
+                exception_type="cluster registration"
+                if m.group("id").startswith("[Init]Wait_for_all_tasks_to_register")
+                else "barrier time-out",
+                library="XLA coordination service",
+                missing_ranks=[],
+            )
+            listing = "task names:" in line
+            for _, after, _ in lines[index + 1 : index + 1 + COORDINATION_TASK_LINES]:
+                if r := _BARRIER_REACHED_RE.search(after):
+                    ev.rank_size = int(r.group(2))
+                if "task names:" in after:
+                    listing = True
+                    continue
+                if listing and (t := _TASK_NAME_RE.match(after)):
+                    ev.missing_ranks = [*(ev.missing_ranks or []), int(t.group(1))]
+                elif listing:
+                    break
+            report.events.append(ev)
+        elif "heartbeat timeout" in line and (h := _TASK_HEARTBEAT_RE.search(line)):
+            if ("heartbeat", h.group(1)) in seen:
+                continue
+            seen.add(("heartbeat", h.group(1)))
+            report.events.append(
+                LogEvent(
+                    kind="coordination_timeout",
+                    line=no,
+                    message=line[h.start() :].strip()[:300],
+                    rank=tagged,
+                    exception_type="heartbeat time-out",
+                    library="XLA coordination service",
+                    missing_ranks=[int(h.group(1))],
+                )
+            )
+
+
+# gloo's TCP transport (gloo/transport/tcp/pair.cc, unbound_buffer.cc) throws gloo::IoException
+# with its source place first: "[../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error
+# [127.0.0.1]:3977: Connection reset by peer", "[...pair.cc:598] Connection closed by peer
+# [127.0.0.1]:54168", "[...unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to
+# complete"
+_GLOO_ERROR_RE = re.compile(
+    r"\[[^\]\s]*gloo/transport/\w+/(?P<file>\w+\.cc):(?P<ln>\d+)\] (?P<what>.+?)\s*$"
+)
+_GLOO_PEER_RE = re.compile(r"\[(?P<ip>[0-9A-Fa-f.:]+)\]:(?P<port>\d+)")
+_GLOO_WAIT_RE = re.compile(r"Timed out waiting (\d+)ms")
+
+
+def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per rank and kind of gloo transport error; a line a monitored barrier's failure
+    already read (its "Original exception") is left to it."""
+    near = {e.line for e in report.events if e.kind == "monitored_barrier_failure"}
+    seen: set[tuple[int | None, str]] = set()
+    for no, line, tagged in lines:
+        if "gloo/transport/" not in line or not (m := _GLOO_ERROR_RE.search(line)):
+            continue
+        if any(no - d in near for d in range(1, MB_EXCEPTION_WINDOW_LINES + 1)):
+            continue
+        what = m.group("what")
+        peer = _GLOO_PEER_RE.search(what)
+        # the kind of error without its addresses and numbers: "Read error: Connection reset by
+        # peer", "Timed out waiting Nms for recv operation to complete"
+        kind = re.sub(r"\s*\[[0-9A-Fa-f.:]+\]:\d+(:?)", lambda a: a.group(1), what)
+        kind = re.sub(r"\d+ms", "Nms", kind).strip()
+        if (tagged, kind) in seen:
+            continue
+        seen.add((tagged, kind))
+        wait = _GLOO_WAIT_RE.search(what)
+        report.events.append(
+            LogEvent(
+                kind="gloo_error",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                remote_ip=peer.group("ip") if peer else None,
+                port=int(peer.group("port")) if peer else None,
+                timeout_ms=int(wait.group(1)) if wait else None,
+                exception_type=kind[:200],
+                library="gloo",
+                call=f"{m.group('file')}:{m.group('ln')}",
+            )
+        )
+
+
 def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per kind of DeepEP timeout (every channel of a kernel prints its own line)."""
     seen: set[str] = set()
@@ -3235,6 +3429,80 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 
 
 FATAL_PYTHON = "Fatal Python error: "
+
+# A program's log line: a date and time, glog's level and date ("I1203 08:00:00"), or a logger's
+# level word near the line's start ("[INFO]", "INFO 12-03", "- WARNING -"), after a launcher's
+# tag if there is one.
+_LOG_LINE_RE = re.compile(
+    r"^.{0,40}?(?:\d{4}[-/]\d{2}[-/]\d{2}[-_ T]\d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d)"
+    r"|^.{0,40}?\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}"
+    r"|^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL|TRACE)\b"
+)
+LOG_LOOK_LINES = 300
+"""How many of a file's first non-blank lines are looked at to tell a program's log."""
+MIN_LOG_LINES = 3
+
+
+def is_program_log(text: str) -> bool:
+    """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
+    least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
+    (ibstat, rocm-smi, ucx_info) do not."""
+    head = [line for line in text[: LOG_LOOK_LINES * 400].splitlines() if line.strip()]
+    head = head[:LOG_LOOK_LINES]
+    logged = sum(1 for line in head if _LOG_LINE_RE.match(line))
+    return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
+
+
+# A line that says something failed, in words any program uses: an exception's name, "error:",
+# a crash, "failed", "timed out"; or only a logger's level (ERROR/FATAL, glog's E/F lines), which
+# vLLM and others also put before each line of a traceback they log
+_ERROR_WORDS_RE = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\b(?::|$)|\b[Ee]rror:"
+    r"|Segmentation fault|core dumped|\bKilled\b|[Oo]ut [Oo]f [Mm]emory"
+    r"|\b(?:failed|FAILED|[Ff]ailure)\b|\btimed out\b"
+)
+_ERROR_LEVEL_RE = re.compile(
+    r"\b(?:ERROR|FATAL|CRITICAL)\b|level=(?:error|fatal)\b"
+    r"|^(?:\S+\s+)?[EF]\d{4} \d{2}:\d{2}:\d{2}"
+)
+# a line its logger marked below error (INFO, WARNING, glog's I/W, torch's "[W630 ..."): what it
+# says failed did not stop the program ("Check input storage_offset ... failed")
+_BELOW_ERROR_RE = re.compile(
+    r"^.{0,60}?(?:\b(?:INFO|WARN(?:ING)?|DEBUG|TRACE|NOTICE)\b|\[?\b[IW]\d{3,4} \d{2}:\d{2}:\d{2})"
+)
+# words that look like an error and are not one: counts of none, the names of settings
+_NOT_ERROR_RE = re.compile(
+    r"\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\W{0,3}0\b"
+    r"|\bno errors?\b|error[ _]handling|ignore_errors|\bon_error\b",
+    re.IGNORECASE,
+)
+ERROR_WORDS_AFTER_LEVEL = 200
+"""How far after a line that is an error only by its level a line whose words say what failed
+is looked for (the exception a logged traceback ends in)."""
+
+
+def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """The first line of a program's log that says something failed, in a form no reading
+    above knows (a ``log_error``: the line as written, nothing read from it); None when no line
+    says so. A line that is an error only by its logger's level gives way to the first line
+    after it whose words say what failed."""
+    level_only: tuple[int, str, int | None] | None = None
+    for index, (no, line, tagged) in enumerate(lines):
+        if _NOT_ERROR_RE.search(line) or _BELOW_ERROR_RE.match(line):
+            continue
+        if _ERROR_WORDS_RE.search(line):
+            return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
+        if level_only is None and _ERROR_LEVEL_RE.search(line):
+            level_only = (no, line, tagged)
+            horizon = index + ERROR_WORDS_AFTER_LEVEL
+        elif level_only is not None and index >= horizon:
+            break
+    if level_only is None:
+        return None
+    no, line, tagged = level_only
+    return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
+
+
 # torch's (torch_npu's) process group warning about its own set-up: "[W1009 03:41:43.594398300
 # ProcessGroupHCCL.cpp:1294] Warning: The watchdog timeout 90000ms ... is less than or equal to
 # HCCL execution timeout 1836000ms!": the log of a distributed run
