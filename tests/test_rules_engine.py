@@ -393,3 +393,31 @@ def test_evidence_cuts_long_lists_at_any_depth() -> None:
         {"summary": "rank 0 first", "entries": [*entries, f"... {50 - len(entries)} more"]}
     ]
     assert engine.read_path(ctx, "evidence.n") == (True, [1, 2])
+
+
+def test_a_finding_whose_item_or_message_cannot_be_written_still_stands(tmp_path: Path) -> None:
+    # the condition held: an event lacking a field one line reads (None // 1000) once turned a
+    # failure into "not evaluated" and the verdict into READY
+    listed = {
+        **GOOD,
+        "id": "listed",
+        "items": {"each": "[1, none, 3]", "line": "{{ item // 1 }} s"},
+    }
+    worded = {**GOOD, "id": "worded", "message": "{{ 1 // none }}"}
+    cfg = RulesConfig(
+        builtin=False, dirs=[str(_write(tmp_path, "mine.yaml", [listed, worded]).parent)]
+    )
+    facts, config, _ = patched({"env.A": "1"})
+    out = engine.evaluate(schema.load(cfg), facts, config=config, rules_cfg=cfg)
+    assert out.not_evaluated == []
+    by_id = {f.rule_id: f for f in out.findings}
+    items = by_id["listed"].items
+    assert items[0] == "1 s" and items[2] == "3 s"
+    assert items[1].startswith("(item 2 could not be written: TypeError")
+    assert by_id["listed"].notes == [
+        n for n in by_id["listed"].notes if n.startswith("item 2 not rendered")
+    ]
+    assert by_id["worded"].message.startswith(
+        "a good rule (the rule's message could not be written"
+    )
+    assert verdict(facts, out).level == WARNINGS

@@ -199,14 +199,22 @@ def env_value(value: Any) -> str:
     return str(value)
 
 
-def _items(rule: Rule, local: dict[str, Any]) -> list[str]:
-    """Every event the rule lists, one line each (none when it lists none)."""
+def _items(rule: Rule, local: dict[str, Any], notes: list[str]) -> list[str]:
+    """Every event the rule lists, one line each (none when it lists none). An item whose line
+    cannot be rendered (a field it reads is None in this one) is listed as such, with a note:
+    the others, and the finding, stand."""
     if rule.items_each is None:
         return []
-    return [
-        sandbox.render(rule.items_line, {**local, ITEM_NAME: item})
-        for item in sandbox.evaluate(rule.items_each, local)
-    ]
+    lines = []
+    for number, item in enumerate(sandbox.evaluate(rule.items_each, local), start=1):
+        try:
+            lines.append(sandbox.render(rule.items_line, {**local, ITEM_NAME: item}))
+        except (sandbox.InputNotCollected, SecurityError):
+            raise
+        except Exception as e:
+            lines.append(f"(item {number} could not be written: {type(e).__name__}: {e})")
+            notes.append(f"item {number} not rendered: {type(e).__name__}: {e}")
+    return lines
 
 
 def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any]:
@@ -227,8 +235,6 @@ def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any
         holds = bool(sandbox.evaluate(rule.condition, local))
         if not holds:
             return "passed", None
-        message = sandbox.render(rule.message, local)
-        items = _items(rule, local)
     except sandbox.InputNotCollected as e:
         return "not_applicable", str(e)
     except UndefinedError as e:
@@ -237,6 +243,27 @@ def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any
         return "not_evaluated", f"refused by the rule sandbox: {e}"
     except Exception as e:
         return "not_evaluated", f"expression failed: {type(e).__name__}: {e}"
+    # the condition holds: a message or an item that cannot be written does not silence the
+    # finding (a field one event lacks would otherwise turn a failure into READY)
+    notes: list[str] = []
+    try:
+        message = sandbox.render(rule.message, local)
+    except sandbox.InputNotCollected as e:
+        return "not_applicable", str(e)
+    except SecurityError as e:  # a rule past the sandbox's limits is refused, never trusted
+        return "not_evaluated", f"refused by the rule sandbox: {e}"
+    except Exception as e:
+        message = f"{spec.title} (the rule's message could not be written: {type(e).__name__}: {e})"
+        notes.append(f"message not rendered: {type(e).__name__}: {e}")
+    try:
+        items = _items(rule, local, notes)
+    except sandbox.InputNotCollected as e:
+        return "not_applicable", str(e)
+    except SecurityError as e:
+        return "not_evaluated", f"refused by the rule sandbox: {e}"
+    except Exception as e:
+        items = []
+        notes.append(f"items not listed: {type(e).__name__}: {e}")
     finding = Finding(
         rule_id=spec.id,
         title=spec.title,
@@ -248,6 +275,7 @@ def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any
         source=rule.source,
         emulated=emulated and spec.measured,
         items=items,
+        notes=notes,
     )
     if finding.emulated:
         finding.message = f"{finding.message} ({EMULATED_NOTE}.)"
