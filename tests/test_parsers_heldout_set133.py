@@ -1,9 +1,12 @@
-"""Outputs the hundred-thirty-third to hundred-thirty-seventh held-out evaluations misread that this
+"""Outputs the hundred-thirty-third to hundred-forty-second held-out evaluations misread that this
 stop reads: NCCL results checked by BytePS' glog CHECK and Paddle's enforce, XLA's coordination
 service giving up on tasks (JAX), gloo's transport losing a peer, an HCCL plog of ERROR lines
 with no code (a task exception), an npu-smi table a document left NPUs out of, a failure printed
 without a time stamp beside stamped ones, NICs named under a matrix without the legend's heading;
-and program logs in no form the advisor knows (their first error line, or none).
+and program logs in no form the advisor knows (their first error line, or none); and (round 2)
+UCX's and a cut Open MPI signal handler (the NCCL or HCCL frame the crash was in), the OFI
+plugin's own warnings and libfabric's, heartbeat-monitor time-outs without their figure, launches
+that never reached the ranks (pyxis, ssh), MindSpore's msrun and unique-id failures.
 
 Samples: ``tests/data/evidence_heldout_28/`` (sources in ``tests/data/SOURCES.md``).
 """
@@ -15,7 +18,7 @@ from typing import Any
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs
 from tests.conftest import DATA
-from tests.rules_facts import finding_items
+from tests.rules_facts import event, finding_items
 
 HELDOUT = DATA / "evidence_heldout_28"
 
@@ -49,16 +52,30 @@ def test_an_nccl_result_checked_by_glog_or_paddles_enforce_is_a_failed_call() ->
 
 
 def test_a_coordination_barrier_time_out_names_the_tasks_that_never_arrived() -> None:
-    name = "levanter_issue432_multihost_broadcast_sync_barrier_deadline_exceeded.log"
-    # the gRPC detail repeats the error: one event per barrier
-    (timeout,) = _failures(name)
-    assert (timeout["kind"], timeout["group"], timeout["missing_ranks"], timeout["line"]) == (
+    # the shape of JAX's message (a levanter paste): the gRPC detail after it repeats the error,
+    # one event per barrier
+    text = (
+        '    client.wait_at_barrier(f"sync{n}", timeout_in_ms=1000)\n'
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+        "multihost_broadcast_sync0. Timed out task names:\n/job:jax_worker/replica:0/task:3\n"
+        "/job:jax_worker/replica:0/task:0\n\nAdditional GRPC error information:\n"
+        ':{"grpc_message":"Barrier timed out. Barrier_id: multihost_broadcast_sync0. Timed out"}\n'
+    )
+    (timeout,) = logs.parse(text).events
+    assert (timeout.kind, timeout.group, timeout.missing_ranks, timeout.line) == (
         "coordination_timeout",
         "multihost_broadcast_sync0",
         [3, 0],
-        5,
+        2,
     )
-    items = finding_items({"evidence.failures": [timeout]}, "nccl")["evidence-coordination-timeout"]
+    read = event(
+        kind=timeout.kind,
+        group=timeout.group,
+        missing_ranks=timeout.missing_ranks,
+        exception_type=timeout.exception_type,
+        library=timeout.library,
+    )
+    items = finding_items({"evidence.failures": [read]}, "nccl")["evidence-coordination-timeout"]
     assert items[0].startswith("barrier multihost_broadcast_sync0: task(s) 3, 0 never arrived")
 
 
@@ -97,6 +114,12 @@ def test_gloo_losing_a_peer_is_read_per_rank() -> None:
         (3, "Read error: Connection reset by peer", "127.0.0.1", 52398),
     ]
     findings = finding_items({"evidence.failures": errors}, "gloo")["evidence-gloo-error"]
+    # gloo's own time-out keeps its figure
+    (waited,) = _failures(
+        "torchtune2676_gloo_barrier_recv_timeout_1800000ms_rank2_socket_hostname.log"
+    )
+    assert waited["exception_type"] == "Timed out waiting 1800000ms for recv operation to complete"
+    assert (waited["rank"], waited["timeout_ms"]) == (2, 1800000)
     assert findings[0].startswith(
         "Rank 1: Read error: Connection reset by peer (peer 127.0.0.1:3977)"
     )
@@ -205,3 +228,104 @@ def test_a_line_that_is_an_error_only_by_its_level_gives_way_to_the_exception_af
 def test_another_tools_output_stays_unknown() -> None:
     ev = _load("snellius_ibstat_port_state_rate_grep.txt")
     assert ev.files[0].status == "unknown" and ev.failures == []
+
+
+def test_ucx_signal_handler_names_the_nccl_call_the_crash_came_from() -> None:
+    (crash,) = _failures(
+        "bigscience_mds_issue341_caught_signal7_bus_error_ncclgetuniqueid_barrier_cut.log"
+    )
+    assert (crash["kind"], crash["exception_type"], crash["exit_code"], crash["pid"]) == (
+        "launcher_exit",
+        "UCX's signal handler",
+        -7,
+        2498,
+    )
+    assert crash["call"] == "ncclGroupEnd" and crash["library"] == "NCCL"
+    # two processes, each its own end; no NCCL frame in their backtrace
+    ends = _failures("nemo_issue13509_tp_comm_overlap_ucx_caught_signal11_pmpi_group_incl_cut.log")
+    assert [(e["pid"], e["exit_code"], e["call"]) for e in ends] == [
+        (450, -11, None),
+        (448, -11, None),
+    ]
+
+
+def test_an_open_mpi_block_cut_before_its_signal_names_the_hccl_frame() -> None:
+    (crash,) = _failures(
+        "mindyolo238_mpirun_multicard_segv_hcom_getcommfromtaskinfo_backtrace_cut.log"
+    )
+    assert crash["exit_code"] is None and crash["library"] == "HCCL"
+    assert (
+        crash["call"]
+        == "hccl::HcomOpsKernelInfoStore::GetCommFromTaskInfo in libhcom_graph_adaptor.so"
+    )
+    items = finding_items({"evidence.failures": [crash]}, "hccl")["evidence-launcher-exit"]
+    assert "(inside HCCL: hccl::HcomOpsKernelInfoStore::GetCommFromTaskInfo" in items[0]
+
+
+def test_the_ofi_plugins_own_warnings_and_libfabrics_are_read() -> None:
+    warned = _failures(
+        "aws_ofi_nccl67_p4dn_mpirun_nccl_message_transfer_no_optimal_provider_cut.log"
+    )
+    assert [(e["kind"], e["message"], e["host"]) for e in warned] == [
+        ("nccl_warning", "NET/OFI Couldn't find any optimal provider", "10.3.35.83"),
+        ("nccl_warning", "NET/OFI OFI NCCL failure: 2", "10.3.35.83"),
+    ]
+    (fabric,) = _failures("aws_ofi_nccl346_libfabric_efa_rdm_txe_invalid_address_gdrdma_cut.log")
+    assert fabric["kind"] == "libfabric_warning" and fabric["library"] == "libfabric (efa)"
+    assert (
+        fabric["exception_type"]
+        == "err: 5, message: Invalid address (peer host id i-0ce6d3d57139f053c)"
+    )
+    assert (fabric["host"], fabric["pid"], fabric["call"]) == (
+        "i-0db7083f3fcbebb65",
+        451707,
+        "efa_rdm_txe_handle_error():737",
+    )
+    items = finding_items({"evidence.failures": [fabric]}, "nccl")["evidence-libfabric-warning"]
+    assert items[0].startswith("i-0db7083f3fcbebb65 pid 451707 (libfabric (efa)")
+
+
+def test_a_heartbeat_time_out_without_its_figure_still_makes_the_finding() -> None:
+    hangs = _failures("deim105_pgnccl_heartbeat_monitor_timeout_600s_ranks_1_0_2.log")
+    assert [(e["rank"], e["timeout_ms"]) for e in hangs] == [(1, 600000), (0, None), (2, None)]
+    items = finding_items({"evidence.failures": hangs}, "nccl")["evidence-watchdog-hang"]
+    assert items[0].startswith("Rank 1: NCCL watchdog stuck 600 s")
+    assert items[1].startswith("Rank 0: NCCL watchdog stuck (the heartbeat monitor timed out")
+
+
+def test_launches_that_never_reached_the_ranks_are_named_first() -> None:
+    pyxis = _failures(
+        "pyxis61_srun_2vm_enroot_switchroot_bin_bash_missing_container_start_failed.log"
+    )
+    assert [(e["line"], e["exception_type"]) for e in pyxis][:2] == [
+        (3, "pyxis (the task's container did not start)"),
+        (10, "srun"),
+    ]
+    assert "enroot-switchroot: failed to execute: /bin/bash" in pyxis[0]["message"]
+    ssh = _failures("nccl_tests299_mpirun_2node_h100_ssh_port22_refused_prte_lost_daemon.log")
+    assert (ssh[0]["line"], ssh[0]["host"]) == (3, "(worker_ip)")
+    assert ssh[0]["exception_type"] == "ssh could not reach the node (Connection refused)"
+
+
+def test_mindspores_msrun_and_unique_id_failures_are_read() -> None:
+    ran = _failures(
+        "mindact1983_msrun_910a_4card_worker_exit_time_out_node3_scheduler_grep_cut.log"
+    )
+    assert [(e["kind"], e["line"]) for e in ran] == [
+        ("launcher_exit", 1),
+        ("coordination_timeout", 4),
+    ]
+    assert ran[1]["missing_ranks"] == [3] and ran[1]["library"] == "MindSpore cluster (msrun)"
+    (fetch,) = _failures(
+        "msfaq_msrun_hccl_queryuniqueid_retry_then_fetch_unique_id_failed_root_rank0.log"
+    )
+    assert (fetch["kind"], fetch["remote_rank"], fetch["group"], fetch["library"]) == (
+        "unique_id_failure",
+        0,
+        "xxx",
+        "MindSpore",
+    )
+    items = finding_items({"evidence.failures": [fetch]}, "hccl")[
+        "evidence-unique-id-exchange-failed"
+    ]
+    assert items[0].startswith("A rank from rank 0: Communicator of group xxx inited: failed.")

@@ -70,6 +70,10 @@ Recognised events (``LogEvent.kind``):
   error [10.0.0.2]:3977: Connection reset by peer``, ``Connection closed by peer``, ``Timed out
   waiting 1800000ms for recv operation to complete``), per rank: the peer in ``remote_ip`` and
   ``port``;
+- ``libfabric_warning``: libfabric's warn-level lines of a provider (``libfabric:PID:TIME::efa:cq:
+  efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address ...``; its core's start-up
+  fallbacks are not), one per process and kind: the provider, the function and the text up to its addresses; the aws-ofi-nccl
+  plugin's own ``WARN: Function: F Line: N: NET/OFI ...`` lines are NCCL warnings;
 - ``hccl_plog_error``: only in an HCCL plog where nothing above is found: its first ERROR line,
   with the task exception HCCL reports after it (the task's type, this rank, its peer, the op's
   tag, group and count);
@@ -411,7 +415,7 @@ class LogEvent:
     nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
-    deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error,
+    deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
@@ -669,6 +673,8 @@ def parse(text: str) -> LogReport:
     _ucx_errors(lines, report)
     _deepep_timeouts(lines, report)
     _coordination_timeouts(lines, report)
+    _msrun(lines, report)
+    _net_plugin_warnings(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
@@ -1364,11 +1370,34 @@ _UNIQUE_ID_RE = re.compile(
     r"got error: ?(?P<why>.*)"
 )
 _WAIT_TIMEOUT_RE = re.compile(r"wait timeout after (\d+)\s*ms")
+# MindSpore's collective manager (ms_collective_comm_lib.cc QueryUniqueID, after its retries):
+# "RuntimeError: Communicator of group xxx inited: failed. Result: Init communicator for group xxx
+# exception info: Failed to fetch the unique id of the collective lib from the meta server node.
+# Maybe the root rank process of this group has exited ... Please check root rank: 0's log."
+_MS_UNIQUE_ID_RE = re.compile(
+    r"(?:Communicator of group (?P<group>\S+) inited: failed\..*?)?Failed to fetch the unique id of "
+    r"the collective lib from the meta server node\.(?:.*?check root rank: (?P<root>\d+)'s log)?"
+)
 
 
 def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int | None, str]] = set()
     for no, line, tagged in lines:
+        if "Failed to fetch the unique id" in line and (ms := _MS_UNIQUE_ID_RE.search(line)):
+            if (tagged, "MindSpore") not in seen:
+                seen.add((tagged, "MindSpore"))
+                report.events.append(
+                    LogEvent(
+                        kind="unique_id_failure",
+                        line=no,
+                        message=line[ms.start() :].strip()[:300],
+                        rank=tagged,
+                        remote_rank=int(ms.group("root")) if ms.group("root") else None,
+                        group=ms.group("group"),
+                        library="MindSpore",
+                    )
+                )
+            continue
         if "UniqueId from" not in line or not (m := _UNIQUE_ID_RE.search(line)):
             continue
         # at the start of a line "[5] " reads as an MPI rank tag and is already taken off
@@ -2696,6 +2725,55 @@ _OMPI_SIGNAL_FIELD_RE = re.compile(
     r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\] (?:Signal: (?P<name>[^(\n]*?)\s*\((?P<num>\d+)\)"
     r"|(?P<field>Signal code|Failing at address): (?P<value>.*?)\s*$)"
 )
+# UCX's own signal handler (ucs/debug), in a process that loaded UCX (Open MPI's pml, NCCL's or
+# NIXL's UCX plugin): "[host:pid:tid:thread] Caught signal 11 (Segmentation fault: address not
+# mapped to object at address 0x28)", then its backtrace; the process ends there
+_UCX_SIGNAL_RE = re.compile(
+    r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\s*:\s*\d+:\s*\d+\] Caught signal (?P<num>\d+) "
+    r"\((?P<what>[^)\n]*)\)"
+)
+# a backtrace frame inside NCCL: "4 0x...50853 ncclGetUniqueId()  ???:0", "... libnccl.so.2:0"
+_NCCL_FRAME_SYMBOL_RE = re.compile(r"\b(nccl[A-Z]\w*)\(|(libnccl\.so)")
+UCX_BACKTRACE_LINES = 40
+# Launches that never reached the ranks: pyxis (Slurm's container plugin) "slurmstepd: error:
+# pyxis: container start failed with error code: 1" and, indented under "printing contents of log
+# file", enroot's reason; ssh from a launcher (mpirun's, DeepSpeed's runner check) "ssh: connect to
+# host H port 22: Connection refused"; DeepSpeed's runner "host=H was not reachable via ssh"
+_PYXIS_FAILED_RE = re.compile(r"pyxis: container start failed with error code: (?P<code>\d+)")
+_PYXIS_REASON_RE = re.compile(r"pyxis:\s{2,}(?P<why>\S.*?)\s*$")
+PYXIS_REASON_LINES = 4
+"""How far after pyxis' failure its log file's contents (the reason) may stand."""
+_SSH_FAILED_RE = re.compile(
+    r"\bssh: connect to host (?P<host>\S+) port (?P<port>\d+): (?P<why>Connection refused|"
+    r"Connection timed out|No route to host|Network is unreachable)"
+)
+_DS_UNREACHABLE_RE = re.compile(r"host=(?P<host>\S+?) was not reachable via ssh")
+# a copy that kept Open MPI's block from "Failing at address" on (its heading and "Signal:" line
+# cut): the frames after it, "[host:pid] [ 1] /.../libhcom_graph_adaptor.so(_ZN4hccl22Hcom...
+# GetCommFromTaskInfoERKN2ge10GETaskInfoE+0x1c)[0x...]", name the library the crash was in
+_OMPI_FAILING_AT_RE = re.compile(
+    r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\] Failing at address: (?P<addr>\S+)"
+)
+_COMM_FRAME_RE = re.compile(r"/(?P<lib>lib(?:hccl|hcom|nccl|rccl)\w*\.so[\w.]*)\((?P<sym>[^+)]*)")
+
+
+def _demangled(symbol: str) -> str:
+    """A C++ nested name's parts joined with ``::`` (``_ZN4hccl22HcomOpsKernelInfoStore19GetComm
+    FromTaskInfoE...`` → ``hccl::HcomOpsKernelInfoStore::GetCommFromTaskInfo``); the symbol as
+    it is when it is not one."""
+    if not symbol.startswith("_ZN"):
+        return symbol
+    parts, at = [], 3
+    while at < len(symbol) and symbol[at].isdigit():
+        digits = re.match(r"\d+", symbol[at:])
+        assert digits is not None  # symbol[at] is a digit
+        at += len(digits.group(0))
+        parts.append(symbol[at : at + int(digits.group(0))])
+        at += int(digits.group(0))
+    return "::".join(parts) or symbol
+
+
+"""How far after UCX's "Caught signal" line its backtrace frames are looked at."""
 OMPI_SIGNAL_LINES = 8
 """How far after its heading a process's "Signal:" lines may stand (another's may interleave)."""
 # nccl-tests' and mscclpp-test's device list names each rank's pid: "#  Rank  0 Group  0 Pid
@@ -2807,6 +2885,79 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         exit_code=-sig_number,
                     )
                 )
+            continue
+        if "Failing at address" in line and (fa := _OMPI_FAILING_AT_RE.match(line)):
+            pid = int(fa.group("pid"))
+            if pid not in handled:
+                handled.add(pid)
+                frames = lines[index + 1 : index + 1 + UCX_BACKTRACE_LINES]
+                frame = next((f for _, t, _ in frames if (f := _COMM_FRAME_RE.search(t))), None)
+                lib = frame.group("lib") if frame else None
+                by_handler.append(
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=f"{text} (the signal's own line is not in the copy)"[:300],
+                        exception_type="Open MPI's signal handler",
+                        host=fa.group("host"),
+                        pid=pid,
+                        rank=rank_of_pid.get(pid),
+                        call=f"{_demangled(frame.group('sym'))} in {lib}" if frame else None,
+                        library=("NCCL" if "ccl" in lib and "hccl" not in lib else "HCCL")
+                        if lib
+                        else None,
+                    )
+                )
+            continue
+        if "Caught signal" in line and (us := _UCX_SIGNAL_RE.match(line)):
+            pid = int(us.group("pid"))
+            if pid not in handled:
+                handled.add(pid)
+                # the first frame inside NCCL (the call the crash came from), if any
+                stack = lines[index + 1 : index + 1 + UCX_BACKTRACE_LINES]
+                inside = next(
+                    (
+                        f.group(1) or f.group(2)
+                        for _, t, _ in stack
+                        if (f := _NCCL_FRAME_SYMBOL_RE.search(t))
+                    ),
+                    None,
+                )
+                by_handler.append(
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=text[:300],
+                        exception_type="UCX's signal handler",
+                        host=us.group("host"),
+                        pid=pid,
+                        rank=rank_of_pid.get(pid),
+                        exit_code=-int(us.group("num")),
+                        call=inside,
+                        library="NCCL" if inside else None,
+                    )
+                )
+            continue
+        if "container start failed" in line and (px := _PYXIS_FAILED_RE.search(line)):
+            below = [t for _, t, _ in lines[index + 1 : index + 1 + PYXIS_REASON_LINES]]
+            why = next((r.group("why") for t in below if (r := _PYXIS_REASON_RE.search(t))), None)
+            once(
+                ("pyxis", no), no, f"{text}{f' ({why})' if why else ''}",
+                "pyxis (the task's container did not start)",
+                exit_code=int(px.group("code")),
+            )  # fmt: skip
+            continue
+        if "ssh: connect to host" in line and (sh := _SSH_FAILED_RE.search(line)):
+            once(
+                ("ssh", sh.group("host")), no, text,
+                f"ssh could not reach the node ({sh.group('why')})", host=sh.group("host"),
+            )  # fmt: skip
+            continue
+        if "not reachable via ssh" in line and (du := _DS_UNREACHABLE_RE.search(line)):
+            once(
+                ("ssh", du.group("host")), no, text,
+                "deepspeed (a hostfile's node not reachable via ssh)", host=du.group("host"),
+            )  # fmt: skip
             continue
         if "has been revoked" in line and (rv := _SRUN_REVOKED_RE.search(line)):
             before = [t for _, t, _ in lines[max(0, index - 3) : index]]
@@ -3076,6 +3227,47 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         )
 
 
+# MindSpore's msrun (mindspore/parallel/cluster/process_entity/_api.py): "There's worker exits
+# with exception, kill all other workers.", then, analysing the scheduler's log, "Time out nodes
+# are ['3']" (the nodes whose heartbeat the cluster's meta server lost)
+_MSRUN_WORKER_EXIT = "There's worker exits with exception, kill all other workers"
+_MSRUN_TIMEOUT_RE = re.compile(r"Time out nodes are \[(?P<nodes>[^\]]*)\]")
+
+
+def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """msrun's account of a worker that ended with an exception, and of the nodes the cluster
+    timed out, once each."""
+    said: set[str] = set()
+    for no, line, tagged in lines:
+        if _MSRUN_WORKER_EXIT in line and "exit" not in said:
+            said.add("exit")
+            report.events.append(
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line[line.index(_MSRUN_WORKER_EXIT) :].strip()[:300],
+                    rank=tagged,
+                    exception_type="msrun",
+                )
+            )
+        elif "Time out nodes" in line and (m := _MSRUN_TIMEOUT_RE.search(line)):
+            if "timeout" in said:
+                continue
+            said.add("timeout")
+            nodes = re.findall(r"'?(\w+)'?", m.group("nodes"))
+            report.events.append(
+                LogEvent(
+                    kind="coordination_timeout",
+                    line=no,
+                    message=line[m.start() :].strip()[:300],
+                    rank=tagged,
+                    exception_type="nodes timed out",
+                    library="MindSpore cluster (msrun)",
+                    missing_ranks=[int(n) for n in nodes if n.isdigit()],
+                )
+            )
+
+
 # HCCL's task exception report (an AICPU-scheduled or host op whose task failed on the device):
 # "[TaskException]base information is streamId:149, ..., type:NOTIFY WAIT, localRank:1,
 # remoteRank:0, ..." then "[TaskException]opData information is tag:<op tag>, group:<group>,
@@ -3209,8 +3401,8 @@ def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         peer = _GLOO_PEER_RE.search(what)
         # the kind of error without its addresses and numbers: "Read error: Connection reset by
         # peer", "Timed out waiting Nms for recv operation to complete"
-        kind = re.sub(r"\s*\[[0-9A-Fa-f.:]+\]:\d+(:?)", lambda a: a.group(1), what)
-        kind = re.sub(r"\d+ms", "Nms", kind).strip()
+        said = re.sub(r"\s*\[[0-9A-Fa-f.:]+\]:\d+(:?)", lambda a: a.group(1), what).strip()
+        kind = re.sub(r"\d+ms", "Nms", said)
         if (tagged, kind) in seen:
             continue
         seen.add((tagged, kind))
@@ -3224,11 +3416,78 @@ def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
                 remote_ip=peer.group("ip") if peer else None,
                 port=int(peer.group("port")) if peer else None,
                 timeout_ms=int(wait.group(1)) if wait else None,
-                exception_type=kind[:200],
+                exception_type=said[:200],
                 library="gloo",
                 call=f"{m.group('file')}:{m.group('ln')}",
             )
         )
+
+
+# The aws-ofi-nccl plugin's own logger in its early releases (before it logged through NCCL's):
+# "WARN: Function: find_ofi_provider Line: 543: NET/OFI Couldn't find any optimal provider"; a
+# WARN of NCCL's net plugin is an error, as NCCL's own WARN lines are
+_OFI_WARN_RE = re.compile(
+    r"\bWARN: Function: (?P<func>\w+) Line: (?P<ln>\d+): (?P<what>NET/OFI .+?)\s*$"
+)
+# libfabric's logger: "libfabric:PID:TIME::PROV:SUBSYS:FUNC():LINE<warn> MESSAGE" (its levels are
+# warn, trace, info and debug; warn is the highest), e.g. the EFA provider's failed transfer
+# "efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address My EFA addr: ..."
+_LIBFABRIC_WARN_RE = re.compile(
+    r"\blibfabric:(?P<pid>\d+):\d*:(?P<fields>(?:[\w;]*:){1,3})(?P<func>\w+)\(\):(?P<ln>\d+)<warn> "
+    r"(?P<what>.+?)\s*$"
+)
+LIBFABRIC_WHAT_CHARS = 120
+"""How much of a libfabric warning's text names its kind (the rest: addresses, host ids)."""
+
+
+def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The aws-ofi-nccl plugin's own WARN lines (as NCCL warnings) and libfabric's warn-level
+    lines, one per process and kind."""
+    seen: set[tuple[Any, ...]] = set()
+    for no, line, tagged in lines:
+        if "NET/OFI" in line and (o := _OFI_WARN_RE.search(line)):
+            if (tagged, o.group("what")) in seen:
+                continue
+            seen.add((tagged, o.group("what")))
+            report.events.append(
+                LogEvent(
+                    kind="nccl_warning",
+                    line=no,
+                    message=o.group("what")[:300],
+                    rank=tagged,
+                    library="NCCL",
+                    call=f"{o.group('func')}:{o.group('ln')}",
+                )
+            )
+        elif "<warn>" in line and (f := _LIBFABRIC_WARN_RE.search(line)):
+            what = f.group("what").split(" My ", 1)[0][:LIBFABRIC_WHAT_CHARS]
+            # the fields before the function: the provider first, then its subsystem ("efa:cq:";
+            # newer releases put an empty domain field before them)
+            prov = next((x for x in f.group("fields").split(":") if x), "")
+            if prov == "core":
+                # libfabric's core at start-up: libraries it tries and falls back from ("Failed
+                # to dlopen libnvidia-ml.so.  Trying libnvidia-ml.so.1"), in healthy runs too
+                continue
+            # EFA's failed transfer names both ends by their EC2 host ids
+            mine = re.search(r"My host id: (\S+)", f.group("what"))
+            peer = re.search(r"Peer host id: (\S+)", f.group("what"))
+            key = (int(f.group("pid")), f.group("func"), what)
+            if key in seen:
+                continue
+            seen.add(key)
+            report.events.append(
+                LogEvent(
+                    kind="libfabric_warning",
+                    line=no,
+                    message=line[f.start() :].strip()[:300],
+                    rank=tagged,
+                    pid=int(f.group("pid")),
+                    exception_type=what + (f" (peer host id {peer.group(1)})" if peer else ""),
+                    host=mine.group(1) if mine else None,
+                    library=f"libfabric ({prov})" if prov else "libfabric",
+                    call=f"{f.group('func')}():{f.group('ln')}",
+                )
+            )
 
 
 def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
