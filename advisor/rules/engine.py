@@ -238,6 +238,13 @@ def _run_rule(rule: Rule, ctx: dict[str, Any], emulated: bool) -> tuple[str, Any
     except sandbox.InputNotCollected as e:
         return "not_applicable", str(e)
     except UndefinedError as e:
+        # an input this run never collected (a stage not run, nothing imported of it) comes
+        # first: the fact missing after it matters only once that input is there
+        uncollected = next(
+            (v for n in rule.let if isinstance(v := local.get(n), sandbox.NotCollected)), None
+        )
+        if uncollected is not None:
+            return "not_applicable", uncollected.reason
         return "not_evaluated", f"missing fact: {e}"
     except SecurityError as e:
         return "not_evaluated", f"refused by the rule sandbox: {e}"

@@ -199,8 +199,13 @@ class NotCollected(Missing):
 
     __slots__ = ()
 
+    @property
+    def reason(self) -> str:
+        """Why the input is not there (the hint it was made with)."""
+        return self._undefined_hint or "an input of this run was not collected"
+
     def _error(self) -> MissingFact:
-        return InputNotCollected(self._undefined_hint or "an input of this run was not collected")
+        return InputNotCollected(self.reason)
 
 
 def _defined(args: Iterable[Any]) -> list[Any]:
