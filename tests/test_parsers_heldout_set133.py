@@ -329,3 +329,64 @@ def test_mindspores_msrun_and_unique_id_failures_are_read() -> None:
         "evidence-unique-id-exchange-failed"
     ]
     assert items[0].startswith("A rank from rank 0: Communicator of group xxx inited: failed.")
+
+
+def test_cupys_nccl_error_is_a_failed_call_with_its_call() -> None:
+    (failed,) = _failures(
+        "ray49827_compiled_graph_gpureceiver_cupy_nccl_recv_ncclerror_internal_error_cut.log"
+    )
+    assert (failed["kind"], failed["code_name"], failed["call"]) == (
+        "nccl_call_failure",
+        "ncclInternalError",
+        "recv",
+    )
+    assert (failed["host"], failed["pid"]) == ("192.168.1.159", 6305)
+
+
+def test_an_async_nccl_error_on_a_work_is_a_failed_call_not_a_time_out() -> None:
+    failures = _failures(
+        "openrlhf621_raylet_worker_died_mlx5_completion_error_rank12_broadcast_async_nccl_error_cut.log"
+    )
+    assert [e["kind"] for e in failures] == ["nccl_call_failure"]
+    (failed,) = failures
+    assert (failed["code_name"], failed["op"], failed["seq"], failed["rank"]) == (
+        "ncclRemoteError",
+        "broadcast",
+        1,
+        1,
+    )
+
+
+def test_the_last_error_behind_vllms_logger_prefix_is_read() -> None:
+    (failed,) = _failures(
+        "ray44533_rayworkervllm_allreduce_distbackenderror_ncclinternalerror_busid_of_node_nic_cut.log"
+    )
+    assert failed["code_name"] == "ncclInternalError"
+    assert failed["exception_type"] == "Attribute busid of node nic not found"
+
+
+def test_a_watchdog_message_cut_at_its_start_is_still_an_nccl_failure() -> None:
+    failures = _failures(
+        "deepep106_ncclremoteerror_net_ib_completion_error5_vendor249_wrapped_cut.log"
+    )
+    assert sorted(e["kind"] for e in failures) == ["nccl_call_failure", "nccl_net_error"]
+    failed = next(e for e in failures if e["kind"] == "nccl_call_failure")
+    assert failed["code_name"] == "ncclRemoteError"
+
+
+def test_a_traceback_cut_above_its_heading_gives_its_exception() -> None:
+    (raised,) = _failures("verl_6773_ray_actor_rollout_init_npu_smi_board_exit215_cut.log")
+    assert (raised["kind"], raised["line"], raised["exception_type"]) == (
+        "python_exception",
+        8,
+        "CalledProcessError",
+    )
+    # frames inside torch.distributed name it so
+    text = (
+        '  File "/x/torch/distributed/distributed_c10d.py", line 1268, in _new_process_group_helper\n'
+        '    raise RuntimeError("Distributed package doesn\'t have NCCL built in")\n'
+        "RuntimeError: Distributed package doesn't have NCCL built in\n"
+    )
+    (ev,) = logs.parse(text).events
+    assert ev.library == "torch.distributed"
+    assert ev.call == "torch/distributed/distributed_c10d.py, _new_process_group_helper"

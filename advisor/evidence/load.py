@@ -133,6 +133,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|There's worker exits with exception, kill all other workers|Time out nodes are \["
         r"|^[ \t]*\[[^:\]\s]+:\d+\] Failing at address: "
         r"|pyxis: container start failed with error code: \d+|host=\S+ was not reachable via ssh"
+        r"|\bNcclError: NCCL_ERROR_\w+: |\bNCCL error: (?:unhandled|internal error|invalid|remote process)[^,\n]*, NCCL [Vv]ersion "
         r"|\bssh: connect to host \S+ port \d+: (?:Connection refused|Connection timed out|No route to host)"
         r"|\bWARN: Function: \w+ Line: \d+: NET/OFI |\blibfabric:\d+:\d*:(?:[\w;]*:){1,3}\w+\(\):\d+<warn> "
         r"|Nccl error, (?:unhandled|internal error|invalid|remote process)[^\n]*\(at \S+:\d+\)"
@@ -783,7 +784,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # HCCL's own plog lines and no failure among them: a run's log
     if (
         not formats
-        and (logs.TRACEBACK_HEADING in text or logs.FATAL_PYTHON in text)
+        and (logs.TRACEBACK_HEADING in text or logs.FATAL_PYTHON in text or 'File "' in text)
         and logs.python_exception(numbered_lines(text)) is not None
     ):
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one

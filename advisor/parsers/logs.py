@@ -2002,7 +2002,16 @@ _NCCL_CALL_RE = re.compile(
     # PaddlePaddle's PADDLE_ENFORCE on an NCCL result: "ExternalError:  Nccl error, unhandled cuda
     # error  (at /paddle/paddle/fluid/platform/collective_helper.cc:83)"
     rf"|Nccl error, (?P<what13>{_NCCL_ERROR_TEXT}[\w ]*?)\s*\(at (?P<file13>\S+?):(?P<ln13>\d+)\)"
+    # torch's checkForNCCLErrors text whose start a copy cut ("...ith exception: NCCL error:
+    # remote process exited or there was a network error, NCCL version 2.20.5"): the version
+    # after it says it is NCCL's result text
+    rf"|\bNCCL error: (?P<what14>{_NCCL_ERROR_TEXT}[^,\n]*?), NCCL [Vv]ersion [\w.+-]+"
+    # CuPy's NCCL binding (cupy_backends/cuda/libs/nccl.pyx check_status): "cupy_backends.cuda.
+    # libs.nccl.NcclError: NCCL_ERROR_INTERNAL_ERROR: internal error - please report ..."; the
+    # call is the traceback's frame above it ("in ...nccl.NcclCommunicator.recv")
+    rf"|\bNcclError: NCCL_ERROR_\w+: (?P<what15>{_NCCL_ERROR_TEXT}.*?)\s*$"
 )
+_CUPY_FRAME_RE = re.compile(r", in cupy_backends\.cuda\.libs\.nccl\.NcclCommunicator\.(\w+)\s*$")
 _HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
 """A traceback frame inside an NCCL binding's call (``File "...pynccl_wrapper.py", line 277,
@@ -2042,8 +2051,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and " failed: " not in line
             and "Runtime error: " not in line
             and "Nccl error, " not in line
+            and "NcclError: " not in line
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
+        if m.group("what14") and "watchdog thread terminated" in line:
+            continue  # the watchdog's own death, read as such (watchdog_exception)
         where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
         for n in ("11", "12", "13"):
             if m.group(f"file{n}"):
@@ -2068,6 +2080,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what11",
                 "what12",
                 "what13",
+                "what14",
+                "what15",
             )
         )
         what = next(w for w in found if w).strip()
@@ -2090,6 +2104,18 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             library="NCCL",
             call=where or ("checkForNCCLErrors" if m.group("what3") else None),
         )
+        if "Collective Work" in line and (work := _WORK_RE.search(line)):
+            # the work the async error was raised on: its op and sequence number
+            ev.op = op_name(work.group("op"))
+            ev.seq = int(work.group("seq")) if work.group("seq") else None
+        if m.group("what15"):
+            # CuPy's frames: "in cupy_backends.cuda.libs.nccl.NcclCommunicator.recv" above its
+            # status check
+            frames = lines[max(0, index - NCCL_FRAME_LINES) : index]
+            ev.call = next(
+                (f.group(1) for _, up, _ in reversed(frames) if (f := _CUPY_FRAME_RE.search(up))),
+                None,
+            )
         if m.group("what4"):
             frames = lines[max(0, index - NCCL_FRAME_LINES) : index]
             ev.call = next(
@@ -2106,12 +2132,17 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         report.events.append(ev)
 
 
+# vLLM's logger before each line of a traceback it logs: "ERROR 04-07 00:57:46 ray_utils.py:45] "
+# (newer: "ERROR 06-04 22:25:57 [multiproc_executor.py:932] ")
+_VLLM_PREFIX_RE = re.compile(r"^[A-Z]+ \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.]+:\d+\]\s?")
+
+
 def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
     """The text under torch's "Last error:" line (NCCL's last WARN) within a few lines after
     ``lines[index]``. A page that doubled every line break (a blank line after the error line
     and after each line of its message) is read every second line."""
     after = lines[index + 1 : index + 1 + 2 * (NCCL_LAST_ERROR_LINES + 1)]
-    texts = [t.strip() for _, t, _ in after]
+    texts = [_VLLM_PREFIX_RE.sub("", t.strip(), count=1).strip() for _, t, _ in after]
     doubled = len(texts) > 1 and texts[0] == "" and texts[1] != ""
     window = (texts[1::2] if doubled else texts)[: NCCL_LAST_ERROR_LINES + 1]
     for i, text in enumerate(window[:-1]):
@@ -3647,6 +3678,9 @@ _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
 TRACEBACK_HEADING = "Traceback (most recent call last):"
 TRACEBACK_LINES = 400
 """How far after a traceback's heading its exception line is looked for."""
+_FRAME_RE = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
+HEADLESS_FRAME_LINES = 3
+"""How far above an exception line a frame must stand for a traceback cut above its heading."""
 
 
 def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -3673,6 +3707,30 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                     library="torch.distributed" if inside else None,
                     call=inside,
                 )
+    # a copy that cut the traceback's heading: an exception line right under its frames
+    # ('  File "...", line 1268, in _new_process_group_helper' / '    raise RuntimeError(...)')
+    for index, (no, line, tagged) in enumerate(lines):
+        if not (m := _PY_EXCEPTION_RE.match(line)):
+            continue
+        above = [t for _, t, _ in lines[max(0, index - HEADLESS_FRAME_LINES) : index]]
+        if not any(_FRAME_RE.match(t) for t in above):
+            continue
+        inside = None
+        for t in reversed(lines[max(0, index - TRACEBACK_LINES) : index]):
+            if not (_FRAME_RE.match(t[1]) or t[1].startswith("    ")):
+                break  # the frames end above here
+            if inside is None and (f := _DIST_FRAME_RE.search(t[1])) is not None:
+                inside = f"{f.group('file')}, {f.group('func')}"
+        text = m.group(0).strip()
+        return LogEvent(
+            kind="python_exception",
+            line=no,
+            message=text[:300],
+            rank=tagged,
+            exception_type=text.split(":", 1)[0].rsplit(".", 1)[-1],
+            library="torch.distributed" if inside else None,
+            call=inside,
+        )
     for no, line, tagged in lines:
         # no traceback named an exception: Python's fault handler on a crash ("Fatal Python
         # error: Segmentation fault", then the threads' stacks)
@@ -3958,6 +4016,10 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 ParseWarning(line=no, message="watchdog record cut inside its Work(...) fields")
             )
         if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
+            continue
+        if w.group("ran") is None and "raised the following async exception" in line:
+            # torch's "Collective WorkNCCL(...) raised the following async exception: NCCL
+            # error: ...": the work failed on an NCCL error, not a time-out (a failed call)
             continue
         # older torch printed no SeqNum: "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000)"
         seq = int(w.group("seq")) if w.group("seq") else None
