@@ -390,3 +390,48 @@ def test_a_traceback_cut_above_its_heading_gives_its_exception() -> None:
     (ev,) = logs.parse(text).events
     assert ev.library == "torch.distributed"
     assert ev.call == "torch/distributed/distributed_c10d.py, _new_process_group_helper"
+
+
+def test_an_integer_rows_error_above_zero_is_a_failed_check() -> None:
+    # nccl-tests' DeltaMaxValue is 1e-200 for every integer type: any error fails
+    ev = _load("nccltests104_sendrecv_uint8_gtx1080_row.txt")
+    (table,) = ev.benchmarks
+    assert table["failed_checks"] == [{"bytes": 37748744, "ranks": []}]
+
+
+def test_ncclss_connect_retries_are_a_warning_until_its_verdict() -> None:
+    ev = _load("oneflow3586_nccl_socket_connect_timedout.log")
+    (retry,) = ev.failures
+    assert (retry["kind"], retry["host"], retry["pid"], retry["exception_type"], retry["line"]) == (
+        "nccl_connect_retry",
+        "worker",
+        101542,
+        "Connection timed out",
+        12,
+    )
+    items = finding_items({"evidence.failures": [retry]}, "nccl")["evidence-nccl-connect-retry"]
+    assert items[0].startswith("worker pid 101542, device 0: Connection timed out")
+
+
+def test_a_newer_runtimes_stream_sync_error_code_is_read() -> None:
+    (failed,) = _failures("hixl_wiki_runtime_stream_sync_timeout_507046_ee1002_device11.log")
+    assert (failed["kind"], failed["code"], failed["code_name"], failed["line"]) == (
+        "npu_runtime_error",
+        "507046",
+        "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
+        4,
+    )
+
+
+def test_hccn_tools_pfc_output_gives_the_priorities_enabled() -> None:
+    ev = _load("hixl_wiki_hccn_tool_dev0_pfc_g_priority4_enabled.txt")
+    assert ev.files[0].status == "read"
+    assert [(p["device"], p["pfc_priorities"]) for p in ev.npu_ports] == [(0, [4])]
+
+
+def test_the_drivers_error_before_hccls_failure_is_where_it_began() -> None:
+    name = "hixl_wiki_a3_llm_datadist_link_invalid_host_devid_65535_vnic_ip_then_socket_timeout_indented.log"
+    first, wait = _failures(name)
+    assert (first["kind"], first["line"], first["library"]) == ("hccl_plog_error", 1, "DRV")
+    assert "invalid host device id 65535" in first["message"]
+    assert (wait["kind"], wait["timeout_ms"]) == ("hccl_link_timeout", 120000)

@@ -87,7 +87,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "hccn_tool": re.compile(
-        r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:"
+        r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:|PFC configuration\s*:"
         # -ip -g of a port with no address (hccn_tool.NO_IP_RE)
         r"|Get ipconf failed, because no ip was preset there)"
         r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
@@ -305,7 +305,7 @@ class EvidenceFacts:
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
     netmask, ip_preset, tls_enabled, tls_certs, tls_alarms, link_up_count, link_down_count,
     link_changes, link_flapped, ping_loss_pct, ping_target, optical, stat, stat_errors, routes,
-    arp}`` (None: not in the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on
+    arp, pfc_priorities}`` (None: not in the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on
     the port; ``tls_certs``: ``-tls -g``'s certificate blocks ``{name, end_time, status,
     status_text}``, ``tls_alarms`` those near expiration or expired; ``link_changes``:
     ``-link_stat -g``'s records ``{time, state}``, newest first; ``link_flapped``: the link
@@ -960,13 +960,25 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return parsed.warnings
 
 
+INTEGER_DTYPES = frozenset({"int8", "uint8", "int32", "uint32", "int64", "uint64"})
+"""Types whose results nccl-tests checks exactly: its DeltaMaxValue is 1e-200 for every integer
+type (common.cu of the releases that printed a max ``error``), so any error above 0 fails."""
+
+
 def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
-    """Sizes whose ``#wrong`` count is not 0, or (older logs, which print a max error instead)
-    the run's own "Out of bounds values : N FAILED" verdict: the collective returned wrong data."""
+    """Sizes whose ``#wrong`` count is not 0, or whose ``error`` (older logs print the largest
+    deviation) is above 0 for an integer type, or (older logs of other types) the run's own "Out
+    of bounds values : N FAILED" verdict: the collective returned wrong data."""
     wrong = [
         {"bytes": row.size_bytes, "ranks": []}
         for row in table.rows
         if any(t is not None and t.wrong for t in (row.out_of_place, row.in_place))
+        or (
+            row.dtype in INTEGER_DTYPES
+            and any(
+                t is not None and (t.max_error or 0) > 0 for t in (row.out_of_place, row.in_place)
+            )
+        )
     ]
     if not wrong and table.out_of_bounds:
         return [{"bytes": None, "ranks": [], "out_of_bounds": table.out_of_bounds}]

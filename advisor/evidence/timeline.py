@@ -84,8 +84,13 @@ def build(
     by_rank: dict[int, list[Mapping[str, Any]]] = {}
     for e in failures:
         # a store that timed out or went away is an echo of another rank's failure (its host
-        # exited): never a rank's own first error
-        if e.get("rank") is None or e.get("kind") in ("store_timeout", "store_lost"):
+        # exited), and a connect NCCL still retries is no failure yet: never a rank's own first
+        # error
+        if e.get("rank") is None or e.get("kind") in (
+            "store_timeout",
+            "store_lost",
+            "nccl_connect_retry",
+        ):
             continue
         by_rank.setdefault(int(e["rank"]), []).append(e)
     if len(by_rank) < 2:

@@ -276,6 +276,20 @@ _LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
 _LINK_STAT_RECORD = re.compile(r"^(?:\[devid \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
 
 
+def parse_pfc(text: str) -> list[int]:
+    """``hccn_tool -i N -pfc -g``: "PFC configuration:", then a "priority 0 1 ... 7" row over an
+    "enabled 0 0 0 0 1 0 0 0" row → the priorities enabled (``[4]``)."""
+    rows = {}
+    for line in text.splitlines():
+        cells = line.split()
+        if cells and cells[0] in ("priority", "enabled") and all(c.isdigit() for c in cells[1:]):
+            rows[cells[0]] = [int(c) for c in cells[1:]]
+    priority, enabled = rows.get("priority"), rows.get("enabled")
+    if not priority or not enabled or len(priority) != len(enabled):
+        raise ParseError("no 'priority' row over an 'enabled' row of the same length")
+    return [p for p, on in zip(priority, enabled, strict=True) if on]
+
+
 def parse_link_stat(text: str) -> LinkStat:
     """``hccn_tool -i N -link_stat -g`` → up/down counts and the change records.
 
@@ -345,6 +359,9 @@ class Port:
     metric, ref, use, iface}`` as hccn_tool prints them."""
     arp: list[dict[str, str | None]] = field(default_factory=list)
     """``-arp -g`` neighbours: ``{address, mac, iface}``, ``mac`` None for ``<incomplete>``."""
+    pfc_priorities: list[int] | None = None
+    """``-pfc -g``: the priorities PFC (priority flow control) is enabled on (RoCE traffic of
+    HCCL's traffic class needs its priority among them); None without that output."""
 
 
 @dataclass(kw_only=True)
@@ -357,6 +374,7 @@ class Bundle:
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
+    "pfc",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -369,6 +387,7 @@ _SIGNATURES = {
     "stat": re.compile(r"^packet statistics\s*:"),
     "route": re.compile(r"^Routing table\s*:"),
     "arp": re.compile(r"^arp table\s*:"),
+    "pfc": re.compile(r"^PFC configuration\s*:"),
     "link_stat": re.compile(r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"),
 }
 _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
@@ -472,7 +491,7 @@ def parse_bundle(text: str) -> Bundle:
     if not found:
         raise ParseError(
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
-            "link_stat)"
+            "link_stat, pfc)"
         )
     if elided := _ELIDED_RE.search(text):
         # a document's "... ..." after the first devices' outputs: the rest were left out
@@ -528,6 +547,8 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.link_flapped = (stat.up_count or 0) > 1 or "DOWN" in states[:first_up]
         if port.device is None and stat.device is not None:
             port.device = stat.device
+    elif query == "pfc":
+        port.pfc_priorities = parse_pfc(chunk)
     elif query == "route":
         port.routes, bad = parse_route(chunk)
         return bad
@@ -547,6 +568,7 @@ def _has_data(p: Port) -> bool:
             p.tls_enabled is not None,
             p.ping_loss_pct is not None,
             p.link_up_count is not None,
+            p.pfc_priorities is not None,
         )
     ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes)
 
@@ -565,7 +587,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             for name in (
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
-                "link_flapped",
+                "link_flapped", "pfc_priorities",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))

@@ -74,6 +74,8 @@ Recognised events (``LogEvent.kind``):
   efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address ...``; its core's start-up
   fallbacks are not), one per process and kind: the provider, the function and the text up to its addresses; the aws-ofi-nccl
   plugin's own ``WARN: Function: F Line: N: NET/OFI ...`` lines are NCCL warnings;
+- ``nccl_connect_retry``: NCCL's socket layer retrying a refused or timed-out connect (``NCCL INFO
+  Call to connect returned Connection timed out, retrying``), one per process and reason;
 - ``hccl_plog_error``: only in an HCCL plog where nothing above is found: its first ERROR line,
   with the task exception HCCL reports after it (the task's type, this rank, its peer, the op's
   tag, group and count);
@@ -416,6 +418,7 @@ class LogEvent:
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
     deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
+    nccl_connect_retry,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
@@ -675,6 +678,7 @@ def parse(text: str) -> LogReport:
     _coordination_timeouts(lines, report)
     _msrun(lines, report)
     _net_plugin_warnings(lines, report)
+    _nccl_connect_retries(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
@@ -729,6 +733,8 @@ def parse(text: str) -> LogReport:
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
             "failure, store time-out or GPU hardware exception found"
         )
+    if report.events and ("] DRV(" in text or "] HCCP(" in text):
+        _device_layer_error(lines, report)
     by_no = {no: line for no, line, _ in lines}
     pdsh_hosts: set[str] | None = None
     for ev in report.events:
@@ -3205,6 +3211,10 @@ _RUNTIME_RESULT_RE = re.compile(
     # the runtime's own plog (MindSpore on CANN 6): "[api_c.cc:721]163618 rtStreamSynchronize:
     # ErrCode=507011, desc=[the model stream execute failed], InnerCode=0x7150050"
     r"|\b(?P<call3>rt\w+):ErrCode=(?P<code3>\d{6})(?!\d)"
+    # a newer runtime's plog: "FuncErrorReason:RtStreamSynchronizeWithTimeout execute failed,
+    # reason=[stream sync timeout] (507046)", after "StreamSyncError: code=507046, des=[...]"
+    r"|\b(?P<call4>\w+) execute failed, reason=\[[^\]]*\] \((?P<code4>\d{6})\)"
+    r"|\b\w+Error: code=(?P<code5>\d{6}), des=\["
 )
 
 
@@ -3339,6 +3349,33 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             first.op, first.group = o.group("tag"), o.group("group")
             first.numel = int(o.group("count"))
     return first
+
+
+# The device's driver (DRV) and HCCP (the NPU's network service) log their own ERROR lines in the
+# plog before HCCL's failure that follows from them ("[ERROR] DRV(28499, hccp_service.bin):...
+# invalid host device id 65535", "[ERROR] HCCP(...): ... get vnic ip info fail!")
+_DEVICE_LAYER_ERROR_RE = re.compile(r"^\[ERROR\] (?P<mod>DRV|HCCP)\(\d+,\s*[^)]*\):\S+ ")
+
+
+def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The first ERROR line of the driver or HCCP standing above every failure read: where the
+    failure began (an event of its own, ``hccl_plog_error``)."""
+    first = min(e.line for e in report.events)
+    for no, line, tagged in lines:
+        if no >= first:
+            return
+        if m := _DEVICE_LAYER_ERROR_RE.match(line.lstrip()):
+            report.events.append(
+                LogEvent(
+                    kind="hccl_plog_error",
+                    line=no,
+                    message=line.lstrip()[m.end() :].strip()[:300],
+                    rank=tagged,
+                    library=m.group("mod"),
+                    exception_type=f"{m.group('mod')} error before HCCL's failure",
+                )
+            )
+            return
 
 
 # XLA's coordination service (xla/tsl/distributed_runtime/coordination/coordination_service.cc,
@@ -3521,6 +3558,40 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
             )
 
 
+# NCCL's socket layer (misc/socket.cc): a connect() refused or timed out is retried, with
+# "NCCL INFO Call to connect returned Connection timed out, retrying" (every 1000th refused try),
+# until its retry limit, when it warns "Connect to ... failed" or "socketStartConnect: exceeded
+# retries": a log cut before that verdict keeps only the retries
+_CONNECT_RETRY_RE = re.compile(r"Call to connect returned (?P<why>[^,\n]+), retrying")
+
+
+def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per process and reason."""
+    seen: set[tuple[str | None, str | None, str]] = set()
+    for no, line, tagged in lines:
+        if "Call to connect returned" not in line or not (m := _CONNECT_RETRY_RE.search(line)):
+            continue
+        prefix = _NCCL_PREFIX_RE.search(line)
+        host = prefix.group("host") if prefix else None
+        pid = prefix.group("pid") if prefix else None
+        if (host, pid, m.group("why")) in seen:
+            continue
+        seen.add((host, pid, m.group("why")))
+        report.events.append(
+            LogEvent(
+                kind="nccl_connect_retry",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                host=host,
+                pid=int(pid) if pid else None,
+                device=int(prefix.group("dev")) if prefix else None,
+                exception_type=m.group("why"),
+                library="NCCL",
+            )
+        )
+
+
 def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per kind of DeepEP timeout (every channel of a kernel prints its own line)."""
     seen: set[str] = set()
@@ -3634,12 +3705,21 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         # CANN's own report of a failed runtime call ("synchronize stream failed, runtime result
         # = 507011", log_inner.cpp ReportCallError) or a code cut from torch_npu's line ("error
         # code is 507048..."): only the runtime's own codes (ACL_RT_ERRORS)
-        if ("runtime result" in line or "error code is" in line or "ErrCode=" in line) and (
-            rm := _RUNTIME_RESULT_RE.search(line)
-        ):
-            code = int(rm.group("code") or rm.group("code2") or rm.group("code3"))
+        if (
+            "runtime result" in line
+            or "error code is" in line
+            or "ErrCode=" in line
+            or "execute failed, reason=" in line
+            or "Error: code=" in line
+        ) and (rm := _RUNTIME_RESULT_RE.search(line)):
+            code = int(
+                rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
+                or rm.group("code5")
+            )  # fmt: skip
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
-                call = (rm.group("call") or rm.group("call3") or "").strip() or None
+                call = (
+                    rm.group("call") or rm.group("call3") or rm.group("call4") or ""
+                ).strip() or None
                 seen.add((call, code))
                 found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}
