@@ -347,8 +347,10 @@ def test_an_async_nccl_error_on_a_work_is_a_failed_call_not_a_time_out() -> None
     failures = _failures(
         "openrlhf621_raylet_worker_died_mlx5_completion_error_rank12_broadcast_async_nccl_error_cut.log"
     )
-    assert [e["kind"] for e in failures] == ["nccl_call_failure"]
-    (failed,) = failures
+    # the raylet's account of the worker that died comes first, then the broadcast's error
+    assert [e["kind"] for e in failures] == ["launcher_exit", "nccl_call_failure"]
+    assert (failures[0]["host"], failures[0]["pid"]) == ("172.19.24.110", 90738)
+    failed = failures[1]
     assert (failed["code_name"], failed["op"], failed["seq"], failed["rank"]) == (
         "ncclRemoteError",
         "broadcast",
@@ -435,3 +437,22 @@ def test_the_drivers_error_before_hccls_failure_is_where_it_began() -> None:
     assert (first["kind"], first["line"], first["library"]) == ("hccl_plog_error", 1, "DRV")
     assert "invalid host device id 65535" in first["message"]
     assert (wait["kind"], wait["timeout_ms"]) == ("hccl_link_timeout", 120000)
+
+
+def test_rays_account_of_a_worker_that_died_names_its_node_and_pid() -> None:
+    (died,) = _failures(
+        "easyr1_300_grpo_colocated_workerdict_actor_died_system_error_172_23_166_108_cut.log"
+    )
+    assert (died["kind"], died["exception_type"], died["host"], died["pid"], died["line"]) == (
+        "launcher_exit",
+        "Ray (worker exit type SYSTEM_ERROR)",
+        "172.23.166.108",
+        1009098,
+        8,
+    )
+    assert "connection error code 2. End of file." in died["message"]
+    # the raylet's own line, in a log otherwise of INFO lines
+    (raylet,) = _failures(
+        "nemo_rl2937_grpo_perf_vllm_sleep_then_raylet_worker_died_system_error_10_109_18_239_cut.log"
+    )
+    assert (raylet["host"], raylet["pid"], raylet["line"]) == ("10.109.18.239", 1530113, 4)

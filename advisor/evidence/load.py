@@ -132,6 +132,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Failed to fetch the unique id of the collective lib from the meta server node"
         r"|There's worker exits with exception, kill all other workers|Time out nodes are \["
         r"|^[ \t]*\[[^:\]\s]+:\d+\] Failing at address: "
+        r"|Worker exit type: [A-Z_]+ Worker exit detail: "
         r"|pyxis: container start failed with error code: \d+|host=\S+ was not reachable via ssh"
         r"|\bNcclError: NCCL_ERROR_\w+: |\bNCCL error: (?:unhandled|internal error|invalid|remote process)[^,\n]*, NCCL [Vv]ersion "
         r"|\bssh: connect to host \S+ port \d+: (?:Connection refused|Connection timed out|No route to host)"

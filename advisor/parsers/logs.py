@@ -2746,6 +2746,19 @@ ORTE_LOST_LINES = 4
 # caller: "Memory on the node (IP: 172.31.69.247, ID: 5bf8...) where the task was running was
 # 54.86GB / 57.60GB (0.952354), which exceeds the memory usage threshold of 0.95. Ray killed this
 # worker (ID: 0c7d...) because it was the most recently scheduled task" (ray issue 28776)
+# Ray's account of a worker process that ended (the raylet: "A worker died or was killed while
+# executing a task by an unexpected system error. ... Worker IP address: 10.109.18.239 Worker
+# port: 10015 Worker PID: 1530113 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker
+# unexpectedly exits with a connection error code 2. End of file. ..."; an ActorDiedError: "The
+# actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR ...", its
+# pid and ip in the fields above)
+_RAY_WORKER_EXIT_RE = re.compile(
+    r"(?:Worker IP address: (?P<ip>[\d.]+) .*?Worker PID: (?P<pid>\d+) )?"
+    r"Worker exit type: (?P<type>[A-Z_]+) Worker exit detail: (?P<detail>[^.]*\.(?:[^.]*\.)?)"
+)
+_RAY_ACTOR_FIELD_RE = re.compile(r"^\s+(pid|ip): (\S+)\s*$")
+RAY_ACTOR_FIELD_LINES = 10
+"""How far above an ActorDiedError's exit line its pid and ip fields may stand."""
 _RAY_OOM_RE = re.compile(
     r"Memory on the node \(IP: (?P<ip>[^,]+), ID: \w+\) where the task (?:\([^)]*\) )?was "
     r"running was (?P<used>[\d.]+) ?GB / (?P<total>[\d.]+) ?GB \((?P<frac>[\d.]+)\), which exceeds "
@@ -3100,6 +3113,24 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"{ro.group('used')} GB of {ro.group('total')} GB ({ro.group('frac')}), over the "
                 f"memory usage threshold {ro.group('thr')}",
                 "Ray's memory monitor", host=ro.group("ip"),
+            )  # fmt: skip
+        elif "Worker exit type: " in line and (rw := _RAY_WORKER_EXIT_RE.search(line)):
+            # Ray's account of a worker process that died: the raylet's line names the node and
+            # pid; an ActorDiedError names them in its fields above it
+            fields = {
+                k: v
+                for _, t, _ in lines[max(0, index - RAY_ACTOR_FIELD_LINES) : index]
+                if (f := _RAY_ACTOR_FIELD_RE.match(t))
+                for k, v in [f.groups()]
+            }
+            host = rw.group("ip") or fields.get("ip")
+            pid_text = rw.group("pid") or fields.get("pid")
+            once(
+                ("ray worker", pid_text or no), no,
+                f"the worker{f' pid {pid_text}' if pid_text else ''}{f' on {host}' if host else ''} "
+                f"died: {rw.group('detail').strip()}"[:300],
+                f"Ray (worker exit type {rw.group('type')})",
+                host=host, pid=int(pid_text) if pid_text else None,
             )  # fmt: skip
         elif "died, exit code" in line and (vm := _VLLM_WORKER_EXIT_RE.search(line)):
             pid = int(vm.group("pid"))
