@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import logs
+from advisor.parsers import logs, numbered_lines
 from tests.conftest import DATA
 from tests.rules_facts import event, finding_items
 
@@ -456,3 +456,15 @@ def test_rays_account_of_a_worker_that_died_names_its_node_and_pid() -> None:
         "nemo_rl2937_grpo_perf_vllm_sleep_then_raylet_worker_died_system_error_10_109_18_239_cut.log"
     )
     assert (raylet["host"], raylet["pid"], raylet["line"]) == ("10.109.18.239", 1530113, 4)
+
+
+def test_an_etcd_rendezvous_exception_under_cut_frames_is_torch_elastics() -> None:
+    (raised,) = _failures("parcae_issue1_etcd_rendezvous_keynotfound_next_strategy.log")
+    assert (raised["kind"], raised["exception_type"], raised["line"]) == (
+        "python_exception",
+        "EtcdKeyNotFound",
+        11,
+    )
+    assert raised["library"] == "torch.distributed"
+    # a dotted name that says no error is taken only right under a frame's code line
+    assert logs.python_exception(numbered_lines("INFO starting\nfoo.Bar: baz\n")) is None

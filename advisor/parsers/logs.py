@@ -3790,6 +3790,9 @@ TRACEBACK_HEADING = "Traceback (most recent call last):"
 TRACEBACK_LINES = 400
 """How far after a traceback's heading its exception line is looked for."""
 _FRAME_RE = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
+_DOTTED_EXCEPTION_RE = re.compile(r"^(?:[A-Za-z_]\w*\.)+[A-Z]\w*: \S.*$")
+"""An exception whose class name says nothing of an error (``etcd.EtcdKeyNotFound: ...``),
+taken only right under a traceback's code line."""
 HEADLESS_FRAME_LINES = 3
 """How far above an exception line a frame must stand for a traceback cut above its heading."""
 
@@ -3821,7 +3824,12 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     # a copy that cut the traceback's heading: an exception line right under its frames
     # ('  File "...", line 1268, in _new_process_group_helper' / '    raise RuntimeError(...)')
     for index, (no, line, tagged) in enumerate(lines):
-        if not (m := _PY_EXCEPTION_RE.match(line)):
+        m = _PY_EXCEPTION_RE.match(line)
+        if m is None and index > 0 and lines[index - 1][1].startswith("    "):
+            # right under a frame's code line, any dotted exception class ("etcd.EtcdKeyNotFound:
+            # Key not found : /torchelastic/...")
+            m = _DOTTED_EXCEPTION_RE.match(line)
+        if m is None:
             continue
         above = [t for _, t, _ in lines[max(0, index - HEADLESS_FRAME_LINES) : index]]
         if not any(_FRAME_RE.match(t) for t in above):
@@ -3833,6 +3841,9 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             if inside is None and (f := _DIST_FRAME_RE.search(t[1])) is not None:
                 inside = f"{f.group('file')}, {f.group('func')}"
         text = m.group(0).strip()
+        if inside is None and "/torchelastic/" in text:
+            # torch elastic's etcd rendezvous keys ("/torchelastic/p2p/run_<id>/rdzv/...")
+            inside = "torch/distributed/elastic, etcd rendezvous"
         return LogEvent(
             kind="python_exception",
             line=no,
