@@ -468,3 +468,19 @@ def test_an_etcd_rendezvous_exception_under_cut_frames_is_torch_elastics() -> No
     assert raised["library"] == "torch.distributed"
     # a dotted name that says no error is taken only right under a frame's code line
     assert logs.python_exception(numbered_lines("INFO starting\nfoo.Bar: baz\n")) is None
+
+
+def test_ray_unable_to_place_the_workers_is_read() -> None:
+    (placed,) = _failures(
+        "vllm8908_ray_tp16_autoscaler_no_node_types_can_fulfill_gpu_placement_group_waiting_1270s.log"
+    )
+    assert (placed["kind"], placed["line"], placed["timeout_ms"]) == ("ray_placement", 1, 1270000)
+    assert placed["exception_type"] == "no node can hold {'node:10.2.0.127': 0.001, 'GPU': 1.0}"
+    # vLLM's wait alone, without the autoscaler's verdict
+    text = "\n".join(
+        f"INFO 09-27 16:{m:02d}:50 ray_utils.py:183] Waiting for creating a placement group of "
+        f"specs for {s} seconds. specs=[{{'GPU': 1.0}}]"
+        for m, s in ((10, 10), (30, 1210), (20, 610))
+    )
+    (waited,) = logs.parse(text).events
+    assert (waited.kind, waited.timeout_ms, waited.line) == ("ray_placement", 1210000, 2)

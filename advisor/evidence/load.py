@@ -133,6 +133,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|There's worker exits with exception, kill all other workers|Time out nodes are \["
         r"|^[ \t]*\[[^:\]\s]+:\d+\] Failing at address: "
         r"|Worker exit type: [A-Z_]+ Worker exit detail: "
+        r"|No available node types can fulfill resource request |Waiting for creating a placement group of specs for \d+ seconds"
         r"|pyxis: container start failed with error code: \d+|host=\S+ was not reachable via ssh"
         r"|\bNcclError: NCCL_ERROR_\w+: |\bNCCL error: (?:unhandled|internal error|invalid|remote process)[^,\n]*, NCCL [Vv]ersion "
         r"|\bssh: connect to host \S+ port \d+: (?:Connection refused|Connection timed out|No route to host)"

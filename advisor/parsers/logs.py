@@ -76,6 +76,8 @@ Recognised events (``LogEvent.kind``):
   plugin's own ``WARN: Function: F Line: N: NET/OFI ...`` lines are NCCL warnings;
 - ``nccl_connect_retry``: NCCL's socket layer retrying a refused or timed-out connect (``NCCL INFO
   Call to connect returned Connection timed out, retrying``), one per process and reason;
+- ``ray_placement``: Ray unable to place the job's workers (the autoscaler's ``No available node
+  types can fulfill resource request {...}``, or vLLM waiting N seconds for its placement group);
 - ``hccl_plog_error``: only in an HCCL plog where nothing above is found: its first ERROR line,
   with the task exception HCCL reports after it (the task's type, this rank, its peer, the op's
   tag, group and count);
@@ -418,7 +420,7 @@ class LogEvent:
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
     deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
-    nccl_connect_retry,
+    nccl_connect_retry, ray_placement,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
@@ -679,6 +681,7 @@ def parse(text: str) -> LogReport:
     _msrun(lines, report)
     _net_plugin_warnings(lines, report)
     _nccl_connect_retries(lines, report)
+    _ray_placement(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
@@ -3619,6 +3622,58 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
                 device=int(prefix.group("dev")) if prefix else None,
                 exception_type=m.group("why"),
                 library="NCCL",
+            )
+        )
+
+
+# Ray's autoscaler when no node of the cluster can hold what a task or placement group asks:
+# "(autoscaler +21m12s) Error: No available node types can fulfill resource request {'node:
+# 10.2.0.127': 0.001, 'GPU': 1.0}. Add suitable node types to this cluster ...", and vLLM's
+# "Waiting for creating a placement group of specs for 1270 seconds. specs=[{...}, ...]"
+_RAY_UNPLACEABLE_RE = re.compile(
+    r"No available node types can fulfill resource request (?P<ask>\{[^}]*\})"
+)
+_PLACEMENT_WAIT_RE = re.compile(
+    r"Waiting for creating a placement group of specs for (?P<s>\d+) seconds"
+)
+
+
+def _ray_placement(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Ray unable to place the job's workers: the autoscaler's verdict (once per request), or,
+    without it, the longest placement-group wait a log shows."""
+    asked: set[str] = set()
+    waited: tuple[int, str, int | None, int] | None = None
+    for no, line, tagged in lines:
+        if "No available node types" in line and (m := _RAY_UNPLACEABLE_RE.search(line)):
+            if m.group("ask") not in asked:
+                asked.add(m.group("ask"))
+                report.events.append(
+                    LogEvent(
+                        kind="ray_placement",
+                        line=no,
+                        message=line[m.start() :].strip()[:300],
+                        rank=tagged,
+                        exception_type=f"no node can hold {m.group('ask')}",
+                        library="Ray",
+                    )
+                )
+        elif "placement group of specs" in line and (w := _PLACEMENT_WAIT_RE.search(line)):
+            if waited is None or int(w.group("s")) > waited[3]:
+                waited = (no, line[w.start() :].strip(), tagged, int(w.group("s")))
+    for ev in report.events:
+        if ev.kind == "ray_placement" and waited is not None:
+            ev.timeout_ms = waited[3] * 1000  # how long the job had waited for its workers
+    if waited is not None and not asked:
+        no, text, tagged, seconds = waited
+        report.events.append(
+            LogEvent(
+                kind="ray_placement",
+                line=no,
+                message=text[:300],
+                rank=tagged,
+                timeout_ms=seconds * 1000,
+                exception_type="the placement group of the job's workers was not created",
+                library="Ray",
             )
         )
 
