@@ -484,3 +484,31 @@ def test_ray_unable_to_place_the_workers_is_read() -> None:
     )
     (waited,) = logs.parse(text).events
     assert (waited.kind, waited.timeout_ms, waited.line) == ("ray_placement", 1210000, 2)
+
+
+def test_launches_that_never_started_the_program_are_read() -> None:
+    (missing,) = _failures("hccl_test_libmpi_so12_not_found_7ranks.log")
+    assert (missing["kind"], missing["exception_type"], missing["line"]) == (
+        "launcher_exit",
+        "the program could not start: libmpi.so.12 not found",
+        1,
+    )
+    (init,) = _failures("hccl_test_mpich_mpi_init_gethostbyname_failed.log")
+    assert (init["exception_type"], init["host"]) == (
+        "MPI (MPI_Init failed: Other MPI error)",
+        "HW-AI-LC-1-1",
+    )
+    # Composer's launcher (a MosaicML examples paste)
+    (crashed,) = logs.parse(
+        "2023-04-24 16:03:12,379: rank0[1003409][MainThread]: DEBUG: composer.utils.dist: x\n"
+        "ERROR:composer.cli.launcher:Rank 1 crashed with exit code 1.\n"
+    ).events
+    assert (crashed.exception_type, crashed.rank, crashed.exit_code) == ("composer", 1, 1)
+
+
+def test_indented_nccl_warn_lines_of_a_net_plugin_are_found() -> None:
+    warned = _failures("gcp_a3high_tcpx_plugin_v319_regmr_failure.txt")
+    assert [e["message"] for e in warned][:2] == [
+        "gpu_tx_reg_mr failed -5",
+        "[Service thread] Error encountered progressing operation=Connect, res=3",
+    ]

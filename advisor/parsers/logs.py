@@ -2801,6 +2801,21 @@ _SSH_FAILED_RE = re.compile(
     r"Connection timed out|No route to host|Network is unreachable)"
 )
 _DS_UNREACHABLE_RE = re.compile(r"host=(?P<host>\S+?) was not reachable via ssh")
+# MosaicML Composer's launcher: "ERROR:composer.cli.launcher:Rank 1 crashed with exit code 1."
+_COMPOSER_EXIT_RE = re.compile(
+    r"composer\.cli\.launcher:Rank (?P<rank>\d+) crashed with exit code (?P<code>-?\d+)"
+)
+# a program that could not start (the dynamic loader): "./all_reduce_test: error while loading
+# shared libraries: libmpi.so.12: cannot open shared object file: No such file or directory"
+_LOADER_RE = re.compile(
+    r"^(?P<prog>\S+): error while loading shared libraries: (?P<lib>\S+?): cannot open shared object file"
+)
+# MPICH's MPI_Init that could not start its channel: "Fatal error in MPI_Init: Other MPI error,
+# error stack:" then the stack, "...: gethostbyname failed, HW-AI-LC-1-1 (errno 2)"
+_MPI_INIT_RE = re.compile(r"Fatal error in (?P<call>MPI_Init(?:_thread)?): (?P<what>[^,\n]+)")
+_GETHOSTBYNAME_RE = re.compile(r"gethostbyname failed, (?P<host>\S+) \(errno (?P<errno>\d+)\)")
+MPI_INIT_STACK_LINES = 12
+"""How far under MPI_Init's fatal error its error stack's lines may stand."""
 # a copy that kept Open MPI's block from "Failing at address" on (its heading and "Signal:" line
 # cut): the frames after it, "[host:pid] [ 1] /.../libhcom_graph_adaptor.so(_ZN4hccl22Hcom...
 # GetCommFromTaskInfoERKN2ge10GETaskInfoE+0x1c)[0x...]", name the library the crash was in
@@ -3004,6 +3019,28 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(
                 ("ssh", sh.group("host")), no, text,
                 f"ssh could not reach the node ({sh.group('why')})", host=sh.group("host"),
+            )  # fmt: skip
+            continue
+        if "crashed with exit code" in line and (cm := _COMPOSER_EXIT_RE.search(line)):
+            once(
+                ("composer", int(cm.group("rank"))), no, text, "composer",
+                rank=int(cm.group("rank")), exit_code=int(cm.group("code")),
+            )  # fmt: skip
+            continue
+        if "error while loading shared libraries" in line and (ld := _LOADER_RE.match(text)):
+            once(
+                ("loader", ld.group("lib")), no, text,
+                f"the program could not start: {ld.group('lib')} not found",
+            )  # fmt: skip
+            continue
+        if "Fatal error in MPI_Init" in line and (mi := _MPI_INIT_RE.search(line)):
+            mpi_stack = [t for _, t, _ in lines[index + 1 : index + 1 + MPI_INIT_STACK_LINES]]
+            gh = next((g for t in mpi_stack if (g := _GETHOSTBYNAME_RE.search(t))), None)
+            once(
+                ("mpi init", no), no,
+                f"{text}{f' (gethostbyname failed for {gh.group(1)})' if gh else ''}",
+                f"MPI ({mi.group('call')} failed: {mi.group('what').strip()})",
+                host=gh.group("host") if gh else None,
             )  # fmt: skip
             continue
         if "not reachable via ssh" in line and (du := _DS_UNREACHABLE_RE.search(line)):
