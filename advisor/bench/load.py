@@ -100,12 +100,20 @@ class ComputeLoadConfig:
 
 # ---------------------------------------------------------------- rank side
 
+TAKE_UP_TIMEOUT_S = 10.0
+"""Longest a rank waits for its load thread to take a new level up: one matmul, far longer only
+when the host starves the thread (a device matmul of DEVICE_MATRIX_SIZE takes milliseconds)."""
+
 
 class MatmulLoad:
     """A thread keeping this rank's device busy with matmuls for a share of the time.
 
-    ``set(intensity)`` takes effect within one matmul (a busy phase ends early when the level
-    changes; a sleeping thread is woken). Busy and wall seconds are summed per intensity.
+    ``set(intensity)`` returns once the thread has taken the new level up, within one matmul (a
+    busy phase ends early when the level changes; a sleeping thread is woken), and after the
+    thread has summed the phase it left. Without that handshake a loaded host could leave the
+    thread unscheduled for a whole short phase: the collective would then be timed with no load
+    beside it, and the phase's busy time would be missing from its share. Busy and wall seconds
+    are summed per intensity.
     """
 
     def __init__(self, device: Any, *, matrix_size: int, period_s: float) -> None:
@@ -116,6 +124,9 @@ class MatmulLoad:
         self.matrix_size = matrix_size
         self.period_s = period_s
         self._level = 0.0
+        self._taken: float | None = None
+        """The level the thread last took up (guarded by ``_taken_cond``)."""
+        self._taken_cond = threading.Condition()
         self._stopping = False
         self._wake = threading.Event()
         self._lock = threading.Lock()
@@ -127,9 +138,22 @@ class MatmulLoad:
         self._thread.start()
 
     def set(self, intensity: float) -> None:
+        """Run at ``intensity`` from now on; returns when the thread has taken it up (bounded by
+        ``TAKE_UP_TIMEOUT_S``, so a thread stuck in one matmul cannot hold the rank past its
+        deadline: the achieved ``busy_share`` then shows the shortfall)."""
         self.raise_failure()
-        self._level = intensity
-        self._wake.set()
+        with self._taken_cond:
+            self._level = intensity
+            self._wake.set()
+            self._taken_cond.wait_for(
+                lambda: (
+                    self._taken == intensity
+                    or self._failure is not None
+                    or not self._thread.is_alive()
+                ),
+                timeout=TAKE_UP_TIMEOUT_S,
+            )
+        self.raise_failure()
 
     def stop(self) -> None:
         """End the thread (after its current matmul); a failure is left to raise_failure, so an
@@ -176,7 +200,10 @@ class MatmulLoad:
                 b = torch.rand(n, n, device=self.device)
                 out = torch.empty(n, n, device=self.device)
                 while not self._stopping:
-                    level = self._level
+                    with self._taken_cond:
+                        level = self._level
+                        self._taken = level
+                        self._taken_cond.notify_all()
                     if level <= 0:
                         self._wake.wait()
                         self._wake.clear()
@@ -201,6 +228,8 @@ class MatmulLoad:
                         acc[1] += wall
         except BaseException as e:  # reported to the rank's thread at its next set()
             self._failure = e
+            with self._taken_cond:
+                self._taken_cond.notify_all()
 
 
 @contextlib.contextmanager

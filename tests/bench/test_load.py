@@ -4,6 +4,8 @@ two intensities."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hydra import compose, initialize_config_dir
 
@@ -90,6 +92,24 @@ def test_the_fastest_idle_algorithm_beaten_under_load_is_named() -> None:
     same = load.choices([_result("native", 100.0, 150.0), _result("ring", 120.0, 300.0)])
     assert not same[0].changed and same[0].gain == 1.0
     assert load.choices([_result("native", 100.0, 150.0)]) == []  # one algorithm: no choice
+
+
+def test_a_level_is_taken_up_and_its_phase_summed_before_set_returns() -> None:
+    """set() waits for the load thread: a phase as short as one matmul is still run and summed,
+    and nothing of it arrives after the level left (a loaded CI host once left a whole level
+    unrun: busy_share 0.0 at intensity 1.0)."""
+    import torch
+
+    with load.running(torch.device("cpu"), load.ComputeLoadConfig(matrix_size=64)) as matmul:
+        for _ in range(20):
+            matmul.set(1.0)
+            matmul.set(0.5)
+            matmul.set(0.0)
+            seconds = matmul.take_seconds()
+            assert set(seconds) == {0.5, 1.0}, seconds
+            assert all(busy > 0 and wall >= busy for busy, wall in seconds.values()), seconds
+            time.sleep(0.01)
+            assert matmul.take_seconds() == {}  # idle: nothing more was summed
 
 
 # ---------------------------------------------------------------- one real run
