@@ -399,10 +399,16 @@ def test_an_nccl_error_a_page_wrapped_over_three_lines_is_joined() -> None:
 def test_srun_out_of_memory_is_the_first_end_and_the_terminated_tasks_follow() -> None:
     name = "lumi_fsdp_70b_srun_out_of_memory_cxi_busy.log"
     ended = [(e["rank"], e["exit_code"], e["root_cause"]) for e in _failures(name)]
-    assert ended == [(0, None, True), (1, 143, False), (2, 143, False), (3, 143, False)]
+    # slurmstepd's own account of its OOM killer first (line 1), then srun's per task
+    assert ended == [
+        (None, None, True), (0, None, True), (1, 143, False), (2, 143, False), (3, 143, False),
+    ]  # fmt: skip
     items = finding_items({"evidence.failures": _failures(name)}, "gloo")["evidence-launcher-exit"]
     assert items[0].startswith(
-        "srun (the task ran out of memory: Slurm's OOM killer): srun: error: nid006024"
+        "slurmstepd (Slurm's OOM killer: 1 oom_kill event(s) in step 8538204.0)"
+    )
+    assert items[1].startswith(
+        "srun (the task ran out of memory: Slurm's OOM killer): task/rank 0 on nid006024: srun:"
     )
 
 

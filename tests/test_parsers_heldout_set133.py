@@ -107,12 +107,19 @@ def test_the_newest_coordination_message_gives_the_world_and_its_stragglers() ->
 
 def test_gloo_losing_a_peer_is_read_per_rank() -> None:
     name = "horovod_issue2907_elastic_torch_gloo_ioexception_connection_reset.log"
-    errors = _failures(name)
+    failures = _failures(name)
+    errors = [e for e in failures if e["kind"] == "gloo_error"]
     assert [(e["rank"], e["exception_type"], e["remote_ip"], e["port"]) for e in errors] == [
         (1, "Read error: Connection reset by peer", "127.0.0.1", 3977),
         (2, "Connection closed by peer", "127.0.0.1", 54168),
         (3, "Read error: Connection reset by peer", "127.0.0.1", 52398),
     ]
+    # the shell's word under horovodrun's tag for each rank's end: rank 0, whose own exception
+    # the others' errors followed, was killed (SIGKILL) before them
+    ends = [
+        (e["rank"], e["exit_code"], e["line"]) for e in failures if e["kind"] == "launcher_exit"
+    ]
+    assert ends == [(0, -9, 2), (1, -15, 4), (2, -6, 11), (3, -6, 15)]
     findings = finding_items({"evidence.failures": errors}, "gloo")["evidence-gloo-error"]
     # gloo's own time-out keeps its figure
     (waited,) = _failures(
@@ -416,13 +423,17 @@ def test_ncclss_connect_retries_are_a_warning_until_its_verdict() -> None:
 
 
 def test_a_newer_runtimes_stream_sync_error_code_is_read() -> None:
-    (failed,) = _failures("hixl_wiki_runtime_stream_sync_timeout_507046_ee1002_device11.log")
+    began, failed = _failures("hixl_wiki_runtime_stream_sync_timeout_507046_ee1002_device11.log")
     assert (failed["kind"], failed["code"], failed["code_name"], failed["line"]) == (
         "npu_runtime_error",
         "507046",
         "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
         4,
     )
+    # the runtime's own time-out three lines above the code; its time stamp (with a space, as
+    # this runtime prints it) is cut off the message
+    assert (began["kind"], began["library"], began["line"]) == ("hccl_plog_error", "RUNTIME", 1)
+    assert began["message"].startswith("[stream.cc:1402]14595 SynchronizeExecutedTask:Stream")
 
 
 def test_hccn_tools_pfc_output_gives_the_priorities_enabled() -> None:
@@ -512,3 +523,31 @@ def test_indented_nccl_warn_lines_of_a_net_plugin_are_found() -> None:
         "gpu_tx_reg_mr failed -5",
         "[Service thread] Error encountered progressing operation=Connect, res=3",
     ]
+
+
+def test_an_assertion_above_the_abort_it_raised_is_where_the_failure_began() -> None:
+    # glibc's assert(3) message, then Open MPI's handler block of the SIGABRT (a synthetic copy
+    # of an llm.c paste's shape: the program's own assertion, not MPI, ended the process)
+    text = (
+        "[node-a:10947] *** End of error message ***\n"
+        "train_gpt2cu: llmc/dataloader.h:186: void dataloader_init(DataLoader*, const char*, int):"
+        " Assertion `shard_ntok >= (int64_t) (num_processes * B * T + 1)' failed.\n"
+        "[node-a:10948] *** Process received signal ***\n"
+        "[node-a:10948] Signal: Aborted (6)\n"
+        "[node-a:10948] Signal code:  (-6)\n"
+        "[node-a:10948] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x42520)[0x7fcbac242520]\n"
+    )
+    (aborted,) = logs.parse(text).events
+    assert (aborted.kind, aborted.line, aborted.exit_code, aborted.pid) == (
+        "launcher_exit",
+        2,
+        -6,
+        10948,
+    )
+    assert aborted.message.endswith(
+        "after train_gpt2cu's assertion `shard_ntok >= (int64_t) (num_processes * B * T + 1)' "
+        "failed at llmc/dataloader.h:186"
+    )
+    # a segmentation fault is not blamed on an assertion printed above it
+    (segv,) = logs.parse(text.replace("Aborted (6)", "Segmentation fault (11)")).events
+    assert segv.line == 3 and "assertion" not in segv.message

@@ -41,8 +41,9 @@ def _failures(name: str) -> list[dict[str, Any]]:
 def test_cells_a_copy_ran_together_are_split_and_each_link_sits_under_its_device() -> None:
     ev = load_paths([HELDOUT / "nvidia_smi_topo_dgx_tabs_glued_nic_cells.txt"])
     report = ev.files[0]
-    # split by guess (the tabs between them were lost): said on each line, so partial
-    assert report.status == "partial"
+    # split where the tabs between them were lost (each part a name or a link kind): said on
+    # each line as a note; nothing is left unread, so the file is read
+    assert report.status == "read"
     assert [m.line for m in report.messages] == [3, 8, 9, 10, 11]
     assert "NIC8NIC9" in report.messages[0].message
     (topo,) = ev.topologies
@@ -192,11 +193,14 @@ def test_the_older_exchangers_socket_time_out_is_a_link_wait_of_its_rank() -> No
 
 
 def test_torch_npus_dispatch_time_out_is_a_time_out_of_its_work() -> None:
-    (work,) = _failures("torch_npu_plog_reduce_scatter_dispatch_timeout.log")
+    began, work = _failures("torch_npu_plog_reduce_scatter_dispatch_timeout.log")
     assert (work["kind"], work["op"], work["seq"], work["device"], work["pid"]) == (
         "watchdog_timeout", "reduce_scatter", 32716847, 3, 1365,
     )  # fmt: skip
     assert (work["library"], work["exception_type"]) == ("HCCL", "dispatch timeout")
+    # the runtime's task failure seven seconds above it is where it began
+    assert (began["kind"], began["library"], began["line"]) == ("hccl_plog_error", "RUNTIME", 1)
+    assert "Task run failed, device_id=3" in began["message"]
 
 
 def test_watchdog_records_wrapped_around_their_rank_and_their_figures_are_joined() -> None:
@@ -452,7 +456,8 @@ def test_an_npu_smi_table_kept_as_comments_is_read_and_the_unwrapping_said() -> 
     ev = load_paths([HELDOUT / "npu_smi_info_910a_python_comment_prefix.txt"])
     assert ev.files[0].status == "read"
     assert [m.message for m in ev.files[0].messages] == [
-        "read as comments: '#' taken off 14 line(s)"
+        "the indent every line shares (4 character(s)) taken off",
+        "read as comments: '#' taken off 14 line(s)",
     ]
     (chip,) = ev.npu_chips
     assert (chip["npu"], chip["name"], chip["health"], chip["hbm_total_mb"]) == (

@@ -87,6 +87,12 @@ def _timeline(*, all_waiting: bool, beyond: bool = True) -> dict[str, Any]:
 
 # (rule id, backend, changes that make it fire, changes that keep it quiet,
 #  recommendations expected when it fires: {name: value} (None = unset))
+def _roce(average_mb_s: float) -> dict[str, Any]:
+    """An hccn_tool -roce_test report of one port."""
+    return {"test": "ib_send_bw", "target": "10.0.0.9", "bytes": 2097152, "iterations": 1000,
+            "bw_peak_mb_s": average_mb_s, "bw_average_mb_s": average_mb_s}  # fmt: skip
+
+
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     # drift: each category reaches its own rule, and no other category does
     ("drift-software", "nccl", {"drift.findings": [drift_finding("nccl", {"2.21.5": ["node0"], "2.18.1": ["node1"]})]},
@@ -366,6 +372,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-npu-port-state", "hccl", {"evidence.npu_ports": [npu_port()]}, {}, {}),
     ("evidence-npu-port-down", "hccl", {"evidence.npu_ports": [npu_port(link="DOWN")]},
      {"evidence.npu_ports": [npu_port()]}, {}),
+    ("evidence-npu-roce-test-slow", "hccl",
+     {"evidence.npu_ports": [npu_port(roce_test=_roce(23365.5)), npu_port(device=1, roce_test=_roce(11000.0))]},
+     {"evidence.npu_ports": [npu_port(roce_test=_roce(23365.5)), npu_port(device=1, roce_test=_roce(22000.0))]}, {}),
     ("evidence-npu-port-no-ip", "hccl", {"evidence.npu_ports": [npu_port(ip_preset=False)]},
      {"evidence.npu_ports": [npu_port(ip_preset=True, ipaddr="10.0.0.10")]}, {}),
     ("evidence-npu-tls-mismatch", "hccl",

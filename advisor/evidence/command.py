@@ -49,7 +49,11 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or evidence.hccn_conf
         or evidence.rank_tables
         or any(b["tool"] == "hccl_test" for b in evidence.benchmarks)
-        or any(e["kind"] == "hccl_error" or e["library"] == "HCCL" for e in evidence.failures)
+        or any(
+            # a CANN plog's error line (HCCL's, the runtime's, the driver's) is an NPU's
+            e["kind"] in ("hccl_error", "hccl_plog_error") or e["library"] == "HCCL"
+            for e in evidence.failures
+        )
         or any(f.backend == "hccl" for f in evidence.flight)
     )
     cuda = bool(

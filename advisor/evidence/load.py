@@ -8,6 +8,7 @@ as ``unknown``, a format that matched but could not be read as ``unreadable`` wi
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Sequence
@@ -82,7 +83,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
     # CPU Affinity label, over GPU0's own row
     "nvidia_smi_topo": re.compile(
-        r"^[ \t]*(?:\x1b?\[4m)?GPU0[ \t]+(GPU1|NIC0|CPU Affinity)\b"
+        r"^[ \t]*(?:\x1b?\[4m)?GPU0(?:[ \t]+(GPU1|NIC0|CPU Affinity)\b|GPU1GPU2)"
         r"|^[ \t]*GPU0[ \t][^\n]*\bCPU Affinity\b[^\n]*\r?\n[ \t]*GPU0[ \t]+X\b",
         re.M,
     ),
@@ -90,12 +91,17 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"^\s*(link status\s*:|net health status\s*:|ipaddr\s*:|optical info\s*:|packet statistics\s*:|PFC configuration\s*:"
         # -ip -g of a port with no address (hccn_tool.NO_IP_RE)
         r"|Get ipconf failed, because no ip was preset there)"
-        r"|tls switch\[|hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
+        # (a command quoted in a document's table cell or inline code, "`hccn_tool -i 0 -link
+        # -g`", is not an output)
+        r"|tls switch\[|(?<!`)hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
         # ping saved without its command: Linux ping ends the summary with ", time Nms"
         r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
         r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask"
         # -link_stat -g saved without its command: every line behind "[devid N]"
-        r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:",
+        r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:"
+        # -roce_test's bandwidth test; a grep of one -lldp TLV over a loop's ports ("Interface 0:
+        # System Name TLV ..."; a host NIC's would be labelled by its name)
+        r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
@@ -115,7 +121,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: CUDA error \S+:\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
-        r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
+        r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
@@ -187,7 +193,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
         r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"
         r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
-        r"|error CQE occurred during operator execution\. Local information: ",
+        r"|error CQE occurred during operator execution\. Local information: "
+        r"|Memory access fault by GPU node-\d+|^\s*\*\*\* An error occurred in MPI_\w+"
+        r"|Received \d+ death signal, shutting down workers|pdsh@[\w.-]+: [\w.-]+: ssh exited with exit code \d+"
+        r"|\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT |Detected \d+ oom.kill events? in StepId="
+        # Kubernetes: the training operator's events, a pod's terminated state, LeaderWorkerSet
+        r"|Error pod \S+ container \S+ exitCode: -?\d+|\bPod: \S+ exited with code -?\d+"
+        r"|^\s*(?:reason|Reason):\s+OOMKilled\s*$|Worker pod \S+ failed, deleted leader pod",
         re.M,
     ),
 }
@@ -215,7 +227,8 @@ def _has_cann_code(text: str) -> bool:
 # word's start (without it each position inside a word is tried again: seconds on a large log).
 _NCCL_DEBUG_RE = re.compile(
     # NCCL 2.0-2.2 printed no "NCCL" before the level
-    r"(?<![\w.-])[\w.-]+ ?:\d+:\d+ \[\d+\] (?:NCCL (?:INFO|WARN)|INFO|(?:\S+:\d+ )?WARN) "
+    # a host a paste masked ("<cluster_name>:919:1150 [0] NCCL INFO ...") too
+    r"(?<![\w.-])(?:[\w.-]+|<[\w .-]+>) ?:\d+:\d+ \[\d+\] (?:NCCL (?:INFO|WARN)|INFO|(?:\S+:\d+ )?WARN) "
 )
 _NCCL_DEBUG_WORDS = required_words(_NCCL_DEBUG_RE)
 # a results table under another tool's header: AWS Neuron's nccom-test prints "size(B)
@@ -309,7 +322,8 @@ class EvidenceFacts:
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
     netmask, ip_preset, tls_enabled, tls_certs, tls_alarms, link_up_count, link_down_count,
     link_changes, link_flapped, ping_loss_pct, ping_target, optical, stat, stat_errors, routes,
-    arp, pfc_priorities}`` (None: not in the file; ``ip_preset`` False: ``-ip -g`` said no address was preset on
+    arp, pfc_priorities, lldp, roce_test}`` (None: not in the file; ``lldp``: the switch the port
+    is plugged into, ``roce_test``: a bandwidth test from the port; ``ip_preset`` False: ``-ip -g`` said no address was preset on
     the port; ``tls_certs``: ``-tls -g``'s certificate blocks ``{name, end_time, status,
     status_text}``, ``tls_alarms`` those near expiration or expired; ``link_changes``:
     ``-link_stat -g``'s records ``{time, state}``, newest first; ``link_flapped``: the link
@@ -690,11 +704,79 @@ QUOTED_SHARE = 0.8
 """Lines that must start with ``>`` for a file to be read as a Markdown quote of an output."""
 
 
+_ODD_SPACE_RE = re.compile("[\u00a0\u2000-\u200a\u202f\u3000]")
+"""Spaces a web page or a word processor puts in a copy: no-break, typographic widths, the
+ideographic (full-width) space of a Chinese page."""
+_ZERO_WIDTH_RE = re.compile("[\u200b\ufeff]")
+_HTML_ENTITY_RE = re.compile(r"&(?:lt|gt|quot|amp|apos|nbsp|#39|#x27|#34);")
+"""An output copied from a page's source, its markup escaped (``&lt;``, ``&quot;``)."""
+_LINE_PREFIXES = (
+    # kubectl logs --timestamps: RFC 3339 with nanoseconds before each line
+    (
+        "kubectl's time stamp",
+        re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) "),
+    ),
+    # kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] "
+    ("kubectl's pod prefix", re.compile(r"^\[pod/[\w.-]+/[\w.-]+\] ")),
+    # docker compose logs: the service's container name and a bar ("trainer-1  | ")
+    ("docker compose's container prefix", re.compile(r"^[\w.-]+[-_]\d+ +\| ")),
+)
+"""Prefixes a log collector puts before each line of a container's output."""
+MIN_INDENT_LINES = 2
+_AUTOLINK_RE = re.compile(r"\[([\w.:-]+)\]\((?:https?://)?\1/?\)")
+
+
+def _common_indent(lines: list[str]) -> str:
+    """The whitespace every non-empty line starts with ('' when one starts at column 0)."""
+    shown = [line for line in lines if line.strip()]
+    if len(shown) < MIN_INDENT_LINES:
+        return ""
+    first = shown[0][: len(shown[0]) - len(shown[0].lstrip())]
+    common = first
+    for line in shown[1:]:
+        while common and not line.startswith(common):
+            common = common[:-1]
+        if not common:
+            return ""
+    return common
+
+
 def _unwrap(text: str) -> tuple[str, list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
-    hold): terminal colour codes, caret-shown carriage returns, and the ``>`` of a Markdown
-    quote when nearly every line has one; and a note for each kind taken off."""
+    hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
+    before every line, an indent every line shares, terminal colour codes, caret-shown carriage
+    returns, and the ``>`` of a Markdown quote when nearly every line has one; and a note for
+    each kind taken off."""
     notes = []
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    if _ODD_SPACE_RE.search(text) or _ZERO_WIDTH_RE.search(text):
+        text, n = _ODD_SPACE_RE.subn(" ", text)
+        text, z = _ZERO_WIDTH_RE.subn("", text)
+        notes.append(f"{n + z} no-break, full-width or zero-width space(s) read as plain spaces")
+    if "&" in text and _HTML_ENTITY_RE.search(text):
+        before = text
+        text = html.unescape(text)
+        if text != before:
+            notes.append(
+                "read as a web page's escaped text: '&lt;', '&quot;' ... taken as '<', '\"'"
+            )
+    if "](" in text and _AUTOLINK_RE.search(text):
+        # a page that made an address a link ("[10.29.214.5](http://10.29.214.5/)")
+        text, n = _AUTOLINK_RE.subn(r"\1", text)
+        notes.append(f"{n} Markdown link(s) of an address read as the address")
+    lines = text.split("\n")
+    shown = [line for line in lines if line.strip()]
+    for what, prefix in _LINE_PREFIXES:
+        marked = sum(1 for line in shown if prefix.match(line))
+        if shown and marked >= QUOTED_SHARE * len(shown):
+            lines = [prefix.sub("", line, count=1) for line in lines]
+            text = "\n".join(lines)
+            notes.append(f"{what} taken off {marked} line(s) before reading")
+            break
+    if indent := _common_indent(lines):
+        text = "\n".join(line[len(indent) :] if line.strip() else line for line in lines)
+        notes.append(f"the indent every line shares ({len(indent)} character(s)) taken off")
     if "\x1b[" in text or "^[[" in text:
         text, n = _COLOUR_RE.subn("", text)
         if n:
@@ -704,9 +786,9 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         if n:
             notes.append(f"{n} carriage return(s) shown as '^M' taken off line ends")
     if text.lstrip().startswith(">"):
-        lines = text.count("\n") + 1 - text.count("\n\n")  # blank lines aside, near enough
+        counted = text.count("\n") + 1 - text.count("\n\n")  # blank lines aside, near enough
         quoted = text.startswith(">") + text.count("\n>")
-        if quoted >= QUOTED_SHARE * lines:
+        if quoted >= QUOTED_SHARE * counted:
             text = _QUOTE_RE.sub("", text)
             notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
     if "#" in text[:200]:
@@ -786,13 +868,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
         formats = ["log"]  # HCCL's own plog lines and no failure among them: a run's log
+    if not formats and "[ERROR] " in text and logs.CANN_PLOG_ERROR_RE.search(text):
+        formats = ["log"]  # another CANN module's ERROR lines (the runtime's ...): a plog
     if (
         not formats
         and (logs.TRACEBACK_HEADING in text or logs.FATAL_PYTHON in text or 'File "' in text)
         and logs.python_exception(numbered_lines(text)) is not None
     ):
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
-    if not formats and "ProcessGroup" in text and logs.PG_WARNING_RE.search(text):
+    if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
     if not formats and logs.is_program_log(text):
         formats = ["log"]  # a program's log in no form above: its first error line, if any

@@ -70,6 +70,10 @@ class FailureTimeline:
     unstamped: list[int] = field(default_factory=list)
     """Ranks whose own failure (not one that only followed another's) carries no time stamp: with
     any, which rank failed first cannot be told, and ``first_rank`` stays None."""
+    tied: list[int] = field(default_factory=list)
+    """Ranks whose own failures share the earliest time stamp with no root cause among them
+    (torch elastic stamps to the second): which failed first cannot be told, and ``first_rank``
+    stays None."""
     shared_addresses: dict[str, list[int]] = field(default_factory=dict)
     """Own addresses (``ip``) that two or more ranks report and that a rank also waited on as its
     peer's address (``remote_ip``): ranks on different nodes that all carry one address (every
@@ -148,7 +152,10 @@ def build(
         # a rank's own failure printed without a time (nccl-tests' "Test NCCL failure" beside
         # NCCL's stamped WARN lines) may have come first: the stamped ones cannot be put before it
         tl.unstamped = sorted(x.rank for x in untimed if x.role == "own")
-        if not tl.unstamped:
+        leaders = [x for x in own if x.time_s == own[0].time_s] if own else []
+        if len(leaders) > 1 and not any(x.rank in roots for x in leaders):
+            tl.tied = sorted(x.rank for x in leaders)
+        if not tl.unstamped and not tl.tied:
             if own:
                 own[0].role = "first"
             tl.first_rank = (own or timed)[0].rank
@@ -263,6 +270,11 @@ def _summary(tl: FailureTimeline) -> str:
         return (
             f"{tl.ranks} ranks failed; rank(s) {', '.join(map(str, tl.unstamped))} printed "
             "their own failure with no time stamp, so which rank failed first cannot be told"
+        )
+    if tl.first_rank is None and tl.tied:
+        return (
+            f"{tl.ranks} ranks failed; rank(s) {', '.join(map(str, tl.tied))} failed at the same "
+            "time stamp and none is named the root cause, so which failed first cannot be told"
         )
     if tl.first_rank is None:
         return f"{tl.ranks} ranks failed; the logs carry no time stamps to order them"

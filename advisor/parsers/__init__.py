@@ -80,6 +80,10 @@ _LAUNCHER_PREFIXES = (
     # SkyPilot runs a multi-node task through Ray and names the node: "(head, rank=0, pid=3808)",
     # "(worker1, rank=1, pid=4130, ip=10.0.0.2)"; that rank is the node's, not a process rank
     re.compile(r"^\([\w.:-]+, rank=\d+, pid=\d+(?:, ip=[\w.:-]+)?\) ?"),
+    # a node's name and a process index before each line, behind SkyPilot's Ray prefix
+    # ("(head, rank=0, pid=5634) [nccl-e9ef-7d4f-0:3]:nccl-e9ef-7d4f-0:11172:11249 [3] NCCL
+    # WARN ..."): not a rank the job numbers
+    re.compile(r"^\[[\w.-]+:\d+\]:(?=\S|$)"),
     # transformers' and accelerate's test helper (testing_utils.execute_subprocess_async) echoes
     # a child's output as print("stderr:", line): "stderr:     raise ChildFailedError("
     re.compile(r"^(?:stdout|stderr): "),

@@ -276,6 +276,86 @@ _LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
 _LINK_STAT_RECORD = re.compile(r"^(?:\[devid \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
 
 
+# ``hccn_tool -i N -lldp -g``: the LLDP neighbour the port hears (its switch), in lldptool's
+# layout: each TLV's name on a line of its own ("Chassis ID TLV", "Port ID TLV", "System Name
+# TLV", "Management Address TLV" ...) and its value indented under it ("\tIfname: 400GE1/1/20:2",
+# "\tIPv4: 26.1.2.3"), up to "End of LLDPDU TLV". vllm-ascend's multi-node check reads the
+# switch port with ``hccn_tool -i $i -lldp -g | grep Ifname``; a grep of one TLV over the ports
+# keeps the TLV's name and value on one line ("Interface 0: System Name TLV   SW-01").
+_LLDP_TLV_RE = re.compile(
+    r"^\s*(?:Interface (?P<iface>\d+):\s*)?(?P<tlv>Chassis ID|Port ID|System Name|Port Description"
+    r"|Management Address) TLV\b[ \t]*(?P<value>\S.*?)?\s*$"
+)
+LLDP_FIELDS = {
+    "Chassis ID": "chassis_id",
+    "Port ID": "port_id",
+    "System Name": "system_name",
+    "Port Description": "port_description",
+    "Management Address": "management_address",
+}
+_LLDP_SUBTYPE_RE = re.compile(r"^(?:MAC|Ifname|IPv4|IPv6|Local|IfAlias|Network Address):\s*")
+"""The subtype label lldptool prints before a TLV's value ("MAC: ...", "Ifname: ...")."""
+
+
+def parse_lldp(text: str) -> dict[str, str]:
+    """``hccn_tool -i N -lldp -g`` → the neighbour's ``{system_name, port_id, chassis_id,
+    port_description, management_address}`` as far as the output gives them (values without
+    their subtype label: ``Ifname: 400GE1/1/20:2`` → ``400GE1/1/20:2``)."""
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if (m := _LLDP_TLV_RE.match(line)) is None:
+            continue
+        value = m.group("value")
+        if not value and i + 1 < len(lines):
+            below = lines[i + 1].strip()
+            if below and not _LLDP_TLV_RE.match(lines[i + 1]) and not below.startswith("End of"):
+                value = below
+        if value:
+            out.setdefault(LLDP_FIELDS[m.group("tlv")], _LLDP_SUBTYPE_RE.sub("", value.strip()))
+    if not out:
+        raise ParseError("no LLDP TLV with a value (Chassis ID, Port ID, System Name ...)")
+    return out
+
+
+# ``hccn_tool -i N -roce_test ib_send_bw -s BYTES -n ITERS address IP -tcp``: perftest's
+# bandwidth test between this port and the address's, its report as perftest prints it: a
+# "#bytes  #iterations  BW peak[MB/sec]  BW average[MB/sec]  MsgRate[Mpps]" header over one row
+# per size (Gb/sec under --report_gbits).
+_ROCE_TEST_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-roce_test\s+(?P<test>ib_\w+)")
+_BW_HEADER_RE = re.compile(
+    r"#bytes\s+#iterations\s+BW peak\[(?P<unit>MB|Gb|MiB|Gbit)/sec\]\s+BW average\[(?:MB|Gb|MiB|Gbit)/sec\]"
+)
+_BW_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)")
+_ROCE_ADDRESS_RE = re.compile(r"\baddress\s+(?P<ip>\d+\.\d+\.\d+\.\d+)")
+
+
+def parse_roce_test(text: str, test: str) -> dict[str, object]:
+    """The report of ``-roce_test ib_*_bw`` → ``{test, target, bytes, iterations, bw_peak_mb_s,
+    bw_average_mb_s}`` (the largest size's row when several; MB/s as perftest's MB: 10^6 bytes,
+    a Gb/sec report converted)."""
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _BW_HEADER_RE.search(t)), None)
+    target = _ROCE_ADDRESS_RE.search(text)
+    if head is None:
+        raise ParseError(f"{test}: no '#bytes #iterations BW peak BW average' report")
+    header = _BW_HEADER_RE.search(lines[head])
+    assert header is not None
+    scale = 125.0 if header.group("unit") in ("Gb", "Gbit") else 1.0  # Gb/s → MB/s
+    rows = [m for t in lines[head + 1 :] if (m := _BW_ROW_RE.match(t))]
+    if not rows:
+        raise ParseError(f"{test}: its report has no size row under the header")
+    last = rows[-1]
+    return {
+        "test": test,
+        "target": target.group("ip") if target else None,
+        "bytes": int(last.group(1)),
+        "iterations": int(last.group(2)),
+        "bw_peak_mb_s": float(last.group(3)) * scale,
+        "bw_average_mb_s": float(last.group(4)) * scale,
+    }
+
+
 def parse_pfc(text: str) -> list[int]:
     """``hccn_tool -i N -pfc -g``: "PFC configuration:", then a "priority 0 1 ... 7" row over an
     "enabled 0 0 0 0 1 0 0 0" row → the priorities enabled (``[4]``)."""
@@ -362,6 +442,12 @@ class Port:
     pfc_priorities: list[int] | None = None
     """``-pfc -g``: the priorities PFC (priority flow control) is enabled on (RoCE traffic of
     HCCL's traffic class needs its priority among them); None without that output."""
+    lldp: dict[str, str] = field(default_factory=dict)
+    """``-lldp -g``: the switch the port is plugged into, ``{system_name, port_id, chassis_id,
+    port_description, management_address}`` as far as the output gives them."""
+    roce_test: dict[str, object] | None = None
+    """``-roce_test ib_*_bw``: ``{test, target, bytes, iterations, bw_peak_mb_s,
+    bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
 
 
 @dataclass(kw_only=True)
@@ -374,7 +460,7 @@ class Bundle:
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
-    "pfc",
+    "pfc", "lldp", "roce_test",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -388,9 +474,14 @@ _SIGNATURES = {
     "route": re.compile(r"^Routing table\s*:"),
     "arp": re.compile(r"^arp table\s*:"),
     "pfc": re.compile(r"^PFC configuration\s*:"),
+    # an LLDPDU opens with its Chassis ID TLV (IEEE 802.1AB: the first, mandatory one); a grep of
+    # one TLV over the ports is one line a port
+    "lldp": re.compile(r"^Chassis ID TLV\s*$|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"),
     "link_stat": re.compile(r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"),
 }
 _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
+_LLDP_IFACE_RE = re.compile(r"^Interface (\d+):")
+"""A grep's own label of the port ("Interface 0: System Name TLV ..."): the loop's ``-i``."""
 _PING_SUMMARY_RE = re.compile(r"packets? transmitted")
 
 _Section = tuple[int | None, str, int, list[tuple[int, str]]]
@@ -402,10 +493,21 @@ def _sections(text: str) -> list[_Section]:
     current: _Section | None = None
     for no, line, _ in numbered_lines(text):
         s = line.strip()
+        if (rt := _ROCE_TEST_RE.search(s)) and not s.startswith(("for ", "#")):
+            # its arguments may wrap onto the next line: the command stays in the chunk
+            current = (int(rt.group(1)), "roce_test", no, [(no, s[rt.start() :])])
+            sections.append(current)
+            continue
         m = _COMMAND_RE.search(s)
         if m and not s.startswith(("for ", "#")):
             current = (int(m.group(1)), m.group(2), no, [])
             sections.append(current)
+            # a copy that lost the newline after the command keeps its output on the same line
+            # ("... hccn_tool -i 0 -ip -g ipaddr:10.250.45.69 netmask:255.255.255.0"); arguments
+            # after -g (a ping's address, a pipe) are not output
+            rest = s[m.end() :].strip()
+            if rest and (sig := _SIGNATURES.get(m.group(2))) is not None and sig.search(rest):
+                current[3].append((no, rest))
             continue
         if current is not None and current[0] is not None:
             if re.search(r"\b(npu-smi|hccn_tool)\b", s):
@@ -455,7 +557,8 @@ def parse_bundle(text: str) -> Bundle:
                 by_device[device] = port
                 ports.append(port)
         else:
-            named = _PING_DEVICE_RE.match(body[0][1].strip()) if body else None
+            head = body[0][1].strip() if body else ""
+            named = _PING_DEVICE_RE.match(head) or _LLDP_IFACE_RE.match(head)
             named_device = int(named.group(1)) if named else None
             if (
                 bare is None
@@ -485,13 +588,22 @@ def parse_bundle(text: str) -> Bundle:
                         ),
                     )
                 )
+            if query == "tls" and port.tls_certs and port.tls_certs[-1]["end_time"] is None:
+                # a copy that stopped inside its last certificate block (the block just read)
+                warnings.append(
+                    ParseWarning(
+                        line=body[-1][0],
+                        message=f"hccn_tool -tls: the copy ends inside the "
+                        f"'{port.tls_certs[-1]['name']}' block, before its end_time",
+                    )
+                )
         except ParseError as e:
             warnings.append(ParseWarning(line=no, message=f"hccn_tool -{query}: {e.message}"))
     found = [p for p in ports if _has_data(p)]
     if not found:
         raise ParseError(
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
-            "link_stat, pfc)"
+            "link_stat, pfc, lldp, roce_test)"
         )
     if elided := _ELIDED_RE.search(text):
         # a document's "... ..." after the first devices' outputs: the rest were left out
@@ -505,8 +617,11 @@ def parse_bundle(text: str) -> Bundle:
     return Bundle(ports=_merge_bare(found), warnings=warnings)
 
 
-_ELIDED_RE = re.compile(r"^[ \t]*(?:\.{3}|…)(?:[ \t]+(?:\.{3}|…))*[ \t]*$", re.M)
-"""A line of only "..." (or "... ..."): what a document writes where it cut a loop's output."""
+_ELIDED_RE = re.compile(
+    r"^[ \t]*(?:#[ \t]*)?(?:\.{3,}|…)(?:[ \t]+(?:\.{3,}|…))*[ \t]*(?:省略|omitted)?[ \t]*$", re.M
+)
+"""A line of only "..." (or "... ...", "# .....省略": "omitted"): what a document writes where it
+cut a loop's output."""
 
 
 def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
@@ -549,6 +664,11 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
             port.device = stat.device
     elif query == "pfc":
         port.pfc_priorities = parse_pfc(chunk)
+    elif query == "lldp":
+        port.lldp = parse_lldp(chunk)
+    elif query == "roce_test":
+        rt = _ROCE_TEST_RE.search(chunk)
+        port.roce_test = parse_roce_test(chunk, rt.group("test") if rt else "roce_test")
     elif query == "route":
         port.routes, bad = parse_route(chunk)
         return bad
@@ -569,8 +689,9 @@ def _has_data(p: Port) -> bool:
             p.ping_loss_pct is not None,
             p.link_up_count is not None,
             p.pfc_priorities is not None,
+            p.roce_test is not None,
         )
-    ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes)
+    ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes or p.lldp)
 
 
 def _merge_bare(ports: list[Port]) -> list[Port]:
@@ -587,7 +708,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             for name in (
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
-                "link_flapped", "pfc_priorities",
+                "link_flapped", "pfc_priorities", "roce_test",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))
@@ -599,6 +720,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target.tls_certs = target.tls_certs or p.tls_certs
             target.tls_alarms = target.tls_alarms or p.tls_alarms
             target.link_changes = target.link_changes or p.link_changes
+            target.lldp = target.lldp or p.lldp
             continue
         by_device[p.device] = p
         out.append(p)

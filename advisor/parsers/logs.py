@@ -147,7 +147,17 @@ HCCL_PLOG_RE = re.compile(
 )
 """HCCL's plog line ("[INFO] HCCL(2111667,all_reduce_test):2025-10-24-11:16:52.724.374 [op_base.cc
 :1292] ..."), also after the file name a grep over plog files puts before it."""
-_PLOG_HEAD_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\([^)]*\):\S+\s*")
+CANN_PLOG_ERROR_RE = re.compile(
+    r"\[ERROR\] (?P<mod>[A-Z][A-Z_]*)\(\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d"
+)
+"""An ERROR line of any CANN module in plog form ("[ERROR] RUNTIME(699131,python):2025-04-24-
+21:54:17.707.236 [davinci_kernel_task.cc:1268]..."): the runtime, the driver, HCCP, RoCE."""
+_PLOG_TIME = r"(?:\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\S*|\S+)"
+"""A plog line's time stamp: "2025-04-24-21:54:17.707.236", or a newer runtime's "2025-12-13
+12:15:25.025.554" with a space."""
+_PLOG_HEAD_RE = re.compile(
+    rf"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT)\] ?[A-Z_]+\([^)]*\):{_PLOG_TIME}\s*"
+)
 """A plog line's head: level, module, (pid, process) and time stamp."""
 _PLOG_RET_RE = re.compile(r"\bfail\w*\b.*?\bret\[(\d+)\]")
 PLOG_RET_WINDOW_LINES = 3
@@ -158,7 +168,9 @@ HcclResult."""
 _RANKTABLE_ENTRY_RE = re.compile(r"with rank_id \[(\d+)\] and local device_id \[(\d+)\]")
 # EI0002's own group information names this rank: "group information: [group:[..], user define
 # information[], rankSize[8], rankId[6].]" (an EI0002 printed with no launcher tag nor RankID line).
-_GROUP_RANKID_RE = re.compile(r"rankSize\[\d+\],\s*rankId\[(\d+)\]")
+# rankSize[0] is no communicator at all (EI0012's "Communicator information: [group:[], user define
+# information[], rankSize[0], rankId[0]]"): its rankId names no rank.
+_GROUP_RANKID_RE = re.compile(r"rankSize\[[1-9]\d*\],\s*rankId\[(\d+)\]")
 # torch_npu's "(PID:N, Device:3, RankID:3)"; the runtime's "The error from device(chipId:3, dieId:0)"
 # (and the runtime's task error "fftsplus task execute failed, dev_id=7, stream_id=7, ...")
 _DEVICE_RE = re.compile(r"Device:\s*(\d+)|device\(chipId:(\d+)|\bdev_id=(\d+)")
@@ -168,7 +180,7 @@ _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # EI0005's own words name the op and group: "ccl_op HcomReduceScatter, group group_name_1"
 _TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)|ccl_op Hcom([A-Za-z]+)")
 _GROUP_RE = re.compile(r"group:\[([^\]]+)\]|ccl_op \w+, group ([^,\s]+)")
-_RANKSIZE_RE = re.compile(r"rankSize\[(\d+)\]")
+_RANKSIZE_RE = re.compile(r"rankSize\[([1-9]\d*)\]")
 _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
 # Only the time-out in effect, not the defaults quoted in the "Solution" text.
 _TIMEOUT_S_RE = re.compile(r"timeout\[(\d+)\s*s?\]|Timeout was set to (\d+) seconds")
@@ -338,10 +350,31 @@ _DETECTED_RE = re.compile(
 # runtime/hsa-runtime/core/runtime/runtime.cpp, the hardware-exception handler: reason "ECC" or
 # "GPU Hang"): "HW Exception by GPU node-9 (Agent handle: 0x5b5e27441f40) reason :GPU Hang".
 # The ranks still waiting on that process time out in the watchdog later.
+# The same runtime's memory fault handler (runtime.cpp, MemoryFaultHandler): "Memory access fault
+# by GPU node-2 (Agent handle: 0x560f8742a5e0) on address 0x150c73c10000. Reason: Unknown."
 _HW_EXCEPTION_RE = re.compile(
     r"HW Exception by GPU (?P<node>node-\d+)\b.*?reason\s*:\s*(?P<why>.+?)\s*$"
+    r"|(?P<fault>Memory access fault) by GPU (?P<node2>node-\d+)\b.*?Reason:\s*(?P<why2>[^.\n]+)"
 )
 _FAILURE_FIELD_RE = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s*(.*)$")
+# torch elastic's summary prints "rank      : 2 (local_rank: 2)" and "exitcode  : -6 (pid: 7)"
+# (ChildFailedError._format_failure): a program's own "rank: 2, memory allocated: 0" is not one
+_FIELD_VALUE_FORMS = {
+    "rank": re.compile(r"-?\d+(?: \(local_rank: \d+\))?"),
+    # a newer torch names the signal after it: "-15 (pid: 9628)  (SIGTERM)"
+    "exitcode": re.compile(r"-?\d+(?: \(pid: \d+\))?(?:\s+\(SIG\w+\))?"),
+}
+
+
+def _failure_field(line: str) -> re.Match[str] | None:
+    """A field of a torch elastic summary entry, its value in the summary's own form."""
+    m = _FAILURE_FIELD_RE.match(line)
+    if m is not None and (form := _FIELD_VALUE_FORMS.get(m.group(1))) is not None:
+        if not form.fullmatch(m.group(2).strip()):
+            return None
+    return m
+
+
 # pytorch ProcessGroupNCCL.cpp, the heartbeat monitor's loop: "ProcessGroupNCCL's watchdog got
 # stuck for <heartbeatTimeoutInSec_> seconds without making progress in monitoring enqueued
 # collectives" (torch_npu's ProcessGroupHCCL prints the same with HCCL), then it terminates the process.
@@ -715,14 +748,16 @@ def parse(text: str) -> LogReport:
         raise ParseError(first.message, first.line)
     if not report.events and report.hosts:
         return report
-    if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
-        if plog_error := _hccl_plog_error(lines):
+    if not report.events and "[ERROR] " in text and CANN_PLOG_ERROR_RE.search(text):
+        # a plog whose ERROR lines no reading above explained: HCCL's first one (with its task
+        # exception report), else another module's (the runtime's failed kernel ...)
+        if plog_error := _hccl_plog_error(lines) or _cann_plog_error(lines):
             report.events.append(plog_error)
-        else:
-            return report  # HCCL's own plog of a run with no failure in it: evidence too
+    if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
+        return report  # HCCL's own plog of a run with no failure in it: evidence too
     if not report.events and (raised := python_exception(lines)):
         report.events.append(raised)
-    if not report.events and "ProcessGroup" in text and PG_WARNING_RE.search(text):
+    if not report.events and PG_WARNING_RE.search(text):
         return report  # a distributed run's own warnings and no failure among them: evidence too
     if not report.events and is_program_log(text):
         # a program's log in no form read above: its first error line, or none (a healthy run)
@@ -736,7 +771,7 @@ def parse(text: str) -> LogReport:
             "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
             "failure, store time-out or GPU hardware exception found"
         )
-    if report.events and ("] DRV(" in text or "] HCCP(" in text):
+    if report.events and any(m in text for m in DEVICE_LAYER_MODULES):
         _device_layer_error(lines, report)
     by_no = {no: line for no, line, _ in lines}
     pdsh_hosts: set[str] | None = None
@@ -1344,7 +1379,13 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             _torch_npu_context(ev, window)
             report.events.append(ev)
             continue
-        if "function error" not in line or not (m := _HCCL_CALL_RE.search(line)):
+        if "function error" not in line:
+            continue
+        if line.rstrip().endswith("function error:") and index + 1 < len(lines):
+            # a copy that wrapped the message after its colon: "... HCCL function error:" then
+            # "hcclCommInitRootInfoConfig(...), error code is 15"
+            line = f"{line.rstrip()} {lines[index + 1][1].strip()}"
+        if not (m := _HCCL_CALL_RE.search(line)):
             continue
         call = m.group("call") or m.group("call2")
         result = int(m.group("code") or m.group("code2"))
@@ -1785,7 +1826,7 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>[\w.-]+) ?:\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
+    r"(?:^|[\s|\]>])(?P<host>[\w.-]+|<[\w .-]+>) ?:\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
 )
 
 
@@ -1886,6 +1927,19 @@ _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
 _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 
 
+# WARN lines of a start-up fallback, not a failure: an NCCL without libibverbs (older releases
+# warned "Failed to open libibverbs.so[.1]", later ones say it at INFO: NVIDIA/nccl ed27dc32)
+# goes on with its socket transport
+# (RCCL's start-up advice warns too: 'Missing "amd_iommu=on" from kernel command line which can
+# lead to system instablity or hang!', 'Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment')
+_NCCL_FALLBACK_WARN_RE = re.compile(
+    r"^(?:NET/IB ?: ?)?Failed to open libibverbs\.so"
+    r"|^Missing \S+ from (?:kernel command line|environment) which can lead to"
+)
+STARTUP_FALLBACK = "start-up fallback"
+"""``exception_type`` of an NCCL warning that only says what NCCL went on without."""
+
+
 def _nccl_warnings(
     lines: list[tuple[int, str, int | None]],
     report: LogReport,
@@ -1936,6 +1990,8 @@ def _nccl_warnings(
             ev.remote_rank = int(pr.group(1))
         if wr := _WARN_RANK_RE.search(text):
             ev.rank = int(wr.group(1))
+        if _NCCL_FALLBACK_WARN_RE.search(text):
+            ev.exception_type = STARTUP_FALLBACK
         events.append(ev)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
@@ -2659,8 +2715,15 @@ _PADDLE_EXIT_RE = re.compile(r"^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit cod
 # DeepSpeed's launcher (launcher/launch.py, sigkill_handler): "[ERROR] [launch.py:325:
 # sigkill_handler] ['/opt/conda/bin/python', '-u', ..., '--local_rank=7', ...] exits with return
 # code = -6"
+# (newer releases pass the local rank in the environment, not as --local_rank=N: the command has
+# none then)
 _DS_EXIT_RE = re.compile(
-    r"sigkill_handler\] \[.*?'--local_rank=(?P<lr>\d+)'.*\] exits with return code = (?P<code>-?\d+)"
+    r"sigkill_handler\] \[(?:.*?'--local_rank=(?P<lr>\d+)')?.*\] exits with return code = (?P<code>-?\d+)"
+)
+# pdsh (DeepSpeed's multi-node runner) when a node's command ended non-zero: "pdsh@vnode1:
+# trainer-2: ssh exited with exit code 1"
+_PDSH_EXIT_RE = re.compile(
+    r"pdsh@(?P<from>[\w.-]+): (?P<host>[\w.-]+): ssh exited with exit code (?P<code>\d+)"
 )
 # HPE Cray PALS' mpiexec (ALCF Polaris, Aurora): "x3204c0s7b1n0.hsn.cm.polaris.alcf.anl.gov: rank
 # 97 exited with code 1", "...: rank 117 died from signal 15" (" and dumped core" after it); the
@@ -2778,6 +2841,24 @@ _OMPI_SIGNAL_FIELD_RE = re.compile(
     r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\] (?:Signal: (?P<name>[^(\n]*?)\s*\((?P<num>\d+)\)"
     r"|(?P<field>Signal code|Failing at address): (?P<value>.*?)\s*$)"
 )
+# A shell's report of a child a signal ended, under a launcher's rank tag (horovodrun's
+# "[0]<stderr>:Killed", "[1]<stderr>:Aborted (core dumped)"): bash prints strsignal() of the
+# signal, then " (core dumped)" when the process dumped core. Only a whole line under a tag: an
+# untagged "Killed" could be any program's word.
+_SHELL_END_RE = re.compile(
+    r"^(?P<sig>Killed|Terminated|Aborted|Segmentation fault|Bus error|Floating point exception"
+    r"|Illegal instruction)(?: \(core dumped\))?$"
+)
+# glibc's assert(3) before it aborts (assert/assert.c, __assert_fail_base: "%s%s%s:%u: %s%sAssertion
+# `%s' failed."): "train_gpt2cu: llmc/dataloader.h:186: void dataloader_init(...): Assertion
+# `shard_ntok >= ...' failed." right above the handler's block of the SIGABRT it raised
+_ASSERT_RE = re.compile(
+    r"^\s*(?P<prog>[^\s:]+): (?P<file>[^\s:]+):(?P<line>\d+): (?:.*?: )?Assertion `(?P<expr>.*)' "
+    r"failed\.?\s*$"
+)
+ASSERT_LINES = 4
+"""How far above an abort's signal block its assertion may stand (another process's lines may
+interleave)."""
 # UCX's own signal handler (ucs/debug), in a process that loaded UCX (Open MPI's pml, NCCL's or
 # NIXL's UCX plugin): "[host:pid:tid:thread] Caught signal 11 (Segmentation fault: address not
 # mapped to object at address 0x28)", then its backtrace; the process ends there
@@ -2801,6 +2882,42 @@ _SSH_FAILED_RE = re.compile(
     r"Connection timed out|No route to host|Network is unreachable)"
 )
 _DS_UNREACHABLE_RE = re.compile(r"host=(?P<host>\S+?) was not reachable via ssh")
+# torchrun's agent itself sent a signal (torch/distributed/elastic/agent/server/api.py:
+# "Received %s death signal, shutting down workers"): something outside the job (the scheduler,
+# an operator, another node's failure) stopped it, and it stopped its workers
+_AGENT_SIGNAL_RE = re.compile(r"Received (?P<sig>\d+) death signal, shutting down workers")
+# slurmstepd cancelling a step or job (Slurm's "*** STEP 6053.0 ON node1 CANCELLED AT
+# 2024-04-23T12:18:08 ***", "... DUE TO TIME LIMIT ***", "... DUE TO PREEMPTION ***"), and its
+# OOM killer's account ("Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks
+# have been OOM Killed.")
+_SLURM_CANCELLED_RE = re.compile(
+    r"\*\*\* (?P<what>STEP|JOB) (?P<id>\d+(?:\.\w+)?(?:[+_]\d+)?) ON (?P<host>\S+) CANCELLED AT (?P<at>\S+)"
+    r"(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
+)
+_SLURM_OOM_KILL_RE = re.compile(
+    r"Detected (?P<n>\d+) oom.kill events? in StepId=(?P<id>\d+(?:\.\w+)?(?:[+_]\d+)?)"
+)
+# Kubernetes' account of a container that ended: the training operator's event for a pod's
+# container that exited non-zero (kubeflow training-operator, recordContainerStatus: "Error pod
+# %s container %s exitCode: %d terminated message: %s", and "Pod: %s.%s exited with code %v"),
+# a pod's terminated state as kubectl prints it (-o yaml: "exitCode: 137" and "reason:
+# OOMKilled"; describe: "Reason:  OOMKilled" and "Exit Code:  137"), and LeaderWorkerSet
+# recreating a group after a worker pod failed ("Worker pod X failed, deleted leader pod Y to
+# recreate group N")
+_K8S_OPERATOR_EXIT_RE = re.compile(
+    r"Error pod (?P<pod>\S+) container (?P<container>\S+) exitCode: (?P<code>-?\d+)"
+    r"|\bPod: (?P<pod2>\S+) exited with code (?P<code2>-?\d+)"
+)
+_K8S_REASON_RE = re.compile(
+    r"^\s*(?:reason|Reason):\s+(?P<reason>OOMKilled|Error|ContainerCannotRun|DeadlineExceeded"
+    r"|Evicted|StartError)\s*$"
+)
+_K8S_EXIT_CODE_RE = re.compile(r"^\s*(?:exitCode|Exit Code):\s+(?P<code>-?\d+)\s*$")
+K8S_STATE_LINES = 6
+"""How far apart a terminated state's reason and exit code may stand."""
+_LWS_WORKER_FAILED_RE = re.compile(
+    r"Worker pod (?P<pod>\S+) failed, deleted leader pod(?: (?P<leader>\S+))?"
+)
 # MosaicML Composer's launcher: "ERROR:composer.cli.launcher:Rank 1 crashed with exit code 1."
 _COMPOSER_EXIT_RE = re.compile(
     r"composer\.cli\.launcher:Rank (?P<rank>\d+) crashed with exit code (?P<code>-?\d+)"
@@ -2810,6 +2927,11 @@ _COMPOSER_EXIT_RE = re.compile(
 _LOADER_RE = re.compile(
     r"^(?P<prog>\S+): error while loading shared libraries: (?P<lib>\S+?): cannot open shared object file"
 )
+# Open MPI's error handler on a failed MPI call (ompi/errhandler, MPI_ERRORS_ARE_FATAL): "*** An
+# error occurred in MPI_Init_thread" / "*** on a NULL communicator" / "*** MPI_ERRORS_ARE_FATAL
+# (processes in this communicator will now abort, ...)"
+_OMPI_ERROR_IN_RE = re.compile(r"^\s*\*\*\* An error occurred in (?P<call>MPI_\w+)")
+_OMPI_ERROR_ON_RE = re.compile(r"^\s*\*\*\* on (?P<comm>a NULL communicator|communicator \S+)")
 # MPICH's MPI_Init that could not start its channel: "Fatal error in MPI_Init: Other MPI error,
 # error stack:" then the stack, "...: gethostbyname failed, HW-AI-LC-1-1 (errno 2)"
 _MPI_INIT_RE = re.compile(r"Fatal error in (?P<call>MPI_Init(?:_thread)?): (?P<what>[^,\n]+)")
@@ -2922,10 +3044,24 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     # account of its ranks (srun, mpirun) is in the log, which names the same ends by rank
     by_handler: list[LogEvent] = []
     handled: set[int] = set()
-    for index, (no, line, _) in enumerate(lines):
+    shell_ended: set[int] = set()
+    for index, (no, line, tagged) in enumerate(lines):
         text = line.strip()
         if "Pid" in line and (rp := _RANK_PID_RE.match(line)):
             rank_of_pid.setdefault(int(rp.group("pid")), int(rp.group("rank")))
+        if tagged is not None and tagged not in shell_ended and (se := _SHELL_END_RE.match(text)):
+            shell_ended.add(tagged)
+            by_handler.append(
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=text,
+                    exception_type="the shell (the rank's process ended by a signal)",
+                    rank=tagged,
+                    exit_code=-SIGNAL_TEXTS[se.group("sig")],
+                )
+            )
+            continue
         if "Process received signal" in line and (os_ := _OMPI_SIGNAL_RE.match(line)):
             host, pid = os_.group("host"), int(os_.group("pid"))
             said: list[str] = []
@@ -2941,11 +3077,23 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     said.append(f"{f.group('field').lower()} {f.group('value').strip()}")
             if sig_number is not None and pid not in handled:
                 handled.add(pid)
+                told, at = f"[{host}:{os_.group('pid')}] {', '.join(said)}", no
+                if sig_number == SIGNAL_TEXTS["Aborted"]:  # the assertion that raised it, if any
+                    above = lines[max(0, index - ASSERT_LINES) : index]
+                    for a_no, a_line, _ in reversed(above):
+                        if "Assertion `" in a_line and (am := _ASSERT_RE.match(a_line)):
+                            told = (
+                                f"{told}, after {am.group('prog')}'s assertion "
+                                f"`{am.group('expr')}' failed at {am.group('file')}:"
+                                f"{am.group('line')}"
+                            )
+                            at = a_no
+                            break
                 by_handler.append(
                     LogEvent(
                         kind="launcher_exit",
-                        line=no,
-                        message=f"[{host}:{os_.group('pid')}] {', '.join(said)}"[:300],
+                        line=at,
+                        message=told[:300],
                         exception_type="Open MPI's signal handler",
                         host=host,
                         pid=pid,
@@ -3019,6 +3167,67 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(
                 ("ssh", sh.group("host")), no, text,
                 f"ssh could not reach the node ({sh.group('why')})", host=sh.group("host"),
+            )  # fmt: skip
+            continue
+        if ("exitCode:" in line or "exited with code" in line) and (
+            ko := _K8S_OPERATOR_EXIT_RE.search(line)
+        ):
+            pod = ko.group("pod") or ko.group("pod2")
+            pod = pod.split(".", 1)[1] if ko.group("pod2") and "." in pod else pod  # "ns.name"
+            container = f" container {ko.group('container')}" if ko.group("container") else ""
+            once(
+                ("k8s-pod", pod), no, text,
+                f"Kubernetes (pod {pod}{container})",
+                exit_code=int(ko.group("code") or ko.group("code2")),
+            )  # fmt: skip
+            continue
+        if "eason:" in line and (kr := _K8S_REASON_RE.match(line)):
+            near = lines[max(0, index - K8S_STATE_LINES) : index + K8S_STATE_LINES + 1]
+            exited = next((c for _, t, _ in near if (c := _K8S_EXIT_CODE_RE.match(t))), None)
+            if exited is not None:
+                once(
+                    ("k8s-state", no), no, text,
+                    f"Kubernetes (container terminated: {kr.group('reason')})",
+                    exit_code=int(exited.group("code")),
+                    root_cause=kr.group("reason") == "OOMKilled",
+                )  # fmt: skip
+            continue
+        if "Worker pod" in line and (lw := _LWS_WORKER_FAILED_RE.search(line)):
+            once(
+                ("lws", lw.group("pod")), no, text,
+                f"LeaderWorkerSet (worker pod {lw.group('pod')} failed: its group was recreated)",
+            )  # fmt: skip
+            continue
+        if "An error occurred in MPI_" in line and (oe := _OMPI_ERROR_IN_RE.match(line)):
+            nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
+            on = _OMPI_ERROR_ON_RE.match(nxt)
+            once(
+                ("ompi-error", no), no, text + (f" {nxt.strip()}" if on else ""),
+                f"Open MPI ({oe.group('call')} failed"
+                + (f" on {on.group('comm')}" if on else "") + ": the processes abort)",
+            )  # fmt: skip
+            continue
+        if "death signal" in line and (ag := _AGENT_SIGNAL_RE.search(line)):
+            once(
+                ("agent-signal", no), no, text,
+                "torchrun's agent (sent a signal from outside: it stopped its workers)",
+                exit_code=-int(ag.group("sig")),
+            )  # fmt: skip
+            continue
+        if "CANCELLED AT" in line and (sc := _SLURM_CANCELLED_RE.search(line)):
+            why = f" due to {sc.group('why').lower()}" if sc.group("why") else ""
+            once(
+                ("slurm-cancel", sc.group("id")), no, line[sc.start() :].strip(),
+                f"slurmstepd ({sc.group('what').lower()} {sc.group('id')} cancelled{why})",
+                host=sc.group("host"),
+            )  # fmt: skip
+            continue
+        if "oom" in line and (ok := _SLURM_OOM_KILL_RE.search(line)):
+            once(
+                ("slurm-oom", ok.group("id")), no, text,
+                f"slurmstepd (Slurm's OOM killer: {ok.group('n')} oom_kill event(s) in step "
+                f"{ok.group('id')})",
+                root_cause=True,
             )  # fmt: skip
             continue
         if "crashed with exit code" in line and (cm := _COMPOSER_EXIT_RE.search(line)):
@@ -3097,10 +3306,17 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(("paddle", -1), no, text, "paddle launch", exit_code=int(pe.group("code")))
         elif "exits with return code" in line and (ds := _deepspeed_exit(lines, index)):
             dm, first, record = ds
-            local_rank = int(dm.group("lr"))
+            local_rank = int(dm.group("lr")) if dm.group("lr") else None
             once(
-                ("deepspeed", local_rank), first, record.strip()[-300:], "deepspeed",
+                ("deepspeed", local_rank if local_rank is not None else f"line {first}"),
+                first, record.strip()[-300:], "deepspeed",
                 local_rank=local_rank, exit_code=int(dm.group("code")),
+            )  # fmt: skip
+        elif "ssh exited with exit code" in line and (pe := _PDSH_EXIT_RE.search(line)):
+            once(
+                ("pdsh", pe.group("host")), no, text,
+                f"pdsh (the command on {pe.group('host')} ended)",
+                host=pe.group("host"), exit_code=int(pe.group("code")),
             )  # fmt: skip
         elif "terminated with the following error" in line and (
             sr := _SPAWN_RAISED_RE.search(line)
@@ -3403,10 +3619,11 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     first: LogEvent | None = None
     for no, line, tagged in lines:
         if first is None and "[ERROR] HCCL(" in line and HCCL_PLOG_RE.search(line):
-            head = _PLOG_HEAD_RE.match(line.lstrip())
-            message = line.lstrip()[head.end() :] if head else line.strip()
             first = LogEvent(
-                kind="hccl_plog_error", line=no, message=message.strip()[:300], rank=tagged
+                kind="hccl_plog_error",
+                line=no,
+                message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
+                rank=tagged,
             )
             first.library = "HCCL"
         if first is None or "[TaskException]" not in line:
@@ -3422,10 +3639,34 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     return first
 
 
-# The device's driver (DRV) and HCCP (the NPU's network service) log their own ERROR lines in the
-# plog before HCCL's failure that follows from them ("[ERROR] DRV(28499, hccp_service.bin):...
-# invalid host device id 65535", "[ERROR] HCCP(...): ... get vnic ip info fail!")
-_DEVICE_LAYER_ERROR_RE = re.compile(r"^\[ERROR\] (?P<mod>DRV|HCCP)\(\d+,\s*[^)]*\):\S+ ")
+def _cann_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
+    runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
+    collective's AIV kernel that failed on the device), as written."""
+    for no, line, tagged in lines:
+        if "[ERROR] " in line and (m := CANN_PLOG_ERROR_RE.search(line)):
+            return LogEvent(
+                kind="hccl_plog_error",
+                line=no,
+                message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
+                rank=tagged,
+                library=m.group("mod"),
+                exception_type=f"{m.group('mod')} error",
+            )
+    return None
+
+
+# The device's driver (DRV), HCCP (the NPU's network service), the RoCE driver (ROCE) and the
+# runtime (RUNTIME) log their own ERROR lines in the plog before HCCL's failure that follows from
+# them ("[ERROR] DRV(28499, hccp_service.bin):... invalid host device id 65535", "[ERROR] HCCP(...):
+# ... get vnic ip info fail!"). The HCCL guide's task-execution page (hicann/hccl docs/zh/
+# user_guide/fault_diagnosis/task_exec_stage.md) shows both orders: the RoCE driver's "error cqe
+# status: 0x15" above HCCP's "failed CQE status[12]" above HCCL's heartbeat ROCE CQE ERROR
+# (EI0013), and the runtime's "fftsplus sdma error" above HCCL's "Task run failed" (EI0012).
+_DEVICE_LAYER_ERROR_RE = re.compile(
+    rf"^\[ERROR\] (?P<mod>DRV|HCCP|ROCE|RUNTIME)\(\d+,\s*[^)]*\):{_PLOG_TIME} "
+)
+DEVICE_LAYER_MODULES = ("] DRV(", "] HCCP(", "] ROCE(", "] RUNTIME(")
 
 
 def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3520,7 +3761,9 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
 # [127.0.0.1]:54168", "[...unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to
 # complete"
 _GLOO_ERROR_RE = re.compile(
-    r"\[[^\]\s]*gloo/transport/\w+/(?P<file>\w+\.cc):(?P<ln>\d+)\] (?P<what>.+?)\s*$"
+    # (the end of a JSON string too: torch elastic's error record repeats the message as
+    # '"message": "RuntimeError: [...pair.cc:598] Connection closed by peer [...]:12717",')
+    r"\[[^\]\s]*gloo/transport/\w+/(?P<file>\w+\.cc):(?P<ln>\d+)\] (?P<what>.+?)(?:\s*\",?)?\s*$"
 )
 _GLOO_PEER_RE = re.compile(r"\[(?P<ip>[0-9A-Fa-f.:]+)\]:(?P<port>\d+)")
 _GLOO_WAIT_RE = re.compile(r"Timed out waiting (\d+)ms")
@@ -3633,21 +3876,27 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
 # "NCCL INFO Call to connect returned Connection timed out, retrying" (every 1000th refused try),
 # until its retry limit, when it warns "Connect to ... failed" or "socketStartConnect: exceeded
 # retries": a log cut before that verdict keeps only the retries
-_CONNECT_RETRY_RE = re.compile(r"Call to connect returned (?P<why>[^,\n]+), retrying")
+# (newer NCCL, src/os/linux.cc: "socketPollConnect: connect to 10.29.224.148<52333> returned
+# Connection refused, retrying (18/34) after sleep for 1800 msec")
+_CONNECT_RETRY_RE = re.compile(
+    r"Call to connect returned (?P<why>[^,\n]+), retrying"
+    r"|\w+: connect to (?P<peer>\S+?)(?:<(?P<port>\d+)>)? returned (?P<why2>[^,\n]+), retrying"
+)
 
 
 def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per process and reason."""
     seen: set[tuple[str | None, str | None, str]] = set()
     for no, line, tagged in lines:
-        if "Call to connect returned" not in line or not (m := _CONNECT_RETRY_RE.search(line)):
+        if "returned" not in line or not (m := _CONNECT_RETRY_RE.search(line)):
             continue
         prefix = _NCCL_PREFIX_RE.search(line)
         host = prefix.group("host") if prefix else None
         pid = prefix.group("pid") if prefix else None
-        if (host, pid, m.group("why")) in seen:
+        why = m.group("why") or m.group("why2")
+        if (host, pid, why) in seen:
             continue
-        seen.add((host, pid, m.group("why")))
+        seen.add((host, pid, why))
         report.events.append(
             LogEvent(
                 kind="nccl_connect_retry",
@@ -3657,8 +3906,10 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
                 host=host,
                 pid=int(pid) if pid else None,
                 device=int(prefix.group("dev")) if prefix else None,
-                exception_type=m.group("why"),
+                exception_type=why,
                 library="NCCL",
+                remote_ip=m.group("peer"),
+                port=int(m.group("port")) if m.group("port") else None,
             )
         )
 
@@ -3863,7 +4114,26 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         if err := _search(_TORCH_NPU_CODE_RE, window):
             ev.torch_npu_code = err.group(1)
         _torch_npu_context(ev, window)
+        if (
+            call
+            and "SetDevice" in call
+            and (
+                asked := _search(
+                    _SET_DEVICE_RE, [t for _, t, _ in lines[index : index + SET_DEVICE_LINES]]
+                )
+            )
+        ):
+            # torch_npu's "Device:0" is the device current before the call; the one the call
+            # could not open is the runtime's ("set device=2, valid device range is [0, 2)")
+            ev.device = int(asked.group(1) or asked.group(2))
         report.events.append(ev)
+
+
+# EE1001 and the runtime's report of a SetDevice that failed: "Set device failed, invalid device,
+# set device=2, valid device range is [0, 2)", "open device 2 failed, runtime result = 107001"
+_SET_DEVICE_RE = re.compile(r"\bset device=(\d+)|\bopen device (\d+) failed")
+SET_DEVICE_LINES = 12
+"""How far under a failed SetDevice the runtime's own report of the device may stand."""
 
 
 # torch_npu's own error line (formatErrorCode): "[ERROR] 2026-09-06-16:14:16 (PID:3938695,
@@ -3924,7 +4194,9 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         if m is None:
             continue
         above = [t for _, t, _ in lines[max(0, index - HEADLESS_FRAME_LINES) : index]]
-        if not any(_FRAME_RE.match(t) for t in above):
+        # (Python 3.11+ marks a frame's failing expression with a line of "~" and "^" under its
+        # code: a copy cut above the frames may keep only that)
+        if not any(_FRAME_RE.match(t) or _POSITION_MARKS_RE.match(t) for t in above):
             continue
         inside = None
         for t in reversed(lines[max(0, index - TRACEBACK_LINES) : index]):
@@ -3946,6 +4218,21 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             call=inside,
         )
     for no, line, tagged in lines:
+        # a Ray task's exception as the driver receives it, the remote traceback under it:
+        # "ray.exceptions.RayTaskError(OutOfMemoryError): ray::DTensorPolicyWorkerV2.get_logprobs()
+        # (pid=2671339, ip=10.65.16.209, actor_id=..., repr=DTensorPolicyWorkerV2[rank=0])"
+        if "RayTaskError(" in line and (rt := _RAY_TASK_ERROR_RE.search(line)):
+            return LogEvent(
+                kind="python_exception",
+                line=no,
+                message=line.strip()[:300],
+                rank=int(rt.group("rank")) if rt.group("rank") else tagged,
+                exception_type=rt.group("inner").rsplit(".", 1)[-1],
+                call=f"ray::{rt.group('task')}",
+                pid=int(rt.group("pid")) if rt.group("pid") else None,
+                host=rt.group("ip"),
+            )
+    for no, line, tagged in lines:
         # no traceback named an exception: Python's fault handler on a crash ("Fatal Python
         # error: Segmentation fault", then the threads' stacks)
         if line.startswith(FATAL_PYTHON):
@@ -3960,18 +4247,25 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 
 
 FATAL_PYTHON = "Fatal Python error: "
+_POSITION_MARKS_RE = re.compile(r"^\s*~*\^+[~^]*\s*$")
+_RAY_TASK_ERROR_RE = re.compile(
+    r"RayTaskError\((?P<inner>[\w.]+)\): ray::(?P<task>[\w.]+)\(\)"
+    r"(?: \(pid=(?P<pid>\d+)(?:, ip=(?P<ip>[\w.:-]+))?[^)\n]*?(?:\[rank=(?P<rank>\d+)\])?\))?"
+)
 
 # A program's log line: a date and time, glog's level and date ("I1203 08:00:00"), or a logger's
 # level word near the line's start ("[INFO]", "INFO 12-03", "- WARNING -"), after a launcher's
 # tag if there is one.
 _LOG_LINE_RE = re.compile(
     r"^.{0,40}?(?:\d{4}[-/]\d{2}[-/]\d{2}[-_ T]\d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d)"
-    r"|^.{0,40}?\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}"
+    # glog's "E0724 03:14:20.707079", with the year in newer releases: "E20260106 06:43:02.96"
+    r"|^.{0,40}?\b[IWEF](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}"
     r"|^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL|TRACE)\b"
+    r"|^.{0,60}?\[(?:info|warn(?:ing)?|debug|error|critical|fatal|trace)\]"
 )
 LOG_LOOK_LINES = 300
 """How many of a file's first non-blank lines are looked at to tell a program's log."""
-MIN_LOG_LINES = 3
+MIN_LOG_LINES = 2
 
 
 def is_program_log(text: str) -> bool:
@@ -3990,16 +4284,19 @@ def is_program_log(text: str) -> bool:
 _ERROR_WORDS_RE = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception)\b(?::|$)|\b[Ee]rror:"
     r"|Segmentation fault|core dumped|\bKilled\b|[Oo]ut [Oo]f [Mm]emory"
-    r"|\b(?:failed|FAILED|[Ff]ailure)\b|\btimed out\b"
+    r"|\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|\btimed out\b"
+    # a message that ends in what went wrong ("... retry_cnt: 0): local protection error")
+    r"|\b[Ee]rror\s*$"
 )
 _ERROR_LEVEL_RE = re.compile(
-    r"\b(?:ERROR|FATAL|CRITICAL)\b|level=(?:error|fatal)\b"
-    r"|^(?:\S+\s+)?[EF]\d{4} \d{2}:\d{2}:\d{2}"
+    # (spdlog's and ATB's lower-case level in brackets: "[2025-12-08 11:52:44.735471] [error] ...")
+    r"\b(?:ERROR|FATAL|CRITICAL)\b|level=(?:error|fatal)\b|\[(?:error|fatal|critical)\]"
+    r"|^(?:\S+\s+)?[EF](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}"
 )
 # a line its logger marked below error (INFO, WARNING, glog's I/W, torch's "[W630 ..."): what it
 # says failed did not stop the program ("Check input storage_offset ... failed")
 _BELOW_ERROR_RE = re.compile(
-    r"^.{0,60}?(?:\b(?:INFO|WARN(?:ING)?|DEBUG|TRACE|NOTICE)\b|\[?\b[IW]\d{3,4} \d{2}:\d{2}:\d{2})"
+    r"^.{0,60}?(?:\b(?:INFO|WARN(?:ING)?|DEBUG|TRACE|NOTICE)\b|\[?\b[IW](?:\d{3,4}|\d{8}) \d{2}:\d{2}:\d{2})"
 )
 # words that look like an error and are not one: counts of none, the names of settings
 _NOT_ERROR_RE = re.compile(
@@ -4037,7 +4334,16 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 # torch's (torch_npu's) process group warning about its own set-up: "[W1009 03:41:43.594398300
 # ProcessGroupHCCL.cpp:1294] Warning: The watchdog timeout 90000ms ... is less than or equal to
 # HCCL execution timeout 1836000ms!": the log of a distributed run
-PG_WARNING_RE = re.compile(r"\[W\d{4} [\d:.]+ ProcessGroup[NH]CCL\.cpp:\d+\] Warning: ")
+PG_WARNING_RE = re.compile(
+    r"\[W\d{3,4} [\d:.]+ ProcessGroup[NH]CCL\.cpp:\d+\] (?:Warning|WARNING): "
+    # the process group's own shutdown as its watchdog logs it at INFO ("I0228 ...
+    # ProcessGroupNCCL.cpp:484] [Rank 3] found async exception when checking for NCCL errors:
+    # NCCL communicator encountered error set by ProcessGroupNCCL: Process Group shutdown on
+    # rank 3"): no failure
+    r"|error set by ProcessGroup[NH]CCL: Process Group shutdown on rank \d+"
+    # torchrun's own start-up INFO ("Starting elastic_operator with launch configs:")
+    r"|Starting elastic_operator with launch configs:|Running torch\.distributed\.run with args"
+)
 
 
 # a traceback frame in torch's (or torch_npu's) distributed package: 'File ".../torch/
@@ -4468,9 +4774,13 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
     """ROCm's device faults: one event per GPU node and reason (each process on it prints one)."""
     seen: set[tuple[str, str]] = set()
     for no, line, tagged in lines:
-        if "HW Exception" not in line or not (m := _HW_EXCEPTION_RE.search(line)):
+        if ("HW Exception" not in line and "access fault" not in line) or not (
+            m := _HW_EXCEPTION_RE.search(line)
+        ):
             continue
-        key = (m.group("node"), m.group("why"))
+        node = m.group("node") or m.group("node2")
+        why = m.group("why") or f"{m.group('fault')} (reason: {m.group('why2').strip()})"
+        key = (node, why)
         if key in seen:
             continue
         seen.add(key)
@@ -4481,7 +4791,7 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
                 message=line.strip()[:300],
                 rank=tagged,
                 host=None,
-                exception_type=m.group("why"),
+                exception_type=why,
             )
         )
 
@@ -4490,9 +4800,9 @@ def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) 
     """An elastic summary entry's "[N]:" line or one of its "key : value" fields, followed by
     another field: not a heading, but the summary is there."""
     s = lines[index][1].strip()
-    if not (re.match(r"^\[\d+\]:$", s) or _FAILURE_FIELD_RE.match(lines[index][1])):
+    if not (re.match(r"^\[\d+\]:$", s) or _failure_field(lines[index][1])):
         return False
-    return index + 1 < len(lines) and bool(_FAILURE_FIELD_RE.match(lines[index + 1][1]))
+    return index + 1 < len(lines) and bool(_failure_field(lines[index + 1][1]))
 
 
 AGENT_CAUSE_LINES = 40
@@ -4506,6 +4816,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     current: LogEvent | None = None
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
     no_error_file: LogEvent | None = None  # the record wrapper's line: kept where nothing else is
+    failed_script: tuple[int, str] | None = None  # the summary's "train.py FAILED" heading
     for index, (no, line, _) in enumerate(lines):
         if (
             no_error_file is None
@@ -4544,6 +4855,8 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             )
             continue
         s = line.strip()
+        if in_summary and failed_script is None and re.match(r"^\S+ FAILED$", s):
+            failed_script = (no, s)
         if (
             "ChildFailedError" in s
             or (s.endswith(" FAILED") and re.match(r"^\S+ FAILED$", s))
@@ -4572,7 +4885,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=root)
             report.events.append(current)
             continue
-        m = _FAILURE_FIELD_RE.match(line)
+        m = _failure_field(line)
         if m is not None and (current is None or root_heading):
             # an entry whose "[0]:" line the copy lost (a page that flattened the summary)
             root_heading = 0 if root else root_heading
@@ -4635,6 +4948,20 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     report.events.extend(ev for ev in agent if ev.pid not in pids)
     if not seen and not agent and no_error_file is not None:
         report.events.append(no_error_file)
+    elif not seen and not agent and failed_script is not None:
+        # ChildFailedError's heading ("utils/train.py FAILED") with no entry under it: the copy
+        # ends before the Root Cause that names the rank and its exit code
+        heading_no, heading = failed_script
+        report.events.append(
+            LogEvent(kind="elastic_failure", line=heading_no, message=heading, root_cause=True)
+        )
+        report.unread.append(
+            ParseWarning(
+                line=heading_no,
+                message="torch elastic summary without its Root Cause entry: the rank that "
+                "failed first and its exit code are not in the copy",
+            )
+        )
 
 
 # torch elastic's record wrapper (torch/distributed/elastic/multiprocessing/errors/__init__.py),

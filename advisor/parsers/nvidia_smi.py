@@ -29,10 +29,17 @@ _DEVICE_RE = re.compile(r"^(?:GPU|NIC)\d+$")
 # the connection kinds of the matrix's legend (SOC: older drivers' name for SYS)
 _LINK_KIND_RE = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+)$")
 # cells a copy ran together (tabs lost between them): "NIC8NIC9" in the header, "NODEPXB" in a row
-_RUN_DEVICES_RE = re.compile(r"^(?:(?:GPU|NIC)\d+){2,}$")
+# a header whose names ran together, up to the first RDMA device ("GPU0GPU1...GPU7mlx5_0" in a
+# copy that lost the tabs between the GPU names)
+_RUN_DEVICES_RE = re.compile(r"^(?:(?:GPU|NIC)\d+){2,}(?:mlx\d+_\d+)?$")
 _RUN_KINDS_RE = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+){2,}$")
-_PART_RE = re.compile(r"(?:GPU|NIC)\d+|X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+")
-_HEADER_TOKEN_RE = re.compile(r"CPU Affinity|NUMA Affinity|GPU NUMA ID|\S+")
+_PART_RE = re.compile(r"(?:GPU|NIC)\d+|mlx\d+_\d+|X|SYS|SOC|NODE|PHB|PXB|PIX|NV\d+")
+# a name run into the first affinity label ("NIC17CPU Affinity": a copy that lost the tab) is
+# split from it
+_HEADER_TOKEN_RE = re.compile(
+    r"CPU Affinity|NUMA Affinity|GPU NUMA ID"
+    r"|\S+?(?=CPU Affinity|NUMA Affinity|GPU NUMA ID)|\S+"
+)
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
 _NIC_NOTE_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*([\w.-]+)(?:\s|$)")
@@ -63,6 +70,7 @@ _AFFINITY_FIELDS = {
 def _is_header(tokens: list[str], line: str, next_tokens: list[str]) -> bool:
     """A header row: device names (an RDMA device such as ``mlx5_0`` before a ``CPU Affinity``
     label too) over a first row that starts with the header's first device."""
+    tokens, _ = _split_run(tokens, _RUN_DEVICES_RE)
     return (
         bool(tokens)
         and _DEVICE_RE.match(tokens[0]) is not None
@@ -117,7 +125,7 @@ def parse_topo(text: str) -> GpuTopology:
     dev_cols: list[str] = []
     labels: list[str] = []
     label_starts: list[int] = []
-    first_dev_start = 0
+    dev_starts: list[int] = []
     last_row_no = 0
     section = "matrix"
     pending: list[tuple[int, str, list[str], list[int], list[int]]] = []
@@ -163,6 +171,7 @@ def parse_topo(text: str) -> GpuTopology:
                         line=no,
                         message=f"nvidia-smi header names run together ({', '.join(runs)}): "
                         "read as separate columns",
+                        skipped=False,  # every name is read
                     )
                 )
             # every column before the first affinity label is a device (``mlx4_0`` too)
@@ -172,7 +181,7 @@ def parse_topo(text: str) -> GpuTopology:
                 if not _DEVICE_RE.match(col):
                     topo.nics.setdefault(col, col)  # named by its RDMA device already
             starts = _starts(expanded, columns)
-            first_dev_start, label_starts = starts[0], starts[len(dev_cols) :]
+            dev_starts, label_starts = starts[: len(dev_cols)], starts[len(dev_cols) :]
             continue
         if not head_no or not (_DEVICE_RE.match(tokens[0]) or tokens[0] in dev_cols):
             continue
@@ -187,6 +196,7 @@ def parse_topo(text: str) -> GpuTopology:
                     line=no,
                     message=f"nvidia-smi row {tokens[0]} has link cells run together "
                     f"({', '.join(runs)}): read as separate cells",
+                    skipped=False,  # every cell is read
                 )
             )
         name, cells = tokens[0], tokens[1:]
@@ -225,8 +235,10 @@ def parse_topo(text: str) -> GpuTopology:
         if extras:
             # nvidia-smi pads each cell with tabs to its header label's column; a header pasted
             # without its leading tab is shifted against the rows: re-anchor it on the first link
+            # cell that is not the row's own " X " (printed a column right of its label's start)
             row_starts = _starts(line.expandtabs(8), tokens)
-            shift = row_starts[1] - first_dev_start
+            anchor = next((i for i, c in enumerate(cells[: len(dev_cols)]) if c != "X"), 0)
+            shift = row_starts[1 + anchor] - dev_starts[anchor] if dev_starts else 0
             extra_starts = row_starts[1 + len(dev_cols) :]
             starts = [start + shift for start in label_starts]
             pending.append((no, name, extras, extra_starts, starts))
@@ -272,19 +284,33 @@ def _affinity(
     else:
         # A cell left empty shifts the ones after it: place each value under the header label
         # whose column starts nearest to it (nvidia-smi aligns both to the same tab stops).
+        # A value as near to two labels (a copy that turned the tabs into spaces, with two
+        # empty cells before it: "PXB" then "N/A" one tab stop past NUMA Affinity's start and one
+        # short of GPU NUMA ID's) is not placed: either column could be its own.
         placed = []
+        unplaced: list[str] = []
         for value, start in zip(extras, extra_starts, strict=True):
             if not labels:
                 break
-            nearest = min(range(len(labels)), key=lambda i: abs(label_starts[i] - start))
-            placed.append((labels[nearest], value))
+            by_distance = sorted(range(len(labels)), key=lambda i: abs(label_starts[i] - start))
+            near = by_distance[0]
+            if len(by_distance) > 1 and abs(label_starts[by_distance[1]] - start) == abs(
+                label_starts[near] - start
+            ):
+                unplaced.append(
+                    f"{value!r} (as near {labels[min(near, by_distance[1])]} as "
+                    f"{labels[max(near, by_distance[1])]})"
+                )
+                continue
+            placed.append((labels[near], value))
         topo.warnings.append(
             ParseWarning(
                 line=no,
                 message=f"nvidia-smi row {name} has {len(extras)} value(s) after its links for "
                 f"{len(labels)} affinity column(s) ({', '.join(labels) or 'none'}): placed by "
-                "their position under the header",
-                skipped=False,  # every value is read; an empty cell is what the output says
+                "their position under the header"
+                + (f"; not placed: {', '.join(unplaced)}" if unplaced else ""),
+                skipped=bool(unplaced),
             )
         )
     for label, value in placed:
