@@ -288,6 +288,7 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
                 "topologies",
                 "npu_ports",
                 "hccn_conf",
+                "nvlinks",
                 "rank_tables",
                 "failures",
             )
@@ -372,10 +373,10 @@ def bench_table(**values: Any) -> dict[str, Any]:
     fields = (
         "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
         "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results npus_per_node "
-        "min_bytes max_bytes sizes_asked progress solo_hosts"
+        "min_bytes max_bytes sizes_asked progress solo_hosts one_rank"
     )
     base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
-                solo_hosts=[],
+                solo_hosts=[], one_rank=False,
                 avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],
                 results=[{"op": "all_reduce", "bytes": 1048576, "in_place": False, "busbw_gbps": 150.0, "wrong": 0}])  # fmt: skip
     return _item(fields, **{**base, **values})
@@ -407,7 +408,21 @@ def npu_port(**values: Any) -> dict[str, Any]:
 def npu_chip(**values: Any) -> dict[str, Any]:
     """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
     fields = (
-        "source npu chip name health bus_id phy_id device power_w temp_c aicore_pct "
-        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb"
+        "source line npu chip name health bus_id phy_id device power_w temp_c aicore_pct "
+        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb error_codes error_info query"
     )
-    return _item(fields, **{**dict(source="npu-smi.txt", npu=0, chip=0, health="OK"), **values})
+    base = dict(
+        source="npu-smi.txt", line=7, npu=0, chip=0, health="OK", error_codes=[], error_info=[]
+    )
+    return _item(fields, **{**base, "query": "", **values})
+
+
+def nvlink(**values: Any) -> dict[str, Any]:
+    """An ``nvidia-smi nvlink -s``/``-e`` GPU in ``evidence.nvlinks``."""
+    fields = (
+        "source line gpu name links inactive active none_up fewer_than_peers errors error_total"
+    )
+    base = dict(source="nvlink.txt", line=2, gpu=0, name="NVIDIA H100 80GB HBM3",
+                links={str(n): 26.562 for n in range(6)}, inactive=[], active=6, none_up=False,
+                fewer_than_peers=False, errors={}, error_total=0)  # fmt: skip
+    return _item(fields, **{**base, **values})

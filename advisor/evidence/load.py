@@ -12,7 +12,7 @@ import html
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +25,11 @@ from advisor.flight.load import Dump, DumpError, read_dump
 from advisor.flight.model import FlightFacts
 from advisor.flight.settings import RANKS_SUBDIR
 from advisor.parsers import (
+    BUS_FACTOR_OPS,
     GBYTES_TO_GBITS,
     ParseError,
     ParseWarning,
+    busbw_factor,
     hccl_test,
     hccn_conf,
     hccn_tool,
@@ -72,7 +74,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|all_to_all|broadcast|reduce|scatter)_test\b"
     ),
     # the table's header, or (a fragment pasted without it) a chip's two rows
-    "npu_smi_info": re.compile(r"\|\s*NPU\s+Name\s*\||" + npu_smi.FRAGMENT_SIGNATURE, re.M),
+    # the chip table's header, a fragment's chip rows, or the process table's header alone
+    "npu_smi_info": re.compile(
+        r"\|\s*NPU\s+Name\s*\||\|\s*NPU\s+Chip\s*\|\s*Process id\s*\||"
+        + npu_smi.FRAGMENT_SIGNATURE,
+        re.M,
+    ),
+    "npu_smi_query": re.compile(npu_smi.QUERY_SIGNATURE, re.M),
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(
         r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
@@ -105,6 +113,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
+    "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     # vllm-ascend's prefill/decode form has device lists of its own
     "rank_table": re.compile(
         r'^\s*\{[\s\S]*"(server_list|group_list|rank_list|prefill_device_list|decode_device_list)"'
@@ -311,7 +320,10 @@ class EvidenceFacts:
     ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
-    power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb}``."""
+    power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
+    error_codes, error_info, query}``; an ``npu-smi info -t health`` answer is a chip too
+    (``query`` 'health', its alarm codes and texts; the figures None, ``npu`` None when neither
+    its command nor the answer names it)."""
     topologies: list[dict[str, Any]] = field(default_factory=list)
     """``{source, tool: npu-smi|nvidia-smi, devices (every row of the matrix: GPUs or NPUs and
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
@@ -332,6 +344,11 @@ class EvidenceFacts:
     ``<incomplete>`` one)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
+    nvlinks: list[dict[str, Any]] = field(default_factory=list)
+    """``nvidia-smi nvlink -s`` / ``-e`` per GPU: ``{source, line, gpu, name, links: {link: GB/s
+    or None}, inactive: [links nvidia-smi calls inactive], active: count, none_up (NVML: all
+    links inactive), fewer_than_peers (more links inactive than the other GPUs of its model in
+    the output; for a GPU the output shows alone, some links inactive and some up), errors: {link: {counter: value}}, error_total}``."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
@@ -373,6 +390,7 @@ class EvidenceFacts:
             "topologies",
             "npu_ports",
             "hccn_conf",
+            "nvlinks",
             "rank_tables",
             "flight",
             "timelines",
@@ -1100,6 +1118,16 @@ def _benchmark(
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
     ]
     wrongs = [r["wrong"] for r in results if r["wrong"] is not None]
+    # busbw is algbw times the op's bus factor, 0 at one rank for the ops whose factor depends on
+    # the rank count (2(n-1)/n, (n-1)/n): every row at busbw 0 with a time measured is a
+    # one-rank run (nccl-tests doc/PERFORMANCE.md), whatever the header says or leaves out
+    scaled = bool(out_of_place) and op in BUS_FACTOR_OPS and busbw_factor(op, 1) == 0
+    one_rank = ranks == 1 or (
+        ranks is None
+        and scaled
+        and all(b == 0 for b in out_of_place)
+        and any((r["algbw_gbps"] or 0) > 0 for r in results if not r["in_place"])
+    )
     return {
         "source": source,
         "tool": tool,
@@ -1127,6 +1155,7 @@ def _benchmark(
         "op_from": op_from,
         "hosts_complete": hosts_complete,
         "solo_hosts": solo_hosts or [],
+        "one_rank": one_rank,
     }
 
 
@@ -1136,9 +1165,53 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         row = asdict(chip)
         row.pop("line")
         out.npu_chips.append(
-            {"source": source, "line": chip.line, "version": parsed.version, **row}
+            {
+                "source": source,
+                "line": chip.line,
+                "version": parsed.version,
+                **row,
+                "error_codes": [],
+                "error_info": [],
+                "query": "",
+            }
         )
     return parsed.warnings
+
+
+def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    notes: list[ParseWarning] = []
+    for answer in npu_smi.parse_query(text):
+        health = answer.health
+        if health is None:
+            # usage, board, memory ... figures: nothing in them is judged
+            what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"
+            npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            notes.append(
+                ParseWarning(
+                    line=answer.line,
+                    message=f"{what}{npu}: figures with no health in them, not judged",
+                    skipped=False,
+                )
+            )
+            continue
+        codes = " ".join(answer.fields.get("Error Code", [])).split()
+        out.npu_chips.append(
+            {
+                **{f.name: None for f in fields(npu_smi.NpuChip)},
+                "source": source,
+                "line": answer.line,
+                "version": "",
+                "npu": answer.npu,
+                "chip": answer.chip,
+                "name": (answer.fields.get("Chip Name") or [""])[0],
+                "health": health,
+                "bus_id": "",
+                "error_codes": codes,
+                "error_info": answer.fields.get("Error Information", []),
+                "query": answer.type or "health",
+            }
+        )
+    return notes
 
 
 _NO_TOPO_RE = re.compile(r"^[ \t]*This device does not support querying topo\.", re.M)
@@ -1176,7 +1249,9 @@ def _topo(tool: str, parser: Any) -> Any:
                     [a, b]
                     for a, row in topo.links.items()
                     for b, kind in row.items()
-                    if kind == "SYS" and a < b
+                    # SOC: the name older drivers gave SYS (their legend: "traversing PCIe as
+                    # well as the SMP link between CPU sockets")
+                    if kind in ("SYS", "SOC") and a < b
                 ),
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
@@ -1194,6 +1269,44 @@ def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     for port in bundle.ports:
         out.npu_ports.append({"source": source, **asdict(port)})
     return bundle.warnings
+
+
+def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = nvidia_smi.parse_nvlink_status(text)
+    # A GPU is judged against the GPUs of its own model in the same output: links a board or
+    # bridge leaves unconnected are inactive on every one of them alike; a GPU with more
+    # inactive links than its peers (or none up where they have some) lost links
+    # lost links; a GPU the output shows alone is judged by itself: some links up, some not
+    fewest: dict[str, int] = {}
+    models: dict[str, int] = {}
+    for gpu in parsed.gpus:
+        models[gpu.name] = models.get(gpu.name, 0) + 1
+        if gpu.speed_gbytes_s and not gpu.none_up:
+            fewest[gpu.name] = min(fewest.get(gpu.name, len(gpu.inactive)), len(gpu.inactive))
+    for gpu in parsed.gpus:
+        active = len(gpu.speed_gbytes_s) - len(gpu.inactive)
+        peers_up = gpu.name in fewest
+        alone = models[gpu.name] == 1
+        out.nvlinks.append(
+            {
+                "source": source,
+                "line": gpu.line,
+                "gpu": gpu.gpu,
+                "name": gpu.name,
+                "links": {str(n): speed for n, speed in gpu.speed_gbytes_s.items()},
+                "inactive": gpu.inactive,
+                "active": active,
+                "none_up": gpu.none_up,
+                "fewer_than_peers": (gpu.none_up and peers_up and not alone)
+                or (bool(gpu.speed_gbytes_s) and len(gpu.inactive) > fewest.get(gpu.name, 0))
+                or (alone and bool(gpu.inactive) and active > 0),
+                "errors": {str(n): counters for n, counters in gpu.errors.items()},
+                "error_total": sum(
+                    v for counters in gpu.errors.values() for v in counters.values()
+                ),
+            }
+        )
+    return parsed.warnings
 
 
 def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -1293,10 +1406,12 @@ _CONVERTERS = {
     "nccl_tests": _nccl,
     "hccl_test": _hccl,
     "npu_smi_info": _npu_info,
+    "npu_smi_query": _npu_query,
     "npu_smi_topo": _topo("npu-smi", npu_smi.parse_topo),
     "nvidia_smi_topo": _topo("nvidia-smi", nvidia_smi.parse_topo),
     "hccn_tool": _hccn,
     "hccn_conf": _hccn_conf,
+    "nvidia_smi_nvlink": _nvlink,
     "rank_table": _rank_table,
     "log": _log,
 }

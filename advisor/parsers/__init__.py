@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "BUS_FACTOR_OPS",
     "PDSH_PREFIX_RE",
     "ParseError",
     "ParseWarning",
@@ -57,10 +58,12 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # horovodrun's (Gloo controller) tag of each rank's output: "[1]<stderr>:"
     re.compile(r"^[ \t]*\[(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
-    # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:"
-    re.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:"),
+    # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:" (a copy
+    # that capitalised it, "[Rank7]:[T506 ...", still without the space of a record's own
+    # "[Rank 3]")
+    re.compile(r"^\[(?:[Rr]ank|default)(?P<rank>\d+)\]:"),
     # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."
-    re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[(?:rank|default)\d+\]:)"),
+    re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[(?:[Rr]ank|default)\d+\]:)"),
     # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
     re.compile(r"^ *(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "
@@ -143,6 +146,9 @@ _BUS_FACTORS = {
     "reduce": lambda n: 1.0,
     "send_recv": lambda n: 1.0,
 }
+
+BUS_FACTOR_OPS = frozenset(_BUS_FACTORS)
+"""The ops busbw_factor knows."""
 
 
 def busbw_factor(op: str, ranks: int) -> float:

@@ -133,7 +133,7 @@ def _code_of(m: re.Match[str]) -> str:
     return str(found.get("code1") or found.get("code2") or found.get("code3"))
 
 
-_RANK_TAG_RE = re.compile(r"\[rank(\d+)\]:")
+_RANK_TAG_RE = re.compile(r"\[[Rr]ank(\d+)\]:")
 _RANKID_RE = re.compile(r"RankID:\s*(-?\d+)")
 # torch_npu's "(PID:8457, Device:0, RankID:-1)" and CANN's "[PID: 97934]"
 _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
@@ -1854,6 +1854,13 @@ def _nccl_net_errors(
     """Error completions of NCCL's InfiniBand transport, one per process and peer."""
     seen: set[tuple[int | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
+        if line.rstrip().endswith(("NET/IB:", "NET/IB :")) and index + 1 < len(lines):
+            # a WARN whose text a terminal or page wrapped after "NET/IB:": the completion (and
+            # the GIDs and HCA of a newer NCCL) on the lines under it
+            tail = [text.strip() for _, text, _ in lines[index + 1 : index + 3]]
+            if tail[0].startswith("Got completion "):
+                more = tail[1] if len(tail) > 1 and tail[1].startswith("localGid") else ""
+                line = f"{line.rstrip()} {tail[0]} {more}".rstrip()
         if "Got completion " not in line or not (m := _IB_COMPLETION_RE.search(line)):
             continue
         if index and lines[index - 1][1].strip() == "Last error:":

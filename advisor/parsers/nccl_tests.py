@@ -135,7 +135,8 @@ _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
 _INFO_RANK_RE = re.compile(r"\brank (\d+) nranks \d+\b")
 """NCCL's ``comm 0x.. rank R nranks N cudaDev D ... Init COMPLETE`` line: which rank a host holds."""
 _INNER_MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
-_NP_RE = re.compile(r"\bmpirun\b.*?\s-(?:n|np)\s+(\d+)")
+# mpirun's own -n/-np, before the binary: the test's "-n 100" after it is its iteration count
+_NP_RE = re.compile(r"\bmpirun\b(?:(?!\S*_perf\b).)*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
 # "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
 # (mscclpp-test prints it without "nThread .. nGpus ..").

@@ -164,6 +164,7 @@ def parse_info(text: str) -> NpuSmiInfo:
             continue
         if len(cells) > 1 and cells[1].startswith("Process id"):
             in_processes = True
+            header_line = header_line or no  # a copy of the process table alone
             continue
         if not header_line or no < header_line:
             continue
@@ -232,7 +233,11 @@ def parse_info(text: str) -> NpuSmiInfo:
     # a copy that says it left the rest out ("...") after a row ends there too
     elided = len(tail) > 1 and not tail[-1][1].strip(".… ")
     last = tail[-2] if elided else tail[-1]
-    if chips and last[1].startswith("|") and not any(w.line == last[0] for w in warnings):
+    if (
+        (chips or processes)
+        and last[1].startswith("|")
+        and not any(w.line == last[0] for w in warnings)
+    ):
         # npu-smi closes each chip's rows and its process table with a border: a copy that ends
         # on a row was cut there
         what = "process table" if in_processes else "chip table"
@@ -258,7 +263,25 @@ def parse_info(text: str) -> NpuSmiInfo:
             )
     if not header_line:
         raise ParseError("no npu-smi info table (no '| NPU   Name | Health ...' header)")
-    if not chips:
+    if not chips and processes:
+        # the process table copied without the chips above it: who holds which NPU, no health
+        on = sorted({(p.npu, p.chip) for p in processes})
+        warnings.append(
+            ParseWarning(
+                line=header_line,
+                message=f"npu-smi info's process table without its chip rows: "
+                f"{len(processes)} process(es) on "
+                + ", ".join(f"NPU {npu} chip {chip}" for npu, chip in on)
+                + " ("
+                + ", ".join(
+                    f"{p.name} {p.pid}" + (f" {p.memory_mb} MB" if p.memory_mb is not None else "")
+                    for p in processes
+                )
+                + "); no chip's health in it",
+                skipped=False,
+            )
+        )
+    elif not chips:
         raise ParseError("npu-smi info table has no readable chip", line=header_line)
     return NpuSmiInfo(version=version, chips=chips, processes=processes, warnings=warnings)
 
@@ -458,3 +481,94 @@ def parse_topo(text: str) -> Topology:
     whose legend has no HCCS (npu-smi command reference, "Querying the Topology of Multiple
     NPUs"; CANN ``aclrtGetDevicesTopo`` lists the same link kinds). Kinds are kept as printed."""
     return parse_matrix(text, prefixes=("NPU", "Phy-ID"), tool="npu-smi")
+
+
+# ``npu-smi info -t TYPE -i N [-c CHIP]``: one "Key   : value" per line, the key padded to a
+# column, a value that goes on over lines under an empty key ("               : node type=...").
+# ``-t health`` answers "Health Status", "Error Code" and "Error Information" (the chip's alarm
+# codes and their texts); ``-t usages``, ``-t board``, ``-t memory`` ... answer figures with no
+# health in them. The form is that of npu-smi's outputs the MindCluster fault-diagnosis test data
+# keeps (Ascend/mind-cluster, ascend-faultdiag, kg_parse/npu_info_after.txt).
+QUERY_SIGNATURE = (
+    r"^[ \t]*(?:Health Status|NPU ID|Chip ID|Chip Count|Aicore Usage Rate\(%\)|HBM Capacity\(MB\)"
+    r"|Board ID|Chip Name)[ \t]{2,}:[ \t]*\S"
+)
+# the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
+# and "Version=..." lines of a collection file are not answers)
+_QUERY_KEY_RE = re.compile(r"^[ \t]*([A-Za-z][\w ().%/-]*?)[ \t]+:[ \t]*(.*?)[ \t]*$")
+_QUERY_MORE_RE = re.compile(r"^[ \t]{8,}:[ \t]*(\S.*?)[ \t]*$")
+_QUERY_CMD_RE = re.compile(r"npu-smi\s+info\b(?P<args>[^\n]*?-t\s+(?P<type>\w+)[^\n]*)")
+_QUERY_ARG_RE = re.compile(r"-([ic])\s+(\d+)")
+
+
+@dataclass(kw_only=True)
+class NpuQuery:
+    """One answer of ``npu-smi info -t TYPE``: its fields in order, values of a continued key
+    kept line by line."""
+
+    type: str
+    """The ``-t`` type from its command line ('' when the output was saved without it)."""
+    npu: int | None
+    chip: int | None
+    line: int
+    fields: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def health(self) -> str | None:
+        values = self.fields.get("Health Status")
+        return values[0] if values else None
+
+
+def parse_query(text: str) -> list[NpuQuery]:
+    """Every ``npu-smi info -t TYPE`` answer in ``text`` (a collection file holds several, each
+    after its command line). The NPU and chip come from the command's ``-i``/``-c`` or the
+    answer's own ``NPU ID``/``Chip ID``; None when neither says."""
+    answers: list[NpuQuery] = []
+    current: NpuQuery | None = None
+    asked: tuple[str, int | None, int | None] | None = None
+    key = ""
+    for no, line, _ in numbered_lines(text):
+        if cmd := _QUERY_CMD_RE.search(line):
+            args = dict(_QUERY_ARG_RE.findall(cmd.group("args")))
+            asked = (
+                cmd.group("type"),
+                int(args["i"]) if "i" in args else None,
+                int(args["c"]) if "c" in args else None,
+            )
+            current = None
+            continue
+        if not line.strip():
+            continue
+        if current is not None and key and (more := _QUERY_MORE_RE.match(line)):
+            current.fields[key].append(more.group(1))
+            continue
+        m = _QUERY_KEY_RE.match(line)
+        if m is None:
+            current, asked, key = None, None, ""  # another output starts
+            continue
+        key, value = m.group(1).strip(), m.group(2)
+        if current is None:
+            kind, npu, chip = asked or ("", None, None)
+            current = NpuQuery(type=kind, npu=npu, chip=chip, line=no)
+            answers.append(current)
+        current.fields.setdefault(key, []).append(value)
+        if key == "NPU ID" and current.npu is None and value.isdigit():
+            current.npu = int(value)
+        elif key == "Chip ID" and current.chip is None and value.isdigit():
+            current.chip = int(value)
+    answers = [a for a in answers if any(k in a.fields for k in _QUERY_KEYS)]
+    if not answers:
+        raise ParseError("no 'npu-smi info -t' answer (Health Status, NPU ID, Chip ID ... : value)")
+    return answers
+
+
+_QUERY_KEYS = (
+    "Health Status",
+    "NPU ID",
+    "Chip ID",
+    "Chip Count",
+    "Aicore Usage Rate(%)",
+    "HBM Capacity(MB)",
+    "Board ID",
+    "Chip Name",
+)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 from advisor.parsers.npu_smi import Topology
 
-__all__ = ["GpuTopology", "Topology", "parse_topo"]
+__all__ = ["GpuTopology", "NvlinkGpu", "Topology", "parse_nvlink_status", "parse_topo"]
 
 _DEVICE_RE = re.compile(r"^(?:GPU|NIC)\d+$")
 # the connection kinds of the matrix's legend (SOC: older drivers' name for SYS)
@@ -199,6 +199,20 @@ def parse_topo(text: str) -> GpuTopology:
                     skipped=False,  # every cell is read
                 )
             )
+        cut = _glued_affinity(tokens, len(dev_cols), len(labels))
+        if cut is not None:
+            cell, kind, value = cut
+            topo.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"nvidia-smi row {tokens[0]}: its last link cell {cell!r} ran into "
+                    f"its CPU affinity (a copy lost the tab and what the cell ended in): read as "
+                    f"{kind} and {value}",
+                    skipped=False,
+                )
+            )
+            line = line.replace(cell, f"{kind}\t{value}", 1)
+            tokens = line.split()
         name, cells = tokens[0], tokens[1:]
         if len(cells) < len(dev_cols):
             topo.warnings.append(
@@ -269,6 +283,35 @@ def parse_topo(text: str) -> GpuTopology:
     return topo
 
 
+# A link kind a copy ran into the CPU affinity after it, losing the tab and the kind's last
+# letter ("PHB", tab, "0-115" kept as "PH0-115"): each cut kind has one completion
+_GLUED_AFFINITY_RE = re.compile(
+    r"^(?P<kind>SYS|SOC|NODE|PHB|PXB|PIX|SY|SO|NOD|NO|PH|PX|PI)(?P<value>\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$"
+)
+_CUT_KINDS = {
+    "SY": "SYS",
+    "SO": "SOC",
+    "NOD": "NODE",
+    "NO": "NODE",
+    "PH": "PHB",
+    "PX": "PXB",
+    "PI": "PIX",
+}
+
+
+def _glued_affinity(tokens: list[str], n_dev: int, n_labels: int) -> tuple[str, str, str] | None:
+    """The row's last link cell, its kind and the affinity value a copy ran into it, when the row
+    is one value short of its affinity columns and that cell is no link kind."""
+    if not n_dev or not n_labels or len(tokens) <= n_dev or len(tokens) - 1 - n_dev >= n_labels:
+        return None
+    cell = tokens[n_dev]
+    m = None if _LINK_KIND_RE.match(cell) else _GLUED_AFFINITY_RE.match(cell)
+    if m is None:
+        return None
+    kind = _CUT_KINDS.get(m.group("kind"), m.group("kind"))
+    return cell, kind, m.group("value")
+
+
 def _affinity(
     topo: GpuTopology,
     no: int,
@@ -317,3 +360,91 @@ def _affinity(
         attr = _AFFINITY_FIELDS.get(label)
         if attr is not None:
             getattr(topo, attr).setdefault(name, value)
+
+
+# ``nvidia-smi nvlink -s`` (``--status``) and ``-e`` (``--errorcounters``): per GPU, each NVLink's
+# speed or ``<inactive>``, or its error counters (nvidia-smi(1), NVLINK options: "-s, --status:
+# Display link state (active/inactive)", "-e, --errorcounters: Display error counters for the
+# link"):
+#   GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-...)
+#   	 Link 0: 14.062 GB/s
+#   	 Link 3: <inactive>
+#   	 Link 0: Replay Errors: 0
+# A GPU with no link up answers NVML's "Unable to retrieve NVLink information as all links are
+# inActive" under its line instead.
+NVLINK_GPU_RE = re.compile(r"^\s*GPU (\d+): (.*?)\s*(?:\(UUID: [^)]*\))?\s*$")
+NVLINK_LINK_RE = re.compile(r"^\s+Link (\d+): (?:([0-9.]+) GB/s|<(inactive)>)\s*$", re.I)
+_NVLINK_COUNTER_RE = re.compile(r"^\s+Link (\d+): ([A-Za-z][\w ]*?)\s*: (\d+)\s*$")
+_NVLINK_NONE_RE = re.compile(
+    r"^\s*NVML: Unable to retrieve NVLink information as all links are inActive"
+)
+NVLINK_STATUS_RE = re.compile(
+    r"^\s*GPU \d+: [^\n]*\n(?:\s+Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+)\s*$"
+    r"|\s*NVML: Unable to retrieve NVLink information as all links are inActive)",
+    re.M,
+)
+"""A GPU line followed by its first link's state or counter, or NVML's answer that none is up:
+how an ``nvlink -s`` or ``-e`` output is recognised."""
+
+
+@dataclass(kw_only=True)
+class NvlinkGpu:
+    """One GPU of ``nvidia-smi nvlink -s`` / ``-e``."""
+
+    gpu: int
+    name: str
+    line: int
+    speed_gbytes_s: dict[int, float | None] = field(default_factory=dict)
+    """Link number → its speed in GB/s as printed; None for a link nvidia-smi calls inactive."""
+    none_up: bool = False
+    """NVML answered that all of the GPU's links are inactive (it lists none)."""
+    errors: dict[int, dict[str, int]] = field(default_factory=dict)
+    """``-e``: link number → counter name (Replay Errors, Recovery Errors, CRC Errors ...) → value."""
+
+    @property
+    def inactive(self) -> list[int]:
+        return [n for n, speed in self.speed_gbytes_s.items() if speed is None]
+
+
+_DOTS_RE = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
+
+
+@dataclass(kw_only=True)
+class NvlinkStatus:
+    gpus: list[NvlinkGpu]
+    warnings: list[ParseWarning] = field(default_factory=list)
+
+
+def parse_nvlink_status(text: str) -> NvlinkStatus:
+    """Parse ``nvidia-smi nvlink -s`` or ``-e``: every GPU with its links, in the order printed.
+    A GPU line with nothing of its links under it is not one of these outputs' (``nvidia-smi
+    -L`` prints the same line) and is left out; a ``...`` a copy put in place of lines is said."""
+    out = NvlinkStatus(gpus=[])
+    current: NvlinkGpu | None = None
+    for no, line, _ in numbered_lines(text):
+        if current is not None and (m := NVLINK_LINK_RE.match(line)):
+            current.speed_gbytes_s[int(m.group(1))] = None if m.group(3) else float(m.group(2))
+        elif current is not None and (m := _NVLINK_COUNTER_RE.match(line)):
+            current.errors.setdefault(int(m.group(1)), {})[m.group(2)] = int(m.group(3))
+        elif current is not None and _NVLINK_NONE_RE.match(line):
+            current.none_up = True
+        elif m := NVLINK_GPU_RE.match(line):
+            current = NvlinkGpu(gpu=int(m.group(1)), name=m.group(2), line=no)
+            out.gpus.append(current)
+        elif _DOTS_RE.match(line):
+            out.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"'{line.strip()}' in place of lines the copy left out: the links "
+                    "and GPUs there are unknown",
+                )
+            )
+        elif line.strip():
+            current = None  # another output starts: its lines are not this GPU's links
+    out.gpus = [g for g in out.gpus if g.speed_gbytes_s or g.errors or g.none_up]
+    if not out.gpus:
+        raise ParseError(
+            "no 'GPU N: ...' line followed by 'Link N: ... GB/s', '<inactive>', an error counter "
+            "or NVML's 'all links are inActive'"
+        )
+    return out

@@ -659,7 +659,8 @@ def from_evidence(evidence: EvidenceFacts) -> DriftFacts | None:
     for chip in evidence.npu_chips:
         fp = node(chip["source"])
         fp.npu_smi = chip.get("version") or fp.npu_smi
-        fp.npu_chips = sorted({*fp.npu_chips, str(chip["name"])})
+        if chip["name"]:  # an npu-smi info -t health answer names no chip
+            fp.npu_chips = sorted({*fp.npu_chips, str(chip["name"])})
     for port in evidence.npu_ports:
         if port.get("device") is not None and port.get("tls_enabled") is not None:
             fp = node(port["source"])

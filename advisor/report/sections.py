@@ -105,7 +105,7 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
     rest = sorted(
         {
             x["source"]
-            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports]
+            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports, *ev.nvlinks]
             if x["source"] not in placed
         }
     )
@@ -116,6 +116,7 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
         g["chips"] = [c for c in ev.npu_chips if c["source"] in mine]
         g["topologies"] = [t for t in ev.topologies if t["source"] in mine]
         g["ports"] = [p for p in ev.npu_ports if p["source"] in mine]
+        g["nvlinks"] = [n for n in ev.nvlinks if n["source"] in mine]
     note = shape_note(ev, facts.cluster) if facts.cluster.imported else ""
     return {"files": files, "hosts": groups, "shapes": ev.shapes, "note": note}
 

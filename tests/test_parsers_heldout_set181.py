@@ -1,0 +1,267 @@
+"""Outputs the hundred-eighty-first to hundred-eighty-eighth held-out evaluations misread that
+this stop reads: ``nvidia-smi nvlink -s`` and ``-e`` (links inactive on one GPU against its
+peers, alike on all, none up; error counters), an old driver's ``SOC`` link kind (today's SYS), a
+matrix whose last link cell a copy ran into the CPU affinity, ``npu-smi info -t health`` at Alarm
+in a collection file, an ``-t usages`` answer saved without its command and a process table
+alone, nccl-tests logs of processes that each ran one rank or whose test's own ``-n`` follows
+mpirun's options, a wrapped NET/IB completion and torchrun's rank tag a page capitalised.
+
+Samples: ``tests/data/evidence_heldout_30/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.evidence.command import cluster_from
+from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text
+from advisor.parsers import ParseError, npu_smi, nvidia_smi
+from tests.conftest import DATA, run_advisor
+from tests.rules_facts import bench_table, finding_items, npu_chip
+
+HELDOUT = DATA / "evidence_heldout_30"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def test_inactive_nvlinks_are_read_per_gpu_and_named_in_a_finding() -> None:
+    ev = _load("nvidia_smi_nvlink_s_v100_two_inactive_links_azhpc73.txt")
+    # the page's "...." stands for the GPUs before GPU 3: partial, said on its line
+    assert ev.files[0].status == "partial" and ev.files[0].formats == ["nvidia_smi_nvlink"]
+    assert ev.files[0].messages[0].line == 2
+    (gpu,) = ev.nvlinks
+    assert gpu["fewer_than_peers"]  # shown alone: some links up and some not
+    assert (gpu["gpu"], gpu["name"], gpu["line"]) == (3, "Tesla V100-SXM2-32GB", 3)
+    assert gpu["inactive"] == [3, 5] and gpu["active"] == 4
+    assert gpu["links"]["0"] == 25.781 and gpu["links"]["3"] is None
+    # an nvlink output is a CUDA host's: the nccl rules apply
+    assert cluster_from(ev).backend == "nccl"
+    items = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")["evidence-nvlink-inactive"]
+    assert items[0].startswith("GPU 3 (Tesla V100-SXM2-32GB): link(s) 3, 5 inactive, 4 of 6")
+
+
+def test_a_healthy_nvlink_status_before_a_matrix_is_read_with_it_and_judged_healthy() -> None:
+    ev = _load("nvidia_smi_nvlink_s_then_topo_2x3090_nv4_root_prompts_masked_uuid.txt")
+    assert ev.files[0].formats == ["nvidia_smi_topo", "nvidia_smi_nvlink"]
+    assert [(g["gpu"], g["active"], g["inactive"]) for g in ev.nvlinks] == [(0, 4, []), (1, 4, [])]
+    assert ev.topologies[0]["links"]["GPU0"]["GPU1"] == "NV4"
+    findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert "evidence-nvlink-inactive" not in findings
+
+
+def test_a_gpu_line_without_link_lines_is_no_nvlink_output() -> None:
+    listing = (
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\nGPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-2)\n"
+    )
+    assert "nvidia_smi_nvlink" not in detect(listing)
+    with pytest.raises(ParseError):
+        nvidia_smi.parse_nvlink_status(listing)
+
+
+def test_an_old_drivers_soc_link_is_a_pair_joined_only_through_sys() -> None:
+    ev = _load("nvidia_smi_topo_8xp40_soc_mlx5_0_old_driver_legend.txt")
+    (topo,) = ev.topologies
+    assert topo["links"]["GPU0"]["mlx5_0"] == "SOC"
+    assert ["GPU7", "mlx5_0"] in topo["sys_pairs"]
+    assert len(topo["sys_pairs"]) == 8  # every GPU to the NIC, none between GPUs (PIX/PXB)
+    assert topo["cpu_affinity"]["GPU0"] == "0-13" and topo["numa_affinity"] == {}
+
+
+def test_npu_smi_health_answer_in_a_collection_file_is_a_chip_at_alarm() -> None:
+    ev = _load(
+        "hccn_npu_smi_collect_after_linkstat_board_invalid_card_health_alarm_heartbeat_lost_kgparse.txt"
+    )
+    assert ev.files[0].status == "read"
+    assert sorted(ev.files[0].formats) == ["hccn_tool", "npu_smi_query"]
+    (chip,) = ev.npu_chips
+    assert (chip["npu"], chip["chip"], chip["health"], chip["line"]) == (0, 0, "Alarm", 30)
+    assert chip["error_codes"] == ["A4025021", "8C03A000", "8C084E00"]
+    assert chip["error_info"][0] == "ascend_monitor adda heart beat lost error"
+    assert chip["error_info"][2].endswith("event state=Heartbeat Lost.")
+    # the hccn_tool outputs of the same file are still read
+    assert ev.npu_ports[0]["link_up_count"] == 2
+    items = finding_items({"evidence.npu_chips": ev.npu_chips})["evidence-npu-chip-health"]
+    assert items[0].startswith("NPU 0 chip 0 health Alarm, error code(s) A4025021 8C03A000")
+    assert "heart beat lost" in items[0]
+
+
+def test_npu_smi_figures_without_health_are_read_and_not_judged() -> None:
+    ev = _load(
+        "npu_smi_info_t_usages_npu0_chip0_ddr15171_hbm32768_ctrlcpu9_gpustack_test_fixture.txt"
+    )
+    assert ev.files[0].status == "read" and ev.files[0].formats == ["npu_smi_query"]
+    assert ev.npu_chips == []
+    (note,) = ev.files[0].messages
+    assert note.line == 1 and "of NPU 0: figures with no health in them" in note.message
+    (answer,) = npu_smi.parse_query(
+        (
+            HELDOUT
+            / "npu_smi_info_t_usages_npu0_chip0_ddr15171_hbm32768_ctrlcpu9_gpustack_test_fixture.txt"
+        ).read_text()
+    )
+    assert answer.fields["HBM Capacity(MB)"] == ["32768"] and answer.chip == 0
+
+
+def test_a_health_answer_names_the_chip_its_command_asked_for() -> None:
+    text = (
+        "npu-smi info -t health -i 4 -c 1\n"
+        "\tHealth Status                  : OK\n"
+        "\tError Code                     : NA\n"
+    )
+    (answer,) = npu_smi.parse_query(text)
+    assert (answer.type, answer.npu, answer.chip, answer.health) == ("health", 4, 1, "OK")
+    findings = finding_items({"evidence.npu_chips": [npu_chip(npu=4, chip=1, query="health")]})
+    assert "evidence-npu-chip-health" not in findings
+
+
+def test_processes_that_each_ran_one_rank_measured_no_link() -> None:
+    ev = _load("nccl_tests_allreduce_non_mpi_build_16proc_rows_only_busbw_zero.log")
+    (table,) = ev.benchmarks
+    assert table["one_rank"] and table["op"] == "all_reduce"
+    items = finding_items({"evidence.benchmarks": ev.benchmarks}, "nccl")[
+        "evidence-benchmark-one-rank"
+    ]
+    assert items[0].endswith("the log names 1 rank; sizes repeat (several runs' rows interleaved)")
+
+
+def test_busbw_zero_means_one_rank_only_for_ops_whose_factor_depends_on_it() -> None:
+    row = "{size:>12} {count:>13}     float {redop:>7} {root:>7}    631.9  212.41    {bus}      0     0.51  263017.30    {bus}      0\n"
+    reduce = "".join(
+        row.format(size=s, count=s // 4, redop="sum", root=-1, bus="0.00") for s in (2**27, 2**28)
+    )
+    (table,) = load_text(reduce, "reduce.log").benchmarks
+    assert table["op"] == "all_reduce" and table["one_rank"]
+    # broadcast's factor is 1 at any rank count: its busbw is its algbw, never 0 for one rank
+    bcast = "".join(
+        row.format(size=s, count=s // 4, redop="none", root=0, bus="212.41") for s in (2**27, 2**28)
+    )
+    (table,) = load_text(bcast, "bcast.log").benchmarks
+    assert table["op"] == "broadcast" and not table["one_rank"]
+    # a log that names its ranks is taken at its word
+    two = bench_table(ranks=2, one_rank=False)
+    one = bench_table(ranks=None, one_rank=True, source="solo.log")
+    findings = finding_items({"evidence.benchmarks": [two, one]}, "nccl")
+    assert findings["evidence-benchmark-one-rank"] == [
+        "solo.log: nccl-tests all_reduce, every row's busbw is 0 with an algbw measured"
+    ]
+
+
+def test_links_inactive_alike_on_every_gpu_of_a_model_are_information_not_a_fault() -> None:
+    ev = _load("nvidia_smi_nvlink_s_2xh100_pcie_bridge_12of18_active_6_inactive_dl380a.txt")
+    assert [(g["active"], g["inactive"]) for g in ev.nvlinks] == [(12, [4, 5, 10, 11, 16, 17])] * 2
+    assert not any(g["fewer_than_peers"] for g in ev.nvlinks)
+    findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert "evidence-nvlink-inactive" not in findings
+    alike = findings["evidence-nvlink-inactive-alike"]
+    assert alike[0].startswith(
+        "GPU 0 (NVIDIA H100 PCIe): link(s) 4, 5, 10, 11, 16, 17 inactive, 12 of 18"
+    )
+    # one GPU of the two losing a link more than its peer is the fault
+    lost = [dict(g) for g in ev.nvlinks]
+    lost[1] = {**lost[1], "inactive": [0, *lost[1]["inactive"]], "fewer_than_peers": True}
+    assert finding_items({"evidence.nvlinks": lost}, "nccl")["evidence-nvlink-inactive"]
+
+
+def test_nvml_answering_that_no_link_is_up_is_read_per_gpu() -> None:
+    ev = _load("nvidia_smi_nvlink_s_2xa100_pcie_no_nvlink_all_links_inactive_nvml_msg.txt")
+    assert ev.files[0].formats == ["nvidia_smi_nvlink"]
+    assert [(g["gpu"], g["none_up"], g["links"]) for g in ev.nvlinks] == [
+        (0, True, {}),
+        (1, True, {}),
+    ]
+    findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert findings["evidence-nvlink-inactive-alike"][1].startswith(
+        "GPU 1 (NVIDIA A100-PCIE-40GB): no link up (NVML: all links inactive)"
+    )
+
+
+def test_nvlink_error_counters_are_read_and_only_nonzero_ones_reported() -> None:
+    ev = _load("nvidia_smi_nvlink_e_loop_8xa100_sxm4_12links_all_zero_vm.txt")
+    assert ev.files[0].status == "read" and len(ev.nvlinks) == 8
+    first = ev.nvlinks[0]
+    assert len(first["errors"]) == 12 and first["errors"]["0"] == {
+        "Replay Errors": 0,
+        "Recovery Errors": 0,
+        "CRC Errors": 0,
+    }
+    findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert "evidence-nvlink-errors" not in findings
+    counted = {**first, "errors": {"3": {"Replay Errors": 0, "CRC Errors": 17}}, "error_total": 17}
+    items = finding_items({"evidence.nvlinks": [counted]}, "nccl")["evidence-nvlink-errors"]
+    assert items[0].startswith("GPU 0 (NVIDIA A100-SXM4-40GB): link 3 CRC Errors 17;")
+    assert "Replay" not in items[0]
+
+
+def test_an_elided_nvlink_status_is_partial() -> None:
+    ev = _load("nvidia_smi_nvlink_s_gb200_18links_53gbs_elided_k8stestinfra371.txt")
+    assert ev.files[0].status == "partial"
+    assert [(g["gpu"], len(g["links"])) for g in ev.nvlinks] == [(0, 18), (1, 2)]
+    assert not any(g["fewer_than_peers"] or g["inactive"] for g in ev.nvlinks)
+
+
+def test_a_link_cell_run_into_the_cpu_affinity_is_split_back() -> None:
+    ev = _load("nvidia_smi_topo_8xa100_sxm4_nv12_8nic_all_phb_glued_ph0_115_vm.txt")
+    (topo,) = ev.topologies
+    assert topo["links"]["GPU0"]["NIC7"] == "PHB"
+    assert set(topo["cpu_affinity"].values()) == {"0-115"}
+    assert set(topo["numa_affinity"].values()) == {"0-3"}
+    assert set(topo["gpu_numa_id"].values()) == {"N/A"}
+    note = ev.files[0].messages[0]
+    assert note.line == 3 and "'PH0-115' ran into its CPU affinity" in note.message
+    assert ev.files[0].status == "read"  # every cell is read
+
+
+def test_the_tests_own_dash_n_is_not_mpiruns_process_count() -> None:
+    ev = _load("nccl_tests_allreduce_k8s_sriov_vf_roce_2pod_info_elided_koordinator_report.log")
+    (table,) = ev.benchmarks
+    assert table["ranks"] == 2 and table["op"] == "all_reduce"
+
+
+def test_a_wrapped_net_ib_completion_is_read_as_one() -> None:
+    ev = _load("nccl_tests_roce_bond0_2node_net_ib_completion_status12_remote_process_exited.log")
+    net = next(e for e in ev.failures if e["kind"] == "nccl_net_error")
+    assert (net["line"], net["code"], net["remote_ip"], net["host"]) == (
+        1,
+        "12",
+        "10.77.0.1",
+        "gx10-9c8c",
+    )
+    assert "hca roceP2p1s0f0" in net["message"]
+
+
+def test_a_capitalised_rank_tag_is_the_global_rank() -> None:
+    ev = _load("watchdog_verl1420_ray_workerdict_mesh_tp_seq3_allreduce_sequence_id_cut.log")
+    (timeout,) = [e for e in ev.failures if e["kind"] == "watchdog_timeout"]
+    # "[Rank 3]" in the record is the rank in mesh_tp; the tag before it is the world's
+    assert (timeout["rank"], timeout["op"], timeout["seq"]) == (7, "all_reduce", 3)
+
+
+def test_a_process_table_alone_is_read_as_who_holds_the_npus() -> None:
+    ev = _load(
+        "npu_smi_info_process_table_only_npu0_five_vllmworker_tp_55124_107mb_vllm_ascend_pr7107_cut.txt"
+    )
+    assert ev.files[0].status == "partial" and ev.npu_chips == []
+    notes = [m.message for m in ev.files[0].messages]
+    assert any("5 process(es) on NPU 0 chip 0 (VLLMWorker_TP 669096 55124 MB" in n for n in notes)
+    assert any("process table ends without its closing border" in n for n in notes)
+
+
+def test_the_report_shows_each_gpus_nvlinks_and_a_chips_alarm_codes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    files = [
+        HELDOUT / "nvidia_smi_nvlink_s_v100_two_inactive_links_azhpc73.txt",
+        HELDOUT
+        / "hccn_npu_smi_collect_after_linkstat_board_invalid_card_health_alarm_heartbeat_lost_kgparse.txt",
+    ]
+    res = run_advisor([*map(str, files), "--out", str(out)], out, command="import", timeout_s=120)
+    assert res.returncode == 0, res.stderr  # warnings only: ready with warnings
+    assert "evidence-nvlink-inactive" in res.stdout and "evidence-npu-chip-health" in res.stdout
+    html = (out / "report.html").read_text()
+    row = html[html.index('<table class="nvlinks">') :]
+    row = row[: row.index("</table>")]
+    assert '<tr class="bad">' in row and "<td>3, 5</td>" in row and "4 of 6" in row
+    assert "Alarm (A4025021 8C03A000 8C084E00)" in html
