@@ -82,6 +82,8 @@ BEFORE_TYPED = {
         ("evidence", "shapes"),
         # the hosts NCCL's debug prefixes name, per log
         ("evidence", "log_hosts"),
+        # nvidia-smi nvlink -s / -e per GPU
+        ("evidence", "nvlinks"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see
