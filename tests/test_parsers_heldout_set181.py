@@ -265,3 +265,113 @@ def test_the_report_shows_each_gpus_nvlinks_and_a_chips_alarm_codes(tmp_path: Pa
     row = row[: row.index("</table>")]
     assert '<tr class="bad">' in row and "<td>3, 5</td>" in row and "4 of 6" in row
     assert "Alarm (A4025021 8C03A000 8C084E00)" in html
+
+
+def test_each_run_of_a_paste_has_its_own_ranks() -> None:
+    ev = _load(
+        "nccl_tests_6runs_2x2080ti_pcie_no_p2p_allreduce_4gbs_single_gpu_reduce_inplace_inflated_autodl_blog.log"
+    )
+    assert [(b["op"], b["ranks"]) for b in ev.benchmarks] == [
+        ("all_reduce", 2), ("all_gather", 2), ("broadcast", 2), ("reduce", 2), ("reduce", 1),
+        ("all_to_all", 2),
+    ]  # fmt: skip
+    one = [b for b in ev.benchmarks if b["one_rank"]]
+    assert [b["op"] for b in one] == ["reduce"]
+    items = finding_items({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    assert len(items["evidence-benchmark-one-rank"]) == 1
+
+
+def test_two_nodes_headers_each_with_its_own_rank_0_are_solo_runs_without_mpiruns_line() -> None:
+    ev = _load(
+        "nccl_tests_allreduce_2x8_h20_non_mpi_build_two_runs_interleaved_split_mod8_nccltests306.log"
+    )
+    assert [(b["ranks"], b["hosts"]) for b in ev.benchmarks] == [(8, ["node3"]), (8, ["node2"])]
+    assert ev.benchmarks[0]["solo_hosts"] == ["node3", "node2"]
+    items = finding_items({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    assert items["evidence-nccl-tests-solo-runs"][0].endswith("2 one-process runs on node3, node2")
+
+
+def test_a_matrix_a_narrow_terminal_cut_says_what_it_lost() -> None:
+    ev = _load(
+        "nvidia_smi_topo_matrix_8xa800_nv8_terminal_cut_columns_cpu_affinity_truncated_legend_llm_action.txt"
+    )
+    assert ev.files[0].status == "partial"
+    (topo,) = ev.topologies
+    # "-31,64-95" is no CPU list: not read; GPU4's "32-63,96-127" is
+    assert "GPU0" not in topo["cpu_affinity"] and topo["cpu_affinity"]["GPU4"] == "32-63,96-127"
+    notes = [m.message for m in ev.files[0].messages]
+    assert any("header has no column for NIC0, NIC1, NIC2, NIC3" in n for n in notes)
+
+
+def test_npu_smi_with_npu_id_and_name_columns_is_read() -> None:
+    ev = _load(
+        "npu_smi_info_950pr_25_7_rc1_6_npu_id_name_columns_npu_util_hbm_5239_of_131072_no_processes_excerpt_env_report.txt"
+    )
+    (chip,) = ev.npu_chips
+    assert (chip["npu"], chip["chip"], chip["name"], chip["health"]) == (
+        0,
+        None,
+        "Ascend950PR",
+        "OK",
+    )
+    assert (chip["bus_id"], chip["hbm_used_mb"], chip["hbm_total_mb"]) == (
+        "0000:61:00.0",
+        5239,
+        131072,
+    )
+    assert (chip["power_w"], chip["temp_c"]) == (195.6, 56.0)
+    # no chip index printed is no cut row
+    sick = {**chip, "health": "Alarm"}
+    items = finding_items({"evidence.npu_chips": [sick]})["evidence-npu-chip-health"]
+    assert "cut off" not in items[0] and items[0].startswith("NPU 0 (Ascend950PR, 0000:61:00.0)")
+
+
+def test_nccls_last_error_without_its_label_is_kept() -> None:
+    (failure,) = _load(
+        "distbackenderror_nccl2297_unhandled_cuda_error_nvls_multicast_bind_oom_h200_fsdp_stepcodex.log"
+    ).failures
+    assert failure["kind"] == "nccl_call_failure" and failure["code"] == "1"
+    assert failure["message"].endswith(
+        "/ Last error: Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'."
+    )
+
+
+def test_a_device_error_report_with_its_code_before_the_pid_is_read() -> None:
+    ev = _load(
+        "ee9999_fftsplus_sdma_error_device_side_ascend_pytorch166_new_group_hccl_camem_sleep_mode_chip1.log"
+    )
+    assert ev.files[0].status == "read"
+    (error,) = ev.failures
+    assert (error["kind"], error["code"], error["line"]) == ("hccl_error", "EE9999", 1)
+    assert error["message"].endswith("/ there is a fftsplus sdma error, sdma channel is 2,")
+
+
+def test_a_cuda_error_that_took_a_rank_down_in_torchs_thread_is_read() -> None:
+    ev = _load(
+        "cuda_error_unknown_in_processgroupnccl_workcleanuploop_default3_prefix_bloom176b_jeanzay_2022_03_21.log"
+    )
+    (error,) = ev.failures
+    assert (error["kind"], error["line"], error["rank"]) == ("cuda_error", 2, 3)
+    assert error["message"] == "what():  CUDA error: unknown error"
+
+
+def test_hccn_tool_status_gives_the_ports_speed_and_link() -> None:
+    ev = _load(
+        "hccn_tool_status_dev3_eth3_200000mbs_full_dac_link_detected_yes_llm_action_npu_smi_notes.txt"
+    )
+    (port,) = ev.npu_ports
+    assert (port["device"], port["link"], port["speed_mbps"]) == (3, "UP", 200000)
+    items = finding_items({"evidence.npu_ports": ev.npu_ports})["evidence-npu-port-state"]
+    assert items[0].startswith("NPU 3: link UP at 200000 Mb/s")
+
+
+def test_a_heartbeat_culprit_a_page_masked_is_kept_as_printed() -> None:
+    (error,) = _load(
+        "mindspore_ei0002_notify_wait_timeout_heartbeat_lost_device0_notify_wait_device1_stream14_cann_cases.log"
+    ).failures
+    assert (error["code"], error["culprit_ip"], error["culprit_device"]) == (
+        "EI0002",
+        "10.*.*.*",
+        0,
+    )
+    assert error["exception_type"] == "Heartbeat Lost Occurred"

@@ -76,7 +76,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # the table's header, or (a fragment pasted without it) a chip's two rows
     # the chip table's header, a fragment's chip rows, or the process table's header alone
     "npu_smi_info": re.compile(
-        r"\|\s*NPU\s+Name\s*\||\|\s*NPU\s+Chip\s*\|\s*Process id\s*\||"
+        r"\|\s*NPU\s+Name\s*\||\|\s*NPU ID\s*\|\s*Name\s*\||\|\s*NPU\s+Chip\s*\|\s*Process id\s*\||"
         + npu_smi.FRAGMENT_SIGNATURE,
         re.M,
     ),
@@ -204,6 +204,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
         r"|error CQE occurred during operator execution\. Local information: "
         r"|Memory access fault by GPU node-\d+|^\s*\*\*\* An error occurred in MPI_\w+"
+        r"|terminate called after throwing an instance of 'c10::CUDAError'"
         r"|Received \d+ death signal, shutting down workers|pdsh@[\w.-]+: [\w.-]+: ssh exited with exit code \d+"
         r"|\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT |Detected \d+ oom.kill events? in StepId="
         # Kubernetes: the training operator's events, a pod's terminated state, LeaderWorkerSet
@@ -218,8 +219,9 @@ _SIGNATURE_WORDS = {name: required_words(sig) for name, sig in _SIGNATURES.items
 """Per signature, words one of which every text it matches holds (``words.required_words``):
 a signature runs only on a text that holds one of its words."""
 
-_CANN_CODE_RE = re.compile(r"E[A-Z]\d{4}\b[:)]")
-"""A CANN error code (``EI0006:``, ``(EI0002)``), the log signature's one alternative without a
+_CANN_CODE_RE = re.compile(r"E[A-Z]\d{4}\b(?:[:)]|\[PID: \d)")
+"""A CANN error code (``EI0006:``, ``(EI0002)``, the device error report's ``EE9999[PID: 43311]``),
+the log signature's one alternative without a
 word: it starts with a letter, which the engine finds fast, and its word boundary before is
 tested on each hit (a look-behind in the pattern makes the engine try every position)."""
 
@@ -974,13 +976,16 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                         "wrong": timing.wrong,
                     }
                 )
+        # several runs in one log: each table has the ranks and hosts its own run listed (a
+        # one-GPU run after two-GPU ones, two nodes' runs of a binary built without MPI)
+        own = len(parsed.tables) > 1 and table.run_ranks is not None
         out.benchmarks.append(
             _benchmark(
                 source=source,
                 tool="nccl-tests",
                 op=table.op,
-                ranks=parsed.ranks,
-                hosts=parsed.hosts,
+                ranks=table.run_ranks if own else parsed.ranks,
+                hosts=table.run_hosts if own else parsed.hosts,
                 dtype=table.rows[0].dtype if table.rows else "unknown",
                 algorithm=parsed.algorithm,
                 complete=table.complete,

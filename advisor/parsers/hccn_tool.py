@@ -448,6 +448,8 @@ class Port:
     roce_test: dict[str, object] | None = None
     """``-roce_test ib_*_bw``: ``{test, target, bytes, iterations, bw_peak_mb_s,
     bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
+    speed_mbps: int | None = None
+    """``-status -g`` (the port's netdev settings, as ethtool prints them): its ``Speed``."""
 
 
 @dataclass(kw_only=True)
@@ -460,7 +462,7 @@ class Bundle:
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
-    "pfc", "lldp", "roce_test",
+    "pfc", "lldp", "roce_test", "status",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -478,6 +480,9 @@ _SIGNATURES = {
     # one TLV over the ports is one line a port
     "lldp": re.compile(r"^Chassis ID TLV\s*$|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"),
     "link_stat": re.compile(r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"),
+    # -status -g: "Netdev status:Settings for eth3:" then ethtool's settings of the port's netdev
+    # (a Chinese note on npu-smi and hccn_tool kept in liguodongiot/llm-action shows the form)
+    "status": re.compile(r"^Netdev status\s*:"),
 }
 _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
 _LLDP_IFACE_RE = re.compile(r"^Interface (\d+):")
@@ -603,7 +608,7 @@ def parse_bundle(text: str) -> Bundle:
     if not found:
         raise ParseError(
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
-            "link_stat, pfc, lldp, roce_test)"
+            "link_stat, pfc, lldp, roce_test, status)"
         )
     if elided := _ELIDED_RE.search(text):
         # a document's "... ..." after the first devices' outputs: the rest were left out
@@ -669,6 +674,10 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     elif query == "roce_test":
         rt = _ROCE_TEST_RE.search(chunk)
         port.roce_test = parse_roce_test(chunk, rt.group("test") if rt else "roce_test")
+    elif query == "status":
+        port.speed_mbps, detected = parse_status(chunk)
+        if detected is not None:
+            port.link = "UP" if detected else "DOWN"
     elif query == "route":
         port.routes, bad = parse_route(chunk)
         return bad
@@ -676,6 +685,23 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.arp, bad = parse_arp(chunk)
         return bad
     return []
+
+
+_SPEED_RE = re.compile(r"^\s*Speed:\s*(\d+)\s*Mb/s", re.M)
+_DETECTED_RE = re.compile(r"^\s*Link detected:\s*(yes|no)\b", re.M)
+
+
+def parse_status(text: str) -> tuple[int | None, bool | None]:
+    """``hccn_tool -i N -status -g`` → (``Speed`` in Mb/s, ``Link detected``), None for what the
+    output leaves out (a port whose link is down prints ``Speed: Unknown!``)."""
+    speed = _SPEED_RE.search(text)
+    detected = _DETECTED_RE.search(text)
+    if speed is None and detected is None:
+        raise ParseError("no 'Speed:' or 'Link detected:' line in the -status output")
+    return (
+        int(speed.group(1)) if speed else None,
+        detected.group(1) == "yes" if detected else None,
+    )
 
 
 def _has_data(p: Port) -> bool:
@@ -690,6 +716,7 @@ def _has_data(p: Port) -> bool:
             p.link_up_count is not None,
             p.pfc_priorities is not None,
             p.roce_test is not None,
+            p.speed_mbps is not None,
         )
     ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes or p.lldp)
 
@@ -708,7 +735,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             for name in (
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
-                "link_flapped", "pfc_priorities", "roce_test",
+                "link_flapped", "pfc_priorities", "roce_test", "speed_mbps",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))

@@ -202,7 +202,8 @@ _LOCATION_RE = re.compile(
 # guide, the EI0002 page): "serverId[192.168.100.111], deviceId[4], Heartbeat Lost Occurred,
 # Possible Reason: ..." with no discoverer.
 _SERVER_DEVICE_RE = re.compile(
-    r"serverId\[(?P<ip>[\d.]+)\], deviceId\[(?P<dev>\d+)\], (?P<type>[A-Za-z ]+? Occurred)"
+    # (the address as printed, also masked by a document: "serverId[10.*.*.*]")
+    r"serverId\[(?P<ip>\d+(?:\.(?:\d+|\*)){3})\], deviceId\[(?P<dev>\d+)\], (?P<type>[A-Za-z ]+? Occurred)"
     r"(?P<dip>)(?P<ddev>)"
 )
 # The run log's form of the same event (hicann/hccl docs, task_exec_stage.md): "local rank
@@ -854,6 +855,11 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
     return None
 
 
+_DEVICE_ERROR_HEAD_RE = re.compile(r"The error from device\(chipId:\d+, dieId:\d+\)")
+"""CANN's device error report's first line ("EE9999[PID: N] The error from device(chipId:1,
+dieId:0), serial number is 6."): the error itself is on the line after it."""
+
+
 def _hccl_errors(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -959,10 +965,15 @@ def _hccl_errors(
         entry = _RANKTABLE_ENTRY_RE.search(line)
         if rank is None and entry:
             rank = int(entry.group(1))
+        message = line.strip()
+        if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
+            # the device's error report names its chip on the code line and the error on the
+            # next ("there is a fftsplus sdma error, sdma channel is 2,")
+            message = f"{message} / {after[0].strip()}"
         ev = LogEvent(
             kind="hccl_error",
             line=no,
-            message=line.strip()[:300],
+            message=message[:300],
             code=code,
             code_name=m.groupdict().get("name"),
             rank=rank,
@@ -2220,7 +2231,19 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
     for i, text in enumerate(window[:-1]):
         if text == "Last error:":
             return window[i + 1] or None
+    # NCCL's last error printed straight under the result's description, without the label
+    # ("ncclUnhandledCudaError: Call to CUDA function failed." / "Failed to bind NVLink SHARP
+    # (NVLS) Multicast memory ...": NCCL 2.29.7 under torch, pytorch/pytorch#178749)
+    if len(window) > 1 and _NCCL_RESULT_LINE_RE.match(window[0]) and window[1]:
+        if not _NOT_LAST_ERROR_RE.match(window[1]):
+            return window[1]
     return None
+
+
+_NCCL_RESULT_LINE_RE = re.compile(r"^nccl[A-Z]\w*Error: \S")
+_NOT_LAST_ERROR_RE = re.compile(
+    r"^(?:Exception raised from|Traceback|File \"|frame #|#\d|\[rank|Last error|nccl[A-Z]\w*Error:)"
+)
 
 
 # PyTorch's TCPStore server socket (c10d socket.cpp): "The server socket has failed to bind to
@@ -4033,7 +4056,15 @@ def _cuda_failure(line: str) -> tuple[int, str | None, str | None, str] | None:
     if "hipError" in line and (m := _HIP_ERROR_RE.search(line)):
         where = f"{m.group('file')}:{m.group('no')}" if m.group("file") else None
         return m.start(), None, where, m.group("what")
+    if "CUDA error: " in line and (m := _CUDA_WHAT_RE.search(line)):
+        return m.start(), None, None, m.group("what")
     return None
+
+
+# c10::CUDAError's what() under "terminate called after throwing an instance of
+# 'c10::CUDAError'": a CUDA call that failed in a thread of torch's (ProcessGroupNCCL's work
+# cleanup or watchdog loop querying its events), which takes the process down
+_CUDA_WHAT_RE = re.compile(r"what\(\):\s+CUDA error: (?P<what>\S.*?)\s*$")
 
 
 def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

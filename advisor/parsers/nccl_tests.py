@@ -211,6 +211,11 @@ class Table:
     """``step: N(factor)``: each size is N times the one before."""
     step_bytes: int | None = None
     """``step: N(bytes)``: each size is N bytes more than the one before."""
+    run_ranks: int | None = None
+    """The ranks its own run listed (``# Rank N ... on HOST`` lines after its ``# nThread``
+    line); None when the run listed none before its table."""
+    run_hosts: list[str] = field(default_factory=list)
+    """The hosts of those rank lines, in rank order."""
 
     def sizes_asked(self) -> int | None:
         """How many sizes the header asked for (None without a readable header)."""
@@ -355,6 +360,14 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     max_rank = -1  # the highest "# Rank N" line
     launched: int | None = None  # mpirun's -np
     next_run_notes: list[ParseWarning] = []  # "stopped before its table, then another run"
+    run_devices: dict[int, str] = {}  # the rank lines of the run the next table belongs to
+
+    def own_run(table: Table) -> None:
+        if run_devices:
+            table.run_ranks = max(run_devices) + 1
+            table.run_hosts = list(dict.fromkeys(run_devices[r] for r in sorted(run_devices)))
+            run_devices.clear()
+
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
@@ -373,6 +386,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 _asked(unstarted[-1], params)
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
+            run_devices.clear()
             continue
         if stripped.startswith("#") and _RANK_START_RE.match(stripped):
             last_rank_line = no  # also a rank line the copy cut before its device
@@ -382,6 +396,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 rank0_hosts.append((no, m_dev.group(2)))
             max_rank = max(max_rank, int(m_dev.group(1)))
             devices[int(m_dev.group(1))] = m_dev.group(2)
+            run_devices[int(m_dev.group(1))] = m_dev.group(2)
             last_device_line = no
             continue
         if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
@@ -407,6 +422,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             named = tuple(x.replace("-", "_") for x in labels)
             order = named if sorted(named) == sorted(_GROUP_ORDER) else _GROUP_ORDER
             current = Table(op=op or "unknown", header_line=no, mscclpp="type" not in columns)
+            own_run(current)
             if params is not None:
                 _asked(current, params)
                 params = None
@@ -518,11 +534,14 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     # mpirun started N processes and each listed only its own devices from Rank 0 (no rank
     # beyond one process's nThread x nGpus): N one-process runs, not one run over N processes
     # (a real run, or a sweep of them, lists ranks past the first process's)
+    # (a log without mpirun's command line shows it by its headers alone: two or more, each
+    # with its own Rank 0 on another host)
     solo = (
         [h for _, h in rank0_hosts]
-        if launched is not None
-        and launched > 1
-        and len(rank0_hosts) == launched
+        if (
+            (launched is not None and launched > 1 and len(rank0_hosts) == launched)
+            or (launched is None and len(rank0_hosts) > 1)
+        )
         and 0 <= max_rank < max(min_ranks, 1)
         and len({h for _, h in rank0_hosts}) > 1
         else []

@@ -107,6 +107,7 @@ def parse_info(text: str) -> NpuSmiInfo:
     processes: list[NpuProcess] = []
     warnings: list[ParseWarning] = []
     in_processes = False
+    id_name = False
     pending: tuple[int, list[str]] | None = None
     fragment = _FRAGMENT_RE.search(text) if not _has_header(lines) else None
     if fragment is not None:
@@ -155,6 +156,15 @@ def parse_info(text: str) -> NpuSmiInfo:
                 flush_top_only()
             continue
         cells = _cells(s)
+        if _id_name_header(cells):
+            # npu-smi 25.7's layout (Ascend 950): "| NPU ID | Name | Health | ...", no chip column
+            header_line, in_processes, id_name = no, False, True
+            continue
+        if id_name and len(cells) >= 4 and not in_processes:
+            # its NPU id and name cells read as the older layouts' one "NPU   Name" cell
+            cells = [f"{cells[0]} {cells[1]}".strip(), *cells[2:]]
+            if pending is not None and not cells[0] and _BUS_ID_RE.fullmatch(cells[1]):
+                cells[0] = "-"  # the second row: no chip index printed
         first = cells[0].split()
         if first[:2] == ["NPU", "Name"]:
             header_line, in_processes = no, False
@@ -189,7 +199,7 @@ def parse_info(text: str) -> NpuSmiInfo:
             flush_top_only()
             pending = (no, [*cells, ""])
             continue
-        if len(cells) < 3 or not first or not first[0].isdigit():
+        if len(cells) < 3 or not first or not (first[0].isdigit() or first == ["-"]):
             continue
         if pending is not None and _is_top(cells):
             flush_top_only()  # a new chip's first row: the pending one lost its second row
@@ -287,7 +297,15 @@ def parse_info(text: str) -> NpuSmiInfo:
 
 
 def _has_header(lines: list[tuple[int, str, int | None]]) -> bool:
-    return any(_cells(line.strip())[0].split()[:2] == ["NPU", "Name"] for _, line, _ in lines)
+    return any(
+        _cells(line.strip())[0].split()[:2] == ["NPU", "Name"]
+        or _id_name_header(_cells(line.strip()))
+        for _, line, _ in lines
+    )
+
+
+def _id_name_header(cells: list[str]) -> bool:
+    return len(cells) > 2 and cells[0].strip() == "NPU ID" and cells[1].strip() == "Name"
 
 
 def _is_top(cells: list[str]) -> bool:
@@ -323,13 +341,14 @@ def _chip_top(top_no: int, top: list[str]) -> NpuChip:
 
 
 def _chip(top_no: int, top: list[str], bottom: list[str], header: list[str]) -> NpuChip:
-    ids = bottom[0].split()
+    ids = [] if bottom[0] == "-" else bottom[0].split()  # "-": a layout with no chip index
     second_id = header[1] if len(header) > 1 and header[1] in ("Phy-ID", "Device") else ""
     usage = bottom[2]
     pairs = [(int(a), int(b)) for a, b in _PAIR_RE.findall(usage)]
     aicore = usage.split()[0] if usage.split() else ""
     chip = _chip_top(top_no, top)
-    chip.chip, chip.bus_id, chip.aicore_pct = int(ids[0]), bottom[1], _float(aicore)
+    chip.chip = int(ids[0]) if ids else None
+    chip.bus_id, chip.aicore_pct = bottom[1], _float(aicore)
     if second_id and len(ids) > 1:
         setattr(chip, "phy_id" if second_id == "Phy-ID" else "device", int(ids[1]))
     if not header:

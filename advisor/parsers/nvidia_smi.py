@@ -265,6 +265,18 @@ def parse_topo(text: str) -> GpuTopology:
         _affinity(topo, no, name, extras, extra_starts, labels, seen_at or starts)
     if not head_no:
         raise ParseError("no nvidia-smi topology matrix (no header row of GPU/NIC names)")
+    # rows of devices the header has no column for: a copy cut the header's later columns (a
+    # terminal narrower than the matrix), so the links to those devices are unknown
+    uncolumned = [d for d in topo.devices if d not in dev_cols]
+    if uncolumned and dev_cols:
+        topo.warnings.append(
+            ParseWarning(
+                line=head_no,
+                message=f"nvidia-smi header has no column for {', '.join(uncolumned)}, whose rows "
+                "follow: the copy cut its columns, so the links to "
+                f"{'that device' if len(uncolumned) == 1 else 'those devices'} are unknown",
+            )
+        )
     if not topo.devices:
         raise ParseError("nvidia-smi topology matrix has no device row", line=head_no)
     # nvidia-smi prints a row for every device column: a matrix with NIC rows that stops before
@@ -358,8 +370,23 @@ def _affinity(
         )
     for label, value in placed:
         attr = _AFFINITY_FIELDS.get(label)
-        if attr is not None:
-            getattr(topo, attr).setdefault(name, value)
+        if attr is None:
+            continue
+        if label == "CPU Affinity" and _CUT_RANGE_RE.search(value):
+            # a list of CPU ranges never starts or ends with a dash or comma: a copy cut it (a
+            # narrow terminal's columns: "-31,64-95" of "0-31,64-95")
+            topo.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"nvidia-smi row {name}'s CPU affinity {value!r} is cut (a range "
+                    "list never starts or ends so): not read",
+                )
+            )
+            continue
+        getattr(topo, attr).setdefault(name, value)
+
+
+_CUT_RANGE_RE = re.compile(r"^[-,]|[-,]$")
 
 
 # ``nvidia-smi nvlink -s`` (``--status``) and ``-e`` (``--errorcounters``): per GPU, each NVLink's
