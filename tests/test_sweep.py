@@ -137,7 +137,7 @@ def test_resume_skips_finished_trials(builtin: AdvisorResult, tmp_path: Path) ->
 
 # The crashing trial must reach its exit code before this: its ranks start beside another
 # worker's jobs (25 s was too little under load); only the hanging trial waits it out.
-EXTERNAL_TRIAL_DEADLINE_S = 45
+EXTERNAL_TRIAL_DEADLINE_S = 35
 EXTERNAL = [
     *only_stages("sweep"),
     "stages.sweep.workload=command",
