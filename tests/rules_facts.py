@@ -420,9 +420,10 @@ def npu_chip(**values: Any) -> dict[str, Any]:
 def nvlink(**values: Any) -> dict[str, Any]:
     """An ``nvidia-smi nvlink -s``/``-e`` GPU in ``evidence.nvlinks``."""
     fields = (
-        "source line gpu name links inactive active none_up fewer_than_peers errors error_total"
+        "source line gpu name links inactive active none_up fewer_than_peers alone errors "
+        "error_total"
     )
     base = dict(source="nvlink.txt", line=2, gpu=0, name="NVIDIA H100 80GB HBM3",
                 links={str(n): 26.562 for n in range(6)}, inactive=[], active=6, none_up=False,
-                fewer_than_peers=False, errors={}, error_total=0)  # fmt: skip
+                fewer_than_peers=False, alone=False, errors={}, error_total=0)  # fmt: skip
     return _item(fields, **{**base, **values})

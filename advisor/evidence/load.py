@@ -106,7 +106,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
         r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask"
         # -link_stat -g saved without its command: every line behind "[devid N]"
-        r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:"
+        r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:|^Netdev status\s*:Settings for "
         # -roce_test's bandwidth test; a grep of one -lldp TLV over a loop's ports ("Interface 0:
         # System Name TLV ..."; a host NIC's would be labelled by its name)
         r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b",
@@ -350,7 +350,7 @@ class EvidenceFacts:
     """``nvidia-smi nvlink -s`` / ``-e`` per GPU: ``{source, line, gpu, name, links: {link: GB/s
     or None}, inactive: [links nvidia-smi calls inactive], active: count, none_up (NVML: all
     links inactive), fewer_than_peers (more links inactive than the other GPUs of its model in
-    the output; for a GPU the output shows alone, some links inactive and some up), errors: {link: {counter: value}}, error_total}``."""
+    the output), alone (no other GPU of its model in the output to judge it by), errors: {link: {counter: value}}, error_total}``."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
@@ -601,6 +601,8 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
     for b in evidence.benchmarks:
         if not b["ranks"] or not (b["results"] or b.get("ranks_listed")):
             continue  # a log that ends before its first size may end inside its list of ranks
+        if b.get("one_rank"):
+            continue  # one device of the host was used: no shape of the cluster (nor the node)
         # nccl-tests named every rank's host (the tail of its list, or some ranks' debug lines,
         # name only some hosts: no shape)
         if b["hosts"] and b["hosts_complete"]:
@@ -1096,6 +1098,11 @@ def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
     return wrong
 
 
+VISIBLE_ALGBW_GBPS = 0.16
+"""0.02 GB/s: half of it, the smallest bus factor at two ranks, still prints as 0.01 in
+nccl-tests' two decimals; a busbw of 0.00 beside it is no rounding."""
+
+
 def _benchmark(
     *,
     source: str,
@@ -1131,7 +1138,8 @@ def _benchmark(
         ranks is None
         and scaled
         and all(b == 0 for b in out_of_place)
-        and any((r["algbw_gbps"] or 0) > 0 for r in results if not r["in_place"])
+        # an algbw whose busbw would print above 0.00 at two ranks (factor 1/2 at least)
+        and any((r["algbw_gbps"] or 0) >= VISIBLE_ALGBW_GBPS for r in results if not r["in_place"])
     )
     return {
         "source": source,
@@ -1281,17 +1289,19 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     # A GPU is judged against the GPUs of its own model in the same output: links a board or
     # bridge leaves unconnected are inactive on every one of them alike; a GPU with more
     # inactive links than its peers (or none up where they have some) lost links
-    # lost links; a GPU the output shows alone is judged by itself: some links up, some not
+    # lost links; a GPU the output shows alone has no peer to be judged against (a PCIe card's
+    # bridge leaves some of its links unconnected), so its inactive links are information
     fewest: dict[str, int] = {}
     models: dict[str, int] = {}
     for gpu in parsed.gpus:
-        models[gpu.name] = models.get(gpu.name, 0) + 1
+        if gpu.speed_gbytes_s or gpu.none_up:  # -s answers; -e's counters say nothing of state
+            models[gpu.name] = models.get(gpu.name, 0) + 1
         if gpu.speed_gbytes_s and not gpu.none_up:
             fewest[gpu.name] = min(fewest.get(gpu.name, len(gpu.inactive)), len(gpu.inactive))
     for gpu in parsed.gpus:
         active = len(gpu.speed_gbytes_s) - len(gpu.inactive)
         peers_up = gpu.name in fewest
-        alone = models[gpu.name] == 1
+        alone = models.get(gpu.name, 0) <= 1
         out.nvlinks.append(
             {
                 "source": source,
@@ -1302,16 +1312,26 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "inactive": gpu.inactive,
                 "active": active,
                 "none_up": gpu.none_up,
-                "fewer_than_peers": (gpu.none_up and peers_up and not alone)
-                or (bool(gpu.speed_gbytes_s) and len(gpu.inactive) > fewest.get(gpu.name, 0))
-                or (alone and bool(gpu.inactive) and active > 0),
+                "fewer_than_peers": not alone
+                and (
+                    (gpu.none_up and peers_up)
+                    or (bool(gpu.speed_gbytes_s) and len(gpu.inactive) > fewest.get(gpu.name, 0))
+                ),
+                "alone": alone,
                 "errors": {str(n): counters for n, counters in gpu.errors.items()},
+                # the error counters (Replay, Recovery, CRC Errors ...), not a traffic count
                 "error_total": sum(
-                    v for counters in gpu.errors.values() for v in counters.values()
+                    v
+                    for counters in gpu.errors.values()
+                    for name, v in counters.items()
+                    if _ERROR_COUNTER_RE.search(name)
                 ),
             }
         )
     return parsed.warnings
+
+
+_ERROR_COUNTER_RE = re.compile(r"\berrors?\b", re.I)
 
 
 def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

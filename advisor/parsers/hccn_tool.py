@@ -676,7 +676,7 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.roce_test = parse_roce_test(chunk, rt.group("test") if rt else "roce_test")
     elif query == "status":
         port.speed_mbps, detected = parse_status(chunk)
-        if detected is not None:
+        if detected is not None and port.link is None:  # -link -g's own answer comes first
             port.link = "UP" if detected else "DOWN"
     elif query == "route":
         port.routes, bad = parse_route(chunk)

@@ -2242,7 +2242,9 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
 
 _NCCL_RESULT_LINE_RE = re.compile(r"^nccl[A-Z]\w*Error: \S")
 _NOT_LAST_ERROR_RE = re.compile(
-    r"^(?:Exception raised from|Traceback|File \"|frame #|#\d|\[rank|Last error|nccl[A-Z]\w*Error:)"
+    r"^(?:Exception raised from|Traceback|File \"|frame #|#\d|\[rank|Last error|nccl[A-Z]\w*Error:"
+    # a record of another logger: glog's "E0612 10:01:02", a date, NCCL's "host:pid:tid [dev]"
+    r"|[IWEF]\d{4} \d\d:|\[?\d{4}-\d\d-\d\d|[\w.-]+:\d+:\d+ \[\d+\]|\w+(?:Error|Exception):)"
 )
 
 

@@ -136,7 +136,7 @@ _INFO_RANK_RE = re.compile(r"\brank (\d+) nranks \d+\b")
 """NCCL's ``comm 0x.. rank R nranks N cudaDev D ... Init COMPLETE`` line: which rank a host holds."""
 _INNER_MPI_TAG_RE = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
 # mpirun's own -n/-np, before the binary: the test's "-n 100" after it is its iteration count
-_NP_RE = re.compile(r"\bmpirun\b(?:(?!\S*_perf\b).)*?\s-(?:n|np)\s+(\d+)")
+_NP_RE = re.compile(r"\bmpirun\b(?:(?!\S*_perf\w*\b).)*?\s-(?:n|np)\s+(\d+)")
 # The run's own request, printed first by every nccl-tests binary (src/common.cu):
 # "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ..."
 # (mscclpp-test prints it without "nThread .. nGpus ..").
@@ -540,7 +540,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         [h for _, h in rank0_hosts]
         if (
             (launched is not None and launched > 1 and len(rank0_hosts) == launched)
-            or (launched is None and len(rank0_hosts) > 1)
+            # without it, processes started side by side show it by a header that comes
+            # before the table of the header above it; runs one after another each print
+            # their table first
+            or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
         )
         and 0 <= max_rank < max(min_ranks, 1)
         and len({h for _, h in rank0_hosts}) > 1

@@ -160,7 +160,12 @@ def parse_info(text: str) -> NpuSmiInfo:
             # npu-smi 25.7's layout (Ascend 950): "| NPU ID | Name | Health | ...", no chip column
             header_line, in_processes, id_name = no, False, True
             continue
-        if id_name and len(cells) >= 4 and not in_processes:
+        if (
+            id_name
+            and len(cells) >= 4
+            and not in_processes
+            and not any(c.startswith("Process id") for c in cells)
+        ):
             # its NPU id and name cells read as the older layouts' one "NPU   Name" cell
             cells = [f"{cells[0]} {cells[1]}".strip(), *cells[2:]]
             if pending is not None and not cells[0] and _BUS_ID_RE.fullmatch(cells[1]):
@@ -508,9 +513,10 @@ def parse_topo(text: str) -> Topology:
 # codes and their texts); ``-t usages``, ``-t board``, ``-t memory`` ... answer figures with no
 # health in them. The form is that of npu-smi's outputs the MindCluster fault-diagnosis test data
 # keeps (Ascend/mind-cluster, ascend-faultdiag, kg_parse/npu_info_after.txt).
+# ("Board ID" is left out: nvidia-smi -q prints one too)
 QUERY_SIGNATURE = (
     r"^[ \t]*(?:Health Status|NPU ID|Chip ID|Chip Count|Aicore Usage Rate\(%\)|HBM Capacity\(MB\)"
-    r"|Board ID|Chip Name)[ \t]{2,}:[ \t]*\S"
+    r"|Chip Name)[ \t]{2,}:[ \t]*\S"
 )
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
@@ -566,6 +572,10 @@ def parse_query(text: str) -> list[NpuQuery]:
             current, asked, key = None, None, ""  # another output starts
             continue
         key, value = m.group(1).strip(), m.group(2)
+        if current is not None and key in _ANSWER_HEADS and key in current.fields:
+            # a loop's next answer printed without its command line (blank lines alone do not
+            # part answers: one answer has blank lines of its own)
+            current, asked = None, None
         if current is None:
             kind, npu, chip = asked or ("", None, None)
             current = NpuQuery(type=kind, npu=npu, chip=chip, line=no)
@@ -588,6 +598,7 @@ _QUERY_KEYS = (
     "Chip Count",
     "Aicore Usage Rate(%)",
     "HBM Capacity(MB)",
-    "Board ID",
     "Chip Name",
 )
+_ANSWER_HEADS = ("Health Status", "NPU ID")
+"""Keys an answer prints once, first: seen again, they start the next answer."""

@@ -212,7 +212,8 @@ def parse_topo(text: str) -> GpuTopology:
                 )
             )
             line = line.replace(cell, f"{kind}\t{value}", 1)
-            tokens = line.split()
+            at = len(dev_cols)
+            tokens = [*tokens[:at], kind, value, *tokens[at + 1 :]]
         name, cells = tokens[0], tokens[1:]
         if len(cells) < len(dev_cols):
             topo.warnings.append(
