@@ -1288,9 +1288,9 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     parsed = nvidia_smi.parse_nvlink_status(text)
     # A GPU is judged against the GPUs of its own model in the same output: links a board or
     # bridge leaves unconnected are inactive on every one of them alike; a GPU with more
-    # inactive links than its peers (or none up where they have some) lost links
-    # lost links; a GPU the output shows alone has no peer to be judged against (a PCIe card's
-    # bridge leaves some of its links unconnected), so its inactive links are information
+    # inactive links than its peers (or none up where they have some) lost links. A GPU the
+    # output shows alone has no peer to be judged against (a PCIe card's bridge leaves some of
+    # its links unconnected), so its inactive links are information
     fewest: dict[str, int] = {}
     models: dict[str, int] = {}
     for gpu in parsed.gpus:

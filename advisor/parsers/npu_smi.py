@@ -513,11 +513,20 @@ def parse_topo(text: str) -> Topology:
 # codes and their texts); ``-t usages``, ``-t board``, ``-t memory`` ... answer figures with no
 # health in them. The form is that of npu-smi's outputs the MindCluster fault-diagnosis test data
 # keeps (Ascend/mind-cluster, ascend-faultdiag, kg_parse/npu_info_after.txt).
-# ("Board ID" is left out: nvidia-smi -q prints one too)
-QUERY_SIGNATURE = (
-    r"^[ \t]*(?:Health Status|NPU ID|Chip ID|Chip Count|Aicore Usage Rate\(%\)|HBM Capacity\(MB\)"
-    r"|Chip Name)[ \t]{2,}:[ \t]*\S"
+_QUERY_KEYS = (
+    "Health Status",
+    "NPU ID",
+    "Chip ID",
+    "Chip Count",
+    "Aicore Usage Rate(%)",
+    "HBM Capacity(MB)",
+    "Chip Name",
 )
+"""Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
+answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
+_ANSWER_HEADS = ("Health Status", "NPU ID")
+"""Keys an answer prints once, first: seen again, they start the next answer."""
+QUERY_SIGNATURE = r"^[ \t]*(?:" + "|".join(map(re.escape, _QUERY_KEYS)) + r")[ \t]{2,}:[ \t]*\S"
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
 _QUERY_KEY_RE = re.compile(r"^[ \t]*([A-Za-z][\w ().%/-]*?)[ \t]+:[ \t]*(.*?)[ \t]*$")
@@ -589,16 +598,3 @@ def parse_query(text: str) -> list[NpuQuery]:
     if not answers:
         raise ParseError("no 'npu-smi info -t' answer (Health Status, NPU ID, Chip ID ... : value)")
     return answers
-
-
-_QUERY_KEYS = (
-    "Health Status",
-    "NPU ID",
-    "Chip ID",
-    "Chip Count",
-    "Aicore Usage Rate(%)",
-    "HBM Capacity(MB)",
-    "Chip Name",
-)
-_ANSWER_HEADS = ("Health Status", "NPU ID")
-"""Keys an answer prints once, first: seen again, they start the next answer."""
