@@ -408,7 +408,7 @@ def npu_port(**values: Any) -> dict[str, Any]:
 def npu_chip(**values: Any) -> dict[str, Any]:
     """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
     fields = (
-        "source line npu chip name health bus_id phy_id device power_w temp_c aicore_pct "
+        "source line npu chip name health bus_id phy_id device power_w temp_c aicore_pct npu_util_pct "
         "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb error_codes error_info query"
     )
     base = dict(
@@ -420,10 +420,10 @@ def npu_chip(**values: Any) -> dict[str, Any]:
 def nvlink(**values: Any) -> dict[str, Any]:
     """An ``nvidia-smi nvlink -s``/``-e`` GPU in ``evidence.nvlinks``."""
     fields = (
-        "source line gpu name links inactive active none_up fewer_than_peers alone errors "
+        "source line gpu name links inactive active none_up fewer_than_peers alone cut errors "
         "error_total"
     )
     base = dict(source="nvlink.txt", line=2, gpu=0, name="NVIDIA H100 80GB HBM3",
                 links={str(n): 26.562 for n in range(6)}, inactive=[], active=6, none_up=False,
-                fewer_than_peers=False, alone=False, errors={}, error_total=0)  # fmt: skip
+                fewer_than_peers=False, alone=False, cut=False, errors={}, error_total=0)  # fmt: skip
     return _item(fields, **{**base, **values})

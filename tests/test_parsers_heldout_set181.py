@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from advisor.evidence.command import cluster_from
-from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text
+from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text, shape_note
 from advisor.parsers import ParseError, npu_smi, nvidia_smi
 from tests.conftest import DATA, run_advisor
 from tests.rules_facts import bench_table, finding_items, npu_chip
@@ -188,6 +188,26 @@ def test_links_inactive_alike_on_every_gpu_of_a_model_are_information_not_a_faul
     assert finding_items({"evidence.nvlinks": lost}, "nccl")["evidence-nvlink-inactive"]
 
 
+def test_a_copy_cut_inside_a_gpus_links_is_said_and_judged_by_nothing_it_lost() -> None:
+    text = HELDOUT / "nvidia_smi_nvlink_s_2xh100_pcie_bridge_12of18_active_6_inactive_dl380a.txt"
+    cut = "\n".join(text.read_text().splitlines()[:-3]) + "\n"  # GPU 1 ends at its Link 14
+    ev = load_text(cut, "nvlink.txt")
+    assert ev.files[0].status == "partial"
+    (note,) = ev.files[0].messages
+    assert note.line == 21 and "GPU 1 lists 15 links where the other GPUs of its model list 18" in (
+        note.message
+    )
+    assert [len(g["links"]) for g in ev.nvlinks] == [18, 15]
+    assert not any(g["fewer_than_peers"] for g in ev.nvlinks)
+    items = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")[
+        "evidence-nvlink-inactive-alike"
+    ]
+    assert "11 of 15 active (the copy ends inside its links: the rest are unknown)" in items[1]
+    # the whole output says nothing of a cut
+    whole = _load(text.name).files[0]
+    assert whole.status == "read" and not any("cut" in m.message for m in whole.messages)
+
+
 def test_nvml_answering_that_no_link_is_up_is_read_per_gpu() -> None:
     ev = _load("nvidia_smi_nvlink_s_2xa100_pcie_no_nvlink_all_links_inactive_nvml_msg.txt")
     assert ev.files[0].formats == ["nvidia_smi_nvlink"]
@@ -315,6 +335,9 @@ def test_two_nodes_headers_each_with_its_own_rank_0_are_solo_runs_without_mpirun
     assert ev.benchmarks[0]["solo_hosts"] == ["node3", "node2"]
     items = finding_items({"evidence.benchmarks": ev.benchmarks}, "nccl")
     assert items["evidence-nccl-tests-solo-runs"][0].endswith("2 one-process runs on node3, node2")
+    # the one file states two shapes, told apart by their hosts
+    note = shape_note(ev, cluster_from(ev))
+    assert "(node3): 1 node(s) x 8; " in note and "(node2): 1 node(s) x 8" in note, note
 
 
 def test_a_matrix_a_narrow_terminal_cut_says_what_it_lost() -> None:
@@ -346,6 +369,9 @@ def test_npu_smi_with_npu_id_and_name_columns_is_read() -> None:
         131072,
     )
     assert (chip["power_w"], chip["temp_c"]) == (195.6, 56.0)
+    # the 950's "NPU Util(%)" stands where older layouts print AICore(%): kept apart
+    assert (chip["npu_util_pct"], chip["aicore_pct"]) == (0.0, None)
+    assert (chip["memory_used_mb"], chip["memory_total_mb"]) == (0, 0)
     # no chip index printed is no cut row
     sick = {**chip, "health": "Alarm"}
     items = finding_items({"evidence.npu_chips": [sick]})["evidence-npu-chip-health"]

@@ -322,7 +322,7 @@ class EvidenceFacts:
     ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
-    power_w, temp_c, aicore_pct, memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
+    power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
     error_codes, error_info, query}``; an ``npu-smi info -t health`` answer is a chip too
     (``query`` 'health', its alarm codes and texts; the figures None, ``npu`` None when neither
     its command nor the answer names it)."""
@@ -350,7 +350,8 @@ class EvidenceFacts:
     """``nvidia-smi nvlink -s`` / ``-e`` per GPU: ``{source, line, gpu, name, links: {link: GB/s
     or None}, inactive: [links nvidia-smi calls inactive], active: count, none_up (NVML: all
     links inactive), fewer_than_peers (more links inactive than the other GPUs of its model in
-    the output), alone (no other GPU of its model in the output to judge it by), errors: {link: {counter: value}}, error_total}``."""
+    the output), alone (no other GPU of its model in the output to judge it by), cut (the text ends inside its
+    links), errors: {link: {counter: value}}, error_total}``."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
@@ -568,8 +569,15 @@ def shape_note(evidence: EvidenceFacts, cluster: ClusterFacts) -> str:
             f"cluster shape {cluster.nodes} node(s) x {cluster.devices_per_node} from "
             f"{cluster.shape_source}"
         )
+    sources = [s["source"] for s in evidence.shapes]
+
+    def said_by(shape: dict[str, Any]) -> str:
+        # one file may state two shapes (solo runs on two hosts): its hosts tell them apart
+        twice = sources.count(shape["source"]) > 1 and shape["hosts"]
+        return f"{shape['source']} ({', '.join(shape['hosts'])})" if twice else shape["source"]
+
     stated = "; ".join(
-        f"{s['source']}: {s['nodes']} node(s) x {s['per_node']}" for s in evidence.shapes
+        f"{said_by(s)}: {s['nodes']} node(s) x {s['per_node']}" for s in evidence.shapes
     )
     why = f"the files disagree ({stated})" if stated else "no cluster shape in the evidence"
     hosts = len(evidence.hosts)
@@ -1296,7 +1304,8 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     for gpu in parsed.gpus:
         if gpu.speed_gbytes_s or gpu.none_up:  # -s answers; -e's counters say nothing of state
             models[gpu.name] = models.get(gpu.name, 0) + 1
-        if gpu.speed_gbytes_s and not gpu.none_up:
+        if gpu.speed_gbytes_s and not gpu.none_up and not gpu.cut:
+            # a GPU a copy cut lists fewer links, so fewer inactive: no measure for its peers
             fewest[gpu.name] = min(fewest.get(gpu.name, len(gpu.inactive)), len(gpu.inactive))
     for gpu in parsed.gpus:
         active = len(gpu.speed_gbytes_s) - len(gpu.inactive)
@@ -1318,6 +1327,7 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     or (bool(gpu.speed_gbytes_s) and len(gpu.inactive) > fewest.get(gpu.name, 0))
                 ),
                 "alone": alone,
+                "cut": gpu.cut,
                 "errors": {str(n): counters for n, counters in gpu.errors.items()},
                 # the error counters (Replay, Recovery, CRC Errors ...), not a traffic count
                 "error_total": sum(

@@ -57,6 +57,9 @@ class NpuChip:
     power_w: float | None = None
     temp_c: float | None = None
     aicore_pct: float | None = None
+    npu_util_pct: float | None = None
+    """npu-smi 25.7's ``NPU Util(%)`` (Ascend 950), in the place older layouts print
+    ``AICore(%)``: a different figure, so kept apart."""
     memory_used_mb: int | None = None
     memory_total_mb: int | None = None
     hbm_used_mb: int | None = None
@@ -176,6 +179,10 @@ def parse_info(text: str) -> NpuSmiInfo:
             continue
         if first and first[0] == "Chip" and header_line and not in_processes and len(cells) >= 3:
             second_header = first + cells[1].split() + cells[2].split()
+            continue
+        if id_name and not first and len(cells) >= 3 and cells[1] == "Bus-Id":
+            # 25.7's second header row: no chip column, then Bus-Id and the usage names
+            second_header = ["-", *cells[1].split(), *cells[2].split()]
             continue
         if len(cells) > 1 and cells[1].startswith("Process id"):
             in_processes = True
@@ -353,7 +360,11 @@ def _chip(top_no: int, top: list[str], bottom: list[str], header: list[str]) -> 
     aicore = usage.split()[0] if usage.split() else ""
     chip = _chip_top(top_no, top)
     chip.chip = int(ids[0]) if ids else None
-    chip.bus_id, chip.aicore_pct = bottom[1], _float(aicore)
+    chip.bus_id = bottom[1]
+    if "Util(%)" in header:
+        chip.npu_util_pct = _float(aicore)
+    else:
+        chip.aicore_pct = _float(aicore)
     if second_id and len(ids) > 1:
         setattr(chip, "phy_id" if second_id == "Phy-ID" else "device", int(ids[1]))
     if not header:

@@ -428,6 +428,8 @@ class NvlinkGpu:
     """NVML answered that all of the GPU's links are inactive (it lists none)."""
     errors: dict[int, dict[str, int]] = field(default_factory=dict)
     """``-e``: link number → counter name (Replay Errors, Recovery Errors, CRC Errors ...) → value."""
+    cut: bool = False
+    """The text ends inside its links: fewer are listed than its model's other GPUs list."""
 
     @property
     def inactive(self) -> list[int]:
@@ -449,7 +451,11 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     -L`` prints the same line) and is left out; a ``...`` a copy put in place of lines is said."""
     out = NvlinkStatus(gpus=[])
     current: NvlinkGpu | None = None
+    last_gpu: NvlinkGpu | None = None
+    """The GPU whose links the text ends in (nothing after them), None otherwise."""
     for no, line, _ in numbered_lines(text):
+        if line.strip():
+            last_gpu = current
         if current is not None and (m := NVLINK_LINK_RE.match(line)):
             current.speed_gbytes_s[int(m.group(1))] = None if m.group(3) else float(m.group(2))
         elif current is not None and (m := _NVLINK_COUNTER_RE.match(line)):
@@ -470,6 +476,23 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
         elif line.strip():
             current = None  # another output starts: its lines are not this GPU's links
     out.gpus = [g for g in out.gpus if g.speed_gbytes_s or g.errors or g.none_up]
+    if last_gpu is not None and last_gpu.speed_gbytes_s:
+        # the text ends in a GPU's links: fewer than its model's other GPUs list is a copy cut
+        # inside them (nvidia-smi prints every link of a GPU, up or inactive)
+        peers = [
+            len(g.speed_gbytes_s) for g in out.gpus if g is not last_gpu and g.name == last_gpu.name
+        ]
+        listed = len(last_gpu.speed_gbytes_s)
+        if peers and listed < max(peers):
+            last_gpu.cut = True
+            out.warnings.append(
+                ParseWarning(
+                    line=last_gpu.line,
+                    message=f"GPU {last_gpu.gpu} lists {listed} links where the other GPUs of "
+                    f"its model list {max(peers)}, and the text ends there: the copy is cut "
+                    "inside its links, so the rest are unknown",
+                )
+            )
     if not out.gpus:
         raise ParseError(
             "no 'GPU N: ...' line followed by 'Link N: ... GB/s', '<inactive>', an error counter "
