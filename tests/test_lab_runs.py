@@ -37,7 +37,7 @@ pytestmark = [pytest.mark.root, requires_lab]
 DEADLINE_S = 180.0
 FAULT_DEADLINE_S = 45.0
 PG_TIMEOUT_S = 20.0
-BLOCKED_DEADLINE_S = 20.0
+BLOCKED_DEADLINE_S = 10.0
 """The smoke stage whose rendezvous port is blocked: no rank starts anywhere, so the stage only
 waits out this deadline; nothing in it needs time to show."""
 BASE = [
@@ -188,6 +188,8 @@ def test_master_port_blocked(make_lab, tmp_path: Path) -> None:
             *only(*stages),
             f"cluster.master_port={base_port}",
             "stages.preflight.fail_fast=false",
+            # The dropped port times out the same at 1 s as at the default 3 s.
+            "stages.preflight.connect_timeout_s=1",
             f"stages.smoke.deadline_s={BLOCKED_DEADLINE_S}",
         ],
         tmp_path / "run",
@@ -263,6 +265,9 @@ def test_link_down_mid_stage(make_lab, tmp_path: Path) -> None:
                 *only("smoke", "connectivity"),
                 f"stages.connectivity.deadline_s={deadline}",
                 "stages.connectivity.bandwidth_iters=20",
+                # The crossing pairs fail by this timeout once the cable is out; the pairs that
+                # must pass go over loopback in a fraction of a second.
+                "stages.connectivity.pair_timeout_s=5",
             ],
             run_dir,
         )
