@@ -117,15 +117,20 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # vllm-ascend's prefill/decode form has device lists of its own
     "rank_table": re.compile(
         r'^\s*\{[\s\S]*"(server_list|group_list|rank_list|prefill_device_list|decode_device_list)"'
-        # a copy that starts at one of the table's lists (rank_table._HEADLESS_RE)
+        # a copy that starts at one of the table's lists (rank_table.HEADLESS_RE)
         r'|^\s*"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
         r'decode_device_list)"\s*:\s*\['
+        # ... or at its first key, only the opening brace left out (rank_table._BRACELESS_RE)
+        r'|^\s*"(?:version|server_count|status)"\s*:\s*"[^"\n]*",\s*\n[\s\S]*?"(?:server_list|'
+        r'group_list)"\s*:\s*\['
     ),
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
         r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
+        r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
+        r"|^\s*(?:Cmd|Command) execute failed!\s*$"
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
@@ -1387,6 +1392,12 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 message="the copy starts inside the rank table (its opening brace and the keys "
                 "before this list left out): read from here (version, counts and the other "
                 "lists unknown)",
+            )
+            if rank_table.HEADLESS_RE.match(text)
+            else ParseWarning(
+                line=first,
+                message="not valid JSON: the rank table's opening '{' is missing (a JSON parser "
+                "refuses the file): read with it put back",
             )
         )
     if held := rank_table.placeholders(table):

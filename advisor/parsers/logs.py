@@ -18,6 +18,12 @@ Recognised events (``LogEvent.kind``):
   the notice a work's exception prints before the process is taken down;
 - ``gpu_hw_exception``: the ROCm runtime's ``HW Exception by GPU node-N (Agent handle: ..) reason
   :GPU Hang`` (``exception_type``: the reason), the device fault later watchdog time-outs follow from;
+- ``gpu_driver_error``: the NVIDIA kernel driver's ``NVRM: Xid (PCI:..): N, ...`` event (``code``
+  the Xid number) or its NVLink core's ``NVRM: GPUn knvlink...: Error ...`` (``device`` n), from
+  a kernel log;
+- ``ascend_tool_failure``: an Ascend driver tool (hccn_tool) that answered ``Command execute
+  failed!`` (``exception_type``: how many times, and the reason it printed above, such as
+  ``Device ID is out of the valid range.``);
 - ``cuda_error``: a CUDA runtime call a test program checked failed (nccl-tests' CUDACHECK:
   ``node0: Test CUDA failure common.cu:389 'an illegal memory access was encountered'``;
   ``host``, ``call``: the FILE:LINE, ``exception_type``: CUDA's error text); its ``out of memory``
@@ -238,6 +244,11 @@ _BIND_RE = re.compile(
 # The operation a failing HCCL call ran: GE's task "call hccl op:HcomAllReduce(HcomAllReduce) load
 # task fail" (EI0005 sample) and hcom's "hcclComm AllReduce error, tag[..]".
 _HCOM_OP_RE = re.compile(r"call hccl op:Hcom([A-Za-z]+)\(|hcclComm ([A-Za-z]+(?: [a-z]+)*) error")
+# A graph-mode op whose links could not be set up, after the socket table: "[Create][InnerComm]
+# tag[HcomAllGather_5871863451775290338_0], created commHD fail" (a MindCluster plog sample).
+_INNER_COMM_RE = re.compile(
+    r"\[InnerComm\]tag\[(?:Hcom)?(?P<op>[A-Za-z]+)_[^\]]*\], created comm\w* fail"
+)
 # torch_npu names the HCCL entry point that failed: "OPS function error: HcclAllreduce".
 _OPS_FN_RE = re.compile(r"OPS function error: Hccl([A-Za-z]+)")
 # torch_npu's task queue names the operator that was running when an inner error stopped the
@@ -458,7 +469,7 @@ class LogEvent:
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
-    gpu_hw_exception."""
+    gpu_hw_exception, gpu_driver_error or ascend_tool_failure."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -728,6 +739,8 @@ def parse(text: str) -> LogReport:
     _watchdog(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
+    _nvrm_errors(lines, report)
+    _ascend_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -912,6 +925,8 @@ def _hccl_errors(
             establish.setdefault(tagged, (no, int(xm.group("rank")), None))
         if "hcclComm" in line and (om := _HCOM_OP_RE.search(line)):
             failed_op.setdefault(tagged, (no, op_name(om.group(2))))
+        if "[InnerComm]" in line and (im := _INNER_COMM_RE.search(line)):
+            failed_op.setdefault(tagged, (no, op_name(im.group("op"))))
         if "|" in line and (lm := _LINK_ROW_RE.search(line)):
             rows_seen.add(tagged)
             row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
@@ -3630,12 +3645,15 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
 
 # HCCL's task exception report (an AICPU-scheduled or host op whose task failed on the device):
 # "[TaskException]base information is streamId:149, ..., type:NOTIFY WAIT, localRank:1,
+# (the AICPU communicator writes "[TaskException][AICPU]base information is ... type:SDMA, ...")
 # remoteRank:0, ..." then "[TaskException]opData information is tag:<op tag>, group:<group>,
 # opIndex:.., count:1048576, ..."; remoteRank 4294967295 is (uint32)-1: no peer
 _TASK_BASE_RE = re.compile(
-    r"\[TaskException\]base information is .*?\btype:(?P<type>[A-Z_ ]+?), localRank:(?P<local>\d+), "
-    r"remoteRank:(?P<remote>\d+)"
+    r"\[TaskException\](?:\[AICPU\])?base information is .*?\btype:(?P<type>[A-Z_ ]+?), "
+    r"localRank:(?P<local>\d+), remoteRank:(?P<remote>\d+)"
 )
+_TASK_ERROR_CODE_RE = re.compile(r"\brun failed of exception\b.*?\berrorCode :(?P<code>\d+)")
+"""The failed task's own line (``aicpu_hccl_sqcq.cc``): the device's error code for it."""
 _TASK_OP_RE = re.compile(
     r"\[TaskException\]opData information is tag:(?P<tag>[^,]+), group:(?P<group>[^,]+),.*?"
     r"\bcount:(?P<count>\d+)"
@@ -3649,6 +3667,7 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     its first one, with what HCCL's task exception report names (the task's type, this rank and
     its peer, the op's tag, group and count); None when the plog has no ERROR line of HCCL's."""
     first: LogEvent | None = None
+    task_code: str | None = None
     for no, line, tagged in lines:
         if first is None and "[ERROR] HCCL(" in line and HCCL_PLOG_RE.search(line):
             first = LogEvent(
@@ -3658,10 +3677,14 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 rank=tagged,
             )
             first.library = "HCCL"
+        if first is not None and task_code is None and (c := _TASK_ERROR_CODE_RE.search(line)):
+            task_code = c.group("code")
         if first is None or "[TaskException]" not in line:
             continue
         if (b := _TASK_BASE_RE.search(line)) and first.exception_type is None:
-            first.exception_type = f"task exception on a {b.group('type').strip()} task"
+            first.exception_type = f"task exception on a {b.group('type').strip()} task" + (
+                f" (errorCode {task_code})" if task_code else ""
+            )
             first.rank = int(b.group("local"))
         if b and int(b.group("remote")) != NO_RANK and first.remote_rank is None:
             first.remote_rank = int(b.group("remote"))
@@ -4834,6 +4857,88 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
                 exception_type=why,
             )
         )
+
+
+# The NVIDIA kernel driver's own reports in the kernel log (dmesg, journalctl -k): an Xid event,
+# "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus." (the bus id, the Xid number,
+# then the driver's words; older drivers leave out "PCI:"; NVIDIA's Xid catalog,
+# docs.nvidia.com/deploy/xid-errors, lists what each number means), and its NVLink core's
+# training errors, "NVRM: GPU1 knvlinkCoreSetTxSublinkModeCallback: Error setting TX sublink
+# mode. mode = 0x00000008" (a link that did not come up: nvidia-smi then shows it inactive).
+_XID_RE = re.compile(
+    r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)\): (?P<xid>\d+),\s*(?P<what>.*?)\s*$"
+)
+_NVRM_NVLINK_RE = re.compile(
+    r"NVRM: GPU(?P<gpu>\d+) (?P<call>knvlink\w+): (?P<what>Error\b.*?)\s*$"
+)
+
+
+def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The NVIDIA driver's Xid events and NVLink training errors (``gpu_driver_error``): one
+    event per GPU and report (the same Xid on the same bus, the same call on the same GPU)."""
+    seen: set[tuple[str, str]] = set()
+    for no, line, tagged in lines:
+        if "NVRM: " not in line:
+            continue
+        if m := _XID_RE.search(line):
+            key = (m.group("bus"), m.group("xid"))
+            kind = f"Xid {m.group('xid')} on PCI:{m.group('bus')}"
+            code: str | None = m.group("xid")
+            device = None
+        elif m := _NVRM_NVLINK_RE.search(line):
+            key = (m.group("gpu"), m.group("call"))
+            kind = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')})"
+            code, device = None, int(m.group("gpu"))
+        else:
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="gpu_driver_error",
+                line=no,
+                message=line[line.find("NVRM: ") :].strip()[:300],
+                rank=tagged,
+                code=code,
+                device=device,
+                library="NVIDIA driver (NVRM)",
+                exception_type=f"{kind}: {m.group('what')}"[:200],
+            )
+        )
+
+
+# An Ascend driver tool (hccn_tool, as in a public install note where every "hccn_tool -i N -ip
+# -s ..." of a loop failed) that could not run its command: "Command execute failed!" (or "Cmd
+# execute failed!" after its reason, "Device ID is out of the valid range."), often under the
+# driver library's "call drvMngGetConsoleLogLevel failed , g_conLogLevel = 3".
+_TOOL_FAILED_RE = re.compile(r"^\s*(?:Cmd|Command) execute failed!\s*$")
+_TOOL_BANNER_RE = re.compile(r"^\s*call drvMngGetConsoleLogLevel failed\b")
+
+
+def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``ascend_tool_failure`` per reason the tool gave (the line above its "execute
+    failed!", or none), counting its repeats (a loop over devices prints one a device)."""
+    by_reason: dict[str, LogEvent] = {}
+    counts: dict[str, int] = {}
+    for index, (no, line, tagged) in enumerate(lines):
+        if "execute failed!" not in line or not _TOOL_FAILED_RE.match(line):
+            continue
+        above = lines[index - 1][1].strip() if index > 0 else ""
+        reason = "" if not above or _TOOL_BANNER_RE.match(above) else above
+        counts[reason] = counts.get(reason, 0) + 1
+        if reason not in by_reason:
+            by_reason[reason] = LogEvent(
+                kind="ascend_tool_failure",
+                line=no - 1 if reason else no,
+                message=f"{reason} / {line.strip()}" if reason else line.strip(),
+                rank=tagged,
+                library="Ascend driver tool",
+            )
+            report.events.append(by_reason[reason])
+    for reason, ev in by_reason.items():
+        said = reason or "no reason given"
+        ev.exception_type = f"{counts[reason]} command(s) failed: {said}"
 
 
 def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) -> bool:

@@ -143,6 +143,8 @@ _NP_RE = re.compile(r"\bmpirun\b(?:(?!\S*_perf\w*\b).)*?\s-(?:n|np)\s+(\d+)")
 # Older releases (rccl-tests too) print "# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 maxBytes:
 # 134217728 step: 2(factor) ...": the same fields with colons.
 # A wrapper's fork prints "# nGpus(perProc) 1 minBytes 1 maxBytes 1073741824 step: 2(factor) ...".
+_REDUCED_RE = re.compile(r"^#\s*Reducing maxBytes to (\d+) due to memory limitation")
+"""nccl-tests' note that the device memory holds less than the ``maxBytes`` asked."""
 _PARAMS_RE = re.compile(
     r"^#?\s*(?:nThreads?:?\s+(?P<nthread>\d+)\s+nGpus:?\s+(?P<ngpus>\d+)\s+"
     r"(?:nRanks:?\s+\d+\s+)?|nGpus\(perProc\)\s+\d+\s+)?minBytes:?\s+(\d+)\s+maxBytes:?\s+(\d+)"
@@ -206,7 +208,11 @@ class Table:
     min_bytes: int | None = None
     """``minBytes`` of the run's header line (None when the log lost it)."""
     max_bytes: int | None = None
-    """``maxBytes`` of the run's header line: the largest size the run was asked for."""
+    """``maxBytes`` of the run's header line: the largest size the run was asked for (or the
+    smaller one it kept, when it said it reduced it for memory)."""
+    max_bytes_asked: int | None = None
+    """The header's ``maxBytes`` when the run reduced it (``# Reducing maxBytes to N due to
+    memory limitation``); None when it ran what it was asked."""
     step_factor: int | None = None
     """``step: N(factor)``: each size is N times the one before."""
     step_bytes: int | None = None
@@ -239,10 +245,13 @@ class Table:
         last = f"last {self.rows[-1].size_bytes} B of " if self.rows else ""
         if self.max_bytes is None or asked is None:
             return f"{done} size(s); the log has no header line naming the sizes asked"
-        return (
-            f"{done} of {asked} sizes ({last}the {self.max_bytes} B maxBytes asked, "
-            f"from {self.min_bytes} B)"
+        kept = (
+            f"the {self.max_bytes} B maxBytes the run kept (it reduced the {self.max_bytes_asked}"
+            " B asked, for memory)"
+            if self.max_bytes_asked is not None
+            else f"the {self.max_bytes} B maxBytes asked"
         )
+        return f"{done} of {asked} sizes ({last}{kept}, from {self.min_bytes} B)"
 
 
 @dataclass(kw_only=True)
@@ -349,6 +358,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     order = _GROUP_ORDER
     current: Table | None = None
     params: re.Match[str] | None = None
+    reduced: int | None = None  # "# Reducing maxBytes to N ..." under the current run
     params_line = 0
     seen_params = False
     previous = ""
@@ -386,7 +396,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 _asked(unstarted[-1], params)
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
+            reduced = None
             run_devices.clear()
+            continue
+        if params is not None and (m_red := _REDUCED_RE.match(stripped)):
+            reduced = int(m_red.group(1))
             continue
         if stripped.startswith("#") and _RANK_START_RE.match(stripped):
             last_rank_line = no  # also a rank line the copy cut before its device
@@ -424,7 +438,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             current = Table(op=op or "unknown", header_line=no, mscclpp="type" not in columns)
             own_run(current)
             if params is not None:
-                _asked(current, params)
+                _asked(current, params, reduced)
                 params = None
             tables.append(current)
             continue
@@ -438,7 +452,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 columns, order, header_ends = bare, _GROUP_ORDER, None
                 current = Table(op=op or "unknown", header_line=no, headerless=True)
                 if params is not None:
-                    _asked(current, params)
+                    _asked(current, params, reduced)
                     params = None
                 tables.append(current)
         if current is None:
@@ -914,8 +928,13 @@ def _bare_columns(tokens: list[str]) -> list[str] | None:
     return [*prefix, *(["time", "algbw", "busbw", wrong] * 2)]
 
 
-def _asked(table: Table, params: re.Match[str]) -> None:
+def _asked(table: Table, params: re.Match[str], reduced: int | None = None) -> None:
     table.min_bytes, table.max_bytes = int(params.group(3)), int(params.group(4))
+    if reduced is not None and reduced < table.max_bytes:
+        # nccl-tests (src/common.cu) lowers maxBytes to what the device memory holds, and
+        # minBytes with it when that is larger, and says so under the run's device list
+        table.max_bytes_asked, table.max_bytes = table.max_bytes, reduced
+        table.min_bytes = min(table.min_bytes, reduced)
     step = int(params.group(5))
     if params.group(6) == "factor":
         table.step_factor = step
@@ -1020,8 +1039,8 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
     all_gather, reduce_scatter, alltoall, gather and scatter; alltoall and sendrecv set
     ``reportErrors`` only for the out-of-place run, so their in-place ``#wrong`` is ``N/A``. A
     run with validation off (``-c 0``) prints ``N/A`` in both groups: all_reduce and sendrecv are
-    then told apart by busbw against algbw (``2(n-1)/n`` and 1) when n > 2, all_gather and
-    alltoall are not. hypercube_perf prints all_gather's columns and reads as all_gather.
+    then told apart by busbw against algbw (``2(n-1)/n`` and 1) when n > 2 (with n unknown, a
+    factor well above 1 is all_reduce's), all_gather and alltoall are not. hypercube_perf prints all_gather's columns and reads as all_gather.
     """
     rows = [
         r
@@ -1062,7 +1081,12 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         return "all_reduce"
     # validation off: the bus bandwidth factor
     factor = _bus_factor(rows)
-    if ranks is None or ranks <= 2 or factor is None:
+    if factor is None:
+        return None
+    if ranks is None:
+        # sendrecv's busbw is its algbw: one clearly above it is all_reduce's 2(n-1)/n, n > 2
+        return "all_reduce" if factor > 1.1 else None
+    if ranks <= 2:
         return None
     if abs(factor - 2 * (ranks - 1) / ranks) < 0.05:
         return "all_reduce"

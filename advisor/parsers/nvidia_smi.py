@@ -404,15 +404,21 @@ NVLINK_GPU_RE = re.compile(r"^\s*GPU (\d+): (.*?)\s*(?:\(UUID: [^)]*\))?\s*$")
 NVLINK_LINK_RE = re.compile(r"^\s+Link (\d+): (?:([0-9.]+) GB/s|<(inactive)>)\s*$", re.I)
 _NVLINK_COUNTER_RE = re.compile(r"^\s+Link (\d+): ([A-Za-z][\w ]*?)\s*: (\d+)\s*$")
 _NVLINK_NONE_RE = re.compile(
-    r"^\s*NVML: Unable to retrieve NVLink information as all links are inActive"
+    r"^\s*NVML: Unable to retrieve NVLink information as all links are inActive", re.I
 )
+# "nvidia-smi nvlink --status -i 0" (or -s): with one GPU asked, NVML's none-up answer may stand
+# under the command alone, with no GPU line: the command names the GPU
+_NVLINK_COMMAND_RE = re.compile(r"nvidia-smi nvlink (?:-s|--status)\b.*?(?:-i|--id)[ =](\d+)\b")
 NVLINK_STATUS_RE = re.compile(
     r"^\s*GPU \d+: [^\n]*\n(?:\s+Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+)\s*$"
-    r"|\s*NVML: Unable to retrieve NVLink information as all links are inActive)",
+    r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are inActive)"
+    r"|nvidia-smi nvlink (?:-s|--status)\b[^\n]*\n\s*NVML: Unable to retrieve N[Vv][Ll]ink information "
+    r"as all links are inActive",
     re.M,
 )
-"""A GPU line followed by its first link's state or counter, or NVML's answer that none is up:
-how an ``nvlink -s`` or ``-e`` output is recognised."""
+"""A GPU line followed by its first link's state or counter, or NVML's answer that none is up
+(under its GPU line or under a command that asked one GPU): how an ``nvlink -s`` or ``-e``
+output is recognised."""
 
 
 @dataclass(kw_only=True)
@@ -453,9 +459,20 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     current: NvlinkGpu | None = None
     last_gpu: NvlinkGpu | None = None
     """The GPU whose links the text ends in (nothing after them), None otherwise."""
+    asked: int | None = None  # the GPU a "nvidia-smi nvlink -s -i N" line just above asked
     for no, line, _ in numbered_lines(text):
         if line.strip():
             last_gpu = current
+        if m := _NVLINK_COMMAND_RE.search(line):
+            asked, current = int(m.group(1)), None
+            continue
+        if current is None and asked is not None and _NVLINK_NONE_RE.match(line):
+            # the answer names no GPU: the command does (its name is not printed)
+            out.gpus.append(NvlinkGpu(gpu=asked, name="", line=no, none_up=True))
+            asked = None
+            continue
+        if line.strip():
+            asked = None if not NVLINK_GPU_RE.match(line) else asked
         if current is not None and (m := NVLINK_LINK_RE.match(line)):
             current.speed_gbytes_s[int(m.group(1))] = None if m.group(3) else float(m.group(2))
         elif current is not None and (m := _NVLINK_COUNTER_RE.match(line)):

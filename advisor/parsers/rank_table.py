@@ -119,12 +119,17 @@ def placeholders(table: RankTable) -> list[str]:
 
 
 _TAIL_ELISION_RE = re.compile(r"(?<=[}\]])[ \t]*(?:\.\.\.|…)[ \t]*$")
-_HEADLESS_RE = re.compile(
+HEADLESS_RE = re.compile(
     r'\s*"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
     r'decode_device_list)"\s*:\s*\['
 )
 """A copy that starts at one of a rank table's lists (its opening brace and the keys before the
 list left out): read as a table cut at its start."""
+_BRACELESS_RE = re.compile(
+    r'\s*"(?:version|server_count|status|board_id|chip_info|deploy_mode|group_count)"\s*:\s*"'
+)
+"""A copy that starts at the table's first key, only its opening brace left out (a document
+that printed the table from its second line)."""
 _CLOSERS = {"{": "}", "[": "]"}
 
 
@@ -204,9 +209,10 @@ def parse(text: str) -> RankTable:
         # "}..." at the end: the entries after the last one shown were left out
         elided.append(mended.count("\n", 0, tail.start()) + 1)
         mended = mended[: tail.start()] + mended[tail.end() :]
-    headless = bool(_HEADLESS_RE.match(mended))
+    headless = bool(HEADLESS_RE.match(mended) or _BRACELESS_RE.match(mended))
     if headless:
-        # the copy starts at one of the table's lists, its opening brace left out: same lines
+        # the copy starts at one of the table's lists or keys, its opening brace left out: same
+        # lines
         mended = "{" + mended
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
