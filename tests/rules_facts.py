@@ -289,6 +289,7 @@ def healthy(backend: str = "hccl") -> tuple[dict[str, Any], dict[str, Any]]:
                 "npu_ports",
                 "hccn_conf",
                 "nvlinks",
+                "gpus",
                 "rank_tables",
                 "failures",
             )
@@ -415,6 +416,21 @@ def npu_chip(**values: Any) -> dict[str, Any]:
         source="npu-smi.txt", line=7, npu=0, chip=0, health="OK", error_codes=[], error_info=[]
     )
     return _item(fields, **{**base, "query": "", **values})
+
+
+def smi_gpu(**values: Any) -> dict[str, Any]:
+    """An ``nvidia-smi`` status-table GPU in ``evidence.gpus``."""
+    fields = (
+        "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
+        "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
+        "unreadable"
+    )
+    base = dict(source="nvidia-smi.txt", line=9, driver="570.124.06", cuda="12.8", gpu=0,
+                name="NVIDIA H100 80GB HBM3", bus_id="00000000:18:00.0", persistence="On",
+                ecc_uncorrected=0, temp_c=33, perf="P0", power_w=70, power_cap_w=700,
+                memory_used_mib=1, memory_total_mib=81559, util_pct=0, compute_mode="Default",
+                mig_mode="Disabled", unreadable=[])  # fmt: skip
+    return _item(fields, **{**base, **values})
 
 
 def nvlink(**values: Any) -> dict[str, Any]:

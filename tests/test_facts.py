@@ -84,6 +84,8 @@ BEFORE_TYPED = {
         ("evidence", "log_hosts"),
         # nvidia-smi nvlink -s / -e per GPU
         ("evidence", "nvlinks"),
+        # nvidia-smi's status table per GPU
+        ("evidence", "gpus"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

@@ -202,7 +202,9 @@ def test_a_copy_cut_inside_a_gpus_links_is_said_and_judged_by_nothing_it_lost() 
     items = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")[
         "evidence-nvlink-inactive-alike"
     ]
-    assert "11 of 15 active (the copy ends inside its links: the rest are unknown)" in items[1]
+    assert (
+        "11 of 15 active (the copy lost the rest of its list: those links are unknown)" in items[1]
+    )
     # the whole output says nothing of a cut
     whole = _load(text.name).files[0]
     assert whole.status == "read" and not any("cut" in m.message for m in whole.messages)

@@ -128,18 +128,25 @@ def test_validation_off_without_a_rank_count_is_all_reduce_by_its_bus_factor() -
 def test_the_nvidia_drivers_xid_in_a_kernel_log_is_a_fault_of_that_gpu() -> None:
     ev = _load("kern_log_nvrm_xid79_gpu_fallen_off_the_bus_pop_os3363.log")
     assert ev.files[0].formats == ["log"]
-    (xid,) = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
+    # the driver's own words say the GPU is gone: a fault, whatever the number
+    (xid,) = [f for f in ev.failures if f["kind"] == "gpu_driver_fault"]
     assert (xid["line"], xid["code"]) == (2, "79")
     assert xid["exception_type"] == "Xid 79 on PCI:0000:01:00: GPU has fallen off the bus."
-    items = finding_items({"evidence.failures": [xid]}, "nccl")["evidence-gpu-driver-error"]
+    items = finding_items({"evidence.failures": [xid]}, "nccl")["evidence-gpu-driver-fault"]
     assert items[0].startswith("Xid 79 on PCI:0000:01:00: GPU has fallen off the bus.")
     # an older driver leaves out "PCI:"; the same Xid on the same bus again is one fault
     older = "NVRM: Xid (0000:01:00): 3, C 00000005 SC 00000007\n" * 2
     (event,) = load_text(older, "k.log").failures
-    assert (event["code"], event["exception_type"]) == (
+    assert (event["kind"], event["code"], event["exception_type"]) == (
+        "gpu_driver_error",
         "3",
-        "Xid 3 on PCI:0000:01:00: C 00000005 SC 00000007",
+        "Xid 3 on PCI:0000:01:00: C 00000005 SC 00000007 (2 reports)",
     )
+    # a MIG instance's Xid names the instance; the process the driver names stays in the message
+    mig = "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, name=python, Contained: SM (0x1).\n"
+    (event,) = load_text(mig, "k.log").failures
+    assert event["exception_type"] == "Xid 94 on PCI:0000:01:00 GPU-I:05: Contained: SM (0x1)."
+    assert "pid=7194" in event["message"]
 
 
 def test_nvlink_training_errors_and_nvmls_answer_under_a_one_gpu_command_are_read() -> None:
@@ -150,7 +157,7 @@ def test_nvlink_training_errors_and_nvmls_answer_under_a_one_gpu_command_are_rea
     (gpu,) = ev.nvlinks
     # "nvidia-smi nvlink --status -i 0" then NVML's answer: GPU 0 has no link up
     assert (gpu["gpu"], gpu["name"], gpu["none_up"], gpu["line"]) == (0, "", True, 7)
-    errors = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
+    errors = [f for f in ev.failures if f["kind"] == "gpu_driver_fault"]
     # GPU1's TX and RX sublink training errors (the repeats of each are one)
     assert [(f["device"], f["line"]) for f in errors] == [(1, 16), (1, 18)]
     assert errors[0]["exception_type"].startswith(

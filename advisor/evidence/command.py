@@ -59,6 +59,7 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
     cuda = bool(
         any(t["tool"] == "nvidia-smi" for t in evidence.topologies)
         or bool(evidence.nvlinks)
+        or bool(evidence.gpus)
         or any(b["tool"] == "nccl-tests" for b in evidence.benchmarks)
         or any(e["library"] == "NCCL" for e in evidence.failures)
         or any(f.backend == "nccl" for f in evidence.flight)

@@ -114,6 +114,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
+    # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
+    "nvidia_smi": re.compile(
+        r"NVIDIA-SMI \S+\s+Driver Version: |\|\s*GPU\s+Name\s+Persistence-M\s*\|"
+    ),
     # vllm-ascend's prefill/decode form has device lists of its own
     "rank_table": re.compile(
         r'^\s*\{[\s\S]*"(server_list|group_list|rank_list|prefill_device_list|decode_device_list)"'
@@ -121,22 +125,26 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r'|^\s*"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
         r'decode_device_list)"\s*:\s*\['
         # ... or at its first key, only the opening brace left out (rank_table._BRACELESS_RE)
-        r'|^\s*"(?:version|server_count|status)"\s*:\s*"[^"\n]*",\s*\n[\s\S]*?"(?:server_list|'
-        r'group_list)"\s*:\s*\['
+        rf'|^\s*"(?:{"|".join(rank_table.BRACELESS_KEYS)})"\s*:\s*"[^"\n]*",\s*\n[\s\S]*?'
+        r'"(?:server_list|group_list)"\s*:\s*\['
     ),
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
         r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
-        r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
+        r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
+        r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"
+        r"|^Error: failed to run \S+ .*? on [\w.-]+, is localhost: (?:True|False), exception: "
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
-        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: CUDA error \S+:\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
+        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: (?:CUDA|Cuda) error \S+:\d+ '|Failed: \S+\.(?:cuh?|cpp|cc|hpp|h):\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
+        r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
+        r"|\bTSCH\([^)\n]*\):[^\n]*RTS_HWTS: hwts [a-z ]*exception"
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
@@ -355,8 +363,14 @@ class EvidenceFacts:
     """``nvidia-smi nvlink -s`` / ``-e`` per GPU: ``{source, line, gpu, name, links: {link: GB/s
     or None}, inactive: [links nvidia-smi calls inactive], active: count, none_up (NVML: all
     links inactive), fewer_than_peers (more links inactive than the other GPUs of its model in
-    the output), alone (no other GPU of its model in the output to judge it by), cut (the text ends inside its
-    links), errors: {link: {counter: value}}, error_total}``."""
+    the output), alone (no other GPU of its model in the output to judge it by), cut (it lists
+    fewer links than its model's other GPUs: the copy lost the rest), errors: {link: {counter:
+    value}}, error_total}``."""
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
+    persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
+    memory_total_mib, util_pct, compute_mode, mig_mode, unreadable}`` (``unreadable``: the
+    fields printed ``ERR!``; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
@@ -399,6 +413,7 @@ class EvidenceFacts:
             "npu_ports",
             "hccn_conf",
             "nvlinks",
+            "gpus",
             "rank_tables",
             "flight",
             "timelines",
@@ -567,6 +582,10 @@ def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
     return out
 
 
+SHAPE_HOSTS_SHOWN = 3
+"""How many of a shape's hosts the shape note names (a 64-host run's note stays one line)."""
+
+
 def shape_note(evidence: EvidenceFacts, cluster: ClusterFacts) -> str:
     """One line on the cluster's shape: where it comes from, or why there is none."""
     if cluster.shape_source:
@@ -578,8 +597,14 @@ def shape_note(evidence: EvidenceFacts, cluster: ClusterFacts) -> str:
 
     def said_by(shape: dict[str, Any]) -> str:
         # one file may state two shapes (solo runs on two hosts): its hosts tell them apart
-        twice = sources.count(shape["source"]) > 1 and shape["hosts"]
-        return f"{shape['source']} ({', '.join(shape['hosts'])})" if twice else shape["source"]
+        hosts: list[str] = shape["hosts"]
+        if sources.count(shape["source"]) < 2 or not hosts:
+            return str(shape["source"])
+        shown = ", ".join(hosts[:SHAPE_HOSTS_SHOWN])
+        more = (
+            f" and {len(hosts) - SHAPE_HOSTS_SHOWN} more" if len(hosts) > SHAPE_HOSTS_SHOWN else ""
+        )
+        return f"{shape['source']} ({shown}{more})"
 
     stated = "; ".join(
         f"{said_by(s)}: {s['nodes']} node(s) x {s['per_node']}" for s in evidence.shapes
@@ -1297,6 +1322,15 @@ def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return bundle.warnings
 
 
+def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    parsed = nvidia_smi.parse_status(text)
+    for gpu in parsed.gpus:
+        out.gpus.append(
+            {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
+        )
+    return parsed.warnings
+
+
 def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nvidia_smi.parse_nvlink_status(text)
     # A GPU is judged against the GPUs of its own model in the same output: links a board or
@@ -1393,9 +1427,11 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 "before this list left out): read from here (version, counts and the other "
                 "lists unknown)",
             )
-            if rank_table.HEADLESS_RE.match(text)
-            else ParseWarning(
-                line=first,
+        )
+    if table.braceless:
+        warnings.append(
+            ParseWarning(
+                line=text.count("\n", 0, len(text) - len(text.lstrip())) + 1 + offset,
                 message="not valid JSON: the rank table's opening '{' is missing (a JSON parser "
                 "refuses the file): read with it put back",
             )
@@ -1458,6 +1494,7 @@ _CONVERTERS = {
     "hccn_tool": _hccn,
     "hccn_conf": _hccn_conf,
     "nvidia_smi_nvlink": _nvlink,
+    "nvidia_smi": _smi_status,
     "rank_table": _rank_table,
     "log": _log,
 }

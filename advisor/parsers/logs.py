@@ -18,9 +18,11 @@ Recognised events (``LogEvent.kind``):
   the notice a work's exception prints before the process is taken down;
 - ``gpu_hw_exception``: the ROCm runtime's ``HW Exception by GPU node-N (Agent handle: ..) reason
   :GPU Hang`` (``exception_type``: the reason), the device fault later watchdog time-outs follow from;
-- ``gpu_driver_error``: the NVIDIA kernel driver's ``NVRM: Xid (PCI:..): N, ...`` event (``code``
-  the Xid number) or its NVLink core's ``NVRM: GPUn knvlink...: Error ...`` (``device`` n), from
-  a kernel log;
+- ``gpu_driver_fault`` / ``gpu_driver_error``: the NVIDIA kernel driver's ``NVRM: Xid (PCI:..):
+  N, ...`` event (``code`` the Xid number), its NVLink core's ``NVRM: GPUn knvlink...: Error
+  ...`` (``device`` n) or the NVSwitch driver's ``nvidia-nvswitchN: SXid (PCI:..): N, Fatal,
+  Link L ...`` (``code`` the SXid number), from a kernel log: a fault where the line says the
+  hardware failed (fallen off the bus, a link that did not train, a Fatal SXid), else an error;
 - ``ascend_tool_failure``: an Ascend driver tool (hccn_tool) that answered ``Command execute
   failed!`` (``exception_type``: how many times, and the reason it printed above, such as
   ``Device ID is out of the valid range.``);
@@ -469,7 +471,7 @@ class LogEvent:
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
-    gpu_hw_exception, gpu_driver_error or ascend_tool_failure."""
+    gpu_hw_exception, gpu_driver_fault, gpu_driver_error or ascend_tool_failure."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -925,8 +927,9 @@ def _hccl_errors(
             establish.setdefault(tagged, (no, int(xm.group("rank")), None))
         if "hcclComm" in line and (om := _HCOM_OP_RE.search(line)):
             failed_op.setdefault(tagged, (no, op_name(om.group(2))))
-        if "[InnerComm]" in line and (im := _INNER_COMM_RE.search(line)):
-            failed_op.setdefault(tagged, (no, op_name(im.group("op"))))
+        if "[InnerComm]" in line and (im := _INNER_COMM_RE.search(line)) and im.group("op") in OPS:
+            # (only an op's own name: another tag's word, "worldCommSendRecv", names none)
+            failed_op.setdefault(tagged, (no, OPS[im.group("op")]))
         if "|" in line and (lm := _LINK_ROW_RE.search(line)):
             rows_seen.add(tagged)
             row = (no, lm, link_device.get(tagged), link_timeout_s.get(tagged))
@@ -1281,6 +1284,10 @@ _HCCL_ERRNO_CALL_RE = re.compile(
     # hcom's result of an operation: "[AllReduce][Result]errNo[0x0000000005010010] hcclComm all
     # reduce error, tag[HcomAllReduce_...]" (module 5 HCCL, the HcclResult in the low bits)
     r"|errNo\[0x(?P<hex4>[0-9a-fA-F]+)\]\s*(?:op_base )?(?P<call4>hcclComm (?P<op4>[A-Za-z]+(?: [a-z]+)*)) error"
+    # op_base.cc's trace of a failed init: "HcclCommInitRootInfo failed, return[0x0000000005000004],
+    # rankNum[8], rank[6], rootInfo identifier[...]" (a MindCluster plog sample)
+    r"|\b(?P<call5>Hccl\w+) failed, return\[0x(?P<hex5>[0-9a-fA-F]+)\]"
+    r"(?:, rankNum\[(?P<size5>\d+)\], rank\[(?P<rank5>\d+)\])?"
 )
 # torch_npu's C10D_HCCL_CHECK (ProcessGroupHCCL / HCCLUtils.hpp): "HCCL error in: FILE:LINE, "
 # then getHcclErrorDetailStr(result) and its DIST ERR code; a release whose detail is empty shows
@@ -1337,12 +1344,19 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 if (value >> 24) & 0xFF != _HCCL_MODULE:
                     continue  # another module's number: its low bits are no HcclResult
                 result, call = value & 0xFFFF, e.group("call")
+            elif e.group("hex5"):
+                value = int(e.group("hex5"), 16)
+                if (value >> 24) & 0xFF != _HCCL_MODULE:
+                    continue
+                result, call = value & 0xFFFF, e.group("call5")
             elif e.group("call3"):
                 result, call = int(e.group("code3")), e.group("call3")
             else:
                 result, call = int(e.group("code")), e.group("call2")
-            rank = int(e.group("rank")) if e.group("rank") else tagged
-            size = int(e.group("size")) if e.group("size") else None
+            named_rank = e.group("rank") or e.group("rank5")
+            rank = int(named_rank) if named_rank else tagged
+            named_size = e.group("size") or e.group("size5")
+            size = int(named_size) if named_size else None
             op = op_name(e.group("op4")) if e.group("op4") else None
         else:
             call = None
@@ -3067,6 +3081,15 @@ def _exit_code(code: str | None, signum: str | None) -> int:
     return int(code) if code else 128 + int(signum or 0)
 
 
+# ColossalAI's launcher (colossalai run, which starts torchrun on each host over SSH) on a host
+# whose command failed: "Error: failed to run torchrun --nproc_per_node=3 ... on GPU01, is
+# localhost: False, exception: Encountered a bad command exit code!"
+_COLOSSALAI_RUN_RE = re.compile(
+    r"^Error: failed to run \S+ .*? on (?P<host>[\w.-]+), is localhost: (?:True|False), "
+    r"exception: (?P<why>.+)$"
+)
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -3094,6 +3117,15 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     shell_ended: set[int] = set()
     for index, (no, line, tagged) in enumerate(lines):
         text = line.strip()
+        if "failed to run" in line and (cr := _COLOSSALAI_RUN_RE.match(text)):
+            once(
+                ("colossalai", cr.group("host")),
+                no,
+                text[:300],
+                f"colossalai run ({cr.group('why').strip()})",
+                host=cr.group("host"),
+            )
+            continue
         if "Pid" in line and (rp := _RANK_PID_RE.match(line)):
             rank_of_pid.setdefault(int(rp.group("pid")), int(rp.group("rank")))
         if tagged is not None and tagged not in shell_ended and (se := _SHELL_END_RE.match(text)):
@@ -3505,6 +3537,7 @@ _NPU_CALL_RE = re.compile(
 # CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*): the
 # codes a collective's or a device's failure shows.
 ACL_RT_ERRORS: dict[int, str] = {
+    107001: "ACL_ERROR_RT_INVALID_DEVICEID",
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
@@ -3560,9 +3593,16 @@ _CUDA_TEST_RE = re.compile(
 
 
 # A CUDACHECK that prints "Failed: CUDA error FILE:LINE '<cudaGetErrorString>'" (NCCL's examples'
-# macro writes "Cuda"; DeepEP's CUDA_CHECK throws EPException with it: "what():  Failed: CUDA
-# error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'")
-_CUDA_FAILED_RE = re.compile(r"Failed: CUDA error (?P<where>\S+:\d+) '(?P<what>[^']+)'")
+# macro writes "Cuda", as sglang's custom all-reduce printed it: "Failed: Cuda error /workspace/
+# csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'";
+# DeepEP's CUDA_CHECK throws EPException with it: "what():  Failed: CUDA error /workspace/DeepEP/
+# csrc/deep_ep.cpp:83 'unspecified launch failure'"); vLLM's custom all-reduce leaves out the
+# words: "VLLM: Failed: /workspace/csrc/custom_all_reduce.cuh:368 'invalid argument'" (a source
+# file's name then, so that no other "Failed: x:1 '...'" is taken for one)
+_CUDA_FAILED_RE = re.compile(
+    r"Failed: (?:(?:CUDA|Cuda) error (?P<where>\S+:\d+)|(?P<src>\S+\.(?:cuh?|cpp|cc|hpp|h):\d+)) "
+    r"'(?P<what>[^']+)'"
+)
 
 
 # The HIP runtime's own log (AMD_LOG_LEVEL >= 1): ":1:hip_code_object.cpp :460 : 43966602806 us:
@@ -3645,21 +3685,38 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
 
 # HCCL's task exception report (an AICPU-scheduled or host op whose task failed on the device):
 # "[TaskException]base information is streamId:149, ..., type:NOTIFY WAIT, localRank:1,
-# (the AICPU communicator writes "[TaskException][AICPU]base information is ... type:SDMA, ...")
 # remoteRank:0, ..." then "[TaskException]opData information is tag:<op tag>, group:<group>,
-# opIndex:.., count:1048576, ..."; remoteRank 4294967295 is (uint32)-1: no peer
+# opIndex:.., count:1048576, ..."; remoteRank 4294967295 is (uint32)-1: no peer. The AICPU
+# communicator writes "[TaskException][AICPU]base information is ... type:SDMA, ..."
 _TASK_BASE_RE = re.compile(
     r"\[TaskException\](?:\[AICPU\])?base information is .*?\btype:(?P<type>[A-Z_ ]+?), "
     r"localRank:(?P<local>\d+), remoteRank:(?P<remote>\d+)"
 )
-_TASK_ERROR_CODE_RE = re.compile(r"\brun failed of exception\b.*?\berrorCode :(?P<code>\d+)")
+_TASK_ERROR_CODE_RE = re.compile(
+    r"\brun failed of exception\b.*?\bstreamId :(?P<stream>\d+) taskId :(?P<task>\d+) "
+    r"errorCode :(?P<code>\d+)"
+)
 """The failed task's own line (``aicpu_hccl_sqcq.cc``): the device's error code for it."""
+_TASK_IDS_RE = re.compile(r"\bstreamId:(?P<stream>\d+),.*?\btaskId:(?P<task>\d+)")
+"""The stream and task a task exception report names (its base information line)."""
 _TASK_OP_RE = re.compile(
     r"\[TaskException\]opData information is tag:(?P<tag>[^,]+), group:(?P<group>[^,]+),.*?"
     r"\bcount:(?P<count>\d+)"
 )
 NO_RANK = 4294967295
 """(uint32)-1 in HCCL's task exception: no remote rank."""
+# The older host-side handler (task_exception_handler.cc) says the same in three lines: "Task run
+# failed, base information is streamID:[3], taskID[77726298], taskType[Notify Wait], tag[AllReduce
+# _...]", "para information is notify id:[..], stage:[ffffffff], remote rank:[3]." and
+# "groupRank information is group:[..], rankSize[4], rankId[0]."
+_HANDLER_BASE_RE = re.compile(
+    r"Task run failed, base information is .*?taskType\[(?P<type>[^\]]+)\], "
+    r"tag\[(?:Hcom)?(?P<op>[A-Za-z]+)_"
+)
+_HANDLER_GROUP_RE = re.compile(
+    r"Task run failed, groupRank information is group:\[(?P<group>[^\]]*)\], "
+    r"rankSize\[(?P<size>\d+)\], rankId\[(?P<rank>\d+)\]"
+)
 
 
 def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -3667,7 +3724,7 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     its first one, with what HCCL's task exception report names (the task's type, this rank and
     its peer, the op's tag, group and count); None when the plog has no ERROR line of HCCL's."""
     first: LogEvent | None = None
-    task_code: str | None = None
+    task_codes: dict[tuple[str, str], str] = {}  # (stream, task) -> the device's error code
     for no, line, tagged in lines:
         if first is None and "[ERROR] HCCL(" in line and HCCL_PLOG_RE.search(line):
             first = LogEvent(
@@ -3677,13 +3734,27 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 rank=tagged,
             )
             first.library = "HCCL"
-        if first is not None and task_code is None and (c := _TASK_ERROR_CODE_RE.search(line)):
-            task_code = c.group("code")
+        if first is not None and (c := _TASK_ERROR_CODE_RE.search(line)):
+            task_codes.setdefault((c.group("stream"), c.group("task")), c.group("code"))
+        if first is not None and "Task run failed, " in line:
+            # the older handler's three lines (their op tag names the op)
+            if (h := _HANDLER_BASE_RE.search(line)) and first.exception_type is None:
+                first.exception_type = f"task exception on a {h.group('type')} task"
+                first.op = OPS.get(h.group("op")) or first.op
+            if (r := _REMOTE_RE.search(line)) and r.group(1).isdigit():
+                first.remote_rank = (
+                    first.remote_rank if first.remote_rank is not None else int(r.group(1))
+                )
+            if g := _HANDLER_GROUP_RE.search(line):
+                first.rank = first.rank if first.rank is not None else int(g.group("rank"))
+                first.rank_size, first.group = int(g.group("size")), g.group("group")
         if first is None or "[TaskException]" not in line:
             continue
         if (b := _TASK_BASE_RE.search(line)) and first.exception_type is None:
+            ids = _TASK_IDS_RE.search(line)
+            code = task_codes.get((ids.group("stream"), ids.group("task"))) if ids else None
             first.exception_type = f"task exception on a {b.group('type').strip()} task" + (
-                f" (errorCode {task_code})" if task_code else ""
+                f" (errorCode {code})" if code else ""
             )
             first.rank = int(b.group("local"))
         if b and int(b.group("remote")) != NO_RANK and first.remote_rank is None:
@@ -3728,6 +3799,7 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
     """The first ERROR line of the driver or HCCP standing above every failure read: where the
     failure began (an event of its own, ``hccl_plog_error``)."""
     first = min(e.line for e in report.events)
+    hccl_after = any(e.kind.startswith("hccl") for e in report.events)
     for no, line, tagged in lines:
         if no >= first:
             return
@@ -3739,7 +3811,9 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
                     message=line.lstrip()[m.end() :].strip()[:300],
                     rank=tagged,
                     library=m.group("mod"),
-                    exception_type=f"{m.group('mod')} error before HCCL's failure",
+                    # (the failure after it is HCCL's, or the runtime's own coded one)
+                    exception_type=f"{m.group('mod')} error before "
+                    + ("HCCL's failure" if hccl_after else "the failure read"),
                 )
             )
             return
@@ -4076,8 +4150,8 @@ def _cuda_failure(line: str) -> tuple[int, str | None, str | None, str] | None:
     and the error text; None when the line holds none."""
     if "Test CUDA failure" in line and (m := _CUDA_TEST_RE.search(line)):
         return m.start(), m.group("host") or None, m.group("where"), m.group("what")
-    if "Failed: CUDA error" in line and (m := _CUDA_FAILED_RE.search(line)):
-        return m.start(), None, m.group("where"), m.group("what")
+    if "Failed: " in line and (m := _CUDA_FAILED_RE.search(line)):
+        return m.start(), None, m.group("where") or m.group("src"), m.group("what")
     if "hipError" in line and (m := _HIP_ERROR_RE.search(line)):
         where = f"{m.group('file')}:{m.group('no')}" if m.group("file") else None
         return m.start(), None, where, m.group("what")
@@ -4804,8 +4878,64 @@ DEVICE_EXCEPTION_LINES = 4
 """How far above its message the dump's "DEVICE[N] PID[P]" header may stand."""
 
 
+# The same exception in the device's own log (its task scheduler, TSCH, in the device-side slog):
+# "[ERROR] TSCH(-1,null):2023-06-10-13:16:11.401.438 11 (dieid:0,cpuid:0) hwts_plat.c:1931
+# int_process_hwts_timeout_exception: RTS_HWTS: hwts timeout exception bitmap=0x8000", then its
+# register dump, "<exception_print>TIME:..., device_id=0, stream_id=16, task_id=43,
+# exception_code=0xb4060007, ..." and, last, what the task was doing: "<exception_print>notify
+# wait timeout" (a MindCluster device-log sample).
+_TSCH_EXCEPTION_RE = re.compile(r"\bTSCH\([^)]*\):.*?RTS_HWTS: (?P<what>hwts [a-z ]*exception)\b")
+_EXCEPTION_PRINT_RE = re.compile(r"^<exception_print>(?P<text>.*?)\s*$")
+_TSCH_TASK_RE = re.compile(
+    r"device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), task_id=(?P<task>\d+), "
+    r"exception_code=(?P<code>0x[0-9A-Fa-f]+)"
+)
+TSCH_DUMP_LINES = 40
+"""How far under the scheduler's exception line its register dump runs."""
+
+
+def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_device_exception`` per device, task and exception of the device's own task
+    scheduler log, with what its dump's last line says the task was doing."""
+    seen: set[tuple[str, ...]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "RTS_HWTS" not in line or not (m := _TSCH_EXCEPTION_RE.search(line)):
+            continue
+        task: re.Match[str] | None = None
+        doing = ""
+        for _, after, _ in lines[index + 1 : index + 1 + TSCH_DUMP_LINES]:
+            printed = _EXCEPTION_PRINT_RE.match(after.strip())
+            if printed is None:
+                break
+            text = printed.group("text")
+            task = task or _TSCH_TASK_RE.search(text)
+            if text and "=" not in text and not text.isupper() and "START" not in text:
+                doing = text  # the dump's words, not a register ("notify wait timeout")
+        if task is None:
+            continue  # a summary line after the dump (its slot, the model's failed result)
+        key = (task.group("dev"), task.group("stream"), task.group("task"), m.group("what"))
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="npu_device_exception",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                device=int(task.group("dev")),
+                code=task.group("code"),
+                library="TSCH",
+                exception_type=f"{m.group('what')}"
+                + (f" ({doing})" if doing else "")
+                + f", stream {task.group('stream')} task {task.group('task')}",
+            )
+        )
+
+
 def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per device and exception."""
+    _tsch_exceptions(lines, report)
     seen: set[tuple[int | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "Message info[" not in line or not (m := _DEVICE_EXCEPTION_RE.search(line)):
@@ -4862,50 +4992,103 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
 # The NVIDIA kernel driver's own reports in the kernel log (dmesg, journalctl -k): an Xid event,
 # "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus." (the bus id, the Xid number,
 # then the driver's words; older drivers leave out "PCI:"; NVIDIA's Xid catalog,
-# docs.nvidia.com/deploy/xid-errors, lists what each number means), and its NVLink core's
+# docs.nvidia.com/deploy/xid-errors, lists what each number means), its NVLink core's
 # training errors, "NVRM: GPU1 knvlinkCoreSetTxSublinkModeCallback: Error setting TX sublink
-# mode. mode = 0x00000008" (a link that did not come up: nvidia-smi then shows it inactive).
+# mode. mode = 0x00000008" (a link that did not come up: nvidia-smi then shows it inactive), and
+# the NVSwitch driver's SXid records, "nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal,
+# Link 48 LTSSM Fault Up", each followed by its "Severity ..." and "Data {...}" lines.
+# (a GPU in MIG mode names the instance after the bus: "Xid (PCI:0000:01:00 GPU-I:05): 94";
+# the driver's "pid=N, name=python, " before its words name the process, kept in the message)
 _XID_RE = re.compile(
-    r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)\): (?P<xid>\d+),\s*(?P<what>.*?)\s*$"
+    r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)(?P<mig>(?:\s+GPU-C?I:\d+)*)\): (?P<xid>\d+),"
+    r"\s*(?:pid=[^,]*, name=[^,]*,\s*)?(?P<what>.*?)\s*$"
 )
+_FAULT_WORDS_RE = re.compile(r"fallen off the bus", re.I)
+"""Driver words that say the GPU is gone whatever its Xid number: a fault, not an event."""
 _NVRM_NVLINK_RE = re.compile(
     r"NVRM: GPU(?P<gpu>\d+) (?P<call>knvlink\w+): (?P<what>Error\b.*?)\s*$"
 )
+_SXID_RE = re.compile(
+    r"(?P<switch>nvidia-nvswitch\d+): SXid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)\): (?P<sxid>\d+),"
+    r"\s*(?P<what>.*?)\s*$"
+)
+_SXID_HEAD_RE = re.compile(r"^(?:Fatal|Non-fatal),")
+"""An SXid record's first line (its severity and what failed); the lines after it give details."""
 
 
 def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """The NVIDIA driver's Xid events and NVLink training errors (``gpu_driver_error``): one
-    event per GPU and report (the same Xid on the same bus, the same call on the same GPU)."""
-    seen: set[tuple[str, str]] = set()
+    """The NVIDIA drivers' Xid events, NVLink training errors and NVSwitch SXid records, one
+    event per GPU (or switch link) and report, its repeats counted: ``gpu_driver_fault`` where
+    the line itself says the hardware failed (a GPU fallen off the bus, a link that did not
+    train, a Fatal SXid), ``gpu_driver_error`` for the other Xids and SXids, which range from an
+    application's own fault to one that needs a reset (NVIDIA's Xid catalog tells each)."""
+    events: dict[tuple[str, ...], LogEvent] = {}
+    repeats: dict[tuple[str, ...], int] = {}
+    details: dict[tuple[str, str], tuple[int, str, int | None, re.Match[str]]] = {}
     for no, line, tagged in lines:
-        if "NVRM: " not in line:
+        if "NVRM: " not in line and "SXid (" not in line:
             continue
+        code: str | None = None
+        device: int | None = None
+        fault = False
         if m := _XID_RE.search(line):
-            key = (m.group("bus"), m.group("xid"))
-            kind = f"Xid {m.group('xid')} on PCI:{m.group('bus')}"
-            code: str | None = m.group("xid")
-            device = None
+            where = f"PCI:{m.group('bus')}{m.group('mig')}"
+            key: tuple[str, ...] = ("xid", where, m.group("xid"))
+            what = f"Xid {m.group('xid')} on {where}: {m.group('what')}"
+            code = m.group("xid")
+            fault = bool(_FAULT_WORDS_RE.search(m.group("what")))
         elif m := _NVRM_NVLINK_RE.search(line):
-            key = (m.group("gpu"), m.group("call"))
-            kind = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')})"
-            code, device = None, int(m.group("gpu"))
+            key = ("nvlink", m.group("gpu"), m.group("call"))
+            what = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')}): {m.group('what')}"
+            device = int(m.group("gpu"))
+            fault = True
+        elif m := _SXID_RE.search(line):
+            if not _SXID_HEAD_RE.match(m.group("what")):
+                # a record's Severity or Data line: said only where the copy lost its first line
+                details.setdefault((m.group("bus"), m.group("sxid")), (no, line, tagged, m))
+                continue
+            key = ("sxid", m.group("bus"), m.group("sxid"), m.group("what"))
+            what = (
+                f"SXid {m.group('sxid')} on NVSwitch PCI:{m.group('bus')} "
+                f"({m.group('switch')}): {m.group('what')}"
+            )
+            code = m.group("sxid")
+            fault = m.group("what").startswith("Fatal")
         else:
             continue
-        if key in seen:
+        repeats[key] = repeats.get(key, 0) + 1
+        if key in events:
             continue
-        seen.add(key)
-        report.events.append(
-            LogEvent(
-                kind="gpu_driver_error",
-                line=no,
-                message=line[line.find("NVRM: ") :].strip()[:300],
-                rank=tagged,
-                code=code,
-                device=device,
-                library="NVIDIA driver (NVRM)",
-                exception_type=f"{kind}: {m.group('what')}"[:200],
-            )
+        events[key] = LogEvent(
+            kind="gpu_driver_fault" if fault else "gpu_driver_error",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            code=code,
+            device=device,
+            library="NVIDIA driver (NVRM)" if key[0] != "sxid" else "NVSwitch driver",
+            exception_type=what[:200],
         )
+    headed = {(k[1], k[2]) for k in events if k[0] == "sxid"}
+    for (bus, sxid), (no, line, tagged, m) in details.items():
+        if (bus, sxid) in headed:
+            continue
+        key = ("sxid", bus, sxid, "")
+        repeats[key] = 1
+        events[key] = LogEvent(
+            kind="gpu_driver_error",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            code=sxid,
+            library="NVSwitch driver",
+            exception_type=f"SXid {sxid} on NVSwitch PCI:{bus} ({m.group('switch')}): "
+            f"{m.group('what')}"[:200],
+        )
+    for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
+        if repeats[key] > 1 and ev.exception_type:
+            ev.exception_type += f" ({repeats[key]} reports)"
+        report.events.append(ev)
 
 
 # An Ascend driver tool (hccn_tool, as in a public install note where every "hccn_tool -i N -ip
@@ -4925,7 +5108,16 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
         if "execute failed!" not in line or not _TOOL_FAILED_RE.match(line):
             continue
         above = lines[index - 1][1].strip() if index > 0 else ""
-        reason = "" if not above or _TOOL_BANNER_RE.match(above) else above
+        # the line above is its reason only when it is the tool's own words: not the library's
+        # banner, another failure, a command line (a prompt, `set -x`'s "+ ") or nothing
+        told = not (
+            not above
+            or _TOOL_BANNER_RE.match(above)
+            or _TOOL_FAILED_RE.match(above)
+            or above.startswith(("+ ", "$ ", "# ", ">"))
+            or re.search(r"\b(?:hccn_tool|npu-smi)\s+-", above)
+        )
+        reason = above if told else ""
         counts[reason] = counts.get(reason, 0) + 1
         if reason not in by_reason:
             by_reason[reason] = LogEvent(

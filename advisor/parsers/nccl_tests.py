@@ -387,13 +387,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 min_ranks = max(min_ranks, int(m_par.group("nthread")) * int(m_par.group("ngpus")))
             if params is not None:
                 # a run that stopped before its table, then another run
-                no_table = ParseWarning(line=params_line, message=_no_table(params, next_run=no))
+                no_table = ParseWarning(
+                    line=params_line, message=_no_table(params, reduced, next_run=no)
+                )
                 warnings.append(no_table)
                 next_run_notes.append(no_table)
             if params is not None and not tables:
                 # no run has a table yet: what each asked is evidence (sizes, ranks, hosts)
                 unstarted.append(Table(op=op or "unknown", header_line=params_line))
-                _asked(unstarted[-1], params)
+                _asked(unstarted[-1], params, reduced)
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
             reduced = None
@@ -533,8 +535,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # the header line came, the table never did: the run hung or died before its first size,
         # or the copy ends there; what it asked (sizes, ranks and their hosts) is still evidence
         asked = Table(op=op or "unknown", header_line=params_line)
-        _asked(asked, params)
-        warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+        _asked(asked, params, reduced)
+        warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
         tables, asked_only, params = [*unstarted, asked], True, None
     if not tables:
         if warnings:
@@ -543,7 +545,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             raise ParseError(f"no readable result row; {first.message}", line=first.line)
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
     if params is not None:
-        warnings.append(ParseWarning(line=params_line, message=_no_table(params)))
+        warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
     # processes that each printed their own header and rank 0 ran one test each, alone
     # mpirun started N processes and each listed only its own devices from Rank 0 (no rank
     # beyond one process's nThread x nGpus): N one-process runs, not one run over N processes
@@ -689,7 +691,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 else "'# Avg bus bandwidth' footer:"
             )
             last = t.rows[-1].size_bytes
-            reached = t.max_bytes is not None and last >= t.max_bytes
+            # (a maxBytes reduced for memory is off the sizes' grid: the count tells it)
+            reached = t.max_bytes is not None and (
+                last >= t.max_bytes or len({r.size_bytes for r in t.rows}) == t.sizes_asked()
+            )
             warnings.append(
                 ParseWarning(
                     line=t.rows[-1].line,
@@ -872,12 +877,14 @@ _UNITS_ROW_RE = re.compile(r"^\s*#\s*\(B\)\s+\(elements\)")
 """The units line under a results table's header ("#  (B)  (elements)  ...")."""
 
 
-def _no_table(params: re.Match[str], next_run: int | None = None) -> str:
+def _no_table(
+    params: re.Match[str], reduced: int | None = None, next_run: int | None = None
+) -> str:
     """What a log whose header line came and whose table never did says: the run hung or died
     before its first size, or the copy ends there (or, ``next_run``, another run's header line
-    came first)."""
+    came first); ``reduced``: the maxBytes the run said it kept for memory."""
     asked = Table(op="unknown", header_line=0)
-    _asked(asked, params)
+    _asked(asked, params, reduced)
     if next_run is not None:
         return (
             f"the run stopped before its first size: {asked.progress()}; the next run's header "
@@ -931,8 +938,9 @@ def _bare_columns(tokens: list[str]) -> list[str] | None:
 def _asked(table: Table, params: re.Match[str], reduced: int | None = None) -> None:
     table.min_bytes, table.max_bytes = int(params.group(3)), int(params.group(4))
     if reduced is not None and reduced < table.max_bytes:
-        # nccl-tests (src/common.cu) lowers maxBytes to what the device memory holds, and
-        # minBytes with it when that is larger, and says so under the run's device list
+        # nccl-tests (src/common.cu) lowers maxBytes to what the device memory holds and says
+        # so under the run's device list (recent releases lower minBytes with it when it is
+        # larger; a minBytes above the kept maxBytes runs that one size either way)
         table.max_bytes_asked, table.max_bytes = table.max_bytes, reduced
         table.min_bytes = min(table.min_bytes, reduced)
     step = int(params.group(5))
@@ -1084,8 +1092,8 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
     if factor is None:
         return None
     if ranks is None:
-        # sendrecv's busbw is its algbw: one clearly above it is all_reduce's 2(n-1)/n, n > 2
-        return "all_reduce" if factor > 1.1 else None
+        # sendrecv's busbw is its algbw: a factor that is 2(n-1)/n for some n > 2 is all_reduce's
+        return "all_reduce" if _all_reduce_ranks(factor) is not None else None
     if ranks <= 2:
         return None
     if abs(factor - 2 * (ranks - 1) / ranks) < 0.05:
@@ -1114,13 +1122,18 @@ def _all_reduce_without_root(table: Table, ranks: int | None) -> str | None:
         return None
     if any(r.size_bytes != r.count * ELEMENT_BYTES[r.dtype] for r in rows):
         return None
-    factor = _bus_factor(rows)
+    n = _all_reduce_ranks(_bus_factor(rows))
+    return "all_reduce" if n is not None and ranks in (None, n) else None
+
+
+def _all_reduce_ranks(factor: float | None) -> int | None:
+    """The n > 2 whose all_reduce bus factor 2(n-1)/n the busbw / algbw ``factor`` is (within
+    the cells' rounding); None when it is no such factor (1 is sendrecv's, reduce's, broadcast's
+    and a 2-rank all_reduce's; 2 and above is no all_reduce's)."""
     if factor is None or factor < 1.2 or factor >= 2:
-        return None  # 1: not all_reduce's; 1.2 is 2(n-1)/n for n = 2.5: below it n is 2
+        return None  # 1.2 is 2(n-1)/n for n = 2.5: below it n is 2
     n = round(2 / (2 - factor))  # factor = 2(n-1)/n
-    if abs(2 * (n - 1) / n - factor) > 0.03 or (ranks is not None and n != ranks):
-        return None
-    return "all_reduce"
+    return n if abs(2 * (n - 1) / n - factor) <= 0.03 else None
 
 
 def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> None:

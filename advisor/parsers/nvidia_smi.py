@@ -401,19 +401,23 @@ _CUT_RANGE_RE = re.compile(r"^[-,]|[-,]$")
 # A GPU with no link up answers NVML's "Unable to retrieve NVLink information as all links are
 # inActive" under its line instead.
 NVLINK_GPU_RE = re.compile(r"^\s*GPU (\d+): (.*?)\s*(?:\(UUID: [^)]*\))?\s*$")
-NVLINK_LINK_RE = re.compile(r"^\s+Link (\d+): (?:([0-9.]+) GB/s|<(inactive)>)\s*$", re.I)
-_NVLINK_COUNTER_RE = re.compile(r"^\s+Link (\d+): ([A-Za-z][\w ]*?)\s*: (\d+)\s*$")
+# (a page that lost the tab before each link still has them under their GPU's line)
+NVLINK_LINK_RE = re.compile(r"^\s*Link (\d+): (?:([0-9.]+) GB/s|<(inactive)>)\s*$", re.I)
+_NVLINK_COUNTER_RE = re.compile(r"^\s*Link (\d+): ([A-Za-z][\w ]*?)\s*: (\d+)\s*$")
 _NVLINK_NONE_RE = re.compile(
     r"^\s*NVML: Unable to retrieve NVLink information as all links are inActive", re.I
 )
 # "nvidia-smi nvlink --status -i 0" (or -s): with one GPU asked, NVML's none-up answer may stand
 # under the command alone, with no GPU line: the command names the GPU
-_NVLINK_COMMAND_RE = re.compile(r"nvidia-smi nvlink (?:-s|--status)\b.*?(?:-i|--id)[ =](\d+)\b")
+# (its options in any order: "nvidia-smi nvlink -i 0 -s", "nvidia-smi -i 0 nvlink --status")
+_NVLINK_COMMAND_RE = re.compile(
+    r"\bnvidia-smi\b(?=.*\snvlink\b)(?=.*\s(?:-s|--status)\b)(?=.*\s(?:-i|--id)[ =](\d+)\b)"
+)
 NVLINK_STATUS_RE = re.compile(
-    r"^\s*GPU \d+: [^\n]*\n(?:\s+Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+)\s*$"
+    r"^\s*GPU \d+: [^\n]*\n(?:\s*Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+)\s*$"
     r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are inActive)"
-    r"|nvidia-smi nvlink (?:-s|--status)\b[^\n]*\n\s*NVML: Unable to retrieve N[Vv][Ll]ink information "
-    r"as all links are inActive",
+    r"|nvidia-smi\b(?=[^\n]*\snvlink\b)(?=[^\n]*\s(?:-i|--id)[ =]\d)[^\n]*\n"
+    r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are inActive",
     re.M,
 )
 """A GPU line followed by its first link's state or counter, or NVML's answer that none is up
@@ -435,7 +439,7 @@ class NvlinkGpu:
     errors: dict[int, dict[str, int]] = field(default_factory=dict)
     """``-e``: link number → counter name (Replay Errors, Recovery Errors, CRC Errors ...) → value."""
     cut: bool = False
-    """The text ends inside its links: fewer are listed than its model's other GPUs list."""
+    """It lists fewer links than its model's other GPUs: the copy lost the rest of its list."""
 
     @property
     def inactive(self) -> list[int]:
@@ -457,12 +461,8 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     -L`` prints the same line) and is left out; a ``...`` a copy put in place of lines is said."""
     out = NvlinkStatus(gpus=[])
     current: NvlinkGpu | None = None
-    last_gpu: NvlinkGpu | None = None
-    """The GPU whose links the text ends in (nothing after them), None otherwise."""
     asked: int | None = None  # the GPU a "nvidia-smi nvlink -s -i N" line just above asked
     for no, line, _ in numbered_lines(text):
-        if line.strip():
-            last_gpu = current
         if m := _NVLINK_COMMAND_RE.search(line):
             asked, current = int(m.group(1)), None
             continue
@@ -493,21 +493,28 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
         elif line.strip():
             current = None  # another output starts: its lines are not this GPU's links
     out.gpus = [g for g in out.gpus if g.speed_gbytes_s or g.errors or g.none_up]
-    if last_gpu is not None and last_gpu.speed_gbytes_s:
-        # the text ends in a GPU's links: fewer than its model's other GPUs list is a copy cut
-        # inside them (nvidia-smi prints every link of a GPU, up or inactive)
-        peers = [
-            len(g.speed_gbytes_s) for g in out.gpus if g is not last_gpu and g.name == last_gpu.name
-        ]
-        listed = len(last_gpu.speed_gbytes_s)
-        if peers and listed < max(peers):
-            last_gpu.cut = True
+    # a GPU answered under "-i N" is not named: where every named GPU is one model, so is it (a
+    # node's GPUs are one model), and it is judged with them
+    models = {g.name for g in out.gpus if g.name}
+    if len(models) == 1:
+        for gpu in out.gpus:
+            gpu.name = gpu.name or next(iter(models))
+    # nvidia-smi lists every link of a GPU, up or inactive, so the GPUs of one model list as
+    # many: one that lists fewer lost lines of its list to the copy (cut at its end, or left
+    # out), wherever it stands
+    listed: dict[str, int] = {}
+    for gpu in out.gpus:
+        listed[gpu.name] = max(listed.get(gpu.name, 0), len(gpu.speed_gbytes_s))
+    for gpu in out.gpus:
+        most = listed[gpu.name]
+        if gpu.speed_gbytes_s and len(gpu.speed_gbytes_s) < most:
+            gpu.cut = True
             out.warnings.append(
                 ParseWarning(
-                    line=last_gpu.line,
-                    message=f"GPU {last_gpu.gpu} lists {listed} links where the other GPUs of "
-                    f"its model list {max(peers)}, and the text ends there: the copy is cut "
-                    "inside its links, so the rest are unknown",
+                    line=gpu.line,
+                    message=f"GPU {gpu.gpu} lists {len(gpu.speed_gbytes_s)} links where the "
+                    f"other GPUs of its model list {most}: the rest of its list is not in the "
+                    "copy (cut or left out), so those links are unknown",
                 )
             )
     if not out.gpus:
@@ -515,4 +522,160 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             "no 'GPU N: ...' line followed by 'Link N: ... GB/s', '<inactive>', an error counter "
             "or NVML's 'all links are inActive'"
         )
+    return out
+
+
+# ``nvidia-smi`` with no arguments: a banner ("NVIDIA-SMI 570.124.06  Driver Version: 570.124.06
+# CUDA Version: 12.8"), then per GPU two rows (three from driver 450 on, the third holding the
+# MIG mode) of three cells each, under the header rows "GPU  Name  Persistence-M | Bus-Id  Disp.A
+# | Volatile Uncorr. ECC" and "Fan  Temp  Perf  Pwr:Usage/Cap | Memory-Usage | GPU-Util
+# Compute M.". A field NVML could not read prints "ERR!"; "Volatile Uncorr. ECC" is the count of
+# uncorrectable ECC errors since the driver loaded (NVML's volatile counters), "N/A" or "Off"
+# without ECC.
+SMI_BANNER_RE = re.compile(
+    r"NVIDIA-SMI (?P<smi>\S+)\s+Driver Version: (?P<driver>\S+)(?:\s+CUDA Version: (?P<cuda>\S+))?"
+)
+_SMI_FIRST_RE = re.compile(r"^\s*(?P<gpu>\d+)\s+(?P<name>.*?)\s+(?P<persist>On|Off)\s*$")
+_SMI_BUS_RE = re.compile(
+    r"^\s*(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s+"
+    r"(?P<disp>On|Off|ERR!|N/A)\s*$"
+)
+_SMI_SECOND_RE = re.compile(
+    r"^\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>\d+C|N/A|ERR!)\s+(?P<perf>P\d+|ERR!|N/A)\s+"
+    r"(?P<power>\d+W|N/A|ERR!)\s*/\s*(?P<cap>\d+W|N/A|ERR!)\s*$"
+)
+_SMI_MEMORY_RE = re.compile(r"^\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*$")
+_SMI_UTIL_RE = re.compile(r"^\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+(?: \S+)?)\s*$")
+
+
+@dataclass(kw_only=True)
+class SmiGpu:
+    """One GPU of the ``nvidia-smi`` status table."""
+
+    gpu: int
+    name: str
+    """As printed: a long name is cut with ``...`` (``Tesla V100-SXM2...``)."""
+    line: int
+    bus_id: str = ""
+    persistence: str = ""
+    ecc_uncorrected: int | None = None
+    """Volatile uncorrectable ECC errors; None when the GPU has no ECC (N/A, Off) or the row was
+    cut."""
+    fan_pct: int | None = None
+    temp_c: int | None = None
+    perf: str = ""
+    power_w: int | None = None
+    power_cap_w: int | None = None
+    memory_used_mib: int | None = None
+    memory_total_mib: int | None = None
+    util_pct: int | None = None
+    compute_mode: str = ""
+    mig_mode: str = ""
+    unreadable: list[str] = field(default_factory=list)
+    """The fields NVML could not read (printed ``ERR!``)."""
+
+
+@dataclass(kw_only=True)
+class SmiStatus:
+    gpus: list[SmiGpu]
+    driver: str = ""
+    cuda: str = ""
+    processes: int | None = None
+    """Processes its process table lists (0 for "No running processes found"); None when the
+    copy has no process table."""
+    warnings: list[ParseWarning] = field(default_factory=list)
+
+
+def _smi_int(value: str, unit: str, field_name: str, gpu: SmiGpu) -> int | None:
+    if value == "ERR!":
+        gpu.unreadable.append(field_name)
+        return None
+    return int(value.rstrip(unit)) if value.rstrip(unit).isdigit() else None
+
+
+def parse_status(text: str) -> SmiStatus:
+    """Parse ``nvidia-smi``'s status table (every layout from driver 367 on: two or three rows a
+    GPU); raises ParseError when it holds no GPU row. A GPU whose second row the copy lost is
+    read from its first, with a warning."""
+    out = SmiStatus(gpus=[])
+    current: SmiGpu | None = None
+    second_seen = False
+    in_processes = False
+    for no, line, _ in numbered_lines(text):
+        if m := SMI_BANNER_RE.search(line):
+            out.driver, out.cuda = m.group("driver"), m.group("cuda") or ""
+            continue
+        s = line.strip()
+        if "Processes:" in s:
+            in_processes, out.processes = True, 0
+            continue
+        if in_processes:
+            if s.startswith("|") and re.match(r"^\|\s+\d+\s+", s) and "MiB" in s:
+                out.processes = (out.processes or 0) + 1
+            continue
+        if not s.startswith("|"):
+            continue
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if len(cells) != 3:
+            continue
+        first, bus = _SMI_FIRST_RE.match(cells[0]), _SMI_BUS_RE.match(cells[1])
+        if first and bus:
+            if current is not None and not second_seen:
+                out.warnings.append(
+                    ParseWarning(
+                        line=current.line,
+                        message=f"GPU {current.gpu}'s second row is missing: its temperature, "
+                        "power, memory and utilisation are unknown",
+                    )
+                )
+            current = SmiGpu(
+                gpu=int(first.group("gpu")),
+                name=first.group("name"),
+                line=no,
+                persistence=first.group("persist"),
+                bus_id=bus.group("bus"),
+            )
+            ecc = cells[2]
+            if ecc == "ERR!":
+                current.unreadable.append("ECC")
+            elif ecc.isdigit():
+                current.ecc_uncorrected = int(ecc)
+            out.gpus.append(current)
+            second_seen = False
+            continue
+        if current is None:
+            continue
+        second = _SMI_SECOND_RE.match(cells[0])
+        if second and not second_seen:
+            second_seen = True
+            g = current
+            g.fan_pct = _smi_int(second.group("fan"), "%", "fan", g)
+            g.temp_c = _smi_int(second.group("temp"), "C", "temperature", g)
+            g.perf = second.group("perf") if second.group("perf") != "ERR!" else ""
+            if second.group("perf") == "ERR!":
+                g.unreadable.append("performance state")
+            g.power_w = _smi_int(second.group("power"), "W", "power", g)
+            g.power_cap_w = _smi_int(second.group("cap"), "W", "power cap", g)
+            if mem := _SMI_MEMORY_RE.match(cells[1]):
+                g.memory_used_mib, g.memory_total_mib = (
+                    int(mem.group("used")),
+                    int(mem.group("total")),
+                )
+            if util := _SMI_UTIL_RE.match(cells[2]):
+                g.util_pct = _smi_int(util.group("util"), "%", "utilisation", g)
+                g.compute_mode = util.group("mode")
+            continue
+        if second_seen and not cells[0] and not cells[1] and cells[2]:
+            current.mig_mode = cells[2]  # the third row: MIG M.
+            current = None
+    if current is not None and not second_seen:
+        out.warnings.append(
+            ParseWarning(
+                line=current.line,
+                message=f"GPU {current.gpu}'s second row is missing (the copy ends there): its "
+                "temperature, power, memory and utilisation are unknown",
+            )
+        )
+    if not out.gpus:
+        raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
     return out

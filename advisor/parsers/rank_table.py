@@ -87,6 +87,9 @@ class RankTable:
     headless: bool = False
     """The copy starts at one of the table's lists (its opening brace and the keys before it
     left out): read from there, without those checks."""
+    braceless: bool = False
+    """Only the table's opening brace is missing (a document that printed it from its first
+    key): read whole, with every check; not valid JSON as it stands."""
 
     @property
     def valid(self) -> bool:
@@ -125,9 +128,10 @@ HEADLESS_RE = re.compile(
 )
 """A copy that starts at one of a rank table's lists (its opening brace and the keys before the
 list left out): read as a table cut at its start."""
-_BRACELESS_RE = re.compile(
-    r'\s*"(?:version|server_count|status|board_id|chip_info|deploy_mode|group_count)"\s*:\s*"'
-)
+BRACELESS_KEYS = ("version", "server_count", "status", "board_id", "chip_info", "deploy_mode",
+                  "group_count")  # fmt: skip
+"""The keys a rank table's first line may hold (1.0/1.2 and the group_list form)."""
+_BRACELESS_RE = re.compile(rf'\s*"(?:{"|".join(BRACELESS_KEYS)})"\s*:\s*"')
 """A copy that starts at the table's first key, only its opening brace left out (a document
 that printed the table from its second line)."""
 _CLOSERS = {"{": "}", "[": "]"}
@@ -209,8 +213,9 @@ def parse(text: str) -> RankTable:
         # "}..." at the end: the entries after the last one shown were left out
         elided.append(mended.count("\n", 0, tail.start()) + 1)
         mended = mended[: tail.start()] + mended[tail.end() :]
-    headless = bool(HEADLESS_RE.match(mended) or _BRACELESS_RE.match(mended))
-    if headless:
+    headless = bool(HEADLESS_RE.match(mended))
+    braceless = not headless and bool(_BRACELESS_RE.match(mended))
+    if headless or braceless:
         # the copy starts at one of the table's lists or keys, its opening brace left out: same
         # lines
         mended = "{" + mended
@@ -226,6 +231,7 @@ def parse(text: str) -> RankTable:
         raise error from None
     table = _parse_text_doc(text, doc)
     table.elided_lines, table.cut, table.headless = elided, bool(closers), headless
+    table.braceless = braceless
     if elided or closers or headless:
         table.errors = [e for e in table.errors if not _needs_whole_table(e)]
     if closers or headless:  # a list or key outside what was copied is not missing

@@ -105,7 +105,7 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
     rest = sorted(
         {
             x["source"]
-            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports, *ev.nvlinks]
+            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports, *ev.nvlinks, *ev.gpus]
             if x["source"] not in placed
         }
     )
@@ -117,6 +117,7 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
         g["topologies"] = [t for t in ev.topologies if t["source"] in mine]
         g["ports"] = [p for p in ev.npu_ports if p["source"] in mine]
         g["nvlinks"] = [n for n in ev.nvlinks if n["source"] in mine]
+        g["gpus"] = [n for n in ev.gpus if n["source"] in mine]
     note = shape_note(ev, facts.cluster) if facts.cluster.imported else ""
     return {"files": files, "hosts": groups, "shapes": ev.shapes, "note": note}
 
