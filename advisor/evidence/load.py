@@ -114,6 +114,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
+    "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
     "nvidia_smi": re.compile(
         r"NVIDIA-SMI \S+\s+Driver Version: |\|\s*GPU\s+Name\s+Persistence-M\s*\|"
@@ -131,10 +132,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
         r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
-        r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \["
+        r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
         r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
+        r"|NVRM: The NVIDIA GPU [0-9A-Fa-f:.]+\s*$|NVRM: GPU [0-9A-Fa-f:.]+: RmInitAdapter failed!"
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"
         r"|^Error: failed to run \S+ .*? on [\w.-]+, is localhost: (?:True|False), exception: "
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
@@ -369,8 +371,10 @@ class EvidenceFacts:
     gpus: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
-    memory_total_mib, util_pct, compute_mode, mig_mode, unreadable}`` (``unreadable``: the
-    fields printed ``ERR!``; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
+    memory_total_mib, util_pct, compute_mode, mig_mode, unreadable, query, ecc_corrected,
+    remap_pending, remap_failed, retire_pending, throttled, sections}`` (``unreadable``: the
+    fields printed ``ERR!``; ``query`` 'q' for ``nvidia-smi -q``'s health sections, whose fields
+    are the last six; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
@@ -801,6 +805,52 @@ def _common_indent(lines: list[str]) -> str:
     return common
 
 
+HARD_WRAP_MIN_COLUMNS = 120
+"""Narrower lines of one length are a table's rows or a format's own width, not a terminal's
+wrap."""
+_LINE_HEAD_RE = re.compile(r"[\w.-]+:\d+:\d+ \[|\d{4}-\d\d-\d\d|[a-z]{3} +\d+ \d\d:")
+"""How a line of its own starts (NCCL's host:pid:tid prefix, a date, syslog's "Dec  2 11:49")."""
+HARD_WRAP_MIN_LINES = 2
+"""A terminal's wrap shows in several lines cut at its width; one is chance."""
+
+
+def _join_hard_wraps(text: str) -> tuple[str, int, int]:
+    """``text`` with the lines a terminal (or a paste tool) cut at its width joined again: the
+    longest lines are all that width and each goes on, mid-word, on the next line (which starts
+    lower-case, and not the way a line of its own starts). The continuation's line is left
+    empty so line numbers hold. Returns the text, how many lines were joined and the width."""
+    lines = text.split("\n")
+    original = list(lines)
+    width = max((len(line) for line in lines), default=0)
+
+    def goes_on(i: int) -> bool:
+        # lines of one log that merely share a width ("host:pid:tid [dev] NCCL INFO ..." after
+        # another such line) each start their own: the next line must not start like this one
+        here, after = original[i], original[i + 1]
+        return (
+            len(here) == width
+            and after[:1].islower()
+            and here[-1:].isalnum()
+            and after[:6] != here[:6]
+            and not _LINE_HEAD_RE.match(after)
+        )
+
+    cut = [i for i in range(len(lines) - 1) if goes_on(i)]
+    if width < HARD_WRAP_MIN_COLUMNS or len(cut) < HARD_WRAP_MIN_LINES:
+        return text, 0, width
+    joined = 0
+    for i in cut:
+        if not lines[i]:
+            continue  # a continuation already joined to the line above it
+        j = i
+        while j + 1 < len(lines) and goes_on(j):
+            lines[i] += original[j + 1]
+            lines[j + 1] = ""
+            j += 1
+            joined += 1
+    return "\n".join(lines), joined, width
+
+
 def _unwrap(text: str) -> tuple[str, list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
     hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
@@ -845,6 +895,12 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         text, n = _CARET_CR_RE.subn("", text)
         if n:
             notes.append(f"{n} carriage return(s) shown as '^M' taken off line ends")
+    text, joined, width = _join_hard_wraps(text)
+    if joined:
+        notes.append(
+            f"{joined} line(s) a terminal wrapped at {width} columns joined to the line above "
+            "(each kept on its own line number, the continuation's left empty)"
+        )
     if text.lstrip().startswith(">"):
         counted = text.count("\n") + 1 - text.count("\n\n")  # blank lines aside, near enough
         quoted = text.startswith(">") + text.count("\n>")
@@ -1322,6 +1378,12 @@ def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return bundle.warnings
 
 
+def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    for gpu in nvidia_smi.parse_query(text):
+        out.gpus.append({"source": source, "driver": "", "cuda": "", **asdict(gpu)})
+    return []
+
+
 def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nvidia_smi.parse_status(text)
     for gpu in parsed.gpus:
@@ -1495,6 +1557,7 @@ _CONVERTERS = {
     "hccn_conf": _hccn_conf,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
+    "nvidia_smi_query": _smi_query,
     "rank_table": _rank_table,
     "log": _log,
 }

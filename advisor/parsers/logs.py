@@ -215,10 +215,13 @@ _SERVER_DEVICE_RE = re.compile(
     r"(?P<dip>)(?P<ddev>)"
 )
 # The run log's form of the same event (hicann/hccl docs, task_exec_stage.md): "local rank
-# [IP/ID]: crimer rank [IP/ID] status[LOST] by informer rank [IP/ID]".
+# [IP/ID]: crimer rank [IP/ID] status[LOST] by informer rank [IP/ID]"; an older heartbeat.cc
+# leaves out the words: "rank [172.16.0.159/2]: rank [172.16.0.57/5] status[LOST] by rank
+# [172.16.0.57/6]" (its status then always printed).
 _CRIMER_RE = re.compile(
-    r"crimer rank \[(?P<ip>[\d.]+)/(?P<dev>\d+)\](?:\s*status\[(?P<type>\w+)\])?"
-    r"\s*by informer rank \[(?P<dip>[\d.]+)/(?P<ddev>\d+)\]"
+    r"(?:crimer rank \[(?P<ip>[\d.]+)/(?P<dev>\d+)\](?:\s*status\[(?P<type>\w+)\])?"
+    r"\s*by informer rank|: rank \[(?P<ip2>[\d.]+)/(?P<dev2>\d+)\]\s*status\[(?P<type2>\w+)\]"
+    r"\s*by rank) \[(?P<dip>[\d.]+)/(?P<ddev>\d+)\]"
 )
 # The socket manager's own verdict when the links never came up, with no time-out line of its own
 # before it (hccl_socket_manager.cc): "[Wait][LinksEstablishCompleted] is failed. ret[9]." and
@@ -762,6 +765,12 @@ def parse(text: str) -> LogReport:
     if not report.events and report.unread:
         first = report.unread[0]
         raise ParseError(first.message, first.line)
+    if not report.events and (last := _orphan_last_error(lines)):
+        report.events.append(last)
+    if not report.events and python_exception(lines) is None and (cut := cut_traceback(lines)):
+        # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
+        # name, above a traceback cut later, is read below as that)
+        report.events.append(cut)
     if not report.events and report.hosts:
         return report
     if not report.events and "[ERROR] " in text and CANN_PLOG_ERROR_RE.search(text):
@@ -3762,14 +3771,69 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         if (o := _TASK_OP_RE.search(line)) and first.op is None:
             first.op, first.group = o.group("tag"), o.group("group")
             first.numel = int(o.group("count"))
+    if first is not None and first.rank is None:
+        # no group line: the process's own init trace names its rank, when it names one
+        inits = {
+            (m.group("rank"), m.group("size"))
+            for _, t, _ in lines
+            if (m := _INIT_RANK_RE.search(t))
+        }
+        if len(inits) == 1:
+            ((rank, size),) = inits
+            first.rank, first.rank_size = int(rank), first.rank_size or int(size)
     return first
+
+
+# HCCL's init trace of a process ("Entry-HcclCommInitRootInfo:ranks[3], rank[0], ..." and
+# "SetupAgent rankNum[3], rank[0], ...")
+_INIT_RANK_RE = re.compile(
+    r"(?:Entry-HcclCommInitRootInfo:ranks|SetupAgent rankNum)\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
+)
+
+
+# The device OS's kernel messages in its slog, behind the log daemon's own prefix: "[EVENT]
+# KERNEL(3555,sklogd):2021-10-07-14:39:23.058.971 [klogd.c:248][104048.512182] [ascend] [ERROR]
+# [drv_pcie] [devdrv_record_err_addr 191] <kworker/32:0:29177:29177> the err addr is", one
+# record in several lines of one module ("... the err type is: 0x80").
+_KERNEL_DRIVER_ERROR_RE = re.compile(
+    r"\[ascend\] \[ERROR\] \[(?P<mod>\w+)\] \[(?P<fn>\w+) \d+\] (?:<[^>]*> )?(?P<what>.*?)\s*$"
+)
+_NOT_SUPPORTED_RE = re.compile(r"\bDRV_ERROR_NOT_SUPPORT\s*$")
+"""A driver query the device does not serve: the driver's answer, not a fault."""
+
+
+def _kernel_driver_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """The device kernel's first driver error record, its lines of one module joined."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if "[ascend] [ERROR]" not in line or not (m := _KERNEL_DRIVER_ERROR_RE.search(line)):
+            continue
+        said = [m.group("what")]
+        for _, after, _ in lines[index + 1 : index + 12]:
+            k = _KERNEL_DRIVER_ERROR_RE.search(after)
+            if k is None or k.group("mod") != m.group("mod"):
+                break
+            said.append(k.group("what"))
+        return LogEvent(
+            kind="hccl_plog_error",
+            line=no,
+            message=" / ".join(w for w in said if w)[:300],
+            rank=tagged,
+            library=f"device kernel ({m.group('mod')})",
+            exception_type=f"device driver error ({m.group('mod')}, {m.group('fn')})",
+        )
+    return None
 
 
 def _cann_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
-    collective's AIV kernel that failed on the device), as written."""
+    collective's AIV kernel that failed on the device), as written; the device kernel's driver
+    error record before it; never a query the driver does not serve."""
+    if kernel := _kernel_driver_error(lines):
+        return kernel
     for no, line, tagged in lines:
+        if _NOT_SUPPORTED_RE.search(line):
+            continue
         if "[ERROR] " in line and (m := CANN_PLOG_ERROR_RE.search(line)):
             return LogEvent(
                 kind="hccl_plog_error",
@@ -3803,6 +3867,8 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
     for no, line, tagged in lines:
         if no >= first:
             return
+        if _NOT_SUPPORTED_RE.search(line):
+            continue  # a query the driver does not serve: its answer, not where a failure began
         if m := _DEVICE_LAYER_ERROR_RE.match(line.lstrip()):
             report.events.append(
                 LogEvent(
@@ -4296,6 +4362,94 @@ HEADLESS_FRAME_LINES = 3
 """How far above an exception line a frame must stand for a traceback cut above its heading."""
 
 
+_DIST_CALL_RE = re.compile(r"\b(?:dist|torch\.distributed)\.(?P<op>[a-z_]+)\(")
+"""A collective the program's own code line calls (``dist.all_reduce(data, ...)``)."""
+_ABORTED_RE = re.compile(
+    r"NCCL INFO comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<n>\d+) .*- Abort COMPLETE"
+)
+
+
+# NCCL's own words for its last WARN, as torch prints them under "Last error:" (socket.cc's "Net
+# : Call to recv from HOST<port> failed : Connection refused", "socketProgress: Connection closed
+# by remote peer ...", "NET/IB : ..."): a copy that kept the label and its line, not the error
+# line above them, still says what NCCL last failed at.
+_NCCL_LAST_WARN_RE = re.compile(
+    r"^(?:Net : |NET/\w+ ?: |socket\w*: |Call to \w+ failed|Cuda failure |\w+\.cc:\d+ )"
+)
+
+
+def _orphan_last_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """A ``Last error:`` label whose line under it is NCCL's WARN text, with no error line of
+    torch's read above it (an ``nccl_warning``); None when the text has none."""
+    for index, (_, line, _) in enumerate(lines[:-1]):
+        label = _LAST_ERROR_LABEL_RE.match(line.strip())
+        if label is None:
+            continue
+        no, after, tagged = lines[index + 1]
+        host = label.group("host")
+        text = after.strip()
+        if host:
+            # pdsh's "node2: " before both lines: the node the message came from
+            if not text.startswith(f"{host}: "):
+                continue
+            text = text[len(host) + 2 :]
+        if _NCCL_LAST_WARN_RE.match(text):
+            return LogEvent(
+                kind="nccl_warning",
+                line=no,
+                message=text[:300],
+                rank=tagged,
+                host=host,
+                library="NCCL",
+                exception_type="NCCL's last error (the error line above it is not in the copy)",
+            )
+    return None
+
+
+_LAST_ERROR_LABEL_RE = re.compile(r"^(?:(?P<host>[\w.-]+): )?Last error:$")
+
+
+def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """A Python traceback the copy ends inside, before its exception (the text's last lines are
+    its frames): the process raised there, what it raised is not in the copy. Its last frame and
+    the collective a frame's code calls are read, and the ranks whose NCCL communicators NCCL
+    says it aborted, if the log says so; None when the text ends elsewhere."""
+    heading = next(
+        (i for i in range(len(lines) - 1, -1, -1) if TRACEBACK_HEADING in lines[i][1]), None
+    )
+    if heading is None:
+        return None
+    after = [t for t in lines[heading + 1 :] if t[1].strip()]
+    if not after or not all(
+        _FRAME_RE.search(t) or t.startswith(("    ", "\t")) or "]:     " in t or "]:   File" in t
+        for _, t, _ in after
+    ):
+        return None
+    frames = [t for _, t, _ in after if _FRAME_RE.search(t)]
+    if not frames:
+        return None
+    no, _, tagged = lines[heading]
+    op = next(
+        (m.group("op") for _, t, _ in reversed(after) if (m := _DIST_CALL_RE.search(t))), None
+    )
+    last = frames[-1].strip()
+    last = last[last.find("File ") :]
+    aborted = sorted({int(m.group("rank")) for _, t, _ in lines if (m := _ABORTED_RE.search(t))})
+    told = f"the copy ends inside a traceback, before its exception (last frame: {last})"
+    if aborted:
+        told += f"; NCCL aborted the communicators of rank(s) {', '.join(map(str, aborted))}"
+    return LogEvent(
+        kind="python_exception",
+        line=no,
+        message=told[:300],
+        rank=tagged,
+        op=op,
+        exception_type="unknown (cut before the exception)",
+        library="torch.distributed" if op else None,
+        call=f"dist.{op}()" if op else None,
+    )
+
+
 def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """The exception the first Python traceback that names one ends in (its last frame's
     ``Error:`` / ``Exception:`` line), as an event; None when no traceback names its exception
@@ -4534,10 +4688,13 @@ def _rank_list(text: str) -> list[int]:
 
 
 def _blame(ev: LogEvent, loc: re.Match[str]) -> None:
-    ev.culprit_ip, ev.culprit_device = loc.group("ip"), int(loc.group("dev"))
+    named = loc.groupdict()
+    # (the older heartbeat line's groups are ip2, dev2, type2: the same facts)
+    ip, dev = named.get("ip") or named.get("ip2"), named.get("dev") or named.get("dev2")
+    ev.culprit_ip, ev.culprit_device = ip, int(dev) if dev is not None else None
     if loc.group("dip"):
         ev.discoverer_ip, ev.discoverer_device = loc.group("dip"), int(loc.group("ddev"))
-    ev.exception_type = loc.group("type")
+    ev.exception_type = named.get("type") or named.get("type2")
 
 
 HEARTBEAT_BLOCK_LINES = 4
@@ -5003,6 +5160,16 @@ _XID_RE = re.compile(
     r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)(?P<mig>(?:\s+GPU-C?I:\d+)*)\): (?P<xid>\d+),"
     r"\s*(?:pid=[^,]*, name=[^,]*,\s*)?(?P<what>.*?)\s*$"
 )
+# The driver's own reports of a GPU it could not bring up, with no Xid number: at load, "NVRM:
+# The NVIDIA GPU 0000:b3:00.0 / NVRM: (PCI ID: 10de:26b5) installed in this system has / NVRM:
+# fallen off the bus and is not responding to commands." (three lines); at open, "NVRM: GPU
+# 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" (its "rm_init_adapter failed, device
+# minor number 5" says which /dev/nvidiaN).
+_NVRM_GPU_LOST_RE = re.compile(r"NVRM: The NVIDIA GPU (?P<bus>[0-9A-Fa-f:.]+)\s*$")
+_NVRM_INIT_FAILED_RE = re.compile(
+    r"NVRM: GPU (?P<bus>[0-9A-Fa-f:.]+): (?P<what>RmInitAdapter failed!.*?)\s*$"
+)
+_NVRM_MINOR_RE = re.compile(r"rm_init_adapter failed, device minor number (?P<minor>\d+)")
 _FAULT_WORDS_RE = re.compile(r"fallen off the bus", re.I)
 """Driver words that say the GPU is gone whatever its Xid number: a fault, not an event."""
 _NVRM_NVLINK_RE = re.compile(
@@ -5025,7 +5192,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     events: dict[tuple[str, ...], LogEvent] = {}
     repeats: dict[tuple[str, ...], int] = {}
     details: dict[tuple[str, str], tuple[int, str, int | None, re.Match[str]]] = {}
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "NVRM: " not in line and "SXid (" not in line:
             continue
         code: str | None = None
@@ -5037,6 +5204,31 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             what = f"Xid {m.group('xid')} on {where}: {m.group('what')}"
             code = m.group("xid")
             fault = bool(_FAULT_WORDS_RE.search(m.group("what")))
+        elif m := _NVRM_GPU_LOST_RE.search(line):
+            # its next two lines say why: "(PCI ID: ...) installed in this system has" / "fallen
+            # off the bus and is not responding to commands."
+            said = " ".join(
+                t.split("NVRM:", 1)[-1].strip() for _, t, _ in lines[index + 1 : index + 3]
+            )
+            if not _FAULT_WORDS_RE.search(said):
+                continue
+            key = ("lost", m.group("bus"))
+            what = f"GPU {m.group('bus')} (no Xid): {said}"
+            fault = True
+        elif m := _NVRM_INIT_FAILED_RE.search(line):
+            key = ("init", m.group("bus"))
+            minor = next(
+                (
+                    k.group("minor")
+                    for _, t, _ in lines[index + 1 : index + 3]
+                    if (k := _NVRM_MINOR_RE.search(t))
+                ),
+                None,
+            )
+            what = f"GPU {m.group('bus')} did not initialise: {m.group('what')}" + (
+                f" (/dev/nvidia{minor})" if minor else ""
+            )
+            fault = True
         elif m := _NVRM_NVLINK_RE.search(line):
             key = ("nvlink", m.group("gpu"), m.group("call"))
             what = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')}): {m.group('what')}"

@@ -573,6 +573,21 @@ class SmiGpu:
     mig_mode: str = ""
     unreadable: list[str] = field(default_factory=list)
     """The fields NVML could not read (printed ``ERR!``)."""
+    query: str = ""
+    """``q`` when read from ``nvidia-smi -q`` (the fields below); empty for the status table."""
+    ecc_corrected: int | None = None
+    """``-q``: volatile correctable ECC errors (DRAM and SRAM, or single bit)."""
+    remap_pending: bool | None = None
+    """``-q`` Remapped Rows ``Pending``: a row remap waits for the GPU's reset."""
+    remap_failed: bool | None = None
+    """``-q`` Remapped Rows ``Remapping Failure Occurred``."""
+    retire_pending: bool | None = None
+    """``-q`` Retired Pages ``Pending Page Blacklist`` / ``Pending Page Retirement``."""
+    throttled: list[str] = field(default_factory=list)
+    """``-q`` Clocks Throttle (Event) Reasons that slow the GPU and are Active (HW Slowdown, HW
+    Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown, SW Power Cap)."""
+    sections: list[str] = field(default_factory=list)
+    """``-q``: the health sections read (ECC Errors, Remapped Rows, Retired Pages, Clocks ...)."""
 
 
 @dataclass(kw_only=True)
@@ -635,6 +650,8 @@ def parse_status(text: str) -> SmiStatus:
                 persistence=first.group("persist"),
                 bus_id=bus.group("bus"),
             )
+            if current.name == "ERR!":
+                current.unreadable.append("name")
             ecc = cells[2]
             if ecc == "ERR!":
                 current.unreadable.append("ECC")
@@ -667,6 +684,8 @@ def parse_status(text: str) -> SmiStatus:
             continue
         if second_seen and not cells[0] and not cells[1] and cells[2]:
             current.mig_mode = cells[2]  # the third row: MIG M.
+            if cells[2] == "ERR!":
+                current.unreadable.append("MIG mode")
             current = None
     if current is not None and not second_seen:
         out.warnings.append(
@@ -679,3 +698,85 @@ def parse_status(text: str) -> SmiStatus:
     if not out.gpus:
         raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
     return out
+
+
+# ``nvidia-smi -q``: "Key : Value" lines indented under section names ("ECC Errors", "Volatile",
+# "Remapped Rows", "Clocks Throttle Reasons" — "Clocks Event Reasons" in newer drivers), one block
+# per GPU after its "GPU 00000000:10:1C.0" line; a grep of one section may stand alone.
+QUERY_RE = re.compile(
+    r"^\s*(?:Attached GPUs|Product Name|Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) "
+    r"Reasons|ECC Errors)\s*(?::|$)",
+    re.M,
+)
+_QUERY_GPU_RE = re.compile(
+    r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$"
+)
+_QUERY_LINE_RE = re.compile(
+    r"^(?P<indent>\s*)(?P<key>[A-Za-z][\w .()/-]*?)\s*(?::\s*(?P<value>.*?))?\s*$"
+)
+_HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Throttle Reasons",
+                    "Clocks Event Reasons")  # fmt: skip
+_SLOWING = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown",
+            "SW Power Cap")  # fmt: skip
+
+
+def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
+    """One ``-q`` value into ``gpu`` by its section path."""
+    where = " / ".join(path)
+    number = int(value) if value.isdigit() else None
+    if path and path[0] in _HEALTH_SECTIONS and path[0] not in gpu.sections:
+        gpu.sections.append(path[0])
+    if key == "Product Name":
+        gpu.name = value
+    elif where.startswith("ECC Errors / Volatile") and number is not None:
+        if "Uncorrectable" in key or (key == "Total" and "Double Bit" in where):
+            gpu.ecc_uncorrected = (gpu.ecc_uncorrected or 0) + number
+        elif "Correctable" in key or (key == "Total" and "Single Bit" in where):
+            gpu.ecc_corrected = (gpu.ecc_corrected or 0) + number
+    elif where == "Remapped Rows" and key == "Pending" and value in ("Yes", "No"):
+        gpu.remap_pending = value == "Yes"
+    elif (
+        where == "Remapped Rows" and key == "Remapping Failure Occurred" and value in ("Yes", "No")
+    ):
+        gpu.remap_failed = value == "Yes"
+    elif where == "Retired Pages" and key.startswith("Pending Page") and value in ("Yes", "No"):
+        gpu.retire_pending = value == "Yes"
+    elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
+        if value == "Active":
+            gpu.throttled.append(key)
+
+
+def parse_query(text: str) -> list[SmiGpu]:
+    """The health sections of ``nvidia-smi -q`` per GPU (its ECC counts, row remapping, page
+    retirement and the clock slowdowns active); raises ParseError when no section is there."""
+    gpus: list[SmiGpu] = []
+    current: SmiGpu | None = None
+    stack: list[tuple[int, str]] = []  # (indent, section) of the sections the line is under
+    for no, line, _ in numbered_lines(text):
+        if not line.strip() or line.lstrip().startswith(("$", "[...]", "...", "=")):
+            continue
+        if m := _QUERY_GPU_RE.match(line.strip()):
+            current = SmiGpu(gpu=len(gpus), name="", line=no, bus_id=m.group("bus"), query="q")
+            gpus.append(current)
+            stack = []
+            continue
+        m = _QUERY_LINE_RE.match(line)
+        if m is None:
+            continue
+        indent = len(m.group("indent").expandtabs())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        key, value = m.group("key").strip(), (m.group("value") or "").strip()
+        if m.group("value") is None:
+            stack.append((indent, key))  # a section's name
+            continue
+        if current is None:
+            if not (stack or key == "Product Name"):
+                continue  # the log's own header (Timestamp, Driver Version ...)
+            current = SmiGpu(gpu=0, name="", line=no, query="q")  # a section grepped alone
+            gpus.append(current)
+        _query_gpu(current, [s for _, s in stack], key, value)
+    read = [g for g in gpus if g.sections]
+    if not read:
+        raise ParseError("no nvidia-smi -q health section (ECC Errors, Remapped Rows, Clocks ...)")
+    return read
