@@ -37,7 +37,8 @@ def test_a_gpu_that_did_not_initialise_names_its_device_node() -> None:
         "kern_log_syslog_worker4_nvrm_gpu_0a_00_rminitadapter_failed_0x24_0x72_1568_minor5_repeated_six_times_gpu_operator1146_cut.log"
     )
     (fault,) = ev.failures
-    assert fault["kind"] == "gpu_driver_fault"
+    # a driver or firmware mismatch gives the same line as failed hardware: an error, not a fault
+    assert fault["kind"] == "gpu_driver_error"
     assert fault["exception_type"] == (
         "GPU 0000:0a:00.0 did not initialise: RmInitAdapter failed! (0x24:0x72:1568) "
         "(/dev/nvidia5) (6 reports)"
@@ -72,7 +73,7 @@ def test_nvidia_smi_q_says_a_row_remap_waits_for_a_reset() -> None:
     assert (gpu["remap_pending"], gpu["remap_failed"], gpu["retire_pending"]) == (True, False, None)
     findings = finding_items({"evidence.gpus": ev.gpus}, "nccl")
     assert findings["evidence-gpu-repair-pending"][0].startswith(
-        "GPU 0 (NVIDIA A100-SXM4-80GB, 00000000:10:1C.0): row remap pending"
+        "GPU 00000000:10:1C.0 (NVIDIA A100-SXM4-80GB): row remap pending"
     )
     assert "evidence-gpu-remap-failed" not in findings
     assert "evidence-gpu-ecc-uncorrected" not in findings  # corrected errors only
@@ -93,7 +94,7 @@ def test_nvidia_smi_q_clock_reasons_not_active_are_read_and_not_judged() -> None
     (gpu,) = load_text(slowed, "q.txt").gpus
     assert gpu["throttled"] == ["HW Slowdown", "HW Thermal Slowdown"]
     items = finding_items({"evidence.gpus": [gpu]}, "nccl")["evidence-gpu-throttled"]
-    assert items[0].startswith("GPU 0: HW Slowdown, HW Thermal Slowdown active")
+    assert items[0].startswith("GPU #1 of the output: HW Slowdown, HW Thermal Slowdown active")
 
 
 def test_hccls_older_heartbeat_line_names_the_lost_rank_and_who_saw_it() -> None:
@@ -181,3 +182,71 @@ def test_a_traceback_the_copy_cut_before_its_exception_names_the_rank_and_its_co
     )
     assert cut["exception_type"] == "unknown (cut before the exception)"
     assert cut["message"].endswith("NCCL aborted the communicators of rank(s) 0, 1, 2, 3, 4, 5, 7")
+
+
+# ---- the review's cases ----------------------------------------------------------------------
+
+
+def test_lines_of_one_width_that_each_start_their_own_are_not_joined() -> None:
+    # two ranks' torch error lines, the longest lines, each ending in a digit, then NCCL's
+    # "ncclSystemError: ..." on the next line: no wrap
+    error = (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for "
+        "details), NCCL version 2.19.3\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+        "device error.\n"
+    )
+    report = load_text(error * 2, "t.log").files[0]
+    assert not any("wrapped" in m.message for m in report.messages)
+    # pdsh's node prefixes: a line of node2 after node1's lines of the same width
+    init = "node1: gpu-node1:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 busId 1000 commId 0x1 - Init COMPLETE xxxxxxxxxxxxxxxx\n"
+    warn = "node2: gpu-node2:2:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.1<1> with error 12, opcode 0, len 0, vendor err 129\n"
+    ev = load_text(init * 3 + warn, "t.log")
+    assert not any("wrapped" in m.message for m in ev.files[0].messages)
+    assert [f["line"] for f in ev.failures if f["kind"] == "nccl_net_error"] == [4]
+
+
+def test_a_grep_of_one_q_section_over_several_gpus_is_one_record_a_gpu() -> None:
+    def block(pending: str) -> str:
+        return (
+            "    Remapped Rows\n        Correctable Error                 : 0\n"
+            "        Uncorrectable Error               : 0\n"
+            f"        Pending                           : {pending}\n"
+            "        Remapping Failure Occurred        : No\n--\n"
+        )
+
+    gpus = load_text("".join(block("Yes" if i == 5 else "No") for i in range(8)), "q.txt").gpus
+    assert [g["remap_pending"] for g in gpus] == [i == 5 for i in range(8)]
+    items = finding_items({"evidence.gpus": gpus}, "nccl")["evidence-gpu-repair-pending"]
+    assert len(items) == 1 and items[0].startswith("GPU #6 of the output: row remap pending")
+
+
+def test_a_gpu_at_its_power_cap_is_not_slowed() -> None:
+    capped = "    Clocks Event Reasons\n        SW Power Cap                : Active\n"
+    (gpu,) = load_text(capped, "q.txt").gpus
+    assert gpu["throttled"] == []
+
+
+def test_the_first_of_a_runtime_error_and_a_kernel_driver_record_is_the_failure() -> None:
+    text = (
+        "[ERROR] RUNTIME(1,python):2025-01-01-00:00:00.000.000 [stream.cc:1]1 Aicore kernel "
+        "execute failed, fault kernel_name=aiv_all_reduce\n"
+        "[EVENT] KERNEL(3,sklogd):2025-01-01-00:00:01.000.000 [klogd.c:248][1.0] [ascend] [ERROR] "
+        "[hdcdrv] [hdcdrv_close 12] <k:1:1> session 3 closed\n"
+    )
+    (first,) = load_text(text, "plog.log").failures
+    assert (first["line"], first["library"]) == (1, "RUNTIME")
+
+
+def test_a_traceback_cut_in_a_rank_check_names_no_collective_and_a_label_keeps_its_rank() -> None:
+    text = (
+        "h:1:1 [2] NCCL INFO comm 0x1 rank 2 nranks 4 cudaDev 2 busId 3000 - Init COMPLETE\n"
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/tmp/t.py", line 9, in <module>\n'
+        "[rank2]:     if dist.get_rank() == 0:\n"
+    )
+    (cut,) = load_text(text, "t.log").failures
+    assert (cut["rank"], cut["op"]) == (2, None)
+    other = "[rank3]:Last error:\n[rank5]:Net : Call to recv from 10.0.0.1<1> failed : Connection refused\n"
+    assert not load_text(other, "t.log").failures

@@ -146,6 +146,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
+        r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|\bTSCH\([^)\n]*\):[^\n]*RTS_HWTS: hwts [a-z ]*exception"
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
@@ -205,6 +206,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|successfully reached monitoredBarrier, but|failed to pass monitoredBarrier in \d+ ms"
         r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error|Out Of Memory|Terminated)|NCCL error in:[ \t]*\r?\n\s*\S+?:\d+, |start failed on \S+: CXI alloc failed|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
+        r"|srun: error: Node failure on \S+|srun: error: Task launch for StepId=\S+ failed on node "
+        r"|ORTE was unable to reliably start one or more daemons|node_manager\.cc:\d+: This node has bee[nm] marked as dead"
+        r"|\bNCCL communication aborted: "
+        r"|nvshmem\S*?/\w+\.(?:cpp|cu):(?:\w+:)?\d+: |^WARN: init failed for remote transport: \w+"
         r"|^[\w.-]+: rank \d+ (?:exited with code \d+|died from signal \d+)"
         r"|=\s+RANK \d+ PID \d+ RUNNING AT \S+\s*\n=\s+(?:KILLED BY SIGNAL|EXIT CODE): \d+"
         r"|-- Process \d+ terminated with the following error:"
@@ -808,42 +813,52 @@ def _common_indent(lines: list[str]) -> str:
 HARD_WRAP_MIN_COLUMNS = 120
 """Narrower lines of one length are a table's rows or a format's own width, not a terminal's
 wrap."""
-_LINE_HEAD_RE = re.compile(r"[\w.-]+:\d+:\d+ \[|\d{4}-\d\d-\d\d|[a-z]{3} +\d+ \d\d:")
-"""How a line of its own starts (NCCL's host:pid:tid prefix, a date, syslog's "Dec  2 11:49")."""
+_LINE_HEAD_RE = re.compile(
+    r"[\w.-]+:\d+:\d+ \[|\d{4}-\d\d-\d\d|[A-Za-z]{3} +\d+ \d\d:|[\w.-]+: |\[|\(|nccl[A-Z]"
+    r"|Traceback|File \"|frame #|Exception|terminate called|what\(\)|\*\*\*"
+)
+"""How a line of its own starts: NCCL's host:pid:tid prefix, a date, syslog's "Dec  2 11:49",
+a host's or an exception's "name: " (pdsh's ``node2: ``, ``ncclSystemError: ``), a bracketed
+tag (``[rank1]:``), a Ray actor's ``(pid=..)``, a traceback's or C++ frame's line."""
 HARD_WRAP_MIN_LINES = 2
 """A terminal's wrap shows in several lines cut at its width; one is chance."""
 
 
 def _join_hard_wraps(text: str) -> tuple[str, int, int]:
-    """``text`` with the lines a terminal (or a paste tool) cut at its width joined again: the
-    longest lines are all that width and each goes on, mid-word, on the next line (which starts
-    lower-case, and not the way a line of its own starts). The continuation's line is left
-    empty so line numbers hold. Returns the text, how many lines were joined and the width."""
+    """``text`` with the lines a terminal (or a paste tool) cut at its width joined again. The
+    width is the longest lines' length, at least ``HARD_WRAP_MIN_COLUMNS``; it is a wrap when
+    ``HARD_WRAP_MIN_LINES`` of those lines are cut mid-word (the next line goes on in lower case)
+    and none of them is followed by a line of its own (a host's or a rank's prefix, a date, an
+    exception's name, a frame): then every line of that width is joined to the next. The
+    continuation's line is left empty so line numbers hold. Returns the text, how many lines
+    were joined and the width."""
     lines = text.split("\n")
     original = list(lines)
     width = max((len(line) for line in lines), default=0)
+    # (the text's last line has nothing after it to go on to; "" after it is the final newline)
+    last = len(lines) - 1 - (lines[-1] == "")
+    at_width = [i for i in range(last) if len(lines[i]) == width]
+    if width < HARD_WRAP_MIN_COLUMNS or len(at_width) < HARD_WRAP_MIN_LINES:
+        return text, 0, width
 
-    def goes_on(i: int) -> bool:
-        # lines of one log that merely share a width ("host:pid:tid [dev] NCCL INFO ..." after
-        # another such line) each start their own: the next line must not start like this one
-        here, after = original[i], original[i + 1]
+    def own_line(i: int) -> bool:
+        after = original[i + 1]
         return (
-            len(here) == width
-            and after[:1].islower()
-            and here[-1:].isalnum()
-            and after[:6] != here[:6]
-            and not _LINE_HEAD_RE.match(after)
+            not after.strip()
+            or after[:1].isspace()
+            or after[:6] == original[i][:6]
+            or bool(_LINE_HEAD_RE.match(after))
         )
 
-    cut = [i for i in range(len(lines) - 1) if goes_on(i)]
-    if width < HARD_WRAP_MIN_COLUMNS or len(cut) < HARD_WRAP_MIN_LINES:
+    mid_word = [i for i in at_width if original[i][-1:].isalnum() and original[i + 1][:1].islower()]
+    if len(mid_word) < HARD_WRAP_MIN_LINES or any(own_line(i) for i in at_width):
         return text, 0, width
     joined = 0
-    for i in cut:
+    for i in at_width:
         if not lines[i]:
             continue  # a continuation already joined to the line above it
         j = i
-        while j + 1 < len(lines) and goes_on(j):
+        while j + 1 < len(lines) and len(original[j]) == width and not own_line(j):
             lines[i] += original[j + 1]
             lines[j + 1] = ""
             j += 1

@@ -26,6 +26,9 @@ Recognised events (``LogEvent.kind``):
 - ``ascend_tool_failure``: an Ascend driver tool (hccn_tool) that answered ``Command execute
   failed!`` (``exception_type``: how many times, and the reason it printed above, such as
   ``Device ID is out of the valid range.``);
+- ``nvshmem_error``: NVSHMEM's failure chain (``.../nvshmem/src/host/init/init.cu:998: non-zero
+  status: 7 ...``, ``WARN: init failed for remote transport: ibrc``): its first line, what it says
+  failed last, and the peer its bootstrap lost;
 - ``cuda_error``: a CUDA runtime call a test program checked failed (nccl-tests' CUDACHECK:
   ``node0: Test CUDA failure common.cu:389 'an illegal memory access was encountered'``;
   ``host``, ``call``: the FILE:LINE, ``exception_type``: CUDA's error text); its ``out of memory``
@@ -474,7 +477,7 @@ class LogEvent:
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
-    gpu_hw_exception, gpu_driver_fault, gpu_driver_error or ascend_tool_failure."""
+    gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure or nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -746,6 +749,7 @@ def parse(text: str) -> LogReport:
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
     _ascend_tool_failures(lines, report)
+    _nvshmem_errors(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -1293,6 +1297,9 @@ _HCCL_ERRNO_CALL_RE = re.compile(
     # hcom's result of an operation: "[AllReduce][Result]errNo[0x0000000005010010] hcclComm all
     # reduce error, tag[HcomAllReduce_...]" (module 5 HCCL, the HcclResult in the low bits)
     r"|errNo\[0x(?P<hex4>[0-9a-fA-F]+)\]\s*(?:op_base )?(?P<call4>hcclComm (?P<op4>[A-Za-z]+(?: [a-z]+)*)) error"
+    # ATB's HCCL runner (MindIE): "[hccl_runner.cpp:103] HCCL CommInitClusterInfo ERROR19 should
+    # check rankTableFile config" (the call without its Hccl prefix, the HcclResult after ERROR)
+    r"|\bHCCL (?P<call8>Comm\w+) ERROR(?P<code8>\d+)\b"
     # op_base.cc's trace of a failed init: "HcclCommInitRootInfo failed, return[0x0000000005000004],
     # rankNum[8], rank[6], rootInfo identifier[...]" (a MindCluster plog sample)
     r"|\b(?P<call5>Hccl\w+) failed, return\[0x(?P<hex5>[0-9a-fA-F]+)\]"
@@ -1340,9 +1347,9 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         op: str | None = None
         if "not in a group call" in line and (g := _GROUP_END_RE.search(line)):
             result, call, rank, size = _GROUP_END_RESULT, g.group("call"), tagged, None
-        elif (("Hccl" in line and " fail" in line) or "hcclComm" in line) and (
-            e := _HCCL_ERRNO_CALL_RE.search(line)
-        ):
+        elif (
+            ("Hccl" in line and " fail" in line) or "hcclComm" in line or "HCCL Comm" in line
+        ) and (e := _HCCL_ERRNO_CALL_RE.search(line)):
             if e.group("hex4"):
                 value = int(e.group("hex4"), 16)
                 if (value >> 24) & 0xFF != _HCCL_MODULE:
@@ -1358,6 +1365,8 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 if (value >> 24) & 0xFF != _HCCL_MODULE:
                     continue
                 result, call = value & 0xFFFF, e.group("call5")
+            elif e.group("call8"):
+                result, call = int(e.group("code8")), f"Hccl{e.group('call8')}"
             elif e.group("call3"):
                 result, call = int(e.group("code3")), e.group("call3")
             else:
@@ -2087,7 +2096,7 @@ _NCCL_CALL_RE = re.compile(
     # the NCCLCHECK macro of NCCL's own examples, copied by many programs (TensorRT-LLM's NCCL
     # plugins among them): printf("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__,
     # ncclGetErrorString(r)); a result code NCCL does not know reads 'unknown result code'
-    r"|Failed, NCCL error (?P<where6>\S+:\d+) '(?P<what6>[^']+)'"
+    r"|Failed, NCCL error (?P<where6>\S+:\d+) '(?P<what6>[^']*)'"
     # a caller that names the call it checked (Horovod's NCCLContext::ErrorCheck, and others:
     # op_name + " failed: " + ncclGetErrorString(result)): "ncclAllReduce failed: unhandled cuda
     # error"
@@ -2131,6 +2140,9 @@ _NCCL_CALL_RE = re.compile(
     # libs.nccl.NcclError: NCCL_ERROR_INTERNAL_ERROR: internal error - please report ..."; the
     # call is the traceback's frame above it ("in ...nccl.NcclCommunicator.recv")
     rf"|\bNcclError: NCCL_ERROR_\w+: (?P<what15>{_NCCL_ERROR_TEXT}.*?)\s*$"
+    # HybridBackend's TensorFlow collectives (nccl_collective.cc): "E hybridbackend/tensorflow/
+    # distribute/nccl/nccl_collective.cc:461] NCCL communication aborted: unhandled system error"
+    rf"|\bNCCL communication aborted: (?P<what16>{_NCCL_ERROR_TEXT}.*?)\s*$"
 )
 _CUPY_FRAME_RE = re.compile(r", in cupy_backends\.cuda\.libs\.nccl\.NcclCommunicator\.(\w+)\s*$")
 _HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
@@ -2173,6 +2185,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and "Runtime error: " not in line
             and "Nccl error, " not in line
             and "NcclError: " not in line
+            and "NCCL communication aborted" not in line
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         if m.group("what14") and "watchdog thread terminated" in line:
@@ -2203,9 +2216,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what13",
                 "what14",
                 "what15",
+                "what16",
             )
         )
-        what = next(w for w in found if w).strip()
+        # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
+        what = next((w for w in found if w), "(no error text)").strip()
         rank = tagged if not m.group("rank11") else int(m.group("rank11"))
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
@@ -2775,6 +2790,26 @@ SIGNAL_TEXTS = {
 # allocation %u has been revoked") when the job was killed while its nodes were readied; a failed
 # PrologSlurmctld is one cause, "srun: PrologSlurmctld failed, job killed")
 _SRUN_REVOKED_RE = re.compile(r"srun: error: Job allocation (?P<job>\d+) has been revoked")
+# srun's reports of a node it lost or could not start a step on (Slurm's srun: "srun: error: Node
+# failure on jean-zay-iam37" when slurmctld marks an allocated node down; "srun: error: Task
+# launch for StepId=96.0 failed on node n2: No such process" when slurmd did not start it)
+_SRUN_NODE_FAILURE_RE = re.compile(r"srun: error: Node failure on (?P<host>\S+)")
+_SRUN_LAUNCH_FAILED_RE = re.compile(
+    r"srun: error: Task launch for StepId=\S+ failed on node (?P<host>[^:\s]+): (?P<why>.+?)\s*$"
+)
+# Open MPI when its daemons did not start on the other nodes ("ORTE was unable to reliably start
+# one or more daemons."), after ssh's own words for each host it could not reach ("ssh: Could not
+# resolve hostname nccl-tests-worker-0.nccl-tests.default.svc: Name or service not known")
+_ORTE_NO_DAEMONS_RE = re.compile(r"ORTE was unable to reliably start one or more daemons")
+_SSH_HOST_RE = re.compile(
+    r"ssh: (?:Could not resolve hostname|connect to host) (?P<host>[^\s:]+)[: ]\s*(?P<why>.*?)\s*$"
+)
+ORTE_SSH_LINES = 20
+"""How far above Open MPI's "unable to reliably start" its ssh lines may stand."""
+# Ray's raylet when the cluster's control store gave up on its heartbeats: "node_manager.cc:170:
+# This node has beem marked as dead." (Ray's spelling in the releases that print it), after "Last
+# heartbeat was sent 6901 ms ago"
+_RAY_NODE_DEAD_RE = re.compile(r"node_manager\.cc:\d+: This node has bee[nm] marked as dead")
 # PaddlePaddle's launcher (paddle.distributed.launch): "Container rank 0 status failed cmd [...]
 # code 1 log log/workerlog.0" for a worker, "LAUNCH INFO 2022-11-21 02:35:54,386 Exit code 1" for
 # the launch itself
@@ -3346,6 +3381,39 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 "deepspeed (a hostfile's node not reachable via ssh)", host=du.group("host"),
             )  # fmt: skip
             continue
+        if "Node failure on" in line and (nf := _SRUN_NODE_FAILURE_RE.search(line)):
+            once(
+                ("srun-node", nf.group("host")), no, text,
+                "srun (Slurm lost the node: node failure)", host=nf.group("host"),
+                root_cause=True,
+            )  # fmt: skip
+            continue
+        if "Task launch for" in line and (tl := _SRUN_LAUNCH_FAILED_RE.search(line)):
+            once(
+                ("srun-launch", tl.group("host")), no, text,
+                f"srun (task launch failed on the node: {tl.group('why')})", host=tl.group("host"),
+            )  # fmt: skip
+            continue
+        if "ORTE was unable" in line and _ORTE_NO_DAEMONS_RE.search(line):
+            above = lines[max(0, index - ORTE_SSH_LINES) : index]
+            unreached = [sm for _, t, _ in above if (sm := _SSH_HOST_RE.search(t))]
+            why = (
+                "ssh: " + "; ".join(f"{u.group('host')}: {u.group('why')}" for u in unreached)
+                if unreached
+                else "no daemon reported back"
+            )
+            once(
+                ("orte-daemons", 0), no, text,
+                f"mpirun (Open MPI could not start its daemons on the other nodes; {why})"[:200],
+                host=unreached[0].group("host") if len(unreached) == 1 else None,
+            )  # fmt: skip
+            continue
+        if "marked as dead" in line and _RAY_NODE_DEAD_RE.search(line):
+            once(
+                ("ray-dead", 0), no, text,
+                "Ray (the raylet was marked dead: its heartbeats to the cluster lagged)",
+            )  # fmt: skip
+            continue
         if "has been revoked" in line and (rv := _SRUN_REVOKED_RE.search(line)):
             before = [t for _, t, _ in lines[max(0, index - 3) : index]]
             prolog = any("PrologSlurmctld failed" in t for t in before)
@@ -3798,7 +3866,7 @@ _INIT_RANK_RE = re.compile(
 _KERNEL_DRIVER_ERROR_RE = re.compile(
     r"\[ascend\] \[ERROR\] \[(?P<mod>\w+)\] \[(?P<fn>\w+) \d+\] (?:<[^>]*> )?(?P<what>.*?)\s*$"
 )
-_NOT_SUPPORTED_RE = re.compile(r"\bDRV_ERROR_NOT_SUPPORT\s*$")
+_NOT_SUPPORTED_RE = re.compile(r"\bDRV_ERROR_NOT_SUPPORT\b")
 """A driver query the device does not serve: the driver's answer, not a fault."""
 
 
@@ -3807,6 +3875,8 @@ def _kernel_driver_error(lines: list[tuple[int, str, int | None]]) -> LogEvent |
     for index, (no, line, tagged) in enumerate(lines):
         if "[ascend] [ERROR]" not in line or not (m := _KERNEL_DRIVER_ERROR_RE.search(line)):
             continue
+        if _NOT_SUPPORTED_RE.search(line):
+            continue  # the driver's answer to a query it does not serve
         said = [m.group("what")]
         for _, after, _ in lines[index + 1 : index + 12]:
             k = _KERNEL_DRIVER_ERROR_RE.search(after)
@@ -3829,9 +3899,10 @@ def _cann_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
     collective's AIV kernel that failed on the device), as written; the device kernel's driver
     error record before it; never a query the driver does not serve."""
-    if kernel := _kernel_driver_error(lines):
-        return kernel
+    kernel = _kernel_driver_error(lines)
     for no, line, tagged in lines:
+        if kernel is not None and no >= kernel.line:
+            return kernel  # the device kernel's record came first
         if _NOT_SUPPORTED_RE.search(line):
             continue
         if "[ERROR] " in line and (m := CANN_PLOG_ERROR_RE.search(line)):
@@ -3843,7 +3914,7 @@ def _cann_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 library=m.group("mod"),
                 exception_type=f"{m.group('mod')} error",
             )
-    return None
+    return kernel
 
 
 # The device's driver (DRV), HCCP (the NPU's network service), the RoCE driver (ROCE) and the
@@ -4362,8 +4433,13 @@ HEADLESS_FRAME_LINES = 3
 """How far above an exception line a frame must stand for a traceback cut above its heading."""
 
 
-_DIST_CALL_RE = re.compile(r"\b(?:dist|torch\.distributed)\.(?P<op>[a-z_]+)\(")
-"""A collective the program's own code line calls (``dist.all_reduce(data, ...)``)."""
+_DIST_CALL_RE = re.compile(
+    r"\b(?:dist|torch\.distributed)\.(?P<op>all_reduce|all_gather(?:_into_tensor|_object)?|"
+    r"reduce_scatter(?:_tensor)?|all_to_all(?:_single)?|broadcast(?:_object_list)?|barrier|"
+    r"monitored_barrier|reduce|gather|scatter|send|recv|isend|irecv|init_process_group|new_group)\("
+)
+"""A collective (or the group set-up) the program's own code line calls (``dist.all_reduce(data,
+...)``; not ``dist.get_rank()``)."""
 _ABORTED_RE = re.compile(
     r"NCCL INFO comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<n>\d+) .*- Abort COMPLETE"
 )
@@ -4374,7 +4450,8 @@ _ABORTED_RE = re.compile(
 # by remote peer ...", "NET/IB : ..."): a copy that kept the label and its line, not the error
 # line above them, still says what NCCL last failed at.
 _NCCL_LAST_WARN_RE = re.compile(
-    r"^(?:Net : |NET/\w+ ?: |socket\w*: |Call to \w+ failed|Cuda failure |\w+\.cc:\d+ )"
+    r"^(?:Net : |NET/\w+ ?: |socket\w*: |Call to \w+ failed|Cuda failure |\w+\.cc:\d+ "
+    r"|Error while (?:creating|attaching to) shared memory segment |Failed to CUDA calloc )"
 )
 
 
@@ -4386,6 +4463,8 @@ def _orphan_last_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | N
         if label is None:
             continue
         no, after, tagged = lines[index + 1]
+        if tagged != lines[index][2]:
+            continue  # another rank's line under this rank's label
         host = label.group("host")
         text = after.strip()
         if host:
@@ -4549,6 +4628,8 @@ _RAY_TASK_ERROR_RE = re.compile(
 # tag if there is one.
 _LOG_LINE_RE = re.compile(
     r"^.{0,40}?(?:\d{4}[-/]\d{2}[-/]\d{2}[-_ T]\d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d)"
+    # syslog's and journalctl's "Feb 16 19:30:06 host unit[pid]: ..."
+    r"|^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \S+ [\w.@/-]+(?:\[\d+\])?: "
     # glog's "E0724 03:14:20.707079", with the year in newer releases: "E20260106 06:43:02.96"
     r"|^.{0,40}?\b[IWEF](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}"
     r"|^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL|TRACE)\b"
@@ -5225,10 +5306,11 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
                 ),
                 None,
             )
+            # (a driver or firmware mismatch, another driver bound to the GPU, a VM's BAR or
+            # IOMMU set-up give the same line as failed hardware: an error, not a fault)
             what = f"GPU {m.group('bus')} did not initialise: {m.group('what')}" + (
                 f" (/dev/nvidia{minor})" if minor else ""
             )
-            fault = True
         elif m := _NVRM_NVLINK_RE.search(line):
             key = ("nvlink", m.group("gpu"), m.group("call"))
             what = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')}): {m.group('what')}"
@@ -5323,6 +5405,67 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     for reason, ev in by_reason.items():
         said = reason or "no reason given"
         ev.exception_type = f"{counts[reason]} command(s) failed: {said}"
+
+
+# NVSHMEM (DeepEP's and others' GPU-initiated transport) reports each failure with its source
+# place and, up the stack, its status: "/sgl-workspace/nvshmem/src/host/init/init.cu:998: non-zero
+# status: 7 building transport map failed", "... nvshmemi_check_state_and_init:1080: nvshmem
+# initialization failed, exiting", "transport.cpp:nvshmemi_transport_init:287: Unable to
+# initialize any transports.", "WARN: init failed for remote transport: ibrc", its bootstrap's
+# "socketProgressOpt: Call to recv from 10.179.114.196<38229> failed : Broken pipe".
+_NVSHMEM_RE = re.compile(
+    r"(?P<src>nvshmem\S*?/(?P<file>\w+\.(?:cpp|cu|h)):(?:(?P<fn>\w+):)?(?P<ln>\d+)): "
+    r"(?P<what>.+?)\s*$"
+)
+_NVSHMEM_TRANSPORT_RE = re.compile(r"^WARN: init failed for remote transport: (?P<t>\w+)")
+_NVSHMEM_PEER_RE = re.compile(
+    r"Call to \w+ from (?P<ip>[\d.]+)<(?P<port>\d+)> failed : (?P<why>.+?)\s*$"
+)
+
+
+def _nvshmem_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``nvshmem_error`` a log (its failures are one chain): its first line, with what it
+    finally says failed ("nvshmem initialization failed", "Unable to initialize any transports")
+    and the peer its bootstrap lost, if it names one."""
+    first: LogEvent | None = None
+    verdict = ""
+    peer: re.Match[str] | None = None
+    transports: list[str] = []
+    for no, line, tagged in lines:
+        if "nvshmem" not in line.lower() and not line.startswith("WARN: init failed"):
+            continue
+        m = _NVSHMEM_RE.search(line)
+        t = _NVSHMEM_TRANSPORT_RE.match(line.strip())
+        if m is None and t is None:
+            continue
+        if t is not None and t.group("t") not in transports:
+            transports.append(t.group("t"))
+        what = m.group("what") if m else ""
+        if first is None:
+            first = LogEvent(
+                kind="nvshmem_error",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="NVSHMEM",
+            )
+        if m is not None and re.search(r"failed|Unable to", what) and "non-zero status" not in what:
+            verdict = what  # the last, outermost words of the chain
+        elif m is not None and (
+            tail := re.search(r"non-zero status: -?\d+ (?P<w>.*\bfailed\b.*)", what)
+        ):
+            verdict = verdict or tail.group("w")
+        peer = peer or _NVSHMEM_PEER_RE.search(line)
+    if first is None:
+        return
+    said = verdict or (
+        f"init failed for remote transport(s) {', '.join(transports)}" if transports else ""
+    )
+    if peer is not None:
+        first.remote_ip, first.port = peer.group("ip"), int(peer.group("port"))
+        said += f" (its bootstrap's connection to {peer.group('ip')}: {peer.group('why')})"
+    first.exception_type = said.strip()[:200] or None
+    report.events.append(first)
 
 
 def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) -> bool:

@@ -544,6 +544,7 @@ _SMI_SECOND_RE = re.compile(
     r"^\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>\d+C|N/A|ERR!)\s+(?P<perf>P\d+|ERR!|N/A)\s+"
     r"(?P<power>\d+W|N/A|ERR!)\s*/\s*(?P<cap>\d+W|N/A|ERR!)\s*$"
 )
+_SMI_CUT_ROW_RE = re.compile(r"^\|\s+(?P<gpu>\d+)\s+\S")
 _SMI_MEMORY_RE = re.compile(r"^\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*$")
 _SMI_UTIL_RE = re.compile(r"^\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+(?: \S+)?)\s*$")
 
@@ -585,7 +586,7 @@ class SmiGpu:
     """``-q`` Retired Pages ``Pending Page Blacklist`` / ``Pending Page Retirement``."""
     throttled: list[str] = field(default_factory=list)
     """``-q`` Clocks Throttle (Event) Reasons that slow the GPU and are Active (HW Slowdown, HW
-    Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown, SW Power Cap)."""
+    Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown)."""
     sections: list[str] = field(default_factory=list)
     """``-q``: the health sections read (ECC Errors, Remapped Rows, Retired Pages, Clocks ...)."""
 
@@ -695,6 +696,20 @@ def parse_status(text: str) -> SmiStatus:
                 "temperature, power, memory and utilisation are unknown",
             )
         )
+    last = [(no, t) for no, t, _ in numbered_lines(text) if t.strip()]
+    if (
+        last
+        and (cut := _SMI_CUT_ROW_RE.match(last[-1][1].strip()))
+        and len(last[-1][1].strip().strip("|").split("|")) < 3
+    ):
+        # the copy ends inside a GPU's first row
+        out.warnings.append(
+            ParseWarning(
+                line=last[-1][0],
+                message=f"GPU {cut.group('gpu')}'s rows are cut (the copy ends inside its first "
+                "row): that GPU is not read",
+            )
+        )
     if not out.gpus:
         raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
     return out
@@ -704,8 +719,8 @@ def parse_status(text: str) -> SmiStatus:
 # "Remapped Rows", "Clocks Throttle Reasons" — "Clocks Event Reasons" in newer drivers), one block
 # per GPU after its "GPU 00000000:10:1C.0" line; a grep of one section may stand alone.
 QUERY_RE = re.compile(
-    r"^\s*(?:Attached GPUs|Product Name|Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) "
-    r"Reasons|ECC Errors)\s*(?::|$)",
+    r"^\s*(?:Attached GPUs\s*:|(?:Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) Reasons|"
+    r"ECC Errors)\s*$)",
     re.M,
 )
 _QUERY_GPU_RE = re.compile(
@@ -716,8 +731,8 @@ _QUERY_LINE_RE = re.compile(
 )
 _HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Throttle Reasons",
                     "Clocks Event Reasons")  # fmt: skip
-_SLOWING = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown",
-            "SW Power Cap")  # fmt: skip
+# (not "SW Power Cap": a GPU under load at its power limit reads Active, healthy)
+_SLOWING = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown")
 
 
 def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
@@ -752,13 +767,14 @@ def parse_query(text: str) -> list[SmiGpu]:
     gpus: list[SmiGpu] = []
     current: SmiGpu | None = None
     stack: list[tuple[int, str]] = []  # (indent, section) of the sections the line is under
+    by_gpu_line = False  # the output names each GPU's record by its own line (no grep guessing)
     for no, line, _ in numbered_lines(text):
         if not line.strip() or line.lstrip().startswith(("$", "[...]", "...", "=")):
             continue
         if m := _QUERY_GPU_RE.match(line.strip()):
             current = SmiGpu(gpu=len(gpus), name="", line=no, bus_id=m.group("bus"), query="q")
             gpus.append(current)
-            stack = []
+            stack, by_gpu_line = [], True
             continue
         m = _QUERY_LINE_RE.match(line)
         if m is None:
@@ -768,12 +784,16 @@ def parse_query(text: str) -> list[SmiGpu]:
             stack.pop()
         key, value = m.group("key").strip(), (m.group("value") or "").strip()
         if m.group("value") is None:
+            if not stack and current is not None and key in current.sections and not by_gpu_line:
+                # the same section again with no GPU line between: a grep of it over several
+                # GPUs ("nvidia-smi -q | grep -A4 'Remapped Rows'"): the next GPU's
+                current = None
             stack.append((indent, key))  # a section's name
             continue
         if current is None:
             if not (stack or key == "Product Name"):
                 continue  # the log's own header (Timestamp, Driver Version ...)
-            current = SmiGpu(gpu=0, name="", line=no, query="q")  # a section grepped alone
+            current = SmiGpu(gpu=len(gpus), name="", line=no, query="q")  # a grepped section
             gpus.append(current)
         _query_gpu(current, [s for _, s in stack], key, value)
     read = [g for g in gpus if g.sections]
