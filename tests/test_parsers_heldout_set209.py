@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
@@ -135,3 +135,43 @@ def test_mindies_hccl_runner_names_the_call_and_its_result() -> None:
         22,
     )
     assert "should check rankTableFile config" in call["message"]
+
+
+def test_fabric_managers_failed_start_is_said_with_its_exit_code() -> None:
+    ev = _load(
+        "journal_nvidia_fabricmanager_start_sh_pre_nvl5_query_nvswitch_failed_nv_warn_nothing_to_do_exit1_service_failure_2x4090_reporter_markers_cube_studio29.log"
+    )
+    (fm,) = ev.failures
+    assert (fm["kind"], fm["line"], fm["exit_code"]) == ("gpu_driver_error", 4, 1)
+    assert fm["exception_type"] == (
+        "NVIDIA Fabric Manager did not start (exit code 1); its NVSwitch driver found nothing to "
+        "do (no NVSwitch)"
+    )
+
+
+def test_nvidia_smis_answers_that_it_cannot_read_the_gpus_are_errors() -> None:
+    # nvidia-smi's own answers (they stand in place of its table)
+    for answer in (
+        "No devices were found",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+        "that the latest NVIDIA driver is installed and running.",
+        "Failed to initialize NVML: Driver/library version mismatch",
+        "Unable to determine the device handle for GPU0000:83:00.0: Unknown Error",
+    ):
+        (ev,) = load_text(f"$ nvidia-smi\n{answer}\n", "smi.txt").failures
+        assert ev["kind"] == "gpu_driver_error" and ev["line"] == 2, answer
+        assert ev["exception_type"].startswith("nvidia-smi could not read the GPUs: "), answer
+    # the words inside another line are no answer of nvidia-smi's
+    assert not load_text("INFO: No devices were found matching the filter\n", "t.log").failures
+
+
+def test_nvidia_smi_q_counts_the_pages_a_gpu_retired() -> None:
+    text = (
+        "    Retired Pages\n        Single Bit ECC                    : 2\n"
+        "        Double Bit ECC                    : 61\n"
+        "        Pending Page Blacklist            : Yes\n"
+    )
+    (gpu,) = load_text(text, "q.txt").gpus
+    assert (gpu["retired_pages"], gpu["retire_pending"]) == (63, True)
+    items = finding_items({"evidence.gpus": [gpu]}, "nccl")["evidence-gpu-repair-pending"]
+    assert "page retirement pending" in items[0]

@@ -147,6 +147,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
+        r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
+        r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
+        r'|"\S*nv-fabricmanager\b[^"\n]*" failed! Exit code: \d+'
         r"|\bTSCH\([^)\n]*\):[^\n]*RTS_HWTS: hwts [a-z ]*exception"
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
@@ -377,9 +380,9 @@ class EvidenceFacts:
     """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
     memory_total_mib, util_pct, compute_mode, mig_mode, unreadable, query, ecc_corrected,
-    remap_pending, remap_failed, retire_pending, throttled, sections}`` (``unreadable``: the
-    fields printed ``ERR!``; ``query`` 'q' for ``nvidia-smi -q``'s health sections, whose fields
-    are the last six; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
+    remap_pending, remap_failed, retire_pending, retired_pages, throttled, sections}``
+    (``unreadable``: the fields printed ``ERR!``; ``query`` 'q' for ``nvidia-smi -q``'s health
+    sections, whose fields are the last seven; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``

@@ -750,6 +750,7 @@ def parse(text: str) -> LogReport:
     _nvrm_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _nvshmem_errors(lines, report)
+    _nvidia_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -5363,6 +5364,63 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         if repeats[key] > 1 and ev.exception_type:
             ev.exception_type += f" ({repeats[key]} reports)"
         report.events.append(ev)
+
+
+# nvidia-smi's own answers when it cannot read the GPUs ("No devices were found", "NVIDIA-SMI has
+# failed because it couldn't communicate with the NVIDIA driver. ...", "Failed to initialize NVML:
+# Driver/library version mismatch", "Unable to determine the device handle for GPU0000:83:00.0:
+# Unknown Error"), and NVIDIA Fabric Manager's service that did not start (its start script's
+# '"/usr/bin/nv-fabricmanager -c ..." failed! Exit code: 1', after "... [NV_WARN_NOTHING_TO_DO]"
+# when the NVSwitch driver found no switch).
+_SMI_CANNOT_RE = re.compile(
+    r"^(?P<what>No devices were found|NVIDIA-SMI has failed because it couldn't communicate with "
+    r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to determine the device handle for "
+    r"GPU ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
+)
+_FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P<code>\d+)')
+_FM_NOTHING_RE = re.compile(r"\[NV_WARN_NOTHING_TO_DO\]")
+
+
+def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """nvidia-smi's answers that it could not read the GPUs, and Fabric Manager's failed start,
+    as ``gpu_driver_error`` events (one per answer)."""
+    seen: set[str] = set()
+    for no, line, tagged in lines:
+        text = line.strip()
+        if m := _SMI_CANNOT_RE.match(text):
+            what = m.group("what")
+            if what in seen:
+                continue
+            seen.add(what)
+            report.events.append(
+                LogEvent(
+                    kind="gpu_driver_error",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    library="nvidia-smi",
+                    exception_type=f"nvidia-smi could not read the GPUs: {what}"[:200],
+                )
+            )
+        elif "nv-fabricmanager" in line and (fm := _FM_FAILED_RE.search(line)):
+            if "fm" in seen:
+                continue
+            seen.add("fm")
+            nothing = any(_FM_NOTHING_RE.search(t) for _, t, _ in lines)
+            report.events.append(
+                LogEvent(
+                    kind="gpu_driver_error",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    library="NVIDIA Fabric Manager",
+                    exit_code=int(fm.group("code")),
+                    exception_type=f"NVIDIA Fabric Manager did not start (exit code {fm.group('code')})"
+                    + (
+                        "; its NVSwitch driver found nothing to do (no NVSwitch)" if nothing else ""
+                    ),
+                )
+            )
 
 
 # An Ascend driver tool (hccn_tool, as in a public install note where every "hccn_tool -i N -ip

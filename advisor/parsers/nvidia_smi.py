@@ -584,6 +584,9 @@ class SmiGpu:
     """``-q`` Remapped Rows ``Remapping Failure Occurred``."""
     retire_pending: bool | None = None
     """``-q`` Retired Pages ``Pending Page Blacklist`` / ``Pending Page Retirement``."""
+    retired_pages: int | None = None
+    """``-q`` Retired Pages: the pages retired for single and double bit ECC errors (None where
+    the GPU remaps rows instead: N/A)."""
     throttled: list[str] = field(default_factory=list)
     """``-q`` Clocks Throttle (Event) Reasons that slow the GPU and are Active (HW Slowdown, HW
     Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown)."""
@@ -756,6 +759,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.remap_failed = value == "Yes"
     elif where == "Retired Pages" and key.startswith("Pending Page") and value in ("Yes", "No"):
         gpu.retire_pending = value == "Yes"
+    elif where.startswith("Retired Pages") and key.endswith("Bit ECC") and number is not None:
+        gpu.retired_pages = (gpu.retired_pages or 0) + number
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
         if value == "Active":
             gpu.throttled.append(key)
