@@ -772,7 +772,7 @@ def parse(text: str) -> LogReport:
         raise ParseError(first.message, first.line)
     if not report.events and (last := _orphan_last_error(lines)):
         report.events.append(last)
-    if not report.events and python_exception(lines) is None and (cut := cut_traceback(lines)):
+    if not report.events and (cut := cut_traceback(lines)) and python_exception(lines) is None:
         # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
         # name, above a traceback cut later, is read below as that)
         report.events.append(cut)

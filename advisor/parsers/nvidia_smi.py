@@ -620,11 +620,14 @@ def parse_status(text: str) -> SmiStatus:
     current: SmiGpu | None = None
     second_seen = False
     in_processes = False
+    last: tuple[int, str] | None = None  # the text's last line that is not blank
     for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if s:
+            last = (no, s)
         if m := SMI_BANNER_RE.search(line):
             out.driver, out.cuda = m.group("driver"), m.group("cuda") or ""
             continue
-        s = line.strip()
         if "Processes:" in s:
             in_processes, out.processes = True, 0
             continue
@@ -699,16 +702,15 @@ def parse_status(text: str) -> SmiStatus:
                 "temperature, power, memory and utilisation are unknown",
             )
         )
-    last = [(no, t) for no, t, _ in numbered_lines(text) if t.strip()]
     if (
-        last
-        and (cut := _SMI_CUT_ROW_RE.match(last[-1][1].strip()))
-        and len(last[-1][1].strip().strip("|").split("|")) < 3
+        last is not None
+        and (cut := _SMI_CUT_ROW_RE.match(last[1]))
+        and len(last[1].strip("|").split("|")) < 3
     ):
         # the copy ends inside a GPU's first row
         out.warnings.append(
             ParseWarning(
-                line=last[-1][0],
+                line=last[0],
                 message=f"GPU {cut.group('gpu')}'s rows are cut (the copy ends inside its first "
                 "row): that GPU is not read",
             )
