@@ -374,10 +374,10 @@ def bench_table(**values: Any) -> dict[str, Any]:
     fields = (
         "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
         "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results npus_per_node "
-        "min_bytes max_bytes sizes_asked progress solo_hosts one_rank"
+        "min_bytes max_bytes sizes_asked progress solo_hosts one_rank busbw_drops"
     )
     base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
-                solo_hosts=[], one_rank=False,
+                solo_hosts=[], one_rank=False, busbw_drops=[],
                 avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],
                 results=[{"op": "all_reduce", "bytes": 1048576, "in_place": False, "busbw_gbps": 150.0, "wrong": 0}])  # fmt: skip
     return _item(fields, **{**base, **values})
@@ -410,7 +410,8 @@ def npu_chip(**values: Any) -> dict[str, Any]:
     """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
     fields = (
         "source line npu chip name health bus_id phy_id device power_w temp_c aicore_pct npu_util_pct "
-        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb error_codes error_info query"
+        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb hbm_used_pct error_codes error_info "
+        "query"
     )
     base = dict(
         source="npu-smi.txt", line=7, npu=0, chip=0, health="OK", error_codes=[], error_info=[]

@@ -85,7 +85,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "npu_smi_topo": re.compile(
         r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b"
-        r"|^[ \t]*This device does not support querying topo\.",
+        r"|^[ \t]*This device does not support querying topo\."
+        # sglang's check_env heading over npu-smi's matrix (a copy may end inside its header)
+        r"|^Ascend Topology:[ \t]*\r?\n[ \t]*(?:NPU|Phy-ID)\d+\b",
         re.M,
     ),
     # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
@@ -107,6 +109,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask"
         # -link_stat -g saved without its command: every line behind "[devid N]"
         r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:|^Netdev status\s*:Settings for "
+        # Ascend 950's -link_stat: both counts, or its boxed records' heading
+        r"|^link up count\s*:\s*\d+\s*\n\s*link down count\s*:\s*\d+"
+        r"|^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Link_Status\s*\|"
         # -roce_test's bandwidth test; a grep of one -lldp TLV over a loop's ports ("Interface 0:
         # System Name TLV ..."; a host NIC's would be labelled by its name)
         r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b",
@@ -342,10 +347,13 @@ class EvidenceFacts:
     count and in-place check cells, ``parsers.nccl_tests.op_from_columns``) or ``none``;
     ``solo_hosts``: nccl-tests processes that each ran the test alone (their own header and
     ``Rank 0``: the binary was built without MPI), empty otherwise;
-    ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape)."""
+    ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape;
+    ``busbw_drops``: sizes whose busbw fell under half of what a smaller size reached,
+    ``busbw_drops()``)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
+    hbm_used_pct,
     error_codes, error_info, query}``; an ``npu-smi info -t health`` answer is a chip too
     (``query`` 'health', its alarm codes and texts; the figures None, ``npu`` None when neither
     its command nor the answer names it)."""
@@ -618,8 +626,11 @@ def shape_note(evidence: EvidenceFacts, cluster: ClusterFacts) -> str:
         )
         return f"{shape['source']} ({shown}{more})"
 
+    # (two runs of one file on the same hosts state one shape: said once)
     stated = "; ".join(
-        f"{said_by(s)}: {s['nodes']} node(s) x {s['per_node']}" for s in evidence.shapes
+        dict.fromkeys(
+            f"{said_by(s)}: {s['nodes']} node(s) x {s['per_node']}" for s in evidence.shapes
+        )
     )
     why = f"the files disagree ({stated})" if stated else "no cluster shape in the evidence"
     hosts = len(evidence.hosts)
@@ -919,7 +930,8 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"{joined} line(s) a terminal wrapped at {width} columns joined to the line above "
             "(each kept on its own line number, the continuation's left empty)"
         )
-    if text.lstrip().startswith(">"):
+    if text.lstrip().startswith(">") or "\n>" in text:
+        # (the quote may open below a line of its own: the prompt that printed it)
         counted = text.count("\n") + 1 - text.count("\n\n")  # blank lines aside, near enough
         quoted = text.startswith(">") + text.count("\n>")
         if quoted >= QUOTED_SHARE * counted:
@@ -1210,6 +1222,56 @@ def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
     return wrong
 
 
+BUSBW_DROP_MIN_BYTES = 1 << 20
+"""Below 1 MiB a collective is latency-bound and its busbw small and noisy; from there on it
+rises toward the links' bandwidth and stays (nccl-tests doc/PERFORMANCE.md: busbw is what a
+link's peak is compared with, reached at the large sizes)."""
+BUSBW_DROP_FRACTION = 0.5
+"""A size whose busbw is under half the best a smaller size of the same column group reached
+fell: the larger sizes ran into a bottleneck the smaller did not (a congested or degraded link,
+a protocol change, memory pressure)."""
+
+
+def busbw_drops(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs of sizes (from ``BUSBW_DROP_MIN_BYTES``) whose busbw fell under
+    ``BUSBW_DROP_FRACTION`` of the best a smaller size of their column group reached:
+    ``{in_place, from_bytes, to_bytes, lowest_busbw_gbps, best_bytes, best_busbw_gbps}``, a
+    run a dip (larger sizes recover) or a collapse (it lasts to the largest size)."""
+    drops: list[dict[str, Any]] = []
+    for in_place in (False, True):
+        rows = sorted(
+            (
+                r
+                for r in results
+                if bool(r["in_place"]) == in_place
+                and r["busbw_gbps"] is not None
+                and r["bytes"] >= BUSBW_DROP_MIN_BYTES
+            ),
+            key=lambda r: r["bytes"],
+        )
+        best: dict[str, Any] | None = None
+        run: dict[str, Any] | None = None
+        for r in rows:
+            if best is not None and r["busbw_gbps"] < BUSBW_DROP_FRACTION * best["busbw_gbps"]:
+                if run is None:
+                    run = {
+                        "in_place": in_place,
+                        "from_bytes": r["bytes"],
+                        "best_bytes": best["bytes"],
+                        "best_busbw_gbps": best["busbw_gbps"],
+                        "lowest_busbw_gbps": r["busbw_gbps"],
+                    }
+                    drops.append(run)
+                run["to_bytes"] = r["bytes"]
+                run["lowest_busbw_gbps"] = min(run["lowest_busbw_gbps"], r["busbw_gbps"])
+                run["to_largest"] = r is rows[-1]
+                continue
+            run = None
+            if best is None or r["busbw_gbps"] > best["busbw_gbps"]:
+                best = r
+    return drops
+
+
 VISIBLE_ALGBW_GBPS = 0.16
 """0.02 GB/s: half of it, the smallest bus factor at two ranks, still prints as 0.01 in
 nccl-tests' two decimals; a busbw of 0.00 beside it is no rounding."""
@@ -1281,6 +1343,7 @@ def _benchmark(
         "hosts_complete": hosts_complete,
         "solo_hosts": solo_hosts or [],
         "one_rank": one_rank,
+        "busbw_drops": busbw_drops(results),
     }
 
 
@@ -1295,6 +1358,9 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 "line": chip.line,
                 "version": parsed.version,
                 **row,
+                "hbm_used_pct": round(100 * chip.hbm_used_mb / chip.hbm_total_mb, 1)
+                if chip.hbm_used_mb is not None and chip.hbm_total_mb
+                else None,
                 "error_codes": [],
                 "error_info": [],
                 "query": "",
@@ -1331,6 +1397,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "name": (answer.fields.get("Chip Name") or [""])[0],
                 "health": health,
                 "bus_id": "",
+                "hbm_used_pct": None,
                 "error_codes": codes,
                 "error_info": answer.fields.get("Error Information", []),
                 "query": answer.type or "health",

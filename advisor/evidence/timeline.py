@@ -78,6 +78,10 @@ class FailureTimeline:
     """Own addresses (``ip``) that two or more ranks report and that a rank also waited on as its
     peer's address (``remote_ip``): ranks on different nodes that all carry one address (every
     container on Docker's default bridge is 172.17.0.x) cannot reach each other by it."""
+    mismatched_ops: dict[str, list[int]] = field(default_factory=dict)
+    """Collective → the ranks that failed in it, where ranks of one group failed at the same
+    point in different collectives (watchdog time-outs of one SeqNum, HCCL execution time-outs
+    of one group): they did not issue the same collectives in the same order."""
 
 
 def build(
@@ -136,6 +140,7 @@ def build(
         ranks=len(entries), entries=[*timed, *sorted(untimed, key=lambda x: x.rank)]
     )
     tl.shared_addresses = _shared_addresses(by_rank)
+    tl.mismatched_ops = _mismatched_ops(failures)
     if timed:
         t0 = timed[0].time_s or 0.0
         for x in timed:
@@ -168,6 +173,28 @@ def build(
         tl.beyond_limit = tl.spread_s > tl.limit_s
     tl.summary = _summary(tl)
     return tl
+
+
+def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """The first point (a group's SeqNum of a watchdog time-out; a group of an HCCL execution
+    time-out, EI0002) where ranks failed in different collectives: collective → ranks."""
+    points: dict[tuple[str, str], dict[str, set[int]]] = {}
+    for e in failures:
+        if e.get("rank") is None or not e.get("op"):
+            continue
+        if e.get("kind") == "watchdog_timeout" and e.get("seq") is not None:
+            point = (str(e.get("group") or ""), f"seq {e['seq']}")
+        elif e.get("kind") == "hccl_error" and e.get("code") == "EI0002" and e.get("group"):
+            # every rank of a group executes its collectives in one order: two ranks timed out
+            # in different ones were never in the same collective
+            point = (str(e["group"]), "exec")
+        else:
+            continue
+        points.setdefault(point, {}).setdefault(str(e["op"]), set()).add(int(e["rank"]))
+    for ops in points.values():
+        if len(ops) > 1:
+            return {op: sorted(ranks) for op, ranks in sorted(ops.items())}
+    return {}
 
 
 def _shared_addresses(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, list[int]]:

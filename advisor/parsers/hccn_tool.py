@@ -274,6 +274,13 @@ class LinkStat:
 
 _LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
 _LINK_STAT_RECORD = re.compile(r"^(?:\[devid \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
+# Ascend 950's boxed table (its HCCN Tool reference, "querying the historical link up and down
+# status of a port": ``hccn_tool -g -link_stat -i 0 -u 0 -p 4``): one record a row under
+# ``| NPU | UDie | Port | Link_Status | Time_Stamp |``, newest first
+_LINK_STAT_ROW = re.compile(
+    r"^\|\s*(?P<npu>\d+)\s*\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|\s*LINK_(?P<state>UP|DOWN)"
+    r"\s*\|\s*(?P<time>\S.*?)\s*\|\s*$"
+)
 
 
 # ``hccn_tool -i N -lldp -g``: the LLDP neighbour the port hears (its switch), in lldptool's
@@ -375,12 +382,15 @@ def parse_link_stat(text: str) -> LinkStat:
 
     Each line carries a ``[devid N]`` prefix (MindCluster FaultDiag's "Link Down: NPU
     intermittent disconnection" key log; the Ascend HCCL troubleshooting guide's ERROR CQE case):
-    ``link up count : 2``, ``link down count : 1``, then ``<date>    LINK DOWN`` records.
+    ``link up count : 2``, ``link down count : 1``, then ``<date>    LINK DOWN`` records;
+    Ascend 950 prints the records as a boxed table of NPU, UDie, port, state and time.
     """
     counts: dict[str, int] = {}
     changes: list[tuple[str, str]] = []
     devid = re.search(r"^\s*\[devid (\d+)\]", text, re.M)
-    for _, line, _ in numbered_lines(text):
+    device = int(devid.group(1)) if devid else None
+    ports: dict[tuple[str, str, str], int] = {}
+    for no, line, _ in numbered_lines(text):
         m = _LINK_STAT_COUNT.search(line)
         if m:
             counts[m.group(1)] = int(m.group(2))
@@ -388,13 +398,21 @@ def parse_link_stat(text: str) -> LinkStat:
         r = _LINK_STAT_RECORD.match(line.strip())
         if r:
             changes.append((r.group(1).strip(), r.group(2)))
+        elif t := _LINK_STAT_ROW.match(line.strip()):
+            changes.append((t.group("time"), t.group("state")))
+            ports.setdefault((t.group("npu"), t.group("udie"), t.group("port")), no)
+            device = int(t.group("npu")) if device is None else device
+    if len(ports) > 1:
+        # the command asks for one port (-i, -u, -p): records of several are not one port's
+        where = ", ".join(f"NPU {n} UDie {u} port {p}" for n, u, p in ports)
+        raise ParseError(f"hccn_tool -link_stat table holds records of several ports ({where})")
     if not counts and not changes:
         raise ParseError("no 'link up count' line or LINK UP/DOWN record in hccn_tool -link_stat")
     return LinkStat(
         up_count=counts.get("up"),
         down_count=counts.get("down"),
         changes=changes,
-        device=int(devid.group(1)) if devid else None,
+        device=device,
     )
 
 
@@ -479,7 +497,10 @@ _SIGNATURES = {
     # an LLDPDU opens with its Chassis ID TLV (IEEE 802.1AB: the first, mandatory one); a grep of
     # one TLV over the ports is one line a port
     "lldp": re.compile(r"^Chassis ID TLV\s*$|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"),
-    "link_stat": re.compile(r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"),
+    "link_stat": re.compile(
+        r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"
+        r"|^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Link_Status\s*\|"
+    ),
     # -status -g: "Netdev status:Settings for eth3:" then ethtool's settings of the port's netdev
     # (a Chinese note on npu-smi and hccn_tool kept in liguodongiot/llm-action shows the form)
     "status": re.compile(r"^Netdev status\s*:"),
@@ -532,7 +553,10 @@ def _sections(text: str) -> list[_Section]:
         continues_link_stat = (
             current is not None
             and current[1] == kind == "link_stat"
-            and not any("link up count" in t for _, t in current[3])
+            and (
+                not any("link up count" in t for _, t in current[3])
+                or "Link_Status" in s  # Ascend 950: its records' table after both counts
+            )
         )
         if kind is not None and not continues_ping and not continues_link_stat:
             current = (None, kind, no, [(no, line)])
@@ -605,6 +629,9 @@ def parse_bundle(text: str) -> Bundle:
         except ParseError as e:
             warnings.append(ParseWarning(line=no, message=f"hccn_tool -{query}: {e.message}"))
     found = [p for p in ports if _has_data(p)]
+    if not found and warnings:
+        # outputs were there, none could be read: say why, where
+        raise ParseError(warnings[0].message, line=warnings[0].line)
     if not found:
         raise ParseError(
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "

@@ -361,6 +361,15 @@ _LAST_RE = re.compile(
 # ProcessGroupNCCL.cpp, watchdog handler / Watchdog::runLoop): this rank's own work N failed, not a
 # dump on a peer's signal (that one reads "Received a dump signal ... from rank N").
 _TIMEOUT_AT_RE = re.compile(r"\bTimeout at [NH]CCL work: (\d+)")
+# torch 2.4+'s heartbeat monitor, on a dump signal (ProcessGroupNCCL.cpp
+# getNCCLWatchdogTimeoutErrorMsg; later HeartbeatMonitor::getWatchdogTimeoutErrorMsg): "Received a
+# dump signal due to a collective timeout from <this local rank | rank N> and we will try our best
+# to dump the debug info. Last enqueued NCCL work: E, last completed NCCL work: C." From this
+# local rank: its own watchdog timed out; from rank N: it dumps because rank N's did
+_DUMP_SIGNAL_RE = re.compile(
+    r"Received a dump signal due to a collective timeout from\s+"
+    r"(?:(?P<local>this\s+local\s+rank)|rank\s+(?P<peer>\d+))"
+)
 """torch 2.5+'s line of the work a rank's watchdog timed out (ProcessGroupNCCL.cpp)."""
 _DETECTED_RE = re.compile(
     r"(?:Exception \(either an error or timeout\)|failure) detected by watchdog at work"
@@ -1719,22 +1728,26 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
     printed code's block already read the line."""
     coded = {e.line for e in report.events if e.kind == "hccl_error"}
     # a printed code's block (console and plog in one file) already says it: one event, not two
-    near: dict[str, list[int]] = {}
+    # (its line, and its process where the plog prefix names one: another process's block in a
+    # file of several plogs is another rank's failure)
+    near: dict[str, list[tuple[int, int | None]]] = {}
     for e in report.events:
         if e.kind == "hccl_error" and e.code:
-            near.setdefault(e.code, []).append(e.line)
+            near.setdefault(e.code, []).append((e.line, e.pid))
     # the keyword is a fallback: a socket table, a bind or negotiation failure, a heartbeat
     # verdict read near it is the same fault, said more exactly
     specific = sorted(e.line for e in report.events if e.kind.startswith("hccl_"))
 
-    def said(code: str | None, no: int) -> bool:
+    def said(code: str | None, no: int, process: int | None = None) -> bool:
         return code is not None and any(
-            abs(n - no) <= STAGE_BLOCK_LINES for n in near.get(code, [])
+            abs(n - no) <= STAGE_BLOCK_LINES
+            and (process is None or other is None or other == process)
+            for n, other in near.get(code, [])
         )
 
     current: dict[tuple[str | None, str, str], LogEvent] = {}
     returned: dict[int, tuple[LogEvent, int]] = {}  # id(event) → (event, HcclResult)
-    printed = list(near.get("EI0014", []))  # EI0014 blocks that printed their code
+    printed = [n for n, _ in near.get("EI0014", [])]  # EI0014 blocks that printed their code
     checked: set[tuple[int | None, str]] = set()  # (process, rank table address) read
     for index, (no, line, tagged) in enumerate(lines):
         if "in the ranktable is inconsistent" in line and (ip := _DEVICE_IP_CHECK_RE.search(line)):
@@ -1746,7 +1759,7 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
                 continue
             # each process checks its own device: another process's line is another failure
             checked.add((process, ip.group("table")))
-            near.setdefault("EI0014", []).append(no)
+            near.setdefault("EI0014", []).append((no, process))
             report.events.append(
                 LogEvent(
                     kind="hccl_error",
@@ -1797,7 +1810,8 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
             if code == "EI0014":
                 after = line[m.end() :]
                 code = next((c for rx, c in RANKTABLE_CHECK_CODES if rx.search(after)), code)
-            if said(code, no):
+            process = int(pid.group(1)) if pid else None
+            if said(code, no, process):
                 continue
             ev = LogEvent(
                 kind="hccl_error",
@@ -1810,7 +1824,7 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
             current[key] = ev
             report.events.append(ev)
             if code:
-                near.setdefault(code, []).append(no)
+                near.setdefault(code, []).append((no, process))
             if index and (bad := _ENV_INVALID_RE.search(lines[index - 1][1])):
                 # EnvConfig: the line above names the variable, its value and the range
                 ev.message = f"{bad.group(0).strip()} / {ev.message}"[:400]
@@ -4827,6 +4841,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
     timed_out: dict[int, tuple[int, int, str | None, str]] = {}  # rank -> its "Timeout at" line
+    # rank → (line, group, the line, the rank whose time-out signalled; None: its own)
+    dumps: dict[int, tuple[int, str | None, str, int | None]] = {}
     hung: dict[int | None, LogEvent] = {}
     # rank → (line, index, the line): its work's exception is being handled (the process ends)
     aborted: dict[int | None, tuple[int, int, str]] = {}
@@ -4873,6 +4889,17 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # a record wrapped after "Watchdog" or "Watchdog caught": its rank ("[Rank 2]") and
             # time stamp stay on the line before
             no, line = lines[index - 1][0], lines[index - 1][1].rstrip() + " " + line.lstrip()
+        if (
+            "dump signal" in line
+            and not _LAST_RE.search(line)
+            and index + 1 < len(lines)
+            and lines[index + 1][2] is None
+            and not lines[index + 1][1].startswith("[")
+        ):
+            # wrapped at a terminal's width ("... from this local " / "rank and we will ...
+            # Last enqueued NCCL work: 9387, ..."): its progress is on the next line
+            joined = index + 1
+            line = line.rstrip("\n") + lines[joined][1]
         if "PG status" in line and "completed" not in line and index + 1 < len(lines):
             # a progress line wrapped at a fixed width ("last enqueue" / "d work: 5, last ...")
             joined = index + 1
@@ -4900,6 +4927,9 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # the rank in its process group (the same only in the default group)
             rank = int(rank_m.group(1) or rank_m.group(2))
         pg = _pg(_PG_RE.search(line))
+        if rank is not None and "dump signal" in line and (ds := _DUMP_SIGNAL_RE.search(line)):
+            peer = int(ds.group("peer")) if ds.group("peer") else None
+            dumps.setdefault(rank, (no, pg, line, peer))
         if lm := _LAST_RE.search(line):
             last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
             if rank is not None and (dm := _DETECTED_RE.search(line)):
@@ -4992,6 +5022,40 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             library="HCCL" if "HCCL work" in line else "NCCL",
         )
         by_key[(rank, "", seq)] = ev
+        report.events.append(ev)
+    for rank, (no, pg, line, peer) in dumps.items():
+        if rank in reported or (rank, pg) not in last:
+            continue
+        reported.add(rank)
+        enq, done = last[(rank, pg)][1:]
+        library = "HCCL" if "HCCL work" in line else "NCCL"
+        if peer is None:
+            # its own watchdog timed out; which work the line does not say (the oldest not
+            # completed, as the watchdog checks them in order, is an inference left to the reader)
+            ev = LogEvent(
+                kind="watchdog_timeout",
+                line=no,
+                message=line.strip()[:400],
+                rank=rank,
+                group=pg,
+                last_enqueued=enq,
+                last_completed=done,
+                library=library,
+            )
+            by_key[(rank, "", None)] = ev
+        else:
+            ev = LogEvent(
+                kind="watchdog_progress",
+                line=no,
+                message=f"rank {rank} dumped on the time-out signal from rank {peer}: last "
+                f"enqueued work {enq}, last completed {done}",
+                rank=rank,
+                group=pg,
+                last_enqueued=enq,
+                last_completed=done,
+                remote_rank=peer,
+                library=library,
+            )
         report.events.append(ev)
     for (rank, pg), (no, enq, done) in last.items():
         if rank is not None and rank not in reported and by_key:

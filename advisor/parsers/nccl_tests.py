@@ -193,6 +193,10 @@ class Table:
     """Line of its ``#  size  count ...`` header; of its first row when it has none."""
     headerless: bool = False
     """True for rows pasted without their header: columns read by nccl-tests' own layout."""
+    checks_left_out: bool = False
+    """True for a header whose column groups hold only ``time algbw busbw``: the copy left out
+    the ``#wrong``/``error`` column nccl-tests prints in each group, so no row's check is known
+    (the ``# Out of bounds values`` footer still is)."""
     mscclpp: bool = False
     """True for mscclpp-test's layout (a header with no ``type`` column): each row holds one
     column group, and ``# Out of bounds values`` ends the run (it prints no average footer)."""
@@ -432,12 +436,35 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if _HEADER_RE.match(stripped):
             columns = stripped.lstrip("#").split()
             header_ends = _ends(raw_lines[no - 1], len(columns))
+            checks_left_out = _checks_left_out(columns)
+            if checks_left_out:
+                # each group's check cell is read as N/A; the header's positions no longer
+                # match its columns
+                time_at = columns.index("time")
+                columns = columns[:time_at] + ["time", "algbw", "busbw", "#wrong"] * (
+                    (len(columns) - time_at) // 3
+                )
+                header_ends = None
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message="the header's column groups hold only time, algbw and busbw: "
+                        "the copy left out each group's #wrong/error column, so no size's data "
+                        "check is known",
+                        skipped=False,
+                    )
+                )
             # the group labels above the header give their order (mscclpp-test: in-place first)
             labelled = above.startswith("#") or _BARE_GROUPS_RE.match(above)
             labels = _GROUPS_RE.findall(above) if labelled else []
             named = tuple(x.replace("-", "_") for x in labels)
             order = named if sorted(named) == sorted(_GROUP_ORDER) else _GROUP_ORDER
-            current = Table(op=op or "unknown", header_line=no, mscclpp="type" not in columns)
+            current = Table(
+                op=op or "unknown",
+                header_line=no,
+                mscclpp="type" not in columns,
+                checks_left_out=checks_left_out,
+            )
             own_run(current)
             if params is not None:
                 _asked(current, params, reduced)
@@ -498,6 +525,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             )
         tokens = stripped.split()
         first_time = columns.index("time") if "time" in columns else 0
+        if current.checks_left_out and first_time:
+            timing = tokens[first_time:]
+            tokens = tokens[:first_time] + [
+                cell for g in range(0, len(timing), 3) for cell in (*timing[g : g + 3], "N/A")
+            ]
         extra = (len(tokens) - first_time) % 4 if first_time else 0
         if no == last_no and extra and first_time + 1 < len(tokens) < len(columns):
             # the copy ends inside the row: a group cut before its #wrong cell is read without
@@ -1146,6 +1178,15 @@ def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> 
         after = [o for no, o, ours in mentions if table.header_line < no < bounds[i + 2] and ours]
         if before or after:
             table.op = before[-1] if before else after[0]
+
+
+def _checks_left_out(columns: list[str]) -> bool:
+    """Whether a header's column groups are ``time algbw busbw`` with no check column after
+    each (nccl-tests prints ``#wrong`` or ``error`` there in every release)."""
+    if "time" not in columns:
+        return False
+    groups = columns[columns.index("time") :]
+    return len(groups) % 3 == 0 and groups == ["time", "algbw", "busbw"] * (len(groups) // 3)
 
 
 def _ends(raw: str, count: int) -> list[int]:

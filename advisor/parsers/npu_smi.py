@@ -429,6 +429,13 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
     has_affinity = False
     in_legend = False
     device_re = re.compile(r"^(?:" + "|".join(re.escape(p) for p in prefixes) + r")\d+$")
+    last_no = max((no for no, line, _ in lines if line.strip()), default=0)
+
+    def cut_name(token: str) -> bool:
+        # the start of a device name a copy cut ("Phy" of "Phy-ID1")
+        return any(p.startswith(token) for p in prefixes)
+
+    header_cut = False
     for no, line, _ in lines:
         tokens = line.split()
         if not tokens:
@@ -447,6 +454,11 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
         is_header = (
             len(tokens) == 1 or bool(device_re.match(tokens[1])) or (tokens[1] in _AFFINITY_WORDS)
         )
+        if not is_header and no == last_no and not head_no:
+            # the text ends inside the header ("Phy-ID0    Phy"): its names, the last one cut
+            is_header = header_cut = all(device_re.match(t) for t in tokens[1:-1]) and cut_name(
+                tokens[-1]
+            )
         if is_header:
             if not head_no:
                 head_no = no
@@ -488,6 +500,12 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
             warnings.append(ParseWarning(line=no, message=f"row {name} has no CPU Affinity value"))
     if not head_no:
         raise ParseError(f"no {tool} topology matrix (no header row of device names)")
+    if not devices and (header_cut or head_no == last_no):
+        raise ParseError(
+            f"the copy ends inside the {tool} topology matrix's header: no device row, so no "
+            "link is known",
+            line=head_no,
+        )
     if not devices:
         raise ParseError(f"{tool} topology matrix has no device row", line=head_no)
     return Topology(

@@ -1,0 +1,201 @@
+"""Outputs the two-hundred-eleventh and the two-hundred-thirteenth to two-hundred-sixteenth
+held-out evaluations misread that this stop reads: Ascend 950's boxed ``hccn_tool -link_stat``
+table, an nccl-tests excerpt whose copy left out the check columns, torch's dump-signal line of a
+rank whose own watchdog timed out, two processes' HCCL execution time-outs in one file (and in
+different collectives), and a benchmark whose bus bandwidth collapses at the large sizes.
+
+Samples: ``tests/data/evidence_heldout_35/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.evidence.load import EvidenceFacts, busbw_drops, load_paths, load_text
+from advisor.evidence.timeline import build
+from tests.conftest import DATA
+from tests.rules_facts import bench_table, finding_items
+
+HELDOUT = DATA / "evidence_heldout_35"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _kinds(ev: EvidenceFacts, kind: str) -> list[dict[str, Any]]:
+    return [f for f in ev.failures if f["kind"] == kind]
+
+
+def test_ascend_950s_boxed_link_stat_table_is_read_as_a_flapping_port() -> None:
+    ev = _load("hccn_tool_link_stat_ascend950_npu0_udie0_port4_up2_down2_table_driver_doc.txt")
+    assert ev.files[0].status == "read"
+    (port,) = ev.npu_ports
+    assert (port["device"], port["link_up_count"], port["link_down_count"]) == (0, 2, 2)
+    assert port["link_changes"][0] == {"time": "Mon Feb 9 21:45:51 2026", "state": "UP"}
+    assert [c["state"] for c in port["link_changes"]] == ["UP", "DOWN", "UP", "DOWN"]
+    assert port["link_flapped"] is True
+
+
+def test_a_boxed_link_stat_table_of_two_ports_is_not_read_as_one() -> None:
+    rows = (
+        "| NPU | UDie | Port | Link_Status | Time_Stamp              |\n"
+        "|  0  |  0   |  4   |  LINK_UP    | Mon Feb 9 21:45:51 2026 |\n"
+        "|  0  |  0   |  5   |  LINK_DOWN  | Mon Feb 9 21:45:47 2026 |\n"
+    )
+    ev = load_text(rows, "link_stat.txt")
+    assert ev.npu_ports == []
+    assert ev.files[0].status != "read"
+    assert any("several ports" in m.message for m in ev.files[0].messages)
+
+
+def test_an_nccl_tests_excerpt_without_its_check_columns_is_read_with_its_checks_unknown() -> None:
+    ev = _load(
+        "nccl_tests_table_excerpt_out_of_place_cols_only_ellipsis_2gib_busbw_1_19_avg_0_488_"
+        "hyperpod_deep_health_check_ja_doc.log"
+    )
+    assert ev.files[0].status == "read"
+    (bench,) = ev.benchmarks
+    rows = [(r["bytes"], r["busbw_gbps"], r["wrong"]) for r in bench["results"]]
+    assert rows == [(8, 0.0, None), (16, 0.0, None), (2147483648, 1.19 * 8, None)]
+    assert not any(r["in_place"] for r in bench["results"])
+    assert bench["complete"] and bench["footer_avg_busbw_gbps"] == 0.488398 * 8
+    assert bench["wrong_total"] is None and bench["failed_checks"] == []
+    assert any(
+        "left out each group's #wrong/error column" in m.message for m in ev.files[0].messages
+    )
+
+
+def test_a_rank_dumping_on_its_own_watchdogs_time_out_is_a_time_out_with_its_progress() -> None:
+    ev = _load(
+        "flight_recorder_dump_signal_local_rank7_rank6_last_enqueued9387_completed9386_"
+        "preparing_dump_terminal_wrapped_torchtune2651_cut.log"
+    )
+    assert ev.files[0].status == "read"
+    timed_out = _kinds(ev, "watchdog_timeout")
+    assert [(e["rank"], e["line"], e["last_enqueued"], e["last_completed"]) for e in timed_out] == [
+        (7, 3, 9387, 9386),
+        (6, 9, 9387, 9386),
+    ]
+    assert all(e["seq"] is None and e["op"] is None for e in timed_out)
+    items = finding_items({"evidence.failures": timed_out}, "nccl")["evidence-watchdog-timeout"]
+    assert items[0].startswith(
+        "Rank 7: a collective the line does not name (no SeqNum printed) timed out"
+    )
+    assert "last enqueued work 9387, last completed 9386" in items[0]
+
+
+def test_a_rank_dumping_on_a_peers_signal_is_that_peers_consequence() -> None:
+    # torch's getNCCLWatchdogTimeoutErrorMsg with "rank 7" as the signal's origin (two spaces
+    # after "from", as the release that printed it)
+    text = (
+        "[rank6]:[E703 21:51:54.112142364 ProcessGroupNCCL.cpp:1987] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 6] Received a dump signal due to a collective timeout from  rank 7 "
+        "and we will try our best to dump the debug info. Last enqueued NCCL work: 56116, last "
+        "completed NCCL work: 56116.This is most likely caused by incorrect usages of "
+        "collectives\n"
+    )
+    ev = load_text(text, "train.log")
+    (seen,) = ev.failures
+    assert (seen["kind"], seen["rank"], seen["remote_rank"]) == ("watchdog_progress", 6, 7)
+    assert (seen["last_enqueued"], seen["last_completed"]) == (56116, 56116)
+
+
+def test_two_processes_execution_time_outs_in_one_file_are_two_ranks_failures() -> None:
+    ev = _load("hccl_plog_all_reduce_test_exec_timeout_rank0_rank1_allreduce_5min40s_apart_doc.log")
+    errors = _kinds(ev, "hccl_error")
+    assert [(e["rank"], e["line"], e["code"], e["op"], e["pid"]) for e in errors] == [
+        (0, 2, "EI0002", "all_reduce", 2111665),
+        (1, 7, "EI0002", "all_reduce", 2111666),
+    ]
+    (timeline,) = ev.timelines
+    assert timeline.spread_s == 5 * 60 + 43.944 and timeline.mismatched_ops == {}
+
+
+def test_ranks_timing_out_in_different_collectives_of_one_group_are_a_mismatch() -> None:
+    ev = _load(
+        "hccl_plog_all_reduce_test_exec_timeout_rank0_allreduce_rank1_allgather_op_mismatch_"
+        "group_4ranks_doc.log"
+    )
+    assert [(e["rank"], e["op"]) for e in _kinds(ev, "hccl_error")] == [
+        (0, "all_reduce"),
+        (1, "all_gather"),
+    ]
+    (timeline,) = ev.timelines
+    assert timeline.mismatched_ops == {"all_gather": [1], "all_reduce": [0]}
+    findings = finding_items({"evidence.timelines": ev.timelines})
+    assert "evidence-collective-mismatch" in findings
+    quiet = _load(
+        "hccl_plog_all_reduce_test_exec_timeout_rank0_rank1_allreduce_5min40s_apart_doc.log"
+    )
+    assert "evidence-collective-mismatch" not in finding_items(
+        {"evidence.timelines": quiet.timelines}
+    )
+
+
+def test_watchdog_time_outs_of_one_seqnum_in_different_collectives_are_a_mismatch() -> None:
+    text = "".join(
+        f"[rank{r}]:[E626 06:24:44.9038 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught "
+        f"collective operation timeout: WorkNCCL(SeqNum=808, OpType={op}, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
+        for r, op in ((0, "ALLREDUCE"), (1, "BROADCAST"), (2, "ALLREDUCE"))
+    )
+    timeline = build(load_text(text, "train.log").failures)
+    assert timeline is not None
+    assert timeline.mismatched_ops == {"all_reduce": [0, 2], "broadcast": [1]}
+
+
+def test_bus_bandwidth_collapsing_at_the_large_sizes_is_a_warning() -> None:
+    ev = _load("nccl_tests_alltoall_remote_exited_then_sendrecv_busbw_collapse_2node_4gpu_h100.log")
+    sendrecv = next(b for b in ev.benchmarks if b["op"] == "send_recv")
+    out_of_place = sendrecv["busbw_drops"][0]
+    assert out_of_place == {
+        "in_place": False,
+        "from_bytes": 2 << 30,
+        "to_bytes": 16 << 30,
+        "best_bytes": 512 << 20,
+        "best_busbw_gbps": 9.75 * 8,
+        "lowest_busbw_gbps": 1.01 * 8,
+        "to_largest": True,
+    }
+    items = finding_items({"evidence.benchmarks": [sendrecv]}, "nccl")
+    assert "up to the largest size (a collapse)" in items["evidence-benchmark-busbw-drop"][0]
+
+
+def test_a_dip_at_one_size_that_larger_sizes_recover_from_is_told_from_a_collapse() -> None:
+    def row(size: int, busbw: float) -> dict[str, Any]:
+        return {"bytes": size, "in_place": False, "busbw_gbps": busbw}
+
+    mib = 1 << 20
+    dip = [row(512 * 1024, 1.0), row(mib, 10.0), row(4 * mib, 80.0), row(8 * mib, 25.9),
+           row(16 * mib, 250.0)]  # fmt: skip
+    assert busbw_drops(dip) == [
+        {"in_place": False, "from_bytes": 8 * mib, "to_bytes": 8 * mib, "best_bytes": 4 * mib,
+         "best_busbw_gbps": 80.0, "lowest_busbw_gbps": 25.9, "to_largest": False},
+    ]  # fmt: skip
+    # latency-bound sizes under 1 MiB are noisy: no drop is judged there; nor a fall to 60 %
+    assert busbw_drops([row(64 * 1024, 9.0), row(128 * 1024, 1.0), row(mib, 5.0)]) == []
+    assert busbw_drops([row(mib, 100.0), row(2 * mib, 60.0)]) == []
+    rising = bench_table(results=[row(mib, 10.0), row(2 * mib, 20.0)], busbw_drops=[])
+    assert "evidence-benchmark-busbw-drop" not in finding_items(
+        {"evidence.benchmarks": [rising]}, "nccl"
+    )
+
+
+def test_idle_chips_holding_most_of_their_hbm_are_a_warning() -> None:
+    ev = _load("npu_smi_info_25_5_0_a3_hbm_56152_of_65536_cut_vllm_omni_3597.txt")
+    assert [(c["npu"], c["chip"], c["hbm_used_pct"]) for c in ev.npu_chips] == [
+        (0, 0, 85.7),
+        (0, 1, 85.1),
+    ]
+    items = finding_items({"evidence.npu_chips": ev.npu_chips})["evidence-npu-hbm-held"]
+    assert items[0].startswith("NPU 0 chip 0 (0000:9D:00.0): HBM 56152 of 65536 MB (85.7 %)")
+
+
+def test_a_topology_matrix_cut_inside_its_header_is_said_and_no_link_invented() -> None:
+    ev = _load("sglang_check_env_a3_16npu_ascend_topology_header_cut_sglang_36423.txt")
+    report = ev.files[0]
+    assert (report.status, ev.topologies) == ("unreadable", [])
+    (message,) = report.messages
+    assert message.line == 44
+    assert "ends inside the npu-smi topology matrix's header" in message.message
