@@ -9,9 +9,10 @@ Samples: ``tests/data/evidence_heldout_35/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, busbw_drops, load_paths, load_text
+from advisor.evidence.load import EvidenceFacts, busbw_drops, load_file, load_paths, load_text
 from advisor.evidence.timeline import build
 from tests.conftest import DATA
 from tests.rules_facts import bench_table, finding_items
@@ -199,3 +200,25 @@ def test_a_topology_matrix_cut_inside_its_header_is_said_and_no_link_invented() 
     (message,) = report.messages
     assert message.line == 44
     assert "ends inside the npu-smi topology matrix's header" in message.message
+
+
+def test_a_terminal_wrap_at_the_space_between_two_words_is_joined(tmp_path: Path) -> None:
+    # lines cut at 166 columns: "... from this local " / "rank and we will ...", "... Additio" /
+    # "nally, ...", and "Include stack trace:" / " 1" (the space it wrapped at starts the next)
+    ev = _load(
+        "flight_recorder_dump_signal_local_rank7_rank6_last_enqueued9387_completed9386_"
+        "preparing_dump_terminal_wrapped_torchtune2651_cut.log"
+    )
+    (note,) = ev.files[0].messages
+    assert note.message.startswith("6 line(s) a terminal wrapped at 166 columns joined")
+    first = _kinds(ev, "watchdog_timeout")[0]["message"]
+    assert "from this local rank and we will try our best" in first
+
+    # a traceback's indented frame under a line of that width is a line of its own: no join
+    def joined(text: str) -> bool:
+        (tmp_path / "t.log").write_text(text)
+        notes = [m.message for m in load_file(tmp_path / "t.log").files[0].messages]
+        return any("terminal wrapped at 156 columns" in n for n in notes)
+
+    assert joined("x" * 150 + " raise\nat frame one\n" + "y" * 151 + " stop\nfile here\n")
+    assert not joined("x" * 150 + " raise\n    at frame one\n" + "y" * 151 + " stop\n  File x\n")

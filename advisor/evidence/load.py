@@ -841,7 +841,8 @@ HARD_WRAP_MIN_LINES = 2
 def _join_hard_wraps(text: str) -> tuple[str, int, int]:
     """``text`` with the lines a terminal (or a paste tool) cut at its width joined again. The
     width is the longest lines' length, at least ``HARD_WRAP_MIN_COLUMNS``; it is a wrap when
-    ``HARD_WRAP_MIN_LINES`` of those lines are cut mid-word (the next line goes on in lower case)
+    ``HARD_WRAP_MIN_LINES`` of those lines are cut inside a word or at a space (the next line
+    goes on in lower case)
     and none of them is followed by a line of its own (a host's or a rank's prefix, a date, an
     exception's name, a frame): then every line of that width is joined to the next. The
     continuation's line is left empty so line numbers hold. Returns the text, how many lines
@@ -859,12 +860,22 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
         after = original[i + 1]
         return (
             not after.strip()
-            or after[:1].isspace()
+            # an indent (a traceback's frame, a continuation); one space before a word is
+            # where a terminal put the space it wrapped at
+            or after[:2].isspace()
+            or after[:1] == "\t"
+            or (after[:1] == " " and not after[1:2].isalnum())
             or after[:6] == original[i][:6]
             or bool(_LINE_HEAD_RE.match(after))
         )
 
-    mid_word = [i for i in at_width if original[i][-1:].isalnum() and original[i + 1][:1].islower()]
+    # cut inside a word, or at the space between two (the next line goes on in lower case)
+    mid_word = [
+        i
+        for i in at_width
+        if (original[i][-1:].isalnum() or original[i][-1:] == " ")
+        and original[i + 1][:1].islower()
+    ]
     if len(mid_word) < HARD_WRAP_MIN_LINES or any(own_line(i) for i in at_width):
         return text, 0, width
     joined = 0
