@@ -388,7 +388,8 @@ def npu_port(**values: Any) -> dict[str, Any]:
     fields = (
         "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
         "ping_target optical stat tls_certs tls_alarms link_up_count link_down_count "
-        "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps"
+        "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
+        "die_port"
     )
     base = dict(
         source="hccn.txt",
@@ -410,11 +411,18 @@ def npu_chip(**values: Any) -> dict[str, Any]:
     """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
     fields = (
         "source line npu chip name health bus_id phy_id device power_w temp_c aicore_pct npu_util_pct "
-        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb hbm_used_pct error_codes error_info "
-        "query"
+        "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb hbm_used_pct processes error_codes "
+        "error_info query"
     )
     base = dict(
-        source="npu-smi.txt", line=7, npu=0, chip=0, health="OK", error_codes=[], error_info=[]
+        source="npu-smi.txt",
+        line=7,
+        npu=0,
+        chip=0,
+        health="OK",
+        error_codes=[],
+        error_info=[],
+        processes=[],
     )
     return _item(fields, **{**base, "query": "", **values})
 
@@ -439,9 +447,10 @@ def nvlink(**values: Any) -> dict[str, Any]:
     """An ``nvidia-smi nvlink -s``/``-e`` GPU in ``evidence.nvlinks``."""
     fields = (
         "source line gpu name links inactive active none_up fewer_than_peers alone cut errors "
-        "error_total"
+        "error_total remote"
     )
     base = dict(source="nvlink.txt", line=2, gpu=0, name="NVIDIA H100 80GB HBM3",
                 links={str(n): 26.562 for n in range(6)}, inactive=[], active=6, none_up=False,
-                fewer_than_peers=False, alone=False, cut=False, errors={}, error_total=0)  # fmt: skip
+                fewer_than_peers=False, alone=False, cut=False, errors={}, error_total=0,
+                remote={})  # fmt: skip
     return _item(fields, **{**base, **values})

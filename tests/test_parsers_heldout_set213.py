@@ -67,23 +67,52 @@ def test_an_nccl_tests_excerpt_without_its_check_columns_is_read_with_its_checks
     )
 
 
-def test_a_rank_dumping_on_its_own_watchdogs_time_out_is_a_time_out_with_its_progress() -> None:
+def test_a_rank_dumping_on_its_own_watchdogs_signal_is_a_failure_with_its_progress() -> None:
+    # torch prints "due to a collective timeout from this local rank" for a time-out or any other
+    # exception its watchdog found (the monitor's exit reason: "collective timeout or exception")
     ev = _load(
         "flight_recorder_dump_signal_local_rank7_rank6_last_enqueued9387_completed9386_"
         "preparing_dump_terminal_wrapped_torchtune2651_cut.log"
     )
     assert ev.files[0].status == "read"
-    timed_out = _kinds(ev, "watchdog_timeout")
-    assert [(e["rank"], e["line"], e["last_enqueued"], e["last_completed"]) for e in timed_out] == [
+    failed = _kinds(ev, "watchdog_failure")
+    assert [(e["rank"], e["line"], e["last_enqueued"], e["last_completed"]) for e in failed] == [
         (7, 3, 9387, 9386),
         (6, 9, 9387, 9386),
     ]
-    assert all(e["seq"] is None and e["op"] is None for e in timed_out)
-    items = finding_items({"evidence.failures": timed_out}, "nccl")["evidence-watchdog-timeout"]
-    assert items[0].startswith(
-        "Rank 7: a collective the line does not name (no SeqNum printed) timed out"
+    assert all(e["seq"] is None and e["group"] == "0 (default_pg)" for e in failed)
+    assert _kinds(ev, "watchdog_timeout") == []
+    items = finding_items({"evidence.failures": failed}, "nccl")["evidence-watchdog-failure"]
+    assert items[0].startswith("Rank 7: [E430 05:09:48.083703086 ProcessGroupNCCL.cpp:1743]")
+
+
+def test_a_local_dump_after_the_ranks_own_nccl_error_adds_no_failure() -> None:
+    text = (
+        "[rank0]:[E703 21:51:53.112142364 ProcessGroupNCCL.cpp:1665] [PG ID 0 PG GUID 0(default_pg) "
+        "Rank 0] Process group watchdog thread terminated with exception: NCCL error: remote "
+        "process exited or there was a network error, NCCL version 2.21.5\n"
+        "[rank0]:[E703 21:51:54.112142364 ProcessGroupNCCL.cpp:1987] [PG ID 0 PG GUID 0(default_pg) "
+        "Rank 0] Received a dump signal due to a collective timeout from this local rank and we "
+        "will try our best to dump the debug info. Last enqueued NCCL work: 12, last completed "
+        "NCCL work: 11.\n"
     )
-    assert "last enqueued work 9387, last completed 9386" in items[0]
+    ev = load_text(text, "train.log")
+    assert _kinds(ev, "watchdog_failure") == [] and _kinds(ev, "watchdog_timeout") == []
+    assert [e["rank"] for e in _kinds(ev, "watchdog_exception")] == [0]
+
+
+def test_the_dump_line_before_a_time_out_record_keeps_that_records_own_line() -> None:
+    # "Observed flight recorder dump signal ..." is no wrapped dump line: the record under it is
+    # read on its own line
+    text = (
+        "[rank3]:[E703 21:51:53.112142364 ProcessGroupNCCL.cpp:1400] [PG ID 0 PG GUID 0(default_pg) "
+        "Rank 3] Observed flight recorder dump signal from another rank via TCPStore.\n"
+        "E0703 21:51:53.112142 4567 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective "
+        "operation timeout: WorkNCCL(SeqNum=56117, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+        "Timeout(ms)=600000) ran for 600042 milliseconds before timing out.\n"
+    )
+    (timed_out,) = _kinds(load_text(text, "train.log"), "watchdog_timeout")
+    assert (timed_out["line"], timed_out["seq"]) == (2, 56117)
 
 
 def test_a_rank_dumping_on_a_peers_signal_is_that_peers_consequence() -> None:
@@ -100,6 +129,10 @@ def test_a_rank_dumping_on_a_peers_signal_is_that_peers_consequence() -> None:
     (seen,) = ev.failures
     assert (seen["kind"], seen["rank"], seen["remote_rank"]) == ("watchdog_progress", 6, 7)
     assert (seen["last_enqueued"], seen["last_completed"]) == (56116, 56116)
+    # -1: the store did not say which rank signalled
+    unknown = load_text(text.replace("from  rank 7", "from  rank -1"), "train.log").failures
+    assert [(e["kind"], e["remote_rank"]) for e in unknown] == [("watchdog_progress", None)]
+    assert "signal from another rank" in unknown[0]["message"]
 
 
 def test_two_processes_execution_time_outs_in_one_file_are_two_ranks_failures() -> None:
@@ -136,7 +169,8 @@ def test_ranks_timing_out_in_different_collectives_of_one_group_are_a_mismatch()
 
 def test_watchdog_time_outs_of_one_seqnum_in_different_collectives_are_a_mismatch() -> None:
     text = "".join(
-        f"[rank{r}]:[E626 06:24:44.9038 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught "
+        f"[rank{r}]:[E626 06:24:44.9038 ProcessGroupNCCL.cpp:616] [PG ID 0 PG GUID 0(default_pg) "
+        f"Rank {r}] Watchdog caught "
         f"collective operation timeout: WorkNCCL(SeqNum=808, OpType={op}, NumelIn=1, NumelOut=1, "
         "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
         for r, op in ((0, "ALLREDUCE"), (1, "BROADCAST"), (2, "ALLREDUCE"))
@@ -183,7 +217,7 @@ def test_a_dip_at_one_size_that_larger_sizes_recover_from_is_told_from_a_collaps
     )
 
 
-def test_idle_chips_holding_most_of_their_hbm_are_a_warning() -> None:
+def test_idle_chips_holding_most_of_their_hbm_are_said() -> None:
     ev = _load("npu_smi_info_25_5_0_a3_hbm_56152_of_65536_cut_vllm_omni_3597.txt")
     assert [(c["npu"], c["chip"], c["hbm_used_pct"]) for c in ev.npu_chips] == [
         (0, 0, 85.7),
@@ -191,6 +225,7 @@ def test_idle_chips_holding_most_of_their_hbm_are_a_warning() -> None:
     ]
     items = finding_items({"evidence.npu_chips": ev.npu_chips})["evidence-npu-hbm-held"]
     assert items[0].startswith("NPU 0 chip 0 (0000:9D:00.0): HBM 56152 of 65536 MB (85.7 %)")
+    assert "no process listed in this copy" in items[0]  # the copy ends before its table
 
 
 def test_a_topology_matrix_cut_inside_its_header_is_said_and_no_link_invented() -> None:
@@ -211,7 +246,7 @@ def test_a_terminal_wrap_at_the_space_between_two_words_is_joined(tmp_path: Path
     )
     (note,) = ev.files[0].messages
     assert note.message.startswith("6 line(s) a terminal wrapped at 166 columns joined")
-    first = _kinds(ev, "watchdog_timeout")[0]["message"]
+    first = _kinds(ev, "watchdog_failure")[0]["message"]
     assert "from this local rank and we will try our best" in first
 
     # a traceback's indented frame under a line of that width is a line of its own: no join
@@ -222,3 +257,78 @@ def test_a_terminal_wrap_at_the_space_between_two_words_is_joined(tmp_path: Path
 
     assert joined("x" * 150 + " raise\nat frame one\n" + "y" * 151 + " stop\nfile here\n")
     assert not joined("x" * 150 + " raise\n    at frame one\n" + "y" * 151 + " stop\n  File x\n")
+
+
+def test_the_processes_a_chips_table_lists_are_named_beside_its_memory() -> None:
+    table = (
+        "+------------------------------------------------------------------------------------------------+\n"
+        "| npu-smi 24.1.rc2                 Version: 24.1.rc2                                             |\n"
+        "+---------------------------+---------------+----------------------------------------------------+\n"
+        "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n"
+        "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n"
+        "+===========================+===============+====================================================+\n"
+        "| 0     910B3               | OK            | 97.0        37                0    / 0             |\n"
+        "| 0                         | 0000:C1:00.0  | 0           0    / 0          61920/ 65536         |\n"
+        "+===========================+===============+====================================================+\n"
+        "+---------------------------+---------------+----------------------------------------------------+\n"
+        "| NPU     Chip              | Process id    | Process name             | Process memory(MB)      |\n"
+        "+===========================+===============+====================================================+\n"
+        "| 0       0                 | 21541         | python3                  | 57501                   |\n"
+        "+===========================+===============+====================================================+\n"
+    )
+    ev = load_text(table, "npu-smi.txt")
+    (chip,) = ev.npu_chips
+    assert chip["processes"] == ["python3 (pid 21541, 57501 MB)"]
+    (item,) = finding_items({"evidence.npu_chips": ev.npu_chips})["evidence-npu-hbm-held"]
+    assert "held by python3 (pid 21541, 57501 MB)" in item
+
+
+def test_two_ascend_950_ports_of_one_npu_are_two_ports() -> None:
+    def output(port: int, rows: list[str]) -> str:
+        return (
+            f"link up count :    {sum(r == 'UP' for r in rows)}\n"
+            f"link down count :  {sum(r == 'DOWN' for r in rows)}\n"
+            "| NPU | UDie | Port | Link_Status | Time_Stamp              |\n"
+            + "".join(
+                f"|  0  |  0   |  {port}   |  LINK_{r}    | Mon Feb 9 21:45:5{i} 2026 |\n"
+                for i, r in enumerate(rows)
+            )
+        )
+
+    ev = load_text(output(4, ["UP"]) + output(5, ["UP", "DOWN", "UP", "DOWN"]), "ls.txt")
+    assert [(p["device"], p["die_port"], p["link_flapped"]) for p in ev.npu_ports] == [
+        (0, "UDie 0 port 4", False),
+        (0, "UDie 0 port 5", True),
+    ]
+    (item,) = finding_items({"evidence.npu_ports": ev.npu_ports})["evidence-npu-link-flaps"]
+    assert item.startswith("NPU 0 UDie 0 port 5: link up count 2, link down count 2")
+
+
+def test_no_mismatch_is_read_from_point_to_point_pairs_groupless_lines_or_one_rank() -> None:
+    def event(rank: int, op: str, group: str | None = "1 (tp)", **more: Any) -> dict[str, Any]:
+        return {"kind": "watchdog_timeout", "rank": rank, "op": op, "seq": 5, "group": group,
+                "source": "a.log", "line": rank + 1, "message": "", **more}  # fmt: skip
+
+    def mismatched(*events: dict[str, Any]) -> dict[str, list[int]]:
+        timeline = build(list(events))
+        assert timeline is not None
+        return timeline.mismatched_ops
+
+    assert mismatched(event(0, "send"), event(1, "recv")) == {}  # a pair waits on each other
+    # older torch names no group: two groups' time-outs may share a SeqNum
+    assert mismatched(event(0, "all_reduce", None), event(3, "all_gather", None)) == {}
+    assert mismatched(event(0, "all_reduce"), event(3, "all_gather")) == {
+        "all_gather": [3],
+        "all_reduce": [0],
+    }
+    # one rank's two execution time-outs of one group are its steps, not two ranks' orders
+    hccl = {"kind": "hccl_error", "code": "EI0002", "seq": None}
+    assert mismatched(event(0, "all_reduce", "g", **hccl), event(0, "broadcast", "g", **hccl),
+                      event(1, "all_reduce", "g", **hccl)) == {}  # fmt: skip
+
+
+def test_a_bare_topology_cut_inside_its_header_is_said(tmp_path: Path) -> None:
+    (tmp_path / "topo.txt").write_text("$ npu-smi info -t topo\n    NPU0       NPU1       NPU")
+    report = load_file(tmp_path / "topo.txt").files[0]
+    assert report.status == "unreadable"
+    assert "ends inside the npu-smi topology matrix's header" in report.messages[0].message

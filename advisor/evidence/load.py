@@ -87,7 +87,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b"
         r"|^[ \t]*This device does not support querying topo\."
         # sglang's check_env heading over npu-smi's matrix (a copy may end inside its header)
-        r"|^Ascend Topology:[ \t]*\r?\n[ \t]*(?:NPU|Phy-ID)\d+\b",
+        r"|^Ascend Topology:[ \t]*\r?\n[ \t]*(?:NPU|Phy-ID)\d+\b"
+        # a copy that ends inside the matrix's header, after two device names at least
+        r"|^[ \t]*(?:NPU|Phy-ID)0(?:[ \t]+(?:NPU|Phy-ID)\d+)+(?:[ \t]+(?:NP?U?|Ph?y?-?I?D?))?\s*\Z",
         re.M,
     ),
     # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
@@ -197,6 +199,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|The client socket has (?:timed out after \d+\s*m?s while trying to connect|failed to "
         r"connect to (?:\[|[\w.-]+:\d+ \())|connect\(\) timed out\. Original timeout was \d+ ms"
         r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
+        r"|Timed out initializing process group in store based barrier on rank"
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
@@ -353,7 +356,7 @@ class EvidenceFacts:
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
-    hbm_used_pct,
+    hbm_used_pct, processes (the process table's rows of the chip, as text),
     error_codes, error_info, query}``; an ``npu-smi info -t health`` answer is a chip too
     (``query`` 'health', its alarm codes and texts; the figures None, ``npu`` None when neither
     its command nor the answer names it)."""
@@ -873,8 +876,7 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
     mid_word = [
         i
         for i in at_width
-        if (original[i][-1:].isalnum() or original[i][-1:] == " ")
-        and original[i + 1][:1].islower()
+        if (original[i][-1:].isalnum() or original[i][-1:] == " ") and original[i + 1][:1].islower()
     ]
     if len(mid_word) < HARD_WRAP_MIN_LINES or any(own_line(i) for i in at_width):
         return text, 0, width
@@ -1234,18 +1236,22 @@ def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
 
 
 BUSBW_DROP_MIN_BYTES = 1 << 20
-"""Below 1 MiB a collective is latency-bound and its busbw small and noisy; from there on it
-rises toward the links' bandwidth and stays (nccl-tests doc/PERFORMANCE.md: busbw is what a
-link's peak is compared with, reached at the large sizes)."""
+"""The advisor's own floor: below 1 MiB a collective is latency-bound and its busbw small and
+noisy (nccl-tests doc/PERFORMANCE.md defines busbw as the figure to compare with the hardware's
+peak bandwidth, which large sizes approach)."""
 BUSBW_DROP_FRACTION = 0.5
-"""A size whose busbw is under half the best a smaller size of the same column group reached
-fell: the larger sizes ran into a bottleneck the smaller did not (a congested or degraded link,
-a protocol change, memory pressure)."""
+"""The advisor's heuristic: a size whose busbw is under half the best a smaller size of the same
+column group reached fell (a congested or degraded link, a protocol or algorithm change at that
+size, memory pressure)."""
+BUSBW_RECOVER_FRACTION = 0.6
+"""A fall ends at a size back above this share of the best: figures wavering around the half
+stay one fall, not many dips."""
 
 
 def busbw_drops(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs of sizes (from ``BUSBW_DROP_MIN_BYTES``) whose busbw fell under
-    ``BUSBW_DROP_FRACTION`` of the best a smaller size of their column group reached:
+    ``BUSBW_DROP_FRACTION`` of the best a smaller size of their column group reached (a run goes
+    on until a size is back above ``BUSBW_RECOVER_FRACTION`` of it):
     ``{in_place, from_bytes, to_bytes, lowest_busbw_gbps, best_bytes, best_busbw_gbps}``, a
     run a dip (larger sizes recover) or a collapse (it lasts to the largest size)."""
     drops: list[dict[str, Any]] = []
@@ -1263,7 +1269,8 @@ def busbw_drops(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         best: dict[str, Any] | None = None
         run: dict[str, Any] | None = None
         for r in rows:
-            if best is not None and r["busbw_gbps"] < BUSBW_DROP_FRACTION * best["busbw_gbps"]:
+            threshold = BUSBW_RECOVER_FRACTION if run is not None else BUSBW_DROP_FRACTION
+            if best is not None and r["busbw_gbps"] < threshold * best["busbw_gbps"]:
                 if run is None:
                     run = {
                         "in_place": in_place,
@@ -1372,6 +1379,13 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 "hbm_used_pct": round(100 * chip.hbm_used_mb / chip.hbm_total_mb, 1)
                 if chip.hbm_used_mb is not None and chip.hbm_total_mb
                 else None,
+                # the process table's rows of this chip (empty: none listed, or not in the copy)
+                "processes": [
+                    f"{p.name} (pid {p.pid}"
+                    + (f", {p.memory_mb} MB)" if p.memory_mb is not None else ")")
+                    for p in parsed.processes
+                    if (p.npu, p.chip) == (chip.npu, chip.chip)
+                ],
                 "error_codes": [],
                 "error_info": [],
                 "query": "",
@@ -1409,6 +1423,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "health": health,
                 "bus_id": "",
                 "hbm_used_pct": None,
+                "processes": [],
                 "error_codes": codes,
                 "error_info": answer.fields.get("Error Information", []),
                 "query": answer.type or "health",
@@ -1516,7 +1531,8 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "name": gpu.name,
                 "links": {str(n): speed for n, speed in gpu.speed_gbytes_s.items()},
                 "inactive": gpu.inactive,
-                "active": active,
+                # (-R lists where each link goes, not its state: none is known active)
+                "active": active if gpu.speed_gbytes_s or not gpu.remote else None,
                 "none_up": gpu.none_up,
                 "fewer_than_peers": not alone
                 and (
@@ -1526,6 +1542,7 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "alone": alone,
                 "cut": gpu.cut,
                 "errors": {str(n): counters for n, counters in gpu.errors.items()},
+                "remote": {str(n): peer for n, peer in gpu.remote.items()},
                 # the error counters (Replay, Recovery, CRC Errors ...), not a traffic count
                 "error_total": sum(
                     v

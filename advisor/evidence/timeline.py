@@ -175,25 +175,35 @@ def build(
     return tl
 
 
+POINT_TO_POINT_OPS = {"send", "recv", "coalesced"}
+"""Not one collective of every rank: a send waits in its pair's recv (the two differ by design),
+torch numbers point-to-point work apart from collectives, and a coalesced work is a batch of
+operations of either kind."""
+
+
 def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
     """The first point (a group's SeqNum of a watchdog time-out; a group of an HCCL execution
-    time-out, EI0002) where ranks failed in different collectives: collective → ranks."""
+    time-out, EI0002) where different ranks failed in different collectives: collective → ranks.
+    Only where the group is named (older torch prints no group: time-outs of two groups can share
+    a SeqNum) and no rank stands in two of them."""
     points: dict[tuple[str, str], dict[str, set[int]]] = {}
     for e in failures:
-        if e.get("rank") is None or not e.get("op"):
+        op = str(e.get("op") or "")
+        if e.get("rank") is None or not op or op in POINT_TO_POINT_OPS or not e.get("group"):
             continue
         if e.get("kind") == "watchdog_timeout" and e.get("seq") is not None:
-            point = (str(e.get("group") or ""), f"seq {e['seq']}")
-        elif e.get("kind") == "hccl_error" and e.get("code") == "EI0002" and e.get("group"):
+            point = (str(e["group"]), f"seq {e['seq']}")
+        elif e.get("kind") == "hccl_error" and e.get("code") == "EI0002":
             # every rank of a group executes its collectives in one order: two ranks timed out
             # in different ones were never in the same collective
             point = (str(e["group"]), "exec")
         else:
             continue
-        points.setdefault(point, {}).setdefault(str(e["op"]), set()).add(int(e["rank"]))
+        points.setdefault(point, {}).setdefault(op, set()).add(int(e["rank"]))
     for ops in points.values():
-        if len(ops) > 1:
-            return {op: sorted(ranks) for op, ranks in sorted(ops.items())}
+        ranks = [r for members in ops.values() for r in members]
+        if len(ops) > 1 and len(ranks) == len(set(ranks)):
+            return {op: sorted(members) for op, members in sorted(ops.items())}
     return {}
 
 

@@ -270,6 +270,8 @@ class LinkStat:
     """``link change records``, newest first as printed: (time as printed, ``UP``/``DOWN``)."""
     device: int | None = None
     """From the ``[devid N]`` prefix of its lines, when they carry one."""
+    die_port: str | None = None
+    """Ascend 950's table names the port within the NPU: ``UDie 0 port 4``."""
 
 
 _LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
@@ -408,11 +410,13 @@ def parse_link_stat(text: str) -> LinkStat:
         raise ParseError(f"hccn_tool -link_stat table holds records of several ports ({where})")
     if not counts and not changes:
         raise ParseError("no 'link up count' line or LINK UP/DOWN record in hccn_tool -link_stat")
+    die_port = next((f"UDie {u} port {p}" for _, u, p in ports), None)
     return LinkStat(
         up_count=counts.get("up"),
         down_count=counts.get("down"),
         changes=changes,
         device=device,
+        die_port=die_port,
     )
 
 
@@ -468,6 +472,9 @@ class Port:
     bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
     speed_mbps: int | None = None
     """``-status -g`` (the port's netdev settings, as ethtool prints them): its ``Speed``."""
+    die_port: str | None = None
+    """Ascend 950, whose NPU has several ports: the one a ``-link_stat`` table names (``UDie 0
+    port 4``); None elsewhere (one port a device)."""
 
 
 @dataclass(kw_only=True)
@@ -694,6 +701,7 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.link_flapped = (stat.up_count or 0) > 1 or "DOWN" in states[:first_up]
         if port.device is None and stat.device is not None:
             port.device = stat.device
+        port.die_port = stat.die_port
     elif query == "pfc":
         port.pfc_priorities = parse_pfc(chunk)
     elif query == "lldp":
@@ -751,14 +759,16 @@ def _has_data(p: Port) -> bool:
 def _merge_bare(ports: list[Port]) -> list[Port]:
     """Bare outputs whose device became known (a tls or ``device N PING`` line names it) join
     that device's port."""
-    by_device: dict[int, Port] = {}
+    by_device: dict[tuple[int, str | None], Port] = {}
     out: list[Port] = []
     for p in ports:
         if p.device is None:
             out.append(p)
             continue
-        if p.device in by_device:
-            target = by_device[p.device]
+        # (Ascend 950: one NPU's ports are told apart by die and port)
+        key = (p.device, p.die_port)
+        if key in by_device:
+            target = by_device[key]
             for name in (
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
@@ -776,6 +786,6 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target.link_changes = target.link_changes or p.link_changes
             target.lldp = target.lldp or p.lldp
             continue
-        by_device[p.device] = p
+        by_device[key] = p
         out.append(p)
     return sorted(out, key=lambda p: (p.device is None, p.device or 0, p.line))

@@ -361,16 +361,23 @@ _LAST_RE = re.compile(
 # ProcessGroupNCCL.cpp, watchdog handler / Watchdog::runLoop): this rank's own work N failed, not a
 # dump on a peer's signal (that one reads "Received a dump signal ... from rank N").
 _TIMEOUT_AT_RE = re.compile(r"\bTimeout at [NH]CCL work: (\d+)")
+"""torch 2.5+'s line of the work a rank's watchdog timed out (ProcessGroupNCCL.cpp)."""
 # torch 2.4+'s heartbeat monitor, on a dump signal (ProcessGroupNCCL.cpp
 # getNCCLWatchdogTimeoutErrorMsg; later HeartbeatMonitor::getWatchdogTimeoutErrorMsg): "Received a
 # dump signal due to a collective timeout from <this local rank | rank N> and we will try our best
-# to dump the debug info. Last enqueued NCCL work: E, last completed NCCL work: C." From this
-# local rank: its own watchdog timed out; from rank N: it dumps because rank N's did
+# to dump the debug info. Last enqueued NCCL work: E, last completed NCCL work: C." From this local
+# rank: its own watchdog found a work failed, a time-out or another exception (the monitor's exit
+# reason is "collective timeout or exception"); from rank N: it dumps because rank N's did (-1:
+# the store did not say which). Only the default group's monitor prints it: E and C are that
+# group's counts.
 _DUMP_SIGNAL_RE = re.compile(
-    r"Received a dump signal due to a collective timeout from\s+"
-    r"(?:(?P<local>this\s+local\s+rank)|rank\s+(?P<peer>\d+))"
+    r"Received a dump signal due to a collective timeout from\s*"
+    r"(?:(?P<local>this\s*local\s*rank)|rank\s+(?P<peer>-?\d+))"
 )
-"""torch 2.5+'s line of the work a rank's watchdog timed out (ProcessGroupNCCL.cpp)."""
+_DUMP_SIGNAL_OPEN_RE = re.compile(r"Received a dump signal due to a collective timeout from")
+_RECORD_START_RE = re.compile(r"^\s*(?:\[|[EWIF]\d{4} |\d{4}-\d\d-\d\d)")
+"""How a record of its own starts (a launcher's tag, glog's level and date, an ISO time stamp):
+never the wrapped rest of the line above."""
 _DETECTED_RE = re.compile(
     r"(?:Exception \(either an error or timeout\)|failure) detected by watchdog at work"
     r"(?: sequence id)?: (?P<seq>\d+)"
@@ -2444,6 +2451,18 @@ _STORE_WAIT_RE = re.compile(
 # An operation on the store (or gloo's connection through it) that ran out of time, as the
 # Python exception says it: "RuntimeError: Socket Timeout"
 _SOCKET_TIMEOUT_RE = re.compile(r"^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$")
+# torch distributed_c10d._store_based_barrier, at init_process_group: each rank adds itself to a
+# key of the store and waits for all; past the time-out, older torch raises RuntimeError("Timed
+# out initializing process group in store based barrier on rank: R, for key: K (world_size=W,
+# worker_count=C, timeout=0:30:00)"), newer DistStoreError ("... on rank R, for key: K
+# (world_size=W, num_workers_joined=C, timeout=...)"). C is the count the key holds, which a key
+# left by an earlier run with the same address can push past W.
+_STORE_BARRIER_RE = re.compile(
+    r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+), "
+    r"for key: (?P<key>[^\s(]+) \(world_size=(?P<world>\d+), "
+    r"(?:worker_count|num_workers_joined)=(?P<joined>\d+), "
+    r"timeout=(?:(?P<days>\d+) days?, )?(?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)"
+)
 # torch elastic's rendezvous errors (torch/distributed/elastic/rendezvous/api.py): closed, not
 # complete on time, the backend unreachable, corrupt state; as the traceback's last line or in the
 # error handler's JSON ("message": "RendezvousConnectionError: ...")
@@ -2560,6 +2579,36 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                         exception_type=err,
                     )
                 )
+            continue
+        if "store based barrier" in line and (sb := _STORE_BARRIER_RE.search(line)):
+            rank = int(sb.group("rank"))
+            if (rank, "barrier", None) in waited:
+                continue
+            waited.add((rank, "barrier", None))
+            world, joined = int(sb.group("world")), int(sb.group("joined"))
+            seconds = (
+                int(sb.group("days") or 0) * 86400
+                + int(sb.group("h")) * 3600
+                + int(sb.group("m")) * 60
+                + float(sb.group("s"))
+            )
+            said = (
+                f"{joined} of {world} ranks joined"
+                if joined < world
+                else f"the key counts {joined} for {world} ranks (left by an earlier run with "
+                "the same store address?)"
+            )
+            report.events.append(
+                LogEvent(
+                    kind="store_timeout",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=rank if tagged is None else tagged,
+                    rank_size=world,
+                    timeout_ms=int(seconds * 1000),
+                    exception_type=f"in the store-based barrier at process-group init ({said})",
+                )
+            )
             continue
         if "Socket Timeout" in line and _SOCKET_TIMEOUT_RE.match(line):
             if (tagged, "", None) not in waited:
@@ -4891,10 +4940,11 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             no, line = lines[index - 1][0], lines[index - 1][1].rstrip() + " " + line.lstrip()
         if (
             "dump signal" in line
+            and _DUMP_SIGNAL_OPEN_RE.search(line)
             and not _LAST_RE.search(line)
             and index + 1 < len(lines)
             and lines[index + 1][2] is None
-            and not lines[index + 1][1].startswith("[")
+            and not _RECORD_START_RE.match(lines[index + 1][1])
         ):
             # wrapped at a terminal's width ("... from this local " / "rank and we will ...
             # Last enqueued NCCL work: 9387, ..."): its progress is on the next line
@@ -4929,7 +4979,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         pg = _pg(_PG_RE.search(line))
         if rank is not None and "dump signal" in line and (ds := _DUMP_SIGNAL_RE.search(line)):
             peer = int(ds.group("peer")) if ds.group("peer") else None
-            dumps.setdefault(rank, (no, pg, line, peer))
+            dumps.setdefault(rank, (no, pg, line, None if peer == -1 else peer))
         if lm := _LAST_RE.search(line):
             last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
             if rank is not None and (dm := _DETECTED_RE.search(line)):
@@ -5023,17 +5073,25 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         )
         by_key[(rank, "", seq)] = ev
         report.events.append(ev)
+    # ranks whose own error is already read: an NCCL error the watchdog raised, a failed call
+    own_errors = {
+        e.rank
+        for e in report.events
+        if e.kind in ("watchdog_exception", "nccl_call_failure", "nccl_net_error")
+    }
     for rank, (no, pg, line, peer) in dumps.items():
         if rank in reported or (rank, pg) not in last:
             continue
         reported.add(rank)
         enq, done = last[(rank, pg)][1:]
         library = "HCCL" if "HCCL work" in line else "NCCL"
-        if peer is None:
-            # its own watchdog timed out; which work the line does not say (the oldest not
-            # completed, as the watchdog checks them in order, is an inference left to the reader)
+        if peer is None and "from rank" not in " ".join(line.split()):
+            if rank in own_errors:
+                continue  # its error already says what failed: the dump follows it
+            # its own watchdog found a work failed (a time-out or another exception); which work
+            # the line does not say
             ev = LogEvent(
-                kind="watchdog_timeout",
+                kind="watchdog_failure",
                 line=no,
                 message=line.strip()[:400],
                 rank=rank,
@@ -5042,12 +5100,12 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 last_completed=done,
                 library=library,
             )
-            by_key[(rank, "", None)] = ev
         else:
+            signalled = f"rank {peer}" if peer is not None else "another rank"
             ev = LogEvent(
                 kind="watchdog_progress",
                 line=no,
-                message=f"rank {rank} dumped on the time-out signal from rank {peer}: last "
+                message=f"rank {rank} dumped on the time-out signal from {signalled}: last "
                 f"enqueued work {enq}, last completed {done}",
                 rank=rank,
                 group=pg,

@@ -93,6 +93,8 @@ _FAILURE_IN_ROW_RE = re.compile(r"(?:[\w.-]+: )?Test (?:CUDA|NCCL) failure ")
 # > .../all_reduce_perf") names every binary it builds, none of them the run's
 _BUILD_RE = re.compile(r"\s*(?:Compiling|Linking)\s+\S+\s+>\s")
 _BANNER_RE = re.compile(r"^\s*={2,}\s*([A-Za-z][A-Za-z ]*?)\s*={2,}\s*$")
+_ANY_BANNER_RE = re.compile(r"^\s*={2,}\s*\S.*?={2,}\s*$")
+"""A wrapper's banner of any words ("====== 2-node ======"): rows after it are another run's."""
 _BANNER_NAMES = {
     "allreduce": "all_reduce",
     "allgather": "all_gather",
@@ -470,6 +472,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 _asked(current, params, reduced)
                 params = None
             tables.append(current)
+            continue
+        if (
+            current is not None
+            and current.headerless
+            and current.rows
+            and "==" in stripped
+            and _ANY_BANNER_RE.match(stripped)
+        ):
+            # rows pasted without their headers under a banner each ("====== 4-node ======",
+            # a grep of several runs' largest sizes): the rows after it are the next run's
+            current = None
             continue
         if (current is None or current.complete) and _BARE_ROW_RE.match(stripped):
             bare = _bare_columns(stripped.split())

@@ -1,0 +1,94 @@
+"""Outputs the two-hundred-seventeenth to two-hundred-twentieth held-out evaluations misread that
+this stop reads: torch's store-based barrier time-out at process-group init, rows of several runs
+pasted under a banner each, ``nvidia-smi nvlink -R``'s map of where each link goes, and a
+benchmark's bus bandwidth halving at one size.
+
+Samples: ``tests/data/evidence_heldout_36/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from tests.conftest import DATA
+from tests.rules_facts import finding_items
+
+HELDOUT = DATA / "evidence_heldout_36"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _kinds(ev: EvidenceFacts, kind: str) -> list[dict[str, Any]]:
+    return [f for f in ev.failures if f["kind"] == kind]
+
+
+def test_a_store_based_barrier_time_out_names_how_many_ranks_joined() -> None:
+    ev = _load(
+        "c10d_store_based_barrier_timeout_rank0_key1_world8_worker_count7_timeout_5s_init_"
+        "process_group_composer_initialize_ddp_composer179.log"
+    )
+    (barrier,) = _kinds(ev, "store_timeout")
+    assert (barrier["rank"], barrier["line"], barrier["rank_size"], barrier["timeout_ms"]) == (
+        0,
+        16,
+        8,
+        5000,
+    )
+    assert barrier["exception_type"] == (
+        "in the store-based barrier at process-group init (7 of 8 ranks joined)"
+    )
+    assert _kinds(ev, "python_exception") == []
+    items = finding_items({"evidence.failures": [barrier]}, "nccl")["evidence-store-timeout"]
+    assert items[0].startswith("Rank 0 timed out after 5 s in the store-based barrier")
+
+
+def test_newer_torchs_barrier_wording_and_a_count_past_the_world_are_read() -> None:
+    # torch's later DistStoreError wording (num_workers_joined), and a key an earlier run with the
+    # same store address left counting past the world size
+    text = (
+        "torch.distributed.DistStoreError: Timed out initializing process group in store based "
+        "barrier on rank 3, for key: store_based_barrier_key:1 (world_size=8, "
+        "num_workers_joined=16, timeout=0:15:00)\n"
+    )
+    (barrier,) = _kinds(load_text(text, "train.log"), "store_timeout")
+    assert (barrier["rank"], barrier["rank_size"], barrier["timeout_ms"]) == (3, 8, 900_000)
+    assert "the key counts 16 for 8 ranks" in barrier["exception_type"]
+
+
+def test_rows_of_several_runs_under_a_banner_each_are_one_table_a_run() -> None:
+    ev = _load("rccl_tests_allreduce_mi325x_1_2_4_8node_egrep_large_sizes_only.txt")
+    assert ev.files[0].status == "partial"  # no header, no footer: what the grep kept
+    largest = [
+        next(r["busbw_gbps"] for r in b["results"] if r["bytes"] == 16 << 30 and not r["in_place"])
+        for b in ev.benchmarks
+    ]
+    assert largest == [319.08 * 8, 350.24 * 8, 350.59 * 8, 350.84 * 8]
+    assert all(len(b["results"]) == 6 and b["op"] == "all_reduce" for b in ev.benchmarks)
+
+
+def test_nvlink_r_is_read_as_where_each_link_goes_and_not_judged() -> None:
+    ev = _load("nvidia_smi_nvlink_R_2x_h100_pcie_nvlink_bridge_remote_link_map_dl380a.txt")
+    assert ev.files[0].status == "read"
+    gpu0, gpu1 = ev.nvlinks
+    assert (gpu0["gpu"], len(gpu0["remote"]), gpu0["remote"]["4"]) == (
+        0,
+        12,
+        "00000000:D5:00.0 link 6",
+    )
+    assert set(gpu1["remote"].values()) >= {"00000000:C2:00.0 link 15"}
+    assert gpu0["active"] is None and gpu0["inactive"] == [] and not gpu0["fewer_than_peers"]
+    findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert not {"evidence-nvlink-inactive", "evidence-nvlink-inactive-alike"} & set(findings)
+
+
+def test_a_dip_in_a_vendors_example_output_is_a_warning() -> None:
+    ev = _load("rccl_tests_allreduce_1node_8x_mi350x_whitespace_collapsed_rcccl_typo_doc.log")
+    (bench,) = ev.benchmarks
+    (dip,) = bench["busbw_drops"]
+    assert (dip["in_place"], dip["from_bytes"], dip["to_largest"]) == (False, 64 << 20, False)
+    assert (dip["best_bytes"], dip["lowest_busbw_gbps"]) == (32 << 20, 111.92 * 8)
+    items = finding_items({"evidence.benchmarks": [bench]}, "nccl")
+    assert "(a dip: larger sizes recover)" in items["evidence-benchmark-busbw-drop"][0]
