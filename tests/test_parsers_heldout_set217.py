@@ -92,3 +92,85 @@ def test_a_dip_in_a_vendors_example_output_is_a_warning() -> None:
     assert (dip["best_bytes"], dip["lowest_busbw_gbps"]) == (32 << 20, 111.92 * 8)
     items = finding_items({"evidence.benchmarks": [bench]}, "nccl")
     assert "(a dip: larger sizes recover)" in items["evidence-benchmark-busbw-drop"][0]
+
+
+def test_npu_smi_watch_is_read_as_figures_per_chip_and_not_judged() -> None:
+    ev = _load(
+        "npu_smi_info_watch_i2_910b3_npu2_chip0_31_samples_90_100w_34c_aicore0_neutronascend_readme.txt"
+    )
+    report = ev.files[0]
+    assert (report.status, report.formats) == ("read", ["npu_smi_watch"])
+    (note,) = report.messages
+    assert note.message.startswith(
+        "npu_smi_watch: npu-smi info watch, NPU 2 chip 0: 31 sample(s), Pwr(W) 90.1-100.1, "
+        "Temp(C) 34-35, AI Core(%) 0, Memory(%) 5"
+    )
+    assert ev.failures == [] and ev.npu_chips == []
+    newer = _load(
+        "npu_smi_info_watch_all_8npu_ascend950_288_292w_48_51c_npu_util_ai_cube_cols_driver_doc.txt"
+    )
+    notes = [m.message for m in newer.files[0].messages]
+    assert len(notes) == 8 and "NPU 6: 1 sample(s), Pwr(W) 288.5, Temp(C) 48" in notes[6]
+    assert "NPU Util(%) 0" in notes[0]
+
+
+def test_npu_smi_m_is_read_as_a_map_of_ids() -> None:
+    text = "".join(
+        f"        {npu:<31}{chip:<31}{logic:<31}{name}\n"
+        for npu, chip, logic, name in (
+            ("NPU ID", "Chip ID", "Chip Logic ID", "Chip Name"),
+            ("0", "0", "0", "Ascend 910B4"),
+            ("0", "1", "-", "Mcu"),
+            ("1", "0", "1", "Ascend 910B4"),
+            ("1", "1", "-", "Mcu"),
+        )
+    )
+    report = load_text(text, "npu-smi-m.txt").files[0]
+    assert (report.status, report.formats) == ("read", ["npu_smi_mapping"])
+    assert report.messages[0].message == (
+        "npu_smi_mapping: npu-smi info -m: 2 chip(s) (Ascend 910B4) used as logical devices 0, 1; "
+        "2 without one (Mcu): a map of ids, not judged"
+    )
+
+
+def test_ascend_950s_dev_info_port_table_gives_each_ports_link() -> None:
+    ev = _load(
+        "hccn_tool_dev_info_ascend950_dev0_udie0_ports4_6_ub_400g_up_end0v0_ipourma0_eids_driver_doc.txt"
+    )
+    assert ev.files[0].status == "read"
+    assert [(p["die_port"], p["link"], p["speed_mbps"], p["line"]) for p in ev.npu_ports] == [
+        ("UDie 0 port 4", "UP", 400_000, 4),
+        ("UDie 0 port 5", "UP", 400_000, 5),
+        ("UDie 0 port 6", "UP", 400_000, 6),
+    ]
+    down = load_text(
+        "| UDie ID | Port ID | Speed Ability(Gbps) | Port Type | Link Status | Media Type |\n"
+        "| 0       | 4       | 400                 | UB        | DOWN        | Electrical |\n",
+        "dev_info.txt",
+    )
+    items = finding_items({"evidence.npu_ports": down.npu_ports})["evidence-npu-port-down"]
+    assert items[0].startswith("the port at line 2 (device not named) UDie 0 port 4 link DOWN")
+
+
+def test_ranks_creating_their_communicator_beyond_the_connect_time_out_apart_warn() -> None:
+    ev = _load(
+        "hccl_run_plog_grep_entry_comminitrootinfo_4ranks_rank3_issued_200s_after_others_all_reduce_test_hicann_doc.log"
+    )
+    (late,) = _kinds(ev, "hccl_init_skew")
+    assert (late["rank"], late["remote_rank"], late["line"], late["ran_for_ms"]) == (
+        3,
+        0,
+        1,
+        200005,
+    )
+    assert late["message"].startswith("rank 3 called HcclCommInitRootInfo 200 s after rank 0")
+    findings = finding_items({"evidence.failures": [late]})
+    assert "evidence-hccl-init-skew" in findings
+    # within the default 120 s: nothing
+    near = "".join(
+        f"[INFO] HCCL({100 + r},all_reduce_test):2025-11-20-11:5{6 + r}:36.704.523 [op_base.cc:1293] "
+        f"[{100 + r}]Entry-HcclCommInitRootInfoInner:ranks[2], rank[{r}], rootinfo: host "
+        "ip[127.10.0.1] port[60000]\n"
+        for r in (0, 1)
+    )
+    assert _kinds(load_text(near, "plog.log"), "hccl_init_skew") == []

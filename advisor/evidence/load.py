@@ -81,6 +81,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "npu_smi_query": re.compile(npu_smi.QUERY_SIGNATURE, re.M),
+    "npu_smi_watch": re.compile(npu_smi.WATCH_SIGNATURE, re.M),
+    "npu_smi_mapping": re.compile(npu_smi.MAPPING_SIGNATURE, re.M),
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(
         r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
@@ -116,7 +118,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Link_Status\s*\|"
         # -roce_test's bandwidth test; a grep of one -lldp TLV over a loop's ports ("Interface 0:
         # System Name TLV ..."; a host NIC's would be labelled by its name)
-        r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b",
+        r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"
+        # Ascend 950's -dev_info port table
+        r"|^\|\s*UDie ID\s*\|\s*Port ID\s*\|\s*Speed Ability\(Gbps\)",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
@@ -1394,6 +1398,43 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return parsed.warnings
 
 
+def _npu_watch(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    notes = []
+    for chip in npu_smi.parse_watch(text):
+        where = f"NPU {chip.npu}" + (f" chip {chip.chip}" if chip.chip is not None else "")
+        shown = ", ".join(
+            f"{column} {low:g}" + (f"-{high:g}" if high != low else "")
+            for column, (low, high) in chip.ranges.items()
+            if column in ("Pwr(W)", "Temp(C)", "AI Core(%)", "NPU Util(%)", "Memory(%)")
+        )
+        notes.append(
+            ParseWarning(
+                line=chip.line,
+                message=f"npu-smi info watch, {where}: {chip.samples} sample(s), {shown}: "
+                "figures with no health in them, not judged",
+                skipped=False,
+            )
+        )
+    return notes
+
+
+def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    rows = npu_smi.parse_mapping(text)
+    used = [r for r in rows if r.logic_id is not None]
+    names = ", ".join(dict.fromkeys(r.name for r in used))
+    others = ", ".join(dict.fromkeys(r.name for r in rows if r.logic_id is None))
+    return [
+        ParseWarning(
+            line=rows[0].line,
+            message=f"npu-smi info -m: {len(used)} chip(s) ({names}) used as logical devices "
+            f"{', '.join(str(r.logic_id) for r in used)}"
+            + (f"; {len(rows) - len(used)} without one ({others})" if others else "")
+            + ": a map of ids, not judged",
+            skipped=False,
+        )
+    ]
+
+
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
     for answer in npu_smi.parse_query(text):
@@ -1664,6 +1705,8 @@ _CONVERTERS = {
     "hccl_test": _hccl,
     "npu_smi_info": _npu_info,
     "npu_smi_query": _npu_query,
+    "npu_smi_watch": _npu_watch,
+    "npu_smi_mapping": _npu_mapping,
     "npu_smi_topo": _topo("npu-smi", npu_smi.parse_topo),
     "nvidia_smi_topo": _topo("nvidia-smi", nvidia_smi.parse_topo),
     "hccn_tool": _hccn,

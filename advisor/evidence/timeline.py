@@ -18,9 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-HCCL_CONNECT_TIMEOUT_DEFAULT_S = 120.0
-"""CANN HCCL environment variables: HCCL_CONNECT_TIMEOUT defaults to 120 s (and EI0006's own
-solution text repeats it)."""
+from advisor.parsers.logs import HCCL_CONNECT_TIMEOUT_DEFAULT_S
 
 ONE_INCIDENT_S = 6 * 3600.0
 """Failures further apart than this are not one incident (logs of different jobs or days)."""

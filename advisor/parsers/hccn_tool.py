@@ -487,7 +487,7 @@ class Bundle:
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
-    "pfc", "lldp", "roce_test", "status",
+    "pfc", "lldp", "roce_test", "status", "dev_info",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -511,7 +511,14 @@ _SIGNATURES = {
     # -status -g: "Netdev status:Settings for eth3:" then ethtool's settings of the port's netdev
     # (a Chinese note on npu-smi and hccn_tool kept in liguodongiot/llm-action shows the form)
     "status": re.compile(r"^Netdev status\s*:"),
+    # Ascend 950's -dev_info: its port table opens the output (Querying the NPU Device
+    # Information: "Link Status: Link status, which can be DOWN or UP")
+    "dev_info": re.compile(r"^\|\s*UDie ID\s*\|\s*Port ID\s*\|"),
 }
+_DEV_INFO_ROW_RE = re.compile(
+    r"^\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|\s*(?P<gbps>\d+)\s*\|\s*(?P<type>\w+)\s*\|"
+    r"\s*(?P<link>UP|DOWN)\s*\|"
+)
 _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
 _LLDP_IFACE_RE = re.compile(r"^Interface (\d+):")
 """A grep's own label of the port ("Interface 0: System Name TLV ..."): the loop's ``-i``."""
@@ -609,6 +616,20 @@ def parse_bundle(text: str) -> Bundle:
             bare_queries.add(query)
             port = bare
         chunk = "\n".join(t for _, t in body)
+        if query == "dev_info":
+            # one row a port of the NPU (Ascend 950: several a device), each a port of its own
+            for row_no, row in body:
+                if m := _DEV_INFO_ROW_RE.match(row.strip()):
+                    ports.append(
+                        Port(
+                            device=port.device,
+                            line=row_no,
+                            die_port=f"UDie {m.group('udie')} port {m.group('port')}",
+                            link=m.group("link"),
+                            speed_mbps=int(m.group("gbps")) * 1000,
+                        )
+                    )
+            continue
         if query not in _QUERIES or not chunk.strip():
             continue
         try:

@@ -110,6 +110,7 @@ import bisect
 import re
 import signal
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from advisor.parsers import (
@@ -770,6 +771,7 @@ def parse(text: str) -> LogReport:
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
+    _hccl_init_skew(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -3914,6 +3916,63 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             ((rank, size),) = inits
             first.rank, first.rank_size = int(rank), first.rank_size or int(size)
     return first
+
+
+# HCCL's run plog at a communicator's creation: "[INFO] HCCL(3079955,all_reduce_test):2025-11-20-
+# 11:59:56.716.583 [op_base.cc:1293] [3079955]Entry-HcclCommInitRootInfoInner:ranks[4], rank[3],
+# rootinfo: host ip[127.10.0.1] port[60000] ..." (older: Entry-HcclCommInitRootInfo). The HCCL
+# fault guide (hicann/hccl docs/zh/user_guide/fault_diagnosis/cluster_info_nego.md, EI0015) reads
+# these lines' times across ranks: a rank that calls it more than HCCL_CONNECT_TIMEOUT (default
+# 120 s) after the others leaves their link set-up waiting past it, and the creation fails.
+_INIT_ENTRY_RE = re.compile(
+    r"Entry-HcclCommInitRootInfo(?:Inner)?:ranks\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
+    r"(?:, rootinfo: host ip\[(?P<ip>[^\]]*)\] port\[(?P<port>\d+)\])?"
+)
+_PLOG_STAMP_RE = re.compile(r"\):(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
+HCCL_CONNECT_TIMEOUT_DEFAULT_S = 120.0
+"""hicann/hccl docs, hccl_env/HCCL_CONNECT_TIMEOUT.md: the link set-up time-out's default (EI0006's
+own solution text repeats it)."""
+
+
+def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Ranks of one communicator (its size, root address and port) that called its creation more
+    than HCCL_CONNECT_TIMEOUT's default apart: one event, the latest rank's (``hccl_init_skew``)."""
+    entries: dict[tuple[str, str, str], dict[int, tuple[float, int]]] = {}
+    for no, line, _ in lines:
+        if "Entry-HcclCommInitRootInfo" not in line or not (m := _INIT_ENTRY_RE.search(line)):
+            continue
+        if not (t := _PLOG_STAMP_RE.search(line)):
+            continue
+        year, month, day, hour, minute, sec, frac = t.groups()
+        moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(sec))
+        seconds = moment.timestamp() + (float(f"0.{frac}") if frac else 0.0)
+        ranks = entries.setdefault(
+            (m.group("size"), m.group("ip") or "", m.group("port") or ""), {}
+        )
+        ranks.setdefault(int(m.group("rank")), (seconds, no))
+    for (size, ip, port), ranks in entries.items():
+        if len(ranks) < 2:
+            continue
+        first_rank, (first_s, _) = min(ranks.items(), key=lambda kv: kv[1][0])
+        last_rank, (last_s, last_no) = max(ranks.items(), key=lambda kv: kv[1][0])
+        spread = last_s - first_s
+        if spread <= HCCL_CONNECT_TIMEOUT_DEFAULT_S:
+            continue
+        where = f" (root {ip}:{port})" if ip else ""
+        report.events.append(
+            LogEvent(
+                kind="hccl_init_skew",
+                line=last_no,
+                message=f"rank {last_rank} called HcclCommInitRootInfo {spread:.0f} s after rank "
+                f"{first_rank}, the first of the {len(ranks)} of {size} ranks logged{where}",
+                rank=last_rank,
+                rank_size=int(size),
+                remote_rank=first_rank,
+                ran_for_ms=int(spread * 1000),
+                library="HCCL",
+                exception_type="communicator creation called too far apart",
+            )
+        )
 
 
 # HCCL's init trace of a process ("Entry-HcclCommInitRootInfo:ranks[3], rank[0], ..." and

@@ -627,3 +627,94 @@ def parse_query(text: str) -> list[NpuQuery]:
     if not answers:
         raise ParseError("no 'npu-smi info -t' answer (Health Status, NPU ID, Chip ID ... : value)")
     return answers
+
+
+# ``npu-smi info watch [-i N [-c C]]``: a header of column names ("NpuID(Idx)  ChipId(Idx)
+# Pwr(W)  Temp(C)  AI Core(%) ..."; Ascend 950 adds "NPU Util(%)  AI Cube(%)") and a row of
+# figures each sample (every second)
+WATCH_SIGNATURE = r"^[ \t]*NpuID\(Idx\)[ \t]+(?:ChipId\(Idx\)[ \t]+)?Pwr\(W\)[ \t]+Temp\(C\)"
+_WATCH_HEAD_RE = re.compile(WATCH_SIGNATURE)
+_WATCH_COLUMN_RE = re.compile(r"(?:[A-Za-z]+ )?[A-Za-z]+\([^)\s]*\)")
+
+
+@dataclass(kw_only=True)
+class WatchChip:
+    """One chip's samples of ``npu-smi info watch``: each column's lowest and highest figure."""
+
+    npu: int
+    chip: int | None
+    line: int
+    samples: int = 0
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def parse_watch(text: str) -> list[WatchChip]:
+    """``npu-smi info watch`` → each chip's samples (figures only: the output holds no health).
+    Raises ParseError without a header over a row."""
+    chips: dict[tuple[int, int | None], WatchChip] = {}
+    columns: list[str] = []
+    for no, line, _ in numbered_lines(text):
+        if _WATCH_HEAD_RE.match(line):
+            # each name ends in its unit in brackets, two words at most ("AI Core(%)"); one blank
+            # may part two names ("ChipId(Idx) Pwr(W)")
+            columns = _WATCH_COLUMN_RE.findall(line)
+            continue
+        cells = line.split()
+        if not columns or len(cells) != len(columns):
+            continue
+        try:
+            figures = [float(c) for c in cells]
+        except ValueError:
+            continue
+        row = dict(zip(columns, figures, strict=True))
+        npu = int(row.pop("NpuID(Idx)"))
+        chip = int(row.pop("ChipId(Idx)")) if "ChipId(Idx)" in row else None
+        seen = chips.setdefault((npu, chip), WatchChip(npu=npu, chip=chip, line=no))
+        seen.samples += 1
+        for name, value in row.items():
+            low, high = seen.ranges.get(name, (value, value))
+            seen.ranges[name] = (min(low, value), max(high, value))
+    if not chips:
+        raise ParseError("no 'NpuID(Idx) ... Pwr(W) Temp(C)' header over a row of figures")
+    return list(chips.values())
+
+
+# ``npu-smi info -m``: each chip's NPU id, chip id, logical id (``-`` for the board's MCU) and
+# name, under "NPU ID  Chip ID  Chip Logic ID  Chip Name"
+MAPPING_SIGNATURE = r"^[ \t]*NPU ID[ \t]+Chip ID[ \t]+Chip Logic ID[ \t]+Chip Name[ \t]*$"
+_MAPPING_HEAD_RE = re.compile(MAPPING_SIGNATURE)
+_MAPPING_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|-)\s+(\S.*?)\s*$")
+
+
+@dataclass(kw_only=True)
+class ChipMapping:
+    npu: int
+    chip: int
+    logic_id: int | None
+    """The logical device id the NPU's chip is used by (``-``: none, e.g. the board's MCU)."""
+    name: str
+    line: int
+
+
+def parse_mapping(text: str) -> list[ChipMapping]:
+    """``npu-smi info -m`` → its rows; raises ParseError without the header over a row."""
+    rows: list[ChipMapping] = []
+    headed = False
+    for no, line, _ in numbered_lines(text):
+        if _MAPPING_HEAD_RE.match(line):
+            headed = True
+            continue
+        if headed and (m := _MAPPING_ROW_RE.match(line)):
+            logic = m.group(3)
+            rows.append(
+                ChipMapping(
+                    npu=int(m.group(1)),
+                    chip=int(m.group(2)),
+                    logic_id=None if logic == "-" else int(logic),
+                    name=m.group(4),
+                    line=no,
+                )
+            )
+    if not rows:
+        raise ParseError("no 'NPU ID  Chip ID  Chip Logic ID  Chip Name' header over a row")
+    return rows
