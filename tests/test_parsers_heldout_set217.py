@@ -174,3 +174,23 @@ def test_ranks_creating_their_communicator_beyond_the_connect_time_out_apart_war
         for r in (0, 1)
     )
     assert _kinds(load_text(near, "plog.log"), "hccl_init_skew") == []
+
+
+def test_ascend_950s_port_info_and_link_set_up_history_are_read() -> None:
+    (port,) = _load(
+        "hccn_tool_port_info_ascend950_dev0_udie0_port4_400g_x4_link_active_fec_err_driver_doc.txt"
+    ).npu_ports
+    assert (port["die_port"], port["link"]) == ("port 4", "UP")
+    ev = _load(
+        "hccn_tool_adapt_status_ascend950_dev0_udie0_port4_link_fail_linkdown_history_epoch_"
+        "timestamps_driver_doc.txt"
+    )
+    (told,) = ev.npu_ports
+    assert (told["device"], told["die_port"], told["link"]) == (0, "UDie 0 port 4", None)
+    assert told["link_history"][:2] == [
+        "index 0: L0:link_proc|L1:link_fail",
+        "index 1: L0:link_proc|L1:wait_detect|L2:linkdown|L3:linkdown_off",
+    ]
+    assert len(told["link_history"]) == 5  # the lane table after it is not the port's
+    (item,) = finding_items({"evidence.npu_ports": ev.npu_ports})["evidence-npu-port-link-history"]
+    assert item.startswith("NPU 0 UDie 0 port 4: index 0: L0:link_proc|L1:link_fail; index 1:")

@@ -435,6 +435,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.npu_ports": [npu_port(tls_enabled=True, tls_certs=[
          {"name": "pub cert", "end_time": "Wed Jun 18 03:10:27 2053 GMT", "status": 0,
           "status_text": "normal"}])]}, {}),
+    ("evidence-npu-port-link-history", "hccl",
+     {"evidence.npu_ports": [npu_port(die_port="UDie 0 port 4", link_history=["index 0: L0:link_proc|L1:link_fail"])]},
+     {"evidence.npu_ports": [npu_port(link_history=[])]}, {}),
     ("evidence-npu-chip-health", "hccl", {"evidence.npu_chips": [npu_chip(health="Alarm")]},
      {"evidence.npu_chips": [npu_chip()]}, {}),
     ("evidence-npu-hbm-held", "hccl",

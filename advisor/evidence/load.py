@@ -119,8 +119,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # -roce_test's bandwidth test; a grep of one -lldp TLV over a loop's ports ("Interface 0:
         # System Name TLV ..."; a host NIC's would be labelled by its name)
         r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"
-        # Ascend 950's -dev_info port table
-        r"|^\|\s*UDie ID\s*\|\s*Port ID\s*\|\s*Speed Ability\(Gbps\)",
+        # Ascend 950's -dev_info port table, -port_info and -adapt_status
+        r"|^\|\s*UDie ID\s*\|\s*Port ID\s*\|\s*Speed Ability\(Gbps\)"
+        r"|^port_id\s*:\s*0x[0-9a-fA-F]+\s*\n=+ UB PORT LINK INFO|^print the adapt status table\s*:",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),

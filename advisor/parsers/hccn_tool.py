@@ -475,6 +475,9 @@ class Port:
     die_port: str | None = None
     """Ascend 950, whose NPU has several ports: the one a ``-link_stat`` table names (``UDie 0
     port 4``); None elsewhere (one port a device)."""
+    link_history: list[str] = field(default_factory=list)
+    """Ascend 950's ``-adapt_status -g``: the port's last link set-up processes, newest first, as
+    printed (``L0:link_proc|L1:link_fail``)."""
 
 
 @dataclass(kw_only=True)
@@ -487,7 +490,7 @@ class Bundle:
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
-    "pfc", "lldp", "roce_test", "status", "dev_info",
+    "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -514,7 +517,16 @@ _SIGNATURES = {
     # Ascend 950's -dev_info: its port table opens the output (Querying the NPU Device
     # Information: "Link Status: Link status, which can be DOWN or UP")
     "dev_info": re.compile(r"^\|\s*UDie ID\s*\|\s*Port ID\s*\|"),
+    # Ascend 950's -port_info (Querying the Port Status: "port_link: Port link establishment
+    # status") and -adapt_status (the port's last five link set-up processes, newest first)
+    "port_info": re.compile(r"^port_id\s*:\s*0x[0-9a-fA-F]+\s*$"),
+    "adapt_status": re.compile(r"^print the adapt status table\s*:"),
 }
+_PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
+_ADAPT_ROW_RE = re.compile(
+    r"^\|\s*(?P<npu>\d+)\s*\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|\s*(?P<index>\d+)\s*\|"
+    r"\s*(?P<time>[^|]*?)\s*\|\s*(?P<status>\S.*?)\s*\|\s*$"
+)
 _DEV_INFO_ROW_RE = re.compile(
     r"^\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|\s*(?P<gbps>\d+)\s*\|\s*(?P<type>\w+)\s*\|"
     r"\s*(?P<link>UP|DOWN)\s*\|"
@@ -629,6 +641,35 @@ def parse_bundle(text: str) -> Bundle:
                             speed_mbps=int(m.group("gbps")) * 1000,
                         )
                     )
+            continue
+        if query == "port_info":
+            fields = {
+                m.group(1): m.group(2) for _, t in body if (m := _PORT_INFO_RE.match(t.strip()))
+            }
+            if "port_id" in fields:
+                port.die_port = f"port {int(fields['port_id'], 16)}"
+            if fields.get("port_link") == "link":
+                port.link = "UP"  # the only value the tool's reference shows: established
+            elif "port_link" in fields:
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"hccn_tool -port_info: port_link {fields['port_link']!r} (the "
+                        "reference shows 'link' for an established link): not judged",
+                        skipped=False,
+                    )
+                )
+            continue
+        if query == "adapt_status":
+            for row_no, row in body:
+                if "LANE raise" in row:
+                    break  # the lane table after it: the lanes' own processes
+                if m := _ADAPT_ROW_RE.match(row.strip()):
+                    if port.device is None:
+                        port.device = int(m.group("npu"))
+                    port.die_port = f"UDie {m.group('udie')} port {m.group('port')}"
+                    port.line = port.line or row_no
+                    port.link_history.append(f"index {m.group('index')}: {m.group('status')}")
             continue
         if query not in _QUERIES or not chunk.strip():
             continue
@@ -764,6 +805,7 @@ def _has_data(p: Port) -> bool:
     return any(
         (
             p.link,
+            p.link_history,
             p.net_health,
             p.ipaddr,
             p.ip_preset is not None,
