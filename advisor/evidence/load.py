@@ -205,6 +205,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"connect to (?:\[|[\w.-]+:\d+ \())|connect\(\) timed out\. Original timeout was \d+ ms"
         r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
         r"|Timed out initializing process group in store based barrier on rank"
+        r"|Expected to have finished reduction in the prior iteration before starting a new one"
+        r"|\bDistStoreError: (?:do)?[Ww]ait timeout after \d+ms, keys: "
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
@@ -1477,8 +1479,44 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 _NO_TOPO_RE = re.compile(r"^[ \t]*This device does not support querying topo\.", re.M)
 
 
+_MATRIX_HEAD_RE = re.compile(
+    r"^[ \t]*(?:GPU|NPU|Phy-ID)0[ \t]+(?:(?:GPU|NPU|Phy-ID)1\b|NIC0\b|mlx\d|CPU Affinity)"
+)
+"""A matrix's header (its first device, then the next or the affinity): where a file of several
+``topo -m`` outputs starts each."""
+
+
+def _matrices(text: str) -> list[str]:
+    """``text`` once a matrix: each header to the next, the other lines left empty so line
+    numbers hold; the whole text when it holds one header or none."""
+    lines = text.split("\n")
+    heads = [i for i, line in enumerate(lines) if _MATRIX_HEAD_RE.match(line)]
+    if len(heads) < 2:
+        return [text]
+    bounds = [*heads[1:], len(lines)]
+    return [
+        "\n".join(line if start <= i < end else "" for i, line in enumerate(lines))
+        for start, end in zip(heads, bounds, strict=True)
+    ]
+
+
 def _topo(tool: str, parser: Any) -> Any:
     def convert(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+        # (a -p2p status matrix after a topo -m is another answer: not one of its matrices)
+        parts = [
+            part
+            for part in _matrices(text)
+            if not (_P2P_ROW_RE.search(part) and not _LINK_ROW_RE.search(part))
+        ] or [text]
+        if len(parts) > 1:
+            # several outputs in one file (a notes file of each host's matrix): each its own
+            found: list[ParseWarning] = []
+            for part in parts:
+                found += convert_one(part, source, out)
+            return found
+        return convert_one(text, source, out)
+
+    def convert_one(text: str, source: str, out: EvidenceFacts) -> list[ParseWarning]:
         try:
             topo = parser(text)
         except ParseError:

@@ -218,6 +218,14 @@ _SERVER_DEVICE_RE = re.compile(
     r"serverId\[(?P<ip>\d+(?:\.(?:\d+|\*)){3})\], deviceId\[(?P<dev>\d+)\], (?P<type>[A-Za-z ]+? Occurred)"
     r"(?P<dip>)(?P<ddev>)"
 )
+# An older task exception handler's form (task_exception_handler.cc, a MindCluster fault-diag
+# plog sample): "server:10.136.181.175/5, server:10.136.181.175/1, Heartbeat Lost Occurred,
+# Possible Reason: ...": the device lost, then the one reporting (as the newer form orders
+# Location before Discoverer; in that sample the process's own init line names device 1)
+_SERVER_PAIR_RE = re.compile(
+    r"\bserver:(?P<ip>\d+(?:\.\d+){3})/(?P<dev>\d+), server:(?P<dip>\d+(?:\.\d+){3})/(?P<ddev>\d+), "
+    r"(?P<type>[A-Za-z ]+? Occurred)"
+)
 # The run log's form of the same event (hicann/hccl docs, task_exec_stage.md): "local rank
 # [IP/ID]: crimer rank [IP/ID] status[LOST] by informer rank [IP/ID]"; an older heartbeat.cc
 # leaves out the words: "rank [172.16.0.159/2]: rank [172.16.0.57/5] status[LOST] by rank
@@ -335,7 +343,13 @@ _GARBLED_WORK_RE = re.compile(
     r"Timeout\(ms\)=(?P<timeout>\d+)\)\s*ran for (?P<ran>\d+)(?= mil|\s*$)"
 )
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
-_OPEN_WORK_RE = re.compile(r"Work[NH]CCL\([^)]*$")
+_OPEN_WORK_RE = re.compile(r"Work[NH]CCL\((?:[^()]|\(ms\))*$")
+"""A record left open at the line's end (its "Timeout(ms)" is the only bracket inside)."""
+_CUT_WORK_RE = re.compile(
+    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?P<op>\w+)"
+    r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?=[,\s]|$)"
+)
+"""The fields a record cut at the text's end still holds: its SeqNum and OpType."""
 # torch's log prefix of a process group (ProcessGroupNCCL::createLogPrefix): "[PG ID 2 PG GUID
 # 5(mesh_ulysses) Rank 2] ", the description in brackets only when the group was given one; older
 # torch "[PG 2 Rank 2]"
@@ -772,6 +786,7 @@ def parse(text: str) -> LogReport:
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
     _hccl_init_skew(lines, report)
+    _ddp_unused_parameters(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -796,10 +811,19 @@ def parse(text: str) -> LogReport:
         report.events.append(cut)
     if not report.events and report.hosts:
         return report
-    if not report.events and "[ERROR] " in text and CANN_PLOG_ERROR_RE.search(text):
+    heartbeats_only = bool(report.events) and all(e.kind == "hccl_heartbeat" for e in report.events)
+    if (
+        (not report.events or heartbeats_only)
+        and "[ERROR] " in text
+        and CANN_PLOG_ERROR_RE.search(text)
+    ):
         # a plog whose ERROR lines no reading above explained: HCCL's first one (with its task
-        # exception report), else another module's (the runtime's failed kernel ...)
-        if plog_error := _hccl_plog_error(lines) or _cann_plog_error(lines):
+        # exception report), else another module's (the runtime's failed kernel ...); beside
+        # a heartbeat verdict only, the task exception it followed is read too
+        plog_error = _hccl_plog_error(lines) or (
+            None if heartbeats_only else _cann_plog_error(lines)
+        )
+        if plog_error is not None:
             report.events.append(plog_error)
     if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
         return report  # HCCL's own plog of a run with no failure in it: evidence too
@@ -978,12 +1002,14 @@ def _hccl_errors(
                 "rank [" not in line
                 and "Exception Location" not in line
                 and "serverId[" not in line
+                and "server:" not in line
             ):
                 continue
             if loc := (
                 _LOCATION_RE.search(line)
                 or _CRIMER_RE.search(line)
                 or _SERVER_DEVICE_RE.search(line)
+                or _SERVER_PAIR_RE.search(line)
             ):
                 report.events.append(_heartbeat_event(index, lines, loc))
             continue
@@ -1063,7 +1089,11 @@ def _hccl_errors(
             ev.missing_ranks = _rank_list(unconnected.group("ranks"))
         if cq := _search(_CQE_RE, window):
             _cqe(ev, cq)
-        if loc := _search(_LOCATION_RE, window) or _search(_SERVER_DEVICE_RE, window):
+        if loc := (
+            _search(_LOCATION_RE, window)
+            or _search(_SERVER_DEVICE_RE, window)
+            or _search(_SERVER_PAIR_RE, window)
+        ):
             _blame(ev, loc)
         if link := _search(_CREATE_LINK_RE, window):
             ev.rank = ev.rank if ev.rank is not None else int(link.group("rank"))
@@ -2021,9 +2051,13 @@ _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 # goes on with its socket transport
 # (RCCL's start-up advice warns too: 'Missing "amd_iommu=on" from kernel command line which can
 # lead to system instablity or hang!', 'Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment')
+# (Google's FastSocket net plugin, net_fastsocket.cc: it warns "Cannot get incoming CPU." when
+# getsockopt(SO_INCOMING_CPU) fails and goes on with CPU 0, and "Maximum retry reached for
+# accept|connect N." when no socket of a matching flow queue came, then takes the first free one)
 _NCCL_FALLBACK_WARN_RE = re.compile(
     r"^(?:NET/IB ?: ?)?Failed to open libibverbs\.so"
     r"|^Missing \S+ from (?:kernel command line|environment) which can lead to"
+    r"|^Cannot get incoming CPU\.|^Maximum retry reached for (?:accept|connect) \d+\."
 )
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without."""
@@ -2459,6 +2493,12 @@ _SOCKET_TIMEOUT_RE = re.compile(r"^\s*(?:RuntimeError|[\w.]*DistStoreError): Soc
 # worker_count=C, timeout=0:30:00)"), newer DistStoreError ("... on rank R, for key: K
 # (world_size=W, num_workers_joined=C, timeout=...)"). C is the count the key holds, which a key
 # left by an earlier run with the same address can push past W.
+# torch TCPStore::wait past its time-out (c10d TCPStore.cpp): DistStoreError("wait timeout after
+# {}ms, keys: {}") (older: "doWait timeout after ..."), the keys a rank waited for another to set
+# (a group's creation waits on "/default_pg/0//<group>//cpu//0/0"-like keys)
+_STORE_WAIT_KEYS_RE = re.compile(
+    r"\b(?:do)?[Ww]ait timeout after (?P<ms>\d+)ms, keys: (?P<keys>\S+)"
+)
 _STORE_BARRIER_RE = re.compile(
     r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+), "
     r"for key: (?P<key>[^\s(]+) \(world_size=(?P<world>\d+), "
@@ -2581,6 +2621,21 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                         exception_type=err,
                     )
                 )
+            continue
+        if "timeout after" in line and (wk := _STORE_WAIT_KEYS_RE.search(line)):
+            if (tagged, "keys", None) in waited:
+                continue
+            waited.add((tagged, "keys", None))
+            report.events.append(
+                LogEvent(
+                    kind="store_timeout",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    timeout_ms=int(wk.group("ms")),
+                    exception_type=f"waiting for the store's key(s) {wk.group('keys')[:120]}",
+                )
+            )
             continue
         if "store based barrier" in line and (sb := _STORE_BARRIER_RE.search(line)):
             rank = int(sb.group("rank"))
@@ -3975,6 +4030,43 @@ def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport)
         )
 
 
+# torch DistributedDataParallel's reducer (torch/csrc/distributed/c10d/reducer.cpp,
+# ensure_prior_reduction_finished): "Expected to have finished reduction in the prior iteration
+# before starting a new one. This error indicates that your module has parameters that were not
+# used in producing loss. ..." then, with TORCH_DISTRIBUTED_DEBUG set, "Parameters which did not
+# receive grad for rank N: a.weight" (the ranks' backward passes reduced different parameters)
+_DDP_PRIOR_REDUCTION_RE = re.compile(
+    r"(?:(?P<exc>[\w.]*Error): )?Expected to have finished reduction in the prior iteration"
+)
+_DDP_NO_GRAD_RE = re.compile(r"Parameters which did not receive grad for rank (\d+): (\S.*?)\s*$")
+
+
+def _ddp_unused_parameters(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """DDP's reducer found the prior iteration's reduction unfinished: one event, with the rank
+    and the parameters it names when the text says them."""
+    if any(e.kind == "python_exception" and "prior iteration" in e.message for e in report.events):
+        return
+    for index, (no, line, tagged) in enumerate(lines):
+        if "prior iteration" not in line or not (m := _DDP_PRIOR_REDUCTION_RE.search(line)):
+            continue
+        ev = LogEvent(
+            kind="python_exception",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            exception_type=(m.group("exc") or "RuntimeError").rsplit(".", 1)[-1],
+            library="torch.distributed",
+            call="DistributedDataParallel reducer (parameters not used in producing the loss)",
+        )
+        for _, after, _ in lines[index + 1 : index + 12]:
+            if g := _DDP_NO_GRAD_RE.search(after):
+                ev.rank = ev.rank if ev.rank is not None else int(g.group(1))
+                ev.message = f"{ev.message} / no grad for rank {g.group(1)}: {g.group(2)}"[:400]
+                break
+        report.events.append(ev)
+        return
+
+
 # HCCL's init trace of a process ("Entry-HcclCommInitRootInfo:ranks[3], rank[0], ..." and
 # "SetupAgent rankNum[3], rank[0], ...")
 _INIT_RANK_RE = re.compile(
@@ -4152,7 +4244,10 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
 _GLOO_ERROR_RE = re.compile(
     # (the end of a JSON string too: torch elastic's error record repeats the message as
     # '"message": "RuntimeError: [...pair.cc:598] Connection closed by peer [...]:12717",')
-    r"\[[^\]\s]*gloo/transport/\w+/(?P<file>\w+\.cc):(?P<ln>\d+)\] (?P<what>.+?)(?:\s*\",?)?\s*$"
+    # (gloo's own check, GLOO_ENFORCE: "[enforce fail at .../gloo/transport/tcp/device.cc:127] rp !=
+    # nullptr. Unable to find address for: ...")
+    r"\[(?:enforce fail at )?[^\]\s]*gloo/transport/\w+/(?P<file>\w+\.cc):(?P<ln>\d+)\] "
+    r"(?P<what>.+?)(?:\s*\",?)?\s*$"
 )
 _GLOO_PEER_RE = re.compile(r"\[(?P<ip>[0-9A-Fa-f.:]+)\]:(?P<port>\d+)")
 _GLOO_WAIT_RE = re.compile(r"Timed out waiting (\d+)ms")
@@ -5047,9 +5142,30 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 timed_out.setdefault(rank, (no, int(tm.group(1)), pg, line))
         w = _WORK_RE.search(line) or _GARBLED_WORK_RE.search(line)
         if w is None and _OPEN_WORK_RE.search(line):
+            cut = _CUT_WORK_RE.search(line) if "operation timeout" in line else None
             report.unread.append(
-                ParseWarning(line=no, message="watchdog record cut inside its Work(...) fields")
+                ParseWarning(
+                    line=no,
+                    message="watchdog record cut inside its Work(...) fields"
+                    + (": read to its OpType, its time-out and run time unknown" if cut else ""),
+                    skipped=cut is None,
+                )
             )
+            if cut is not None and (rank, cut.group("op"), int(cut.group("seq"))) not in by_key:
+                ev = LogEvent(
+                    kind="watchdog_timeout",
+                    line=no,
+                    message=line.strip()[:400],
+                    rank=rank,
+                    op=OPS.get(cut.group("op"), cut.group("op").lower()),
+                    seq=int(cut.group("seq")),
+                    numel=int(cut.group("numel_in")) if cut.group("numel_in") else None,
+                    group=pg,
+                    library=cut.group("lib"),
+                )
+                by_key[(rank, cut.group("op"), int(cut.group("seq")))] = ev
+                report.events.append(ev)
+            continue
         if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
             continue
         if w.group("ran") is None and "raised the following async exception" in line:
