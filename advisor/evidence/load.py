@@ -206,6 +206,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
         r"|Timed out initializing process group in store based barrier on rank"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
+        # NCCL's RAS report
+        r"|^Job summary\s*\n=+\s*$"
         r"|\bDistStoreError: (?:do)?[Ww]ait timeout after \d+ms, keys: "
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"

@@ -787,6 +787,7 @@ def parse(text: str) -> LogReport:
     _hccl_world_rank(lines, report)
     _hccl_init_skew(lines, report)
     _ddp_unused_parameters(lines, report)
+    _nccl_ras(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -827,6 +828,8 @@ def parse(text: str) -> LogReport:
             report.events.append(plog_error)
     if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
         return report  # HCCL's own plog of a run with no failure in it: evidence too
+    if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
+        return report  # NCCL's RAS report with no error or warning entry: a healthy job
     if not report.events and (raised := python_exception(lines)):
         report.events.append(raised)
     if not report.events and PG_WARNING_RE.search(text):
@@ -4028,6 +4031,88 @@ def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport)
                 exception_type="communicator creation called too far apart",
             )
         )
+
+
+# NCCL's RAS report (NCCL 2.24+, NCCL docs troubleshooting/ras: a job-wide view of its processes'
+# health, printed by the RAS client): "Job summary", "Communicators" (a table whose Errors column
+# says OK, INCOMPLETE, MISMATCH ...), then "Errors" and "Warnings" sections, each entry a head
+# ("#0-0 (fa93daea854b060b) MISMATCH", or "INCOMPLETE" for the job) and its indented lines: what
+# it found ("Communicator ranks have different AllGather operation counts", "Missing communicator
+# data from 1 rank") and the ranks ("Rank 12 -- GPU 4 managed by process 323032 on node ...").
+_RAS_SECTION_RE = re.compile(r"^(Errors|Warnings)\s*$")
+_RAS_REPORT_RE = re.compile(r"^Job summary\s*\n=+\s*$", re.M)
+_RAS_ENTRY_RE = re.compile(
+    r"^(?:#(?P<comm>\d+-\d+) \((?P<hash>[0-9a-f]+)\) )?(?P<what>[A-Z][A-Z_,]+)\s*$"
+)
+_RAS_RANK_RE = re.compile(
+    r"^\s+Rank (?P<rank>\d+) -- GPU (?P<gpu>\d+) managed by process (?P<pid>\d+) on node (?P<node>\S+)"
+)
+_RAS_PROCESS_RE = re.compile(r"^\s+Process (?P<pid>\d+) on node (?P<node>\S+)")
+RAS_RANKS_SHOWN = 8
+"""How many of an entry's ranks its message names (a 255-rank list is said as a count)."""
+
+
+def _nccl_ras(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Each entry of an NCCL RAS report's Errors and Warnings sections: ``nccl_ras``, its
+    keyword the code, the section in ``library``, the ranks (and their nodes) it names."""
+    section: str | None = None
+    entry: LogEvent | None = None
+    ranks: list[str] = []
+
+    def close() -> None:
+        if entry is not None and ranks:
+            shown = "; ".join(ranks[:RAS_RANKS_SHOWN])
+            more = (
+                f" and {len(ranks) - RAS_RANKS_SHOWN} more" if len(ranks) > RAS_RANKS_SHOWN else ""
+            )
+            entry.message = f"{entry.message} / {shown}{more}"[:400]
+
+    for index, (no, line, tagged) in enumerate(lines):
+        if m := _RAS_SECTION_RE.match(line):
+            nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
+            if nxt.strip().startswith("=="):
+                close()
+                section, entry, ranks = m.group(1).lower(), None, []
+            continue
+        if section is None:
+            continue
+        if line.strip().startswith("==") or not line.strip():
+            continue
+        if not line[:1].isspace():
+            head = _RAS_ENTRY_RE.match(line)
+            close()
+            entry, ranks = None, []
+            if head is None:
+                section = None  # other output after the report
+                continue
+            where = f"communicator {head.group('comm')} " if head.group("comm") else "the job: "
+            entry = LogEvent(
+                kind="nccl_ras",
+                line=no,
+                message=f"{where}{head.group('what')}",
+                rank=tagged,
+                code=head.group("what"),
+                library=f"NCCL RAS {section}",
+            )
+            report.events.append(entry)
+            continue
+        if entry is None:
+            continue
+        if r := _RAS_RANK_RE.match(line):
+            if entry.rank is None:
+                entry.rank, entry.host = int(r.group("rank")), r.group("node")
+                entry.device, entry.pid = int(r.group("gpu")), int(r.group("pid"))
+            ranks.append(f"rank {r.group('rank')} (GPU {r.group('gpu')}, node {r.group('node')})")
+        elif p := _RAS_PROCESS_RE.match(line):
+            entry.host = entry.host or p.group("node")
+            entry.pid = entry.pid or int(p.group("pid"))
+            ranks.append(f"process {p.group('pid')} on {p.group('node')}")
+        elif entry.exception_type is None:
+            entry.exception_type = line.strip()[:200]
+            entry.message = f"{entry.message}: {line.strip()}"
+        else:
+            entry.message = f"{entry.message}, {line.strip()}"
+    close()
 
 
 # torch DistributedDataParallel's reducer (torch/csrc/distributed/c10d/reducer.cpp,

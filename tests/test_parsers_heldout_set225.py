@@ -1,0 +1,69 @@
+"""Outputs the two-hundred-twenty-fifth to two-hundred-twenty-eighth held-out evaluations misread
+that this stop reads: NCCL's RAS report (NCCL 2.24+), its Errors and Warnings entries with the
+ranks, GPUs, processes and nodes they name.
+
+Samples: ``tests/data/evidence_heldout_38/`` (sources in ``tests/data/SOURCES.md``).
+"""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from tests.conftest import DATA
+from tests.rules_facts import finding_items
+
+HELDOUT = DATA / "evidence_heldout_38"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def test_a_ras_mismatch_warning_names_the_ranks_that_are_ahead() -> None:
+    ev = _load(
+        "ras_report_nccl2_26_2_mismatch_allgather_640_vs_641_ranks12_13_32rank_4node_nccl1911.txt"
+    )
+    assert ev.files[0].status == "read"
+    (entry,) = ev.failures
+    assert (entry["kind"], entry["line"], entry["code"], entry["library"]) == (
+        "nccl_ras", 24, "MISMATCH", "NCCL RAS warnings",
+    )  # fmt: skip
+    assert (entry["rank"], entry["device"], entry["pid"], entry["host"]) == (
+        12, 4, 323032, "10.137.190.124",
+    )  # fmt: skip
+    assert entry["message"] == (
+        "communicator 0-0 MISMATCH: Communicator ranks have different AllGather operation counts, "
+        "30 ranks have launched up to operation 640, 2 ranks have launched up to operation 641 / "
+        "rank 12 (GPU 4, node 10.137.190.124); rank 13 (GPU 5, node 10.137.190.124)"
+    )
+    findings = finding_items({"evidence.failures": ev.failures}, "nccl")
+    assert "evidence-nccl-ras-warning" in findings and "evidence-nccl-ras-error" not in findings
+
+
+def test_ras_errors_name_the_process_and_ranks_whose_data_is_missing() -> None:
+    ev = _load(
+        "ras_report_nccl2_27_3_incomplete_mismatch_outlier_node_missing_255_ranks_nccl1762_cut.txt"
+    )
+    entries = [(e["line"], e["code"], e["rank"], e["host"], e["pid"]) for e in ev.failures]
+    assert entries == [
+        (32, "INCOMPLETE", None, "10.4.109.13", 60004),
+        (36, "INCOMPLETE", 1, "10.4.109.13", 60004),
+        (40, "INCOMPLETE", None, None, None),
+    ]
+    assert ev.failures[0]["message"] == (
+        "the job: INCOMPLETE: Missing communicator data from 1 job process / process 60004 on "
+        "10.4.109.13"
+    )
+    findings = finding_items({"evidence.failures": ev.failures}, "nccl")
+    assert len(findings["evidence-nccl-ras-error"]) == 3
+
+
+def test_a_ras_report_that_says_ok_is_no_failure() -> None:
+    report = (
+        "Job summary\n===========\n\n"
+        "Communicators... (0.01s)\n=============\n\n"
+        "Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors\n"
+        "    0         1        32         8       256       256   RUNNING      OK\n\n"
+        "Errors\n======\n\nWarnings\n========\n"
+    )
+    ev = load_text(report, "ras.txt")
+    assert ev.files[0].formats == ["log"] and ev.failures == []
