@@ -9,11 +9,15 @@ Samples: ``tests/data/evidence_heldout_37/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+import pytest
+
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.parsers import ParseError, logs
 from tests.conftest import DATA
-from tests.rules_facts import finding_items
+from tests.rules_facts import builtin_findings, finding_items
 
 HELDOUT = DATA / "evidence_heldout_37"
 
@@ -82,11 +86,18 @@ def test_ddps_unfinished_prior_reduction_names_the_rank_and_its_unused_parameter
     )
     (raised,) = ev.failures
     assert (raised["kind"], raised["rank"], raised["library"]) == (
-        "python_exception",
+        "ddp_unused_parameters",
         0,
         "torch.distributed",
     )
     assert raised["message"].endswith("/ no grad for rank 0: a.weight")
+    findings = finding_items({"evidence.failures": ev.failures}, "nccl")
+    assert "evidence-python-exception" not in findings
+    assert "find_unused_parameters=True" in str(
+        builtin_findings({"evidence.failures": ev.failures}, "nccl")[
+            "evidence-ddp-unused-parameters"
+        ].recommendations
+    )
 
 
 def test_a_watchdog_record_cut_inside_its_fields_is_read_to_its_optype() -> None:
@@ -119,3 +130,53 @@ def test_hccls_older_heartbeat_line_names_the_lost_device_beside_the_task_except
     (lost,) = _kinds(ev, "hccl_heartbeat")
     assert (lost["line"], lost["culprit_ip"], lost["culprit_device"]) == (10, "10.136.181.175", 5)
     assert (lost["discoverer_device"], lost["exception_type"]) == (1, "Heartbeat Lost Occurred")
+
+
+def test_review_mends_of_this_rounds_readings(tmp_path: Path) -> None:
+    # a heartbeat verdict alone is one event, not also a plog error on the same line
+    beat = (
+        "[ERROR] HCCL(835695,all_reduce_test):2025-10-23-17:28:06.049.385 [task_exception_handler"
+        ".cc:610][835695][TaskExecStage][HeartbeatAbnormal]Cluster Exception Location[IP/ID]:"
+        "[127.10.0.1/1], Arrival Time:[Thu Oct 23 17:25:58 2025], Discoverer:[127.10.0.1/0], "
+        "ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited\n"
+    )
+    assert [e.kind for e in logs.parse(beat).events] == ["hccl_heartbeat"]
+    # a cut record followed by the whole record of the same work: the whole one is read
+    head = "[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation "
+    work = "timeout: WorkNCCL(SeqNum=678, OpType=_ALLGATHER_BASE, NumelIn=4096, NumelOut=32768, "
+    parsed = logs.parse(
+        f"{head}{work}Time\n[E x] Some NCCL operations have failed or timed out.\n"
+        f"{head}{work}Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n"
+    )
+    assert [(e.line, e.timeout_ms) for e in parsed.events if e.kind == "watchdog_timeout"] == [
+        (3, 600000)
+    ]
+    assert parsed.unread == []
+    # a field the cut ends in is not read as whole
+    with pytest.raises(ParseError):
+        logs.parse(f"{head}timeout: WorkNCCL(SeqNum=678, OpType=ALLRE\nFatal\n")
+
+    # communicator creations of two days, or one process as two ranks, are no skew
+    def entry(pid: int, rank: int, stamp: str) -> str:
+        return (
+            f"[INFO] HCCL({pid},t):{stamp} [op_base.cc:1293] [{pid}]Entry-HcclCommInitRootInfoInner:"
+            f"ranks[2], rank[{rank}], rootinfo: host ip[127.10.0.1] port[60000] nicDeploy[1] "
+            "identifier[127.10.0.1%enp_60000_0_1763610996711234], deviceLogicId[0]\n"
+        )
+
+    for text in (
+        entry(1, 0, "2025-11-20-11:56:36.704.523") + entry(2, 1, "2025-11-21-08:56:36.704.523"),
+        entry(1, 0, "2025-11-20-11:56:36.704.523") + entry(1, 1, "2025-11-20-12:06:36.704.523"),
+    ):
+        assert [e for e in logs.parse(text).events if e.kind == "hccl_init_skew"] == []
+    # one topo -m of several that cannot be read is said; the others are kept
+    (tmp_path / "topo.txt").write_text(
+        "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV4\t0-7\nGPU1\tNV4\t X \t0-7\n\n"
+        "\tGPU0\tGPU1\tCPU Affinity\n"
+    )
+    ev = load_paths([tmp_path / "topo.txt"])
+    assert ev.files[0].status == "partial" and len(ev.topologies) == 1
+    # several keys of a store wait are kept whole
+    text = "torch.distributed.DistStoreError: wait timeout after 300000ms, keys: key_a, key_b\n"
+    (waited,) = load_text(text, "t.log").failures
+    assert waited["exception_type"] == "waiting for the store's key(s) key_a, key_b"

@@ -208,7 +208,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report
         r"|^Job summary\s*\n=+\s*$"
-        r"|\bDistStoreError: (?:do)?[Ww]ait timeout after \d+ms, keys: "
+        r"|\b(?:RuntimeError|DistStoreError): (?:do)?[Ww]ait timeout after \d+ms, keys: "
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
         r"|\[LinksEstablishCompleted\] is failed|Wait links establish completed failed"
@@ -1511,10 +1511,18 @@ def _topo(tool: str, parser: Any) -> Any:
             if not (_P2P_ROW_RE.search(part) and not _LINK_ROW_RE.search(part))
         ] or [text]
         if len(parts) > 1:
-            # several outputs in one file (a notes file of each host's matrix): each its own
+            # several outputs in one file (a notes file of each host's matrix): each its own; one
+            # that cannot be read is said at its place, the others kept
             found: list[ParseWarning] = []
             for part in parts:
-                found += convert_one(part, source, out)
+                try:
+                    found += convert_one(part, source, out)
+                except ParseError as e:
+                    head = next(
+                        (n for n, t in enumerate(part.split("\n"), 1) if _MATRIX_HEAD_RE.match(t)),
+                        0,
+                    )
+                    found.append(ParseWarning(line=e.line or head, message=e.message))
             return found
         return convert_one(text, source, out)
 

@@ -651,6 +651,7 @@ def parse_bundle(text: str) -> Bundle:
             if fields.get("port_link") == "link":
                 port.link = "UP"  # the only value the tool's reference shows: established
             elif "port_link" in fields:
+                port.link_history = [f"port_link: {fields['port_link']}"]  # kept, as printed
                 warnings.append(
                     ParseWarning(
                         line=no,

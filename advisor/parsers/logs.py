@@ -346,8 +346,8 @@ _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
 _OPEN_WORK_RE = re.compile(r"Work[NH]CCL\((?:[^()]|\(ms\))*$")
 """A record left open at the line's end (its "Timeout(ms)" is the only bracket inside)."""
 _CUT_WORK_RE = re.compile(
-    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?P<op>\w+)"
-    r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?=[,\s]|$)"
+    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?P<op>\w+)(?=,)"
+    r"(?:,\s*NumelIn=(?P<numel_in>-?\d+)(?=,))?"
 )
 """The fields a record cut at the text's end still holds: its SeqNum and OpType."""
 # torch's log prefix of a process group (ProcessGroupNCCL::createLogPrefix): "[PG ID 2 PG GUID
@@ -824,7 +824,12 @@ def parse(text: str) -> LogReport:
         plog_error = _hccl_plog_error(lines) or (
             None if heartbeats_only else _cann_plog_error(lines)
         )
-        if plog_error is not None:
+        beat_lines = {e.line for e in report.events}
+        if plog_error is not None and (
+            not heartbeats_only
+            # beside a heartbeat verdict only the task exception it followed adds anything
+            or (plog_error.exception_type is not None and plog_error.line not in beat_lines)
+        ):
             report.events.append(plog_error)
     if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
         return report  # HCCL's own plog of a run with no failure in it: evidence too
@@ -2500,7 +2505,7 @@ _SOCKET_TIMEOUT_RE = re.compile(r"^\s*(?:RuntimeError|[\w.]*DistStoreError): Soc
 # {}ms, keys: {}") (older: "doWait timeout after ..."), the keys a rank waited for another to set
 # (a group's creation waits on "/default_pg/0//<group>//cpu//0/0"-like keys)
 _STORE_WAIT_KEYS_RE = re.compile(
-    r"\b(?:do)?[Ww]ait timeout after (?P<ms>\d+)ms, keys: (?P<keys>\S+)"
+    r"\b(?:do)?[Ww]ait timeout after (?P<ms>\d+)ms, keys: (?P<keys>\S.*?)\s*$"
 )
 _STORE_BARRIER_RE = re.compile(
     r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+), "
@@ -2626,9 +2631,9 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 )
             continue
         if "timeout after" in line and (wk := _STORE_WAIT_KEYS_RE.search(line)):
-            if (tagged, "keys", None) in waited:
+            if (tagged, wk.group("keys"), None) in waited:
                 continue
-            waited.add((tagged, "keys", None))
+            waited.add((tagged, wk.group("keys"), None))
             report.events.append(
                 LogEvent(
                     kind="store_timeout",
@@ -3985,7 +3990,11 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 _INIT_ENTRY_RE = re.compile(
     r"Entry-HcclCommInitRootInfo(?:Inner)?:ranks\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
     r"(?:, rootinfo: host ip\[(?P<ip>[^\]]*)\] port\[(?P<port>\d+)\])?"
+    r"(?:.*?identifier\[(?P<ident>[^\]]*)\])?"
 )
+HCCL_CONNECT_TIMEOUT_MAX_S = 7200.0
+"""HCCL_CONNECT_TIMEOUT's largest value (hccl_env/HCCL_CONNECT_TIMEOUT.md: 120-7200 s): entries
+further apart are not one creation (another run, another day)."""
 _PLOG_STAMP_RE = re.compile(r"\):(\d{4})-(\d\d)-(\d\d)-(\d\d):(\d\d):(\d\d)(?:\.(\d+))?")
 HCCL_CONNECT_TIMEOUT_DEFAULT_S = 120.0
 """hicann/hccl docs, hccl_env/HCCL_CONNECT_TIMEOUT.md: the link set-up time-out's default (EI0006's
@@ -3993,9 +4002,12 @@ own solution text repeats it)."""
 
 
 def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """Ranks of one communicator (its size, root address and port) that called its creation more
-    than HCCL_CONNECT_TIMEOUT's default apart: one event, the latest rank's (``hccl_init_skew``)."""
-    entries: dict[tuple[str, str, str], dict[int, tuple[float, int]]] = {}
+    """Ranks of one communicator (its identifier; else its size, root address and port), each
+    its own process, that called its creation more than HCCL_CONNECT_TIMEOUT's default apart
+    (and less than its largest value: further apart is another run): one event, the latest
+    rank's (``hccl_init_skew``)."""
+    entries: dict[tuple[str, str, str], dict[int, tuple[float, int, str | None]]] = {}
+    ports: dict[tuple[str, str, str], str] = {}
     for no, line, _ in lines:
         if "Entry-HcclCommInitRootInfo" not in line or not (m := _INIT_ENTRY_RE.search(line)):
             continue
@@ -4004,18 +4016,24 @@ def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport)
         year, month, day, hour, minute, sec, frac = t.groups()
         moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(sec))
         seconds = moment.timestamp() + (float(f"0.{frac}") if frac else 0.0)
-        ranks = entries.setdefault(
-            (m.group("size"), m.group("ip") or "", m.group("port") or ""), {}
-        )
-        ranks.setdefault(int(m.group("rank")), (seconds, no))
-    for (size, ip, port), ranks in entries.items():
-        if len(ranks) < 2:
-            continue
-        first_rank, (first_s, _) = min(ranks.items(), key=lambda kv: kv[1][0])
-        last_rank, (last_s, last_no) = max(ranks.items(), key=lambda kv: kv[1][0])
+        # (the identifier after the root's address, which a copy may garble)
+        ident = (m.group("ident") or "").rsplit("%", 1)[-1]
+        key = (m.group("size"), m.group("ip") or "", ident or m.group("port") or "")
+        pid = _PLOG_PID_ANYWHERE_RE.search(line)
+        ports.setdefault(key, m.group("port") or "")
+        ranks = entries.setdefault(key, {})
+        ranks.setdefault(int(m.group("rank")), (seconds, no, pid.group(1) if pid else None))
+    for key, ranks in entries.items():
+        size, ip, _ = key
+        pids = [pid for _, _, pid in ranks.values() if pid is not None]
+        if len(ranks) < 2 or len(set(pids)) < len(pids):
+            continue  # (one process as two ranks: two communicators of one shape, not one)
+        first_rank, (first_s, _, _) = min(ranks.items(), key=lambda kv: kv[1][0])
+        last_rank, (last_s, last_no, _) = max(ranks.items(), key=lambda kv: kv[1][0])
         spread = last_s - first_s
-        if spread <= HCCL_CONNECT_TIMEOUT_DEFAULT_S:
+        if not HCCL_CONNECT_TIMEOUT_DEFAULT_S < spread <= HCCL_CONNECT_TIMEOUT_MAX_S:
             continue
+        port = ports[key]
         where = f" (root {ip}:{port})" if ip else ""
         report.events.append(
             LogEvent(
@@ -4127,29 +4145,30 @@ _DDP_NO_GRAD_RE = re.compile(r"Parameters which did not receive grad for rank (\
 
 
 def _ddp_unused_parameters(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """DDP's reducer found the prior iteration's reduction unfinished: one event, with the rank
-    and the parameters it names when the text says them."""
-    if any(e.kind == "python_exception" and "prior iteration" in e.message for e in report.events):
-        return
+    """DDP's reducer found the prior iteration's reduction unfinished: one event a rank
+    (``ddp_unused_parameters``), with the parameters its "did not receive grad" line names."""
+    seen: set[int | None] = set()  # one event a rank (its launcher tag)
     for index, (no, line, tagged) in enumerate(lines):
         if "prior iteration" not in line or not (m := _DDP_PRIOR_REDUCTION_RE.search(line)):
             continue
+        if tagged in seen:
+            continue
+        seen.add(tagged)
         ev = LogEvent(
-            kind="python_exception",
+            kind="ddp_unused_parameters",
             line=no,
             message=line[m.start() :].strip()[:300],
             rank=tagged,
             exception_type=(m.group("exc") or "RuntimeError").rsplit(".", 1)[-1],
             library="torch.distributed",
-            call="DistributedDataParallel reducer (parameters not used in producing the loss)",
+            call="DistributedDataParallel reducer",
         )
-        for _, after, _ in lines[index + 1 : index + 12]:
-            if g := _DDP_NO_GRAD_RE.search(after):
+        for _, after, after_tag in lines[index + 1 : index + 12]:
+            if (g := _DDP_NO_GRAD_RE.search(after)) and after_tag == tagged:
                 ev.rank = ev.rank if ev.rank is not None else int(g.group(1))
                 ev.message = f"{ev.message} / no grad for rank {g.group(1)}: {g.group(2)}"[:400]
                 break
         report.events.append(ev)
-        return
 
 
 # HCCL's init trace of a process ("Entry-HcclCommInitRootInfo:ranks[3], rank[0], ..." and
@@ -5131,6 +5150,9 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     timed_out: dict[int, tuple[int, int, str | None, str]] = {}  # rank -> its "Timeout at" line
     # rank → (line, group, the line, the rank whose time-out signalled; None: its own)
     dumps: dict[int, tuple[int, str | None, str, int | None]] = {}
+    # (rank, SeqNum) → a record cut inside its Work(...) fields, read to its OpType: kept only
+    # where no whole record of that work follows
+    cut_records: dict[tuple[int | None, int], LogEvent] = {}
     hung: dict[int | None, LogEvent] = {}
     # rank → (line, index, the line): its work's exception is being handled (the process ends)
     aborted: dict[int | None, tuple[int, int, str]] = {}
@@ -5236,8 +5258,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     skipped=cut is None,
                 )
             )
-            if cut is not None and (rank, cut.group("op"), int(cut.group("seq"))) not in by_key:
-                ev = LogEvent(
+            if cut is not None and (rank, int(cut.group("seq"))) not in cut_records:
+                cut_records[(rank, int(cut.group("seq")))] = LogEvent(
                     kind="watchdog_timeout",
                     line=no,
                     message=line.strip()[:400],
@@ -5248,8 +5270,6 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     group=pg,
                     library=cut.group("lib"),
                 )
-                by_key[(rank, cut.group("op"), int(cut.group("seq")))] = ev
-                report.events.append(ev)
             continue
         if w is None or ("timeout" not in line.lower() and w.group("ran") is None):
             continue
@@ -5277,6 +5297,14 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         )
         by_key[key] = ev
         report.events.append(ev)
+    whole = {(r, q) for r, _, q in by_key if q is not None}
+    for work, cut_ev in cut_records.items():
+        if work not in whole:
+            by_key[(cut_ev.rank, cut_ev.op or "", cut_ev.seq)] = cut_ev
+            report.events.append(cut_ev)
+        else:
+            # the whole record of that work came after: the cut one says nothing more
+            report.unread = [w for w in report.unread if w.line != cut_ev.line]
     # A rank's time-out line names no process group when its progress line does: fall back to the
     # rank's first group. One index, built once: a scan of ``last`` per event made a log of N
     # ranks' time-outs cost N² (50,000 events: minutes).

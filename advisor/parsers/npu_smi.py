@@ -681,7 +681,7 @@ def parse_watch(text: str) -> list[WatchChip]:
 
 # ``npu-smi info -m``: each chip's NPU id, chip id, logical id (``-`` for the board's MCU) and
 # name, under "NPU ID  Chip ID  Chip Logic ID  Chip Name"
-MAPPING_SIGNATURE = r"^[ \t]*NPU ID[ \t]+Chip ID[ \t]+Chip Logic ID[ \t]+Chip Name[ \t]*$"
+MAPPING_SIGNATURE = r"^[ \t]*NPU ID[ \t]+Chip ID[ \t]+Chip Logic ID[ \t]+Chip Name[ \t]*\r?$"
 _MAPPING_HEAD_RE = re.compile(MAPPING_SIGNATURE)
 _MAPPING_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|-)\s+(\S.*?)\s*$")
 
@@ -704,6 +704,8 @@ def parse_mapping(text: str) -> list[ChipMapping]:
         if _MAPPING_HEAD_RE.match(line):
             headed = True
             continue
+        if headed and rows and line.strip() and not _MAPPING_ROW_RE.match(line):
+            break  # the table ended: what follows is other output
         if headed and (m := _MAPPING_ROW_RE.match(line)):
             logic = m.group(3)
             rows.append(
