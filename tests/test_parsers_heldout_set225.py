@@ -67,3 +67,24 @@ def test_a_ras_report_that_says_ok_is_no_failure() -> None:
     )
     ev = load_text(report, "ras.txt")
     assert ev.files[0].formats == ["log"] and ev.failures == []
+
+
+def test_the_flight_recorder_analyzers_culprits_and_missing_ranks_are_read() -> None:
+    (mismatch,) = _load(
+        "fr_trace_analyzer_collective39_entry38_all_reduce_128_ranks_size_mismatch_culprit_"
+        "ranks22_110_pytorch140563_cut.txt"
+    ).failures
+    assert (mismatch["kind"], mismatch["op"], mismatch["group"], mismatch["rank_size"]) == (
+        "fr_trace_mismatch", "all_reduce", "0:default_pg", 128,
+    )  # fmt: skip
+    assert mismatch["missing_ranks"] == [22, 110]
+    assert mismatch["exception_type"] == "SIZE_OR_SYNTAX_MISMATCH"
+    (missing,) = _load(
+        "fr_trace_cli_not_all_ranks_joining_seq4_all_reduce_missing_rank1_gloo_2ranks_pytorch_"
+        "tutorial_doc_example.txt"
+    ).failures
+    assert (missing["seq"], missing["missing_ranks"], missing["group"]) == (
+        4, [1], "main_comm:gloo",
+    )  # fmt: skip
+    items = finding_items({"evidence.failures": [missing]}, "nccl")["evidence-fr-trace-mismatch"]
+    assert items[0].startswith("group main_comm:gloo: Not all ranks joining collective")

@@ -206,8 +206,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
         r"|Timed out initializing process group in store based barrier on rank"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
-        # NCCL's RAS report
+        # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"
+        r"|^Not all ranks joining collective, sequence number: \d+|^Collective \d+ at entry \d+ errors"
         r"|\b(?:RuntimeError|DistStoreError): (?:do)?[Ww]ait timeout after \d+ms, keys: "
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"

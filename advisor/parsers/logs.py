@@ -788,6 +788,7 @@ def parse(text: str) -> LogReport:
     _hccl_init_skew(lines, report)
     _ddp_unused_parameters(lines, report)
     _nccl_ras(lines, report)
+    _fr_trace(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -4047,6 +4048,62 @@ def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport)
                 ran_for_ms=int(spread * 1000),
                 library="HCCL",
                 exception_type="communicator creation called too far apart",
+            )
+        )
+
+
+# torch's flight recorder analyzer (torch.distributed.flight_recorder, the fr_trace command): a
+# block a collective it could not match across ranks, "Not all ranks joining collective, sequence
+# number: 4" (then "missing ranks: {1}") or "Collective 39 at entry 38 errors" (then "error msg:
+# Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, ..."), each with "group info:",
+# "collective:" and "world size:" lines
+_FR_HEAD_RE = re.compile(
+    r"^(?:Not all ranks joining collective, sequence number: (?P<seq>\d+)"
+    r"|Collective (?P<coll>\d+) at entry (?P<entry>\d+) errors)\s*$"
+)
+_FR_FIELD_RE = re.compile(r"^(group info|collective|missing ranks|world size|error msg): (.*)$")
+_FR_CULPRIT_RE = re.compile(r"Culprit rank (\d+); Error type: (\w+)")
+FR_BLOCK_LINES = 12
+"""How far below its head an analyzer block's fields stand."""
+
+
+def _fr_trace(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Each collective torch's flight recorder analyzer reports: ``fr_trace_mismatch``, the
+    ranks it names (missing ones, or the culprits of a mismatch) in ``missing_ranks``."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if "ollective" not in line or not (head := _FR_HEAD_RE.match(line.strip())):
+            continue
+        fields: dict[str, str] = {}
+        for _, after, _ in lines[index + 1 : index + 1 + FR_BLOCK_LINES]:
+            if _FR_HEAD_RE.match(after.strip()):
+                break
+            if f := _FR_FIELD_RE.match(after.strip()):
+                fields.setdefault(f.group(1), f.group(2))
+        culprits = _FR_CULPRIT_RE.findall(fields.get("error msg", ""))
+        missing = [int(r) for r in re.findall(r"\d+", fields.get("missing ranks", ""))]
+        named = missing or [int(r) for r, _ in culprits]
+        op = fields.get("collective", "").split(":")[-1] or None
+        why = (
+            "ranks that never joined it"
+            if head.group("seq")
+            else ", ".join(dict.fromkeys(kind for _, kind in culprits)) or "an error"
+        )
+        report.events.append(
+            LogEvent(
+                kind="fr_trace_mismatch",
+                line=no,
+                message=f"{line.strip()}: {why}"
+                + (f" (rank(s) {', '.join(map(str, named))})" if named else ""),
+                rank=tagged,
+                op=OPS.get(op, op) if op else None,
+                seq=int(head.group("seq")) if head.group("seq") else None,
+                group=fields.get("group info"),
+                rank_size=int(fields["world size"])
+                if fields.get("world size", "").isdigit()
+                else None,
+                missing_ranks=named or None,
+                library="torch flight recorder analyzer",
+                exception_type=why,
             )
         )
 
