@@ -7,7 +7,9 @@ Samples: ``tests/data/evidence_heldout_38/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from pathlib import Path
+
+from advisor.evidence.load import EvidenceFacts, load_file, load_paths, load_text
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
@@ -88,3 +90,19 @@ def test_the_flight_recorder_analyzers_culprits_and_missing_ranks_are_read() -> 
     )  # fmt: skip
     items = finding_items({"evidence.failures": [missing]}, "nccl")["evidence-fr-trace-mismatch"]
     assert items[0].startswith("group main_comm:gloo: Not all ranks joining collective")
+
+
+def test_a_pages_copy_button_pasted_with_a_rank_table_is_taken_off(tmp_path: Path) -> None:
+    ev = _load(
+        "rank_table_v10_1srv_2dev_device_id_2_3_rank_id_2_3_copy_prefix_paste_artifact_mindocr_"
+        "doc.json"
+    )
+    report = ev.files[0]
+    assert (report.status, report.formats) == ("read", ["rank_table"])
+    assert report.messages[0].message == "a page's copy-button label 'Copy' taken off line 1"
+    (table,) = ev.rank_tables
+    assert [(r["rank"], r["device_id"]) for r in table["ranks"]] == [(2, "2"), (3, "3")]
+    # a line that only starts with the word is the output's own
+    (tmp_path / "notes.txt").write_text("Copyright 2024 the authors\nCopy of the log below\n")
+    notes = [m.message for m in load_file(tmp_path / "notes.txt").files[0].messages]
+    assert not any("copy-button" in n for n in notes)

@@ -819,6 +819,8 @@ _LINE_PREFIXES = (
 )
 """Prefixes a log collector puts before each line of a container's output."""
 MIN_INDENT_LINES = 2
+_COPY_LABEL_RE = re.compile(r"^\s*(Copy(?: code)?|复制(?:代码)?)(?=[{\[]|[ \t]*\r?\n)")
+"""The copy button of a web page's code block, pasted with it onto its first line."""
 _AUTOLINK_RE = re.compile(r"\[([\w.:-]+)\]\((?:https?://)?\1/?\)")
 
 
@@ -923,6 +925,10 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             notes.append(
                 "read as a web page's escaped text: '&lt;', '&quot;' ... taken as '<', '\"'"
             )
+    if label := _COPY_LABEL_RE.match(text):
+        # a page's copy button pasted with the block ("Copy{", "Copy code"): not the output's
+        text = text[: label.start(1)] + text[label.end(1) :]
+        notes.append(f"a page's copy-button label {label.group(1).strip()!r} taken off line 1")
     if "](" in text and _AUTOLINK_RE.search(text):
         # a page that made an address a link ("[10.29.214.5](http://10.29.214.5/)")
         text, n = _AUTOLINK_RE.subn(r"\1", text)
