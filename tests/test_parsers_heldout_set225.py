@@ -11,7 +11,7 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_file, load_paths, load_text
 from tests.conftest import DATA
-from tests.rules_facts import finding_items
+from tests.rules_facts import bench_table, event, finding_items
 
 HELDOUT = DATA / "evidence_heldout_38"
 
@@ -106,3 +106,30 @@ def test_a_pages_copy_button_pasted_with_a_rank_table_is_taken_off(tmp_path: Pat
     (tmp_path / "notes.txt").write_text("Copyright 2024 the authors\nCopy of the log below\n")
     notes = [m.message for m in load_file(tmp_path / "notes.txt").files[0].messages]
     assert not any("copy-button" in n for n in notes)
+
+
+def test_second_review_leftovers() -> None:
+    # FastSocket's setsockopt fallbacks go on without the option (net_fastsocket.cc): fallbacks
+    warned = load_text(
+        "h:1:2 [0] net_fastsocket.cc:417 NCCL WARN Cannot enable socket busy poll\n"
+        "h:1:2 [0] net_fastsocket.cc:444 NCCL WARN Cannot set socket to SO_ZEROCOPY\n",
+        "nccl.log",
+    ).failures
+    assert {w["exception_type"] for w in warned} == {"start-up fallback"}
+    # a watch row with a figure npu-smi could not read is read, that cell unknown
+    watch = load_text(
+        "NpuID(Idx)  ChipId(Idx) Pwr(W)      Temp(C)     AI Core(%)\n"
+        "2           0           90.1        34          NA\n"
+        "2           0           91.1        35          0\n",
+        "watch.txt",
+    )
+    assert "2 sample(s), Pwr(W) 90.1-91.1, Temp(C) 34-35, AI Core(%) 0" in (
+        watch.files[0].messages[0].message
+    )
+    # a run whose copy left out its check columns has not "passed its checks": its NCCL WARN
+    # lines stay errors
+    bench = bench_table(source="run.log", complete=True, wrong_total=None, checks_left_out=True)
+    warn = {**event(kind="nccl_warning", host="n0", pid=1, message="boom"), "source": "run.log"}
+    findings = finding_items({"evidence.benchmarks": [bench], "evidence.failures": [warn]}, "nccl")
+    assert "evidence-nccl-warning" in findings
+    assert "evidence-nccl-warning-run-finished" not in findings

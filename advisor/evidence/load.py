@@ -362,7 +362,8 @@ class EvidenceFacts:
     ``Rank 0``: the binary was built without MPI), empty otherwise;
     ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape;
     ``busbw_drops``: sizes whose busbw fell under half of what a smaller size reached,
-    ``busbw_drops()``)."""
+    ``busbw_drops()``; ``checks_left_out``: the copy left out its check columns, so no size's
+    data check is known)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
@@ -1155,6 +1156,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 op_from=op_from,
                 hosts_complete=parsed.hosts_complete,
                 solo_hosts=parsed.solo_hosts,
+                checks_left_out=table.checks_left_out,
             )
         )
     return sorted([*parsed.warnings, *notes], key=lambda w: w.line)
@@ -1333,6 +1335,7 @@ def _benchmark(
     op_from: str = "log",
     hosts_complete: bool = True,
     solo_hosts: list[str] | None = None,
+    checks_left_out: bool = False,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -1378,6 +1381,7 @@ def _benchmark(
         "solo_hosts": solo_hosts or [],
         "one_rank": one_rank,
         "busbw_drops": busbw_drops(results),
+        "checks_left_out": checks_left_out,
     }
 
 

@@ -2061,12 +2061,17 @@ _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 # (RCCL's start-up advice warns too: 'Missing "amd_iommu=on" from kernel command line which can
 # lead to system instablity or hang!', 'Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment')
 # (Google's FastSocket net plugin, net_fastsocket.cc: it warns "Cannot get incoming CPU." when
-# getsockopt(SO_INCOMING_CPU) fails and goes on with CPU 0, and "Maximum retry reached for
-# accept|connect N." when no socket of a matching flow queue came, then takes the first free one)
+# getsockopt(SO_INCOMING_CPU) fails and goes on with CPU 0, "Maximum retry reached for
+# accept|connect N." when no socket of a matching flow queue came, then takes the first free one,
+# "Cannot enable socket busy poll", "Cannot set socket TCP_NOTSENT_LOWAT|SO_SNDBUF", "Cannot set
+# socket to SO_ZEROCOPY" when a setsockopt fails, and "Turning off TX zero copy", each going on
+# without the option)
 _NCCL_FALLBACK_WARN_RE = re.compile(
     r"^(?:NET/IB ?: ?)?Failed to open libibverbs\.so"
     r"|^Missing \S+ from (?:kernel command line|environment) which can lead to"
     r"|^Cannot get incoming CPU\.|^Maximum retry reached for (?:accept|connect) \d+\."
+    r"|^Cannot enable socket busy poll\s*$|^Cannot set socket (?:TCP_NOTSENT_LOWAT|SO_SNDBUF)\s*$"
+    r"|^Cannot set socket to SO_ZEROCOPY\s*$|^Turning off TX zero copy\s*$"
 )
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without."""

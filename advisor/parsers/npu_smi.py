@@ -634,6 +634,7 @@ def parse_query(text: str) -> list[NpuQuery]:
 # figures each sample (every second)
 WATCH_SIGNATURE = r"^[ \t]*NpuID\(Idx\)[ \t]+(?:ChipId\(Idx\)[ \t]+)?Pwr\(W\)[ \t]+Temp\(C\)"
 _WATCH_HEAD_RE = re.compile(WATCH_SIGNATURE)
+_WATCH_MISSING = ("NA", "N/A", "-")
 _WATCH_COLUMN_RE = re.compile(r"(?:[A-Za-z]+ )?[A-Za-z]+\([^)\s]*\)")
 
 
@@ -662,16 +663,23 @@ def parse_watch(text: str) -> list[WatchChip]:
         cells = line.split()
         if not columns or len(cells) != len(columns):
             continue
+        if not cells[0].isdigit():
+            continue
+        # (a figure npu-smi cannot read prints NA or "-": that cell is unknown, the row is read)
         try:
-            figures = [float(c) for c in cells]
+            figures = [None if c in _WATCH_MISSING else float(c) for c in cells]
         except ValueError:
             continue
         row = dict(zip(columns, figures, strict=True))
-        npu = int(row.pop("NpuID(Idx)"))
-        chip = int(row.pop("ChipId(Idx)")) if "ChipId(Idx)" in row else None
+        npu_id, chip_id = row.pop("NpuID(Idx)"), row.pop("ChipId(Idx)", None)
+        if npu_id is None:
+            continue
+        npu, chip = int(npu_id), int(chip_id) if chip_id is not None else None
         seen = chips.setdefault((npu, chip), WatchChip(npu=npu, chip=chip, line=no))
         seen.samples += 1
         for name, value in row.items():
+            if value is None:
+                continue
             low, high = seen.ranges.get(name, (value, value))
             seen.ranges[name] = (min(low, value), max(high, value))
     if not chips:
