@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import shlex
 import sys
 from dataclasses import fields, is_dataclass
@@ -40,6 +41,17 @@ exit codes: 0 ready, 1 not ready, 2 usage or configuration error
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `advisor rules list | head`: the reader left. Point stdout at /dev/null so the
+        # interpreter's final flush does not raise again, and exit as a shell does for SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         print(USAGE)

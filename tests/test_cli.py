@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -151,6 +153,26 @@ def test_help_lists_config_groups_and_cfg_prints_config(tmp_path: Path) -> None:
 def test_unknown_command_is_usage_error() -> None:
     res = run_advisor(["x"], command="frobnicate")
     assert res.returncode == 2 and "unknown command" in res.stderr
+
+
+def test_output_piped_into_a_reader_that_leaves_early_ends_quietly() -> None:
+    # `advisor rules list | head -1`: the pipe closes after one line; no BrokenPipeError
+    # traceback, and the exit status a shell gives a command killed by SIGPIPE. The pipe is
+    # shrunk to one page so the listing (~20 KB) cannot all fit in it before the reader leaves.
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor", "rules", "list"],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        first = reader.readline()
+    stderr = proc.communicate(timeout=60)[1].decode()
+    assert proc.returncode == 141, stderr
+    assert first.startswith(b"id") and "Traceback" not in stderr, stderr
 
 
 @pytest.mark.slow
