@@ -387,7 +387,7 @@ def npu_port(**values: Any) -> dict[str, Any]:
     """An hccn_tool port in ``evidence.npu_ports``."""
     fields = (
         "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
-        "ping_target optical stat tls_certs tls_alarms link_up_count link_down_count "
+        "ping_target optical optical_alarms stat tls_certs tls_alarms link_up_count link_down_count "
         "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
         "die_port link_history"
     )
@@ -403,6 +403,8 @@ def npu_port(**values: Any) -> dict[str, Any]:
         stat_errors={},
         stat={},
         lldp={},
+        optical={},
+        optical_alarms=[],
     )
     return _item(fields, **{**base, **values})
 

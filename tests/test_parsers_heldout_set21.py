@@ -203,7 +203,10 @@ def test_ray_prefix_gives_pid_and_node_and_the_progress_line_gives_the_group() -
     assert (timeout["kind"], timeout["rank"], timeout["seq"], timeout["pid"]) == (
         "watchdog_timeout", 1, 1, 231421,
     )  # fmt: skip
-    assert (timeout["group"], timeout["last_enqueued"], timeout["last_completed"]) == ("0", 1, -1)
+    # "[PG 0 (default_pg) Rank 1]": the group and its description, as the GUID form gives them
+    assert (timeout["group"], timeout["last_enqueued"], timeout["last_completed"]) == (
+        "0 (default_pg)", 1, -1,
+    )  # fmt: skip
     ev = load_paths([HELDOUT / "ray_stamp_subgroup_timeout.log"])
     (sub,) = ev.failures
     # the launcher's [rank15] is the global rank; "[Rank 1]" is the rank in mesh_tp (PG 4)

@@ -208,7 +208,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"
-        r"|^Not all ranks joining collective, sequence number: \d+|^Collective \d+ at entry \d+ errors"
+        r"|^\s*Not all ranks joining collective(?:[,:] sequence number:| \d+ at entry)"
+        r"|^Collective \d+ at entry \d+ errors"
         r"|\b(?:RuntimeError|DistStoreError): (?:do)?[Ww]ait timeout after \d+ms, keys: "
         r"|(?:^\s*(?:torch\.distributed\.elastic\.rendezvous\.api\.)?|\"message\": \")"
         r"Rendezvous(?:Closed|Timeout|Connection|State)Error\b"
@@ -1078,12 +1079,41 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         for w in warnings:
             warned = warned or w.skipped
             report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
+    if report.formats:
+        report.messages += [Message(line=no, message=note) for no, note in _silent_commands(text)]
     if not report.formats:
         report.status = "unreadable"
     elif failed or warned:
         report.status = "partial"
     else:
         report.status = "read"
+
+
+_TOOL_COMMAND_RE = re.compile(
+    r"^[ \t]*(?:\[[^\]\n]*\][#$][ \t]*|[$#][ \t]+)?(?:/\S*/)?"
+    r"(?P<cmd>npu-smi[ \t]+info\b.*?|hccn_tool[ \t]+-i[ \t]+\d+[ \t]+-\w+.*?)[ \t]*$"
+)
+"""An npu-smi or hccn_tool command on a line of its own, behind a shell prompt or a path or
+neither (a collection script's dump names each command before its answer)."""
+_BARE_PROMPT_RE = re.compile(r"^[ \t]*\[[^\]\n]*\][#$][ \t]*$")
+
+
+def _silent_commands(text: str) -> list[tuple[int, str]]:
+    """Commands whose answer is not in the file: the next line that is not blank is another
+    command (it printed nothing) or there is none (the copy ends there)."""
+    lines = text.splitlines()
+    notes = []
+    for i, line in enumerate(lines):
+        if (m := _TOOL_COMMAND_RE.match(line)) is None:
+            continue
+        after = next((t for t in lines[i + 1 :] if t.strip()), None)
+        if after is None:
+            notes.append(
+                (i + 1, f"'{m['cmd']}': the copy ends at this command, its answer is not in it")
+            )
+        elif _TOOL_COMMAND_RE.match(after) or _BARE_PROMPT_RE.match(after):
+            notes.append((i + 1, f"'{m['cmd']}' printed nothing: what it asks is unknown"))
+    return notes
 
 
 def _gbits(gbytes_s: float | None) -> float | None:

@@ -187,6 +187,42 @@ def parse_optical(text: str) -> dict[str, str]:
     return _key_values(text, ":")
 
 
+# What an optical module's own readings say is wrong, judged as Ascend's fault-diagnosis tool
+# judges ``-optical -g`` (Ascend/mind-cluster, component/ascend-faultdiag, npu_info_parser.py
+# OpticalInfoParser): "present : not present"; a lane's Tx or Rx power outside the module's own
+# "TxPower/RxPower Low/High Thres" (mW); a Tx/Rx "Los" (loss of signal) or "LoL" (loss of lock)
+# flag other than 0x0 or NA.
+_OPTICAL_POWER_RE = re.compile(r"^(?P<dir>Tx|Rx) Power(?P<lane>\d*)$")
+_MW_RE = re.compile(r"^(-?[0-9.]+)\s*mW$")
+_OPTICAL_FLAGS = ("Tx Los Flag", "Rx Los Flag", "Tx LoL Flag", "Rx LoL Flag")
+
+
+def optical_alarms(optical: dict[str, str]) -> list[str]:
+    """The faults an ``-optical -g`` answer shows by its own thresholds and flags, in words."""
+    alarms = []
+    if optical.get("present", "").strip().lower() == "not present":
+        alarms.append("module not present")
+
+    def mw(key: str) -> float | None:
+        m = _MW_RE.match(optical.get(key, ""))
+        return float(m.group(1)) if m else None
+
+    for key, value in optical.items():
+        if (m := _OPTICAL_POWER_RE.match(key)) is None or (power := mw(key)) is None:
+            continue
+        low, high = mw(f"{m['dir']}Power Low Thres"), mw(f"{m['dir']}Power High Thres")
+        if low is not None and power < low:
+            alarms.append(f"{key} {value} under its low threshold {low} mW")
+        elif high is not None and power > high:
+            alarms.append(f"{key} {value} over its high threshold {high} mW")
+    for flag in _OPTICAL_FLAGS:
+        value = optical.get(flag, "").strip()
+        if value and value.lower() not in ("0x0", "0", "na", "0x00"):
+            what = "loss of signal" if "Los" in flag else "loss of lock"
+            alarms.append(f"{flag} {value} ({what})")
+    return alarms
+
+
 def parse_stat(text: str) -> dict[str, int]:
     """``hccn_tool -i N -stat -g`` → counters such as ``roce_qp_status_err_num``."""
     out = {}
@@ -293,7 +329,8 @@ _LINK_STAT_ROW = re.compile(
 # keeps the TLV's name and value on one line ("Interface 0: System Name TLV   SW-01").
 _LLDP_TLV_RE = re.compile(
     r"^\s*(?:Interface (?P<iface>\d+):\s*)?(?P<tlv>Chassis ID|Port ID|System Name|Port Description"
-    r"|Management Address) TLV\b[ \t]*(?P<value>\S.*?)?\s*$"
+    r"|Management Address|System Description|System Capabilities|Maximum Frame Size) TLV\b"
+    r"[ \t]*(?P<value>\S.*?)?\s*$"
 )
 LLDP_FIELDS = {
     "Chassis ID": "chassis_id",
@@ -301,15 +338,23 @@ LLDP_FIELDS = {
     "System Name": "system_name",
     "Port Description": "port_description",
     "Management Address": "management_address",
+    "System Description": "system_description",
+    "System Capabilities": "capabilities",
+    # the largest frame the switch port takes (IEEE 802.3 TLV): a RoCE MTU above it is dropped
+    "Maximum Frame Size": "max_frame_size",
 }
-_LLDP_SUBTYPE_RE = re.compile(r"^(?:MAC|Ifname|IPv4|IPv6|Local|IfAlias|Network Address):\s*")
+_LLDP_SUBTYPE_RE = re.compile(
+    r"^(?:MAC|Ifname|IPv4|IPv6|Local|IfAlias|Network Address|System capabilities"
+    r"|Enabled capabilities):\s*"
+)
 """The subtype label lldptool prints before a TLV's value ("MAC: ...", "Ifname: ...")."""
 
 
 def parse_lldp(text: str) -> dict[str, str]:
     """``hccn_tool -i N -lldp -g`` → the neighbour's ``{system_name, port_id, chassis_id,
-    port_description, management_address}`` as far as the output gives them (values without
-    their subtype label: ``Ifname: 400GE1/1/20:2`` → ``400GE1/1/20:2``)."""
+    port_description, management_address, system_description, capabilities, max_frame_size}``
+    as far as the output gives them (values without their subtype label: ``Ifname:
+    400GE1/1/20:2`` → ``400GE1/1/20:2``; a description's first line)."""
     out: dict[str, str] = {}
     lines = text.splitlines()
     for i, line in enumerate(lines):
@@ -453,6 +498,9 @@ class Port:
     ping_loss_pct: float | None = None
     ping_target: str | None = None
     optical: dict[str, str] = field(default_factory=dict)
+    optical_alarms: list[str] = field(default_factory=list)
+    """What ``optical`` shows wrong by the module's own thresholds and flags:
+    ``optical_alarms()``."""
     stat: dict[str, int] = field(default_factory=dict)
     line: int = 0
     """First line that spoke about this port."""
@@ -466,7 +514,8 @@ class Port:
     HCCL's traffic class needs its priority among them); None without that output."""
     lldp: dict[str, str] = field(default_factory=dict)
     """``-lldp -g``: the switch the port is plugged into, ``{system_name, port_id, chassis_id,
-    port_description, management_address}`` as far as the output gives them."""
+    port_description, management_address, system_description, capabilities, max_frame_size}``
+    as far as the output gives them."""
     roce_test: dict[str, object] | None = None
     """``-roce_test ib_*_bw``: ``{test, target, bytes, iterations, bw_peak_mb_s,
     bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
@@ -605,7 +654,8 @@ def parse_bundle(text: str) -> Bundle:
     bare: Port | None = None
     bare_queries: set[str] = set()
     warnings: list[ParseWarning] = []
-    for device, query, no, body in _sections(text):
+    sections = _sections(text)
+    for device, query, no, body in sections:
         if device is not None:
             port = by_device.get(device) or Port(device=device, line=no)
             if device not in by_device:
@@ -707,16 +757,39 @@ def parse_bundle(text: str) -> Bundle:
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
             "link_stat, pfc, lldp, roce_test, status)"
         )
-    if elided := _ELIDED_RE.search(text):
-        # a document's "... ..." after the first devices' outputs: the rest were left out
-        warnings.append(
-            ParseWarning(
-                line=text.count("\n", 0, elided.start()) + 1,
-                message="the copy left the outputs after this point out ('...'): the other "
-                "devices' ports are unknown",
-            )
-        )
+    warnings += _elisions(text, sections)
     return Bundle(ports=_merge_bare(found), warnings=warnings)
+
+
+def _elisions(text: str, sections: list[_Section]) -> list[ParseWarning]:
+    """Where a copy left lines out ('...'): inside one output (a blog masking some of its
+    lines: the rest of the output is read), between two outputs, or after the last."""
+    notes = []
+    for elided in _ELIDED_RE.finditer(text):
+        no = text.count("\n", 0, elided.start()) + 1
+        inside = next(
+            (
+                query
+                for _, query, _, body in sections
+                if any(n == no for n, _ in body) and any(n > no and t.strip() for n, t in body)
+            ),
+            None,
+        )
+        if inside is not None:
+            message = (
+                f"the copy left lines of this -{inside} output out ('...'): what they held is "
+                "unknown; the lines after them are read"
+            )
+        elif text[elided.end() :].strip():
+            message = "the copy left outputs out here ('...'): the ports they were of are unknown"
+        else:
+            # a document's "... ..." after the first devices' outputs: the rest were left out
+            message = (
+                "the copy left the outputs after this point out ('...'): the other devices' "
+                "ports are unknown"
+            )
+        notes.append(ParseWarning(line=no, message=message))
+    return notes
 
 
 _ELIDED_RE = re.compile(
@@ -748,6 +821,7 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.ping_target = ping.target
     elif query == "optical":
         port.optical = parse_optical(chunk)
+        port.optical_alarms = optical_alarms(port.optical)
     elif query == "stat":
         port.stat = parse_stat(chunk)
         port.stat_errors = {
@@ -841,6 +915,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))
             target.optical = target.optical or p.optical
+            target.optical_alarms = target.optical_alarms or p.optical_alarms
             target.stat = target.stat or p.stat
             target.stat_errors = target.stat_errors or p.stat_errors
             target.routes = target.routes or p.routes

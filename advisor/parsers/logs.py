@@ -353,14 +353,19 @@ _CUT_WORK_RE = re.compile(
 # torch's log prefix of a process group (ProcessGroupNCCL::createLogPrefix): "[PG ID 2 PG GUID
 # 5(mesh_ulysses) Rank 2] ", the description in brackets only when the group was given one; older
 # torch "[PG 2 Rank 2]"
-_PG_RE = re.compile(r"\[PG (?:ID )?(\S+)(?: PG GUID [^\s(]+\((?P<desc>[^)]*)\))?")
+_PG_RE = re.compile(
+    r"\[PG (?:ID )?(\S+)(?: PG GUID [^\s(]+\((?P<desc>[^)]*)\)| \((?P<desc_only>[^)]*)\))?"
+)
+"""torch's prefix of a group: "[PG ID 0 PG GUID 0(default_pg) Rank 1]", "[PG 0 (default_pg) Rank
+7]" (torch 2.4) or "[PG 0 Rank 1]"."""
 
 
 def _pg(m: re.Match[str] | None) -> str | None:
     """The group a log prefix names: its id, with its description when torch printed one."""
     if m is None:
         return None
-    return f"{m.group(1)} ({m.group('desc')})" if m.group("desc") else m.group(1)
+    desc = m.group("desc") or m.group("desc_only")
+    return f"{m.group(1)} ({desc})" if desc else m.group(1)
 
 
 # torch 2.5-2.6 print "last enqueued NCCL work: N, last completed NCCL work: M"; later torch
@@ -789,6 +794,7 @@ def parse(text: str) -> LogReport:
     _ddp_unused_parameters(lines, report)
     _nccl_ras(lines, report)
     _fr_trace(lines, report)
+    _desync_report(lines, report)
     for no, line, _ in lines:
         if "clients joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
@@ -4062,8 +4068,11 @@ def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport)
 # number: 4" (then "missing ranks: {1}") or "Collective 39 at entry 38 errors" (then "error msg:
 # Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, ..."), each with "group info:",
 # "collective:" and "world size:" lines
+# (the analyzer's head of a block has changed over torch's releases: "..., sequence number: N"
+# now, "...: sequence number: N" and "... collective N at entry M" before it)
 _FR_HEAD_RE = re.compile(
-    r"^(?:Not all ranks joining collective, sequence number: (?P<seq>\d+)"
+    r"^(?:Not all ranks joining collective(?:[,:] sequence number: (?P<seq>\d+)"
+    r"| (?P<seq_at>\d+) at entry \d+)"
     r"|Collective (?P<coll>\d+) at entry (?P<entry>\d+) errors)\s*$"
 )
 _FR_FIELD_RE = re.compile(r"^(group info|collective|missing ranks|world size|error msg): (.*)$")
@@ -4088,9 +4097,10 @@ def _fr_trace(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         missing = [int(r) for r in re.findall(r"\d+", fields.get("missing ranks", ""))]
         named = missing or [int(r) for r, _ in culprits]
         op = fields.get("collective", "").split(":")[-1] or None
+        seq = head.group("seq") or head.group("seq_at")
         why = (
             "ranks that never joined it"
-            if head.group("seq")
+            if head.group("coll") is None
             else ", ".join(dict.fromkeys(kind for _, kind in culprits)) or "an error"
         )
         report.events.append(
@@ -4101,7 +4111,7 @@ def _fr_trace(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 + (f" (rank(s) {', '.join(map(str, named))})" if named else ""),
                 rank=tagged,
                 op=OPS.get(op, op) if op else None,
-                seq=int(head.group("seq")) if head.group("seq") else None,
+                seq=int(seq) if seq else None,
                 group=fields.get("group info"),
                 rank_size=int(fields["world size"])
                 if fields.get("world size", "").isdigit()
@@ -4231,6 +4241,68 @@ def _ddp_unused_parameters(lines: list[tuple[int, str, int | None]], report: Log
                 ev.message = f"{ev.message} / no grad for rank {g.group(1)}: {g.group(2)}"[:400]
                 break
         report.events.append(ev)
+
+
+# ProcessGroupNCCL's desync report (TORCH_NCCL_DESYNC_DEBUG=1; torch's TraceUtils.h
+# retrieveDesyncReport), printed under a watchdog time-out: "[0] Timeout at collective: ALLREDUCE,
+# #3", then either "To our best knowledge, ranks [1, 2] are the lagging ranks that caused this
+# timeout. They never joined any collectives" or "... the lagging/dead/mismatched ranks that
+# caused the desync are:" over "[1] joined but didn't finish collective #3 (count from 1)" and
+# "[1] finished collective #2, but didn't join collective #3 (count from 1)"
+_DESYNC_TIMEOUT_RE = re.compile(
+    r"\[(?P<rank>\d+)\] Timeout at collective: (?P<op>\w+), #(?P<seq>\d+)"
+)
+_DESYNC_NEVER_RE = re.compile(
+    r"ranks \[(?P<ranks>[\d, ]+)\] are the lagging ranks that caused this timeout"
+)
+_DESYNC_LAG_RE = re.compile(
+    r"\[(?P<ranks>[\d, ]+)\] (?:(?P<joined>joined but didn't finish) collective #(?P<seq>\d+)"
+    r"|finished collective #(?P<done>\d+), but didn't join collective #(?P<next>\d+))"
+)
+DESYNC_REPORT_LINES = 8
+"""How far below the time-out line its lagging ranks stand."""
+
+
+def _desync_report(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Each desync report: ``desync_report``, the ranks it names as lagging in
+    ``missing_ranks``, the collective the reporting rank timed out in."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Timeout at collective" not in line or not (m := _DESYNC_TIMEOUT_RE.search(line)):
+            continue
+        seq = int(m.group("seq"))
+        lagging: list[int] = []
+        what: list[str] = []
+        for _, after, _ in lines[index + 1 : index + 1 + DESYNC_REPORT_LINES]:
+            if _DESYNC_TIMEOUT_RE.search(after):
+                break
+            if n := _DESYNC_NEVER_RE.search(after):
+                ranks = [int(r) for r in re.findall(r"\d+", n.group("ranks"))]
+                what.append(f"rank(s) {n.group('ranks')} never joined any collective")
+            elif g := _DESYNC_LAG_RE.search(after):
+                ranks = [int(r) for r in re.findall(r"\d+", g.group("ranks"))]
+                what.append(
+                    f"rank(s) {g.group('ranks')} joined #{g.group('seq')} but did not finish it"
+                    if g.group("joined")
+                    else f"rank(s) {g.group('ranks')} finished #{g.group('done')} but did not "
+                    f"join #{g.group('next')}"
+                )
+            else:
+                continue
+            lagging += [r for r in ranks if r not in lagging]
+        report.events.append(
+            LogEvent(
+                kind="desync_report",
+                line=no,
+                message=f"rank {m.group('rank')} timed out in {m.group('op')} #{seq}"
+                + (f": {'; '.join(what)}" if what else ": the report names no lagging rank"),
+                rank=tagged if tagged is not None else int(m.group("rank")),
+                op=op_name(m.group("op")),
+                seq=seq,
+                missing_ranks=lagging or None,
+                library="torch desync debug",
+                exception_type="; ".join(what) or None,
+            )
+        )
 
 
 # HCCL's init trace of a process ("Entry-HcclCommInitRootInfo:ranks[3], rank[0], ..." and

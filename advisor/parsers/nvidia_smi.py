@@ -453,7 +453,8 @@ class NvlinkGpu:
         return [n for n, speed in self.speed_gbytes_s.items() if speed is None]
 
 
-_DOTS_RE = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
+_DOTS_RE = re.compile(r"^\s*(?:\.{3,}|…+|\[(?:\.{3,}|…)\]|\((?:\.{3,}|…)\))\s*$")
+"""A line a copy put in place of lines it left out: "...", "…", "[...]" or "(...)"."""
 
 
 @dataclass(kw_only=True)
