@@ -389,7 +389,7 @@ def npu_port(**values: Any) -> dict[str, Any]:
         "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
         "ping_target optical optical_alarms stat tls_certs tls_alarms link_up_count link_down_count "
         "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
-        "die_port link_history"
+        "die_port link_history gateway"
     )
     base = dict(
         source="hccn.txt",

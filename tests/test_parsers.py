@@ -223,14 +223,18 @@ def test_hccn_bundle_groups_outputs_by_device() -> None:
     assert by_dev[3].ipaddr is None  # not queried for device 3: not invented
 
 
-def test_hccn_bundle_bare_outputs_keep_their_order_without_device() -> None:
+def test_hccn_bundle_loop_outputs_take_the_loops_devices_in_order() -> None:
+    # "for i in {0..3}; do hccn_tool -i $i -link -g ; done": the k-th output is device k's
     bundle = hccn_tool.parse_bundle(sample("hccn_link_loop.txt"))
     assert [(p.device, p.link, p.line) for p in bundle.ports] == [
-        (None, "UP", 2),
-        (None, "UP", 3),
-        (None, "DOWN", 4),
-        (None, "UP", 5),
+        (0, "UP", 2),
+        (1, "UP", 3),
+        (2, "DOWN", 4),
+        (3, "UP", 5),
     ]
+    # without the loop's line the outputs keep their order, their devices unknown
+    text = sample("hccn_link_loop.txt").split("\n", 1)[1]
+    assert [p.device for p in hccn_tool.parse_bundle(text).ports] == [None, None, None, None]
 
 
 def test_hccn_bundle_ping_per_device() -> None:

@@ -90,4 +90,4 @@ def test_a_single_restart_starts_a_table_of_its_own() -> None:
     assert second.header_line == 8 and not first.complete and not second.complete
     said = [(w.line, w.message) for w in parsed.warnings]
     assert any(line == 8 and "a second run's rows start here" in m for line, m in said), said
-    assert any(line == 7 and "cut short after 256 bytes" in m for line, m in said), said
+    assert any(line == 7 and "or the copy was cut, after 256 bytes" in m for line, m in said), said

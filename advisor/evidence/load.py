@@ -381,8 +381,10 @@ class EvidenceFacts:
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
     netmask, ip_preset, tls_enabled, tls_certs, tls_alarms, link_up_count, link_down_count,
-    link_changes, link_flapped, ping_loss_pct, ping_target, optical, stat, stat_errors, routes,
-    arp, pfc_priorities, lldp, roce_test}`` (None: not in the file; ``lldp``: the switch the port
+    link_changes, link_flapped, ping_loss_pct, ping_target, optical, optical_alarms, stat,
+    stat_errors, routes, arp, pfc_priorities, lldp, roce_test, gateway}`` (None: not in the file;
+    ``optical_alarms``: what ``-optical -g`` shows wrong by the module's own thresholds and flags;
+    ``gateway``: ``-gateway -g``'s default gateway; ``lldp``: the switch the port
     is plugged into, ``roce_test``: a bandwidth test from the port; ``ip_preset`` False: ``-ip -g`` said no address was preset on
     the port; ``tls_certs``: ``-tls -g``'s certificate blocks ``{name, end_time, status,
     status_text}``, ``tls_alarms`` those near expiration or expired; ``link_changes``:
@@ -1143,6 +1145,17 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             )
         elif table.op == "unknown":
             op_from = "none"
+        if op_from == "none" and table.rows and not table.mscclpp:
+            notes.append(
+                ParseWarning(
+                    line=table.header_line,
+                    # (op_from_columns: which ops' cells are alike, from nccl-tests' sources)
+                    message="the op is unknown: the log never names its binary and the table's "
+                    "cells fit more than one nccl-tests op; a file named after its binary "
+                    "(all_reduce_perf.log, all_gather_perf.log ...) gives it",
+                    skipped=False,
+                )
+            )
         results = []
         for row in table.rows:
             for in_place, timing in ((False, row.out_of_place), (True, row.in_place)):
@@ -1165,12 +1178,24 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         # several runs in one log: each table has the ranks and hosts its own run listed (a
         # one-GPU run after two-GPU ones, two nodes' runs of a binary built without MPI)
         own = len(parsed.tables) > 1 and table.run_ranks is not None
+        ranks = table.run_ranks if own else parsed.ranks
+        if ranks is None and (implied := nccl_tests.ranks_from_bus_factor(table)) is not None:
+            # a copy without the "# Rank N" lines: busbw over algbw is the op's bus factor of n
+            ranks = implied[0]
+            notes.append(
+                ParseWarning(
+                    line=table.header_line,
+                    message=f"{ranks} ranks, read from busbw / algbw = {implied[1]:.4f} ({table.op}'s "
+                    "bus factor in nccl-tests' PERFORMANCE.md): the log does not list its ranks",
+                    skipped=False,
+                )
+            )
         out.benchmarks.append(
             _benchmark(
                 source=source,
                 tool="nccl-tests",
                 op=table.op,
-                ranks=table.run_ranks if own else parsed.ranks,
+                ranks=ranks,
                 hosts=table.run_hosts if own else parsed.hosts,
                 dtype=table.rows[0].dtype if table.rows else "unknown",
                 algorithm=parsed.algorithm,

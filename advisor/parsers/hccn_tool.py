@@ -311,7 +311,7 @@ class LinkStat:
 
 
 _LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
-_LINK_STAT_RECORD = re.compile(r"^(?:\[devid \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
+_LINK_STAT_RECORD = re.compile(r"^(?:\[dev(?:id|ice) \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
 # Ascend 950's boxed table (its HCCN Tool reference, "querying the historical link up and down
 # status of a port": ``hccn_tool -g -link_stat -i 0 -u 0 -p 4``): one record a row under
 # ``| NPU | UDie | Port | Link_Status | Time_Stamp |``, newest first
@@ -367,6 +367,12 @@ def parse_lldp(text: str) -> dict[str, str]:
                 value = below
         if value:
             out.setdefault(LLDP_FIELDS[m.group("tlv")], _LLDP_SUBTYPE_RE.sub("", value.strip()))
+    if not out and _LOOP_LINE_RE.match(text.strip()):
+        # a grep of one TLV's value ("Ifname: 400GE1/1/5:1", from the Port ID TLV; "MAC:" from
+        # the Chassis ID one; "IPv4:" from the Management Address one)
+        label, _, value = text.strip().partition(":")
+        field_name = {"Ifname": "port_id", "MAC": "chassis_id"}.get(label, "management_address")
+        out[field_name] = value.strip()
     if not out:
         raise ParseError("no LLDP TLV with a value (Chassis ID, Port ID, System Name ...)")
     return out
@@ -434,7 +440,8 @@ def parse_link_stat(text: str) -> LinkStat:
     """
     counts: dict[str, int] = {}
     changes: list[tuple[str, str]] = []
-    devid = re.search(r"^\s*\[devid (\d+)\]", text, re.M)
+    # "[devid 0]" (driver 23.0) or "[device 0]" (the form MindCluster's collecting-logs guide shows)
+    devid = re.search(r"^\s*\[dev(?:id|ice) (\d+)\]", text, re.M)
     device = int(devid.group(1)) if devid else None
     ports: dict[tuple[str, str, str], int] = {}
     for no, line, _ in numbered_lines(text):
@@ -516,6 +523,8 @@ class Port:
     """``-lldp -g``: the switch the port is plugged into, ``{system_name, port_id, chassis_id,
     port_description, management_address, system_description, capabilities, max_frame_size}``
     as far as the output gives them."""
+    gateway: str | None = None
+    """``-gateway -g``: the port's default gateway (RoCE traffic to another subnet goes there)."""
     roce_test: dict[str, object] | None = None
     """``-roce_test ib_*_bw``: ``{test, target, bytes, iterations, bw_peak_mb_s,
     bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
@@ -539,7 +548,7 @@ class Bundle:
 _COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
-    "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status",
+    "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status", "gateway",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -557,12 +566,15 @@ _SIGNATURES = {
     # one TLV over the ports is one line a port
     "lldp": re.compile(r"^Chassis ID TLV\s*$|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"),
     "link_stat": re.compile(
-        r"^(?:\[devid \d+\])?\s*(?:current time\s*:|link up count\s*:)"
+        r"^(?:\[dev(?:id|ice) \d+\])?\s*(?:current time\s*:|link up count\s*:)"
         r"|^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Link_Status\s*\|"
     ),
     # -status -g: "Netdev status:Settings for eth3:" then ethtool's settings of the port's netdev
     # (a Chinese note on npu-smi and hccn_tool kept in liguodongiot/llm-action shows the form)
     "status": re.compile(r"^Netdev status\s*:"),
+    # -gateway -g: "default gateway:11.12.165.1, Iface:eth0" (a deployment guide's loop over the
+    # devices shows the form)
+    "gateway": re.compile(r"^default gateway\s*:\s*\S"),
     # Ascend 950's -dev_info: its port table opens the output (Querying the NPU Device
     # Information: "Link Status: Link status, which can be DOWN or UP")
     "dev_info": re.compile(r"^\|\s*UDie ID\s*\|\s*Port ID\s*\|"),
@@ -589,11 +601,59 @@ _Section = tuple[int | None, str, int, list[tuple[int, str]]]
 """(device named by a command line or None, query, first line, [(line number, text)])."""
 
 
+# A shell loop over the devices, its outputs printed one after another without their command
+# lines: "for i in {0..7}; do hccn_tool -i $i -ip -g; done" (Ascend's deployment guides run them
+# so). Its list names the device of each output, in order.
+_LOOP_RE = re.compile(
+    r"^(?:\S*[#$]\s*)?for\s+(?P<var>\w+)\s+in\s+(?P<list>[^;]+?)\s*;\s*do\b(?P<body>.*)$"
+)
+_LOOP_RANGE_RE = re.compile(r"^\{(\d+)\.\.(\d+)\}$|^[$`]\(?seq\s+(\d+)\s+(\d+)\)?`?$")
+_LOOP_LINE_RE = re.compile(r"^\s*(?:Ifname|MAC|IPv4|IPv6):\s*\S")
+"""One TLV's value a line, as ``-lldp -g | grep Ifname`` prints it in a loop."""
+
+
+@dataclass(frozen=True)
+class _Loop:
+    line: int
+    query: str
+    devices: tuple[int, ...]
+
+
+def _loop(line: str, no: int) -> _Loop | None:
+    """A ``for`` loop running one hccn_tool query over a list of devices; None otherwise."""
+    m = _LOOP_RE.match(line.strip())
+    if m is None:
+        return None
+    var = re.escape(m.group("var"))
+    q = re.search(rf"hccn_tool\s+-i\s+\$\{{?{var}\}}?\s+-(\w+)", m.group("body"))
+    if q is None:
+        return None
+    items = m.group("list").strip()
+    if r := _LOOP_RANGE_RE.match(items):
+        first, last = (int(g) for g in (r.groups()[:2] if r.group(1) else r.groups()[2:]))
+        devices = tuple(range(first, last + 1))
+    elif re.fullmatch(r"\d+(?:\s+\d+)*|\{\d+(?:,\d+)*\}", items):
+        devices = tuple(int(d) for d in re.findall(r"\d+", items))
+    else:
+        return None
+    return _Loop(line=no, query=q.group(1), devices=devices)
+
+
 def _sections(text: str) -> list[_Section]:
     sections: list[_Section] = []
     current: _Section | None = None
+    loop: _Loop | None = None
     for no, line, _ in numbered_lines(text):
         s = line.strip()
+        if s.startswith("for ") or "for " in s.split("hccn_tool")[0]:
+            loop = _loop(s, no)
+            if loop is not None:
+                current = None  # the loop's outputs start after it
+                continue
+        if loop is not None and loop.query == "lldp" and _LOOP_LINE_RE.match(s):
+            # a grep of one TLV: one line a device
+            sections.append((None, "lldp", no, [(no, line)]))
+            continue
         if (rt := _ROCE_TEST_RE.search(s)) and not s.startswith(("for ", "#")):
             # its arguments may wrap onto the next line: the command stays in the chunk
             current = (int(rt.group(1)), "roce_test", no, [(no, s[rt.start() :])])
@@ -601,6 +661,7 @@ def _sections(text: str) -> list[_Section]:
             continue
         m = _COMMAND_RE.search(s)
         if m and not s.startswith(("for ", "#")):
+            loop = None
             current = (int(m.group(1)), m.group(2), no, [])
             sections.append(current)
             # a copy that lost the newline after the command keeps its output on the same line
@@ -655,7 +716,27 @@ def parse_bundle(text: str) -> Bundle:
     bare_queries: set[str] = set()
     warnings: list[ParseWarning] = []
     sections = _sections(text)
+    loops = [lp for no, line, _ in numbered_lines(text) if (lp := _loop(line, no)) is not None]
+    commanded = [no for device, _, no, _ in sections if device is not None]
+    taken: dict[int, int] = {}
     for device, query, no, body in sections:
+        if device is None and (lp := _owning_loop(loops, commanded, no)) and lp.query == query:
+            # the loop's k-th output is its list's k-th device (a ping names its own)
+            k = taken[lp.line] = taken.get(lp.line, -1) + 1
+            names = _PING_DEVICE_RE.match(body[0][1].strip()) if body else None
+            if names is not None:
+                device = int(names.group(1))
+            elif k < len(lp.devices):
+                device = lp.devices[k]
+            elif k == len(lp.devices):
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"more -{query} outputs than the {len(lp.devices)} device(s) "
+                        f"of the loop at line {lp.line}: the ones from here are not given a "
+                        "device",
+                    )
+                )
         if device is not None:
             port = by_device.get(device) or Port(device=device, line=no)
             if device not in by_device:
@@ -755,10 +836,19 @@ def parse_bundle(text: str) -> Bundle:
     if not found:
         raise ParseError(
             "no hccn_tool output (link, net_health, ip, tls, ping, optical, stat, route, arp, "
-            "link_stat, pfc, lldp, roce_test, status)"
+            "link_stat, pfc, lldp, roce_test, status, gateway)"
         )
     warnings += _elisions(text, sections)
     return Bundle(ports=_merge_bare(found), warnings=warnings)
+
+
+def _owning_loop(loops: list[_Loop], commanded: list[int], no: int) -> _Loop | None:
+    """The loop whose output the section at line ``no`` is: the last loop above it, with no
+    command line between them."""
+    above = [lp for lp in loops if lp.line < no]
+    if not above or any(above[-1].line < c < no for c in commanded):
+        return None
+    return above[-1]
 
 
 def _elisions(text: str, sections: list[_Section]) -> list[ParseWarning]:
@@ -767,18 +857,26 @@ def _elisions(text: str, sections: list[_Section]) -> list[ParseWarning]:
     notes = []
     for elided in _ELIDED_RE.finditer(text):
         no = text.count("\n", 0, elided.start()) + 1
-        inside = next(
+        owner = next(
             (
-                query
-                for _, query, _, body in sections
-                if any(n == no for n, _ in body) and any(n > no and t.strip() for n, t in body)
+                (device, query, body)
+                for device, query, _, body in sections
+                if any(n == no for n, _ in body)
             ),
             None,
         )
-        if inside is not None:
+        later = owner is not None and any(n > no and t.strip() for n, t in owner[2])
+        if owner is not None and later:
             message = (
-                f"the copy left lines of this -{inside} output out ('...'): what they held is "
+                f"the copy left lines of this -{owner[1]} output out ('...'): what they held is "
                 "unknown; the lines after them are read"
+            )
+        elif owner is not None and owner[0] is not None:
+            # the last line of a command's output: the command names its device, so what was
+            # left out is the rest of this output, not other devices' outputs
+            message = (
+                f"the copy left the rest of this -{owner[1]} output out ('...'): its last lines "
+                "are unknown"
             )
         elif text[elided.end() :].strip():
             message = "the copy left outputs out here ('...'): the ports they were of are unknown"
@@ -843,6 +941,10 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.pfc_priorities = parse_pfc(chunk)
     elif query == "lldp":
         port.lldp = parse_lldp(chunk)
+    elif query == "gateway":
+        if (gw := _GATEWAY_RE.search(chunk)) is None:
+            raise ParseError("no 'default gateway:ADDRESS' line in the -gateway output")
+        port.gateway = gw.group(1)
     elif query == "roce_test":
         rt = _ROCE_TEST_RE.search(chunk)
         port.roce_test = parse_roce_test(chunk, rt.group("test") if rt else "roce_test")
@@ -859,6 +961,7 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     return []
 
 
+_GATEWAY_RE = re.compile(r"^\s*default gateway\s*:\s*([^,\s]+)", re.M)
 _SPEED_RE = re.compile(r"^\s*Speed:\s*(\d+)\s*Mb/s", re.M)
 _DETECTED_RE = re.compile(r"^\s*Link detected:\s*(yes|no)\b", re.M)
 
@@ -890,6 +993,7 @@ def _has_data(p: Port) -> bool:
             p.pfc_priorities is not None,
             p.roce_test is not None,
             p.speed_mbps is not None,
+            p.gateway,
         )
     ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes or p.lldp)
 
@@ -910,7 +1014,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             for name in (
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
-                "link_flapped", "pfc_priorities", "roce_test", "speed_mbps",
+                "link_flapped", "pfc_priorities", "roce_test", "speed_mbps", "gateway",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))

@@ -19,6 +19,7 @@ blanks where the in-place group would be and then the out-of-place group; its ru
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -749,6 +750,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                         "are not in the log"
                         if reached
                         else f"the run was cut short after {last} bytes: {t.progress()}"
+                        if t.max_bytes is not None
+                        # with no header, the sizes asked are unknown: the run may have stopped
+                        # there, or finished and the copy left its footer out
+                        else f"the run stopped, or the copy was cut, after {last} bytes: "
+                        f"{t.progress()}"
                     ),
                 )
             )
@@ -1179,6 +1185,37 @@ def _all_reduce_ranks(factor: float | None) -> int | None:
         return None  # 1.2 is 2(n-1)/n for n = 2.5: below it n is 2
     n = round(2 / (2 - factor))  # factor = 2(n-1)/n
     return n if abs(2 * (n - 1) / n - factor) <= 0.03 else None
+
+
+BUS_FACTOR_SCALE = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1, "all_to_all": 1}
+"""nccl-tests' busbw = algbw x factor (doc/PERFORMANCE.md): all_reduce's factor is 2(n-1)/n,
+all_gather's, reduce_scatter's and alltoall's (n-1)/n; the rooted ops' and sendrecv's is 1, which
+names no n."""
+CELL_ROUNDING = 0.005
+"""Half the last digit of a bandwidth cell (two decimals)."""
+
+
+def ranks_from_bus_factor(table: Table) -> tuple[int, float] | None:
+    """The rank count n whose bus factor ``table``'s op gives its busbw / algbw, and that ratio;
+    None when the op has no such factor or more than one n fits the ratio within the cells'
+    rounding. Read from the column group with the largest algbw (its cells round least)."""
+    scale = BUS_FACTOR_SCALE.get(table.op)
+    groups = [
+        t
+        for r in table.rows
+        for t in (r.out_of_place, r.in_place)
+        if t is not None and t.algbw_gbytes_s > 0 and t.busbw_gbytes_s > 0
+    ]
+    if scale is None or not groups:
+        return None
+    best = max(groups, key=lambda t: t.algbw_gbytes_s)
+    ratio = best.busbw_gbytes_s / best.algbw_gbytes_s
+    err = ratio * (CELL_ROUNDING / best.busbw_gbytes_s + CELL_ROUNDING / best.algbw_gbytes_s)
+    low, high = (ratio - err) / scale, (ratio + err) / scale  # (n-1)/n = 1 - 1/n
+    if high >= 1 or low <= 0:
+        return None
+    fits = range(math.ceil(1 / (1 - low)), math.floor(1 / (1 - high)) + 1)
+    return (fits[0], ratio) if len(fits) == 1 and fits[0] >= 2 else None
 
 
 def _name_tables(tables: list[Table], mentions: list[tuple[int, str, bool]]) -> None:

@@ -73,6 +73,7 @@ class NpuProcess:
     pid: int
     name: str
     memory_mb: int | None
+    line: int = 0
 
 
 @dataclass(kw_only=True)
@@ -201,6 +202,7 @@ def parse_info(text: str) -> NpuSmiInfo:
                             pid=int(cells[1]),
                             name=cells[2],
                             memory_mb=int(cells[3]) if cells[3].isdigit() else None,
+                            line=no,
                         )
                     )
                 except ValueError:
@@ -305,6 +307,20 @@ def parse_info(text: str) -> NpuSmiInfo:
         )
     elif not chips:
         raise ParseError("npu-smi info table has no readable chip", line=header_line)
+    shown = {(c.npu, c.chip) for c in chips}
+    for p in processes:
+        if (p.npu, p.chip) not in shown:
+            # a copy that left chip rows out ('...') kept this process: the NPU is there and
+            # busy, its health is not in the copy
+            warnings.append(
+                ParseWarning(
+                    line=p.line,
+                    message=f"a process on NPU {p.npu} chip {p.chip} ({p.name} {p.pid}"
+                    + (f", {p.memory_mb} MB" if p.memory_mb is not None else "")
+                    + "), whose chip row is not in the copy: its health is unknown",
+                    skipped=False,
+                )
+            )
     return NpuSmiInfo(version=version, chips=chips, processes=processes, warnings=warnings)
 
 
