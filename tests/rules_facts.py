@@ -409,6 +409,17 @@ def npu_port(**values: Any) -> dict[str, Any]:
     return _item(fields, **{**base, **values})
 
 
+def hca_port(**values: Any) -> dict[str, Any]:
+    """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
+    fields = (
+        "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
+        "firmware active_mtu"
+    )
+    base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
+                active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
 def npu_chip(**values: Any) -> dict[str, Any]:
     """An ``npu-smi info`` chip in ``evidence.npu_chips``."""
     fields = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
+from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_40"
 
@@ -111,3 +112,27 @@ def test_a_table_whose_cells_fit_two_ops_says_its_op_is_unknown() -> None:
         m.startswith("nccl_tests: the op is unknown: the log never names its binary")
         for _, m in _messages(ev)
     )
+
+
+def test_ibstat_and_ibv_devinfo_give_each_rdma_ports_state() -> None:
+    ev = load_paths(
+        [
+            HELDOUT / "ibstat_mlx5_0_active_200_mlx5_1_down_disabled_nccl_tests128_cut.txt",
+            HELDOUT / "show_gids_then_ibv_devinfo_mlx5_0_port_active_roce_ethernet_slurmv4_cut.txt",
+        ]
+    )
+    assert [(f.status, f.formats) for f in ev.files] == [("read", ["rdma"]), ("read", ["rdma"])]
+    got = [
+        (p["tool"], p["ca"], p["port"], p["state"], p["active"], p["rate_gbps"], p["link_layer"])
+        for p in ev.hca_ports
+    ]
+    assert got == [
+        ("ibstat", "mlx5_0", 1, "Active", True, 200.0, "InfiniBand"),
+        ("ibstat", "mlx5_1", 1, "Down", False, 10.0, "InfiniBand"),
+        ("ibv_devinfo", "mlx5_0", 1, "PORT_ACTIVE", True, None, "Ethernet"),
+    ]
+    assert (ev.hca_ports[0]["ca_type"], ev.hca_ports[0]["firmware"]) == ("MT4123", "20.33.1048")
+    assert ev.hca_ports[2]["active_mtu"] == 4096
+    findings = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    (line,) = findings["evidence-hca-port-not-active"]
+    assert line.startswith("mlx5_1 port 1: Down (physical state Disabled), InfiniBand (")

@@ -20,6 +20,7 @@ from tests.rules_facts import (
     busy_port,
     drift_finding,
     event,
+    hca_port,
     npu_chip,
     npu_port,
     nvlink,
@@ -423,6 +424,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
          {"time": "Tue Aug  1 14:43:39 2022", "state": "DOWN"}])]},
      {"evidence.npu_ports": [npu_port(link_up_count=1, link_flapped=False, link_changes=[
          {"time": "Tue Aug  1 14:43:26 2022", "state": "UP"}])]}, {}),
+    ("evidence-hca-port-not-active", "nccl",
+     {"evidence.hca_ports": [hca_port(), hca_port(ca="mlx5_1", state="Down", active=False, physical_state="Disabled")]},
+     {"evidence.hca_ports": [hca_port(), hca_port(ca="mlx5_1")]}, {}),
     ("evidence-npu-optical-alarm", "hccl",
      {"evidence.npu_ports": [npu_port(optical_alarms=["Rx Power1 0.0054 mW under its low threshold 0.1445 mW"])]},
      {"evidence.npu_ports": [npu_port(optical={"Rx Power0": "1.0 mW"}, optical_alarms=[])]}, {}),

@@ -39,6 +39,7 @@ from advisor.parsers import (
     numbered_lines,
     nvidia_smi,
     rank_table,
+    rdma,
     strip_launcher_prefix,
 )
 from advisor.paths import missing_path, symlink_loop
@@ -125,6 +126,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
+    # ibstat's device block, ibv_devinfo's
+    "rdma": re.compile(rdma.IBSTAT_SIGNATURE + "|" + rdma.IBV_DEVINFO_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -392,6 +395,10 @@ class EvidenceFacts:
     dropped since the driver started; ``stat_errors``: the ``-stat -g`` error counters that are
     not 0; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
     ``<incomplete>`` one)."""
+    hca_ports: list[dict[str, Any]] = field(default_factory=list)
+    """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo``: ``{source, line, tool, ca, port, state,
+    active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu}`` (the fields
+    of ``parsers.rdma.HcaPort``; ``active``: the state carries traffic)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     nvlinks: list[dict[str, Any]] = field(default_factory=list)
@@ -449,6 +456,7 @@ class EvidenceFacts:
             "topologies",
             "npu_ports",
             "hccn_conf",
+            "hca_ports",
             "nvlinks",
             "gpus",
             "rank_tables",
@@ -1064,7 +1072,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             Message(
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
-                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, HCCL/NCCL/torch failure log)",
+                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, "
+                "HCCL/NCCL/torch failure log)",
             )
         )
         return
@@ -1729,6 +1738,12 @@ def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return conf.warnings
 
 
+def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    ports, warnings = rdma.parse(text)
+    out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
+    return warnings
+
+
 def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     embedded = None if _SIGNATURES["rank_table"].search(text) else embedded_rank_table(text)
     if embedded is not None:
@@ -1826,6 +1841,7 @@ _CONVERTERS = {
     "nvidia_smi_topo": _topo("nvidia-smi", nvidia_smi.parse_topo),
     "hccn_tool": _hccn,
     "hccn_conf": _hccn_conf,
+    "rdma": _rdma,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import BUS_FACTOR_OPS, ParseError, ParseWarning, busbw_factor, numbered_lines
 
 DTYPES = {
     "float": "float32",
@@ -1187,10 +1187,6 @@ def _all_reduce_ranks(factor: float | None) -> int | None:
     return n if abs(2 * (n - 1) / n - factor) <= 0.03 else None
 
 
-BUS_FACTOR_SCALE = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1, "all_to_all": 1}
-"""nccl-tests' busbw = algbw x factor (doc/PERFORMANCE.md): all_reduce's factor is 2(n-1)/n,
-all_gather's, reduce_scatter's and alltoall's (n-1)/n; the rooted ops' and sendrecv's is 1, which
-names no n."""
 CELL_ROUNDING = 0.005
 """Half the last digit of a bandwidth cell (two decimals)."""
 
@@ -1199,14 +1195,18 @@ def ranks_from_bus_factor(table: Table) -> tuple[int, float] | None:
     """The rank count n whose bus factor ``table``'s op gives its busbw / algbw, and that ratio;
     None when the op has no such factor or more than one n fits the ratio within the cells'
     rounding. Read from the column group with the largest algbw (its cells round least)."""
-    scale = BUS_FACTOR_SCALE.get(table.op)
+    # busbw_factor (nccl-tests' doc/PERFORMANCE.md) is scale x (n-1)/n for the ops it grows with
+    # n; the rooted ops' and sendrecv's is 1 whatever n, which names none
+    if table.op not in BUS_FACTOR_OPS or busbw_factor(table.op, 2) == busbw_factor(table.op, 4):
+        return None
+    scale = round(busbw_factor(table.op, 10**9))
     groups = [
         t
         for r in table.rows
         for t in (r.out_of_place, r.in_place)
         if t is not None and t.algbw_gbytes_s > 0 and t.busbw_gbytes_s > 0
     ]
-    if scale is None or not groups:
+    if not groups:
         return None
     best = max(groups, key=lambda t: t.algbw_gbytes_s)
     ratio = best.busbw_gbytes_s / best.algbw_gbytes_s

@@ -1,0 +1,117 @@
+"""The RDMA NICs' (HCAs') port states as ``ibstat`` and ``ibv_devinfo`` print them.
+
+``ibstat`` (infiniband-diags) prints a block a device, ``CA 'mlx5_0'``, with its type and
+firmware, then a block a port, ``Port 1:``, whose ``State`` is ``Active`` when the port passes
+traffic (``Down``, ``Initializing``, ``Armed`` otherwise), with its ``Physical state``, ``Rate``
+(Gb/s) and ``Link layer`` (InfiniBand, or Ethernet for RoCE). ``ibv_devinfo`` (rdma-core) prints
+``hca_id: mlx5_0``, then per ``port: 1`` a ``state`` of libibverbs' ``enum ibv_port_state``
+(PORT_DOWN 1, PORT_INIT 2, PORT_ARMED 3, PORT_ACTIVE 4, PORT_ACTIVE_DEFER 5: only the last two
+carry traffic), its MTUs and its ``link_layer``. NCCL's IB/RoCE transport uses the active ports
+only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+IBSTAT_SIGNATURE = r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]+CA type:"
+IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
+
+ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"})
+"""The states of a port that carries traffic (ibstat's and ibv_devinfo's words)."""
+
+_CA_RE = re.compile(r"^\s*CA '(?P<ca>[^']+)'\s*$")
+_HCA_RE = re.compile(r"^\s*hca_id:\s*(?P<ca>\S+)\s*$")
+_IBSTAT_PORT_RE = re.compile(r"^\s*Port (?P<port>\d+):\s*$")
+_DEVINFO_PORT_RE = re.compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
+_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w ]*?)\s*:\s*(?P<value>\S.*?)\s*$")
+_STATE_NUMBER_RE = re.compile(r"\s*\(\d+\)$")
+"""ibv_devinfo's number after a state or MTU ("PORT_ACTIVE (4)", "4096 (5)")."""
+
+
+@dataclass(kw_only=True)
+class HcaPort:
+    """One port of an RDMA device."""
+
+    ca: str
+    port: int
+    line: int
+    """The line of the port's block."""
+    tool: str
+    """``ibstat`` or ``ibv_devinfo``."""
+    state: str | None = None
+    """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
+    active: bool | None = None
+    """The state carries traffic (``ACTIVE_STATES``); None without a state line."""
+    physical_state: str | None = None
+    rate_gbps: float | None = None
+    link_layer: str | None = None
+    ca_type: str | None = None
+    firmware: str | None = None
+    active_mtu: int | None = None
+
+
+def _state(port: HcaPort, value: str) -> None:
+    port.state = _STATE_NUMBER_RE.sub("", value)
+    port.active = port.state in ACTIVE_STATES
+
+
+def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
+    """Every port of every device block in ``text`` (ibstat's and ibv_devinfo's outputs, several
+    in one file). Raises ParseError when no device block holds a port."""
+    ports: list[HcaPort] = []
+    warnings: list[ParseWarning] = []
+    ca: str | None = None
+    tool = ""
+    device: dict[str, str] = {}
+    current: HcaPort | None = None
+    for no, line, _ in numbered_lines(text):
+        if m := _CA_RE.match(line) or _HCA_RE.match(line):
+            ca, tool, device, current = (
+                m.group("ca"),
+                "ibstat" if "CA '" in line else "ibv_devinfo",
+                {},
+                None,
+            )
+            continue
+        if ca is None:
+            continue
+        port_m = _IBSTAT_PORT_RE.match(line) if tool == "ibstat" else _DEVINFO_PORT_RE.match(line)
+        if port_m:
+            current = HcaPort(
+                ca=ca,
+                port=int(port_m.group("port")),
+                line=no,
+                tool=tool,
+                ca_type=device.get("CA type") or device.get("vendor_part_id"),
+                firmware=device.get("Firmware version") or device.get("fw_ver"),
+            )
+            ports.append(current)
+            continue
+        f = _FIELD_RE.match(line)
+        if f is None:
+            if line.strip():
+                ca, current = None, None  # another output starts
+            continue
+        key, value = f.group("key"), f.group("value")
+        if current is None:
+            device[key] = value
+        elif key in ("State", "state"):
+            _state(current, value)
+        elif key in ("Physical state", "phys_state"):
+            current.physical_state = _STATE_NUMBER_RE.sub("", value)
+        elif key == "Rate":
+            try:
+                current.rate_gbps = float(value)
+            except ValueError:
+                warnings.append(ParseWarning(line=no, message=f"unreadable Rate {value!r}"))
+        elif key in ("Link layer", "link_layer"):
+            current.link_layer = value
+        elif key == "active_mtu" and value.split()[0].isdigit():
+            current.active_mtu = int(value.split()[0])
+    if not ports:
+        raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
+    return ports, warnings
