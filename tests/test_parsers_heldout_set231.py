@@ -9,6 +9,9 @@ Samples: ``tests/data/evidence_heldout_40/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from advisor.evidence import command
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
@@ -136,3 +139,21 @@ def test_ibstat_and_ibv_devinfo_give_each_rdma_ports_state() -> None:
     findings = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
     (line,) = findings["evidence-hca-port-not-active"]
     assert line.startswith("mlx5_1 port 1: Down (physical state Disabled), InfiniBand (")
+
+
+def test_the_report_shows_rdma_ports_and_optical_alarms(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    ibstat = HELDOUT / "ibstat_mlx5_0_active_200_mlx5_1_down_disabled_nccl_tests128_cut.txt"
+    dump = (
+        DATA
+        / "evidence_heldout_39"
+        / "npu_info_before_910A_dump_optical_rx_power1_under_threshold_rx_los_0xff_ip_g_dev2_"
+        "empty_mindcluster_faultdiag.txt"
+    )
+    assert command.main([str(ibstat), str(dump), "--out", str(out)]) == 1
+    report = (out / "report.html").read_text()
+    hcas = report.split('<table class="hcas">')[1].split("</table>")[0]
+    rows = hcas.split("<tr")[2:]
+    assert len(rows) == 2 and 'class="warn"' in rows[1] and "<td>Down</td>" in rows[1]
+    ports = report.split('<table class="ports">')[1].split("</table>")[0]
+    assert "Rx Power1 0.0054 mW under its low threshold 0.1445 mW" in ports

@@ -105,7 +105,14 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
     rest = sorted(
         {
             x["source"]
-            for x in [*ev.npu_chips, *ev.topologies, *ev.npu_ports, *ev.nvlinks, *ev.gpus]
+            for x in [
+                *ev.npu_chips,
+                *ev.topologies,
+                *ev.npu_ports,
+                *ev.hca_ports,
+                *ev.nvlinks,
+                *ev.gpus,
+            ]
             if x["source"] not in placed
         }
     )
@@ -116,6 +123,7 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
         g["chips"] = [c for c in ev.npu_chips if c["source"] in mine]
         g["topologies"] = [t for t in ev.topologies if t["source"] in mine]
         g["ports"] = [p for p in ev.npu_ports if p["source"] in mine]
+        g["hcas"] = [p for p in ev.hca_ports if p["source"] in mine]
         g["nvlinks"] = [n for n in ev.nvlinks if n["source"] in mine]
         g["gpus"] = [n for n in ev.gpus if n["source"] in mine]
     note = shape_note(ev, facts.cluster) if facts.cluster.imported else ""
