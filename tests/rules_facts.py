@@ -413,7 +413,7 @@ def hca_port(**values: Any) -> dict[str, Any]:
     """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
     fields = (
         "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
-        "firmware active_mtu"
+        "firmware active_mtu netdev netdev_up"
     )
     base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
                 active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip

@@ -157,3 +157,16 @@ def test_the_report_shows_rdma_ports_and_optical_alarms(tmp_path: Path) -> None:
     assert len(rows) == 2 and 'class="warn"' in rows[1] and "<td>Down</td>" in rows[1]
     ports = report.split('<table class="ports">')[1].split("</table>")[0]
     assert "Rx Power1 0.0054 mW under its low threshold 0.1445 mW" in ports
+
+
+def test_ibdev2netdev_maps_ports_to_interfaces_without_judging_them() -> None:
+    ev = _load(
+        "ibdev2netdev_column_t_12_mlx5_8_infiniband_4_ethernet_annotated_cluster_health4.txt"
+    )
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["rdma"])
+    got = {p["ca"]: (p["netdev"], p["netdev_up"], p["active"]) for p in ev.hca_ports}
+    assert len(got) == 12
+    assert got["mlx5_0"] == ("ibp26s0", False, None)  # an IPoIB interface down: the port unknown
+    assert got["mlx5_7"] == ("enp157s0f0np0", True, None)
+    findings = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    assert "evidence-hca-port-not-active" not in findings

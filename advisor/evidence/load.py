@@ -127,7 +127,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
     # ibstat's device block, ibv_devinfo's
-    "rdma": re.compile(rdma.IBSTAT_SIGNATURE + "|" + rdma.IBV_DEVINFO_SIGNATURE, re.M),
+    "rdma": re.compile(
+        "|".join((rdma.IBSTAT_SIGNATURE, rdma.IBV_DEVINFO_SIGNATURE, rdma.IBDEV2NETDEV_SIGNATURE)),
+        re.M,
+    ),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -396,9 +399,10 @@ class EvidenceFacts:
     not 0; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
     ``<incomplete>`` one)."""
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
-    """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo``: ``{source, line, tool, ca, port, state,
-    active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu}`` (the fields
-    of ``parsers.rdma.HcaPort``; ``active``: the state carries traffic)."""
+    """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
+    ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
+    netdev, netdev_up}`` (the fields of ``parsers.rdma.HcaPort``; ``active``: the state carries
+    traffic, None where the output gives no port state)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     nvlinks: list[dict[str, Any]] = field(default_factory=list)
@@ -1072,7 +1076,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             Message(
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
-                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, "
+                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibdev2netdev, "
                 "HCCL/NCCL/torch failure log)",
             )
         )

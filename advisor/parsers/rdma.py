@@ -18,6 +18,14 @@ from dataclasses import dataclass
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 IBSTAT_SIGNATURE = r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]+CA type:"
+IBDEV2NETDEV_SIGNATURE = (
+    r"^[ \t]*[A-Za-z]\w*_\d+[ \t]+port[ \t]+\d+[ \t]+==>[ \t]+\S+[ \t]+\((?:Up|Down)\)"
+)
+"""``ibdev2netdev`` (Mellanox OFED): ``mlx5_0 port 1 ==> ib0 (Up)``, the netdev of each RDMA port
+and that netdev's own state (for InfiniBand the IPoIB interface's, not the port's)."""
+_IBDEV2NETDEV_RE = re.compile(
+    r"^\s*(?P<ca>[A-Za-z]\w*_\d+)\s+port\s+(?P<port>\d+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<up>Up|Down)\)"
+)
 IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
 
 ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"})
@@ -41,7 +49,7 @@ class HcaPort:
     line: int
     """The line of the port's block."""
     tool: str
-    """``ibstat`` or ``ibv_devinfo``."""
+    """``ibstat``, ``ibv_devinfo`` or ``ibdev2netdev``."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
     active: bool | None = None
@@ -52,6 +60,11 @@ class HcaPort:
     ca_type: str | None = None
     firmware: str | None = None
     active_mtu: int | None = None
+    netdev: str | None = None
+    """``ibdev2netdev``: the port's network interface."""
+    netdev_up: bool | None = None
+    """``ibdev2netdev``'s ``(Up)``/``(Down)``: the interface's state, not the RDMA port's (an
+    InfiniBand port's IPoIB interface may be down while the port carries NCCL's traffic)."""
 
 
 def _state(port: HcaPort, value: str) -> None:
@@ -69,6 +82,19 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     device: dict[str, str] = {}
     current: HcaPort | None = None
     for no, line, _ in numbered_lines(text):
+        if d := _IBDEV2NETDEV_RE.match(line):
+            ports.append(
+                HcaPort(
+                    ca=d.group("ca"),
+                    port=int(d.group("port")),
+                    line=no,
+                    tool="ibdev2netdev",
+                    netdev=d.group("netdev"),
+                    netdev_up=d.group("up") == "Up",
+                )
+            )
+            ca, current = None, None
+            continue
         if m := _CA_RE.match(line) or _HCA_RE.match(line):
             ca, tool, device, current = (
                 m.group("ca"),
