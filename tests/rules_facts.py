@@ -409,6 +409,15 @@ def npu_port(**values: Any) -> dict[str, Any]:
     return _item(fields, **{**base, **values})
 
 
+def p2p_matrix(**values: Any) -> dict[str, Any]:
+    """An ``nvidia-smi topo -p2p`` matrix in ``evidence.p2p``."""
+    fields = "source line query devices status not_ok"
+    base = dict(source="p2p.txt", line=2, query="read", devices=["GPU0", "GPU1"],
+                status={"GPU0": {"GPU0": "X", "GPU1": "OK"}, "GPU1": {"GPU0": "OK", "GPU1": "X"}},
+                not_ok=[])  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
 def hca_port(**values: Any) -> dict[str, Any]:
     """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
     fields = (

@@ -420,9 +420,12 @@ def test_pals_start_failure_names_the_node() -> None:
 
 
 def test_a_p2p_status_matrix_is_not_read_as_links() -> None:
+    # read as what it is: each pair's P2P status, no link matrix
     ev = _load("nvidia_smi_topo_p2p_pcie_8gpu_all_ok_nccl_docs.txt")
-    assert ev.files[0].status == "unknown" and ev.topologies == []
-    assert "nvidia-smi topo -p2p status matrix" in ev.files[0].messages[0].message
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["nvidia_smi_p2p"])
+    assert ev.topologies == []
+    (matrix,) = ev.p2p
+    assert len(matrix["devices"]) == 8 and matrix["not_ok"] == []
 
 
 def test_dotted_x_placeholders_are_a_templates() -> None:

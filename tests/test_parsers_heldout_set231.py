@@ -170,3 +170,18 @@ def test_ibdev2netdev_maps_ports_to_interfaces_without_judging_them() -> None:
     assert got["mlx5_7"] == ("enp157s0f0np0", True, None)
     findings = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
     assert "evidence-hca-port-not-active" not in findings
+
+
+def test_a_p2p_status_matrix_is_read_and_a_pair_without_p2p_is_a_warning() -> None:
+    ok = _load("nvidia_smi_topo_p2p_r_8x_h100_all_ok_with_legend_ml_engineering.txt")
+    cns = _load("nvidia_smi_topo_p2p_r_2x_l4_cns_chipset_not_supported_ml_engineering.txt")
+    for ev in (ok, cns):
+        assert (ev.files[0].status, ev.files[0].formats) == ("read", ["nvidia_smi_p2p"])
+    (eight,) = ok.p2p
+    assert (eight["query"], len(eight["devices"]), eight["not_ok"]) == ("read", 8, [])
+    assert eight["status"]["GPU7"]["GPU0"] == "OK"
+    (two,) = cns.p2p
+    assert two["not_ok"] == [("GPU0", "GPU1", "CNS")]
+    assert "evidence-gpu-p2p-unavailable" not in finding_items({"evidence.p2p": ok.p2p}, "nccl")
+    (line,) = finding_items({"evidence.p2p": cns.p2p}, "nccl")["evidence-gpu-p2p-unavailable"]
+    assert line.startswith("P2P read: GPU0-GPU1 CNS (")

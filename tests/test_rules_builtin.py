@@ -24,6 +24,7 @@ from tests.rules_facts import (
     npu_chip,
     npu_port,
     nvlink,
+    p2p_matrix,
     patched,
     smi_gpu,
 )
@@ -424,6 +425,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
          {"time": "Tue Aug  1 14:43:39 2022", "state": "DOWN"}])]},
      {"evidence.npu_ports": [npu_port(link_up_count=1, link_flapped=False, link_changes=[
          {"time": "Tue Aug  1 14:43:26 2022", "state": "UP"}])]}, {}),
+    ("evidence-gpu-p2p-unavailable", "nccl",
+     {"evidence.p2p": [p2p_matrix(not_ok=[["GPU0", "GPU1", "CNS"]])]},
+     {"evidence.p2p": [p2p_matrix()]}, {}),
     ("evidence-hca-port-not-active", "nccl",
      {"evidence.hca_ports": [hca_port(), hca_port(ca="mlx5_1", state="Down", active=False, physical_state="Disabled")]},
      {"evidence.hca_ports": [hca_port(), hca_port(ca="mlx5_1")]}, {}),

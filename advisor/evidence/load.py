@@ -398,6 +398,9 @@ class EvidenceFacts:
     dropped since the driver started; ``stat_errors``: the ``-stat -g`` error counters that are
     not 0; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
     ``<incomplete>`` one)."""
+    p2p: list[dict[str, Any]] = field(default_factory=list)
+    """``nvidia-smi topo -p2p`` matrices: ``{source, line, query, devices, status: {a: {b:
+    code}}, not_ok: [[a, b, code]]}`` (the fields of ``parsers.nvidia_smi.P2pMatrix``)."""
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
@@ -461,6 +464,7 @@ class EvidenceFacts:
             "npu_ports",
             "hccn_conf",
             "hca_ports",
+            "p2p",
             "nvlinks",
             "gpus",
             "rank_tables",
@@ -1049,12 +1053,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     if "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
         formats = [f for f in formats if f != "nvidia_smi_topo"]
         at, what = other
-        report.messages.append(
-            Message(
-                line=text.count("\n", 0, at) + 1,
-                message=f"{what}, not nvidia-smi topo -m's links: not read",
+        if what.startswith("an nvidia-smi topo -p2p"):
+            formats.append("nvidia_smi_p2p")  # read as what it is: each pair's P2P status
+        else:
+            report.messages.append(
+                Message(
+                    line=text.count("\n", 0, at) + 1,
+                    message=f"{what}, not nvidia-smi topo -m's links: not read",
+                )
             )
-        )
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
@@ -1742,6 +1749,11 @@ def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return conf.warnings
 
 
+def _p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    out.p2p.extend({"source": source, **asdict(m)} for m in nvidia_smi.parse_p2p(text))
+    return []
+
+
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     ports, warnings = rdma.parse(text)
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
@@ -1846,6 +1858,7 @@ _CONVERTERS = {
     "hccn_tool": _hccn,
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
+    "nvidia_smi_p2p": _p2p,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -117,6 +117,68 @@ ELISIONS = ("...", "…")
 """What a copy puts where it left cells out."""
 
 
+# ``nvidia-smi topo -p2p <r|w|n|a|p>``: whether each GPU pair can read (r), write (w), use NVLink
+# (n), atomics (a) or prop (p) peer to peer, a matrix of statuses under its legend: X self, OK,
+# CNS chipset not supported, GNS GPU not supported, TNS topology not supported, NS not supported,
+# U unknown.
+P2P_STATUSES = ("X", "OK", "CNS", "GNS", "TNS", "NS", "U")
+_P2P_HEAD_RE = re.compile(r"^[ \t]*GPU0(?:[ \t]+GPU\d+)+[ \t]*$")
+_P2P_ROW_RE = re.compile(r"^[ \t]*(GPU\d+)((?:[ \t]+(?:X|OK|CNS|GNS|TNS|NS|U))+)[ \t]*$")
+_P2P_COMMAND_RE = re.compile(r"nvidia-smi\s+topo\s+-p2p\s+([rwnap])\b")
+P2P_QUERIES = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "prop"}
+
+
+@dataclass(kw_only=True)
+class P2pMatrix:
+    line: int
+    """The line of the matrix's header."""
+    query: str | None
+    """What the pairs were asked (read, write, nvlink, atomics, prop); None without the command."""
+    devices: list[str]
+    status: dict[str, dict[str, str]]
+    not_ok: list[tuple[str, str, str]]
+    """Each pair (once, lower GPU first) whose status is neither OK nor X, with its status."""
+
+
+def parse_p2p(text: str) -> list[P2pMatrix]:
+    """Every ``nvidia-smi topo -p2p`` matrix in ``text``. Raises ParseError without one."""
+    out: list[P2pMatrix] = []
+    query: str | None = None
+    current: P2pMatrix | None = None
+    for no, line, _ in numbered_lines(text):
+        if cmd := _P2P_COMMAND_RE.search(line):
+            query, current = P2P_QUERIES[cmd.group(1)], None
+            continue
+        if _P2P_HEAD_RE.match(line):
+            current = P2pMatrix(line=no, query=query, devices=line.split(), status={}, not_ok=[])
+            out.append(current)
+            continue
+        if current is not None and (m := _P2P_ROW_RE.match(line)):
+            cells = m.group(2).split()
+            if len(cells) != len(current.devices):
+                raise ParseError(
+                    f"row {m.group(1)} has {len(cells)} statuses for {len(current.devices)} GPUs",
+                    line=no,
+                )
+            current.status[m.group(1)] = dict(zip(current.devices, cells, strict=True))
+        elif line.strip() and current is not None:
+            current = None  # the legend or another output
+    for matrix in out:
+        rows = [d for d in matrix.devices if d in matrix.status]
+        for i, a in enumerate(rows):
+            for b in rows[i + 1 :]:
+                # a pair's two cells (a to b, b to a) as one: each status that is not OK, once
+                for code in dict.fromkeys((matrix.status[a][b], matrix.status[b][a])):
+                    if code not in ("OK", "X"):
+                        matrix.not_ok.append((a, b, code))
+    out = [m for m in out if m.status]
+    if not out:
+        raise ParseError(
+            "no nvidia-smi topo -p2p matrix (a 'GPU0 GPU1 ...' header over rows of OK/CNS/...)"
+        )
+    return out
+
+
 def parse_topo(text: str) -> GpuTopology:
     """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters)."""
     text = _UNDERLINE_RE.sub("", text)
