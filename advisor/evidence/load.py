@@ -1476,7 +1476,9 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 else None,
                 # the process table's rows of this chip (empty: none listed, or not in the copy)
                 "processes": [
-                    f"{p.name} (pid {p.pid}"
+                    # (a container's npu-smi leaves the name blank)
+                    (f"{p.name} " if p.name else "")
+                    + f"(pid {p.pid}"
                     + (f", {p.memory_mb} MB)" if p.memory_mb is not None else ")")
                     for p in parsed.processes
                     if (p.npu, p.chip) == (chip.npu, chip.chip)

@@ -76,6 +76,11 @@ class FailureTimeline:
     """Own addresses (``ip``) that two or more ranks report and that a rank also waited on as its
     peer's address (``remote_ip``): ranks on different nodes that all carry one address (every
     container on Docker's default bridge is 172.17.0.x) cannot reach each other by it."""
+    seq_spread: dict[int, list[int]] = field(default_factory=dict)
+    """SeqNum → the ranks whose watchdog time-out is at it, where ranks of one named group timed
+    out at different SeqNums (torch counts a group's collectives per rank: a rank further on
+    finished collectives the others are still in, which needs them all unless they called
+    different ones): the ranks at the lowest are the ones to read first."""
     mismatched_ops: dict[str, list[int]] = field(default_factory=dict)
     """Collective → the ranks that failed in it, where ranks of one group failed at the same
     point in different collectives (watchdog time-outs of one SeqNum, HCCL execution time-outs
@@ -139,6 +144,7 @@ def build(
     )
     tl.shared_addresses = _shared_addresses(by_rank)
     tl.mismatched_ops = _mismatched_ops(failures)
+    tl.seq_spread = _seq_spread(failures)
     if timed:
         t0 = timed[0].time_s or 0.0
         for x in timed:
@@ -202,6 +208,27 @@ def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int
         ranks = [r for members in ops.values() for r in members]
         if len(ops) > 1 and len(ranks) == len(set(ranks)):
             return {op: sorted(members) for op, members in sorted(ops.items())}
+    return {}
+
+
+def _seq_spread(failures: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
+    """The SeqNums of one named group's watchdog time-outs → their ranks, where there are two or
+    more SeqNums (a rank counted once, at its lowest); empty otherwise."""
+    groups: dict[str, dict[int, int]] = {}
+    for e in failures:
+        if e.get("kind") != "watchdog_timeout" or e.get("rank") is None or e.get("seq") is None:
+            continue
+        if not e.get("group"):
+            continue  # older torch prints no group: two groups' SeqNums are not one count
+        ranks = groups.setdefault(str(e["group"]), {})
+        rank, seq = int(e["rank"]), int(e["seq"])
+        ranks[rank] = min(seq, ranks.get(rank, seq))
+    for ranks in groups.values():
+        if len(set(ranks.values())) > 1:
+            spread: dict[int, list[int]] = {}
+            for rank, seq in sorted(ranks.items()):
+                spread.setdefault(seq, []).append(rank)
+            return dict(sorted(spread.items()))
     return {}
 
 

@@ -545,10 +545,15 @@ class Bundle:
 
 
 # ``-inet6`` queries (IPv6 addresses) print the same forms as the IPv4 ones.
-_COMMAND_RE = re.compile(r"hccn_tool\s+-i\s+(\d+)\s+-(\w+)(?:\s+-inet6)?\s+-g\b")
+_COMMAND_RE = re.compile(
+    r"hccn_tool\s+(?:-i\s+(?P<dev>\d+)\s+-(?P<query>\w+)(?:\s+-inet6)?\s+-g\b"
+    # Ascend 950's HCCN Tool puts the mode first: "hccn_tool -g -ub_connect -i 0"
+    r"|-g\s+-(?P<query950>\w+)\s+-i\s+(?P<dev950>\d+)\b)"
+)
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
     "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status", "gateway",
+    "ub_connect",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -583,6 +588,7 @@ _SIGNATURES = {
     "port_info": re.compile(r"^port_id\s*:\s*0x[0-9a-fA-F]+\s*$"),
     "adapt_status": re.compile(r"^print the adapt status table\s*:"),
 }
+_UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")
 _PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
 _ADAPT_ROW_RE = re.compile(
     r"^\|\s*(?P<npu>\d+)\s*\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|\s*(?P<index>\d+)\s*\|"
@@ -662,13 +668,14 @@ def _sections(text: str) -> list[_Section]:
         m = _COMMAND_RE.search(s)
         if m and not s.startswith(("for ", "#")):
             loop = None
-            current = (int(m.group(1)), m.group(2), no, [])
+            query = m.group("query") or m.group("query950")
+            current = (int(m.group("dev") or m.group("dev950")), query, no, [])
             sections.append(current)
             # a copy that lost the newline after the command keeps its output on the same line
             # ("... hccn_tool -i 0 -ip -g ipaddr:10.250.45.69 netmask:255.255.255.0"); arguments
             # after -g (a ping's address, a pipe) are not output
             rest = s[m.end() :].strip()
-            if rest and (sig := _SIGNATURES.get(m.group(2))) is not None and sig.search(rest):
+            if rest and (sig := _SIGNATURES.get(query)) is not None and sig.search(rest):
                 current[3].append((no, rest))
             continue
         if current is not None and current[0] is not None:
@@ -791,6 +798,21 @@ def parse_bundle(text: str) -> Bundle:
                         skipped=False,
                     )
                 )
+            continue
+        if query == "ub_connect":
+            # Ascend 950: "link status : PARTIAL LINK" over the card, then "port N : UP|DOWN|
+            # PARTIAL UP" for each port its interconnect activates (its HCCN Tool reference:
+            # only the valid ports are printed), each a port of its own
+            for row_no, row in body:
+                if m := _UB_PORT_RE.match(row.strip()):
+                    ports.append(
+                        Port(
+                            device=port.device,
+                            line=row_no,
+                            die_port=f"UB port {m.group(1)}",
+                            link=m.group(2),
+                        )
+                    )
             continue
         if query == "adapt_status":
             for row_no, row in body:

@@ -2374,6 +2374,8 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
 _NCCL_RESULT_LINE_RE = re.compile(r"^nccl[A-Z]\w*Error: \S")
 _NOT_LAST_ERROR_RE = re.compile(
     r"^(?:Exception raised from|Traceback|File \"|frame #|#\d|\[rank|Last error|nccl[A-Z]\w*Error:"
+    # the fence that closes a page's code block around the error
+    r"|```|~~~"
     # a record of another logger: glog's "E0612 10:01:02", a date, NCCL's "host:pid:tid [dev]"
     r"|[IWEF]\d{4} \d\d:|\[?\d{4}-\d\d-\d\d|[\w.-]+:\d+:\d+ \[\d+\]|\w+(?:Error|Exception):)"
 )
@@ -3035,7 +3037,9 @@ _MPI_NOTICED_RE = re.compile(
 MPI_DAEMON_CAUSE_LINES = 3
 """How far above Open MPI's daemon line (past its dashed rule) the shell's reason may stand."""
 _MPI_FIRST_RE = re.compile(r"The first process to do so was")
-_MPI_PROCESS_RE = re.compile(r"Process name:\s*\[\[\d+,\d+\],(?P<rank>\d+)\]")
+# (Open MPI's "[[43015,1],3]"; PRRTE's prterun, Open MPI 5, "[prterun-HOST-PID@1,10]": the rank
+# after the job's name)
+_MPI_PROCESS_RE = re.compile(r"Process name:\s*\[(?:\[\d+,\d+\]|[\w.-]+@\d+),(?P<rank>\d+)\]")
 _MPI_EXIT_RE = re.compile(r"Exit code:\s*(?P<code>-?\d+)")
 _MPI_HOST_RE = re.compile(r"^\s*Host:\s*(?P<host>\S+)")
 MPI_SUMMARY_LINES = 6
@@ -3723,7 +3727,9 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             for later_no, later, _ in lines[index + 1 : index + 1 + MPI_SUMMARY_LINES]:
                 if pm := _MPI_PROCESS_RE.search(later):
                     ev.rank, ev.line = int(pm.group("rank")), later_no
-                elif em := _MPI_EXIT_RE.search(later):
+                    ev.message = f"{text.strip()} {later.strip()}"[:300]
+                # (PRRTE prints the exit code on the name's line)
+                if em := _MPI_EXIT_RE.search(later):
                     ev.exit_code = int(em.group("code"))
                 elif hm := _MPI_HOST_RE.search(later):
                     ev.host = hm.group("host")

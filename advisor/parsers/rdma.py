@@ -117,6 +117,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             ports.append(current)
             continue
+        if line.strip().endswith(":") and current is None:
+            continue  # a heading inside the device's block ("Device ports:")
         f = _FIELD_RE.match(line)
         if f is None:
             if line.strip():
