@@ -82,3 +82,64 @@ def test_ranks_of_one_group_timing_out_at_different_seqnums_are_a_finding() -> N
     assert timeline.seq_spread == {5: [1], 7: [4, 5, 6, 7], 40: [3], 48: [2], 56: [0]}
     findings = finding_items({"evidence.timelines": ev.timelines}, "nccl")
     assert "evidence-watchdog-seq-spread" in findings
+
+
+def test_ascend_950s_health_and_current_fault_events_are_read() -> None:
+    health = _load("npu_smi_info_t_health_i0_ascend950_health_key_ok_driver_doc.txt")
+    (chip,) = health.npu_chips
+    assert (chip["npu"], chip["health"], chip["query"]) == (0, "OK", "health")
+    events = _load(
+        "npu_smi_info_t_current_fault_event_i0_ascend950_one_event_0x81AF8000_driver_doc.txt"
+    )
+    (chip,) = events.npu_chips
+    assert (chip["npu"], chip["health"], chip["error_codes"]) == (
+        0, "1 current fault event(s)", ["0x81AF8000"],
+    )  # fmt: skip
+    assert chip["error_info"][0].startswith("event id=0x81AF8000, severity=2")
+    findings = finding_items({"evidence.npu_chips": health.npu_chips + events.npu_chips}, "hccl")
+    (line,) = findings["evidence-npu-chip-health"]
+    assert "0x81AF8000" in line
+
+
+def test_ibstatus_gives_each_ports_state() -> None:
+    ev = _load("ibstatus_mlx5_ports_down_disabled_sdr_qdr_nccl1935_cut.txt")
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["rdma"])
+    first, second = ev.hca_ports[:2]
+    assert (first["tool"], first["ca"], first["state"], first["active"]) == (
+        "ibstatus",
+        "mlx5_11",
+        "DOWN",
+        False,
+    )
+    assert (first["physical_state"], first["rate_gbps"], first["link_layer"]) == (
+        "Disabled",
+        10.0,
+        "InfiniBand",
+    )
+    assert (second["ca"], second["rate_gbps"], second["link_layer"]) == ("mlx5_2", 40.0, "Ethernet")
+    findings = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    # every port is down, the last one (cut after its state line) too
+    assert len(findings["evidence-hca-port-not-active"]) == len(ev.hca_ports) == 6
+    assert ev.hca_ports[-1]["physical_state"] is None
+
+
+def test_a_tcpstore_waiting_for_its_workers_is_a_store_time_out() -> None:
+    ev = _load("tcpstore_diststoreerror_timed_out_6s_1_of_2_workers_joined_pytorch_pr111805.txt")
+    (store,) = ev.failures
+    assert (store["kind"], store["timeout_ms"], store["rank_size"], store["numel"]) == (
+        "store_timeout", 6000, 2, 1,
+    )  # fmt: skip
+
+
+def test_two_processes_that_are_each_rank_1_of_a_pg_11_are_not_one_group() -> None:
+    ev = _load(
+        "pg_watchdog_two_ranks_both_rank1_of_pg11_alltoall_216_allreduce_57_nccl1610_cut.log"
+    )
+    assert [
+        (e["rank"], e["seq"], e["group"]) for e in ev.failures if e["kind"] == "watchdog_timeout"
+    ] == [
+        (13, 216, "11"),
+        (15, 57, "11"),
+    ]
+    (timeline,) = ev.timelines
+    assert timeline.seq_spread == {} and timeline.mismatched_ops == {}

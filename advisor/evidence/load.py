@@ -128,7 +128,14 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
     # ibstat's device block, ibv_devinfo's
     "rdma": re.compile(
-        "|".join((rdma.IBSTAT_SIGNATURE, rdma.IBV_DEVINFO_SIGNATURE, rdma.IBDEV2NETDEV_SIGNATURE)),
+        "|".join(
+            (
+                rdma.IBSTAT_SIGNATURE,
+                rdma.IBV_DEVINFO_SIGNATURE,
+                rdma.IBSTATUS_SIGNATURE,
+                rdma.IBDEV2NETDEV_SIGNATURE,
+            )
+        ),
         re.M,
     ),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
@@ -150,7 +157,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
         r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
-        r"|waiting for clients\. \d+/\d+ clients joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
+        r"|waiting for (?:clients|workers)\. \d+/\d+ (?:clients|workers) joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
         r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
@@ -1083,7 +1090,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             Message(
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
-                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibdev2netdev, "
+                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
+                "ibdev2netdev, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -1528,10 +1536,46 @@ def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[
     ]
 
 
+_FAULT_EVENT_ID_RE = re.compile(r"\bevent id=(0x[0-9A-Fa-f]+)")
+
+
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
     for answer in npu_smi.parse_query(text):
         health = answer.health
+        if count := answer.fields.get("Fault Event Count"):
+            # -t current-fault-event: the events the NPU holds now, each "event id=0x..., ..."
+            events = answer.fields.get("Fault Event Information", [])
+            if not count[0].isdigit() or int(count[0]) == 0:
+                notes.append(
+                    ParseWarning(
+                        line=answer.line,
+                        message=f"npu-smi info -t current-fault-event: {count[0]} event(s)",
+                        skipped=False,
+                    )
+                )
+                continue
+            health = f"{count[0]} current fault event(s)"
+            codes = [m.group(1) for e in events if (m := _FAULT_EVENT_ID_RE.search(e))]
+            out.npu_chips.append(
+                {
+                    **{f.name: None for f in fields(npu_smi.NpuChip)},
+                    "source": source,
+                    "line": answer.line,
+                    "version": "",
+                    "npu": answer.npu,
+                    "chip": answer.chip,
+                    "name": "",
+                    "health": health,
+                    "bus_id": "",
+                    "hbm_used_pct": None,
+                    "processes": [],
+                    "error_codes": codes,
+                    "error_info": events,
+                    "query": "current-fault-event",
+                }
+            )
+            continue
         if health is None:
             # usage, board, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"

@@ -211,10 +211,16 @@ def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int
     return {}
 
 
+_GROUP_RANK_RE = re.compile(r"\[Rank (\d+)\] Watchdog caught")
+"""The rank within its group a watchdog time-out names (the launcher's tag gives the global
+one)."""
+
+
 def _seq_spread(failures: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
     """The SeqNums of one named group's watchdog time-outs → their ranks, where there are two or
     more SeqNums (a rank counted once, at its lowest); empty otherwise."""
     groups: dict[str, dict[int, int]] = {}
+    local: dict[str, dict[int, int]] = {}
     for e in failures:
         if e.get("kind") != "watchdog_timeout" or e.get("rank") is None or e.get("seq") is None:
             continue
@@ -223,7 +229,14 @@ def _seq_spread(failures: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
         ranks = groups.setdefault(str(e["group"]), {})
         rank, seq = int(e["rank"]), int(e["seq"])
         ranks[rank] = min(seq, ranks.get(rank, seq))
-    for ranks in groups.values():
+        if m := _GROUP_RANK_RE.search(str(e.get("message") or "")):
+            local.setdefault(str(e["group"]), {})[rank] = int(m.group(1))
+    for name, ranks in groups.items():
+        # two processes that are the same rank of "their" group (torch's "[Rank 1]") are in two
+        # groups that only share an id (groups a rank creates alone are numbered on that rank)
+        mine = local.get(name, {})
+        if len(set(mine.values())) < len(mine):
+            continue
         if len(set(ranks.values())) > 1:
             spread: dict[int, list[int]] = {}
             for rank, seq in sorted(ranks.items()):

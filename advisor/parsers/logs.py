@@ -456,7 +456,10 @@ _AGENT_FAILED_RE = re.compile(
     r"\(process ID: (?P<pid2>\d+)\))"
 )
 _STORE_RE = re.compile(
-    r"Timed out after (\d+) seconds waiting for clients\. (\d+)/(\d+) clients joined"
+    # TCPStore's server waiting for its workers ("clients" in older torch; "workers" with
+    # DistStoreError, the form pytorch/pytorch#111805 shows)
+    r"Timed out after (\d+) seconds waiting for (?:clients|workers)\. (\d+)/(\d+) "
+    r"(?:clients|workers) joined"
 )
 
 
@@ -796,7 +799,7 @@ def parse(text: str) -> LogReport:
     _fr_trace(lines, report)
     _desync_report(lines, report)
     for no, line, _ in lines:
-        if "clients joined" in line and (m := _STORE_RE.search(line)):
+        if "joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
                 LogEvent(
                     kind="store_timeout",

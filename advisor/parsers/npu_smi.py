@@ -566,10 +566,12 @@ _QUERY_KEYS = (
     "Aicore Usage Rate(%)",
     "HBM Capacity(MB)",
     "Chip Name",
+    # -t current-fault-event (Ascend 950's npu-smi reference): the count, then each event
+    "Fault Event Count",
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
-_ANSWER_HEADS = ("Health Status", "NPU ID")
+_ANSWER_HEADS = ("Health Status", "NPU ID", "Fault Event Count")
 """Keys an answer prints once, first: seen again, they start the next answer."""
 QUERY_SIGNATURE = r"^[ \t]*(?:" + "|".join(map(re.escape, _QUERY_KEYS)) + r")[ \t]{2,}:[ \t]*\S"
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
@@ -594,7 +596,8 @@ class NpuQuery:
 
     @property
     def health(self) -> str | None:
-        values = self.fields.get("Health Status")
+        # "Health Status" (910 series), "Health" (Ascend 950's -t health answer)
+        values = self.fields.get("Health Status") or self.fields.get("Health")
         return values[0] if values else None
 
 

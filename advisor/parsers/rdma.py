@@ -18,6 +18,11 @@ from dataclasses import dataclass
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 IBSTAT_SIGNATURE = r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]+CA type:"
+IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
+"""``ibstatus`` (infiniband-diags' script over sysfs): a block a port, ``state: 4: ACTIVE``,
+``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
+_IBSTATUS_RE = re.compile(r"^\s*Infiniband device '(?P<ca>[^']+)' port (?P<port>\d+) status:\s*$")
+_IBSTATUS_NUMBER_RE = re.compile(r"^\d+:\s*")
 IBDEV2NETDEV_SIGNATURE = (
     r"^[ \t]*[A-Za-z]\w*_\d+[ \t]+port[ \t]+\d+[ \t]+==>[ \t]+\S+[ \t]+\((?:Up|Down)\)"
 )
@@ -28,8 +33,8 @@ _IBDEV2NETDEV_RE = re.compile(
 )
 IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
 
-ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"})
-"""The states of a port that carries traffic (ibstat's and ibv_devinfo's words)."""
+ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER", "ACTIVE"})
+"""The states of a port that carries traffic (ibstat's, ibv_devinfo's and ibstatus' words)."""
 
 _CA_RE = re.compile(r"^\s*CA '(?P<ca>[^']+)'\s*$")
 _HCA_RE = re.compile(r"^\s*hca_id:\s*(?P<ca>\S+)\s*$")
@@ -49,7 +54,7 @@ class HcaPort:
     line: int
     """The line of the port's block."""
     tool: str
-    """``ibstat``, ``ibv_devinfo`` or ``ibdev2netdev``."""
+    """``ibstat``, ``ibv_devinfo``, ``ibstatus`` or ``ibdev2netdev``."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
     active: bool | None = None
@@ -95,6 +100,11 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             ca, current = None, None
             continue
+        if st := _IBSTATUS_RE.match(line):
+            ca, tool, device = st.group("ca"), "ibstatus", {}
+            current = HcaPort(ca=ca, port=int(st.group("port")), line=no, tool=tool)
+            ports.append(current)
+            continue
         if m := _CA_RE.match(line) or _HCA_RE.match(line):
             ca, tool, device, current = (
                 m.group("ca"),
@@ -128,12 +138,13 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if current is None:
             device[key] = value
         elif key in ("State", "state"):
-            _state(current, value)
-        elif key in ("Physical state", "phys_state"):
-            current.physical_state = _STATE_NUMBER_RE.sub("", value)
-        elif key == "Rate":
+            _state(current, _IBSTATUS_NUMBER_RE.sub("", value))
+        elif key in ("Physical state", "phys_state", "phys state"):
+            current.physical_state = _STATE_NUMBER_RE.sub("", _IBSTATUS_NUMBER_RE.sub("", value))
+        elif key in ("Rate", "rate"):
             try:
-                current.rate_gbps = float(value)
+                # ibstat: "200"; ibstatus: "10 Gb/sec (4X SDR)"
+                current.rate_gbps = float(value.split()[0])
             except ValueError:
                 warnings.append(ParseWarning(line=no, message=f"unreadable Rate {value!r}"))
         elif key in ("Link layer", "link_layer"):
