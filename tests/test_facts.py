@@ -86,6 +86,9 @@ BEFORE_TYPED = {
         ("evidence", "nvlinks"),
         # nvidia-smi's status table per GPU
         ("evidence", "gpus"),
+        # ibstat / ibv_devinfo / ibstatus / ibdev2netdev ports, nvidia-smi topo -p2p matrices
+        ("evidence", "hca_ports"),
+        ("evidence", "p2p"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

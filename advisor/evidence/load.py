@@ -1120,11 +1120,16 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
 
 
 _TOOL_COMMAND_RE = re.compile(
-    r"^[ \t]*(?:\[[^\]\n]*\][#$][ \t]*|[$#][ \t]+)?(?:/\S*/)?"
-    r"(?P<cmd>npu-smi[ \t]+info\b.*?|hccn_tool[ \t]+-i[ \t]+\d+[ \t]+-\w+.*?)[ \t]*$"
+    r"^[ \t]*(?:\[[^\]\n]*\][#$][ \t]*|[$#][ \t]+)?(?:/\S*/)?(?P<cmd>"
+    # a query (-g, either order of the 950's form), a ping's address, a pipe; not a set (-s)
+    r"hccn_tool[ \t]+(?:-i[ \t]+\d+[ \t]+-\w+(?:[ \t]+-inet6)?[ \t]+-g"
+    r"|-g[ \t]+-\w+[ \t]+-i[ \t]+\d+(?:[ \t]+-[up][ \t]+\d+)*)(?:[ \t]+address[ \t]+\S+)?"
+    r"|npu-smi[ \t]+info(?:[ \t]+-[ticml](?:[ \t]+[\w-]+)?)*"
+    r")(?P<pipe>[ \t]*\|[^\n]*)?[ \t]*$"
 )
-"""An npu-smi or hccn_tool command on a line of its own, behind a shell prompt or a path or
-neither (a collection script's dump names each command before its answer)."""
+"""An npu-smi or hccn_tool query on a line of its own (nothing after it but a pipe), behind a
+shell prompt or a path or neither (a collection script's dump names each command before its
+answer)."""
 _BARE_PROMPT_RE = re.compile(r"^[ \t]*\[[^\]\n]*\][#$][ \t]*$")
 
 
@@ -1142,7 +1147,12 @@ def _silent_commands(text: str) -> list[tuple[int, str]]:
                 (i + 1, f"'{m['cmd']}': the copy ends at this command, its answer is not in it")
             )
         elif _TOOL_COMMAND_RE.match(after) or _BARE_PROMPT_RE.match(after):
-            notes.append((i + 1, f"'{m['cmd']}' printed nothing: what it asks is unknown"))
+            if m["pipe"]:
+                notes.append(
+                    (i + 1, f"'{m['cmd']}{m['pipe']}' printed nothing: its filter kept no line")
+                )
+            else:
+                notes.append((i + 1, f"'{m['cmd']}' printed nothing: what it asks is unknown"))
     return notes
 
 

@@ -151,6 +151,7 @@ def build(
             x.offset_s = round((x.time_s or 0.0) - t0, 3)
         tl.spread_s = round((timed[-1].time_s or 0.0) - t0, 3)
         if tl.spread_s > ONE_INCIDENT_S:
+            tl.seq_spread = {}  # failures days apart: not one count of one job's collectives
             tl.summary = (
                 f"{tl.ranks} ranks' failures are {_duration(tl.spread_s)} apart: not one incident "
                 "(logs of different jobs or days); import one job's logs together to order them"
@@ -226,6 +227,8 @@ def _seq_spread(failures: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
             continue
         if not e.get("group"):
             continue  # older torch prints no group: two groups' SeqNums are not one count
+        if str(e.get("op") or "") in POINT_TO_POINT_OPS:
+            continue  # torch counts point-to-point work apart from collectives
         ranks = groups.setdefault(str(e["group"]), {})
         rank, seq = int(e["rank"]), int(e["seq"])
         ranks[rank] = min(seq, ranks.get(rank, seq))

@@ -611,7 +611,7 @@ _Section = tuple[int | None, str, int, list[tuple[int, str]]]
 # lines: "for i in {0..7}; do hccn_tool -i $i -ip -g; done" (Ascend's deployment guides run them
 # so). Its list names the device of each output, in order.
 _LOOP_RE = re.compile(
-    r"^(?:\S*[#$]\s*)?for\s+(?P<var>\w+)\s+in\s+(?P<list>[^;]+?)\s*;\s*do\b(?P<body>.*)$"
+    r"(?:^|[#$>]\s*)for\s+(?P<var>\w+)\s+in\s+(?P<list>[^;]+?)\s*;\s*do\b(?P<body>.*)$"
 )
 _LOOP_RANGE_RE = re.compile(r"^\{(\d+)\.\.(\d+)\}$|^[$`]\(?seq\s+(\d+)\s+(\d+)\)?`?$")
 _LOOP_LINE_RE = re.compile(r"^\s*(?:Ifname|MAC|IPv4|IPv6):\s*\S")
@@ -623,17 +623,19 @@ class _Loop:
     line: int
     query: str
     devices: tuple[int, ...]
+    grep: bool
+    """The loop's output goes through grep: a device may print nothing."""
 
 
 def _loop(line: str, no: int) -> _Loop | None:
     """A ``for`` loop running one hccn_tool query over a list of devices; None otherwise."""
-    m = _LOOP_RE.match(line.strip())
+    m = _LOOP_RE.search(line.strip())
     if m is None:
         return None
     var = re.escape(m.group("var"))
-    q = re.search(rf"hccn_tool\s+-i\s+\$\{{?{var}\}}?\s+-(\w+)", m.group("body"))
-    if q is None:
-        return None
+    queries = re.findall(rf"hccn_tool\s+-i\s+\"?\$\{{?{var}\}}?\"?\s+-(\w+)", m.group("body"))
+    if len(queries) != 1:
+        return None  # several queries in one body interleave their outputs: none by order
     items = m.group("list").strip()
     if r := _LOOP_RANGE_RE.match(items):
         first, last = (int(g) for g in (r.groups()[:2] if r.group(1) else r.groups()[2:]))
@@ -642,7 +644,7 @@ def _loop(line: str, no: int) -> _Loop | None:
         devices = tuple(int(d) for d in re.findall(r"\d+", items))
     else:
         return None
-    return _Loop(line=no, query=q.group(1), devices=devices)
+    return _Loop(line=no, query=queries[0], devices=devices, grep="grep" in m.group("body"))
 
 
 def _sections(text: str) -> list[_Section]:
@@ -656,7 +658,7 @@ def _sections(text: str) -> list[_Section]:
             if loop is not None:
                 current = None  # the loop's outputs start after it
                 continue
-        if loop is not None and loop.query == "lldp" and _LOOP_LINE_RE.match(s):
+        if loop is not None and loop.query == "lldp" and loop.grep and _LOOP_LINE_RE.match(s):
             # a grep of one TLV: one line a device
             sections.append((None, "lldp", no, [(no, line)]))
             continue
@@ -723,27 +725,10 @@ def parse_bundle(text: str) -> Bundle:
     bare_queries: set[str] = set()
     warnings: list[ParseWarning] = []
     sections = _sections(text)
-    loops = [lp for no, line, _ in numbered_lines(text) if (lp := _loop(line, no)) is not None]
-    commanded = [no for device, _, no, _ in sections if device is not None]
-    taken: dict[int, int] = {}
-    for device, query, no, body in sections:
-        if device is None and (lp := _owning_loop(loops, commanded, no)) and lp.query == query:
-            # the loop's k-th output is its list's k-th device (a ping names its own)
-            k = taken[lp.line] = taken.get(lp.line, -1) + 1
-            names = _PING_DEVICE_RE.match(body[0][1].strip()) if body else None
-            if names is not None:
-                device = int(names.group(1))
-            elif k < len(lp.devices):
-                device = lp.devices[k]
-            elif k == len(lp.devices):
-                warnings.append(
-                    ParseWarning(
-                        line=no,
-                        message=f"more -{query} outputs than the {len(lp.devices)} device(s) "
-                        f"of the loop at line {lp.line}: the ones from here are not given a "
-                        "device",
-                    )
-                )
+    by_loop = _loop_devices(text, sections, warnings)
+    for index, (device, query, no, body) in enumerate(sections):
+        if device is None and index in by_loop:
+            device = by_loop[index]
         if device is not None:
             port = by_device.get(device) or Port(device=device, line=no)
             if device not in by_device:
@@ -864,13 +849,70 @@ def parse_bundle(text: str) -> Bundle:
     return Bundle(ports=_merge_bare(found), warnings=warnings)
 
 
-def _owning_loop(loops: list[_Loop], commanded: list[int], no: int) -> _Loop | None:
-    """The loop whose output the section at line ``no`` is: the last loop above it, with no
-    command line between them."""
-    above = [lp for lp in loops if lp.line < no]
-    if not above or any(above[-1].line < c < no for c in commanded):
-        return None
-    return above[-1]
+_SELF_LABEL_RE = re.compile(
+    r"^\s*(?:device (\d+) PING\s|dev_id:(\d+),|\[dev(?:id|ice) (\d+)\]|Interface (\d+):)", re.M
+)
+"""An output's own naming of its device (ping, -tls -g, -link_stat -g, a grepped -lldp -g)."""
+
+
+def _loop_devices(
+    text: str, sections: list[_Section], warnings: list[ParseWarning]
+) -> dict[int, int]:
+    """Section index → device, for the outputs of ``for`` loops saved without their command
+    lines. An output that names its device keeps it. The others take the loop's k-th device
+    only where that is sure: the loop owns one output for each of its devices, none names
+    another device than its place gives, and no '...' stands among them (a device whose command
+    failed, printed nothing through a grep, or was left out of the copy shifts every later
+    output onto the wrong device). Otherwise they keep no device, said."""
+    lines = text.splitlines()
+    loops = [lp for no, line, _ in numbered_lines(text) if (lp := _loop(line, no)) is not None]
+    # any "for" line that runs hccn_tool ends the outputs of the loop above it, read or not
+    barriers = [
+        i + 1 for i, line in enumerate(lines) if "hccn_tool" in line and re.search(r"\bfor\s", line)
+    ] + [no for device, _, no, _ in sections if device is not None]
+    owned: dict[int, list[int]] = {}
+    for index, (device, query, no, _) in enumerate(sections):
+        if device is not None:
+            continue
+        above = [lp for lp in loops if lp.line < no]
+        if not above or any(above[-1].line < b < no for b in barriers):
+            continue
+        if above[-1].query == query:
+            owned.setdefault(above[-1].line, []).append(index)
+    out: dict[int, int] = {}
+    for lp in loops:
+        indexes = owned.get(lp.line, [])
+        if not indexes:
+            continue
+        labels: dict[int, int] = {}
+        for index in indexes:
+            body = "\n".join(t for _, t in sections[index][3])
+            if m := _SELF_LABEL_RE.search(body):
+                labels[index] = int(next(g for g in m.groups() if g is not None))
+        out.update(labels)
+        last = sections[indexes[-1]][3][-1][0] if sections[indexes[-1]][3] else lp.line
+        elided = any(_ELIDED_RE.match(lines[n - 1]) for n in range(lp.line + 1, last + 1))
+        placed = all(labels.get(i, d) == d for i, d in zip(indexes, lp.devices, strict=False))
+        if len(indexes) == len(lp.devices) and not elided and placed:
+            out.update({i: d for i, d in zip(indexes, lp.devices, strict=True) if i not in labels})
+        elif len(labels) < len(indexes):
+            why = (
+                "a '...' among them"
+                if elided
+                else "an output names another device than its place"
+                if not placed
+                else f"{len(indexes)} for its {len(lp.devices)} device(s)"
+            )
+            warnings.append(
+                ParseWarning(
+                    line=lp.line,
+                    message=f"the -{lp.query} outputs of this loop are not given its devices by "
+                    f"their order ({why}: a failed, filtered or left-out output would shift "
+                    "them): their devices are unknown",
+                    skipped=False,
+                )
+            )
+    return out
 
 
 def _elisions(text: str, sections: list[_Section]) -> list[ParseWarning]:

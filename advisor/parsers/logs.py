@@ -4289,6 +4289,15 @@ def _desync_report(lines: list[tuple[int, str, int | None]], report: LogReport) 
                 what.append(f"rank(s) {n.group('ranks')} never joined any collective")
             elif g := _DESYNC_LAG_RE.search(after):
                 ranks = [int(r) for r in re.findall(r"\d+", g.group("ranks"))]
+                if g.group("joined") and int(m.group("rank")) in ranks:
+                    # torch names the ranks at the lowest SeqNum: the reporting rank among
+                    # those that joined and never finished means they all sit inside that
+                    # collective (a hang in it), not that some lag behind the others
+                    what.append(
+                        f"rank(s) {g.group('ranks')} joined #{g.group('seq')} and none finished "
+                        "it, the reporting rank among them: no rank lags the others"
+                    )
+                    continue
                 what.append(
                     f"rank(s) {g.group('ranks')} joined #{g.group('seq')} but did not finish it"
                     if g.group("joined")

@@ -131,9 +131,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue  # a heading inside the device's block ("Device ports:")
         f = _FIELD_RE.match(line)
         if f is None:
-            if line.strip():
-                ca, current = None, None  # another output starts
-            continue
+            if line.strip() and not line[:1].isspace():
+                ca, current = None, None  # another output starts (a device's lines are indented)
+            continue  # ibv_devinfo -v's flag lists and GID[ N] lines under a key
         key, value = f.group("key"), f.group("value")
         if current is None:
             device[key] = value
