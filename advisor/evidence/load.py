@@ -1141,7 +1141,7 @@ def _silent_commands(text: str) -> list[tuple[int, str]]:
     for i, line in enumerate(lines):
         if (m := _TOOL_COMMAND_RE.match(line)) is None:
             continue
-        after = next((t for t in lines[i + 1 :] if t.strip()), None)
+        after = next((lines[j] for j in range(i + 1, len(lines)) if lines[j].strip()), None)
         if after is None:
             notes.append(
                 (i + 1, f"'{m['cmd']}': the copy ends at this command, its answer is not in it")
