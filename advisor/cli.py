@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import select
 import shlex
 import sys
 from dataclasses import fields, is_dataclass
@@ -44,11 +45,31 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:
-        # `advisor rules list | head`: the reader left. Point stdout at /dev/null so the
-        # interpreter's final flush does not raise again, and exit as a shell does for SIGPIPE.
+        # `advisor rules list | head`: the reader left. Only that pipe is taken as the end of
+        # the output: a broken pipe anywhere else (a socket to a worker) is a real error.
+        stdout_fd = _stdout_without_reader()
+        if stdout_fd is None:
+            raise
+        # Point stdout at /dev/null so the interpreter's final flush does not raise again, and
+        # exit as a shell does for SIGPIPE.
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stdout_fd)
         return 128 + 13
+
+
+def _stdout_without_reader() -> int | None:
+    """stdout's descriptor when it is a pipe whose reading end is closed, else None.
+
+    poll() reports POLLERR on a pipe's writing end once no reader is left (Linux pipe_poll);
+    a stdout replaced by an object without a descriptor is not a pipe that broke.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return fd if any(ev & select.POLLERR for _, ev in poller.poll(0)) else None
 
 
 def _main(argv: list[str] | None) -> int:

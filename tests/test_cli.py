@@ -175,6 +175,20 @@ def test_output_piped_into_a_reader_that_leaves_early_ends_quietly() -> None:
     assert first.startswith(b"id") and "Traceback" not in stderr, stderr
 
 
+def test_a_broken_pipe_other_than_stdout_is_not_taken_for_a_reader_leaving() -> None:
+    # A BrokenPipeError from a socket (a worker gone) while stdout's reader is still there is a
+    # real error: its traceback shows, and the exit status is not SIGPIPE's.
+    code = (
+        "import advisor.cli as cli\n"
+        "def broken(argv):\n"
+        "    raise BrokenPipeError(32, 'socket to a worker')\n"
+        "cli._main = broken\n"
+        "raise SystemExit(cli.main([]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 1 and "socket to a worker" in res.stderr, res.stderr
+
+
 @pytest.mark.slow
 def test_emulated_2x8_runs_16_ranks_on_2_nodes(emulated_2x8: AdvisorResult) -> None:
     res = emulated_2x8
