@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from advisor.evidence.load import EvidenceFacts, detect, load_paths
-from advisor.parsers import ParseError, logs, nccl_tests, npu_smi, rank_table
+from advisor.parsers import ParseError, busbw_factor, logs, nccl_tests, npu_smi, rank_table
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -207,6 +207,20 @@ def test_wrappers_banner_names_the_test_and_g_formatted_wrong_counts_are_read() 
     wrong = [t for r in table.rows for t in (r.out_of_place, r.in_place) if t and t.wrong]
     assert len(wrong) == 44
     assert not [w for w in log.warnings if "unreadable" in w.message]
+
+
+def test_hypercube_prints_busbw_equal_to_algbw_at_any_rank_count() -> None:
+    # hypercube.cu's HyperCubeGetBw: algbw is already the bytes each rank receives, busbw = algbw
+    # x 1; the 8-GPU run's rows hold it, and algbw = count x 4 B x (8 - 1) / time.
+    name = "llmjp_sakura_nccl_tests_1node_8gpu_hypercube_out_of_bounds_44_failed.txt"
+    (table,) = nccl_tests.parse((HELDOUT / name).read_text()).tables
+    row = next(r for r in table.rows if r.size_bytes == 33554432)
+    timing = row.out_of_place
+    assert timing is not None and timing.busbw_gbytes_s == timing.algbw_gbytes_s
+    assert busbw_factor("hypercube", 8) == 1.0
+    assert row.count * 4 * 7 / (timing.time_us * 1e3) == pytest.approx(
+        timing.algbw_gbytes_s, rel=1e-3
+    )
 
 
 def test_watchdog_exception_keeps_nccls_last_error_an_infiniband_completion() -> None:

@@ -133,7 +133,9 @@ def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
 
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor, with algbw = S / t where S is the
-# full buffer (all_gather, reduce_scatter, all_to_all: per-rank bytes x n).
+# full buffer (all_gather, reduce_scatter, all_to_all: per-rank bytes x n). hypercube_perf
+# (src/hypercube.cu, HyperCubeGetBw) prints algbw as per-rank bytes x (n - 1) / t, already the
+# bytes each rank receives, and busbw as that algbw times 1: its printed ratio is 1 at any n.
 _BUS_FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "all_gather": lambda n: (n - 1) / n,
@@ -141,7 +143,7 @@ _BUS_FACTORS = {
     "all_to_all": lambda n: (n - 1) / n,
     "gather": lambda n: (n - 1) / n,
     "scatter": lambda n: (n - 1) / n,
-    "hypercube": lambda n: (n - 1) / n,
+    "hypercube": lambda n: 1.0,
     "broadcast": lambda n: 1.0,
     "reduce": lambda n: 1.0,
     "send_recv": lambda n: 1.0,
