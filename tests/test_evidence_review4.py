@@ -4,6 +4,8 @@ case needs: a device's failed command, a grep, a '...', a second group, all rank
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 from advisor.evidence.load import load_paths, load_text
@@ -146,3 +148,48 @@ def test_a_p2p_nvlink_matrix_of_a_pcie_node_is_not_judged() -> None:
     ev = load_text(text, "p2p.txt")
     assert [(m["query"], len(m["not_ok"])) for m in ev.p2p] == [("nvlink", 6), ("read", 0)]
     assert "evidence-gpu-p2p-unavailable" not in finding_items({"evidence.p2p": ev.p2p}, "nccl")
+
+
+_OPTICAL = (
+    Path(__file__).parent
+    / "data/evidence_heldout_39"
+    / "npu_info_before_910A_dump_optical_rx_power1_under_threshold_rx_los_0xff_ip_g_dev2_empty_mindcluster_faultdiag.txt"
+)
+
+
+def _optical_block() -> str:
+    lines = _OPTICAL.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("optical info"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("Host SNR Lane3"))
+    return "hccn_tool -i 0 -optical -g\n" + "\n".join(lines[start : end + 1]) + "\n"
+
+
+def test_optical_power_is_judged_whatever_the_keys_case_and_in_dbm_against_dbm() -> None:
+    # The real 910A module (Rx Power1 0.0054 mW under its 0.1445 mW low threshold), its keys
+    # upper-cased; then the same readings in dBm (10 log10 mW) against thresholds in dBm.
+    upper = _optical_block().replace("Rx Power", "RX Power").replace("RxPower", "RXPower")
+    (port,) = load_text(upper, "optical.txt").npu_ports
+    assert any(a.startswith("RX Power1 0.0054 mW under") for a in port["optical_alarms"])
+
+    def dbm(m: re.Match[str]) -> str:
+        return f"{10 * math.log10(float(m.group(1))):.2f} dBm"
+
+    in_dbm = re.sub(r"(\d+\.\d+) mW", dbm, _optical_block())
+    ev = load_text(in_dbm, "optical.txt")
+    (port,) = ev.npu_ports
+    assert any(
+        a.startswith("Rx Power1 -22.68 dBm under its low threshold -8.4 dBm")
+        for a in port["optical_alarms"]
+    )
+    assert ev.files[0].status == "read"
+
+
+def test_optical_power_in_another_unit_than_its_thresholds_is_said_unjudged() -> None:
+    mixed = _optical_block().replace(
+        "Rx Power1            : 0.0054 mW", "Rx Power1            : -22.68 dBm"
+    )
+    ev = load_text(mixed, "optical.txt")
+    (port,) = ev.npu_ports
+    assert not any("Rx Power1" in a for a in port["optical_alarms"])
+    (note,) = [m for m in ev.files[0].messages if "not judged" in m.message]
+    assert "Rx Power1 -22.68 dBm" in note.message and ev.files[0].status == "partial"

@@ -192,9 +192,39 @@ def parse_optical(text: str) -> dict[str, str]:
 # OpticalInfoParser): "present : not present"; a lane's Tx or Rx power outside the module's own
 # "TxPower/RxPower Low/High Thres" (mW); a Tx/Rx "Los" (loss of signal) or "LoL" (loss of lock)
 # flag other than 0x0 or NA.
-_OPTICAL_POWER_RE = re.compile(r"^(?P<dir>Tx|Rx) Power(?P<lane>\d*)$")
-_MW_RE = re.compile(r"^(-?[0-9.]+)\s*mW$")
+_OPTICAL_POWER_RE = re.compile(r"^(?P<dir>tx|rx)\s*power\s*(?P<lane>\d*)$", re.I)
+_POWER_RE = re.compile(r"^(-?[0-9.]+)\s*(mw|dbm)$", re.I)
 _OPTICAL_FLAGS = ("Tx Los Flag", "Rx Los Flag", "Tx LoL Flag", "Rx LoL Flag")
+
+
+def _optical_key(key: str) -> str:
+    return re.sub(r"\s+", "", key).lower()
+
+
+def _power(value: str) -> tuple[float, str] | None:
+    """``"4.4035 mW"`` → ``(4.4035, "mw")``; ``"-2.1 dBm"`` → ``(-2.1, "dbm")``."""
+    m = _POWER_RE.match(value.strip())
+    return (float(m.group(1)), m.group(2).lower()) if m else None
+
+
+def _optical_powers(
+    optical: dict[str, str],
+) -> list[tuple[str, str, str, tuple[float, str] | None]]:
+    """Each lane's power reading: (key, value, "tx"|"rx", the number and unit, if readable)."""
+    return [
+        (key, value, m["dir"].lower(), _power(value))
+        for key, value in optical.items()
+        if (m := _OPTICAL_POWER_RE.match(key.strip()))
+    ]
+
+
+def _threshold(optical: dict[str, str], direction: str, bound: str) -> tuple[float, str] | None:
+    # "TxPower Low Thres" in the outputs seen; spaces and case are not relied on
+    want = f"{direction}power{bound}thres"
+    for key, value in optical.items():
+        if _optical_key(key) == want:
+            return _power(value)
+    return None
 
 
 def optical_alarms(optical: dict[str, str]) -> list[str]:
@@ -202,25 +232,41 @@ def optical_alarms(optical: dict[str, str]) -> list[str]:
     alarms = []
     if optical.get("present", "").strip().lower() == "not present":
         alarms.append("module not present")
-
-    def mw(key: str) -> float | None:
-        m = _MW_RE.match(optical.get(key, ""))
-        return float(m.group(1)) if m else None
-
-    for key, value in optical.items():
-        if (m := _OPTICAL_POWER_RE.match(key)) is None or (power := mw(key)) is None:
+    for key, value, direction, power in _optical_powers(optical):
+        if power is None:
             continue
-        low, high = mw(f"{m['dir']}Power Low Thres"), mw(f"{m['dir']}Power High Thres")
-        if low is not None and power < low:
-            alarms.append(f"{key} {value} under its low threshold {low} mW")
-        elif high is not None and power > high:
-            alarms.append(f"{key} {value} over its high threshold {high} mW")
+        low, high = _threshold(optical, direction, "low"), _threshold(optical, direction, "high")
+        unit = "mW" if power[1] == "mw" else "dBm"
+        if low is not None and low[1] == power[1] and power[0] < low[0]:
+            alarms.append(f"{key} {value} under its low threshold {low[0]} {unit}")
+        elif high is not None and high[1] == power[1] and power[0] > high[0]:
+            alarms.append(f"{key} {value} over its high threshold {high[0]} {unit}")
+    flags = {_optical_key(k): v for k, v in optical.items()}
     for flag in _OPTICAL_FLAGS:
-        value = optical.get(flag, "").strip()
+        value = flags.get(_optical_key(flag), "").strip()
         if value and value.lower() not in ("0x0", "0", "na", "0x00"):
-            what = "loss of signal" if "Los" in flag else "loss of lock"
+            what = "loss of signal" if "los" in flag.lower() else "loss of lock"
             alarms.append(f"{flag} {value} ({what})")
     return alarms
+
+
+def optical_unjudged(optical: dict[str, str]) -> list[str]:
+    """Power readings ``optical_alarms`` could not judge though the output gave thresholds: no
+    number and unit read (mW, dBm), or thresholds only in another unit. A module printing no
+    thresholds at all is read as it is (older outputs have none)."""
+    out = []
+    for key, value, direction, power in _optical_powers(optical):
+        bounds = [
+            b
+            for b in (_threshold(optical, d, x) for d in ("tx", "rx") for x in ("low", "high"))
+            if b
+        ]
+        own = [_threshold(optical, direction, x) for x in ("low", "high")]
+        if not bounds:
+            continue
+        if power is None or not any(b is not None and b[1] == power[1] for b in own):
+            out.append(f"{key} {value}".strip())
+    return out
 
 
 def parse_stat(text: str) -> dict[str, int]:
@@ -823,6 +869,14 @@ def parse_bundle(text: str) -> Bundle:
                             if query == "route"
                             else "(not '(ADDRESS) at MAC|<incomplete> on IFACE')"
                         ),
+                    )
+                )
+            if query == "optical" and (unjudged := optical_unjudged(port.optical)):
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message="hccn_tool -optical: power not judged against the module's "
+                        f"thresholds (no number, or thresholds in another unit): {', '.join(unjudged)}",
                     )
                 )
             if query == "tls" and port.tls_certs and port.tls_certs[-1]["end_time"] is None:
