@@ -193,3 +193,83 @@ def test_optical_power_in_another_unit_than_its_thresholds_is_said_unjudged() ->
     assert not any("Rx Power1" in a for a in port["optical_alarms"])
     (note,) = [m for m in ev.files[0].messages if "not judged" in m.message]
     assert "Rx Power1 -22.68 dBm" in note.message and ev.files[0].status == "partial"
+
+
+_ITOVE = (
+    Path(__file__).parent
+    / "data/evidence_heldout_40"
+    / "hccn_tool_for_loops_lldp_grep_ifname_gateway_tls_grep_switch_8dev_itove_deploy_guide_cut.txt"
+)
+
+
+def _itove_lines(first: int, last: int) -> str:
+    return "\n".join(_ITOVE.read_text().splitlines()[first - 1 : last]) + "\n"
+
+
+def test_hccn_outputs_are_recognised_on_their_own() -> None:
+    # each part of a real file alone: the grepped -lldp loop, the -gateway loop, a [device 0]
+    # -link_stat saved without its command, a full -lldp -g saved without its command
+    mindcluster = (
+        Path(__file__).parent
+        / "data/evidence_heldout_40"
+        / "hccn_tool_dev0_collection_net_health_init_optical_elided_link_stat_device_prefix_mindcluster_doc_cut.txt"
+    ).read_text()
+    link_stat = "\n".join(
+        line.strip() for line in mindcluster.splitlines() if line.strip().startswith("[device 0]")
+    )
+    lldp = (
+        Path(__file__).parent
+        / "data/evidence_heldout_39"
+        / "hccn_tool_lldp_g_dev3_switch_400GE1_1_20_2_author_elided_middle_tlv_arthurchiao_blog.txt"
+    ).read_text()
+    lldp_alone = lldp.split("\n", 1)[1]
+    for text, want in (
+        (_itove_lines(1, 9), {"port_id": "400GE1/4/5:2"}),
+        (_itove_lines(10, 18), {"gateway": "11.12.165.1"}),
+        (link_stat + "\n", {"link_up_count": 2}),
+        (lldp_alone, {}),
+    ):
+        ev = load_text(text, "alone.txt")
+        assert ev.files[0].formats == ["hccn_tool"], text
+        if "port_id" in want:
+            assert ev.npu_ports[-1]["lldp"]["port_id"] == want["port_id"]
+            assert ev.npu_ports[-1]["device"] == 7
+        elif "gateway" in want:
+            assert [p["gateway"] for p in ev.npu_ports] == ["11.12.165.1"] * 8
+        elif "link_up_count" in want:
+            (port,) = ev.npu_ports
+            assert (port["device"], port["link_up_count"]) == (0, 2)
+        else:
+            (port,) = ev.npu_ports
+            assert port["lldp"]["port_id"] == "400GE1/1/20:2"
+
+
+def test_an_empty_gateway_answer_is_no_gateway_not_an_unread_output() -> None:
+    text = _itove_lines(10, 11).replace("gateway:11.12.165.1,", "gateway:,")
+    ev = load_text(text.replace("{0..7}", "{0..0}"), "gw.txt")
+    assert ev.files[0].status == "read"
+    (port,) = ev.npu_ports
+    assert (port["device"], port["gateway"]) == (0, "none")
+
+
+def test_a_loop_run_in_the_background_gives_no_device_by_order() -> None:
+    text = _itove_lines(10, 18).replace("-gateway -g ; done", "-gateway -g & done")
+    ev = load_text(text, "gw.txt")
+    assert [p["device"] for p in ev.npu_ports] == [None] * 8
+    (note,) = [m for m in ev.files[0].messages if "background" in m.message]
+    assert note.line == 1
+
+
+def test_ibdev2netdev_v_gives_each_ports_own_state_part_and_firmware() -> None:
+    name = "ibdev2netdev_v_connectx4_2_pf_active_4_vf_down_ib_sriov_cni_readme_cut.txt"
+    ev = load_paths([Path(__file__).parent / "data/evidence_heldout_42" / name])
+    assert ev.files[0].status == "read"
+    got = [(p["ca"], p["state"], p["netdev"], p["netdev_up"]) for p in ev.hca_ports]
+    assert got[:3] == [
+        ("mlx5_0", "ACTIVE", "ib0", True),
+        ("mlx5_1", "ACTIVE", "ib1", False),
+        ("mlx5_2", "DOWN", "ib2", False),
+    ]
+    assert len(got) == 6 and {p["firmware"] for p in ev.hca_ports} == {"12.23.1020"}
+    assert [p["ca_type"] for p in ev.hca_ports] == ["MT4115"] * 2 + ["MT4116"] * 4
+    assert [p["active"] for p in ev.hca_ports] == [True, True, False, False, False, False]

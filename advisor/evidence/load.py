@@ -113,7 +113,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
         r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask"
         # -link_stat -g saved without its command: every line behind "[devid N]"
-        r"|^\[devid \d+\]\s*(?:current time|link up count)\s*:|^Netdev status\s*:Settings for "
+        r"|^\[(?:devid|device) \d+\]\s*(?:current time|link up count)\s*:|^Netdev status\s*:Settings for "
         # Ascend 950's -link_stat: both counts, or its boxed records' heading
         r"|^link up count\s*:\s*\d+\s*\n\s*link down count\s*:\s*\d+"
         r"|^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Link_Status\s*\|"
@@ -122,7 +122,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"
         # Ascend 950's -dev_info port table, -port_info and -adapt_status
         r"|^\|\s*UDie ID\s*\|\s*Port ID\s*\|\s*Speed Ability\(Gbps\)"
-        r"|^port_id\s*:\s*0x[0-9a-fA-F]+\s*\n=+ UB PORT LINK INFO|^print the adapt status table\s*:",
+        r"|^port_id\s*:\s*0x[0-9a-fA-F]+\s*\n=+ UB PORT LINK INFO|^print the adapt status table\s*:"
+        # -gateway -g ("default gateway:ADDR, Iface:eth0"); -lldp -g's first two TLVs; Ascend
+        # 950's mode-first command; a shell loop running hccn_tool over the devices
+        r"|^default gateway\s*:[^\n]*,\s*Iface\s*:|^\s*Chassis ID TLV\s*\n(?:.*\n){1,4}?\s*Port ID TLV\s*$"
+        r"|(?<!`)hccn_tool\s+-g\s+-\w+\s+-i\s+\d+"
+        r"|\bfor\s+\w+\s+in\s+[^;\n]+;\s*do\b[^\n]*(?<!`)hccn_tool\s+-i\s+[\"']?\$\{?\w+\}?[\"']?\s+-\w+",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
@@ -1189,7 +1194,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                     line=table.header_line,
                     # (op_from_columns: which ops' cells are alike, from nccl-tests' sources)
                     message="the op is unknown: the log never names its binary and the table's "
-                    "cells fit more than one nccl-tests op; a file named after its binary "
+                    "cells do not tell one nccl-tests op; a file named after its binary "
                     "(all_reduce_perf.log, all_gather_perf.log ...) gives it",
                     skipped=False,
                 )

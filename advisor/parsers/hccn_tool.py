@@ -570,7 +570,8 @@ class Port:
     port_description, management_address, system_description, capabilities, max_frame_size}``
     as far as the output gives them."""
     gateway: str | None = None
-    """``-gateway -g``: the port's default gateway (RoCE traffic to another subnet goes there)."""
+    """``-gateway -g``: the port's default gateway (RoCE traffic to another subnet goes there);
+    ``"none"`` where the answer named none."""
     roce_test: dict[str, object] | None = None
     """``-roce_test ib_*_bw``: ``{test, target, bytes, iterations, bw_peak_mb_s,
     bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
@@ -671,6 +672,8 @@ class _Loop:
     devices: tuple[int, ...]
     grep: bool
     """The loop's output goes through grep: a device may print nothing."""
+    background: bool = False
+    """The body runs its command in the background (``... -g & done``): outputs in any order."""
 
 
 def _loop(line: str, no: int) -> _Loop | None:
@@ -690,7 +693,14 @@ def _loop(line: str, no: int) -> _Loop | None:
         devices = tuple(int(d) for d in re.findall(r"\d+", items))
     else:
         return None
-    return _Loop(line=no, query=queries[0], devices=devices, grep="grep" in m.group("body"))
+    body = m.group("body")
+    return _Loop(
+        line=no,
+        query=queries[0],
+        devices=devices,
+        grep="grep" in body,
+        background=re.search(r"(?<![&>|])&(?![&>])", body) is not None,
+    )
 
 
 def _sections(text: str) -> list[_Section]:
@@ -947,11 +957,13 @@ def _loop_devices(
         last = sections[indexes[-1]][3][-1][0] if sections[indexes[-1]][3] else lp.line
         elided = any(_ELIDED_RE.match(lines[n - 1]) for n in range(lp.line + 1, last + 1))
         placed = all(labels.get(i, d) == d for i, d in zip(indexes, lp.devices, strict=False))
-        if len(indexes) == len(lp.devices) and not elided and placed:
+        if len(indexes) == len(lp.devices) and not elided and placed and not lp.background:
             out.update({i: d for i, d in zip(indexes, lp.devices, strict=True) if i not in labels})
         elif len(labels) < len(indexes):
             why = (
-                "a '...' among them"
+                "its commands ran in the background ('&'), their outputs in any order"
+                if lp.background
+                else "a '...' among them"
                 if elided
                 else "an output names another device than its place"
                 if not placed
@@ -1060,9 +1072,12 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     elif query == "lldp":
         port.lldp = parse_lldp(chunk)
     elif query == "gateway":
-        if (gw := _GATEWAY_RE.search(chunk)) is None:
+        if (gw := _GATEWAY_RE.search(chunk)) is not None:
+            port.gateway = gw.group(1)
+        elif _NO_GATEWAY_RE.search(chunk):
+            port.gateway = "none"  # "default gateway:, Iface:eth0": the port has none set
+        else:
             raise ParseError("no 'default gateway:ADDRESS' line in the -gateway output")
-        port.gateway = gw.group(1)
     elif query == "roce_test":
         rt = _ROCE_TEST_RE.search(chunk)
         port.roce_test = parse_roce_test(chunk, rt.group("test") if rt else "roce_test")
@@ -1079,7 +1094,8 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     return []
 
 
-_GATEWAY_RE = re.compile(r"^\s*default gateway\s*:\s*([^,\s]+)", re.M)
+_GATEWAY_RE = re.compile(r"^\s*default gateway[ \t]*:[ \t]*([^,\s]+)", re.M)
+_NO_GATEWAY_RE = re.compile(r"^\s*default gateway[ \t]*:[ \t]*(?:,|$)", re.M)
 _SPEED_RE = re.compile(r"^\s*Speed:\s*(\d+)\s*Mb/s", re.M)
 _DETECTED_RE = re.compile(r"^\s*Link detected:\s*(yes|no)\b", re.M)
 

@@ -24,12 +24,19 @@ IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
 _IBSTATUS_RE = re.compile(r"^\s*Infiniband device '(?P<ca>[^']+)' port (?P<port>\d+) status:\s*$")
 _IBSTATUS_NUMBER_RE = re.compile(r"^\d+:\s*")
 IBDEV2NETDEV_SIGNATURE = (
-    r"^[ \t]*[A-Za-z]\w*_\d+[ \t]+port[ \t]+\d+[ \t]+==>[ \t]+\S+[ \t]+\((?:Up|Down)\)"
+    r"^[ \t]*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d[ \t]+)?[A-Za-z][\w-]*"
+    r"(?:[ \t]+\([^)\n]*\)[^\n]*?\bfw[ \t]+\S+)?"
+    r"[ \t]+port[ \t]+\d+(?:[ \t]+\([A-Z_]+[ \t]*\))?[ \t]+==>[ \t]+\S+[ \t]+\((?:Up|Down)\)"
 )
 """``ibdev2netdev`` (Mellanox OFED): ``mlx5_0 port 1 ==> ib0 (Up)``, the netdev of each RDMA port
-and that netdev's own state (for InfiniBand the IPoIB interface's, not the port's)."""
+and that netdev's own state (for InfiniBand the IPoIB interface's, not the port's). With ``-v``:
+``0000:02:00.0 mlx5_0 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1
+(ACTIVE) ==> ib0 (Up)``, the PCI address, part, firmware and the RDMA port's own state. Device
+names need no digit group (rdma-core's ``irdma0``, ``rocep12s0f0``)."""
 _IBDEV2NETDEV_RE = re.compile(
-    r"^\s*(?P<ca>[A-Za-z]\w*_\d+)\s+port\s+(?P<port>\d+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<up>Up|Down)\)"
+    r"^\s*(?:(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s+)?(?P<ca>[A-Za-z][\w-]*)"
+    r"(?:\s+\((?P<part>[^)]*)\)(?P<desc>.*?)\bfw\s+(?P<fw>\S+))?"
+    r"\s+port\s+(?P<port>\d+)(?:\s+\((?P<state>[A-Z_]+)\s*\))?\s+==>\s+(?P<netdev>\S+)\s+\((?P<up>Up|Down)\)"
 )
 IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
 
@@ -88,16 +95,19 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     current: HcaPort | None = None
     for no, line, _ in numbered_lines(text):
         if d := _IBDEV2NETDEV_RE.match(line):
-            ports.append(
-                HcaPort(
-                    ca=d.group("ca"),
-                    port=int(d.group("port")),
-                    line=no,
-                    tool="ibdev2netdev",
-                    netdev=d.group("netdev"),
-                    netdev_up=d.group("up") == "Up",
-                )
+            port = HcaPort(
+                ca=d.group("ca"),
+                port=int(d.group("port")),
+                line=no,
+                tool="ibdev2netdev",
+                netdev=d.group("netdev"),
+                netdev_up=d.group("up") == "Up",
+                ca_type=(d.group("part") or "").split(" - ")[0].strip() or None,
+                firmware=d.group("fw"),
             )
+            if d.group("state"):  # -v: the RDMA port's own state
+                _state(port, d.group("state"))
+            ports.append(port)
             ca, current = None, None
             continue
         if st := _IBSTATUS_RE.match(line):
