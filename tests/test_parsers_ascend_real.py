@@ -116,13 +116,22 @@ def test_linux_ping_summary_is_not_taken_for_hccn_tool() -> None:
     assert detect("3 packets transmitted, 3 received, 0% packet loss, time 2003ms\n") == []
 
 
-def test_hccn_ip_loop_is_one_port_per_repeated_query() -> None:
+def test_hccn_ip_loop_typed_over_lines_gives_its_devices_and_each_prompts_host_its_own() -> None:
+    # "for i in {0..7}" / "do" / "hccn_tool -i $i -ip -g" / "done" on huawei89: devices 0-7 by
+    # order; the ping after "root@huawei:~#" is device 0 of another machine, not huawei89's
     bundle = hccn_tool.parse_bundle(sample("hccn_ip_loop_prompt.txt"))
-    bare = [p for p in bundle.ports if p.device is None]
-    assert [p.ipaddr for p in bare] == [f"10.10.100.{n}" for n in range(10, 18)]
-    assert all(p.netmask == "255.255.255.0" for p in bare)
-    (pinged,) = [p for p in bundle.ports if p.device is not None]
-    assert (pinged.device, pinged.ping_loss_pct, pinged.ipaddr) == (0, 0.0, None)
+    looped = sorted((p for p in bundle.ports if p.ipaddr), key=lambda p: p.device or 0)
+    assert [(p.host, p.device, p.ipaddr) for p in looped] == [
+        ("huawei89", n, f"10.10.100.{10 + n}") for n in range(8)
+    ]
+    assert all(p.netmask == "255.255.255.0" for p in looped)
+    (pinged,) = [p for p in bundle.ports if p.ping_loss_pct is not None]
+    assert (pinged.host, pinged.device, pinged.ping_loss_pct, pinged.ipaddr) == (
+        "huawei",
+        0,
+        0.0,
+        None,
+    )
     assert bundle.warnings == []
 
 

@@ -179,6 +179,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
         r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
+        # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
+        r"|\bdcmi (?:model|module) initiali[sz]ed? failed\b|\bdcmi/\w+\.go:\d+\s.*?err: retCode: -\d+"
+        r"|^\s*\S*sh: (?:line )?(?:\d+: )?(?:hccn_tool|npu-smi): (?:command )?not found\s*$"
         r'|"\S*nv-fabricmanager\b[^"\n]*" failed! Exit code: \d+'
         r"|\bTSCH\([^)\n]*\):[^\n]*RTS_HWTS: hwts [a-z ]*exception"
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
@@ -497,7 +500,8 @@ def detect(text: str) -> list[str]:
     return [
         name
         for name, sig in _SIGNATURES.items()
-        if (name == "log" and _has_cann_code(text))
+        # (glog's FATAL line has no word to look for first: its own test, as a CANN code's)
+        if (name == "log" and (_has_cann_code(text) or logs.GLOG_FATAL_RE.search(text)))
         or (may_match(_SIGNATURE_WORDS[name], text) and sig.search(text))
         or (name == "rank_table" and embedded_rank_table(text) is not None)
     ]

@@ -524,6 +524,9 @@ class Port:
 
     device: int | None
     """NPU device id from the command line (or ``device N PING``); None when not named."""
+    host: str | None = None
+    """The host the shell prompt above the output names, where the file's prompts name more than
+    one (a page's examples from two machines): device 0 of one is not device 0 of the other."""
     link: str | None = None
     net_health: str | None = None
     ipaddr: str | None = None
@@ -703,6 +706,55 @@ def _loop(line: str, no: int) -> _Loop | None:
     )
 
 
+_PROMPT_RE = re.compile(
+    r"^(?:\([\w.-]+\)\s+)?\S*?[\w.-]+@[\w.-]+[^\s#$]*(?:\s+[^\s#$]+)?\s*[#$](?:\s|$)"
+)
+"""A shell's prompt (``root@host:~#``, ``[root@host ~]$``), alone or before a command: the
+output of the command above it has ended."""
+_PROMPT_HOST_RE = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[\w.-]+?)[:\s#$\]]")
+
+
+def _prompt_hosts(text: str) -> list[tuple[int, str]]:
+    """(line, host) of each shell prompt, where the prompts name more than one host; else none
+    (one host's prompts say nothing a port needs told apart)."""
+    found = [
+        (no, m.group("host"))
+        for no, line, _ in numbered_lines(text)
+        if _PROMPT_RE.match(line.strip()) and (m := _PROMPT_HOST_RE.match(line.strip()))
+    ]
+    return found if len({h for _, h in found}) > 1 else []
+
+
+_LOOP_HEAD_RE = re.compile(
+    r"^(?P<head>(?:.*?[#$>]\s*)?for\s+\w+\s+in\s+[^;]+?)\s*(?P<do>;\s*do)?\s*$"
+)
+_LOOP_MAX_LINES = 8
+"""The most lines a loop typed over several lines spans (for / do / a command or two / done)."""
+
+
+def _one_line_loops(text: str) -> str:
+    """A loop typed over several lines (``for i in {0..7}`` / ``do`` / ``hccn_tool -i $i -ip
+    -g`` / ``done``, as a terminal echoes it) written on its first line as the one-line form
+    ``_loop`` reads; its other lines left blank, so every line keeps its number."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        head = _LOOP_HEAD_RE.match(line.strip())
+        if head is None or "hccn_tool" in line:
+            continue
+        body: list[str] = []
+        for j in range(i + 1, min(len(lines), i + _LOOP_MAX_LINES)):
+            s = re.sub(r"^>\s*", "", lines[j].strip())  # the shell's continuation prompt
+            if s == "done" or s.startswith(("done ", "done;", "done|")):
+                if any("hccn_tool" in b for b in body):
+                    lines[i] = f"{head['head']}; do {'; '.join(body)}; {s}"
+                    lines[i + 1 : j + 1] = [""] * (j - i)
+                break
+            s = re.sub(r"^do\b\s*", "", s) if s.startswith("do") and not s.startswith("done") else s
+            if s:
+                body.append(s.rstrip(";"))
+    return "\n".join(lines)
+
+
 def _sections(text: str) -> list[_Section]:
     sections: list[_Section] = []
     current: _Section | None = None
@@ -737,8 +789,9 @@ def _sections(text: str) -> list[_Section]:
                 current[3].append((no, rest))
             continue
         if current is not None and current[0] is not None:
-            if re.search(r"\b(npu-smi|hccn_tool)\b", s):
-                current = None  # another tool's command: its output is not ours
+            if re.search(r"\b(npu-smi|hccn_tool)\b", s) or _PROMPT_RE.match(s):
+                # another tool's command, or the shell's prompt: its output is not ours
+                current = None
                 continue
             current[3].append((no, line))
             continue
@@ -776,19 +829,22 @@ def parse_bundle(text: str) -> Bundle:
     ParseError when the text holds no hccn_tool output at all.
     """
     ports: list[Port] = []
-    by_device: dict[int, Port] = {}
+    by_device: dict[tuple[str | None, int], Port] = {}
     bare: Port | None = None
     bare_queries: set[str] = set()
     warnings: list[ParseWarning] = []
+    text = _one_line_loops(text)
     sections = _sections(text)
     by_loop = _loop_devices(text, sections, warnings)
+    prompts = _prompt_hosts(text)
     for index, (device, query, no, body) in enumerate(sections):
         if device is None and index in by_loop:
             device = by_loop[index]
+        host = next((h for at, h in reversed(prompts) if at <= no), None)
         if device is not None:
-            port = by_device.get(device) or Port(device=device, line=no)
-            if device not in by_device:
-                by_device[device] = port
+            port = by_device.get((host, device)) or Port(device=device, host=host, line=no)
+            if (host, device) not in by_device:
+                by_device[(host, device)] = port
                 ports.append(port)
         else:
             head = body[0][1].strip() if body else ""
@@ -797,9 +853,10 @@ def parse_bundle(text: str) -> Bundle:
             if (
                 bare is None
                 or query in bare_queries
+                or bare.host != host
                 or (named_device is not None and bare.device not in (None, named_device))
             ):
-                bare = Port(device=named_device, line=no)
+                bare = Port(device=named_device, host=host, line=no)
                 bare_queries = set()
                 ports.append(bare)
             elif named_device is not None:
@@ -1135,14 +1192,14 @@ def _has_data(p: Port) -> bool:
 def _merge_bare(ports: list[Port]) -> list[Port]:
     """Bare outputs whose device became known (a tls or ``device N PING`` line names it) join
     that device's port."""
-    by_device: dict[tuple[int, str | None], Port] = {}
+    by_device: dict[tuple[int, str | None, str | None], Port] = {}
     out: list[Port] = []
     for p in ports:
         if p.device is None:
             out.append(p)
             continue
         # (Ascend 950: one NPU's ports are told apart by die and port)
-        key = (p.device, p.die_port)
+        key = (p.device, p.die_port, p.host)
         if key in by_device:
             target = by_device[key]
             for name in (

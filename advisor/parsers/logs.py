@@ -25,7 +25,12 @@ Recognised events (``LogEvent.kind``):
   hardware failed (fallen off the bus, a link that did not train, a Fatal SXid), else an error;
 - ``ascend_tool_failure``: an Ascend driver tool (hccn_tool) that answered ``Command execute
   failed!`` (``exception_type``: how many times, and the reason it printed above, such as
-  ``Device ID is out of the valid range.``);
+  ``Device ID is out of the valid range.``), or that the shell did not find (``/bin/sh: 1:
+  hccn_tool: not found``);
+- ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
+  plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
+  plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
+  name for it);
 - ``nvshmem_error``: NVSHMEM's failure chain (``.../nvshmem/src/host/init/init.cu:998: non-zero
   status: 7 ...``, ``WARN: init failed for remote transport: ibrc``): its first line, what it says
   failed last, and the peer its bootstrap lost;
@@ -516,7 +521,8 @@ class LogEvent:
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
-    gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure or nvshmem_error."""
+    gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error or
+    nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -788,6 +794,7 @@ def parse(text: str) -> LogReport:
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
     _ascend_tool_failures(lines, report)
+    _dcmi_errors(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
@@ -849,8 +856,9 @@ def parse(text: str) -> LogReport:
         report.events.append(raised)
     if not report.events and PG_WARNING_RE.search(text):
         return report  # a distributed run's own warnings and no failure among them: evidence too
-    if not report.events and is_program_log(text):
-        # a program's log in no form read above: its first error line, or none (a healthy run)
+    if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
+        # a program's log in no form read above (or a glog FATAL line among other outputs): its
+        # first error line, or none (a healthy run)
         report.generic = True
         if error := first_error_line(lines):
             report.events.append(error)
@@ -5114,6 +5122,11 @@ LOG_LOOK_LINES = 300
 MIN_LOG_LINES = 2
 
 
+GLOG_FATAL_RE = re.compile(r"^\W{0,4}F\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ", re.M)
+"""glog's FATAL line ("F0228 07:57:06.699025       1 main.go:133] load config failed, ..."): the
+program stopped there, a log's error even among other tools' outputs."""
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
@@ -5993,11 +6006,105 @@ _TOOL_FAILED_RE = re.compile(r"^\s*(?:Cmd|Command) execute failed!\s*$")
 _TOOL_BANNER_RE = re.compile(r"^\s*call drvMngGetConsoleLogLevel failed\b")
 
 
+# The shell's answer for a tool it did not find: "/bin/sh: 1: hccn_tool: not found" (dash, as
+# MindFormers' hccl_tools.py runs it), "bash: hccn_tool: command not found", "bash: line 1:
+# npu-smi: command not found".
+_TOOL_NOT_FOUND_RE = re.compile(
+    r"^\s*(?:\S*sh: (?:line )?(?:\d+: )?)(?P<tool>hccn_tool|npu-smi): (?:command )?not found\s*$"
+)
+
+# DCMI's return codes (Ascend DCMI API reference, "返回码": the table of DCMI_ERR_CODE_* values,
+# www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/253RC1/re/api/api_177.html), with its
+# advice where it gives one.
+DCMI_CODES = {
+    -8001: ("DCMI_ERR_CODE_INVALID_PARAMETER", "an input parameter is wrong"),
+    -8002: ("DCMI_ERR_CODE_OPER_NOT_PERMITTED", "no permission for this call in this setting"),
+    -8003: ("DCMI_ERR_CODE_MEM_OPERATE_FAIL", "a memory operation failed: check user memory"),
+    -8004: ("DCMI_ERR_CODE_SECURE_FUN_FAIL", "a secure function failed"),
+    -8005: ("DCMI_ERR_CODE_INNER_ERR", "internal error"),
+    -8006: ("DCMI_ERR_CODE_TIME_OUT", "no answer in time: retry later"),
+    -8007: ("DCMI_ERR_CODE_INVALID_DEVICE_ID", "the device id is not valid"),
+    -8008: ("DCMI_ERR_CODE_DEVICE_NOT_EXIST", "the device does not exist or is not running"),
+    -8009: ("DCMI_ERR_CODE_IOCTL_FAIL", "an ioctl failed"),
+    -8010: ("DCMI_ERR_CODE_SEND_MSG_FAIL", "sending a message failed"),
+    -8011: ("DCMI_ERR_CODE_RECV_MSG_FAIL", "receiving a message failed"),
+    -8012: ("DCMI_ERR_CODE_NOT_REDAY", "the device is not ready yet: retry later"),
+    -8013: ("DCMI_ERR_CODE_NOT_SUPPORT_IN_CONTAINER", "this call is not supported in a container"),
+    -8015: ("DCMI_ERR_CODE_RESET_FAIL", "a reset failed"),
+    -8016: ("DCMI_ERR_CODE_ABORT_OPERATE", "a reset was cancelled"),
+    -8017: ("DCMI_ERR_CODE_IS_UPGRADING", "the device is being upgraded: retry later"),
+    -8020: (
+        "DCMI_ERR_CODE_RESOURCE_OCCUPIED",
+        "the device's resources are occupied: another container or process holds it",
+    ),
+    -8023: ("DCMI_ERR_CODE_CONFIG_INFO_NOT_EXIST", "the configuration asked for does not exist"),
+    -8255: ("DCMI_ERR_CODE_NOT_SUPPORT", "the device id or the function is not supported"),
+}
+_DCMI_INIT_RE = re.compile(
+    r"\bdcmi (?:model|module) initiali[sz]ed? failed\b.*?\bret is (?P<code>-\d+)", re.IGNORECASE
+)
+_DCMI_RET_RE = re.compile(r"\bdcmi/\w+\.go:\d+\s+(?P<what>.+?),? err: retCode: (?P<code>-\d+)")
+
+
+def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_dcmi_error`` per DCMI return code and place (npu-smi's failed start, a device
+    plugin's failed DCMI call), counting repeats."""
+    seen: dict[tuple[str, str], LogEvent] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for no, line, tagged in lines:
+        if "dcmi" not in line.lower():
+            continue
+        m = _DCMI_INIT_RE.search(line)
+        what = "npu-smi could not start DCMI" if m else ""
+        if m is None and (m := _DCMI_RET_RE.search(line)) is not None:
+            what = f"a DCMI call failed: {m.group('what')}"
+        if m is None:
+            continue
+        code = int(m.group("code"))
+        key = (what, m.group("code"))
+        counts[key] = counts.get(key, 0) + 1
+        if key in seen:
+            continue
+        name, meaning = DCMI_CODES.get(code, ("unknown DCMI code", "not in DCMI's code table"))
+        seen[key] = LogEvent(
+            kind="npu_dcmi_error",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            code=str(code),
+            code_name=name,
+            library="DCMI",
+            exception_type=f"{what}: {code} {name} ({meaning})"[:200],
+        )
+        report.events.append(seen[key])
+    for key, ev in seen.items():
+        if counts[key] > 1:
+            ev.exception_type = f"{ev.exception_type} ({counts[key]} reports)"
+
+
 def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``ascend_tool_failure`` per reason the tool gave (the line above its "execute
-    failed!", or none), counting its repeats (a loop over devices prints one a device)."""
+    failed!", or none), counting its repeats (a loop over devices prints one a device); one per
+    tool the shell did not find."""
     by_reason: dict[str, LogEvent] = {}
     counts: dict[str, int] = {}
+    missing: set[str] = set()
+    for no, line, tagged in lines:
+        if "not found" in line and (nf := _TOOL_NOT_FOUND_RE.match(line)):
+            if nf.group("tool") in missing:
+                continue
+            missing.add(nf.group("tool"))
+            report.events.append(
+                LogEvent(
+                    kind="ascend_tool_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    library="Ascend driver tool",
+                    exception_type=f"{nf.group('tool')} was not found: the shell has no such "
+                    "command (the driver's tools are not installed, or not on PATH)",
+                )
+            )
     for index, (no, line, tagged) in enumerate(lines):
         if "execute failed!" not in line or not _TOOL_FAILED_RE.match(line):
             continue

@@ -1,0 +1,82 @@
+"""Outputs the two-hundred-thirty-seventh held-out evaluation misread (tests/data/evidence_heldout_42,
+sources in tests/data/SOURCES.md): npu-smi's and a device plugin's DCMI return codes, a tool the
+shell did not find, glog's FATAL line among other outputs."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import load_paths
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_42"
+
+
+def _load(name: str):  # type: ignore[no-untyped-def]
+    return load_paths([HELDOUT / name])
+
+
+def test_npu_smi_whose_dcmi_did_not_start_gives_dcmis_code_and_its_meaning() -> None:
+    ev = _load(
+        "npu_smi_info_container_dcmi_init_failed_ret_8020_device_used_cann_container_image46.txt"
+    )
+    (report,) = ev.files
+    assert report.status == "read" and report.formats == ["log"]
+    (dcmi,) = ev.failures
+    assert (dcmi["kind"], dcmi["code"], dcmi["code_name"], dcmi["line"]) == (
+        "npu_dcmi_error",
+        "-8020",
+        "DCMI_ERR_CODE_RESOURCE_OCCUPIED",
+        3,
+    )
+    assert "another container or process holds it" in dcmi["exception_type"]
+    assert ev.npu_chips == []  # no table: nothing said of the chips
+    findings = builtin_findings({"evidence.failures": ev.failures}, "hccl")
+    assert "evidence-npu-dcmi-error" in findings
+
+
+def test_a_device_plugins_failed_dcmi_call_is_read_from_its_warning() -> None:
+    ev = _load(
+        "hami_ascend_device_plugin_log_dcmi_retcode_8255_vdev_activity_ascend_device_plugin66_cut.txt"
+    )
+    (dcmi,) = ev.failures
+    assert (dcmi["code"], dcmi["code_name"], dcmi["line"]) == (
+        "-8255",
+        "DCMI_ERR_CODE_NOT_SUPPORT",
+        7,
+    )
+    assert "get cur vDev's activity info failed" in dcmi["exception_type"]
+
+
+def test_glogs_fatal_line_is_the_error_of_a_file_that_also_holds_a_table_header() -> None:
+    name = "hami_ascend_device_plugin_k9s_glog_fatal_no_vnpu_config_910B4_1_then_npu_smi_header_volcano_vgpu51_cut.txt"
+    ev = _load(name)
+    (report,) = ev.files
+    assert "log" in report.formats and report.status == "partial"
+    (error,) = ev.failures
+    assert error["kind"] == "log_error" and error["line"] == 5
+    assert "can not find vnpu config for chip 910B4-1" in error["message"]
+    # the npu-smi part is its header only: said, no chip made up
+    assert ev.npu_chips == [] and any("no readable chip" in m.message for m in report.messages)
+
+
+def test_a_tool_the_shell_did_not_find_is_the_failure_before_the_traceback() -> None:
+    ev = _load("mindformers_hccl_tools_sh_hccn_tool_not_found_then_keyerror_mindspore252_cut.txt")
+    (failure,) = [f for f in ev.failures if f["kind"] == "ascend_tool_failure"]
+    assert failure["line"] == 5 and failure["exception_type"].startswith("hccn_tool was not found")
+    assert "evidence-ascend-tool-failure" in builtin_findings(
+        {"evidence.failures": ev.failures}, "hccl"
+    )
+
+
+def test_a_prompt_ends_a_commands_output_and_each_host_keeps_its_own_devices() -> None:
+    ev = _load(
+        "hccn_tool_multiline_ip_loop_two_hosts_prompts_ping_then_lossy_ping_mindie_llm_doc_cut.txt"
+    )
+    looped = sorted((p for p in ev.npu_ports if p["ipaddr"]), key=lambda p: p["device"])
+    assert [(p["host"], p["device"], p["ipaddr"]) for p in looped] == [
+        ("huawei89", n, f"10.10.100.{10 + n}") for n in range(8)
+    ]
+    pings = sorted(p["ping_loss_pct"] for p in ev.npu_ports if p["ping_loss_pct"] is not None)
+    assert pings == [0.0, 33.33]  # the lossy ping after the prompt is not device 0's first ping
+    (lossy,) = [p for p in ev.npu_ports if p["ping_loss_pct"] == 33.33]
+    assert lossy["device"] is None and lossy["line"] == 30
