@@ -422,10 +422,35 @@ def hca_port(**values: Any) -> dict[str, Any]:
     """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
     fields = (
         "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
-        "firmware active_mtu netdev netdev_up"
+        "firmware active_mtu netdev netdev_up peer"
     )
     base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
                 active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
+def dcgm_check(name: str, result: str, section: str = "Stress", **values: Any) -> dict[str, Any]:
+    """One check of a ``dcgmi diag`` table (``evidence.dcgm_diags[].checks``)."""
+    fields = "section name result gpus line details summary"
+    base = dict(section=section, name=name, result=result, gpus="All", line=20, details=[],
+                summary=f"{name} ({section}): {result} - All")  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
+def dcgm_diag(checks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
+    """A ``dcgmi diag`` table in ``evidence.dcgm_diags``, its lists derived from ``checks``."""
+    fields = (
+        "source line dcgm_version driver gpu_ids repeats checks failed warned hardware_run "
+        "hardware_skipped"
+    )
+    base = dict(
+        source="dcgmi.txt", line=3, dcgm_version="3.3.9", driver="570.172.08", gpu_ids="2bb5,2bb5",
+        repeats=1, checks=checks,
+        failed=[c for c in checks if c["result"] == "Fail"],
+        warned=[c for c in checks if c["result"] == "Warn"],
+        hardware_run=any(c["result"] != "Skip" and c["section"] != "Deployment" for c in checks),
+        hardware_skipped=[c["name"] for c in checks if c["section"] != "Deployment" and c["result"] == "Skip"],
+    )  # fmt: skip
     return _item(fields, **{**base, **values})
 
 

@@ -11,6 +11,7 @@ import re
 
 from advisor.evidence import load
 from advisor.evidence.words import may_match, required_words
+from advisor.parsers import logs
 from tests.conftest import DATA
 
 
@@ -54,6 +55,7 @@ def _detect_without_words(text: str) -> list[str]:
         for name, sig in load._SIGNATURES.items()
         if sig.search(text)
         or (name == "log" and _CANN_CODE_WITH_BOUNDARY.search(text))
+        or (name == "log" and logs.GLOG_FATAL_RE.search(text))
         or (name == "rank_table" and load.embedded_rank_table(text) is not None)
     ]
 

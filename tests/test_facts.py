@@ -89,6 +89,8 @@ BEFORE_TYPED = {
         # ibstat / ibv_devinfo / ibstatus / ibdev2netdev ports, nvidia-smi topo -p2p matrices
         ("evidence", "hca_ports"),
         ("evidence", "p2p"),
+        # dcgmi diag tables
+        ("evidence", "dcgm_diags"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

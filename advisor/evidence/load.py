@@ -30,6 +30,7 @@ from advisor.parsers import (
     ParseError,
     ParseWarning,
     busbw_factor,
+    dcgm,
     hccl_test,
     hccn_conf,
     hccn_tool,
@@ -139,10 +140,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.IBV_DEVINFO_SIGNATURE,
                 rdma.IBSTATUS_SIGNATURE,
                 rdma.IBDEV2NETDEV_SIGNATURE,
+                rdma.IBLINKINFO_SIGNATURE,
             )
         ),
         re.M,
     ),
+    "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -423,6 +426,12 @@ class EvidenceFacts:
     traffic, None where the output gives no port state)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
+    dcgm_diags: list[dict[str, Any]] = field(default_factory=list)
+    """``dcgmi diag`` tables: ``{source, line, dcgm_version, driver, gpu_ids, repeats, checks:
+    [{section, name, result, gpus, line, details, summary}], failed, warned, hardware_run,
+    hardware_skipped}`` (``failed`` / ``warned``: the checks whose result is Fail / Warn;
+    ``hardware_run``: a check after Deployment ran, not skipped; ``hardware_skipped``: the names
+    of the checks after Deployment DCGM skipped)."""
     nvlinks: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi nvlink -s`` / ``-e`` per GPU: ``{source, line, gpu, name, links: {link: GB/s
     or None}, inactive: [links nvidia-smi calls inactive], active: count, none_up (NVML: all
@@ -479,6 +488,7 @@ class EvidenceFacts:
             "npu_ports",
             "hccn_conf",
             "hca_ports",
+            "dcgm_diags",
             "p2p",
             "nvlinks",
             "gpus",
@@ -1100,7 +1110,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -1819,6 +1829,42 @@ def _p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     return []
 
 
+def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    diags, warnings = dcgm.parse(text)
+    for d in diags:
+        checks = [
+            {
+                **asdict(c),
+                "summary": f"{c.name} ({c.section}): {c.result}"
+                + (f" - {c.gpus}" if c.gpus else "")
+                + (f": {' '.join(c.details)}" if c.details else ""),
+            }
+            for c in d.checks
+        ]
+        out.dcgm_diags.append(
+            {
+                "source": source,
+                "line": d.line,
+                "dcgm_version": d.dcgm_version,
+                "driver": d.driver,
+                "gpu_ids": d.gpu_ids,
+                "repeats": d.repeats,
+                "checks": checks,
+                "failed": [c for c in checks if c["result"] == "Fail"],
+                "warned": [c for c in checks if c["result"] == "Warn"],
+                "hardware_run": any(
+                    c["result"] != "Skip" and c["section"] != "Deployment" for c in checks
+                ),
+                "hardware_skipped": [
+                    c["name"]
+                    for c in checks
+                    if c["section"] != "Deployment" and c["result"] == "Skip"
+                ],
+            }
+        )
+    return warnings
+
+
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     ports, warnings = rdma.parse(text)
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
@@ -1923,6 +1969,7 @@ _CONVERTERS = {
     "hccn_tool": _hccn,
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
+    "dcgm_diag": _dcgm,
     "nvidia_smi_p2p": _p2p,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -1,4 +1,4 @@
-"""The RDMA NICs' (HCAs') port states as ``ibstat`` and ``ibv_devinfo`` print them.
+"""The RDMA NICs' (HCAs') port states as ``ibstat``, ``ibv_devinfo`` and their kin print them.
 
 ``ibstat`` (infiniband-diags) prints a block a device, ``CA 'mlx5_0'``, with its type and
 firmware, then a block a port, ``Port 1:``, whose ``State`` is ``Active`` when the port passes
@@ -39,6 +39,22 @@ _IBDEV2NETDEV_RE = re.compile(
     r"\s+port\s+(?P<port>\d+)(?:\s+\((?P<state>[A-Z_]+)\s*\))?\s+==>\s+(?P<netdev>\S+)\s+\((?P<up>Up|Down)\)"
 )
 IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
+IBLINKINFO_SIGNATURE = r"^[ \t]*(?:0x[0-9a-fA-F]+[ \t]+)?\d+[ \t]+\d+\[[^\]\n]*\][ \t]+==\("
+"""``iblinkinfo`` (infiniband-diags): under each ``CA: NAME:`` or ``Switch: 0xGUID NAME:``, a line
+a port, ``LID PORT[ ] ==( 4X 25.78125 Gbps Active/  LinkUp)==> PEER_LID PEER_PORT[ ] "PEER"``:
+the link's width and per-lane speed, its logical and physical state, the node at its other
+end; an unconnected port reads ``==(  Down/ Polling)==>  [ ] ""``."""
+# iblinkinfo prints a lane's signalling rate as libibmad's speed strings (mad_dump_linkspeed /
+# mad_dump_linkspeedext: "2.5 Gbps" SDR ... "14.0625 Gbps" FDR, "25.78125 Gbps" EDR, then
+# "53.125 Gbps" HDR, "106.25 Gbps" NDR); ibstat's Rate is the nominal one (EDR 4X: 100, HDR 4X:
+# 200): the same figure is kept for both tools.
+_LANE_NOMINAL_GBPS = {14.0625: 14.0, 25.78125: 25.0, 53.125: 50.0, 106.25: 100.0, 212.5: 200.0}
+_IBLINK_HEAD_RE = re.compile(r"^\s*(?:CA: (?P<ca>.+?)|Switch: 0x[0-9a-fA-F]+ (?P<switch>.+?)):\s*$")
+_IBLINK_RE = re.compile(
+    r"^\s*(?:0x[0-9a-fA-F]+\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[[^\]]*\]\s+==\(\s*"
+    r"(?:(?P<width>\d+)X\s+(?P<speed>[\d.]+) Gbps\s+)?(?P<state>\w+)/\s*(?P<phys>[\w ]+?)\s*\)==>"
+    r"\s*(?:(?P<plid>\d+)\s+(?P<pport>\d+))?\s*\[[^\]]*\]\s+\"(?P<peer>[^\"]*)\""
+)
 
 ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER", "ACTIVE"})
 """The states of a port that carries traffic (ibstat's, ibv_devinfo's and ibstatus' words)."""
@@ -61,7 +77,7 @@ class HcaPort:
     line: int
     """The line of the port's block."""
     tool: str
-    """``ibstat``, ``ibv_devinfo``, ``ibstatus`` or ``ibdev2netdev``."""
+    """``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``ibdev2netdev`` or ``iblinkinfo``."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
     active: bool | None = None
@@ -77,6 +93,8 @@ class HcaPort:
     netdev_up: bool | None = None
     """``ibdev2netdev``'s ``(Up)``/``(Down)``: the interface's state, not the RDMA port's (an
     InfiniBand port's IPoIB interface may be down while the port carries NCCL's traffic)."""
+    peer: str | None = None
+    """``iblinkinfo``: the node and port at the link's other end (``"MF0;sw:MQM8700/U1" port 3``)."""
 
 
 def _state(port: HcaPort, value: str) -> None:
@@ -93,7 +111,31 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     tool = ""
     device: dict[str, str] = {}
     current: HcaPort | None = None
+    link_node: tuple[str, bool] | None = None  # iblinkinfo's node above: (name, a switch)
     for no, line, _ in numbered_lines(text):
+        if "==(" in line and (lk := _IBLINK_RE.match(line)) and link_node is not None:
+            name, switch = link_node
+            if switch and not lk.group("peer"):
+                continue  # a switch port with nothing plugged in
+            port = HcaPort(
+                ca=name,
+                port=int(lk.group("port")),
+                line=no,
+                tool="iblinkinfo",
+                physical_state=lk.group("phys"),
+                peer=f"{lk.group('peer')} port {lk.group('pport')}" if lk.group("peer") else None,
+            )
+            _state(port, lk.group("state"))
+            if lk.group("width") and lk.group("speed"):
+                lane = float(lk.group("speed"))
+                lane = _LANE_NOMINAL_GBPS.get(lane, lane)
+                port.rate_gbps = round(int(lk.group("width")) * lane, 3)
+            ports.append(port)
+            continue
+        if line.lstrip().startswith(("CA: ", "Switch: 0x")) and (hd := _IBLINK_HEAD_RE.match(line)):
+            link_node = (hd.group("ca") or hd.group("switch"), hd.group("switch") is not None)
+            ca, current = None, None
+            continue
         if d := _IBDEV2NETDEV_RE.match(line):
             port = HcaPort(
                 ca=d.group("ca"),
