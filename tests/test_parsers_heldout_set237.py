@@ -4,6 +4,8 @@ shell did not find, glog's FATAL line among other outputs."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from advisor.evidence.load import load_paths
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
@@ -80,3 +82,20 @@ def test_a_prompt_ends_a_commands_output_and_each_host_keeps_its_own_devices() -
     assert pings == [0.0, 33.33]  # the lossy ping after the prompt is not device 0's first ping
     (lossy,) = [p for p in ev.npu_ports if p["ping_loss_pct"] == 33.33]
     assert lossy["device"] is None and lossy["line"] == 30
+
+
+def test_ranks_timing_out_in_one_collective_name_no_first_rank_to_blame() -> None:
+    # ranks 0 and 1 both time out in SeqNum 196: rank 0's watchdog fired 0.19 s earlier only
+    # because it entered the all-reduce earlier; neither is the cause
+    ev = _load(
+        "npu_smi_info_8_910B1_then_torch_npu_watchdog_ranks_0_1_allreduce_seqnum_196_3600000ms_vllm_ascend382_cut.txt"
+    )
+    assert len(ev.npu_chips) == 8
+    (timeline,) = ev.timelines
+    assert timeline.all_waiting and timeline.summary.startswith("every rank's error says it waited")
+    timelines = [dataclasses.asdict(t) for t in ev.timelines]
+    findings = builtin_findings(
+        {"evidence.timelines": timelines, "evidence.failures": ev.failures}, "hccl"
+    )
+    assert "evidence-failure-order" not in findings
+    assert "evidence-watchdog-timeout" in findings

@@ -158,7 +158,9 @@ def build(
             )
             return tl
         own = [x for x in timed if x.role == "own"]
-        tl.all_waiting = not own and all(x.role == "consequence" for x in entries)
+        tl.all_waiting = (not own and all(x.role == "consequence" for x in entries)) or (
+            _one_collective_timed_out(by_rank)
+        )
         # a rank's own failure printed without a time (nccl-tests' "Test NCCL failure" beside
         # NCCL's stamped WARN lines) may have come first: the stamped ones cannot be put before it
         tl.unstamped = sorted(x.rank for x in untimed if x.role == "own")
@@ -258,6 +260,19 @@ def _shared_addresses(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]) -> dic
             if e.get("remote_ip"):
                 wanted.add(str(e["remote_ip"]))
     return {ip: sorted(r) for ip, r in sorted(owners.items()) if len(r) > 1 and ip in wanted}
+
+
+def _one_collective_timed_out(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]) -> bool:
+    """Every rank's failures are watchdog time-outs of one collective (one SeqNum, one group):
+    each waited in it for a rank that never joined, and the one that timed out first only
+    entered it first (its watchdog counts from its own start), so none is the cause."""
+    events = [e for evs in by_rank.values() for e in evs]
+    return (
+        all(e.get("kind") == "watchdog_timeout" for e in events)
+        and len({e.get("seq") for e in events}) == 1
+        and events[0].get("seq") is not None
+        and len({e.get("group") for e in events}) == 1
+    )
 
 
 def _role(events: Sequence[Mapping[str, Any]], timed_out_seq: int | None) -> tuple[str, str]:
