@@ -99,3 +99,19 @@ def test_ranks_timing_out_in_one_collective_name_no_first_rank_to_blame() -> Non
     )
     assert "evidence-failure-order" not in findings
     assert "evidence-watchdog-timeout" in findings
+
+
+def test_hccls_init_summary_names_the_failed_processs_rank_and_group() -> None:
+    ev = _load(
+        "vllm_ascend_torch_npu_ej0003_bind_failed_then_plog_listen_16666_init_failed_rank4_group_name_53_vllm_ascend4725_cut.txt"
+    )
+    (bind,) = [f for f in ev.failures if f["code"] == "EJ0003"]
+    assert (bind["ip"], bind["port"]) == ("192.2.2.195", 16666)
+    plog = [f for f in ev.failures if f["kind"] == "hccl_call_failure" and f["pid"] == 60570]
+    # line 22, the init's summary, says again what lines 15 and 24 said, and names the rank
+    # and group of both (one before it, one after)
+    assert [f["line"] for f in plog] == [15, 24]
+    assert {(f["rank"], f["rank_size"], f["group"]) for f in plog} == {(4, 8, "group_name_53")}
+    assert {f["code_name"] for f in plog} == {"HCCL_E_UNAVAIL"}
+    findings = builtin_findings({"evidence.failures": ev.failures}, "hccl")
+    assert "16666" in findings["evidence-hccl-port-bind"].message

@@ -1379,6 +1379,10 @@ _HCCL_ERRNO_CALL_RE = re.compile(
     # rankNum[8], rank[6], rootInfo identifier[...]" (a MindCluster plog sample)
     r"|\b(?P<call5>Hccl\w+) failed, return\[0x(?P<hex5>[0-9a-fA-F]+)\]"
     r"(?:, rankNum\[(?P<size5>\d+)\], rank\[(?P<rank5>\d+)\])?"
+    # its own summary line: "[InitCommRootInfo]Init failed, return[0x0000000005000007],
+    # rankNum[8], rank[4], rootInfo identifier[group_name_53], server[0.0.0.0], logicDevId[0]"
+    r"|\[(?P<call6>InitComm\w+)\]Init failed, return\[0x(?P<hex6>[0-9a-fA-F]+)\], "
+    r"rankNum\[(?P<size6>\d+)\], rank\[(?P<rank6>\d+)\](?:, rootInfo identifier\[(?P<group6>[^\]]+)\])?"
 )
 # torch_npu's C10D_HCCL_CHECK (ProcessGroupHCCL / HCCLUtils.hpp): "HCCL error in: FILE:LINE, "
 # then getHcclErrorDetailStr(result) and its DIST ERR code; a release whose detail is empty shows
@@ -1418,12 +1422,19 @@ _GROUP_END_RESULT = 5
 
 def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     reported: dict[tuple[str, int], LogEvent] = {}  # (call, result) → its first event
+    # pid → (rank, size, group) its init's summary named
+    summarised: dict[int, tuple[int | None, int | None, str | None]] = {}
     for index, (no, line, tagged) in enumerate(lines):
         op: str | None = None
+        group: str | None = None
+        summary = False
         if "not in a group call" in line and (g := _GROUP_END_RE.search(line)):
             result, call, rank, size = _GROUP_END_RESULT, g.group("call"), tagged, None
         elif (
-            ("Hccl" in line and " fail" in line) or "hcclComm" in line or "HCCL Comm" in line
+            ("Hccl" in line and " fail" in line)
+            or "hcclComm" in line
+            or "HCCL Comm" in line
+            or "]Init failed, return[" in line
         ) and (e := _HCCL_ERRNO_CALL_RE.search(line)):
             if e.group("hex4"):
                 value = int(e.group("hex4"), 16)
@@ -1440,19 +1451,39 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 if (value >> 24) & 0xFF != _HCCL_MODULE:
                     continue
                 result, call = value & 0xFFFF, e.group("call5")
+            elif e.group("hex6"):
+                value = int(e.group("hex6"), 16)
+                if (value >> 24) & 0xFF != _HCCL_MODULE:
+                    continue
+                result, call = value & 0xFFFF, e.group("call6")
             elif e.group("call8"):
                 result, call = int(e.group("code8")), f"Hccl{e.group('call8')}"
             elif e.group("call3"):
                 result, call = int(e.group("code3")), e.group("call3")
             else:
                 result, call = int(e.group("code")), e.group("call2")
-            named_rank = e.group("rank") or e.group("rank5")
+            named_rank = e.group("rank") or e.group("rank5") or e.group("rank6")
             rank = int(named_rank) if named_rank else tagged
-            named_size = e.group("size") or e.group("size5")
+            named_size = e.group("size") or e.group("size5") or e.group("size6")
+            group = e.group("group6")
+            summary = e.group("hex6") is not None
             size = int(named_size) if named_size else None
             op = op_name(e.group("op4")) if e.group("op4") else None
         else:
             call = None
+        if summary:
+            # the init's summary ("[InitCommRootInfo]Init failed, ... rank[4], rootInfo
+            # identifier[group_name_53]") says again what the process's failed calls said, and
+            # names its rank and group: given to those calls, before and after it, no event
+            if pm := _PLOG_PID_RE.match(line):
+                pid_no = int(pm.group(1))
+                summarised[pid_no] = (rank, size, group)
+                for other in reported.values():
+                    if other.pid == pid_no:
+                        other.rank = other.rank if other.rank is not None else rank
+                        other.rank_size = other.rank_size or size
+                        other.group = other.group or group
+            continue
         if call is not None:
             if (call, result) in reported:
                 # the same failure told again by the caller (HCCL's plog, then its runner)
@@ -1476,6 +1507,10 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 pid=int(pid.group(1)) if pid else None,
                 op=op,
             )
+            if ev.pid is not None and ev.pid in summarised:
+                ev.rank = ev.rank if ev.rank is not None else summarised[ev.pid][0]
+                ev.rank_size = ev.rank_size or summarised[ev.pid][1]
+                ev.group = ev.group or summarised[ev.pid][2]
             reported[(call, result)] = ev
             report.events.append(ev)
             continue
