@@ -31,6 +31,7 @@ from advisor.parsers import (
     ParseWarning,
     busbw_factor,
     dcgm,
+    faultdiag,
     hccl_test,
     hccn_conf,
     hccn_tool,
@@ -146,6 +147,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
+    "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -1074,6 +1076,14 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         untagged = "\n".join(strip_launcher_prefix(line)[0] for line in text.splitlines())
         again = detect(untagged)
         formats = [f for f in _SIGNATURES if f in formats or f in again]
+    if "faultdiag" in formats and len(formats) > 1:
+        # ascend-fd's report quotes its key logs (an hccn_tool command and its answer) inside
+        # the table: another format counts only where it stands outside the table's rows
+        outside = "\n".join(
+            "" if line.lstrip().startswith("|") else line for line in text.splitlines()
+        )
+        again = detect(outside)
+        formats = [f for f in formats if f == "faultdiag" or f in again]
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
     if "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
@@ -1110,7 +1120,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -1605,8 +1615,23 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 }
             )
             continue
+        faulty = answer.fields.get("Faulty Chip Count", [""])[0]
+        if health is None and faulty.isdigit():
+            # -t board: how many of the board's chips the driver counts as faulty
+            chips = answer.fields.get("Chip Count", ["?"])[0]
+            if int(faulty) == 0:
+                notes.append(
+                    ParseWarning(
+                        line=answer.line,
+                        message=f"npu-smi info -t board of NPU {answer.npu}: 0 of {chips} "
+                        "chip(s) faulty",
+                        skipped=False,
+                    )
+                )
+                continue
+            health = f"{faulty} of {chips} chip(s) faulty"
         if health is None:
-            # usage, board, memory ... figures: nothing in them is judged
+            # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
             notes.append(
@@ -1829,6 +1854,43 @@ def _p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     return []
 
 
+def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    notes: list[ParseWarning] = []
+    for report in faultdiag.parse(text):
+        if not report.faults:
+            notes.append(
+                ParseWarning(
+                    line=report.line,
+                    message="ascend-fd diag: no suspected fault in the report",
+                    skipped=False,
+                )
+            )
+        for fault in report.faults:
+            what = " — ".join(t for t in (fault.text("name"), fault.text("description")) if t)
+            devices = fault.text("devices")
+            out.failures.append(
+                {
+                    "source": source,
+                    **to_plain(
+                        logs.LogEvent(
+                            kind="faultdiag_fault",
+                            line=fault.line,
+                            message=f"{fault.code}: {what} ({devices})"[:300],
+                            code=fault.code,
+                            library="MindCluster ascend-fd",
+                            exception_type=f"{fault.code} {what} on {devices}"[:200]
+                            + (
+                                f"; key log: {fault.text('key_log')}"[:200]
+                                if fault.values.get("key_log")
+                                else ""
+                            ),
+                        )
+                    ),
+                }
+            )
+    return notes
+
+
 def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     diags, warnings = dcgm.parse(text)
     for d in diags:
@@ -1970,6 +2032,7 @@ _CONVERTERS = {
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
     "dcgm_diag": _dcgm,
+    "faultdiag": _faultdiag,
     "nvidia_smi_p2p": _p2p,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -596,10 +596,20 @@ class Bundle:
 
 # ``-inet6`` queries (IPv6 addresses) print the same forms as the IPv4 ones.
 _COMMAND_RE = re.compile(
-    r"hccn_tool\s+(?:-i\s+(?P<dev>\d+)\s+-(?P<query>\w+)(?:\s+-inet6)?\s+-g\b"
-    # Ascend 950's HCCN Tool puts the mode first: "hccn_tool -g -ub_connect -i 0"
-    r"|-g\s+-(?P<query950>\w+)\s+-i\s+(?P<dev950>\d+)\b)"
+    # a document's placeholder for the device ("hccn_tool -i {device_id} -net_health -g")
+    r"hccn_tool\s+(?:-i\s+(?:(?P<dev>\d+)|(?P<ph>\{[\w-]+\}|<[\w-]+>))\s+-(?P<query>\w+)"
+    r"(?:\s+-inet6)?\s+-g\b"
+    # Ascend 950's HCCN Tool puts the mode first: "hccn_tool -g -ub_connect -i 0", "hccn_tool -t
+    # -ub_ping -i 0 -src_eid ..." (-t: a test)
+    r"|-[gt]\s+-(?P<query950>\w+)\s+-i\s+(?P<dev950>\d+)\b)"
 )
+_STATE_OF = {"link": "link", "net_health": "net_health"}
+"""The queries whose answer is one state of the port (asked twice, a change is said)."""
+_QUERY_ALIASES = {"ub_ping": "ping"}
+"""Ascend 950's queries that print another's form: -ub_ping answers as -ping does."""
+_PLACEHOLDER_BASE = -1000
+"""Devices a placeholder names are numbered below this while the file is read (each
+placeholder its own port), and have no device in the result."""
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
     "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status", "gateway",
@@ -757,6 +767,7 @@ def _one_line_loops(text: str) -> str:
 
 def _sections(text: str) -> list[_Section]:
     sections: list[_Section] = []
+    placeholders: dict[str, int] = {}
     current: _Section | None = None
     loop: _Loop | None = None
     for no, line, _ in numbered_lines(text):
@@ -779,7 +790,14 @@ def _sections(text: str) -> list[_Section]:
         if m and not s.startswith(("for ", "#")):
             loop = None
             query = m.group("query") or m.group("query950")
-            current = (int(m.group("dev") or m.group("dev950")), query, no, [])
+            query = _QUERY_ALIASES.get(query, query)
+            if m.group("ph"):
+                device = _PLACEHOLDER_BASE - placeholders.setdefault(
+                    m.group("ph"), len(placeholders)
+                )
+            else:
+                device = int(m.group("dev") or m.group("dev950"))
+            current = (device, query, no, [])
             sections.append(current)
             # a copy that lost the newline after the command keeps its output on the same line
             # ("... hccn_tool -i 0 -ip -g ipaddr:10.250.45.69 netmask:255.255.255.0"); arguments
@@ -925,6 +943,7 @@ def parse_bundle(text: str) -> Bundle:
             continue
         if query not in _QUERIES or not chunk.strip():
             continue
+        before = getattr(port, _STATE_OF.get(query, ""), None)
         try:
             for offset in _apply(port, query, chunk):
                 warnings.append(
@@ -957,6 +976,18 @@ def parse_bundle(text: str) -> Bundle:
                 )
         except ParseError as e:
             warnings.append(ParseWarning(line=no, message=f"hccn_tool -{query}: {e.message}"))
+        after = getattr(port, _STATE_OF.get(query, ""), None)
+        if before is not None and after is not None and after != before:
+            # the same port asked again (a document's fault drill, a check before and after a
+            # fix): the later answer stands, the change is said
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"hccn_tool -{query}: the port answered {before} before and {after} "
+                    "here: the later answer is kept",
+                    skipped=False,
+                )
+            )
     found = [p for p in ports if _has_data(p)]
     if not found and warnings:
         # outputs were there, none could be read: say why, where
@@ -967,7 +998,11 @@ def parse_bundle(text: str) -> Bundle:
             "link_stat, pfc, lldp, roce_test, status, gateway)"
         )
     warnings += _elisions(text, sections)
-    return Bundle(ports=_merge_bare(found), warnings=warnings)
+    merged = _merge_bare(found)
+    for port in merged:
+        if port.device is not None and port.device <= _PLACEHOLDER_BASE:
+            port.device = None  # a document's placeholder: no device of a machine
+    return Bundle(ports=merged, warnings=warnings)
 
 
 _SELF_LABEL_RE = re.compile(

@@ -27,6 +27,9 @@ Recognised events (``LogEvent.kind``):
   failed!`` (``exception_type``: how many times, and the reason it printed above, such as
   ``Device ID is out of the valid range.``), or that the shell did not find (``/bin/sh: 1:
   hccn_tool: not found``);
+- ``faultdiag_fault``: a suspected root-cause fault MindCluster's ``ascend-fd diag`` report names
+  (``code`` its status code, ``exception_type`` its name, devices and key log; read by
+  ``parsers.faultdiag``);
 - ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
   plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
   plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
@@ -521,8 +524,8 @@ class LogEvent:
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
-    gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error or
-    nvshmem_error."""
+    gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
+    faultdiag_fault or nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""

@@ -573,6 +573,10 @@ _QUERY_KEYS = (
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
 _ANSWER_HEADS = ("Health Status", "NPU ID", "Fault Event Count")
 """Keys an answer prints once, first: seen again, they start the next answer."""
+_BLOCK_HEADS = ("Chip ID", "Health")
+"""Keys a chip's block of one NPU's answer prints once (Atlas 200I A2's ``-t health``: ``Chip
+ID : 0`` / ``Health : OK``, then the MCU's ``Health : OK`` / ``Chip Name : MCU``): seen again,
+the next chip's block starts."""
 QUERY_SIGNATURE = r"^[ \t]*(?:" + "|".join(map(re.escape, _QUERY_KEYS)) + r")[ \t]{2,}:[ \t]*\S"
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
@@ -633,6 +637,11 @@ def parse_query(text: str) -> list[NpuQuery]:
             # a loop's next answer printed without its command line (blank lines alone do not
             # part answers: one answer has blank lines of its own)
             current, asked = None, None
+        elif current is not None and key in _BLOCK_HEADS and key in current.fields:
+            # -t health of an NPU with several chips: a block a chip (the MCU's last, named by
+            # its "Chip Name"), each its own answer of the same NPU
+            current = NpuQuery(type=current.type, npu=current.npu, chip=None, line=no)
+            answers.append(current)
         if current is None:
             kind, npu, chip = asked or ("", None, None)
             current = NpuQuery(type=kind, npu=npu, chip=chip, line=no)
