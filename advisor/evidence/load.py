@@ -1777,6 +1777,16 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         out.gpus.append(
             {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
         )
+    if (at := text.find("| MIG devices:")) >= 0:
+        # the MIG instances' table (each instance's memory, SMs and ECC): not read, said so
+        return [
+            *parsed.warnings,
+            ParseWarning(
+                line=text.count("\n", 0, at) + 1,
+                message="nvidia-smi: the 'MIG devices' table is not read (each MIG instance's "
+                "memory, SMs and ECC); the GPUs' own rows are",
+            ),
+        ]
     return parsed.warnings
 
 

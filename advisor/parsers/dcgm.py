@@ -16,11 +16,17 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-SIGNATURE = r"^\|\s*Diagnostic\s*\|\s*Result\s*\|"
-"""The table's header row."""
+SIGNATURE = (
+    r"^\|\s*Diagnostic\s*\|\s*Result\s*\|"
+    r"|^[+|]-+\s+(?:Deployment|Integration|Hardware|Stress)\s+-+\+-+[+|]\s*$"
+)
+"""The table's header row, or one of its section rows (a copy that kept the middle only)."""
+_HEADER_RE = re.compile(r"^\|\s*Diagnostic\s*\|\s*Result\s*\|")
 
 _SECTION_RE = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
-_ROW_RE = re.compile(r"^\|\s*(?P<name>[^|]*?)\s*\|\s*(?P<value>[^|]*?)\s*\|\s*$")
+_ROW_RE = re.compile(r"^\|\s*(?P<name>[^|]*?)\s*\|\s?(?P<value>[^|]*?)\s*\|\s*$")
+_MESSAGE_ROWS = ("Info", "Warning", "Error")
+"""Rows DCGM prints under a check: what it found, its message wrapped over the rows below."""
 _RESULT_RE = re.compile(r"^(?P<result>Pass|Fail|Warn|Skip)(?:\s*-\s*(?P<gpus>.+))?$", re.I)
 _METADATA = {
     "DCGM Version": "dcgm_version",
@@ -61,24 +67,39 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     diag = Diag(line=start)
     section = ""
     current: DiagCheck | None = None
+    name = ""
+    # DCGM wraps a message at the cell's width, inside words too: a row as wide as the widest
+    # goes on without a space
+    cells = [r.group("value") for _, line in rows if (r := _ROW_RE.match(line))]
+    width = max((len(c) for c in cells), default=0)
+    wrapped = False
     for no, line in rows:
         if m := _SECTION_RE.match(line):
-            section, current = m.group("name").strip(), None
+            section, current, name = m.group("name").strip(), None, ""
             continue
         if (row := _ROW_RE.match(line)) is None:
             continue
-        name, value = row.group("name"), row.group("value")
-        if name == "Diagnostic" and value == "Result":
+        cell, value = row.group("name"), row.group("value")
+        if cell == "Diagnostic" and value == "Result":
             continue
-        if section == "Metadata" or name in _METADATA:
-            if name in _METADATA:
-                setattr(diag, _METADATA[name], value)
+        if section == "Metadata" or cell in _METADATA:
+            if cell in _METADATA:
+                setattr(diag, _METADATA[cell], value)
             continue
-        if not name:
+        if cell in _MESSAGE_ROWS or (not cell and not _RESULT_RE.match(value)):
+            # a message under the check (its first row names its kind), or the message's next row
             if current is not None and value:
-                current.details.append(value)
+                if cell:
+                    current.details.append(f"{cell}: {value}")
+                elif current.details:
+                    glue = "" if wrapped else " "
+                    current.details[-1] += glue + value
+                else:
+                    current.details.append(value)
+            wrapped = len(value) >= width
             continue
-        if r := _RESULT_RE.match(value):
+        name = cell or name  # "| | Fail - GPU: 0 |": the same check's result for other GPUs
+        if (r := _RESULT_RE.match(value)) and name:
             current = DiagCheck(
                 section=section,
                 name=name,
@@ -87,17 +108,28 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
                 line=no,
             )
             diag.checks.append(current)
+            wrapped = False
     return diag
 
 
 def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
     """Each diagnostic table of ``text``; one printed again unchanged counts as a repeat."""
     lines = numbered_lines(text)
-    starts = [i for i, (_, line, _) in enumerate(lines) if re.match(SIGNATURE, line.strip())]
-    if not starts:
-        raise ParseError("no dcgmi diag table ('| Diagnostic | Result |')")
+    starts = [i for i, (_, line, _) in enumerate(lines) if _HEADER_RE.match(line.strip())]
     diags: list[Diag] = []
     warnings: list[ParseWarning] = []
+    if not starts:
+        if not any(re.match(SIGNATURE, line.strip()) for _, line, _ in lines):
+            raise ParseError("no dcgmi diag table ('| Diagnostic | Result |')")
+        # the middle of a table: its checks, without its header and metadata
+        starts = [0]
+        warnings.append(
+            ParseWarning(
+                line=1,
+                message="dcgmi diag: the table's header and metadata are not in the file (its "
+                "middle only): DCGM's version, the driver and the GPUs run on are unknown",
+            )
+        )
     for k, i in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         body = [(no, line.strip()) for no, line, _ in lines[i:end]]
