@@ -434,8 +434,13 @@ def test_dotted_x_placeholders_are_a_templates() -> None:
 
 
 def test_a_healthy_torch_npu_log_with_its_process_group_warnings_is_read() -> None:
+    # a healthy run: no failure, but its process groups' warning that the watchdog (90 s) ends
+    # a hang before HCCL's execution time-out (1836 s) can report it, once for every process
     ev = _load("ced_hccl8_torch_npu_allreduce_smoke_8ranks_ok_exit0.log")
-    assert ev.files[0].status == "read" and ev.failures == []
+    assert ev.files[0].status == "read"
+    (warning,) = ev.failures
+    assert (warning["kind"], warning["timeout_ms"]) == ("pg_timeout_warning", 90000)
+    assert warning["exception_type"].startswith("watchdog 90 s, HCCL execution 1836 s (")
 
 
 def test_pythons_fault_handler_is_the_runs_end() -> None:

@@ -222,6 +222,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|The server socket has failed to (?:bind to|listen on) \S+ \(errno: \d+"
         r"|failed to listen on any local network address\.\s*(?:port: \d+,?\s+)?useIpv6: "
         r"|TCP client failed to connect/validate to host \S+:\d+ - (?:retrying|timed out) \(try="
+        r"|\] The server socket on \[[^\]\n]+\]:\d+ has timed out, will retry"
+        # torch_npu's warning that its watchdog ends a hang before HCCL reports it
+        r"|HCCL execution timeout \d+ms is bigger than watchdog timeout \d+ms"
+        r"|is less than or equal to HCCL execution timeout \d+ms"
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
         r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"

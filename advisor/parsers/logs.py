@@ -30,6 +30,9 @@ Recognised events (``LogEvent.kind``):
 - ``faultdiag_fault``: a suspected root-cause fault MindCluster's ``ascend-fd diag`` report names
   (``code`` its status code, ``exception_type`` its name, devices and key log; read by
   ``parsers.faultdiag``);
+- ``pg_timeout_warning``: torch_npu's warning that its process group's watchdog time-out is not
+  above HCCL's execution time-out (``timeout_ms`` the watchdog's; ``exception_type`` both): a
+  hang is ended by the watchdog before HCCL reports it, "the plog may not be recorded";
 - ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
   plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
   plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
@@ -525,7 +528,7 @@ class LogEvent:
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
-    faultdiag_fault or nvshmem_error."""
+    faultdiag_fault, pg_timeout_warning or nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -798,6 +801,7 @@ def parse(text: str) -> LogReport:
     _nvrm_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
+    _pg_timeout_warnings(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
@@ -2595,6 +2599,12 @@ _STORE_CONNECT_RE = re.compile(
 # it will try again, "TCP client failed to connect/validate to host 127.0.0.1:48315 - retrying
 # (try=0, timeout=600000ms, delay=33924ms): <the socket's error>", an error when its time is up,
 # "... - timed out (try=1, timeout=600000ms): <the socket's error>".
+# torch's client, retrying its connect to the store: "[c10d] The server socket on
+# [::ffff:198.18.0.1]:43195 has timed out, will retry." (the address as the socket prints it; an
+# IPv4 one mapped into IPv6 is given as its IPv4)
+_SERVER_RETRY_RE = re.compile(
+    r"The server socket on \[(?:::ffff:)?(?P<host>[^\]]+)\]:(?P<port>\d+) has timed out, will retry"
+)
 _TCP_CLIENT_RE = re.compile(
     r"TCP client failed to connect/validate to host (?P<host>\S+?):(?P<port>\d+) - "
     r"(?P<how>retrying|timed out) \(try=(?P<try>\d+), timeout=(?P<ms>\d+)ms[^)]*\)(?:: (?P<why>.+?))?\s*$"
@@ -2750,6 +2760,28 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                         exception_type="store operation",
                     )
                 )
+            continue
+        if "will retry" in line and (sr := _SERVER_RETRY_RE.search(line)):
+            # the client's attempt to reach the store timed out and is tried again: "The server
+            # socket on [::ffff:198.18.0.1]:43195 has timed out, will retry." (torch socket.cpp)
+            host, store_port = sr.group("host"), int(sr.group("port"))
+            attempt = (host, store_port, "server socket timed out")
+            if attempt in tried:
+                continue
+            tried.add(attempt)
+            ev = LogEvent(
+                kind="store_connect_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                port=store_port,
+                exception_type="the store's socket did not answer in time (retried)",
+            )
+            if _IPV4_RE.fullmatch(host) or ":" in host:
+                ev.remote_ip = host
+            else:
+                ev.host = host
+            report.events.append(ev)
             continue
         if "TCP client failed" in line and (tc := _TCP_CLIENT_RE.search(line)):
             host, store_port = tc.group("host").strip("[]"), int(tc.group("port"))
@@ -6042,6 +6074,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
 # driver library's "call drvMngGetConsoleLogLevel failed , g_conLogLevel = 3".
 _TOOL_FAILED_RE = re.compile(r"^\s*(?:Cmd|Command) execute failed!\s*$")
 _TOOL_BANNER_RE = re.compile(r"^\s*call drvMngGetConsoleLogLevel failed\b")
+_VARIABLE_PRINT_RE = re.compile(r"^[a-z]+(?:_[a-z]+)*\s*:\s*\S")
 
 
 # The shell's answer for a tool it did not find: "/bin/sh: 1: hccn_tool: not found" (dash, as
@@ -6082,6 +6115,46 @@ _DCMI_INIT_RE = re.compile(
     r"\bdcmi (?:model|module) initiali[sz]ed? failed\b.*?\bret is (?P<code>-\d+)", re.IGNORECASE
 )
 _DCMI_RET_RE = re.compile(r"\bdcmi/\w+\.go:\d+\s+(?P<what>.+?),? err: retCode: (?P<code>-\d+)")
+
+
+# torch_npu's ProcessGroupHCCL, at init, when its watchdog would end a hung collective before
+# HCCL's own execution time-out reports it: "The watchdog timeout 90000ms(which is set by
+# init_process_group) is less than or equal to HCCL execution timeout 1836000ms! The plog may
+# not be recorded." and a later release's "The HCCL execution timeout 1800000ms is bigger than
+# watchdog timeout 300000ms which is set by init_process_group! ..."
+_PG_TIMEOUT_WARNING_RE = re.compile(
+    r"The watchdog timeout (?P<wd>\d+)ms\s*\(which is set by init_process_group\) is less than "
+    r"or equal to HCCL execution timeout (?P<ex>\d+)ms"
+    r"|The HCCL execution timeout (?P<ex2>\d+)ms is bigger than watchdog timeout (?P<wd2>\d+)ms"
+)
+
+
+def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``pg_timeout_warning`` per pair of time-outs, counting the processes that warned."""
+    seen: dict[tuple[int, int], LogEvent] = {}
+    counts: dict[tuple[int, int], int] = {}
+    for no, line, tagged in lines:
+        if "execution timeout" not in line or not (m := _PG_TIMEOUT_WARNING_RE.search(line)):
+            continue
+        watchdog_ms = int(m.group("wd") or m.group("wd2"))
+        exec_ms = int(m.group("ex") or m.group("ex2"))
+        key = (watchdog_ms, exec_ms)
+        counts[key] = counts.get(key, 0) + 1
+        if key not in seen:
+            seen[key] = LogEvent(
+                kind="pg_timeout_warning",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                timeout_ms=watchdog_ms,
+                library="HCCL",
+            )
+            report.events.append(seen[key])
+    for (watchdog_ms, exec_ms), ev in seen.items():
+        ev.exception_type = (
+            f"watchdog {watchdog_ms // 1000} s, HCCL execution {exec_ms // 1000} s "
+            f"({counts[(watchdog_ms, exec_ms)]} process(es) warned)"
+        )
 
 
 def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -6155,6 +6228,9 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             or _TOOL_FAILED_RE.match(above)
             or above.startswith(("+ ", "$ ", "# ", ">"))
             or re.search(r"\b(?:hccn_tool|npu-smi)\s+-", above)
+            # another program's print of a variable ("device_num_list: [0, 1, ...]", as
+            # MindFormers' hccl_tools.py prints before it runs the tool)
+            or _VARIABLE_PRINT_RE.match(above)
         )
         reason = above if told else ""
         counts[reason] = counts.get(reason, 0) + 1
