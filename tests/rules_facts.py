@@ -422,7 +422,7 @@ def hca_port(**values: Any) -> dict[str, Any]:
     """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
     fields = (
         "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
-        "firmware active_mtu netdev netdev_up peer"
+        "firmware active_mtu netdev netdev_up peer could_be"
     )
     base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
                 active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip
@@ -441,12 +441,13 @@ def dcgm_diag(checks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
     """A ``dcgmi diag`` table in ``evidence.dcgm_diags``, its lists derived from ``checks``."""
     fields = (
         "source line dcgm_version driver gpu_ids repeats checks failed warned hardware_run "
-        "hardware_skipped"
+        "hardware_skipped precondition_failed"
     )
     base = dict(
         source="dcgmi.txt", line=3, dcgm_version="3.3.9", driver="570.172.08", gpu_ids="2bb5,2bb5",
         repeats=1, checks=checks,
-        failed=[c for c in checks if c["result"] == "Fail"],
+        failed=[c for c in checks if c["result"] == "Fail" and c["section"] != "Deployment"],
+        precondition_failed=[c for c in checks if c["result"] == "Fail" and c["section"] == "Deployment"],
         warned=[c for c in checks if c["result"] == "Warn"],
         hardware_run=any(c["result"] != "Skip" and c["section"] != "Deployment" for c in checks),
         hardware_skipped=[c["name"] for c in checks if c["section"] != "Deployment" and c["result"] == "Skip"],

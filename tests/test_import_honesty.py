@@ -239,3 +239,33 @@ def test_a_json_flight_dump_is_found_when_its_entries_come_late(tmp_path: Path) 
     }
     (flight,) = ev.flight
     assert flight.culprits and flight.culprits[0].pattern == "mismatch"
+
+
+@pytest.mark.parametrize(
+    ("name", "rule"),
+    [
+        (
+            "dcgmi_diag_table_middle_only_gpu_memory_pass_gpu1_fail_gpu0_cuda_busy_wrapped_warning_go_dcgm52_cut.txt",
+            "evidence-dcgm-diag-failed",
+        ),
+        (
+            "ascend_fd_diag_report_comp_network_custom_05_optical_not_present_device_0_4_mindcluster_quick_start_cut.txt",
+            "evidence-faultdiag-fault",
+        ),
+        (
+            "npu_smi_info_container_dcmi_init_failed_ret_8020_device_used_cann_container_image46.txt",
+            "evidence-npu-dcmi-error",
+        ),
+        (
+            "mindformers_hccl_tools_sh_hccn_tool_not_found_then_keyerror_mindspore252_cut.txt",
+            "evidence-ascend-tool-failure",
+        ),
+    ],
+)
+def test_a_file_imported_alone_tells_its_device_and_its_rule_judges_it(
+    tmp_path: Path, name: str, rule: str
+) -> None:
+    # the device type comes from the file itself (DCGM is NVIDIA's, DCMI and ascend-fd Ascend's):
+    # the rules for its kind apply without another file beside it
+    run = _import(tmp_path, DATA / "evidence_heldout_42" / name)
+    assert rule in {f["rule_id"] for f in _findings(run)["findings"]}

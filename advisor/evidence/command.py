@@ -39,6 +39,12 @@ def print_files(evidence: EvidenceFacts) -> None:
             console.out.print(f"      {escape(where)}: {escape(m.message)}")
 
 
+_NPU_KINDS = frozenset(
+    {"hccl_error", "hccl_plog_error", "npu_dcmi_error", "faultdiag_fault", "ascend_tool_failure"}
+)
+"""Failure kinds only an Ascend NPU's software prints."""
+
+
 def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
     """What the files say about the cluster: the device type, and a shape only when the files
     state one (a rank table, a benchmark's ranks over its hosts) and all that do agree; else
@@ -50,8 +56,10 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or evidence.rank_tables
         or any(b["tool"] == "hccl_test" for b in evidence.benchmarks)
         or any(
-            # a CANN plog's error line (HCCL's, the runtime's, the driver's) is an NPU's
-            e["kind"] in ("hccl_error", "hccl_plog_error") or e["library"] == "HCCL"
+            # a CANN plog's error line (HCCL's, the runtime's, the driver's) is an NPU's; so are
+            # the NPU management library's errors, MindCluster's fault report and the Ascend
+            # driver tools' failures
+            e["kind"] in _NPU_KINDS or e["library"] == "HCCL"
             for e in evidence.failures
         )
         or any(f.backend == "hccl" for f in evidence.flight)
@@ -61,7 +69,8 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or bool(evidence.nvlinks)
         or bool(evidence.gpus)
         or any(b["tool"] == "nccl-tests" for b in evidence.benchmarks)
-        or any(e["library"] == "NCCL" for e in evidence.failures)
+        or bool(evidence.dcgm_diags)
+        or any(e["library"] in ("NCCL", "NVIDIA driver (NVRM)") for e in evidence.failures)
         or any(f.backend == "nccl" for f in evidence.flight)
     )
     device = "npu" if npu and not cuda else "cuda" if cuda and not npu else ""

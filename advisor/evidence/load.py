@@ -186,7 +186,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
         # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
         r"|\bdcmi (?:model|module) initiali[sz]ed? failed\b|\bdcmi/\w+\.go:\d+\s.*?err: retCode: -\d+"
-        r"|^\s*\S*sh: (?:line )?(?:\d+: )?(?:hccn_tool|npu-smi): (?:command )?not found\s*$"
+        r"|^\s*(?:\S*sh: (?:line )?(?:\d+: )?|sudo: )(?:hccn_tool|npu-smi): (?:command )?not found\s*$"
+        r"|^\s*zsh: command not found: (?:hccn_tool|npu-smi)\s*$"
         r'|"\S*nv-fabricmanager\b[^"\n]*" failed! Exit code: \d+'
         r"|\bTSCH\([^)\n]*\):[^\n]*RTS_HWTS: hwts [a-z ]*exception"
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
@@ -435,7 +436,8 @@ class EvidenceFacts:
     dcgm_diags: list[dict[str, Any]] = field(default_factory=list)
     """``dcgmi diag`` tables: ``{source, line, dcgm_version, driver, gpu_ids, repeats, checks:
     [{section, name, result, gpus, line, details, summary}], failed, warned, hardware_run,
-    hardware_skipped}`` (``failed`` / ``warned``: the checks whose result is Fail / Warn;
+    hardware_skipped, precondition_failed}`` (``failed`` / ``warned``: the checks after
+    Deployment whose result is Fail, and every Warn; ``precondition_failed``: Deployment's Fails;
     ``hardware_run``: a check after Deployment ran, not skipped; ``hardware_skipped``: the names
     of the checks after Deployment DCGM skipped)."""
     nvlinks: list[dict[str, Any]] = field(default_factory=list)
@@ -523,6 +525,7 @@ def detect(text: str) -> list[str]:
     ]
 
 
+_LLDP_TOOL_RE = re.compile(r"\blldp(?:tool|ctl|cli)\b")
 _LINE_OPENS_OBJECT = re.compile(r"^[ \t]*\{", re.M)
 
 
@@ -1088,6 +1091,17 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         )
         again = detect(outside)
         formats = [f for f in formats if f == "faultdiag" or f in again]
+    if "hccn_tool" in formats and "hccn_tool" not in text and _LLDP_TOOL_RE.search(text):
+        # open-lldp's lldptool (or lldpctl) prints the LLDP TLVs in the layout hccn_tool's
+        # -lldp copies: a host NIC's neighbour, no NPU port
+        formats = [f for f in formats if f != "hccn_tool"]
+        report.messages.append(
+            Message(
+                line=0,
+                message="LLDP neighbours from lldptool/lldpctl (a host NIC's), not "
+                "hccn_tool's: not read as an NPU port",
+            )
+        )
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
     if "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
@@ -1872,10 +1886,11 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     notes: list[ParseWarning] = []
     for report in faultdiag.parse(text):
         if not report.faults:
+            found = f" (status {', '.join(report.normal)})" if report.normal else ""
             notes.append(
                 ParseWarning(
                     line=report.line,
-                    message="ascend-fd diag: no suspected fault in the report",
+                    message=f"ascend-fd diag: no fault event in the report{found}",
                     skipped=False,
                 )
             )
@@ -1891,6 +1906,7 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                             line=fault.line,
                             message=f"{fault.code}: {what} ({devices})"[:300],
                             code=fault.code,
+                            root_cause=fault.root_cause,
                             library="MindCluster ascend-fd",
                             exception_type=f"{fault.code} {what} on {devices}"[:200]
                             + (
@@ -1926,7 +1942,14 @@ def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 "gpu_ids": d.gpu_ids,
                 "repeats": d.repeats,
                 "checks": checks,
-                "failed": [c for c in checks if c["result"] == "Fail"],
+                # a Deployment check (persistence mode, the denylist, other processes on the
+                # GPU ...) is the diagnostic's own precondition, not the GPU's hardware
+                "failed": [
+                    c for c in checks if c["result"] == "Fail" and c["section"] != "Deployment"
+                ],
+                "precondition_failed": [
+                    c for c in checks if c["result"] == "Fail" and c["section"] == "Deployment"
+                ],
                 "warned": [c for c in checks if c["result"] == "Warn"],
                 "hardware_run": any(
                     c["result"] != "Skip" and c["section"] != "Deployment" for c in checks

@@ -59,6 +59,10 @@ class FailureTimeline:
     beyond_limit: bool = False
     consequences: list[int] = field(default_factory=list)
     all_waiting: bool = False
+    one_collective: bool = False
+    """Every rank's failures are watchdog time-outs of one collective (one SeqNum of one group):
+    each waited out its own time-out for a rank that never joined, so none is blamed, and the
+    watchdog's time-out, not the connect time-out, is the limit."""
     """Every rank's error says it waited for another (EI0006 on all): none failed on its own, the
     case EI0006's text describes (compare the spread with the connect time-out)."""
     behind: list[int] = field(default_factory=list)
@@ -158,9 +162,10 @@ def build(
             )
             return tl
         own = [x for x in timed if x.role == "own"]
-        tl.all_waiting = (not own and all(x.role == "consequence" for x in entries)) or (
-            _one_collective_timed_out(by_rank)
-        )
+        tl.one_collective = _one_collective_timed_out(by_rank)
+        tl.all_waiting = (
+            not own and all(x.role == "consequence" for x in entries)
+        ) or tl.one_collective
         # a rank's own failure printed without a time (nccl-tests' "Test NCCL failure" beside
         # NCCL's stamped WARN lines) may have come first: the stamped ones cannot be put before it
         tl.unstamped = sorted(x.rank for x in untimed if x.role == "own")
@@ -168,19 +173,29 @@ def build(
         if len(leaders) > 1 and not any(x.rank in roots for x in leaders):
             tl.tied = sorted(x.rank for x in leaders)
         if not tl.unstamped and not tl.tied:
-            if own:
-                own[0].role = "first"
+            if own and not tl.one_collective:
+                own[0].role = "first"  # (one collective's time-outs: the first only waited first)
             tl.first_rank = (own or timed)[0].rank
     for x in untimed:
         x.role = "unknown" if x.role == "own" else x.role
     tl.consequences = sorted(x.rank for x in entries if x.role == "consequence")
     tl.behind = sorted(x.rank for x in entries if x.role == "behind")
     tl.limit_s, tl.limit_name = _limit(failures, env or {})
+    if tl.one_collective:
+        # every rank waited out the watchdog's own time-out in one collective: that time-out,
+        # not the link set-up's, is what their spread is measured against
+        waited = [e["timeout_ms"] for e in failures if e.get("timeout_ms")]
+        tl.limit_s = max(waited) / 1000 if waited else None
+        tl.limit_name = "the watchdog's time-out"
     if tl.spread_s is not None and tl.limit_s is not None:
         tl.beyond_limit = tl.spread_s > tl.limit_s
     tl.summary = _summary(tl)
     return tl
 
+
+SAME_WAIT_S = 10.0
+"""How much earlier than the first time-out a rank's "failed or timed out" line may stand and
+still be one of the same waits (the watchdogs of one collective fire within seconds)."""
 
 POINT_TO_POINT_OPS = {"send", "recv", "coalesced"}
 """Not one collective of every rank: a send waits in its pair's recv (the two differ by design),
@@ -268,11 +283,20 @@ def _one_collective_timed_out(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]
     entered it first (its watchdog counts from its own start), so none is the cause."""
     events = [e for evs in by_rank.values() for e in evs]
     # (a rank's "Some NCCL operations have failed or timed out" at the same work, its time-out
-    # line not kept, is the same wait; a line that names no group is of the one the others name)
+    # line not kept, is the same wait when it came with the others' time-outs, not before them;
+    # a line that names no group is of the one the others name)
+    timeouts = [e for e in events if e.get("kind") == "watchdog_timeout"]
+    if not timeouts or any(
+        e.get("kind") not in ("watchdog_timeout", "watchdog_failure") for e in events
+    ):
+        return False
+    stamped = [e["time_s"] for e in timeouts if e.get("time_s") is not None]
+    for e in events:
+        if e.get("kind") == "watchdog_failure":
+            if stamped and (e.get("time_s") is None or e["time_s"] < min(stamped) - SAME_WAIT_S):
+                return False  # its own failure, before the others' time-outs: it may be the cause
     return (
-        all(e.get("kind") in ("watchdog_timeout", "watchdog_failure") for e in events)
-        and any(e.get("kind") == "watchdog_timeout" for e in events)
-        and len({e.get("seq") for e in events}) == 1
+        len({e.get("seq") for e in events}) == 1
         and events[0].get("seq") is not None
         and len({e.get("group") for e in events if e.get("group") is not None}) <= 1
     )

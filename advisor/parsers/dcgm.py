@@ -24,10 +24,16 @@ SIGNATURE = (
 _HEADER_RE = re.compile(r"^\|\s*Diagnostic\s*\|\s*Result\s*\|")
 
 _SECTION_RE = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
-_ROW_RE = re.compile(r"^\|\s*(?P<name>[^|]*?)\s*\|\s?(?P<value>[^|]*?)\s*\|\s*$")
+_ROW_RE = re.compile(r"^\|(?P<name>[^|]*)\|(?P<value>[^|]*)\|\s*$")
+"""A row's two cells, their blanks kept (taken off where they are read: a lazy pattern would try every
+split of a long run of blanks)."""
 _MESSAGE_ROWS = ("Info", "Warning", "Error")
 """Rows DCGM prints under a check: what it found, its message wrapped over the rows below."""
-_RESULT_RE = re.compile(r"^(?P<result>Pass|Fail|Warn|Skip)(?:\s*-\s*(?P<gpus>.+))?$", re.I)
+_RESULT_RE = re.compile(r"^(?P<result>Pass|Fail|Warn|Skip|Not Run)(?:\s*-\s*(?P<gpus>.+))?$", re.I)
+# DCGM 4 prints a check's result, then one row a GPU: "| | GPU1: Fail |"
+_GPU_RESULT_RE = re.compile(
+    r"^GPU\s*(?P<gpu>\d+)\s*:\s*(?P<result>Pass|Fail|Warn|Skip|Not Run)\b", re.I
+)
 _METADATA = {
     "DCGM Version": "dcgm_version",
     "Driver Version Detected": "driver",
@@ -40,7 +46,7 @@ class DiagCheck:
     section: str
     name: str
     result: str
-    """``Pass``, ``Fail``, ``Warn`` or ``Skip``."""
+    """``Pass``, ``Fail``, ``Warn`` or ``Skip`` (also DCGM 4's ``Not Run``)."""
     gpus: str | None = None
     """Which GPUs the result is of, as printed (``All``, ``GPU: 1``)."""
     line: int = 0
@@ -63,6 +69,11 @@ class Diag:
         return [c for c in self.checks if c.result == "Fail"]
 
 
+def _result(word: str) -> str:
+    """``Pass``, ``Fail``, ``Warn`` or ``Skip`` (DCGM 4's ``Not Run``: a check that did not run)."""
+    return "Skip" if word.lower() == "not run" else word.capitalize()
+
+
 def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     diag = Diag(line=start)
     section = ""
@@ -70,7 +81,7 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     name = ""
     # DCGM wraps a message at the cell's width, inside words too: a row as wide as the widest
     # goes on without a space
-    cells = [r.group("value") for _, line in rows if (r := _ROW_RE.match(line))]
+    cells = [r.group("value").strip() for _, line in rows if (r := _ROW_RE.match(line))]
     width = max((len(c) for c in cells), default=0)
     wrapped = False
     for no, line in rows:
@@ -79,12 +90,19 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
             continue
         if (row := _ROW_RE.match(line)) is None:
             continue
-        cell, value = row.group("name"), row.group("value")
+        cell, value = row.group("name").strip(), row.group("value").strip()
         if cell == "Diagnostic" and value == "Result":
             continue
         if section == "Metadata" or cell in _METADATA:
             if cell in _METADATA:
                 setattr(diag, _METADATA[cell], value)
+            continue
+        if not cell and current is not None and (g := _GPU_RESULT_RE.match(value)):
+            # a GPU's own result under the check's: the GPUs that share a failing or warning
+            # result are the check's
+            if _result(g.group("result")) == current.result and current.result in ("Fail", "Warn"):
+                gpu = g.group("gpu")
+                current.gpus = f"{current.gpus}, {gpu}" if current.gpus else f"GPU: {gpu}"
             continue
         if cell in _MESSAGE_ROWS or (not cell and not _RESULT_RE.match(value)):
             # a message under the check (its first row names its kind), or the message's next row
@@ -103,7 +121,7 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
             current = DiagCheck(
                 section=section,
                 name=name,
-                result=r.group("result").capitalize(),
+                result=_result(r.group("result")),
                 gpus=r.group("gpus"),
                 line=no,
             )

@@ -1,12 +1,14 @@
-"""MindCluster's fault diagnosis report (``ascend-fd diag``): its suspected faults.
+"""MindCluster's fault diagnosis report (``ascend-fd diag`` / ``single-diag``): its fault events.
 
-``ascend-fd diag`` prints an "Ascend-fd Fault-Diag Report" table of three columns: a section
-(版本信息 the versions, 根因节点分析 the root-cause node, 故障事件分析 the fault events, then one
-疑似根因故障 "suspected root-cause fault" block a fault), a key and its value; a value that goes on
-has an empty section and key. A fault's block gives its status code (状态码, MindCluster's own
-fault code such as ``Comp_Network_Custom_05``), the devices it was found on (故障设备), its name
-and description, the advice, the key log lines and the propagation chain. The English labels its
-documentation shows (Status Code, Fault Device ...) are read too.
+ascend-fd prints an "Ascend-fd Fault-Diag Report" table of three columns: a section (版本信息 the
+versions, 根因节点分析 the root-cause node, 故障事件分析 the fault events, 设备资源分析 and 网络拥塞分析
+when those analyses ran), a key and its value; a value that goes on has an empty section and key.
+Each fault event's block starts with its status code (状态码, MindCluster's fault code such as
+``Comp_Network_Custom_05``), then the devices it was found on (故障设备), its name and description,
+the advice, the key log lines and the propagation chain. A cluster diagnosis labels its first
+event 疑似根因故障, the suspected root cause; a single-server diagnosis labels none. A status code
+of ascend-fd's normal list (``NORMAL_OR_UNSUPPORTED``) says nothing was found. The English
+labels (``Status Code``, ``Faulty Device(s)``, ``Key Info`` ...) are read as the Chinese ones.
 """
 
 from __future__ import annotations
@@ -18,32 +20,44 @@ from advisor.parsers import ParseError, numbered_lines
 
 SIGNATURE = r"^\W{0,4}\|\s*Ascend-fd Fault-Diag Report\s*\|"
 
-# each label as ascend-fd prints it, and as its English documentation writes it
-_FAULT_SECTION = ("疑似根因故障", "Suspected Fault", "Suspected Root Cause Fault")
+# each label as ascend-fd prints it (MindCluster ascend-faultdiag's label_zh / label_en), and as
+# its English documentation wrote some of them
+_SUSPECTED = ("疑似根因故障", "Suspected Root Cause Fault", "Suspected Fault")
 _ROOT_SECTION = ("根因节点分析", "Root Cause Node Analysis")
-_VERSION_SECTION = ("版本信息", "Version Information")
+_VERSION_SECTION = ("版本信息", "Version Info", "Version Information")
+_HEADING_TYPES = ("类型", "Type")
 _KEYS = {
     "状态码": "code",
     "Status Code": "code",
     "故障分类": "category",
     "Fault Category": "category",
     "故障设备": "devices",
+    "Faulty Device(s)": "devices",
     "Fault Device": "devices",
     "故障名称": "name",
     "Fault Name": "name",
     "故障描述": "description",
     "Fault Description": "description",
+    "结果描述": "description",
+    "Symptom Description": "description",
     "建议方案": "advice",
+    "Handling Suggestion": "advice",
     "Suggestion": "advice",
     "关键日志": "key_log",
+    "Key Info": "key_log",
     "Key Log": "key_log",
     "关键传播链": "chain",
+    "Fault Propagation Chain": "chain",
     "Key Propagation Chain": "chain",
     "根因节点": "root_nodes",
+    "Root Cause Node(s)": "root_nodes",
     "Root Cause Node": "root_nodes",
     "现象描述": "symptom",
     "Symptom": "symptom",
 }
+# ascend-fd's status codes for "nothing found" (its NORMAL_CODE_LIST: NORMAL_OR_UNSUPPORTED of the
+# fault-event analysis, the device-resource and network analyses' normal codes)
+_NORMAL_CODE_RE = re.compile(r"(?:^|_)NORMAL(?:_|$)")
 _ROW_RE = re.compile(r"^\|(?P<a>[^|]*)\|(?P<b>[^|]*)\|(?P<c>.*?)\|?\s*$")
 
 
@@ -51,6 +65,9 @@ _ROW_RE = re.compile(r"^\|(?P<a>[^|]*)\|(?P<b>[^|]*)\|(?P<c>.*?)\|?\s*$")
 class Fault:
     line: int
     code: str = ""
+    root_cause: bool = False
+    """Under ascend-fd's 疑似根因故障 (suspected root-cause fault) label: the first event of a
+    cluster diagnosis; the events after it, and a single-server diagnosis's, carry none."""
     values: dict[str, list[str]] = field(default_factory=dict)
 
     def text(self, key: str) -> str:
@@ -64,6 +81,8 @@ class Report:
     root_nodes: str = ""
     symptom: str = ""
     faults: list[Fault] = field(default_factory=list)
+    normal: list[str] = field(default_factory=list)
+    """The status codes that say nothing was found (``NORMAL_OR_UNSUPPORTED``)."""
 
 
 def parse(text: str) -> list[Report]:
@@ -84,14 +103,14 @@ def parse(text: str) -> list[Report]:
             continue
         a, b, c = (row.group(g).strip() for g in "abc")
         if a:
-            section, key = a, ""
-            fault = None
-            if section not in _FAULT_SECTION:
+            section, key, fault = a, "", None
+            if b in _HEADING_TYPES:
                 continue  # a section's heading row: "| 根因节点分析 | 类型 | 描述 |"
         if b:
             key = b
-        if section in _VERSION_SECTION and b:
-            report.versions[b] = c
+        if section in _VERSION_SECTION:
+            if b:
+                report.versions[b] = c
             continue
         name = _KEYS.get(key, "")
         if section in _ROOT_SECTION:
@@ -100,13 +119,17 @@ def parse(text: str) -> list[Report]:
             elif name == "symptom":
                 report.symptom = f"{report.symptom} {c}".strip()
             continue
-        if section not in _FAULT_SECTION or not name:
-            continue
         if name == "code" and b:
-            fault = Fault(line=no, code=c)
+            # a fault event starts: under the suspected-root-cause label (a cluster diagnosis's
+            # first), or in its analysis section with an empty first cell
+            if _NORMAL_CODE_RE.search(c):
+                report.normal.append(c)
+                fault = None
+                continue
+            fault = Fault(line=no, code=c, root_cause=a in _SUSPECTED)
             report.faults.append(fault)
             continue
-        if fault is not None and c:
+        if fault is not None and name and c:
             fault.values.setdefault(name, []).append(c)
     if not reports:
         raise ParseError("no 'Ascend-fd Fault-Diag Report' table")

@@ -253,9 +253,12 @@ def optical_alarms(optical: dict[str, str]) -> list[str]:
 def optical_unjudged(optical: dict[str, str]) -> list[str]:
     """Power readings ``optical_alarms`` could not judge though the output gave thresholds: no
     number and unit read (mW, dBm), or thresholds only in another unit. A module printing no
-    thresholds at all is read as it is (older outputs have none)."""
+    thresholds at all is read as it is (older outputs have none); a lane the tool prints ``NA``
+    (a DR4 module's unused lanes 2 and 3) is one it does not report."""
     out = []
     for key, value, direction, power in _optical_powers(optical):
+        if value.strip().lower() in ("na", "n/a", "not supported", "-"):
+            continue
         bounds = [
             b
             for b in (_threshold(optical, d, x) for d in ("tx", "rx") for x in ("low", "high"))
@@ -597,7 +600,9 @@ class Bundle:
 # ``-inet6`` queries (IPv6 addresses) print the same forms as the IPv4 ones.
 _COMMAND_RE = re.compile(
     # a document's placeholder for the device ("hccn_tool -i {device_id} -net_health -g")
-    r"hccn_tool\s+(?:-i\s+(?:(?P<dev>\d+)|(?P<ph>\{[\w-]+\}|<[\w-]+>))\s+-(?P<query>\w+)"
+    # ("-i ${device_id}" as Ascend's guides write it: a name with an underscore, not a loop's "$i")
+    r"hccn_tool\s+(?:-i\s+(?:(?P<dev>\d+)|(?P<ph>\{[\w-]+\}|<[\w-]+>|&lt;[\w-]+&gt;"
+    r"|\$\{[A-Za-z]\w*_\w+\}))\s+-(?P<query>\w+)"
     r"(?:\s+-inet6)?\s+-g\b"
     # Ascend 950's HCCN Tool puts the mode first: "hccn_tool -g -ub_connect -i 0", "hccn_tool -t
     # -ub_ping -i 0 -src_eid ..." (-t: a test)
@@ -717,7 +722,9 @@ def _loop(line: str, no: int) -> _Loop | None:
 
 
 _PROMPT_RE = re.compile(
-    r"^(?:\([\w.-]+\)\s+)?\S*?[\w.-]+@[\w.-]+[^\s#$]*(?:\s+[^\s#$]+)?\s*[#$](?:\s|$)"
+    # (the user name starts the line, or after a "(venv) " or "[": no backtracking over a long
+    # word before an "@")
+    r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@[\w.-]+(?::[^\s#$]*)?(?:\s+[^\s#$]+)?\s*[#$](?:\s|$)"
 )
 """A shell's prompt (``root@host:~#``, ``[root@host ~]$``), alone or before a command: the
 output of the command above it has ended."""
@@ -736,7 +743,9 @@ def _prompt_hosts(text: str) -> list[tuple[int, str]]:
 
 
 _LOOP_HEAD_RE = re.compile(
-    r"^(?P<head>(?:.*?[#$>]\s*)?for\s+\w+\s+in\s+[^;]+?)\s*(?P<do>;\s*do)?\s*$"
+    # (the items end on a non-blank: a line padded with blanks before a box border cannot make the
+    # engine try every split of the run)
+    r"^(?P<head>(?:.{0,80}?[#$>]\s*)?for\s+\w+\s+in\s+[^;\s](?:[^;]*[^;\s])?)\s*(?P<do>;\s*do)?$"
 )
 _LOOP_MAX_LINES = 8
 """The most lines a loop typed over several lines spans (for / do / a command or two / done)."""
@@ -748,8 +757,10 @@ def _one_line_loops(text: str) -> str:
     ``_loop`` reads; its other lines left blank, so every line keeps its number."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
+        if "for " not in line or "hccn_tool" in line:
+            continue
         head = _LOOP_HEAD_RE.match(line.strip())
-        if head is None or "hccn_tool" in line:
+        if head is None:
             continue
         body: list[str] = []
         for j in range(i + 1, min(len(lines), i + _LOOP_MAX_LINES)):
@@ -944,6 +955,7 @@ def parse_bundle(text: str) -> Bundle:
         if query not in _QUERIES or not chunk.strip():
             continue
         before = getattr(port, _STATE_OF.get(query, ""), None)
+        pinged_before = query == "ping" and port.ping_loss_pct is not None
         try:
             for offset in _apply(port, query, chunk):
                 warnings.append(
@@ -963,6 +975,7 @@ def parse_bundle(text: str) -> Bundle:
                         line=no,
                         message="hccn_tool -optical: power not judged against the module's "
                         f"thresholds (no number, or thresholds in another unit): {', '.join(unjudged)}",
+                        skipped=False,
                     )
                 )
             if query == "tls" and port.tls_certs and port.tls_certs[-1]["end_time"] is None:
@@ -977,6 +990,15 @@ def parse_bundle(text: str) -> Bundle:
         except ParseError as e:
             warnings.append(ParseWarning(line=no, message=f"hccn_tool -{query}: {e.message}"))
         after = getattr(port, _STATE_OF.get(query, ""), None)
+        if pinged_before:
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"hccn_tool -ping: the port was pinged more than once: the worst loss "
+                    f"of its pings is kept ({port.ping_loss_pct} %)",
+                    skipped=False,
+                )
+            )
         if before is not None and after is not None and after != before:
             # the same port asked again (a document's fault drill, a check before and after a
             # fix): the later answer stands, the change is said
@@ -1137,8 +1159,11 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
             port.device = tls.device
     elif query == "ping":
         ping = parse_ping(chunk)
-        port.ping_loss_pct = 100.0 if ping.loss_pct is None and ping.timeouts else ping.loss_pct
-        port.ping_target = ping.target
+        loss = 100.0 if ping.loss_pct is None and ping.timeouts else ping.loss_pct
+        # one NPU pinged more than once (several targets, or Ascend 950's UB ping from several
+        # source addresses): the worst loss stands
+        if port.ping_loss_pct is None or (loss is not None and loss > port.ping_loss_pct):
+            port.ping_loss_pct, port.ping_target = loss, ping.target
     elif query == "optical":
         port.optical = parse_optical(chunk)
         port.optical_alarms = optical_alarms(port.optical)

@@ -6081,7 +6081,9 @@ _VARIABLE_PRINT_RE = re.compile(r"^[a-z]+(?:_[a-z]+)*\s*:\s*\S")
 # MindFormers' hccl_tools.py runs it), "bash: hccn_tool: command not found", "bash: line 1:
 # npu-smi: command not found".
 _TOOL_NOT_FOUND_RE = re.compile(
-    r"^\s*(?:\S*sh: (?:line )?(?:\d+: )?)(?P<tool>hccn_tool|npu-smi): (?:command )?not found\s*$"
+    r"^\s*(?:(?:\S*sh: (?:line )?(?:\d+: )?|sudo: )(?P<tool>hccn_tool|npu-smi): (?:command )?not found"
+    # zsh names the command last
+    r"|zsh: command not found: (?P<tool2>hccn_tool|npu-smi))\s*$"
 )
 
 # DCMI's return codes (Ascend DCMI API reference, "返回码": the table of DCMI_ERR_CODE_* values,
@@ -6202,9 +6204,10 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     missing: set[str] = set()
     for no, line, tagged in lines:
         if "not found" in line and (nf := _TOOL_NOT_FOUND_RE.match(line)):
-            if nf.group("tool") in missing:
+            tool = nf.group("tool") or nf.group("tool2")
+            if tool in missing:
                 continue
-            missing.add(nf.group("tool"))
+            missing.add(tool)
             report.events.append(
                 LogEvent(
                     kind="ascend_tool_failure",
@@ -6212,7 +6215,7 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     message=line.strip()[:300],
                     rank=tagged,
                     library="Ascend driver tool",
-                    exception_type=f"{nf.group('tool')} was not found: the shell has no such "
+                    exception_type=f"{tool} was not found: the shell has no such "
                     "command (the driver's tools are not installed, or not on PATH)",
                 )
             )

@@ -51,10 +51,15 @@ end; an unconnected port reads ``==(  Down/ Polling)==>  [ ] ""``."""
 _LANE_NOMINAL_GBPS = {14.0625: 14.0, 25.78125: 25.0, 53.125: 50.0, 106.25: 100.0, 212.5: 200.0}
 _IBLINK_HEAD_RE = re.compile(r"^\s*(?:CA: (?P<ca>.+?)|Switch: 0x[0-9a-fA-F]+ (?P<switch>.+?)):\s*$")
 _IBLINK_RE = re.compile(
-    r"^\s*(?:0x[0-9a-fA-F]+\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[[^\]]*\]\s+==\(\s*"
-    r"(?:(?P<width>\d+)X\s+(?P<speed>[\d.]+) Gbps\s+)?(?P<state>\w+)/\s*(?P<phys>[\w ]+?)\s*\)==>"
-    r"\s*(?:(?P<plid>\d+)\s+(?P<pport>\d+))?\s*\[[^\]]*\]\s+\"(?P<peer>[^\"]*)\""
+    # (-l puts the node's GUID and name before each line; FDR10 names itself after the speed)
+    r"^\s*(?:0x[0-9a-fA-F]+\s+)?(?:\"(?P<node>[^\"]*)\"\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[[^\]]*\]\s+==\(\s*"
+    r"(?:(?P<width>\d+)X\s+(?P<speed>[\d.]+) Gbps\s+(?:\([^)]*\)\s+)?)?(?P<state>\w+)/\s*(?P<phys>[\w ]+?)\s*\)==>"
+    r"\s*(?:0x[0-9a-fA-F]+\s+)?(?:(?P<plid>\d+)\s+(?P<pport>\d+))?\s*\[[^\]]*\]\s+\"(?P<peer>[^\"]*)\""
+    r"(?:\s*\((?P<note>[^)]*)\))?"
 )
+"""A link line; ``note``: iblinkinfo's remark after it, ``Could be 4X 53.125 Gbps`` where the link
+trained narrower or slower than both its ends support."""
+
 
 ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER", "ACTIVE"})
 """The states of a port that carries traffic (ibstat's, ibv_devinfo's and ibstatus' words)."""
@@ -95,6 +100,9 @@ class HcaPort:
     InfiniBand port's IPoIB interface may be down while the port carries NCCL's traffic)."""
     peer: str | None = None
     """``iblinkinfo``: the node and port at the link's other end (``"MF0;sw:MQM8700/U1" port 3``)."""
+    could_be: str | None = None
+    """``iblinkinfo``'s remark that the link trained below what both its ends support (``Could be
+    4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
 
 
 def _state(port: HcaPort, value: str) -> None:
@@ -113,8 +121,14 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     current: HcaPort | None = None
     link_node: tuple[str, bool] | None = None  # iblinkinfo's node above: (name, a switch)
     for no, line, _ in numbered_lines(text):
-        if "==(" in line and (lk := _IBLINK_RE.match(line)) and link_node is not None:
-            name, switch = link_node
+        if "==(" in line and (lk := _IBLINK_RE.match(line)) and (link_node or lk.group("node")):
+            if lk.group("node") is not None:
+                # -l: each line names its node; a switch is not told from an HCA there, so a
+                # port with nothing at its other end is left out as a switch's would be
+                name, switch = lk.group("node").strip(), True
+            else:
+                assert link_node is not None
+                name, switch = link_node
             if switch and not lk.group("peer"):
                 continue  # a switch port with nothing plugged in
             port = HcaPort(
@@ -124,6 +138,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 tool="iblinkinfo",
                 physical_state=lk.group("phys"),
                 peer=f"{lk.group('peer')} port {lk.group('pport')}" if lk.group("peer") else None,
+                could_be=(lk.group("note") or "").strip() or None,
             )
             _state(port, lk.group("state"))
             if lk.group("width") and lk.group("speed"):
