@@ -441,13 +441,14 @@ def dcgm_diag(checks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
     """A ``dcgmi diag`` table in ``evidence.dcgm_diags``, its lists derived from ``checks``."""
     fields = (
         "source line dcgm_version driver gpu_ids repeats checks failed warned hardware_run "
-        "hardware_skipped precondition_failed"
+        "hardware_skipped precondition_failed test_errors"
     )
     base = dict(
         source="dcgmi.txt", line=3, dcgm_version="3.3.9", driver="570.172.08", gpu_ids="2bb5,2bb5",
         repeats=1, checks=checks,
         failed=[c for c in checks if c["result"] == "Fail" and c["section"] != "Deployment"],
         precondition_failed=[c for c in checks if c["result"] == "Fail" and c["section"] == "Deployment"],
+        test_errors=[],
         warned=[c for c in checks if c["result"] == "Warn"],
         hardware_run=any(c["result"] != "Skip" and c["section"] != "Deployment" for c in checks),
         hardware_skipped=[c["name"] for c in checks if c["section"] != "Deployment" and c["result"] == "Skip"],

@@ -436,8 +436,9 @@ class EvidenceFacts:
     dcgm_diags: list[dict[str, Any]] = field(default_factory=list)
     """``dcgmi diag`` tables: ``{source, line, dcgm_version, driver, gpu_ids, repeats, checks:
     [{section, name, result, gpus, line, details, summary}], failed, warned, hardware_run,
-    hardware_skipped, precondition_failed}`` (``failed`` / ``warned``: the checks after
-    Deployment whose result is Fail, and every Warn; ``precondition_failed``: Deployment's Fails;
+    hardware_skipped, precondition_failed, test_errors}`` (``failed`` / ``warned``: the checks
+    after Deployment whose result is Fail, and every Warn; ``precondition_failed``: Deployment's
+    Fails; ``test_errors``: Fails whose every GPU row passed, the test's own run failing;
     ``hardware_run``: a check after Deployment ran, not skipped; ``hardware_skipped``: the names
     of the checks after Deployment DCGM skipped)."""
     nvlinks: list[dict[str, Any]] = field(default_factory=list)
@@ -1921,6 +1922,11 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+def _dcgm_own_error(check: dict[str, Any]) -> bool:
+    results = check.get("gpu_results") or {}
+    return bool(results) and all(r == "Pass" for r in results.values())
+
+
 def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     diags, warnings = dcgm.parse(text)
     for d in diags:
@@ -1945,8 +1951,15 @@ def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 # a Deployment check (persistence mode, the denylist, other processes on the
                 # GPU ...) is the diagnostic's own precondition, not the GPU's hardware
                 "failed": [
-                    c for c in checks if c["result"] == "Fail" and c["section"] != "Deployment"
+                    c
+                    for c in checks
+                    if c["result"] == "Fail"
+                    and c["section"] != "Deployment"
+                    and not _dcgm_own_error(c)
                 ],
+                # a check that failed while every GPU's own row under it passed: the test's
+                # run failed ("There was an internal error during the test"), not a GPU
+                "test_errors": [c for c in checks if c["result"] == "Fail" and _dcgm_own_error(c)],
                 "precondition_failed": [
                     c for c in checks if c["result"] == "Fail" and c["section"] == "Deployment"
                 ],

@@ -52,6 +52,8 @@ class DiagCheck:
     line: int = 0
     details: list[str] = field(default_factory=list)
     """The message rows under it (what a failed or warned check found)."""
+    gpu_results: dict[str, str] = field(default_factory=dict)
+    """DCGM 4's own row a GPU under the check: GPU index → its result."""
 
 
 @dataclass
@@ -100,8 +102,9 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
         if not cell and current is not None and (g := _GPU_RESULT_RE.match(value)):
             # a GPU's own result under the check's: the GPUs that share a failing or warning
             # result are the check's
-            if _result(g.group("result")) == current.result and current.result in ("Fail", "Warn"):
-                gpu = g.group("gpu")
+            gpu, result = g.group("gpu"), _result(g.group("result"))
+            current.gpu_results[gpu] = result
+            if result == current.result and current.result in ("Fail", "Warn"):
                 current.gpus = f"{current.gpus}, {gpu}" if current.gpus else f"GPU: {gpu}"
             continue
         if cell in _MESSAGE_ROWS or (not cell and not _RESULT_RE.match(value)):
