@@ -45,6 +45,12 @@ _NPU_KINDS = frozenset(
 """Failure kinds only an Ascend NPU's software prints."""
 
 
+def _weak_npu(e: dict[str, Any]) -> bool:
+    return e["kind"] == "npu_dcmi_error" or (
+        e["kind"] == "ascend_tool_failure" and "was not found" in (e.get("exception_type") or "")
+    )
+
+
 def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
     """What the files say about the cluster: the device type, and a shape only when the files
     state one (a rank table, a benchmark's ranks over its hosts) and all that do agree; else
@@ -57,9 +63,8 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or any(b["tool"] == "hccl_test" for b in evidence.benchmarks)
         or any(
             # a CANN plog's error line (HCCL's, the runtime's, the driver's) is an NPU's; so are
-            # the NPU management library's errors, MindCluster's fault report and the Ascend
-            # driver tools' failures
-            e["kind"] in _NPU_KINDS or e["library"] == "HCCL"
+            # MindCluster's fault report and an Ascend driver tool's failed command
+            (e["kind"] in _NPU_KINDS and not _weak_npu(e)) or e["library"] == "HCCL"
             for e in evidence.failures
         )
         or any(f.backend == "hccl" for f in evidence.flight)
@@ -73,6 +78,10 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
         or any(e["library"] in ("NCCL", "NVIDIA driver (NVRM)") for e in evidence.failures)
         or any(f.backend == "nccl" for f in evidence.flight)
     )
+    # a tool the shell did not find, or DCMI's error, says an NPU's software was looked for:
+    # an NPU only where nothing says the host is NVIDIA's (a script trying every vendor's tool
+    # prints "npu-smi: command not found" on GPU nodes)
+    npu = npu or (not cuda and any(_weak_npu(e) for e in evidence.failures))
     device = "npu" if npu and not cuda else "cuda" if cuda and not npu else ""
     shape = agreed_shape(evidence.shapes)
     return ClusterFacts(

@@ -1886,7 +1886,16 @@ def _p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
 def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
     for report in faultdiag.parse(text):
-        if not report.faults:
+        if report.failed_analyses:
+            notes.append(
+                ParseWarning(
+                    line=report.line,
+                    message="ascend-fd diag: its analysis failed for "
+                    f"{', '.join(report.failed_analyses)} (分析失败): nothing is known of the "
+                    "faults there; its own log says why",
+                )
+            )
+        if not report.faults and not report.failed_analyses:
             found = f" (status {', '.join(report.normal)})" if report.normal else ""
             notes.append(
                 ParseWarning(
@@ -1922,6 +1931,18 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+# Deployment checks of the GPU's own memory and board (dcgm_errors.h: DCGM_FR_ROW_REMAP_FAILURE,
+# DCGM_FR_PENDING_PAGE_RETIREMENTS, DCGM_FR_CORRUPT_INFOROM): hardware faults, not the setup
+_DCGM_HARDWARE_RE = re.compile(r"row remap|page retire|retired page|inforom", re.IGNORECASE)
+
+
+def _dcgm_precondition(check: dict[str, Any]) -> bool:
+    """A Deployment check of the node's setup (persistence mode, the denylist, other processes,
+    the libraries ...), not one of the GPU's hardware."""
+    said = " ".join([check["name"], *check.get("details", [])])
+    return check["section"] == "Deployment" and not _DCGM_HARDWARE_RE.search(said)
+
+
 def _dcgm_own_error(check: dict[str, Any]) -> bool:
     results = check.get("gpu_results") or {}
     return bool(results) and all(r == "Pass" for r in results.values())
@@ -1954,14 +1975,14 @@ def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                     c
                     for c in checks
                     if c["result"] == "Fail"
-                    and c["section"] != "Deployment"
+                    and not _dcgm_precondition(c)
                     and not _dcgm_own_error(c)
                 ],
                 # a check that failed while every GPU's own row under it passed: the test's
                 # run failed ("There was an internal error during the test"), not a GPU
                 "test_errors": [c for c in checks if c["result"] == "Fail" and _dcgm_own_error(c)],
                 "precondition_failed": [
-                    c for c in checks if c["result"] == "Fail" and c["section"] == "Deployment"
+                    c for c in checks if c["result"] == "Fail" and _dcgm_precondition(c)
                 ],
                 "warned": [c for c in checks if c["result"] == "Warn"],
                 "hardware_run": any(

@@ -59,12 +59,12 @@ class FailureTimeline:
     beyond_limit: bool = False
     consequences: list[int] = field(default_factory=list)
     all_waiting: bool = False
-    one_collective: bool = False
-    """Every rank's failures are watchdog time-outs of one collective (one SeqNum of one group):
-    each waited out its own time-out for a rank that never joined, so none is blamed, and the
-    watchdog's time-out, not the connect time-out, is the limit."""
     """Every rank's error says it waited for another (EI0006 on all): none failed on its own, the
     case EI0006's text describes (compare the spread with the connect time-out)."""
+    one_collective: bool = False
+    """Every rank's failures are watchdog time-outs of one collective (one SeqNum of one group):
+    each waited out its own time-out for a rank whose work never completed, so none is blamed,
+    and the watchdog's time-out, not the connect time-out, is the limit."""
     behind: list[int] = field(default_factory=list)
     """Ranks that never reached the collective the others timed out in (they fail last, when
     the others' time-out reaches them, and are where to look)."""

@@ -27,8 +27,9 @@ _SECTION_RE = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
 _ROW_RE = re.compile(r"^\|(?P<name>[^|]*)\|(?P<value>[^|]*)\|\s*$")
 """A row's two cells, their blanks kept (taken off where they are read: a lazy pattern would try every
 split of a long run of blanks)."""
-_MESSAGE_ROWS = ("Info", "Warning", "Error")
-"""Rows DCGM prints under a check: what it found, its message wrapped over the rows below."""
+_MESSAGE_ROW_RE = re.compile(r"^(?:Info|Warning|Error)(?::\s*GPU\s*\d+)?$")
+"""Rows DCGM prints under a check: what it found (DCGM 4 names the GPU: ``Warning: GPU1``), its
+message cut over the rows below."""
 _RESULT_RE = re.compile(r"^(?P<result>Pass|Fail|Warn|Skip|Not Run)(?:\s*-\s*(?P<gpus>.+))?$", re.I)
 # DCGM 4 prints a check's result, then one row a GPU: "| | GPU1: Fail |"
 _GPU_RESULT_RE = re.compile(
@@ -81,11 +82,9 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     section = ""
     current: DiagCheck | None = None
     name = ""
-    # DCGM wraps a message at the cell's width, inside words too: a row as wide as the widest
-    # goes on without a space
-    cells = [r.group("value").strip() for _, line in rows if (r := _ROW_RE.match(line))]
-    width = max((len(c) for c in cells), default=0)
-    wrapped = False
+    # the text width of the value cell: the widest cell's, less its blank before and its two after
+    cells = [r.group("value") for _, line in rows if (r := _ROW_RE.match(line))]
+    width = max((len(c) for c in cells), default=3) - 3
     for no, line in rows:
         if m := _SECTION_RE.match(line):
             section, current, name = m.group("name").strip(), None, ""
@@ -107,17 +106,20 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
             if result == current.result and current.result in ("Fail", "Warn"):
                 current.gpus = f"{current.gpus}, {gpu}" if current.gpus else f"GPU: {gpu}"
             continue
-        if cell in _MESSAGE_ROWS or (not cell and not _RESULT_RE.match(value)):
-            # a message under the check (its first row names its kind), or the message's next row
+        if _MESSAGE_ROW_RE.match(cell) or (not cell and not _RESULT_RE.match(value)):
+            # a message under the check (its first row names its kind, DCGM 4's also the GPU:
+            # "Warning: GPU1"), or the message's next row. DCGM cuts a message into chunks of
+            # the cell's width (45 characters after one blank), inside words too: the chunks are
+            # joined as cut, blanks and all
+            raw = row.group("value")
+            chunk = raw[1 : len(raw) - 2] if len(raw) >= width + 3 else raw[1:]
             if current is not None and value:
                 if cell:
-                    current.details.append(f"{cell}: {value}")
+                    current.details.append(f"{cell}: {chunk}")
                 elif current.details:
-                    glue = "" if wrapped else " "
-                    current.details[-1] += glue + value
+                    current.details[-1] += chunk
                 else:
-                    current.details.append(value)
-            wrapped = len(value) >= width
+                    current.details.append(chunk)
             continue
         name = cell or name  # "| | Fail - GPU: 0 |": the same check's result for other GPUs
         if (r := _RESULT_RE.match(value)) and name:
@@ -129,7 +131,8 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
                 line=no,
             )
             diag.checks.append(current)
-            wrapped = False
+    for check in diag.checks:
+        check.details = [" ".join(d.split()) for d in check.details]
     return diag
 
 

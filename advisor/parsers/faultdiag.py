@@ -26,6 +26,7 @@ _SUSPECTED = ("疑似根因故障", "Suspected Root Cause Fault", "Suspected Fau
 _ROOT_SECTION = ("根因节点分析", "Root Cause Node Analysis")
 _VERSION_SECTION = ("版本信息", "Version Info", "Version Information")
 _HEADING_TYPES = ("类型", "Type")
+_ANALYSIS_FAILED = ("分析失败", "Analysis Failed")
 _KEYS = {
     "状态码": "code",
     "Status Code": "code",
@@ -83,6 +84,8 @@ class Report:
     faults: list[Fault] = field(default_factory=list)
     normal: list[str] = field(default_factory=list)
     """The status codes that say nothing was found (``NORMAL_OR_UNSUPPORTED``)."""
+    failed_analyses: list[str] = field(default_factory=list)
+    """The sections whose analysis failed (分析失败 / Analysis Failed): nothing known of them."""
 
 
 def parse(text: str) -> list[Report]:
@@ -108,6 +111,10 @@ def parse(text: str) -> list[Report]:
                 continue  # a section's heading row: "| 根因节点分析 | 类型 | 描述 |"
         if b:
             key = b
+        if b in _ANALYSIS_FAILED:
+            # "| | 分析失败 | 请查看日志报错信息 |": this analysis did not run to its end
+            report.failed_analyses.append(section)
+            continue
         if section in _VERSION_SECTION:
             if b:
                 report.versions[b] = c

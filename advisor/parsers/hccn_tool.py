@@ -722,13 +722,13 @@ def _loop(line: str, no: int) -> _Loop | None:
 
 
 _PROMPT_RE = re.compile(
-    # (the user name starts the line, or after a "(venv) " or "[": no backtracking over a long
-    # word before an "@")
-    r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@[\w.-]+(?::[^\s#$]*)?(?:\s+[^\s#$]+)?\s*[#$](?:\s|$)"
+    # (the user name starts the line, or after a "(venv) " or "[", and the host is followed by
+    # ":", "]" or "~" only: disjoint runs, no backtracking over a long word before an "@")
+    r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@[\w.-]+(?:[:\]~][^\s#$]*)?(?:\s+[^\s#$]+)?\s*[#$](?:\s|$)"
 )
 """A shell's prompt (``root@host:~#``, ``[root@host ~]$``), alone or before a command: the
 output of the command above it has ended."""
-_PROMPT_HOST_RE = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[\w.-]+?)[:\s#$\]]")
+_PROMPT_HOST_RE = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[\w.-]+?)[:\s#$\]~]")
 
 
 def _prompt_hosts(text: str) -> list[tuple[int, str]]:
@@ -745,7 +745,7 @@ def _prompt_hosts(text: str) -> list[tuple[int, str]]:
 _LOOP_HEAD_RE = re.compile(
     # (the items end on a non-blank: a line padded with blanks before a box border cannot make the
     # engine try every split of the run)
-    r"^(?P<head>(?:.{0,80}?[#$>]\s*)?for\s+\w+\s+in\s+[^;\s](?:[^;]*[^;\s])?)\s*(?P<do>;\s*do)?$"
+    r"^(?P<head>(?:.*?[#$>]\s*)?for\s+\w+\s+in\s+[^;\s](?:[^;]*[^;\s])?)\s*(?P<do>;\s*do)?$"
 )
 _LOOP_MAX_LINES = 8
 """The most lines a loop typed over several lines spans (for / do / a command or two / done)."""
@@ -757,7 +757,7 @@ def _one_line_loops(text: str) -> str:
     ``_loop`` reads; its other lines left blank, so every line keeps its number."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if "for " not in line or "hccn_tool" in line:
+        if "for" not in line or "hccn_tool" in line:
             continue
         head = _LOOP_HEAD_RE.match(line.strip())
         if head is None:

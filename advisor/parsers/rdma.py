@@ -39,7 +39,9 @@ _IBDEV2NETDEV_RE = re.compile(
     r"\s+port\s+(?P<port>\d+)(?:\s+\((?P<state>[A-Z_]+)\s*\))?\s+==>\s+(?P<netdev>\S+)\s+\((?P<up>Up|Down)\)"
 )
 IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
-IBLINKINFO_SIGNATURE = r"^[ \t]*(?:0x[0-9a-fA-F]+[ \t]+)?\d+[ \t]+\d+\[[^\]\n]*\][ \t]+==\("
+IBLINKINFO_SIGNATURE = (
+    r"^[ \t]*(?:0x[0-9a-fA-F]+[ \t]+)?(?:\"[^\"\n]*\"[ \t]+)?\d+[ \t]+\d+\[[^\]\n]*\][ \t]+==\("
+)
 """``iblinkinfo`` (infiniband-diags): under each ``CA: NAME:`` or ``Switch: 0xGUID NAME:``, a line
 a port, ``LID PORT[ ] ==( 4X 25.78125 Gbps Active/  LinkUp)==> PEER_LID PEER_PORT[ ] "PEER"``:
 the link's width and per-lane speed, its logical and physical state, the node at its other
@@ -60,6 +62,9 @@ _IBLINK_RE = re.compile(
 """A link line; ``note``: iblinkinfo's remark after it, ``Could be 4X 53.125 Gbps`` where the link
 trained narrower or slower than both its ends support."""
 
+
+_HCA_NAME_RE = re.compile(r"\bHCA-\d+\b|\bmlx\d+_\d+\b")
+"""A node description naming an HCA (the default "host HCA-1", or "host mlx5_0")."""
 
 ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER", "ACTIVE"})
 """The states of a port that carries traffic (ibstat's, ibv_devinfo's and ibstatus' words)."""
@@ -120,12 +125,18 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     device: dict[str, str] = {}
     current: HcaPort | None = None
     link_node: tuple[str, bool] | None = None  # iblinkinfo's node above: (name, a switch)
+    unlinked = 0  # -l ports with nothing attached whose node is not known for an HCA
     for no, line, _ in numbered_lines(text):
         if "==(" in line and (lk := _IBLINK_RE.match(line)) and (link_node or lk.group("node")):
             if lk.group("node") is not None:
-                # -l: each line names its node; a switch is not told from an HCA there, so a
-                # port with nothing at its other end is left out as a switch's would be
-                name, switch = lk.group("node").strip(), True
+                # -l: each line names its node; a switch is told from an HCA by its name only
+                # (an HCA's names its device: "node17 mlx5_0", "host HCA-1"), so an unnamed
+                # node's port with nothing at its other end is left out, counted and said
+                name = lk.group("node").strip()
+                switch = not _HCA_NAME_RE.search(name)
+                if switch and not lk.group("peer"):
+                    unlinked += 1
+                    continue
             else:
                 assert link_node is not None
                 name, switch = link_node
@@ -218,6 +229,15 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             current.link_layer = value
         elif key == "active_mtu" and value.split()[0].isdigit():
             current.active_mtu = int(value.split()[0])
+    if unlinked:
+        warnings.append(
+            ParseWarning(
+                line=0,
+                message=f"iblinkinfo -l: {unlinked} port(s) with nothing attached, of nodes its "
+                "names do not tell for HCAs or switches, not judged",
+                skipped=False,
+            )
+        )
     if not ports:
         raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
     return ports, warnings
