@@ -1649,6 +1649,26 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )
                 continue
             health = f"{faulty} of {chips} chip(s) faulty"
+        double = {
+            k: v[0]
+            for k, v in answer.fields.items()
+            if "Double Bit" in k and ("Error Count" in k or "Aggregate Total" in k) and v
+        }
+        if health is None and double and all(v.isdigit() for v in double.values()):
+            # -t ecc: a double-bit (uncorrectable) error of the HBM is a fault; single-bit ones
+            # were corrected
+            counted = {k: int(v) for k, v in double.items()}
+            if not any(counted.values()):
+                notes.append(
+                    ParseWarning(
+                        line=answer.line,
+                        message=f"npu-smi info -t ecc of NPU {answer.npu}: no double-bit "
+                        "(uncorrectable) memory error",
+                        skipped=False,
+                    )
+                )
+                continue
+            health = "; ".join(f"{k} {v}" for k, v in counted.items() if v) + " (uncorrectable)"
         if health is None:
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"

@@ -33,6 +33,10 @@ Recognised events (``LogEvent.kind``):
 - ``pg_timeout_warning``: torch_npu's warning that its process group's watchdog time-out is not
   above HCCL's execution time-out (``timeout_ms`` the watchdog's; ``exception_type`` both): a
   hang is ended by the watchdog before HCCL reports it, "the plog may not be recorded";
+- ``nccl_socket_network``: a log of NCCL processes on two or more hosts where NCCL found no
+  InfiniBand/RoCE device (``NET/IB : No device found.``) or chose ``Using network Socket``: the
+  traffic between the hosts goes over TCP sockets (``host``; ``exception_type`` the interfaces
+  ``NET/Socket : Using`` names);
 - ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
   plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
   plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
@@ -528,7 +532,7 @@ class LogEvent:
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
-    faultdiag_fault, pg_timeout_warning or nvshmem_error."""
+    faultdiag_fault, pg_timeout_warning, nccl_socket_network or nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -802,6 +806,7 @@ def parse(text: str) -> LogReport:
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
     _pg_timeout_warnings(lines, report)
+    _socket_network(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
@@ -6157,6 +6162,51 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
             f"watchdog {watchdog_ms // 1000} s, HCCL execution {exec_ms // 1000} s "
             f"({counts[(watchdog_ms, exec_ms)]} process(es) warned)"
         )
+
+
+# NCCL's own choice of its network at init (NCCL_DEBUG=INFO): "NET/IB : No device found." and
+# "NET/Socket : Using [0]ib1:10.101.105.115<0> ...", then "Using network Socket" (older
+# releases print only the first two)
+_NET_SOCKET_USING_RE = re.compile(r"NET/Socket : Using (?P<ifaces>.+?)\s*$")
+_NET_CHOSEN_RE = re.compile(r"\bUsing network (?P<net>\S.*?)\s*$")
+
+
+def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``nccl_socket_network`` a host whose NCCL found no IB/RoCE device or chose its socket
+    transport, in a log whose NCCL processes span two or more hosts (on one host the network
+    carries nothing)."""
+    if len(report.hosts) < 2:
+        return
+    per_host: dict[str, LogEvent] = {}
+    chosen: dict[str, str] = {}
+    for no, line, tagged in lines:
+        if "NET/" not in line and "Using network" not in line:
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        if host_m is None:
+            continue
+        host = host_m.group("host")
+        if (net := _NET_CHOSEN_RE.search(line)) is not None:
+            chosen[host] = net.group("net")
+        no_ib = "NET/IB : No device found" in line
+        using = _NET_SOCKET_USING_RE.search(line)
+        if (no_ib or (net is not None and net.group("net") == "Socket")) and host not in per_host:
+            per_host[host] = LogEvent(
+                kind="nccl_socket_network",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                host=host,
+                library="NCCL",
+                exception_type="NCCL found no InfiniBand/RoCE device and uses TCP sockets",
+            )
+        said = (per_host[host].exception_type or "") if host in per_host else ""
+        if using is not None and host in per_host and " over " not in said:
+            per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
+    for host, ev in per_host.items():
+        if chosen.get(host, "Socket") != "Socket":
+            continue  # a net plugin (libfabric's, EFA's) carries it after all
+        report.events.append(ev)
 
 
 def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
