@@ -141,7 +141,9 @@ def test_the_nvidia_drivers_xid_in_a_kernel_log_is_a_fault_of_that_gpu() -> None
     assert (xid["line"], xid["code"]) == (2, "79")
     assert xid["exception_type"] == "Xid 79 on PCI:0000:01:00: GPU has fallen off the bus."
     items = finding_items({"evidence.failures": [xid]}, "nccl")["evidence-gpu-driver-fault"]
-    assert items[0].startswith("Xid 79 on PCI:0000:01:00: GPU has fallen off the bus.")
+    # the syslog line's machine leads the item
+    assert xid["host"] == "EVE"
+    assert items[0].startswith("EVE: Xid 79 on PCI:0000:01:00: GPU has fallen off the bus.")
     # an older driver leaves out "PCI:"; the same Xid on the same bus again is one fault
     older = "NVRM: Xid (0000:01:00): 3, C 00000005 SC 00000007\n" * 2
     (event,) = load_text(older, "k.log").failures

@@ -392,7 +392,9 @@ def test_xla_and_paddle_name_the_failed_nccl_call_their_own_way() -> None:
 
 def test_nccl_debug_lines_of_releases_before_the_nccl_token_are_read() -> None:
     ev = load_paths([HELDOUT / "paddle_nccl2_early_warn_connect_refused_no_nccl_token.log"])
-    refused, closed = ev.failures
+    # one process (pid 454) drives GPUs 0 and 1: each GPU's own warning is kept
+    refused, closed, closed_1 = ev.failures
+    assert (closed["device"], closed_1["device"], closed_1["pid"]) == (0, 1, 454)
     assert (refused["kind"], refused["host"], refused["pid"], refused["line"]) == (
         "nccl_warning", "instance-fjhn02ur", 454, 1,
     )  # fmt: skip

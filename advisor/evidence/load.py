@@ -29,6 +29,7 @@ from advisor.parsers import (
     GBYTES_TO_GBITS,
     ParseError,
     ParseWarning,
+    asys,
     busbw_factor,
     dcgm,
     faultdiag,
@@ -148,6 +149,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
+    "asys": re.compile(asys.SIGNATURE, re.M),
+    "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -236,6 +239,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"connect to (?:\[|[\w.-]+:\d+ \())|connect\(\) timed out\. Original timeout was \d+ ms"
         r"|^\s*(?:RuntimeError|[\w.]*DistStoreError): Socket Timeout\s*$"
         r"|Timed out initializing process group in store based barrier on rank"
+        r"|Waiting in store based barrier to initialize process ?group for "
+        r"|ProcessGroupNCCL environments: NCCL version: "
+        r"|Initializing distributed: GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"
@@ -1139,7 +1145,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, asys diagnose, npu-smi sample CSV, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -1577,6 +1583,36 @@ def _npu_watch(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """MindCluster's sampled npu-smi CSV: a note per device of its ranges, where its frequency
+    fell under its own highest and how hot it got; figures with no health code, not judged."""
+    notes = []
+    for dev in npu_smi.parse_details_csv(text):
+        span = dev.last_s - dev.first_s
+        said = (
+            f"{dev.samples} sample(s) over {span} s; power {dev.power[0]:g}-{dev.power[1]:g}, "
+            f"freq {dev.freq[0]:g}-{dev.freq[1]:g}, temp {dev.temp[0]:g}-{dev.temp[1]:g} "
+            "(the CSV names no units)"
+        )
+        if dev.below_top_freq:
+            low = dev.below_top_freq
+            said += (
+                f"; freq under its highest ({dev.freq[1]:g}) in {len(low)} sample(s), "
+                f"{low[0][0]}-{low[-1][0]} (epoch s), down to {min(f for _, f, _ in low):g}, "
+                f"temp then up to {max(t for _, _, t in low):g}"
+            )
+        said += f"; hottest {dev.hottest[1]:g} at {dev.hottest[0]}"
+        notes.append(
+            ParseWarning(
+                line=dev.line,
+                message=f"npu-smi samples (MindCluster's environment check), device "
+                f"{dev.dev_id}: {said}",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     rows = npu_smi.parse_mapping(text)
     used = [r for r in rows if r.logic_id is not None]
@@ -1924,9 +1960,45 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     skipped=False,
                 )
             )
+        where = f"instance {report.instance}: " if report.instance else ""
+        said = [f"root-cause node(s) {report.root_nodes}"] if report.root_nodes else []
+        for key, words in (
+            ("first_error", "first error"),
+            ("last_error", "last error"),
+            ("root_chain", "root-cause chain"),
+            ("wait_chain", "wait chain"),
+        ):
+            if report.nodes.get(key):
+                said.append(f"{words} {report.nodes[key]}")
+        if said:
+            notes.append(
+                ParseWarning(
+                    line=report.line,
+                    message=f"ascend-fd diag: {where}{'; '.join(said)}"[:400],
+                    skipped=False,
+                )
+            )
+        masked = [f for f in report.faults if faultdiag.MASKED_RE.match(f.code)]
+        if masked:
+            notes.append(
+                ParseWarning(
+                    line=masked[0].line,
+                    message=f"ascend-fd diag: {len(masked)} fault event(s) whose status code the "
+                    "copy masked: read by name",
+                    skipped=False,
+                )
+            )
         for fault in report.faults:
             what = " — ".join(t for t in (fault.text("name"), fault.text("description")) if t)
             devices = fault.text("devices")
+            code = None if faultdiag.MASKED_RE.match(fault.code) else fault.code
+            # the root-cause node analysis names this event's device(s) (a copy's masked names
+            # say nothing): a suspected root cause too
+            named = (
+                bool(devices)
+                and not faultdiag.MASKED_RE.match(devices.strip("[]'\" "))
+                and (devices.strip("[]") in report.root_nodes)
+            )
             out.failures.append(
                 {
                     "source": source,
@@ -1934,14 +2006,17 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                         logs.LogEvent(
                             kind="faultdiag_fault",
                             line=fault.line,
-                            message=f"{fault.code}: {what} ({devices})"[:300],
-                            code=fault.code,
-                            root_cause=fault.root_cause,
+                            message=f"{where}{code or 'status code masked'}: {what} ({devices})"[
+                                :300
+                            ],
+                            code=code,
+                            root_cause=fault.root_cause or named,
                             library="MindCluster ascend-fd",
-                            exception_type=f"{fault.code} {what} on {devices}"[:200]
+                            exception_type=f"{where}{code or ''} {what} on {devices}".strip()[:200]
                             + (
                                 f"; key log: {fault.text('key_log')}"[:200]
                                 if fault.values.get("key_log")
+                                and not faultdiag.MASKED_RE.match(fault.text("key_log").split()[0])
                                 else ""
                             ),
                         )
@@ -2110,6 +2185,57 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     return list(report.unread)
 
 
+def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """One ``asys_check`` failure per check with a Fail or Warn on some device; a note for the
+    checks every device passed."""
+    notes: list[ParseWarning] = []
+    for check in asys.parse(text):
+        title = f"{check.name} ({check.section})" if check.section else check.name
+        figures = f"; figures {check.figures}" if check.figures else ""
+        bad = [(at, r) for at, r in enumerate(check.results) if r != "Pass"]
+        if not bad:
+            whom = "every device" if check.all_passed or check.devices is None else (
+                f"device {check.devices[0]}"
+            )  # fmt: skip
+            notes.append(
+                ParseWarning(
+                    line=check.line,
+                    message=f"asys diagnose: {title}: Pass on {whom}{figures}",
+                    skipped=False,
+                )
+            )
+            continue
+        worst = "Fail" if any(r == "Fail" for _, r in bad) else "Warn"
+        if check.devices is not None:
+            where = f"device {check.devices[0]}: {bad[0][1]}"
+        else:
+            size = check.group_size or len(check.results)
+            listed = "; ".join(
+                f"{r} on device(s) " + ", ".join(str(at) for at, res in bad if res == r)
+                for r in ("Fail", "Warn")
+                if any(res == r for _, res in bad)
+            )
+            where = f"{listed} (of {size}, numbered from 0 in asys's order)"
+        out.failures.append(
+            {
+                "source": source,
+                **to_plain(
+                    logs.LogEvent(
+                        kind="asys_check",
+                        line=check.line,
+                        message=f"{check.command + ': ' if check.command else ''}{title}: "
+                        f"{', '.join(check.results)}"[:300],
+                        code=worst,
+                        device=check.devices[0] if check.devices else None,
+                        library="CANN asys",
+                        exception_type=f"{title}: {where}{figures}"[:200],
+                    )
+                ),
+            }
+        )
+    return notes
+
+
 _CONVERTERS = {
     "nccl_tests": _nccl,
     "hccl_test": _hccl,
@@ -2124,6 +2250,8 @@ _CONVERTERS = {
     "rdma": _rdma,
     "dcgm_diag": _dcgm,
     "faultdiag": _faultdiag,
+    "asys": _asys,
+    "npu_smi_details": _npu_details,
     "nvidia_smi_p2p": _p2p,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -56,6 +56,11 @@ an upper-case code (``EI0002: [PID: 1]``, ``ERR00100: [...]``, CANN's error code
 _LAUNCHER_PREFIXES = (
     # Open MPI --tag-output: "[1,0]<stdout>:" (job, rank); a paste may indent the whole line
     re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
+    # Open MPI --timestamp-output stamps the line first, in ctime's form and with no space
+    # before the tag: "Fri Aug 11 12:31:45 2023[1,0]<stdout>:host:pid:tid [0] ..."
+    re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?=\[\d+,\d+\]<)"),
+    # pytest's report of a failed test: "E       " before each line of the exception it caught
+    re.compile(r"^E {3,7}(?=\S)"),
     # horovodrun's (Gloo controller) tag of each rank's output: "[1]<stderr>:"
     re.compile(r"^[ \t]*\[(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:" (a copy

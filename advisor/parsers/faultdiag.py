@@ -1,6 +1,6 @@
 """MindCluster's fault diagnosis report (``ascend-fd diag`` / ``single-diag``): its fault events.
 
-ascend-fd prints an "Ascend-fd Fault-Diag Report" table of three columns: a section (版本信息 the
+ascend-fd prints an "Ascend-fd Fault-Diag Report" table (26.x: "Ascend Fault-Diag Report") of three columns: a section (版本信息 the
 versions, 根因节点分析 the root-cause node, 故障事件分析 the fault events, 设备资源分析 and 网络拥塞分析
 when those analyses ran), a key and its value; a value that goes on has an empty section and key.
 Each fault event's block starts with its status code (状态码, MindCluster's fault code such as
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, numbered_lines
 
-SIGNATURE = r"^\W{0,4}\|\s*Ascend-fd Fault-Diag Report\s*\|"
+SIGNATURE = r"^\W{0,4}\|\s*Ascend(?:-fd)? Fault-Diag Report\s*\|"
 
 # each label as ascend-fd prints it (MindCluster ascend-faultdiag's label_zh / label_en), and as
 # its English documentation wrote some of them
@@ -55,10 +55,24 @@ _KEYS = {
     "Root Cause Node": "root_nodes",
     "现象描述": "symptom",
     "Symptom": "symptom",
+    "首错节点": "first_error",
+    "First Error Device": "first_error",
+    "尾错节点": "last_error",
+    "Last Error Device": "last_error",
+    "根因节点链": "root_chain",
+    "Root Cause Node Chain": "root_chain",
+    "卡间等待链": "wait_chain",
+    "Inter-Device Waiting Chain": "wait_chain",
 }
 # ascend-fd's status codes for "nothing found" (its NORMAL_CODE_LIST: NORMAL_OR_UNSUPPORTED of the
 # fault-event analysis, the device-resource and network analyses' normal codes)
 _NORMAL_CODE_RE = re.compile(r"(?:^|_)NORMAL(?:_|$)")
+# a super-pod diagnosis prints each inference instance's report under its name (label_zh
+# instance_name 实例名, label_en "Instance Name"): "实例名：10.0.8.201-10.0.2.204-..." (then
+# 节点名：[...])
+_INSTANCE_RE = re.compile(r"^(?:实例名|Instance Name)\s*[：:]\s*(?P<name>\S.*?)\s*$")
+# a status code the copy masked ("xxx", "******"): no code to look up
+MASKED_RE = re.compile(r"^(?:[x*]+|\[\*+\])$", re.I)
 _ROW_RE = re.compile(r"^\|(?P<a>[^|]*)\|(?P<b>[^|]*)\|(?P<c>.*?)\|?\s*$")
 
 
@@ -81,6 +95,12 @@ class Report:
     versions: dict[str, str] = field(default_factory=dict)
     root_nodes: str = ""
     symptom: str = ""
+    nodes: dict[str, str] = field(default_factory=dict)
+    """The root-cause node analysis's other rows: ``first_error`` (首错节点, the node that
+    reported first, and when), ``last_error``, ``root_chain`` (根因节点链), ``wait_chain``
+    (卡间等待链, which card waited on which)."""
+    instance: str = ""
+    """A per-instance report's instance (``实例名：``, printed above its table)."""
     faults: list[Fault] = field(default_factory=list)
     normal: list[str] = field(default_factory=list)
     """The status codes that say nothing was found (``NORMAL_OR_UNSUPPORTED``)."""
@@ -95,12 +115,16 @@ def parse(text: str) -> list[Report]:
     section = ""
     key = ""
     fault: Fault | None = None
+    instance = ""
     for no, raw, _ in numbered_lines(text):
         line = raw.strip()
+        if line.startswith(("实例名", "Instance Name")) and (inst := _INSTANCE_RE.match(line)):
+            instance = inst.group("name")
+            continue
         if re.match(SIGNATURE, line):
-            report = Report(line=no)
+            report = Report(line=no, instance=instance)
             reports.append(report)
-            section, key, fault = "", "", None
+            section, key, fault, instance = "", "", None, ""
             continue
         if report is None or (row := _ROW_RE.match(line)) is None:
             continue
@@ -125,6 +149,8 @@ def parse(text: str) -> list[Report]:
                 report.root_nodes = f"{report.root_nodes} {c}".strip()
             elif name == "symptom":
                 report.symptom = f"{report.symptom} {c}".strip()
+            elif name in ("first_error", "last_error", "root_chain", "wait_chain"):
+                report.nodes[name] = f"{report.nodes.get(name, '')} {c}".strip()
             continue
         if name == "code" and b:
             # a fault event starts: under the suspected-root-cause label (a cluster diagnosis's
@@ -139,5 +165,5 @@ def parse(text: str) -> list[Report]:
         if fault is not None and name and c:
             fault.values.setdefault(name, []).append(c)
     if not reports:
-        raise ParseError("no 'Ascend-fd Fault-Diag Report' table")
+        raise ParseError("no 'Ascend-fd Fault-Diag Report' (or 'Ascend Fault-Diag Report') table")
     return reports

@@ -37,6 +37,17 @@ Recognised events (``LogEvent.kind``):
   InfiniBand/RoCE device (``NET/IB : No device found.``) or chose ``Using network Socket``: the
   traffic between the hosts goes over TCP sockets (``host``; ``exception_type`` the interfaces
   ``NET/Socket : Using`` names);
+- ``store_barrier_wait``: ranks still waiting in the store-based barrier at process-group init
+  (``Waiting in store based barrier ... (world_size=W, worker_count=C, ...)``) with fewer than W
+  joined and no time-out of it in the log (``numel`` the most that joined, ``rank_size`` W);
+- ``duplicate_rank``: the same global rank initialised (PyTorch Lightning's ``Initializing
+  distributed: GLOBAL_RANK: N, MEMBER: ../W``) behind two or more launcher tags (Slurm tasks):
+  the launcher started the processes twice over;
+- ``pg_settings``: ProcessGroupNCCL's settings as a group started (``ProcessGroupNCCL
+  environments: NCCL version: .., TORCH_NCCL_TRACE_BUFFER_SIZE: ..``), one per distinct set:
+  ``code`` the NCCL version, ``timeout_ms`` the group's watchdog time-out from its
+  ``initialization options``, ``numel`` the flight recorder's buffer (0: off), ``exception_type``
+  the settings in words; not a failure;
 - ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
   plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
   plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
@@ -532,7 +543,8 @@ class LogEvent:
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
-    faultdiag_fault, pg_timeout_warning, nccl_socket_network or nvshmem_error."""
+    faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
+    pg_settings or nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -807,6 +819,9 @@ def parse(text: str) -> LogReport:
     _dcmi_errors(lines, report)
     _pg_timeout_warnings(lines, report)
     _socket_network(lines, report)
+    _store_barrier_waits(lines, report)
+    _duplicate_ranks(lines, report)
+    _pg_settings(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
@@ -2011,7 +2026,7 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>[\w.-]+|<[\w .-]+>) ?:\d+:\d+ \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
+    r"(?:^|[\s|\]>])(?P<host>[\w.-]+|<[\w .-]+>) ?:(?:\d+:\d+|X{2,}(?::X{2,})?) \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
 )
 
 
@@ -2093,9 +2108,10 @@ def _nccl_net_errors(
 # by default (NCCL_DEBUG_TIMESTAMP_LEVELS=WARN, NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] ", NCCL's env
 # docs): "[2026-01-02 10:24:27] host:pid:tid [2] ...", so the prefix is found wherever it starts.
 # (NCCL 2.0-2.2 printed no "NCCL" before the level: "host:454:484 [0] include/socket.h:185 WARN
-# Call to connect failed : Connection refused")
+# Call to connect failed : Connection refused"; a copy may mask the pid and tid:
+# "host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN ...")
 _NCCL_WARN_RE = re.compile(
-    r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+)? \[(?P<dev>\d+)\] .+?:\d+ "
+    r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+|:X{2,}(?::X{2,})?)? \[(?P<dev>\d+)\] .+?:\d+ "
     r"(?:\(\w+\) )?(?:NCCL )?WARN (?P<text>.+)$"
     # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
     r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
@@ -2149,7 +2165,7 @@ def _nccl_warnings(
     """NCCL's WARN lines (errors) that no more specific event read, one per process and text:
     the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
     taken = {e.line for e in report.events}
-    seen: set[tuple[int | None, str]] = set()
+    seen: set[tuple[int | None, str | None, str]] = set()
     events: list[LogEvent] = []
     for no, line, tagged in lines:
         if ("WARN" not in line or no in taken) or (
@@ -2169,7 +2185,9 @@ def _nccl_warnings(
             found.update(text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
         text = str(found["text"]).strip()
-        key = (pid, re.sub(r"0x[0-9a-f]+", "", text)[:80])
+        # one a process, device and text: a process that drives several GPUs (TensorFlow's,
+        # a single-process multi-GPU job) warns once for each
+        key = (pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text)[:80])
         if key in seen:
             continue
         seen.add(key)
@@ -5384,7 +5402,7 @@ _WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
 
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     by_key: dict[tuple[int | None, str, int | None], LogEvent] = {}
-    last: dict[tuple[int | None, str | None], tuple[int, int, int]] = {}
+    last: dict[tuple[int | None, str | None], tuple[int, int, int | None]] = {}
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
     timed_out: dict[int, tuple[int, int, str | None, str]] = {}  # rank -> its "Timeout at" line
@@ -5482,7 +5500,19 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             peer = int(ds.group("peer")) if ds.group("peer") else None
             dumps.setdefault(rank, (no, pg, line, None if peer == -1 else peer))
         if lm := _LAST_RE.search(line):
-            last[(rank, pg)] = (no, int(lm.group("enq")), int(lm.group("done")))
+            enqueued, completed = int(lm.group("enq")), int(lm.group("done"))
+            if completed > enqueued:
+                # no work completes before it is enqueued: a counter torch never set (torch 2.3
+                # printed "last completed NCCL work: 93459313471793" at the first work), unknown
+                report.unread.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"last completed work {completed} is above the last enqueued {enqueued}: "
+                        "a counter never set, not read",
+                        skipped=False,
+                    )
+                )
+            last[(rank, pg)] = (no, enqueued, None if completed > enqueued else completed)
             if rank is not None and (dm := _DETECTED_RE.search(line)):
                 detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
             if rank is not None and (tm := _TIMEOUT_AT_RE.search(line)):
@@ -5548,7 +5578,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # A rank's time-out line names no process group when its progress line does: fall back to the
     # rank's first group. One index, built once: a scan of ``last`` per event made a log of N
     # ranks' time-outs cost N² (50,000 events: minutes).
-    first_of_rank: dict[int | None, tuple[tuple[int, int, int], str | None]] = {}
+    first_of_rank: dict[int | None, tuple[tuple[int, int, int | None], str | None]] = {}
     for (r, pg), v in last.items():
         first_of_rank.setdefault(r, (v, pg))
     for ev in by_key.values():
@@ -5634,7 +5664,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 kind="watchdog_progress",
                 line=no,
                 message=f"rank {rank} dumped on the time-out signal from {signalled}: last "
-                f"enqueued work {enq}, last completed {done}",
+                f"enqueued work {enq}, last completed {_count(done)}",
                 rank=rank,
                 group=pg,
                 last_enqueued=enq,
@@ -5650,13 +5680,17 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 LogEvent(
                     kind="watchdog_progress",
                     line=no,
-                    message=f"rank {rank} last enqueued work {enq}, last completed {done}",
+                    message=f"rank {rank} last enqueued work {enq}, last completed {_count(done)}",
                     rank=rank,
                     group=pg,
                     last_enqueued=enq,
                     last_completed=done,
                 )
             )
+
+
+def _count(work: int | None) -> str:
+    return "unknown" if work is None else str(work)
 
 
 ABORT_REASON_LINES = 4
@@ -5668,7 +5702,7 @@ def _aborted(
     aborted: dict[int | None, tuple[int, int, str]],
     reported: set[int | None],
     report: LogReport,
-    last: dict[tuple[int | None, str | None], tuple[int, int, int]],
+    last: dict[tuple[int | None, str | None], tuple[int, int, int | None]],
 ) -> None:
     """A rank whose failed work was handled with no time-out line of its own kept: a failure,
     with the rank's own progress line where it printed one (torch 2.5+: "[PG ID 0 ... Rank 2]
@@ -5915,6 +5949,15 @@ _SXID_HEAD_RE = re.compile(r"^(?:Fatal|Non-fatal),")
 """An SXid record's first line (its severity and what failed); the lines after it give details."""
 
 
+# a syslog line's machine, before the program that logged it: "May 19 07:08:57 ip-26-0-146-100
+# kernel: [680111.646286] NVRM: ..." (RFC 3164), "2024-05-19T07:08:57.123456+00:00 gpu-3
+# kernel: ..." (RFC 5424 / journalctl -o short-iso)
+_SYSLOG_HOST_RE = re.compile(
+    r"(?:\b[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) "
+    r"(?P<host>[\w.-]+) kernel: "
+)
+
+
 def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The NVIDIA drivers' Xid events, NVLink training errors and NVSwitch SXid records, one
     event per GPU (or switch link) and report, its repeats counted: ``gpu_driver_fault`` where
@@ -5927,6 +5970,8 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     for index, (no, line, tagged) in enumerate(lines):
         if "NVRM: " not in line and "SXid (" not in line:
             continue
+        host_m = _SYSLOG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
         code: str | None = None
         device: int | None = None
         fault = False
@@ -5981,6 +6026,8 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             fault = m.group("what").startswith("Fatal")
         else:
             continue
+        if host is not None:
+            key = (*key, host)  # the same bus on two machines is two GPUs
         repeats[key] = repeats.get(key, 0) + 1
         if key in events:
             continue
@@ -5989,6 +6036,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             line=no,
             message=line[m.start() :].strip()[:300],
             rank=tagged,
+            host=host,
             code=code,
             device=device,
             library="NVIDIA driver (NVRM)" if key[0] != "sxid" else "NVSwitch driver",
@@ -6169,16 +6217,23 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
 # releases print only the first two)
 _NET_SOCKET_USING_RE = re.compile(r"NET/Socket : Using (?P<ifaces>.+?)\s*$")
 _NET_CHOSEN_RE = re.compile(r"\bUsing network (?P<net>\S.*?)\s*$")
+# a net plugin's own warning that it did not start (aws-ofi-nccl: "NET/OFI aws-ofi-nccl
+# initialization failed", "NET/OFI Initializing plugin failed"), after which NCCL goes on with its
+# built-in transports
+_NET_PLUGIN_FAILED_RE = re.compile(
+    r"NET/\w+ (?:\S+ )?(?:Initializing plugin|initialization) failed"
+)
 
 
 def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``nccl_socket_network`` a host whose NCCL found no IB/RoCE device or chose its socket
-    transport, in a log whose NCCL processes span two or more hosts (on one host the network
-    carries nothing)."""
-    if len(report.hosts) < 2:
-        return
+    """One ``nccl_socket_network`` a host whose NCCL found no IB/RoCE device, chose its socket
+    transport or set a channel up over it, in a log whose NCCL processes span two or more hosts
+    (on one host the network carries nothing), or on a host whose net plugin (aws-ofi-nccl's)
+    failed to start before NCCL fell back to its sockets (the plugin was there to carry the
+    traffic between hosts)."""
     per_host: dict[str, LogEvent] = {}
     chosen: dict[str, str] = {}
+    plugin_failed: dict[str, str] = {}
     for no, line, tagged in lines:
         if "NET/" not in line and "Using network" not in line:
             continue
@@ -6186,11 +6241,17 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         if host_m is None:
             continue
         host = host_m.group("host")
+        if "WARN" in line and (pf := _NET_PLUGIN_FAILED_RE.search(line)):
+            plugin_failed.setdefault(host, pf.group(0))
         if (net := _NET_CHOSEN_RE.search(line)) is not None:
             chosen[host] = net.group("net")
         no_ib = "NET/IB : No device found" in line
         using = _NET_SOCKET_USING_RE.search(line)
-        if (no_ib or (net is not None and net.group("net") == "Socket")) and host not in per_host:
+        channel = (
+            " via NET/Socket" in line
+        )  # "Channel 00 : 0[1b0] -> 4[1b0] [receive] via NET/Socket/0"
+        socket = no_ib or channel or (net is not None and net.group("net") == "Socket")
+        if socket and host not in per_host:
             per_host[host] = LogEvent(
                 kind="nccl_socket_network",
                 line=no,
@@ -6198,15 +6259,188 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 rank=tagged,
                 host=host,
                 library="NCCL",
-                exception_type="NCCL found no InfiniBand/RoCE device and uses TCP sockets",
+                exception_type="NCCL sets its channels up over TCP sockets"
+                if channel
+                else "NCCL found no InfiniBand/RoCE device and uses TCP sockets",
             )
         said = (per_host[host].exception_type or "") if host in per_host else ""
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
+    many = len(report.hosts) >= 2
     for host, ev in per_host.items():
         if chosen.get(host, "Socket") != "Socket":
             continue  # a net plugin (libfabric's, EFA's) carries it after all
+        if not many and host not in plugin_failed:
+            continue
+        if host in plugin_failed:
+            ev.exception_type = (
+                f"the net plugin failed to start ({plugin_failed[host][:80]}): {ev.exception_type}"
+            )
         report.events.append(ev)
+
+
+# torch distributed_c10d._store_based_barrier logs while it waits (every 10 s, before its
+# time-out): "Waiting in store based barrier to initialize process group for rank: R, key: K
+# (world_size=W, worker_count=C, timeout=T)"; newer torch "num_workers_joined=C" (one release
+# logs "...to initialize process group for N secondsrank: R, ..."; one "processgroup")
+_STORE_BARRIER_WAIT_RE = re.compile(
+    r"Waiting in store based barrier to initialize process ?group for .*?rank:? (?P<rank>\d+), "
+    r"key: (?P<key>[^\s(]+) \(world_size=(?P<world>\d+), "
+    r"(?:worker_count|num_workers_joined)=(?P<joined>\d+)"
+)
+
+
+def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``store_barrier_wait`` per barrier key that ranks were still waiting at, with fewer
+    workers joined than the group's size, where no time-out of that barrier was read: the ranks
+    that had not started (or were started under other ranks' numbers) at process-group init."""
+    if any(e.kind == "store_timeout" and "store-based barrier" in (e.exception_type or "")
+           for e in report.events):  # fmt: skip
+        return  # the barrier's time-out already says it, with the count it ended at
+    waits: dict[str, tuple[LogEvent, set[int], int]] = {}
+    for no, line, _ in lines:
+        if "store based barrier" not in line or not (m := _STORE_BARRIER_WAIT_RE.search(line)):
+            continue
+        world, joined, rank = int(m.group("world")), int(m.group("joined")), int(m.group("rank"))
+        if joined >= world:
+            continue
+        key = m.group("key")
+        if key not in waits:
+            ev = LogEvent(
+                kind="store_barrier_wait",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                rank_size=world,
+                numel=joined,
+            )
+            waits[key] = (ev, set(), joined)
+            report.events.append(ev)
+        ev, ranks, least = waits[key]
+        ranks.add(rank)
+        waits[key] = (ev, ranks, max(least, joined))
+    for ev, ranks, most in waits.values():
+        ev.numel = most
+        ev.exception_type = (
+            f"{most} of {ev.rank_size} ranks joined the process group's store barrier; "
+            f"rank(s) {', '.join(map(str, sorted(ranks)))} waited for the rest"
+        )
+
+
+# PyTorch Lightning's line as each process joins the group: "Initializing distributed:
+# GLOBAL_RANK: 1, MEMBER: 2/8" (lightning.fabric.utilities.distributed)
+_LIGHTNING_INIT_RE = re.compile(
+    r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d+), MEMBER: \d+/(?P<world>\d+)"
+)
+
+
+def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``duplicate_rank`` per global rank that processes behind two or more launcher tags
+    (Slurm tasks, MPI ranks) each initialised: the launcher started the job's processes twice
+    over (one task a node that spawns its own ranks, beside tasks Slurm numbered), so some ranks
+    never start and the group waits for them at init."""
+    by_rank: dict[int, list[tuple[int, str, int]]] = {}
+    for no, line, tagged in lines:
+        if (
+            tagged is None
+            or "GLOBAL_RANK" not in line
+            or not (m := _LIGHTNING_INIT_RE.search(line))
+        ):
+            continue
+        by_rank.setdefault(int(m.group("rank")), []).append((no, m.group("world"), tagged))
+    for rank, seen in sorted(by_rank.items()):
+        tags = sorted({t for _, _, t in seen})
+        if len(tags) < 2:
+            continue
+        no, world, _ = seen[0]
+        report.events.append(
+            LogEvent(
+                kind="duplicate_rank",
+                line=no,
+                message=next(text for n, text, _ in lines if n == no).strip()[:300],
+                rank=rank,
+                rank_size=int(world),
+                exception_type=f"global rank {rank} of {world} initialised by the processes "
+                f"behind launcher tags {', '.join(map(str, tags))}",
+            )
+        )
+
+
+# ProcessGroupNCCL logs its options and settings at INFO when a group is made (TORCH_CPP_LOG_LEVEL
+# =INFO; ProcessGroupNCCL.cpp): "[PG ID 0 PG GUID 0 Rank 7] ProcessGroupNCCL initialization
+# options: size: 8, global rank: 7, TIMEOUT(ms): 600000, ..." and "... ProcessGroupNCCL
+# environments: NCCL version: 2.21.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, ...,
+# TORCH_NCCL_TRACE_BUFFER_SIZE: 0, ..." (the keys vary by release; the trace buffer is the flight
+# recorder's: 0 keeps nothing)
+_PG_OPTIONS_RE = re.compile(
+    r"ProcessGroupNCCL initialization options: size: (?P<size>\d+), global rank: (?P<rank>\d+), "
+    r"TIMEOUT\(ms\): (?P<ms>\d+)"
+)
+_PG_ENVIRONMENTS_RE = re.compile(r"ProcessGroupNCCL environments: (?P<body>.+?)\s*$")
+_PG_SETTING_RE = re.compile(r"(?P<key>[A-Za-z_ ]+?): (?P<value>[^,]+)(?:, |$)")
+
+
+def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``pg_settings`` per distinct ProcessGroupNCCL environment (a rank's settings as its
+    group started), with the group's watchdog time-out and how many ranks printed it."""
+    timeout: dict[tuple[int | None, str | None], tuple[int, int]] = {}
+    seen: dict[tuple[str, int | None], tuple[LogEvent, set[int | None]]] = {}
+    for no, line, tagged in lines:
+        if "ProcessGroupNCCL " not in line:
+            continue
+        pg = _pg(_PG_RE.search(line))
+        rank_m = _WATCHDOG_RANK_RE.search(line)  # the record's "[PG ID 0 PG GUID 0 Rank 7]"
+        owner = int(rank_m.group(1) or rank_m.group(2)) if rank_m else None
+        rank = tagged if tagged is not None else owner
+        if om := _PG_OPTIONS_RE.search(line):
+            timeout[(rank, pg)] = (int(om.group("ms")), int(om.group("size")))
+            continue
+        if not (em := _PG_ENVIRONMENTS_RE.search(line)):
+            continue
+        settings = {m.group("key").strip(): m.group("value").strip()
+                    for m in _PG_SETTING_RE.finditer(em.group("body"))}  # fmt: skip
+        ms, size = timeout.get((rank, pg), (None, None))
+        key = (em.group("body"), ms)
+        if key in seen:
+            seen[key][1].add(rank)
+            continue
+        trace = settings.get("TORCH_NCCL_TRACE_BUFFER_SIZE")
+        said = [f"NCCL {settings['NCCL version']}"] if "NCCL version" in settings else []
+        if ms is not None:
+            said.append(f"watchdog time-out {ms // 1000} s")
+        if trace is not None:
+            said.append(
+                "flight recorder off (TORCH_NCCL_TRACE_BUFFER_SIZE 0)"
+                if trace == "0"
+                else f"flight recorder on ({trace} entries)"
+            )
+        for name, what in (
+            ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "async error handling"),
+            ("TORCH_NCCL_DUMP_ON_TIMEOUT", "dump on time-out"),
+            ("TORCH_NCCL_DESYNC_DEBUG", "desync debug"),
+            ("TORCH_NCCL_BLOCKING_WAIT", "blocking wait"),
+            ("TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "heartbeat time-out (s)"),
+        ):
+            if name in settings:
+                said.append(f"{what} {settings[name]}")
+        ev = LogEvent(
+            kind="pg_settings",
+            line=no,
+            message=line.strip()[:300],
+            rank=rank,
+            rank_size=size,
+            group=pg,
+            timeout_ms=ms,
+            numel=int(trace) if trace is not None and trace.isdigit() else None,
+            code=settings.get("NCCL version"),
+            library="NCCL",
+            exception_type="; ".join(said),
+        )
+        seen[key] = (ev, {rank})
+        report.events.append(ev)
+    for ev, ranks in seen.values():
+        if len(ranks) > 1:
+            ev.exception_type = f"{ev.exception_type} ({len(ranks)} ranks)"
 
 
 def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

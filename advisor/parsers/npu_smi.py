@@ -756,3 +756,62 @@ def parse_mapping(text: str) -> list[ChipMapping]:
     if not rows:
         raise ParseError("no 'NPU ID  Chip ID  Chip Logic ID  Chip Name' header over a row")
     return rows
+
+
+# MindCluster ascend-faultdiag's environment check samples each device with npu-smi into a CSV
+# per device (npu_smi_<id>_details.csv): "time,dev_id,power,freq,temp", the time in epoch
+# seconds; the file names no units
+DETAILS_CSV_SIGNATURE = r"\Atime,dev_id,power,freq,temp[ \t]*\r?$"
+
+
+@dataclass
+class DetailsDevice:
+    dev_id: int
+    line: int
+    samples: int = 0
+    first_s: int = 0
+    last_s: int = 0
+    power: tuple[float, float] = (0.0, 0.0)
+    freq: tuple[float, float] = (0.0, 0.0)
+    temp: tuple[float, float] = (0.0, 0.0)
+    below_top_freq: list[tuple[int, float, float]] = field(default_factory=list)
+    """Samples whose frequency is under the device's highest: ``(time, freq, temp)``."""
+    hottest: tuple[int, float] = (0, 0.0)
+    """The first sample at the highest temperature: ``(time, temp)``."""
+
+
+def parse_details_csv(text: str) -> list[DetailsDevice]:
+    """Each device's samples of a ``time,dev_id,power,freq,temp`` CSV, summarised."""
+    rows: dict[int, list[tuple[int, int, float, float, float]]] = {}
+    for no, line, _ in numbered_lines(text):
+        cells = line.strip().split(",")
+        if no == 1 or not line.strip():
+            continue
+        if len(cells) != 5:
+            raise ParseError(f"a row of {len(cells)} cells, not 5: {line.strip()[:80]!r}", no)
+        try:
+            row = (no, int(cells[0]), float(cells[2]), float(cells[3]), float(cells[4]))
+            rows.setdefault(int(cells[1]), []).append(row)
+        except ValueError:
+            raise ParseError(f"unreadable figures: {line.strip()[:80]!r}", no) from None
+    if not rows:
+        raise ParseError("no sample under the 'time,dev_id,power,freq,temp' header")
+    out = []
+    for dev_id, samples in rows.items():
+        top = max(s[3] for s in samples)
+        hot = max(samples, key=lambda s: s[4])
+        out.append(
+            DetailsDevice(
+                dev_id=dev_id,
+                line=samples[0][0],
+                samples=len(samples),
+                first_s=min(s[1] for s in samples),
+                last_s=max(s[1] for s in samples),
+                power=(min(s[2] for s in samples), max(s[2] for s in samples)),
+                freq=(min(s[3] for s in samples), top),
+                temp=(min(s[4] for s in samples), hot[4]),
+                below_top_freq=[(s[1], s[3], s[4]) for s in samples if s[3] < top],
+                hottest=(hot[1], hot[4]),
+            )
+        )
+    return out

@@ -126,6 +126,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     current: HcaPort | None = None
     link_node: tuple[str, bool] | None = None  # iblinkinfo's node above: (name, a switch)
     unlinked = 0  # -l ports with nothing attached whose node is not known for an HCA
+    heads: list[
+        tuple[int, str, int]
+    ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
     for no, line, _ in numbered_lines(text):
         if "==(" in line and (lk := _IBLINK_RE.match(line)) and (link_node or lk.group("node")):
             if lk.group("node") is not None:
@@ -184,6 +187,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             ports.append(current)
             continue
         if m := _CA_RE.match(line) or _HCA_RE.match(line):
+            heads.append((no, m.group("ca"), len(ports)))
             ca, tool, device, current = (
                 m.group("ca"),
                 "ibstat" if "CA '" in line else "ibv_devinfo",
@@ -229,6 +233,19 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             current.link_layer = value
         elif key == "active_mtu" and value.split()[0].isdigit():
             current.active_mtu = int(value.split()[0])
+    # a device block with no port (the copy ended, or was cut, before its port section): said,
+    # its state unknown rather than left out unnoticed
+    for at, (head_line, name, before) in enumerate(heads):
+        after = heads[at + 1][2] if at + 1 < len(heads) else len(ports)
+        if after == before:
+            warnings.append(
+                ParseWarning(
+                    line=head_line,
+                    message=f"{name}: no port listed under it (the copy ends before its port "
+                    "section?): its state is unknown",
+                    skipped=False,
+                )
+            )
     if unlinked:
         warnings.append(
             ParseWarning(

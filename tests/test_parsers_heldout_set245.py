@@ -1,0 +1,225 @@
+"""Outputs the two-hundred-forty-fifth to -eighth held-out evaluations misread
+(tests/data/evidence_heldout_43, sources in tests/data/SOURCES.md): launcher and pytest prefixes,
+NCCL's socket fallbacks, a masked pid, torch's uninitialised work counter, duplicated ranks at
+init, ProcessGroupNCCL's settings, kernel-log hosts, ascend-fd 26.x reports, asys diagnose and
+MindCluster's sampled npu-smi CSV."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_43"
+
+
+def _failures(name: str) -> list[dict[str, Any]]:
+    return load_paths([HELDOUT / name]).failures
+
+
+def _findings(ev: EvidenceFacts, backend: str) -> dict[str, Any]:
+    return builtin_findings({"evidence.failures": ev.failures}, backend)
+
+
+def test_open_mpis_timestamped_tag_is_taken_off_and_each_ranks_warning_kept() -> None:
+    got = _failures("nccl_2.18.3_mpirun_timestamped_cuda_invalid_argument_proxy_connect_cut.log")
+    cuda = [
+        (f["rank"], f["host"], f["device"]) for f in got if f.get("code_name") == "invalid argument"
+    ]
+    # two processes (ranks 0 and 3) each warned once: neither is folded into the other
+    assert cuda == [(0, "tomte401", 0), (3, "tomte401", 3)]
+
+
+def test_one_process_driving_two_gpus_warns_once_for_each() -> None:
+    got = _failures("tensorflow_srun_a100_sharp_nccl_2.8.3_ibv_create_qp_failed_cut.log")
+    qp = [(f["device"], f["pid"]) for f in got if f["message"] == "Call to ibv_create_qp failed"]
+    assert qp == [(4, 3778851), (5, 3778851)]
+
+
+def test_channels_over_net_socket_between_two_hosts_are_a_socket_network() -> None:
+    ev = load_paths(
+        [HELDOUT / "horovod_mpirun_aws_2node_net_socket_launch_mode_parallel_hang_cut.log"]
+    )
+    hosts = [f["host"] for f in ev.failures if f["kind"] == "nccl_socket_network"]
+    assert hosts == ["ip-172-31-0-63", "ip-172-31-12-129"]
+    assert "evidence-nccl-socket-network" in _findings(ev, "nccl")
+
+
+def test_a_net_plugin_that_failed_to_start_then_sockets_on_one_host_is_said() -> None:
+    got = _failures("nccl_ofi_p4d_plugin_init_fail_socket_fallback_cloudwatch_cut.log")
+    (sock,) = [f for f in got if f["kind"] == "nccl_socket_network"]
+    assert sock["host"] == "ip-10-36-29-253"
+    assert (
+        "net plugin failed to start (NET/OFI aws-ofi-nccl initialization failed)"
+        in sock["exception_type"]
+    )
+    assert "over [0]eth0:10.36.29.253<0>" in sock["exception_type"]
+    # the same lines on one host without a failed plugin: nothing crosses a network, no finding
+    calm = "\n".join(
+        line
+        for line in (HELDOUT / "nccl_ofi_p4d_plugin_init_fail_socket_fallback_cloudwatch_cut.log")
+        .read_text()
+        .splitlines()
+        if "initialization failed" not in line and "Initializing plugin failed" not in line
+    )
+    assert not [
+        f for f in load_text(calm, "one.log").failures if f["kind"] == "nccl_socket_network"
+    ]
+
+
+def test_a_warning_whose_pid_the_poster_masked_keeps_its_host_and_device() -> None:
+    (warn,) = _failures("nccl_2.27_hgx_ibv_modify_qp_110_init_to_rtr_one_line.log")
+    assert (warn["host"], warn["device"], warn.get("pid")) == ("host-01.example.com", 5, None)
+    assert warn["message"].startswith("Call to ibv_modify_qp failed with 110 Connection timed out")
+
+
+def test_a_last_completed_work_above_the_last_enqueued_is_not_read_as_progress() -> None:
+    ev = load_paths(
+        [HELDOUT / "vllm_ray_worker_watchdog_allreduce_seq1_bogus_last_completed_cut.log"]
+    )
+    (timeout,) = [f for f in ev.failures if f["kind"] == "watchdog_timeout"]
+    assert (timeout["rank"], timeout["seq"], timeout["last_enqueued"]) == (1, 1, 1)
+    assert timeout["last_completed"] is None
+    assert any(
+        "93459313471793" in m.message and "never set" in m.message for m in ev.files[0].messages
+    )
+    finding = _findings(ev, "nccl")["evidence-watchdog-timeout"]
+    assert "last completed unknown" in " ".join(finding.items)
+
+
+def test_pytests_exception_lines_give_ncclsystemerror_its_last_error() -> None:
+    (fail,) = _failures("pytest_mpi_distbackenderror_nccl_2.22.3_socketstartconnect_abort.log")
+    assert (fail["kind"], fail["code_name"]) == ("nccl_call_failure", "ncclSystemError")
+    assert fail["exception_type"].startswith("socketStartConnect: Connect to 10.31.241.62<36865>")
+
+
+def test_ranks_started_twice_and_a_short_store_barrier_are_read() -> None:
+    ev = load_paths(
+        [HELDOUT / "nemo_megatron_gpt_slurm_2node_duplicate_global_ranks_store_barrier_cut.log"]
+    )
+    dup = sorted(f["rank"] for f in ev.failures if f["kind"] == "duplicate_rank")
+    assert dup == [1, 2, 3]
+    (wait,) = [f for f in ev.failures if f["kind"] == "store_barrier_wait"]
+    assert (wait["numel"], wait["rank_size"]) == (3, 8)
+    assert "rank(s) 2, 3 waited" in wait["exception_type"]
+    assert {"evidence-duplicate-rank", "evidence-store-barrier-wait"} <= set(_findings(ev, "nccl"))
+    # one process printing its rank twice (no launcher tags) is no duplicate
+    untagged = "\n".join(
+        line.split(": ", 1)[1]
+        for line in (
+            HELDOUT / "nemo_megatron_gpt_slurm_2node_duplicate_global_ranks_store_barrier_cut.log"
+        )
+        .read_text()
+        .splitlines()
+        if ": " in line
+    )
+    assert not [f for f in load_text(untagged, "x.log").failures if f["kind"] == "duplicate_rank"]
+
+
+def test_processgroupnccls_settings_say_the_flight_recorder_is_off() -> None:
+    ev = load_paths([HELDOUT / "torch_2.5_pgnccl_env_dump_tcpstore_debug_8xh100_init_cut.log"])
+    (settings,) = ev.failures
+    assert (settings["kind"], settings["code"], settings["rank"], settings["numel"]) == (
+        "pg_settings",
+        "2.21.5",
+        7,
+        0,
+    )
+    assert "flight recorder off (TORCH_NCCL_TRACE_BUFFER_SIZE 0)" in settings["exception_type"]
+    assert "heartbeat time-out (s) 480" in settings["exception_type"]
+    off = _findings(ev, "nccl")["evidence-flight-recorder-off"]
+    assert off.severity == "info"
+    assert {r.name: r.value for r in off.recommendations if r.kind != "advice"} == {
+        "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000",
+        "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+    }
+
+
+def test_a_kernel_logs_xids_keep_the_host_syslog_names() -> None:
+    got = _failures("dmesg_xid63_xid64_row_remap_aws_m4logs_cut.txt")
+    assert [(f["code"], f["host"]) for f in got] == [
+        ("63", "ip-26-0-146-100"),
+        ("64", "ip-26-0-147-135"),
+    ]
+
+
+def test_an_ibv_devinfo_device_cut_before_its_port_is_said() -> None:
+    text = (
+        DATA
+        / "evidence_heldout_41"
+        / "ibv_devinfo_two_mlx4_dual_port_device_ports_heading_port2_down_heioy_books.txt"
+    ).read_text()
+    lines = text.splitlines()
+    cut = lines[: next(i for i, line in enumerate(lines) if "port:" in line)]
+    head = lines[next(i for i, line in enumerate(lines) if line.startswith("hca_id:"))]
+    # a whole device, then the same device again cut before its ports
+    ev = load_text("\n".join([*lines, "", *cut]), "devinfo.txt")
+    assert any(
+        head.split()[1] in m.message and "no port listed" in m.message for m in ev.files[0].messages
+    )
+
+
+def test_ascend_fault_diag_26_reports_are_read_with_their_root_cause_analysis() -> None:
+    ev = load_paths(
+        [HELDOUT / "ascend_fd_diag_report_26.1.0_root_worker0_device2_link_down_cqe.txt"]
+    )
+    assert ev.files[0].formats == ["faultdiag"]  # the quoted hccn_tool lines are its key log
+    assert ev.npu_ports == []
+    (fault,) = ev.failures
+    assert fault["code"] is None and fault["root_cause"]  # masked code; the root-cause node's
+    assert "Link Down" in fault["exception_type"]
+    notes = " ".join(m.message for m in ev.files[0].messages)
+    assert "root-cause node(s) ['worker-0 device-2']" in notes
+    assert "first error worker-1 device-2: 2023-09-01-06:35:52.960343" in notes
+    assert "status code the copy masked" in notes
+
+    pod = load_paths(
+        [HELDOUT / "ascend_fd_diag_superpod_pd_disagg_multi_instance_link_down_wait_chain.txt"]
+    )
+    names = [f["exception_type"].split(" on ")[0] for f in pod.failures]
+    assert len(pod.failures) == 3 and names[1].startswith("instance xxx.xxx.xx8.201")
+    notes = " ".join(m.message for m in pod.files[0].messages)
+    assert "wait chain worker-2 device-0 -> worker-5 device-0" in notes
+    assert "last error worker-3 device-6: 2025-06-23-11:10:44.883255" in notes
+
+
+def test_asys_diagnose_fail_and_warn_per_device() -> None:
+    ev = load_paths([HELDOUT / "asys_diagnose_4dev_stress_hbm_cpu_stl_partial_warn_fail.txt"])
+    got = [(f["code"], f["exception_type"].split(":")[0]) for f in ev.failures]
+    assert got == [
+        ("Warn", "Stress Detect (Performance)"),
+        ("Warn", "HBM Detect (Hardware)"),
+        ("Fail", "CPU Detect (Hardware)"),
+        ("Fail", "AICore STL Detect (Hardware)"),
+    ]
+    assert "Fail on device(s) 3; Warn on device(s) 1 (of 4" in ev.failures[2]["exception_type"]
+    assert "figures (9, 0, 5, 0)" in ev.failures[1]["exception_type"]
+    assert {"evidence-asys-fail", "evidence-asys-warn"} <= set(_findings(ev, "hccl"))
+    passed = load_text(
+        "asys diagnose -r=component\n"
+        " +------------------------+------------------------+\n"
+        " | Group of 4 Device      | Diagnostic Result      |\n"
+        " +========================+========================+\n"
+        " +--- Component ----------+------------------------+\n"
+        " | AI Vector              | Pass - All             |\n"
+        " +------------------------+------------------------+\n",
+        "asys.txt",
+    )
+    assert passed.failures == []
+    assert "AI Vector (Component): Pass on every device" in passed.files[0].messages[0].message
+
+
+def test_mindclusters_sampled_npu_smi_csv_says_where_the_frequency_fell() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "mindcluster_env_check_npu_smi_0_details_csv_dev0_temp107_freq1000_to_800_throttle.csv"
+        ]
+    )
+    assert ev.files[0].status == "read"
+    (note,) = ev.files[0].messages
+    assert "device 0: 23 sample(s) over 338 s" in note.message
+    assert "freq under its highest (1000) in 7 sample(s), 1670052538-1670052623" in note.message
+    assert "down to 800, temp then up to 107" in note.message
