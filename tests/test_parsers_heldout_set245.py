@@ -223,3 +223,34 @@ def test_mindclusters_sampled_npu_smi_csv_says_where_the_frequency_fell() -> Non
     assert "device 0: 23 sample(s) over 338 s" in note.message
     assert "freq under its highest (1000) in 7 sample(s), 1670052538-1670052623" in note.message
     assert "down to 800, temp then up to 107" in note.message
+
+
+def test_msprof_analyzes_advisor_tables_are_read_into_notes() -> None:
+    ev = load_paths(
+        [HELDOUT / "msprof_analyze_advisor_cluster_slow_rank_step5_rank0_compute_comm_free.txt"]
+    )
+    (note,) = ev.files[0].messages
+    assert ev.files[0].formats == ["msprof"] and ev.failures == []
+    assert (
+        "step 5, 1 rank(s): rank 0: compute 1725.1 ms, communication 520.8 ms, free 2897.9 ms"
+        in note.message
+    )
+    ev = load_paths(
+        [HELDOUT / "msprof_analyze_advisor_cluster_slow_link_rdma_sdma_bandwidth_summary.txt"]
+    )
+    slow_rank, slow_link = (m.message for m in ev.files[0].messages)
+    assert slow_rank.endswith("慢卡分析: 没有慢节点问题")
+    # the verdict wrapped over three rows is one text again
+    assert "RDMA bandwidth(GB/s)： 平均值是 24.356" in slow_link and slow_link.endswith(
+        "差距为 0.0GB/s。"
+    )
+
+
+def test_npu_smis_vnpu_templates_are_listed_in_a_note() -> None:
+    ev = load_paths(
+        [HELDOUT / "npu_smi_info_t_template_info_310p3_seven_vnpu_templates_hami_lab_cut.txt"]
+    )
+    (note,) = ev.files[0].messages
+    assert ev.files[0].status == "read" and ev.npu_chips == []
+    assert "7 vNPU template(s): vir01 (AI Core 1, 3 GB, AICPU 1)" in note.message
+    assert "vir04_4c_dvpp (AI Core 4, 12 GB, AICPU 4)" in note.message

@@ -37,6 +37,7 @@ from advisor.parsers import (
     hccn_conf,
     hccn_tool,
     logs,
+    msprof,
     nccl_tests,
     npu_smi,
     numbered_lines,
@@ -151,6 +152,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "asys": re.compile(asys.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
+    "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
+    "msprof": re.compile(msprof.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -1146,6 +1149,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
                 "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, asys diagnose, npu-smi sample CSV, "
+                "npu-smi template-info, "
+                "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -1611,6 +1616,65 @@ def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             )
         )
     return notes
+
+
+def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """msprof-analyze's slow-rank details and overview: notes of what they say (performance
+    figures and the tool's own verdicts, no health code), not judged."""
+    rows, overviews = msprof.parse(text)
+    notes = []
+    by_step: dict[str, list[msprof.StepRank]] = {}
+    for row in rows:
+        by_step.setdefault(row.step, []).append(row)
+    for step, ranks in by_step.items():
+        said = "; ".join(
+            f"rank {r.rank}: compute {r.compute_us / 1000:.1f} ms, communication "
+            f"{r.communication_us / 1000:.1f} ms, free {r.free_us / 1000:.1f} ms"
+            for r in ranks[:8]
+        ) + (f"; {len(ranks) - 8} more rank(s)" if len(ranks) > 8 else "")
+        if len(ranks) > 1:
+            most = max(ranks, key=lambda r: r.communication_us)
+            idle = max(ranks, key=lambda r: r.free_us)
+            said += f"; most communication: rank {most.rank}, most free time: rank {idle.rank}"
+        notes.append(
+            ParseWarning(
+                line=ranks[0].line,
+                message=f"msprof-analyze slow-rank details, step {step}, {len(ranks)} rank(s): "
+                f"{said}"[:400],
+                skipped=False,
+            )
+        )
+    for overview in overviews:
+        for category, verdict in overview.verdicts.items():
+            notes.append(
+                ParseWarning(
+                    line=overview.line,
+                    message=f"msprof-analyze overview, {category}: {verdict}"[:400],
+                    skipped=False,
+                )
+            )
+    return notes
+
+
+_TEMPLATE_NPU_RE = re.compile(r"npu-smi info -t template-info -i (\d+)")
+
+
+def _npu_templates(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """npu-smi's vNPU templates: a note of what the chip can be split into, not judged."""
+    templates = npu_smi.parse_templates(text)
+    asked = _TEMPLATE_NPU_RE.search(text)
+    listed = ", ".join(
+        f"{t.name} (AI Core {t.aicore}, {t.memory_gb} GB, AICPU {t.aicpu})" for t in templates
+    )
+    return [
+        ParseWarning(
+            line=templates[0].line,
+            message=f"npu-smi info -t template-info{f' of NPU {asked.group(1)}' if asked else ''}: "
+            f"{len(templates)} vNPU template(s): {listed}"[:400]
+            + ": what the chip can be split into, not judged",
+            skipped=False,
+        )
+    ]
 
 
 def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -2252,6 +2316,8 @@ _CONVERTERS = {
     "faultdiag": _faultdiag,
     "asys": _asys,
     "npu_smi_details": _npu_details,
+    "npu_smi_templates": _npu_templates,
+    "msprof": _msprof,
     "nvidia_smi_p2p": _p2p,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -815,3 +815,39 @@ def parse_details_csv(text: str) -> list[DetailsDevice]:
             )
         )
     return out
+
+
+# npu-smi info -t template-info: the vNPU templates a 310P/910 can be split by, a block per
+# template ("|vir02   2   6   2   3 ..." then its second row), under "NPU instance template info
+# is:" and a two-row header (Name AICORE Memory(GB) AICPU ...)
+TEMPLATE_SIGNATURE = r"^[ \t]*\|\s*NPU instance template info is:"
+_TEMPLATE_ROW_RE = re.compile(
+    r"^\|(?P<name>vir\w+)\s+(?P<aicore>\d+)\s+(?P<memory_gb>\d+)\s+(?P<aicpu>\d+)"
+)
+
+
+@dataclass
+class VnpuTemplate:
+    line: int
+    name: str
+    aicore: int
+    memory_gb: int
+    aicpu: int
+
+
+def parse_templates(text: str) -> list[VnpuTemplate]:
+    """The vNPU templates ``npu-smi info -t template-info`` lists."""
+    out = [
+        VnpuTemplate(
+            line=no,
+            name=m.group("name"),
+            aicore=int(m.group("aicore")),
+            memory_gb=int(m.group("memory_gb")),
+            aicpu=int(m.group("aicpu")),
+        )
+        for no, line, _ in numbered_lines(text)
+        if (m := _TEMPLATE_ROW_RE.match(line.strip()))
+    ]
+    if not out:
+        raise ParseError("no vNPU template row ('|vir01  1  3  1 ...') under its header")
+    return out

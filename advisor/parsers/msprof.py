@@ -1,0 +1,95 @@
+"""msprof-analyze's cluster advisor tables (Ascend mstt, profiler/msprof_analyze/advisor), as its
+notebooks and console print them (PrettyTable):
+
+- the slow-rank details, one row per step and rank: ``| step | rank_id | compute(us) |
+  communication(us) | free(us) |`` (the advisor's SlowRankAnalyzer details header);
+- the overview (问题综述), ``| category | description |``: each analysis (慢卡分析 the
+  slow-rank analysis, 慢链路分析 the slow-link one) with its verdict, wrapped inside the cell over
+  several rows.
+
+Both are performance figures with no health code in them: read into notes, not judged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, numbered_lines
+
+DETAILS_SIGNATURE = (
+    r"^[ \t]*\|\s*step\s*\|\s*rank_id\s*\|\s*compute\(us\)\s*\|\s*communication\(us\)\s*\|"
+    r"\s*free\(us\)\s*\|"
+)
+OVERVIEW_SIGNATURE = r"^[ \t]*\|\s*category\s*\|\s*description\s*\|"
+SIGNATURE = f"{DETAILS_SIGNATURE}|{OVERVIEW_SIGNATURE}"
+
+
+@dataclass
+class StepRank:
+    line: int
+    step: str
+    rank: int
+    compute_us: float
+    communication_us: float
+    free_us: float
+
+
+@dataclass
+class Overview:
+    line: int
+    verdicts: dict[str, str] = field(default_factory=dict)
+    """Each analysis's description, its wrapped rows joined."""
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def parse(text: str) -> tuple[list[StepRank], list[Overview]]:
+    """The slow-rank details rows and the overview tables in ``text``."""
+    rows: list[StepRank] = []
+    overviews: list[Overview] = []
+    mode = ""
+    current: Overview | None = None
+    category = ""
+    for no, raw, _ in numbered_lines(text):
+        line = raw.strip()
+        if re.match(DETAILS_SIGNATURE, line):
+            mode, current = "details", None
+            continue
+        if re.match(OVERVIEW_SIGNATURE, line):
+            mode, category = "overview", ""
+            current = Overview(line=no)
+            overviews.append(current)
+            continue
+        if not line.startswith("|"):
+            if line and not line.startswith("+"):
+                mode, current = "", None
+            continue
+        cells = _cells(line)
+        if mode == "details" and len(cells) == 5:
+            try:
+                rows.append(
+                    StepRank(
+                        line=no,
+                        step=cells[0],
+                        rank=int(cells[1]),
+                        compute_us=float(cells[2]),
+                        communication_us=float(cells[3]),
+                        free_us=float(cells[4]),
+                    )
+                )
+            except ValueError:
+                continue
+        elif mode == "overview" and current is not None and len(cells) >= 2:
+            category = cells[0] or category
+            if category:
+                said = current.verdicts.get(category, "")
+                current.verdicts[category] = f"{said} {cells[1]}".strip()
+    if not rows and not any(o.verdicts for o in overviews):
+        raise ParseError("no msprof-analyze slow-rank row or overview verdict under its header")
+    for overview in overviews:
+        for key, said in overview.verdicts.items():
+            overview.verdicts[key] = re.sub(r"\s+", " ", said)
+    return rows, overviews
