@@ -6,6 +6,7 @@ MindCluster's sampled npu-smi CSV."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
@@ -48,20 +49,31 @@ def test_channels_over_net_socket_between_two_hosts_are_a_socket_network() -> No
 
 
 def test_a_net_plugin_that_failed_to_start_then_sockets_on_one_host_is_said() -> None:
-    got = _failures("nccl_ofi_p4d_plugin_init_fail_socket_fallback_cloudwatch_cut.log")
-    (sock,) = [f for f in got if f["kind"] == "nccl_socket_network"]
+    name = "nccl_ofi_p4d_plugin_init_fail_socket_fallback_cloudwatch_cut.log"
+    ev = load_paths([HELDOUT / name])
+    # one host and no channel of its over the network: said in a note, no finding (a job of
+    # this host alone sends nothing between hosts)
+    assert not [f for f in ev.failures if f["kind"] == "nccl_socket_network"]
+    notes = " ".join(m.message for m in ev.files[0].messages)
+    assert (
+        "ip-10-36-29-253: the net plugin failed to start (NET/OFI aws-ofi-nccl initialization "
+        "failed) and NCCL fell back to its sockets"
+    ) in notes
+    # the same host setting a channel up over NET/Socket: its traffic crosses hosts on sockets
+    text = (HELDOUT / name).read_text() + (
+        "  | 2025-05-16T16:39:56.217-07:00 | ip-10-36-29-253:84:2553 [0] NCCL INFO Channel 00 : "
+        "0[101c0] -> 8[101c0] [send] via NET/Socket/0\n"
+    )
+    (sock,) = [f for f in load_text(text, "p4d.log").failures if f["kind"] == "nccl_socket_network"]
     assert sock["host"] == "ip-10-36-29-253"
     assert (
         "net plugin failed to start (NET/OFI aws-ofi-nccl initialization failed)"
         in sock["exception_type"]
     )
-    assert "over [0]eth0:10.36.29.253<0>" in sock["exception_type"]
-    # the same lines on one host without a failed plugin: nothing crosses a network, no finding
+    # without the failed plugin, one host's fallback says nothing at all
     calm = "\n".join(
         line
-        for line in (HELDOUT / "nccl_ofi_p4d_plugin_init_fail_socket_fallback_cloudwatch_cut.log")
-        .read_text()
-        .splitlines()
+        for line in (HELDOUT / name).read_text().splitlines()
         if "initialization failed" not in line and "Initializing plugin failed" not in line
     )
     assert not [
@@ -171,7 +183,7 @@ def test_ascend_fault_diag_26_reports_are_read_with_their_root_cause_analysis() 
     assert fault["code"] is None and fault["root_cause"]  # masked code; the root-cause node's
     assert "Link Down" in fault["exception_type"]
     notes = " ".join(m.message for m in ev.files[0].messages)
-    assert "root-cause node(s) ['worker-0 device-2']" in notes
+    assert "root-cause node(s) worker-0 device-2;" in notes
     assert "first error worker-1 device-2: 2023-09-01-06:35:52.960343" in notes
     assert "status code the copy masked" in notes
 
@@ -195,7 +207,8 @@ def test_asys_diagnose_fail_and_warn_per_device() -> None:
         ("Fail", "AICore STL Detect (Hardware)"),
     ]
     assert "Fail on device(s) 3; Warn on device(s) 1 (of 4" in ev.failures[2]["exception_type"]
-    assert "figures (9, 0, 5, 0)" in ev.failures[1]["exception_type"]
+    # HBM Detect's figures are the ECC errors the check newly found (asys's documentation)
+    assert "new ECC errors (9, 0, 5, 0)" in ev.failures[1]["exception_type"]
     assert {"evidence-asys-fail", "evidence-asys-warn"} <= set(_findings(ev, "hccl"))
     passed = load_text(
         "asys diagnose -r=component\n"
@@ -221,7 +234,10 @@ def test_mindclusters_sampled_npu_smi_csv_says_where_the_frequency_fell() -> Non
     assert ev.files[0].status == "read"
     (note,) = ev.files[0].messages
     assert "device 0: 23 sample(s) over 338 s" in note.message
-    assert "freq under its highest (1000) in 7 sample(s), 1670052538-1670052623" in note.message
+    assert (
+        "freq under its highest (1000) in 1 stretch(es), the first 7 sample(s) "
+        "1670052538-1670052623 (epoch s)"
+    ) in note.message
     assert "down to 800, temp then up to 107" in note.message
 
 
@@ -254,3 +270,110 @@ def test_npu_smis_vnpu_templates_are_listed_in_a_note() -> None:
     assert ev.files[0].status == "read" and ev.npu_chips == []
     assert "7 vNPU template(s): vir01 (AI Core 1, 3 GB, AICPU 1)" in note.message
     assert "vir04_4c_dvpp (AI Core 4, 12 GB, AICPU 4)" in note.message
+
+
+def test_settings_and_notices_never_hide_a_failure_nor_start_a_timeline(tmp_path: Path) -> None:
+    """A log with ProcessGroupNCCL's settings (or a barrier wait) that ends in an ordinary
+    exception still reads the exception; two ranks' settings lines at init are no failure order."""
+    settings = (
+        HELDOUT / "torch_2.5_pgnccl_env_dump_tcpstore_debug_8xh100_init_cut.log"
+    ).read_text()
+    text = settings + (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 3, in <module>\n'
+        "ValueError: global batch size 96 is not divisible by micro batch size 5\n"
+    )
+    kinds = [f["kind"] for f in load_text(text, "x.log").failures]
+    assert sorted(kinds) == ["pg_settings", "python_exception"]
+    line = settings.splitlines()[0]
+    for rank, (init, fail) in enumerate((("01:20:07", "01:40:00"), ("01:20:17", "01:41:00"))):
+        (tmp_path / f"rank{rank}.log").write_text(
+            line.replace("01:20:17", init).replace("Rank 7]", f"Rank {rank}]")
+            + f"\n[E1107 {fail}.000000000 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, "
+            "NumelOut=1, Timeout(ms)=600000) ran for 600021 milliseconds before timing out.\n"
+        )
+    (timeline,) = load_paths([tmp_path]).timelines
+    assert [(e.rank, e.kind) for e in timeline.entries] == [
+        (0, "watchdog_timeout"),
+        (1, "watchdog_timeout"),
+    ]
+
+
+def test_a_store_barrier_that_completed_is_no_warning() -> None:
+    wait = (
+        "2023-01-18 07:39:50,012 - torch.distributed.distributed_c10d - INFO - Waiting in store "
+        "based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+        "(world_size=8, worker_count=7, timeout=0:30:00)\n"
+    )
+    done = (
+        "2023-01-18 07:39:52,100 - torch.distributed.distributed_c10d - INFO - Rank 0: Completed "
+        "store-based barrier for key:store_based_barrier_key:1 with 8 nodes.\n"
+    )
+    assert [f["kind"] for f in load_text(wait, "w.log").failures] == ["store_barrier_wait"]
+    assert load_text(wait + done, "w.log").failures == []
+
+
+def test_a_last_completed_work_of_another_sequence_is_kept() -> None:
+    # since torch 2.4 a P2P work is numbered in its own sequence: a last completed P2P work can
+    # be numbered above the last enqueued collective; only an unset counter is dropped
+    text = (
+        "[rank3]:[E1107 01:40:00.000000000 ProcessGroupNCCL.cpp:616] [PG ID 0 PG GUID 0 Rank 3] "
+        "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, "
+        "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600021 milliseconds before timing out.\n"
+        "[rank3]:[E1107 01:40:00.000100000 ProcessGroupNCCL.cpp:630] [PG ID 0 PG GUID 0 Rank 3] "
+        "Timeout at NCCL work: 12, last enqueued NCCL work: 12, last completed NCCL work: 3071.\n"
+    )
+    (timeout,) = load_text(text, "p2p.log").failures
+    assert (timeout["last_enqueued"], timeout["last_completed"]) == (12, 3071)
+
+
+def test_one_warning_a_host_even_where_pids_repeat_or_are_masked() -> None:
+    text = (
+        "host-01:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 "
+        "Connection timed out\n"
+        "host-02:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 "
+        "Connection timed out\n"
+        "node-a:84:90 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
+        "node-b:84:90 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
+    )
+    hosts = [f["host"] for f in load_text(text, "w.log").failures]
+    assert hosts == ["host-01", "host-02", "node-a", "node-b"]
+
+
+def test_asys_every_device_forms_and_one_devices_figure() -> None:
+    def table(head: str, value: str) -> str:
+        return (
+            "asys diagnose -r=hbm_detect\n"
+            f" | {head} | Diagnostic Result |\n"
+            " +--- Hardware ---+---+\n"
+            f" | HBM Detect | {value} |\n"
+        )
+
+    (every,) = load_text(table("Group of 4 Device", "Fail - All"), "a.txt").failures
+    assert every["exception_type"] == "HBM Detect (Hardware): Fail on every device (4)"
+    one = load_text(table("Device ID: 0", "Pass(9)"), "a.txt")
+    assert one.failures == []
+    assert "Pass on device 0; new ECC errors (9)" in one.files[0].messages[0].message
+    short = load_text(table("Group of 4 Device", "Warn, Fail"), "a.txt")
+    assert "among 2 result(s) for 4 device(s)" in short.failures[0]["exception_type"]
+
+
+def test_an_asys_import_alone_is_an_npu_clusters_verdict() -> None:
+    from advisor.evidence.command import cluster_from
+
+    ev = load_paths([HELDOUT / "asys_diagnose_4dev_stress_hbm_cpu_stl_partial_warn_fail.txt"])
+    assert cluster_from(ev).backend == "hccl"
+
+
+def test_mindcluster_csv_rows_it_cannot_read_are_skipped_and_said() -> None:
+    text = (
+        "time,dev_id,power,freq,temp\n1670052428,0,69.6,1000,42\n1670052442,0,NA,1000,42\n"
+        "1670052455,0,69.2,800,90\n1670052469,0,nan,1000,42\n1670052483,0,69.2,1000,42\n"
+        "1670052497,0,69.2,800,91\n1670052511,0,69.2,10"
+    )
+    ev = load_text(text, "npu_smi_0_details.csv")
+    assert ev.files[0].status in ("read", "partial")
+    said = " ".join(m.message for m in ev.files[0].messages)
+    assert "device 0: 4 sample(s)" in said and "in 2 stretch(es)" in said
+    assert said.count("unreadable sample") == 3

@@ -40,7 +40,14 @@ def print_files(evidence: EvidenceFacts) -> None:
 
 
 _NPU_KINDS = frozenset(
-    {"hccl_error", "hccl_plog_error", "npu_dcmi_error", "faultdiag_fault", "ascend_tool_failure"}
+    {
+        "hccl_error",
+        "hccl_plog_error",
+        "npu_dcmi_error",
+        "faultdiag_fault",
+        "ascend_tool_failure",
+        "asys_check",  # CANN's asys diagnose
+    }
 )
 """Failure kinds only an Ascend NPU's software prints."""
 

@@ -1591,22 +1591,22 @@ def _npu_watch(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """MindCluster's sampled npu-smi CSV: a note per device of its ranges, where its frequency
     fell under its own highest and how hot it got; figures with no health code, not judged."""
-    notes = []
-    for dev in npu_smi.parse_details_csv(text):
-        span = dev.last_s - dev.first_s
+    devices, notes = npu_smi.parse_details_csv(text)
+    for dev in devices:
+        span_s = dev.last_s - dev.first_s
         said = (
-            f"{dev.samples} sample(s) over {span} s; power {dev.power[0]:g}-{dev.power[1]:g}, "
+            f"{dev.samples} sample(s) over {span_s:g} s; power {dev.power[0]:g}-{dev.power[1]:g}, "
             f"freq {dev.freq[0]:g}-{dev.freq[1]:g}, temp {dev.temp[0]:g}-{dev.temp[1]:g} "
             "(the CSV names no units)"
         )
-        if dev.below_top_freq:
-            low = dev.below_top_freq
+        if dev.low_freq_runs:
+            first, last, low, warm, count = dev.low_freq_runs[0]
             said += (
-                f"; freq under its highest ({dev.freq[1]:g}) in {len(low)} sample(s), "
-                f"{low[0][0]}-{low[-1][0]} (epoch s), down to {min(f for _, f, _ in low):g}, "
-                f"temp then up to {max(t for _, _, t in low):g}"
+                f"; freq under its highest ({dev.freq[1]:g}) in {len(dev.low_freq_runs)} "
+                f"stretch(es), the first {count} sample(s) {_seconds(first)}-{_seconds(last)} (epoch s), down "
+                f"to {low:g}, temp then up to {warm:g}"
             )
-        said += f"; hottest {dev.hottest[1]:g} at {dev.hottest[0]}"
+        said += f"; hottest {dev.hottest[1]:g} at {_seconds(dev.hottest[0])}"
         notes.append(
             ParseWarning(
                 line=dev.line,
@@ -1616,6 +1616,10 @@ def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             )
         )
     return notes
+
+
+def _seconds(epoch_s: float) -> str:
+    return f"{epoch_s:.3f}".rstrip("0").rstrip(".")
 
 
 def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -2025,7 +2029,13 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )
             )
         where = f"instance {report.instance}: " if report.instance else ""
-        said = [f"root-cause node(s) {report.root_nodes}"] if report.root_nodes else []
+        roots = _fd_nodes(report.root_nodes)
+        said = []
+        if report.root_nodes and not roots:
+            # ascend-fd's 'Unknown Device': it found no root-cause node; or the copy masked them
+            said.append(f"no root-cause node named ({report.root_nodes})")
+        elif roots:
+            said.append(f"root-cause node(s) {', '.join(sorted(roots))}")
         for key, words in (
             ("first_error", "first error"),
             ("last_error", "last error"),
@@ -2058,11 +2068,8 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             code = None if faultdiag.MASKED_RE.match(fault.code) else fault.code
             # the root-cause node analysis names this event's device(s) (a copy's masked names
             # say nothing): a suspected root cause too
-            named = (
-                bool(devices)
-                and not faultdiag.MASKED_RE.match(devices.strip("[]'\" "))
-                and (devices.strip("[]") in report.root_nodes)
-            )
+            mine = _fd_nodes(devices)
+            named = bool(mine) and mine <= roots
             out.failures.append(
                 {
                     "source": source,
@@ -2076,7 +2083,11 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                             code=code,
                             root_cause=fault.root_cause or named,
                             library="MindCluster ascend-fd",
-                            exception_type=f"{where}{code or ''} {what} on {devices}".strip()[:200]
+                            exception_type=(
+                                where
+                                + " ".join(p for p in (code, what) if p)
+                                + (f" on {devices}" if devices else "")
+                            )[:200]
                             + (
                                 f"; key log: {fault.text('key_log')}"[:200]
                                 if fault.values.get("key_log")
@@ -2095,6 +2106,15 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 _DCGM_HARDWARE_RE = re.compile(r"row remap|page retire|retired page|inforom", re.IGNORECASE)
 
 
+def _fd_nodes(listed: str) -> set[str]:
+    """The nodes an ascend-fd field names ("['worker-0 device-2', 'worker-1 device-2']", or the
+    English documentation's unquoted "worker-0 device-2, ..."), less ascend-fd's 'Unknown Device'
+    (no node found) and the names a copy masked."""
+    inner = listed.strip().strip("[]")
+    names = {n.strip().strip("'\"").strip() for n in inner.split(",")}
+    return {n for n in names if n and n != "Unknown Device" and not faultdiag.MASKED_RE.match(n)}
+
+
 def _dcgm_precondition(check: dict[str, Any]) -> bool:
     """A Deployment check of the node's setup (persistence mode, the denylist, other processes,
     the libraries ...), not one of the GPU's hardware."""
@@ -2103,8 +2123,14 @@ def _dcgm_precondition(check: dict[str, Any]) -> bool:
 
 
 def _dcgm_own_error(check: dict[str, Any]) -> bool:
+    """The check's own run failed: every GPU's row under it passed, or (no GPU rows in the copy)
+    each of its messages is DCGM's internal-error one (DCGM_FR_INTERNAL, "There was an internal
+    error during the test: '...'")."""
     results = check.get("gpu_results") or {}
-    return bool(results) and all(r == "Pass" for r in results.values())
+    if results:
+        return all(r == "Pass" for r in results.values())
+    details = check.get("details") or []
+    return bool(details) and all("internal error during the test" in d for d in details)
 
 
 def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -2252,10 +2278,16 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
 def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """One ``asys_check`` failure per check with a Fail or Warn on some device; a note for the
     checks every device passed."""
-    notes: list[ParseWarning] = []
-    for check in asys.parse(text):
+    checks, notes = asys.parse(text)
+    for check in checks:
         title = f"{check.name} ({check.section})" if check.section else check.name
-        figures = f"; figures {check.figures}" if check.figures else ""
+        # HBM Detect's figures are the ECC errors the check newly found, per device (asys's
+        # comprehensive-detection documentation), under a Pass too
+        figures = (
+            f"; {'new ECC errors' if 'HBM' in check.name else 'figures'} {check.figures}"
+            if check.figures
+            else ""
+        )
         bad = [(at, r) for at, r in enumerate(check.results) if r != "Pass"]
         if not bad:
             whom = "every device" if check.all_passed or check.devices is None else (
@@ -2272,6 +2304,14 @@ def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         worst = "Fail" if any(r == "Fail" for _, r in bad) else "Warn"
         if check.devices is not None:
             where = f"device {check.devices[0]}: {bad[0][1]}"
+        elif len(set(check.results)) == 1 and len(check.results) == check.group_size:
+            where = f"{check.results[0]} on every device ({check.group_size})"
+        elif check.group_size is not None and len(check.results) != check.group_size:
+            where = (
+                ", ".join(f"{check.results.count(r)} {r}" for r in ("Fail", "Warn", "Pass"))
+                + f" among {len(check.results)} result(s) for {check.group_size} device(s) "
+                "(which device each is for is unknown)"
+            )
         else:
             size = check.group_size or len(check.results)
             listed = "; ".join(

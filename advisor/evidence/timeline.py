@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.parsers.logs import HCCL_CONNECT_TIMEOUT_DEFAULT_S
+from advisor.parsers.logs import HCCL_CONNECT_TIMEOUT_DEFAULT_S, NOTICE_KINDS
 
 ONE_INCIDENT_S = 6 * 3600.0
 """Failures further apart than this are not one incident (logs of different jobs or days)."""
@@ -101,10 +101,13 @@ def build(
         # a store that timed out or went away is an echo of another rank's failure (its host
         # exited), and a connect NCCL still retries is no failure yet: never a rank's own first
         # error
+        # (settings and notices are no failure; a duplicated rank's number is not one process)
         if e.get("rank") is None or e.get("kind") in (
             "store_timeout",
             "store_lost",
             "nccl_connect_retry",
+            "duplicate_rank",
+            *NOTICE_KINDS,
         ):
             continue
         by_rank.setdefault(int(e["rank"]), []).append(e)

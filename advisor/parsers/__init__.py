@@ -58,7 +58,11 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^[ \t]*\[\d+,(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # Open MPI --timestamp-output stamps the line first, in ctime's form and with no space
     # before the tag: "Fri Aug 11 12:31:45 2023[1,0]<stdout>:host:pid:tid [0] ..."
-    re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?=\[\d+,\d+\]<)"),
+    # (with --timestamp-output alone, no rank tag: "Fri Aug 11 12:31:45 2023<stdout>:...")
+    re.compile(
+        r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
+        r"(?:(?=\[\d+,\d+\]<)|<(?:stdout|stderr)>:)"
+    ),
     # pytest's report of a failed test: "E       " before each line of the exception it caught
     re.compile(r"^E {3,7}(?=\S)"),
     # horovodrun's (Gloo controller) tag of each rank's output: "[1]<stderr>:"

@@ -4,10 +4,12 @@ asys prints one table per run (hicann/oam-tools, docs/zh/asys/comprehensive_dete
 row naming the devices (``| Group of 4 Device | Diagnostic Result |`` when no ``-d`` was given,
 ``| Device ID: 1 | Diagnostic Result |`` for one), a section row (``+--- Hardware ---+``), then a
 row per check: ``| HBM Detect | Pass, Warn, Pass, Warn |`` (one result per device, in the order
-asys lists them) or ``Pass - All``, and a row of figures under some checks (``| | (9, 0, 5, 0) |``,
-HBM Detect's counts per device). Its documentation reads the results: ``Pass`` normal, ``Warn``
-the check found something abnormal that may be hardware or software (the host plog's
-``[ERROR] AML`` lines say more), ``Fail`` a hardware fault found (contact support).
+asys lists them), ``Pass - All`` (``Warn - All``, ``Fail - All``: every device the same), or one
+device's ``Pass(9)``, and for a group a row of figures under some checks (``| | (9, 0, 5, 0) |``).
+Its documentation reads the results: ``Pass`` normal, ``Warn`` the check found something
+abnormal that may be hardware or software (the host plog's ``[ERROR] AML`` lines say more),
+``Fail`` a hardware fault found (contact support); HBM Detect's figure, above 0, is the count of
+ECC errors newly added by the check.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from advisor.parsers import ParseError, numbered_lines
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 SIGNATURE = r"^[ \t]*\|\s*(?:Group of \d+ Device|Device ID:\s*\d+)\s*\|\s*Diagnostic Result\s*\|"
 _HEAD_RE = re.compile(
@@ -43,17 +45,25 @@ class Check:
     """The ``asys diagnose ...`` line above the table, when the copy kept it."""
 
 
-def parse(text: str) -> list[Check]:
-    """Every check of every ``asys diagnose`` table in ``text``."""
+# one device's result, with the figure some checks print beside it on a single device
+# ("Pass(9)": HBM Detect's count)
+_RESULT_RE = re.compile(r"^(?P<result>Pass|Warn|Fail)(?:\((?P<figure>\d+)\))?$")
+_ALL_RE = re.compile(r"^(?P<result>Pass|Warn|Fail) - All$")
+_COMMAND_RE = re.compile(r"\basys diagnose\b.*$")
+
+
+def parse(text: str) -> tuple[list[Check], list[ParseWarning]]:
+    """Every check of every ``asys diagnose`` table in ``text``, and the rows not read."""
     checks: list[Check] = []
+    warnings: list[ParseWarning] = []
     command = ""
     head: re.Match[str] | None = None
     section = ""
     last: Check | None = None
     for no, raw, _ in numbered_lines(text):
         line = raw.strip()
-        if line.startswith("asys "):
-            command, head, last = line, None, None
+        if "asys" in line and not line.startswith("|") and (cm := _COMMAND_RE.search(line)):
+            command, head, last = cm.group(0).strip(), None, None
             continue
         if line.startswith("+"):
             if sec := _SECTION_RE.match(line):
@@ -62,7 +72,7 @@ def parse(text: str) -> list[Check]:
         if not line.startswith("|"):
             continue
         if hm := _HEAD_RE.match(line):
-            head, last = hm, None
+            head, last, section = hm, None, ""
             continue
         if head is None:
             continue
@@ -74,21 +84,42 @@ def parse(text: str) -> list[Check]:
             if last is not None and value:
                 last.figures = f"{last.figures} {value}".strip()
             continue
-        results = [r.strip() for r in value.split(" - ")[0].split(",")]
-        if not results or any(r not in _RESULTS for r in results):
+        size = int(head.group("count")) if head.group("count") else None
+        every = _ALL_RE.match(value)
+        parts = [p.strip() for p in value.split(",")]
+        found = [m for p in parts if (m := _RESULT_RE.match(p))]
+        if every is None and (not parts or len(found) != len(parts)):
+            warnings.append(
+                ParseWarning(line=no, message=f"asys diagnose: {name}: unreadable result {value!r}")
+            )
             continue
         device = head.group("device")
+        if every is not None:
+            results = [every.group("result")] * (size or 1)
+        else:
+            results = [m.group("result") for m in found]
+            figures = [m.group("figure") for m in found if m.group("figure") is not None]
         last = Check(
             line=no,
             name=name,
             section=section,
             devices=[int(device)] if device is not None else None,
             results=results,
-            all_passed=value.replace(" ", "") == "Pass-All",
-            group_size=int(head.group("count")) if head.group("count") else None,
+            all_passed=every is not None and every.group("result") == "Pass",
+            group_size=size,
             command=command,
+            figures="" if every is not None or not figures else f"({', '.join(figures)})",
         )
+        if every is None and size is not None and len(results) not in (1, size):
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"asys diagnose: {name}: {len(results)} result(s) for a group of "
+                    f"{size} device(s): which device each is for is unknown",
+                    skipped=False,
+                )
+            )
         checks.append(last)
     if not checks:
         raise ParseError("no asys diagnose check row ('| Stress Detect | Pass, Warn, ... |')")
-    return checks
+    return checks, warnings

@@ -70,7 +70,7 @@ _NORMAL_CODE_RE = re.compile(r"(?:^|_)NORMAL(?:_|$)")
 # a super-pod diagnosis prints each inference instance's report under its name (label_zh
 # instance_name 实例名, label_en "Instance Name"): "实例名：10.0.8.201-10.0.2.204-..." (then
 # 节点名：[...])
-_INSTANCE_RE = re.compile(r"^(?:实例名|Instance Name)\s*[：:]\s*(?P<name>\S.*?)\s*$")
+_INSTANCE_RE = re.compile(r"^(?:实例名|Instance Name)\s*[：:]\s*(?P<name>\S(?:.*\S)?)")
 # a status code the copy masked ("xxx", "******"): no code to look up
 MASKED_RE = re.compile(r"^(?:[x*]+|\[\*+\])$", re.I)
 _ROW_RE = re.compile(r"^\|(?P<a>[^|]*)\|(?P<b>[^|]*)\|(?P<c>.*?)\|?\s*$")
@@ -116,6 +116,7 @@ def parse(text: str) -> list[Report]:
     key = ""
     fault: Fault | None = None
     instance = ""
+    node_rows: dict[tuple[int, str], list[str]] = {}
     for no, raw, _ in numbered_lines(text):
         line = raw.strip()
         if line.startswith(("实例名", "Instance Name")) and (inst := _INSTANCE_RE.match(line)):
@@ -150,7 +151,8 @@ def parse(text: str) -> list[Report]:
             elif name == "symptom":
                 report.symptom = f"{report.symptom} {c}".strip()
             elif name in ("first_error", "last_error", "root_chain", "wait_chain"):
-                report.nodes[name] = f"{report.nodes.get(name, '')} {c}".strip()
+                node_rows.setdefault((id(report), name), []).append(c)
+                report.nodes[name] = ""
             continue
         if name == "code" and b:
             # a fault event starts: under the suspected-root-cause label (a cluster diagnosis's
@@ -166,4 +168,7 @@ def parse(text: str) -> list[Report]:
             fault.values.setdefault(name, []).append(c)
     if not reports:
         raise ParseError("no 'Ascend-fd Fault-Diag Report' (or 'Ascend Fault-Diag Report') table")
+    for report in reports:  # each row a value goes on is joined once (linear in the rows)
+        for name in report.nodes:
+            report.nodes[name] = " ".join(node_rows[(id(report), name)])
     return reports

@@ -845,57 +845,69 @@ def parse(text: str) -> LogReport:
                     numel=int(m.group(2)),
                 )
             )
-    if not report.events and report.unread:
-        first = report.unread[0]
-        raise ParseError(first.message, first.line)
-    if not report.events and (last := _orphan_last_error(lines)):
-        report.events.append(last)
-    if not report.events and (cut := cut_traceback(lines)) and python_exception(lines) is None:
-        # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
-        # name, above a traceback cut later, is read below as that)
-        report.events.append(cut)
-    if not report.events and report.hosts:
-        return report
-    heartbeats_only = bool(report.events) and all(e.kind == "hccl_heartbeat" for e in report.events)
-    if (
-        (not report.events or heartbeats_only)
-        and "[ERROR] " in text
-        and CANN_PLOG_ERROR_RE.search(text)
-    ):
-        # a plog whose ERROR lines no reading above explained: HCCL's first one (with its task
-        # exception report), else another module's (the runtime's failed kernel ...); beside
-        # a heartbeat verdict only, the task exception it followed is read too
-        plog_error = _hccl_plog_error(lines) or (
-            None if heartbeats_only else _cann_plog_error(lines)
-        )
-        beat_lines = {e.line for e in report.events}
-        if plog_error is not None and (
-            not heartbeats_only
-            # beside a heartbeat verdict only the task exception it followed adds anything
-            or (plog_error.exception_type is not None and plog_error.line not in beat_lines)
-        ):
-            report.events.append(plog_error)
-    if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
-        return report  # HCCL's own plog of a run with no failure in it: evidence too
-    if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
-        return report  # NCCL's RAS report with no error or warning entry: a healthy job
-    if not report.events and (raised := python_exception(lines)):
-        report.events.append(raised)
-    if not report.events and PG_WARNING_RE.search(text):
-        return report  # a distributed run's own warnings and no failure among them: evidence too
-    if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
-        # a program's log in no form read above (or a glog FATAL line among other outputs): its
-        # first error line, or none (a healthy run)
-        report.generic = True
-        if error := first_error_line(lines):
-            report.events.append(error)
-        else:
+    # settings and notices (ProcessGroupNCCL's settings, a store barrier still waiting, NCCL on
+    # sockets, a time-out warning) are no failure: the readings below that look for one where
+    # none was found (a Python exception, a plog's first error ...) run as if they were absent
+    notices = [e for e in report.events if e.kind in NOTICE_KINDS]
+    report.events = [e for e in report.events if e.kind not in NOTICE_KINDS]
+    try:
+        if not report.events and report.unread and not notices:
+            first = report.unread[0]
+            raise ParseError(first.message, first.line)
+        if not report.events and (last := _orphan_last_error(lines)):
+            report.events.append(last)
+        if not report.events and (cut := cut_traceback(lines)) and python_exception(lines) is None:
+            # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
+            # name, above a traceback cut later, is read below as that)
+            report.events.append(cut)
+        if not report.events and report.hosts:
             return report
-    if not report.events:
-        raise ParseError(
-            "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
-            "failure, store time-out or GPU hardware exception found"
+        heartbeats_only = bool(report.events) and all(
+            e.kind == "hccl_heartbeat" for e in report.events
         )
+        if (
+            (not report.events or heartbeats_only)
+            and "[ERROR] " in text
+            and CANN_PLOG_ERROR_RE.search(text)
+        ):
+            # a plog whose ERROR lines no reading above explained: HCCL's first one (with its task
+            # exception report), else another module's (the runtime's failed kernel ...); beside
+            # a heartbeat verdict only, the task exception it followed is read too
+            plog_error = _hccl_plog_error(lines) or (
+                None if heartbeats_only else _cann_plog_error(lines)
+            )
+            beat_lines = {e.line for e in report.events}
+            if plog_error is not None and (
+                not heartbeats_only
+                # beside a heartbeat verdict only the task exception it followed adds anything
+                or (plog_error.exception_type is not None and plog_error.line not in beat_lines)
+            ):
+                report.events.append(plog_error)
+        if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
+            return report  # HCCL's own plog of a run with no failure in it: evidence too
+        if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
+            return report  # NCCL's RAS report with no error or warning entry: a healthy job
+        if not report.events and (raised := python_exception(lines)):
+            report.events.append(raised)
+        if not report.events and PG_WARNING_RE.search(text):
+            return (
+                report  # a distributed run's own warnings and no failure among them: evidence too
+            )
+        if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
+            # a program's log in no form read above (or a glog FATAL line among other outputs): its
+            # first error line, or none (a healthy run)
+            report.generic = True
+            if error := first_error_line(lines):
+                report.events.append(error)
+            else:
+                return report
+        if not report.events and not notices:
+            raise ParseError(
+                "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
+                "failure, store time-out or GPU hardware exception found"
+            )
+    finally:
+        report.events.extend(notices)
     if report.events and any(m in text for m in DEVICE_LAYER_MODULES):
         _device_layer_error(lines, report)
     by_no = {no: line for no, line, _ in lines}
@@ -2153,6 +2165,12 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^Cannot enable socket busy poll\s*$|^Cannot set socket (?:TCP_NOTSENT_LOWAT|SO_SNDBUF)\s*$"
     r"|^Cannot set socket to SO_ZEROCOPY\s*$|^Turning off TX zero copy\s*$"
 )
+NOTICE_KINDS = frozenset(
+    {"pg_settings", "store_barrier_wait", "nccl_socket_network", "pg_timeout_warning"}
+)
+"""Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
+never stand in for a failure (the fall-back readings still run) nor start a rank's timeline."""
+
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without."""
 
@@ -2165,7 +2183,7 @@ def _nccl_warnings(
     """NCCL's WARN lines (errors) that no more specific event read, one per process and text:
     the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
     taken = {e.line for e in report.events}
-    seen: set[tuple[int | None, str | None, str]] = set()
+    seen: set[tuple[str | None, int | None, str | None, str]] = set()
     events: list[LogEvent] = []
     for no, line, tagged in lines:
         if ("WARN" not in line or no in taken) or (
@@ -2185,9 +2203,9 @@ def _nccl_warnings(
             found.update(text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
         text = str(found["text"]).strip()
-        # one a process, device and text: a process that drives several GPUs (TensorFlow's,
-        # a single-process multi-GPU job) warns once for each
-        key = (pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text)[:80])
+        # one a process (host and pid: containers and other hosts reuse pids), device and
+        # text: a process that drives several GPUs (TensorFlow's) warns once for each
+        key = (found.get("host"), pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text)[:80])
         if key in seen:
             continue
         seen.add(key)
@@ -5501,9 +5519,13 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             dumps.setdefault(rank, (no, pg, line, None if peer == -1 else peer))
         if lm := _LAST_RE.search(line):
             enqueued, completed = int(lm.group("enq")), int(lm.group("done"))
-            if completed > enqueued:
-                # no work completes before it is enqueued: a counter torch never set (torch 2.3
-                # printed "last completed NCCL work: 93459313471793" at the first work), unknown
+            if completed > enqueued and completed >= _UNSET_WORK:
+                # no work completes before it is enqueued, and no job runs 2**32 works: a counter
+                # torch never set (torch 2.3 printed "last completed NCCL work: 93459313471793" at
+                # the first work), unknown. A smaller one above the last enqueued is real: since
+                # torch 2.4 a work's number is from the P2P or the collective sequence, so a
+                # group mixing both can have completed a P2P work numbered above the last
+                # collective
                 report.unread.append(
                     ParseWarning(
                         line=no,
@@ -5512,7 +5534,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                         skipped=False,
                     )
                 )
-            last[(rank, pg)] = (no, enqueued, None if completed > enqueued else completed)
+            unset = completed > enqueued and completed >= _UNSET_WORK
+            last[(rank, pg)] = (no, enqueued, None if unset else completed)
             if rank is not None and (dm := _DETECTED_RE.search(line)):
                 detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
             if rank is not None and (tm := _TIMEOUT_AT_RE.search(line)):
@@ -5687,6 +5710,10 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     last_completed=done,
                 )
             )
+
+
+_UNSET_WORK = 2**32
+"""A last-completed work number this large is a counter torch never set, not a count."""
 
 
 def _count(work: int | None) -> str:
@@ -6234,6 +6261,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     per_host: dict[str, LogEvent] = {}
     chosen: dict[str, str] = {}
     plugin_failed: dict[str, str] = {}
+    over_sockets: set[str] = set()
     for no, line, tagged in lines:
         if "NET/" not in line and "Using network" not in line:
             continue
@@ -6247,9 +6275,10 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             chosen[host] = net.group("net")
         no_ib = "NET/IB : No device found" in line
         using = _NET_SOCKET_USING_RE.search(line)
-        channel = (
-            " via NET/Socket" in line
-        )  # "Channel 00 : 0[1b0] -> 4[1b0] [receive] via NET/Socket/0"
+        # "Channel 00 : 0[1b0] -> 4[1b0] [receive] via NET/Socket/0"
+        channel = " via NET/Socket" in line
+        if channel:
+            over_sockets.add(host)
         socket = no_ib or channel or (net is not None and net.group("net") == "Socket")
         if socket and host not in per_host:
             per_host[host] = LogEvent(
@@ -6272,6 +6301,19 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             continue  # a net plugin (libfabric's, EFA's) carries it after all
         if not many and host not in plugin_failed:
             continue
+        if not many and host not in over_sockets:
+            # one host whose plugin failed, and no channel of its over the network: a job of
+            # this host alone sends nothing between hosts; a job of several would use sockets
+            report.unread.append(
+                ParseWarning(
+                    line=ev.line,
+                    message=f"{host}: the net plugin failed to start ({plugin_failed[host][:80]}) "
+                    "and NCCL fell back to its sockets; no channel in the log crosses hosts, so "
+                    "only a job of several hosts would send over them",
+                    skipped=False,
+                )
+            )
+            continue
         if host in plugin_failed:
             ev.exception_type = (
                 f"the net plugin failed to start ({plugin_failed[host][:80]}): {ev.exception_type}"
@@ -6283,6 +6325,10 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
 # time-out): "Waiting in store based barrier to initialize process group for rank: R, key: K
 # (world_size=W, worker_count=C, timeout=T)"; newer torch "num_workers_joined=C" (one release
 # logs "...to initialize process group for N secondsrank: R, ..."; one "processgroup")
+# ... and once every rank joined: "Rank R: Completed store-based barrier for key:K with W nodes."
+_STORE_BARRIER_DONE_RE = re.compile(
+    r"Completed store-based barrier for key:\s*(?P<key>[^\s(]+) with \d+"
+)
 _STORE_BARRIER_WAIT_RE = re.compile(
     r"Waiting in store based barrier to initialize process ?group for .*?rank:? (?P<rank>\d+), "
     r"key: (?P<key>[^\s(]+) \(world_size=(?P<world>\d+), "
@@ -6298,7 +6344,13 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
            for e in report.events):  # fmt: skip
         return  # the barrier's time-out already says it, with the count it ended at
     waits: dict[str, tuple[LogEvent, set[int], int]] = {}
+    completed: set[str] = set()
     for no, line, _ in lines:
+        if "Completed store-based barrier" in line and (
+            done := _STORE_BARRIER_DONE_RE.search(line)
+        ):
+            completed.add(done.group("key"))
+            continue
         if "store based barrier" not in line or not (m := _STORE_BARRIER_WAIT_RE.search(line)):
             continue
         world, joined, rank = int(m.group("world")), int(m.group("joined")), int(m.group("rank"))
@@ -6313,12 +6365,16 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
                 rank=rank,
                 rank_size=world,
                 numel=joined,
+                group=key,  # the barrier's store key
             )
             waits[key] = (ev, set(), joined)
             report.events.append(ev)
         ev, ranks, least = waits[key]
         ranks.add(rank)
         waits[key] = (ev, ranks, max(least, joined))
+    report.events = [
+        e for e in report.events if not (e.kind == "store_barrier_wait" and e.group in completed)
+    ]
     for ev, ranks, most in waits.values():
         ev.numel = most
         ev.exception_type = (
@@ -6339,7 +6395,7 @@ def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport
     (Slurm tasks, MPI ranks) each initialised: the launcher started the job's processes twice
     over (one task a node that spawns its own ranks, beside tasks Slurm numbered), so some ranks
     never start and the group waits for them at init."""
-    by_rank: dict[int, list[tuple[int, str, int]]] = {}
+    by_rank: dict[int, list[tuple[int, str, int, str]]] = {}
     for no, line, tagged in lines:
         if (
             tagged is None
@@ -6347,17 +6403,17 @@ def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport
             or not (m := _LIGHTNING_INIT_RE.search(line))
         ):
             continue
-        by_rank.setdefault(int(m.group("rank")), []).append((no, m.group("world"), tagged))
+        by_rank.setdefault(int(m.group("rank")), []).append((no, m.group("world"), tagged, line))
     for rank, seen in sorted(by_rank.items()):
-        tags = sorted({t for _, _, t in seen})
+        tags = sorted({t for _, _, t, _ in seen})
         if len(tags) < 2:
             continue
-        no, world, _ = seen[0]
+        no, world, _, first = seen[0]
         report.events.append(
             LogEvent(
                 kind="duplicate_rank",
                 line=no,
-                message=next(text for n, text, _ in lines if n == no).strip()[:300],
+                message=first.strip()[:300],
                 rank=rank,
                 rank_size=int(world),
                 exception_type=f"global rank {rank} of {world} initialised by the processes "
@@ -6376,8 +6432,7 @@ _PG_OPTIONS_RE = re.compile(
     r"ProcessGroupNCCL initialization options: size: (?P<size>\d+), global rank: (?P<rank>\d+), "
     r"TIMEOUT\(ms\): (?P<ms>\d+)"
 )
-_PG_ENVIRONMENTS_RE = re.compile(r"ProcessGroupNCCL environments: (?P<body>.+?)\s*$")
-_PG_SETTING_RE = re.compile(r"(?P<key>[A-Za-z_ ]+?): (?P<value>[^,]+)(?:, |$)")
+_PG_ENVIRONMENTS_RE = re.compile(r"ProcessGroupNCCL environments: (?P<body>.*\S)")
 
 
 def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -6397,8 +6452,10 @@ def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             continue
         if not (em := _PG_ENVIRONMENTS_RE.search(line)):
             continue
-        settings = {m.group("key").strip(): m.group("value").strip()
-                    for m in _PG_SETTING_RE.finditer(em.group("body"))}  # fmt: skip
+        settings = {}
+        for pair in em.group("body").split(", "):
+            key, _, value = pair.partition(": ")
+            settings[key.strip()] = value.strip()
         ms, size = timeout.get((rank, pg), (None, None))
         key = (em.group("body"), ms)
         if key in seen:

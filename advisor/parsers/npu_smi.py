@@ -13,6 +13,7 @@ two-row shape only this table prints (``| npu name | health | power temp ...`` o
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -761,7 +762,7 @@ def parse_mapping(text: str) -> list[ChipMapping]:
 # MindCluster ascend-faultdiag's environment check samples each device with npu-smi into a CSV
 # per device (npu_smi_<id>_details.csv): "time,dev_id,power,freq,temp", the time in epoch
 # seconds; the file names no units
-DETAILS_CSV_SIGNATURE = r"\Atime,dev_id,power,freq,temp[ \t]*\r?$"
+DETAILS_CSV_SIGNATURE = r"\A\ufeff?time,dev_id,power,freq,temp[ \t]*\r?$"
 
 
 @dataclass
@@ -769,37 +770,56 @@ class DetailsDevice:
     dev_id: int
     line: int
     samples: int = 0
-    first_s: int = 0
-    last_s: int = 0
+    first_s: float = 0.0
+    last_s: float = 0.0
     power: tuple[float, float] = (0.0, 0.0)
     freq: tuple[float, float] = (0.0, 0.0)
     temp: tuple[float, float] = (0.0, 0.0)
-    below_top_freq: list[tuple[int, float, float]] = field(default_factory=list)
-    """Samples whose frequency is under the device's highest: ``(time, freq, temp)``."""
-    hottest: tuple[int, float] = (0, 0.0)
+    low_freq_runs: list[tuple[float, float, float, float, int]] = field(default_factory=list)
+    """Runs of consecutive samples whose frequency is under the device's highest: ``(first time,
+    last time, lowest freq, highest temp, samples)``."""
+    hottest: tuple[float, float] = (0.0, 0.0)
     """The first sample at the highest temperature: ``(time, temp)``."""
 
 
-def parse_details_csv(text: str) -> list[DetailsDevice]:
-    """Each device's samples of a ``time,dev_id,power,freq,temp`` CSV, summarised."""
-    rows: dict[int, list[tuple[int, int, float, float, float]]] = {}
+def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning]]:
+    """Each device's samples of a ``time,dev_id,power,freq,temp`` CSV, summarised; rows that are
+    not five finite figures (npu-smi's ``NA``, a row cut by the copy) skipped and said."""
+    rows: dict[int, list[tuple[int, float, float, float, float]]] = {}
+    warnings: list[ParseWarning] = []
     for no, line, _ in numbered_lines(text):
-        cells = line.strip().split(",")
         if no == 1 or not line.strip():
             continue
-        if len(cells) != 5:
-            raise ParseError(f"a row of {len(cells)} cells, not 5: {line.strip()[:80]!r}", no)
+        cells = line.strip().split(",")
         try:
-            row = (no, int(cells[0]), float(cells[2]), float(cells[3]), float(cells[4]))
-            rows.setdefault(int(cells[1]), []).append(row)
+            if len(cells) != 5:
+                raise ValueError
+            figures = [float(cells[0]), float(cells[2]), float(cells[3]), float(cells[4])]
+            if not all(math.isfinite(f) for f in figures):
+                raise ValueError
+            rows.setdefault(int(cells[1]), []).append((no, *figures))  # type: ignore[arg-type]
         except ValueError:
-            raise ParseError(f"unreadable figures: {line.strip()[:80]!r}", no) from None
+            warnings.append(
+                ParseWarning(line=no, message=f"unreadable sample {line.strip()[:80]!r}")
+            )
     if not rows:
         raise ParseError("no sample under the 'time,dev_id,power,freq,temp' header")
     out = []
     for dev_id, samples in rows.items():
         top = max(s[3] for s in samples)
         hot = max(samples, key=lambda s: s[4])
+        runs: list[tuple[float, float, float, float, int]] = []
+        low_before = False  # the device's previous sample (in the file's order) was low
+        for sample in samples:
+            if sample[3] >= top:
+                low_before = False
+                continue
+            if low_before:
+                first, _, low, warm, count = runs[-1]
+                runs[-1] = (first, sample[1], min(low, sample[3]), max(warm, sample[4]), count + 1)
+            else:
+                runs.append((sample[1], sample[1], sample[3], sample[4], 1))
+            low_before = True
         out.append(
             DetailsDevice(
                 dev_id=dev_id,
@@ -810,11 +830,11 @@ def parse_details_csv(text: str) -> list[DetailsDevice]:
                 power=(min(s[2] for s in samples), max(s[2] for s in samples)),
                 freq=(min(s[3] for s in samples), top),
                 temp=(min(s[4] for s in samples), hot[4]),
-                below_top_freq=[(s[1], s[3], s[4]) for s in samples if s[3] < top],
+                low_freq_runs=runs,
                 hottest=(hot[1], hot[4]),
             )
         )
-    return out
+    return out, warnings
 
 
 # npu-smi info -t template-info: the vNPU templates a 310P/910 can be split by, a block per

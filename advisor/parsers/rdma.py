@@ -54,7 +54,7 @@ _LANE_NOMINAL_GBPS = {14.0625: 14.0, 25.78125: 25.0, 53.125: 50.0, 106.25: 100.0
 _IBLINK_HEAD_RE = re.compile(r"^\s*(?:CA: (?P<ca>.+?)|Switch: 0x[0-9a-fA-F]+ (?P<switch>.+?)):\s*$")
 _IBLINK_RE = re.compile(
     # (-l puts the node's GUID and name before each line; FDR10 names itself after the speed)
-    r"^\s*(?:0x[0-9a-fA-F]+\s+)?(?:\"(?P<node>[^\"]*)\"\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[[^\]]*\]\s+==\(\s*"
+    r"^\s*(?:(?P<guid>0x[0-9a-fA-F]+)\s+)?(?:\"(?P<node>[^\"]*)\"\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[[^\]]*\]\s+==\(\s*"
     r"(?:(?P<width>\d+)X\s+(?P<speed>[\d.]+) Gbps\s+(?:\([^)]*\)\s+)?)?(?P<state>\w+)/\s*(?P<phys>[\w ]+?)\s*\)==>"
     r"\s*(?:0x[0-9a-fA-F]+\s+)?(?:(?P<plid>\d+)\s+(?P<pport>\d+))?\s*\[[^\]]*\]\s+\"(?P<peer>[^\"]*)\""
     r"(?:\s*\((?P<note>[^)]*)\))?"
@@ -130,7 +130,16 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         tuple[int, str, int]
     ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
     for no, line, _ in numbered_lines(text):
-        if "==(" in line and (lk := _IBLINK_RE.match(line)) and (link_node or lk.group("node")):
+        if "==(" in line and (lk := _IBLINK_RE.match(line)):
+            if lk.group("node") is None and link_node is None:
+                # a copy that kept only the link lines ("iblinkinfo | grep Up"): its node
+                # headings are gone; an HCA's port line leads with its GUID, a switch's with
+                # its LID alone
+                guid = lk.group("guid")
+                headless = (
+                    f"LID {lk.group('lid')}" + (f" (port GUID {guid})" if guid else ""),
+                    guid is None,
+                )
             if lk.group("node") is not None:
                 # -l: each line names its node; a switch is told from an HCA by its name only
                 # (an HCA's names its device: "node17 mlx5_0", "host HCA-1"), so an unnamed
@@ -141,8 +150,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                     unlinked += 1
                     continue
             else:
-                assert link_node is not None
-                name, switch = link_node
+                name, switch = link_node if link_node is not None else headless
             if switch and not lk.group("peer"):
                 continue  # a switch port with nothing plugged in
             port = HcaPort(
