@@ -377,3 +377,55 @@ def test_mindcluster_csv_rows_it_cannot_read_are_skipped_and_said() -> None:
     said = " ".join(m.message for m in ev.files[0].messages)
     assert "device 0: 4 sample(s)" in said and "in 2 stretch(es)" in said
     assert said.count("unreadable sample") == 3
+
+
+def test_a_distributed_node_health_checks_failed_nodes_are_named() -> None:
+    ev = load_paths(
+        [HELDOUT / "azure_distributed_nhc_health_and_debug_log_xid119_lowbw_ib_down_ecc_cut.txt"]
+    )
+    nhc = [(f["host"], f.get("code")) for f in ev.failures if f["kind"] == "nhc_failure"]
+    assert nhc == [
+        ("mynode-066", "check_gpu_xid"),
+        ("mynode-079", "check_nccl_allreduce_ib_loopback"),
+        ("mynode-084", None),
+        ("mynode-108", None),
+        ("mynode-123", None),
+        ("mynode-273", "check_hw_ib"),
+        ("mynode-510", "check_gpu_ecc"),
+    ]
+    # the node names are the lines' own prefix, not a log collector's to take off
+    assert not any("container prefix" in m.message for m in ev.files[0].messages)
+    finding = _findings(ev, "nccl")["evidence-nhc-failure"]
+    assert finding.severity == "critical" and "on 7" in finding.message
+
+
+def test_a_dcgm_check_failing_with_its_internal_error_alone_is_the_tests_own_failure() -> None:
+    (diag,) = load_paths(
+        [HELDOUT / "dcgmi_diag_r2_4.4.1_v100_pcie_fail_missing_cuda13_plugin_cut.txt"]
+    ).dcgm_diags
+    assert diag["failed"] == []
+    assert [c["name"] for c in diag["test_errors"]] == ["pcie"]
+
+
+def test_ibstats_panic_on_a_missing_device_is_said() -> None:
+    ev = load_paths([HELDOUT / "ibstat_a100_8x_hdr200_then_ibpanic_mlx5_8.txt"])
+    assert len(ev.hca_ports) == 8 and all(p["active"] for p in ev.hca_ports)
+    (note,) = ev.files[0].messages
+    assert "stat of IB device 'mlx5_8' failed" in note.message
+
+
+def test_iblinkinfo_lines_a_grep_kept_without_headings_are_read() -> None:
+    ev = load_paths([HELDOUT / "ibstat_iblinkinfo_edr_sb7700_2node_hpl_cut.txt"])
+    links = [(p["ca"], p["port"], p.get("peer")) for p in ev.hca_ports if p["tool"] == "iblinkinfo"]
+    assert links[0] == ("LID 4 (port GUID 0xec0d9a03003d62be)", 1, "MF0;SB7700:MSB7700/U1 port 17")
+    # a switch's own lines lead with its LID alone
+    assert ("LID 2", 17, "n02 HCA-1 port 1") in links
+    assert len(links) == 6 and all(p["rate_gbps"] == 100.0 for p in ev.hca_ports)
+
+
+def test_nvidia_smis_corrupt_inforom_warning_names_the_gpu() -> None:
+    ev = load_paths([HELDOUT / "nvidia-smi_460_v100x8_inforom_corrupted_warning.txt"])
+    assert len(ev.gpus) == 8
+    (warn,) = ev.failures
+    assert (warn["kind"], warn["device"]) == ("gpu_driver_error", 7)
+    assert "InfoROM of GPU 0008:00:00.0 (GPU 7) is corrupted" in warn["exception_type"]

@@ -244,6 +244,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Timed out initializing process group in store based barrier on rank"
         r"|Waiting in store based barrier to initialize process ?group for "
         r"|ProcessGroupNCCL environments: NCCL version: "
+        r"|ERROR:\s+nhc:\s+Health check failed:|^[\w.-]+\s*\|\s*ERROR: No results reported\s*$"
         r"|Initializing distributed: GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
@@ -871,6 +872,12 @@ ideographic (full-width) space of a Chinese page."""
 _ZERO_WIDTH_RE = re.compile("[\u200b\ufeff]")
 _HTML_ENTITY_RE = re.compile(r"&(?:lt|gt|quot|amp|apos|nbsp|#39|#x27|#34);")
 """An output copied from a page's source, its markup escaped (``&lt;``, ``&quot;``)."""
+_COMPOSE_PREFIX_RE = re.compile(r"^[\w.-]+[-_]\d+ +\| ")
+# Azure's distributed node health check prints a line per node: "mynode-042 | Healthy",
+# "mynode-066 | ERROR: nhc: Health check failed: ...", "mynode-108 | ERROR: No results reported"
+_NHC_SUMMARY_RE = re.compile(
+    r"^[\w.-]+ +\| (?:Healthy\s*$|ERROR: (?:nhc: |No results reported))", re.MULTILINE
+)
 _LINE_PREFIXES = (
     # kubectl logs --timestamps: RFC 3339 with nanoseconds before each line
     (
@@ -880,7 +887,7 @@ _LINE_PREFIXES = (
     # kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] "
     ("kubectl's pod prefix", re.compile(r"^\[pod/[\w.-]+/[\w.-]+\] ")),
     # docker compose logs: the service's container name and a bar ("trainer-1  | ")
-    ("docker compose's container prefix", re.compile(r"^[\w.-]+[-_]\d+ +\| ")),
+    ("docker compose's container prefix", _COMPOSE_PREFIX_RE),
 )
 """Prefixes a log collector puts before each line of a container's output."""
 MIN_INDENT_LINES = 2
@@ -1001,6 +1008,8 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
     for what, prefix in _LINE_PREFIXES:
+        if prefix is _COMPOSE_PREFIX_RE and _NHC_SUMMARY_RE.search(text):
+            continue  # a distributed NHC's "node | result" lines: the prefix is the node's name
         marked = sum(1 for line in shown if prefix.match(line))
         if shown and marked >= QUOTED_SHARE * len(shown):
             lines = [prefix.sub("", line, count=1) for line in lines]
@@ -1914,11 +1923,40 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return []
 
 
+# nvidia-smi's warning under its table that a GPU's InfoROM is corrupt ("WARNING: infoROM is
+# corrupted at gpu 0008:00:00.0"); DCGM's same check (DCGM_FR_CORRUPT_INFOROM) says "Flash the
+# InfoROM to clear this corruption"
+_INFOROM_RE = re.compile(r"WARNING: infoROM is corrupted at gpu (?P<bus>[0-9A-Fa-f:.]+)")
+
+
 def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nvidia_smi.parse_status(text)
     for gpu in parsed.gpus:
         out.gpus.append(
             {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
+        )
+    for m in _INFOROM_RE.finditer(text):
+        bus = m.group("bus").lower()
+        # the table prints the bus with a longer domain ("00000008:00:00.0" for "0008:00:00.0")
+        index = next(
+            (g.gpu for g in parsed.gpus if g.bus_id and g.bus_id.lower().endswith(bus)), None
+        )
+        out.failures.append(
+            {
+                "source": source,
+                **to_plain(
+                    logs.LogEvent(
+                        kind="gpu_driver_error",
+                        line=text.count("\n", 0, m.start()) + 1,
+                        message=m.group(0),
+                        device=index,
+                        library="nvidia-smi",
+                        exception_type=f"nvidia-smi: the InfoROM of GPU {bus}"
+                        + (f" (GPU {index})" if index is not None else "")
+                        + " is corrupted (flash the InfoROM, DCGM's advice for a corrupt one)",
+                    )
+                ),
+            }
         )
     if (at := text.find("| MIG devices:")) >= 0:
         # the MIG instances' table (each instance's memory, SMs and ECC): not read, said so

@@ -48,6 +48,9 @@ Recognised events (``LogEvent.kind``):
   ``code`` the NCCL version, ``timeout_ms`` the group's watchdog time-out from its
   ``initialization options``, ``numel`` the flight recorder's buffer (0: off), ``exception_type``
   the settings in words; not a failure;
+- ``nhc_failure``: a node whose health check (LBNL NHC, also run by Azure's distributed NHC)
+  failed: ``ERROR: nhc: Health check failed: check_hw_ib: ...`` (``host``, ``code`` the check),
+  or ``host | ERROR: No results reported``;
 - ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
   plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
   plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
@@ -544,7 +547,7 @@ class LogEvent:
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
-    pg_settings or nvshmem_error."""
+    pg_settings, nhc_failure or nvshmem_error."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -822,6 +825,7 @@ def parse(text: str) -> LogReport:
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
     _pg_settings(lines, report)
+    _nhc_failures(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
@@ -6498,6 +6502,50 @@ def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     for ev, ranks in seen.values():
         if len(ranks) > 1:
             ev.exception_type = f"{ev.exception_type} ({len(ranks)} ranks)"
+
+
+# LBNL Node Health Check (NHC, and Azure's distributed NHC that runs it on every node and prints
+# "host | result"): "ERROR: nhc: Health check failed: check_hw_ib: No IB port mlx5_ib7:1 is
+# ACTIVE (LinkUp 400 Gb/sec)." (NHC's own log spaces the words twice: "ERROR:  nhc:  Health check
+# failed:  ..."); the distributed run's "host | ERROR: No results reported" for a node that
+# returned nothing
+_NHC_FAILED_RE = re.compile(
+    r"^(?:(?P<host>[\w.-]+)\s*\|\s*)?ERROR:\s+nhc:\s+Health check failed:\s+"
+    r"(?:(?P<check>check_\w+):\s+)?(?P<what>\S.*\S|\S)"
+)
+_NHC_NO_RESULT_RE = re.compile(r"^(?P<host>[\w.-]+)\s*\|\s*ERROR: No results reported\s*$")
+
+
+def _nhc_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``nhc_failure`` per node and failed health check (or node that reported nothing)."""
+    seen: set[tuple[str | None, str]] = set()
+    for no, line, tagged in lines:
+        if "ERROR:" not in line:
+            continue
+        stripped = line.strip()
+        if m := _NHC_FAILED_RE.match(stripped):
+            check = m.group("check") or ""
+            what = f"{check}: {m.group('what')}" if check else m.group("what")
+        elif m := _NHC_NO_RESULT_RE.match(stripped):
+            check, what = "", "no result reported (the node's health check never answered)"
+        else:
+            continue
+        key = (m.group("host"), what[:120])
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="nhc_failure",
+                line=no,
+                message=stripped[:300],
+                rank=tagged,
+                host=m.group("host"),
+                code=check or None,
+                library="NHC",
+                exception_type=what[:200],
+            )
+        )
 
 
 def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
