@@ -429,3 +429,29 @@ def test_nvidia_smis_corrupt_inforom_warning_names_the_gpu() -> None:
     (warn,) = ev.failures
     assert (warn["kind"], warn["device"]) == ("gpu_driver_error", 7)
     assert "InfoROM of GPU 0008:00:00.0 (GPU 7) is corrupted" in warn["exception_type"]
+
+
+def test_asys_health_warning_with_its_error_code() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "asys_health_d0_overall_Warning_errorcode_0xa419321c_lp_pmbus_error_u202c_char_oamtools_doc.txt"
+        ]
+    )
+    (health,) = ev.failures
+    assert (health["code"], health["device"]) == ("Warn", 0)
+    # the text-direction mark the page left after the code is taken off
+    assert health["exception_type"].endswith("error codes 0xa419321c lp pmbus error")
+    assert health["message"].startswith("asys health -d=0: Overall Health: Warning")
+
+
+def test_mindsporess_run_together_p2p_timeout_names_both_devices() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "mindspore_EI9999_connected_p2p_timeout_600s_logicDevid0_remote_physic7_AllGather_load_task_fail_hiascend_forum_cut.log"
+        ]
+    )
+    (p2p,) = [f for f in ev.failures if f["kind"] == "hccl_p2p_failure"]
+    assert (p2p["device"], p2p["timeout_ms"]) == (0, 600000)
+    assert "remote physic id:7" in p2p["message"]

@@ -869,7 +869,7 @@ QUOTED_SHARE = 0.8
 _ODD_SPACE_RE = re.compile("[\u00a0\u2000-\u200a\u202f\u3000]")
 """Spaces a web page or a word processor puts in a copy: no-break, typographic widths, the
 ideographic (full-width) space of a Chinese page."""
-_ZERO_WIDTH_RE = re.compile("[\u200b\ufeff]")
+_ZERO_WIDTH_RE = re.compile("[\u200b\ufeff\u202a-\u202e\u2066-\u2069]")
 _HTML_ENTITY_RE = re.compile(r"&(?:lt|gt|quot|amp|apos|nbsp|#39|#x27|#34);")
 """An output copied from a page's source, its markup escaped (``&lt;``, ``&quot;``)."""
 _COMPOSE_PREFIX_RE = re.compile(r"^[\w.-]+[-_]\d+ +\| ")
@@ -989,7 +989,10 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
     if _ODD_SPACE_RE.search(text) or _ZERO_WIDTH_RE.search(text):
         text, n = _ODD_SPACE_RE.subn(" ", text)
         text, z = _ZERO_WIDTH_RE.subn("", text)
-        notes.append(f"{n + z} no-break, full-width or zero-width space(s) read as plain spaces")
+        notes.append(
+            f"{n + z} no-break, full-width or zero-width space(s) (or text-direction marks) read "
+            "as plain spaces"
+        )
     if "&" in text and _HTML_ENTITY_RE.search(text):
         before = text
         text = html.unescape(text)
@@ -2318,11 +2321,16 @@ def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     checks every device passed."""
     checks, notes = asys.parse(text)
     for check in checks:
-        title = f"{check.name} ({check.section})" if check.section else check.name
+        title = (
+            f"{check.name} ({check.section})"
+            if check.section and check.section != "health"
+            else check.name
+        )
         # HBM Detect's figures are the ECC errors the check newly found, per device (asys's
         # comprehensive-detection documentation), under a Pass too
         figures = (
-            f"; {'new ECC errors' if 'HBM' in check.name else 'figures'} {check.figures}"
+            f"; {'new ECC errors' if 'HBM' in check.name else 'error codes' if check.section == 'health' else 'figures'} "
+            f"{check.figures}"
             if check.figures
             else ""
         )
@@ -2339,6 +2347,7 @@ def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 )
             )
             continue
+        # (a health word asys prints other than Healthy or Warning: read as a warning)
         worst = "Fail" if any(r == "Fail" for _, r in bad) else "Warn"
         if check.devices is not None:
             where = f"device {check.devices[0]}: {bad[0][1]}"

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-SIGNATURE = r"^[ \t]*\|\s*(?:Group of \d+ Device|Device ID:\s*\d+)\s*\|\s*Diagnostic Result\s*\|"
+SIGNATURE = (
+    r"^[ \t]*\|\s*(?:Group of \d+ Device|Device ID:\s*\d+)\s*\|\s*Diagnostic Result\s*\|"
+    r"|^[ \t]*\|\s*Device ID:\s*\d+\s*\|\s*Overall Health:\s*\w+\s*\|"
+)
+# asys health -d=N: "| Device ID: 0 | Overall Health: Warning |", "| | ErrorCode Num: 1 |", then a
+# row per error code ("| 0xa419321c | lp pmbus error |")
+_HEALTH_HEAD_RE = re.compile(
+    r"^\|\s*Device ID:\s*(?P<device>\d+)\s*\|\s*Overall Health:\s*(?P<health>\w+)"
+)
+_HEALTH_RESULTS = {"Healthy": "Pass", "Warning": "Warn"}
 _HEAD_RE = re.compile(
     r"^\|\s*(?:Group of (?P<count>\d+) Device|Device ID:\s*(?P<device>\d+))\s*\|\s*Diagnostic Result"
 )
@@ -49,7 +58,7 @@ class Check:
 # ("Pass(9)": HBM Detect's count)
 _RESULT_RE = re.compile(r"^(?P<result>Pass|Warn|Fail)(?:\((?P<figure>\d+)\))?$")
 _ALL_RE = re.compile(r"^(?P<result>Pass|Warn|Fail) - All$")
-_COMMAND_RE = re.compile(r"\basys diagnose\b.*$")
+_COMMAND_RE = re.compile(r"\basys (?:diagnose|health)\b.*$")
 
 
 def parse(text: str) -> tuple[list[Check], list[ParseWarning]]:
@@ -62,7 +71,7 @@ def parse(text: str) -> tuple[list[Check], list[ParseWarning]]:
     last: Check | None = None
     for no, raw, _ in numbered_lines(text):
         line = raw.strip()
-        if "asys" in line and not line.startswith("|") and (cm := _COMMAND_RE.search(line)):
+        if "asys " in line and not line.startswith("|") and (cm := _COMMAND_RE.search(line)):
             command, head, last = cm.group(0).strip(), None, None
             continue
         if line.startswith("+"):
@@ -71,8 +80,28 @@ def parse(text: str) -> tuple[list[Check], list[ParseWarning]]:
             continue
         if not line.startswith("|"):
             continue
+        if hl := _HEALTH_HEAD_RE.match(line):
+            # a health answer: one check, its error codes on the rows below it (a health word
+            # other than Healthy or Warning is kept as printed, read as not healthy)
+            head, section = None, ""
+            word = hl.group("health")
+            last = Check(
+                line=no,
+                name=f"Overall Health: {word}",
+                section="health",
+                devices=[int(hl.group("device"))],
+                results=[_HEALTH_RESULTS.get(word, word)],
+                command=command,
+            )
+            checks.append(last)
+            continue
         if hm := _HEAD_RE.match(line):
             head, last, section = hm, None, ""
+            continue
+        if head is None and last is not None and last.section == "health":
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) >= 2 and cells[0].startswith("0x"):
+                last.figures = f"{last.figures}; {cells[0]} {cells[1]}".strip("; ")
             continue
         if head is None:
             continue

@@ -1752,8 +1752,10 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
 # timeout, timeout:130 s. local logicDevid:2, remote physic id:1." (p2p_mgmt.cc), then "Wait Enable
 # P2P Failed, src devicePhyId[2], dst devicePhyId[1], ret[16]" (transport_manager.cc; the
 # HcclResult). Read from a plog of ascend-faultdiag's system tests (tests/data SOURCES.md).
+# (MindSpore's "Ascend Error Message" copy runs them together: "timeout:600 s.local logicDevid:0,
+# remote physic id:7")
 _P2P_TIMEOUT_RE = re.compile(
-    r"connected p2p timeout, timeout:(?P<timeout>\d+) s\. local logicDevid:(?P<dev>\d+), "
+    r"connected p2p timeout, timeout:(?P<timeout>\d+) s\.\s*local logicDevid:(?P<dev>\d+),\s*"
     r"remote physic id:(?P<peer>\d+)"
 )
 _P2P_ENABLE_RE = re.compile(
