@@ -147,9 +147,9 @@ def parse(text: str) -> list[Report]:
         name = _KEYS.get(key, "")
         if section in _ROOT_SECTION:
             if name == "root_nodes":
-                report.root_nodes = f"{report.root_nodes} {c}".strip()
+                node_rows.setdefault((id(report), "root_nodes"), []).append(c)
             elif name == "symptom":
-                report.symptom = f"{report.symptom} {c}".strip()
+                node_rows.setdefault((id(report), "symptom"), []).append(c)
             elif name in ("first_error", "last_error", "root_chain", "wait_chain"):
                 node_rows.setdefault((id(report), name), []).append(c)
                 report.nodes[name] = ""
@@ -171,4 +171,6 @@ def parse(text: str) -> list[Report]:
     for report in reports:  # each row a value goes on is joined once (linear in the rows)
         for name in report.nodes:
             report.nodes[name] = " ".join(node_rows[(id(report), name)])
+        report.root_nodes = " ".join(node_rows.get((id(report), "root_nodes"), []))
+        report.symptom = " ".join(node_rows.get((id(report), "symptom"), []))
     return reports
