@@ -117,17 +117,11 @@ def test_ranks_started_twice_and_a_short_store_barrier_are_read() -> None:
     assert (wait["numel"], wait["rank_size"]) == (3, 8)
     assert "rank(s) 2, 3 waited" in wait["exception_type"]
     assert {"evidence-duplicate-rank", "evidence-store-barrier-wait"} <= set(_findings(ev, "nccl"))
-    # one process printing its rank twice (no launcher tags) is no duplicate
-    untagged = "\n".join(
-        line.split(": ", 1)[1]
-        for line in (
-            HELDOUT / "nemo_megatron_gpt_slurm_2node_duplicate_global_ranks_store_barrier_cut.log"
-        )
-        .read_text()
-        .splitlines()
-        if ": " in line
+    # one process a rank, each printing once (tags or not): no duplicate
+    once = "".join(
+        f"{r}: Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8\n" for r in range(8)
     )
-    assert not [f for f in load_text(untagged, "x.log").failures if f["kind"] == "duplicate_rank"]
+    assert not [f for f in load_text(once, "x.log").failures if f["kind"] == "duplicate_rank"]
 
 
 def test_processgroupnccls_settings_say_the_flight_recorder_is_off() -> None:
@@ -455,3 +449,22 @@ def test_mindsporess_run_together_p2p_timeout_names_both_devices() -> None:
     (p2p,) = [f for f in ev.failures if f["kind"] == "hccl_p2p_failure"]
     assert (p2p["device"], p2p["timeout_ms"]) == (0, 600000)
     assert "remote physic id:7" in p2p["message"]
+
+
+def test_ranks_each_started_twice_without_launcher_tags_are_duplicates() -> None:
+    ev = load_paths([HELDOUT / "lightning_srun_two_nodes_duplicate_global_ranks_ddp_init_hang.log"])
+    dup = sorted(f["rank"] for f in ev.failures if f["kind"] == "duplicate_rank")
+    assert dup == [0, 1, 2, 3]
+    assert "2 times, while 4 of the 8 ranks never came" in ev.failures[0]["exception_type"]
+    # every rank of the world named twice (a log of two runs): no duplicate is claimed
+    twice = (
+        "".join(f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/4\n" for r in range(4)) * 2
+    )
+    assert load_text(twice, "t.log").failures == []
+
+
+def test_nccl_sockets_on_the_loopback_are_said() -> None:
+    ev = load_paths([HELDOUT / "kubeflow_pytorchjob_master_pod_nccl_socket_picks_lo_first_cut.log"])
+    assert ev.files[0].status == "read"
+    (note,) = ev.files[0].messages
+    assert "NCCL's socket interfaces include the loopback ([0]lo:127.0.0.1<0>" in note.message

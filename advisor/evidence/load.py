@@ -245,7 +245,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Waiting in store based barrier to initialize process ?group for "
         r"|ProcessGroupNCCL environments: NCCL version: "
         r"|ERROR:\s+nhc:\s+Health check failed:|^[\w.-]+\s*\|\s*ERROR: No results reported\s*$"
-        r"|Initializing distributed: GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
+        r"|(?:Initializing distributed|initializing ddp): GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"

@@ -855,9 +855,9 @@ def parse(text: str) -> LogReport:
     notices = [e for e in report.events if e.kind in NOTICE_KINDS]
     report.events = [e for e in report.events if e.kind not in NOTICE_KINDS]
     try:
-        if not report.events and report.unread and not notices:
-            first = report.unread[0]
-            raise ParseError(first.message, first.line)
+        cut_records = [w for w in report.unread if w.skipped]  # (notes on what was read: no cut)
+        if not report.events and cut_records and not notices:
+            raise ParseError(cut_records[0].message, cut_records[0].line)
         if not report.events and (last := _orphan_last_error(lines)):
             report.events.append(last)
         if not report.events and (cut := cut_traceback(lines)) and python_exception(lines) is None:
@@ -6250,6 +6250,8 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
 # releases print only the first two)
 _NET_SOCKET_USING_RE = re.compile(r"NET/Socket : Using (?P<ifaces>.+?)\s*$")
 _NET_CHOSEN_RE = re.compile(r"\bUsing network (?P<net>\S.*?)\s*$")
+# an interface of "NET/Socket : Using [0]lo:127.0.0.1<0> [1]eth0:..." that is the loopback
+_LOOPBACK_IFACE_RE = re.compile(r"\[\d+\]lo:")
 # a net plugin's own warning that it did not start (aws-ofi-nccl: "NET/OFI aws-ofi-nccl
 # initialization failed", "NET/OFI Initializing plugin failed"), after which NCCL goes on with its
 # built-in transports
@@ -6268,6 +6270,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     chosen: dict[str, str] = {}
     plugin_failed: dict[str, str] = {}
     over_sockets: set[str] = set()
+    loopback: set[str] = set()
     for no, line, tagged in lines:
         if "NET/" not in line and "Using network" not in line:
             continue
@@ -6298,6 +6301,23 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 if channel
                 else "NCCL found no InfiniBand/RoCE device and uses TCP sockets",
             )
+        if (
+            using is not None
+            and _LOOPBACK_IFACE_RE.search(using.group("ifaces"))
+            # (the loopback alone on one host: a test its user pointed there)
+            and (using.group("ifaces").count("]") > 1 or len(report.hosts) >= 2)
+        ):
+            if host not in loopback:
+                loopback.add(host)
+                report.unread.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"{host}: NCCL's socket interfaces include the loopback "
+                        f"({using.group('ifaces')[:100]}): no other host can reach it there; "
+                        "NCCL_SOCKET_IFNAME names the interface to use",
+                        skipped=False,
+                    )
+                )
         said = (per_host[host].exception_type or "") if host in per_host else ""
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
@@ -6392,38 +6412,54 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
 # PyTorch Lightning's line as each process joins the group: "Initializing distributed:
 # GLOBAL_RANK: 1, MEMBER: 2/8" (lightning.fabric.utilities.distributed)
 _LIGHTNING_INIT_RE = re.compile(
-    r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d+), MEMBER: \d+/(?P<world>\d+)"
+    r"(?:Initializing distributed|initializing ddp): GLOBAL_RANK: (?P<rank>\d+), "
+    r"MEMBER: \d+/(?P<world>\d+)"
 )
+"""(Lightning 1.x printed "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8")"""
 
 
 def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``duplicate_rank`` per global rank that processes behind two or more launcher tags
-    (Slurm tasks, MPI ranks) each initialised: the launcher started the job's processes twice
-    over (one task a node that spawns its own ranks, beside tasks Slurm numbered), so some ranks
-    never start and the group waits for them at init."""
-    by_rank: dict[int, list[tuple[int, str, int, str]]] = {}
+    """One ``duplicate_rank`` per global rank that two or more processes initialised: behind two
+    or more launcher tags (Slurm tasks, MPI ranks), or, in a log without tags, where the ranks
+    seen each came the same number of times (two or more) and others of the world never came:
+    the launcher started the job's processes twice over (one task a node that spawns its own
+    ranks, each node taking itself for node 0), so some ranks never start and the group waits
+    for them at init. (A log of one run started twice names every rank twice: not this.)"""
+    by_rank: dict[int, list[tuple[int, str, int | None, str]]] = {}
     for no, line, tagged in lines:
-        if (
-            tagged is None
-            or "GLOBAL_RANK" not in line
-            or not (m := _LIGHTNING_INIT_RE.search(line))
-        ):
+        if "GLOBAL_RANK" not in line or not (m := _LIGHTNING_INIT_RE.search(line)):
             continue
         by_rank.setdefault(int(m.group("rank")), []).append((no, m.group("world"), tagged, line))
+    if not by_rank:
+        return
+    world = max(int(w) for seen in by_rank.values() for _, w, _, _ in seen)
+    counts = {len(seen) for seen in by_rank.values()}
+    untagged_twice = (
+        all(t is None for seen in by_rank.values() for _, _, t, _ in seen)
+        and len(counts) == 1
+        and min(counts) >= 2
+        and len(by_rank) < world
+    )
     for rank, seen in sorted(by_rank.items()):
-        tags = sorted({t for _, _, t, _ in seen})
-        if len(tags) < 2:
+        tags = sorted({t for _, _, t, _ in seen if t is not None})
+        if len(tags) < 2 and not untagged_twice:
             continue
-        no, world, _, first = seen[0]
+        no, size, _, first = seen[0]
+        by = (
+            f"behind launcher tags {', '.join(map(str, tags))}"
+            if len(tags) >= 2
+            else f"{len(seen)} times, while {world - len(by_rank)} of the {world} ranks never came"
+        )
         report.events.append(
             LogEvent(
                 kind="duplicate_rank",
                 line=no,
                 message=first.strip()[:300],
                 rank=rank,
-                rank_size=int(world),
-                exception_type=f"global rank {rank} of {world} initialised by the processes "
-                f"behind launcher tags {', '.join(map(str, tags))}",
+                rank_size=int(size),
+                exception_type=f"global rank {rank} of {size} initialised by the processes {by}"
+                if len(tags) >= 2
+                else f"global rank {rank} of {size} initialised {by}",
             )
         )
 
