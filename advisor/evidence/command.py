@@ -47,9 +47,14 @@ _NPU_KINDS = frozenset(
         "faultdiag_fault",
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
+        "dmi_check",  # Ascend DMI's diagnosis
+        "reschedule",  # MindCluster (Ascend's cluster scheduler) rescheduling a job
     }
 )
 """Failure kinds only an Ascend NPU's software prints."""
+
+_NPU_FORMATS = frozenset({"asys", "ascend_dmi", "npu_smi_details", "npu_smi_templates"})
+"""Formats only an Ascend host's tools print, read into notes alone when every check passed."""
 
 
 def _weak_npu(e: dict[str, Any]) -> bool:
@@ -75,6 +80,7 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
             for e in evidence.failures
         )
         or any(f.backend == "hccl" for f in evidence.flight)
+        or any(_NPU_FORMATS.intersection(f.formats) for f in evidence.files)
     )
     cuda = bool(
         any(t["tool"] == "nvidia-smi" for t in evidence.topologies)

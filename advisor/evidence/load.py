@@ -29,6 +29,7 @@ from advisor.parsers import (
     GBYTES_TO_GBITS,
     ParseError,
     ParseWarning,
+    ascend_dmi,
     asys,
     busbw_factor,
     dcgm,
@@ -44,6 +45,7 @@ from advisor.parsers import (
     nvidia_smi,
     rank_table,
     rdma,
+    reschedule,
     strip_launcher_prefix,
 )
 from advisor.paths import missing_path, symlink_loop
@@ -151,6 +153,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "asys": re.compile(asys.SIGNATURE, re.M),
+    "ascend_dmi": re.compile(ascend_dmi.SIGNATURE, re.M),
+    "reschedule": re.compile(reschedule.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
     "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
     "msprof": re.compile(msprof.SIGNATURE, re.M),
@@ -1160,7 +1164,9 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, asys diagnose, npu-smi sample CSV, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, asys diagnose, ascend-dmi --dg, "
+                "MindCluster reschedule records, "
+                "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
@@ -2387,6 +2393,87 @@ def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return notes
 
 
+def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """One ``dmi_check`` failure per ``ascend-dmi --dg`` item in a warning or failed state; a
+    note for the items that passed, were skipped (not supported there) or gave a hint."""
+    diagnosis, notes = ascend_dmi.parse(text)
+    when = f" at {diagnosis.time}" if diagnosis.time else ""
+    fine = [i for i in diagnosis.items if ascend_dmi.RESULTS.get(i.state) == "Pass"]
+    if fine:
+        notes.append(
+            ParseWarning(
+                line=fine[0].line,
+                message=f"ascend-dmi --dg{when}: "
+                + ", ".join(f"{i.name} {i.state}" for i in fine)
+                + " (the whole node's result: no device named)",
+                skipped=False,
+            )
+        )
+    for item in diagnosis.items:
+        said = f": {'; '.join(item.details)}" if item.details else ""
+        result = ascend_dmi.RESULTS.get(item.state)
+        if result is None:  # SKIP: not supported on this product or scene; INFO: a hint
+            meaning = "not supported on this product or scene" if item.state == "SKIP" else "a hint"
+            notes.append(
+                ParseWarning(
+                    line=item.line,
+                    message=f"ascend-dmi --dg: {item.name} {item.state} ({meaning}){said}"[:300],
+                    skipped=False,
+                )
+            )
+            continue
+        if result == "Pass":
+            continue
+        out.failures.append(
+            {
+                "source": source,
+                **to_plain(
+                    logs.LogEvent(
+                        kind="dmi_check",
+                        line=item.line,
+                        message=f"{diagnosis.command or 'ascend-dmi --dg'}: {item.name}: "
+                        f"{item.state}{said}"[:300],
+                        code=result,
+                        library="Ascend DMI",
+                        exception_type=f"{item.section + ' ' if item.section else ''}{item.name}: "
+                        f"{item.state}{when}{said}"[:200],
+                    )
+                ),
+            }
+        )
+    return notes
+
+
+def _reschedule(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """One ``reschedule`` failure per task that made MindCluster reschedule a job, its node the
+    host."""
+    records, notes = reschedule.parse(text)
+    for r in records:
+        why = f" ({r.meaning})" if r.meaning else ""
+        rank = f", node rank index {r.node_rank}" if r.node_rank else ""
+        times = f"; {r.total} reschedule(s) of the job in all" if r.total is not None else ""
+        out.failures.append(
+            {
+                "source": source,
+                **to_plain(
+                    logs.LogEvent(
+                        kind="reschedule",
+                        line=r.line,
+                        message=f"MindCluster rescheduled job {r.job}"
+                        f"{' at ' + r.when if r.when else ''}: {r.reason}{why}: pod {r.pod or '?'}"
+                        f" on node {r.node or '?'}{rank}{times}"[:300],
+                        code=r.reason or None,
+                        host=r.node or None,
+                        library="MindCluster",
+                        exception_type=f"{r.reason or 'rescheduled'}{why}: pod {r.pod or '?'} "
+                        f"on {r.node or '?'}{rank}"[:200],
+                    )
+                ),
+            }
+        )
+    return notes
+
+
 _CONVERTERS = {
     "nccl_tests": _nccl,
     "hccl_test": _hccl,
@@ -2402,6 +2489,8 @@ _CONVERTERS = {
     "dcgm_diag": _dcgm,
     "faultdiag": _faultdiag,
     "asys": _asys,
+    "ascend_dmi": _dmi,
+    "reschedule": _reschedule,
     "npu_smi_details": _npu_details,
     "npu_smi_templates": _npu_templates,
     "msprof": _msprof,

@@ -1,0 +1,101 @@
+"""MindCluster's record of job rescheduling: the ``job-reschedule-reason`` ConfigMap.
+
+``kubectl describe cm -n mindx-dl job-reschedule-reason`` prints the ConfigMap's key
+``recent-reschedule-records`` with a JSON object on one line: per job, ``TotalRescheduleTimes``
+and its last ``RescheduleRecords`` (at most 10, ascend-for-volcano's MaxRescheduleRecordsNum),
+each with a ``RescheduleTimeStamp`` and the tasks that caused it (``ReasonOfTask``: the reason,
+the pod, the node and the node's rank index) (Ascend/mind-cluster, resumable training on the CLI:
+"查看任务重调度记录"). The reasons are ascend-for-volcano's task states (rescheduling/type.go):
+``pod-failed`` (the pod failed), ``process-exception`` (a process in the pod failed). The keys
+are read without regard to case: the ConfigMap's writer spells them capitalised, a reader in
+the same project with lower-case first letters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+SIGNATURE = r'^recent-reschedule-records:\s*$|"[Rr]escheduleRecords"\s*:\s*\['
+_MEANINGS = {
+    "pod-failed": "the pod failed",
+    "process-exception": "a process in the pod failed",
+}
+
+
+@dataclass
+class Reschedule:
+    line: int
+    job: str
+    total: int | None
+    """The job's ``TotalRescheduleTimes``."""
+    reason: str
+    pod: str
+    node: str
+    node_rank: str
+    """The node's rank index in the job, as printed (a string in the ConfigMap)."""
+    when: str
+    """The record's ``RescheduleTimeStamp`` as UTC, or ``LogFileFormatTime`` where it has none."""
+
+    @property
+    def meaning(self) -> str:
+        return _MEANINGS.get(self.reason, "")
+
+
+def _get(obj: dict[str, Any], key: str) -> Any:
+    return next((v for k, v in obj.items() if k.lower() == key.lower()), None)
+
+
+def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
+    """Every task of every reschedule record in ``text``, and the lines that held no record."""
+    found: list[Reschedule] = []
+    warnings: list[ParseWarning] = []
+    for no, raw, _ in numbered_lines(text):
+        line = raw.strip()
+        if not (line.startswith("{") and re.search(r'"[Rr]escheduleRecords"', line)):
+            continue
+        try:
+            jobs = json.loads(line)
+        except json.JSONDecodeError as exc:
+            warnings.append(
+                ParseWarning(line=no, message=f"reschedule records: not whole JSON ({exc.msg})")
+            )
+            continue
+        if not isinstance(jobs, dict):
+            continue
+        for key, job in jobs.items():
+            if not isinstance(job, dict):
+                continue
+            total = _get(job, "TotalRescheduleTimes")
+            for record in _get(job, "RescheduleRecords") or []:
+                if not isinstance(record, dict):
+                    continue
+                stamp = _get(record, "RescheduleTimeStamp")
+                when = (
+                    datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+                    if isinstance(stamp, int) and 0 < stamp < 2**33
+                    else str(_get(record, "LogFileFormatTime") or "")
+                )
+                for task in _get(record, "ReasonOfTask") or []:
+                    if not isinstance(task, dict):
+                        continue
+                    found.append(
+                        Reschedule(
+                            line=no,
+                            job=str(_get(job, "JobID") or key),
+                            total=total if isinstance(total, int) else None,
+                            reason=str(_get(task, "RescheduleReason") or ""),
+                            pod=str(_get(task, "PodName") or ""),
+                            node=str(_get(task, "NodeName") or ""),
+                            node_rank=str(_get(task, "NodeRankIndex") or ""),
+                            when=when,
+                        )
+                    )
+    if not found:
+        raise ParseError("no reschedule record with its task ('ReasonOfTask') in the file")
+    return found, warnings
