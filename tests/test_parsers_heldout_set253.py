@@ -115,3 +115,12 @@ def test_reschedule_records_in_lower_case_keys_and_a_cut_record() -> None:
     ]
     assert "(a process in the pod failed)" in ev.failures[0]["exception_type"]
     assert ev.files[0].status == "partial" and "not whole JSON" in _said(ev)
+
+
+def test_a_log_naming_ascend_dmi_in_its_prose_is_not_its_output() -> None:
+    text = (
+        "[ERROR] HCCL(123,python):2024-01-01-00:00:00.000.000 [hccl_comm.cc:1] EI0006: Getting "
+        "socket times out.\nhint: run ascend-dmi --dg to check the node\n"
+    )
+    ev = load_text(text, "train.log")
+    assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-# the summary's first two keys, or the command itself (a copy may keep only the items)
+# the summary's first two keys, or the command typed at a line's start or after a shell prompt
+# (a copy may keep only the items; a log's prose naming the command is not its output)
 SIGNATURE = (
     r"^[ \t]*Summary:[ \t]*\n[ \t]+Arch:[ \t]*\S+[ \t]*\n[ \t]+Mode:"
-    r"|^[^\n]*?\bascend-dmi\s+(?:-dg|--dg|--diagnosis)\b"
+    r"|^(?:[^\n]*?[#$][ \t]*)?ascend-dmi\s+(?:-dg|--dg|--diagnosis)\b"
 )
 _COMMAND_RE = re.compile(r"\bascend-dmi\s+(?:-dg|--dg|--diagnosis)\b.*$")
 _SUMMARY_KEY_RE = re.compile(r"^(?P<key>Arch|Mode|Time):\s*(?P<value>.*)$")
