@@ -75,7 +75,7 @@ def test_gpu_hang_before_the_watchdog_is_an_event_and_a_finding() -> None:
     ev = _load("watchdog_torch26_rocm_after_gpu_hang.log")
     assert _messages(ev) == []
     (hang,) = [e for e in ev.failures if e["kind"] == "gpu_hw_exception"]
-    assert (hang["line"], hang["exception_type"]) == (1, "GPU Hang")
+    assert (hang["line"], hang["exception_type"]) == (1, "GPU Hang (GPU node-9)")
     assert "node-9" in hang["message"]
     timeouts = sorted(e["rank"] for e in ev.failures if e["kind"] == "watchdog_timeout")
     assert timeouts == [2, 7]

@@ -124,3 +124,125 @@ def test_a_log_naming_ascend_dmi_in_its_prose_is_not_its_output() -> None:
     )
     ev = load_text(text, "train.log")
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
+
+
+def test_a_rank_timing_out_in_two_groups_keeps_each_groups_progress() -> None:
+    # torch's newest form: the time-out line names no group; the progress line after it does
+    line = (
+        "(Worker[rank=9] pid=7) [rank9]:[E129 16:38:47.714693059 ProcessGroupNCCL.cpp:683] [Rank 1] "
+        "Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, "
+        "NumelIn=4, NumelOut=8, Timeout(ms)=600000) ran for 600002 milliseconds before timing out.\n"
+        "(Worker[rank=9] pid=7) [rank9]:[E129 16:38:47.714849575 ProcessGroupNCCL.cpp:2241] "
+        "[PG ID {pg} PG GUID {guid}({desc}) Rank 1]  failure detected by watchdog at work sequence "
+        "id: {seq} PG status: last enqueued work: {enq}, last completed work: {done}\n"
+    )
+    text = line.format(
+        seq=49387, op="_ALLGATHER_BASE", pg=5, guid=37, desc="TP", enq=49406, done=49386
+    ) + line.format(
+        seq=52229, op="ALLTOALL_BASE", pg=12, guid=100, desc="EP", enq=52258, done=52228
+    )
+    got = [
+        (e["seq"], e["group"], e["last_enqueued"], e["last_completed"])
+        for e in load_text(text, "rl.log").failures
+        if e["kind"] == "watchdog_timeout"
+    ]
+    assert got == [(49387, "5 (TP)", 49406, 49386), (52229, "12 (EP)", 52258, 52228)]
+
+
+def test_an_ipv6_link_local_peer_is_its_address_not_its_interface() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "nccl_info_bootstrap_ipv6_linklocal_ib1_socketStartConnect_abort_ncclSystemError_8gpu_nccl975_cut.log"
+        ]
+    )
+    (warn,) = [e for e in ev.failures if e["kind"] == "nccl_warning"]
+    assert (warn["remote_ip"], warn["port"], warn["host"], warn["device"]) == (
+        "fe80::966d:ae03:a2:8cf0",
+        17943,
+        "n122-246-085",
+        5,
+    )
+
+
+def test_a_process_groups_abort_timing_out_at_shutdown_and_the_idle_watchdog() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "pg_heartbeat_monitor_timeout_abort_future_timeout_2rank_a100_distrifuser6_cut.log"
+        ]
+    )
+    aborts = [
+        (e["rank"], e["timeout_ms"], e["line"])
+        for e in ev.failures
+        if e["kind"] == "pg_abort_timeout"
+    ]
+    assert aborts == [(0, 600000, 6), (1, 600000, 7)]
+    hung = [e for e in ev.failures if e["kind"] == "watchdog_hang"]
+    assert sorted(e["rank"] for e in hung) == [0, 1]
+    # workMetaList_.size()=0: no collective was outstanding when the monitor fired
+    assert all(e["exception_type"].startswith("no work outstanding") for e in hung)
+    found = _findings(ev, "nccl")
+    assert {"evidence-pg-abort-timeout", "evidence-watchdog-hang"} <= set(found)
+    assert "no work outstanding" in found["evidence-watchdog-hang"].items[0]
+
+
+def test_processes_raising_one_error_apart_by_nccls_last_warning_each_keep_theirs() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "nccl_invalid_usage_duplicate_gpu_f000_barrier_interleaved_nccl2193_megatron661_cut.log"
+        ]
+    )
+    said = [e["exception_type"] for e in ev.failures if e["kind"] == "nccl_call_failure"]
+    assert said == [
+        "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000",
+        "Duplicate GPU detected : rank 7 and rank 0 both on CUDA device f000",
+    ]
+    # the same error under the same last warning, printed twice by one process, is one event
+    text = (
+        HELDOUT
+        / "nccl_invalid_usage_duplicate_gpu_f000_barrier_interleaved_nccl2193_megatron661_cut.log"
+    ).read_text()
+    twice = load_text(text.replace("rank 7 and", "rank 3 and"), "m.log")
+    assert len([e for e in twice.failures if e["kind"] == "nccl_call_failure"]) == 1
+
+
+def test_the_agents_last_exception_goes_to_the_summary_entry_of_its_pid() -> None:
+    text = (
+        "FileNotFoundError: [Errno 2] No such file or directory: 'config/your_config.yaml'\n"
+        "E0608 19:04:45.368000 102926 torch/distributed/elastic/multiprocessing/api.py:869] failed "
+        "(exitcode: 1) local_rank: 0 (pid: 102930) of binary: /usr/bin/python\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "train.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n  <NO_OTHER_FAILURES>\n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n[0]:\n"
+        "  time      : 2026-06-08_19:04:45\n  host      : c561-007\n"
+        "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 102930)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+        "============================================================\n"
+    )
+    (root,) = [e for e in load_text(text, "run.log").failures if e["kind"] == "elastic_failure"]
+    assert (root["rank"], root["pid"], root["root_cause"]) == (0, 102930, True)
+    assert root["message"] == (
+        "the last exception before the agent saw it fail (line 1): FileNotFoundError: [Errno 2] "
+        "No such file or directory: 'config/your_config.yaml'"
+    )
+
+
+def test_a_gpu_hang_printed_onto_a_progress_bar_is_read_without_the_bar() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "pg_watchdog_torch25_reduce_scatter_seq500045_6ranks_shown_mi300x_after_gpu_hang_rocm4021_cut.log"
+        ]
+    )
+    (hang,) = [e for e in ev.failures if e["kind"] == "gpu_hw_exception"]
+    assert hang["message"].startswith("HW Exception by GPU node-9")
+    assert hang["exception_type"] == "GPU Hang (GPU node-9)"
+    ranks = sorted(e["rank"] for e in ev.failures if e["kind"] == "watchdog_timeout")
+    assert ranks == [1, 2, 3, 4, 6, 7]

@@ -95,7 +95,10 @@ Recognised events (``LogEvent.kind``):
   ``remote_ip`` and ``port``), or the root named the ranks that never connected (in ``message``,
   with the communicator's ``rank_size``);
 - ``watchdog_hang``: the heartbeat monitor found ProcessGroupNCCL's (or HCCL's) watchdog thread
-  stuck for N seconds (``timeout_ms``) and ends the process;
+  stuck for N seconds (``timeout_ms``) and ends the process; how many works it still tracked,
+  where the monitor printed it, in ``exception_type``;
+- ``pg_abort_timeout``: a process group's shutdown (``destroy_process_group``) whose abort of its
+  communicators did not finish within the group's time-out (``timeout_ms``), per rank;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
   of binary: ..``: the first failure by time, so the root cause;
 - ``ucx_error``: UCX's InfiniBand transport reporting an error completion (``Transport retry
@@ -547,7 +550,8 @@ class LogEvent:
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
-    pg_settings, nhc_failure or nvshmem_error."""
+    pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule or
+    pg_abort_timeout."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -815,6 +819,7 @@ def parse(text: str) -> LogReport:
     _launcher_exits(lines, report)
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
+    _pg_abort_timeouts(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
@@ -2147,8 +2152,9 @@ _NCCL_WARN_BARE_RE = re.compile(
 )
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
-# 10.44.137.149<52905>")
-_REMOTE_PEER_RE = re.compile(r"(?P<peer>[\w.:-]+)<(?P<port>\d+)>")
+# 10.44.137.149<52905>"); an IPv6 link-local one with its interface's zone
+# ("fe80::966d:ae03:a2:8cf0%ib1<17943>": the address, reached through ib1)
+_REMOTE_PEER_RE = re.compile(r"(?P<peer>[\w.:-]+?)(?:%(?P<zone>[\w.-]+))?<(?P<port>\d+)>")
 _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
 _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 
@@ -2347,7 +2353,7 @@ NCCL_LAST_ERROR_LINES = 3
 
 def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
-    seen: set[tuple[int | None, str | None, str, str]] = set()
+    seen: set[tuple[int | None, str | None, str, str, str | None]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         wrapped = 0
         if line.rstrip().endswith("NCCL error in:"):
@@ -2402,7 +2408,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         rank = tagged if not m.group("rank11") else int(m.group("rank11"))
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
-        key = (rank, m.group("host"), where, what)
+        last = _last_error(lines, index + wrapped)
+        # (untagged processes raising the same error apart by NCCL's last WARN under it: "rank 3
+        # and rank 0 both on CUDA device f000", "rank 7 and rank 0 ...")
+        key = (rank, m.group("host"), where, what, last)
         if key in seen:
             continue
         seen.add(key)
@@ -2440,7 +2449,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             if what.startswith(text):
                 ev.code, ev.code_name = str(number), name
                 break
-        if last := _last_error(lines, index + wrapped):
+        if last:
             ev.exception_type = last[:200]  # NCCL's last WARN
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
         report.events.append(ev)
@@ -5429,6 +5438,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     last: dict[tuple[int | None, str | None], tuple[int, int, int | None]] = {}
     # rank → (line, seq, group, the line): its own watchdog found that work failed
     detected: dict[int, tuple[int, int, str | None, str]] = {}
+    detected_in: dict[tuple[int | None, int | None], str | None] = {}
+    """The group of each (rank, work) a progress line says the watchdog failed at."""
     timed_out: dict[int, tuple[int, int, str | None, str]] = {}  # rank -> its "Timeout at" line
     # rank → (line, group, the line, the rank whose time-out signalled; None: its own)
     dumps: dict[int, tuple[int, str | None, str, int | None]] = {}
@@ -5544,6 +5555,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             last[(rank, pg)] = (no, enqueued, None if unset else completed)
             if rank is not None and (dm := _DETECTED_RE.search(line)):
                 detected.setdefault(rank, (no, int(dm.group("seq")), pg, line))
+                detected_in.setdefault((rank, int(dm.group("seq"))), pg)
             if rank is not None and (tm := _TIMEOUT_AT_RE.search(line)):
                 timed_out.setdefault(rank, (no, int(tm.group(1)), pg, line))
         w = _WORK_RE.search(line) or _GARBLED_WORK_RE.search(line)
@@ -5611,6 +5623,10 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     for (r, pg), v in last.items():
         first_of_rank.setdefault(r, (v, pg))
     for ev in by_key.values():
+        if ev.group is None and (ev.rank, ev.seq) in detected_in:
+            # the progress line of this very work names its group (a rank timing out in two
+            # groups prints one such line after each time-out)
+            ev.group = detected_in[(ev.rank, ev.seq)]
         found = last.get((ev.rank, ev.group))
         if found is None and ev.rank in first_of_rank:
             found, pg = first_of_rank[ev.rank]
@@ -5780,6 +5796,42 @@ def _aborted(
         report.events.append(ev)
 
 
+# The heartbeat monitor's verdict ends with the count of works the watchdog still tracks
+# (pytorch ProcessGroupNCCL.cpp heartbeat monitor: "Heartbeat monitor timed out! Process will be
+# terminated after dumping debug info. workMetaList_.size()=N"): 0, none outstanding.
+_WORK_META_RE = re.compile(r"workMetaList_\.size\(\)\s*=\s*(\d+)")
+# ProcessGroupNCCL::shutdown (destroy_process_group) aborts the communicators on another thread
+# and waits for it with waitForFutureOrTimeout(fut, options_->timeout, "ProcessGroup abort"):
+# "Future for ProcessGroup abort timed out after 600000 ms" when the abort did not end in the
+# group's time-out, a communicator (a kernel) stuck at exit (pytorch ProcessGroupNCCL.cpp).
+_PG_ABORT_TIMEOUT_RE = re.compile(r"Future for ProcessGroup abort timed out after (\d+) ms")
+
+
+def _pg_abort_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``pg_abort_timeout`` per rank whose process group's abort at shutdown timed out."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "ProcessGroup abort" not in line or not (m := _PG_ABORT_TIMEOUT_RE.search(line)):
+            continue
+        rank_m = _WATCHDOG_RANK_RE.search(line)
+        rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
+        if rank in seen:
+            continue
+        seen.add(rank)
+        report.events.append(
+            LogEvent(
+                kind="pg_abort_timeout",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                timeout_ms=int(m.group(1)),
+                group=_pg(_PG_RE.search(line)),
+                library="HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None,
+                exception_type="the process group's abort at shutdown did not finish",
+            )
+        )
+
+
 def _watchdog_hang(
     lines: list[tuple[int, str, int | None]],
     index: int,
@@ -5811,6 +5863,7 @@ def _watchdog_hang(
         seen.timeout_ms = seen.timeout_ms or timeout_ms
         return
     pg = _pg(_PG_RE.search(line))
+    works = _WORK_META_RE.search(line)
     hung[rank] = LogEvent(
         kind="watchdog_hang",
         line=no,
@@ -5819,6 +5872,13 @@ def _watchdog_hang(
         timeout_ms=timeout_ms,
         library=lib,
         group=pg,
+        exception_type=(
+            None
+            if works is None
+            else "no work outstanding: the watchdog hung outside any collective"
+            if works.group(1) == "0"
+            else f"{works.group(1)} work(s) still outstanding"
+        ),
     )
     report.events.append(hung[rank])
 
@@ -5933,14 +5993,17 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
         if key in seen:
             continue
         seen.add(key)
+        # (a progress bar the exception was printed onto, "41%|████▌ | 366/903 [...]HW Exception
+        # by GPU node-9 ...", is not part of it)
+        said = line[m.start() :] if "|" in line[: m.start()] else line
         report.events.append(
             LogEvent(
                 kind="gpu_hw_exception",
                 line=no,
-                message=line.strip()[:300],
+                message=said.strip()[:300],
                 rank=tagged,
                 host=None,
-                exception_type=why,
+                exception_type=f"{why} (GPU {node})" if node else why,
             )
         )
 
@@ -6760,6 +6823,9 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     agent: list[LogEvent] = []  # the agent's own line: kept where no summary entry has its pid
     no_error_file: LogEvent | None = None  # the record wrapper's line: kept where nothing else is
     failed_script: tuple[int, str] | None = None  # the summary's "train.py FAILED" heading
+    # pid → the exception printed above the agent's line for it: the summary's entry of that pid
+    # (its traceback only "To enable traceback see ...") takes it
+    raised_above: dict[int, str] = {}
     for index, (no, line, _) in enumerate(lines):
         if (
             no_error_file is None
@@ -6783,7 +6849,11 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                     lines[max(0, index - AGENT_CAUSE_LINES) : index]
                 ):
                     if raised := _PY_EXCEPTION_RE.match(before):
-                        message += f" / last exception above it (line {before_no}): {raised.group(0).strip()}"
+                        said = f"(line {before_no}): {raised.group(0).strip()}"
+                        message += f" / last exception above it {said}"
+                        raised_above[int(a.group("pid") or a.group("pid2"))] = (
+                            f"the last exception before the agent saw it fail {said}"
+                        )
                         break
             agent.append(
                 LogEvent(
@@ -6888,6 +6958,12 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             )
         )
     pids = {pid for _, _, pid in seen}
+    for ev in seen.values():
+        if ev.pid in raised_above and "Traceback" not in ev.message:
+            ev.message = (
+                f"{ev.message + ' / ' if ev.message and 'enable traceback' not in ev.message else ''}"
+                f"{raised_above[ev.pid]}"
+            )[:400]
     report.events.extend(ev for ev in agent if ev.pid not in pids)
     if not seen and not agent and no_error_file is not None:
         report.events.append(no_error_file)
