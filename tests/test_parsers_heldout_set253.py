@@ -246,3 +246,69 @@ def test_a_gpu_hang_printed_onto_a_progress_bar_is_read_without_the_bar() -> Non
     assert hang["exception_type"] == "GPU Hang (GPU node-9)"
     ranks = sorted(e["rank"] for e in ev.failures if e["kind"] == "watchdog_timeout")
     assert ranks == [1, 2, 3, 4, 6, 7]
+
+
+def test_an_older_reduce_scatter_table_is_told_by_its_cells_and_its_unchecked_run_said() -> None:
+    ev = load_paths(
+        [HELDOUT / "nccl_tests_oldformat_8xA100_1proc_validation0_info_line_interleaved.txt"]
+    )
+    (b,) = ev.benchmarks
+    # redop "sum", no root column, size 8 x count (8 ranks): reduce_scatter, its busbw (n-1)/n
+    assert (b["op"], b["op_from"], b["ranks"]) == ("reduce_scatter", "columns", 8)
+    said = _said(ev)
+    assert "the run did not check its results" in said
+    # the NCCL INFO line between header and rows is no row
+    assert len(b["results"]) == 2 * 34
+
+
+def test_processes_printing_their_headers_together_and_their_rows_interleaved() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "nccl-tests_all_reduce_perf_nvls_H100_two_independent_8gpu_runs_interleaved_slurm.txt"
+        ]
+    )
+    said = _said(ev)
+    assert "no result row follows this header" not in said
+    assert "the rows below are the processes' interleaved" in said
+    assert "each ran the test alone" in said
+    (b,) = ev.benchmarks
+    assert b["complete"] and (b["min_bytes"], b["max_bytes"]) == (1048576, 8589934592)
+
+
+def test_older_error_column_names_the_sizes_behind_the_out_of_bounds_verdict() -> None:
+    head = (
+        "# nThread 1 nGpus 4 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 "
+        "iters: 20 validation: 1\n#\n# Using devices\n"
+        + "".join(
+            f"#   Rank  {r} Pid  8756 on    seville device  {r} [0x3{r}] Tesla V100\n"
+            for r in range(4)
+        )
+        + "#\n#                                             out-of-place                       in-place\n"
+        "#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+    )
+    rows = "".join(
+        f"  {size:>10}  {size // 16:>10}   float   {t:>6}   70.00   70.00  {err}   {t:>6}  110.00  110.00  {err}\n"
+        for size, t, err in (
+            (2147483616, "27187", "0e+00"),
+            (4294967280, "53902", "1e+00"),
+            (8589934560, "106773", "1e+00"),
+        )
+    )
+    text = head + rows + "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 30.2993\n"
+    (b,) = load_text(text, "all_gather_perf.log").benchmarks
+    assert [c["bytes"] for c in b["failed_checks"]] == [4294967280, 8589934560]
+    # a verdict whose count no set of largest deviations matches names no size
+    (b,) = load_text(text.replace(": 4 FAILED", ": 3 FAILED"), "all_gather_perf.log").benchmarks
+    assert b["failed_checks"] == [{"bytes": None, "ranks": [], "out_of_bounds": 3}]
+
+
+def test_hccls_own_settings_in_its_run_plog_are_said_not_judged() -> None:
+    ev = load_paths([HELDOUT / "hccl_run_plog_HCCL_ENV_effective_settings_alltoall_test_cut.log"])
+    assert ev.failures == [] and ev.files[0].status == "read"
+    said = _said(ev)
+    assert (
+        "HCCL_CONNECT_TIMEOUT 120 s (default), HCCL_EXEC_TIMEOUT 1836 s (default), "
+        "HCCL_BUFFSIZE 1 M (environment)"
+    ) in said
+    assert "HCCL_INTRA_ROCE_ENABLE 0 (default)" in said

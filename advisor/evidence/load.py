@@ -1271,6 +1271,24 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                     skipped=False,
                 )
             )
+        if (
+            table.rows
+            and not table.checks_left_out
+            and all(
+                nccl_tests.unchecked(row.out_of_place) and nccl_tests.unchecked(row.in_place)
+                for row in table.rows
+            )
+        ):
+            # nccl-tests run with -c 0 ("validation: 0" in its header) prints N/A for every
+            # size's check: nothing says the results were right
+            notes.append(
+                ParseWarning(
+                    line=table.header_line,
+                    message="the run did not check its results (N/A in every check cell: "
+                    "validation off, -c 0): no correctness verdict from it",
+                    skipped=False,
+                )
+            )
         results = []
         for row in table.rows:
             for in_place, timing in ((False, row.out_of_place), (True, row.in_place)):
@@ -1419,6 +1437,25 @@ def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
         )
     ]
     if not wrong and table.out_of_bounds:
+        # older nccl-tests count each column group whose largest deviation passed the type's
+        # bound: where exactly N groups (N the verdict's count) deviate more than every other,
+        # and by more than 0, those are the sizes that failed ("1e+00" against "0e+00" elsewhere)
+        errors = sorted(
+            (
+                (t.max_error, row.size_bytes)
+                for row in table.rows
+                for t in (row.out_of_place, row.in_place)
+                if t is not None and t.max_error is not None
+            ),
+            reverse=True,
+        )
+        n = table.out_of_bounds
+        if len(errors) > n and errors[n - 1][0] > max(errors[n][0], 0):
+            failed = sorted({size for _, size in errors[:n]})
+            return [
+                {"bytes": size, "ranks": [], "out_of_bounds": n, "from_error_column": True}
+                for size in failed
+            ]
         return [{"bytes": None, "ranks": [], "out_of_bounds": table.out_of_bounds}]
     return wrong
 

@@ -830,6 +830,7 @@ def parse(text: str) -> LogReport:
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
     _pg_settings(lines, report)
+    _hccl_env_settings(lines, report)
     _nhc_failures(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
@@ -6538,6 +6539,54 @@ _PG_OPTIONS_RE = re.compile(
     r"TIMEOUT\(ms\): (?P<ms>\d+)"
 )
 _PG_ENVIRONMENTS_RE = re.compile(r"ProcessGroupNCCL environments: (?P<body>.*\S)")
+
+
+# HCCL's run plog states each setting it took as it starts, under the tag "[HCCL_ENV]" (hicann/hccl
+# docs, fault diagnosis, debug_thinking.md: grep the run plog for HCCL_ENV): "HCCL_CONNECT_TIMEOUT
+# set by default to [120]s", "HCCL_BUFFSIZE set by environment to [1]M", "HCCL_IF_IP is not set".
+_HCCL_ENV_RE = re.compile(
+    r"\b(?P<name>HCCL_[A-Z_]+) (?:is )?set by (?P<how>default|environment)"
+    r"(?: variable)? to \[(?P<value>[^\]]*)\](?P<unit>[A-Za-z]*)"
+)
+HCCL_ENV_SHOWN = (
+    "HCCL_CONNECT_TIMEOUT",
+    "HCCL_EXEC_TIMEOUT",
+    "HCCL_BUFFSIZE",
+    "HCCL_IF_BASE_PORT",
+    "HCCL_SOCKET_IFNAME",
+    "HCCL_RDMA_TIMEOUT",
+    "HCCL_RDMA_RETRY_CNT",
+    "HCCL_INTRA_ROCE_ENABLE",
+    "HCCL_INTRA_PCIE_ENABLE",
+)
+"""The HCCL_ENV settings a note names, in this order (the time-outs and what sets up links)."""
+
+
+def _hccl_env_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of the settings HCCL's run plog says it took (each process's first statement of a
+    setting), the ones that bear on time-outs and links first; not a failure."""
+    taken: dict[str, tuple[int, str]] = {}
+    first = 0
+    for no, line, _ in lines:
+        if "[HCCL_ENV]" not in line:
+            continue
+        for m in _HCCL_ENV_RE.finditer(line):
+            if m.group("name") not in taken:
+                first = first or no
+                value = f"{m.group('value') or '(empty)'}{' ' + m.group('unit') if m.group('unit') else ''}"
+                taken[m.group("name")] = (no, f"{value} ({m.group('how')})")
+    if not taken:
+        return
+    shown = [n for n in HCCL_ENV_SHOWN if n in taken]
+    shown += [n for n in taken if n not in HCCL_ENV_SHOWN]
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message="HCCL's settings in its run plog (HCCL_ENV): "
+            + ", ".join(f"{n} {taken[n][1]}" for n in shown),
+            skipped=False,
+        )
+    )
 
 
 def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

@@ -651,6 +651,35 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if not t.rows:
             if asked_only:
                 continue
+            nxt = tables[index + 1] if index + 1 < len(tables) else None
+            if (
+                nxt is not None
+                and nxt.rows
+                and nxt.op == t.op
+                and nxt.max_bytes in (None, t.max_bytes)
+                and all(
+                    _UNITS_ROW_RE.match(a) or a.lstrip().startswith("#")
+                    for no, a, _ in lines
+                    if t.header_line < no < nxt.header_line and a.strip()
+                )
+            ):
+                # processes started together print their headers one after the other, then
+                # their rows interleaved: this header's rows are among the next one's (whose
+                # "# nThread ..." line this one took)
+                repeats.append(t)
+                if nxt.max_bytes is None:
+                    nxt.min_bytes, nxt.max_bytes = t.min_bytes, t.max_bytes
+                    nxt.step_factor, nxt.step_bytes = t.step_factor, t.step_bytes
+                warnings.append(
+                    ParseWarning(
+                        line=nxt.header_line,
+                        message="another process's copy of this table's header stands above it "
+                        f"(line {t.header_line}): the rows below are the processes' interleaved, "
+                        "each size once per process",
+                        skipped=False,
+                    )
+                )
+                continue
             if any(other.rows for other in tables):
                 # one run of several stopped before its first size (its failure follows the
                 # header); the others' rows are read
@@ -1080,7 +1109,7 @@ def _rejoin_split_rows(
     return out
 
 
-def _unchecked(timing: Timing | None) -> bool:
+def unchecked(timing: Timing | None) -> bool:
     """A column group printed ``N/A`` where the ``#wrong`` (or ``error``) count goes."""
     return timing is not None and timing.wrong is None and timing.max_error is None
 
@@ -1107,7 +1136,7 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         if r.count > 0 and r.root is not None and r.dtype in ELEMENT_BYTES and not table.mscclpp
     ]
     if not rows:
-        return _all_reduce_without_root(table, ranks)
+        return _op_without_root(table, ranks)
     reduces = {r.redop != "none" for r in rows}  # "-o all" prints one row per reduction
     rooted = {r.root is not None and r.root >= 0 for r in rows}
     ratios = {r.size_bytes / (r.count * ELEMENT_BYTES[r.dtype]) for r in rows}
@@ -1118,10 +1147,10 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         return None
     spread = ratio > 1
     # in-place unchecked where the out-of-place group was checked: alltoall, sendrecv
-    in_place_unchecked = all(_unchecked(r.in_place) for r in rows) and any(
-        r.out_of_place is not None and not _unchecked(r.out_of_place) for r in rows
+    in_place_unchecked = all(unchecked(r.in_place) for r in rows) and any(
+        r.out_of_place is not None and not unchecked(r.out_of_place) for r in rows
     )
-    in_place_checked = any(r.in_place is not None and not _unchecked(r.in_place) for r in rows)
+    in_place_checked = any(r.in_place is not None and not unchecked(r.in_place) for r in rows)
     if root_op:
         if spread:
             return None  # gather or scatter: the same columns
@@ -1164,13 +1193,22 @@ def _bus_factor(rows: list[Row]) -> float | None:
     return factors[len(factors) // 2] if factors else None
 
 
-def _all_reduce_without_root(table: Table, ranks: int | None) -> str | None:
-    """A table of releases without the ``root`` column: only all_reduce is told, by its bus
-    bandwidth factor 2(n-1)/n above 1 (n > 2; reduce, broadcast and sendrecv have 1) on rows of
-    ``count`` elements that reduce."""
+def _op_without_root(table: Table, ranks: int | None) -> str | None:
+    """A table of releases without the ``root`` column: all_reduce, by its bus bandwidth factor
+    2(n-1)/n above 1 (n > 2; reduce, broadcast and sendrecv have 1) on rows of ``count``
+    elements that reduce; reduce_scatter, on rows that reduce with ``size`` n x ``count``
+    elements (n the ranks: no other reducing op spreads its count) and its factor (n-1)/n."""
     rows = [r for r in table.rows if r.count > 0 and r.dtype in ELEMENT_BYTES]
     if table.mscclpp or not rows or any(r.redop == "none" for r in rows):
         return None
+    ratios = {r.size_bytes / (r.count * ELEMENT_BYTES[r.dtype]) for r in rows}
+    if len(ratios) == 1 and (ratio := ratios.pop()) > 1:
+        spread = int(ratio)
+        if spread != ratio or ranks not in (None, spread):
+            return None
+        factor = _bus_factor(rows)
+        near = factor is not None and abs(factor - (spread - 1) / spread) < 0.03
+        return "reduce_scatter" if near else None
     if any(r.size_bytes != r.count * ELEMENT_BYTES[r.dtype] for r in rows):
         return None
     n = _all_reduce_ranks(_bus_factor(rows))
