@@ -312,3 +312,31 @@ def test_hccls_own_settings_in_its_run_plog_are_said_not_judged() -> None:
         "HCCL_BUFFSIZE 1 M (environment)"
     ) in said
     assert "HCCL_INTRA_ROCE_ENABLE 0 (default)" in said
+
+
+def test_nccl_giving_up_a_socket_connect_is_its_own_finding() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "nccl_info_bootstrap_ipv6_linklocal_ib1_socketStartConnect_abort_ncclSystemError_8gpu_nccl975_cut.log"
+        ]
+    )
+    (warn,) = [e for e in ev.failures if e["kind"] == "nccl_warning"]
+    assert (warn["call"], warn["exception_type"]) == (
+        "socketStartConnect",
+        "socket connect failed: Software caused connection abort",
+    )
+    found = _findings(ev, "nccl")["evidence-nccl-connect-failed"]
+    assert "fe80::966d:ae03:a2:8cf0 port 17943 (an IPv6 link-local address" in found.items[0]
+    # NCCL's retries running out is the same verdict; an IPv4 peer is not called link-local
+    text = "node1:240:800 [6] misc/socket.cc:568 NCCL WARN socketStartConnect: exceeded retries (20000)\n"
+    (retries,) = load_text(text, "n.log").failures
+    assert retries["exception_type"] == "socket connect failed: retries exceeded"
+    text = (
+        "node5:240:1167 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to "
+        "10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)\n"
+    )
+    item = _findings(load_text(text, "n.log"), "nccl")["evidence-nccl-connect-failed"].items[0]
+    assert (
+        "No route to host connecting to 10.0.0.4 port 56849 (" in item and "link-local" not in item
+    )

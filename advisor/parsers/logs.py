@@ -2184,6 +2184,15 @@ NOTICE_KINDS = frozenset(
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
 never stand in for a failure (the fall-back readings still run) nor start a rank's timeline."""
 
+# NCCL's socket layer gives up on a connect (NCCL src/misc/socket.cc): a refused or timed-out
+# connect() is retried until RETRY_REFUSED_TIMES / RETRY_TIMEDOUT_TIMES ("socketStartConnect:
+# exceeded retries (N)", "... exceeded timeouts (N)"); any other error at once: "socketStartConnect:
+# Connect to ADDR failed : <strerror>", "socketPollConnect: Connect to ADDR returned N(<strerror>)
+# errno M(<strerror>)" (No route to host, Network is unreachable, Software caused connection abort)
+_SOCKET_CONNECT_WARN_RE = re.compile(
+    r"(?P<call>socket(?:Start|Poll)Connect): (?:Connect to \S+ (?:failed\s*: (?P<why>[^\n]+)"
+    r"|returned \d+\((?P<why2>[^)]+)\))|exceeded (?P<what>retries|timeouts)\b)"
+)
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without."""
 
@@ -2242,6 +2251,9 @@ def _nccl_warnings(
             ev.rank = int(wr.group(1))
         if _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
+        elif sc := _SOCKET_CONNECT_WARN_RE.match(text):
+            why = sc.group("why") or sc.group("why2") or f"{sc.group('what')} exceeded"
+            ev.call, ev.exception_type = sc.group("call"), f"socket connect failed: {why.strip()}"
         events.append(ev)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
