@@ -340,3 +340,40 @@ def test_nccl_giving_up_a_socket_connect_is_its_own_finding() -> None:
     assert (
         "No route to host connecting to 10.0.0.4 port 56849 (" in item and "link-local" not in item
     )
+
+
+def test_ib_and_roce_ports_taken_together_are_said() -> None:
+    ev = load_paths(
+        [HELDOUT / "nccl_info_init_ib_5hca_mlx5_3_roce_2.5.6_rank155_256rank_nccl302_cut.log"]
+    )
+    assert ev.failures == [] and ev.files[0].status == "read"
+    assert (
+        "crow-ib-new-nccl-256-info-19: NCCL's IB transport took ports of both link layers: "
+        "InfiniBand mlx5_1:1, mlx5_3:1, mlx5_0:1, mlx5_4:1; RoCE mlx5_2:1"
+    ) in _said(ev)
+    one_layer = "h1:5:5 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB/SHARP ; OOB eth0:10.0.0.1<0>\n"
+    assert "link layers" not in _said(load_text(one_layer + "h1:5:9 [0] NCCL WARN x\n", "n.log"))
+
+
+def test_one_host_on_nccls_sockets_is_said_for_a_job_of_several() -> None:
+    ev = load_paths(
+        [HELDOUT / "nccl_info_init_socket_no_libibverbs_2.10.3_detectron2_4730_cut.log"]
+    )
+    said = _said(ev)
+    assert (
+        "cvlab189-System-Product-Name: NCCL found no InfiniBand/RoCE device and uses TCP sockets"
+        in said
+    )
+    assert "only a job of several hosts would send over them" in said
+    assert {f["exception_type"] for f in ev.failures} == {"start-up fallback"}
+
+
+def test_a_host_of_digits_left_by_overwritten_output_is_no_host() -> None:
+    ev = load_paths(
+        [
+            HELDOUT
+            / "nccl_warn_socket_recv_connection_timed_out_2.12.12_horovod_k8s_worker23_horovod3611_cut.log"
+        ]
+    )
+    assert [h["host"] for h in ev.log_hosts] == ["worker-23"]
+    assert {f["host"] for f in ev.failures} == {"worker-23"}

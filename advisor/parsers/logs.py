@@ -827,6 +827,7 @@ def parse(text: str) -> LogReport:
     _dcmi_errors(lines, report)
     _pg_timeout_warnings(lines, report)
     _socket_network(lines, report)
+    _ib_link_layers(lines, report)
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
     _pg_settings(lines, report)
@@ -2050,7 +2051,7 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>[\w.-]+|<[\w .-]+>) ?:(?:\d+:\d+|X{2,}(?::X{2,})?) \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
+    r"(?:^|[\s|\]>])(?P<host>(?!\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:\d+:\d+|X{2,}(?::X{2,})?) \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
 )
 
 
@@ -2224,6 +2225,10 @@ def _nccl_warnings(
         elif found.get("text2"):  # NCCL 1.x
             found.update(text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
+        if found.get("host") and str(found["host"]).isdigit():
+            # a host of digits only is the tail of a name another process's output overwrote
+            # ("[15]23:83:2526 [0] ..." among "[15]worker-23:83:2526 [0] ..." lines): unknown
+            found["host"] = None
         text = str(found["text"]).strip()
         # one a process (host and pid: containers and other hosts reuse pids), device and
         # text: a process that drives several GPUs (TensorFlow's) warns once for each
@@ -6401,6 +6406,17 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     for host, ev in per_host.items():
         if chosen.get(host, "Socket") != "Socket":
             continue  # a net plugin (libfabric's, EFA's) carries it after all
+        if not many and host not in plugin_failed and host not in over_sockets:
+            # one host that chose NCCL's sockets: what a job of several hosts would send over
+            report.unread.append(
+                ParseWarning(
+                    line=ev.line,
+                    message=f"{host}: {ev.exception_type}; no channel in the log crosses hosts, "
+                    "so only a job of several hosts would send over them (TCP, no RDMA)",
+                    skipped=False,
+                )
+            )
+            continue
         if not many and host not in plugin_failed:
             continue
         if not many and host not in over_sockets:
@@ -6421,6 +6437,42 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"the net plugin failed to start ({plugin_failed[host][:80]}): {ev.exception_type}"
             )
         report.events.append(ev)
+
+
+# NCCL's IB transport lists the devices it took with each port's link layer (NCCL
+# src/transport/net_ib.cc, ncclIbInit: "NET/IB : Using [0]mlx5_1:1/IB [1]mlx5_2:1/RoCE ; OOB
+# eth0:10.0.0.1<0>"): one list mixing InfiniBand and RoCE ports spreads the job's channels over
+# two fabrics unless NCCL_IB_HCA names the ports meant
+_NET_IB_USING_RE = re.compile(
+    r"NET/IB ?: ?Using (?P<devs>(?:\[\d+\][\w.-]+:\d+/(?:IB|RoCE)(?:/SHARP)?\s*)+)"
+)
+_IB_DEVICE_RE = re.compile(r"\[\d+\](?P<dev>[\w.-]+):(?P<port>\d+)/(?P<layer>IB|RoCE)")
+
+
+def _ib_link_layers(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note per host whose NCCL took InfiniBand and RoCE ports together."""
+    said: set[str | None] = set()
+    for no, line, _ in lines:
+        if "NET/IB" not in line or not (m := _NET_IB_USING_RE.search(line)):
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        if host in said:
+            continue
+        layers: dict[str, list[str]] = {"IB": [], "RoCE": []}
+        for d in _IB_DEVICE_RE.finditer(m.group("devs")):
+            layers[d.group("layer")].append(f"{d.group('dev')}:{d.group('port')}")
+        if layers["IB"] and layers["RoCE"]:
+            said.add(host)
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"{host + ': ' if host else ''}NCCL's IB transport took ports of "
+                    f"both link layers: InfiniBand {', '.join(layers['IB'])}; RoCE "
+                    f"{', '.join(layers['RoCE'])} (NCCL_IB_HCA names the ports a job should use)",
+                    skipped=False,
+                )
+            )
 
 
 # torch distributed_c10d._store_based_barrier logs while it waits (every 10 s, before its
