@@ -1098,6 +1098,10 @@ def from_tool_outputs(nodes: dict[str, dict[str, dict[str, Any]]]) -> EvidenceFa
     return out
 
 
+_PASTED_FORMATS = ("ascend_dmi", "reschedule")
+"""Formats a job's log may hold among its own lines: the log readers still look at the rest."""
+
+
 def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None:
     """Detect ``text``'s formats and parse each into ``out``, reporting into ``report``."""
     source = report.path
@@ -1142,6 +1146,10 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                     message=f"{what}, not nvidia-smi topo -m's links: not read",
                 )
             )
+    # a diagnosis's output or a ConfigMap a job's log printed (a pre-flight check, a scheduler
+    # quoting its records) leaves the rest of the file to be read as the log it is
+    pasted = [f for f in formats if f in _PASTED_FORMATS]
+    formats = [f for f in formats if f not in _PASTED_FORMATS]
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
@@ -1156,8 +1164,9 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
-    if not formats and logs.is_program_log(text):
+    if not formats and logs.is_program_log(text) and not pasted:
         formats = ["log"]  # a program's log in no form above: its first error line, if any
+    formats = [*pasted, *formats]
     if not formats:
         report.messages.append(
             Message(
@@ -1437,24 +1446,28 @@ def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
         )
     ]
     if not wrong and table.out_of_bounds:
-        # older nccl-tests count each column group whose largest deviation passed the type's
-        # bound: where exactly N groups (N the verdict's count) deviate more than every other,
-        # and by more than 0, those are the sizes that failed ("1e+00" against "0e+00" elsewhere)
-        errors = sorted(
-            (
-                (t.max_error, row.size_bytes)
-                for row in table.rows
-                for t in (row.out_of_place, row.in_place)
-                if t is not None and t.max_error is not None
-            ),
-            reverse=True,
-        )
-        n = table.out_of_bounds
-        if len(errors) > n and errors[n - 1][0] > max(errors[n][0], 0):
-            failed = sorted({size for _, size in errors[:n]})
+        # older nccl-tests count, per thread and per process (summed), each column group whose
+        # largest deviation passed the type's bound, and print the largest deviation over the
+        # processes (src/common.cu before 2.13): where the groups that deviate at all are K and
+        # every other group printed exactly 0, and the verdict's count is a multiple of K, those
+        # K are the sizes that failed ("1e+00" against "0e+00" everywhere else)
+        errors = [
+            (t.max_error, row.size_bytes)
+            for row in table.rows
+            for t in (row.out_of_place, row.in_place)
+            if t is not None and t.max_error is not None
+        ]
+        deviating = sorted({size for error, size in errors if error > 0})
+        k = sum(1 for error, _ in errors if error > 0)
+        if k and len(errors) > k and table.out_of_bounds % k == 0:
             return [
-                {"bytes": size, "ranks": [], "out_of_bounds": n, "from_error_column": True}
-                for size in failed
+                {
+                    "bytes": size,
+                    "ranks": [],
+                    "out_of_bounds": table.out_of_bounds,
+                    "from_error_column": True,
+                }
+                for size in deviating
             ]
         return [{"bytes": None, "ranks": [], "out_of_bounds": table.out_of_bounds}]
     return wrong
@@ -2432,34 +2445,27 @@ def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
 
 def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """One ``dmi_check`` failure per ``ascend-dmi --dg`` item in a warning or failed state; a
-    note for the items that passed, were skipped (not supported there) or gave a hint."""
+    note per run for the items that passed, one for each skipped (not supported there) or
+    hinting item."""
     diagnosis, notes = ascend_dmi.parse(text)
-    when = f" at {diagnosis.time}" if diagnosis.time else ""
-    fine = [i for i in diagnosis.items if ascend_dmi.RESULTS.get(i.state) == "Pass"]
-    if fine:
-        notes.append(
-            ParseWarning(
-                line=fine[0].line,
-                message=f"ascend-dmi --dg{when}: "
-                + ", ".join(f"{i.name} {i.state}" for i in fine)
-                + " (the whole node's result: no device named)",
-                skipped=False,
-            )
-        )
+    fine: dict[tuple[str, str], list[ascend_dmi.Item]] = {}
     for item in diagnosis.items:
+        result, words = ascend_dmi.meaning(item.name, item.state)
         said = f": {'; '.join(item.details)}" if item.details else ""
-        result = ascend_dmi.RESULTS.get(item.state)
+        when = f" at {item.time}" if item.time else ""
+        if result == "Pass":
+            fine.setdefault((item.command, item.time), []).append(item)
+            continue
         if result is None:  # SKIP: not supported on this product or scene; INFO: a hint
-            meaning = "not supported on this product or scene" if item.state == "SKIP" else "a hint"
             notes.append(
                 ParseWarning(
                     line=item.line,
-                    message=f"ascend-dmi --dg: {item.name} {item.state} ({meaning}){said}"[:300],
+                    message=f"ascend-dmi --dg{when}: {item.name} {item.state} ({words}){said}"[
+                        :300
+                    ],
                     skipped=False,
                 )
             )
-            continue
-        if result == "Pass":
             continue
         out.failures.append(
             {
@@ -2468,15 +2474,25 @@ def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
                     logs.LogEvent(
                         kind="dmi_check",
                         line=item.line,
-                        message=f"{diagnosis.command or 'ascend-dmi --dg'}: {item.name}: "
+                        message=f"{item.command or 'ascend-dmi --dg'}: {item.name}: "
                         f"{item.state}{said}"[:300],
                         code=result,
                         library="Ascend DMI",
                         exception_type=f"{item.section + ' ' if item.section else ''}{item.name}: "
-                        f"{item.state}{when}{said}"[:200],
+                        f"{item.state}{' (' + words + ')' if words else ''}{when}{said}"[:200],
                     )
                 ),
             }
+        )
+    for (_, time), items in fine.items():
+        notes.append(
+            ParseWarning(
+                line=items[0].line,
+                message=f"ascend-dmi --dg{' at ' + time if time else ''}: "
+                + ", ".join(f"{i.name} {i.state}" for i in items)
+                + " (the whole node's result: no device named)",
+                skipped=False,
+            )
         )
     return notes
 

@@ -3,26 +3,32 @@
 The normal (not json) output is a ``Summary:`` block (``Arch``, ``Mode``, ``Time``), then one
 block per class (``Hardware:``, ``Software:``) holding each item as ``name:`` with its state on
 the line below, indented deeper (MindCluster toolbox guide, toolboxug_0160/0162/0165: ``ascend-dmi
--dg -i network``, ``-i driver``, ``--dg --scene healthCheck,performanceCheck,stressTest``).
-The documented states: ``PASS`` healthy, ``SKIP`` the product or scene does not support the item,
-``INFO`` a hint, ``WARN`` a warning, ``FAIL`` a failure (network, toolboxug_0160); ``HEALTH``
-healthy, ``GENERAL_WARN``/``IMPORTANT_WARN``/``EMERGENCY_WARN`` warnings of rising weight, ``FAIL``
-installation abnormal or health not readable (driver, toolboxug_0162). Without ``-d`` the result is
-the whole node's: the output names no device.
+-dg -i network``, ``-i driver``, ``--dg --scene healthCheck,performanceCheck,stressTest``);
+``--fmt json`` prints ``{"DiagnosisItems": [{"group_name", "sub_items": [{"item_name",
+"item_result"}]}], "Summary": {...}}`` (toolboxug_0246). The states are documented per item:
+network (0160) ``PASS`` healthy, ``SKIP`` not supported on the product or scene, ``INFO`` a hint,
+``WARN`` a warning, ``FAIL`` a failure; driver (0162) ``HEALTH`` healthy, ``GENERAL_WARN`` /
+``IMPORTANT_WARN`` / ``EMERGENCY_WARN`` warnings whose content is the error the tool prints,
+``FAIL`` installation abnormal or health not readable; nic (0246) ``GENERAL_WARN`` an NPU port
+DOWN or ports between NPUs not connected, ``IMPORTANT_WARN`` a port's bandwidth below its
+baseline, ``FAIL`` a check that could not run or failed. Without ``-d`` the result is the whole
+node's: the output names no device.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-# the summary's first two keys, or the command typed at a line's start or after a shell prompt
-# (a copy may keep only the items; a log's prose naming the command is not its output)
+# the summary's keys with the tool's time stamp, or the command typed at a line's start, after a
+# shell prompt ("]# ", "$ ") or in a shell trace ("+ "): a comment naming it is not its output
 SIGNATURE = (
-    r"^[ \t]*Summary:[ \t]*\n[ \t]+Arch:[ \t]*\S+[ \t]*\n[ \t]+Mode:"
-    r"|^(?:[^\n]*?[#$][ \t]*)?ascend-dmi\s+(?:-dg|--dg|--diagnosis)\b"
+    r"^[ \t]*Summary:[ \t]*\n[ \t]+Arch:[ \t]*\S+[ \t]*\n[ \t]+Mode:[^\n]*\n[ \t]+Time:[ \t]*\d{8}-\d\d:"
+    r"|^(?:[^\n]*?\][ \t]*[#$][ \t]*|[ \t]*[$+][ \t]+|[ \t]*)ascend-dmi\s+(?:-dg|--dg|--diagnosis)\b"
+    r'|"DiagnosisItems"\s*:\s*\['
 )
 _COMMAND_RE = re.compile(r"\bascend-dmi\s+(?:-dg|--dg|--diagnosis)\b.*$")
 _SUMMARY_KEY_RE = re.compile(r"^(?P<key>Arch|Mode|Time):\s*(?P<value>.*)$")
@@ -41,6 +47,26 @@ RESULTS = {
     "EMERGENCY_WARN": "Warn",
     "FAIL": "Fail",
 }
+# where an item's own page gives a state another meaning (toolboxug_0246, nic)
+ITEM_STATES = {
+    ("nic", "GENERAL_WARN"): (
+        "Fail",
+        "an NPU port is DOWN or ports between NPUs are not connected",
+    ),
+    ("nic", "IMPORTANT_WARN"): ("Warn", "an NPU port's bandwidth is below its baseline"),
+}
+
+
+def meaning(item: str, state: str) -> tuple[str | None, str]:
+    """The result (Pass, Warn, Fail; None for SKIP and INFO) and the words an item's state
+    has in the guide."""
+    if (item, state) in ITEM_STATES:
+        return ITEM_STATES[(item, state)]
+    if state == "SKIP":
+        return None, "not supported on this product or scene"
+    if state == "INFO":
+        return None, "a hint"
+    return RESULTS.get(state), ""
 
 
 @dataclass
@@ -53,21 +79,29 @@ class Item:
     """As printed (``PASS``, ``EMERGENCY_WARN`` ...)."""
     details: list[str] = field(default_factory=list)
     """Lines printed under the state (what a warning or failure says), as printed."""
+    time: str = ""
+    """The ``Time`` of the summary the item's run printed."""
+    command: str = ""
+    """The ``ascend-dmi --dg ...`` line above the item's run, when the copy kept it."""
 
 
 @dataclass
 class Diagnosis:
     items: list[Item]
-    command: str = ""
-    time: str = ""
-    arch: str = ""
 
 
 def parse(text: str) -> tuple[Diagnosis, list[ParseWarning]]:
-    """Every item of the ``ascend-dmi --dg`` output in ``text``, and the items left without a state."""
+    """Every item of the ``ascend-dmi --dg`` outputs in ``text`` (each with its own run's time
+    and command), and the items left without a state. A class block ends at a line indented no
+    deeper than its heading that is not another heading: what follows (a job's own log) is not
+    the tool's."""
+    if '"DiagnosisItems"' in text and (found := _parse_json(text)) is not None:
+        return found
     result = Diagnosis(items=[])
     warnings: list[ParseWarning] = []
     section = ""
+    section_indent = 0
+    command = time = ""
     # an item's line, name and indent, its state not yet seen
     pending: tuple[int, str, int] | None = None
     last: Item | None = None
@@ -78,24 +112,38 @@ def parse(text: str) -> tuple[Diagnosis, list[ParseWarning]]:
             continue
         indent = len(raw) - len(raw.lstrip())
         if cm := _COMMAND_RE.search(line):
-            result.command = cm.group(0).strip()
+            command, time, section, last = cm.group(0).strip(), "", "", None
             continue
         if km := _SUMMARY_KEY_RE.match(line):
             if km.group("key") == "Time":
-                result.time = km.group("value").strip()
-            elif km.group("key") == "Arch":
-                result.arch = km.group("value").strip()
+                time = km.group("value").strip()
             continue
         if line == "Summary:":
+            time, section, last = "", "", None
             continue
         if clm := _CLASS_RE.match(line):
-            section, last = clm.group("name"), None
+            section, section_indent, last = clm.group("name"), indent, None
             if pending is not None:
                 warnings.append(_cut(pending))
                 pending = None
             continue
+        if not section:
+            continue
+        if indent <= section_indent:
+            # the class block ended: the rest is not this run's output
+            if pending is not None:
+                warnings.append(_cut(pending))
+            section, last, pending = "", None, None
+            continue
         if pending is not None and indent > pending[2] and (sm := _STATE_RE.match(line)):
-            last = Item(line=pending[0], name=pending[1], section=section, state=sm.group("state"))
+            last = Item(
+                line=pending[0],
+                name=pending[1],
+                section=section,
+                state=sm.group("state"),
+                time=time,
+                command=command,
+            )
             last_indent = indent
             result.items.append(last)
             pending = None
@@ -108,15 +156,45 @@ def parse(text: str) -> tuple[Diagnosis, list[ParseWarning]]:
         if last is not None and indent >= last_indent:
             last.details.append(line)
             continue
-        if section:
-            warnings.append(
-                ParseWarning(line=no, message=f"ascend-dmi --dg: unreadable line {line[:80]!r}")
-            )
+        warnings.append(
+            ParseWarning(line=no, message=f"ascend-dmi --dg: unreadable line {line[:80]!r}")
+        )
     if pending is not None:
         warnings.append(_cut(pending))
     if not result.items:
         raise ParseError("no ascend-dmi --dg item with its state ('network:' then 'PASS')")
     return result, warnings
+
+
+def _parse_json(text: str) -> tuple[Diagnosis, list[ParseWarning]] | None:
+    """``--fmt json``'s object (from its first ``{``), or None when it is not whole JSON."""
+    start = text.find("{")
+    try:
+        doc = json.loads(text[start:]) if start >= 0 else None
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("DiagnosisItems"), list):
+        return None
+    line = text.count("\n", 0, start) + 1
+    summary = doc["Summary"] if isinstance(doc.get("Summary"), dict) else {}
+    cm = _COMMAND_RE.search(text[:start])
+    items = [
+        Item(
+            line=line,
+            name=str(sub.get("item_name") or "?"),
+            section=str(group.get("group_name") or ""),
+            state=str(sub.get("item_result") or "?"),
+            time=str(summary.get("Time") or ""),
+            command=cm.group(0).strip() if cm else "",
+        )
+        for group in doc["DiagnosisItems"]
+        if isinstance(group, dict)
+        for sub in group.get("sub_items") or []
+        if isinstance(sub, dict)
+    ]
+    if not items:
+        return None
+    return Diagnosis(items=items), []
 
 
 def _cut(pending: tuple[int, str, int]) -> ParseWarning:

@@ -2371,7 +2371,9 @@ NCCL_LAST_ERROR_LINES = 3
 
 def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
-    seen: set[tuple[int | None, str | None, str, str, str | None]] = set()
+    seen: set[tuple[tuple[int | None, str | None, str, str], str | None]] = set()
+    # each failure's first event: a later copy with NCCL's last WARN completes one without
+    first: dict[tuple[int | None, str | None, str, str], LogEvent] = {}
     for index, (no, line, tagged) in enumerate(lines):
         wrapped = 0
         if line.rstrip().endswith("NCCL error in:"):
@@ -2428,11 +2430,19 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             rank = int(rm.group(1) or rm.group(2))
         last = _last_error(lines, index + wrapped)
         # (untagged processes raising the same error apart by NCCL's last WARN under it: "rank 3
-        # and rank 0 both on CUDA device f000", "rank 7 and rank 0 ...")
-        key = (rank, m.group("host"), where, what, last)
-        if key in seen:
+        # and rank 0 both on CUDA device f000", "rank 7 and rank 0 ..."; a copy without its
+        # "Last error:" block, a program logging the error's first line again, is the same one)
+        base = (rank, m.group("host"), where, what)
+        if (base, last) in seen or (last is None and base in first):
             continue
-        seen.add(key)
+        earlier = first.get(base)
+        if last is not None and earlier is not None and earlier.exception_type is None:
+            # the copy seen first lacked NCCL's last WARN: this one completes it
+            earlier.exception_type = last[:200]
+            earlier.message = f"{earlier.message} / Last error: {earlier.exception_type}"[:400]
+            seen.add((base, last))
+            continue
+        seen.add((base, last))
         text = line.strip()
         if len(text) > 300:  # a long line (XLA's): the message from just before the failure
             text = "…" + line[max(0, m.start() - 60) :].strip()
@@ -2470,6 +2480,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if last:
             ev.exception_type = last[:200]  # NCCL's last WARN
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
+        first.setdefault(base, ev)
         report.events.append(ev)
 
 
@@ -6627,27 +6638,42 @@ HCCL_ENV_SHOWN = (
 
 
 def _hccl_env_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """A note of the settings HCCL's run plog says it took (each process's first statement of a
-    setting), the ones that bear on time-outs and links first; not a failure."""
-    taken: dict[str, tuple[int, str]] = {}
+    """A note of the settings HCCL's run plog says it took, the ones that bear on time-outs and
+    links first, as the first process stated them; a setting another process took with another
+    value is named with each process's (the plog states each process's own)."""
+    taken: dict[str, dict[str, str]] = {}  # setting -> process -> value
     first = 0
     for no, line, _ in lines:
         if "[HCCL_ENV]" not in line:
             continue
+        pm = _PLOG_PID_RE.search(line)
+        pid = pm.group(1) if pm else ""
         for m in _HCCL_ENV_RE.finditer(line):
-            if m.group("name") not in taken:
-                first = first or no
-                value = f"{m.group('value') or '(empty)'}{' ' + m.group('unit') if m.group('unit') else ''}"
-                taken[m.group("name")] = (no, f"{value} ({m.group('how')})")
+            first = first or no
+            value = (
+                f"{m.group('value') or '(empty)'}{' ' + m.group('unit') if m.group('unit') else ''}"
+            )
+            taken.setdefault(m.group("name"), {}).setdefault(pid, f"{value} ({m.group('how')})")
     if not taken:
         return
     shown = [n for n in HCCL_ENV_SHOWN if n in taken]
     shown += [n for n in taken if n not in HCCL_ENV_SHOWN]
+    same = [n for n in shown if len(set(taken[n].values())) == 1]
+    apart = [n for n in shown if n not in same]
+    parts = [", ".join(f"{n} {next(iter(taken[n].values()))}" for n in same)] if same else []
+    if apart:
+        parts.append(
+            "differing between processes: "
+            + "; ".join(
+                f"{n} " + ", ".join(f"pid {pid or '?'} {v}" for pid, v in taken[n].items())
+                for n in apart
+            )
+        )
+    said = "; ".join(parts)
     report.unread.append(
         ParseWarning(
             line=first,
-            message="HCCL's settings in its run plog (HCCL_ENV): "
-            + ", ".join(f"{n} {taken[n][1]}" for n in shown),
+            message=f"HCCL's settings in its run plog (HCCL_ENV): {said}"[:1200],
             skipped=False,
         )
     )
@@ -6938,7 +6964,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     failed_script: tuple[int, str] | None = None  # the summary's "train.py FAILED" heading
     # pid → the exception printed above the agent's line for it: the summary's entry of that pid
     # (its traceback only "To enable traceback see ...") takes it
-    raised_above: dict[int, str] = {}
+    raised_above: dict[int, tuple[str, int | None]] = {}
     for index, (no, line, _) in enumerate(lines):
         if (
             no_error_file is None
@@ -6958,14 +6984,15 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             message = line.strip()
             if not agent:
                 # the worker's own error is printed above the agent's verdict: name the last one
-                for before_no, before, _ in reversed(
+                for before_no, before, before_tag in reversed(
                     lines[max(0, index - AGENT_CAUSE_LINES) : index]
                 ):
                     if raised := _PY_EXCEPTION_RE.match(before):
                         said = f"(line {before_no}): {raised.group(0).strip()}"
                         message += f" / last exception above it {said}"
                         raised_above[int(a.group("pid") or a.group("pid2"))] = (
-                            f"the last exception before the agent saw it fail {said}"
+                            f"the last exception before the agent saw it fail {said}",
+                            before_tag,
                         )
                         break
             agent.append(
@@ -7072,10 +7099,13 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
         )
     pids = {pid for _, _, pid in seen}
     for ev in seen.values():
-        if ev.pid in raised_above and "Traceback" not in ev.message:
+        cause, cause_by = raised_above.get(ev.pid, ("", None)) if ev.pid is not None else ("", None)
+        # only an exception the entry's own rank printed (or an untagged line): another rank's
+        # tagged exception above the agent's line is that rank's, often what followed the failure
+        if cause and cause_by in (None, ev.rank, ev.local_rank) and "Traceback" not in ev.message:
             ev.message = (
                 f"{ev.message + ' / ' if ev.message and 'enable traceback' not in ev.message else ''}"
-                f"{raised_above[ev.pid]}"
+                f"{cause}"
             )[:400]
     report.events.extend(ev for ev in agent if ev.pid not in pids)
     if not seen and not agent and no_error_file is not None:

@@ -18,6 +18,7 @@ blanks where the in-place group would be and then the out-of-place group; its ru
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import re
@@ -638,6 +639,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             if by_command:
                 t.min_bytes, t.max_bytes, t.step_factor, t.step_bytes = by_command[-1]
     repeats: list[Table] = []  # headers another process printed again, with no row of their own
+    numbers = [no for no, _, _ in lines]  # (the lines between two headers, by bisection)
     for index, t in enumerate(tables):
         if t.headerless:
             warnings.append(
@@ -659,8 +661,12 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 and nxt.max_bytes in (None, t.max_bytes)
                 and all(
                     _UNITS_ROW_RE.match(a) or a.lstrip().startswith("#")
-                    for no, a, _ in lines
-                    if t.header_line < no < nxt.header_line and a.strip()
+                    for _, a, _ in lines[
+                        bisect.bisect_right(numbers, t.header_line) : bisect.bisect_left(
+                            numbers, nxt.header_line
+                        )
+                    ]
+                    if a.strip()
                 )
             ):
                 # processes started together print their headers one after the other, then
@@ -787,7 +793,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     ),
                 )
             )
-    tables = [t for t in tables if t not in repeats]
+    dropped = {id(t) for t in repeats}  # (by identity: a list's "in" compares every field)
+    tables = [t for t in tables if id(t) not in dropped]
     for t in tables:
         if left_out := _rows_left_out(t):
             warnings.append(ParseWarning(line=t.rows[0].line, message=left_out))

@@ -22,6 +22,7 @@ from typing import Any
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 SIGNATURE = r'^recent-reschedule-records:\s*$|"[Rr]escheduleRecords"\s*:\s*\['
+_RECORDS_RE = re.compile(r'"[Rr]escheduleRecords"\s*:\s*\[')
 _MEANINGS = {
     "pod-failed": "the pod failed",
     "process-exception": "a process in the pod failed",
@@ -51,16 +52,27 @@ def _get(obj: dict[str, Any], key: str) -> Any:
     return next((v for k, v in obj.items() if k.lower() == key.lower()), None)
 
 
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
 def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
     """Every task of every reschedule record in ``text``, and the lines that held no record."""
     found: list[Reschedule] = []
     warnings: list[ParseWarning] = []
+    decoder = json.JSONDecoder()
     for no, raw, _ in numbered_lines(text):
         line = raw.strip()
-        if not (line.startswith("{") and re.search(r'"[Rr]escheduleRecords"', line)):
+        if '"' not in line or not (rm := _RECORDS_RE.search(line)):
+            continue
+        # the object from its first brace: a line of its own (kubectl describe), the value of
+        # the ConfigMap's key ("recent-reschedule-records: '{...}'", -o yaml) or a scheduler's
+        # log quoting it after its prefix
+        start = line.find("{")
+        if not 0 <= start < rm.start():
             continue
         try:
-            jobs = json.loads(line)
+            jobs, _ = decoder.raw_decode(line, start)
         except json.JSONDecodeError as exc:
             warnings.append(
                 ParseWarning(line=no, message=f"reschedule records: not whole JSON ({exc.msg})")
@@ -88,11 +100,13 @@ def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
                         Reschedule(
                             line=no,
                             job=str(_get(job, "JobID") or key),
-                            total=total if isinstance(total, int) else None,
+                            total=total
+                            if isinstance(total, int) and not isinstance(total, bool)
+                            else None,
                             reason=str(_get(task, "RescheduleReason") or ""),
                             pod=str(_get(task, "PodName") or ""),
                             node=str(_get(task, "NodeName") or ""),
-                            node_rank=str(_get(task, "NodeRankIndex") or ""),
+                            node_rank=_text(_get(task, "NodeRankIndex")),
                             when=when,
                         )
                     )
