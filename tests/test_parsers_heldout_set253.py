@@ -377,3 +377,15 @@ def test_a_host_of_digits_left_by_overwritten_output_is_no_host() -> None:
     )
     assert [h["host"] for h in ev.log_hosts] == ["worker-23"]
     assert {f["host"] for f in ev.failures} == {"worker-23"}
+
+
+def test_ascend_dmi_json_form_and_nics_port_down_warning() -> None:
+    ev = load_paths([HELDOUT / "ascend_dmi_dg_nic_fmt_json_pass_doc.txt"])
+    assert ev.files[0].formats == ["ascend_dmi"] and ev.failures == []
+    assert "ascend-dmi --dg at 20250603-16:46:40: nic PASS" in _said(ev)
+    down = (HELDOUT / "ascend_dmi_dg_nic_fmt_json_pass_doc.txt").read_text()
+    down = down.replace('"item_result": "PASS",', '"item_result": "GENERAL_WARN",', 1)
+    (f,) = load_text(down, "nic.json").failures
+    # nic's GENERAL_WARN is a port DOWN or NPUs' ports not connected (toolboxug_0246): a failure
+    assert f["code"] == "Fail" and "an NPU port is DOWN" in f["exception_type"]
+    assert "evidence-dmi-fail" in _findings(load_text(down, "nic.json"), "hccl")
