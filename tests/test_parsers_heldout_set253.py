@@ -389,3 +389,53 @@ def test_ascend_dmi_json_form_and_nics_port_down_warning() -> None:
     # nic's GENERAL_WARN is a port DOWN or NPUs' ports not connected (toolboxug_0246): a failure
     assert f["code"] == "Fail" and "an NPU port is DOWN" in f["exception_type"]
     assert "evidence-dmi-fail" in _findings(load_text(down, "nic.json"), "hccl")
+
+
+def test_npu_smi_list_says_its_count_against_the_npus_listed() -> None:
+    ev = load_paths([HELDOUT / "npu-smi_info_-l_16npu_and_-t_memory_i1_cut.txt"])
+    assert ev.files[0].status == "partial"
+    assert (
+        "npu-smi info -l: Total Count 16; 3 NPU(s) listed (NPU 0 with 1 chip(s), NPU 1 with 1 "
+        "chip(s), NPU 2 with 1 chip(s)): the copy lists fewer than its count"
+    ) in _said(ev)
+    assert "npu-smi info -t memory of NPU 1" in _said(ev)
+
+
+def test_an_npu_smi_table_cut_inside_a_border_is_partial() -> None:
+    ev = load_paths(
+        [HELDOUT / "npu-smi_info_910B3_24.1.rc1_truncated_by_poster_then_toolkit_info.txt"]
+    )
+    assert ev.files[0].status == "partial" and len(ev.npu_chips) == 1
+    assert "the chip table ends in a border cut short: chips after NPU 0 are unknown" in _said(ev)
+
+
+def test_older_plogs_settings_without_their_tag_are_said() -> None:
+    ev = load_paths([HELDOUT / "hccl_run_plog_init_connect130_exec600_16rank_listen_no_error.log"])
+    assert ev.failures == []
+    assert (
+        "HCCL_CONNECT_TIMEOUT 130 s (environment), HCCL_EXEC_TIMEOUT 600 s (environment)"
+        in _said(ev)
+    )
+
+
+def test_torch_npus_application_exception_names_the_exception_above_it() -> None:
+    (err,) = load_paths(
+        [HELDOUT / "ms_swift_grpo_npu_processgrouphccl_destructor_err99999_rank0.log"]
+    ).failures
+    assert err["code"] == "ERR99999"
+    assert err["exception_type"] == (
+        "UNKNOWN applicaiton exception: the exception above it (line 4): RuntimeError: Multiple "
+        "errors: [Exception('Server 1 failed: 500, Internal Server Error')]"
+    )
+
+
+def test_a_run_whose_copy_lost_only_its_footer_is_not_said_to_miss_sizes() -> None:
+    ev = load_paths(
+        [HELDOUT / "nccl-tests_2.18.2_all_reduce_8x_rtx5090_p2p_pcie_no_summary_cut.txt"]
+    )
+    (item,) = _findings_of(ev)["evidence-benchmark-cut-short"].items
+    assert "every size asked was measured (up to 134217728 B), only the footer is missing" in item
+
+
+def _findings_of(ev: EvidenceFacts) -> dict[str, Any]:
+    return builtin_findings({"evidence.benchmarks": ev.benchmarks}, "nccl")

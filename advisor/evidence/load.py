@@ -1769,9 +1769,23 @@ def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[
 _FAULT_EVENT_ID_RE = re.compile(r"\bevent id=(0x[0-9A-Fa-f]+)")
 
 
+_NPU_TOTAL_COUNT_RE = re.compile(r"^\s*Total Count\s*:\s*(\d+)\s*$", re.M)
+"""``npu-smi info -l``'s first line: how many NPUs it lists after it (each an ``NPU ID`` and its
+``Chip Count``, with the product's names on newer drivers)."""
+
+
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
+    listed: list[tuple[int, int | None, str]] = []  # -l: (line, NPU, its chip count)
     for answer in npu_smi.parse_query(text):
+        if answer.fields and set(answer.fields) <= {
+            "NPU ID",
+            "Chip Count",
+            "Product Name",
+            "Total Count",
+        }:
+            listed.append((answer.line, answer.npu, answer.fields.get("Chip Count", ["?"])[0]))
+            continue
         health = answer.health
         if count := answer.fields.get("Fault Event Count"):
             # -t current-fault-event: the events the NPU holds now, each "event id=0x..., ..."
@@ -1871,6 +1885,23 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "error_info": answer.fields.get("Error Information", []),
                 "query": answer.type or "health",
             }
+        )
+    if listed:
+        total = _NPU_TOTAL_COUNT_RE.search(text)
+        said_total = f"Total Count {total.group(1)}; " if total else ""
+        short = (
+            ": the copy lists fewer than its count, the rest are unknown"
+            if total and int(total.group(1)) > len(listed)
+            else ""
+        )
+        notes.append(
+            ParseWarning(
+                line=listed[0][0],
+                message=f"npu-smi info -l: {said_total}{len(listed)} NPU(s) listed ("
+                + ", ".join(f"NPU {npu} with {chips} chip(s)" for _, npu, chips in listed)
+                + f"){short}",
+                skipped=bool(short),
+            )
         )
     return notes
 

@@ -5387,9 +5387,21 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
         rank = int(m.group("rank"))
         device = int(m.group("dev"))
         message = line.strip()
+        what = m.group("what").strip().rstrip(".")
         if index and (raised := _PY_EXCEPTION_RE.match(lines[index - 1][1])):
             # torch_npu appends its code line to the exception's own message
             message = f"{raised.group(0).strip()} / {message}"
+        elif m.group("code").endswith("999"):
+            # ERR..999, an exception of the application's (formatErrorCode): the last Python
+            # exception this process's lines show above it is what it reports
+            for before_no, before, before_tag in reversed(
+                lines[max(0, index - AGENT_CAUSE_LINES) : index]
+            ):
+                # (an untagged ERR line: the process's own lines may carry a launcher's tag)
+                mine = tagged is None or before_tag in (None, tagged)
+                if mine and (raised := _PY_EXCEPTION_RE.match(before)):
+                    what = f"{what}: the exception above it (line {before_no}): {raised.group(0).strip()}"
+                    break
         report.events.append(
             LogEvent(
                 kind="torch_npu_error",
@@ -5400,7 +5412,7 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
                 rank=rank if rank >= 0 else tagged,
                 device=device if device >= 0 else None,
                 pid=pid,
-                exception_type=m.group("what").strip().rstrip("."),
+                exception_type=what[:300],
             )
         )
 
@@ -6644,8 +6656,8 @@ def _hccl_env_settings(lines: list[tuple[int, str, int | None]], report: LogRepo
     taken: dict[str, dict[str, str]] = {}  # setting -> process -> value
     first = 0
     for no, line, _ in lines:
-        if "[HCCL_ENV]" not in line:
-            continue
+        if "[HCCL_ENV]" not in line and not ("] HCCL(" in line and " set by " in line):
+            continue  # (older plogs print the settings without the tag)
         pm = _PLOG_PID_RE.search(line)
         pid = pm.group(1) if pm else ""
         for m in _HCCL_ENV_RE.finditer(line):

@@ -274,6 +274,19 @@ def parse_info(text: str) -> NpuSmiInfo:
                 message=f"the {what} ends without its closing border ({how}): {after} are unknown",
             )
         )
+    table_rows = [(no, t.strip()) for no, t, _ in lines if t.strip()[:1] in ("+", "|")]
+    if chips and table_rows and not in_processes:
+        border_no, border = table_rows[-1]
+        if border.startswith("+") and not border.endswith("+") and not set(border) - set("+=-"):
+            # the table's last line is a border cut short (a copy that stopped inside it, the
+            # rest of the output left out): chips after it, if any, are unknown
+            warnings.append(
+                ParseWarning(
+                    line=border_no,
+                    message=f"the chip table ends in a border cut short: chips after NPU "
+                    f"{chips[-1].npu} are unknown",
+                )
+            )
     for no, t, _ in lines:
         # a copy that left rows out inside the table ("..." between two chips' blocks): the
         # chips (or processes) it stands for are not in the file; one after the last row is
