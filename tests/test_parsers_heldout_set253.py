@@ -439,3 +439,36 @@ def test_a_run_whose_copy_lost_only_its_footer_is_not_said_to_miss_sizes() -> No
 
 def _findings_of(ev: EvidenceFacts) -> dict[str, Any]:
     return builtin_findings({"evidence.benchmarks": ev.benchmarks}, "nccl")
+
+
+def test_a_host_the_poster_named_host_is_no_elastic_summary_field() -> None:
+    ev = load_paths([HELDOUT / "nccl_2.13.4_roce_proxy_connect_closed_by_peer_cut.txt"])
+    assert ev.files[0].status == "read"
+    assert {f["kind"] for f in ev.failures} == {"nccl_warning"}
+
+
+def test_an_untagged_abort_notice_among_ranks_time_outs_is_theirs() -> None:
+    ev = load_paths([HELDOUT / "torch_old_watchdog_timeout_1800s_allreduce_accelerate_cut.txt"])
+    assert [(f["kind"], f["rank"], f["seq"]) for f in ev.failures] == [
+        ("watchdog_timeout", 2, 48490),
+        ("watchdog_timeout", 7, 48490),
+    ]
+
+
+def test_a_watchdog_death_is_its_global_ranks() -> None:
+    ev = load_paths(
+        [HELDOUT / "vllm_ascend_ei0013_roce_cqe_hccl_watchdog_rank11_dev3_peer_dev3_cut.log"]
+    )
+    died = [f for f in ev.failures if f["kind"] == "watchdog_exception"]
+    assert [f["rank"] for f in died] == [11]
+    # the abort notice is that rank's: no NCCL watchdog failure made up beside it
+    assert not [f for f in ev.failures if f["kind"] == "watchdog_failure"]
+
+
+def test_ranks_dumping_their_flight_recorder_are_a_notice_with_its_advice() -> None:
+    ev = load_paths([DATA / "evidence_heldout_17" / "heartbeat_monitor_timed_out.log"])
+    dumps = [(f["rank"], f["library"]) for f in ev.failures if f["kind"] == "pg_debug_dump"]
+    assert dumps == [(0, "NCCL"), (1, "NCCL")]
+    found = builtin_findings({"evidence.failures": ev.failures}, "nccl")
+    assert len(found["evidence-flight-dumps-written"].items) == 2
+    assert "evidence-watchdog-hang" in found

@@ -70,7 +70,8 @@ def test_a_socket_table_cut_before_its_row_still_gives_the_wait_its_device() -> 
 def test_vllm_worker_death_is_a_launcher_exit_beside_the_heartbeat_verdict() -> None:
     ev = load_paths([HELDOUT / "vllm_worker_died_heartbeat.log"])
     assert ev.files[0].status == "read", ev.files[0]
-    exit_, hang = ev.failures
+    exit_, hang, dump = ev.failures
+    assert (dump["kind"], dump["rank"]) == ("pg_debug_dump", 0)
     assert (exit_["kind"], exit_["line"], exit_["pid"], exit_["exit_code"]) == (
         "launcher_exit", 8, 198, -6,
     )  # fmt: skip

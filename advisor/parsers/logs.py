@@ -451,6 +451,9 @@ _FIELD_VALUE_FORMS = {
     "rank": re.compile(r"-?\d+(?: \(local_rank: \d+\))?"),
     # a newer torch names the signal after it: "-15 (pid: 9628)  (SIGTERM)"
     "exitcode": re.compile(r"-?\d+(?: \(pid: \d+\))?(?:\s+\(SIG\w+\))?"),
+    # a host name: one token ("host :22337:22453 [6] NCCL INFO ..." is NCCL's prefix of a host
+    # the poster named "host", not a summary's field)
+    "host": re.compile(r"\S+"),
 }
 
 
@@ -550,8 +553,8 @@ class LogEvent:
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
-    pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule or
-    pg_abort_timeout."""
+    pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
+    pg_abort_timeout or pg_debug_dump."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -820,6 +823,7 @@ def parse(text: str) -> LogReport:
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _pg_abort_timeouts(lines, report)
+    _pg_debug_dumps(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
@@ -2180,7 +2184,13 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^Cannot set socket to SO_ZEROCOPY\s*$|^Turning off TX zero copy\s*$"
 )
 NOTICE_KINDS = frozenset(
-    {"pg_settings", "store_barrier_wait", "nccl_socket_network", "pg_timeout_warning"}
+    {
+        "pg_settings",
+        "store_barrier_wait",
+        "nccl_socket_network",
+        "pg_timeout_warning",
+        "pg_debug_dump",
+    }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
 never stand in for a failure (the fall-back readings still run) nor start a rank's timeline."""
@@ -3401,7 +3411,7 @@ _WATCHDOG_DIED_RE = re.compile(
 
 def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int, str]] = set()
-    for index, (no, line, _) in enumerate(lines):
+    for index, (no, line, tagged) in enumerate(lines):
         if "watchdog thread terminated" not in line or not (m := _WATCHDOG_DIED_RE.search(line)):
             continue
         what = m.group("what")
@@ -3410,7 +3420,9 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
             what = lines[index + 1][1].strip()
         if "Watchdog caught collective operation timeout" in what:
             continue  # a time-out: its watchdog_timeout event holds the record
-        key = (int(m.group("rank")), what[:80])
+        # a launcher's tag ([rank11]:) is the global rank; the record's own "[Rank 1]" the rank
+        # in its process group (the same only in the default group)
+        key = (tagged if tagged is not None else int(m.group("rank")), what[:80])
         if key in seen:  # the same exception re-raised as what() of the terminate
             continue
         seen.add(key)
@@ -5819,6 +5831,10 @@ def _aborted(
             # an untagged notice whose what() names the rank: that rank's record
             if int(named.group(1) or named.group(2)) in reported:
                 continue  # the time-out line of that rank says it already
+        elif rank is None and reported - {None}:
+            # an untagged notice that names no rank, among ranks' own time-out records (older
+            # torch prints it on its own line before each rank's record): one of theirs
+            continue
         reported.add(rank)
         message = f"{message} {reason}".strip()
         ev = LogEvent(
@@ -5846,6 +5862,36 @@ _WORK_META_RE = re.compile(r"workMetaList_\.size\(\)\s*=\s*(\d+)")
 # "Future for ProcessGroup abort timed out after 600000 ms" when the abort did not end in the
 # group's time-out, a communicator (a kernel) stuck at exit (pytorch ProcessGroupNCCL.cpp).
 _PG_ABORT_TIMEOUT_RE = re.compile(r"Future for ProcessGroup abort timed out after (\d+) ms")
+
+
+# ProcessGroupNCCL (torch_npu's ProcessGroupHCCL) as a rank writes its debug info, the flight
+# recorder's entries, after a time-out or a watchdog hang: "[PG ID 0 PG GUID 0(default_pg) Rank 0]
+# ProcessGroupNCCL preparing to dump debug info." (older: "[PG 0 Rank 1] ...")
+_DEBUG_DUMP_RE = re.compile(r"ProcessGroup(?P<lib>[NH]CCL) preparing to dump debug info")
+
+
+def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``pg_debug_dump`` notice per rank whose process group wrote its debug info."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "dump debug info" not in line or not (m := _DEBUG_DUMP_RE.search(line)):
+            continue
+        rank_m = _WATCHDOG_RANK_RE.search(line)
+        rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
+        if rank in seen:
+            continue
+        seen.add(rank)
+        report.events.append(
+            LogEvent(
+                kind="pg_debug_dump",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                group=_pg(_PG_RE.search(line)),
+                library=m.group("lib"),
+                exception_type="the process group wrote its debug info (flight recorder)",
+            )
+        )
 
 
 def _pg_abort_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
