@@ -31,6 +31,7 @@ SIGNATURE = (
     r'|"DiagnosisItems"\s*:\s*\['
 )
 _COMMAND_RE = re.compile(r"\bascend-dmi\s+(?:-dg|--dg|--diagnosis)\b.*$")
+_COMMAND_LINE_RE = re.compile(_COMMAND_RE.pattern, re.M)
 _SUMMARY_KEY_RE = re.compile(r"^(?P<key>Arch|Mode|Time):\s*(?P<value>.*)$")
 _CLASS_RE = re.compile(r"^(?P<name>Hardware|Software):\s*$")
 _ITEM_RE = re.compile(r"^(?P<name>[A-Za-z][\w]*):\s*$")
@@ -55,6 +56,20 @@ ITEM_STATES = {
     ),
     ("nic", "IMPORTANT_WARN"): ("Warn", "an NPU port's bandwidth is below its baseline"),
 }
+
+
+def is_own_line(line: str) -> bool:
+    """A line the diagnosis's normal output prints (its command, summary keys, class headings,
+    items and states): what is left of a file without them is another program's."""
+    t = line.strip()
+    return bool(
+        t == "Summary:"
+        or _COMMAND_RE.search(t)
+        or _SUMMARY_KEY_RE.match(t)
+        or _CLASS_RE.match(t)
+        or _ITEM_RE.match(t)
+        or _STATE_RE.match(t)
+    )
 
 
 def meaning(item: str, state: str) -> tuple[str | None, str]:
@@ -167,31 +182,36 @@ def parse(text: str) -> tuple[Diagnosis, list[ParseWarning]]:
 
 
 def _parse_json(text: str) -> tuple[Diagnosis, list[ParseWarning]] | None:
-    """``--fmt json``'s object (from its first ``{``), or None when it is not whole JSON."""
-    start = text.find("{")
-    try:
-        doc = json.loads(text[start:]) if start >= 0 else None
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("DiagnosisItems"), list):
-        return None
-    line = text.count("\n", 0, start) + 1
-    summary = doc["Summary"] if isinstance(doc.get("Summary"), dict) else {}
-    cm = _COMMAND_RE.search(text[:start])
-    items = [
-        Item(
-            line=line,
-            name=str(sub.get("item_name") or "?"),
-            section=str(group.get("group_name") or ""),
-            state=str(sub.get("item_result") or "?"),
-            time=str(summary.get("Time") or ""),
-            command=cm.group(0).strip() if cm else "",
-        )
-        for group in doc["DiagnosisItems"]
-        if isinstance(group, dict)
-        for sub in group.get("sub_items") or []
-        if isinstance(sub, dict)
-    ]
+    """Each ``--fmt json`` object in ``text`` (one opens a line with ``{``; what follows it, a
+    prompt or another run, is left), each with the command line above it; None when none is."""
+    decoder = json.JSONDecoder()
+    items: list[Item] = []
+    for opening in re.finditer(r"(?m)^[ \t]*\{", text):
+        start = opening.end() - 1
+        try:
+            doc, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("DiagnosisItems"), list):
+            continue
+        line = text.count("\n", 0, start) + 1
+        summary = doc["Summary"] if isinstance(doc.get("Summary"), dict) else {}
+        above = list(_COMMAND_LINE_RE.finditer(text, 0, start))
+        command = above[-1].group(0).strip() if above else ""
+        items += [
+            Item(
+                line=line,
+                name=str(sub.get("item_name") or "?"),
+                section=str(group.get("group_name") or ""),
+                state=str(sub.get("item_result") or "?"),
+                time=str(summary.get("Time") or ""),
+                command=command,
+            )
+            for group in doc["DiagnosisItems"]
+            if isinstance(group, dict)
+            for sub in group.get("sub_items") or []
+            if isinstance(sub, dict)
+        ]
     if not items:
         return None
     return Diagnosis(items=items), []

@@ -5071,6 +5071,11 @@ TORCH_NPU_WINDOW_LINES = 3
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
+_ENDING_EXCEPTION_RE = re.compile(
+    r"^\s*(?:[\w.]+\.)?(?P<name>\w*(?:Error|Exception)|KeyboardInterrupt|SystemExit"
+    r"|ChildFailedError)(?::\s*\S.*|:?\s*)$"
+)
+"""The line a traceback ends in, its text or none (``KeyboardInterrupt``, ``ChildFailedError: ``)."""
 TRACEBACK_HEADING = "Traceback (most recent call last):"
 TRACEBACK_LINES = 400
 """How far after a traceback's heading its exception line is looked for."""
@@ -5403,17 +5408,23 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
         if index and (raised := _PY_EXCEPTION_RE.match(lines[index - 1][1])):
             # torch_npu appends its code line to the exception's own message
             message = f"{raised.group(0).strip()} / {message}"
-        elif m.group("code").endswith("999"):
-            # ERR..999, an exception of the application's (formatErrorCode): the last Python
-            # exception this process's lines show above it is what it reports
-            for before_no, before, before_tag in reversed(
-                lines[max(0, index - AGENT_CAUSE_LINES) : index]
-            ):
-                # (an untagged ERR line: the process's own lines may carry a launcher's tag)
-                mine = tagged is None or before_tag in (None, tagged)
-                if mine and (raised := _PY_EXCEPTION_RE.match(before)):
-                    what = f"{what}: the exception above it (line {before_no}): {raised.group(0).strip()}"
-                    break
+        elif m.group("code").endswith("999") and int(m.group("dev")) >= 0:
+            # ERR..999, an exception of the application's (formatErrorCode): the last exception
+            # this process's lines (its own tag, or none as the ERR line has none) show above
+            # it; one that names no text (KeyboardInterrupt, SystemExit) still ends the walk, and
+            # a launcher's ChildFailedError names nothing of the process's own (Device:-1 is the
+            # launcher's own ERR line: left as it is)
+            window = lines[max(0, index - AGENT_CAUSE_LINES) : index]
+            # (an untagged ERR line among one rank's tagged lines only is that rank's)
+            tags = {t for _, _, t in window if t is not None}
+            own = {tagged} | (tags if tagged is None and len(tags) == 1 else set())
+            for before_no, before, before_tag in reversed(window):
+                if before_tag not in own or not (ended := _ENDING_EXCEPTION_RE.match(before)):
+                    continue
+                if ended.group("name") != "ChildFailedError":
+                    said = before.strip()
+                    what = f"{what}: the exception above it (line {before_no}): {said}"
+                break
         report.events.append(
             LogEvent(
                 kind="torch_npu_error",
@@ -6421,13 +6432,16 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     plugin_failed: dict[str, str] = {}
     over_sockets: set[str] = set()
     loopback: set[str] = set()
+    ib_off: set[str] = set()  # hosts whose environment set NCCL_IB_DISABLE=1
     for no, line, tagged in lines:
-        if "NET/" not in line and "Using network" not in line:
+        if "NET/" not in line and "Using network" not in line and "NCCL_IB_DISABLE" not in line:
             continue
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
         if host_m is None:
             continue
         host = host_m.group("host")
+        if "NCCL_IB_DISABLE set by environment to 1" in line:
+            ib_off.add(host)
         if "WARN" in line and (pf := _NET_PLUGIN_FAILED_RE.search(line)):
             plugin_failed.setdefault(host, pf.group(0))
         if (net := _NET_CHOSEN_RE.search(line)) is not None:
@@ -6472,6 +6486,12 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
     many = len(report.hosts) >= 2
+    for host in ib_off & set(per_host):
+        # NCCL did not look for InfiniBand/RoCE devices: the environment turned them off
+        per_host[host].exception_type = (per_host[host].exception_type or "").replace(
+            "NCCL found no InfiniBand/RoCE device and uses TCP sockets",
+            "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets",
+        )
     for host, ev in per_host.items():
         if chosen.get(host, "Socket") != "Socket":
             continue  # a net plugin (libfabric's, EFA's) carries it after all

@@ -277,7 +277,8 @@ def parse_info(text: str) -> NpuSmiInfo:
     table_rows = [(no, t.strip()) for no, t, _ in lines if t.strip()[:1] in ("+", "|")]
     if chips and table_rows and not in_processes:
         border_no, border = table_rows[-1]
-        if border.startswith("+") and not border.endswith("+") and not set(border) - set("+=-"):
+        # (a chip's block closes with "+===...+"; a dashed border opens the process table)
+        if border.startswith("+") and not border.endswith("+") and set(border) == {"+", "="}:
             # the table's last line is a border cut short (a copy that stopped inside it, the
             # rest of the output left out): chips after it, if any, are unknown
             warnings.append(

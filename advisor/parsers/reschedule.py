@@ -52,6 +52,18 @@ def _get(obj: dict[str, Any], key: str) -> Any:
     return next((v for k, v in obj.items() if k.lower() == key.lower()), None)
 
 
+_DESCRIBE_RE = re.compile(r"^(?:Name|Namespace|Labels|Annotations|Events|Data):|^=+$|^-+$")
+
+
+def is_own_line(line: str) -> bool:
+    """A line of the ConfigMap's description or its records: what is left of a file without them
+    is another program's."""
+    t = line.strip()
+    return bool(
+        _RECORDS_RE.search(t) or t.startswith("recent-reschedule-records:") or _DESCRIBE_RE.match(t)
+    )
+
+
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
