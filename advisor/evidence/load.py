@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -1916,22 +1917,34 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             }
         )
     if listed:
-        total = _NPU_TOTAL_COUNT_RE.search(text)
-        said_total = f"Total Count {total.group(1)}; " if total else ""
-        short = (
-            ": the copy lists fewer than its count, the rest are unknown"
-            if total and int(total.group(1)) > len(listed)
-            else ""
-        )
-        notes.append(
-            ParseWarning(
-                line=listed[0][0],
-                message=f"npu-smi info -l: {said_total}{len(listed)} NPU(s) listed ("
-                + ", ".join(f"NPU {npu} with {chips} chip(s)" for _, npu, chips in listed)
-                + f"){short}",
-                skipped=bool(short),
+        # each "Total Count" line opens one output of -l (several hosts' in one file): its NPUs
+        # are the ones listed after it, before the next
+        totals = [
+            (text.count("\n", 0, m.start()) + 1, int(m.group(1)))
+            for m in _NPU_TOTAL_COUNT_RE.finditer(text)
+        ] or [(0, -1)]
+        for at, (opens, asked) in enumerate(totals):
+            end = totals[at + 1][0] if at + 1 < len(totals) else math.inf
+            part = [entry for entry in listed if opens <= entry[0] < end] or (
+                listed if len(totals) == 1 else []
             )
-        )
+            if not part:
+                continue
+            said_total = f"Total Count {asked}; " if asked >= 0 else ""
+            short = (
+                ": the copy lists fewer than its count, the rest are unknown"
+                if asked > len(part)
+                else ""
+            )
+            notes.append(
+                ParseWarning(
+                    line=part[0][0],
+                    message=f"npu-smi info -l: {said_total}{len(part)} NPU(s) listed ("
+                    + ", ".join(f"NPU {npu} with {chips} chip(s)" for _, npu, chips in part)
+                    + f"){short}",
+                    skipped=bool(short),
+                )
+            )
     return notes
 
 
