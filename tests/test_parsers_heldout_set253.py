@@ -472,3 +472,14 @@ def test_ranks_dumping_their_flight_recorder_are_a_notice_with_its_advice() -> N
     found = builtin_findings({"evidence.failures": ev.failures}, "nccl")
     assert len(found["evidence-flight-dumps-written"].items) == 2
     assert "evidence-watchdog-hang" in found
+
+
+def test_a_log_of_notices_only_is_no_log_of_unknown_form() -> None:
+    text = (
+        "trainer/0 [0]:E0927 12:07:22.643702 1012209 ProcessGroupNCCL.cpp:1356] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 0] ProcessGroupNCCL preparing to dump debug info.\n"
+        "trainer/0 [0]:I0927 12:07:22.643805 1012209 plugin.cpp:559] Profiler start dump\n"
+    )
+    ev = load_text(text, "trainer.log")
+    assert [(f["kind"], f["rank"]) for f in ev.failures] == [("pg_debug_dump", 0)]
+    assert ev.files[0].status == "read" and _said(ev) == ""

@@ -910,9 +910,11 @@ def parse(text: str) -> LogReport:
             )
         if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
-            # first error line, or none (a healthy run)
-            report.generic = True
-            if error := first_error_line(lines):
+            # first error line, or none (a healthy run); a log whose notices were read is not one
+            # the advisor knows nothing of, and a notice's own line is no error of another form
+            report.generic = not notices
+            said = {e.line for e in notices}
+            if (error := first_error_line(lines)) and error.line not in said:
                 report.events.append(error)
             else:
                 return report
