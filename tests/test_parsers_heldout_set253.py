@@ -483,3 +483,15 @@ def test_a_log_of_notices_only_is_no_log_of_unknown_form() -> None:
     ev = load_text(text, "trainer.log")
     assert [(f["kind"], f["rank"]) for f in ev.failures] == [("pg_debug_dump", 0)]
     assert ev.files[0].status == "read" and _said(ev) == ""
+
+
+def test_a_nic_legend_without_its_matrix_is_a_note_with_its_garbled_entries() -> None:
+    ev = load_paths(
+        [HELDOUT / "nvidia-smi_topo_nic_legend_42nic_bond_garbled_wrap_sglang3685_cut.txt"]
+    )
+    f = ev.files[0]
+    assert (f.status, f.formats) == ("partial", ["nic_legend"]) and ev.topologies == []
+    said = _said(ev)
+    assert "NIC legend without its matrix: 42 NIC(s), named: NIC2 mlx5_2" in said
+    assert "(8 bonded device(s))" in said
+    assert [m.line for m in f.messages if "not readable" in m.message] == [1, 2]

@@ -159,6 +159,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
     "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
     "msprof": re.compile(msprof.SIGNATURE, re.M),
+    "nic_legend": re.compile(nvidia_smi.NIC_LEGEND_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -1157,6 +1158,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     # quoting its records) leaves the rest of the file to be read as the log it is
     pasted = [f for f in formats if f in _PASTED_FORMATS]
     formats = [f for f in formats if f not in _PASTED_FORMATS]
+    if "nic_legend" in formats and len(formats) > 1:
+        formats = [f for f in formats if f != "nic_legend"]  # a matrix's legend, read with it
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
@@ -1190,6 +1193,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "MindCluster reschedule records, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
+                "nvidia-smi topo -m's NIC legend, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2600,6 +2604,33 @@ def _reschedule(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``nvidia-smi topo -m``'s NIC legend without its matrix: a note of the names (no link is
+    known without the matrix); entries a copy garbled, each said."""
+    names, garbled = nvidia_smi.parse_nic_legend(text)
+    bonded = [n for n in names.values() if "bond" in n]
+    notes = [
+        ParseWarning(
+            line=0,
+            message=f"nvidia-smi topo -m's NIC legend without its matrix: {len(names) + len(garbled)} "
+            f"NIC(s), named: "
+            + ", ".join(f"{nic} {dev}" for nic, dev in list(names.items())[:12])
+            + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+            + (f" ({len(bonded)} bonded device(s))" if bonded else "")
+            + "; no GPU-to-NIC link is known without the matrix",
+            skipped=False,
+        )
+    ]
+    notes += [
+        ParseWarning(
+            line=no,
+            message=f"{nic}'s name is not readable (the copy ran other text into it)",
+        )
+        for no, nic in garbled
+    ]
+    return notes
+
+
 _CONVERTERS = {
     "nccl_tests": _nccl,
     "hccl_test": _hccl,
@@ -2621,6 +2652,7 @@ _CONVERTERS = {
     "npu_smi_templates": _npu_templates,
     "msprof": _msprof,
     "nvidia_smi_p2p": _p2p,
+    "nic_legend": _nic_legend,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -42,6 +42,32 @@ _HEADER_TOKEN_RE = re.compile(
 )
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
+NIC_LEGEND_SIGNATURE = (
+    r"^[ \t]*NIC\d+:[ \t]*\S+[ \t]*\n[ \t]*NIC\d+:[^\n]*\n[ \t]*NIC\d+:[ \t]*\S+[ \t]*$"
+)
+"""Three ``NICn: name`` lines in a row: ``nvidia-smi topo -m``'s NIC legend (also a copy of it
+alone, its matrix left out)."""
+_NIC_LEGEND_ANY_RE = re.compile(r"^\s*(NIC\d+):(.*)$")
+
+
+def parse_nic_legend(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """The NIC legend's names (``NIC0`` → ``mlx5_0``) and the entries whose name is not one token
+    (a terminal's wrapping ran other text into them: ``NIC0:  NIC41  CPU Affinity ...``)."""
+    names: dict[str, str] = {}
+    garbled: list[tuple[int, str]] = []
+    for no, line, _ in numbered_lines(text):
+        if not (m := _NIC_LEGEND_ANY_RE.match(line)):
+            continue
+        value = m.group(2).strip()
+        if value and " " not in value and not value.startswith("NIC"):
+            names[m.group(1)] = value
+        else:
+            garbled.append((no, m.group(1)))
+    if not names:
+        raise ParseError("no NIC legend entry ('NIC0: mlx5_0')")
+    return names, garbled
+
+
 _NIC_NOTE_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*([\w.-]+)(?:\s|$)")
 """A NIC named under the matrix with a copy's own words after the name."""
 
