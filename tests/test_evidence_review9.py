@@ -16,6 +16,9 @@ ERR_TORCHRUN_AGENT = '[rank1]: Traceback (most recent call last):\n[rank1]:   Fi
 ERR_KEYBOARD_INTERRUPT = '[W compiler_depend.ts:133] Warning: Warning: Device do not support double dtype now, dtype cast repalce with float. (function operator())\nTraceback (most recent call last):\n  File "/home/user/data.py", line 88, in fetch\n    return self.queue.get(timeout=5)\n  File "/usr/lib/python3.10/queue.py", line 179, in get\n    raise Empty\n_queue.Empty\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "/home/user/data.py", line 90, in fetch\n    raise TimeoutError("worker 3 produced no batch in 5 s")\nTimeoutError: worker 3 produced no batch in 5 s\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "/home/user/train.py", line 200, in <module>\n    main()\n  File "/home/user/train.py", line 180, in main\n    time.sleep(1)\nKeyboardInterrupt\n[ERROR] 2025-06-01-10:00:00 (PID:4242, Device:0, RankID:-1) ERR99999 UNKNOWN applicaiton exception\n'
 PROCESS_BORDER_CUT = "+------------------------------------------------------------------------------------------------+\n| npu-smi 24.1.rc1                 Version: 24.1.rc1                                             |\n+---------------------------+---------------+----------------------------------------------------+\n| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|\n| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |\n+===========================+===============+====================================================+\n| 0     910B3               | OK            | 97.6        52                0    / 0             |\n| 0                         | 0000:C1:00.0  | 0           0    / 0          3525 / 65536         |\n+===========================+===============+====================================================+\n| 1     910B3               | OK            | 95.1        50                0    / 0             |\n| 0                         | 0000:C2:00.0  | 0           0    / 0          3525 / 65536         |\n+===========================+===============+====================================================+\n+---------------------------+---------------+-----------------\n"
 NPU_SMI_L_CUT_SECOND = "[root@node-1 ~]# npu-smi info -l\n        Total Count                    : 8\n\n        NPU ID                         : 0\n        Chip Count                     : 1\n\n        NPU ID                         : 1\n        Chip Count                     : 1\n\n        NPU ID                         : 2\n        Chip Count                     : 1\n\n        NPU ID                         : 3\n        Chip Count                     : 1\n\n        NPU ID                         : 4\n        Chip Count                     : 1\n\n        NPU ID                         : 5\n        Chip Count                     : 1\n\n        NPU ID                         : 6\n        Chip Count                     : 1\n\n        NPU ID                         : 7\n        Chip Count                     : 1\n\n[root@node-2 ~]# npu-smi info -l\n        Total Count                    : 8\n\n        NPU ID                         : 0\n        Chip Count                     : 1\n\n        NPU ID                         : 1\n        Chip Count                     : 1\n\n        NPU ID                         : 2\n        Chip Count                     : 1\n\n        "
+TRACEBACK_WITH_LEGEND = '+ nvidia-smi topo -m | grep NIC\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC2: mlx5_2\n  NIC3: mlx5_3\n+ python train.py\nTraceback (most recent call last):\n  File "train.py", line 10, in <module>\n    main()\n  File "train.py", line 5, in main\n    torch.cuda.set_device(8)\nRuntimeError: CUDA error: invalid device ordinal\n'
+DUMP_SUBGROUP_RANKS = "[E ProcessGroupNCCL.cpp:1153] [PG 3 Rank 0] ProcessGroupNCCL preparing to dump debug info.\n[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 0] ProcessGroupNCCL preparing to dump debug info.\n[E ProcessGroupNCCL.cpp:1153] [PG 3 Rank 1] ProcessGroupNCCL preparing to dump debug info.\n"
+NPU_L_FIRST_TOTAL_LOST = "        NPU ID                         : 0\n        Chip Count                     : 1\n\n        NPU ID                         : 1\n        Chip Count                     : 1\n# host2 npu-smi info -l\n        Total Count                    : 8\n\n        NPU ID                         : 0\n        Chip Count                     : 1\n"
 CONNECT_THREE_WARNS = "node-a:1234:1300 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nnode-a:1234:1300 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<43121> failed : No route to host\nnode-a:1234:1300 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.3<43122> failed : No route to host\nnode-a:1234:1300 [0] misc/socket.cc:468 NCCL WARN socketStartConnect: exceeded retries (34)\n"
 
 
@@ -70,3 +73,21 @@ def test_each_npu_smi_list_is_checked_against_its_own_count() -> None:
     said = [m.message for m in ev.files[0].messages]
     assert [m.split(" NPU(s) listed")[0][-1] for m in said] == ["8", "3"]
     assert ev.files[0].status == "partial" and said[1].endswith("the rest are unknown")
+
+
+def test_a_nic_legend_printed_in_a_jobs_log_leaves_the_log_read() -> None:
+    # (the tenth review's inputs)
+    ev = load_text(TRACEBACK_WITH_LEGEND, "job.log")
+    assert ev.files[0].formats == ["nic_legend", "log"]
+    assert [f["kind"] for f in ev.failures] == ["python_exception"]
+
+
+def test_flight_recorder_dumps_of_several_groups_are_each_said() -> None:
+    ev = load_text(DUMP_SUBGROUP_RANKS, "dump.log")
+    dumps = sorted((f["group"], f["rank"]) for f in ev.failures if f["kind"] == "pg_debug_dump")
+    assert dumps == [("0", 0), ("3", 0), ("3", 1)]
+
+
+def test_npus_listed_above_any_total_count_are_said_apart() -> None:
+    said = [m.message for m in load_text(NPU_L_FIRST_TOTAL_LOST, "l.txt").files[0].messages]
+    assert said[0].startswith("npu_smi_query: npu-smi info -l: no Total Count above them; 2 NPU(s)")

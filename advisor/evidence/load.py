@@ -8,9 +8,9 @@ as ``unknown``, a format that matched but could not be read as ``unreadable`` wi
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -179,6 +179,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
         r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
+        r"|ProcessGroup[NH]CCL preparing to dump debug info"
         r"|waiting for (?:clients|workers)\. \d+/\d+ (?:clients|workers) joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
@@ -1100,13 +1101,15 @@ def from_tool_outputs(nodes: dict[str, dict[str, dict[str, Any]]]) -> EvidenceFa
     return out
 
 
-_PASTED_FORMATS = ("ascend_dmi", "reschedule")
+_PASTED_FORMATS = ("ascend_dmi", "reschedule", "nic_legend")
 """Formats a job's log may hold among its own lines: the log readers still look at the rest."""
 
 
 def _pasted_line(line: str, pasted: list[str]) -> bool:
-    return ("ascend_dmi" in pasted and ascend_dmi.is_own_line(line)) or (
-        "reschedule" in pasted and reschedule.is_own_line(line)
+    return (
+        ("ascend_dmi" in pasted and ascend_dmi.is_own_line(line))
+        or ("reschedule" in pasted and reschedule.is_own_line(line))
+        or ("nic_legend" in pasted and nvidia_smi.is_nic_legend_line(line))
     )
 
 
@@ -1156,10 +1159,10 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             )
     # a diagnosis's output or a ConfigMap a job's log printed (a pre-flight check, a scheduler
     # quoting its records) leaves the rest of the file to be read as the log it is
-    pasted = [f for f in formats if f in _PASTED_FORMATS]
-    formats = [f for f in formats if f not in _PASTED_FORMATS]
     if "nic_legend" in formats and len(formats) > 1:
         formats = [f for f in formats if f != "nic_legend"]  # a matrix's legend, read with it
+    pasted = [f for f in formats if f in _PASTED_FORMATS]
+    formats = [f for f in formats if f not in _PASTED_FORMATS]
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
@@ -1926,15 +1929,16 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         totals = [
             (text.count("\n", 0, m.start()) + 1, int(m.group(1)))
             for m in _NPU_TOTAL_COUNT_RE.finditer(text)
-        ] or [(0, -1)]
-        for at, (opens, asked) in enumerate(totals):
-            end = totals[at + 1][0] if at + 1 < len(totals) else math.inf
-            part = [entry for entry in listed if opens <= entry[0] < end] or (
-                listed if len(totals) == 1 else []
-            )
-            if not part:
-                continue
-            said_total = f"Total Count {asked}; " if asked >= 0 else ""
+        ]
+        opens = [line for line, _ in totals]
+        # each entry to the output whose "Total Count" stands last above it (one pass; entries
+        # above the first count form a part of their own, with no count)
+        parts: dict[int, list[tuple[int, int | None, str]]] = {}
+        for entry in listed:
+            parts.setdefault(bisect.bisect_right(opens, entry[0]) - 1, []).append(entry)
+        for at, part in sorted(parts.items()):
+            asked = totals[at][1] if at >= 0 else -1
+            said_total = f"Total Count {asked}; " if asked >= 0 else "no Total Count above them; "
             short = (
                 ": the copy lists fewer than its count, the rest are unknown"
                 if asked > len(part)

@@ -17,6 +17,7 @@ node's: the output names no device.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -186,6 +187,8 @@ def _parse_json(text: str) -> tuple[Diagnosis, list[ParseWarning]] | None:
     prompt or another run, is left), each with the command line above it; None when none is."""
     decoder = json.JSONDecoder()
     items: list[Item] = []
+    commands = list(_COMMAND_LINE_RE.finditer(text))  # (once: the one above each object)
+    starts = [c.start() for c in commands]
     for opening in re.finditer(r"(?m)^[ \t]*\{", text):
         start = opening.end() - 1
         try:
@@ -196,8 +199,8 @@ def _parse_json(text: str) -> tuple[Diagnosis, list[ParseWarning]] | None:
             continue
         line = text.count("\n", 0, start) + 1
         summary = doc["Summary"] if isinstance(doc.get("Summary"), dict) else {}
-        above = list(_COMMAND_LINE_RE.finditer(text, 0, start))
-        command = above[-1].group(0).strip() if above else ""
+        before = bisect.bisect_left(starts, start) - 1
+        command = commands[before].group(0).strip() if before >= 0 else ""
         items += [
             Item(
                 line=line,

@@ -5885,22 +5885,23 @@ _DEBUG_DUMP_RE = re.compile(r"ProcessGroup(?P<lib>[NH]CCL) preparing to dump deb
 
 def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``pg_debug_dump`` notice per rank whose process group wrote its debug info."""
-    seen: set[int | None] = set()
+    seen: set[tuple[int | None, str | None]] = set()
     for no, line, tagged in lines:
         if "dump debug info" not in line or not (m := _DEBUG_DUMP_RE.search(line)):
             continue
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
-        if rank in seen:
+        group = _pg(_PG_RE.search(line))
+        if (rank, group) in seen:  # (an untagged line's rank is its group's own)
             continue
-        seen.add(rank)
+        seen.add((rank, group))
         report.events.append(
             LogEvent(
                 kind="pg_debug_dump",
                 line=no,
                 message=line.strip()[:300],
                 rank=rank,
-                group=_pg(_PG_RE.search(line)),
+                group=group,
                 library=m.group("lib"),
                 exception_type="the process group wrote its debug info (flight recorder)",
             )

@@ -50,6 +50,11 @@ alone, its matrix left out)."""
 _NIC_LEGEND_ANY_RE = re.compile(r"^\s*(NIC\d+):(.*)$")
 
 
+def is_nic_legend_line(line: str) -> bool:
+    """A line of the NIC legend (``NIC3: mlx5_3``), or its heading."""
+    return bool(_NIC_LEGEND_ANY_RE.match(line)) or line.strip() == "NIC Legend:"
+
+
 def parse_nic_legend(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
     """The NIC legend's names (``NIC0`` → ``mlx5_0``) and the entries whose name is not one token
     (a terminal's wrapping ran other text into them: ``NIC0:  NIC41  CPU Affinity ...``)."""
