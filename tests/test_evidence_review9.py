@@ -91,3 +91,12 @@ def test_flight_recorder_dumps_of_several_groups_are_each_said() -> None:
 def test_npus_listed_above_any_total_count_are_said_apart() -> None:
     said = [m.message for m in load_text(NPU_L_FIRST_TOTAL_LOST, "l.txt").files[0].messages]
     assert said[0].startswith("npu_smi_query: npu-smi info -l: no Total Count above them; 2 NPU(s)")
+
+
+def test_json_nested_past_the_readers_depth_is_no_crash() -> None:
+    # (the tenth review's hostile input: an import never crashes on a file)
+    deep = "log line\n" + '{"a": [' * 2000 + "]}" * 2000 + "\n"
+    assert load_text(deep, "x.log").files[0].status == "unknown"
+    table = load_text('{"server_list": [' + '{"a": [' * 3000 + "\n", "rank_table.json")
+    assert table.files[0].status == "unreadable"
+    assert "nested too deep" in table.files[0].messages[0].message

@@ -557,7 +557,7 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
             continue  # at the top: the whole text is the table (or not one)
         try:
             _, end = decoder.raw_decode(text, m.end() - 1)
-        except ValueError:
+        except (ValueError, RecursionError):  # (not JSON, or nested past the reader's depth)
             unclosed = unclosed or m
             continue
         part = text[m.end() - 1 : end]

@@ -193,7 +193,7 @@ def _parse_json(text: str) -> tuple[Diagnosis, list[ParseWarning]] | None:
         start = opening.end() - 1
         try:
             doc, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if not isinstance(doc, dict) or not isinstance(doc.get("DiagnosisItems"), list):
             continue

@@ -205,6 +205,9 @@ def parse(text: str) -> RankTable:
         return _parse_text_doc(text, json.loads(text))
     except json.JSONDecodeError as e:
         error = ParseError(f"not valid JSON: {e.msg}", line=e.lineno)
+    except RecursionError:
+        # (nesting deeper than Python's JSON reader goes: no table is nested so deep)
+        raise ParseError("JSON nested too deep to be a rank table") from None
     # line numbers kept: each comment and "..." line is emptied, not removed
     mended, commented, markers = _strip_comments(text)
     elided = [mended.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(mended)]
@@ -227,7 +230,7 @@ def parse(text: str) -> RankTable:
         body = body[:-1]  # cut after an entry: the comma before the next one the copy lost
     try:
         doc = json.loads(body + closers)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         raise error from None
     table = _parse_text_doc(text, doc)
     table.elided_lines, table.cut, table.headless = elided, bool(closers), headless

@@ -85,6 +85,11 @@ def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
             continue
         try:
             jobs, _ = decoder.raw_decode(line, start)
+        except RecursionError:
+            warnings.append(
+                ParseWarning(line=no, message="reschedule records: JSON nested too deep")
+            )
+            continue
         except json.JSONDecodeError as exc:
             warnings.append(
                 ParseWarning(line=no, message=f"reschedule records: not whole JSON ({exc.msg})")
