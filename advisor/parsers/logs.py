@@ -375,6 +375,17 @@ _GARBLED_WORK_RE = re.compile(
     r"Timeout\(ms\)=(?P<timeout>\d+)\)\s*ran for (?P<ran>\d+)(?= mil|\s*$)"
 )
 _WATCHDOG_RANK_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]|\[rank(\d+)\]")
+
+
+def _record_rank(line: str, tagged: int | None) -> int | None:
+    """A record's rank: the launcher's tag (the global rank) where the line has one, else the
+    record's own "[Rank N]" / "[rankN]"; None when neither names it."""
+    if tagged is not None:
+        return tagged
+    rank_m = _WATCHDOG_RANK_RE.search(line)
+    return int(rank_m.group(1) or rank_m.group(2)) if rank_m else None
+
+
 _OPEN_WORK_RE = re.compile(r"Work[NH]CCL\((?:[^()]|\(ms\))*$")
 """A record left open at the line's end (its "Timeout(ms)" is the only bracket inside)."""
 _CUT_WORK_RE = re.compile(
@@ -5523,11 +5534,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             "operations have failed or timed out" in line
             or "taking the entire process down" in line
         ):
-            rank_m = _WATCHDOG_RANK_RE.search(line)
-            aborted.setdefault(
-                int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged,
-                (no, index, line),
-            )
+            aborted.setdefault(_record_rank(line, tagged), (no, index, line))
         if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
             _watchdog_hang(lines, index, hung, report)
         if (
@@ -5889,8 +5896,7 @@ def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport)
     for no, line, tagged in lines:
         if "dump debug info" not in line or not (m := _DEBUG_DUMP_RE.search(line)):
             continue
-        rank_m = _WATCHDOG_RANK_RE.search(line)
-        rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
+        rank = _record_rank(line, tagged)
         group = _pg(_PG_RE.search(line))
         if (rank, group) in seen:  # (an untagged line's rank is its group's own)
             continue
@@ -5914,8 +5920,7 @@ def _pg_abort_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
     for no, line, tagged in lines:
         if "ProcessGroup abort" not in line or not (m := _PG_ABORT_TIMEOUT_RE.search(line)):
             continue
-        rank_m = _WATCHDOG_RANK_RE.search(line)
-        rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
+        rank = _record_rank(line, tagged)
         if rank in seen:
             continue
         seen.add(rank)
@@ -5957,8 +5962,7 @@ def _watchdog_hang(
             return
         # the time-out line names no library; its glog prefix names the source file
         lib = h.group("lib") or ("HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None)
-    rank_m = _WATCHDOG_RANK_RE.search(line)
-    rank = int(rank_m.group(1) or rank_m.group(2)) if rank_m and tagged is None else tagged
+    rank = _record_rank(line, tagged)
     timeout_ms = int(m.group("s")) * 1000 if m else None
     if (seen := hung.get(rank)) is not None:
         seen.timeout_ms = seen.timeout_ms or timeout_ms
