@@ -100,3 +100,38 @@ def test_json_nested_past_the_readers_depth_is_no_crash() -> None:
     table = load_text('{"server_list": [' + '{"a": [' * 3000 + "\n", "rank_table.json")
     assert table.files[0].status == "unreadable"
     assert "nested too deep" in table.files[0].messages[0].message
+
+
+PRETTY_RECORDS_IN_LOG = '2025-09-08 11:30:00 INFO job started\n2025-09-08 11:30:01 INFO loading data\n2025-09-08 11:30:02 INFO step 1\n2025-09-08 11:36:12 INFO reschedule record of the job:\n{\n  "JobID": "default/job-1",\n  "TotalRescheduleTimes": 1,\n  "RescheduleRecords": [\n    {\n      "LogFileFormatTime": "I0908 11:36:10",\n      "RescheduleTimeStamp": 1759683370,\n      "ReasonOfTask": [\n        {"RescheduleReason": "pod-failed", "PodName": "worker-0", "NodeName": "node2", "NodeRankIndex": "1"}\n      ]\n    }\n  ]\n}\n2025-09-08 11:36:20 INFO resumed\n2025-09-08 11:40:00 ERROR checkpoint save failed: disk full\n'
+PRETTY_MAP_OF_TWO_JOBS = '{\n  "default/a": {\n    "TotalRescheduleTimes": 2,\n    "RescheduleRecords": [\n      {"RescheduleTimeStamp": 1759683370, "ReasonOfTask": [{"RescheduleReason": "process-exception", "PodName": "a-0", "NodeName": "n1", "NodeRankIndex": "0"}]}\n    ]\n  },\n  "default/b": {\n    "TotalRescheduleTimes": 1,\n    "RescheduleRecords": [\n      {"RescheduleTimeStamp": 1759683371, "ReasonOfTask": [{"RescheduleReason": "pod-failed", "PodName": "b-1", "NodeName": "n2", "NodeRankIndex": "1"}]}\n    ]\n  }\n}\n'
+
+
+def test_pretty_printed_reschedule_records_in_a_jobs_log_leave_the_log_read() -> None:
+    # (the tenth review's older problem: the reader took one-line records only, and the
+    # records' inner lines made the rest no program's log)
+    ev = load_text(PRETTY_RECORDS_IN_LOG, "job.log")
+    assert ev.files[0].formats == ["reschedule", "log"]
+    by_kind = {f["kind"]: f for f in ev.failures}
+    assert set(by_kind) == {"reschedule", "log_error"}
+    assert (by_kind["reschedule"]["host"], by_kind["reschedule"]["line"]) == ("node2", 5)
+    assert "job default/job-1" in by_kind["reschedule"]["message"]
+    assert by_kind["log_error"]["line"] == 19
+
+
+def test_a_pretty_printed_map_of_jobs_is_read_once_per_task() -> None:
+    ev = load_text(PRETTY_MAP_OF_TWO_JOBS, "cm.json")
+    said = sorted((f["host"], f["code"]) for f in ev.failures)
+    assert said == [("n1", "process-exception"), ("n2", "pod-failed")]
+    assert ev.files[0].status == "read"
+
+
+NIC_LEGENDS_OF_TWO_HOSTS = "# host1\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC2: mlx5_2\n# host2\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC2: mlx5_bond_0\n"
+
+
+def test_nic_legends_of_two_hosts_are_each_said() -> None:
+    # (the tenth review's L6: one map by NIC name let host2's NIC2 overwrite host1's)
+    ev = load_text(NIC_LEGENDS_OF_TWO_HOSTS, "legends.txt")
+    said = [(m.line, m.message) for m in ev.files[0].messages]
+    assert [line for line, _ in said] == [2, 6]
+    assert "NIC2 mlx5_2;" in said[0][1] and "NIC2 mlx5_bond_0 (1 bonded" in said[1][1]
+    assert all("(one of 2 in the file): 3 NIC(s)" in m for _, m in said)

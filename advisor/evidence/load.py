@@ -529,6 +529,11 @@ class EvidenceFacts:
             getattr(self, name).extend(getattr(other, name))
 
 
+def _add_failure(out: EvidenceFacts, source: str, event: logs.LogEvent) -> None:
+    """One event read from ``source`` into ``out.failures`` (the plain form rules and report read)."""
+    out.failures.append({"source": source, **to_plain(event)})
+
+
 def detect(text: str) -> list[str]:
     """Formats whose signature appears anywhere in ``text``, in a fixed order. A rank table is
     JSON, whose signature holds from the first character: one that follows other text (a log
@@ -1105,11 +1110,20 @@ _PASTED_FORMATS = ("ascend_dmi", "reschedule", "nic_legend")
 """Formats a job's log may hold among its own lines: the log readers still look at the rest."""
 
 
-def _pasted_line(line: str, pasted: list[str]) -> bool:
-    return (
-        ("ascend_dmi" in pasted and ascend_dmi.is_own_line(line))
-        or ("reschedule" in pasted and reschedule.is_own_line(line))
-        or ("nic_legend" in pasted and nvidia_smi.is_nic_legend_line(line))
+def _without_pasted(text: str, pasted: list[str]) -> str:
+    """``text`` with a pasted output's own lines blanked (numbered as before): what the log
+    readers read of a job's log that holds one."""
+    lines = text.split("\n")
+    rescheduled = reschedule.own_lines(text) if "reschedule" in pasted else set()
+    return "\n".join(
+        ""
+        if (
+            no in rescheduled
+            or ("ascend_dmi" in pasted and ascend_dmi.is_own_line(line))
+            or ("nic_legend" in pasted and nvidia_smi.is_nic_legend_line(line))
+        )
+        else line
+        for no, line in enumerate(lines, start=1)
     )
 
 
@@ -1177,11 +1191,9 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
-    if not formats and logs.is_program_log(
-        "\n".join(line for line in text.splitlines() if not _pasted_line(line, pasted))
-        if pasted
-        else text
-    ):
+    # the log readers read a file with a pasted output's own lines blanked (numbered as before)
+    log_text = _without_pasted(text, pasted) if pasted else text
+    if not formats and logs.is_program_log(log_text):
         # a program's log in no form above (what is left of it beside a pasted output): its
         # first error line, if any
         formats = ["log"]
@@ -1204,12 +1216,6 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         return
     failed = []
     warned = bool(report.messages)  # bytes replaced while decoding: a line was not read as is
-    # the log readers read a file with a pasted output's own lines blanked (numbered as before)
-    log_text = (
-        "\n".join("" if _pasted_line(line, pasted) else line for line in text.split("\n"))
-        if pasted and "log" in formats
-        else text
-    )
     for fmt in formats:
         try:
             warnings = _CONVERTERS[fmt](log_text if fmt == "log" else text, source, out, name)
@@ -1402,7 +1408,7 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             call=failure.call,
             library="HCCL",
         )
-        out.failures.append({"source": source, **to_plain(event)})
+        _add_failure(out, source, event)
         message = (
             f"the run stopped at communicator init, before any result table: {failure.describe()}"
         )
@@ -2081,22 +2087,19 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         index = next(
             (g.gpu for g in parsed.gpus if g.bus_id and g.bus_id.lower().endswith(bus)), None
         )
-        out.failures.append(
-            {
-                "source": source,
-                **to_plain(
-                    logs.LogEvent(
-                        kind="gpu_driver_error",
-                        line=text.count("\n", 0, m.start()) + 1,
-                        message=m.group(0),
-                        device=index,
-                        library="nvidia-smi",
-                        exception_type=f"nvidia-smi: the InfoROM of GPU {bus}"
-                        + (f" (GPU {index})" if index is not None else "")
-                        + " is corrupted (flash the InfoROM, DCGM's advice for a corrupt one)",
-                    )
-                ),
-            }
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_driver_error",
+                line=text.count("\n", 0, m.start()) + 1,
+                message=m.group(0),
+                device=index,
+                library="nvidia-smi",
+                exception_type=f"nvidia-smi: the InfoROM of GPU {bus}"
+                + (f" (GPU {index})" if index is not None else "")
+                + " is corrupted (flash the InfoROM, DCGM's advice for a corrupt one)",
+            ),
         )
     if (at := text.find("| MIG devices:")) >= 0:
         # the MIG instances' table (each instance's memory, SMs and ECC): not read, said so
@@ -2248,33 +2251,28 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             # say nothing): a suspected root cause too
             mine = _fd_nodes(devices)
             named = bool(mine) and mine <= roots
-            out.failures.append(
-                {
-                    "source": source,
-                    **to_plain(
-                        logs.LogEvent(
-                            kind="faultdiag_fault",
-                            line=fault.line,
-                            message=f"{where}{code or 'status code masked'}: {what} ({devices})"[
-                                :300
-                            ],
-                            code=code,
-                            root_cause=fault.root_cause or named,
-                            library="MindCluster ascend-fd",
-                            exception_type=(
-                                where
-                                + " ".join(p for p in (code, what) if p)
-                                + (f" on {devices}" if devices else "")
-                            )[:200]
-                            + (
-                                f"; key log: {fault.text('key_log')}"[:200]
-                                if fault.values.get("key_log")
-                                and not faultdiag.MASKED_RE.match(fault.text("key_log").split()[0])
-                                else ""
-                            ),
-                        )
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="faultdiag_fault",
+                    line=fault.line,
+                    message=f"{where}{code or 'status code masked'}: {what} ({devices})"[:300],
+                    code=code,
+                    root_cause=fault.root_cause or named,
+                    library="MindCluster ascend-fd",
+                    exception_type=(
+                        where
+                        + " ".join(p for p in (code, what) if p)
+                        + (f" on {devices}" if devices else "")
+                    )[:200]
+                    + (
+                        f"; key log: {fault.text('key_log')}"[:200]
+                        if fault.values.get("key_log")
+                        and not faultdiag.MASKED_RE.match(fault.text("key_log").split()[0])
+                        else ""
                     ),
-                }
+                ),
             )
     return notes
 
@@ -2433,7 +2431,7 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     known = {(f["line"], f["kind"]) for f in out.failures if f["source"] == source}
     for ev in report.events:
         if (ev.line, ev.kind) not in known:
-            out.failures.append({"source": source, **to_plain(ev)})
+            _add_failure(out, source, ev)
     named = {h["host"] for h in out.log_hosts if h["source"] == source}  # by nccl-tests' reading
     out.log_hosts.extend({"source": source, "host": h} for h in report.hosts if h not in named)
     if report.generic:
@@ -2504,22 +2502,19 @@ def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 if any(res == r for _, res in bad)
             )
             where = f"{listed} (of {size}, numbered from 0 in asys's order)"
-        out.failures.append(
-            {
-                "source": source,
-                **to_plain(
-                    logs.LogEvent(
-                        kind="asys_check",
-                        line=check.line,
-                        message=f"{check.command + ': ' if check.command else ''}{title}: "
-                        f"{', '.join(check.results)}"[:300],
-                        code=worst,
-                        device=check.devices[0] if check.devices else None,
-                        library="CANN asys",
-                        exception_type=f"{title}: {where}{figures}"[:200],
-                    )
-                ),
-            }
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="asys_check",
+                line=check.line,
+                message=f"{check.command + ': ' if check.command else ''}{title}: "
+                f"{', '.join(check.results)}"[:300],
+                code=worst,
+                device=check.devices[0] if check.devices else None,
+                library="CANN asys",
+                exception_type=f"{title}: {where}{figures}"[:200],
+            ),
         )
     return notes
 
@@ -2548,22 +2543,20 @@ def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
                 )
             )
             continue
-        out.failures.append(
-            {
-                "source": source,
-                **to_plain(
-                    logs.LogEvent(
-                        kind="dmi_check",
-                        line=item.line,
-                        message=f"{item.command or 'ascend-dmi --dg'}: {item.name}: "
-                        f"{item.state}{said}"[:300],
-                        code=result,
-                        library="Ascend DMI",
-                        exception_type=f"{item.section + ' ' if item.section else ''}{item.name}: "
-                        f"{item.state}{' (' + words + ')' if words else ''}{when}{said}"[:200],
-                    )
-                ),
-            }
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="dmi_check",
+                line=item.line,
+                message=f"{item.command or 'ascend-dmi --dg'}: {item.name}: {item.state}{said}"[
+                    :300
+                ],
+                code=result,
+                library="Ascend DMI",
+                exception_type=f"{item.section + ' ' if item.section else ''}{item.name}: "
+                f"{item.state}{' (' + words + ')' if words else ''}{when}{said}"[:200],
+            ),
         )
     for (_, time), items in fine.items():
         notes.append(
@@ -2586,24 +2579,21 @@ def _reschedule(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         why = f" ({r.meaning})" if r.meaning else ""
         rank = f", node rank index {r.node_rank}" if r.node_rank else ""
         times = f"; {r.total} reschedule(s) of the job in all" if r.total is not None else ""
-        out.failures.append(
-            {
-                "source": source,
-                **to_plain(
-                    logs.LogEvent(
-                        kind="reschedule",
-                        line=r.line,
-                        message=f"MindCluster rescheduled job {r.job}"
-                        f"{' at ' + r.when if r.when else ''}: {r.reason}{why}: pod {r.pod or '?'}"
-                        f" on node {r.node or '?'}{rank}{times}"[:300],
-                        code=r.reason or None,
-                        host=r.node or None,
-                        library="MindCluster",
-                        exception_type=f"{r.reason or 'rescheduled'}{why}: pod {r.pod or '?'} "
-                        f"on {r.node or '?'}{rank}"[:200],
-                    )
-                ),
-            }
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="reschedule",
+                line=r.line,
+                message=f"MindCluster rescheduled job {r.job}"
+                f"{' at ' + r.when if r.when else ''}: {r.reason}{why}: pod {r.pod or '?'}"
+                f" on node {r.node or '?'}{rank}{times}"[:300],
+                code=r.reason or None,
+                host=r.node or None,
+                library="MindCluster",
+                exception_type=f"{r.reason or 'rescheduled'}{why}: pod {r.pod or '?'} "
+                f"on {r.node or '?'}{rank}"[:200],
+            ),
         )
     return notes
 
@@ -2611,20 +2601,27 @@ def _reschedule(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi topo -m``'s NIC legend without its matrix: a note of the names (no link is
     known without the matrix); entries a copy garbled, each said."""
-    names, garbled = nvidia_smi.parse_nic_legend(text)
-    bonded = [n for n in names.values() if "bond" in n]
-    notes = [
-        ParseWarning(
-            line=0,
-            message=f"nvidia-smi topo -m's NIC legend without its matrix: {len(names) + len(garbled)} "
-            f"NIC(s), named: "
-            + ", ".join(f"{nic} {dev}" for nic, dev in list(names.items())[:12])
-            + (f" and {len(names) - 12} more" if len(names) > 12 else "")
-            + (f" ({len(bonded)} bonded device(s))" if bonded else "")
-            + "; no GPU-to-NIC link is known without the matrix",
-            skipped=False,
+    legends, garbled = nvidia_smi.parse_nic_legend(text)
+    starts = [at for at, _ in legends]
+    # each garbled entry is its legend's: the one begun last before it
+    owners = [max(0, bisect.bisect_right(starts, no) - 1) for no, _ in garbled]
+    notes = []
+    for i, (at, names) in enumerate(legends):
+        bonded = [n for n in names.values() if "bond" in n]
+        unread = owners.count(i)
+        notes.append(
+            ParseWarning(
+                line=at if len(legends) > 1 else 0,
+                message="nvidia-smi topo -m's NIC legend without its matrix"
+                + (f" (one of {len(legends)} in the file)" if len(legends) > 1 else "")
+                + f": {len(names) + unread} NIC(s), named: "
+                + ", ".join(f"{nic} {dev}" for nic, dev in list(names.items())[:12])
+                + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+                + (f" ({len(bonded)} bonded device(s))" if bonded else "")
+                + "; no GPU-to-NIC link is known without the matrix",
+                skipped=False,
+            )
         )
-    ]
     notes += [
         ParseWarning(
             line=no,

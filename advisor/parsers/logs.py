@@ -2068,7 +2068,10 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>(?!\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:\d+:\d+|X{2,}(?::X{2,})?) \[\d+\] (?:\S+:\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
+    r"(?:^|[\s|\]>])(?P<host>(?!\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:\d+:\d+|X{2,}(?::X{2,})?) \[\d+\] "
+    # the file (or a net plugin's C function signature, aws-ofi-nccl's
+    # "int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**)") and line
+    r"(?:(?:\S+|(?:[\w:*&]+ ){1,3}[\w:*&~]+\([^()\n]*\)):\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
 )
 
 

@@ -55,22 +55,32 @@ def is_nic_legend_line(line: str) -> bool:
     return bool(_NIC_LEGEND_ANY_RE.match(line)) or line.strip() == "NIC Legend:"
 
 
-def parse_nic_legend(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
-    """The NIC legend's names (``NIC0`` → ``mlx5_0``) and the entries whose name is not one token
-    (a terminal's wrapping ran other text into them: ``NIC0:  NIC41  CPU Affinity ...``)."""
-    names: dict[str, str] = {}
+def parse_nic_legend(
+    text: str,
+) -> tuple[list[tuple[int, dict[str, str]]], list[tuple[int, str]]]:
+    """Each NIC legend's first line and names (``NIC0`` → ``mlx5_0``): a NIC named again starts
+    another legend (several hosts' copies in one file), and the entries whose name is not one
+    token (a terminal's wrapping ran other text into them: ``NIC0:  NIC41  CPU Affinity ...``)."""
+    legends: list[tuple[int, dict[str, str]]] = []
+    seen: set[str] = set()
     garbled: list[tuple[int, str]] = []
     for no, line, _ in numbered_lines(text):
         if not (m := _NIC_LEGEND_ANY_RE.match(line)):
             continue
+        nic = m.group(1)
+        if nic in seen or not legends:
+            legends.append((no, {}))
+            seen = set()
+        seen.add(nic)
         value = m.group(2).strip()
         if value and " " not in value and not value.startswith("NIC"):
-            names[m.group(1)] = value
+            legends[-1][1][nic] = value
         else:
-            garbled.append((no, m.group(1)))
-    if not names:
+            garbled.append((no, nic))
+    legends = [(no, names) for no, names in legends if names]
+    if not legends:
         raise ParseError("no NIC legend entry ('NIC0: mlx5_0')")
-    return names, garbled
+    return legends, garbled
 
 
 _NIC_NOTE_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*([\w.-]+)(?:\s|$)")

@@ -68,23 +68,53 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
-    """Every task of every reschedule record in ``text``, and the lines that held no record."""
-    found: list[Reschedule] = []
+_OUTWARD_LEVELS = 3
+"""How many enclosing objects around a pretty-printed job's records are tried (the job, the map
+of jobs, the ConfigMap's data)."""
+_BACK_CHARS = 65536
+"""How far before a pretty-printed ``"RescheduleRecords"`` its object's opening brace is looked
+for."""
+
+
+def _opening_brace(text: str, end: int, floor: int) -> int:
+    """The ``{`` still open at ``end`` (scanning back no further than ``floor``), or -1."""
+    depth = 0
+    for at in range(end - 1, floor - 1, -1):
+        ch = text[at]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                return at
+            depth -= 1
+    return -1
+
+
+@dataclass
+class _Object:
+    first_line: int
+    last_line: int
+    value: Any
+
+
+def _objects(text: str) -> tuple[list[_Object], list[ParseWarning]]:
+    """Each JSON object holding reschedule records, with the lines it spans: one line (kubectl
+    describe, ``-o yaml``, a scheduler's log quoting it after its prefix, each line a launcher
+    may have tagged) or pretty-printed over several (a script's ``json.dumps(..., indent=2)``),
+    the outermost enclosing object that is whole JSON."""
+    found: list[_Object] = []
     warnings: list[ParseWarning] = []
     decoder = json.JSONDecoder()
-    for no, raw, _ in numbered_lines(text):
+    lines = numbered_lines(text)
+    for no, raw, _ in lines:
         line = raw.strip()
         if '"' not in line or not (rm := _RECORDS_RE.search(line)):
             continue
-        # the object from its first brace: a line of its own (kubectl describe), the value of
-        # the ConfigMap's key ("recent-reschedule-records: '{...}'", -o yaml) or a scheduler's
-        # log quoting it after its prefix
         start = line.find("{")
         if not 0 <= start < rm.start():
             continue
         try:
-            jobs, _ = decoder.raw_decode(line, start)
+            value, _ = decoder.raw_decode(line, start)
         except RecursionError:
             warnings.append(
                 ParseWarning(line=no, message="reschedule records: JSON nested too deep")
@@ -95,11 +125,70 @@ def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
                 ParseWarning(line=no, message=f"reschedule records: not whole JSON ({exc.msg})")
             )
             continue
-        if not isinstance(jobs, dict):
+        found.append(_Object(no, no, value))
+    # pretty-printed: the records' key on a line with no brace before it
+    taken_to = 0
+    for rm in _RECORDS_RE.finditer(text):
+        bol = text.rfind("\n", 0, rm.start()) + 1
+        if rm.start() < taken_to or "{" in text[bol : rm.start()]:
             continue
-        for key, job in jobs.items():
-            if not isinstance(job, dict):
-                continue
+        best: tuple[int, int, Any] | None = None
+        end = rm.start()
+        floor = max(0, rm.start() - _BACK_CHARS)
+        for _ in range(_OUTWARD_LEVELS):
+            if (at := _opening_brace(text, end, floor)) < 0:
+                break
+            try:
+                value, stop = decoder.raw_decode(text, at)
+            except (json.JSONDecodeError, RecursionError):
+                break
+            best, end = (at, stop, value), at
+        if best is None:
+            no = text.count("\n", 0, rm.start()) + 1
+            warnings.append(
+                ParseWarning(line=no, message="reschedule records: not whole JSON around them")
+            )
+            continue
+        at, stop, value = best
+        taken_to = stop
+        found.append(_Object(text.count("\n", 0, at) + 1, text.count("\n", 0, stop - 1) + 1, value))
+    return found, warnings
+
+
+def own_lines(text: str) -> set[int]:
+    """The lines (numbered from 1) of the ConfigMap's description and of its records' JSON:
+    what is left of a file without them is another program's."""
+    objects, _ = _objects(text)
+    spans = {no for o in objects for no in range(o.first_line, o.last_line + 1)}
+    return spans | {no for no, line, _ in numbered_lines(text) if is_own_line(line)}
+
+
+def _jobs(value: Any) -> list[tuple[str, dict[str, Any]]]:
+    """A decoded object's jobs: the object itself where it holds the records (one job), else
+    its values that are jobs (the ConfigMap's map of jobs), a level further down at most."""
+    if not isinstance(value, dict):
+        return []
+    if _get(value, "RescheduleRecords") is not None:
+        return [("", value)]
+    jobs: list[tuple[str, dict[str, Any]]] = []
+    for key, job in value.items():
+        if isinstance(job, dict) and _get(job, "RescheduleRecords") is not None:
+            jobs.append((str(key), job))
+        elif isinstance(job, dict):
+            jobs += [
+                (str(k), j)
+                for k, j in job.items()
+                if isinstance(j, dict) and _get(j, "RescheduleRecords") is not None
+            ]
+    return jobs
+
+
+def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
+    """Every task of every reschedule record in ``text``, and the lines that held no record."""
+    found: list[Reschedule] = []
+    objects, warnings = _objects(text)
+    for obj in objects:
+        for key, job in _jobs(obj.value):
             total = _get(job, "TotalRescheduleTimes")
             for record in _get(job, "RescheduleRecords") or []:
                 if not isinstance(record, dict):
@@ -115,8 +204,8 @@ def parse(text: str) -> tuple[list[Reschedule], list[ParseWarning]]:
                         continue
                     found.append(
                         Reschedule(
-                            line=no,
-                            job=str(_get(job, "JobID") or key),
+                            line=obj.first_line,
+                            job=str(_get(job, "JobID") or key or "?"),
                             total=total
                             if isinstance(total, int) and not isinstance(total, bool)
                             else None,
