@@ -53,8 +53,13 @@ def test_rank_table_printed_into_a_log_and_cut() -> None:
         (0, "118.183.202.44", "-.-.-.-"),
         (1, "118.183.202.44", "-.-.-.-"),
     ]
-    # keys after the cut are not missing; the placeholder address on six devices is a finding
-    assert table["errors"] == ["device_ip -.-.-.- is given to 6 devices"]
+    # keys after the cut are not missing; the dashes a generator wrote where it found no
+    # address, on six devices, are a finding
+    assert table["errors"] == [
+        "device_ip is '-.-.-.-' for 6 device(s) (ranks 0, 1, 2, 3, 4, 5): no address, the "
+        "table's generator found none (give each NPU its device IP, hccn_tool -i N -ip -s, "
+        "and generate the table again)"
+    ]
     # six of the table's ranks are no cluster shape
     assert ev.shapes == []
 

@@ -172,6 +172,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # a copy that starts at one of the table's lists (rank_table.HEADLESS_RE)
         r'|^\s*"(?:server_list|server_group_list|group_list|rank_list|prefill_device_list|'
         r'decode_device_list)"\s*:\s*\['
+        # ... or inside one server's entry, at its keys or its device list
+        # (rank_table.SERVER_ENTRY_RE)
+        rf"|\A(?:{rank_table.SERVER_ENTRY_RE.pattern})"
         # ... or at its first key, only the opening brace left out (rank_table._BRACELESS_RE)
         rf'|^\s*"(?:{"|".join(rank_table.BRACELESS_KEYS)})"\s*:\s*"[^"\n]*",\s*\n[\s\S]*?'
         r'"(?:server_list|group_list)"\s*:\s*\['
@@ -2390,7 +2393,11 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         warnings.append(
             ParseWarning(
                 line=first,
-                message="the copy starts inside the rank table (its opening brace and the keys "
+                message="the copy starts inside one server's entry of a rank table (the table "
+                "around it left out): read as that server's devices (its version, counts, "
+                "server_id and the other servers unknown)"
+                if table.server_entry
+                else "the copy starts inside the rank table (its opening brace and the keys "
                 "before this list left out): read from here (version, counts and the other "
                 "lists unknown)",
             )

@@ -69,14 +69,16 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^[ \t]*\[(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:" (a copy
     # that capitalised it, "[Rank7]:[T506 ...", still without the space of a record's own
-    # "[Rank 3]")
-    re.compile(r"^\[(?:[Rr]ank|default)(?P<rank>\d+)\]:"),
+    # "[Rank 3]"); torch elastic's default is "[${role_name}${local_rank}]:" (its docs' example,
+    # "[trainer0]: foobar"), a template may add the global rank after it ("[trainer0|0]:")
+    re.compile(r"^\[(?:[Rr]ank|[A-Za-z_][A-Za-z_-]*?)(?P<rank>\d+)(?:\|\d+)?\]:"),
     # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."
     re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[(?:[Rr]ank|default)\d+\]:)"),
     # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
     re.compile(r"^ *(?P<rank>\d+): "),
-    # MPICH / Intel MPI -prepend-rank: "[3] "
-    re.compile(r"^\[(?P<rank>\d+)\] "),
+    # MPICH / Intel MPI -prepend-rank: "[3] "; not NCCL's own device tag at a line's start when
+    # its "host:pid:tid" is not printed ("[0] misc/socket.cc:71 NCCL WARN ...", "[0] NCCL INFO")
+    re.compile(r"^\[(?P<rank>\d+)\] (?!(?:\S+:\d+ )?NCCL (?:INFO|WARN)\b)"),
     # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or
     # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); vLLM's multiprocess
     # executor prefixes its workers the same way, some versions with the rank:

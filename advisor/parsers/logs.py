@@ -814,6 +814,7 @@ def parse(text: str) -> LogReport:
     _nccl_net_errors(lines, report, comm_ranks)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
     _nccl_call_failures(lines, report)
+    _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
     _cuda_failures(lines, report)
     _ucx_errors(lines, report)
@@ -899,16 +900,17 @@ def parse(text: str) -> LogReport:
             # a plog whose ERROR lines no reading above explained: HCCL's first one (with its task
             # exception report), else another module's (the runtime's failed kernel ...); beside
             # a heartbeat verdict only, the task exception it followed is read too
-            plog_error = _hccl_plog_error(lines) or (
-                None if heartbeats_only else _cann_plog_error(lines)
-            )
-            beat_lines = {e.line for e in report.events}
-            if plog_error is not None and (
-                not heartbeats_only
-                # beside a heartbeat verdict only the task exception it followed adds anything
-                or (plog_error.exception_type is not None and plog_error.line not in beat_lines)
-            ):
-                report.events.append(plog_error)
+            hccl_error = _hccl_plog_error(lines)
+            if hccl_error is not None:
+                beat_lines = {e.line for e in report.events}
+                if (
+                    not heartbeats_only
+                    # beside a heartbeat verdict only the task exception it followed adds anything
+                    or (hccl_error.exception_type is not None and hccl_error.line not in beat_lines)
+                ):
+                    report.events.append(hccl_error)
+            elif not heartbeats_only:
+                report.events += _cann_plog_errors(lines)
         if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
             return report  # HCCL's own plog of a run with no failure in it: evidence too
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
@@ -1188,6 +1190,10 @@ def _hccl_errors(
             or _search(_SERVER_PAIR_RE, window)
         ):
             _blame(ev, loc)
+        if code == "EI0006" and (
+            detected := [d for text in (line, *after) for d in _CONNECT_DETECTED_RE.finditer(text)]
+        ):
+            _detected_peers(ev, detected)
         if link := _search(_CREATE_LINK_RE, window):
             ev.rank = ev.rank if ev.rank is not None else int(link.group("rank"))
             ev.remote_rank = int(link.group("drank"))
@@ -2166,9 +2172,11 @@ _NCCL_WARN_RE = re.compile(
     r"NCCL WARN (?P<text3>.+)$"
 )
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
-# "NCCL WARN text" at the start of its line
+# "NCCL WARN text" at the start of its line; one that lost only "host:pid:tid" keeps the device
+# ("[0] misc/socket.cc:71 NCCL WARN ...")
 _NCCL_WARN_BARE_RE = re.compile(
-    r"(?:\S+:\d+ (?:\(\w+\) )?|^\s*)NCCL WARN (?P<text>.+)$"
+    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:\S+:\d+ (?:\(\w+\) )?)?|\S+:\d+ (?:\(\w+\) )?)"
+    r"NCCL WARN (?P<text>.+)$"
     # NCCL 1.x: "WARN src/reduce.cu:126 Cuda failure 'invalid resource handle'" (its sources)
     r"|^\s*WARN (?P<text2>(?:src|include)/\S+:\d+ .+)$"
 )
@@ -2510,9 +2518,52 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         report.events.append(ev)
 
 
+_NCCL_RESULT_DESCRIPTION_RE = re.compile(r"^\s*(?P<name>nccl[A-Z]\w*): (?P<text>\S.*?)\s*$")
+NCCL_DESCRIPTION_LINES = 6
+"""How far below torch's "NCCL error in:" line its result's description may stand (the message
+wrapped, a blank line)."""
+
+
+def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """torch's account of a failed NCCL call whose "NCCL error in: ..." line a copy left out (an
+    ellipsis in its place): the result's description (``ncclInternalError: Internal check
+    failed.``) with NCCL's last WARN under its "Last error:" label, one event per rank."""
+    names = {name: number for _, number, name in NCCL_RESULTS}
+    done: set[int | None] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if ": " not in line or not (m := _NCCL_RESULT_DESCRIPTION_RE.match(line)):
+            continue
+        if m.group("name") not in names or tagged in done:
+            continue
+        following = [t.strip() for _, t, _ in lines[index + 1 : index + 3]]
+        if "Last error:" not in following:
+            continue  # (a name in other words: a program's own message, a list of results)
+        above = lines[max(0, index - NCCL_DESCRIPTION_LINES) : index]
+        if any("NCCL error" in up or "NCCL Error" in up for _, up, _ in above):
+            continue  # the description of a failure read from its "NCCL error in:" line
+        done.add(tagged)
+        last = _last_error(lines, index)
+        report.events.append(
+            LogEvent(
+                kind="nccl_call_failure",
+                line=no,
+                message=line.strip()[:300] + (f" / Last error: {last[:200]}" if last else ""),
+                code=str(names[m.group("name")]),
+                code_name=m.group("name"),
+                rank=tagged,
+                library="NCCL",
+                exception_type=last[:200] if last else None,
+            )
+        )
+
+
 # vLLM's logger before each line of a traceback it logs: "ERROR 04-07 00:57:46 ray_utils.py:45] "
 # (newer: "ERROR 06-04 22:25:57 [multiproc_executor.py:932] ")
 _VLLM_PREFIX_RE = re.compile(r"^[A-Z]+ \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.]+:\d+\]\s?")
+
+
+_NODE_NAME_PREFIX_RE = re.compile(r"^(?=[\w.-]*[a-z])(?=[\w.-]*\d)[A-Za-z][\w.-]*: ")
+"""A node's name before a line (a name with a lower-case letter and a digit, as pdsh's)."""
 
 
 def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
@@ -2520,7 +2571,15 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
     ``lines[index]``. A page that doubled every line break (a blank line after the error line
     and after each line of its message) is read every second line."""
     after = lines[index + 1 : index + 1 + 2 * (NCCL_LAST_ERROR_LINES + 1)]
-    texts = [_VLLM_PREFIX_RE.sub("", t.strip(), count=1).strip() for _, t, _ in after]
+    # a node's name a collector put before every line ("rdma-test-gpu-worker-1: Last error:",
+    # pdsh's form where no bracket follows it), the same as the failure's own line's
+    node = _NODE_NAME_PREFIX_RE.match(lines[index][1])
+    texts = [
+        _VLLM_PREFIX_RE.sub(
+            "", t.strip().removeprefix(node.group(0)) if node else t.strip(), count=1
+        ).strip()
+        for _, t, _ in after
+    ]
     doubled = len(texts) > 1 and texts[0] == "" and texts[1] != ""
     window = (texts[1::2] if doubled else texts)[: NCCL_LAST_ERROR_LINES + 1]
     for i, text in enumerate(window[:-1]):
@@ -4556,27 +4615,44 @@ def _kernel_driver_error(lines: list[tuple[int, str, int | None]]) -> LogEvent |
     return None
 
 
-def _cann_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+_DEVICE_ID_RE = re.compile(r"\bdevice_id=(\d+)")
+"""The device a runtime's failed task ran on ("Aicore kernel execute failed, device_id=8, ...")."""
+
+
+def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
-    collective's AIV kernel that failed on the device), as written; the device kernel's driver
-    error record before it; never a query the driver does not serve."""
+    collective's AIV kernel that failed on the device), as written, one per process (a grep over
+    several processes' plogs: "./plog-1769_...log:19:[ERROR] RUNTIME(1769,):..."); the device
+    kernel's driver error record before them; never a query the driver does not serve."""
     kernel = _kernel_driver_error(lines)
+    found: dict[int | None, LogEvent] = {}
     for no, line, tagged in lines:
         if kernel is not None and no >= kernel.line:
-            return kernel  # the device kernel's record came first
+            break  # the device kernel's record came first
         if _NOT_SUPPORTED_RE.search(line):
             continue
-        if "[ERROR] " in line and (m := CANN_PLOG_ERROR_RE.search(line)):
-            return LogEvent(
-                kind="hccl_plog_error",
-                line=no,
-                message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
-                rank=tagged,
-                library=m.group("mod"),
-                exception_type=f"{m.group('mod')} error",
-            )
-    return kernel
+        if "[ERROR] " not in line or not (m := CANN_PLOG_ERROR_RE.search(line)):
+            continue
+        pid_m = _PLOG_PID_ANYWHERE_RE.search(line)
+        pid = int(pid_m.group(1)) if pid_m else None
+        if pid in found:
+            continue
+        device = _DEVICE_ID_RE.search(line)
+        found[pid] = LogEvent(
+            kind="hccl_plog_error",
+            line=no,
+            # (from its level on: a grep's file name before it is no part of it)
+            message=_PLOG_HEAD_RE.sub("", line[m.start() :].strip())[:300],
+            rank=tagged,
+            device=int(device.group(1)) if device else None,
+            pid=pid,
+            library=m.group("mod"),
+            exception_type=f"{m.group('mod')} error",
+        )
+    if not found:
+        return [kernel] if kernel is not None else []
+    return list(found.values())
 
 
 # The device's driver (DRV), HCCP (the NPU's network service), the RoCE driver (ROCE) and the
@@ -5459,6 +5535,32 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
 def _rank_list(text: str) -> list[int]:
     """``"1,3,5,7,"`` (HCCL prints a trailing comma) → ``[1, 3, 5, 7]``."""
     return [int(t) for t in text.replace(" ", "").split(",") if t]
+
+
+# EI0006's reason from HCCL's connection fault detection (the HCCL error reference's EI0006 page,
+# Communication_Error_Get_Socket; detect_connect_anomalies.cc, BuildGroupedDetectMessage): "This
+# node (server S, device ID d) detects that srcRank (server S, device ID d) fails to connect to
+# dstRank (server D, device ID e). ...", a line per destination server, its devices joined by ","
+# ("device ID 10,12"). The servers are the rank table's server ids (an IPv4 or IPv6 address).
+_CONNECT_DETECTED_RE = re.compile(
+    r"srcRank \(server (?P<src>[^,\s()]+), device ID (?P<sdev>\d+)\) fails to connect to "
+    r"dstRank \(server (?P<dst>[^,\s()]+), device ID (?P<ddevs>\d+(?:,\d+)*)\)"
+)
+
+
+def _detected_peers(ev: LogEvent, detected: list[re.Match[str]]) -> None:
+    """The source end and the peers an EI0006's detection names (the reason its code line leaves
+    to the lines after it): this end's device, the first peer server as the event's remote
+    address, every destination in its message."""
+    first = detected[0]
+    if ev.device is None:
+        ev.device = int(first.group("sdev"))
+    ev.remote_ip = first.group("dst")
+    peers = ", ".join(f"(server {d.group('dst')}, device ID {d.group('ddevs')})" for d in detected)
+    ev.message = (
+        f"{ev.message} srcRank (server {first.group('src')}, device ID {first.group('sdev')}) "
+        f"fails to connect to dstRank {peers}"
+    )[:400]
 
 
 def _blame(ev: LogEvent, loc: re.Match[str]) -> None:

@@ -31,6 +31,7 @@ are its errors; ``super_pod_list`` is not asked of it.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections import Counter
@@ -87,6 +88,9 @@ class RankTable:
     headless: bool = False
     """The copy starts at one of the table's lists (its opening brace and the keys before it
     left out): read from there, without those checks."""
+    server_entry: bool = False
+    """The copy starts inside one server's entry (its keys or its device list): the table around
+    it (version, counts, the other servers) is unknown."""
     braceless: bool = False
     """Only the table's opening brace is missing (a document that printed it from its first
     key): read whole, with every check; not valid JSON as it stands."""
@@ -106,9 +110,21 @@ _PLACEHOLDER_RE = re.compile(r"[xX]+(?:\.[xX]+){0,3}|\*+|<[^>]*>|\$?\{[^{}]*\}|\
 template's "{device_0_ip}" or "${DEVICE_IP}")."""
 
 
+_MASKED_ADDRESS_RE = re.compile(r"(?:\d{1,3}|\*+|[xX]+)(?:\.(?:\d{1,3}|\*+|[xX]+)){3}")
+
+
 def _is_address(value: str | None) -> bool:
-    """A value given as an address, not a placeholder a template left for one."""
-    return bool(value) and not _PLACEHOLDER_RE.fullmatch(str(value).strip())
+    """A value given as an address (an IPv4 or IPv6 one, or one a document masked in part,
+    "10.*.*.*"), not a placeholder a template left for one ("xxx", "<device_ip>", "device_ip")
+    nor the dashes a generator writes where it found none ("-.-.-.-")."""
+    text = str(value or "").strip()
+    if not text or _PLACEHOLDER_RE.fullmatch(text):
+        return False
+    try:
+        ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return bool(_MASKED_ADDRESS_RE.fullmatch(text)) and any(c.isdigit() for c in text)
+    return True
 
 
 def _masked(value: str | None) -> bool:
@@ -116,9 +132,19 @@ def _masked(value: str | None) -> bool:
     return bool(value) and ("*" in str(value) or not _is_address(value))
 
 
+def _unfound(value: str | None) -> bool:
+    """Dashes where an address goes ("-.-.-.-"): what a table's generator writes for a device
+    whose IP it could not find (GPUStack's for MindIE), not a template's placeholder."""
+    return bool(value) and set(str(value).strip()) <= {"-", "."}
+
+
 def placeholders(table: RankTable) -> list[str]:
     """The device addresses a template left as placeholders, in rank order."""
-    return [str(r.device_ip) for r in table.ranks if r.device_ip and not _is_address(r.device_ip)]
+    return [
+        str(r.device_ip)
+        for r in table.ranks
+        if r.device_ip and not _is_address(r.device_ip) and not _unfound(r.device_ip)
+    ]
 
 
 _TAIL_ELISION_RE = re.compile(r"(?<=[}\]])[ \t]*(?:\.\.\.|…)[ \t]*$")
@@ -128,6 +154,12 @@ HEADLESS_RE = re.compile(
 )
 """A copy that starts at one of a rank table's lists (its opening brace and the keys before the
 list left out): read as a table cut at its start."""
+SERVER_ENTRY_RE = re.compile(
+    r'\s*(?:"(?:server_id|container_ip|host_nic_ip|host_ip)"\s*:\s*"[^"\n]*",\s*)*'
+    r'"device"\s*:\s*\[\s*\{\s*"(?:device_id|device_ip|rank_id)"'
+)
+"""A copy that starts inside one server's entry of a 1.0 table (its keys, then its ``device``
+list): read as that server's entry of a table cut at both ends."""
 BRACELESS_KEYS = ("version", "server_count", "status", "board_id", "chip_info", "deploy_mode",
                   "group_count")  # fmt: skip
 """The keys a rank table's first line may hold (1.0/1.2 and the group_list form)."""
@@ -216,9 +248,13 @@ def parse(text: str) -> RankTable:
         # "}..." at the end: the entries after the last one shown were left out
         elided.append(mended.count("\n", 0, tail.start()) + 1)
         mended = mended[: tail.start()] + mended[tail.end() :]
-    headless = bool(HEADLESS_RE.match(mended))
+    entry = bool(SERVER_ENTRY_RE.match(mended))
+    headless = entry or bool(HEADLESS_RE.match(mended))
     braceless = not headless and bool(_BRACELESS_RE.match(mended))
-    if headless or braceless:
+    if entry:
+        # inside one server's entry: put the list and the entry's brace back, on the same line
+        mended = '{"server_list": [{' + mended
+    elif headless or braceless:
         # the copy starts at one of the table's lists or keys, its opening brace left out: same
         # lines
         mended = "{" + mended
@@ -234,7 +270,9 @@ def parse(text: str) -> RankTable:
         raise error from None
     table = _parse_text_doc(text, doc)
     table.elided_lines, table.cut, table.headless = elided, bool(closers), headless
-    table.braceless = braceless
+    table.braceless, table.server_entry = braceless, entry
+    if entry:  # the entry's keys above where the copy starts are not missing
+        table.errors = [e for e in table.errors if not e.startswith("server_list[0] has no ")]
     if elided or closers or headless:
         table.errors = [e for e in table.errors if not _needs_whole_table(e)]
     if closers or headless:  # a list or key outside what was copied is not missing
@@ -311,6 +349,14 @@ def _parse_text_doc(text: str, doc: Any) -> RankTable:
     # GE's wrapper documents a 1.2 table of server_id, device_id and rank_id only: the SuperPoD
     # fields HCCL's 1.2 template adds are not asked of it
     table = _parse_doc(doc, superpod_fields=not wrapper)
+    if unfound := [r for r in table.ranks if _unfound(r.device_ip)]:
+        table.errors.append(
+            f"device_ip is '{unfound[0].device_ip}' for {len(unfound)} device(s) (ranks "
+            + ", ".join(str(r.rank) for r in unfound[:8])
+            + (" ..." if len(unfound) > 8 else "")
+            + "): no address, the table's generator found none (give each NPU its device IP, "
+            "hccn_tool -i N -ip -s, and generate the table again)"
+        )
     if wrapper:
         table.wrapper, table.wrapper_line = wrapper, wrapper_line
         table.errors = [f"in '{wrapper}' (line {wrapper_line}): {e}" for e in table.errors]

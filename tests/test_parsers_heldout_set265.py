@@ -1,0 +1,79 @@
+"""Outputs of this stop's held-out evaluations (tests/data/evidence_heldout_44, sources in
+tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from tests.conftest import DATA
+from tests.rules_facts import finding_items
+
+HELDOUT = DATA / "evidence_heldout_44"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def test_ei0006s_detected_peers_are_its_link() -> None:
+    # HCCL's connection fault detection gives EI0006's reason on the lines after its code: the
+    # source end and each destination server's devices (IPv6 server ids here)
+    ev = _load("vllm_ascend_ei0006_ipv6_srcrank_dstrank_moe_dispatch_v4_561000_rank18_cut.txt")
+    (ei0006,) = [f for f in ev.failures if f["code"] == "EI0006"]
+    assert (ei0006["device"], ei0006["remote_ip"]) == (2, "2605:340:cd51:7702:bbee:9ccb:ec00:6164")
+    assert ei0006["message"].endswith(
+        "fails to connect to dstRank (server 2605:340:cd51:7702:bbee:9ccb:ec00:6164, device ID 10),"
+        " (server 2605:340:cd51:7702:bbee:9ccb:ec00:6164, device ID 12)"
+    )
+    (item,) = finding_items({"evidence.failures": ev.failures})["evidence-hccl-socket-timeout"]
+    assert "(device 2), its link to 2605:340:cd51:7702:bbee:9ccb:ec00:6164:" in item
+
+
+def test_a_grep_over_two_plogs_keeps_each_processs_failed_kernel() -> None:
+    ev = _load("cann_plog_grep_runtime_aiv_all_gather_kernel_fail_dev8_dev5_vllm_ascend_cut.txt")
+    said = [(f["line"], f["pid"], f["device"], f["library"]) for f in ev.failures]
+    assert said == [(1, 1769, 8, "RUNTIME"), (3, 1429, 5, "RUNTIME")]
+    # (from the plog's level on: grep's file name is no part of the message)
+    assert ev.failures[0]["message"].startswith("[davinci_kernel_task.cc:1639]")
+    assert "fault kernel_name=aiv_all_gather_bfloat16_t" in ev.failures[1]["message"]
+
+
+def test_one_servers_entry_with_no_addresses_is_an_invalid_table() -> None:
+    ev = _load("ranktable_v1.0_fragment_device_ip_dashes_8dev_cut.json")
+    (table,) = ev.rank_tables
+    assert (table["server_entry"], len(table["ranks"])) == (True, 8)
+    assert table["errors"][0].startswith("device_ip is '-.-.-.-' for 8 device(s) (ranks 0, 1, 2")
+    said = [m.message for m in ev.files[0].messages]
+    assert said[0].startswith("rank_table: the copy starts inside one server's entry")
+    (item,) = finding_items({"evidence.rank_tables": ev.rank_tables})["evidence-rank-table-invalid"]
+    assert "(its version not in the copy)" in item
+
+
+def test_a_masked_tables_placeholder_addresses_are_no_duplicates() -> None:
+    ev = _load("ranktable_v1.0_2srv_placeholders_node0_ip_cut.json")
+    (table,) = ev.rank_tables
+    # the word a poster put for every address is no address given to seven devices
+    assert table["errors"] == []
+    said = " | ".join(m.message for m in ev.files[0].messages)
+    assert "device_ip of 7 device(s) is a placeholder (device_ip, device_ip ...)" in said
+
+
+def test_a_role_prefixed_internal_error_keeps_nccls_last_error() -> None:
+    ev = _load("nccl_socket_ifname_missing_internal_error_trainer_prefix.log")
+    assert ev.files[0].status == "read"
+    (call,) = ev.failures
+    assert (call["kind"], call["code_name"], call["rank"], call["line"]) == (
+        "nccl_call_failure", "ncclInternalError", 0, 4,
+    )  # fmt: skip
+    assert call["exception_type"].startswith("ncclSocketInit: connecting to address  with family")
+
+
+def test_nccls_device_tag_without_its_host_is_no_rank() -> None:
+    (warn,) = _load("nccl_bootstrap_socketProgress_closed_before_magic_ret6.log").failures
+    assert (warn["rank"], warn["device"], warn["remote_ip"]) == (None, 0, "10.10.1.3")
+
+
+def test_a_nodes_prefix_leaves_nccls_last_error_read() -> None:
+    ev = _load("nccl_unhandled_cuda_error_initialization_host_prefixed_barrier_cut.log")
+    (call,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert (call["host"], call["code_name"]) == ("rdma-test-gpu-worker-1", "ncclUnhandledCudaError")
+    assert call["exception_type"] == "Cuda failure 'initialization error'"
