@@ -77,3 +77,64 @@ def test_a_nodes_prefix_leaves_nccls_last_error_read() -> None:
     (call,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
     assert (call["host"], call["code_name"]) == ("rdma-test-gpu-worker-1", "ncclUnhandledCudaError")
     assert call["exception_type"] == "Cuda failure 'initialization error'"
+
+
+def test_an_nccl_result_passed_up_without_a_warning_is_the_failure() -> None:
+    ev = _load("nccl_bootstrap_socket_systemerror_no_warn_DGX_nccl2.18.1.txt")
+    (call,) = ev.failures
+    assert (call["kind"], call["host"], call["pid"], call["code_name"], call["call"]) == (
+        "nccl_call_failure", "nd20-01", 191191, "ncclSystemError", "misc/socket.cc:564",
+    )  # fmt: skip
+    assert call["exception_type"].startswith("no WARN line says why; in its bootstrap")
+    (item,) = finding_items({"evidence.failures": ev.failures}, "nccl")["evidence-nccl-call-failed"]
+    assert "(no WARN line says why; in its bootstrap" in item and "last NCCL error" not in item
+
+
+def test_ib_turned_off_and_a_link_local_first_interface_are_said() -> None:
+    ev = _load("nccl_info_socket_ib_disabled_nccl2.5.6_ip6tnl0_cut.txt")
+    said = [m.message for m in ev.files[0].messages]
+    assert any(
+        "first socket interface has an IPv6 link-local address ([0]ip6tnl0:fe80" in m for m in said
+    )
+    assert any(
+        "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets" in m for m in said
+    )
+
+
+def test_a_collectors_time_stamps_leave_the_elastic_summary_read() -> None:
+    ev = _load("torchelastic_childfailederror_timestamped_swift_sft_cut.txt")
+    got = [(f["rank"], f["pid"], f["exit_code"], f["host"]) for f in ev.failures]
+    host = "standalone-q1xmje-13716191-worker-0"
+    assert got[:2] == [(0, 226, 1, host), (1, 227, 1, host)]
+
+
+def test_a_dump_not_finished_in_time_is_said_per_rank() -> None:
+    ev = _load("torch_watchdog_linenumbered_flightrecorder_wait_llamafactory_cut.txt")
+    (wait,) = [f for f in ev.failures if f["kind"] == "pg_dump_unfinished"]
+    assert (wait["rank"], wait["group"], wait["timeout_ms"]) == (3, "1", 60000)
+    items = finding_items({"evidence.failures": ev.failures}, "nccl")
+    assert items["evidence-flight-dumps-unfinished"] == [
+        f"Rank 3 (group 1) waited 60 s ({wait['source']}, line 7)"
+    ]
+    # a notice: rank 4's own failure is still the log's
+    assert "evidence-watchdog-failure" in items
+
+
+def test_the_last_launch_of_a_transcript_is_the_one_whose_processes_ran_alone() -> None:
+    ev = _load("nccl_tests_all_reduce_perf_mpirun_2host_v100_two_launches_nonmpi_build_cut.log")
+    said = " | ".join(m.message for m in ev.files[0].messages)
+    # the first launch's one process (its own Rank 0) is no third process of the second
+    assert "2 processes each printed their own header and 'Rank 0' (on gdr114, gdr116)" in said
+    items = finding_items({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    assert "evidence-nccl-tests-solo-runs" in items
+
+
+def test_an_ibstat_copy_that_lost_its_indent_is_read() -> None:
+    ev = _load("ibstat_1hca_mlx4_cx3_qdr40_active_flattened_prompt.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["port"], port["state"], port["rate_gbps"]) == (
+        "mlx4_0",
+        1,
+        "Active",
+        40.0,
+    )

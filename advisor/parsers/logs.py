@@ -99,6 +99,9 @@ Recognised events (``LogEvent.kind``):
   where the monitor printed it, in ``exception_type``;
 - ``pg_abort_timeout``: a process group's shutdown (``destroy_process_group``) whose abort of its
   communicators did not finish within the group's time-out (``timeout_ms``), per rank;
+- ``pg_dump_unfinished``: a rank's heartbeat monitor gave up waiting for the flight recorder's
+  dump (``timed out after waiting for 60000ms flight recorder dumps to finish``, the wait in
+  ``timeout_ms``), a notice per rank and group;
 - ``elastic_failure`` also from the agent's own line ``failed (exitcode: X) local_rank: L (pid: P)
   of binary: ..``: the first failure by time, so the root cause;
 - ``ucx_error``: UCX's InfiniBand transport reporting an error completion (``Transport retry
@@ -565,7 +568,7 @@ class LogEvent:
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
-    pg_abort_timeout or pg_debug_dump."""
+    pg_abort_timeout, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -836,6 +839,7 @@ def parse(text: str) -> LogReport:
     _watchdog(lines, report)
     _pg_abort_timeouts(lines, report)
     _pg_debug_dumps(lines, report)
+    _pg_dump_waits(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
@@ -881,6 +885,8 @@ def parse(text: str) -> LogReport:
         cut_records = [w for w in report.unread if w.skipped]  # (notes on what was read: no cut)
         if not report.events and cut_records and not notices:
             raise ParseError(cut_records[0].message, cut_records[0].line)
+        if not report.events:
+            _nccl_silent_returns(lines, report)
         if not report.events and (last := _orphan_last_error(lines)):
             report.events.append(last)
         if not report.events and (cut := cut_traceback(lines)) and python_exception(lines) is None:
@@ -2214,6 +2220,7 @@ NOTICE_KINDS = frozenset(
         "nccl_socket_network",
         "pg_timeout_warning",
         "pg_debug_dump",
+        "pg_dump_unfinished",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -2553,6 +2560,69 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
                 rank=tagged,
                 library="NCCL",
                 exception_type=last[:200] if last else None,
+            )
+        )
+
+
+# NCCL's NCCLCHECK passes a failed result up the stack and prints each step at INFO level
+# (src/include/checks.h: INFO(NCCL_ALL, "%s:%d -> %d", __FILE__, __LINE__, res)): "nd20-01:191191:
+# 219889 [0] NCCL INFO misc/socket.cc:564 -> 2". A WARN line usually says why at the first step;
+# some failures print none (NCCL issue 1099, socketPollConnect).
+_NCCL_RETURN_RE = re.compile(
+    r"NCCL INFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
+)
+_NCCL_PID_RE = re.compile(r"(?:^|\s)[\w.-]+ ?:(?P<pid>\d+):\d+ \[\d+\] ")
+_NCCL_STAGES = (
+    ("bootstrap", "in its bootstrap (the communicator's set-up)"),
+    ("init.cc", "while setting a communicator up"),
+    ("proxy", "in its proxy thread"),
+    ("enqueue", "while enqueueing an operation"),
+)
+
+
+def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A failed NCCL result passed up the stack where nothing else in the log reads as a failure
+    (no WARN line, no caller's report, no watchdog: a log of NCCL's INFO lines only): one event
+    per process, the result from the first step, the stage from the files the chain passed
+    through."""
+    names = {number: name for _, number, name in NCCL_RESULTS}
+    chains: dict[tuple[str | None, int | None], list[tuple[int, str, int, int | None]]] = {}
+    for no, line, tagged in lines:
+        if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
+            continue
+        result = int(m.group("res"))
+        if result not in names:
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        pid_m = _NCCL_PID_RE.search(line)
+        key = (host_m.group("host") if host_m else None, int(pid_m.group("pid")) if pid_m else None)
+        chains.setdefault(key, []).append((no, m.group("where"), result, tagged))
+    for (host, pid), chain in chains.items():
+        no, origin, result, tagged = chain[0]
+        files = list(dict.fromkeys(where.rsplit(":", 1)[0] for _, where, _, _ in chain))
+        stage = next((said for part, said in _NCCL_STAGES if any(part in f for f in files)), "")
+        report.events.append(
+            LogEvent(
+                kind="nccl_call_failure",
+                line=no,
+                message=(
+                    f"NCCL returned {result} ({names[result]}) at {origin}"
+                    + (f" {stage}" if stage else "")
+                    + f", passed up through {', '.join(files[1:6]) or 'no other step'}"
+                    + "; no WARN line says why"
+                )[:300],
+                code=str(result),
+                code_name=names[result],
+                rank=tagged,
+                host=host,
+                pid=pid,
+                library="NCCL",
+                call=origin,
+                exception_type=(
+                    "no WARN line says why"
+                    + (f"; {stage}" if stage else "")
+                    + (f", passed up through {', '.join(files[1:4])}" if len(files) > 1 else "")
+                )[:200],
             )
         )
 
@@ -6019,6 +6089,41 @@ def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport)
         )
 
 
+# The heartbeat monitor waits for the flight recorder's dump before the process ends (pytorch
+# ProcessGroupNCCL.cpp, waitTimeoutDumpInMilSec_ from TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC, 15 s by
+# default; torch_npu's TORCH_HCCL_WAIT_TIMEOUT_DUMP_MILSEC, 60 s): on time-out it warns "timed out
+# after waiting for 60000ms flight recorder dumps to finish."; when the dump finished in time it
+# says "slept for Nms giving time for flight recorder dumps to finish." (INFO)
+_DUMP_WAIT_TIMEOUT_RE = re.compile(
+    r"timed out after waiting for (\d+) ?ms flight recorder dumps to finish"
+)
+
+
+def _pg_dump_waits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``pg_dump_unfinished`` notice per rank that gave up waiting for its dump."""
+    seen: set[tuple[int | None, str | None]] = set()
+    for no, line, tagged in lines:
+        if "flight recorder dumps" not in line or not (m := _DUMP_WAIT_TIMEOUT_RE.search(line)):
+            continue
+        rank = _record_rank(line, tagged)
+        group = _pg(_PG_RE.search(line))
+        if (rank, group) in seen:
+            continue
+        seen.add((rank, group))
+        report.events.append(
+            LogEvent(
+                kind="pg_dump_unfinished",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                group=group,
+                timeout_ms=int(m.group(1)),
+                library="HCCL" if "HCCL" in line else "NCCL",
+                exception_type="the flight recorder's dump did not finish in the time waited",
+            )
+        )
+
+
 def _pg_abort_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``pg_abort_timeout`` per rank whose process group's abort at shutdown timed out."""
     seen: set[int | None] = set()
@@ -6523,6 +6628,8 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
 # releases print only the first two)
 _NET_SOCKET_USING_RE = re.compile(r"NET/Socket : Using (?P<ifaces>.+?)\s*$")
 _NET_CHOSEN_RE = re.compile(r"\bUsing network (?P<net>\S.*?)\s*$")
+_FIRST_IFACE_RE = re.compile(r"\[0\](?P<iface>[\w.-]+):(?P<addr>[0-9A-Fa-f:.]+)(?:%[\w.-]+)?<\d+>")
+"""The first interface of NCCL's list ("[0]ip6tnl0:fe80::e866:19ff:fe1e:a688%ip6tnl0<0>")."""
 # an interface of "NET/Socket : Using [0]lo:127.0.0.1<0> [1]eth0:..." that is the loopback
 _LOOPBACK_IFACE_RE = re.compile(r"\[\d+\]lo:")
 # a net plugin's own warning that it did not start (aws-ofi-nccl: "NET/OFI aws-ofi-nccl
@@ -6544,6 +6651,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     plugin_failed: dict[str, str] = {}
     over_sockets: set[str] = set()
     loopback: set[str] = set()
+    link_local: set[str] = set()
     ib_off: set[str] = set()  # hosts whose environment set NCCL_IB_DISABLE=1
     for no, line, tagged in lines:
         if "NET/" not in line and "Using network" not in line and "NCCL_IB_DISABLE" not in line:
@@ -6564,7 +6672,13 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         channel = " via NET/Socket" in line
         if channel:
             over_sockets.add(host)
-        socket = no_ib or channel or (net is not None and net.group("net") == "Socket")
+        # (with IB turned off, NCCL's socket transport listing its interfaces is the one it uses)
+        socket = (
+            no_ib
+            or channel
+            or (net is not None and net.group("net") == "Socket")
+            or (using is not None and host in ib_off)
+        )
         if socket and host not in per_host:
             per_host[host] = LogEvent(
                 kind="nccl_socket_network",
@@ -6594,6 +6708,24 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                         skipped=False,
                     )
                 )
+        if (
+            using is not None
+            and (first_if := _FIRST_IFACE_RE.match(using.group("ifaces")))
+            and first_if.group("addr").lower().startswith("fe80:")
+            and host not in link_local
+        ):
+            # an IPv6 link-local address (fe80::/10) is reachable on its own link only (an
+            # ip6tnl0 tunnel's, first in the list of NCCL issue 529's "NCCL timeouts" log)
+            link_local.add(host)
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"{host}: NCCL's first socket interface has an IPv6 link-local "
+                    f"address ({first_if.group(0)[:80]}): no peer off that link reaches it; "
+                    "NCCL_SOCKET_IFNAME names the interface to use",
+                    skipped=False,
+                )
+            )
         said = (per_host[host].exception_type or "") if host in per_host else ""
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
@@ -7144,7 +7276,22 @@ AGENT_CAUSE_LINES = 40
 """How far above torchrun's "failed (exitcode: ..)" line the worker's exception is looked for."""
 
 
+_COLLECTOR_STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? ")
+"""A log collector's time stamp before each line it kept ("2026-09-17 13:40:05 ...")."""
+
+
+def _unstamped(lines: list[tuple[int, str, int | None]]) -> list[tuple[int, str, int | None]]:
+    """``lines`` without the time stamp a collector put before every one of them (most of the
+    non-blank lines carry it): torch elastic's summary laid out as printed."""
+    texts = [line for _, line, _ in lines if line.strip()]
+    stamped = sum(1 for line in texts if _COLLECTOR_STAMP_RE.match(line))
+    if not texts or stamped * 10 < len(texts) * 9:
+        return lines
+    return [(no, _COLLECTOR_STAMP_RE.sub("", line, count=1), tag) for no, line, tag in lines]
+
+
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    lines = _unstamped(lines)
     in_summary = False
     root = False
     root_heading = 0  # line of a "Root Cause" heading no entry has followed yet

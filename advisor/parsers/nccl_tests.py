@@ -376,7 +376,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
     max_rank = -1  # the highest "# Rank N" line
-    launched: int | None = None  # mpirun's -np
+    launched: int | None = None  # the last mpirun's -np
+    launch_rank0 = 0  # rank0_hosts before that mpirun's command line
     next_run_notes: list[ParseWarning] = []  # "stopped before its table, then another run"
     run_devices: dict[int, str] = {}  # the rank lines of the run the next table belongs to
 
@@ -427,8 +428,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             info_hosts.setdefault(m_info.group(1), None)  # its "nranks N" is read below
             if m_rank := _INFO_RANK_RE.search(stripped):
                 info_ranks[int(m_rank.group(1))] = m_info.group(1)
-        if (m_np := _NP_RE.search(stripped)) and launched is None:
-            launched = int(m_np.group(1))
+        if m_np := _NP_RE.search(stripped):
+            # (a transcript of several launches: the last one's processes are what follows)
+            launched, launch_rank0 = int(m_np.group(1)), len(rank0_hosts)
         if m_np and nranks is None:
             nranks = int(m_np.group(1))
         m_nr = _NRANKS_RE.search(stripped)
@@ -599,17 +601,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     # (a real run, or a sweep of them, lists ranks past the first process's)
     # (a log without mpirun's command line shows it by its headers alone: two or more, each
     # with its own Rank 0 on another host)
+    launch_hosts = rank0_hosts[launch_rank0:]
     solo = (
-        [h for _, h in rank0_hosts]
+        [h for _, h in launch_hosts]
         if (
-            (launched is not None and launched > 1 and len(rank0_hosts) == launched)
+            (launched is not None and launched > 1 and len(launch_hosts) == launched)
             # without it, processes started side by side show it by a header that comes
             # before the table of the header above it; runs one after another each print
             # their table first
             or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
         )
         and 0 <= max_rank < max(min_ranks, 1)
-        and len({h for _, h in rank0_hosts}) > 1
+        and len({h for _, h in launch_hosts}) > 1
         else []
     )
     if solo:
@@ -618,7 +621,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         warnings = [w for w in warnings if w not in next_run_notes]
         warnings.append(
             ParseWarning(
-                line=rank0_hosts[1][0],
+                line=launch_hosts[1][0],
                 message=f"{len(solo)} processes each printed their own header and 'Rank 0' (on "
                 f"{', '.join(dict.fromkeys(solo))}): each ran the test alone, none across "
                 "hosts (nccl-tests runs one test over several processes only when built with "

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-IBSTAT_SIGNATURE = r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]+CA type:"
+IBSTAT_SIGNATURE = r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]*CA type:"
 IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
 """``ibstatus`` (infiniband-diags' script over sysfs): a block a port, ``state: 4: ACTIVE``,
 ``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
