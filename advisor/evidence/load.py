@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.errors import ConfigError
 from advisor.evidence.timeline import FailureTimeline
 from advisor.evidence.timeline import build as build_timeline
-from advisor.evidence.words import may_match, required_words
+from advisor.evidence.words import BranchSearch, may_match, required_words
 from advisor.flight.examine import examine
 from advisor.flight.load import Dump, DumpError, read_dump
 from advisor.flight.model import FlightFacts
@@ -311,6 +311,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
 _SIGNATURE_WORDS = {name: required_words(sig) for name, sig in _SIGNATURES.items()}
 """Per signature, words one of which every text it matches holds (``words.required_words``):
 a signature runs only on a text that holds one of its words."""
+_SIGNATURE_SEARCH = {name: BranchSearch(sig) for name, sig in _SIGNATURES.items()}
+"""Per signature, its alternatives each searched only where its own words are (the failure-log
+signature has over a hundred: all of them at every position took seconds a megabyte on a long
+log that holds none)."""
 
 _CANN_CODE_RE = re.compile(r"E[A-Z]\d{4}\b(?:[:)]|\[PID: \d)")
 """A CANN error code (``EI0006:``, ``(EI0002)``, the device error report's ``EE9999[PID: 43311]``),
@@ -546,7 +550,7 @@ def detect(text: str) -> list[str]:
         for name, sig in _SIGNATURES.items()
         # (glog's FATAL line has no word to look for first: its own test, as a CANN code's)
         if (name == "log" and (_has_cann_code(text) or logs.GLOG_FATAL_RE.search(text)))
-        or (may_match(_SIGNATURE_WORDS[name], text) and sig.search(text))
+        or _SIGNATURE_SEARCH[name].found(text)
         or (name == "rank_table" and embedded_rank_table(text) is not None)
     ]
 
@@ -560,16 +564,23 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
     its signature, with the number of lines before it; None when there is none."""
     decoder = json.JSONDecoder()
     unclosed: re.Match[str] | None = None
+    first = len(text) - len(text.lstrip())  # the first character that is not white space
+    read_to = 0  # the end of the last whole object read: the objects inside it are no others
     for m in _LINE_OPENS_OBJECT.finditer(text):
-        if m.start() == 0 or not text[: m.start()].strip():
+        if m.start() <= first:
             continue  # at the top: the whole text is the table (or not one)
+        if m.start() < read_to:
+            continue  # inside an object read whole and found no table
         try:
             _, end = decoder.raw_decode(text, m.end() - 1)
         except (ValueError, RecursionError):  # (not JSON, or nested past the reader's depth)
             unclosed = unclosed or m
             continue
         part = text[m.end() - 1 : end]
-        if _SIGNATURES["rank_table"].search(part):
+        read_to = end
+        if may_match(_SIGNATURE_WORDS["rank_table"], part) and _SIGNATURES["rank_table"].search(
+            part
+        ):
             if unclosed is not None and _inside_table_list(text[unclosed.end() - 1 : m.start()]):
                 # an object inside a table's list that the copy cut (a group of a global
                 # table's server_group_list): the cut table is the table, not its group

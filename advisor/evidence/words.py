@@ -85,3 +85,53 @@ def _branch_words(alternatives: list[Any]) -> tuple[str, ...] | None:
             return None
         out.extend(w for w in words if w not in out)
     return tuple(out)
+
+
+def split_alternation(pattern: str) -> list[str]:
+    """The top-level alternatives of ``pattern`` (its ``|`` outside groups, classes and
+    escapes), as pattern texts; the pattern whole where it has one."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    in_class = False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "]" or pattern[i + 1 : i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3  # a "]" first is a member, not the end
+                continue
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+class BranchSearch:
+    """A pattern of many alternatives, searched one alternative at a time and each only on a
+    text that holds one of its own words: on a text that holds few of them (a long log of
+    another kind) the engine runs a few alternatives, not all of them at every position. It
+    answers whether the pattern matches, as ``pattern.search(text)`` would."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.words = required_words(pattern)
+        branches = [re.compile(part, pattern.flags) for part in split_alternation(pattern.pattern)]
+        self.branches = [(required_words(branch), branch) for branch in branches]
+
+    def found(self, text: str) -> bool:
+        if not may_match(self.words, text):
+            return False
+        return any(may_match(words, text) and b.search(text) for words, b in self.branches)

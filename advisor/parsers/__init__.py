@@ -70,8 +70,10 @@ _LAUNCHER_PREFIXES = (
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:" (a copy
     # that capitalised it, "[Rank7]:[T506 ...", still without the space of a record's own
     # "[Rank 3]"); torch elastic's default is "[${role_name}${local_rank}]:" (its docs' example,
-    # "[trainer0]: foobar"), a template may add the global rank after it ("[trainer0|0]:")
-    re.compile(r"^\[(?:[Rr]ank|[A-Za-z_][A-Za-z_-]*?)(?P<rank>\d+)(?:\|\d+)?\]:"),
+    # "[trainer0]: foobar"): the default role and the docs' one only, as a program's own
+    # "[step400]:" or "[GPU0]:" is no launcher's tag; a template may print another number after
+    # the local rank ("[trainer0|0]:"), not read (which rank it is depends on the template)
+    re.compile(r"^\[(?:[Rr]ank|default|trainer)(?P<rank>\d+)(?:\|\d+)?\]:"),
     # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."
     re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[(?:[Rr]ank|default)\d+\]:)"),
     # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)

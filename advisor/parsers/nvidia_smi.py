@@ -63,16 +63,20 @@ def parse_nic_legend(
     token (a terminal's wrapping ran other text into them: ``NIC0:  NIC41  CPU Affinity ...``)."""
     legends: list[tuple[int, dict[str, str]]] = []
     seen: set[str] = set()
+    last: tuple[str, str] | None = None
     garbled: list[tuple[int, str]] = []
     for no, line, _ in numbered_lines(text):
         if not (m := _NIC_LEGEND_ANY_RE.match(line)):
             continue
         nic = m.group(1)
+        value = m.group(2).strip()
+        if (nic, value) == last:
+            continue  # the entry above printed twice (a copy's doubled line): the legend goes on
+        last = (nic, value)
         if nic in seen or not legends:
             legends.append((no, {}))
             seen = set()
         seen.add(nic)
-        value = m.group(2).strip()
         if value and " " not in value and not value.startswith("NIC"):
             legends[-1][1][nic] = value
         else:

@@ -128,14 +128,18 @@ def _is_address(value: str | None) -> bool:
 
 
 def _masked(value: str | None) -> bool:
-    """An address a document masked or left as a placeholder ("10.*.*.*", "xx.xx.xx.xx")."""
-    return bool(value) and ("*" in str(value) or not _is_address(value))
+    """An id a document masked or left as a placeholder ("10.*.*.*", "xx.xx.xx.xx"); a host's
+    name is an id too (a server_id need be no address)."""
+    text = str(value or "").strip()
+    return bool(text) and ("*" in text or bool(_PLACEHOLDER_RE.fullmatch(text)))
 
 
 def _unfound(value: str | None) -> bool:
     """Dashes where an address goes ("-.-.-.-"): what a table's generator writes for a device
     whose IP it could not find (GPUStack's for MindIE), not a template's placeholder."""
-    return bool(value) and set(str(value).strip()) <= {"-", "."}
+    text = str(value or "").strip()
+    # (a document's "...." for a left-out address is no generator's)
+    return bool(text) and "-" in text and set(text) <= {"-", "."}
 
 
 def placeholders(table: RankTable) -> list[str]:

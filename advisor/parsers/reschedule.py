@@ -13,13 +13,15 @@ the same project with lower-case first letters.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import ParseError, ParseWarning, strip_launcher_prefix
 
 SIGNATURE = r'^recent-reschedule-records:\s*$|"[Rr]escheduleRecords"\s*:\s*\['
 _RECORDS_RE = re.compile(r'"[Rr]escheduleRecords"\s*:\s*\[')
@@ -53,6 +55,11 @@ def _get(obj: dict[str, Any], key: str) -> Any:
 
 
 _DESCRIBE_RE = re.compile(r"^(?:Name|Namespace|Labels|Annotations|Events|Data):|^=+$|^-+$")
+_OWN_WORDS_RE = re.compile(
+    r"[Rr]escheduleRecords|recent-reschedule-records|Name:|Namespace:|Labels:|Annotations:"
+    r"|Events:|Data:|^\s*\S*(?:==|--)"
+)
+"""What a line of the description or its records holds somewhere (its words, a rule)."""
 
 
 def is_own_line(line: str) -> bool:
@@ -71,23 +78,31 @@ def _text(value: Any) -> str:
 _OUTWARD_LEVELS = 3
 """How many enclosing objects around a pretty-printed job's records are tried (the job, the map
 of jobs, the ConfigMap's data)."""
-_BACK_CHARS = 65536
-"""How far before a pretty-printed ``"RescheduleRecords"`` its object's opening brace is looked
-for."""
+_TOKEN_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}]')
+"""A JSON string (its braces are no brackets) or a brace, read forward once."""
 
 
-def _opening_brace(text: str, end: int, floor: int) -> int:
-    """The ``{`` still open at ``end`` (scanning back no further than ``floor``), or -1."""
-    depth = 0
-    for at in range(end - 1, floor - 1, -1):
-        ch = text[at]
-        if ch == "}":
-            depth += 1
-        elif ch == "{":
-            if depth == 0:
-                return at
-            depth -= 1
-    return -1
+def _open_braces(text: str, offsets: list[int]) -> dict[int, list[int]]:
+    """For each offset (ascending), the ``{`` still open there, innermost last (the nearest
+    ``_OUTWARD_LEVELS``): one pass over the text's strings and braces."""
+    found: dict[int, list[int]] = {}
+    stack: list[int] = []
+    waiting = iter(offsets)
+    target = next(waiting, None)
+    for m in _TOKEN_RE.finditer(text):
+        while target is not None and m.start() >= target:
+            found[target] = stack[-_OUTWARD_LEVELS:]
+            target = next(waiting, None)
+        if target is None:
+            break
+        if m.group() == "{":
+            stack.append(m.start())
+        elif m.group() == "}" and stack:
+            stack.pop()
+    while target is not None:
+        found[target] = stack[-_OUTWARD_LEVELS:]
+        target = next(waiting, None)
+    return found
 
 
 @dataclass
@@ -97,18 +112,27 @@ class _Object:
     value: Any
 
 
+@functools.lru_cache(maxsize=1)
 def _objects(text: str) -> tuple[list[_Object], list[ParseWarning]]:
     """Each JSON object holding reschedule records, with the lines it spans: one line (kubectl
     describe, ``-o yaml``, a scheduler's log quoting it after its prefix, each line a launcher
     may have tagged) or pretty-printed over several (a script's ``json.dumps(..., indent=2)``),
-    the outermost enclosing object that is whole JSON."""
+    the outermost enclosing object that is whole JSON. (Kept for the last text: the log
+    readers' blanking and the records' reading ask for the same file.)"""
     found: list[_Object] = []
     warnings: list[ParseWarning] = []
     decoder = json.JSONDecoder()
-    lines = numbered_lines(text)
-    for no, raw, _ in lines:
-        line = raw.strip()
-        if '"' not in line or not (rm := _RECORDS_RE.search(line)):
+    bounds = [0, *(m.end() for m in re.finditer("\n", text))]
+    looked: set[int] = set()
+    for found_key in _RECORDS_RE.finditer(text):
+        no = bisect.bisect_right(bounds, found_key.start())
+        if no in looked:
+            continue  # (a line of several jobs' records: its object read once)
+        looked.add(no)
+        end = text.find("\n", found_key.start())
+        raw = text[bounds[no - 1] : end if end >= 0 else len(text)]
+        line = strip_launcher_prefix(raw)[0].strip()
+        if not (rm := _RECORDS_RE.search(line)):
             continue
         start = line.find("{")
         if not 0 <= start < rm.start():
@@ -127,31 +151,45 @@ def _objects(text: str) -> tuple[list[_Object], list[ParseWarning]]:
             continue
         found.append(_Object(no, no, value))
     # pretty-printed: the records' key on a line with no brace before it
+    pretty = [
+        rm.start()
+        for rm in _RECORDS_RE.finditer(text)
+        if "{" not in text[text.rfind("\n", 0, rm.start()) + 1 : rm.start()]
+    ]
+    if not pretty:
+        return found, warnings
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(bounds, offset)
+
+    braces = _open_braces(text, pretty)
     taken_to = 0
-    for rm in _RECORDS_RE.finditer(text):
-        bol = text.rfind("\n", 0, rm.start()) + 1
-        if rm.start() < taken_to or "{" in text[bol : rm.start()]:
-            continue
+    # an enclosing object found no whole JSON once (a map of jobs cut at its end) is not read
+    # again for each job inside it: each try reads to where it breaks
+    broken: set[int] = set()
+    for key in pretty:
+        if key < taken_to:
+            continue  # inside an object already read
         best: tuple[int, int, Any] | None = None
-        end = rm.start()
-        floor = max(0, rm.start() - _BACK_CHARS)
-        for _ in range(_OUTWARD_LEVELS):
-            if (at := _opening_brace(text, end, floor)) < 0:
+        for at in reversed(braces[key]):
+            if at in broken:
                 break
             try:
                 value, stop = decoder.raw_decode(text, at)
             except (json.JSONDecodeError, RecursionError):
+                broken.add(at)
                 break
-            best, end = (at, stop, value), at
+            best = (at, stop, value)
         if best is None:
-            no = text.count("\n", 0, rm.start()) + 1
             warnings.append(
-                ParseWarning(line=no, message="reschedule records: not whole JSON around them")
+                ParseWarning(
+                    line=line_of(key), message="reschedule records: not whole JSON around them"
+                )
             )
             continue
         at, stop, value = best
         taken_to = stop
-        found.append(_Object(text.count("\n", 0, at) + 1, text.count("\n", 0, stop - 1) + 1, value))
+        found.append(_Object(line_of(at), line_of(stop - 1), value))
     return found, warnings
 
 
@@ -160,7 +198,13 @@ def own_lines(text: str) -> set[int]:
     what is left of a file without them is another program's."""
     objects, _ = _objects(text)
     spans = {no for o in objects for no in range(o.first_line, o.last_line + 1)}
-    return spans | {no for no, line, _ in numbered_lines(text) if is_own_line(line)}
+    return spans | {
+        no
+        for no, line in enumerate(text.split("\n"), start=1)
+        # (only a line that holds one of the description's words is looked at, its launcher's
+        # tag taken off: a long log is mostly other lines)
+        if _OWN_WORDS_RE.search(line) and is_own_line(strip_launcher_prefix(line)[0])
+    }
 
 
 def _jobs(value: Any) -> list[tuple[str, dict[str, Any]]]:
