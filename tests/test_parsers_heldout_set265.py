@@ -138,3 +138,32 @@ def test_an_ibstat_copy_that_lost_its_indent_is_read() -> None:
         "Active",
         40.0,
     )
+
+
+def test_an_hccn_conf_netmask_with_gaps_in_its_bits_is_said() -> None:
+    ev = _load("hccn.conf_8dev_netmask_before_address_fake_1.2.3.4_mask_hixl_fixture.conf")
+    assert [d["netmask"] for d in ev.hccn_conf] == ["1.2.3.4"] * 8
+    (note,) = [m.message for m in ev.files[0].messages]
+    assert note.startswith("hccn_conf: netmask '1.2.3.4' of device(s) 0, 1, 2, 3, 4, 5, 6, 7 is no")
+
+
+def test_the_950s_vnic_query_is_read_as_a_note() -> None:
+    ev = _load("hccn_tool_g_vnic_i0_ascend950_link_up_ip_netmask_driver_doc_cut.txt")
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["hccn_vnic"])
+    (note,) = [m.message for m in ev.files[0].messages]
+    assert "vNIC query: link UP, 192.168.2.199 netmask 255.255.255.0" in note
+    assert ev.npu_ports == []  # the virtual NIC is no parameter-plane port
+
+
+def test_a_documents_npux_column_leaves_the_matrix_read() -> None:
+    ev = _load("npu-smi_info_t_topo_8npu_hccs_placeholder_npux_affinity_indented_readme_cut.txt")
+    (topo,) = ev.topologies
+    assert topo["devices"] == [f"NPU{i}" for i in range(8)]
+    assert {topo["links"]["NPU0"][f"NPU{i}"] for i in range(1, 8)} == {"HCCS"}
+    assert topo["cpu_affinity"] == {}  # every value the placeholder xx-xx
+
+
+def test_a_loopback_server_id_in_a_table_of_two_servers_is_said() -> None:
+    ev = _load("rank_table_v1.0_2servers_16dev_loopback_server_id_mindie_ut_fixture.json")
+    said = " | ".join(m.message for m in ev.files[0].messages)
+    assert "server_id 127.0.0.1 is a loopback address in a table of 2 servers" in said

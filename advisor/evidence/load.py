@@ -93,7 +93,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "npu_smi_mapping": re.compile(npu_smi.MAPPING_SIGNATURE, re.M),
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(
-        r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)\d+)*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
+        # (a document's "NPUx" column stands for the NPUs it left out)
+        r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)(?:\d+|x))*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b"
         r"|^[ \t]*This device does not support querying topo\."
         # sglang's check_env heading over npu-smi's matrix (a copy may end inside its header)
@@ -160,6 +161,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
     "msprof": re.compile(msprof.SIGNATURE, re.M),
     "nic_legend": re.compile(nvidia_smi.NIC_LEGEND_SIGNATURE, re.M),
+    "hccn_vnic": re.compile(hccn_tool.VNIC_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -1223,6 +1225,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
+                "hccn_tool's vNIC query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2421,6 +2424,19 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 "refuses the file): read with it put back",
             )
         )
+    if len(table.servers) > 1 and (looped := rank_table.loopback_servers(table)):
+        warnings.append(
+            ParseWarning(
+                line=1 + offset,
+                # (CANN's rank table guide: server_id is the AI server's id, a string unique in
+                # the table, e.g. "node_0"; HCCL connects by device_ip)
+                message=f"server_id {', '.join(looped)} is a loopback address in a table of "
+                f"{len(table.servers)} servers: HCCL takes server_id as an id only, but a tool "
+                "that takes it for the server's address reaches no other host by it (a test's "
+                "or a template's value?)",
+                skipped=False,
+            )
+        )
     if held := rank_table.placeholders(table):
         shown = ", ".join(held[:2]) + (" ..." if len(held) > 2 else "")
         warnings.append(
@@ -2650,6 +2666,22 @@ def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+def _hccn_vnic(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """hccn_tool's vNIC query (Ascend 950's ``-g -vnic``): a note of each answer, the virtual
+    NIC being no parameter-plane port (no RoCE or UB link is known from it)."""
+    return [
+        ParseWarning(
+            line=v.line,
+            message=f"hccn_tool's vNIC query: link {v.status}"
+            + (f", {v.ipaddr}" if v.ipaddr else "")
+            + (f" netmask {v.netmask}" if v.netmask else "")
+            + "; the virtual NIC, not a parameter-plane port: not judged",
+            skipped=False,
+        )
+        for v in hccn_tool.parse_vnic(text)
+    ]
+
+
 _CONVERTERS = {
     "nccl_tests": _nccl,
     "hccl_test": _hccl,
@@ -2672,6 +2704,7 @@ _CONVERTERS = {
     "msprof": _msprof,
     "nvidia_smi_p2p": _p2p,
     "nic_legend": _nic_legend,
+    "hccn_vnic": _hccn_vnic,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 
@@ -53,4 +54,59 @@ def parse(text: str) -> HccnConf:
         devices.setdefault(dev, HccnDevice(device=dev)).settings[key] = value
     if not devices:
         raise ParseError("no 'address_N=...' line: not an hccn.conf file")
+    warnings += _bad_values(devices)
     return HccnConf(devices=dict(sorted(devices.items())), warnings=warnings)
+
+
+def _is_netmask(value: str) -> bool:
+    try:
+        ipaddress.IPv4Network(f"0.0.0.0/{value}")
+    except ValueError:
+        return False
+    return True
+
+
+def _bad_values(devices: dict[int, HccnDevice]) -> list[ParseWarning]:
+    """Notes on values no NIC can take: a netmask whose one bits are not contiguous (or no
+    dotted mask at all), an address that is no IPv4 address, one address on two devices."""
+    notes: list[ParseWarning] = []
+    by_mask: dict[str, list[int]] = {}
+    by_address: dict[str, list[int]] = {}
+    for dev in sorted(devices):
+        mask, address = devices[dev].netmask, devices[dev].address
+        if mask is not None and not _is_netmask(mask):
+            by_mask.setdefault(mask, []).append(dev)
+        if address is not None:
+            by_address.setdefault(address, []).append(dev)
+    for mask, devs in by_mask.items():
+        notes.append(
+            ParseWarning(
+                line=0,
+                message=f"netmask {mask!r} of device(s) {', '.join(map(str, devs))} is no netmask "
+                "(its one bits are not contiguous, or it is no dotted mask): the NIC cannot take it",
+                skipped=False,
+            )
+        )
+    for address, devs in by_address.items():
+        try:
+            ipaddress.IPv4Address(address)
+        except ValueError:
+            notes.append(
+                ParseWarning(
+                    line=0,
+                    message=f"address {address!r} of device(s) {', '.join(map(str, devs))} is no "
+                    "IPv4 address",
+                    skipped=False,
+                )
+            )
+            continue
+        if len(devs) > 1:
+            notes.append(
+                ParseWarning(
+                    line=0,
+                    message=f"address {address} is given to devices {', '.join(map(str, devs))}: "
+                    "each NPU's NIC needs its own",
+                    skipped=False,
+                )
+            )
+    return notes

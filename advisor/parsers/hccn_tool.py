@@ -1283,3 +1283,35 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
         by_device[key] = p
         out.append(p)
     return sorted(out, key=lambda p: (p.device is None, p.device or 0, p.line))
+
+
+VNIC_SIGNATURE = r"^[ \t]*vnic link status:[ \t]*\w+"
+"""``hccn_tool -i N -g -vnic`` (Ascend 950): the virtual NIC's ``vnic link status: UP``, then its
+``vnic ipaddr:`` and ``vnic netmask:`` lines."""
+_VNIC_RE = re.compile(r"^\s*vnic (link status|ipaddr|netmask):\s*(\S+)\s*$")
+
+
+@dataclass
+class Vnic:
+    line: int
+    status: str
+    ipaddr: str | None = None
+    netmask: str | None = None
+
+
+def parse_vnic(text: str) -> list[Vnic]:
+    """Each vNIC answer in ``text``, its address lines under its status line."""
+    found: list[Vnic] = []
+    for no, line, _ in numbered_lines(text):
+        if not (m := _VNIC_RE.match(line)):
+            continue
+        key, value = m.group(1), m.group(2)
+        if key == "link status":
+            found.append(Vnic(line=no, status=value))
+        elif found and key == "ipaddr":
+            found[-1].ipaddr = value
+        elif found and key == "netmask":
+            found[-1].netmask = value
+    if not found:
+        raise ParseError("no 'vnic link status:' line")
+    return found

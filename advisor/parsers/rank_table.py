@@ -142,6 +142,18 @@ def _unfound(value: str | None) -> bool:
     return bool(text) and "-" in text and set(text) <= {"-", "."}
 
 
+def loopback_servers(table: RankTable) -> list[str]:
+    """The servers whose id is a loopback address (127.0.0.1, ::1)."""
+    looped = []
+    for server in table.servers:
+        try:
+            if ipaddress.ip_address(str(server).strip()).is_loopback:
+                looped.append(str(server))
+        except ValueError:
+            continue
+    return looped
+
+
 def placeholders(table: RankTable) -> list[str]:
     """The device addresses a template left as placeholders, in rank order."""
     return [
