@@ -3,7 +3,7 @@ tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
@@ -167,3 +167,16 @@ def test_a_loopback_server_id_in_a_table_of_two_servers_is_said() -> None:
     ev = _load("rank_table_v1.0_2servers_16dev_loopback_server_id_mindie_ut_fixture.json")
     said = " | ".join(m.message for m in ev.files[0].messages)
     assert "server_id 127.0.0.1 is a loopback address in a table of 2 servers" in said
+
+
+def test_the_runtimes_enqueue_send_failure_is_named() -> None:
+    # a line of MindCluster's fault-diagnosis plog fixture (Ascend/mind-cluster, component/
+    # ascend-faultdiag/test/st_testcase/modelarts-job-testdt/.../plog-10972_20230131024824126.log)
+    line = (
+        "[ERROR] RUNTIME(253915,python3):2023-05-16-22:35:00.917.347 [api_c.cc:3783]254303 "
+        "rtMemQueueEnQueueBuff:ErrCode=507051, desc=[hdc send msg fail], InnerCode=0x7110013\n"
+    )
+    (ev,) = load_text(line, "plog.log").failures
+    assert (ev["kind"], ev["call"], ev["code_name"]) == (
+        "npu_runtime_error", "rtMemQueueEnQueueBuff", "ACL_ERROR_RT_SEND_MSG",
+    )  # fmt: skip
