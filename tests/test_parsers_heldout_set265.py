@@ -180,3 +180,13 @@ def test_the_runtimes_enqueue_send_failure_is_named() -> None:
     assert (ev["kind"], ev["call"], ev["code_name"]) == (
         "npu_runtime_error", "rtMemQueueEnQueueBuff", "ACL_ERROR_RT_SEND_MSG",
     )  # fmt: skip
+
+
+def test_nvmls_all_links_inactive_in_lower_case_is_read() -> None:
+    ev = _load("nvidia_smi_nvlink_s_gpu6_a100_sxm4_80gb_all_links_inactive_azure_nhc_fixture.txt")
+    (gpu,) = ev.nvlinks
+    assert (gpu["gpu"], gpu["name"], gpu["none_up"], gpu["alone"]) == (
+        6, "NVIDIA A100-SXM4-80GB", True, True,
+    )  # fmt: skip
+    items = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert "GPU 6 (NVIDIA A100-SXM4-80GB): no link up" in items["evidence-nvlink-inactive-alike"][0]

@@ -526,9 +526,9 @@ _NVLINK_COMMAND_RE = re.compile(
 NVLINK_STATUS_RE = re.compile(
     r"^\s*GPU \d+: [^\n]*\n(?:\s*Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+"
     r"|Remote Device [0-9A-Fa-f:.]+: Link \d+)\s*$"
-    r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are inActive)"
+    r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive)"
     r"|nvidia-smi\b(?=[^\n]*\snvlink\b)(?=[^\n]*\s(?:-i|--id)[ =]\d)[^\n]*\n"
-    r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are inActive",
+    r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive",
     re.M,
 )
 """A GPU line followed by its first link's state or counter, or NVML's answer that none is up
