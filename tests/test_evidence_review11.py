@@ -1,4 +1,4 @@
-"""Mends of the eleventh review (of the tenth review's older problems and round D's readings):
+"""Mends of the eleventh and twelfth reviews (of the tenth review's older problems and rounds D-E):
 pretty-printed reschedule records read in one pass (linear in the file), torch elastic's role
 prefixes kept to the roles torch names, a host's name as a server id still checked for
 duplicates, a document's dots no generator's dashes, a doubled NIC legend line no second legend.
@@ -77,3 +77,41 @@ def test_a_documents_dots_are_no_generators_dashes() -> None:
 def test_a_doubled_legend_line_is_one_legend() -> None:
     (note,) = [m.message for m in load_text(NIC_LEGEND_DOUBLED, "legend.txt").files[0].messages]
     assert "NIC legend without its matrix: 4 NIC(s)" in note and "one of" not in note
+
+
+# (the twelfth review's inputs: a healthy run's teardown, lines cut from a public log of a
+# successful two-node run; a chain NCCL recovered from before its communicator was set up)
+SHUTDOWN_CHAIN = "{'train_runtime': 2234.5, 'train_samples_per_second': 21.283, 'train_steps_per_second': 1.331, 'train_loss': 0.562542522418868, 'epoch': 2.0}\nTraining Completed Successfully!\n[Rank 0] Training job finished successfully!\n[Rank 1] Training job finished successfully!\ncompute-gpu-st-distributed-ml-2:7070:11027 [0] NCCL INFO misc/socket.cc:47 -> 3\ncompute-gpu-st-distributed-ml-2:7070:11027 [0] NCCL INFO misc/socket.cc:58 -> 3\ncompute-gpu-st-distributed-ml-2:7070:11027 [0] NCCL INFO misc/socket.cc:781 -> 3\ncompute-gpu-st-distributed-ml-2:7070:7147 [0] NCCL INFO misc/socket.cc:832 -> 3\ncompute-gpu-st-distributed-ml-1:7614:9432 [0] NCCL INFO misc/socket.cc:47 -> 3\ncompute-gpu-st-distributed-ml-1:7614:9432 [0] NCCL INFO misc/socket.cc:58 -> 3\ncompute-gpu-st-distributed-ml-1:7614:9432 [0] NCCL INFO misc/socket.cc:781 -> 3\ncompute-gpu-st-distributed-ml-1:7614:7692 [0] NCCL INFO misc/socket.cc:832 -> 3\ncompute-gpu-st-distributed-ml-2:7070:11027 [0] NCCL INFO comm 0x60630f7f62f0 rank 1 nranks 2 cudaDev 0 busId 1e0 - Abort COMPLETE\ncompute-gpu-st-distributed-ml-1:7614:9432 [0] NCCL INFO comm 0x573f9cb382e0 rank 0 nranks 2 cudaDev 0 busId 1e0 - Abort COMPLETE\nTraining completed at Sat Nov 29 22:08:07 UTC 2025\n"
+CHAIN_THEN_INIT = "gpu1:4000:4000 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>\ngpu1:4000:4000 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.5<0>\ngpu1:4000:4000 [0] NCCL INFO Using network IB\ngpu1:4000:4010 [0] NCCL INFO graph/xml.cc:332 -> 2\ngpu1:4000:4010 [0] NCCL INFO graph/topo.cc:700 -> 2\ngpu1:4000:4000 [0] NCCL INFO comm 0x55d5 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - Init COMPLETE\ngpu1:4000:4000 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7\n{'loss': 2.31, 'learning_rate': 1e-05, 'epoch': 0.01}\n{'loss': 2.12, 'learning_rate': 1e-05, 'epoch': 0.02}\n"
+
+
+def test_a_healthy_teardowns_chain_is_no_failure() -> None:
+    assert load_text(SHUTDOWN_CHAIN, "train.log").failures == []
+    assert load_text(CHAIN_THEN_INIT, "train.log").failures == []
+
+
+def test_a_quote_left_open_on_a_long_line_is_read_in_one_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (an unclosed quote made every later quote of the line read to its end again)
+    cut = '2025 INFO records: "' + '\\"a\\": \\"b\\", ' * 4000 + "\n"
+    record = _job(1)
+    text = cut + record + "\n2025 ERROR done failed\n"
+    tokens = list(reschedule._TOKEN_RE.finditer(cut))
+    assert tokens[0].end() == len(cut) - 1  # the open quote ends with its line: one token
+    records, _ = reschedule.parse(text)
+    assert [r.node for r in records] == ["n1"]
+
+
+def test_a_templates_upper_case_and_dotted_server_ids_are_no_duplicates() -> None:
+    for placeholder in ("SERVER_IP", "...."):
+        servers = [
+            {
+                "server_id": placeholder,
+                "device": [{"device_id": "0", "device_ip": f"10.0.0.{i}", "rank_id": str(i)}],
+            }
+            for i in range(2)
+        ]
+        doc = {"version": "1.0", "server_count": "2", "status": "completed", "server_list": servers}
+        (parsed,) = load_text(json.dumps(doc, indent=2), "rank_table.json").rank_tables
+        assert parsed["errors"] == [], placeholder

@@ -114,7 +114,7 @@ def test_a_dump_not_finished_in_time_is_said_per_rank() -> None:
     assert (wait["rank"], wait["group"], wait["timeout_ms"]) == (3, "1", 60000)
     items = finding_items({"evidence.failures": ev.failures}, "nccl")
     assert items["evidence-flight-dumps-unfinished"] == [
-        f"Rank 3 (group 1) waited 60 s ({wait['source']}, line 7)"
+        f"Rank 3 (group 1) waited 60000 ms ({wait['source']}, line 7)"
     ]
     # a notice: rank 4's own failure is still the log's
     assert "evidence-watchdog-failure" in items

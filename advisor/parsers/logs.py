@@ -2572,6 +2572,12 @@ _NCCL_RETURN_RE = re.compile(
     r"NCCL INFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
 )
 _NCCL_PID_RE = re.compile(r"(?:^|\s)[\w.-]+ ?:(?P<pid>\d+):\d+ \[\d+\] ")
+_NCCL_COMPLETE_RE = re.compile(
+    r":(?P<pid>\d+):\d+ \[\d+\] NCCL INFO .*\b(?:Init|Abort|Destroy) COMPLETE\b"
+)
+"""NCCL's word that a process set a communicator up, aborted or destroyed it: a failed result
+passed up before it (a socket closed at a healthy job's teardown, NCCL issue-tracker logs of
+successful runs) is no failure of the job."""
 _NCCL_STAGES = (
     ("bootstrap", "in its bootstrap (the communicator's set-up)"),
     ("init.cc", "while setting a communicator up"),
@@ -2587,7 +2593,12 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
     through."""
     names = {number: name for _, number, name in NCCL_RESULTS}
     chains: dict[tuple[str | None, int | None], list[tuple[int, str, int, int | None]]] = {}
+    settled: set[tuple[str | None, int | None]] = set()  # processes NCCL said finished a step
     for no, line, tagged in lines:
+        if " COMPLETE" in line and (done := _NCCL_COMPLETE_RE.search(line)):
+            host_m = _NCCL_DEBUG_HOST_RE.search(line)
+            settled.add((host_m.group("host") if host_m else None, int(done.group("pid"))))
+            continue
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
             continue
         result = int(m.group("res"))
@@ -2598,9 +2609,13 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
         key = (host_m.group("host") if host_m else None, int(pid_m.group("pid")) if pid_m else None)
         chains.setdefault(key, []).append((no, m.group("where"), result, tagged))
     for (host, pid), chain in chains.items():
+        if (host, pid) in settled:
+            continue  # the process went on to set up, abort or destroy its communicator
         no, origin, result, tagged = chain[0]
         files = list(dict.fromkeys(where.rsplit(":", 1)[0] for _, where, _, _ in chain))
         stage = next((said for part, said in _NCCL_STAGES if any(part in f for f in files)), "")
+        if not stage:
+            continue  # the socket or proxy code alone: a connection closed at teardown
         report.events.append(
             LogEvent(
                 kind="nccl_call_failure",

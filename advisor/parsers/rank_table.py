@@ -105,7 +105,11 @@ class RankTable:
 # closing bracket, and a copy may end before the table closes.
 _ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
-_PLACEHOLDER_RE = re.compile(r"[xX]+(?:\.[xX]+){0,3}|\*+|<[^>]*>|\$?\{[^{}]*\}|\.\.\.|…")
+_PLACEHOLDER_RE = re.compile(
+    r"[xX]+(?:\.[xX]+){0,3}|\*+|<[^>]*>|\$?\{[^{}]*\}|\.{3,}|…"
+    # a template's upper-case name for the value ("SERVER_IP", "DEVICE_IP", "HOST_ID")
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:IP|ID|ADDR(?:ESS)?)"
+)
 """What documentation writes for an address it leaves out ("xxx", "xx.xx.xx.xx", "<device_ip>", a
 template's "{device_0_ip}" or "${DEVICE_IP}")."""
 

@@ -78,8 +78,9 @@ def _text(value: Any) -> str:
 _OUTWARD_LEVELS = 3
 """How many enclosing objects around a pretty-printed job's records are tried (the job, the map
 of jobs, the ConfigMap's data)."""
-_TOKEN_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}]')
-"""A JSON string (its braces are no brackets) or a brace, read forward once."""
+_TOKEN_RE = re.compile(r'"(?:[^"\\\n]|\\.)*(?:"|$)|[{}]', re.M)
+"""A JSON string (its braces are no brackets) or a brace, read forward once; a quote left open
+on its line ends with the line (else each later quote would read the rest of the line again)."""
 
 
 def _open_braces(text: str, offsets: list[int]) -> dict[int, list[int]]:
