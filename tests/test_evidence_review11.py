@@ -12,6 +12,7 @@ import pytest
 
 from advisor.evidence.load import load_text
 from advisor.parsers import reschedule, strip_launcher_prefix
+from tests.conftest import DATA
 
 BRACE_IN_STRING = '2025-09-08 11:36:12 INFO reschedule record of the job:\n{\n  "JobID": "default/job-{a}",\n  "TotalRescheduleTimes": 1,\n  "RescheduleRecords": [\n    {\n      "RescheduleTimeStamp": 1759683370,\n      "ReasonOfTask": [\n        {"RescheduleReason": "pod-failed", "PodName": "worker-0", "NodeName": "node2", "NodeRankIndex": "1"}\n      ]\n    }\n  ]\n}\n2025-09-08 11:40:00 ERROR checkpoint save failed: disk full\n'
 NIC_LEGEND_DOUBLED = "NIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC1: mlx5_1\n  NIC2: mlx5_2\n  NIC3: mlx5_3\n"
@@ -115,3 +116,17 @@ def test_a_templates_upper_case_and_dotted_server_ids_are_no_duplicates() -> Non
         doc = {"version": "1.0", "server_count": "2", "status": "completed", "server_list": servers}
         (parsed,) = load_text(json.dumps(doc, indent=2), "rank_table.json").rank_tables
         assert parsed["errors"] == [], placeholder
+
+
+def test_an_mpirun_line_after_the_tables_keeps_the_processes_that_ran_alone() -> None:
+    # (the twelfth review's: a later launch that printed nothing is no launch of those seen)
+    path = (
+        DATA
+        / "evidence_heldout_44"
+        / "nccl_tests_all_reduce_perf_mpirun_2host_v100_two_launches_nonmpi_build_cut.log"
+    )
+    text = (
+        path.read_text() + "root@gdr114:~# mpirun -np 4 -H s114:2,s116:2 ./build/all_reduce_perf\n"
+    )
+    said = " | ".join(m.message for m in load_text(text, "t.log").files[0].messages)
+    assert "2 processes each printed their own header and 'Rank 0' (on gdr114, gdr116)" in said

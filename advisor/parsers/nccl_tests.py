@@ -376,8 +376,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
     max_rank = -1  # the highest "# Rank N" line
-    launched: int | None = None  # the last mpirun's -np
+    launched: int | None = None  # the last mpirun's -np whose processes printed their ranks
     launch_rank0 = 0  # rank0_hosts before that mpirun's command line
+    # a later mpirun line, until a rank line follows it (one that printed nothing is no launch
+    # of the processes seen)
+    pending_launch: tuple[int, int] | None = None
     next_run_notes: list[ParseWarning] = []  # "stopped before its table, then another run"
     run_devices: dict[int, str] = {}  # the rank lines of the run the next table belongs to
 
@@ -418,6 +421,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         m_dev = _DEVICE_RE.match(stripped)
         if m_dev:
             if m_dev.group(1) == "0":
+                if pending_launch is not None:
+                    (launched, launch_rank0), pending_launch = pending_launch, None
                 rank0_hosts.append((no, m_dev.group(2)))
             max_rank = max(max_rank, int(m_dev.group(1)))
             devices[int(m_dev.group(1))] = m_dev.group(2)
@@ -430,7 +435,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 info_ranks[int(m_rank.group(1))] = m_info.group(1)
         if m_np := _NP_RE.search(stripped):
             # (a transcript of several launches: the last one's processes are what follows)
-            launched, launch_rank0 = int(m_np.group(1)), len(rank0_hosts)
+            if launched is None:
+                launched = int(m_np.group(1))
+            else:
+                pending_launch = (int(m_np.group(1)), len(rank0_hosts))
         if m_np and nranks is None:
             nranks = int(m_np.group(1))
         m_nr = _NRANKS_RE.search(stripped)
