@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "BUS_FACTOR_OPS",
+    "COLLECTOR_STAMP",
+    "NODE_NAME",
     "PDSH_PREFIX_RE",
     "ParseError",
     "ParseWarning",
@@ -43,9 +45,16 @@ class ParseWarning:
     """False for a note: the file is still read whole (its status stays ``read``)."""
 
 
+NODE_NAME = r"(?=[\w.-]*[a-z])(?=[\w.-]*\d)[A-Za-z][\w-]*(?:\.[\w-]+)*"
+"""A node's name as a collector puts it before a line: a lower-case letter and a digit in it
+("rdma-test-gpu-worker-1", "nid003336"), so neither a bare word nor an upper-case code."""
+COLLECTOR_STAMP = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"
+"""A log collector's time stamp before a line it kept ("2024-11-20 14:37:16", ",123" or ".123"
+after it)."""
+
 PDSH_PREFIX_RE = re.compile(
     r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}(?=: )"
-    r"|(?=[\w.-]*[a-z])(?=[\w.-]*\d)[A-Za-z][\w-]*(?:\.[\w-]+)*(?=: \[)): "
+    rf"|{NODE_NAME}(?=: \[)): "
 )
 """pdsh's ``node:`` before each line of a node's output (dshbak(1): "the leading node: is
 stripped"): an address, or a name with a lower-case letter and a digit followed by a bracketed
@@ -75,7 +84,7 @@ _LAUNCHER_PREFIXES = (
     # the local rank ("[trainer0|0]:"), not read (which rank it is depends on the template)
     re.compile(r"^\[(?:[Rr]ank|default|trainer)(?P<rank>\d+)(?:\|\d+)?\]:"),
     # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."
-    re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[(?:[Rr]ank|default)\d+\]:)"),
+    re.compile(rf"^{COLLECTOR_STAMP} (?=\[(?:[Rr]ank|default)\d+\]:)"),
     # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
     re.compile(r"^ *(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "; not NCCL's own device tag at a line's start when
@@ -90,7 +99,7 @@ _LAUNCHER_PREFIXES = (
     # (a log collector may stamp the line first: "[2025-05-10 00:18:21] (WorkerDict pid=1230,
     # ip=train-...-worker-0) "; ip= may hold the node's name)
     re.compile(
-        r"^(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\] )?"
+        rf"^(?:\[{COLLECTOR_STAMP}\] )?"
         r"\((?:[\w.:-]+ ){0,3}(?:rank=(?P<rank>\d+) )?pid=\d+(?:, ip=[\w.:-]+)?\) ?"
     ),
     # SkyPilot runs a multi-node task through Ray and names the node: "(head, rank=0, pid=3808)",

@@ -144,11 +144,14 @@ from __future__ import annotations
 import bisect
 import re
 import signal
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from advisor.parsers import (
+    COLLECTOR_STAMP,
+    NODE_NAME,
     PDSH_PREFIX_RE,
     WORKER_PREFIX_RE,
     ParseError,
@@ -2571,10 +2574,7 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
 _NCCL_RETURN_RE = re.compile(
     r"NCCL INFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
 )
-_NCCL_PID_RE = re.compile(r"(?:^|\s)[\w.-]+ ?:(?P<pid>\d+):\d+ \[\d+\] ")
-_NCCL_COMPLETE_RE = re.compile(
-    r":(?P<pid>\d+):\d+ \[\d+\] NCCL INFO .*\b(?:Init|Abort|Destroy) COMPLETE\b"
-)
+_NCCL_COMPLETE_RE = re.compile(r"NCCL INFO .*\b(?:Init|Abort|Destroy) COMPLETE\b")
 """NCCL's word that a process set a communicator up, aborted or destroyed it: a failed result
 passed up before it (a socket closed at a healthy job's teardown, NCCL issue-tracker logs of
 successful runs) is no failure of the job."""
@@ -2594,20 +2594,23 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
     names = {number: name for _, number, name in NCCL_RESULTS}
     chains: dict[tuple[str | None, int | None], list[tuple[int, str, int, int | None]]] = {}
     settled: set[tuple[str | None, int | None]] = set()  # processes NCCL said finished a step
+
+    def process_of(line: str) -> tuple[str | None, int | None]:
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        prefix = _NCCL_PREFIX_RE.search(line)
+        return (host_m.group("host") if host_m else None, int(prefix["pid"]) if prefix else None)
+
     for no, line, tagged in lines:
-        if " COMPLETE" in line and (done := _NCCL_COMPLETE_RE.search(line)):
-            host_m = _NCCL_DEBUG_HOST_RE.search(line)
-            settled.add((host_m.group("host") if host_m else None, int(done.group("pid"))))
+        if " COMPLETE" in line and _NCCL_COMPLETE_RE.search(line):
+            if (settler := process_of(line))[1] is not None:
+                settled.add(settler)
             continue
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
             continue
         result = int(m.group("res"))
         if result not in names:
             continue
-        host_m = _NCCL_DEBUG_HOST_RE.search(line)
-        pid_m = _NCCL_PID_RE.search(line)
-        key = (host_m.group("host") if host_m else None, int(pid_m.group("pid")) if pid_m else None)
-        chains.setdefault(key, []).append((no, m.group("where"), result, tagged))
+        chains.setdefault(process_of(line), []).append((no, m.group("where"), result, tagged))
     for (host, pid), chain in chains.items():
         if (host, pid) in settled:
             continue  # the process went on to set up, abort or destroy its communicator
@@ -2647,7 +2650,7 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
 _VLLM_PREFIX_RE = re.compile(r"^[A-Z]+ \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.]+:\d+\]\s?")
 
 
-_NODE_NAME_PREFIX_RE = re.compile(r"^(?=[\w.-]*[a-z])(?=[\w.-]*\d)[A-Za-z][\w.-]*: ")
+_NODE_NAME_PREFIX_RE = re.compile(rf"^{NODE_NAME}: ")
 """A node's name before a line (a name with a lower-case letter and a digit, as pdsh's)."""
 
 
@@ -6083,17 +6086,28 @@ _PG_ABORT_TIMEOUT_RE = re.compile(r"Future for ProcessGroup abort timed out afte
 _DEBUG_DUMP_RE = re.compile(r"ProcessGroup(?P<lib>[NH]CCL) preparing to dump debug info")
 
 
-def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``pg_debug_dump`` notice per rank whose process group wrote its debug info."""
+def _once_per_rank_and_group(
+    lines: list[tuple[int, str, int | None]], word: str, pattern: re.Pattern[str]
+) -> Iterator[tuple[int, str, int | None, str | None, re.Match[str]]]:
+    """Each line ``pattern`` matches (looked at where it holds ``word``) with its rank, its process
+    group and the match, the first of each rank and group only (an untagged line's rank is its
+    group's own)."""
     seen: set[tuple[int | None, str | None]] = set()
     for no, line, tagged in lines:
-        if "dump debug info" not in line or not (m := _DEBUG_DUMP_RE.search(line)):
+        if word not in line or not (m := pattern.search(line)):
             continue
         rank = _record_rank(line, tagged)
         group = _pg(_PG_RE.search(line))
-        if (rank, group) in seen:  # (an untagged line's rank is its group's own)
-            continue
-        seen.add((rank, group))
+        if (rank, group) not in seen:
+            seen.add((rank, group))
+            yield no, line, rank, group, m
+
+
+def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``pg_debug_dump`` notice per rank whose process group wrote its debug info."""
+    for no, line, rank, group, m in _once_per_rank_and_group(
+        lines, "dump debug info", _DEBUG_DUMP_RE
+    ):
         report.events.append(
             LogEvent(
                 kind="pg_debug_dump",
@@ -6119,15 +6133,9 @@ _DUMP_WAIT_TIMEOUT_RE = re.compile(
 
 def _pg_dump_waits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``pg_dump_unfinished`` notice per rank that gave up waiting for its dump."""
-    seen: set[tuple[int | None, str | None]] = set()
-    for no, line, tagged in lines:
-        if "flight recorder dumps" not in line or not (m := _DUMP_WAIT_TIMEOUT_RE.search(line)):
-            continue
-        rank = _record_rank(line, tagged)
-        group = _pg(_PG_RE.search(line))
-        if (rank, group) in seen:
-            continue
-        seen.add((rank, group))
+    for no, line, rank, group, m in _once_per_rank_and_group(
+        lines, "flight recorder dumps", _DUMP_WAIT_TIMEOUT_RE
+    ):
         report.events.append(
             LogEvent(
                 kind="pg_dump_unfinished",
@@ -7294,7 +7302,7 @@ AGENT_CAUSE_LINES = 40
 """How far above torchrun's "failed (exitcode: ..)" line the worker's exception is looked for."""
 
 
-_COLLECTOR_STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? ")
+_COLLECTOR_STAMP_RE = re.compile(rf"^{COLLECTOR_STAMP} ")
 """A log collector's time stamp before each line it kept ("2026-09-17 13:40:05 ...")."""
 
 
