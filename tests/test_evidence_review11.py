@@ -91,9 +91,7 @@ def test_a_healthy_teardowns_chain_is_no_failure() -> None:
     assert load_text(CHAIN_THEN_INIT, "train.log").failures == []
 
 
-def test_a_quote_left_open_on_a_long_line_is_read_in_one_pass(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_quote_left_open_on_a_long_line_is_read_in_one_pass() -> None:
     # (an unclosed quote made every later quote of the line read to its end again)
     cut = '2025 INFO records: "' + '\\"a\\": \\"b\\", ' * 4000 + "\n"
     record = _job(1)
