@@ -39,7 +39,7 @@ def test_a_runtime_plog_line_alone_is_read_as_the_npus_error() -> None:
     # a CANN module's plog line is an NPU's: the hccl rules apply
     assert cluster_from(ev).backend == "hccl"
     items = finding_items({"evidence.failures": ev.failures}, "hccl")["evidence-hccl-plog-error"]
-    assert items[0].startswith("RUNTIME error: [davinci_kernel_task.cc:1268]")
+    assert items[0].startswith("Device 0: RUNTIME error: [davinci_kernel_task.cc:1268]")
 
 
 def test_the_device_layers_error_above_hccls_failure_is_where_it_began() -> None:

@@ -199,6 +199,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
+        r"|\bHccl\w+\((?:[^()\n]|\([^()\n]*\))*\) fail, ret: 0x[0-9a-fA-F]+\b"
+        r"|\bhccl fftsplus task timeout occurred\b"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
         r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
@@ -2062,6 +2064,7 @@ def _topo(tool: str, parser: Any) -> Any:
                     # well as the SMP link between CPU sockets")
                     if kind in ("SYS", "SOC") and a < b
                 ),
+                "nvlink_left_out": _nvlink_left_out(topo.links) if tool == "nvidia-smi" else [],
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),
@@ -2071,6 +2074,29 @@ def _topo(tool: str, parser: Any) -> Any:
         return warnings
 
     return convert
+
+
+NVLINK_MESH_PEERS = 2
+"""The NVLink peers a GPU of an NVLink mesh has at least: a pair of PCIe cards joined by a
+bridge has one, so a card without a bridge beside them is no GPU left out."""
+
+
+def _nvlink_left_out(links: dict[str, dict[str, str]]) -> list[str]:
+    """GPUs of a ``nvidia-smi topo -m`` matrix with no NVLink (``NV#``) to any other GPU where
+    another GPU of it reaches two or more peers by NVLink: a GPU whose links are down or that
+    is out of the machine's NVLink mesh (its peers then reach it over PCIe: SYS, NODE, PIX)."""
+    gpus = [d for d in links if d.startswith("GPU")]
+    nv_peers = {
+        g: sum(
+            1
+            for peer, kind in links[g].items()
+            if peer != g and peer.startswith("GPU") and kind.startswith("NV")
+        )
+        for g in gpus
+    }
+    if max(nv_peers.values(), default=0) < NVLINK_MESH_PEERS:
+        return []
+    return [g for g in gpus if nv_peers[g] == 0]
 
 
 def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

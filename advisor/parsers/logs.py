@@ -144,6 +144,7 @@ from __future__ import annotations
 import bisect
 import re
 import signal
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -237,7 +238,9 @@ _TIMEOUT_S_RE = re.compile(r"timeout\[(\d+)\s*s?\]|Timeout was set to (\d+) seco
 # The runtime's HCCL task time-out on A2 (CANN device_error_proc.cc,
 # ProcessStarsHcclFftsPlusTimeoutErrorInfo): "stuck notify num:1, timeout:1836." in seconds, or
 # "timeout=30min(default)" / "timeout:30min(default)" when the default is in effect.
-_FFTS_TIMEOUT_RE = re.compile(r"stuck notify num:\d+, timeout[:=](?P<n>\d+)(?P<min>min)?")
+_FFTS_TIMEOUT_RE = re.compile(
+    r"stuck notify num:(?P<stuck>\d+), timeout[:=](?P<n>\d+)(?P<min>min)?"
+)
 _NODE_RE = re.compile(r"Check whether node (\S+) reports")
 # HCCL's heartbeat verdict (Ascend/pytorch docs/zh/troubleshooting/HCCL_timeout.md; hicann/hccl
 # docs/en/user_guide/fault_diagnosis/task_exec_stage.md): "Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[..],
@@ -285,6 +288,9 @@ _LINKS_FAILED_RE = re.compile(
 _EXCHANGER_RE = re.compile(
     r"\b(?:client|server) : device\[(?P<dev>\d+)\] rank\[(?P<rank>\d+)\] get so(?:ck|kc)et timeout"
 )
+# its counts: "total[3] remain[2]", the sockets it waited for and those still missing
+_EXCHANGER_COUNT_RE = re.compile(r"total\[(?P<total>\d+)\] remain\[(?P<remain>\d+)\]")
+_ERRNO_RE = re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]")
 _ESTABLISH_RE = re.compile(
     r"wait socket establish timeout(?:.*?\brank\[(?P<rank>\d+)\])?.*?timeout\[(?P<s>\d+)\s*s?\]"
 )
@@ -822,6 +828,7 @@ def parse(text: str) -> LogReport:
     _nccl_call_failures(lines, report)
     _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
+    _ffts_timeouts(lines, report)  # after the coded errors: only what none of them read
     _cuda_failures(lines, report)
     _ucx_errors(lines, report)
     _deepep_timeouts(lines, report)
@@ -1276,17 +1283,30 @@ def _unclaimed_hccl(
                 # the socket manager's next verdict says which end this rank was
                 message += " / " + after[after.find("Wait links") :].strip()
                 break
-        report.events.append(
-            LogEvent(
-                kind="hccl_link_timeout",
-                line=no,
-                message=message[:400],
-                rank=named if named is not None else tagged,
-                device=link_device.get(tagged),
-                timeout_ms=timeout_ms,
-                exception_type="time out" if seconds is not None else "link set-up failed",
+        what = "time out" if seconds is not None else "link set-up failed"
+        if counts := _EXCHANGER_COUNT_RE.search(message):
+            what += (
+                f": {counts.group('remain')} of the {counts.group('total')} sockets it waited "
+                "for never connected"
             )
+        ev = LogEvent(
+            kind="hccl_link_timeout",
+            line=no,
+            message=message[:400],
+            rank=named if named is not None else tagged,
+            device=link_device.get(tagged),
+            timeout_ms=timeout_ms,
+            exception_type=what,
+            library="HCCL",
         )
+        # the plog's error number: HCCL's module, the HcclResult in its low bits (an older
+        # plog prints it with a digit fewer, "errNo[0x00000000500000b]": the same number)
+        if (errno := _ERRNO_RE.search(message)) and (
+            (value := int(errno.group("hex"), 16)) >> 24
+        ) & 0xFF == _HCCL_MODULE:
+            ev.code = str(value & 0xFFFF)
+            ev.code_name = decode_result(value & 0xFFFF)[0]
+        report.events.append(ev)
     seen: set[tuple[str, int]] = {(e.ip, e.port) for e in coded if e.ip and e.port}
     for no, line, tagged, bm in binds:
         key = (bm.group("ip"), int(bm.group("port")))
@@ -1465,7 +1485,18 @@ _HCCL_ERRNO_CALL_RE = re.compile(
     # rankNum[8], rank[4], rootInfo identifier[group_name_53], server[0.0.0.0], logicDevId[0]"
     r"|\[(?P<call6>InitComm\w+)\]Init failed, return\[0x(?P<hex6>[0-9a-fA-F]+)\], "
     r"rankNum\[(?P<size6>\d+)\], rank\[(?P<rank6>\d+)\](?:, rootInfo identifier\[(?P<group6>[^\]]+)\])?"
+    # CANN's inner error (E19999) of a caller that wraps HCCL (HIXL's channel, LLM-DataDist): "Call
+    # llm::HcclAdapter::GetInstance().HcclCommPrepare(channel_info_.comm, ...) fail, ret: 0x9" —
+    # the HcclResult the call returned, in hex (a cann-learning-hub HIXL troubleshooting example)
+    r"|\b(?P<call9>Hccl\w+)\((?:[^()\n]|\([^()\n]*\))*\) fail, ret: 0x(?P<hex9>[0-9a-fA-F]+)\b"
 )
+# that caller's own trace of the connection it was making: "Failed to connect, remote
+# engine:127.0.0.1:16789, timeout:1000 ms" (HIXL's channel_msg_handler.cc)
+_REMOTE_ENGINE_RE = re.compile(
+    r"remote engine:\s*(?P<ip>\d+(?:\.\d+){3}):(?P<port>\d+), timeout:\s*(?P<ms>\d+)\s*ms"
+)
+REMOTE_ENGINE_LINES = 12
+"""How far under the failed call its caller's traceback may name the engine it connected to."""
 # torch_npu's C10D_HCCL_CHECK (ProcessGroupHCCL / HCCLUtils.hpp): "HCCL error in: FILE:LINE, "
 # then getHcclErrorDetailStr(result) and its DIST ERR code; a release whose detail is empty shows
 # "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64", the
@@ -1510,6 +1541,7 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         op: str | None = None
         group: str | None = None
         summary = False
+        e: re.Match[str] | None = None
         if "not in a group call" in line and (g := _GROUP_END_RE.search(line)):
             result, call, rank, size = _GROUP_END_RESULT, g.group("call"), tagged, None
         elif (
@@ -1538,6 +1570,8 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 if (value >> 24) & 0xFF != _HCCL_MODULE:
                     continue
                 result, call = value & 0xFFFF, e.group("call6")
+            elif e.group("call9"):
+                result, call = int(e.group("hex9"), 16), e.group("call9")
             elif e.group("call8"):
                 result, call = int(e.group("code8")), f"Hccl{e.group('call8')}"
             elif e.group("call3"):
@@ -1589,6 +1623,11 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 pid=int(pid.group(1)) if pid else None,
                 op=op,
             )
+            if e is not None and e.group("call9"):
+                below = [t for _, t, _ in lines[index + 1 : index + 1 + REMOTE_ENGINE_LINES]]
+                if engine := _search(_REMOTE_ENGINE_RE, below):
+                    ev.remote_ip, ev.port = engine.group("ip"), int(engine.group("port"))
+                    ev.timeout_ms = int(engine.group("ms"))
             if ev.pid is not None and ev.pid in summarised:
                 ev.rank = ev.rank if ev.rank is not None else summarised[ev.pid][0]
                 ev.rank_size = ev.rank_size or summarised[ev.pid][1]
@@ -1801,6 +1840,51 @@ _P2P_ENABLE_RE = re.compile(
     r"Wait Enable P2P Failed, src devicePhyId\[(?P<dev>\d+)\], dst devicePhyId\[(?P<peer>\d+)\]"
     r"(?:, ret\[(?P<ret>\d+)\])?"
 )
+
+
+# The runtime's report of an HCCL task that timed out on the device, as a user copies it without
+# its code line or plog prefix (a vllm-ascend issue's four lines): "The error from
+# device(chipId:0/2/4/5/6/7, dieId:0), serial number is ..., hccl fftsplus task timeout occurred
+# during task execution, stream_id:9, sq_id:9, task_id:51052, stuck notify num:1, timeout=1836s."
+# (CANN device_error_proc.cc, ProcessStarsHcclFftsPlusTimeoutErrorInfo); a copy that folded
+# several chips' reports into one names them "0/2/4".
+_FFTS_CHIPS_RE = re.compile(r"device\(chipId:(?P<chips>\d+(?:/\d+)*)")
+FFTS_REPORT_LINES = 2
+"""How far before its "fftsplus task timeout" words a report's chip and after them its counts
+may stand (a copy that wrapped the one line)."""
+
+
+def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Device HCCL task time-outs that no coded error read: one event per chip named."""
+    coded = [e.line for e in report.events if e.kind == "hccl_error"]
+    for index, (no, line, tagged) in enumerate(lines):
+        if "fftsplus task timeout" not in line:
+            continue
+        if any(0 <= no - c <= FFTS_REPORT_LINES for c in coded):
+            continue  # the code's own event read this report
+        near = lines[max(0, index - FFTS_REPORT_LINES) : index + 1 + FFTS_REPORT_LINES]
+        texts = [t.strip() for _, t, _ in near]
+        chips = _search(_FFTS_CHIPS_RE, texts)
+        counts = _search(_FFTS_TIMEOUT_RE, texts)
+        what = "HCCL task time-out on the device (the runtime's fftsplus check)"
+        timeout_ms = None
+        if counts is not None:
+            timeout_ms = int(counts.group("n")) * (60_000 if counts.group("min") else 1000)
+            what += f": {counts.group('stuck')} notify never recorded"
+        message = " ".join(t for t in texts if t)[:300]
+        for chip in chips.group("chips").split("/") if chips else [None]:
+            report.events.append(
+                LogEvent(
+                    kind="hccl_plog_error",
+                    line=no,
+                    message=message,
+                    rank=tagged,
+                    device=int(chip) if chip is not None else None,
+                    timeout_ms=timeout_ms,
+                    library="RUNTIME",
+                    exception_type=what,
+                )
+            )
 
 
 def _p2p_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -2069,21 +2153,50 @@ _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 
 
 def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
-    """The hosts of NCCL's debug prefixes, in order of first appearance."""
-    hosts: dict[str, None] = {}
+    """The hosts of NCCL's debug prefixes, in order of first appearance; never a name made of
+    two lines that processes printing at once spliced together (see ``_spliced``)."""
+    seen: list[tuple[str, str | None]] = []  # (host, pid) of each prefix
     for _, line, _ in lines:
         if (" NCCL " in line or "] INFO " in line or " WARN " in line) and (
             pm := _NCCL_DEBUG_HOST_RE.search(line)
         ):
-            hosts.setdefault(pm.group("host"), None)
+            seen.append((pm.group("host"), pm.group("pid")))
+    by_pid: dict[str, Counter[str]] = {}
+    for host, pid in seen:
+        if pid is not None:
+            by_pid.setdefault(pid, Counter())[host] += 1
+    hosts: dict[str, None] = {}
+    for host, pid in seen:
+        if host not in hosts and not (pid is not None and _spliced(host, by_pid[pid])):
+            hosts[host] = None
     return list(hosts)
+
+
+SPLICE_TAIL_CHARS = 2
+"""The least of a host name's end a spliced name keeps (a name ending in one shared character,
+"node11" beside "node1", is no splice of it)."""
+
+
+def _spliced(host: str, names: Counter[str]) -> bool:
+    """Whether ``host``, printed with a pid whose lines mostly name another host, is that name
+    with another line's start glued before its end: several processes writing one terminal or
+    file at once cut each other's lines ("x3006c0s25b0x3006c0s25b0n0", "25b0n0", "x3006c0sn0"
+    for x3006c0s25b0n0, a Polaris job's log in tests/data)."""
+    usual, count = names.most_common(1)[0]
+    if usual == host or names[host] >= count:
+        return False
+    for cut in range(len(host) - SPLICE_TAIL_CHARS + 1):
+        head, tail = host[:cut], host[cut:]
+        if usual.endswith(tail) and any(name.startswith(head) for name in names):
+            return True
+    return False
 
 
 # the prefix at a line's start or after a launcher's tag, not glued to other output ("NCCL
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>(?!\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:\d+:\d+|X{2,}(?::X{2,})?) \[\d+\] "
+    r"(?:^|[\s|\]>])(?P<host>(?!\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:(?P<pid>\d+):\d+|X{2,}(?::X{2,})?) \[\d+\] "
     # the file (or a net plugin's C function signature, aws-ofi-nccl's
     # "int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**)") and line
     r"(?:(?:\S+|(?:[\w:*&]+ ){1,3}[\w:*&~]+\([^()\n]*\)):\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
@@ -2239,7 +2352,8 @@ _SOCKET_CONNECT_WARN_RE = re.compile(
     r"|returned \d+\((?P<why2>[^)]+)\))|exceeded (?P<what>retries|timeouts)\b)"
 )
 STARTUP_FALLBACK = "start-up fallback"
-"""``exception_type`` of an NCCL warning that only says what NCCL went on without."""
+"""``exception_type`` of an NCCL warning that only says what NCCL went on without, or that its
+process went on past (``_went_on_past``)."""
 
 
 def _nccl_warnings(
@@ -2307,7 +2421,45 @@ def _nccl_warnings(
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
+    went_on = _went_on_past(lines)
+    for ev in events:
+        if (
+            ev.exception_type is None
+            and ev.code is None
+            and ev.line < went_on.get((ev.host, ev.pid), 0)
+        ):
+            ev.exception_type = STARTUP_FALLBACK
     report.events.extend(events)
+
+
+_NCCL_LIFECYCLE_RE = re.compile(
+    r"NCCL INFO comm 0x[0-9a-fA-F]+ .*- (?P<what>Init|Destroy|Abort) COMPLETE"
+)
+
+
+def _went_on_past(
+    lines: list[tuple[int, str, int | None]],
+) -> dict[tuple[str | None, int | None], int]:
+    """(host, pid) → the line of its first communicator's ``Init COMPLETE``, for each process
+    that then destroyed its communicators cleanly (``Destroy COMPLETE``, no ``Abort``): a WARN
+    it printed before that line did not stop it, its job ran and ended as it should."""
+    init: dict[tuple[str | None, int | None], int] = {}
+    destroyed: set[tuple[str | None, int | None]] = set()
+    aborted: set[tuple[str | None, int | None]] = set()
+    for no, line, _ in lines:
+        if " COMPLETE" not in line or not (m := _NCCL_LIFECYCLE_RE.search(line)):
+            continue
+        if not (pm := _NCCL_PREFIX_RE.search(line[: m.start()])):
+            continue
+        key = (pm.group("host"), int(pm.group("pid")))
+        what = m.group("what")
+        if what == "Init":
+            init.setdefault(key, no)
+        elif what == "Destroy":
+            destroyed.add(key)
+        else:
+            aborted.add(key)
+    return {key: no for key, no in init.items() if key in destroyed and key not in aborted}
 
 
 # torch's monitored_barrier (ProcessGroupGloo::monitoredBarrier): a rank other than 0 whose

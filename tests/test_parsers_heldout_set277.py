@@ -1,0 +1,116 @@
+"""Outputs of this stop's held-out evaluation (tests/data/evidence_heldout_45, sources in
+tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, _nvlink_left_out, load_paths, load_text
+from advisor.parsers import numbered_lines, wrapper_tag
+from tests.conftest import DATA
+from tests.rules_facts import finding_items
+
+HELDOUT = DATA / "evidence_heldout_45"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def test_an_hccl_call_a_caller_wrapped_says_its_result_and_the_engine_it_connected_to() -> None:
+    # CANN's inner error E19999 of HIXL's channel: "HcclCommPrepare(...) fail, ret: 0x9"
+    ev = _load("hixl_client_connect_failed_103901_hcclcommprepare_ret9_screen_cut.log")
+    (call,) = [f for f in ev.failures if f["kind"] == "hccl_call_failure"]
+    assert (call["call"], call["code"], call["code_name"]) == (
+        "HcclCommPrepare",
+        "9",
+        "HCCL_E_TIMEOUT",
+    )
+    # the traceback under it: the remote engine and HIXL's connect time-out
+    assert (call["remote_ip"], call["port"], call["timeout_ms"]) == ("127.0.0.1", 16789, 1000)
+    items = finding_items({"evidence.failures": ev.failures})["evidence-hccl-call-failed"]
+    assert "(9 = HCCL_E_TIMEOUT: timeout)" in items[0]
+
+
+def test_an_older_exchangers_socket_wait_decodes_its_error_number_and_counts() -> None:
+    # "errNo[0x00000000500000b]" (a digit fewer than usual: the same number), "total[3] remain[2]"
+    ev = _load("hccl_plog_2023_rank6_get_socket_timeout_errNo500000b_8p_cut.log")
+    (wait,) = ev.failures
+    assert (wait["kind"], wait["rank"], wait["device"]) == ("hccl_link_timeout", 6, 6)
+    assert (wait["code"], wait["code_name"], wait["library"]) == (
+        "11",
+        "HCCL_E_TCP_CONNECT",
+        "HCCL",
+    )
+    assert wait["exception_type"].endswith("2 of the 3 sockets it waited for never connected")
+    (item,) = finding_items({"evidence.failures": ev.failures})["evidence-hccl-link-wait-timeout"]
+    assert "error number 11 = HCCL_E_TCP_CONNECT" in item
+
+
+def test_a_copied_task_timeout_without_its_code_is_read_for_each_chip_it_names() -> None:
+    ev = _load(
+        "vllm_ascend_glm53_a2_2node_hccl_fftsplus_task_timeout_1836s_chips_summary_post_cut.log"
+    )
+    assert [f["device"] for f in ev.failures] == [0, 2, 4, 5, 6, 7]
+    assert {(f["kind"], f["timeout_ms"], f["library"]) for f in ev.failures} == {
+        ("hccl_plog_error", 1_836_000, "RUNTIME")
+    }
+    assert ev.failures[0]["exception_type"].endswith("1 notify never recorded")
+    items = finding_items({"evidence.failures": ev.failures})["evidence-hccl-plog-error"]
+    assert items[0].startswith("Device 0: HCCL task time-out on the device")
+
+
+def test_a_gpu_with_no_nvlink_where_the_others_form_a_mesh_is_named() -> None:
+    ev = _load("nvidia-smi_topo-m_B200_8gpu_GPU4_nvlink_down.txt")
+    (topo,) = ev.topologies
+    assert topo["nvlink_left_out"] == ["GPU4"]
+    (item,) = finding_items({"evidence.topologies": ev.topologies})[
+        "evidence-gpu-topology-nvlink-missing"
+    ]
+    assert item.startswith("GPU4: no NV# link to any GPU")
+
+
+def test_pcie_cards_and_bridged_pairs_leave_no_gpu_out() -> None:
+    # the rule's bounds: no NVLink at all, and pairs joined by a bridge (one NV peer each) with
+    # another pair of cards without one, are machines built so
+    pcie = {"GPU0": {"GPU0": "X", "GPU1": "SYS"}, "GPU1": {"GPU0": "SYS", "GPU1": "X"}}
+    bridged = {
+        f"GPU{a}": {
+            f"GPU{b}": "X" if a == b else ("NV4" if {a, b} == {0, 1} else "SYS") for b in range(4)
+        }
+        for a in range(4)
+    }
+    assert _nvlink_left_out(pcie) == [] and _nvlink_left_out(bridged) == []
+
+
+def test_host_names_two_processes_spliced_together_are_no_hosts() -> None:
+    # two nodes' eight processes writing one file: "x3006c0s25b0x3006c0s25b0n0:849778:...",
+    # "x3006c0sn0:849780:...", "25b0n0:849778:..." are cut lines of x3006c0s25b0n0's processes
+    ev = _load(
+        "nccl_2_20_5_net_socket_no_ib_2x4_polaris_resnet50_ddp_healthy_throughput_same_nodes.log"
+    )
+    assert sorted(h["host"] for h in ev.log_hosts) == ["x3006c0s1b1n0", "x3006c0s25b0n0"]
+
+
+def test_warnings_before_a_clean_init_and_destroy_did_not_stop_the_process() -> None:
+    name = "nccl_warn_failed_to_find_libcuda_bluerdma_net_ib_single_rank.log"
+    ev = _load(name)
+    assert [f["exception_type"] for f in ev.failures] == ["start-up fallback"] * 3
+    found = finding_items({"evidence.failures": ev.failures, "evidence.benchmarks": []})
+    assert (
+        "evidence-nccl-warning" not in found and len(found["evidence-nccl-fallback-warning"]) == 3
+    )
+    # the same log cut before its communicator was destroyed: nothing says the process went on
+    text = (HELDOUT / name).read_text()
+    cut = text[: text.index("Destroy COMPLETE")].rsplit("\n", 1)[0] + "\n"
+    ev_cut = load_text(cut, name)
+    assert [f["exception_type"] for f in ev_cut.failures] == [None] * 3
+
+
+def test_a_wrappers_label_before_each_line_is_taken_off() -> None:
+    ev = _load("wrapper_tagged_training_syntaxerror_4_workers_cut.log")
+    (raised,) = ev.failures
+    assert (raised["kind"], raised["exception_type"]) == ("python_exception", "SyntaxError")
+    assert raised["message"] == "SyntaxError: expected 'except' or 'finally' block"
+    assert numbered_lines("[TRAINING] a\n" * 5)[0][1] == "a"
+    # a plog's level is each line's own, never a wrapper's label; nor a label on a few lines
+    assert wrapper_tag(["[ERROR] HCCL(1,python3):x"] * 6) is None
+    assert wrapper_tag(["[TRAINING] a"] * 4 + ["b"] * 4) is None
