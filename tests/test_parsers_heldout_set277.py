@@ -3,8 +3,13 @@ tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, _nvlink_left_out, load_paths, load_text
-from advisor.parsers import numbered_lines, wrapper_tag
+from advisor.evidence.load import (
+    EvidenceFacts,
+    _nvlink_left_out,
+    load_paths,
+    load_text,
+    wrapper_tag,
+)
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
@@ -110,7 +115,9 @@ def test_a_wrappers_label_before_each_line_is_taken_off() -> None:
     (raised,) = ev.failures
     assert (raised["kind"], raised["exception_type"]) == ("python_exception", "SyntaxError")
     assert raised["message"] == "SyntaxError: expected 'except' or 'finally' block"
-    assert numbered_lines("[TRAINING] a\n" * 5)[0][1] == "a"
+    said = [m.message for m in ev.files[0].messages]
+    assert "a wrapper's label '[TRAINING]' taken off 27 line(s) before reading" in said
     # a plog's level is each line's own, never a wrapper's label; nor a label on a few lines
     assert wrapper_tag(["[ERROR] HCCL(1,python3):x"] * 6) is None
     assert wrapper_tag(["[TRAINING] a"] * 4 + ["b"] * 4) is None
+    assert wrapper_tag(["[TRAINING] a"] * 4 + ["b"]) == "[TRAINING] "

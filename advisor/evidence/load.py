@@ -920,6 +920,34 @@ _LINE_PREFIXES = (
     ("docker compose's container prefix", _COMPOSE_PREFIX_RE),
 )
 """Prefixes a log collector puts before each line of a container's output."""
+# A wrapper script's own label before each line of the program it runs ("[TRAINING] ", a
+# start-everything script's tag of its training process's output): an upper-case word, not a
+# log level (a plog's "[ERROR] " and "[INFO] " are each line's own)
+_WRAPPER_TAG_RE = re.compile(r"\[[A-Z][A-Z_-]{2,23}\] ")
+LOG_LEVELS = frozenset(
+    {"ERROR", "ERR", "WARNING", "WARN", "INFO", "DEBUG", "TRACE", "EVENT", "FATAL", "CRITICAL"}
+    | {"NOTICE", "VERBOSE"}
+)
+
+
+def wrapper_tag(lines: list[str]) -> str | None:
+    """The one label a wrapper put before ``QUOTED_SHARE`` of the non-blank ``lines``
+    (``"[TRAINING] "``), or None."""
+    counts: dict[str, int] = {}
+    shown = 0
+    for line in lines:
+        if line.strip():
+            shown += 1
+            if line.startswith("[") and (m := _WRAPPER_TAG_RE.match(line)):
+                counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    if not counts:
+        return None
+    tag, marked = max(counts.items(), key=lambda kv: kv[1])
+    if marked < QUOTED_SHARE * shown or tag[1:-2] in LOG_LEVELS:
+        return None
+    return tag
+
+
 MIN_INDENT_LINES = 2
 _COPY_LABEL_RE = re.compile(r"^\s*(Copy(?: code)?|复制(?:代码)?)(?=[{\[]|[ \t]*\r?\n)")
 """The copy button of a web page's code block, pasted with it onto its first line."""
@@ -1049,6 +1077,14 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             text = "\n".join(lines)
             notes.append(f"{what} taken off {marked} line(s) before reading")
             break
+    else:
+        if tag := wrapper_tag(lines):
+            marked = sum(1 for line in lines if line.startswith(tag))
+            lines = [line[len(tag) :] if line.startswith(tag) else line for line in lines]
+            text = "\n".join(lines)
+            notes.append(
+                f"a wrapper's label {tag.strip()!r} taken off {marked} line(s) before reading"
+            )
     if indent := _common_indent(lines):
         text = "\n".join(line[len(indent) :] if line.strip() else line for line in lines)
         notes.append(f"the indent every line shares ({len(indent)} character(s)) taken off")

@@ -145,45 +145,11 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
     return line, found
 
 
-# A wrapper script's own label before every line of the program it runs ("[TRAINING] ", a
-# start-everything script's tag of its training process's output): an upper-case word, not a
-# log level (a plog's "[ERROR] " and "[INFO] " are the lines' own)
-_WRAPPER_TAG_RE = re.compile(r"\[[A-Z][A-Z_-]{2,23}\] ")
-LOG_LEVELS = frozenset(
-    {"ERROR", "ERR", "WARNING", "WARN", "INFO", "DEBUG", "TRACE", "EVENT", "FATAL", "CRITICAL"}
-    | {"NOTICE", "VERBOSE"}
-)
-WRAPPER_TAG_MIN_LINES = 5
-"""The fewest lines a wrapper's label must lead (and at least half of the non-blank ones)."""
-
-
-def wrapper_tag(lines: list[str]) -> str | None:
-    """The label a wrapper put before most lines of ``lines`` (``"[TRAINING] "``), or None."""
-    counts: dict[str, int] = {}
-    nonblank = 0
-    for line in lines:
-        if line.strip():
-            nonblank += 1
-            if line.startswith("[") and (m := _WRAPPER_TAG_RE.match(line)):
-                counts[m.group(0)] = counts.get(m.group(0), 0) + 1
-    if not counts:
-        return None
-    tag, n = max(counts.items(), key=lambda kv: kv[1])
-    if n < WRAPPER_TAG_MIN_LINES or 2 * n < nonblank or tag[1:-2] in LOG_LEVELS:
-        return None
-    return tag
-
-
 def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
-    """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text``
-    (a wrapper's label before most of them taken off first)."""
-    raws = [raw.rstrip("\r") for raw in text.splitlines()]
-    tag = wrapper_tag(raws)
+    """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text``."""
     out = []
-    for i, raw in enumerate(raws, start=1):
-        if tag is not None and raw.startswith(tag):
-            raw = raw[len(tag) :]
-        line, rank = strip_launcher_prefix(raw)
+    for i, raw in enumerate(text.splitlines(), start=1):
+        line, rank = strip_launcher_prefix(raw.rstrip("\r"))
         out.append((i, line, rank))
     return out
 
