@@ -35,8 +35,14 @@ def test_open_mpis_timestamped_tag_is_taken_off_and_each_ranks_warning_kept() ->
 
 def test_one_process_driving_two_gpus_warns_once_for_each() -> None:
     got = _failures("tensorflow_srun_a100_sharp_nccl_2.8.3_ibv_create_qp_failed_cut.log")
-    qp = [(f["device"], f["pid"]) for f in got if f["message"] == "Call to ibv_create_qp failed"]
+    qp = [
+        (f["device"], f["pid"])
+        for f in got
+        if f["message"].startswith("Call to ibv_create_qp failed")
+    ]
     assert qp == [(4, 3778851), (5, 3778851)]
+    # the process's first WARN with the result NCCL passed up from it (its trace right under it)
+    assert got[0]["message"].startswith("Call to ibv_create_qp failed (then 2 = ncclSystemError")
 
 
 def test_channels_over_net_socket_between_two_hosts_are_a_socket_network() -> None:

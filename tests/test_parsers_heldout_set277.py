@@ -121,3 +121,16 @@ def test_a_wrappers_label_before_each_line_is_taken_off() -> None:
     assert wrapper_tag(["[ERROR] HCCL(1,python3):x"] * 6) is None
     assert wrapper_tag(["[TRAINING] a"] * 4 + ["b"] * 4) is None
     assert wrapper_tag(["[TRAINING] a"] * 4 + ["b"]) == "[TRAINING] "
+
+
+def test_a_warns_result_is_read_from_the_trace_nccl_printed_under_it() -> None:
+    ev = _load(
+        "nccl_bootstrap_connect_reset_by_peer_172_17_0_2_docker_ranks2_3_ncclRemoteError6_multithread_cut.log"
+    )
+    first, second = ev.failures
+    assert first["message"] == (
+        "Net : Connect to 172.17.0.2<40537> failed : Connection reset by peer (then 6 = "
+        "ncclRemoteError passed up through bootstrap.cc, misc/socket.cc, init.cc, group.cc)"
+    )
+    # one process: its later WARN is what followed, its message as printed
+    assert second["message"].endswith("failed : Connection reset by peer")

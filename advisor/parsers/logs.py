@@ -2421,6 +2421,7 @@ def _nccl_warnings(
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
+    _passed_up(lines, events)
     went_on = _went_on_past(lines)
     for ev in events:
         if (
@@ -2430,6 +2431,45 @@ def _nccl_warnings(
         ):
             ev.exception_type = STARTUP_FALLBACK
     report.events.extend(events)
+
+
+WARN_RESULT_LINES = 6
+"""How far under a process's WARN (and under each step of the trace after it) the next step of
+NCCLCHECK's trace must stand to be that WARN's result (NCCL prints it at each return, among
+other threads' lines): a result further down is another failure's."""
+
+
+def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
+    """The result NCCL passed up the stack after each process's first WARN (NCCLCHECK's INFO
+    trace ``bootstrap.cc:256 -> 6`` of the same pid), said after the WARN's text: the WARN says
+    why, the result what the caller got (6: ncclRemoteError) and the chain where it failed."""
+    names = {number: name for _, number, name in NCCL_RESULTS}
+    first: dict[int, LogEvent] = {}
+    for ev in events:
+        if ev.pid is not None:
+            first.setdefault(ev.pid, ev)
+    last = {pid: ev.line for pid, ev in first.items()}  # the trace's last step so far
+    chains: dict[int, list[tuple[str, int]]] = {}
+    for no, line, _ in lines:
+        if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
+            continue
+        if not (pm := _NCCL_PREFIX_RE.search(line[: m.start()])):
+            continue
+        pid = int(pm.group("pid"))
+        if pid in last and 0 < no - last[pid] <= WARN_RESULT_LINES:
+            last[pid] = no
+            chains.setdefault(pid, []).append(
+                (m.group("where").rsplit(":", 1)[0], int(m.group("res")))
+            )
+    for pid, chain in chains.items():
+        result = chain[0][1]
+        if result not in names:
+            continue
+        files = list(dict.fromkeys(where for where, _ in chain))
+        first[pid].message = (
+            f"{first[pid].message} (then {result} = {names[result]} passed up through "
+            f"{', '.join(files[:5])})"
+        )[:400]
 
 
 _NCCL_LIFECYCLE_RE = re.compile(
