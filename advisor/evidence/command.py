@@ -43,6 +43,7 @@ _NPU_KINDS = frozenset(
     {
         "hccl_error",
         "hccl_plog_error",
+        "hccl_call_failure",  # an HCCL API call's result (HcclCommInitRootInfo ...)
         "npu_dcmi_error",
         "faultdiag_fault",
         "ascend_tool_failure",

@@ -201,6 +201,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
         r"|\bHccl\w+\((?:[^()\n]|\([^()\n]*\))*\) fail, ret: 0x[0-9a-fA-F]+\b"
         r"|\bhccl fftsplus task timeout occurred\b"
+        r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
         r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
@@ -926,12 +927,18 @@ _LINE_PREFIXES = (
 _WRAPPER_TAG_RE = re.compile(r"\[[A-Z][A-Z_-]{2,23}\] ")
 LOG_LEVELS = frozenset(
     {"ERROR", "ERR", "WARNING", "WARN", "INFO", "DEBUG", "TRACE", "EVENT", "FATAL", "CRITICAL"}
-    | {"NOTICE", "VERBOSE"}
+    | {"NOTICE", "VERBOSE", "CRIT", "ALERT", "EMERG", "SEVERE", "PANIC", "FAIL", "FAILED", "OK"}
+    | {"PASS", "PASSED", "SUCCESS", "DONE"}
 )
+"""Levels and verdicts a program prints before its own lines (syslog's, glog's, a test's):
+each line's own word, never a wrapper's label."""
+WRAPPER_TAG_SHARE = 0.8
+"""The share of non-blank lines one label must lead to be a wrapper's: as with a collector's
+prefix, the program's own lines before the wrapper started (a prompt, a banner) lack it."""
 
 
 def wrapper_tag(lines: list[str]) -> str | None:
-    """The one label a wrapper put before ``QUOTED_SHARE`` of the non-blank ``lines``
+    """The one label a wrapper put before ``WRAPPER_TAG_SHARE`` of the non-blank ``lines``
     (``"[TRAINING] "``), or None."""
     counts: dict[str, int] = {}
     shown = 0
@@ -943,7 +950,7 @@ def wrapper_tag(lines: list[str]) -> str | None:
     if not counts:
         return None
     tag, marked = max(counts.items(), key=lambda kv: kv[1])
-    if marked < QUOTED_SHARE * shown or tag[1:-2] in LOG_LEVELS:
+    if marked < WRAPPER_TAG_SHARE * shown or tag[1:-2] in LOG_LEVELS:
         return None
     return tag
 
@@ -2100,7 +2107,15 @@ def _topo(tool: str, parser: Any) -> Any:
                     # well as the SMP link between CPU sockets")
                     if kind in ("SYS", "SOC") and a < b
                 ),
-                "nvlink_left_out": _nvlink_left_out(topo.links) if tool == "nvidia-smi" else [],
+                "nvlink_left_out": (
+                    _nvlink_left_out(
+                        topo.links,
+                        # (the parser's own words for links a copy lost: "... are unknown")
+                        cut=any("unknown" in w.message for w in warnings),
+                    )
+                    if tool == "nvidia-smi"
+                    else []
+                ),
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),
@@ -2115,13 +2130,21 @@ def _topo(tool: str, parser: Any) -> Any:
 NVLINK_MESH_PEERS = 2
 """The NVLink peers a GPU of an NVLink mesh has at least: a pair of PCIe cards joined by a
 bridge has one, so a card without a bridge beside them is no GPU left out."""
+BASEBOARD_GPUS = 8
+"""The GPUs of an HGX baseboard, every one joined to the others by NVLink through its NVSwitches
+(NVIDIA's NVSwitch platform list: HGX A100, H100, H800, H200, B200, B300 8-GPU baseboards). A
+machine with another count may hold a GPU without NVLink by design (DGX Station A100's display
+GPU, a PCIe card beside a 4-GPU board): no GPU of it is said to be left out."""
 
 
-def _nvlink_left_out(links: dict[str, dict[str, str]]) -> list[str]:
-    """GPUs of a ``nvidia-smi topo -m`` matrix with no NVLink (``NV#``) to any other GPU where
-    another GPU of it reaches two or more peers by NVLink: a GPU whose links are down or that
-    is out of the machine's NVLink mesh (its peers then reach it over PCIe: SYS, NODE, PIX)."""
+def _nvlink_left_out(links: dict[str, dict[str, str]], cut: bool = False) -> list[str]:
+    """GPUs of a ``nvidia-smi topo -m`` matrix of a baseboard's eight GPUs with no NVLink
+    (``NV#``) to any other GPU where another GPU of it reaches two or more peers by NVLink: a
+    GPU whose links are down or that is out of the board's NVLink fabric (its peers then reach
+    it over PCIe: SYS, NODE, PIX). None from a matrix whose copy lost links (``cut``)."""
     gpus = [d for d in links if d.startswith("GPU")]
+    if cut or len(gpus) != BASEBOARD_GPUS:
+        return []
     nv_peers = {
         g: sum(
             1

@@ -886,6 +886,7 @@ def parse(text: str) -> LogReport:
                     numel=int(m.group(2)),
                 )
             )
+    _warnings_gone_past(lines, report)  # once every other reading has said what failed
     # settings and notices (ProcessGroupNCCL's settings, a store barrier still waiting, NCCL on
     # sockets, a time-out warning) are no failure: the readings below that look for one where
     # none was found (a Python exception, a plog's first error ...) run as if they were absent
@@ -1299,13 +1300,11 @@ def _unclaimed_hccl(
             exception_type=what,
             library="HCCL",
         )
-        # the plog's error number: HCCL's module, the HcclResult in its low bits (an older
-        # plog prints it with a digit fewer, "errNo[0x00000000500000b]": the same number)
+        # the plog's error number ("errNo[0x00000000500000b]", an older plog's, a digit short)
         if (errno := _ERRNO_RE.search(message)) and (
-            (value := int(errno.group("hex"), 16)) >> 24
-        ) & 0xFF == _HCCL_MODULE:
-            ev.code = str(value & 0xFFFF)
-            ev.code_name = decode_result(value & 0xFFFF)[0]
+            result := hccl_errno_result(errno.group("hex"))
+        ) is not None:
+            ev.code, ev.code_name = str(result), decode_result(result)[0]
         report.events.append(ev)
     seen: set[tuple[str, int]] = {(e.ip, e.port) for e in coded if e.ip and e.port}
     for no, line, tagged, bm in binds:
@@ -1351,8 +1350,8 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
         if key in seen:
             continue
         seen.add(key)
-        value = int(m.group("hex"), 16)
-        name = decode_result(value & 0xFFFF)[0] if (value >> 24) & 0xFF == _HCCL_MODULE else None
+        result = hccl_errno_result(m.group("hex"))
+        name = decode_result(result)[0] if result is not None else None
         got = f", {m.group('got')} of {m.group('size')} bytes" if m.group("size") else ""
         report.events.append(
             LogEvent(
@@ -1508,6 +1507,20 @@ C10D_FRAME_LINES = 3
 """How far above torch_npu's "HCCL error in:" line the c10d frame of the collective may stand."""
 _HCCL_MODULE = 5
 """The module number of HCCL in a plog's errNo (hicann/hcomm log.h)."""
+
+
+_ERRNO_CALL_GROUPS = (("hex4", "call4"), ("hex", "call"), ("hex5", "call5"), ("hex6", "call6"))
+"""The error number and call groups of ``_HCCL_ERRNO_CALL_RE``'s alternatives that print one."""
+
+
+def hccl_errno_result(hex_digits: str) -> int | None:
+    """The HcclResult in a plog's error number (``errNo[0x0000000005000002]``'s digits: HCCL's
+    module in bits 24-31, the result in the low bits; an older plog prints it a digit short,
+    the same number), or None for another module's number."""
+    value = int(hex_digits, 16)
+    return value & 0xFFFF if (value >> 24) & 0xFF == _HCCL_MODULE else None
+
+
 _TORCH_NPU_CODE_RE = re.compile(r"\b(ERR\d{5})\b")
 CALL_WINDOW_LINES = 2
 """How far after torch_npu's "HCCL function error" line its ERRnnnnn line may stand."""
@@ -1550,26 +1563,11 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             or "HCCL Comm" in line
             or "]Init failed, return[" in line
         ) and (e := _HCCL_ERRNO_CALL_RE.search(line)):
-            if e.group("hex4"):
-                value = int(e.group("hex4"), 16)
-                if (value >> 24) & 0xFF != _HCCL_MODULE:
-                    continue
-                result, call = value & 0xFFFF, e.group("call4")
-            elif e.group("hex"):
-                value = int(e.group("hex"), 16)
-                if (value >> 24) & 0xFF != _HCCL_MODULE:
+            if numbered := next(((h, c) for h, c in _ERRNO_CALL_GROUPS if e.group(h)), None):
+                found = hccl_errno_result(e.group(numbered[0]))
+                if found is None:
                     continue  # another module's number: its low bits are no HcclResult
-                result, call = value & 0xFFFF, e.group("call")
-            elif e.group("hex5"):
-                value = int(e.group("hex5"), 16)
-                if (value >> 24) & 0xFF != _HCCL_MODULE:
-                    continue
-                result, call = value & 0xFFFF, e.group("call5")
-            elif e.group("hex6"):
-                value = int(e.group("hex6"), 16)
-                if (value >> 24) & 0xFF != _HCCL_MODULE:
-                    continue
-                result, call = value & 0xFFFF, e.group("call6")
+                result, call = found, e.group(numbered[1])
             elif e.group("call9"):
                 result, call = int(e.group("hex9"), 16), e.group("call9")
             elif e.group("call8"):
@@ -1628,6 +1626,14 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 if engine := _search(_REMOTE_ENGINE_RE, below):
                     ev.remote_ip, ev.port = engine.group("ip"), int(engine.group("port"))
                     ev.timeout_ms = int(engine.group("ms"))
+                if inner := _PID_RE.search(line):
+                    ev.pid = int(inner.group(1) or inner.group(2))
+                # the inner error's code (E19999) says only that a call failed: this is the call
+                report.events[:] = [
+                    o
+                    for o in report.events
+                    if not (o.kind == "hccl_error" and o.line == no and o.code == "E19999")
+                ]
             if ev.pid is not None and ev.pid in summarised:
                 ev.rank = ev.rank if ev.rank is not None else summarised[ev.pid][0]
                 ev.rank_size = ev.rank_size or summarised[ev.pid][1]
@@ -1709,6 +1715,12 @@ _UNIQUE_ID_RE = re.compile(
     r"got error: ?(?P<why>.*)"
 )
 _WAIT_TIMEOUT_RE = re.compile(r"wait timeout after (\d+)\s*ms")
+# torch_npu's older ProcessGroupHCCL (broadcastMasterID, Ascend/pytorch torch_npu/csrc/
+# distributed/ProcessGroupHCCL.cpp): rank 0 of the group puts the HCCL root info
+# (HcclGetRootInfo) in the c10d store and every other rank reads it; a failed read is thrown again
+# as "store->get() got error: HCCL_BLOCKING_WAIT" (the name of a constant, none of the store's own
+# words), then torch_npu's "(PID:.., Device:11, RankID:43) ERR02005 DIST internal error"
+_NPU_ROOT_INFO_RE = re.compile(r"\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b")
 # MindSpore's collective manager (ms_collective_comm_lib.cc QueryUniqueID, after its retries):
 # "RuntimeError: Communicator of group xxx inited: failed. Result: Init communicator for group xxx
 # exception info: Failed to fetch the unique id of the collective lib from the meta server node.
@@ -1721,7 +1733,24 @@ _MS_UNIQUE_ID_RE = re.compile(
 
 def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int | None, str]] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
+        if "store->get() got error" in line and _NPU_ROOT_INFO_RE.search(line):
+            if (tagged, "HCCL root info") not in seen:
+                seen.add((tagged, "HCCL root info"))
+                ev = LogEvent(
+                    kind="unique_id_failure",
+                    line=no,
+                    message="store->get() got error: HCCL_BLOCKING_WAIT (the HCCL root info the "
+                    "group's rank 0 puts in the c10d store was not read)",
+                    rank=tagged,
+                    remote_rank=0,
+                    library="HCCL",
+                )
+                _torch_npu_context(
+                    ev, [t for _, t, _ in lines[index : index + 1 + CALL_WINDOW_LINES]]
+                )
+                report.events.append(ev)
+            continue
         if "Failed to fetch the unique id" in line and (ms := _MS_UNIQUE_ID_RE.search(line)):
             if (tagged, "MindSpore") not in seen:
                 seen.add((tagged, "MindSpore"))
@@ -1855,13 +1884,15 @@ may stand (a copy that wrapped the one line)."""
 
 
 def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """Device HCCL task time-outs that no coded error read: one event per chip named."""
-    coded = [e.line for e in report.events if e.kind == "hccl_error"]
+    """Device HCCL task time-outs copied without their CANN code line: one event per chip named
+    (a report under its code is the coded reading's, however often it repeats)."""
+    seen: set[tuple[str | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "fftsplus task timeout" not in line:
             continue
-        if any(0 <= no - c <= FFTS_REPORT_LINES for c in coded):
-            continue  # the code's own event read this report
+        above = lines[max(0, index - FFTS_REPORT_LINES) : index + 1]
+        if any(_code_match(text) for _, text, _ in above):
+            continue  # a report under its code (EI9999, EE9999): the code's reading has it
         near = lines[max(0, index - FFTS_REPORT_LINES) : index + 1 + FFTS_REPORT_LINES]
         texts = [t.strip() for _, t, _ in near]
         chips = _search(_FFTS_CHIPS_RE, texts)
@@ -1873,6 +1904,9 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
             what += f": {counts.group('stuck')} notify never recorded"
         message = " ".join(t for t in texts if t)[:300]
         for chip in chips.group("chips").split("/") if chips else [None]:
+            if (chip, message) in seen:
+                continue  # the same report copied again
+            seen.add((chip, message))
             report.events.append(
                 LogEvent(
                     kind="hccl_plog_error",
@@ -2165,9 +2199,16 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
     for host, pid in seen:
         if pid is not None:
             by_pid.setdefault(pid, Counter())[host] += 1
+    spliced = {
+        (host, pid)
+        for pid, names in by_pid.items()
+        if len(names) > 1
+        for host in names
+        if _spliced(host, names)
+    }
     hosts: dict[str, None] = {}
     for host, pid in seen:
-        if host not in hosts and not (pid is not None and _spliced(host, by_pid[pid])):
+        if host not in hosts and (host, pid) not in spliced:
             hosts[host] = None
     return list(hosts)
 
@@ -2175,16 +2216,27 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
 SPLICE_TAIL_CHARS = 2
 """The least of a host name's end a spliced name keeps (a name ending in one shared character,
 "node11" beside "node1", is no splice of it)."""
+SPLICE_MAX_LINES = 2
+"""The most lines a spliced name is seen on: a splice is an accident of two writes, a host's own
+name is on every line its processes print."""
 
 
 def _spliced(host: str, names: Counter[str]) -> bool:
-    """Whether ``host``, printed with a pid whose lines mostly name another host, is that name
-    with another line's start glued before its end: several processes writing one terminal or
-    file at once cut each other's lines ("x3006c0s25b0x3006c0s25b0n0", "25b0n0", "x3006c0sn0"
-    for x3006c0s25b0n0, a Polaris job's log in tests/data)."""
+    """Whether ``host``, seen on a line or two of a pid whose lines mostly name another host, is
+    that name's end glued after the start of another name's line: several processes writing one
+    terminal or file at once cut each other's lines ("x3006c0s25b0x3006c0s25b0n0", "25b0n0",
+    "x3006c0sn0" for x3006c0s25b0n0, a Polaris job's log in tests/data). Two hosts whose
+    processes share a pid (containers) are each on many lines, and neither is the other's end
+    after another name's start."""
     usual, count = names.most_common(1)[0]
-    if usual == host or names[host] >= count:
+    if usual == host or names[host] > SPLICE_MAX_LINES or names[host] >= count:
         return False
+    others = [name for name in names if name != host]
+    for cut in range(len(host) - SPLICE_TAIL_CHARS + 1):
+        head, tail = host[:cut], host[cut:]
+        if usual.endswith(tail) and any(name.startswith(head) for name in others):
+            return True
+    return False
     for cut in range(len(host) - SPLICE_TAIL_CHARS + 1):
         head, tail = host[:cut], host[cut:]
         if usual.endswith(tail) and any(name.startswith(head) for name in names):
@@ -2353,7 +2405,7 @@ _SOCKET_CONNECT_WARN_RE = re.compile(
 )
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without, or that its
-process went on past (``_went_on_past``)."""
+process went on past (``_warnings_gone_past``)."""
 
 
 def _nccl_warnings(
@@ -2422,14 +2474,6 @@ def _nccl_warnings(
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
     _passed_up(lines, events)
-    went_on = _went_on_past(lines)
-    for ev in events:
-        if (
-            ev.exception_type is None
-            and ev.code is None
-            and ev.line < went_on.get((ev.host, ev.pid), 0)
-        ):
-            ev.exception_type = STARTUP_FALLBACK
     report.events.extend(events)
 
 
@@ -2472,34 +2516,53 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
         )[:400]
 
 
+# NCCL's word that a communicator was set up, destroyed or aborted: "comm 0x.. rank 0 nranks 1 ...
+# - Init COMPLETE" (from 2.19 on "ncclCommInitRank comm 0x.. ... - Init COMPLETE")
 _NCCL_LIFECYCLE_RE = re.compile(
-    r"NCCL INFO comm 0x[0-9a-fA-F]+ .*- (?P<what>Init|Destroy|Abort) COMPLETE"
+    r"NCCL INFO (?:\w+ )?comm 0x[0-9a-fA-F]+ .*- (?P<what>Init|Destroy|Abort) COMPLETE"
 )
 
 
-def _went_on_past(
-    lines: list[tuple[int, str, int | None]],
-) -> dict[tuple[str | None, int | None], int]:
-    """(host, pid) → the line of its first communicator's ``Init COMPLETE``, for each process
-    that then destroyed its communicators cleanly (``Destroy COMPLETE``, no ``Abort``): a WARN
-    it printed before that line did not stop it, its job ran and ended as it should."""
-    init: dict[tuple[str | None, int | None], int] = {}
-    destroyed: set[tuple[str | None, int | None]] = set()
-    aborted: set[tuple[str | None, int | None]] = set()
+def _warnings_gone_past(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A log whose only failures are NCCL WARNs, each printed before its process's (and
+    device's) first ``Init COMPLETE`` by a process that then destroyed its communicators cleanly
+    (``Destroy COMPLETE``, no ``Abort``), warned nowhere after that init and passed no failed
+    result up the stack (NCCLCHECK's ``-> N``): its WARNs are what NCCL went on past, the job ran
+    and ended as it should (``STARTUP_FALLBACK``)."""
+    warned = [e for e in report.events if e.kind == "nccl_warning"]
+    if not warned or any(
+        e.kind != "nccl_warning" and e.kind not in NOTICE_KINDS for e in report.events
+    ):
+        return  # another failure in the log: the WARNs may be its cause
+    init: dict[tuple[str, int, int], int] = {}
+    ended: set[tuple[str, int, int]] = set()  # destroyed cleanly
+    failed: set[tuple[str, int, int]] = set()  # aborted, or a result passed up before its init
+    last_warn: dict[tuple[str, int, int], int] = {}
     for no, line, _ in lines:
-        if " COMPLETE" not in line or not (m := _NCCL_LIFECYCLE_RE.search(line)):
+        if not (pm := _NCCL_PREFIX_RE.search(line)):
             continue
-        if not (pm := _NCCL_PREFIX_RE.search(line[: m.start()])):
-            continue
-        key = (pm.group("host"), int(pm.group("pid")))
-        what = m.group("what")
-        if what == "Init":
-            init.setdefault(key, no)
-        elif what == "Destroy":
-            destroyed.add(key)
-        else:
-            aborted.add(key)
-    return {key: no for key, no in init.items() if key in destroyed and key not in aborted}
+        key = (pm.group("host"), int(pm.group("pid")), int(pm.group("dev")))
+        if " WARN " in line:
+            last_warn[key] = no
+        elif " -> " in line and _NCCL_RETURN_RE.search(line) and key not in init:
+            failed.add(key)
+        elif " COMPLETE" in line and (m := _NCCL_LIFECYCLE_RE.search(line)):
+            if m.group("what") == "Init":
+                init.setdefault(key, no)
+            elif m.group("what") == "Destroy":
+                ended.add(key)
+            else:
+                failed.add(key)
+    for ev in warned:
+        key = (ev.host or "", ev.pid or -1, ev.device if ev.device is not None else -1)
+        if (
+            ev.exception_type is None
+            and ev.code is None
+            and key in ended
+            and key not in failed
+            and last_warn.get(key, 0) < init.get(key, 0)
+        ):
+            ev.exception_type = STARTUP_FALLBACK
 
 
 # torch's monitored_barrier (ProcessGroupGloo::monitoredBarrier): a rank other than 0 whose
