@@ -134,3 +134,39 @@ def test_a_warns_result_is_read_from_the_trace_nccl_printed_under_it() -> None:
     )
     # one process: its later WARN is what followed, its message as printed
     assert second["message"].endswith("failed : Connection reset by peer")
+
+
+def test_ei0002s_own_message_without_its_code_is_read_with_its_peer() -> None:
+    ev = _load("ei0002_new_format_waiting_peer_rank4_allreduce_ring_nhr_doc_example_hcomm_cut.log")
+    (timeout,) = ev.failures
+    assert (timeout["code"], timeout["remote_rank"], timeout["op"]) == ("EI0002", 4, "all_reduce")
+    (item,) = finding_items({"evidence.failures": ev.failures})["evidence-hccl-exec-timeout"]
+    assert "waited in all_reduce for rank 4" in item
+
+
+def test_torch_npus_store_read_of_the_root_info_is_the_id_exchange_failing() -> None:
+    ev = _load(
+        "torch_npu_err02005_dist_internal_error_store_get_hccl_blocking_wait_fsdp_broadcast_rank43_dev11_dlrover_fixture.log"
+    )
+    (failed,) = [f for f in ev.failures if f["kind"] == "unique_id_failure"]
+    assert (failed["rank"], failed["device"], failed["pid"], failed["remote_rank"]) == (
+        43,
+        11,
+        62743,
+        0,
+    )
+    assert failed["library"] == "HCCL"
+
+
+def test_gpus_with_no_nic_near_them_are_named_where_others_have_one() -> None:
+    ev = _load("nvidia-smi_topo-m_8xA100_NV12_4nic_gpus4-7_no_local_nic_prompt.txt")
+    (topo,) = ev.topologies
+    assert topo["no_near_nic"] == ["GPU4", "GPU5", "GPU6", "GPU7"]
+    assert topo["nvlink_left_out"] == []
+    (item,) = finding_items({"evidence.topologies": ev.topologies})[
+        "evidence-gpu-topology-no-near-nic"
+    ]
+    assert item.startswith("GPU4, GPU5, GPU6, GPU7: no NIC nearer than PHB, NODE or SYS")
+    # the B200 board without NICs in its matrix names none
+    (b200,) = _load("nvidia-smi_topo-m_B200_8gpu_GPU4_nvlink_down.txt").topologies
+    assert b200["no_near_nic"] == []

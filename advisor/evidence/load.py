@@ -202,6 +202,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHccl\w+\((?:[^()\n]|\([^()\n]*\))*\) fail, ret: 0x[0-9a-fA-F]+\b"
         r"|\bhccl fftsplus task timeout occurred\b"
         r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
+        r"|A timeout occurs when the Notify register waits for execution\. Waiting peer rank: \d+"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
         r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
@@ -2116,6 +2117,11 @@ def _topo(tool: str, parser: Any) -> Any:
                     if tool == "nvidia-smi"
                     else []
                 ),
+                "no_near_nic": (
+                    _no_near_nic(topo.links, cut=any("unknown" in w.message for w in warnings))
+                    if tool == "nvidia-smi"
+                    else []
+                ),
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),
@@ -2135,6 +2141,27 @@ BASEBOARD_GPUS = 8
 (NVIDIA's NVSwitch platform list: HGX A100, H100, H800, H200, B200, B300 8-GPU baseboards). A
 machine with another count may hold a GPU without NVLink by design (DGX Station A100's display
 GPU, a PCIe card beside a 4-GPU board): no GPU of it is said to be left out."""
+
+
+GDR_NEAR_PATHS = ("PIX", "PXB")
+"""The paths within NCCL's default GPU Direct RDMA distance (src/graph/paths.cc,
+ncclTopoCheckGdr: netGdrLevel PATH_PXB unless NCCL_NET_GDR_LEVEL says otherwise): a GPU whose
+every NIC is farther (PHB, NODE, SYS) sends to the network through host memory, or over NVLink
+through a peer GPU's NIC (PXN)."""
+
+
+def _no_near_nic(links: dict[str, dict[str, str]], cut: bool = False) -> list[str]:
+    """GPUs of a ``nvidia-smi topo -m`` matrix with NIC columns that have no NIC within
+    ``GDR_NEAR_PATHS`` where another GPU of it has one (the NICs sit by some GPUs only); none
+    from a matrix without NICs, with no GPU near one, or whose copy lost links (``cut``)."""
+    gpus = [d for d in links if d.startswith("GPU")]
+    nics = {peer for g in gpus for peer in links[g] if not peer.startswith(("GPU", "CPU"))}
+    if cut or not nics:
+        return []
+    near = {g: any(links[g].get(n) in GDR_NEAR_PATHS for n in nics) for g in gpus}
+    if not any(near.values()):
+        return []
+    return [g for g in gpus if not near[g]]
 
 
 def _nvlink_left_out(links: dict[str, dict[str, str]], cut: bool = False) -> list[str]:

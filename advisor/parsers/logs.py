@@ -815,6 +815,7 @@ def parse(text: str) -> LogReport:
     raw = text.splitlines()  # the lines as written, launcher tags and all
     report = LogReport(hosts=_nccl_hosts(lines))
     _hccl_errors(raw, lines, report)
+    _uncoded_ei0002(lines, report)
     _hccl_stage_keywords(lines, report)
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
@@ -2023,6 +2024,36 @@ def _cqe(ev: LogEvent, cq: re.Match[str]) -> None:
     ev.device = int(cq.group("dev")) if ev.device is None else ev.device
     ev.ip, ev.remote_ip = ev.ip or cq.group("ip"), cq.group("pip")
     ev.exception_type = f"error CQE with server {cq.group('peer')} device {cq.group('pdev')}"
+
+
+# EI0002's own message (CANN's error code list: "ErrCode": "EI0002", "ErrMessage": "A timeout
+# occurs when the Notify register waits for execution. Waiting peer rank: %s; task information:
+# %s; communication operator information: %s; communicator: %s."; hcomm's EI0002 page shows it
+# with "Waiting peer rank: 4"), copied without its code: read as EI0002, the peer it waited for.
+_EI0002_MESSAGE_RE = re.compile(
+    r"A timeout occurs when the Notify register waits for execution\. Waiting peer rank: (?P<peer>\d+)"
+)
+
+
+def _uncoded_ei0002(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """EI0002's message where no code line stands at it or just above (a copy without it)."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Waiting peer rank" not in line or not (m := _EI0002_MESSAGE_RE.search(line)):
+            continue
+        if any(_code_match(t) for _, t, _ in lines[max(0, index - 1) : index + 1]):
+            continue  # the code printed with it: its block is read as printed
+        ev = LogEvent(
+            kind="hccl_error",
+            line=no,
+            message=line.strip()[:300],
+            code="EI0002",
+            rank=tagged,
+            remote_rank=int(m.group("peer")),
+            library="HCCL",
+        )
+        if tag := _TAG_RE.search(line):
+            ev.op = OPS.get(_first(tag), _first(tag))
+        report.events.append(ev)
 
 
 def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
