@@ -30,7 +30,8 @@ def test_two_hosts_whose_processes_share_a_pid_are_both_hosts() -> None:
 
 def test_a_coded_task_timeout_repeated_is_read_by_its_code_alone() -> None:
     ev = _load("ffts_ei9999_coded_12_reports.log")
-    assert set(Counter(f["kind"] for f in ev.failures)) == {"hccl_error"}
+    # (one event a device and code, as the coded reading keeps them: nine of the twelve)
+    assert Counter(f["kind"] for f in ev.failures) == {"hccl_error": 9}
 
 
 def test_a_warn_repeated_after_init_is_no_start_up_fallback() -> None:

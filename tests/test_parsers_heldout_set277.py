@@ -130,10 +130,13 @@ def test_a_warns_result_is_read_from_the_trace_nccl_printed_under_it() -> None:
     first, second = ev.failures
     assert first["message"] == (
         "Net : Connect to 172.17.0.2<40537> failed : Connection reset by peer (then 6 = "
-        "ncclRemoteError passed up through bootstrap.cc, misc/socket.cc, init.cc, group.cc)"
+        "ncclRemoteError passed up through bootstrap.cc, init.cc, group.cc)"
     )
-    # one process: its later WARN is what followed, its message as printed
-    assert second["message"].endswith("failed : Connection reset by peer")
+    # device 2's threads trace their own failure under their own WARN
+    assert second["message"].endswith(
+        "failed : Connection reset by peer (then 6 = ncclRemoteError passed up through init.cc, "
+        "misc/socket.cc)"
+    )
 
 
 def test_ei0002s_own_message_without_its_code_is_read_with_its_peer() -> None:
@@ -170,3 +173,15 @@ def test_gpus_with_no_nic_near_them_are_named_where_others_have_one() -> None:
     # the B200 board without NICs in its matrix names none
     (b200,) = _load("nvidia-smi_topo-m_B200_8gpu_GPU4_nvlink_down.txt").topologies
     assert b200["no_near_nic"] == []
+
+
+def test_network_channels_without_gdrdma_are_said_once_for_their_host() -> None:
+    ev = _load("nccl-tests_sendrecv_perf_2xH100_2nodes_RoCE_mlx5_5_NCCL_INFO.log")
+    (note,) = [f for f in ev.failures if f["kind"] == "nccl_no_gdr"]
+    assert (note["host"], note["line"]) == ("MOC-R4PCC04U37", 50)
+    assert note["message"].endswith("[receive] via NET/IB/1/Shared")
+    (item,) = finding_items({"evidence.failures": ev.failures})["evidence-nccl-no-gdr"]
+    assert item.startswith("MOC-R4PCC04U37: ")
+    # a benchmark that finished: the notice is no failure of it
+    (bench,) = ev.benchmarks
+    assert bench["complete"] and bench["wrong_total"] == 0

@@ -1345,6 +1345,10 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     parsed = nccl_tests.parse(text)
     # the hosts its NCCL debug lines name, as for a log of them
     out.log_hosts.extend({"source": source, "host": host} for host in parsed.debug_hosts)
+    if " via NET/" in text:
+        # its NCCL debug lines' channels, as a log of them says (a notice, no failure)
+        for ev in logs.net_without_gdr(numbered_lines(text)):
+            _add_failure(out, source, ev)
     # A file named after its binary (all_reduce_perf.log) names the op the log itself did not.
     m = nccl_tests.BINARY_RE.search(name)
     notes: list[ParseWarning] = []

@@ -858,6 +858,7 @@ def parse(text: str) -> LogReport:
     _dcmi_errors(lines, report)
     _pg_timeout_warnings(lines, report)
     _socket_network(lines, report)
+    report.events.extend(net_without_gdr(lines))
     _ib_link_layers(lines, report)
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
@@ -1747,9 +1748,10 @@ def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                     remote_rank=0,
                     library="HCCL",
                 )
-                _torch_npu_context(
-                    ev, [t for _, t, _ in lines[index : index + 1 + CALL_WINDOW_LINES]]
-                )
+                window = [t for _, t, _ in lines[index : index + 1 + CALL_WINDOW_LINES]]
+                _torch_npu_context(ev, window)
+                if code := _search(_TORCH_NPU_CODE_RE, window):
+                    ev.torch_npu_code = code.group(1)  # ERR02005, torch_npu's own word for it
                 report.events.append(ev)
             continue
         if "Failed to fetch the unique id" in line and (ms := _MS_UNIQUE_ID_RE.search(line)):
@@ -2035,13 +2037,24 @@ _EI0002_MESSAGE_RE = re.compile(
 )
 
 
+EI0002_CODE_LINES = 2
+"""How far above EI0002's message its code line may stand (a code, its time, then the message)."""
+
+
 def _uncoded_ei0002(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """EI0002's message where no code line stands at it or just above (a copy without it)."""
+    """EI0002's message where no code line stands at it or just above (a copy without it), once
+    for each rank, peer and text (a message printed again is the same time-out)."""
+    seen: set[tuple[int | None, str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "Waiting peer rank" not in line or not (m := _EI0002_MESSAGE_RE.search(line)):
             continue
-        if any(_code_match(t) for _, t, _ in lines[max(0, index - 1) : index + 1]):
+        above = lines[max(0, index - EI0002_CODE_LINES) : index + 1]
+        if any(_code_match(t) for _, t, _ in above):
             continue  # the code printed with it: its block is read as printed
+        key = (tagged, m.group("peer"), line[m.start() :].strip())
+        if key in seen:
+            continue
+        seen.add(key)
         ev = LogEvent(
             kind="hccl_error",
             line=no,
@@ -2221,11 +2234,14 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
     """The hosts of NCCL's debug prefixes, in order of first appearance; never a name made of
     two lines that processes printing at once spliced together (see ``_spliced``)."""
     seen: list[tuple[str, str | None]] = []  # (host, pid) of each prefix
+    warned: set[str] = set()  # hosts of WARN lines: a failure's own prefix is kept
     for _, line, _ in lines:
         if (" NCCL " in line or "] INFO " in line or " WARN " in line) and (
             pm := _NCCL_DEBUG_HOST_RE.search(line)
         ):
             seen.append((pm.group("host"), pm.group("pid")))
+            if " WARN " in line:
+                warned.add(pm.group("host"))
     by_pid: dict[str, Counter[str]] = {}
     for host, pid in seen:
         if pid is not None:
@@ -2235,7 +2251,7 @@ def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
         for pid, names in by_pid.items()
         if len(names) > 1
         for host in names
-        if _spliced(host, names)
+        if host not in warned and _spliced(host, names)
     }
     hosts: dict[str, None] = {}
     for host, pid in seen:
@@ -2266,11 +2282,6 @@ def _spliced(host: str, names: Counter[str]) -> bool:
     for cut in range(len(host) - SPLICE_TAIL_CHARS + 1):
         head, tail = host[:cut], host[cut:]
         if usual.endswith(tail) and any(name.startswith(head) for name in others):
-            return True
-    return False
-    for cut in range(len(host) - SPLICE_TAIL_CHARS + 1):
-        head, tail = host[:cut], host[cut:]
-        if usual.endswith(tail) and any(name.startswith(head) for name in names):
             return True
     return False
 
@@ -2420,6 +2431,7 @@ NOTICE_KINDS = frozenset(
         "pg_timeout_warning",
         "pg_debug_dump",
         "pg_dump_unfinished",
+        "nccl_no_gdr",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -2514,37 +2526,55 @@ NCCLCHECK's trace must stand to be that WARN's result (NCCL prints it at each re
 other threads' lines): a result further down is another failure's."""
 
 
+_ASYNC_EVENT_WARN_RE = re.compile(r"\bGot async event\b")
+"""The IB transport's thread reporting an event of its port ("NET/IB : mlx5_0:1 Got async event
+: GID table change"): a notice of its own, never the start of a result a call passed up."""
+PASSED_UP_FILE_CHARS = 40
+"""A file of NCCLCHECK's trace longer than this (a build tree's absolute path) is named by its
+base name: the finding names where the result passed, not where NCCL was built."""
+
+
 def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
     """The result NCCL passed up the stack after each process's first WARN (NCCLCHECK's INFO
-    trace ``bootstrap.cc:256 -> 6`` of the same pid), said after the WARN's text: the WARN says
-    why, the result what the caller got (6: ncclRemoteError) and the chain where it failed."""
+    trace ``bootstrap.cc:256 -> 6`` of the same host, pid and device: another host's process of
+    the same pid, or another device's thread, traces its own failure), said after the WARN's
+    text: the WARN says why, the result what the caller got (6: ncclRemoteError) and the chain
+    where it failed."""
     names = {number: name for _, number, name in NCCL_RESULTS}
-    first: dict[int, LogEvent] = {}
+    Key = tuple[str, int, int]
+    first: dict[Key, LogEvent] = {}
     for ev in events:
-        if ev.pid is not None:
-            first.setdefault(ev.pid, ev)
-    last = {pid: ev.line for pid, ev in first.items()}  # the trace's last step so far
-    chains: dict[int, list[tuple[str, int]]] = {}
+        if (
+            ev.pid is not None
+            and ev.device is not None
+            and not _ASYNC_EVENT_WARN_RE.search(ev.message)
+        ):
+            first.setdefault((ev.host or "", ev.pid, ev.device), ev)
+    last = {key: ev.line for key, ev in first.items()}  # the trace's last step so far
+    chains: dict[Key, list[tuple[str, int]]] = {}
     for no, line, _ in lines:
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
             continue
         if not (pm := _NCCL_PREFIX_RE.search(line[: m.start()])):
             continue
-        pid = int(pm.group("pid"))
-        if pid in last and 0 < no - last[pid] <= WARN_RESULT_LINES:
-            last[pid] = no
-            chains.setdefault(pid, []).append(
-                (m.group("where").rsplit(":", 1)[0], int(m.group("res")))
-            )
-    for pid, chain in chains.items():
+        key = (pm.group("host"), int(pm.group("pid")), int(pm.group("dev")))
+        if key not in last and ("", key[1], key[2]) in last:
+            key = ("", key[1], key[2])  # a WARN printed without its host
+        if key in last and 0 < no - last[key] <= WARN_RESULT_LINES:
+            last[key] = no
+            where = m.group("where").rsplit(":", 1)[0]
+            if len(where) > PASSED_UP_FILE_CHARS:
+                where = where.rsplit("/", 1)[-1]
+            chains.setdefault(key, []).append((where, int(m.group("res"))))
+    for key, chain in chains.items():
         result = chain[0][1]
         if result not in names:
             continue
         files = list(dict.fromkeys(where for where, _ in chain))
-        first[pid].message = (
-            f"{first[pid].message} (then {result} = {names[result]} passed up through "
-            f"{', '.join(files[:5])})"
-        )[:400]
+        first[key].message = (
+            f"{first[key].message} (then {result} = {names[result]} passed up through "
+            f"{', '.join(files[:4])}{', ...' if len(files) > 4 else ''})"
+        )
 
 
 # NCCL's word that a communicator was set up, destroyed or aborted: "comm 0x.. rank 0 nranks 1 ...
@@ -2570,6 +2600,9 @@ def _warnings_gone_past(lines: list[tuple[int, str, int | None]], report: LogRep
     failed: set[tuple[str, int, int]] = set()  # aborted, or a result passed up before its init
     last_warn: dict[tuple[str, int, int], int] = {}
     for no, line, _ in lines:
+        # (cheap tests first: most lines of a long log are none of these)
+        if " WARN " not in line and " -> " not in line and " COMPLETE" not in line:
+            continue
         if not (pm := _NCCL_PREFIX_RE.search(line)):
             continue
         key = (pm.group("host"), int(pm.group("pid")), int(pm.group("dev")))
@@ -6950,6 +6983,44 @@ _LOOPBACK_IFACE_RE = re.compile(r"\[\d+\]lo:")
 _NET_PLUGIN_FAILED_RE = re.compile(
     r"NET/\w+ (?:\S+ )?(?:Initializing plugin|initialization) failed"
 )
+
+
+# NCCL's channel over its network transport (src/transport/net.cc prints "via NET/%s/%d%s%s":
+# the net's name, the NIC, "/GDRDMA" when GPU Direct RDMA carries the data, "/Shared"): a
+# channel "[receive] via NET/IB/1/Shared" without it has the NIC read and write host memory
+_NET_CHANNEL_RE = re.compile(r" via NET/(?P<net>[^/\s]+)/\d+(?:\(\d+\))?(?P<gdr>/GDRDMA)?")
+
+
+def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
+    """One ``nccl_no_gdr`` notice per host whose NCCL channels over a network transport other
+    than its sockets (IB, RoCE, a net plugin's) never carry ``/GDRDMA``: GPU Direct RDMA is not
+    used there (the NIC farther from the GPU than NCCL_NET_GDR_LEVEL allows, or no peer-memory
+    or DMA-BUF support), every transfer staged through host memory."""
+    per_host: dict[str | None, LogEvent] = {}
+    gdr: set[str | None] = set()
+    for no, line, tagged in lines:
+        if " via NET/" not in line or not (m := _NET_CHANNEL_RE.search(line)):
+            continue
+        if m.group("net") == "Socket":
+            continue  # the socket transport never reads GPU memory: nothing to say
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        if m.group("gdr"):
+            gdr.add(host)
+        per_host.setdefault(
+            host,
+            LogEvent(
+                kind="nccl_no_gdr",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                host=host,
+                library="NCCL",
+                exception_type=f"NCCL's channels over NET/{m.group('net')} carry no /GDRDMA: "
+                "GPU Direct RDMA is not used, transfers go through host memory",
+            ),
+        )
+    return [ev for host, ev in per_host.items() if host not in gdr]
 
 
 def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
