@@ -185,3 +185,34 @@ def test_network_channels_without_gdrdma_are_said_once_for_their_host() -> None:
     # a benchmark that finished: the notice is no failure of it
     (bench,) = ev.benchmarks
     assert bench["complete"] and bench["wrong_total"] == 0
+
+
+def test_a_gpus_gsp_firmware_not_answering_is_a_fault_without_an_xid() -> None:
+    ev = _load(
+        "dmesg_nvrm_gpu6_gh100_gsp_heartbeat_timeout_sysmembar_memsys_error_no_xid_ogkm1230_cut.txt"
+    )
+    (fault,) = ev.failures
+    assert (fault["kind"], fault["device"]) == ("gpu_driver_fault", 6)
+    assert fault["exception_type"].startswith(
+        "GPU6's GSP firmware stopped answering the driver (_kgspIsHeartbeatTimedOut): Heartbeat timed out"
+    )
+
+
+def test_the_tdt_clients_ej0001_line_names_its_device() -> None:
+    ev = _load("cann_plog_tdt_ej0001_tsdopen_failed_device4_all_reduce_test_cut.log")
+    (coded,) = ev.failures
+    assert (coded["kind"], coded["code"], coded["device"], coded["pid"]) == (
+        "hccl_error",
+        "EJ0001",
+        4,
+        685010,
+    )
+    (item,) = finding_items({"evidence.failures": ev.failures})["evidence-hccl-other-error"]
+    assert item.startswith("EJ0001 (device 4): HCCP process could not start")
+
+
+def test_hccps_negative_return_is_said_as_its_errno() -> None:
+    ev = _load("hccp_plog_ej0002_ra_rdev_init_failed_enolink_phy3_cut.log")
+    (failed,) = ev.failures
+    assert failed["exception_type"] == "HCCP error: ret(-67) = -ENOLINK (Link has been severed)"
+    assert "phy_id(3)" in failed["message"]

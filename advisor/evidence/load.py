@@ -188,6 +188,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|waiting for (?:clients|workers)\. \d+/\d+ (?:clients|workers) joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
+        r"|NVRM: (?:GPU\d+ )?_?kgsp\w+: [^\n]*?(?:[Hh]eartbeat timed out|GSP Timeout)"
         r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
         r"|NVRM: The NVIDIA GPU [0-9A-Fa-f:.]+\s*$|NVRM: GPU [0-9A-Fa-f:.]+: RmInitAdapter failed!"
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"

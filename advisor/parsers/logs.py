@@ -142,6 +142,8 @@ What each code means and what to change is not decided here: rules in ``conf/rul
 from __future__ import annotations
 
 import bisect
+import errno
+import os
 import re
 import signal
 from collections import Counter
@@ -166,6 +168,9 @@ _CODE_RE = re.compile(
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
     # (also after a literal "\n": a message JSON-escaped into one line of a server's log)
     r"|(?:(?:\b|(?<=\\n))(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
+    # the TDT client's own line for the HCCP process it could not open (the HCCL guide's EJ0001
+    # plog example): "[TsdClient] DeviceMsgProc  errcode[EJ0001]"
+    r"|(?:\berrcode\[(?P<code4>E[A-Z]\d{4})\])"
 )
 # A TraceBack's code line that starts with its code, two spaces and a lower-case word: the
 # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ..." (a code-like word inside a
@@ -181,7 +186,7 @@ def _code_match(line: str) -> re.Match[str] | None:
 
 def _code_of(m: re.Match[str]) -> str:
     found = m.groupdict()
-    return str(found.get("code1") or found.get("code2") or found.get("code3"))
+    return str(found.get("code1") or found.get("code2") or found.get("code3") or found.get("code4"))
 
 
 _RANK_TAG_RE = re.compile(r"\[[Rr]ank(\d+)\]:")
@@ -224,7 +229,10 @@ _RANKTABLE_ENTRY_RE = re.compile(r"with rank_id \[(\d+)\] and local device_id \[
 _GROUP_RANKID_RE = re.compile(r"rankSize\[[1-9]\d*\],\s*rankId\[(\d+)\]")
 # torch_npu's "(PID:N, Device:3, RankID:3)"; the runtime's "The error from device(chipId:3, dieId:0)"
 # (and the runtime's task error "fftsplus task execute failed, dev_id=7, stream_id=7, ...")
-_DEVICE_RE = re.compile(r"Device:\s*(\d+)|device\(chipId:(\d+)|\bdev_id=(\d+)")
+# (and the TDT client's "TsdOpen failed, deviceId[4]." under its EJ0001 line)
+_DEVICE_RE = re.compile(
+    r"Device:\s*(\d+)|device\(chipId:(\d+)|\bdev_id=(\d+)|TsdOpen failed, deviceId\[(\d+)\]"
+)
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
 # in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
@@ -1532,7 +1540,7 @@ def _torch_npu_context(ev: LogEvent, window: list[str]) -> None:
     """Device, pid and (when the line names one) rank from torch_npu's "(PID:N, Device:N,
     RankID:N)" line in ``window``; RankID -1 means none."""
     if dev := _search(_DEVICE_RE, window):
-        ev.device = int(dev.group(1) or dev.group(2) or dev.group(3))
+        ev.device = int(next(g for g in dev.groups() if g))
     if pid := _search(_PID_RE, window):
         ev.pid = int(pid.group(1) or pid.group(2))
         if ev.rank == ev.pid:
@@ -5025,6 +5033,20 @@ def _kernel_driver_error(lines: list[tuple[int, str, int | None]]) -> LogEvent |
     return None
 
 
+# HCCP's calls return a negative Linux errno: "ra rdev init failed. ret(-67)" (ENOLINK, the port's
+# link down, the HCCL guide's EJ0002 example), "ra listen start failed ret(-98)" beside its own
+# "error:98" (EADDRINUSE, EJ0003's)
+_HCCP_ERRNO_RE = re.compile(r"\bret\(-(?P<errno>\d+)\)")
+
+
+def hccp_errno(text: str) -> str | None:
+    """The errno an HCCP line's ``ret(-N)`` names (``-ENOLINK (Link has been severed)``)."""
+    if not (m := _HCCP_ERRNO_RE.search(text)) or int(m.group("errno")) not in errno.errorcode:
+        return None
+    number = int(m.group("errno"))
+    return f"ret(-{number}) = -{errno.errorcode[number]} ({os.strerror(number)})"
+
+
 _DEVICE_ID_RE = re.compile(r"\bdevice_id=(\d+)")
 """The device a runtime's failed task ran on ("Aicore kernel execute failed, device_id=8, ...")."""
 
@@ -5058,7 +5080,8 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
             device=int(device.group(1)) if device else None,
             pid=pid,
             library=m.group("mod"),
-            exception_type=f"{m.group('mod')} error",
+            exception_type=f"{m.group('mod')} error"
+            + (f": {said}" if m.group("mod") == "HCCP" and (said := hccp_errno(line)) else ""),
         )
     if not found:
         return [kernel] if kernel is not None else []
@@ -6697,6 +6720,16 @@ _FAULT_WORDS_RE = re.compile(r"fallen off the bus", re.I)
 _NVRM_NVLINK_RE = re.compile(
     r"NVRM: GPU(?P<gpu>\d+) (?P<call>knvlink\w+): (?P<what>Error\b.*?)\s*$"
 )
+# The GPU's GSP firmware no longer answering the driver (open-gpu-kernel-modules kernel_gsp.c:
+# "NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, ... diff 6070 timeout 5200", its
+# RPC poll's "GSP RM heartbeat timed out", the "***** GSP Timeout *****" banner), and the memory
+# subsystem check that fails with it ("kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error
+# detected"): the GPU cannot run work until it is reset (an Xid 154 "GPU Reset Required" may
+# follow); a fault even with no Xid line.
+_NVRM_GSP_RE = re.compile(
+    r"NVRM: (?:GPU(?P<gpu>\d+) )?(?P<call>_?k(?:gsp|gmmu)\w+): (?P<what>[^\n]*?"
+    r"(?:[Hh]eartbeat timed out|GSP Timeout|Memory Subsystem Error detected)[^\n]*?)\s*$"
+)
 _SXID_RE = re.compile(
     r"(?P<switch>nvidia-nvswitch\d+): SXid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)\): (?P<sxid>\d+),"
     r"\s*(?P<what>.*?)\s*$"
@@ -6767,6 +6800,15 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             key = ("nvlink", m.group("gpu"), m.group("call"))
             what = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')}): {m.group('what')}"
             device = int(m.group("gpu"))
+            fault = True
+        elif "NVRM: " in line and (m := _NVRM_GSP_RE.search(line)):
+            key = ("gsp", m.group("gpu") or "")
+            gpu = f"GPU{m.group('gpu')}" if m.group("gpu") else "a GPU"
+            what = (
+                f"{gpu}'s GSP firmware stopped answering the driver ({m.group('call')}): "
+                f"{m.group('what').strip(' *')}"
+            )
+            device = int(m.group("gpu")) if m.group("gpu") else None
             fault = True
         elif m := _SXID_RE.search(line):
             if not _SXID_HEAD_RE.match(m.group("what")):
