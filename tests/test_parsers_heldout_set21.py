@@ -245,7 +245,9 @@ def test_error_cqe_without_its_code_names_both_devices() -> None:
         None, "error CQE", 0, "192.168.200.100", "192.168.200.101",
     )  # fmt: skip
     finding = builtin_findings({"evidence.failures": [ev]}, "hccl")["evidence-hccl-other-error"]
-    assert str(finding.items[0]).startswith("error CQE (device 0): a transfer to the peer device failed")
+    assert str(finding.items[0]).startswith(
+        "error CQE (device 0): a transfer to the peer device failed"
+    )
 
 
 def test_a_torch_npu_code_of_another_process_is_its_own_event() -> None:

@@ -2534,6 +2534,9 @@ NCCLCHECK's trace must stand to be that WARN's result (NCCL prints it at each re
 other threads' lines): a result further down is another failure's."""
 
 
+NcclProcess = tuple[str, int, int]
+"""An NCCL process's thread of work as its prefix names it: host, pid and device (containers and
+other hosts reuse pids; a process driving several GPUs traces each device's failure apart)."""
 _ASYNC_EVENT_WARN_RE = re.compile(r"\bGot async event\b")
 """The IB transport's thread reporting an event of its port ("NET/IB : mlx5_0:1 Got async event
 : GID table change"): a notice of its own, never the start of a result a call passed up."""
@@ -2549,8 +2552,7 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
     text: the WARN says why, the result what the caller got (6: ncclRemoteError) and the chain
     where it failed."""
     names = {number: name for _, number, name in NCCL_RESULTS}
-    Key = tuple[str, int, int]
-    first: dict[Key, LogEvent] = {}
+    first: dict[NcclProcess, LogEvent] = {}
     for ev in events:
         if (
             ev.pid is not None
@@ -2559,7 +2561,7 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
         ):
             first.setdefault((ev.host or "", ev.pid, ev.device), ev)
     last = {key: ev.line for key, ev in first.items()}  # the trace's last step so far
-    chains: dict[Key, list[tuple[str, int]]] = {}
+    chains: dict[NcclProcess, list[tuple[str, int]]] = {}
     for no, line, _ in lines:
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
             continue
@@ -2603,10 +2605,10 @@ def _warnings_gone_past(lines: list[tuple[int, str, int | None]], report: LogRep
         e.kind != "nccl_warning" and e.kind not in NOTICE_KINDS for e in report.events
     ):
         return  # another failure in the log: the WARNs may be its cause
-    init: dict[tuple[str, int, int], int] = {}
-    ended: set[tuple[str, int, int]] = set()  # destroyed cleanly
-    failed: set[tuple[str, int, int]] = set()  # aborted, or a result passed up before its init
-    last_warn: dict[tuple[str, int, int], int] = {}
+    init: dict[NcclProcess, int] = {}
+    ended: set[NcclProcess] = set()  # destroyed cleanly
+    failed: set[NcclProcess] = set()  # aborted, or a result passed up before its init
+    last_warn: dict[NcclProcess, int] = {}
     for no, line, _ in lines:
         # (cheap tests first: most lines of a long log are none of these)
         if " WARN " not in line and " -> " not in line and " COMPLETE" not in line:
