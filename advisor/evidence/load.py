@@ -2097,6 +2097,8 @@ def _topo(tool: str, parser: Any) -> Any:
             ]
         # rows read with a doubt (a cut matrix, misplaced cells, a row short of a link cell)
         warnings: list[ParseWarning] = list(topo.warnings)
+        # (the parser's own words for links a copy lost: "... are unknown")
+        cut = any("unknown" in w.message for w in warnings)
         out.topologies.append(
             {
                 "source": source,
@@ -2114,19 +2116,9 @@ def _topo(tool: str, parser: Any) -> Any:
                     if kind in ("SYS", "SOC") and a < b
                 ),
                 "nvlink_left_out": (
-                    _nvlink_left_out(
-                        topo.links,
-                        # (the parser's own words for links a copy lost: "... are unknown")
-                        cut=any("unknown" in w.message for w in warnings),
-                    )
-                    if tool == "nvidia-smi"
-                    else []
+                    _nvlink_left_out(topo.links, cut=cut) if tool == "nvidia-smi" else []
                 ),
-                "no_near_nic": (
-                    _no_near_nic(topo.links, cut=any("unknown" in w.message for w in warnings))
-                    if tool == "nvidia-smi"
-                    else []
-                ),
+                "no_near_nic": _no_near_nic(topo.links, cut=cut) if tool == "nvidia-smi" else [],
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),

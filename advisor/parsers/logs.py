@@ -1311,8 +1311,8 @@ def _unclaimed_hccl(
             library="HCCL",
         )
         # the plog's error number ("errNo[0x00000000500000b]", an older plog's, a digit short)
-        if (errno := _ERRNO_RE.search(message)) and (
-            result := hccl_errno_result(errno.group("hex"))
+        if (numbered := _ERRNO_RE.search(message)) and (
+            result := hccl_errno_result(numbered.group("hex"))
         ) is not None:
             ev.code, ev.code_name = str(result), decode_result(result)[0]
         report.events.append(ev)
@@ -1894,6 +1894,12 @@ FFTS_REPORT_LINES = 2
 may stand (a copy that wrapped the one line)."""
 
 
+def _under_a_code(lines: list[tuple[int, str, int | None]], index: int, span: int) -> bool:
+    """Whether a CANN code stands on line ``index`` or on one of the ``span`` lines above it: a
+    message printed under its code is that code's block, read where the code is."""
+    return any(_code_match(text) for _, text, _ in lines[max(0, index - span) : index + 1])
+
+
 def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Device HCCL task time-outs copied without their CANN code line: one event per chip named
     (a report under its code is the coded reading's, however often it repeats)."""
@@ -1901,8 +1907,7 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
     for index, (no, line, tagged) in enumerate(lines):
         if "fftsplus task timeout" not in line:
             continue
-        above = lines[max(0, index - FFTS_REPORT_LINES) : index + 1]
-        if any(_code_match(text) for _, text, _ in above):
+        if _under_a_code(lines, index, FFTS_REPORT_LINES):
             continue  # a report under its code (EI9999, EE9999): the code's reading has it
         near = lines[max(0, index - FFTS_REPORT_LINES) : index + 1 + FFTS_REPORT_LINES]
         texts = [t.strip() for _, t, _ in near]
@@ -2056,8 +2061,7 @@ def _uncoded_ei0002(lines: list[tuple[int, str, int | None]], report: LogReport)
     for index, (no, line, tagged) in enumerate(lines):
         if "Waiting peer rank" not in line or not (m := _EI0002_MESSAGE_RE.search(line)):
             continue
-        above = lines[max(0, index - EI0002_CODE_LINES) : index + 1]
-        if any(_code_match(t) for _, t, _ in above):
+        if _under_a_code(lines, index, EI0002_CODE_LINES):
             continue  # the code printed with it: its block is read as printed
         key = (tagged, m.group("peer"), line[m.start() :].strip())
         if key in seen:
@@ -2588,7 +2592,10 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
 
 
 # NCCL's word that a communicator was set up, destroyed or aborted: "comm 0x.. rank 0 nranks 1 ...
-# - Init COMPLETE" (from 2.19 on "ncclCommInitRank comm 0x.. ... - Init COMPLETE")
+# - Init COMPLETE" (from 2.19 on "ncclCommInitRank comm 0x.. ... - Init COMPLETE"). A failed
+# result passed up before it (a socket closed at a healthy job's teardown, NCCL issue-tracker logs
+# of successful runs) is no failure of the job (``_nccl_silent_returns``), and a WARN before its
+# init one the process went on past (``_warnings_gone_past``).
 _NCCL_LIFECYCLE_RE = re.compile(
     r"NCCL INFO (?:\w+ )?comm 0x[0-9a-fA-F]+ .*- (?P<what>Init|Destroy|Abort) COMPLETE"
 )
@@ -2903,10 +2910,6 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
 _NCCL_RETURN_RE = re.compile(
     r"NCCL INFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
 )
-_NCCL_COMPLETE_RE = re.compile(r"NCCL INFO .*\b(?:Init|Abort|Destroy) COMPLETE\b")
-"""NCCL's word that a process set a communicator up, aborted or destroyed it: a failed result
-passed up before it (a socket closed at a healthy job's teardown, NCCL issue-tracker logs of
-successful runs) is no failure of the job."""
 _NCCL_STAGES = (
     ("bootstrap", "in its bootstrap (the communicator's set-up)"),
     ("init.cc", "while setting a communicator up"),
@@ -2930,7 +2933,7 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
         return (host_m.group("host") if host_m else None, int(prefix["pid"]) if prefix else None)
 
     for no, line, tagged in lines:
-        if " COMPLETE" in line and _NCCL_COMPLETE_RE.search(line):
+        if " COMPLETE" in line and _NCCL_LIFECYCLE_RE.search(line):
             if (settler := process_of(line))[1] is not None:
                 settled.add(settler)
             continue
@@ -7051,9 +7054,8 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
         host = host_m.group("host") if host_m else None
         if m.group("gdr"):
             gdr.add(host)
-        per_host.setdefault(
-            host,
-            LogEvent(
+        if host not in per_host:  # (the host's first channel line names it)
+            per_host[host] = LogEvent(
                 kind="nccl_no_gdr",
                 line=no,
                 message=line.strip()[:300],
@@ -7062,8 +7064,7 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
                 library="NCCL",
                 exception_type=f"NCCL's channels over NET/{m.group('net')} carry no /GDRDMA: "
                 "GPU Direct RDMA is not used, transfers go through host memory",
-            ),
-        )
+            )
     return [ev for host, ev in per_host.items() if host not in gdr]
 
 
