@@ -37,7 +37,11 @@ def test_a_coded_task_timeout_repeated_is_read_by_its_code_alone() -> None:
 def test_a_warn_repeated_after_init_is_no_start_up_fallback() -> None:
     # the port error came again while the job trained: the process did not go past it
     ev = _load("nccl_warn_repeated_after_init_then_destroy.log")
-    assert [f["exception_type"] for f in ev.failures] == [None]
+    # (read as the IB port's fault event it is, never downgraded to a start-up fallback)
+    assert [(f["kind"], f["code_name"]) for f in ev.failures] == [
+        ("nccl_ib_async_event", "port error")
+    ]
+    assert "link went down" in ev.failures[0]["exception_type"]
 
 
 def test_warns_beside_another_failure_or_another_containers_init_stay_failures() -> None:

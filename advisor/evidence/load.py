@@ -437,7 +437,8 @@ class EvidenceFacts:
     topologies: list[dict[str, Any]] = field(default_factory=list)
     """``{source, tool: npu-smi|nvidia-smi, devices (every row of the matrix: GPUs or NPUs and
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
-    kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), numa_affinity,
+    kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), hccs (npu-smi:
+    some pair is joined by HCCS), numa_affinity,
     gpu_numa_id, nics: {NIC0: mlx5_0}, warnings: [{line, message}]}`` (the last four from
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
@@ -917,6 +918,12 @@ _LINE_PREFIXES = (
         "kubectl's time stamp",
         re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) "),
     ),
+    # other collectors write the same stamp with a colon after it ("2019-06-02T16:13:44.884Z:
+    # [1,12]<stdout>:host:815:864 [0] ...": a job's mpirun output as its cluster kept it)
+    (
+        "a log collector's time stamp",
+        re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d): "),
+    ),
     # kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] "
     ("kubectl's pod prefix", re.compile(r"^\[pod/[\w.-]+/[\w.-]+\] ")),
     # docker compose logs: the service's container name and a bar ("trainer-1  | ")
@@ -1346,10 +1353,9 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     parsed = nccl_tests.parse(text)
     # the hosts its NCCL debug lines name, as for a log of them
     out.log_hosts.extend({"source": source, "host": host} for host in parsed.debug_hosts)
-    if " via NET/" in text:
-        # its NCCL debug lines' channels, as a log of them says (a notice, no failure)
-        for ev in logs.net_without_gdr(numbered_lines(text)):
-            _add_failure(out, source, ev)
+    # its NCCL debug lines' channels and paths, as a log of them says (notices, no failure)
+    for ev in logs.nccl_debug_notices(text):
+        _add_failure(out, source, ev)
     # A file named after its binary (all_reduce_perf.log) names the op the log itself did not.
     m = nccl_tests.BINARY_RE.search(name)
     notes: list[ParseWarning] = []
@@ -2115,6 +2121,10 @@ def _topo(tool: str, parser: Any) -> Any:
                     # well as the SMP link between CPU sockets")
                     if kind in ("SYS", "SOC") and a < b
                 ),
+                # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3): a board without
+                # it (PCIe cards, Atlas 350's UB-paired cards) reaches across sockets by SYS by
+                # design
+                "hccs": tool == "npu-smi" and any(k.startswith("HCCS") for k in topo.kinds()),
                 "nvlink_left_out": (
                     _nvlink_left_out(topo.links, cut=cut) if tool == "nvidia-smi" else []
                 ),

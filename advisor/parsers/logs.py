@@ -574,7 +574,7 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
-    nccl_net_error, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
+    nccl_net_error, nccl_ib_async_event, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
     deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
@@ -585,7 +585,7 @@ class LogEvent:
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
-    pg_abort_timeout, pg_debug_dump or pg_dump_unfinished."""
+    pg_abort_timeout, input_pipeline_failure, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -851,6 +851,7 @@ def parse(text: str) -> LogReport:
     _store_lost(lines, report)
     _device_oom(lines, report)
     _npu_device_exceptions(lines, report)
+    _getnext_failures(lines, report)
     _monitored_barrier(lines, report)
     _gloo_errors(lines, report)  # after the barrier: it leaves the lines the barrier read
     _launcher_exits(lines, report)
@@ -867,6 +868,7 @@ def parse(text: str) -> LogReport:
     _pg_timeout_warnings(lines, report)
     _socket_network(lines, report)
     report.events.extend(net_without_gdr(lines))
+    report.events.extend(nvlink_asymmetry(lines))
     _ib_link_layers(lines, report)
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
@@ -2414,6 +2416,18 @@ _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)
 # ("fe80::966d:ae03:a2:8cf0%ib1<17943>": the address, reached through ib1)
 _REMOTE_PEER_RE = re.compile(r"(?P<peer>[\w.:-]+?)(?:%(?P<zone>[\w.-]+))?<(?P<port>\d+)>")
 _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
+# A socket NCCL used that the other end dropped (misc/socket.cc: "Net : Call to recv from
+# HOST<port> failed : Broken pipe" / "Connection reset by peer", "socketProgress: Connection
+# closed by remote peer HOST<port>"), and the proxy call that failed with it (proxy.cc:
+# "[Proxy Service N] Failed to execute operation Connect from rank N, retcode 6").
+_PEER_GONE_RE = re.compile(
+    r"Call to \w+ (?:from|to) \S+ failed\s*: (?P<why>Broken pipe|Connection reset by peer)"
+    r"|Connection closed by remote peer"
+)
+_PROXY_OP_FAILED_RE = re.compile(
+    r"\[Proxy Service \d+\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), "
+    r"retcode (?P<rc>\d+)"
+)
 _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
 
 
@@ -2444,6 +2458,7 @@ NOTICE_KINDS = frozenset(
         "pg_debug_dump",
         "pg_dump_unfinished",
         "nccl_no_gdr",
+        "nccl_nvlink_asymmetric",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -2458,6 +2473,49 @@ _SOCKET_CONNECT_WARN_RE = re.compile(
     r"(?P<call>socket(?:Start|Poll)Connect): (?:Connect to \S+ (?:failed\s*: (?P<why>[^\n]+)"
     r"|returned \d+\((?P<why2>[^)]+)\))|exceeded (?P<what>retries|timeouts)\b)"
 )
+# NCCL's IB transport thread warns of each asynchronous event of its HCA (net_ib.cc's
+# ncclIbAsyncThreadMain: "NET/IB : Got async event : %s" to 2.20, "NET/IB : %s:%d Got async event
+# : %s" with the HCA and port from 2.21, "Got non-fatal async event: %s(%d)" and "async fatal
+# event[ on CQ|QP|SRQ ...]: %s" in current releases), the event in libibverbs' words
+# (ibv_event_type_str, libibverbs/verbs.c).
+_IB_ASYNC_EVENT_RE = re.compile(
+    r"NET/IB ?: ?(?:(?P<hca>[\w.+-]+):(?P<port>\d+) )?(?:Got (?:non-fatal )?async event ?: ?"
+    r"(?P<event>[A-Za-z_ ]+?)(?:\(\d+\))?\s*$|async fatal event(?P<on> on \w+)?[^:]*: (?P<fatal>.+?)\s*$)"
+)
+IB_ASYNC_ERRORS = {
+    "local catastrophic error": "the HCA failed (IBV_EVENT_DEVICE_FATAL): every connection "
+    "through it is lost until the adapter is reset",
+    "port error": "the port left the Active state (IBV_EVENT_PORT_ERR): its link went down",
+    "path migration request error": "the alternate path could not be taken "
+    "(IBV_EVENT_PATH_MIG_ERR)",
+    "CQ error": "a completion queue overran (IBV_EVENT_CQ_ERR)",
+    "local work queue catastrophic error": "a queue pair failed (IBV_EVENT_QP_FATAL)",
+    "invalid request local work queue error": "a queue pair got a request it could not take "
+    "(IBV_EVENT_QP_REQ_ERR)",
+    "local access violation work queue error": "a queue pair's memory access was refused "
+    "(IBV_EVENT_QP_ACCESS_ERR)",
+    "SRQ catastrophic error": "a shared receive queue failed (IBV_EVENT_SRQ_ERR)",
+    "WQ fatal": "a work queue failed (IBV_EVENT_WQ_FATAL)",
+}
+"""The IB async events that are faults, by libibverbs' name (its other events, port active, LID,
+P_Key, SM or GID table changes, client reregistration, say how the fabric changed), with what
+each means (libibverbs' ibv_get_async_event(3) manual)."""
+
+
+def _ib_async_error(text: str) -> tuple[str, str] | None:
+    """(event, what it means, with the HCA and port when named) of an IB async event WARN that
+    is a fault; None for any other text or a notice event."""
+    m = _IB_ASYNC_EVENT_RE.search(text)
+    if m is None:
+        return None
+    event = (m.group("event") or m.group("fatal") or "").strip()
+    meaning = IB_ASYNC_ERRORS.get(event)
+    if meaning is None and m.group("fatal") is None:
+        return None
+    where = f"{m.group('hca')} port {m.group('port')}: " if m.group("hca") else ""
+    return event, where + (meaning or f"NCCL's fatal async event{m.group('on') or ''}")
+
+
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without, or that its
 process went on past (``_warnings_gone_past``)."""
@@ -2521,6 +2579,21 @@ def _nccl_warnings(
             ev.rank = int(wr.group(1))
         if _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
+        elif "async" in text and (ib := _ib_async_error(text)):
+            ev.kind, ev.code_name, ev.exception_type = "nccl_ib_async_event", *ib
+        elif gone := _PEER_GONE_RE.search(text):
+            why = f" ({gone.group('why')})" if gone.group("why") else ""
+            ev.exception_type = (
+                f"the other end{f' {ev.remote_ip}' if ev.remote_ip else ''} dropped the "
+                f"connection{why}: its process exited, or the network between failed"
+            )
+        elif proxy := _PROXY_OP_FAILED_RE.search(text):
+            names = {number: name for _, number, name in NCCL_RESULTS}
+            rc = int(proxy.group("rc"))
+            ev.exception_type = (
+                f"NCCL's proxy could not {proxy.group('op')} for rank {proxy.group('rank')} "
+                f"(result {rc}{f' = {names[rc]}' if rc in names else ''})"
+            )
         elif sc := _SOCKET_CONNECT_WARN_RE.match(text):
             why = sc.group("why") or sc.group("why2") or f"{sc.group('what')} exceeded"
             ev.call, ev.exception_type = sc.group("call"), f"socket connect failed: {why.strip()}"
@@ -4619,6 +4692,32 @@ _HANDLER_GROUP_RE = re.compile(
 )
 
 
+# The result HCCL passed up after an uncoded ERROR line, printed at each caller ("[CreateQp]call
+# trace: hcclRet -> 12", HCCL's CHK_RET trace), and the device its own words name ("creat qp
+# failed, localDeviceId[11], qpMode[4]")
+_ANY_CALL_TRACE_RE = re.compile(r"call trace: hcclRet -> (?P<ret>\d+)\b")
+_LOCAL_DEVICE_RE = re.compile(r"\blocalDeviceId\[(?P<dev>\d+)\]")
+PLOG_TRACE_LINES = 8
+"""How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
+
+
+def _plog_trace(lines: list[tuple[int, str, int | None]], first: LogEvent) -> None:
+    """The HcclResult a plog's first uncoded ERROR line led to (its call trace under it), said
+    with its name, and the device the lines name."""
+    after = [t for no, t, _ in lines if first.line <= no <= first.line + PLOG_TRACE_LINES]
+    if first.code is None and (trace := _search(_ANY_CALL_TRACE_RE, after)):
+        result = int(trace.group("ret"))
+        name, meaning = decode_result(result)
+        first.code, first.code_name = str(result), name
+        if name != "unknown":
+            said = f"HCCL passed up {result} = {name} ({meaning})"
+            first.exception_type = (
+                f"{first.exception_type}; {said}" if first.exception_type else said
+            )
+    if first.device is None and (dev := _search(_LOCAL_DEVICE_RE, after)):
+        first.device = int(dev.group("dev"))
+
+
 def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """An HCCL plog whose ERROR lines no reading above explained (no error code, no failed call):
     its first one, with what HCCL's task exception report names (the task's type, this rank and
@@ -4672,6 +4771,8 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         if len(inits) == 1:
             ((rank, size),) = inits
             first.rank, first.rank_size = int(rank), first.rank_size or int(size)
+    if first is not None:
+        _plog_trace(lines, first)
     return first
 
 
@@ -6667,6 +6768,41 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
         report.events.append(ev)
 
 
+# MindSpore's DumpTaskExceptionInfo (plugin/device/ascend/hal/device/ascend_kernel_runtime.cc),
+# after a device task failed, when the failed task's node is the GetNext op (the data sink that
+# feeds the device from the dataset's queue): "GetNext error may be caused by slow data
+# processing (bigger than 20s / batch) or transfer data to device error.", then its suggestions
+_GETNEXT_RE = re.compile(r"GetNext error may be caused by (?P<why>.+?)\.?\s*$")
+_MS_PID_RE = re.compile(r"\b[A-Z]+\((?P<pid>\d+),[0-9a-f]+,")
+"""MindSpore's log prefix "[WARNING] DEVICE(45501,fff2ab7fe1f0,python):...": module(pid,tid,name)."""
+
+
+def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A failed device task of MindSpore's GetNext node, one per process: the job stopped on its
+    input pipeline, not on a collective."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "GetNext error" not in line or not (m := _GETNEXT_RE.search(line)):
+            continue
+        pid_m = _MS_PID_RE.search(line)
+        pid = int(pid_m.group("pid")) if pid_m else None
+        if pid in seen:
+            continue
+        seen.add(pid)
+        report.events.append(
+            LogEvent(
+                kind="input_pipeline_failure",
+                line=no,
+                message=line[line.find("GetNext error") :].strip()[:300],
+                rank=tagged,
+                pid=pid,
+                library="MindSpore",
+                exception_type="a device task of the GetNext node (the data sink feeding the "
+                f"device from the dataset) failed: {m.group('why')}",
+            )
+        )
+
+
 def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """ROCm's device faults: one event per GPU node and reason (each process on it prints one)."""
     seen: set[tuple[str, str]] = set()
@@ -6710,6 +6846,52 @@ _XID_RE = re.compile(
     r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)(?P<mig>(?:\s+GPU-C?I:\d+)*)\): (?P<xid>\d+),"
     r"\s*(?:pid=[^,]*, name=[^,]*,\s*)?(?P<what>.*?)\s*$"
 )
+XID_NAMES = {
+    13: "ROBUST_CHANNEL_GR_EXCEPTION",
+    31: "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT",
+    43: "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR",
+    45: "ROBUST_CHANNEL_PREEMPTIVE_REMOVAL",
+    48: "ROBUST_CHANNEL_GPU_ECC_DBE",
+    63: "INFOROM_PAGE_RETIREMENT_EVENT",
+    64: "INFOROM_PAGE_RETIREMENT_FAILURE",
+    74: "NVLINK_ERROR",
+    79: "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS",
+    92: "EXCESSIVE_SBE_INTERRUPTS",
+    94: "ROBUST_CHANNEL_CONTAINED_ERROR",
+    95: "ROBUST_CHANNEL_UNCONTAINED_ERROR",
+    119: "GSP_RPC_TIMEOUT",
+    120: "GSP_ERROR",
+    136: "ALI_TRAINING_FAIL",
+    137: "NVLINK_PRIV_ERR",
+    144: "NVLINK_SAW_ERROR",
+    145: "NVLINK_RLW_ERROR",
+    146: "NVLINK_TLW_ERROR",
+    147: "NVLINK_TREX_ERROR",
+    148: "NVLINK_NVLPW_CTRL_ERROR",
+    149: "NVLINK_NETIR_ERROR",
+    150: "NVLINK_MSE_ERROR",
+    154: "GPU_RECOVERY_ACTION_CHANGED",
+    155: "NVLINK_SW_DEFINED_ERROR",
+}
+"""The driver's own names of the Xids a training node meets most (open-gpu-kernel-modules,
+src/common/sdk/nvidia/inc/nverror.h); NVIDIA's Xid catalog gives each one's action."""
+_XID_CAUSE_RE = re.compile(r"caused by previous Xid (\d+)")
+"""An Xid the driver logged as the consequence of an earlier one ("45, pid=..., Ch 00000001 caused
+by previous Xid 149"): the earlier one is the fault, this one the channels torn down after it."""
+
+
+def _xid_said(xid: str, bus: str, what: str) -> str:
+    """An Xid event in words: its number, the GPU, the driver's text, and the earlier Xid it says
+    it followed, named (an NVLink one said so)."""
+    said = f"Xid {xid} on {bus}: {what}"
+    if cause := _XID_CAUSE_RE.search(what):
+        before = XID_NAMES.get(int(cause.group(1)))
+        if before:
+            kind = "an NVLink error: the fault this follows" if "NVLINK" in before else "the fault"
+            said += f" [Xid {cause.group(1)} = {before}, {kind}]"
+    return said
+
+
 # The driver's own reports of a GPU it could not bring up, with no Xid number: at load, "NVRM:
 # The NVIDIA GPU 0000:b3:00.0 / NVRM: (PCI ID: 10de:26b5) installed in this system has / NVRM:
 # fallen off the bus and is not responding to commands." (three lines); at open, "NVRM: GPU
@@ -6772,7 +6954,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         if m := _XID_RE.search(line):
             where = f"PCI:{m.group('bus')}{m.group('mig')}"
             key: tuple[str, ...] = ("xid", where, m.group("xid"))
-            what = f"Xid {m.group('xid')} on {where}: {m.group('what')}"
+            what = _xid_said(m.group("xid"), where, m.group("what"))
             code = m.group("xid")
             fault = bool(_FAULT_WORDS_RE.search(m.group("what")))
         elif m := _NVRM_GPU_LOST_RE.search(line):
@@ -7066,6 +7248,67 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
                 "GPU Direct RDMA is not used, transfers go through host memory",
             )
     return [ev for host, ev in per_host.items() if host not in gdr]
+
+
+# NCCL's paths from each GPU at NCCL_DEBUG_SUBSYS=GRAPH (graph/paths.cc printNodePaths): "GPU/0-17000
+# :GPU/0-17000 (0/5000.0/LOC) GPU/0-65000 (1/240.0/NVL) CPU/0-0 (1/24.0/PHB)", each path's hops,
+# bandwidth (GB/s) and type; older releases name a node "GPU/17000".
+_TOPO_PATHS_RE = re.compile(r"NCCL INFO GPU/(?P<src>[0-9a-fA-F-]+) :(?P<paths>.*)$")
+_TOPO_PATH_RE = re.compile(
+    r"GPU/(?P<dst>[0-9a-fA-F-]+) \((?P<hops>\d+)/(?P<bw>[\d.]+)/(?P<type>\w+)\)"
+)
+NVLINK_ASYMMETRY = 2.0
+"""How many times wider one direction of a GPU pair's NVLink path must be than the other, in
+NCCL's own topology, to say one side's links are missing: NCCL gives each direction the links
+its source GPU counts to the other (graph/topo.cc ncclTopoAddNvLinks: count x the per-link
+bandwidth), and a link joins both GPUs, so the two counts differ only where one side's links are
+not active (or a topology file NCCL was given says so)."""
+
+
+def nvlink_asymmetry(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
+    """One ``nccl_nvlink_asymmetric`` notice per host and GPU pair whose NVLink path NCCL saw at
+    ``NVLINK_ASYMMETRY`` times the bandwidth one way than the other: the links of one side are
+    missing (or a topology file NCCL was given says so), NCCL builds fewer channels over them."""
+    paths: dict[tuple[str | None, str, str], tuple[float, int, str, int | None]] = {}
+    for no, line, tagged in lines:
+        if " :GPU/" not in line or not (m := _TOPO_PATHS_RE.search(line)):
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        for p in _TOPO_PATH_RE.finditer(m.group("paths")):
+            if p.group("type") == "NVL" and p.group("dst") != m.group("src"):
+                key = (host, m.group("src"), p.group("dst"))
+                paths.setdefault(key, (float(p.group("bw")), no, line.strip(), tagged))
+    events: dict[tuple[str | None, frozenset[str]], LogEvent] = {}
+    for (host, src, dst), (bw, no, line, tagged) in paths.items():
+        back = paths.get((host, dst, src))
+        if back is None or (host, frozenset((src, dst))) in events:
+            continue
+        narrow, wide = min(bw, back[0]), max(bw, back[0])
+        if narrow <= 0 or wide < NVLINK_ASYMMETRY * narrow:
+            continue
+        low_src, low_dst = (src, dst) if bw == narrow else (dst, src)
+        events[(host, frozenset((src, dst)))] = LogEvent(
+            kind="nccl_nvlink_asymmetric",
+            line=min(no, back[1]),
+            message=(line if no <= back[1] else back[2])[:300],
+            rank=tagged,
+            host=host,
+            library="NCCL",
+            exception_type=f"NCCL's topology gives the NVLink path GPU/{low_src} -> GPU/{low_dst} "
+            f"{narrow:g} GB/s and the way back {wide:g} GB/s",
+        )
+    return list(events.values())
+
+
+def nccl_debug_notices(text: str) -> list[LogEvent]:
+    """What NCCL's INFO lines in a file of another format (an nccl-tests log run with
+    NCCL_DEBUG=INFO) say of how it set up: channels without GPU Direct RDMA, NVLink paths
+    narrower one way (notices, no failure)."""
+    if " via NET/" not in text and " :GPU/" not in text:
+        return []
+    lines = numbered_lines(text)
+    return net_without_gdr(lines) + nvlink_asymmetry(lines)
 
 
 def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

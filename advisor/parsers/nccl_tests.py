@@ -1147,6 +1147,8 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
     run with validation off (``-c 0``) prints ``N/A`` in both groups: all_reduce and sendrecv are
     then told apart by busbw against algbw (``2(n-1)/n`` and 1) when n > 2 (with n unknown, a
     factor well above 1 is all_reduce's), all_gather and alltoall are not. hypercube_perf prints all_gather's columns and reads as all_gather.
+    On one rank alltoall's and all_gather's size is their count too; their bus factor (n-1)/n
+    is 0 there (busbw 0 against the algbw of local copies) where sendrecv's is 1.
     """
     rows = [
         r
@@ -1179,14 +1181,17 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         if in_place_unchecked:
             return "all_to_all"
         return "all_gather" if in_place_checked else None
+    # one rank: alltoall and all_gather move nothing between devices (their bus factor
+    # (n-1)/n is 0, busbw 0 against an algbw of local copies) and their size is n x count =
+    # count, the columns of sendrecv (factor 1) and broadcast without a root
+    one_rank = (factor := _bus_factor(rows)) is not None and factor < CELL_ROUNDING
     if in_place_unchecked:
-        return "send_recv"
+        return "all_to_all" if one_rank and not reducing else "send_recv"
     if not reducing:
-        return None
+        return "all_gather" if one_rank and in_place_checked else None
     if in_place_checked:
         return "all_reduce"
     # validation off: the bus bandwidth factor
-    factor = _bus_factor(rows)
     if factor is None:
         return None
     if ranks is None:

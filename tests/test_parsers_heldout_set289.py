@@ -1,0 +1,142 @@
+"""Outputs of round J's held-out evaluation (tests/data/evidence_heldout_46, sources in
+tests/data/SOURCES.md) that the advisor read wrong or not at all before this change."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers.logs import STARTUP_FALLBACK
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings, finding_items
+
+HELDOUT = DATA / "evidence_heldout_46"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _findings(ev: EvidenceFacts, backend: str = "nccl") -> dict[str, list[str]]:
+    return finding_items(
+        {"evidence.failures": ev.failures, "evidence.topologies": ev.topologies}, backend
+    )
+
+
+def test_an_ib_port_error_on_every_process_of_a_node_is_that_ports_link_going_down() -> None:
+    # "NET/IB : Got async event : port error" from the eight processes of one node (NCCL 2.x)
+    ev = _load("litllama380_ib_async_port_error_8procs_cut.log")
+    events = [f for f in ev.failures if f["kind"] == "nccl_ib_async_event"]
+    assert len(events) == 8 and {f["host"] for f in events} == {"...-48"}
+    assert {f["code_name"] for f in events} == {"port error"}
+    assert all("link went down" in f["exception_type"] for f in events)
+    found = _findings(ev)
+    assert len(found["evidence-nccl-ib-async-error"]) == 8
+    # no longer a bare list of WARN lines: the generic warning has nothing left to say
+    assert "evidence-nccl-warning" not in found
+
+
+def test_a_local_catastrophic_error_is_the_adapter_failing_behind_a_collectors_stamp() -> None:
+    # "2019-06-02T16:13:44.884Z: [1,12]<stdout>:host:815:864 [0] ... local catastrophic error":
+    # the collector's stamp (with a colon) and mpirun's tag come off, so the host, pid and
+    # rank of each of the three processes are read
+    ev = _load("nccl230_mpirun_iso_ts_ib_local_catastrophic_cut.log")
+    assert any("a log collector's time stamp" in m.message for m in ev.files[0].messages)
+    events = [f for f in ev.failures if f["kind"] == "nccl_ib_async_event"]
+    assert sorted((f["rank"], f["pid"]) for f in events) == [(12, 815), (13, 812), (14, 814)]
+    assert all(f["host"] == "container-e275-1553839402050-12124-01-000057" for f in events)
+    assert all("IBV_EVENT_DEVICE_FATAL" in f["exception_type"] for f in events)
+    assert "evidence-nccl-ib-async-error" in _findings(ev)
+
+
+def test_a_broken_pipe_and_the_proxy_connect_it_failed_say_the_peer_went_away() -> None:
+    ev = _load("nccl795_socket_broken_pipe_proxy_connect_cut.log")
+    warns = [f for f in ev.failures if f["kind"] == "nccl_warning"]
+    assert warns[0]["exception_type"].startswith(
+        "the other end 10.200.84.247 dropped the connection (Broken pipe)"
+    )
+    assert warns[1]["remote_rank"] == 9
+    assert warns[1]["exception_type"] == (
+        "NCCL's proxy could not Connect for rank 9 (result 6 = ncclRemoteError)"
+    )
+    assert all(f["exception_type"] != STARTUP_FALLBACK for f in warns)
+    items = _findings(ev)["evidence-nccl-warning"]
+    assert "dropped the connection" in items[0] and "could not Connect for rank 9" in items[1]
+
+
+def test_an_xid_caused_by_an_earlier_nvlink_xid_names_that_xid() -> None:
+    # "Xid 45 ... caused by previous Xid 149": the channel teardown after an NVLink error
+    ev = _load("ogkm1150_journal_xid45_after_149_145_cut.log")
+    said = [f["exception_type"] for f in ev.failures if f["kind"] == "gpu_driver_error"]
+    assert len(said) == 4
+    assert "[Xid 149 = NVLINK_NETIR_ERROR, an NVLink error: the fault this follows]" in said[0]
+    assert all("Xid 145 = NVLINK_RLW_ERROR" in s for s in said[1:])
+
+
+def test_an_nvlink_path_nccl_sees_narrower_one_way_is_a_warning() -> None:
+    # NCCL's GRAPH paths: GPU/0-65000 -> GPU/0-17000 NVL 20 GB/s, the way back 240 GB/s
+    ev = _load("timezx_nccltests_allreduce_topo_fail_nvl20_head_cut.log")
+    (asym,) = [f for f in ev.failures if f["kind"] == "nccl_nvlink_asymmetric"]
+    assert asym["host"] == "mew0" and asym["exception_type"] == (
+        "NCCL's topology gives the NVLink path GPU/0-65000 -> GPU/0-17000 20 GB/s and the way "
+        "back 240 GB/s"
+    )
+    assert (
+        builtin_findings({"evidence.failures": ev.failures}, "nccl")[
+            "evidence-nccl-nvlink-asymmetric"
+        ].severity
+        == "warning"
+    )
+    # the same host's healthy run: 240 GB/s both ways
+    healthy = _load("timezx_nccltests_allreduce_healthy_nvl240_head_cut.log")
+    assert not [f for f in healthy.failures if f["kind"] == "nccl_nvlink_asymmetric"]
+
+
+def test_a_one_rank_alltoall_table_is_told_from_sendrecv_by_its_zero_bus_bandwidth() -> None:
+    # one rank: size = count for both; alltoall's bus factor (n-1)/n is 0, sendrecv's is 1
+    ev = _load("nccltests287_alltoall_perf_1gpu_rtx5090.txt")
+    (bench,) = ev.benchmarks
+    assert (bench["op"], bench["op_from"], bench["ranks"]) == ("all_to_all", "columns", 1)
+
+
+def test_a_plogs_call_trace_gives_the_uncoded_errors_result_and_device() -> None:
+    # "this package does not support hrtRaAiQpCreate", then "creat qp failed, localDeviceId[11]"
+    # and "[CreateQp]call trace: hcclRet -> 12"
+    ev = _load("vllm-ascend_2406_pd_plog_qp_create_cut.log")
+    (plog,) = [f for f in ev.failures if f["kind"] == "hccl_plog_error"]
+    assert (plog["device"], plog["code"], plog["code_name"]) == (11, "12", "HCCL_E_ROCE_CONNECT")
+    assert "does not support hrtRaAiQpCreate" in plog["message"]
+    assert "HCCL passed up 12 = HCCL_E_ROCE_CONNECT" in plog["exception_type"]
+
+
+def test_ei0009_says_the_link_to_the_peer_rank_could_not_be_set_up() -> None:
+    ev = _load("vllm-ascend_3162_grpo_ei0009_transport_init_cut.log")
+    (item,) = _findings(ev, "hccl")["evidence-hccl-other-error"]
+    assert item.startswith("EI0009 on rank 1: the link to a peer rank could not be set up")
+    assert "dst_rank[0]" in item
+
+
+def test_mindsporess_getnext_task_failure_is_the_input_pipeline_not_communication() -> None:
+    ev = _load("mindocr_586_mindspore_ascend_getnext_dump_cut.log")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["pid"], fail["library"]) == (
+        "input_pipeline_failure",
+        45501,
+        "MindSpore",
+    )
+    assert "slow data processing (bigger than 20s / batch)" in fail["exception_type"]
+    assert "evidence-input-pipeline-failure" in _findings(ev, "hccl")
+
+
+def test_a_board_without_hccs_is_read_as_its_design_not_a_missing_link() -> None:
+    # Atlas 350 dual cards: UB pairs, SYS between the rest; no HCCS anywhere
+    ub = _load("npusmi_topo_ub_dualcard_a5.txt")
+    (topo,) = ub.topologies
+    assert topo["hccs"] is False and topo["kinds"] == ["SYS", "UB"]
+    found = _findings(ub, "hccl")
+    assert "evidence-npu-topology-sys" not in found
+    assert "NPU0–NPU2" in found["evidence-npu-topology-no-hccs"][0]
+    # an all-HCCS 910B board: neither note
+    hccs = _load("npusmi_topo_910_hccs_8npu.txt")
+    assert hccs.topologies[0]["hccs"] is True and not hccs.topologies[0]["sys_pairs"]
+    assert not {"evidence-npu-topology-sys", "evidence-npu-topology-no-hccs"} & set(
+        _findings(hccs, "hccl")
+    )
