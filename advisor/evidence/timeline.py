@@ -208,28 +208,59 @@ operations of either kind."""
 
 def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
     """The first point (a group's SeqNum of a watchdog time-out; a group of an HCCL execution
-    time-out, EI0002) where different ranks failed in different collectives: collective → ranks.
-    Only where the group is named (older torch prints no group: time-outs of two groups can share
-    a SeqNum) and no rank stands in two of them."""
-    points: dict[tuple[str, str], dict[str, set[int]]] = {}
+    time-out, EI0002) where different ranks failed in different collectives (another op, or the
+    same op of another element count): collective → ranks. Only where the group is named, or an
+    older torch's record (no group printed: time-outs of two groups can share a SeqNum) numbers
+    every rank as its launcher does (its "[Rank N]" the global rank: the default group), and no
+    rank stands in two of them."""
+    points: dict[tuple[str, str], dict[int, tuple[str, int | None]]] = {}
     for e in failures:
         op = str(e.get("op") or "")
-        if e.get("rank") is None or not op or op in POINT_TO_POINT_OPS or not e.get("group"):
+        if e.get("rank") is None or not op or op in POINT_TO_POINT_OPS:
+            continue
+        group = e.get("group")
+        if not group and e.get("kind") == "watchdog_timeout":
+            record = _GROUP_RANK_RE.search(str(e.get("message") or ""))
+            if record is None or int(record.group(1)) != int(e["rank"]):
+                continue
+            group = DEFAULT_GROUP
+        if not group:
             continue
         if e.get("kind") == "watchdog_timeout" and e.get("seq") is not None:
-            point = (str(e["group"]), f"seq {e['seq']}")
+            point = (str(group), f"seq {e['seq']}")
         elif e.get("kind") == "hccl_error" and e.get("code") == "EI0002":
             # every rank of a group executes its collectives in one order: two ranks timed out
             # in different ones were never in the same collective
-            point = (str(e["group"]), "exec")
+            point = (str(group), "exec")
         else:
             continue
-        points.setdefault(point, {}).setdefault(op, set()).add(int(e["rank"]))
-    for ops in points.values():
-        ranks = [r for members in ops.values() for r in members]
-        if len(ops) > 1 and len(ranks) == len(set(ranks)):
-            return {op: sorted(members) for op, members in sorted(ops.items())}
+        numel = e.get("numel")
+        ranks = points.setdefault(point, {})
+        if int(e["rank"]) in ranks and ranks[int(e["rank"])] != (op, numel):
+            ranks[int(e["rank"])] = ("", None)  # a rank in two of them: not one point
+        else:
+            ranks.setdefault(int(e["rank"]), (op, int(numel) if numel is not None else None))
+    for by_rank in points.values():
+        if any(not op for op, _ in by_rank.values()):
+            continue
+        ops = {op for op, _ in by_rank.values()}
+        sizes = {(op, n) for op, n in by_rank.values() if n is not None}
+        if len(ops) > 1:
+            label = {rank: op for rank, (op, _) in by_rank.items()}
+        elif len(sizes) > 1 and len(sizes) == len({*by_rank.values()}):
+            # one op, other element counts: each rank's n-th collective was another one
+            label = {rank: f"{op} of {n} element(s)" for rank, (op, n) in by_rank.items()}
+        else:
+            continue
+        out: dict[str, list[int]] = {}
+        for rank, name in sorted(label.items()):
+            out.setdefault(name, []).append(rank)
+        return dict(sorted(out.items()))
     return {}
+
+
+DEFAULT_GROUP = "(default)"
+"""The group of an older torch's watchdog record whose "[Rank N]" is the launcher's rank."""
 
 
 _GROUP_RANK_RE = re.compile(r"\[Rank (\d+)\] Watchdog caught")

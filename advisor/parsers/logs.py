@@ -585,7 +585,7 @@ class LogEvent:
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
-    pg_abort_timeout, input_pipeline_failure, pg_debug_dump or pg_dump_unfinished."""
+    pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -709,21 +709,33 @@ def _hccl_cqe_errors(lines: list[tuple[int, str, int | None]], report: LogReport
 
 
 # torch_npu's ProcessGroupHCCL checks that each collective was dispatched to the device in time
-# (checkDispatch): "Process group work REDUCE_SCATTER, seq_num 32716847 dispatch timeout. device
-# 3: the current working event is 0x..."; the work never reached the device, like a watchdog
-# time-out of that work.
+# (WorkHCCL::checkDispatch, a warning): "Process group work REDUCE_SCATTER, seq_num 32716847
+# dispatch timeout. device 3: the current working event is 0x..." once the work has waited in
+# torch_npu's task queue longer than its dispatch time-out (600 s, or HCCL_EXEC_TIMEOUT less 30 s),
+# and "... seq_num N dispatch success. This warning log can be ignored." when it went out after
+# all; the work never reached the device, a time-out of that work in the queue behind the
+# device's current task.
 _DISPATCH_TIMEOUT_RE = re.compile(
     r"Process group work (?P<op>\w+), seq_num (?P<seq>\d+) dispatch timeout\.(?: device (?P<dev>\d+))?"
+)
+_DISPATCH_SUCCESS_RE = re.compile(
+    r"Process group work \w+, seq_num (?P<seq>\d+) dispatch success\b"
 )
 
 
 def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int | None, int]] = set()
+    # (rank tag, seq) of works whose dispatch went out after its warning: no time-out left
+    went_out = {
+        (tagged, int(m.group("seq")))
+        for _, line, tagged in lines
+        if "dispatch success" in line and (m := _DISPATCH_SUCCESS_RE.search(line))
+    }
     for no, line, tagged in lines:
         if "dispatch timeout" not in line or not (m := _DISPATCH_TIMEOUT_RE.search(line)):
             continue
         seq = int(m.group("seq"))
-        if (tagged, seq) in seen:
+        if (tagged, seq) in seen or (tagged, seq) in went_out:
             continue
         seen.add((tagged, seq))
         pid = _PLOG_PID_RE.match(line)
@@ -872,6 +884,7 @@ def parse(text: str) -> LogReport:
     _ib_link_layers(lines, report)
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
+    _duplicate_gpus(lines, report)
     _pg_settings(lines, report)
     _hccl_env_settings(lines, report)
     _nhc_failures(lines, report)
@@ -1891,6 +1904,7 @@ _P2P_ENABLE_RE = re.compile(
 # (CANN device_error_proc.cc, ProcessStarsHcclFftsPlusTimeoutErrorInfo); a copy that folded
 # several chips' reports into one names them "0/2/4".
 _FFTS_CHIPS_RE = re.compile(r"device\(chipId:(?P<chips>\d+(?:/\d+)*)")
+_NOTIFY_WAIT_TIMEOUT_RE = re.compile(r"notify wait timeout occurred.*?\btimeout=(?P<n>\d+)s\b")
 FFTS_REPORT_LINES = 2
 """How far before its "fftsplus task timeout" words a report's chip and after them its counts
 may stand (a copy that wrapped the one line)."""
@@ -1907,7 +1921,8 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
     (a report under its code is the coded reading's, however often it repeats)."""
     seen: set[tuple[str | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
-        if "fftsplus task timeout" not in line:
+        notify_wait = "notify wait timeout occurred" in line
+        if "fftsplus task timeout" not in line and not notify_wait:
             continue
         if _under_a_code(lines, index, FFTS_REPORT_LINES):
             continue  # a report under its code (EI9999, EE9999): the code's reading has it
@@ -1917,10 +1932,21 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
         counts = _search(_FFTS_TIMEOUT_RE, texts)
         what = "HCCL task time-out on the device (the runtime's fftsplus check)"
         timeout_ms = None
-        if counts is not None:
+        if notify_wait:
+            # the runtime's STARS report of a Notify Wait task (an HCCL collective's wait for
+            # its peer) past its time-out: "ProcessStarsWaitTimeoutErrorInfo:The error from
+            # device(chipId:3, dieId:1), ... notify wait timeout occurred during task execution,
+            # stream_id:142, ..., notify_id=671, timeout=204s."
+            what = "a notify wait (an HCCL collective waiting for its peer) timed out on the device"
+            if wait := _NOTIFY_WAIT_TIMEOUT_RE.search(line):
+                timeout_ms = int(wait.group("n")) * 1000
+        elif counts is not None:
             timeout_ms = int(counts.group("n")) * (60_000 if counts.group("min") else 1000)
             what += f": {counts.group('stuck')} notify never recorded"
         message = " ".join(t for t in texts if t)[:300]
+        if notify_wait:  # a plog's line of its own: the report, not its neighbours
+            message = _PLOG_HEAD_RE.sub("", line.strip())[:300]
+            chips = _FFTS_CHIPS_RE.search(line)
         for chip in chips.group("chips").split("/") if chips else [None]:
             if (chip, message) in seen:
                 continue  # the same report copied again
@@ -2982,6 +3008,9 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
 # some failures print none (NCCL issue 1099, socketPollConnect).
 _NCCL_RETURN_RE = re.compile(
     r"NCCL INFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
+    # a socket step names the system error it met: "misc/socket.cc:505 -> 2 (Operation now in
+    # progress)" (NCCL 2.19 on, its socket calls' strerror)
+    r"(?: \((?P<why>[A-Z][^()]*)\))?"
 )
 _NCCL_STAGES = (
     ("bootstrap", "in its bootstrap (the communicator's set-up)"),
@@ -2999,6 +3028,7 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
     names = {number: name for _, number, name in NCCL_RESULTS}
     chains: dict[tuple[str | None, int | None], list[tuple[int, str, int, int | None]]] = {}
     settled: set[tuple[str | None, int | None]] = set()  # processes NCCL said finished a step
+    errors: dict[tuple[str | None, int | None], str] = {}  # the system error a step named
 
     def process_of(line: str) -> tuple[str | None, int | None]:
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
@@ -3016,10 +3046,13 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
         if result not in names:
             continue
         chains.setdefault(process_of(line), []).append((no, m.group("where"), result, tagged))
+        if m.group("why"):
+            errors.setdefault(process_of(line), m.group("why"))
     for (host, pid), chain in chains.items():
         if (host, pid) in settled:
             continue  # the process went on to set up, abort or destroy its communicator
         no, origin, result, tagged = chain[0]
+        why = errors.get((host, pid))
         files = list(dict.fromkeys(where.rsplit(":", 1)[0] for _, where, _, _ in chain))
         stage = next((said for part, said in _NCCL_STAGES if any(part in f for f in files)), "")
         if not stage:
@@ -3032,7 +3065,7 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
                     f"NCCL returned {result} ({names[result]}) at {origin}"
                     + (f" {stage}" if stage else "")
                     + f", passed up through {', '.join(files[1:6]) or 'no other step'}"
-                    + "; no WARN line says why"
+                    + (f"; the socket call met '{why}'" if why else "; no WARN line says why")
                 )[:300],
                 code=str(result),
                 code_name=names[result],
@@ -3042,7 +3075,11 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
                 library="NCCL",
                 call=origin,
                 exception_type=(
-                    "no WARN line says why"
+                    (
+                        f"a socket call met '{why}' (no WARN line)"
+                        if why
+                        else "no WARN line says why"
+                    )
                     + (f"; {stage}" if stage else "")
                     + (f", passed up through {', '.join(files[1:4])}" if len(files) > 1 else "")
                 )[:200],
@@ -3979,9 +4016,15 @@ _WATCHDOG_DIED_RE = re.compile(
 
 def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int, str]] = set()
+    records: set[str] = set()  # the records' own "[Rank N]" read so far
     for index, (no, line, tagged) in enumerate(lines):
         if "watchdog thread terminated" not in line or not (m := _WATCHDOG_DIED_RE.search(line)):
             continue
+        if "what():" in line and m.group("rank") in records:
+            # the same exception re-raised as the terminate's what(), untagged where the record
+            # carried a launcher's tag ("[rank7]:[E804 ...] [Rank 3] HCCL watchdog ...")
+            continue
+        records.add(m.group("rank"))
         what = m.group("what")
         if not what and index + 1 < len(lines):
             # torch_npu ends the line at "exception:" and its own ERR line follows
@@ -7548,6 +7591,46 @@ _LIGHTNING_INIT_RE = re.compile(
     r"MEMBER: \d+/(?P<world>\d+)"
 )
 """(Lightning 1.x printed "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8")"""
+
+
+# NCCL's line for each rank of a communicator it sets up (init.cc): "comm 0x562e3380 rank 0 nranks 8
+# cudaDev 0 nvmlDev 0 busId 31000 commId 0x26b3ece72ee71028 - Init START" (commId from 2.19 on)
+_NCCL_COMM_GPU_RE = re.compile(
+    r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev \d+"
+    r"(?: nvmlDev \d+)? busId (?P<bus>[0-9a-f]+) commId (?P<comm>0x[0-9a-f]+)"
+)
+
+
+def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``duplicate_gpu`` per host and GPU that two ranks of one communicator (its commId) were
+    set up on: NCCL before 2.30 stops that init ("Duplicate GPU detected : rank %d and rank %d
+    both on CUDA device %lx", ncclInvalidUsage; init.cc, the check dropped in the 2.30 sources):
+    the launcher gave two processes one GPU."""
+    ranks: dict[tuple[str, str, str], dict[int, int]] = {}
+    for no, line, _ in lines:
+        if "commId" not in line or not (m := _NCCL_COMM_GPU_RE.search(line)):
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        if host_m is None:
+            continue  # which machine the GPU is in is unknown: two hosts have a bus 31000
+        key = (host_m.group("host"), m.group("comm"), m.group("bus"))
+        ranks.setdefault(key, {}).setdefault(int(m.group("rank")), no)
+    for (host, comm, bus), seen in ranks.items():
+        if len(seen) < 2:
+            continue
+        second = sorted(seen)[1]
+        report.events.append(
+            LogEvent(
+                kind="duplicate_gpu",
+                line=seen[second],
+                message=lines[seen[second] - 1][1].strip()[:300],
+                rank=second,
+                host=host,
+                library="NCCL",
+                exception_type=f"ranks {', '.join(map(str, sorted(seen)))} of communicator {comm} "
+                f"on {host} share the GPU at bus {bus}",
+            )
+        )
 
 
 def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
