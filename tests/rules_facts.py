@@ -503,3 +503,26 @@ def nvlink(**values: Any) -> dict[str, Any]:
                 fewer_than_peers=False, alone=False, cut=False, errors={}, error_total=0,
                 remote={})  # fmt: skip
     return _item(fields, **{**base, **values})
+
+
+def gpu_copy(**values: Any) -> dict[str, Any]:
+    """An nvbandwidth or p2pBandwidthLatencyTest output in ``evidence.gpu_copy``."""
+    fields = (
+        "source line tool version driver cuda_runtime devices matrices failed waived running "
+        "p2p_slower complete"
+    )
+    base = dict(source="nvbandwidth.txt", line=1, tool="nvbandwidth", version="v0.7",
+                driver="550.127.08", cuda_runtime="12040",
+                devices=[{"index": 0, "name": "NVIDIA A100-SXM4-80GB", "bus_id": None}],
+                matrices=[], failed=[], waived=[], running=None, p2p_slower=[],
+                complete=True)  # fmt: skip
+    return _item(fields, **{**base, **values})
+
+
+def nvlink_state(**values: Any) -> dict[str, Any]:
+    """A ``dcgmi nvlink --link-status`` GPU or NvSwitch in ``evidence.nvlink_states``."""
+    fields = "source line tool entity id states up down disabled supported all_down"
+    base = dict(source="dcgmi.txt", line=5, tool="dcgmi", entity="gpu", id=0,
+                states=["U"] * 18, up=list(range(18)), down=[], disabled=[], supported=18,
+                all_down=False)  # fmt: skip
+    return _item(fields, **{**base, **values})

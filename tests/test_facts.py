@@ -91,6 +91,9 @@ BEFORE_TYPED = {
         ("evidence", "p2p"),
         # dcgmi diag tables
         ("evidence", "dcgm_diags"),
+        # dcgmi nvlink --link-status per GPU or NvSwitch; nvbandwidth and p2pBandwidthLatencyTest
+        ("evidence", "nvlink_states"),
+        ("evidence", "gpu_copy"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

@@ -86,6 +86,8 @@ def cluster_from(evidence: EvidenceFacts) -> ClusterFacts:
     cuda = bool(
         any(t["tool"] == "nvidia-smi" for t in evidence.topologies)
         or bool(evidence.nvlinks)
+        or bool(evidence.nvlink_states)
+        or bool(evidence.gpu_copy)
         or bool(evidence.gpus)
         or any(b["tool"] == "nccl-tests" for b in evidence.benchmarks)
         or bool(evidence.dcgm_diags)

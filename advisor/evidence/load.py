@@ -43,7 +43,9 @@ from advisor.parsers import (
     nccl_tests,
     npu_smi,
     numbered_lines,
+    nvbandwidth,
     nvidia_smi,
+    p2p_bandwidth,
     rank_table,
     rdma,
     reschedule,
@@ -153,6 +155,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
+    "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
+    "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
+    "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "asys": re.compile(asys.SIGNATURE, re.M),
     "ascend_dmi": re.compile(ascend_dmi.SIGNATURE, re.M),
@@ -480,6 +485,19 @@ class EvidenceFacts:
     the output), alone (no other GPU of its model in the output to judge it by), cut (it lists
     fewer links than its model's other GPUs: the copy lost the rest), errors: {link: {counter:
     value}}, error_total}``."""
+    nvlink_states: list[dict[str, Any]] = field(default_factory=list)
+    """``dcgmi nvlink --link-status`` per GPU or NvSwitch: ``{source, line, tool, entity (gpu or
+    nvswitch), id, states (one of U, D, X, _ a link slot), up, down, disabled (link numbers),
+    supported (slots not '_'), all_down (every supported link down)}``."""
+    gpu_copy: list[dict[str, Any]] = field(default_factory=list)
+    """Copy benchmarks between host and GPUs and between GPUs, one a file: ``{source, line, tool
+    (nvbandwidth or p2pBandwidthLatencyTest), version, driver, cuda_runtime, devices: [{index,
+    name, bus_id}], matrices: [{line, test, title, unit, columns, rows: {row: {column: figure or
+    None}}, sum}], failed: [{line, test, message, offset}], waived, running, p2p_slower: [{a, b,
+    matrix, enabled_gbytes_s, disabled_gbytes_s, ratio}], complete}`` (figures as printed: GB/s,
+    or ns / us for latency; ``failed``: tests that stopped instead of printing their matrix;
+    ``running``: the test the copy ends in; ``p2p_slower``: p2pBandwidthLatencyTest pairs whose
+    P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of their P2P=Disabled one)."""
     gpus: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
@@ -532,6 +550,8 @@ class EvidenceFacts:
             "dcgm_diags",
             "p2p",
             "nvlinks",
+            "nvlink_states",
+            "gpu_copy",
             "gpus",
             "rank_tables",
             "flight",
@@ -2324,6 +2344,168 @@ def _p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     return []
 
 
+def _dcgmi_nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``dcgmi nvlink --link-status``: each GPU's and NvSwitch's link slots."""
+    statuses, notes = dcgm.parse_link_status(text)
+    if not statuses:
+        raise ParseError("dcgmi nvlink --link-status: no GPU or NvSwitch with its link states")
+    for st in statuses:
+        # '_' is a slot the entity does not have (DCGM prints DCGM_NVLINK_MAX_LINKS_PER_GPU
+        # slots for every GPU): only the others are its links
+        supported = sum(1 for s in st.states if s != "_")
+        down = st.links("D")
+        out.nvlink_states.append(
+            {
+                "source": source,
+                "line": st.line,
+                "tool": "dcgmi",
+                "entity": st.entity,
+                "id": st.id,
+                "states": st.states,
+                "up": st.links("U"),
+                "down": down,
+                "disabled": st.links("X"),
+                "supported": supported,
+                "all_down": bool(supported) and len(down) == supported,
+            }
+        )
+    return notes
+
+
+P2P_SLOWER_RATIO = 0.75
+"""A pair whose P2P=Enabled bandwidth is under this share of its P2P=Disabled bandwidth: the
+direct path is clearly slower than the copy without peer access, beyond the few percent the
+sample's own rows vary between pairs of one kind. The sample turns peer access on only to copy
+directly (cudaDeviceEnablePeerAccess before performP2PCopy); without it the copy does not go
+GPU to GPU. Enabled at about the Disabled figure or above is the healthy reading."""
+
+
+def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """nvbandwidth's header, each test's matrix and the tests that stopped."""
+    run, notes = nvbandwidth.parse(text)
+    if not run.matrices and not run.failures and not run.waived and run.running is None:
+        raise ParseError("nvbandwidth: no test's matrix, failure or waiver in the output")
+    out.gpu_copy.append(
+        {
+            "source": source,
+            "line": run.line,
+            "tool": "nvbandwidth",
+            "version": run.version,
+            "driver": run.driver,
+            "cuda_runtime": run.cuda_runtime,
+            "devices": run.devices,
+            "matrices": [asdict(m) for m in run.matrices],
+            "failed": [asdict(f) for f in run.failures],
+            "waived": run.waived,
+            "running": run.running,
+            "p2p_slower": [],
+            "complete": run.running is None and all(m.sum is not None for m in run.matrices),
+        }
+    )
+    for m in run.matrices:
+        notes.append(ParseWarning(line=m.line, message=_matrix_note(m), skipped=False))
+    if run.running:
+        notes.append(
+            ParseWarning(
+                line=0,
+                message=f"the copy ends while {run.running} ran: neither its matrix nor a "
+                "failure is in it",
+                skipped=False,
+            )
+        )
+    return notes
+
+
+def _matrix_note(m: nvbandwidth.Matrix) -> str:
+    """A matrix in one line: its test, the lowest and highest pair, the SUM."""
+    cells = [(r, c, v) for r, row in m.rows.items() for c, v in row.items() if v is not None]
+    if not cells:
+        return f"{m.test or m.title}: no figure read"
+    low = min(cells, key=lambda x: x[2])
+    high = max(cells, key=lambda x: x[2])
+    total = f", SUM {m.sum:g}" if m.sum is not None else ""
+    return (
+        f"{m.test or '(test not named)'}: {m.title}: {len(m.rows)}x{len(m.columns)}, "
+        f"lowest {low[2]:g} {m.unit} ({low[0]}->{low[1]}), highest {high[2]:g} {m.unit} "
+        f"({high[0]}->{high[1]}){total}"
+    )
+
+
+def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """p2pBandwidthLatencyTest's matrices, and the pairs whose P2P path is the slower one."""
+    run, notes = p2p_bandwidth.parse(text)
+    if not run.matrices:
+        raise ParseError("p2pBandwidthLatencyTest: no matrix with its rows in the output")
+    slower = []
+    for direction in ("Unidirectional", "Bidirectional"):
+        off = next(
+            (m for m in run.matrices if m.direction == direction and not m.p2p and m.values), None
+        )
+        if off is None:
+            continue
+        for on in (m for m in run.matrices if m.direction == direction and m.p2p):
+            for a, row in on.values.items():
+                for b, enabled in row.items():
+                    disabled = off.values.get(a, {}).get(b)
+                    if a == b or not disabled:
+                        continue  # the diagonal is a copy inside one GPU
+                    if enabled < disabled * P2P_SLOWER_RATIO:
+                        slower.append(
+                            {
+                                "a": a,
+                                "b": b,
+                                "matrix": on.title,
+                                "enabled_gbytes_s": enabled,
+                                "disabled_gbytes_s": disabled,
+                                "ratio": round(enabled / disabled, 2),
+                            }
+                        )
+    out.gpu_copy.append(
+        {
+            "source": source,
+            "line": run.matrices[0].line,
+            "tool": "p2pBandwidthLatencyTest",
+            "version": None,
+            "driver": None,
+            "cuda_runtime": None,
+            "devices": run.devices,
+            "matrices": [
+                {
+                    "line": m.line,
+                    "test": None,
+                    "title": m.title + ("" if m.block == "D\\D" else f" ({m.block})"),
+                    "unit": m.unit,
+                    "columns": [str(c) for c in m.columns],
+                    "rows": {
+                        str(r): {str(c): v for c, v in row.items()} for r, row in m.values.items()
+                    },
+                    "sum": None,
+                }
+                for m in run.matrices
+            ],
+            "failed": [],
+            "waived": [],
+            "running": None,
+            "p2p_slower": slower,
+            "complete": run.complete,
+        }
+    )
+    for m in run.matrices:
+        cells = [v for r, row in m.values.items() for c, v in row.items() if r != c]
+        if cells:
+            notes.append(
+                ParseWarning(
+                    line=m.line,
+                    message=f"p2pBandwidthLatencyTest: {m.title}"
+                    + ("" if m.block == "D\\D" else f" ({m.block})")
+                    + f": {len(m.values)} GPU(s), between GPUs {min(cells):g}-{max(cells):g} "
+                    f"{m.unit}",
+                    skipped=False,
+                )
+            )
+    return notes
+
+
 def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
     for report in faultdiag.parse(text):
@@ -2814,6 +2996,9 @@ _CONVERTERS = {
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
     "dcgm_diag": _dcgm,
+    "dcgmi_nvlink": _dcgmi_nvlink,
+    "nvbandwidth": _nvbandwidth,
+    "p2p_bandwidth": _p2p_bandwidth,
     "faultdiag": _faultdiag,
     "asys": _asys,
     "ascend_dmi": _dmi,

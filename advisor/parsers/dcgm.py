@@ -177,3 +177,70 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
     if not diags:
         raise ParseError("dcgmi diag: no check's result in its table", line=lines[starts[0]][0])
     return diags, warnings
+
+
+# ``dcgmi nvlink --link-status`` (``-s``): DCGM's Nvlink::DisplayNvLinkLinkStatus prints a boxed
+# "NvLink Link Status" title, "GPUs:", per GPU "    gpuId N:" and on the next line one character
+# a link slot (DCGM_NVLINK_MAX_LINKS_PER_GPU of them), then "NvSwitches:" and per switch
+# "    physicalId N:" the same way, then "Key: Up=U, Down=D, Disabled=X, Not Supported=_"
+# (nvLinkStateToCharacter: DcgmNvLinkLinkStateDown 'D', Up 'U', Disabled 'X', NotSupported '_').
+LINK_STATUS_SIGNATURE = (
+    r"^\|\s*NvLink Link Status\s*\|"
+    r"|^\s*(?:gpuId|physicalId) \d+:\s*\n\s*[UDX_](?: [UDX_])+\s*$"
+    r"|^Key: Up=U, Down=D, Disabled=X, Not Supported=_"
+)
+"""Its boxed title, an entity's line over its states, or its key line."""
+_ENTITY_RE = re.compile(r"^\s*(gpuId|physicalId) (\d+):\s*$")
+_STATES_RE = re.compile(r"^\s*([UDX_](?: [UDX_])*)\s*$")
+LINK_STATES = {"U": "up", "D": "down", "X": "disabled", "_": "not supported"}
+
+
+@dataclass(kw_only=True)
+class LinkStatus:
+    """One GPU's or NvSwitch's NVLink slots."""
+
+    entity: str
+    """``gpu`` or ``nvswitch``."""
+    id: int
+    line: int
+    states: list[str] = field(default_factory=list)
+    """One character a link slot as printed: U, D, X or _."""
+
+    def links(self, state: str) -> list[int]:
+        return [n for n, s in enumerate(self.states) if s == state]
+
+
+def parse_link_status(text: str) -> tuple[list[LinkStatus], list[ParseWarning]]:
+    """Every GPU and NvSwitch of ``dcgmi nvlink --link-status``, in the order printed."""
+    out: list[LinkStatus] = []
+    notes: list[ParseWarning] = []
+    pending: LinkStatus | None = None
+    for no, line, _ in numbered_lines(text):
+        if m := _ENTITY_RE.match(line):
+            if pending is not None:
+                notes.append(
+                    ParseWarning(line=pending.line, message=f"{_name(pending)}: no link states")
+                )
+            entity = "gpu" if m.group(1) == "gpuId" else "nvswitch"
+            pending = LinkStatus(entity=entity, id=int(m.group(2)), line=no)
+        elif pending is not None and (m := _STATES_RE.match(line)):
+            pending.states = m.group(1).split()
+            out.append(pending)
+            pending = None
+        elif pending is not None and line.strip():
+            notes.append(
+                ParseWarning(line=no, message=f"{_name(pending)}: not a line of link states")
+            )
+            pending = None
+    if pending is not None:
+        notes.append(
+            ParseWarning(
+                line=pending.line,
+                message=f"{_name(pending)}: the copy ends before its link states",
+            )
+        )
+    return out, notes
+
+
+def _name(status: LinkStatus) -> str:
+    return f"GPU {status.id}" if status.entity == "gpu" else f"NvSwitch {status.id}"

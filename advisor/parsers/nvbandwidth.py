@@ -1,0 +1,199 @@
+"""NVIDIA's nvbandwidth (github.com/NVIDIA/nvbandwidth): copy bandwidth between host and GPUs and
+between GPUs, one matrix per test.
+
+What it prints (its output.cpp and inline_common.h, v0.4-v0.8): ``nvbandwidth Version: v0.7``,
+``CUDA Runtime Version: 12040``, ``Driver Version: 550.127.08``, ``Device 0: NAME (bus id)``,
+then per test ``Running TEST.``, the matrix's title (``memcpy CE CPU(row) -> GPU(column)
+bandwidth (GB/s)``), a row of column labels, a row per device (each cell a figure or ``N/A``,
+``setw(10)``, two decimals), a blank line and ``SUM TEST FIGURE``. A test that cannot run is
+``Waived`` (``Waiving TEST.`` in v0.2). One whose copy wrote wrong data prints the check
+kernel's ``Invalid value when checking the pattern at ADDR`` and ``Current offset ...``
+(kernels.cu), then its ``ASSERT in expression h_errorFlag == 0 ...`` (error_handling.h) or the
+process aborts; a CUDA call that failed prints ``[CUDA_ERROR_...] ... in expression ...``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseWarning, numbered_lines
+
+_VERSION_RE = re.compile(r"^nvbandwidth Version: (\S+)")
+_RUNTIME_RE = re.compile(r"^CUDA Runtime Version: (\S+)")
+_DRIVER_RE = re.compile(r"^Driver Version: (\S+)")
+# "Device 0: NVIDIA A100-SXM4-80GB (00000000:34:00)"; before v0.7 the name alone
+_DEVICE_RE = re.compile(
+    r"^Device (\d+): (.+?)(?: \(([0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+)\))?\s*$"
+)
+_RUNNING_RE = re.compile(r"^Running (\w+)\.\s*$")
+_WAIVED_RE = re.compile(r"^Waiv(?:ing|ed)\b:?\s*(\w*)")
+# every title testcases_ce.cpp / testcases_sm.cpp pass to addTestcaseResults
+_TITLE_RE = re.compile(r"^\s*(memcpy|memory latency)\b[^\n]*\((GB/s|ns)\)\s*$")
+_SUM_RE = re.compile(r"^SUM (\w+) ([0-9.]+)\s*$")
+_CELL = r"(?:[0-9]+(?:\.[0-9]+)?|N/A)"
+_ROW_RE = re.compile(rf"^\s*(\S+)((?:\s+{_CELL})+)\s*$")
+_LABELS_RE = re.compile(r"^\s*(?:\S+\s+)*\S+\s*$")
+# the failures a test prints instead of its matrix (kernels.cu, error_handling.h)
+_FAILURE_RE = re.compile(
+    r"^\s*(?P<what>Invalid value when checking the pattern at .*"
+    r"|ASSERT in expression .*"
+    r"|\[(?:CUDA_ERROR_\w+|cuda\w+)\] .* in expression .*"
+    r"|NVML_ERROR: .*"
+    r"|Error: .*"
+    r"|Aborted(?: \(core dumped\))?|Segmentation fault(?: \(core dumped\))?)\s*$"
+)
+_ASSERT_RE = re.compile(r"^ASSERT in expression (.+?) in .*\(\)\s*:\s*(\S+:\d+)\s*$")
+_OFFSET_RE = re.compile(r"^\s*Current offset\s*(?::\s*(\d+)|\[\s*(\d+)\s*/\s*(\d+)\s*\])")
+_DOTS_RE = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
+
+SIGNATURE = (
+    r"^nvbandwidth Version: \S"
+    r"|^memcpy (?:CE|SM) (?:CPU|GPU)\((?:row|column)s?\) (?:->|<-|<->) (?:CPU|GPU)\("
+    r"|^SUM \w+_(?:ce|sm) [0-9.]+\s*$"
+)
+"""Its version line, a matrix's title, or a test's SUM line: a copy that kept any of them."""
+
+
+@dataclass(kw_only=True)
+class Matrix:
+    """One test's matrix as printed."""
+
+    line: int
+    title: str
+    unit: str
+    """``GB/s`` (bandwidth) or ``ns`` (the latency tests)."""
+    test: str | None = None
+    """The test's name: its ``Running`` line above, or its ``SUM`` line below."""
+    columns: list[str] = field(default_factory=list)
+    rows: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    """Row label → column label → figure; None for ``N/A`` (a pair it does not measure)."""
+    sum: float | None = None
+    """The ``SUM`` line's figure; None where the copy ends before it."""
+
+
+@dataclass(kw_only=True)
+class Failure:
+    """A test that stopped instead of printing its matrix."""
+
+    line: int
+    test: str | None
+    message: str
+    """What it printed, its lines joined (the pattern check, the assert, the abort)."""
+    offset: str | None = None
+    """Where the pattern check found the wrong value, as printed."""
+
+
+@dataclass(kw_only=True)
+class Run:
+    line: int
+    version: str | None = None
+    cuda_runtime: str | None = None
+    driver: str | None = None
+    devices: list[dict[str, str | int | None]] = field(default_factory=list)
+    """``{index, name, bus_id}`` as printed (``bus_id`` None before v0.7)."""
+    matrices: list[Matrix] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    waived: list[str] = field(default_factory=list)
+    running: str | None = None
+    """The test the copy ends in, neither its matrix nor a failure printed."""
+
+
+def parse(text: str) -> tuple[Run, list[ParseWarning]]:
+    """Read one nvbandwidth output: its header, each test's matrix and SUM, each failure."""
+    run = Run(line=1)
+    notes: list[ParseWarning] = []
+    test: str | None = None  # the test the last Running line started
+    matrix: Matrix | None = None
+    failure: Failure | None = None
+    for no, line, _ in numbered_lines(text):
+        stripped = line.strip()
+        if m := _VERSION_RE.match(line):
+            run.version = m.group(1)
+        elif m := _RUNTIME_RE.match(line):
+            run.cuda_runtime = m.group(1)
+        elif m := _DRIVER_RE.match(line):
+            run.driver = m.group(1)
+        elif m := _DEVICE_RE.match(line):
+            run.devices.append({"index": int(m.group(1)), "name": m.group(2), "bus_id": m.group(3)})
+        elif m := _RUNNING_RE.match(line):
+            test, matrix, failure = m.group(1), None, None
+        elif m := _WAIVED_RE.match(line):
+            if m.group(1) or test:
+                run.waived.append(m.group(1) or test or "")
+            test = matrix = failure = None
+        elif m := _TITLE_RE.match(line):
+            matrix = Matrix(line=no, title=stripped, unit=m.group(2), test=test)
+            run.matrices.append(matrix)
+        elif m := _SUM_RE.match(line):
+            if matrix is not None:
+                matrix.sum = float(m.group(2))
+                matrix.test = matrix.test or m.group(1)
+            test = matrix = None
+        elif m := _FAILURE_RE.match(line):
+            what = m.group("what")
+            if a := _ASSERT_RE.match(what):
+                # the expression and where, without the function's signature and the build's
+                # own directory
+                what = f"ASSERT in expression {a.group(1)} ({a.group(2).rsplit('/', 1)[-1]})"
+            if failure is None:
+                failure = Failure(line=no, test=test, message=what)
+                run.failures.append(failure)
+            else:
+                failure.message += f"; {what}"
+            matrix = None
+        elif m := _OFFSET_RE.match(line):
+            if failure is not None:
+                failure.offset = m.group(1) or f"{m.group(2)} of {m.group(3)}"
+        elif _DOTS_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message="a '...' the copy put in place of lines it left out: what they "
+                    "held is unknown",
+                    skipped=False,
+                )
+            )
+        elif matrix is not None and stripped:
+            _matrix_line(matrix, no, line, notes)
+    for unsummed in (mat for mat in run.matrices if mat.sum is None):
+        notes.append(
+            ParseWarning(
+                line=unsummed.line,
+                message=f"the matrix '{unsummed.title}' has no SUM line under it: the copy may "
+                f"have lost rows ({len(unsummed.rows)} read)",
+                skipped=False,
+            )
+        )
+    if test is not None and (not run.matrices or run.matrices[-1].test != test):
+        if not any(f.test == test for f in run.failures):
+            run.running = test
+    return run, notes
+
+
+def _matrix_line(matrix: Matrix, no: int, line: str, notes: list[ParseWarning]) -> None:
+    """A matrix's label row or one of its rows; anything else is said, never guessed."""
+    if not matrix.columns and _LABELS_RE.match(line) and not _ROW_RE.match(line):
+        matrix.columns = line.split()
+        return
+    if not matrix.columns and (m := _ROW_RE.match(line)) and m.group(1).isdigit():
+        # the label row is all digits too: the first such line is it
+        matrix.columns = line.split()
+        return
+    if (m := _ROW_RE.match(line)) is None:
+        notes.append(ParseWarning(line=no, message=f"not a row of '{matrix.title}': {line[:80]}"))
+        return
+    cells = m.group(2).split()
+    if len(cells) != len(matrix.columns):
+        notes.append(
+            ParseWarning(
+                line=no,
+                message=f"row {m.group(1)} of '{matrix.title}' has {len(cells)} figures for "
+                f"{len(matrix.columns)} columns: not read",
+            )
+        )
+        return
+    matrix.rows[m.group(1)] = {
+        col: None if cell == "N/A" else float(cell)
+        for col, cell in zip(matrix.columns, cells, strict=True)
+    }

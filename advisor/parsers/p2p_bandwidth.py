@@ -1,0 +1,167 @@
+"""The CUDA samples' p2pBandwidthLatencyTest (NVIDIA/cuda-samples,
+Samples/5_Domain_Specific/p2pBandwidthLatencyTest): copy bandwidth and latency between every
+pair of GPUs, with peer-to-peer access off and on.
+
+What it prints (p2pBandwidthLatencyTest.cu, main): ``[P2P (Peer-to-Peer) GPU Bandwidth Latency
+Test]``, a ``Device: N, NAME, pciBusID: 3b, pciDeviceID: 0, pciDomainID:0`` line a GPU, the ``P2P
+Connectivity Matrix`` (1 where cudaDeviceCanAccessPeer says the pair can), then in this order
+``Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)``, ``Unidirectional P2P=Enabled Bandwidth
+(P2P Writes) Matrix (GB/s)``, with ``--p2p_read`` ``... (P2P Reads) Matrix (GB/s)``,
+``Bidirectional P2P=Disabled`` and ``=Enabled Bandwidth Matrix (GB/s)``, ``P2P=Disabled Latency
+Matrix (us)``, ``P2P=Enabled Latency (P2P Writes) Matrix (us)`` (and Reads) -- each latency one
+``GPU`` and one ``CPU`` block -- and last ``NOTE: The CUDA Samples are not meant for performance
+measurements``. A bandwidth matrix is a ``D\\D`` label row and a row per GPU, ``%6.02f`` each;
+the diagonal is a copy inside one GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseWarning, numbered_lines
+
+_DEVICE_RE = re.compile(
+    r"^Device: (\d+), (.+?), pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), "
+    r"pciDomainID:\s*([0-9a-fA-F]+)"
+)
+_CONNECTIVITY_RE = re.compile(r"^\s*P2P Connectivity Matrix\s*$")
+_TITLE_RE = re.compile(
+    r"^\s*(?:(?P<way>Unidirectional|Bidirectional) )?P2P=(?P<p2p>Disabled|Enabled) "
+    r"(?P<what>Bandwidth|Latency) (?:\(P2P (?P<mode>Writes|Reads)\) )?Matrix \((?P<unit>GB/s|us)\)"
+)
+_LABELS_RE = re.compile(r"^\s*(?P<corner>D\\D|GPU|CPU)((?:\s+\d+)+)\s*$")
+_ROW_RE = re.compile(r"^\s*(\d+)((?:\s+[0-9]+(?:\.[0-9]+)?)+)\s*$")
+_NOTE_RE = re.compile(r"^\s*NOTE: The CUDA Samples are not meant for performance measurements")
+SIGNATURE = (
+    r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]"
+    r"|^\s*(?:Unidirectional|Bidirectional) P2P=(?:Disabled|Enabled) Bandwidth "
+    r"(?:\(P2P (?:Writes|Reads)\) )?Matrix \(GB/s\)"
+)
+"""Its banner, or one of its bandwidth matrices' titles: a copy that kept any of them."""
+
+MATRICES_BEFORE_LATENCY = (
+    "Unidirectional P2P=Disabled Bandwidth",
+    "Unidirectional P2P=Enabled Bandwidth (P2P Writes)",
+    "Bidirectional P2P=Disabled Bandwidth",
+    "Bidirectional P2P=Enabled Bandwidth",
+    "P2P=Disabled Latency",
+    "P2P=Enabled Latency (P2P Writes)",
+)
+"""The matrices every run prints, in order (main); ``--p2p_read`` adds the Reads ones."""
+
+
+@dataclass(kw_only=True)
+class Matrix:
+    line: int
+    title: str
+    """The title without its ``Matrix (unit)`` tail: ``Unidirectional P2P=Enabled Bandwidth
+    (P2P Writes)``."""
+    p2p: bool
+    unit: str
+    """``GB/s`` or ``us``."""
+    direction: str | None
+    """``Unidirectional``, ``Bidirectional``; None for a latency matrix."""
+    mode: str | None
+    """``Writes`` or ``Reads`` for a P2P=Enabled matrix that says which."""
+    block: str = "D\\D"
+    """A latency matrix's block: ``GPU`` or ``CPU`` (the time each side measured)."""
+    values: dict[int, dict[int, float]] = field(default_factory=dict)
+    """Row GPU → column GPU → figure."""
+    columns: list[int] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class Run:
+    devices: list[dict[str, str | int]] = field(default_factory=list)
+    """``{index, name, bus_id}`` (``bus_id`` as printed, hex)."""
+    connectivity: dict[int, dict[int, int]] = field(default_factory=dict)
+    matrices: list[Matrix] = field(default_factory=list)
+    complete: bool = False
+    """The closing NOTE line is in the copy: it ends where the run did."""
+
+
+def parse(text: str) -> tuple[Run, list[ParseWarning]]:
+    """Read one p2pBandwidthLatencyTest output; a matrix the copy cut is said."""
+    run = Run()
+    notes: list[ParseWarning] = []
+    current: Matrix | None = None
+    in_connectivity = False
+    for no, line, _ in numbered_lines(text):
+        if m := _DEVICE_RE.match(line):
+            run.devices.append({"index": int(m.group(1)), "name": m.group(2), "bus_id": m.group(3)})
+        elif _CONNECTIVITY_RE.match(line):
+            in_connectivity, current = True, None
+        elif m := _TITLE_RE.match(line):
+            in_connectivity = False
+            title = line.strip().split(" Matrix (")[0]
+            current = Matrix(
+                line=no,
+                title=title.replace(" Matrix", ""),
+                p2p=m.group("p2p") == "Enabled",
+                unit=m.group("unit"),
+                direction=m.group("way"),
+                mode=m.group("mode"),
+            )
+            run.matrices.append(current)
+        elif m := _LABELS_RE.match(line):
+            columns = [int(c) for c in m.group(2).split()]
+            if current is not None and current.values:
+                # a latency matrix's second (CPU) block: a matrix of its own
+                current = Matrix(
+                    line=no,
+                    title=current.title,
+                    p2p=current.p2p,
+                    unit=current.unit,
+                    direction=current.direction,
+                    mode=current.mode,
+                )
+                run.matrices.append(current)
+            if current is not None:
+                current.block, current.columns = m.group("corner"), columns
+        elif m := _ROW_RE.match(line):
+            cells = m.group(2).split()
+            if in_connectivity:
+                run.connectivity[int(m.group(1))] = {j: int(float(c)) for j, c in enumerate(cells)}
+            elif current is not None and len(cells) == len(current.columns):
+                current.values[int(m.group(1))] = {
+                    col: float(c) for col, c in zip(current.columns, cells, strict=True)
+                }
+            elif current is not None:
+                notes.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"row {m.group(1)} of '{current.title}' has {len(cells)} "
+                        f"figures for {len(current.columns)} GPUs: not read",
+                    )
+                )
+        elif _NOTE_RE.match(line):
+            run.complete = True
+            current = None
+    for matrix in run.matrices:
+        if len(matrix.values) < len(matrix.columns):
+            notes.append(
+                ParseWarning(
+                    line=matrix.line,
+                    message=f"'{matrix.title}' lists {len(matrix.values)} of its "
+                    f"{len(matrix.columns)} GPUs' rows: the copy lost the rest",
+                    skipped=False,
+                )
+            )
+    if not run.complete:
+        seen = {m.title for m in run.matrices}
+        expected = list(MATRICES_BEFORE_LATENCY)
+        if any(m.mode == "Reads" for m in run.matrices):
+            # --p2p_read: its Reads latency matrix comes last
+            expected.append("P2P=Enabled Latency (P2P Reads)")
+        missing = [t for t in expected if t not in seen]
+        notes.append(
+            ParseWarning(
+                line=0,
+                message="the copy ends before the run's closing NOTE: "
+                + (", ".join(missing) + " not in it" if missing else "its last lines are not in it")
+                + ("" if run.devices else "; no device list (GPU names unknown)"),
+                skipped=False,
+            )
+        )
+    return run, notes
