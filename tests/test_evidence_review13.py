@@ -39,7 +39,7 @@ def test_a_warn_repeated_after_init_is_no_start_up_fallback() -> None:
     ev = _load("nccl_warn_repeated_after_init_then_destroy.log")
     # (read as the IB port's fault event it is, never downgraded to a start-up fallback)
     assert [(f["kind"], f["code_name"]) for f in ev.failures] == [
-        ("nccl_ib_async_event", "port error")
+        ("nccl_ib_port_event", "port error")
     ]
     assert "link went down" in ev.failures[0]["exception_type"]
 

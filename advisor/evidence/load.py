@@ -443,7 +443,8 @@ class EvidenceFacts:
     """``{source, tool: npu-smi|nvidia-smi, devices (every row of the matrix: GPUs or NPUs and
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
     kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), hccs (npu-smi:
-    some pair is joined by HCCS), numa_affinity,
+    some pair is joined by HCCS), sys_by_design (npu-smi: its SYS pairs are the board's design,
+    ``_sys_by_design``), numa_affinity,
     gpu_numa_id, nics: {NIC0: mlx5_0}, warnings: [{line, message}]}`` (the last four from
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
@@ -494,10 +495,11 @@ class EvidenceFacts:
     (nvbandwidth or p2pBandwidthLatencyTest), version, driver, cuda_runtime, devices: [{index,
     name, bus_id}], matrices: [{line, test, title, unit, columns, rows: {row: {column: figure or
     None}}, sum}], failed: [{line, test, message, offset}], waived, running, p2p_slower: [{a, b,
-    matrix, enabled_gbytes_s, disabled_gbytes_s, ratio}], complete}`` (figures as printed: GB/s,
-    or ns / us for latency; ``failed``: tests that stopped instead of printing their matrix;
-    ``running``: the test the copy ends in; ``p2p_slower``: p2pBandwidthLatencyTest pairs whose
-    P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of their P2P=Disabled one)."""
+    matrix, enabled_gbytes_s, disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}},
+    complete}`` (figures as printed: GB/s, or ns / us for latency; ``failed``: tests that stopped
+    instead of printing their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
+    p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
+    their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines)."""
     gpus: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
@@ -1365,6 +1367,38 @@ def _silent_commands(text: str) -> list[tuple[int, str]]:
     return notes
 
 
+def _sys_by_design(links: dict[str, dict[str, str]]) -> bool:
+    """Whether an npu-smi matrix's SYS pairs are its board's design: no pair is joined by HCCS,
+    or the HCCS pairs make two or more full meshes and SYS joins exactly the pairs between them
+    (Huawei's 8-NPU training servers of two groups of four: HCCS inside a group, PCIe between
+    them, the CCE NPU affinity documentation)."""
+    npus = sorted(n for n in links if n.upper().startswith("NPU"))
+    hccs = {
+        frozenset((a, b))
+        for a in npus
+        for b, kind in links.get(a, {}).items()
+        if b != a and b in links and kind.startswith("HCCS")
+    }
+    if not hccs:
+        return True
+    groups: list[set[str]] = []
+    for a in npus:
+        joined = [g for g in groups if any(frozenset((a, b)) in hccs for b in g)]
+        merged = {a}.union(*joined)
+        groups = [g for g in groups if g not in joined] + [merged]
+    if len(groups) < 2 or any(
+        frozenset((a, b)) not in hccs for g in groups for a in g for b in g if a < b
+    ):
+        return False
+    group_of = {n: i for i, g in enumerate(groups) for n in g}
+    for a in npus:
+        for b in npus:
+            if a < b and group_of[a] != group_of[b]:
+                if links.get(a, {}).get(b) not in ("SYS", "SOC", "PHB", "PIX", "PXB"):
+                    return False
+    return True
+
+
 def _gbits(gbytes_s: float | None) -> float | None:
     return None if gbytes_s is None else gbytes_s * GBYTES_TO_GBITS
 
@@ -2141,10 +2175,12 @@ def _topo(tool: str, parser: Any) -> Any:
                     # well as the SMP link between CPU sockets")
                     if kind in ("SYS", "SOC") and a < b
                 ),
-                # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3): a board without
-                # it (PCIe cards, Atlas 350's UB-paired cards) reaches across sockets by SYS by
-                # design
+                # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3), and whether its SYS
+                # pairs are the board's design: no HCCS at all (PCIe cards, Atlas 350's UB-paired
+                # cards), or HCCS full meshes with SYS exactly between them (Atlas 800 9000's two
+                # rings of four)
                 "hccs": tool == "npu-smi" and any(k.startswith("HCCS") for k in topo.kinds()),
+                "sys_by_design": tool == "npu-smi" and _sys_by_design(topo.links),
                 "nvlink_left_out": (
                     _nvlink_left_out(topo.links, cut=cut) if tool == "nvidia-smi" else []
                 ),
@@ -2399,6 +2435,7 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             "waived": run.waived,
             "running": run.running,
             "p2p_slower": [],
+            "peer_access": {},
             "complete": run.running is None and all(m.sum is not None for m in run.matrices),
         }
     )
@@ -2434,8 +2471,25 @@ def _matrix_note(m: nvbandwidth.Matrix) -> str:
 def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """p2pBandwidthLatencyTest's matrices, and the pairs whose P2P path is the slower one."""
     run, notes = p2p_bandwidth.parse(text)
-    if not run.matrices:
+    if not run.matrices and not run.access:
         raise ParseError("p2pBandwidthLatencyTest: no matrix with its rows in the output")
+    if run.access:
+        # which pairs the CUDA driver lets reach each other directly (a fact of the board and
+        # the GPUs' models, not a failure: different models never share peer access)
+        can = sorted(
+            {tuple(sorted((a, b))) for a, row in run.access.items() for b, ok in row.items() if ok}
+        )
+        cannot = sum(1 for row in run.access.values() for ok in row.values() if not ok)
+        notes.append(
+            ParseWarning(
+                line=0,
+                message="p2pBandwidthLatencyTest: peer access "
+                + (", ".join(f"GPU{a}<->GPU{b}" for a, b in can) if can else "between no GPUs")
+                + f"; {cannot} ordered pair(s) CANNOT access each other (their copies go through "
+                "host memory)",
+                skipped=False,
+            )
+        )
     slower = []
     for direction in ("Unidirectional", "Bidirectional"):
         off = next(
@@ -2463,7 +2517,7 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
     out.gpu_copy.append(
         {
             "source": source,
-            "line": run.matrices[0].line,
+            "line": run.matrices[0].line if run.matrices else 1,
             "tool": "p2pBandwidthLatencyTest",
             "version": None,
             "driver": None,
@@ -2487,6 +2541,9 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             "waived": [],
             "running": None,
             "p2p_slower": slower,
+            "peer_access": {
+                str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
+            },
             "complete": run.complete,
         }
     )

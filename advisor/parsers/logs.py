@@ -574,7 +574,8 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
-    nccl_net_error, nccl_ib_async_event, nccl_warning, nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
+    nccl_net_error, nccl_ib_fatal_event, nccl_ib_port_event, nccl_ib_notice, nccl_warning,
+    nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
     deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
@@ -2447,7 +2448,8 @@ _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
 # closed by remote peer HOST<port>"), and the proxy call that failed with it (proxy.cc:
 # "[Proxy Service N] Failed to execute operation Connect from rank N, retcode 6").
 _PEER_GONE_RE = re.compile(
-    r"Call to \w+ (?:from|to) \S+ failed\s*: (?P<why>Broken pipe|Connection reset by peer)"
+    # (NCCL 2.7-2.11 name no address: "Net : Call to recv failed : Connection reset by peer")
+    r"Call to \w+ (?:(?:from|to) \S+ )?failed\s*: (?P<why>Broken pipe|Connection reset by peer)"
     r"|Connection closed by remote peer"
 )
 _PROXY_OP_FAILED_RE = re.compile(
@@ -2485,6 +2487,7 @@ NOTICE_KINDS = frozenset(
         "pg_dump_unfinished",
         "nccl_no_gdr",
         "nccl_nvlink_asymmetric",
+        "nccl_ib_notice",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -2501,19 +2504,18 @@ _SOCKET_CONNECT_WARN_RE = re.compile(
 )
 # NCCL's IB transport thread warns of each asynchronous event of its HCA (net_ib.cc's
 # ncclIbAsyncThreadMain: "NET/IB : Got async event : %s" to 2.20, "NET/IB : %s:%d Got async event
-# : %s" with the HCA and port from 2.21, "Got non-fatal async event: %s(%d)" and "async fatal
-# event[ on CQ|QP|SRQ ...]: %s" in current releases), the event in libibverbs' words
-# (ibv_event_type_str, libibverbs/verbs.c).
+# : %s" with the HCA and port from 2.21, "Got async error event: %s" for the events it takes as
+# non-fatal in 2.23-2.28.3, "Got non-fatal async event: %s(%d)" after, and "async fatal event[ on
+# CQ|QP|SRQ ...]: %s" from 2.23 on), the event in libibverbs' words (ibv_event_type_str,
+# libibverbs/verbs.c).
 _IB_ASYNC_EVENT_RE = re.compile(
-    r"NET/IB ?: ?(?:(?P<hca>[\w.+-]+):(?P<port>\d+) )?(?:Got (?:non-fatal )?async event ?: ?"
-    r"(?P<event>[A-Za-z_ ]+?)(?:\(\d+\))?\s*$|async fatal event(?P<on> on \w+)?[^:]*: (?P<fatal>.+?)\s*$)"
+    r"NET/IB ?: ?(?:(?P<hca>[\w.+-]+):(?P<port>\d+) )?(?:Got (?:non-fatal )?async (?:error )?event ?: ?"
+    r"(?P<event>[A-Za-z_]+(?: [A-Za-z_]+)*)(?:\(\d+\))?\s*$|async fatal event(?P<on> on \w+)?[^:]*: "
+    r"(?P<fatal>\S[^\n]*))"
 )
-IB_ASYNC_ERRORS = {
+IB_FATAL_EVENTS = {
     "local catastrophic error": "the HCA failed (IBV_EVENT_DEVICE_FATAL): every connection "
     "through it is lost until the adapter is reset",
-    "port error": "the port left the Active state (IBV_EVENT_PORT_ERR): its link went down",
-    "path migration request error": "the alternate path could not be taken "
-    "(IBV_EVENT_PATH_MIG_ERR)",
     "CQ error": "a completion queue overran (IBV_EVENT_CQ_ERR)",
     "local work queue catastrophic error": "a queue pair failed (IBV_EVENT_QP_FATAL)",
     "invalid request local work queue error": "a queue pair got a request it could not take "
@@ -2523,23 +2525,34 @@ IB_ASYNC_ERRORS = {
     "SRQ catastrophic error": "a shared receive queue failed (IBV_EVENT_SRQ_ERR)",
     "WQ fatal": "a work queue failed (IBV_EVENT_WQ_FATAL)",
 }
-"""The IB async events that are faults, by libibverbs' name (its other events, port active, LID,
-P_Key, SM or GID table changes, client reregistration, say how the fabric changed), with what
-each means (libibverbs' ibv_get_async_event(3) manual)."""
+"""The IB async events NCCL takes as fatal (from 2.23 its "async fatal event" ones: the device,
+a CQ, a QP), by libibverbs' name, with what each means (ibv_get_async_event(3))."""
+IB_PORT_EVENTS = {
+    "port error": "the port left the Active state (IBV_EVENT_PORT_ERR): its link went down",
+    "path migration request error": "the alternate path could not be taken "
+    "(IBV_EVENT_PATH_MIG_ERR)",
+}
+"""The events of a port's link NCCL goes on past (its non-fatal ones): the transfers over that
+port fail while it stays down; "port active" (IBV_EVENT_PORT_ACTIVE) says it came back."""
+IB_PORT_ACTIVE = "port active"
 
 
-def _ib_async_error(text: str) -> tuple[str, str] | None:
-    """(event, what it means, with the HCA and port when named) of an IB async event WARN that
-    is a fault; None for any other text or a notice event."""
+def _ib_async_event(text: str) -> tuple[str, str, str | None] | None:
+    """(event, what it means with the HCA and port when named, the HCA:port) of an IB async
+    event WARN (a fault, a port's link event, or a notice of how the fabric changed); None for
+    any other text."""
     m = _IB_ASYNC_EVENT_RE.search(text)
     if m is None:
         return None
     event = (m.group("event") or m.group("fatal") or "").strip()
-    meaning = IB_ASYNC_ERRORS.get(event)
-    if meaning is None and m.group("fatal") is None:
-        return None
-    where = f"{m.group('hca')} port {m.group('port')}: " if m.group("hca") else ""
-    return event, where + (meaning or f"NCCL's fatal async event{m.group('on') or ''}")
+    meaning = IB_FATAL_EVENTS.get(event) or IB_PORT_EVENTS.get(event)
+    if event == IB_PORT_ACTIVE:
+        meaning = "the port is Active again (IBV_EVENT_PORT_ACTIVE)"
+    elif meaning is None and m.group("fatal") is None:
+        meaning = "a notice of how the fabric changed, no fault"
+    port = f"{m.group('hca')}:{m.group('port')}" if m.group("hca") else None
+    where = f"{m.group('hca')} port {m.group('port')}: " if port else ""
+    return event, where + (meaning or f"NCCL's fatal async event{m.group('on') or ''}"), port
 
 
 STARTUP_FALLBACK = "start-up fallback"
@@ -2605,8 +2618,14 @@ def _nccl_warnings(
             ev.rank = int(wr.group(1))
         if _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
-        elif "async" in text and (ib := _ib_async_error(text)):
-            ev.kind, ev.code_name, ev.exception_type = "nccl_ib_async_event", *ib
+        elif "async" in text and (ib := _ib_async_event(text)):
+            ev.code_name, ev.exception_type, ev.call = ib
+            if ib[0] in IB_PORT_EVENTS or ib[0] == IB_PORT_ACTIVE:
+                ev.kind = "nccl_ib_port_event"
+            elif ib[0] in IB_FATAL_EVENTS or "async fatal event" in text:
+                ev.kind = "nccl_ib_fatal_event"
+            else:  # LID, P_Key, SM or GID table change, client reregistration ...
+                ev.kind = "nccl_ib_notice"
         elif gone := _PEER_GONE_RE.search(text):
             why = f" ({gone.group('why')})" if gone.group("why") else ""
             ev.exception_type = (
@@ -2628,7 +2647,34 @@ def _nccl_warnings(
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
     _passed_up(lines, events)
-    report.events.extend(events)
+    report.events.extend(_port_flaps(events))
+
+
+def _port_flaps(events: list[LogEvent]) -> list[LogEvent]:
+    """The events with each port's "port active" folded into the port error before it on the
+    same host and HCA port (a flap: the link went down and came back), the processes of a host
+    that report one port's error read as one, and an active port no event of its own; a port
+    error never followed by one stays down in the log."""
+    kept: list[LogEvent] = []
+    down: dict[tuple[str | None, str | int | None], LogEvent] = {}
+    for ev in events:
+        if ev.kind != "nccl_ib_port_event":
+            kept.append(ev)
+            continue
+        # every process of a host opens every HCA and hears each port's event; a release that
+        # names no port is read per process
+        key = (ev.host, ev.call if ev.call else ev.pid)
+        if ev.code_name == IB_PORT_ACTIVE:
+            if (before := down.pop(key, None)) is not None:
+                before.exception_type = (
+                    f"{before.exception_type}; Active again at line {ev.line} (a flap)"
+                )
+            continue
+        if key in down:
+            continue  # the same port's next report before it came back (another process's)
+        down[key] = ev
+        kept.append(ev)
+    return kept
 
 
 WARN_RESULT_LINES = 6
@@ -4744,21 +4790,42 @@ PLOG_TRACE_LINES = 8
 """How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
 
 
+_PLOG_THREAD_RE = re.compile(r"\]\s*\[(\d+)\]")
+"""The thread id a plog line prints after its source place ("[transport_ibverbs.cc:597] [434627]")."""
+HCCL_E_AGAIN = 20
+"""HcclResult 20 (try again): a retry HCCL traces at WARNING level, not the failure's result."""
+
+
 def _plog_trace(lines: list[tuple[int, str, int | None]], first: LogEvent) -> None:
-    """The HcclResult a plog's first uncoded ERROR line led to (its call trace under it), said
-    with its name, and the device the lines name."""
-    after = [t for no, t, _ in lines if first.line <= no <= first.line + PLOG_TRACE_LINES]
-    if first.code is None and (trace := _search(_ANY_CALL_TRACE_RE, after)):
-        result = int(trace.group("ret"))
+    """The HcclResult a plog's first uncoded ERROR line led to (the call trace under it, on
+    ERROR lines of the threads that failed, never a retry's 20), said with its name, and the
+    physical device the lines name (HCCL's localDeviceId is the device's physical id)."""
+    after = [
+        t
+        for no, t, _ in lines
+        if first.line <= no <= first.line + PLOG_TRACE_LINES and "[ERROR]" in t
+    ]
+    threads = {
+        m.group(1) for t in after if "call trace" not in t and (m := _PLOG_THREAD_RE.search(t))
+    }
+    traces = [
+        int(m.group("ret"))
+        for t in after
+        if (m := _ANY_CALL_TRACE_RE.search(t))
+        and (not threads or (th := _PLOG_THREAD_RE.search(t)) is None or th.group(1) in threads)
+    ]
+    result = next((r for r in traces if r != HCCL_E_AGAIN), None)
+    said: list[str] = []
+    if first.code is None and result is not None:
         name, meaning = decode_result(result)
         first.code, first.code_name = str(result), name
         if name != "unknown":
-            said = f"HCCL passed up {result} = {name} ({meaning})"
-            first.exception_type = (
-                f"{first.exception_type}; {said}" if first.exception_type else said
-            )
-    if first.device is None and (dev := _search(_LOCAL_DEVICE_RE, after)):
-        first.device = int(dev.group("dev"))
+            said.append(f"HCCL passed up {result} = {name} ({meaning})")
+    if dev := _search(_LOCAL_DEVICE_RE, after):
+        said.append(f"on physical device {dev.group('dev')}")
+    if said:
+        what = ", ".join(said)
+        first.exception_type = f"{first.exception_type}; {what}" if first.exception_type else what
 
 
 def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -6895,6 +6962,8 @@ XID_NAMES = {
     43: "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR",
     45: "ROBUST_CHANNEL_PREEMPTIVE_REMOVAL",
     48: "ROBUST_CHANNEL_GPU_ECC_DBE",
+    61: "PMU_BREAKPOINT",
+    62: "PMU_HALT_ERROR",
     63: "INFOROM_PAGE_RETIREMENT_EVENT",
     64: "INFOROM_PAGE_RETIREMENT_FAILURE",
     74: "NVLINK_ERROR",
@@ -6906,6 +6975,8 @@ XID_NAMES = {
     120: "GSP_ERROR",
     136: "ALI_TRAINING_FAIL",
     137: "NVLINK_PRIV_ERR",
+    140: "UNRECOVERABLE_ECC_ERROR_ESCAPE",
+    143: "GPU_INIT_ERROR",
     144: "NVLINK_SAW_ERROR",
     145: "NVLINK_RLW_ERROR",
     146: "NVLINK_TLW_ERROR",
@@ -6915,6 +6986,9 @@ XID_NAMES = {
     150: "NVLINK_MSE_ERROR",
     154: "GPU_RECOVERY_ACTION_CHANGED",
     155: "NVLINK_SW_DEFINED_ERROR",
+    156: "RESOURCE_RETIREMENT_EVENT",
+    157: "RESOURCE_RETIREMENT_FAILURE",
+    158: "GPU_FATAL_TIMEOUT",
 }
 """The driver's own names of the Xids a training node meets most (open-gpu-kernel-modules,
 src/common/sdk/nvidia/inc/nverror.h); NVIDIA's Xid catalog gives each one's action."""
@@ -7318,9 +7392,13 @@ def nvlink_asymmetry(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]
             continue
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
         host = host_m.group("host") if host_m else None
+        # (2.21 and 2.22 print the source "GPU/17000" and its paths' "GPU/0-17000": the
+        # system id before the bus id; one host's GPUs are told apart by the bus id)
+        src = m.group("src").rsplit("-", 1)[-1].lower()
         for p in _TOPO_PATH_RE.finditer(m.group("paths")):
-            if p.group("type") == "NVL" and p.group("dst") != m.group("src"):
-                key = (host, m.group("src"), p.group("dst"))
+            dst = p.group("dst").rsplit("-", 1)[-1].lower()
+            if p.group("type") == "NVL" and dst != src:
+                key = (host, src, dst)
                 paths.setdefault(key, (float(p.group("bw")), no, line.strip(), tagged))
     events: dict[tuple[str | None, frozenset[str]], LogEvent] = {}
     for (host, src, dst), (bw, no, line, tagged) in paths.items():

@@ -26,6 +26,9 @@ _DEVICE_RE = re.compile(
     r"pciDomainID:\s*([0-9a-fA-F]+)"
 )
 _CONNECTIVITY_RE = re.compile(r"^\s*P2P Connectivity Matrix\s*$")
+# its cudaDeviceCanAccessPeer answer for each ordered pair, before the matrices:
+# "Device=0 CAN Access Peer Device=1", "Device=0 CANNOT Access Peer Device=2"
+_ACCESS_RE = re.compile(r"^\s*Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)\s*$")
 _TITLE_RE = re.compile(
     r"^\s*(?:(?P<way>Unidirectional|Bidirectional) )?P2P=(?P<p2p>Disabled|Enabled) "
     r"(?P<what>Bandwidth|Latency) (?:\(P2P (?P<mode>Writes|Reads)\) )?Matrix \((?P<unit>GB/s|us)\)"
@@ -76,6 +79,8 @@ class Run:
     devices: list[dict[str, str | int]] = field(default_factory=list)
     """``{index, name, bus_id}`` (``bus_id`` as printed, hex)."""
     connectivity: dict[int, dict[int, int]] = field(default_factory=dict)
+    access: dict[int, dict[int, bool]] = field(default_factory=dict)
+    """GPU → peer → whether cudaDeviceCanAccessPeer said it can ("CAN Access Peer")."""
     matrices: list[Matrix] = field(default_factory=list)
     complete: bool = False
     """The closing NOTE line is in the copy: it ends where the run did."""
@@ -90,6 +95,8 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
     for no, line, _ in numbered_lines(text):
         if m := _DEVICE_RE.match(line):
             run.devices.append({"index": int(m.group(1)), "name": m.group(2), "bus_id": m.group(3)})
+        elif m := _ACCESS_RE.match(line):
+            run.access.setdefault(int(m.group(1)), {})[int(m.group(3))] = m.group(2) == "CAN"
         elif _CONNECTIVITY_RE.match(line):
             in_connectivity, current = True, None
         elif m := _TITLE_RE.match(line):
