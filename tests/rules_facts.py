@@ -389,7 +389,8 @@ def npu_port(**values: Any) -> dict[str, Any]:
         "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
         "ping_target optical optical_alarms stat tls_certs tls_alarms link_up_count link_down_count "
         "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
-        "die_port link_history gateway"
+        "die_port link_history gateway fec_uncorrected_frames pre_fec_error_bits su_ber_lanes "
+        "su_ber_alarms link_down_records link_down_snapshots link_down_snr_zero"
     )
     base = dict(
         source="hccn.txt",
@@ -405,6 +406,10 @@ def npu_port(**values: Any) -> dict[str, Any]:
         lldp={},
         optical={},
         optical_alarms=[],
+        su_ber_lanes=[],
+        su_ber_alarms=[],
+        link_down_snapshots=[],
+        link_down_snr_zero=[],
     )
     return _item(fields, **{**base, **values})
 

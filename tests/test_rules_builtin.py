@@ -101,6 +101,13 @@ def _roce(average_mb_s: float) -> dict[str, Any]:
             "bw_peak_mb_s": average_mb_s, "bw_average_mb_s": average_mb_s}  # fmt: skip
 
 
+def _su_lane(lane: int, bit_errors: int, ber: float, err_symb_t4: int = 0) -> dict[str, Any]:
+    """One lane of an Ascend 950 hccn_tool -su_ber -result table (0x8000000 frames of 0x400 bits)."""
+    return {"lane": lane, "done": 1, "bit_err_cnt": bit_errors, "err_symb_t4": err_symb_t4,
+            "frm_cnt": 0x8000000, "frm_bit": 0x400, "su_ber_rate": ber,
+            "su_err_frame_rate": err_symb_t4 / 0x8000000}  # fmt: skip
+
+
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     # drift: each category reaches its own rule, and no other category does
     ("drift-software", "nccl", {"drift.findings": [drift_finding("nccl", {"2.21.5": ["node0"], "2.18.1": ["node1"]})]},
@@ -553,6 +560,22 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.npu_ports": [npu_port(tls_enabled=True, tls_certs=[
          {"name": "pub cert", "end_time": "Wed Jun 18 03:10:27 2053 GMT", "status": 0,
           "status_text": "normal"}])]}, {}),
+    ("evidence-npu-fec-uncorrected", "hccl",
+     {"evidence.npu_ports": [npu_port(die_port="UDie 0 port 4", fec_uncorrected_frames=4, pre_fec_error_bits=946349919)]},
+     {"evidence.npu_ports": [npu_port(die_port="UDie 0 port 4", fec_uncorrected_frames=0, pre_fec_error_bits=946349919)]}, {}),
+    ("evidence-npu-fec-corrected", "hccl",
+     {"evidence.npu_ports": [npu_port(fec_uncorrected_frames=0, pre_fec_error_bits=12)]},
+     {"evidence.npu_ports": [npu_port()]}, {}),
+    ("evidence-npu-su-ber", "hccl",
+     {"evidence.npu_ports": [npu_port(su_ber_lanes=[_su_lane(0, 746, 5.427864e-09), _su_lane(2, 2844, 2.069282e-08)])]},
+     {"evidence.npu_ports": [npu_port()]}, {}),
+    ("evidence-npu-su-ber-errors", "hccl",
+     {"evidence.npu_ports": [npu_port(su_ber_lanes=[_su_lane(1, 9, 6.7e-11, err_symb_t4=3)],
+                                      su_ber_alarms=["lane 1: 3 frame(s) with more than four symbol errors"])]},
+     {"evidence.npu_ports": [npu_port(su_ber_lanes=[_su_lane(1, 9, 6.7e-11)], su_ber_alarms=[])]}, {}),
+    ("evidence-npu-link-down-records", "hccl",
+     {"evidence.npu_ports": [npu_port(link=None, link_down_records=5, link_down_snr_zero=["log row 2 lane 2"])]},
+     {"evidence.npu_ports": [npu_port(link_down_records=0)]}, {}),
     ("evidence-npu-port-link-history", "hccl",
      {"evidence.npu_ports": [npu_port(die_port="UDie 0 port 4", link_history=["index 0: L0:link_proc|L1:link_fail"])]},
      {"evidence.npu_ports": [npu_port(link_history=[])]}, {}),

@@ -137,7 +137,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # 950's mode-first command; a shell loop running hccn_tool over the devices
         r"|^default gateway\s*:[^\n]*,\s*Iface\s*:|^\s*Chassis ID TLV\s*\n(?:.*\n){1,4}?\s*Port ID TLV\s*$"
         r"|(?<!`)hccn_tool\s+-g\s+-\w+\s+-i\s+\d+"
-        r"|\bfor\s+\w+\s+in\s+[^;\n]+;\s*do\b[^\n]*(?<!`)hccn_tool\s+-i\s+[\"']?\$\{?\w+\}?[\"']?\s+-\w+",
+        r"|\bfor\s+\w+\s+in\s+[^;\n]+;\s*do\b[^\n]*(?<!`)hccn_tool\s+-i\s+[\"']?\$\{?\w+\}?[\"']?\s+-\w+"
+        # Ascend 950's -bit_err heading with its first counter, -su_ber -result's lane table and
+        # -down_data's record heading (or its "no down data"), saved without their command
+        rf"|{hccn_tool.BIT_ERR_HEAD_RE.pattern}\s*\n\s*port_id\s*:\s*0x"
+        rf"|{hccn_tool.SU_BER_HEAD_RE.pattern}|{hccn_tool.DOWN_DATA_HEAD_RE.pattern}",
         re.M,
     ),
     "hccn_conf": re.compile(r"^\s*address_\d+\s*=", re.M),
@@ -460,7 +464,10 @@ class EvidenceFacts:
     ``-link_stat -g``'s records ``{time, state}``, newest first; ``link_flapped``: the link
     dropped since the driver started; ``stat_errors``: the ``-stat -g`` error counters that are
     not 0; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
-    ``<incomplete>`` one)."""
+    ``<incomplete>`` one; Ascend 950's per-port queries: ``die_port`` (``UDie 0 port 4``),
+    ``fec_uncorrected_frames`` and ``pre_fec_error_bits`` (``-bit_err``), ``su_ber_lanes`` and
+    ``su_ber_alarms`` (``-su_ber -result``), ``link_down_records``, ``link_down_snapshots`` and
+    ``link_down_snr_zero`` (``-down_data``))."""
     p2p: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi topo -p2p`` matrices: ``{source, line, query, devices, status: {a: {b:
     code}}, not_ok: [[a, b, code]]}`` (the fields of ``parsers.nvidia_smi.P2pMatrix``)."""

@@ -521,6 +521,205 @@ def parse_link_stat(text: str) -> LinkStat:
     )
 
 
+# Ascend 950's -bit_err (its HCCN Tool reference, "Querying the Number of Port Bit Errors", and
+# the tool's source, which prints the driver's decoded_fail_block_num as the first counter):
+#   -------------------------- dl-bit_err --------------------------
+#   port_id: 0x4
+#   st_fec_decoding_fail_num: 0x4       "Number of post-FEC error frames"
+#   st_fec_err_bit_num: 0x3868275f      "Number of pre-FEC bit errors"
+BIT_ERR_HEAD_RE = re.compile(r"^[ \t]*-+[ \t]*dl-bit_err[ \t]*-+[ \t]*$")
+_BIT_ERR_FIELD_RE = re.compile(
+    r"^\s*(?P<key>port_id|st_fec_decoding_fail_num|st_fec_err_bit_num)\s*:\s*(?P<value>\S*)\s*$"
+)
+
+
+@dataclass(kw_only=True)
+class BitErr:
+    port: int | None
+    """``port_id`` as printed (the ``-p`` asked for); None where the copy lost it."""
+    uncorrected_frames: int
+    """``st_fec_decoding_fail_num``: frames FEC could not correct (their data was lost)."""
+    pre_fec_error_bits: int | None
+    """``st_fec_err_bit_num``: bit errors on the line before FEC corrected them."""
+
+
+def parse_bit_err(text: str) -> BitErr:
+    """``hccn_tool -g -bit_err -i N -u U -p P`` → the port's two FEC counters (hexadecimal)."""
+    values: dict[str, int] = {}
+    for no, line, _ in numbered_lines(text):
+        if (m := _BIT_ERR_FIELD_RE.match(line)) is None:
+            continue
+        try:
+            values[m.group("key")] = int(m.group("value"), 16)
+        except ValueError:
+            raise ParseError(
+                f"{m.group('key')} {m.group('value')!r} is not a hexadecimal count", line=no
+            ) from None
+    if "st_fec_decoding_fail_num" not in values:
+        raise ParseError("no 'st_fec_decoding_fail_num:' line in the -bit_err output")
+    return BitErr(
+        port=values.get("port_id"),
+        uncorrected_frames=values["st_fec_decoding_fail_num"],
+        pre_fec_error_bits=values.get("st_fec_err_bit_num"),
+    )
+
+
+# Ascend 950's -su_ber -result (its HCCN Tool reference, "Querying the SU Bit Error Mode and Bit
+# Error Statistics of a Port"): one row a lane of the port. Done 0x0: "No data is available or
+# bit error statistics are not complete", 0x1 "Completed", others "Abnormal state";
+# Err_symb_t4: "SU error frames with more than four symbol errors"; Su_ber_rate =
+# Bit_err_cnt/(Frm_cnt x Frm_bit). The reference gives no BER threshold, nor does the tool's
+# source (tool_su_ber.c prints the figures and judges none).
+SU_BER_HEAD_RE = re.compile(
+    r"^[ \t]*\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Lane\s*\|\s*Done\s*\|\s*Bit_err_cnt\s*\|"
+)
+_SU_BER_ROW_RE = re.compile(
+    r"^\|\s*(?P<npu>\d+)\s*\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|"
+    r"\s*(?P<lane>0x[0-9a-fA-F]+)\s*\|\s*(?P<done>0x[0-9a-fA-F]+)\s*\|"
+    r"\s*(?P<bit_err_cnt>0x[0-9a-fA-F]+)\s*\|\s*(?P<err_symb_t4>0x[0-9a-fA-F]+)\s*\|"
+    r"\s*(?P<frm_cnt>0x[0-9a-fA-F]+)\s*\|\s*(?P<frm_bit>0x[0-9a-fA-F]+)\s*\|"
+    r"\s*(?P<su_ber_rate>[0-9.]+(?:e[-+]?\d+)?)\s*\|\s*(?P<su_err_frame_rate>[0-9.]+(?:e[-+]?\d+)?)\s*\|\s*$",
+    re.I,
+)
+_SU_BER_MODE_HEAD_RE = re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*su_itlv_mode\s*\|")
+SU_BER_DONE = {0: "no data or not complete", 1: "completed"}
+"""``Done`` values the reference names; any other is "Abnormal state"."""
+
+
+@dataclass(kw_only=True)
+class SuBer:
+    device: int
+    die_port: str
+    """``UDie 0 port 4`` from the rows."""
+    lanes: list[dict[str, object]]
+    """One a lane: ``{lane, done, bit_err_cnt, err_symb_t4, frm_cnt, frm_bit, su_ber_rate,
+    su_err_frame_rate}`` (the counts as numbers, the rates as printed, read as floats)."""
+
+
+def parse_su_ber(text: str) -> tuple[SuBer, list[ParseWarning]]:
+    """``hccn_tool -g -su_ber -i N -u U -p P -result`` → the lanes' SU bit-error figures; rows
+    that are not the table's are warnings."""
+    lanes: list[dict[str, object]] = []
+    warnings: list[ParseWarning] = []
+    where: tuple[int, str] | None = None
+    mode_table = False
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if _SU_BER_MODE_HEAD_RE.match(s):
+            mode_table = True  # -mode_status's table: the test's mode, no figures
+            continue
+        if SU_BER_HEAD_RE.match(s):
+            mode_table = False
+            continue
+        if not s.startswith("|") or mode_table:
+            continue
+        if (m := _SU_BER_ROW_RE.match(s)) is None:
+            warnings.append(ParseWarning(line=no, message="hccn_tool -su_ber: unreadable lane row"))
+            continue
+        where = where or (int(m.group("npu")), f"UDie {m.group('udie')} port {m.group('port')}")
+        lane: dict[str, object] = {
+            k: int(m.group(k), 16)
+            for k in ("lane", "done", "bit_err_cnt", "err_symb_t4", "frm_cnt", "frm_bit")
+        }
+        lane["su_ber_rate"] = float(m.group("su_ber_rate"))
+        lane["su_err_frame_rate"] = float(m.group("su_err_frame_rate"))
+        lanes.append(lane)
+    if where is None and mode_table:
+        raise ParseError(
+            "-mode_status's table (the test's su_itlv_mode and status) holds no bit-error "
+            "figures: not read"
+        )
+    if where is None:
+        raise ParseError("no lane row under the -su_ber -result table's header")
+    return SuBer(device=where[0], die_port=where[1], lanes=lanes), warnings
+
+
+def su_ber_alarms(lanes: list[dict[str, object]]) -> list[str]:
+    """What the lanes' figures show wrong by the reference's own words: frames with more than
+    four symbol errors, a ``Done`` state it calls abnormal. (The BER itself has no documented
+    threshold: it is reported, not judged.)"""
+    out = []
+    for lane in lanes:
+        done = lane["done"]
+        if isinstance(done, int) and done not in SU_BER_DONE:
+            out.append(f"lane {lane['lane']}: Done {done:#x} (abnormal state)")
+        errors = lane["err_symb_t4"]
+        if isinstance(errors, int) and errors > 0:
+            out.append(
+                f"lane {lane['lane']}: {errors} frame(s) with more than four symbol errors "
+                f"(Err_symb_t4, frame error rate {lane['su_err_frame_rate']:e})"
+            )
+    return out
+
+
+# Ascend 950's -down_data (its HCCN Tool reference, "Querying Port Link Information When the Link
+# Is Down": "If the link down event is triggered for five or more times, five link information
+# records are displayed"; the tool's source prints "udie U port P: no down data" when there are
+# none, and "down data of udie U port P - log row R:" over each record's lane table)
+DOWN_DATA_HEAD_RE = re.compile(
+    r"^[ \t]*(?:down data of udie \d+ port \d+ - log row \d+\s*:|udie \d+ port \d+: no down data)"
+)
+_DOWN_ROW_HEAD_RE = re.compile(r"^down data of udie (\d+) port (\d+) - log row (\d+)\s*:")
+_NO_DOWN_DATA_RE = re.compile(r"^udie (\d+) port (\d+): no down data\s*$")
+_DOWN_LANE_COLUMNS = (
+    "lane", "snr_metric", "metric_his_min", "err_avg", "cycles_avg", "heh_avg", "c3_ud_2csr",
+    "c5_ud_2csr",
+)  # fmt: skip
+_DOWN_LANE_RE = re.compile(
+    r"^\|" + r"\|".join(r"\s*(-?\d+)\s*" for _ in _DOWN_LANE_COLUMNS) + r"\|$"
+)
+
+
+DOWN_DATA_LANES = 4
+"""Lanes in each record (the tool's source: LANE_NUMBER 4, one table row each)."""
+
+
+@dataclass(kw_only=True)
+class DownData:
+    die_port: str
+    """``UDie 0 port 4`` from the record headings."""
+    records: list[dict[str, object]]
+    """One a link-down record: ``{row, line, lanes: [{lane, snr_metric, metric_his_min,
+    err_avg, cycles_avg, heh_avg, c3_ud_2csr, c5_ud_2csr}]}`` as printed."""
+    cut: bool = False
+    """The copy ends inside a record, before its four lanes."""
+    snr_zero: list[str] = field(default_factory=list)
+    """``log row R lane L`` for each lane whose ``snr_metric`` read 0."""
+
+
+def parse_down_data(text: str) -> tuple[DownData, list[ParseWarning]]:
+    """``hccn_tool -g -down_data -i N -u U -p P`` → the SerDes snapshots the port recorded when
+    its link went down (none: ``no down data``)."""
+    records: list[dict[str, object]] = []
+    warnings: list[ParseWarning] = []
+    snr_zero: list[str] = []
+    die_port: str | None = None
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if m := _DOWN_ROW_HEAD_RE.match(s):
+            die_port = die_port or f"UDie {m.group(1)} port {m.group(2)}"
+            records.append({"row": int(m.group(3)), "line": no, "lanes": []})
+        elif m := _NO_DOWN_DATA_RE.match(s):
+            die_port = die_port or f"UDie {m.group(1)} port {m.group(2)}"
+        elif s.startswith("|") and not s.startswith("| lane"):
+            if (row := _DOWN_LANE_RE.match(s)) is None or not records:
+                warnings.append(
+                    ParseWarning(line=no, message="hccn_tool -down_data: unreadable lane row")
+                )
+                continue
+            lane = dict(zip(_DOWN_LANE_COLUMNS, map(int, row.groups()), strict=True))
+            lanes = records[-1]["lanes"]
+            assert isinstance(lanes, list)
+            lanes.append(lane)
+            if lane["snr_metric"] == 0:
+                snr_zero.append(f"log row {records[-1]['row']} lane {lane['lane']}")
+    if die_port is None:
+        raise ParseError("no 'down data of udie U port P' or 'no down data' line")
+    last = records[-1]["lanes"] if records else None
+    cut = isinstance(last, list) and len(last) < DOWN_DATA_LANES
+    return DownData(die_port=die_port, records=records, cut=cut, snr_zero=snr_zero), warnings
+
+
 @dataclass(kw_only=True)
 class Port:
     """What a saved collection says about one NPU port (one device's RoCE NIC)."""
@@ -589,6 +788,25 @@ class Port:
     link_history: list[str] = field(default_factory=list)
     """Ascend 950's ``-adapt_status -g``: the port's last link set-up processes, newest first, as
     printed (``L0:link_proc|L1:link_fail``)."""
+    fec_uncorrected_frames: int | None = None
+    """Ascend 950's ``-bit_err``: ``st_fec_decoding_fail_num``, frames FEC could not correct
+    (lost on the link); None without that output."""
+    pre_fec_error_bits: int | None = None
+    """Ascend 950's ``-bit_err``: ``st_fec_err_bit_num``, bit errors before FEC (corrected where
+    their frame was not among the uncorrected ones)."""
+    su_ber_lanes: list[dict[str, object]] = field(default_factory=list)
+    """Ascend 950's ``-su_ber -result``: one a lane, ``{lane, done, bit_err_cnt, err_symb_t4,
+    frm_cnt, frm_bit, su_ber_rate, su_err_frame_rate}``."""
+    su_ber_alarms: list[str] = field(default_factory=list)
+    """What ``su_ber_lanes`` shows wrong by the reference's words: ``su_ber_alarms()``."""
+    link_down_records: int | None = None
+    """Ascend 950's ``-down_data``: how many link-down records the port keeps (at most five; 0
+    for ``no down data``); None without that output."""
+    link_down_snapshots: list[dict[str, object]] = field(default_factory=list)
+    """The records' lane tables: ``{row, line, lanes: [{lane, snr_metric, ...}]}``."""
+    link_down_snr_zero: list[str] = field(default_factory=list)
+    """``log row R lane L`` for each lane whose ``snr_metric`` read 0 in a record (no signal
+    measured on that lane when the link went down)."""
 
 
 @dataclass(kw_only=True)
@@ -618,7 +836,7 @@ placeholder its own port), and have no device in the result."""
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
     "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status", "gateway",
-    "ub_connect",
+    "ub_connect", "bit_err", "su_ber", "down_data",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -652,6 +870,9 @@ _SIGNATURES = {
     # status") and -adapt_status (the port's last five link set-up processes, newest first)
     "port_info": re.compile(r"^port_id\s*:\s*0x[0-9a-fA-F]+\s*$"),
     "adapt_status": re.compile(r"^print the adapt status table\s*:"),
+    "bit_err": BIT_ERR_HEAD_RE,
+    "su_ber": SU_BER_HEAD_RE,
+    "down_data": DOWN_DATA_HEAD_RE,
 }
 _UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")
 _PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
@@ -667,6 +888,7 @@ _PING_DEVICE_RE = re.compile(r"^device (\d+) PING\s")
 _LLDP_IFACE_RE = re.compile(r"^Interface (\d+):")
 """A grep's own label of the port ("Interface 0: System Name TLV ..."): the loop's ``-i``."""
 _PING_SUMMARY_RE = re.compile(r"packets? transmitted")
+_UDIE_PORT_RE = re.compile(r"\budie (\d+) port (\d+)")
 
 _Section = tuple[int | None, str, int, list[tuple[int, str]]]
 """(device named by a command line or None, query, first line, [(line number, text)])."""
@@ -841,12 +1063,86 @@ def _sections(text: str) -> list[_Section]:
                 or "Link_Status" in s  # Ascend 950: its records' table after both counts
             )
         )
-        if kind is not None and not continues_ping and not continues_link_stat:
+        # Ascend 950's -bit_err prints "port_id: 0x4" under its heading (not -port_info's
+        # output), and -down_data a heading over each record of the same port: one output
+        continues_port_query = current is not None and (
+            (
+                current[1] == "bit_err"
+                and kind == "port_info"
+                and not any("port_id" in t for _, t in current[3])
+            )
+            or (
+                current[1] == kind == "down_data"
+                and _UDIE_PORT_RE.findall(s)[:1] == _UDIE_PORT_RE.findall(current[3][0][1])[:1]
+            )
+        )
+        if (
+            kind is not None
+            and not continues_ping
+            and not continues_link_stat
+            and not continues_port_query
+        ):
             current = (None, kind, no, [(no, line)])
             sections.append(current)
         elif current is not None and s:
             current[3].append((no, line))
     return sections
+
+
+_PORT_QUERIES = ("bit_err", "su_ber", "down_data")
+"""Ascend 950's queries of one port of the NPU (``-i N -u U -p P``): each names its port."""
+_ASKED_DIE_RE = re.compile(r"\s-u\s+(\d+)\b")
+_ASKED_PORT_RE = re.compile(r"\s-p\s+(\d+)\b")
+
+
+def _port_query(
+    query: str, chunk: str, command: str
+) -> tuple[dict[str, object], str | None, int | None, list[ParseWarning]]:
+    """One output of a ``_PORT_QUERIES`` query → (the Port fields it sets, the port it is of:
+    ``UDie 0 port 4``, the device its table names, notes with lines in ``chunk``). ``command``:
+    the command line above it, whose ``-u``/``-p`` name the die -bit_err does not print."""
+    die = _ASKED_DIE_RE.search(command)
+    asked = _ASKED_PORT_RE.search(command)
+    if query == "bit_err":
+        bit = parse_bit_err(chunk)
+        notes = []
+        if asked and bit.port is not None and bit.port != int(asked.group(1)):
+            notes.append(
+                ParseWarning(
+                    line=1,
+                    message=f"hccn_tool -bit_err: port_id {bit.port} under a command that asked "
+                    f"for port {asked.group(1)}: read as port {bit.port}",
+                    skipped=False,
+                )
+            )
+        port = bit.port if bit.port is not None else int(asked.group(1)) if asked else None
+        die_port = (
+            None if port is None else f"UDie {die.group(1)} port {port}" if die else f"port {port}"
+        )
+        fields: dict[str, object] = {
+            "fec_uncorrected_frames": bit.uncorrected_frames,
+            "pre_fec_error_bits": bit.pre_fec_error_bits,
+        }
+        return fields, die_port, None, notes
+    if query == "su_ber":
+        ber, notes = parse_su_ber(chunk)
+        fields = {"su_ber_lanes": ber.lanes, "su_ber_alarms": su_ber_alarms(ber.lanes)}
+        return fields, ber.die_port, ber.device, notes
+    down, notes = parse_down_data(chunk)
+    if down.cut:
+        notes.append(
+            ParseWarning(
+                line=int(str(down.records[-1]["line"])),
+                message=f"hccn_tool -down_data: the copy ends inside log row "
+                f"{down.records[-1]['row']}, before its {DOWN_DATA_LANES} lanes",
+            )
+        )
+    fields = {
+        "link_down_records": len(down.records),
+        "link_down_snapshots": down.records,
+        "link_down_snr_zero": down.snr_zero,
+    }
+    return fields, down.die_port, None, notes
 
 
 def parse_bundle(text: str) -> Bundle:
@@ -863,6 +1159,7 @@ def parse_bundle(text: str) -> Bundle:
     bare_queries: set[str] = set()
     warnings: list[ParseWarning] = []
     text = _one_line_loops(text)
+    lines = text.splitlines()
     sections = _sections(text)
     by_loop = _loop_devices(text, sections, warnings)
     prompts = _prompt_hosts(text)
@@ -951,6 +1248,27 @@ def parse_bundle(text: str) -> Bundle:
                     port.die_port = f"UDie {m.group('udie')} port {m.group('port')}"
                     port.line = port.line or row_no
                     port.link_history.append(f"index {m.group('index')}: {m.group('status')}")
+            continue
+        if query in _PORT_QUERIES:
+            try:
+                fields, die_port, named_device, notes = _port_query(query, chunk, lines[no - 1])
+            except ParseError as e:
+                at = body[e.line - 1][0] if 0 < e.line <= len(body) else no
+                warnings.append(ParseWarning(line=at, message=f"hccn_tool -{query}: {e.message}"))
+                continue
+            if port.die_port is not None and port.die_port != die_port:
+                # another port of the same NPU (Ascend 950: several a device): a port of its own
+                port = Port(device=port.device, host=host, line=no)
+                ports.append(port)
+            port.die_port = die_port
+            if port.device is None:
+                port.device = named_device
+            for name, value in fields.items():
+                setattr(port, name, value)
+            warnings += [
+                ParseWarning(line=body[n.line - 1][0], message=n.message, skipped=n.skipped)
+                for n in notes
+            ]
             continue
         if query not in _QUERIES or not chunk.strip():
             continue
@@ -1245,8 +1563,12 @@ def _has_data(p: Port) -> bool:
             p.roce_test is not None,
             p.speed_mbps is not None,
             p.gateway,
+            p.fec_uncorrected_frames is not None,
+            p.link_down_records is not None,
         )
-    ) or bool(p.optical or p.stat or p.routes or p.arp or p.link_changes or p.lldp)
+    ) or bool(
+        p.optical or p.stat or p.routes or p.arp or p.link_changes or p.lldp or p.su_ber_lanes
+    )
 
 
 def _merge_bare(ports: list[Port]) -> list[Port]:
@@ -1266,6 +1588,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
                 "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
                 "link_flapped", "pfc_priorities", "roce_test", "speed_mbps", "gateway",
+                "fec_uncorrected_frames", "pre_fec_error_bits", "link_down_records",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))
@@ -1279,6 +1602,10 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target.tls_alarms = target.tls_alarms or p.tls_alarms
             target.link_changes = target.link_changes or p.link_changes
             target.lldp = target.lldp or p.lldp
+            target.su_ber_lanes = target.su_ber_lanes or p.su_ber_lanes
+            target.su_ber_alarms = target.su_ber_alarms or p.su_ber_alarms
+            target.link_down_snapshots = target.link_down_snapshots or p.link_down_snapshots
+            target.link_down_snr_zero = target.link_down_snr_zero or p.link_down_snr_zero
             continue
         by_device[key] = p
         out.append(p)
