@@ -3,7 +3,9 @@ tests/data/SOURCES.md) that the advisor read wrong or not at all before this cha
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from dataclasses import asdict
+
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers.logs import STARTUP_FALLBACK
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings, finding_items
@@ -146,3 +148,83 @@ def test_a_board_without_hccs_is_read_as_its_design_not_a_missing_link() -> None
     assert not {"evidence-npu-topology-sys", "evidence-npu-topology-no-hccs"} & set(
         _findings(hccs, "hccl")
     )
+
+
+# Round K (held-out sets 293-296): what the advisor read wrong before its fixes
+
+
+def test_torch_npus_dispatch_time_outs_are_a_warning_of_one_device_not_a_peer() -> None:
+    # six works "dispatch timeout. device 6" behind a logger's "[7928] [date]" prefix
+    ev = _load("vllmascend10013_torch_npu_dispatch_timeout_warnings_cut.log")
+    works = [f for f in ev.failures if f["exception_type"] == "dispatch timeout"]
+    assert [w["seq"] for w in works] == [250, 251, 252, 253, 254, 255]
+    assert {w["device"] for w in works} == {6}
+    # the logger's pid is no MPICH rank tag
+    assert all(w["rank"] is None for w in works)
+    found = builtin_findings({"evidence.failures": ev.failures}, "hccl")
+    assert found["evidence-dispatch-timeout"].severity == "warning"
+    assert "evidence-watchdog-timeout" not in found
+
+
+def test_a_dispatch_that_went_out_after_its_warning_is_no_time_out() -> None:
+    text = (
+        "[7928] [2026-06-04 15:40:34:813] torch.distributed: [WARNING] [8641] Process group work "
+        "ALLGATHER, seq_num 250 dispatch timeout. device 6: the current working event is 0xff.\n"
+        "[7928] [2026-06-04 15:41:02:001] torch.distributed: [WARNING] [8641] Process group work "
+        "ALLGATHER, seq_num 250 dispatch success. This warning log can be ignored.\n"
+    )
+    assert not load_text(text, "dispatch.log").failures
+
+
+def test_a_pasted_plogs_notify_wait_time_out_is_read_beside_the_watchdogs_death() -> None:
+    ev = _load("vllmascend13482_hccl_watchdog_err02005_plog_notify_wait_cut.log")
+    (wait,) = [f for f in ev.failures if f["kind"] == "hccl_plog_error"]
+    assert (wait["device"], wait["timeout_ms"]) == (3, 204_000)
+    assert wait["exception_type"].startswith("a notify wait (an HCCL collective waiting")
+    assert "ProcessStarsWaitTimeoutErrorInfo" in wait["message"]
+    # the terminate's what() re-raises the same exception: one watchdog death, not a second
+    # rank's with the next line ("plog日志：") as its message
+    (died,) = [f for f in ev.failures if f["kind"] == "watchdog_exception"]
+    assert "ERR02005" in died["message"]
+
+
+def test_two_ranks_at_one_seqnum_with_other_element_counts_are_a_mismatch() -> None:
+    ev = _load("retfound39_watchdog_allreduce_numel_mismatch_cut.log")
+    (timeline,) = ev.timelines
+    assert timeline.mismatched_ops == {
+        "all_reduce of 1 element(s)": [0],
+        "all_reduce of 2958336 element(s)": [1],
+    }
+    assert "evidence-collective-mismatch" in builtin_findings(
+        {"evidence.timelines": [asdict(timeline)]}, "nccl"
+    )
+
+
+def test_a_socket_step_that_names_its_error_says_it_where_no_warn_does() -> None:
+    ev = _load("pytorch131781_nccl_bootstrap_inprogress_cut.log")
+    calls = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert len(calls) == 3
+    assert all(
+        c["exception_type"].startswith("a socket call met 'Operation now in progress'")
+        for c in calls
+    )
+
+
+def test_two_ranks_of_one_communicator_on_one_gpu_are_a_duplicate_gpu() -> None:
+    ev = _load("accelerate2246_slurm_nccl_init_ib_roce_cut.log")
+    dups = [f for f in ev.failures if f["kind"] == "duplicate_gpu"]
+    assert [d["exception_type"] for d in dups] == [
+        "ranks 0, 2 of communicator 0x26b3ece72ee71028 on qgpu2008 share the GPU at bus 31000",
+        "ranks 1, 3 of communicator 0x26b3ece72ee71028 on qgpu2008 share the GPU at bus 4b000",
+    ]
+    assert "evidence-duplicate-gpu" in _findings(ev)
+
+
+def test_a_p2p_test_cut_before_its_matrices_still_says_which_gpus_reach_each_other() -> None:
+    ev = _load("aikitoria_pr5_p2pBandwidthLatencyTest_mixed_gpus_cannot_access_cut.txt")
+    assert ev.files[0].status == "read"
+    (run,) = ev.gpu_copy
+    assert run["peer_access"]["0"] == {
+        "1": True, "2": False, "3": False, "4": False, "5": False, "6": False,
+    }  # fmt: skip
+    assert any("peer access GPU0<->GPU1, GPU2<->GPU3" in m.message for m in ev.files[0].messages)
