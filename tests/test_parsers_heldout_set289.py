@@ -4,6 +4,7 @@ tests/data/SOURCES.md) that the advisor read wrong or not at all before this cha
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers.logs import STARTUP_FALLBACK
@@ -188,12 +189,33 @@ def test_a_pasted_plogs_notify_wait_time_out_is_read_beside_the_watchdogs_death(
     assert "ERR02005" in died["message"]
 
 
-def test_two_ranks_at_one_seqnum_with_other_element_counts_are_a_mismatch() -> None:
+def test_an_older_torchs_time_outs_of_other_sizes_at_one_seqnum_are_not_called_a_mismatch() -> None:
+    # no group printed: two groups (tensor and data parallel) can share a SeqNum, and a group
+    # whose members start at rank 0 numbers them as the world does (review 16)
     ev = _load("retfound39_watchdog_allreduce_numel_mismatch_cut.log")
+    assert [(f["rank"], f["numel"]) for f in ev.failures] == [(0, 1), (1, 2958336)]
     (timeline,) = ev.timelines
+    assert timeline.mismatched_ops == {}
+
+
+def test_a_named_groups_time_outs_of_other_sizes_at_one_seqnum_are_a_mismatch(
+    tmp_path: Path,
+) -> None:
+    # torch 2.6's two lines a rank: the record, then its group's "detected by watchdog at work"
+    lines = (
+        "[rank{r}]:[E626 06:24:44.9 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn={n}, "
+        "NumelOut={n}, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.\n"
+        "[rank{r}]:[E626 06:24:44.9 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) "
+        "Rank {r}] Exception (either an error or timeout) detected by watchdog at work: 808, last "
+        "enqueued NCCL work: 811, last completed NCCL work: 807."
+    )
+    text = "\n".join(lines.format(r=r, n=n) for r, n in ((0, 9801523), (1, 9801523), (2, 1024)))
+    (tmp_path / "pg.log").write_text(text)
+    (timeline,) = load_paths([tmp_path / "pg.log"]).timelines
     assert timeline.mismatched_ops == {
-        "all_reduce of 1 element(s)": [0],
-        "all_reduce of 2958336 element(s)": [1],
+        "all_reduce of 1024 element(s)": [2],
+        "all_reduce of 9801523 element(s)": [0, 1],
     }
     assert "evidence-collective-mismatch" in builtin_findings(
         {"evidence.timelines": [asdict(timeline)]}, "nccl"
@@ -228,3 +250,53 @@ def test_a_p2p_test_cut_before_its_matrices_still_says_which_gpus_reach_each_oth
         "1": True, "2": False, "3": False, "4": False, "5": False, "6": False,
     }  # fmt: skip
     assert any("peer access GPU0<->GPU1, GPU2<->GPU3" in m.message for m in ev.files[0].messages)
+
+
+# Round L (held-out sets 297-300)
+
+
+def test_vllm_ascends_acl_stream_synchronize_failure_is_the_runtimes_code() -> None:
+    for name, code, code_name in (
+        (
+            "vllm_ascend_2763_acl_sync_507035_cut.log",
+            "507035",
+            "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION",
+        ),
+        ("vllm_ascend_4914_acl_sync_507014_cut.log", "507014", "ACL_ERROR_RT_AICORE_TIMEOUT"),
+    ):
+        (err,) = [f for f in _load(name).failures if f["kind"] == "npu_runtime_error"]
+        assert (err["call"], err["code"], err["code_name"]) == (
+            "ACL stream synchronize",
+            code,
+            code_name,
+        ), name
+
+
+def test_torch_npus_task_queue_exit_names_the_operator_that_ran() -> None:
+    ev = _load("vllm_ascend_1007_lccl_allreduce_inner_error_cut.log")
+    (exc,) = ev.failures
+    assert (exc["kind"], exc["op"]) == ("npu_device_exception", "lccl_allreduce")
+    assert "evidence-npu-device-exception" in _findings(ev, "hccl")
+
+
+def test_ibportstate_names_a_disabled_port_and_a_query_that_failed() -> None:
+    ev = _load("exadata2_ibportstate_port36_disabled_port37_smp_query_failed_cut.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["port"], port["state"], port["physical_state"], port["rate_gbps"]) == (
+        "LID 2", 36, "Down", "Disabled", 10.0,
+    )  # fmt: skip
+    assert any("smp query portinfo failed" in m.message for m in ev.files[0].messages)
+
+
+def test_ncclss_graph_search_falling_back_to_simple_order_is_no_failure() -> None:
+    ev = _load("nccltests131_p2p_disable_gtx1050ti_gtx950_init_warn_cut.log")
+    (warn,) = [f for f in ev.failures if f["kind"] == "nccl_warning"]
+    assert warn["exception_type"] == STARTUP_FALLBACK
+    assert "evidence-nccl-warning" not in _findings(ev)
+
+
+def test_a_rank_that_checked_in_twice_at_ncclss_bootstrap_root_is_a_duplicate_rank() -> None:
+    ev = _load("lightning14986_slurm_bootstrap_root_already_checked_in_cut.log")
+    (dup,) = [f for f in ev.failures if f["kind"] == "duplicate_rank"]
+    assert (dup["rank"], dup["rank_size"]) == (1, 8)
+    assert "evidence-duplicate-rank" in _findings(ev)

@@ -154,6 +154,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.IBSTATUS_SIGNATURE,
                 rdma.IBDEV2NETDEV_SIGNATURE,
                 rdma.IBLINKINFO_SIGNATURE,
+                rdma.IBPORTSTATE_SIGNATURE,
             )
         ),
         re.M,

@@ -209,21 +209,16 @@ operations of either kind."""
 def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
     """The first point (a group's SeqNum of a watchdog time-out; a group of an HCCL execution
     time-out, EI0002) where different ranks failed in different collectives (another op, or the
-    same op of another element count): collective → ranks. Only where the group is named, or an
-    older torch's record (no group printed: time-outs of two groups can share a SeqNum) numbers
-    every rank as its launcher does (its "[Rank N]" the global rank: the default group), and no
-    rank stands in two of them."""
+    same op of a fixed size with another element count): collective → ranks. Only where the
+    group is named (older torch prints no group: time-outs of two groups can share a SeqNum,
+    and a subgroup whose members' ranks start at 0 numbers them as the world does) and no rank
+    stands in two of them."""
     points: dict[tuple[str, str], dict[int, tuple[str, int | None]]] = {}
     for e in failures:
         op = str(e.get("op") or "")
         if e.get("rank") is None or not op or op in POINT_TO_POINT_OPS:
             continue
         group = e.get("group")
-        if not group and e.get("kind") == "watchdog_timeout":
-            record = _GROUP_RANK_RE.search(str(e.get("message") or ""))
-            if record is None or int(record.group(1)) != int(e["rank"]):
-                continue
-            group = DEFAULT_GROUP
         if not group:
             continue
         if e.get("kind") == "watchdog_timeout" and e.get("seq") is not None:
@@ -247,7 +242,7 @@ def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int
         sizes = {(op, n) for op, n in by_rank.values() if n is not None}
         if len(ops) > 1:
             label = {rank: op for rank, (op, _) in by_rank.items()}
-        elif len(sizes) > 1 and len(sizes) == len({*by_rank.values()}):
+        elif ops <= SAME_SIZE_OPS and len(sizes) > 1 and len(sizes) == len({*by_rank.values()}):
             # one op, other element counts: each rank's n-th collective was another one
             label = {rank: f"{op} of {n} element(s)" for rank, (op, n) in by_rank.items()}
         else:
@@ -259,8 +254,9 @@ def _mismatched_ops(failures: Sequence[Mapping[str, Any]]) -> dict[str, list[int
     return {}
 
 
-DEFAULT_GROUP = "(default)"
-"""The group of an older torch's watchdog record whose "[Rank N]" is the launcher's rank."""
+SAME_SIZE_OPS = frozenset({"all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter"})
+"""Collectives whose every rank passes the same element count (NumelIn is the rank's own input:
+an all_to_all's uneven splits, a gather's or scatter's root, differ by design)."""
 
 
 _GROUP_RANK_RE = re.compile(r"\[Rank (\d+)\] Watchdog caught")

@@ -89,9 +89,13 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^ *(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "; not NCCL's own device tag at a line's start when
     # its "host:pid:tid" is not printed ("[0] misc/socket.cc:71 NCCL WARN ...", "[0] NCCL INFO"),
-    # nor a logger's process id before its time stamp (torch_npu's "[7928] [2026-06-04
-    # 15:40:34:813] torch.distributed: [WARNING] [8641] ...": pid, time, module, level, thread)
-    re.compile(r"^\[(?P<rank>\d+)\] (?!(?:\S+:\d+ )?NCCL (?:INFO|WARN)\b|\[\d{4}-\d\d-\d\d )"),
+    # nor torch_npu's logger's process id before its time stamp ("[7928] [2026-06-04
+    # 15:40:34:813] torch.distributed: [WARNING] [8641] ...": pid, time with a colon before its
+    # milliseconds, module, level, thread)
+    re.compile(
+        r"^\[(?P<rank>\d+)\] (?!(?:\S+:\d+ )?NCCL (?:INFO|WARN)\b"
+        r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}\] torch\.distributed:)"
+    ),
     # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or
     # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); vLLM's multiprocess
     # executor prefixes its workers the same way, some versions with the rank:

@@ -720,15 +720,24 @@ _DISPATCH_TIMEOUT_RE = re.compile(
     r"Process group work (?P<op>\w+), seq_num (?P<seq>\d+) dispatch timeout\.(?: device (?P<dev>\d+))?"
 )
 _DISPATCH_SUCCESS_RE = re.compile(
-    r"Process group work \w+, seq_num (?P<seq>\d+) dispatch success\b"
+    r"Process group work (?P<op>\w+), seq_num (?P<seq>\d+) dispatch success\b"
 )
+_LOGGER_PID_RE = re.compile(r"^\s*\[(\d+)\] \[\d{4}-")
+
+
+def _logger_pid(line: str) -> str | None:
+    """The process id torch_npu's logger prints first ("[7928] [2026-06-04 ...] ...")."""
+    m = _LOGGER_PID_RE.match(line)
+    return m.group(1) if m else None
 
 
 def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int | None, int]] = set()
     # (rank tag, seq) of works whose dispatch went out after its warning: no time-out left
+    # (each process and op: torch_npu's own log prints no launcher tag, and its process id,
+    # "[7928] [date] torch.distributed: ...", tells two processes' works of one seq apart)
     went_out = {
-        (tagged, int(m.group("seq")))
+        (tagged, _logger_pid(line), m.group("op"), int(m.group("seq")))
         for _, line, tagged in lines
         if "dispatch success" in line and (m := _DISPATCH_SUCCESS_RE.search(line))
     }
@@ -736,7 +745,9 @@ def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
         if "dispatch timeout" not in line or not (m := _DISPATCH_TIMEOUT_RE.search(line)):
             continue
         seq = int(m.group("seq"))
-        if (tagged, seq) in seen or (tagged, seq) in went_out:
+        if (tagged, _logger_pid(line), m.group("op"), seq) in went_out:
+            continue
+        if (tagged, seq) in seen:
             continue
         seen.add((tagged, seq))
         pid = _PLOG_PID_RE.match(line)
@@ -865,6 +876,7 @@ def parse(text: str) -> LogReport:
     _device_oom(lines, report)
     _npu_device_exceptions(lines, report)
     _getnext_failures(lines, report)
+    _task_queue_exits(lines, report)
     _monitored_barrier(lines, report)
     _gloo_errors(lines, report)  # after the barrier: it leaves the lines the barrier read
     _launcher_exits(lines, report)
@@ -2452,6 +2464,9 @@ _PEER_GONE_RE = re.compile(
     r"Call to \w+ (?:(?:from|to) \S+ )?failed\s*: (?P<why>Broken pipe|Connection reset by peer)"
     r"|Connection closed by remote peer"
 )
+# NCCL's bootstrap root (bootstrap.cc): "Bootstrap Root : rank %d of %d ranks has already checked
+# in": a second process registered a rank another had taken
+_BOOTSTRAP_DUP_RE = re.compile(r"Bootstrap Root : rank (\d+) of (\d+) ranks has already checked in")
 _PROXY_OP_FAILED_RE = re.compile(
     r"\[Proxy Service \d+\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), "
     r"retcode (?P<rc>\d+)"
@@ -2476,6 +2491,8 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^Cannot get incoming CPU\.|^Maximum retry reached for (?:accept|connect) \d+\."
     r"|^Cannot enable socket busy poll\s*$|^Cannot set socket (?:TCP_NOTSENT_LOWAT|SO_SNDBUF)\s*$"
     r"|^Cannot set socket to SO_ZEROCOPY\s*$|^Turning off TX zero copy\s*$"
+    # graph/search.cc: no channel found for a pattern: one channel over the slowest path (SYS)
+    r"|^Could not find a path for pattern \d+, falling back to simple order"
 )
 NOTICE_KINDS = frozenset(
     {
@@ -2631,6 +2648,12 @@ def _nccl_warnings(
             ev.exception_type = (
                 f"the other end{f' {ev.remote_ip}' if ev.remote_ip else ''} dropped the "
                 f"connection{why}: its process exited, or the network between failed"
+            )
+        elif dup := _BOOTSTRAP_DUP_RE.search(text):
+            ev.kind, ev.rank, ev.rank_size = "duplicate_rank", int(dup.group(1)), int(dup.group(2))
+            ev.exception_type = (
+                f"global rank {dup.group(1)} of {dup.group(2)} checked in twice at NCCL's "
+                "bootstrap root (two processes took that rank)"
             )
         elif proxy := _PROXY_OP_FAILED_RE.search(text):
             names = {number: name for _, number, name in NCCL_RESULTS}
@@ -4644,6 +4667,9 @@ _RUNTIME_RESULT_RE = re.compile(
     # reason=[stream sync timeout] (507046)", after "StreamSyncError: code=507046, des=[...]"
     r"|\b(?P<call4>\w+) execute failed, reason=\[[^\]]*\] \((?P<code4>\d{6})\)"
     r"|\b\w+Error: code=(?P<code5>\d{6}), des=\["
+    # vllm-ascend's worker after a failed stream sync: "RuntimeError: ACL stream synchronize
+    # failed, error code:507035" (the runtime's code)
+    r"|\b(?P<call6>ACL stream synchronize) failed, error code:\s*(?P<code6>\d{6})(?!\d)"
 )
 
 
@@ -5749,15 +5775,17 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "ErrCode=" in line
             or "execute failed, reason=" in line
             or "Error: code=" in line
+            or "error code:" in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
-                or rm.group("code5")
+                or rm.group("code5") or rm.group("code6")
             )  # fmt: skip
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
                 call = (
-                    rm.group("call") or rm.group("call3") or rm.group("call4") or ""
-                ).strip() or None
+                    rm.group("call") or rm.group("call3") or rm.group("call4")
+                    or rm.group("call6") or ""
+                ).strip() or None  # fmt: skip
                 seen.add((call, code))
                 found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}
@@ -6913,6 +6941,42 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
         )
 
 
+# torch_npu's task queue after a device task failed (NPUQueue.cpp): "The Inner error is reported
+# as above. The process exits for this inner error, and the current working operator name is
+# lccl_allreduce." (the operator the queue was running when the error surfaced; the error itself
+# is the CANN report above it)
+_TASK_QUEUE_EXIT_RE = re.compile(
+    r"The Inner error is reported as above\. The process exits for this inner error, and the "
+    r"current working operator name is (?P<op>[\w-]+(?:\.[\w-]+)*)"
+)
+
+
+def _task_queue_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A process torch_npu's task queue stopped on an inner (CANN) error, one per operator named,
+    where no other reading explains the file (the error the CANN lines above it gave, read
+    on its own, comes first)."""
+    if report.events:
+        return
+    seen: set[str] = set()
+    for no, line, tagged in lines:
+        if "The Inner error is reported" not in line or not (m := _TASK_QUEUE_EXIT_RE.search(line)):
+            continue
+        if m.group("op") in seen:
+            continue
+        seen.add(m.group("op"))
+        report.events.append(
+            LogEvent(
+                kind="npu_device_exception",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                op=m.group("op"),
+                exception_type=f"an inner (CANN) error stopped the process while operator "
+                f"{m.group('op')} ran (its code is in the lines above it, not in this copy)",
+            )
+        )
+
+
 def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """ROCm's device faults: one event per GPU node and reason (each process on it prints one)."""
     seen: set[tuple[str, str]] = set()
@@ -7679,6 +7743,12 @@ _NCCL_COMM_GPU_RE = re.compile(
 )
 
 
+_NCCL_VERSION_RE = re.compile(r"NCCL version (\d+)\.(\d+)\.\d+")
+NCCL_ALLOWS_SHARED_GPU = (2, 30)
+"""NCCL 2.30's init.cc no longer stops at two ranks on one GPU: "Multiple ranks on the same GPU
+detected and allowed" (v2.30.3-1)."""
+
+
 def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``duplicate_gpu`` per host and GPU that two ranks of one communicator (its commId) were
     set up on: NCCL before 2.30 stops that init ("Duplicate GPU detected : rank %d and rank %d
@@ -7686,6 +7756,9 @@ def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport)
     the launcher gave two processes one GPU."""
     ranks: dict[tuple[str, str, str], dict[int, int]] = {}
     for no, line, _ in lines:
+        if "NCCL version 2." in line and (v := _NCCL_VERSION_RE.search(line)):
+            if (int(v.group(1)), int(v.group(2))) >= NCCL_ALLOWS_SHARED_GPU:
+                return  # NCCL 2.30 on runs several ranks on one GPU ("... detected and allowed")
         if "commId" not in line or not (m := _NCCL_COMM_GPU_RE.search(line)):
             continue
         host_m = _NCCL_DEBUG_HOST_RE.search(line)

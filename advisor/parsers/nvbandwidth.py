@@ -29,7 +29,10 @@ _DEVICE_RE = re.compile(
 _RUNNING_RE = re.compile(r"^Running (\w+)\.\s*$")
 _WAIVED_RE = re.compile(r"^Waiv(?:ing|ed)\b:?\s*(\w*)")
 # every title testcases_ce.cpp / testcases_sm.cpp pass to addTestcaseResults
-_TITLE_RE = re.compile(r"^\s*(memcpy|memory latency)\b[^\n]*\((GB/s|ns)\)\s*$")
+# (v0.5 on adds "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)")
+_TITLE_RE = re.compile(
+    r"^\s*(memcpy|memory latency|Device to Device Latency)\b[^\n]*\((GB/s|ns)\)\s*$"
+)
 _SUM_RE = re.compile(r"^SUM (\w+) ([0-9.]+)\s*$")
 _CELL = r"(?:[0-9]+(?:\.[0-9]+)?|N/A)"
 _ROW_RE = re.compile(rf"^\s*(\S+)((?:\s+{_CELL})+)\s*$")
@@ -38,7 +41,9 @@ _LABELS_RE = re.compile(r"^\s*(?:\S+\s+)*\S+\s*$")
 _FAILURE_RE = re.compile(
     r"^\s*(?P<what>Invalid value when checking the pattern at .*"
     r"|ASSERT in expression .*"
-    r"|\[(?:CUDA_ERROR_\w+|cuda\w+)\] .* in expression .*"
+    # (v0.1-v0.4 print the CUDA error without its expression: "[CUDA_ERROR_ILLEGAL_ADDRESS] an
+    # illegal memory access was encountered")
+    r"|\[(?:CUDA_ERROR_\w+|cuda\w+)\] .*"
     r"|NVML_ERROR: .*"
     r"|Error: .*"
     r"|Aborted(?: \(core dumped\))?|Segmentation fault(?: \(core dumped\))?)\s*$"

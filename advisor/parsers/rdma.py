@@ -38,6 +38,16 @@ _IBDEV2NETDEV_RE = re.compile(
     r"(?:\s+\((?P<part>[^)]*)\)(?P<desc>.*?)\bfw\s+(?P<fw>\S+))?"
     r"\s+port\s+(?P<port>\d+)(?:\s+\((?P<state>[A-Z_]+)\s*\))?\s+==>\s+(?P<netdev>\S+)\s+\((?P<up>Up|Down)\)"
 )
+# infiniband-diags' ibportstate (a port's PortInfo by LID or path): "# Port info: Lid 2 port 36",
+# then "LinkState:.......................Down", "PhysLinkState:...................Disabled",
+# "LinkWidthActive:.................4X", "LinkSpeedActive:.................2.5 Gbps"; a query
+# that failed: "ibportstate: iberror: failed: smp query portinfo failed"
+IBPORTSTATE_SIGNATURE = (
+    r"^#[ \t]*Port info: Lid \d+ port \d+[ \t]*\r?\n(?:.*\r?\n)??[ \t]*\w+:\.{3,}"
+)
+_IBPORTSTATE_HEAD_RE = re.compile(r"^#\s*Port info: Lid (?P<lid>\d+) port (?P<port>\d+)\s*$")
+_DOTTED_FIELD_RE = re.compile(r"^\s*(?P<key>\w+):\.{3,}(?P<value>.+?)\s*$")
+_IBERROR_RE = re.compile(r"^\s*ibportstate: iberror: (?P<what>.+?)\s*$")
 IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
 IBLINKINFO_SIGNATURE = (
     r"^[ \t]*(?:0x[0-9a-fA-F]+[ \t]+)?(?:\"[^\"\n]*\"[ \t]+)?\d+[ \t]+\d+\[[^\]\n]*\][ \t]+==\("
@@ -87,7 +97,8 @@ class HcaPort:
     line: int
     """The line of the port's block."""
     tool: str
-    """``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``ibdev2netdev`` or ``iblinkinfo``."""
+    """``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``ibdev2netdev``, ``iblinkinfo`` or
+    ``ibportstate`` (its ``ca`` the LID: a switch's port or an HCA's, as queried)."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
     active: bool | None = None
@@ -188,6 +199,39 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 _state(port, d.group("state"))
             ports.append(port)
             ca, current = None, None
+            continue
+        if "Port info:" in line and (ps := _IBPORTSTATE_HEAD_RE.match(line)):
+            ca, tool, device = f"LID {ps.group('lid')}", "ibportstate", {}
+            current = HcaPort(ca=ca, port=int(ps.group("port")), line=no, tool=tool)
+            ports.append(current)
+            continue
+        if "iberror:" in line and (ie := _IBERROR_RE.match(line)):
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"ibportstate could not query a port ({ie.group('what')}): its state "
+                    "is unknown",
+                    skipped=False,
+                )
+            )
+            ca, current = None, None
+            continue
+        if tool == "ibportstate" and current is not None:
+            if df := _DOTTED_FIELD_RE.match(line):
+                key, value = df.group("key"), df.group("value")
+                if key == "LinkState":
+                    _state(current, value)
+                elif key == "PhysLinkState":
+                    current.physical_state = value
+                elif key in ("LinkWidthActive", "LinkSpeedActive"):
+                    device[key] = value
+                    width, speed = device.get("LinkWidthActive"), device.get("LinkSpeedActive")
+                    if width and speed and (w := re.match(r"(\d+)X", width)):
+                        if sp := re.match(r"([\d.]+) Gbps", speed):
+                            current.rate_gbps = int(w.group(1)) * float(sp.group(1))
+                continue
+            if not line.strip() or line.startswith("#") or "ibportstate" in line:
+                ca, current = None, None  # the port's block ended (another command, a prompt)
             continue
         if st := _IBSTATUS_RE.match(line):
             ca, tool, device = st.group("ca"), "ibstatus", {}
