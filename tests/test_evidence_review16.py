@@ -60,3 +60,13 @@ def test_an_older_nvbandwidths_cuda_error_is_a_test_that_stopped() -> None:
     assert "evidence-gpu-copy-test-failed" in builtin_findings(
         {"evidence.gpu_copy": ev.gpu_copy}, "nccl"
     )
+
+
+def test_nvbandwidths_perf_formatter_total_is_its_sum_and_a_bare_waived_credits_no_test() -> None:
+    ev = _load("nvb03_v0.8_perf_formatter_and_waived.txt")
+    (run,) = ev.gpu_copy
+    (matrix,) = run["matrices"]
+    assert (matrix["test"], matrix["sum"]) == ("device_to_device_memcpy_read_ce", 778.85)
+    assert run["waived"] == []
+    # no "has no SUM line under it: the copy may have lost rows"
+    assert not any("no SUM line" in m.message for m in ev.files[0].messages)

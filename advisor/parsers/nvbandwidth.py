@@ -33,7 +33,9 @@ _WAIVED_RE = re.compile(r"^Waiv(?:ing|ed)\b:?\s*(\w*)")
 _TITLE_RE = re.compile(
     r"^\s*(memcpy|memory latency|Device to Device Latency)\b[^\n]*\((GB/s|ns)\)\s*$"
 )
-_SUM_RE = re.compile(r"^SUM (\w+) ([0-9.]+)\s*$")
+# (its --perfFormatter prints the total as "&&&& PERF device_to_device_memcpy_read_ce 778.85
+# +GB/s": the SUM under the perf formatter's prefix)
+_SUM_RE = re.compile(r"^(?:SUM|&&&& PERF) (\w+) ([0-9.]+)(?: \+GB/s)?\s*$")
 _CELL = r"(?:[0-9]+(?:\.[0-9]+)?|N/A)"
 _ROW_RE = re.compile(rf"^\s*(\S+)((?:\s+{_CELL})+)\s*$")
 _LABELS_RE = re.compile(r"^\s*(?:\S+\s+)*\S+\s*$")
