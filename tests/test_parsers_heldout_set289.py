@@ -300,3 +300,27 @@ def test_a_rank_that_checked_in_twice_at_ncclss_bootstrap_root_is_a_duplicate_ra
     (dup,) = [f for f in ev.failures if f["kind"] == "duplicate_rank"]
     assert (dup["rank"], dup["rank_size"]) == (1, 8)
     assert "evidence-duplicate-rank" in _findings(ev)
+
+
+# Round M (held-out sets 301-304)
+
+
+def test_a_programs_own_acl_check_is_the_runtimes_failed_call() -> None:
+    for name, call, code, code_name in (
+        ("ptoas426_a5_aclrtSynchronizeStream_507015_EZ9999_aicore_errcode95_cut.log",
+         "aclrtSynchronizeStream", "507015", "ACL_ERROR_RT_AICORE_EXCEPTION"),
+        ("ptoas523_aclrtSetDevice_507033_E39009_tsdopen_dev2_cut.log",
+         "aclrtSetDevice", "507033", "ACL_ERROR_RT_DEV_SETUP_ERROR"),
+    ):  # fmt: skip
+        ev = _load(name)
+        assert ev.files[0].status == "read", name
+        (err,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+        assert (err["call"], err["code"], err["code_name"]) == (call, code, code_name), name
+
+
+def test_pytests_e_prefix_before_a_deeper_indented_traceback_is_taken_off() -> None:
+    ev = _load("transformers27120_pytest_E_prefix_processgrouphccl_no_gather_cut.log")
+    assert ev.files[0].status == "read"
+    (exc,) = ev.failures
+    assert exc["kind"] == "python_exception"
+    assert "ProcessGroupHCCL does not support gather" in exc["message"]

@@ -228,6 +228,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
         r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
         r"|Call acl\w+\(.*\) failed : \d+ at file |NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
+        # a program's own ACL check ("aclrtSetDevice(deviceId) failed: 507033 (main.cpp:80)") and
+        # vllm-ascend's "ACL stream synchronize failed, error code:507035"
+        r"|\baclrt\w+\([^()\n]*\) failed: \d{6}\b|ACL stream synchronize failed, error code:\s*\d{6}"
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '|Failed, NCCL error \S+:\d+ '"

@@ -73,7 +73,9 @@ _LAUNCHER_PREFIXES = (
         r"(?:(?=\[\d+,\d+\]<)|<(?:stdout|stderr)>:)"
     ),
     # pytest's report of a failed test: "E       " before each line of the exception it caught
-    re.compile(r"^E {3,7}(?=\S)"),
+    # (pytest writes "E" and three spaces before the line as it was: a line indented further
+    # keeps its own indent, "E             File ...")
+    re.compile(r"^E {3,7}(?=\S)|^E {3}(?= +\S)"),
     # horovodrun's (Gloo controller) tag of each rank's output: "[1]<stderr>:"
     re.compile(r"^[ \t]*\[(?P<rank>\d+)\]<(?:stdout|stderr)>:\s?"),
     # torchrun --tee / --log-line-prefix-template default: "[rank3]:" or "[default0]:" (a copy

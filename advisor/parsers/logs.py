@@ -4670,6 +4670,9 @@ _RUNTIME_RESULT_RE = re.compile(
     # vllm-ascend's worker after a failed stream sync: "RuntimeError: ACL stream synchronize
     # failed, error code:507035" (the runtime's code)
     r"|\b(?P<call6>ACL stream synchronize) failed, error code:\s*(?P<code6>\d{6})(?!\d)"
+    # a C++ program's own ACL check: "[ERROR] aclrtSynchronizeStream(stream) failed: 507015
+    # (main.cpp:108)"
+    r"|\b(?P<call7>aclrt\w+)\([^()]*\) failed: (?P<code7>\d{6})(?!\d)"
 )
 
 
@@ -5776,15 +5779,16 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "execute failed, reason=" in line
             or "Error: code=" in line
             or "error code:" in line
+            or ") failed: " in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
-                or rm.group("code5") or rm.group("code6")
+                or rm.group("code5") or rm.group("code6") or rm.group("code7")
             )  # fmt: skip
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
                 call = (
                     rm.group("call") or rm.group("call3") or rm.group("call4")
-                    or rm.group("call6") or ""
+                    or rm.group("call6") or rm.group("call7") or ""
                 ).strip() or None  # fmt: skip
                 seen.add((call, code))
                 found.append((index, call, code))
