@@ -2656,11 +2656,11 @@ def _nccl_warnings(
                 "bootstrap root (two processes took that rank)"
             )
         elif proxy := _PROXY_OP_FAILED_RE.search(text):
-            names = {number: name for _, number, name in NCCL_RESULTS}
             rc = int(proxy.group("rc"))
+            name = NCCL_RESULT_NAMES.get(rc)
             ev.exception_type = (
                 f"NCCL's proxy could not {proxy.group('op')} for rank {proxy.group('rank')} "
-                f"(result {rc}{f' = {names[rc]}' if rc in names else ''})"
+                f"(result {rc}{f' = {name}' if name else ''})"
             )
         elif sc := _SOCKET_CONNECT_WARN_RE.match(text):
             why = sc.group("why") or sc.group("why2") or f"{sc.group('what')} exceeded"
@@ -2723,7 +2723,7 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
     the same pid, or another device's thread, traces its own failure), said after the WARN's
     text: the WARN says why, the result what the caller got (6: ncclRemoteError) and the chain
     where it failed."""
-    names = {number: name for _, number, name in NCCL_RESULTS}
+    names = NCCL_RESULT_NAMES
     first: dict[NcclProcess, LogEvent] = {}
     for ev in events:
         if (
@@ -2911,6 +2911,10 @@ NCCL_RESULTS: tuple[tuple[str, int, str], ...] = (
     ("remote process exited or there was a network error", 6, "ncclRemoteError"),
     ("NCCL operation in progress", 7, "ncclInProgress"),
 )
+NCCL_RESULT_NAMES = {number: name for _, number, name in NCCL_RESULTS}
+"""ncclResult_t value → its name."""
+NCCL_RESULT_NUMBERS = {name: number for _, number, name in NCCL_RESULTS}
+"""ncclResult_t name → its value."""
 NCCL_WRAPPED_LINES = 2
 """How many lines a wrapped "NCCL error in:" message runs on (its place, then its version)."""
 NCCL_LAST_ERROR_LINES = 3
@@ -3042,7 +3046,7 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
     """torch's account of a failed NCCL call whose "NCCL error in: ..." line a copy left out (an
     ellipsis in its place): the result's description (``ncclInternalError: Internal check
     failed.``) with NCCL's last WARN under its "Last error:" label, one event per rank."""
-    names = {name: number for _, number, name in NCCL_RESULTS}
+    names = NCCL_RESULT_NUMBERS
     done: set[int | None] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if ": " not in line or not (m := _NCCL_RESULT_DESCRIPTION_RE.match(line)):
@@ -3094,7 +3098,7 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
     (no WARN line, no caller's report, no watchdog: a log of NCCL's INFO lines only): one event
     per process, the result from the first step, the stage from the files the chain passed
     through."""
-    names = {number: name for _, number, name in NCCL_RESULTS}
+    names = NCCL_RESULT_NAMES
     chains: dict[tuple[str | None, int | None], list[tuple[int, str, int, int | None]]] = {}
     settled: set[tuple[str | None, int | None]] = set()  # processes NCCL said finished a step
     errors: dict[tuple[str | None, int | None], str] = {}  # the system error a step named
