@@ -45,6 +45,7 @@ _NPU_KINDS = frozenset(
         "hccl_plog_error",
         "hccl_call_failure",  # an HCCL API call's result (HcclCommInitRootInfo ...)
         "npu_dcmi_error",
+        "npu_driver_error",  # the Ascend driver's ERROR lines in a host's kernel log
         "faultdiag_fault",
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose

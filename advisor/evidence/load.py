@@ -161,6 +161,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
+    "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
@@ -201,6 +202,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NVRM: (?:GPU\d+ )?_?kgsp\w+: [^\n]*?(?:[Hh]eartbeat timed out|GSP Timeout)"
         r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
         r"|NVRM: The NVIDIA GPU [0-9A-Fa-f:.]+\s*$|NVRM: GPU [0-9A-Fa-f:.]+: RmInitAdapter failed!"
+        r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?PCIe Bus Error: severity="
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"
         r"|^Error: failed to run \S+ .*? on [\w.-]+, is localhost: (?:True|False), exception: "
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
@@ -212,6 +214,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
         r"|\bHccl\w+\((?:[^()\n]|\([^()\n]*\))*\) fail, ret: 0x[0-9a-fA-F]+\b"
         r"|\bhccl fftsplus task timeout occurred\b"
+        # CANN's report of a failed runtime call (log_inner.cpp ReportCallError), alone where a
+        # copy kept only a worker's lines around it
+        r"|\bruntime result = \d{6}\b"
+        # a watchdog's time-out in its stack alone (logs._CHECK_TIMEOUT_FRAME_RE)
+        r"|frame #\d+: (?:\w+::)*ProcessGroup[NH]CCL::Work[NH]CCL::checkTimeout\("
+        # the Ascend driver's ERROR lines in a host's kernel log (logs._HOST_DRIVER_ERROR_RE)
+        r"|\[ascend\] \[\w+\] \[ERROR\] \[\w+ \d+\] "
         r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
         r"|A timeout occurs when the Notify register waits for execution\. Waiting peer rank: \d+"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
@@ -1307,7 +1316,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, ascend-fd diag, asys diagnose, ascend-dmi --dg, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, ascend-fd diag, asys diagnose, ascend-dmi --dg, "
                 "MindCluster reschedule records, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
@@ -2697,6 +2706,19 @@ def _dcgm_own_error(check: dict[str, Any]) -> bool:
 
 def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     diags, warnings = dcgm.parse(text)
+    _dcgm_diags(diags, source, out, "dcgmi diag")
+    return warnings
+
+
+def _dcgmi_health(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``dcgmi health -c``: each watched system's health, read as checks of a DCGM run."""
+    report, warnings = dcgm.parse_health(text)
+    _dcgm_diags([report], source, out, "dcgmi health")
+    return warnings
+
+
+def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: str) -> None:
+    """DCGM's checks, of ``dcgmi diag`` or ``dcgmi health``, into ``dcgm_diags``."""
     for d in diags:
         checks = [
             {
@@ -2710,6 +2732,7 @@ def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         out.dcgm_diags.append(
             {
                 "source": source,
+                "tool": tool,
                 "line": d.line,
                 "dcgm_version": d.dcgm_version,
                 "driver": d.driver,
@@ -2742,7 +2765,6 @@ def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 ],
             }
         )
-    return warnings
 
 
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3064,6 +3086,7 @@ _CONVERTERS = {
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
     "dcgm_diag": _dcgm,
+    "dcgmi_health": _dcgmi_health,
     "dcgmi_nvlink": _dcgmi_nvlink,
     "nvbandwidth": _nvbandwidth,
     "p2p_bandwidth": _p2p_bandwidth,

@@ -244,3 +244,83 @@ def parse_link_status(text: str) -> tuple[list[LinkStatus], list[ParseWarning]]:
 
 def _name(status: LinkStatus) -> str:
     return f"GPU {status.id}" if status.entity == "gpu" else f"NvSwitch {status.id}"
+
+
+# ``dcgmi health -c``: DCGM's Health::GenerateOutputFromResponse prints a "Health Monitor Report"
+# box, its "Overall Health" row, then for each entity with an incident its "-> N" row (the
+# entity's health) and under it one "-> <system> system" row a watched system (PCIe, NVLINK,
+# Memory, SM, InfoROM, Thermal, Power, Driver, NvSwitch NF / F, ConnectX) with that system's
+# health, its messages wrapped over the rows below with an empty first cell. Health is
+# HelperHealthToString's "Healthy", "Warning" or "Failure" (dcgmi/Health.cpp; the same rows in
+# dcgmi/tests/HealthTests.cpp).
+HEALTH_SIGNATURE = r"^\|\s*Health Monitor Report\s*\|\s*$|^\|\s*Overall Health\s*\|\s*(?:Healthy|Warning|Failure)\s*\|"
+"""The report's title, or its Overall Health row where a copy lost the title."""
+_HEALTH_WORDS = {"Healthy": "Pass", "Warning": "Warn", "Failure": "Fail"}
+_HEALTH_ENTITY_RE = re.compile(r"^->\s*(?P<id>\d+)$")
+_HEALTH_SYSTEM_RE = re.compile(r"^->\s*(?P<system>\S.*?) system$")
+_HEALTH_GROUPS = ("GPU", "NvSwitch", "Switch", "CPU", "CPU Core", "Link", "ConnectX")
+"""DCGM's entity group names (DcgmFieldsGetEntityGroupString), a row above the group's entities."""
+
+
+def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
+    """``dcgmi health -c``'s report as a table of checks: one a system of an entity that had an
+    incident (section ``dcgmi health``, ``gpus`` the entity), its messages as details; a report
+    with none is one passed check, the overall health."""
+    lines = numbered_lines(text)
+    warnings: list[ParseWarning] = []
+    overall: tuple[int, str] | None = None
+    group = "GPU"
+    entity: tuple[str, str] | None = None
+    check: DiagCheck | None = None
+    checks: list[DiagCheck] = []
+    for no, raw, _ in lines:
+        if not (row := _ROW_RE.match(raw.strip())):
+            continue
+        name, value = row.group("name").strip(), row.group("value").strip()
+        if name == "Overall Health" and value in _HEALTH_WORDS:
+            overall = (no, value)
+        elif m := _HEALTH_ENTITY_RE.match(name):
+            entity, check = (group, m.group("id")), None
+        elif (m := _HEALTH_SYSTEM_RE.match(name)) and value in _HEALTH_WORDS:
+            where = f"{entity[0]}: {entity[1]}" if entity else None
+            check = DiagCheck(
+                section="dcgmi health",
+                name=f"{m.group('system')} system",
+                result=_HEALTH_WORDS[value],
+                gpus=where,
+                line=no,
+            )
+            checks.append(check)
+        elif name in _HEALTH_GROUPS and not value:
+            group = name
+        elif not name and value and check is not None:
+            check.details.append(value)
+    if overall is None and not checks:
+        raise ParseError("dcgmi health: no 'Overall Health' row and no system's health")
+    if overall is None:
+        warnings.append(
+            ParseWarning(
+                line=checks[0].line,
+                message="dcgmi health: the report's Overall Health row is not in the copy",
+            )
+        )
+    if not checks and overall is not None:
+        checks.append(
+            DiagCheck(
+                section="dcgmi health",
+                name="Overall Health",
+                result=_HEALTH_WORDS[overall[1]],
+                line=overall[0],
+            )
+        )
+        if overall[1] != "Healthy":
+            warnings.append(
+                ParseWarning(
+                    line=overall[0],
+                    message=f"dcgmi health: Overall Health {overall[1]} with no entity's system "
+                    "under it in the copy",
+                )
+            )
+    for c in checks:  # a message wrapped over rows: one text
+        c.details = [" ".join(c.details)] if c.details else []
+    return Diag(line=overall[0] if overall else checks[0].line, checks=checks), warnings

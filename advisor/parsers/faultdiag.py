@@ -32,9 +32,11 @@ _KEYS = {
     "Status Code": "code",
     "故障分类": "category",
     "Fault Category": "category",
+    "Fault Type": "category",
     "故障设备": "devices",
     "Faulty Device(s)": "devices",
     "Fault Device": "devices",
+    "Faulty Device": "devices",
     "故障名称": "name",
     "Fault Name": "name",
     "故障描述": "description",
@@ -44,6 +46,7 @@ _KEYS = {
     "建议方案": "advice",
     "Handling Suggestion": "advice",
     "Suggestion": "advice",
+    "Solution": "advice",
     "关键日志": "key_log",
     "Key Info": "key_log",
     "Key Log": "key_log",
@@ -64,6 +67,14 @@ _KEYS = {
     "卡间等待链": "wait_chain",
     "Inter-Device Waiting Chain": "wait_chain",
 }
+# the English documentation writes some labels in sentence case ("Status code", "Fault name",
+# "Version information", "Key propagation chain"): labels and sections are matched ignoring case
+_KEYS_FOLDED = {k.casefold(): v for k, v in _KEYS.items()}
+_SUSPECTED_FOLDED = {k.casefold() for k in _SUSPECTED}
+_ROOT_FOLDED = {k.casefold() for k in _ROOT_SECTION}
+_VERSION_FOLDED = {k.casefold() for k in _VERSION_SECTION}
+_HEADING_FOLDED = {k.casefold() for k in _HEADING_TYPES}
+_FAILED_FOLDED = {k.casefold() for k in _ANALYSIS_FAILED}
 # ascend-fd's status codes for "nothing found" (its NORMAL_CODE_LIST: NORMAL_OR_UNSUPPORTED of the
 # fault-event analysis, the device-resource and network analyses' normal codes)
 _NORMAL_CODE_RE = re.compile(r"(?:^|_)NORMAL(?:_|$)")
@@ -132,20 +143,20 @@ def parse(text: str) -> list[Report]:
         a, b, c = (row.group(g).strip() for g in "abc")
         if a:
             section, key, fault = a, "", None
-            if b in _HEADING_TYPES:
+            if b.casefold() in _HEADING_FOLDED:
                 continue  # a section's heading row: "| 根因节点分析 | 类型 | 描述 |"
         if b:
             key = b
-        if b in _ANALYSIS_FAILED:
+        if b.casefold() in _FAILED_FOLDED:
             # "| | 分析失败 | 请查看日志报错信息 |": this analysis did not run to its end
             report.failed_analyses.append(section)
             continue
-        if section in _VERSION_SECTION:
+        if section.casefold() in _VERSION_FOLDED:
             if b:
                 report.versions[b] = c
             continue
-        name = _KEYS.get(key, "")
-        if section in _ROOT_SECTION:
+        name = _KEYS_FOLDED.get(key.casefold(), "")
+        if section.casefold() in _ROOT_FOLDED:
             if name == "root_nodes":
                 node_rows.setdefault((id(report), "root_nodes"), []).append(c)
             elif name == "symptom":
@@ -161,7 +172,7 @@ def parse(text: str) -> list[Report]:
                 report.normal.append(c)
                 fault = None
                 continue
-            fault = Fault(line=no, code=c, root_cause=a in _SUSPECTED)
+            fault = Fault(line=no, code=c, root_cause=a.casefold() in _SUSPECTED_FOLDED)
             report.faults.append(fault)
             continue
         if fault is not None and name and c:

@@ -586,7 +586,8 @@ class LogEvent:
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
-    pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pg_debug_dump or pg_dump_unfinished."""
+    pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_nonfatal,
+    pcie_aer_fatal, npu_driver_error, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -882,12 +883,15 @@ def parse(text: str) -> LogReport:
     _launcher_exits(lines, report)
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
+    _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
     _pg_abort_timeouts(lines, report)
     _pg_debug_dumps(lines, report)
     _pg_dump_waits(lines, report)
     _elastic(lines, report)
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
+    _pcie_aer_errors(lines, report)
+    _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
     _pg_timeout_warnings(lines, report)
@@ -6300,6 +6304,44 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 _WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
 
 
+# A watchdog's time-out seen only by its stack: frame #0 builds the error (c10::Error::Error) in
+# frame #1 "c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...)" (torch_npu's
+# "c10d_npu::ProcessGroupHCCL::WorkHCCL::checkTimeout"), under watchdogHandler / ncclCommWatchdog,
+# then "terminate called after throwing an instance of 'c10::DistBackendError'". The only error
+# checkTimeout builds is its "Watchdog caught collective operation timeout: ..." DistBackendError
+# (torch ProcessGroupNCCL.cpp checkTimeout): a collective ran past its time-out.
+_CHECK_TIMEOUT_FRAME_RE = re.compile(
+    r"frame #\d+: (?:\w+::)*ProcessGroup(?P<lib>[NH]CCL)::Work[NH]CCL::checkTimeout\("
+)
+
+
+def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``watchdog_timeout`` a process whose stack shows its watchdog's time-out being thrown
+    (checkTimeout's frame), where the copy kept no record of the time-out itself: the rank,
+    SeqNum and operation are then unknown, not guessed."""
+    if any(e.kind == "watchdog_timeout" for e in report.events):
+        return
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "checkTimeout(" not in line or not (m := _CHECK_TIMEOUT_FRAME_RE.search(line)):
+            continue
+        if tagged in seen:
+            continue
+        seen.add(tagged)
+        report.events.append(
+            LogEvent(
+                kind="watchdog_timeout",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library=m.group("lib"),
+                exception_type="the watchdog's time-out check threw (its stack, frame "
+                "checkTimeout): a collective ran past its time-out; the time-out's own "
+                "record (rank, SeqNum, operation) is not in the copy",
+            )
+        )
+
+
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     by_key: dict[tuple[int | None, str, int | None], LogEvent] = {}
     last: dict[tuple[int | None, str | None], tuple[int, int, int | None]] = {}
@@ -7235,6 +7277,130 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
         if repeats[key] > 1 and ev.exception_type:
             ev.exception_type += f" ({repeats[key]} reports)"
+        report.events.append(ev)
+
+
+# The Linux kernel's PCIe Advanced Error Reporting (drivers/pci/pcie/aer.c, aer_print_error): the
+# device that saw the error, "pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected,
+# type=Data Link Layer, (Transmitter ID)" (older kernels "..., type=Physical Layer,
+# id=00e5(Receiver ID)"; newer ones put "AER: " before it), its "device [8086:6f08] error
+# status/mask=..." line and one "[12] Timeout" line per error bit. The severities are the
+# kernel's three: Corrected (the link retried and nothing was lost; the kernel logs it as a
+# warning), "Uncorrected (Non-Fatal)" (a transaction was lost, the link still works) and
+# "Uncorrected (Fatal)" (the link is reset). Errors are often seen at the link partner (the root
+# port above a GPU or NIC), not at the device at fault (the kernel's own comment on its AER
+# counters).
+_AER_RE = re.compile(
+    r"(?:(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
+    r"(?:AER: )?(?:PCIe|CXL) Bus Error: severity=(?P<sev>Corrected|Uncorrected \((?:Non-)?Fatal\)),"
+    r" type=(?P<type>[^,]+), (?:id=[0-9a-fA-F]+)?\((?P<agent>[^)]*)\)"
+)
+_AER_ID_RE = re.compile(r"device \[(?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\] error status/mask=")
+_AER_BIT_RE = re.compile(r":\s+\[\s*(?P<bit>\d+)\] (?P<name>[A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
+_AER_KINDS = {
+    "Corrected": "pcie_aer_corrected",
+    "Uncorrected (Non-Fatal)": "pcie_aer_nonfatal",
+    "Uncorrected (Fatal)": "pcie_aer_fatal",
+}
+
+
+def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The kernel's PCIe AER reports, one event per machine, device and severity with its
+    repeats counted and its error bits named: ``pcie_aer_corrected``, ``pcie_aer_nonfatal`` or
+    ``pcie_aer_fatal`` (the kernel's severity)."""
+    events: dict[tuple[str | None, str, str], LogEvent] = {}
+    repeats: Counter[tuple[str | None, str, str]] = Counter()
+    bits: dict[tuple[str | None, str, str], dict[str, None]] = {}
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Bus Error: severity=" not in line or not (m := _AER_RE.search(line)):
+            continue
+        host_m = _SYSLOG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        bdf, sev = m.group("bdf"), m.group("sev")
+        key = (host, bdf, sev)
+        repeats[key] += 1
+        named = bits.setdefault(key, {})
+        pci_id = None
+        for _, after, _ in lines[index + 1 : index + 8]:
+            if bdf not in after or "Bus Error: severity=" in after or "error received" in after:
+                break
+            if i := _AER_ID_RE.search(after):
+                pci_id = i.group("id")
+            elif b := _AER_BIT_RE.search(after):
+                named.setdefault(f"[{b.group('bit')}] {b.group('name')}", None)
+        if key in events:
+            continue
+        driver = f"{m.group('driver')} " if m.group("driver") else ""
+        events[key] = LogEvent(
+            kind=_AER_KINDS[sev],
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            host=host,
+            library="Linux PCIe AER",
+            exception_type=f"{sev} PCIe error on {driver}{bdf}"
+            + (f" [{pci_id}]" if pci_id else "")
+            + f": {m.group('type')}, {m.group('agent')}",
+        )
+    for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
+        if bits[key]:
+            ev.exception_type = f"{ev.exception_type} ({', '.join(bits[key])})"
+        if repeats[key] > 1:
+            ev.exception_type = f"{ev.exception_type}, {repeats[key]} reports"
+        ev.exception_type = (ev.exception_type or "")[:300]
+        report.events.append(ev)
+
+
+# The Ascend driver's own lines in the host's kernel log (dmesg): "[   61.695215] [ascend] [devdrv]
+# [ERROR] [devdrv_manager_get_devinfo 1050] <npu-smi:11519,11519> device(4) is not initialized",
+# "[ascend] [dms_module] [ERROR] [dms_hotreset_task_cnt_increase 1115] <npu-smi:...> Device not
+# exist. (dev_id=6)": the module, the driver function, the process that asked, the words. (The
+# device OS's own slog puts [ERROR] before the module, "[ascend] [ERROR] [drv_pcie] ...": read with
+# the plog it sits in, _kernel_driver_error.)
+_HOST_DRIVER_ERROR_RE = re.compile(
+    r"\[ascend\] \[(?P<mod>\w+)\] \[ERROR\] \[(?P<fn>\w+) \d+\] (?:<(?P<proc>[^>]*)> )?"
+    r"(?P<what>\S.*?)\s*$"
+)
+_DRIVER_DEVICE_RE = re.compile(r"\bdevice\((\d+)\)|\bdev_?id\s*[=:]\s*(\d+)|\bdevid\[(\d+)\]")
+
+
+def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The Ascend driver's ERROR lines in the host's kernel log, one ``npu_driver_error`` per
+    machine, module and device with its repeats counted; never a query the driver does not
+    serve (DRV_ERROR_NOT_SUPPORT)."""
+    events: dict[tuple[str | None, str, int | None], LogEvent] = {}
+    repeats: Counter[tuple[str | None, str, int | None]] = Counter()
+    for no, line, tagged in lines:
+        if "[ascend] [" not in line or not (m := _HOST_DRIVER_ERROR_RE.search(line)):
+            continue
+        if _NOT_SUPPORTED_RE.search(line):
+            continue
+        host_m = _SYSLOG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        dev_m = _DRIVER_DEVICE_RE.search(m.group("what"))
+        device = int(next(g for g in dev_m.groups() if g is not None)) if dev_m else None
+        key = (host, m.group("mod"), device)
+        repeats[key] += 1
+        if key in events:
+            continue
+        proc = m.group("proc")
+        asked = f", asked by {proc.split(':')[0]}" if proc else ""
+        events[key] = LogEvent(
+            kind="npu_driver_error",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            host=host,
+            device=device,
+            library=f"Ascend driver ({m.group('mod')})",
+            exception_type=(
+                f"{'device ' + str(device) if device is not None else 'a device'}: "
+                f"{m.group('what')} ({m.group('mod')}, {m.group('fn')}{asked})"
+            )[:250],
+        )
+    for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
+        if repeats[key] > 1:
+            ev.exception_type = f"{ev.exception_type}, {repeats[key]} reports"
         report.events.append(ev)
 
 

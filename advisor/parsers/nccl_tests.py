@@ -382,6 +382,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     # of the processes seen)
     pending_launch: tuple[int, int] | None = None
     next_run_notes: list[ParseWarning] = []  # "stopped before its table, then another run"
+    # headers repeated word for word before any rank line: processes started side by side, each
+    # printing its own (nccl-tests issue #213: two hosts' headers, then one device list)
+    twin_headers: list[int] = []
+    last_plain_line = 0  # the last line that is no comment ("#...") of nccl-tests
     run_devices: dict[int, str] = {}  # the rank lines of the run the next table belongs to
 
     def own_run(table: Table) -> None:
@@ -393,10 +397,20 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
-        if m_par := _PARAMS_RE.match(stripped):
+        m_par = _PARAMS_RE.match(stripped)
+        if stripped and m_par is None and not stripped.startswith("#"):
+            last_plain_line = no
+        if m_par:
             if m_par.group("ngpus"):
                 # each process lists its nThread x nGpus ranks: a list shorter than that is cut
                 min_ranks = max(min_ranks, int(m_par.group("nthread")) * int(m_par.group("ngpus")))
+            if (
+                params is not None
+                and m_par.group(0) == params.group(0)
+                and max(last_rank_line, last_plain_line) < params_line
+                and (not twin_headers or twin_headers[-1] == params_line)
+            ):
+                twin_headers[:] = [*(twin_headers or [params_line]), no]
             if params is not None:
                 # a run that stopped before its table, then another run
                 no_table = ParseWarning(
@@ -623,6 +637,21 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         and len({h for _, h in launch_hosts}) > 1
         else []
     )
+    twins = (
+        not solo
+        and len(twin_headers) > 1
+        and launched in (None, len(twin_headers))
+        and 0 <= max_rank < max(min_ranks, 1)
+    )
+    if twins:
+        # the same header from each process before any device list, then at most one process's
+        # ranks: each process ran the test alone (hosts the copy never lists stay unnamed)
+        listed = [h for _, h in rank0_hosts]
+        solo = [
+            listed[i] if i < len(listed) else "a host it does not list"
+            for i in range(len(twin_headers))
+        ]
+        launch_hosts = [(no, h) for no, h in zip(twin_headers, solo, strict=True)]
     if solo:
         # the headers one after another are processes starting side by side, not runs that
         # stopped before their tables
@@ -630,10 +659,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         warnings.append(
             ParseWarning(
                 line=launch_hosts[1][0],
-                message=f"{len(solo)} processes each printed their own header and 'Rank 0' (on "
-                f"{', '.join(dict.fromkeys(solo))}): each ran the test alone, none across "
-                "hosts (nccl-tests runs one test over several processes only when built with "
-                "make MPI=1)",
+                message=(
+                    f"{len(solo)} processes each printed the same header (lines "
+                    f"{', '.join(map(str, twin_headers))}) before any device list"
+                    if twins
+                    else f"{len(solo)} processes each printed their own header and 'Rank 0' (on "
+                    f"{', '.join(dict.fromkeys(solo))})"
+                )
+                + ": each ran the test alone, none across hosts (nccl-tests runs one test over "
+                "several processes only when built with make MPI=1)",
                 skipped=False,
             )
         )

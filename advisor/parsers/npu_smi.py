@@ -400,11 +400,17 @@ def _chip(top_no: int, top: list[str], bottom: list[str], header: list[str]) -> 
         setattr(chip, "phy_id" if second_id == "Phy-ID" else "device", int(ids[1]))
     if not header:
         # a fragment without its header: two pairs are Memory-Usage then HBM-Usage in every layout
-        # that prints both (910A, 910B, Atlas A3); one pair could be either and is left unread
+        # that prints both (910A, 910B, Atlas A3); one pair could be either and is left unread,
+        # except on a 310P card with two ids a chip: its "Chip Device" layout (Atlas 300I Duo)
+        # has no HBM column, so its one pair is Memory-Usage and its second id the Device
         if len(pairs) == 2:
             (chip.memory_used_mb, chip.memory_total_mb), (chip.hbm_used_mb, chip.hbm_total_mb) = (
                 pairs
             )
+        elif chip.name.startswith("310P") and len(ids) > 1:
+            chip.device = int(ids[1])
+            if len(pairs) == 1:
+                chip.memory_used_mb, chip.memory_total_mb = pairs[0]
         return chip
     has_memory = "Memory-Usage(MB)" in header
     has_hbm = "HBM-Usage(MB)" in header
