@@ -43,17 +43,18 @@ def test_corrected_pcie_errors_in_a_kernel_log_are_the_port_the_link_retried_on(
 def test_a_fatal_surprise_down_before_an_xid_79_is_the_link_that_lost_the_gpu() -> None:
     ev = _load("xid79_aer_surprise_down_gpuburn_dmesg_cut.txt")
     kinds = {f["kind"]: f for f in ev.failures}
-    assert set(kinds) == {"pcie_aer_corrected", "pcie_aer_fatal", "gpu_driver_fault"}
+    assert set(kinds) == {"pcie_aer_corrected_few", "pcie_aer_fatal", "gpu_driver_fault"}
     # an older kernel's "id=0010(Receiver ID)" and its bit's long name, "(First)" taken off
     assert kinds["pcie_aer_fatal"]["exception_type"] == (
         "Uncorrected (Fatal) PCIe error on pcieport 0000:00:02.0 [8086:6f04]: Transaction "
         "Layer, Receiver ID ([5] Surprise Down Error)"
     )
-    assert "Replay Timer Timeout" in kinds["pcie_aer_corrected"]["exception_type"]
+    assert "Replay Timer Timeout" in kinds["pcie_aer_corrected_few"]["exception_type"]
+    # one correctable report before the fatal one: no fault of its own (review 17)
+    assert kinds["pcie_aer_corrected_few"]["code"] == "correctable"
     found = _findings(ev)
-    assert {"evidence-pcie-aer-fatal", "evidence-pcie-aer-errors", "evidence-gpu-driver-fault"} <= (
-        set(found)
-    )
+    assert {"evidence-pcie-aer-fatal", "evidence-gpu-driver-fault"} <= set(found)
+    assert "evidence-pcie-aer-errors" not in found
 
 
 def test_a_310p_fragment_with_chip_and_device_ids_reads_its_memory_and_devices() -> None:
@@ -130,3 +131,75 @@ def test_a_watchdog_stack_alone_is_a_time_out_whose_record_was_cut() -> None:
     # what the copy does not hold is not made up
     assert timeout["rank"] is None and timeout["op"] is None and timeout["seq"] is None
     assert "evidence-watchdog-timeout" in _findings(ev)
+
+
+# round O (sets 309-312), scored against round N's fixes
+
+
+def test_a_310p_fragment_that_starts_at_a_second_row_says_the_row_it_could_not_place() -> None:
+    ev = _load("npu_smi_info_310p3_duo_npu_ids_32_32768_excerpt_cut.txt")
+    (said,) = [m for m in ev.files[0].messages if "before the first whole chip" in m.message]
+    assert said.line == 1 and "bus id 0000:01:00.0" in said.message
+    assert [(c["npu"], c["device"]) for c in ev.npu_chips][:3] == [(32, 2), (32, 3), (32768, 4)]
+
+
+def test_asys_info_status_is_a_chip_of_the_chip_table_and_healthy() -> None:
+    ev = _load("asys_info_status_device0_healthy.txt")
+    assert ev.files[0].formats == ["asys_status"]
+    (chip,) = ev.npu_chips
+    assert (chip["device"], chip["health"], chip["power_w"], chip["temp_c"]) == (
+        0,
+        "Healthy",
+        1021.0,
+        55.0,
+    )
+    assert (chip["hbm_used_mb"], chip["hbm_total_mb"]) == (3383, 65536)
+    found = finding_items({"evidence.npu_chips": ev.npu_chips}, "hccl")
+    assert "evidence-npu-chip-health" not in found
+
+
+def test_hccps_tls_switch_lines_are_each_devices_tls_state() -> None:
+    ev = _load("hccp_doc_grep_tls_switch_device0_on_device1_off_run_logs.log")
+    assert [(p["device"], p["tls_enabled"]) for p in ev.npu_ports] == [(0, True), (1, False)]
+    assert not any("in no form the advisor reads" in m.message for m in ev.files[0].messages)
+    found = finding_items({"evidence.npu_ports": ev.npu_ports}, "hccl")
+    assert "evidence-npu-tls-mismatch" in found
+
+
+def test_an_invalid_rank_table_field_under_ranktablecheck_is_ei0004() -> None:
+    ev = _load("hccl_doc_ei0004_a3_ranktable_v12_super_device_id_empty_invalid.log")
+    (err,) = ev.failures
+    assert (err["code"], err["code_name"]) == ("EI0004", "InitGroupStage/RanktableCheck")
+
+
+def test_hccls_vnic_note_says_the_logical_super_pod_spans_physical_ones() -> None:
+    ev = _load("hccl_doc_grep_plog_a3_vnic_logic_superpod_logic_1_phy_superpod0_scatter_test.log")
+    (err,) = ev.failures
+    assert err["kind"] == "hccl_plog_error"
+    assert "logical super pod logic_1 while its physical super pod is 0" in err["exception_type"]
+
+
+def test_nvbandwidths_nvml_error_is_its_own_set_up_not_a_copy_that_failed() -> None:
+    ev = _load("nvbandwidth55_v08_agx_orin_nvml_not_found.txt")
+    (run,) = ev.gpu_copy
+    assert run["failed"] == []
+    assert run["tool_errors"][0]["message"].startswith("NVML_ERROR: [Not Found]")
+    found = finding_items({"evidence.gpu_copy": ev.gpu_copy}, "nccl")
+    assert "evidence-gpu-copy-tool-error" in found
+    assert "evidence-gpu-copy-test-failed" not in found
+
+
+def test_ibstats_ibpanic_before_any_device_is_said() -> None:
+    ev = _load("azhpcdiag59_ibstat_ibpanic_mlx5_an0_initializing_cut.txt")
+    (said,) = ev.files[0].messages
+    assert said.line == 2 and "stat of IB device 'mlx5_an0' failed" in said.message
+    assert [(p["ca"], p["state"]) for p in ev.hca_ports] == [("mlx5_ib0", "Initializing")]
+
+
+def test_an_nccl_result_passed_up_from_the_net_transport_with_no_warn_is_read() -> None:
+    ev = _load("nccl697_dgxa100_net_socket_cut.log")
+    (failure,) = ev.failures
+    assert failure["kind"] == "nccl_call_failure" and failure["code"] == "2"
+    assert failure["message"].startswith(
+        "NCCL returned 2 (ncclSystemError) at include/net.h:25 in its network transport"
+    )

@@ -166,6 +166,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "asys": re.compile(asys.SIGNATURE, re.M),
+    "asys_status": re.compile(asys.STATUS_SIGNATURE, re.M),
     "ascend_dmi": re.compile(ascend_dmi.SIGNATURE, re.M),
     "reschedule": re.compile(reschedule.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
@@ -202,7 +203,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NVRM: (?:GPU\d+ )?_?kgsp\w+: [^\n]*?(?:[Hh]eartbeat timed out|GSP Timeout)"
         r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
         r"|NVRM: The NVIDIA GPU [0-9A-Fa-f:.]+\s*$|NVRM: GPU [0-9A-Fa-f:.]+: RmInitAdapter failed!"
-        r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?PCIe Bus Error: severity="
+        r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?(?:PCIe|CXL) Bus Error: severity="
+        r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"
         r"|^Error: failed to run \S+ .*? on [\w.-]+, is localhost: (?:True|False), exception: "
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
@@ -218,7 +220,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # copy kept only a worker's lines around it
         r"|\bruntime result = \d{6}\b"
         # a watchdog's time-out in its stack alone (logs._CHECK_TIMEOUT_FRAME_RE)
-        r"|frame #\d+: (?:\w+::)*ProcessGroup[NH]CCL::Work[NH]CCL::checkTimeout\("
+        r"|frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
+        r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"
         # the Ascend driver's ERROR lines in a host's kernel log (logs._HOST_DRIVER_ERROR_RE)
         r"|\[ascend\] \[\w+\] \[ERROR\] \[\w+ \d+\] "
         r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
@@ -1316,7 +1319,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, ascend-fd diag, asys diagnose, ascend-dmi --dg, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
                 "MindCluster reschedule records, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
@@ -2451,7 +2454,11 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             "cuda_runtime": run.cuda_runtime,
             "devices": run.devices,
             "matrices": [asdict(m) for m in run.matrices],
-            "failed": [asdict(f) for f in run.failures],
+            # NVML's errors are the tool's own set-up (its CPU affinity, device lookup): no copy
+            # ran, so they say nothing of a GPU or link (an integrated Orin GPU NVML does not
+            # find, nvbandwidth#55)
+            "failed": [asdict(f) for f in run.failures if not f.message.startswith("NVML_ERROR")],
+            "tool_errors": [asdict(f) for f in run.failures if f.message.startswith("NVML_ERROR")],
             "waived": run.waived,
             "running": run.running,
             "p2p_slower": [],
@@ -2558,6 +2565,7 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                 for m in run.matrices
             ],
             "failed": [],
+            "tool_errors": [],
             "waived": [],
             "running": None,
             "p2p_slower": slower,
@@ -2852,6 +2860,9 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 
 def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     report = logs.parse(text)
+    # HCCP's TLS switch of each device in its run log: the port's TLS state, as -tls -g says it
+    tls = hccn_tool.hccp_tls_switches(text) if "TLS SWITCH (" in text else []
+    out.npu_ports.extend({"source": source, **asdict(port)} for port in tls)
     # an hccl_test run's init failure was read by its own format already
     known = {(f["line"], f["kind"]) for f in out.failures if f["source"] == source}
     for ev in report.events:
@@ -2859,7 +2870,7 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
             _add_failure(out, source, ev)
     named = {h["host"] for h in out.log_hosts if h["source"] == source}  # by nccl-tests' reading
     out.log_hosts.extend({"source": source, "host": h} for h in report.hosts if h not in named)
-    if report.generic:
+    if report.generic and not (tls and not report.events):
         # a note, not a warning: every line was looked at
         said = (
             "its first error line is read as written" if report.events else "no line says an error"
@@ -2874,6 +2885,45 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
             ),
         ]
     return list(report.unread)
+
+
+def _asys_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``asys info -r=status``: each device's health and figures, as a chip of the chip table."""
+    notes: list[ParseWarning] = []
+    for st in asys.parse_status(text):
+        health = st.values.get("health") or st.values.get("Health")
+        if health is None:
+            notes.append(ParseWarning(line=st.line, message=f"device {st.device}: no health row"))
+        used, total = st.number("HBM Used (MB)"), st.number("HBM Total (MB)")
+        chip = npu_smi.NpuChip(
+            npu=st.device,
+            chip=0,
+            name=st.values.get("Chip Name", ""),
+            health=health or "",
+            bus_id="",
+            line=st.line,
+            device=st.device,
+            power_w=st.number("Power (W)"),
+            temp_c=st.number("Temperature (C)"),
+            aicore_pct=st.number("AI Core Usage (%)"),
+            hbm_used_mb=round(used) if used is not None else None,
+            hbm_total_mb=round(total) if total is not None else None,
+        )
+        out.npu_chips.append(
+            {
+                "source": source,
+                "version": "",
+                **asdict(chip),
+                "hbm_used_pct": round(100 * used / total, 1)
+                if used is not None and total
+                else None,
+                "processes": [],
+                "error_codes": [],
+                "error_info": [],
+                "query": "asys info -r=status",
+            }
+        )
+    return notes
 
 
 def _asys(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3092,6 +3142,7 @@ _CONVERTERS = {
     "p2p_bandwidth": _p2p_bandwidth,
     "faultdiag": _faultdiag,
     "asys": _asys,
+    "asys_status": _asys_status,
     "ascend_dmi": _dmi,
     "reschedule": _reschedule,
     "npu_smi_details": _npu_details,

@@ -152,3 +152,41 @@ def parse(text: str) -> tuple[list[Check], list[ParseWarning]]:
     if not checks:
         raise ParseError("no asys diagnose check row ('| Stress Detect | Pass, Warn, ... |')")
     return checks, warnings
+
+
+# asys info -r=status -d=N (hicann/oam-tools docs, "software_hardware_device_status_info_display"):
+# "| Device ID: 0 | INFORMATION |", then "| Chip Name | Ascend ... |", "| Power (W) | 1021 |",
+# "| Temperature (C) | 55 |", "| health | Healthy |", and sections of CPU, AI Core and memory
+# rows ("| AI Core Usage (%) | 0 |", "| HBM Total (MB) | 65536 |", "| HBM Used (MB) | 3382.52 |")
+STATUS_SIGNATURE = r"^[ \t]*\|\s*Device ID:\s*\d+\s*\|\s*INFORMATION\s*\|"
+_STATUS_HEAD_RE = re.compile(r"^\|\s*Device ID:\s*(?P<device>\d+)\s*\|\s*INFORMATION\s*\|")
+_STATUS_ROW_RE = re.compile(r"^\|\s*(?P<key>[^|]*?)\s*\|\s*(?P<value>[^|]*?)\s*\|\s*$")
+
+
+@dataclass
+class DeviceStatus:
+    """One device of ``asys info -r=status``: its rows as printed, by their label."""
+
+    device: int
+    line: int
+    values: dict[str, str]
+
+    def number(self, key: str) -> float | None:
+        try:
+            return float(self.values.get(key, ""))
+        except ValueError:
+            return None  # absent, or "NA"
+
+
+def parse_status(text: str) -> list[DeviceStatus]:
+    """Each device table of ``asys info -r=status``."""
+    out: list[DeviceStatus] = []
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if m := _STATUS_HEAD_RE.match(s):
+            out.append(DeviceStatus(device=int(m.group("device")), line=no, values={}))
+        elif out and (row := _STATUS_ROW_RE.match(s)) and row.group("key"):
+            out[-1].values.setdefault(row.group("key"), row.group("value"))
+    if not out:
+        raise ParseError("asys info -r=status: no '| Device ID: N | INFORMATION |' table")
+    return out

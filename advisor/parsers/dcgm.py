@@ -11,6 +11,7 @@ whose every check after ``Deployment`` was skipped says nothing of the hardware.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -247,30 +248,42 @@ def _name(status: LinkStatus) -> str:
 
 
 # ``dcgmi health -c``: DCGM's Health::GenerateOutputFromResponse prints a "Health Monitor Report"
-# box, its "Overall Health" row, then for each entity with an incident its "-> N" row (the
-# entity's health) and under it one "-> <system> system" row a watched system (PCIe, NVLINK,
-# Memory, SM, InfoROM, Thermal, Power, Driver, NvSwitch NF / F, ConnectX) with that system's
-# health, its messages wrapped over the rows below with an empty first cell. Health is
-# HelperHealthToString's "Healthy", "Warning" or "Failure" (dcgmi/Health.cpp; the same rows in
-# dcgmi/tests/HealthTests.cpp).
-HEALTH_SIGNATURE = r"^\|\s*Health Monitor Report\s*\|\s*$|^\|\s*Overall Health\s*\|\s*(?:Healthy|Warning|Failure)\s*\|"
-"""The report's title, or its Overall Health row where a copy lost the title."""
+# box, its "Overall Health" row, then for each entity with an incident its group's row ("GPU",
+# "Switch", "CPU_CORE" ...: DcgmFieldsGetEntityGroupString), the entity's "-> N" row (its health),
+# an "-> Errors" row, and one "-> <system>" row a watched system with that system's health, its
+# messages wrapped over the rows below with an empty first cell. Health is
+# HelperHealthToString's "Healthy", "Warning" or "Failure"; HelperSystemToString names most
+# systems "<X> system" ("PCIe system", "NVLINK system", "Memory system" ...) but the driver's
+# "Driver", and has no name for the NvSwitch systems, which print as "Internal error"
+# (dcgmi/Health.cpp; the rows in dcgmi/tests/HealthTests.cpp). With -j the same tree is JSON
+# (DcgmiOutputJson): "header", then "body" with each node's "value", "children" and "overflow".
+HEALTH_SIGNATURE = (
+    r"^\|\s*Health Monitor Report\s*\|\s*$|^\|\s*Overall Health\s*\|\s*(?:Healthy|Warning|Failure)\s*\|"
+    r'|"header"\s*:\s*\[\s*"Health Monitor Report"'
+)
+"""The report's title (boxed, or the JSON form's header), or its Overall Health row where a copy
+lost the title."""
 _HEALTH_WORDS = {"Healthy": "Pass", "Warning": "Warn", "Failure": "Fail"}
-_HEALTH_ENTITY_RE = re.compile(r"^->\s*(?P<id>\d+)$")
-_HEALTH_SYSTEM_RE = re.compile(r"^->\s*(?P<system>\S.*?) system$")
-_HEALTH_GROUPS = ("GPU", "NvSwitch", "Switch", "CPU", "CPU Core", "Link", "ConnectX")
-"""DCGM's entity group names (DcgmFieldsGetEntityGroupString), a row above the group's entities."""
+_HEALTH_RANK = {"Pass": 0, "Warn": 1, "Fail": 2}
+
+
+def _system_name(label: str, group: str) -> str:
+    """A system row's label as said: DCGM prints "Internal error" for the NvSwitch systems."""
+    if label == "Internal error" and group == "Switch":
+        return "NvSwitch system (DCGM prints 'Internal error')"
+    return label
 
 
 def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
-    """``dcgmi health -c``'s report as a table of checks: one a system of an entity that had an
-    incident (section ``dcgmi health``, ``gpus`` the entity), its messages as details; a report
-    with none is one passed check, the overall health."""
+    """``dcgmi health -c``'s report (boxed or ``-j`` JSON) as a table of checks: one a system of
+    an entity that had an incident (section ``dcgmi health``, ``gpus`` the entity's group and
+    id), its messages as details; a report with none is one check, the overall health."""
+    if text.lstrip().startswith("{"):
+        return _health_json(text)
     lines = numbered_lines(text)
-    warnings: list[ParseWarning] = []
     overall: tuple[int, str] | None = None
     group = "GPU"
-    entity: tuple[str, str] | None = None
+    entity: str | None = None
     check: DiagCheck | None = None
     checks: list[DiagCheck] = []
     for no, raw, _ in lines:
@@ -279,24 +292,73 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
         name, value = row.group("name").strip(), row.group("value").strip()
         if name == "Overall Health" and value in _HEALTH_WORDS:
             overall = (no, value)
-        elif m := _HEALTH_ENTITY_RE.match(name):
-            entity, check = (group, m.group("id")), None
-        elif (m := _HEALTH_SYSTEM_RE.match(name)) and value in _HEALTH_WORDS:
-            where = f"{entity[0]}: {entity[1]}" if entity else None
-            check = DiagCheck(
-                section="dcgmi health",
-                name=f"{m.group('system')} system",
-                result=_HEALTH_WORDS[value],
-                gpus=where,
-                line=no,
-            )
-            checks.append(check)
-        elif name in _HEALTH_GROUPS and not value:
-            group = name
+        elif name.startswith("->"):
+            label = name[2:].strip()
+            if label.isdigit():
+                entity, check = f"{group}: {label}", None
+            elif label != "Errors" and value in _HEALTH_WORDS:
+                check = DiagCheck(
+                    section="dcgmi health",
+                    name=_system_name(label, group),
+                    result=_HEALTH_WORDS[value],
+                    gpus=entity,
+                    line=no,
+                )
+                checks.append(check)
+        elif name and not value:
+            group, entity, check = name, None, None  # an entity group's row
         elif not name and value and check is not None:
             check.details.append(value)
     if overall is None and not checks:
         raise ParseError("dcgmi health: no 'Overall Health' row and no system's health")
+    return _health_report(overall, checks)
+
+
+def _health_json(text: str) -> tuple[Diag, list[ParseWarning]]:
+    """``dcgmi health -c -j``: the same tree as JSON."""
+    try:
+        data = json.loads(text)
+        body = data["body"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ParseError(f"dcgmi health -j: not its JSON report ({e})") from e
+    if not isinstance(body, dict):
+        raise ParseError("dcgmi health -j: its 'body' is not an object")
+    overall_node = body.get("Overall Health")
+    overall = None
+    if isinstance(overall_node, dict) and overall_node.get("value") in _HEALTH_WORDS:
+        overall = (1, str(overall_node["value"]))
+    checks: list[DiagCheck] = []
+    for group, group_node in body.items():
+        if group == "Overall Health" or not isinstance(group_node, dict):
+            continue
+        for entity, entity_node in (group_node.get("children") or {}).items():
+            errors = ((entity_node or {}).get("children") or {}).get("Errors") or {}
+            for label, node in (errors.get("children") or {}).items():
+                if not isinstance(node, dict) or node.get("value") not in _HEALTH_WORDS:
+                    continue
+                said = [str(t) for t in node.get("overflow") or []]
+                checks.append(
+                    DiagCheck(
+                        section="dcgmi health",
+                        name=_system_name(label, group),
+                        result=_HEALTH_WORDS[node["value"]],
+                        gpus=f"{group}: {entity}",
+                        line=1,
+                        details=said,
+                    )
+                )
+    if overall is None and not checks:
+        raise ParseError("dcgmi health -j: no 'Overall Health' and no system's health")
+    return _health_report(overall, checks)
+
+
+def _health_report(
+    overall: tuple[int, str] | None, checks: list[DiagCheck]
+) -> tuple[Diag, list[ParseWarning]]:
+    """The checks read, and the overall health where it says more than they do."""
+    warnings: list[ParseWarning] = []
+    for c in checks:  # a message wrapped over rows: one text
+        c.details = [" ".join(c.details)] if c.details else []
     if overall is None:
         warnings.append(
             ParseWarning(
@@ -304,23 +366,22 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
                 message="dcgmi health: the report's Overall Health row is not in the copy",
             )
         )
-    if not checks and overall is not None:
-        checks.append(
-            DiagCheck(
-                section="dcgmi health",
-                name="Overall Health",
-                result=_HEALTH_WORDS[overall[1]],
-                line=overall[0],
-            )
-        )
-        if overall[1] != "Healthy":
-            warnings.append(
-                ParseWarning(
-                    line=overall[0],
-                    message=f"dcgmi health: Overall Health {overall[1]} with no entity's system "
-                    "under it in the copy",
+    else:
+        worst = max((_HEALTH_RANK[c.result] for c in checks), default=-1)
+        result = _HEALTH_WORDS[overall[1]]
+        if _HEALTH_RANK[result] > worst or not checks:
+            # the overall health is the worst of every incident: one not read is said by it
+            checks.append(
+                DiagCheck(
+                    section="dcgmi health", name="Overall Health", result=result, line=overall[0]
                 )
             )
-    for c in checks:  # a message wrapped over rows: one text
-        c.details = [" ".join(c.details)] if c.details else []
+            if checks[:-1] or result != "Pass":
+                warnings.append(
+                    ParseWarning(
+                        line=overall[0],
+                        message=f"dcgmi health: Overall Health {overall[1]}, worse than every "
+                        "system read under it (or none is in the copy)",
+                    )
+                )
     return Diag(line=overall[0] if overall else checks[0].line, checks=checks), warnings

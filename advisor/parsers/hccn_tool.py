@@ -1642,3 +1642,27 @@ def parse_vnic(text: str) -> list[Vnic]:
     if not found:
         raise ParseError("no 'vnic link status:' line")
     return found
+
+
+# HCCP's own record of a device's TLS switch in its run log (rs_ssl.c rs_ssl_init): "[INFO]
+# HCCP(2988,hccp_service.bin):2025-10-24-15:39:26.133.826 [rs_ssl.c:1529]tid:2988,rs_ssl_init(1529)
+# : TLS SWITCH (1)", the device from the log's own path when a grep over the devices' run logs
+# names it ("run/device-0/device-2849330_...log:[INFO] HCCP..."), as the HCCL guide's EI0006 page
+# greps them (hicann/hccl docs/zh/user_guide/fault_diagnosis/link_timeout_EI0006.md: a switch
+# that differs between the two ends fails the socket's check, and both ends time out)
+_HCCP_TLS_RE = re.compile(
+    r"^(?:\S*?\bdevice-(?P<dev>\d+)/\S*?:)?.*?\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*"
+    r"TLS SWITCH \((?P<on>[01])\)"
+)
+
+
+def hccp_tls_switches(text: str) -> list[Port]:
+    """One port a device whose HCCP run log line gives its TLS switch (the first line of each)."""
+    ports: dict[int | None, Port] = {}
+    for no, line, _ in numbered_lines(text):
+        if "TLS SWITCH (" not in line or not (m := _HCCP_TLS_RE.search(line)):
+            continue
+        device = int(m.group("dev")) if m.group("dev") is not None else None
+        if device not in ports:
+            ports[device] = Port(device=device, tls_enabled=m.group("on") == "1", line=no)
+    return list(ports.values())

@@ -586,8 +586,8 @@ class LogEvent:
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
-    pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_nonfatal,
-    pcie_aer_fatal, npu_driver_error, pg_debug_dump or pg_dump_unfinished."""
+    pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
+    pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -2042,11 +2042,14 @@ Not Supported and HeartbeatAbnormal of TaskExecStage have no code of their own."
 RANKTABLE_CHECK_CODES = (
     (re.compile(r'config "tls" is invalid'), "EI0016"),
     (re.compile(r"device ip family\[\d+\] is not same as others"), "EI0001"),
+    (re.compile(r"\b\w+\[[^\]]*\] is invalid"), "EI0004"),
 )
 """RanktableCheck stands for several faults: the guide's "cluster information check failed"
 page (hicann/hccl docs/zh/user_guide/fault_diagnosis/cluster_info_verify_fail.md) gives TLS
 settings that differ between ranks as EI0016 and an IP family that differs as EI0001, with these
-lines; its other checks (a duplicate superDeviceId ...) are EI0014."""
+lines; its rank table field page (rank_table_field_config_error_EI0004.md) gives a field the
+check found invalid ("super_device_id[] is invalid", a version 1.2 table without it) as EI0004;
+its other checks (a duplicate superDeviceId ...) are EI0014."""
 STAGE_KEYWORDS = {
     *STAGE_CODES,
     ("TaskExecStage", "RunFailed"),
@@ -2500,6 +2503,8 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
 )
 NOTICE_KINDS = frozenset(
     {
+        "pcie_aer_corrected_few",
+        "npu_driver_startup",
         "pg_settings",
         "store_barrier_wait",
         "nccl_socket_network",
@@ -3094,6 +3099,9 @@ _NCCL_STAGES = (
     ("init.cc", "while setting a communicator up"),
     ("proxy", "in its proxy thread"),
     ("enqueue", "while enqueueing an operation"),
+    # the network transport's calls into the net plugin (include/net.h's wrappers, called from
+    # transport/net.cc while it connects or runs a channel over the network)
+    ("transport/net.cc", "in its network transport (a channel over the network)"),
 )
 
 
@@ -4920,7 +4928,27 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             first.rank, first.rank_size = int(rank), first.rank_size or int(size)
     if first is not None:
         _plog_trace(lines, first)
+    if first is not None and first.exception_type is None:
+        for _, line, _ in lines:
+            if "SuperPodId" in line and (sp := _SUPERPOD_LINK_RE.search(line)):
+                first.exception_type = (
+                    f"this rank links over the super pod's VNIC: HCCL_LOGIC_SUPERPOD_ID puts it in "
+                    f"logical super pod {sp.group('logic')} while its physical super pod is "
+                    f"{sp.group('phy')}; ranks of two physical super pods in one logical one "
+                    "take the VNIC link and wait on each other until the link set-up times out"
+                )
+                break
     return first
+
+
+# HCCL's note of a rank's link type and super pods when its link set-up failed
+# (transport_manager.cc PrintErrorInfo): "local rank information: nicType[VNIC_TYPE],
+# logicSuperPodId[logic_1], phySuperPodId[0]. Note: Do not configure ranks belonging to different
+# physical superpod ID info a single logical superpod ID" (the HCCL guide's EI0006 page: fix or
+# unset HCCL_LOGIC_SUPERPOD_ID); "logicSuperPodId is not set" is no such case
+_SUPERPOD_LINK_RE = re.compile(
+    r"nicType\[VNIC_TYPE\], logicSuperPodId\[(?P<logic>[^\]]+)\], phySuperPodId\[(?P<phy>[^\]]+)\]"
+)
 
 
 # HCCL's run plog at a communicator's creation: "[INFO] HCCL(3079955,all_reduce_test):2025-11-20-
@@ -6304,14 +6332,17 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 _WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
 
 
-# A watchdog's time-out seen only by its stack: frame #0 builds the error (c10::Error::Error) in
-# frame #1 "c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...)" (torch_npu's
-# "c10d_npu::ProcessGroupHCCL::WorkHCCL::checkTimeout"), under watchdogHandler / ncclCommWatchdog,
-# then "terminate called after throwing an instance of 'c10::DistBackendError'". The only error
-# checkTimeout builds is its "Watchdog caught collective operation timeout: ..." DistBackendError
-# (torch ProcessGroupNCCL.cpp checkTimeout): a collective ran past its time-out.
+# A watchdog's time-out seen only by its stack: "Exception raised from checkTimeout at
+# .../ProcessGroupNCCL.cpp:635 (most recent call first):", frame #0 building the error
+# (c10::Error::Error) in frame #1 "c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...)", under
+# watchdogHandler / workCleanupLoop / ncclCommWatchdog, then "terminate called after throwing an
+# instance of 'c10::DistBackendError'". The only error checkTimeout builds is its "Watchdog
+# caught collective operation timeout: ..." DistBackendError (torch ProcessGroupNCCL.cpp
+# WorkNCCL::checkTimeout): a collective ran past its time-out. (torch_npu's WorkHCCL::checkTimeout
+# throws a std::runtime_error, which carries no stack: its frame is no time-out's.)
 _CHECK_TIMEOUT_FRAME_RE = re.compile(
-    r"frame #\d+: (?:\w+::)*ProcessGroup(?P<lib>[NH]CCL)::Work[NH]CCL::checkTimeout\("
+    r"frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
+    r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"
 )
 
 
@@ -6323,7 +6354,7 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
         return
     seen: set[int | None] = set()
     for no, line, tagged in lines:
-        if "checkTimeout(" not in line or not (m := _CHECK_TIMEOUT_FRAME_RE.search(line)):
+        if "checkTimeout" not in line or not _CHECK_TIMEOUT_FRAME_RE.search(line):
             continue
         if tagged in seen:
             continue
@@ -6334,7 +6365,7 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
-                library=m.group("lib"),
+                library="NCCL",
                 exception_type="the watchdog's time-out check threw (its stack, frame "
                 "checkTimeout): a collective ran past its time-out; the time-out's own "
                 "record (rank, SeqNum, operation) is not in the copy",
@@ -7283,70 +7314,143 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
 # The Linux kernel's PCIe Advanced Error Reporting (drivers/pci/pcie/aer.c, aer_print_error): the
 # device that saw the error, "pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected,
 # type=Data Link Layer, (Transmitter ID)" (older kernels "..., type=Physical Layer,
-# id=00e5(Receiver ID)"; newer ones put "AER: " before it), its "device [8086:6f08] error
+# id=00e5(Receiver ID)"; newer ones put "AER: " before it, and from 6.8 say the PCIe
+# specification's "Correctable" / "Uncorrectable (Fatal)" where older ones said "Corrected" /
+# "Uncorrected (Fatal)"; CXL ports "CXL Bus Error"), its "device [8086:6f08] error
 # status/mask=..." line and one "[12] Timeout" line per error bit. The severities are the
-# kernel's three: Corrected (the link retried and nothing was lost; the kernel logs it as a
-# warning), "Uncorrected (Non-Fatal)" (a transaction was lost, the link still works) and
-# "Uncorrected (Fatal)" (the link is reset). Errors are often seen at the link partner (the root
-# port above a GPU or NIC), not at the device at fault (the kernel's own comment on its AER
-# counters).
+# kernel's three: correctable (the link retried and nothing was lost; the kernel logs it as a
+# warning and rate-limits it), uncorrectable non-fatal (a transaction was lost, the link still
+# works) and uncorrectable fatal (the link is reset). Errors are often seen at the link partner
+# (the root port above a GPU or NIC), not at the device at fault (the kernel's own comment on
+# its AER counters).
 _AER_RE = re.compile(
     r"(?:(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
-    r"(?:AER: )?(?:PCIe|CXL) Bus Error: severity=(?P<sev>Corrected|Uncorrected \((?:Non-)?Fatal\)),"
-    r" type=(?P<type>[^,]+), (?:id=[0-9a-fA-F]+)?\((?P<agent>[^)]*)\)"
+    r"(?:AER: )?(?:PCIe|CXL) Bus Error: severity=(?P<sev>Correct(?:ed|able)|"
+    r"Uncorrect(?:ed|able) \((?:Non-)?Fatal\)), type=(?P<type>[^,]+), (?:id=[0-9a-fA-F]+)?"
+    r"\((?P<agent>[^)]*)\)"
 )
+# Firmware-first reporting (the platform's own handler, GHES): the kernel prints the firmware's
+# record, "{3}[Hardware Error]: event severity: recoverable" (drivers/firmware/efi/cper.c,
+# cper_severity_str: recoverable, fatal, corrected, info), then aer.c's cper_print_aer for the
+# device: "nvidia 0000:3b:00.0: AER: aer_status: 0x00004000, aer_mask: 0x00000000", the same bit
+# lines, "aer_layer=Transaction Layer, aer_agent=Requester ID" and, uncorrectable only,
+# "aer_uncor_severity: 0x...". cper_severity_to_aer: recoverable is non-fatal, fatal fatal, the
+# rest correctable.
+_AER_CPER_RE = re.compile(
+    r"(?:(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
+    r"(?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: 0x[0-9a-fA-F]{8}"
+)
+_CPER_SEVERITY_RE = re.compile(r"\[Hardware Error\]: event severity: (?P<sev>\w+)")
+_CPER_LAYER_RE = re.compile(r"aer_layer=(?P<type>[^,]+), aer_agent=(?P<agent>.+?)\s*$")
 _AER_ID_RE = re.compile(r"device \[(?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\] error status/mask=")
 _AER_BIT_RE = re.compile(r":\s+\[\s*(?P<bit>\d+)\] (?P<name>[A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
-_AER_KINDS = {
-    "Corrected": "pcie_aer_corrected",
-    "Uncorrected (Non-Fatal)": "pcie_aer_nonfatal",
-    "Uncorrected (Fatal)": "pcie_aer_fatal",
-}
+_AER_SUPPRESSED_RE = re.compile(r"\baer_ratelimit: (?P<n>\d+) callbacks suppressed")
+_AER_KINDS = {"correctable": "pcie_aer_corrected", "non-fatal": "pcie_aer_nonfatal"}
+AER_REPEATED_REPORTS = 3
+"""Correctable reports of one device that make a link worth a look: the kernel's AER guide says
+a correctable error costs nothing, and a lone one (a NIC's RxErr while its link trains at boot)
+is routine; a link that reports them again (or that the kernel rate-limits, or reports as
+"Multiple") keeps retrying. The advisor's own threshold: no source gives one."""
+
+
+def _aer_class(severity: str) -> str:
+    """correctable, non-fatal or fatal, from either kernel's words or firmware's severity."""
+    word = severity.lower()
+    if word.startswith("correct") or word in ("corrected", "info"):
+        return "correctable"
+    return "fatal" if "fatal" in word and "non-fatal" not in word else "non-fatal"
 
 
 def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """The kernel's PCIe AER reports, one event per machine, device and severity with its
-    repeats counted and its error bits named: ``pcie_aer_corrected``, ``pcie_aer_nonfatal`` or
-    ``pcie_aer_fatal`` (the kernel's severity)."""
+    """The kernel's PCIe AER reports (native or firmware-first), one event per machine, device
+    and severity with its reports counted and its error bits named: ``pcie_aer_fatal``,
+    ``pcie_aer_nonfatal``, ``pcie_aer_corrected`` (correctable, reported again and again) or
+    ``pcie_aer_corrected_few`` (a few correctable ones: no fault)."""
     events: dict[tuple[str | None, str, str], LogEvent] = {}
     repeats: Counter[tuple[str | None, str, str]] = Counter()
     bits: dict[tuple[str | None, str, str], dict[str, None]] = {}
+    busy: set[tuple[str | None, str, str]] = set()  # "Multiple" or rate-limited: more than shown
+    suppressed: Counter[tuple[str | None, str, str]] = Counter()
+    held_back = 0  # "aer_ratelimit: N callbacks suppressed": said of the next report's device
+    firmware_said: str | None = None  # the last "[Hardware Error]: event severity: X"
     for index, (no, line, tagged) in enumerate(lines):
-        if "Bus Error: severity=" not in line or not (m := _AER_RE.search(line)):
+        if "[Hardware Error]" in line and (fw := _CPER_SEVERITY_RE.search(line)):
+            firmware_said = fw.group("sev")
+            continue
+        if "callbacks suppressed" in line and (sup := _AER_SUPPRESSED_RE.search(line)):
+            held_back += int(sup.group("n"))
+            continue
+        if "Bus Error: severity=" in line and (m := _AER_RE.search(line)):
+            sev, layer, agent = m.group("sev"), m.group("type"), m.group("agent")
+            said = sev
+        elif "aer_status:" in line and (m := _AER_CPER_RE.search(line)):
+            after = [t for _, t, _ in lines[index + 1 : index + 8]]
+            uncor = any("aer_uncor_severity:" in t for t in after)
+            sev = firmware_said or ("recoverable" if uncor else "corrected")
+            said = f"{sev} (firmware-first)" if firmware_said else f"{sev} (by its registers)"
+            found = next((lm for t in after if (lm := _CPER_LAYER_RE.search(t))), None)
+            layer = found.group("type") if found else "layer not in the copy"
+            agent = found.group("agent") if found else "agent not in the copy"
+            firmware_said = None
+        else:
             continue
         host_m = _SYSLOG_HOST_RE.search(line)
         host = host_m.group("host") if host_m else None
-        bdf, sev = m.group("bdf"), m.group("sev")
-        key = (host, bdf, sev)
+        bdf, cls = m.group("bdf"), _aer_class(sev)
+        key = (host, bdf, cls)
         repeats[key] += 1
+        if index > 0 and "Multiple " in lines[index - 1][1]:
+            busy.add(key)
+        if held_back:
+            suppressed[key] += held_back
+            busy.add(key)
+            held_back = 0
         named = bits.setdefault(key, {})
         pci_id = None
-        for _, after, _ in lines[index + 1 : index + 8]:
-            if bdf not in after or "Bus Error: severity=" in after or "error received" in after:
+        for _, after_line, _ in lines[index + 1 : index + 8]:
+            if (
+                bdf not in after_line
+                or "Bus Error: severity=" in after_line
+                or "error received" in after_line
+                or "error message received" in after_line
+            ):
                 break
-            if i := _AER_ID_RE.search(after):
+            if i := _AER_ID_RE.search(after_line):
                 pci_id = i.group("id")
-            elif b := _AER_BIT_RE.search(after):
+            elif b := _AER_BIT_RE.search(after_line):
                 named.setdefault(f"[{b.group('bit')}] {b.group('name')}", None)
         if key in events:
             continue
         driver = f"{m.group('driver')} " if m.group("driver") else ""
         events[key] = LogEvent(
-            kind=_AER_KINDS[sev],
+            kind=_AER_KINDS.get(cls, "pcie_aer_fatal"),
             line=no,
             message=line[m.start() :].strip()[:300],
             rank=tagged,
             host=host,
+            code=cls,
             library="Linux PCIe AER",
-            exception_type=f"{sev} PCIe error on {driver}{bdf}"
+            exception_type=f"{said} PCIe error on {driver}{bdf}"
             + (f" [{pci_id}]" if pci_id else "")
-            + f": {m.group('type')}, {m.group('agent')}",
+            + f": {layer}, {agent}",
         )
     for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
         if bits[key]:
             ev.exception_type = f"{ev.exception_type} ({', '.join(bits[key])})"
-        if repeats[key] > 1:
-            ev.exception_type = f"{ev.exception_type}, {repeats[key]} reports"
+        more = key in busy
+        if repeats[key] > 1 or more:
+            # the kernel prints a device's details within its rate limit only, and "Multiple"
+            # stands for more than one error: what is printed is the least there was
+            ev.exception_type = (
+                f"{ev.exception_type}, {'at least ' if more else ''}{repeats[key]} reports"
+                + (
+                    f" (and {suppressed[key]} messages the kernel rate-limited before one of them)"
+                    if suppressed[key]
+                    else ""
+                )
+            )
+        if key[2] == "correctable" and repeats[key] < AER_REPEATED_REPORTS and not more:
+            ev.kind = "pcie_aer_corrected_few"
         ev.exception_type = (ev.exception_type or "")[:300]
         report.events.append(ev)
 
@@ -7362,14 +7466,26 @@ _HOST_DRIVER_ERROR_RE = re.compile(
     r"(?P<what>\S.*?)\s*$"
 )
 _DRIVER_DEVICE_RE = re.compile(r"\bdevice\((\d+)\)|\bdev_?id\s*[=:]\s*(\d+)|\bdevid\[(\d+)\]")
+# some lines name the physical id instead ("The device is not initialized. (phys_id=3)",
+# "(phy_id=5)": the driver's devdrv_core_info.c, devdrv_manager.c), kept apart from logical ids
+_DRIVER_PHYS_RE = re.compile(r"\bphys?_id\s*[=:]\s*(\d+)")
+# the driver's own word that a device came up ("Load tsfw succeed, set device ready.
+# (dev_id=4)", "Receive device ready notify. (dev_id=4; ...)", devdrv_manager.c): a query before
+# it that found the device "not initialized" asked while the device was starting
+_DRIVER_READY_RE = re.compile(r"(?:set device ready|Receive device ready notify)\. \(dev_id=(\d+)")
 
 
 def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The Ascend driver's ERROR lines in the host's kernel log, one ``npu_driver_error`` per
     machine, module and device with its repeats counted; never a query the driver does not
     serve (DRV_ERROR_NOT_SUPPORT)."""
-    events: dict[tuple[str | None, str, int | None], LogEvent] = {}
-    repeats: Counter[tuple[str | None, str, int | None]] = Counter()
+    events: dict[tuple[str | None, str, str], LogEvent] = {}
+    repeats: Counter[tuple[str | None, str, str]] = Counter()
+    ready: dict[tuple[str | None, int], int] = {}  # (host, device) -> its last ready line
+    for no, line, _ in lines:
+        if "device ready" in line and (r := _DRIVER_READY_RE.search(line)):
+            host_m = _SYSLOG_HOST_RE.search(line)
+            ready[(host_m.group("host") if host_m else None, int(r.group(1)))] = no
     for no, line, tagged in lines:
         if "[ascend] [" not in line or not (m := _HOST_DRIVER_ERROR_RE.search(line)):
             continue
@@ -7379,7 +7495,35 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
         host = host_m.group("host") if host_m else None
         dev_m = _DRIVER_DEVICE_RE.search(m.group("what"))
         device = int(next(g for g in dev_m.groups() if g is not None)) if dev_m else None
-        key = (host, m.group("mod"), device)
+        phys_m = _DRIVER_PHYS_RE.search(m.group("what")) if dev_m is None else None
+        if device is not None and ready.get((host, device), 0) > no and "not initialized" in line:
+            # asked while the device was starting: the driver says it came up (a notice)
+            start_key = (host, "start-up", str(device))
+            repeats[start_key] += 1
+            events.setdefault(
+                start_key,
+                LogEvent(
+                    kind="npu_driver_startup",
+                    line=no,
+                    message=line[m.start() :].strip()[:300],
+                    rank=tagged,
+                    host=host,
+                    device=device,
+                    library=f"Ascend driver ({m.group('mod')})",
+                    exception_type=f"device {device} was asked for before the driver set it "
+                    "ready (its 'set device ready' line comes later): the query came during "
+                    "start-up",
+                ),
+            )
+            continue
+        if device is not None:
+            who = f"device {device}"
+        elif phys_m:
+            who = f"physical device {phys_m.group(1)}"
+        else:
+            who = "a device"
+        # (a line naming no device is one event a message, never merged with another's)
+        key = (host, m.group("mod"), who if who != "a device" else m.group("what"))
         repeats[key] += 1
         if key in events:
             continue
@@ -7393,10 +7537,9 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
             host=host,
             device=device,
             library=f"Ascend driver ({m.group('mod')})",
-            exception_type=(
-                f"{'device ' + str(device) if device is not None else 'a device'}: "
-                f"{m.group('what')} ({m.group('mod')}, {m.group('fn')}{asked})"
-            )[:250],
+            exception_type=f"{who}: {m.group('what')} ({m.group('mod')}, {m.group('fn')}{asked})"[
+                :250
+            ],
         )
     for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
         if repeats[key] > 1:

@@ -637,11 +637,16 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         and len({h for _, h in launch_hosts}) > 1
         else []
     )
+    # (only where the one list is itself cut, shorter than one process's nThread x nGpus, and
+    # the file shows a launch over several hosts: a run that died between "# Using devices" and
+    # its list, its reason on stderr, then the next run's whole list, is two runs one after the
+    # other, nccl-tests src/common.cu)
     twins = (
         not solo
         and len(twin_headers) > 1
         and launched in (None, len(twin_headers))
-        and 0 <= max_rank < max(min_ranks, 1)
+        and 0 <= max_rank < min_ranks - 1
+        and _REMOTE_LAUNCH_RE.search(text) is not None
     )
     if twins:
         # the same header from each process before any device list, then at most one process's
@@ -1007,6 +1012,13 @@ def _sizes_in_command(line: str) -> tuple[int, int, int | None, int | None] | No
 
 _UNITS_ROW_RE = re.compile(r"^\s*#\s*\(B\)\s+\(elements\)")
 """The units line under a results table's header ("#  (B)  (elements)  ...")."""
+
+
+_REMOTE_LAUNCH_RE = re.compile(
+    r"Permanently added .* to the list of known hosts|^\S*\b(?:mpirun|mpiexec|srun)\b", re.M
+)
+"""ssh's first-contact warning (mpirun starting its daemons on other hosts) or a launcher's
+command line: processes were started on several hosts."""
 
 
 def _no_table(

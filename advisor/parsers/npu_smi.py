@@ -190,6 +190,17 @@ def parse_info(text: str) -> NpuSmiInfo:
             in_processes = True
             header_line = header_line or no  # a copy of the process table alone
             continue
+        if fragment is not None and no < header_line and len(cells) >= 3 and _is_bottom(cells):
+            # a fragment that starts at a chip's second row: said, not dropped unseen
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"a chip's second row (ids {cells[0]}, bus id {cells[1]}, usage "
+                    f"{' '.join(cells[2].split())}) before the first whole chip: its first row "
+                    "(NPU, name, health) is not in the copy; skipped",
+                )
+            )
+            continue
         if not header_line or no < header_line:
             continue
         if in_processes:

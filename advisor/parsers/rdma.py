@@ -247,6 +247,14 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 None,
             )
             continue
+        if line.startswith("ibpanic:"):
+            # ibstat's own failure on a device it was asked for ("ibpanic: [1400444] main: stat
+            # of IB device 'mlx5_8' failed: No such file or directory"): no such device
+            warnings.append(
+                ParseWarning(line=no, message=f"ibstat failed: {line.strip()[:200]}", skipped=False)
+            )
+            ca, current = None, None
+            continue
         if ca is None:
             continue
         port_m = _IBSTAT_PORT_RE.match(line) if tool == "ibstat" else _DEVINFO_PORT_RE.match(line)
@@ -260,14 +268,6 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 firmware=device.get("Firmware version") or device.get("fw_ver"),
             )
             ports.append(current)
-            continue
-        if line.startswith("ibpanic:"):
-            # ibstat's own failure on a device it was asked for ("ibpanic: [1400444] main: stat
-            # of IB device 'mlx5_8' failed: No such file or directory"): no such device
-            warnings.append(
-                ParseWarning(line=no, message=f"ibstat failed: {line.strip()[:200]}", skipped=False)
-            )
-            ca, current = None, None
             continue
         if line.strip().endswith(":") and current is None:
             continue  # a heading inside the device's block ("Device ports:")
