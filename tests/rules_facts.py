@@ -390,7 +390,8 @@ def npu_port(**values: Any) -> dict[str, Any]:
         "ping_target optical optical_alarms stat tls_certs tls_alarms link_up_count link_down_count "
         "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
         "die_port link_history gateway fec_uncorrected_frames pre_fec_error_bits su_ber_lanes "
-        "su_ber_alarms link_down_records link_down_snapshots link_down_snr_zero"
+        "su_ber_alarms link_down_records link_down_snapshots link_down_snr_zero fec_mode "
+        "serdes_lanes bandwidth_tx_mb_s bandwidth_rx_mb_s"
     )
     base = dict(
         source="hccn.txt",
@@ -410,6 +411,10 @@ def npu_port(**values: Any) -> dict[str, Any]:
         su_ber_alarms=[],
         link_down_snapshots=[],
         link_down_snr_zero=[],
+        fec_mode=None,
+        serdes_lanes=[],
+        bandwidth_tx_mb_s=None,
+        bandwidth_rx_mb_s=None,
     )
     return _item(fields, **{**base, **values})
 

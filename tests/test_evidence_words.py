@@ -46,7 +46,7 @@ def test_every_signature_but_the_npu_smi_one_has_words() -> None:
     assert load._NCCL_DEBUG_WORDS is not None
 
 
-_CANN_CODE_WITH_BOUNDARY = re.compile(r"\bE[A-Z]\d{4}\b(?:[:)]|\[PID: \d)")
+_CANN_CODE_WITH_BOUNDARY = re.compile(r"\bE[A-Z0-9]\d{4}\b(?:[:)]|\[PID: \d)")
 
 
 def _detect_without_words(text: str) -> list[str]:

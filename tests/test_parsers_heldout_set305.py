@@ -172,11 +172,14 @@ def test_an_invalid_rank_table_field_under_ranktablecheck_is_ei0004() -> None:
     assert (err["code"], err["code_name"]) == ("EI0004", "InitGroupStage/RanktableCheck")
 
 
-def test_hccls_vnic_note_says_the_logical_super_pod_spans_physical_ones() -> None:
+def test_hccls_vnic_note_names_the_logical_and_physical_super_pod() -> None:
     ev = _load("hccl_doc_grep_plog_a3_vnic_logic_superpod_logic_1_phy_superpod0_scatter_test.log")
     (err,) = ev.failures
     assert err["kind"] == "hccl_plog_error"
-    assert "logical super pod logic_1 while its physical super pod is 0" in err["exception_type"]
+    assert (
+        "logical super pod logic_1 (HCCL_LOGIC_SUPERPOD_ID) on physical super pod 0"
+        in (err["exception_type"])
+    )
 
 
 def test_nvbandwidths_nvml_error_is_its_own_set_up_not_a_copy_that_failed() -> None:
@@ -203,3 +206,58 @@ def test_an_nccl_result_passed_up_from_the_net_transport_with_no_warn_is_read() 
     assert failure["message"].startswith(
         "NCCL returned 2 (ncclSystemError) at include/net.h:25 in its network transport"
     )
+
+
+# round P (sets 313-316), scored against round O's fixes
+
+
+def test_ascend_950s_fec_serdes_and_bandwidth_outputs_are_read_per_port() -> None:
+    (fec,) = _load("driver950_hccn_fec_g_port4.txt").npu_ports
+    assert (fec["device"], fec["die_port"]) == (0, "UDie 0 port 4")
+    assert fec["fec_mode"] == {
+        "rs_mode": "128 T4",
+        "auto_change_mode": "Static",
+        "itlv_mode": "Interweave",
+    }
+    (serdes,) = _load("driver950_hccn_serdes_g_port4.txt").npu_ports
+    assert [lane["snr"] for lane in serdes["serdes_lanes"]] == [459340, 421056, 438960, 432264]
+    assert serdes["serdes_lanes"][0]["fir"] == [1, -10, 48, 4, 0]
+    (rate,) = _load("driver950_hccn_bandwidth_g_port4.txt").npu_ports
+    assert (rate["bandwidth_tx_mb_s"], rate["bandwidth_rx_mb_s"]) == (0.0, 266.84)
+    found = finding_items({"evidence.npu_ports": [rate]}, "hccl")
+    (line,) = found["evidence-npu-port-state"]
+    assert "TX 0.0 / RX 266.84 MB/s" in line
+
+
+def test_the_roce_drivers_error_cqe_status_is_named() -> None:
+    ev = _load("hcclug61_roce_error_cqe_status_0x15_plog_cut.log")
+    (err,) = ev.failures
+    assert err["exception_type"].startswith(
+        "ROCE error: error CQE status 0x15 = TRANSPORT_RETRY_EXC_ERR (IB_WC_RETRY_EXC_ERR"
+    )
+
+
+def test_a_ranks_traceback_frames_alone_say_the_process_raised_there() -> None:
+    ev = _load("llamafactory8306_rank8_main_process_first_traceback_cut.log")
+    (raised,) = ev.failures
+    assert raised["kind"] == "python_exception" and raised["rank"] == 8
+    assert raised["message"].startswith("the copy starts and ends inside a traceback's frames")
+
+
+def test_e30008s_getnext_time_out_is_the_input_pipeline() -> None:
+    ev = _load("hiascend63rc2_e30008_getnext_aicpu_timeout_screen.log")
+    (pipe,) = [f for f in ev.failures if f["kind"] == "input_pipeline_failure"]
+    assert (pipe["code"], pipe["device"]) == ("E30008", 0)
+    assert "timed out on the AI CPU (E30008)" in pipe["exception_type"]
+
+
+def test_msruns_worker_exit_line_is_the_launchers_account() -> None:
+    ev = _load("mindact1893_msrun_worker_process_exit_one_line.log")
+    (exit_,) = ev.failures
+    assert (exit_["kind"], exit_["pid"]) == ("launcher_exit", 130673)
+
+
+def test_an_nvlink_xid_its_driver_calls_fatal_is_a_fault() -> None:
+    ev = _load("nvrm_xid_144_149_nvlink_kmsg_cut.txt")
+    kinds = {f["code"]: f["kind"] for f in ev.failures}
+    assert kinds == {"144": "gpu_driver_error", "149": "gpu_driver_fault"}

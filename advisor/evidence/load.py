@@ -222,6 +222,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # a watchdog's time-out in its stack alone (logs._CHECK_TIMEOUT_FRAME_RE)
         r"|frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
         r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"
+        # HCCP's TLS switch in a device's run log (hccn_tool.hccp_tls_switches)
+        r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
+        # firmware-first AER in older kernels' form, behind the record's prefix
+        r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
+        # MindSpore msrun's own word of a process that ended non-zero (logs._MSRUN_PROCESS_EXIT_RE)
+        r"|\b(?:Worker|Scheduler) process \d+ exit with exception\."
         # the Ascend driver's ERROR lines in a host's kernel log (logs._HOST_DRIVER_ERROR_RE)
         r"|\[ascend\] \[\w+\] \[ERROR\] \[\w+ \d+\] "
         r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
@@ -348,7 +354,7 @@ _SIGNATURE_SEARCH = {name: BranchSearch(sig) for name, sig in _SIGNATURES.items(
 signature has over a hundred: all of them at every position took seconds a megabyte on a long
 log that holds none)."""
 
-_CANN_CODE_RE = re.compile(r"E[A-Z]\d{4}\b(?:[:)]|\[PID: \d)")
+_CANN_CODE_RE = re.compile(r"E[A-Z0-9]\d{4}\b(?:[:)]|\[PID: \d)")
 """A CANN error code (``EI0006:``, ``(EI0002)``, the device error report's ``EE9999[PID: 43311]``),
 the log signature's one alternative without a
 word: it starts with a letter, which the engine finds fast, and its word boundary before is
@@ -1306,6 +1312,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
+    if (
+        not formats
+        and 'File "' in text
+        and (cut := logs.cut_traceback(numbered_lines(text))) is not None
+        and cut.rank is not None
+    ):
+        # a copy of one rank's traceback frames alone ("[rank8]:   File ..."): that rank raised
+        # there (an untagged fragment says no more than that a program did: not read)
+        formats = ["log"]
     # the log readers read a file with a pasted output's own lines blanked (numbered as before)
     log_text = _without_pasted(text, pasted) if pasted else text
     if not formats and logs.is_program_log(log_text):
@@ -2439,6 +2454,26 @@ directly (cudaDeviceEnablePeerAccess before performP2PCopy); without it the copy
 GPU to GPU. Enabled at about the Disabled figure or above is the healthy reading."""
 
 
+_NVML_CANNOT_SERVE = (
+    "Not Found",
+    "Not Supported",
+    "Function Not Found",
+    "Driver/library version mismatch",
+    "Uninitialized",
+    "Library Not Found",
+)
+"""nvmlErrorString's words for an NVML that cannot serve the GPU (NVML_ERROR_NOT_FOUND,
+_NOT_SUPPORTED, _FUNCTION_NOT_FOUND, _LIB_RM_VERSION_MISMATCH, _UNINITIALIZED,
+_LIBRARY_NOT_FOUND): not the GPU's fault."""
+
+
+def _nvml_set_up(message: str) -> bool:
+    """An nvbandwidth NVML_ERROR whose bracketed name says NVML cannot serve the GPU."""
+    return message.startswith("NVML_ERROR: [") and any(
+        message.startswith(f"NVML_ERROR: [{word}]") for word in _NVML_CANNOT_SERVE
+    )
+
+
 def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvbandwidth's header, each test's matrix and the tests that stopped."""
     run, notes = nvbandwidth.parse(text)
@@ -2454,16 +2489,20 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             "cuda_runtime": run.cuda_runtime,
             "devices": run.devices,
             "matrices": [asdict(m) for m in run.matrices],
-            # NVML's errors are the tool's own set-up (its CPU affinity, device lookup): no copy
-            # ran, so they say nothing of a GPU or link (an integrated Orin GPU NVML does not
-            # find, nvbandwidth#55)
-            "failed": [asdict(f) for f in run.failures if not f.message.startswith("NVML_ERROR")],
-            "tool_errors": [asdict(f) for f in run.failures if f.message.startswith("NVML_ERROR")],
+            # NVML's answers that it cannot serve the GPU (Not Found, Not Supported ...) stop the
+            # tool's own set-up (its CPU affinity, device lookup) and say nothing of a GPU or link
+            # (an integrated Orin GPU NVML does not find, nvbandwidth#55); its others ("GPU is
+            # lost", "Unknown Error") are the GPU's
+            "failed": [asdict(f) for f in run.failures if not _nvml_set_up(f.message)],
+            "tool_errors": [asdict(f) for f in run.failures if _nvml_set_up(f.message)],
             "waived": run.waived,
             "running": run.running,
             "p2p_slower": [],
             "peer_access": {},
-            "complete": run.running is None and all(m.sum is not None for m in run.matrices),
+            # NVML_ASSERT exits the tool (error_handling.h): the tests after it did not run
+            "complete": run.running is None
+            and not run.failures
+            and all(m.sum is not None for m in run.matrices),
         }
     )
     for m in run.matrices:
@@ -2859,10 +2898,15 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 
 
 def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    report = logs.parse(text)
     # HCCP's TLS switch of each device in its run log: the port's TLS state, as -tls -g says it
     tls = hccn_tool.hccp_tls_switches(text) if "TLS SWITCH (" in text else []
     out.npu_ports.extend({"source": source, **asdict(port)} for port in tls)
+    try:
+        report = logs.parse(text)
+    except ParseError:
+        if tls:
+            return []  # a grep of HCCP's TLS lines: read as the ports' TLS states
+        raise
     # an hccl_test run's init failure was read by its own format already
     known = {(f["line"], f["kind"]) for f in out.failures if f["source"] == source}
     for ev in report.events:
@@ -2895,6 +2939,8 @@ def _asys_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[
         if health is None:
             notes.append(ParseWarning(line=st.line, message=f"device {st.device}: no health row"))
         used, total = st.number("HBM Used (MB)"), st.number("HBM Total (MB)")
+        # (a device with DDR, a 310P's, prints DDR rows instead: oam-tools asys_info.py)
+        ddr_used, ddr_total = st.number("DDR Used (MB)"), st.number("DDR Total (MB)")
         chip = npu_smi.NpuChip(
             npu=st.device,
             chip=0,
@@ -2908,6 +2954,8 @@ def _asys_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             aicore_pct=st.number("AI Core Usage (%)"),
             hbm_used_mb=round(used) if used is not None else None,
             hbm_total_mb=round(total) if total is not None else None,
+            memory_used_mb=round(ddr_used) if ddr_used is not None else None,
+            memory_total_mb=round(ddr_total) if ddr_total is not None else None,
         )
         out.npu_chips.append(
             {

@@ -278,8 +278,8 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
     """``dcgmi health -c``'s report (boxed or ``-j`` JSON) as a table of checks: one a system of
     an entity that had an incident (section ``dcgmi health``, ``gpus`` the entity's group and
     id), its messages as details; a report with none is one check, the overall health."""
-    if text.lstrip().startswith("{"):
-        return _health_json(text)
+    if (start := _json_start(text)) is not None:
+        return _health_json(text[start:])
     lines = numbered_lines(text)
     overall: tuple[int, str] | None = None
     group = "GPU"
@@ -294,7 +294,11 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
             overall = (no, value)
         elif name.startswith("->"):
             label = name[2:].strip()
-            if label.isdigit():
+            if label.isdigit() and _HEALTH_CODES.get(label) == value:
+                # DCGM 2.1-2.3 print the entity's health code (10, 20) where later ones print
+                # its id: the id is not in the output
+                entity, check = f"{group}: id not printed (DCGM before 2.4)", None
+            elif label.isdigit():
                 entity, check = f"{group}: {label}", None
             elif label != "Errors" and value in _HEALTH_WORDS:
                 check = DiagCheck(
@@ -314,10 +318,24 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
     return _health_report(overall, checks)
 
 
+_HEALTH_CODES = {"10": "Warning", "20": "Failure"}
+"""DCGM_HEALTH_RESULT_WARN and _FAIL (dcgm_structs.h): what DCGM 2.1-2.3's Health.cpp printed on
+an entity's row (``outGroup[to_string(entityHealth)]``, its id from 2.4)."""
+
+
+def _json_start(text: str) -> int | None:
+    """Where the -j report's object starts: the first line that opens one, where the text holds
+    the report's header (a pasted session has the command above it and the prompt below)."""
+    if '"header"' not in text:
+        return None
+    m = re.search(r"^\s*\{", text, re.M)
+    return m.start() if m else None
+
+
 def _health_json(text: str) -> tuple[Diag, list[ParseWarning]]:
-    """``dcgmi health -c -j``: the same tree as JSON."""
+    """``dcgmi health -c -j``: the same tree as JSON (what follows the object is left)."""
     try:
-        data = json.loads(text)
+        data, _ = json.JSONDecoder().raw_decode(text.lstrip())
         body = data["body"]
     except (ValueError, KeyError, TypeError) as e:
         raise ParseError(f"dcgmi health -j: not its JSON report ({e})") from e

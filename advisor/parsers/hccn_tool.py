@@ -799,6 +799,15 @@ class Port:
     frm_cnt, frm_bit, su_ber_rate, su_err_frame_rate}``."""
     su_ber_alarms: list[str] = field(default_factory=list)
     """What ``su_ber_lanes`` shows wrong by the reference's words: ``su_ber_alarms()``."""
+    fec_mode: dict[str, str] | None = None
+    """Ascend 950's ``-fec``: ``{rs_mode, auto_change_mode, itlv_mode}`` as printed (its
+    configuration; no counts)."""
+    serdes_lanes: list[dict[str, object]] = field(default_factory=list)
+    """Ascend 950's ``-serdes``: one a lane, ``{lane, snr, fir}`` (fir: pre2, pre1, main, post1,
+    post2 taps); its reference gives no SNR threshold, so none is judged."""
+    bandwidth_tx_mb_s: float | None = None
+    """Ascend 950's ``-bandwidth``: the port's transmit rate over the sample, MB/s."""
+    bandwidth_rx_mb_s: float | None = None
     link_down_records: int | None = None
     """Ascend 950's ``-down_data``: how many link-down records the port keeps (at most five; 0
     for ``no down data``); None without that output."""
@@ -836,7 +845,7 @@ placeholder its own port), and have no device in the result."""
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
     "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status", "gateway",
-    "ub_connect", "bit_err", "su_ber", "down_data",
+    "ub_connect", "bit_err", "su_ber", "down_data", "fec", "serdes", "bandwidth",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -873,6 +882,12 @@ _SIGNATURES = {
     "bit_err": BIT_ERR_HEAD_RE,
     "su_ber": SU_BER_HEAD_RE,
     "down_data": DOWN_DATA_HEAD_RE,
+    # Ascend 950's -fec, -serdes and -bandwidth (its HCCN Tool reference: "Querying Port FEC
+    # Information", "Querying Port SerDes Information", "Querying the Real-Time Bandwidth
+    # Information of a Port"): a table a port, a lane; two rate lines
+    "fec": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*rs_mode\s*\|"),
+    "serdes": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Lane\s*\|\s*snr\s*\|"),
+    "bandwidth": re.compile(r"^Bandwidth (?:TX|RX)\s*:\s*[0-9.]+ MB/sec"),
 }
 _UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")
 _PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
@@ -1089,10 +1104,56 @@ def _sections(text: str) -> list[_Section]:
     return sections
 
 
-_PORT_QUERIES = ("bit_err", "su_ber", "down_data")
+_PORT_QUERIES = ("bit_err", "su_ber", "down_data", "fec", "serdes", "bandwidth")
 """Ascend 950's queries of one port of the NPU (``-i N -u U -p P``): each names its port."""
 _ASKED_DIE_RE = re.compile(r"\s-u\s+(\d+)\b")
 _ASKED_PORT_RE = re.compile(r"\s-p\s+(\d+)\b")
+
+
+_BANDWIDTH_RE = re.compile(r"^Bandwidth (TX|RX)\s*:\s*([0-9.]+) MB/sec", re.M)
+_TABLE_ROW_RE = re.compile(r"^\|(.*)\|\s*$")
+
+
+def _port_table(
+    query: str, chunk: str
+) -> tuple[dict[str, object], str | None, int | None, list[ParseWarning]]:
+    """Ascend 950's -fec (one row a port) or -serdes (one row a lane) table: NPU, UDie and Port
+    first, then the query's columns as its header names them."""
+    rows = [
+        (no, [c.strip() for c in m.group(1).split("|")])
+        for no, line in enumerate(chunk.splitlines(), 1)
+        if (m := _TABLE_ROW_RE.match(line.strip()))
+    ]
+    if not rows or rows[0][1][:3] != ["NPU", "UDie", "Port"]:
+        raise ParseError(f"no '| NPU | UDie | Port | ...' table in the -{query} output")
+    header, body = rows[0][1], rows[1:]
+    notes: list[ParseWarning] = []
+    good = [(no, cells) for no, cells in body if len(cells) == len(header) and cells[0].isdigit()]
+    notes += [
+        ParseWarning(line=no, message=f"hccn_tool -{query}: unreadable row")
+        for no, cells in body
+        if (no, cells) not in good
+    ]
+    if not good:
+        raise ParseError(f"no row under the -{query} table's header")
+    _, first = good[0]
+    device, die_port = int(first[0]), f"UDie {first[1]} port {first[2]}"
+    if query == "fec":
+        return dict(fec_mode=dict(zip(header[3:], first[3:], strict=True))), die_port, device, notes
+    lanes: list[dict[str, object]] = []
+    for _, cells in good:
+        values = dict(zip(header, cells, strict=True))
+        try:
+            lanes.append(
+                {
+                    "lane": int(values["Lane"]),
+                    "snr": int(values["snr"]),
+                    "fir": [int(values[k]) for k in header[5:]],
+                }
+            )
+        except (KeyError, ValueError):
+            notes.append(ParseWarning(line=1, message="hccn_tool -serdes: unreadable lane row"))
+    return {"serdes_lanes": lanes}, die_port, device, notes
 
 
 def _port_query(
@@ -1124,6 +1185,22 @@ def _port_query(
             "pre_fec_error_bits": bit.pre_fec_error_bits,
         }
         return fields, die_port, None, notes
+    if query in ("fec", "serdes"):
+        return _port_table(query, chunk)
+    if query == "bandwidth":
+        rates = dict(_BANDWIDTH_RE.findall(chunk))
+        if not rates:
+            raise ParseError("no 'Bandwidth TX/RX: N MB/sec' line")
+        sampled = f"UDie {die.group(1)} port {asked.group(1)}" if die and asked else None
+        return (
+            {
+                "bandwidth_tx_mb_s": float(rates["TX"]) if "TX" in rates else None,
+                "bandwidth_rx_mb_s": float(rates["RX"]) if "RX" in rates else None,
+            },
+            sampled,
+            None,
+            [],
+        )
     if query == "su_ber":
         ber, notes = parse_su_ber(chunk)
         fields = {"su_ber_lanes": ber.lanes, "su_ber_alarms": su_ber_alarms(ber.lanes)}
@@ -1249,6 +1326,8 @@ def parse_bundle(text: str) -> Bundle:
                     port.line = port.line or row_no
                     port.link_history.append(f"index {m.group('index')}: {m.group('status')}")
             continue
+        if query in ("fec", "serdes") and "UDie" not in chunk:
+            continue  # an older chip's -fec / -serdes answer, not Ascend 950's table: not read
         if query in _PORT_QUERIES:
             try:
                 fields, die_port, named_device, notes = _port_query(query, chunk, lines[no - 1])
@@ -1565,9 +1644,18 @@ def _has_data(p: Port) -> bool:
             p.gateway,
             p.fec_uncorrected_frames is not None,
             p.link_down_records is not None,
+            p.fec_mode is not None,
+            p.bandwidth_tx_mb_s is not None or p.bandwidth_rx_mb_s is not None,
         )
     ) or bool(
-        p.optical or p.stat or p.routes or p.arp or p.link_changes or p.lldp or p.su_ber_lanes
+        p.optical
+        or p.stat
+        or p.routes
+        or p.arp
+        or p.link_changes
+        or p.lldp
+        or p.su_ber_lanes
+        or p.serdes_lanes
     )
 
 
@@ -1651,18 +1739,23 @@ def parse_vnic(text: str) -> list[Vnic]:
 # greps them (hicann/hccl docs/zh/user_guide/fault_diagnosis/link_timeout_EI0006.md: a switch
 # that differs between the two ends fails the socket's check, and both ends time out)
 _HCCP_TLS_RE = re.compile(
-    r"^(?:\S*?\bdevice-(?P<dev>\d+)/\S*?:)?.*?\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*"
-    r"TLS SWITCH \((?P<on>[01])\)"
+    r"^(?:(?P<host>[\w.-]+): )?(?:\S*?\bdevice-(?P<dev>\d+)/\S*?:)?.*?\bHCCP\((?P<pid>\d+),[^)]*\):"
+    r".*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \((?P<on>[01])\)"
 )
 
 
 def hccp_tls_switches(text: str) -> list[Port]:
-    """One port a device whose HCCP run log line gives its TLS switch (the first line of each)."""
-    ports: dict[int | None, Port] = {}
+    """One port a device (of a host, where pdsh's prefix names it) whose HCCP run log gives its
+    TLS switch: the last line of each, since hccp_service logs it at each start and the link
+    set-up that failed is the latest run's (lines naming no device are told apart by HCCP's
+    pid, never folded into one)."""
+    ports: dict[tuple[str | None, str], Port] = {}
     for no, line, _ in numbered_lines(text):
         if "TLS SWITCH (" not in line or not (m := _HCCP_TLS_RE.search(line)):
             continue
         device = int(m.group("dev")) if m.group("dev") is not None else None
-        if device not in ports:
-            ports[device] = Port(device=device, tls_enabled=m.group("on") == "1", line=no)
+        key = (m.group("host"), str(device) if device is not None else f"pid {m.group('pid')}")
+        ports[key] = Port(
+            device=device, host=m.group("host"), tls_enabled=m.group("on") == "1", line=no
+        )
     return list(ports.values())

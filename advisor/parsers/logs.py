@@ -986,6 +986,9 @@ def parse(text: str) -> LogReport:
             # the advisor knows nothing of, and a notice's own line is no error of another form
             report.generic = not notices
             said = {e.line for e in notices}
+            if any(e.kind == "pcie_aer_corrected_few" for e in notices):
+                # the kernel's AER report and the firmware's record around it were read
+                said |= {no for no, t, _ in lines if "[Hardware Error]" in t or "AER: " in t}
             if (error := first_error_line(lines)) and error.line not in said:
                 report.events.append(error)
             else:
@@ -3101,7 +3104,9 @@ _NCCL_STAGES = (
     ("enqueue", "while enqueueing an operation"),
     # the network transport's calls into the net plugin (include/net.h's wrappers, called from
     # transport/net.cc while it connects or runs a channel over the network)
-    ("transport/net.cc", "in its network transport (a channel over the network)"),
+    # (transport/net.cu up to NCCL 2.4.2; include/net.h's wrappers are called from it alone)
+    ("transport/net.c", "in its network transport (a channel over the network)"),
+    ("include/net.h", "in its network transport (a channel over the network)"),
 )
 
 
@@ -4753,6 +4758,11 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
 # with exception, kill all other workers.", then, analysing the scheduler's log, "Time out nodes
 # are ['3']" (the nodes whose heartbeat the cluster's meta server lost)
 _MSRUN_WORKER_EXIT = "There's worker exits with exception, kill all other workers"
+# ... and, before it, each process that ended non-zero: "Worker process 130673 exit with
+# exception." ("Scheduler process N ..." for its scheduler)
+_MSRUN_PROCESS_EXIT_RE = re.compile(
+    r"\b(?P<who>Worker|Scheduler) process (?P<pid>\d+) exit with exception\."
+)
 _MSRUN_TIMEOUT_RE = re.compile(r"Time out nodes are \[(?P<nodes>[^\]]*)\]")
 
 
@@ -4761,6 +4771,19 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     timed out, once each."""
     said: set[str] = set()
     for no, line, tagged in lines:
+        if "exit with exception." in line and (pe := _MSRUN_PROCESS_EXIT_RE.search(line)):
+            report.events.append(
+                LogEvent(
+                    kind="launcher_exit",
+                    line=no,
+                    message=line[pe.start() :].strip()[:300],
+                    rank=tagged,
+                    pid=int(pe.group("pid")),
+                    exception_type=f"msrun: its {pe.group('who').lower()} process ended with an "
+                    "exception",
+                )
+            )
+            continue
         if _MSRUN_WORKER_EXIT in line and "exit" not in said:
             said.add("exit")
             report.events.append(
@@ -4932,10 +4955,11 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         for _, line, _ in lines:
             if "SuperPodId" in line and (sp := _SUPERPOD_LINK_RE.search(line)):
                 first.exception_type = (
-                    f"this rank links over the super pod's VNIC: HCCL_LOGIC_SUPERPOD_ID puts it in "
-                    f"logical super pod {sp.group('logic')} while its physical super pod is "
-                    f"{sp.group('phy')}; ranks of two physical super pods in one logical one "
-                    "take the VNIC link and wait on each other until the link set-up times out"
+                    f"this rank's failed link was over the super pod's VNIC, in logical super pod "
+                    f"{sp.group('logic')} (HCCL_LOGIC_SUPERPOD_ID) on physical super pod "
+                    f"{sp.group('phy')}: where the peer's physical super pod differs, the two "
+                    "wait on each other over a VNIC link that does not join them (compare the "
+                    "peer's phySuperPodId)"
                 )
                 break
     return first
@@ -5328,6 +5352,37 @@ def hccp_errno(text: str) -> str | None:
     return f"ret(-{number}) = -{errno.errorcode[number]} ({os.strerror(number)})"
 
 
+# the RoCE driver's user-space library on an error completion: "hns_roce_lite_handle_error_cqe(630)
+# : error cqe status: 0x15" (then dump_err_cqe's words); the status is the HNS RoCE engine's
+# (Linux drivers/infiniband/hw/hns/hns_roce_hw_v2.h, mapped there to the verbs' IB_WC_* status)
+_ROCE_CQE_STATUS_RE = re.compile(r"error cqe status:?\s*0x(?P<status>[0-9a-fA-F]+)")
+_HNS_CQE_STATUS = {
+    0x01: "LOCAL_LENGTH_ERR (IB_WC_LOC_LEN_ERR)",
+    0x02: "LOCAL_QP_OP_ERR (IB_WC_LOC_QP_OP_ERR)",
+    0x04: "LOCAL_PROT_ERR (IB_WC_LOC_PROT_ERR: a local memory registration refused the access)",
+    0x05: "WR_FLUSH_ERR (IB_WC_WR_FLUSH_ERR: flushed after the queue pair had failed)",
+    0x06: "MW_BIND_ERR (IB_WC_MW_BIND_ERR)",
+    0x10: "BAD_RESP_ERR (IB_WC_BAD_RESP_ERR)",
+    0x11: "LOCAL_ACCESS_ERR (IB_WC_LOC_ACCESS_ERR)",
+    0x12: "REMOTE_INVAL_REQ_ERR (IB_WC_REM_INV_REQ_ERR)",
+    0x13: "REMOTE_ACCESS_ERR (IB_WC_REM_ACCESS_ERR: the peer refused the access)",
+    0x14: "REMOTE_OP_ERR (IB_WC_REM_OP_ERR)",
+    0x15: "TRANSPORT_RETRY_EXC_ERR (IB_WC_RETRY_EXC_ERR: the peer did not acknowledge within the "
+    "retries; the link or the peer was lost)",
+    0x16: "RNR_RETRY_EXC_ERR (IB_WC_RNR_RETRY_EXC_ERR: the peer had no receive posted in time)",
+    0x22: "REMOTE_ABORT_ERR (IB_WC_REM_ABORT_ERR)",
+    0x23: "GENERAL_ERR",
+}
+
+
+def _roce_cqe_status(line: str) -> str | None:
+    """The HNS RoCE engine's error completion status a ROCE plog line names, in words."""
+    if not (m := _ROCE_CQE_STATUS_RE.search(line)):
+        return None
+    status = int(m.group("status"), 16)
+    return f"error CQE status 0x{status:02x} = " + _HNS_CQE_STATUS.get(status, "not a status named")
+
+
 _DEVICE_ID_RE = re.compile(r"\bdevice_id=(\d+)")
 """The device a runtime's failed task ran on ("Aicore kernel execute failed, device_id=8, ...")."""
 
@@ -5362,7 +5417,8 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
             pid=pid,
             library=m.group("mod"),
             exception_type=f"{m.group('mod')} error"
-            + (f": {said}" if m.group("mod") == "HCCP" and (said := hccp_errno(line)) else ""),
+            + (f": {said}" if m.group("mod") == "HCCP" and (said := hccp_errno(line)) else "")
+            + (f": {cqe}" if m.group("mod") == "ROCE" and (cqe := _roce_cqe_status(line)) else ""),
         )
     if not found:
         return [kernel] if kernel is not None else []
@@ -5959,8 +6015,13 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     heading = next(
         (i for i in range(len(lines) - 1, -1, -1) if TRACEBACK_HEADING in lines[i][1]), None
     )
+    headless = heading is None
     if heading is None:
-        return None
+        # a copy that starts inside the frames too (a rank's "[rank8]:   File ..." lines, from
+        # the middle of a traceback to before its exception): the whole text is the frames
+        if not lines or not any(_FRAME_RE.search(t) for _, t, _ in lines[:3]):
+            return None
+        heading = -1
     after = [t for t in lines[heading + 1 :] if t[1].strip()]
     if not after or not all(
         _FRAME_RE.search(t) or t.startswith(("    ", "\t")) or "]:     " in t or "]:   File" in t
@@ -5970,14 +6031,18 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     frames = [t for _, t, _ in after if _FRAME_RE.search(t)]
     if not frames:
         return None
-    no, _, tagged = lines[heading]
+    no, _, tagged = lines[max(heading, 0)]
     op = next(
         (m.group("op") for _, t, _ in reversed(after) if (m := _DIST_CALL_RE.search(t))), None
     )
     last = frames[-1].strip()
     last = last[last.find("File ") :]
     aborted = sorted({int(m.group("rank")) for _, t, _ in lines if (m := _ABORTED_RE.search(t))})
-    told = f"the copy ends inside a traceback, before its exception (last frame: {last})"
+    told = (
+        "the copy starts and ends inside a traceback's frames, its exception not in it"
+        if headless
+        else "the copy ends inside a traceback, before its exception"
+    ) + f" (last frame: {last})"
     if aborted:
         told += f"; NCCL aborted the communicators of rank(s) {', '.join(map(str, aborted))}"
     return LogEvent(
@@ -6992,6 +7057,11 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
 # feeds the device from the dataset's queue): "GetNext error may be caused by slow data
 # processing (bigger than 20s / batch) or transfer data to device error.", then its suggestions
 _GETNEXT_RE = re.compile(r"GetNext error may be caused by (?P<why>.+?)\.?\s*$")
+_AICPU_GETNEXT_RE = re.compile(
+    r"Aicpu kernel execute failed, (?:device_id=(?P<device>\d+), )?.*?\bfault op_name="
+    r"\S*getnext\w*",
+    re.I,
+)
 _MS_PID_RE = re.compile(r"\b[A-Z]+\((?P<pid>\d+),[0-9a-f]+,")
 """MindSpore's log prefix "[WARNING] DEVICE(45501,fff2ab7fe1f0,python):...": module(pid,tid,name)."""
 
@@ -7020,6 +7090,34 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                 f"device from the dataset) failed: {m.group('why')}",
             )
         )
+    if seen:
+        return
+    for no, line, tagged in lines:
+        # the AI CPU's GetNext kernel that timed out (CANN's E30008 "AI CPU operator execution
+        # time out", whose own causes name the GetNext operator's preprocessing first):
+        # "Aicpu kernel execute failed, device_id=0, ..., fault op_name=aicpu_getnext_IteratorGetNext"
+        if "op_name=" not in line or not (k := _AICPU_GETNEXT_RE.search(line)):
+            continue
+        timed_out = any("E30008" in t for _, t, _ in lines)
+        report.events.append(
+            LogEvent(
+                kind="input_pipeline_failure",
+                line=no,
+                message=line[k.start() :].strip()[:300],
+                rank=tagged,
+                device=int(k.group("device")) if k.group("device") else None,
+                library="CANN AI CPU",
+                code="E30008" if timed_out else None,
+                exception_type="the GetNext operator (the input pipeline feeding the device) "
+                + (
+                    "timed out on the AI CPU (E30008): its data preprocessing took too long or "
+                    "stopped"
+                    if timed_out
+                    else "failed on the AI CPU"
+                ),
+            )
+        )
+        return
 
 
 # torch_npu's task queue after a device task failed (NPUQueue.cpp): "The Inner error is reported
@@ -7164,8 +7262,10 @@ _NVRM_INIT_FAILED_RE = re.compile(
     r"NVRM: GPU (?P<bus>[0-9A-Fa-f:.]+): (?P<what>RmInitAdapter failed!.*?)\s*$"
 )
 _NVRM_MINOR_RE = re.compile(r"rm_init_adapter failed, device minor number (?P<minor>\d+)")
-_FAULT_WORDS_RE = re.compile(r"fallen off the bus", re.I)
-"""Driver words that say the GPU is gone whatever its Xid number: a fault, not an event."""
+_FAULT_WORDS_RE = re.compile(r"fallen off the bus|^\s*[A-Z][A-Z0-9_]* Fatal\b", re.I)
+"""Driver words that say the GPU is gone whatever its Xid number, or that the error was fatal
+(the NVLink Xids' own "NETIR_LINK_EVT Fatal XC0 i0 Link 00", beside their "SAW_MVB Nonfatal ...",
+as the NVSwitch driver's SXids say Fatal / Non-fatal): a fault, not an event."""
 _NVRM_NVLINK_RE = re.compile(
     r"NVRM: GPU(?P<gpu>\d+) (?P<call>knvlink\w+): (?P<what>Error\b.*?)\s*$"
 )
@@ -7341,6 +7441,15 @@ _AER_CPER_RE = re.compile(
     r"(?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: 0x[0-9a-fA-F]{8}"
 )
 _CPER_SEVERITY_RE = re.compile(r"\[Hardware Error\]: event severity: (?P<sev>\w+)")
+# older kernels' cper_print_aer (3.x aerdrv_errprint.c) prints the registers behind the record's
+# own prefix, "{1}[Hardware Error]:   aer_status: 0x00004000, aer_mask: 0x00000000", and the
+# device only in the record's "device_id: 0000:3b:00.0" line
+_CPER_PREFIX_AER_RE = re.compile(
+    r"\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: 0x[0-9a-fA-F]{8}"
+)
+_CPER_DEVICE_RE = re.compile(
+    r"\[Hardware Error\]:\s+device_id: (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+)
 _CPER_LAYER_RE = re.compile(r"aer_layer=(?P<type>[^,]+), aer_agent=(?P<agent>.+?)\s*$")
 _AER_ID_RE = re.compile(r"device \[(?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\] error status/mask=")
 _AER_BIT_RE = re.compile(r":\s+\[\s*(?P<bit>\d+)\] (?P<name>[A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
@@ -7373,9 +7482,13 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
     suppressed: Counter[tuple[str | None, str, str]] = Counter()
     held_back = 0  # "aer_ratelimit: N callbacks suppressed": said of the next report's device
     firmware_said: str | None = None  # the last "[Hardware Error]: event severity: X"
+    record_device: str | None = None  # the last "[Hardware Error]: device_id: BDF"
     for index, (no, line, tagged) in enumerate(lines):
         if "[Hardware Error]" in line and (fw := _CPER_SEVERITY_RE.search(line)):
             firmware_said = fw.group("sev")
+            continue
+        if "[Hardware Error]" in line and (dev := _CPER_DEVICE_RE.search(line)):
+            record_device = dev.group("bdf")
             continue
         if "callbacks suppressed" in line and (sup := _AER_SUPPRESSED_RE.search(line)):
             held_back += int(sup.group("n"))
@@ -7383,10 +7496,18 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
         if "Bus Error: severity=" in line and (m := _AER_RE.search(line)):
             sev, layer, agent = m.group("sev"), m.group("type"), m.group("agent")
             said = sev
-        elif "aer_status:" in line and (m := _AER_CPER_RE.search(line)):
+        elif "aer_status:" in line and (
+            (m := _AER_CPER_RE.search(line))
+            or (record_device and (m := _CPER_PREFIX_AER_RE.search(line)))
+        ):
             after = [t for _, t, _ in lines[index + 1 : index + 8]]
+            # (pci_print_aer prints aer_uncor_severity for an uncorrectable error only: the
+            # registers outrank a firmware word, which may be another record's, since ghes.c
+            # queues each record's AER part and prints it later)
             uncor = any("aer_uncor_severity:" in t for t in after)
             sev = firmware_said or ("recoverable" if uncor else "corrected")
+            if uncor and _aer_class(sev) == "correctable":
+                sev = "recoverable"
             said = f"{sev} (firmware-first)" if firmware_said else f"{sev} (by its registers)"
             found = next((lm for t in after if (lm := _CPER_LAYER_RE.search(t))), None)
             layer = found.group("type") if found else "layer not in the copy"
@@ -7396,7 +7517,7 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
             continue
         host_m = _SYSLOG_HOST_RE.search(line)
         host = host_m.group("host") if host_m else None
-        bdf, cls = m.group("bdf"), _aer_class(sev)
+        bdf, cls = m.groupdict().get("bdf") or record_device or "", _aer_class(sev)
         key = (host, bdf, cls)
         repeats[key] += 1
         if index > 0 and "Multiple " in lines[index - 1][1]:
@@ -7421,7 +7542,7 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
                 named.setdefault(f"[{b.group('bit')}] {b.group('name')}", None)
         if key in events:
             continue
-        driver = f"{m.group('driver')} " if m.group("driver") else ""
+        driver = f"{m.group('driver')} " if m.groupdict().get("driver") else ""
         events[key] = LogEvent(
             kind=_AER_KINDS.get(cls, "pcie_aer_fatal"),
             line=no,
@@ -7481,11 +7602,14 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
     serve (DRV_ERROR_NOT_SUPPORT)."""
     events: dict[tuple[str | None, str, str], LogEvent] = {}
     repeats: Counter[tuple[str | None, str, str]] = Counter()
-    ready: dict[tuple[str | None, int], int] = {}  # (host, device) -> its last ready line
+    # (host, device) -> the lines the driver set it ready on (at boot, and again after a reset)
+    ready: dict[tuple[str | None, int], list[int]] = {}
     for no, line, _ in lines:
         if "device ready" in line and (r := _DRIVER_READY_RE.search(line)):
             host_m = _SYSLOG_HOST_RE.search(line)
-            ready[(host_m.group("host") if host_m else None, int(r.group(1)))] = no
+            ready.setdefault(
+                (host_m.group("host") if host_m else None, int(r.group(1))), []
+            ).append(no)
     for no, line, tagged in lines:
         if "[ascend] [" not in line or not (m := _HOST_DRIVER_ERROR_RE.search(line)):
             continue
@@ -7496,7 +7620,12 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
         dev_m = _DRIVER_DEVICE_RE.search(m.group("what"))
         device = int(next(g for g in dev_m.groups() if g is not None)) if dev_m else None
         phys_m = _DRIVER_PHYS_RE.search(m.group("what")) if dev_m is None else None
-        if device is not None and ready.get((host, device), 0) > no and "not initialized" in line:
+        readies = ready.get((host, device), []) if device is not None else []
+        if (
+            "not initialized" in line
+            and any(r > no for r in readies)
+            and not any(r < no for r in readies)
+        ):
             # asked while the device was starting: the driver says it came up (a notice)
             start_key = (host, "start-up", str(device))
             repeats[start_key] += 1
@@ -7522,8 +7651,9 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
             who = f"physical device {phys_m.group(1)}"
         else:
             who = "a device"
-        # (a line naming no device is one event a message, never merged with another's)
-        key = (host, m.group("mod"), who if who != "a device" else m.group("what"))
+        # (lines naming no device: one event a module and driver function, so a flood of one
+        # message with other addresses is one kind with its count)
+        key = (host, m.group("mod"), who if who != "a device" else m.group("fn"))
         repeats[key] += 1
         if key in events:
             continue

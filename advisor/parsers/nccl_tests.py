@@ -1015,7 +1015,9 @@ _UNITS_ROW_RE = re.compile(r"^\s*#\s*\(B\)\s+\(elements\)")
 
 
 _REMOTE_LAUNCH_RE = re.compile(
-    r"Permanently added .* to the list of known hosts|^\S*\b(?:mpirun|mpiexec|srun)\b", re.M
+    r"Permanently added .* to the list of known hosts"
+    r"|(?:^\S*|[#$>]\s*)\b(?:mpirun|mpiexec|srun|pdsh)\b",
+    re.M,
 )
 """ssh's first-contact warning (mpirun starting its daemons on other hosts) or a launcher's
 command line: processes were started on several hosts."""

@@ -17,7 +17,12 @@ from dataclasses import dataclass
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
-IBSTAT_SIGNATURE = r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]*CA type:"
+IBSTAT_SIGNATURE = (
+    r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]*CA type:"
+    # ibstat's own failure alone (libibumad's IBPANIC: "ibpanic: [pid] main: stat of IB device
+    # 'mlx5_8' failed: ..."), read as what it says
+    r"|^ibpanic: \[\d+\] main: stat of IB device '[^'\n]+' failed"
+)
 IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
 """``ibstatus`` (infiniband-diags' script over sysfs): a block a port, ``state: 4: ACTIVE``,
 ``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
@@ -316,5 +321,10 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
         )
     if not ports:
+        panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
+        if panics:
+            # what the file holds is ibstat's failure: no port is read, the device it named is
+            # not found
+            raise ParseError(panics[0].message, line=panics[0].line)
         raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
     return ports, warnings
