@@ -261,3 +261,56 @@ def test_an_nvlink_xid_its_driver_calls_fatal_is_a_fault() -> None:
     ev = _load("nvrm_xid_144_149_nvlink_kmsg_cut.txt")
     kinds = {f["code"]: f["kind"] for f in ev.failures}
     assert kinds == {"144": "gpu_driver_error", "149": "gpu_driver_fault"}
+
+
+# round Q (sets 317-320), scored against round P's fixes
+
+
+def test_hccls_cmd_information_check_is_ei0005_naming_what_differs() -> None:
+    ev = _load("hccl_cmd_info_check_fail_plog.log")
+    (err,) = ev.failures
+    assert (err["kind"], err["code"]) == ("hccl_error", "EI0005")
+    assert err["exception_type"] == (
+        "the ranks called different collectives or arguments (tag: this rank AllGather, the "
+        "peer AllReduce; cmdType: this rank 6, the peer 2; op: this rank 255, the peer 0)"
+    )
+
+
+def test_a_rank_table_without_device_ip_is_said() -> None:
+    (err,) = _load("hccl_grep_plog_device_ip_not_set_ranktable.log").failures
+    assert err["exception_type"].startswith("the rank table gives no device_ip")
+
+
+def test_ibdev2netdevs_down_interfaces_are_a_finding() -> None:
+    ev = _load("ibdev2netdev_h20_ib_ports_down_bond_up_prompt.txt")
+    found = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    assert [line.split(" (")[0] for line in found["evidence-hca-netdev-down"]] == [
+        "mlx5_0 port 1 ==> ibs108",
+        "mlx5_3 port 1 ==> ibs110",
+        "mlx5_4 port 1 ==> ibs112",
+        "mlx5_7 port 1 ==> ibs114",
+    ]
+
+
+def test_libibverbs_with_no_device_is_read() -> None:
+    ev = _load("ibv_devinfo_ibstatus_no_devices_after_openibd_stop.txt")
+    (none,) = ev.failures
+    assert none["kind"] == "rdma_no_device"
+    assert none["exception_type"] == "no RDMA device could be listed (Function not implemented)"
+    assert "evidence-rdma-no-device" in _findings(ev)
+
+
+def test_nvml_refusing_a_query_for_rights_is_said_not_a_link_fault() -> None:
+    ev = _load("nvidia_smi_nvlink_g0_insufficient_permissions_v100.txt")
+    (refused,) = ev.failures
+    assert refused["kind"] == "gpu_driver_error"
+    assert refused["exception_type"].startswith("NVML refused the query for want of rights")
+
+
+def test_torchs_cuda_error_alone_is_read_and_ecc_named() -> None:
+    ev = _load("jade194_pytorch_uncorrectable_ecc.log")
+    (err,) = ev.failures
+    assert err["kind"] == "cuda_error"
+    assert err["exception_type"] == (
+        "uncorrectable ECC error encountered (an uncorrectable ECC error: the GPU's memory failed)"
+    )

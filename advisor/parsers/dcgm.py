@@ -279,7 +279,7 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
     an entity that had an incident (section ``dcgmi health``, ``gpus`` the entity's group and
     id), its messages as details; a report with none is one check, the overall health."""
     if (start := _json_start(text)) is not None:
-        return _health_json(text[start:])
+        return _health_json(text, start)
     lines = numbered_lines(text)
     overall: tuple[int, str] | None = None
     group = "GPU"
@@ -294,11 +294,7 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
             overall = (no, value)
         elif name.startswith("->"):
             label = name[2:].strip()
-            if label.isdigit() and _HEALTH_CODES.get(label) == value:
-                # DCGM 2.1-2.3 print the entity's health code (10, 20) where later ones print
-                # its id: the id is not in the output
-                entity, check = f"{group}: id not printed (DCGM before 2.4)", None
-            elif label.isdigit():
+            if label.isdigit():
                 entity, check = f"{group}: {label}", None
             elif label != "Errors" and value in _HEALTH_WORDS:
                 check = DiagCheck(
@@ -319,6 +315,7 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
 
 
 _HEALTH_CODES = {"10": "Warning", "20": "Failure"}
+_NAMED_GPU_RE = re.compile(r"\bGPU (\d+)\b")
 """DCGM_HEALTH_RESULT_WARN and _FAIL (dcgm_structs.h): what DCGM 2.1-2.3's Health.cpp printed on
 an entity's row (``outGroup[to_string(entityHealth)]``, its id from 2.4)."""
 
@@ -332,19 +329,47 @@ def _json_start(text: str) -> int | None:
     return m.start() if m else None
 
 
-def _health_json(text: str) -> tuple[Diag, list[ParseWarning]]:
-    """``dcgmi health -c -j``: the same tree as JSON (what follows the object is left)."""
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text.lstrip())
+def _health_json(text: str, start: int) -> tuple[Diag, list[ParseWarning]]:
+    """``dcgmi health -c -j``: the same tree as JSON, each report of a pasted session (the
+    objects one after another, prompts and commands between them) read in turn."""
+    decoder = json.JSONDecoder()
+    reports: list[tuple[int, dict[str, object]]] = []
+    for m in re.finditer(r"^\s*\{", text[start:], re.M):
+        at = start + m.start()
+        if reports and at < reports[-1][0]:
+            continue  # inside the object read last
+        try:
+            data, end = decoder.raw_decode(text[at:].lstrip())
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("body"), dict):
+            reports.append((at + end, {"line": text.count("\n", 0, at) + 1, **data}))
+    if not reports:
+        raise ParseError("dcgmi health -j: no JSON report with a 'body' object")
+    checks: list[DiagCheck] = []
+    overall: tuple[int, str] | None = None
+    for _, data in reports:
+        line = int(str(data["line"]))
         body = data["body"]
-    except (ValueError, KeyError, TypeError) as e:
-        raise ParseError(f"dcgmi health -j: not its JSON report ({e})") from e
-    if not isinstance(body, dict):
-        raise ParseError("dcgmi health -j: its 'body' is not an object")
+        assert isinstance(body, dict)
+        found, said = _health_body(body, line)
+        checks += found
+        if said is not None and (
+            overall is None
+            or _HEALTH_RANK[_HEALTH_WORDS[said]] > _HEALTH_RANK[_HEALTH_WORDS[overall[1]]]
+        ):
+            overall = (line, said)
+    if overall is None and not checks:
+        raise ParseError("dcgmi health -j: no 'Overall Health' and no system's health")
+    return _health_report(overall, checks)
+
+
+def _health_body(body: dict[str, object], line: int) -> tuple[list[DiagCheck], str | None]:
+    """One -j report's checks and its overall health word."""
     overall_node = body.get("Overall Health")
     overall = None
     if isinstance(overall_node, dict) and overall_node.get("value") in _HEALTH_WORDS:
-        overall = (1, str(overall_node["value"]))
+        overall = str(overall_node["value"])
     checks: list[DiagCheck] = []
     for group, group_node in body.items():
         if group == "Overall Health" or not isinstance(group_node, dict):
@@ -361,13 +386,11 @@ def _health_json(text: str) -> tuple[Diag, list[ParseWarning]]:
                         name=_system_name(label, group),
                         result=_HEALTH_WORDS[node["value"]],
                         gpus=f"{group}: {entity}",
-                        line=1,
+                        line=line,
                         details=said,
                     )
                 )
-    if overall is None and not checks:
-        raise ParseError("dcgmi health -j: no 'Overall Health' and no system's health")
-    return _health_report(overall, checks)
+    return checks, overall
 
 
 def _health_report(
@@ -377,6 +400,15 @@ def _health_report(
     warnings: list[ParseWarning] = []
     for c in checks:  # a message wrapped over rows: one text
         c.details = [" ".join(c.details)] if c.details else []
+        # DCGM 2.1-2.3 printed the entity's health code (10, 20) where later ones print its id:
+        # where the message names another GPU, that is the entity
+        group, _, label = (c.gpus or "").partition(": ")
+        named = _NAMED_GPU_RE.search(c.details[0]) if c.details else None
+        if label in _HEALTH_CODES and named and named.group(1) != label:
+            c.gpus = (
+                f"{group}: {named.group(1)} (named by its message; DCGM before 2.4 printed "
+                f"its health code {label} in the id's place)"
+            )
     if overall is None:
         warnings.append(
             ParseWarning(

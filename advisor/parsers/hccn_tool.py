@@ -1744,18 +1744,28 @@ _HCCP_TLS_RE = re.compile(
 )
 
 
+_HCCP_STAMP_RE = re.compile(r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d+)*")
+
+
 def hccp_tls_switches(text: str) -> list[Port]:
     """One port a device (of a host, where pdsh's prefix names it) whose HCCP run log gives its
     TLS switch: the last line of each, since hccp_service logs it at each start and the link
     set-up that failed is the latest run's (lines naming no device are told apart by HCCP's
     pid, never folded into one)."""
-    ports: dict[tuple[str | None, str], Port] = {}
+    ports: dict[tuple[str | None, str], tuple[str, Port]] = {}
     for no, line, _ in numbered_lines(text):
         if "TLS SWITCH (" not in line or not (m := _HCCP_TLS_RE.search(line)):
             continue
         device = int(m.group("dev")) if m.group("dev") is not None else None
         key = (m.group("host"), str(device) if device is not None else f"pid {m.group('pid')}")
-        ports[key] = Port(
-            device=device, host=m.group("host"), tls_enabled=m.group("on") == "1", line=no
-        )
-    return list(ports.values())
+        # the latest by HCCP's own time stamp ("2025-10-24-15:39:26.133.826", in order as
+        # text), not by the order a grep listed the files in
+        stamp = t.group(0) if (t := _HCCP_STAMP_RE.search(line)) else ""
+        if key not in ports or stamp >= ports[key][0]:
+            ports[key] = (
+                stamp,
+                Port(
+                    device=device, host=m.group("host"), tls_enabled=m.group("on") == "1", line=no
+                ),
+            )
+    return [port for _, port in ports.values()]

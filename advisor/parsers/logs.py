@@ -587,7 +587,8 @@ class LogEvent:
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
-    pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, pg_debug_dump or pg_dump_unfinished."""
+    pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
+    pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -850,6 +851,7 @@ def parse(text: str) -> LogReport:
     _hccl_errors(raw, lines, report)
     _uncoded_ei0002(lines, report)
     _hccl_stage_keywords(lines, report)
+    _cmd_info_checks(lines, report)  # after the stage keywords: it adds to their EI0005
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
@@ -976,6 +978,8 @@ def parse(text: str) -> LogReport:
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
         if not report.events and (raised := python_exception(lines)):
             report.events.append(raised)
+        if not report.events and (cuda := _torch_cuda_error(lines)):
+            report.events.append(cuda)
         if not report.events and PG_WARNING_RE.search(text):
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
@@ -986,10 +990,15 @@ def parse(text: str) -> LogReport:
             # the advisor knows nothing of, and a notice's own line is no error of another form
             report.generic = not notices
             said = {e.line for e in notices}
-            if any(e.kind == "pcie_aer_corrected_few" for e in notices):
-                # the kernel's AER report and the firmware's record around it were read
-                said |= {no for no, t, _ in lines if "[Hardware Error]" in t or "AER: " in t}
-            if (error := first_error_line(lines)) and error.line not in said:
+            read_aer = (
+                _aer_record_lines(lines)
+                if any(e.kind == "pcie_aer_corrected_few" for e in notices)
+                else set()
+            )
+            # (the kernel's AER lines and the firmware's PCIe records around them were read:
+            # the first error line is looked for past them)
+            rest = [t for t in lines if t[0] not in read_aer] if read_aer else lines
+            if (error := first_error_line(rest)) and error.line not in said:
                 report.events.append(error)
             else:
                 return report
@@ -2249,6 +2258,60 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
     for ev, result in returned.values():
         name, _ = decode_result(result)
         ev.message = f"{ev.message} / {ev.call} returned {result} = {name}"[:400]
+
+
+# HCCL's consistency check naming what differs between two ranks: "[RankConsistentcyChecker]
+# [ReportCmdInfoCheckFailed]CMD information tag check fail. local[AllGather_...], remote
+# [AllReduce_...]", then "... cmdType check fail. local[6], remote[2]" (newer CANN puts
+# [InitChannelStage][ParameterConflict] there): the HCCL guide's parameter consistency page
+# (hcclug_000051, EI0005) names the keyword "CMD information *** check fail"
+_CMD_INFO_CHECK_RE = re.compile(
+    r"CMD information (?P<what>\w+) check fail\. local\[(?P<local>[^\]]*)\], remote\[(?P<remote>[^\]]*)\]"
+)
+
+
+def _cmd_info_checks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """HCCL's consistency check failures of a process as one EI0005, what differs said (the
+    event the stage reader made of the newer form gets the words)."""
+    found: dict[int | None, tuple[LogEvent | None, list[str], int, int | None, str]] = {}
+    for no, line, tagged in lines:
+        if "check fail" not in line or not (m := _CMD_INFO_CHECK_RE.search(line)):
+            continue
+        pid_m = _PLOG_PID_RE.search(line)
+        pid = int(pid_m.group(1)) if pid_m else None
+        local, remote = m.group("local"), m.group("remote")
+        if m.group("what") == "tag":
+            local, remote = local.split("_", 1)[0], remote.split("_", 1)[0]
+        said = f"{m.group('what')}: this rank {local}, the peer {remote}"
+        if pid not in found:
+            found[pid] = (None, [], no, tagged, line[m.start() :].strip())
+        found[pid][1].append(said)
+    for pid, (_, diffs, no, tagged, message) in found.items():
+        words = "the ranks called different collectives or arguments (" + "; ".join(diffs) + ")"
+        own = next(
+            (
+                e
+                for e in report.events
+                if e.code == "EI0005" and abs(e.line - no) <= STAGE_BLOCK_LINES
+            ),
+            None,
+        )
+        if own is not None:
+            own.exception_type = own.exception_type or words[:300]
+            continue
+        report.events.append(
+            LogEvent(
+                kind="hccl_error",
+                line=no,
+                message=message[:300],
+                code="EI0005",
+                code_name="InitChannelStage/ParameterConflict",
+                rank=tagged,
+                pid=pid,
+                library="HCCL",
+                exception_type=words[:300],
+            )
+        )
 
 
 def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
@@ -4770,20 +4833,30 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """msrun's account of a worker that ended with an exception, and of the nodes the cluster
     timed out, once each."""
     said: set[str] = set()
-    for no, line, tagged in lines:
-        if "exit with exception." in line and (pe := _MSRUN_PROCESS_EXIT_RE.search(line)):
-            report.events.append(
-                LogEvent(
-                    kind="launcher_exit",
-                    line=no,
-                    message=line[pe.start() :].strip()[:300],
-                    rank=tagged,
-                    pid=int(pe.group("pid")),
-                    exception_type=f"msrun: its {pe.group('who').lower()} process ended with an "
-                    "exception",
-                )
+    # each worker process msrun saw end non-zero is one exit; its summary line and the scheduler's
+    # own exit (no rank) only add words to them
+    exits = [
+        (no, line, tagged, pe)
+        for no, line, tagged in lines
+        if "exit with exception." in line and (pe := _MSRUN_PROCESS_EXIT_RE.search(line))
+    ]
+    workers = [e for e in exits if e[3].group("who") == "Worker"]
+    schedulers = [e[3].group("pid") for e in exits if e[3].group("who") == "Scheduler"]
+    also = f" (its scheduler process {', '.join(schedulers)} ended too)" if schedulers else ""
+    for no, line, tagged, pe in workers:
+        report.events.append(
+            LogEvent(
+                kind="launcher_exit",
+                line=no,
+                message=line[pe.start() :].strip()[:300],
+                rank=tagged,
+                pid=int(pe.group("pid")),
+                exception_type=f"msrun: its worker process ended with an exception{also}",
             )
-            continue
+        )
+    if workers:
+        said.add("exit")
+    for no, line, tagged in lines:
         if _MSRUN_WORKER_EXIT in line and "exit" not in said:
             said.add("exit")
             report.events.append(
@@ -4792,7 +4865,7 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
                     line=no,
                     message=line[line.index(_MSRUN_WORKER_EXIT) :].strip()[:300],
                     rank=tagged,
-                    exception_type="msrun",
+                    exception_type=f"msrun{also}",
                 )
             )
         elif "Time out nodes" in line and (m := _MSRUN_TIMEOUT_RE.search(line)):
@@ -4951,6 +5024,12 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             first.rank, first.rank_size = int(rank), first.rank_size or int(size)
     if first is not None:
         _plog_trace(lines, first)
+    if first is not None and first.exception_type is None and _DEVICE_IP_UNSET in first.message:
+        # HCCL's own words (topoinfo_ranktableConcise.cc): a rank table without device_ip
+        first.exception_type = (
+            "the rank table gives no device_ip, which HCCL needs when the job spans servers (or "
+            "HCCL_INTRA_ROCE_ENABLE is on): a configuration error at start-up"
+        )
     if first is not None and first.exception_type is None:
         for _, line, _ in lines:
             if "SuperPodId" in line and (sp := _SUPERPOD_LINK_RE.search(line)):
@@ -4965,6 +5044,8 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     return first
 
 
+_DEVICE_IP_UNSET = "'device_ip' is not set correctly,must be set when multi Server"
+"""HCCL's rank table check of a table without device_ip for a job over several servers."""
 # HCCL's note of a rank's link type and super pods when its link set-up failed
 # (transport_manager.cc PrintErrorInfo): "local rank information: nicType[VNIC_TYPE],
 # logicSuperPodId[logic_1], phySuperPodId[0]. Note: Do not configure ranks belonging to different
@@ -5812,6 +5893,32 @@ def _cuda_failure(line: str) -> tuple[int, str | None, str | None, str] | None:
 # 'c10::CUDAError'": a CUDA call that failed in a thread of torch's (ProcessGroupNCCL's work
 # cleanup or watchdog loop querying its events), which takes the process down
 _CUDA_WHAT_RE = re.compile(r"what\(\):\s+CUDA error: (?P<what>\S.*?)\s*$")
+# ... and torch's own report of one, a copy with no traceback above it: "RuntimeError: CUDA
+# error: uncorrectable ECC error encountered" at a line's start (c10/cuda/CUDAException.h's
+# C10_CUDA_CHECK; its hint "CUDA kernel errors might be asynchronously reported ..." follows)
+_TORCH_CUDA_ERROR_RE = re.compile(
+    r"^(?:\[rank\d+\]:\s*)?(?:RuntimeError|torch\.AcceleratorError): CUDA error: (?P<what>\S.*?)\s*$"
+)
+
+
+def _torch_cuda_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """torch's report of a failed CUDA call with no traceback to read it from (a copy of its
+    exception line and hints alone): the first one, a ``cuda_error``."""
+    for no, line, tagged in lines:
+        if "CUDA error: " not in line or not (m := _TORCH_CUDA_ERROR_RE.search(line)):
+            continue
+        what = m.group("what")
+        if "uncorrectable ECC error" in what:
+            # CUDA's words for an uncorrectable ECC error: the GPU's memory failed, a hardware fault
+            what = f"{what} (an uncorrectable ECC error: the GPU's memory failed)"
+        return LogEvent(
+            kind="device_oom" if what.startswith("out of memory") else "cuda_error",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            exception_type=what,
+        )
+    return None
 
 
 def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -7462,6 +7569,29 @@ is routine; a link that reports them again (or that the kernel rate-limits, or r
 "Multiple") keeps retrying. The advisor's own threshold: no source gives one."""
 
 
+def _aer_record_lines(lines: list[tuple[int, str, int | None]]) -> set[int]:
+    """The lines of the kernel's AER reports ("AER: " lines) and of the firmware's records whose
+    section is a PCIe error (from "Hardware error from APEI" to the record's last line): what the
+    AER reader read. A record of another section (a memory error) is not among them."""
+    out: set[int] = set()
+    record: list[int] = []
+    pcie = False
+    for no, line, _ in lines:
+        if "[Hardware Error]" in line:
+            if "Hardware error from APEI" in line:
+                if pcie:
+                    out.update(record)
+                record, pcie = [], False
+            record.append(no)
+            pcie = pcie or "section_type: PCIe error" in line
+            continue
+        if "AER: " in line:
+            out.add(no)
+    if pcie:
+        out.update(record)
+    return out
+
+
 def _aer_class(severity: str) -> str:
     """correctable, non-fatal or fatal, from either kernel's words or firmware's severity."""
     word = severity.lower()
@@ -7590,6 +7720,11 @@ _DRIVER_DEVICE_RE = re.compile(r"\bdevice\((\d+)\)|\bdev_?id\s*[=:]\s*(\d+)|\bde
 # some lines name the physical id instead ("The device is not initialized. (phys_id=3)",
 # "(phy_id=5)": the driver's devdrv_core_info.c, devdrv_manager.c), kept apart from logical ids
 _DRIVER_PHYS_RE = re.compile(r"\bphys?_id\s*[=:]\s*(\d+)")
+_DMESG_UPTIME_RE = re.compile(r"^\s*\[\s*(\d+\.\d+)\]")
+DRIVER_START_UP_S = 600.0
+"""Seconds since boot within which the Ascend driver's 'not initialized' can be the boot's own
+(its devices come up in the first minutes; the sample's queries came at 41-61 s): the advisor's
+own bound, no source gives one."""
 # the driver's own word that a device came up ("Load tsfw succeed, set device ready.
 # (dev_id=4)", "Receive device ready notify. (dev_id=4; ...)", devdrv_manager.c): a query before
 # it that found the device "not initialized" asked while the device was starting
@@ -7621,10 +7756,15 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
         device = int(next(g for g in dev_m.groups() if g is not None)) if dev_m else None
         phys_m = _DRIVER_PHYS_RE.search(m.group("what")) if dev_m is None else None
         readies = ready.get((host, device), []) if device is not None else []
+        uptime = _DMESG_UPTIME_RE.match(line)
         if (
             "not initialized" in line
             and any(r > no for r in readies)
             and not any(r < no for r in readies)
+            # (where dmesg stamps the line with the seconds since boot, only a query in the first
+            # minutes is the boot's: a device lost mid-job, whose boot-time lines rolled out of
+            # the ring buffer, has its ready line only after its reset)
+            and (uptime is None or float(uptime.group(1)) < DRIVER_START_UP_S)
         ):
             # asked while the device was starting: the driver says it came up (a notice)
             start_key = (host, "start-up", str(device))
@@ -7688,6 +7828,16 @@ _SMI_CANNOT_RE = re.compile(
     r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to determine the device handle for "
     r"GPU ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
 )
+# NVML refusing a query for want of rights: "NVML: Unable to get the NvLink link utilization
+# counter control for link 0: Insufficient Permissions" (nvidia-smi nvlink as a user): the
+# figures asked for are not in the output, nothing is said of the link
+_NVML_PERMISSION_RE = re.compile(r"^NVML: (?P<what>Unable to .+?): Insufficient Permissions\s*$")
+# libibverbs with no RDMA device to list: ibv_devinfo's "Failed to get IB devices list: Function
+# not implemented" (the kernel's InfiniBand stack not loaded) or "No IB devices found", and the
+# ibstatus script's "Fatal error:  No devices"
+_RDMA_NONE_RE = re.compile(
+    r"^(?:Failed to get IB devices list: (?P<why>.+?)|No IB devices found|Fatal error:\s+No devices)\s*$"
+)
 _FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P<code>\d+)')
 _FM_NOTHING_RE = re.compile(r"\[NV_WARN_NOTHING_TO_DO\]")
 
@@ -7711,6 +7861,36 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     rank=tagged,
                     library="nvidia-smi",
                     exception_type=f"nvidia-smi could not read the GPUs: {what}"[:200],
+                )
+            )
+        elif "Insufficient Permissions" in text and (perm := _NVML_PERMISSION_RE.match(text)):
+            if "perm" in seen:
+                continue
+            seen.add("perm")
+            report.events.append(
+                LogEvent(
+                    kind="gpu_driver_error",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    library="nvidia-smi",
+                    exception_type=f"NVML refused the query for want of rights: {perm.group('what')} "
+                    "(run it as root): the figures asked for are not in the output"[:200],
+                )
+            )
+        elif ("IB devices" in text or "No devices" in text) and (none := _RDMA_NONE_RE.match(text)):
+            if "rdma" in seen:
+                continue
+            seen.add("rdma")
+            report.events.append(
+                LogEvent(
+                    kind="rdma_no_device",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    library="libibverbs",
+                    exception_type="no RDMA device could be listed"
+                    + (f" ({none.group('why')})" if none.group("why") else ""),
                 )
             )
         elif "nv-fabricmanager" in line and (fm := _FM_FAILED_RE.search(line)):
