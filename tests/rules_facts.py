@@ -492,7 +492,7 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
         "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
         "unreadable query ecc_corrected remap_pending remap_failed retire_pending retired_pages "
-        "throttled sections"
+        "throttled sections fabric_status"
     )
     base = dict(source="nvidia-smi.txt", line=9, driver="570.124.06", cuda="12.8", gpu=0,
                 name="NVIDIA H100 80GB HBM3", bus_id="00000000:18:00.0", persistence="On",

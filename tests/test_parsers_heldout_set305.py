@@ -314,3 +314,45 @@ def test_torchs_cuda_error_alone_is_read_and_ecc_named() -> None:
     assert err["exception_type"] == (
         "uncorrectable ECC error encountered (an uncorrectable ECC error: the GPU's memory failed)"
     )
+
+
+# round R (sets 321-324), scored against round Q's fixes
+
+
+def test_ascend_950s_pcie_error_counts_are_an_unhealthy_chip() -> None:
+    ev = _load("npu_smi_950_t_pcie_err.txt")
+    (chip,) = ev.npu_chips
+    assert chip["health"] == "PCIe link errors: RX Error Count 991, Retry Count 415"
+    assert "evidence-npu-chip-health" in finding_items({"evidence.npu_chips": ev.npu_chips}, "hccl")
+
+
+def test_a_proc_mem_answer_is_no_npu_list() -> None:
+    ev = _load("npu_smi_950_t_proc_mem.txt")
+    (said,) = [m.message for m in ev.files[0].messages]
+    assert said.startswith("npu_smi_query: npu-smi info -t proc-mem of NPU 0")
+
+
+def test_ascend_950s_speed_and_peak_bandwidth_are_read_per_port() -> None:
+    (speed,) = _load("hccn_tool_950_speed_port4.txt").npu_ports
+    assert (speed["die_port"], speed["speed_mbps"]) == ("UDie 0 port 4", 400000)
+    (peak,) = _load("hccn_tool_950_peak_bw_port4.txt").npu_ports
+    assert (peak["bandwidth_tx_mb_s"], peak["bandwidth_rx_mb_s"]) == (0.0, 0.0)
+
+
+def test_iproute2s_rdma_link_line_is_a_port_state() -> None:
+    ev = _load("rccl1423_rdma_link_mlx5_7_down_polling.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["port"], port["state"], port["physical_state"]) == (
+        "mlx5_7",
+        1,
+        "DOWN",
+        "Polling",
+    )
+    assert port["active"] is False
+
+
+def test_a_gpu_whose_fabric_registration_failed_is_said() -> None:
+    ev = _load("azhpcimages506_nvsmi_q_fabric_insufficient_cut.txt")
+    (gpu,) = ev.gpus
+    assert gpu["fabric_status"] == "Insufficient Resources"
+    assert "evidence-gpu-fabric-not-registered" in finding_items({"evidence.gpus": ev.gpus}, "nccl")

@@ -155,6 +155,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.IBDEV2NETDEV_SIGNATURE,
                 rdma.IBLINKINFO_SIGNATURE,
                 rdma.IBPORTSTATE_SIGNATURE,
+                rdma.RDMA_LINK_SIGNATURE,
             )
         ),
         re.M,
@@ -1983,6 +1984,14 @@ def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[
 _FAULT_EVENT_ID_RE = re.compile(r"\bevent id=(0x[0-9A-Fa-f]+)")
 
 
+_LINK_ERROR_COUNTS = (
+    "TX Error Count",
+    "RX Error Count",
+    "Lcrc Error Count",
+    "Ecrc Error Count",
+    "Retry Count",
+)
+"""Ascend 950's npu-smi -t pcie-err / -t sio-info counters."""
 _NPU_TOTAL_COUNT_RE = re.compile(r"^\s*Total Count\s*:\s*(\d+)\s*$", re.M)
 """``npu-smi info -l``'s first line: how many NPUs it lists after it (each an ``NPU ID`` and its
 ``Chip Count``, with the product's names on newer drivers)."""
@@ -1992,12 +2001,17 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     notes: list[ParseWarning] = []
     listed: list[tuple[int, int | None, str]] = []  # -l: (line, NPU, its chip count)
     for answer in npu_smi.parse_query(text):
-        if answer.fields and set(answer.fields) <= {
-            "NPU ID",
-            "Chip Count",
-            "Product Name",
-            "Total Count",
-        }:
+        if (
+            answer.fields
+            and not answer.type
+            and set(answer.fields)
+            <= {
+                "NPU ID",
+                "Chip Count",
+                "Product Name",
+                "Total Count",
+            }
+        ):
             listed.append((answer.line, answer.npu, answer.fields.get("Chip Count", ["?"])[0]))
             continue
         health = answer.health
@@ -2054,6 +2068,28 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             for k, v in answer.fields.items()
             if "Double Bit" in k and ("Error Count" in k or "Aggregate Total" in k) and v
         }
+        link_errors = {
+            k: v[0]
+            for k, v in answer.fields.items()
+            if k in _LINK_ERROR_COUNTS and v and v[0].isdigit()
+        }
+        if health is None and link_errors and answer.type in ("pcie-err", "sio-info"):
+            # Ascend 950's -t pcie-err (the PCIe link's TX / RX / LCRC / ECRC error and retry
+            # counts) and -t sio-info (the die-to-die link's): counts above 0 are errors the
+            # link met (its reference gives no threshold: any is said)
+            counted = {k: int(v) for k, v in link_errors.items()}
+            if not any(counted.values()):
+                notes.append(
+                    ParseWarning(
+                        line=answer.line,
+                        message=f"npu-smi info -t {answer.type} of NPU {answer.npu}: no error "
+                        "counted",
+                        skipped=False,
+                    )
+                )
+                continue
+            link = "PCIe link" if answer.type == "pcie-err" else "die-to-die (SIO) link"
+            health = f"{link} errors: " + ", ".join(f"{k} {v}" for k, v in counted.items() if v)
         if health is None and double and all(v.isdigit() for v in double.values()):
             # -t ecc: a double-bit (uncorrectable) error of the HBM is a fault; single-bit ones
             # were corrected

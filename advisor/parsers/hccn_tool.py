@@ -837,15 +837,16 @@ _COMMAND_RE = re.compile(
 )
 _STATE_OF = {"link": "link", "net_health": "net_health"}
 """The queries whose answer is one state of the port (asked twice, a change is said)."""
-_QUERY_ALIASES = {"ub_ping": "ping"}
-"""Ascend 950's queries that print another's form: -ub_ping answers as -ping does."""
+_QUERY_ALIASES = {"ub_ping": "ping", "peak_bw": "bandwidth"}
+"""Ascend 950's queries that print another's form: -ub_ping answers as -ping does, -peak_bw as
+-bandwidth (its peak rate over the sample)."""
 _PLACEHOLDER_BASE = -1000
 """Devices a placeholder names are numbered below this while the file is read (each
 placeholder its own port), and have no device in the result."""
 _QUERIES = (
     "link", "net_health", "ip", "tls", "ping", "optical", "stat", "route", "arp", "link_stat",
     "pfc", "lldp", "roce_test", "status", "dev_info", "port_info", "adapt_status", "gateway",
-    "ub_connect", "bit_err", "su_ber", "down_data", "fec", "serdes", "bandwidth",
+    "ub_connect", "bit_err", "su_ber", "down_data", "fec", "serdes", "bandwidth", "speed",
 )  # fmt: skip
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
@@ -887,7 +888,9 @@ _SIGNATURES = {
     # Information of a Port"): a table a port, a lane; two rate lines
     "fec": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*rs_mode\s*\|"),
     "serdes": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Lane\s*\|\s*snr\s*\|"),
-    "bandwidth": re.compile(r"^Bandwidth (?:TX|RX)\s*:\s*[0-9.]+ MB/sec"),
+    "bandwidth": re.compile(r"^(?:Peak )?Bandwidth (?:TX|RX)\s*:\s*[0-9.]+ MB/sec"),
+    # -speed ("Querying the Port Rate": the port's rate, its lane capability and width, status)
+    "speed": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Speed\s*\|"),
 }
 _UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")
 _PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
@@ -1104,13 +1107,14 @@ def _sections(text: str) -> list[_Section]:
     return sections
 
 
-_PORT_QUERIES = ("bit_err", "su_ber", "down_data", "fec", "serdes", "bandwidth")
+_PORT_QUERIES = ("bit_err", "su_ber", "down_data", "fec", "serdes", "bandwidth", "speed")
 """Ascend 950's queries of one port of the NPU (``-i N -u U -p P``): each names its port."""
 _ASKED_DIE_RE = re.compile(r"\s-u\s+(\d+)\b")
 _ASKED_PORT_RE = re.compile(r"\s-p\s+(\d+)\b")
 
 
-_BANDWIDTH_RE = re.compile(r"^Bandwidth (TX|RX)\s*:\s*([0-9.]+) MB/sec", re.M)
+# (-peak_bw prints the same two lines, "Peak Bandwidth TX: ...": the peak over its sample)
+_BANDWIDTH_RE = re.compile(r"^(?:Peak )?Bandwidth (TX|RX)\s*:\s*([0-9.]+) MB/sec", re.M)
 _TABLE_ROW_RE = re.compile(r"^\|(.*)\|\s*$")
 
 
@@ -1140,6 +1144,23 @@ def _port_table(
     device, die_port = int(first[0]), f"UDie {first[1]} port {first[2]}"
     if query == "fec":
         return dict(fec_mode=dict(zip(header[3:], first[3:], strict=True))), die_port, device, notes
+    if query == "speed":
+        values = dict(zip(header, first, strict=True))
+        gbps = re.match(r"(\d+)\s*G\b", values.get("Speed", ""))
+        if values.get("Width") != values.get("Cap") or values.get("Status", "normal") != "normal":
+            notes.append(
+                ParseWarning(
+                    line=1,
+                    message=f"hccn_tool -speed: {die_port} runs {values.get('Width')} of its "
+                    f"{values.get('Cap')} lanes, status {values.get('Status')}",
+                )
+            )
+        return (
+            {"speed_mbps": int(gbps.group(1)) * 1000} if gbps else {},
+            die_port,
+            device,
+            notes,
+        )
     lanes: list[dict[str, object]] = []
     for _, cells in good:
         values = dict(zip(header, cells, strict=True))
@@ -1185,7 +1206,7 @@ def _port_query(
             "pre_fec_error_bits": bit.pre_fec_error_bits,
         }
         return fields, die_port, None, notes
-    if query in ("fec", "serdes"):
+    if query in ("fec", "serdes", "speed"):
         return _port_table(query, chunk)
     if query == "bandwidth":
         rates = dict(_BANDWIDTH_RE.findall(chunk))
@@ -1326,7 +1347,7 @@ def parse_bundle(text: str) -> Bundle:
                     port.line = port.line or row_no
                     port.link_history.append(f"index {m.group('index')}: {m.group('status')}")
             continue
-        if query in ("fec", "serdes") and "UDie" not in chunk:
+        if query in ("fec", "serdes", "speed") and "UDie" not in chunk:
             continue  # an older chip's -fec / -serdes answer, not Ascend 950's table: not read
         if query in _PORT_QUERIES:
             try:

@@ -614,7 +614,7 @@ QUERY_SIGNATURE = r"^[ \t]*(?:" + "|".join(map(re.escape, _QUERY_KEYS)) + r")[ \
 # and "Version=..." lines of a collection file are not answers)
 _QUERY_KEY_RE = re.compile(r"^[ \t]*([A-Za-z][\w ().%/-]*?)[ \t]+:[ \t]*(.*?)[ \t]*$")
 _QUERY_MORE_RE = re.compile(r"^[ \t]{8,}:[ \t]*(\S.*?)[ \t]*$")
-_QUERY_CMD_RE = re.compile(r"npu-smi\s+info\b(?P<args>[^\n]*?-t\s+(?P<type>\w+)[^\n]*)")
+_QUERY_CMD_RE = re.compile(r"npu-smi\s+info\b(?P<args>[^\n]*?-t\s+(?P<type>\w[\w-]*)[^\n]*)")
 _QUERY_ARG_RE = re.compile(r"-([ic])\s+(\d+)")
 
 

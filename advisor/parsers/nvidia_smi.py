@@ -708,6 +708,9 @@ class SmiGpu:
     throttled: list[str] = field(default_factory=list)
     """``-q`` Clocks Throttle (Event) Reasons that slow the GPU and are Active (HW Slowdown, HW
     Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown)."""
+    fabric_status: str | None = None
+    """``-q``'s Fabric section Status (an NVML return code's words: "Success" once the GPU has
+    registered with the NVLink fabric, else why not, e.g. "Insufficient Resources")."""
     sections: list[str] = field(default_factory=list)
     """``-q``: the health sections read (ECC Errors, Remapped Rows, Retired Pages, Clocks ...)."""
 
@@ -843,7 +846,7 @@ def parse_status(text: str) -> SmiStatus:
 # per GPU after its "GPU 00000000:10:1C.0" line; a grep of one section may stand alone.
 QUERY_RE = re.compile(
     r"^\s*(?:Attached GPUs\s*:|(?:Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) Reasons|"
-    r"ECC Errors)\s*$)",
+    r"ECC Errors|Fabric)\s*$)",
     re.M,
 )
 _QUERY_GPU_RE = re.compile(
@@ -853,7 +856,7 @@ _QUERY_LINE_RE = re.compile(
     r"^(?P<indent>\s*)(?P<key>[A-Za-z][\w .()/-]*?)\s*(?::\s*(?P<value>.*?))?\s*$"
 )
 _HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Throttle Reasons",
-                    "Clocks Event Reasons")  # fmt: skip
+                    "Clocks Event Reasons", "Fabric")  # fmt: skip
 # (not "SW Power Cap": a GPU under load at its power limit reads Active, healthy)
 _SLOWING = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown")
 
@@ -881,6 +884,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.retire_pending = value == "Yes"
     elif where.startswith("Retired Pages") and key.endswith("Bit ECC") and number is not None:
         gpu.retired_pages = (gpu.retired_pages or 0) + number
+    elif where == "Fabric" and key == "Status" and value:
+        gpu.fabric_status = value
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
         if value == "Active":
             gpu.throttled.append(key)

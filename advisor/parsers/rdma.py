@@ -24,6 +24,13 @@ IBSTAT_SIGNATURE = (
     r"|^ibpanic: \[\d+\] main: stat of IB device '[^'\n]+' failed"
 )
 IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
+# iproute2's ``rdma link`` (rdma link show): a line a port, "link mlx5_7/1 subnet_prefix ... lid
+# 3403 sm_lid 1 lmc 0 state DOWN physical_state POLLING [netdev ib7]"
+RDMA_LINK_SIGNATURE = r"^[ \t]*link [\w-]+/\d+ .*?\bstate [A-Z_]+ physical_state [A-Z_]+"
+_RDMA_LINK_RE = re.compile(
+    r"^\s*link (?P<ca>[\w-]+)/(?P<port>\d+) .*?\bstate (?P<state>[A-Z_]+) "
+    r"physical_state (?P<phys>[A-Z_]+)(?:.*?\bnetdev (?P<netdev>\S+))?"
+)
 """``ibstatus`` (infiniband-diags' script over sysfs): a block a port, ``state: 4: ACTIVE``,
 ``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
 _IBSTATUS_RE = re.compile(r"^\s*Infiniband device '(?P<ca>[^']+)' port (?P<port>\d+) status:\s*$")
@@ -237,6 +244,18 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 continue
             if not line.strip() or line.startswith("#") or "ibportstate" in line:
                 ca, current = None, None  # the port's block ended (another command, a prompt)
+            continue
+        if "physical_state" in line and (rl := _RDMA_LINK_RE.match(line)):
+            port = HcaPort(
+                ca=rl.group("ca"),
+                port=int(rl.group("port")),
+                line=no,
+                tool="rdma link",
+                physical_state=rl.group("phys").capitalize(),
+                netdev=rl.group("netdev"),
+            )
+            _state(port, rl.group("state"))
+            ports.append(port)
             continue
         if st := _IBSTATUS_RE.match(line):
             ca, tool, device = st.group("ca"), "ibstatus", {}
