@@ -3,6 +3,8 @@ tests/data/SOURCES.md) that the advisor read wrong or not at all before this cha
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
@@ -356,3 +358,26 @@ def test_a_gpu_whose_fabric_registration_failed_is_said() -> None:
     (gpu,) = ev.gpus
     assert gpu["fabric_status"] == "Insufficient Resources"
     assert "evidence-gpu-fabric-not-registered" in finding_items({"evidence.gpus": ev.gpus}, "nccl")
+
+
+def test_a_rank_table_device_that_is_not_the_process_device_is_said() -> None:
+    ev = _load("vllmascend2618_hccl_ranktable_devid_mismatch_cut.log")
+    (plog,) = ev.failures
+    assert plog["kind"] == "hccl_plog_error" and plog["device"] == 3
+    # both ids named, and the result under it read though the copy split its arrow ("- >7")
+    assert plog["exception_type"].startswith(
+        "the rank table gives this rank device 1 but the process has device 3"
+    )
+    assert (plog["code"], plog["code_name"]) == ("7", "HCCL_E_UNAVAIL")
+
+
+def test_a_store_log_of_info_lines_only_is_a_healthy_run(tmp_path: Path) -> None:
+    ev = _load("nccl879_c10d_debug_numbered_cut.log")
+    assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
+    assert ev.failures == []
+    assert not any(rule.startswith("evidence-") for rule in _findings(ev))
+    # the same lines with a warning among them are not passed as healthy
+    text = (HELDOUT / "nccl879_c10d_debug_numbered_cut.log").read_text()
+    warned = tmp_path / "warned.log"
+    warned.write_text(text.replace("[I socket.cpp:785]", "[W socket.cpp:785]"))
+    assert load_paths([warned]).files[0].status != "read"

@@ -1318,6 +1318,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
+    if not formats and logs.c10d_info_only(text):
+        formats = ["log"]  # the c10d store's own INFO and debug lines and no failure: a run's log
     if (
         not formats
         and 'File "' in text

@@ -984,6 +984,8 @@ def parse(text: str) -> LogReport:
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
             )
+        if not report.events and not notices and c10d_info_only(text):
+            return report  # the c10d store's own INFO and debug lines and no failure: a run's log
         if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
@@ -2072,7 +2074,8 @@ STAGE_KEYWORDS = {
 [DisplayConnectionedRank]") are context lines of a fault, not one."""
 # HCCL's plog call trace up the stack: "[HcclGetRootInfo]call trace: hcclRet -> 1"; the public
 # API (Hccl...) is the outermost frame
-_CALL_TRACE_RE = re.compile(r"\[(?P<call>Hccl\w+)\]call trace: hcclRet -> (?P<ret>-?\d+)")
+# (a copy through a renderer can split the arrow: "hcclRet - >7")
+_CALL_TRACE_RE = re.compile(r"\[(?P<call>Hccl\w+)\]call trace: hcclRet -\s?> ?(?P<ret>-?\d+)")
 # "[Parse][rdmaServerLevel]HCCL_RDMA_SL[1000] is invalid. except: [0, 7]"
 _ENV_INVALID_RE = re.compile(r"\b[A-Z][A-Z0-9_]+\[[^\]]*\] is invalid.*$")
 # HCCP's device-IP check (hicann/hccl ra_host.c ra_rdev_init_check_ip; HCCL reports EI0014 for
@@ -4925,8 +4928,14 @@ _HANDLER_GROUP_RE = re.compile(
 # The result HCCL passed up after an uncoded ERROR line, printed at each caller ("[CreateQp]call
 # trace: hcclRet -> 12", HCCL's CHK_RET trace), and the device its own words name ("creat qp
 # failed, localDeviceId[11], qpMode[4]")
-_ANY_CALL_TRACE_RE = re.compile(r"call trace: hcclRet -> (?P<ret>\d+)\b")
+_ANY_CALL_TRACE_RE = re.compile(r"call trace: hcclRet -\s?> ?(?P<ret>\d+)\b")
 _LOCAL_DEVICE_RE = re.compile(r"\blocalDeviceId\[(?P<dev>\d+)\]")
+# The concise rank table's parse naming both device ids ("[Parse][ClusterInfo]ranktable config
+# devId[1], but local devId[3]"): the table's device_id for this rank is not the device the
+# process was given (a container's logical ids against the table's physical ones)
+_TABLE_DEVICE_RE = re.compile(
+    r"ranktable config devId\[(?P<table>\d+)\], but local devId\[(?P<local>\d+)\]"
+)
 PLOG_TRACE_LINES = 8
 """How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
 
@@ -4957,6 +4966,13 @@ def _plog_trace(lines: list[tuple[int, str, int | None]], first: LogEvent) -> No
     ]
     result = next((r for r in traces if r != HCCL_E_AGAIN), None)
     said: list[str] = []
+    if table := _search(_TABLE_DEVICE_RE, after):
+        said.append(
+            f"the rank table gives this rank device {table.group('table')} but the process has "
+            f"device {table.group('local')} (the table's device_id does not match the device "
+            "the process runs on)"
+        )
+        first.device = int(table.group("local")) if first.device is None else first.device
     if first.code is None and result is not None:
         name, meaning = decode_result(result)
         first.code, first.code_name = str(result), name
@@ -6346,6 +6362,21 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 # torch's (torch_npu's) process group warning about its own set-up: "[W1009 03:41:43.594398300
 # ProcessGroupHCCL.cpp:1294] Warning: The watchdog timeout 90000ms ... is less than or equal to
 # HCCL execution timeout 1836000ms!": the log of a distributed run
+# torch's c10d lines at INFO and debug level, with or without glog's time stamp ("[I socket.cpp
+# :564] [c10d] The server socket has started to listen on [::]:23456.", "[I1204 10:22:01.123456
+# 12345 socket.cpp:490] [c10d - debug] ..."): a log of nothing else at INFO is a store that ran
+C10D_LOG_RE = re.compile(
+    r"\[(?P<level>[IWEF])[\d:. ]*(?: \d+)? ?[\w/.-]+\.cpp:\d+\] \[c10d(?: - (?:debug|trace))?\] "
+)
+
+
+def c10d_info_only(text: str) -> bool:
+    """Whether ``text`` holds c10d's own lines, all at INFO (a warning or an error among them is
+    never passed as a healthy store)."""
+    levels = {m.group("level") for m in C10D_LOG_RE.finditer(text)} if "[c10d" in text else set()
+    return levels == {"I"}
+
+
 PG_WARNING_RE = re.compile(
     r"\[W\d{3,4} [\d:.]+ ProcessGroup[NH]CCL\.cpp:\d+\] (?:Warning|WARNING): "
     # the process group's own shutdown as its watchdog logs it at INFO ("I0228 ...
