@@ -381,3 +381,13 @@ def test_a_store_log_of_info_lines_only_is_a_healthy_run(tmp_path: Path) -> None
     warned = tmp_path / "warned.log"
     warned.write_text(text.replace("[I socket.cpp:785]", "[W socket.cpp:785]"))
     assert load_paths([warned]).files[0].status != "read"
+
+
+def test_what_the_device_said_of_the_runtimes_failed_task_is_said_with_it() -> None:
+    ev = _load("vllmascend12776_plog216_aicpu_kernel_param_invalid_cut.log")
+    (task,) = ev.failures
+    assert (task["library"], task["device"], task["line"]) == ("RUNTIME", 0, 1)
+    assert task["exception_type"] == (
+        "RUNTIME error: AICPU task exception, errcode 1 (execute kernel param invalid), "
+        "kernel task retCode 0x2a"
+    )

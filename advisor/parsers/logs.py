@@ -5519,7 +5519,38 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
         )
     if not found:
         return [kernel] if kernel is not None else []
+    for ev in found.values():
+        if ev.library == "RUNTIME":
+            _runtime_task_exception(lines, ev)
     return list(found.values())
+
+
+# The runtime's report of what the device said of a failed task, under its "Task run failed"
+# line ("ProcessStarsAicpuErrorInfo:The error from device(chipId:0, dieId:0), serial number is 6,
+# an exception occurred during AICPU execution, stream_id:5, task_id:40187, errcode:1, msg:execute
+# kernel param invalid.") and the kernel task's result ("AICPU Kernel task happen error,
+# retCode=0x2a.")
+_TASK_EXCEPTION_WORDS_RE = re.compile(
+    r"an exception occurred during (?P<unit>[\w ]+?) execution, stream_id:\d+, task_id:\d+, "
+    r"errcode:(?P<code>\d+), msg:(?P<msg>[^\n]*?)\.?\s*$"
+)
+_KERNEL_RETCODE_RE = re.compile(r"\bKernel task happen error, retCode=(?P<ret>0x[0-9a-fA-F]+)")
+
+
+def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> None:
+    """What the device said of the runtime's failed task (its unit, error code and words, and the
+    kernel task's result) in the lines under the runtime's first ERROR line, said with it."""
+    after = [t for no, t, _ in lines if ev.line <= no <= ev.line + PLOG_TRACE_LINES]
+    said: list[str] = []
+    if exc := _search(_TASK_EXCEPTION_WORDS_RE, after):
+        said.append(
+            f"{exc.group('unit')} task exception, errcode {exc.group('code')} "
+            f"({exc.group('msg').strip()})"
+        )
+    if ret := _search(_KERNEL_RETCODE_RE, after):
+        said.append(f"kernel task retCode {ret.group('ret')}")
+    if said:
+        ev.exception_type = f"{ev.exception_type}: {', '.join(said)}"
 
 
 # The device's driver (DRV), HCCP (the NPU's network service), the RoCE driver (ROCE) and the
