@@ -223,6 +223,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # a watchdog's time-out in its stack alone (logs._CHECK_TIMEOUT_FRAME_RE)
         r"|frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
         r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"
+        # the watchdog rethrowing a work's error in a stack (logs._WATCHDOG_HANDLE_FRAME_RE)
+        r"|^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:\w+::)*ProcessGroupNCCL::WorkNCCL::handle(?:NCCLGuard|Exception)\("
         # HCCP's TLS switch in a device's run log (hccn_tool.hccp_tls_switches)
         r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
         # firmware-first AER in older kernels' form, behind the record's prefix
@@ -232,6 +234,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # NVML's refusal for want of rights, libibverbs with no device (logs._nvidia_tool_failures)
         r"|^NVML: Unable to .+?: Insufficient Permissions\s*$"
         r"|^Failed to get IB devices list: |^No IB devices found\s*$"
+        # MindCluster NodeD passing on the BMC's fault events (logs._BMC_EVENT_RE)
+        r"|get fault event, \[device type: [^\]\n]+\]-\[device id: \d+\]-\[error code: "
+        # systemd-networkd's word of an interface that lost its link (logs._CARRIER_RE)
+        r"|\bsystemd-networkd\[\d+\]: [\w.@-]+: [Ll]ost carrier\b"
         # MindSpore msrun's own word of a process that ended non-zero (logs._MSRUN_PROCESS_EXIT_RE)
         r"|\b(?:Worker|Scheduler) process \d+ exit with exception\."
         # the Ascend driver's ERROR lines in a host's kernel log (logs._HOST_DRIVER_ERROR_RE)
@@ -289,6 +295,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|is less than or equal to HCCL execution timeout \d+ms"
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
+        r"|Malloc device memory failed, free memory size is less than half of total memory size"
         r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"
         # a torch elastic summary entry copied without its ChildFailedError heading
         r"|\n\s*rank\s*:\s*\d+ \(local_rank: \d+\)\s*\n\s*exitcode\s*:\s*-?\d+ \(pid: \d+\)"

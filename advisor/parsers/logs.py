@@ -588,7 +588,7 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
-    pg_debug_dump or pg_dump_unfinished."""
+    link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -886,6 +886,8 @@ def parse(text: str) -> LogReport:
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
+    if "WorkNCCL::handle" in text:
+        _watchdog_abort_stacks(lines, report)
     _pg_abort_timeouts(lines, report)
     _pg_debug_dumps(lines, report)
     _pg_dump_waits(lines, report)
@@ -909,6 +911,10 @@ def parse(text: str) -> LogReport:
     _nhc_failures(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
+    if "carrier" in text:
+        _carrier_losses(lines, report)
+    if "get fault event" in text:
+        _bmc_fault_events(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -2507,8 +2513,10 @@ def _nccl_net_errors(
 # Call to connect failed : Connection refused"; a copy may mask the pid and tid:
 # "host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN ...")
 _NCCL_WARN_RE = re.compile(
-    r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+|:X{2,}(?::X{2,})?)? \[(?P<dev>\d+)\] .+?:\d+ "
-    r"(?:\(\w+\) )?(?:NCCL )?WARN (?P<text>.+)$"
+    # (a copy that turned the source place's colon into a space: "[3] include/socket.h 398 NCCL
+    # WARN Call to write failed : Connection reset by peer.")
+    r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+|:X{2,}(?::X{2,})?)? \[(?P<dev>\d+)\] "
+    r"(?:.+?:\d+|\S+\.(?:cc|cu|h|cpp) \d+) (?:\(\w+\) )?(?:NCCL )?WARN (?P<text>.+)$"
     # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
     r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
     # a fork that brackets each field (ACCL's build of NCCL, OpenRLHF issue 795):
@@ -2920,7 +2928,9 @@ _NCCL_ERROR_TEXT = r"(?:unhandled|internal error|invalid|remote process|NCCL ope
 error: <something else>" is not a failed NCCL call."""
 _NCCL_CALL_RE = re.compile(
     r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
-    r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^']*)'"
+    # (a copy that lost the closing quote at the line's end: "... 'invalid usage (run with
+    # NCCL_DEBUG=WARN for details)")
+    r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^'\n]*)(?:'|\s*$)"
     # the NCCLCHECK macro of NCCL's own examples, copied by many programs (TensorRT-LLM's NCCL
     # plugins among them): printf("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__,
     # ncclGetErrorString(r)); a result code NCCL does not know reads 'unknown result code'
@@ -3721,6 +3731,15 @@ _OOM_RE = re.compile(
     r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
 )
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
+# MindSpore's device memory pool at start (as its FAQ shows it, in a pytest run): "Malloc device
+# memory failed, free memory size is less than half of total memory size.Device 0 Device MOC
+# total size:65464696832 Device MOC free size:3596279808 may be other processes occupying this
+# card, check as: ps -ef|grep python"
+_MS_MALLOC_RE = re.compile(
+    r"Malloc device memory failed, free memory size is less than half of total memory size\."
+    r"\s*Device (?P<dev>\d+) Device \w+ total size:\s*(?P<total>\d+) Device \w+ free size:\s*"
+    r"(?P<free>\d+)"
+)
 
 
 # CANN's runtime code for a failed device allocation, "EL0004: Failed to allocate memory." with
@@ -3759,6 +3778,24 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     break
     seen: set[tuple[int | None, int | None]] = set()
     for no, line, tagged in lines:
+        if "Malloc device memory failed" in line and (ms := _MS_MALLOC_RE.search(line)):
+            key: tuple[int | None, int | None] = (tagged, int(ms.group("dev")))
+            if key not in seen:
+                seen.add(key)
+                report.events.append(
+                    LogEvent(
+                        kind="device_oom",
+                        line=no,
+                        message=line[ms.start() :].strip()[:300],
+                        rank=tagged,
+                        device=key[1],
+                        library="NPU",
+                        exception_type=f"less than half of the device's memory was free at start "
+                        f"({int(ms.group('free'))} of {int(ms.group('total'))} B): other "
+                        "processes hold it",
+                    )
+                )
+            continue
         if "out of memory" not in line or not (m := _OOM_RE.search(line)):
             continue
         dev = m.group("dev") or m.group("dev2")
@@ -4703,15 +4740,34 @@ _NPU_CALL_RE = re.compile(
     # id) failed : 507033 at file .../backends/npu/runtime/runtime.cc line 430"
     r"|Call (?P<call6>acl\w+)\(.*?\) failed : (?P<code6>\d+)"
 )
-# CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*): the
-# codes a collective's or a device's failure shows.
+# CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*; the
+# 2070xx resource codes as hicann/runtime include/external/acl/error_codes/rt_error_codes.h has
+# them): the codes a collective's or a device's failure shows (207000, a feature the runtime does
+# not support, and 207019 are left out: a query's answer, not a failure).
 ACL_RT_ERRORS: dict[int, str] = {
     107001: "ACL_ERROR_RT_INVALID_DEVICEID",
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    207002: "ACL_ERROR_RT_MEMORY_FREE",
+    207003: "ACL_ERROR_RT_AICORE_OVER_FLOW",
     207004: "ACL_ERROR_RT_NO_DEVICE",
+    207005: "ACL_ERROR_RT_RESOURCE_ALLOC_FAIL",
+    207006: "ACL_ERROR_RT_NO_PERMISSION",
+    207007: "ACL_ERROR_RT_NO_EVENT_RESOURCE",
+    207008: "ACL_ERROR_RT_NO_STREAM_RESOURCE",
+    207009: "ACL_ERROR_RT_NO_NOTIFY_RESOURCE",
+    207010: "ACL_ERROR_RT_NO_MODEL_RESOURCE",
+    207011: "ACL_ERROR_RT_NO_CDQ_RESOURCE",
+    207012: "ACL_ERROR_RT_OVER_LIMIT",
+    207013: "ACL_ERROR_RT_QUEUE_EMPTY",
+    207014: "ACL_ERROR_RT_QUEUE_FULL",
+    207015: "ACL_ERROR_RT_REPEATED_INIT",
+    207016: "ACL_ERROR_RT_AIVEC_OVER_FLOW",
+    207017: "ACL_ERROR_RT_OVER_FLOW",
     207018: "ACL_ERROR_RT_DEVICE_OOM",
+    207020: "ACL_ERROR_RT_TIMEOUT",
+    207021: "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED",
     507000: "ACL_ERROR_RT_INTERNAL_ERROR",
     507001: "ACL_ERROR_RT_TS_ERROR",
     507010: "ACL_ERROR_RT_LOST_HEARTBEAT",
@@ -5534,7 +5590,21 @@ _TASK_EXCEPTION_WORDS_RE = re.compile(
     r"an exception occurred during (?P<unit>[\w ]+?) execution, stream_id:\d+, task_id:\d+, "
     r"errcode:(?P<code>\d+), msg:(?P<msg>[^\n]*?)\.?\s*$"
 )
-_KERNEL_RETCODE_RE = re.compile(r"\bKernel task happen error, retCode=(?P<ret>0x[0-9a-fA-F]+)")
+_KERNEL_RETCODE_RE = re.compile(r"\bKernel(?: task)? happen error, retCode=(?P<ret>0x[0-9a-fA-F]+)")
+# an AI Core or vector core's own exception report ("there is an aivec error exception, core id
+# is 16, ...") and the words the runtime gives its code ("The extend info: errcode:(0x200000000,
+# 0, 0) errorStr: The write address of the MTE instruction is out of range.")
+_CORE_EXCEPTION_RE = re.compile(
+    r"\bthere is an? (?P<unit>\w+) error exception, core id is (?P<core>\d+)"
+)
+_ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]+)\.")
+# the runtime's word of the FFTS+ task that failed ("fftsplus task execute failed, dev_id=0,
+# stream_id=4, task_id=0, context_id=0, thread_id=0, err_type=12[fftsplus aivector error]") and
+# the kernel it ran ("fault kernel_name=IncreFlashAttention_..."), the name cut at its hash
+_FFTS_ERR_TYPE_RE = re.compile(
+    r"\btask execute failed, .*?\berr_type=(?P<n>\d+)\[(?P<what>[^\]]+)\]"
+)
+_FAULT_KERNEL_RE = re.compile(r"\bfault kernel_name=(?P<name>[\w.-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)")
 
 
 def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> None:
@@ -5547,8 +5617,18 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
             f"{exc.group('unit')} task exception, errcode {exc.group('code')} "
             f"({exc.group('msg').strip()})"
         )
+    if core := _search(_CORE_EXCEPTION_RE, after):
+        words = _search(_ERROR_STR_RE, after)
+        said.append(
+            f"{core.group('unit')} error exception on core {core.group('core')}"
+            + (f" ({words.group('what').strip()})" if words else "")
+        )
     if ret := _search(_KERNEL_RETCODE_RE, after):
         said.append(f"kernel task retCode {ret.group('ret')}")
+    if ffts := _search(_FFTS_ERR_TYPE_RE, after):
+        said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
+    if kernel := _search(_FAULT_KERNEL_RE, after):
+        said.append(f"in kernel {kernel.group('name')}")
     if said:
         ev.exception_type = f"{ev.exception_type}: {', '.join(said)}"
 
@@ -5577,18 +5657,19 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
         if _NOT_SUPPORTED_RE.search(line):
             continue  # a query the driver does not serve: its answer, not where a failure began
         if m := _DEVICE_LAYER_ERROR_RE.match(line.lstrip()):
-            report.events.append(
-                LogEvent(
-                    kind="hccl_plog_error",
-                    line=no,
-                    message=line.lstrip()[m.end() :].strip()[:300],
-                    rank=tagged,
-                    library=m.group("mod"),
-                    # (the failure after it is HCCL's, or the runtime's own coded one)
-                    exception_type=f"{m.group('mod')} error before "
-                    + ("HCCL's failure" if hccl_after else "the failure read"),
-                )
+            ev = LogEvent(
+                kind="hccl_plog_error",
+                line=no,
+                message=line.lstrip()[m.end() :].strip()[:300],
+                rank=tagged,
+                library=m.group("mod"),
+                # (the failure after it is HCCL's, or the runtime's own coded one)
+                exception_type=f"{m.group('mod')} error before "
+                + ("HCCL's failure" if hccl_after else "the failure read"),
             )
+            if ev.library == "RUNTIME":
+                _runtime_task_exception(lines, ev)
+            report.events.append(ev)
             return
 
 
@@ -6605,6 +6686,53 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
                 "record (rank, SeqNum, operation) is not in the copy",
             )
         )
+
+
+# A core's or a live process's stack (gdb "bt", a stack dump's frames) showing the process
+# group's watchdog thread taking the process down on a collective's error: "#6 ... in
+# c10d::ProcessGroupNCCL::WorkNCCL::handleNCCLGuard() ()" (older torch; handleException later)
+# under "#7 ... in c10d::ProcessGroupNCCL::workCleanupLoop() ()" (ncclCommWatchdog later), with
+# std::rethrow_exception, std::terminate and abort above it
+_WATCHDOG_HANDLE_FRAME_RE = re.compile(
+    r"(?:^#\d+\s+(?:0x[0-9a-fA-F]+ in )?|frame #\d+: )(?:\w+::)*ProcessGroupNCCL::WorkNCCL::"
+    r"(?P<fn>handleNCCLGuard|handleException)\("
+)
+_ABORT_FRAME_RE = re.compile(
+    r"^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:abort|std::terminate|__GI_abort|raise|__GI_raise)\b"
+)
+_WATCHDOG_LOOP_RE = re.compile(
+    r"ProcessGroupNCCL::(?:workCleanupLoop|ncclCommWatchdog|watchdogHandler)\("
+)
+
+
+def _watchdog_abort_stacks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``watchdog_failure`` a process whose stack shows its watchdog thread rethrowing a
+    work's error and the process aborting (no watchdog record of it read): the error itself and
+    the rank are not in the copy, not guessed."""
+    if any(e.kind.startswith("watchdog") for e in report.events):
+        return
+    texts = [t for _, t, _ in lines]
+    handle = next(
+        ((no, tagged, m) for no, t, tagged in lines if (m := _WATCHDOG_HANDLE_FRAME_RE.search(t))),
+        None,
+    )
+    if handle is None or not any(_WATCHDOG_LOOP_RE.search(t) for t in texts):
+        return
+    if not any(_ABORT_FRAME_RE.search(t.strip()) for t in texts):
+        return  # the stack of a process that is still running: no failure said
+    no, tagged, m = handle
+    report.events.append(
+        LogEvent(
+            kind="watchdog_failure",
+            line=no,
+            message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
+            rank=tagged,
+            library="NCCL",
+            exception_type=f"the process group's watchdog thread rethrew a collective's error "
+            f"({m.group('fn')} in its loop) and the process aborted (its stack); the error "
+            "itself is not in the copy",
+        )
+    )
 
 
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -7974,6 +8102,119 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     ),
                 )
             )
+
+
+# systemd-networkd's word of a network interface's link in a host's syslog ("Aug 17 06:18:01
+# vm-0 systemd-networkd[5398]: ib6: lost carrier", "... ib6: Gained carrier"): the link went down
+# and came back
+_CARRIER_RE = re.compile(
+    r"(?:(?P<host>[\w.-]+) )?systemd-networkd\[\d+\]: (?P<iface>[\w.@-]+): "
+    r"(?P<what>[Ll]ost|[Gg]ained) carrier\b"
+)
+
+
+def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``link_carrier_lost`` event per host and interface whose carrier was lost: how many
+    times, and whether it came back after the last loss (a flap) or not within the log."""
+    found: dict[tuple[str | None, str], tuple[LogEvent, int, int | None]] = {}
+    for no, line, tagged in lines:
+        if not (m := _CARRIER_RE.search(line)):
+            continue
+        key = (m.group("host"), m.group("iface"))
+        if m.group("what").lower() == "lost":
+            ev, lost, _ = found.get(key) or (
+                LogEvent(
+                    kind="link_carrier_lost",
+                    line=no,
+                    message=line[m.start("iface") :].strip()[:300],
+                    rank=tagged,
+                    host=m.group("host"),
+                    library="systemd-networkd",
+                ),
+                0,
+                None,
+            )
+            found[key] = (ev, lost + 1, None)
+        elif key in found:
+            ev, lost, _ = found[key]
+            found[key] = (ev, lost, no)
+    for (_, iface), (ev, lost, back) in found.items():
+        ev.exception_type = f"{iface} lost its carrier {lost} time(s) from line {ev.line}" + (
+            f"; carrier back at line {back} (the link flapped)"
+            if back is not None
+            else "; not back within the log (the link is down)"
+        )
+        report.events.append(ev)
+
+
+# MindCluster NodeD's IPMI monitor passing on the BMC's fault events ("ipmimonitor/ipmi_monitor.
+# go:206    get fault event, [device type: NPU]-[device id: 1]-[error code: 56000005]", as its
+# fault diagnosis reads them: mind-cluster component/ascend-faultdiag ... noded_log_parser.py)
+_BMC_EVENT_RE = re.compile(
+    r"get fault event, \[device type: (?P<type>[^\]]+)\]-\[device id: (?P<id>\d+)\]-"
+    r"\[error code: (?P<code>[0-9A-Fa-f]+)\]"
+)
+BMC_ALARMS: dict[str, str] = {
+    "80E01801": "HBM multi-bit ECC error",
+    "80E18402": "HBM multi-bit ECC error, the 64 rows it can isolate all used",
+    "80CB800A": "AIV operator time-out, the NPU hot-reset",
+    "80CB8009": "AIV bus access error",
+    "56000003": "NPU health emergency alarm",
+    "56000005": "NPU connection has been lost (the card dropped off)",
+    "56000009": "NPU over-temperature shutdown",
+    "2C000007": "abnormal power-off (AI module, system or NPU)",
+    "2C00002B": "power-up time-out, a voltage drop on the mainboard",
+    "5D00001D": "54 V power-up time-out or NPU abnormal power loss",
+    "5D00001F": "NPU abnormal power loss",
+    "5D000005": "PSU over-temperature",
+    "12000023": "liquid cooling leak",
+    "120000C3": "liquid cooling (LAAC) pump not in place",
+    "120000C7": "liquid cooling (LAAC) pump speed abnormal",
+    "120000C9": "liquid cooling (LAAC) pump failure",
+    "04000005": "air cooling fault, fan redundancy lost",
+    "04000007": "air cooling fault, fan speed deviation",
+    "18000003": "air cooling fault, fan backplane power failure",
+    "1800000D": "air cooling fault, fan backplane MCU self-check failed",
+}
+"""The BMC alarm codes MindCluster's fault diagnosis names, with what each means (mind-cluster
+docs/zh/faultdiag/ascend-faultdiag-toolkit/07_references/02_diagnosis_items.md, its alarm code
+table; all are faults its advice sends to operations)."""
+
+
+def _bmc_fault_events(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per BMC alarm code NodeD passed on, with every device it named: ``bmc_fault``
+    for a code whose meaning is known, ``bmc_event`` for one that is not (said, not guessed)."""
+    found: dict[str, tuple[LogEvent, dict[str, list[str]], int]] = {}
+    for no, line, tagged in lines:
+        if "get fault event" not in line or not (m := _BMC_EVENT_RE.search(line)):
+            continue
+        code = m.group("code").upper()
+        if code not in found:
+            known = code in BMC_ALARMS
+            ev = LogEvent(
+                kind="bmc_fault" if known else "bmc_event",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                code=code,
+                code_name=BMC_ALARMS.get(code),
+                library="BMC (MindCluster NodeD)",
+            )
+            found[code] = (ev, {}, 0)
+        ev, devices, count = found[code]
+        ids = devices.setdefault(m.group("type").strip(), [])
+        if m.group("id") not in ids:
+            ids.append(m.group("id"))
+        found[code] = (ev, devices, count + 1)
+    for code, (ev, devices, count) in found.items():
+        named = "; ".join(
+            f"{kind} {', '.join(sorted(ids, key=int))}" for kind, ids in devices.items()
+        )
+        if (npus := devices.get("NPU")) and len(npus) == 1:
+            ev.device = int(npus[0])
+        meaning = BMC_ALARMS.get(code, "a code MindCluster's alarm table does not list: not read")
+        ev.exception_type = f"BMC alarm {code} ({meaning}) for {named}; {count} event(s)"[:400]
+        report.events.append(ev)
 
 
 # An Ascend driver tool (hccn_tool, as in a public install note where every "hccn_tool -i N -ip

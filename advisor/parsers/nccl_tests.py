@@ -373,6 +373,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     last_no = max((no for no, line, _ in lines if line.strip()), default=0)
     min_ranks = 0
     unstarted: list[Table] = []  # runs whose header line came and no table, before another run
+    orphan_footer: dict[bool, tuple[int, str]] = {}  # average (True) and out-of-bounds lines
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
     max_rank = -1  # the highest "# Rank N" line
@@ -524,6 +525,12 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     params = None
                 tables.append(current)
         if current is None:
+            if params is not None and (
+                m_foot := _AVG_RE.match(stripped) or _OOB_RE.match(stripped)
+            ):
+                # the run's footer under its header line with no table between: the copy left the
+                # rows out ("# ... (truncated NCCL output for brevity) ...")
+                orphan_footer[m_foot.re is _AVG_RE] = (no, m_foot.group(1))
             continue
         m_avg = _AVG_RE.match(stripped)
         if m_avg:
@@ -607,7 +614,22 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # or the copy ends there; what it asked (sizes, ranks and their hosts) is still evidence
         asked = Table(op=op or "unknown", header_line=params_line)
         _asked(asked, params, reduced)
-        warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
+        if True in orphan_footer:
+            # the run finished (its footer is there) and its rows were left out of the copy
+            at, avg = orphan_footer[True]
+            asked.avg_busbw_gbytes_s, asked.complete = _num(avg), True
+            if False in orphan_footer:
+                asked.out_of_bounds = int(orphan_footer[False][1])
+            warnings.append(
+                ParseWarning(
+                    line=at,
+                    message="the run's footer follows its header line with no results table "
+                    "between: the copy left the rows out, so no size's bandwidth is in the log "
+                    "(the footer's average is over sizes not shown)",
+                )
+            )
+        else:
+            warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
         tables, asked_only, params = [*unstarted, asked], True, None
     if not tables:
         if warnings:

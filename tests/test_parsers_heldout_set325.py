@@ -1,0 +1,120 @@
+"""Outputs of round S's held-out evaluation (sets 325-328; tests/data/evidence_heldout_47,
+sources in tests/data/SOURCES.md) that the advisor read wrong or not at all before this change."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from tests.conftest import DATA
+from tests.rules_facts import finding_items
+
+HELDOUT = DATA / "evidence_heldout_47"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _rules(ev: EvidenceFacts) -> dict[str, list[str]]:
+    return finding_items({"evidence.failures": ev.failures}, "hccl")
+
+
+def test_a_footer_under_the_header_with_the_rows_left_out_is_a_finished_run() -> None:
+    ev = _load("nccl_tests_all_gather_b200_4pods_kubectl_gib_body_elided_by_author_dranet.log")
+    (bench,) = ev.benchmarks
+    assert bench["complete"] is True and bench["results"] == []
+    assert bench["footer_avg_busbw_gbps"] == 11.2291 * 8  # the footer's GB/s, in Gbit/s
+    assert (bench["ranks"], len(bench["hosts"])) == (16, 4)
+    (note,) = ev.files[0].messages
+    assert "the copy left the rows out" in note.message and note.line == 38
+    # not a run cut short
+    assert "evidence-benchmark-cut-short" not in finding_items(
+        {"evidence.benchmarks": ev.benchmarks}, "nccl"
+    )
+
+
+def test_a_failed_nccl_call_whose_copy_lost_its_closing_quote_is_read() -> None:
+    ev = _load("nccl_tests_test_nccl_failure_common_cu_958_invalid_usage_nid006352_cscs.log")
+    (call,) = ev.failures
+    assert (call["kind"], call["host"], call["call"]) == (
+        "nccl_call_failure",
+        "nid006352",
+        "common.cu:958",
+    )
+    assert call["code_name"] == "ncclInvalidUsage"
+
+
+def test_a_warn_whose_source_place_lost_its_colon_is_the_process_first_warning() -> None:
+    ev = _load("nccl193_k8s_pod_socket_h_write_conn_reset_proxy_cut.log")
+    first = min(ev.failures, key=lambda e: e["line"])
+    assert (first["line"], first["host"], first["device"]) == (1, "worker0-0d9gnb", 3)
+    assert first["exception_type"].startswith("the other end dropped the connection")
+
+
+def test_an_interface_that_lost_its_carrier_and_got_it_back_is_a_flap() -> None:
+    ev = _load("azhpc_syslog_ib6_lost_gained_carrier_6flaps.log")
+    (flap,) = ev.failures
+    assert (flap["kind"], flap["host"], flap["line"]) == ("link_carrier_lost", "jplc7eb7-vm-0", 3)
+    assert flap["exception_type"] == (
+        "ib6 lost its carrier 6 time(s) from line 3; carrier back at line 14 (the link flapped)"
+    )
+    (item,) = _rules(ev)["evidence-link-carrier-lost"]
+    assert item.startswith("jplc7eb7-vm-0: ib6 lost its carrier 6 time(s)")
+
+
+def test_a_core_whose_watchdog_thread_rethrew_and_aborted_is_a_watchdog_failure() -> None:
+    ev = _load("aod_gdb_bt_core_processgroupnccl_workcleanuploop_abort.log")
+    assert ev.files[0].status == "read"
+    (wd,) = ev.failures
+    assert (wd["kind"], wd["line"]) == ("watchdog_failure", 8)
+    assert "handleNCCLGuard" in wd["exception_type"] and "aborted" in wd["exception_type"]
+    assert "evidence-watchdog-failure" in _rules(ev)
+
+
+def test_a_runtime_resource_code_of_the_2070xx_range_is_named() -> None:
+    ev = _load("cann_runtime_doc_plog_ee1023_no_notify_resource.log")
+    (rt,) = [e for e in ev.failures if e["kind"] == "npu_runtime_error"]
+    assert (rt["code"], rt["code_name"], rt["call"]) == (
+        "207009",
+        "ACL_ERROR_RT_NO_NOTIFY_RESOURCE",
+        "rtStreamEndCapture",
+    )
+
+
+def test_mindspores_device_memory_held_by_others_is_an_out_of_memory() -> None:
+    ev = _load("mindspore_faq_pytest_ee1001_malloc_device_memory_device0.log")
+    (oom,) = [e for e in ev.failures if e["kind"] == "device_oom"]
+    assert (oom["device"], oom["line"]) == (0, 32)
+    assert oom["exception_type"].startswith(
+        "less than half of the device's memory was free at start (3596279808 of 65464696832 B)"
+    )
+
+
+def test_what_the_device_said_of_a_kernel_fault_is_said_with_the_runtimes_first_line() -> None:
+    ffts = _load("oamtools_run_plog_runtime_fftsplus_ee9999_507011.log")
+    first = min(ffts.failures, key=lambda e: e["line"])
+    assert first["exception_type"] == (
+        "RUNTIME error before the failure read: err_type 12 (fftsplus aivector error), "
+        "in kernel IncreFlashAttention"
+    )
+    aivec = _load("oamtools_plog_runtime_aivec_mte_out_of_range_device0.log")
+    first = min(aivec.failures, key=lambda e: e["line"])
+    assert first["exception_type"] == (
+        "RUNTIME error before the failure read: aivec error exception on core 16 (The write "
+        "address of the MTE instruction is out of range)"
+    )
+
+
+def test_the_bmc_fault_events_noded_passed_on_are_named_by_their_alarm_codes() -> None:
+    ev = _load("mindcluster_noded_ipmi_fault_events_npu_56000005.log")
+    by_code = {e["code"]: e for e in ev.failures}
+    lost = by_code["56000005"]
+    assert lost["kind"] == "bmc_fault"
+    assert lost["exception_type"] == (
+        "BMC alarm 56000005 (NPU connection has been lost (the card dropped off)) for NPU 1, 2, "
+        "3, 4, 5, 7, 9, 10, 11, 12, 13, 15; 12 event(s)"
+    )
+    # a code the alarm table does not list is said as such, not given a meaning
+    assert by_code["29000017"]["kind"] == "bmc_event"
+    assert "does not list" in by_code["29000017"]["exception_type"]
+    found = _rules(ev)
+    assert len(found["evidence-bmc-fault"]) == 1 and "evidence-bmc-event" in found
