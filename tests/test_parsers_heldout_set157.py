@@ -47,7 +47,7 @@ def test_the_device_layers_error_above_hccls_failure_is_where_it_began() -> None
     assert [(e["kind"], e["line"]) for e in sdma] == [("hccl_plog_error", 1), ("hccl_error", 3)]
     began = sdma[0]
     assert began["library"] == "RUNTIME" and began["exception_type"] == (
-        "RUNTIME error before HCCL's failure"
+        "RUNTIME error before HCCL's failure: err_type 4 (fftsplus sdma error)"
     )
     assert "err_type=4[fftsplus sdma error]" in began["message"]
     assert (sdma[1]["op"], sdma[1]["rank"], sdma[1]["rank_size"]) == ("all_gather", 0, 8)

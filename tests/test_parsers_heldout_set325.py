@@ -3,6 +3,8 @@ sources in tests/data/SOURCES.md) that the advisor read wrong or not at all befo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
@@ -50,7 +52,7 @@ def test_a_warn_whose_source_place_lost_its_colon_is_the_process_first_warning()
     assert first["exception_type"].startswith("the other end dropped the connection")
 
 
-def test_an_interface_that_lost_its_carrier_and_got_it_back_is_a_flap() -> None:
+def test_an_interface_that_lost_its_carrier_and_got_it_back_is_a_flap(tmp_path: Path) -> None:
     ev = _load("azhpc_syslog_ib6_lost_gained_carrier_6flaps.log")
     (flap,) = ev.failures
     assert (flap["kind"], flap["host"], flap["line"]) == ("link_carrier_lost", "jplc7eb7-vm-0", 3)
@@ -59,6 +61,11 @@ def test_an_interface_that_lost_its_carrier_and_got_it_back_is_a_flap() -> None:
     )
     (item,) = _rules(ev)["evidence-link-carrier-lost"]
     assert item.startswith("jplc7eb7-vm-0: ib6 lost its carrier 6 time(s)")
+    # a pod's veth pair and Calico's interface come and go with their containers: no link
+    text = (HELDOUT / "azhpc_syslog_ib6_lost_gained_carrier_6flaps.log").read_text()
+    virtual = tmp_path / "virtual.log"
+    virtual.write_text(text.replace("ib6:", "veth3f2a9c1:").replace("Gained", "gained"))
+    assert load_paths([virtual]).failures == []
 
 
 def test_a_core_whose_watchdog_thread_rethrew_and_aborted_is_a_watchdog_failure() -> None:
@@ -118,3 +125,37 @@ def test_the_bmc_fault_events_noded_passed_on_are_named_by_their_alarm_codes() -
     assert "does not list" in by_code["29000017"]["exception_type"]
     found = _rules(ev)
     assert len(found["evidence-bmc-fault"]) == 1 and "evidence-bmc-event" in found
+
+
+def test_ascend_950_sensors_answer_is_an_npu_smi_query() -> None:
+    ev = _load("npu_smi_info_t_sensors_i0_950.txt")
+    assert ev.files[0].status == "read" and ev.files[0].formats == ["npu_smi_query"]
+    assert ev.failures == []
+
+
+def test_a_dev_info_port_table_without_its_command_line_gives_each_ports_link() -> None:
+    ev = _load("hccn_dev_info_ub_ports_fixture.txt")
+    links = {p["die_port"]: (p["link"], p["speed_mbps"]) for p in ev.npu_ports}
+    assert links == {
+        "UDie 0 port 4": ("DOWN", 200000),
+        "UDie 0 port 5": ("UP", 200000),
+        "UDie 1 port 8": ("DOWN", 200000),
+        "UDie 1 port 9": ("UP", 200000),
+    }
+    down = finding_items({"evidence.npu_ports": ev.npu_ports}, "hccl")["evidence-npu-port-down"]
+    assert [d.split(f" ({HELDOUT}")[0] for d in down] == [
+        "the port at line 4 (device not named) UDie 0 port 4 link DOWN",
+        "the port at line 6 (device not named) UDie 1 port 8 link DOWN",
+    ]
+
+
+def test_the_cluster_step_trace_csv_names_the_rank_the_others_wait_for() -> None:
+    ev = _load("msprof_analyze_cluster_step_trace_time.csv")
+    assert ev.files[0].formats == ["msprof"]
+    (note,) = ev.files[0].messages
+    assert note.line == 2 and "8 rank(s)" in note.message
+    assert (
+        "most communication: rank 5, most free time: rank 1 (rank 1 idles most and waits least"
+        in note.message
+    )
+    assert "rank 1: compute 80.4 ms, communication 133.4 ms, free 1488.6 ms" in note.message

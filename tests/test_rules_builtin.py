@@ -932,6 +932,17 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-watchdog-hang", "nccl",
      {"evidence.failures": [event(kind="watchdog_hang", rank=6, timeout_ms=480000, library="NCCL")]},
      {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7)]}, {}),
+    ("evidence-bmc-fault", "hccl",
+     {"evidence.failures": [event(kind="bmc_fault", code="56000005",
+                                  exception_type="BMC alarm 56000005 (NPU connection has been lost)")]},
+     {"evidence.failures": [event(kind="bmc_event", code="29000017")]}, {}),
+    ("evidence-bmc-event", "hccl",
+     {"evidence.failures": [event(kind="bmc_event", code="29000017")]},
+     {"evidence.failures": [event(kind="bmc_fault", code="56000005")]}, {}),
+    ("evidence-link-carrier-lost", "nccl",
+     {"evidence.failures": [event(kind="link_carrier_lost", host="vm-0",
+                                  exception_type="ib6 lost its carrier 6 time(s) from line 3")]},
+     {"evidence.failures": [event(kind="nccl_warning", host="vm-0")]}, {}),
 ]  # fmt: skip
 
 

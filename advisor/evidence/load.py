@@ -132,6 +132,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|hccn_tool\s+-i\s+\d+\s+-roce_test\s+ib_|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"
         # Ascend 950's -dev_info port table, -port_info and -adapt_status
         r"|^\|\s*UDie ID\s*\|\s*Port ID\s*\|\s*Speed Ability\(Gbps\)"
+        r"|^\|\s*UdieID\s*\|\s*PortID\s*\|\s*Speed\s*\|\s*PortType\s*\|\s*Link Status\s*\|"
         r"|^port_id\s*:\s*0x[0-9a-fA-F]+\s*\n=+ UB PORT LINK INFO|^print the adapt status table\s*:"
         # -gateway -g ("default gateway:ADDR, Iface:eth0"); -lldp -g's first two TLVs; Ascend
         # 950's mode-first command; a shell loop running hccn_tool over the devices
@@ -1931,12 +1932,20 @@ def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
         if len(ranks) > 1:
             most = max(ranks, key=lambda r: r.communication_us)
             idle = max(ranks, key=lambda r: r.free_us)
-            said += f"; most communication: rank {most.rank}, most free time: rank {idle.rank}"
+            head = f"most communication: rank {most.rank}, most free time: rank {idle.rank}"
+            if idle is min(ranks, key=lambda r: r.communication_us):
+                # msprof-analyze's slow-rank analysis: communication time is mostly waiting for
+                # the last rank to arrive, so the rank that waits least and idles most is late
+                head += (
+                    f" (rank {idle.rank} idles most and waits least in communication: the "
+                    "others wait for it, a rank slow outside compute)"
+                )
+            said = f"{head}; {said}"
         notes.append(
             ParseWarning(
                 line=ranks[0].line,
-                message=f"msprof-analyze slow-rank details, step {step}, {len(ranks)} rank(s): "
-                f"{said}"[:400],
+                message=f"msprof-analyze slow-rank details, step {step or 'all'}, "
+                f"{len(ranks)} rank(s): {said}"[:600],
                 skipped=False,
             )
         )

@@ -874,8 +874,10 @@ _SIGNATURES = {
     # devices shows the form)
     "gateway": re.compile(r"^default gateway\s*:\s*\S"),
     # Ascend 950's -dev_info: its port table opens the output (Querying the NPU Device
-    # Information: "Link Status: Link status, which can be DOWN or UP")
-    "dev_info": re.compile(r"^\|\s*UDie ID\s*\|\s*Port ID\s*\|"),
+    # Information: "Link Status: Link status, which can be DOWN or UP"); the form MindCluster's
+    # device manager parses prints "| UdieID | PortID | Speed | PortType | Link Status | Media
+    # Type |" (mind-cluster component/ascend-common/devmanager/hccn/hccn_tool.go)
+    "dev_info": re.compile(r"^\|\s*U[Dd]ie ?ID\s*\|\s*Port ?ID\s*\|"),
     # Ascend 950's -port_info (Querying the Port Status: "port_link: Port link establishment
     # status") and -adapt_status (the port's last five link set-up processes, newest first)
     "port_info": re.compile(r"^port_id\s*:\s*0x[0-9a-fA-F]+\s*$"),

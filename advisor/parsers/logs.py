@@ -8113,12 +8113,21 @@ _CARRIER_RE = re.compile(
 )
 
 
+# virtual interfaces whose carrier comes and goes with the containers, bridges and tunnels they
+# serve (a pod's veth pair, Calico's cali*, Docker's bridge): no physical link went down
+_VIRTUAL_IFACE_RE = re.compile(
+    r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo$|kube-|weave|cilium|lxc|"
+    r"genev|wg|gre|ipvlan|macvtap|dummy|bond\d+\.)"
+)
+
+
 def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``link_carrier_lost`` event per host and interface whose carrier was lost: how many
-    times, and whether it came back after the last loss (a flap) or not within the log."""
+    times, and whether it came back after the last loss (a flap) or not within the log; a
+    virtual interface's carrier (containers, bridges, tunnels) is no link."""
     found: dict[tuple[str | None, str], tuple[LogEvent, int, int | None]] = {}
     for no, line, tagged in lines:
-        if not (m := _CARRIER_RE.search(line)):
+        if not (m := _CARRIER_RE.search(line)) or _VIRTUAL_IFACE_RE.match(m.group("iface")):
             continue
         key = (m.group("host"), m.group("iface"))
         if m.group("what").lower() == "lost":

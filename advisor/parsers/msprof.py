@@ -7,11 +7,17 @@ notebooks and console print them (PrettyTable):
   slow-rank analysis, 慢链路分析 the slow-link one) with its verdict, wrapped inside the cell over
   several rows.
 
-Both are performance figures with no health code in them: read into notes, not judged.
+- the cluster analysis's ``cluster_step_trace_time.csv`` (``Step,Type,Index,Computing,
+  Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,...``): a row a rank
+  (``Type`` rank, ``Index`` its id; a ``stage`` row sums a pipeline stage), times in µs, read into
+  the same rows (compute, communication not overlapped, free).
+
+All are performance figures with no health code in them: read into notes, not judged.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass, field
 
@@ -22,7 +28,11 @@ DETAILS_SIGNATURE = (
     r"\s*free\(us\)\s*\|"
 )
 OVERVIEW_SIGNATURE = r"^[ \t]*\|\s*category\s*\|\s*description\s*\|"
-SIGNATURE = f"{DETAILS_SIGNATURE}|{OVERVIEW_SIGNATURE}"
+STEP_TRACE_SIGNATURE = (
+    r"^[ \t]*Step,Type,Index,Computing,Communication\(Not Overlapped\),Overlapped,Communication,"
+    r"Free\b"
+)
+SIGNATURE = f"{DETAILS_SIGNATURE}|{OVERVIEW_SIGNATURE}|{STEP_TRACE_SIGNATURE}"
 
 
 @dataclass
@@ -51,6 +61,7 @@ def parse(text: str) -> tuple[list[StepRank], list[Overview]]:
     rows: list[StepRank] = []
     overviews: list[Overview] = []
     mode = ""
+    header: list[str] = []
     current: Overview | None = None
     category = ""
     for no, raw, _ in numbered_lines(text):
@@ -62,6 +73,27 @@ def parse(text: str) -> tuple[list[StepRank], list[Overview]]:
             mode, category = "overview", ""
             current = Overview(line=no)
             overviews.append(current)
+            continue
+        if re.match(STEP_TRACE_SIGNATURE, line):
+            mode, current, header = "csv", None, next(csv.reader([line]))
+            continue
+        if mode == "csv":
+            values = dict(zip(header, next(csv.reader([line]), []), strict=False))
+            if values.get("Type") != "rank":
+                continue  # a pipeline stage's sum, or the end of the table
+            try:
+                rows.append(
+                    StepRank(
+                        line=no,
+                        step=values.get("Step", ""),
+                        rank=int(values["Index"]),
+                        compute_us=float(values["Computing"]),
+                        communication_us=float(values["Communication(Not Overlapped)"]),
+                        free_us=float(values["Free"]),
+                    )
+                )
+            except (KeyError, ValueError):
+                continue
             continue
         if not line.startswith("|"):
             if line and not line.startswith("+"):
@@ -88,7 +120,9 @@ def parse(text: str) -> tuple[list[StepRank], list[Overview]]:
                 said = current.verdicts.get(category, "")
                 current.verdicts[category] = f"{said} {cells[1]}".strip()
     if not rows and not any(o.verdicts for o in overviews):
-        raise ParseError("no msprof-analyze slow-rank row or overview verdict under its header")
+        raise ParseError(
+            "no msprof-analyze slow-rank row, step trace row or overview verdict under its header"
+        )
     for overview in overviews:
         for key, said in overview.verdicts.items():
             overview.verdicts[key] = re.sub(r"\s+", " ", said)

@@ -600,6 +600,9 @@ _QUERY_KEYS = (
     "Chip Name",
     # -t current-fault-event (Ascend 950's npu-smi reference): the count, then each event
     "Fault Event Count",
+    # -t sensors (Ascend 950): the SoC's, its NPU die's and its HBM's temperatures
+    "Soc Max Temperature (C)",
+    "NDIE Temperature (C)",
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
