@@ -159,3 +159,16 @@ def test_the_cluster_step_trace_csv_names_the_rank_the_others_wait_for() -> None
         in note.message
     )
     assert "rank 1: compute 80.4 ms, communication 133.4 ms, free 1488.6 ms" in note.message
+
+
+def test_the_cluster_communication_json_says_whom_the_waiting_rank_waited_for() -> None:
+    ev = _load("msprof_analyze_cluster_communication.json")
+    assert ev.files[0].formats == ["msprof"] and ev.rank_tables == []
+    first, second = (m.message for m in ev.files[0].messages)
+    assert first.startswith(
+        "msprof: msprof-analyze communication, group (0, 1), step, hcom_broadcast__501_0: rank 0 "
+        "121.7 "
+        "ms, waited 116.0 ms, HCCS 2.70 GB/s over 0.0639 MB"
+    )
+    assert first.endswith("they waited for rank 1 (late to the operator), not for a slow link")
+    assert "hcom_broadcast__501_1" in second

@@ -1918,6 +1918,8 @@ def _seconds(epoch_s: float) -> str:
 def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """msprof-analyze's slow-rank details and overview: notes of what they say (performance
     figures and the tool's own verdicts, no health code), not judged."""
+    if re.search(msprof.COMMUNICATION_SIGNATURE, text) and text.lstrip().startswith("{"):
+        return _msprof_communication(msprof.parse_communication(text))
     rows, overviews = msprof.parse(text)
     notes = []
     by_step: dict[str, list[msprof.StepRank]] = {}
@@ -1958,6 +1960,63 @@ def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     skipped=False,
                 )
             )
+    return notes
+
+
+MSPROF_OPS_SAID = 12
+"""How many of cluster_communication.json's operators are said one by one (the rest counted)."""
+
+
+def _msprof_communication(ops: list[msprof.CommOp]) -> list[ParseWarning]:
+    """A note for each operator of msprof-analyze's cluster_communication.json: each rank's
+    elapsed and waited time and the data each transport carried; the rank that waited least
+    where the others waited most of their time (the one they waited for)."""
+    notes = []
+    for op in ops[:MSPROF_OPS_SAID]:
+        parts = []
+        for r in op.ranks[:8]:
+            said = f"rank {r.rank}"
+            if r.elapse_ms is not None:
+                said += f" {r.elapse_ms:.1f} ms"
+            if r.wait_ms is not None:
+                said += f", waited {r.wait_ms:.1f} ms"
+            if r.bandwidth:
+                said += ", " + ", ".join(
+                    f"{t} {gbps:.2f} GB/s over {size:.3g} MB"
+                    for t, (size, gbps) in r.bandwidth.items()
+                )
+            parts.append(said)
+        waits = [r for r in op.ranks if r.wait_ratio is not None]
+        late = ""
+        if len(waits) > 1:
+            least = min(waits, key=lambda r: r.wait_ratio or 0.0)
+            others = [r for r in waits if r is not least]
+            if (
+                all((r.wait_ratio or 0.0) >= 0.5 for r in others)
+                and (least.wait_ratio or 0.0) < 0.1
+            ):
+                late = (
+                    f"; the others waited most of their time and rank {least.rank} hardly: they "
+                    f"waited for rank {least.rank} (late to the operator), not for a slow link"
+                )
+        notes.append(
+            ParseWarning(
+                line=0,
+                message=f"msprof-analyze communication, group {op.group}, {op.step}, {op.op}: "
+                + "; ".join(parts)
+                + late,
+                skipped=False,
+            )
+        )
+    if len(ops) > MSPROF_OPS_SAID:
+        notes.append(
+            ParseWarning(
+                line=0,
+                message=f"msprof-analyze communication: {len(ops) - MSPROF_OPS_SAID} more "
+                "operator(s) not said one by one",
+                skipped=False,
+            )
+        )
     return notes
 
 

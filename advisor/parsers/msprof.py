@@ -12,12 +12,17 @@ notebooks and console print them (PrettyTable):
   (``Type`` rank, ``Index`` its id; a ``stage`` row sums a pipeline stage), times in µs, read into
   the same rows (compute, communication not overlapped, free).
 
+- the cluster analysis's ``cluster_communication.json``: per communication group, step and
+  operator, each rank's ``Communication Time Info`` (elapsed, wait and their ratio) and
+  ``Communication Bandwidth Info`` (per transport: RDMA, HCCS, PCIE, SDMA ...).
+
 All are performance figures with no health code in them: read into notes, not judged.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -32,7 +37,76 @@ STEP_TRACE_SIGNATURE = (
     r"^[ \t]*Step,Type,Index,Computing,Communication\(Not Overlapped\),Overlapped,Communication,"
     r"Free\b"
 )
-SIGNATURE = f"{DETAILS_SIGNATURE}|{OVERVIEW_SIGNATURE}|{STEP_TRACE_SIGNATURE}"
+COMMUNICATION_SIGNATURE = r'"Communication Time Info"\s*:\s*\{'
+SIGNATURE = (
+    f"{DETAILS_SIGNATURE}|{OVERVIEW_SIGNATURE}|{STEP_TRACE_SIGNATURE}|{COMMUNICATION_SIGNATURE}"
+)
+
+
+@dataclass
+class RankComm:
+    """One rank's figures of one communication operator."""
+
+    rank: str
+    elapse_ms: float | None
+    wait_ms: float | None
+    wait_ratio: float | None
+    bandwidth: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Each transport that carried data: (transit size in MB, bandwidth in GB/s)."""
+
+
+@dataclass
+class CommOp:
+    group: str
+    step: str
+    op: str
+    ranks: list[RankComm] = field(default_factory=list)
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def parse_communication(text: str) -> list[CommOp]:
+    """``cluster_communication.json``: each group's, step's and operator's ranks (the operator's
+    ``@`` suffix, a hash, left off). Raises ParseError when the text is no such JSON."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ParseError(f"cluster_communication.json is not JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ParseError("cluster_communication.json: no object of communication groups")
+    ops: list[CommOp] = []
+    for group, steps in data.items():
+        for step, by_op in steps.items() if isinstance(steps, dict) else []:
+            for op, by_rank in by_op.items() if isinstance(by_op, dict) else []:
+                found = CommOp(group=str(group), step=str(step), op=str(op).split("@", 1)[0])
+                for rank, info in by_rank.items() if isinstance(by_rank, dict) else []:
+                    if not isinstance(info, dict):
+                        continue
+                    timing = info.get("Communication Time Info") or {}
+                    if not isinstance(timing, dict):
+                        continue
+                    entry = RankComm(
+                        rank=str(rank),
+                        elapse_ms=_number(timing.get("Elapse Time(ms)")),
+                        wait_ms=_number(timing.get("Wait Time(ms)")),
+                        wait_ratio=_number(timing.get("Wait Time Ratio")),
+                    )
+                    links = info.get("Communication Bandwidth Info") or {}
+                    for transport, figures in links.items() if isinstance(links, dict) else []:
+                        if not isinstance(figures, dict):
+                            continue
+                        size = _number(figures.get("Transit Size(MB)"))
+                        gbps = _number(figures.get("Bandwidth(GB/s)"))
+                        if size and gbps is not None:
+                            entry.bandwidth[str(transport)] = (size, gbps)
+                    found.ranks.append(entry)
+                if found.ranks:
+                    ops.append(found)
+    if not ops:
+        raise ParseError("cluster_communication.json: no operator with a rank's time info")
+    return ops
 
 
 @dataclass
