@@ -56,11 +56,24 @@ def test_an_interface_that_lost_its_carrier_and_got_it_back_is_a_flap(tmp_path: 
     ev = _load("azhpc_syslog_ib6_lost_gained_carrier_6flaps.log")
     (flap,) = ev.failures
     assert (flap["kind"], flap["host"], flap["line"]) == ("link_carrier_lost", "jplc7eb7-vm-0", 3)
+    # six "lost carrier" lines before the carrier came back: one loss said six times
     assert flap["exception_type"] == (
-        "ib6 lost its carrier 6 time(s) from line 3; carrier back at line 14 (the link flapped)"
+        "ib6 lost its carrier 1 time(s) from line 3 (6 'lost carrier' lines); carrier back at "
+        "line 14 (the link went down and came back)"
     )
     (item,) = _rules(ev)["evidence-link-carrier-lost"]
-    assert item.startswith("jplc7eb7-vm-0: ib6 lost its carrier 6 time(s)")
+    assert item.startswith("jplc7eb7-vm-0: ib6 lost its carrier 1 time(s)")
+    # down and up twice: two losses
+    twice = tmp_path / "twice.log"
+    twice.write_text(
+        "Aug 17 06:18:01 vm-0 systemd-networkd[5398]: ib6: Lost carrier\n"
+        "Aug 17 06:18:02 vm-0 systemd-networkd[5398]: ib6: Gained carrier\n"
+        "Aug 17 06:18:03 vm-0 systemd-networkd[5398]: ib6: Lost carrier\n"
+    )
+    (again,) = load_paths([twice]).failures
+    assert again["exception_type"] == (
+        "ib6 lost its carrier 2 time(s) from line 1; not back within the log (the link is down)"
+    )
     # a pod's veth pair and Calico's interface come and go with their containers: no link
     text = (HELDOUT / "azhpc_syslog_ib6_lost_gained_carrier_6flaps.log").read_text()
     virtual = tmp_path / "virtual.log"
@@ -118,7 +131,8 @@ def test_the_bmc_fault_events_noded_passed_on_are_named_by_their_alarm_codes() -
     assert lost["kind"] == "bmc_fault"
     assert lost["exception_type"] == (
         "BMC alarm 56000005 (NPU connection has been lost (the card dropped off)) for NPU 1, 2, "
-        "3, 4, 5, 7, 9, 10, 11, 12, 13, 15; 12 event(s)"
+        "3, 4, 5, 7, 9, 10, 11, 12, 13, 15; listed 12 time(s) (NodeD lists each alarm the BMC "
+        "holds at every poll)"
     )
     # a code the alarm table does not list is said as such, not given a meaning
     assert by_code["29000017"]["kind"] == "bmc_event"

@@ -225,7 +225,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
         r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"
         # the watchdog rethrowing a work's error in a stack (logs._WATCHDOG_HANDLE_FRAME_RE)
-        r"|^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:\w+::)*ProcessGroupNCCL::WorkNCCL::handle(?:NCCLGuard|Exception)\("
+        r"|^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:\w+::)*ProcessGroup[NH]CCL::Work[NH]CCL::"
+        r"handle(?:NCCLGuard|Exception)\("
         # HCCP's TLS switch in a device's run log (hccn_tool.hccp_tls_switches)
         r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
         # firmware-first AER in older kernels' form, behind the record's prefix

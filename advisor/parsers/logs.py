@@ -886,7 +886,7 @@ def parse(text: str) -> LogReport:
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
-    if "WorkNCCL::handle" in text:
+    if "WorkNCCL::handle" in text or "WorkHCCL::handle" in text:
         _watchdog_abort_stacks(lines, report)
     _pg_abort_timeouts(lines, report)
     _pg_debug_dumps(lines, report)
@@ -991,7 +991,12 @@ def parse(text: str) -> LogReport:
                 report  # a distributed run's own warnings and no failure among them: evidence too
             )
         if not report.events and not notices and c10d_info_only(text):
-            return report  # the c10d store's own INFO and debug lines and no failure: a run's log
+            # the c10d store's own INFO and debug lines: a run's log, whose first error line in
+            # other words (a bus error, a program's own ERROR) is still its failure
+            if error := first_error_line(lines):
+                report.generic = True
+                report.events.append(error)
+            return report
         if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
@@ -2513,10 +2518,10 @@ def _nccl_net_errors(
 # Call to connect failed : Connection refused"; a copy may mask the pid and tid:
 # "host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN ...")
 _NCCL_WARN_RE = re.compile(
-    # (a copy that turned the source place's colon into a space: "[3] include/socket.h 398 NCCL
-    # WARN Call to write failed : Connection reset by peer.")
+    # (a copy that turned the source place's colon into a space keeps "NCCL WARN": "[3]
+    # include/socket.h 398 NCCL WARN Call to write failed : Connection reset by peer.")
     r"(?<![\w.:-])(?P<host>[\w.-]+) ?(?::(?P<pid>\d+):\d+|:X{2,}(?::X{2,})?)? \[(?P<dev>\d+)\] "
-    r"(?:.+?:\d+|\S+\.(?:cc|cu|h|cpp) \d+) (?:\(\w+\) )?(?:NCCL )?WARN (?P<text>.+)$"
+    r"(?:.+?:\d+ (?:\(\w+\) )?(?:NCCL )?|\S+\.(?:cc|cu|h|cpp) \d+ NCCL )WARN (?P<text>.+)$"
     # a process whose host name NCCL found empty prints ":pid:tid [dev] ..."
     r"|(?:^|\s):(?P<pid2>\d+):\d+ \[(?P<dev2>\d+)\] .+?:\d+ (?:\(\w+\) )?NCCL WARN (?P<text2>.+)$"
     # a fork that brackets each field (ACCL's build of NCCL, OpenRLHF issue 795):
@@ -4742,8 +4747,9 @@ _NPU_CALL_RE = re.compile(
 )
 # CANN's runtime return codes (include/external/runtime/rt_error_codes.h, ACL_ERROR_RT_*; the
 # 2070xx resource codes as hicann/runtime include/external/acl/error_codes/rt_error_codes.h has
-# them): the codes a collective's or a device's failure shows (207000, a feature the runtime does
-# not support, and 207019 are left out: a query's answer, not a failure).
+# them): the codes a collective's or a device's failure shows (207000 and 207021, a feature or
+# link type the runtime does not support, 207019, and the queue's and init's states 207013-207015
+# it answers a caller with (api_c.cc) are left out: a query's answer, not a failure).
 ACL_RT_ERRORS: dict[int, str] = {
     107001: "ACL_ERROR_RT_INVALID_DEVICEID",
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
@@ -4760,14 +4766,10 @@ ACL_RT_ERRORS: dict[int, str] = {
     207010: "ACL_ERROR_RT_NO_MODEL_RESOURCE",
     207011: "ACL_ERROR_RT_NO_CDQ_RESOURCE",
     207012: "ACL_ERROR_RT_OVER_LIMIT",
-    207013: "ACL_ERROR_RT_QUEUE_EMPTY",
-    207014: "ACL_ERROR_RT_QUEUE_FULL",
-    207015: "ACL_ERROR_RT_REPEATED_INIT",
     207016: "ACL_ERROR_RT_AIVEC_OVER_FLOW",
     207017: "ACL_ERROR_RT_OVER_FLOW",
     207018: "ACL_ERROR_RT_DEVICE_OOM",
     207020: "ACL_ERROR_RT_TIMEOUT",
-    207021: "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED",
     507000: "ACL_ERROR_RT_INTERNAL_ERROR",
     507001: "ACL_ERROR_RT_TS_ERROR",
     507010: "ACL_ERROR_RT_LOST_HEARTBEAT",
@@ -4800,6 +4802,10 @@ ACL_RT_ERRORS: dict[int, str] = {
 }
 
 
+_PLOG_NOT_ERROR_RE = re.compile(
+    r"^(?:\S*?:\d+:)?\s*\[(?:WARNING|WARN|INFO|DEBUG|EVENT)\] [A-Z_]+\(\d+,"
+)
+"""A CANN plog line below ERROR (a grep's file and line may stand before it)."""
 _RUNTIME_RESULT_RE = re.compile(
     r"(?:(?P<call>[\w ]+?) failed, )?runtime result = (?P<code>\d{6})\b"
     r"|error code is (?P<code2>\d{6})(?!\d)"
@@ -5586,23 +5592,28 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
 # an exception occurred during AICPU execution, stream_id:5, task_id:40187, errcode:1, msg:execute
 # kernel param invalid.") and the kernel task's result ("AICPU Kernel task happen error,
 # retCode=0x2a.")
+# (older runtimes: "An exception occurred during AI CPU execution, ..."; Ascend 950's task_pos
+# for task_id: hicann/runtime device_error_proc.cc)
 _TASK_EXCEPTION_WORDS_RE = re.compile(
-    r"an exception occurred during (?P<unit>[\w ]+?) execution, stream_id:\d+, task_id:\d+, "
-    r"errcode:(?P<code>\d+), msg:(?P<msg>[^\n]*?)\.?\s*$"
+    r"(?i:an exception occurred during) (?P<unit>[\w ]+?) execution, stream_id:\d+, "
+    r"(?:task_id|task_pos):\d+, errcode:(?P<code>\d+), msg:(?P<msg>[^\n]*?)\.?\s*$"
 )
 _KERNEL_RETCODE_RE = re.compile(r"\bKernel(?: task)? happen error, retCode=(?P<ret>0x[0-9a-fA-F]+)")
 # an AI Core or vector core's own exception report ("there is an aivec error exception, core id
 # is 16, ...") and the words the runtime gives its code ("The extend info: errcode:(0x200000000,
 # 0, 0) errorStr: The write address of the MTE instruction is out of range.")
+# (hicann/runtime device_error_core_proc.cc: "the error is aivec error, core id is 16"; older "there
+# is an error of X, core id is")
 _CORE_EXCEPTION_RE = re.compile(
-    r"\bthere is an? (?P<unit>\w+) error exception, core id is (?P<core>\d+)"
+    r"\b(?:there is an? (?P<unit>\w+) error exception|there is an error of (?P<unit2>[\w ]+?)"
+    r"|the error is (?P<unit3>[\w ]+?)), core id is (?P<core>\d+)"
 )
 _ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]+)\.")
 # the runtime's word of the FFTS+ task that failed ("fftsplus task execute failed, dev_id=0,
 # stream_id=4, task_id=0, context_id=0, thread_id=0, err_type=12[fftsplus aivector error]") and
 # the kernel it ran ("fault kernel_name=IncreFlashAttention_..."), the name cut at its hash
 _FFTS_ERR_TYPE_RE = re.compile(
-    r"\btask execute failed, .*?\berr_type=(?P<n>\d+)\[(?P<what>[^\]]+)\]"
+    r"\btask execut(?:e|ion) failed, .*?\berr_type=(?P<n>\d+)\[(?P<what>[^\]]+)\]"
 )
 _FAULT_KERNEL_RE = re.compile(r"\bfault kernel_name=(?P<name>[\w.-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)")
 
@@ -5619,8 +5630,10 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
         )
     if core := _search(_CORE_EXCEPTION_RE, after):
         words = _search(_ERROR_STR_RE, after)
+        unit = (core.group("unit") or core.group("unit2") or core.group("unit3")).strip()
+        unit = unit if unit.endswith("error") else f"{unit} error"
         said.append(
-            f"{core.group('unit')} error exception on core {core.group('core')}"
+            f"{unit} exception on core {core.group('core')}"
             + (f" ({words.group('what').strip()})" if words else "")
         )
     if ret := _search(_KERNEL_RETCODE_RE, after):
@@ -6108,6 +6121,8 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "error code:" in line
             or ") failed: " in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
+            if _PLOG_NOT_ERROR_RE.match(line):
+                continue  # a plog line below ERROR: a code the runtime went on past
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
                 or rm.group("code5") or rm.group("code6") or rm.group("code7")
@@ -6478,7 +6493,8 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 # :564] [c10d] The server socket has started to listen on [::]:23456.", "[I1204 10:22:01.123456
 # 12345 socket.cpp:490] [c10d - debug] ..."): a log of nothing else at INFO is a store that ran
 C10D_LOG_RE = re.compile(
-    r"\[(?P<level>[IWEF])[\d:. ]*(?: \d+)? ?[\w/.-]+\.cpp:\d+\] \[c10d(?: - (?:debug|trace))?\] "
+    r"\[(?P<level>[IWEF])[\d:. ]*(?: \d+)? ?[A-Za-z_][\w/.-]*\.cpp:\d+\] "
+    r"\[c10d(?: - (?:debug|trace))?\] "
 )
 
 
@@ -6694,14 +6710,18 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
 # under "#7 ... in c10d::ProcessGroupNCCL::workCleanupLoop() ()" (ncclCommWatchdog later), with
 # std::rethrow_exception, std::terminate and abort above it
 _WATCHDOG_HANDLE_FRAME_RE = re.compile(
-    r"(?:^#\d+\s+(?:0x[0-9a-fA-F]+ in )?|frame #\d+: )(?:\w+::)*ProcessGroupNCCL::WorkNCCL::"
-    r"(?P<fn>handleNCCLGuard|handleException)\("
+    r"(?:^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?|frame #\d+: )(?:\w+::)*ProcessGroup(?P<lib>[NH])CCL::"
+    r"Work[NH]CCL::(?P<fn>handleNCCLGuard|handleException)\("
 )
 _ABORT_FRAME_RE = re.compile(
     r"^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:abort|std::terminate|__GI_abort|raise|__GI_raise)\b"
 )
+# (newer torch runs the loop in a Watchdog class, "ProcessGroupNCCL::Watchdog::runLoop()"; torch_npu's
+# port has the same frames under ProcessGroupHCCL, WorkHCCL and hcclCommWatchdog: Ascend/pytorch
+# ProcessGroupHCCL.cpp Watchdog::run, Watchdog::runLoop, WorkHCCL::handleException)
 _WATCHDOG_LOOP_RE = re.compile(
-    r"ProcessGroupNCCL::(?:workCleanupLoop|ncclCommWatchdog|watchdogHandler)\("
+    r"ProcessGroup[NH]CCL::(?:workCleanupLoop|ncclCommWatchdog|hcclCommWatchdog|watchdogHandler"
+    r"|Watchdog::run(?:Loop)?)\("
 )
 
 
@@ -6727,7 +6747,7 @@ def _watchdog_abort_stacks(lines: list[tuple[int, str, int | None]], report: Log
             line=no,
             message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
             rank=tagged,
-            library="NCCL",
+            library="HCCL" if m.group("lib") == "H" else "NCCL",
             exception_type=f"the process group's watchdog thread rethrew a collective's error "
             f"({m.group('fn')} in its loop) and the process aborted (its stack); the error "
             "itself is not in the copy",
@@ -8123,35 +8143,42 @@ _VIRTUAL_IFACE_RE = re.compile(
 
 def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``link_carrier_lost`` event per host and interface whose carrier was lost: how many
-    times, and whether it came back after the last loss (a flap) or not within the log; a
+    times it went down (a loss said again before the carrier came back is the same one), the
+    reports of it, and whether it came back after the last loss (a flap) or not within the log; a
     virtual interface's carrier (containers, bridges, tunnels) is no link."""
-    found: dict[tuple[str | None, str], tuple[LogEvent, int, int | None]] = {}
+    # (host, interface) -> the event, times down, "lost carrier" lines, the line it came back at
+    found: dict[tuple[str | None, str], tuple[LogEvent, int, int, int | None]] = {}
     for no, line, tagged in lines:
         if not (m := _CARRIER_RE.search(line)) or _VIRTUAL_IFACE_RE.match(m.group("iface")):
             continue
         key = (m.group("host"), m.group("iface"))
         if m.group("what").lower() == "lost":
-            ev, lost, _ = found.get(key) or (
-                LogEvent(
+            if key not in found:
+                ev = LogEvent(
                     kind="link_carrier_lost",
                     line=no,
                     message=line[m.start("iface") :].strip()[:300],
                     rank=tagged,
                     host=m.group("host"),
                     library="systemd-networkd",
-                ),
-                0,
-                None,
-            )
-            found[key] = (ev, lost + 1, None)
+                )
+                found[key] = (ev, 1, 1, None)
+                continue
+            ev, down, reports, back = found[key]
+            # still down: the same loss said again
+            found[key] = (ev, down + (back is not None), reports + 1, None)
         elif key in found:
-            ev, lost, _ = found[key]
-            found[key] = (ev, lost, no)
-    for (_, iface), (ev, lost, back) in found.items():
-        ev.exception_type = f"{iface} lost its carrier {lost} time(s) from line {ev.line}" + (
-            f"; carrier back at line {back} (the link flapped)"
-            if back is not None
-            else "; not back within the log (the link is down)"
+            ev, down, reports, _ = found[key]
+            found[key] = (ev, down, reports, no)
+    for (_, iface), (ev, down, reports, back) in found.items():
+        ev.exception_type = (
+            f"{iface} lost its carrier {down} time(s) from line {ev.line}"
+            + (f" ({reports} 'lost carrier' lines)" if reports > down else "")
+            + (
+                f"; carrier back at line {back} (the link went down and came back)"
+                if back is not None
+                else "; not back within the log (the link is down)"
+            )
         )
         report.events.append(ev)
 
@@ -8222,7 +8249,10 @@ def _bmc_fault_events(lines: list[tuple[int, str, int | None]], report: LogRepor
         if (npus := devices.get("NPU")) and len(npus) == 1:
             ev.device = int(npus[0])
         meaning = BMC_ALARMS.get(code, "a code MindCluster's alarm table does not list: not read")
-        ev.exception_type = f"BMC alarm {code} ({meaning}) for {named}; {count} event(s)"[:400]
+        ev.exception_type = (
+            f"BMC alarm {code} ({meaning}) for {named}; listed {count} time(s) (NodeD lists "
+            "each alarm the BMC holds at every poll)"
+        )[:400]
         report.events.append(ev)
 
 

@@ -412,7 +412,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 and (not twin_headers or twin_headers[-1] == params_line)
             ):
                 twin_headers[:] = [*(twin_headers or [params_line]), no]
-            if params is not None:
+            if params is not None and True in orphan_footer:
+                # the run before finished (its footer is there) with its rows left out of the copy
+                warnings.append(_rows_left_out_note(orphan_footer[True][0]))
+            elif params is not None:
                 # a run that stopped before its table, then another run
                 no_table = ParseWarning(
                     line=params_line, message=_no_table(params, reduced, next_run=no)
@@ -423,6 +426,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 # no run has a table yet: what each asked is evidence (sizes, ranks, hosts)
                 unstarted.append(Table(op=op or "unknown", header_line=params_line))
                 _asked(unstarted[-1], params, reduced)
+                _footer_only(unstarted[-1], orphan_footer)
+            orphan_footer.clear()
             # a new run: the table before it is over
             params, params_line, seen_params, current = m_par, no, True, None
             reduced = None
@@ -616,18 +621,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         _asked(asked, params, reduced)
         if True in orphan_footer:
             # the run finished (its footer is there) and its rows were left out of the copy
-            at, avg = orphan_footer[True]
-            asked.avg_busbw_gbytes_s, asked.complete = _num(avg), True
-            if False in orphan_footer:
-                asked.out_of_bounds = int(orphan_footer[False][1])
-            warnings.append(
-                ParseWarning(
-                    line=at,
-                    message="the run's footer follows its header line with no results table "
-                    "between: the copy left the rows out, so no size's bandwidth is in the log "
-                    "(the footer's average is over sizes not shown)",
-                )
-            )
+            _footer_only(asked, orphan_footer)
+            warnings.append(_rows_left_out_note(orphan_footer[True][0]))
         else:
             warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
         tables, asked_only, params = [*unstarted, asked], True, None
@@ -1061,6 +1056,25 @@ def _no_table(
     return (
         f"the log ends before its first size: {asked.progress()}; no results table "
         "follows its header line (the run stopped there, or the copy was cut)"
+    )
+
+
+def _footer_only(table: Table, footer: dict[bool, tuple[int, str]]) -> None:
+    """A run whose footer (average, and out-of-bounds count) came under its header line with no
+    table between: finished, its figures the footer's."""
+    if True not in footer:
+        return
+    table.avg_busbw_gbytes_s, table.complete = _num(footer[True][1]), True
+    if False in footer:
+        table.out_of_bounds = int(footer[False][1])
+
+
+def _rows_left_out_note(line: int) -> ParseWarning:
+    return ParseWarning(
+        line=line,
+        message="the run's footer follows its header line with no results table between: the "
+        "copy left the rows out, so no size's bandwidth is in the log (the footer's average is "
+        "over sizes not shown)",
     )
 
 
