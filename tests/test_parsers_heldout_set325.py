@@ -186,3 +186,74 @@ def test_the_cluster_communication_json_says_whom_the_waiting_rank_waited_for() 
     )
     assert first.endswith("they waited for rank 1 (late to the operator), not for a slow link")
     assert "hcom_broadcast__501_1" in second
+
+
+# round T (sets 329-332)
+
+
+def test_a_stage_tagged_runtime_code_and_an_aicore_error_are_read() -> None:
+    ev = _load("oamtools_plog_aicore_gatherv2_exception_cut.log")
+    first = min(ev.failures, key=lambda e: e["line"])
+    assert first["exception_type"].startswith(
+        "RUNTIME error before the failure read: aicore error exception on core 0"
+    )
+    (rt,) = [e for e in ev.failures if e["kind"] == "npu_runtime_error"]
+    assert (rt["code"], rt["call"]) == ("507015", "rtStreamSynchronizeWithTimeout")
+
+
+def test_a_flight_recorder_attribution_table_names_the_ranks_that_never_joined() -> None:
+    ev = _load("nvrx_fr_attribution_missing_ranks10_15_two_pgids_lock_gil_reference.txt")
+    found = [(e["kind"], e["group"], e["missing_ranks"], e["op"]) for e in ev.failures]
+    assert found == [
+        ("fr_trace_mismatch", "73 (EXPERT_MODEL_PARALLEL_GROUP,0)", [10], "all_to_all"),
+        ("fr_trace_mismatch", "74 (EXPERT_MODEL_PARALLEL_GROUP,0)", [15], "all_to_all"),
+    ]
+
+
+def test_older_process_group_warnings_are_a_healthy_runs_log() -> None:
+    ev = _load(
+        "megatron_gpt2_4rank_train_processgroupnccl_avoid_record_streams_warning_healthy_llm_action_cut.log"
+    )
+    assert ev.files[0].status == "read" and ev.failures == []
+
+
+def test_the_device_plugins_critical_xid_is_a_gpu_fault() -> None:
+    (xid,) = _load("device_plugin_xid48_marked_unhealthy_gpu_operator_troubleshooting.txt").failures
+    assert (xid["kind"], xid["code"]) == ("gpu_driver_fault", "48")
+    assert "GPU-e3dbf294-2783-f38b-4274-5bc836df5be1" in xid["exception_type"]
+
+
+def test_a_driver_load_with_no_xid_is_a_healthy_kernel_log(tmp_path: Path) -> None:
+    ev = _load("dmesg_nvidia_driver_580_95_05_load_3gpu_v100_homelab_healthy.txt")
+    assert ev.files[0].status == "read" and ev.failures == []
+    # an error line beside the driver's start is still said
+    text = (
+        HELDOUT / "dmesg_nvidia_driver_580_95_05_load_3gpu_v100_homelab_healthy.txt"
+    ).read_text()
+    failing = tmp_path / "failing.txt"
+    failing.write_text(text + "[    7.100000] mlx5_core 0000:17:00.0: firmware error: fatal\n")
+    (error,) = load_paths([failing]).failures
+    assert error["kind"] == "log_error" and "firmware error" in error["message"]
+
+
+def test_an_exception_whose_text_is_on_the_lines_under_it_is_read_whole() -> None:
+    (exc,) = _load("accelerate_debug_mode_broadcast_shape_mismatch_process0_process1.txt").failures
+    assert exc["kind"] == "python_exception"
+    assert exc["exception_type"] == "DistributedOperationException"
+    assert "Process 0: [1, 5] - Process 1: [1, 2, 5]" in exc["message"]
+
+
+def test_a_version_1_0_table_without_server_count_is_invalid() -> None:
+    (table,) = _load("ge_ut_rank_table_missing_server_count.json").rank_tables
+    assert table["errors"] == [
+        "server_count is missing: a version 1.0 table must give it (here 1 server(s) listed)"
+    ]
+
+
+def test_a_topology_header_whose_affinity_label_was_split_by_spaces() -> None:
+    ev = _load("nvidia_smi_topo_m_8gpu_hybrid_cube_mesh_nv1_nv2_ddp_rpc_benchmark_cut.txt")
+    (topo,) = ev.topologies
+    assert ev.files[0].status == "read"
+    assert topo["devices"] == [f"GPU{i}" for i in range(8)]
+    assert set(topo["kinds"]) == {"NV1", "NV2", "NODE"}
+    assert topo["cpu_affinity"]["GPU7"] == "0-19,40-59"

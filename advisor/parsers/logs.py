@@ -990,6 +990,19 @@ def parse(text: str) -> LogReport:
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
             )
+        if (
+            not report.events
+            and not notices
+            and "NVRM: loading" in text
+            and NVRM_LOADING_RE.search(text)
+        ):
+            # the NVIDIA driver's start in a kernel log, no Xid: healthy, unless another line says
+            # an error (an out-of-tree module's unsigned load is the kernel's note, no error)
+            rest = [t for t in lines if not _MODULE_TAINT_RE.search(t[1])]
+            if error := first_error_line(rest):
+                report.generic = True
+                report.events.append(error)
+            return report
         if not report.events and not notices and c10d_info_only(text):
             # the c10d store's own INFO and debug lines: a run's log, whose first error line in
             # other words (a bus error, a program's own ERROR) is still its failure
@@ -4811,7 +4824,9 @@ _RUNTIME_RESULT_RE = re.compile(
     r"|error code is (?P<code2>\d{6})(?!\d)"
     # the runtime's own plog (MindSpore on CANN 6): "[api_c.cc:721]163618 rtStreamSynchronize:
     # ErrCode=507011, desc=[the model stream execute failed], InnerCode=0x7150050"
-    r"|\b(?P<call3>rt\w+):ErrCode=(?P<code3>\d{6})(?!\d)"
+    # (a runtime that tags its stage first: "rtStreamSynchronizeWithTimeout:[EXEC][EXEC]ErrCode=
+    # 507015, desc=[aicore exception]")
+    r"|\b(?P<call3>rt\w+):(?:\[\w+\])*ErrCode=(?P<code3>\d{6})(?!\d)"
     # a newer runtime's plog: "FuncErrorReason:RtStreamSynchronizeWithTimeout execute failed,
     # reason=[stream sync timeout] (507046)", after "StreamSyncError: code=507046, des=[...]"
     r"|\b(?P<call4>\w+) execute failed, reason=\[[^\]]*\] \((?P<code4>\d{6})\)"
@@ -5222,9 +5237,51 @@ FR_BLOCK_LINES = 12
 """How far below its head an analyzer block's fields stand."""
 
 
+# NVIDIA Resiliency Extension's flight-recorder attribution (nvidia-resiliency-ext, its
+# attribution module's reference outputs): a table "PGID | Process Group Desc | Op Type | Size |
+# Dtype | Missing Ranks", one row a collective some ranks never joined
+FR_ATTRIBUTION_HEAD_RE = re.compile(
+    r"^\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
+)
+
+
+def _fr_attribution(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Each row of an attribution table: ``fr_trace_mismatch``, the ranks that never joined."""
+    columns: list[str] | None = None
+    for no, line, tagged in lines:
+        if FR_ATTRIBUTION_HEAD_RE.match(line):
+            columns = [c.strip() for c in line.split("|")]
+            continue
+        cells = [c.strip() for c in line.split("|")]
+        if columns is None or len(cells) != len(columns) or not cells[0].isdigit():
+            if "|" not in line and line.strip():
+                columns = None  # the table is over
+            continue
+        row = dict(zip(columns, cells, strict=True))
+        missing = [int(r) for r in re.findall(r"\d+", row["Missing Ranks"])]
+        op = row["Op Type"].split(":")[-1]
+        report.events.append(
+            LogEvent(
+                kind="fr_trace_mismatch",
+                line=no,
+                message=f"{row['Op Type']} ({row['Size']} {row['Dtype']}) in process group "
+                f"{row['PGID']} ({row['Process Group Desc']}): rank(s) "
+                f"{', '.join(map(str, missing))} never joined it"[:300],
+                rank=tagged,
+                op=OPS.get(op, op) or None,
+                group=f"{row['PGID']} ({row['Process Group Desc']})",
+                missing_ranks=missing or None,
+                library="flight recorder attribution",
+                exception_type=f"ranks that never joined it ({row['Size']} {row['Dtype']})",
+            )
+        )
+
+
 def _fr_trace(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Each collective torch's flight recorder analyzer reports: ``fr_trace_mismatch``, the
     ranks it names (missing ones, or the culprits of a mismatch) in ``missing_ranks``."""
+    if any("Missing Ranks" in t for _, t, _ in lines):
+        _fr_attribution(lines, report)
     for index, (no, line, tagged) in enumerate(lines):
         if "ollective" not in line or not (head := _FR_HEAD_RE.match(line.strip())):
             continue
@@ -5605,7 +5662,7 @@ _KERNEL_RETCODE_RE = re.compile(r"\bKernel(?: task)? happen error, retCode=(?P<r
 # (hicann/runtime device_error_core_proc.cc: "the error is aivec error, core id is 16"; older "there
 # is an error of X, core id is")
 _CORE_EXCEPTION_RE = re.compile(
-    r"\b(?:there is an? (?P<unit>\w+) error exception|there is an error of (?P<unit2>[\w ]+?)"
+    r"\b(?:there is an? (?P<unit>\w+) error(?: exception)?|there is an error of (?P<unit2>[\w ]+?)"
     r"|the error is (?P<unit3>[\w ]+?)), core id is (?P<core>\d+)"
 )
 _ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]+)\.")
@@ -6186,6 +6243,8 @@ TORCH_NPU_WINDOW_LINES = 3
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
+_BARE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception):\s*$")
+"""An exception line whose text is on the lines under it (at the line's start: a traceback's end)."""
 _ENDING_EXCEPTION_RE = re.compile(
     r"^\s*(?:[\w.]+\.)?(?P<name>\w*(?:Error|Exception)|KeyboardInterrupt|SystemExit"
     r"|ChildFailedError)(?::\s*\S.*|:?\s*)$"
@@ -6315,12 +6374,20 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         if TRACEBACK_HEADING not in line:
             continue
         inside: str | None = None  # the last frame in torch.distributed's own code
-        for no, after, tagged in lines[index + 1 : index + 1 + TRACEBACK_LINES]:
+        window = lines[index + 1 : index + 1 + TRACEBACK_LINES]
+        for at, (no, after, tagged) in enumerate(window):
             if TRACEBACK_HEADING in after:
                 break  # another traceback starts: this one's exception is not in the copy
             if (f := _DIST_FRAME_RE.search(after)) is not None:
                 inside = f"{f.group('file')}, {f.group('func')}"
-            if m := _PY_EXCEPTION_RE.match(after):
+            m = _PY_EXCEPTION_RE.match(after)
+            if m is None and _BARE_EXCEPTION_RE.match(after):
+                # an exception whose text starts on the next lines (accelerate's
+                # "DistributedOperationException:", a blank line, then its message)
+                said = [t.strip() for _, t, _ in window[at + 1 : at + 1 + 8] if t.strip()][:5]
+                if said:
+                    m = re.match(r".*", f"{after.strip()} {' '.join(said)}")
+            if m is not None:
                 text = m.group(0).strip()
                 return LogEvent(
                     kind="python_exception",
@@ -6506,7 +6573,8 @@ def c10d_info_only(text: str) -> bool:
 
 
 PG_WARNING_RE = re.compile(
-    r"\[W\d{3,4} [\d:.]+ ProcessGroup[NH]CCL\.cpp:\d+\] (?:Warning|WARNING): "
+    # (older torch printed no time: "[W ProcessGroupNCCL.cpp:1692] Warning: ...")
+    r"\[W(?:\d{3,4} [\d:.]+)? ProcessGroup[NH]CCL\.cpp:\d+\] (?:Warning|WARNING): "
     # the process group's own shutdown as its watchdog logs it at INFO ("I0228 ...
     # ProcessGroupNCCL.cpp:484] [Rank 3] found async exception when checking for NCCL errors:
     # NCCL communicator encountered error set by ProcessGroupNCCL: Process Group shutdown on
@@ -7613,6 +7681,20 @@ _SYSLOG_HOST_RE = re.compile(
 )
 
 
+# NVIDIA's Kubernetes device plugin taking a GPU out on an Xid it counts critical (its health
+# check: "XidCriticalError: Xid=48 on Device=GPU-e3db...; marking device as unhealthy.")
+_PLUGIN_XID_RE = re.compile(
+    r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<uuid>GPU-[0-9a-fA-F-]+)(?:; marking device "
+    r"as unhealthy)?"
+)
+# the NVIDIA driver loading ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05 ..."): a
+# kernel log of the driver's start, which with no Xid or error is a healthy one
+NVRM_LOADING_RE = re.compile(r"NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+\d+\.\d+")
+_MODULE_TAINT_RE = re.compile(
+    r"\bmodule verification failed: signature and/or required key missing"
+)
+
+
 def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The NVIDIA drivers' Xid events, NVLink training errors and NVSwitch SXid records, one
     event per GPU (or switch link) and report, its repeats counted: ``gpu_driver_fault`` where
@@ -7623,7 +7705,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     repeats: dict[tuple[str, ...], int] = {}
     details: dict[tuple[str, str], tuple[int, str, int | None, re.Match[str]]] = {}
     for index, (no, line, tagged) in enumerate(lines):
-        if "NVRM: " not in line and "SXid (" not in line:
+        if "NVRM: " not in line and "SXid (" not in line and "XidCriticalError" not in line:
             continue
         host_m = _SYSLOG_HOST_RE.search(line)
         host = host_m.group("host") if host_m else None
@@ -7636,6 +7718,14 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             what = _xid_said(m.group("xid"), where, m.group("what"))
             code = m.group("xid")
             fault = bool(_FAULT_WORDS_RE.search(m.group("what")))
+        elif "XidCriticalError" in line and (m := _PLUGIN_XID_RE.search(line)):
+            key = ("plugin", m.group("uuid"), m.group("xid"))
+            code = m.group("xid")
+            what = (
+                f"Xid {code} on {m.group('uuid')}: the Kubernetes GPU device plugin marked the GPU "
+                "unhealthy (out of nvidia.com/gpu until it is healthy again)"
+            )
+            fault = True
         elif m := _NVRM_GPU_LOST_RE.search(line):
             # its next two lines say why: "(PCI ID: ...) installed in this system has" / "fallen
             # off the bus and is not responding to commands."

@@ -40,6 +40,7 @@ _HEADER_TOKEN_RE = re.compile(
     r"CPU Affinity|NUMA Affinity|GPU NUMA ID"
     r"|\S+?(?=CPU Affinity|NUMA Affinity|GPU NUMA ID)|\S+"
 )
+_SPLIT_LABEL_RE = re.compile(r"\b(?:CPU|NUMA)[ \t]{2,}Affinity\b|\bGPU[ \t]+NUMA[ \t]+ID\b")
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
 NIC_LEGEND_SIGNATURE = (
@@ -270,7 +271,11 @@ def parse_topo(text: str) -> GpuTopology:
                     )
                 )
                 line = line[: line.rstrip().rfind(tokens[-1])]
-            expanded = line.expandtabs(8)
+            # (a copy whose tabs became runs of spaces splits "CPU     Affinity": one label; it
+            # stands after the device columns, so their starts are kept)
+            expanded = _SPLIT_LABEL_RE.sub(
+                lambda m: " ".join(m.group(0).split()), line.expandtabs(8)
+            )
             columns, runs = _split_run(_HEADER_TOKEN_RE.findall(expanded), _RUN_DEVICES_RE)
             if runs:
                 topo.warnings.append(

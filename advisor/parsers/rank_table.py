@@ -431,6 +431,14 @@ def _parse_doc(doc: dict[str, Any], superpod_fields: bool) -> RankTable:
         errors.append(
             f"server_count is {server_count} but server_list holds {len(servers)} servers"
         )
+    elif version == "1.0" and "server_list" in doc and "server_count" not in doc:
+        # HCCL's rank table guide (hicann/hccl docs/zh/user_guide/cluster_info_config/
+        # rank_table_config_910.md, _a2.md, _300i_duo.md): server_count is required in a 1.0
+        # table (optional only in the A3's 1.2 one)
+        errors.append(
+            f"server_count is missing: a version 1.0 table must give it (here "
+            f"{len(servers)} server(s) listed)"
+        )
     _check_duplicates(servers, ranks, errors)
     super_pods = _super_pods(doc, version, servers, ranks, errors, superpod_fields)
     return RankTable(
