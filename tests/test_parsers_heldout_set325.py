@@ -257,3 +257,30 @@ def test_a_topology_header_whose_affinity_label_was_split_by_spaces() -> None:
     assert topo["devices"] == [f"GPU{i}" for i in range(8)]
     assert set(topo["kinds"]) == {"NV1", "NV2", "NODE"}
     assert topo["cpu_affinity"]["GPU7"] == "0-19,40-59"
+
+
+def test_dcgmi_nvlink_error_counts_are_kept_as_each_links_counters(tmp_path: Path) -> None:
+    ev = _load("dcgmi_nvlink_e_gpu1_8links_error_counts_zero.txt")
+    (gpu,) = ev.nvlinks
+    assert (gpu["gpu"], gpu["error_total"], len(gpu["errors"])) == (1, 0, 8)
+    assert gpu["errors"]["0"] == {
+        "CRC FLIT Error": 0,
+        "CRC Data Error": 0,
+        "Replay Error": 0,
+        "Recovery Error": 0,
+    }
+    text = (HELDOUT / "dcgmi_nvlink_e_gpu1_8links_error_counts_zero.txt").read_text()
+    counted = tmp_path / "counted.txt"
+    counted.write_text(
+        text.replace("| -> Replay Error             | 0 ", "| -> Replay Error             | 7 ", 1)
+    )
+    items = finding_items({"evidence.nvlinks": load_paths([counted]).nvlinks}, "nccl")
+    (item,) = items["evidence-nvlink-errors"]
+    assert item.startswith("GPU 1: link 0 Replay Error 7;")
+
+
+def test_autopilots_failed_pcie_check_names_the_node_and_the_slow_gpu() -> None:
+    ev = _load("autopilot_pciebw_status_gpu4_5p3_fail.txt")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["host"], fail["code"]) == ("nhc_failure", "hostname", "PCIEBW")
+    assert fail["exception_type"].endswith("(GPU 4 5.3 under half of the best 12.3)")

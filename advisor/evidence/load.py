@@ -163,6 +163,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
+    "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
@@ -310,6 +311,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Waiting in store based barrier to initialize process ?group for "
         r"|ProcessGroupNCCL environments: NCCL version: "
         r"|ERROR:\s+nhc:\s+Health check failed:|^[\w.-]+\s*\|\s*ERROR: No results reported\s*$"
+        # IBM Autopilot's failed check (logs._autopilot_failures)
+        r"|^\[\[ [A-Z][A-Z0-9 -]*? \]\] (?:FAIL|ABORT)\b"
         r"|(?:Initializing distributed|initializing ddp): GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
@@ -1355,7 +1358,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
+                "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, dcgmi nvlink -e, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
                 "MindCluster reschedule records, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
@@ -2569,6 +2572,38 @@ def _dcgmi_nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list
     return notes
 
 
+def _dcgmi_nvlink_errors(
+    text: str, source: str, out: EvidenceFacts, name: str
+) -> list[ParseWarning]:
+    """``dcgmi nvlink -e``: each GPU's links' error counters, as nvidia-smi nvlink -e's are kept
+    (no link state: the counters say nothing of it)."""
+    for gpu in dcgm.parse_error_counts(text):
+        out.nvlinks.append(
+            {
+                "source": source,
+                "line": gpu.line,
+                "gpu": gpu.gpu,
+                "name": "",
+                "links": {},
+                "inactive": [],
+                "active": None,
+                "none_up": False,
+                "fewer_than_peers": False,
+                "alone": False,
+                "cut": False,
+                "errors": {str(n): counters for n, counters in gpu.errors.items()},
+                "remote": {},
+                "error_total": sum(
+                    v
+                    for counters in gpu.errors.values()
+                    for counter, v in counters.items()
+                    if _ERROR_COUNTER_RE.search(counter)
+                ),
+            }
+        )
+    return []
+
+
 P2P_SLOWER_RATIO = 0.75
 """A pair whose P2P=Enabled bandwidth is under this share of its P2P=Disabled bandwidth: the
 direct path is clearly slower than the copy without peer access, beyond the few percent the
@@ -3324,6 +3359,7 @@ _CONVERTERS = {
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
     "dcgmi_nvlink": _dcgmi_nvlink,
+    "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,
     "nvbandwidth": _nvbandwidth,
     "p2p_bandwidth": _p2p_bandwidth,
     "faultdiag": _faultdiag,

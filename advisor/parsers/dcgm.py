@@ -191,6 +191,42 @@ LINK_STATUS_SIGNATURE = (
     r"|^Key: Up=U, Down=D, Disabled=X, Not Supported=_"
 )
 """Its boxed title, an entity's line over its states, or its key line."""
+# ``dcgmi nvlink -g N -e`` (dcgmi/Nvlink.cpp): a box titled "NVLINK Error Counts" and "GPU N",
+# then "Link L" rows, each with its "-> CRC FLIT Error", "-> CRC Data Error", "-> Replay Error"
+# and "-> Recovery Error" counters
+ERROR_COUNTS_SIGNATURE = r"^\|\s*NVLINK Error Counts\s*\|"
+_COUNTS_GPU_RE = re.compile(r"^\|\s*GPU (\d+)\s*\|\s*$")
+_COUNTS_LINK_RE = re.compile(r"^\|\s*Link (\d+)\s*\|")
+_COUNTS_VALUE_RE = re.compile(r"^\|\s*->\s*([^|]+?)\s*\|\s*(\d+)\s*\|\s*$")
+
+
+@dataclass
+class LinkErrorCounts:
+    gpu: int
+    line: int
+    errors: dict[int, dict[str, int]] = field(default_factory=dict)
+
+
+def parse_error_counts(text: str) -> list[LinkErrorCounts]:
+    """Each GPU's box of ``dcgmi nvlink -e``: its links' error counters."""
+    found: list[LinkErrorCounts] = []
+    link: int | None = None
+    for no, line, _ in numbered_lines(text):
+        stripped = line.strip()
+        if m := _COUNTS_GPU_RE.match(stripped):
+            found.append(LinkErrorCounts(gpu=int(m.group(1)), line=no))
+            link = None
+        elif found and (m := _COUNTS_LINK_RE.match(stripped)):
+            link = int(m.group(1))
+            found[-1].errors.setdefault(link, {})
+        elif found and link is not None and (m := _COUNTS_VALUE_RE.match(stripped)):
+            found[-1].errors[link][m.group(1)] = int(m.group(2))
+    found = [f for f in found if f.errors]
+    if not found:
+        raise ParseError("dcgmi nvlink -e: no GPU box with its links' error counters")
+    return found
+
+
 _ENTITY_RE = re.compile(r"^\s*(gpuId|physicalId) (\d+):\s*$")
 _STATES_RE = re.compile(r"^\s*([UDX_](?: [UDX_])*)\s*$")
 LINK_STATES = {"U": "up", "D": "down", "X": "disabled", "_": "not supported"}

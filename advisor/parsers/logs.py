@@ -9042,8 +9042,58 @@ _NHC_FAILED_RE = re.compile(
 _NHC_NO_RESULT_RE = re.compile(r"^(?P<host>[\w.-]+)\s*\|\s*ERROR: No results reported\s*$")
 
 
+# IBM Autopilot's health checks (autopilot-daemon/*/entrypoint.py): each prints "[[ CHECK ]]
+# SUCCESS", "FAIL" or "ABORT" (its briefings line first); its status answer names the node above
+# ("Checking system status of host H (localhost)"), and for PCIe bandwidth the line after "Host
+# H" holds each GPU's GB/s in order (gpu-bw/entrypoint.py)
+_AUTOPILOT_VERDICT_RE = re.compile(
+    r"^\[\[ (?P<check>[A-Z][A-Z0-9 -]*?) \]\] (?P<what>FAIL|ABORT)\b"
+)
+_AUTOPILOT_HOST_RE = re.compile(r"^Checking system status of host (?P<host>\S+)")
+_AUTOPILOT_BW_RE = re.compile(r"^Host\s+\S+\s*$")
+
+
+def _autopilot_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``nhc_failure`` per node and IBM Autopilot check that failed or aborted, with the
+    GPUs whose PCIe bandwidth stands far under the node's others."""
+    host: str | None = None
+    for index, (no, line, tagged) in enumerate(lines):
+        stripped = line.strip()
+        if m := _AUTOPILOT_HOST_RE.match(stripped):
+            host = m.group("host")
+            continue
+        if not (m := _AUTOPILOT_VERDICT_RE.match(stripped)):
+            continue
+        what = f"{m.group('check')} {m.group('what')}"
+        if m.group("check") == "PCIEBW":
+            for at, (_, after, _) in enumerate(lines[index + 1 : index + 4], index + 1):
+                if _AUTOPILOT_BW_RE.match(after.strip()) and at + 1 < len(lines):
+                    figures = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", lines[at + 1][1])]
+                    if figures:
+                        top = max(figures)
+                        low = [f"GPU {i} {v:g}" for i, v in enumerate(figures) if v < top / 2]
+                        what += f": GB/s per GPU {' '.join(f'{v:g}' for v in figures)}" + (
+                            f" ({', '.join(low)} under half of the best {top:g})" if low else ""
+                        )
+                    break
+        report.events.append(
+            LogEvent(
+                kind="nhc_failure",
+                line=no,
+                message=stripped[:300],
+                rank=tagged,
+                host=host,
+                code=m.group("check"),
+                library="IBM Autopilot",
+                exception_type=what[:200],
+            )
+        )
+
+
 def _nhc_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``nhc_failure`` per node and failed health check (or node that reported nothing)."""
+    if any("]] FAIL" in t or "]] ABORT" in t for _, t, _ in lines):
+        _autopilot_failures(lines, report)
     seen: set[tuple[str | None, str]] = set()
     for no, line, tagged in lines:
         if "ERROR:" not in line:
