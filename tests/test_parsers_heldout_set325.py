@@ -284,3 +284,11 @@ def test_autopilots_failed_pcie_check_names_the_node_and_the_slow_gpu() -> None:
     (fail,) = ev.failures
     assert (fail["kind"], fail["host"], fail["code"]) == ("nhc_failure", "hostname", "PCIEBW")
     assert fail["exception_type"].endswith("(GPU 4 5.3 under half of the best 12.3)")
+
+
+def test_a_gpu_idle_while_the_others_of_its_node_are_busy_is_a_stalled_rank() -> None:
+    ev = _load("nvidia_smi_q_8xa100_hung_job_gpu0_util0_others_busy_m4_tr141.txt")
+    assert [g["util_pct"] for g in ev.gpus] == [0, 100, 100, 100, 100, 100, 100, 100]
+    assert [g["idle_among_busy"] for g in ev.gpus] == [True] + [False] * 7
+    (item,) = finding_items({"evidence.gpus": ev.gpus}, "nccl")["evidence-gpu-idle-among-busy"]
+    assert item.startswith("GPU 00000000:07:00.0: 0 % busy")

@@ -2419,9 +2419,31 @@ def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return bundle.warnings
 
 
+IDLE_PCT = 5
+BUSY_PCT = 80
+"""A GPU at most IDLE_PCT % busy among GPUs of one output most of which are at least BUSY_PCT %:
+in a data-parallel job every rank's GPU works alike, so the idle one's process has stopped (hung
+in a collective, or waiting on its host) while the others compute or spin in theirs."""
+
+
+def _mark_idle(gpus: list[dict[str, Any]]) -> None:
+    """Flag ``idle_among_busy`` on the GPUs of one output (one file's) that idle among busy ones."""
+    known = [g for g in gpus if g.get("util_pct") is not None]
+    if len(known) < 3:
+        return
+    for gpu in known:
+        others = [g for g in known if g is not gpu]
+        busy = sum(1 for g in others if g["util_pct"] >= BUSY_PCT)
+        gpu["idle_among_busy"] = gpu["util_pct"] <= IDLE_PCT and busy * 2 > len(others)
+
+
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    for gpu in nvidia_smi.parse_query(text):
-        out.gpus.append({"source": source, "driver": "", "cuda": "", **asdict(gpu)})
+    gpus = [
+        {"source": source, "driver": "", "cuda": "", **asdict(gpu)}
+        for gpu in nvidia_smi.parse_query(text)
+    ]
+    _mark_idle(gpus)
+    out.gpus.extend(gpus)
     return []
 
 
@@ -2433,10 +2455,12 @@ _INFOROM_RE = re.compile(r"WARNING: infoROM is corrupted at gpu (?P<bus>[0-9A-Fa
 
 def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nvidia_smi.parse_status(text)
-    for gpu in parsed.gpus:
-        out.gpus.append(
-            {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
-        )
+    gpus = [
+        {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
+        for gpu in parsed.gpus
+    ]
+    _mark_idle(gpus)
+    out.gpus.extend(gpus)
     for m in _INFOROM_RE.finditer(text):
         bus = m.group("bus").lower()
         # the table prints the bus with a longer domain ("00000008:00:00.0" for "0008:00:00.0")

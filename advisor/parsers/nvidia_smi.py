@@ -693,6 +693,10 @@ class SmiGpu:
     memory_used_mib: int | None = None
     memory_total_mib: int | None = None
     util_pct: int | None = None
+    """GPU utilization (the status table's ``GPU-Util``, ``-q``'s Utilization ``Gpu``)."""
+    idle_among_busy: bool = False
+    """Set by the importer: this GPU idles (at most IDLE_PCT) while most of the others of its
+    output are busy (at least BUSY_PCT): the process on it stopped or waits, its peers compute."""
     compute_mode: str = ""
     mig_mode: str = ""
     unreadable: list[str] = field(default_factory=list)
@@ -891,6 +895,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.retired_pages = (gpu.retired_pages or 0) + number
     elif where == "Fabric" and key == "Status" and value:
         gpu.fabric_status = value
+    elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
+        gpu.util_pct = int(pct.group(1))
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
         if value == "Active":
             gpu.throttled.append(key)
