@@ -292,3 +292,37 @@ def test_a_gpu_idle_while_the_others_of_its_node_are_busy_is_a_stalled_rank() ->
     assert [g["idle_among_busy"] for g in ev.gpus] == [True] + [False] * 7
     (item,) = finding_items({"evidence.gpus": ev.gpus}, "nccl")["evidence-gpu-idle-among-busy"]
     assert item.startswith("GPU 00000000:07:00.0: 0 % busy")
+
+
+# round U (sets 333-336)
+
+
+def test_an_nccl_ras_section_copied_without_its_job_summary_is_read() -> None:
+    incomplete = _load(
+        "ncclras_text_incomplete_missing_rank21_process_172_16_64_213_gpu5_timeout.txt"
+    )
+    codes = [(e["kind"], e["code"], e["library"]) for e in incomplete.failures]
+    assert codes == [
+        ("nccl_ras", "INCOMPLETE", "NCCL RAS errors"),
+        ("nccl_ras", "INCOMPLETE", "NCCL RAS errors"),
+        ("nccl_ras", "TIMEOUT", "NCCL RAS warnings"),
+    ]
+    mismatch = _load("ncclras_text_mismatch_26_ranks_op6650_6_ranks_op6649_warnings.txt")
+    (warn,) = mismatch.failures
+    assert (warn["code"], warn["library"], warn["rank"]) == ("MISMATCH", "NCCL RAS warnings", 0)
+
+
+def test_a_process_the_kernel_saw_crash_in_libnccl_is_an_error_line() -> None:
+    ev = _load("dmesg_decode_iso_pt_main_thread_segfault_in_libnccl_so2_gpud_testdata.log")
+    (crash,) = ev.failures
+    assert crash["kind"] == "log_error" and "segfault at 7f797fe00000" in crash["message"]
+    assert crash["message"].endswith("in libnccl.so.2[7f7c7ac00000+d3d3000]")
+
+
+def test_nvidia_peermems_errors_are_counted_as_one() -> None:
+    (err,) = _load("kmsg_raw_nvidia_peermem_nv_get_p2p_free_callback_invalid_context.log").failures
+    assert (err["kind"], err["library"], err["line"]) == ("gpu_driver_error", "nvidia-peermem", 1)
+    assert err["exception_type"].startswith(
+        "nvidia-peermem (GPUDirect RDMA) nv_get_p2p_free_callback:127 detected invalid context, "
+        "skipping further processing (7 times)"
+    )

@@ -239,6 +239,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # NVML's refusal for want of rights, libibverbs with no device (logs._nvidia_tool_failures)
         r"|^NVML: Unable to .+?: Insufficient Permissions\s*$"
         r"|^Failed to get IB devices list: |^No IB devices found\s*$"
+        r"|\bnvidia-peermem \w+:\d+ ERROR "
         # MindCluster NodeD passing on the BMC's fault events (logs._BMC_EVENT_RE)
         r"|get fault event, \[device type: [^\]\n]+\]-\[device id: \d+\]-\[error code: "
         # systemd-networkd's word of an interface that lost its link (logs._CARRIER_RE)
@@ -317,6 +318,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"
+        # (a copy of the report's Errors or Warnings section alone, its first entry under it)
+        r"|^(?:Errors|Warnings)\s*\n=+\s*\n\s*\n(?:#\d+-\d+ \([0-9a-f]+\) )?[A-Z][A-Z_,]+\s*$"
         # NVIDIA Resiliency Extension's flight-recorder attribution table (logs._fr_attribution)
         r"|^\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
         r"|^\s*Not all ranks joining collective(?:[,:] sequence number:| \d+ at entry)"

@@ -6506,6 +6506,9 @@ def is_program_log(text: str) -> bool:
 _ERROR_WORDS_RE = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception)\b(?::|$)|\b[Ee]rror:"
     r"|Segmentation fault|core dumped|\bKilled\b|[Oo]ut [Oo]f [Mm]emory"
+    # the kernel's report of a process that crashed ("pt_main_thread[2536443]: segfault at
+    # 7f797fe00000 ip ... error 4 in libnccl.so.2[...]")
+    r"|\]: segfault at [0-9a-f]+ ip "
     r"|\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|\btimed out\b"
     # a message that ends in what went wrong ("... retry_cnt: 0): local protection error")
     r"|\b[Ee]rror\s*$"
@@ -8142,11 +8145,32 @@ _FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P
 _FM_NOTHING_RE = re.compile(r"\[NV_WARN_NOTHING_TO_DO\]")
 
 
+# nvidia-peermem (the GPUDirect RDMA module) in the kernel log: "nvidia-peermem
+# nv_get_p2p_free_callback:127 ERROR detected invalid context, skipping further processing" (a
+# raw /dev/kmsg copy keeps its "6,3973,227996636,-;" record head)
+_PEERMEM_ERROR_RE = re.compile(r"\bnvidia-peermem (?P<where>\w+:\d+) ERROR (?P<what>[^\n]+?)\s*$")
+
+
 def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """nvidia-smi's answers that it could not read the GPUs, and Fabric Manager's failed start,
-    as ``gpu_driver_error`` events (one per answer)."""
+    """nvidia-smi's answers that it could not read the GPUs, Fabric Manager's failed start and
+    nvidia-peermem's errors, as ``gpu_driver_error`` events (one per answer, repeats counted)."""
     seen: set[str] = set()
+    peermem: dict[str, tuple[LogEvent, int]] = {}
     for no, line, tagged in lines:
+        if "nvidia-peermem" in line and (pm := _PEERMEM_ERROR_RE.search(line)):
+            key = f"{pm.group('where')} {pm.group('what')}"
+            ev, count = peermem.get(key) or (
+                LogEvent(
+                    kind="gpu_driver_error",
+                    line=no,
+                    message=line[pm.start() :].strip()[:300],
+                    rank=tagged,
+                    library="nvidia-peermem",
+                ),
+                0,
+            )
+            peermem[key] = (ev, count + 1)
+            continue
         text = line.strip()
         if m := _SMI_CANNOT_RE.match(text):
             what = m.group("what")
@@ -8212,6 +8236,13 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     ),
                 )
             )
+    for key, (ev, count) in peermem.items():
+        ev.exception_type = (
+            f"nvidia-peermem (GPUDirect RDMA) {key}"
+            + (f" ({count} times)" if count > 1 else "")
+            + ": the module's callback for GPU memory freed under an RDMA registration"
+        )[:200]
+        report.events.append(ev)
 
 
 # systemd-networkd's word of a network interface's link in a host's syslog ("Aug 17 06:18:01
