@@ -207,7 +207,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|nvidia-nvswitch\d+: SXid \((?:PCI:)?[0-9A-Fa-f:.]+\): \d+,"
         r"|NVRM: The NVIDIA GPU [0-9A-Fa-f:.]+\s*$|NVRM: GPU [0-9A-Fa-f:.]+: RmInitAdapter failed!"
         # the device plugin's critical Xid; the driver's start (logs._PLUGIN_XID_RE, NVRM_LOADING_RE)
-        r"|XidCriticalError: Xid=\d+ on Device=GPU-|NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+\d"
+        r"|XidCriticalError: Xid=\d+(?: on (?:Device|GPU)=|, All devices)"
+        r"|NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+\d"
         r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?(?:PCIe|CXL) Bus Error: severity="
         r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"
@@ -321,7 +322,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # (a copy of the report's Errors or Warnings section alone, its first entry under it)
         r"|^(?:Errors|Warnings)\s*\n=+\s*\n\s*\n(?:#\d+-\d+ \([0-9a-f]+\) )?[A-Z][A-Z_,]+\s*$"
         # NVIDIA Resiliency Extension's flight-recorder attribution table (logs._fr_attribution)
-        r"|^\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
+        r"|^\s*(?:[A-Z]+:[\w.]+:)?\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
         r"|^\s*Not all ranks joining collective(?:[,:] sequence number:| \d+ at entry)"
         r"|^Collective \d+ at entry \d+ errors"
         r"|\b(?:RuntimeError|DistStoreError): (?:do)?[Ww]ait timeout after \d+ms, keys: "

@@ -995,14 +995,20 @@ def parse(text: str) -> LogReport:
             and not notices
             and "NVRM: loading" in text
             and NVRM_LOADING_RE.search(text)
+            and all(_DRIVER_START_LINE_RE.match(t) for _, t, _ in lines if t.strip())
         ):
-            # the NVIDIA driver's start in a kernel log, no Xid: healthy, unless another line says
-            # an error (an out-of-tree module's unsigned load is the kernel's note, no error)
+            # a kernel log of nothing but the NVIDIA driver's start (its modules loading, the
+            # GPUs enabled, the display and sound sides of the cards): healthy; any other line
+            # (a machine check, a hung task, another driver's link) is read the usual way
+            return report
+        if not report.events and not notices and "NVRM: loading" in text:
+            # the driver's start beside other kernel lines: their first error line (the kernel's
+            # note of an unsigned module's taint is none), or nothing read
             rest = [t for t in lines if not _MODULE_TAINT_RE.search(t[1])]
             if error := first_error_line(rest):
                 report.generic = True
                 report.events.append(error)
-            return report
+                return report
         if not report.events and not notices and c10d_info_only(text):
             # the c10d store's own INFO and debug lines: a run's log, whose first error line in
             # other words (a bus error, a program's own ERROR) is still its failure
@@ -5240,18 +5246,25 @@ FR_BLOCK_LINES = 12
 # NVIDIA Resiliency Extension's flight-recorder attribution (nvidia-resiliency-ext, its
 # attribution module's reference outputs): a table "PGID | Process Group Desc | Op Type | Size |
 # Dtype | Missing Ranks", one row a collective some ranks never joined
+# (its command line logs through logging.basicConfig: "INFO:__main__:" before each line)
 FR_ATTRIBUTION_HEAD_RE = re.compile(
-    r"^\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
+    r"^(?P<prefix>\s*(?:[A-Z]+:[\w.]+:)?)\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|"
+    r"\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
 )
 
 
 def _fr_attribution(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Each row of an attribution table: ``fr_trace_mismatch``, the ranks that never joined."""
     columns: list[str] | None = None
-    for no, line, tagged in lines:
-        if FR_ATTRIBUTION_HEAD_RE.match(line):
-            columns = [c.strip() for c in line.split("|")]
+    prefix = ""
+    for no, raw, tagged in lines:
+        if head := FR_ATTRIBUTION_HEAD_RE.match(raw):
+            prefix = head.group("prefix").strip()
+            columns = [c.strip() for c in raw[head.end("prefix") :].split("|")]
             continue
+        line = raw.strip()
+        if prefix and line.startswith(prefix):
+            line = line[len(prefix) :]
         cells = [c.strip() for c in line.split("|")]
         if columns is None or len(cells) != len(columns) or not cells[0].isdigit():
             if "|" not in line and line.strip():
@@ -5662,8 +5675,8 @@ _KERNEL_RETCODE_RE = re.compile(r"\bKernel(?: task)? happen error, retCode=(?P<r
 # (hicann/runtime device_error_core_proc.cc: "the error is aivec error, core id is 16"; older "there
 # is an error of X, core id is")
 _CORE_EXCEPTION_RE = re.compile(
-    r"\b(?:there is an? (?P<unit>\w+) error(?: exception)?|there is an error of (?P<unit2>[\w ]+?)"
-    r"|the error is (?P<unit3>[\w ]+?)), core id is (?P<core>\d+)"
+    r"\b(?:[Tt]here is an? (?P<unit>[\w ]+?) (?:error|exception)(?: exception)?|there is an error of "
+    r"(?P<unit2>[\w ]+?)|the error is (?P<unit3>[\w ]+?))\s*, core id is (?P<core>\d+)"
 )
 _ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]+)\.")
 # the runtime's word of the FFTS+ task that failed ("fftsplus task execute failed, dev_id=0,
@@ -6243,8 +6256,9 @@ TORCH_NPU_WINDOW_LINES = 3
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
-_BARE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception):\s*$")
-"""An exception line whose text is on the lines under it (at the line's start: a traceback's end)."""
+_BARE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w+(?:Error|Exception):\s*$")
+"""An exception line whose text is on the lines under it (at the line's start, right under the
+last frame: a traceback's end)."""
 _ENDING_EXCEPTION_RE = re.compile(
     r"^\s*(?:[\w.]+\.)?(?P<name>\w*(?:Error|Exception)|KeyboardInterrupt|SystemExit"
     r"|ChildFailedError)(?::\s*\S.*|:?\s*)$"
@@ -6381,7 +6395,12 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             if (f := _DIST_FRAME_RE.search(after)) is not None:
                 inside = f"{f.group('file')}, {f.group('func')}"
             m = _PY_EXCEPTION_RE.match(after)
-            if m is None and _BARE_EXCEPTION_RE.match(after):
+            if (
+                m is None
+                and _BARE_EXCEPTION_RE.match(after)
+                and at
+                and (_FRAME_RE.match(window[at - 1][1]) or window[at - 1][1].startswith("    "))
+            ):
                 # an exception whose text starts on the next lines (accelerate's
                 # "DistributedOperationException:", a blank line, then its message)
                 said = [t.strip() for _, t, _ in window[at + 1 : at + 1 + 8] if t.strip()][:5]
@@ -6576,8 +6595,11 @@ def c10d_info_only(text: str) -> bool:
 
 
 PG_WARNING_RE = re.compile(
-    # (older torch printed no time: "[W ProcessGroupNCCL.cpp:1692] Warning: ...")
-    r"\[W(?:\d{3,4} [\d:.]+)? ProcessGroup[NH]CCL\.cpp:\d+\] (?:Warning|WARNING): "
+    r"\[W\d{3,4} [\d:.]+ ProcessGroup[NH]CCL\.cpp:\d+\] (?:Warning|WARNING): "
+    # (older torch printed no time: "[W ProcessGroupNCCL.cpp:1692] Warning: ..."; torch_npu's
+    # port of that age warned the same way of real faults, "PTA version mismatch",
+    # "AclrtQueryDeviceStatus interface query error": only NCCL's, and no error words)
+    r"|\[W ProcessGroupNCCL\.cpp:\d+\] Warning: (?![^\n]*(?:[Ee]rror|[Ff]ail|mismatch))"
     # the process group's own shutdown as its watchdog logs it at INFO ("I0228 ...
     # ProcessGroupNCCL.cpp:484] [Rank 3] found async exception when checking for NCCL errors:
     # NCCL communicator encountered error set by ProcessGroupNCCL: Process Group shutdown on
@@ -7686,13 +7708,25 @@ _SYSLOG_HOST_RE = re.compile(
 
 # NVIDIA's Kubernetes device plugin taking a GPU out on an Xid it counts critical (its health
 # check: "XidCriticalError: Xid=48 on Device=GPU-e3db...; marking device as unhealthy.")
+# (older plugins: "XidCriticalError: Xid=79 on Device=GPU-..., the device will go unhealthy." and,
+# when the event named no device, "XidCriticalError: Xid=79, All devices will go unhealthy.")
 _PLUGIN_XID_RE = re.compile(
-    r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<uuid>GPU-[0-9a-fA-F-]+)(?:; marking device "
-    r"as unhealthy)?"
+    r"XidCriticalError: Xid=(?P<xid>\d+)(?: on (?:Device|GPU)=(?P<uuid>[^;,\s]+)|, All devices)"
 )
+PLUGIN_APPLICATION_XIDS = {"13", "31", "43", "45", "68", "109"}
+"""The Xids the device plugin leaves a GPU healthy on by default (application errors:
+k8s-device-plugin internal/rm/health.go ignoredXids); one it reports was enabled by hand."""
 # the NVIDIA driver loading ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05 ..."): a
 # kernel log of the driver's start, which with no Xid or error is a healthy one
 NVRM_LOADING_RE = re.compile(r"NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+\d+\.\d+")
+_DRIVER_START_LINE_RE = re.compile(
+    r"^\s*(?:\[\s*\d+\.\d+\]\s*)?(?:NVRM: loading NVIDIA UNIX |nvidia(?:[-_](?:modeset|nvlink|uvm|drm))?"
+    r"(?: [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)?: |\[drm\] |input: HDA NVidia |"
+    r"snd_hda_intel [0-9a-fA-F:.]+: )"
+)
+"""A line of the NVIDIA driver's start in a kernel log: NVRM's banner, its modules (with the
+kernel's note that an unsigned out-of-tree module taints it), the GPUs enabled, the cards' display
+and HDMI sound functions."""
 _MODULE_TAINT_RE = re.compile(
     r"\bmodule verification failed: signature and/or required key missing"
 )
@@ -7722,13 +7756,19 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             code = m.group("xid")
             fault = bool(_FAULT_WORDS_RE.search(m.group("what")))
         elif "XidCriticalError" in line and (m := _PLUGIN_XID_RE.search(line)):
-            key = ("plugin", m.group("uuid"), m.group("xid"))
+            # (a time-sliced GPU's replicas, "GPU-...::0", "::1", are one GPU)
+            uuid = re.sub(r"::\d+$", "", m.group("uuid")) if m.group("uuid") else None
+            key = ("plugin", uuid or "all", m.group("xid"))
             code = m.group("xid")
             what = (
-                f"Xid {code} on {m.group('uuid')}: the Kubernetes GPU device plugin marked the GPU "
-                "unhealthy (out of nvidia.com/gpu until it is healthy again)"
+                f"Xid {code} on {uuid}: the Kubernetes GPU device plugin marked the GPU unhealthy "
+                "(out of nvidia.com/gpu until it is healthy again)"
+                if uuid
+                else f"Xid {code} on a device the event did not name: the Kubernetes GPU device "
+                "plugin marked every GPU of the node unhealthy"
             )
-            fault = True
+            # (an application's Xid leaves the GPU sound: an error, not a fault)
+            fault = code not in PLUGIN_APPLICATION_XIDS
         elif m := _NVRM_GPU_LOST_RE.search(line):
             # its next two lines say why: "(PCI ID: ...) installed in this system has" / "fallen
             # off the bus and is not responding to commands."
