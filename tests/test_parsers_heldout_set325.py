@@ -326,3 +326,13 @@ def test_nvidia_peermems_errors_are_counted_as_one() -> None:
         "nvidia-peermem (GPUDirect RDMA) nv_get_p2p_free_callback:127 detected invalid context, "
         "skipping further processing (7 times)"
     )
+
+
+def test_npu_exporters_metrics_give_each_chips_link_and_network_health() -> None:
+    ev = _load("npu_exporter_prometheus_metrics_8npu_link_down_network_unhealthy_test_fixture.txt")
+    assert ev.files[0].formats == ["npu_exporter"]
+    assert [(p["device"], p["link"], p["net_health"]) for p in ev.npu_ports] == [
+        (n, "DOWN", "Unhealthy (npu-exporter network_status 0)") for n in range(8)
+    ]
+    down = finding_items({"evidence.npu_ports": ev.npu_ports}, "hccl")["evidence-npu-port-down"]
+    assert len(down) == 8 and down[0].startswith("NPU 0 link DOWN, net health Unhealthy")

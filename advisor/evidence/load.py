@@ -177,6 +177,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "msprof": re.compile(msprof.SIGNATURE, re.M),
     "nic_legend": re.compile(nvidia_smi.NIC_LEGEND_SIGNATURE, re.M),
     "hccn_vnic": re.compile(hccn_tool.VNIC_SIGNATURE, re.M),
+    "npu_exporter": re.compile(hccn_tool.EXPORTER_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -1367,7 +1368,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
-                "hccn_tool's vNIC query, "
+                "hccn_tool's vNIC query, npu-exporter metrics, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -3356,6 +3357,13 @@ def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+def _npu_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """MindCluster npu-exporter's Prometheus metrics: each chip's port link and network health."""
+    ports, notes = hccn_tool.parse_exporter(text)
+    out.npu_ports.extend({"source": source, **asdict(port)} for port in ports)
+    return notes
+
+
 def _hccn_vnic(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """hccn_tool's vNIC query (Ascend 950's ``-g -vnic``): a note of each answer, the virtual
     NIC being no parameter-plane port (no RoCE or UB link is known from it)."""
@@ -3401,6 +3409,7 @@ _CONVERTERS = {
     "nvidia_smi_p2p": _p2p,
     "nic_legend": _nic_legend,
     "hccn_vnic": _hccn_vnic,
+    "npu_exporter": _npu_exporter,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -1737,6 +1737,51 @@ class Vnic:
     netmask: str | None = None
 
 
+# MindCluster's npu-exporter in Prometheus' text form (its metrics reference, mind-cluster docs/en/
+# scheduling/api/npu_exporter/01_prometheus_metrics_api.md): per chip "npu_chip_info_link_status
+# {id="0",...} 1" (1 UP, 0 DOWN, -1 hccn_tool failed) and "npu_chip_info_network_status" (1
+# healthy and reachable, 0 unhealthy or unreachable, -1 DCMI failed); its health_status (1
+# healthy, 0 unhealthy, -1 unknown) is said in a note
+EXPORTER_SIGNATURE = r"^npu_chip_info_(?:link|network|health)_status\{id=\"\d+\""
+_EXPORTER_RE = re.compile(
+    r"^npu_chip_info_(?P<metric>link_status|network_status|health_status)\{id=\"(?P<id>\d+)\"[^}]*\}\s+"
+    r"(?P<value>-?\d+)\b"
+)
+
+
+def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
+    """The port states of npu-exporter's metrics, one Port a chip; the chips' health in notes."""
+    ports: dict[int, Port] = {}
+    unhealthy: list[tuple[int, int, int]] = []  # (line, chip, value)
+    for no, line, _ in numbered_lines(text):
+        if not (m := _EXPORTER_RE.match(line.strip())):
+            continue
+        chip, value = int(m.group("id")), int(m.group("value"))
+        if m.group("metric") == "health_status":
+            if value != 1:
+                unhealthy.append((no, chip, value))
+            continue
+        port = ports.setdefault(chip, Port(device=chip, line=no))
+        if m.group("metric") == "link_status":
+            port.link = {1: "UP", 0: "DOWN"}.get(value)
+        else:
+            port.net_health = {1: "Success", 0: "Unhealthy (npu-exporter network_status 0)"}.get(
+                value
+            )
+    if not ports and not unhealthy:
+        raise ParseError("no npu_chip_info_link_status, network_status or health_status sample")
+    notes = [
+        ParseWarning(
+            line=no,
+            message=f"npu-exporter: NPU {chip} health_status {value} "
+            + ("(unhealthy)" if value == 0 else "(unknown: the DCMI call failed)"),
+            skipped=False,
+        )
+        for no, chip, value in unhealthy
+    ]
+    return list(ports.values()), notes
+
+
 def parse_vnic(text: str) -> list[Vnic]:
     """Each vNIC answer in ``text``, its address lines under its status line."""
     found: list[Vnic] = []
