@@ -108,6 +108,17 @@ def _su_lane(lane: int, bit_errors: int, ber: float, err_symb_t4: int = 0) -> di
             "su_err_frame_rate": err_symb_t4 / 0x8000000}  # fmt: skip
 
 
+def _perftest(ca: str, gbps: float | None, failed: str | None = None) -> dict[str, Any]:
+    """An RDMA port with a perftest run (parsers.rdma.PerftestRun's fields)."""
+    rows = [] if gbps is None else [{"bytes": 65536, "iterations": 5000, "bw_peak_gbps": gbps,
+                                     "bw_average_gbps": gbps}]  # fmt: skip
+    return {"source": "bw.txt", "line": 5, "ca": ca, "port": 1, "tool": "perftest ib_write_bw",
+            "link_layer": "Ethernet", "active": None,
+            "perftest": {"test": "RDMA_Write BW", "peer": "10.0.0.2", "local": "10.0.0.1",
+                         "rows": rows, "bw_average_gbps": gbps, "latency_avg_us": None,
+                         "failed": failed}}  # fmt: skip
+
+
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     # drift: each category reaches its own rule, and no other category does
     ("drift-software", "nccl", {"drift.findings": [drift_finding("nccl", {"2.21.5": ["node0"], "2.18.1": ["node1"]})]},
@@ -948,6 +959,15 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [event(kind="link_carrier_lost", host="vm-0",
                                   exception_type="ib6 lost its carrier 6 time(s) from line 3")]},
      {"evidence.failures": [event(kind="nccl_warning", host="vm-0")]}, {}),
+    ("evidence-rdma-perftest", "nccl",
+     {"evidence.hca_ports": [_perftest("mlx5_0", 92.57)]},
+     {"evidence.hca_ports": [{**_perftest("mlx5_0", 92.57), "perftest": None}]}, {}),
+    ("evidence-rdma-perftest-failed", "nccl",
+     {"evidence.hca_ports": [_perftest("mlx5_0", None, failed="Couldn't connect to 10.0.0.2:18515")]},
+     {"evidence.hca_ports": [_perftest("mlx5_0", 92.57)]}, {}),
+    ("evidence-rdma-perftest-slow", "nccl",
+     {"evidence.hca_ports": [_perftest("mlx5_0", 92.57), _perftest("mlx5_1", 40.1)]},
+     {"evidence.hca_ports": [_perftest("mlx5_0", 92.57), _perftest("mlx5_1", 90.0)]}, {}),
 ]  # fmt: skip
 
 

@@ -31,6 +31,7 @@ from advisor.parsers import (
     ParseError,
     ParseWarning,
     ascend_dmi,
+    ascend_notes,
     asys,
     busbw_factor,
     dcgm,
@@ -108,7 +109,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # GPU0 then GPU1/NIC0/the affinity; or GPU0 then RDMA device names (older drivers) before a
     # CPU Affinity label, over GPU0's own row
     "nvidia_smi_topo": re.compile(
-        r"^[ \t]*(?:\x1b?\[4m)?GPU0(?:[ \t]+(GPU1|NIC0|CPU Affinity)\b|GPU1GPU2)"
+        r"^[ \t]*(?:\x1b?\[4m)?GPU0(?:[ \t]+(GPU1|NIC0|CPU Affinity)\b|GPU1GPU2|CPUAffinity\b)"
         r"|^[ \t]*GPU0[ \t][^\n]*\bCPU Affinity\b[^\n]*\r?\n[ \t]*GPU0[ \t]+X\b",
         re.M,
     ),
@@ -137,7 +138,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # -gateway -g ("default gateway:ADDR, Iface:eth0"); -lldp -g's first two TLVs; Ascend
         # 950's mode-first command; a shell loop running hccn_tool over the devices
         r"|^default gateway\s*:[^\n]*,\s*Iface\s*:|^\s*Chassis ID TLV\s*\n(?:.*\n){1,4}?\s*Port ID TLV\s*$"
-        r"|(?<!`)hccn_tool\s+-g\s+-\w+\s+-i\s+\d+"
+        # (-g -process and -show_list answer nothing of a port: ascend_notes reads them)
+        r"|(?<!`)hccn_tool\s+-g\s+-(?!process\b|show_list\b)\w+\s+-i\s+\d+"
         r"|\bfor\s+\w+\s+in\s+[^;\n]+;\s*do\b[^\n]*(?<!`)hccn_tool\s+-i\s+[\"']?\$\{?\w+\}?[\"']?\s+-\w+"
         # Ascend 950's -bit_err heading with its first counter, -su_ber -result's lane table and
         # -down_data's record heading (or its "no down data"), saved without their command
@@ -161,6 +163,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         ),
         re.M,
     ),
+    "perftest": re.compile(rdma.PERFTEST_SIGNATURE, re.M),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
@@ -178,6 +181,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nic_legend": re.compile(nvidia_smi.NIC_LEGEND_SIGNATURE, re.M),
     "hccn_vnic": re.compile(hccn_tool.VNIC_SIGNATURE, re.M),
     "npu_exporter": re.compile(hccn_tool.EXPORTER_SIGNATURE, re.M),
+    "npu_tls_cert": re.compile(hccn_tool.TLS_CERT_SIGNATURE, re.M),
+    "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
@@ -238,6 +243,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
         # torch's CUDA error report (c10/cuda/CUDAException: its hint after "CUDA error: ...")
         r"|^CUDA kernel errors might be asynchronously reported at some other API call"
+        # NCCL's RAS client in JSON or its monitoring mode's events (logs.RAS_JSON_SIGNATURE)
+        rf"|{logs.RAS_JSON_SIGNATURE}"
         # NVML's refusal for want of rights, libibverbs with no device (logs._nvidia_tool_failures)
         r"|^NVML: Unable to .+?: Insufficient Permissions\s*$"
         r"|^Failed to get IB devices list: |^No IB devices found\s*$"
@@ -250,6 +257,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\b(?:Worker|Scheduler) process \d+ exit with exception\."
         # the Ascend driver's ERROR lines in a host's kernel log (logs._HOST_DRIVER_ERROR_RE)
         r"|\[ascend\] \[\w+\] \[ERROR\] \[\w+ \d+\] "
+        r"|\[ascend\] \[\w+\] \[(?:INFO|WARNING|EVENT)\] \[\w+ \d+\] (?:<[^>]*> )?DMA copy failed\b"
         r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
         r"|A timeout occurs when the Notify register waits for execution\. Waiting peer rank: \d+"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
@@ -1305,6 +1313,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's: not read as an NPU port",
             )
         )
+    if "perftest" in formats and "hccn_tool" in formats and "-roce_test" in text:
+        formats = [f for f in formats if f != "perftest"]  # hccn_tool's roce_test runs perftest
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
     if "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
@@ -1362,13 +1372,14 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             Message(
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
-                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, "
+                "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, perftest, "
                 "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, dcgmi nvlink -e, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
                 "MindCluster reschedule records, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
-                "hccn_tool's vNIC query, npu-exporter metrics, "
+                "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, "
+                "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -3022,6 +3033,13 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return warnings
 
 
+def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """perftest runs (ib_write_bw ...): each the port it ran on, with what it measured."""
+    ports, warnings = rdma.parse_perftest(text)
+    out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
+    return warnings
+
+
 def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     embedded = None if _SIGNATURES["rank_table"].search(text) else embedded_rank_table(text)
     if embedded is not None:
@@ -3364,6 +3382,18 @@ def _npu_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list
     return notes
 
 
+def _npu_tls_cert(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """npu-smi's certificate query: each device's certificate and its alarm."""
+    out.npu_ports.extend({"source": source, **asdict(p)} for p in hccn_tool.parse_tls_cert(text))
+    return []
+
+
+def _ascend_notes(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """Ascend answers with nothing to judge (hccn_tool -g -process, -show_list, msnpureport
+    config): a note of each."""
+    return ascend_notes.parse(text)
+
+
 def _hccn_vnic(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """hccn_tool's vNIC query (Ascend 950's ``-g -vnic``): a note of each answer, the virtual
     NIC being no parameter-plane port (no RoCE or UB link is known from it)."""
@@ -3409,7 +3439,10 @@ _CONVERTERS = {
     "nvidia_smi_p2p": _p2p,
     "nic_legend": _nic_legend,
     "hccn_vnic": _hccn_vnic,
+    "perftest": _perftest,
     "npu_exporter": _npu_exporter,
+    "npu_tls_cert": _npu_tls_cert,
+    "ascend_notes": _ascend_notes,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

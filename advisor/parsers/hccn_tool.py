@@ -441,8 +441,8 @@ _ROCE_ADDRESS_RE = re.compile(r"\baddress\s+(?P<ip>\d+\.\d+\.\d+\.\d+)")
 
 def parse_roce_test(text: str, test: str) -> dict[str, object]:
     """The report of ``-roce_test ib_*_bw`` → ``{test, target, bytes, iterations, bw_peak_mb_s,
-    bw_average_mb_s}`` (the largest size's row when several; MB/s as perftest's MB: 10^6 bytes,
-    a Gb/sec report converted)."""
+    bw_average_mb_s}`` (the largest size's row when several; MB/s as perftest prints them,
+    its MB being MiB; a Gb/sec report converted)."""
     lines = text.splitlines()
     head = next((i for i, t in enumerate(lines) if _BW_HEADER_RE.search(t)), None)
     target = _ROCE_ADDRESS_RE.search(text)
@@ -450,7 +450,9 @@ def parse_roce_test(text: str, test: str) -> dict[str, object]:
         raise ParseError(f"{test}: no '#bytes #iterations BW peak BW average' report")
     header = _BW_HEADER_RE.search(lines[head])
     assert header is not None
-    scale = 125.0 if header.group("unit") in ("Gb", "Gbit") else 1.0  # Gb/s → MB/s
+    # perftest's MB/sec is MiB/s (perftest_parameters.c: format_factor 0x100000, 125000000 for
+    # Gb/sec): a Gb/sec report is said in the MB/s perftest prints without --report_gbits
+    scale = 1e9 / 8 / 1048576 if header.group("unit") in ("Gb", "Gbit") else 1.0
     rows = [m for t in lines[head + 1 :] if (m := _BW_ROW_RE.match(t))]
     if not rows:
         raise ParseError(f"{test}: its report has no size row under the header")
@@ -460,8 +462,8 @@ def parse_roce_test(text: str, test: str) -> dict[str, object]:
         "target": target.group("ip") if target else None,
         "bytes": int(last.group(1)),
         "iterations": int(last.group(2)),
-        "bw_peak_mb_s": float(last.group(3)) * scale,
-        "bw_average_mb_s": float(last.group(4)) * scale,
+        "bw_peak_mb_s": round(float(last.group(3)) * scale, 2),
+        "bw_average_mb_s": round(float(last.group(4)) * scale, 2),
     }
 
 
@@ -1837,3 +1839,55 @@ def hccp_tls_switches(text: str) -> list[Port]:
                 ),
             )
     return [port for _, port in ports.values()]
+
+
+# npu-smi's certificate query (Ascend 950 npu-smi guide, "Querying Certificate Information",
+# ``npu-smi info -t tls-cert -i N``): "Alarm status : 0", "Start time", "End time" and "Common
+# name" lines; the alarm is 0 not expired, 1 about to expire, 2 expired, 3 unavailable within its
+# validity period. Read as the device's certificate, beside hccn_tool's -tls -g ones.
+TLS_CERT_SIGNATURE = r"^[ \t]*Alarm status[ \t]+:[ \t]*\d+[ \t]*\n[ \t]*Start time[ \t]+:"
+_TLS_CERT_FIELD_RE = re.compile(
+    r"^\s*(?P<key>Alarm status|Start time|End time|Common name)\s+:\s*(?P<value>.*?)\s*$"
+)
+_TLS_CERT_COMMAND_RE = re.compile(r"npu-smi\s+info\s+-t\s+tls-cert\s+-i\s+(?P<dev>\d+)")
+TLS_CERT_ALARMS = {
+    0: "not expired",
+    1: "about to expire",
+    2: "expired",
+    3: "unavailable within its validity period",
+}
+
+
+def parse_tls_cert(text: str) -> list[Port]:
+    """Each ``npu-smi info -t tls-cert`` answer as its device's port with one certificate (its
+    ``tls_alarms`` holding it when the alarm is not 0)."""
+    ports: list[Port] = []
+    device: int | None = None
+    current: Port | None = None
+    for no, line, _ in numbered_lines(text):
+        if c := _TLS_CERT_COMMAND_RE.search(line):
+            device, current = int(c.group("dev")), None
+            continue
+        if not (f := _TLS_CERT_FIELD_RE.match(line)):
+            continue
+        key, value = f.group("key"), f.group("value")
+        if key == "Alarm status":
+            code = int(value) if value.isdigit() else None
+            cert: dict[str, object] = {
+                "name": "npu-smi tls-cert",
+                "end_time": None,
+                "status": code,
+                "status_text": TLS_CERT_ALARMS.get(code) if code is not None else value,
+            }
+            current = Port(device=device, line=no, tls_certs=[cert])
+            ports.append(current)
+            device = None
+        elif current is not None and key == "End time":
+            current.tls_certs[0]["end_time"] = value or None
+        elif current is not None and key == "Common name" and value:
+            current.tls_certs[0]["name"] = f"certificate {value}"
+    for port in ports:
+        port.tls_alarms = [c for c in port.tls_certs if c["status"]]
+    if not ports:
+        raise ParseError("no npu-smi tls-cert 'Alarm status' line")
+    return ports

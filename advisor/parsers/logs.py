@@ -143,6 +143,7 @@ from __future__ import annotations
 
 import bisect
 import errno
+import json
 import os
 import re
 import signal
@@ -921,6 +922,10 @@ def parse(text: str) -> LogReport:
     _hccl_init_skew(lines, report)
     _ddp_unused_parameters(lines, report)
     _nccl_ras(lines, report)
+    if "PEER_" in text:
+        _ras_monitor_lines(lines, report)
+    if text.lstrip()[:1] == "{" and ('"nccl_version"' in text or '"event"' in text):
+        _nccl_ras_json(text, report)
     _fr_trace(lines, report)
     _desync_report(lines, report)
     for no, line, _ in lines:
@@ -982,6 +987,8 @@ def parse(text: str) -> LogReport:
             return report  # HCCL's own plog of a run with no failure in it: evidence too
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
+        if not report.events and _RAS_JSON_RE.search(text) and _json_objects(text):
+            return report  # the RAS client's JSON with no rank in trouble: a healthy job
         if not report.events and (raised := python_exception(lines)):
             report.events.append(raised)
         if not report.events and (cuda := _torch_cuda_error(lines)):
@@ -5416,6 +5423,264 @@ def _nccl_ras(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     close()
 
 
+# NCCL's RAS client in JSON (``ncclras -f json``, NCCL 2.28.7+; docs troubleshooting/ras "JSON
+# Output"): a dump of each communicator's ranks and its missing ranks. ``init_state`` is 0
+# (ncclSuccess) once a rank is initialized, 7 (ncclInProgress) while it still is, any other value
+# an error; ``async_error`` what ncclGetAsyncError would return; a missing rank is ``unresponsive``
+# (RAS could not reach it) or ``considered_dead`` (unreachable for 60 s: RAS_PEER_DEAD_TIMEOUT in
+# src/ras/ras_internal.h). Its monitoring mode (``-m``, NCCL 2.29) prints one event a line,
+# "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1", or as
+# JSON objects ({"timestamp", "group", "event", "peer": {...}, "details"}) (src/ras/
+# client_support.cc; the events' names and details in src/ras/peers.cc and rasnet.cc).
+RAS_JSON_SIGNATURE = (
+    r'"missing_ranks_count"\s*:|"event"\s*:\s*"PEER_[A-Z_]+"'
+    r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] PEER_(?:TIMEOUT_)?DEAD: "
+)
+_RAS_JSON_RE = re.compile(RAS_JSON_SIGNATURE, re.M)
+_RAS_MONITOR_RE = re.compile(
+    r"^\[(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] (?P<event>PEER_[A-Z_]+): ?(?P<rest>.*?)\s*$"
+)
+_RAS_PEER_RE = re.compile(
+    r"Process (?P<pid>\d+) on node (?P<node>\S+) managing GPUs? (?P<gpus>[\d,]+)"
+)
+RAS_DEAD_EVENTS = frozenset({"PEER_DEAD", "PEER_TIMEOUT_DEAD"})
+"""A peer RAS gave up on: an error."""
+RAS_TROUBLE_EVENTS = frozenset(
+    {"PEER_UNRESPONSIVE", "PEER_SEND_STUCK", "PEER_INIT_TIMEOUT", "PEER_DISCONNECTED"}
+)
+"""A peer RAS could not reach for a while and still tries: a warning (PEER_NEW, PEER_CONNECTING
+and PEER_RETRY are the network's own comings and goings)."""
+RAS_INIT_STATES = frozenset({0, 7})
+"""``init_state`` values that are no error: ncclSuccess, ncclInProgress."""
+
+
+def _ras_event(
+    event: str, where: str, line: int, peer: dict[str, object], details: str
+) -> LogEvent | None:
+    """One RAS monitoring event as a ``nccl_ras`` event (None for the network's comings and
+    goings)."""
+    if event in RAS_DEAD_EVENTS:
+        section = "errors"
+    elif event in RAS_TROUBLE_EVENTS:
+        section = "warnings"
+    else:
+        return None
+    pid, host, devices = peer.get("pid"), peer.get("host"), peer.get("devices")
+    who = f"process {pid} on {host}" if pid is not None else str(peer.get("addr") or "a peer")
+    gpus = f" (GPU {devices})" if devices not in (None, "") else ""
+    return LogEvent(
+        kind="nccl_ras",
+        line=line,
+        message=f"{where}{event}: {who}{gpus}{f', {details}' if details else ''}"[:400],
+        code=event,
+        library=f"NCCL RAS {section}",
+        host=str(host) if host is not None else None,
+        pid=pid if isinstance(pid, int) else None,
+        device=int(devices) if isinstance(devices, str) and devices.isdigit() else None,
+    )
+
+
+def _ras_monitor_lines(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The RAS client's monitoring mode in text: a ``nccl_ras`` event for each peer it gave up
+    on (an error) or could not reach (a warning)."""
+    for no, line, _ in lines:
+        if "PEER_" not in line or not (m := _RAS_MONITOR_RE.match(line.strip())):
+            continue
+        rest = m.group("rest")
+        peer: dict[str, object] = {}
+        if p := _RAS_PEER_RE.search(rest):
+            peer = {"pid": int(p.group("pid")), "host": p.group("node"), "devices": p.group("gpus")}
+            rest = rest[p.end() :].strip()
+        elif rest and not rest[0].isspace() and " " in rest:
+            peer, rest = {"addr": rest.split(" ", 1)[0]}, rest.split(" ", 1)[1]
+        if event := _ras_event(m.group("event"), f"[{m.group('time')}] ", no, peer, rest):
+            report.events.append(event)
+
+
+def _json_objects(text: str) -> list[tuple[int, object]]:
+    """The JSON values written one after another in ``text`` (the monitoring mode's stream),
+    each with its first line; empty when the text is not JSON throughout."""
+    decoder, at = json.JSONDecoder(), 0
+    values: list[tuple[int, object]] = []
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return values
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError:
+            return []
+        values.append((text.count("\n", 0, at) + 1, value))
+        at = end
+
+
+def _line_of(text: str, needle: str, start: int) -> tuple[int, int]:
+    """The 1-based line of ``needle``'s first place at or after ``start`` (the start's line where
+    it is not found), and where it was found."""
+    at = text.find(needle, start)
+    at = start if at < 0 else at
+    return text.count("\n", 0, at) + 1, at
+
+
+def _obj(value: object) -> dict[str, Any]:
+    """``value`` where it is a JSON object, else an empty one (a field missing or of another
+    shape in a RAS dump reads as absent)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _ras_rank(rank: dict[str, Any]) -> dict[str, Any]:
+    """A RAS rank's place as LogEvent fields."""
+    return {
+        "rank": _int(rank.get("rank")),
+        "host": _str(rank.get("host")),
+        "device": _int(rank.get("cuda_dev")),
+        "pid": _int(rank.get("pid")),
+    }
+
+
+def _ras_rank_troubles(who: str, status: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(section, code, what) for each thing wrong with a RAS rank's ``status``."""
+    names = NCCL_RESULT_NAMES
+    init, error = _int(status.get("init_state")), _int(status.get("async_error"))
+    trouble: list[tuple[str, str, str]] = []
+    if init == 7:
+        trouble.append(("warnings", "INIT", f"{who} still initializing (ncclInProgress)"))
+    elif init is not None and init not in RAS_INIT_STATES:
+        trouble.append(("errors", "INIT", f"{who} initialization failed: {names.get(init, init)}"))
+    if error is not None and error not in (0, 7):
+        trouble.append(
+            (
+                "errors",
+                "ASYNC_ERROR",
+                f"{who} holds an asynchronous error: {names.get(error, error)}",
+            )
+        )
+    if status.get("abort_flag") is True:
+        trouble.append(("errors", "ABORT", f"{who} aborted its communicator"))
+    return trouble
+
+
+def _ras_communicator(text: str, comm: dict[str, Any], at: int, report: LogReport) -> int:
+    """One communicator of a RAS dump: its ranks' troubles, counts apart and missing ranks as
+    ``nccl_ras`` events; returns where in ``text`` it ends (its lines found in order)."""
+    name = f"communicator {comm.get('hash', '?')} (size {comm.get('size', '?')})"
+    no, at = _line_of(text, f'"{comm.get("hash")}"', at)
+    counts: dict[str, set[int]] = {}
+    for rank in (r for r in comm.get("ranks") or [] if isinstance(r, dict)):
+        where = _ras_rank(rank)
+        no, at = _line_of(text, f'"pid": {rank.get("pid")}', at)
+        who = (
+            f"rank {where['rank']} (GPU {where['device']}, node {where['host']},"
+            f" pid {where['pid']})"
+        )
+        for section, code, what in _ras_rank_troubles(who, _obj(rank.get("status"))):
+            report.events.append(
+                LogEvent(
+                    kind="nccl_ras",
+                    line=no,
+                    message=f"{name} {code}: {what}"[:400],
+                    code=code,
+                    library=f"NCCL RAS {section}",
+                    **where,
+                )
+            )
+        for op, count in _obj(rank.get("collective_counts")).items():
+            if (n := _int(count)) is not None:
+                counts.setdefault(str(op), set()).add(n)
+    if apart := sorted(op for op, seen in counts.items() if len(seen) > 1):
+        report.events.append(
+            LogEvent(
+                kind="nccl_ras",
+                line=no,
+                code="MISMATCH",
+                library="NCCL RAS warnings",
+                message=f"{name} MISMATCH: ranks have launched different numbers of"
+                f" {', '.join(apart)}",
+            )
+        )
+    for rank in (r for r in comm.get("missing_ranks") or [] if isinstance(r, dict)):
+        status = _obj(rank.get("status"))
+        no, at = _line_of(text, f'"pid": {rank.get("pid")}', at)
+        dead = status.get("considered_dead") is True
+        # a missing rank RAS reached is one that did not count itself a member (the guide's
+        # corner cases of a communicator's start and end)
+        why = (
+            "considered dead"
+            if dead
+            else "unresponsive"
+            if status.get("unresponsive")
+            else "not a member"
+        )
+        report.events.append(
+            LogEvent(
+                kind="nccl_ras",
+                line=no,
+                message=(
+                    f"{name} {'DEAD' if dead else 'INCOMPLETE'}: rank {rank.get('rank')} missing"
+                    f" ({why}): GPU {rank.get('cuda_dev')} managed by process"
+                    f" {rank.get('pid')} on node {rank.get('host')}"
+                )[:400],
+                code="DEAD" if dead else "INCOMPLETE",
+                library="NCCL RAS errors",
+                **_ras_rank(rank),
+            )
+        )
+    return at
+
+
+def _nccl_ras_json(text: str, report: LogReport) -> None:
+    """The RAS client's JSON: its communicators' missing ranks and ranks whose initialization
+    failed, that hold an asynchronous error or were aborted (errors), ranks still initializing,
+    collective counts apart and the client's own time-outs (warnings); its monitoring mode's
+    events. Every event a ``nccl_ras``, its section in ``library`` as the text report's."""
+    for first, value in _json_objects(text):
+        if not isinstance(value, dict):
+            continue
+        if isinstance(value.get("event"), str):
+            peer = _obj(value.get("peer"))
+            devices = peer.get("cuda_devs")
+            listed = ",".join(str(d) for d in devices) if isinstance(devices, list) else None
+            stamp = f"[{value['timestamp']}] " if isinstance(value.get("timestamp"), str) else ""
+            event = _ras_event(
+                value["event"],
+                stamp,
+                first,
+                {**peer, "devices": listed},
+                str(value.get("details") or ""),
+            )
+            if event is not None:
+                report.events.append(event)
+            continue
+        comms = value.get("communicators")
+        if not isinstance(comms, list):
+            continue
+        at = 0
+        for comm in (c for c in comms if isinstance(c, dict)):
+            at = _ras_communicator(text, comm, at, report)
+        timeouts = _int(_obj(value.get("ras")).get("timeouts_count"))
+        if timeouts:
+            no, _ = _line_of(text, '"timeouts_count"', 0)
+            report.events.append(
+                LogEvent(
+                    kind="nccl_ras",
+                    line=no,
+                    code="TIMEOUT",
+                    library="NCCL RAS warnings",
+                    message=f"the job: TIMEOUT: {timeouts} communication time-out(s) while"
+                    " gathering communicator data",
+                )
+            )
+
+
 # torch DistributedDataParallel's reducer (torch/csrc/distributed/c10d/reducer.cpp,
 # ensure_prior_reduction_finished): "Expected to have finished reduction in the prior iteration
 # before starting a new one. This error indicates that your module has parameters that were not
@@ -8056,9 +8321,13 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
 # device OS's own slog puts [ERROR] before the module, "[ascend] [ERROR] [drv_pcie] ...": read with
 # the plog it sits in, _kernel_driver_error.)
 _HOST_DRIVER_ERROR_RE = re.compile(
-    r"\[ascend\] \[(?P<mod>\w+)\] \[ERROR\] \[(?P<fn>\w+) \d+\] (?:<(?P<proc>[^>]*)> )?"
-    r"(?P<what>\S.*?)\s*$"
+    r"\[ascend\] \[(?P<mod>\w+)\] \[(?P<level>ERROR|INFO|WARNING|EVENT)\] \[(?P<fn>\w+) \d+\] "
+    r"(?:<(?P<proc>[^>]*)> )?(?P<what>\S.*?)\s*$"
 )
+# a failure the driver logs below ERROR: "[ascend] [drv_pcie] [INFO] [devdrv_init_dev_num 2248]
+# <systemd-udevd:...> DMA copy failed" (MindCluster ascend-faultdiag's knowledge graph,
+# AISW_CANN_DRV_PCIE_046: a data error in a DMA or BAR transfer, the system to be restarted)
+_DRIVER_FAULT_BELOW_ERROR_RE = re.compile(r"^DMA copy failed\b")
 _DRIVER_DEVICE_RE = re.compile(r"\bdevice\((\d+)\)|\bdev_?id\s*[=:]\s*(\d+)|\bdevid\[(\d+)\]")
 # some lines name the physical id instead ("The device is not initialized. (phys_id=3)",
 # "(phy_id=5)": the driver's devdrv_core_info.c, devdrv_manager.c), kept apart from logical ids
@@ -8090,6 +8359,8 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
             ).append(no)
     for no, line, tagged in lines:
         if "[ascend] [" not in line or not (m := _HOST_DRIVER_ERROR_RE.search(line)):
+            continue
+        if m.group("level") != "ERROR" and not _DRIVER_FAULT_BELOW_ERROR_RE.match(m.group("what")):
             continue
         if _NOT_SUPPORTED_RE.search(line):
             continue

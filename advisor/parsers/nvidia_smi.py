@@ -40,6 +40,7 @@ _HEADER_TOKEN_RE = re.compile(
     r"CPU Affinity|NUMA Affinity|GPU NUMA ID"
     r"|\S+?(?=CPU Affinity|NUMA Affinity|GPU NUMA ID)|\S+"
 )
+_JOINED_LABEL_RE = re.compile(r"(?<=\d)(CPU|NUMA)Affinity\b")
 _SPLIT_LABEL_RE = re.compile(r"\b(?:CPU|NUMA)[ \t]{2,}Affinity\b|\bGPU[ \t]+NUMA[ \t]+ID\b")
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
@@ -228,6 +229,8 @@ def parse_p2p(text: str) -> list[P2pMatrix]:
 def parse_topo(text: str) -> GpuTopology:
     """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters)."""
     text = _UNDERLINE_RE.sub("", text)
+    # a label whose own space was lost too ("GPU0CPUAffinity": DCGM's Go topology sample)
+    text = _JOINED_LABEL_RE.sub(r" \1 Affinity", text)
     topo = GpuTopology(devices=[], links={})
     head_no = 0
     dev_cols: list[str] = []

@@ -13,7 +13,7 @@ only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
@@ -131,6 +131,8 @@ class HcaPort:
     could_be: str | None = None
     """``iblinkinfo``'s remark that the link trained below what both its ends support (``Could be
     4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
+    perftest: PerftestRun | None = None
+    """A perftest run from this port (``parse_perftest``)."""
 
 
 def _state(port: HcaPort, value: str) -> None:
@@ -346,4 +348,205 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # not found
             raise ParseError(panics[0].message, line=panics[0].line)
         raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
+    return ports, warnings
+
+
+# perftest (linux-rdma/perftest: ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw and their
+# _lat twins) between two hosts: its settings block (src/perftest_parameters.c ctx_print_test_info:
+# " Dual-port       : OFF\t\tDevice         : mlx5_0", " Link type       : Ethernet",
+# " Mtu             : 1024[B]"), each side's "local address:"/"remote address:" line with its GID,
+# then a report under "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"
+# (src/perftest_parameters.h RESULT_FMT; "[MiB/sec]" since perftest's 2024 unit fix, "[Gb/sec]"
+# under --report_gbits) or, for a latency test, "#bytes #iterations t_min[usec] t_max[usec]
+# t_typical[usec] t_avg[usec] ..." (RESULT_FMT_LAT). Its MB/sec was always MiB/sec
+# (perftest_parameters.c: format_factor 0x100000 for MBS, 125000000 for Gb/sec).
+PERFTEST_SIGNATURE = r"^[ \t]*Dual-port[ \t]+: (?:ON|OFF)[ \t]+Device[ \t]+: \S+"
+_PERFTEST_TITLE_RE = re.compile(
+    r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
+)
+_PERFTEST_DEVICE_RE = re.compile(r"Device\s+: (?P<ca>\S+)")
+_PERFTEST_SETTING_RE = re.compile(
+    r"^\s*(?P<key>Link type|Mtu|Transport type|Connection type)\s*: (?P<value>\S+)"
+)
+_PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d+:\d+)\s*$")
+_PERFTEST_BW_HEAD_RE = re.compile(
+    r"#bytes\s+#iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
+)
+_PERFTEST_LAT_HEAD_RE = re.compile(
+    r"#bytes\s+#iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+t_typical\[usec\]\s+t_avg\[usec\]"
+)
+_PERFTEST_ROW_RE = re.compile(
+    r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<a>[0-9.]+)\s+(?P<b>[0-9.]+)(?:\s+(?P<c>[0-9.]+)\s+(?P<d>[0-9.]+))?"
+)
+_PERFTEST_PORT_RE = re.compile(r"(?:^|\s)(?:-i\s*|--ib-port[= ])(?P<port>\d+)\b")
+_PERFTEST_COMMAND_RE = re.compile(
+    r"\b(?P<tool>ib_(?:write|read|send|atomic)_(?:bw|lat))\b(?P<args>.*)$"
+)
+_PERFTEST_FLAGS = frozenset(
+    {
+        "-F",
+        "-a",
+        "-R",
+        "-b",
+        "-e",
+        "-z",
+        "-H",
+        "-N",
+        "-O",
+        "-V",
+        "-h",
+        "--report_gbits",
+        "--run_infinitely",
+        "--report-both",
+        "--CPU-freq",
+        "--all",
+        "--bidirectional",
+        "--odp",
+    }
+)
+"""perftest's options that take no value (src/perftest_parameters.c usage): the server a
+client names is the word that is no option and no option's value."""
+# its failures (src/perftest_communication.c, perftest_resources.c, the tests' main()s)
+_PERFTEST_ERROR_RE = re.compile(
+    r"^\s*(?P<what>Couldn't connect to \S+|Unable to init the socket connection"
+    r"|Failed to exchange data between server and clients|Completion with error at (?:client|server)"
+    r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
+    r"|Failed to modify QP \d* ?to (?:INIT|RTR|RTS)|Couldn't post send|Unable to create QP"
+    r"|Failed to create QP|Couldn't listen to port \d+|Problem in receiving the server's data)"
+)
+GBIT_PER_MIB = 1048576 * 8 / 1e9
+"""Gbit/s in one MiB/s (perftest's MB/sec)."""
+
+
+@dataclass(kw_only=True)
+class PerftestRun:
+    """What one perftest run measured between this host's port and its peer's."""
+
+    test: str
+    """perftest's title (``RDMA_Write BW``, ``Send Latency``) or its binary's name."""
+    peer: str | None = None
+    """The server the client named, else the remote GID's IPv4 address."""
+    local: str | None = None
+    """The local GID's IPv4 address (RoCE), when it is one."""
+    rows: list[dict[str, float]] = field(default_factory=list)
+    """``{bytes, iterations, bw_peak_gbps, bw_average_gbps}`` or ``{bytes, iterations, t_min_us,
+    t_avg_us}``, one a size (a --run_infinitely run repeats its one size)."""
+    bw_average_gbps: float | None = None
+    """The largest size's average bandwidth (the last row's, in Gbit/s)."""
+    latency_avg_us: float | None = None
+    failed: str | None = None
+    """perftest's own failure line when it stopped before its report."""
+
+
+def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
+    """Each perftest run in ``text`` as the port it ran on, its ``perftest`` what it measured
+    (Gbit/s and microseconds). The port is the command's ``-i``/``--ib-port``, else perftest's
+    default 1 (said). Raises ParseError when no run's settings block names its device."""
+    ports: list[HcaPort] = []
+    warnings: list[ParseWarning] = []
+    command: tuple[str, int | None, str | None] | None = None  # (tool, port, server)
+    current: HcaPort | None = None
+    run: PerftestRun | None = None
+    gids: list[str] = []
+    head: str | None = None  # "bw" or "lat" under a report header
+    scale = GBIT_PER_MIB
+    title: str | None = None
+    for no, line, _ in numbered_lines(text):
+        if (c := _PERFTEST_COMMAND_RE.search(line)) and "#" not in line:
+            args = c.group("args")
+            p, words = _PERFTEST_PORT_RE.search(args), args.split()
+            server, at = None, 0
+            while at < len(words):
+                word = words[at]
+                if not word.startswith("-"):
+                    server, at = word, at + 1
+                else:  # an option: a flag alone, or with its value in the next word
+                    at += 1 if word in _PERFTEST_FLAGS or "=" in word else 2
+            command = (c.group("tool"), int(p.group("port")) if p else None, server)
+            continue
+        if t := _PERFTEST_TITLE_RE.match(line):
+            title = f"{t.group('test')} {t.group('kind')}"
+            continue
+        if "Dual-port" in line and (d := _PERFTEST_DEVICE_RE.search(line)):
+            port_no = command[1] if command and command[1] is not None else None
+            run = PerftestRun(test=title or (command[0] if command else "perftest"))
+            if command and command[2]:
+                run.peer = command[2]
+            current = HcaPort(
+                ca=d.group("ca"),
+                port=port_no or 1,
+                line=no,
+                tool=f"perftest {command[0] if command else run.test}",
+            )
+            current.perftest = run
+            if port_no is None:
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"perftest on {d.group('ca')}: the command is not in the file, so its port is taken as perftest's default 1",
+                        skipped=False,
+                    )
+                )
+            ports.append(current)
+            gids, head, title, command = [], None, None, None
+            continue
+        if current is None or run is None:
+            continue
+        if s := _PERFTEST_SETTING_RE.match(line):
+            key, value = s.group("key"), s.group("value")
+            if key == "Link type":
+                current.link_layer = value
+            elif key == "Mtu" and (mtu := re.match(r"\d+", value)):
+                current.active_mtu = int(mtu.group(0))
+            continue
+        if g := _PERFTEST_GID_RE.match(line):
+            gids.append(g.group("ip").replace(":", "."))
+            run.local = gids[0]
+            if len(gids) > 1 and run.peer is None:
+                run.peer = gids[1]
+            continue
+        if h := _PERFTEST_BW_HEAD_RE.search(line):
+            head, scale = "bw", (1.0 if h.group("unit") == "Gb" else GBIT_PER_MIB)
+            continue
+        if _PERFTEST_LAT_HEAD_RE.search(line):
+            head = "lat"
+            continue
+        if e := _PERFTEST_ERROR_RE.match(line):
+            run.failed = run.failed or e.group("what")
+            continue
+        if head and (r := _PERFTEST_ROW_RE.match(line)):
+            if head == "bw":
+                avg = round(float(r.group("b")) * scale, 3)
+                run.rows.append(
+                    {
+                        "bytes": int(r.group("bytes")),
+                        "iterations": int(r.group("iters")),
+                        "bw_peak_gbps": round(float(r.group("a")) * scale, 3),
+                        "bw_average_gbps": avg,
+                    }
+                )
+                run.bw_average_gbps = avg
+            elif r.group("d") is not None:
+                t_avg = float(r.group("d"))
+                run.rows.append(
+                    {
+                        "bytes": int(r.group("bytes")),
+                        "iterations": int(r.group("iters")),
+                        "t_min_us": float(r.group("a")),
+                        "t_avg_us": t_avg,
+                    }
+                )
+                run.latency_avg_us = t_avg
+    if not ports:
+        raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
+    for port in ports:
+        run = port.perftest
+        if run is not None and not run.rows and run.failed is None:
+            warnings.append(
+                ParseWarning(
+                    line=port.line,
+                    message=f"perftest on {port.ca}: no report row under its settings (the copy ends before it?)",
+                    skipped=False,
+                )
+            )
     return ports, warnings

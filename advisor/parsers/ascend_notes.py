@@ -1,0 +1,86 @@
+"""Ascend tools' answers that hold no link, chip or failure to judge, read so an import says what
+they are instead of "unknown": each becomes a note of its file.
+
+- ``hccn_tool -g -process -i N`` (Ascend 950 HCCN Tool guide, "Querying Device-Side Process
+  Information of an NPU Device"): ``device hccp process: exist`` or ``not exist``, whether the
+  device side runs its hccp_service process.
+- ``hccn_tool -i N -show_list ...`` (the same guide, "Querying the Queue Resource List for a
+  Network Device"): a UDMA device's resource counts, ``----------SEG----------`` headings over
+  ``seg_cnt :4`` lines (SEG, JFS, JFR, JFC, JETTY, JETTY_GROUP, RC).
+- ``msnpureport config --get`` (the driver's msnpureport guide, "query device maintenance"): a
+  boxed table of one device's maintenance settings, ``| Device ID: 0 | Current Configuration |``
+  over ``| Global Level | ERROR |`` rows: log levels are settings, not errors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+SIGNATURE = (
+    r"^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
+    r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
+    r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
+)
+_PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
+_DEVICE_ARG_RE = re.compile(r"\bhccn_tool\b.*?-i\s+(?P<dev>\d+)")
+_COUNT_RE = re.compile(r"^\s*(?P<what>[a-z_]+)_cnt\s*:\s*(?P<n>\d+)\s*$")
+_CONFIG_HEAD_RE = re.compile(r"^\|\s*Device ID:\s*(?P<dev>\d+)\s*\|\s*Current Configuration\s*\|")
+_CONFIG_ROW_RE = re.compile(r"^\|\s*(?P<key>[^|]*?\S)\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$")
+
+
+def parse(text: str) -> list[ParseWarning]:
+    """A note for each answer in ``text``; ParseError when none is there."""
+    notes: list[ParseWarning] = []
+    device: int | None = None
+    counts: list[str] = []
+    counts_line = 0
+    config: tuple[int, int, dict[str, str]] | None = None  # (line, device, settings)
+    for no, line, _ in numbered_lines(text):
+        if "hccn_tool" in line and (d := _DEVICE_ARG_RE.search(line)):
+            device = int(d.group("dev"))
+        if p := _PROCESS_RE.match(line):
+            on = f"device {device}" if device is not None else "the device (not named)"
+            there = "runs" if p.group("state") == "exist" else "does not run"
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"hccn_tool -g -process: {on} {there} its hccp_service process "
+                    f"('{p.group('state')}'); not judged",
+                    skipped=False,
+                )
+            )
+        elif c := _COUNT_RE.match(line):
+            counts_line = counts_line or no
+            counts.append(f"{c.group('what')} {c.group('n')}")
+        elif h := _CONFIG_HEAD_RE.match(line):
+            config = (no, int(h.group("dev")), {})
+        elif config is not None and (r := _CONFIG_ROW_RE.match(line)):
+            config[2][r.group("key")] = r.group("value")
+    if counts:
+        notes.append(
+            ParseWarning(
+                line=counts_line,
+                message=f"hccn_tool -show_list: a UDMA device's resource counts ({', '.join(counts)}); "
+                "a resource list, no link or port state: not judged",
+                skipped=False,
+            )
+        )
+    if config is not None:
+        at, dev, settings = config
+        levels = ", ".join(
+            f"{k} {v}" for k, v in settings.items() if k in ("Global Level", "Event Level")
+        )
+        notes.append(
+            ParseWarning(
+                line=at,
+                message=f"msnpureport config --get: device {dev}'s maintenance settings "
+                f"({len(settings)} read{'; ' + levels if levels else ''}); log levels are "
+                "settings, not errors: not judged",
+                skipped=False,
+            )
+        )
+    if not notes:
+        raise ParseError("no hccn_tool -g -process, -show_list or msnpureport config answer")
+    return notes
