@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -243,6 +244,17 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
         # torch's CUDA error report (c10/cuda/CUDAException: its hint after "CUDA error: ...")
         r"|^CUDA kernel errors might be asynchronously reported at some other API call"
+        # an MoE operator's HCCL window check; torch_npu's device faults; kubelet's device plugin
+        # and container start; a tool's exit status another program quoted; torchrun's summary
+        # entries flattened a line each; torch's watchdog ending at exit (logs.*)
+        r"|\bHCCL_BUFFSIZE(?:_\w+)? is too SMALL\b"
+        r"|\b(?:UCE ERROR|HBM MULTI BIT ECC ERROR|SUSPECT MEM ERROR|HCCS LINK ERROR|UB LINK ERROR"
+        r"|HCCL OP RETRY FAILED|SUSPECT REMOTE ERROR)\b"
+        r"|ListAndWatch ended unexpectedly for device plugin"
+        r'|"Error syncing pod, skipping" err="failed to \\"StartContainer\\"'
+        r"|\b(?:npu-smi|hccn_tool)\s[^:\n]*?:\s*exit status \d+"
+        r"|\[\d+\]:\s+time\s*:\s*\S+\s+host\s*:\s*\S+\s+rank\s*:\s*-?\d+"
+        r"|main process destroyed cuda before watchdog loop exited"
         # NCCL's RAS client in JSON or its monitoring mode's events (logs.RAS_JSON_SIGNATURE)
         rf"|{logs.RAS_JSON_SIGNATURE}"
         # NVML's refusal for want of rights, libibverbs with no device (logs._nvidia_tool_failures)
@@ -1137,6 +1149,27 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
     return "\n".join(lines), joined, width
 
 
+_EDITOR_NUMBER_RE = re.compile(r"^[ \t]*\d+(?:[ \t]|$)")
+EDITOR_NUMBERED_MIN_LINES = 5
+"""Fewer numbered lines than this are no editor's numbering (a short table's own counts)."""
+
+
+def _editor_numbered(lines: list[str]) -> bool:
+    """Every line (its trailing blank ones aside) starts with a number one more than the line
+    above's: an editor's line numbers pasted with the text."""
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    if len(lines) < EDITOR_NUMBERED_MIN_LINES:
+        return False
+    numbers = []
+    for line in lines:
+        m = _EDITOR_NUMBER_RE.match(line)
+        if m is None:
+            return False
+        numbers.append(int(m.group(0)))
+    return all(b == a + 1 for a, b in itertools.pairwise(numbers))
+
+
 def _unwrap(text: str) -> tuple[str, list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
     hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
@@ -1187,6 +1220,12 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             notes.append(
                 f"a wrapper's label {tag.strip()!r} taken off {marked} line(s) before reading"
             )
+    if _editor_numbered(lines):
+        # an editor's (or `cat -n`'s) line numbers before every line, the numbers running on
+        # one by one: taken off with the one space (or tab) after them
+        lines = [_EDITOR_NUMBER_RE.sub("", line, count=1) for line in lines]
+        text = "\n".join(lines)
+        notes.append(f"an editor's line numbers taken off {len(lines)} line(s) before reading")
     if indent := _common_indent(lines):
         text = "\n".join(line[len(indent) :] if line.strip() else line for line in lines)
         notes.append(f"the indent every line shares ({len(indent)} character(s)) taken off")
@@ -2538,7 +2577,9 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "links": {str(n): speed for n, speed in gpu.speed_gbytes_s.items()},
                 "inactive": gpu.inactive,
                 # (-R lists where each link goes, not its state: none is known active)
-                "active": active if gpu.speed_gbytes_s or not gpu.remote else None,
+                "active": active
+                if gpu.speed_gbytes_s or not (gpu.remote or gpu.traffic_kib)
+                else None,
                 "none_up": gpu.none_up,
                 "fewer_than_peers": not alone
                 and (
@@ -2549,6 +2590,7 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "cut": gpu.cut,
                 "errors": {str(n): counters for n, counters in gpu.errors.items()},
                 "remote": {str(n): peer for n, peer in gpu.remote.items()},
+                "traffic_kib": {str(n): kib for n, kib in gpu.traffic_kib.items()},
                 # the error counters (Replay, Recovery, CRC Errors ...), not a traffic count
                 "error_total": sum(
                     v
@@ -2557,6 +2599,18 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     if _ERROR_COUNTER_RE.search(name)
                 ),
             }
+        )
+    counted = [g for g in parsed.gpus if g.traffic_kib]
+    if counted:
+        links = sum(len(g.traffic_kib) for g in counted)
+        parsed.warnings.append(
+            ParseWarning(
+                line=counted[0].line,
+                message=f"nvidia-smi nvlink -gt: the traffic counters of {links} link(s) on "
+                f"{len(counted)} GPU(s) (KiB since the driver loaded): traffic, not errors or "
+                "link states: not judged",
+                skipped=False,
+            )
         )
     return parsed.warnings
 

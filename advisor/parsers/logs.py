@@ -879,6 +879,11 @@ def parse(text: str) -> LogReport:
     _store_lost(lines, report)
     _device_oom(lines, report)
     _npu_device_exceptions(lines, report)
+    if "is too SMALL" in text:
+        _hccl_buffsize_small(lines, report)
+    _npu_device_faults(lines, report)
+    if "ListAndWatch" in text or "StartContainer" in text:
+        _kubelet_failures(lines, report)
     _getnext_failures(lines, report)
     _task_queue_exits(lines, report)
     _monitored_barrier(lines, report)
@@ -989,6 +994,21 @@ def parse(text: str) -> LogReport:
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
         if not report.events and _RAS_JSON_RE.search(text) and _json_objects(text):
             return report  # the RAS client's JSON with no rank in trouble: a healthy job
+        if not report.events and "destroyed cuda before watchdog loop exited" in text:
+            # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
+            # shutting down" caught: ProcessGroupNCCL's watchdog thread): the order of a
+            # process's own exit, no failure
+            at = next(no for no, t, _ in lines if "destroyed cuda before watchdog" in t)
+            report.unread.append(
+                ParseWarning(
+                    line=at,
+                    message="the process group's watchdog stopped because the main process had "
+                    "already torn CUDA down ('driver shutting down'): torch logs this at INFO as "
+                    "the process exits, no failure",
+                    skipped=False,
+                )
+            )
+            return report
         if not report.events and (raised := python_exception(lines)):
             report.events.append(raised)
         if not report.events and (cuda := _torch_cuda_error(lines)):
@@ -5681,6 +5701,176 @@ def _nccl_ras_json(text: str, report: LogReport) -> None:
             )
 
 
+# An MoE dispatch/combine operator's tiling check on its HCCL window (CANN's MoeDistributeDispatch
+# and MoeDistributeCombine tiling, CheckWinSize): "HCCL_BUFFSIZE is too SMALL, maxBs = 512, ...,
+# NEEDED_HCCL_BUFFSIZE(...) = 609MB, HCCL_BUFFSIZE=200MB." (HCCL_BUFFSIZE_EP for the expert-parallel
+# window), or "HCCL_BUFFSIZE is too SMALL, should larger than 600MB": the operator needs a larger
+# communication buffer than HCCL_BUFFSIZE (in MB) gives it, and fails before it runs.
+_BUFFSIZE_SMALL_RE = re.compile(
+    r"\b(?P<var>HCCL_BUFFSIZE(?:_\w+)?) is too SMALL\b"
+    r"(?:.*?= (?P<need>\d+) ?MB, HCCL_BUFFSIZE=(?P<have>\d+) ?MB|, should larger than (?P<need2>\d+) ?MB)?"
+)
+_MOE_OPERATOR_RE = re.compile(r"\b(?:operator |aclnn)(?P<op>Moe\w+?)(?:_\d+)?\b")
+
+
+def _hccl_buffsize_small(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``hccl_buffsize_small`` per figure pair an operator's window check printed: the MB it
+    needs (``numel``) and HCCL_BUFFSIZE's (``timeout_ms`` stays None; ``exception_type`` says both)."""
+    seen: dict[tuple[str | None, str | None], LogEvent] = {}
+    operator: str | None = None
+    for no, line, tagged in lines:
+        if "Moe" in line and (o := _MOE_OPERATOR_RE.search(line)):
+            operator = operator or o.group("op")
+        if "is too SMALL" not in line or not (m := _BUFFSIZE_SMALL_RE.search(line)):
+            continue
+        need, have = m.group("need") or m.group("need2"), m.group("have")
+        if (need, have) in seen:
+            continue
+        what = (
+            f"{m.group('var')} is too small for an MoE operator's communication window"
+            + (f": it needs {need} MB" if need else "")
+            + (f", HCCL_BUFFSIZE gives {have} MB" if have else "")
+        )
+        seen[(need, have)] = LogEvent(
+            kind="hccl_buffsize_small",
+            line=no,
+            message=line.strip()[:400],
+            rank=tagged,
+            op=operator,
+            numel=int(need) if need else None,
+            library="HCCL",
+            exception_type=what,
+        )
+        report.events.append(seen[(need, have)])
+
+
+# torch_npu's names for the device faults its task queue stops on (torch_npu/csrc/core/npu/
+# NPUQueue.cpp deviceErrorMap, NPUException.cpp's handlers, ProcessGroupHCCL.cpp get_device_error):
+# the runtime error is "<NAME>, <details>" and the log says "<NAME> happened" or "throw <NAME>".
+# Each stands for an ACL runtime code (CANN rt_error_codes.h; aclError reference for 507057).
+NPU_DEVICE_FAULTS = {
+    "UCE ERROR": (
+        "507053",
+        "an uncorrectable error in the device's memory (ACL_ERROR_RT_DEVICE_MEM_ERROR)",
+    ),
+    "HBM MULTI BIT ECC ERROR": ("507054", "a multi-bit ECC error in the device's HBM"),
+    "SUSPECT MEM ERROR": ("507055", "a suspected error in the device's memory"),
+    "HCCS LINK ERROR": ("507056", "a failed HCCS link between NPUs (ACL_ERROR_RT_LINK_ERROR)"),
+    "UB LINK ERROR": ("507056", "a failed UB link between NPUs (ACL_ERROR_RT_LINK_ERROR)"),
+    "HCCL OP RETRY FAILED": ("507904", "HCCL retried a collective after a link fault and failed"),
+    "SUSPECT REMOTE ERROR": (
+        "507057",
+        "the peer device's memory may have failed, or this device read out of bounds: read the "
+        "peer processes' errors first",
+    ),
+}
+_NPU_DEVICE_FAULT_RE = re.compile(
+    r"\b(?P<name>" + "|".join(re.escape(k) for k in NPU_DEVICE_FAULTS) + r")\b(?P<rest>.*)$"
+)
+_ACL_CODE_RE = re.compile(r"\b(50[0-9]{4})\b")
+_WORKER_RE = re.compile(r"\b(?P<worker>Worker_(?:TP|DP|PP|EP)?\d+)\b")
+
+
+def _npu_device_faults(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_device_fault`` per fault name and rank (or worker) torch_npu stopped on."""
+    seen: set[tuple[str, object]] = set()
+    for no, line, tagged in lines:
+        if "ERROR" not in line and "FAILED" not in line:
+            continue
+        if not (m := _NPU_DEVICE_FAULT_RE.search(line)):
+            continue
+        name = m.group("name")
+        worker = _WORKER_RE.search(line)
+        who: object = tagged if tagged is not None else (worker.group("worker") if worker else None)
+        if (name, who) in seen:
+            continue
+        seen.add((name, who))
+        code, meaning = NPU_DEVICE_FAULTS[name]
+        said = _ACL_CODE_RE.search(m.group("rest"))
+        report.events.append(
+            LogEvent(
+                kind="npu_device_fault",
+                line=no,
+                message=line.strip()[:400],
+                rank=tagged,
+                code=said.group(1) if said else code,
+                code_name=name,
+                library="torch_npu",
+                exception_type=f"{name}{f' ({worker.group(1)})' if worker else ''}: {meaning}",
+            )
+        )
+
+
+# kubelet's device manager (kubernetes pkg/kubelet/cm/devicemanager/plugin/v1beta1/client.go,
+# Run): '"ListAndWatch ended unexpectedly for device plugin" err="EOF"
+# resource="huawei.com/Ascend910B4-1"' — the plugin's stream ended (it crashed or restarted): the
+# node offers none of that resource until the plugin registers again. Its pod worker's
+# '"Error syncing pod, skipping" err="failed to \"StartContainer\" for \"vllm\" with
+# RunContainerError: ..."': the container could not start (the runtime's own words end it).
+_LIST_AND_WATCH_RE = re.compile(
+    r'"?ListAndWatch ended unexpectedly for device plugin"?(?: err="(?P<err>[^"]*)")?'
+    r'(?: resource="(?P<res>[^"]+)")?'
+)
+_RUN_CONTAINER_RE = re.compile(
+    r'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"(?P<container>[^\\"]+)\\"'
+    r' with (?P<kind>\w+): (?P<why>(?:\\"|[^"])*)"(?: pod="(?P<pod>[^"]+)")?'
+)
+
+
+def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``device_plugin_lost`` per resource whose plugin stream ended; a
+    ``container_start_failure`` per container the kubelet could not start."""
+    plugins: set[str] = set()
+    containers: set[str] = set()
+    for no, line, tagged in lines:
+        if "ListAndWatch" in line and (m := _LIST_AND_WATCH_RE.search(line)):
+            resource = m.group("res") or "a resource"
+            if resource in plugins:
+                continue
+            plugins.add(resource)
+            report.events.append(
+                LogEvent(
+                    kind="device_plugin_lost",
+                    line=no,
+                    message=line.strip()[:400],
+                    rank=tagged,
+                    host=_kubelet_host(line),
+                    library="kubelet",
+                    exception_type=f"the device plugin of {resource} stopped serving kubelet"
+                    + (f" ({m.group('err')})" if m.group("err") else ""),
+                )
+            )
+        elif "StartContainer" in line and (c := _RUN_CONTAINER_RE.search(line)):
+            key = f"{c.group('pod')}/{c.group('container')}"
+            if key in containers:
+                continue
+            containers.add(key)
+            why = c.group("why").replace('\\"', '"').strip('"')
+            tail = why.rsplit(": ", 2)[-2:] if why.count(": ") >= 2 else [why]
+            report.events.append(
+                LogEvent(
+                    kind="container_start_failure",
+                    line=no,
+                    message=line.strip()[:400],
+                    rank=tagged,
+                    host=_kubelet_host(line),
+                    library="kubelet",
+                    exception_type=f"container {c.group('container')}"
+                    + (f" of pod {c.group('pod')}" if c.group("pod") else "")
+                    + f" did not start ({c.group('kind')}): {': '.join(tail)}"[:300],
+                )
+            )
+
+
+# the journal's "<host> kubelet[pid]: " (OpenShift's kubenswrapper), whatever its date's language
+_KUBELET_HOST_RE = re.compile(r"(?:^|\s)(?P<host>[\w.-]+) (?:kubelet|kubenswrapper)\[\d+\]: ")
+
+
+def _kubelet_host(line: str) -> str | None:
+    host_m = _KUBELET_HOST_RE.search(line)
+    return host_m.group("host") if host_m else None
+
+
 # torch DistributedDataParallel's reducer (torch/csrc/distributed/c10d/reducer.cpp,
 # ensure_prior_reduction_finished): "Expected to have finished reduction in the prior iteration
 # before starting a new one. This error indicates that your module has parameters that were not
@@ -9556,6 +9746,48 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     for reason, ev in by_reason.items():
         said = reason or "no reason given"
         ev.exception_type = f"{counts[reason]} command(s) failed: {said}"
+    _tool_exit_statuses(lines, report)
+
+
+# A program that ran an Ascend tool and quoted its failure the way Go's os/exec words it (a device
+# plugin: "enable node device-share: npu-smi set device-share -i 6 -c 0 -d 1: exit status 203"),
+# the tool's own answer below it ("Status : Fail")
+_TOOL_EXIT_RE = re.compile(
+    r"(?P<cmd>\b(?:npu-smi|hccn_tool)\s[^:\n]*?):\s*exit status (?P<code>\d+)\b"
+)
+_TOOL_STATUS_FAIL_RE = re.compile(r"^\s*Status\s*:\s*Fail(?:ed)?\s*$")
+TOOL_ANSWER_LINES = 8
+"""How far below a tool's failed exit its own "Status : Fail" answer is looked for."""
+
+
+def _tool_exit_statuses(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``ascend_tool_failure`` per Ascend tool command another program said exited non-zero."""
+    seen: set[str] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "exit status" not in line or not (m := _TOOL_EXIT_RE.search(line)):
+            continue
+        command = m.group("cmd").strip()
+        if command in seen:
+            continue
+        seen.add(command)
+        below = lines[index + 1 : index + 1 + TOOL_ANSWER_LINES]
+        answered = any(_TOOL_STATUS_FAIL_RE.match(t) for _, t, _ in below)
+        report.events.append(
+            LogEvent(
+                kind="ascend_tool_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="Ascend driver tool",
+                exception_type=f"{command} exited with status {m.group('code')}"
+                + (" (its answer: Status Fail)" if answered else "")
+                + (
+                    f"; {line[: m.start()].strip().rstrip(':')}"
+                    if line[: m.start()].strip()
+                    else ""
+                ),
+            )
+        )
 
 
 # NVSHMEM (DeepEP's and others' GPU-initiated transport) reports each failure with its source
@@ -9646,8 +9878,33 @@ def _unstamped(lines: list[tuple[int, str, int | None]]) -> list[tuple[int, str,
     return [(no, _COLLECTOR_STAMP_RE.sub("", line, count=1), tag) for no, line, tag in lines]
 
 
+# a summary entry a log viewer flattened into one line (its fields in ChildFailedError's order:
+# time, host, rank, exitcode, error_file, traceback), behind the viewer's own columns
+_FLAT_ENTRY_RE = re.compile(
+    r"\[\d+\]:\s+time\s*:\s*(?P<time>\S+)\s+host\s*:\s*(?P<host>\S+)\s+rank\s*:\s*(?P<rank>-?\d+)"
+    r"(?:\s+\(local_rank:\s*(?P<lr>\d+)\))?\s+exitcode\s*:\s*(?P<code>-?\d+)"
+    r"(?:\s+\(pid:\s*(?P<pid>\d+)\))?(?:\s+error_file\s*:\s*\S+)?(?:\s+traceback\s*:\s*(?P<tb>.*?))?\s*$"
+)
+
+
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     lines = _unstamped(lines)
+    for no, line, _ in lines:
+        if "exitcode" in line and (flat := _FLAT_ENTRY_RE.search(line)):
+            report.events.append(
+                LogEvent(
+                    kind="elastic_failure",
+                    line=no,
+                    message=(flat.group("tb") or "")[:300],
+                    root_cause=False,
+                    host=flat.group("host"),
+                    rank=int(flat.group("rank")),
+                    local_rank=int(flat.group("lr")) if flat.group("lr") else None,
+                    exit_code=int(flat.group("code")),
+                    pid=int(flat.group("pid")) if flat.group("pid") else None,
+                    time_s=timestamp_s(flat.group("time")),
+                )
+            )
     in_summary = False
     root = False
     root_heading = 0  # line of a "Root Cause" heading no entry has followed yet
@@ -9659,6 +9916,8 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     # (its traceback only "To enable traceback see ...") takes it
     raised_above: dict[int, tuple[str, int | None]] = {}
     for index, (no, line, _) in enumerate(lines):
+        if "exitcode" in line and _FLAT_ENTRY_RE.search(line):
+            continue  # read above, whole
         if (
             no_error_file is None
             and "with no error file" in line

@@ -519,6 +519,9 @@ NVLINK_GPU_RE = re.compile(r"^\s*GPU (\d+): (.*?)\s*(?:\(UUID: [^)]*\))?\s*$")
 # (a page that lost the tab before each link still has them under their GPU's line)
 NVLINK_LINK_RE = re.compile(r"^\s*Link (\d+): (?:([0-9.]+) GB/s|<(inactive)>)\s*$", re.I)
 _NVLINK_COUNTER_RE = re.compile(r"^\s*Link (\d+): ([A-Za-z][\w ]*?)\s*: (\d+)\s*$")
+# ``nvidia-smi nvlink -gt d`` (or ``r``): each link's traffic counters since the driver loaded,
+# "Link 0: Data Tx: 695737216 KiB" (Data: payload, Raw: with protocol overhead): traffic, no error
+_NVLINK_TRAFFIC_RE = re.compile(r"^\s*Link (\d+): ((?:Data|Raw) [TR]x): (\d+) KiB\s*$")
 # ``nvidia-smi nvlink -R``: the device and link at the other end of each link ("Link 4: Remote
 # Device 00000000:D5:00.0: Link 6")
 _NVLINK_REMOTE_RE = re.compile(r"^\s*Link (\d+): Remote Device ([0-9A-Fa-f:.]+): Link (\d+)\s*$")
@@ -533,7 +536,7 @@ _NVLINK_COMMAND_RE = re.compile(
 )
 NVLINK_STATUS_RE = re.compile(
     r"^\s*GPU \d+: [^\n]*\n(?:\s*Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+"
-    r"|Remote Device [0-9A-Fa-f:.]+: Link \d+)\s*$"
+    r"|Remote Device [0-9A-Fa-f:.]+: Link \d+|(?:Data|Raw) [TR]x: \d+ KiB)\s*$"
     r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive)"
     r"|nvidia-smi\b(?=[^\n]*\snvlink\b)(?=[^\n]*\s(?:-i|--id)[ =]\d)[^\n]*\n"
     r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive",
@@ -559,6 +562,9 @@ class NvlinkGpu:
     """``-e``: link number → counter name (Replay Errors, Recovery Errors, CRC Errors ...) → value."""
     cut: bool = False
     """It lists fewer links than its model's other GPUs: the copy lost the rest of its list."""
+    traffic_kib: dict[int, dict[str, int]] = field(default_factory=dict)
+    """``-gt d`` / ``-gt r``: link number → ``Data Tx``, ``Data Rx`` (or ``Raw``) → KiB carried
+    since the driver loaded: traffic, not errors."""
     remote: dict[int, str] = field(default_factory=dict)
     """``-R``: link number → the device (bus id) and link at its other end, ``00000000:D5:00.0
     link 6``; a link listed so is wired to that peer (its state is ``-s``'s to tell)."""
@@ -601,6 +607,8 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             current.speed_gbytes_s[int(m.group(1))] = None if m.group(3) else float(m.group(2))
         elif current is not None and (m := _NVLINK_REMOTE_RE.match(line)):
             current.remote[int(m.group(1))] = f"{m.group(2)} link {m.group(3)}"
+        elif current is not None and (m := _NVLINK_TRAFFIC_RE.match(line)):
+            current.traffic_kib.setdefault(int(m.group(1)), {})[m.group(2)] = int(m.group(3))
         elif current is not None and (m := _NVLINK_COUNTER_RE.match(line)):
             current.errors.setdefault(int(m.group(1)), {})[m.group(2)] = int(m.group(3))
         elif current is not None and _NVLINK_NONE_RE.match(line):
@@ -618,7 +626,11 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             )
         elif line.strip():
             current = None  # another output starts: its lines are not this GPU's links
-    out.gpus = [g for g in out.gpus if g.speed_gbytes_s or g.errors or g.none_up or g.remote]
+    out.gpus = [
+        g
+        for g in out.gpus
+        if g.speed_gbytes_s or g.errors or g.none_up or g.remote or g.traffic_kib
+    ]
     # a GPU answered under "-i N" is not named: where every named GPU is one model, so is it (a
     # node's GPUs are one model), and it is judged with them
     models = {g.name for g in out.gpus if g.name}

@@ -40,8 +40,10 @@ SIGNATURE = (
     r"^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]"
     r"|^\s*(?:Unidirectional|Bidirectional) P2P=(?:Disabled|Enabled) Bandwidth "
     r"(?:\(P2P (?:Writes|Reads)\) )?Matrix \(GB/s\)"
+    r"|^\s*P2P=(?:Disabled|Enabled) Latency (?:\(P2P (?:Writes|Reads)\) )?Matrix \(us\)"
 )
-"""Its banner, or one of its bandwidth matrices' titles: a copy that kept any of them."""
+"""Its banner, or one of its bandwidth or latency matrices' titles: a copy that kept any of
+them."""
 
 MATRICES_BEFORE_LATENCY = (
     "Unidirectional P2P=Disabled Bandwidth",

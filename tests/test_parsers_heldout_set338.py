@@ -1,0 +1,185 @@
+"""Outputs of round V's held-out evaluation (sets 337-340; tests/data/evidence_heldout_48,
+sources in tests/data/SOURCES.md) that the advisor read wrong or not at all before this change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings, finding_items
+
+HELDOUT = DATA / "evidence_heldout_48"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _rules(ev: EvidenceFacts, backend: str = "hccl") -> dict[str, list[str]]:
+    return finding_items({"evidence.failures": ev.failures}, backend)
+
+
+def test_an_moe_operators_window_check_says_what_hccl_buffsize_it_needs() -> None:
+    ev = _load(
+        "vllm_ascend_issue16835_ez1008_tiling_fail_hccl_buffsize_ep_too_small_600mb_vs_256mb_device1_cut.log"
+    )
+    (small,) = [e for e in ev.failures if e["kind"] == "hccl_buffsize_small"]
+    assert (small["numel"], small["op"], small["line"]) == (600, "MoeDistributeDispatchV2", 5)
+    assert "needs 600 MB, HCCL_BUFFSIZE gives 256 MB" in small["exception_type"]
+    (item,) = _rules(ev)["evidence-hccl-buffsize-small"]
+    assert item.startswith("MoeDistributeDispatchV2: HCCL_BUFFSIZE_EP is too small")
+    # the fix is an environment variable: the largest window asked for, in MB
+    finding = builtin_findings({"evidence.failures": ev.failures}, "hccl")[
+        "evidence-hccl-buffsize-small"
+    ]
+    assert [(r.name, r.value) for r in finding.recommendations if r.kind == "env"] == [
+        ("HCCL_BUFFSIZE", "600")
+    ]
+
+
+def test_the_window_check_behind_ez9999_is_read_beside_the_failed_call() -> None:
+    ev = _load(
+        "vllm_ascend_pr5287_enginecore_dp0_ez9999_hccl_buffsize_too_small_609mb_vs_200mb_561002_cut.log"
+    )
+    kinds = {e["kind"] for e in ev.failures}
+    assert {"hccl_buffsize_small", "npu_runtime_error"} <= kinds
+    (small,) = [e for e in ev.failures if e["kind"] == "hccl_buffsize_small"]
+    assert small["numel"] == 609 and "HCCL_BUFFSIZE gives 200 MB" in small["exception_type"]
+
+
+def test_the_short_form_of_the_window_check_names_the_size_alone(tmp_path: Path) -> None:
+    log = tmp_path / "notify.log"
+    # the notify-dispatch tiling's other wording (CANN's NotifyDispatch CheckWinSize)
+    log.write_text(
+        "[ERROR] OP(1234,python):2026-01-02-03:04:05.678.901 [notify_dispatch_tiling.cpp:88]"
+        " NotifyDispatch: HCCL_BUFFSIZE is too SMALL, should larger than 812MB.\n"
+    )
+    (small,) = [e for e in load_paths([log]).failures if e["kind"] == "hccl_buffsize_small"]
+    assert small["numel"] == 812 and small["exception_type"].endswith("it needs 812 MB")
+
+
+def test_torch_npus_suspect_remote_error_names_the_worker_and_points_at_the_peer() -> None:
+    ev = _load("vllm_ascend_issue17202_worker_tp6_suspect_remote_error_507057_oneline.log")
+    (fault,) = ev.failures
+    assert (fault["kind"], fault["code"], fault["code_name"]) == (
+        "npu_device_fault",
+        "507057",
+        "SUSPECT REMOTE ERROR",
+    )
+    assert "Worker_TP6" in fault["exception_type"] and "peer" in fault["exception_type"]
+    assert len(_rules(ev)["evidence-npu-device-fault"]) == 1
+
+
+def test_each_device_fault_torch_npu_names_is_read_once_a_rank(tmp_path: Path) -> None:
+    # torch_npu's own wordings (NPUQueue.cpp: "<NAME>, <details>" thrown, "<NAME> happened",
+    # "getRepoStopFlag in Run, throw <NAME>.")
+    log = tmp_path / "uce.log"
+    log.write_text(
+        "[rank3]: RuntimeError: UCE ERROR, the device memory went wrong. [ERROR] ERR00100 PTA call acl api failed\n"
+        "[rank3]: [ERROR] getRepoStopFlag in Run, throw UCE ERROR.\n"
+        "[rank5]: RuntimeError: HCCS LINK ERROR, device 5 link down\n"
+    )
+    faults = [e for e in load_paths([log]).failures if e["kind"] == "npu_device_fault"]
+    assert [(e["rank"], e["code_name"], e["code"]) for e in faults] == [
+        (3, "UCE ERROR", "507053"),
+        (5, "HCCS LINK ERROR", "507056"),
+    ]
+
+
+def test_a_device_plugins_tool_that_exited_non_zero_is_a_tool_failure() -> None:
+    ev = _load("hami_adp131_npu_smi_set_device_share_exit_203_npu6_chip0_plugin_start_fail_cut.log")
+    (failed,) = ev.failures
+    assert failed["kind"] == "ascend_tool_failure"
+    assert failed["exception_type"].startswith(
+        "npu-smi set device-share -i 6 -c 0 -d 1 exited with status 203 (its answer: Status Fail)"
+    )
+    assert len(_rules(ev)["evidence-ascend-tool-failure"]) == 1
+
+
+def test_kubelets_lost_device_plugin_and_failed_container_are_read() -> None:
+    ev = _load(
+        "hami_issue2712_kubelet_journal_zh_ascend_device_plugin_listandwatch_eof_docker_runtime_fail_cut.log"
+    )
+    by_kind = {e["kind"]: e for e in ev.failures}
+    assert set(by_kind) == {"device_plugin_lost", "container_start_failure"}
+    lost = by_kind["device_plugin_lost"]
+    assert (lost["host"], lost["line"]) == ("kylin10-6018", 1)
+    assert "huawei.com/Ascend910B4-1 stopped serving kubelet (EOF)" in lost["exception_type"]
+    started = by_kind["container_start_failure"]
+    assert started["exception_type"].startswith(
+        "container vllm of pod default/test4-780cd89b-c75965f9b-knvsg did not start (RunContainerError)"
+    )
+    assert started["exception_type"].endswith("did not terminate successfully: exit status 1")
+    rules = _rules(ev)
+    assert len(rules["evidence-device-plugin-lost"]) == 1
+    assert len(rules["evidence-container-start-failure"]) == 1
+    # the log write failure between them is kubelet's own, no device's
+    assert all(e["line"] != 2 for e in ev.failures)
+
+
+def test_torchruns_summary_entries_flattened_a_line_each_are_the_failures() -> None:
+    ev = _load("litdata340_sagemaker_childfailed_summary_cut.log")
+    entries = [e for e in ev.failures if e["kind"] == "elastic_failure"]
+    assert [(e["rank"], e["local_rank"], e["host"], e["exit_code"], e["pid"]) for e in entries] == [
+        (r, r, "algo-2", -6, 187 + r) for r in range(2, 8)
+    ]
+    assert entries[0]["message"] == "Signal 6 (SIGABRT) received by PID 189"
+    assert len(_rules(ev, "nccl")["evidence-elastic-root-cause"]) == 6
+
+
+def test_a_rank_that_dumped_on_a_peers_time_out_signal_says_the_peer_timed_out() -> None:
+    ev = _load("simplegrpo46_dump_signal_from_rank2_cut.log")
+    (item,) = _rules(ev, "nccl")["evidence-peer-timeout-signal"]
+    assert item.startswith("Rank 5: rank 5 dumped on the time-out signal from rank 2")
+
+
+def test_a_peer_signal_whose_own_time_out_is_read_is_not_said_twice() -> None:
+    # rank 2's own time-out among the files: the signal from it says nothing more
+    ev = _load("simplegrpo46_dump_signal_from_rank2_cut.log")
+    timed = {**ev.failures[0], "kind": "watchdog_timeout", "rank": 2, "remote_rank": None}
+    rules = finding_items({"evidence.failures": [*ev.failures, timed]}, "nccl")
+    assert "evidence-peer-timeout-signal" not in rules
+
+
+def test_the_watchdog_ending_after_cuda_was_torn_down_is_no_failure() -> None:
+    ev = _load("fuser2497_watchdog_driver_shutting_down_cut.log")
+    assert ev.files[0].status == "read" and ev.failures == []
+    (note,) = [m for m in ev.files[0].messages if "torn CUDA down" in m.message]
+    assert note.line == 1 and "no failure" in note.message
+
+
+def test_an_editors_line_numbers_are_taken_off_before_reading() -> None:
+    ev = _load("p2p_latency_4gpu_nvlink_vim_line_numbers.txt")
+    assert ev.files[0].status == "read" and ev.files[0].formats == ["p2p_bandwidth"]
+    assert any(
+        "an editor's line numbers taken off 25 line(s)" in m.message for m in ev.files[0].messages
+    )
+    (run,) = ev.gpu_copy
+    titles = [m["title"] for m in run["matrices"]]
+    assert titles == [
+        "P2P=Disabled Latency (GPU)",
+        "P2P=Disabled Latency (CPU)",
+        "P2P=Enabled Latency (P2P Writes) (GPU)",
+        "P2P=Enabled Latency (P2P Writes) (CPU)",
+    ]
+    assert run["matrices"][0]["rows"]["0"]["2"] == 19.61  # the number 3 before the row is gone
+
+
+def test_numbers_that_do_not_run_on_one_by_one_are_the_texts_own(tmp_path: Path) -> None:
+    # an nccl-tests table's rows also start with numbers: sizes, not line numbers
+    table = tmp_path / "sizes.txt"
+    table.write_text("".join(f"{2**i} {i} x\n" for i in range(3, 10)))
+    assert not any("line numbers" in m.message for m in load_paths([table]).files[0].messages)
+
+
+def test_nvlink_traffic_counters_are_read_as_traffic_not_errors() -> None:
+    ev = _load("h800_nvlink_gt_d_8gpu_throughput_counters.txt")
+    assert ev.files[0].status == "read"
+    gpu0 = ev.nvlinks[0]
+    assert gpu0["traffic_kib"]["0"] == {"Data Tx": 695737216, "Data Rx": 692677038}
+    assert (gpu0["error_total"], gpu0["active"], gpu0["inactive"]) == (0, None, [])
+    (note,) = ev.files[0].messages
+    assert "traffic, not errors or link states: not judged" in note.message
+    rules = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert not any(rid.startswith("evidence-nvlink") for rid in rules)  # nothing judged
