@@ -183,3 +183,102 @@ def test_nvlink_traffic_counters_are_read_as_traffic_not_errors() -> None:
     assert "traffic, not errors or link states: not judged" in note.message
     rules = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
     assert not any(rid.startswith("evidence-nvlink") for rid in rules)  # nothing judged
+
+
+def test_a_store_call_whose_connection_was_reset_is_the_store_lost() -> None:
+    ev = _load("deepspeed2973_multinode_store_barrier_connection_reset_cut.log")
+    (lost,) = ev.failures
+    assert (lost["kind"], lost["line"]) == ("store_lost", 8)
+    assert "under the c10d store call store.add(store_key, 1)" in lost["exception_type"]
+
+
+def test_a_topology_copied_without_its_header_is_named_from_its_rows() -> None:
+    ev = _load("vllm16336_b200_topo_gpu2_no_nvlink_cut.txt")
+    (topo,) = ev.topologies
+    assert topo["devices"] == [f"GPU{i}" for i in range(6)]
+    assert topo["links"]["GPU0"]["NIC0"] == "PXB" and topo["links"]["GPU2"]["GPU0"] == "NODE"
+    assert topo["cpu_affinity"]["GPU4"] == "56-111,168-223" and topo["numa_affinity"]["GPU4"] == "1"
+    # GPU2's own row is whole: it has no NVLink where the others have seven
+    assert topo["nvlink_left_out"] == ["GPU2"]
+    messages = " / ".join(m.message for m in ev.files[0].messages)
+    assert "without its header line" in messages and "no row for GPU6, GPU7" in messages
+
+
+def test_a_headerless_copy_that_starts_after_the_first_rows_says_so() -> None:
+    ev = _load("fastdeploy_collect_env_topo_8gpu_nv12_3nic_cut.txt")
+    (topo,) = ev.topologies
+    assert topo["devices"] == ["GPU3", "GPU4", "GPU5", "GPU6", "GPU7", "NIC0", "NIC1", "NIC2"]
+    assert topo["links"]["NIC0"]["GPU0"] == "PXB" and topo["links"]["GPU3"]["NIC2"] == "PXB"
+    messages = " / ".join(m.message for m in ev.files[0].messages)
+    assert "starts at row GPU3: no row for GPU0, GPU1, GPU2" in messages
+
+
+def test_rows_that_do_not_tell_their_columns_are_not_guessed(tmp_path: Path) -> None:
+    # no NVLink cell and no NIC row: which columns are GPUs is not known
+    rows = tmp_path / "rows.txt"
+    rows.write_text("GPU0\t X \tPHB\tSYS\tSYS\tPXB\t0-11\nGPU1\tPHB\t X \tSYS\tSYS\tPXB\t0-11\n")
+    assert load_paths([rows]).topologies == []
+
+
+def test_c10ds_skipped_address_family_alone_is_a_healthy_start() -> None:
+    ev = _load("ktransformers_1536_310p_startup_c10d_ipv6_warning_then_init_ok_cut.log")
+    assert ev.files[0].status == "read" and ev.failures == []
+
+
+def test_glooss_full_mesh_is_healthy_and_a_short_one_is_an_error(tmp_path: Path) -> None:
+    ev = _load("verl_5074_a2_ray_workerdict_gloo_connected_before_error_cut.log")
+    assert ev.files[0].status == "read" and ev.failures == []
+    # gloo's own words for a mesh that came up short (transport/tcp/context.cc)
+    short = tmp_path / "short.log"
+    short.write_text(
+        "[Gloo] Rank 3 is connected to 5 peer ranks. Expected number of connected peer ranks is : 7\n"
+        "[Gloo] Rank 3 is NOT connected to: [4, 6]\n"
+    )
+    (gloo,) = load_paths([short]).failures
+    assert (gloo["kind"], gloo["rank"]) == ("gloo_error", 3)
+    assert gloo["exception_type"] == (
+        "gloo's full mesh came up with 5 of 7 peers: not connected to rank(s) 4, 6"
+    )
+
+
+def test_the_devices_fault_manager_alarm_that_never_resumed_is_read() -> None:
+    ev = _load("asys_collected_device_event_log_910b_aiv_bus_error_alarms.log")
+    (alarm,) = ev.failures
+    assert (alarm["kind"], alarm["code"], alarm["code_name"], alarm["device"]) == (
+        "npu_fault_event",
+        "0x80f78003",
+        "Alarm",
+        0,
+    )
+    assert alarm["exception_type"].startswith("Alarm: HWTS/Stars-TS 0: internal config error")
+    # the warnings that occurred and resumed are a note, no event
+    (note,) = ev.files[0].messages
+    assert "occurred and resumed" in note.message and "AIV input error x4" in note.message
+    assert len(_rules(ev)["evidence-npu-fault-event-alarm"]) == 1
+
+
+def test_npu_exporter_metrics_without_any_status_are_read_as_a_note() -> None:
+    ev = _load("npu_exporter_metrics_response_910A_8npu_doc_excerpt.txt")
+    assert ev.files[0].status == "read" and ev.npu_ports == []
+    (note,) = ev.files[0].messages
+    assert "metrics of 8 chip(s), none of their link, network or health status" in note.message
+
+
+def test_nvidia_smis_xml_record_is_read_as_its_text_form() -> None:
+    ev = _load("pai2192_nvidia_smi_q_x_ecc_xml_cut.txt")
+    assert ev.files[0].formats == ["nvidia_smi_query_xml"] and ev.files[0].status == "read"
+    (gpu,) = ev.gpus
+    # the single-bit total is read; the copy ends before the double-bit total: unknown
+    assert (gpu["ecc_corrected"], gpu["ecc_uncorrected"], gpu["line"]) == (0, None, 2)
+
+
+def test_an_xml_gpu_record_keeps_its_bus_id_and_uncorrected_count(tmp_path: Path) -> None:
+    record = tmp_path / "q.xml"
+    record.write_text(
+        '<nvidia_smi_log>\n\t<gpu id="00000000:07:00.0">\n\t\t<ecc_errors>\n\t\t\t<volatile>\n'
+        "\t\t\t\t<sram_correctable>0</sram_correctable>\n"
+        "\t\t\t\t<sram_uncorrectable>3</sram_uncorrectable>\n"
+        "\t\t\t</volatile>\n\t\t</ecc_errors>\n\t</gpu>\n</nvidia_smi_log>\n"
+    )
+    (gpu,) = load_paths([record]).gpus
+    assert (gpu["bus_id"], gpu["ecc_uncorrected"], gpu["line"]) == ("00000000:07:00.0", 3, 2)

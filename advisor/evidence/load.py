@@ -111,7 +111,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # CPU Affinity label, over GPU0's own row
     "nvidia_smi_topo": re.compile(
         r"^[ \t]*(?:\x1b?\[4m)?GPU0(?:[ \t]+(GPU1|NIC0|CPU Affinity)\b|GPU1GPU2|CPUAffinity\b)"
-        r"|^[ \t]*GPU0[ \t][^\n]*\bCPU Affinity\b[^\n]*\r?\n[ \t]*GPU0[ \t]+X\b",
+        r"|^[ \t]*GPU0[ \t][^\n]*\bCPU Affinity\b[^\n]*\r?\n[ \t]*GPU0[ \t]+X\b"
+        # rows alone, the header line lost (nvidia_smi.HEADERLESS_SIGNATURE)
+        rf"|{nvidia_smi.HEADERLESS_SIGNATURE}",
         re.M,
     ),
     "hccn_tool": re.compile(
@@ -186,6 +188,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
+    "nvidia_smi_query_xml": re.compile(nvidia_smi.QUERY_XML_SIGNATURE, re.M),
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
     "nvidia_smi": re.compile(
         r"NVIDIA-SMI \S+\s+Driver Version: |\|\s*GPU\s+Name\s+Persistence-M\s*\|"
@@ -255,6 +258,14 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\b(?:npu-smi|hccn_tool)\s[^:\n]*?:\s*exit status \d+"
         r"|\[\d+\]:\s+time\s*:\s*\S+\s+host\s*:\s*\S+\s+rank\s*:\s*-?\d+"
         r"|main process destroyed cuda before watchdog loop exited"
+        # the device driver's fault manager events (logs.DMS_EVENT_SIGNATURE)
+        rf"|{logs.DMS_EVENT_SIGNATURE}"
+        # gloo's full-mesh connect report (logs.GLOO_CONNECTED_RE)
+        r"|Rank \d+ is connected to \d+(?: peer ranks)?\. Expected number of connected peer"
+        # a c10d store call's frame over its socket's reset (logs._STORE_CALL_RESET_RE)
+        r"|\bstore\.(?:add|get|set|wait|compare_set|check)\([^\n]*\n[ \t]*(?:\*\*)?(?:\w+\.)*"
+        r"(?:RuntimeError|DistStoreError|DistNetworkError|ConnectionResetError): "
+        r"(?:Connection reset by peer|Connection closed by peer|Broken pipe)\b"
         # NCCL's RAS client in JSON or its monitoring mode's events (logs.RAS_JSON_SIGNATURE)
         rf"|{logs.RAS_JSON_SIGNATURE}"
         # NVML's refusal for want of rights, libibverbs with no device (logs._nvidia_tool_failures)
@@ -1417,7 +1428,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
-                "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, "
+                "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
@@ -2450,21 +2461,24 @@ def _nvlink_left_out(links: dict[str, dict[str, str]], cut: bool = False) -> lis
     """GPUs of a ``nvidia-smi topo -m`` matrix of a baseboard's eight GPUs with no NVLink
     (``NV#``) to any other GPU where another GPU of it reaches two or more peers by NVLink: a
     GPU whose links are down or that is out of the board's NVLink fabric (its peers then reach
-    it over PCIe: SYS, NODE, PIX). None from a matrix whose copy lost links (``cut``)."""
-    gpus = [d for d in links if d.startswith("GPU")]
-    if cut or len(gpus) != BASEBOARD_GPUS:
+    it over PCIe: SYS, NODE, PIX). Only rows the copy kept whole are judged (``cut``: it lost
+    some rows or cells; a GPU's row with every GPU column still tells its own links)."""
+    gpus = sorted(
+        {c for row in links.values() for c in row if c.startswith("GPU")}
+        | {d for d in links if d.startswith("GPU")},
+        key=lambda name: int(name[3:]),
+    )
+    if len(gpus) != BASEBOARD_GPUS:
+        return []
+    whole = [g for g in gpus if g in links and all(p in links[g] for p in gpus)]
+    if cut and len(whole) < 2:
         return []
     nv_peers = {
-        g: sum(
-            1
-            for peer, kind in links[g].items()
-            if peer != g and peer.startswith("GPU") and kind.startswith("NV")
-        )
-        for g in gpus
+        g: sum(1 for peer in gpus if peer != g and links[g][peer].startswith("NV")) for g in whole
     }
     if max(nv_peers.values(), default=0) < NVLINK_MESH_PEERS:
         return []
-    return [g for g in gpus if nv_peers[g] == 0]
+    return [g for g in whole if nv_peers[g] == 0]
 
 
 def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -2490,6 +2504,11 @@ def _mark_idle(gpus: list[dict[str, Any]]) -> None:
         others = [g for g in known if g is not gpu]
         busy = sum(1 for g in others if g["util_pct"] >= BUSY_PCT)
         gpu["idle_among_busy"] = gpu["util_pct"] <= IDLE_PCT and busy * 2 > len(others)
+
+
+def _smi_query_xml(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``nvidia-smi -q -x``: read as its text form (nvidia_smi.xml_query_as_text)."""
+    return _smi_query(nvidia_smi.xml_query_as_text(text), source, out, name)
 
 
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3500,6 +3519,7 @@ _CONVERTERS = {
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,
+    "nvidia_smi_query_xml": _smi_query_xml,
     "rank_table": _rank_table,
     "log": _log,
 }

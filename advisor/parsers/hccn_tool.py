@@ -1744,9 +1744,15 @@ class Vnic:
 # {id="0",...} 1" (1 UP, 0 DOWN, -1 hccn_tool failed) and "npu_chip_info_network_status" (1
 # healthy and reachable, 0 unhealthy or unreachable, -1 DCMI failed); its health_status (1
 # healthy, 0 unhealthy, -1 unknown) is said in a note
-EXPORTER_SIGNATURE = r"^npu_chip_info_(?:link|network|health)_status\{id=\"\d+\""
+EXPORTER_SIGNATURE = (
+    r"^npu_chip_info_(?:link|network|health)_status\{[^}\n]*?\bid=\"\d+\""
+    # any of its per-chip samples, its labels in any order (the API reference's example)
+    r"|^npu_chip_info_\w+\{[^}\n]*\bid=\"\d+\"[^}\n]*\}\s+-?[\d.]+"
+)
+_EXPORTER_CHIP_RE = re.compile(r"^npu_chip_info_\w+\{[^}\n]*\bid=\"(\d+)\"", re.M)
 _EXPORTER_RE = re.compile(
-    r"^npu_chip_info_(?P<metric>link_status|network_status|health_status)\{id=\"(?P<id>\d+)\"[^}]*\}\s+"
+    r"^npu_chip_info_(?P<metric>link_status|network_status|health_status)\{[^}\n]*?\bid=\"(?P<id>\d+)\""
+    r"[^}\n]*\}\s+"
     r"(?P<value>-?\d+)\b"
 )
 
@@ -1771,7 +1777,18 @@ def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
                 value
             )
     if not ports and not unhealthy:
-        raise ParseError("no npu_chip_info_link_status, network_status or health_status sample")
+        chips = {c.group(1) for c in _EXPORTER_CHIP_RE.finditer(text)}
+        if not chips:
+            raise ParseError("no npu_chip_info_* sample of a chip")
+        # other metrics only (frequencies, bandwidth, memory ...): nothing of a link or of health
+        return [], [
+            ParseWarning(
+                line=0,
+                message=f"npu-exporter: metrics of {len(chips)} chip(s), none of their link, "
+                "network or health status in the copy: not judged",
+                skipped=False,
+            )
+        ]
     notes = [
         ParseWarning(
             line=no,

@@ -888,6 +888,8 @@ def parse(text: str) -> LogReport:
     _task_queue_exits(lines, report)
     _monitored_barrier(lines, report)
     _gloo_errors(lines, report)  # after the barrier: it leaves the lines the barrier read
+    if "Expected number of connected" in text:
+        _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
@@ -921,6 +923,8 @@ def parse(text: str) -> LogReport:
         _carrier_losses(lines, report)
     if "get fault event" in text:
         _bmc_fault_events(lines, report)
+    if "event_id=" in text:
+        _dms_fault_events(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -994,6 +998,8 @@ def parse(text: str) -> LogReport:
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
         if not report.events and _RAS_JSON_RE.search(text) and _json_objects(text):
             return report  # the RAS client's JSON with no rank in trouble: a healthy job
+        if not report.events and GLOO_CONNECTED_RE.search(text):
+            return report  # gloo's full mesh connected, every peer: a run's log, healthy
         if not report.events and "destroyed cuda before watchdog loop exited" in text:
             # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
             # shutting down" caught: ProcessGroupNCCL's watchdog thread): the order of a
@@ -3564,6 +3570,17 @@ _RDZV_SHUTDOWN_RE = re.compile(
 )
 
 
+_STORE_CALL_RESET_RE = re.compile(
+    r"^\s*(?:\*\*)?(?:\w+\.)*(?:RuntimeError|DistStoreError|DistNetworkError|ConnectionResetError): "
+    r"(?P<why>Connection reset by peer|Connection closed by peer|Broken pipe)\b"
+)
+_STORE_CALL_FRAME_RE = re.compile(
+    r"\b(?:_store_based_barrier|store\.(?:add|get|set|wait|compare_set|check))\([^)\n]*\)?"
+)
+STORE_CALL_FRAMES = 4
+"""How many lines above the exception its store call may stand (the frame's source line)."""
+
+
 def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank whose heartbeat monitor lost the store, and per agent that could not
     shut its rendezvous down."""
@@ -3586,7 +3603,7 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 )
             )
 
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "shutdown the rendezvous" in line and (rs := _RDZV_SHUTDOWN_RE.search(line)):
             lost(shut_down, no, line, tagged, rs.group("why"))
         elif "recvValue failed" in line and (rv := _RECV_VALUE_RE.search(line)):
@@ -3597,6 +3614,30 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             if rank is None and (rm := _WATCHDOG_RANK_RE.search(line)):
                 rank = int(rm.group(1) or rm.group(2))
             lost(seen, no, line, rank, m.group("why"), group=_pg(_PG_RE.search(line)))
+        elif "by peer" in line or "Broken pipe" in line:
+            # the store's socket failing under a store call of torch's own (init_process_group's
+            # _store_based_barrier: "store.add(store_key, 1)", then "RuntimeError: Connection
+            # reset by peer"): the store's host closed it
+            if (sx := _STORE_CALL_RESET_RE.match(line)) and (
+                call := next(
+                    (
+                        c.group(0)
+                        for _, above, _ in reversed(
+                            lines[max(0, index - STORE_CALL_FRAMES) : index]
+                        )
+                        if (c := _STORE_CALL_FRAME_RE.search(above))
+                    ),
+                    None,
+                )
+            ):
+                lost(
+                    seen,
+                    no,
+                    line,
+                    tagged,
+                    f"{sx.group('why')} under the c10d store call {call.strip()}: the store's "
+                    "host (MASTER_ADDR) closed the connection (it exited or restarted)",
+                )
 
 
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -5871,6 +5912,76 @@ def _kubelet_host(line: str) -> str | None:
     return host_m.group("host") if host_m else None
 
 
+# The device driver's fault manager in the device's event log (hicann/driver src/sdk_driver/fms/
+# smf/event/dms_event.c dms_record_fault_event_log, as asys collects it under dfx/log/device/
+# .../event/): "event_id=0x80f78003; device_id=0; node_type=0x7b[HWTS/Stars-TS]; node_id=0;
+# sub_node_id=0; event_type=0x3[internal config error]; severity=2[Alarm]; assertion=1[Event
+# occur]; description=[HWTS/STARS 0x30a]; ..." — severity 0 OK, 1 Warning, 2 Alarm, 3 Critical;
+# assertion 0 resume, 1 occur, 2 one-time event. An event that occurred and never resumed in the
+# log is still standing when it was collected.
+DMS_EVENT_SIGNATURE = r"\bevent_id=0x[0-9a-fA-F]+; device_id=\d+; node_type=0x[0-9a-fA-F]+\["
+_DMS_EVENT_RE = re.compile(
+    r"\bevent_id=(?P<id>0x[0-9a-fA-F]+); device_id=(?P<dev>\d+); node_type=0x[0-9a-fA-F]+"
+    r"\[(?P<node>[^\]]*)\]; node_id=(?P<node_id>\d+); sub_node_id=\d+; event_type=0x[0-9a-fA-F]+"
+    r"\[(?P<etype>[^\]]*)\]; severity=(?P<sev>\d)\[[^\]]*\]; assertion=(?P<as>\d)\[[^\]]*\]"
+    r"(?:; description=\[(?P<desc>[^\]]*)\])?"
+)
+DMS_SEVERITIES = ("OK", "Warning", "Alarm", "Critical")
+
+
+def _dms_fault_events(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_fault_event`` per device event still standing at the log's end (occurred, never
+    resumed) at Warning or above, and per one-time event at Alarm or above; the events that
+    occurred and resumed are counted in a note."""
+    standing: dict[tuple[str, str, str, str], tuple[int, re.Match[str], int | None]] = {}
+    resumed: Counter[str] = Counter()
+    once: list[tuple[int, re.Match[str], int | None]] = []
+    for no, line, tagged in lines:
+        if "event_id=" not in line or not (m := _DMS_EVENT_RE.search(line)):
+            continue
+        key = (m.group("dev"), m.group("id"), m.group("node"), m.group("node_id"))
+        assertion = m.group("as")
+        if assertion == "0":
+            if standing.pop(key, None) is not None:
+                resumed[f"{m.group('node')} {m.group('etype')}"] += 1
+        elif assertion == "1":
+            standing[key] = (no, m, tagged)
+        elif int(m.group("sev")) >= 2:
+            once.append((no, m, tagged))
+    events = sorted([*standing.values(), *once], key=lambda t: t[0])
+    for no, m, tagged in events:
+        severity = int(m.group("sev"))
+        if severity < 1:
+            continue
+        name = DMS_SEVERITIES[severity] if severity < len(DMS_SEVERITIES) else str(severity)
+        still = "still standing" if m.group("as") == "1" else "a one-time event"
+        report.events.append(
+            LogEvent(
+                kind="npu_fault_event",
+                line=no,
+                message=m.group(0)[:300],
+                rank=tagged,
+                device=int(m.group("dev")),
+                code=m.group("id"),
+                code_name=name,
+                library="Ascend driver fault manager",
+                exception_type=f"{name}: {m.group('node')} {m.group('node_id')}: {m.group('etype')}"
+                + (f" ({m.group('desc')})" if m.group("desc") else "")
+                + f", {still} at the log's end",
+            )
+        )
+    if resumed:
+        report.unread.append(
+            ParseWarning(
+                line=0,
+                message="the device's fault manager logged events that occurred and resumed: "
+                + ", ".join(f"{what} x{n}" for what, n in resumed.most_common(5))
+                + (f" and {len(resumed) - 5} more kinds" if len(resumed) > 5 else ""),
+                skipped=False,
+            )
+        )
+
+
 # torch DistributedDataParallel's reducer (torch/csrc/distributed/c10d/reducer.cpp,
 # ensure_prior_reduction_finished): "Expected to have finished reduction in the prior iteration
 # before starting a new one. This error indicates that your module has parameters that were not
@@ -6291,6 +6402,46 @@ _GLOO_ERROR_RE = re.compile(
 )
 _GLOO_PEER_RE = re.compile(r"\[(?P<ip>[0-9A-Fa-f.:]+)\]:(?P<port>\d+)")
 _GLOO_WAIT_RE = re.compile(r"Timed out waiting (\d+)ms")
+
+
+# gloo's TCP context after its full-mesh connect (pytorch/gloo transport/tcp/context.cc
+# printConnectivityInfo): "[Gloo] Rank 6 is connected to 7 peer ranks. Expected number of connected
+# peer ranks is : 7" (newer: "Rank 6 is connected to 7. Expected number of connected peers is:
+# 7"), and where fewer came up, "Rank 6 is NOT connected to: [3, 5]"
+GLOO_CONNECTED_RE = re.compile(
+    r"Rank (?P<rank>\d+) is connected to (?P<n>\d+)(?: peer ranks)?\. Expected number of "
+    r"connected peer(?: rank)?s is ?: ?(?P<expected>\d+)"
+)
+_GLOO_NOT_CONNECTED_RE = re.compile(
+    r"Rank (?P<rank>\d+) is NOT connected to: \[(?P<peers>[\d, ]*)\]"
+)
+
+
+def _gloo_connectivity(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``gloo_error`` per rank whose gloo context connected to fewer peers than its group has."""
+    missing: dict[str, str] = {}
+    for _, line, _ in lines:
+        if "NOT connected to" in line and (m := _GLOO_NOT_CONNECTED_RE.search(line)):
+            missing[m.group("rank")] = m.group("peers").strip()
+    seen: set[str] = set()
+    for no, line, _ in lines:
+        if "Expected number of connected" not in line or not (c := GLOO_CONNECTED_RE.search(line)):
+            continue
+        rank, n, expected = c.group("rank"), int(c.group("n")), int(c.group("expected"))
+        if n >= expected or rank in seen:
+            continue
+        seen.add(rank)
+        peers = missing.get(rank)
+        report.events.append(
+            LogEvent(
+                kind="gloo_error",
+                line=no,
+                message=line.strip()[:300],
+                rank=int(rank),
+                exception_type=f"gloo's full mesh came up with {n} of {expected} peers"
+                + (f": not connected to rank(s) {peers}" if peers else ""),
+            )
+        )
 
 
 def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -7042,11 +7193,28 @@ C10D_LOG_RE = re.compile(
 )
 
 
+# c10d's warning that one of the store's addresses could not be tried ("[W1029 03:01:51 socket.cpp
+# :752] [c10d] The client socket cannot be initialized to connect to [localhost]:31777 (errno: 97 -
+# Address family not supported by protocol)."): torch's SocketConnectOp records it and goes on to
+# the next address getaddrinfo gave (IPv4 after IPv6), so alone it is no failure
+C10D_IPV6_FALLBACK_RE = re.compile(
+    r"The client socket cannot be initialized to connect to \S+ \(errno: 97 - Address family not "
+    r"supported by protocol\)"
+)
+
+
 def c10d_info_only(text: str) -> bool:
     """Whether ``text`` holds c10d's own lines, all at INFO (a warning or an error among them is
-    never passed as a healthy store)."""
-    levels = {m.group("level") for m in C10D_LOG_RE.finditer(text)} if "[c10d" in text else set()
-    return levels == {"I"}
+    never passed as a healthy store), or warnings that an address family was skipped."""
+    if "[c10d" not in text:
+        return False
+    levels = set()
+    for m in C10D_LOG_RE.finditer(text):
+        if m.group("level") == "W" and C10D_IPV6_FALLBACK_RE.match(text, m.end()):
+            levels.add("skipped")
+            continue
+        levels.add(m.group("level"))
+    return bool(levels) and levels <= {"I", "skipped"}
 
 
 PG_WARNING_RE = re.compile(

@@ -226,8 +226,87 @@ def parse_p2p(text: str) -> list[P2pMatrix]:
     return out
 
 
+HEADERLESS_SIGNATURE = (
+    r"^[ \t]*GPU\d+(?:[ \t]+(?:X|NV\d+|SYS|SOC|NODE|PHB|PXB|PIX)){3,}[^\n]*\n"
+    r"[ \t]*(?:GPU|NIC)\d+(?:[ \t]+(?:X|NV\d+|SYS|SOC|NODE|PHB|PXB|PIX)){3,}"
+)
+"""Two matrix rows in a row, their header line not in the copy (a page or excerpt that starts
+at a row): ``headerless_header`` names the columns from the rows themselves."""
+_ROW_START_RE = re.compile(r"^\s*(?P<label>(?:GPU|NIC)\d+)\s+(?P<rest>\S.*)$")
+_ROW_AFFINITY_LABELS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
+
+
+def headerless_header(text: str) -> str | None:
+    """The header line a matrix copied without its own would have had, from its rows: each
+    row's ``X`` is its own column; a column with an NVLink cell is a GPU's (NVLink joins GPUs
+    only); GPUs come first, NICs after them (as nvidia-smi prints them); the affinity labels as
+    many as the rows' values after their link cells. None where the rows do not tell (no NVLink
+    cell and no NIC row to place the first NIC's column), or disagree."""
+    rows: list[tuple[str, list[str], int]] = []  # (label, link cells, values after them)
+    for line in text.splitlines():
+        m = _ROW_START_RE.match(line)
+        if m is None:
+            continue
+        cells = m.group("rest").split()
+        n = next((i for i, c in enumerate(cells) if not _LINK_KIND_RE.match(c)), len(cells))
+        if n >= 2:
+            rows.append((m.group("label"), cells[:n], len(cells) - n))
+    if len(rows) < 2:
+        return None
+    width = max(len(cells) for _, cells, _ in rows)
+    named: dict[int, str] = {}
+    for label, cells, _ in rows:
+        if "X" in cells:
+            at = cells.index("X")
+            if named.get(at, label) != label:
+                return None
+            named[at] = label
+    nvlinked = {i for _, cells, _ in rows for i, c in enumerate(cells) if c.startswith("NV")}
+    gpus_at = nvlinked | {i for i, name in named.items() if name.startswith("GPU")}
+    nic_rows = [(i, name) for i, name in named.items() if name.startswith("NIC")]
+    if nic_rows:
+        at, name = nic_rows[0]
+        gpus = at - int(name[3:])
+    elif nvlinked:
+        gpus = max(gpus_at) + 1
+    else:
+        return None
+    columns = [f"GPU{i}" if i < gpus else f"NIC{i - gpus}" for i in range(width)]
+    if any(columns[i] != name for i, name in named.items()) or any(i >= gpus for i in gpus_at):
+        return None
+    extra = max((values for label, _, values in rows if label.startswith("GPU")), default=0)
+    return "\t" + "\t".join([*columns, *_ROW_AFFINITY_LABELS[: min(extra, 3)]])
+
+
 def parse_topo(text: str) -> GpuTopology:
-    """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters)."""
+    """Parse ``nvidia-smi topo -m``; NIC rows are kept (a GPU's path to its NIC matters). A copy
+    without its header line is read with the header its rows tell (``headerless_header``)."""
+    if not _HEADER_LINE_RE.search(text) and (header := headerless_header(text)):
+        # read with the header put before the text, its lines then counted back to the file's
+        topo = _parse_topo(header + "\n" + text, header_first=True)
+        for w in topo.warnings:
+            w.line = max(0, w.line - 1)
+        topo.warnings.insert(
+            0,
+            ParseWarning(
+                line=0,
+                message="nvidia-smi matrix without its header line (the copy starts at a row): "
+                f"its columns named from the rows ({header.strip().split(chr(9))[0]} ... as each "
+                "row's X and the NVLink cells place them)",
+                skipped=False,
+            ),
+        )
+        return topo
+    return _parse_topo(text)
+
+
+# the header line: device names over the first row (a GPU0 column, or an RDMA device's)
+_HEADER_LINE_RE = re.compile(
+    r"^[ \t]*(?:\x1b?\[4m)?GPU0(?:[ \t]+(?:GPU\d|NIC\d|mlx\d|CPU\b)|GPU1|CPU|[ \t]*$)", re.M
+)
+
+
+def _parse_topo(text: str, header_first: bool = False) -> GpuTopology:
     text = _UNDERLINE_RE.sub("", text)
     # a label whose own space was lost too ("GPU0CPUAffinity": DCGM's Go topology sample)
     text = _JOINED_LABEL_RE.sub(r" \1 Affinity", text)
@@ -260,7 +339,7 @@ def parse_topo(text: str) -> GpuTopology:
             # only "NIC0: rocep80s0 ..." and the user's own notes after it)
             topo.nics[m.group(1)] = m.group(2)
             continue
-        if not head_no and _is_header(tokens, line, next_tokens):
+        if not head_no and (_is_header(tokens, line, next_tokens) or (header_first and no == 1)):
             head_no = no
             if tokens[-1] in ELISIONS:
                 # a copy that left the later columns out ("GPU7    ..."): the links to the
@@ -399,6 +478,18 @@ def parse_topo(text: str) -> GpuTopology:
     # the last of them was cut too (a copy without any NIC row is a format that prints none)
     nic_rows = any(not c.startswith("GPU") and c in topo.links for c in dev_cols)
     missing = [c for c in dev_cols if (c.startswith("GPU") or nic_rows) and c not in topo.links]
+    first = dev_cols.index(topo.devices[0]) if topo.devices[0] in dev_cols else 0
+    before = [c for c in missing if dev_cols.index(c) < first]
+    if before:
+        topo.warnings.append(
+            ParseWarning(
+                line=head_no,
+                message=f"nvidia-smi matrix starts at row {topo.devices[0]}: no row for "
+                f"{', '.join(before)} (the copy starts after them): their own rows' links "
+                "are unknown",
+            )
+        )
+        missing = [c for c in missing if c not in before]
     if missing:
         topo.warnings.append(
             ParseWarning(
@@ -915,6 +1006,50 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
         if value == "Active":
             gpu.throttled.append(key)
+
+
+# ``nvidia-smi -q -x``: the same record as XML ("<ecc_errors>", "<volatile>", "<device_memory>0
+# </device_memory>" on one line each, "<gpu id=\"00000000:07:00.0\">" opening a GPU's): read as
+# the text form after its tags are turned into its keys, a line for a line
+QUERY_XML_SIGNATURE = (
+    r"^[ \t]*<(?:nvidia_smi_log|ecc_errors|ecc_mode|retired_pages|remapped_rows|"
+    r"clocks_event_reasons|clocks_throttle_reasons)>[ \t]*$"
+)
+_XML_WORDS = {
+    "ecc": "ECC", "gpu": "GPU", "id": "ID", "pcie": "PCIe", "sram": "SRAM", "dram": "DRAM",
+    "l1": "L1", "l2": "L2", "cbu": "CBU", "shm": "SHM", "hw": "HW", "sw": "SW",
+}  # fmt: skip
+_XML_VALUE_RE = re.compile(r"^(?P<indent>\s*)<(?P<tag>\w+)>(?P<value>[^<]*)</(?P=tag)>\s*$")
+_XML_OPEN_RE = re.compile(r"^(?P<indent>\s*)<(?P<tag>\w+)(?P<attrs>\s[^>]*)?>\s*$")
+_XML_GPU_ID_RE = re.compile(
+    r'\bid="(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])"'
+)
+
+
+def _xml_key(tag: str) -> str:
+    return " ".join(_XML_WORDS.get(w, w.capitalize()) for w in tag.split("_"))
+
+
+def xml_query_as_text(text: str) -> str:
+    """``nvidia-smi -q -x`` in ``nvidia-smi -q``'s text form, a line for a line (a closing tag
+    and anything else a blank line): each element's name as its key, nested by its depth."""
+    out: list[str] = []
+    depth = 0
+    for line in text.splitlines():
+        if m := _XML_VALUE_RE.match(line):
+            out.append("    " * depth + f"{_xml_key(m.group('tag'))} : {m.group('value').strip()}")
+        elif m := _XML_OPEN_RE.match(line):
+            if m.group("tag") == "gpu" and (g := _XML_GPU_ID_RE.search(m.group("attrs") or "")):
+                out.append(f"GPU {g.group('bus')}")  # a GPU's record, as the text form heads it
+                depth = 1
+            else:
+                out.append("    " * depth + _xml_key(m.group("tag")))
+                depth += 1
+        else:
+            if line.strip().startswith("</"):
+                depth = max(0, depth - 1)
+            out.append("")
+    return "\n".join(out)
 
 
 def parse_query(text: str) -> list[SmiGpu]:
