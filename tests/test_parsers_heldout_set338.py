@@ -282,3 +282,45 @@ def test_an_xml_gpu_record_keeps_its_bus_id_and_uncorrected_count(tmp_path: Path
     )
     (gpu,) = load_paths([record]).gpus
     assert (gpu["bus_id"], gpu["ecc_uncorrected"], gpu["line"]) == ("00000000:07:00.0", 3, 2)
+
+
+def test_xid_154s_recovery_action_to_a_reset_is_a_fault() -> None:
+    ev = _load(
+        "journalctl_kernel_xid62_pmu_halted_xid154_reset_required_xid45_vllm_worker_rtxpro6000_gpu0_cut.log"
+    )
+    kinds = {e["code"]: e["kind"] for e in ev.failures if e["code"]}
+    assert kinds["154"] == "gpu_driver_fault"  # GPU Reset Required
+    assert kinds["62"] == "gpu_driver_error" and kinds["45"] == "gpu_driver_error"
+    (item,) = finding_items({"evidence.failures": ev.failures}, "nccl")["evidence-gpu-driver-fault"]
+    assert "GPU Reset Required" in item
+
+
+def test_xid_154_back_to_none_is_no_fault(tmp_path: Path) -> None:
+    log = tmp_path / "kern.log"
+    log.write_text(
+        "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x1 (GPU Reset "
+        "Required) to 0x0 (None)\n"
+    )
+    (xid,) = load_paths([log]).failures
+    assert xid["kind"] == "gpu_driver_error"
+
+
+def test_two_processes_on_one_gpu_without_a_comm_id_are_a_duplicate_gpu() -> None:
+    ev = _load(
+        "pytorch_examples_multinode_ddp_two_ranks_abort_complete_then_ddp_init_traceback_cut.log"
+    )
+    (dup,) = [e for e in ev.failures if e["kind"] == "duplicate_gpu"]
+    assert dup["exception_type"] == (
+        "ranks 0, 1 of a communicator of 2 ranks on d-9-11-1 share the GPU at bus 86000"
+    )
+
+
+def test_one_processs_two_communicators_on_its_gpu_are_no_duplicate(tmp_path: Path) -> None:
+    # one process (one pid) in two communicators of two ranks, as rank 0 of one and rank 1 of
+    # the other: its own GPU, no second process on it
+    log = tmp_path / "one_process.log"
+    log.write_text(
+        "node1:100:100 [0] NCCL INFO comm 0x55a1 rank 0 nranks 2 cudaDev 0 busId 86000 - Init COMPLETE\n"
+        "node1:100:100 [0] NCCL INFO comm 0x55b2 rank 1 nranks 2 cudaDev 0 busId 86000 - Init COMPLETE\n"
+    )
+    assert [e for e in load_paths([log]).failures if e["kind"] == "duplicate_gpu"] == []

@@ -8295,10 +8295,17 @@ _NVRM_INIT_FAILED_RE = re.compile(
     r"NVRM: GPU (?P<bus>[0-9A-Fa-f:.]+): (?P<what>RmInitAdapter failed!.*?)\s*$"
 )
 _NVRM_MINOR_RE = re.compile(r"rm_init_adapter failed, device minor number (?P<minor>\d+)")
-_FAULT_WORDS_RE = re.compile(r"fallen off the bus|^\s*[A-Z][A-Z0-9_]* Fatal\b", re.I)
+_FAULT_WORDS_RE = re.compile(
+    r"fallen off the bus|^\s*[A-Z][A-Z0-9_]* Fatal\b"
+    r"|\bto 0x[0-9a-f]+ \((?:GPU Reset Required|Node Reboot Required|Drain and Reset)\)",
+    re.I,
+)
 """Driver words that say the GPU is gone whatever its Xid number, or that the error was fatal
 (the NVLink Xids' own "NETIR_LINK_EVT Fatal XC0 i0 Link 00", beside their "SAW_MVB Nonfatal ...",
-as the NVSwitch driver's SXids say Fatal / Non-fatal): a fault, not an event."""
+as the NVSwitch driver's SXids say Fatal / Non-fatal), or Xid 154's recovery action changed to a
+reset, a reboot or a drain ("GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset
+Required)": the driver's names, open-gpu-kernel-modules gpu.c _gpuRecoveryActionName): a fault,
+not an event."""
 _NVRM_NVLINK_RE = re.compile(
     r"NVRM: GPU(?P<gpu>\d+) (?P<call>knvlink\w+): (?P<what>Error\b.*?)\s*$"
 )
@@ -9498,8 +9505,11 @@ _LIGHTNING_INIT_RE = re.compile(
 # cudaDev 0 nvmlDev 0 busId 31000 commId 0x26b3ece72ee71028 - Init START" (commId from 2.19 on)
 _NCCL_COMM_GPU_RE = re.compile(
     r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev \d+"
-    r"(?: nvmlDev \d+)? busId (?P<bus>[0-9a-f]+) commId (?P<comm>0x[0-9a-f]+)"
+    r"(?: nvmlDev \d+)? busId (?P<bus>[0-9a-f]+)(?: commId (?P<comm>0x[0-9a-f]+))?"
+    r"(?P<phase> - (?:Init (?:START|COMPLETE)|Abort COMPLETE|Destroy COMPLETE))?"
 )
+# (NCCL before 2.19 printed no commId: two processes' lines of one size, bus and host, with
+# other ranks, stand for one communicator when NCCL says they started or ended it)
 
 
 _NCCL_VERSION_RE = re.compile(r"NCCL version (\d+)\.(\d+)\.\d+")
@@ -9514,19 +9524,31 @@ def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport)
     both on CUDA device %lx", ncclInvalidUsage; init.cc, the check dropped in the 2.30 sources):
     the launcher gave two processes one GPU."""
     ranks: dict[tuple[str, str, str], dict[int, int]] = {}
+    pids: dict[tuple[str, str, str], set[str]] = {}  # a commId-less key's processes
     for no, line, _ in lines:
         if "NCCL version 2." in line and (v := _NCCL_VERSION_RE.search(line)):
             if (int(v.group(1)), int(v.group(2))) >= NCCL_ALLOWS_SHARED_GPU:
                 return  # NCCL 2.30 on runs several ranks on one GPU ("... detected and allowed")
-        if "commId" not in line or not (m := _NCCL_COMM_GPU_RE.search(line)):
+        if "busId" not in line or not (m := _NCCL_COMM_GPU_RE.search(line)):
+            continue
+        if m.group("comm") is None and m.group("phase") is None:
             continue
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
         if host_m is None:
             continue  # which machine the GPU is in is unknown: two hosts have a bus 31000
-        key = (host_m.group("host"), m.group("comm"), m.group("bus"))
+        comm = m.group("comm")
+        if comm is None:
+            # no commId: one process is one rank of it, so two ranks need two processes
+            if host_m.group("pid") is None:
+                continue
+            comm = f"of {m.group('nranks')} ranks"
+            pids.setdefault((host_m.group("host"), comm, m.group("bus")), set()).add(
+                host_m.group("pid")
+            )
+        key = (host_m.group("host"), comm, m.group("bus"))
         ranks.setdefault(key, {}).setdefault(int(m.group("rank")), no)
     for (host, comm, bus), seen in ranks.items():
-        if len(seen) < 2:
+        if len(seen) < 2 or len(pids.get((host, comm, bus), {"", "_"})) < 2:
             continue
         second = sorted(seen)[1]
         report.events.append(
@@ -9537,8 +9559,9 @@ def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport)
                 rank=second,
                 host=host,
                 library="NCCL",
-                exception_type=f"ranks {', '.join(map(str, sorted(seen)))} of communicator {comm} "
-                f"on {host} share the GPU at bus {bus}",
+                exception_type=f"ranks {', '.join(map(str, sorted(seen)))} of "
+                + (f"communicator {comm}" if comm.startswith("0x") else f"a communicator {comm}")
+                + f" on {host} share the GPU at bus {bus}",
             )
         )
 
