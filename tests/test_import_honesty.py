@@ -254,7 +254,7 @@ def test_a_json_flight_dump_is_found_when_its_entries_come_late(tmp_path: Path) 
         ),
         (
             "npu_smi_info_container_dcmi_init_failed_ret_8020_device_used_cann_container_image46.txt",
-            "evidence-npu-dcmi-error",
+            "evidence-npu-dcmi-init-failed",
         ),
         (
             "mindformers_hccl_tools_sh_hccn_tool_not_found_then_keyerror_mindspore252_cut.txt",

@@ -507,8 +507,8 @@ def test_ray_unable_to_place_the_workers_is_read() -> None:
 def test_launches_that_never_started_the_program_are_read() -> None:
     (missing,) = _failures("hccl_test_libmpi_so12_not_found_7ranks.log")
     assert (missing["kind"], missing["exception_type"], missing["line"]) == (
-        "launcher_exit",
-        "the program could not start: libmpi.so.12 not found",
+        "library_missing",
+        "./all_reduce_test could not start: the dynamic loader found no libmpi.so.12",
         1,
     )
     (init,) = _failures("hccl_test_mpich_mpi_init_gethostbyname_failed.log")

@@ -146,7 +146,7 @@ def test_a_roce_bandwidth_test_from_a_port_is_read_and_a_slow_port_named() -> No
         "evidence-npu-roce-test-slow"
     ]
     assert items == [
-        "NPU 1: ib_send_bw 11000.0 MB/s to 10.250.45.28 (2097152 B x 1000) "
+        "NPU 1: ib_send_bw 11000.0 MiB/s to 10.250.45.28 (2097152 B x 1000) "
         f"({port['source']}, line 1)"
     ]
     # perftest's report in Gb/sec (--report_gbits) is converted to the MB/s perftest prints

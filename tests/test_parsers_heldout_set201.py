@@ -194,7 +194,8 @@ def test_nvidia_smis_status_table_is_read_per_gpu() -> None:
     assert findings["evidence-gpu-ecc-uncorrected"][0].startswith(
         "GPU 0 (Tesla V100-SXM2..., 00000000:8A:00.0): 2 uncorrectable ECC error(s)"
     )
-    assert findings["evidence-gpu-unreadable"][0].startswith(
+    # (a power sensor alone unreadable: the GPU answered; a warning, not a GPU in a bad state)
+    assert findings["evidence-gpu-sensor-unreadable"][0].startswith(
         "GPU 1 (Tesla V100-SXM2..., 00000000:8B:00.0): power unreadable"
     )
 

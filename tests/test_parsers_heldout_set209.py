@@ -142,11 +142,14 @@ def test_fabric_managers_failed_start_is_said_with_its_exit_code() -> None:
         "journal_nvidia_fabricmanager_start_sh_pre_nvl5_query_nvswitch_failed_nv_warn_nothing_to_do_exit1_service_failure_2x4090_reporter_markers_cube_studio29.log"
     )
     (fm,) = ev.failures
-    assert (fm["kind"], fm["line"], fm["exit_code"]) == ("gpu_driver_error", 4, 1)
-    assert fm["exception_type"] == (
-        "NVIDIA Fabric Manager did not start (exit code 1); its NVSwitch driver found nothing to "
-        "do (no NVSwitch)"
+    # the start script's exit follows the NVSwitch driver's "nothing to do": no NVSwitch here
+    assert (fm["kind"], fm["line"], fm["exit_code"], fm["host"]) == (
+        "fabric_manager_unneeded",
+        3,
+        1,
+        "ubuntu2404",
     )
+    assert "found no NVSwitch to manage" in fm["exception_type"]
 
 
 def test_nvidia_smis_answers_that_it_cannot_read_the_gpus_are_errors() -> None:

@@ -33,7 +33,7 @@ def test_npu_smi_whose_dcmi_did_not_start_gives_dcmis_code_and_its_meaning() -> 
     assert "another container or process holds it" in dcmi["exception_type"]
     assert ev.npu_chips == []  # no table: nothing said of the chips
     findings = builtin_findings({"evidence.failures": ev.failures}, "hccl")
-    assert "evidence-npu-dcmi-error" in findings
+    assert "evidence-npu-dcmi-init-failed" in findings
 
 
 def test_a_device_plugins_failed_dcmi_call_is_read_from_its_warning() -> None:

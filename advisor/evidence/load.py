@@ -123,6 +123,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # (a command quoted in a document's table cell or inline code, "`hccn_tool -i 0 -link
         # -g`", is not an output)
         r"|tls switch\[|(?<!`)hccn_tool\s+-i\s+\d+\s+-\w+(?:\s+-inet6)?\s+-g"
+        # a loop's answers each behind its device (hccn_tool.DEVICE_STATE_RE)
+        rf"|{hccn_tool.DEVICE_STATE_RE.pattern}"
         # ping saved without its command: Linux ping ends the summary with ", time Nms"
         r"|^device \d+ PING\s|^recv time ?out seq|packets transmitted, \d+ received, [0-9.]+% packet loss[ \t]*$"
         r"|^Routing table:\s*\n\s*Destination\s+Gateway\s+Genmask"
@@ -192,6 +194,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
     "nvidia_smi": re.compile(
         r"NVIDIA-SMI \S+\s+Driver Version: |\|\s*GPU\s+Name\s+Persistence-M\s*\|"
+        # a GPU's block copied without the table's head: its first row (index, name,
+        # persistence | bus id, display | ECC) over its second (fan, temperature, perf, power)
+        r"|^\|\s+\d+\s+\S[^|\n]*\s(?:On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]"
+        r"\s+(?:On|Off|ERR!|N/A)\s*\|[^\n]*\n\|\s*(?:\d+%|N/A|ERR!)\s+(?:\d+C|N/A|ERR!)\s+",
+        re.M,
     ),
     # vllm-ascend's prefill/decode form has device lists of its own
     "rank_table": re.compile(
@@ -245,15 +252,16 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
         # firmware-first AER in older kernels' form, behind the record's prefix
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
+        # the firmware's record of a memory error (logs._cper_memory_errors)
+        r"|\[Hardware Error\]:\s+section_type: memory error"
         # torch's CUDA error report (c10/cuda/CUDAException: its hint after "CUDA error: ...")
         r"|^CUDA kernel errors might be asynchronously reported at some other API call"
         # an MoE operator's HCCL window check; torch_npu's device faults; kubelet's device plugin
         # and container start; a tool's exit status another program quoted; torchrun's summary
         # entries flattened a line each; torch's watchdog ending at exit (logs.*)
-        r"|\bHCCL_BUFFSIZE(?:_\w+)? is too SMALL\b"
-        r"|\b(?:UCE ERROR|HBM MULTI BIT ECC ERROR|SUSPECT MEM ERROR|HCCS LINK ERROR|UB LINK ERROR"
-        r"|HCCL OP RETRY FAILED|SUSPECT REMOTE ERROR)\b"
-        r"|ListAndWatch ended unexpectedly for device plugin"
+        rf"|{logs.BUFFSIZE_SIGNATURE}"
+        rf"|{logs.NPU_DEVICE_FAULT_SIGNATURE}"
+        r"|[Ll]istAndWatch ended unexpectedly for device plugin"
         r'|"Error syncing pod, skipping" err="failed to \\"StartContainer\\"'
         r"|\b(?:npu-smi|hccn_tool)\s[^:\n]*?:\s*exit status \d+"
         r"|\[\d+\]:\s+time\s*:\s*\S+\s+host\s*:\s*\S+\s+rank\s*:\s*-?\d+"
@@ -311,7 +319,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|There's worker exits with exception, kill all other workers|Time out nodes are \["
         r"|^[ \t]*\[[^:\]\s]+:\d+\] Failing at address: "
         r"|Worker exit type: [A-Z_]+ Worker exit detail: "
-        r"|composer\.cli\.launcher:Rank \d+ crashed with exit code|: error while loading shared libraries: \S+: cannot open shared object file"
+        r"|composer\.cli\.launcher:Rank \d+ crashed with exit code"
+        rf"|{logs.LOADER_SIGNATURE}|{logs.FABRIC_MANAGER_SIGNATURE}"
         r"|Fatal error in MPI_Init"
         r"|No available node types can fulfill resource request |Waiting for creating a placement group of specs for \d+ seconds"
         r"|pyxis: container start failed with error code: \d+|host=\S+ was not reachable via ssh"
@@ -592,7 +601,8 @@ class EvidenceFacts:
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
     memory_total_mib, util_pct, compute_mode, mig_mode, unreadable, query, ecc_corrected,
     remap_pending, remap_failed, retire_pending, retired_pages, throttled, sections}``
-    (``unreadable``: the fields printed ``ERR!``; ``query`` 'q' for ``nvidia-smi -q``'s health
+    (``unreadable``: the fields printed ``ERR!``, ``sensors_only`` where all of them are a board
+    sensor's; ``query`` 'q' for ``nvidia-smi -q``'s health
     sections, whose fields are the last seven; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
@@ -1178,7 +1188,19 @@ def _editor_numbered(lines: list[str]) -> bool:
         if m is None:
             return False
         numbers.append(int(m.group(0)))
+    if numbers[0] == 0:
+        return (
+            False  # editors count from 1: from 0 it is a loop's device index ("0 net health ...")
+        )
+    # a loop's lines ("1 link status: UP", "2 link status: UP" ...) say one thing each time
+    # after their number: the number is theirs, not an editor's
+    said = {_DIGITS_RE.sub("#", _EDITOR_NUMBER_RE.sub("", line, count=1)) for line in lines}
+    if len(said) == 1:
+        return False
     return all(b == a + 1 for a, b in itertools.pairwise(numbers))
+
+
+_DIGITS_RE = re.compile(r"\d+")
 
 
 def _unwrap(text: str) -> tuple[str, list[str]]:
@@ -2256,6 +2278,26 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )
                 continue
             health = "; ".join(f"{k} {v}" for k, v in counted.items() if v) + " (uncorrectable)"
+        if health is None and "Software Version" in answer.fields:
+            # -t board: the card's versions and place, said; nothing in them is judged
+            said = ", ".join(
+                f"{label} {answer.fields[key][0]}"
+                for key, label in (
+                    ("Software Version", "software"),
+                    ("Firmware Version", "firmware"),
+                    ("Compatibility", "compatibility"),
+                    ("PCIe Bus Info", "PCIe"),
+                    ("Serial Number", "serial"),
+                )
+                if answer.fields.get(key)
+            )
+            npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            notes.append(
+                ParseWarning(
+                    line=answer.line, message=f"npu-smi info -t board{npu}: {said}", skipped=False
+                )
+            )
+            continue
         if health is None:
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"

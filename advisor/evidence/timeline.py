@@ -68,6 +68,11 @@ class FailureTimeline:
     behind: list[int] = field(default_factory=list)
     """Ranks that never reached the collective the others timed out in (they fail last, when
     the others' time-out reaches them, and are where to look)."""
+    lagging_seq: int | None = None
+    """Where every failure is a watchdog time-out of one length, stamped together, in one group at
+    two or more SeqNums: the lowest SeqNum, whose ranks (``behind``) never completed a collective
+    the others had; the others timed out later, waiting for them. Who timed out first then says
+    nothing: each waited out the same time-out."""
     summary: str = ""
     unstamped: list[int] = field(default_factory=list)
     """Ranks whose own failure (not one that only followed another's) carries no time stamp: with
@@ -175,7 +180,19 @@ def build(
         leaders = [x for x in own if x.time_s == own[0].time_s] if own else []
         if len(leaders) > 1 and not any(x.rank in roots for x in leaders):
             tl.tied = sorted(x.rank for x in leaders)
-        if not tl.unstamped and not tl.tied:
+        lagging = _lagging(failures, tl.seq_spread, own)
+        if lagging is not None:
+            seq, ranks = lagging
+            tl.lagging_seq = seq
+            for x in entries:
+                if x.rank in ranks:
+                    x.role = "behind"
+                    x.why = f"timed out in SeqNum {seq}, a collective the other ranks had completed"
+                elif x.role == "own":
+                    x.role = "consequence"
+                    x.why = "timed out in a later collective, waiting for the ranks behind"
+            tl.first_rank = min(ranks)
+        elif not tl.unstamped and not tl.tied:
             if own and not tl.one_collective:
                 own[0].role = "first"  # (one collective's time-outs: the first only waited first)
             tl.first_rank = (own or timed)[0].rank
@@ -262,6 +279,29 @@ an all_to_all's uneven splits, a gather's or scatter's root, differ by design)."
 _GROUP_RANK_RE = re.compile(r"\[Rank (\d+)\] Watchdog caught")
 """The rank within its group a watchdog time-out names (the launcher's tag gives the global
 one)."""
+
+
+def _lagging(
+    failures: Sequence[Mapping[str, Any]],
+    spread: dict[int, list[int]],
+    own: Sequence[TimelineEntry],
+) -> tuple[int, list[int]] | None:
+    """The lowest SeqNum and its ranks, where every rank's own failure is a watchdog time-out of
+    one length, all stamped within SAME_WAIT_S of each other, at two or more SeqNums of one group
+    (``spread``): the others waited on them. None otherwise."""
+    if len(spread) < 2 or not own:
+        return None
+    kinds = {e.get("kind") for e in failures if e.get("rank") is not None}
+    if kinds - {"watchdog_timeout", "watchdog_progress", "watchdog_failure"}:
+        return None  # another failure (an exception, a device fault) may be the cause
+    waited = {e.get("timeout_ms") for e in failures if e.get("kind") == "watchdog_timeout"}
+    stamps = [x.time_s for x in own if x.time_s is not None]
+    if len(waited) != 1 or None in waited or len(stamps) != len(own):
+        return None
+    if max(stamps) - min(stamps) > SAME_WAIT_S:
+        return None
+    seq = min(spread)
+    return seq, spread[seq]
 
 
 def _seq_spread(failures: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
@@ -428,6 +468,14 @@ def _summary(tl: FailureTimeline) -> str:
         )
     if tl.first_rank is None:
         return f"{tl.ranks} ranks failed; the logs carry no time stamps to order them"
+    if tl.lagging_seq is not None:
+        later = sorted(x.rank for x in tl.entries if x.role == "consequence")
+        return (
+            f"rank(s) {', '.join(map(str, tl.behind))} timed out in SeqNum {tl.lagging_seq}, "
+            f"which rank(s) {', '.join(map(str, later))} had completed (they timed out in a "
+            "later collective, waiting for them): look at the ranks behind first; every rank "
+            "waited out the same watchdog time-out, so which timed out first says nothing"
+        )
     first = next(x for x in tl.entries if x.rank == tl.first_rank)
     where = f" on {first.host}" if first.host else ""
     what = first.code or first.kind.replace("_", " ")

@@ -441,8 +441,8 @@ _ROCE_ADDRESS_RE = re.compile(r"\baddress\s+(?P<ip>\d+\.\d+\.\d+\.\d+)")
 
 def parse_roce_test(text: str, test: str) -> dict[str, object]:
     """The report of ``-roce_test ib_*_bw`` → ``{test, target, bytes, iterations, bw_peak_mb_s,
-    bw_average_mb_s}`` (the largest size's row when several; MB/s as perftest prints them,
-    its MB being MiB; a Gb/sec report converted)."""
+    bw_average_mb_s}`` (the largest size's row when several; in MiB/s, which perftest's MB/sec
+    always were; a Gb/sec report converted)."""
     lines = text.splitlines()
     head = next((i for i, t in enumerate(lines) if _BW_HEADER_RE.search(t)), None)
     target = _ROCE_ADDRESS_RE.search(text)
@@ -451,7 +451,7 @@ def parse_roce_test(text: str, test: str) -> dict[str, object]:
     header = _BW_HEADER_RE.search(lines[head])
     assert header is not None
     # perftest's MB/sec is MiB/s (perftest_parameters.c: format_factor 0x100000, 125000000 for
-    # Gb/sec): a Gb/sec report is said in the MB/s perftest prints without --report_gbits
+    # Gb/sec): a Gb/sec report is said in the MiB/s perftest prints without --report_gbits
     scale = 1e9 / 8 / 1048576 if header.group("unit") in ("Gb", "Gbit") else 1.0
     rows = [m for t in lines[head + 1 :] if (m := _BW_ROW_RE.match(t))]
     if not rows:
@@ -781,7 +781,8 @@ class Port:
     ``"none"`` where the answer named none."""
     roce_test: dict[str, object] | None = None
     """``-roce_test ib_*_bw``: ``{test, target, bytes, iterations, bw_peak_mb_s,
-    bw_average_mb_s}``, the bandwidth measured from this port to the target's."""
+    bw_average_mb_s}``, the bandwidth measured from this port to the target's, in MiB/s (the
+    ``_mb_s`` keys keep perftest's MB/sec name; its MB is MiB)."""
     speed_mbps: int | None = None
     """``-status -g`` (the port's netdev settings, as ethtool prints them): its ``Speed``."""
     die_port: str | None = None
@@ -896,6 +897,11 @@ _SIGNATURES = {
     # -speed ("Querying the Port Rate": the port's rate, its lane capability and width, status)
     "speed": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Speed\s*\|"),
 }
+DEVICE_STATE_RE = re.compile(
+    r"^\s*(?:\[dev(?:id|ice) (?P<dev_b>\d+)\]|(?:dev(?:ice)?\s*|NPU\s*)?(?P<dev_n>\d+)\s*[:\]]?)"
+    r"\s*(?P<query>link status|net health status)\s*:\s*\S"
+)
+"""A state answer behind the device it is of: a loop's "0 net health status: Success"."""
 _UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")
 _PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
 _ADAPT_ROW_RE = re.compile(
@@ -1067,6 +1073,20 @@ def _sections(text: str) -> list[_Section]:
                 current = None
                 continue
             current[3].append((no, line))
+            continue
+        if current is None and (dm := DEVICE_STATE_RE.match(s)) is not None:
+            # a loop that printed each device before its answer ("0 net health status:
+            # Success", from `echo -n "$i "; hccn_tool -i $i -net_health -g`; "[devid 0] link
+            # status: UP"): one port a line, the device its own
+            query = "link" if dm.group("query").startswith("link") else "net_health"
+            sections.append(
+                (
+                    int(dm.group("dev_b") or dm.group("dev_n")),
+                    query,
+                    no,
+                    [(no, s[dm.start("query") :])],
+                )
+            )
             continue
         kind = next((k for k, sig in _SIGNATURES.items() if sig.search(s)), None)
         continues_ping = (

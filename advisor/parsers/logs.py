@@ -162,7 +162,8 @@ from advisor.parsers import (
     ParseWarning,
     numbered_lines,
 )
-from advisor.parsers.hccl_test import decode_result
+from advisor.parsers.hccl_test import HCCL_RESULTS, decode_result
+from advisor.parsers.rdma import IBV_WC_STATUS
 
 _CODE_RE = re.compile(
     r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4}|E[1-9]\d{4})\))"
@@ -231,8 +232,10 @@ _GROUP_RANKID_RE = re.compile(r"rankSize\[[1-9]\d*\],\s*rankId\[(\d+)\]")
 # torch_npu's "(PID:N, Device:3, RankID:3)"; the runtime's "The error from device(chipId:3, dieId:0)"
 # (and the runtime's task error "fftsplus task execute failed, dev_id=7, stream_id=7, ...")
 # (and the TDT client's "TsdOpen failed, deviceId[4]." under its EJ0001 line)
+# (an older runtime's "The error from device(2), serial number is 37, there is an aicore error")
 _DEVICE_RE = re.compile(
     r"Device:\s*(\d+)|device\(chipId:(\d+)|\bdev_id=(\d+)|TsdOpen failed, deviceId\[(\d+)\]"
+    r"|The error from device\((\d+)\)"
 )
 _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # A task tag names its operation, with GE's "Hcom" prefix on graph-mode ops ("tag[HcomAllReduce_..."
@@ -882,8 +885,13 @@ def parse(text: str) -> LogReport:
     if "is too SMALL" in text:
         _hccl_buffsize_small(lines, report)
     _npu_device_faults(lines, report)
-    if "ListAndWatch" in text or "StartContainer" in text:
+    if "error" in text and ("shared libraries" in text or "symbol lookup" in text):
+        _loader_failures(lines, report)
+    if "istAndWatch" in text or "StartContainer" in text:
         _kubelet_failures(lines, report)
+    fm_running = False
+    if "fabricmanager" in text or "fabric manager" in text:
+        fm_running = _fabric_manager(lines, report)
     _getnext_failures(lines, report)
     _task_queue_exits(lines, report)
     _monitored_barrier(lines, report)
@@ -903,6 +911,8 @@ def parse(text: str) -> LogReport:
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
     _pcie_aer_errors(lines, report)
+    if "section_type: memory error" in text:
+        _cper_memory_errors(lines, report)
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
@@ -933,8 +943,13 @@ def parse(text: str) -> LogReport:
     _nccl_ras(lines, report)
     if "PEER_" in text:
         _ras_monitor_lines(lines, report)
-    if text.lstrip()[:1] == "{" and ('"nccl_version"' in text or '"event"' in text):
-        _nccl_ras_json(text, report)
+    # (the signature first: any other JSON stream is not decoded, and the decoding is done once)
+    ras_json = (
+        text.lstrip()[:1] == "{"
+        and ('"nccl_version"' in text or '"event"' in text)
+        and _RAS_JSON_RE.search(text) is not None
+        and _nccl_ras_json(text, report)
+    )
     _fr_trace(lines, report)
     _desync_report(lines, report)
     for no, line, _ in lines:
@@ -954,8 +969,8 @@ def parse(text: str) -> LogReport:
     # settings and notices (ProcessGroupNCCL's settings, a store barrier still waiting, NCCL on
     # sockets, a time-out warning) are no failure: the readings below that look for one where
     # none was found (a Python exception, a plog's first error ...) run as if they were absent
-    notices = [e for e in report.events if e.kind in NOTICE_KINDS]
-    report.events = [e for e in report.events if e.kind not in NOTICE_KINDS]
+    notices = [e for e in report.events if e.kind in NOTICE_KINDS | BESIDE_KINDS]
+    report.events = [e for e in report.events if e.kind not in NOTICE_KINDS | BESIDE_KINDS]
     try:
         cut_records = [w for w in report.unread if w.skipped]  # (notes on what was read: no cut)
         if not report.events and cut_records and not notices:
@@ -964,20 +979,24 @@ def parse(text: str) -> LogReport:
             _nccl_silent_returns(lines, report)
         if not report.events and (last := _orphan_last_error(lines)):
             report.events.append(last)
-        if not report.events and (cut := cut_traceback(lines)) and python_exception(lines) is None:
+        plog_errors = "[ERROR] " in text and CANN_PLOG_ERROR_RE.search(text) is not None
+        if (
+            not report.events
+            and not plog_errors
+            and (cut := cut_traceback(lines))
+            and python_exception(lines) is None
+        ):
             # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
-            # name, above a traceback cut later, is read below as that)
+            # name, above a traceback cut later, is read below as that; a framework's ERROR
+            # lines in plog form above it, MindSpore's "[ERROR] DEVICE(...)", say more)
             report.events.append(cut)
         if not report.events and report.hosts:
+            _nccl_setup_notes(lines, report)  # a healthy run's NCCL: what it ran with
             return report
         heartbeats_only = bool(report.events) and all(
             e.kind == "hccl_heartbeat" for e in report.events
         )
-        if (
-            (not report.events or heartbeats_only)
-            and "[ERROR] " in text
-            and CANN_PLOG_ERROR_RE.search(text)
-        ):
+        if (not report.events or heartbeats_only) and plog_errors:
             # a plog whose ERROR lines no reading above explained: HCCL's first one (with its task
             # exception report), else another module's (the runtime's failed kernel ...); beside
             # a heartbeat verdict only, the task exception it followed is read too
@@ -996,14 +1015,18 @@ def parse(text: str) -> LogReport:
             return report  # HCCL's own plog of a run with no failure in it: evidence too
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
-        if not report.events and _RAS_JSON_RE.search(text) and _json_objects(text):
+        if not report.events and ras_json:
             return report  # the RAS client's JSON with no rank in trouble: a healthy job
+        if not report.events and fm_running:
+            return report  # Fabric Manager's service running, its journal without an error
         if not report.events and GLOO_CONNECTED_RE.search(text):
             return report  # gloo's full mesh connected, every peer: a run's log, healthy
-        if not report.events and "destroyed cuda before watchdog loop exited" in text:
+        torn_down = not report.events and "destroyed cuda before watchdog loop exited" in text
+        if torn_down:
             # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
             # shutting down" caught: ProcessGroupNCCL's watchdog thread): the order of a
-            # process's own exit, no failure
+            # process's own exit, no failure; a traceback or another CUDA error beside it is
+            # still read below (the exit may have followed a real failure)
             at = next(no for no, t, _ in lines if "destroyed cuda before watchdog" in t)
             report.unread.append(
                 ParseWarning(
@@ -1014,11 +1037,12 @@ def parse(text: str) -> LogReport:
                     skipped=False,
                 )
             )
-            return report
         if not report.events and (raised := python_exception(lines)):
             report.events.append(raised)
         if not report.events and (cuda := _torch_cuda_error(lines)):
             report.events.append(cuda)
+        if torn_down and not report.events:
+            return report
         if not report.events and PG_WARNING_RE.search(text):
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
@@ -1157,7 +1181,7 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
     return None
 
 
-_DEVICE_ERROR_HEAD_RE = re.compile(r"The error from device\(chipId:\d+, dieId:\d+\)")
+_DEVICE_ERROR_HEAD_RE = re.compile(r"The error from device\((?:chipId:\d+, dieId:\d+|\d+)\)")
 """CANN's device error report's first line ("EE9999[PID: N] The error from device(chipId:1,
 dieId:0), serial number is 6."): the error itself is on the line after it."""
 
@@ -1916,7 +1940,17 @@ _CREATE_FAIL_RE = re.compile(
     r"transport create fail in thread, local rank\[(?P<rank>\d+)\] remote rank\[(?P<drank>\d+)\]"
 )
 TRANSPORT_REASON_LINES = 3
-"""How far after a "Transport init error" line its thread's "transport create fail" may stand."""
+"""How far after a "Transport init error" line its thread's "transport create fail" may stand,
+and how far above it the link's own failure (its socket's receive, its exchange) may."""
+# the link's own failure above its "Transport init error": its socket's receive or send
+# ("[Recv][RaSocket]errNo[0x000000000500000d] recv fail, data[0x..], size[2239]") and the
+# exchange of link data with the peer it stopped ("[TransportP2p][Init] failed to recv
+# exchangeData exchangeDataTotalSize[2239], custom exchange data size [1472]")
+_LINK_CAUSE_RE = re.compile(
+    r"\[(?P<call>(?:Recv|Send)\]\[RaSocket)\]errNo\[0x(?P<hex>[0-9a-fA-F]+)\] (?P<what>(?:recv|send) fail)"
+    r"|(?P<exch>failed to (?:recv|send) exchangeData)"
+)
+_ERRNO_HEX_RE = re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]")
 
 
 def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -1950,11 +1984,24 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if pair in seen:
             continue
         message = line.strip()[:400]
+        result: int | None = None
         for _, nxt, _ in lines[index + 1 : index + 1 + TRANSPORT_REASON_LINES]:
             cf = _CREATE_FAIL_RE.search(nxt) if "create fail" in nxt else None
             if cf and (int(cf.group("rank")), int(cf.group("drank"))) == pair:
                 message = f"{message} / {nxt[nxt.find('transport create fail') :].strip()}"
+                if en := _ERRNO_HEX_RE.search(nxt):
+                    result = hccl_errno_result(en.group("hex"))
                 break
+        causes: list[str] = []
+        for _, above, _ in lines[max(0, index - TRANSPORT_REASON_LINES) : index]:
+            if "fail" not in above or not (c := _LINK_CAUSE_RE.search(above)):
+                continue
+            if c.group("exch"):
+                causes.append(f"the link data with the peer not exchanged ({c.group('exch')})")
+                continue
+            code = hccl_errno_result(c.group("hex"))
+            causes.append(f"its socket's {c.group('what')} with the peer")
+            result = code if code is not None else result  # (the first failure's code)
         seen.add(pair)
         ev = LogEvent(
             kind="hccl_transport_failure",
@@ -1964,6 +2011,9 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             remote_rank=pair[1],
             ip=link.group("ip") or None,  # HCCL may print the local address empty
             remote_ip=link.group("dip"),
+            code=str(result) if result is not None else None,
+            code_name=HCCL_RESULTS[result][0] if result in HCCL_RESULTS else None,
+            exception_type="; ".join(causes) or None,
         )
         if tag := _TAG_RE.search(line):
             ev.op = OPS.get(_first(tag), _first(tag).lower())
@@ -2407,19 +2457,45 @@ _IB_COMPLETION_RE = re.compile(
     r"(?:status=(?:(?P<name>IBV_WC_\w+)\()?(?P<status>\d+)\)?|error (?P<error>\d+))"
     r"(?:.*?vendor[ _]err[ =](?P<vendor>\d+))?(?:.*?\bhca (?P<hca>\S+))?"
 )
-# libibverbs verbs.h, enum ibv_wc_status, in order from 0.
-IBV_WC_STATUS = (
-    "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
-    "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
-    "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
-    "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
-    "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
-    "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
-    "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR",
-)  # fmt: skip
 # NCCL's debug prefix "host:pid:tid [cudaDev]", and its communicator line naming the rank
 _NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
 _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
+
+
+# what a healthy NCCL debug log says of its set-up: "NCCL version 2.21.5+cuda12.4", a host's
+# network ("NET/IB : Using [0]mlx5_0:1/IB/SHARP [RO]; OOB eno1:...", "NET/Socket : Using
+# [0]eth0:10.0.0.1<0>", "Using network IBext_v8"), and nccl-tests' rank lines ("#  Rank  1 Group
+# 0 Pid   4962 on      test2 device  0 [0x81] NVIDIA A100-PCIE-40GB")
+_NCCL_VERSION_LINE_RE = re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+\S*)")
+_NCCL_NET_USING_RE = re.compile(
+    r"NCCL INFO NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
+)
+_NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
+_NCCL_TESTS_RANK_RE = re.compile(
+    r"^#\s+Rank\s+(?P<rank>\d+) Group\s+\d+ Pid\s+\d+ on\s+(?P<host>\S+) device\s+(?P<dev>\d+)"
+    r" \[[^\]]*\] (?P<gpu>.+?)\s*$"
+)
+
+
+def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
+    each rank's GPU (nccl-tests' header), one note each."""
+    notes: dict[str, int] = {}
+    for no, line, _ in lines:
+        said: str | None = None
+        if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
+            said = f"NCCL {v.group('v')}"
+        elif "NET/" in line and (n := _NCCL_NET_USING_RE.search(line)):
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
+            said = f"{host or 'a host'}: NCCL's NET/{n.group('net')} uses {n.group('what').strip()}"
+        elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
+            said = f"NCCL's network plugin: {w.group('name')}"
+        elif line.startswith("#") and (r := _NCCL_TESTS_RANK_RE.match(line)):
+            said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu')}"
+        if said is not None and said not in notes:
+            notes[said] = no
+    for said, no in notes.items():
+        report.unread.append(ParseWarning(line=no, message=said, skipped=False))
 
 
 def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
@@ -2635,6 +2711,9 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     # graph/search.cc: no channel found for a pattern: one channel over the slowest path (SYS)
     r"|^Could not find a path for pattern \d+, falling back to simple order"
 )
+BESIDE_KINDS = frozenset({"firmware_memory_error"})
+"""Failures of the machine beside a program's log (the firmware's memory error records): held
+aside like the notices while the readings below look for the log's own failure, then kept."""
 NOTICE_KINDS = frozenset(
     {
         "pcie_aer_corrected_few",
@@ -4239,10 +4318,23 @@ _COMPOSER_EXIT_RE = re.compile(
     r"composer\.cli\.launcher:Rank (?P<rank>\d+) crashed with exit code (?P<code>-?\d+)"
 )
 # a program that could not start (the dynamic loader): "./all_reduce_test: error while loading
-# shared libraries: libmpi.so.12: cannot open shared object file: No such file or directory"
-_LOADER_RE = re.compile(
-    r"^(?P<prog>\S+): error while loading shared libraries: (?P<lib>\S+?): cannot open shared object file"
+# shared libraries: libmpi.so.12: cannot open shared object file: No such file or directory", or
+# that stopped at a symbol its libraries lack: "python: symbol lookup error: /usr/lib/libnccl.so.2:
+# undefined symbol: ncclCommSplit" (glibc's ld.so, its "<program>: <what>: <object>: <why>" form,
+# ", version V" after a versioned symbol)
+LOADER_SIGNATURE = (
+    r"(?:^|\s)\S+: (?:error while loading shared libraries: \S+?: cannot open shared object file"
+    r"|symbol lookup error: \S+?: undefined symbol: \S)"
 )
+_LOADER_RE = re.compile(
+    r"(?:^|\s)(?P<prog>\S+): (?:error while loading shared libraries: (?P<lib>\S+?): cannot open"
+    r" shared object file"
+    r"|symbol lookup error: (?P<obj>\S+?): undefined symbol: (?P<sym>[^\s,]+)(?:, version (?P<ver>\S+))?)"
+)
+# the Ascend driver's libraries (the driver's lib64 tree: npu-smi and torch_npu load them) and
+# NVIDIA's user-space driver and communication libraries: a container without them mounted
+_ASCEND_DRIVER_LIB_RE = re.compile(r"^lib(?:c_sec|drvdsmi_host|ascend_hal|dcmi|mmpa)\.so")
+_NVIDIA_LIB_RE = re.compile(r"^lib(?:nvidia-ml|cuda|nccl)\.so")
 # Open MPI's error handler on a failed MPI call (ompi/errhandler, MPI_ERRORS_ARE_FATAL): "*** An
 # error occurred in MPI_Init_thread" / "*** on a NULL communicator" / "*** MPI_ERRORS_ARE_FATAL
 # (processes in this communicator will now abort, ...)"
@@ -4351,6 +4443,47 @@ _COLOSSALAI_RUN_RE = re.compile(
     r"^Error: failed to run \S+ .*? on (?P<host>[\w.-]+), is localhost: (?:True|False), "
     r"exception: (?P<why>.+)$"
 )
+
+
+def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``library_missing`` per program and library the dynamic loader could not load, or per
+    symbol it could not find (a library older or other than the one the program was built
+    against)."""
+    seen: dict[tuple[str, str], LogEvent] = {}
+    for no, line, tagged in lines:
+        if " error" not in line or not (ld := _LOADER_RE.search(line)):
+            continue
+        prog = ld.group("prog")
+        if (lib := ld.group("lib")) is not None:
+            key = (prog, lib)
+            what = f"{prog} could not start: the dynamic loader found no {lib}"
+            if _ASCEND_DRIVER_LIB_RE.match(lib):
+                what += " (the Ascend driver's libraries are not on its library path)"
+            elif _NVIDIA_LIB_RE.match(lib):
+                what += " (NVIDIA's driver or NCCL libraries are not on its library path)"
+            library = lib
+        else:
+            key = (prog, ld.group("sym"))
+            version = f" (version {ld.group('ver')})" if ld.group("ver") else ""
+            # (the object named is the one that needs the symbol: no library loaded gives it)
+            what = (
+                f"{prog} stopped: {ld.group('obj')} needs {ld.group('sym')}{version}, which no"
+                " library loaded provides: one is older than, or other than, the one it was built"
+                " against"
+            )
+            library = ld.group("obj").rsplit("/", 1)[-1]
+        if key in seen:
+            continue
+        seen[key] = LogEvent(
+            kind="library_missing",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library=library,
+            call=prog,
+            exception_type=what[:300],
+        )
+        report.events.append(seen[key])
 
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -4576,12 +4709,6 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(
                 ("composer", int(cm.group("rank"))), no, text, "composer",
                 rank=int(cm.group("rank")), exit_code=int(cm.group("code")),
-            )  # fmt: skip
-            continue
-        if "error while loading shared libraries" in line and (ld := _LOADER_RE.match(text)):
-            once(
-                ("loader", ld.group("lib")), no, text,
-                f"the program could not start: {ld.group('lib')} not found",
             )  # fmt: skip
             continue
         if "Fatal error in MPI_Init" in line and (mi := _MPI_INIT_RE.search(line)):
@@ -5499,18 +5626,49 @@ RAS_JSON_SIGNATURE = (
 )
 _RAS_JSON_RE = re.compile(RAS_JSON_SIGNATURE, re.M)
 _RAS_MONITOR_RE = re.compile(
-    r"^\[(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] (?P<event>PEER_[A-Z_]+): ?(?P<rest>.*?)\s*$"
-)
+    r"^\[(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] (?P<event>PEER_[A-Z_]+): ?(?P<rest>.*)$"
+)  # (the rest taken whole and stripped after: a lazy group before \s*$ retried every space)
 _RAS_PEER_RE = re.compile(
     r"Process (?P<pid>\d+) on node (?P<node>\S+) managing GPUs? (?P<gpus>[\d,]+)"
 )
 RAS_DEAD_EVENTS = frozenset({"PEER_DEAD", "PEER_TIMEOUT_DEAD"})
 """A peer RAS gave up on: an error."""
 RAS_TROUBLE_EVENTS = frozenset(
-    {"PEER_UNRESPONSIVE", "PEER_SEND_STUCK", "PEER_INIT_TIMEOUT", "PEER_DISCONNECTED"}
+    {
+        "PEER_UNRESPONSIVE",
+        "PEER_SEND_STUCK",
+        "PEER_INIT_TIMEOUT",
+        "PEER_DISCONNECTED",
+        "PEER_KEEPALIVE_TIMEOUT",
+    }
 )
 """A peer RAS could not reach for a while and still tries: a warning (PEER_NEW, PEER_CONNECTING
-and PEER_RETRY are the network's own comings and goings)."""
+and PEER_RETRY are the network's own comings and goings; PEER_KEEPALIVE_TIMEOUT ends one
+connection after its keep-alive time-out, rasnet.cc, and RAS falls back to another)."""
+RAS_RECOVERED_EVENT = "PEER_RECOVERED"
+"""A peer that answers again after delays (rasnet.cc rasConnResume, "peer responding again"):
+the warnings of that peer before it are over."""
+
+
+class _RasTroubles:
+    """The RAS events of one stream, a peer's warnings taken back when it recovers."""
+
+    def __init__(self, report: LogReport) -> None:
+        self.report = report
+        self.open: dict[str, list[LogEvent]] = {}  # a peer's warnings not yet recovered from
+
+    def add(self, name: str, peer_key: str, event: LogEvent | None) -> None:
+        if name == RAS_RECOVERED_EVENT:
+            if gone := {id(e) for e in self.open.pop(peer_key, [])}:
+                self.report.events = [e for e in self.report.events if id(e) not in gone]
+            return
+        if event is None:
+            return
+        self.report.events.append(event)
+        if name in RAS_TROUBLE_EVENTS:
+            self.open.setdefault(peer_key, []).append(event)
+
+
 RAS_INIT_STATES = frozenset({0, 7})
 """``init_state`` values that are no error: ncclSuccess, ncclInProgress."""
 
@@ -5544,24 +5702,27 @@ def _ras_event(
 def _ras_monitor_lines(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The RAS client's monitoring mode in text: a ``nccl_ras`` event for each peer it gave up
     on (an error) or could not reach (a warning)."""
+    troubles = _RasTroubles(report)
     for no, line, _ in lines:
         if "PEER_" not in line or not (m := _RAS_MONITOR_RE.match(line.strip())):
             continue
-        rest = m.group("rest")
+        rest = m.group("rest").rstrip()
         peer: dict[str, object] = {}
         if p := _RAS_PEER_RE.search(rest):
             peer = {"pid": int(p.group("pid")), "host": p.group("node"), "devices": p.group("gpus")}
             rest = rest[p.end() :].strip()
         elif rest and not rest[0].isspace() and " " in rest:
             peer, rest = {"addr": rest.split(" ", 1)[0]}, rest.split(" ", 1)[1]
-        if event := _ras_event(m.group("event"), f"[{m.group('time')}] ", no, peer, rest):
-            report.events.append(event)
+        name = m.group("event")
+        key = str(peer.get("addr") or (peer.get("host"), peer.get("pid")))
+        troubles.add(name, key, _ras_event(name, f"[{m.group('time')}] ", no, peer, rest))
 
 
 def _json_objects(text: str) -> list[tuple[int, object]]:
     """The JSON values written one after another in ``text`` (the monitoring mode's stream),
     each with its first line; empty when the text is not JSON throughout."""
     decoder, at = json.JSONDecoder(), 0
+    line, counted = 1, 0
     values: list[tuple[int, object]] = []
     while True:
         while at < len(text) and text[at].isspace():
@@ -5572,16 +5733,31 @@ def _json_objects(text: str) -> list[tuple[int, object]]:
             value, end = decoder.raw_decode(text, at)
         except ValueError:
             return []
-        values.append((text.count("\n", 0, at) + 1, value))
+        line += text.count("\n", counted, at)  # counted once: the text's size, not per value
+        counted = at
+        values.append((line, value))
         at = end
 
 
-def _line_of(text: str, needle: str, start: int) -> tuple[int, int]:
-    """The 1-based line of ``needle``'s first place at or after ``start`` (the start's line where
-    it is not found), and where it was found."""
-    at = text.find(needle, start)
-    at = start if at < 0 else at
-    return text.count("\n", 0, at) + 1, at
+@dataclass(frozen=True)
+class _Text:
+    """A text with where its lines end, to name the line of a place in it by bisection (a dump of
+    thousands of ranks asks for thousands of places: counting from the start each time grew with
+    the square of its size)."""
+
+    text: str
+    newlines: list[int]
+
+    @classmethod
+    def of(cls, text: str) -> _Text:
+        return cls(text, [m.start() for m in re.finditer("\n", text)])
+
+    def line_of(self, needle: str, start: int) -> tuple[int, int]:
+        """The 1-based line of ``needle``'s first place at or after ``start`` (the start's line
+        where it is not found), and where it was found."""
+        at = self.text.find(needle, start)
+        at = start if at < 0 else at
+        return bisect.bisect_left(self.newlines, at) + 1, at
 
 
 def _obj(value: object) -> dict[str, Any]:
@@ -5630,15 +5806,15 @@ def _ras_rank_troubles(who: str, status: dict[str, Any]) -> list[tuple[str, str,
     return trouble
 
 
-def _ras_communicator(text: str, comm: dict[str, Any], at: int, report: LogReport) -> int:
+def _ras_communicator(text: _Text, comm: dict[str, Any], at: int, report: LogReport) -> int:
     """One communicator of a RAS dump: its ranks' troubles, counts apart and missing ranks as
     ``nccl_ras`` events; returns where in ``text`` it ends (its lines found in order)."""
     name = f"communicator {comm.get('hash', '?')} (size {comm.get('size', '?')})"
-    no, at = _line_of(text, f'"{comm.get("hash")}"', at)
+    no, at = text.line_of(f'"{comm.get("hash")}"', at)
     counts: dict[str, set[int]] = {}
     for rank in (r for r in comm.get("ranks") or [] if isinstance(r, dict)):
         where = _ras_rank(rank)
-        no, at = _line_of(text, f'"pid": {rank.get("pid")}', at)
+        no, at = text.line_of(f'"pid": {rank.get("pid")}', at)
         who = (
             f"rank {where['rank']} (GPU {where['device']}, node {where['host']},"
             f" pid {where['pid']})"
@@ -5670,40 +5846,53 @@ def _ras_communicator(text: str, comm: dict[str, Any], at: int, report: LogRepor
         )
     for rank in (r for r in comm.get("missing_ranks") or [] if isinstance(r, dict)):
         status = _obj(rank.get("status"))
-        no, at = _line_of(text, f'"pid": {rank.get("pid")}', at)
+        no, at = text.line_of(f'"pid": {rank.get("pid")}', at)
         dead = status.get("considered_dead") is True
-        # a missing rank RAS reached is one that did not count itself a member (the guide's
-        # corner cases of a communicator's start and end)
+        unresponsive = status.get("unresponsive") is True
+        # NCCL's RAS (src/ras/client_support.cc): a missing rank whose process RAS reached but
+        # that did not report the communicator (already destroyed or aborted there) makes the
+        # communicator MISMATCH, a warning; one it did not reach makes it INCOMPLETE, an error
+        code = "DEAD" if dead else "INCOMPLETE" if unresponsive else "MISMATCH"
         why = (
             "considered dead"
             if dead
             else "unresponsive"
-            if status.get("unresponsive")
-            else "not a member"
+            if unresponsive
+            else "its process answered but did not report this communicator: it may have"
+            " destroyed or aborted it already"
         )
+        cuda, nvml = rank.get("cuda_dev"), rank.get("nvml_dev")
+        # (NCCL prints the NVML index beside the CUDA one where the two differ: rasGpuToString)
+        gpu = f"{cuda}" + (f" (NVML {nvml})" if nvml is not None and nvml != cuda else "")
         report.events.append(
             LogEvent(
                 kind="nccl_ras",
                 line=no,
                 message=(
-                    f"{name} {'DEAD' if dead else 'INCOMPLETE'}: rank {rank.get('rank')} missing"
-                    f" ({why}): GPU {rank.get('cuda_dev')} managed by process"
+                    f"{name} {code}: rank {rank.get('rank')} missing"
+                    f" ({why}): GPU {gpu} managed by process"
                     f" {rank.get('pid')} on node {rank.get('host')}"
                 )[:400],
-                code="DEAD" if dead else "INCOMPLETE",
-                library="NCCL RAS errors",
+                code=code,
+                library=f"NCCL RAS {'warnings' if code == 'MISMATCH' else 'errors'}",
                 **_ras_rank(rank),
             )
         )
     return at
 
 
-def _nccl_ras_json(text: str, report: LogReport) -> None:
+def _nccl_ras_json(text: str, report: LogReport) -> bool:
     """The RAS client's JSON: its communicators' missing ranks and ranks whose initialization
     failed, that hold an asynchronous error or were aborted (errors), ranks still initializing,
     collective counts apart and the client's own time-outs (warnings); its monitoring mode's
-    events. Every event a ``nccl_ras``, its section in ``library`` as the text report's."""
-    for first, value in _json_objects(text):
+    events. Every event a ``nccl_ras``, its section in ``library`` as the text report's. True
+    where the text is JSON throughout (a healthy job's dump is evidence too)."""
+    values = _json_objects(text)
+    if not values:
+        return False
+    index = _Text.of(text)
+    troubles = _RasTroubles(report)
+    for first, value in values:
         if not isinstance(value, dict):
             continue
         if isinstance(value.get("event"), str):
@@ -5718,18 +5907,18 @@ def _nccl_ras_json(text: str, report: LogReport) -> None:
                 {**peer, "devices": listed},
                 str(value.get("details") or ""),
             )
-            if event is not None:
-                report.events.append(event)
+            key = str(peer.get("addr") or (peer.get("host"), peer.get("pid")))
+            troubles.add(value["event"], key, event)
             continue
         comms = value.get("communicators")
         if not isinstance(comms, list):
             continue
         at = 0
         for comm in (c for c in comms if isinstance(c, dict)):
-            at = _ras_communicator(text, comm, at, report)
+            at = _ras_communicator(index, comm, at, report)
         timeouts = _int(_obj(value.get("ras")).get("timeouts_count"))
         if timeouts:
-            no, _ = _line_of(text, '"timeouts_count"', 0)
+            no, _ = index.line_of('"timeouts_count"', 0)
             report.events.append(
                 LogEvent(
                     kind="nccl_ras",
@@ -5740,6 +5929,7 @@ def _nccl_ras_json(text: str, report: LogReport) -> None:
                     " gathering communicator data",
                 )
             )
+    return True
 
 
 # An MoE dispatch/combine operator's tiling check on its HCCL window (CANN's MoeDistributeDispatch
@@ -5747,11 +5937,40 @@ def _nccl_ras_json(text: str, report: LogReport) -> None:
 # NEEDED_HCCL_BUFFSIZE(...) = 609MB, HCCL_BUFFSIZE=200MB." (HCCL_BUFFSIZE_EP for the expert-parallel
 # window), or "HCCL_BUFFSIZE is too SMALL, should larger than 600MB": the operator needs a larger
 # communication buffer than HCCL_BUFFSIZE (in MB) gives it, and fails before it runs.
+# The TP window's check says "TP HCCL_BUFFSIZE is too SMALL, ... = NMB, TP HCCL_BUFFSIZE=MMB" (its
+# NEEDED figure already rounded up: actualSize / MB_SIZE + 1); the notify-dispatch operators say
+# "HCCL_BUFFSIZE is too SMALL, should larger than NMB" (actualSize / MB_SIZE, rounded down: N + 1
+# is enough) or, in one version, the bytes with no unit (CANN ops-transformer tiling sources).
 _BUFFSIZE_SMALL_RE = re.compile(
-    r"\b(?P<var>HCCL_BUFFSIZE(?:_\w+)?) is too SMALL\b"
-    r"(?:.*?= (?P<need>\d+) ?MB, HCCL_BUFFSIZE=(?P<have>\d+) ?MB|, should larger than (?P<need2>\d+) ?MB)?"
+    r"\b(?P<tp>TP )?(?P<var>HCCL_BUFFSIZE(?:_\w+)?) is too SMALL\b"
+    r"(?:.*?= (?P<need>\d+) ?MB, (?:TP )?HCCL_BUFFSIZE= ?(?P<have>\d+) ?MB"
+    r"|, should larger than (?P<need2>\d+)(?P<unit> ?MB)?)?"
 )
+BUFFSIZE_SIGNATURE = (
+    r"\b(?:E[A-Z0-9]\d{4}\b|\[ERROR\]|\bERROR\b|TraceBack|RuntimeError).{0,200}?"
+    r"\bHCCL_BUFFSIZE(?:_\w+)? is too SMALL\b"
+    r"|\bHCCL_BUFFSIZE(?:_\w+)? is too SMALL\b.*\[(?:FUNC|FILE):"
+)
+"""The window check as a log writes it: behind an error code, an ERROR level, a traceback or a
+RuntimeError, or with CANN's [FUNC:...][FILE:...] tail; a document that quotes the phrase is no
+failure (load's signature and the reading both ask for it)."""
+_BUFFSIZE_FRAME_RE = re.compile(BUFFSIZE_SIGNATURE)
+_MIB = 1024 * 1024
 _MOE_OPERATOR_RE = re.compile(r"\b(?:operator |aclnn)(?P<op>Moe\w+?)(?:_\d+)?\b")
+
+
+def _framed_buffsize(lines: list[tuple[int, str, int | None]], at: int) -> bool:
+    """Whether the window check on ``lines[at]`` is a log's error: framed on its own line, or the
+    line follows CANN's "TraceBack" or an error code within the three lines above (an error
+    message's body on lines of its own)."""
+    if _BUFFSIZE_FRAME_RE.search(lines[at][1]):
+        return True
+    return any(
+        "TraceBack" in t or _ERROR_CODE_HEAD_RE.search(t) for _, t, _ in lines[max(0, at - 3) : at]
+    )
+
+
+_ERROR_CODE_HEAD_RE = re.compile(r"\bE[A-Z0-9]\d{4}\b|\[ERROR\]")
 
 
 def _hccl_buffsize_small(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -5759,18 +5978,24 @@ def _hccl_buffsize_small(lines: list[tuple[int, str, int | None]], report: LogRe
     needs (``numel``) and HCCL_BUFFSIZE's (``timeout_ms`` stays None; ``exception_type`` says both)."""
     seen: dict[tuple[str | None, str | None], LogEvent] = {}
     operator: str | None = None
-    for no, line, tagged in lines:
+    for at, (no, line, tagged) in enumerate(lines):
         if "Moe" in line and (o := _MOE_OPERATOR_RE.search(line)):
             operator = operator or o.group("op")
         if "is too SMALL" not in line or not (m := _BUFFSIZE_SMALL_RE.search(line)):
             continue
-        need, have = m.group("need") or m.group("need2"), m.group("have")
+        if not _framed_buffsize(lines, at):
+            continue
+        need, have = m.group("need"), m.group("have")
+        if (larger := m.group("need2")) is not None:
+            # "should larger than N": N MB rounded down (N + 1 is enough), or N bytes
+            need = str(int(larger) + 1 if m.group("unit") else -(-int(larger) // _MIB))
         if (need, have) in seen:
             continue
+        var = f"TP {m.group('var')}" if m.group("tp") else m.group("var")
         what = (
-            f"{m.group('var')} is too small for an MoE operator's communication window"
+            f"{var} is too small for an MoE operator's communication window"
             + (f": it needs {need} MB" if need else "")
-            + (f", HCCL_BUFFSIZE gives {have} MB" if have else "")
+            + (f", {'TP ' if m.group('tp') else ''}HCCL_BUFFSIZE gives {have} MB" if have else "")
         )
         seen[(need, have)] = LogEvent(
             kind="hccl_buffsize_small",
@@ -5805,8 +6030,27 @@ NPU_DEVICE_FAULTS = {
         "peer processes' errors first",
     ),
 }
-_NPU_DEVICE_FAULT_RE = re.compile(
-    r"\b(?P<name>" + "|".join(re.escape(k) for k in NPU_DEVICE_FAULTS) + r")\b(?P<rest>.*)$"
+_FAULT_NAMES = "(?:" + "|".join(re.escape(k) for k in NPU_DEVICE_FAULTS) + ")"
+NPU_DEVICE_FAULT_SIGNATURE = (
+    rf"\b{_FAULT_NAMES} happened\b"
+    rf"|\bthrow (?:{_FAULT_NAMES}|ECC ERROR)\b"
+    rf"|(?:\b(?:RuntimeError|runtime_error|NPU function error):\s*|\bget ){_FAULT_NAMES}(?![\w\"'\]])"
+    rf"|^\s*{_FAULT_NAMES}[,.]"
+    rf"|\b{_FAULT_NAMES}\s+50\d{{4}}\b"
+)
+"""A fault name where torch_npu writes it: its task queue's "<NAME> happened, set task queue
+status to ..." and "getRepoStopFlag in Run, throw <NAME>." (NPUQueue.cpp, NPUException.cpp;
+the multi-bit ECC handler says "throw ECC ERROR."), the runtime error "<NAME>, <details>" it
+raises (as RuntimeError, behind its "runtime_error: " log or "NPU function error: "), and
+"AclrtGetMemUceInfo get UCE ERROR", or the name with its ACL code after it (a summary's
+"Worker_TP6 SUSPECT REMOTE ERROR 507057"); the bare name quoted in a document or a list is none."""
+_NPU_DEVICE_FAULT_RE = re.compile(NPU_DEVICE_FAULT_SIGNATURE)
+_NPU_FAULT_NAME_RE = re.compile(rf"\b(?P<name>{_FAULT_NAMES}|ECC ERROR)\b(?P<rest>.*)$")
+# training that went on after the fault: Megatron's (MindSpeed's) " iteration   120/ 1000 |" and
+# MindSpore's "epoch: 1 step: 20, loss is": MindIO's UCE repair resumes at the next step (the
+# MindSpore "UCE fault recover" guide), so the UCE was repaired online
+_TRAINING_STEP_RE = re.compile(
+    r"\biteration\s+\d+\s*/\s*\d+\s*\||\bepoch:\s*\d+,? step:\s*\d+,? loss is\b"
 )
 _ACL_CODE_RE = re.compile(r"\b(50[0-9]{4})\b")
 _WORKER_RE = re.compile(r"\b(?P<worker>Worker_(?:TP|DP|PP|EP)?\d+)\b")
@@ -5815,12 +6059,15 @@ _WORKER_RE = re.compile(r"\b(?P<worker>Worker_(?:TP|DP|PP|EP)?\d+)\b")
 def _npu_device_faults(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``npu_device_fault`` per fault name and rank (or worker) torch_npu stopped on."""
     seen: set[tuple[str, object]] = set()
+    last_step: int | None = None  # the last training step's line, found at the first fault
     for no, line, tagged in lines:
         if "ERROR" not in line and "FAILED" not in line:
             continue
-        if not (m := _NPU_DEVICE_FAULT_RE.search(line)):
+        if not (f := _NPU_DEVICE_FAULT_RE.search(line)):
             continue
-        name = m.group("name")
+        if (m := _NPU_FAULT_NAME_RE.search(line, f.start())) is None:
+            continue
+        name = "HBM MULTI BIT ECC ERROR" if m.group("name") == "ECC ERROR" else m.group("name")
         worker = _WORKER_RE.search(line)
         who: object = tagged if tagged is not None else (worker.group("worker") if worker else None)
         if (name, who) in seen:
@@ -5828,9 +6075,21 @@ def _npu_device_faults(lines: list[tuple[int, str, int | None]], report: LogRepo
         seen.add((name, who))
         code, meaning = NPU_DEVICE_FAULTS[name]
         said = _ACL_CODE_RE.search(m.group("rest"))
+        if last_step is None:
+            last_step = max(
+                (
+                    n
+                    for n, t, _ in lines
+                    if ("iteration" in t or "step" in t) and _TRAINING_STEP_RE.search(t)
+                ),
+                default=0,
+            )
+        repaired = name == "UCE ERROR" and last_step > no
+        if repaired:
+            meaning += "; training went on after it (repaired online, MindIO UCE)"
         report.events.append(
             LogEvent(
-                kind="npu_device_fault",
+                kind="npu_device_fault_repaired" if repaired else "npu_device_fault",
                 line=no,
                 message=line.strip()[:400],
                 rank=tagged,
@@ -5848,9 +6107,12 @@ def _npu_device_faults(lines: list[tuple[int, str, int | None]], report: LogRepo
 # node offers none of that resource until the plugin registers again. Its pod worker's
 # '"Error syncing pod, skipping" err="failed to \"StartContainer\" for \"vllm\" with
 # RunContainerError: ..."': the container could not start (the runtime's own words end it).
+# (kubelet before structured logging, endpoint.go: "listAndWatch ended unexpectedly for device
+# plugin nvidia.com/gpu with error rpc error: ...", with a capital L in some versions)
 _LIST_AND_WATCH_RE = re.compile(
-    r'"?ListAndWatch ended unexpectedly for device plugin"?(?: err="(?P<err>[^"]*)")?'
-    r'(?: resource="(?P<res>[^"]+)")?'
+    r'"?[Ll]istAndWatch ended unexpectedly for device plugin"?'
+    r"(?: (?P<res_old>[\w./-]+) with error (?P<err_old>.*?)\s*$"
+    r'|(?: err="(?P<err>[^"]*)")?(?: resource="(?P<res>[^"]+)")?)'
 )
 _RUN_CONTAINER_RE = re.compile(
     r'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"(?P<container>[^\\"]+)\\"'
@@ -5864,8 +6126,9 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
     plugins: set[str] = set()
     containers: set[str] = set()
     for no, line, tagged in lines:
-        if "ListAndWatch" in line and (m := _LIST_AND_WATCH_RE.search(line)):
-            resource = m.group("res") or "a resource"
+        if "istAndWatch" in line and (m := _LIST_AND_WATCH_RE.search(line)):
+            resource = m.group("res") or m.group("res_old") or "a resource"
+            err = m.group("err") or m.group("err_old")
             if resource in plugins:
                 continue
             plugins.add(resource)
@@ -5878,7 +6141,7 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                     host=_kubelet_host(line),
                     library="kubelet",
                     exception_type=f"the device plugin of {resource} stopped serving kubelet"
-                    + (f" ({m.group('err')})" if m.group("err") else ""),
+                    + (f" ({err})" if err else ""),
                 )
             )
         elif "StartContainer" in line and (c := _RUN_CONTAINER_RE.search(line)):
@@ -5886,8 +6149,17 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             if key in containers:
                 continue
             containers.add(key)
-            why = c.group("why").replace('\\"', '"').strip('"')
+            why = _go_unquote(_go_unquote(f'"{c.group("why")}"'))
             tail = why.rsplit(": ", 2)[-2:] if why.count(": ") >= 2 else [why]
+            reason = c.group("kind")
+            # the pod worker's reasons (kubelet's images and kuberuntime packages): a container
+            # that started and keeps exiting, an image never pulled, a container never created
+            if reason == "CrashLoopBackOff":
+                what = "started and keeps exiting (CrashLoopBackOff: its own log says why)"
+            elif reason in ("ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull"):
+                what = f"could not start: its image was not pulled ({reason})"
+            else:
+                what = f"did not start ({reason})"
             report.events.append(
                 LogEvent(
                     kind="container_start_failure",
@@ -5898,9 +6170,135 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                     library="kubelet",
                     exception_type=f"container {c.group('container')}"
                     + (f" of pod {c.group('pod')}" if c.group("pod") else "")
-                    + f" did not start ({c.group('kind')}): {': '.join(tail)}"[:300],
+                    + f" {what}: {': '.join(tail)}"[:300],
                 )
             )
+
+
+# NVIDIA Fabric Manager (its user guide: the service that sets up NVSwitch systems; without it
+# running, the GPUs of an NVSwitch system cannot use NVLink): its systemd unit's state and its
+# journal. On a host with no NVSwitch it exits at start with "request to query NVSwitch device
+# information from NVSwitch driver failed with error:WARNING Nothing to do
+# [NV_WARN_NOTHING_TO_DO]": nothing to manage, the service not needed there (gpud treats it as
+# healthy, leptonai/gpud pull 1206; NVIDIA/gpu-operator issue 610).
+FABRIC_MANAGER_SIGNATURE = (
+    r"\bnv-fabricmanager(?:-start\.sh)?\[\d+\]: |\bnvidia-fabricmanager\.service\b"
+    r"|NVIDIA fabric manager service"
+)
+_FM_NOTHING_RE = re.compile(r"\[NV_WARN_NOTHING_TO_DO\]")
+# its start script's own word: '"/usr/bin/nv-fabricmanager -c ..." failed! Exit code: 1'
+_FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P<code>\d+)')
+_FM_ERROR_RE = re.compile(
+    r"\bnv-fabricmanager(?:-start\.sh)?\[\d+\]: (?:\[[^\]]*\] )?\[ERROR\] (?:\[tid \d+\] )?(?P<what>\S.*)"
+)
+_FM_UNIT_FAILED_RE = re.compile(
+    r"nvidia-fabricmanager\.service(?:: (?:Control process exited, code=\w+, status=(?P<status>\S+)"
+    r"|Failed with result '(?P<result>[^']+)')| failed because)"
+)
+_FM_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>\w+) \((?P<sub>[\w-]+)\)")
+
+
+def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A ``fabric_manager_failed`` where the service did not start or logged an error, a
+    ``fabric_manager_unneeded`` where it found no NVSwitch to manage; True where systemctl said
+    the service is running (a healthy unit)."""
+    unit_seen = False
+    running = False
+    exit_code: int | None = None  # the start script's "failed! Exit code: N"
+    nothing: LogEvent | None = None
+    failed: LogEvent | None = None
+    for no, line, tagged in lines:
+        s = line.strip()
+        if "fabricmanager" in s and s.startswith("●"):
+            unit_seen = "nvidia-fabricmanager" in s
+            continue
+        if unit_seen and (a := _FM_ACTIVE_RE.match(line)):
+            running = a.group("state") == "active" and a.group("sub") == "running"
+            if running:
+                report.unread.append(
+                    ParseWarning(
+                        line=no,
+                        message="the Fabric Manager service is active (running)",
+                        skipped=False,
+                    )
+                )
+            if a.group("state") == "failed" and failed is None:
+                failed = LogEvent(
+                    kind="fabric_manager_failed",
+                    line=no,
+                    message=s[:300],
+                    rank=tagged,
+                    host=_journal_host(line),
+                    library="Fabric Manager",
+                    exception_type="the Fabric Manager service is failed (systemctl status)",
+                )
+            continue
+        if nothing is None and _FM_NOTHING_RE.search(line):
+            nothing = LogEvent(
+                kind="fabric_manager_unneeded",
+                line=no,
+                message=s[:300],
+                rank=tagged,
+                host=_journal_host(line),
+                library="Fabric Manager",
+                exception_type="Fabric Manager found no NVSwitch to manage"
+                " (NV_WARN_NOTHING_TO_DO) and exited: it is not needed on this host",
+            )
+            continue
+        if (fc := _FM_FAILED_RE.search(line)) is not None:
+            exit_code = int(fc.group("code"))
+        if failed is None and (
+            (e := _FM_ERROR_RE.search(line))
+            or (e := _FM_FAILED_RE.search(line))
+            or (e := _FM_UNIT_FAILED_RE.search(line))
+        ):
+            groups = e.groupdict()
+            why = (
+                groups["what"].strip()
+                if "what" in groups
+                else f"exit code {groups['code']}"
+                if "code" in groups
+                else groups["status"] or groups["result"] or "its start job failed"
+            )
+            failed = LogEvent(
+                kind="fabric_manager_failed",
+                line=no,
+                message=s[:300],
+                rank=tagged,
+                host=_journal_host(line),
+                library="Fabric Manager",
+                exception_type=f"Fabric Manager did not run: {why}"[:300],
+            )
+    for ev in (nothing, failed):
+        if ev is not None:
+            ev.exit_code = exit_code
+    if nothing is not None:
+        # its exit at start is that same "nothing to do": the unit's failure says no more
+        report.events.append(nothing)
+    elif failed is not None:
+        report.events.append(failed)
+    return running and failed is None and nothing is None
+
+
+_JOURNAL_HOST_RE = re.compile(r"^\S+\s+\d+\s+\d\d:\d\d:\d\d\s+(?P<host>[\w.-]+)\s+[\w.-]+\[\d+\]:")
+
+
+def _journal_host(line: str) -> str | None:
+    """The host of a journal line ("May 16 15:10:22 host unit[pid]: ...", any date language)."""
+    m = _JOURNAL_HOST_RE.match(line.strip())
+    return m.group("host") if m else None
+
+
+def _go_unquote(quoted: str) -> str:
+    """A Go-quoted string's text (klog writes a structured value with strconv.Quote, and a
+    reason's message inside it is quoted again); as written where it is not one."""
+    if len(quoted) < 2 or quoted[0] != '"' or quoted[-1] != '"':
+        return quoted
+    try:
+        text = json.loads(quoted)
+    except ValueError:
+        return quoted[1:-1].replace('\\"', '"')
+    return text if isinstance(text, str) else quoted
 
 
 # the journal's "<host> kubelet[pid]: " (OpenShift's kubenswrapper), whatever its date's language
@@ -6714,7 +7112,7 @@ _CUDA_WHAT_RE = re.compile(r"what\(\):\s+CUDA error: (?P<what>\S.*?)\s*$")
 # error: uncorrectable ECC error encountered" at a line's start (c10/cuda/CUDAException.h's
 # C10_CUDA_CHECK; its hint "CUDA kernel errors might be asynchronously reported ..." follows)
 _TORCH_CUDA_ERROR_RE = re.compile(
-    r"^(?:\[rank\d+\]:\s*)?(?:RuntimeError|torch\.AcceleratorError): CUDA error: (?P<what>\S.*?)\s*$"
+    r"^\s*(?:\[rank\d+\]:\s*)?(?:RuntimeError|torch\.AcceleratorError): CUDA error: (?P<what>\S.*?)\s*$"
 )
 
 
@@ -6725,6 +7123,10 @@ def _torch_cuda_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | No
         if "CUDA error: " not in line or not (m := _TORCH_CUDA_ERROR_RE.search(line)):
             continue
         what = m.group("what")
+        if what.startswith("driver shutting down"):
+            # CUDA's answer to a call made after the process began its exit (the watchdog's
+            # INFO line at exit): the order of an exit, not a failed call
+            continue
         if "uncorrectable ECC error" in what:
             # CUDA's words for an uncorrectable ECC error: the GPU's memory failed, a hardware fault
             what = f"{what} (an uncorrectable ECC error: the GPU's memory failed)"
@@ -8268,6 +8670,25 @@ XID_NAMES = {
 }
 """The driver's own names of the Xids a training node meets most (open-gpu-kernel-modules,
 src/common/sdk/nvidia/inc/nverror.h); NVIDIA's Xid catalog gives each one's action."""
+XID_MEANINGS = {
+    13: "graphics engine exception: most often the application's own fault",
+    31: "GPU memory page fault: most often the application's own bad access",
+    43: "GPU stopped processing the application's work: most often the application's own fault",
+    45: "preemptive cleanup after an earlier error: follows another failure",
+    48: "double-bit ECC error: the GPU's memory failed",
+    63: "ECC page retirement or row remapping recorded: a reset applies it",
+    64: "ECC page retirement or row remapping failed: the memory has no spare left",
+    74: "NVLink error: a link between GPUs failed",
+    79: "GPU has fallen off the bus: the GPU is gone until reset or reboot",
+    92: "high single-bit ECC error rate",
+    94: "contained ECC error: the processes using the bad memory were ended, the GPU stays usable",
+    95: "uncontained ECC error: every process on the GPU was ended; it needs a reset",
+    119: "GSP RPC time-out: the GPU's firmware stopped answering; it needs a reset",
+    120: "GSP error: the GPU's firmware failed; it needs a reset",
+}
+"""What the most common Xids mean and whose they are (NVIDIA's Xid catalog, docs.nvidia.com/deploy/
+xid-errors, its Description column; the application's own are the Xids NVIDIA's Kubernetes device
+plugin leaves a GPU healthy on, PLUGIN_APPLICATION_XIDS below)."""
 _XID_CAUSE_RE = re.compile(r"caused by previous Xid (\d+)")
 """An Xid the driver logged as the consequence of an earlier one ("45, pid=..., Ch 00000001 caused
 by previous Xid 149"): the earlier one is the fault, this one the channels torn down after it."""
@@ -8467,6 +8888,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             code=code,
             device=device,
             library="NVIDIA driver (NVRM)" if key[0] != "sxid" else "NVSwitch driver",
+            code_name=XID_MEANINGS.get(int(code)) if code and key[0] != "sxid" else None,
             exception_type=what[:200],
         )
     headed = {(k[1], k[2]) for k in events if k[0] == "sxid"}
@@ -8571,6 +8993,79 @@ def _aer_class(severity: str) -> str:
     if word.startswith("correct") or word in ("corrected", "info"):
         return "correctable"
     return "fatal" if "fatal" in word and "non-fatal" not in word else "non-fatal"
+
+
+# A firmware record of a memory error (drivers/firmware/efi/cper.c: "[Hardware Error]: event
+# severity: recoverable", "section_type: memory error", cper_print_mem's "physical_address: 0x..."
+# and its location line "node: 2 card: 0 module: 22 rank: 0 bank: 10 row: 9914 column: 96"):
+# corrected (no data lost), recoverable (uncorrected; the kernel can take the page out and end
+# its users) or fatal.
+_CPER_MEM_LOCATION_RE = re.compile(r"\[Hardware Error\]:\s+(?P<loc>node: ?\d+\b.*?)\s*$")
+_CPER_MEM_ADDRESS_RE = re.compile(
+    r"\[Hardware Error\]:\s+physical_address: (?P<addr>0x[0-9a-fA-F]+)"
+)
+_CPER_MEM_DIMM_RE = re.compile(r"\[Hardware Error\]:\s+DIMM location: (?P<dimm>.+?)\s*$")
+
+
+def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``firmware_memory_error`` per firmware record whose section is a memory error: its
+    severity (``code_name``), location and physical address; one per location and severity."""
+    seen: set[tuple[str, str]] = set()
+    severity: str | None = None
+    start = 0
+    memory = False
+    place: dict[str, str] = {}
+
+    def close(tagged: int | None) -> None:
+        if not memory:
+            return
+        sev = severity or "severity not in the copy"
+        where = place.get("loc") or place.get("addr") or "location not in the copy"
+        if (sev, where) in seen:
+            return
+        seen.add((sev, where))
+        said = ", ".join(
+            x
+            for x in (
+                place.get("loc"),
+                f"physical address {place['addr']}" if "addr" in place else None,
+                f"DIMM {place['dimm']}" if "dimm" in place else None,
+            )
+            if x
+        )
+        report.events.append(
+            LogEvent(
+                kind="firmware_memory_error",
+                line=start,
+                message=f"{sev} memory error" + (f": {said}" if said else ""),
+                rank=tagged,
+                code_name=sev,
+                library="firmware (APEI/CPER)",
+                exception_type=f"the platform firmware reported a {sev} memory error"
+                + (f" ({said})" if said else ""),
+            )
+        )
+
+    tagged_now: int | None = None
+    for no, line, tagged in lines:
+        if "[Hardware Error]" not in line:
+            continue
+        if "Hardware error from APEI" in line:
+            close(tagged_now)
+            severity, start, memory, place, tagged_now = None, no, False, {}, tagged
+            continue
+        if sev := _CPER_SEVERITY_RE.search(line):
+            severity = sev.group("sev")
+            start = start or no
+        elif "section_type: memory error" in line:
+            memory = True
+        elif m := _CPER_MEM_LOCATION_RE.search(line):
+            place["loc"] = m.group("loc")
+        elif m := _CPER_MEM_ADDRESS_RE.search(line):
+            place["addr"] = m.group("addr")
+        elif m := _CPER_MEM_DIMM_RE.search(line):
+            place["dimm"] = m.group("dimm")
+    close(tagged_now)
 
 
 def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -8687,8 +9182,8 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
 # the plog it sits in, _kernel_driver_error.)
 _HOST_DRIVER_ERROR_RE = re.compile(
     r"\[ascend\] \[(?P<mod>\w+)\] \[(?P<level>ERROR|INFO|WARNING|EVENT)\] \[(?P<fn>\w+) \d+\] "
-    r"(?:<(?P<proc>[^>]*)> )?(?P<what>\S.*?)\s*$"
-)
+    r"(?:<(?P<proc>[^>]*)> )?(?P<what>\S.*)$"
+)  # (what is read with its trailing spaces: every use searches it; none anchors at its end)
 # a failure the driver logs below ERROR: "[ascend] [drv_pcie] [INFO] [devdrv_init_dev_num 2248]
 # <systemd-udevd:...> DMA copy failed" (MindCluster ascend-faultdiag's knowledge graph,
 # AISW_CANN_DRV_PCIE_046: a data error in a DMA or BAR transfer, the system to be restarted)
@@ -8799,9 +9294,7 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # nvidia-smi's own answers when it cannot read the GPUs ("No devices were found", "NVIDIA-SMI has
 # failed because it couldn't communicate with the NVIDIA driver. ...", "Failed to initialize NVML:
 # Driver/library version mismatch", "Unable to determine the device handle for GPU0000:83:00.0:
-# Unknown Error"), and NVIDIA Fabric Manager's service that did not start (its start script's
-# '"/usr/bin/nv-fabricmanager -c ..." failed! Exit code: 1', after "... [NV_WARN_NOTHING_TO_DO]"
-# when the NVSwitch driver found no switch).
+# Unknown Error"); Fabric Manager's service is read by _fabric_manager.
 _SMI_CANNOT_RE = re.compile(
     r"^(?P<what>No devices were found|NVIDIA-SMI has failed because it couldn't communicate with "
     r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to determine the device handle for "
@@ -8817,8 +9310,6 @@ _NVML_PERMISSION_RE = re.compile(r"^NVML: (?P<what>Unable to .+?): Insufficient 
 _RDMA_NONE_RE = re.compile(
     r"^(?:Failed to get IB devices list: (?P<why>.+?)|No IB devices found|Fatal error:\s+No devices)\s*$"
 )
-_FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P<code>\d+)')
-_FM_NOTHING_RE = re.compile(r"\[NV_WARN_NOTHING_TO_DO\]")
 
 
 # nvidia-peermem (the GPUDirect RDMA module) in the kernel log: "nvidia-peermem
@@ -8891,25 +9382,6 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     library="libibverbs",
                     exception_type="no RDMA device could be listed"
                     + (f" ({none.group('why')})" if none.group("why") else ""),
-                )
-            )
-        elif "nv-fabricmanager" in line and (fm := _FM_FAILED_RE.search(line)):
-            if "fm" in seen:
-                continue
-            seen.add("fm")
-            nothing = any(_FM_NOTHING_RE.search(t) for _, t, _ in lines)
-            report.events.append(
-                LogEvent(
-                    kind="gpu_driver_error",
-                    line=no,
-                    message=text[:300],
-                    rank=tagged,
-                    library="NVIDIA Fabric Manager",
-                    exit_code=int(fm.group("code")),
-                    exception_type=f"NVIDIA Fabric Manager did not start (exit code {fm.group('code')})"
-                    + (
-                        "; its NVSwitch driver found nothing to do (no NVSwitch)" if nothing else ""
-                    ),
                 )
             )
     for key, (ev, count) in peermem.items():
@@ -9867,6 +10339,12 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         if key in seen:
             continue
         name, meaning = DCMI_CODES.get(code, ("unknown DCMI code", "not in DCMI's code table"))
+        init = what.startswith("npu-smi could not start")
+        if init and code == -8005:
+            # the Ascend case library (case_9289, as a vllm-ascend maintainer cites it for
+            # "dcmi module initialize failed. ret is -8005" in a container): most often a device
+            # another container already holds
+            meaning += ": at start, most often a device another container already holds"
         seen[key] = LogEvent(
             kind="npu_dcmi_error",
             line=no,
@@ -9875,7 +10353,8 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             code=str(code),
             code_name=name,
             library="DCMI",
-            exception_type=f"{what}: {code} {name} ({meaning})"[:200],
+            call="dcmi_init" if init else None,
+            exception_type=f"{what}: {code} {name} ({meaning})"[:240],
         )
         report.events.append(seen[key])
     for key, ev in seen.items():
@@ -9944,7 +10423,7 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
 # plugin: "enable node device-share: npu-smi set device-share -i 6 -c 0 -d 1: exit status 203"),
 # the tool's own answer below it ("Status : Fail")
 _TOOL_EXIT_RE = re.compile(
-    r"(?P<cmd>\b(?:npu-smi|hccn_tool)\s[^:\n]*?):\s*exit status (?P<code>\d+)\b"
+    r"(?P<cmd>\b(?:npu-smi|hccn_tool)\s[^:\n]{0,300}?):[ \t]*exit status (?P<code>\d+)\b"
 )
 _TOOL_STATUS_FAIL_RE = re.compile(r"^\s*Status\s*:\s*Fail(?:ed)?\s*$")
 TOOL_ANSWER_LINES = 8
@@ -10074,20 +10553,26 @@ def _unstamped(lines: list[tuple[int, str, int | None]]) -> list[tuple[int, str,
 _FLAT_ENTRY_RE = re.compile(
     r"\[\d+\]:\s+time\s*:\s*(?P<time>\S+)\s+host\s*:\s*(?P<host>\S+)\s+rank\s*:\s*(?P<rank>-?\d+)"
     r"(?:\s+\(local_rank:\s*(?P<lr>\d+)\))?\s+exitcode\s*:\s*(?P<code>-?\d+)"
-    r"(?:\s+\(pid:\s*(?P<pid>\d+)\))?(?:\s+error_file\s*:\s*\S+)?(?:\s+traceback\s*:\s*(?P<tb>.*?))?\s*$"
-)
+    r"(?:\s+\(pid:\s*(?P<pid>\d+)\))?(?:\s+error_file\s*:\s*\S+)?(?:\s+traceback\s*:\s*(?P<tb>.*))?$"
+)  # (its traceback taken whole and stripped after: a lazy group before \s*$ retried every space)
 
 
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     lines = _unstamped(lines)
+    under_root = False  # below the summary's "Root Cause" heading, its entry not yet read
     for no, line, _ in lines:
         if "exitcode" in line and (flat := _FLAT_ENTRY_RE.search(line)):
+            # the heading flattened onto the entry's line ("Root Cause (first observed
+            # failure): [0]: time : ..."), or on a line of its own above it
+            before = line[: flat.start()]
+            root = "Root Cause" in before or ("Failures" not in before and under_root)
+            under_root = False
             report.events.append(
                 LogEvent(
                     kind="elastic_failure",
                     line=no,
-                    message=(flat.group("tb") or "")[:300],
-                    root_cause=False,
+                    message=(flat.group("tb") or "").strip()[:300],
+                    root_cause=root,
                     host=flat.group("host"),
                     rank=int(flat.group("rank")),
                     local_rank=int(flat.group("lr")) if flat.group("lr") else None,
@@ -10096,6 +10581,10 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                     time_s=timestamp_s(flat.group("time")),
                 )
             )
+        elif "Root Cause" in line:
+            under_root = True
+        elif "Failures:" in line:
+            under_root = False
     in_summary = False
     root = False
     root_heading = 0  # line of a "Root Cause" heading no entry has followed yet

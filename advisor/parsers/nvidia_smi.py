@@ -773,6 +773,10 @@ _SMI_SECOND_RE = re.compile(
     r"^\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>\d+C|N/A|ERR!)\s+(?P<perf>P\d+|ERR!|N/A)\s+"
     r"(?P<power>\d+W|N/A|ERR!)\s*/\s*(?P<cap>\d+W|N/A|ERR!)\s*$"
 )
+SENSOR_FIELDS = frozenset({"power", "power cap", "fan"})
+"""Status-table fields a board sensor gives: one of them ERR! beside readable others is a sensor
+query that failed (a transient an NVIDIA maintainer answered needs no action, azhpc-diagnostics
+issue 77), not a GPU that stopped answering."""
 _SMI_CUT_ROW_RE = re.compile(r"^\|\s+(?P<gpu>\d+)\s+\S")
 _SMI_MEMORY_RE = re.compile(r"^\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*$")
 _SMI_UTIL_RE = re.compile(r"^\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+(?: \S+)?)\s*$")
@@ -807,6 +811,9 @@ class SmiGpu:
     mig_mode: str = ""
     unreadable: list[str] = field(default_factory=list)
     """The fields NVML could not read (printed ``ERR!``)."""
+    sensors_only: bool = False
+    """Every unreadable field is a board sensor's (power, power cap, fan): the GPU itself
+    answered (its temperature, memory and utilisation read), one sensor's query failed."""
     query: str = ""
     """``q`` when read from ``nvidia-smi -q`` (the fields below); empty for the status table."""
     ecc_corrected: int | None = None
@@ -953,6 +960,8 @@ def parse_status(text: str) -> SmiStatus:
         )
     if not out.gpus:
         raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
+    for g in out.gpus:
+        g.sensors_only = bool(g.unreadable) and set(g.unreadable) <= SENSOR_FIELDS
     return out
 
 

@@ -360,7 +360,29 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
 # under --report_gbits) or, for a latency test, "#bytes #iterations t_min[usec] t_max[usec]
 # t_typical[usec] t_avg[usec] ..." (RESULT_FMT_LAT). Its MB/sec was always MiB/sec
 # (perftest_parameters.c: format_factor 0x100000 for MBS, 125000000 for Gb/sec).
-PERFTEST_SIGNATURE = r"^[ \t]*Dual-port[ \t]+: (?:ON|OFF)[ \t]+Device[ \t]+: \S+"
+# Latency reports before perftest's commit 1ccb3fd (2016, "Extra measurements in latency tests")
+# end at t_typical, the median (RESULT_FMT_LAT " #bytes #iterations    t_min[usec]    t_max[usec]
+# t_typical[usec]", REPORT_FMT_LAT " %-7lu %d          %-7.2f        %-7.2f      %-7.2f"); since
+# then t_avg[usec], t_stdev[usec] and the 99% and 99.9% percentiles follow. Under -D (a duration,
+# test_type DURATION) a latency test prints RESULT_FMT_LAT_DUR " #bytes        #iterations
+# t_avg[usec]    tps average" (" tps average" since 8e3996d, 2016) over one row, the iterations
+# the test completed in that time (perftest_parameters.c print_report_lat_duration); a bandwidth
+# test under -D keeps RESULT_FMT's header, its #iterations those the duration held, its peak not
+# measured (perftest_parameters.c: " WARNING: BW peak won't be measured in this run.").
+PERFTEST_SIGNATURE = (
+    r"^[ \t]*Dual-port[ \t]+: (?:ON|OFF)[ \t]+Device[ \t]+: \S+"
+    # a run that stopped before its settings (those come after the TCP exchange and the device's
+    # resources, write_bw.c main(): ctx_print_test_info after set_up_connection): the command,
+    # then perftest's failure line within a few lines
+    r"|\bib_(?:write|read|send|atomic)_(?:bw|lat)\b[^\n]*\n(?:[^\n]*\n){0,4}?[ \t]*(?:"
+    r"Couldn't connect to \S+:\d+|Unable to open file descriptor for socket connection"
+    r"|Unable to init the socket connection|Unable to find the Infiniband/RoCE device"
+    r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
+    r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
+    r"|Failed to create QP\.|Unable to create QP\.)"
+    # a completion error's block copied alone (perftest_resources.c)
+    r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status \d+: wr_id"
+)
 _PERFTEST_TITLE_RE = re.compile(
     r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
 )
@@ -373,49 +395,116 @@ _PERFTEST_BW_HEAD_RE = re.compile(
     r"#bytes\s+#iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
 )
 _PERFTEST_LAT_HEAD_RE = re.compile(
-    r"#bytes\s+#iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+t_typical\[usec\]\s+t_avg\[usec\]"
+    r"#bytes\s+#iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+t_typical\[usec\]"
+    r"(?P<avg>\s+t_avg\[usec\])?"
 )
+_PERFTEST_LAT_DUR_HEAD_RE = re.compile(r"#bytes\s+#iterations\s+t_avg\[usec\]")
 _PERFTEST_ROW_RE = re.compile(
-    r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<a>[0-9.]+)\s+(?P<b>[0-9.]+)(?:\s+(?P<c>[0-9.]+)\s+(?P<d>[0-9.]+))?"
+    r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<a>[0-9.]+)(?:\s+(?P<b>[0-9.]+))?"
+    r"(?:\s+(?P<c>[0-9.]+))?(?:\s+(?P<d>[0-9.]+))?"
 )
-_PERFTEST_PORT_RE = re.compile(r"(?:^|\s)(?:-i\s*|--ib-port[= ])(?P<port>\d+)\b")
-_PERFTEST_COMMAND_RE = re.compile(
-    r"\b(?P<tool>ib_(?:write|read|send|atomic)_(?:bw|lat))\b(?P<args>.*)$"
+_PERFTEST_TOOL_RE = re.compile(r"\bib_(?:write|read|send|atomic)_(?:bw|lat)(?=$|[\s'\"|;&<>])")
+# a perftest command's own words end where the shell's plumbing starts: a pipe (| tee out.txt),
+# a redirection (> file, 2>&1), a list (;, &&, ||), a background &, a comment (" # ...")
+_SHELL_END_RE = re.compile(r"[|;&<>`]|\s#")
+_FD_BEFORE_REDIRECT_RE = re.compile(r"(?:^|\s)\d+$")
+# a shell prompt before the command (root@host:~# , [root@h ~]# , user@h:~$ , (venv) $ )
+_PROMPT_RE = re.compile(r"^\s*(?:\([^)\n]*\)\s*)?(?:\[[^\]\n]*\]|[\w.@:~/+-]*)\s*[#$%>]\s*")
+_LAUNCH_WORDS = frozenset(
+    {"sudo", "env", "timeout", "numactl", "taskset", "stdbuf", "nohup", "time", "exec", "nice"}
 )
-_PERFTEST_FLAGS = frozenset(
-    {
-        "-F",
-        "-a",
-        "-R",
-        "-b",
-        "-e",
-        "-z",
-        "-H",
-        "-N",
-        "-O",
-        "-V",
-        "-h",
-        "--report_gbits",
-        "--run_infinitely",
-        "--report-both",
-        "--CPU-freq",
-        "--all",
-        "--bidirectional",
-        "--odp",
-    }
+"""Words that start a command in front of the binary's name (``sudo taskset -c 3 ib_write_bw``)."""
+# perftest's options that take no value (src/perftest_parameters.c parser(): getopt_long's
+# "w:y:p:d:i:...:aFegzRvhbNVCHUOZP" and the long_options with has_arg 0): the server a client
+# names is the word that is no option and no option's value
+_PERFTEST_SHORT_FLAGS = frozenset("aFegzRvhbNVCHUOZPG")
+_PERFTEST_LONG_FLAGS = frozenset(
+    """all CPU-freq events mcg comm_rdma_cm rdma_cm help bidirectional noPeak version report-cycles
+    report-histogrm report-unsorted dualport server client mac_fwd use_rss run_infinitely
+    report_gbits use-srq no_lock use-null-mr report-both reversed tcp cpu_util out_json
+    dont_xchg_versions use_cuda_dmabuf use_cuda_pcie_mapping use_data_direct use_musa_dmabuf
+    use_musa_pcie_mapping use_rocm_dmabuf use_neuron_dmabuf use_mlu_dmabuf ipv6 ipv6-addr raw_ipv6
+    report-per-port odp use_hugepages use_old_post_send promiscuous sniffer raw_mcast mr_per_qp
+    perform_warm_up vlan_en aes_xts encrypt_on_tx sig_before disable_pcie_relaxed use_ooo
+    write_with_imm send_with_imm no_enhanced_reorder unsolicited_write connectionless
+    disable_dynamic_polling sig_offload data_validation data_validation_debug
+    disable_numa""".split()
 )
-"""perftest's options that take no value (src/perftest_parameters.c usage): the server a
-client names is the word that is no option and no option's value."""
-# its failures (src/perftest_communication.c, perftest_resources.c, the tests' main()s)
+_PERFTEST_LONG_VALUED = frozenset(
+    """port ib-dev ib-port mtu size iters tx-depth qp-timeout sl gid-index connection qp vector
+    inline_size outs tos hop_limit MGID rx-depth cq-mod atomic_type post_list duration margin
+    source_mac dest_mac dest_ip source_ip dest_port source_port ethertype limit_bw limit_msgrate
+    report-counters force-link remote_mac local_mac remote_ip local_ip remote_port local_port
+    pkey_index burst_size typical_pkt_size rate_limit rate_limit_type rate_units output
+    out_json_file latency_gap flow_label retry_count payload_file_path use_cuda use_cuda_bus_id
+    cuda_mem_type use_musa use_musa_bus_id use_rocm use_neuron use_hl use_mlu use_opencl
+    opencl_platform_id use_ib_dm_dmabuf gpu_touch mmap mmap-offset dlid tclass wait_destroy flows
+    flows_burst reply_every vlan_pcp recv_post_list aes_block_size kek_path credentials_path
+    data_enc_keys_number data_enc_key_app_path log_dci_streams log_active_dci_streams
+    congest_type bind_source_ip cqe_poll tph_mem cpu_id ph pin_cores numa_node""".split()
+)
+"""perftest's long options that take a value (the long_options with has_arg 1)."""
+# Its failures, as perftest prints them (each stops the run):
+# - src/perftest_communication.c: "Couldn't connect to %s:%d", "Unable to open file descriptor for
+#   socket connection", "Couldn't listen to port %d", "Problem in resolving basic address and
+#   port", " Failed to exchange data between server and clients", "Couldn't post send " (and
+#   " Couldn't post send my QP number %d"), "Failed to create QP.";
+# - src/perftest_resources.c: "No IB devices found", "IB device %s not found", "Couldn't get
+#   context for the device", "Unable to create QP.", "Failed to create QP.", "Couldn't allocate MR"
+#   (and "... with error=%d"), "Failed to modify QP to INIT", "Failed to modify QP %d to RTR",
+#   "Failed to modify QP to RTS", "Couldn't post send during warm up: ..." / "Couldn't post send:
+#   qp %d ..."; src/perftest_resources.h NOTIFY_COMP_ERROR_SEND/RECV: " Completion with error at
+#   client" / "... at server";
+# - the tests' main()s (src/write_bw.c, read_bw.c, send_bw.c, atomic_bw.c, write_lat.c,
+#   read_lat.c, send_lat.c, atomic_lat.c): " Unable to find the Infiniband/RoCE device",
+#   " Couldn't get context for the device", " Unable to create RDMA_CM resources", " Unable to
+#   init the socket connection", "Couldn't allocate context", " Failed to negotiate parameters",
+#   "Failed to create RDMA CM connection with resources.", " Couldn't create IB resources",
+#   " Unable to set up socket connection", " Found Incompatibility issue with GID types.",
+#   " Unable to Connect the HCA's through the link", "Problems with warm up" (write_bw.c, read_bw.c,
+#   atomic_bw.c), "Failed to sync between server and client between different msg sizes",
+#   " Failed to complete run_iter_bw function successfully" (_bi, _bw_server), " Error occurred
+#   while running infinitely! aborting ..." (" ... on server! ..."), "Test exited with Error"
+#   (write_lat.c), " Parser function exited with Error".
+# perftest has no "Couldn't modify QP to RTS": its QP transitions fail as "Failed to modify QP".
 _PERFTEST_ERROR_RE = re.compile(
-    r"^\s*(?P<what>Couldn't connect to \S+|Unable to init the socket connection"
-    r"|Failed to exchange data between server and clients|Completion with error at (?:client|server)"
-    r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
-    r"|Failed to modify QP \d* ?to (?:INIT|RTR|RTS)|Couldn't post send|Unable to create QP"
-    r"|Failed to create QP|Couldn't listen to port \d+|Problem in receiving the server's data)"
+    r"^\s*(?P<what>Couldn't connect to \S+|Unable to open file descriptor for socket connection"
+    r"|Couldn't listen to port \d+|Problem in resolving basic address and port"
+    r"|Failed to exchange data between server and clients|Couldn't post send\b"
+    r"|No IB devices found|IB device \S+ not found|Couldn't get context for the device"
+    r"|Unable to create QP\.|Failed to create QP\.|Couldn't allocate MR"
+    r"|Failed to modify QP (?:\d+ )?to (?:INIT|RTR|RTS)|Completion with error at (?:client|server)"
+    r"|Unable to find the Infiniband/RoCE device|Unable to create RDMA_CM resources"
+    r"|Unable to init the socket connection|Couldn't allocate context"
+    r"|Failed to negotiate parameters|Failed to create RDMA CM connection with resources\."
+    r"|Couldn't create IB resources|Unable to set up socket connection"
+    r"|Found Incompatibility issue with GID types\.|Unable to Connect the HCA's through the link"
+    r"|Problems with warm up|Failed to sync between server and client between different msg sizes"
+    r"|Failed to complete run_iter_\w+ function successfully"
+    r"|Error occurred while running infinitely(?: on server)?! aborting \.\.\."
+    r"|Test exited with Error|Parser function exited with Error)"
 )
+# libibverbs verbs.h, enum ibv_wc_status, in order from 0.
+IBV_WC_STATUS = (
+    "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+    "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+    "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
+    "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
+    "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
+    "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+    "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR",
+)  # fmt: skip
+# perftest's completion error (perftest_resources.c, after "Completion with error at client"):
+# " Failed status %d: wr_id %d syndrom 0x%x" (the work completion's status, an ibv_wc_status,
+# and the vendor's error syndrome), then "scnt=%lu, ccnt=%lu" (work requests posted, completed)
+_PERFTEST_STATUS_RE = re.compile(
+    r"^\s*Failed status (?P<status>\d+): wr_id \d+ syndrom (?P<syndrome>0x[0-9a-fA-F]+)"
+)
+_PERFTEST_COUNTS_RE = re.compile(r"^\s*scnt=(?P<sent>\d+), ccnt=(?P<done>\d+)")
 GBIT_PER_MIB = 1048576 * 8 / 1e9
 """Gbit/s in one MiB/s (perftest's MB/sec)."""
+NO_DEVICE = "(device not named)"
+"""The ``ca`` of a run that failed before its settings and whose command named no ``-d``."""
 
 
 @dataclass(kw_only=True)
@@ -429,66 +518,197 @@ class PerftestRun:
     local: str | None = None
     """The local GID's IPv4 address (RoCE), when it is one."""
     rows: list[dict[str, float]] = field(default_factory=list)
-    """``{bytes, iterations, bw_peak_gbps, bw_average_gbps}`` or ``{bytes, iterations, t_min_us,
-    t_avg_us}``, one a size (a --run_infinitely run repeats its one size)."""
+    """``{bytes, iterations, bw_peak_gbps, bw_average_gbps}``, ``{bytes, iterations, t_min_us,
+    t_max_us, t_typical_us[, t_avg_us]}`` (t_avg_us where perftest printed it) or, for a latency
+    test under -D, ``{bytes, iterations, t_avg_us[, tps]}``; one a size (a --run_infinitely run
+    repeats its one size; under -D the iterations are those the duration held)."""
     bw_average_gbps: float | None = None
     """The largest size's average bandwidth (the last row's, in Gbit/s)."""
     latency_avg_us: float | None = None
+    """The last row's t_avg (None where perftest printed none: before 2016 it printed t_typical
+    alone)."""
+    latency_typical_us: float | None = None
+    """The last row's t_typical, the median latency (not printed under -D)."""
+    compare_key: str | None = None
+    """What a bandwidth compares with: the test and its largest size (``RDMA_Write BW at 65536
+    B``); None without a bandwidth."""
     failed: str | None = None
     """perftest's own failure line when it stopped before its report."""
+
+
+@dataclass(kw_only=True)
+class _PerftestCommand:
+    line: int
+    tool: str
+    device: str | None
+    port: int | None
+    server: str | None
+
+
+def _launch_prefix(prefix: str) -> bool:
+    """Whether ``prefix`` (the line before a perftest binary's name) is how a command starts:
+    a prompt that ends in ``#`` (root's) and launch words, not a comment that names the tool
+    (``# then run ib_write_bw on node-b``). A prefix without ``#`` is taken as before."""
+    if "#" not in prefix:
+        return True
+    rest = _PROMPT_RE.sub("", prefix, count=1)
+    rest = re.sub(r"\S*/$", "", rest)  # the binary's directory: ./ib_write_bw, /usr/bin/...
+    return "#" not in rest and all(
+        w in _LAUNCH_WORDS or w.startswith("-") or "=" in w or re.fullmatch(r"[\d.,:-]+[smhd]?", w)
+        for w in rest.split()
+    )
+
+
+def _perftest_args(rest: str) -> list[str]:
+    """The command's own words in ``rest`` (the line after the binary's name)."""
+    if stop := _SHELL_END_RE.search(rest):
+        rest = rest[: stop.start()]
+        if stop.group(0) in "<>":  # "2>&1", "2> err.txt": the digits are the descriptor
+            rest = _FD_BEFORE_REDIRECT_RE.sub("", rest)
+    for quote in "'\"":
+        if rest.count(quote) % 2:  # the quote that closes the command (ssh h "ib_write_bw ...")
+            rest = rest[: rest.index(quote)]
+    return [w.strip("'\"") for w in rest.split()]
+
+
+def _perftest_option(word: str, following: str | None) -> tuple[str, str | None, int]:
+    """An option word's ``(name, value, words it takes)`` (getopt_long's forms: ``-d mlx5_0``,
+    ``-dmlx5_0``, ``-aF``, ``--ib-dev=mlx5_0``, ``--ib-port 2``, a long flag's unique prefix)."""
+    if word.startswith("--"):
+        name, eq, value = word[2:].partition("=")
+        if eq:
+            return name, value, 1
+        if name in _PERFTEST_LONG_FLAGS or (
+            name not in _PERFTEST_LONG_VALUED
+            and any(f.startswith(name) for f in _PERFTEST_LONG_FLAGS)
+        ):
+            return name, None, 1
+        return name, following, 2
+    letters = word[1:]
+    for at, letter in enumerate(letters):
+        if letter not in _PERFTEST_SHORT_FLAGS:  # it takes a value: the rest, or the next word
+            rest = letters[at + 1 :]
+            return (letter, rest, 1) if rest else (letter, following, 2)
+    return letters, None, 1
+
+
+def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
+    """A perftest command on ``line`` (after a prompt or launch words; the last binary's name
+    before any shell plumbing), with its device, port and server."""
+    tools = list(_PERFTEST_TOOL_RE.finditer(line))
+    if not tools:
+        return None
+    end = _SHELL_END_RE.search(line, tools[0].end())
+    tool = [t for t in tools if end is None or t.start() < end.start()][-1]
+    if not _launch_prefix(line[: tool.start()]):
+        return None
+    words = _perftest_args(line[tool.end() :])
+    device: str | None = None
+    port: int | None = None
+    server: str | None = None
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if not word.startswith("-") or word == "-":
+            server, at = word, at + 1
+            continue
+        name, value, used = _perftest_option(word, words[at + 1] if at + 1 < len(words) else None)
+        at += used
+        if name in ("d", "ib-dev") and value:
+            device = value
+        elif name in ("i", "ib-port") and value and value.isdigit():
+            port = int(value)
+    return _PerftestCommand(line=no, tool=tool.group(0), device=device, port=port, server=server)
+
+
+def _commanded(pending: list[_PerftestCommand], ca: str) -> _PerftestCommand | None:
+    """The command of the run whose settings name ``ca``: the last one since the previous run
+    that names that device (perftest prints the ``-d`` it was given), else the last that names
+    none."""
+    for want in (ca, None):
+        for command in reversed(pending):
+            if command.device == want:
+                return command
+    return None
 
 
 def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Each perftest run in ``text`` as the port it ran on, its ``perftest`` what it measured
     (Gbit/s and microseconds). The port is the command's ``-i``/``--ib-port``, else perftest's
-    default 1 (said). Raises ParseError when no run's settings block names its device."""
+    default 1 (said when the command is not in the file). A run that failed before its settings
+    is the port its command names. Raises ParseError when no run's settings block names its
+    device and no command failed."""
     ports: list[HcaPort] = []
     warnings: list[ParseWarning] = []
-    command: tuple[str, int | None, str | None] | None = None  # (tool, port, server)
+    pending: list[_PerftestCommand] = []  # commands since the last run's settings
     current: HcaPort | None = None
     run: PerftestRun | None = None
     gids: list[str] = []
-    head: str | None = None  # "bw" or "lat" under a report header
+    head: str | None = None  # "bw", "lat", "lat_typical" or "lat_dur" under a report header
     scale = GBIT_PER_MIB
     title: str | None = None
     for no, line, _ in numbered_lines(text):
-        if (c := _PERFTEST_COMMAND_RE.search(line)) and "#" not in line:
-            args = c.group("args")
-            p, words = _PERFTEST_PORT_RE.search(args), args.split()
-            server, at = None, 0
-            while at < len(words):
-                word = words[at]
-                if not word.startswith("-"):
-                    server, at = word, at + 1
-                else:  # an option: a flag alone, or with its value in the next word
-                    at += 1 if word in _PERFTEST_FLAGS or "=" in word else 2
-            command = (c.group("tool"), int(p.group("port")) if p else None, server)
+        if command := _perftest_command(no, line):
+            pending.append(command)
             continue
         if t := _PERFTEST_TITLE_RE.match(line):
             title = f"{t.group('test')} {t.group('kind')}"
             continue
         if "Dual-port" in line and (d := _PERFTEST_DEVICE_RE.search(line)):
-            port_no = command[1] if command and command[1] is not None else None
-            run = PerftestRun(test=title or (command[0] if command else "perftest"))
-            if command and command[2]:
-                run.peer = command[2]
+            ca = d.group("ca")
+            cmd = _commanded(pending, ca)
+            run = PerftestRun(test=title or (cmd.tool if cmd else "perftest"))
+            if cmd and cmd.server:
+                run.peer = cmd.server
             current = HcaPort(
-                ca=d.group("ca"),
-                port=port_no or 1,
+                ca=ca,
+                port=cmd.port if cmd and cmd.port is not None else 1,
                 line=no,
-                tool=f"perftest {command[0] if command else run.test}",
+                tool=f"perftest {cmd.tool if cmd else run.test}",
             )
             current.perftest = run
-            if port_no is None:
+            if cmd is None:
                 warnings.append(
                     ParseWarning(
                         line=no,
-                        message=f"perftest on {d.group('ca')}: the command is not in the file, so its port is taken as perftest's default 1",
+                        message=f"perftest on {ca}: the command is not in the file, so its port is taken as perftest's default 1",
                         skipped=False,
                     )
                 )
             ports.append(current)
-            gids, head, title, command = [], None, None, None
+            gids, head, title, pending = [], None, None, []
+            continue
+        if run is not None and run.failed and (st := _PERFTEST_STATUS_RE.match(line)):
+            status = int(st.group("status"))
+            name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
+            run.failed += f" ({name}, vendor syndrome {st.group('syndrome')})"
+            continue
+        if run is not None and run.failed and (ct := _PERFTEST_COUNTS_RE.match(line)):
+            run.failed += f", {ct.group('done')} of {ct.group('sent')} work requests completed"
+            continue
+        e = _PERFTEST_ERROR_RE.match(line)
+        if e and current is None and not pending:
+            # the failure's block copied with no command and no settings: a run on a port the
+            # copy does not name
+            run = PerftestRun(test=title or "perftest", failed=e.group("what"))
+            current = HcaPort(ca=NO_DEVICE, port=1, line=no, tool="perftest")
+            current.perftest = run
+            ports.append(current)
+            continue
+        if e and pending:
+            # the last command stopped before its settings (its device, its TCP exchange with
+            # the server, its resources): the port it names failed
+            cmd = pending[-1]
+            run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=e.group("what"))
+            current = HcaPort(
+                ca=cmd.device or NO_DEVICE,
+                port=cmd.port if cmd.port is not None else 1,
+                line=cmd.line,
+                tool=f"perftest {cmd.tool}",
+            )
+            current.perftest = run
+            ports.append(current)
+            gids, head, title, pending = [], None, None, []
             continue
         if current is None or run is None:
             continue
@@ -508,39 +728,23 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if h := _PERFTEST_BW_HEAD_RE.search(line):
             head, scale = "bw", (1.0 if h.group("unit") == "Gb" else GBIT_PER_MIB)
             continue
-        if _PERFTEST_LAT_HEAD_RE.search(line):
-            head = "lat"
+        if h := _PERFTEST_LAT_HEAD_RE.search(line):
+            head = "lat" if h.group("avg") else "lat_typical"
             continue
-        if e := _PERFTEST_ERROR_RE.match(line):
+        if _PERFTEST_LAT_DUR_HEAD_RE.search(line):
+            head = "lat_dur"
+            continue
+        if e:
             run.failed = run.failed or e.group("what")
             continue
         if head and (r := _PERFTEST_ROW_RE.match(line)):
-            if head == "bw":
-                avg = round(float(r.group("b")) * scale, 3)
-                run.rows.append(
-                    {
-                        "bytes": int(r.group("bytes")),
-                        "iterations": int(r.group("iters")),
-                        "bw_peak_gbps": round(float(r.group("a")) * scale, 3),
-                        "bw_average_gbps": avg,
-                    }
-                )
-                run.bw_average_gbps = avg
-            elif r.group("d") is not None:
-                t_avg = float(r.group("d"))
-                run.rows.append(
-                    {
-                        "bytes": int(r.group("bytes")),
-                        "iterations": int(r.group("iters")),
-                        "t_min_us": float(r.group("a")),
-                        "t_avg_us": t_avg,
-                    }
-                )
-                run.latency_avg_us = t_avg
+            _perftest_row(run, head, scale, r)
     if not ports:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
     for port in ports:
         run = port.perftest
+        if run is not None and run.bw_average_gbps is not None:
+            run.compare_key = f"{run.test} at {int(run.rows[-1]['bytes'])} B"
         if run is not None and not run.rows and run.failed is None:
             warnings.append(
                 ParseWarning(
@@ -550,3 +754,32 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 )
             )
     return ports, warnings
+
+
+def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -> None:
+    """One report row into ``run`` (a row cut short of the columns its header names is left)."""
+    numbers = [r.group(k) for k in "abcd"]
+    size = {"bytes": int(r.group("bytes")), "iterations": int(r.group("iters"))}
+    if head == "bw":
+        if numbers[1] is None:
+            return
+        avg = round(float(numbers[1]) * scale, 3)
+        run.rows.append(
+            {**size, "bw_peak_gbps": round(float(numbers[0]) * scale, 3), "bw_average_gbps": avg}
+        )
+        run.bw_average_gbps = avg
+    elif head in ("lat", "lat_typical"):
+        if numbers[2] is None or (head == "lat" and numbers[3] is None):
+            return
+        t_min, t_max, t_typical = (float(n) for n in numbers[:3])
+        row = {**size, "t_min_us": t_min, "t_max_us": t_max, "t_typical_us": t_typical}
+        if head == "lat":
+            row["t_avg_us"] = run.latency_avg_us = float(numbers[3])
+        run.rows.append(row)
+        run.latency_typical_us = t_typical
+    else:  # lat_dur: " #bytes #iterations t_avg[usec] tps average"
+        row = {**size, "t_avg_us": float(numbers[0])}
+        if numbers[1] is not None:
+            row["tps"] = float(numbers[1])
+        run.rows.append(row)
+        run.latency_avg_us = row["t_avg_us"]
