@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers import dcgm
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -224,3 +225,39 @@ def test_a_gpus_block_without_the_tables_head_and_a_power_sensor_err() -> None:
     findings = builtin_findings({"evidence.gpus": ev.gpus}, "nccl")
     assert findings["evidence-gpu-sensor-unreadable"].severity == "warning"
     assert "evidence-gpu-unreadable" not in findings
+
+
+def test_dcgmi_diag_json_with_parts_elided_is_read_test_by_test() -> None:
+    ev = _load("dcgmi_diag_r3_json_t400_all_tests_skip_elided_dcgm139_cut.txt")
+    assert ev.files[0].status == "partial"  # (its elided parts said)
+    (diag,) = ev.dcgm_diags
+    assert [(c["section"], c["name"], c["result"], c["gpu_results"]) for c in diag["checks"]][
+        :2
+    ] == [
+        ("Integration", "PCIe", "Skip", {"0": "Skip"}),
+        ("Hardware", "GPU Memory", "Skip", {"0": "Skip"}),
+    ]
+    (item,) = builtin_findings({"evidence.dcgm_diags": ev.dcgm_diags}, "nccl")[
+        "evidence-dcgm-diag-not-run"
+    ].items
+    assert item.startswith("skipped PCIe, GPU Memory, Diagnostic, EUD Test, Targeted Stress")
+
+
+def test_dcgmi_diag_json_names_the_gpu_that_failed_and_its_warning() -> None:
+    text = (
+        '{\n "DCGM GPU Diagnostic" : {\n  "test_categories" : [\n   {\n'
+        '    "category" : "Hardware",\n    "tests" : [\n     {\n      "name" : "GPU Memory",\n'
+        '      "results" : [\n       { "gpu_id" : "0", "status" : "Pass" },\n'
+        '       { "gpu_id" : "1", "status" : "Fail",\n'
+        '         "warnings" : [ { "error_id" : 95, "warning" : "GPU 1 has uncorrectable'
+        ' memory errors" } ] }\n      ]\n     }\n    ]\n   }\n  ]\n }\n}\n'
+    )
+    (diag,), warnings = dcgm.parse(text)
+    (check,) = diag.checks
+    assert (check.result, check.gpus, check.gpu_results) == (
+        "Fail",
+        "GPU: 1",
+        {"0": "Pass", "1": "Fail"},
+    )
+    assert check.details == ["Warning: GPU 1: GPU 1 has uncorrectable memory errors"]
+    assert warnings == []

@@ -197,7 +197,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # a GPU's block copied without the table's head: its first row (index, name,
         # persistence | bus id, display | ECC) over its second (fan, temperature, perf, power)
         r"|^\|\s+\d+\s+\S[^|\n]*\s(?:On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]"
-        r"\s+(?:On|Off|ERR!|N/A)\s*\|[^\n]*\n\|\s*(?:\d+%|N/A|ERR!)\s+(?:\d+C|N/A|ERR!)\s+",
+        r"\s+(?:On|Off|ERR!|N/A)\s*\|[^\n]*\n\|\s*(?:\d+%|N/A|ERR!)\s+(?:\d+C|N/A|ERR!)\s+[^\n|]*\|"
+        r"\s*\d+MiB\s*/",
         re.M,
     ),
     # vllm-ascend's prefill/decode form has device lists of its own

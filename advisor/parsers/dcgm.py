@@ -20,8 +20,18 @@ from advisor.parsers import ParseError, ParseWarning, numbered_lines
 SIGNATURE = (
     r"^\|\s*Diagnostic\s*\|\s*Result\s*\|"
     r"|^[+|]-+\s+(?:Deployment|Integration|Hardware|Stress)\s+-+\+-+[+|]\s*$"
+    r'|^\s*"DCGM GPU Diagnostic"\s*:'
 )
-"""The table's header row, or one of its section rows (a copy that kept the middle only)."""
+"""The table's header row, or one of its section rows (a copy that kept the middle only), or
+``-j``'s JSON (its top key)."""
+_JSON_HEAD_RE = re.compile(r'^\s*"DCGM GPU Diagnostic"\s*:')
+# -j's tree, "DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests":
+# [{"name": "GPU Memory", "results": [{"gpu_id": "0", "status": "Skip", "warnings": [...]}]}]}]}:
+# read key by key, line by line, so a pasted copy with parts elided ({"..."}) or cut still reads
+_JSON_FIELD_RE = re.compile(
+    r'"(?P<key>category|name|gpu_id|status|warning|info|DCGM Version|Driver Version Detected'
+    r'|GPU Device IDs)"\s*:\s*"(?P<value>[^"]*)"'
+)
 _HEADER_RE = re.compile(r"^\|\s*Diagnostic\s*\|\s*Result\s*\|")
 
 _SECTION_RE = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
@@ -137,12 +147,75 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     return diag
 
 
+def _json_lines(lines: list[tuple[int, str, int | None]], start: int) -> Diag:
+    """``dcgmi diag -j``'s checks, read key by key from ``start``: a check per test, its result
+    the worst of its GPUs' (Fail, Warn, Pass, Skip), each GPU's own in ``gpu_results``."""
+    diag = Diag(line=lines[start][0])
+    section = ""
+    current: DiagCheck | None = None
+    gpu: str | None = None
+    order = {"Fail": 0, "Warn": 1, "Pass": 2, "Skip": 3}
+    fields = (
+        (no, m)
+        for no, line, _ in lines[start:]
+        if '"' in line
+        for m in _JSON_FIELD_RE.finditer(line)
+    )
+    for no, m in fields:
+        key, value = m.group("key"), m.group("value")
+        if key in _METADATA:
+            setattr(
+                diag,
+                _METADATA[key if key != "GPU Device IDs" else "GPU Device IDs Detected"],
+                value,
+            )
+        elif key == "category":
+            section, current = value, None
+        elif key == "name":
+            current = DiagCheck(section=section, name=value, result="Skip", line=no)
+            diag.checks.append(current)
+            gpu = None
+        elif key == "gpu_id":
+            gpu = value
+        elif key == "status" and current is not None:
+            result = _result(value) if _RESULT_RE.match(value) else value
+            if gpu is not None:
+                current.gpu_results[gpu] = result
+            first = len(current.gpu_results) <= 1
+            if first or order.get(result, 9) < order.get(current.result, 9):
+                current.result = result
+            bad = sorted(g for g, r in current.gpu_results.items() if r == current.result)
+            if current.result in ("Fail", "Warn") and bad:
+                current.gpus = "GPU: " + ", ".join(bad)
+            elif current.gpu_results and all(
+                r == current.result for r in current.gpu_results.values()
+            ):
+                current.gpus = "All" if len(current.gpu_results) > 1 else f"GPU: {gpu}"
+        elif key in ("warning", "info") and current is not None:
+            current.details.append(f"{key.capitalize()}{f': GPU {gpu}' if gpu else ''}: {value}")
+    return diag
+
+
 def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
     """Each diagnostic table of ``text``; one printed again unchanged counts as a repeat."""
     lines = numbered_lines(text)
     starts = [i for i, (_, line, _) in enumerate(lines) if _HEADER_RE.match(line.strip())]
     diags: list[Diag] = []
     warnings: list[ParseWarning] = []
+    json_at = next((i for i, (_, line, _) in enumerate(lines) if _JSON_HEAD_RE.match(line)), None)
+    if not starts and json_at is not None:
+        diag = _json_lines(lines, json_at)
+        if not diag.checks:
+            raise ParseError("dcgmi diag -j: no test with a result", line=diag.line)
+        if '{"..."}' in text or "..." in text:
+            warnings.append(
+                ParseWarning(
+                    line=diag.line,
+                    message="dcgmi diag -j: the copy elides parts of its JSON ('...'): the tests "
+                    "shown are read, the others are unknown",
+                )
+            )
+        return [diag], warnings
     if not starts:
         if not any(re.match(SIGNATURE, line.strip()) for _, line, _ in lines):
             raise ParseError("no dcgmi diag table ('| Diagnostic | Result |')")
