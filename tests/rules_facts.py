@@ -451,14 +451,14 @@ def dcgm_diag(checks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
     """A ``dcgmi diag`` table in ``evidence.dcgm_diags``, its lists derived from ``checks``."""
     fields = (
         "source line dcgm_version driver gpu_ids repeats checks failed warned hardware_run "
-        "hardware_skipped precondition_failed test_errors"
+        "hardware_skipped precondition_failed test_errors cuda_unavailable"
     )
     base = dict(
         source="dcgmi.txt", line=3, dcgm_version="3.3.9", driver="570.172.08", gpu_ids="2bb5,2bb5",
         repeats=1, checks=checks,
         failed=[c for c in checks if c["result"] == "Fail" and c["section"] != "Deployment"],
         precondition_failed=[c for c in checks if c["result"] == "Fail" and c["section"] == "Deployment"],
-        test_errors=[],
+        test_errors=[], cuda_unavailable=[],
         warned=[c for c in checks if c["result"] == "Warn"],
         hardware_run=any(c["result"] != "Skip" and c["section"] != "Deployment" for c in checks),
         hardware_skipped=[c["name"] for c in checks if c["section"] != "Deployment" and c["result"] == "Skip"],
@@ -492,14 +492,14 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
         "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
         "unreadable query ecc_corrected remap_pending remap_failed retire_pending retired_pages "
-        "throttled sections fabric_status sensors_only"
+        "throttled sections fabric_status sensors_only recovery_action"
     )
     base = dict(source="nvidia-smi.txt", line=9, driver="570.124.06", cuda="12.8", gpu=0,
                 name="NVIDIA H100 80GB HBM3", bus_id="00000000:18:00.0", persistence="On",
                 ecc_uncorrected=0, temp_c=33, perf="P0", power_w=70, power_cap_w=700,
                 memory_used_mib=1, memory_total_mib=81559, util_pct=0, compute_mode="Default",
                 mig_mode="Disabled", unreadable=[], query="", throttled=[], sections=[],
-                sensors_only=False)  # fmt: skip
+                sensors_only=False, recovery_action=None)  # fmt: skip
     return _item(fields, **{**base, **values})
 
 
@@ -507,12 +507,12 @@ def nvlink(**values: Any) -> dict[str, Any]:
     """An ``nvidia-smi nvlink -s``/``-e`` GPU in ``evidence.nvlinks``."""
     fields = (
         "source line gpu name links inactive active none_up fewer_than_peers alone cut errors "
-        "error_total remote"
+        "error_total remote baseboard"
     )
     base = dict(source="nvlink.txt", line=2, gpu=0, name="NVIDIA H100 80GB HBM3",
                 links={str(n): 26.562 for n in range(6)}, inactive=[], active=6, none_up=False,
                 fewer_than_peers=False, alone=False, cut=False, errors={}, error_total=0,
-                remote={})  # fmt: skip
+                remote={}, baseboard=False)  # fmt: skip
     return _item(fields, **{**base, **values})
 
 

@@ -39,13 +39,14 @@ def test_inactive_nvlinks_are_read_per_gpu_and_named_in_a_finding() -> None:
     assert gpu["links"]["0"] == 25.781 and gpu["links"]["3"] is None
     # an nvlink output is a CUDA host's: the nccl rules apply
     assert cluster_from(ev).backend == "nccl"
-    # shown alone it has no peer to be judged by (a PCIe card's bridge leaves links unconnected
-    # too): information that names it, no warning
-    assert gpu["alone"] and not gpu["fewer_than_peers"]
+    # shown alone it has no peer to be judged by, but an SXM module's links are all wired on
+    # its baseboard (a PCIe card's bridge may leave some unconnected; an SXM2's never): a fault
+    assert gpu["alone"] and not gpu["fewer_than_peers"] and gpu["baseboard"]
     findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
     assert "evidence-nvlink-inactive" not in findings
-    assert findings["evidence-nvlink-inactive-alike"][0].startswith(
-        "GPU 3 (Tesla V100-SXM2-32GB): link(s) 3, 5 inactive, 4 of 6 active (the only GPU"
+    assert "evidence-nvlink-inactive-alike" not in findings
+    assert findings["evidence-nvlink-down-on-baseboard"][0].startswith(
+        "GPU 3 (Tesla V100-SXM2-32GB): link(s) 3, 5 inactive"
     )
 
 
@@ -118,7 +119,11 @@ def test_npu_smi_figures_without_health_are_read_and_not_judged() -> None:
     assert ev.files[0].status == "read" and ev.files[0].formats == ["npu_smi_query"]
     assert ev.npu_chips == []
     (note,) = ev.files[0].messages
-    assert note.line == 1 and "of NPU 0: figures with no health in them" in note.message
+    assert (
+        note.line == 1
+        and "of NPU 0 (" in note.message
+        and "): figures with no health in them" in note.message
+    )
     (answer,) = npu_smi.parse_query(
         (
             HELDOUT

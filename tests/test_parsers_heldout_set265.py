@@ -189,4 +189,7 @@ def test_nvmls_all_links_inactive_in_lower_case_is_read() -> None:
         6, "NVIDIA A100-SXM4-80GB", True, True,
     )  # fmt: skip
     items = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
-    assert "GPU 6 (NVIDIA A100-SXM4-80GB): no link up" in items["evidence-nvlink-inactive-alike"][0]
+    # (an SXM4 module's links are all wired on its baseboard: none up is a fault)
+    assert (
+        "GPU 6 (NVIDIA A100-SXM4-80GB): no link up" in items["evidence-nvlink-down-on-baseboard"][0]
+    )

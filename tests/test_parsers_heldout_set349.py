@@ -261,3 +261,12 @@ def test_dcgmi_diag_json_names_the_gpu_that_failed_and_its_warning() -> None:
     )
     assert check.details == ["Warning: GPU 1: GPU 1 has uncorrectable memory errors"]
     assert warnings == []
+
+
+def test_an_error_code_inside_a_traceback_pasted_flat_is_quoted_from_the_code() -> None:
+    (error,) = _load("mmcv3203_910b_ez9999_aicpu_exception_oneline_wrapped.log").failures
+    assert (error["kind"], error["code"], error["line"]) == ("hccl_error", "EZ9999", 1)
+    assert error["message"].startswith(
+        "EZ9999: Inner Error, Please contact support engineer! EZ9999 Kernel task happen error,"
+        " retCode=0x2a, [aicpu exception]"
+    )

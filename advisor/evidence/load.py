@@ -173,6 +173,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
+    "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
@@ -190,6 +191,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
+    "nvidia_smi_query_csv": re.compile(nvidia_smi.QUERY_CSV_SIGNATURE, re.M),
     "nvidia_smi_query_xml": re.compile(nvidia_smi.QUERY_XML_SIGNATURE, re.M),
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
     "nvidia_smi": re.compile(
@@ -321,7 +323,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^[ \t]*\[[^:\]\s]+:\d+\] Failing at address: "
         r"|Worker exit type: [A-Z_]+ Worker exit detail: "
         r"|composer\.cli\.launcher:Rank \d+ crashed with exit code"
-        rf"|{logs.LOADER_SIGNATURE}|{logs.FABRIC_MANAGER_SIGNATURE}"
+        rf"|{logs.LOADER_SIGNATURE}|{logs.FABRIC_MANAGER_SIGNATURE}|{logs.THREAD_LIMIT_SIGNATURE}"
         r"|Fatal error in MPI_Init"
         r"|No available node types can fulfill resource request |Waiting for creating a placement group of specs for \d+ seconds"
         r"|pyxis: container start failed with error code: \d+|host=\S+ was not reachable via ssh"
@@ -1179,8 +1181,10 @@ EDITOR_NUMBERED_MIN_LINES = 5
 def _editor_numbered(lines: list[str]) -> bool:
     """Every line (its trailing blank ones aside) starts with a number one more than the line
     above's: an editor's line numbers pasted with the text."""
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1  # (one slice below: slicing at each blank line grew with their square)
+    lines = lines[:end]
     if len(lines) < EDITOR_NUMBERED_MIN_LINES:
         return False
     numbers = []
@@ -1202,6 +1206,16 @@ def _editor_numbered(lines: list[str]) -> bool:
 
 
 _DIGITS_RE = re.compile(r"\d+")
+_HTML_TAG_RE = re.compile(
+    r"</?(?:span|code|pre|div|p|br|b|i|em|strong|kbd|samp|tt|font|a|li|ul|ol|td|tr|table|tbody|"
+    r"thead|th|h[1-6])(?:\s[^<>\n]{0,200})?/?>",
+    re.I,
+)
+"""A web page's tags, by name: a log's own "<N/A>", "<unknown>" or "<python:12>" is none."""
+HTML_TAGS_MIN = 3
+"""Fewer tags than this are a program's own words (a line that quotes one), not a page's."""
+HTML_TAG_SCAN_CHARS = 200_000
+"""How far into a file its tags are counted (a page's markup starts early)."""
 
 
 def _unwrap(text: str) -> tuple[str, list[str]]:
@@ -1220,6 +1234,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"{n + z} no-break, full-width or zero-width space(s) (or text-direction marks) read "
             "as plain spaces"
         )
+    if "</" in text and len(_HTML_TAG_RE.findall(text, 0, HTML_TAG_SCAN_CHARS)) >= HTML_TAGS_MIN:
+        # a web page's markup copied with its text ("hccn_tool <span>-i</span> 3",
+        # "<span>[</span>devid 3] ..."): its inline tags taken off, every line kept
+        text, n = _HTML_TAG_RE.subn("", text)
+        notes.append(f"{n} HTML tag(s) of a web page's markup taken off before reading")
     if "&" in text and _HTML_ENTITY_RE.search(text):
         before = text
         text = html.unescape(text)
@@ -1452,6 +1471,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
+                "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
@@ -2171,6 +2191,10 @@ _NPU_TOTAL_COUNT_RE = re.compile(r"^\s*Total Count\s*:\s*(\d+)\s*$", re.M)
 ``Chip Count``, with the product's names on newer drivers)."""
 
 
+QUERY_FIGURES_SAID = 8
+"""How many of an npu-smi -t answer's figures its note repeats."""
+
+
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
     listed: list[tuple[int, int | None, str]] = []  # -l: (line, NPU, its chip count)
@@ -2303,10 +2327,17 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            shown = [
+                f"{key} {values[0]}"
+                for key, values in answer.fields.items()
+                if values and key not in ("NPU ID", "Chip ID", "Chip Count")
+            ]
+            figures = f" ({'; '.join(shown[:QUERY_FIGURES_SAID])}{'; ...' if len(shown) > QUERY_FIGURES_SAID else ''})"
             notes.append(
                 ParseWarning(
                     line=answer.line,
-                    message=f"{what}{npu}: figures with no health in them, not judged",
+                    message=f"{what}{npu}{figures if shown else ''}: figures with no health in "
+                    "them, not judged",
                     skipped=False,
                 )
             )
@@ -2564,6 +2595,16 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return []
 
 
+def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``nvidia-smi --query-gpu ... --format=csv``: a GPU a row, its fields the ones asked."""
+    gpus = [
+        {"source": source, "driver": "", "cuda": "", **asdict(gpu)}
+        for gpu in nvidia_smi.parse_query_csv(text)
+    ]
+    out.gpus.extend(gpus)
+    return []
+
+
 # nvidia-smi's warning under its table that a GPU's InfoROM is corrupt ("WARNING: infoROM is
 # corrupted at gpu 0008:00:00.0"); DCGM's same check (DCGM_FR_CORRUPT_INFOROM) says "Flash the
 # InfoROM to clear this corruption"
@@ -2643,6 +2684,9 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 if gpu.speed_gbytes_s or not (gpu.remote or gpu.traffic_kib)
                 else None,
                 "none_up": gpu.none_up,
+                # a model made only for NVLink baseboards (SXM modules, B200 ...): no link up
+                # there is no board that leaves its links unconnected
+                "baseboard": bool(nvidia_smi.BASEBOARD_GPU_RE.search(gpu.name or "")),
                 "fewer_than_peers": not alone
                 and (
                     (gpu.none_up and peers_up)
@@ -3069,6 +3113,18 @@ def _dcgm_precondition(check: dict[str, Any]) -> bool:
     return check["section"] == "Deployment" and not _DCGM_HARDWARE_RE.search(said)
 
 
+# DCGM's plugins when CUDA will not start: "Unable to initialize CUDA library: 'system not yet
+# initialized'" (cudaErrorSystemNotReady, the CUDA runtime API reference: "the system is not yet
+# ready to start any CUDA work ... all required driver daemons are actively running": on an
+# NVSwitch system, Fabric Manager)
+_DCGM_CUDA_INIT_RE = re.compile(r"Unable to initiali[sz]e CUDA library: '(?P<why>[^']+)'")
+
+
+def _dcgm_cuda_unavailable(check: dict[str, Any]) -> bool:
+    """The check failed because CUDA would not start on the GPUs, not on a GPU's fault."""
+    return any(_DCGM_CUDA_INIT_RE.search(d) for d in check.get("details") or [])
+
+
 def _dcgm_own_error(check: dict[str, Any]) -> bool:
     """The check's own run failed: every GPU's row under it passed, or (no GPU rows in the copy)
     each of its messages is DCGM's internal-error one (DCGM_FR_INTERNAL, "There was an internal
@@ -3091,6 +3147,45 @@ def _dcgmi_health(text: str, source: str, out: EvidenceFacts, name: str) -> list
     report, warnings = dcgm.parse_health(text)
     _dcgm_diags([report], source, out, "dcgmi health")
     return warnings
+
+
+XID_HARDWARE = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 119, 120})
+"""Xids of XID_MEANINGS that are the GPU's own (its memory, its links, its firmware), not the
+application's: a GPU whose last one is among them is a fault."""
+
+
+def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``dcgmi dmon``: a GPU whose XIDER (its last Xid) is not 0 as a driver event, the other
+    figures said in a note."""
+    notes: list[ParseWarning] = []
+    for sample in dcgm.parse_dmon(text):
+        xid = sample.values.get("XIDER", "")
+        if xid.isdigit() and int(xid):
+            device = int(sample.entity.split()[1]) if sample.entity.startswith("GPU ") else None
+            code = int(xid)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="gpu_driver_fault" if code in XID_HARDWARE else "gpu_driver_error",
+                    line=sample.line,
+                    message=f"dcgmi dmon: {sample.entity} XIDER {xid}",
+                    device=device,
+                    code=xid,
+                    code_name=logs.XID_MEANINGS.get(code),
+                    library="DCGM",
+                    exception_type=f"Xid {xid} on {sample.entity}: the last Xid DCGM saw on it",
+                ),
+            )
+        others = {k: v for k, v in sample.values.items() if k != "XIDER"}
+        if others or not xid.isdigit() or xid == "0":
+            said = ", ".join(f"{k} {v}" for k, v in sample.values.items())
+            notes.append(
+                ParseWarning(
+                    line=sample.line, message=f"dcgmi dmon {sample.entity}: {said}", skipped=False
+                )
+            )
+    return notes
 
 
 def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: str) -> None:
@@ -3123,6 +3218,12 @@ def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: s
                     if c["result"] == "Fail"
                     and not _dcgm_precondition(c)
                     and not _dcgm_own_error(c)
+                    and not _dcgm_cuda_unavailable(c)
+                ],
+                # a test that could not start CUDA on the GPUs: the node's setup (a driver
+                # daemon not running), not a GPU's hardware
+                "cuda_unavailable": [
+                    c for c in checks if c["result"] == "Fail" and _dcgm_cuda_unavailable(c)
                 ],
                 # a check that failed while every GPU's own row under it passed: the test's
                 # run failed ("There was an internal error during the test"), not a GPU
@@ -3540,6 +3641,7 @@ _CONVERTERS = {
     "rdma": _rdma,
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
+    "dcgmi_dmon": _dcgmi_dmon,
     "dcgmi_nvlink": _dcgmi_nvlink,
     "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,
     "nvbandwidth": _nvbandwidth,
@@ -3562,6 +3664,7 @@ _CONVERTERS = {
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,
+    "nvidia_smi_query_csv": _smi_query_csv,
     "nvidia_smi_query_xml": _smi_query_xml,
     "rank_table": _rank_table,
     "log": _log,

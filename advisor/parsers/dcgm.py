@@ -544,3 +544,50 @@ def _health_report(
                     )
                 )
     return Diag(line=overall[0] if overall else checks[0].line, checks=checks), warnings
+
+
+# ``dcgmi dmon -e FIELD[,FIELD...]``: "#Entity   XIDER  POWER ..." (each field's short name), an
+# "ID" line, then a row an entity, "GPU 1      120". Field 230, XIDER (DCGM_FI_DEV_XID_ERRORS), is
+# the last Xid the GPU reported, 0 for none (DCGM's field identifiers reference).
+DMON_SIGNATURE = r"^#Entity[ \t]+[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*[ \t]*\n[ \t]*ID\b"
+_DMON_HEAD_RE = re.compile(
+    r"^#Entity[ \t]+(?P<names>[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*)[ \t]*$"
+)
+_DMON_ROW_RE = re.compile(
+    r"^(?P<kind>GPU|Switch|NvSwitch|Link|CPU)\s+(?P<id>\d+)\s+(?P<values>\S.*)$"
+)
+
+
+@dataclass
+class DmonSample:
+    entity: str
+    """``GPU 1``, ``Switch 0`` ..."""
+    line: int
+    values: dict[str, str]
+    """Field short name → its value as printed (``N/A`` kept)."""
+
+
+def parse_dmon(text: str) -> list[DmonSample]:
+    """Each sample row of ``dcgmi dmon``'s table; raises ParseError where there is none."""
+    names: list[str] | None = None
+    samples: list[DmonSample] = []
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if m := _DMON_HEAD_RE.match(s):
+            names = m.group("names").split()
+            continue
+        if names is None or not (r := _DMON_ROW_RE.match(s)):
+            continue
+        values = r.group("values").split()
+        if len(values) != len(names):
+            continue
+        samples.append(
+            DmonSample(
+                entity=f"{r.group('kind')} {r.group('id')}",
+                line=no,
+                values=dict(zip(names, values, strict=True)),
+            )
+        )
+    if not samples:
+        raise ParseError("dcgmi dmon: no entity row under its '#Entity' header")
+    return samples

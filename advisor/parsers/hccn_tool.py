@@ -898,8 +898,8 @@ _SIGNATURES = {
     "speed": re.compile(r"^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Speed\s*\|"),
 }
 DEVICE_STATE_RE = re.compile(
-    r"^\s*(?:\[dev(?:id|ice) (?P<dev_b>\d+)\]|(?:dev(?:ice)?\s*|NPU\s*)?(?P<dev_n>\d+)\s*[:\]]?)"
-    r"\s*(?P<query>link status|net health status)\s*:\s*\S"
+    r"^[ \t]*(?:\[dev(?:id|ice) (?P<dev_b>\d+)\]|(?:dev(?:ice)?[ \t]*|NPU[ \t]*)?(?P<dev_n>\d+)[ \t]*[:\]]?)"
+    r"[ \t]*(?P<query>link status|net health status)[ \t]*:[ \t]*\S"
 )
 """A state answer behind the device it is of: a loop's "0 net health status: Success"."""
 _UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")

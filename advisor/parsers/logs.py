@@ -885,10 +885,12 @@ def parse(text: str) -> LogReport:
     if "is too SMALL" in text:
         _hccl_buffsize_small(lines, report)
     _npu_device_faults(lines, report)
-    if "error" in text and ("shared libraries" in text or "symbol lookup" in text):
+    if "shared libraries" in text or "undefined symbol" in text or "shared object file" in text:
         _loader_failures(lines, report)
     if "istAndWatch" in text or "StartContainer" in text:
         _kubelet_failures(lines, report)
+    if "Resource temporarily unavailable" in text or "start new thread" in text:
+        _thread_limits(lines, report)
     fm_running = False
     if "fabricmanager" in text or "fabric manager" in text:
         fm_running = _fabric_manager(lines, report)
@@ -1186,6 +1188,11 @@ _DEVICE_ERROR_HEAD_RE = re.compile(r"The error from device\((?:chipId:\d+, dieId
 dieId:0), serial number is 6."): the error itself is on the line after it."""
 
 
+FLAT_LINE_CHARS = 300
+"""A line longer than an event's message, its error code past a third of that after Python's
+frames ('File "...", line N'): a copy that ran a traceback and its error onto one line."""
+
+
 def _hccl_errors(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -1297,6 +1304,17 @@ def _hccl_errors(
         if rank is None and entry:
             rank = int(entry.group(1))
         message = line.strip()
+        if (
+            len(message) > FLAT_LINE_CHARS
+            and m.start() > FLAT_LINE_CHARS // 3
+            and 'File "' in line[: m.start()]
+        ):
+            # a traceback pasted flat onto one line: the message from the code on, what the
+            # line's start (Python's frames) does not say
+            message = line[m.start() :].strip()
+            if after and after[0][:1].islower() and message[-1:].isalpha():
+                # (its next line the rest of a word the copy wrapped: "happe" / "n error, ...")
+                message += after[0].strip()
         if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
             # the device's error report names its chip on the code line and the error on the
             # next ("there is a fftsplus sdma error, sdma channel is 2,")
@@ -2064,9 +2082,17 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
     """Device HCCL task time-outs copied without their CANN code line: one event per chip named
     (a report under its code is the coded reading's, however often it repeats)."""
     seen: set[tuple[str | None, str]] = set()
+    # (the handler's name alone only where a copy cut every report before its words)
+    worded = any("fftsplus task timeout" in t for _, t, _ in lines)
     for index, (no, line, tagged) in enumerate(lines):
         notify_wait = "notify wait timeout occurred" in line
-        if "fftsplus task timeout" not in line and not notify_wait:
+        # (the runtime's handler names the time-out too, where a copy cut its words:
+        # "ProcessStarsHcclFftsPlusTimeoutErrorInfo:The error from device(chipId:3, ...), hc")
+        if (
+            "fftsplus task timeout" not in line
+            and (worded or "ProcessStarsHcclFftsPlusTimeoutErrorInfo:The error from" not in line)
+            and not notify_wait
+        ):
             continue
         if _under_a_code(lines, index, FFTS_REPORT_LINES):
             continue  # a report under its code (EI9999, EE9999): the code's reading has it
@@ -2473,7 +2499,7 @@ _NCCL_NET_USING_RE = re.compile(
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
 _NCCL_TESTS_RANK_RE = re.compile(
     r"^#\s+Rank\s+(?P<rank>\d+) Group\s+\d+ Pid\s+\d+ on\s+(?P<host>\S+) device\s+(?P<dev>\d+)"
-    r" \[[^\]]*\] (?P<gpu>.+?)\s*$"
+    r" \[[^\]]*\] (?P<gpu>.+)$"
 )
 
 
@@ -2491,7 +2517,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
             said = f"NCCL's network plugin: {w.group('name')}"
         elif line.startswith("#") and (r := _NCCL_TESTS_RANK_RE.match(line)):
-            said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu')}"
+            said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
     for said, no in notes.items():
@@ -4322,17 +4348,26 @@ _COMPOSER_EXIT_RE = re.compile(
 # that stopped at a symbol its libraries lack: "python: symbol lookup error: /usr/lib/libnccl.so.2:
 # undefined symbol: ncclCommSplit" (glibc's ld.so, its "<program>: <what>: <object>: <why>" form,
 # ", version V" after a versioned symbol)
+# ... and dlopen's own words a program passes on (dlerror: "<file>: undefined symbol: <symbol>",
+# "<file>: cannot open shared object file: No such file or directory"), as CANN's GE LoadLib or
+# Python's OSError quote them
 LOADER_SIGNATURE = (
     r"(?:^|\s)\S+: (?:error while loading shared libraries: \S+?: cannot open shared object file"
     r"|symbol lookup error: \S+?: undefined symbol: \S)"
+    r"|\.so(?:\.[\w.]+)?: (?:undefined symbol: \S|cannot open shared object file)"
 )
 _LOADER_RE = re.compile(
     r"(?:^|\s)(?P<prog>\S+): (?:error while loading shared libraries: (?P<lib>\S+?): cannot open"
     r" shared object file"
     r"|symbol lookup error: (?P<obj>\S+?): undefined symbol: (?P<sym>[^\s,]+)(?:, version (?P<ver>\S+))?)"
+    r"|(?P<dl_obj>[^\s:'\"=]+\.so(?:\.[\w.]+)?): (?:undefined symbol: (?P<dl_sym>[^\s,'\"]+)"
+    r"|(?P<dl_missing>cannot open shared object file))"
 )
 # the Ascend driver's libraries (the driver's lib64 tree: npu-smi and torch_npu load them) and
 # NVIDIA's user-space driver and communication libraries: a container without them mounted
+_OPTIONAL_PLUGIN_RE = re.compile(
+    r"\blibnccl-(?:net|tuner|profiler|env)\S*\.so|Plugin load returned"
+)
 _ASCEND_DRIVER_LIB_RE = re.compile(r"^lib(?:c_sec|drvdsmi_host|ascend_hal|dcmi|mmpa)\.so")
 _NVIDIA_LIB_RE = re.compile(r"^lib(?:nvidia-ml|cuda|nccl)\.so")
 # Open MPI's error handler on a failed MPI call (ompi/errhandler, MPI_ERRORS_ARE_FATAL): "*** An
@@ -4451,10 +4486,29 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
     against)."""
     seen: dict[tuple[str, str], LogEvent] = {}
     for no, line, tagged in lines:
-        if " error" not in line or not (ld := _LOADER_RE.search(line)):
+        if (".so" not in line and " error" not in line) or not (ld := _LOADER_RE.search(line)):
             continue
-        prog = ld.group("prog")
-        if (lib := ld.group("lib")) is not None:
+        if "NCCL INFO" in line or "NCCL WARN" in line or _OPTIONAL_PLUGIN_RE.search(line):
+            # NCCL's optional plugins (net, tuner, profiler) it looks for and goes on without:
+            # "NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object
+            # file ... : when loading libnccl-net.so" is its INFO, then its own transport; its
+            # WARN lines (libcuda.so not found ...) are read as NCCL's own
+            continue
+        prog = ld.group("prog") or "a program"
+        if (dl_obj := ld.group("dl_obj")) is not None:
+            name = dl_obj.rsplit("/", 1)[-1]
+            if ld.group("dl_missing"):
+                key = (prog, name)
+                what = f"a library could not be loaded: {name} not found (dlopen)"
+            else:
+                key = (prog, ld.group("dl_sym"))
+                what = (
+                    f"a library could not be loaded: {dl_obj} needs {ld.group('dl_sym')}, which no"
+                    " library loaded provides (dlopen): the installed packages are of different"
+                    " versions"
+                )
+            library = name
+        elif (lib := ld.group("lib")) is not None:
             key = (prog, lib)
             what = f"{prog} could not start: the dynamic loader found no {lib}"
             if _ASCEND_DRIVER_LIB_RE.match(lib):
@@ -6035,7 +6089,7 @@ NPU_DEVICE_FAULT_SIGNATURE = (
     rf"\b{_FAULT_NAMES} happened\b"
     rf"|\bthrow (?:{_FAULT_NAMES}|ECC ERROR)\b"
     rf"|(?:\b(?:RuntimeError|runtime_error|NPU function error):\s*|\bget ){_FAULT_NAMES}(?![\w\"'\]])"
-    rf"|^\s*{_FAULT_NAMES}[,.]"
+    rf"|^[ \t]*{_FAULT_NAMES}[,.]"
     rf"|\b{_FAULT_NAMES}\s+50\d{{4}}\b"
 )
 """A fault name where torch_npu writes it: its task queue's "<NAME> happened, set task queue
@@ -6111,7 +6165,7 @@ def _npu_device_faults(lines: list[tuple[int, str, int | None]], report: LogRepo
 # plugin nvidia.com/gpu with error rpc error: ...", with a capital L in some versions)
 _LIST_AND_WATCH_RE = re.compile(
     r'"?[Ll]istAndWatch ended unexpectedly for device plugin"?'
-    r"(?: (?P<res_old>[\w./-]+) with error (?P<err_old>.*?)\s*$"
+    r"(?: (?P<res_old>[\w./-]+) with error (?P<err_old>.*)$"
     r'|(?: err="(?P<err>[^"]*)")?(?: resource="(?P<res>[^"]+)")?)'
 )
 _RUN_CONTAINER_RE = re.compile(
@@ -6128,7 +6182,7 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
     for no, line, tagged in lines:
         if "istAndWatch" in line and (m := _LIST_AND_WATCH_RE.search(line)):
             resource = m.group("res") or m.group("res_old") or "a resource"
-            err = m.group("err") or m.group("err_old")
+            err = m.group("err") or (m.group("err_old") or "").strip()
             if resource in plugins:
                 continue
             plugins.add(resource)
@@ -6287,6 +6341,43 @@ def _journal_host(line: str) -> str | None:
     """The host of a journal line ("May 16 15:10:22 host unit[pid]: ...", any date language)."""
     m = _JOURNAL_HOST_RE.match(line.strip())
     return m.group("host") if m else None
+
+
+# A process that could not create a thread: C++'s std::thread / boost::thread throwing
+# std::system_error with EAGAIN ("what(): thread: Resource temporarily unavailable [system:11]",
+# "what():  Resource temporarily unavailable" after "terminate called after throwing an instance of
+# 'std::system_error'"), glibc's "pthread_create failed: Resource temporarily unavailable",
+# Python's "RuntimeError: can't start new thread": pthread_create's EAGAIN is the limit on
+# threads (RLIMIT_NPROC, ulimit -u; a container's pids.max) or the system's, reached.
+THREAD_LIMIT_SIGNATURE = (
+    r"what\(\):\s+(?:thread: )?Resource temporarily unavailable"
+    r"|pthread_create failed:? Resource temporarily unavailable|can't start new thread"
+)
+_THREAD_LIMIT_RE = re.compile(THREAD_LIMIT_SIGNATURE)
+
+
+def _thread_limits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``thread_limit`` per host (or launcher rank) whose process could not create a
+    thread."""
+    seen: set[tuple[str | None, int | None]] = set()
+    for no, line, tagged in lines:
+        if not (m := _THREAD_LIMIT_RE.search(line)):
+            continue
+        host = wp.group("node") if (wp := WORKER_PREFIX_RE.match(line)) else None
+        if (host, tagged) in seen:
+            continue
+        seen.add((host, tagged))
+        report.events.append(
+            LogEvent(
+                kind="thread_limit",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                host=host,
+                exception_type="a process could not create a thread (EAGAIN): the limit on "
+                "threads or processes (ulimit -u, a container's pids.max) was reached",
+            )
+        )
 
 
 def _go_unquote(quoted: str) -> str:
@@ -7101,7 +7192,15 @@ def _cuda_failure(line: str) -> tuple[int, str | None, str | None, str] | None:
         return m.start(), None, where, m.group("what")
     if "CUDA error: " in line and (m := _CUDA_WHAT_RE.search(line)):
         return m.start(), None, None, m.group("what")
+    if "CUDA error (" in line and (m := _CUDA_AT_RE.match(line)):
+        return m.start("head"), None, m.group("where"), m.group("what").strip()
     return None
+
+
+# a kernel library's own CUDA check at the line's start (flash-attention's and sgl-kernel's
+# CHECK_CUDA): "CUDA error (/path/flash_fwd_launch_template.h:188): an illegal memory access
+# was encountered" — the kernel that failed, before torch's watchdog reports the same error
+_CUDA_AT_RE = re.compile(r"^\s*(?P<head>CUDA error \((?P<where>[^()\s]+:\d+)\): (?P<what>\S.*))$")
 
 
 # c10::CUDAError's what() under "terminate called after throwing an instance of
@@ -8498,6 +8597,8 @@ _AICPU_GETNEXT_RE = re.compile(
     re.I,
 )
 _MS_PID_RE = re.compile(r"\b[A-Z]+\((?P<pid>\d+),[0-9a-f]+,")
+_SLOW_BATCH_RE = re.compile(r"it takes more than (?P<s>\d+) seconds to fetch a batch of data")
+_TASK_FAIL_RE = re.compile(r"Task fail infos .*?device_id: (?P<device>\d+), retcode: (?P<code>\d+)")
 """MindSpore's log prefix "[WARNING] DEVICE(45501,fff2ab7fe1f0,python):...": module(pid,tid,name)."""
 
 
@@ -8527,6 +8628,38 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
         )
     if seen:
         return
+    slow = next(
+        (
+            (no, m)
+            for no, line, _ in lines
+            if "Bad performance attention" in line and (m := _SLOW_BATCH_RE.search(line))
+        ),
+        None,
+    )
+    if slow is not None:
+        # MindSpore's own warning that a batch came too slowly (data_queue_op.cc
+        # DetectPerBatchTime), then a device task that failed: the data sink starved
+        for no, line, tagged in lines:
+            if no < slow[0] or "Task fail infos" not in line:
+                continue
+            fail = _TASK_FAIL_RE.search(line)
+            report.events.append(
+                LogEvent(
+                    kind="input_pipeline_failure",
+                    line=no,
+                    message=line[line.find("Task fail infos") :].strip()[:300],
+                    rank=tagged,
+                    device=int(fail.group("device")) if fail else None,
+                    code=fail.group("code") if fail else None,
+                    library="MindSpore",
+                    exception_type=f"a batch took more than {slow[1].group('s')} s to reach the "
+                    "device (MindSpore's warning at line "
+                    f"{slow[0]}), then the device task failed"
+                    + (f" ({fail.group('code')})" if fail else "")
+                    + ": the input pipeline starved the data sink",
+                )
+            )
+            return
     for no, line, tagged in lines:
         # the AI CPU's GetNext kernel that timed out (CANN's E30008 "AI CPU operator execution
         # time out", whose own causes name the GetNext operator's preprocessing first):
@@ -8716,6 +8849,27 @@ _NVRM_INIT_FAILED_RE = re.compile(
     r"NVRM: GPU (?P<bus>[0-9A-Fa-f:.]+): (?P<what>RmInitAdapter failed!.*?)\s*$"
 )
 _NVRM_MINOR_RE = re.compile(r"rm_init_adapter failed, device minor number (?P<minor>\d+)")
+# the driver's own reason a few lines above "RmInitAdapter failed!": "NVRM:
+# confComputeConstructEngine_IMPL: GPU confidential compute capability is not enabled." (its
+# assertion and "osInitNvMapping ... bailing out" lines between are the unwinding, not a reason)
+_NVRM_REASON_RE = re.compile(r"NVRM: (?P<fn>\w+): (?P<why>[A-Z][^*\n]*)$")
+_NVRM_UNWIND_WORDS = ("nvAssertFailed", "osInitNvMapping", "RmInitAdapter", "rm_init_adapter")
+INIT_CAUSE_LINES = 6
+"""How far above "RmInitAdapter failed!" the driver's own reason is looked for."""
+
+
+def _init_failure_cause(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """The driver's reason a GPU did not initialise, from the lines just above its failure."""
+    for _, above, _ in reversed(lines[max(0, index - INIT_CAUSE_LINES) : index]):
+        if "RmInitAdapter failed!" in above:
+            break  # the failure before: its reason is not this one's
+        if (r := _NVRM_REASON_RE.search(above)) and not r.group("fn").startswith(
+            _NVRM_UNWIND_WORDS
+        ):
+            return f"{r.group('fn')}: {r.group('why').strip()}"
+    return None
+
+
 _FAULT_WORDS_RE = re.compile(
     r"fallen off the bus|^\s*[A-Z][A-Z0-9_]* Fatal\b"
     r"|\bto 0x[0-9a-f]+ \((?:GPU Reset Required|Node Reboot Required|Drain and Reset)\)",
@@ -8800,6 +8954,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         code: str | None = None
         device: int | None = None
         fault = False
+        call: str | None = None
         if m := _XID_RE.search(line):
             where = f"PCI:{m.group('bus')}{m.group('mig')}"
             key: tuple[str, ...] = ("xid", where, m.group("xid"))
@@ -8846,6 +9001,9 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             what = f"GPU {m.group('bus')} did not initialise: {m.group('what')}" + (
                 f" (/dev/nvidia{minor})" if minor else ""
             )
+            if why := _init_failure_cause(lines, index):
+                what += f"; the driver said before it: {why}"
+            call = "RmInitAdapter"
         elif m := _NVRM_NVLINK_RE.search(line):
             key = ("nvlink", m.group("gpu"), m.group("call"))
             what = f"NVLink error on GPU{m.group('gpu')} ({m.group('call')}): {m.group('what')}"
@@ -8889,7 +9047,8 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             device=device,
             library="NVIDIA driver (NVRM)" if key[0] != "sxid" else "NVSwitch driver",
             code_name=XID_MEANINGS.get(int(code)) if code and key[0] != "sxid" else None,
-            exception_type=what[:200],
+            call=call,
+            exception_type=what[:300],
         )
     headed = {(k[1], k[2]) for k in events if k[0] == "sxid"}
     for (bus, sxid), (no, line, tagged, m) in details.items():
@@ -9000,11 +9159,11 @@ def _aer_class(severity: str) -> str:
 # and its location line "node: 2 card: 0 module: 22 rank: 0 bank: 10 row: 9914 column: 96"):
 # corrected (no data lost), recoverable (uncorrected; the kernel can take the page out and end
 # its users) or fatal.
-_CPER_MEM_LOCATION_RE = re.compile(r"\[Hardware Error\]:\s+(?P<loc>node: ?\d+\b.*?)\s*$")
+_CPER_MEM_LOCATION_RE = re.compile(r"\[Hardware Error\]:\s+(?P<loc>node: ?\d+\b.*)$")
 _CPER_MEM_ADDRESS_RE = re.compile(
     r"\[Hardware Error\]:\s+physical_address: (?P<addr>0x[0-9a-fA-F]+)"
 )
-_CPER_MEM_DIMM_RE = re.compile(r"\[Hardware Error\]:\s+DIMM location: (?P<dimm>.+?)\s*$")
+_CPER_MEM_DIMM_RE = re.compile(r"\[Hardware Error\]:\s+DIMM location: (?P<dimm>.+)$")
 
 
 def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -9060,11 +9219,11 @@ def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         elif "section_type: memory error" in line:
             memory = True
         elif m := _CPER_MEM_LOCATION_RE.search(line):
-            place["loc"] = m.group("loc")
+            place["loc"] = m.group("loc").strip()
         elif m := _CPER_MEM_ADDRESS_RE.search(line):
             place["addr"] = m.group("addr")
         elif m := _CPER_MEM_DIMM_RE.search(line):
-            place["dimm"] = m.group("dimm")
+            place["dimm"] = m.group("dimm").strip()
     close(tagged_now)
 
 

@@ -773,6 +773,13 @@ _SMI_SECOND_RE = re.compile(
     r"^\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>\d+C|N/A|ERR!)\s+(?P<perf>P\d+|ERR!|N/A)\s+"
     r"(?P<power>\d+W|N/A|ERR!)\s*/\s*(?P<cap>\d+W|N/A|ERR!)\s*$"
 )
+BASEBOARD_GPU_RE = re.compile(
+    r"SXM|\b(?:GB|B)(?:100|200|300)\b|\bH100 80GB HBM3\b|\bH200\b(?! NVL)|\bH20\b|\bH800\b(?! PCIe)"
+)
+"""GPU names of models made only as SXM modules for NVLink baseboards (HGX/DGX: the A100 and
+V100 "-SXM" names, H100 80GB HBM3, H200 and H20 but the H200 NVL card, the Blackwell B100/B200/B300
+and GB200/GB300): every NVLink of theirs is wired, so none up is a fault, not a PCIe card's
+bridge left off."""
 SENSOR_FIELDS = frozenset({"power", "power cap", "fan"})
 """Status-table fields a board sensor gives: one of them ERR! beside readable others is a sensor
 query that failed (a transient an NVIDIA maintainer answered needs no action, azhpc-diagnostics
@@ -811,6 +818,10 @@ class SmiGpu:
     mig_mode: str = ""
     unreadable: list[str] = field(default_factory=list)
     """The fields NVML could not read (printed ``ERR!``)."""
+    recovery_action: str | None = None
+    """``--query-gpu=gpu_recovery_action``: what the driver asks before the GPU is used again
+    (None, Reset, Reboot, Drain P2P, Drain and Reset: NVML's nvmlDeviceGpuRecoveryAction_t, the
+    A100 memory error management guide's recovery action flag)."""
     sensors_only: bool = False
     """Every unreadable field is a board sensor's (power, power cap, fan): the GPU itself
     answered (its temperature, memory and utilisation read), one sensor's query failed."""
@@ -1100,3 +1111,69 @@ def parse_query(text: str) -> list[SmiGpu]:
     if not read:
         raise ParseError("no nvidia-smi -q health section (ECC Errors, Remapped Rows, Clocks ...)")
     return read
+
+
+# ``nvidia-smi --query-gpu=index,name,... --format=csv[,noheader]``: one CSV row a GPU, its fields
+# those asked (the header, when printed, names them with their units: "memory.used [MiB]")
+QUERY_CSV_SIGNATURE = (
+    r"nvidia-smi\s+--query-gpu=[\w.,]+\s+--format=csv"
+    r"|^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]\n]+\])?(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
+)
+_QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
+_CSV_HEADER_RE = re.compile(
+    r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
+)
+RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
+"""``gpu_recovery_action``'s values as nvidia-smi prints them."""
+_CSV_INT = {
+    "index": "gpu",
+    "temperature.gpu": "temp_c",
+    "utilization.gpu": "util_pct",
+    "memory.used": "memory_used_mib",
+    "memory.total": "memory_total_mib",
+    "ecc.errors.uncorrected.volatile.total": "ecc_uncorrected",
+    "ecc.errors.corrected.volatile.total": "ecc_corrected",
+}
+
+
+def parse_query_csv(text: str) -> list[SmiGpu]:
+    """``--query-gpu`` CSV rows as GPUs (the fields the advisor knows; the rest ignored); raises
+    ParseError where no row has an ``index`` field."""
+    fields: list[str] | None = None
+    gpus: list[SmiGpu] = []
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
+            fields = cmd.group("fields").split(",")
+            continue
+        if _CSV_HEADER_RE.match(s):
+            fields = [re.sub(r"\s*\[[^\]]*\]$", "", f.strip()) for f in s.split(",")]
+            continue
+        if fields is None or "," not in s or s.startswith("#"):
+            continue
+        cells = [c.strip() for c in s.split(",", len(fields) - 1)]
+        if len(cells) != len(fields) or "index" not in fields:
+            continue
+        values = dict(zip(fields, cells, strict=True))
+        if not (index := values["index"].split()[0] if values["index"] else "").isdigit():
+            continue
+        gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
+        gpu.bus_id = values.get("pci.bus_id", "")
+        for key, attr in _CSV_INT.items():
+            number = values.get(key, "").split(" ")[0]
+            if number.isdigit():
+                setattr(gpu, attr, int(number))
+        if (action := values.get("gpu_recovery_action")) is not None:
+            # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
+            gpu.recovery_action = next(
+                (
+                    a
+                    for a in sorted(RECOVERY_ACTIONS, key=len, reverse=True)
+                    if action.startswith(a)
+                ),
+                action.split()[0] if action else None,
+            )
+        gpus.append(gpu)
+    if not gpus:
+        raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index")
+    return gpus
