@@ -136,8 +136,9 @@ def test_buffsize_should_larger_than_and_the_tp_window() -> None:
 def test_kubelets_crash_loop_and_image_pull_are_told_apart_and_its_older_wording() -> None:
     crash, pull, plugin = _load("kube01_crashloop_imagepull_old_listandwatch.log").failures
     assert crash["exception_type"] == (
-        "container trainer of pod jobs/trainer-0 started and keeps exiting (CrashLoopBackOff: its"
-        " own log says why): back-off 5m0s restarting failed container=trainer"
+        "container trainer of pod jobs/trainer-0 was restarted and is backing off"
+        " (CrashLoopBackOff: it exited, or never started; its log or its last state says why):"
+        " back-off 5m0s restarting failed container=trainer"
         " pod=trainer-0_jobs(6f1c2a9e-0d1b-4c7e-9a51-2b7f0c3d4e5f)"
     )
     # the image's name quoted twice over in klog's value, read back whole

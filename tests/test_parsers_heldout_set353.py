@@ -131,3 +131,36 @@ def test_mindspores_slow_batch_warning_then_a_failed_task_is_the_input_pipeline(
         "507011",
     )
     assert starved["exception_type"].startswith("a batch took more than 25 s to reach the device")
+
+
+def test_a_healthy_nccl_start_says_its_communicators_size_and_nvls() -> None:
+    ev = _load("nccl1814_init_complete_nvls_tree_64ranks_hostname_test_healthy_cut.log")
+    said = [m.message.removeprefix("log: ") for m in ev.files[0].messages]
+    assert ev.failures == [] and "NCCL uses NVLink SHARP (NVLS): 16 NVLS channel(s)" in said
+    assert any(
+        m.startswith("a communicator of 64 rank(s) started (this log: rank(s) 32") for m in said
+    )
+
+
+def test_a_healthy_ras_report_says_the_jobs_size_and_its_communicators() -> None:
+    ev = _load("ncclras_2_26_2_32nodes_256ranks_running_ok_no_errors_nccl1730.txt")
+    said = [m.message.removeprefix("log: ") for m in ev.files[0].messages]
+    assert ev.failures == []
+    assert (
+        "NCCL RAS: 32 node(s), 8 process(es) a node, 256 process(es) and 256 GPU(s) in all" in said
+    )
+    assert (
+        "NCCL RAS: group 0, 1 communicator(s) of 256 rank(s) over 32 node(s): RUNNING, OK" in said
+    )
+
+
+def test_npu_smis_proc_mem_names_the_process_and_is_no_npu_list() -> None:
+    ev = _load("npu_smi_info_t_proc_mem_i0_vllmworker_55844mb_nvitop_sample.txt")
+    said = [m.message for m in ev.files[0].messages]
+    assert any(
+        m.endswith(
+            "npu-smi info -t proc-mem of NPU 0: process 3233241 (VLLMWorker_TP) holds 55844 MB"
+        )
+        for m in said
+    )
+    assert not any("npu-smi info -l" in m for m in said)

@@ -266,7 +266,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         rf"|{logs.NPU_DEVICE_FAULT_SIGNATURE}"
         r"|[Ll]istAndWatch ended unexpectedly for device plugin"
         r'|"Error syncing pod, skipping" err="failed to \\"StartContainer\\"'
-        r"|\b(?:npu-smi|hccn_tool)\s[^:\n]*?:\s*exit status \d+"
+        r"|\b(?:npu-smi|hccn_tool)\s[^:\n]{0,300}?:[ \t]*exit status \d+"
         r"|\[\d+\]:\s+time\s*:\s*\S+\s+host\s*:\s*\S+\s+rank\s*:\s*-?\d+"
         r"|main process destroyed cuda before watchdog loop exited"
         # the device driver's fault manager events (logs.DMS_EVENT_SIGNATURE)
@@ -1194,9 +1194,9 @@ def _editor_numbered(lines: list[str]) -> bool:
             return False
         numbers.append(int(m.group(0)))
     if numbers[0] == 0:
-        return (
-            False  # editors count from 1: from 0 it is a loop's device index ("0 net health ...")
-        )
+        return False  # editors count from 1: from 0 a loop's device index ("0 net health ...")
+    if all(hccn_tool.DEVICE_STATE_RE.match(line) for line in lines):
+        return False  # a loop's answers each behind its device ("11 link status: DOWN")
     # a loop's lines ("1 link status: UP", "2 link status: UP" ...) say one thing each time
     # after their number: the number is theirs, not an editor's
     said = {_DIGITS_RE.sub("#", _EDITOR_NUMBER_RE.sub("", line, count=1)) for line in lines}
@@ -2191,6 +2191,10 @@ _NPU_TOTAL_COUNT_RE = re.compile(r"^\s*Total Count\s*:\s*(\d+)\s*$", re.M)
 ``Chip Count``, with the product's names on newer drivers)."""
 
 
+# npu-smi info -t proc-mem: "Process id:3233241 Process name:VLLMWorker_TP  Process memory(MB):55844"
+_PROC_MEM_RE = re.compile(
+    r"Process id:\s*(?P<pid>\d+)\s+Process name:\s*(?P<name>\S+)\s+Process memory\(MB\):\s*(?P<mb>\d+)"
+)
 QUERY_FIGURES_SAID = 8
 """How many of an npu-smi -t answer's figures its note repeats."""
 
@@ -2198,7 +2202,23 @@ QUERY_FIGURES_SAID = 8
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
     listed: list[tuple[int, int | None, str]] = []  # -l: (line, NPU, its chip count)
-    for answer in npu_smi.parse_query(text):
+    answers = npu_smi.parse_query(text)
+    procs = [
+        (text.count("\n", 0, pm.start()) + 1, pm) for pm in _PROC_MEM_RE.finditer(text)
+    ]  # -t proc-mem: the processes holding the NPU's memory
+    for line_no, pm in procs:
+        owner = next((a.npu for a in reversed(answers) if a.line <= line_no), None)
+        notes.append(
+            ParseWarning(
+                line=line_no,
+                message=f"npu-smi info -t proc-mem{f' of NPU {owner}' if owner is not None else ''}: "
+                f"process {pm.group('pid')} ({pm.group('name')}) holds {pm.group('mb')} MB",
+                skipped=False,
+            )
+        )
+    for answer in answers:
+        if procs and set(answer.fields) <= {"NPU ID", "Chip Count", "Chip ID"}:
+            continue  # (-t proc-mem's own heading lines, not an -l list)
         if (
             answer.fields
             and not answer.type
@@ -2304,7 +2324,9 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 continue
             health = "; ".join(f"{k} {v}" for k, v in counted.items() if v) + " (uncorrectable)"
         if health is None and "Software Version" in answer.fields:
-            # -t board: the card's versions and place, said; nothing in them is judged
+            # -t board: the card's versions and place, said; its Compatibility of the driver with
+            # the firmware judged (the DCMI API reference, dcmi_get_device_compatibility: OK,
+            # NOK "the NPU driver and firmware are not compatible", UNKNOWN)
             said = ", ".join(
                 f"{label} {answer.fields[key][0]}"
                 for key, label in (
@@ -2322,7 +2344,14 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     line=answer.line, message=f"npu-smi info -t board{npu}: {said}", skipped=False
                 )
             )
-            continue
+            compat = (answer.fields.get("Compatibility") or [""])[0].upper()
+            if compat in ("", "OK", "NA"):
+                continue
+            health = (
+                "driver and firmware not compatible (Compatibility NOK)"
+                if compat == "NOK"
+                else f"driver and firmware compatibility {compat}"
+            )
         if health is None:
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"

@@ -291,6 +291,8 @@ def _lagging(
     (``spread``): the others waited on them. None otherwise."""
     if len(spread) < 2 or not own:
         return None
+    if {x.rank for x in own} - {r for ranks in spread.values() for r in ranks}:
+        return None  # a rank failed on its own outside the group: the spread is not the story
     kinds = {e.get("kind") for e in failures if e.get("rank") is not None}
     if kinds - {"watchdog_timeout", "watchdog_progress", "watchdog_failure"}:
         return None  # another failure (an exception, a device fault) may be the cause

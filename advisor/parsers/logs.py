@@ -1016,6 +1016,7 @@ def parse(text: str) -> LogReport:
         if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
             return report  # HCCL's own plog of a run with no failure in it: evidence too
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
+            _ras_summary_notes(lines, report)
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
         if not report.events and ras_json:
             return report  # the RAS client's JSON with no rank in trouble: a healthy job
@@ -1969,6 +1970,8 @@ _LINK_CAUSE_RE = re.compile(
     r"|(?P<exch>failed to (?:recv|send) exchangeData)"
 )
 _ERRNO_HEX_RE = re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]")
+# the thread a plog line was written from: "[transport_p2p.cc:139] [16542][TransportP2p]..."
+_PLOG_THREAD_RE = re.compile(r"\.(?:cc|cpp|h):\d+\]\s*(?:\d+\s)?\[(\d+)\]\[")
 
 
 def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -2011,9 +2014,12 @@ def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                     result = hccl_errno_result(en.group("hex"))
                 break
         causes: list[str] = []
+        thread = _PLOG_THREAD_RE.search(line)
         for _, above, _ in lines[max(0, index - TRANSPORT_REASON_LINES) : index]:
             if "fail" not in above or not (c := _LINK_CAUSE_RE.search(above)):
                 continue
+            if thread and (other := _PLOG_THREAD_RE.search(above)) and other[1] != thread[1]:
+                continue  # another thread's link (HCCL sets links up in threads of their own)
             if c.group("exch"):
                 causes.append(f"the link data with the peer not exchanged ({c.group('exch')})")
                 continue
@@ -2497,16 +2503,59 @@ _NCCL_NET_USING_RE = re.compile(
     r"NCCL INFO NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
 )
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
+_NVLS_CHANNELS_RE = re.compile(r"\b(\d+) nvls channels\b")
 _NCCL_TESTS_RANK_RE = re.compile(
     r"^#\s+Rank\s+(?P<rank>\d+) Group\s+\d+ Pid\s+\d+ on\s+(?P<host>\S+) device\s+(?P<dev>\d+)"
     r" \[[^\]]*\] (?P<gpu>.+)$"
 )
 
 
+# the RAS report's tables (src/ras/client_support.cc): the job summary's one row of five counts
+# (nodes, processes per node, GPUs per process, processes, GPUs) and each communicator group's
+# row ("0  1  32  8  256  256  RUNNING  OK": group, communicators, nodes, ranks per node, ranks
+# per communicator, ranks in the group, status, errors)
+_RAS_JOB_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$")
+_RAS_GROUP_ROW_RE = re.compile(
+    r"^\s*(?P<group>\d+)\s+(?P<comms>\d+)\s+(?P<nodes>\d+)\s+\d+\s+(?P<ranks>\d+)\s+\d+\s+"
+    r"(?P<status>[A-Z][A-Z,]*)\s+(?P<errors>[A-Z][A-Z,]*)\s*$"
+)
+
+
+def _ras_summary_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Notes of a healthy RAS report: the job's size and each communicator group's state."""
+    in_job = False
+    for no, line, _ in lines:
+        if "Job summary" in line:
+            in_job = True
+            continue
+        if in_job and (j := _RAS_JOB_ROW_RE.match(line)):
+            nodes, per_node, _gpus_each, processes, gpus = j.groups()
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"NCCL RAS: {nodes} node(s), {per_node} process(es) a node, "
+                    f"{processes} process(es) and {gpus} GPU(s) in all",
+                    skipped=False,
+                )
+            )
+            in_job = False
+        elif g := _RAS_GROUP_ROW_RE.match(line):
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"NCCL RAS: group {g.group('group')}, {g.group('comms')} "
+                    f"communicator(s) of {g.group('ranks')} rank(s) over {g.group('nodes')} "
+                    f"node(s): {g.group('status')}, {g.group('errors')}",
+                    skipped=False,
+                )
+            )
+
+
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
     each rank's GPU (nccl-tests' header), one note each."""
     notes: dict[str, int] = {}
+    ranks_seen: dict[str, set[int]] = {}  # a communicator's start → the ranks this log shows
     for no, line, _ in lines:
         said: str | None = None
         if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
@@ -2516,11 +2565,21 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"{host or 'a host'}: NCCL's NET/{n.group('net')} uses {n.group('what').strip()}"
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
             said = f"NCCL's network plugin: {w.group('name')}"
+        elif "Init COMPLETE" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
+            said = f"a communicator of {c.group('nranks')} rank(s) started"
+            ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
+        elif (
+            "nvls channels" in line and (n := _NVLS_CHANNELS_RE.search(line)) and n.group(1) != "0"
+        ):
+            said = f"NCCL uses NVLink SHARP (NVLS): {n.group(1)} NVLS channel(s)"
         elif line.startswith("#") and (r := _NCCL_TESTS_RANK_RE.match(line)):
             said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
     for said, no in notes.items():
+        if said in ranks_seen:
+            shown = sorted(ranks_seen[said])
+            said += f" (this log: rank(s) {', '.join(map(str, shown[:8]))}{' ...' if len(shown) > 8 else ''})"
         report.unread.append(ParseWarning(line=no, message=said, skipped=False))
 
 
@@ -4352,15 +4411,16 @@ _COMPOSER_EXIT_RE = re.compile(
 # "<file>: cannot open shared object file: No such file or directory"), as CANN's GE LoadLib or
 # Python's OSError quote them
 LOADER_SIGNATURE = (
-    r"(?:^|\s)\S+: (?:error while loading shared libraries: \S+?: cannot open shared object file"
-    r"|symbol lookup error: \S+?: undefined symbol: \S)"
-    r"|\.so(?:\.[\w.]+)?: (?:undefined symbol: \S|cannot open shared object file)"
+    r"(?:^|\s)[^\s`'\"]+: (?:error while loading shared libraries: \S+?: cannot open shared object"
+    r" file|symbol lookup error: \S+?: undefined symbol: \S)"
+    r"|(?<!`)\b[^\s:'\"=`]+\.so(?:\.[\w.]+)?: (?:undefined symbol: \S|cannot open shared object file)"
 )
+"""(a name quoted in a document's inline code, "`npu-smi: error while ...", is no program's line)"""
 _LOADER_RE = re.compile(
-    r"(?:^|\s)(?P<prog>\S+): (?:error while loading shared libraries: (?P<lib>\S+?): cannot open"
+    r"(?:^|\s)(?P<prog>[^\s`'\"]+): (?:error while loading shared libraries: (?P<lib>\S+?): cannot open"
     r" shared object file"
     r"|symbol lookup error: (?P<obj>\S+?): undefined symbol: (?P<sym>[^\s,]+)(?:, version (?P<ver>\S+))?)"
-    r"|(?P<dl_obj>[^\s:'\"=]+\.so(?:\.[\w.]+)?): (?:undefined symbol: (?P<dl_sym>[^\s,'\"]+)"
+    r"|(?<!`)\b(?P<dl_obj>[^\s:'\"=`]+\.so(?:\.[\w.]+)?): (?:undefined symbol: (?P<dl_sym>[^\s,'\"`]+)"
     r"|(?P<dl_missing>cannot open shared object file))"
 )
 # the Ascend driver's libraries (the driver's lib64 tree: npu-smi and torch_npu load them) and
@@ -4495,6 +4555,10 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
             # WARN lines (libcuda.so not found ...) are read as NCCL's own
             continue
         prog = ld.group("prog") or "a program"
+        if ld.group("dl_obj") is not None and (
+            "while loading shared" in line or "symbol lookup error" in line
+        ):
+            continue  # ld.so's own line, its program quoted (a document's inline code): not dlopen's
         if (dl_obj := ld.group("dl_obj")) is not None:
             name = dl_obj.rsplit("/", 1)[-1]
             if ld.group("dl_missing"):
@@ -6090,7 +6154,7 @@ NPU_DEVICE_FAULT_SIGNATURE = (
     rf"|\bthrow (?:{_FAULT_NAMES}|ECC ERROR)\b"
     rf"|(?:\b(?:RuntimeError|runtime_error|NPU function error):\s*|\bget ){_FAULT_NAMES}(?![\w\"'\]])"
     rf"|^[ \t]*{_FAULT_NAMES}[,.]"
-    rf"|\b{_FAULT_NAMES}\s+50\d{{4}}\b"
+    rf"|\bWorker_\w+\)?\s+{_FAULT_NAMES}\s+50\d{{4}}\b"
 )
 """A fault name where torch_npu writes it: its task queue's "<NAME> happened, set task queue
 status to ..." and "getRepoStopFlag in Run, throw <NAME>." (NPUQueue.cpp, NPUException.cpp;
@@ -6103,6 +6167,10 @@ _NPU_FAULT_NAME_RE = re.compile(rf"\b(?P<name>{_FAULT_NAMES}|ECC ERROR)\b(?P<res
 # training that went on after the fault: Megatron's (MindSpeed's) " iteration   120/ 1000 |" and
 # MindSpore's "epoch: 1 step: 20, loss is": MindIO's UCE repair resumes at the next step (the
 # MindSpore "UCE fault recover" guide), so the UCE was repaired online
+_PROCESS_ENDED_RE = re.compile(
+    r"RuntimeError: \w|Traceback \(most recent call last\)|\bexitcode\b|exit code|Resuming from"
+    r"|[Ll]oading checkpoint"
+)
 _TRAINING_STEP_RE = re.compile(
     r"\biteration\s+\d+\s*/\s*\d+\s*\||\bepoch:\s*\d+,? step:\s*\d+,? loss is\b"
 )
@@ -6138,7 +6206,13 @@ def _npu_device_faults(lines: list[tuple[int, str, int | None]], report: LogRepo
                 ),
                 default=0,
             )
-        repaired = name == "UCE ERROR" and last_step > no
+        # (a step after the fault is the same process going on only where nothing between says
+        # it died: torch_npu's RuntimeError, a traceback, a launcher's exit, then a restart)
+        repaired = (
+            name == "UCE ERROR"
+            and last_step > no
+            and not any(no < n < last_step and _PROCESS_ENDED_RE.search(t) for n, t, _ in lines)
+        )
         if repaired:
             meaning += "; training went on after it (repaired online, MindIO UCE)"
         report.events.append(
@@ -6182,7 +6256,7 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
     for no, line, tagged in lines:
         if "istAndWatch" in line and (m := _LIST_AND_WATCH_RE.search(line)):
             resource = m.group("res") or m.group("res_old") or "a resource"
-            err = m.group("err") or (m.group("err_old") or "").strip()
+            err = m.group("err") or " ".join((m.group("err_old") or "").split())[:200]
             if resource in plugins:
                 continue
             plugins.add(resource)
@@ -6209,7 +6283,10 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             # the pod worker's reasons (kubelet's images and kuberuntime packages): a container
             # that started and keeps exiting, an image never pulled, a container never created
             if reason == "CrashLoopBackOff":
-                what = "started and keeps exiting (CrashLoopBackOff: its own log says why)"
+                what = (
+                    "was restarted and is backing off (CrashLoopBackOff: it exited, or never "
+                    "started; its log or its last state says why)"
+                )
             elif reason in ("ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull"):
                 what = f"could not start: its image was not pulled ({reason})"
             else:
@@ -6249,7 +6326,7 @@ _FM_UNIT_FAILED_RE = re.compile(
     r"nvidia-fabricmanager\.service(?:: (?:Control process exited, code=\w+, status=(?P<status>\S+)"
     r"|Failed with result '(?P<result>[^']+)')| failed because)"
 )
-_FM_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>\w+) \((?P<sub>[\w-]+)\)")
+_FM_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>\w+) \((?P<sub>[^)\n]*)\)")
 
 
 def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -6263,7 +6340,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
     failed: LogEvent | None = None
     for no, line, tagged in lines:
         s = line.strip()
-        if "fabricmanager" in s and s.startswith("●"):
+        if "fabricmanager" in s and s.startswith(("●", "×", "*", "○")):
             unit_seen = "nvidia-fabricmanager" in s
             continue
         if unit_seen and (a := _FM_ACTIVE_RE.match(line)):
@@ -9166,6 +9243,15 @@ _CPER_MEM_ADDRESS_RE = re.compile(
 _CPER_MEM_DIMM_RE = re.compile(r"\[Hardware Error\]:\s+DIMM location: (?P<dimm>.+)$")
 
 
+def _dimm_said(dimm: str) -> str:
+    """cper.c's DIMM location: "not present. DMI handle: 0x0000" is a DIMM the firmware did not
+    name (dmi_memdev_name found none), not one that is absent."""
+    if dimm.startswith("not present"):
+        handle = dimm.split("DMI handle:", 1)[-1].strip(" .") if "DMI handle" in dimm else ""
+        return "DIMM not identified" + (f" (DMI handle {handle})" if handle else "")
+    return f"DIMM {dimm}"
+
+
 def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``firmware_memory_error`` per firmware record whose section is a memory error: its
     severity (``code_name``), location and physical address; one per location and severity."""
@@ -9178,7 +9264,7 @@ def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     def close(tagged: int | None) -> None:
         if not memory:
             return
-        sev = severity or "severity not in the copy"
+        sev = severity or "unknown"
         where = place.get("loc") or place.get("addr") or "location not in the copy"
         if (sev, where) in seen:
             return
@@ -9188,7 +9274,7 @@ def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             for x in (
                 place.get("loc"),
                 f"physical address {place['addr']}" if "addr" in place else None,
-                f"DIMM {place['dimm']}" if "dimm" in place else None,
+                _dimm_said(place["dimm"]) if "dimm" in place else None,
             )
             if x
         )
@@ -9200,7 +9286,12 @@ def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 rank=tagged,
                 code_name=sev,
                 library="firmware (APEI/CPER)",
-                exception_type=f"the platform firmware reported a {sev} memory error"
+                exception_type=(
+                    f"the platform firmware reported a {sev} memory error"
+                    if severity
+                    else "the platform firmware reported a memory error (its severity is not in "
+                    "the copy)"
+                )
                 + (f" ({said})" if said else ""),
             )
         )
@@ -9218,6 +9309,7 @@ def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             start = start or no
         elif "section_type: memory error" in line:
             memory = True
+            start = start or no  # (a copy without the record's head starts here)
         elif m := _CPER_MEM_LOCATION_RE.search(line):
             place["loc"] = m.group("loc").strip()
         elif m := _CPER_MEM_ADDRESS_RE.search(line):

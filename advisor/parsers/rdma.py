@@ -381,7 +381,7 @@ PERFTEST_SIGNATURE = (
     r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
     r"|Failed to create QP\.|Unable to create QP\.)"
     # a completion error's block copied alone (perftest_resources.c)
-    r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status \d+: wr_id"
+    r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status[- ][^\n]*?: wr_id"
 )
 _PERFTEST_TITLE_RE = re.compile(
     r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
@@ -497,10 +497,15 @@ IBV_WC_STATUS = (
 # perftest's completion error (perftest_resources.c, after "Completion with error at client"):
 # " Failed status %d: wr_id %d syndrom 0x%x" (the work completion's status, an ibv_wc_status,
 # and the vendor's error syndrome), then "scnt=%lu, ccnt=%lu" (work requests posted, completed)
+# (since perftest's commit c7f9e40, 2025: " Failed status-%s (%d): wr_id ..." with
+# ibv_wc_status_str's words; the receiving side's counts are "rcnt=%lu")
 _PERFTEST_STATUS_RE = re.compile(
-    r"^\s*Failed status (?P<status>\d+): wr_id \d+ syndrom (?P<syndrome>0x[0-9a-fA-F]+)"
+    r"^\s*Failed status(?:-(?P<words>[^(\n]+?) \((?P<status2>\d+)\)| (?P<status>\d+)): wr_id \d+"
+    r" syndrom (?P<syndrome>0x[0-9a-fA-F]+)"
 )
-_PERFTEST_COUNTS_RE = re.compile(r"^\s*scnt=(?P<sent>\d+), ccnt=(?P<done>\d+)")
+_PERFTEST_COUNTS_RE = re.compile(
+    r"^\s*(?:scnt=(?P<sent>\d+), ccnt=(?P<done>\d+)|rcnt=(?P<received>\d+))"
+)
 GBIT_PER_MIB = 1048576 * 8 / 1e9
 """Gbit/s in one MiB/s (perftest's MB/sec)."""
 NO_DEVICE = "(device not named)"
@@ -543,6 +548,8 @@ class _PerftestCommand:
     device: str | None
     port: int | None
     server: str | None
+    tcp_port: int | None = None
+    """``-p``/``--port``: the TCP port of its exchange with the server (perftest's 18515 unset)."""
 
 
 def _launch_prefix(prefix: str) -> bool:
@@ -606,6 +613,7 @@ def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
     device: str | None = None
     port: int | None = None
     server: str | None = None
+    tcp_port: int | None = None
     at = 0
     while at < len(words):
         word = words[at]
@@ -618,7 +626,30 @@ def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
             device = value
         elif name in ("i", "ib-port") and value and value.isdigit():
             port = int(value)
-    return _PerftestCommand(line=no, tool=tool.group(0), device=device, port=port, server=server)
+        elif name in ("p", "port") and value and value.isdigit():
+            tcp_port = int(value)
+    return _PerftestCommand(
+        line=no, tool=tool.group(0), device=device, port=port, server=server, tcp_port=tcp_port
+    )
+
+
+_CONNECT_TO_RE = re.compile(r"Couldn't connect to (?P<host>\S+?):(?P<port>\d+)")
+PERFTEST_DEFAULT_TCP_PORT = 18515
+"""perftest's TCP port when ``-p`` is not given (perftest_parameters.h DEF_PORT)."""
+
+
+def _connected_by(pending: list[_PerftestCommand], what: str) -> _PerftestCommand | None:
+    """The command whose server and TCP port a "Couldn't connect to HOST:PORT" names."""
+    if not (m := _CONNECT_TO_RE.search(what)):
+        return None
+    port = int(m.group("port"))
+    for command in reversed(pending):
+        if (
+            command.server == m.group("host")
+            and (command.tcp_port or PERFTEST_DEFAULT_TCP_PORT) == port
+        ):
+            return command
+    return None
 
 
 def _commanded(pending: list[_PerftestCommand], ca: str) -> _PerftestCommand | None:
@@ -640,7 +671,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     device and no command failed."""
     ports: list[HcaPort] = []
     warnings: list[ParseWarning] = []
-    pending: list[_PerftestCommand] = []  # commands since the last run's settings
+    pending: list[_PerftestCommand] = []  # commands no run has been matched to yet
+    failure_open = False  # a run failed before its settings, no command or settings since
     current: HcaPort | None = None
     run: PerftestRun | None = None
     gids: list[str] = []
@@ -650,11 +682,13 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     for no, line, _ in numbered_lines(text):
         if command := _perftest_command(no, line):
             pending.append(command)
+            failure_open = False
             continue
         if t := _PERFTEST_TITLE_RE.match(line):
             title = f"{t.group('test')} {t.group('kind')}"
             continue
         if "Dual-port" in line and (d := _PERFTEST_DEVICE_RE.search(line)):
+            failure_open = False
             ca = d.group("ca")
             cmd = _commanded(pending, ca)
             run = PerftestRun(test=title or (cmd.tool if cmd else "perftest"))
@@ -676,17 +710,26 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                     )
                 )
             ports.append(current)
-            gids, head, title, pending = [], None, None, []
+            # (the commands no run has matched yet stay: clients sent to the background print
+            # their runs after all of them were typed)
+            pending = [c for c in pending if c is not cmd]
+            gids, head, title = [], None, None
             continue
         if run is not None and run.failed and (st := _PERFTEST_STATUS_RE.match(line)):
-            status = int(st.group("status"))
+            status = int(st.group("status") or st.group("status2"))
             name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
             run.failed += f" ({name}, vendor syndrome {st.group('syndrome')})"
             continue
         if run is not None and run.failed and (ct := _PERFTEST_COUNTS_RE.match(line)):
-            run.failed += f", {ct.group('done')} of {ct.group('sent')} work requests completed"
+            run.failed += (
+                f", {ct.group('done')} of {ct.group('sent')} work requests completed"
+                if ct.group("sent") is not None
+                else f", {ct.group('received')} received"
+            )
             continue
         e = _PERFTEST_ERROR_RE.match(line)
+        if e and failure_open:
+            continue  # the same client's next words on its failure ("Unable to open file ...")
         if e and current is None and not pending:
             # the failure's block copied with no command and no settings: a run on a port the
             # copy does not name
@@ -697,8 +740,10 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         if e and pending:
             # the last command stopped before its settings (its device, its TCP exchange with
-            # the server, its resources): the port it names failed
-            cmd = pending[-1]
+            # the server, its resources): the port it names failed; "Couldn't connect to
+            # HOST:PORT" names the command by its server and -p (perftest_communication.c)
+            cmd = _connected_by(pending, e.group("what")) or pending[-1]
+            failure_open = True
             run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=e.group("what"))
             current = HcaPort(
                 ca=cmd.device or NO_DEVICE,
@@ -708,7 +753,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             current.perftest = run
             ports.append(current)
-            gids, head, title, pending = [], None, None, []
+            pending = [c for c in pending if c is not cmd]
+            gids, head, title = [], None, None
             continue
         if current is None or run is None:
             continue
