@@ -195,7 +195,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvidia_smi_query_xml": re.compile(nvidia_smi.QUERY_XML_SIGNATURE, re.M),
     # nvidia-smi's status table: its banner, or its first header row where a copy lost the banner
     "nvidia_smi": re.compile(
-        r"NVIDIA-SMI \S+\s+Driver Version: |\|\s*GPU\s+Name\s+Persistence-M\s*\|"
+        r"NVIDIA-SMI \S+\s+(?:Driver|KMD) Version: |\|\s*GPU\s+Name\s+Persistence-M\s*\|"
         # a GPU's block copied without the table's head: its first row (index, name,
         # persistence | bus id, display | ECC) over its second (fan, temperature, perf, power)
         r"|^\|\s+\d+\s+\S[^|\n]*\s(?:On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]"
@@ -3178,11 +3178,6 @@ def _dcgmi_health(text: str, source: str, out: EvidenceFacts, name: str) -> list
     return warnings
 
 
-XID_HARDWARE = frozenset({48, 63, 64, 74, 79, 92, 94, 95, 119, 120})
-"""Xids of XID_MEANINGS that are the GPU's own (its memory, its links, its firmware), not the
-application's: a GPU whose last one is among them is a fault."""
-
-
 def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``dcgmi dmon``: a GPU whose XIDER (its last Xid) is not 0 as a driver event, the other
     figures said in a note."""
@@ -3196,7 +3191,7 @@ def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 out,
                 source,
                 logs.LogEvent(
-                    kind="gpu_driver_fault" if code in XID_HARDWARE else "gpu_driver_error",
+                    kind="gpu_driver_fault" if code in logs.XID_RESET else "gpu_driver_error",
                     line=sample.line,
                     message=f"dcgmi dmon: {sample.entity} XIDER {xid}",
                     device=device,

@@ -7119,9 +7119,13 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
 # retries": a log cut before that verdict keeps only the retries
 # (newer NCCL, src/os/linux.cc: "socketPollConnect: connect to 10.29.224.148<52333> returned
 # Connection refused, retrying (18/34) after sleep for 1800 msec")
+# (its count, "retrying (34/34)", at its limit is the last retry: NCCL then warns "exceeded error
+# retry count" and fails with ncclRemoteError, src/os/linux.cc; some releases print no address,
+# "socketPollConnect: connect returned No route to host, retrying (26/34) ...")
 _CONNECT_RETRY_RE = re.compile(
     r"Call to connect returned (?P<why>[^,\n]+), retrying"
-    r"|\w+: connect to (?P<peer>\S+?)(?:<(?P<port>\d+)>)? returned (?P<why2>[^,\n]+), retrying"
+    r"|\w+: connect(?: to (?P<peer>\S+?)(?:<(?P<port>\d+)>)?)? returned (?P<why2>[^,\n]+), retrying"
+    r"(?: \((?P<n>\d+)/(?P<max>\d+)\))?"
 )
 
 
@@ -7135,6 +7139,22 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
         host = prefix.group("host") if prefix else None
         pid = prefix.group("pid") if prefix else None
         why = m.group("why") or m.group("why2")
+        last = m.group("n") is not None and m.group("n") == m.group("max")
+        if last:
+            # its last retry: the connect failed for good (a cut log may lack the WARN after it)
+            for ev in report.events:
+                if ev.kind == "nccl_connect_retry" and (ev.host, ev.pid, ev.exception_type) == (
+                    host,
+                    int(pid) if pid else None,
+                    why,
+                ):
+                    ev.code = "exhausted"
+                    ev.line, ev.message = no, line[m.start() :].strip()[:300]
+                    ev.exception_type = (
+                        f"{why} (retries used up: {m.group('n')} of {m.group('max')})"
+                    )
+            if (host, pid, why) in seen:
+                continue
         if (host, pid, why) in seen:
             continue
         seen.add((host, pid, why))
@@ -7147,7 +7167,10 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
                 host=host,
                 pid=int(pid) if pid else None,
                 device=int(prefix.group("dev")) if prefix else None,
-                exception_type=why,
+                code="exhausted" if last else None,
+                exception_type=f"{why} (retries used up: {m.group('n')} of {m.group('max')})"
+                if last
+                else why,
                 library="NCCL",
                 remote_ip=m.group("peer"),
                 port=int(m.group("port")) if m.group("port") else None,
@@ -8899,6 +8922,10 @@ XID_MEANINGS = {
 """What the most common Xids mean and whose they are (NVIDIA's Xid catalog, docs.nvidia.com/deploy/
 xid-errors, its Description column; the application's own are the Xids NVIDIA's Kubernetes device
 plugin leaves a GPU healthy on, PLUGIN_APPLICATION_XIDS below)."""
+XID_RESET = frozenset({48, 64, 79, 95, 119, 120})
+"""Xids after which the GPU needs a reset before any job uses it (the meanings above: a
+double-bit ECC error, a row remap that failed, a GPU off the bus, an uncontained ECC error, the
+GSP firmware timed out or failed): a fault by their number alone."""
 _XID_CAUSE_RE = re.compile(r"caused by previous Xid (\d+)")
 """An Xid the driver logged as the consequence of an earlier one ("45, pid=..., Ch 00000001 caused
 by previous Xid 149"): the earlier one is the fault, this one the channels torn down after it."""
@@ -9037,7 +9064,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             key: tuple[str, ...] = ("xid", where, m.group("xid"))
             what = _xid_said(m.group("xid"), where, m.group("what"))
             code = m.group("xid")
-            fault = bool(_FAULT_WORDS_RE.search(m.group("what")))
+            fault = bool(_FAULT_WORDS_RE.search(m.group("what"))) or int(code) in XID_RESET
         elif "XidCriticalError" in line and (m := _PLUGIN_XID_RE.search(line)):
             # (a time-sliced GPU's replicas, "GPU-...::0", "::1", are one GPU)
             uuid = re.sub(r"::\d+$", "", m.group("uuid")) if m.group("uuid") else None

@@ -761,8 +761,11 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
 # Compute M.". A field NVML could not read prints "ERR!"; "Volatile Uncorr. ECC" is the count of
 # uncorrectable ECC errors since the driver loaded (NVML's volatile counters), "N/A" or "Off"
 # without ECC.
+# (driver 610's banner names the kernel-mode driver and the CUDA user-mode driver:
+# "| NVIDIA-SMI 610.43.02  KMD Version: 610.43.02  CUDA UMD Version: 13.3 |")
 SMI_BANNER_RE = re.compile(
-    r"NVIDIA-SMI (?P<smi>\S+)\s+Driver Version: (?P<driver>\S+)(?:\s+CUDA Version: (?P<cuda>\S+))?"
+    r"NVIDIA-SMI (?P<smi>\S+)\s+(?:Driver|KMD) Version: (?P<driver>\S+)"
+    r"(?:\s+CUDA (?:UMD )?Version: (?P<cuda>\S+))?"
 )
 _SMI_FIRST_RE = re.compile(r"^\s*(?P<gpu>\d+)\s+(?P<name>.*?)\s+(?P<persist>On|Off)\s*$")
 _SMI_BUS_RE = re.compile(
