@@ -7130,8 +7130,8 @@ _CONNECT_RETRY_RE = re.compile(
 
 
 def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One event per process and reason."""
-    seen: set[tuple[str | None, str | None, str]] = set()
+    """One event per process and reason; its last retry (at the limit) marks it exhausted."""
+    seen: dict[tuple[str | None, str | None, str], LogEvent] = {}
     for no, line, tagged in lines:
         if "returned" not in line or not (m := _CONNECT_RETRY_RE.search(line)):
             continue
@@ -7139,27 +7139,9 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
         host = prefix.group("host") if prefix else None
         pid = prefix.group("pid") if prefix else None
         why = m.group("why") or m.group("why2")
-        last = m.group("n") is not None and m.group("n") == m.group("max")
-        if last:
-            # its last retry: the connect failed for good (a cut log may lack the WARN after it)
-            for ev in report.events:
-                if ev.kind == "nccl_connect_retry" and (ev.host, ev.pid, ev.exception_type) == (
-                    host,
-                    int(pid) if pid else None,
-                    why,
-                ):
-                    ev.code = "exhausted"
-                    ev.line, ev.message = no, line[m.start() :].strip()[:300]
-                    ev.exception_type = (
-                        f"{why} (retries used up: {m.group('n')} of {m.group('max')})"
-                    )
-            if (host, pid, why) in seen:
-                continue
-        if (host, pid, why) in seen:
-            continue
-        seen.add((host, pid, why))
-        report.events.append(
-            LogEvent(
+        ev = seen.get((host, pid, why))
+        if ev is None:
+            ev = seen[(host, pid, why)] = LogEvent(
                 kind="nccl_connect_retry",
                 line=no,
                 message=line[m.start() :].strip()[:300],
@@ -7167,15 +7149,17 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
                 host=host,
                 pid=int(pid) if pid else None,
                 device=int(prefix.group("dev")) if prefix else None,
-                code="exhausted" if last else None,
-                exception_type=f"{why} (retries used up: {m.group('n')} of {m.group('max')})"
-                if last
-                else why,
+                exception_type=why,
                 library="NCCL",
                 remote_ip=m.group("peer"),
                 port=int(m.group("port")) if m.group("port") else None,
             )
-        )
+            report.events.append(ev)
+        if m.group("n") is not None and m.group("n") == m.group("max"):
+            # its last retry: the connect failed for good (a cut log may lack the WARN after it)
+            ev.code = "exhausted"
+            ev.line, ev.message = no, line[m.start() :].strip()[:300]
+            ev.exception_type = f"{why} (retries used up: {m.group('n')} of {m.group('max')})"
 
 
 # Ray's autoscaler when no node of the cluster can hold what a task or placement group asks:
