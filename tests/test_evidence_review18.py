@@ -95,8 +95,10 @@ def test_one_ranks_vnic_note_is_not_called_the_misconfiguration() -> None:
 
 def test_ibstats_ibpanic_alone_is_read_as_its_failure() -> None:
     ev = _load("ib01_ibpanic_only.txt")
-    assert ev.files[0].status == "unreadable"
-    assert "stat of IB device 'mlx5_8' failed" in ev.files[0].messages[0].message
+    assert ev.files[0].status == "read" and not ev.hca_ports
+    (gone,) = ev.failures
+    assert gone["kind"] == "rdma_device_unreadable" and gone["line"] == 1
+    assert "RDMA device mlx5_8" in gone["exception_type"]
 
 
 def test_nccl_2_4_2s_net_cu_return_is_read() -> None:

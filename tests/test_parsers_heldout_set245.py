@@ -410,8 +410,9 @@ def test_a_dcgm_check_failing_with_its_internal_error_alone_is_the_tests_own_fai
 def test_ibstats_panic_on_a_missing_device_is_said() -> None:
     ev = load_paths([HELDOUT / "ibstat_a100_8x_hdr200_then_ibpanic_mlx5_8.txt"])
     assert len(ev.hca_ports) == 8 and all(p["active"] for p in ev.hca_ports)
-    (note,) = ev.files[0].messages
-    assert "stat of IB device 'mlx5_8' failed" in note.message
+    (gone,) = ev.failures
+    assert gone["kind"] == "rdma_device_unreadable"
+    assert "stat of IB device 'mlx5_8' failed" in gone["message"]
 
 
 def test_iblinkinfo_lines_a_grep_kept_without_headings_are_read() -> None:

@@ -196,8 +196,8 @@ def test_nvbandwidths_nvml_error_is_its_own_set_up_not_a_copy_that_failed() -> N
 
 def test_ibstats_ibpanic_before_any_device_is_said() -> None:
     ev = _load("azhpcdiag59_ibstat_ibpanic_mlx5_an0_initializing_cut.txt")
-    (said,) = ev.files[0].messages
-    assert said.line == 2 and "stat of IB device 'mlx5_an0' failed" in said.message
+    (said,) = ev.failures
+    assert said["line"] == 2 and "stat of IB device 'mlx5_an0' failed" in said["message"]
     assert [(p["ca"], p["state"]) for p in ev.hca_ports] == [("mlx5_ib0", "Initializing")]
 
 

@@ -2615,8 +2615,9 @@ def _smi_query_xml(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    driver, cuda = nvidia_smi.query_versions(text)
     gpus = [
-        {"source": source, "driver": "", "cuda": "", **asdict(gpu)}
+        {"source": source, "driver": driver, "cuda": cuda, **asdict(gpu)}
         for gpu in nvidia_smi.parse_query(text)
     ]
     _mark_idle(gpus)
@@ -3268,10 +3269,42 @@ def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: s
         )
 
 
+# ibstat's abort on a device the umad library listed (infiniband-diags ibstat.c main(): every name
+# umad_get_cas_names gave is ca_stat()-ed in turn, the first that fails ends the run with
+# IBPANIC("stat of IB device '%s' failed")): that device is listed but its sysfs record cannot be
+# read (a device gone or being reset), and it and every device after it go unreported
+_IBPANIC_RE = re.compile(
+    r"^ibpanic: \[\d+\] main: stat of IB device '(?P<ca>[^'\n]+)' failed(?::[ \t]*(?P<why>[^\n]*))?",
+    re.M,
+)
+
+
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    ports, warnings = rdma.parse(text)
+    panics = list(_IBPANIC_RE.finditer(text))
+    for m in panics:
+        why = (m.group("why") or "").strip()
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="rdma_device_unreadable",
+                line=text.count("\n", 0, m.start()) + 1,
+                message=m.group(0).strip()[:300],
+                device=None,
+                library="ibstat",
+                exception_type=f"ibstat stopped at RDMA device {m.group('ca')}: it is listed "
+                f"but its state cannot be read{f' ({why})' if why else ''}; it and the devices "
+                "after it are not reported",
+            ),
+        )
+    try:
+        ports, warnings = rdma.parse(text)
+    except ParseError:
+        if panics:
+            return []  # the file is ibstat's failure alone: read as that
+        raise
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
-    return warnings
+    return [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
 
 
 def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

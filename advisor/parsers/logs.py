@@ -592,6 +592,7 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
+    rdma_device_unreadable (the importer's, from ibstat's abort),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
@@ -1363,6 +1364,8 @@ def _hccl_errors(
             ev.missing_ranks = _rank_list(unconnected.group("ranks"))
         if cq := _search(_CQE_RE, window):
             _cqe(ev, cq)
+        elif rts := _search(_RTS_CALL_RE, after):
+            _rts_call(ev, rts, after)
         if loc := (
             _search(_LOCATION_RE, window)
             or _search(_SERVER_DEVICE_RE, window)
@@ -1834,6 +1837,7 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 ev.torch_npu_code = code.group(1)
                 ev.message += f", {ev.torch_npu_code}"
             _torch_npu_context(ev, window)
+            _cann_reason_after(lines, index, ev)
             report.events.append(ev)
             continue
         if "function error" not in line:
@@ -1863,7 +1867,26 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             ev.torch_npu_code = code.group(1)
             ev.message += f", {ev.torch_npu_code}"  # the code operators search the log for
         _torch_npu_context(ev, window)
+        _cann_reason_after(lines, index, ev)
         report.events.append(ev)
+
+
+REASON_LINES = 3
+"""How far under torch_npu's failed HCCL call the CANN code that gives its reason may stand."""
+
+
+def _cann_reason_after(lines: list[tuple[int, str, int | None]], index: int, ev: LogEvent) -> None:
+    """A CANN code of another component than HCCL's (EC0010 an operator compiler's Python module
+    that would not import, EL0003 a runtime argument, EE/EZ a device task ...) right under the
+    failed call: CANN logs the reason a call failed after it, so the call's line names it (its
+    own finding says the rest). HCCL's own codes (EI, EJ) have findings that name the call."""
+    for _, after, _ in lines[index + 1 : index + 1 + REASON_LINES]:
+        if (m := _code_match(after)) and not (code := _code_of(m)).startswith(("EI", "EJ")):
+            words = after[m.end() :].strip(" :").strip()
+            ev.message += f"; the reason CANN logged under it: {code}" + (
+                f" ({words[:160]})" if words else ""
+            )
+            return
 
 
 # pytorch ProcessGroupNCCL.cpp (broadcastUniqueNCCLID) and torch_npu's ProcessGroupHCCL: a rank
@@ -2240,6 +2263,33 @@ _CQE_RE = re.compile(
 )
 STAGE_BLOCK_LINES = 12
 """How far one failure's keyword lines (and the call trace after them) may spread."""
+
+
+# a CANN code's TraceBack naming the runtime call that failed under it ("[Call][Rts]call rts api
+# [rtMemcpyAsync] failed, retCode is 107017", the ACL runtime code), the runtime's reason for it
+# ("rtMemcpyAsync execute failed, reason=[driver error:invalid handle]") and, first in the trace,
+# the innermost step ("Convert memory address from virtual to dma physical failed, retCode=
+# 0x7020014.[FUNC:MemcpyAsyncTaskInitV3]...")
+_RTS_CALL_RE = re.compile(r"call rts api \[(?P<call>\w+)\] failed, retCode is (?P<code>\d+)")
+_RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why>[^\]]+)\]")
+_TRACE_FIRST_RE = re.compile(r"^\s*(?P<what>[A-Za-z][^\[\n]*?)\.?\s*(?:\[FUNC:|$)")
+
+
+def _rts_call(ev: LogEvent, rts: re.Match[str], after: list[str]) -> None:
+    """The runtime call a CANN code's TraceBack names as failed, with its code's name, the
+    runtime's reason and the trace's innermost step (the line under "TraceBack")."""
+    code = int(rts.group("code"))
+    said = f"{rts.group('call')} returned {code}"
+    if name := ACL_RT_ERRORS.get(code):
+        said += f" ({name})"
+    if (why := _search(_RTS_REASON_RE, after)) and why.group("call") == rts.group("call"):
+        said += f": {why.group('why')}"
+    trace = next((i for i, t in enumerate(after) if "TraceBack" in t), None)
+    if trace is not None and trace + 1 < len(after):
+        first = _TRACE_FIRST_RE.match(after[trace + 1])
+        if first and not _RTS_CALL_RE.search(after[trace + 1]):
+            said += f", after '{first.group('what').strip()}'"
+    ev.call, ev.exception_type = rts.group("call"), said
 
 
 def _cqe(ev: LogEvent, cq: re.Match[str]) -> None:
@@ -5084,6 +5134,7 @@ _NPU_CALL_RE = re.compile(
 # it answers a caller with (api_c.cc) are left out: a query's answer, not a failure).
 ACL_RT_ERRORS: dict[int, str] = {
     107001: "ACL_ERROR_RT_INVALID_DEVICEID",
+    107017: "ACL_ERROR_RT_INVALID_HANDLE",  # the driver's "invalid handle" (rtErrMap_)
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
@@ -6784,8 +6835,10 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
     if not found:
         return [kernel] if kernel is not None else []
     for ev in found.values():
-        if ev.library == "RUNTIME":
-            _runtime_task_exception(lines, ev)
+        if ev.library == "RUNTIME" and _runtime_task_exception(lines, ev):
+            # a compute core's exception in a model operator, with nothing of HCCL's failing:
+            # the device's exception, with its advice (the operator), not a communication error
+            ev.kind = "npu_device_exception"
     return list(found.values())
 
 
@@ -6810,7 +6863,17 @@ _CORE_EXCEPTION_RE = re.compile(
     r"\b(?:[Tt]here is an? (?P<unit>[\w ]+?) (?:error|exception)(?: exception)?|there is an error of "
     r"(?P<unit2>[\w ]+?)|the error is (?P<unit3>[\w ]+?))\s*, core id is (?P<core>\d+)"
 )
-_ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]+)\.")
+_ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]*[^.\s])")  # (its period cut with the copy)
+# the runtime's question to the driver after a core's exception (hicann/runtime
+# device_error_core_proc.cc CheckSmmuFault: "Get isSmmuFault is %d." from
+# NpuDriver::GetSmmuFaultValid): 1 when the device's SMMU recorded a translation fault, the task
+# having touched an address outside the memory mapped for it
+_SMMU_FAULT_RE = re.compile(r"\bGet isSmmuFault is 1\b")
+# HCCL's own AIV collectives ("fault kernel_name=aiv_all_reduce_..."): a core exception in one of
+# them is the collective's, not a model operator's
+_HCCL_AIV_KERNEL_RE = re.compile(
+    r"^aiv_(?:all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|broadcast|reduce|sync)", re.I
+)
 # the runtime's word of the FFTS+ task that failed ("fftsplus task execute failed, dev_id=0,
 # stream_id=4, task_id=0, context_id=0, thread_id=0, err_type=12[fftsplus aivector error]") and
 # the kernel it ran ("fault kernel_name=IncreFlashAttention_..."), the name cut at its hash
@@ -6820,11 +6883,14 @@ _FFTS_ERR_TYPE_RE = re.compile(
 _FAULT_KERNEL_RE = re.compile(r"\bfault kernel_name=(?P<name>[\w.-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)")
 
 
-def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> None:
+def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> bool:
     """What the device said of the runtime's failed task (its unit, error code and words, and the
-    kernel task's result) in the lines under the runtime's first ERROR line, said with it."""
+    kernel task's result) in the lines under the runtime's first ERROR line, said with it; True
+    when it was a compute core's exception in a kernel that is not one of HCCL's collectives (a
+    model operator's fault, not the communication's)."""
     after = [t for no, t, _ in lines if ev.line <= no <= ev.line + PLOG_TRACE_LINES]
     said: list[str] = []
+    operator = False
     if exc := _search(_TASK_EXCEPTION_WORDS_RE, after):
         said.append(
             f"{exc.group('unit')} task exception, errcode {exc.group('code')} "
@@ -6833,10 +6899,18 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
     if core := _search(_CORE_EXCEPTION_RE, after):
         words = _search(_ERROR_STR_RE, after)
         unit = (core.group("unit") or core.group("unit2") or core.group("unit3")).strip()
-        unit = unit if unit.endswith("error") else f"{unit} error"
+        unit = unit.removeprefix("exception of ")  # "there is an exception of fftsplus aivector
+        unit = unit if unit.endswith("error") else f"{unit} error"  # error, core id is 7"
+        what = ""
+        if words:  # (its words as far as the copy keeps them)
+            cut = words.string[words.end() : words.end() + 1] != "."
+            what = f" ({words.group('what').strip()}{' ...' if cut else ''})"
+        said.append(f"{unit} exception on core {core.group('core')}{what}")
+        operator = True
+    if _search(_SMMU_FAULT_RE, after):
         said.append(
-            f"{unit} exception on core {core.group('core')}"
-            + (f" ({words.group('what').strip()})" if words else "")
+            "SMMU fault (the device's memory management unit refused an address the task had "
+            "not mapped: an out-of-bounds access by the kernel)"
         )
     if ret := _search(_KERNEL_RETCODE_RE, after):
         said.append(f"kernel task retCode {ret.group('ret')}")
@@ -6844,8 +6918,10 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
         said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
     if kernel := _search(_FAULT_KERNEL_RE, after):
         said.append(f"in kernel {kernel.group('name')}")
+        operator = operator and not _HCCL_AIV_KERNEL_RE.match(kernel.group("name"))
     if said:
         ev.exception_type = f"{ev.exception_type}: {', '.join(said)}"
+    return operator
 
 
 # The device's driver (DRV), HCCP (the NPU's network service), the RoCE driver (ROCE) and the
@@ -10552,13 +10628,23 @@ def _nhc_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -
     if any("]] FAIL" in t or "]] ABORT" in t for _, t, _ in lines):
         _autopilot_failures(lines, report)
     seen: set[tuple[str | None, str]] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "ERROR:" not in line:
             continue
         stripped = line.strip()
         if m := _NHC_FAILED_RE.match(stripped):
             check = m.group("check") or ""
             what = f"{check}: {m.group('what')}" if check else m.group("what")
+            # a check's message over several lines (check_nvlink_status lists each inactive
+            # link on an indented line of its own under the first): one failure, all its lines
+            more: list[str] = []
+            for _, after, _ in lines[index + 1 : index + 33]:
+                if not after[:1].isspace() or not after.strip() or "ERROR:" in after:
+                    break
+                more.append(after.strip())
+            if more:
+                what = f"{what}, {', '.join(more)}"
+                stripped = f"{stripped}, {', '.join(more)}"
         elif m := _NHC_NO_RESULT_RE.match(stripped):
             check, what = "", "no result reported (the node's health check never answered)"
         else:

@@ -1022,6 +1022,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.retire_pending = value == "Yes"
     elif where.startswith("Retired Pages") and key.endswith("Bit ECC") and number is not None:
         gpu.retired_pages = (gpu.retired_pages or 0) + number
+    elif not path and key == "Performance State" and re.fullmatch(r"P\d{1,2}", value):
+        gpu.perf = value  # -d PERFORMANCE prints it at the GPU's top level
     elif where == "Fabric" and key == "Status" and value:
         gpu.fabric_status = value
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
@@ -1075,6 +1077,19 @@ def xml_query_as_text(text: str) -> str:
     return "\n".join(out)
 
 
+# the log's header above its GPUs: "Driver Version : 580.105.06", "CUDA Version : 13.0" (or "Not
+# Found" where no CUDA driver library is installed, as on a vGPU host)
+_QUERY_VERSION_RE = re.compile(
+    r"^(?P<key>Driver Version|CUDA Version)\s*:\s*(?P<value>\d+(?:\.\d+)+)\s*$", re.M
+)
+
+
+def query_versions(text: str) -> tuple[str, str]:
+    """The driver and CUDA versions of ``nvidia-smi -q``'s header ("" where not printed)."""
+    found = {m.group("key"): m.group("value") for m in _QUERY_VERSION_RE.finditer(text)}
+    return found.get("Driver Version", ""), found.get("CUDA Version", "")
+
+
 def parse_query(text: str) -> list[SmiGpu]:
     """The health sections of ``nvidia-smi -q`` per GPU (its ECC counts, row remapping, page
     retirement and the clock slowdowns active); raises ParseError when no section is there."""
@@ -1082,6 +1097,7 @@ def parse_query(text: str) -> list[SmiGpu]:
     current: SmiGpu | None = None
     stack: list[tuple[int, str]] = []  # (indent, section) of the sections the line is under
     by_gpu_line = False  # the output names each GPU's record by its own line (no grep guessing)
+    headed = any(_QUERY_GPU_RE.match(line.strip()) for _, line, _ in numbered_lines(text))
     for no, line, _ in numbered_lines(text):
         if not line.strip() or line.lstrip().startswith(("$", "[...]", "...", "=")):
             continue
@@ -1105,8 +1121,11 @@ def parse_query(text: str) -> list[SmiGpu]:
             stack.append((indent, key))  # a section's name
             continue
         if current is None:
-            if not (stack or key == "Product Name"):
-                continue  # the log's own header (Timestamp, Driver Version ...)
+            if headed or not (stack or key == "Product Name"):
+                # the log's own header (Timestamp, Driver Version ..., and where the output
+                # heads its GPUs by their lines, its sections above the first, such as "vGPU
+                # Driver Capability" on a vGPU host): not a GPU's
+                continue
             current = SmiGpu(gpu=len(gpus), name="", line=no, query="q")  # a grepped section
             gpus.append(current)
         _query_gpu(current, [s for _, s in stack], key, value)
