@@ -220,6 +220,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "log": re.compile(
         r"Work[NH]CCL\(SeqNum=|ChildFailedError|[Ll]ast enqueued (?:[NH]CCL )?work"
         r"|ProcessGroup[NH]CCL preparing to dump debug info"
+        r"|\] PostProcess\] This node could be redundant and is not successfully registered"
+        r"|Start worker process with rank id:\s*\d+, log file:"
+        # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
+        # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
+        r"|\bnccl[A-Z][a-z]+Error: [^\n]*\n[^\n]*Last error:"
         r"|waiting for (?:clients|workers)\. \d+/\d+ (?:clients|workers) joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
@@ -1218,6 +1223,13 @@ HTML_TAG_SCAN_CHARS = 200_000
 """How far into a file its tags are counted (a page's markup starts early)."""
 
 
+# a box-drawn table (npu-smi's, nvidia-smi's) whose line breaks a page lost: three of its borders
+# on one line, a "|" cell between them
+_FLAT_TABLE_RE = re.compile(r"\+[-=+]{10,}\+[^\n]*?\|[^\n]*?\+[-=+]{10,}\+[^\n]*?\+[-=+]{10,}\+")
+_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+[-=+]{10,}\+)[ \t]*")
+_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|)")
+
+
 def _unwrap(text: str) -> tuple[str, list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
     hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
@@ -1254,6 +1266,21 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         # a page that made an address a link ("[10.29.214.5](http://10.29.214.5/)")
         text, n = _AUTOLINK_RE.subn(r"\1", text)
         notes.append(f"{n} Markdown link(s) of an address read as the address")
+    if "+---" in text and (flat := _FLAT_TABLE_RE.search(text)):
+        # a page that lost a table's line breaks (a blog's "npu-smi info # ...: +-----+ | npu-smi
+        # 21.0.4 Version: ... | +----+----+ | NPU Name | Health | ..." on one line): its rows
+        # back on lines of their own, at its borders and where one row's "|" meets the next's
+        line_no = text.count("\n", 0, flat.start()) + 1
+        start = text.rfind("\n", 0, flat.start()) + 1
+        end = text.find("\n", flat.start())
+        end = len(text) if end < 0 else end
+        row = _FLAT_BORDER_RE.sub(r"\n\1\n", text[start:end])
+        row = _FLAT_ROWS_RE.sub("|\n|", row).strip("\n")
+        text = text[:start] + row + text[end:]
+        notes.append(
+            f"a table flattened onto line {line_no} (its line breaks lost) split at its borders "
+            f"and rows into {row.count(chr(10)) + 1} lines: line numbers from there on count them"
+        )
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
     for what, prefix in _LINE_PREFIXES:

@@ -130,8 +130,8 @@ _LAUNCHER_PREFIXES = (
 
 # The process a Ray (or vLLM, SkyPilot) prefix names: its pid, and the node (ip=) it ran on
 WORKER_PREFIX_RE = re.compile(
-    r"^(?:\[[^\]]*\] )?\((?:[\w.:-]+,? ){0,3}(?:rank=\d+,? )?pid=(?P<pid>\d+)"
-    r"(?:, ip=(?P<node>[\w.:-]+))?\)"
+    r"^(?:\[[^\]]*\] )?\((?:(?P<name>[A-Za-z][\w.:-]*),? )?(?:[\w.:-]+,? ){0,2}(?:rank=\d+,? )?"
+    r"pid=(?P<pid>\d+)(?:, ip=(?P<node>[\w.:-]+))?\)"
 )
 
 

@@ -838,6 +838,9 @@ _COMMAND_RE = re.compile(
     # -ub_ping -i 0 -src_eid ..." (-t: a test)
     r"|-[gt]\s+-(?P<query950>\w+)\s+-i\s+(?P<dev950>\d+)\b)"
 )
+# Ascend 950's port of a device, after the device (its HCCN Tool reference: "-i 0 -u 0 -p 4",
+# logical device 0, UDie 0, port 4)
+_UB_PORT_ARGS_RE = re.compile(r"\s-i\s+\d+\s+-u\s+(\d+)\s+-p\s+(\d+)\b")
 _STATE_OF = {"link": "link", "net_health": "net_health"}
 """The queries whose answer is one state of the port (asked twice, a change is said)."""
 _QUERY_ALIASES = {"ub_ping": "ping", "peak_bw": "bandwidth"}
@@ -1294,6 +1297,11 @@ def parse_bundle(text: str) -> Bundle:
             if (host, device) not in by_device:
                 by_device[(host, device)] = port
                 ports.append(port)
+            if port.die_port is None and 0 < no <= len(lines):
+                # Ascend 950's command names the port it asked: "hccn_tool -g -link -i 0 -u 0
+                # -p 4" (UDie 0, port 4)
+                if ub := _UB_PORT_ARGS_RE.search(lines[no - 1]):
+                    port.die_port = f"UDie {ub.group(1)} port {ub.group(2)}"
         else:
             head = body[0][1].strip() if body else ""
             named = _PING_DEVICE_RE.match(head) or _LLDP_IFACE_RE.match(head)

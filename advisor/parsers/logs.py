@@ -178,7 +178,8 @@ _CODE_RE = re.compile(
 # runtime's "EE9999  fftsplus task execute failed, dev_id=7, ..." (a code-like word inside a
 # line, "disk ES3000  v5", is none). Matched apart: an anchored alternative in _CODE_RE would be
 # tried at every position of every line.
-_LEAD_CODE_RE = re.compile(r"\s*(?P<code3>E[A-Z]\d{4})(?=\s{2,}[a-z])")
+# (or a module's stage tags: "EH9999  [Init][Env]init env failed![FUNC:ReportInnerError]...")
+_LEAD_CODE_RE = re.compile(r"\s*(?P<code3>E[A-Z]\d{4})(?=\s{2,}(?:[a-z]|\[[A-Z][a-z]+\]))")
 
 
 def _code_match(line: str) -> re.Match[str] | None:
@@ -592,7 +593,7 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
-    rdma_device_unreadable (the importer's, from ibstat's abort),
+    rdma_device_unreadable (the importer's, from ibstat's abort), mindspore_unregistered,
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
@@ -639,6 +640,10 @@ class LogEvent:
     call: str | None = None
     """The HCCL API that returned an error (torch_npu's "HCCL function error: <call>(...)")."""
     torch_npu_code: str | None = None
+    worker: str | None = None
+    """The worker a Ray or vLLM prefix names before the line ("Worker_TP3", "RayWorker"): with
+    no global rank printed, the process by its role (a TP index is the worker's place in its
+    engine, not a rank)."""
     """torch_npu's own ERRnnnnn code printed with the failure ("ERR02200 DIST call hccl api
     failed"); ``code`` is then what the call itself returned."""
     missing_ranks: list[int] | None = None
@@ -938,6 +943,8 @@ def parse(text: str) -> LogReport:
         _bmc_fault_events(lines, report)
     if "event_id=" in text:
         _dms_fault_events(lines, report)
+    if "not successfully registered" in text:
+        _mindspore_unregistered(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -1025,6 +1032,9 @@ def parse(text: str) -> LogReport:
             return report  # Fabric Manager's service running, its journal without an error
         if not report.events and GLOO_CONNECTED_RE.search(text):
             return report  # gloo's full mesh connected, every peer: a run's log, healthy
+        if not report.events and "Start worker process" in text and MSRUN_WORKER_RE.search(text):
+            _msrun_start_notes(lines, report)
+            return report  # MindSpore's msrun starting its workers: a launch, healthy so far
         torn_down = not report.events and "destroyed cuda before watchdog loop exited" in text
         if torn_down:
             # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
@@ -1114,6 +1124,7 @@ def parse(text: str) -> LogReport:
                 # the Ray / vLLM worker that printed the line, and the node Ray names
                 ev.pid = ev.pid if ev.pid is not None else int(wp.group("pid"))
                 ev.host = ev.host or wp.group("node")
+                ev.worker = ev.worker or wp.group("name")
             elif ev.host is None and (pdsh := PDSH_PREFIX_RE.match(line)):
                 ev.host = pdsh.group("host")  # the node pdsh ran the command on
         if ev.host is None and pdsh_hosts is None:
@@ -1288,7 +1299,7 @@ def _hccl_errors(
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
         after = []
-        for after_no, nxt, _ in lines[index + 1 : index + 8]:
+        for after_no, nxt, _ in lines[index + 1 : index + 1 + CODE_BLOCK_LINES]:
             if _code_match(nxt):
                 break
             after.append(nxt)
@@ -1317,6 +1328,16 @@ def _hccl_errors(
             if after and after[0][:1].islower() and message[-1:].isalpha():
                 # (its next line the rest of a word the copy wrapped: "happe" / "n error, ...")
                 message += after[0].strip()
+        elif "\\n" in line[m.start() :] and m.start() > FLAT_LINE_CHARS // 3:
+            # a Python repr of an exception's message on one line, its line breaks written "\n"
+            # ("...an exception occurred : ('...EL9999[PID: 7136] ... (EL9999):  [drv api]
+            # halDeviceEnableP2P failed: ...!\n        TraceBack ..."): from the code to the
+            # first of them, the code's own line
+            parts = [p.strip() for p in line[m.start() :].split("\\n", 4)]
+            message = parts[0]
+            if message.endswith("Inner Error!"):
+                # ("EL9999: Inner Error!" heads the code's line with its facts, as on two lines)
+                message = next((p for p in parts[1:4] if code in p), message)
         if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
             # the device's error report names its chip on the code line and the error on the
             # next ("there is a fftsplus sdma error, sdma channel is 2,")
@@ -1366,6 +1387,8 @@ def _hccl_errors(
             _cqe(ev, cq)
         elif rts := _search(_RTS_CALL_RE, after):
             _rts_call(ev, rts, after)
+        if _DEVICE_ERROR_HEAD_RE.search(line) and (asserted := _ascendc_assertion(lines, index)):
+            ev.message = f"{ev.message} / {asserted}"[:600]
         if loc := (
             _search(_LOCATION_RE, window)
             or _search(_SERVER_DEVICE_RE, window)
@@ -2292,6 +2315,30 @@ def _rts_call(ev: LogEvent, rts: re.Match[str], after: list[str]) -> None:
     ev.call, ev.exception_type = rts.group("call"), said
 
 
+# an Ascend C kernel's own assert, printed by the device above the exception it raises
+# ("[ASSERT] [CANN_VERSION : 1.0.0][TimeStamp : 202602] /.../ascendc/cholesky/cholesky.h:322:
+# Assertion `b1 > 0.0f' The factorization could not be completed because ..."; Ascend C's
+# ascendc_assert prints "[ASSERT]", the file and line, the expression and the kernel's words)
+_ASCENDC_ASSERT_RE = re.compile(
+    r"\[ASSERT\][^\n]{0,120}?(?:^|[\s/])(?P<file>[\w.-]+\.(?:h|cpp|cc)):(?P<no>\d+): "
+    r"Assertion `(?P<expr>[^`'\n]*)'\s*(?P<words>[^\n]{0,240})"
+)
+ASCENDC_ASSERT_LINES = 40
+"""How far above a device's error report its kernel's assertion may stand."""
+
+
+def _ascendc_assertion(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """The Ascend C kernel assertion printed above the device error report at ``index``."""
+    for _, text, _ in reversed(lines[max(0, index - ASCENDC_ASSERT_LINES) : index]):
+        if "[ASSERT]" in text and (m := _ASCENDC_ASSERT_RE.search(text)):
+            words = m.group("words").strip()
+            return (
+                f"the kernel's assertion {m.group('file')}:{m.group('no')} `{m.group('expr')}` "
+                f"failed{f': {words}' if words else ''} (the kernel's input, not the device)"
+            )
+    return None
+
+
 def _cqe(ev: LogEvent, cq: re.Match[str]) -> None:
     """This rank's device and address, and the peer device whose transfer failed."""
     ev.device = int(cq.group("dev")) if ev.device is None else ev.device
@@ -2569,6 +2616,42 @@ _RAS_GROUP_ROW_RE = re.compile(
     r"^\s*(?P<group>\d+)\s+(?P<comms>\d+)\s+(?P<nodes>\d+)\s+\d+\s+(?P<ranks>\d+)\s+\d+\s+"
     r"(?P<status>[A-Z][A-Z,]*)\s+(?P<errors>[A-Z][A-Z,]*)\s*$"
 )
+
+
+# MindSpore's msrun (mindspore/parallel/cluster/process_entity/_api.py) as it starts each local
+# worker: "Start worker process with rank id:0, log file:output/msrun_log/worker_0.log.
+# Environment variable [RANK_ID] is exported." (newer: "[RANK_ID=0]"), each worker's own log in
+# the file it names
+MSRUN_WORKER_RE = re.compile(
+    r"Start worker process with rank id:\s*(?P<rank>\d+), log file:\s*(?P<log>[^\s,]+?)\.?(?:\s|$)"
+)
+
+
+def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of the workers msrun started: how many, their rank ids and where their logs are."""
+    ranks: list[int] = []
+    logs_at: list[str] = []
+    first = 0
+    for no, line, _ in lines:
+        if "Start worker process" in line and (m := MSRUN_WORKER_RE.search(line)):
+            first = first or no
+            ranks.append(int(m.group("rank")))
+            logs_at.append(m.group("log"))
+    shown = sorted(set(ranks))
+    span = (
+        f"{shown[0]}-{shown[-1]}"
+        if shown == list(range(shown[0], shown[-1] + 1)) and len(shown) > 2
+        else ", ".join(map(str, shown))
+    )
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message=f"MindSpore msrun started {len(ranks)} worker process(es), rank id(s) {span}; "
+            f"each worker's own log is in the file named (the first {logs_at[0]}): read those "
+            "for how the job went",
+            skipped=False,
+        )
+    )
 
 
 def _ras_summary_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3986,22 +4069,37 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
             # wrapped at a fixed width inside its "(host, port)": the next line ends it
             line = line.rstrip("\n") + lines[index + 1][1].lstrip()
         if "timed out" in line and (w := _STORE_WAIT_RE.search(line)):
-            if any("- retrying (try=" in nxt for _, nxt, _ in lines[index + 1 : index + 3]):
-                continue  # one attempt of several: the client's retry line that follows says so
+            amount = int(w.group("ms") or w.group("ms2") or w.group("ms4"))
+            amount_ms = amount * 1000 if w.group("unit") == "s" else amount
+            retry = next(
+                (
+                    r
+                    for _, nxt, _ in lines[index + 1 : index + 3]
+                    if (r := _TCP_CLIENT_RE.search(nxt))
+                ),
+                None,
+            )
+            if (
+                retry is not None
+                and retry.group("how") == "retrying"
+                and (amount_ms < int(retry.group("ms")))
+            ):
+                # one attempt of several: the client's retry line that follows says so (but
+                # an attempt that already waited the client's whole time-out is its end)
+                continue
             where = (w.group("ip") or w.group("host") or w.group("host3") or "").strip()
             port_text = w.group("port") or w.group("port2") or w.group("port3")
             port = int(port_text) if port_text else None
             if (tagged, where, port) in waited:
                 continue
             waited.add((tagged, where, port))
-            amount = int(w.group("ms") or w.group("ms2") or w.group("ms4"))
             ev = LogEvent(
                 kind="store_timeout",
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
                 port=port,
-                timeout_ms=amount * 1000 if w.group("unit") == "s" else amount,
+                timeout_ms=amount_ms,
                 exception_type="waiting for the store" if w.group("ip") else "connecting",
             )
             if where and (_IPV4_RE.fullmatch(where) or ":" in where):
@@ -4394,8 +4492,20 @@ interleave)."""
 # mapped to object at address 0x28)", then its backtrace; the process ends there
 _UCX_SIGNAL_RE = re.compile(
     r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\s*:\s*\d+:\s*\d+\] Caught signal (?P<num>\d+) "
-    r"\((?P<what>[^)\n]*)\)"
+    r"\((?P<what>[^)\n]*)\)?"  # (its words may be cut with the copy: "(Bus error")
 )
+
+
+def _nccl_devices_by_pid(lines: list[tuple[int, str, int | None]]) -> dict[tuple[str, int], int]:
+    """The CUDA device each process's NCCL lines name ("host:pid:tid [dev] NCCL INFO ..."), by
+    host and pid: the GPU of a process whose crash names only its pid."""
+    found: dict[tuple[str, int], int] = {}
+    for _, line, _ in lines:
+        if " NCCL " in line and (m := _NCCL_PREFIX_RE.search(line)):
+            found.setdefault((m.group("host"), int(m.group("pid"))), int(m.group("dev")))
+    return found
+
+
 # a backtrace frame inside NCCL: "4 0x...50853 ncclGetUniqueId()  ???:0", "... libnccl.so.2:0"
 _NCCL_FRAME_SYMBOL_RE = re.compile(r"\b(nccl[A-Z]\w*)\(|(libnccl\.so)")
 UCX_BACKTRACE_LINES = 40
@@ -4536,6 +4646,39 @@ _WATCHDOG_DIED_RE = re.compile(
 )
 
 
+# a CUDA kernel's own assert (CUDA's device-side assert, which PyTorch's kernels use to check
+# their inputs, prints the file, line, block and thread): "/.../aten/src/ATen/native/cuda/
+# Loss.cu:94: operator(): block: [117,0,0], thread: [26,0,0] Assertion `input_val >= zero &&
+# input_val <= one` failed." — the "device-side assert triggered" the CUDA error names later
+_KERNEL_ASSERT_RE = re.compile(
+    r"(?P<file>[^\s:/]+\.cuh?):(?P<no>\d+): [^\n]{0,200}?\bblock: \[[\d,]+\], thread: "
+    r"\[[\d,]+\] Assertion `(?P<expr>[^`'\n]*)[`'] failed"
+)
+KERNEL_ASSERT_LINES = 400
+"""How far above a "device-side assert triggered" error its kernel's assertion lines may stand."""
+
+
+def _kernel_assertion(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """The kernel assertion that a "device-side assert triggered" error at ``index`` followed:
+    its file, line and expression, with how many threads printed it."""
+    found: re.Match[str] | None = None
+    threads = 0
+    for _, text, _ in lines[max(0, index - KERNEL_ASSERT_LINES) : index]:
+        if "Assertion" in text and (m := _KERNEL_ASSERT_RE.search(text)):
+            if found is None or (m.group("file"), m.group("no")) == (
+                found.group("file"),
+                found.group("no"),
+            ):
+                found, threads = found or m, threads + 1
+    if found is None:
+        return None
+    return (
+        f"the kernel's assertion {found.group('file')}:{found.group('no')} "
+        f"`{found.group('expr')}` failed ({threads} thread(s)): a value the kernel checks was out "
+        "of its range, the program's input, not the GPU"
+    )
+
+
 def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int, str]] = set()
     records: set[str] = set()  # the records' own "[Rank N]" read so far
@@ -4573,6 +4716,9 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         if last := _last_error(lines, index):
             ev.exception_type = last[:200]
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
+        elif "device-side assert" in what and (asserted := _kernel_assertion(lines, index)):
+            ev.exception_type = asserted
+            ev.message = f"{ev.message} / {asserted}"[:500]
         report.events.append(ev)
 
 
@@ -4679,6 +4825,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     by_handler: list[LogEvent] = []
     handled: set[int] = set()
     shell_ended: set[int] = set()
+    device_of_pid: dict[tuple[str, int], int] | None = None  # read once a handler's line is met
     for index, (no, line, tagged) in enumerate(lines):
         text = line.strip()
         if "failed to run" in line and (cr := _COLOSSALAI_RUN_RE.match(text)):
@@ -4782,6 +4929,8 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     ),
                     None,
                 )
+                if device_of_pid is None:
+                    device_of_pid = _nccl_devices_by_pid(lines)
                 by_handler.append(
                     LogEvent(
                         kind="launcher_exit",
@@ -4791,6 +4940,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         host=us.group("host"),
                         pid=pid,
                         rank=rank_of_pid.get(pid),
+                        device=device_of_pid.get((us.group("host"), pid)),
                         exit_code=-int(us.group("num")),
                         call=inside,
                         library="NCCL" if inside else None,
@@ -6918,7 +7068,8 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
         said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
     if kernel := _search(_FAULT_KERNEL_RE, after):
         said.append(f"in kernel {kernel.group('name')}")
-        operator = operator and not _HCCL_AIV_KERNEL_RE.match(kernel.group("name"))
+        # a kernel the runtime names as failed is an operator's unless it is one of HCCL's
+        operator = not _HCCL_AIV_KERNEL_RE.match(kernel.group("name"))
     if said:
         ev.exception_type = f"{ev.exception_type}: {', '.join(said)}"
     return operator
@@ -7519,6 +7670,9 @@ _TORCH_NPU_ERROR_RE = re.compile(
     r"(?P<code>ERR\d{5}) (?P<what>.+)$"
 )
 TORCH_NPU_WINDOW_LINES = 3
+CODE_BLOCK_LINES = 7
+"""How far under a CANN code line the lines its block reads (its reason, TraceBack, and
+torch_npu's ERR line with the same process) may stand."""
 """How close another event's line may stand to a torch_npu ERR line and explain it already."""
 
 
@@ -7816,6 +7970,11 @@ _NOT_ERROR_RE = re.compile(
     re.IGNORECASE,
 )
 ERROR_WORDS_AFTER_LEVEL = 200
+ERROR_PAIR_LINES = 2
+"""How close under an ERROR line of its own words (no traceback's part) the line whose words say
+what failed may stand for both to be quoted as one error."""
+# a logged traceback's lines, which a logger's ERROR level leads one by one (vLLM's workers)
+_TRACEBACK_PART_RE = re.compile(r"Traceback \(most recent|File \"|^\W*$|\b(?:ERROR|CRITICAL)\b\W*$")
 """How far after a line that is an error only by its level a line whose words say what failed
 is looked for (the exception a logged traceback ends in)."""
 
@@ -7830,6 +7989,21 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         if _NOT_ERROR_RE.search(line) or _BELOW_ERROR_RE.match(line):
             continue
         if _ERROR_WORDS_RE.search(line):
+            if (
+                level_only is not None
+                and no - level_only[0] <= ERROR_PAIR_LINES
+                and not _TRACEBACK_PART_RE.search(level_only[1])
+            ):
+                # an ERROR line of its own words just above ("[ERROR]current kernel primary
+                # version(5.4.0-125-generic) is different from the driver(6.8.0-41-generic).",
+                # then "[ERROR]driver vermagic check failed."): the first says why, both are
+                # quoted, from the first
+                return LogEvent(
+                    kind="log_error",
+                    line=level_only[0],
+                    message=f"{level_only[1].strip()[:300]} / {line.strip()[:200]}",
+                    rank=level_only[2],
+                )
             return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
         if level_only is None and _ERROR_LEVEL_RE.search(line):
             level_only = (no, line, tagged)
@@ -7911,7 +8085,10 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
             continue
         pid = int(m.group("pid"))
         if any(
-            abs(no - other) <= TORCH_NPU_WINDOW_LINES and other_pid in (None, pid)
+            (abs(no - other) <= TORCH_NPU_WINDOW_LINES and other_pid in (None, pid))
+            # a code of the same process above it, its TraceBack between (a code's block reads
+            # up to CODE_BLOCK_LINES after it)
+            or (other_pid == pid and 0 < no - other <= CODE_BLOCK_LINES)
             for other, other_pid in near
         ):
             continue  # that event explains it (another process's event next to it does not)
@@ -10085,8 +10262,14 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     loopback: set[str] = set()
     link_local: set[str] = set()
     ib_off: set[str] = set()  # hosts whose environment set NCCL_IB_DISABLE=1
+    no_verbs: set[str] = set()  # hosts where NCCL could not open libibverbs
     for no, line, tagged in lines:
-        if "NET/" not in line and "Using network" not in line and "NCCL_IB_DISABLE" not in line:
+        if (
+            "NET/" not in line
+            and "Using network" not in line
+            and "NCCL_IB_DISABLE" not in line
+            and "libibverbs" not in line
+        ):
             continue
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
         if host_m is None:
@@ -10094,6 +10277,8 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         host = host_m.group("host")
         if "NCCL_IB_DISABLE set by environment to 1" in line:
             ib_off.add(host)
+        if "Failed to open libibverbs" in line:
+            no_verbs.add(host)  # NCCL's IB transport has no verbs library: it finds no device
         if "WARN" in line and (pf := _NET_PLUGIN_FAILED_RE.search(line)):
             plugin_failed.setdefault(host, pf.group(0))
         if (net := _NET_CHOSEN_RE.search(line)) is not None:
@@ -10119,9 +10304,12 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 rank=tagged,
                 host=host,
                 library="NCCL",
-                exception_type="NCCL sets its channels up over TCP sockets"
+                exception_type="NCCL found no InfiniBand/RoCE device and uses TCP sockets"
+                if no_ib or host in no_verbs
+                else "NCCL sets its channels up over TCP sockets"
                 if channel
-                else "NCCL found no InfiniBand/RoCE device and uses TCP sockets",
+                # (the log does not say why: no device found, or NCCL_NET=Socket chose it)
+                else "NCCL chose its socket network ('Using network Socket')",
             )
         if (
             using is not None
@@ -10164,10 +10352,10 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     many = len(report.hosts) >= 2
     for host in ib_off & set(per_host):
         # NCCL did not look for InfiniBand/RoCE devices: the environment turned them off
-        per_host[host].exception_type = (per_host[host].exception_type or "").replace(
-            "NCCL found no InfiniBand/RoCE device and uses TCP sockets",
-            "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets",
-        )
+        if per_host[host].exception_type != "NCCL sets its channels up over TCP sockets":
+            per_host[
+                host
+            ].exception_type = "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets"
     for host, ev in per_host.items():
         if chosen.get(host, "Socket") != "Socket":
             continue  # a net plugin (libfabric's, EFA's) carries it after all
@@ -10619,6 +10807,43 @@ def _autopilot_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 code=m.group("check"),
                 library="IBM Autopilot",
                 exception_type=what[:200],
+            )
+        )
+
+
+# MindSpore's dynamic cluster (msrun or its scheduler): a worker that got no rank from the
+# scheduler after the cluster built ("[WARNING] DISTRIBUTED(22503,...):... [.../cluster/
+# cluster_context.cc:268] PostProcess] This node could be redundant and is not successfully
+# registered."): cluster_context.cc PostProcess asks the scheduler for the rank reassigned to
+# the node and warns when it has none — more processes than MS_WORKER_NUM, or a node the
+# scheduler never registered
+MINDSPORE_UNREGISTERED_RE = re.compile(
+    r"\] PostProcess\] This node could be redundant and is not successfully registered"
+)
+_MS_LOG_PID_RE = re.compile(r"\b[A-Z_]+\((?P<pid>\d+),")
+
+
+def _mindspore_unregistered(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``mindspore_unregistered`` per process MindSpore's scheduler gave no rank."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "not successfully registered" not in line or not MINDSPORE_UNREGISTERED_RE.search(line):
+            continue
+        pid_m = _MS_LOG_PID_RE.search(line)
+        pid = int(pid_m.group("pid")) if pid_m else None
+        if pid in seen:
+            continue
+        seen.add(pid)
+        report.events.append(
+            LogEvent(
+                kind="mindspore_unregistered",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                pid=pid,
+                library="MindSpore",
+                exception_type="MindSpore's scheduler gave this process no rank: it does not "
+                "join the job (more processes than MS_WORKER_NUM, or a node it did not register)",
             )
         )
 
