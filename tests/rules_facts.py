@@ -364,7 +364,7 @@ def event(**values: Any) -> dict[str, Any]:
         "source line kind code code_name rank host device op seq numel timeout_ms ran_for_ms "
         "last_enqueued last_completed remote_rank group rank_size port ip local_rank exit_code "
         "pid root_cause library message time_s remote_ip culprit_ip culprit_device "
-        "discoverer_ip discoverer_device exception_type call torch_npu_code missing_ranks"
+        "discoverer_ip discoverer_device exception_type call torch_npu_code missing_ranks worker"
     )
     return _item(fields, source="train.log", line=10, **values)
 
@@ -520,13 +520,13 @@ def gpu_copy(**values: Any) -> dict[str, Any]:
     """An nvbandwidth or p2pBandwidthLatencyTest output in ``evidence.gpu_copy``."""
     fields = (
         "source line tool version driver cuda_runtime devices matrices failed tool_errors waived "
-        "running p2p_slower complete"
+        "running p2p_slower complete host_copy_slow"
     )
     base = dict(source="nvbandwidth.txt", line=1, tool="nvbandwidth", version="v0.7",
                 driver="550.127.08", cuda_runtime="12040",
                 devices=[{"index": 0, "name": "NVIDIA A100-SXM4-80GB", "bus_id": None}],
                 matrices=[], failed=[], tool_errors=[], waived=[], running=None, p2p_slower=[],
-                complete=True)  # fmt: skip
+                complete=True, host_copy_slow=[])  # fmt: skip
     return _item(fields, **{**base, **values})
 
 

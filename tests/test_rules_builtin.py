@@ -571,6 +571,10 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
          {"a": 0, "b": 1, "matrix": "Unidirectional P2P=Enabled Bandwidth (P2P Writes)",
           "enabled_gbytes_s": 9.9, "disabled_gbytes_s": 20.1, "ratio": 0.49}])]},
      {"evidence.gpu_copy": [gpu_copy(tool="p2pBandwidthLatencyTest")]}, {}),
+    ("evidence-host-copy-slow", "nccl",
+     {"evidence.gpu_copy": [gpu_copy(tool="bandwidthTest", host_copy_slow=[
+         {"line": 8, "kind": "Host to Device", "gbytes_s": 3.78}])]},
+     {"evidence.gpu_copy": [gpu_copy(tool="bandwidthTest", host_copy_slow=[])]}, {}),
     ("evidence-dcgmi-nvlink-down", "nccl",
      {"evidence.nvlink_states": [nvlink_state(states=["D"] * 18, up=[], down=list(range(18)),
                                               all_down=True)]},

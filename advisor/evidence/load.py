@@ -33,6 +33,7 @@ from advisor.parsers import (
     ParseWarning,
     ascend_dmi,
     ascend_notes,
+    bandwidth_test,
     asys,
     busbw_factor,
     dcgm,
@@ -169,6 +170,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "perftest": re.compile(rdma.PERFTEST_SIGNATURE, re.M),
+    "mlxlink": re.compile(rdma.MLXLINK_SIGNATURE, re.M),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
@@ -176,6 +178,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
+    "bandwidth_test": re.compile(bandwidth_test.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "asys": re.compile(asys.SIGNATURE, re.M),
     "asys_status": re.compile(asys.STATUS_SIGNATURE, re.M),
@@ -596,14 +599,16 @@ class EvidenceFacts:
     supported (slots not '_'), all_down (every supported link down)}``."""
     gpu_copy: list[dict[str, Any]] = field(default_factory=list)
     """Copy benchmarks between host and GPUs and between GPUs, one a file: ``{source, line, tool
-    (nvbandwidth or p2pBandwidthLatencyTest), version, driver, cuda_runtime, devices: [{index,
+    (nvbandwidth, p2pBandwidthLatencyTest or bandwidthTest), version, driver, cuda_runtime, devices: [{index,
     name, bus_id}], matrices: [{line, test, title, unit, columns, rows: {row: {column: figure or
     None}}, sum}], failed: [{line, test, message, offset}], waived, running, p2p_slower: [{a, b,
     matrix, enabled_gbytes_s, disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}},
     complete}`` (figures as printed: GB/s, or ns / us for latency; ``failed``: tests that stopped
     instead of printing their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
     p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
-    their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines)."""
+    their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines;
+    ``host_copy_slow``: bandwidthTest's pinned host copies under ``HOST_COPY_SLOW_GBYTES_S``,
+    ``[{line, kind, gbytes_s}]``)."""
     gpus: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
@@ -2929,6 +2934,7 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             "running": run.running,
             "p2p_slower": [],
             "peer_access": {},
+            "host_copy_slow": [],
             # NVML_ASSERT exits the tool (error_handling.h): the tests after it did not run
             "complete": run.running is None
             and all(_nvbw_went_on(f.message) for f in run.failures)
@@ -2962,6 +2968,76 @@ def _matrix_note(m: nvbandwidth.Matrix) -> str:
         f"lowest {low[2]:g} {m.unit} ({low[0]}->{low[1]}), highest {high[2]:g} {m.unit} "
         f"({high[0]}->{high[1]}){total}"
     )
+
+
+HOST_COPY_SLOW_GBYTES_S = 6.0
+"""A pinned host copy under this is slower than a PCIe 3.0 x8 link carries (8 GT/s a lane with
+128b/130b coding: 7.88 GB/s), where a data-center GPU sits on x16 (about 12 GB/s measured on
+3.0, 25 on 4.0): the GPU's link trained narrow or slow, or the copy crossed to the far NUMA
+node."""
+
+
+def _bandwidth_test(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """CUDA's bandwidthTest: each copy block's figures, and pinned host copies slower than a PCIe
+    3.0 x8 link."""
+    run, notes = bandwidth_test.parse(text)
+    slow = [
+        {"line": c.line, "kind": c.kind, "gbytes_s": best}
+        for c in run.copies
+        if c.memory == "PINNED"
+        and c.kind != "Device to Device"
+        and (best := c.best_gbytes_s()) is not None
+        and best < HOST_COPY_SLOW_GBYTES_S
+    ]
+    out.gpu_copy.append(
+        {
+            "source": source,
+            "line": run.line,
+            "tool": "bandwidthTest",
+            "version": None,
+            "driver": None,
+            "cuda_runtime": None,
+            "devices": run.devices,
+            "matrices": [
+                {
+                    "line": c.line,
+                    "test": bandwidth_test.KIND_SHORT[c.kind],
+                    "title": c.kind + (f" ({c.memory})" if c.memory else ""),
+                    "unit": c.unit,
+                    "columns": ["bandwidth"],
+                    "rows": {str(size): {"bandwidth": value} for size, value in c.rows},
+                    "sum": None,
+                }
+                for c in run.copies
+            ],
+            "failed": [{"line": run.line, "message": "bandwidthTest: Result = FAIL"}]
+            if run.result == "FAIL"
+            else [],
+            "tool_errors": [],
+            "waived": [],
+            "running": None,
+            "p2p_slower": [],
+            "peer_access": {},
+            "complete": run.result is not None,
+            "host_copy_slow": slow,
+        }
+    )
+    device = ", ".join(f"GPU {d['index']} {d['name']}" for d in run.devices) or "its GPU"
+    for c in run.copies:
+        notes.append(
+            ParseWarning(
+                line=c.line,
+                message=f"bandwidthTest on {device}: {c.kind}"
+                + (f" ({c.memory})" if c.memory else "")
+                + f" up to {max(v for _, v in c.rows):g} {c.unit}",
+                skipped=False,
+            )
+        )
+    if run.result is None:
+        notes.append(
+            ParseWarning(line=0, message="bandwidthTest: the copy ends before its 'Result =' line")
+        )
+    return notes
 
 
 def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3042,6 +3118,7 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                 str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
             },
             "complete": run.complete,
+            "host_copy_slow": [],
         }
     )
     for m in run.matrices:
@@ -3332,6 +3409,23 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         raise
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     return [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
+
+
+def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """mlxlink's port: read as an RDMA port (its state, speed and width)."""
+    ports, warnings = rdma.parse_mlxlink(text)
+    out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
+    for p in ports:
+        warnings.append(
+            ParseWarning(
+                line=p.line,
+                message=f"mlxlink: {p.ca} port {p.port} {p.state}"
+                + (f" / {p.physical_state}" if p.physical_state else "")
+                + (f", {p.rate_gbps:g} Gb/s {p.link_layer}" if p.rate_gbps else ""),
+                skipped=False,
+            )
+        )
+    return warnings
 
 
 def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3723,6 +3817,7 @@ _CONVERTERS = {
     "hccn_tool": _hccn,
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
+    "mlxlink": _mlxlink,
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
     "dcgmi_dmon": _dcgmi_dmon,
@@ -3730,6 +3825,7 @@ _CONVERTERS = {
     "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,
     "nvbandwidth": _nvbandwidth,
     "p2p_bandwidth": _p2p_bandwidth,
+    "bandwidth_test": _bandwidth_test,
     "faultdiag": _faultdiag,
     "asys": _asys,
     "asys_status": _asys_status,

@@ -829,3 +829,94 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
             row["tps"] = float(numbers[1])
         run.rows.append(row)
         run.latency_avg_us = row["t_avg_us"]
+
+
+# NVIDIA MFT's mlxlink (mlxlink -d <device> [-p <port>]): blocks of "Key : value" lines under
+# headings over a dashed rule ("Operational Info" / "----------------" then "State : Active",
+# "Physical state : LinkUp", "Speed : 25GbE" (Ethernet; "IB-HDR" on InfiniBand), "Width : 1x",
+# "FEC : ..."), "Supported Info", "Troubleshooting Info" ("Status Opcode : 0", "Recommendation :
+# No issue was observed") and, with -c / --show_ber, "Physical Counters and BER Info" ("Link Down
+# Counter", "Effective Physical BER")
+MLXLINK_SIGNATURE = (
+    r"^[ \t]*Operational Info[ \t]*\r?\n[ \t]*-{8,}[ \t]*\r?\n[ \t]*State[ \t]*:"
+    r"|^\S*?[#$][ \t]*mlxlink[ \t]+-d[ \t]"
+)
+_MLXLINK_CMD_RE = re.compile(r"\bmlxlink\s+(?:.*?\s)?-d\s+(?P<dev>\S+)(?:.*?\s-p\s+(?P<port>\d+))?")
+_MLXLINK_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Z][\w /()-]*?)\s*:\s*(?P<value>\S.*?)\s*$")
+# InfiniBand's data rates of a 4x link (IBTA: SDR 10, DDR 20, QDR 40, FDR 56, EDR 100, HDR 200,
+# NDR 400, XDR 800 Gb/s), a lane a quarter of it
+_IB_4X_GBPS = {
+    "SDR": 10.0, "DDR": 20.0, "QDR": 40.0, "FDR10": 40.0, "FDR": 56.0, "EDR": 100.0,
+    "HDR": 200.0, "NDR": 400.0, "XDR": 800.0,
+}  # fmt: skip
+MLXLINK_HEALTHY_OPCODE = "0"
+"""mlxlink's Troubleshooting Info "Status Opcode" when it observed no issue."""
+
+
+def _mlxlink_rate(speed: str, width: str | None) -> tuple[float | None, str | None]:
+    """A port's rate in Gb/s and its link layer from mlxlink's Speed ("25GbE", "100G", "IB-HDR")
+    and Width ("4x")."""
+    if m := re.fullmatch(r"(\d+(?:\.\d+)?)\s*G(?:bE|b/s|E)?", speed):
+        return float(m.group(1)), "Ethernet"
+    if m := re.fullmatch(r"IB-(\w+)", speed):
+        lanes = int(w.group(1)) if width and (w := re.fullmatch(r"(\d+)x", width)) else 4
+        per4x = _IB_4X_GBPS.get(m.group(1))
+        return (per4x * lanes / 4 if per4x else None), "InfiniBand"
+    return None, None
+
+
+def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
+    """mlxlink's port: its operational state, speed and width, and what its troubleshooting and
+    counters blocks say; raises ParseError without an Operational Info block."""
+    command = _MLXLINK_CMD_RE.search(text)
+    section = ""
+    fields: dict[str, dict[str, tuple[int, str]]] = {}
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if not s or set(s) == {"-"}:
+            continue
+        if (f := _MLXLINK_FIELD_RE.match(line)) is not None and section:
+            fields.setdefault(section, {}).setdefault(f.group("key"), (no, f.group("value")))
+        elif ":" not in s and not s.startswith(("$", "#")) and "mlxlink" not in s:
+            section = s  # a block's heading ("Operational Info")
+    op = fields.get("Operational Info", {})
+    if "State" not in op:
+        raise ParseError("mlxlink: no 'Operational Info' block with the port's State")
+    state_no, state = op["State"]
+    port = HcaPort(
+        ca=command.group("dev") if command else "the device mlxlink was asked",
+        port=int(command.group("port")) if command and command.group("port") else 1,
+        line=state_no,
+        tool="mlxlink",
+    )
+    _state(port, state)
+    port.physical_state = op.get("Physical state", (0, None))[1]
+    if "Speed" in op:
+        port.rate_gbps, port.link_layer = _mlxlink_rate(
+            op["Speed"][1], op.get("Width", (0, None))[1]
+        )
+    warnings: list[ParseWarning] = []
+    trouble = fields.get("Troubleshooting Info", {})
+    if (opcode := trouble.get("Status Opcode")) and opcode[1] != MLXLINK_HEALTHY_OPCODE:
+        why = trouble.get("Recommendation", (opcode[0], ""))[1]
+        warnings.append(
+            ParseWarning(
+                line=opcode[0],
+                message=f"mlxlink: status opcode {opcode[1]} "
+                f"({trouble.get('Status Message', (0, ''))[1] or 'no message'})"
+                + (f"; its recommendation: {why}" if why else ""),
+                skipped=False,
+            )
+        )
+    counters = fields.get("Physical Counters and BER Info", {})
+    for key in ("Link Down Counter", "Link Error Recovery Counter"):
+        if key in counters and counters[key][1] not in ("0", "N/A"):
+            warnings.append(
+                ParseWarning(
+                    line=counters[key][0],
+                    message=f"mlxlink: {key} {counters[key][1]} (the link went down or "
+                    "retrained since the counters were cleared)",
+                    skipped=False,
+                )
+            )
+    return [port], warnings

@@ -1,0 +1,109 @@
+"""The CUDA samples' bandwidthTest (NVIDIA/cuda-samples, Samples/1_Utilities/bandwidthTest): copy
+bandwidth between host and one GPU, and inside the GPU.
+
+What it prints (bandwidthTest.cu, printResultsReadable): ``[CUDA Bandwidth Test] - Starting...``,
+``Running on...``, `` Device 0: NAME``, `` Quick Mode`` (or Range / Shmoo), then a block a copy
+kind: `` Host to Device Bandwidth, 1 Device(s)``, `` PINNED Memory Transfers`` (or ``PAGEABLE``;
+none for Device to Device in some releases), ``   Transfer Size (Bytes)\tBandwidth(MB/s)`` (older
+samples; newer ones print ``GB/s``) and a row a transfer size, ``   33554432\t\t\t3783.4``; last
+``Result = PASS`` (or ``FAIL``). Its MB/s is bytes over 2^20 a second in the older samples
+(``bandwidthInMBs = (1 << 10) * memSize * iterations / (ms * (1 << 20))``, a KiB a millisecond
+times 1000/1024 -- within a few per cent of 10^6 bytes), its GB/s 10^9 bytes a second.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, ParseWarning, numbered_lines
+
+SIGNATURE = (
+    r"^\s*\[?CUDA Bandwidth Test\] - Starting"
+    r"|^ ?(?:Host to Device|Device to Host|Device to Device) Bandwidth, \d+ Device\(s\)"
+)
+"""Its banner (a copy may lose the opening bracket) or a copy kind's heading."""
+
+_DEVICE_RE = re.compile(r"^\s*Device (?P<index>\d+): (?P<name>\S.*?)\s*$")
+_KIND_RE = re.compile(
+    r"^\s*(?P<kind>Host to Device|Device to Host|Device to Device) Bandwidth, (?P<n>\d+) Device"
+)
+_MODE_RE = re.compile(r"^\s*(?P<mode>PINNED|PAGEABLE) Memory Transfers")
+_HEAD_RE = re.compile(r"^\s*Transfer Size \(Bytes\)\s+Bandwidth\((?P<unit>[MG]B/s)\)")
+_ROW_RE = re.compile(r"^\s*(?P<bytes>\d+)\s+(?P<value>\d+(?:\.\d+)?)\s*$")
+_RESULT_RE = re.compile(r"^\s*Result = (?P<result>PASS|FAIL|WAIVED)\b")
+_MODE_NAMES = {"Quick Mode", "Range Mode", "Shmoo Mode"}
+
+KIND_SHORT = {"Host to Device": "H2D", "Device to Host": "D2H", "Device to Device": "D2D"}
+
+
+@dataclass(kw_only=True)
+class Copy:
+    """One copy kind's block: its rows of transfer size and bandwidth."""
+
+    line: int
+    kind: str
+    """Host to Device, Device to Host or Device to Device."""
+    memory: str | None
+    """PINNED or PAGEABLE host memory; None where the block does not say (Device to Device)."""
+    unit: str = ""
+    rows: list[tuple[int, float]] = field(default_factory=list)
+    """(transfer size in bytes, bandwidth in ``unit``) as printed."""
+
+    def best_gbytes_s(self) -> float | None:
+        """The highest bandwidth of the block in GB/s (an older sample's MB/s over 1000)."""
+        if not self.rows:
+            return None
+        best = max(v for _, v in self.rows)
+        return round(best / 1000 if self.unit == "MB/s" else best, 2)
+
+
+@dataclass(kw_only=True)
+class Run:
+    line: int
+    devices: list[dict[str, object]] = field(default_factory=list)
+    mode: str | None = None
+    copies: list[Copy] = field(default_factory=list)
+    result: str | None = None
+    """PASS, FAIL or WAIVED; None where the copy ends before it."""
+
+
+def parse(text: str) -> tuple[Run, list[ParseWarning]]:
+    """bandwidthTest's devices and copy blocks; raises ParseError where no block has a row."""
+    run = Run(line=0)
+    warnings: list[ParseWarning] = []
+    current: Copy | None = None
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if not s:
+            continue
+        run.line = run.line or no
+        if m := _KIND_RE.match(line):
+            current = Copy(line=no, kind=m.group("kind"), memory=None)
+            run.copies.append(current)
+        elif current is not None and (m := _MODE_RE.match(line)):
+            current.memory = m.group("mode")
+        elif current is not None and (m := _HEAD_RE.match(line)):
+            current.unit = m.group("unit")
+        elif current is not None and current.unit and (m := _ROW_RE.match(line)):
+            current.rows.append((int(m.group("bytes")), float(m.group("value"))))
+        elif m := _RESULT_RE.match(line):
+            run.result = m.group("result")
+        elif s in _MODE_NAMES:
+            run.mode = s
+        elif current is None and (m := _DEVICE_RE.match(line)):
+            run.devices.append({"index": int(m.group("index")), "name": m.group("name")})
+    read = [c for c in run.copies if c.rows]
+    if not read:
+        raise ParseError("bandwidthTest: no copy block with a transfer size and its bandwidth")
+    for c in run.copies:
+        if not c.rows:
+            warnings.append(
+                ParseWarning(
+                    line=c.line,
+                    message=f"bandwidthTest: the {c.kind} block has no figure (the copy ends "
+                    "there): its bandwidth is unknown",
+                )
+            )
+    run.copies = read
+    return run, warnings
