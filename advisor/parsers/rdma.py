@@ -369,8 +369,21 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
 # the test completed in that time (perftest_parameters.c print_report_lat_duration); a bandwidth
 # test under -D keeps RESULT_FMT's header, its #iterations those the duration held, its peak not
 # measured (perftest_parameters.c: " WARNING: BW peak won't be measured in this run.").
+# Before perftest's dual-port support (commit 5787613, 2012, which brought the "Dual-port ...
+# Device" line and the MsgRate column) a run's head named no device. Until 836ebdc (2011,
+# "Changed Information print out in all tests") each test printed its own: send_bw.c as of
+# 663b400 (2010) the title, "Connection type : UD" (" Connection type : UD" from 2c20e31),
+# "Inline data is used up to %d bytes message", the addresses, "Mtu : %d" (pp_connect_ctx), then
+# " #bytes #iterations    BW peak[MB/sec]    BW average[MB/sec] " over its print_report rows
+# ("%7d        %d            %7.2f               %7.2f", its MB also 0x100000 bytes). From 836ebdc
+# ctx_print_test_info printed the title, " Number of qps   : %d", " Connection type : %s" ...
+# The device is then the command's -d alone, the port its -i.
 PERFTEST_SIGNATURE = (
     r"^[ \t]*Dual-port[ \t]+: (?:ON|OFF)[ \t]+Device[ \t]+: \S+"
+    # the old head: its title, then its connection type within a few lines ("Test with
+    # events.", write_bw_postlist.c's "Number of qp's running %d" may come between)
+    r"|^[ \t]*[A-Za-z_]+(?: [A-Za-z_]+){0,5} (?:BW|Latency) Test[ \t]*\r?\n(?:[^\n]*\n){0,3}?"
+    r"[ \t]*Connection type : (?:RC|UC|UD)\b"
     # a run that stopped before its settings (those come after the TCP exchange and the device's
     # resources, write_bw.c main(): ctx_print_test_info after set_up_connection): the command,
     # then perftest's failure line within a few lines
@@ -382,6 +395,12 @@ PERFTEST_SIGNATURE = (
     r"|Failed to create QP\.|Unable to create QP\.)"
     # a completion error's block copied alone (perftest_resources.c)
     r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status[- ][^\n]*?: wr_id"
+    # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
+    # (or "... QP to RTS", perftest_resources.c), then the test's main() giving up, " Unable to
+    # Connect the HCA's through the link" (write_bw.c and every test's main()); only perftest
+    # prints the two together
+    r"|^[ \t]*Failed to modify QP (?:\d+ )?to (?:RTR|RTS)[ \t]*\r?\n"
+    r"[ \t]*Unable to Connect the HCA's through the link"
 )
 _PERFTEST_TITLE_RE = re.compile(
     r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
@@ -483,6 +502,21 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Failed to complete run_iter_\w+ function successfully"
     r"|Error occurred while running infinitely(?: on server)?! aborting \.\.\."
     r"|Test exited with Error|Parser function exited with Error)"
+)
+# The tests' main()s print these and end the process (each followed by "goto return_error",
+# "goto free_devname", "goto destroy_context" ...: src/write_bw.c main() and its twins): a perftest
+# failure line after one is another process's (a server and its client pasted one after the
+# other), not the same run's next words. ("Couldn't get context for the device" is left out:
+# perftest_resources.c prints it too, before main()'s own.)
+_PERFTEST_LAST_WORDS_RE = re.compile(
+    r"^\s*(?:Parser function exited with Error|Unable to find the Infiniband/RoCE device"
+    r"|Unable to create RDMA_CM resources|Unable to init the socket connection"
+    r"|Couldn't allocate context|Failed to negotiate parameters|Couldn't create IB resources"
+    r"|Unable to set up socket connection|Found Incompatibility issue with GID types\."
+    r"|Unable to Connect the HCA's through the link|Problems with warm up"
+    r"|Failed to sync between server and client between different msg sizes"
+    r"|Failed to complete run_iter_\w+ function successfully|Error occurred while running infinitely"
+    r"|Test exited with Error)"
 )
 # libibverbs verbs.h, enum ibv_wc_status, in order from 0.
 IBV_WC_STATUS = (
@@ -667,28 +701,33 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Each perftest run in ``text`` as the port it ran on, its ``perftest`` what it measured
     (Gbit/s and microseconds). The port is the command's ``-i``/``--ib-port``, else perftest's
     default 1 (said when the command is not in the file). A run that failed before its settings
-    is the port its command names. Raises ParseError when no run's settings block names its
-    device and no command failed."""
+    is the port its command names. A perftest from before 2012 names no device in its head
+    (PERFTEST_SIGNATURE): its run is the last command's, the device that command's -d. Failure
+    lines with no command and no settings are a run on a port the copy does not name, one per
+    process (a failure line after main()'s last words is another's). Raises ParseError when no
+    run's settings block names its device and no command failed."""
     ports: list[HcaPort] = []
     warnings: list[ParseWarning] = []
     pending: list[_PerftestCommand] = []  # commands no run has been matched to yet
     failure_open = False  # a run failed before its settings, no command or settings since
+    ended = False  # the current run's test printed its main()'s last words (it exited)
     current: HcaPort | None = None
     run: PerftestRun | None = None
     gids: list[str] = []
     head: str | None = None  # "bw", "lat", "lat_typical" or "lat_dur" under a report header
     scale = GBIT_PER_MIB
     title: str | None = None
+    title_at = 0
     for no, line, _ in numbered_lines(text):
         if command := _perftest_command(no, line):
             pending.append(command)
             failure_open = False
             continue
         if t := _PERFTEST_TITLE_RE.match(line):
-            title = f"{t.group('test')} {t.group('kind')}"
+            title, title_at = f"{t.group('test')} {t.group('kind')}", no
             continue
         if "Dual-port" in line and (d := _PERFTEST_DEVICE_RE.search(line)):
-            failure_open = False
+            failure_open = ended = False
             ca = d.group("ca")
             cmd = _commanded(pending, ca)
             run = PerftestRun(test=title or (cmd.tool if cmd else "perftest"))
@@ -715,6 +754,37 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             pending = [c for c in pending if c is not cmd]
             gids, head, title = [], None, None
             continue
+        if (
+            title is not None
+            and (setting := _PERFTEST_SETTING_RE.match(line))
+            and setting.group("key") == "Connection type"
+        ):
+            # the head of a perftest from before 2012 (PERFTEST_SIGNATURE): its connection type
+            # under its title, no Device line. The run is the last command's, on its -d and -i
+            failure_open = ended = False
+            cmd = pending[-1] if pending else None
+            run = PerftestRun(test=title, peer=cmd.server if cmd else None)
+            current = HcaPort(
+                ca=cmd.device if cmd and cmd.device else NO_DEVICE,
+                port=cmd.port if cmd and cmd.port is not None else 1,
+                line=title_at,
+                tool=f"perftest {cmd.tool if cmd else title}",
+            )
+            current.perftest = run
+            if cmd is None:
+                warnings.append(
+                    ParseWarning(
+                        line=title_at,
+                        message=f"perftest {title}: the command is not in the file and this "
+                        "perftest's head names no device: its device is unknown, its port taken "
+                        "as perftest's default 1",
+                        skipped=False,
+                    )
+                )
+            ports.append(current)
+            pending = [c for c in pending if c is not cmd]
+            gids, head, title = [], None, None
+            continue
         if run is not None and run.failed and (st := _PERFTEST_STATUS_RE.match(line)):
             status = int(st.group("status") or st.group("status2"))
             name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
@@ -728,22 +798,25 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             continue
         e = _PERFTEST_ERROR_RE.match(line)
-        if e and failure_open:
+        last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
+        if e and failure_open and not ended:
+            ended = last
             continue  # the same client's next words on its failure ("Unable to open file ...")
-        if e and current is None and not pending:
-            # the failure's block copied with no command and no settings: a run on a port the
-            # copy does not name
+        if e and not pending and (current is None or ended):
+            # the failure's block copied with no command and no settings (or another process's
+            # after the last one's main() gave up): a run on a port the copy does not name
             run = PerftestRun(test=title or "perftest", failed=e.group("what"))
             current = HcaPort(ca=NO_DEVICE, port=1, line=no, tool="perftest")
             current.perftest = run
             ports.append(current)
+            ended = last
             continue
         if e and pending:
             # the last command stopped before its settings (its device, its TCP exchange with
             # the server, its resources): the port it names failed; "Couldn't connect to
             # HOST:PORT" names the command by its server and -p (perftest_communication.c)
             cmd = _connected_by(pending, e.group("what")) or pending[-1]
-            failure_open = True
+            failure_open, ended = True, last
             run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=e.group("what"))
             current = HcaPort(
                 ca=cmd.device or NO_DEVICE,
@@ -782,6 +855,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         if e:
             run.failed = run.failed or e.group("what")
+            ended = ended or last
             continue
         if head and (r := _PERFTEST_ROW_RE.match(line)):
             _perftest_row(run, head, scale, r)

@@ -1,0 +1,69 @@
+"""Outputs of round AB's held-out evaluation (set 361; tests/data/evidence_heldout_52, sources in
+tests/data/SOURCES.md) that the advisor read wrong or not at all before this change."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers.rdma import GBIT_PER_MIB, NO_DEVICE, parse_perftest
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_52"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def test_an_old_perftest_head_without_a_device_line_is_a_run_on_the_commands_port() -> None:
+    ev = _load("ib_send_bw_ud_mlx4_port2_old_perftest_format_sweep_jebtang.txt")
+    (report,) = ev.files
+    assert (report.status, report.formats, report.messages) == ("read", ["perftest"], [])
+    (port,) = ev.hca_ports
+    # the device and port are the command's -d and -i; the run starts at its title (line 3)
+    assert (port["ca"], port["port"], port["line"], port["tool"]) == (
+        "mlx4_0",
+        2,
+        3,
+        "perftest ib_send_bw",
+    )
+    assert port["active_mtu"] == 2048
+    run = port["perftest"]
+    assert (run["test"], run["peer"], run["failed"]) == ("Send BW", "10.10.11.8", None)
+    assert [int(r["bytes"]) for r in run["rows"]] == [2**k for k in range(1, 12)]
+    assert {r["iterations"] for r in run["rows"]} == {1000}
+    # BW average[MB/sec] (MiB/s) 2919.91 at 2048 B, its peak 2923.29
+    last = run["rows"][-1]
+    assert last["bw_average_gbps"] == run["bw_average_gbps"] == round(2919.91 * GBIT_PER_MIB, 3)
+    assert last["bw_peak_gbps"] == round(2923.29 * GBIT_PER_MIB, 3)
+    assert run["compare_key"] == "Send BW at 2048 B"
+    findings = builtin_findings({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    (line,) = findings["evidence-rdma-perftest"].items
+    assert line.startswith("mlx4_0 port 2: Send BW to 10.10.11.8: 24.494 Gb/s average at 2048 B")
+    # a completed sweep: healthy
+    assert not [f for f in findings.values() if f.severity != "info"]
+
+
+def test_perftests_bare_qp_to_rtr_failures_are_failed_runs() -> None:
+    ev = _load("ib_write_bw_failed_modify_qp_to_rtr_grh_required_perftest393.txt")
+    (report,) = ev.files
+    assert (report.status, report.formats) == ("read", ["perftest"])
+    # two processes (each main() gave up with "Unable to Connect the HCA's through the link")
+    assert [(p["ca"], p["line"], p["perftest"]["failed"]) for p in ev.hca_ports] == [
+        (NO_DEVICE, 1, "Failed to modify QP 122273 to RTR"),
+        (NO_DEVICE, 3, "Failed to modify QP 122272 to RTR"),
+    ]
+    findings = builtin_findings({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    failed = findings["evidence-rdma-perftest-failed"]
+    assert failed.severity == "warning"
+    assert "Failed to modify QP 122273 to RTR" in failed.items[0]
+    assert failed.items[0].endswith(", line 1)")
+
+
+def test_an_old_perftest_head_without_its_command_names_no_device() -> None:
+    text = (HELDOUT / "ib_send_bw_ud_mlx4_port2_old_perftest_format_sweep_jebtang.txt").read_text()
+    ports, (note,) = parse_perftest(text.split("\n", 1)[1])
+    (port,) = ports
+    assert (port.ca, port.port, port.line) == (NO_DEVICE, 1, 2)
+    assert port.perftest is not None and len(port.perftest.rows) == 11
+    assert note.line == 2 and not note.skipped
