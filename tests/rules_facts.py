@@ -451,7 +451,7 @@ def dcgm_diag(checks: list[dict[str, Any]], **values: Any) -> dict[str, Any]:
     """A ``dcgmi diag`` table in ``evidence.dcgm_diags``, its lists derived from ``checks``."""
     fields = (
         "source line dcgm_version driver gpu_ids repeats checks failed warned hardware_run "
-        "hardware_skipped precondition_failed test_errors cuda_unavailable"
+        "hardware_skipped precondition_failed test_errors cuda_unavailable level cut"
     )
     base = dict(
         source="dcgmi.txt", line=3, dcgm_version="3.3.9", driver="570.172.08", gpu_ids="2bb5,2bb5",

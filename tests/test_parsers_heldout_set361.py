@@ -1,9 +1,10 @@
-"""Outputs of round AB's held-out evaluation (set 361; tests/data/evidence_heldout_52, sources in
+"""Outputs of the held-out evaluation's set 361 (tests/data/evidence_heldout_52, sources in
 tests/data/SOURCES.md) that the advisor read wrong or not at all before this change."""
 
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers import dcgm
 from advisor.parsers.rdma import GBIT_PER_MIB, NO_DEVICE, parse_perftest
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
@@ -58,6 +59,59 @@ def test_perftests_bare_qp_to_rtr_failures_are_failed_runs() -> None:
     assert failed.severity == "warning"
     assert "Failed to modify QP 122273 to RTR" in failed.items[0]
     assert failed.items[0].endswith(", line 1)")
+
+
+def test_a_dcgmi_diag_table_cut_after_a_section_header_is_partial_and_warned() -> None:
+    ev = _load("dcgmi_diag_r3_dcgm_3_0_4_deployment_all_pass_no_metadata_dcgm55_cut.txt")
+    (report,) = ev.files
+    assert (report.status, report.formats) == ("partial", ["dcgm_diag"])
+    (note,) = report.messages
+    assert note.line == 16
+    assert "the table ends after its Integration header" in note.message
+    assert "the level-3 run's Integration/Hardware/Stress results are not in the copy" in (
+        note.message
+    )
+    (diag,) = ev.dcgm_diags
+    assert diag["level"] == "3"
+    assert diag["cut"] == {
+        "line": 16,
+        "after": "Integration",
+        "missing": ["Integration", "Hardware", "Stress"],
+    }
+    assert [(c["section"], c["result"]) for c in diag["checks"]] == [("Deployment", "Pass")] * 9
+    findings = builtin_findings({"evidence.dcgm_diags": ev.dcgm_diags}, "nccl")
+    cut = findings["evidence-dcgm-diag-cut-short"]
+    assert cut.severity == "warning"
+    (line,) = cut.items
+    assert line.startswith(
+        "dcgmi diag -r 3: the table ends after its Integration header (line 16); not in the "
+        "copy: Integration, Hardware, Stress"
+    )
+    assert "evidence-dcgm-diag-failed" not in findings
+
+
+_HEAD = """\
+$ dcgmi diag -r {level}
+Successfully ran diagnostic for group.
++---------------------------+------------------------------------------------+
+| Diagnostic                | Result                                         |
++===========================+================================================+
+|-----  Deployment  --------+------------------------------------------------|
+| Denylist                  | Pass                                           |
++-----  Integration  -------+------------------------------------------------+
+"""
+_FOOTER = "+---------------------------+------------------------------------------------+\n"
+
+
+def test_a_level_1_table_cut_after_a_section_header_loses_no_result() -> None:
+    (diag,), (note,) = dcgm.parse(_HEAD.format(level="1"))
+    assert diag.cut is not None and diag.cut.missing == []
+    assert note.line == 8 and not note.skipped
+
+
+def test_an_empty_section_under_its_closing_border_is_no_cut() -> None:
+    (diag,), notes = dcgm.parse(_HEAD.format(level="3") + _FOOTER)
+    assert diag.cut is None and notes == []
 
 
 def test_an_old_perftest_head_without_its_command_names_no_device() -> None:

@@ -579,9 +579,11 @@ class EvidenceFacts:
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     dcgm_diags: list[dict[str, Any]] = field(default_factory=list)
-    """``dcgmi diag`` tables: ``{source, line, dcgm_version, driver, gpu_ids, repeats, checks:
-    [{section, name, result, gpus, line, details, summary}], failed, warned, hardware_run,
-    hardware_skipped, precondition_failed, test_errors}`` (``failed`` / ``warned``: the checks
+    """``dcgmi diag`` tables: ``{source, line, dcgm_version, driver, gpu_ids, repeats, level, cut,
+    checks: [{section, name, result, gpus, line, details, summary}], failed, warned, hardware_run,
+    hardware_skipped, precondition_failed, test_errors}`` (``level``: the command's -r, where the
+    file holds it; ``cut``: ``{line, after, missing}`` where the copy ends at a section row with
+    nothing under it, ``missing`` the test sections whose results it lost; ``failed`` / ``warned``: the checks
     after Deployment whose result is Fail, and every Warn; ``precondition_failed``: Deployment's
     Fails; ``test_errors``: Fails whose every GPU row passed, the test's own run failing;
     ``hardware_run``: a check after Deployment ran, not skipped; ``hardware_skipped``: the names
@@ -3338,6 +3340,9 @@ def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: s
                 "driver": d.driver,
                 "gpu_ids": d.gpu_ids,
                 "repeats": d.repeats,
+                "level": d.level,
+                # the copy ends inside the table: the test sections it lost are not passed
+                "cut": asdict(d.cut) if d.cut is not None else None,
                 "checks": checks,
                 # a Deployment check (persistence mode, the denylist, other processes on the
                 # GPU ...) is the diagnostic's own precondition, not the GPU's hardware

@@ -6,7 +6,9 @@ Version Detected``, ``GPU Device IDs Detected``), then its checks grouped under 
 ``Pass``, ``Fail``, ``Warn`` or ``Skip``, followed for newer releases by the GPUs it applies to
 (``Pass - All``, ``Fail - GPU: 1``, ``Skip - All``). A check's message continues on rows whose
 first cell is empty (``| | Warning: GPU 0 ...``). A check DCGM skipped was not run: a level-3 run
-whose every check after ``Deployment`` was skipped says nothing of the hardware.
+whose every check after ``Deployment`` was skipped says nothing of the hardware. The table ends
+with a closing border (``DIAG_FOOTER``): a copy that ends at a section row, nothing under it, was
+cut there.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ _RESULT_RE = re.compile(r"^(?P<result>Pass|Fail|Warn|Skip|Not Run)(?:\s*-\s*(?P<
 _GPU_RESULT_RE = re.compile(
     r"^GPU\s*(?P<gpu>\d+)\s*:\s*(?P<result>Pass|Fail|Warn|Skip|Not Run)\b", re.I
 )
+# DCGM prints the Deployment rows, then a section row and the tests' rows for Integration,
+# Hardware and Stress (3.x: HelperDisplayIntegration, HelperDisplayHardware,
+# HelperDisplayPerformance; DCGM 4 puts Hardware first), then DIAG_FOOTER, the table's closing
+# border "+----...+----...+" (dcgmi/Diag.cpp, v3.0.4 RunDiagnostic); each test run prints a row
+# (HelperDisplayGpuResults: "Pass - All", "Skip - All" ...). Levels 2 to 4 run tests of those
+# sections; level 1 ("quick", "short") the Deployment checks alone, its sections left empty (the
+# dcgmi diag reference: -r 1 quick deployment checks, 2 medium, 3 long, 4 extended; "quick" and
+# "short", "medium", "long", "xlong" the same levels)
+_TEST_SECTIONS = ("Integration", "Hardware", "Stress")
+_DEPLOYMENT_ONLY_LEVELS = frozenset({"1", "quick", "short"})
 _METADATA = {
     "DCGM Version": "dcgm_version",
     "Driver Version Detected": "driver",
@@ -69,6 +81,20 @@ class DiagCheck:
 
 
 @dataclass
+class DiagCut:
+    """Where a copy of the table was cut: it ends at a section row with no row under it."""
+
+    line: int
+    """The section row's line."""
+    after: str
+    """The section it ends at (``Integration``)."""
+    missing: list[str] = field(default_factory=list)
+    """The sections whose results are not in the copy: that one and those of Deployment,
+    Integration, Hardware and Stress not printed above it (for a level-1 run, which tests
+    nothing after Deployment, Deployment alone where it is not there)."""
+
+
+@dataclass
 class Diag:
     line: int
     dcgm_version: str | None = None
@@ -77,6 +103,10 @@ class Diag:
     checks: list[DiagCheck] = field(default_factory=list)
     repeats: int = 1
     """How many times the same table was printed (``srun`` on several tasks, a copy twice)."""
+    level: str | None = None
+    """The ``-r``/``--run`` of the ``dcgmi diag`` command in the file, as typed (``3``, ``long``)."""
+    cut: DiagCut | None = None
+    """Where the copy ends inside the table, None where it does not."""
 
     @property
     def failed(self) -> list[DiagCheck]:
@@ -93,13 +123,19 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     section = ""
     current: DiagCheck | None = None
     name = ""
+    sections: list[str] = []
+    open_section: int | None = None  # the last section row's line while no table line follows it
     # the text width of the value cell: the widest cell's, less its blank before and its two after
     cells = [r.group("value") for _, line in rows if (r := _ROW_RE.match(line))]
     width = max((len(c) for c in cells), default=3) - 3
     for no, line in rows:
         if m := _SECTION_RE.match(line):
             section, current, name = m.group("name").strip(), None, ""
+            sections.append(section)
+            open_section = no
             continue
+        if line.startswith(("|", "+")):
+            open_section = None  # a row or the closing border under it
         if (row := _ROW_RE.match(line)) is None:
             continue
         cell, value = row.group("name").strip(), row.group("value").strip()
@@ -144,7 +180,29 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
             diag.checks.append(current)
     for check in diag.checks:
         check.details = [" ".join(d.split()) for d in check.details]
+    if open_section is not None:
+        # the copy ends at a section row: neither its tests' rows nor the closing border follow
+        missing = [section] + [s for s in ("Deployment", *_TEST_SECTIONS) if s not in sections]
+        diag.cut = DiagCut(
+            line=open_section,
+            after=section,
+            missing=[s for s in dict.fromkeys(missing) if s != "Metadata"],
+        )
     return diag
+
+
+def _run_level(lines: list[tuple[int, str, int | None]]) -> str | None:
+    """The ``-r``/``--run`` of the first ``dcgmi diag`` command in the file, as typed."""
+    for _, line, _ in lines:
+        if "dcgmi" not in line or "diag" not in line:
+            continue
+        words = line.split()
+        for at, word in enumerate(words):
+            if word.startswith("--run="):
+                return word[len("--run=") :] or None
+            if word in ("-r", "--run") and at + 1 < len(words):
+                return words[at + 1]
+    return None
 
 
 def _json_lines(lines: list[tuple[int, str, int | None]], start: int) -> Diag:
@@ -228,10 +286,16 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
                 "middle only): DCGM's version, the driver and the GPUs run on are unknown",
             )
         )
+    level = _run_level(lines)
     for k, i in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         body = [(no, line.strip()) for no, line, _ in lines[i:end]]
         diag = _table(body, lines[i][0])
+        diag.level = level
+        if diag.cut is not None:
+            if level in _DEPLOYMENT_ONLY_LEVELS:  # a level-1 run tests nothing after Deployment
+                diag.cut.missing = [s for s in diag.cut.missing if s not in _TEST_SECTIONS]
+            warnings.append(_cut_warning(diag.cut, level))
         if not diag.checks:
             warnings.append(
                 ParseWarning(line=diag.line, message="dcgmi diag: a table with no check's result")
@@ -251,6 +315,32 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
     if not diags:
         raise ParseError("dcgmi diag: no check's result in its table", line=lines[starts[0]][0])
     return diags, warnings
+
+
+def _cut_warning(cut: DiagCut, level: str | None) -> ParseWarning:
+    """What a table cut at a section row leaves out."""
+    said = (
+        f"dcgmi diag: the table ends after its {cut.after} header, with no row under it and no "
+        "closing border (the copy was cut)"
+    )
+    if not cut.missing:  # (a level-1 run's: its Deployment rows are all there)
+        return ParseWarning(
+            line=cut.line,
+            message=f"{said}; a -r {level} run tests nothing after Deployment: no result is "
+            "missing",
+            skipped=False,
+        )
+    run = (
+        f"the level-{level} run's"
+        if level and level.isdigit()
+        else f"the -r {level} run's"
+        if level
+        else "the run's"
+    )
+    return ParseWarning(
+        line=cut.line,
+        message=f"{said}, so {run} {'/'.join(cut.missing)} results are not in the copy",
+    )
 
 
 # ``dcgmi nvlink --link-status`` (``-s``): DCGM's Nvlink::DisplayNvLinkLinkStatus prints a boxed
