@@ -164,3 +164,56 @@ def test_npu_smis_proc_mem_names_the_process_and_is_no_npu_list() -> None:
         for m in said
     )
     assert not any("npu-smi info -l" in m for m in said)
+
+
+def test_cudas_bandwidth_test_is_read_and_slow_pinned_copies_warned() -> None:
+    ev = _load(
+        "cuda_bandwidthtest_p100_pcie_remote_numa1_h2d_3.8gbs_d2h_2.5gbs_gearshifft82_cut.txt"
+    )
+    # cut in its Device to Device block, before "Result ="
+    assert ev.files[0].formats == ["bandwidth_test"] and ev.files[0].status == "partial"
+    (run,) = ev.gpu_copy
+    assert run["devices"] == [{"index": 0, "name": "Tesla P100-PCIE-16GB"}]
+    assert [(m["title"], m["rows"]) for m in run["matrices"]] == [
+        ("Host to Device (PINNED)", {"33554432": {"bandwidth": 3783.4}}),
+        ("Device to Host (PINNED)", {"33554432": {"bandwidth": 2539.2}}),
+    ]
+    assert [(c["kind"], c["gbytes_s"]) for c in run["host_copy_slow"]] == [
+        ("Host to Device", 3.78),
+        ("Device to Host", 2.54),
+    ]
+    findings = builtin_findings({"evidence.gpu_copy": ev.gpu_copy}, "nccl")
+    assert findings["evidence-host-copy-slow"].severity == "warning"
+
+
+def test_mlxlinks_operational_info_is_read_as_an_rdma_port() -> None:
+    ev = _load("mlxlink_spectrum_msn2410_port1_active_25gbe_firecode_prompt_sonic265_cut.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["port"], port["tool"], port["state"], port["active"]) == (
+        "/dev/mst/mt52100_pci_cr0", 1, "mlxlink", "Active", True,
+    )  # fmt: skip
+    assert (port["physical_state"], port["rate_gbps"], port["link_layer"]) == (
+        "LinkUp", 25.0, "Ethernet",
+    )  # fmt: skip
+    findings = builtin_findings({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    assert "evidence-hca-port-not-active" not in findings
+
+
+def test_a_server_id_that_is_a_devices_address_is_said() -> None:
+    ev = _load("rank_table_v10_1srv_8p_server_id_eq_dev0_ip_host_nic_reserve_jittorinfer.json")
+    said = [m.message for m in ev.files[0].messages]
+    assert any("server_id 192.168.20.191 is also the device_ip of device 0:" in m for m in said)
+
+
+def test_ncclcommensureready_warning_is_a_consequence_naming_the_ranks_that_closed_first() -> None:
+    ev = _load(
+        "trtllm1039_mpirun_attempt_to_use_communicator_allreduce_plugin_unknown_result_cut.log"
+    )
+    warns = [f for f in ev.failures if f["kind"] == "nccl_warning"]
+    assert [(w["pid"], w["device"]) for w in warns] == [(390729, 2), (390727, 0)]
+    for w in warns:
+        assert w["exception_type"].startswith("a consequence: the communicator's earlier operation")
+        assert (
+            "local rank(s) 3, 1 closed their connection to this process first"
+            in w["exception_type"]
+        )

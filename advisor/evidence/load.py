@@ -33,8 +33,8 @@ from advisor.parsers import (
     ParseWarning,
     ascend_dmi,
     ascend_notes,
-    bandwidth_test,
     asys,
+    bandwidth_test,
     busbw_factor,
     dcgm,
     faultdiag,
@@ -3495,6 +3495,23 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 skipped=False,
             )
         )
+    device_ips = {r.device_ip: r for r in table.ranks if r.device_ip}
+    for sid in dict.fromkeys(r.server_id for r in table.ranks):
+        if (twin := device_ips.get(sid)) is not None:
+            # (CANN's rank table guide: server_id identifies the AI server, device_ip is an NPU's
+            # own RoCE address; HCCL connects by device_ip): the same address for both is a
+            # device address copied into the server's field, or a host and an NPU port that
+            # clash on one subnet
+            warnings.append(
+                ParseWarning(
+                    line=1 + offset,
+                    message=f"server_id {sid} is also the device_ip of device {twin.device_id}"
+                    + (f" of server {twin.server_id}" if twin.server_id != sid else "")
+                    + ": a server's id carries an NPU port's address (copied "
+                    "from the device list, or the host and the NPU port share one address?)",
+                    skipped=False,
+                )
+            )
     if held := rank_table.placeholders(table):
         shown = ", ".join(held[:2]) + (" ..." if len(held) > 2 else "")
         warnings.append(

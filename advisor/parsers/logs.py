@@ -3012,6 +3012,32 @@ def _ib_async_event(text: str) -> tuple[str, str, str | None] | None:
     return event, where + (meaning or f"NCCL's fatal async event{m.group('on') or ''}"), port
 
 
+# NCCL's ncclCommEnsureReady (src/init.cc): a call on a communicator whose async state is not
+# ncclSuccess; 2.14-2.18 warn for any such state (an earlier failure), later releases only for
+# ncclInProgress (a non-blocking operation not finished)
+_NOT_READY_WARN = "Attempt to use communicator before the previous operation returned ncclSuccess"
+# the proxy's service thread when a local rank's process closed its socket (src/proxy.cc, at
+# INFO): "[Service thread] Connection closed by localRank 3"
+_CLOSED_BY_LOCAL_RANK_RE = re.compile(r"\[Service thread\] Connection closed by localRank (\d+)")
+
+
+def _closed_local_ranks(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> list[int]:
+    """The local ranks whose connections the proxy of ``ev``'s process (its host and pid) saw
+    closed."""
+    closed: list[int] = []
+    for _, line, _ in lines:
+        if "Connection closed by localRank" not in line:
+            continue
+        if (m := _CLOSED_BY_LOCAL_RANK_RE.search(line)) is None:
+            continue
+        prefix = _NCCL_PREFIX_RE.search(line)
+        if prefix is not None and ev.pid is not None and int(prefix.group("pid")) != ev.pid:
+            continue
+        if (rank := int(m.group(1))) not in closed:
+            closed.append(rank)
+    return closed
+
+
 STARTUP_FALLBACK = "start-up fallback"
 """``exception_type`` of an NCCL warning that only says what NCCL went on without, or that its
 process went on past (``_warnings_gone_past``)."""
@@ -3105,6 +3131,17 @@ def _nccl_warnings(
         elif sc := _SOCKET_CONNECT_WARN_RE.match(text):
             why = sc.group("why") or sc.group("why2") or f"{sc.group('what')} exceeded"
             ev.call, ev.exception_type = sc.group("call"), f"socket connect failed: {why.strip()}"
+        elif _NOT_READY_WARN in text:
+            ev.exception_type = (
+                "a consequence: the communicator's earlier operation had failed or not finished "
+                "(NCCL's ncclCommEnsureReady), so the cause is earlier"
+                + (
+                    f"; local rank(s) {', '.join(map(str, closed))} closed their connection to "
+                    "this process first: their own logs hold it"
+                    if (closed := _closed_local_ranks(lines, ev))
+                    else ""
+                )
+            )
         events.append(ev)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:

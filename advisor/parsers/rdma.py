@@ -907,6 +907,8 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
 
 # NVIDIA MFT's mlxlink (mlxlink -d <device> [-p <port>]): blocks of "Key : value" lines under
 # headings over a dashed rule ("Operational Info" / "----------------" then "State : Active",
+# (the field names as mstflint's mlxlink source spells them: "Status Opcode", "Group Opcode",
+# "Recommendation", "Link Down Counter", "Link Error Recovery Counter")
 # "Physical state : LinkUp", "Speed : 25GbE" (Ethernet; "IB-HDR" on InfiniBand), "Width : 1x",
 # "FEC : ..."), "Supported Info", "Troubleshooting Info" ("Status Opcode : 0", "Recommendation :
 # No issue was observed") and, with -c / --show_ber, "Physical Counters and BER Info" ("Link Down
@@ -976,8 +978,8 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         warnings.append(
             ParseWarning(
                 line=opcode[0],
-                message=f"mlxlink: status opcode {opcode[1]} "
-                f"({trouble.get('Status Message', (0, ''))[1] or 'no message'})"
+                message=f"mlxlink: status opcode {opcode[1]}"
+                + (f" (group opcode {g[1]})" if (g := trouble.get("Group Opcode")) else "")
                 + (f"; its recommendation: {why}" if why else ""),
                 skipped=False,
             )
