@@ -66,7 +66,7 @@ def test_timeline_counts_that_rank_as_failing_on_its_own() -> None:
     assert entry.kind == "watchdog_failure" and entry.line == 4
     assert "work 1580" in entry.why
     (item,) = _findings({"evidence.failures": ev.failures})["evidence-watchdog-failure"]
-    assert "Rank 3: work 1580 failed" in item and "line 4" in item
+    assert "Rank 3, process group 1: work 1580 failed" in item and "line 4" in item
 
 
 def test_gpu_hang_before_the_watchdog_is_an_event_and_a_finding() -> None:

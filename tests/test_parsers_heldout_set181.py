@@ -19,7 +19,7 @@ from advisor.evidence.command import cluster_from
 from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text, shape_note
 from advisor.parsers import ParseError, npu_smi, nvidia_smi
 from tests.conftest import DATA, run_advisor
-from tests.rules_facts import bench_table, finding_items, npu_chip
+from tests.rules_facts import bench_table, builtin_findings, finding_items, npu_chip
 
 HELDOUT = DATA / "evidence_heldout_30"
 
@@ -117,7 +117,16 @@ def test_npu_smi_figures_without_health_are_read_and_not_judged() -> None:
         "npu_smi_info_t_usages_npu0_chip0_ddr15171_hbm32768_ctrlcpu9_gpustack_test_fixture.txt"
     )
     assert ev.files[0].status == "read" and ev.files[0].formats == ["npu_smi_query"]
-    assert ev.npu_chips == []
+    # its HBM and AI core use are kept as a chip with no health stated (the held-memory check
+    # reads them); nothing else in it is judged
+    (chip,) = ev.npu_chips
+    assert chip["health"] is None and chip["query"] == "usages"
+    assert (
+        builtin_findings({"evidence.npu_chips": ev.npu_chips}, "hccl").get(
+            "evidence-npu-chip-health"
+        )
+        is None
+    )
     (note,) = ev.files[0].messages
     assert (
         note.line == 1

@@ -83,7 +83,9 @@ def test_a_rank_dumping_on_its_own_watchdogs_signal_is_a_failure_with_its_progre
     assert all(e["seq"] is None and e["group"] == "0 (default_pg)" for e in failed)
     assert _kinds(ev, "watchdog_timeout") == []
     items = finding_items({"evidence.failures": failed}, "nccl")["evidence-watchdog-failure"]
-    assert items[0].startswith("Rank 7: [E430 05:09:48.083703086 ProcessGroupNCCL.cpp:1743]")
+    assert items[0].startswith(
+        "Rank 7, process group 0 (default_pg): [E430 05:09:48.083703086 ProcessGroupNCCL.cpp:1743]"
+    )
 
 
 def test_a_local_dump_after_the_ranks_own_nccl_error_adds_no_failure() -> None:

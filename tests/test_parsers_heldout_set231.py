@@ -124,7 +124,16 @@ def test_ibstat_and_ibv_devinfo_give_each_rdma_ports_state() -> None:
             HELDOUT / "show_gids_then_ibv_devinfo_mlx5_0_port_active_roce_ethernet_slurmv4_cut.txt",
         ]
     )
-    assert [(f.status, f.formats) for f in ev.files] == [("read", ["rdma"]), ("read", ["rdma"])]
+    assert [(f.status, f.formats) for f in ev.files] == [
+        ("read", ["rdma"]),
+        ("read", ["rdma", "show_gids"]),
+    ]
+    # show_gids' table: the RoCEv2 GID with the port's IPv4 address is the one NCCL would use
+    assert any(
+        "mlx5_0 port 1 (ens108np0): 4 GID(s); RoCEv2 index 3 10.99.91.39" in m.message
+        for m in ev.files[1].messages
+    )
+    assert not [f for f in ev.failures if f["kind"] == "rdma_no_gid"]
     got = [
         (p["tool"], p["ca"], p["port"], p["state"], p["active"], p["rate_gbps"], p["link_layer"])
         for p in ev.hca_ports

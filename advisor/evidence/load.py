@@ -171,6 +171,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "perftest": re.compile(rdma.PERFTEST_SIGNATURE, re.M),
     "mlxlink": re.compile(rdma.MLXLINK_SIGNATURE, re.M),
+    "show_gids": re.compile(rdma.SHOW_GIDS_SIGNATURE, re.M),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
@@ -225,6 +226,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ProcessGroup[NH]CCL preparing to dump debug info"
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
+        r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
         # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
         r"|\bnccl[A-Z][a-z]+Error: [^\n]*\n[^\n]*Last error:"
@@ -290,6 +292,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # NVML's refusal for want of rights, libibverbs with no device (logs._nvidia_tool_failures)
         r"|^NVML: Unable to .+?: Insufficient Permissions\s*$"
         r"|^Failed to get IB devices list: |^No IB devices found\s*$"
+        r"|^Fatal error:\s+device '[^'\n]*': sys files not found"
         r"|\bnvidia-peermem \w+:\d+ ERROR "
         # MindCluster NodeD passing on the BMC's fault events (logs._BMC_EVENT_RE)
         r"|get fault event, \[device type: [^\]\n]+\]-\[device id: \d+\]-\[error code: "
@@ -2386,6 +2389,31 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 if compat == "NOK"
                 else f"driver and firmware compatibility {compat}"
             )
+        hbm_rate = (answer.fields.get("HBM Usage Rate(%)") or [""])[0]
+        core_rate = (answer.fields.get("Aicore Usage Rate(%)") or [""])[0]
+        if health is None and hbm_rate.isdigit() and core_rate.isdigit():
+            # -t usages / -t common: the chip's HBM and AI core use, read as a chip with no
+            # health stated (the held-memory check reads them as it reads the table's)
+            out.npu_chips.append(
+                {
+                    **{f.name: None for f in fields(npu_smi.NpuChip)},
+                    "source": source,
+                    "line": answer.line,
+                    "version": "",
+                    "npu": answer.npu,
+                    "chip": answer.chip,
+                    # (-t common's "Chip Name" is its MCU's block, not this chip's)
+                    "name": "",
+                    "health": None,
+                    "bus_id": "",
+                    "aicore_pct": int(core_rate),
+                    "hbm_used_pct": float(hbm_rate),
+                    "processes": [],
+                    "error_codes": [],
+                    "error_info": [],
+                    "query": answer.type or "usages",
+                }
+            )
         if health is None:
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"
@@ -3424,13 +3452,72 @@ def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
         warnings.append(
             ParseWarning(
                 line=p.line,
-                message=f"mlxlink: {p.ca} port {p.port} {p.state}"
+                message=f"{p.ca} port {p.port} {p.state}"
                 + (f" / {p.physical_state}" if p.physical_state else "")
                 + (f", {p.rate_gbps:g} Gb/s {p.link_layer}" if p.rate_gbps else ""),
                 skipped=False,
             )
         )
     return warnings
+
+
+def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """show_gids: each RoCE port's GIDs said (the RoCEv2 IPv4 one NCCL_IB_GID_INDEX would name);
+    a host or port with no RoCEv2 GID that carries an IPv4 address is a ``rdma_no_gid``."""
+    gids, found, found_line = rdma.parse_show_gids(text)
+    notes: list[ParseWarning] = []
+    ports: dict[tuple[str, int], list[rdma.Gid]] = {}
+    for g in gids:
+        ports.setdefault((g.ca, g.port), []).append(g)
+    for (ca, port), own in ports.items():
+        v2 = [g for g in own if g.version == "v2" and g.ipv4]
+        notes.append(
+            ParseWarning(
+                line=own[0].line,
+                message=f"{ca} port {port}"
+                + (f" ({own[0].netdev})" if own[0].netdev else "")
+                + f": {len(own)} GID(s); "
+                + (
+                    ", ".join(f"RoCEv2 index {g.index} {g.ipv4}" for g in v2)
+                    if v2
+                    else "no RoCEv2 GID with an IPv4 address"
+                ),
+                skipped=False,
+            )
+        )
+        roce = any(g.version for g in own)
+        if roce and not v2:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="rdma_no_gid",
+                    line=own[0].line,
+                    message=f"{ca} port {port}: no RoCEv2 GID with an IPv4 address",
+                    library="show_gids",
+                    exception_type=f"{ca} port {port} has no RoCEv2 GID with an IPv4 address "
+                    "(its netdev has no IPv4 address, or RoCEv2 is off): NCCL's RoCE transport "
+                    "finds no routable GID there",
+                ),
+            )
+    if found == 0:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="rdma_no_gid",
+                line=found_line,
+                message="n_gids_found=0",
+                library="show_gids",
+                exception_type="show_gids found no GID on any RDMA port (no RDMA device, or a "
+                "container that sees none): RDMA cannot be used here",
+            ),
+        )
+    elif found is None:
+        notes.append(
+            ParseWarning(line=0, message="show_gids: the copy ends before its n_gids_found line")
+        )
+    return notes
 
 
 def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3840,6 +3927,7 @@ _CONVERTERS = {
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
     "mlxlink": _mlxlink,
+    "show_gids": _show_gids,
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
     "dcgmi_dmon": _dcgmi_dmon,

@@ -128,6 +128,15 @@ def build(
     for rank, events in by_rank.items():
         stamped = [e for e in events if e.get("time_s") is not None]
         first = min(stamped, key=lambda e: e["time_s"]) if stamped else events[0]
+        if stamped and float(first["time_s"]).is_integer():
+            # a stamp to the second only ("2025-12-29-13:22:36" on torch_npu's ERR line) says
+            # nothing of where in that second: a finer stamp of the same second places the rank
+            finer = [
+                e
+                for e in stamped
+                if int(e["time_s"]) == int(first["time_s"]) and not float(e["time_s"]).is_integer()
+            ]
+            first = min(finer, key=lambda e: e["time_s"]) if finer else first
         role, why = _role(events, timed_out_seq)
         entries.append(
             TimelineEntry(
@@ -358,10 +367,20 @@ def _one_collective_timed_out(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]
     # line not kept, is the same wait when it came with the others' time-outs, not before them;
     # a line that names no group is of the one the others name)
     timeouts = [e for e in events if e.get("kind") == "watchdog_timeout"]
-    if not timeouts or any(
-        e.get("kind") not in ("watchdog_timeout", "watchdog_failure") for e in events
-    ):
+    if any(e.get("kind") not in ("watchdog_timeout", "watchdog_failure") for e in events):
         return False
+    if not timeouts:
+        # only the watchdogs' "failure detected ... at work N" lines: one work of one group that
+        # every rank's own watchdog found failed within seconds of the others is one failure
+        # they all saw (its cause another rank's, or the network's), not one rank's first
+        times = [e["time_s"] for e in events if e.get("time_s") is not None]
+        return (
+            len(times) == len(events)
+            and max(times) - min(times) <= SAME_WAIT_S
+            and len({e.get("seq") for e in events}) == 1
+            and events[0].get("seq") is not None
+            and len({e.get("group") for e in events}) == 1
+        )
     stamped = [e["time_s"] for e in timeouts if e.get("time_s") is not None]
     for e in events:
         if e.get("kind") == "watchdog_failure":

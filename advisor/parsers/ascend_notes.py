@@ -10,6 +10,10 @@ they are instead of "unknown": each becomes a note of its file.
 - ``msnpureport config --get`` (the driver's msnpureport guide, "query device maintenance"): a
   boxed table of one device's maintenance settings, ``| Device ID: 0 | Current Configuration |``
   over ``| Global Level | ERROR |`` rows: log levels are settings, not errors.
+- ``npu-smi info -t <type> -i N`` on a device that does not serve that query: ``This device does
+  not support querying spod-info.`` (npu-smi's own answer; the topo query's is read with the
+  topology matrices): the device has nothing of that kind to say (no SuperPoD ids on a card
+  outside one), not a fault.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ SIGNATURE = (
     r"^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
     r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
+    r"|^[ \t]*This device does not support querying (?!topo\.)[\w-]+\."
 )
+_NOT_SUPPORTED_RE = re.compile(r"^\s*This device does not support querying (?P<what>[\w-]+)\.")
+_NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
 _DEVICE_ARG_RE = re.compile(r"\bhccn_tool\b.*?-i\s+(?P<dev>\d+)")
 _COUNT_RE = re.compile(r"^\s*(?P<what>[a-z_]+)_cnt\s*:\s*(?P<n>\d+)\s*$")
@@ -37,9 +44,24 @@ def parse(text: str) -> list[ParseWarning]:
     counts: list[str] = []
     counts_line = 0
     config: tuple[int, int, dict[str, str]] | None = None  # (line, device, settings)
+    asked: re.Match[str] | None = None  # the npu-smi query above its answer
     for no, line, _ in numbered_lines(text):
         if "hccn_tool" in line and (d := _DEVICE_ARG_RE.search(line)):
             device = int(d.group("dev"))
+        if "npu-smi" in line and (q := _NPU_SMI_QUERY_RE.search(line)):
+            asked = q
+        if (ns := _NOT_SUPPORTED_RE.match(line)) and ns.group("what") != "topo":
+            on = f"NPU {asked.group('dev')}" if asked is not None else "the device"
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"npu-smi info -t {ns.group('what')}: {on} does not serve this "
+                    "query (npu-smi's own answer): it has nothing of that kind to report; not "
+                    "a fault",
+                    skipped=False,
+                )
+            )
+            continue
         if p := _PROCESS_RE.match(line):
             on = f"device {device}" if device is not None else "the device (not named)"
             there = "runs" if p.group("state") == "exist" else "does not run"

@@ -379,6 +379,16 @@ _RANK_NUM_INIT_RE = re.compile(r"Init failed, return\[[^\]]*\], rankNum\[(\d+)\]
 # EI0015 with rootInfo detection (hicann/hccl docs, "Cluster Information Negotiation"): the
 # message ends 'List of unconnected ranks: "[1,7,]"'.
 _UNCONNECTED_RE = re.compile(r"List of unconnected ranks:\s*\"?\[(?P<ranks>[\d,\s]*)\]")
+# ... and the root's count and list of the ranks that did connect, after its time-out
+# (topoinfo_exchange_server.cc DisplayConnectionedRank: "total connected num is [4],line num is
+# [1]", "need connect rankNum is [8]", "connected rankinfo[LINE 0]: [0000000000000000],
+# [0000000000000002],...;" eight a line, each rank id in decimal, zero-padded); the HCCL guide's
+# EI0015 page computes the missing ranks from it, ranks being 0 to rankNum-1
+_CONNECTED_LINES_RE = re.compile(r"total connected num is \[(\d+)\],\s*line num is \[(\d+)\]")
+_NEED_CONNECT_RE = re.compile(r"need connect rankNum is \[(\d+)\]")
+_CONNECTED_INFO_RE = re.compile(r"connected rankinfo\[LINE \d+\]:\s*((?:\[\d+\],?\s*)+)")
+CONNECTED_LIST_LINES = 300
+"""How far after the root's time-out its connected-rank lines may run (eight ranks a line)."""
 _RANK_NUM_RE = re.compile(r"rank num\[(\d+)\]\s*is different with rank list size\[\d+\]")
 NEGOTIATION_WINDOW_LINES = 5
 """How far after an agent's time-out (or its missing-ranks line) the line naming the root's
@@ -593,7 +603,8 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
-    rdma_device_unreadable (the importer's, from ibstat's abort), mindspore_unregistered,
+    rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
+    mindspore_unregistered,
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
@@ -945,6 +956,8 @@ def parse(text: str) -> LogReport:
         _dms_fault_events(lines, report)
     if "not successfully registered" in text:
         _mindspore_unregistered(lines, report)
+    if "acl_nn_operation.cpp" in text or "hccl_runner.cpp" in text:
+        _atb_errors(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -1022,6 +1035,7 @@ def parse(text: str) -> LogReport:
             elif not heartbeats_only:
                 report.events += _cann_plog_errors(lines)
         if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
+            _hcom_init_notes(lines, report)
             return report  # HCCL's own plog of a run with no failure in it: evidence too
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
             _ras_summary_notes(lines, report)
@@ -1035,6 +1049,9 @@ def parse(text: str) -> LogReport:
         if not report.events and "Start worker process" in text and MSRUN_WORKER_RE.search(text):
             _msrun_start_notes(lines, report)
             return report  # MindSpore's msrun starting its workers: a launch, healthy so far
+        if not report.events and "loss is" in text and LOSS_LINE_RE.search(text):
+            _loss_notes(lines, report)
+            return report  # a training loop printing its loss, step after step: it ran
         torn_down = not report.events and "destroyed cuda before watchdog loop exited" in text
         if torn_down:
             # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
@@ -1148,16 +1165,41 @@ def parse(text: str) -> LogReport:
             if ev.code is None or ev.code.startswith(("EI", "EJ")):
                 # HCCL's (EI) and HCCP's (EJ) own codes; EE/EH/EZ/E4... are other CANN modules'
                 ev.library = ev.library or "HCCL"
+    _ranks_by_pid(report.events)
     report.events.sort(key=lambda e: e.line)
     return report
+
+
+_OWN_PROCESS_KINDS = frozenset(
+    {"npu_runtime_error", "hccl_error", "hccl_call_failure", "hccl_plog_error",
+     "torch_npu_error", "npu_device_exception"}
+)  # fmt: skip
+"""Events a process prints of itself, with its pid (CANN's "[PID: 1270]", torch_npu's
+"(PID:1270, ...)"); not a report that names another process by its pid (NCCL RAS's)."""
+
+
+def _ranks_by_pid(events: list[LogEvent]) -> None:
+    """A rank for the events of a process that printed it elsewhere: one process's events (its
+    pid, on one host) that name no rank take the one rank its other events name (torch_npu's
+    "(PID:1270, Device:6, RankID:14)", a launcher's tag) -- never where its events name several."""
+    ranks: dict[tuple[str | None, int], set[int]] = {}
+    for ev in events:
+        if ev.pid is not None and ev.rank is not None:
+            ranks.setdefault((ev.host, ev.pid), set()).add(ev.rank)
+    for ev in events:
+        if ev.rank is None and ev.pid is not None and ev.kind in _OWN_PROCESS_KINDS:
+            known = ranks.get((ev.host, ev.pid), set())
+            if len(known) == 1:
+                ev.rank = next(iter(known))
 
 
 _STAMPS = (
     # CANN: "2026-11-28-18:07:20.444.436"; torch elastic / Python logging: "2024-11-29_09:22:13",
     # "2024-11-29 09:22:13,123"
+    # (torch_npu's own logger puts its milliseconds after a colon: "[2025-12-29 13:22:36:099]")
     re.compile(
         r"(?<!\d)\d{4}-(?P<mo>\d{2})-(?P<d>\d{2})[-_ T](?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})"
-        r"(?:[.,](?P<f>\d{1,6}))?"
+        r"(?:[.,](?P<f>\d{1,6})|:(?P<ms>\d{3})(?!\d))?"
     ),
     # glog (torch C++ warnings and errors): "E1129 09:22:05.512451"; torch's own logger prints
     # the month without its leading zero ("[E626 06:24:44.903881913", pytorch issue logs)
@@ -1172,7 +1214,8 @@ def timestamp_s(line: str) -> float | None:
     """The first time stamp of ``line`` on the year-less clock of ``LogEvent.time_s``."""
     for pattern in _STAMPS:
         if m := pattern.search(line):
-            frac = float(f"0.{m.group('f')}") if m.group("f") else 0.0
+            digits = m.group("f") or m.groupdict().get("ms")
+            frac = float(f"0.{digits}") if digits else 0.0
             day = int(m.group("mo")) * 32 + int(m.group("d"))
             return (
                 day * 86400.0
@@ -1555,12 +1598,37 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
         )
 
 
+def _root_unconnected(
+    lines: list[tuple[int, str, int | None]], index: int
+) -> tuple[int, list[int]] | None:
+    """The communicator's size and the ranks that never connected, from the root's connected
+    list after its time-out at ``index``; None unless its size and every line of the list are
+    there."""
+    size: int | None = None
+    lines_said: int | None = None
+    connected: set[int] = set()
+    seen_lines = 0
+    for _, text, _ in lines[index : index + CONNECTED_LIST_LINES]:
+        if "connect" not in text:
+            continue
+        if m := _CONNECTED_LINES_RE.search(text):
+            lines_said = int(m.group(2))
+        if m := _NEED_CONNECT_RE.search(text):
+            size = int(m.group(1))
+        for m in _CONNECTED_INFO_RE.finditer(text):
+            seen_lines += 1
+            connected.update(int(r) for r in re.findall(r"\[(\d+)\]", m.group(1)))
+    if size is None or lines_said is None or seen_lines < lines_said:
+        return None
+    return size, sorted(set(range(size)) - connected)
+
+
 def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) -> None:
     """An agent's failed cluster negotiation that no EI0015 code block already read."""
     if any(e.kind == "hccl_error" and e.code == "EI0015" for e in report.events):
         return
     current: LogEvent | None = None
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "topo exchange server" in line and (sm := _SERVER_TIMEOUT_RE.search(line)):
             current = LogEvent(
                 kind="hccl_negotiation_failure",
@@ -1570,6 +1638,8 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
                 timeout_ms=int(sm.group(1)) * 1000,
                 exception_type="root waited for ranks that never connected",
             )
+            if unconnected := _root_unconnected(lines, index):
+                current.rank_size, current.missing_ranks = unconnected
             report.events.append(current)
             continue
         if "connected num" in line and (cn := _CONNECTED_NUM_RE.search(line)):
@@ -2625,6 +2695,33 @@ _RAS_GROUP_ROW_RE = re.compile(
 MSRUN_WORKER_RE = re.compile(
     r"Start worker process with rank id:\s*(?P<rank>\d+), log file:\s*(?P<log>[^\s,]+?)\.?(?:\s|$)"
 )
+
+
+# a training loop's loss a step (MindSpore's LossMonitor and its tutorials: "epoch: 0, step: 10,
+# loss is 1.6682479"; older "epoch: 1 step: 1875, loss is 0.09")
+LOSS_LINE_RE = re.compile(
+    r"^\s*epoch:\s*(?P<epoch>\d+),?\s+step:\s*(?P<step>\d+),\s*loss is\s*(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)",
+    re.M,
+)
+
+
+def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of the steps a training log printed its loss for: how many, and the loss first
+    and last (a log that trains, with no error in it)."""
+    rows = [
+        (no, m) for no, line, _ in lines if "loss is" in line and (m := LOSS_LINE_RE.match(line))
+    ]
+    (first_no, first), (_, last) = rows[0], rows[-1]
+    report.unread.append(
+        ParseWarning(
+            line=first_no,
+            message=f"a training loop's loss lines: {len(rows)} step(s) logged, from epoch "
+            f"{first.group('epoch')} step {first.group('step')} (loss {first.group('loss')}) to "
+            f"epoch {last.group('epoch')} step {last.group('step')} (loss {last.group('loss')}); "
+            "no error in them",
+            skipped=False,
+        )
+    )
 
 
 def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -4716,6 +4813,10 @@ def _kernel_assertion(lines: list[tuple[int, str, int | None]], index: int) -> s
     )
 
 
+UNCORRECTABLE_ECC = "uncorrectable ECC error"
+"""``code_name`` of a watchdog's death by CUDA's uncorrectable ECC error (a hardware fault)."""
+
+
 def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[int, str]] = set()
     records: set[str] = set()  # the records' own "[Rank N]" read so far
@@ -4756,6 +4857,11 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         elif "device-side assert" in what and (asserted := _kernel_assertion(lines, index)):
             ev.exception_type = asserted
             ev.message = f"{ev.message} / {asserted}"[:500]
+        elif "uncorrectable ECC error" in what:
+            # CUDA's cudaErrorECCUncorrectable: the GPU's memory failed, not the program
+            ev.code_name = UNCORRECTABLE_ECC
+            ev.exception_type = "an uncorrectable ECC error: the GPU's memory failed (hardware)"
+            ev.message = f"{ev.message} ({ev.exception_type})"[:400]
         report.events.append(ev)
 
 
@@ -9183,6 +9289,7 @@ XID_MEANINGS = {
     43: "GPU stopped processing the application's work: most often the application's own fault",
     45: "preemptive cleanup after an earlier error: follows another failure",
     48: "double-bit ECC error: the GPU's memory failed",
+    62: "the GPU's internal micro-controller (its PMU) halted: it needs a reset",
     63: "ECC page retirement or row remapping recorded: a reset applies it",
     64: "ECC page retirement or row remapping failed: the memory has no spare left",
     74: "NVLink error: a link between GPUs failed",
@@ -9196,9 +9303,9 @@ XID_MEANINGS = {
 """What the most common Xids mean and whose they are (NVIDIA's Xid catalog, docs.nvidia.com/deploy/
 xid-errors, its Description column; the application's own are the Xids NVIDIA's Kubernetes device
 plugin leaves a GPU healthy on, PLUGIN_APPLICATION_XIDS below)."""
-XID_RESET = frozenset({48, 64, 79, 95, 119, 120})
+XID_RESET = frozenset({48, 62, 64, 79, 95, 119, 120})
 """Xids after which the GPU needs a reset before any job uses it (the meanings above: a
-double-bit ECC error, a row remap that failed, a GPU off the bus, an uncontained ECC error, the
+double-bit ECC error, its micro-controller halted (the catalog's RESET_GPU), a row remap that failed, a GPU off the bus, an uncontained ECC error, the
 GSP firmware timed out or failed): a fault by their number alone."""
 _XID_CAUSE_RE = re.compile(r"caused by previous Xid (\d+)")
 """An Xid the driver logged as the consequence of an earlier one ("45, pid=..., Ch 00000001 caused
@@ -9858,9 +9965,12 @@ _SMI_CANNOT_RE = re.compile(
 _NVML_PERMISSION_RE = re.compile(r"^NVML: (?P<what>Unable to .+?): Insufficient Permissions\s*$")
 # libibverbs with no RDMA device to list: ibv_devinfo's "Failed to get IB devices list: Function
 # not implemented" (the kernel's InfiniBand stack not loaded) or "No IB devices found", and the
-# ibstatus script's "Fatal error:  No devices"
+# ibstatus script's "Fatal error:  No devices", or "Fatal error:  device '*': sys files not found
+# (/sys/class/infiniband/*/ports)" where no device directory is there for its glob to match (a
+# device it was asked for by name and has none: that name's)
 _RDMA_NONE_RE = re.compile(
-    r"^(?:Failed to get IB devices list: (?P<why>.+?)|No IB devices found|Fatal error:\s+No devices)\s*$"
+    r"^(?:Failed to get IB devices list: (?P<why>.+?)|No IB devices found|Fatal error:\s+No devices"
+    r"|Fatal error:\s+device '(?P<dev>[^'\n]*)': sys files not found(?: \((?P<path>[^)\n]*)\))?)\s*$"
 )
 
 
@@ -9921,7 +10031,9 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     "(run it as root): the figures asked for are not in the output"[:200],
                 )
             )
-        elif ("IB devices" in text or "No devices" in text) and (none := _RDMA_NONE_RE.match(text)):
+        elif ("IB devices" in text or "No devices" in text or "sys files not found" in text) and (
+            none := _RDMA_NONE_RE.match(text)
+        ):
             if "rdma" in seen:
                 continue
             seen.add("rdma")
@@ -9931,9 +10043,14 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     line=no,
                     message=text[:300],
                     rank=tagged,
-                    library="libibverbs",
-                    exception_type="no RDMA device could be listed"
-                    + (f" ({none.group('why')})" if none.group("why") else ""),
+                    library="ibstatus" if text.startswith("Fatal error") else "libibverbs",
+                    exception_type=(
+                        f"no RDMA device named {dev} (ibstatus found no {none.group('path')})"
+                        if (dev := none.group("dev")) not in (None, "*")
+                        else "no RDMA device could be listed"
+                        + (f" ({none.group('why')})" if none.group("why") else "")
+                        + (" (ibstatus found nothing under /sys/class/infiniband)" if dev else "")
+                    ),
                 )
             )
     for key, (ev, count) in peermem.items():
@@ -10667,6 +10784,11 @@ _HCCL_ENV_RE = re.compile(
     r"\b(?P<name>HCCL_[A-Z_]+) (?:is )?set by (?P<how>default|environment)"
     r"(?: variable)? to \[(?P<value>[^\]]*)\](?P<unit>[A-Za-z]*)"
 )
+# an older plog's own word of a setting it took (externalinput.cc): "[EVENT] HCCL(107,python):...
+# environmental variable HCCL_CONNECT_TIMEOUT is set, timeOut[600]"
+_HCCL_ENV_OLD_RE = re.compile(
+    r"\benvironmental variable (?P<name>HCCL_[A-Z_]+) is set, \w+\[(?P<value>[^\]]*)\]"
+)
 HCCL_ENV_SHOWN = (
     "HCCL_CONNECT_TIMEOUT",
     "HCCL_EXEC_TIMEOUT",
@@ -10681,6 +10803,23 @@ HCCL_ENV_SHOWN = (
 """The HCCL_ENV settings a note names, in this order (the time-outs and what sets up links)."""
 
 
+def _hcom_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of each communicator a healthy plog says HCCL set up from its rank table ("hcom
+    init by file success, ..., rankNum[8], rank[7],server[51.38.67.77], device[7]")."""
+    seen: set[str] = set()
+    for no, line, _ in lines:
+        if "hcom init by file" not in line or not (m := _HCOM_INIT_RE.search(line)):
+            continue
+        said = f"HCCL set up its communicator from the rank table: rank {m.group('rank')} of " + (
+            f"{m.group('size')}"
+            + (f" on server {m.group('server')}" if m.group("server") else "")
+            + (f", device {m.group('dev')}" if m.group("dev") else "")
+        )
+        if said not in seen:
+            seen.add(said)
+            report.unread.append(ParseWarning(line=no, message=said, skipped=False))
+
+
 def _hccl_env_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A note of the settings HCCL's run plog says it took, the ones that bear on time-outs and
     links first, as the first process stated them; a setting another process took with another
@@ -10688,6 +10827,13 @@ def _hccl_env_settings(lines: list[tuple[int, str, int | None]], report: LogRepo
     taken: dict[str, dict[str, str]] = {}  # setting -> process -> value
     first = 0
     for no, line, _ in lines:
+        if "environmental variable" in line and (old := _HCCL_ENV_OLD_RE.search(line)):
+            pm = _PLOG_PID_RE.search(line)
+            first = first or no
+            taken.setdefault(old.group("name"), {}).setdefault(
+                pm.group(1) if pm else "", f"{old.group('value')} (environment)"
+            )
+            continue
         if "[HCCL_ENV]" not in line and not ("] HCCL(" in line and " set by " in line):
             continue  # (older plogs print the settings without the tag)
         pm = _PLOG_PID_RE.search(line)
@@ -10846,6 +10992,80 @@ def _autopilot_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 exception_type=what[:200],
             )
         )
+
+
+# Ascend Transformer Boost (ATB, under MindIE's model runners) logging an aclnn operator's failed
+# set-up ("[llm] [ERROR] [acl_nn_operation.cpp:143] gmmNode call SetAclNNWorkspaceExecutor fail,
+# error:161002": an aclnn status, 161001 ACLNN_ERR_PARAM_NULLPTR and 161002
+# ACLNN_ERR_PARAM_INVALID the operator refusing its inputs) and its HCCL runner's failed
+# collective ("[all_reduce_hccl_runner.cpp:51] hccl Execute failed, HcclResult:6")
+_ATB_ACLNN_RE = re.compile(
+    r"\[acl_nn_operation\.cpp:\d+\] (?P<node>\w+) call (?P<call>\w+) fail, error:\s*(?P<code>\d+)"
+)
+_ATB_HCCL_RE = re.compile(
+    r"\[(?P<op>\w+)_hccl_runner\.cpp:\d+\] hccl Execute failed, HcclResult:\s*(?P<code>-?\d+)"
+)
+ACLNN_STATUS = {
+    161001: "ACLNN_ERR_PARAM_NULLPTR (an operator's input was a null pointer)",
+    161002: "ACLNN_ERR_PARAM_INVALID (the operator refused its inputs: shape, dtype or format)",
+    361001: "ACLNN_ERR_RUNTIME_ERROR",
+}
+"""aclnn's status codes that an operator's failed call prints (CANN's aclnn status list)."""
+ACLNN_MIN_STATUS = 100000
+"""aclnn statuses are six digits (161001 ...); the smaller codes ATB logs after one (its own
+"error:12" of the op cache) only repeat it."""
+
+
+def _atb_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """ATB's failed aclnn operator set-ups and HCCL runner collectives, once per process,
+    operator or collective, and code."""
+    seen: set[tuple[str | None, str, str]] = set()
+    for no, line, tagged in lines:
+        pid = m.group(1) if (m := re.search(r"\]\s*\[(\d+)\]", line)) else None
+        if (
+            "acl_nn_operation" in line
+            and (a := _ATB_ACLNN_RE.search(line))
+            and int(a.group("code")) >= ACLNN_MIN_STATUS  # (ATB's own small codes follow it)
+        ):
+            key = (pid, a.group("node"), a.group("code"))
+            if key in seen:
+                continue
+            seen.add(key)
+            code = int(a.group("code"))
+            report.events.append(
+                LogEvent(
+                    kind="npu_runtime_error",
+                    line=no,
+                    message=line[a.start() :].strip()[:300],
+                    rank=tagged,
+                    pid=int(pid) if pid else None,
+                    code=str(code),
+                    code_name=ACLNN_STATUS.get(code, "an aclnn status"),
+                    call=f"{a.group('node')} {a.group('call')}",
+                    library="ATB",
+                )
+            )
+        elif "hccl Execute failed" in line and (h := _ATB_HCCL_RE.search(line)):
+            key = (pid, h.group("op"), h.group("code"))
+            if key in seen:
+                continue
+            seen.add(key)
+            result = int(h.group("code"))
+            name, meaning = decode_result(result)
+            report.events.append(
+                LogEvent(
+                    kind="hccl_call_failure",
+                    line=no,
+                    message=f"ATB's {h.group('op')} HCCL runner: {result} = {name} ({meaning})",
+                    rank=tagged,
+                    pid=int(pid) if pid else None,
+                    code=str(result),
+                    code_name=name,
+                    call=f"{h.group('op')} (ATB's HCCL runner)",
+                    op=h.group("op"),
+                    library="HCCL",
+                )
+            )
 
 
 # MindSpore's dynamic cluster (msrun or its scheduler): a worker that got no rank from the

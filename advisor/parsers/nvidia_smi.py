@@ -847,6 +847,10 @@ class SmiGpu:
     fabric_status: str | None = None
     """``-q``'s Fabric section Status (an NVML return code's words: "Success" once the GPU has
     registered with the NVLink fabric, else why not, e.g. "Insufficient Resources")."""
+    fabric_health: dict[str, str] = field(default_factory=dict)
+    """``-q``'s Fabric / Health lines the advisor reads: ``Summary`` (Healthy or Unhealthy, what
+    NVML's fabric health mask adds up to) and ``Bandwidth`` (Full, or Degraded: NVML's
+    NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW)."""
     sections: list[str] = field(default_factory=list)
     """``-q``: the health sections read (ECC Errors, Remapped Rows, Retired Pages, Clocks ...)."""
 
@@ -1026,6 +1030,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.perf = value  # -d PERFORMANCE prints it at the GPU's top level
     elif where == "Fabric" and key == "Status" and value:
         gpu.fabric_status = value
+    elif where == "Fabric / Health" and key in ("Summary", "Bandwidth") and value:
+        gpu.fabric_health[key] = value
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
         gpu.util_pct = int(pct.group(1))
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:

@@ -996,3 +996,56 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 )
             )
     return [port], warnings
+
+
+# Mellanox OFED's show_gids script: a table of every RDMA port's GIDs read from sysfs ("DEV PORT
+# INDEX GID IPv4 VER DEV", tab-separated: mlx5_0, 1, 3, 0000:...:ffff:0a1f:0402, 10.31.4.2, v2,
+# its netdev), then "n_gids_found=N"; VER v1 is RoCEv1 (Ethernet only), v2 RoCEv2 (routed over
+# UDP/IP, the one NCCL prefers: NCCL_IB_ROCE_VERSION_NUM defaults to 2)
+SHOW_GIDS_SIGNATURE = r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$|^n_gids_found=\d+\s*$"
+_GID_ROW_RE = re.compile(
+    r"^(?P<dev>[\w.-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7})"
+    r"\s+(?:(?P<ipv4>\d{1,3}(?:\.\d{1,3}){3})\s+)?(?P<ver>[vV][12]|IB/RoCE v1|RoCE v2)?\s*(?P<netdev>\S+)?\s*$"
+)
+_GIDS_FOUND_RE = re.compile(r"^n_gids_found=(?P<n>\d+)\s*$")
+
+
+@dataclass(kw_only=True)
+class Gid:
+    line: int
+    ca: str
+    port: int
+    index: int
+    gid: str
+    ipv4: str | None
+    version: str | None
+    """``v1`` (RoCEv1) or ``v2`` (RoCEv2); None on InfiniBand."""
+    netdev: str | None
+
+
+def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
+    """show_gids' rows, the count its last line gives (None where the copy ends before it) and
+    that line's number; raises ParseError when neither a row nor the count is there."""
+    gids: list[Gid] = []
+    found: int | None = None
+    found_line = 0
+    for no, line, _ in numbered_lines(text):
+        if m := _GID_ROW_RE.match(line.strip()):
+            ver = m.group("ver")
+            gids.append(
+                Gid(
+                    line=no,
+                    ca=m.group("dev"),
+                    port=int(m.group("port")),
+                    index=int(m.group("index")),
+                    gid=m.group("gid"),
+                    ipv4=m.group("ipv4"),
+                    version=("v2" if "2" in ver else "v1") if ver else None,
+                    netdev=m.group("netdev"),
+                )
+            )
+        elif m := _GIDS_FOUND_RE.match(line.strip()):
+            found, found_line = int(m.group("n")), no
+    if not gids and found is None:
+        raise ParseError("show_gids: no GID row and no n_gids_found line")
+    return gids, found, found_line
