@@ -270,3 +270,14 @@ def test_an_error_code_inside_a_traceback_pasted_flat_is_quoted_from_the_code() 
         "EZ9999: Inner Error, Please contact support engineer! EZ9999 Kernel task happen error,"
         " retCode=0x2a, [aicpu exception]"
     )
+
+
+def test_a_healthy_plogs_setupagent_line_is_said() -> None:
+    ev = _load("mindcluster_run_plog_hccl_init_healthy_rank0.log")
+    assert not ev.failures
+    said = [m.message for m in ev.files[0].messages]
+    assert any(
+        "communicator by root info: rank 0 of 3, root 1.1.1.1 port 60000, device 0 (device IP "
+        "1.1.1.11)" in m
+        for m in said
+    )

@@ -10803,11 +10803,33 @@ HCCL_ENV_SHOWN = (
 """The HCCL_ENV settings a note names, in this order (the time-outs and what sets up links)."""
 
 
+# the agent's start of a communicator by root info (HCCL's trace in the run plog): "[HCCL_TRACE]
+# [Flat]SetupAgent rankNum[3], rank[0], rootInfo identifier[...], server[1.1.1.1%enp189s0f0],
+# serverPort[60000]deviceType[2], logicDevId[0], phydevId[0], deviceIp[1.1.1.11]"
+_SETUP_AGENT_RE = re.compile(
+    r"SetupAgent rankNum\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\].*?server\[(?P<server>[^\]%]+)"
+    r"(?:%[^\]]*)?\],\s*serverPort\[(?P<port>\d+)\](?:.*?logicDevId\[(?P<dev>-?\d+)\])?"
+    r"(?:.*?deviceIp\[(?P<ip>[^\]]*)\])?"
+)
+
+
 def _hcom_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """A note of each communicator a healthy plog says HCCL set up from its rank table ("hcom
-    init by file success, ..., rankNum[8], rank[7],server[51.38.67.77], device[7]")."""
+    """A note of each communicator a healthy plog says HCCL set up, from its rank table ("hcom
+    init by file success, ..., rankNum[8], rank[7],server[51.38.67.77], device[7]") or by root
+    info (its agent's "SetupAgent rankNum[3], rank[0], ..., server[...], serverPort[...]")."""
     seen: set[str] = set()
     for no, line, _ in lines:
+        if "SetupAgent" in line and (a := _SETUP_AGENT_RE.search(line)):
+            said = (
+                f"HCCL set up a communicator by root info: rank {a.group('rank')} of "
+                f"{a.group('size')}, root {a.group('server')} port {a.group('port')}"
+                + (f", device {a.group('dev')}" if a.group("dev") else "")
+                + (f" (device IP {a.group('ip')})" if a.group("ip") else "")
+            )
+            if said not in seen:
+                seen.add(said)
+                report.unread.append(ParseWarning(line=no, message=said, skipped=False))
+            continue
         if "hcom init by file" not in line or not (m := _HCOM_INIT_RE.search(line)):
             continue
         said = f"HCCL set up its communicator from the rank table: rank {m.group('rank')} of " + (
