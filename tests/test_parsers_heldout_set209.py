@@ -159,11 +159,15 @@ def test_nvidia_smis_answers_that_it_cannot_read_the_gpus_are_errors() -> None:
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
         "that the latest NVIDIA driver is installed and running.",
         "Failed to initialize NVML: Driver/library version mismatch",
-        "Unable to determine the device handle for GPU0000:83:00.0: Unknown Error",
     ):
         (ev,) = load_text(f"$ nvidia-smi\n{answer}\n", "smi.txt").failures
         assert ev["kind"] == "gpu_driver_error" and ev["line"] == 2, answer
         assert ev["exception_type"].startswith("nvidia-smi could not read the GPUs: "), answer
+    # one GPU NVML cannot reach ("Unknown Error", "GPU is lost"): lost until it is reset, a fault
+    answer = "Unable to determine the device handle for GPU0000:83:00.0: Unknown Error"
+    (ev,) = load_text(f"$ nvidia-smi\n{answer}\n", "smi.txt").failures
+    assert ev["kind"] == "gpu_driver_fault" and ev["line"] == 2
+    assert ev["exception_type"].startswith("nvidia-smi could not reach GPU 0000:83:00.0: ")
     # the words inside another line are no answer of nvidia-smi's
     assert not load_text("INFO: No devices were found matching the filter\n", "t.log").failures
 

@@ -144,8 +144,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # -gateway -g ("default gateway:ADDR, Iface:eth0"); -lldp -g's first two TLVs; Ascend
         # 950's mode-first command; a shell loop running hccn_tool over the devices
         r"|^default gateway\s*:[^\n]*,\s*Iface\s*:|^\s*Chassis ID TLV\s*\n(?:.*\n){1,4}?\s*Port ID TLV\s*$"
-        # (-g -process and -show_list answer nothing of a port: ascend_notes reads them)
-        r"|(?<!`)hccn_tool\s+-g\s+-(?!process\b|show_list\b)\w+\s+-i\s+\d+"
+        # (-g -process, -show_list and -cfg_recovery answer nothing of a port: ascend_notes
+        # reads them)
+        r"|(?<!`)hccn_tool\s+-g\s+-(?!process\b|show_list\b|cfg_recovery\b)\w+\s+-i\s+\d+"
         r"|\bfor\s+\w+\s+in\s+[^;\n]+;\s*do\b[^\n]*(?<!`)hccn_tool\s+-i\s+[\"']?\$\{?\w+\}?[\"']?\s+-\w+"
         # Ascend 950's -bit_err heading with its first counter, -su_ber -result's lane table and
         # -down_data's record heading (or its "no down data"), saved without their command
@@ -177,6 +178,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
+    "dcgmi_discovery": re.compile(dcgm.DISCOVERY_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "bandwidth_test": re.compile(bandwidth_test.SIGNATURE, re.M),
@@ -226,6 +228,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ProcessGroup[NH]CCL preparing to dump debug info"
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
+        # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the
+        # start's other lines bare too, its network, make the log of one)
+        r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
+        r"|\{ Epoch:\[[ \t]*\d+/[ \t]*\d+\], step:\[[ \t]*\d+/[ \t]*\d+\], loss: -?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
         # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
@@ -1028,7 +1034,7 @@ _COLOUR_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m")
 terminal's screen keeps as text (vLLM colours its worker prefixes so)."""
 _CARET_CR_RE = re.compile(r"\^M$", re.MULTILINE)
 """A carriage return at a line's end shown in caret notation (``^M``)."""
-_QUOTE_RE = re.compile(r"^> ?", re.MULTILINE)
+_QUOTE_RE = re.compile(r"^[ \t]{0,3}> ?", re.MULTILINE)  # (a quote may sit a few spaces in)
 _COMMENTED_ROW_RE = re.compile(r"^\s*# ?[|+]")
 _COMMENT_RE = re.compile(r"^\s*# ?", re.MULTILINE)
 MIN_COMMENTED_ROWS = 3
@@ -1233,6 +1239,13 @@ HTML_TAG_SCAN_CHARS = 200_000
 """How far into a file its tags are counted (a page's markup starts early)."""
 
 
+# a Ray or vLLM worker's prefix glued to the end of the record before it (the page lost the line
+# break between them): the place to break the line (parsers.WORKER_PREFIX_RE's form)
+_GLUED_WORKER_RE = re.compile(
+    r"(?<=\S)(?=\((?:[A-Za-z][\w.:-]*,? ){1,3}(?:rank=\d+,? )?pid=\d+(?:, ip=[\w.:-]+)?\) )"
+)
+GLUED_MIN = 3
+"""How many glued worker prefixes make a joined copy (one could be a prefix quoted in a line)."""
 # a box-drawn table (npu-smi's, nvidia-smi's) whose line breaks a page lost: three of its borders
 # on one line, a "|" cell between them
 _FLAT_TABLE_RE = re.compile(r"\+[-=+]{10,}\+[^\n]*?\|[^\n]*?\+[-=+]{10,}\+[^\n]*?\+[-=+]{10,}\+")
@@ -1291,6 +1304,14 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"a table flattened onto line {line_no} (its line breaks lost) split at its borders "
             f"and rows into {row.count(chr(10)) + 1} lines: line numbers from there on count them"
         )
+    if "pid=" in text and (glued := _GLUED_WORKER_RE.findall(text)) and len(glued) >= GLUED_MIN:
+        # a page that joined a Ray or vLLM worker's lines into one ("...uint8)(VllmWorker rank=0
+        # pid=234357) ERROR 09-26 ..."): each record back on a line of its own, at its prefix
+        text, n = _GLUED_WORKER_RE.subn("\n", text)
+        notes.append(
+            f"{n} worker record(s) joined onto the lines before them (their line breaks lost) "
+            "split at their '(... pid=N)' prefixes: line numbers from there on count them"
+        )
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
     for what, prefix in _LINE_PREFIXES:
@@ -1333,10 +1354,10 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"{joined} line(s) a terminal wrapped at {width} columns joined to the line above "
             "(each kept on its own line number, the continuation's left empty)"
         )
-    if text.lstrip().startswith(">") or "\n>" in text:
+    if text.lstrip().startswith(">") or "\n>" in text or " >" in text:
         # (the quote may open below a line of its own: the prompt that printed it)
-        counted = text.count("\n") + 1 - text.count("\n\n")  # blank lines aside, near enough
-        quoted = text.startswith(">") + text.count("\n>")
+        counted = sum(1 for line in text.split("\n") if line.strip())  # blank lines aside
+        quoted = len(_QUOTE_RE.findall(text))
         if quoted >= QUOTED_SHARE * counted:
             text = _QUOTE_RE.sub("", text)
             notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
@@ -2568,7 +2589,11 @@ def _topo(tool: str, parser: Any) -> Any:
                     for b, kind in row.items()
                     # SOC: the name older drivers gave SYS (their legend: "traversing PCIe as
                     # well as the SMP link between CPU sockets")
-                    if kind in ("SYS", "SOC") and a < b
+                    if kind in ("SYS", "SOC")
+                    and a < b
+                    # (devices only: a GPU's path to a NIC is the NIC check's)
+                    and a in topo.devices
+                    and b in topo.devices
                 ),
                 # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3), and whether its SYS
                 # pairs are the board's design: no HCCS at all (PCIe cards, Atlas 350's UB-paired
@@ -3444,6 +3469,25 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
 
 
+def _dcgmi_discovery(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """dcgmi discovery -l: the GPUs DCGM sees, said (their names and buses; nothing judged)."""
+    found, gpus, warnings = dcgm.parse_discovery(text)
+    listed = "; ".join(
+        f"GPU {g.id} {g.name or '(name not shown)'}" + (f" ({g.bus_id})" if g.bus_id else "")
+        for g in gpus[:8]
+    ) + (" ..." if len(gpus) > 8 else "")
+    warnings.append(
+        ParseWarning(
+            line=gpus[0].line if gpus else 1,
+            message=(f"{found} GPU(s) found" if found is not None else "GPUs listed")
+            + (f": {listed}" if gpus else "")
+            + "; not judged",
+            skipped=False,
+        )
+    )
+    return warnings
+
+
 def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlxlink's port: read as an RDMA port (its state, speed and width)."""
     ports, warnings = rdma.parse_mlxlink(text)
@@ -3927,6 +3971,7 @@ _CONVERTERS = {
     "hccn_conf": _hccn_conf,
     "rdma": _rdma,
     "mlxlink": _mlxlink,
+    "dcgmi_discovery": _dcgmi_discovery,
     "show_gids": _show_gids,
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,

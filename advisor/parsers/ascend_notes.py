@@ -27,7 +27,15 @@ SIGNATURE = (
     r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
     r"|^[ \t]*This device does not support querying (?!topo\.)[\w-]+\."
+    r"|^[ \t]*This command must input card id\.[ \t]*$"
+    r"|^[ \t]*config status:[ \t]*[A-Z]+[ \t]*$"
 )
+# npu-smi refusing a query that named no card ("This command must input card id.", then its
+# usage text): nothing of any device is in it
+_NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
+# Ascend 950's "hccn_tool -g -cfg_recovery -i N": "config status:NONE" (its HCCN Tool reference,
+# querying the configuration recovery status: NONE when no recovery was started)
+_CFG_RECOVERY_RE = re.compile(r"^\s*config status:\s*(?P<status>[A-Z]+)\s*$")
 _NOT_SUPPORTED_RE = re.compile(r"^\s*This device does not support querying (?P<what>[\w-]+)\.")
 _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
@@ -50,6 +58,29 @@ def parse(text: str) -> list[ParseWarning]:
             device = int(d.group("dev"))
         if "npu-smi" in line and (q := _NPU_SMI_QUERY_RE.search(line)):
             asked = q
+        if _NO_CARD_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message="npu-smi refused the query: no card id (-i) was given, so it "
+                    "answered with its usage text; nothing of any device is in it",
+                    skipped=False,
+                )
+            )
+            continue
+        if cfg := _CFG_RECOVERY_RE.match(line):
+            on = f"device {device}" if device is not None else "the device (not named)"
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"hccn_tool -g -cfg_recovery: {on} configuration recovery status "
+                    f"{cfg.group('status')}"
+                    + ("" if cfg.group("status") != "NONE" else " (no recovery was started)")
+                    + "; not judged",
+                    skipped=False,
+                )
+            )
+            continue
         if (ns := _NOT_SUPPORTED_RE.match(line)) and ns.group("what") != "topo":
             on = f"NPU {asked.group('dev')}" if asked is not None else "the device"
             notes.append(

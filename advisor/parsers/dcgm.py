@@ -681,3 +681,64 @@ def parse_dmon(text: str) -> list[DmonSample]:
     if not samples:
         raise ParseError("dcgmi dmon: no entity row under its '#Entity' header")
     return samples
+
+
+# dcgmi discovery -l (dcgmi/Query.cpp): "8 GPUs found (Active)." (older DCGM: "8 GPUs found."),
+# then a box of "| GPU ID | Device Information |" with one GPU's "Name: ...", "PCI Bus ID: ...",
+# "Device UUID: ..." lines under its id; NvSwitches ("N NvSwitches found.") and ConnectX cards
+# ("N ConnectX found.") follow in boxes of their own
+DISCOVERY_SIGNATURE = (
+    r"^[ \t]*\d+ GPUs? found(?: \((?:Active|All)\))?\.[ \t]*$"
+    r"|^[ \t]*\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information[ \t]*\|"
+)
+_FOUND_RE = re.compile(r"^\s*(?P<n>\d+) GPUs? found(?: \((?P<which>Active|All)\))?\.\s*$")
+_DISCOVERY_ROW_RE = re.compile(
+    r"^\s*\|\s*(?P<id>\d*)\s*\|\s*(?P<key>[A-Za-z][\w ]*?):\s*(?P<value>.*?)\s*\|\s*$"
+)
+
+
+@dataclass(kw_only=True)
+class DiscoveredGpu:
+    id: int
+    line: int
+    name: str = ""
+    bus_id: str = ""
+
+
+def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[ParseWarning]]:
+    """dcgmi discovery -l: the GPU count it states and each GPU listed; raises ParseError when
+    neither is there."""
+    found: int | None = None
+    gpus: list[DiscoveredGpu] = []
+    current: DiscoveredGpu | None = None
+    in_gpus = True  # (the NvSwitch and ConnectX boxes after the GPUs' are not GPUs)
+    for no, line, _ in numbered_lines(text):
+        if m := _FOUND_RE.match(line):
+            found = int(m.group("n"))
+            continue
+        if re.match(r"^\s*\d+ (?:NvSwitch(?:es)?|ConnectX|CPUs?) found", line):
+            in_gpus = False
+            continue
+        if not in_gpus or not (r := _DISCOVERY_ROW_RE.match(line)):
+            continue
+        if r.group("id"):
+            current = DiscoveredGpu(id=int(r.group("id")), line=no)
+            gpus.append(current)
+        if current is None:
+            continue
+        if r.group("key") == "Name":
+            current.name = r.group("value")
+        elif r.group("key") == "PCI Bus ID":
+            current.bus_id = r.group("value")
+    if found is None and not gpus:
+        raise ParseError("dcgmi discovery: no 'GPUs found' line and no GPU row")
+    warnings: list[ParseWarning] = []
+    if found is not None and len(gpus) < found:
+        warnings.append(
+            ParseWarning(
+                line=gpus[-1].line if gpus else 0,
+                message=f"dcgmi discovery: {found} GPU(s) found, {len(gpus)} listed in the copy "
+                "(the rest left out or cut): those are not read",
+            )
+        )
+    return found, gpus, warnings

@@ -313,7 +313,8 @@ _ESTABLISH_RE = re.compile(
 # host NIC's port of cluster negotiation.
 _BIND_RE = re.compile(
     r"(?:socket type\[(?P<type>\d+)\],\s*)?"
-    r"listen on ip\[(?P<ip>[0-9A-Fa-f.:]+)\] and specific port\[(?P<port>\d+)\] fail"
+    # (a host NIC's address may carry its interface: "ip[10.137.69.222%enp53s0f2]")
+    r"listen on ip\[(?P<ip>[0-9A-Fa-f.:]+)(?:%[^\]\s]*)?\] and specific port\[(?P<port>\d+)\] fail"
 )
 # The operation a failing HCCL call ran: GE's task "call hccl op:HcomAllReduce(HcomAllReduce) load
 # task fail" (EI0005 sample) and hcom's "hcclComm AllReduce error, tag[..]".
@@ -1013,7 +1014,9 @@ def parse(text: str) -> LogReport:
             # name, above a traceback cut later, is read below as that; a framework's ERROR
             # lines in plog form above it, MindSpore's "[ERROR] DEVICE(...)", say more)
             report.events.append(cut)
-        if not report.events and report.hosts:
+        if not report.events and (
+            report.hosts or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text))
+        ):
             _nccl_setup_notes(lines, report)  # a healthy run's NCCL: what it ran with
             return report
         heartbeats_only = bool(report.events) and all(
@@ -1049,7 +1052,10 @@ def parse(text: str) -> LogReport:
         if not report.events and "Start worker process" in text and MSRUN_WORKER_RE.search(text):
             _msrun_start_notes(lines, report)
             return report  # MindSpore's msrun starting its workers: a launch, healthy so far
-        if not report.events and "loss is" in text and LOSS_LINE_RE.search(text):
+        if not report.events and (
+            ("loss is" in text and LOSS_LINE_RE.search(text))
+            or ("Epoch:[" in text and MINDFORMERS_STEP_RE.search(text))
+        ):
             _loss_notes(lines, report)
             return report  # a training loop printing its loss, step after step: it ran
         torn_down = not report.events and "destroyed cuda before watchdog loop exited" in text
@@ -2667,8 +2673,16 @@ _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 # 0 Pid   4962 on      test2 device  0 [0x81] NVIDIA A100-PCIE-40GB")
 _NCCL_VERSION_LINE_RE = re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 _NCCL_NET_USING_RE = re.compile(
-    r"NCCL INFO NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
+    r"(?:NCCL INFO |^\s*)NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
 )
+# a healthy NCCL start whose lines lost their "host:pid:tid [dev] NCCL INFO " prefix (a tool that
+# printed NCCL's messages alone): its bare version line, which NCCL prints first
+BARE_NCCL_VERSION_RE = re.compile(
+    r"^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$",
+    re.M,
+)
+"""(NCCL_DEBUG=VERSION prints the version line alone, as nccl-tests logs show it: a bare line of
+the start's network after it makes the lines a prefix-less INFO log)"""
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
 _NVLS_CHANNELS_RE = re.compile(r"\b(\d+) nvls channels\b")
 _NCCL_TESTS_RANK_RE = re.compile(
@@ -2705,12 +2719,26 @@ LOSS_LINE_RE = re.compile(
 )
 
 
+# MindFormers' training callback (mindformers/core/callback/callback.py): "... - INFO - { Epoch:[
+# 1/  2], step:[    1/   19], loss: 10.649, per_step_time: 103328ms, ..."
+MINDFORMERS_STEP_RE = re.compile(
+    r"\{ Epoch:\[\s*(?P<epoch>\d+)/\s*\d+\], step:\[\s*(?P<step>\d+)/\s*\d+\], "
+    r"loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+)
+
+
+def _loss_line(line: str) -> re.Match[str] | None:
+    if "loss is" in line and (m := LOSS_LINE_RE.match(line)):
+        return m
+    if "Epoch:[" in line and (m := MINDFORMERS_STEP_RE.search(line)):
+        return m
+    return None
+
+
 def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A note of the steps a training log printed its loss for: how many, and the loss first
     and last (a log that trains, with no error in it)."""
-    rows = [
-        (no, m) for no, line, _ in lines if "loss is" in line and (m := LOSS_LINE_RE.match(line))
-    ]
+    rows = [(no, m) for no, line, _ in lines if (m := _loss_line(line))]
     (first_no, first), (_, last) = rows[0], rows[-1]
     report.unread.append(
         ParseWarning(
@@ -10006,14 +10034,23 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             if what in seen:
                 continue
             seen.add(what)
+            # NVML could not open one GPU by its bus ("Unable to determine the device handle for
+            # GPU 0000:09:00.0: Unknown Error" or "GPU is lost"): that GPU is out of reach until
+            # it is reset, a fault of the GPU, not of the tool
+            lost = m.group("bus") is not None and ("Unknown Error" in what or "GPU is lost" in what)
             report.events.append(
                 LogEvent(
-                    kind="gpu_driver_error",
+                    kind="gpu_driver_fault" if lost else "gpu_driver_error",
                     line=no,
                     message=text[:300],
                     rank=tagged,
                     library="nvidia-smi",
-                    exception_type=f"nvidia-smi could not read the GPUs: {what}"[:200],
+                    exception_type=(
+                        f"nvidia-smi could not reach GPU {m.group('bus')}: {what} (the GPU is "
+                        "lost to the driver until it is reset)"
+                        if lost
+                        else f"nvidia-smi could not read the GPUs: {what}"
+                    )[:240],
                 )
             )
         elif "Insufficient Permissions" in text and (perm := _NVML_PERMISSION_RE.match(text)):

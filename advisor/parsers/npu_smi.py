@@ -70,7 +70,8 @@ class NpuChip:
 @dataclass(kw_only=True)
 class NpuProcess:
     npu: int
-    chip: int
+    chip: int | None
+    """None for a chip with no index (an Ascend 950 NPU's one chip, "-")."""
     pid: int
     name: str
     memory_mb: int | None
@@ -173,8 +174,14 @@ def parse_info(text: str) -> NpuSmiInfo:
         ):
             # its NPU id and name cells read as the older layouts' one "NPU   Name" cell
             cells = [f"{cells[0]} {cells[1]}".strip(), *cells[2:]]
-            if pending is not None and not cells[0] and _BUS_ID_RE.fullmatch(cells[1]):
-                cells[0] = "-"  # the second row: no chip index printed
+            if (
+                pending is not None
+                and not cells[0]
+                and (_BUS_ID_RE.fullmatch(cells[1]) or cells[1] == "NA")
+            ):
+                # the second row: no chip index printed (Ascend 950's "NA" where a card has no
+                # bus id to show)
+                cells[0] = "-"
         first = cells[0].split()
         if first[:2] == ["NPU", "Name"]:
             header_line, in_processes = no, False
@@ -335,6 +342,10 @@ def parse_info(text: str) -> NpuSmiInfo:
         raise ParseError("npu-smi info table has no readable chip", line=header_line)
     shown = {(c.npu, c.chip) for c in chips}
     for p in processes:
+        if (p.npu, None) in shown and p.chip == 0:
+            # a chip with no index (Ascend 950's rows, "-" for the chip) and a process row that
+            # names the NPU alone: that NPU's one chip
+            p.chip = None
         if (p.npu, p.chip) not in shown:
             # a copy that left chip rows out ('...') kept this process: the NPU is there and
             # busy, its health is not in the copy
@@ -612,7 +623,12 @@ _BLOCK_HEADS = ("Chip ID", "Health")
 """Keys a chip's block of one NPU's answer prints once (Atlas 200I A2's ``-t health``: ``Chip
 ID : 0`` / ``Health : OK``, then the MCU's ``Health : OK`` / ``Chip Name : MCU``): seen again,
 the next chip's block starts."""
-QUERY_SIGNATURE = r"^[ \t]*(?:" + "|".join(map(re.escape, _QUERY_KEYS)) + r")[ \t]{2,}:[ \t]*\S"
+QUERY_SIGNATURE = (
+    r"^[ \t]*(?:" + "|".join(map(re.escape, _QUERY_KEYS)) + r")[ \t]{2,}:[ \t]*\S"
+    # a query's command line with an answer of "Key : value" lines right under it (Ascend
+    # 950's "-t sio-info" answers "TX Error Count : 0" with one blank before the colon)
+    r"|npu-smi[ \t]+info[ \t]+-t[ \t]+(?!topo\b)[\w-]+[^\n]*\n[ \t]*[A-Za-z][\w ().%/-]{0,60}[ \t]:[ \t]*\S"
+)
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
 _QUERY_KEY_RE = re.compile(r"^[ \t]*([A-Za-z][\w ().%/-]*?)[ \t]+:[ \t]*(.*?)[ \t]*$")
@@ -686,7 +702,9 @@ def parse_query(text: str) -> list[NpuQuery]:
             current.npu = int(value)
         elif key == "Chip ID" and current.chip is None and value.isdigit():
             current.chip = int(value)
-    answers = [a for a in answers if any(k in a.fields for k in _QUERY_KEYS)]
+    # (an answer under its own command line is one whatever its keys: "-t sio-info"'s
+    # "TX Error Count", "-t cpu-num-cfg"'s "Current AI CPU number")
+    answers = [a for a in answers if a.type or any(k in a.fields for k in _QUERY_KEYS)]
     if not answers:
         raise ParseError("no 'npu-smi info -t' answer (Health Status, NPU ID, Chip ID ... : value)")
     return answers

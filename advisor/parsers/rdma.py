@@ -392,7 +392,7 @@ PERFTEST_SIGNATURE = (
     r"|Unable to init the socket connection|Unable to find the Infiniband/RoCE device"
     r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
     r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
-    r"|Failed to create QP\.|Unable to create QP\.)"
+    r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+)"
     # a completion error's block copied alone (perftest_resources.c)
     r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status[- ][^\n]*?: wr_id"
     # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
@@ -410,14 +410,15 @@ _PERFTEST_SETTING_RE = re.compile(
     r"^\s*(?P<key>Link type|Mtu|Transport type|Connection type)\s*: (?P<value>\S+)"
 )
 _PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d+:\d+)\s*$")
+# (a copy may lose the "#" before "iterations", as a Markdown paste of a report did)
 _PERFTEST_BW_HEAD_RE = re.compile(
-    r"#bytes\s+#iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
+    r"#bytes\s+#?iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
 )
 _PERFTEST_LAT_HEAD_RE = re.compile(
-    r"#bytes\s+#iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+t_typical\[usec\]"
+    r"#bytes\s+#?iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+t_typical\[usec\]"
     r"(?P<avg>\s+t_avg\[usec\])?"
 )
-_PERFTEST_LAT_DUR_HEAD_RE = re.compile(r"#bytes\s+#iterations\s+t_avg\[usec\]")
+_PERFTEST_LAT_DUR_HEAD_RE = re.compile(r"#bytes\s+#?iterations\s+t_avg\[usec\]")
 _PERFTEST_ROW_RE = re.compile(
     r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<a>[0-9.]+)(?:\s+(?P<b>[0-9.]+))?"
     r"(?:\s+(?P<c>[0-9.]+))?(?:\s+(?P<d>[0-9.]+))?"
@@ -501,7 +502,10 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Problems with warm up|Failed to sync between server and client between different msg sizes"
     r"|Failed to complete run_iter_\w+ function successfully"
     r"|Error occurred while running infinitely(?: on server)?! aborting \.\.\."
-    r"|Test exited with Error|Parser function exited with Error)"
+    r"|Test exited with Error|Parser function exited with Error"
+    # the port it was asked for is not ACTIVE (perftest_parameters.c, before the link layer is
+    # set: " Port number %d state is %s" from portStates, then " Couldn't set the link layer")
+    r"|Port number \d+ state is (?!Active\b)\w+)"
 )
 # The tests' main()s print these and end the process (each followed by "goto return_error",
 # "goto free_devname", "goto destroy_context" ...: src/write_bw.c main() and its twins): a perftest
@@ -915,6 +919,8 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
 # Counter", "Effective Physical BER")
 MLXLINK_SIGNATURE = (
     r"^[ \t]*Operational Info[ \t]*\r?\n[ \t]*-{8,}[ \t]*\r?\n[ \t]*State[ \t]*:"
+    # --json: the same blocks as JSON objects ("result" / "output" / "Operational Info" : {...})
+    r"|\"Operational Info\"[ \t]*:[ \t]*\{"
     r"|^\S*?[#$][ \t]*mlxlink[ \t]+-d[ \t]"
 )
 _MLXLINK_CMD_RE = re.compile(r"\bmlxlink\s+(?:.*?\s)?-d\s+(?P<dev>\S+)(?:.*?\s-p\s+(?P<port>\d+))?")
@@ -941,6 +947,24 @@ def _mlxlink_rate(speed: str, width: str | None) -> tuple[float | None, str | No
     return None, None
 
 
+_MLXLINK_JSON_BLOCK_RE = re.compile(r'"(?P<name>[A-Z][\w ]*? Info)"\s*:\s*\{(?P<body>[^{}]*)\}')
+_MLXLINK_JSON_PAIR_RE = re.compile(r'"(?P<key>[^"\n]+)"\s*:\s*"(?P<value>[^"\n]*)"')
+
+
+def _mlxlink_json_blocks(text: str) -> dict[str, dict[str, tuple[int, str]]]:
+    """mlxlink --json's blocks of plain "key" : "value" pairs (a block with a nested object,
+    Supported Info's masks, is left out), each value with its line; read without a JSON parser
+    so that a copy cut after its Operational Info still reads."""
+    blocks: dict[str, dict[str, tuple[int, str]]] = {}
+    for b in _MLXLINK_JSON_BLOCK_RE.finditer(text):
+        start = text.count("\n", 0, b.start("body")) + 1
+        pairs = blocks.setdefault(b.group("name"), {})
+        for p in _MLXLINK_JSON_PAIR_RE.finditer(b.group("body")):
+            line = start + b.group("body").count("\n", 0, p.start())
+            pairs.setdefault(p.group("key"), (line, p.group("value")))
+    return blocks
+
+
 def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """mlxlink's port: its operational state, speed and width, and what its troubleshooting and
     counters blocks say; raises ParseError without an Operational Info block."""
@@ -955,6 +979,8 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             fields.setdefault(section, {}).setdefault(f.group("key"), (no, f.group("value")))
         elif ":" not in s and not s.startswith(("$", "#")) and "mlxlink" not in s:
             section = s  # a block's heading ("Operational Info")
+    if "Operational Info" not in fields:
+        fields.update(_mlxlink_json_blocks(text))
     op = fields.get("Operational Info", {})
     if "State" not in op:
         raise ParseError("mlxlink: no 'Operational Info' block with the port's State")
