@@ -307,7 +307,7 @@ def test_an_expired_certificate_of_a_named_device_is_warned_of(tmp_path: Path) -
         ),
         (
             "msnpureport_config_get_device0_log_levels_error_elided_driver_doc.txt",
-            "device 0's maintenance settings",
+            "device 0's configuration table (msnpureport or asys config --get)",
         ),
     ],
 )

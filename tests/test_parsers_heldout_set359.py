@@ -53,7 +53,7 @@ def test_a_device_side_assert_names_the_kernels_assertion() -> None:
     )
 
 
-def test_mindspores_unregistered_node_is_a_warning() -> None:
+def test_mindspores_unregistered_node_is_said_with_the_rank_it_keeps() -> None:
     ev = _load(
         "mindrl144_mindspore_distributed_tcp_connect_retry_topology_build_timeout_then_cluster_"
         "initialized_node_redundant_warnings_cut.log"
@@ -61,7 +61,7 @@ def test_mindspores_unregistered_node_is_a_warning() -> None:
     (node,) = ev.failures
     assert (node["kind"], node["pid"], node["line"]) == ("mindspore_unregistered", 22503, 5)
     findings = builtin_findings({"evidence.failures": ev.failures}, "hccl")
-    assert findings["evidence-mindspore-node-unregistered"].severity == "warning"
+    assert findings["evidence-mindspore-node-unregistered"].severity == "info"
 
 
 def test_msruns_worker_start_is_read_as_a_healthy_launch() -> None:

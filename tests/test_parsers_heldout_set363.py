@@ -40,8 +40,10 @@ def test_one_works_failure_seen_by_two_ranks_at_once_names_no_first_rank() -> No
         "signal_cut.log"
     )
     (timeline,) = ev.timelines
-    # (its first rank only waited first: one failure of one work both ranks saw)
-    assert timeline.one_collective and timeline.all_waiting
+    # one failure of one work both ranks saw: no first rank, and none said to have waited
+    assert timeline.one_collective and not timeline.all_waiting
+    assert timeline.first_rank is None and timeline.tied == [1, 2]
+    assert "one failure every rank saw" in timeline.summary
     findings = builtin_findings(
         {"evidence.timelines": [dataclasses.asdict(t) for t in ev.timelines]}, "nccl"
     )

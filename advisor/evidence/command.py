@@ -47,6 +47,7 @@ _NPU_KINDS = frozenset(
         "npu_dcmi_error",
         "npu_driver_error",  # the Ascend driver's ERROR lines in a host's kernel log
         "faultdiag_fault",
+        "faultdiag_performance",  # ascend-fd's performance modules
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
         "dmi_check",  # Ascend DMI's diagnosis
@@ -55,7 +56,9 @@ _NPU_KINDS = frozenset(
 )
 """Failure kinds only an Ascend NPU's software prints."""
 
-_NPU_FORMATS = frozenset({"asys", "ascend_dmi", "npu_smi_details", "npu_smi_templates"})
+_NPU_FORMATS = frozenset(
+    {"asys", "ascend_dmi", "npu_smi_details", "npu_smi_templates", "ascend_notes", "faultdiag"}
+)
 """Formats only an Ascend host's tools print, read into notes alone when every check passed."""
 
 

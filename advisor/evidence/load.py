@@ -228,6 +228,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ProcessGroup[NH]CCL preparing to dump debug info"
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
+        r"|\baclrt\w+ failed, ret = \d{6}\b"
         # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the
         # start's other lines bare too, its network, make the log of one)
         r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
@@ -235,7 +236,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
         # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
-        r"|\bnccl[A-Z][a-z]+Error: [^\n]*\n[^\n]*Last error:"
+        r"|\bnccl[A-Z][a-z]+Error: [^\n]{0,400}\n[^\n]{0,200}Last error:"
         r"|waiting for (?:clients|workers)\. \d+/\d+ (?:clients|workers) joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,|NVRM: GPU\d+ knvlink\w+: Error\b"
@@ -1245,12 +1246,42 @@ _GLUED_WORKER_RE = re.compile(
     r"(?<=\S)(?=\((?:[A-Za-z][\w.:-]*,? ){1,3}(?:rank=\d+,? )?pid=\d+(?:, ip=[\w.:-]+)?\) )"
 )
 GLUED_MIN = 3
+_BOLD_NCCL_RE = re.compile(r"\*\*(NCCL (?:WARN|INFO) [^*\n]{1,400})\*\*")
 """How many glued worker prefixes make a joined copy (one could be a prefix quoted in a line)."""
 # a box-drawn table (npu-smi's, nvidia-smi's) whose line breaks a page lost: three of its borders
 # on one line, a "|" cell between them
-_FLAT_TABLE_RE = re.compile(r"\+[-=+]{10,}\+[^\n]*?\|[^\n]*?\+[-=+]{10,}\+[^\n]*?\+[-=+]{10,}\+")
-_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+[-=+]{10,}\+)[ \t]*")
-_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|)")
+# (each border one unambiguous run of "+---+---+" cells, found left to right with no
+# backtracking: a pattern spanning three borders with lazy gaps between was cubic on long
+# border lines)
+_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:[-=]{3,}\+)+)[ \t]*")
+FLAT_BORDERS_MIN = 3
+# a row's closing "|" followed by the next row's first cell, which holds something (a blank cell
+# inside a row is left alone)
+_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|[ \t]*[^|\s])")
+_FLAT_TOOL_WORDS = ("npu-smi", "NVIDIA-SMI")
+
+
+def _flat_table_line(text: str) -> tuple[int, int] | None:
+    """The start and end of the first line that holds a box-drawn npu-smi or nvidia-smi table
+    flattened onto it (its banner, three borders or more, a cell between the first two); None
+    where no line does. A line holding a table's repr (its breaks written "\\n") is no such
+    line."""
+    start = 0
+    while (at := text.find("+---", start)) >= 0:
+        begin = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[begin:end]
+        borders = [m.span(1) for m in _FLAT_BORDER_RE.finditer(line)]
+        if (
+            len(borders) >= FLAT_BORDERS_MIN
+            and "|" in line[borders[0][1] : borders[1][0]]
+            and "\\n" not in line
+            and any(word in line for word in _FLAT_TOOL_WORDS)
+        ):
+            return begin, end
+        start = end + 1
+    return None
 
 
 def _unwrap(text: str) -> tuple[str, list[str]]:
@@ -1289,21 +1320,24 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         # a page that made an address a link ("[10.29.214.5](http://10.29.214.5/)")
         text, n = _AUTOLINK_RE.subn(r"\1", text)
         notes.append(f"{n} Markdown link(s) of an address read as the address")
-    if "+---" in text and (flat := _FLAT_TABLE_RE.search(text)):
+    if "+---" in text and (flat := _flat_table_line(text)):
         # a page that lost a table's line breaks (a blog's "npu-smi info # ...: +-----+ | npu-smi
         # 21.0.4 Version: ... | +----+----+ | NPU Name | Health | ..." on one line): its rows
         # back on lines of their own, at its borders and where one row's "|" meets the next's
-        line_no = text.count("\n", 0, flat.start()) + 1
-        start = text.rfind("\n", 0, flat.start()) + 1
-        end = text.find("\n", flat.start())
-        end = len(text) if end < 0 else end
+        start, end = flat
+        line_no = text.count("\n", 0, start) + 1
         row = _FLAT_BORDER_RE.sub(r"\n\1\n", text[start:end])
-        row = _FLAT_ROWS_RE.sub("|\n|", row).strip("\n")
+        row = _FLAT_ROWS_RE.sub("|\n", row).strip("\n")
         text = text[:start] + row + text[end:]
         notes.append(
             f"a table flattened onto line {line_no} (its line breaks lost) split at its borders "
             f"and rows into {row.count(chr(10)) + 1} lines: line numbers from there on count them"
         )
+    if "**" in text and "NCCL " in text and _BOLD_NCCL_RE.search(text):
+        # a Markdown page that set NCCL's lines in bold ("... include/shm.h:28 **NCCL WARN Call
+        # to posix_fallocate failed : No space left on device**"): the markers taken off
+        text, n = _BOLD_NCCL_RE.subn(r"\1", text)
+        notes.append(f"{n} NCCL line(s) set in Markdown bold ('**') read without the markers")
     if "pid=" in text and (glued := _GLUED_WORKER_RE.findall(text)) and len(glued) >= GLUED_MIN:
         # a page that joined a Ray or vLLM worker's lines into one ("...uint8)(VllmWorker rank=0
         # pid=234357) ERROR 09-26 ..."): each record back on a line of its own, at its prefix
@@ -2412,7 +2446,17 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
         hbm_rate = (answer.fields.get("HBM Usage Rate(%)") or [""])[0]
         core_rate = (answer.fields.get("Aicore Usage Rate(%)") or [""])[0]
-        if health is None and hbm_rate.isdigit() and core_rate.isdigit():
+        use_read = (
+            health is None
+            and hbm_rate.isdigit()
+            and core_rate.isdigit()
+            # (the same file's table row of that NPU says it already)
+            and not any(
+                c["source"] == source and c["npu"] == answer.npu and not c.get("query")
+                for c in out.npu_chips
+            )
+        )
+        if use_read:
             # -t usages / -t common: the chip's HBM and AI core use, read as a chip with no
             # health stated (the held-memory check reads them as it reads the table's)
             out.npu_chips.append(
@@ -2449,7 +2493,11 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 ParseWarning(
                     line=answer.line,
                     message=f"{what}{npu}{figures if shown else ''}: figures with no health in "
-                    "them, not judged",
+                    + (
+                        "them; its HBM and AI core use are checked with the chips'"
+                        if use_read
+                        else "them, not judged"
+                    ),
                     skipped=False,
                 )
             )
@@ -2594,6 +2642,8 @@ def _topo(tool: str, parser: Any) -> Any:
                     # (devices only: a GPU's path to a NIC is the NIC check's)
                     and a in topo.devices
                     and b in topo.devices
+                    and not a.startswith("NIC")
+                    and not b.startswith("NIC")
                 ),
                 # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3), and whether its SYS
                 # pairs are the board's design: no HCCS at all (PCIe cards, Atlas 350's UB-paired
@@ -3012,7 +3062,10 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
 
 def _matrix_note(m: nvbandwidth.Matrix) -> str:
     """A matrix in one line: its test, the lowest and highest pair, the SUM."""
-    cells = [(r, c, v) for r, row in m.rows.items() for c, v in row.items() if v is not None]
+    # (a device paired with itself prints 0.00 in a device-to-device matrix: not a pair)
+    cells = [
+        (r, c, v) for r, row in m.rows.items() for c, v in row.items() if v is not None and r != c
+    ]
     if not cells:
         return f"{m.test or m.title}: no figure read"
     low = min(cells, key=lambda x: x[2])
@@ -3026,6 +3079,9 @@ def _matrix_note(m: nvbandwidth.Matrix) -> str:
 
 
 HOST_COPY_SLOW_GBYTES_S = 6.0
+HOST_COPY_JUDGED_BYTES = 4_000_000
+"""The smallest transfer a copy's bandwidth is judged on: small transfers never reach the link's
+speed (bandwidthTest's Quick mode copies 32 MB; a range run of a few KB stays far under it)."""
 """A pinned host copy under this is slower than a PCIe 3.0 x8 link carries (8 GT/s a lane with
 128b/130b coding: 7.88 GB/s), where a data-center GPU sits on x16 (about 12 GB/s measured on
 3.0, 25 on 4.0): the GPU's link trained narrow or slow, or the copy crossed to the far NUMA
@@ -3036,12 +3092,26 @@ def _bandwidth_test(text: str, source: str, out: EvidenceFacts, name: str) -> li
     """CUDA's bandwidthTest: each copy block's figures, and pinned host copies slower than a PCIe
     3.0 x8 link."""
     run, notes = bandwidth_test.parse(text)
+    if run.no_devices is not None:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_driver_error",
+                line=run.no_devices,
+                message="!!!!!No devices found!!!!!",
+                library="bandwidthTest",
+                exception_type="bandwidthTest found no CUDA device (the driver, or a container "
+                "that was given no GPU): it ran no copy",
+            ),
+        )
     slow = [
         {"line": c.line, "kind": c.kind, "gbytes_s": best}
         for c in run.copies
         if c.memory == "PINNED"
         and c.kind != "Device to Device"
-        and (best := c.best_gbytes_s()) is not None
+        and c.devices == 1  # (with --device=all the figure is the devices' sum)
+        and (best := c.best_gbytes_s(HOST_COPY_JUDGED_BYTES)) is not None
         and best < HOST_COPY_SLOW_GBYTES_S
     ]
     out.gpu_copy.append(
@@ -3065,15 +3135,13 @@ def _bandwidth_test(text: str, source: str, out: EvidenceFacts, name: str) -> li
                 }
                 for c in run.copies
             ],
-            "failed": [{"line": run.line, "message": "bandwidthTest: Result = FAIL"}]
-            if run.result == "FAIL"
-            else [],
+            "failed": [],
             "tool_errors": [],
             "waived": [],
             "running": None,
             "p2p_slower": [],
             "peer_access": {},
-            "complete": run.result is not None,
+            "complete": run.result == "PASS",
             "host_copy_slow": slow,
         }
     )
@@ -3084,11 +3152,12 @@ def _bandwidth_test(text: str, source: str, out: EvidenceFacts, name: str) -> li
                 line=c.line,
                 message=f"bandwidthTest on {device}: {c.kind}"
                 + (f" ({c.memory})" if c.memory else "")
-                + f" up to {max(v for _, v in c.rows):g} {c.unit}",
+                + f" up to {max(v for _, v in c.rows):g} {c.unit}"
+                + (f", the sum over {c.devices} GPUs" if c.devices > 1 else ""),
                 skipped=False,
             )
         )
-    if run.result is None:
+    if run.result is None and run.copies and not text.lstrip().startswith("bandwidthTest-"):
         notes.append(
             ParseWarning(line=0, message="bandwidthTest: the copy ends before its 'Result =' line")
         )
@@ -3259,7 +3328,7 @@ def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 out,
                 source,
                 logs.LogEvent(
-                    kind="faultdiag_fault",
+                    kind="faultdiag_performance" if fault.performance else "faultdiag_fault",
                     line=fault.line,
                     message=f"{where}{code or 'status code masked'}: {what} ({devices})"[:300],
                     code=code,
@@ -3455,8 +3524,8 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 device=None,
                 library="ibstat",
                 exception_type=f"ibstat stopped at RDMA device {m.group('ca')}: it is listed "
-                f"but its state cannot be read{f' ({why})' if why else ''}; it and the devices "
-                "after it are not reported",
+                f"but its state cannot be read{f' ({why})' if why else ''}; its ports (and, "
+                "where ibstat listed every device, the devices after it) are not reported",
             ),
         )
     try:
@@ -3515,6 +3584,9 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         ports.setdefault((g.ca, g.port), []).append(g)
     for (ca, port), own in ports.items():
         v2 = [g for g in own if g.version == "v2" and g.ipv4]
+        # (an InfiniBand port's GIDs read "v1" too, the kernel's IB/RoCE v1 type, but name no
+        # network interface: only a port with one is RoCE)
+        roce = any(g.netdev for g in own)
         notes.append(
             ParseWarning(
                 line=own[0].line,
@@ -3525,11 +3597,12 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     ", ".join(f"RoCEv2 index {g.index} {g.ipv4}" for g in v2)
                     if v2
                     else "no RoCEv2 GID with an IPv4 address"
+                    if roce
+                    else "an InfiniBand port (no network interface): no RoCE GID to check"
                 ),
                 skipped=False,
             )
         )
-        roce = any(g.version for g in own)
         if roce and not v2:
             _add_failure(
                 out,
@@ -3623,6 +3696,31 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 f"{len(table.servers)} servers: HCCL takes server_id as an id only, but a tool "
                 "that takes it for the server's address reaches no other host by it (a test's "
                 "or a template's value?)",
+                skipped=False,
+            )
+        )
+    if masked := rank_table.masked_servers(table):
+        warnings.append(
+            ParseWarning(
+                line=1 + offset,
+                message=f"server_id {', '.join(masked)} is a template's placeholder"
+                + (
+                    f", shared by {sum(1 for s in table.servers if s in masked)} servers"
+                    if sum(1 for s in table.servers if s in masked) > 1
+                    else ""
+                )
+                + ": each server's own id goes there (unique in the table, CANN's rank table "
+                "guide)",
+                skipped=False,
+            )
+        )
+    if (empty := [r for r in table.ranks if r.device_ip == ""]) and len(empty) == len(table.ranks):
+        warnings.append(
+            ParseWarning(
+                line=1 + offset,
+                message=f"device_ip is empty for all {len(empty)} devices: HCCL needs each "
+                "device's own address where ranks talk across servers (one server's table "
+                "can do without it)",
                 skipped=False,
             )
         )

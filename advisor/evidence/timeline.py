@@ -180,13 +180,19 @@ def build(
             return tl
         own = [x for x in timed if x.role == "own"]
         tl.one_collective = _one_collective_timed_out(by_rank)
-        tl.all_waiting = (
-            not own and all(x.role == "consequence" for x in entries)
-        ) or tl.one_collective
+        # (the watchdogs' failure lines alone do not say a rank waited: they saw one failure)
+        seen_together = tl.one_collective and not any(
+            e.get("kind") == "watchdog_timeout" for e in failures
+        )
+        tl.all_waiting = (not own and all(x.role == "consequence" for x in entries)) or (
+            tl.one_collective and not seen_together
+        )
         # a rank's own failure printed without a time (nccl-tests' "Test NCCL failure" beside
         # NCCL's stamped WARN lines) may have come first: the stamped ones cannot be put before it
         tl.unstamped = sorted(x.rank for x in untimed if x.role == "own")
-        leaders = [x for x in own if x.time_s == own[0].time_s] if own else []
+        leaders = [x for x in own if _same_moment(x.time_s, own[0].time_s)] if own else []
+        if seen_together:
+            leaders = own
         if len(leaders) > 1 and not any(x.rank in roots for x in leaders):
             tl.tied = sorted(x.rank for x in leaders)
         lagging = _lagging(failures, tl.seq_spread, own)
@@ -222,6 +228,20 @@ def build(
     return tl
 
 
+def _same_moment(a: float | None, b: float | None) -> bool:
+    """Two stamps that cannot be ordered: equal, or in one second where either is stamped to the
+    second only (a whole-second stamp says nothing of where in its second it fell)."""
+    if a is None or b is None:
+        return a == b
+    if a == b:
+        return True
+    return int(a) == int(b) and (float(a).is_integer() or float(b).is_integer())
+
+
+SAME_FAILURE_S = 1.0
+"""How close the watchdogs' "failure detected ... at work N" lines of one work must stand to be
+one failure every rank saw (a watchdog polls its work about once a second): a rank seconds
+ahead of the others may be the one that failed."""
 SAME_WAIT_S = 10.0
 """How much earlier than the first time-out a rank's "failed or timed out" line may stand and
 still be one of the same waits (the watchdogs of one collective fire within seconds)."""
@@ -376,7 +396,7 @@ def _one_collective_timed_out(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]
         times = [e["time_s"] for e in events if e.get("time_s") is not None]
         return (
             len(times) == len(events)
-            and max(times) - min(times) <= SAME_WAIT_S
+            and max(times) - min(times) <= SAME_FAILURE_S
             and len({e.get("seq") for e in events}) == 1
             and events[0].get("seq") is not None
             and len({e.get("group") for e in events}) == 1
@@ -481,6 +501,12 @@ def _summary(tl: FailureTimeline) -> str:
         return (
             f"{tl.ranks} ranks failed; rank(s) {', '.join(map(str, tl.unstamped))} printed "
             "their own failure with no time stamp, so which rank failed first cannot be told"
+        )
+    if tl.first_rank is None and tl.tied and tl.one_collective:
+        return (
+            f"rank(s) {', '.join(map(str, tl.tied))} found the same work failed within "
+            f"{SAME_FAILURE_S:g} s of each other: one failure every rank saw, not one rank's "
+            "first; its cause is in a record these lines do not hold"
         )
     if tl.first_rank is None and tl.tied:
         return (

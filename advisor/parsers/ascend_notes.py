@@ -28,6 +28,8 @@ SIGNATURE = (
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
     r"|^[ \t]*This device does not support querying (?!topo\.)[\w-]+\."
     r"|^[ \t]*This command must input card id\.[ \t]*$"
+    r"|^[ \t]*device \d+ recovery (?:success|fail(?:ed)?)[ \t]*$"
+    r"|^[ \t]*\[ASYS\] \[(?:ERROR|INFO|WARNING)\]:"
     r"|^[ \t]*config status:[ \t]*[A-Z]+[ \t]*$"
 )
 # npu-smi refusing a query that named no card ("This command must input card id.", then its
@@ -41,7 +43,16 @@ _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
 _DEVICE_ARG_RE = re.compile(r"\bhccn_tool\b.*?-i\s+(?P<dev>\d+)")
 _COUNT_RE = re.compile(r"^\s*(?P<what>[a-z_]+)_cnt\s*:\s*(?P<n>\d+)\s*$")
-_CONFIG_HEAD_RE = re.compile(r"^\|\s*Device ID:\s*(?P<dev>\d+)\s*\|\s*Current Configuration\s*\|")
+_CONFIG_HEAD_RE = re.compile(
+    r"^\|\s*Device ID:\s*(?P<dev>\d+)\s*\|\s*Current Configuration\s*\|", re.IGNORECASE
+)
+# Ascend 950's "hccn_tool -s -cfg_recovery ..." over several devices: "device 0 recovery success",
+# one line a device, then "Cmd executed successfully!"
+_RECOVERY_RE = re.compile(r"^\s*device (?P<dev>\d+) recovery (?P<how>success|fail(?:ed)?)\s*$")
+# asys's own messages (oam-tools asys: "[ASYS] [ERROR]: Generating the stackcore bin file timeout.
+# ...", "[ASYS] [INFO]: Configuration successfully restore, on device 0."): the tool's, not a
+# device's
+_ASYS_SAID_RE = re.compile(r"^\s*\[ASYS\] \[(?P<level>ERROR|INFO|WARNING)\]:\s*(?P<what>\S.*)$")
 _CONFIG_ROW_RE = re.compile(r"^\|\s*(?P<key>[^|]*?\S)\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$")
 
 
@@ -58,6 +69,31 @@ def parse(text: str) -> list[ParseWarning]:
             device = int(d.group("dev"))
         if "npu-smi" in line and (q := _NPU_SMI_QUERY_RE.search(line)):
             asked = q
+        if rc := _RECOVERY_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"hccn_tool -cfg_recovery: device {rc.group('dev')} network "
+                    f"configuration recovery {'succeeded' if rc.group('how') == 'success' else 'FAILED'}"
+                    + ("" if rc.group("how") == "success" else " (restore its hccn.conf settings)"),
+                    skipped=False,
+                )
+            )
+            continue
+        if "[ASYS]" in line and (said := _ASYS_SAID_RE.match(line)):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"asys {said.group('level')}: {said.group('what').strip()[:240]}"
+                    + (
+                        " (asys's own failure, not a device's)"
+                        if said.group("level") == "ERROR"
+                        else ""
+                    ),
+                    skipped=False,
+                )
+            )
+            continue
         if _NO_CARD_RE.match(line):
             notes.append(
                 ParseWarning(
@@ -128,12 +164,20 @@ def parse(text: str) -> list[ParseWarning]:
         notes.append(
             ParseWarning(
                 line=at,
-                message=f"msnpureport config --get: device {dev}'s maintenance settings "
-                f"({len(settings)} read{'; ' + levels if levels else ''}); log levels are "
-                "settings, not errors: not judged",
+                message=f"device {dev}'s configuration table (msnpureport or asys config "
+                f"--get): {len(settings)} setting(s) read"
+                + (
+                    f" ({levels})"
+                    if levels
+                    else f" ({', '.join(f'{k} {v}' for k, v in list(settings.items())[:4])})"
+                )
+                + "; settings, not errors: not judged",
                 skipped=False,
             )
         )
     if not notes:
-        raise ParseError("no hccn_tool -g -process, -show_list or msnpureport config answer")
+        raise ParseError(
+            "no hccn_tool -g -process, -show_list or -cfg_recovery, msnpureport or asys config, "
+            "or asys message answer"
+        )
     return notes

@@ -19,17 +19,30 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 SIGNATURE = (
-    r"^\s*\[?CUDA Bandwidth Test\] - Starting"
+    r"^[ \t]*\[?CUDA Bandwidth Test\] - Starting"
     r"|^ ?(?:Host to Device|Device to Host|Device to Device) Bandwidth, \d+ Device\(s\)"
+    r"|^bandwidthTest-(?:H2D|D2H|D2D)-\w+, Bandwidth = "
 )
-"""Its banner (a copy may lose the opening bracket) or a copy kind's heading."""
+"""Its banner (a copy may lose the opening bracket), a copy kind's heading, or a --csv line."""
 
-_DEVICE_RE = re.compile(r"^\s*Device (?P<index>\d+): (?P<name>\S.*?)\s*$")
+_DEVICE_RE = re.compile(r"^\s*Device (?P<index>\d+): (?P<name>\S.*)$")
 _KIND_RE = re.compile(
     r"^\s*(?P<kind>Host to Device|Device to Host|Device to Device) Bandwidth, (?P<n>\d+) Device"
 )
 _MODE_RE = re.compile(r"^\s*(?P<mode>PINNED|PAGEABLE) Memory Transfers")
-_HEAD_RE = re.compile(r"^\s*Transfer Size \(Bytes\)\s+Bandwidth\((?P<unit>[MG]B/s)\)")
+# (not anchored: with --wc the "Write-Combined Memory Writes are Enabled" line has no newline and
+# the header follows it on the same line)
+_HEAD_RE = re.compile(r"Transfer Size \(Bytes\)\s+Bandwidth\((?P<unit>[MG]B/s)\)")
+# --csv (printResultsCSV): "bandwidthTest-H2D-Pinned, Bandwidth = 12.4 GB/s, Time = 0.00081 s,
+# Size = 10000000 bytes, NumDevsUsed = 1", a line a size
+_CSV_RE = re.compile(
+    r"^bandwidthTest-(?P<kind>H2D|D2H|D2D)-(?P<mode>\w+), Bandwidth = (?P<value>[\d.]+) "
+    r"(?P<unit>[MG]B/s), Time = [\d.eE+-]+ s, Size = (?P<bytes>\d+) bytes(?:, NumDevsUsed = "
+    r"(?P<devs>\d+))?"
+)
+_CSV_KIND = {"H2D": "Host to Device", "D2H": "Device to Host", "D2D": "Device to Device"}
+# its failure before any copy (bandwidthTest.cu runTest): "!!!!!No devices found!!!!!"
+_NO_DEVICE_RE = re.compile(r"!+\s*No devices found\s*!+")
 _ROW_RE = re.compile(r"^\s*(?P<bytes>\d+)\s+(?P<value>\d+(?:\.\d+)?)\s*$")
 _RESULT_RE = re.compile(r"^\s*Result = (?P<result>PASS|FAIL|WAIVED)\b")
 _MODE_NAMES = {"Quick Mode", "Range Mode", "Shmoo Mode"}
@@ -49,12 +62,16 @@ class Copy:
     unit: str = ""
     rows: list[tuple[int, float]] = field(default_factory=list)
     """(transfer size in bytes, bandwidth in ``unit``) as printed."""
+    devices: int = 1
+    """How many GPUs the block ran on: with --device=all its figures are their sum."""
 
-    def best_gbytes_s(self) -> float | None:
-        """The highest bandwidth of the block in GB/s (an older sample's MB/s over 1000)."""
-        if not self.rows:
+    def best_gbytes_s(self, min_bytes: int = 0) -> float | None:
+        """The highest bandwidth of the block in GB/s (an older sample's MB/s over 1000), of
+        the transfers of at least ``min_bytes``; None where none is that large."""
+        sized = [v for size, v in self.rows if size >= min_bytes]
+        if not sized:
             return None
-        best = max(v for _, v in self.rows)
+        best = max(sized)
         return round(best / 1000 if self.unit == "MB/s" else best, 2)
 
 
@@ -66,6 +83,8 @@ class Run:
     copies: list[Copy] = field(default_factory=list)
     result: str | None = None
     """PASS, FAIL or WAIVED; None where the copy ends before it."""
+    no_devices: int | None = None
+    """The line of its "No devices found" (it ran no copy), or None."""
 
 
 def parse(text: str) -> tuple[Run, list[ParseWarning]]:
@@ -73,17 +92,34 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
     run = Run(line=0)
     warnings: list[ParseWarning] = []
     current: Copy | None = None
+    csv: dict[tuple[str, str], Copy] = {}
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if not s:
             continue
         run.line = run.line or no
+        if s.startswith("bandwidthTest-") and (cm := _CSV_RE.match(s)):
+            key = (cm.group("kind"), cm.group("mode"))
+            if key not in csv:
+                csv[key] = Copy(
+                    line=no,
+                    kind=_CSV_KIND[cm.group("kind")],
+                    memory=cm.group("mode").upper() if cm.group("kind") != "D2D" else None,
+                    unit=cm.group("unit"),
+                    devices=int(cm.group("devs") or 1),
+                )
+                run.copies.append(csv[key])
+            csv[key].rows.append((int(cm.group("bytes")), float(cm.group("value"))))
+            continue
+        if "No devices found" in line and _NO_DEVICE_RE.search(line):
+            run.no_devices = no
+            continue
         if m := _KIND_RE.match(line):
-            current = Copy(line=no, kind=m.group("kind"), memory=None)
+            current = Copy(line=no, kind=m.group("kind"), memory=None, devices=int(m.group("n")))
             run.copies.append(current)
         elif current is not None and (m := _MODE_RE.match(line)):
             current.memory = m.group("mode")
-        elif current is not None and (m := _HEAD_RE.match(line)):
+        elif current is not None and (m := _HEAD_RE.search(line)):
             current.unit = m.group("unit")
         elif current is not None and current.unit and (m := _ROW_RE.match(line)):
             current.rows.append((int(m.group("bytes")), float(m.group("value"))))
@@ -92,9 +128,9 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
         elif s in _MODE_NAMES:
             run.mode = s
         elif current is None and (m := _DEVICE_RE.match(line)):
-            run.devices.append({"index": int(m.group("index")), "name": m.group("name")})
+            run.devices.append({"index": int(m.group("index")), "name": m.group("name").rstrip()})
     read = [c for c in run.copies if c.rows]
-    if not read:
+    if not read and run.no_devices is None:
         raise ParseError("bandwidthTest: no copy block with a transfer size and its bandwidth")
     for c in run.copies:
         if not c.rows:

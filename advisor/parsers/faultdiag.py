@@ -95,9 +95,26 @@ class Fault:
     """Under ascend-fd's 疑似根因故障 (suspected root-cause fault) label: the first event of a
     cluster diagnosis; the events after it, and a single-server diagnosis's, carry none."""
     values: dict[str, list[str]] = field(default_factory=dict)
+    section: str = ""
+    """The report's section the event stands in (故障事件分析 fault events; 慢卡分析, 慢链路分析,
+    Device resource / Network congestion analysis: the performance modules)."""
+
+    @property
+    def performance(self) -> bool:
+        """An event of a performance module (a slow card, a congested link, CPU preemption): a
+        degradation the job ran with, not a fault that stopped a device."""
+        return self.section.casefold() in PERFORMANCE_SECTIONS
 
     def text(self, key: str) -> str:
         return " ".join(self.values.get(key, []))
+
+
+PERFORMANCE_SECTIONS = frozenset(
+    {"慢卡分析", "慢链路分析", "device resource analysis", "network congestion analysis",
+     "slow card analysis", "slow link analysis"}
+)  # fmt: skip
+"""ascend-fd's performance-degradation modules (its 26.x English report names them Device
+resource analysis and Network congestion analysis)."""
 
 
 @dataclass
@@ -172,7 +189,9 @@ def parse(text: str) -> list[Report]:
                 report.normal.append(c)
                 fault = None
                 continue
-            fault = Fault(line=no, code=c, root_cause=a.casefold() in _SUSPECTED_FOLDED)
+            fault = Fault(
+                line=no, code=c, root_cause=a.casefold() in _SUSPECTED_FOLDED, section=section
+            )
             report.faults.append(fault)
             continue
         if fault is not None and name and c:

@@ -605,7 +605,7 @@ class LogEvent:
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
-    mindspore_unregistered,
+    mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump or pg_dump_unfinished."""
     line: int
     message: str
@@ -652,12 +652,12 @@ class LogEvent:
     call: str | None = None
     """The HCCL API that returned an error (torch_npu's "HCCL function error: <call>(...)")."""
     torch_npu_code: str | None = None
+    """torch_npu's own ERRnnnnn code printed with the failure ("ERR02200 DIST call hccl api
+    failed"); ``code`` is then what the call itself returned."""
     worker: str | None = None
     """The worker a Ray or vLLM prefix names before the line ("Worker_TP3", "RayWorker"): with
     no global rank printed, the process by its role (a TP index is the worker's place in its
     engine, not a rank)."""
-    """torch_npu's own ERRnnnnn code printed with the failure ("ERR02200 DIST call hccl api
-    failed"); ``code`` is then what the call itself returned."""
     missing_ranks: list[int] | None = None
     """Ranks that never reached the root node during cluster negotiation (EI0015's "List of
     unconnected ranks", the root's "Failed to connect agent[...]")."""
@@ -1049,15 +1049,6 @@ def parse(text: str) -> LogReport:
             return report  # Fabric Manager's service running, its journal without an error
         if not report.events and GLOO_CONNECTED_RE.search(text):
             return report  # gloo's full mesh connected, every peer: a run's log, healthy
-        if not report.events and "Start worker process" in text and MSRUN_WORKER_RE.search(text):
-            _msrun_start_notes(lines, report)
-            return report  # MindSpore's msrun starting its workers: a launch, healthy so far
-        if not report.events and (
-            ("loss is" in text and LOSS_LINE_RE.search(text))
-            or ("Epoch:[" in text and MINDFORMERS_STEP_RE.search(text))
-        ):
-            _loss_notes(lines, report)
-            return report  # a training loop printing its loss, step after step: it ran
         torn_down = not report.events and "destroyed cuda before watchdog loop exited" in text
         if torn_down:
             # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
@@ -1080,6 +1071,26 @@ def parse(text: str) -> LogReport:
             report.events.append(cuda)
         if torn_down and not report.events:
             return report
+        # (after the exception reads: a launch or a training loop that then failed is read as
+        # its failure; these are healthy only with no line saying an error)
+        if (
+            not report.events
+            and "Start worker process" in text
+            and MSRUN_WORKER_RE.search(text)
+            and first_error_line(lines) is None
+            and _msrun_start_notes(lines, report)
+        ):
+            return report  # MindSpore's msrun starting its workers: a launch, healthy so far
+        if (
+            not report.events
+            and (
+                ("loss is" in text and LOSS_LINE_RE.search(text))
+                or ("Epoch:[" in text and MINDFORMERS_STEP_RE.search(text))
+            )
+            and first_error_line(lines) is None
+            and _loss_notes(lines, report)
+        ):
+            return report  # a training loop printing its loss, step after step: it ran
         if not report.events and PG_WARNING_RE.search(text):
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
@@ -1189,13 +1200,18 @@ def _ranks_by_pid(events: list[LogEvent]) -> None:
     pid, on one host) that name no rank take the one rank its other events name (torch_npu's
     "(PID:1270, Device:6, RankID:14)", a launcher's tag) -- never where its events name several."""
     ranks: dict[tuple[str | None, int], set[int]] = {}
+    devices: dict[tuple[str | None, int], set[int]] = {}
     for ev in events:
         if ev.pid is not None and ev.rank is not None:
             ranks.setdefault((ev.host, ev.pid), set()).add(ev.rank)
+        if ev.pid is not None and ev.device is not None:
+            devices.setdefault((ev.host, ev.pid), set()).add(ev.device)
     for ev in events:
         if ev.rank is None and ev.pid is not None and ev.kind in _OWN_PROCESS_KINDS:
-            known = ranks.get((ev.host, ev.pid), set())
-            if len(known) == 1:
+            key = (ev.host, ev.pid)
+            known = ranks.get(key, set())
+            # (one pid on several devices is several processes: containers reuse small pids)
+            if len(known) == 1 and len(devices.get(key, set())) <= 1:
                 ev.rank = next(iter(known))
 
 
@@ -2371,7 +2387,7 @@ STAGE_BLOCK_LINES = 12
 # 0x7020014.[FUNC:MemcpyAsyncTaskInitV3]...")
 _RTS_CALL_RE = re.compile(r"call rts api \[(?P<call>\w+)\] failed, retCode is (?P<code>\d+)")
 _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why>[^\]]+)\]")
-_TRACE_FIRST_RE = re.compile(r"^\s*(?P<what>[A-Za-z][^\[\n]*?)\.?\s*(?:\[FUNC:|$)")
+_TRACE_FIRST_RE = re.compile(r"^\s*(?P<what>[A-Za-z][^\[\n]*)")  # (up to its "[FUNC:" tag)
 
 
 def _rts_call(ev: LogEvent, rts: re.Match[str], after: list[str]) -> None:
@@ -2387,7 +2403,7 @@ def _rts_call(ev: LogEvent, rts: re.Match[str], after: list[str]) -> None:
     if trace is not None and trace + 1 < len(after):
         first = _TRACE_FIRST_RE.match(after[trace + 1])
         if first and not _RTS_CALL_RE.search(after[trace + 1]):
-            said += f", after '{first.group('what').strip()}'"
+            said += f", after '{first.group('what').strip().rstrip('.')}'"
     ev.call, ev.exception_type = rts.group("call"), said
 
 
@@ -2707,14 +2723,16 @@ _RAS_GROUP_ROW_RE = re.compile(
 # Environment variable [RANK_ID] is exported." (newer: "[RANK_ID=0]"), each worker's own log in
 # the file it names
 MSRUN_WORKER_RE = re.compile(
-    r"Start worker process with rank id:\s*(?P<rank>\d+), log file:\s*(?P<log>[^\s,]+?)\.?(?:\s|$)"
+    r"Start worker process with rank id:[ \t]*(?P<rank>\d+), log file:[ \t]*(?P<log>[^\s,]+?)\.?(?:[ \t]|$)",
+    re.M,
 )
 
 
 # a training loop's loss a step (MindSpore's LossMonitor and its tutorials: "epoch: 0, step: 10,
 # loss is 1.6682479"; older "epoch: 1 step: 1875, loss is 0.09")
 LOSS_LINE_RE = re.compile(
-    r"^\s*epoch:\s*(?P<epoch>\d+),?\s+step:\s*(?P<step>\d+),\s*loss is\s*(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)",
+    r"^[ \t]*epoch:[ \t]*(?P<epoch>\d+),?[ \t]+step:[ \t]*(?P<step>\d+),[ \t]*loss is[ \t]*"
+    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)",
     re.M,
 )
 
@@ -2723,7 +2741,7 @@ LOSS_LINE_RE = re.compile(
 # 1/  2], step:[    1/   19], loss: 10.649, per_step_time: 103328ms, ..."
 MINDFORMERS_STEP_RE = re.compile(
     r"\{ Epoch:\[\s*(?P<epoch>\d+)/\s*\d+\], step:\[\s*(?P<step>\d+)/\s*\d+\], "
-    r"loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    r"loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)"
 )
 
 
@@ -2735,25 +2753,34 @@ def _loss_line(line: str) -> re.Match[str] | None:
     return None
 
 
-def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the steps a training log printed its loss for: how many, and the loss first
-    and last (a log that trains, with no error in it)."""
+    and last (a log that trains, with no error in it); False where no line holds one."""
     rows = [(no, m) for no, line, _ in lines if (m := _loss_line(line))]
+    if not rows:
+        return False
     (first_no, first), (_, last) = rows[0], rows[-1]
+    diverged = next((no for no, m in rows if m.group("loss").lstrip("-") in ("nan", "inf")), None)
     report.unread.append(
         ParseWarning(
             line=first_no,
             message=f"a training loop's loss lines: {len(rows)} step(s) logged, from epoch "
             f"{first.group('epoch')} step {first.group('step')} (loss {first.group('loss')}) to "
             f"epoch {last.group('epoch')} step {last.group('step')} (loss {last.group('loss')}); "
-            "no error in them",
+            + (
+                f"the loss is not a number from line {diverged} on (the run diverged)"
+                if diverged is not None
+                else "no error in them"
+            ),
             skipped=False,
         )
     )
+    return True
 
 
-def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """A note of the workers msrun started: how many, their rank ids and where their logs are."""
+def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the workers msrun started: how many, their rank ids and where their logs are;
+    False where no line holds one."""
     ranks: list[int] = []
     logs_at: list[str] = []
     first = 0
@@ -2762,6 +2789,8 @@ def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
             first = first or no
             ranks.append(int(m.group("rank")))
             logs_at.append(m.group("log"))
+    if not ranks:
+        return False
     shown = sorted(set(ranks))
     span = (
         f"{shown[0]}-{shown[-1]}"
@@ -2777,6 +2806,7 @@ def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
             skipped=False,
         )
     )
+    return True
 
 
 def _ras_summary_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3147,16 +3177,20 @@ _CLOSED_BY_LOCAL_RANK_RE = re.compile(r"\[Service thread\] Connection closed by 
 
 
 def _closed_local_ranks(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> list[int]:
-    """The local ranks whose connections the proxy of ``ev``'s process (its host and pid) saw
-    closed."""
+    """The local ranks whose connections the proxy of ``ev``'s process (its host and pid, both
+    named) saw closed before ``ev``'s line (after it, the closes are the teardown)."""
     closed: list[int] = []
-    for _, line, _ in lines:
+    if ev.pid is None:
+        return closed
+    for no, line, _ in lines:
+        if no >= ev.line:
+            break
         if "Connection closed by localRank" not in line:
             continue
         if (m := _CLOSED_BY_LOCAL_RANK_RE.search(line)) is None:
             continue
         prefix = _NCCL_PREFIX_RE.search(line)
-        if prefix is not None and ev.pid is not None and int(prefix.group("pid")) != ev.pid:
+        if prefix is None or int(prefix.group("pid")) != ev.pid or prefix.group("host") != ev.host:
             continue
         if (rank := int(m.group(1))) not in closed:
             closed.append(rank)
@@ -3256,13 +3290,22 @@ def _nccl_warnings(
         elif sc := _SOCKET_CONNECT_WARN_RE.match(text):
             why = sc.group("why") or sc.group("why2") or f"{sc.group('what')} exceeded"
             ev.call, ev.exception_type = sc.group("call"), f"socket connect failed: {why.strip()}"
+        elif "No space left on device" in text and ("shm" in text or "posix_fallocate" in text):
+            # NCCL's shared memory segments are POSIX shared memory, /dev/shm on Linux (its
+            # include/shm.h, later src/misc/shmutils.cc: shm_open or a "/dev/shm/nccl-XXXXXX"
+            # file, then posix_fallocate): a full or small /dev/shm (a container's 64 MB default)
+            ev.exception_type = (
+                "NCCL could not allocate its shared memory segment in /dev/shm (No space left on "
+                "device): /dev/shm is full or too small (a container's 64 MB unless started with "
+                "--shm-size or --ipc=host)"
+            )
         elif _NOT_READY_WARN in text:
             ev.exception_type = (
                 "a consequence: the communicator's earlier operation had failed or not finished "
                 "(NCCL's ncclCommEnsureReady), so the cause is earlier"
                 + (
                     f"; local rank(s) {', '.join(map(str, closed))} closed their connection to "
-                    "this process first: their own logs hold it"
+                    "this process before this warning: their own logs hold it"
                     if (closed := _closed_local_ranks(lines, ev))
                     else ""
                 )
@@ -3442,6 +3485,12 @@ MB_EXCEPTION_WINDOW_LINES = 3
 _NCCL_ERROR_TEXT = r"(?:unhandled|internal error|invalid|remote process|NCCL operation in progress)"
 """How every ncclGetErrorString text below starts (NCCL_RESULTS): a line that only says "NCCL
 error: <something else>" is not a failed NCCL call."""
+# XLA's NCCL status text carries NCCL's last WARN in its own words: "... failed: unhandled cuda
+# error (run with NCCL_DEBUG=INFO for details). Last NCCL warning(error) log entry (may be
+# unrelated) 'Cuda failure 2 'out of memory''."
+_XLA_LAST_WARN_RE = re.compile(
+    r"Last NCCL warning\(error\) log entry \(may be unrelated\) '(?P<warn>[^\n]{1,300}?)'\.?(?:;|\s*$)"
+)
 _NCCL_CALL_RE = re.compile(
     r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
     # (a copy that lost the closing quote at the line's end: "... 'invalid usage (run with
@@ -3585,6 +3634,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
         last = _last_error(lines, index + wrapped)
+        if last is None and "Last NCCL warning" in line and (xw := _XLA_LAST_WARN_RE.search(line)):
+            last = xw.group("warn")  # XLA's own words of NCCL's last WARN, on the same line
         # (untagged processes raising the same error apart by NCCL's last WARN under it: "rank 3
         # and rank 0 both on CUDA device f000", "rank 7 and rank 0 ..."; a copy without its
         # "Last error:" block, a program logging the error's first line again, is the same one)
@@ -3702,6 +3753,13 @@ _NCCL_STAGES = (
 )
 
 
+# NCCL's set-up going on: its rings and channels ("Ring 00 : 0 -> 8 [receive] via NET/Socket/0",
+# "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", "Trees [0] ...", "Connected all rings")
+_NCCL_SETUP_ON_RE = re.compile(
+    r"NCCL INFO (?:Ring \d+ : \d+|Channel \d+(?:/\d+)? ?: \d+|Trees \[|Connected all \w+)"
+)
+
+
 def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A failed NCCL result passed up the stack where nothing else in the log reads as a failure
     (no WARN line, no caller's report, no watchdog: a log of NCCL's INFO lines only): one event
@@ -3721,6 +3779,15 @@ def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogRe
         if " COMPLETE" in line and _NCCL_LIFECYCLE_RE.search(line):
             if (settler := process_of(line))[1] is not None:
                 settled.add(settler)
+            continue
+        if (
+            "Ring " in line or "Channel " in line or "Trees " in line or "Connected all" in line
+        ) and (_NCCL_SETUP_ON_RE.search(line)):
+            # the process went on setting its rings and channels up after a step's return:
+            # NCCL took that result as a fallback (2.4's "Could not find real path of
+            # /sys/class/net/eth0/device", "include/net.h:19 -> 2" on a virtual NIC)
+            if (goer := process_of(line)) in chains:
+                settled.add(goer)
             continue
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
             continue
@@ -4813,7 +4880,7 @@ _WATCHDOG_DIED_RE = re.compile(
 # Loss.cu:94: operator(): block: [117,0,0], thread: [26,0,0] Assertion `input_val >= zero &&
 # input_val <= one` failed." — the "device-side assert triggered" the CUDA error names later
 _KERNEL_ASSERT_RE = re.compile(
-    r"(?P<file>[^\s:/]+\.cuh?):(?P<no>\d+): [^\n]{0,200}?\bblock: \[[\d,]+\], thread: "
+    r"(?P<file>[^\s:/]{1,120}\.cuh?):(?P<no>\d+): [^\n]{0,200}?\bblock: \[[\d,]+\], thread: "
     r"\[[\d,]+\] Assertion `(?P<expr>[^`'\n]*)[`'] failed"
 )
 KERNEL_ASSERT_LINES = 400
@@ -5528,6 +5595,9 @@ _RUNTIME_RESULT_RE = re.compile(
     # a C++ program's own ACL check: "[ERROR] aclrtSynchronizeStream(stream) failed: 507015
     # (main.cpp:108)"
     r"|\b(?P<call7>aclrt\w+)\([^()]*\) failed: (?P<code7>\d{6})(?!\d)"
+    # a program's own print of an ACL call's result: "aclrtSetDevice failed, ret = 107001,
+    # deviceId=0" (the CANN runtime FAQ's example)
+    r"|\b(?P<call8>aclrt\w+) failed, ret = (?P<code8>\d{6})(?!\d)"
 )
 
 
@@ -7779,17 +7849,18 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "Error: code=" in line
             or "error code:" in line
             or ") failed: " in line
+            or "failed, ret = " in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
             if _PLOG_NOT_ERROR_RE.match(line):
                 continue  # a plog line below ERROR: a code the runtime went on past
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
-                or rm.group("code5") or rm.group("code6") or rm.group("code7")
+                or rm.group("code5") or rm.group("code6") or rm.group("code7") or rm.group("code8")
             )  # fmt: skip
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
                 call = (
                     rm.group("call") or rm.group("call3") or rm.group("call4")
-                    or rm.group("call6") or rm.group("call7") or ""
+                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or ""
                 ).strip() or None  # fmt: skip
                 seen.add((call, code))
                 found.append((index, call, code))
@@ -7841,10 +7912,10 @@ _TORCH_NPU_ERROR_RE = re.compile(
     r"(?P<code>ERR\d{5}) (?P<what>.+)$"
 )
 TORCH_NPU_WINDOW_LINES = 3
+"""How close another event's line may stand to a torch_npu ERR line and explain it already."""
 CODE_BLOCK_LINES = 7
 """How far under a CANN code line the lines its block reads (its reason, TraceBack, and
 torch_npu's ERR line with the same process) may stand."""
-"""How close another event's line may stand to a torch_npu ERR line and explain it already."""
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
@@ -8141,13 +8212,13 @@ _NOT_ERROR_RE = re.compile(
     re.IGNORECASE,
 )
 ERROR_WORDS_AFTER_LEVEL = 200
+"""How far after a line that is an error only by its level a line whose words say what failed
+is looked for (the exception a logged traceback ends in)."""
 ERROR_PAIR_LINES = 2
 """How close under an ERROR line of its own words (no traceback's part) the line whose words say
 what failed may stand for both to be quoted as one error."""
 # a logged traceback's lines, which a logger's ERROR level leads one by one (vLLM's workers)
 _TRACEBACK_PART_RE = re.compile(r"Traceback \(most recent|File \"|^\W*$|\b(?:ERROR|CRITICAL)\b\W*$")
-"""How far after a line that is an error only by its level a line whose words say what failed
-is looked for (the exception a logged traceback ends in)."""
 
 
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -10082,7 +10153,8 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     rank=tagged,
                     library="ibstatus" if text.startswith("Fatal error") else "libibverbs",
                     exception_type=(
-                        f"no RDMA device named {dev} (ibstatus found no {none.group('path')})"
+                        f"no RDMA device named {dev}"
+                        + (f" (ibstatus found no {path})" if (path := none.group("path")) else "")
                         if (dev := none.group("dev")) not in (None, "*")
                         else "no RDMA device could be listed"
                         + (f" ({none.group('why')})" if none.group("why") else "")
@@ -10542,11 +10614,14 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
     many = len(report.hosts) >= 2
     for host in ib_off & set(per_host):
-        # NCCL did not look for InfiniBand/RoCE devices: the environment turned them off
-        if per_host[host].exception_type != "NCCL sets its channels up over TCP sockets":
-            per_host[
-                host
-            ].exception_type = "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets"
+        # NCCL did not look for InfiniBand/RoCE devices: the environment turned them off (the
+        # interfaces said after the first words kept)
+        said = per_host[host].exception_type or ""
+        if not said.startswith("NCCL sets its channels up over TCP sockets"):
+            rest = said[said.index(" over ") :] if " over " in said else ""
+            per_host[host].exception_type = (
+                "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets" + rest
+            )
     for host, ev in per_host.items():
         if chosen.get(host, "Socket") != "Socket":
             continue  # a net plugin (libfabric's, EFA's) carries it after all
@@ -11064,6 +11139,8 @@ _ATB_ACLNN_RE = re.compile(
 _ATB_HCCL_RE = re.compile(
     r"\[(?P<op>\w+)_hccl_runner\.cpp:\d+\] hccl Execute failed, HcclResult:\s*(?P<code>-?\d+)"
 )
+# ATB's log line opens with its time and the process id: "[2025-10-29 09:59:13.967655] [55779]"
+_ATB_PID_RE = re.compile(r"^\[[\d: .+-]+\]\s*\[(\d+)\]")
 ACLNN_STATUS = {
     161001: "ACLNN_ERR_PARAM_NULLPTR (an operator's input was a null pointer)",
     161002: "ACLNN_ERR_PARAM_INVALID (the operator refused its inputs: shape, dtype or format)",
@@ -11080,7 +11157,9 @@ def _atb_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     operator or collective, and code."""
     seen: set[tuple[str | None, str, str]] = set()
     for no, line, tagged in lines:
-        pid = m.group(1) if (m := re.search(r"\]\s*\[(\d+)\]", line)) else None
+        if "acl_nn_operation" not in line and "hccl Execute failed" not in line:
+            continue
+        pid = m.group(1) if (m := _ATB_PID_RE.match(line)) else None
         if (
             "acl_nn_operation" in line
             and (a := _ATB_ACLNN_RE.search(line))
@@ -11127,22 +11206,23 @@ def _atb_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             )
 
 
-# MindSpore's dynamic cluster (msrun or its scheduler): a worker that got no rank from the
-# scheduler after the cluster built ("[WARNING] DISTRIBUTED(22503,...):... [.../cluster/
+# MindSpore's dynamic cluster (msrun or its scheduler): a worker the scheduler had no reassigned
+# rank for after the cluster built ("[WARNING] DISTRIBUTED(22503,...):... [.../cluster/
 # cluster_context.cc:268] PostProcess] This node could be redundant and is not successfully
-# registered."): cluster_context.cc PostProcess asks the scheduler for the rank reassigned to
-# the node and warns when it has none — more processes than MS_WORKER_NUM, or a node the
-# scheduler never registered
+# registered."): cluster_context.cc PostProcess asks the scheduler for the node's reassigned rank
+# (when MS_NODE_ID is not a number, or a rank table is set) and warns when it finds none, then
+# goes on with the rank it has and logs it ("This node <id> rank id: <n>")
 MINDSPORE_UNREGISTERED_RE = re.compile(
     r"\] PostProcess\] This node could be redundant and is not successfully registered"
 )
 _MS_LOG_PID_RE = re.compile(r"\b[A-Z_]+\((?P<pid>\d+),")
+_MS_NODE_RANK_RE = re.compile(r"This node (?P<node>\S+) rank id: (?P<rank>\d+)")
 
 
 def _mindspore_unregistered(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``mindspore_unregistered`` per process MindSpore's scheduler gave no rank."""
     seen: set[int | None] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "not successfully registered" not in line or not MINDSPORE_UNREGISTERED_RE.search(line):
             continue
         pid_m = _MS_LOG_PID_RE.search(line)
@@ -11150,16 +11230,30 @@ def _mindspore_unregistered(lines: list[tuple[int, str, int | None]], report: Lo
         if pid in seen:
             continue
         seen.add(pid)
+        kept = next(
+            (
+                r
+                for _, after, _ in lines[index + 1 : index + 4]
+                if (r := _MS_NODE_RANK_RE.search(after))
+            ),
+            None,
+        )
         report.events.append(
             LogEvent(
                 kind="mindspore_unregistered",
                 line=no,
                 message=line.strip()[:300],
-                rank=tagged,
+                rank=int(kept.group("rank")) if kept else tagged,
                 pid=pid,
                 library="MindSpore",
-                exception_type="MindSpore's scheduler gave this process no rank: it does not "
-                "join the job (more processes than MS_WORKER_NUM, or a node it did not register)",
+                exception_type="MindSpore's scheduler had no reassigned rank for this node"
+                + (
+                    f" ({kept.group('node')} goes on with rank {kept.group('rank')})"
+                    if kept
+                    else " (it goes on with the rank it has)"
+                )
+                + ": more processes than MS_WORKER_NUM, or a node the scheduler did not register, "
+                "may leave two processes on one rank",
             )
         )
 

@@ -158,6 +158,11 @@ def loopback_servers(table: RankTable) -> list[str]:
     return looped
 
 
+def masked_servers(table: RankTable) -> list[str]:
+    """Server ids a template left masked or as placeholders ("xx.xx.xx.xx"), each once."""
+    return list(dict.fromkeys(s for s in table.servers if _masked(s)))
+
+
 def placeholders(table: RankTable) -> list[str]:
     """The device addresses a template left as placeholders, in rank order."""
     return [
@@ -593,7 +598,11 @@ def _check_duplicates(
     if check_ips:
         for ip, n in Counter(r.device_ip for r in ranks if _is_address(r.device_ip)).items():
             if n > 1:
-                errors.append(f"device_ip {ip} is given to {n} devices")
+                owners = [str(r.rank) for r in ranks if r.device_ip == ip and r.rank is not None]
+                errors.append(
+                    f"device_ip {ip} is given to {n} devices"
+                    + (f" (ranks {', '.join(owners)})" if owners else "")
+                )
     _check_numbering(ranks, "devices", errors)
 
 

@@ -924,7 +924,9 @@ MLXLINK_SIGNATURE = (
     r"|^\S*?[#$][ \t]*mlxlink[ \t]+-d[ \t]"
 )
 _MLXLINK_CMD_RE = re.compile(r"\bmlxlink\s+(?:.*?\s)?-d\s+(?P<dev>\S+)(?:.*?\s-p\s+(?P<port>\d+))?")
-_MLXLINK_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Z][\w /()-]*?)\s*:\s*(?P<value>\S.*?)\s*$")
+# (the key's words each own the one blank before them, the value taken to the line's end and its
+# blanks stripped in code: lazy captures before "\s*$" were quadratic on a long blank run)
+_MLXLINK_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Z][\w/()-]*(?: [\w/()-]+)*)\s*:\s*(?P<value>\S.*)$")
 # InfiniBand's data rates of a 4x link (IBTA: SDR 10, DDR 20, QDR 40, FDR 56, EDR 100, HDR 200,
 # NDR 400, XDR 800 Gb/s), a lane a quarter of it
 _IB_4X_GBPS = {
@@ -966,24 +968,49 @@ def _mlxlink_json_blocks(text: str) -> dict[str, dict[str, tuple[int, str]]]:
 
 
 def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
-    """mlxlink's port: its operational state, speed and width, and what its troubleshooting and
-    counters blocks say; raises ParseError without an Operational Info block."""
-    command = _MLXLINK_CMD_RE.search(text)
+    """mlxlink's ports, one a run (a file may hold several, each under its "mlxlink -d ..."
+    command): each one's operational state, speed and width, and what its troubleshooting and
+    counters blocks say; raises ParseError where no run has an Operational Info block."""
+    numbered = numbered_lines(text)
+    starts = [i for i, (_, line, _) in enumerate(numbered) if _MLXLINK_CMD_RE.search(line)]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts]
+    ports: list[HcaPort] = []
+    warnings: list[ParseWarning] = []
+    for at, begin in enumerate(starts):
+        run = numbered[begin : starts[at + 1] if at + 1 < len(starts) else len(numbered)]
+        read = _mlxlink_run(run)
+        if read is not None:
+            ports.append(read[0])
+            warnings += read[1]
+    if not ports:
+        raise ParseError("mlxlink: no 'Operational Info' block with the port's State")
+    return ports, warnings
+
+
+def _mlxlink_run(
+    run: list[tuple[int, str, int | None]],
+) -> tuple[HcaPort, list[ParseWarning]] | None:
+    """One mlxlink run's port (its lines from its command on), or None without its State."""
+    command = next((m for _, line, _ in run if (m := _MLXLINK_CMD_RE.search(line))), None)
     section = ""
     fields: dict[str, dict[str, tuple[int, str]]] = {}
-    for no, line, _ in numbered_lines(text):
+    for no, line, _ in run:
         s = line.strip()
         if not s or set(s) == {"-"}:
             continue
         if (f := _MLXLINK_FIELD_RE.match(line)) is not None and section:
-            fields.setdefault(section, {}).setdefault(f.group("key"), (no, f.group("value")))
+            value = f.group("value").rstrip()
+            fields.setdefault(section, {}).setdefault(f.group("key"), (no, value))
         elif ":" not in s and not s.startswith(("$", "#")) and "mlxlink" not in s:
             section = s  # a block's heading ("Operational Info")
     if "Operational Info" not in fields:
-        fields.update(_mlxlink_json_blocks(text))
+        offset = run[0][0] - 1 if run else 0
+        for name, pairs in _mlxlink_json_blocks("\n".join(t for _, t, _ in run)).items():
+            fields[name] = {k: (no + offset, v) for k, (no, v) in pairs.items()}
     op = fields.get("Operational Info", {})
     if "State" not in op:
-        raise ParseError("mlxlink: no 'Operational Info' block with the port's State")
+        return None
     state_no, state = op["State"]
     port = HcaPort(
         ca=command.group("dev") if command else "the device mlxlink was asked",
@@ -1004,7 +1031,7 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         warnings.append(
             ParseWarning(
                 line=opcode[0],
-                message=f"mlxlink: status opcode {opcode[1]}"
+                message=f"mlxlink: {port.ca} status opcode {opcode[1]}"
                 + (f" (group opcode {g[1]})" if (g := trouble.get("Group Opcode")) else "")
                 + (f"; its recommendation: {why}" if why else ""),
                 skipped=False,
@@ -1016,12 +1043,12 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             warnings.append(
                 ParseWarning(
                     line=counters[key][0],
-                    message=f"mlxlink: {key} {counters[key][1]} (the link went down or "
-                    "retrained since the counters were cleared)",
+                    message=f"mlxlink: {port.ca} {key} {counters[key][1]} (the link went down "
+                    "or retrained since the counters were cleared)",
                     skipped=False,
                 )
             )
-    return [port], warnings
+    return port, warnings
 
 
 # Mellanox OFED's show_gids script: a table of every RDMA port's GIDs read from sysfs ("DEV PORT
@@ -1029,9 +1056,11 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
 # its netdev), then "n_gids_found=N"; VER v1 is RoCEv1 (Ethernet only), v2 RoCEv2 (routed over
 # UDP/IP, the one NCCL prefers: NCCL_IB_ROCE_VERSION_NUM defaults to 2)
 SHOW_GIDS_SIGNATURE = r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$|^n_gids_found=\d+\s*$"
+# (each optional field owns the blanks before it: one run of blanks split three ways was cubic)
 _GID_ROW_RE = re.compile(
     r"^(?P<dev>[\w.-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7})"
-    r"\s+(?:(?P<ipv4>\d{1,3}(?:\.\d{1,3}){3})\s+)?(?P<ver>[vV][12]|IB/RoCE v1|RoCE v2)?\s*(?P<netdev>\S+)?\s*$"
+    r"(?:\s+(?P<ipv4>\d{1,3}(?:\.\d{1,3}){3}))?(?:\s+(?P<ver>[vV][12]|IB/RoCE v1|RoCE v2))?"
+    r"(?:\s+(?P<netdev>\S+))?\s*$"
 )
 _GIDS_FOUND_RE = re.compile(r"^n_gids_found=(?P<n>\d+)\s*$")
 
@@ -1045,7 +1074,8 @@ class Gid:
     gid: str
     ipv4: str | None
     version: str | None
-    """``v1`` (RoCEv1) or ``v2`` (RoCEv2); None on InfiniBand."""
+    """``v1`` or ``v2`` (the kernel's gid_attrs type: an InfiniBand port's reads "IB/RoCE v1",
+    so v1 there too); None where the row shows none."""
     netdev: str | None
 
 
