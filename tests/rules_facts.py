@@ -492,14 +492,16 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
         "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
         "unreadable query ecc_corrected remap_pending remap_failed retire_pending retired_pages "
-        "throttled sections fabric_status sensors_only recovery_action fabric_health"
+        "throttled sections fabric_status sensors_only recovery_action fabric_health "
+        "pcie_replays pcie_gen pcie_width_lanes pcie_width_low"
     )
     base = dict(source="nvidia-smi.txt", line=9, driver="570.124.06", cuda="12.8", gpu=0,
                 name="NVIDIA H100 80GB HBM3", bus_id="00000000:18:00.0", persistence="On",
                 ecc_uncorrected=0, temp_c=33, perf="P0", power_w=70, power_cap_w=700,
                 memory_used_mib=1, memory_total_mib=81559, util_pct=0, compute_mode="Default",
                 mig_mode="Disabled", unreadable=[], query="", throttled=[], sections=[],
-                sensors_only=False, recovery_action=None, fabric_health={})  # fmt: skip
+                sensors_only=False, recovery_action=None, fabric_health={}, pcie_gen={},
+                pcie_width_lanes={}, pcie_width_low=False)  # fmt: skip
     return _item(fields, **{**base, **values})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
-from tests.rules_facts import builtin_findings
+from tests.rules_facts import builtin_findings, smi_gpu
 
 HELDOUT = DATA / "evidence_heldout_55"
 
@@ -144,3 +144,57 @@ def test_xlas_last_nccl_warning_is_the_calls_cause() -> None:
     )
     (call,) = ev.failures
     assert call["exception_type"] == "Cuda failure 2 'out of memory'"
+
+
+def test_processes_that_each_listed_rank_0_and_no_table_are_one_process_runs() -> None:
+    # (the post lost each line's "#" and the header line; the copy ends inside the 13th list)
+    ev = _load(
+        "nccl_tests_allreduce_16proc_2node_h100_all_rank0_device0_not_mpi_built_nccltests254_cut.txt"
+    )
+    assert ev.files[0].formats == ["nccl_tests"] and ev.files[0].status != "unknown"
+    (bench,) = ev.benchmarks
+    assert bench["solo_hosts"][:3] == ["dgx01", "dgx02", "dgx02"]
+    assert len(bench["solo_hosts"]) == 12 and not bench["results"]
+    assert any("16 started, the copy holds 12 lists" in m.message for m in ev.files[0].messages)
+    findings = builtin_findings({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    assert "dgx01, dgx02" in str(findings["evidence-nccl-tests-solo-runs"].items[0])
+
+
+def test_an_invalid_device_ordinal_advises_placing_one_process_per_gpu() -> None:
+    # -g 1 asks one GPU per process; "-H host:2" put both processes on the first host
+    ev = _load(
+        "nccl_tests_allreduce_2node_v100_mpirun_invalid_device_ordinal_common892_nccltests165.txt"
+    )
+    (cuda,) = [f for f in ev.failures if f["kind"] == "cuda_error"]
+    assert cuda["exception_type"] == "invalid device ordinal" and cuda["host"] == "majidnc24MPTXTH"
+    finding = builtin_findings({"evidence.failures": ev.failures}, "nccl")["evidence-cuda-error"]
+    advice = " ".join(r.why for r in finding.recommendations)
+    assert "more processes placed on that host than it has GPUs" in advice
+    assert "--map-by node" in advice
+
+
+def test_nvidia_smi_qs_pci_record_and_attached_count_are_read() -> None:
+    ev = _load(
+        "nvidia_smi_q_h100_535_183_01_gpu53_replays_120_invalid_hw_slowdown_labels_gpud_cut.txt"
+    )
+    (gpu,) = ev.gpus
+    assert (gpu["persistence"], gpu["mig_mode"], gpu["pcie_replays"]) == ("On", "Disabled", 120)
+    assert gpu["pcie_gen"] == {"Max": 5, "Current": 5}
+    assert gpu["pcie_width_lanes"] == {"Max": 16, "Current": 16} and not gpu["pcie_width_low"]
+    notes = [m.message for m in ev.files[0].messages]
+    assert any("8 GPUs attached, the file holds 1 GPU record(s)" in m for m in notes)
+    assert any("00000000:53:00.0: 120 PCIe replays since its last reset" in m for m in notes)
+    # a full-width link and a replay count alone (no rate) raise no finding
+    assert not builtin_findings({"evidence.gpus": ev.gpus}, "nccl").get(
+        "evidence-gpu-pcie-width-low"
+    )
+
+
+def test_a_gpu_link_on_fewer_lanes_than_its_maximum_is_a_warning() -> None:
+    narrow = smi_gpu(query="q", pcie_width_lanes={"Max": 16, "Current": 8}, pcie_width_low=True)
+    found = builtin_findings({"evidence.gpus": [narrow, smi_gpu(gpu=1, query="q")]}, "nccl")
+    finding = found["evidence-gpu-pcie-width-low"]
+    assert finding.severity == "warning"
+    assert [str(i) for i in finding.items] == [
+        "GPU 0 (00000000:18:00.0): link width x8 of x16 (nvidia-smi.txt, line 9)"
+    ]

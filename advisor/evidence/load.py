@@ -2751,15 +2751,45 @@ def _smi_query_xml(text: str, source: str, out: EvidenceFacts, name: str) -> lis
     return _smi_query(nvidia_smi.xml_query_as_text(text), source, out, name)
 
 
+_ATTACHED_RE = re.compile(r"^Attached GPUs\s*:\s*(\d+)\s*$", re.M)
+_QUERY_RECORD_RE = re.compile(
+    r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\s*$", re.M
+)
+
+
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     driver, cuda = nvidia_smi.query_versions(text)
-    gpus = [
-        {"source": source, "driver": driver, "cuda": cuda, **asdict(gpu)}
-        for gpu in nvidia_smi.parse_query(text)
-    ]
+    parsed = nvidia_smi.parse_query(text)
+    gpus = [{"source": source, "driver": driver, "cuda": cuda, **asdict(gpu)} for gpu in parsed]
     _mark_idle(gpus)
     out.gpus.extend(gpus)
-    return []
+    notes: list[ParseWarning] = []
+    if (attached := _ATTACHED_RE.search(text)) and (
+        records := len(_QUERY_RECORD_RE.findall(text))
+    ) < int(attached.group(1)):
+        notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, attached.start()) + 1,
+                message=f"nvidia-smi -q: {attached.group(1)} GPUs attached, the file holds "
+                f"{records} GPU record(s): the others were cut from the copy or not asked (-i)",
+                skipped=False,
+            )
+        )
+    for gpu in parsed:
+        if gpu.pcie_replays:
+            # NVML's PCIe replay counter: DCGM judges its rate (replays per minute, its
+            # DCGM_FR_PCI_REPLAY_RATE), which a count since the last reset cannot give
+            notes.append(
+                ParseWarning(
+                    line=gpu.line,
+                    message=f"nvidia-smi -q: GPU {gpu.bus_id or gpu.gpu}: {gpu.pcie_replays} PCIe "
+                    "replays since its last reset (packets the link sent again after an error; "
+                    "a count that keeps rising between two reads, not the total, marks a bad "
+                    "link or slot)",
+                    skipped=False,
+                )
+            )
+    return notes
 
 
 def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

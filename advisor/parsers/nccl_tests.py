@@ -613,6 +613,27 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     + ("the line ends there" if start == 0 else "the cells under them are blank"),
                 )
             )
+    # processes that each printed their own header and rank 0 ran one test each, alone
+    # mpirun started N processes and each listed only its own devices from Rank 0 (no rank
+    # beyond one process's nThread x nGpus): N one-process runs, not one run over N processes
+    # (a real run, or a sweep of them, lists ranks past the first process's)
+    # (a log without mpirun's command line shows it by its headers alone: two or more, each
+    # with its own Rank 0 on another host)
+    launch_hosts = rank0_hosts[launch_rank0:]
+    solo = (
+        [h for _, h in launch_hosts]
+        if (
+            # (a copy cut inside the list holds fewer lines than mpirun started)
+            (launched is not None and 1 < len(launch_hosts) <= launched)
+            # without it, processes started side by side show it by a header that comes
+            # before the table of the header above it; runs one after another each print
+            # their table first
+            or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
+        )
+        and 0 <= max_rank < max(min_ranks, 1)
+        and len({h for _, h in launch_hosts}) > 1
+        else []
+    )
     asked_only = False
     if not tables and params is not None:
         # the header line came, the table never did: the run hung or died before its first size,
@@ -626,6 +647,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         else:
             warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
         tables, asked_only, params = [*unstarted, asked], True, None
+    if not tables and solo:
+        # no header line and no table, only the processes' lists: each its own Rank 0 is the
+        # whole evidence (nccl-tests issue #254: sixteen processes, each "Rank 0 ... device 0")
+        tables, asked_only = [Table(op=op or "unknown", header_line=launch_hosts[0][0])], True
     if not tables:
         if warnings:
             # rows were there, none could be read: say where
@@ -634,26 +659,6 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
     if params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
-    # processes that each printed their own header and rank 0 ran one test each, alone
-    # mpirun started N processes and each listed only its own devices from Rank 0 (no rank
-    # beyond one process's nThread x nGpus): N one-process runs, not one run over N processes
-    # (a real run, or a sweep of them, lists ranks past the first process's)
-    # (a log without mpirun's command line shows it by its headers alone: two or more, each
-    # with its own Rank 0 on another host)
-    launch_hosts = rank0_hosts[launch_rank0:]
-    solo = (
-        [h for _, h in launch_hosts]
-        if (
-            (launched is not None and launched > 1 and len(launch_hosts) == launched)
-            # without it, processes started side by side show it by a header that comes
-            # before the table of the header above it; runs one after another each print
-            # their table first
-            or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
-        )
-        and 0 <= max_rank < max(min_ranks, 1)
-        and len({h for _, h in launch_hosts}) > 1
-        else []
-    )
     # (only where the one list is itself cut, shorter than one process's nThread x nGpus, and
     # the file shows a launch over several hosts: a run that died between "# Using devices" and
     # its list, its reason on stderr, then the next run's whole list, is two runs one after the
@@ -686,7 +691,13 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     f"{', '.join(map(str, twin_headers))}) before any device list"
                     if twins
                     else f"{len(solo)} processes each printed their own header and 'Rank 0' (on "
-                    f"{', '.join(dict.fromkeys(solo))})"
+                    f"{', '.join(dict.fromkeys(solo))}"
+                    + (
+                        f"; {launched} started, the copy holds {len(solo)} lists"
+                        if launched is not None and launched > len(solo)
+                        else ""
+                    )
+                    + ")"
                 )
                 + ": each ran the test alone, none across hosts (nccl-tests runs one test over "
                 "several processes only when built with make MPI=1)",

@@ -853,6 +853,16 @@ class SmiGpu:
     NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW)."""
     sections: list[str] = field(default_factory=list)
     """``-q``: the health sections read (ECC Errors, Remapped Rows, Retired Pages, Clocks ...)."""
+    pcie_replays: int | None = None
+    """``-q`` PCI ``Replays Since Reset``: the PCIe link's replays (a packet sent again after a
+    link-level error) since the GPU's last reset."""
+    pcie_gen: dict[str, int] = field(default_factory=dict)
+    """``-q`` PCI / GPU Link Info / PCIe Generation: ``Max`` and ``Current``."""
+    pcie_width_lanes: dict[str, int] = field(default_factory=dict)
+    """``-q`` PCI / GPU Link Info / Link Width: ``Max`` and ``Current`` (lanes, "16x" as 16)."""
+    pcie_width_low: bool = False
+    """The link runs on fewer lanes than its own maximum (DCGM's diagnostic fails a GPU whose
+    link width is below its minimum: DCGM_FR_PCIE_WIDTH)."""
 
 
 @dataclass(kw_only=True)
@@ -1026,6 +1036,22 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.retire_pending = value == "Yes"
     elif where.startswith("Retired Pages") and key.endswith("Bit ECC") and number is not None:
         gpu.retired_pages = (gpu.retired_pages or 0) + number
+    elif not path and key == "Persistence Mode" and value in ("Enabled", "Disabled"):
+        gpu.persistence = "On" if value == "Enabled" else "Off"  # as the table prints it
+    elif where == "MIG Mode" and key == "Current" and value in ("Enabled", "Disabled"):
+        gpu.mig_mode = value
+    elif where == "PCI" and key == "Replays Since Reset" and number is not None:
+        gpu.pcie_replays = number
+    elif where == "PCI / GPU Link Info / PCIe Generation" and key in ("Max", "Current"):
+        if number is not None:
+            gpu.pcie_gen[key] = number
+    elif where == "PCI / GPU Link Info / Link Width" and key in ("Max", "Current"):
+        if lanes := re.fullmatch(r"(\d{1,2})x", value):
+            gpu.pcie_width_lanes[key] = int(lanes.group(1))
+            width = gpu.pcie_width_lanes
+            gpu.pcie_width_low = (
+                "Max" in width and width.get("Current", width["Max"]) < width["Max"]
+            )
     elif not path and key == "Performance State" and re.fullmatch(r"P\d{1,2}", value):
         gpu.perf = value  # -d PERFORMANCE prints it at the GPU's top level
     elif where == "Fabric" and key == "Status" and value:
