@@ -277,7 +277,7 @@ def test_a_healthy_plogs_setupagent_line_is_said() -> None:
     assert not ev.failures
     said = [m.message for m in ev.files[0].messages]
     assert any(
-        "communicator by root info: rank 0 of 3, root 1.1.1.1 port 60000, device 0 (device IP "
-        "1.1.1.11)" in m
+        "communicator by root info: rank 0 of 3, root 1.1.1.1 port 60000, this host 1.1.1.1, "
+        "device 0 (device IP 1.1.1.11)" in m
         for m in said
     )

@@ -185,7 +185,8 @@ def test_hccl_socket_layer_timeout_is_a_link_wait_with_its_result() -> None:
     name = "vllm_ascend_10061_a5_dsv4_pp4_hccl_plog_rasocket_recv_timeout_5000013.log"
     (ev,) = [e for e in logs.parse(_text(name)).events if e.kind == "hccl_link_timeout"]
     assert (ev.line, ev.pid) == (1, 747048)
-    assert ev.exception_type == "socket recv timed out (HCCL_E_NETWORK), 0 of 8 bytes"
+    assert ev.exception_type == "socket recv timed out (connected, nothing came), 0 of 8 bytes"
+    assert (ev.code, ev.code_name) == ("19", "HCCL_E_NETWORK")
     (line,) = finding_items({"evidence.failures": _load(name).failures})[
         "evidence-hccl-link-wait-timeout"
     ]

@@ -1189,7 +1189,7 @@ def parse(text: str) -> LogReport:
 
 _OWN_PROCESS_KINDS = frozenset(
     {"npu_runtime_error", "hccl_error", "hccl_call_failure", "hccl_plog_error",
-     "torch_npu_error", "npu_device_exception"}
+     "torch_npu_error", "npu_device_exception", "hccl_link_timeout"}
 )  # fmt: skip
 """Events a process prints of itself, with its pid (CANN's "[PID: 1270]", torch_npu's
 "(PID:1270, ...)"); not a report that names another process by its pid (NCCL RAS's)."""
@@ -1354,6 +1354,7 @@ def _hccl_errors(
                 report.events.append(_heartbeat_event(index, lines, loc))
             continue
         code = _code_of(m)
+        inner_facts = ""  # the facts a bare "Inner Error!" heading leaves to its next line
         if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
             # the facts: one event, not two (the heading's launcher tag names the rank)
@@ -1361,6 +1362,11 @@ def _hccl_errors(
             if following is not None and _code_of(following) == code:
                 heading_rank[index + 1] = tagged
                 continue
+            nxt = lines[index + 1][1].strip()
+            if nxt.startswith(f"{code} ") or nxt.startswith(f"{code}\t"):
+                # (the runtime prints the facts' line with its code and no colon: "EL9999
+                # [drv api] halQueueEnQueueBuff failed: deviceId=0, ...")
+                inner_facts = nxt[len(code) :].strip()
         # The code line starts a block: the lines before it carry "[ERROR] ... RankID:N" and
         # the lines after it the reason, the task tag and the group; stop at the next code.
         after = []
@@ -1407,6 +1413,8 @@ def _hccl_errors(
             # the device's error report names its chip on the code line and the error on the
             # next ("there is a fftsplus sdma error, sdma channel is 2,")
             message = f"{message} / {after[0].strip()}"
+        if inner_facts:
+            message = f"{message} {_SOURCE_TAGS_RE.sub('', inner_facts).strip()}"
         ev = LogEvent(
             kind="hccl_error",
             line=no,
@@ -1452,6 +1460,18 @@ def _hccl_errors(
             _cqe(ev, cq)
         elif rts := _search(_RTS_CALL_RE, after):
             _rts_call(ev, rts, after)
+        elif why := _search(_RTS_REASON_RE, after):
+            # a TraceBack whose runtime step names its reason, with no "call rts api" line
+            # ("rtMemQueueEnQueueBuff execute failed, reason=[hdc send msg fail]", then the
+            # ACL call that made it: "Fail to execute acltdtSendTensor, device is 0")
+            ev.call = why.group("call")
+            ev.exception_type = f"{why.group('call')} failed: {why.group('why')}"
+            if acl := _search(_ACL_FAIL_RE, after):
+                ev.exception_type += f", under {acl.group('call')}"
+                if ev.device is None and acl.group("dev"):
+                    ev.device = int(acl.group("dev"))
+        if ev.device is None and (drv := _DRV_DEVICE_RE.search(message)):
+            ev.device = int(drv.group(1))
         if _DEVICE_ERROR_HEAD_RE.search(line) and (asserted := _ascendc_assertion(lines, index)):
             ev.message = f"{ev.message} / {asserted}"[:600]
         if loc := (
@@ -1595,7 +1615,12 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
     if any(e.kind == "hccl_error" and e.code == "EI0006" for e in report.events):
         return  # the code's event already says the socket timed out
     seen: set[tuple[int | None, int | None]] = set()
-    for no, line, tagged in lines:
+    roots: dict[int | None, re.Match[str]] = {}  # each process's root info, as it entered
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Entry-HcclCommInitRootInfo" in line and (entry := _INIT_ENTRY_RE.search(line)):
+            pe = _PLOG_PID_RE.match(line)
+            roots[int(pe.group(1)) if pe else None] = entry
+            continue
         if "RaSocket" not in line or not (m := _RA_SOCKET_RE.search(line)):
             continue
         pid = _PLOG_PID_RE.match(line)
@@ -1606,6 +1631,16 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
         result = hccl_errno_result(m.group("hex"))
         name = decode_result(result)[0] if result is not None else None
         got = f", {m.group('got')} of {m.group('size')} bytes" if m.group("size") else ""
+        # a rank's agent waiting on the root during topology detection (its trace then reads
+        # "[Recv][ClusterInfoMsg]" and topoinfo_exchange_agent.cc): the root is the peer, at the
+        # address and port its Entry-HcclCommInitRootInfo line gave (hcomm topoinfo_detect.cc)
+        root = roots.get(key[1])
+        after = " ".join(text for _, text, _ in lines[index + 1 : index + 8])
+        to_root = (
+            root is not None
+            and root.group("ip") is not None
+            and ("topoinfo_exchange_agent" in after or "setup topo detect error" in after)
+        )
         report.events.append(
             LogEvent(
                 kind="hccl_link_timeout",
@@ -1613,9 +1648,18 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
                 message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
                 rank=tagged,
                 pid=key[1],
+                code=str(result) if name else None,
+                code_name=name,
+                remote_ip=root.group("ip") if to_root and root else None,
+                port=int(root.group("port")) if to_root and root else None,
                 exception_type=f"socket {m.group('dir').lower()} timed out"
-                + (f" ({name})" if name else "")
-                + got,
+                + (
+                    " (connected, nothing came)"
+                    if m.group("dir") == "Recv" and m.group("got") == "0"
+                    else ""
+                )
+                + got
+                + (", waiting for the root's cluster information" if to_root else ""),
             )
         )
 
@@ -2387,6 +2431,14 @@ STAGE_BLOCK_LINES = 12
 # 0x7020014.[FUNC:MemcpyAsyncTaskInitV3]...")
 _RTS_CALL_RE = re.compile(r"call rts api \[(?P<call>\w+)\] failed, retCode is (?P<code>\d+)")
 _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why>[^\]]+)\]")
+# the ACL call above a runtime step in CANN's TraceBack ("Fail to execute acltdtSendTensor,
+# device is 0, name is ...") and a driver call's device ("[drv api] halQueueEnQueueBuff failed:
+# deviceId=0, qid=1, ...")
+_ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
+_DRV_DEVICE_RE = re.compile(r"\[drv api\][^\n]*?\bdeviceId=(\d+)")
+_SOURCE_TAGS_RE = re.compile(
+    r"\[(?:FUNC|FILE|LINE):[^\]]*\]"
+)  # CANN's "[FUNC:..][FILE:..][LINE:..]"
 _TRACE_FIRST_RE = re.compile(r"^\s*(?P<what>[A-Za-z][^\[\n]*)")  # (up to its "[FUNC:" tag)
 
 
@@ -5776,6 +5828,8 @@ _TABLE_DEVICE_RE = re.compile(
 )
 PLOG_TRACE_LINES = 8
 """How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
+PLOG_KERNEL_LINES = 16
+"""How far under the runtime's first ERROR line its report may name the failed kernel."""
 
 
 _PLOG_THREAD_RE = re.compile(r"\]\s*\[(\d+)\]")
@@ -7271,7 +7325,8 @@ _HCCL_AIV_KERNEL_RE = re.compile(
 _FFTS_ERR_TYPE_RE = re.compile(
     r"\btask execut(?:e|ion) failed, .*?\berr_type=(?P<n>\d+)\[(?P<what>[^\]]+)\]"
 )
-_FAULT_KERNEL_RE = re.compile(r"\bfault kernel_name=(?P<name>[\w.-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)")
+# (a TBE kernel's name carries its block and core indices first: "0/1_-1_0_GatherV21_tvmbin")
+_FAULT_KERNEL_RE = re.compile(r"\bfault kernel_name=(?P<name>[\w./-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)")
 
 
 def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> bool:
@@ -7307,7 +7362,9 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
         said.append(f"kernel task retCode {ret.group('ret')}")
     if ffts := _search(_FFTS_ERR_TYPE_RE, after):
         said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
-    if kernel := _search(_FAULT_KERNEL_RE, after):
+    # (the kernel's name comes with the runtime's task report, a few lines under the core's)
+    wider = [t for no, t, _ in lines if ev.line <= no <= ev.line + PLOG_KERNEL_LINES]
+    if kernel := _search(_FAULT_KERNEL_RE, wider):
         said.append(f"in kernel {kernel.group('name')}")
         # a kernel the runtime names as failed is an operator's unless it is one of HCCL's
         operator = not _HCCL_AIV_KERNEL_RE.match(kernel.group("name"))
@@ -7350,8 +7407,12 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
                 exception_type=f"{m.group('mod')} error before "
                 + ("HCCL's failure" if hccl_after else "the failure read"),
             )
-            if ev.library == "RUNTIME":
-                _runtime_task_exception(lines, ev)
+            if device := _DEVICE_ID_RE.search(line):
+                ev.device = int(device.group(1))
+            if ev.library == "RUNTIME" and _runtime_task_exception(lines, ev) and not hccl_after:
+                # a compute core's exception in a model operator above the runtime's coded
+                # failure (507035 ...): the device's exception, the operator's fault
+                ev.kind = "npu_device_exception"
             report.events.append(ev)
             return
 
@@ -10917,9 +10978,13 @@ HCCL_ENV_SHOWN = (
 
 # the agent's start of a communicator by root info (HCCL's trace in the run plog): "[HCCL_TRACE]
 # [Flat]SetupAgent rankNum[3], rank[0], rootInfo identifier[...], server[1.1.1.1%enp189s0f0],
-# serverPort[60000]deviceType[2], logicDevId[0], phydevId[0], deviceIp[1.1.1.11]"
+# serverPort[60000]deviceType[2], logicDevId[0], phydevId[0], deviceIp[1.1.1.11]": the root's
+# identifier (its address first), this process's own host address as "server" and the root's
+# port (hcomm topoinfo_detect.cc SetupAgent: rootInfo.identifier, localRankInfo_.hostIP,
+# rootInfo.port)
 _SETUP_AGENT_RE = re.compile(
-    r"SetupAgent rankNum\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\].*?server\[(?P<server>[^\]%]+)"
+    r"SetupAgent rankNum\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
+    r"(?:, rootInfo identifier\[(?P<root>[0-9A-Fa-f.:]+)[%_][^\]]*\])?.*?server\[(?P<server>[^\]%]+)"
     r"(?:%[^\]]*)?\],\s*serverPort\[(?P<port>\d+)\](?:.*?logicDevId\[(?P<dev>-?\d+)\])?"
     r"(?:.*?deviceIp\[(?P<ip>[^\]]*)\])?"
 )
@@ -10934,7 +10999,12 @@ def _hcom_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport
         if "SetupAgent" in line and (a := _SETUP_AGENT_RE.search(line)):
             said = (
                 f"HCCL set up a communicator by root info: rank {a.group('rank')} of "
-                f"{a.group('size')}, root {a.group('server')} port {a.group('port')}"
+                f"{a.group('size')}, "
+                + (
+                    f"root {a.group('root')} port {a.group('port')}, this host {a.group('server')}"
+                    if a.group("root")
+                    else f"root port {a.group('port')}, this host {a.group('server')}"
+                )
                 + (f", device {a.group('dev')}" if a.group("dev") else "")
                 + (f" (device IP {a.group('ip')})" if a.group("ip") else "")
             )
