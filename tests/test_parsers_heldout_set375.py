@@ -70,3 +70,69 @@ def test_a_vector_cores_exception_above_a_coded_runtime_failure_is_the_devices()
     assert exc["exception_type"].endswith("in kernel 0/1_-1_0_GatherV21_tvmbin")
     assert [f["code"] for f in ev.failures if f["kind"] == "npu_runtime_error"] == ["507035"]
     assert not [f for f in ev.failures if f["kind"] == "hccl_plog_error"]
+
+
+def test_a_job_slurm_cancelled_with_healthy_ranks_is_a_warning_not_a_ranks_exit() -> None:
+    ev = _load("bigscience_meg_gpt2_n8_tp4_pp8_slurm_cancelled_sigterm.out")
+    # the step's and the job's lines are one stop; the ranks' "received SIGTERM" follow from it
+    (stop,) = ev.failures
+    assert (stop["kind"], stop["line"], stop["host"]) == ("job_cancelled", 1560, "r6i5n1")
+    found = builtin_findings({"evidence.failures": ev.failures}, "nccl")
+    assert found["evidence-job-cancelled"].severity == "warning"
+    assert not [f for f in found.values() if f.severity == "critical"]
+
+
+def test_torchs_cuda_error_alone_and_in_an_error_files_json_is_read() -> None:
+    (alone,) = _load("llmaction_deepspeed_runtimeerror_cuda_no_kernel_image.log").failures
+    assert (alone["kind"], alone["exception_type"]) == (
+        "cuda_error", "no kernel image is available for execution on the device",
+    )  # fmt: skip
+    # torchelastic's error file forwarded by a job master: the record's key is the rank
+    (nvlink,) = _load(
+        "dlrover_jobmaster_worker116_rank784_cuda_uncorrectable_nvlink_error.txt"
+    ).failures
+    assert (nvlink["rank"], nvlink["line"]) == (784, 6)
+    assert nvlink["exception_type"] == "uncorrectable NVLink error detected during the execution"
+    assert nvlink["message"].endswith("during the execution")  # (not the "\n" hints after it)
+    finding = builtin_findings({"evidence.failures": [alone, nvlink]}, "nccl")[
+        "evidence-cuda-error"
+    ]
+    items = [str(i) for i in finding.items]
+    assert items[0].startswith("'no kernel image") and " at " not in items[0]
+    assert items[1].startswith("rank 784: 'uncorrectable NVLink error")
+
+
+def test_a_cuda_error_the_watchdog_thread_found_names_where_c10_raised_it() -> None:
+    (err,) = _load(
+        "m4_tr141_try5_main_log_tail_cuda_unknown_error_pgnccl_workcleanuploop.log"
+    ).failures
+    assert (err["line"], err["call"]) == (10, "query (CUDAEvent.h:91)")
+    assert err["exception_type"].startswith("unknown error (found by ProcessGroupNCCL's watchdog")
+    assert err["exception_type"].endswith("; 2 processes reported it")
+
+
+def test_bandwidth_tests_csv_device_to_device_lines_name_no_memory_mode() -> None:
+    ev = _load("bandwidthTest_shmoo_csv_d2d_v100_pcie_32gb_superbench.log")
+    assert ev.files[0].formats == ["bandwidth_test"] and ev.files[0].status == "read"
+    (run,) = ev.gpu_copy
+    (d2d,) = run["matrices"]
+    assert d2d["title"].startswith("Device to Device") and d2d["unit"] == "GB/s"
+    assert max(r["bandwidth"] for r in d2d["rows"].values()) == 772.0
+
+
+def test_open_mpi_that_never_started_the_processes_is_a_failed_launch() -> None:
+    (daemon,) = _load(
+        "hccl_test_openmpi_415_bash_orted_not_found_daemon_died_127_hccldocs_copy.log"
+    ).failures
+    assert (daemon["kind"], daemon["line"], daemon["exit_code"]) == ("launch_failed", 3, 127)
+    assert "no orted, Open MPI is not on the remote node's PATH" in daemon["exception_type"]
+    assert daemon["message"].endswith("(after: bash: orted: 未找到命令)")
+    (slots,) = _load("openmpi_not_enough_slots_16_nccl_tests_all_reduce_perf_gcm.log").failures
+    assert (slots["kind"], slots["line"]) == ("launch_failed", 2)
+    assert slots["exception_type"].startswith(
+        "mpirun refused to start 16 processes: not enough slots"
+    )
+    assert slots["exception_type"].endswith("build/all_reduce_perf)")
+    found = builtin_findings({"evidence.failures": [daemon, slots]}, "hccl")
+    assert found["evidence-launch-failed"].severity == "critical"
+    assert "evidence-launcher-exit" not in found

@@ -278,12 +278,13 @@ def test_sizes_in_command_follow_nccl_tests_options() -> None:
 # ------------------------------------------------------------- sets 72-75: launchers and CUDA
 
 
-def test_open_mpi_daemon_that_never_started_is_a_launcher_exit_with_its_cause() -> None:
+def test_open_mpi_daemon_that_never_started_is_a_failed_launch_with_its_cause() -> None:
     ev = _load("hccl_test_mpirun_orted_not_found_zh.log")
     assert ev.files[0].status == "read"
     (event,) = ev.failures
-    assert (event["kind"], event["exit_code"], event["pid"]) == ("launcher_exit", 127, 8793)
-    assert event["exception_type"] == "mpirun" and event["root_cause"]
+    assert (event["kind"], event["exit_code"], event["pid"]) == ("launch_failed", 127, 8793)
+    assert event["exception_type"].startswith("mpirun could not start its daemon on a node (127")
+    assert event["root_cause"]
     # the shell's reason above Open MPI's dashed rule goes with it
     assert "orted" in event["message"]
 

@@ -274,8 +274,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
         # the firmware's record of a memory error (logs._cper_memory_errors)
         r"|\[Hardware Error\]:\s+section_type: memory error"
-        # torch's CUDA error report (c10/cuda/CUDAException: its hint after "CUDA error: ...")
+        # torch's CUDA error report (c10/cuda/CUDAException: its hint after "CUDA error: ...",
+        # or its exception line alone, logs._TORCH_CUDA_ERROR_RE)
         r"|^CUDA kernel errors might be asynchronously reported at some other API call"
+        r"|^[ \t]*(?:\[rank\d+\]:[ \t]*|\"message\":[ \t]*\")?"
+        r"(?:RuntimeError|torch\.AcceleratorError): CUDA error: \S"
         # an MoE operator's HCCL window check; torch_npu's device faults; kubelet's device plugin
         # and container start; a tool's exit status another program quoted; torchrun's summary
         # entries flattened a line each; torch's watchdog ending at exit (logs.*)
@@ -413,6 +416,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|=\s+RANK \d+ PID \d+ RUNNING AT \S+\s*\n=\s+(?:KILLED BY SIGNAL|EXIT CODE): \d+"
         r"|-- Process \d+ terminated with the following error:"
         r"|\bprocess \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
+        r"|There are not enough slots available in the system to satisfy the \d+"
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
@@ -1515,8 +1519,9 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             )
     # a diagnosis's output or a ConfigMap a job's log printed (a pre-flight check, a scheduler
     # quoting its records) leaves the rest of the file to be read as the log it is
-    if "nic_legend" in formats and len(formats) > 1:
-        formats = [f for f in formats if f != "nic_legend"]  # a matrix's legend, read with it
+    if "nic_legend" in formats and len([f for f in formats if f != "log"]) > 1:
+        # a matrix's legend, read with it (a job's log that printed a legend alone keeps it)
+        formats = [f for f in formats if f != "nic_legend"]
     pasted = [f for f in formats if f in _PASTED_FORMATS]
     formats = [f for f in formats if f not in _PASTED_FORMATS]
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):

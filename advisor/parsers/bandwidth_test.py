@@ -21,7 +21,7 @@ from advisor.parsers import ParseError, ParseWarning, numbered_lines
 SIGNATURE = (
     r"^[ \t]*\[?CUDA Bandwidth Test\] - Starting"
     r"|^ ?(?:Host to Device|Device to Host|Device to Device) Bandwidth, \d+ Device\(s\)"
-    r"|^bandwidthTest-(?:H2D|D2H|D2D)-\w+, Bandwidth = "
+    r"|^bandwidthTest-(?:H2D|D2H|D2D)(?:-\w+)?, Bandwidth = "
 )
 """Its banner (a copy may lose the opening bracket), a copy kind's heading, or a --csv line."""
 
@@ -34,9 +34,10 @@ _MODE_RE = re.compile(r"^\s*(?P<mode>PINNED|PAGEABLE) Memory Transfers")
 # the header follows it on the same line)
 _HEAD_RE = re.compile(r"Transfer Size \(Bytes\)\s+Bandwidth\((?P<unit>[MG]B/s)\)")
 # --csv (printResultsCSV): "bandwidthTest-H2D-Pinned, Bandwidth = 12.4 GB/s, Time = 0.00081 s,
-# Size = 10000000 bytes, NumDevsUsed = 1", a line a size
+# Size = 10000000 bytes, NumDevsUsed = 1", a line a size (a device-to-device copy names no memory
+# mode: "bandwidthTest-D2D, Bandwidth = 772.0 GB/s, ...")
 _CSV_RE = re.compile(
-    r"^bandwidthTest-(?P<kind>H2D|D2H|D2D)-(?P<mode>\w+), Bandwidth = (?P<value>[\d.]+) "
+    r"^bandwidthTest-(?P<kind>H2D|D2H|D2D)(?:-(?P<mode>\w+))?, Bandwidth = (?P<value>[\d.]+) "
     r"(?P<unit>[MG]B/s), Time = [\d.eE+-]+ s, Size = (?P<bytes>\d+) bytes(?:, NumDevsUsed = "
     r"(?P<devs>\d+))?"
 )
@@ -99,12 +100,14 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
             continue
         run.line = run.line or no
         if s.startswith("bandwidthTest-") and (cm := _CSV_RE.match(s)):
-            key = (cm.group("kind"), cm.group("mode"))
+            key = (cm.group("kind"), cm.group("mode") or "")
             if key not in csv:
                 csv[key] = Copy(
                     line=no,
                     kind=_CSV_KIND[cm.group("kind")],
-                    memory=cm.group("mode").upper() if cm.group("kind") != "D2D" else None,
+                    memory=(cm.group("mode") or "").upper() or None
+                    if cm.group("kind") != "D2D"
+                    else None,
                     unit=cm.group("unit"),
                     devices=int(cm.group("devs") or 1),
                 )

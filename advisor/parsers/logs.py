@@ -4693,6 +4693,15 @@ _MPI_NOTICED_RE = re.compile(
     r"mpirun noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on node (?P<host>\S+) "
     r"exited on signal (?P<sig>\d+)"
 )
+# Open MPI's help text when -np asks more processes than the hosts' slots: "There are not
+# enough slots available in the system to satisfy the 16\nslots that were requested by the
+# application:\n\n  /path/all_reduce_perf" (then its advice: fewer processes, more slots by a
+# hostfile's slots=N or --host HOST:N, or --oversubscribe)
+_MPI_SLOTS_RE = re.compile(
+    r"There are not enough slots available in the system to satisfy the (?P<n>\d+)"
+)
+MPI_SLOTS_APP_LINES = 4
+"""How far under it Open MPI's help text names the application."""
 MPI_DAEMON_CAUSE_LINES = 3
 """How far above Open MPI's daemon line (past its dashed rule) the shell's reason may stand."""
 _MPI_FIRST_RE = re.compile(r"The first process to do so was")
@@ -5298,12 +5307,24 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             )  # fmt: skip
             continue
         if "CANCELLED AT" in line and (sc := _SLURM_CANCELLED_RE.search(line)):
-            why = f" due to {sc.group('why').lower()}" if sc.group("why") else ""
-            once(
-                ("slurm-cancel", sc.group("id")), no, line[sc.start() :].strip(),
-                f"slurmstepd ({sc.group('what').lower()} {sc.group('id')} cancelled{why})",
-                host=sc.group("host"),
-            )  # fmt: skip
+            # the scheduler stopped the job: a step's and its job's lines are one stop (an
+            # event of its own, not a rank's exit: the time limit, a preemption or scancel
+            # stops healthy ranks; the ranks' own failure, where one came first, is its own event)
+            job = sc.group("id").split(".", 1)[0]
+            if ("slurm-cancel", job) not in seen:
+                seen.add(("slurm-cancel", job))
+                why = f" due to {sc.group('why').lower()}" if sc.group("why") else ""
+                report.events.append(
+                    LogEvent(
+                        kind="job_cancelled",
+                        line=no,
+                        message=line[sc.start() :].strip()[:300],
+                        host=sc.group("host"),
+                        exception_type=f"slurmstepd ({sc.group('what').lower()} "
+                        f"{sc.group('id')} cancelled{why})",
+                        code=sc.group("why"),
+                    )
+                )
             continue
         if "oom" in line and (ok := _SLURM_OOM_KILL_RE.search(line)):
             once(
@@ -5513,10 +5534,48 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 "",
             )
             code = int(dd.group("code")) if dd.group("code") else -int(dd.group("sig"))
-            once(
-                ("mpi daemon", code), no, text + (f" (after: {cause})" if cause else ""), "mpirun",
-                exit_code=code, pid=int(dd.group("pid")), root_cause=True,
-            )  # fmt: skip
+            if ("mpi daemon", code) not in seen:
+                # mpirun could not start its daemon on a node: no rank of the job ran there
+                seen.add(("mpi daemon", code))
+                report.events.append(
+                    LogEvent(
+                        kind="launch_failed",
+                        line=no,
+                        message=(text + (f" (after: {cause})" if cause else ""))[:300],
+                        exception_type="mpirun could not start its daemon on a node"
+                        + (
+                            " (127: the shell there found no orted, Open MPI is not on the "
+                            "remote node's PATH)"
+                            if code == 127
+                            else f" (it died with {code})"
+                        ),
+                        exit_code=code,
+                        pid=int(dd.group("pid")),
+                        root_cause=True,
+                    )
+                )
+        elif "not enough slots available" in line and (ns := _MPI_SLOTS_RE.search(line)):
+            app = next(
+                (
+                    t.strip()
+                    for _, t, _ in lines[index + 1 : index + 1 + MPI_SLOTS_APP_LINES]
+                    if t.strip() and not t.strip().startswith("slots that")
+                ),
+                "",
+            )
+            if ("mpi slots", no) not in seen:
+                seen.add(("mpi slots", no))
+                report.events.append(
+                    LogEvent(
+                        kind="launch_failed",
+                        line=no,
+                        message=text[:300],
+                        exception_type=f"mpirun refused to start {ns.group('n')} processes: not "
+                        "enough slots on the hosts it was given"
+                        + (f" (for {app})" if app.startswith(("/", "./")) else ""),
+                        root_cause=True,
+                    )
+                )
         elif "mpirun noticed" in line and (mn := _MPI_NOTICED_RE.search(line)):
             once(
                 ("mpi noticed", int(mn.group("rank"))), no, text, "mpirun",
@@ -7823,18 +7882,36 @@ _CUDA_WHAT_RE = re.compile(r"what\(\):\s+CUDA error: (?P<what>\S.*?)\s*$")
 # ... and torch's own report of one, a copy with no traceback above it: "RuntimeError: CUDA
 # error: uncorrectable ECC error encountered" at a line's start (c10/cuda/CUDAException.h's
 # C10_CUDA_CHECK; its hint "CUDA kernel errors might be asynchronously reported ..." follows)
+# (or as the message of torchelastic's error file, a JSON string whose line breaks are "\n":
+# '"message": "RuntimeError: CUDA error: ...\nCUDA kernel errors might be ...')
 _TORCH_CUDA_ERROR_RE = re.compile(
-    r"^\s*(?:\[rank\d+\]:\s*)?(?:RuntimeError|torch\.AcceleratorError): CUDA error: (?P<what>\S.*?)\s*$"
+    r"^\s*(?:\[rank\d+\]:\s*|\"message\":\s*\")?(?:RuntimeError|torch\.AcceleratorError): "
+    r"CUDA error: (?P<what>[^\\\n]*[^\\\s])(?:\s*$|\\n)"
 )
+# the error file's ranks, each a key above its record ('"784": {', then '"local_rank": 0,')
+_ERROR_FILE_RANK_RE = re.compile(r'^\s*"(?P<rank>\d+)":\s*\{\s*$')
+ERROR_FILE_RANK_LINES = 6
+"""How far above its message an error file's record names its rank."""
 
 
 def _torch_cuda_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """torch's report of a failed CUDA call with no traceback to read it from (a copy of its
     exception line and hints alone): the first one, a ``cuda_error``."""
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "CUDA error: " not in line or not (m := _TORCH_CUDA_ERROR_RE.search(line)):
             continue
         what = m.group("what")
+        if tagged is None and line.lstrip().startswith('"message"'):
+            tagged = next(
+                (
+                    int(r.group("rank"))
+                    for _, above, _ in reversed(
+                        lines[max(0, index - ERROR_FILE_RANK_LINES) : index]
+                    )
+                    if (r := _ERROR_FILE_RANK_RE.match(above))
+                ),
+                None,
+            )
         if what.startswith("driver shutting down"):
             # CUDA's answer to a call made after the process began its exit (the watchdog's
             # INFO line at exit): the order of an exit, not a failed call
@@ -7845,34 +7922,64 @@ def _torch_cuda_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | No
         return LogEvent(
             kind="device_oom" if what.startswith("out of memory") else "cuda_error",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=line[m.start() :].strip().split("\\n", 1)[0][:300],
             rank=tagged,
             exception_type=what,
         )
     return None
 
 
+# where c10 raised it, under a what() line ("Exception raised from query at ../aten/src/ATen/
+# cuda/CUDAEvent.h:91 (most recent call first):"), and a frame of ProcessGroupNCCL's own thread
+# (its watchdog, "workCleanupLoop" in older releases) querying a collective's event
+_RAISED_FROM_RE = re.compile(
+    r"^\s*Exception raised from (?P<fn>\w+) at (?:\S*/)?(?P<at>[^/\s]+:\d+)"
+)
+_WATCHDOG_FRAME_RE = re.compile(
+    r"ProcessGroupNCCL::(?:workCleanupLoop|ncclCommWatchdog|watchdogHandler)\(|"
+    r"ProcessGroupNCCL::WorkNCCL::(?:isCompleted|finishedGPUExecution)"
+)
+RAISED_FROM_LINES = 12
+"""How far under a what() line c10's "Exception raised from" and its frames stand."""
+
+
 def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per host and CUDA error text (each process of a run may print it)."""
-    seen: set[tuple[str | None, str]] = set()
-    for no, line, tagged in lines:
+    seen: dict[tuple[str | None, str], tuple[LogEvent, int]] = {}
+    for index, (no, line, tagged) in enumerate(lines):
         if (found := _cuda_failure(line)) is None:
             continue
         start, host, where, what = found
         if (host, what) in seen:
+            ev, times = seen[(host, what)]
+            seen[(host, what)] = (ev, times + 1)
             continue
-        seen.add((host, what))
-        report.events.append(
-            LogEvent(
-                kind="device_oom" if what.startswith("out of memory") else "cuda_error",
-                line=no,
-                message=line[start:].strip()[:300],
-                host=host,
-                rank=tagged,
-                call=where,
-                exception_type=what,
-            )
+        said = what
+        if where is None and "what()" in line:
+            below = [t for _, t, _ in lines[index + 1 : index + 1 + RAISED_FROM_LINES]]
+            if raised := _search(_RAISED_FROM_RE, below[:2]):
+                where = f"{raised.group('fn')} ({raised.group('at')})"
+            if any(_WATCHDOG_FRAME_RE.search(t) for t in below):
+                said = (
+                    f"{what} (found by ProcessGroupNCCL's watchdog thread querying a "
+                    "collective's CUDA event: the error came from the GPU asynchronously, a "
+                    "kernel's fault or the GPU or its driver failing, not from the call named)"
+                )
+        ev = LogEvent(
+            kind="device_oom" if what.startswith("out of memory") else "cuda_error",
+            line=no,
+            message=line[start:].strip()[:300],
+            host=host,
+            rank=tagged,
+            call=where,
+            exception_type=said,
         )
+        seen[(host, what)] = (ev, 1)
+        report.events.append(ev)
+    for ev, times in seen.values():
+        if times > 1 and ev.host is None and ev.rank is None:
+            # (processes of one log that each printed it: the log names none of them)
+            ev.exception_type = f"{ev.exception_type}; {times} processes reported it"
 
 
 def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
