@@ -136,3 +136,46 @@ def test_open_mpi_that_never_started_the_processes_is_a_failed_launch() -> None:
     found = builtin_findings({"evidence.failures": [daemon, slots]}, "hccl")
     assert found["evidence-launch-failed"].severity == "critical"
     assert "evidence-launcher-exit" not in found
+
+
+def test_mindclusters_deviceinfo_record_names_each_chip_out_of_service_and_why() -> None:
+    ev = _load(
+        "mindcluster_device_plugin_deviceinfo_cm_a3_910_0_card_network_unhealthy_81078603_910_4_"
+        "card_unhealthy_80e18402_doc.json"
+    )
+    assert ev.files[0].formats == ["deviceinfo"]
+    faults = [(f["exception_type"], f["message"], f["code_name"]) for f in ev.failures]
+    assert faults == [
+        ("CardNetworkUnhealthy", "CardNetworkUnhealthy Ascend910-0, fault code(s) 81078603, "
+         "handling PreSeparateNPU", "PreSeparateNPU"),
+        ("CardUnhealthy", "CardUnhealthy Ascend910-4, fault code(s) A8028801, A4028801, 80E18402, "
+         "80E18401, handling SeparateNPU", "SeparateNPU"),
+    ]  # fmt: skip
+    found = builtin_findings({"evidence.failures": ev.failures})
+    assert found["evidence-mindcluster-npu-fault"].severity == "critical"
+    assert found["evidence-mindcluster-npu-prefault"].severity == "warning"
+    said = [m.message for m in ev.files[0].messages]
+    assert said == [
+        "deviceinfo: MindCluster DeviceInfo: 7 chip(s) available; unhealthy: Ascend910-4; with an "
+        "unhealthy network: Ascend910-0"
+    ]
+
+
+def test_clusterds_record_of_every_node_and_the_plugins_fault_event_are_read() -> None:
+    ev = _load(
+        "mindcluster_clusterd_cluster_info_device_0_publicfault_220001001_910_0_1_2_separatenpu_"
+        "node173_healthy_doc.txt"
+    )
+    assert {(f["host"], f["message"].split(",")[0]) for f in ev.failures} == {
+        ("localhost.localdomain", f"PublicFault Ascend910-{n} on localhost.localdomain")
+        for n in (0, 1, 2)
+    }
+    assert any("of node node173: 6 chip(s) available" in m.message for m in ev.files[0].messages)
+    (event,) = _load(
+        "mindcluster_kubectl_get_events_device_plugin_device_fault_card2_dev0_8c084e00_"
+        "restartbusiness_doc.txt"
+    ).failures
+    assert (event["line"], event["host"], event["code"], event["code_name"]) == (
+        2, "k8smaster", "8C084E00", "RestartBusiness",
+    )  # fmt: skip
+    assert event["message"].startswith("device fault event card 2 device 0 on k8smaster")

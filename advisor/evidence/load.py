@@ -37,6 +37,7 @@ from advisor.parsers import (
     bandwidth_test,
     busbw_factor,
     dcgm,
+    deviceinfo,
     faultdiag,
     hccl_test,
     hccn_conf,
@@ -187,6 +188,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "asys_status": re.compile(asys.STATUS_SIGNATURE, re.M),
     "ascend_dmi": re.compile(ascend_dmi.SIGNATURE, re.M),
     "reschedule": re.compile(reschedule.SIGNATURE, re.M),
+    "deviceinfo": re.compile(deviceinfo.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
     "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
     "msprof": re.compile(msprof.SIGNATURE, re.M),
@@ -1563,7 +1565,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, perftest, "
                 "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, dcgmi nvlink -e, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
-                "MindCluster reschedule records, "
+                "MindCluster reschedule records, MindCluster DeviceInfo and device fault events, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
@@ -4022,6 +4024,70 @@ def _reschedule(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """MindCluster's DeviceInfoCfg records (the device plugin's, or ClusterD's of every node) and
+    the device plugin's fault events: an ``npu_scheduler_fault`` per fault it handles (its
+    handling the code name), a note of each node's chips."""
+    parsed = deviceinfo.parse(text)
+    notes = []
+    for n in parsed.nodes:
+        said = [f"{len(n.available)} chip(s) available"]
+        for what, names in (
+            ("unhealthy", n.unhealthy),
+            ("with an unhealthy network", n.network_unhealthy),
+            ("being recovered", n.recovering),
+        ):
+            if names:
+                said.append(f"{what}: {', '.join(names)}")
+        notes.append(
+            ParseWarning(
+                line=n.line,
+                message=f"MindCluster DeviceInfo{f' of node {n.node}' if n.node else ''}: "
+                + "; ".join(said),
+                skipped=False,
+            )
+        )
+    listed = {(f.node, f.npu) for f in parsed.faults}
+    faults = list(parsed.faults)
+    for n in parsed.nodes:
+        # a chip listed unhealthy with no fault record of its own is still one the plugin took
+        # out of service
+        faults.extend(
+            deviceinfo.NpuFault(
+                line=n.line,
+                node=n.node,
+                npu=npu,
+                fault_type="listed Unhealthy",
+                handling="SeparateNPU",
+                codes=[],
+            )
+            for npu in n.unhealthy
+            if (n.node, npu) not in listed
+        )
+    for f in faults:
+        if not f.raised or f.handling in ("NotHandleFault", ""):
+            continue  # (a fault cleared, or one MindCluster leaves alone: in the note)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="npu_scheduler_fault",
+                line=f.line,
+                message=f"{f.fault_type} {f.npu or 'the node'}"
+                + (f" on {f.node}" if f.node else "")
+                + (f", fault code(s) {', '.join(f.codes)}" if f.codes else "")
+                + f", handling {f.handling}",
+                code=",".join(f.codes) or None,
+                code_name=f.handling,
+                host=f.node or None,
+                library="MindCluster",
+                exception_type=f.fault_type,
+                root_cause=f.handling in deviceinfo.HANDLING_CRITICAL,
+            ),
+        )
+    return notes
+
+
 def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi topo -m``'s NIC legend without its matrix: a note of the names (no link is
     known without the matrix); entries a copy garbled, each said."""
@@ -4119,6 +4185,7 @@ _CONVERTERS = {
     "asys_status": _asys_status,
     "ascend_dmi": _dmi,
     "reschedule": _reschedule,
+    "deviceinfo": _deviceinfo,
     "npu_smi_details": _npu_details,
     "npu_smi_templates": _npu_templates,
     "msprof": _msprof,
