@@ -179,3 +179,27 @@ def test_clusterds_record_of_every_node_and_the_plugins_fault_event_are_read() -
         2, "k8smaster", "8C084E00", "RestartBusiness",
     )  # fmt: skip
     assert event["message"].startswith("device fault event card 2 device 0 on k8smaster")
+
+
+def test_runtime_codes_of_the_107xxx_range_and_the_runtimes_device_line() -> None:
+    (ctx,) = _load(
+        "cann_runtime_faq_aclrtmemcpyasync_107003_stream_not_in_current_context.log"
+    ).failures
+    assert (ctx["call"], ctx["code"], ctx["code_name"]) == (
+        "aclrtMemcpyAsync", "107003", "ACL_ERROR_RT_STREAM_CONTEXT",
+    )  # fmt: skip
+    (alloc,) = _load("cann_runtime_faq_aclrtmalloc_207001_device0_10mib.log").failures
+    assert (alloc["code"], alloc["device"]) == ("207001", 0)
+
+
+def test_an_hccl_codes_message_without_its_code_is_read_as_that_code() -> None:
+    (p2p,) = _load("hcomm_doc_ei0010_p2p_dev0_module0_dev9_module1_not_same_plane.log").failures
+    assert (p2p["kind"], p2p["code"]) == ("hccl_error", "EI0010")
+    assert p2p["message"].startswith("EI0010 (by its message): P2P communication failed.")
+    (port,) = _load("hcomm_doc_ei0009_device0_transport_init_network_port_down.log").failures
+    assert (port["code"], port["device"]) == ("EI0009", 0)
+    (line,) = [
+        str(i)
+        for i in builtin_findings({"evidence.failures": [p2p]})["evidence-hccl-other-error"].items
+    ]
+    assert "HCCL_INTRA_ROCE_ENABLE=1" in line

@@ -285,6 +285,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # and container start; a tool's exit status another program quoted; torchrun's summary
         # entries flattened a line each; torch's watchdog ending at exit (logs.*)
         rf"|{logs.BUFFSIZE_SIGNATURE}"
+        # an HCCL error code's message without its code (logs._HCCL_MESSAGE_CODES)
+        rf"|{logs.HCCL_MESSAGE_SIGNATURE}"
         rf"|{logs.NPU_DEVICE_FAULT_SIGNATURE}"
         r"|[Ll]istAndWatch ended unexpectedly for device plugin"
         r'|"Error syncing pod, skipping" err="failed to \\"StartContainer\\"'

@@ -1522,6 +1522,7 @@ def _hccl_errors(
             report.events.append(ev)
     _unclaimed_hccl(report, establish, rows_seen, binds, lines, link_device)
     _ra_socket_timeouts(report, lines)
+    _hccl_messages_without_code(report, lines)
     _negotiation(report, lines)
     for tagged, no in titles.items():
         if tagged not in rows_seen:
@@ -1607,6 +1608,71 @@ _RA_SOCKET_RE = re.compile(
     r"(?P<what>Wait timeout for sockets (?:recv|send))"
     r"(?:.*?size\[(?P<size>\d+)\], (?:recv|send)Size\[(?P<got>\d+)\])?"
 )
+
+
+# HCCL's error codes by their messages, for a copy that kept a message without its code (the
+# ErrMessage templates of hcomm's error_code.cc, as docs/en/error_codes/EI00NN-*.md show each with
+# an example): the fixed words each template starts with (EI0002's, with its peer, is read by
+# _EI0002_MESSAGE_RE's own reader)
+_HCCL_MESSAGE_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("EI0003", re.compile(r"\bFailed to verify parameters of operator \S+")),
+    ("EI0004", re.compile(r"\bFailed to parse the ranktable file \S+")),
+    ("EI0005", re.compile(r"\bThe arguments for collective communication are inconsistent between ranks\b")),
+    ("EI0006", re.compile(r"\bGetting socket times out\. Reason: ")),
+    ("EI0007", re.compile(r"\bFailed to allocate resource \S.*?Reason: Resources are exhausted")),
+    ("EI0009", re.compile(r"\bDevice (?P<device>\d+) transport init error\. Reason: ")),
+    ("EI0010", re.compile(r"\bP2P communication failed\. Reason: ")),
+    ("EI0011", re.compile(r"\bFailed to allocate \d+ bytes of NPU memory\b")),
+    ("EI0012", re.compile(r"\bSDMA memory copy task exception occurred\b")),
+    ("EI0015", re.compile(r"\bFailed to collect cluster information of the communicator based on rootInfo detection\b")),
+    ("EI0019", re.compile(r"\bFailed to enable listening for the host network adapter socket\b")),
+    ("EI0020", re.compile(r"\bFailed to enable listening for the NPU network adapter socket\b")),
+)  # fmt: skip
+HCCL_MESSAGE_SIGNATURE = "|".join(
+    p.pattern for code, p in _HCCL_MESSAGE_CODES if code not in ("EI0003", "EI0004", "EI0007")
+)
+"""The messages that name HCCL's own failure whatever log holds them (not the parameter, rank
+table and resource messages, whose words a program's own log may use)."""
+_HCCL_MESSAGE_WORDS = (
+    "Reason: ",
+    "Failed to ",
+    "A timeout occurs",
+    "SDMA memory copy",
+    "inconsistent",
+)
+
+
+def _hccl_messages_without_code(
+    report: LogReport, lines: list[tuple[int, str, int | None]]
+) -> None:
+    """An HCCL error code's message a copy kept without its code ("Device 0 transport init
+    error. Reason: The network port is down."): the code its template is, once per line and code
+    (a line that carries a code is read with it)."""
+    coded = {e.line for e in report.events}
+    codes = {e.code for e in report.events if e.code}  # (a code the log also names: read there)
+    seen: set[tuple[str, str]] = set()
+    for no, line, tagged in lines:
+        if no in coded or not any(w in line for w in _HCCL_MESSAGE_WORDS) or _code_match(line):
+            continue
+        for code, pattern in _HCCL_MESSAGE_CODES:
+            if code in codes or not (m := pattern.search(line)):
+                continue
+            message = line[m.start() :].strip()
+            if (code, message) in seen:
+                break
+            seen.add((code, message))
+            report.events.append(
+                LogEvent(
+                    kind="hccl_error",
+                    line=no,
+                    message=f"{code} (by its message): {message}"[:300],
+                    code=code,
+                    rank=tagged,
+                    device=int(m.group("device")) if "device" in m.groupdict() else None,
+                    library="HCCL",
+                )
+            )
+            break
 
 
 def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | None]]) -> None:
@@ -5632,8 +5698,18 @@ _NPU_CALL_RE = re.compile(
 # link type the runtime does not support, 207019, and the queue's and init's states 207013-207015
 # it answers a caller with (api_c.cc) are left out: a query's answer, not a failure).
 ACL_RT_ERRORS: dict[int, str] = {
+    107000: "ACL_ERROR_RT_PARAM_INVALID",
     107001: "ACL_ERROR_RT_INVALID_DEVICEID",
+    107002: "ACL_ERROR_RT_CONTEXT_NULL",
+    107003: "ACL_ERROR_RT_STREAM_CONTEXT",  # "stream not in current context"
+    107004: "ACL_ERROR_RT_MODEL_CONTEXT",
+    107005: "ACL_ERROR_RT_STREAM_MODEL",
+    107008: "ACL_ERROR_RT_ADDR_UNALIGNED",
+    107009: "ACL_ERROR_RT_FILE_OPEN",
+    107010: "ACL_ERROR_RT_FILE_WRITE",
+    107016: "ACL_ERROR_RT_INVALID_MEMORY_TYPE",
     107017: "ACL_ERROR_RT_INVALID_HANDLE",  # the driver's "invalid handle" (rtErrMap_)
+    107018: "ACL_ERROR_RT_INVALID_MALLOC_TYPE",
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
@@ -8062,6 +8138,12 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             # torch_npu's "Device:0" is the device current before the call; the one the call
             # could not open is the runtime's ("set device=2, valid device range is [0, 2)")
             ev.device = int(asked.group(1) or asked.group(2))
+        elif ev.device is None and (
+            rt := _search(_DEVICE_ID_RE, [t for t in window[:2] if "RUNTIME" in t])
+        ):
+            # the runtime's own ERROR line under the call names its device ("[ERROR] RUNTIME:
+            # Failed to allocate device memory, device_id=0, size=10485760")
+            ev.device = int(rt.group(1))
         report.events.append(ev)
 
 
