@@ -203,3 +203,31 @@ def test_an_hccl_codes_message_without_its_code_is_read_as_that_code() -> None:
         for i in builtin_findings({"evidence.failures": [p2p]})["evidence-hccl-other-error"].items
     ]
     assert "HCCL_INTRA_ROCE_ENABLE=1" in line
+
+
+def test_the_kernels_hung_tasks_name_the_module_they_wait_in() -> None:
+    ev = _load("m4_tr141_try3_dmesg_hung_task_python_gpfs_write.txt")
+    hung = [f for f in ev.failures if f["kind"] == "hung_task"]
+    assert [(f["line"], f["pid"]) for f in hung] == [(6723, 76609), (6778, 280058)]
+    assert hung[1]["exception_type"] == (
+        "task python (pid 280058) blocked in the kernel, waiting in IBM Storage Scale (GPFS) "
+        "(mmfslinux, mmfs26)"
+    )
+    found = builtin_findings({"evidence.failures": ev.failures}, "nccl")
+    assert found["evidence-hung-task"].severity == "warning"
+    assert not [f for f in found.values() if f.severity == "critical"]
+
+
+def test_deepspeeds_exit_record_blames_no_local_rank_and_each_node_is_said() -> None:
+    ev = _load(
+        "deepspeed_megatron_gpt_2node_16rank_5_iters_then_exit_code_1_sigkill_superbench.log"
+    )
+    exits = [f for f in ev.failures if f["kind"] == "launcher_exit"]
+    assert [(f["line"], f["host"], f["local_rank"], f["exit_code"]) for f in exits] == [
+        (1458, "vm-07-14", None, 1),
+        (1461, "vm-07-05", None, 1),
+    ]
+    assert (
+        "the command it prints is the last one it started, local rank 7"
+        in exits[0]["exception_type"]
+    )

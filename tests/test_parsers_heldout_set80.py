@@ -57,11 +57,12 @@ def test_deepspeed_exit_record_wrapped_inside_a_word_is_joined() -> None:
     name = "llava_pretrain_deepspeed_local_rank7_exit_minus9.log"
     assert detect((HELDOUT / name).read_text()) == ["log"]
     (ev,) = [e for e in _events(name) if e.kind == "launcher_exit"]
-    assert (ev.local_rank, ev.exit_code, ev.line, ev.exception_type) == (7, -9, 1, "deepspeed")
+    assert (ev.local_rank, ev.exit_code, ev.line) == (None, -9, 1)
+    assert ev.exception_type.startswith("deepspeed (a process of its node failed")
     finding = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")[
         "evidence-launcher-exit"
     ]
-    assert any("local rank 7 exited with -9" in str(i) for i in finding.items), finding.items
+    assert any("a process exited with -9" in str(i) for i in finding.items), finding.items
 
 
 def test_torch_npu_hccl_error_in_names_the_collective_device_and_code() -> None:

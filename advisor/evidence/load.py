@@ -274,6 +274,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
         # firmware-first AER in older kernels' form, behind the record's prefix
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
+        # the kernel's hung-task report (logs.HUNG_TASK_RE)
+        r"|\bINFO: task .+?:\d+ blocked for more than \d+ seconds\."
         # the firmware's record of a memory error (logs._cper_memory_errors)
         r"|\[Hardware Error\]:\s+section_type: memory error"
         # torch's CUDA error report (c10/cuda/CUDAException: its hint after "CUDA error: ...",

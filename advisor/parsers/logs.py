@@ -933,6 +933,8 @@ def parse(text: str) -> LogReport:
     _pcie_aer_errors(lines, report)
     if "section_type: memory error" in text:
         _cper_memory_errors(lines, report)
+    if "blocked for more than" in text:
+        _hung_tasks(lines, report)
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
@@ -4687,7 +4689,8 @@ _PADDLE_RANK_EXIT_RE = re.compile(
 _PADDLE_EXIT_RE = re.compile(r"^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code (?P<code>-?\d+)")
 # DeepSpeed's launcher (launcher/launch.py, sigkill_handler): "[ERROR] [launch.py:325:
 # sigkill_handler] ['/opt/conda/bin/python', '-u', ..., '--local_rank=7', ...] exits with return
-# code = -6"
+# code = -6": the return code is the failed process's, the command the last one the launcher
+# built (logger.error(f"{cmd} exits ...") after its launch loop)
 # (newer releases pass the local rank in the environment, not as --local_rank=N: the command has
 # none then)
 _DS_EXIT_RE = re.compile(
@@ -5503,11 +5506,15 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(("paddle", -1), no, text, "paddle launch", exit_code=int(pe.group("code")))
         elif "exits with return code" in line and (ds := _deepspeed_exit(lines, index)):
             dm, first, record = ds
-            local_rank = int(dm.group("lr")) if dm.group("lr") else None
+            # the handler prints the command it built last (launch.py's loop variable "cmd":
+            # its last local rank's), whichever process failed: the failed process is not named
+            last = f", local rank {dm.group('lr')}" if dm.group("lr") else ""
             once(
-                ("deepspeed", local_rank if local_rank is not None else f"line {first}"),
-                first, record.strip()[-300:], "deepspeed",
-                local_rank=local_rank, exit_code=int(dm.group("code")),
+                ("deepspeed", tagged if tagged is not None else f"line {first}"),
+                first, record.strip()[-300:],
+                "deepspeed (a process of its node failed; the command it prints is the last one "
+                f"it started{last}, not the failed one's)",
+                exit_code=int(dm.group("code")),
             )  # fmt: skip
         elif "ssh exited with exit code" in line and (pe := _PDSH_EXIT_RE.search(line)):
             once(
@@ -10007,6 +10014,63 @@ def _dimm_said(dimm: str) -> str:
         handle = dimm.split("DMI handle:", 1)[-1].strip(" .") if "DMI handle" in dimm else ""
         return "DIMM not identified" + (f" (DMI handle {handle})" if handle else "")
     return f"DIMM {dimm}"
+
+
+# the kernel's hung-task detector (kernel/hung_task.c): "INFO: task python:280058 blocked for
+# more than 120 seconds.", then its "Call Trace:" whose frames name the module the task waits in
+# ("gpfs_i_lookup+0x173/0x3e0 [mmfslinux]")
+HUNG_TASK_RE = re.compile(
+    r"\bINFO: task (?P<task>.+?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds\."
+)
+_FRAME_MODULE_RE = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+ \[(?P<module>\w+)\]\s*$")
+HUNG_TASK_TRACE_LINES = 40
+"""How far under a hung task's line its call trace's frames may stand."""
+_MODULE_WORDS = (
+    ("mmfs", "IBM Storage Scale (GPFS)"),
+    ("nfs", "NFS"),
+    ("lustre", "Lustre"),
+    ("lnet", "Lustre"),
+    ("ceph", "CephFS"),
+    ("fuse", "a FUSE file system"),
+    ("nvidia", "the NVIDIA driver"),
+    ("drv_", "the NPU driver"),
+)
+
+
+def _hung_tasks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``hung_task`` per task the kernel found blocked (one per task and pid), with the kernel
+    module its call trace waits in: the storage or driver that stalled it."""
+    seen: dict[tuple[str, str], LogEvent] = {}
+    for index, (no, line, tagged) in enumerate(lines):
+        if "blocked for more than" not in line or not (m := HUNG_TASK_RE.search(line)):
+            continue
+        key = (m.group("task"), m.group("pid"))
+        if key in seen:
+            seen[key].ran_for_ms = max(seen[key].ran_for_ms or 0, int(m.group("s")) * 1000)
+            continue
+        modules: list[str] = []
+        for _, frame, _ in lines[index + 1 : index + 1 + HUNG_TASK_TRACE_LINES]:
+            if "blocked for more than" in frame:
+                break
+            if fm := _FRAME_MODULE_RE.search(frame):
+                modules.append(fm.group("module"))
+        where = next(
+            (words for mod in modules for prefix, words in _MODULE_WORDS if mod.startswith(prefix)),
+            None,
+        )
+        ev = LogEvent(
+            kind="hung_task",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            pid=int(m.group("pid")),
+            ran_for_ms=int(m.group("s")) * 1000,
+            exception_type=f"task {m.group('task')} (pid {m.group('pid')}) blocked in the kernel"
+            + (f", waiting in {where} ({', '.join(dict.fromkeys(modules))})" if where else "")
+            + (f", in module {', '.join(dict.fromkeys(modules))}" if modules and not where else ""),
+        )
+        seen[key] = ev
+        report.events.append(ev)
 
 
 def _cper_memory_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
