@@ -265,7 +265,8 @@ def test_dcgmi_diag_json_names_the_gpu_that_failed_and_its_warning() -> None:
 
 def test_an_error_code_inside_a_traceback_pasted_flat_is_quoted_from_the_code() -> None:
     (error,) = _load("mmcv3203_910b_ez9999_aicpu_exception_oneline_wrapped.log").failures
-    assert (error["kind"], error["code"], error["line"]) == ("hccl_error", "EZ9999", 1)
+    # (its "Aicpu kernel execute failed": an AI CPU kernel's exception on the device)
+    assert (error["kind"], error["code"], error["line"]) == ("npu_device_exception", "EZ9999", 1)
     assert error["message"].startswith(
         "EZ9999: Inner Error, Please contact support engineer! EZ9999 Kernel task happen error,"
         " retCode=0x2a, [aicpu exception]"

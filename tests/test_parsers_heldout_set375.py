@@ -231,3 +231,60 @@ def test_deepspeeds_exit_record_blames_no_local_rank_and_each_node_is_said() -> 
         "the command it prints is the last one it started, local rank 7"
         in exits[0]["exception_type"]
     )
+
+
+def test_one_process_runs_interleaved_each_finished_and_one_hosts_pids_tell_them_apart() -> None:
+    ev = _load(
+        "nccl_tests_alltoall_mpirun_np4_nonmpi_build_four_single_rank_jobs_v100_ssbandjl.log"
+    )
+    assert all(b["complete"] for b in ev.benchmarks) and ev.benchmarks
+    assert {b["solo_hosts"] and tuple(sorted(set(b["solo_hosts"]))) for b in ev.benchmarks} == {
+        ("gdr114", "gdr116")
+    }
+    said = [m.message for m in ev.files[0].messages]
+    assert any("each finished (4 '# Avg bus bandwidth' footers)" in m for m in said)
+    assert not any("cut short" in m or "no result row follows" in m for m in said)
+    found = builtin_findings({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    assert "evidence-benchmark-cut-short" not in found
+    # two processes on one host (mpirun -N 2), each "Rank 0" with its own pid
+    two = _load("nccl_tests_all_reduce_mpirun_np2_v100_two_single_rank_jobs_rank1_segfault.log")
+    said = [m.message for m in two.files[0].messages]
+    assert any(
+        "2 processes each printed their own header and 'Rank 0' (on gdr114): each ran the test "
+        "alone, none between them" in m
+        for m in said
+    )
+
+
+def test_a_kernel_the_runtime_reports_failed_under_a_code_is_the_devices_exception() -> None:
+    (exc,) = _load(
+        "ge_atc_amct_calibration_ez9999_aicore_kernel_execute_failed_507011_device0.log"
+    ).failures
+    assert (exc["kind"], exc["code"], exc["device"], exc["line"]) == (
+        "npu_device_exception",
+        "EZ9999",
+        0,
+        9,
+    )
+    assert exc["exception_type"] == (
+        "Aicore kernel execute failed in kernel "
+        "17786444594805609729-1_0_1_vgg_16/conv1/conv1_2/Conv2D_histo"
+    )
+    (core,) = _load(
+        "cann_runtime_faq_plog_aiv_vector_core_exception_retcode_0x31_device0_stream2.log"
+    ).failures
+    assert (core["kind"], core["device"]) == ("npu_device_exception", 0)
+    assert "kernel task retCode 0x31 (vector core exception)" in core["exception_type"]
+
+
+def test_megatron_style_iteration_lines_are_a_training_log_and_ei0008_by_its_message() -> None:
+    ev = _load("mindspeed_mm_fsdp2_qwen3vl_30b_iterations_1_2_of_10000_healthy.log")
+    assert ev.files[0].formats == ["log"] and not ev.failures
+    (said,) = [m.message for m in ev.files[0].messages]
+    assert said.endswith(
+        "2 step(s) logged, from iteration 1 of 10000 (loss 1.016570E+01) to iteration 2 of 10000 "
+        "(loss 1.009848E+01); no error in them"
+    )
+    (version,) = _load("hcomm_doc_ei0008_cann_hccl_version_local_9_2_0_remote_9_1_0.log").failures
+    assert version["code"] == "EI0008"
+    assert version["message"].startswith("EI0008 (by its message): The ops (cann-hccl) versions")

@@ -236,6 +236,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
         r"|\{ Epoch:\[[ \t]*\d+/[ \t]*\d+\], step:\[[ \t]*\d+/[ \t]*\d+\], loss: -?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
+        # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
+        r"|\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:[ \t]*-?\d"
         # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
         # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
         r"|\bnccl[A-Z][a-z]+Error: [^\n]{0,400}\n[^\n]{0,200}Last error:"

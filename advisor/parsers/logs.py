@@ -1088,6 +1088,7 @@ def parse(text: str) -> LogReport:
             and (
                 ("loss is" in text and LOSS_LINE_RE.search(text))
                 or ("Epoch:[" in text and MINDFORMERS_STEP_RE.search(text))
+                or ("iteration" in text and ITERATION_LOSS_RE.search(text))
             )
             and first_error_line(lines) is None
             and _loss_notes(lines, report)
@@ -1357,7 +1358,7 @@ def _hccl_errors(
             continue
         code = _code_of(m)
         inner_facts = ""  # the facts a bare "Inner Error!" heading leaves to its next line
-        if line.rstrip().endswith("Inner Error!") and index + 1 < len(lines):
+        if line.rstrip().endswith(("Inner Error!", "Internal Error!")) and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
             # the facts: one event, not two (the heading's launcher tag names the rank)
             following = _code_match(lines[index + 1][1])
@@ -1417,6 +1418,7 @@ def _hccl_errors(
             message = f"{message} / {after[0].strip()}"
         if inner_facts:
             message = f"{message} {_SOURCE_TAGS_RE.sub('', inner_facts).strip()}"
+        kernel_failed = _KERNEL_EXECUTE_FAILED_RE.search(message)
         ev = LogEvent(
             kind="hccl_error",
             line=no,
@@ -1474,6 +1476,18 @@ def _hccl_errors(
                     ev.device = int(acl.group("dev"))
         if ev.device is None and (drv := _DRV_DEVICE_RE.search(message)):
             ev.device = int(drv.group(1))
+        if kernel_failed:
+            # the runtime's report of a compute kernel that failed on the device, under a
+            # CANN code ("EZ9999  Aicore kernel execute failed, device_id=0, ..., fault
+            # kernel_name=..."): the device's exception, its operator named where HCCL's is not
+            if ev.device is None and (dev := _DEVICE_ID_RE.search(message)):
+                ev.device = int(dev.group(1))
+            kernel = _FAULT_KERNEL_RE.search(message)
+            if kernel is None or not _HCCL_AIV_KERNEL_RE.match(kernel.group("name")):
+                ev.kind = "npu_device_exception"
+                ev.exception_type = f"{kernel_failed.group(0)}" + (
+                    f" in kernel {kernel.group('name')}" if kernel else ""
+                )
         if _DEVICE_ERROR_HEAD_RE.search(line) and (asserted := _ascendc_assertion(lines, index)):
             ev.message = f"{ev.message} / {asserted}"[:600]
         if loc := (
@@ -1622,6 +1636,7 @@ _HCCL_MESSAGE_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("EI0005", re.compile(r"\bThe arguments for collective communication are inconsistent between ranks\b")),
     ("EI0006", re.compile(r"\bGetting socket times out\. Reason: ")),
     ("EI0007", re.compile(r"\bFailed to allocate resource \S.*?Reason: Resources are exhausted")),
+    ("EI0008", re.compile(r"\bThe [^.\n]{0,40}?versions are inconsistent\. The local\b")),
     ("EI0009", re.compile(r"\bDevice (?P<device>\d+) transport init error\. Reason: ")),
     ("EI0010", re.compile(r"\bP2P communication failed\. Reason: ")),
     ("EI0011", re.compile(r"\bFailed to allocate \d+ bytes of NPU memory\b")),
@@ -2503,6 +2518,7 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 # device is 0, name is ...") and a driver call's device ("[drv api] halQueueEnQueueBuff failed:
 # deviceId=0, qid=1, ...")
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
+_KERNEL_EXECUTE_FAILED_RE = re.compile(r"\b(?:Aicore|AIV|AICPU|AI CPU|Aicpu) kernel execute failed")
 _DRV_DEVICE_RE = re.compile(r"\[drv api\][^\n]*?\bdeviceId=(\d+)")
 _SOURCE_TAGS_RE = re.compile(
     r"\[(?:FUNC|FILE|LINE):[^\]]*\]"
@@ -2865,12 +2881,29 @@ MINDFORMERS_STEP_RE = re.compile(
 )
 
 
+# Megatron-LM's (and MindSpeed's) training log: " iteration        5/       5 | consumed samples:
+# ... | lm loss: 9.927882E+00 | loss scale: ..." (MindSpeed-MM: "| loss: 1.016570E+01 | grad
+# norm: 50.001 |"), a line an iteration (training_log in megatron/training/training.py)
+ITERATION_LOSS_RE = re.compile(
+    r"\biteration\s+(?P<step>\d+)\s*/\s*(?P<of>\d+)\s*\|.*?\|\s*(?:lm )?loss:\s*"
+    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)"
+)
+
+
 def _loss_line(line: str) -> re.Match[str] | None:
     if "loss is" in line and (m := LOSS_LINE_RE.match(line)):
         return m
     if "Epoch:[" in line and (m := MINDFORMERS_STEP_RE.search(line)):
         return m
+    if "iteration" in line and (m := ITERATION_LOSS_RE.search(line)):
+        return m
     return None
+
+
+def _step_said(m: re.Match[str]) -> str:
+    if "epoch" in m.re.groupindex:
+        return f"epoch {m.group('epoch')} step {m.group('step')}"
+    return f"iteration {m.group('step')} of {m.group('of')}"
 
 
 def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -2884,9 +2917,9 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     report.unread.append(
         ParseWarning(
             line=first_no,
-            message=f"a training loop's loss lines: {len(rows)} step(s) logged, from epoch "
-            f"{first.group('epoch')} step {first.group('step')} (loss {first.group('loss')}) to "
-            f"epoch {last.group('epoch')} step {last.group('step')} (loss {last.group('loss')}); "
+            message=f"a training loop's loss lines: {len(rows)} step(s) logged, from "
+            f"{_step_said(first)} (loss {first.group('loss')}) to "
+            f"{_step_said(last)} (loss {last.group('loss')}); "
             + (
                 f"the loss is not a number from line {diverged} on (the run diverged)"
                 if diverged is not None
@@ -7440,6 +7473,7 @@ _TASK_EXCEPTION_WORDS_RE = re.compile(
     r"(?i:an exception occurred during) (?P<unit>[\w ]+?) execution, stream_id:\d+, "
     r"(?:task_id|task_pos):\d+, errcode:(?P<code>\d+), msg:(?P<msg>[^\n]*?)\.?\s*$"
 )
+_CORE_EXCEPTION_WORDS_RE = re.compile(r"\[(vector core|aicore|ai core|aicpu) exception\]", re.I)
 _KERNEL_RETCODE_RE = re.compile(r"\bKernel(?: task)? happen error, retCode=(?P<ret>0x[0-9a-fA-F]+)")
 # an AI Core or vector core's own exception report ("there is an aivec error exception, core id
 # is 16, ...") and the words the runtime gives its code ("The extend info: errcode:(0x200000000,
@@ -7501,7 +7535,15 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
             "not mapped: an out-of-bounds access by the kernel)"
         )
     if ret := _search(_KERNEL_RETCODE_RE, after):
-        said.append(f"kernel task retCode {ret.group('ret')}")
+        words = _CORE_EXCEPTION_WORDS_RE.search(ret.string)
+        said.append(
+            f"kernel task retCode {ret.group('ret')}"
+            + (f" ({words.group(1)} exception)" if words else "")
+        )
+        if words:
+            # "retCode=0x31, [vector core exception]": a compute core's exception (the kernel's,
+            # named below where the runtime names it)
+            operator = True
     if ffts := _search(_FFTS_ERR_TYPE_RE, after):
         said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
     # (the kernel's name comes with the runtime's task report, a few lines under the core's)

@@ -121,6 +121,7 @@ _BARE_GROUPS_RE = re.compile(r"^(?:(?:out-of-place|in-place)\s*)+$")
 # mscclpp-test's device lines have no "Group N"
 _INFO_HOST_RE = re.compile(r"^([\w.-]+) ?:\d+:\d+ \[\d+\] NCCL INFO ")
 _RANK_START_RE = re.compile(r"^#\s*Rank\s+\d+\s")
+_RANK_PID_RE = re.compile(r"\bPid\s+(\d+)\s")
 _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
@@ -376,6 +377,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     orphan_footer: dict[bool, tuple[int, str]] = {}  # average (True) and out-of-bounds lines
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
+    rank0_pids: dict[int, str] = {}  # the pid each of those lines names, by line
     max_rank = -1  # the highest "# Rank N" line
     launched: int | None = None  # the last mpirun's -np whose processes printed their ranks
     launch_rank0 = 0  # rank0_hosts before that mpirun's command line
@@ -444,6 +446,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 if pending_launch is not None:
                     (launched, launch_rank0), pending_launch = pending_launch, None
                 rank0_hosts.append((no, m_dev.group(2)))
+                if pm := _RANK_PID_RE.search(stripped):
+                    rank0_pids[no] = pm.group(1)
             max_rank = max(max_rank, int(m_dev.group(1)))
             devices[int(m_dev.group(1))] = m_dev.group(2)
             run_devices[int(m_dev.group(1))] = m_dev.group(2)
@@ -631,7 +635,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
         )
         and 0 <= max_rank < max(min_ranks, 1)
-        and len({h for _, h in launch_hosts}) > 1
+        and (
+            len({h for _, h in launch_hosts}) > 1
+            # (on one host: as many processes as lines, each its own pid, mpirun's -N 2)
+            or (
+                launched is not None
+                and all(no in rank0_pids for no, _ in launch_hosts)
+                and len({rank0_pids[no] for no, _ in launch_hosts}) == len(launch_hosts)
+            )
+        )
         else []
     )
     asked_only = False
@@ -699,8 +711,25 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     )
                     + ")"
                 )
-                + ": each ran the test alone, none across hosts (nccl-tests runs one test over "
-                "several processes only when built with make MPI=1)",
+                + ": each ran the test alone, "
+                + ("none across hosts" if len(set(solo)) > 1 else "none between them")
+                + " (nccl-tests runs one test over several processes only when built with make "
+                "MPI=1)",
+                skipped=False,
+            )
+        )
+    footers = sum(1 for _, text, _ in lines if _AVG_RE.match(text.strip()))
+    if solo and footers >= len(solo) and sum(1 for t in tables if t.rows) > 1:
+        # each one-process run printed its footer: every run finished, their rows interleaved
+        # under the headers they printed side by side (no table of theirs was cut short)
+        tables = [t for t in tables if t.rows]
+        for t in tables:
+            t.complete = True
+        warnings.append(
+            ParseWarning(
+                line=tables[0].header_line,
+                message=f"the {len(solo)} one-process runs' rows are interleaved under their "
+                f"headers; each finished ({footers} '# Avg bus bandwidth' footers)",
                 skipped=False,
             )
         )
@@ -878,6 +907,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             warnings.append(ParseWarning(line=t.rows[0].line, message=left_out))
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
     ranks = max((max(devices) + 1 if devices else 0), nranks or 0) or None
+    if solo:
+        # (each process's run is over its own ranks alone, whatever mpirun's -np)
+        ranks = max(devices) + 1 if devices else 1
     for t in tables:
         if t.op == "unknown":
             t.op_from_columns = op_from_columns(t, ranks)
@@ -1281,6 +1313,8 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
     # count, the columns of sendrecv (factor 1) and broadcast without a root
     one_rank = (factor := _bus_factor(rows)) is not None and factor < CELL_ROUNDING
     if in_place_unchecked:
+        if factor is None and ranks == 1 and not reducing:
+            return None  # (on one rank, rows too small to show a factor: either of the two)
         return "all_to_all" if one_rank and not reducing else "send_recv"
     if not reducing:
         return "all_gather" if one_rank and in_place_checked else None
