@@ -288,3 +288,31 @@ def test_megatron_style_iteration_lines_are_a_training_log_and_ei0008_by_its_mes
     (version,) = _load("hcomm_doc_ei0008_cann_hccl_version_local_9_2_0_remote_9_1_0.log").failures
     assert version["code"] == "EI0008"
     assert version["message"].startswith("EI0008 (by its message): The ops (cann-hccl) versions")
+
+
+def test_nccl_warns_the_user_guide_explains_carry_its_advice() -> None:
+    cases = {
+        "nccl_docs_ib_warn_call_to_ibv_create_qp_failed_memlock.log": "memlock unlimited",
+        "nccl_docs_roce_warn_ibv_modify_qp_failed_invalid_argument_gid.log": "NCCL_IB_GID_INDEX",
+        # (its line number written "XXX")
+        "nccl_docs_p2p_cc_warn_cuda_failure_800_operation_not_permitted_imex.log": "IMEX channel files",
+    }
+    for name, words in cases.items():
+        ev = _load(name)
+        assert [f["kind"] for f in ev.failures] == ["nccl_warning"], name
+        advice = " ".join(
+            r.why
+            for r in builtin_findings({"evidence.failures": ev.failures}, "nccl")[
+                "evidence-nccl-warning"
+            ].recommendations
+        )
+        assert words in advice, name
+        assert sum(w in advice for w in cases.values()) == 1, name  # (only its own)
+
+
+def test_xid_lines_pasted_without_nvrm_and_their_bus_masked_are_read() -> None:
+    ev = _load("lambdalabs_kernlog_xid119_gsp_rpc_timeout_xid79_fallen_off_bus.log")
+    assert [(f["kind"], f["code"], f["line"]) for f in ev.failures] == [
+        ("gpu_driver_fault", "119", 1),
+        ("gpu_driver_fault", "79", 2),
+    ]

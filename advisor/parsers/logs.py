@@ -3186,8 +3186,10 @@ _NCCL_WARN_RE = re.compile(
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
 # "NCCL WARN text" at the start of its line; one that lost only "host:pid:tid" keeps the device
 # ("[0] misc/socket.cc:71 NCCL WARN ...")
+# (NCCL's user guide writes the line number as "XXX": "transport/p2p.cc:XXX NCCL WARN Cuda
+# failure 800 'operation not permitted'")
 _NCCL_WARN_BARE_RE = re.compile(
-    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:\S+:\d+ (?:\(\w+\) )?)?|\S+:\d+ (?:\(\w+\) )?)"
+    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:\S+:(?:\d+|X{2,}) (?:\(\w+\) )?)?|\S+:\d+ (?:\(\w+\) )?)"
     r"NCCL WARN (?P<text>.+)$"
     # NCCL 1.x: "WARN src/reduce.cu:126 Cuda failure 'invalid resource handle'" (its sources)
     r"|^\s*WARN (?P<text2>(?:src|include)/\S+:\d+ .+)$"
@@ -9641,9 +9643,11 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
 # Link 48 LTSSM Fault Up", each followed by its "Severity ..." and "Data {...}" lines.
 # (a GPU in MIG mode names the instance after the bus: "Xid (PCI:0000:01:00 GPU-I:05): 94";
 # the driver's "pid=N, name=python, " before its words name the process, kept in the message)
+# (a copy that kept the Xid without the driver's "NVRM: " and with its bus masked, "Xid
+# (PCI:0000:??:00): 119 - Timeout waiting for RPC from GSP!": a line that starts with it)
 _XID_RE = re.compile(
-    r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)(?P<mig>(?:\s+GPU-C?I:\d+)*)\): (?P<xid>\d+),"
-    r"\s*(?:pid=[^,]*, name=[^,]*,\s*)?(?P<what>.*?)\s*$"
+    r"(?:NVRM: |^\s*)Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.?]+)(?P<mig>(?:\s+GPU-C?I:\d+)*)\): "
+    r"(?P<xid>\d+)(?:,|\s+-\s)\s*(?:pid=[^,]*, name=[^,]*,\s*)?(?P<what>.*?)\s*$"
 )
 XID_NAMES = {
     13: "ROBUST_CHANNEL_GR_EXCEPTION",
@@ -9830,7 +9834,12 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     repeats: dict[tuple[str, ...], int] = {}
     details: dict[tuple[str, str], tuple[int, str, int | None, re.Match[str]]] = {}
     for index, (no, line, tagged) in enumerate(lines):
-        if "NVRM: " not in line and "SXid (" not in line and "XidCriticalError" not in line:
+        if (
+            "NVRM: " not in line
+            and "SXid (" not in line
+            and "XidCriticalError" not in line
+            and not line.lstrip().startswith("Xid (")
+        ):
             continue
         host_m = _SYSLOG_HOST_RE.search(line)
         host = host_m.group("host") if host_m else None
