@@ -54,8 +54,10 @@ def test_a_firmware_records_lines_are_no_programs_error_line() -> None:
 
 def test_an_older_kernels_prefixed_firmware_report_takes_its_device_from_the_record() -> None:
     ev = _load("aer05_kernel3x_cper_prefix_form_fatal.txt")
-    (aer,) = ev.failures
-    assert aer["kind"] == "pcie_aer_fatal"
+    # (the fatal error, then the kernel's panic on it)
+    aer, panic = ev.failures
+    assert (aer["kind"], panic["kind"]) == ("pcie_aer_fatal", "kernel_panic")
+    assert panic["exception_type"].startswith("the kernel panicked: Fatal hardware error!")
     assert "PCIe error on 0000:3b:00.0" in aer["exception_type"]
 
 

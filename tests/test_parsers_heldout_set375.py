@@ -316,3 +316,27 @@ def test_xid_lines_pasted_without_nvrm_and_their_bus_masked_are_read() -> None:
         ("gpu_driver_fault", "119", 1),
         ("gpu_driver_fault", "79", 2),
     ]
+
+
+def test_an_assert_with_no_message_a_kernel_panic_and_ortes_force_terminate_are_read() -> None:
+    (assertion,) = _load(
+        "awsome_megatron_slurm_gpt3_pretrain_dataset_assert_num_samples.log"
+    ).failures
+    assert (assertion["kind"], assertion["exception_type"], assertion["line"]) == (
+        "python_exception", "AssertionError", 26,
+    )  # fmt: skip
+    assert assertion["message"] == "AssertionError: (no message; raised by: assert num_samples > 0)"
+    (panic,) = _load("gpud_pstore_dmesg_nvidia_550_144_03_crash_test_kernel_panic.txt").failures
+    assert (panic["kind"], panic["line"], panic["pid"]) == ("kernel_panic", 383, 190097)
+    assert panic["exception_type"] == (
+        "the kernel panicked: Test panic triggered by crash_test module (running: tee, pid 190097)"
+    )
+    (orte,) = _load("horovod_mpirun_orte_force_terminate_data_unpack_grpcomm_direct.log").failures
+    assert (orte["kind"], orte["line"]) == ("launch_failed", 4)
+    assert "different Open MPI (or hwloc) builds" in orte["exception_type"]
+    found = builtin_findings({"evidence.failures": [panic, orte]}, "nccl")
+    assert (
+        found["evidence-kernel-panic"].severity
+        == found["evidence-launch-failed"].severity
+        == "critical"
+    )

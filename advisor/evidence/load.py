@@ -277,6 +277,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
         # firmware-first AER in older kernels' form, behind the record's prefix
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
+        # the kernel's panic (logs.KERNEL_PANIC_RE)
+        r"|\bKernel panic - not syncing: "
         # the kernel's hung-task report (logs.HUNG_TASK_RE)
         r"|\bINFO: task .+?:\d+ blocked for more than \d+ seconds\."
         # the firmware's record of a memory error (logs._cper_memory_errors)
@@ -426,6 +428,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|-- Process \d+ terminated with the following error:"
         r"|\bprocess \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
         r"|There are not enough slots available in the system to satisfy the \d+"
+        r"|\[\[\d+,\d+\],\d+\] FORCE-TERMINATE AT "
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "

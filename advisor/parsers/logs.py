@@ -935,6 +935,8 @@ def parse(text: str) -> LogReport:
         _cper_memory_errors(lines, report)
     if "blocked for more than" in text:
         _hung_tasks(lines, report)
+    if "Kernel panic - not syncing" in text:
+        _kernel_panics(lines, report)
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
@@ -4801,6 +4803,12 @@ _MPI_NOTICED_RE = re.compile(
 # enough slots available in the system to satisfy the 16\nslots that were requested by the
 # application:\n\n  /path/all_reduce_perf" (then its advice: fewer processes, more slots by a
 # hostfile's slots=N or --host HOST:N, or --oversubscribe)
+# ORTE's internal error between its daemons: "[[25215,0],1] FORCE-TERMINATE AT Data unpack would
+# read past end of buffer:-26 - error grpcomm_direct.c(359)" (Horovod's troubleshooting guide: a
+# wrong hwloc or Open MPI build on a node)
+_ORTE_FORCE_TERMINATE_RE = re.compile(
+    r"(?P<daemon>\[\[\d+,\d+\],\d+\]) FORCE-TERMINATE AT (?P<what>.+?):-?\d+ - error (?P<where>\S+)"
+)
 _MPI_SLOTS_RE = re.compile(
     r"There are not enough slots available in the system to satisfy the (?P<n>\d+)"
 )
@@ -5659,6 +5667,21 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         ),
                         exit_code=code,
                         pid=int(dd.group("pid")),
+                        root_cause=True,
+                    )
+                )
+        elif "FORCE-TERMINATE AT" in line and (ft := _ORTE_FORCE_TERMINATE_RE.search(line)):
+            if ("orte force", ft.group("what")) not in seen:
+                seen.add(("orte force", ft.group("what")))
+                report.events.append(
+                    LogEvent(
+                        kind="launch_failed",
+                        line=no,
+                        message=text[:300],
+                        exception_type=f"Open MPI's runtime (ORTE) stopped its daemon "
+                        f"{ft.group('daemon')}: {ft.group('what')} (in {ft.group('where')}); "
+                        "the daemons do not understand each other's messages: the nodes run "
+                        "different Open MPI (or hwloc) builds",
                         root_cause=True,
                     )
                 )
@@ -8220,6 +8243,8 @@ torch_npu's ERR line with the same process) may stand."""
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
+_NAKED_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\s*$")
+"""An exception line with no message at all ("AssertionError" under a failed assert)."""
 _BARE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w+(?:Error|Exception):\s*$")
 """An exception line whose text is on the lines under it (at the line's start, right under the
 last frame: a traceback's end)."""
@@ -8370,6 +8395,19 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 said = [t.strip() for _, t, _ in window[at + 1 : at + 1 + 8] if t.strip()][:5]
                 if said:
                     m = re.match(r".*", f"{after.strip()} {' '.join(said)}")
+            if (
+                m is None
+                and at
+                and _NAKED_EXCEPTION_RE.match(after)
+                and window[at - 1][1].startswith("    ")
+                and not _FRAME_RE.match(window[at - 1][1])
+            ):
+                # an exception with no message ("    assert num_samples > 0" / "AssertionError"):
+                # the code line that raised it says what failed
+                m = re.match(
+                    r".*",
+                    f"{after.strip()}: (no message; raised by: {window[at - 1][1].strip()})",
+                )
             if m is not None:
                 text = m.group(0).strip()
                 return LogEvent(
@@ -10086,6 +10124,36 @@ _MODULE_WORDS = (
     ("nvidia", "the NVIDIA driver"),
     ("drv_", "the NPU driver"),
 )
+
+
+# the kernel's panic (kernel/panic.c: "Kernel panic - not syncing: %s"), and the task that was
+# running when it came ("CPU: 5 PID: 190097 Comm: tee Tainted: ...")
+KERNEL_PANIC_RE = re.compile(r"\bKernel panic - not syncing: (?P<why>.*?)\s*$")
+_PANIC_TASK_RE = re.compile(r"\bCPU: (?P<cpu>\d+) PID: (?P<pid>\d+) Comm: (?P<comm>\S+)")
+
+
+def _kernel_panics(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``kernel_panic`` per reason the kernel panicked with (a pstore or console copy may hold
+    it more than once): the host stopped there."""
+    seen: set[str] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Kernel panic" not in line or not (m := KERNEL_PANIC_RE.search(line)):
+            continue
+        if m.group("why") in seen:
+            continue
+        seen.add(m.group("why"))
+        task = _search(_PANIC_TASK_RE, [t for _, t, _ in lines[index + 1 : index + 4]])
+        report.events.append(
+            LogEvent(
+                kind="kernel_panic",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                pid=int(task.group("pid")) if task else None,
+                exception_type=f"the kernel panicked: {m.group('why')}"
+                + (f" (running: {task.group('comm')}, pid {task.group('pid')})" if task else ""),
+            )
+        )
 
 
 def _hung_tasks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
