@@ -340,3 +340,50 @@ def test_an_assert_with_no_message_a_kernel_panic_and_ortes_force_terminate_are_
         == found["evidence-launch-failed"].severity
         == "critical"
     )
+
+
+def test_ascend_tools_own_answers_are_said() -> None:
+    expected = {
+        "driver950_npu_smi_set_reset_i0_m1_confirm_y_reset_card_successfully_doc.txt": (
+            "npu-smi set -t reset -i 0 -m 1: status OK: Reset card successfully."
+        ),
+        "npu_smi_set_create_vnpu_i0_c0_vir02_status_ok.txt": (
+            "npu-smi set -t create-vnpu -i 0 -c 0 -f vir02: status OK: Create vnpu success"
+        ),
+        "driver950_npu_smi_upgrade_t_vrd_i0_transfer_success_upgrade_device_success_doc.txt": (
+            "npu-smi upgrade -t vrd -i 0 -f Atlas-A5-hdk-vrd-firmware_xxx.hpm: status start to "
+            "upgrade, transfer success: Upgrade device success"
+        ),
+        "driver950_npu_smi_upgrade_b_vrd_i0_6_vrds_current_eq_target_doc.txt": (
+            "npu-smi upgrade -b vrd: 6 VRD(s), each at its target version"
+        ),
+        "driver950_hccn_tool_g_version_i0_network_driver_25_7_rc1_fw_b0202_doc.txt": (
+            "hccn_tool -version: network driver 25.7.rc1, network firmware B0202_1053"
+        ),
+        "driver950_hccn_tool_g_show_res_i0_udma3_jfr4_state_ready_doc.txt": (
+            "hccn_tool -show_res: RES_JFR state 1 [READY]"
+        ),
+        "driver950_hccn_tool_s_upgrade_lane_i0_u0_p4_confirm_y_success_doc.txt": (
+            "hccn_tool -s -upgrade_lane: the setting was accepted ('Cmd executed successfully!'); "
+            "the tool's own answer, nothing to judge"
+        ),
+        "hccn_tool_g_credit_i0_u0_p4_share_562_vl0_15_28_all_used_0_doc.txt": (
+            "hccn_tool -credit: port share credit 562 allocated, 0 in use; 16 VL priority "
+            "credit(s) allocated, 0 in use"
+        ),
+    }
+    for name, said in expected.items():
+        ev = _load(name)
+        (report,) = ev.files
+        assert (report.formats, report.status, ev.failures) == (["ascend_notes"], "read", []), name
+        assert [m.message for m in report.messages] == [f"ascend_notes: {said}"], name
+
+
+def test_an_exporter_that_counts_no_npu_is_a_warning() -> None:
+    ev = _load("npu_exporter_prometheus_metrics2_empty_npu_list_machine_npu_nums_0.txt")
+    (none,) = ev.failures
+    assert (none["kind"], none["line"]) == ("npu_not_seen", 3)
+    assert (
+        builtin_findings({"evidence.failures": ev.failures})["evidence-npu-not-seen"].severity
+        == "warning"
+    )

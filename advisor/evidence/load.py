@@ -1600,6 +1600,11 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         for w in warnings:
             warned = warned or w.skipped
             report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
+    if "hccn_tool" in failed and "ascend_notes" in report.formats:
+        # the command line named hccn_tool; its answer is one the notes read (-version,
+        # -show_res, -credit ...), not a port's state the hccn_tool reader looked for
+        failed.remove("hccn_tool")
+        report.messages = [m for m in report.messages if not m.message.startswith("hccn_tool: ")]
     if report.formats:
         report.messages += [Message(line=no, message=note) for no, note in _silent_commands(text)]
     if not report.formats:
@@ -4136,6 +4141,20 @@ def _npu_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list
     """MindCluster npu-exporter's Prometheus metrics: each chip's port link and network health."""
     ports, notes = hccn_tool.parse_exporter(text)
     out.npu_ports.extend({"source": source, **asdict(port)} for port in ports)
+    if (count := hccn_tool.MACHINE_NPU_NUMS_RE.search(text)) and count.group("n") == "0":
+        # the exporter found no NPU on its machine (its DCMI sees none: no driver, or a
+        # container given no device)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="npu_not_seen",
+                line=text.count("\n", 0, count.start()) + 1,
+                message=count.group(0).strip(),
+                library="npu-exporter",
+                exception_type="npu-exporter counts 0 NPUs on its machine",
+            ),
+        )
     return notes
 
 

@@ -31,6 +31,17 @@ SIGNATURE = (
     r"|^[ \t]*device \d+ recovery (?:success|fail(?:ed)?)[ \t]*$"
     r"|^[ \t]*\[ASYS\] \[(?:ERROR|INFO|WARNING)\]:"
     r"|^[ \t]*config status:[ \t]*[A-Z]+[ \t]*$"
+    # npu-smi set / upgrade's result ("Status : OK" and its "Message : Reset card successfully.",
+    # on one line or two; an upgrade's "Transfer : success"), upgrade -b's VRD versions
+    r"|^[ \t]*Status[ \t]*:[ \t]*\S[^\n]*?(?:[ \t]Message[ \t]*:|\n[ \t]*Message[ \t]*:)"
+    r"|^[ \t]*Transfer[ \t]*:[ \t]*(?:success|fail\w*)[ \t]*$"
+    r"|^[ \t]*VRD Count[ \t]*:[ \t]*\d+[ \t]*$"
+    # hccn_tool -g -version, -credit, -show_res (Ascend 950's HCCN Tool reference)
+    r"|^[ \t]*Network (?:Driver|Firmware) Version:[ \t]*\S+"
+    r"|^[ \t]*link_alloc_port_share_credit:\d+"
+    r"|^\*{3,}RES_\w+\*{3,}[ \t]*$"
+    # a setting hccn_tool -s accepted ("Cmd executed successfully!" under its command)
+    r"|\bhccn_tool[ \t]+-s[ \t]+-\w+[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*Cmd executed successfully![ \t]*$"
 )
 # npu-smi refusing a query that named no card ("This command must input card id.", then its
 # usage text): nothing of any device is in it
@@ -54,6 +65,144 @@ _RECOVERY_RE = re.compile(r"^\s*device (?P<dev>\d+) recovery (?P<how>success|fai
 # device's
 _ASYS_SAID_RE = re.compile(r"^\s*\[ASYS\] \[(?P<level>ERROR|INFO|WARNING)\]:\s*(?P<what>\S.*)$")
 _CONFIG_ROW_RE = re.compile(r"^\|\s*(?P<key>[^|]*?\S)\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$")
+
+
+_STATUS_RE = re.compile(
+    r"^\s*Status\s*:\s*(?P<status>\S.*?)(?:\s+Message\s*:\s*(?P<said>\S.*?))?\s*$"
+)
+_MESSAGE_RE = re.compile(r"^\s*Message\s*:\s*(?P<said>\S.*?)\s*$")
+_TRANSFER_RE = re.compile(r"^\s*Transfer\s*:\s*(?P<how>\S+)\s*$")
+_NPU_SMI_SET_RE = re.compile(r"\bnpu-smi\s+(?P<verb>set|upgrade)\s+(?P<args>-\S.*?)\s*$")
+_VRD_NAME_RE = re.compile(r"^\s*VRD Name\s*:\s*(?P<name>\S+)")
+_VRD_VERSION_RE = re.compile(r"^\s*(?P<which>Current|Target) Version\s*:\s*(?P<v>\S+)")
+_NET_VERSION_RE = re.compile(r"^\s*Network (?P<which>Driver|Firmware) Version:\s*(?P<v>\S+)")
+_CREDIT_RE = re.compile(
+    r"^\s*link_(?P<what>alloc|cur_used)_(?:port_share|vl_pri|pri)_credit(?:\((?P<vl>\d+)\))?:(?P<n>\d+)"
+)
+_RES_HEAD_RE = re.compile(r"^\*{3,}(?P<res>RES_\w+?)\*{3,}\s*$")
+_RES_STATE_RE = re.compile(r"^\s*state\s*:\s*(?P<state>\S.*?)\s*$")
+_HCCN_SET_RE = re.compile(r"\bhccn_tool\s+-s\s+-(?P<what>\w+)")
+_CMD_DONE_RE = re.compile(r"^\s*Cmd executed successfully!\s*$")
+
+
+def _tool_results(text: str) -> list[ParseWarning]:
+    """npu-smi set/upgrade results, VRD versions and hccn_tool -version, -credit, -show_res and
+    -s answers: a note each."""
+    notes: list[ParseWarning] = []
+    command = ""
+    result: dict[str, str] = {}
+    result_line = 0
+    vrds: dict[str, dict[str, str]] = {}
+    vrd_line = 0
+    vrd_name = ""
+    versions: dict[str, str] = {}
+    version_line = 0
+    credits: dict[str, list[int]] = {"alloc": [], "cur_used": []}
+    credit_line = 0
+    resource: tuple[int, str] | None = None
+    hccn_set: tuple[int, str] | None = None
+    for no, line, _ in numbered_lines(text):
+        if "npu-smi" in line and (c := _NPU_SMI_SET_RE.search(line)):
+            command = f"npu-smi {c.group('verb')} {c.group('args')}"
+        if "hccn_tool" in line and (h := _HCCN_SET_RE.search(line)):
+            hccn_set = (no, h.group("what"))
+        if st := _STATUS_RE.match(line):
+            result_line = result_line or no
+            result["status"] = st.group("status")
+            if st.group("said"):
+                result["said"] = st.group("said")
+        elif m := _MESSAGE_RE.match(line):
+            if result or not m.group("said").endswith("..."):
+                result["said"] = m.group("said")
+        elif t := _TRANSFER_RE.match(line):
+            result_line = result_line or no
+            result["transfer"] = t.group("how")
+        elif v := _VRD_NAME_RE.match(line):
+            vrd_line = vrd_line or no
+            vrd_name = v.group("name")
+            vrds[vrd_name] = {}
+        elif vrd_name and (vv := _VRD_VERSION_RE.match(line)):
+            vrds[vrd_name][vv.group("which")] = vv.group("v")
+        elif nv := _NET_VERSION_RE.match(line):
+            version_line = version_line or no
+            versions[nv.group("which").lower()] = nv.group("v")
+        elif cr := _CREDIT_RE.match(line):
+            credit_line = credit_line or no
+            credits[cr.group("what")].append(int(cr.group("n")))
+        elif rh := _RES_HEAD_RE.match(line):
+            resource = (no, rh.group("res"))
+        elif resource is not None and (rs := _RES_STATE_RE.match(line)):
+            notes.append(
+                ParseWarning(
+                    line=resource[0],
+                    message=f"hccn_tool -show_res: {resource[1]} state {rs.group('state')}"
+                    + ("" if "READY" in rs.group("state") else " (not READY)"),
+                    skipped=False,
+                )
+            )
+            resource = None
+        elif hccn_set is not None and _CMD_DONE_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"hccn_tool -s -{hccn_set[1]}: the setting was accepted ('Cmd "
+                    "executed successfully!'); the tool's own answer, nothing to judge",
+                    skipped=False,
+                )
+            )
+            hccn_set = None
+    if result:
+        ok = (
+            not re.search(r"fail|error", result.get("status", ""), re.I)
+            and result.get("transfer", "success") == "success"
+        )
+        said = result.get("said", "")
+        notes.append(
+            ParseWarning(
+                line=result_line,
+                message=f"{command or 'npu-smi set/upgrade'}: "
+                + (f"status {result['status']}" if "status" in result else "")
+                + (f", transfer {result['transfer']}" if "transfer" in result else "")
+                + (f": {said}" if said else "")
+                + ("" if ok else " (the command FAILED)"),
+                skipped=False,
+            )
+        )
+    if vrds:
+        behind = [n for n, v in vrds.items() if v.get("Current") != v.get("Target")]
+        notes.append(
+            ParseWarning(
+                line=vrd_line,
+                message=f"npu-smi upgrade -b vrd: {len(vrds)} VRD(s), "
+                + (
+                    "each at its target version"
+                    if not behind
+                    else f"{', '.join(behind)} not at the target version"
+                ),
+                skipped=False,
+            )
+        )
+    if versions:
+        notes.append(
+            ParseWarning(
+                line=version_line,
+                message="hccn_tool -version: "
+                + ", ".join(f"network {k} {v}" for k, v in versions.items()),
+                skipped=False,
+            )
+        )
+    if credits["alloc"]:
+        alloc, used = credits["alloc"], credits["cur_used"]
+        notes.append(
+            ParseWarning(
+                line=credit_line,
+                message=f"hccn_tool -credit: port share credit {alloc[0]} allocated, "
+                f"{used[0] if used else '?'} in use; {len(alloc) - 1} VL priority credit(s) "
+                f"allocated, {sum(1 for u in used[1:] if u)} in use",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def parse(text: str) -> list[ParseWarning]:
@@ -175,6 +324,7 @@ def parse(text: str) -> list[ParseWarning]:
                 skipped=False,
             )
         )
+    notes.extend(_tool_results(text))
     if not notes:
         raise ParseError(
             "no hccn_tool -g -process, -show_list or -cfg_recovery, msnpureport or asys config, "

@@ -1773,7 +1773,8 @@ class Vnic:
 # healthy and reachable, 0 unhealthy or unreachable, -1 DCMI failed); its health_status (1
 # healthy, 0 unhealthy, -1 unknown) is said in a note
 EXPORTER_SIGNATURE = (
-    r"^npu_chip_info_(?:link|network|health)_status\{[^}\n]*?\bid=\"\d+\""
+    r"^machine_npu_nums[ \t]+\d+[ \t]*$"
+    r"|^npu_chip_info_(?:link|network|health)_status\{[^}\n]*?\bid=\"\d+\""
     # any of its per-chip samples, its labels in any order (the API reference's example)
     r"|^npu_chip_info_\w+\{[^}\n]*\bid=\"\d+\"[^}\n]*\}\s+-?[\d.]+"
 )
@@ -1783,6 +1784,11 @@ _EXPORTER_RE = re.compile(
     r"[^}\n]*\}\s+"
     r"(?P<value>-?\d+)\b"
 )
+
+
+# npu-exporter's count of the NPUs it found ("# HELP machine_npu_nums Amount of npu installed on
+# the machine." then "machine_npu_nums 8")
+MACHINE_NPU_NUMS_RE = re.compile(r"^machine_npu_nums\s+(?P<n>\d+)\s*$", re.M)
 
 
 def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
@@ -1806,6 +1812,15 @@ def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
             )
     if not ports and not unhealthy:
         chips = {c.group(1) for c in _EXPORTER_CHIP_RE.finditer(text)}
+        if not chips and (count := MACHINE_NPU_NUMS_RE.search(text)):
+            return [], [
+                ParseWarning(
+                    line=text.count("\n", 0, count.start()) + 1,
+                    message=f"npu-exporter: machine_npu_nums {count.group('n')}, no chip's "
+                    "metrics in the copy",
+                    skipped=False,
+                )
+            ]
         if not chips:
             raise ParseError("no npu_chip_info_* sample of a chip")
         # other metrics only (frequencies, bandwidth, memory ...): nothing of a link or of health
