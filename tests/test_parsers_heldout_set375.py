@@ -387,3 +387,38 @@ def test_an_exporter_that_counts_no_npu_is_a_warning() -> None:
         builtin_findings({"evidence.failures": ev.failures})["evidence-npu-not-seen"].severity
         == "warning"
     )
+
+
+def test_nvidia_smi_qs_power_and_temperature_are_read() -> None:
+    (gpu,) = _load(
+        "nvidia_smi_q_i1_a100_sxm4_80gb_525_60_13_util100_87w_during_hang_m4logs.txt"
+    ).gpus
+    assert (gpu["util_pct"], gpu["power_w"], gpu["power_cap_w"], gpu["temp_c"]) == (
+        100,
+        87,
+        400,
+        30,
+    )
+
+
+def test_ascend_fds_english_potential_root_cause_label_marks_its_first_fault() -> None:
+    ev = _load("ascend_fd_diag_superpod_auto_topology_lcne_forwarding_engine_failure_half_lane.txt")
+    faults = [f for f in ev.failures if f["kind"] == "faultdiag_fault"]
+    assert [f["root_cause"] for f in faults] == [True, False]
+
+
+def test_glooss_connect_retry_names_the_rank_the_peer_and_the_try() -> None:
+    (err,) = _load(
+        "mindie_llm_faq_gloo_failed_to_connect_rank1_size2_connection_refused.log"
+    ).failures
+    assert (err["kind"], err["rank"], err["rank_size"], err["remote_ip"], err["port"]) == (
+        "gloo_error", 1, 2, "127.0.0.1", 345,
+    )  # fmt: skip
+    assert err["call"] == "connect (try 2 of 3, it tries again)"
+    advice = " ".join(
+        r.why
+        for r in builtin_findings({"evidence.failures": [err]}, "gloo")[
+            "evidence-gloo-error"
+        ].recommendations
+    )
+    assert "GLOO_SOCKET_IFNAME" in advice

@@ -428,6 +428,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|-- Process \d+ terminated with the following error:"
         r"|\bprocess \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
         r"|There are not enough slots available in the system to satisfy the \d+"
+        r"|\bfailed to connect, willRetry=\d, retry=\d+, retryLimit=\d+, rank=\d+, size=\d+, "
         r"|\[\[\d+,\d+\],\d+\] FORCE-TERMINATE AT "
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"

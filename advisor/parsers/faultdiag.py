@@ -22,7 +22,13 @@ SIGNATURE = r"^\W{0,4}\|\s*Ascend(?:-fd)? Fault-Diag Report\s*\|"
 
 # each label as ascend-fd prints it (MindCluster ascend-faultdiag's label_zh / label_en), and as
 # its English documentation wrote some of them
-_SUSPECTED = ("疑似根因故障", "Suspected Root Cause Fault", "Suspected Fault")
+# (ascend-fd 26's English SuperPoD report: "Potential root cause")
+_SUSPECTED = (
+    "疑似根因故障",
+    "Suspected Root Cause Fault",
+    "Suspected Fault",
+    "Potential root cause",
+)
 _ROOT_SECTION = ("根因节点分析", "Root Cause Node Analysis")
 _VERSION_SECTION = ("版本信息", "Version Info", "Version Information")
 _HEADING_TYPES = ("类型", "Type")

@@ -7748,12 +7748,44 @@ def _gloo_connectivity(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
 
 
+# gloo's TCP pair logging a connect it failed (as MindIE's FAQ shows it): "ERROR failed to
+# connect, willRetry=1, retry=2, retryLimit=3, rank=1, size=2, local=[127.0.0.1]:123,
+# remote=[127.0.0.1]:345, error=SO_ERROR: Connection refused"
+_GLOO_CONNECT_RE = re.compile(
+    r"\bfailed to connect, willRetry=(?P<will>\d), retry=(?P<retry>\d+), retryLimit=(?P<limit>\d+), "
+    r"rank=(?P<rank>\d+), size=(?P<size>\d+), local=\[(?P<lip>[^\]]+)\]:\d+, "
+    r"remote=\[(?P<ip>[^\]]+)\]:(?P<port>\d+), error=(?P<why>.+?)\s*$"
+)
+
+
 def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank and kind of gloo transport error; a line a monitored barrier's failure
     already read (its "Original exception") is left to it."""
     near = {e.line for e in report.events if e.kind == "monitored_barrier_failure"}
     seen: set[tuple[int | None, str]] = set()
     for no, line, tagged in lines:
+        if "failed to connect, willRetry=" in line and (c := _GLOO_CONNECT_RE.search(line)):
+            key = (int(c.group("rank")), f"connect {c.group('ip')}:{c.group('port')}")
+            if key in seen:
+                continue
+            seen.add(key)
+            report.events.append(
+                LogEvent(
+                    kind="gloo_error",
+                    line=no,
+                    message=line[c.start() :].strip()[:300],
+                    rank=int(c.group("rank")),
+                    rank_size=int(c.group("size")),
+                    ip=c.group("lip"),
+                    remote_ip=c.group("ip"),
+                    port=int(c.group("port")),
+                    exception_type=f"failed to connect: {c.group('why')}",
+                    library="gloo",
+                    call=f"connect (try {c.group('retry')} of {c.group('limit')}"
+                    + (", it tries again)" if c.group("will") == "1" else ", its last)"),
+                )
+            )
+            continue
         if "gloo/transport/" not in line or not (m := _GLOO_ERROR_RE.search(line)):
             continue
         if any(no - d in near for d in range(1, MB_EXCEPTION_WINDOW_LINES + 1)):

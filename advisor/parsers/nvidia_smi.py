@@ -1058,6 +1058,19 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.fabric_status = value
     elif where == "Fabric / Health" and key in ("Summary", "Bandwidth") and value:
         gpu.fabric_health[key] = value
+    elif (
+        where == "Temperature" and key == "GPU Current Temp" and (t := re.match(r"(\d+) C$", value))
+    ):
+        gpu.temp_c = int(t.group(1))
+    elif where in ("Power Readings", "GPU Power Readings") and (
+        watts := re.match(r"(\d+(?:\.\d+)?) W$", value)
+    ):
+        # (older drivers: Power Draw and Power Limit; newer: Average/Instantaneous Power Draw
+        # and Current Power Limit)
+        if key in ("Power Draw", "Average Power Draw", "Instantaneous Power Draw"):
+            gpu.power_w = round(float(watts.group(1)))
+        elif key in ("Power Limit", "Current Power Limit", "Enforced Power Limit"):
+            gpu.power_cap_w = gpu.power_cap_w or round(float(watts.group(1)))
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
         gpu.util_pct = int(pct.group(1))
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
