@@ -422,3 +422,10 @@ def test_glooss_connect_retry_names_the_rank_the_peer_and_the_try() -> None:
         ].recommendations
     )
     assert "GLOO_SOCKET_IFNAME" in advice
+
+
+def test_mindies_model_runner_failure_names_the_rank_and_the_exception() -> None:
+    (err,) = _load("mindie_llm_faq_global_rank2_qwen25vl_vit_graph_infershape_fail.log").failures
+    assert (err["kind"], err["rank"], err["exception_type"]) == (
+        "model_error", 2, "Qwen25VL_VIT_graph nodes[1] infershape fail",
+    )  # fmt: skip

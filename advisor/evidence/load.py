@@ -237,7 +237,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\{ Epoch:\[[ \t]*\d+/[ \t]*\d+\], step:\[[ \t]*\d+/[ \t]*\d+\], loss: -?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
-        r"|\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:[ \t]*-?\d"
+        r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:"
+        r"[ \t]*(?:-?\d|(?i:nan|-?inf))"
         # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
         # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
         r"|\bnccl[A-Z][a-z]+Error: [^\n]{0,400}\n[^\n]{0,200}Last error:"
@@ -428,6 +429,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|-- Process \d+ terminated with the following error:"
         r"|\bprocess \d+ terminated with (?:signal SIG[A-Z0-9]+|exit code -?\d+)"
         r"|There are not enough slots available in the system to satisfy the \d+"
+        # MindIE's model runner when a rank's model failed ("[Model] >>> global rank-2 Execute
+        # type:1, Exception:Qwen25VL_VIT_graph nodes[1] infershape  fail")
+        r"|\bglobal rank-\d+ Execute type:\d+, Exception:"
         r"|\bfailed to connect, willRetry=\d, retry=\d+, retryLimit=\d+, rank=\d+, size=\d+, "
         r"|\[\[\d+,\d+\],\d+\] FORCE-TERMINATE AT "
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
@@ -1601,7 +1605,11 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         for w in warnings:
             warned = warned or w.skipped
             report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
-    if "hccn_tool" in failed and "ascend_notes" in report.formats:
+    if (
+        "hccn_tool" in failed
+        and "ascend_notes" in report.formats
+        and any(m.message.startswith("ascend_notes: hccn_tool") for m in report.messages)
+    ):
         # the command line named hccn_tool; its answer is one the notes read (-version,
         # -show_res, -credit ...), not a port's state the hccn_tool reader looked for
         failed.remove("hccn_tool")
@@ -4063,7 +4071,7 @@ def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 skipped=False,
             )
         )
-    listed = {(f.node, f.npu) for f in parsed.faults}
+    recorded = {(f.node, f.npu) for f in parsed.faults}
     faults = list(parsed.faults)
     for n in parsed.nodes:
         # a chip listed unhealthy with no fault record of its own is still one the plugin took
@@ -4073,15 +4081,16 @@ def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 line=n.line,
                 node=n.node,
                 npu=npu,
-                fault_type="listed Unhealthy",
-                handling="SeparateNPU",
+                fault_type="listed Unhealthy (no fault record of its own)",
+                handling="",
                 codes=[],
             )
             for npu in n.unhealthy
-            if (n.node, npu) not in listed
+            if (n.node, npu) not in recorded
         )
     for f in faults:
-        if not f.raised or f.handling in ("NotHandleFault", ""):
+        listed = f.fault_type.startswith("listed Unhealthy")
+        if not f.raised or f.handling == "NotHandleFault" or (not f.handling and not listed):
             continue  # (a fault cleared, or one MindCluster leaves alone: in the note)
         _add_failure(
             out,
@@ -4092,13 +4101,14 @@ def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 message=f"{f.fault_type} {f.npu or 'the node'}"
                 + (f" on {f.node}" if f.node else "")
                 + (f", fault code(s) {', '.join(f.codes)}" if f.codes else "")
-                + f", handling {f.handling}",
+                + (f", handling {f.handling}" if f.handling else ""),
                 code=",".join(f.codes) or None,
-                code_name=f.handling,
+                code_name=f.handling or None,
                 host=f.node or None,
                 library="MindCluster",
                 exception_type=f.fault_type,
-                root_cause=f.handling in deviceinfo.HANDLING_CRITICAL,
+                # (a chip the plugin lists unhealthy is out of the scheduler's pool)
+                root_cause=listed or f.handling in deviceinfo.HANDLING_CRITICAL,
             ),
         )
     return notes

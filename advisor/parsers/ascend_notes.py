@@ -67,6 +67,8 @@ _ASYS_SAID_RE = re.compile(r"^\s*\[ASYS\] \[(?P<level>ERROR|INFO|WARNING)\]:\s*(
 _CONFIG_ROW_RE = re.compile(r"^\|\s*(?P<key>[^|]*?\S)\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$")
 
 
+RESULT_LINES = 2
+"""How far under npu-smi's Status line its Message stands."""
 _STATUS_RE = re.compile(
     r"^\s*Status\s*:\s*(?P<status>\S.*?)(?:\s+Message\s*:\s*(?P<said>\S.*?))?\s*$"
 )
@@ -77,7 +79,8 @@ _VRD_NAME_RE = re.compile(r"^\s*VRD Name\s*:\s*(?P<name>\S+)")
 _VRD_VERSION_RE = re.compile(r"^\s*(?P<which>Current|Target) Version\s*:\s*(?P<v>\S+)")
 _NET_VERSION_RE = re.compile(r"^\s*Network (?P<which>Driver|Firmware) Version:\s*(?P<v>\S+)")
 _CREDIT_RE = re.compile(
-    r"^\s*link_(?P<what>alloc|cur_used)_(?:port_share|vl_pri|pri)_credit(?:\((?P<vl>\d+)\))?:(?P<n>\d+)"
+    r"^\s*link_(?P<what>alloc|cur_used)_(?P<kind>port_share|vl_pri|pri)_credit(?:\((?P<vl>\d+)\))?:"
+    r"(?P<n>\d+)"
 )
 _RES_HEAD_RE = re.compile(r"^\*{3,}(?P<res>RES_\w+?)\*{3,}\s*$")
 _RES_STATE_RE = re.compile(r"^\s*state\s*:\s*(?P<state>\S.*?)\s*$")
@@ -90,33 +93,43 @@ def _tool_results(text: str) -> list[ParseWarning]:
     -s answers: a note each."""
     notes: list[ParseWarning] = []
     command = ""
-    result: dict[str, str] = {}
-    result_line = 0
+    blocks: list[dict[str, str | int]] = []  # each result: its command, line, status, words
     vrds: dict[str, dict[str, str]] = {}
     vrd_line = 0
     vrd_name = ""
     versions: dict[str, str] = {}
     version_line = 0
-    credits: dict[str, list[int]] = {"alloc": [], "cur_used": []}
+    credits: dict[
+        tuple[str, str], list[int]
+    ] = {}  # (alloc or cur_used, port_share or vl) -> counts
     credit_line = 0
     resource: tuple[int, str] | None = None
     hccn_set: tuple[int, str] | None = None
     for no, line, _ in numbered_lines(text):
         if "npu-smi" in line and (c := _NPU_SMI_SET_RE.search(line)):
             command = f"npu-smi {c.group('verb')} {c.group('args')}"
+            blocks.append({"command": command, "line": no})  # (a new command, a new result)
         if "hccn_tool" in line and (h := _HCCN_SET_RE.search(line)):
             hccn_set = (no, h.group("what"))
         if st := _STATUS_RE.match(line):
-            result_line = result_line or no
-            result["status"] = st.group("status")
+            if not blocks or "status" in blocks[-1]:
+                blocks.append({"command": command, "line": no})
+            blocks[-1].update(status=st.group("status"), line=no)
             if st.group("said"):
-                result["said"] = st.group("said")
+                blocks[-1]["said"] = st.group("said")
         elif m := _MESSAGE_RE.match(line):
-            if result or not m.group("said").endswith("..."):
-                result["said"] = m.group("said")
+            # (its words before the status, "resetting ...", are progress, not the result; the
+            # result's own words stand right under its status)
+            if (
+                blocks
+                and no - int(blocks[-1]["line"]) <= RESULT_LINES
+                and ("status" in blocks[-1] or not m.group("said").endswith("..."))
+            ):
+                blocks[-1]["said"] = m.group("said")
         elif t := _TRANSFER_RE.match(line):
-            result_line = result_line or no
-            result["transfer"] = t.group("how")
+            if not blocks:
+                blocks.append({"command": command, "line": no})
+            blocks[-1]["transfer"] = t.group("how")
         elif v := _VRD_NAME_RE.match(line):
             vrd_line = vrd_line or no
             vrd_name = v.group("name")
@@ -128,7 +141,8 @@ def _tool_results(text: str) -> list[ParseWarning]:
             versions[nv.group("which").lower()] = nv.group("v")
         elif cr := _CREDIT_RE.match(line):
             credit_line = credit_line or no
-            credits[cr.group("what")].append(int(cr.group("n")))
+            kind = "port_share" if cr.group("kind") == "port_share" else "vl"
+            credits.setdefault((cr.group("what"), kind), []).append(int(cr.group("n")))
         elif rh := _RES_HEAD_RE.match(line):
             resource = (no, rh.group("res"))
         elif resource is not None and (rs := _RES_STATE_RE.match(line)):
@@ -151,34 +165,49 @@ def _tool_results(text: str) -> list[ParseWarning]:
                 )
             )
             hccn_set = None
-    if result:
-        ok = (
-            not re.search(r"fail|error", result.get("status", ""), re.I)
-            and result.get("transfer", "success") == "success"
-        )
-        said = result.get("said", "")
+    for b in blocks:
+        # a status with its words or a transfer: npu-smi's result (a lone "Status:" is another
+        # tool's field)
+        if not (("status" in b and "said" in b) or "transfer" in b):
+            continue
+        status, transfer = str(b.get("status", "")), str(b.get("transfer", "success"))
+        ok = not re.search(r"fail|error", status, re.I) and transfer == "success"
         notes.append(
             ParseWarning(
-                line=result_line,
-                message=f"{command or 'npu-smi set/upgrade'}: "
-                + (f"status {result['status']}" if "status" in result else "")
-                + (f", transfer {result['transfer']}" if "transfer" in result else "")
-                + (f": {said}" if said else "")
+                line=int(b["line"]),
+                message=f"{b['command'] or 'npu-smi set/upgrade'}: "
+                + ", ".join(
+                    x
+                    for x in (
+                        f"status {status}" if status else "",
+                        f"transfer {b['transfer']}" if "transfer" in b else "",
+                    )
+                    if x
+                )
+                + (f": {b['said']}" if b.get("said") else "")
                 + ("" if ok else " (the command FAILED)"),
                 skipped=False,
             )
         )
     if vrds:
-        behind = [n for n, v in vrds.items() if v.get("Current") != v.get("Target")]
+        behind = [
+            n
+            for n, v in vrds.items()
+            if "Current" in v and "Target" in v and v["Current"] != v["Target"]
+        ]
+        unknown = [n for n, v in vrds.items() if not ("Current" in v and "Target" in v)]
         notes.append(
             ParseWarning(
                 line=vrd_line,
                 message=f"npu-smi upgrade -b vrd: {len(vrds)} VRD(s), "
                 + (
                     "each at its target version"
-                    if not behind
+                    if not behind and not unknown
                     else f"{', '.join(behind)} not at the target version"
-                ),
+                    if behind
+                    else "those with both versions at their target"
+                )
+                + (f" ({', '.join(unknown)}: a version not in the copy)" if unknown else ""),
                 skipped=False,
             )
         )
@@ -191,14 +220,23 @@ def _tool_results(text: str) -> list[ParseWarning]:
                 skipped=False,
             )
         )
-    if credits["alloc"]:
-        alloc, used = credits["alloc"], credits["cur_used"]
+    if credits:
+        share, share_used = (
+            credits.get(("alloc", "port_share")),
+            credits.get(("cur_used", "port_share")),
+        )
+        vl, vl_used = credits.get(("alloc", "vl"), []), credits.get(("cur_used", "vl"), [])
         notes.append(
             ParseWarning(
                 line=credit_line,
-                message=f"hccn_tool -credit: port share credit {alloc[0]} allocated, "
-                f"{used[0] if used else '?'} in use; {len(alloc) - 1} VL priority credit(s) "
-                f"allocated, {sum(1 for u in used[1:] if u)} in use",
+                message="hccn_tool -credit: "
+                + (
+                    f"port share credit {share[0]} allocated, "
+                    f"{share_used[0] if share_used else '?'} in use; "
+                    if share
+                    else ""
+                )
+                + f"{len(vl)} VL priority credit(s) allocated, {sum(1 for u in vl_used if u)} in use",
                 skipped=False,
             )
         )

@@ -105,9 +105,9 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
                 csv[key] = Copy(
                     line=no,
                     kind=_CSV_KIND[cm.group("kind")],
-                    memory=(cm.group("mode") or "").upper() or None
-                    if cm.group("kind") != "D2D"
-                    else None,
+                    memory=None
+                    if cm.group("kind") == "D2D"
+                    else ((cm.group("mode") or "").upper() or None),
                     unit=cm.group("unit"),
                     devices=int(cm.group("devs") or 1),
                 )

@@ -98,18 +98,10 @@ def parse(text: str) -> DeviceInfo:
     """Each node's DeviceList and faults, and the device plugin's fault events; raises
     ParseError when neither is readable."""
     out = DeviceInfo()
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
     decoder = json.JSONDecoder()
 
     def line_of(pos: int) -> int:
-        lo, hi = 0, len(starts)
-        while lo + 1 < hi:
-            mid = (lo + hi) // 2
-            if starts[mid] <= pos:
-                lo = mid
-            else:
-                hi = mid
-        return lo + 1
+        return text.count("\n", 0, pos) + 1
 
     for m in _LIST_RE.finditer(text):
         try:
@@ -158,19 +150,24 @@ def parse(text: str) -> DeviceInfo:
                     codes=_names(f.get("fault_code")),
                 )
             )
+    # the plugin's events, the last of each fault (node, chip and codes) kept: an Occur its
+    # Recover followed is a fault that cleared
+    events: dict[tuple[str, str, str], NpuFault] = {}
     for no, raw_line in enumerate(text.splitlines(), start=1):
         if "device fault" in raw_line and (e := _EVENT_RE.search(raw_line)):
-            out.faults.append(
-                NpuFault(
-                    line=no,
-                    node=e.group("node"),
-                    npu=f"card {e.group('card')} device {e.group('device')}",
-                    fault_type="device fault event",
-                    handling=e.group("level"),
-                    codes=_names(e.group("codes")),
-                    raised=e.group("assert") != "Recover",
-                )
+            npu = f"card {e.group('card')} device {e.group('device')}"
+            key = (e.group("node"), npu, e.group("codes"))
+            events.pop(key, None)  # (a later event of it comes after, in order)
+            events[key] = NpuFault(
+                line=no,
+                node=e.group("node"),
+                npu=npu,
+                fault_type="device fault event",
+                handling=e.group("level"),
+                codes=_names(e.group("codes")),
+                raised=e.group("assert") != "Recover",
             )
+    out.faults.extend(events.values())
     if not out.nodes and not out.faults:
         raise ParseError("no DeviceList (huawei.com/... keys) and no device fault event read")
     return out

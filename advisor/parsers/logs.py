@@ -961,7 +961,7 @@ def parse(text: str) -> LogReport:
         _dms_fault_events(lines, report)
     if "not successfully registered" in text:
         _mindspore_unregistered(lines, report)
-    if "acl_nn_operation.cpp" in text or "hccl_runner.cpp" in text:
+    if "acl_nn_operation.cpp" in text or "hccl_runner.cpp" in text or "Execute type:" in text:
         _atb_errors(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
@@ -1637,7 +1637,7 @@ _HCCL_MESSAGE_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("EI0004", re.compile(r"\bFailed to parse the ranktable file \S+")),
     ("EI0005", re.compile(r"\bThe arguments for collective communication are inconsistent between ranks\b")),
     ("EI0006", re.compile(r"\bGetting socket times out\. Reason: ")),
-    ("EI0007", re.compile(r"\bFailed to allocate resource \S.*?Reason: Resources are exhausted")),
+    ("EI0007", re.compile(r"\bFailed to allocate resource \S[^\n]{0,300}?Reason: Resources are exhausted")),
     ("EI0008", re.compile(r"\bThe [^.\n]{0,40}?versions are inconsistent\. The local\b")),
     ("EI0009", re.compile(r"\bDevice (?P<device>\d+) transport init error\. Reason: ")),
     ("EI0010", re.compile(r"\bP2P communication failed\. Reason: ")),
@@ -1647,8 +1647,9 @@ _HCCL_MESSAGE_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("EI0019", re.compile(r"\bFailed to enable listening for the host network adapter socket\b")),
     ("EI0020", re.compile(r"\bFailed to enable listening for the NPU network adapter socket\b")),
 )  # fmt: skip
+_HCCL_CONTEXT_CODES = frozenset({"EI0003", "EI0004", "EI0007"})
 HCCL_MESSAGE_SIGNATURE = "|".join(
-    p.pattern for code, p in _HCCL_MESSAGE_CODES if code not in ("EI0003", "EI0004", "EI0007")
+    p.pattern for code, p in _HCCL_MESSAGE_CODES if code not in _HCCL_CONTEXT_CODES
 )
 """The messages that name HCCL's own failure whatever log holds them (not the parameter, rank
 table and resource messages, whose words a program's own log may use)."""
@@ -1676,6 +1677,8 @@ def _hccl_messages_without_code(
         for code, pattern in _HCCL_MESSAGE_CODES:
             if code in codes or not (m := pattern.search(line)):
                 continue
+            if code in _HCCL_CONTEXT_CODES and "HCCL" not in line:
+                continue  # (words a program's own error may use: only on HCCL's own line)
             message = line[m.start() :].strip()
             if (code, message) in seen:
                 break
@@ -1719,7 +1722,7 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
         # a rank's agent waiting on the root during topology detection (its trace then reads
         # "[Recv][ClusterInfoMsg]" and topoinfo_exchange_agent.cc): the root is the peer, at the
         # address and port its Entry-HcclCommInitRootInfo line gave (hcomm topoinfo_detect.cc)
-        root = roots.get(key[1])
+        root = roots.get(key[1]) if key[1] is not None else None  # (a pid on both lines)
         after = " ".join(text for _, text, _ in lines[index + 1 : index + 8])
         to_root = (
             root is not None
@@ -2521,7 +2524,7 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 # deviceId=0, qid=1, ...")
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
 _KERNEL_EXECUTE_FAILED_RE = re.compile(r"\b(?:Aicore|AIV|AICPU|AI CPU|Aicpu) kernel execute failed")
-_DRV_DEVICE_RE = re.compile(r"\[drv api\][^\n]*?\bdeviceId=(\d+)")
+_DRV_DEVICE_RE = re.compile(r"\[drv api\][^\n]{0,300}?\bdeviceId=(\d+)")
 _SOURCE_TAGS_RE = re.compile(
     r"\[(?:FUNC|FILE|LINE):[^\]]*\]"
 )  # CANN's "[FUNC:..][FILE:..][LINE:..]"
@@ -2886,10 +2889,14 @@ MINDFORMERS_STEP_RE = re.compile(
 # Megatron-LM's (and MindSpeed's) training log: " iteration        5/       5 | consumed samples:
 # ... | lm loss: 9.927882E+00 | loss scale: ..." (MindSpeed-MM: "| loss: 1.016570E+01 | grad
 # norm: 50.001 |"), a line an iteration (training_log in megatron/training/training.py)
+# (anchored near the line's start, each line tried once; Python's "{:.6E}" writes NaN and inf in
+# capitals)
 ITERATION_LOSS_RE = re.compile(
-    r"\biteration\s+(?P<step>\d+)\s*/\s*(?P<of>\d+)\s*\|.*?\|\s*(?:lm )?loss:\s*"
-    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)"
+    r"^[^|\n]{0,120}?\biteration\s+(?P<step>\d+)\s*/\s*(?P<of>\d+)\s*\|[^\n]*?\|\s*(?:lm )?loss:\s*"
+    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|(?i:nan|-?inf))"
 )
+# Megatron's count of iterations whose loss was not a number ("| number of nan iterations:   2 |")
+_NAN_ITERATIONS_RE = re.compile(r"\bnumber of nan iterations:\s*([1-9]\d*)")
 
 
 def _loss_line(line: str) -> re.Match[str] | None:
@@ -2915,7 +2922,15 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     if not rows:
         return False
     (first_no, first), (_, last) = rows[0], rows[-1]
-    diverged = next((no for no, m in rows if m.group("loss").lstrip("-") in ("nan", "inf")), None)
+    diverged = next(
+        (
+            no
+            for no, m in rows
+            if m.group("loss").lstrip("-").lower() in ("nan", "inf")
+            or _NAN_ITERATIONS_RE.search(m.string)
+        ),
+        None,
+    )
     report.unread.append(
         ParseWarning(
             line=first_no,
@@ -4807,7 +4822,8 @@ _MPI_NOTICED_RE = re.compile(
 # read past end of buffer:-26 - error grpcomm_direct.c(359)" (Horovod's troubleshooting guide: a
 # wrong hwloc or Open MPI build on a node)
 _ORTE_FORCE_TERMINATE_RE = re.compile(
-    r"(?P<daemon>\[\[\d+,\d+\],\d+\]) FORCE-TERMINATE AT (?P<what>.+?):-?\d+ - error (?P<where>\S+)"
+    r"(?P<daemon>\[\[\d+,\d+\],\d+\]) FORCE-TERMINATE AT (?P<what>[^\n]{1,300}?):-?\d+ - error "
+    r"(?P<where>\S+)"
 )
 _MPI_SLOTS_RE = re.compile(
     r"There are not enough slots available in the system to satisfy the (?P<n>\d+)"
@@ -5679,9 +5695,13 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         line=no,
                         message=text[:300],
                         exception_type=f"Open MPI's runtime (ORTE) stopped its daemon "
-                        f"{ft.group('daemon')}: {ft.group('what')} (in {ft.group('where')}); "
-                        "the daemons do not understand each other's messages: the nodes run "
-                        "different Open MPI (or hwloc) builds",
+                        f"{ft.group('daemon')}: {ft.group('what')} (in {ft.group('where')})"
+                        + (
+                            "; the daemons do not understand each other's messages: the nodes "
+                            "run different Open MPI (or hwloc) builds"
+                            if "read past end of buffer" in ft.group("what")
+                            else ""
+                        ),
                         root_cause=True,
                     )
                 )
@@ -7535,7 +7555,12 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
     kernel task's result) in the lines under the runtime's first ERROR line, said with it; True
     when it was a compute core's exception in a kernel that is not one of HCCL's collectives (a
     model operator's fault, not the communication's)."""
-    after = [t for no, t, _ in lines if ev.line <= no <= ev.line + PLOG_TRACE_LINES]
+    start = bisect.bisect_left(lines, (ev.line,))  # (lines run in order of their numbers)
+    after = [
+        t
+        for no, t, _ in lines[start : start + PLOG_KERNEL_LINES + 1]
+        if no <= ev.line + PLOG_TRACE_LINES
+    ]
     said: list[str] = []
     operator = False
     if exc := _search(_TASK_EXCEPTION_WORDS_RE, after):
@@ -7572,7 +7597,11 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
     if ffts := _search(_FFTS_ERR_TYPE_RE, after):
         said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
     # (the kernel's name comes with the runtime's task report, a few lines under the core's)
-    wider = [t for no, t, _ in lines if ev.line <= no <= ev.line + PLOG_KERNEL_LINES]
+    wider = [
+        t
+        for no, t, _ in lines[start : start + PLOG_KERNEL_LINES + 1]
+        if no <= ev.line + PLOG_KERNEL_LINES
+    ]
     if kernel := _search(_FAULT_KERNEL_RE, wider):
         said.append(f"in kernel {kernel.group('name')}")
         # a kernel the runtime names as failed is an operator's unless it is one of HCCL's
@@ -8068,7 +8097,7 @@ _CUDA_WHAT_RE = re.compile(r"what\(\):\s+CUDA error: (?P<what>\S.*?)\s*$")
 # '"message": "RuntimeError: CUDA error: ...\nCUDA kernel errors might be ...')
 _TORCH_CUDA_ERROR_RE = re.compile(
     r"^\s*(?:\[rank\d+\]:\s*|\"message\":\s*\")?(?:RuntimeError|torch\.AcceleratorError): "
-    r"CUDA error: (?P<what>[^\\\n]*[^\\\s])(?:\s*$|\\n)"
+    r"CUDA error: (?P<what>[^\\\n\"]*[^\\\s\"])(?:\s*$|\\n|\",?\s*$)"
 )
 # the error file's ranks, each a key above its record ('"784": {', then '"local_rank": 0,')
 _ERROR_FILE_RANK_RE = re.compile(r'^\s*"(?P<rank>\d+)":\s*\{\s*$')
@@ -8427,18 +8456,23 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 said = [t.strip() for _, t, _ in window[at + 1 : at + 1 + 8] if t.strip()][:5]
                 if said:
                     m = re.match(r".*", f"{after.strip()} {' '.join(said)}")
+            # (Python 3.11+ marks the failing expression under its code line: "^^^^")
+            code_at = at - 1
+            while code_at > 0 and _POSITION_MARKS_RE.match(window[code_at][1]):
+                code_at -= 1
             if (
                 m is None
                 and at
                 and _NAKED_EXCEPTION_RE.match(after)
-                and window[at - 1][1].startswith("    ")
-                and not _FRAME_RE.match(window[at - 1][1])
+                and window[code_at][1].startswith("    ")
+                and not _FRAME_RE.match(window[code_at][1])
+                and not _POSITION_MARKS_RE.match(window[code_at][1])
             ):
                 # an exception with no message ("    assert num_samples > 0" / "AssertionError"):
                 # the code line that raised it says what failed
                 m = re.match(
                     r".*",
-                    f"{after.strip()}: (no message; raised by: {window[at - 1][1].strip()})",
+                    f"{after.strip()}: (no message; raised by: {window[code_at][1].strip()})",
                 )
             if m is not None:
                 text = m.group(0).strip()
@@ -10169,8 +10203,12 @@ def _kernel_panics(lines: list[tuple[int, str, int | None]], report: LogReport) 
     it more than once): the host stopped there."""
     seen: set[str] = set()
     for index, (no, line, tagged) in enumerate(lines):
-        if "Kernel panic" not in line or not (m := KERNEL_PANIC_RE.search(line)):
-            continue
+        if (
+            "Kernel panic" not in line
+            or "---[ end " in line
+            or not (m := KERNEL_PANIC_RE.search(line))
+        ):
+            continue  # (the panic's closing "---[ end Kernel panic - not syncing: ... ]---" too)
         if m.group("why") in seen:
             continue
         seen.add(m.group("why"))
@@ -11626,11 +11664,35 @@ ACLNN_MIN_STATUS = 100000
 "error:12" of the op cache) only repeat it."""
 
 
+# MindIE's model runner when a rank's model failed (MindIE-LLM's FAQ): "[standard_model.py:188] :
+# [Model] >>> global rank-2 Execute type:1, Exception:Qwen25VL_VIT_graph nodes[1] infershape
+# fail, enable log: ..."
+_MINDIE_MODEL_RE = re.compile(
+    r"\bglobal rank-(?P<rank>\d+) Execute type:(?P<type>\d+), Exception:\s*(?P<what>.+?)"
+    r"(?:,\s*enable log:.*)?\s*$"
+)
+
+
 def _atb_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """ATB's failed aclnn operator set-ups and HCCL runner collectives, once per process,
-    operator or collective, and code."""
+    operator or collective, and code; MindIE's model runner's failed execution, once per rank."""
     seen: set[tuple[str | None, str, str]] = set()
     for no, line, tagged in lines:
+        if "Execute type:" in line and (mm := _MINDIE_MODEL_RE.search(line)):
+            key = (mm.group("rank"), "model", mm.group("what"))
+            if key not in seen:
+                seen.add(key)
+                report.events.append(
+                    LogEvent(
+                        kind="model_error",
+                        line=no,
+                        message=line[mm.start() :].strip()[:300],
+                        rank=int(mm.group("rank")),
+                        library="MindIE",
+                        exception_type=re.sub(r"\s+", " ", mm.group("what"))[:200],
+                    )
+                )
+            continue
         if "acl_nn_operation" not in line and "hccl Execute failed" not in line:
             continue
         pid = m.group(1) if (m := _ATB_PID_RE.match(line)) else None
