@@ -429,3 +429,25 @@ def test_mindies_model_runner_failure_names_the_rank_and_the_exception() -> None
     assert (err["kind"], err["rank"], err["exception_type"]) == (
         "model_error", 2, "Qwen25VL_VIT_graph nodes[1] infershape fail",
     )  # fmt: skip
+
+
+def test_the_silent_data_corruption_check_names_its_device_and_step() -> None:
+    ev = _load("mindspore_sdc_npu_asd_enable2_device2_silentcheckv3_nan_step5_grep.log")
+    (check,) = ev.failures
+    assert (check["kind"], check["device"], check["line"]) == ("silent_check", 2, 3)
+    assert check["exception_type"] == (
+        "the silent data corruption check found a value of nan at step 5 (ComputeL1Error)"
+    )
+    assert (
+        builtin_findings({"evidence.failures": ev.failures})["evidence-silent-check"].severity
+        == "warning"
+    )
+
+
+def test_ei0019_and_ei0016_by_their_messages_name_the_address_and_the_setting() -> None:
+    (bound,) = _load(
+        "hcomm_doc_ei0019_host_nic_listen_10_23_146_197_port50001_already_bound.log"
+    ).failures
+    assert (bound["code"], bound["ip"], bound["port"]) == ("EI0019", "10.23.146.197", 50001)
+    (tls,) = _load("hcomm_doc_ei0016_tls_inconsistent_rank0_enabled_ranks1_7_disabled.log").failures
+    assert tls["code"] == "EI0016"

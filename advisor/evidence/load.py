@@ -278,6 +278,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCP\(\d+,[^)]*\):.*?rs_ssl_init\(\d+\)\s*:\s*TLS SWITCH \([01]\)"
         # firmware-first AER in older kernels' form, behind the record's prefix
         r"|\[Hardware Error\]:\s+aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
+        # CANN's silent data corruption check (logs.SILENT_CHECK_RE)
+        r"|\bSilentCheckV\d+ \w+Error:val = \["
         # the kernel's panic (logs.KERNEL_PANIC_RE)
         r"|\bKernel panic - not syncing: "
         # the kernel's hung-task report (logs.HUNG_TASK_RE)

@@ -874,6 +874,8 @@ def parse(text: str) -> LogReport:
     _uncoded_ei0002(lines, report)
     _hccl_stage_keywords(lines, report)
     _cmd_info_checks(lines, report)  # after the stage keywords: it adds to their EI0005
+    # (last of HCCL's: a message whose code another reading gave already is read there)
+    _hccl_messages_without_code(report, lines)
     _hccl_calls(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
@@ -937,6 +939,8 @@ def parse(text: str) -> LogReport:
         _hung_tasks(lines, report)
     if "Kernel panic - not syncing" in text:
         _kernel_panics(lines, report)
+    if "SilentCheck" in text:
+        _silent_checks(lines, report)
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
@@ -1540,7 +1544,6 @@ def _hccl_errors(
             report.events.append(ev)
     _unclaimed_hccl(report, establish, rows_seen, binds, lines, link_device)
     _ra_socket_timeouts(report, lines)
-    _hccl_messages_without_code(report, lines)
     _negotiation(report, lines)
     for tagged, no in titles.items():
         if tagged not in rows_seen:
@@ -1644,22 +1647,22 @@ _HCCL_MESSAGE_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("EI0011", re.compile(r"\bFailed to allocate \d+ bytes of NPU memory\b")),
     ("EI0012", re.compile(r"\bSDMA memory copy task exception occurred\b")),
     ("EI0015", re.compile(r"\bFailed to collect cluster information of the communicator based on rootInfo detection\b")),
+    ("EI0016", re.compile(r"\bValue \S+ for config \"?tls\"? is invalid\b")),
     ("EI0019", re.compile(r"\bFailed to enable listening for the host network adapter socket\b")),
     ("EI0020", re.compile(r"\bFailed to enable listening for the NPU network adapter socket\b")),
 )  # fmt: skip
 _HCCL_CONTEXT_CODES = frozenset({"EI0003", "EI0004", "EI0007"})
+# EI0019's and EI0020's reason (hcomm's EI0019 page): "The IP address 10.23.146.197 add port 50001
+# have already been bound."
+_BOUND_RE = re.compile(
+    r"\bThe IP address (?P<ip>[0-9A-Fa-f.:]+) add port (?P<port>\d+) have already been bound"
+)
 HCCL_MESSAGE_SIGNATURE = "|".join(
     p.pattern for code, p in _HCCL_MESSAGE_CODES if code not in _HCCL_CONTEXT_CODES
 )
 """The messages that name HCCL's own failure whatever log holds them (not the parameter, rank
 table and resource messages, whose words a program's own log may use)."""
-_HCCL_MESSAGE_WORDS = (
-    "Reason: ",
-    "Failed to ",
-    "A timeout occurs",
-    "SDMA memory copy",
-    "inconsistent",
-)
+_HCCL_MESSAGE_WORDS = ("Reason: ", "Failed to ", "SDMA memory copy", "inconsistent", " is invalid")
 
 
 def _hccl_messages_without_code(
@@ -1683,6 +1686,7 @@ def _hccl_messages_without_code(
             if (code, message) in seen:
                 break
             seen.add((code, message))
+            bound = _BOUND_RE.search(message)
             report.events.append(
                 LogEvent(
                     kind="hccl_error",
@@ -1691,6 +1695,8 @@ def _hccl_messages_without_code(
                     code=code,
                     rank=tagged,
                     device=int(m.group("device")) if "device" in m.groupdict() else None,
+                    ip=bound.group("ip") if bound else None,
+                    port=int(bound.group("port")) if bound else None,
                     library="HCCL",
                 )
             )
@@ -10196,6 +10202,41 @@ _MODULE_WORDS = (
 # running when it came ("CPU: 5 PID: 190097 Comm: tee Tainted: ...")
 KERNEL_PANIC_RE = re.compile(r"\bKernel panic - not syncing: (?P<why>.*?)\s*$")
 _PANIC_TASK_RE = re.compile(r"\bCPU: (?P<cpu>\d+) PID: (?P<pid>\d+) Comm: (?P<comm>\S+)")
+
+
+# CANN's silent data corruption check (MindSpore's and torch_npu's NPU_ASD_ENABLE, run on the
+# AI CPU): "SilentCheckV3 ComputeL1Error:val = [nan], max = [nan], avg=[...], step=[5], ...,
+# npu_asd_detect = [2]." in a device's log, its path naming the device ("device-2/...log:1859:")
+SILENT_CHECK_RE = re.compile(
+    r"\bSilentCheckV\d+ (?P<what>\w+Error):val = \[(?P<val>[^\]]{1,40})\][^\n]{0,200}?\bstep=\[(?P<step>\d+)\]"
+)
+_DEVICE_LOG_PATH_RE = re.compile(r"\bdevice-(\d+)/")
+
+
+def _silent_checks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``silent_check`` per device and step whose gradient CANN's silent data corruption check
+    found out of its bounds."""
+    seen: set[tuple[int | None, str]] = set()
+    for no, line, tagged in lines:
+        if "SilentCheck" not in line or not (m := SILENT_CHECK_RE.search(line)):
+            continue
+        dev = _DEVICE_LOG_PATH_RE.search(line[: m.start()])
+        device = int(dev.group(1)) if dev else None
+        if (device, m.group("step")) in seen:
+            continue
+        seen.add((device, m.group("step")))
+        report.events.append(
+            LogEvent(
+                kind="silent_check",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                device=device,
+                exception_type=f"the silent data corruption check found a value of {m.group('val')}"
+                f" at step {m.group('step')} ({m.group('what')})",
+                library="CANN",
+            )
+        )
 
 
 def _kernel_panics(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
