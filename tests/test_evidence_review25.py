@@ -164,3 +164,14 @@ def test_a_socket_wait_without_a_pid_takes_no_root() -> None:
     )
     (wait,) = [e for e in logs.parse(text).events if e.kind == "hccl_link_timeout"]
     assert wait.remote_ip is None and wait.port is None
+
+
+def test_nccl_warns_of_a_skipped_hca_and_of_collnet_are_start_up_fallbacks() -> None:
+    # (net_ib/init.cc skips an HCA it cannot open; transport.cc goes on point-to-point)
+    text = (
+        "h:1:2 [0] transport/net_ib.cc:148 NCCL WARN NET/IB : Unable to open device mlx5_9\n"
+        "h:1:2 [0] transport.cc:464 NCCL WARN Cannot initialize CollNet, using point-to-point "
+        "network instead\n"
+    )
+    events = logs.parse(text).events
+    assert [e.exception_type for e in events] == ["start-up fallback", "start-up fallback"]

@@ -3261,6 +3261,10 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^Cannot set socket to SO_ZEROCOPY\s*$|^Turning off TX zero copy\s*$"
     # graph/search.cc: no channel found for a pattern: one channel over the slowest path (SYS)
     r"|^Could not find a path for pattern \d+, falling back to simple order"
+    # net_ib/init.cc: an HCA ibv_open_device refused, skipped ("continue") for the others;
+    # transport.cc: CollNet (SHARP) could not be set up, NCCL goes on point-to-point
+    r"|^NET/IB ?: ?Unable to open device \S+\s*$"
+    r"|^Cannot initialize CollNet, using point-to-point network instead"
 )
 BESIDE_KINDS = frozenset({"firmware_memory_error"})
 """Failures of the machine beside a program's log (the firmware's memory error records): held
