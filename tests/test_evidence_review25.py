@@ -175,3 +175,14 @@ def test_nccl_warns_of_a_skipped_hca_and_of_collnet_are_start_up_fallbacks() -> 
     )
     events = logs.parse(text).events
     assert [e.exception_type for e in events] == ["start-up fallback", "start-up fallback"]
+
+
+def test_a_core_exception_in_hcclss_own_aiv_kernel_stays_hcclss() -> None:
+    text = (
+        "EZ9999: Inner Error!\n"
+        "EZ9999  The error from device(3), serial number is 1, there is an aivec error exception,"
+        " core id is 5, error code = 0\n"
+        "        fault kernel_name=aiv_all_reduce_91d2f3e0_mix_aiv, fault kernel info ext=x\n"
+    )
+    (ev,) = logs.parse(text).events
+    assert (ev.kind, ev.code) == ("hccl_error", "EZ9999")

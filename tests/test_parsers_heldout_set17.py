@@ -84,7 +84,8 @@ def test_vllm_worker_prefix_with_a_tp_index_is_taken_off() -> None:
 
 
 def test_an_inner_error_heading_gives_its_rank_to_the_line_it_heads() -> None:
-    (ev,) = _parse("ez9999_heading_rank.log").of_kind("hccl_error")
+    # (a vector core's exception the device reported: the device's, since round HH)
+    (ev,) = _parse("ez9999_heading_rank.log").of_kind("npu_device_exception")
     assert (ev.line, ev.code, ev.rank, ev.pid, ev.device) == (2, "EZ9999", 7, 14897, 7)
 
 

@@ -451,3 +451,64 @@ def test_ei0019_and_ei0016_by_their_messages_name_the_address_and_the_setting() 
     assert (bound["code"], bound["ip"], bound["port"]) == ("EI0019", "10.23.146.197", 50001)
     (tls,) = _load("hcomm_doc_ei0016_tls_inconsistent_rank0_enabled_ranks1_7_disabled.log").failures
     assert tls["code"] == "EI0016"
+
+
+def test_srun_refusing_a_step_is_a_failed_launch_and_the_950s_chip_map_is_said() -> None:
+    (step,) = _load(
+        "mlperf40_oracle_all_reduce_perf_srun_more_processors_requested_than_permitted.log"
+    ).failures
+    assert (step["kind"], step["line"]) == ("launch_failed", 2)
+    assert step["exception_type"] == (
+        "srun could not create the job step of job 551: More processors requested than permitted"
+    )
+    ev = _load("driver950_npu_smi_info_m_npu0_slot0_chip0_phy0_chip_name_xxx_doc.txt")
+    assert [m.message for m in ev.files[0].messages] == [
+        "npu_smi_mapping: npu-smi info -m: 1 chip(s): NPU 0 chip 0 (xxx); a map of ids, not judged"
+    ]
+
+
+def test_nvidia_smis_banner_alone_is_said_with_its_versions() -> None:
+    ev = _load("nvidia_smi_head8_driver_525_85_05_cuda_12_0_header_only_lambdalabs.txt")
+    assert (ev.files[0].status, ev.gpus, ev.failures) == ("read", [], [])
+    (said,) = [m.message for m in ev.files[0].messages]
+    assert said.startswith("nvidia_smi: nvidia-smi's banner alone (driver 525.85.05, CUDA 12.0)")
+
+
+def test_nvlink_status_under_mig_mode_says_the_links_are_unknown_not_down() -> None:
+    ev = _load("nvidia_smi_nvlink_s_h200_mig_mode_not_supported_590_capture.txt")
+    assert (ev.files[0].status, ev.failures) == ("read", [])
+    (said,) = [m.message for m in ev.files[0].messages]
+    assert "GPU 0 (NVIDIA H200) is in MIG mode" in said and "(not down)" in said
+    assert ev.nvlinks == []  # (no GPU with its links: nothing judged)
+
+
+def test_a_mindcluster_components_error_line_alone_is_quoted() -> None:
+    for name, words in (
+        ("mindcluster_npu_exporter_log_devicemanager_init_failed_dcmi_check_uid_or_mode_failed.log",
+         "deviceManager init failed, prepare dcmi failed"),
+        ("mindcluster_npu_exporter_rotated_log_get_npu_link_stat_failed_no_such_file.log",
+         "get npu link stat failed, no such file or directory"),
+    ):  # fmt: skip
+        (err,) = _load(name).failures
+        assert (err["kind"], err["line"]) == ("log_error", 1) and words in err["message"], name
+
+
+def test_a_cores_exception_under_a_cann_code_names_its_device_and_the_callbacks_op() -> None:
+    (exc,) = _load(
+        "ais_bench_exception_cb_gatherv2_ez9999_aicore_mte_ddr_out_of_range_device2.log"
+    ).failures
+    assert (exc["kind"], exc["code"], exc["device"], exc["line"]) == (
+        "npu_device_exception",
+        "EZ9999",
+        2,
+        12,
+    )
+    assert exc["exception_type"] == "aicore exception on core 0 in op bert/embeddings/GatherV2"
+
+
+def test_megatrons_nan_grad_norm_assertion_names_its_rank_device_and_node_across_a_wrap() -> None:
+    (err,) = _load(
+        "mindspeed_faq_megatron070_gradnorm_nan_assert_rank13_device5_node_15_11_ocr_wrapped.log"
+    ).failures
+    assert (err["rank"], err["device"], err["host"]) == (13, 5, "node-15-11")
+    assert err["message"].endswith("Device: 5, node: node-15-11")

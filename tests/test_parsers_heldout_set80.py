@@ -331,9 +331,10 @@ def test_events_without_host_device_or_call_are_said_without_none() -> None:
 
 def test_a_cann_error_code_alone_is_a_failure_not_a_warning() -> None:
     name = "sglang_12464_ascend_ez9999_aivec_mpu_invalid_rank3_cut.log"
-    (ev,) = [e for e in _events(name) if e.kind == "hccl_error"]
+    # (its vector core's exception: the device's, since round HH)
+    (ev,) = [e for e in _events(name) if e.kind == "npu_device_exception"]
     assert (ev.code, ev.rank) == ("EZ9999", 3)
     finding = builtin_findings({"evidence.failures": _load(name).failures})[
-        "evidence-hccl-other-error"
+        "evidence-npu-device-exception"
     ]
     assert finding.severity == "critical"

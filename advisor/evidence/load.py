@@ -436,6 +436,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bglobal rank-\d+ Execute type:\d+, Exception:"
         r"|\bfailed to connect, willRetry=\d, retry=\d+, retryLimit=\d+, rank=\d+, size=\d+, "
         r"|\[\[\d+,\d+\],\d+\] FORCE-TERMINATE AT "
+        r"|\bsrun: error: Unable to create step for job \d+: "
+        # a MindCluster component's ERROR line (logs.HWLOG_ERROR_RE)
+        r"|^\[ERROR\][ \t]+\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+[ \t]+\d+[ \t]+[\w/.-]+\.go:\d+[ \t]+\S"
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
@@ -2285,6 +2288,18 @@ def _npu_templates(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     rows = npu_smi.parse_mapping(text)
+    if all(r.physical for r in rows):
+        # (Ascend 950's table: slots and physical ids, no logical id to say)
+        return [
+            ParseWarning(
+                line=rows[0].line,
+                message=f"npu-smi info -m: {len(rows)} chip(s): "
+                + ", ".join(f"NPU {r.npu} chip {r.chip} ({r.name})" for r in rows[:8])
+                + (" ..." if len(rows) > 8 else "")
+                + "; a map of ids, not judged",
+                skipped=False,
+            )
+        ]
     used = [r for r in rows if r.logic_id is not None]
     names = ", ".join(dict.fromkeys(r.name for r in used))
     others = ", ".join(dict.fromkeys(r.name for r in rows if r.logic_id is None))

@@ -1130,7 +1130,9 @@ def parse(text: str) -> LogReport:
                 report.generic = True
                 report.events.append(error)
             return report
-        if not report.events and (is_program_log(text) or GLOG_FATAL_RE.search(text)):
+        if not report.events and (
+            is_program_log(text) or GLOG_FATAL_RE.search(text) or HWLOG_ERROR_RE.search(text)
+        ):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
             # the advisor knows nothing of, and a notice's own line is no error of another form
@@ -1482,6 +1484,28 @@ def _hccl_errors(
                     ev.device = int(acl.group("dev"))
         if ev.device is None and (drv := _DRV_DEVICE_RE.search(message)):
             ev.device = int(drv.group(1))
+        core_error = None if kernel_failed else _CORE_EXCEPTION_RE.search(message)
+        faulted = _search(_FAULT_KERNEL_RE, [message, *after])
+        if faulted is not None and _HCCL_AIV_KERNEL_RE.match(faulted.group("name")):
+            core_error = None  # (a core of HCCL's own AIV collective: the communication's)
+        if core_error is not None and ev.kind == "hccl_error":
+            # the device's own report of a compute core's exception under a CANN code ("EZ9999
+            # The error from device(2), ..., there is an aicore error, core id is 0, error code =
+            # 0x800000"), and the operator an application's exception callback named above it
+            # ("exception_cb streamId:103 taskId:10 deviceId: 0 opName:bert/embeddings/GatherV2")
+            unit = (
+                core_error.group("unit") or core_error.group("unit2") or core_error.group("unit3")
+            ).strip()
+            if ev.device is None and (dev := _ERROR_FROM_DEVICE_RE.search(message)):
+                ev.device = int(dev.group(1))
+            cb_op = _search(
+                _EXCEPTION_CB_OP_RE,
+                [b for _, b, _ in reversed(lines[max(0, index - EXCEPTION_CB_LINES) : index])],
+            )
+            ev.kind = "npu_device_exception"
+            ev.exception_type = f"{unit} exception on core {core_error.group('core')}" + (
+                f" in op {cb_op.group(1)}" if cb_op else ""
+            )
         if kernel_failed:
             # the runtime's report of a compute kernel that failed on the device, under a
             # CANN code ("EZ9999  Aicore kernel execute failed, device_id=0, ..., fault
@@ -2529,6 +2553,12 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 # device is 0, name is ...") and a driver call's device ("[drv api] halQueueEnQueueBuff failed:
 # deviceId=0, qid=1, ...")
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
+_ERROR_FROM_DEVICE_RE = re.compile(r"\bThe error from device\((\d+)\)")
+_EXCEPTION_CB_OP_RE = re.compile(
+    r"\bexception_cb streamId:\d+ taskId:\d+ deviceId: ?\d+ opName:(\S+)"
+)
+EXCEPTION_CB_LINES = 12
+"""How far above a device's exception report an exception callback may name its operator."""
 _KERNEL_EXECUTE_FAILED_RE = re.compile(r"\b(?:Aicore|AIV|AICPU|AI CPU|Aicpu) kernel execute failed")
 _DRV_DEVICE_RE = re.compile(r"\[drv api\][^\n]{0,300}?\bdeviceId=(\d+)")
 _SOURCE_TAGS_RE = re.compile(
@@ -4835,6 +4865,11 @@ _ORTE_FORCE_TERMINATE_RE = re.compile(
     r"(?P<daemon>\[\[\d+,\d+\],\d+\]) FORCE-TERMINATE AT (?P<what>[^\n]{1,300}?):-?\d+ - error "
     r"(?P<where>\S+)"
 )
+# srun refusing a step inside its allocation ("srun: error: Unable to create step for job 551:
+# More processors requested than permitted"): the step asked more tasks or CPUs than the job has
+_SRUN_STEP_RE = re.compile(
+    r"\bsrun: error: Unable to create step for job (?P<job>\d+): (?P<why>\S.*?)\s*$"
+)
 _MPI_SLOTS_RE = re.compile(
     r"There are not enough slots available in the system to satisfy the (?P<n>\d+)"
 )
@@ -5693,6 +5728,19 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         ),
                         exit_code=code,
                         pid=int(dd.group("pid")),
+                        root_cause=True,
+                    )
+                )
+        elif "Unable to create step" in line and (st := _SRUN_STEP_RE.search(line)):
+            if ("srun step", st.group("job")) not in seen:
+                seen.add(("srun step", st.group("job")))
+                report.events.append(
+                    LogEvent(
+                        kind="launch_failed",
+                        line=no,
+                        message=text[:300],
+                        exception_type=f"srun could not create the job step of job "
+                        f"{st.group('job')}: {st.group('why')}",
                         root_cause=True,
                     )
                 )
@@ -8314,6 +8362,12 @@ torch_npu's ERR line with the same process) may stand."""
 
 
 _PY_EXCEPTION_RE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): \S.*$")
+# Megatron's check of a rank's gradient norm before the data-parallel reduction (megatron/core/
+# distributed: "Rank 13: found NaN in local grad norm in backward pass before data-parallel
+# communication collective. Device: 5, node: node-15-11")
+_GRAD_NORM_NAN_RE = re.compile(
+    r"\bRank (?P<rank>\d+): found NaN in local grad norm\b(?:.*?\bDevice: (?P<dev>\d+), node: (?P<node>\S+?)\.?$)?"
+)
 _NAKED_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\s*$")
 """An exception line with no message at all ("AssertionError" under a failed assert)."""
 _BARE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w+(?:Error|Exception):\s*$")
@@ -8486,11 +8540,19 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 )
             if m is not None:
                 text = m.group(0).strip()
+                nxt = window[at + 1][1].strip() if at + 1 < len(window) else ""
+                if text[-1:].isalpha() and nxt[:1].islower() and not _FRAME_RE.match(nxt):
+                    # (a copy that wrapped the message mid-word: "... collectie" / "ve. Device:
+                    # 5, node: node-15-11")
+                    text += nxt
+                grad = _GRAD_NORM_NAN_RE.search(text)
                 return LogEvent(
                     kind="python_exception",
                     line=no,
                     message=text[:300],
-                    rank=tagged,
+                    rank=int(grad.group("rank")) if grad else tagged,
+                    device=int(grad.group("dev")) if grad and grad.group("dev") else None,
+                    host=grad.group("node") if grad and grad.group("node") else None,
                     exception_type=text.split(":", 1)[0].rsplit(".", 1)[-1],
                     library="torch.distributed" if inside else None,
                     call=inside,
@@ -8585,6 +8647,14 @@ MIN_LOG_LINES = 2
 GLOG_FATAL_RE = re.compile(r"^\W{0,4}F\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ", re.M)
 """glog's FATAL line ("F0228 07:57:06.699025       1 main.go:133] load config failed, ..."): the
 program stopped there, a log's error even among other tools' outputs."""
+
+
+HWLOG_ERROR_RE = re.compile(
+    r"^\[ERROR\]\s+\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w/.-]+\.go:\d+\s+\S", re.M
+)
+"""MindCluster's components' log (their hwlog: "[ERROR]    2024/01/10 02:29:39.034681 60
+collector/npu_collector.go:1924    deviceManager init failed, ..."): an ERROR line of one of them
+(npu-exporter, the device plugin, ClusterD) is its failure even alone in a copy."""
 
 
 def is_program_log(text: str) -> bool:

@@ -770,9 +770,15 @@ def parse_watch(text: str) -> list[WatchChip]:
 
 # ``npu-smi info -m``: each chip's NPU id, chip id, logical id (``-`` for the board's MCU) and
 # name, under "NPU ID  Chip ID  Chip Logic ID  Chip Name"
-MAPPING_SIGNATURE = r"^[ \t]*NPU ID[ \t]+Chip ID[ \t]+Chip Logic ID[ \t]+Chip Name[ \t]*\r?$"
+# (Ascend 950's: "NPU ID  Slot ID  Chip ID  Chip Phy-ID  Chip Name", no logical id; the driver's
+# npu-smi reference, "querying the chip mapping")
+MAPPING_SIGNATURE = (
+    r"^[ \t]*NPU ID[ \t]+(?:Slot ID[ \t]+)?Chip ID[ \t]+(?:Chip Logic ID|Chip Phy-ID)[ \t]+"
+    r"Chip Name[ \t]*\r?$"
+)
 _MAPPING_HEAD_RE = re.compile(MAPPING_SIGNATURE)
 _MAPPING_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|-)\s+(\S.*?)\s*$")
+_MAPPING_SLOT_ROW_RE = re.compile(r"^\s*(\d+)\s+\d+\s+(\d+)\s+(?:\d+|-)\s+(\S.*?)\s*$")
 
 
 @dataclass(kw_only=True)
@@ -783,19 +789,34 @@ class ChipMapping:
     """The logical device id the NPU's chip is used by (``-``: none, e.g. the board's MCU)."""
     name: str
     line: int
+    physical: bool = False
+    """The 950's form: a slot and a physical id, no logical id column."""
 
 
 def parse_mapping(text: str) -> list[ChipMapping]:
     """``npu-smi info -m`` → its rows; raises ParseError without the header over a row."""
     rows: list[ChipMapping] = []
     headed = False
+    slots = False  # the 950's columns: NPU, slot, chip, physical id, name
     for no, line, _ in numbered_lines(text):
         if _MAPPING_HEAD_RE.match(line):
-            headed = True
+            headed, slots = True, "Slot ID" in line
             continue
-        if headed and rows and line.strip() and not _MAPPING_ROW_RE.match(line):
+        row_re = _MAPPING_SLOT_ROW_RE if slots else _MAPPING_ROW_RE
+        if headed and rows and line.strip() and not row_re.match(line):
             break  # the table ended: what follows is other output
-        if headed and (m := _MAPPING_ROW_RE.match(line)):
+        if headed and slots and (m := _MAPPING_SLOT_ROW_RE.match(line)):
+            rows.append(
+                ChipMapping(
+                    npu=int(m.group(1)),
+                    chip=int(m.group(2)),
+                    logic_id=None,
+                    name=m.group(3),
+                    line=no,
+                    physical=True,
+                )
+            )
+        elif headed and not slots and (m := _MAPPING_ROW_RE.match(line)):
             logic = m.group(3)
             rows.append(
                 ChipMapping(

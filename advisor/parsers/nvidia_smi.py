@@ -630,7 +630,8 @@ NVLINK_STATUS_RE = re.compile(
     r"|Remote Device [0-9A-Fa-f:.]+: Link \d+|(?:Data|Raw) [TR]x: \d+ KiB)\s*$"
     r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive)"
     r"|nvidia-smi\b(?=[^\n]*\snvlink\b)(?=[^\n]*\s(?:-i|--id)[ =]\d)[^\n]*\n"
-    r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive",
+    r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive"
+    r"|^\s*GPU \d+: [^\n]*\n\s*Nvlink queries are not supported for Devices in MIG mode",
     re.M,
 )
 """A GPU line followed by its first link's state or counter, or NVML's answer that none is up
@@ -675,6 +676,9 @@ class NvlinkStatus:
     warnings: list[ParseWarning] = field(default_factory=list)
 
 
+_NVLINK_MIG_RE = re.compile(r"^\s*Nvlink queries are not supported for Devices in MIG mode\s*$")
+
+
 def parse_nvlink_status(text: str) -> NvlinkStatus:
     """Parse ``nvidia-smi nvlink -s``, ``-e`` or ``-R``: every GPU with its links, in the order
     printed.
@@ -704,6 +708,18 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             current.errors.setdefault(int(m.group(1)), {})[m.group(2)] = int(m.group(3))
         elif current is not None and _NVLINK_NONE_RE.match(line):
             current.none_up = True
+        elif current is not None and _NVLINK_MIG_RE.match(line):
+            # nvidia-smi answers no NVLink query for a GPU in MIG mode: its links are unknown,
+            # not down
+            out.warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"GPU {current.gpu} ({current.name}) is in MIG mode: nvidia-smi "
+                    "answers no NVLink query for it, so its links are unknown (not down)",
+                    skipped=False,
+                )
+            )
+            current = None
         elif m := NVLINK_GPU_RE.match(line):
             current = NvlinkGpu(gpu=int(m.group(1)), name=m.group(2), line=no)
             out.gpus.append(current)
@@ -746,7 +762,7 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
                     "copy (cut or left out), so those links are unknown",
                 )
             )
-    if not out.gpus:
+    if not out.gpus and not any("is in MIG mode" in w.message for w in out.warnings):
         raise ParseError(
             "no 'GPU N: ...' line followed by 'Link N: ... GB/s', '<inactive>', an error counter "
             "or NVML's 'all links are inActive'"
@@ -986,6 +1002,19 @@ def parse_status(text: str) -> SmiStatus:
                 "row): that GPU is not read",
             )
         )
+    if not out.gpus and out.driver and last is not None and last[1].strip().startswith("|=="):
+        # the copy ends at the table's head ("nvidia-smi | head -8"): its banner's versions are
+        # what it holds, no GPU (its rows were never copied)
+        out.warnings.append(
+            ParseWarning(
+                line=last[0],
+                message=f"nvidia-smi's banner alone (driver {out.driver}"
+                + (f", CUDA {out.cuda}" if out.cuda else "")
+                + "): the copy ends at the table's head, before any GPU's row; no GPU is read",
+                skipped=False,
+            )
+        )
+        return out
     if not out.gpus:
         raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
     for g in out.gpus:
