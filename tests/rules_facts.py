@@ -364,7 +364,8 @@ def event(**values: Any) -> dict[str, Any]:
         "source line kind code code_name rank host device op seq numel timeout_ms ran_for_ms "
         "last_enqueued last_completed remote_rank group rank_size port ip local_rank exit_code "
         "pid root_cause library message time_s remote_ip culprit_ip culprit_device "
-        "discoverer_ip discoverer_device exception_type call torch_npu_code missing_ranks worker"
+        "discoverer_ip discoverer_device exception_type call torch_npu_code missing_ranks worker "
+        "was"
     )
     return _item(fields, source="train.log", line=10, **values)
 

@@ -30,7 +30,7 @@ def test_a_fabric_manager_journal_alone_is_judged_without_a_backend() -> None:
     ev = _load("f17b_fabricmanager_start_script_failed.log")
     (fm,) = ev.failures
     assert (fm["kind"], fm["host"], fm["exit_code"]) == ("fabric_manager_failed", "dgx-h100-03", 1)
-    assert "don't match with driver version 535.104.05" in fm["exception_type"]
+    assert "it is version 535.129.03, the driver 535.104.05" in fm["exception_type"]
     assert "evidence-fabric-manager-failed" in _findings(ev)
 
 

@@ -94,6 +94,9 @@ BEFORE_TYPED = {
         # dcgmi nvlink --link-status per GPU or NvSwitch; nvbandwidth and p2pBandwidthLatencyTest
         ("evidence", "nvlink_states"),
         ("evidence", "gpu_copy"),
+        # Ascend packages' version.info, and the driver/firmware pairs their ranges leave out
+        ("evidence", "packages"),
+        ("evidence", "package_mismatches"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

@@ -57,7 +57,15 @@ _NPU_KINDS = frozenset(
 """Failure kinds only an Ascend NPU's software prints."""
 
 _NPU_FORMATS = frozenset(
-    {"asys", "ascend_dmi", "npu_smi_details", "npu_smi_templates", "ascend_notes", "faultdiag"}
+    {
+        "asys",
+        "ascend_dmi",
+        "npu_smi_details",
+        "npu_smi_templates",
+        "ascend_notes",
+        "faultdiag",
+        "ascend_versions",
+    }
 )
 """Formats only an Ascend host's tools print, read into notes alone when every check passed."""
 

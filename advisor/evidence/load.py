@@ -33,11 +33,13 @@ from advisor.parsers import (
     ParseWarning,
     ascend_dmi,
     ascend_notes,
+    ascend_versions,
     asys,
     bandwidth_test,
     busbw_factor,
     dcgm,
     deviceinfo,
+    ethtool,
     faultdiag,
     hccl_test,
     hccn_conf,
@@ -197,6 +199,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "npu_exporter": re.compile(hccn_tool.EXPORTER_SIGNATURE, re.M),
     "npu_tls_cert": re.compile(hccn_tool.TLS_CERT_SIGNATURE, re.M),
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
+    "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
+    "ethtool_stats": re.compile(ethtool.SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     "nvidia_smi_query_csv": re.compile(nvidia_smi.QUERY_CSV_SIGNATURE, re.M),
@@ -258,6 +262,19 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^Error: failed to run \S+ .*? on [\w.-]+, is localhost: (?:True|False), exception: "
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
+        # runc's failed OCI hook (logs._OCI_HOOK_RE): a container a runtime hook did not start
+        r"|error running \w+ hook #\d+: exit status \d+, stdout: "
+        # the runtime's words of a failed task without their plog prefix (logs._bare_task_exceptions)
+        r"|The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, "
+        r"(?i:an exception occurred during)"
+        # libibverbs with no provider for a device (logs._IBV_NO_PROVIDER_RE)
+        r"|libibverbs: Warning: no userspace device-specific driver found for"
+        # a vLLM worker's memory profile at start (logs.VLLM_MEMORY_RE)
+        r"|Free memory on device \([\d.]+/[\d.]+ GiB\) on startup\."
+        # MindIE's warm-up out of memory (logs._MINDIE_WARMUP_OOM_RE)
+        r"|\bWarmup failed, because of [^\n]{0,200}?out of memory"
+        # the driver's refused device memory (logs._HAL_MEM_ALLOC_OOM_RE)
+        r"|halMemAlloc failed: device_id=\d+, size=\d+"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
         r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: (?:CUDA|Cuda) error \S+:\d+ '|Failed: \S+\.(?:cuh?|cpp|cc|hpp|h):\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
@@ -331,7 +348,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|A timeout occurs when the Notify register waits for execution\. Waiting peer rank: \d+"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
-        r"|^Failed to initialize NVML: |^Unable to determine the device handle for GPU"
+        r"|^Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
+        r"|^Error: Unable to connect to host engine\."
         # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
         r"|\bdcmi (?:model|module) initiali[sz]ed? failed\b|\bdcmi/\w+\.go:\d+\s.*?err: retCode: -\d+"
         r"|^\s*(?:\S*sh: (?:line )?(?:\d+: )?|sudo: )(?:hccn_tool|npu-smi): (?:command )?not found\s*$"
@@ -680,6 +698,13 @@ class EvidenceFacts:
     log_hosts: list[dict[str, Any]] = field(default_factory=list)
     """``{source, host}`` for each host a log's NCCL debug prefixes name (a log of NCCL_DEBUG=INFO
     lines with no failure is read for them)."""
+    packages: list[dict[str, Any]] = field(default_factory=list)
+    """Ascend packages' ``version.info``: ``{source, line, package (driver, firmware, cann, opp
+    or other), version, inner_version, compatible_fw, compatible_drv, running}`` (the fields of
+    ``parsers.ascend_versions.Package``)."""
+    package_mismatches: list[dict[str, Any]] = field(default_factory=list)
+    """``{sources, said}`` for each driver and firmware of the import that one side's
+    compatible ranges leave out (``ascend_versions.mismatches``)."""
     shapes: list[dict[str, Any]] = field(default_factory=list)
     """Every cluster shape a file states: ``{source, tool, nodes, per_node, world_size, hosts}``
     (a rank table's servers, a benchmark's ranks over its hosts or ``-p`` NPUs per node)."""
@@ -709,6 +734,8 @@ class EvidenceFacts:
             "failures",
             "hosts",
             "log_hosts",
+            "packages",
+            "package_mismatches",
             "shapes",
         ):
             getattr(self, name).extend(getattr(other, name))
@@ -851,7 +878,25 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
         )
     facts.hosts = hosts_of(facts)
     facts.shapes = shapes_of(facts)
+    facts.package_mismatches = package_mismatches(facts.packages)
     return facts
+
+
+def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drivers and firmware whose version.info ranges leave each other out, compared within
+    one folder (one host's collection: the driver's and the firmware's files may be two files
+    of it; files of other folders may be other hosts')."""
+    by_folder: dict[str, list[dict[str, Any]]] = {}
+    for p in packages:
+        by_folder.setdefault(str(Path(p["source"]).parent), []).append(p)
+    found: list[dict[str, Any]] = []
+    for group in by_folder.values():
+        read = [
+            ascend_versions.Package(**{k: v for k, v in p.items() if k != "source"}) for p in group
+        ]
+        sources = sorted({p["source"] for p in group})
+        found += [{"sources": sources, "said": said} for said in ascend_versions.mismatches(read)]
+    return found
 
 
 def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
@@ -1592,6 +1637,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
+                "Ascend packages' version.info, ethtool -S, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -4198,6 +4244,57 @@ def _ascend_notes(text: str, source: str, out: EvidenceFacts, name: str) -> list
     return ascend_notes.parse(text)
 
 
+def _ascend_versions(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """Ascend packages' version.info: what is installed, a note each (the driver/firmware
+    check runs over the whole import, ``load_paths``)."""
+    notes: list[ParseWarning] = []
+    for p in ascend_versions.parse(text):
+        out.packages.append({"source": source, **asdict(p)})
+        ranges = p.compatible_fw or p.compatible_drv
+        accepts = "firmware" if p.compatible_fw else "driver"
+        notes.append(
+            ParseWarning(
+                line=p.line,
+                message=f"Ascend {p.package} version.info: version {p.version or 'not shown'}"
+                + (f" ({p.inner_version})" if p.inner_version else "")
+                + (
+                    f", works with {accepts} " + ", ".join(f"{lo} to {hi}" for lo, hi in ranges)
+                    if ranges
+                    else ""
+                )
+                + (
+                    ", "
+                    + ", ".join(
+                        f"{k.removesuffix('_running_version')} {v}" for k, v in p.running.items()
+                    )
+                    if p.running
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    return notes
+
+
+def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ethtool -S: a note of each block's counters and the loss counters that are not 0."""
+    return [
+        ParseWarning(
+            line=b.line,
+            message=f"ethtool -S: {len(b.counters)} counter(s); "
+            + (
+                "loss counters not 0 (since the driver started): "
+                + ", ".join(f"{k} {v}" for k, v in list(b.losses.items())[:12])
+                + (" ..." if len(b.losses) > 12 else "")
+                if b.losses
+                else "every loss counter (errors, drops, discards) is 0"
+            ),
+            skipped=False,
+        )
+        for b in ethtool.parse(text)
+    ]
+
+
 def _hccn_vnic(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """hccn_tool's vNIC query (Ascend 950's ``-g -vnic``): a note of each answer, the virtual
     NIC being no parameter-plane port (no RoCE or UB link is known from it)."""
@@ -4253,6 +4350,8 @@ _CONVERTERS = {
     "npu_exporter": _npu_exporter,
     "npu_tls_cert": _npu_tls_cert,
     "ascend_notes": _ascend_notes,
+    "ascend_versions": _ascend_versions,
+    "ethtool_stats": _ethtool,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -193,6 +193,21 @@ def build(
         leaders = [x for x in own if _same_moment(x.time_s, own[0].time_s)] if own else []
         if seen_together:
             leaders = own
+        elif own:
+            # the same failure in the same words on several ranks within a blink (gloo's mesh
+            # that two ranks failed to connect, 25 us apart): one failure they met together,
+            # not one rank's that the other followed
+            echo = [
+                x
+                for x in own
+                if x.kind == own[0].kind
+                and x.message.split("]", 1)[-1] == own[0].message.split("]", 1)[-1]
+                and x.time_s is not None
+                and own[0].time_s is not None
+                and x.time_s - own[0].time_s < SAME_AT_ONCE_S
+            ]
+            if len(echo) > len(leaders):
+                leaders = echo
         if len(leaders) > 1 and not any(x.rank in roots for x in leaders):
             tl.tied = sorted(x.rank for x in leaders)
         lagging = _lagging(failures, tl.seq_spread, own)
@@ -238,6 +253,9 @@ def _same_moment(a: float | None, b: float | None) -> bool:
     return int(a) == int(b) and (float(a).is_integer() or float(b).is_integer())
 
 
+SAME_AT_ONCE_S = 0.01
+"""How close the same failure, in the same words, on several ranks must stand to be one they met
+together (a connect that failed for all of them), not one that spread from the first."""
 SAME_FAILURE_S = 1.0
 """How close the watchdogs' "failure detected ... at work N" lines of one work must stand to be
 one failure every rank saw (a watchdog polls its work about once a second): a rank seconds

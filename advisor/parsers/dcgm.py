@@ -705,6 +705,10 @@ class DiscoveredGpu:
     bus_id: str = ""
 
 
+DCGM_STR_BLANK = "<<<NULL>>>"
+"""DCGM's text for a value it does not have (dcgmlib/dcgm_structs.h)."""
+
+
 def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[ParseWarning]]:
     """dcgmi discovery -l: the GPU count it states and each GPU listed; raises ParseError when
     neither is there."""
@@ -733,6 +737,20 @@ def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[Pa
     if found is None and not gpus:
         raise ParseError("dcgmi discovery: no 'GPUs found' line and no GPU row")
     warnings: list[ParseWarning] = []
+    # DCGM writes a value it has none for as DCGM_STR_BLANK, "<<<NULL>>>" (dcgmlib/dcgm_structs.h):
+    # a GPU listed with no name is one whose attributes the host engine could not read
+    blank = [g for g in gpus if g.name == DCGM_STR_BLANK]
+    if blank:
+        warnings.append(
+            ParseWarning(
+                line=blank[0].line,
+                message=f"dcgmi discovery: {len(blank)} GPU(s) listed with no name ({DCGM_STR_BLANK}, "
+                f"DCGM's blank value: GPU {', '.join(str(g.id) for g in blank)}): the host engine "
+                "could not read their attributes from the driver, so nothing of their model is "
+                "known (check nvidia-smi and the host engine's log)",
+                skipped=False,
+            )
+        )
     if found is not None and len(gpus) < found:
         warnings.append(
             ParseWarning(

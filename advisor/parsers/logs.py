@@ -606,7 +606,8 @@ class LogEvent:
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
-    link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump or pg_dump_unfinished."""
+    link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, run_success or
+    gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -664,6 +665,9 @@ class LogEvent:
     exception_type: str | None = None
     """HCCL's ``ExceptionType`` (Heartbeat Lost Occurred, Stuck Occurred), the socket table's
     status (time out) or a listen failure's ``socket type N``."""
+    was: str | None = None
+    """The kind a ``gone_past`` event was read as before the run's own word that it succeeded
+    (``_gone_past_success``) made it one the run went on past."""
 
 
 @dataclass(kw_only=True)
@@ -865,8 +869,84 @@ def _hccl_world_rank(lines: list[tuple[int, str, int | None]], report: LogReport
 
 def parse(text: str) -> LogReport:
     """Find every recognised failure event; ParseError when there is none, no NCCL debug line
-    names a host and no HCCL plog line is there (an NCCL_DEBUG=INFO log or an HCCL plog of a
-    healthy run is evidence too)."""
+    names a host, no HCCL plog line is there (an NCCL_DEBUG=INFO log or an HCCL plog of a
+    healthy run is evidence too) and the run did not say it succeeded."""
+    success = _run_success(text)
+    try:
+        report = _parse_events(text)
+    except ParseError:
+        if success is None:
+            raise
+        report = LogReport()  # the run's own word that it succeeded, and no error line
+    if success is not None:
+        _gone_past_success(report, success)
+    return report
+
+
+# MLPerf's logger (mlcommons/training compliance/mllog/constants.py): a run ends in RUN_STOP
+# ("run_stop", an INTERVAL_END) whose metadata status is SUCCESS ("success": the quality target
+# reached) or ABORTED ("aborted"): ':::MLLOG {"namespace": "", "time_ms": 1594409584658,
+# "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": ...,
+# "lineno": 996, "status": "success"}}'. Every rank may print it; one "aborted" among them is
+# no success.
+_MLLOG_RUN_STOP_RE = re.compile(
+    r':::MLLOG \{.*"key": ?"run_stop".*"status": ?"(?P<status>\w+)"', re.IGNORECASE
+)
+_MLLOG_WHERE_RE = re.compile(r'"file": ?"(?P<file>[^"]{1,200})", ?"lineno": ?(?P<lineno>\d+)')
+GONE_PAST_KINDS = frozenset(
+    {"nccl_warning", "ucx_error", "libfabric_warning", "nccl_connect_retry", "python_exception",
+     "log_error", "gloo_error", "store_connect_failure", "input_pipeline_failure"}
+)  # fmt: skip
+"""Errors a run printed and went on past: before (or after) its own word that it succeeded they
+were not its end (a device it could not open and did without, a retried connect, a traceback a
+library logged and caught)."""
+TEARDOWN_KINDS = GONE_PAST_KINDS | frozenset(
+    {"job_cancelled", "launcher_exit", "elastic_failure", "watchdog_timeout", "watchdog_failure",
+     "watchdog_exception", "watchdog_hang", "watchdog_progress", "nccl_call_failure",
+     "nccl_net_error", "store_lost", "store_timeout", "rendezvous_failure", "cuda_error",
+     "pg_abort_timeout"}
+)  # fmt: skip
+"""What a run's end printed after its own word that it succeeded (a scheduler's time limit met
+while it closed, a communicator aborted at exit, a worker's semaphore already unlinked): the run's
+result stands; a failure of the job before that word (a restart it recovered from) stays one, and
+a device's or the machine's fault (an Xid, an ECC error, a silent data corruption) stays one
+wherever it stands."""
+
+
+def _run_success(text: str) -> tuple[int, str] | None:
+    """The line of the run's own word that it succeeded (the last one; MLPerf's RUN_STOP
+    "success"), None when it said none or one of its ranks aborted."""
+    if "run_stop" not in text:
+        return None
+    found: tuple[int, str] | None = None
+    for no, line in enumerate(text.splitlines(), start=1):
+        if "run_stop" not in line or not (m := _MLLOG_RUN_STOP_RE.search(line)):
+            continue
+        if m.group("status").lower() != "success":
+            return None
+        where = _MLLOG_WHERE_RE.search(line)
+        found = (
+            no,
+            'MLPerf\'s run_stop, status "success"'
+            + (f" ({where.group('file')}:{where.group('lineno')})" if where else ""),
+        )
+    return found
+
+
+def _gone_past_success(report: LogReport, success: tuple[int, str]) -> None:
+    """The run said it succeeded at line ``success[0]``: the errors it went on past
+    (``GONE_PAST_KINDS``) and the failures of its teardown after that line (``TEARDOWN_KINDS``)
+    become ``gone_past`` notices, each with the kind it was read as (``was``); one
+    ``run_success`` notice holds the line."""
+    at, said = success
+    for ev in report.events:
+        if ev.kind in GONE_PAST_KINDS or (ev.line > at and ev.kind in TEARDOWN_KINDS):
+            ev.was, ev.kind = ev.kind, "gone_past"
+    report.events.append(LogEvent(kind="run_success", line=at, message=said))
+    report.events.sort(key=lambda e: e.line)
+
+
+def _parse_events(text: str) -> LogReport:
     lines = numbered_lines(text)
     raw = text.splitlines()  # the lines as written, launcher tags and all
     report = LogReport(hosts=_nccl_hosts(lines))
@@ -909,6 +989,8 @@ def parse(text: str) -> LogReport:
         _loader_failures(lines, report)
     if "istAndWatch" in text or "StartContainer" in text:
         _kubelet_failures(lines, report)
+    if " hook #" in text:
+        _oci_hook_failures(lines, report)
     if "Resource temporarily unavailable" in text or "start new thread" in text:
         _thread_limits(lines, report)
     fm_running = False
@@ -944,6 +1026,8 @@ def parse(text: str) -> LogReport:
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
+    if "Get physical device number failed" in text:
+        _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
     _socket_network(lines, report)
     report.events.extend(net_without_gdr(lines))
@@ -1100,6 +1184,13 @@ def parse(text: str) -> LogReport:
             and _loss_notes(lines, report)
         ):
             return report  # a training loop printing its loss, step after step: it ran
+        if (
+            not report.events
+            and "Free memory on device" in text
+            and first_error_line(lines) is None
+            and _vllm_memory_notes(lines, report)
+        ):
+            return report  # a vLLM worker's memory profile at start: it loaded and fit
         if not report.events and PG_WARNING_RE.search(text):
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
@@ -2951,6 +3042,42 @@ def _step_said(m: re.Match[str]) -> str:
     return f"iteration {m.group('step')} of {m.group('of')}"
 
 
+# vLLM's worker (vllm-ascend's worker.py as vLLM's gpu worker) after profiling its memory at
+# start: "Free memory on device (60.86/61.27 GiB) on startup. Desired GPU memory utilization is
+# (0.9, 55.14 GiB). Actual usage: 1.14 GiB for weights, ..."
+VLLM_MEMORY_RE = re.compile(
+    r"Free memory on device \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup\."
+    r"(?: Desired GPU memory utilization is \((?P<util>[\d.]+), (?P<want>[\d.]+) GiB\)\.)?"
+)
+
+
+def _vllm_memory_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of each vLLM worker's memory at start (free of total, the share it may use);
+    False where no line holds one."""
+    said = False
+    for no, line, _ in lines:
+        if "Free memory on device" not in line or not (m := VLLM_MEMORY_RE.search(line)):
+            continue
+        worker = WORKER_PREFIX_RE.match(line)
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message="a vLLM worker's memory at start"
+                + (f" ({worker.group('name')} pid {worker.group('pid')})" if worker else "")
+                + f": {m.group('free')} of {m.group('total')} GiB free"
+                + (
+                    f", {m.group('want')} GiB ({m.group('util')} of it) for the engine"
+                    if m.group("util")
+                    else ""
+                )
+                + "; no error",
+                skipped=False,
+            )
+        )
+        said = True
+    return said
+
+
 def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the steps a training log printed its loss for: how many, and the loss first
     and last (a log that trains, with no error in it); False where no line holds one."""
@@ -3312,6 +3439,8 @@ NOTICE_KINDS = frozenset(
         "nccl_no_gdr",
         "nccl_nvlink_asymmetric",
         "nccl_ib_notice",
+        "run_success",
+        "gone_past",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -3893,7 +4022,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 None,
             )
         for text, number, name in NCCL_RESULTS:
-            if what.startswith(text):
+            # (older NCCL's text says "unhandled CUDA error", today's "unhandled cuda error")
+            if what.lower().startswith(text.lower()):
                 ev.code, ev.code_name = str(number), name
                 break
         if last:
@@ -4378,6 +4508,39 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 )
 
 
+# torchrun's rendezvous endpoint, in its launch configs ("  rdzv_endpoint    : 10.28.1.16") or its
+# arguments ("'--rdzv_endpoint=10.28.1.16'", "--rdzv-endpoint 10.0.0.1:29500"); with no port the
+# c10d backend uses 29400 (torch/distributed/elastic/rendezvous c10d_rendezvous_backend.py:
+# parse_rendezvous_endpoint(params.endpoint, default_port=29400))
+_RDZV_ENDPOINT_RE = re.compile(
+    r"\brdzv[_-]endpoint(?:\s*:\s*|=|\s+)['\"]?(?P<host>[\w.-]+|\[[0-9A-Fa-f:]+\])(?::(?P<port>\d+))?['\",\s]"
+)
+RDZV_DEFAULT_PORT = 29400
+
+
+_RDZV_BACKEND_RE = re.compile(r"\brdzv[_-]backend(?:\s*:\s*|=|\s+)['\"]?(?P<backend>\w+)")
+
+
+def _rendezvous_endpoint(lines: list[tuple[int, str, int | None]]) -> tuple[str, int, bool] | None:
+    """The rendezvous endpoint the launch named (host, port, whether the port is the c10d
+    backend's default); None where none is named, or no port and another backend (etcd's)."""
+    backend = next(
+        (
+            b.group("backend")
+            for _, t, _ in lines
+            if "rdzv" in t and (b := _RDZV_BACKEND_RE.search(t))
+        ),
+        "c10d",
+    )
+    for _, line, _ in lines:
+        if "rdzv" in line and (m := _RDZV_ENDPOINT_RE.search(line + " ")):
+            port = m.group("port")
+            if port is None and backend != "c10d":
+                return None
+            return m.group("host"), int(port) if port else RDZV_DEFAULT_PORT, port is None
+    return None
+
+
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A rank's time-out waiting for the store (one per rank and store), and its failed connect
     attempts (one per store address and reason)."""
@@ -4389,15 +4552,21 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
             err = rz.group("err") or rz.group("err2")
             if err not in rendezvous:
                 rendezvous.add(err)
-                report.events.append(
-                    LogEvent(
-                        kind="rendezvous_failure",
-                        line=no,
-                        message=line.strip()[:300],
-                        rank=tagged,
-                        exception_type=err,
-                    )
+                ev = LogEvent(
+                    kind="rendezvous_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type=err,
                 )
+                if endpoint := _rendezvous_endpoint(lines):
+                    ev.ip, ev.port = endpoint[0], endpoint[1]
+                    ev.exception_type = (
+                        f"{err} (the c10d store at {endpoint[0]}:{endpoint[1]}"
+                        + (", torch's default port: the endpoint names none" if endpoint[2] else "")
+                        + ")"
+                    )
+                report.events.append(ev)
             continue
         if "timeout after" in line and (wk := _STORE_WAIT_KEYS_RE.search(line)):
             if (tagged, wk.group("keys"), None) in waited:
@@ -4597,8 +4766,31 @@ _RT_MALLOC_RE = re.compile(
     # resource[DeviceMemory] with info [size:2147483648]. Reason: Memory resources are exhausted."
     r"|Failed to allocate resource\[DeviceMemory\] with info \[size:(?P<size2>\d+)\]"
 )
-CANN_OOM_WINDOW_LINES = 8
-"""How far after EL0004's line the runtime's failed rtMalloc line may stand."""
+CANN_OOM_WINDOW_LINES = 14
+"""How far after EL0004's line the runtime's TraceBack lines (its failed rtMalloc, the device it
+was opening) may stand."""
+# the runtime opening a device whose memory pool it could not set up (runtime raw_device.cc "Fail
+# to init MemoryPoolManager", then log_inner.cpp "open device 2 failed, runtime result =
+# 507033."): the memory ran out as the device was opened, before the program allocated anything
+_OPEN_DEVICE_RE = re.compile(r"open device (?P<dev>\d+) failed, runtime result = (?P<ret>\d+)")
+
+
+# The runtime's call into the driver for device memory, refused for want of it (runtime
+# npu_driver.cc: "halMemAlloc failed: device_id=7, size=15069901824, type=2, env_type=3,
+# drvRetCode=6!"; drvRetCode 6 is DRV_ERROR_OUT_OF_MEMORY, hicann/driver ascend_hal_error.h)
+_HAL_MEM_ALLOC_OOM_RE = re.compile(
+    r"halMemAlloc failed: device_id=(?P<dev>\d+), size=(?P<size>\d+),[^!\n]{0,80}?drvRetCode=6\b"
+)
+
+
+# MindIE-LLM's warm-up (its service's first inference at its largest input) that did not fit:
+# "[llm] [ERROR] [logging.py-348] : Warmup failed, because of multimodal model inference out of
+# memory when `maxInputTokenLen` set to 8192. Please try to decrease `maxPrefillTokens` in
+# config.json of mindie-service."
+_MINDIE_WARMUP_OOM_RE = re.compile(
+    r"\bWarmup failed, because of (?P<what>[^.\n]{0,200}?out of memory[^.\n]{0,200})\."
+    r"(?:\s*(?P<advice>Please try to [^\n]{1,200}?\.)(?=\s|$))?"
+)
 
 
 def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -4611,7 +4803,18 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             ev.kind, ev.library = "device_oom", "NPU"
             ev.exception_type = "EL0004: device memory could not be allocated (size not printed)"
             at = index_of.get(ev.line, len(lines))
-            for _, nxt, _ in lines[at + 1 : at + 1 + CANN_OOM_WINDOW_LINES]:
+            trace = [t for _, t, _ in lines[at + 1 : at + 1 + CANN_OOM_WINDOW_LINES]]
+            opened = next((o for t in trace if (o := _OPEN_DEVICE_RE.search(t))), None)
+            if opened and any("MemoryPoolManager" in t for t in trace):
+                ev.device = int(opened.group("dev")) if ev.device is None else ev.device
+                ev.library = "NPU runtime"
+                ev.exception_type = (
+                    f"EL0004: device {opened.group('dev')}'s memory ran out as the runtime opened "
+                    f"it (its memory pool could not be set up; runtime result "
+                    f"{opened.group('ret')}): other processes hold the device's memory"
+                )
+                continue
+            for nxt in trace:
                 if ("rtMalloc" in nxt or "DeviceMemory" in nxt) and (
                     rm := _RT_MALLOC_RE.search(nxt)
                 ):
@@ -4623,8 +4826,46 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     break
     seen: set[tuple[int | None, int | None]] = set()
     for no, line, tagged in lines:
+        if "Warmup failed" in line and (wu := _MINDIE_WARMUP_OOM_RE.search(line)):
+            if (tagged, None) not in seen:
+                seen.add((tagged, None))
+                report.events.append(
+                    LogEvent(
+                        kind="device_oom",
+                        line=no,
+                        message=line[wu.start() :].strip()[:300],
+                        rank=tagged,
+                        library="MindIE warm-up",
+                        exception_type=f"MindIE's warm-up ran out of device memory "
+                        f"({' '.join(wu.group('what').split())})"
+                        + (
+                            f"; it advises: {wu.group('advice').strip()}"
+                            if wu.group("advice")
+                            else ""
+                        ),
+                    )
+                )
+            continue
+        key: tuple[int | None, int | None]
+        if "halMemAlloc failed" in line and (hm := _HAL_MEM_ALLOC_OOM_RE.search(line)):
+            key = (tagged, int(hm.group("dev")))
+            if key not in seen:
+                seen.add(key)
+                report.events.append(
+                    LogEvent(
+                        kind="device_oom",
+                        line=no,
+                        message=line[hm.start() : hm.end()].strip()[:300],
+                        rank=tagged,
+                        device=key[1],
+                        library="NPU driver",
+                        exception_type=f"the driver could not allocate {int(hm.group('size'))} B "
+                        "of device memory (halMemAlloc: drvRetCode 6, DRV_ERROR_OUT_OF_MEMORY)",
+                    )
+                )
+            continue
         if "Malloc device memory failed" in line and (ms := _MS_MALLOC_RE.search(line)):
-            key: tuple[int | None, int | None] = (tagged, int(ms.group("dev")))
+            key = (tagged, int(ms.group("dev")))
             if key not in seen:
                 seen.add(key)
                 report.events.append(
@@ -4953,8 +5194,15 @@ interleave)."""
 # UCX's own signal handler (ucs/debug), in a process that loaded UCX (Open MPI's pml, NCCL's or
 # NIXL's UCX plugin): "[host:pid:tid:thread] Caught signal 11 (Segmentation fault: address not
 # mapped to object at address 0x28)", then its backtrace; the process ends there
+# numactl (numactl.c) prints "<%s> is invalid" for a CPU or node list it cannot parse, then its
+# usage, and exits 1; libnuma (libnuma.c numa_parse_cpustring / nodestring) has said why on
+# stderr: "libnuma: Warning: cpu argument 64-71 is out of range" ("node argument N ...")
+_NUMACTL_INVALID_RE = re.compile(r"^<(?P<arg>[^<>\s]{1,200})> is invalid\s*$")
+_LIBNUMA_RANGE_RE = re.compile(r"(?:cpu|node) argument \S{1,100} is out of range")
+NUMACTL_USAGE_LINES = 40
+"""How far from numactl's "is invalid" line its usage text and libnuma's warning may stand."""
 _UCX_SIGNAL_RE = re.compile(
-    r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\s*:\s*\d+:\s*\d+\] Caught signal (?P<num>\d+) "
+    r"^\s*\[(?P<host>[^:\]\s]+):(?P<pid>\d+)\s*:\s*\d+:\s*(?P<tid>\d+)\] Caught signal (?P<num>\d+) "
     r"\((?P<what>[^)\n]*)\)?"  # (its words may be cut with the copy: "(Bus error")
 )
 
@@ -4972,6 +5220,50 @@ def _nccl_devices_by_pid(lines: list[tuple[int, str, int | None]]) -> dict[tuple
 # a backtrace frame inside NCCL: "4 0x...50853 ncclGetUniqueId()  ???:0", "... libnccl.so.2:0"
 _NCCL_FRAME_SYMBOL_RE = re.compile(r"\b(nccl[A-Z]\w*)\(|(libnccl\.so)")
 UCX_BACKTRACE_LINES = 40
+# UCX's handler prints each thread's stack under "==== backtrace (tid:    227) ====" (ucs/debug/
+# debug.c), one frame a line: " 7 0x000000000007421b PMPI_Group_incl()  /path/pgroup_incl.c:87";
+# several processes that crashed at once print their "Caught signal" lines first, then the stacks
+_UCX_BACKTRACE_RE = re.compile(r"^\s*=+ backtrace \(tid:\s*(?P<tid>\d+)\) =+")
+_UCX_FRAME_RE = re.compile(r"^\s*(?P<n>\d+)\s+0x[0-9a-fA-F]+\s+(?P<sym>[A-Za-z_][\w:~<>]*)\(\)")
+UCX_BACKTRACE_SEARCH_LINES = 2000
+"""How far below its "Caught signal" line a process's own backtrace may stand."""
+_SIGNAL_FRAMES = ("__sigaction", "__restore_rt", "ucs_", "__GI_", "killpg", "raise", "abort")
+"""Frames of the signal's own handling above the one the process crashed in."""
+_MPI_FRAMES = ("ompi_", "opal_", "orte_", "mca_", "PMPI_", "MPI_", "pmix_", "prte_")
+"""Open MPI's (and its PMIx runtime's) symbols."""
+
+
+def _ucx_backtrace(
+    lines: list[tuple[int, str, int | None]], index: int, tid: str
+) -> list[tuple[int, str, int | None]]:
+    """The frames UCX printed for thread ``tid`` (its own ``backtrace (tid: N)`` block), else
+    the lines just below its "Caught signal" line."""
+    for at in range(index + 1, min(len(lines), index + 1 + UCX_BACKTRACE_SEARCH_LINES)):
+        t = lines[at][1]
+        if "backtrace (tid:" in t and (m := _UCX_BACKTRACE_RE.match(t)) and m.group("tid") == tid:
+            return lines[at + 1 : at + 1 + UCX_BACKTRACE_LINES]
+    return lines[index + 1 : index + 1 + UCX_BACKTRACE_LINES]
+
+
+def _ucx_crash_site(stack: list[tuple[int, str, int | None]]) -> tuple[str, str | None] | None:
+    """The frame a process crashed in, past the signal's own frames, with torch's c10d call
+    above it ("ompi_group_increment_proc_count() under c10d::ProcessGroupMPI::
+    createProcessGroupMPI()") and its library (Open MPI's symbols), None when the stack names
+    no frame."""
+    symbols: list[str] = []
+    for _, t, _ in stack:
+        # frames numbered from 0 in order: another process's stack printed at the same time
+        # interleaves its own numbers (39, 40, ...) with this one's
+        if (m := _UCX_FRAME_RE.match(t)) and int(m.group("n")) == len(symbols):
+            symbols.append(m.group("sym"))
+    own = [sym for sym in symbols if not sym.startswith(_SIGNAL_FRAMES)]
+    if not own:
+        return None
+    torch_call = next((sym for sym in own[1:] if sym.startswith("c10d::")), None)
+    site = f"{own[0]}()" + (f" under {torch_call}()" if torch_call else "")
+    return site, "Open MPI" if own[0].startswith(_MPI_FRAMES) else None
+
+
 # Launches that never reached the ranks: pyxis (Slurm's container plugin) "slurmstepd: error:
 # pyxis: container start failed with error code: 1" and, indented under "printing contents of log
 # file", enroot's reason; ssh from a launcher (mpirun's, DeepSpeed's runner check) "ssh: connect to
@@ -5391,8 +5683,9 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             pid = int(us.group("pid"))
             if pid not in handled:
                 handled.add(pid)
-                # the first frame inside NCCL (the call the crash came from), if any
-                stack = lines[index + 1 : index + 1 + UCX_BACKTRACE_LINES]
+                # the first frame inside NCCL (the call the crash came from), if any; else the
+                # frame it crashed in, and the torch call above it
+                stack = _ucx_backtrace(lines, index, us.group("tid"))
                 inside = next(
                     (
                         f.group(1) or f.group(2)
@@ -5401,6 +5694,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     ),
                     None,
                 )
+                crashed = None if inside else _ucx_crash_site(stack)
                 if device_of_pid is None:
                     device_of_pid = _nccl_devices_by_pid(lines)
                 by_handler.append(
@@ -5414,8 +5708,8 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         rank=rank_of_pid.get(pid),
                         device=device_of_pid.get((us.group("host"), pid)),
                         exit_code=-int(us.group("num")),
-                        call=inside,
-                        library="NCCL" if inside else None,
+                        call=inside or (crashed[0] if crashed else None),
+                        library="NCCL" if inside else (crashed[1] if crashed else None),
                     )
                 )
             continue
@@ -5731,6 +6025,25 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         root_cause=True,
                     )
                 )
+        elif "> is invalid" in line and (na := _NUMACTL_INVALID_RE.match(text)):
+            near = lines[max(0, index - NUMACTL_USAGE_LINES) : index + 1 + NUMACTL_USAGE_LINES]
+            own = [t for _, t, r in near if r == tagged]  # (srun -l: the same task's lines)
+            why = next((w.group(0) for t in own if (w := _LIBNUMA_RANGE_RE.search(t))), None)
+            if (why or any("usage: numactl" in t for t in own)) and ("numactl", no) not in seen:
+                seen.add(("numactl", no))
+                report.events.append(
+                    LogEvent(
+                        kind="launch_failed",
+                        line=no,
+                        message=text[:300],
+                        exception_type=f"numactl refused its binding <{na.group('arg')}>"
+                        + (f" (libnuma: {why})" if why else "")
+                        + ": the CPUs or NUMA nodes it names are not this host's, and the "
+                        "program under it never started",
+                        rank=tagged,
+                        root_cause=True,
+                    )
+                )
         elif "Unable to create step" in line and (st := _SRUN_STEP_RE.search(line)):
             if ("srun step", st.group("job")) not in seen:
                 seen.add(("srun step", st.group("job")))
@@ -5827,7 +6140,8 @@ _NPU_CALL_RE = re.compile(
     r"(?P<call>\w+):\S+:\d+ NPU error, error code is (?P<code>\d+)"
     r"|NPU function error: (?:\w+::)*(?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
     r"|NPU warning, error code is (?P<code3>\d+)"
-    r"|NPU function error: call (?P<call4>\w+) failed, error code is (?P<code4>\d+)"
+    # (an OCR'd copy may lower a letter: "NPu function error: call ...")
+    r"|(?i:NPU) function error: call (?P<call4>\w+) failed, error code is (?P<code4>\d+)"
     # torch_npu's op-plugin for an operator other than an HCCL collective (those are
     # hccl_call_failure): "OPS function error: RepeatInterleave, error code is 500002"
     r"|OPS function error: (?P<call5>(?!Hccl)\w+)\s*[,，]\s*error code is (?P<code5>\d+)"
@@ -7022,6 +7336,84 @@ _RUN_CONTAINER_RE = re.compile(
 )
 
 
+# runc (libcontainer) when an OCI hook fails: "error running prestart hook #0: exit status 255,
+# stdout: , stderr: <the hook's own output>", under docker's "OCI runtime create failed: runc
+# create failed: unable to start container process: error during container init: ..."; the
+# hook's output goes on over the next lines, up to the daemon's ": unknown".
+_OCI_HOOK_RE = re.compile(
+    r"error running (?P<which>\w+) hook #(?P<n>\d+): exit status (?P<status>\d+), stdout: "
+    r"(?P<out>.*?), stderr: (?P<err>.*)$"
+)
+OCI_HOOK_LINES = 4
+"""How many lines below runc's hook error the hook's own output may run on."""
+# The Ascend Docker Runtime's hook (ascend-docker-runtime cli/src: main.c "prepare necessary
+# config", "failed to setup container."; u_mount.c "failed to mount src: %s." when the file to
+# mount fails its checks; utils.c refuses a path that is writable by others or the group ("Please
+# check the write permission!"), not owned by root or the user ("Please check the folder
+# owner!"), or a symbolic link ("resolvedPath is symbolic link!"))
+_ASCEND_HOOK_WORDS = (
+    "prepare necessary config",
+    "failed to mount src",
+    "failed to setup container",
+)
+_ASCEND_HOOK_WHY_RE = re.compile(
+    r"Please check the write permission!|Please check the folder owner!"
+    r"|resolvedPath is symbolic link!|failed to mount src: (?P<src>[^\s]+?)\.(?=f|\s|$)"
+)
+
+
+def _oci_hook_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``container_start_failure`` per container whose runtime hook (the Ascend Docker
+    Runtime's, nvidia-container-runtime's) refused to start it, with the hook's own reason."""
+    seen: set[str] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if " hook #" not in line or not (m := _OCI_HOOK_RE.search(line)):
+            continue
+        said = [m.group("err")]
+        for _, more, _ in lines[index + 1 : index + 1 + OCI_HOOK_LINES]:
+            said.append(more.strip())
+            if more.rstrip().endswith(": unknown"):
+                break
+        err = " ".join(said)
+        key = f"{m.group('which')}{m.group('n')}{err[:120]}"
+        if key in seen:
+            continue
+        seen.add(key)
+        hook = f"runc's {m.group('which')} hook #{m.group('n')} exited with {m.group('status')}"
+        if any(w in err for w in _ASCEND_HOOK_WORDS):
+            why = [w.group(0).rstrip(".") for w in _ASCEND_HOOK_WHY_RE.finditer(err)]
+            src = next(
+                (w.group("src") for w in _ASCEND_HOOK_WHY_RE.finditer(err) if w.group("src")), None
+            )
+            what = (
+                f"{hook}: the Ascend Docker Runtime's hook refused to set the container up"
+                + (f" ({'; '.join(dict.fromkeys(why))})" if why else "")
+                + (
+                    f": it mounts {src} into the container only when that file and every "
+                    "directory above it are owned by root and not writable by the group or others"
+                    if src and any("write permission" in w or "owner" in w for w in why)
+                    else ""
+                )
+            )
+        elif "nvidia-container-cli" in err:
+            cli = err[err.index("nvidia-container-cli") :]
+            what = f"{hook}: {cli[:200]}"
+        else:
+            what = f"{hook}: {err.strip()[:200] or 'its output is not in the copy'}"
+        report.events.append(
+            LogEvent(
+                kind="container_start_failure",
+                line=no,
+                message=line.strip()[:400],
+                rank=tagged,
+                exception_type=what[:400],
+                library="Ascend Docker Runtime"
+                if any(w in err for w in _ASCEND_HOOK_WORDS)
+                else None,
+            )
+        )
+
+
 def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``device_plugin_lost`` per resource whose plugin stream ended; a
     ``container_start_failure`` per container the kubelet could not start."""
@@ -7100,6 +7492,13 @@ _FM_UNIT_FAILED_RE = re.compile(
     r"nvidia-fabricmanager\.service(?:: (?:Control process exited, code=\w+, status=(?P<status>\S+)"
     r"|Failed with result '(?P<result>[^']+)')| failed because)"
 )
+# its refusal to run beside a driver of another version (NVIDIA's Fabric Manager guide: the
+# package must match the driver's version exactly): "fabric manager NVIDIA GPU driver interface
+# version 530.30.02 don't match with driver version 530.41.03. Please update with matching NVIDIA
+# driver package."
+_FM_VERSION_RE = re.compile(
+    r"driver interface version (?P<fm>[\w.-]+) don'?t match with driver version (?P<drv>\d[\w-]*(?:\.\d[\w-]*)*)"
+)
 _FM_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>\w+) \((?P<sub>[^)\n]*)\)")
 
 
@@ -7152,6 +7551,18 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
             continue
         if (fc := _FM_FAILED_RE.search(line)) is not None:
             exit_code = int(fc.group("code"))
+        if failed is None and (vm := _FM_VERSION_RE.search(line)):
+            failed = LogEvent(
+                kind="fabric_manager_failed",
+                line=no,
+                message=s[:300],
+                rank=tagged,
+                host=_journal_host(line),
+                library="Fabric Manager",
+                exception_type=f"Fabric Manager did not run: it is version {vm.group('fm')}, the "
+                f"driver {vm.group('drv')}, and the two must be the same release",
+            )
+            continue
         if failed is None and (
             (e := _FM_ERROR_RE.search(line))
             or (e := _FM_FAILED_RE.search(line))
@@ -7685,6 +8096,8 @@ DEVICE_LAYER_MODULES = ("] DRV(", "] HCCP(", "] ROCE(", "] RUNTIME(")
 def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The first ERROR line of the driver or HCCP standing above every failure read: where the
     failure began (an event of its own, ``hccl_plog_error``)."""
+    if any(e.call == "drvGetDevNum" for e in report.events):
+        return  # no device to use: the runtime's errors around it follow from that
     first = min(e.line for e in report.events)
     hccl_after = any(e.kind.startswith("hccl") for e in report.events)
     for no, line, tagged in lines:
@@ -7887,6 +8300,11 @@ def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             continue
         seen.add((tagged, kind))
         wait = _GLOO_WAIT_RE.search(what)
+        if "connectFullMesh failed" in line:
+            # ProcessGroupGloo's full-mesh set-up (torch 2.2+ connectFullMesh) failed on this rank
+            said = "gloo could not connect its full mesh of pairs (connectFullMesh): " + (
+                "its error text says no cause ('no error')" if said == "no error" else said
+            )
         report.events.append(
             LogEvent(
                 kind="gloo_error",
@@ -9648,6 +10066,55 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
         if code := _search(_HEX_CODE_RE, [t for _, t, _ in lines[index : index + 2]]):
             ev.code = code.group(1)
         report.events.append(ev)
+    _bare_task_exceptions(lines, report)
+
+
+# The runtime's words of a failed task copied without its plog prefix (MindSpore prints them in
+# its exception's text): "The error from device(chipId:0, dieId:0), serial number is 13, an
+# exception occurred during AICPU execution, stream_id:2, task_id:19016, errcode:21008, msg:inner
+# error.[FUNC:ProcessStarsAicpuErrorInfo][FILE:device_error_proc.cc][LINE:1232]", with MindSpore's
+# "Launch kernel failed: Bprop/gradDense/Reshape-op278" (the operator) near it
+_BARE_TASK_EXCEPTION_RE = re.compile(
+    r"The error from device\((?:chipId:(?P<chip>\d+), dieId:\d+|(?P<dev>\d+))\), serial number is "
+    r"\d+, (?i:an exception occurred during) (?P<unit>[\w ]+?) execution, stream_id:\d+, "
+    r"(?:task_id|task_pos):\d+, errcode:(?P<code>\d+), msg:(?P<msg>[^\[\n]*?)\.?(?:\[|\s*$)"
+)
+_LAUNCH_KERNEL_FAILED_RE = re.compile(r"\bLaunch kernel failed: (?P<op>\S+)")
+BARE_TASK_OP_LINES = 6
+"""How far from the runtime's words MindSpore's "Launch kernel failed" line may stand."""
+
+
+def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``npu_device_exception`` per device and error code for the runtime's task-exception
+    words where no plog line carried them (a plog's are read with its ERROR line)."""
+    taken = {e.line for e in report.events}
+    seen: set[tuple[int, str]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "exception occurred during" not in line or no in taken or "[ERROR]" in line:
+            continue
+        if not (m := _BARE_TASK_EXCEPTION_RE.search(line)):
+            continue
+        device = int(m.group("chip") or m.group("dev"))
+        if (device, m.group("code")) in seen:
+            continue
+        seen.add((device, m.group("code")))
+        near = lines[max(0, index - BARE_TASK_OP_LINES) : index + 1 + BARE_TASK_OP_LINES]
+        op = next(
+            (k.group("op") for _, t, _ in near if (k := _LAUNCH_KERNEL_FAILED_RE.search(t))), None
+        )
+        report.events.append(
+            LogEvent(
+                kind="npu_device_exception",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                device=device,
+                op=op,
+                code=m.group("code"),
+                exception_type=f"{m.group('unit')} task exception, errcode {m.group('code')} "
+                f"({m.group('msg').strip()})" + (f" in {op}" if op else ""),
+            )
+        )
 
 
 # MindSpore's DumpTaskExceptionInfo (plugin/device/ascend/hal/device/ascend_kernel_runtime.cc),
@@ -10579,6 +11046,52 @@ own bound, no source gives one."""
 _DRIVER_READY_RE = re.compile(r"(?:set device ready|Receive device ready notify)\. \(dev_id=(\d+)")
 
 
+# The driver's log daemon library (adcore adx_dsmi.cpp IdeGetDevList) when the driver would not
+# count the devices: 'IDE_LOGE("Get physical device number failed, err: %d")' on drvGetDevNum's
+# drvError_t (ascend_hal_error.h), as a CANN log line "[ERROR] IDEDD(1,python3.10):... [adx_dsmi.
+# cpp:54][tid:201]>>> Get physical device number failed, err: 87"
+_DEVICE_COUNT_RE = re.compile(r"Get physical device number failed, err: (?P<code>-?\d+)")
+DRV_ERRORS = {
+    3: ("DRV_ERROR_NO_DEVICE", "no device"),
+    6: ("DRV_ERROR_OUT_OF_MEMORY", "out of memory"),
+    87: (
+        "DRV_ERROR_RESOURCE_OCCUPIED",
+        "the devices are busy: another process or container holds them",
+    ),
+    88: ("DRV_ERROR_PERMISSION", "no permission to the devices"),
+}
+"""drvError_t values (hicann/driver pkg_inc/ascend_hal_error.h) read with their meaning; DSMI's
+own log calls 87 "device is busy" (dsmi_common_interface.c)."""
+
+
+def _device_count_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_dcmi_error`` per code the driver gave when asked how many devices there are."""
+    seen: set[int] = set()
+    for no, line, tagged in lines:
+        if "Get physical device number failed" not in line:
+            continue
+        if not (m := _DEVICE_COUNT_RE.search(line)) or int(m.group("code")) in seen:
+            continue
+        code = int(m.group("code"))
+        seen.add(code)
+        name, meaning = DRV_ERRORS.get(code, (None, "see the driver's drvError_t codes"))
+        report.events.append(
+            LogEvent(
+                kind="npu_dcmi_error",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                code=str(code),
+                code_name=name,
+                library="Ascend driver",
+                call="drvGetDevNum",
+                exception_type=f"the driver would not count the devices (drvGetDevNum): {code}"
+                + (f" {name}" if name else "")
+                + f" ({meaning}); no NPU could be used by this process",
+            )
+        )
+
+
 def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The Ascend driver's ERROR lines in the host's kernel log, one ``npu_driver_error`` per
     machine, module and device with its repeats counted; never a query the driver does not
@@ -10673,9 +11186,12 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # Unknown Error"); Fabric Manager's service is read by _fabric_manager.
 _SMI_CANNOT_RE = re.compile(
     r"^(?P<what>No devices were found|NVIDIA-SMI has failed because it couldn't communicate with "
-    r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to determine the device handle for "
-    r"GPU ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
+    r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
+    r"handle for GPU ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
 )
+# dcgmi when DCGM's host engine (nv-hostengine) does not answer (dcgmi's connection error):
+# "Error: Unable to connect to host engine. Host engine connection invalid/disconnected."
+_DCGMI_NO_ENGINE_RE = re.compile(r"^Error: Unable to connect to host engine\.\s*(?P<why>.*?)\s*$")
 # NVML refusing a query for want of rights: "NVML: Unable to get the NvLink link utilization
 # counter control for link 0: Insufficient Permissions" (nvidia-smi nvlink as a user): the
 # figures asked for are not in the output, nothing is said of the link
@@ -10695,6 +11211,14 @@ _RDMA_NONE_RE = re.compile(
 # nv_get_p2p_free_callback:127 ERROR detected invalid context, skipping further processing" (a
 # raw /dev/kmsg copy keeps its "6,3973,227996636,-;" record head)
 _PEERMEM_ERROR_RE = re.compile(r"\bnvidia-peermem (?P<where>\w+:\d+) ERROR (?P<what>[^\n]+?)\s*$")
+
+
+# libibverbs (rdma-core libibverbs/init.c ibverbs_get_device_list): a device in sysfs that no
+# loaded user-space driver claimed, "libibverbs: Warning: no userspace device-specific driver
+# found for /sys/class/infiniband_verbs/uverbs0"
+_IBV_NO_PROVIDER_RE = re.compile(
+    r"no userspace device-specific driver found for\s*(?:/sys/class/infiniband_verbs/)?(?P<dev>\S+)"
+)
 
 
 def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -10742,6 +11266,23 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     )[:240],
                 )
             )
+        elif "host engine" in text and (de := _DCGMI_NO_ENGINE_RE.match(text)):
+            if "dcgmi engine" in seen:
+                continue
+            seen.add("dcgmi engine")
+            report.events.append(
+                LogEvent(
+                    kind="gpu_driver_error",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    library="dcgmi",
+                    exception_type="dcgmi could not reach DCGM's host engine (nv-hostengine)"
+                    + (f": {de.group('why').rstrip('.')}" if de.group("why") else "")
+                    + "; nothing of the GPUs was read (start nv-hostengine or the dcgm service, "
+                    "or point --host at the engine)",
+                )
+            )
         elif "Insufficient Permissions" in text and (perm := _NVML_PERMISSION_RE.match(text)):
             if "perm" in seen:
                 continue
@@ -10755,6 +11296,25 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     library="nvidia-smi",
                     exception_type=f"NVML refused the query for want of rights: {perm.group('what')} "
                     "(run it as root): the figures asked for are not in the output"[:200],
+                )
+            )
+        elif "no userspace device-specific driver" in text and (
+            nd := _IBV_NO_PROVIDER_RE.search(text)
+        ):
+            if "rdma provider" in seen:
+                continue
+            seen.add("rdma provider")
+            report.events.append(
+                LogEvent(
+                    kind="rdma_no_device",
+                    line=no,
+                    message=text[:300],
+                    rank=tagged,
+                    library="libibverbs",
+                    exception_type=f"libibverbs saw the RDMA device {nd.group('dev')} but no "
+                    "user-space driver (provider) claimed it: the provider library (libmlx5 "
+                    "and the other rdma-core providers) is missing where the process ran, often "
+                    "a container's image, so no RDMA NIC can be opened there",
                 )
             )
         elif ("IB devices" in text or "No devices" in text or "sys files not found" in text) and (
@@ -12191,8 +12751,17 @@ _FLAT_ENTRY_RE = re.compile(
 )  # (its traceback taken whole and stripped after: a lazy group before \s*$ retried every space)
 
 
+_ENTRY_KEYS = frozenset({"time", "host"})
+"""ChildFailedError's entry keys a flattened page may print alone, their values on later lines."""
+_GLUED_ENTRY_RE = re.compile(
+    r"^rank:?\s*(?P<rank>\d+) \(local[ _]rank: (?P<lr>\d+)\)\s*exitcode:\s*(?P<code>-?\d+)"
+    r"(?: \(pid: (?P<pid>\d+)\))?"
+)
+
+
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     lines = _unstamped(lines)
+    bare_keys: list[str] = []  # an entry's keys printed alone, their values on the lines after
     under_root = False  # below the summary's "Root Cause" heading, its entry not yet read
     for no, line, _ in lines:
         if "exitcode" in line and (flat := _FLAT_ENTRY_RE.search(line)):
@@ -12300,11 +12869,30 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             root = False
             continue
         if re.match(r"^\[\d+\]:$", s):
+            bare_keys.clear()
             root_heading = 0 if root else root_heading
             current = LogEvent(kind="elastic_failure", line=no, message="", root_cause=root)
             report.events.append(current)
             continue
+        if current is not None and s in _ENTRY_KEYS:
+            bare_keys.append(s)  # a key whose value a flattened page put on a later line
+            continue
+        if current is not None and (g := _GLUED_ENTRY_RE.search(s)):
+            # "rank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>": the fields run
+            # together where a page dropped their line breaks and padding
+            current.rank, current.local_rank = int(g.group("rank")), int(g.group("lr"))
+            current.exit_code = int(g.group("code"))
+            current.pid = int(g.group("pid")) if g.group("pid") else None
+            bare_keys.clear()
+            continue
         m = _failure_field(line)
+        if current is not None and m is None and bare_keys and s:
+            key = bare_keys.pop(0)
+            if key == "host":
+                current.host = s.split()[0]
+            elif key == "time":
+                current.time_s = timestamp_s(s)
+            continue
         if m is not None and (current is None or root_heading):
             # an entry whose "[0]:" line the copy lost (a page that flattened the summary)
             root_heading = 0 if root else root_heading

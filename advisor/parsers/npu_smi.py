@@ -338,6 +338,16 @@ def parse_info(text: str) -> NpuSmiInfo:
                 skipped=False,
             )
         )
+    elif not chips and version:
+        # the copy ends at the table's header (a paste cut short): the version is all it says
+        warnings.append(
+            ParseWarning(
+                line=header_line,
+                message=f"npu-smi info (npu-smi {version}) ends after its header: no chip row "
+                "in the copy, so no chip's health, power or memory is known",
+                skipped=True,
+            )
+        )
     elif not chips:
         raise ParseError("npu-smi info table has no readable chip", line=header_line)
     shown = {(c.npu, c.chip) for c in chips}

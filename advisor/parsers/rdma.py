@@ -401,6 +401,9 @@ PERFTEST_SIGNATURE = (
     # prints the two together
     r"|^[ \t]*Failed to modify QP (?:\d+ )?to (?:RTR|RTS)[ \t]*\r?\n"
     r"[ \t]*Unable to Connect the HCA's through the link"
+    # its report table copied alone: the header row, then a row of figures
+    r"|^[ \t]*#bytes[ \t]+#?iterations[ \t]+(?:BW peak\[(?:MB|MiB|Gb)/sec\]|t_min\[usec\])[^\n]*\n"
+    r"[ \t]*\d+[ \t]+\d+[ \t]+[\d.*]+"
 )
 _PERFTEST_TITLE_RE = re.compile(
     r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
@@ -833,6 +836,37 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             pending = [c for c in pending if c is not cmd]
             gids, head, title = [], None, None
             continue
+        bw_head = _PERFTEST_BW_HEAD_RE.search(line)
+        lat_head = None if bw_head else _PERFTEST_LAT_HEAD_RE.search(line)
+        if (bw_head or lat_head) and (run is None or run.rows or ended):
+            # a report table copied without the settings above it (a user's paste of the
+            # results alone): a run of the next command not matched yet, on its -d and -i
+            cmd = pending[0] if pending else None
+            run = PerftestRun(
+                test=cmd.tool if cmd else "perftest", peer=cmd.server if cmd else None
+            )
+            current = HcaPort(
+                ca=cmd.device if cmd and cmd.device else NO_DEVICE,
+                port=cmd.port if cmd and cmd.port is not None else 1,
+                line=no,
+                tool=f"perftest {cmd.tool if cmd else 'run'}",
+            )
+            current.perftest = run
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message="perftest's report table without its settings block"
+                    + (
+                        f": read as the run of the command on line {cmd.line}"
+                        if cmd
+                        else ": its command and device are not in the file"
+                    ),
+                    skipped=False,
+                )
+            )
+            ports.append(current)
+            pending = [c for c in pending if c is not cmd]
+            failure_open = ended = False
         if current is None or run is None:
             continue
         if s := _PERFTEST_SETTING_RE.match(line):
@@ -848,10 +882,10 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if len(gids) > 1 and run.peer is None:
                 run.peer = gids[1]
             continue
-        if h := _PERFTEST_BW_HEAD_RE.search(line):
-            head, scale = "bw", (1.0 if h.group("unit") == "Gb" else GBIT_PER_MIB)
+        if bw_head:
+            head, scale = "bw", (1.0 if bw_head.group("unit") == "Gb" else GBIT_PER_MIB)
             continue
-        if h := _PERFTEST_LAT_HEAD_RE.search(line):
+        if h := lat_head:
             head = "lat" if h.group("avg") else "lat_typical"
             continue
         if _PERFTEST_LAT_DUR_HEAD_RE.search(line):
@@ -861,7 +895,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run.failed = run.failed or e.group("what")
             ended = ended or last
             continue
-        if head and (r := _PERFTEST_ROW_RE.match(line)):
+        # (a row a user pasted into Markdown may carry its figure in bold: "**5544.28**")
+        if head and run is not None and (r := _PERFTEST_ROW_RE.match(line.replace("**", ""))):
             _perftest_row(run, head, scale, r)
     if not ports:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')

@@ -1,0 +1,180 @@
+"""The ``version.info`` files of Ascend's software packages: what is installed, and whether the
+driver and the firmware accept each other.
+
+Each package writes one under its install directory, ``key=value`` lines (as ``cat`` prints
+them; pasted with ``cat -n``'s numbers or a document's indent too):
+
+- the driver's (``/usr/local/Ascend/driver/version.info``): ``Version=24.1.rc3``,
+  ``ascendhal_version``, ``Innerversion=V100R001C19SPC001B124``, ``compatible_version=[...]``
+  and ``compatible_version_fw=[7.0.0,7.5.99]``: the firmware versions it works with, ranges of
+  ``[lowest,highest]``;
+- the firmware's (``/usr/local/Ascend/firmware/version.info``): ``Version=7.5.0.1.129``,
+  ``firmware_version=1.0`` and ``compatible_version_drv=[23.0.0,23.0.0.],[24.1,24.1.]``: the
+  driver versions it works with (a bound ending in a dot: any version under that prefix);
+- CANN's (``ascend-toolkit/latest/version.info``: ``# version: 1.0`` over
+  ``runtime_running_version=[7.6.0.1.220:8.0.0]`` ...; ``opp/version.info``: ``Version=``,
+  ``version_dir=``, ``timestamp=``).
+
+A driver outside the firmware's ranges, or firmware outside the driver's, is the mismatch the
+runtime refuses with "driver and firmware packages do not match" (a user's public notes of a
+24.1.rc2 driver, ``compatible_version_fw=[7.0.0,7.2.99]``, beside 7.3.0.1.231 firmware: device
+UUID and IPC queries failed until the driver was upgraded).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, numbered_lines
+
+SIGNATURE = (
+    r"^[ \t]*(?:\d+[ \t]+)?Version=\S+[ \t]*\n(?:[^\n]*\n){0,12}?[ \t]*(?:\d+[ \t]+)?"
+    r"(?:ascendhal_version|firmware_version|compatible_version(?:_fw|_drv)?|version_dir|"
+    r"package_version|Innerversion)="
+    r"|^[ \t]*(?:\d+[ \t]+)?# version: [\d.]+[ \t]*\n[ \t]*(?:\d+[ \t]+)?\w+_running_version=\["
+)
+_KEY_RE = re.compile(r"^\s*(?:\d+\s+)?(?P<key>[A-Za-z_][\w]*)=(?P<value>.*?)\s*$")
+_RANGE_RE = re.compile(r"\[(?P<lo>[^,\]\[]*),(?P<hi>[^\]\[]*)\]")
+_FILE_RE = re.compile(r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|/\S+\.(?:info|cfg|conf|ini)\b")
+"""A command or a path above a file's content: what follows is another file's."""
+_VERSION_KEYS = frozenset({"Version", "package_version"})
+_PATH_RE = re.compile(
+    r"/(?P<pkg>driver|firmware|opp|ascend-toolkit|nnae|nnal|atb)\b[^\s]*version\.info"
+)
+
+
+@dataclass(kw_only=True)
+class Package:
+    line: int
+    package: str
+    """driver, firmware, cann (the toolkit's running versions), opp or other."""
+    version: str | None = None
+    inner_version: str | None = None
+    compatible_fw: list[list[str]] = field(default_factory=list)
+    """The driver's ``compatible_version_fw`` ranges, ``[lowest, highest]``."""
+    compatible_drv: list[list[str]] = field(default_factory=list)
+    """The firmware's ``compatible_version_drv`` ranges."""
+    running: dict[str, str] = field(default_factory=dict)
+    """CANN's ``<component>_running_version`` values."""
+
+
+def _kind(keys: dict[str, str], named: str | None) -> str:
+    if "compatible_version_fw" in keys or "ascendhal_version" in keys or named == "driver":
+        return "driver"
+    if "firmware_version" in keys or "compatible_version_drv" in keys or named == "firmware":
+        return "firmware"
+    if any(k.endswith("_running_version") for k in keys):
+        return "cann"
+    if "version_dir" in keys or named == "opp":
+        return "opp"
+    return named or "other"
+
+
+def parse(text: str) -> list[Package]:
+    """Every ``version.info`` block in ``text`` (a block starts at its ``Version=`` or ``#
+    version:`` line); ParseError when none is there."""
+    blocks: list[tuple[int, str | None, dict[str, str]]] = []
+    named: str | None = None
+    fresh = (
+        True  # the next key starts a block: after a blank line, a command or another file's path
+    )
+    for no, line, _ in numbered_lines(text):
+        stripped = re.sub(r"^\s*\d+\s+", "", line).strip()
+        if not stripped or _FILE_RE.search(stripped):
+            fresh = True
+            if p := _PATH_RE.search(stripped):
+                named = {"ascend-toolkit": "cann", "nnae": "cann"}.get(
+                    p.group("pkg"), p.group("pkg")
+                )
+            elif stripped:
+                named = None
+            continue
+        if stripped.startswith("# version:"):
+            blocks.append((no, named, {}))
+            named, fresh = None, False
+            continue
+        if not (m := _KEY_RE.match(line)):
+            continue
+        key, value = m.group("key"), m.group("value")
+        if fresh or key == "Version" or not blocks or key in blocks[-1][2]:
+            blocks.append((no, named, {}))
+            named, fresh = None, False
+        blocks[-1][2][key] = value
+    packages: list[Package] = []
+    for no, said, keys in blocks:
+        if not _VERSION_KEYS.intersection(keys) and not any(
+            k.endswith("_running_version") for k in keys
+        ):
+            continue  # key=value lines of something else (an install.info's, a config's)
+        packages.append(
+            Package(
+                line=no,
+                package=_kind(keys, said),
+                version=keys.get("Version") or keys.get("package_version"),
+                inner_version=keys.get("Innerversion"),
+                compatible_fw=[
+                    [r.group("lo"), r.group("hi")]
+                    for r in _RANGE_RE.finditer(keys.get("compatible_version_fw", ""))
+                ],
+                compatible_drv=[
+                    [r.group("lo"), r.group("hi")]
+                    for r in _RANGE_RE.finditer(keys.get("compatible_version_drv", ""))
+                ],
+                running={k: v for k, v in keys.items() if k.endswith("_running_version")},
+            )
+        )
+    if not packages:
+        raise ParseError("no version.info key=value lines found")
+    return packages
+
+
+def _numbers(version: str) -> list[int]:
+    """A version's leading numeric parts ("24.1.rc3" → [24, 1]; "24.1." → [24, 1])."""
+    parts: list[int] = []
+    for part in version.strip().split("."):
+        if not part.isdigit():
+            break
+        parts.append(int(part))
+    return parts
+
+
+def in_range(version: str, lo: str, hi: str) -> bool | None:
+    """Whether ``version`` lies within ``[lo, hi]`` as Ascend's version.info writes ranges
+    (numeric parts compared as far as the bound has them; a bound ending in a dot matches any
+    version under it); None when the version has no number to compare."""
+    have, low, high = _numbers(version), _numbers(lo), _numbers(hi)
+    if not have or not low or not high:
+        return None
+    # (as far as each bound goes: "7.5.0.1.129" is within [7.0.0, 7.5.99], "24.1.rc3" within
+    # [24.1, 24.1.])
+    return have[: len(low)] >= low and have[: len(high)] <= high
+
+
+def _ranges(ranges: list[list[str]]) -> str:
+    return ", ".join(f"{lo} to {hi}" for lo, hi in ranges)
+
+
+def mismatches(packages: list[Package]) -> list[str]:
+    """Each driver/firmware pair in ``packages`` that one side's ranges leave out, in words."""
+    said: list[str] = []
+    drivers = [p for p in packages if p.package == "driver" and p.version]
+    firmware = [p for p in packages if p.package == "firmware" and p.version]
+    for drv in drivers:
+        for fw in firmware:
+            assert drv.version is not None and fw.version is not None
+            if drv.compatible_fw:
+                ok = [in_range(fw.version, lo, hi) for lo, hi in drv.compatible_fw]
+                if None not in ok and not any(ok):
+                    said.append(
+                        f"firmware {fw.version} is outside driver {drv.version}'s "
+                        f"compatible_version_fw ({_ranges(drv.compatible_fw)})"
+                    )
+            if fw.compatible_drv:
+                ok = [in_range(drv.version, lo, hi) for lo, hi in fw.compatible_drv]
+                if None not in ok and not any(ok):
+                    said.append(
+                        f"driver {drv.version} is outside firmware {fw.version}'s "
+                        f"compatible_version_drv ({_ranges(fw.compatible_drv)})"
+                    )
+    return said

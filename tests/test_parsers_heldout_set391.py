@@ -1,0 +1,403 @@
+"""Outputs of round JJ's held-out evaluation (sets 391-394) and round II's leftovers (sets
+387-390) that the advisor read wrong or not at all before this change (tests/data/
+evidence_heldout_57, sources in tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers import ascend_versions
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_57"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _said(ev: EvidenceFacts) -> list[str]:
+    return [m.message for f in ev.files for m in f.messages]
+
+
+def _findings(ev: EvidenceFacts) -> dict[str, object]:
+    return builtin_findings(
+        {"evidence.failures": ev.failures, "evidence.package_mismatches": ev.package_mismatches}
+    )
+
+
+# --- a run's own word that it succeeded (MLPerf's run_stop "success") ---
+
+
+def test_a_run_that_said_it_succeeded_keeps_the_errors_it_went_past_as_a_warning() -> None:
+    # one node, eight GPUs: UCX and NCCL could not open the InfiniBand devices the container
+    # lacks (153 UCX errors, 144 NCCL WARNs), and the run went on to its quality target
+    ev = _load(
+        "mlperf07_alibaba_a100x8_mxnet_resnet_nccl_warn_ibv_open_device_ucx_error_run_success.log"
+    )
+    (said,) = [f for f in ev.failures if f["kind"] == "run_success"]
+    assert said["line"] == 1960
+    assert said["message"] == (
+        'MLPerf\'s run_stop, status "success" (/workspace/image_classification/common/fit.py:996)'
+    )
+    past = [f for f in ev.failures if f["kind"] == "gone_past"]
+    assert {f["was"] for f in past} == {"ucx_error", "nccl_warning"}
+    assert all(f["line"] < 1960 for f in past)
+    assert not [f for f in ev.failures if f["kind"] not in ("run_success", "gone_past")]
+    findings = _findings(ev)
+    gone = findings["evidence-run-gone-past"]
+    assert gone.severity == "warning"
+    assert f"past {len(past)} error line(s)" in gone.message
+    assert "evidence-ucx-error" not in findings and "evidence-nccl-warning" not in findings
+    assert not [f for f in findings.values() if f.severity == "critical"]
+
+
+def test_tracebacks_after_the_runs_success_are_its_teardown_not_its_failure() -> None:
+    # DataLoader workers' semaphores already unlinked at exit, after run_stop "success"
+    ev = _load(
+        "mlperf40_hpe_xd670_h100_ssd_run_stop_success_then_multiprocessing_sem_unlink_tracebacks.txt"
+    )
+    (said,) = [f for f in ev.failures if f["kind"] == "run_success"]
+    (teardown,) = [f for f in ev.failures if f["kind"] == "gone_past"]
+    assert teardown["was"] == "python_exception" and teardown["line"] > said["line"]
+    assert "FileNotFoundError" in teardown["message"]
+    findings = _findings(ev)
+    assert findings["evidence-run-gone-past"].severity == "warning"
+    assert "evidence-python-exception" not in findings
+
+
+def test_a_run_with_no_success_line_is_read_as_before(tmp_path: Path) -> None:
+    # the same log without its run_stop line: its teardown traceback is the run's end again
+    name = "mlperf40_hpe_xd670_h100_ssd_run_stop_success_then_multiprocessing_sem_unlink_tracebacks.txt"
+    text = (HELDOUT / name).read_text()
+    (tmp_path / name).write_text(
+        "\n".join(line for line in text.splitlines() if '"key": "run_stop"' not in line)
+    )
+    ev = load_paths([tmp_path / name])
+    assert not [f for f in ev.failures if f["kind"] in ("run_success", "gone_past")]
+    assert [f for f in ev.failures if f["kind"] == "python_exception"]
+
+
+# --- processes that never started, or crashed at once ---
+
+
+def test_a_crash_inside_open_mpi_names_the_frame_and_torchs_call_for_each_rank() -> None:
+    ev = _load(
+        "mlperf40_redhat_llama2_70b_lora_8rank_sigsegv_processgroupmpi_ompi_group_incl_childfailederror.log"
+    )
+    crashes = [f for f in ev.failures if f.get("exception_type") == "UCX's signal handler"]
+    assert len(crashes) == 8
+    # each process's own backtrace block (tid N), printed after all eight signal lines
+    by_pid = {f["pid"]: f["call"] for f in crashes}
+    assert by_pid[227] == (
+        "ompi_group_increment_proc_count() under c10d::ProcessGroupMPI::createProcessGroupMPI()"
+    )
+    assert by_pid[228].startswith("ompi_dpm_group_is_dyn()")
+    assert {f["library"] for f in crashes} == {"Open MPI"}
+    finding = _findings(ev)["evidence-launcher-exit"]
+    assert any(
+        "(inside Open MPI: ompi_group_increment_proc_count()" in str(i) for i in finding.items
+    )
+
+
+def test_numactls_refused_cpu_list_is_the_task_that_never_started() -> None:
+    ev = _load(
+        "mlperf40_smc_h100_bert_rank0_numactl_cpu_64_71_out_of_range_others_hang_time_limit.log"
+    )
+    (refused,) = [f for f in ev.failures if f["kind"] == "launch_failed"]
+    assert (refused["rank"], refused["line"], refused["root_cause"]) == (0, 63, True)
+    assert refused["exception_type"].startswith(
+        "numactl refused its binding <0-7,64-71> (libnuma: cpu argument 64-71 is out of range)"
+    )
+    finding = _findings(ev)["evidence-launch-failed"]
+    (line,) = [str(i) for i in finding.items]
+    assert line.startswith("task/rank 0: numactl refused its binding <0-7,64-71>")
+
+
+# --- Ascend packages' version.info ---
+
+
+def test_the_drivers_version_info_is_read_with_the_firmware_it_accepts() -> None:
+    ev = _load("ascend_driver_version_info_25_2_0_300i_duo_gpustack3385.txt")
+    (report,) = ev.files
+    assert report.status == "read" and report.formats == ["ascend_versions"]
+    (pkg,) = ev.packages
+    assert (pkg["package"], pkg["version"], pkg["inner_version"]) == (
+        "driver",
+        "25.2.0",
+        "V100R001C21SPC008B208",
+    )
+    assert pkg["compatible_fw"] == [["6.4.0", "6.4.99"], ["7.0.0", "7.7.99"]]
+    (note,) = _said(ev)
+    assert "works with firmware 6.4.0 to 6.4.99, 7.0.0 to 7.7.99" in note
+    assert not ev.package_mismatches
+
+
+def test_firmware_outside_the_drivers_ranges_is_a_mismatch_within_one_folder(
+    tmp_path: Path,
+) -> None:
+    # the driver's real version.info beside firmware version.info files written as the firmware
+    # package writes them (Version=, firmware_version=, compatible_version_drv=)
+    name = "ascend_driver_version_info_25_2_0_300i_duo_gpustack3385.txt"
+    host = tmp_path / "node1"
+    host.mkdir()
+    shutil.copy(HELDOUT / name, host / "driver_version.info")
+    (host / "firmware_version.info").write_text(
+        "Version=7.8.0.2.212\nfirmware_version=1.0\npackage_version=25.3.rc1\n"
+        "compatible_version_drv=[25.3,25.3.]\n"
+    )
+    ev = load_paths([tmp_path])
+    said = sorted(m["said"] for m in ev.package_mismatches)
+    assert said == [
+        "driver 25.2.0 is outside firmware 7.8.0.2.212's compatible_version_drv (25.3 to 25.3.)",
+        "firmware 7.8.0.2.212 is outside driver 25.2.0's compatible_version_fw "
+        "(6.4.0 to 6.4.99, 7.0.0 to 7.7.99)",
+    ]
+    assert _findings(ev)["evidence-ascend-driver-firmware-mismatch"].severity == "warning"
+    # the same firmware in another host's folder is not compared with this driver
+    other = tmp_path / "node2"
+    other.mkdir()
+    (host / "firmware_version.info").rename(other / "firmware_version.info")
+    assert not load_paths([tmp_path]).package_mismatches
+
+
+def test_version_ranges_compare_as_far_as_each_bound_goes() -> None:
+    assert ascend_versions.in_range("7.5.0.1.129", "7.0.0", "7.5.99") is True
+    assert ascend_versions.in_range("7.6.0.1.129", "7.0.0", "7.5.99") is False
+    assert ascend_versions.in_range("24.1.rc3", "24.1", "24.1.") is True
+    assert ascend_versions.in_range("24.2.0", "24.1", "24.1.") is False
+    assert ascend_versions.in_range("rc3", "24.1", "24.1.") is None
+
+
+# --- round JJ: Ascend tools and logs ---
+
+
+def test_the_ascend_docker_runtimes_refused_mount_is_a_container_that_did_not_start() -> None:
+    for name in (
+        "gpustack4299_worker_log_ascend_docker_runtime_prestart_hook_mount_npu_smi_failed.log",
+        "alphafold1073_docker_compose_up_ascend_runtime_prestart_hook_exit_255.log",
+    ):
+        ev = _load(name)
+        (failed,) = [f for f in ev.failures if f["kind"] == "container_start_failure"]
+        assert failed["library"] == "Ascend Docker Runtime"
+        assert failed["exception_type"].startswith(
+            "runc's prestart hook #0 exited with 255: the Ascend Docker Runtime's hook refused "
+            "to set the container up (Please check the write permission!; failed to mount src: "
+            "/usr/local/bin/npu-smi)"
+        )
+        finding = _findings(ev)["evidence-container-start-failure"]
+        assert any("chmod go-w" in r.why for r in finding.recommendations)
+
+
+def test_the_drivers_busy_answer_to_counting_devices_is_the_failure_not_the_runtime_lines() -> None:
+    ev = _load(
+        "lmdeploy2585_atlas800t_a2_container_idedd_get_physical_device_number_failed_err87_cut.log"
+    )
+    (busy,) = ev.failures
+    assert (busy["kind"], busy["line"], busy["code"], busy["call"]) == (
+        "npu_dcmi_error",
+        3,
+        "87",
+        "drvGetDevNum",
+    )
+    assert "DRV_ERROR_RESOURCE_OCCUPIED" in busy["exception_type"]
+    findings = _findings(ev)
+    assert findings["evidence-npu-devices-unavailable"].severity == "critical"
+    assert "evidence-npu-dcmi-error" not in findings and "evidence-hccl-plog-error" not in findings
+
+
+def test_npu_smi_cut_after_its_header_is_partial_with_its_version() -> None:
+    ev = _load("npu_smi_info_310p3_in_container_24_1_rc2_header_only_llamafactory10418_cut.txt")
+    (report,) = ev.files
+    assert report.status == "partial" and not ev.npu_chips
+    assert any("npu-smi 24.1.rc2" in m and "no chip row" in m for m in _said(ev))
+
+
+def test_memory_that_ran_out_as_the_runtime_opened_a_device_names_that_device() -> None:
+    ev = _load("ptoas341_aclrtSetDevice_507033_el0004_memory_pool_open_device2.log")
+    (oom,) = [f for f in ev.failures if f["kind"] == "device_oom"]
+    assert (oom["device"], oom["library"]) == (2, "NPU runtime")
+    assert oom["exception_type"].startswith(
+        "EL0004: device 2's memory ran out as the runtime opened it"
+    )
+    assert "caching allocator" not in _findings(ev)["evidence-device-out-of-memory"].message
+
+
+def test_the_drivers_refused_allocation_in_a_flattened_plog_is_device_7s_out_of_memory() -> None:
+    ev = _load("hiascend_cann5046_tfmigr_drv_devmm_halmemalloc_oom_device7_flattened.log")
+    (oom,) = ev.failures
+    assert (oom["kind"], oom["device"], oom["library"]) == ("device_oom", 7, "NPU driver")
+    assert (
+        "15069901824 B" in oom["exception_type"]
+        and "DRV_ERROR_OUT_OF_MEMORY" in oom["exception_type"]
+    )
+
+
+def test_an_aicpu_exception_without_its_plog_prefix_names_device_and_operator() -> None:
+    ev = _load("mindact1698_mindspore231_launch_kernel_failed_aicpu_exception_errcode21008.log")
+    (exc,) = ev.failures
+    assert (exc["kind"], exc["device"], exc["code"], exc["op"]) == (
+        "npu_device_exception",
+        0,
+        "21008",
+        "Bprop/gradDense/Reshape-op278",
+    )
+    assert exc["exception_type"].startswith("AICPU task exception, errcode 21008 (inner error)")
+
+
+def test_mindies_warm_up_out_of_memory_keeps_its_own_advice() -> None:
+    ev = _load("gpustack3541_mindie22rc1_910b2_qwen25vl_warmup_oom_maxprefilltokens_cut.log")
+    (oom,) = [f for f in ev.failures if f["kind"] == "device_oom"]
+    assert oom["library"] == "MindIE warm-up"
+    assert oom["exception_type"].endswith(
+        "it advises: Please try to decrease `maxPrefillTokens` in config.json of mindie-service."
+    )
+
+
+def test_a_vllm_workers_memory_profile_at_start_is_a_healthy_note() -> None:
+    ev = _load("vllm_ascend_pr8289_enginecore_npu_free_memory_kv_cache_suggestion_healthy_cut.log")
+    assert ev.files[0].status == "read" and not ev.failures
+    assert any("60.86 of 61.27 GiB free, 55.14 GiB (0.9 of it)" in m for m in _said(ev))
+
+
+# --- round JJ: NVIDIA and network tools ---
+
+
+def test_older_nccls_capitalised_result_text_is_named() -> None:
+    ev = _load(
+        "nccl_tests_rtx4090_g4_common_cu1005_unhandled_cuda_error_then_3gpu_rows_no_hash_cut_nccltests280.txt"
+    )
+    (call,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert (call["code"], call["code_name"]) == ("1", "ncclUnhandledCudaError")
+
+
+def test_libibverbs_with_no_provider_for_a_device_is_read_beside_ncclS_failure() -> None:
+    ev = _load(
+        "nccl_tests_singularity_4x_v100_pcie_libibverbs_no_userspace_driver_uverbs0_common_cu775_internal_error_nccltests41.txt"
+    )
+    (none,) = [f for f in ev.failures if f["kind"] == "rdma_no_device"]
+    assert (
+        none["line"] == 9 and "no user-space driver (provider) claimed it" in none["exception_type"]
+    )
+    assert [f["code_name"] for f in ev.failures if f["kind"] == "nccl_call_failure"] == [
+        "ncclInternalError"
+    ]
+    assert "evidence-rdma-no-device" in _findings(ev)
+
+
+def test_dcgms_blank_names_and_its_unreachable_host_engine_are_said() -> None:
+    ev = _load(
+        "dcgmi_discovery_l_host_unix_socket_4_gpus_h100_sxm_name_null_trailing_spaces_cut_dcgm229.txt"
+    )
+    assert any("3 GPU(s) listed with no name (<<<NULL>>>" in m for m in _said(ev))
+    ev = _load(
+        "dcgmi_discovery_l_unable_to_connect_host_engine_then_discovery_v_2_4_5_backticks_dcgm43.txt"
+    )
+    (engine,) = ev.failures
+    assert engine["library"] == "dcgmi"
+    assert engine["exception_type"].startswith(
+        "dcgmi could not reach DCGM's host engine (nv-hostengine): Host engine connection "
+        "invalid/disconnected"
+    )
+
+
+def test_fabric_manager_of_another_version_than_the_driver_did_not_run() -> None:
+    ev = _load(
+        "nv_fabricmanager_driver_interface_530_30_02_mismatch_driver_530_41_03_one_line_gpuoperator544.txt"
+    )
+    (fm,) = ev.failures
+    assert fm["kind"] == "fabric_manager_failed"
+    assert "version 530.30.02, the driver 530.41.03" in fm["exception_type"]
+
+
+def test_windows_nvidia_smi_that_cannot_detect_a_gpus_handle_is_that_gpu_lost() -> None:
+    ev = _load(
+        "nvidia_smi_exe_unable_to_detect_device_handle_b100_then_nvdebugdump_a10_gpupv_vm_easygpupv276.txt"
+    )
+    (lost,) = ev.failures
+    assert lost["kind"] == "gpu_driver_fault"
+    assert lost["exception_type"].startswith("nvidia-smi could not reach GPU 0000:B1:00.0")
+
+
+def test_ethtool_statistics_are_read_for_their_loss_counters() -> None:
+    ev = _load("ethtool_S_mlx5_core_cx4lx_ubuntu1804_healthy_counters_cut_ethq8.txt")
+    assert ev.files[0].formats == ["ethtool_stats"] and not ev.failures
+    (note,) = _said(ev)
+    assert (
+        note
+        == "ethtool_stats: ethtool -S: 23 counter(s); every loss counter (errors, drops, discards) is 0"
+    )
+
+
+def test_perftest_tables_pasted_without_settings_are_runs_of_their_commands() -> None:
+    ev = _load(
+        "ib_send_bw_arm_mlx5_0_1024b_case1_5544_vs_case2_920_mbs_markdown_bold_numactl_perftest65.txt"
+    )
+    runs = [p["perftest"] for p in ev.hca_ports]
+    assert [p["ca"] for p in ev.hca_ports] == ["mlx5_0", "mlx5_0"]
+    # MB/s as perftest prints them, in Gbit/s: 5544.28 and 920.13 (the Markdown bold left out)
+    assert [round(r["bw_average_gbps"], 1) for r in runs] == [46.5, 7.7]
+    finding = _findings_ports(ev)["evidence-rdma-perftest-slow"]
+    assert "7.719 Gb/s at 1024 B" in str(finding.items[0])
+
+
+def _findings_ports(ev: EvidenceFacts) -> dict[str, object]:
+    return builtin_findings({"evidence.hca_ports": ev.hca_ports})
+
+
+# --- round JJ: NVIDIA and PyTorch logs ---
+
+
+def test_the_same_gloo_mesh_failure_on_two_ranks_at_once_orders_neither_first() -> None:
+    ev = _load(
+        "hipattention59_sglang_tp_ranks_4_6_gloo_connectfullmesh_failed_pair_cc144_no_error_scheduler_tp4_exception_cut.log"
+    )
+    gloo = [f for f in ev.failures if f["kind"] == "gloo_error"]
+    assert [f["rank"] for f in gloo] == [4, 6]
+    assert all(f["exception_type"].startswith("gloo could not connect its full mesh") for f in gloo)
+    (tl,) = ev.timelines
+    assert tl.first_rank is None and tl.tied == [4, 6]
+
+
+def test_a_flattened_elastic_summary_keeps_its_rank_host_and_exit_code() -> None:
+    ev = _load(
+        "amvur2_childfailederror_flattened_paste_rank2_local_rank2_exitcode_minus9_sigkill_ding_x10drg.log"
+    )
+    (root,) = [f for f in ev.failures if f["kind"] == "elastic_failure"]
+    assert (root["rank"], root["local_rank"], root["host"], root["exit_code"], root["pid"]) == (
+        2,
+        2,
+        "ding-X10DRG",
+        -9,
+        36071,
+    )
+    assert ev.files[0].status == "read"
+
+
+def test_a_rendezvous_failure_names_the_store_with_the_c10d_default_port() -> None:
+    ev = _load(
+        "pytorch64926_torch19_elastic_c10d_rdzv_endpoint_no_port_launch_configs_error_handler_json_rendezvousconnectionerror_cut.log"
+    )
+    (rdzv,) = [f for f in ev.failures if f["kind"] == "rendezvous_failure"]
+    assert (rdzv["ip"], rdzv["port"]) == ("10.28.1.16", 29400)
+    assert "torch's default port" in rdzv["exception_type"]
+
+
+def test_a_collections_driver_and_firmware_version_info_are_read_and_accept_each_other() -> None:
+    # a real host's pair: driver 23.0.7 (firmware 7.0.0 to 7.1.99), firmware 7.1.0.11.220
+    # (drivers 23.0.rc3 and 23.0.0 and what is under them)
+    ev = load_paths(
+        [
+            DATA
+            / "evidence_heldout_30"
+            / "hccn_npu_smi_collect_after_linkstat_board_invalid_card_health_alarm_heartbeat_lost_kgparse.txt"
+        ]
+    )
+    found = {(p["package"], p["version"]) for p in ev.packages}
+    assert found == {("driver", "23.0.7"), ("firmware", "7.1.0.11.220")}
+    (fw,) = [p for p in ev.packages if p["package"] == "firmware"]
+    assert fw["compatible_drv"] == [["23.0.rc3", "23.0.rc3."], ["23.0.0", "23.0.0."]]
+    assert not ev.package_mismatches
