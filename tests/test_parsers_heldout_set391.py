@@ -397,7 +397,243 @@ def test_a_collections_driver_and_firmware_version_info_are_read_and_accept_each
         ]
     )
     found = {(p["package"], p["version"]) for p in ev.packages}
-    assert found == {("driver", "23.0.7"), ("firmware", "7.1.0.11.220")}
+    # (and the toolkit's and nnae's install records: Ascend-cann-toolkit, Ascend-cann-nnae)
+    assert found == {
+        ("driver", "23.0.7"),
+        ("firmware", "7.1.0.11.220"),
+        ("cann", "7.0.T10"),
+        ("cann", "8.0.RC3"),
+    }
     (fw,) = [p for p in ev.packages if p["package"] == "firmware"]
     assert fw["compatible_drv"] == [["23.0.rc3", "23.0.rc3."], ["23.0.0", "23.0.0."]]
     assert not ev.package_mismatches
+
+
+# --- round II's leftovers (sets 387-388) ---
+
+
+def test_a_rank_table_still_initializing_is_read_as_not_ready() -> None:
+    ev = _load(
+        "mindie_motor_gen_ranktable_helper_global_ranktable_status_initializing_no_servers.json"
+    )
+    (table,) = ev.rank_tables
+    assert (table["status"], table["version"], table["servers"]) == ("initializing", "1.0", [])
+    assert table["errors"][0].startswith("status is 'initializing' and no server or rank is listed")
+
+
+def test_another_cann_modules_plog_with_no_error_line_is_read_healthy() -> None:
+    ev = _load("torchair_dynamo_static_graph_compiler_inputs_info_npu0_healthy_indented.log")
+    assert ev.files[0].status == "read" and not ev.failures
+    assert any("a CANN plog of TORCHAIR (6 line(s)) with no ERROR line" in m for m in _said(ev))
+
+
+def test_protobufs_own_error_lines_are_the_first_error_of_a_program_log() -> None:
+    ev = _load(
+        "torchair_backendcompilerfailed_libprotobuf_fatal_generateddatabase_te_cann_mismatch.log"
+    )
+    (error,) = ev.failures
+    assert error["kind"] == "log_error" and error["line"] == 1
+    assert "File already exists in database: dvpp_tensor_shape.proto" in error["message"]
+
+
+def test_an_exception_copied_without_its_traceback_keeps_the_error_it_points_to() -> None:
+    ev = _load("mindspeed_rl_dapo_preprocess_transformers_import_libgomp_static_tls_arm.log")
+    (exc,) = ev.failures
+    assert (exc["kind"], exc["exception_type"]) == ("python_exception", "RuntimeError")
+    assert exc["message"].endswith("cannot allocate memory in static TLS block")
+
+
+def test_the_device_task_schedulers_error_line_is_read_as_a_plog_error() -> None:
+    ev = _load("tsch_device0_log_unbind_model_stream_failed_stream_running_model512.log")
+    (error,) = ev.failures
+    assert (error["kind"], error["library"]) == ("hccl_plog_error", "TSCH")
+    assert "unbind model stream failed, stream is running" in error["message"]
+
+
+# --- round KK (sets 395-398) ---
+
+
+def test_canns_install_record_beside_npu_smi_is_read_as_a_package() -> None:
+    ev = _load(
+        "npu_smi_info_910b2c_25_0_rc1_1_single_npu_then_cann_toolkit_info_vllm_ascend4621.txt"
+    )
+    assert sorted(ev.files[0].formats) == ["ascend_versions", "npu_smi_info"]
+    (pkg,) = ev.packages
+    assert (pkg["package"], pkg["version"], pkg["inner_version"]) == (
+        "cann",
+        "8.3.RC2",
+        "V100R001C23SPC002B210",
+    )
+
+
+def test_kubelet_refusing_a_pod_for_unhealthy_npus_is_a_container_that_did_not_start() -> None:
+    ev = _load(
+        "kubelet_event_unexpectedadmissionerror_no_healthy_ascend910b4_1_hami_ascend_device_plugin129.txt"
+    )
+    (refused,) = ev.failures
+    assert refused["kind"] == "container_start_failure" and refused["library"] == "kubelet"
+    assert refused["exception_type"].startswith(
+        "kubelet would not admit the pod: no huawei.com/Ascend910B4-1 to give it (no healthy "
+        "devices present)"
+    )
+
+
+def test_ascend_dmis_version_and_usage_are_notes() -> None:
+    ev = _load("ascend_dmi_v_version_26_0_1_prompt_masked_mindcluster_doc.txt")
+    assert ev.files[0].status == "read" and _said(ev) == [
+        "ascend_notes: ascend-dmi 26.0.1 (its version; nothing of a device)"
+    ]
+    ev = _load("ascend_dmi_h_help_options_mindcluster730_doc.txt")
+    assert ev.files[0].status == "read" and not ev.failures
+
+
+def test_a_set_device_the_driver_would_not_open_names_the_device_and_the_drivers_code() -> None:
+    ev = _load("ptoas948_a5_aclrtSetDevice_507033_ee1001_haldeviceopen_device1_cut.log")
+    (call,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+    assert (call["device"], call["code"]) == (1, "507033")
+    assert call["exception_type"] == (
+        "the driver could not open device 1 (halDeviceOpen: drvRetCode 7 DRV_ERROR_INNER_ERR, the "
+        "driver's inner error)"
+    )
+    (item,) = [str(i) for i in _findings(ev)["evidence-npu-runtime-error"].items]
+    assert "(device 1): aclrtSetDevice returned 507033" in item and "halDeviceOpen" in item
+
+
+def test_the_cann_runtimes_version_info_names_its_release() -> None:
+    ev = _load("vllm_ascend1238_env_cann_82rc1_version_and_hccl_env_exports.txt")
+    (pkg,) = ev.packages
+    assert (pkg["package"], pkg["version"], pkg["release"]) == (
+        "cann runtime",
+        "7.8.T5.0.B028",
+        "8.2.RC1",
+    )
+
+
+def test_a_rank_tagged_traceback_cut_inside_a_frame_line_is_read() -> None:
+    ev = _load("vllm_pr8054_early_ascend_npu_backend_load_model_traceback_cut.log")
+    (cut,) = ev.failures
+    assert (cut["kind"], cut["rank"]) == ("python_exception", 0)
+    assert 'npu_executor.py", line 25, in _init_executor' in cut["message"]
+
+
+def test_msaicerrs_report_is_the_devices_ai_core_error_with_its_operator() -> None:
+    ev = _load("hiascend_ts0017_80rc2_msaicerr_info_single_op_gatherv2_0x10_device0.txt")
+    (exc,) = ev.failures
+    assert (exc["kind"], exc["device"], exc["op"], exc["code"]) == (
+        "npu_device_exception",
+        0,
+        "GatherV2",
+        "0x10",
+    )
+    assert exc["exception_type"].endswith("msaicerr: Single op test aicore error, please check op.")
+    ev = _load(
+        "msaicerr_info_txt_l2loss_device0_aicore_0x800000_mte_write_bus_error_nan_single_op_fail.txt"
+    )
+    (exc,) = ev.failures
+    assert (exc["op"], exc["code"]) == ("L2Loss", "0x800000")
+    assert exc["exception_type"] == "AI Core error 0x800000 in L2Loss (write bus error)"
+
+
+def test_a_grep_of_the_devices_ts_log_is_read_as_its_first_error_line() -> None:
+    ev = _load("hiascend_ts0010_cann800_tsch_ts_log_icache_check_device2_cut.log")
+    (error,) = ev.failures
+    assert (error["kind"], error["library"]) == ("hccl_plog_error", "TSCH")
+
+
+def test_per_queue_ethtool_counters_are_read_with_their_losses() -> None:
+    ev = _load(
+        "ethtool_S_be2net_emulex_roce_counters_rx_drops_no_frags_3_9e9_tcp_csum_errs_netutils208_cut.txt"
+    )
+    (note,) = _said(ev)
+    assert "46 counter(s)" in note and "rxq0: rx_drops_no_frags 3885606854" in note
+
+
+def test_nvidia_smi_q_cut_above_its_health_sections_is_partial_with_what_it_lists() -> None:
+    ev = _load("nvidia_smi_q_440_64_tesla_k40c_header_only_k8sdp265_cut.txt")
+    assert ev.files[0].status == "partial" and not ev.gpus
+    (note,) = _said(ev)
+    assert "driver 440.64.00, CUDA 10.2): GPU 00000000:84:00.0 Tesla K40c listed" in note
+
+
+def test_an_ibv_devinfo_port_block_without_its_device_is_read_with_its_rate() -> None:
+    ev = _load(
+        "ibv_devinfo_v_port1_roce_active_25g_1x_gid14_15_markdown_bold_k8srdmashared164_cut.txt"
+    )
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["port"], port["state"], port["rate_gbps"], port["link_layer"]) == (
+        "(device not named)",
+        1,
+        "PORT_ACTIVE",
+        25.0,
+        "Ethernet",
+    )
+
+
+def test_mig_instance_profiles_say_whether_any_instance_can_still_be_made() -> None:
+    ev = _load("nvidia_smi_mig_lgip_a100_40gb_all_profiles_0_free_sudo_migparted97_cut.txt")
+    (note,) = _said(ev)
+    assert note.endswith(
+        "no instance of any profile can be created, the GPU's MIG capacity is taken"
+    )
+    ev = _load("nvidia_smi_mig_lgip_gh200_144g_1g18gb_7of7_free_prompt_migparted139_cut.txt")
+    (note,) = _said(ev)
+    assert "1g.18gb 7/7 free" in note and note.endswith("instances can still be created")
+
+
+def test_fabric_manager_failing_beside_a_geforce_card_is_not_needed_there() -> None:
+    ev = _load(
+        "systemctl_start_fabricmanager_failed_then_modinfo_510_47_then_nvidia_smi_geforce_4gb_rocky86_gpuoperator356_cut.txt"
+    )
+    (fm,) = [f for f in ev.failures if f["kind"].startswith("fabric_manager")]
+    assert fm["kind"] == "fabric_manager_unneeded"
+    findings = _findings(ev)
+    assert findings["evidence-fabric-manager-unneeded"].severity == "warning"
+    assert "evidence-fabric-manager-failed" not in findings
+
+
+def test_open_mpis_disconnected_peer_is_the_host_that_failed_first() -> None:
+    ev = _load(
+        "horovod1950_openmpi_peer_unexpectedly_disconnected_local_reco313_pid7720_peer_reco316_cut.log"
+    )
+    (peer,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
+    assert (peer["host"], peer["root_cause"]) == ("reco-zl-c4-reco316", True)
+    assert "disconnected from pid 7720 on reco-zl-c4-reco313" in peer["exception_type"]
+
+
+def test_an_aborted_rank_names_its_rank_from_mpiruns_tag_and_the_cpp_exception() -> None:
+    ev = _load(
+        "horovod2365_mpi_tagged_rank25_c102_cudaeventquery_illegal_memory_access_sigabrt_backtrace_cut.log"
+    )
+    (abort,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
+    assert (abort["rank"], abort["host"], abort["exit_code"]) == (25, "c102", -6)
+    assert abort["message"].endswith(
+        "after an uncaught C++ exception: cudaEventQuery failed: an illegal memory access was "
+        "encountered"
+    )
+
+
+def test_a_rendezvous_that_never_formed_is_a_rendezvous_failure_not_a_shutdown() -> None:
+    ev = _load(
+        "kubeflow_trainer2041_elastic_pytorchjob_kubectl_logs_worker1_rendezvous_connection_error_shutdown_cut.log"
+    )
+    (rdzv,) = ev.failures
+    assert rdzv["kind"] == "rendezvous_failure"
+    assert (rdzv["ip"], rdzv["port"]) == ("elastic-example-imagenet-worker-0", 23456)
+
+
+def test_hosts_whose_nccl_chose_different_networks_are_said_to_disagree() -> None:
+    ev = _load(
+        "nemo4035_nccl_2_12_9_gpu01_ibext_roce_mlx5_9_vs_gpu02_ib_no_device_ib_disabled_socket_veth_cut.log"
+    )
+    (sock,) = [f for f in ev.failures if f["kind"] == "nccl_socket_network"]
+    assert sock["host"] == "gpu02"
+    assert "the other host(s) chose another network (gpu01: IBext)" in sock["exception_type"]
+
+
+def test_time_outs_all_in_the_first_collective_point_at_the_path_not_a_straggler() -> None:
+    ev = _load(
+        "vllm1957_rayworkervllm_3090_tp4_watchdog_allreduce_seqnum1_1800000ms_rank1_rank0_terminated_cut.log"
+    )
+    finding = _findings(ev)["evidence-watchdog-timeout"]
+    advice = [r.why for r in finding.recommendations if r.kind == "advice"]
+    assert len(advice) == 1 and advice[0].startswith("Every time-out is in SeqNum 1")

@@ -201,6 +201,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
     "ethtool_stats": re.compile(ethtool.SIGNATURE, re.M),
+    "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     "nvidia_smi_query_csv": re.compile(nvidia_smi.QUERY_CSV_SIGNATURE, re.M),
@@ -227,6 +228,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # ... or at its first key, only the opening brace left out (rank_table._BRACELESS_RE)
         rf'|^\s*"(?:{"|".join(rank_table.BRACELESS_KEYS)})"\s*:\s*"[^"\n]*",\s*\n[\s\S]*?'
         r'"(?:server_list|group_list)"\s*:\s*\['
+        # a table its writer has not filled yet (MindCluster's rank table file while the job's
+        # pods start: '{"status":"initializing","version":"1.0"}'), no list in it
+        r'|\A\s*\{\s*"(?:status|version)"\s*:\s*"[^"\n]*"\s*,\s*"(?:status|version)"\s*:\s*"[^"\n]*"\s*\}\s*\Z'
     ),
     # (a CANN error code, "EI0006:" or "(EI0006)", is _CANN_CODE_RE below)
     "log": re.compile(
@@ -267,6 +271,16 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # the runtime's words of a failed task without their plog prefix (logs._bare_task_exceptions)
         r"|The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, "
         r"(?i:an exception occurred during)"
+        # Open MPI's peer that disconnected (logs._launcher_exits)
+        r"|An MPI communication peer process has unexpectedly disconnected"
+        # kubelet refusing a pod its device plugin has no healthy device for (logs._ADMISSION_RE)
+        r"|\bcannot allocate unhealthy devices [\w./-]+|\bUnexpectedAdmissionError\b"
+        # msaicerr's AI Core error report (logs._msaicerr_info)
+        r"|\*{3,}\s*1\. Basic information\s*\*{3,}\s*(?:\n[^\n]*){0,4}?\s*error time\s*:"
+        # protobuf's own log line (its ERROR and FATAL: a descriptor registered twice ...)
+        r"|^\[libprotobuf (?:ERROR|FATAL) [\w./-]+:\d+\] \S"
+        # an exception copied without its traceback, as the text's first line (logs.lone_exception)
+        r"|\A\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S[^\n]*:[ \t]*\n[^\n]*\S"
         # libibverbs with no provider for a device (logs._IBV_NO_PROVIDER_RE)
         r"|libibverbs: Warning: no userspace device-specific driver found for"
         # a vLLM worker's memory profile at start (logs.VLLM_MEMORY_RE)
@@ -699,9 +713,9 @@ class EvidenceFacts:
     """``{source, host}`` for each host a log's NCCL debug prefixes name (a log of NCCL_DEBUG=INFO
     lines with no failure is read for them)."""
     packages: list[dict[str, Any]] = field(default_factory=list)
-    """Ascend packages' ``version.info``: ``{source, line, package (driver, firmware, cann, opp
-    or other), version, inner_version, compatible_fw, compatible_drv, running}`` (the fields of
-    ``parsers.ascend_versions.Package``)."""
+    """Ascend packages' ``version.info``: ``{source, line, package (driver, firmware, cann, cann
+    runtime, opp or another package's name), version, inner_version, compatible_fw,
+    compatible_drv, running, release}`` (the fields of ``parsers.ascend_versions.Package``)."""
     package_mismatches: list[dict[str, Any]] = field(default_factory=list)
     """``{sources, said}`` for each driver and firmware of the import that one side's
     compatible ranges leave out (``ascend_versions.mismatches``)."""
@@ -1079,6 +1093,30 @@ def _read_text(path: Path, report: FileReport) -> str | None:
     return text
 
 
+_NO_NVSWITCH_GPU_RE = re.compile(
+    r"\b(?:GeForce|RTX|Quadro|TITAN)\b|(?i:pcie)|\bT4\b|\bL4\b|\bL40S?\b|\bA10\b"
+)
+"""GPU names of cards no NVSwitch board carries (consumer and workstation cards, PCIe boards)."""
+
+
+def _fabric_manager_beside_pcie_cards(out: EvidenceFacts) -> None:
+    """A Fabric Manager that failed on a host whose nvidia-smi table, in the same file, lists only
+    cards no NVSwitch board carries: not needed there (a ``fabric_manager_unneeded``)."""
+    failed = [e for e in out.failures if e["kind"] == "fabric_manager_failed"]
+    if not failed or not out.gpus:
+        return
+    names = [str(g.get("name") or "") for g in out.gpus]
+    if not all(n and _NO_NVSWITCH_GPU_RE.search(n) for n in names):
+        return
+    shown = ", ".join(dict.fromkeys(names))
+    for e in failed:
+        e["kind"] = "fabric_manager_unneeded"
+        e["exception_type"] = (
+            f"{e['exception_type']}; the host's GPUs ({shown}) are cards no NVSwitch board "
+            "carries: Fabric Manager has nothing to manage there"
+        )
+
+
 def load_file(path: Path) -> EvidenceFacts:
     """One file → its facts and a FileReport (always exactly one in ``files``)."""
     source = str(path)
@@ -1096,6 +1134,7 @@ def load_file(path: Path) -> EvidenceFacts:
         return out
     text, notes = _unwrap(text)
     _parse(text, report, out, path.name)
+    _fabric_manager_beside_pcie_cards(out)
     # notes, not warnings: every line was read (the file's status stays what its parse made it)
     report.messages += [Message(line=0, message=note) for note in notes]
     return out
@@ -1599,10 +1638,24 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # another CANN module's ERROR lines (the runtime's ...): a plog
     if (
         not formats
+        and "] " in text
+        and len(logs.CANN_PLOG_LINE_RE.findall(text)) >= logs.MIN_LOG_LINES
+    ):
+        formats = ["log"]  # another CANN module's plog lines (TorchAir's, GE's), none an ERROR
+    if (
+        not formats
         and (logs.TRACEBACK_HEADING in text or logs.FATAL_PYTHON in text or 'File "' in text)
         and logs.python_exception(numbered_lines(text)) is not None
     ):
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
+    if (
+        not formats
+        and logs.TRACEBACK_HEADING in text
+        # (a run's lines above it: a traceback fragment alone says nothing of a run)
+        and text.split(logs.TRACEBACK_HEADING, 1)[0].strip(" \t\n[]:rank0123456789")
+        and logs.cut_traceback(numbered_lines(text)) is not None
+    ):
+        formats = ["log"]  # a run's log that ends inside a traceback: where it raised is read
     if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
     if not formats and logs.c10d_info_only(text):
@@ -1637,7 +1690,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, "
+                "Ascend packages' version.info, ethtool -S, nvidia-smi mig -lgip, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2851,9 +2904,33 @@ _QUERY_RECORD_RE = re.compile(
 )
 
 
+_SMI_Q_PRODUCT_RE = re.compile(
+    r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*\n"
+    r"\s+Product Name\s*:\s*(?P<name>\S[^\n]*?)\s*$",
+    re.M,
+)
+
+
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     driver, cuda = nvidia_smi.query_versions(text)
-    parsed = nvidia_smi.parse_query(text)
+    try:
+        parsed = nvidia_smi.parse_query(text)
+    except ParseError:
+        listed = list(_SMI_Q_PRODUCT_RE.finditer(text))
+        if not listed or not driver:
+            raise
+        # the copy ends above the GPUs' health sections: the header and the GPUs it lists
+        return [
+            ParseWarning(
+                line=text.count("\n", 0, listed[0].start()) + 1,
+                message=f"nvidia-smi -q (driver {driver}"
+                + (f", CUDA {cuda}" if cuda else "")
+                + "): "
+                + "; ".join(f"GPU {m.group('bus')} {m.group('name')}" for m in listed)
+                + " listed, the copy ends before their health sections (ECC, remapped rows, "
+                "clocks): none judged",
+            )
+        ]
     gpus = [{"source": source, "driver": driver, "cuda": cuda, **asdict(gpu)} for gpu in parsed]
     _mark_idle(gpus)
     out.gpus.extend(gpus)
@@ -4255,8 +4332,9 @@ def _ascend_versions(text: str, source: str, out: EvidenceFacts, name: str) -> l
         notes.append(
             ParseWarning(
                 line=p.line,
-                message=f"Ascend {p.package} version.info: version {p.version or 'not shown'}"
+                message=f"Ascend {p.package} package: version {p.version or 'not shown'}"
                 + (f" ({p.inner_version})" if p.inner_version else "")
+                + (f", CANN release {p.release}" if p.release else "")
                 + (
                     f", works with {accepts} " + ", ".join(f"{lo} to {hi}" for lo, hi in ranges)
                     if ranges
@@ -4293,6 +4371,32 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
         )
         for b in ethtool.parse(text)
     ]
+
+
+def _mig_profiles(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """nvidia-smi mig -lgip: a note per GPU of the GPU instances it can still create."""
+    by_gpu: dict[int, list[nvidia_smi.MigProfile]] = {}
+    for row in nvidia_smi.parse_mig_profiles(text):
+        by_gpu.setdefault(row.gpu, []).append(row)
+    notes = []
+    for gpu, rows in by_gpu.items():
+        free = [r for r in rows if r.free]
+        notes.append(
+            ParseWarning(
+                line=rows[0].line,
+                message=f"nvidia-smi mig -lgip: GPU {gpu}'s {len(rows)} GPU instance profile(s) "
+                + "("
+                + ", ".join(f"{r.name} {r.free}/{r.total} free" for r in rows)
+                + "): "
+                + (
+                    "no instance of any profile can be created, the GPU's MIG capacity is taken"
+                    if not free
+                    else "instances can still be created"
+                ),
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _hccn_vnic(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -4352,6 +4456,7 @@ _CONVERTERS = {
     "ascend_notes": _ascend_notes,
     "ascend_versions": _ascend_versions,
     "ethtool_stats": _ethtool,
+    "nvidia_smi_mig_profiles": _mig_profiles,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

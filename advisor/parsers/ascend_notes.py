@@ -10,6 +10,8 @@ they are instead of "unknown": each becomes a note of its file.
 - ``msnpureport config --get`` (the driver's msnpureport guide, "query device maintenance"): a
   boxed table of one device's maintenance settings, ``| Device ID: 0 | Current Configuration |``
   over ``| Global Level | ERROR |`` rows: log levels are settings, not errors.
+- ``ascend-dmi -v`` and ``-h`` (the MindCluster ascend-dmi guide): its version line and its usage
+  text, nothing of a device.
 - ``npu-smi info -t <type> -i N`` on a device that does not serve that query: ``This device does
   not support querying spod-info.`` (npu-smi's own answer; the topo query's is read with the
   topology matrices): the device has nothing of that kind to say (no SuperPoD ids on a card
@@ -40,6 +42,8 @@ SIGNATURE = (
     r"|^[ \t]*Network (?:Driver|Firmware) Version:[ \t]*\S+"
     r"|^[ \t]*link_alloc_port_share_credit:\d+"
     r"|^\*{3,}RES_\w+\*{3,}[ \t]*$"
+    # ascend-dmi's version and its usage text (the MindCluster ascend-dmi guide: -v, -h)
+    r"|^[ \t]*ascend-dmi version:[ \t]*\S+|^[ \t]*Usage: ascend-dmi <option>"
     # a setting hccn_tool -s accepted ("Cmd executed successfully!" under its command)
     r"|\bhccn_tool[ \t]+-s[ \t]+-\w+[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*Cmd executed successfully![ \t]*$"
 )
@@ -48,6 +52,8 @@ SIGNATURE = (
 _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
 # Ascend 950's "hccn_tool -g -cfg_recovery -i N": "config status:NONE" (its HCCN Tool reference,
 # querying the configuration recovery status: NONE when no recovery was started)
+_DMI_VERSION_RE = re.compile(r"^\s*ascend-dmi version:\s*(?P<v>\S+)\s*$")
+_DMI_USAGE_RE = re.compile(r"^\s*Usage: ascend-dmi <option>")
 _CFG_RECOVERY_RE = re.compile(r"^\s*config status:\s*(?P<status>[A-Z]+)\s*$")
 _NOT_SUPPORTED_RE = re.compile(r"^\s*This device does not support querying (?P<what>[\w-]+)\.")
 _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
@@ -277,6 +283,24 @@ def parse(text: str) -> list[ParseWarning]:
                         if said.group("level") == "ERROR"
                         else ""
                     ),
+                    skipped=False,
+                )
+            )
+            continue
+        if dmi := _DMI_VERSION_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"ascend-dmi {dmi.group('v')} (its version; nothing of a device)",
+                    skipped=False,
+                )
+            )
+            continue
+        if _DMI_USAGE_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message="ascend-dmi's usage text: its options, nothing of a device",
                     skipped=False,
                 )
             )

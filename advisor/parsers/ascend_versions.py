@@ -33,12 +33,15 @@ SIGNATURE = (
     r"(?:ascendhal_version|firmware_version|compatible_version(?:_fw|_drv)?|version_dir|"
     r"package_version|Innerversion)="
     r"|^[ \t]*(?:\d+[ \t]+)?# version: [\d.]+[ \t]*\n[ \t]*(?:\d+[ \t]+)?\w+_running_version=\["
+    # CANN's install record (ascend_toolkit_install.info): "package_name=Ascend-cann-toolkit",
+    # "version=8.3.RC2", "innerversion=...", "arch=..."
+    r"|^[ \t]*(?:\d+[ \t]+)?package_name=Ascend-[\w-]+[ \t]*\n[ \t]*(?:\d+[ \t]+)?version=\S"
 )
 _KEY_RE = re.compile(r"^\s*(?:\d+\s+)?(?P<key>[A-Za-z_][\w]*)=(?P<value>.*?)\s*$")
 _RANGE_RE = re.compile(r"\[(?P<lo>[^,\]\[]*),(?P<hi>[^\]\[]*)\]")
 _FILE_RE = re.compile(r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|/\S+\.(?:info|cfg|conf|ini)\b")
 """A command or a path above a file's content: what follows is another file's."""
-_VERSION_KEYS = frozenset({"Version", "package_version"})
+_VERSION_KEYS = frozenset({"Version", "package_version", "version"})
 _PATH_RE = re.compile(
     r"/(?P<pkg>driver|firmware|opp|ascend-toolkit|nnae|nnal|atb)\b[^\s]*version\.info"
 )
@@ -57,17 +60,27 @@ class Package:
     """The firmware's ``compatible_version_drv`` ranges."""
     running: dict[str, str] = field(default_factory=dict)
     """CANN's ``<component>_running_version`` values."""
+    release: str | None = None
+    """A CANN package's ``version_dir``: the release it belongs to (8.2.RC1), beside its build
+    version (7.8.T5.0.B028)."""
 
 
 def _kind(keys: dict[str, str], named: str | None) -> str:
+    if package := keys.get("package_name"):
+        # an install record names its package: Ascend-cann-toolkit, Ascend-cann-kernels-910b ...
+        return "cann" if "cann" in package.lower() else package
     if "compatible_version_fw" in keys or "ascendhal_version" in keys or named == "driver":
         return "driver"
     if "firmware_version" in keys or "compatible_version_drv" in keys or named == "firmware":
         return "firmware"
     if any(k.endswith("_running_version") for k in keys):
         return "cann"
-    if "version_dir" in keys or named == "opp":
+    if "runtime_acl_version" in keys:
+        return "cann runtime"  # the runtime package's version.info (its required_* versions)
+    if named == "opp":
         return "opp"
+    if "version_dir" in keys:
+        return "cann"
     return named or "other"
 
 
@@ -97,7 +110,7 @@ def parse(text: str) -> list[Package]:
         if not (m := _KEY_RE.match(line)):
             continue
         key, value = m.group("key"), m.group("value")
-        if fresh or key == "Version" or not blocks or key in blocks[-1][2]:
+        if fresh or key in ("Version", "package_name") or not blocks or key in blocks[-1][2]:
             blocks.append((no, named, {}))
             named, fresh = None, False
         blocks[-1][2][key] = value
@@ -111,8 +124,8 @@ def parse(text: str) -> list[Package]:
             Package(
                 line=no,
                 package=_kind(keys, said),
-                version=keys.get("Version") or keys.get("package_version"),
-                inner_version=keys.get("Innerversion"),
+                version=keys.get("Version") or keys.get("version") or keys.get("package_version"),
+                inner_version=keys.get("Innerversion") or keys.get("innerversion"),
                 compatible_fw=[
                     [r.group("lo"), r.group("hi")]
                     for r in _RANGE_RE.finditer(keys.get("compatible_version_fw", ""))
@@ -122,6 +135,7 @@ def parse(text: str) -> list[Package]:
                     for r in _RANGE_RE.finditer(keys.get("compatible_version_drv", ""))
                 ],
                 running={k: v for k, v in keys.items() if k.endswith("_running_version")},
+                release=keys.get("version_dir"),
             )
         )
     if not packages:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, numbered_lines
 
 SIGNATURE = r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
-_COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+): (?P<value>-?\d+)\s*$")
+_COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+(?:: [\w.\[\]-]+)?): (?P<value>-?\d+)\s*$")
+"""A counter line, per queue too (be2net's "rxq0: rx_drops_no_frags: 3885606854")."""
 _LOSS_RE = re.compile(
     r"err|drop|discard|crc|out_of_buffer|out_of_range|timeout|lost|link_down|symbol|undersize"
     r"|oversize|fragments|jabber|aborted|overflow|stalls?$",

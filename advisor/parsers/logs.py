@@ -201,13 +201,23 @@ _PID_RE = re.compile(r"\(PID:\s*(\d+)|\[PID:\s*(\d+)\]")
 _PLOG_PID_RE = re.compile(r"^\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z_]+\((\d+),")
 _PLOG_PID_ANYWHERE_RE = re.compile(_PLOG_PID_RE.pattern.removeprefix("^"))
 """The same prefix after something a copy put before it (grep's ``plog/plog-1601_...txt:21:``)."""
+# protobuf's own log (google/protobuf stubs/logging: "[libprotobuf %s %s:%d] %s"): its ERROR and
+# FATAL lines ("[libprotobuf FATAL descriptor.cc:1371] CHECK failed: GeneratedDatabase()->Add(...)",
+# after "[libprotobuf ERROR descriptor_database.cc:644] File already exists in database: X.proto")
+LIBPROTOBUF_RE = re.compile(r"^\[libprotobuf (?:ERROR|FATAL) [\w./-]+:\d+\] \S", re.M)
+CANN_PLOG_LINE_RE = re.compile(
+    r"^[ \t]*\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z_]*\(-?\d+,[^)\n]*\):\d{4}-\d\d-\d\d[- ]",
+    re.M,
+)
+"""A plog line of any CANN module ("[INFO] TORCHAIR(1630010,python):2025-11-07 ..."), at a line's
+start (indented as a page may)."""
 HCCL_PLOG_RE = re.compile(
     r"\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] HCCL\(\d+,[^)]*\):\d{4}-\d\d-\d\d-"
 )
 """HCCL's plog line ("[INFO] HCCL(2111667,all_reduce_test):2025-10-24-11:16:52.724.374 [op_base.cc
 :1292] ..."), also after the file name a grep over plog files puts before it."""
 CANN_PLOG_ERROR_RE = re.compile(
-    r"\[ERROR\] (?P<mod>[A-Z][A-Z_]*)\(\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d"
+    r"\[ERROR\] (?P<mod>[A-Z][A-Z_]*)\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d"
 )
 """An ERROR line of any CANN module in plog form ("[ERROR] RUNTIME(699131,python):2025-04-24-
 21:54:17.707.236 [davinci_kernel_task.cc:1268]..."): the runtime, the driver, HCCP, RoCE."""
@@ -987,7 +997,7 @@ def _parse_events(text: str) -> LogReport:
     _npu_device_faults(lines, report)
     if "shared libraries" in text or "undefined symbol" in text or "shared object file" in text:
         _loader_failures(lines, report)
-    if "istAndWatch" in text or "StartContainer" in text:
+    if "istAndWatch" in text or "StartContainer" in text or "cannot allocate " in text:
         _kubelet_failures(lines, report)
     if " hook #" in text:
         _oci_hook_failures(lines, report)
@@ -1132,6 +1142,22 @@ def _parse_events(text: str) -> LogReport:
         if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
             _hcom_init_notes(lines, report)
             return report  # HCCL's own plog of a run with no failure in it: evidence too
+        if (
+            not report.events
+            and not plog_errors
+            and len(modules := CANN_PLOG_LINE_RE.findall(text)) >= MIN_LOG_LINES
+        ):
+            # another CANN module's plog (TorchAir's compile, GE's), no ERROR line in it
+            names = sorted({m.split("]", 1)[1].split("(", 1)[0].strip() for m in modules})
+            report.unread.append(
+                ParseWarning(
+                    line=0,
+                    message=f"a CANN plog of {', '.join(names)} ({len(modules)} line(s)) with no "
+                    "ERROR line",
+                    skipped=False,
+                )
+            )
+            return report
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
             _ras_summary_notes(lines, report)
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
@@ -1161,6 +1187,8 @@ def _parse_events(text: str) -> LogReport:
             report.events.append(raised)
         if not report.events and (cuda := _torch_cuda_error(lines)):
             report.events.append(cuda)
+        if not report.events and (lone := lone_exception(lines)):
+            report.events.append(lone)
         if torn_down and not report.events:
             return report
         # (after the exception reads: a launch or a training loop that then failed is read as
@@ -1222,7 +1250,10 @@ def _parse_events(text: str) -> LogReport:
                 report.events.append(error)
             return report
         if not report.events and (
-            is_program_log(text) or GLOG_FATAL_RE.search(text) or HWLOG_ERROR_RE.search(text)
+            is_program_log(text)
+            or GLOG_FATAL_RE.search(text)
+            or HWLOG_ERROR_RE.search(text)
+            or ("[libprotobuf " in text and LIBPROTOBUF_RE.search(text))
         ):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
@@ -4438,6 +4469,11 @@ _RDZV_SHUTDOWN_RE = re.compile(
 )
 
 
+# torch elastic's agent once its rendezvous formed (api.py _rendezvous: "[default] Rendezvous
+# complete for workers. Result:"; older "Done waiting for other agents"), or its workers started
+_RDZV_FORMED_RE = re.compile(
+    r"Rendezvous complete for workers|Done waiting for other agents|Starting worker group"
+)
 _STORE_CALL_RESET_RE = re.compile(
     r"^\s*(?:\*\*)?(?:\w+\.)*(?:RuntimeError|DistStoreError|DistNetworkError|ConnectionResetError): "
     r"(?P<why>Connection reset by peer|Connection closed by peer|Broken pipe)\b"
@@ -4473,6 +4509,28 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
 
     for index, (no, line, tagged) in enumerate(lines):
         if "shutdown the rendezvous" in line and (rs := _RDZV_SHUTDOWN_RE.search(line)):
+            before = [t for _, t, _ in lines[:index]]
+            if any("Rendezvous'ing worker group" in t for t in before) and not any(
+                _RDZV_FORMED_RE.search(t) for t in before
+            ):
+                # the agent began its rendezvous and never saw it formed: the store it could not
+                # reach at shutdown was never reached at all (the job never started)
+                ev = LogEvent(
+                    kind="rendezvous_failure",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type=f"{rs.group('why')}: the agent's rendezvous never formed "
+                    "(no worker group started)",
+                )
+                if endpoint := _rendezvous_endpoint(lines):
+                    ev.ip, ev.port = endpoint[0], endpoint[1]
+                    ev.exception_type = (
+                        f"{ev.exception_type}; its store at {endpoint[0]}:{endpoint[1]}"
+                        + (" (c10d's default port)" if endpoint[2] else "")
+                    )
+                report.events.append(ev)
+                continue
             lost(shut_down, no, line, tagged, rs.group("why"))
         elif "recvValue failed" in line and (rv := _RECV_VALUE_RE.search(line)):
             why = rv.group("why").split(". Connection was likely closed")[0]
@@ -5194,6 +5252,13 @@ interleave)."""
 # UCX's own signal handler (ucs/debug), in a process that loaded UCX (Open MPI's pml, NCCL's or
 # NIXL's UCX plugin): "[host:pid:tid:thread] Caught signal 11 (Segmentation fault: address not
 # mapped to object at address 0x28)", then its backtrace; the process ends there
+_TERMINATE_WHAT_RE = re.compile(r"^\s*what\(\):\s+(?P<what>\S.*?)\s*$")
+# Open MPI's TCP transport when a peer's connection drops (its help text "An MPI communication
+# peer process has unexpectedly disconnected. ... the root cause of this problem is the failure of
+# the peer", then "Local host:", "Local PID:", "Peer host:")
+_MPI_PEER_FIELD_RE = re.compile(r"^(?P<key>Local host|Local PID|Peer host):\s*(?P<value>\S+)\s*$")
+MPI_PEER_LOST_LINES = 20
+"""How far under Open MPI's "peer ... disconnected" its host fields may stand."""
 # numactl (numactl.c) prints "<%s> is invalid" for a CPU or node list it cannot parse, then its
 # usage, and exits 1; libnuma (libnuma.c numa_parse_cpustring / nodestring) has said why on
 # stderr: "libnuma: Warning: cpu argument 64-71 is out of range" ("node argument N ...")
@@ -5634,13 +5699,23 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 told, at = f"[{host}:{os_.group('pid')}] {', '.join(said)}", no
                 if sig_number == SIGNAL_TEXTS["Aborted"]:  # the assertion that raised it, if any
                     above = lines[max(0, index - ASSERT_LINES) : index]
-                    for a_no, a_line, _ in reversed(above):
+                    for a_no, a_line, a_tag in reversed(above):
                         if "Assertion `" in a_line and (am := _ASSERT_RE.match(a_line)):
                             told = (
                                 f"{told}, after {am.group('prog')}'s assertion "
                                 f"`{am.group('expr')}' failed at {am.group('file')}:"
                                 f"{am.group('line')}"
                             )
+                            at = a_no
+                            break
+                        if (
+                            "what():" in a_line
+                            and a_tag == tagged
+                            and (wm := _TERMINATE_WHAT_RE.search(a_line))
+                        ):
+                            # C++'s terminate on an uncaught exception: "terminate called after
+                            # throwing an instance of 'std::logic_error'" / "what(): <its text>"
+                            told = f"{told}, after an uncaught C++ exception: {wm.group('what')}"
                             at = a_no
                             break
                 by_handler.append(
@@ -5651,7 +5726,8 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         exception_type="Open MPI's signal handler",
                         host=host,
                         pid=pid,
-                        rank=rank_of_pid.get(pid),
+                        # (mpirun's "[1,25]<stderr>:" tag names the rank where no Pid line does)
+                        rank=rank_of_pid.get(pid, tagged),
                         exit_code=-sig_number,
                     )
                 )
@@ -6022,6 +6098,29 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         ),
                         exit_code=code,
                         pid=int(dd.group("pid")),
+                        root_cause=True,
+                    )
+                )
+        elif "peer process has unexpectedly disconnected" in line:
+            block = [t.strip() for _, t, _ in lines[index : index + MPI_PEER_LOST_LINES]]
+            fields = {
+                f.group("key"): f.group("value")
+                for t in block
+                if (f := _MPI_PEER_FIELD_RE.match(t))
+            }
+            peer = fields.get("Peer host")
+            if peer and ("mpi peer", peer) not in seen:
+                seen.add(("mpi peer", peer))
+                local = fields.get("Local host")
+                report.events.append(
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=text[:300],
+                        host=peer,
+                        exception_type=f"Open MPI (a process on {peer} disconnected from "
+                        + (f"pid {fields['Local PID']} on " if fields.get("Local PID") else "")
+                        + f"{local or 'its peer'}: the process on {peer} failed first)",
                         root_cause=True,
                     )
                 )
@@ -7330,6 +7429,15 @@ _LIST_AND_WATCH_RE = re.compile(
     r"(?: (?P<res_old>[\w./-]+) with error (?P<err_old>.*)$"
     r'|(?: err="(?P<err>[^"]*)")?(?: resource="(?P<res>[^"]+)")?)'
 )
+# kubelet's device manager refusing a pod at admission (pkg/kubelet/cm/devicemanager:
+# "no healthy devices present; cannot allocate unhealthy devices %s", "previously allocated devices
+# are no longer healthy; cannot allocate unhealthy devices %s", "cannot allocate unregistered device
+# %s"), in the pod's UnexpectedAdmissionError event "Allocate failed due to ..."
+_ADMISSION_RE = re.compile(
+    r"(?P<why>no healthy devices present|previously allocated devices are no longer healthy); "
+    r"cannot allocate unhealthy devices (?P<res>[\w./-]+?)(?:,|\s|$)"
+    r"|cannot allocate unregistered device (?P<res2>[\w./-]+?)(?:,|\s|$)"
+)
 _RUN_CONTAINER_RE = re.compile(
     r'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"(?P<container>[^\\"]+)\\"'
     r' with (?P<kind>\w+): (?P<why>(?:\\"|[^"])*)"(?: pod="(?P<pod>[^"]+)")?'
@@ -7419,7 +7527,32 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
     ``container_start_failure`` per container the kubelet could not start."""
     plugins: set[str] = set()
     containers: set[str] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
+        if "cannot allocate" in line or (
+            "Allocate failed due to" in line and index + 1 < len(lines)
+        ):
+            # (a kubectl describe wraps the event's message onto the next line)
+            joined = line if "cannot allocate" in line else f"{line} {lines[index + 1][1]}"
+            if (ad := _ADMISSION_RE.search(" ".join(joined.split()))) and (
+                key := f"admission {ad.group('res') or ad.group('res2')}"
+            ) not in containers:
+                containers.add(key)
+                resource = ad.group("res") or ad.group("res2")
+                why = ad.group("why") or "its device plugin never registered it"
+                report.events.append(
+                    LogEvent(
+                        kind="container_start_failure",
+                        line=no,
+                        message=line.strip()[:400],
+                        rank=tagged,
+                        host=_kubelet_host(line),
+                        library="kubelet",
+                        exception_type=f"kubelet would not admit the pod: no {resource} to "
+                        f"give it ({why}); the device plugin reports the devices unhealthy, or "
+                        "reported them before they were ready",
+                    )
+                )
+            continue
         if "istAndWatch" in line and (m := _LIST_AND_WATCH_RE.search(line)):
             resource = m.group("res") or m.group("res_old") or "a resource"
             err = m.group("err") or " ".join((m.group("err_old") or "").split())[:200]
@@ -8749,6 +8882,23 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             # torch_npu's "Device:0" is the device current before the call; the one the call
             # could not open is the runtime's ("set device=2, valid device range is [0, 2)")
             ev.device = int(asked.group(1) or asked.group(2))
+        if (
+            call
+            and "SetDevice" in call
+            and (
+                opened := _search(
+                    _HAL_DEVICE_OPEN_RE, [t for _, t, _ in lines[index : index + SET_DEVICE_LINES]]
+                )
+            )
+        ):
+            # the driver's own refusal under the runtime's TraceBack: the device and why
+            code_ = int(opened.group("ret"))
+            name, meaning = DRV_ERRORS.get(code_, (None, "see the driver's drvError_t codes"))
+            ev.device = int(opened.group("dev"))
+            ev.exception_type = (
+                f"the driver could not open device {opened.group('dev')} (halDeviceOpen: "
+                f"drvRetCode {code_}{f' {name}' if name else ''}, {meaning})"
+            )
         elif ev.device is None and (
             rt := _search(_DEVICE_ID_RE, [t for t in window[:2] if "RUNTIME" in t])
         ):
@@ -8763,6 +8913,11 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
 _SET_DEVICE_RE = re.compile(r"\bset device=(\d+)|\bopen device (\d+) failed")
 SET_DEVICE_LINES = 12
 """How far under a failed SetDevice the runtime's own report of the device may stand."""
+# the runtime's TraceBack line of the driver refusing to open a device (runtime npu_driver.cc
+# DeviceOpen: "[drv api] halDeviceOpen failed. device_id=1, drvRetCode=7.")
+_HAL_DEVICE_OPEN_RE = re.compile(
+    r"halDeviceOpen failed\. device_id=(?P<dev>\d+), drvRetCode=(?P<ret>\d+)"
+)
 
 
 # torch_npu's own error line (formatErrorCode): "[ERROR] 2026-09-06-16:14:16 (PID:3938695,
@@ -8879,7 +9034,11 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         heading = -1
     after = [t for t in lines[heading + 1 :] if t[1].strip()]
     if not after or not all(
-        _FRAME_RE.search(t) or t.startswith(("    ", "\t")) or "]:     " in t or "]:   File" in t
+        _FRAME_RE.search(t)
+        or t.startswith(("    ", "\t"))
+        or "]:     " in t
+        or "]:   File" in t
+        or t.lstrip().startswith('File "')  # (a frame line the copy cut short)
         for _, t, _ in after
     ):
         return None
@@ -8909,6 +9068,32 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         exception_type="unknown (cut before the exception)",
         library="torch.distributed" if op else None,
         call=f"dist.{op}()" if op else None,
+    )
+
+
+_LONE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S.*$")
+LONE_EXCEPTION_REST_LINES = 2
+"""How many lines a lone exception whose message ends in a colon may go on over."""
+
+
+def lone_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """An exception copied without its traceback, as the text's first line ("RuntimeError:
+    Failed to import transformers.data.data_collator because of the following error (look up to
+    see its traceback):" and the error on the next line); None otherwise."""
+    text = [(no, t, tag) for no, t, tag in lines if t.strip()]
+    if not text or any(TRACEBACK_HEADING in t for _, t, _ in text):
+        return None
+    no, first, tagged = text[0]
+    said = first.strip()
+    if not _LONE_EXCEPTION_RE.match(said) or not said.endswith(":") or len(text) < 2:
+        return None  # (a message that points below it, to the error it wraps, and that error)
+    said += " " + " ".join(t.strip() for _, t, _ in text[1 : 1 + LONE_EXCEPTION_REST_LINES])
+    return LogEvent(
+        kind="python_exception",
+        line=no,
+        message=said[:300],
+        rank=tagged,
+        exception_type=said.split(":", 1)[0].rsplit(".", 1)[-1],
     )
 
 
@@ -10067,6 +10252,62 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
             ev.code = code.group(1)
         report.events.append(ev)
     _bare_task_exceptions(lines, report)
+    if "Basic information" in "".join(t for _, t, _ in lines[:40]):
+        _msaicerr_info(lines, report)
+
+
+# msaicerr's report of an AI Core error (the CANN AI Core error analysis tool, info.txt): its
+# headings "*****1. Basic information*****" over "device id : 0", "node name : L2Loss", "kernel
+# name : te_l2loss_...", "*****2. AICERROR code*****" over "code : 0x800000" (or "error code :
+# 0x10") and its error bits' meanings, and, where it ran the operator alone, a first section
+# "Root cause conclusion" ("Single op test aicore error, please check op.")
+_MSAICERR_HEAD_RE = re.compile(r"\*{3,}\s*1\. Basic information\s*\*{3,}")
+_MSAICERR_FIELD_RE = re.compile(
+    r"\b(?P<key>device id|node name|kernel name)\s*:\s*(?P<value>[^\s*]+)"
+    r"|\b(?P<code_key>(?:error )?code)\s*:\s*(?P<code>0x[0-9A-Fa-f]+)\b"
+)
+_MSAICERR_MEANING_RE = re.compile(r"\bmeaning:\s*(?P<what>[^,，\n]+)")
+_MSAICERR_CONCLUSION_RE = re.compile(r"Root cause conclusion\*+\s*(?P<what>[^*\n]+)")
+
+
+def _msaicerr_info(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``npu_device_exception`` for msaicerr's report: the device, the operator, the AI Core
+    error code, its first error bit's meaning and the tool's conclusion."""
+    head = next((no for no, t, _ in lines if _MSAICERR_HEAD_RE.search(t)), None)
+    if head is None:
+        return
+    text = "\n".join(t for _, t, _ in lines)
+    fields: dict[str, str] = {}
+    for m in _MSAICERR_FIELD_RE.finditer(text):
+        if m.group("code"):
+            fields.setdefault("code", m.group("code"))
+        else:
+            fields.setdefault(m.group("key"), m.group("value"))
+    code = fields.get("code")
+    if "device id" not in fields or code is None:
+        return
+    # (an error bit's meaning, not the address bits': "write bus error", "ccu_illegal_instr")
+    meaning = next(
+        (m for m in _MSAICERR_MEANING_RE.finditer(text) if "Address" not in m.group("what")),
+        None,
+    )
+    conclusion = _MSAICERR_CONCLUSION_RE.search(text)
+    op = fields.get("node name")
+    report.events.append(
+        LogEvent(
+            kind="npu_device_exception",
+            line=head,
+            message=f"msaicerr: AI Core error {code} on device {fields['device id']}"
+            + (f" in {op}" if op else ""),
+            device=int(fields["device id"]) if fields["device id"].isdigit() else None,
+            op=op,
+            code=code,
+            exception_type=f"AI Core error {code}"
+            + (f" in {op}" if op else "")
+            + (f" ({meaning.group('what').strip()})" if meaning else "")
+            + (f"; msaicerr: {conclusion.group('what').strip()}" if conclusion else ""),
+        )
+    )
 
 
 # The runtime's words of a failed task copied without its plog prefix (MindSpore prints them in
@@ -11052,8 +11293,9 @@ _DRIVER_READY_RE = re.compile(r"(?:set device ready|Receive device ready notify)
 # cpp:54][tid:201]>>> Get physical device number failed, err: 87"
 _DEVICE_COUNT_RE = re.compile(r"Get physical device number failed, err: (?P<code>-?\d+)")
 DRV_ERRORS = {
-    3: ("DRV_ERROR_NO_DEVICE", "no device"),
+    1: ("DRV_ERROR_NO_DEVICE", "no valid device"),
     6: ("DRV_ERROR_OUT_OF_MEMORY", "out of memory"),
+    7: ("DRV_ERROR_INNER_ERR", "the driver's inner error"),
     87: (
         "DRV_ERROR_RESOURCE_OCCUPIED",
         "the devices are busy: another process or container holds them",
@@ -11832,6 +12074,15 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         if host in plugin_failed:
             ev.exception_type = (
                 f"the net plugin failed to start ({plugin_failed[host][:80]}): {ev.exception_type}"
+            )
+        others = {h: n for h, n in chosen.items() if h != host and n != "Socket"}
+        if others:
+            # the other hosts' NCCL chose another network: the hosts disagree on it
+            ev.exception_type = (
+                f"{ev.exception_type}; the other host(s) chose another network ("
+                + ", ".join(f"{h}: {n}" for h, n in sorted(others.items()))
+                + "): the hosts disagree on NCCL's network, so set the same (NCCL_IB_DISABLE, "
+                "NCCL_NET, the RDMA devices) on every host"
             )
         report.events.append(ev)
 

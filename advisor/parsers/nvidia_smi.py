@@ -1273,3 +1273,44 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     if not gpus:
         raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index")
     return gpus
+
+
+# ``nvidia-smi mig -lgip``: the GPU instance profiles each MIG-enabled GPU offers, how many of
+# each can still be created ("Instances Free/Total"): "|   0  MIG 1g.10gb       19     0/7
+# 9.50       No     14     0     0   |"
+MIG_PROFILES_SIGNATURE = r"^\|\s*GPU instance profiles:\s*\|"
+_MIG_PROFILE_RE = re.compile(
+    r"^\|\s*(?P<gpu>\d+)\s+MIG (?P<name>\S+)\s+(?P<id>\d+)\s+(?P<free>\d+)/(?P<total>\d+)\s+"
+    r"(?P<mem>[\d.]+)\s"
+)
+
+
+@dataclass(kw_only=True)
+class MigProfile:
+    line: int
+    gpu: int
+    name: str
+    profile_id: int
+    free: int
+    total: int
+    memory_gib: float
+
+
+def parse_mig_profiles(text: str) -> list[MigProfile]:
+    """Each row of ``nvidia-smi mig -lgip``; ParseError when none is there."""
+    rows = [
+        MigProfile(
+            line=no,
+            gpu=int(m.group("gpu")),
+            name=m.group("name"),
+            profile_id=int(m.group("id")),
+            free=int(m.group("free")),
+            total=int(m.group("total")),
+            memory_gib=float(m.group("mem")),
+        )
+        for no, line, _ in numbered_lines(text)
+        if (m := _MIG_PROFILE_RE.match(line.strip()))
+    ]
+    if not rows:
+        raise ParseError("no 'MIG <profile>' row under 'GPU instance profiles:'")
+    return rows

@@ -365,6 +365,23 @@ def _parse_text_doc(text: str, doc: Any) -> RankTable:
                 "'server_group_list' or prefill/decode device list: not an Ascend rank table",
                 line=wrapper_line,
             )
+    elif isinstance(doc, dict) and "status" in doc and set(doc) <= {"status", "version"}:
+        # a table its writer has not filled yet (MindCluster's rank table file while the job's
+        # pods start: '{"status":"initializing","version":"1.0"}'): its status is all it says
+        status = str(doc["status"])
+        return RankTable(
+            version=str(doc.get("version", "")),
+            status=status,
+            server_count=None,
+            servers=[],
+            ranks=[],
+            errors=[
+                f"status is {status!r} and no server or rank is listed yet: the table's writer "
+                "has not filled it (wait for status completed before starting the job)"
+            ]
+            if status != "completed"
+            else ["status is 'completed' but no server or rank is listed"],
+        )
     elif not _is_table(doc):
         raise ParseError(
             "JSON without 'server_list', 'group_list', 'server_group_list' or "

@@ -60,7 +60,12 @@ IBPORTSTATE_SIGNATURE = (
 _IBPORTSTATE_HEAD_RE = re.compile(r"^#\s*Port info: Lid (?P<lid>\d+) port (?P<port>\d+)\s*$")
 _DOTTED_FIELD_RE = re.compile(r"^\s*(?P<key>\w+):\.{3,}(?P<value>.+?)\s*$")
 _IBERROR_RE = re.compile(r"^\s*ibportstate: iberror: (?P<what>.+?)\s*$")
-IBV_DEVINFO_SIGNATURE = r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
+IBV_DEVINFO_SIGNATURE = (
+    r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
+    # a port block copied without its device (ibv_devinfo -v's "port: 1" over "state: PORT_...")
+    r"|^[ \t]*port:[ \t]*\d+[ \t]*\r?\n[ \t]+state:[ \t]*PORT_[A-Z_]+"
+)
+_HEADLESS_PORT_RE = re.compile(r"^\s*port:\s*\d+\s*\n\s+state:\s*PORT_[A-Z_]+")
 IBLINKINFO_SIGNATURE = (
     r"^[ \t]*(?:0x[0-9a-fA-F]+[ \t]+)?(?:\"[^\"\n]*\"[ \t]+)?\d+[ \t]+\d+\[[^\]\n]*\][ \t]+==\("
 )
@@ -154,7 +159,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     heads: list[
         tuple[int, str, int]
     ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
-    for no, line, _ in numbered_lines(text):
+    numbered = numbered_lines(text)
+    ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
+    for index, (no, line, _) in enumerate(numbered):
         if "==(" in line and (lk := _IBLINK_RE.match(line)):
             if lk.group("node") is None and link_node is None:
                 # a copy that kept only the link lines ("iblinkinfo | grep Up"): its node
@@ -281,6 +288,22 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             ca, current = None, None
             continue
+        if (
+            ca is None
+            and _DEVINFO_PORT_RE.match(line)
+            and _HEADLESS_PORT_RE.match("\n".join(t for _, t, _ in numbered[index : index + 2]))
+        ):
+            # ibv_devinfo -v's port block copied without its device's hca_id: read, its device
+            # unnamed
+            ca, tool, device, current = NO_DEVICE, "ibv_devinfo", {}, None
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message="ibv_devinfo port block without its hca_id line: its device is not "
+                    "named in the copy",
+                    skipped=False,
+                )
+            )
         if ca is None:
             continue
         port_m = _IBSTAT_PORT_RE.match(line) if tool == "ibstat" else _DEVINFO_PORT_RE.match(line)
@@ -319,6 +342,15 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             current.link_layer = value
         elif key == "active_mtu" and value.split()[0].isdigit():
             current.active_mtu = int(value.split()[0])
+        elif key in ("active_width", "active_speed"):
+            # ibv_devinfo -v: "active_width: 4X (2)", "active_speed: 25.0 Gbps (32)"; the
+            # port's rate is the lanes times each lane's speed
+            device_port = ports_fields.setdefault(id(current), {})
+            device_port[key] = value
+            lanes_m = re.match(r"(\d+)X\b", device_port.get("active_width", ""))
+            lane_gbps_m = re.match(r"([\d.]+) Gbps\b", device_port.get("active_speed", ""))
+            if lanes_m and lane_gbps_m and current.rate_gbps is None:
+                current.rate_gbps = int(lanes_m.group(1)) * float(lane_gbps_m.group(1))
     # a device block with no port (the copy ended, or was cut, before its port section): said,
     # its state unknown rather than left out unnoticed
     for at, (head_line, name, before) in enumerate(heads):
