@@ -537,7 +537,7 @@ def test_msaicerrs_report_is_the_devices_ai_core_error_with_its_operator() -> No
 def test_a_grep_of_the_devices_ts_log_is_read_as_its_first_error_line() -> None:
     ev = _load("hiascend_ts0010_cann800_tsch_ts_log_icache_check_device2_cut.log")
     (error,) = ev.failures
-    assert (error["kind"], error["library"]) == ("hccl_plog_error", "TSCH")
+    assert (error["kind"], error["library"], error["device"]) == ("hccl_plog_error", "TSCH", 2)
 
 
 def test_per_queue_ethtool_counters_are_read_with_their_losses() -> None:
@@ -637,3 +637,138 @@ def test_time_outs_all_in_the_first_collective_point_at_the_path_not_a_straggler
     finding = _findings(ev)["evidence-watchdog-timeout"]
     advice = [r.why for r in finding.recommendations if r.kind == "advice"]
     assert len(advice) == 1 and advice[0].startswith("Every time-out is in SeqNum 1")
+
+
+# --- round LL (sets 399-402) ---
+
+
+def test_a_device_open_in_another_namespace_is_named_by_the_drivers_conflict() -> None:
+    ev = _load("easyr1_npu_dmesg_ascend_uda_occupy_dev_by_ns_conflict_open_udevid.log")
+    (drv,) = [f for f in ev.failures if f["kind"] == "npu_driver_error"]
+    assert drv["device"] == 0
+    assert drv["exception_type"].startswith(
+        "device 0: Conflict open udevid: the device is already open in another namespace"
+    )
+
+
+def test_the_device_plugins_healthy_devices_are_a_note_and_schedulers_missing_ones_a_warning() -> (
+    None
+):
+    ev = _load("volcano4446_ascend_device_plugin_910_register_listandwatch_healthy_cut.log")
+    assert not ev.failures
+    assert any(
+        "reported 3 device(s) to kubelet" in m and m.endswith("all healthy") for m in _said(ev)
+    )
+    for name, said in (
+        (
+            "volcano4773_scheduler_load_ascend_vnpu_config_310p_no_node_register_annotation.log",
+            "the scheduler found no registered Ascend310P on node n1",
+        ),
+        (
+            "volcano5828_scheduler_hami_ascend_310p_worker3_no_allocatable_cut.log",
+            "node k8s-worker3 offers no huawei.com/Ascend310P",
+        ),
+    ):
+        ev = _load(name)
+        (none,) = ev.failures
+        assert none["kind"] == "device_not_offered" and none["exception_type"].startswith(said)
+        assert _findings(ev)["evidence-devices-not-offered"].severity == "warning"
+
+
+def test_a_ray_actors_prefixed_frames_cut_before_the_exception_are_read() -> None:
+    ev = _load("openrlhf605_ascend_ray_vllm_tp2_llmrayactor_traceback_no_exception_cut.log")
+    (cut,) = ev.failures
+    assert cut["kind"] == "python_exception"
+    assert 'llm_engine.py", line 271, in __init__' in cut["message"]
+
+
+def test_a_log_of_info_lines_and_progress_bars_is_a_healthy_program_log() -> None:
+    ev = _load("vllm_omni5122_a3_hunyuanimage_healthy_weight_loading_progress_cut.log")
+    assert ev.files[0].status == "read" and not ev.failures
+
+
+def test_ibstat_cut_inside_a_state_word_leaves_that_port_unknown() -> None:
+    ev = _load(
+        "ibstat_cx6dx_mlx5_0_mlx5_1_down_disabled_rate40_then_cx7_mlx5_10_active_sglang6823_cut.txt"
+    )
+    states = {(p["ca"], p["state"]) for p in ev.hca_ports}
+    assert states == {("mlx5_0", "Down"), ("mlx5_1", "Down"), ("mlx5_10", None)}
+    (item_a, item_b) = [str(i) for i in _findings_ports(ev)["evidence-hca-port-not-active"].items]
+    assert item_a.startswith("mlx5_0") and item_b.startswith("mlx5_1")
+
+
+def test_an_ibv_devinfo_device_cut_before_its_ports_is_partial_with_its_firmware() -> None:
+    ev = _load("ibv_devinfo_v_mlx5_1_cx5_4119_fw16_23_exp_flags_no_port_section_ompi6137_cut.txt")
+    assert ev.files[0].status == "partial" and not ev.hca_ports
+    assert any("mlx5_1 (firmware 16.23.1020, part 4119): no port listed" in m for m in _said(ev))
+
+
+def test_mlxconfig_query_is_a_note_of_its_settings() -> None:
+    ev = _load(
+        "mlxconfig_query_cx3_mt4099_sriov_en_true_num_of_vfs_8_next_boot_only_xcp544_cut.txt"
+    )
+    (note,) = _said(ev)
+    assert (
+        "ConnectX3 (/dev/mst/mt4099_pciconf0)" in note and "SRIOV_EN True(1), NUM_OF_VFS 8" in note
+    )
+
+
+def test_lspci_links_a_narrower_link_is_a_warning_a_slower_one_a_note() -> None:
+    ev = _load(
+        "lspci_lnkcap_16gts_x16_lnksta_2_5gts_downgraded_x16_ok_rtx4090_riser_indented_jan183.txt"
+    )
+    assert not ev.failures
+    (note,) = [m for m in _said(ev) if "lspci_link" in m]
+    assert "PCIe link 2.5GT/s x16 against its 16GT/s x16 capability: slower than it can run" in note
+    ev = _load(
+        "lspci_vvv_middle_quadro_rtx8000_on_pi_lnksta_5gts_downgraded_x1_downgraded_aer_clean_rpi480_cut.txt"
+    )
+    (narrow,) = ev.failures
+    assert narrow["kind"] == "pcie_link_narrow"
+    assert (
+        narrow["exception_type"]
+        == "PCIe link 5GT/s x1: fewer lanes than the device has (and slower)"
+    )
+    assert _findings(ev)["evidence-pcie-link-narrow"].severity == "warning"
+
+
+def test_an_elastic_exit_of_minus_7_is_named_a_bus_error_with_its_advice() -> None:
+    ev = _load(
+        "instructglm26_deepspeed_0_8_3_accelerate_elastic_exitcode_minus7_local_rank0_pid37386_cut.log"
+    )
+    finding = _findings(ev)["evidence-elastic-root-cause"]
+    assert "exited with -7 (signal 7, SIGBUS: a bus error)" in str(finding.items[0])
+    assert any("/dev/shm" in r.why for r in finding.recommendations)
+
+
+def test_a_task_that_restarted_is_the_coordination_services_reason_to_abort() -> None:
+    ev = _load(
+        "grain802_gke_jax_coordination_service_task1_different_incarnation_aborted_terminating_cut.log"
+    )
+    (task,) = [f for f in ev.failures if f["kind"] == "coordination_timeout"]
+    assert (task["exception_type"], task["missing_ranks"], task["root_cause"]) == (
+        "task restarted",
+        [1],
+        True,
+    )
+
+
+def test_ncclS_ignored_collnet_setting_is_a_fallback() -> None:
+    ev = _load(
+        "nccltests133_two_nodes_nodea_nodeb_collnet_not_supported_warn_ib_gdrdma_p2p_rings_cut.log"
+    )
+    findings = _findings(ev)
+    assert "evidence-nccl-fallback-warning" in findings and "evidence-nccl-warning" not in findings
+
+
+def test_xlas_stuck_clique_set_up_names_the_ranks_that_waited() -> None:
+    ev = _load(
+        "jax22740_xla_rendezvous_initialize_clique_rank6_rank0_waiting_10s_expected_8_threads_cut.log"
+    )
+    (stuck,) = ev.failures
+    assert (stuck["exception_type"], stuck["rank_size"], stuck["group"], stuck["ran_for_ms"]) == (
+        "NCCL clique set-up stuck",
+        8,
+        "0, 6",
+        10000,
+    )

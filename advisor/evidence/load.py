@@ -29,6 +29,7 @@ from advisor.flight.settings import RANKS_SUBDIR
 from advisor.parsers import (
     BUS_FACTOR_OPS,
     GBYTES_TO_GBITS,
+    WORKER_PREFIX_RE,
     ParseError,
     ParseWarning,
     ascend_dmi,
@@ -45,6 +46,7 @@ from advisor.parsers import (
     hccn_conf,
     hccn_tool,
     logs,
+    lspci,
     msprof,
     nccl_tests,
     npu_smi,
@@ -202,6 +204,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
     "ethtool_stats": re.compile(ethtool.SIGNATURE, re.M),
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
+    "lspci_link": re.compile(lspci.SIGNATURE, re.M),
+    "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     "nvidia_smi_query_csv": re.compile(nvidia_smi.QUERY_CSV_SIGNATURE, re.M),
@@ -271,6 +275,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # the runtime's words of a failed task without their plog prefix (logs._bare_task_exceptions)
         r"|The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, "
         r"(?i:an exception occurred during)"
+        # a scheduler finding no devices of a kind on a node (logs._devices_not_offered)
+        r"|Failed to get node devices\. nodeName [\w.-]+, deviceType [\w.-]+, error annos not found"
+        r"|\bNode [\w.-]+ does not have allocatable [\w./-]+ resource or value is 0"
         # Open MPI's peer that disconnected (logs._launcher_exits)
         r"|An MPI communication peer process has unexpectedly disconnected"
         # kubelet refusing a pod its device plugin has no healthy device for (logs._ADMISSION_RE)
@@ -384,6 +391,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NCCL [Ff]ailure: (?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|\] Check failed: [^\n]*?NCCL error: (?:unhandled|internal error|invalid|remote process)"
         r"|Barrier timed out\. (?:Barrier_id|Id): |Task /job:[\w-]+/replica:\d+/task:\d+ heartbeat timeout"
+        r"|/job:[\w-]+/replica:\d+/task:\d+ unexpectedly tried to connect with a different incarnation"
+        # XLA's rendezvous of threads that not all reached (xla/service/rendezvous.cc)
+        r"|\] This thread has been waiting for `[^`\n]{1,400}` for \d+ seconds and may be stuck\."
         r"|gloo/transport/\w+/\w+\.cc:\d+\] "
         r"|Failed to fetch the unique id of the collective lib from the meta server node"
         r"|There's worker exits with exception, kill all other workers|Time out nodes are \["
@@ -1650,9 +1660,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a run that ended in a Python exception: its log, read as one
     if (
         not formats
-        and logs.TRACEBACK_HEADING in text
-        # (a run's lines above it: a traceback fragment alone says nothing of a run)
-        and text.split(logs.TRACEBACK_HEADING, 1)[0].strip(" \t\n[]:rank0123456789")
+        and (
+            # (a run's lines above it: a traceback fragment alone says nothing of a run)
+            (
+                logs.TRACEBACK_HEADING in text
+                and text.split(logs.TRACEBACK_HEADING, 1)[0].strip(" \t\n[]:rank0123456789")
+            )
+            # (or a worker's prefix on its frames: Ray's "(LLMRayActor pid=103282)   File ...")
+            or WORKER_PREFIX_RE.match(text.lstrip())
+        )
         and logs.cut_traceback(numbered_lines(text)) is not None
     ):
         formats = ["log"]  # a run's log that ends inside a traceback: where it raised is read
@@ -1690,7 +1706,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, nvidia-smi mig -lgip, "
+                "Ascend packages' version.info, ethtool -S, nvidia-smi mig -lgip, lspci -vv's links, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -4373,6 +4389,53 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     ]
 
 
+def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """mlxconfig query: a note per NIC of its firmware settings (not judged)."""
+    return rdma.parse_mlxconfig(text)
+
+
+def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """lspci -vv's link lines: a link narrower than its device's is a ``pcie_link_narrow``
+    failure; a slower one, or one at its full capability, a note (a GPU lowers its link speed
+    when idle)."""
+    notes: list[ParseWarning] = []
+    for link in lspci.parse(text):
+        where = link.device or "a device (its lspci heading is not in the copy)"
+        said = f"PCIe link {link.speed_gts:g}GT/s x{link.width}" + (
+            f" against its {link.cap_speed_gts:g}GT/s x{link.cap_width} capability"
+            if link.cap_speed_gts is not None
+            else ""
+        )
+        if link.width_downgraded:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="pcie_link_narrow",
+                    line=link.line,
+                    message=where,
+                    library="lspci",
+                    exception_type=f"{said}: fewer lanes than the device has"
+                    + (" (and slower)" if link.speed_downgraded else ""),
+                ),
+            )
+            continue
+        notes.append(
+            ParseWarning(
+                line=link.line,
+                message=f"lspci: {where}: {said}"
+                + (
+                    ": slower than it can run (a GPU lowers its link speed when idle; read it "
+                    "again under load before calling it a fault)"
+                    if link.speed_downgraded
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _mig_profiles(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi mig -lgip: a note per GPU of the GPU instances it can still create."""
     by_gpu: dict[int, list[nvidia_smi.MigProfile]] = {}
@@ -4457,6 +4520,8 @@ _CONVERTERS = {
     "ascend_versions": _ascend_versions,
     "ethtool_stats": _ethtool,
     "nvidia_smi_mig_profiles": _mig_profiles,
+    "lspci_link": _lspci,
+    "mlxconfig": _mlxconfig,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -616,7 +616,8 @@ class LogEvent:
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
-    link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, run_success or
+    link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
+    pcie_link_narrow (the importer's, lspci's), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
     message: str
@@ -999,6 +1000,8 @@ def _parse_events(text: str) -> LogReport:
         _loader_failures(lines, report)
     if "istAndWatch" in text or "StartContainer" in text or "cannot allocate " in text:
         _kubelet_failures(lines, report)
+    if "node-register-" in text or "does not have allocatable" in text:
+        _devices_not_offered(lines, report)
     if " hook #" in text:
         _oci_hook_failures(lines, report)
     if "Resource temporarily unavailable" in text or "start new thread" in text:
@@ -1212,6 +1215,12 @@ def _parse_events(text: str) -> LogReport:
             and _loss_notes(lines, report)
         ):
             return report  # a training loop printing its loss, step after step: it ran
+        if (
+            not report.events
+            and "ListAndWatch resp devices" in text
+            and _plugin_notes(lines, report)
+        ):
+            return report  # the Ascend device plugin's registration and its devices' health
         if (
             not report.events
             and "Free memory on device" in text
@@ -3073,6 +3082,50 @@ def _step_said(m: re.Match[str]) -> str:
     return f"iteration {m.group('step')} of {m.group('of')}"
 
 
+# The Ascend device plugin (MindCluster ascend-device-plugin server/plugin.go) answering kubelet's
+# ListAndWatch: "ListAndWatch resp devices: inner device: Ascend910-0 Healthy, real device:
+# Ascend910-0 Healthy, NotPodUsed: false", after "register Ascend910 to kubelet success."
+_LIST_AND_WATCH_DEVICE_RE = re.compile(
+    r"ListAndWatch resp devices: inner device: (?P<dev>[\w.-]+) (?P<health>\w+), real device: "
+    r"(?P<real>[\w.-]+) (?P<real_health>\w+)"
+)
+
+
+def _plugin_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the devices the Ascend device plugin reported to kubelet, each with its health
+    (an unhealthy one named); False where no line reports one."""
+    health: dict[str, tuple[int, str]] = {}
+    for no, line, _ in lines:
+        if "ListAndWatch resp devices" in line and (m := _LIST_AND_WATCH_DEVICE_RE.search(line)):
+            health[m.group("real")] = (no, m.group("real_health"))
+    if not health:
+        return False
+    bad = [d for d, (_, h) in health.items() if h != "Healthy"]
+    for dev in bad:
+        no, said = health[dev]
+        report.events.append(
+            LogEvent(
+                kind="device_not_offered",
+                line=no,
+                message=f"ListAndWatch: {dev} {said}",
+                library="Ascend device plugin",
+                exception_type=f"the Ascend device plugin reports {dev} {said} to kubelet: no pod "
+                "is given it",
+            )
+        )
+    report.unread.append(
+        ParseWarning(
+            line=min(no for no, _ in health.values()),
+            message=f"the Ascend device plugin reported {len(health)} device(s) to kubelet ("
+            + ", ".join(f"{d} {h}" for d, (_, h) in sorted(health.items()))
+            + ")"
+            + (f": {', '.join(bad)} not healthy" if bad else ": all healthy"),
+            skipped=False,
+        )
+    )
+    return True
+
+
 # vLLM's worker (vllm-ascend's worker.py as vLLM's gpu worker) after profiling its memory at
 # start: "Free memory on device (60.86/61.27 GiB) on startup. Desired GPU memory utilization is
 # (0.9, 55.14 GiB). Actual usage: 1.14 GiB for weights, ..."
@@ -3453,6 +3506,8 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     # transport.cc: CollNet (SHARP) could not be set up, NCCL goes on point-to-point
     r"|^NET/IB ?: ?Unable to open device \S+\s*$"
     r"|^Cannot initialize CollNet, using point-to-point network instead"
+    # graph/tuning.cc: NCCL_ALGO asked for CollNet where it cannot run; NCCL ignores the setting
+    r"|^CollNet is not supported or fails to initialize, ignoring NCCL_ALGO="
 )
 BESIDE_KINDS = frozenset({"firmware_memory_error"})
 """Failures of the machine beside a program's log (the firmware's memory error records): held
@@ -7429,6 +7484,55 @@ _LIST_AND_WATCH_RE = re.compile(
     r"(?: (?P<res_old>[\w./-]+) with error (?P<err_old>.*)$"
     r'|(?: err="(?P<err>[^"]*)")?(?: resource="(?P<res>[^"]+)")?)'
 )
+# A scheduler that finds no devices of a kind on a node: HAMi's (pkg/device, device_info.go) "Failed
+# to get node devices. nodeName n1, deviceType Ascend310P, error annos not found hami.io/
+# node-register-Ascend310P" (the node's device plugin never wrote its register annotation), and
+# Volcano's "Node k8s-worker3 does not have allocatable huawei.com/Ascend310P resource or value
+# is 0" (the node's allocatable resources hold none)
+_HAMI_NO_REGISTER_RE = re.compile(
+    r"Failed to get node devices\. nodeName (?P<node>[\w.-]+), deviceType (?P<type>[\w.-]+), "
+    r"error annos not found (?P<anno>\S+)"
+)
+_NO_ALLOCATABLE_RE = re.compile(
+    r"\bNode (?P<node>[\w.-]+) does not have allocatable (?P<res>[\w./-]+) resource or value is 0"
+)
+
+
+def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``device_not_offered`` per node and device kind a scheduler found none of."""
+    seen: set[tuple[str, str]] = set()
+    for no, line, tagged in lines:
+        if m := _HAMI_NO_REGISTER_RE.search(line):
+            key = (m.group("node"), m.group("type"))
+            said = (
+                f"the scheduler found no registered {m.group('type')} on node {m.group('node')} "
+                f"(no {m.group('anno')} annotation: the node's device plugin has not registered "
+                "its devices)"
+            )
+        elif m := _NO_ALLOCATABLE_RE.search(line):
+            key = (m.group("node"), m.group("res"))
+            said = (
+                f"node {m.group('node')} offers no {m.group('res')} (its allocatable resource is "
+                "absent or 0): the scheduler cannot place the devices there"
+            )
+        else:
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="device_not_offered",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                host=key[0],
+                library="scheduler",
+                exception_type=said,
+            )
+        )
+
+
 # kubelet's device manager refusing a pod at admission (pkg/kubelet/cm/devicemanager:
 # "no healthy devices present; cannot allocate unhealthy devices %s", "previously allocated devices
 # are no longer healthy; cannot allocate unhealthy devices %s", "cannot allocate unregistered device
@@ -8066,6 +8170,11 @@ _DEVICE_ID_RE = re.compile(r"\bdevice_id=(\d+)")
 """The device a runtime's failed task ran on ("Aicore kernel execute failed, device_id=8, ...")."""
 
 
+_DEVICE_LOG_DIR_RE = re.compile(r"/device-(\d+)/")
+"""The device's own log folder in a grep's file name before the line ("hisi_logs/device-2/
+.../ts.log:5177:[ERROR] TSCH(...)"): the device whose log it is."""
+
+
 def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
@@ -8085,7 +8194,7 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
         pid = int(pid_m.group(1)) if pid_m else None
         if pid in found:
             continue
-        device = _DEVICE_ID_RE.search(line)
+        device = _DEVICE_ID_RE.search(line) or _DEVICE_LOG_DIR_RE.search(line[: m.start()])
         found[pid] = LogEvent(
             kind="hccl_plog_error",
             line=no,
@@ -8269,6 +8378,21 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
 _BARRIER_TIMEOUT_RE = re.compile(r"Barrier timed out\. (?:Barrier_id|Id): (?P<id>\S+?)\.(?:\s|$)")
 _BARRIER_REACHED_RE = re.compile(r"# of tasks that reached the barrier: (\d+)/(\d+)")
 _TASK_NAME_RE = re.compile(r"^\s*/job:[\w-]+/replica:\d+/task:(\d+)\s*$")
+# XLA's rendezvous of a step's threads (xla/service/rendezvous.cc) when not all of them arrive:
+# "This thread has been waiting for `initialize clique for rank 6; clique=devices=[0,...,15];
+# stream=0; run_id=...` for 10 seconds and may be stuck. Expected 8 threads to join the
+# rendezvous, but not all of them arrived on time."
+_XLA_STUCK_RE = re.compile(
+    r"This thread has been waiting for `(?P<what>(?:initialize clique for rank (?P<rank>\d+))?[^`\n]{0,400})`"
+    r" for (?P<s>\d+) seconds and may be stuck"
+)
+_XLA_EXPECTED_RE = re.compile(r"Expected (\d+) threads to join the rendezvous")
+# the service when a task connects again as a new process (coordination_service.cc): "/job:
+# jax_worker/replica:0/task:1 unexpectedly tried to connect with a different incarnation. It has
+# likely restarted." — the task died and came back; the service aborts the job for all
+_TASK_INCARNATION_RE = re.compile(
+    r"/job:[\w-]+/replica:\d+/task:(\d+) unexpectedly tried to connect with a different incarnation"
+)
 _TASK_HEARTBEAT_RE = re.compile(r"Task /job:[\w-]+/replica:\d+/task:(\d+) heartbeat timeout\.")
 COORDINATION_TASK_LINES = 64
 """How many lines after a barrier's time-out its task names may take."""
@@ -8276,7 +8400,40 @@ COORDINATION_TASK_LINES = 64
 
 def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per barrier (the error is repeated in the gRPC detail that follows it) and per
-    task whose heartbeats stopped."""
+    task whose heartbeats stopped; one for XLA's stuck rendezvous of the threads setting up an
+    NCCL clique, with the ranks that were waiting."""
+    stuck = [
+        (no, m) for no, t, _ in lines if "may be stuck" in t and (m := _XLA_STUCK_RE.search(t))
+    ]
+    if stuck:
+        # (every waiting thread's line, a cut one too: "... for `initialize clique for rank 0;
+        # clique=devices=" at the copy's end)
+        waiting = sorted(
+            {
+                int(r.group(1))
+                for _, t, _ in lines
+                if "This thread has been waiting" in t
+                and (r := re.search(r"initialize clique for rank (\d+)", t))
+            }
+        )
+        expected = next(
+            (int(e.group(1)) for _, t, _ in lines if (e := _XLA_EXPECTED_RE.search(t))), None
+        )
+        first_no, first = stuck[0]
+        report.events.append(
+            LogEvent(
+                kind="coordination_timeout",
+                line=first_no,
+                message=first.group(0)[:300],
+                exception_type="NCCL clique set-up stuck",
+                library="XLA rendezvous",
+                ran_for_ms=int(first.group("s")) * 1000,
+                rank_size=expected,
+                call=first.group("what")[:120],
+                missing_ranks=[],
+                group=", ".join(map(str, waiting)) or None,
+            )
+        )
     seen: set[tuple[str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "Barrier timed out" in line and (m := _BARRIER_TIMEOUT_RE.search(line)):
@@ -8307,6 +8464,22 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                 elif listing:
                     break
             report.events.append(ev)
+        elif "different incarnation" in line and (inc := _TASK_INCARNATION_RE.search(line)):
+            if ("incarnation", inc.group(1)) in seen:
+                continue
+            seen.add(("incarnation", inc.group(1)))
+            report.events.append(
+                LogEvent(
+                    kind="coordination_timeout",
+                    line=no,
+                    message=line[inc.start() :].strip()[:300],
+                    rank=tagged,
+                    exception_type="task restarted",
+                    library="XLA coordination service",
+                    missing_ranks=[int(inc.group(1))],
+                    root_cause=True,
+                )
+            )
         elif "heartbeat timeout" in line and (h := _TASK_HEARTBEAT_RE.search(line)):
             if ("heartbeat", h.group(1)) in seen:
                 continue
@@ -9260,11 +9433,20 @@ collector/npu_collector.go:1924    deviceManager init failed, ..."): an ERROR li
 (npu-exporter, the device plugin, ClusterD) is its failure even alone in a copy."""
 
 
+_PROGRESS_BAR_RE = re.compile(r"\d+%\s*(?:Completed\s*)?\|[^|\n]*\|?\s*\d+/\d+ \[")
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
     (ibstat, rocm-smi, ucx_info) do not."""
-    head = [line for line in text[: LOG_LOOK_LINES * 400].splitlines() if line.strip()]
+    head = [
+        line
+        for line in text[: LOG_LOOK_LINES * 400].splitlines()
+        # (a progress bar's redrawn lines, tqdm's "  3% Completed | 1/32 [00:00<00:13, 2.34it/s]",
+        # are the program's too, written with no logger)
+        if line.strip() and not _PROGRESS_BAR_RE.search(line)
+    ]
     head = head[:LOG_LOOK_LINES]
     logged = sum(1 for line in head if _LOG_LINE_RE.match(line))
     return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
@@ -11334,6 +11516,9 @@ def _device_count_failures(lines: list[tuple[int, str, int | None]], report: Log
         )
 
 
+_UDA_CONFLICT_RE = re.compile(r"\(udevid=(?P<dev>\d+); access_ns=\S+; ns=\S+\)")
+
+
 def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The Ascend driver's ERROR lines in the host's kernel log, one ``npu_driver_error`` per
     machine, module and device with its repeats counted; never a query the driver does not
@@ -11404,6 +11589,18 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
             continue
         proc = m.group("proc")
         asked = f", asked by {proc.split(':')[0]}" if proc else ""
+        what = m.group("what")
+        if "Conflict open udevid" in what and (
+            ns := _UDA_CONFLICT_RE.search(" ".join(t for _, t, _ in lines[no - 1 : no + 1]))
+        ):
+            # the driver's device manager (uda) refusing a device another namespace opened:
+            # "Conflict open udevid." then "(udevid=0; access_ns=...; ns=...)"
+            who = f"device {ns.group('dev')}"
+            device = int(ns.group("dev"))
+            what = (
+                "Conflict open udevid: the device is already open in another namespace (another "
+                "container, or the host, holds it)"
+            )
         events[key] = LogEvent(
             kind="npu_driver_error",
             line=no,
@@ -11412,9 +11609,7 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
             host=host,
             device=device,
             library=f"Ascend driver ({m.group('mod')})",
-            exception_type=f"{who}: {m.group('what')} ({m.group('mod')}, {m.group('fn')}{asked})"[
-                :250
-            ],
+            exception_type=f"{who}: {what} ({m.group('mod')}, {m.group('fn')}{asked})"[:250],
         )
     for key, ev in sorted(events.items(), key=lambda kv: kv[1].line):
         if repeats[key] > 1:

@@ -94,6 +94,10 @@ _HCA_NAME_RE = re.compile(r"\bHCA-\d+\b|\bmlx\d+_\d+\b")
 """A node description naming an HCA (the default "host HCA-1", or "host mlx5_0")."""
 
 ACTIVE_STATES = frozenset({"Active", "PORT_ACTIVE", "PORT_ACTIVE_DEFER", "ACTIVE"})
+_PORT_STATES = ACTIVE_STATES | frozenset(
+    {"Down", "Initializing", "Armed", "PORT_DOWN", "PORT_INIT", "PORT_ARMED", "DOWN", "INIT"}
+)
+"""ibstat's and ibv_devinfo's port states (libibverbs' enum ibv_port_state, in their words)."""
 """The states of a port that carries traffic (ibstat's, ibv_devinfo's and ibstatus' words)."""
 
 _CA_RE = re.compile(r"^\s*CA '(?P<ca>[^']+)'\s*$")
@@ -161,6 +165,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
     numbered = numbered_lines(text)
     ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
+    head_fields: dict[int, dict[str, str]] = {}  # a device block's fields, by its line
     for index, (no, line, _) in enumerate(numbered):
         if "==(" in line and (lk := _IBLINK_RE.match(line)):
             if lk.group("node") is None and link_node is None:
@@ -272,13 +277,14 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             ports.append(current)
             continue
         if m := _CA_RE.match(line) or _HCA_RE.match(line):
-            heads.append((no, m.group("ca"), len(ports)))
             ca, tool, device, current = (
                 m.group("ca"),
                 "ibstat" if "CA '" in line else "ibv_devinfo",
                 {},
                 None,
             )
+            heads.append((no, m.group("ca"), len(ports)))
+            head_fields[no] = device
             continue
         if line.startswith("ibpanic:"):
             # ibstat's own failure on a device it was asked for ("ibpanic: [1400444] main: stat
@@ -329,7 +335,22 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if current is None:
             device[key] = value
         elif key in ("State", "state"):
-            _state(current, _IBSTATUS_NUMBER_RE.sub("", value))
+            said = _IBSTATUS_NUMBER_RE.sub("", value)
+            if (
+                no == numbered[-1][0]
+                and said not in _PORT_STATES
+                and any(st.startswith(said) for st in _PORT_STATES)
+            ):
+                # the copy ends inside the state's word ("State: Acti"): not a state
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"{current.ca} port {current.port}: the copy ends inside its "
+                        f"state ({said!r}): its state is unknown",
+                    )
+                )
+                continue
+            _state(current, said)
         elif key in ("Physical state", "phys_state", "phys state"):
             current.physical_state = _STATE_NUMBER_RE.sub("", _IBSTATUS_NUMBER_RE.sub("", value))
         elif key in ("Rate", "rate"):
@@ -356,12 +377,25 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     for at, (head_line, name, before) in enumerate(heads):
         after = heads[at + 1][2] if at + 1 < len(heads) else len(ports)
         if after == before:
+            fields = head_fields.get(head_line, {})
+            known = [
+                f"{label} {fields[k]}"
+                for k, label in (
+                    ("fw_ver", "firmware"),
+                    ("Firmware version", "firmware"),
+                    ("vendor_part_id", "part"),
+                    ("CA type", "type"),
+                )
+                if fields.get(k)
+            ]
             warnings.append(
                 ParseWarning(
                     line=head_line,
-                    message=f"{name}: no port listed under it (the copy ends before its port "
-                    "section?): its state is unknown",
-                    skipped=False,
+                    message=f"{name}"
+                    + (f" ({', '.join(known)})" if known else "")
+                    + ": no port listed under it (the copy ends before its port section?): its "
+                    "state is unknown",
+                    skipped=not ports,
                 )
             )
     if unlinked:
@@ -379,6 +413,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # what the file holds is ibstat's failure: no port is read, the device it named is
             # not found
             raise ParseError(panics[0].message, line=panics[0].line)
+        if heads:
+            return ports, warnings  # device blocks cut before their ports: said, none made up
         raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
     return ports, warnings
 
@@ -1172,3 +1208,52 @@ def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
     if not gids and found is None:
         raise ParseError("show_gids: no GID row and no n_gids_found line")
     return gids, found, found_line
+
+
+# mlxconfig (NVIDIA's MFT) query: "Device #1:", "Device type:    ConnectX3", "Device:
+# /dev/mst/mt4099_pciconf0", then "Configurations:  Next Boot" (or "Default  Current  Next Boot")
+# over one "   NAME    VALUE" line a setting: the NIC's firmware settings, read as settings
+MLXCONFIG_SIGNATURE = r"^[ \t]*Device type:[ \t]*\S+[ \t]*\n[ \t]*Device:[ \t]*\S+"
+_MLXCONFIG_DEVICE_RE = re.compile(r"^\s*Device type:\s*(?P<type>\S+)\s*$")
+_MLXCONFIG_PATH_RE = re.compile(r"^\s*Device:\s*(?P<path>\S+)\s*$")
+_MLXCONFIG_SETTING_RE = re.compile(r"^\s+(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?:\s+\S+)*\s*$")
+MLXCONFIG_SHOWN = (
+    "LINK_TYPE_P1", "LINK_TYPE_P2", "SRIOV_EN", "NUM_OF_VFS", "ATS_ENABLED",
+    "ADVANCED_PCI_SETTINGS", "PCI_WR_ORDERING", "ROCE_CC_PRIO_MASK_P1",
+)  # fmt: skip
+"""The settings a note names first (the link type, SR-IOV, ATS for GPUDirect ...)."""
+
+
+def parse_mlxconfig(text: str) -> list[ParseWarning]:
+    """A note per device of ``mlxconfig query``: its type and settings; ParseError when none."""
+    notes: list[ParseWarning] = []
+    device: tuple[int, str, str] | None = None
+    settings: dict[str, str] = {}
+
+    def said() -> None:
+        if device is None:
+            return
+        at, kind, path = device
+        shown = [n for n in MLXCONFIG_SHOWN if n in settings]
+        notes.append(
+            ParseWarning(
+                line=at,
+                message=f"mlxconfig query: {kind} ({path}), {len(settings)} setting(s)"
+                + (f": {', '.join(f'{n} {settings[n]}' for n in shown)}" if shown else "")
+                + "; firmware settings, not judged",
+                skipped=False,
+            )
+        )
+
+    for no, line, _ in numbered_lines(text):
+        if d := _MLXCONFIG_DEVICE_RE.match(line):
+            said()
+            device, settings = (no, d.group("type"), ""), {}
+        elif device is not None and (p := _MLXCONFIG_PATH_RE.match(line)):
+            device = (device[0], device[1], p.group("path"))
+        elif device is not None and (st := _MLXCONFIG_SETTING_RE.match(line)):
+            settings[st.group("name")] = st.group("value")
+    said()
+    if not notes:
+        raise ParseError("no mlxconfig 'Device type:' block")
+    return notes

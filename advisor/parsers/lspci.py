@@ -1,0 +1,78 @@
+"""``lspci -vv``'s PCIe link lines of a device: what its link can do and what it runs at.
+
+lspci (pciutils ls-caps.c) prints a PCI Express capability's ``LnkCap: Port #0, Speed 16GT/s,
+Width x16, ...`` (what the link can do) and ``LnkSta: Speed 2.5GT/s (downgraded), Width x16
+(ok)`` (what it trained to; pciutils 3.7 and later mark each figure ``(ok)`` or ``(downgraded)``
+against the capability). A narrower link than the device's is a slot, riser or card fault and
+caps every transfer; a slower one on a GPU may be the GPU's own power saving: nvidia-smi's
+documentation says the current PCIe generation "may be reduced when the GPU is not in use", so
+a speed read at idle says nothing until it is read under load.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from advisor.parsers import ParseError, numbered_lines
+
+SIGNATURE = r"^[ \t]*LnkSta:[ \t]*Speed [\d.]+GT/s"
+_DEVICE_RE = re.compile(
+    r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<what>\S.*?)\s*$"
+)
+_CAP_RE = re.compile(r"^\s*LnkCap:.*?\bSpeed (?P<speed>[\d.]+)GT/s.*?\bWidth x(?P<width>\d+)")
+_STA_RE = re.compile(
+    r"^\s*LnkSta:\s*Speed (?P<speed>[\d.]+)GT/s(?:\s*\((?P<speed_said>ok|downgraded)\))?"
+    r".*?\bWidth x(?P<width>\d+)(?:\s*\((?P<width_said>ok|downgraded)\))?"
+)
+
+
+@dataclass(kw_only=True)
+class PcieLink:
+    line: int
+    device: str
+    """The device's bus address and description as lspci heads its block ("" when the copy
+    holds its link lines alone)."""
+    cap_speed_gts: float | None
+    cap_width: int | None
+    speed_gts: float
+    width: int
+    speed_downgraded: bool
+    width_downgraded: bool
+
+
+def parse(text: str) -> list[PcieLink]:
+    """Each ``LnkSta`` line with its device's ``LnkCap`` above it; ParseError when none."""
+    links: list[PcieLink] = []
+    device = ""
+    cap: re.Match[str] | None = None
+    for no, line, _ in numbered_lines(text):
+        if d := _DEVICE_RE.match(line):
+            device, cap = f"{d.group('bdf')} {d.group('what')}", None
+            continue
+        if c := _CAP_RE.match(line):
+            cap = c
+            continue
+        if not (s := _STA_RE.match(line)):
+            continue
+        speed, width = float(s.group("speed")), int(s.group("width"))
+        cap_speed = float(cap.group("speed")) if cap else None
+        cap_width = int(cap.group("width")) if cap else None
+        links.append(
+            PcieLink(
+                line=no,
+                device=device,
+                cap_speed_gts=cap_speed,
+                cap_width=cap_width,
+                speed_gts=speed,
+                width=width,
+                # lspci's own mark, else the figures against the capability above
+                speed_downgraded=s.group("speed_said") == "downgraded"
+                or (s.group("speed_said") is None and cap_speed is not None and speed < cap_speed),
+                width_downgraded=s.group("width_said") == "downgraded"
+                or (s.group("width_said") is None and cap_width is not None and width < cap_width),
+            )
+        )
+    if not links:
+        raise ParseError("no lspci 'LnkSta: Speed ...GT/s, Width x..' line")
+    return links
