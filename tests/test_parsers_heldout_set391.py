@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts, detect, load_paths
 from advisor.parsers import ascend_versions
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
@@ -772,3 +772,121 @@ def test_xlas_stuck_clique_set_up_names_the_ranks_that_waited() -> None:
         "0, 6",
         10000,
     )
+
+
+# --- review 26 ---
+
+
+def test_a_later_trials_failure_after_an_earlier_trials_success_is_read(tmp_path: Path) -> None:
+    # two real MLPerf logs one after the other, as a submitter's script runs its trials in one
+    # log: the first ends in run_stop "success", the second (its init_start lines) fails
+    first = (
+        HELDOUT
+        / "mlperf40_hpe_xd670_h100_ssd_run_stop_success_then_multiprocessing_sem_unlink_tracebacks.txt"
+    ).read_text()
+    second = (
+        HELDOUT
+        / "mlperf40_smc_h100_bert_rank0_numactl_cpu_64_71_out_of_range_others_hang_time_limit.log"
+    ).read_text()
+    (tmp_path / "trials.log").write_text(first + "\n" + second)
+    ev = load_paths([tmp_path / "trials.log"])
+    assert not [f for f in ev.failures if f["kind"] in ("run_success", "gone_past")]
+    assert [f for f in ev.failures if f["kind"] == "launch_failed"]
+
+
+def test_a_kubelet_failure_that_only_says_cannot_allocate_memory_is_still_read() -> None:
+    # kubelet's own StartContainer failure whose runtime error holds "cannot allocate memory":
+    # not an admission refusal, read as before (tests/data/evidence_heldout_* kubelet logs)
+    ev = _load(
+        "kubelet_event_unexpectedadmissionerror_no_healthy_ascend910b4_1_hami_ascend_device_plugin129.txt"
+    )
+    assert [f["kind"] for f in ev.failures] == ["container_start_failure"]
+    from advisor.parsers import logs
+
+    text = (
+        'E0101 00:00:00.000000 1 pod_workers.go:1300] "Error syncing pod, skipping" err="failed '
+        'to \\"StartContainer\\" for \\"worker\\" with RunContainerError: \\"failed to create '
+        'shim task: cannot allocate memory\\"" pod="default/job-0" podUID="u1"\n'
+    )
+    report = logs.parse(text)
+    assert [e.kind for e in report.events] == ["container_start_failure"]
+
+
+def test_a_libibverbs_device_without_provider_beside_ncclS_ib_is_a_note() -> None:
+    from advisor.parsers import logs
+
+    text = (
+        "libibverbs: Warning: no userspace device-specific driver found for "
+        "/sys/class/infiniband_verbs/uverbs1\n"
+        "node1:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
+        "node1:100:100 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
+    )
+    report = logs.parse(text)
+    assert not [e for e in report.events if e.kind == "rdma_no_device"]
+    assert any("uverbs1" in w.message for w in report.unread)
+
+
+def test_protobufs_error_lines_alone_are_no_failure() -> None:
+
+    text = (
+        "2024-01-01 00:00:00.000000: I tensorflow/core/platform/cpu_feature_guard.cc:1] started\n"
+        "[libprotobuf ERROR google/protobuf/wire_format_lite.cc:577] String field contains "
+        "invalid UTF-8 data when parsing a protocol buffer.\n"
+        "2024-01-01 00:00:01.000000: I tensorflow/core/common_runtime/gpu.cc:1] step 1\n"
+    )
+    assert "log" not in detect(text)
+
+
+def test_version_info_of_two_hosts_in_one_file_is_compared_per_host(tmp_path: Path) -> None:
+    # two hosts' real-form version.info pairs, each pair within its ranges
+    (tmp_path / "hosts.txt").write_text(
+        "[root@node1 ~]# cat /usr/local/Ascend/driver/version.info\nVersion=24.1.rc2\n"
+        "ascendhal_version=7.35.19\ncompatible_version_fw=[7.0.0,7.2.99]\npackage_version=24.1.rc2\n"
+        "[root@node1 ~]# cat /usr/local/Ascend/firmware/version.info\nVersion=7.1.0.9.220\n"
+        "firmware_version=1.0\ncompatible_version_drv=[23.0.0,23.0.0.],[24.1,24.1.]\n"
+        "[root@node2 ~]# cat /usr/local/Ascend/driver/version.info\nVersion=25.0.rc1\n"
+        "ascendhal_version=7.35.23\ncompatible_version_fw=[7.0.0,7.7.99]\npackage_version=25.0.rc1\n"
+        "[root@node2 ~]# cat /usr/local/Ascend/firmware/version.info\nVersion=7.7.0.1.231\n"
+        "firmware_version=1.0\ncompatible_version_drv=[24.1,24.1.],[25.0,25.0.]\n"
+    )
+    ev = load_paths([tmp_path / "hosts.txt"])
+    assert {(p["host"], p["package"]) for p in ev.packages} == {
+        ("node1", "driver"),
+        ("node1", "firmware"),
+        ("node2", "driver"),
+        ("node2", "firmware"),
+    }
+    assert not ev.package_mismatches
+
+
+def test_version_parts_that_are_not_numbers_are_not_compared() -> None:
+    assert ascend_versions.in_range("7.5.T11.0.B070", "7.5.0", "7.5.99") is None
+    assert ascend_versions.in_range("23.0.0", "23.0.rc3", "23.0.rc3.") is None
+
+
+def test_ethtool_loss_counters_are_read_by_whole_words() -> None:
+    from advisor.parsers import ethtool
+
+    (block,) = ethtool.parse(
+        "NIC statistics:\n     rx_interrupts: 5\n     tx_deferred_ok: 3\n     rx_crc_errors: 2\n"
+    )
+    assert block.losses == {"rx_crc_errors": 2}
+
+
+def test_adversarial_long_lines_stay_fast() -> None:
+    # joined MLLOG records and a long run of stars before msaicerr's heading: linear readings
+    import time
+
+    from advisor.parsers import logs
+
+    record = (
+        ':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": '
+        '"eval_accuracy", "value": 0.1, "metadata": {"file": "a.py", "lineno": 1}} '
+    )
+    joined = record * 800 + "\n" + "*" * 60000 + "\n***** 1. Basic information *****\n"
+    started = time.process_time()
+    try:
+        logs.parse(joined + "Traceback (most recent call last):\nRuntimeError: x\n")
+    except Exception:
+        pass
+    assert time.process_time() - started < 5.0

@@ -283,9 +283,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # kubelet refusing a pod its device plugin has no healthy device for (logs._ADMISSION_RE)
         r"|\bcannot allocate unhealthy devices [\w./-]+|\bUnexpectedAdmissionError\b"
         # msaicerr's AI Core error report (logs._msaicerr_info)
-        r"|\*{3,}\s*1\. Basic information\s*\*{3,}\s*(?:\n[^\n]*){0,4}?\s*error time\s*:"
+        r"|(?<!\*)\*{3,}\s*1\. Basic information\s*\*{3,}\s*(?:\n[^\n]*){0,4}?\s*error time\s*:"
         # protobuf's own log line (its ERROR and FATAL: a descriptor registered twice ...)
-        r"|^\[libprotobuf (?:ERROR|FATAL) [\w./-]+:\d+\] \S"
+        r"|^\[libprotobuf FATAL [\w./-]+:\d+\] \S"
         # an exception copied without its traceback, as the text's first line (logs.lone_exception)
         r"|\A\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S[^\n]*:[ \t]*\n[^\n]*\S"
         # libibverbs with no provider for a device (logs._IBV_NO_PROVIDER_RE)
@@ -908,11 +908,12 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
 
 def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Drivers and firmware whose version.info ranges leave each other out, compared within
-    one folder (one host's collection: the driver's and the firmware's files may be two files
-    of it; files of other folders may be other hosts')."""
-    by_folder: dict[str, list[dict[str, Any]]] = {}
+    one folder and host (one host's collection: the driver's and the firmware's files may be two
+    files of it; files of other folders, or under another host's prompt, may be other hosts')."""
+    by_folder: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for p in packages:
-        by_folder.setdefault(str(Path(p["source"]).parent), []).append(p)
+        # (and by the host a prompt above the file names: one collection of several hosts)
+        by_folder.setdefault((str(Path(p["source"]).parent), p.get("host") or ""), []).append(p)
     found: list[dict[str, Any]] = []
     for group in by_folder.values():
         read = [

@@ -37,11 +37,13 @@ SIGNATURE = (
     # "version=8.3.RC2", "innerversion=...", "arch=..."
     r"|^[ \t]*(?:\d+[ \t]+)?package_name=Ascend-[\w-]+[ \t]*\n[ \t]*(?:\d+[ \t]+)?version=\S"
 )
-_KEY_RE = re.compile(r"^\s*(?:\d+\s+)?(?P<key>[A-Za-z_][\w]*)=(?P<value>.*?)\s*$")
+_KEY_RE = re.compile(r"^\s*(?:\d+\s+)?(?P<key>[A-Za-z_][\w]*)=(?P<value>.*)")
 _RANGE_RE = re.compile(r"\[(?P<lo>[^,\]\[]*),(?P<hi>[^\]\[]*)\]")
 _FILE_RE = re.compile(r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|/\S+\.(?:info|cfg|conf|ini)\b")
 """A command or a path above a file's content: what follows is another file's."""
 _VERSION_KEYS = frozenset({"Version", "package_version", "version"})
+_PROMPT_HOST_RE = re.compile(r"^\[?[\w.-]+@(?P<host>[\w.-]+)[\s:\]]")
+"""A shell prompt's host ("[root@node1 ~]#", "root@node1:/usr/local/Ascend/driver#")."""
 _PATH_RE = re.compile(
     r"/(?P<pkg>driver|firmware|opp|ascend-toolkit|nnae|nnal|atb)\b[^\s]*version\.info"
 )
@@ -63,6 +65,9 @@ class Package:
     release: str | None = None
     """A CANN package's ``version_dir``: the release it belongs to (8.2.RC1), beside its build
     version (7.8.T5.0.B028)."""
+    host: str | None = None
+    """The host a shell prompt above the block names ("[root@node1 ~]# cat ..."): one file may
+    hold several hosts' files."""
 
 
 def _kind(keys: dict[str, str], named: str | None) -> str:
@@ -87,13 +92,16 @@ def _kind(keys: dict[str, str], named: str | None) -> str:
 def parse(text: str) -> list[Package]:
     """Every ``version.info`` block in ``text`` (a block starts at its ``Version=`` or ``#
     version:`` line); ParseError when none is there."""
-    blocks: list[tuple[int, str | None, dict[str, str]]] = []
+    blocks: list[tuple[int, str | None, dict[str, str], str | None]] = []
     named: str | None = None
+    host: str | None = None
     fresh = (
         True  # the next key starts a block: after a blank line, a command or another file's path
     )
     for no, line, _ in numbered_lines(text):
         stripped = re.sub(r"^\s*\d+\s+", "", line).strip()
+        if prompt := _PROMPT_HOST_RE.match(stripped):
+            host = prompt.group("host")
         if not stripped or _FILE_RE.search(stripped):
             fresh = True
             if p := _PATH_RE.search(stripped):
@@ -104,18 +112,18 @@ def parse(text: str) -> list[Package]:
                 named = None
             continue
         if stripped.startswith("# version:"):
-            blocks.append((no, named, {}))
+            blocks.append((no, named, {}, host))
             named, fresh = None, False
             continue
         if not (m := _KEY_RE.match(line)):
             continue
-        key, value = m.group("key"), m.group("value")
+        key, value = m.group("key"), m.group("value").strip()
         if fresh or key in ("Version", "package_name") or not blocks or key in blocks[-1][2]:
-            blocks.append((no, named, {}))
+            blocks.append((no, named, {}, host))
             named, fresh = None, False
         blocks[-1][2][key] = value
     packages: list[Package] = []
-    for no, said, keys in blocks:
+    for no, said, keys, on in blocks:
         if not _VERSION_KEYS.intersection(keys) and not any(
             k.endswith("_running_version") for k in keys
         ):
@@ -136,6 +144,7 @@ def parse(text: str) -> list[Package]:
                 ],
                 running={k: v for k, v in keys.items() if k.endswith("_running_version")},
                 release=keys.get("version_dir"),
+                host=on,
             )
         )
     if not packages:
@@ -160,6 +169,15 @@ def in_range(version: str, lo: str, hi: str) -> bool | None:
     have, low, high = _numbers(version), _numbers(lo), _numbers(hi)
     if not have or not low or not high:
         return None
+    depth = max(len(low), len(high))
+    if len(have) < depth and len(version.strip(".").split(".")) > len(have):
+        # a part the bounds compare is not a number ("7.5.T11.0.B070" against 7.5.99, "23.0.0"
+        # against 23.0.rc3): not comparable as far as the bounds go
+        return None
+    if any(
+        not part.isdigit() for bound in (lo, hi) for part in bound.strip().strip(".").split(".")
+    ):
+        return None  # a bound with a non-number part ("23.0.rc3"): not comparable
     # (as far as each bound goes: "7.5.0.1.129" is within [7.0.0, 7.5.99], "24.1.rc3" within
     # [24.1, 24.1.])
     return have[: len(low)] >= low and have[: len(high)] <= high

@@ -17,13 +17,15 @@ from advisor.parsers import ParseError, numbered_lines
 SIGNATURE = r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
 _COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+(?:: [\w.\[\]-]+)?): (?P<value>-?\d+)\s*$")
 """A counter line, per queue too (be2net's "rxq0: rx_drops_no_frags: 3885606854")."""
-_LOSS_RE = re.compile(
-    r"err|drop|discard|crc|out_of_buffer|out_of_range|timeout|lost|link_down|symbol|undersize"
-    r"|oversize|fragments|jabber|aborted|overflow|stalls?$",
-    re.I,
-)
-"""Counter names that count something lost or refused (by the words mlx5 and other drivers
-use); ``rx_xdp_drop`` of a program's own XDP verdicts is one of them only by name."""
+_LOSS_WORDS = frozenset(
+    {"err", "errs", "error", "errors", "drop", "drops", "dropped", "discard", "discards",
+     "discarded", "crc", "timeout", "timeouts", "lost", "symbol", "undersize", "oversize",
+     "fragments", "jabber", "jabbers", "aborted", "overflow", "overflows", "stall", "stalls"}
+)  # fmt: skip
+"""The words of a counter's name (split at ``_``, ``.``, ``:`` and spaces) that say it counts
+something lost or refused, as mlx5 and other drivers name them; ``rx_xdp_drop`` of a program's
+own XDP verdicts is one of them only by name."""
+_LOSS_PHRASES = ("out_of_buffer", "out_of_range", "link_down")
 
 
 @dataclass(kw_only=True)
@@ -32,6 +34,11 @@ class NicStats:
     counters: dict[str, int] = field(default_factory=dict)
     losses: dict[str, int] = field(default_factory=dict)
     """The loss counters that are not 0."""
+
+
+def _is_loss(name: str) -> bool:
+    words = re.split(r"[_.:\s\[\]]+", name.lower())
+    return bool(_LOSS_WORDS.intersection(words)) or any(p in name.lower() for p in _LOSS_PHRASES)
 
 
 def parse(text: str) -> list[NicStats]:
@@ -44,7 +51,7 @@ def parse(text: str) -> list[NicStats]:
         if blocks and (m := _COUNTER_RE.match(line)):
             value = int(m.group("value"))
             blocks[-1].counters[m.group("name")] = value
-            if value and _LOSS_RE.search(m.group("name")):
+            if value and _is_loss(m.group("name")):
                 blocks[-1].losses[m.group("name")] = value
     blocks = [b for b in blocks if b.counters]
     if not blocks:

@@ -204,7 +204,9 @@ _PLOG_PID_ANYWHERE_RE = re.compile(_PLOG_PID_RE.pattern.removeprefix("^"))
 # protobuf's own log (google/protobuf stubs/logging: "[libprotobuf %s %s:%d] %s"): its ERROR and
 # FATAL lines ("[libprotobuf FATAL descriptor.cc:1371] CHECK failed: GeneratedDatabase()->Add(...)",
 # after "[libprotobuf ERROR descriptor_database.cc:644] File already exists in database: X.proto")
-LIBPROTOBUF_RE = re.compile(r"^\[libprotobuf (?:ERROR|FATAL) [\w./-]+:\d+\] \S", re.M)
+LIBPROTOBUF_RE = re.compile(r"^\[libprotobuf FATAL [\w./-]+:\d+\] \S", re.M)
+"""(FATAL only: protobuf's ERROR lines alone, an invalid UTF-8 string in a healthy run, stop
+nothing)"""
 CANN_PLOG_LINE_RE = re.compile(
     r"^[ \t]*\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] [A-Z][A-Z_]*\(-?\d+,[^)\n]*\):\d{4}-\d\d-\d\d[- ]",
     re.M,
@@ -894,23 +896,21 @@ def parse(text: str) -> LogReport:
     return report
 
 
-# MLPerf's logger (mlcommons/training compliance/mllog/constants.py): a run ends in RUN_STOP
-# ("run_stop", an INTERVAL_END) whose metadata status is SUCCESS ("success": the quality target
-# reached) or ABORTED ("aborted"): ':::MLLOG {"namespace": "", "time_ms": 1594409584658,
-# "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": ...,
-# "lineno": 996, "status": "success"}}'. Every rank may print it; one "aborted" among them is
-# no success.
-_MLLOG_RUN_STOP_RE = re.compile(
-    r':::MLLOG \{.*"key": ?"run_stop".*"status": ?"(?P<status>\w+)"', re.IGNORECASE
-)
-_MLLOG_WHERE_RE = re.compile(r'"file": ?"(?P<file>[^"]{1,200})", ?"lineno": ?(?P<lineno>\d+)')
+# MLPerf's logger (mlcommons/training compliance/mllog/constants.py): each record a line
+# ':::MLLOG {"namespace": "", "time_ms": ..., "event_type": ..., "key": ..., "value": ...,
+# "metadata": {"file": ..., "lineno": ...}}'; a run opens with INIT_START ("init_start") and
+# RUN_START ("run_start") and ends in RUN_STOP ("run_stop") whose metadata status is SUCCESS
+# ("success": the quality target reached) or ABORTED ("aborted"). Every rank may print them, and a
+# submitter's script runs several trials in one log.
+MLLOG_PREFIX = ":::MLLOG "
+_MLLOG_STARTS = frozenset({"init_start", "run_start"})
 GONE_PAST_KINDS = frozenset(
     {"nccl_warning", "ucx_error", "libfabric_warning", "nccl_connect_retry", "python_exception",
      "log_error", "gloo_error", "store_connect_failure", "input_pipeline_failure"}
 )  # fmt: skip
-"""Errors a run printed and went on past: before (or after) its own word that it succeeded they
-were not its end (a device it could not open and did without, a retried connect, a traceback a
-library logged and caught)."""
+"""Errors a run printed and went on past: between its start and its own word that it succeeded
+they were not its end (a device it could not open and did without, a retried connect, a
+traceback a library logged and caught)."""
 TEARDOWN_KINDS = GONE_PAST_KINDS | frozenset(
     {"job_cancelled", "launcher_exit", "elastic_failure", "watchdog_timeout", "watchdog_failure",
      "watchdog_exception", "watchdog_hang", "watchdog_progress", "nccl_call_failure",
@@ -924,36 +924,73 @@ a device's or the machine's fault (an Xid, an ECC error, a silent data corruptio
 wherever it stands."""
 
 
-def _run_success(text: str) -> tuple[int, str] | None:
-    """The line of the run's own word that it succeeded (the last one; MLPerf's RUN_STOP
-    "success"), None when it said none or one of its ranks aborted."""
+@dataclass(kw_only=True)
+class RunSuccess:
+    start: int
+    """The run's first line: the one after an earlier trial's unsuccessful run_stop, else the
+    log's first."""
+    line: int
+    said: str
+
+
+def _mllog(line: str) -> dict[str, Any] | None:
+    """The MLLOG record on ``line`` (decoded as JSON, not searched: a line of many records joined
+    stays linear), None when there is none or it does not decode."""
+    at = line.find(MLLOG_PREFIX)
+    if at < 0:
+        return None
+    try:
+        record = json.loads(line[at + len(MLLOG_PREFIX) :])
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _run_success(text: str) -> RunSuccess | None:
+    """The last run's own word that it succeeded (MLPerf's RUN_STOP "success"), with where that
+    run's lines begin (after an earlier trial's unsuccessful end); None when the last run said
+    none, one of its ranks aborted, or a later run started after it (a trial that came after,
+    whose end is not in that word)."""
     if "run_stop" not in text:
         return None
-    found: tuple[int, str] | None = None
+    start = 0  # the line after the previous run's end: this run's lines begin there
+    found: RunSuccess | None = None
     for no, line in enumerate(text.splitlines(), start=1):
-        if "run_stop" not in line or not (m := _MLLOG_RUN_STOP_RE.search(line)):
+        if MLLOG_PREFIX not in line or (record := _mllog(line)) is None:
             continue
-        if m.group("status").lower() != "success":
-            return None
-        where = _MLLOG_WHERE_RE.search(line)
-        found = (
-            no,
-            'MLPerf\'s run_stop, status "success"'
-            + (f" ({where.group('file')}:{where.group('lineno')})" if where else ""),
+        key = record.get("key")
+        if key in _MLLOG_STARTS and found is not None:
+            return None  # another run started after the success
+        if key != "run_stop":
+            continue
+        given = record.get("metadata")
+        meta: dict[str, Any] = given if isinstance(given, dict) else {}
+        status = str(meta.get("status", "")).lower()
+        if status != "success":
+            if found is not None:
+                return None  # a rank of the same run aborted
+            start = no + 1  # an earlier trial that ended without success: its lines stay
+            continue
+        where = (
+            f" ({meta['file']}:{meta['lineno']})" if meta.get("file") and meta.get("lineno") else ""
+        )
+        found = RunSuccess(
+            start=start, line=no, said=f'MLPerf\'s run_stop, status "success"{where}'
         )
     return found
 
 
-def _gone_past_success(report: LogReport, success: tuple[int, str]) -> None:
-    """The run said it succeeded at line ``success[0]``: the errors it went on past
-    (``GONE_PAST_KINDS``) and the failures of its teardown after that line (``TEARDOWN_KINDS``)
-    become ``gone_past`` notices, each with the kind it was read as (``was``); one
-    ``run_success`` notice holds the line."""
-    at, said = success
+def _gone_past_success(report: LogReport, success: RunSuccess) -> None:
+    """The last run said it succeeded at ``success.line``: the errors it went on past since its
+    start (``GONE_PAST_KINDS``) and the failures of its teardown after that line
+    (``TEARDOWN_KINDS``) become ``gone_past`` notices, each with the kind it was read as
+    (``was``); one ``run_success`` notice holds the line. An earlier trial's errors stay."""
     for ev in report.events:
-        if ev.kind in GONE_PAST_KINDS or (ev.line > at and ev.kind in TEARDOWN_KINDS):
+        if (success.start <= ev.line < success.line and ev.kind in GONE_PAST_KINDS) or (
+            ev.line > success.line and ev.kind in TEARDOWN_KINDS
+        ):
             ev.was, ev.kind = ev.kind, "gone_past"
-    report.events.append(LogEvent(kind="run_success", line=at, message=said))
+    report.events.append(LogEvent(kind="run_success", line=success.line, message=success.said))
     report.events.sort(key=lambda e: e.line)
 
 
@@ -4562,14 +4599,24 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 )
             )
 
+    # (where the agent began its rendezvous and where it saw it formed, found once: the lines
+    # before each shutdown failure are not scanned again)
+    began = next(
+        (i for i, (_, t, _) in enumerate(lines) if "Rendezvous'ing worker group" in t), None
+    )
+    formed = next((i for i, (_, t, _) in enumerate(lines) if _RDZV_FORMED_RE.search(t)), None)
+    endpoint: tuple[str, int, bool] | bool | None = False  # (not looked for yet)
+    never_formed: set[tuple[int | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "shutdown the rendezvous" in line and (rs := _RDZV_SHUTDOWN_RE.search(line)):
-            before = [t for _, t, _ in lines[:index]]
-            if any("Rendezvous'ing worker group" in t for t in before) and not any(
-                _RDZV_FORMED_RE.search(t) for t in before
-            ):
+            if began is not None and began < index and (formed is None or formed > index):
                 # the agent began its rendezvous and never saw it formed: the store it could not
                 # reach at shutdown was never reached at all (the job never started)
+                if (tagged, rs.group("why")) in never_formed:
+                    continue
+                never_formed.add((tagged, rs.group("why")))
+                if endpoint is False:
+                    endpoint = _rendezvous_endpoint(lines)
                 ev = LogEvent(
                     kind="rendezvous_failure",
                     line=no,
@@ -4578,7 +4625,7 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     exception_type=f"{rs.group('why')}: the agent's rendezvous never formed "
                     "(no worker group started)",
                 )
-                if endpoint := _rendezvous_endpoint(lines):
+                if isinstance(endpoint, tuple):
                     ev.ip, ev.port = endpoint[0], endpoint[1]
                     ev.exception_type = (
                         f"{ev.exception_type}; its store at {endpoint[0]}:{endpoint[1]}"
@@ -4922,9 +4969,10 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 ev.device = int(opened.group("dev")) if ev.device is None else ev.device
                 ev.library = "NPU runtime"
                 ev.exception_type = (
-                    f"EL0004: device {opened.group('dev')}'s memory ran out as the runtime opened "
-                    f"it (its memory pool could not be set up; runtime result "
-                    f"{opened.group('ret')}): other processes hold the device's memory"
+                    f"EL0004: device {ev.device}'s memory ran out as the runtime opened it (its "
+                    f"memory pool could not be set up; runtime result {opened.group('ret')}): "
+                    "likely held by other processes (CANN's own cause: the available memory is "
+                    "insufficient)"
                 )
                 continue
             for nxt in trace:
@@ -5307,7 +5355,7 @@ interleave)."""
 # UCX's own signal handler (ucs/debug), in a process that loaded UCX (Open MPI's pml, NCCL's or
 # NIXL's UCX plugin): "[host:pid:tid:thread] Caught signal 11 (Segmentation fault: address not
 # mapped to object at address 0x28)", then its backtrace; the process ends there
-_TERMINATE_WHAT_RE = re.compile(r"^\s*what\(\):\s+(?P<what>\S.*?)\s*$")
+_TERMINATE_WHAT_RE = re.compile(r"^\s*what\(\):\s+(?P<what>\S.*)")
 # Open MPI's TCP transport when a peer's connection drops (its help text "An MPI communication
 # peer process has unexpectedly disconnected. ... the root cause of this problem is the failure of
 # the peer", then "Local host:", "Local PID:", "Peer host:")
@@ -5770,7 +5818,10 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         ):
                             # C++'s terminate on an uncaught exception: "terminate called after
                             # throwing an instance of 'std::logic_error'" / "what(): <its text>"
-                            told = f"{told}, after an uncaught C++ exception: {wm.group('what')}"
+                            told = (
+                                f"{told}, after an uncaught C++ exception: "
+                                f"{wm.group('what').strip()}"
+                            )
                             at = a_no
                             break
                 by_handler.append(
@@ -7632,17 +7683,25 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
     plugins: set[str] = set()
     containers: set[str] = set()
     for index, (no, line, tagged) in enumerate(lines):
-        if "cannot allocate" in line or (
-            "Allocate failed due to" in line and index + 1 < len(lines)
+        joined = line
+        if (
+            "Allocate failed due to" in line
+            and "cannot allocate" not in line
+            and index + 1 < len(lines)
         ):
-            # (a kubectl describe wraps the event's message onto the next line)
-            joined = line if "cannot allocate" in line else f"{line} {lines[index + 1][1]}"
-            if (ad := _ADMISSION_RE.search(" ".join(joined.split()))) and (
-                key := f"admission {ad.group('res') or ad.group('res2')}"
-            ) not in containers:
-                containers.add(key)
-                resource = ad.group("res") or ad.group("res2")
-                why = ad.group("why") or "its device plugin never registered it"
+            joined = f"{line} {lines[index + 1][1]}"  # (kubectl describe wraps the message)
+        if "cannot allocate" in joined and (ad := _ADMISSION_RE.search(" ".join(joined.split()))):
+            resource = ad.group("res") or ad.group("res2")
+            if f"admission {resource}" not in containers:
+                containers.add(f"admission {resource}")
+                said = (
+                    f"kubelet would not admit the pod: no {resource} to give it "
+                    f"({ad.group('why')}); the device plugin reports the devices unhealthy, or "
+                    "reported them before they were ready"
+                    if ad.group("why")
+                    else f"kubelet would not admit the pod: {resource} is not registered (its "
+                    "device plugin never registered it with kubelet)"
+                )
                 report.events.append(
                     LogEvent(
                         kind="container_start_failure",
@@ -7651,9 +7710,7 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                         rank=tagged,
                         host=_kubelet_host(line),
                         library="kubelet",
-                        exception_type=f"kubelet would not admit the pod: no {resource} to "
-                        f"give it ({why}); the device plugin reports the devices unhealthy, or "
-                        "reported them before they were ready",
+                        exception_type=said,
                     )
                 )
             continue
@@ -8338,9 +8395,9 @@ DEVICE_LAYER_MODULES = ("] DRV(", "] HCCP(", "] ROCE(", "] RUNTIME(")
 def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The first ERROR line of the driver or HCCP standing above every failure read: where the
     failure began (an event of its own, ``hccl_plog_error``)."""
-    if any(e.call == "drvGetDevNum" for e in report.events):
-        return  # no device to use: the runtime's errors around it follow from that
     first = min(e.line for e in report.events)
+    if any(e.call == "drvGetDevNum" and e.line == first for e in report.events):
+        return  # no device to use, said first: the runtime's errors beside it likely follow
     hccl_after = any(e.kind.startswith("hccl") for e in report.events)
     for no, line, tagged in lines:
         if no >= first:
@@ -10443,7 +10500,7 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
 # name : te_l2loss_...", "*****2. AICERROR code*****" over "code : 0x800000" (or "error code :
 # 0x10") and its error bits' meanings, and, where it ran the operator alone, a first section
 # "Root cause conclusion" ("Single op test aicore error, please check op.")
-_MSAICERR_HEAD_RE = re.compile(r"\*{3,}\s*1\. Basic information\s*\*{3,}")
+_MSAICERR_HEAD_RE = re.compile(r"(?<!\*)\*{3,}\s*1\. Basic information\s*\*{3,}")
 _MSAICERR_FIELD_RE = re.compile(
     r"\b(?P<key>device id|node name|kernel name)\s*:\s*(?P<value>[^\s*]+)"
     r"|\b(?P<code_key>(?:error )?code)\s*:\s*(?P<code>0x[0-9A-Fa-f]+)\b"
@@ -11628,7 +11685,7 @@ _SMI_CANNOT_RE = re.compile(
 )
 # dcgmi when DCGM's host engine (nv-hostengine) does not answer (dcgmi's connection error):
 # "Error: Unable to connect to host engine. Host engine connection invalid/disconnected."
-_DCGMI_NO_ENGINE_RE = re.compile(r"^Error: Unable to connect to host engine\.\s*(?P<why>.*?)\s*$")
+_DCGMI_NO_ENGINE_RE = re.compile(r"^Error: Unable to connect to host engine\.\s*(?P<why>.*)")
 # NVML refusing a query for want of rights: "NVML: Unable to get the NvLink link utilization
 # counter control for link 0: Insufficient Permissions" (nvidia-smi nvlink as a user): the
 # figures asked for are not in the output, nothing is said of the link
@@ -11663,6 +11720,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     nvidia-peermem's errors, as ``gpu_driver_error`` events (one per answer, repeats counted)."""
     seen: set[str] = set()
     peermem: dict[str, tuple[LogEvent, int]] = {}
+    ib_in_use: bool | None = None  # NCCL's "NET/IB : Using ..." somewhere in the log (read once)
     for no, line, tagged in lines:
         if "nvidia-peermem" in line and (pm := _PEERMEM_ERROR_RE.search(line)):
             key = f"{pm.group('where')} {pm.group('what')}"
@@ -11715,7 +11773,11 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     rank=tagged,
                     library="dcgmi",
                     exception_type="dcgmi could not reach DCGM's host engine (nv-hostengine)"
-                    + (f": {de.group('why').rstrip('.')}" if de.group("why") else "")
+                    + (
+                        f": {de.group('why').strip().rstrip('.')}"
+                        if de.group("why").strip()
+                        else ""
+                    )
                     + "; nothing of the GPUs was read (start nv-hostengine or the dcgm service, "
                     "or point --host at the engine)",
                 )
@@ -11741,6 +11803,20 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             if "rdma provider" in seen:
                 continue
             seen.add("rdma provider")
+            if ib_in_use is None:
+                ib_in_use = any("NET/IB" in t and _NET_IB_USING_RE.search(t) for _, t, _ in lines)
+            if ib_in_use:
+                # another device carries NCCL's traffic over IB/RoCE: one device without a
+                # provider (a virtual function, an unused port) is a note, no fallback
+                report.unread.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"libibverbs: no user-space driver (provider) claimed the RDMA "
+                        f"device {nd.group('dev')}; NCCL uses IB/RoCE over other devices",
+                        skipped=False,
+                    )
+                )
+                continue
             report.events.append(
                 LogEvent(
                     kind="rdma_no_device",
@@ -11749,9 +11825,9 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     rank=tagged,
                     library="libibverbs",
                     exception_type=f"libibverbs saw the RDMA device {nd.group('dev')} but no "
-                    "user-space driver (provider) claimed it: the provider library (libmlx5 "
-                    "and the other rdma-core providers) is missing where the process ran, often "
-                    "a container's image, so no RDMA NIC can be opened there",
+                    "user-space driver (provider) claimed it: its provider library (libmlx5 or "
+                    "another rdma-core provider) is missing where the process ran, often a "
+                    "container's image, so that device cannot be opened there",
                 )
             )
         elif ("IB devices" in text or "No devices" in text or "sys files not found" in text) and (
