@@ -890,3 +890,43 @@ def test_adversarial_long_lines_stay_fast() -> None:
     except Exception:
         pass
     assert time.process_time() - started < 5.0
+
+
+def test_lightnings_ranks_starting_are_a_note_with_the_world_size() -> None:
+    ev = _load(
+        "lightning17228_fabric_slurm_32_ranks_4_nodes_initializing_distributed_absl_dup_lines_cut.log"
+    )
+    assert not ev.failures
+    assert any("Lightning started 5 rank(s) of a world of 32" in m for m in _said(ev))
+
+
+# --- round MM (sets 403-404) ---
+
+
+def test_gpuds_xid_event_is_the_gpus_fault() -> None:
+    ev = _load("gpud604_xid79_gpu_is_lost.txt")
+    (xid,) = ev.failures
+    assert (xid["kind"], xid["code"]) == ("gpu_driver_fault", "79")
+    assert xid["exception_type"].startswith("Xid 79 on PCI:0000:ae:00: GPU has fallen off the bus")
+
+
+def test_nvml_that_did_not_start_leaves_no_gpu_usable() -> None:
+    ev = _load("azhop269_nvidia_smi_nvml_driver_library_mismatch.txt")
+    (nvml,) = ev.failures
+    assert nvml["call"] == "nvml_init"
+    findings = _findings(ev)
+    assert findings["evidence-nvml-unavailable"].severity == "critical"
+    assert "evidence-gpu-driver-error" not in findings
+
+
+def test_the_runtimes_raw_device_open_failure_names_the_device() -> None:
+    ev = _load("ascend_pytorch67_setdevice0_visible1_507033_el0003_open_device_failed.log")
+    (call,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+    assert (call["device"], call["code"]) == (0, "507033")
+
+
+def test_a_device_plugins_unhealthy_device_kinds_are_each_not_offered() -> None:
+    ev = _load("mock_device_plugin14_hami_mock_plugin_vendor_devices_unhealthy_on_node.log")
+    kinds = [f for f in ev.failures if f["kind"] == "device_not_offered"]
+    assert len(kinds) == 8
+    assert kinds[0]["exception_type"].startswith("the device plugin reports Ascend310P unhealthy")

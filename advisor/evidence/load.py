@@ -275,9 +275,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # the runtime's words of a failed task without their plog prefix (logs._bare_task_exceptions)
         r"|The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, "
         r"(?i:an exception occurred during)"
+        # gpud's Xid event (logs._GPUD_XID_RE)
+        r"|\bXID \d+\([^)\n]{0,200}\) detected on PCI:[0-9A-Fa-f:.]+"
         # a scheduler finding no devices of a kind on a node (logs._devices_not_offered)
         r"|Failed to get node devices\. nodeName [\w.-]+, deviceType [\w.-]+, error annos not found"
         r"|\bNode [\w.-]+ does not have allocatable [\w./-]+ resource or value is 0"
+        r"|\] device [\w.-]+ is unhealthy on this node"
         # Open MPI's peer that disconnected (logs._launcher_exits)
         r"|An MPI communication peer process has unexpectedly disconnected"
         # kubelet refusing a pod its device plugin has no healthy device for (logs._ADMISSION_RE)

@@ -1037,7 +1037,11 @@ def _parse_events(text: str) -> LogReport:
         _loader_failures(lines, report)
     if "istAndWatch" in text or "StartContainer" in text or "cannot allocate " in text:
         _kubelet_failures(lines, report)
-    if "node-register-" in text or "does not have allocatable" in text:
+    if (
+        "node-register-" in text
+        or "does not have allocatable" in text
+        or "is unhealthy on this node" in text
+    ):
         _devices_not_offered(lines, report)
     if " hook #" in text:
         _oci_hook_failures(lines, report)
@@ -1258,6 +1262,15 @@ def _parse_events(text: str) -> LogReport:
             and _plugin_notes(lines, report)
         ):
             return report  # the Ascend device plugin's registration and its devices' health
+        if (
+            not report.events
+            and "Initializing distributed: GLOBAL_RANK:" in text
+            and first_error_line(lines) is None
+            and _lightning_init_notes(lines, report)
+        ):
+            return (
+                report  # Lightning's ranks starting their process group: a launch, healthy so far
+            )
         if (
             not report.events
             and "Free memory on device" in text
@@ -3117,6 +3130,39 @@ def _step_said(m: re.Match[str]) -> str:
     if "epoch" in m.re.groupindex:
         return f"epoch {m.group('epoch')} step {m.group('step')}"
     return f"iteration {m.group('step')} of {m.group('of')}"
+
+
+# Lightning's ranks as each starts its process group (lightning fabric/pytorch
+# strategies: "Initializing distributed: GLOBAL_RANK: 6, MEMBER: 7/32")
+_LIGHTNING_INIT_RE = re.compile(
+    r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)"
+)
+
+
+def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the ranks Lightning started and the world size they name; False where none."""
+    ranks: set[int] = set()
+    worlds: set[int] = set()
+    first = 0
+    for no, line, _ in lines:
+        if "Initializing distributed" in line and (m := _LIGHTNING_INIT_RE.search(line)):
+            first = first or no
+            ranks.add(int(m.group("rank")))
+            worlds.add(int(m.group("world")))
+    if not ranks:
+        return False
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message=f"Lightning started {len(ranks)} rank(s) of a world of "
+            + " or ".join(str(w) for w in sorted(worlds))
+            + f" (global ranks {', '.join(map(str, sorted(ranks)[:16]))}"
+            + (" ..." if len(ranks) > 16 else "")
+            + "); no error",
+            skipped=False,
+        )
+    )
+    return True
 
 
 # The Ascend device plugin (MindCluster ascend-device-plugin server/plugin.go) answering kubelet's
@@ -7544,6 +7590,9 @@ _HAMI_NO_REGISTER_RE = re.compile(
     r"Failed to get node devices\. nodeName (?P<node>[\w.-]+), deviceType (?P<type>[\w.-]+), "
     r"error annos not found (?P<anno>\S+)"
 )
+# HAMi's device plugin when a vendor's devices are unhealthy (device.go: "device Ascend310P is
+# unhealthy on this node")
+_UNHEALTHY_ON_NODE_RE = re.compile(r"\bdevice (?P<type>[\w.-]+) is unhealthy on this node")
 _NO_ALLOCATABLE_RE = re.compile(
     r"\bNode (?P<node>[\w.-]+) does not have allocatable (?P<res>[\w./-]+) resource or value is 0"
 )
@@ -7559,6 +7608,12 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
                 f"the scheduler found no registered {m.group('type')} on node {m.group('node')} "
                 f"(no {m.group('anno')} annotation: the node's device plugin has not registered "
                 "its devices)"
+            )
+        elif m := _UNHEALTHY_ON_NODE_RE.search(line):
+            key = ("this node", m.group("type"))
+            said = (
+                f"the device plugin reports {m.group('type')} unhealthy on this node: it offers "
+                "none of them to pods"
             )
         elif m := _NO_ALLOCATABLE_RE.search(line):
             key = (m.group("node"), m.group("res"))
@@ -7577,7 +7632,7 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
-                host=key[0],
+                host=key[0] if key[0] != "this node" else None,
                 library="scheduler",
                 exception_type=said,
             )
@@ -9111,7 +9166,7 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         ):
             # torch_npu's "Device:0" is the device current before the call; the one the call
             # could not open is the runtime's ("set device=2, valid device range is [0, 2)")
-            ev.device = int(asked.group(1) or asked.group(2))
+            ev.device = int(asked.group(1) or asked.group(2) or asked.group(3))
         if (
             call
             and "SetDevice" in call
@@ -9140,7 +9195,12 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
 
 # EE1001 and the runtime's report of a SetDevice that failed: "Set device failed, invalid device,
 # set device=2, valid device range is [0, 2)", "open device 2 failed, runtime result = 107001"
-_SET_DEVICE_RE = re.compile(r"\bset device=(\d+)|\bopen device (\d+) failed")
+_SET_DEVICE_RE = re.compile(
+    r"\bset device=(\d+)|\bopen device (\d+) failed"
+    # the runtime's raw device (raw_device.cc InitRawDriver): "Failed to open device,
+    # retCode=0x7020014, deviceId=0."
+    r"|\bFailed to open device, retCode=0x[0-9a-fA-F]+, deviceId=(\d+)"
+)
 SET_DEVICE_LINES = 12
 """How far under a failed SetDevice the runtime's own report of the device may stand."""
 # the runtime's TraceBack line of the driver refusing to open a device (runtime npu_driver.cc
@@ -10780,6 +10840,11 @@ _XID_RE = re.compile(
     r"(?:NVRM: |^\s*)Xid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.?]+)(?P<mig>(?:\s+GPU-C?I:\d+)*)\): "
     r"(?P<xid>\d+)(?:,|\s+-\s)\s*(?:pid=[^,]*, name=[^,]*,\s*)?(?P<what>.*?)\s*$"
 )
+# gpud's (leptonai/gpud) event of a kernel Xid: "XID 79(GPU has fallen off the bus) detected on
+# PCI:0000:ae:00" (the same fields as the driver's line, in its own words)
+_GPUD_XID_RE = re.compile(
+    r"\bXID (?P<xid>\d+)\((?P<what>[^)\n]{0,200})\) detected on PCI:(?P<bus>[0-9A-Fa-f:.]+)(?P<mig>)"
+)
 XID_NAMES = {
     13: "ROBUST_CHANNEL_GR_EXCEPTION",
     31: "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT",
@@ -10970,6 +11035,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             and "SXid (" not in line
             and "XidCriticalError" not in line
             and not line.lstrip().startswith("Xid (")
+            and "detected on PCI:" not in line
         ):
             continue
         host_m = _SYSLOG_HOST_RE.search(line)
@@ -10978,7 +11044,9 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         device: int | None = None
         fault = False
         call: str | None = None
-        if m := _XID_RE.search(line):
+        if m := _XID_RE.search(line) or (
+            _GPUD_XID_RE.search(line) if "detected on PCI:" in line else None
+        ):
             where = f"PCI:{m.group('bus')}{m.group('mig')}"
             key: tuple[str, ...] = ("xid", where, m.group("xid"))
             what = _xid_said(m.group("xid"), where, m.group("what"))
@@ -11753,6 +11821,8 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     message=text[:300],
                     rank=tagged,
                     library="nvidia-smi",
+                    # (NVML itself did not start, or no GPU was there: no GPU can be used)
+                    call="nvml_init" if m.group("bus") is None else None,
                     exception_type=(
                         f"nvidia-smi could not reach GPU {m.group('bus')}: {what} (the GPU is "
                         "lost to the driver until it is reset)"
