@@ -195,18 +195,21 @@ def mismatches(packages: list[Package]) -> list[str]:
     for drv in drivers:
         for fw in firmware:
             assert drv.version is not None and fw.version is not None
-            if drv.compatible_fw:
-                ok = [in_range(fw.version, lo, hi) for lo, hi in drv.compatible_fw]
-                if None not in ok and not any(ok):
-                    said.append(
-                        f"firmware {fw.version} is outside driver {drv.version}'s "
-                        f"compatible_version_fw ({_ranges(drv.compatible_fw)})"
-                    )
-            if fw.compatible_drv:
-                ok = [in_range(drv.version, lo, hi) for lo, hi in fw.compatible_drv]
-                if None not in ok and not any(ok):
-                    said.append(
-                        f"driver {drv.version} is outside firmware {fw.version}'s "
-                        f"compatible_version_drv ({_ranges(fw.compatible_drv)})"
-                    )
+            if _outside(fw.version, drv.compatible_fw):
+                said.append(
+                    f"firmware {fw.version} is outside driver {drv.version}'s "
+                    f"compatible_version_fw ({_ranges(drv.compatible_fw)})"
+                )
+            if _outside(drv.version, fw.compatible_drv):
+                said.append(
+                    f"driver {drv.version} is outside firmware {fw.version}'s "
+                    f"compatible_version_drv ({_ranges(fw.compatible_drv)})"
+                )
     return said
+
+
+def _outside(version: str, ranges: list[list[str]]) -> bool:
+    """Whether ``ranges`` are given and every one of them, compared, leaves ``version`` out (a
+    range that cannot be compared says nothing, so no mismatch)."""
+    ok = [in_range(version, lo, hi) for lo, hi in ranges]
+    return bool(ok) and None not in ok and not any(ok)

@@ -772,6 +772,18 @@ def _commanded(pending: list[_PerftestCommand], ca: str) -> _PerftestCommand | N
     return None
 
 
+def _command_port(cmd: _PerftestCommand | None, line: int, test: str) -> HcaPort:
+    """The port a perftest run is on: its command's -d and -i (perftest's default port 1; a
+    device the copy does not name where the command has no -d), or, with no command in the
+    copy, an unnamed device's port 1, its tool ``perftest <test>``."""
+    return HcaPort(
+        ca=cmd.device if cmd and cmd.device else NO_DEVICE,
+        port=cmd.port if cmd and cmd.port is not None else 1,
+        line=line,
+        tool=f"perftest {cmd.tool if cmd else test}",
+    )
+
+
 def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Each perftest run in ``text`` as the port it ran on, its ``perftest`` what it measured
     (Gbit/s and microseconds). The port is the command's ``-i``/``--ib-port``, else perftest's
@@ -839,12 +851,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             failure_open = ended = False
             cmd = pending[-1] if pending else None
             run = PerftestRun(test=title, peer=cmd.server if cmd else None)
-            current = HcaPort(
-                ca=cmd.device if cmd and cmd.device else NO_DEVICE,
-                port=cmd.port if cmd and cmd.port is not None else 1,
-                line=title_at,
-                tool=f"perftest {cmd.tool if cmd else title}",
-            )
+            current = _command_port(cmd, title_at, title)
             current.perftest = run
             if cmd is None:
                 warnings.append(
@@ -893,12 +900,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             cmd = _connected_by(pending, e.group("what")) or pending[-1]
             failure_open, ended = True, last
             run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=e.group("what"))
-            current = HcaPort(
-                ca=cmd.device or NO_DEVICE,
-                port=cmd.port if cmd.port is not None else 1,
-                line=cmd.line,
-                tool=f"perftest {cmd.tool}",
-            )
+            current = _command_port(cmd, cmd.line, cmd.tool)
             current.perftest = run
             ports.append(current)
             pending = [c for c in pending if c is not cmd]
@@ -913,12 +915,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run = PerftestRun(
                 test=cmd.tool if cmd else "perftest", peer=cmd.server if cmd else None
             )
-            current = HcaPort(
-                ca=cmd.device if cmd and cmd.device else NO_DEVICE,
-                port=cmd.port if cmd and cmd.port is not None else 1,
-                line=no,
-                tool=f"perftest {cmd.tool if cmd else 'run'}",
-            )
+            current = _command_port(cmd, no, "run")
             current.perftest = run
             warnings.append(
                 ParseWarning(
