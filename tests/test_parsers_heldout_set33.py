@@ -107,7 +107,7 @@ def test_stamped_nccl_warn_lines_with_a_plugins_function_signature_keep_host_pid
     assert ev.failures[0]["message"] == "NET/OFI Failed to initialize sendrecv protocol"
     # the plugin's failure is its host's, though its WARN prefix holds a signature with spaces
     # (NCCL_IB_DISABLE=1 is not why the traffic went over sockets)
-    (note,) = [m.message for m in ev.files[0].messages]
+    (note,) = [m.message for m in ev.files[0].messages if "net plugin" in m.message]
     assert "ip-172-31-3-153: the net plugin failed to start (NET/OFI aws-ofi-nccl" in note
 
     ev = load_paths([HELDOUT / "nccl_warn_efa_stamped.log"])

@@ -45,6 +45,7 @@ from advisor.parsers import (
     hccl_test,
     hccn_conf,
     hccn_tool,
+    iperf,
     logs,
     lspci,
     msprof,
@@ -203,8 +204,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
     "ethtool_stats": re.compile(ethtool.SIGNATURE, re.M),
+    "ethtool_settings": re.compile(ethtool.SETTINGS_SIGNATURE, re.M),
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
-    "lspci_link": re.compile(lspci.SIGNATURE, re.M),
+    "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
+    "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
+    "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
@@ -274,13 +278,19 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|error running \w+ hook #\d+: exit status \d+, stdout: "
         # the runtime's words of a failed task without their plog prefix (logs._bare_task_exceptions)
         r"|The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, "
-        r"(?i:an exception occurred during)"
+        r"(?:(?i:an exception occurred during)|there is an? [\w ]+?, core id is \d+)"
         # gpud's Xid event (logs._GPUD_XID_RE)
         r"|\bXID \d+\([^)\n]{0,200}\) detected on PCI:[0-9A-Fa-f:.]+"
         # a scheduler finding no devices of a kind on a node (logs._devices_not_offered)
         r"|Failed to get node devices\. nodeName [\w.-]+, deviceType [\w.-]+, error annos not found"
         r"|\bNode [\w.-]+ does not have allocatable [\w./-]+ resource or value is 0"
         r"|\] device [\w.-]+ is unhealthy on this node"
+        # Horovod's refusal after it shut down (logs._horovod_shutdowns); Open MPI's banner of a
+        # process that returned non-zero (logs._launcher_exits)
+        r"|Horovod has been shut down\. This was caused by"
+        # DeepSpeed's launcher killing its workers (logs._deepspeed_kills)
+        r"|\bsigkill_handler\] Killing subprocess \d+"
+        r"|Primary job\s+terminated normally, but \d+ process"
         # Open MPI's peer that disconnected (logs._launcher_exits)
         r"|An MPI communication peer process has unexpectedly disconnected"
         # kubelet refusing a pod its device plugin has no healthy device for (logs._ADMISSION_RE)
@@ -1670,8 +1680,9 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 logs.TRACEBACK_HEADING in text
                 and text.split(logs.TRACEBACK_HEADING, 1)[0].strip(" \t\n[]:rank0123456789")
             )
-            # (or a worker's prefix on its frames: Ray's "(LLMRayActor pid=103282)   File ...")
-            or WORKER_PREFIX_RE.match(text.lstrip())
+            # (or a worker's prefix on its frames: Ray's "(LLMRayActor pid=103282)   File ...",
+            # the copy's first line maybe cut before it)
+            or any(WORKER_PREFIX_RE.match(t.lstrip()) for t in text.lstrip().splitlines()[:3])
         )
         and logs.cut_traceback(numbered_lines(text)) is not None
     ):
@@ -1710,7 +1721,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, nvidia-smi mig -lgip, lspci -vv's links, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2913,9 +2924,71 @@ def _mark_idle(gpus: list[dict[str, Any]]) -> None:
         gpu["idle_among_busy"] = gpu["util_pct"] <= IDLE_PCT and busy * 2 > len(others)
 
 
+_XML_FIELD_RE = re.compile(r"<(?P<tag>[a-z_]+)>(?P<value>[^<\n]*)</(?P=tag)>")
+
+
+_SMI_Q_FIGURES = (
+    "ecc_uncorrected", "ecc_corrected", "temp_c", "power_w", "memory_used_mib",
+    "memory_total_mib", "remap_pending", "remap_failed", "retired_pages", "pcie_replays",
+)  # fmt: skip
+"""The figures of an nvidia-smi -q GPU record; a fragment's record with none of them (nor a bus
+or a name) is no GPU's reading."""
+
+
 def _smi_query_xml(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """``nvidia-smi -q -x``: read as its text form (nvidia_smi.xml_query_as_text)."""
-    return _smi_query(nvidia_smi.xml_query_as_text(text), source, out, name)
+    """``nvidia-smi -q -x``: read as its text form (nvidia_smi.xml_query_as_text); a fragment
+    without its GPU's record (``<gpu id=...>``) is said in a note of its figures."""
+    before = len(out.gpus)
+    try:
+        notes = _smi_query(nvidia_smi.xml_query_as_text(text), source, out, name)
+    except ParseError:
+        if "<gpu " in text or "<gpu>" in text:
+            raise
+        notes = []
+    if "<gpu " in text or "<gpu>" in text:
+        return notes
+    added = out.gpus[before:]
+    if any(
+        g["bus_id"] or g["name"] or any(g[k] is not None for k in _SMI_Q_FIGURES) for g in added
+    ):
+        return notes
+    del out.gpus[before:]  # a record of no figure the reader knows: said below instead
+    fields: dict[str, str] = {}
+    active: list[str] = []
+    for m in _XML_FIELD_RE.finditer(text):
+        tag, value = m.group("tag"), m.group("value").strip()
+        if tag.startswith(("clocks_throttle_reason_", "clocks_event_reason_")):
+            if value == "Active":
+                active.append(tag.split("_reason_", 1)[1])
+            continue
+        fields.setdefault(tag, value)
+    said = [
+        f"{label} {fields[tag]}"
+        for tag, label in (
+            ("product_name", "GPU"),
+            ("performance_state", "performance state"),
+            ("replay_counter", "PCIe replays"),
+            ("gpu_temp", "temperature"),
+            ("power_draw", "power draw"),
+        )
+        if tag in fields
+    ]
+    if active:
+        said.append(f"clock throttle reasons active: {', '.join(active)}")
+    if "total" in fields and "used" in fields:
+        said.append(f"memory {fields['used']} used of {fields['total']}")
+    if not said:
+        if notes:
+            return notes
+        raise ParseError("nvidia-smi -q -x: no GPU record and no figure of one in the copy")
+    return [
+        *notes,
+        ParseWarning(
+            line=1,
+            message="nvidia-smi -q -x: a fragment without its GPU's record (which GPU, its "
+            "driver and its ECC/remapping sections are not in the copy): " + "; ".join(said),
+        ),
+    ]
 
 
 _ATTACHED_RE = re.compile(r"^Attached GPUs\s*:\s*(\d+)\s*$", re.M)
@@ -4393,6 +4466,58 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     ]
 
 
+def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ethtool IFACE: a note per port of its link; a port with no link is a
+    ``link_carrier_lost`` failure (the link is down as the copy was taken)."""
+    notes: list[ParseWarning] = []
+    for b in ethtool.parse_settings(text):
+        said = []
+        if b.speed:
+            said.append(f"speed {b.speed}" + (f" {b.duplex}" if b.duplex else ""))
+        if (fastest := ethtool.fastest_mode_mbps(b.supported_modes)) is not None:
+            said.append(f"fastest supported mode {fastest} Mb/s")
+            running = re.match(r"(\d+)Mb/s", b.speed)
+            if running and int(running.group(1)) < fastest and b.link_detected:
+                said.append("running below its fastest mode (the peer's or cable's limit?)")
+        if b.autoneg:
+            said.append(f"auto-negotiation {b.autoneg}")
+        if b.refused:
+            said.append(
+                "ethtool could not get "
+                + "; ".join(b.refused[:3])
+                + " (run as root for the port's full settings)"
+            )
+        if b.link_detected is False:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="link_carrier_lost",
+                    line=b.link_line,
+                    message=b.iface,
+                    library="ethtool",
+                    exception_type=f"{b.iface}: ethtool says Link detected: no"
+                    + (f" (speed {b.speed})" if b.speed else ""),
+                ),
+            )
+        notes.append(
+            ParseWarning(
+                line=b.line,
+                message=f"ethtool {b.iface}: "
+                + (
+                    "link detected"
+                    if b.link_detected
+                    else "no link detected"
+                    if b.link_detected is False
+                    else "the copy ends before its 'Link detected' line (link state unknown)"
+                )
+                + ("; " + "; ".join(said) if said else ""),
+                skipped=b.cut,
+            )
+        )
+    return notes
+
+
 def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlxconfig query: a note per NIC of its firmware settings (not judged)."""
     return rdma.parse_mlxconfig(text)
@@ -4403,6 +4528,26 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     failure; a slower one, or one at its full capability, a note (a GPU lowers its link speed
     when idle)."""
     notes: list[ParseWarning] = []
+    if not re.search(lspci.SIGNATURE, text, re.M):
+        # device blocks without their link lines (lspci -v, or a copy cut above LnkSta)
+        for dev in lspci.parse_devices(text):
+            notes.append(
+                ParseWarning(
+                    line=dev.line,
+                    message=f"lspci: {dev.device}: "
+                    + (
+                        f"device status reports errors ({', '.join(e + '+' for e in dev.errors)}: "
+                        "errors the device detected since they were last cleared)"
+                        if dev.errors
+                        else "device status shows no error bit"
+                        if dev.devsta
+                        else "no PCI Express status in the copy"
+                    )
+                    + "; its link lines (LnkCap/LnkSta) are not in the copy",
+                    skipped=False,
+                )
+            )
+        return notes
     for link in lspci.parse(text):
         where = link.device or "a device (its lspci heading is not in the copy)"
         said = f"PCIe link {link.speed_gts:g}GT/s x{link.width}" + (
@@ -4437,6 +4582,118 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 skipped=False,
             )
         )
+    return notes
+
+
+def _bitrate(bps: float) -> str:
+    return f"{bps / 1e9:.3g} Gbit/s" if bps >= 1e8 else f"{bps / 1e6:.3g} Mbit/s"
+
+
+def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """iperf3: a note per test of what it measured (the link's line rate is not in it, so
+    nothing is judged against it); an iperf3 error is the file's error line, as written."""
+    notes: list[ParseWarning] = []
+    for run in iperf.parse(text):
+        if run.error:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="log_error",
+                    line=run.error_line,
+                    message=f"iperf3: error - {run.error}"[:300],
+                    library="iperf3",
+                ),
+            )
+            if not run.interval_bps and run.sender_bps is None:
+                continue
+        who = {"client": "iperf3 client", "server": "iperf3 server"}.get(run.role, "iperf3")
+        peer = f"{run.remote}" + (f":{run.remote_port}" if run.remote_port else "")
+        path = (
+            ""
+            if not run.remote
+            else f" {run.local} from {peer}"
+            if run.role == "server"
+            else f" {run.local or '?'} to {peer}"
+        )
+        said = []
+        if run.streams > 1:
+            said.append(f"{run.streams} streams")
+        if run.seconds:
+            said.append(f"{run.seconds:g} s")
+        if run.sender_bps is not None:
+            said.append(
+                f"sender {_bitrate(run.sender_bps)}"
+                + (f" ({run.retransmits} TCP retransmits)" if run.retransmits is not None else "")
+            )
+        if run.receiver_bps is not None:
+            said.append(f"receiver {_bitrate(run.receiver_bps)}")
+        if run.interval_bps:
+            low, high = min(run.interval_bps), max(run.interval_bps)
+            said.append(
+                f"{len(run.interval_bps)} interval(s) of {_bitrate(low)}"
+                + (f" to {_bitrate(high)}" if high != low else "")
+                + (
+                    f" ({run.interval_retransmits} TCP retransmits in them)"
+                    if run.retransmits is None and run.interval_retransmits is not None
+                    else ""
+                )
+            )
+        if run.total_datagrams:
+            lost = run.lost_datagrams or 0
+            said.append(
+                f"UDP: {lost} of {run.total_datagrams} datagrams lost "
+                f"({100 * lost / run.total_datagrams:.2g} %)"
+            )
+        if run.server_zero_sender:
+            said.append(
+                "its 0-byte summary line is the server's own, of the direction it did not "
+                "measure: not a failure"
+            )
+        if (span := iperf.unsteady(run)) is not None:
+            said.append(
+                f"unsteady: intervals fell to {_bitrate(span[0])} against {_bitrate(span[1])} "
+                "(a busy host, a shared link or a small window)"
+            )
+        if run.cut:
+            said.append("the copy ends before the test's summary")
+        notes.append(
+            ParseWarning(
+                line=run.line,
+                message=f"{who}{path}: " + "; ".join(said) + "; iperf3 does not print the "
+                "link's line rate: judge the figure against the NIC's speed (ethtool IFACE)",
+                skipped=run.cut,
+            )
+        )
+    return notes
+
+
+def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """nvidia-smi -L: a note of the GPUs listed and the MIG devices each is split into (an
+    inventory: nothing in it is judged)."""
+    gpus = nvidia_smi.parse_list(text)
+    models = sorted({g.name for g in gpus})
+    notes = [
+        ParseWarning(
+            line=gpus[0].line,
+            message=f"nvidia-smi -L: {len(gpus)} GPU(s) ({', '.join(models)}): GPU "
+            + ", ".join(str(g.gpu) for g in gpus),
+            skipped=False,
+        )
+    ]
+    for g in gpus:
+        if g.mig:
+            kinds = sorted(set(g.mig))
+            notes.append(
+                ParseWarning(
+                    line=g.line,
+                    message=f"nvidia-smi -L: GPU {g.gpu} is in MIG mode, split into "
+                    f"{len(g.mig)} MIG device(s) ("
+                    + ", ".join(f"{g.mig.count(k)} x {k}" for k in kinds)
+                    + "): a job sees each as its own device, not the whole GPU",
+                    skipped=False,
+                )
+            )
     return notes
 
 
@@ -4523,8 +4780,11 @@ _CONVERTERS = {
     "ascend_notes": _ascend_notes,
     "ascend_versions": _ascend_versions,
     "ethtool_stats": _ethtool,
+    "ethtool_settings": _ethtool_settings,
     "nvidia_smi_mig_profiles": _mig_profiles,
+    "nvidia_smi_list": _smi_list,
     "lspci_link": _lspci,
+    "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -70,7 +70,8 @@ _LAUNCHER_PREFIXES = (
     # (with --timestamp-output alone, no rank tag: "Fri Aug 11 12:31:45 2023<stdout>:...")
     re.compile(
         r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}"
-        r"(?:(?=\[\d+,\d+\]<)|<(?:stdout|stderr)>:)"
+        # (horovodrun's own rank tag after it: "Fri Sep 25 16:52:53 2020[0]<stderr>:")
+        r"(?:(?=\[\d+(?:,\d+)?\]<)|<(?:stdout|stderr)>:)"
     ),
     # pytest's report of a failed test: "E       " before each line of the exception it caught
     # (pytest writes "E" and three spaces before the line as it was: a line indented further

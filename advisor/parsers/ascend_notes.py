@@ -25,7 +25,10 @@ import re
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 SIGNATURE = (
-    r"^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
+    # npu-smi info's process table copied from its rows on ("| No running processes found in NPU
+    # 3 |"), the chip table above it left out
+    r"\A\s*\|\s*No running processes found in NPU \d+\s*\|"
+    r"|^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
     r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
     r"|^[ \t]*This device does not support querying (?!topo\.)[\w-]+\."
@@ -57,6 +60,7 @@ _DMI_USAGE_RE = re.compile(r"^\s*Usage: ascend-dmi <option>")
 _CFG_RECOVERY_RE = re.compile(r"^\s*config status:\s*(?P<status>[A-Z]+)\s*$")
 _NOT_SUPPORTED_RE = re.compile(r"^\s*This device does not support querying (?P<what>[\w-]+)\.")
 _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
+_NO_PROCESS_RE = re.compile(r"^\|\s*No running processes found in NPU (?P<npu>\d+)\s*\|")
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
 _DEVICE_ARG_RE = re.compile(r"\bhccn_tool\b.*?-i\s+(?P<dev>\d+)")
 _COUNT_RE = re.compile(r"^\s*(?P<what>[a-z_]+)_cnt\s*:\s*(?P<n>\d+)\s*$")
@@ -257,7 +261,13 @@ def parse(text: str) -> list[ParseWarning]:
     counts_line = 0
     config: tuple[int, int, dict[str, str]] | None = None  # (line, device, settings)
     asked: re.Match[str] | None = None  # the npu-smi query above its answer
+    idle: list[str] = []
+    idle_line = 0
     for no, line, _ in numbered_lines(text):
+        if "No running" in line and (np := _NO_PROCESS_RE.match(line.strip())):
+            idle.append(np.group("npu"))
+            idle_line = idle_line or no
+            continue
         if "hccn_tool" in line and (d := _DEVICE_ARG_RE.search(line)):
             device = int(d.group("dev"))
         if "npu-smi" in line and (q := _NPU_SMI_QUERY_RE.search(line)):
@@ -387,6 +397,15 @@ def parse(text: str) -> list[ParseWarning]:
             )
         )
     notes.extend(_tool_results(text))
+    if idle and text.lstrip().startswith("|"):
+        notes.append(
+            ParseWarning(
+                line=idle_line,
+                message=f"npu-smi info's process table (its chip table not in the copy): no "
+                f"process running on NPU {', '.join(idle)}",
+                skipped=False,
+            )
+        )
     if not notes:
         raise ParseError(
             "no hccn_tool -g -process, -show_list or -cfg_recovery, msnpureport or asys config, "

@@ -23,9 +23,23 @@ SIGNATURE = (
     r"^\|\s*Diagnostic\s*\|\s*Result\s*\|"
     r"|^[+|]-+\s+(?:Deployment|Integration|Hardware|Stress)\s+-+\+-+[+|]\s*$"
     r'|^\s*"DCGM GPU Diagnostic"\s*:'
+    r"|MIG configuration is incompatible with the diagnostic"
+    r"|Cannot run diagnostic: CUDA does not support enumerating GPUs with MIG mode"
+    r"|MIG is enabled, but no compute instances are configured"
 )
 """The table's header row, or one of its section rows (a copy that kept the middle only), or
-``-j``'s JSON (its top key)."""
+``-j``'s JSON (its top key), or the diagnostic's refusal to start on a MIG configuration."""
+REFUSAL_RE = re.compile(
+    # NVVS's BuildCommonGpusList (DCGM's NvidiaValidationSuite.cpp) refuses to run before any
+    # test: "GPU 2's MIG configuration is incompatible with the diagnostic because it prevents
+    # access to the entire GPU." (a GPU in MIG mode among those visible), and the MIG messages
+    # DCGM's own test harness lists beside it (CUDA cannot enumerate MIG GPUs; MIG enabled with
+    # no compute instance)
+    r"^.{0,80}?(?:(?:GPU (?P<gpu>\d+)'s )?MIG configuration is incompatible with the diagnostic"
+    r"|Cannot run diagnostic: CUDA does not support enumerating GPUs with MIG mode"
+    r"|MIG is enabled, but no compute instances are configured)[^\n]*",
+    re.M,
+)
 _JSON_HEAD_RE = re.compile(r'^\s*"DCGM GPU Diagnostic"\s*:')
 # -j's tree, "DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests":
 # [{"name": "GPU Memory", "results": [{"gpu_id": "0", "status": "Skip", "warnings": [...]}]}]}]}:
@@ -274,6 +288,28 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
                 )
             )
         return [diag], warnings
+    if not starts and (refused := REFUSAL_RE.search(text)) is not None:
+        # the diagnostic refused to start: no test ran, one Deployment precondition failed
+        no = text.count("\n", 0, refused.start()) + 1
+        return [
+            Diag(
+                line=no,
+                level=_run_level(lines),
+                checks=[
+                    DiagCheck(
+                        section="Deployment",
+                        name="MIG configuration",
+                        result="Fail",
+                        gpus=f"GPU: {refused.group('gpu')}" if refused.group("gpu") else None,
+                        line=no,
+                        details=[
+                            refused.group(0).strip()
+                            + " (the diagnostic did not start: no GPU was tested)"
+                        ],
+                    )
+                ],
+            )
+        ], []
     if not starts:
         if not any(re.match(SIGNATURE, line.strip()) for _, line, _ in lines):
             raise ParseError("no dcgmi diag table ('| Diagnostic | Result |')")

@@ -57,3 +57,77 @@ def parse(text: str) -> list[NicStats]:
     if not blocks:
         raise ParseError("no 'NIC statistics:' block with counters")
     return blocks
+
+
+SETTINGS_SIGNATURE = r"^[ \t]*Settings for [\w.:@-]+:[ \t]*$"
+_SETTINGS_HEAD_RE = re.compile(r"^\s*Settings for (?P<iface>[\w.:@-]+):\s*$")
+_SETTING_RE = re.compile(r"^\s+(?P<key>[A-Z][\w -]*?):\s*(?P<value>.*?)\s*$")
+_CANNOT_RE = re.compile(r"^\s*Cannot get (?P<what>[\w -]+?)(?: settings)?: (?P<why>.+?)\s*$")
+
+
+@dataclass(kw_only=True)
+class LinkSettings:
+    """``ethtool IFACE``: a port's link settings as the driver reports them (ethtool's
+    ``Settings for IFACE:`` block; as a user other than root, ethtool says it cannot get the
+    wake-on-lan settings and prints only ``Link detected``)."""
+
+    line: int
+    iface: str
+    speed: str = ""
+    """As printed: ``100000Mb/s``, or ``Unknown!`` when the link is down."""
+    duplex: str = ""
+    autoneg: str = ""
+    port: str = ""
+    link_detected: bool | None = None
+    link_line: int = 0
+    supported_modes: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    """What ethtool could not get ("wake-on-lan settings: Operation not permitted")."""
+    cut: bool = False
+    """The copy ends before the block's ``Link detected`` line."""
+
+
+def parse_settings(text: str) -> list[LinkSettings]:
+    """Each ``Settings for IFACE:`` block; ParseError when none."""
+    blocks: list[LinkSettings] = []
+    key = ""
+    for no, line, _ in numbered_lines(text):
+        if m := _SETTINGS_HEAD_RE.match(line):
+            blocks.append(LinkSettings(line=no, iface=m.group("iface")))
+            key = ""
+            continue
+        if not blocks:
+            continue
+        b = blocks[-1]
+        if m := _CANNOT_RE.match(line):
+            b.refused.append(f"{m.group('what')}: {m.group('why')}")
+            continue
+        if m := _SETTING_RE.match(line):
+            key, value = m.group("key"), m.group("value")
+            if key == "Speed":
+                b.speed = value
+            elif key == "Duplex":
+                b.duplex = value
+            elif key == "Auto-negotiation":
+                b.autoneg = value
+            elif key == "Port":
+                b.port = value
+            elif key == "Link detected":
+                b.link_detected = value.lower().startswith("yes")
+                b.link_line = no
+            elif key == "Supported link modes":
+                b.supported_modes.extend(value.split())
+            continue
+        if key == "Supported link modes" and line.startswith((" ", "\t")) and line.strip():
+            b.supported_modes.extend(line.split())
+    if not blocks:
+        raise ParseError("no ethtool 'Settings for IFACE:' block")
+    for b in blocks:
+        b.cut = b.link_detected is None
+    return blocks
+
+
+def fastest_mode_mbps(modes: list[str]) -> int | None:
+    """The fastest of a port's supported link modes ("100000baseCR4/Full"), in Mb/s."""
+    speeds = [int(m.group(1)) for mode in modes if (m := re.match(r"(\d+)base", mode))]
+    return max(speeds) if speeds else None

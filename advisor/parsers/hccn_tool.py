@@ -1777,6 +1777,13 @@ EXPORTER_SIGNATURE = (
     r"|^npu_chip_info_(?:link|network|health)_status\{[^}\n]*?\bid=\"\d+\""
     # any of its per-chip samples, its labels in any order (the API reference's example)
     r"|^npu_chip_info_\w+\{[^}\n]*\bid=\"\d+\"[^}\n]*\}\s+-?[\d.]+"
+    # its Telegraf plugin's output in InfluxDB's line protocol: a chip's measurement ("Ascend910
+    # -0"), its tags, then its fields ("npu_chip_info_link_status=1i,...") and a time stamp
+    r"|^[A-Za-z][\w]*-\d+(?:,[\w]+=[^,\s]*)*\s+(?:\w+=[^,\s]+,)*npu_chip_\w+=-?[\d.]+i?\b"
+)
+_TELEGRAF_RE = re.compile(r"^(?P<chip>[A-Za-z]\w*)-(?P<id>\d+)(?:,\w+=[^,\s]*)*\s+(?P<fields>\S+)")
+_TELEGRAF_FIELD_RE = re.compile(
+    r"\bnpu_chip_info_(?P<metric>link_status|network_status|health_status)=(?P<value>-?\d+)i?\b"
 )
 _EXPORTER_CHIP_RE = re.compile(r"^npu_chip_info_\w+\{[^}\n]*\bid=\"(\d+)\"", re.M)
 _EXPORTER_RE = re.compile(
@@ -1795,23 +1802,31 @@ def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
     """The port states of npu-exporter's metrics, one Port a chip; the chips' health in notes."""
     ports: dict[int, Port] = {}
     unhealthy: list[tuple[int, int, int]] = []  # (line, chip, value)
+    samples: list[tuple[int, int, str, int]] = []  # (line, chip, metric, value)
     for no, line, _ in numbered_lines(text):
-        if not (m := _EXPORTER_RE.match(line.strip())):
-            continue
-        chip, value = int(m.group("id")), int(m.group("value"))
-        if m.group("metric") == "health_status":
+        if m := _EXPORTER_RE.match(line.strip()):
+            samples.append((no, int(m.group("id")), m.group("metric"), int(m.group("value"))))
+        elif t := _TELEGRAF_RE.match(line.strip()):
+            samples.extend(
+                (no, int(t.group("id")), f.group("metric"), int(f.group("value")))
+                for f in _TELEGRAF_FIELD_RE.finditer(line)
+            )
+    for no, chip, metric, value in samples:
+        if metric == "health_status":
             if value != 1:
                 unhealthy.append((no, chip, value))
             continue
         port = ports.setdefault(chip, Port(device=chip, line=no))
-        if m.group("metric") == "link_status":
+        if metric == "link_status":
             port.link = {1: "UP", 0: "DOWN"}.get(value)
         else:
             port.net_health = {1: "Success", 0: "Unhealthy (npu-exporter network_status 0)"}.get(
                 value
             )
     if not ports and not unhealthy:
-        chips = {c.group(1) for c in _EXPORTER_CHIP_RE.finditer(text)}
+        chips = {c.group(1) for c in _EXPORTER_CHIP_RE.finditer(text)} | {
+            t.group("id") for line in text.splitlines() if (t := _TELEGRAF_RE.match(line.strip()))
+        }
         if not chips and (count := MACHINE_NPU_NUMS_RE.search(text)):
             return [], [
                 ParseWarning(

@@ -619,7 +619,8 @@ class LogEvent:
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
-    pcie_link_narrow (the importer's, lspci's), run_success or
+    pcie_link_narrow (the importer's, lspci's), horovod_shutdown, mpi_transport_error,
+    run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
     message: str
@@ -1057,6 +1058,10 @@ def _parse_events(text: str) -> LogReport:
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
+    if "Horovod has been shut down" in text:
+        _horovod_shutdowns(lines, report)
+    if ", expected " in text and "errno = " in text:
+        _mpi_cma_errors(lines, report)
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
@@ -1095,7 +1100,7 @@ def _parse_events(text: str) -> LogReport:
     _nhc_failures(lines, report)
     _nvshmem_errors(lines, report)
     _nvidia_tool_failures(lines, report)
-    if "carrier" in text:
+    if "carrier" in text or ": Port: " in text:
         _carrier_losses(lines, report)
     if "get fault event" in text:
         _bmc_fault_events(lines, report)
@@ -1160,11 +1165,21 @@ def _parse_events(text: str) -> LogReport:
             # name, above a traceback cut later, is read below as that; a framework's ERROR
             # lines in plog form above it, MindSpore's "[ERROR] DEVICE(...)", say more)
             report.events.append(cut)
+        if not report.events and "Killing subprocess" in text:
+            # DeepSpeed's launcher stopping its workers, nothing else said of why
+            _deepspeed_kills(lines, report)
         if not report.events and (
             report.hosts or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text))
         ):
             _nccl_setup_notes(lines, report)  # a healthy run's NCCL: what it ran with
             return report
+        if (
+            report.events
+            and all(e.kind in _RUN_WENT_ON_KINDS for e in report.events)
+            and (report.hosts or "NCCL version" in text)
+        ):
+            # NCCL's WARN lines alone (what it went on without): what it ran with, as above
+            _nccl_setup_notes(lines, report)
         heartbeats_only = bool(report.events) and all(
             e.kind == "hccl_heartbeat" for e in report.events
         )
@@ -3048,7 +3063,11 @@ _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 _NCCL_VERSION_LINE_RE = re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 _NCCL_NET_USING_RE = re.compile(
     r"(?:NCCL INFO |^\s*)NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
+    # NCCL 2.1's and 2.2's "INFO NET : Using interface eth0:172.17.0.3<0>" (no "NCCL" word)
+    r"|\bINFO NET : Using interface (?P<what2>.+?)\s*$"
 )
+# NCCL 2.1-2.3's choice of transport: "INFO Using internal Network Socket"
+_NCCL_OLD_NETWORK_RE = re.compile(r"\bINFO Using internal Network (?P<name>\w+)")
 # a healthy NCCL start whose lines lost their "host:pid:tid [dev] NCCL INFO " prefix (a tool that
 # printed NCCL's messages alone): its bare version line, which NCCL prints first
 BARE_NCCL_VERSION_RE = re.compile(
@@ -3339,6 +3358,11 @@ def _ras_summary_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
             )
 
 
+_RUN_WENT_ON_KINDS = frozenset({"nccl_warning", "mpi_transport_error"})
+"""Events of a run that went on (NCCL's WARN of what it went without, Open MPI's single-copy
+read refused): its NCCL set-up is said beside them."""
+
+
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
     each rank's GPU (nccl-tests' header), one note each."""
@@ -3348,9 +3372,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         said: str | None = None
         if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
             said = f"NCCL {v.group('v')}"
-        elif "NET/" in line and (n := _NCCL_NET_USING_RE.search(line)):
+        elif "NET" in line and (n := _NCCL_NET_USING_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
-            said = f"{host or 'a host'}: NCCL's NET/{n.group('net')} uses {n.group('what').strip()}"
+            net = f"NET/{n.group('net')}" if n.group("net") else "network"
+            said = f"{host or 'a host'}: NCCL's {net} uses {(n.group('what') or n.group('what2')).strip()}"
+        elif "Using internal Network" in line and (w := _NCCL_OLD_NETWORK_RE.search(line)):
+            said = f"NCCL's network: its internal {w.group('name')} transport"
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
             said = f"NCCL's network plugin: {w.group('name')}"
         elif "Init COMPLETE" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
@@ -5269,6 +5296,45 @@ DS_WRAP_LINES = 3
 start (its argument list is long: a page that breaks lines at a fixed width cuts it in a word)."""
 
 
+# DeepSpeed's launcher stopping its workers (launcher/launch.py sigkill_handler: "Killing
+# subprocess <pid>" for each, at INFO): it is called when a worker exited non-zero (its return
+# code then follows as "exits with return code = N") or when the launcher itself got SIGINT or
+# SIGTERM ("Main process received SIGTERM, exiting")
+_DS_KILLING_RE = re.compile(r"sigkill_handler\] Killing subprocess (?P<pid>\d+)")
+_DS_SIGNALLED_RE = re.compile(r"Main process received (?P<sig>SIG[A-Z]+), exiting")
+
+
+def _deepspeed_kills(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """DeepSpeed's launcher killing its workers, its record of why cut off or not printed: a
+    ``launcher_exit`` of the run (which worker failed is not in the copy)."""
+    pids: list[str] = []
+    first = 0
+    signalled = None
+    for no, line, _ in lines:
+        if "Killing subprocess" in line and (m := _DS_KILLING_RE.search(line)):
+            first = first or no
+            if m.group("pid") not in pids:
+                pids.append(m.group("pid"))
+        elif "Main process received" in line and (m := _DS_SIGNALLED_RE.search(line)):
+            signalled = m.group("sig")
+    if not pids:
+        return
+    report.events.append(
+        LogEvent(
+            kind="launcher_exit",
+            line=first,
+            message=f"DeepSpeed's launcher killed its worker process(es) {', '.join(pids)}: "
+            + (
+                f"the launcher received {signalled}"
+                if signalled
+                else "a worker exited non-zero (its return code is not in the copy) or the "
+                "launcher was signalled"
+            ),
+            exception_type="DeepSpeed's launcher",
+        )
+    )
+
+
 def _deepspeed_exit(
     lines: list[tuple[int, str, int | None]], index: int
 ) -> tuple[re.Match[str], int, str] | None:
@@ -5326,6 +5392,7 @@ MPI_SLOTS_APP_LINES = 4
 MPI_DAEMON_CAUSE_LINES = 3
 """How far above Open MPI's daemon line (past its dashed rule) the shell's reason may stand."""
 _MPI_FIRST_RE = re.compile(r"The first process to do so was")
+_MPI_ABORTED_RE = re.compile(r"Primary job\s+terminated normally, but (?P<n>\d+) process")
 # (Open MPI's "[[43015,1],3]"; PRRTE's prterun, Open MPI 5, "[prterun-HOST-PID@1,10]": the rank
 # after the job's name)
 _MPI_PROCESS_RE = re.compile(r"Process name:\s*\[(?:\[\d+,\d+\]|[\w.-]+@\d+),(?P<rank>\d+)\]")
@@ -5778,6 +5845,81 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
         report.events.append(seen[key])
 
 
+# Horovod's SHUT_DOWN_ERROR (horovod/common/operations.cc), the status of every collective a
+# rank asks for after Horovod's background loop stopped: "Horovod has been shut down. This was
+# caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a
+# tensor after one of the ranks finished execution. ..." (TensorFlow's op kernel prints it as
+# "OP_REQUIRES failed at mpi_ops.cc:402 : Unknown: Horovod has been shut down. ...")
+_HOROVOD_SHUTDOWN_RE = re.compile(r"Horovod has been shut down\. This was caused by")
+
+
+# Open MPI's shared-memory transport reading a peer's buffer with process_vm_readv (Cross Memory
+# Attach) and failing: "[062fc37504b7:00351] Read -1, expected 268960, errno = 1" (btl/vader's
+# btl_vader_get.c; Open MPI 5's smsc/cma says "CMA read ..."). errno 1 is EPERM: the kernel's ptrace
+# access check refused the read (process_vm_readv(2)), as in a container without CAP_SYS_PTRACE
+_MPI_CMA_RE = re.compile(
+    r"^\[(?P<host>[\w.-]+):(?P<pid>\d+)\] (?:CMA r|R)ead -?\d+, expected \d+, errno = (?P<errno>\d+)"
+)
+
+
+def _mpi_cma_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``mpi_transport_error`` per host for Open MPI's failed single-copy reads."""
+    found: dict[str, tuple[LogEvent, set[str]]] = {}
+    for no, line, tagged in lines:
+        if not (m := _MPI_CMA_RE.match(line.strip())):
+            continue
+        if m.group("host") in found:
+            found[m.group("host")][1].add(m.group("pid"))
+            continue
+        errno = int(m.group("errno"))
+        why = (
+            "EPERM: the kernel refused the read (its ptrace access check: a container without "
+            "CAP_SYS_PTRACE, or a ptrace_scope that forbids it)"
+            if errno == 1
+            else f"errno {errno}"
+        )
+        ev = LogEvent(
+            kind="mpi_transport_error",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            host=m.group("host"),
+            pid=int(m.group("pid")),
+            code=str(errno),
+            library="Open MPI",
+            exception_type=f"Open MPI's shared-memory single-copy read (CMA, process_vm_readv) "
+            f"failed: {why}",
+        )
+        found[m.group("host")] = (ev, {m.group("pid")})
+    for ev, pids in found.values():
+        if len(pids) > 1:
+            ev.exception_type = f"{ev.exception_type}; {len(pids)} processes"
+        report.events.append(ev)
+
+
+def _horovod_shutdowns(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``horovod_shutdown`` per rank (or one for an untagged log): the rank's collectives
+    refused because Horovod had stopped, after another rank's exception or exit."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "Horovod has been shut down" not in line or not _HOROVOD_SHUTDOWN_RE.search(line):
+            continue
+        if tagged in seen:
+            continue
+        seen.add(tagged)
+        report.events.append(
+            LogEvent(
+                kind="horovod_shutdown",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="Horovod",
+                exception_type="Horovod had shut down: its collectives were refused after an "
+                "exception on one of the ranks or a rank that finished before the others",
+            )
+        )
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -6006,9 +6148,21 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             # event of its own, not a rank's exit: the time limit, a preemption or scancel
             # stops healthy ranks; the ranks' own failure, where one came first, is its own event)
             job = sc.group("id").split(".", 1)[0]
+            why = f" due to {sc.group('why').lower()}" if sc.group("why") else ""
+            if ("slurm-cancel", job) in seen and sc.group("why"):
+                # the job's line after its step's names the reason the step's did not: the
+                # reason is what is said (the step's line stays where the stop began)
+                for ev in report.events:
+                    if (
+                        ev.kind == "job_cancelled"
+                        and ev.code is None
+                        and (ev.exception_type or "").split(" ", 2)[-1].startswith(job)
+                    ):
+                        ev.code = sc.group("why")
+                        ev.exception_type = f"{(ev.exception_type or '')[:-1]}{why})"
+                        ev.message = f"{ev.message} / {line[sc.start() :].strip()}"[:300]
             if ("slurm-cancel", job) not in seen:
                 seen.add(("slurm-cancel", job))
-                why = f" due to {sc.group('why').lower()}" if sc.group("why") else ""
                 report.events.append(
                     LogEvent(
                         kind="job_cancelled",
@@ -6378,6 +6532,24 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 report.events.append(ev)
     if not seen and not any(e.kind == "launcher_exit" for e in report.events):
         report.events.extend(by_handler)
+    if not any(e.kind == "launcher_exit" for e in report.events):
+        # Open MPI's banner alone, the process it names cut off: "Primary job  terminated
+        # normally, but 1 process returned\na non-zero exit code. Per user-direction, the job has
+        # been aborted." (mpirun's banner above its "The first process to do so was" block or its
+        # "mpirun noticed that process rank N ..." line, as Open MPI 1.x-4.x jobs print it)
+        for index, (no, line, _) in enumerate(lines):
+            if "terminated normally, but" in line and (m := _MPI_ABORTED_RE.search(line)):
+                rest = " ".join(t.strip() for _, t, _ in lines[index + 1 : index + 2])
+                report.events.append(
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=f"{line.strip()} {rest}".strip()[:300],
+                        exception_type="mpirun",
+                        root_cause=True,
+                    )
+                )
+                break
 
 
 # torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/
@@ -9531,6 +9703,11 @@ _LOG_LINE_RE = re.compile(
     r"|^.{0,40}?\b[IWEF](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}"
     r"|^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL|TRACE)\b"
     r"|^.{0,60}?\[(?:info|warn(?:ing)?|debug|error|critical|fatal|trace)\]"
+    # ggml's and llama.cpp's: the C function's name first ("llama_model_loader: loaded meta
+    # data ...", "whisper_init_with_params_no_state: devices    = 2": LOG_INF("%s: ...", __func__))
+    r"|^\W{0,3}[a-z][a-z0-9]*(?:_[a-z0-9]+)+: \S"
+    # older torch's c10d lines, glog's level with no time: "[I ProcessGroupWrapper.cpp:562] ..."
+    r"|^.{0,40}?\[I [\w.]+\.(?:cpp|cc|h|hpp):\d+\] "
 )
 LOG_LOOK_LINES = 300
 """How many of a file's first non-blank lines are looked at to tell a program's log."""
@@ -9595,7 +9772,10 @@ _BELOW_ERROR_RE = re.compile(
 # words that look like an error and are not one: counts of none, the names of settings
 _NOT_ERROR_RE = re.compile(
     r"\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\W{0,3}0\b"
-    r"|\bno errors?\b|error[ _]handling|ignore_errors|\bon_error\b",
+    r"|\bno errors?\b|error[ _]handling|ignore_errors|\bon_error\b"
+    # ggml's scheduler's debug note before it reserves the graph's memory and allocates again
+    # (ggml-backend.cpp ggml_backend_sched_alloc_splits: GGML_LOG_DEBUG, NDEBUG builds print none)
+    r"|failed to allocate graph, reserving|cannot reallocate multi buffer graph automatically",
     re.IGNORECASE,
 )
 ERROR_WORDS_AFTER_LEVEL = 200
@@ -10551,6 +10731,8 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
             ev.code = code.group(1)
         report.events.append(ev)
     _bare_task_exceptions(lines, report)
+    if "current device: " in "".join(t for _, t, _ in lines[-4000:]):
+        _ggml_device(lines, report)
     if "Basic information" in "".join(t for _, t, _ in lines[:40]):
         _msaicerr_info(lines, report)
 
@@ -10619,6 +10801,17 @@ _BARE_TASK_EXCEPTION_RE = re.compile(
     r"\d+, (?i:an exception occurred during) (?P<unit>[\w ]+?) execution, stream_id:\d+, "
     r"(?:task_id|task_pos):\d+, errcode:(?P<code>\d+), msg:(?P<msg>[^\[\n]*?)\.?(?:\[|\s*$)"
 )
+# a compute core's own exception report without its plog prefix or error code ("The error from
+# device(chipId:1, dieId:0), serial number is 10, there is an exception of aivec error, core id
+# is 45, error code = 0, dump info: ...[FUNC:ProcessStarsCoreErrorInfo]"), one line a core, with
+# "The extend info: errcode:(0, 0x800, 0) errorStr: ..." under it (hicann/runtime
+# device_error_core_proc.cc)
+_BARE_CORE_EXCEPTION_RE = re.compile(
+    r"The error from device\((?:chipId:(?P<chip>\d+), dieId:\d+|(?P<dev>\d+))\), serial number is "
+    r"\d+, (?:[Tt]here is an? (?:exception of )?(?P<unit>[\w ]+?) error(?: exception)?"
+    r"|the error is (?P<unit2>[\w ]+?) error), core id is (?P<core>\d+)"
+    r"(?:, error code = (?P<code>0x[0-9a-fA-F]+|\d+))?"
+)
 _LAUNCH_KERNEL_FAILED_RE = re.compile(r"\bLaunch kernel failed: (?P<op>\S+)")
 BARE_TASK_OP_LINES = 6
 """How far from the runtime's words MindSpore's "Launch kernel failed" line may stand."""
@@ -10629,6 +10822,7 @@ def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogR
     words where no plog line carried them (a plog's are read with its ERROR line)."""
     taken = {e.line for e in report.events}
     seen: set[tuple[int, str]] = set()
+    _bare_core_exceptions(lines, report, taken)
     for index, (no, line, tagged) in enumerate(lines):
         if "exception occurred during" not in line or no in taken or "[ERROR]" in line:
             continue
@@ -10655,6 +10849,109 @@ def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogR
                 f"({m.group('msg').strip()})" + (f" in {op}" if op else ""),
             )
         )
+
+
+BARE_CORE_LINES = 40
+"""How far under a core's exception report the same device's other cores and its errorStr are
+looked for."""
+
+
+def _bare_core_exceptions(
+    lines: list[tuple[int, str, int | None]], report: LogReport, taken: set[int]
+) -> None:
+    """An ``npu_device_exception`` per device for a compute core's exception reports copied
+    without their plog prefix (a read plog's ERROR line carries them already): the cores that
+    raised it and the runtime's words for its code."""
+    devices = {e.device for e in report.events if e.kind == "npu_device_exception"}
+    index = 0
+    while index < len(lines):
+        no, line, tagged = lines[index]
+        index += 1
+        if "core id is" not in line or no in taken or "[ERROR]" in line:
+            continue
+        if not (m := _BARE_CORE_EXCEPTION_RE.search(line)):
+            continue
+        device = int(m.group("chip") or m.group("dev"))
+        if device in devices:
+            continue
+        devices.add(device)
+        unit = (m.group("unit") or m.group("unit2")).strip()
+        cores = [m.group("core")]
+        words = _ERROR_STR_RE.search(line)
+        for _, later, _ in lines[index : index + BARE_CORE_LINES]:
+            if (c := _BARE_CORE_EXCEPTION_RE.search(later)) is not None:
+                if (
+                    int(c.group("chip") or c.group("dev")) == device
+                    and c.group("core") not in cores
+                ):
+                    cores.append(c.group("core"))
+            elif words is None and (w := _ERROR_STR_RE.search(later)) is not None:
+                words = w
+        what = ""
+        if words is not None:  # (its words as far as the copy keeps them)
+            cut = words.string[words.end() : words.end() + 1] != "."
+            what = f" ({words.group('what').strip()}{' ...' if cut else ''})"
+        said = f"{unit} error exception on core(s) {', '.join(cores)}{what}"
+        # a CANN code's line just above (not HCCL's EI/EJ codes), its TraceBack holding this
+        # report: the code was the core's exception (the operator's), said as one failure
+        above = [
+            e
+            for e in report.events
+            if e.kind == "hccl_error"
+            and no - BARE_CORE_LINES <= e.line < no
+            and not (e.code or "").startswith(("EI", "EJ"))
+            and e.device in (None, device)
+        ]
+        if above:
+            ev = max(above, key=lambda e: e.line)
+            ev.kind, ev.device, ev.exception_type = "npu_device_exception", device, said
+            continue
+        report.events.append(
+            LogEvent(
+                kind="npu_device_exception",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                device=device,
+                code=m.group("code"),
+                exception_type=said,
+            )
+        )
+
+
+# ggml's backends abort on a failed call with its message, the device and where
+# (ggml-cann.cpp ggml_cann_error, ggml-cuda.cu ggml_cuda_error): "CANN error: <msg>", then
+# "  current device: 0, in function aclnn_arange at .../aclnn_ops.cpp:291", then the statement
+_GGML_DEVICE_RE = re.compile(r"^\s*current device: (?P<dev>-?\d+), in function (?P<func>\w+) at ")
+# the runtime's word of the operator whose kernel did not launch ("launch failed for Range,
+# errno:561103.")
+_LAUNCH_FAILED_OP_RE = re.compile(r"\blaunch failed for (?P<op>\w+), errno:(?P<errno>\d+)")
+GGML_EVENT_LINES = 40
+"""How far above ggml's "current device" line the failure it aborted on may stand."""
+
+
+def _ggml_device(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The device and the function of ggml's abort, given to the failure read just above it
+    (a CANN code's or a CUDA error's line) where that failure names none."""
+    for index, (no, line, _) in enumerate(lines):
+        if not (m := _GGML_DEVICE_RE.match(line)) or m.group("dev") == "-1":
+            continue
+        near = [e for e in report.events if no - GGML_EVENT_LINES <= e.line < no]
+        if not near:
+            continue
+        ev = max(near, key=lambda e: e.line)
+        if ev.device is None:
+            ev.device = int(m.group("dev"))
+        above = lines[max(0, index - GGML_EVENT_LINES) : index]
+        if ev.op is None and (op := _search(_LAUNCH_FAILED_OP_RE, [t for _, t, _ in above])):
+            ev.op = op.group("op")
+        if ev.call is None:
+            ev.call = m.group("func")
+            ev.exception_type = (
+                (f"{ev.exception_type}; " if ev.exception_type else "")
+                + f"ggml's {m.group('func')} aborted on it"
+                + (f" (the {ev.op} operator's kernel did not launch)" if ev.op else "")
+            )
 
 
 # MindSpore's DumpTaskExceptionInfo (plugin/device/ascend/hal/device/ascend_kernel_runtime.cc),
@@ -11941,6 +12238,16 @@ _CARRIER_RE = re.compile(
 )
 
 
+# the RDMA core's word of a port's state change in the kernel's log (ib_core cache.c
+# ib_cache_update: ibdev_info "Port: %d Link %s" with ib_port_state_to_str's DOWN, INIT, ARMED,
+# ACTIVE, ACTIVE_DEFER): "Feb 14 05:03:41 host kernel: mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link
+# ACTIVE"; DOWN is the link lost, ACTIVE the link up (INIT and ARMED are on the way up)
+_IB_PORT_LINK_RE = re.compile(
+    r"(?:(?P<host>[\w.-]+) kernel: )?(?:\[[\d. ]+\] )?\S+ [0-9a-fA-F:.]+ (?P<dev>\w+): Port: "
+    r"(?P<port>\d+) Link (?P<state>DOWN|INIT|ARMED|ACTIVE|ACTIVE_DEFER)\b"
+)
+
+
 # virtual interfaces whose carrier comes and goes with the containers, bridges and tunnels they
 # serve (a pod's veth pair, Calico's cali*, Docker's bridge): no physical link went down
 _VIRTUAL_IFACE_RE = re.compile(
@@ -11956,19 +12263,35 @@ def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport)
     virtual interface's carrier (containers, bridges, tunnels) is no link."""
     # (host, interface) -> the event, times down, "lost carrier" lines, the line it came back at
     found: dict[tuple[str | None, str], tuple[LogEvent, int, int, int | None]] = {}
+    came_up: dict[tuple[str | None, str], int] = {}  # an RDMA port that went ACTIVE, never down
     for no, line, tagged in lines:
-        if not (m := _CARRIER_RE.search(line)) or _VIRTUAL_IFACE_RE.match(m.group("iface")):
+        if (p := _IB_PORT_LINK_RE.search(line)) is not None:
+            if p.group("state") not in ("DOWN", "ACTIVE"):
+                continue
+            key = (p.group("host"), f"{p.group('dev')} port {p.group('port')}")
+            lost, library, start = p.group("state") == "DOWN", "ib_core", p.start("dev")
+            if not lost and key not in found:
+                came_up.setdefault(key, no)
+        elif (m := _CARRIER_RE.search(line)) is not None and not _VIRTUAL_IFACE_RE.match(
+            m.group("iface")
+        ):
+            key = (m.group("host"), m.group("iface"))
+            lost, library, start = (
+                m.group("what").lower() == "lost",
+                "systemd-networkd",
+                m.start("iface"),
+            )
+        else:
             continue
-        key = (m.group("host"), m.group("iface"))
-        if m.group("what").lower() == "lost":
+        if lost:
             if key not in found:
                 ev = LogEvent(
                     kind="link_carrier_lost",
                     line=no,
-                    message=line[m.start("iface") :].strip()[:300],
+                    message=line[start:].strip()[:300],
                     rank=tagged,
-                    host=m.group("host"),
-                    library="systemd-networkd",
+                    host=key[0],
+                    library=library,
                 )
                 found[key] = (ev, 1, 1, None)
                 continue
@@ -11989,6 +12312,18 @@ def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport)
             )
         )
         report.events.append(ev)
+    for (host, port), no in came_up.items():
+        if (host, port) in found:
+            continue  # it went down after: the loss is said above
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message=f"the kernel's RDMA core: {port}"
+                + (f" on {host}" if host else "")
+                + " came up (Link ACTIVE) and did not go down within the log",
+                skipped=False,
+            )
+        )
 
 
 # MindCluster NodeD's IPMI monitor passing on the BMC's fault events ("ipmimonitor/ipmi_monitor.

@@ -76,3 +76,52 @@ def parse(text: str) -> list[PcieLink]:
     if not links:
         raise ParseError("no lspci 'LnkSta: Speed ...GT/s, Width x..' line")
     return links
+
+
+DEVICE_SIGNATURE = (
+    r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^\n:]+: [^\n]+\n"
+    r"[ \t]+(?:Subsystem|Control|Flags|Physical Slot|DeviceName): "
+)
+"""``lspci -v``'s block of a device: its heading, then its indented fields."""
+# the PCI Express capability's device status (pciutils ls-caps.c: "DevSta:\tCorrErr%c
+# NonFatalErr%c FatalErr%c UnsupReq%c AuxPwr%c TransPend%c", '+' where the bit is set)
+_DEVSTA_RE = re.compile(r"^\s*DevSta:\s*(?P<flags>.*?)\s*$")
+_ERROR_FLAGS = ("CorrErr", "NonFatalErr", "FatalErr", "UnsupReq")
+
+
+@dataclass(kw_only=True)
+class PciDevice:
+    line: int
+    device: str
+    errors: list[str]
+    """The device status's error bits that are set (``FatalErr+``), as lspci names them."""
+    devsta: bool
+    """Whether the copy holds its DevSta line."""
+    link: bool
+    """Whether the copy holds its LnkSta line."""
+
+
+def parse_devices(text: str) -> list[PciDevice]:
+    """Each device block of ``lspci -v``/``-vv`` with its status bits; ParseError when none."""
+    devices: list[PciDevice] = []
+    for no, line, _ in numbered_lines(text):
+        if d := _DEVICE_RE.match(line):
+            devices.append(
+                PciDevice(
+                    line=no, device=f"{d.group('bdf')} {d.group('what')}", errors=[],
+                    devsta=False, link=False,
+                )
+            )  # fmt: skip
+            continue
+        if not devices:
+            continue
+        if s := _DEVSTA_RE.match(line):
+            devices[-1].devsta = True
+            devices[-1].errors = [
+                f for f in _ERROR_FLAGS if re.search(rf"\b{f}\+", s.group("flags"))
+            ]
+        elif _STA_RE.match(line):
+            devices[-1].link = True
+    if not devices:
+        raise ParseError("no lspci device block ('BB:DD.F class: name' and its fields)")
+    return devices

@@ -1314,3 +1314,43 @@ def parse_mig_profiles(text: str) -> list[MigProfile]:
     if not rows:
         raise ParseError("no 'MIG <profile>' row under 'GPU instance profiles:'")
     return rows
+
+
+LIST_SIGNATURE = (
+    r"^GPU \d+: [^\n]+? \(UUID: GPU-[0-9a-fA-F-]+\)[ \t]*"
+    # the next GPU's line, a MIG device's, or the end: nvlink -s and other queries print their
+    # own lines under each GPU's
+    r"(?=\n(?:GPU \d+: |[ \t]+MIG \S+\s+Device\s+\d+:)|\s*\Z)"
+)
+_LIST_GPU_RE = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)")
+# a MIG device under its GPU: "  MIG 1g.20gb     Device  0: (UUID: MIG-ce861fb0-...)"
+_LIST_MIG_RE = re.compile(r"^\s+MIG (?P<profile>\S+)\s+Device\s+(?P<dev>\d+): \(UUID: MIG-")
+
+
+@dataclass(kw_only=True)
+class ListedGpu:
+    """A GPU as ``nvidia-smi -L`` lists it, with the MIG devices listed under it."""
+
+    line: int
+    gpu: int
+    name: str
+    uuid: str
+    mig: list[str] = field(default_factory=list)
+    """Each MIG device's profile ("1g.20gb"), in the order listed."""
+
+
+def parse_list(text: str) -> list[ListedGpu]:
+    """``nvidia-smi -L``'s GPUs; ParseError when none is listed."""
+    gpus: list[ListedGpu] = []
+    for no, line, _ in numbered_lines(text):
+        if m := _LIST_GPU_RE.match(line.strip()):
+            gpus.append(
+                ListedGpu(
+                    line=no, gpu=int(m.group("gpu")), name=m.group("name"), uuid=m.group("uuid")
+                )
+            )
+        elif gpus and (m := _LIST_MIG_RE.match(line)):
+            gpus[-1].mig.append(m.group("profile"))
+    if not gpus:
+        raise ParseError("no 'GPU N: NAME (UUID: GPU-...)' line of nvidia-smi -L")
+    return gpus

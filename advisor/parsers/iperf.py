@@ -1,0 +1,220 @@
+"""iperf3's TCP throughput test, as a client or a server prints it (text or ``-J`` JSON).
+
+iperf3 (esnet/iperf, src/iperf_api.c) prints a stream's ``[  5] local A port P connected to B
+port Q``, one line a reporting interval and stream (``[  5]   0.00-1.00   sec   217 MBytes  1.82
+Gbits/sec    0   1.29 MBytes``; with ``-P N`` a ``[SUM]`` line per interval), then after a row
+of ``- - -`` the summary: the same columns over the whole test, marked ``sender`` and
+``receiver``. The client's sender line carries TCP's retransmits (``Retr``; older releases
+print no Retr column on platforms without them, newer ones call the column ``Bitrate``); a UDP
+test's lines end in the jitter and ``lost/total (percent)`` datagrams instead. The server's own
+summary says ``0.00 Bytes  0.00 bits/sec`` for the direction it did not measure (the client's
+figure is not sent to it: esnet/iperf issues 476 and 1410): not a failure. ``-J`` writes one
+JSON object whose ``end`` holds ``sum_sent`` and ``sum_received``.
+
+What the throughput should be is the link's: iperf3 does not print the NIC's line rate, so a
+reading only says what was measured, with the retransmits and how steady the intervals were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, numbered_lines
+
+SIGNATURE = (
+    r"^\[\s*(?:\d+|SUM)\]\s+\d+\.\d+-\s*\d+\.\d+\s+sec\s+[\d.]+\s+[KMGT]?Bytes\s+[\d.]+\s+[KMGT]?bits/sec"
+    r"|^iperf3?: error - "
+    r'|^\s*"connecting_to":\s*\{\s*$'
+)
+_UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_ROW_RE = re.compile(
+    r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<start>\d+\.\d+)-\s*(?P<end>\d+\.\d+)\s+sec\s+"
+    r"(?P<bytes>[\d.]+)\s+(?P<bunit>[KMGT]?)Bytes\s+(?P<rate>[\d.]+)\s+(?P<runit>[KMGT]?)bits/sec"
+    # the client's Retr (and Cwnd) columns; the summary's role word
+    r"(?:\s+(?P<retr>\d+)(?=\s|$))?(?:\s+[\d.]+\s+[KMGT]?Bytes)?"
+    r"(?:\s+(?P<role>sender|receiver))?\s*(?P<rest>.*)$"
+)
+_CONNECTED_RE = re.compile(
+    r"^\[\s*(?P<id>\d+)\]\s+local\s+(?P<local>\S+)\s+port\s+(?P<lport>\d+)\s+connected\s+to\s+"
+    r"(?P<remote>\S+)\s+port\s+(?P<rport>\d+)"
+)
+_CLIENT_RE = re.compile(r"^Connecting to host (?P<host>\S+), port (?P<port>\d+)")
+_SERVER_RE = re.compile(r"^Server listening on (?P<port>\d+)|^Accepted connection from ")
+_LOSS_RE = re.compile(r"(?P<lost>\d+)/\s*(?P<total>\d+)\s+\((?P<pct>[\d.e+-]+|nan)%\)")
+_ERROR_RE = re.compile(r"^iperf3?: error - (?P<what>.+?)\s*$")
+_SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
+UNSTEADY_RATIO = 0.6
+"""An interval below this share of the test's fastest one is called unsteady (iperf3's first
+interval, TCP's slow start, is left out)."""
+
+
+@dataclass(kw_only=True)
+class Iperf3Run:
+    line: int
+    role: str
+    """"client", "server", or "" when the copy shows neither's heading."""
+    local: str = ""
+    remote: str = ""
+    remote_port: int | None = None
+    streams: int = 0
+    sender_bps: float | None = None
+    receiver_bps: float | None = None
+    retransmits: int | None = None
+    interval_bps: list[float] = field(default_factory=list)
+    """Each interval's throughput: the [SUM] line's under -P, else the one stream's."""
+    interval_retransmits: int | None = None
+    """The intervals' Retr column summed (the client's, where the copy has no summary)."""
+    seconds: float | None = None
+    cut: bool = False
+    """The copy ends before the summary's sender and receiver lines."""
+    server_zero_sender: bool = False
+    """The server's own 0-byte summary line of the direction it did not measure."""
+    lost_datagrams: int | None = None
+    total_datagrams: int | None = None
+    """A UDP test's receiver summary: the datagrams lost of those sent."""
+    error: str = ""
+    error_line: int = 0
+
+
+def _bps(value: str, unit: str) -> float:
+    return float(value) * _UNIT[unit]
+
+
+def parse(text: str) -> list[Iperf3Run]:
+    """Each iperf3 test in the copy; ParseError when none (nor an iperf3 error) is in it."""
+    stripped = text.lstrip()
+    if stripped.startswith("{") and '"connecting_to"' in text:
+        return [_parse_json(text)]
+    runs: list[Iperf3Run] = []
+    run: Iperf3Run | None = None
+    in_summary = False
+    ids: set[str] = set()
+
+    def current(no: int) -> Iperf3Run:
+        nonlocal run, in_summary, ids
+        if run is None:
+            run = Iperf3Run(line=no, role="")
+            runs.append(run)
+            in_summary, ids = False, set()
+        return run
+
+    for no, line, _ in numbered_lines(text):
+        body = line.strip()
+        if m := _CLIENT_RE.match(body):
+            run = Iperf3Run(line=no, role="client", remote=m.group("host"))
+            run.remote_port = int(m.group("port"))
+            runs.append(run)
+            in_summary, ids = False, set()
+            continue
+        if _SERVER_RE.match(body):
+            if run is None or run.role != "server" or run.interval_bps or run.sender_bps:
+                run = Iperf3Run(line=no, role="server")
+                runs.append(run)
+                in_summary, ids = False, set()
+            continue
+        if m := _ERROR_RE.match(body):
+            r = current(no)
+            r.error, r.error_line = m.group("what"), no
+            continue
+        if m := _CONNECTED_RE.match(body):
+            r = current(no)
+            r.local = r.local or m.group("local")
+            r.remote = r.remote or m.group("remote")
+            r.remote_port = r.remote_port or int(m.group("rport"))
+            r.streams += 1
+            continue
+        if _SEPARATOR_RE.match(body):
+            if run is not None and len(run.interval_bps) and run.streams <= 1:
+                in_summary = True  # one stream: the row of dashes comes before the summary only
+            continue
+        if not (m := _ROW_RE.match(body)):
+            continue
+        r = current(no)
+        bps = _bps(m.group("rate"), m.group("runit"))
+        role = m.group("role")
+        if role is None and m.group("rest") == "" and in_summary and r.sender_bps is not None:
+            role = "receiver"  # the summary's last line, cut before its role word
+            r.cut = True
+        if role is not None or (in_summary and m.group("start") in ("0.00",) and ids):
+            if m.group("id") != "SUM" and r.streams > 1:
+                continue  # one stream's summary under -P: the [SUM] line says the test's
+            r.seconds = float(m.group("end")) - float(m.group("start"))
+            zero = r.role == "server" and bps == 0.0
+            r.server_zero_sender = r.server_zero_sender or zero
+            if role == "sender":
+                r.sender_bps = None if zero else bps
+                if m.group("retr") is not None:
+                    r.retransmits = int(m.group("retr"))
+            else:
+                r.receiver_bps = None if zero else bps
+            if (loss := _LOSS_RE.search(m.group("rest"))) is not None:
+                r.lost_datagrams = int(loss.group("lost"))
+                r.total_datagrams = int(loss.group("total"))
+            continue
+        ids.add(m.group("id"))
+        if r.streams > 1 and m.group("id") != "SUM":
+            continue
+        if r.streams > 1 or m.group("id") != "SUM":
+            r.interval_bps.append(bps)
+            if m.group("retr") is not None:
+                r.interval_retransmits = (r.interval_retransmits or 0) + int(m.group("retr"))
+    runs = [r for r in runs if r.interval_bps or r.sender_bps is not None or r.error]
+    if not runs:
+        raise ParseError("no iperf3 interval or summary line ('[  5]   0.00-1.00   sec ...')")
+    for r in runs:
+        said = (r.sender_bps is not None) + (r.receiver_bps is not None) + r.server_zero_sender
+        if not r.error and said < 2 and not r.cut:
+            r.cut = True  # the copy ends before the test's summary
+    return runs
+
+
+def _parse_json(text: str) -> Iperf3Run:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ParseError(f"iperf3 -J output that is not JSON: {e.msg}", line=e.lineno) from e
+    if not isinstance(doc, dict):
+        raise ParseError("iperf3 -J output that is not one JSON object")
+    start = doc.get("start") or {}
+    end = doc.get("end") or {}
+    to = start.get("connecting_to") or {}
+    conn = (start.get("connected") or [{}])[0] if start.get("connected") else {}
+    run = Iperf3Run(
+        line=1,
+        role="client" if to else "",
+        local=str(conn.get("local_host", "")),
+        remote=str(to.get("host", conn.get("remote_host", ""))),
+        remote_port=to.get("port") if isinstance(to.get("port"), int) else None,
+        streams=len(start.get("connected") or []),
+    )
+    sent, received = end.get("sum_sent") or {}, end.get("sum_received") or {}
+    if isinstance(sent.get("bits_per_second"), (int, float)):
+        run.sender_bps = float(sent["bits_per_second"])
+        if isinstance(sent.get("retransmits"), int):
+            run.retransmits = sent["retransmits"]
+        if isinstance(sent.get("seconds"), (int, float)):
+            run.seconds = float(sent["seconds"])
+    if isinstance(received.get("bits_per_second"), (int, float)):
+        run.receiver_bps = float(received["bits_per_second"])
+    for interval in doc.get("intervals") or []:
+        s = (interval or {}).get("sum") or {}
+        if isinstance(s.get("bits_per_second"), (int, float)):
+            run.interval_bps.append(float(s["bits_per_second"]))
+    if isinstance(doc.get("error"), str):
+        run.error, run.error_line = doc["error"], 1
+    if run.sender_bps is None and not run.error:
+        run.cut = True
+    return run
+
+
+def unsteady(run: Iperf3Run) -> tuple[float, float] | None:
+    """The slowest and fastest interval when the slowest is below ``UNSTEADY_RATIO`` of the
+    fastest (TCP's slow start, the first interval, left out); None when steady or too short."""
+    rates = run.interval_bps[1:]
+    # (the server's last interval is a sliver of a second: "10.00-10.04")
+    if len(rates) < 3 or max(rates) <= 0:
+        return None
+    low, high = min(rates), max(rates)
+    return (low, high) if low < UNSTEADY_RATIO * high else None

@@ -1,0 +1,310 @@
+"""Outputs of round NN's held-out evaluation (sets 405-408) and one leftover of round MM (set
+404) that the advisor read wrong or not at all before this change (tests/data/
+evidence_heldout_58, sources in tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.parsers import ethtool, iperf, nvidia_smi
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_58"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _said(ev: EvidenceFacts) -> list[str]:
+    return [m.message for f in ev.files for m in f.messages]
+
+
+def _findings(ev: EvidenceFacts) -> dict[str, object]:
+    return builtin_findings(
+        {
+            "evidence.failures": ev.failures,
+            "evidence.npu_ports": ev.npu_ports,
+            "evidence.dcgm_diags": ev.dcgm_diags,
+        },
+        "nccl",
+    )
+
+
+# --- iperf3 ---------------------------------------------------------------------------------
+
+
+def test_iperf3_with_debug_json_reads_its_one_row_and_its_retransmits() -> None:
+    ev = _load("iperf1088_iperf3_313_debug_json_25g_single_stream_12.8gbits_retr114.txt")
+    assert ev.files[0].formats == ["iperf3"]
+    (run,) = iperf.parse((HELDOUT / ev.files[0].path.rsplit("/", 1)[1]).read_text())
+    assert (run.role, run.local, run.remote, run.remote_port) == (
+        "client", "10.0.0.38", "10.0.0.4", 12345,
+    )  # fmt: skip
+    assert run.interval_bps == [12.8e9] and run.interval_retransmits == 114
+    (note,) = _said(ev)
+    assert "10.0.0.38 to 10.0.0.4:12345" in note and "114 TCP retransmits" in note
+    # iperf3 prints no line rate: nothing is judged against one
+    assert "judge the figure against the NIC's speed" in note and not ev.failures
+
+
+def test_an_iperf3_client_without_retr_column_reads_sender_and_the_cut_receiver() -> None:
+    ev = _load("iperf3winbuilds2_iperf3_313_windows_cx6_25g_7.86gbits_receiver_cut.txt")
+    (note,) = _said(ev)
+    assert "sender 7.86 Gbit/s" in note and "receiver 7.86 Gbit/s" in note
+    assert "10 interval(s) of 5.45 Gbit/s to 9.9 Gbit/s" in note
+    # the intervals fell to 55 % of the fastest: said unsteady
+    assert "unsteady: intervals fell to 5.45 Gbit/s against 9.9 Gbit/s" in note
+    assert ev.files[0].status == "partial"  # the receiver line lost its label
+
+
+def test_the_iperf3_servers_zero_sender_line_is_its_own_not_a_failure() -> None:
+    ev = _load("iperf408_iperf3_server_side_40g_3.3gbits_sender_zero_cut.txt")
+    (note,) = _said(ev)
+    assert note.startswith("iperf3: iperf3 server 192.168.110.94 from 192.168.110.95:45424")
+    assert "0-byte summary line is the server's own" in note and "sender" not in note.split(":")[2]
+    assert "11 interval(s) of 3.14 Gbit/s to 3.35 Gbit/s" in note and not ev.failures
+
+
+def test_iperf3_with_parallel_streams_reads_the_sum_lines() -> None:
+    ev = _load("rpi647_iperf3_P2_radxa_2.5g_sum_3.7gbits_cut.txt")
+    (note,) = _said(ev)
+    assert "2 streams" in note and "4 interval(s) of 3.62 Gbit/s to 3.71 Gbit/s" in note
+    assert "(0 TCP retransmits in them)" in note
+
+
+def test_iperf3_json_and_its_error() -> None:
+    text = (
+        '{\n  "start": {"connected": [{"local_host": "10.0.0.1", "remote_host": "10.0.0.2"}],\n'
+        '    "connecting_to": {"host": "10.0.0.2", "port": 5201}},\n'
+        '  "intervals": [{"sum": {"bits_per_second": 9.4e9}}, {"sum": {"bits_per_second": 9.3e9}}],\n'
+        '  "end": {"sum_sent": {"seconds": 10.0, "bits_per_second": 9.35e9, "retransmits": 3},\n'
+        '          "sum_received": {"bits_per_second": 9.3e9}}\n}\n'
+    )
+    (run,) = iperf.parse(text)
+    assert (run.sender_bps, run.receiver_bps, run.retransmits, run.streams) == (
+        9.35e9, 9.3e9, 3, 1,
+    )  # fmt: skip
+    refused = load_text(
+        "Connecting to host 10.0.0.9, port 5201\n"
+        "iperf3: error - unable to connect to server: Connection refused\n",
+        "refused.txt",
+    )
+    (error,) = refused.failures
+    assert (error["kind"], error["line"]) == ("log_error", 2)
+    assert "Connection refused" in error["message"]
+
+
+# --- ethtool, nvidia-smi -L, dcgmi diag, lspci, nvidia-smi -q -x -----------------------------------
+
+
+def test_ethtool_settings_cut_before_its_link_line_say_the_link_is_unknown() -> None:
+    ev = _load("checkbox331_ethtool_enp22s0f1_100g_supported_modes_cut.txt")
+    assert ev.files[0].formats == ["ethtool_settings"] and ev.files[0].status == "partial"
+    (note,) = _said(ev)
+    assert "enp22s0f1: the copy ends before its 'Link detected' line" in note
+    assert "fastest supported mode 100000 Mb/s" in note and not ev.failures
+
+
+def test_ethtool_as_a_user_reads_the_link_and_says_what_it_could_not_get() -> None:
+    ev = _load("opennic29_ethtool_nonroot_two_ports_link_detected_yes.txt")
+    first, second = _said(ev)
+    assert first.startswith("ethtool_settings: ethtool enp24s0f0: link detected")
+    assert "could not get wake-on-lan: Operation not permitted" in first
+    assert "enp24s0f1: link detected" in second and not ev.failures
+
+
+def test_ethtool_with_no_link_is_a_link_down() -> None:
+    (block,) = ethtool.parse_settings(
+        "Settings for eth2:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tLink detected: no\n"
+    )
+    assert (block.link_detected, block.speed, block.link_line) == (False, "Unknown!", 4)
+    ev = load_text("Settings for eth2:\n\tSpeed: Unknown!\n\tLink detected: no\n", "e.txt")
+    (down,) = ev.failures
+    assert (down["kind"], down["line"]) == ("link_carrier_lost", 3)
+    assert "evidence-link-carrier-lost" in _findings(ev)
+
+
+def test_nvidia_smi_list_reads_the_gpus_and_their_mig_devices() -> None:
+    ev = _load("telegraf5812_nvidia_smi_L_a100_sxm4_80gb_gpu0_mig_4x_1g20gb.txt")
+    listed, mig = _said(ev)
+    assert "4 GPU(s) (NVIDIA A100-SXM4-80GB): GPU 0, 1, 2, 3" in listed
+    assert "GPU 0 is in MIG mode, split into 4 MIG device(s) (4 x 1g.20gb)" in mig
+    gpus = nvidia_smi.parse_list((HELDOUT / ev.files[0].path.rsplit("/", 1)[1]).read_text())
+    assert [len(g.mig) for g in gpus] == [4, 0, 0, 0]
+
+
+def test_dcgm_refusing_a_mig_configuration_is_a_precondition_not_a_fault() -> None:
+    ev = _load("dcgm70_dcgmi_diag_i0_r1_mig_gpu2_incompatible.txt")
+    (diag,) = ev.dcgm_diags
+    assert diag["level"] == "1" and not diag["failed"]
+    (unmet,) = diag["precondition_failed"]
+    assert unmet["gpus"] == "GPU: 2" and "no GPU was tested" in unmet["details"][0]
+    findings = _findings(ev)
+    assert "evidence-dcgm-diag-precondition" in findings
+    assert "evidence-dcgm-diag-failed" not in findings
+
+
+def test_lspci_block_without_its_link_lines_says_its_status() -> None:
+    ev = _load("hwloc653_lspci_vvv_a100_sxm4_40gb_da00_cut_before_lnkcap.txt")
+    (note,) = _said(ev)
+    assert "da:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 40GB]" in note
+    assert "device status shows no error bit" in note and "not in the copy" in note
+
+
+def test_an_xml_fragment_of_nvidia_smi_q_says_its_figures() -> None:
+    ev = _load("netdata2922_nvidia_smi_q_x_xml_fragment_pci_clocks_fb_cut.xml")
+    assert ev.files[0].status == "partial" and not ev.gpus
+    fragment = next(m for m in _said(ev) if "a fragment" in m)
+    assert "performance state P5; PCIe replays 0" in fragment
+    assert "clock throttle reasons active: gpu_idle; memory 912 MiB used of 6064 MiB" in fragment
+
+
+# --- Ascend logs -----------------------------------------------------------------------------
+
+
+def test_bare_vector_core_exceptions_are_the_devices() -> None:
+    for name, cores, words in (
+        (
+            "vllm_ascend3955_qwen3next_aivec_ub_address_not_aligned_chipid1_cores45_46_cut.log",
+            "45, 46",
+            "The UB address accessed by the VEC instruction is not aligned",
+        ),
+        (
+            "sherpa_onnx3076_910b2_om_aivec_exception_chipid1_core47_48_cut.log",
+            "47, 48",
+            "Illegal instruction, which is usually caused by unaligned UUB addresses",
+        ),
+    ):
+        (exc,) = _load(name).failures
+        assert (exc["kind"], exc["device"], exc["line"]) == ("npu_device_exception", 1, 1)
+        assert exc["exception_type"] == f"aivec error exception on core(s) {cores} ({words})"
+
+
+def test_a_cann_code_over_a_core_exception_is_one_device_exception() -> None:
+    ev = _load(
+        "gpustack1446_llama_box_910b1_cann_eh9999_allocation_granularity_207000_aivec_chipid1_cut.log"
+    )
+    (exc,) = ev.failures
+    assert (exc["kind"], exc["code"], exc["device"]) == ("npu_device_exception", "EH9999", 1)
+    assert exc["exception_type"] == "aivec error exception on core(s) 19"
+
+
+def test_ggmls_abort_names_the_device_and_the_function() -> None:
+    (error,) = _load(
+        "llamacpp10161_cann_e89999_range_tiling_failed_aclnn_arange_device0.log"
+    ).failures
+    assert (error["code"], error["device"], error["call"], error["op"]) == (
+        "E89999", 0, "aclnn_arange", "Range",
+    )  # fmt: skip
+    assert "ggml's aclnn_arange aborted on it" in error["exception_type"]
+
+
+def test_ggml_start_up_logs_are_program_logs_with_no_error() -> None:
+    for name in (
+        "llamacpp10777_910b2_x4_cann_devices_startup_before_error_cut.log",
+        "whispercpp2372_310p3_cann_backend_init_quoted_sched_alloc_splits_benign_cut.log",
+        "whispercpp3421_310b1_orangepi_cann82rc1_whisper_cli_startup_prompt_cut.log",
+    ):
+        ev = _load(name)
+        assert ev.files[0].formats == ["log"] and not ev.failures, name
+        assert any("no line says an error" in m for m in _said(ev)), name
+
+
+def test_a_workers_frames_whose_first_prefix_was_cut_are_read() -> None:
+    ev = _load("vllm_ascend3008_dp_e2e_test_enginecore_dp1_traceback_head_no_exception_cut.log")
+    (cut,) = ev.failures
+    assert cut["kind"] == "python_exception" and "its exception not in it" in cut["message"]
+
+
+def test_npu_smis_process_table_tail_is_read() -> None:
+    ev = _load("vllm_ascend2082_npusmi_tail_no_procs_npu3_7_then_cann_8_2_rc1_version_info.txt")
+    assert ev.files[0].formats == ["ascend_notes", "ascend_versions"]
+    assert "no process running on NPU 3, 4, 5, 6, 7" in _said(ev)[0]
+
+
+def test_npu_exporters_telegraf_line_reads_the_chips_network() -> None:
+    ev = _load(
+        "mindcluster_telegraf_data_desc_ascend910_0_network_status_0_link_status_1_health_1_elided_doc.txt"
+    )
+    assert ev.files[0].formats == ["npu_exporter"]
+    (port,) = ev.npu_ports
+    assert (port["device"], port["link"], port["net_health"]) == (
+        0, "UP", "Unhealthy (npu-exporter network_status 0)",
+    )  # fmt: skip
+    assert "evidence-npu-port-down" in _findings(ev)
+
+
+# --- GPU and CPU training logs ---------------------------------------------------------------
+
+
+def test_horovod_shutdown_is_read_per_rank_behind_its_time_stamped_tags() -> None:
+    ev = _load("horovod2097_horovodrun_slurm_timestamped_rank_stderr_shutdown_wrapped_cut.log")
+    assert [(f["kind"], f["rank"]) for f in ev.failures] == [
+        ("horovod_shutdown", 0), ("horovod_shutdown", 1),
+    ]  # fmt: skip
+    assert "evidence-horovod-shutdown" in _findings(ev)
+
+
+def test_open_mpis_abort_banner_is_the_launchers_exit() -> None:
+    ev = _load("horovod410_openmpi_primary_job_nonzero_exit_horovod_shutdown_aborted_cut.log")
+    kinds = {f["kind"]: f for f in ev.failures}
+    assert set(kinds) == {"launcher_exit", "horovod_shutdown"}
+    assert kinds["launcher_exit"]["line"] == 2
+    assert "1 process returned a non-zero exit code" in kinds["launcher_exit"]["message"]
+
+
+def test_deepspeeds_launcher_killing_its_workers_is_a_failure() -> None:
+    ev = _load("chatglm_finetuning102_deepspeed_loading_shards_0of7_killing_subprocess_cut.log")
+    (killed,) = ev.failures
+    assert (killed["kind"], killed["line"]) == ("launcher_exit", 1)
+    assert "killed its worker process(es) 6293, 6294" in killed["message"]
+
+
+def test_process_group_wrappers_info_lines_are_a_healthy_log() -> None:
+    ev = _load(
+        "deepspeed4890_processgroupwrapper_detail_collective_fingerprint_rank0_rank1_seq1275_1277_cut.log"
+    )
+    assert ev.files[0].formats == ["log"] and not ev.failures
+
+
+def test_old_nccls_version_and_transport_and_open_mpis_cma_read() -> None:
+    ev = _load("horovod243_nccl2115_docker_socket_libibverbs_warn_vader_read_errno1_cut.log")
+    said = _said(ev)
+    assert "log: NCCL 2.1.15+cuda9.0" in said
+    assert "log: NCCL's network: its internal Socket transport" in said
+    assert "log: 062fc37504b7: NCCL's network uses eth0:172.17.0.3<0>" in said
+    (cma,) = [f for f in ev.failures if f["kind"] == "mpi_transport_error"]
+    assert (cma["host"], cma["code"], cma["line"]) == ("062fc37504b7", "1", 5)
+    assert "EPERM" in cma["exception_type"] and "2 processes" in cma["exception_type"]
+    assert "evidence-mpi-transport-error" in _findings(ev)
+    # round MM's NCCL 2.4 log: its version and its socket network, said beside its WARN
+    said = _said(_load("pytorch22531_nccl242_socket_ring_rank0_deadlock_cut.log"))
+    assert "log: NCCL 2.4.2+cuda10.0" in said
+    assert "log: ZBOX-EN1080K: NCCL's NET/Socket uses [0]eth0:30.4.241.186<0>" in said
+
+
+def test_slurms_job_line_gives_the_step_its_reason() -> None:
+    ev = _load(
+        "submitit1613_slurm_step_cancelled_preemption_learnfair5146_submitted_job_exception_cut.log"
+    )
+    (cancelled,) = [f for f in ev.failures if f["kind"] == "job_cancelled"]
+    assert (cancelled["line"], cancelled["code"]) == (1, "PREEMPTION")
+    assert cancelled["exception_type"] == "slurmstepd (step 37361369.0 cancelled due to preemption)"
+
+
+def test_the_rdma_cores_port_coming_up_is_a_note_and_its_going_down_a_link_lost() -> None:
+    ev = _load("gpud1209_journalctl_k_grep_fallen_context_mlx5_link_init_active_cut.log")
+    assert not ev.failures
+    assert any(
+        "mlx5_5 port 1 on 000-000-00000-1-gpu-1 came up (Link ACTIVE)" in m for m in _said(ev)
+    )
+    down = load_text(
+        "Feb 14 05:03:41 gpu-1 kernel: mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE\n"
+        "Feb 14 06:10:02 gpu-1 kernel: mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link DOWN\n",
+        "k.log",
+    )
+    (lost,) = down.failures
+    assert (lost["kind"], lost["host"], lost["line"]) == ("link_carrier_lost", "gpu-1", 2)
+    assert "not back within the log" in lost["exception_type"]
+    assert not any("came up" in m for m in _said(down))
