@@ -308,3 +308,206 @@ def test_the_rdma_cores_port_coming_up_is_a_note_and_its_going_down_a_link_lost(
     assert (lost["kind"], lost["host"], lost["line"]) == ("link_carrier_lost", "gpu-1", 2)
     assert "not back within the log" in lost["exception_type"]
     assert not any("came up" in m for m in _said(down))
+
+
+# --- round MM's leftovers ----------------------------------------------------------------------
+
+
+def test_one_error_line_alone_is_quoted_as_a_programs_error() -> None:
+    ev = _load("llamafactory8514_910_npu_emptycache_context_pointer_null_single_line.log")
+    (error,) = ev.failures
+    assert (error["kind"], error["line"]) == ("log_error", 1)
+    assert "rtGetDevMsg execute failed, reason=[context pointer null]" in error["message"]
+    # a line that says nothing failed stays unknown: nothing is made up of it
+    assert load_text("just a note of mine\n", "note.txt").files[0].status == "unknown"
+
+
+def test_mlxlink_with_markdown_headings_is_read() -> None:
+    ev = _load("kontronn_mlxlink_cx6_200g_active_rsfec_flattened.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["state"], port["rate_gbps"], port["line"]) == (
+        "mlx5_0",
+        "Active",
+        200.0,
+        3,
+    )
+    assert not ev.failures
+
+
+# --- round OO (sets 409-412) ---------------------------------------------------------------------
+
+
+def test_iperf2_runs_are_read_as_iperf2_with_their_totals_and_broken_pipe() -> None:
+    ev = _load(
+        "iperf1069_iperf2_0_9_windows_client_write_failed_broken_pipe_18_7gbits_two_runs.txt"
+    )
+    first, second = _said(ev)
+    assert "iperf 2 client 192.168.43.127 to 192.168.43.26:5001: 5 s; sender 18.7 Gbit/s" in first
+    assert "the connection broke (write failed: Broken pipe)" in first
+    assert "4 s; sender 19.1 Gbit/s" in second and "copy ends" not in first + second
+    (broke,) = ev.failures
+    assert (broke["kind"], broke["line"], broke["message"]) == (
+        "log_error", 10, "write failed: Broken pipe",
+    )  # fmt: skip
+
+
+def test_iperf3s_window_asked_congestion_window_and_reverse_mode() -> None:
+    (note,) = _said(
+        _load("iperf198_bwctl_iperf3_quoted_gt_prefix_w32m_cwnd_822k_94mbits_intervals_cut.txt")
+    )[:1]
+    assert "congestion window 822 KBytes in every interval" in note
+    assert "socket window 32m asked (-w)" in note and "83.9 Mbit/s to 398 Mbit/s" in note
+    said = _said(_load("iperf333_iperf3_3_1_server_debug_get_parameters_reverse_2_58mbits_cut.txt"))
+    assert "reverse mode (-R: the server sends, the client receives)" in said[0]
+    assert "socket window 1048576 asked" in said[0]
+
+
+def test_ethtool_link_below_what_both_ends_advertise_is_a_slow_link() -> None:
+    ev = _load("bazzite5094_ethtool_eno1_2500baset_nic_speed_100mbs_partner_1000_cut.txt")
+    (slow,) = ev.failures
+    assert (slow["kind"], slow["line"]) == ("link_speed_low", 23)
+    assert slow["exception_type"] == (
+        "eno1 runs at 100Mb/s though it and its link partner both advertise 1000 Mb/s"
+    )
+    assert "evidence-nic-link-speed-low" in _findings(ev)
+
+
+def test_ibv_devinfo_devices_it_could_not_open_are_said() -> None:
+    ev = _load("k8srdma8_ibv_devinfo_failed_to_open_device_x8_mlx4_2_cx3_vf_port_active_ib.txt")
+    assert ev.files[0].status == "partial" and len(ev.hca_ports) == 1
+    assert any("could not open 8 RDMA device(s)" in m for m in _said(ev))
+
+
+def test_mig_instances_ibv_devices_and_numactl_are_read() -> None:
+    (mig,) = _said(_load("dra933_nvidia_smi_mig_lgi_i3_three_1g10gb_placements_0_1_5.txt"))
+    assert "GPU 3 holds 3 GPU instance(s) (3 x 1g.10gb; instance ids 7, 8, 12)" in mig
+    (devices,) = _said(
+        _load("sriovdp20_ibv_devices_server_client_vf_node_guid_all_zero_collapsed_spaces.txt")
+    )
+    assert "node GUID 0 on mlx5_2, mlx5_3, mlx5_1" in devices
+    (nodes,) = _said(_load("sonar358_numactl_H_8_nodes_16cpus_each_64gb_prompt_cut_node3.txt"))
+    assert "numactl -H: 8 NUMA node(s); CPUs per node 0: 16, 1: 16, 2: 16" in nodes
+    (table,) = _said(
+        _load("numactl224_numactl_H_distances_only_4x_gh200_36_nodes_hbm_255_rows_0_6_cut.txt")
+    )
+    assert "36 NUMA node(s); the distance table's rows stop after 7 of its 36 nodes" in table
+    assert "255 marks nodes the firmware says cannot reach each other" in table
+
+
+def test_a_module_pathed_exception_alone_is_read() -> None:
+    (raised,) = _load(
+        "tfmodels9109_multiworker_mirrored_unavailable_socket_closed_grpc_collectivebcastrecv.log"
+    ).failures
+    assert (raised["kind"], raised["exception_type"], raised["line"]) == (
+        "python_exception", "UnavailableError", 1,
+    )  # fmt: skip
+    assert "10.7.211.16:912" in raised["message"]
+
+
+def test_lightning_1x_ranks_starting_are_a_healthy_start() -> None:
+    ev = _load(
+        "lightning10216_healthy_13_nodes_78_gpus_initializing_ddp_global_rank_member_cut.log"
+    )
+    (note,) = _said(ev)
+    assert "Lightning started 14 rank(s) of a world of 78" in note and not ev.failures
+
+
+def test_rays_dead_actor_names_its_process_node_and_exit_type() -> None:
+    ev = _load(
+        "simplerl25_openrlhf_ray_get_actordiederror_actormodelrayactorbox_pid5226_10_7_34_138_cut.log"
+    )
+    (died,) = ev.failures
+    assert (died["pid"], died["host"]) == (5226, "10.7.34.138")
+    assert died["exception_type"].startswith(
+        "ActorDiedError: actor ActorModelRayActorBOX, pid 5226 on 10.7.34.138, its worker exited "
+        "with SYSTEM_ERROR"
+    )
+    finding = _findings(ev)["evidence-python-exception"]
+    (item,) = finding.items  # type: ignore[attr-defined]
+    assert "its worker exited with SYSTEM_ERROR" in item
+
+
+def test_submitits_requeued_preemption_is_said() -> None:
+    ev = _load("submitit1701_slurm_sighup_preemption_requeued_learnfair0293_graceful_restart.log")
+    assert not ev.failures
+    assert any(
+        "preempted on learnfair0293 (SIGHUP) and requeued as job 60601445" in m for m in _said(ev)
+    )
+
+
+def test_nccl_address_of_family_0_is_said_with_its_internal_error() -> None:
+    ev = _load(
+        "gitcode_blog_zh_ncclsocketinit_family0_distbackenderror_internal_error_nccl_version_mismatch.log"
+    )
+    (call,) = ev.failures
+    assert call["code_name"] == "ncclInternalError"
+    assert "peer address of family 0" in call["exception_type"]
+
+
+def test_old_nccl_with_the_loopback_among_its_interfaces_is_said() -> None:
+    ev = _load(
+        "horovod789_nccl235_docker_backtick_socket_lo_127_and_eth0_two_interfaces_rank0_1_3_of_4_cut.log"
+    )
+    assert any(
+        "NCCL's socket interfaces include the loopback (lo:127.0.0.1<0>, eth0:3.10.11.7<0>)" in m
+        for m in _said(ev)
+    )
+
+
+def test_a_flattened_msaicerr_report_is_read_without_its_explanations() -> None:
+    (exc,) = _load(
+        "cann5046_msaicerr_info_txt_aicore_error_device0_transdata_code0x10_doc.txt"
+    ).failures
+    assert (exc["kind"], exc["device"], exc["code"], exc["op"]) == (
+        "npu_device_exception", 0, "0x10", "trans_TransData_167",
+    )  # fmt: skip
+    assert "msaicerr:" not in exc["exception_type"]  # the page's "#..." note is no conclusion
+
+
+def test_volcanos_fault_node_record_is_read() -> None:
+    ev = _load(
+        "mindcluster730_volcano_vcjob_fault_npu_cm_node133_910_4_separatenpu_910_0_network_doc.txt"
+    )
+    (note,) = _said(ev)
+    assert note.endswith(
+        "Volcano's fault-node record of node node133: unhealthy: Ascend910-4; with an unhealthy "
+        "network: Ascend910-0"
+    )
+    assert "evidence-mindcluster-npu-fault" in _findings(ev)
+
+
+def test_out_of_memory_past_any_device_and_mindsporess_pool() -> None:
+    (oom,) = _load("fla_npu149_verl_910b_npu_oom_more_than_1eb_corrupt_labels.log").failures
+    assert oom["kind"] == "device_oom" and "a size no device has" in oom["exception_type"]
+    (pool,) = _load(
+        "mindact1761_mindnlp_gemma7b_mindspore_pre_act_alloc_exceeds_total_mem_cut.log"
+    ).failures
+    assert (pool["kind"], pool["library"], pool["pid"]) == ("device_oom", "MindSpore", 54175)
+
+
+def test_a_logged_traceback_starting_at_position_marks_names_its_last_frame() -> None:
+    (error,) = _load(
+        "vllm_omni2128_stage0_diffusion_worker_sdpa_traceback_frames_no_exception_cut.log"
+    ).failures
+    assert error["message"].startswith("a traceback logged at its error level, cut before")
+    assert "in _maybe_reshape_attn_mask" in error["message"]
+
+
+def test_a_documented_rank_table_with_a_comma_missing_is_read() -> None:
+    ev = _load("mindcluster_doc_hccl_json_a2_800i_a2_32g_3dev_elided_missing_comma.json")
+    (table,) = ev.rank_tables
+    assert [(r["rank"], r["device_id"]) for r in table["ranks"]] == [(0, "0"), (1, "1"), (2, "2")]
+    assert any("a comma missing at the end of line 23" in e for e in table["errors"])
+
+
+def test_kubectl_node_devices_and_msnpureports_version() -> None:
+    (node,) = _said(
+        _load("mindcluster_quickstart_kubectl_describe_node_ascend910_8_expected_output.txt")
+    )
+    assert node.endswith("kubectl describe node: huawei.com/Ascend910 capacity 8, allocatable 8")
+    held = load_text(
+        "Capacity:\n  huawei.com/Ascend910:  8\nAllocatable:\n  huawei.com/Ascend910:  6\n", "n.txt"
+    )
+    assert "2 of the node's devices are held back" in _said(held)[0]
+    (version,) = _said(_load("msnpureport_version_1_1_0_doc.txt"))
+    assert "msnpureport 1.1.0" in version

@@ -51,6 +51,7 @@ from advisor.parsers import (
     msprof,
     nccl_tests,
     npu_smi,
+    numa,
     numbered_lines,
     nvbandwidth,
     nvidia_smi,
@@ -73,6 +74,18 @@ FILE_STATUSES = ("read", "partial", "unreadable", "unknown", "empty", "binary", 
 """read: every detected format parsed cleanly; partial: parsed with skipped lines or a failed
 format beside a good one; unreadable: formats detected, none parsed; unknown: no format detected;
 empty: nothing but whitespace; binary: not text; too_large: over MAX_FILE_BYTES."""
+
+# kubectl describe node's device resources, under Capacity and then Allocatable (and in
+# "Allocated resources", requests then limits): "huawei.com/Ascend910:     8", "nvidia.com/gpu:
+# 8" (the resource names the Ascend and NVIDIA device plugins register)
+_K8S_DEVICE_RESOURCE_SIGNATURE = (
+    r"^[ \t]*(?:huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+))[ \t]*:[ \t]+\d+[ \t]*$"
+)
+_K8S_DEVICE_RESOURCE_RE = re.compile(
+    r"^\s*(?P<res>huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+))\s*:\s+(?P<n>\d+)\s*$"
+)
+_K8S_SECTION_RE = re.compile(r"^\s*(?P<s>Capacity|Allocatable|Allocated resources):")
+
 
 _SIGNATURES: dict[str, re.Pattern[str]] = {
     # a table header (mscclpp-test's has no type column), the footer, a *_perf command line,
@@ -207,6 +220,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ethtool_settings": re.compile(ethtool.SETTINGS_SIGNATURE, re.M),
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
     "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
+    "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
+    "ibv_devices": re.compile(rdma.IBV_DEVICES_SIGNATURE, re.M),
+    "numactl": re.compile(numa.SIGNATURE, re.M),
+    "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
@@ -297,14 +314,21 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bcannot allocate unhealthy devices [\w./-]+|\bUnexpectedAdmissionError\b"
         # msaicerr's AI Core error report (logs._msaicerr_info)
         r"|(?<!\*)\*{3,}\s*1\. Basic information\s*\*{3,}\s*(?:\n[^\n]*){0,4}?\s*error time\s*:"
+        # (its report flattened to one line by a page: the headings and fields run together)
+        r"|(?<!\*)\*{3,}\s*1\. Basic information\s*\*{3,}[^\n]{0,600}?\berror time\s*:[^\n]{0,400}?\bdevice id\s*:"
         # protobuf's own log line (its ERROR and FATAL: a descriptor registered twice ...)
         r"|^\[libprotobuf FATAL [\w./-]+:\d+\] \S"
         # an exception copied without its traceback, as the text's first line (logs.lone_exception)
         r"|\A\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S[^\n]*:[ \t]*\n[^\n]*\S"
+        r"|\A\s*(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception): \S"
         # libibverbs with no provider for a device (logs._IBV_NO_PROVIDER_RE)
         r"|libibverbs: Warning: no userspace device-specific driver found for"
         # a vLLM worker's memory profile at start (logs.VLLM_MEMORY_RE)
         r"|Free memory on device \([\d.]+/[\d.]+ GiB\) on startup\."
+        # submitit's preempted job (logs._submitit_notes)
+        r"|Caught signal SIG\w+ on \S+: this job is preempted\."
+        # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
+        r"|alloc size : \d+ is more than total mem size : \d+"
         # MindIE's warm-up out of memory (logs._MINDIE_WARMUP_OOM_RE)
         r"|\bWarmup failed, because of [^\n]{0,200}?out of memory"
         # the driver's refused device memory (logs._HAL_MEM_ALLOC_OOM_RE)
@@ -1702,7 +1726,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]
     # the log readers read a file with a pasted output's own lines blanked (numbered as before)
     log_text = _without_pasted(text, pasted) if pasted else text
-    if not formats and logs.is_program_log(log_text):
+    if not formats and (logs.is_program_log(log_text) or logs.is_error_fragment(log_text)):
         # a program's log in no form above (what is left of it beside a pasted output): its
         # first error line, if any
         formats = ["log"]
@@ -1721,7 +1745,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, kubectl describe node's devices, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -3804,6 +3828,9 @@ _IBPANIC_RE = re.compile(
 )
 
 
+_IBV_OPEN_FAILED_RE = re.compile(r"^[ \t]*Failed to open device[ \t]*$", re.M)
+
+
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     panics = list(_IBPANIC_RE.finditer(text))
     for m in panics:
@@ -3829,7 +3856,20 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             return []  # the file is ibstat's failure alone: read as that
         raise
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
-    return [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
+    notes = [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
+    if unopened := [m for m in _IBV_OPEN_FAILED_RE.finditer(text)]:
+        # the line ibv_devinfo prints, as pasted outputs show it, for each device it lists but
+        # cannot open (naming none): those devices' ports are not in the output
+        notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, unopened[0].start()) + 1,
+                message=f"ibv_devinfo could not open {len(unopened)} RDMA device(s) (it does not "
+                "name them): their ports are not read; a device that will not open (a driver "
+                "or firmware fault, or a container given the device list and not the devices) "
+                "cannot carry the job's traffic",
+            )
+        )
+    return notes
 
 
 def _dcgmi_discovery(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -4288,7 +4328,7 @@ def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     parsed = deviceinfo.parse(text)
     notes = []
     for n in parsed.nodes:
-        said = [f"{len(n.available)} chip(s) available"]
+        said = [] if n.scheduler else [f"{len(n.available)} chip(s) available"]
         for what, names in (
             ("unhealthy", n.unhealthy),
             ("with an unhealthy network", n.network_unhealthy),
@@ -4299,8 +4339,9 @@ def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         notes.append(
             ParseWarning(
                 line=n.line,
-                message=f"MindCluster DeviceInfo{f' of node {n.node}' if n.node else ''}: "
-                + "; ".join(said),
+                message=("Volcano's fault-node record" if n.scheduler else "MindCluster DeviceInfo")
+                + f"{f' of node {n.node}' if n.node else ''}: "
+                + ("; ".join(said) or "no chip named"),
                 skipped=False,
             )
         )
@@ -4479,6 +4520,23 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
             running = re.match(r"(\d+)Mb/s", b.speed)
             if running and int(running.group(1)) < fastest and b.link_detected:
                 said.append("running below its fastest mode (the peer's or cable's limit?)")
+        common = ethtool.best_common_mbps(b)
+        running_mbps = re.match(r"(\d+)Mb/s", b.speed)
+        if common is not None and running_mbps and int(running_mbps.group(1)) < common:
+            # both ends offer a faster mode than the one the link came up at: the cable (a pair
+            # broken on a copper cable), a transceiver or a forced setting holds it down
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="link_speed_low",
+                    line=b.speed_line,
+                    message=b.iface,
+                    library="ethtool",
+                    exception_type=f"{b.iface} runs at {b.speed} though it and its link partner "
+                    f"both advertise {common} Mb/s",
+                ),
+            )
         if b.autoneg:
             said.append(f"auto-negotiation {b.autoneg}")
         if b.refused:
@@ -4586,7 +4644,7 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
 
 
 def _bitrate(bps: float) -> str:
-    return f"{bps / 1e9:.3g} Gbit/s" if bps >= 1e8 else f"{bps / 1e6:.3g} Mbit/s"
+    return f"{bps / 1e9:.3g} Gbit/s" if bps >= 1e9 else f"{bps / 1e6:.3g} Mbit/s"
 
 
 def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -4601,13 +4659,14 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 logs.LogEvent(
                     kind="log_error",
                     line=run.error_line,
-                    message=f"iperf3: error - {run.error}"[:300],
-                    library="iperf3",
+                    message=(run.error if run.iperf2 else f"iperf3: error - {run.error}")[:300],
+                    library="iperf 2" if run.iperf2 else "iperf3",
                 ),
             )
             if not run.interval_bps and run.sender_bps is None:
                 continue
-        who = {"client": "iperf3 client", "server": "iperf3 server"}.get(run.role, "iperf3")
+        tool = "iperf 2" if run.iperf2 else "iperf3"
+        who = f"{tool} {run.role}" if run.role else tool
         peer = f"{run.remote}" + (f":{run.remote_port}" if run.remote_port else "")
         path = (
             ""
@@ -4619,6 +4678,8 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
         said = []
         if run.streams > 1:
             said.append(f"{run.streams} streams")
+        if run.reverse:
+            said.append("reverse mode (-R: the server sends, the client receives)")
         if run.seconds:
             said.append(f"{run.seconds:g} s")
         if run.sender_bps is not None:
@@ -4639,6 +4700,26 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     else ""
                 )
             )
+        if run.cwnd:
+            wins = sorted(set(run.cwnd), key=run.cwnd.index)
+            said.append(
+                f"congestion window {wins[0]}"
+                + (" in every interval" if len(wins) == 1 and len(run.cwnd) > 2 else "")
+                if len(wins) == 1
+                else f"congestion window {wins[0]} to {wins[-1]}"
+            )
+        if run.window:
+            said.append(
+                f"socket window {run.window}"
+                + (" asked (-w)" if not run.window.endswith("Byte") else "")
+                + (
+                    ": the window bounds one stream to window / round-trip time"
+                    if run.cwnd and len(set(run.cwnd)) == 1
+                    else ""
+                )
+            )
+        if run.error and run.iperf2:
+            said.append(f"the connection broke ({run.error}): the total covers the time before")
         if run.total_datagrams:
             lost = run.lost_datagrams or 0
             said.append(
@@ -4660,7 +4741,7 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
         notes.append(
             ParseWarning(
                 line=run.line,
-                message=f"{who}{path}: " + "; ".join(said) + "; iperf3 does not print the "
+                message=f"{who}{path}: " + "; ".join(said) + f"; {tool} does not print the "
                 "link's line rate: judge the figure against the NIC's speed (ethtool IFACE)",
                 skipped=run.cut,
             )
@@ -4694,6 +4775,138 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                     skipped=False,
                 )
             )
+    return notes
+
+
+def _mig_instances(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """nvidia-smi mig -lgi: a note per GPU of the GPU instances created on it."""
+    return [
+        ParseWarning(
+            line=rows[0][0],
+            message=f"nvidia-smi mig -lgi: GPU {gpu} holds {len(rows)} GPU instance(s) ("
+            + ", ".join(
+                f"{sum(1 for r in rows if r[1] == kind)} x {kind}"
+                for kind in sorted({r[1] for r in rows})
+            )
+            + f"; instance ids {', '.join(str(r[2]) for r in rows)}): each is its own device to "
+            "a job, not the whole GPU",
+            skipped=False,
+        )
+        for gpu, rows in nvidia_smi.parse_mig_instances(text).items()
+    ]
+
+
+def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ibv_devices: a note of the RDMA devices listed; one whose node GUID is 0 is said (a
+    virtual function whose GUID was never set has no InfiniBand identity to be reached by)."""
+    rows = rdma.parse_ibv_devices(text)
+    zero = [dev for _, dev, guid in rows if set(guid) == {"0"}]
+    return [
+        ParseWarning(
+            line=rows[0][0],
+            message=f"ibv_devices: {len(rows)} RDMA device(s) listed ("
+            + ", ".join(dev for _, dev, _ in rows[:12])
+            + (" ..." if len(rows) > 12 else "")
+            + ")"
+            + (
+                f"; node GUID 0 on {', '.join(zero)}: no GUID was assigned (an SR-IOV virtual "
+                "function's is set by the host, ip link set DEV vf N node_guid ...), so "
+                "InfiniBand cannot address it"
+                if zero
+                else ""
+            ),
+            skipped=False,
+        )
+    ]
+
+
+def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """numactl -H: a note of the NUMA nodes, their CPUs and memory, and the distance range
+    (nothing in it names a GPU or NIC, so nothing is judged)."""
+    nodes = numa.parse(text)
+    said = []
+    count = nodes.available or nodes.table_nodes or len(nodes.cpus) or len(nodes.distances)
+    said.append(f"{count} NUMA node(s)")
+    if nodes.table_nodes > len(nodes.distances) > 0:
+        said.append(
+            f"the distance table's rows stop after {len(nodes.distances)} of its "
+            f"{nodes.table_nodes} nodes (the copy is cut)"
+        )
+    if nodes.cpus:
+        memory_only = [n for n, c in nodes.cpus.items() if c == 0]
+        said.append(
+            "CPUs per node "
+            + ", ".join(f"{n}: {c}" for n, c in sorted(nodes.cpus.items())[:8])
+            + (" ..." if len(nodes.cpus) > 8 else "")
+            + (f" (node(s) {', '.join(map(str, memory_only))} memory only)" if memory_only else "")
+        )
+    if nodes.size_mb:
+        low = [
+            n
+            for n, size in nodes.size_mb.items()
+            if size and nodes.free_mb.get(n, size) < size / 10
+        ]
+        said.append(
+            f"{sum(nodes.size_mb.values())} MB of memory"
+            + (f", under 10 % free on node(s) {', '.join(map(str, sorted(low)))}" if low else "")
+        )
+    far = sorted({d for row in nodes.distances.values() for d in row if d != 10})
+    if far:
+        said.append(
+            f"distances {far[0]} to {far[-1]}"
+            + ("; 255 marks nodes the firmware says cannot reach each other" if 255 in far else "")
+        )
+    return [
+        ParseWarning(
+            line=nodes.line or 1,
+            message="numactl -H: " + "; ".join(said) + " (which node each GPU and NIC sits on "
+            "is not in it: nvidia-smi topo -m or lspci -vv says)",
+            skipped=False,
+        )
+    ]
+
+
+def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """kubectl describe node's device resources: a note of what the node registers and offers;
+    fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
+    seen: dict[str, list[tuple[int, str, int]]] = {}  # resource -> (line, section, count)
+    section = ""
+    for no, line, _ in numbered_lines(text):
+        if sec := _K8S_SECTION_RE.match(line):
+            section = sec.group("s")
+        elif m := _K8S_DEVICE_RESOURCE_RE.match(line):
+            seen.setdefault(m.group("res"), []).append((no, section, int(m.group("n"))))
+    notes = []
+    for res, rows in seen.items():
+        capacity = next((n for _, sec, n in rows if sec == "Capacity"), None)
+        allocatable = next((n for _, sec, n in rows if sec == "Allocatable"), None)
+        if (
+            capacity is None
+            and allocatable is None
+            and len(rows) >= 2
+            and not any(sec for _, sec, _ in rows)
+        ):
+            # the section headings grepped away: kubectl prints Capacity, then Allocatable
+            capacity, allocatable = rows[0][2], rows[1][2]
+        said = (
+            f"capacity {capacity}, allocatable {allocatable}"
+            if capacity is not None and allocatable is not None
+            else ", ".join(f"{sec or 'count'} {n}" for _, sec, n in rows)
+        )
+        if capacity is not None and allocatable is not None and allocatable < capacity:
+            said += (
+                f": {capacity - allocatable} of the node's devices are held back (the device "
+                "plugin reports them unhealthy, or they are reserved)"
+            )
+        notes.append(
+            ParseWarning(
+                line=rows[0][0],
+                message=f"kubectl describe node: {res} {said}",
+                skipped=False,
+            )
+        )
+    if not notes:
+        raise ParseError("no device resource line ('huawei.com/Ascend910: 8')")
     return notes
 
 
@@ -4783,6 +4996,10 @@ _CONVERTERS = {
     "ethtool_settings": _ethtool_settings,
     "nvidia_smi_mig_profiles": _mig_profiles,
     "nvidia_smi_list": _smi_list,
+    "nvidia_smi_mig_instances": _mig_instances,
+    "ibv_devices": _ibv_devices,
+    "numactl": _numactl,
+    "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,

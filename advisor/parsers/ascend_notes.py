@@ -47,6 +47,8 @@ SIGNATURE = (
     r"|^\*{3,}RES_\w+\*{3,}[ \t]*$"
     # ascend-dmi's version and its usage text (the MindCluster ascend-dmi guide: -v, -h)
     r"|^[ \t]*ascend-dmi version:[ \t]*\S+|^[ \t]*Usage: ascend-dmi <option>"
+    # msnpureport's version (the driver's msnpureport guide: "msnpureport version")
+    r"|^[ \t]*msnpureport version:[ \t]*\S+[ \t]*$"
     # a setting hccn_tool -s accepted ("Cmd executed successfully!" under its command)
     r"|\bhccn_tool[ \t]+-s[ \t]+-\w+[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*Cmd executed successfully![ \t]*$"
 )
@@ -55,7 +57,7 @@ SIGNATURE = (
 _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
 # Ascend 950's "hccn_tool -g -cfg_recovery -i N": "config status:NONE" (its HCCN Tool reference,
 # querying the configuration recovery status: NONE when no recovery was started)
-_DMI_VERSION_RE = re.compile(r"^\s*ascend-dmi version:\s*(?P<v>\S+)\s*$")
+_DMI_VERSION_RE = re.compile(r"^\s*(?P<tool>ascend-dmi|msnpureport) version:\s*(?P<v>\S+)\s*$")
 _DMI_USAGE_RE = re.compile(r"^\s*Usage: ascend-dmi <option>")
 _CFG_RECOVERY_RE = re.compile(r"^\s*config status:\s*(?P<status>[A-Z]+)\s*$")
 _NOT_SUPPORTED_RE = re.compile(r"^\s*This device does not support querying (?P<what>[\w-]+)\.")
@@ -301,7 +303,8 @@ def parse(text: str) -> list[ParseWarning]:
             notes.append(
                 ParseWarning(
                     line=no,
-                    message=f"ascend-dmi {dmi.group('v')} (its version; nothing of a device)",
+                    message=f"{dmi.group('tool')} {dmi.group('v')} (its version; nothing of a "
+                    "device)",
                     skipped=False,
                 )
             )

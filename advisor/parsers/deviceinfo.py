@@ -30,9 +30,15 @@ from advisor.parsers import ParseError
 
 SIGNATURE = (
     r'"huawei\.com/(?:Ascend\w+|npu)-(?:Unhealthy|NetworkUnhealthy|Fault)"\s*:'
+    r'|"FaultDeviceList"\s*:\s*\['
     r"|\bdevice fault, nodeName:\S+?, assertion:\w+, cardID:\d+"
 )
 _LIST_RE = re.compile(r'"DeviceList"\s*:\s*\{')
+# the Volcano scheduler's record of the faulty nodes it schedules around (MindCluster's
+# vcjob-fault-npu-cm ConfigMap, its "fault-node" key): a JSON list, per node, of "NodeName",
+# "FaultDeviceList" (the same fault fields as DeviceInfoCfg's -Fault), "UnhealthyNPU",
+# "NetworkUnhealthyNPU" and "NodeHealthState"
+_FAULT_NODES_RE = re.compile(r'\[\s*\{\s*"FaultDeviceList"\s*:')
 # the node a ClusterD record is of: its key above it ("mindx-dl-deviceinfo-node173": {...})
 _NODE_KEY_RE = re.compile(
     r'"mindx-dl-deviceinfo-(?P<node>[^"]+)"\s*:\s*\{\s*(?:"DeviceInfo"\s*:\s*\{\s*)?$'
@@ -74,6 +80,8 @@ class NodeDevices:
     unhealthy: list[str] = field(default_factory=list)
     network_unhealthy: list[str] = field(default_factory=list)
     recovering: list[str] = field(default_factory=list)
+    scheduler: bool = False
+    """Volcano's fault-node record (its faulty chips only; no count of the available ones)."""
 
 
 @dataclass
@@ -150,6 +158,42 @@ def parse(text: str) -> DeviceInfo:
                     codes=_names(f.get("fault_code")),
                 )
             )
+    for m in _FAULT_NODES_RE.finditer(text):
+        try:
+            records, _ = decoder.raw_decode(text, m.start())
+        except json.JSONDecodeError:
+            continue
+        line = line_of(m.start())
+        for rec in records if isinstance(records, list) else []:
+            if not isinstance(rec, dict):
+                continue
+            node = str(rec.get("NodeName") or "")
+            out.nodes.append(
+                NodeDevices(
+                    line=line,
+                    node=node,
+                    unhealthy=[str(n) for n in rec.get("UnhealthyNPU") or []],
+                    network_unhealthy=[str(n) for n in rec.get("NetworkUnhealthyNPU") or []],
+                    scheduler=True,
+                )
+            )
+            for f in rec.get("FaultDeviceList") or []:
+                if isinstance(f, dict):
+                    out.faults.append(
+                        NpuFault(
+                            line=line,
+                            node=node,
+                            npu=str(f.get("npu_name") or ""),
+                            fault_type=str(f.get("fault_type") or ""),
+                            handling=str(
+                                f.get("fault_handling")
+                                or f.get("fault_level")
+                                or f.get("large_model_fault_level")
+                                or ""
+                            ),
+                            codes=_names(f.get("fault_code")),
+                        )
+                    )
     # the plugin's events, the last of each fault (node, chip and codes) kept: an Occur its
     # Recover followed is a fault that cleared
     events: dict[tuple[str, str, str], NpuFault] = {}

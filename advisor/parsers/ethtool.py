@@ -65,6 +65,13 @@ _SETTING_RE = re.compile(r"^\s+(?P<key>[A-Z][\w -]*?):\s*(?P<value>.*?)\s*$")
 _CANNOT_RE = re.compile(r"^\s*Cannot get (?P<what>[\w -]+?)(?: settings)?: (?P<why>.+?)\s*$")
 
 
+_MODE_LISTS = {
+    "Supported link modes": "supported_modes",
+    "Advertised link modes": "advertised_modes",
+    "Link partner advertised link modes": "partner_modes",
+}
+
+
 @dataclass(kw_only=True)
 class LinkSettings:
     """``ethtool IFACE``: a port's link settings as the driver reports them (ethtool's
@@ -81,6 +88,10 @@ class LinkSettings:
     link_detected: bool | None = None
     link_line: int = 0
     supported_modes: list[str] = field(default_factory=list)
+    advertised_modes: list[str] = field(default_factory=list)
+    partner_modes: list[str] = field(default_factory=list)
+    """The link partner's advertised modes (what the switch port or peer NIC offers)."""
+    speed_line: int = 0
     refused: list[str] = field(default_factory=list)
     """What ethtool could not get ("wake-on-lan settings: Operation not permitted")."""
     cut: bool = False
@@ -105,7 +116,7 @@ def parse_settings(text: str) -> list[LinkSettings]:
         if m := _SETTING_RE.match(line):
             key, value = m.group("key"), m.group("value")
             if key == "Speed":
-                b.speed = value
+                b.speed, b.speed_line = value, no
             elif key == "Duplex":
                 b.duplex = value
             elif key == "Auto-negotiation":
@@ -115,16 +126,30 @@ def parse_settings(text: str) -> list[LinkSettings]:
             elif key == "Link detected":
                 b.link_detected = value.lower().startswith("yes")
                 b.link_line = no
-            elif key == "Supported link modes":
-                b.supported_modes.extend(value.split())
+            elif key in _MODE_LISTS:
+                getattr(b, _MODE_LISTS[key]).extend(value.split())
             continue
-        if key == "Supported link modes" and line.startswith((" ", "\t")) and line.strip():
-            b.supported_modes.extend(line.split())
+        if key in _MODE_LISTS and line.startswith((" ", "\t")) and line.strip():
+            getattr(b, _MODE_LISTS[key]).extend(line.split())
     if not blocks:
         raise ParseError("no ethtool 'Settings for IFACE:' block")
     for b in blocks:
         b.cut = b.link_detected is None
     return blocks
+
+
+def best_common_mbps(b: LinkSettings) -> int | None:
+    """The fastest speed both this port and its link partner advertise (full duplex counted),
+    None when the copy lacks either list."""
+    ours = {_mode_mbps(m) for m in b.advertised_modes} - {None}
+    theirs = {_mode_mbps(m) for m in b.partner_modes} - {None}
+    common = ours & theirs
+    return max(common) if common else None  # type: ignore[type-var]
+
+
+def _mode_mbps(mode: str) -> int | None:
+    m = re.match(r"(\d+)base", mode)
+    return int(m.group(1)) if m else None
 
 
 def fastest_mode_mbps(modes: list[str]) -> int | None:

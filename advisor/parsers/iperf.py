@@ -24,24 +24,40 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, numbered_lines
 
 SIGNATURE = (
-    r"^\[\s*(?:\d+|SUM)\]\s+\d+\.\d+-\s*\d+\.\d+\s+sec\s+[\d.]+\s+[KMGT]?Bytes\s+[\d.]+\s+[KMGT]?bits/sec"
+    r"^\[\s*(?:\d+|SUM)\]\s+\d+\.\d+\s*-\s*\d+\.\d+\s+sec\s+[\d.]+\s+[KMGT]?Bytes\s+[\d.]+\s+[KMGT]?bits/sec"
     r"|^iperf3?: error - "
     r'|^\s*"connecting_to":\s*\{\s*$'
 )
 _UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _ROW_RE = re.compile(
-    r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<start>\d+\.\d+)-\s*(?P<end>\d+\.\d+)\s+sec\s+"
+    r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<start>\d+\.\d+)\s*-\s*(?P<end>\d+\.\d+)\s+sec\s+"
     r"(?P<bytes>[\d.]+)\s+(?P<bunit>[KMGT]?)Bytes\s+(?P<rate>[\d.]+)\s+(?P<runit>[KMGT]?)bits/sec"
     # the client's Retr (and Cwnd) columns; the summary's role word
-    r"(?:\s+(?P<retr>\d+)(?=\s|$))?(?:\s+[\d.]+\s+[KMGT]?Bytes)?"
+    r"(?:\s+(?P<retr>\d+)(?=\s|$))?(?:\s+(?P<cwnd>[\d.]+\s+[KMGT]?Bytes))?"
     r"(?:\s+(?P<role>sender|receiver))?\s*(?P<rest>.*)$"
 )
 _CONNECTED_RE = re.compile(
-    r"^\[\s*(?P<id>\d+)\]\s+local\s+(?P<local>\S+)\s+port\s+(?P<lport>\d+)\s+connected\s+to\s+"
-    r"(?P<remote>\S+)\s+port\s+(?P<rport>\d+)"
+    r"^\[\s*(?P<id>\d+)\]\s+local\s+(?P<local>\S+)\s+port\s+(?P<lport>\d+)\s+connected\s+"
+    r"(?P<word>to|with)\s+(?P<remote>\S+)\s+port\s+(?P<rport>\d+)"
 )
-_CLIENT_RE = re.compile(r"^Connecting to host (?P<host>\S+), port (?P<port>\d+)")
-_SERVER_RE = re.compile(r"^Server listening on (?P<port>\d+)|^Accepted connection from ")
+# iperf3's heading of a client run, and iperf 2's ("Client connecting to 192.168.43.26, TCP port
+# 5001"; its server: "Server listening on TCP port 5001"), whose streams say "connected with"
+_CLIENT_RE = re.compile(
+    r"^Connecting to host (?P<host>\S+), port (?P<port>\d+)"
+    r"|^Client connecting to (?P<host2>[^\s,]+), (?:TCP|UDP) port (?P<port2>\d+)"
+)
+_SERVER_RE = re.compile(
+    r"^Server listening on (?:(?:TCP|UDP) port )?(?P<port>\d+)|^Accepted connection from "
+)
+# iperf 2's socket error mid-test ("write failed: Broken pipe", "read failed: Connection reset by
+# peer"): the connection broke; the total it prints after covers the time before
+_IPERF2_ERROR_RE = re.compile(r"^(?:write|read|recv|send) failed: (?P<why>.+?)\s*$")
+# the window asked for: iperf3's "-w 32m" on the command, its -J/-d parameters' "window": N,
+# iperf 2's "TCP window size:  208 KByte (default)"
+_WINDOW_ARG_RE = re.compile(r"\s-w\s*(?P<w>\d+[KkMmGg]?)\b")
+_WINDOW_JSON_RE = re.compile(r'^\s*"window":\s*(?P<w>\d+),?\s*$')
+_IPERF2_WINDOW_RE = re.compile(r"^TCP window size:\s*(?P<w>[\d.]+\s*[KMG]?Byte)")
+_REVERSE_RE = re.compile(r'^Reverse mode, remote host \S+ is sending|^\s*"reverse":\s*true')
 _LOSS_RE = re.compile(r"(?P<lost>\d+)/\s*(?P<total>\d+)\s+\((?P<pct>[\d.e+-]+|nan)%\)")
 _ERROR_RE = re.compile(r"^iperf3?: error - (?P<what>.+?)\s*$")
 _SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
@@ -64,6 +80,8 @@ class Iperf3Run:
     retransmits: int | None = None
     interval_bps: list[float] = field(default_factory=list)
     """Each interval's throughput: the [SUM] line's under -P, else the one stream's."""
+    interval_s: list[float] = field(default_factory=list)
+    """Each interval's length in seconds, beside ``interval_bps``."""
     interval_retransmits: int | None = None
     """The intervals' Retr column summed (the client's, where the copy has no summary)."""
     seconds: float | None = None
@@ -76,6 +94,14 @@ class Iperf3Run:
     """A UDP test's receiver summary: the datagrams lost of those sent."""
     error: str = ""
     error_line: int = 0
+    iperf2: bool = False
+    """iperf 2's output ("connected with"): its last row over the whole test is the total."""
+    cwnd: list[str] = field(default_factory=list)
+    """The congestion window of each interval, as printed ("822 KBytes")."""
+    window: str = ""
+    """The socket window asked for (-w) or iperf 2's reported one."""
+    reverse: bool = False
+    """-R: the server sends, the client receives."""
 
 
 def _bps(value: str, unit: str) -> float:
@@ -91,6 +117,7 @@ def parse(text: str) -> list[Iperf3Run]:
     run: Iperf3Run | None = None
     in_summary = False
     ids: set[str] = set()
+    window, reverse = "", False  # asked before the run's own heading (a command, -d's JSON)
 
     def current(no: int) -> Iperf3Run:
         nonlocal run, in_summary, ids
@@ -103,10 +130,28 @@ def parse(text: str) -> list[Iperf3Run]:
     for no, line, _ in numbered_lines(text):
         body = line.strip()
         if m := _CLIENT_RE.match(body):
-            run = Iperf3Run(line=no, role="client", remote=m.group("host"))
-            run.remote_port = int(m.group("port"))
+            run = Iperf3Run(line=no, role="client", remote=m.group("host") or m.group("host2"))
+            run.remote_port = int(m.group("port") or m.group("port2"))
+            run.iperf2 = m.group("host2") is not None
+            run.window, run.reverse = window, reverse
             runs.append(run)
             in_summary, ids = False, set()
+            continue
+        if "window" in body or " -w" in body or "-w" in body:
+            if w := (_WINDOW_ARG_RE.search(f" {body}") if "iperf" in body else None) or (
+                _WINDOW_JSON_RE.match(body) or _IPERF2_WINDOW_RE.match(body)
+            ):
+                window = w.group("w")
+                if run is not None and not run.interval_bps:
+                    run.window = window
+                continue
+        if _REVERSE_RE.match(body):
+            reverse = True
+            if run is not None and not run.interval_bps:
+                run.reverse = True
+            continue
+        if run is not None and _IPERF2_ERROR_RE.match(body):
+            run.error, run.error_line = body, no
             continue
         if _SERVER_RE.match(body):
             if run is None or run.role != "server" or run.interval_bps or run.sender_bps:
@@ -120,6 +165,8 @@ def parse(text: str) -> list[Iperf3Run]:
             continue
         if m := _CONNECTED_RE.match(body):
             r = current(no)
+            r.iperf2 = r.iperf2 or m.group("word") == "with"
+            r.window, r.reverse = r.window or window, r.reverse or reverse
             r.local = r.local or m.group("local")
             r.remote = r.remote or m.group("remote")
             r.remote_port = r.remote_port or int(m.group("rport"))
@@ -157,15 +204,28 @@ def parse(text: str) -> list[Iperf3Run]:
         if r.streams > 1 and m.group("id") != "SUM":
             continue
         if r.streams > 1 or m.group("id") != "SUM":
+            if m.group("cwnd"):
+                r.cwnd.append(" ".join(m.group("cwnd").split()))
             r.interval_bps.append(bps)
+            r.interval_s.append(float(m.group("end")) - float(m.group("start")))
             if m.group("retr") is not None:
                 r.interval_retransmits = (r.interval_retransmits or 0) + int(m.group("retr"))
+    for r in runs:
+        if r.iperf2 and r.interval_bps:
+            # iperf 2 prints no summary block: its last row, over the whole test, is the total
+            r.seconds = r.interval_s.pop()
+            total = r.interval_bps.pop()
+            if r.role == "server":
+                r.receiver_bps = total
+            else:
+                r.sender_bps = total
+            r.cut = False
     runs = [r for r in runs if r.interval_bps or r.sender_bps is not None or r.error]
     if not runs:
         raise ParseError("no iperf3 interval or summary line ('[  5]   0.00-1.00   sec ...')")
     for r in runs:
         said = (r.sender_bps is not None) + (r.receiver_bps is not None) + r.server_zero_sender
-        if not r.error and said < 2 and not r.cut:
+        if not r.error and said < 2 and not r.cut and not r.iperf2:
             r.cut = True  # the copy ends before the test's summary
     return runs
 

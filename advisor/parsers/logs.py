@@ -619,7 +619,8 @@ class LogEvent:
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
-    pcie_link_narrow (the importer's, lspci's), horovod_shutdown, mpi_transport_error,
+    pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
+    horovod_shutdown, mpi_transport_error,
     run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
@@ -1165,6 +1166,8 @@ def _parse_events(text: str) -> LogReport:
             # name, above a traceback cut later, is read below as that; a framework's ERROR
             # lines in plog form above it, MindSpore's "[ERROR] DEVICE(...)", say more)
             report.events.append(cut)
+        if "is neither AF_INET" in text:
+            _nccl_address_family(lines, report)
         if not report.events and "Killing subprocess" in text:
             # DeepSpeed's launcher stopping its workers, nothing else said of why
             _deepspeed_kills(lines, report)
@@ -1243,6 +1246,8 @@ def _parse_events(text: str) -> LogReport:
                 )
             )
         if not report.events and (raised := python_exception(lines)):
+            if raised.exception_type == "ActorDiedError":
+                _ray_actor_died(lines, raised)
             report.events.append(raised)
         if not report.events and (cuda := _torch_cuda_error(lines)):
             report.events.append(cuda)
@@ -1279,13 +1284,23 @@ def _parse_events(text: str) -> LogReport:
             return report  # the Ascend device plugin's registration and its devices' health
         if (
             not report.events
-            and "Initializing distributed: GLOBAL_RANK:" in text
+            and (
+                "Initializing distributed: GLOBAL_RANK:" in text
+                or "initializing ddp: GLOBAL" in text
+            )
             and first_error_line(lines) is None
             and _lightning_init_notes(lines, report)
         ):
             return (
                 report  # Lightning's ranks starting their process group: a launch, healthy so far
             )
+        if (
+            not report.events
+            and "this job is preempted" in text
+            and first_error_line(lines) is None
+            and _submitit_notes(lines, report)
+        ):
+            return report  # submitit requeued a preempted job: the scheduler's doing, no fault
         if (
             not report.events
             and "Free memory on device" in text
@@ -1325,6 +1340,7 @@ def _parse_events(text: str) -> LogReport:
             return report
         if not report.events and (
             is_program_log(text)
+            or is_error_fragment(text)
             or GLOG_FATAL_RE.search(text)
             or HWLOG_ERROR_RE.search(text)
             or ("[libprotobuf " in text and LIBPROTOBUF_RE.search(text))
@@ -2467,7 +2483,7 @@ _LINK_CAUSE_RE = re.compile(
 )
 _ERRNO_HEX_RE = re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]")
 # the thread a plog line was written from: "[transport_p2p.cc:139] [16542][TransportP2p]..."
-_PLOG_THREAD_RE = re.compile(r"\.(?:cc|cpp|h):\d+\]\s*(?:\d+\s)?\[(\d+)\]\[")
+# (_PLOG_THREAD_RE, the thread id after a plog line's source place, is defined further down)
 
 
 def _transport_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3151,20 +3167,13 @@ def _step_said(m: re.Match[str]) -> str:
     return f"iteration {m.group('step')} of {m.group('of')}"
 
 
-# Lightning's ranks as each starts its process group (lightning fabric/pytorch
-# strategies: "Initializing distributed: GLOBAL_RANK: 6, MEMBER: 7/32")
-_LIGHTNING_INIT_RE = re.compile(
-    r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)"
-)
-
-
 def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the ranks Lightning started and the world size they name; False where none."""
     ranks: set[int] = set()
     worlds: set[int] = set()
     first = 0
     for no, line, _ in lines:
-        if "Initializing distributed" in line and (m := _LIGHTNING_INIT_RE.search(line)):
+        if "GLOBAL_RANK" in line and (m := _LIGHTNING_INIT_RE.search(line)):
             first = first or no
             ranks.add(int(m.group("rank")))
             worlds.add(int(m.group("world")))
@@ -3182,6 +3191,53 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
         )
     )
     return True
+
+
+# submitit's handling of a preempted Slurm job, as its logs print it: "Caught signal SIGHUP on
+# learnfair0293: this job is preempted.", then "Requeued job 60601445 (3 remaining timeouts)" and
+# "Exiting gracefully after preemption/timeout."
+_SUBMITIT_PREEMPTED_RE = re.compile(
+    r"Caught signal (?P<sig>SIG\w+) on (?P<host>\S+): this job is preempted\."
+)
+_SUBMITIT_REQUEUED_RE = re.compile(
+    r"Requeued job (?P<job>\d+)(?: \((?P<left>\d+) remaining timeouts\))?"
+)
+
+
+def _submitit_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of each preemption submitit caught and whether it requeued the job."""
+    said = False
+    for index, (no, line, _) in enumerate(lines):
+        if "this job is preempted" not in line or not (m := _SUBMITIT_PREEMPTED_RE.search(line)):
+            continue
+        requeued = next(
+            (
+                r
+                for _, t, _ in lines[index + 1 : index + 6]
+                if (r := _SUBMITIT_REQUEUED_RE.search(t))
+            ),
+            None,
+        )
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message=f"submitit: the job was preempted on {m.group('host')} ({m.group('sig')})"
+                + (
+                    f" and requeued as job {requeued.group('job')}"
+                    + (
+                        f" ({requeued.group('left')} requeues left)"
+                        if requeued.group("left")
+                        else ""
+                    )
+                    if requeued
+                    else ", not requeued in the copy"
+                )
+                + ": the scheduler stopped it, not a fault of its own",
+                skipped=False,
+            )
+        )
+        said = True
+    return said
 
 
 # The Ascend device plugin (MindCluster ascend-device-plugin server/plugin.go) answering kubelet's
@@ -4974,7 +5030,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
 # 1.95 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.14 GiB is free." (some
 # releases printed "total capacty", as many pasted logs show)
 _OOM_RE = re.compile(
-    r"(?P<lib>CUDA|NPU|HIP) out of memory\. Tried to allocate (?P<size>[\d.]+ ?[KMGT]?i?B)"
+    r"(?P<lib>CUDA|NPU|HIP) out of memory\. Tried to allocate (?P<size>(?:more than )?[\d.]+ ?[KMGTPE]?i?B)"
     r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
 )
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
@@ -4986,6 +5042,19 @@ _MS_MALLOC_RE = re.compile(
     r"Malloc device memory failed, free memory size is less than half of total memory size\."
     r"\s*Device (?P<dev>\d+) Device \w+ total size:\s*(?P<total>\d+) Device \w+ free size:\s*"
     r"(?P<free>\d+)"
+)
+
+
+# MindSpore's dynamic memory pool refusing an allocation past the device's memory
+# (mem_dynamic_allocator.cc AddMemBlockAndMemBufByEagerFree: "TotalUsedMemStatistics :
+# 29356337664 plus TotalUsedByEventMemStatistics : 0 and plus alloc size : 301990400 is more than
+# total mem size : 29464985600.")
+# MindSpore's log prefix, its module's name with an underscore too: "[ERROR] PRE_ACT(54175,
+# fffdbcff91e0,python):..."
+_MS_MODULE_PID_RE = re.compile(r"\] [A-Z][A-Z_]*\((?P<pid>\d+),[0-9a-f]+,")
+_MS_POOL_FULL_RE = re.compile(
+    r"TotalUsedMemStatistics : (?P<used>\d+) plus .*?alloc size : (?P<size>\d+) is more than "
+    r"total mem size : (?P<total>\d+)"
 )
 
 
@@ -5098,6 +5167,25 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     )
                 )
             continue
+        if "is more than total mem size" in line and (mp := _MS_POOL_FULL_RE.search(line)):
+            pid = _MS_MODULE_PID_RE.search(line)
+            key = (tagged, None)
+            if key not in seen:
+                seen.add(key)
+                report.events.append(
+                    LogEvent(
+                        kind="device_oom",
+                        line=no,
+                        message=line[mp.start() :].strip()[:300],
+                        rank=tagged,
+                        pid=int(pid.group("pid")) if pid else None,
+                        library="MindSpore",
+                        exception_type=f"MindSpore's device memory pool: {int(mp.group('used'))} B "
+                        f"in use and {int(mp.group('size'))} B asked, more than its "
+                        f"{int(mp.group('total'))} B",
+                    )
+                )
+            continue
         if "Malloc device memory failed" in line and (ms := _MS_MALLOC_RE.search(line)):
             key = (tagged, int(ms.group("dev")))
             if key not in seen:
@@ -5124,6 +5212,16 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             continue
         seen.add(key)
         what = f"tried to allocate {m.group('size')}"
+        if re.search(r"[PE]i?B$", m.group("size")):
+            # (the allocators refuse any size of 1 EiB or more before asking the device,
+            # torch's CudaMallocAsyncAllocator: TORCH_CHECK_WITH(OutOfMemoryError, size <
+            # one_exa_bytes, "... Tried to allocate more than 1EB memory."): the size is wrong,
+            # as when ranks exchange object sizes out of step in a collective)
+            what += (
+                ": a size no device has, so the request itself is wrong (a size exchanged by "
+                "ranks out of step in a collective, such as all_gather_object with uneven "
+                "batches per rank, or an overflowed shape), not a device short of memory"
+            )
         if free := _OOM_FREE_RE.search(line, m.end()):
             what += f", {free.group('free')} free"
         report.events.append(
@@ -9534,6 +9632,10 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
 
 
 _LONE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S.*$")
+# a Python exception printed with its module's path ("tensorflow.python.framework.errors_impl.
+# UnavailableError: Socket closed"): Python's own form of an uncaught exception's last line,
+# whatever its message says
+_MODULE_EXCEPTION_RE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception): \S")
 LONE_EXCEPTION_REST_LINES = 2
 """How many lines a lone exception whose message ends in a colon may go on over."""
 
@@ -9547,7 +9649,10 @@ def lone_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         return None
     no, first, tagged = text[0]
     said = first.strip()
-    if not _LONE_EXCEPTION_RE.match(said) or not said.endswith(":") or len(text) < 2:
+    dotted = _MODULE_EXCEPTION_RE.match(said) is not None
+    if not _LONE_EXCEPTION_RE.match(said) or (
+        not dotted and (not said.endswith(":") or len(text) < 2)
+    ):
         return None  # (a message that points below it, to the error it wraps, and that error)
     said += " " + " ".join(t.strip() for _, t, _ in text[1 : 1 + LONE_EXCEPTION_REST_LINES])
     return LogEvent(
@@ -9557,6 +9662,47 @@ def lone_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         rank=tagged,
         exception_type=said.split(":", 1)[0].rsplit(".", 1)[-1],
     )
+
+
+# Ray's ActorDiedError names the actor under its first line ("\tclass_name: ...", "\tpid:
+# 5226", "\tip: 10.7.34.138"), then why its worker ended: "Worker exit type: SYSTEM_ERROR" (Ray's
+# worker states: SYSTEM_ERROR a system-level failure, the worker crashed or was killed;
+# USER_ERROR an exception of the actor's own; NODE_OUT_OF_MEMORY Ray's memory monitor killed it)
+_RAY_ACTOR_INFO_RE = re.compile(r"^\s*(?P<key>class_name|pid|ip): (?P<value>\S+)\s*$")
+_RAY_EXIT_TYPE_RE = re.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
+RAY_ACTOR_LINES = 12
+
+
+def _ray_actor_died(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> None:
+    """The dead actor's class, process and node, and why its worker ended, given to the event."""
+    start = bisect.bisect_left(lines, (ev.line,))
+    fields: dict[str, str] = {}
+    exit_type = None
+    for _, t, _ in lines[start + 1 : start + 1 + RAY_ACTOR_LINES]:
+        if (f := _RAY_ACTOR_INFO_RE.match(t)) is not None:
+            fields.setdefault(f.group("key"), f.group("value"))
+        elif (x := _RAY_EXIT_TYPE_RE.search(t)) is not None:
+            exit_type = x.group("type")
+            break
+    if fields.get("pid", "").isdigit():
+        ev.pid = int(fields["pid"])
+    if "ip" in fields:
+        ev.host = fields["ip"]
+    said = [f"actor {fields['class_name']}" if "class_name" in fields else "an actor"]
+    if "pid" in fields or "ip" in fields:
+        said.append(f"pid {fields.get('pid', '?')} on {fields.get('ip', '?')}")
+    if exit_type:
+        said.append(
+            f"its worker exited with {exit_type}"
+            + {
+                "SYSTEM_ERROR": " (the process crashed or was killed: its node's log and dmesg "
+                "say why, not the actor's code)",
+                "NODE_OUT_OF_MEMORY": " (Ray's memory monitor killed it: the node ran out of "
+                "memory)",
+                "USER_ERROR": " (an exception of the actor's own)",
+            }.get(exit_type, "")
+        )
+    ev.exception_type = f"ActorDiedError: {', '.join(said)}"
 
 
 def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -9730,6 +9876,21 @@ collector/npu_collector.go:1924    deviceManager init failed, ..."): an ERROR li
 _PROGRESS_BAR_RE = re.compile(r"\d+%\s*(?:Completed\s*)?\|[^|\n]*\|?\s*\d+/\d+ \[")
 
 
+FRAGMENT_MIN_CHARS = 40
+"""The least a lone error line says for it to be quoted (a heading such as NCCL's "Last error:"
+says nothing by itself)."""
+
+
+def is_error_fragment(text: str) -> bool:
+    """Whether ``text`` is one line copied out of a program's output that says something
+    failed in words any program uses ("... execute failed, reason=[context pointer
+    null]"): its error line is quoted as written, as a program's log's would be."""
+    head = [line for line in text[:4000].splitlines() if line.strip()]
+    if len(head) != 1 or len(head[0].strip()) < FRAGMENT_MIN_CHARS:
+        return False
+    return first_error_line([(i + 1, line, None) for i, line in enumerate(head)]) is not None
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
@@ -9822,6 +9983,19 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     if level_only is None:
         return None
     no, line, tagged = level_only
+    if re.search(r"(?:\]|\s)\s*\^{2,}[\^~]*\s*$", line):
+        # a row of position marks a logger wrote at its error level (a traceback it logged
+        # line by line, cut before its exception): the last frame says where, the marks nothing
+        frames = [(n, t) for n, t, _ in lines if 'File "' in t and n >= no]
+        if frames:
+            at, frame = frames[-1]
+            return LogEvent(
+                kind="log_error",
+                line=at,
+                message="a traceback logged at its error level, cut before its exception (last "
+                f"frame: {frame[frame.find('File') :].strip()})"[:300],
+                rank=tagged,
+            )
     return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
 
 
@@ -10748,7 +10922,8 @@ _MSAICERR_FIELD_RE = re.compile(
     r"|\b(?P<code_key>(?:error )?code)\s*:\s*(?P<code>0x[0-9A-Fa-f]+)\b"
 )
 _MSAICERR_MEANING_RE = re.compile(r"\bmeaning:\s*(?P<what>[^,，\n]+)")
-_MSAICERR_CONCLUSION_RE = re.compile(r"Root cause conclusion\*+\s*(?P<what>[^*\n]+)")
+_MSAICERR_CONCLUSION_RE = re.compile(r"Root cause conclusion\*+\s*(?P<what>[^*#\s][^*\n]*)")
+"""(a document's copy puts its "#..." explanation where the conclusion goes: none then)"""
 
 
 def _msaicerr_info(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -10917,6 +11092,38 @@ def _bare_core_exceptions(
                 exception_type=said,
             )
         )
+
+
+# NCCL's socket layer handed an address of no known family (socket.cc ncclSocketInit:
+# "connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)"): family 0
+# is an address never filled in, as when a peer's bootstrap data is not read alike (the nodes'
+# NCCL builds differing) or the address given for the interface is not one
+_NCCL_FAMILY_RE = re.compile(
+    r"ncclSocketInit: connecting to address\b.*?with family (?P<f>\d+) is neither AF_INET"
+)
+
+
+# NCCL 2.1-2.3's socket transport, one line an interface: "NCCL INFO NET : Using interface
+# lo:127.0.0.1<0>"
+_OLD_NET_IFACE_RE = re.compile(r"\bNET : Using interface (?P<iface>\S+)")
+
+
+def _nccl_address_family(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """NCCL's refusal of an address of no family, said with the NCCL failure it led to (its
+    internal error)."""
+    hit = next(((no, m) for no, t, _ in lines if (m := _NCCL_FAMILY_RE.search(t))), None)
+    if hit is None:
+        return
+    no, m = hit
+    why = (
+        f"NCCL was handed a peer address of family {m.group('f')} (line {no}): an address never "
+        "filled in, as when the nodes run different NCCL versions and read each other's "
+        "bootstrap data differently; compare NCCL's version on every node"
+    )
+    nccl = [e for e in report.events if e.library == "NCCL"]
+    if nccl:
+        ev = min(nccl, key=lambda e: abs(e.line - no))
+        ev.exception_type = f"{ev.exception_type}; {why}" if ev.exception_type else why
 
 
 # ggml's backends abort on a failed call with its message, the device and where
@@ -12622,7 +12829,12 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     link_local: set[str] = set()
     ib_off: set[str] = set()  # hosts whose environment set NCCL_IB_DISABLE=1
     no_verbs: set[str] = set()  # hosts where NCCL could not open libibverbs
+    old_ifaces: dict[str, list[tuple[int, str]]] = {}  # NCCL 2.1-2.3's one line an interface
     for no, line, tagged in lines:
+        if "NET : Using interface" in line and (o := _OLD_NET_IFACE_RE.search(line)):
+            if (h := _NCCL_DEBUG_HOST_RE.search(line)) is not None:
+                old_ifaces.setdefault(h.group("host"), []).append((no, o.group("iface")))
+            continue
         if (
             "NET/" not in line
             and "Using network" not in line
@@ -12709,6 +12921,20 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
     many = len(report.hosts) >= 2
+    for host, ifaces in old_ifaces.items():
+        names = [i for _, i in ifaces]
+        lo = next(((n, i) for n, i in ifaces if i.startswith("lo:")), None)
+        if lo and host not in loopback and (len(names) > 1 or len(report.hosts) >= 2):
+            loopback.add(host)
+            report.unread.append(
+                ParseWarning(
+                    line=lo[0],
+                    message=f"{host}: NCCL's socket interfaces include the loopback "
+                    f"({', '.join(names)[:100]}): no other host can reach it there; "
+                    "NCCL_SOCKET_IFNAME names the interface to use",
+                    skipped=False,
+                )
+            )
     for host in ib_off & set(per_host):
         # NCCL did not look for InfiniBand/RoCE devices: the environment turned them off (the
         # interfaces said after the first words kept)

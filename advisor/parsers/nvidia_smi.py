@@ -1354,3 +1354,26 @@ def parse_list(text: str) -> list[ListedGpu]:
     if not gpus:
         raise ParseError("no 'GPU N: NAME (UUID: GPU-...)' line of nvidia-smi -L")
     return gpus
+
+
+# ``nvidia-smi mig -lgi``: the GPU instances created on each MIG-enabled GPU ("|   3  MIG 1g.10gb
+# 19        7          0:1     |": GPU, profile name and id, instance id, placement start:size)
+MIG_INSTANCES_SIGNATURE = r"^\|\s*GPU instances:\s*\|"
+_MIG_INSTANCE_RE = re.compile(
+    r"^\|\s*(?P<gpu>\d+)\s+MIG (?P<name>\S+)\s+(?P<profile>\d+)\s+(?P<id>\d+)\s+"
+    r"(?P<start>\d+):(?P<size>\d+)\s*\|"
+)
+
+
+def parse_mig_instances(text: str) -> dict[int, list[tuple[int, str, int]]]:
+    """``nvidia-smi mig -lgi``'s instances per GPU: (line, profile name, instance id) each;
+    ParseError when no row is there."""
+    found: dict[int, list[tuple[int, str, int]]] = {}
+    for no, line, _ in numbered_lines(text):
+        if m := _MIG_INSTANCE_RE.match(line.strip()):
+            found.setdefault(int(m.group("gpu")), []).append(
+                (no, m.group("name"), int(m.group("id")))
+            )
+    if not found:
+        raise ParseError("no 'MIG <profile>' row under 'GPU instances:'")
+    return found

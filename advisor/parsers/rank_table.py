@@ -227,6 +227,12 @@ def still_open(text: str) -> str:
     return "".join(_CLOSERS[ch] for _, ch in reversed(open_brackets(text) or []))
 
 
+_EMPTY_ENTRY_RE = re.compile(r",\s*\{\s*\}(?=\s*[\],])|\{\s*\}\s*,(?=\s*\{)")
+_MISSING_COMMA_RE = re.compile(
+    r'([}\]"]|\btrue|\bfalse|\bnull|\d)([ \t]*\n[ \t]*)(?="[^"\n]*"[ \t]*:)'
+)
+
+
 def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
     """``text`` with each ``// ...`` or ``# ...`` comment outside a string blanked, and the lines
     that had one (documentation and deployment notes print rank tables with a comment after each
@@ -269,6 +275,9 @@ def parse(text: str) -> RankTable:
     mended, commented, markers = _strip_comments(text)
     elided = [mended.count("\n", 0, m.start()) + 1 for m in _ELISION_RE.finditer(mended)]
     mended = _ELISION_RE.sub("", mended)
+    if elided:
+        # an entry whose whole body was "...": an empty object, no entry (its lines kept)
+        mended = _EMPTY_ENTRY_RE.sub(lambda m: "\n" * m.group(0).count("\n"), mended)
     if tail := _TAIL_ELISION_RE.search(mended):
         # "}..." at the end: the entries after the last one shown were left out
         elided.append(mended.count("\n", 0, tail.start()) + 1)
@@ -285,6 +294,10 @@ def parse(text: str) -> RankTable:
         mended = "{" + mended
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
+    # a value's line with no comma before the next key's ("}]" then '"server_count": "1",', a
+    # document's copy that lost it): put back, and said
+    missing = [mended.count("\n", 0, m.start()) + 1 for m in _MISSING_COMMA_RE.finditer(mended)]
+    mended = _MISSING_COMMA_RE.sub(r"\1,\2", mended)
     closers = still_open(mended)
     body = mended.rstrip()
     if closers and body.endswith(","):
@@ -311,6 +324,12 @@ def parse(text: str) -> RankTable:
             for e in table.errors
             if not (("has no " in e or "lists no " in e) and e.startswith(cut_entries))
         ]
+    if missing:
+        table.errors.insert(
+            0,
+            f"not valid JSON: a comma missing at the end of line {', '.join(map(str, missing))}"
+            " (before the next key); a JSON parser refuses the file",
+        )
     if commas:
         table.errors.insert(
             0,

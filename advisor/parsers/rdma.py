@@ -1019,6 +1019,8 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
 # Counter", "Effective Physical BER")
 MLXLINK_SIGNATURE = (
     r"^[ \t]*Operational Info[ \t]*\r?\n[ \t]*-{8,}[ \t]*\r?\n[ \t]*State[ \t]*:"
+    # a page that turned the dashed rules into Markdown headings ("Operational Info #")
+    r"|^[ \t]*Operational Info[ \t]*#*[ \t]*\r?\n[ \t]*State[ \t]*:"
     # --json: the same blocks as JSON objects ("result" / "output" / "Operational Info" : {...})
     r"|\"Operational Info\"[ \t]*:[ \t]*\{"
     r"|^\S*?[#$][ \t]*mlxlink[ \t]+-d[ \t]"
@@ -1103,7 +1105,8 @@ def _mlxlink_run(
             value = f.group("value").rstrip()
             fields.setdefault(section, {}).setdefault(f.group("key"), (no, value))
         elif ":" not in s and not s.startswith(("$", "#")) and "mlxlink" not in s:
-            section = s  # a block's heading ("Operational Info")
+            # a block's heading ("Operational Info"; a Markdown page's "Operational Info #")
+            section = s.rstrip("# ").strip()
     if "Operational Info" not in fields:
         offset = run[0][0] - 1 if run else 0
         for name, pairs in _mlxlink_json_blocks("\n".join(t for _, t, _ in run)).items():
@@ -1254,3 +1257,21 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
     if not notes:
         raise ParseError("no mlxconfig 'Device type:' block")
     return notes
+
+
+# ``ibv_devices`` (rdma-core): "    device                 node GUID" over dashes, then one device a
+# line with its node GUID in hex
+IBV_DEVICES_SIGNATURE = r"^[ \t]*device[ \t]+node GUID[ \t]*\r?\n[ \t]*-{4,}[ \t]+-{8,}"
+_IBV_DEVICES_ROW_RE = re.compile(r"^\s*(?P<dev>[A-Za-z][\w.-]*)\s+(?P<guid>[0-9a-fA-F]{16})\s*$")
+
+
+def parse_ibv_devices(text: str) -> list[tuple[int, str, str]]:
+    """``ibv_devices``' devices, each (line, name, node GUID); ParseError when none."""
+    rows = [
+        (no, m.group("dev"), m.group("guid").lower())
+        for no, line, _ in numbered_lines(text)
+        if (m := _IBV_DEVICES_ROW_RE.match(line))
+    ]
+    if not rows:
+        raise ParseError("no ibv_devices row ('mlx5_0  506b4b0300285028')")
+    return rows
