@@ -511,3 +511,11 @@ def test_kubectl_node_devices_and_msnpureports_version() -> None:
     assert "2 of the node's devices are held back" in _said(held)[0]
     (version,) = _said(_load("msnpureport_version_1_1_0_doc.txt"))
     assert "msnpureport 1.1.0" in version
+
+
+def test_query_gpu_csv_put_in_columns_is_read() -> None:
+    ev = _load("ethminer51_nvidia_smi_query_gpu_csv_piped_column_t_2x_gtx1080_prompt.txt")
+    assert ev.files[0].formats == ["nvidia_smi_query_csv"]
+    assert [(g["gpu"], g["name"], g["temp_c"]) for g in ev.gpus] == [
+        (0, "GeForce GTX 1080", 38), (1, "GeForce GTX 1080", 35),
+    ]  # fmt: skip

@@ -1214,7 +1214,10 @@ def parse_query(text: str) -> list[SmiGpu]:
 QUERY_CSV_SIGNATURE = (
     r"nvidia-smi\s+--query-gpu=[\w.,]+\s+--format=csv"
     r"|^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]\n]+\])?(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
+    # the CSV put in columns (piped through "column -s, -t"): its header's names two spaces apart
+    r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
 )
+_COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
 _CSV_HEADER_RE = re.compile(
     r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
@@ -1236,6 +1239,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     """``--query-gpu`` CSV rows as GPUs (the fields the advisor knows; the rest ignored); raises
     ParseError where no row has an ``index`` field."""
     fields: list[str] | None = None
+    columned = False  # the rows' cells two or more spaces apart, not commas
     gpus: list[SmiGpu] = []
     for no, line, _ in numbered_lines(text):
         s = line.strip()
@@ -1244,10 +1248,19 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             continue
         if _CSV_HEADER_RE.match(s):
             fields = [re.sub(r"\s*\[[^\]]*\]$", "", f.strip()) for f in s.split(",")]
+            columned = False
             continue
-        if fields is None or "," not in s or s.startswith("#"):
+        if _COLUMN_HEADER_RE.match(s):
+            fields = [re.sub(r"\s*\[[^\]]*\]$", "", f) for f in re.split(r" {2,}", s)]
+            columned = True
             continue
-        cells = [c.strip() for c in s.split(",", len(fields) - 1)]
+        if fields is None or s.startswith("#") or ("," not in s and not columned):
+            continue
+        cells = (
+            re.split(r" {2,}", s, maxsplit=len(fields) - 1)
+            if columned
+            else [c.strip() for c in s.split(",", len(fields) - 1)]
+        )
         if len(cells) != len(fields) or "index" not in fields:
             continue
         values = dict(zip(fields, cells, strict=True))
