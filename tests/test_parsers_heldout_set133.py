@@ -233,9 +233,12 @@ def test_a_line_that_is_an_error_only_by_its_level_gives_way_to_the_exception_af
     assert cut["line"] == 1 and "ERROR 06-04 22:25:57" in cut["message"]
 
 
-def test_another_tools_output_stays_unknown() -> None:
+def test_ibstat_port_blocks_grepped_without_their_devices_are_read_unnamed() -> None:
+    # (a grep of ibstat's "Port 1:" blocks: each port's state and rate, its device not in it)
     ev = _load("snellius_ibstat_port_state_rate_grep.txt")
-    assert ev.files[0].status == "unknown" and ev.failures == []
+    assert ev.files[0].formats == ["rdma"] and ev.failures == []
+    assert {p["ca"] for p in ev.hca_ports} == {"(device not named)"}
+    assert ("Down", "Disabled") in {(p["state"], p["physical_state"]) for p in ev.hca_ports}
 
 
 def test_ucx_signal_handler_names_the_nccl_call_the_crash_came_from() -> None:

@@ -519,3 +519,203 @@ def test_query_gpu_csv_put_in_columns_is_read() -> None:
     assert [(g["gpu"], g["name"], g["temp_c"]) for g in ev.gpus] == [
         (0, "GeForce GTX 1080", 38), (1, "GeForce GTX 1080", 35),
     ]  # fmt: skip
+
+
+# --- round PP (sets 413-416) ---------------------------------------------------------------------
+
+
+def test_ds_report_and_accelerate_env_are_said() -> None:
+    (ops,) = _said(
+        _load("deepspeedexamples147_ds_report_op_report_ninja_okay_all_ops_jit_compatible_cut.txt")
+    )
+    assert (
+        "ds_report: 11 op(s), 0 pre-built; ninja OKAY; every op listed can be compiled here" in ops
+    )
+    (env,) = _said(
+        _load(
+            "deepspeed6762_ds_report_general_env_info_torch230_cu121_nvcc120_ds0155_unknown_git.txt"
+        )
+    )
+    assert "torch version 2.3.0+cu121" in env and "shared memory (/dev/shm) size 125.77 GB" in env
+    (acc,) = _said(
+        _load("accelerate822_env_0132_torch1121_gpu_true_default_config_not_found_tab.txt")
+    )
+    assert "PyTorch version (GPU?) 1.12.1 (True)" in acc and "default config Not found" in acc
+
+
+def test_horovods_build_and_checks() -> None:
+    (build,) = _said(
+        _load("horovod1399_check_build_v0181_no_frameworks_controllers_or_tensor_ops.txt")
+    )
+    assert "(Horovod 0.18.1): built with Frameworks: none" in build
+    assert "no framework and no controller built, so Horovod cannot run a job" in build
+    (checks,) = _said(
+        _load(
+            "horovod1401_backtick_horovodrun_verbose_ssh_ok_interface_check_ok_common_interface_eno1_then_stops.log"
+        )
+    )
+    assert "SSH was successful into all the remote hosts" in checks
+    assert "the hosts share interface eno1" in checks
+
+
+def test_ray_status_healthy_and_failed_nodes() -> None:
+    (ok,) = _said(
+        _load("ray35411_ray_status_v_healthy_head_2_workers_no_demands_is_idle_false_cut.txt")
+    )
+    assert "healthy 1 ray.head.default, 2 ray.worker.default; pending none; no recent failure" in ok
+    (failed,) = _said(
+        _load(
+            "ray14608_ray_status_recent_failure_10_0_0_157_custom1_pending_setting_up_waiting_for_ssh.txt"
+        )
+    )
+    assert "recent failures: 10.0.0.157: custom1" in failed
+
+
+def test_kubernetes_jobs_not_acted_on_and_pods_not_scheduled() -> None:
+    (job,) = _said(
+        _load(
+            "kubeflowtrainer1856_kubectl_get_pytorchjobs_empty_state_30m_controller_crashloop.txt"
+        )
+    )
+    assert "job pytorch-simple has no state after 30m: no controller has acted on it" in job
+    ev = _load("kubeflowtrainer1598_tfjob_events_chief0_unschedulable_pvc_not_found_x15.txt")
+    (pod,) = ev.failures
+    assert (pod["kind"], pod["line"], pod["exception_type"]) == (
+        "pod_unschedulable", 5, "unschedulable 15 times over 6m43s",
+    )  # fmt: skip
+    assert 'persistentvolumeclaim "train-11-data-dir" not found' in pod["message"]
+    assert "evidence-pod-unschedulable" in _findings(ev)
+    (gang,) = _load(
+        "volcano1094_describe_vcjob_and_pg_pending_gang_unschedulable_notenoughresources_x78789.txt"
+    ).failures
+    assert gang["message"].endswith("1 minAvailable. (NotEnoughResources)")
+    assert gang["exception_type"] == "unschedulable 78789 times over 26h"
+
+
+def test_jax_start_and_deepspeeds_local_run_are_said() -> None:
+    ev = _load(
+        "jax8364_distributed_initialize_vm0_service_listening_connected_shutdown_ok_wrapped.log"
+    )
+    assert any(
+        "a task connected to the controller; its tasks shut down: OK" in m for m in _said(ev)
+    )
+    assert not ev.failures
+    ev = _load(
+        "deepspeedexamples575_unable_to_find_hostfile_local_only_world_info_localhost_0_1_nnodes1_cut.log"
+    )
+    assert any(
+        "no hostfile and runs on this node alone (1 node, 2 local process(es))" in m
+        for m in _said(ev)
+    )
+
+
+def test_fabric_manager_set_up_failures_and_cuda_not_ready() -> None:
+    for name, said in (
+        (
+            "sidero511_fabricmanager_config_item_invalid_value.log",
+            "FABRIC_NODE_CONFIG_FILE has an invalid value",
+        ),
+        (
+            "siderodocs581_nvlsm_umad_init_ib_umad_not_loaded.log",
+            "the ib_umad kernel module is not loaded",
+        ),
+        (
+            "canvos700_fm_start_nvl5_ib_umad_not_loaded_cut.log",
+            "kernel module ib_umad is not loaded",
+        ),
+    ):
+        (fm,) = _load(name).failures
+        assert fm["kind"] == "fabric_manager_failed" and said in fm["exception_type"], name
+    assert (
+        _load("siderodocs581_nvlsm_umad_init_ib_umad_not_loaded.log").failures[0]["host"]
+        == "10.0.0.101"
+    )
+    ev = _load("hfhub4134_h200_warmup_fabric_never_completed_error802.log")
+    (cuda,) = ev.failures
+    assert (cuda["kind"], cuda["call"], cuda["code"], cuda["line"]) == (
+        "gpu_driver_error",
+        "cuda_init",
+        "802",
+        9,
+    )
+    assert "evidence-cuda-not-ready" in _findings(ev)
+
+
+def test_fabric_state_in_progress_and_a_headless_ibstat_port() -> None:
+    ev = _load("gpuoperator2511_nvidia_smi_q_fabric_state_in_progress.txt")
+    (gpu,) = ev.gpus
+    assert gpu["fabric_state"] == "In Progress"
+    findings = builtin_findings({"evidence.gpus": ev.gpus}, "nccl")
+    assert "evidence-gpu-fabric-not-registered" in findings
+    ev = _load("azhpc76_ibstat_port1_down_polling_elided.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["state"], port["physical_state"]) == (
+        "(device not named)",
+        "Down",
+        "Polling",
+    )
+
+
+def test_a_cut_ethtool_list_says_its_fastest_mode_is_the_copys() -> None:
+    (note,) = _said(_load("lxd7370_ethtool_ens3f0_connectx5_prompt_cut.txt"))
+    assert "of those the copy lists (it is cut, the list may go on)" in note
+
+
+def test_ascend_stream_queues_run_out_and_torch_npus_code_words() -> None:
+    (err,) = [
+        f
+        for f in _load(
+            "vllm_ascend5213_plog_drv_alloc_chan_failed_devid3_sqcq_0x7020023_cut.log"
+        ).failures
+        if f["kind"] == "npu_runtime_error"
+    ]
+    assert (err["device"], err["call"], err["code"]) == (3, "halSqCqAllocate", "14")
+    assert err["code_name"].startswith(
+        "DRV_ERROR_NO_RESOURCES: no stream queue left on the device (150 in use)"
+    )
+    (npu,) = [
+        f
+        for f in _load("paddleocr_npu9_310p_repeated_init_100002_ee1001_context_null.log").failures
+        if f["kind"] == "npu_runtime_error"
+    ]
+    assert (npu["code"], npu["code_name"]) == (
+        "100002",
+        "Repeated initialization or repeated loading.",
+    )
+    (inner,) = _load(
+        "mineru4075_300i_duo_enginecore_dp0_inner_error_empty_cache_device0_cut.log"
+    ).failures
+    assert (inner["device"], inner["op"]) == (0, "Identity")
+
+
+def test_paddles_failures_and_warnings() -> None:
+    (enforce,) = _load(
+        "paddle71882_300i_duo_docker_run_check_8_devices_sum_grad_enforcenotmet_cut.log"
+    ).failures
+    assert "pd_op.sum_grad raises an EnforceNotMet exception" in enforce["message"]
+    (cpp,) = _load(
+        "paddlecustomdevice1356_300i_duo_run_check_4_devices_cpp_traceback_head_cut.log"
+    ).failures
+    assert cpp["message"] == "C++ Traceback (most recent call last):"
+    ev = _load(
+        "fastdeploy2338_atlas300i_pro_pdlite_ascend_cann_version_mismatch_0_0_0_vs_5_1_2_cut.log"
+    )
+    assert not ev.failures
+    assert any(
+        "a warning of a version mismatch, as written" in m and "5.1.2" in m for m in _said(ev)
+    )
+    (ext,) = _load("paddleocr11337_paddle_custom_npu_910b_acl_error_500002_hard_swish.log").failures
+    assert (ext["kind"], ext["exception_type"]) == ("python_exception", "ExternalError")
+
+
+def test_a_samples_acl_code_and_the_drivers_dmesg() -> None:
+    (err,) = _load(
+        "ascend_samples16_atlas200_ep_acl_set_device0_507033_reset_507007_app.log"
+    ).failures
+    assert (err["kind"], err["line"], err["code_name"]) == (
+        "npu_runtime_error",
+        2,
+        "ACL_ERROR_RT_DEV_SETUP_ERROR",
+    )
+    ev = _load("ascend_samples16_dmesg_ascend_devmm_svm_release_info_only_cut.log")
+    assert ev.files[0].formats == ["log"] and not ev.failures

@@ -56,6 +56,7 @@ from advisor.parsers import (
     nvbandwidth,
     nvidia_smi,
     p2p_bandwidth,
+    prechecks,
     rank_table,
     rdma,
     reschedule,
@@ -223,6 +224,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
     "ibv_devices": re.compile(rdma.IBV_DEVICES_SIGNATURE, re.M),
     "numactl": re.compile(numa.SIGNATURE, re.M),
+    "prechecks": re.compile(prechecks.SIGNATURE, re.M),
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
@@ -321,10 +323,17 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # an exception copied without its traceback, as the text's first line (logs.lone_exception)
         r"|\A\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S[^\n]*:[ \t]*\n[^\n]*\S"
         r"|\A\s*(?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception): \S"
+        r"|\A\s*[A-Z]\w*(?:Error|Exception):\s+[^\n]*\berror code is\s*:?\s*\d{3,}"
         # libibverbs with no provider for a device (logs._IBV_NO_PROVIDER_RE)
         r"|libibverbs: Warning: no userspace device-specific driver found for"
         # a vLLM worker's memory profile at start (logs.VLLM_MEMORY_RE)
         r"|Free memory on device \([\d.]+/[\d.]+ GiB\) on startup\."
+        # Fabric Manager's refused configuration, its missing ib_umad, nvlsm's (logs._FM_CONFIG_RE)
+        r"|fabric manager config file item: \w+ has an invalid value"
+        r'|Kernel module "\w+" has not been loaded, fabric manager cannot be started'
+        r"|\bnvlsm: ibwarn: \[\d+\] umad_init: "
+        # CUDA's 802 at start (logs._cuda_not_ready)
+        r"|\bError 802: system not yet initialized"
         # submitit's preempted job (logs._submitit_notes)
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
@@ -1745,7 +1754,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, kubectl describe node's devices, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -4516,7 +4525,10 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
         if b.speed:
             said.append(f"speed {b.speed}" + (f" {b.duplex}" if b.duplex else ""))
         if (fastest := ethtool.fastest_mode_mbps(b.supported_modes)) is not None:
-            said.append(f"fastest supported mode {fastest} Mb/s")
+            said.append(
+                f"fastest supported mode {fastest} Mb/s"
+                + (" of those the copy lists (it is cut, the list may go on)" if b.cut else "")
+            )
             running = re.match(r"(\d+)Mb/s", b.speed)
             if running and int(running.group(1)) < fastest and b.link_detected:
                 said.append("running below its fastest mode (the peer's or cable's limit?)")
@@ -4910,6 +4922,28 @@ def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> 
     return notes
 
 
+def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """Checks run before a job (ds_report, horovodrun's, accelerate env, ray status, kubectl,
+    JAX's start): a note of each; a pod Kubernetes could not schedule is a ``pod_unschedulable``
+    failure."""
+    checks = prechecks.parse(text)
+    for u in checks.unschedulable:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="pod_unschedulable",
+                line=u.line,
+                message=u.message[:300],
+                library=u.source or "Kubernetes",
+                exception_type=(
+                    f"unschedulable {u.times} times over {u.over}" if u.times else "unschedulable"
+                ),
+            ),
+        )
+    return checks.notes
+
+
 def _mig_profiles(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi mig -lgip: a note per GPU of the GPU instances it can still create."""
     by_gpu: dict[int, list[nvidia_smi.MigProfile]] = {}
@@ -4999,6 +5033,7 @@ _CONVERTERS = {
     "nvidia_smi_mig_instances": _mig_instances,
     "ibv_devices": _ibv_devices,
     "numactl": _numactl,
+    "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,
     "iperf3": _iperf3,

@@ -620,7 +620,7 @@ class LogEvent:
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
-    horovod_shutdown, mpi_transport_error,
+    pod_unschedulable (the importer's, Kubernetes events), horovod_shutdown, mpi_transport_error,
     run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
@@ -1050,7 +1050,7 @@ def _parse_events(text: str) -> LogReport:
     if "Resource temporarily unavailable" in text or "start new thread" in text:
         _thread_limits(lines, report)
     fm_running = False
-    if "fabricmanager" in text or "fabric manager" in text:
+    if "fabricmanager" in text or "fabric manager" in text or "nvlsm: " in text:
         fm_running = _fabric_manager(lines, report)
     _getnext_failures(lines, report)
     _task_queue_exits(lines, report)
@@ -1059,6 +1059,10 @@ def _parse_events(text: str) -> LogReport:
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
+    if "system not yet initialized" in text:
+        _cuda_not_ready(lines, report)
+    if "halSqCqAllocate failed" in text:
+        _stream_queues_exhausted(lines, report)
     if "Horovod has been shut down" in text:
         _horovod_shutdowns(lines, report)
     if ", expected " in text and "errno = " in text:
@@ -1296,6 +1300,13 @@ def _parse_events(text: str) -> LogReport:
             )
         if (
             not report.events
+            and "Unable to find hostfile" in text
+            and first_error_line(lines) is None
+            and _deepspeed_local_notes(lines, report)
+        ):
+            return report  # DeepSpeed's runner with no hostfile: this node only, no fault yet
+        if (
+            not report.events
             and "this job is preempted" in text
             and first_error_line(lines) is None
             and _submitit_notes(lines, report)
@@ -1357,10 +1368,22 @@ def _parse_events(text: str) -> LogReport:
             )
             # (the kernel's AER lines and the firmware's PCIe records around them were read:
             # the first error line is looked for past them)
+            for e in notices:
+                if e.kind != "firmware_memory_error":
+                    continue
+                # (the firmware's memory record read: its own lines, from its first on, are no
+                # other error)
+                at = bisect.bisect_left(lines, (e.line,))
+                for no, t, _ in lines[at : at + CPER_RECORD_LINES]:
+                    if "[Hardware Error]" not in t:
+                        break
+                    read_aer.add(no)
             rest = [t for t in lines if t[0] not in read_aer] if read_aer else lines
             if (error := first_error_line(rest)) and error.line not in said:
                 report.events.append(error)
             else:
+                if (mismatch := _first_mismatch_warning(rest)) is not None:
+                    report.unread.append(mismatch)
                 return report
         if not report.events and not notices:
             raise ParseError(
@@ -3187,6 +3210,36 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
             + f" (global ranks {', '.join(map(str, sorted(ranks)[:16]))}"
             + (" ..." if len(ranks) > 16 else "")
             + "); no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# DeepSpeed's runner without a hostfile (launcher/runner.py fetch_hostfile: "Unable to find
+# hostfile, will proceed with training with local resources only."), then its launcher's
+# "nnodes=1, num_local_procs=2, node_rank=0"
+_DS_NO_HOSTFILE_RE = re.compile(r"Unable to find hostfile, will proceed with training with local")
+_DS_NNODES_RE = re.compile(r"\bnnodes=(?P<nodes>\d+), num_local_procs=(?P<procs>\d+)")
+
+
+def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note that DeepSpeed's runner found no hostfile and runs on this node alone."""
+    at = next((no for no, t, _ in lines if _DS_NO_HOSTFILE_RE.search(t)), None)
+    if at is None:
+        return False
+    shape = next((m for _, t, _ in lines if (m := _DS_NNODES_RE.search(t))), None)
+    report.unread.append(
+        ParseWarning(
+            line=at,
+            message="DeepSpeed's runner found no hostfile and runs on this node alone"
+            + (
+                f" ({shape.group('nodes')} node, {shape.group('procs')} local process(es))"
+                if shape
+                else ""
+            )
+            + ": a job meant for several nodes needs its hostfile (--hostfile, default "
+            "/job/hostfile) or --include",
             skipped=False,
         )
     )
@@ -5995,6 +6048,80 @@ def _mpi_cma_errors(lines: list[tuple[int, str, int | None]], report: LogReport)
         report.events.append(ev)
 
 
+# CUDA refusing to start because the system is not ready: cudaErrorSystemNotReady, 802, "system
+# not yet initialized" (the CUDA runtime API reference: "the system is not yet ready to start any
+# CUDA work ... all required driver daemons are actively running": on an NVSwitch system, Fabric
+# Manager), as torch reports it: "RuntimeError: Unexpected error from cudaGetDeviceCount(). ...
+# Error 802: system not yet initialized"
+_CUDA_NOT_READY_RE = re.compile(
+    r"\bError 802: system not yet initialized|\bcudaErrorSystemNotReady\b"
+)
+
+
+# The runtime asking the driver for a stream's submission and completion queues and refused for
+# want of them (runtime npu_driver.cc: "halSqCqAllocate failed: device_id=3, drvRetCode=14!";
+# drvRetCode 14 is DRV_ERROR_NO_RESOURCES, hicann/driver ascend_hal_error.h), after the driver's
+# own "Alloc chan failed. (devid=3; tsid=0; type=0; cur_sq_num=150; cur_cq_num=150; ret=-28)"
+_SQCQ_RE = re.compile(r"halSqCqAllocate failed: device_id=(?P<dev>\d+), drvRetCode=(?P<ret>\d+)")
+_ALLOC_CHAN_RE = re.compile(r"Alloc chan failed\. \(devid=(?P<dev>\d+);.*?cur_sq_num=(?P<sq>\d+)")
+
+
+def _stream_queues_exhausted(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``npu_runtime_error`` per device whose stream queues ran out."""
+    seen: set[int] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if not (m := _SQCQ_RE.search(line)) or int(m.group("dev")) in seen:
+            continue
+        device = int(m.group("dev"))
+        seen.add(device)
+        near = [t for _, t, _ in lines[max(0, index - 6) : index + 1]]
+        chan = _search(_ALLOC_CHAN_RE, near)
+        no_resources = m.group("ret") == "14"
+        report.events.append(
+            LogEvent(
+                kind="npu_runtime_error",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                device=device,
+                call="halSqCqAllocate",
+                code=m.group("ret"),
+                code_name=(
+                    "DRV_ERROR_NO_RESOURCES: no stream queue left on the device"
+                    + (f" ({chan.group('sq')} in use)" if chan else "")
+                    + ": the streams of the processes on it (or of this one) took them all"
+                    if no_resources
+                    else None
+                ),
+                library="NPU runtime",
+            )
+        )
+
+
+def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``gpu_driver_error`` (call ``cuda_init``) per rank for CUDA's 802 at start."""
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if tagged in seen or not _CUDA_NOT_READY_RE.search(line):
+            continue
+        seen.add(tagged)
+        report.events.append(
+            LogEvent(
+                kind="gpu_driver_error",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                call="cuda_init",
+                code="802",
+                library="CUDA",
+                exception_type="CUDA could not start: error 802, cudaErrorSystemNotReady (system "
+                "not yet initialized): a driver daemon it needs is not running or not done (on an "
+                "NVSwitch system, Fabric Manager: its service, and nvidia-smi -q's Fabric State "
+                "until Completed)",
+            )
+        )
+
+
 def _horovod_shutdowns(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``horovod_shutdown`` per rank (or one for an untagged log): the rank's collectives
     refused because Horovod had stopped, after another rank's exception or exit."""
@@ -6763,6 +6890,8 @@ _RUNTIME_RESULT_RE = re.compile(
     # a program's own print of an ACL call's result: "aclrtSetDevice failed, ret = 107001,
     # deviceId=0" (the CANN runtime FAQ's example)
     r"|\b(?P<call8>aclrt\w+) failed, ret = (?P<code8>\d{6})(?!\d)"
+    # the CANN samples' own check: "[ERROR]  acl set device 0 failed, errorCode = 507033"
+    r"|\b(?P<call10>acl [a-z][\w ]*?) failed, errorCode = (?P<code10>\d{6})(?!\d)"
 )
 
 
@@ -8107,6 +8236,17 @@ _FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P
 _FM_ERROR_RE = re.compile(
     r"\bnv-fabricmanager(?:-start\.sh)?\[\d+\]: (?:\[[^\]]*\] )?\[ERROR\] (?:\[tid \d+\] )?(?P<what>\S.*)"
 )
+# Fabric Manager refusing its configuration ("fabric manager config file item:
+# FABRIC_NODE_CONFIG_FILE has an invalid value"), its start script's check before an NVL5
+# system's start ('Kernel module "ib_umad" has not been loaded, fabric manager cannot be
+# started'), and the NVLink subnet manager it starts there failing to open the InfiniBand MAD
+# interface ("nvlsm: ibwarn: [15] umad_init: can't read ABI version from ... is ib_umad module
+# loaded?")
+_FM_CONFIG_RE = re.compile(
+    r"fabric manager config file item: (?P<item>\w+) has an invalid value"
+    r'|Kernel module "(?P<module>\w+)" has not been loaded, fabric manager cannot be started'
+    r"|\bnvlsm: ibwarn: \[\d+\] umad_init: (?P<umad>can't read ABI version[^\n]*?)\s*$"
+)
 _FM_UNIT_FAILED_RE = re.compile(
     r"nvidia-fabricmanager\.service(?:: (?:Control process exited, code=\w+, status=(?P<status>\S+)"
     r"|Failed with result '(?P<result>[^']+)')| failed because)"
@@ -8182,6 +8322,27 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"driver {vm.group('drv')}, and the two must be the same release",
             )
             continue
+        if failed is None and (c := _FM_CONFIG_RE.search(line)):
+            failed = LogEvent(
+                kind="fabric_manager_failed",
+                line=no,
+                message=s[:300],
+                rank=tagged,
+                host=_journal_host(line) or _node_prefix(line),
+                library="Fabric Manager",
+                exception_type=(
+                    f"Fabric Manager did not run: its configuration's {c.group('item')} has an "
+                    "invalid value (fabricmanager.cfg)"
+                    if c.group("item")
+                    else f"Fabric Manager did not run: kernel module {c.group('module')} is not "
+                    "loaded (its start script checks for it on NVL5 systems: modprobe it)"
+                    if c.group("module")
+                    else "the NVLink subnet manager (nvlsm) could not open the InfiniBand MAD "
+                    "interface: the ib_umad kernel module is not loaded (modprobe ib_umad), so "
+                    "Fabric Manager cannot bring the NVLink fabric up"
+                ),
+            )
+            continue
         if failed is None and (
             (e := _FM_ERROR_RE.search(line))
             or (e := _FM_FAILED_RE.search(line))
@@ -8216,6 +8377,15 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
 
 
 _JOURNAL_HOST_RE = re.compile(r"^\S+\s+\d+\s+\d\d:\d\d:\d\d\s+(?P<host>[\w.-]+)\s+[\w.-]+\[\d+\]:")
+
+
+_NODE_PREFIX_RE = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): ")
+
+
+def _node_prefix(line: str) -> str | None:
+    """A node's address before a line, as talosctl or pdsh print it ("10.0.0.101: ...")."""
+    m = _NODE_PREFIX_RE.match(line.strip())
+    return m.group("host") if m else None
 
 
 def _journal_host(line: str) -> str | None:
@@ -9393,17 +9563,19 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "error code:" in line
             or ") failed: " in line
             or "failed, ret = " in line
+            or "errorCode = " in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
             if _PLOG_NOT_ERROR_RE.match(line):
                 continue  # a plog line below ERROR: a code the runtime went on past
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
                 or rm.group("code5") or rm.group("code6") or rm.group("code7") or rm.group("code8")
+                or rm.group("code10")
             )  # fmt: skip
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
                 call = (
                     rm.group("call") or rm.group("call3") or rm.group("call4")
-                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or ""
+                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or ""
                 ).strip() or None  # fmt: skip
                 seen.add((call, code))
                 found.append((index, call, code))
@@ -9424,6 +9596,10 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         )
         if err := _search(_TORCH_NPU_CODE_RE, window):
             ev.torch_npu_code = err.group(1)
+        if ev.code_name is None and window and (said := _NPU_CODE_WORDS_RE.match(window[0])):
+            # torch_npu prints the code's words under it ("[Error]: Repeated initialization or
+            # repeated loading."): what the code means, as the library says it
+            ev.code_name = said.group("what")
         _torch_npu_context(ev, window)
         if (
             call
@@ -9461,6 +9637,9 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             # Failed to allocate device memory, device_id=0, size=10485760")
             ev.device = int(rt.group(1))
         report.events.append(ev)
+
+
+_NPU_CODE_WORDS_RE = re.compile(r"^\s*\[Error\]:\s*(?P<what>[^*\n]+?)[*\s]*$")
 
 
 # EE1001 and the runtime's report of a SetDevice that failed: "Set device failed, invalid device,
@@ -9631,7 +9810,8 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     )
 
 
-_LONE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception): \S.*$")
+_LONE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):\s+\S.*$")
+_CODED_MESSAGE_RE = re.compile(r"\berror code is\s*:?\s*\d{3,}")
 # a Python exception printed with its module's path ("tensorflow.python.framework.errors_impl.
 # UnavailableError: Socket closed"): Python's own form of an uncaught exception's last line,
 # whatever its message says
@@ -9649,7 +9829,9 @@ def lone_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         return None
     no, first, tagged = text[0]
     said = first.strip()
-    dotted = _MODULE_EXCEPTION_RE.match(said) is not None
+    # (a module's path before the class, or a message that gives an error code: Paddle's
+    # "ExternalError:  ACL error, the error code is : 500002.  (at .../npu_op_runner.cc:626)")
+    dotted = _MODULE_EXCEPTION_RE.match(said) is not None or bool(_CODED_MESSAGE_RE.search(said))
     if not _LONE_EXCEPTION_RE.match(said) or (
         not dotted and (not said.endswith(":") or len(text) < 2)
     ):
@@ -9852,6 +10034,10 @@ _LOG_LINE_RE = re.compile(
     # ggml's and llama.cpp's: the C function's name first ("llama_model_loader: loaded meta
     # data ...", "whisper_init_with_params_no_state: devices    = 2": LOG_INF("%s: ...", __func__))
     r"|^\W{0,3}[a-z][a-z0-9]*(?:_[a-z0-9]+)+: \S"
+    # the kernel's ring buffer as dmesg prints it: "[ 2081.843939] [ascend] [devmm] ..."
+    r"|^\[\s*\d+\.\d{6}\] "
+    # Paddle-Lite's: "[W  1/ 2  7:47:58.861 .../utility.cc:57 InitializeAscendCL] ..."
+    r"|^.{0,40}?\[[IWEF]\s+\d+/\s*\d+\s+\d+:\d\d:\d\d\.\d+ "
     # older torch's c10d lines, glog's level with no time: "[I ProcessGroupWrapper.cpp:562] ..."
     r"|^.{0,40}?\[I [\w.]+\.(?:cpp|cc|h|hpp):\d+\] "
 )
@@ -9916,6 +10102,11 @@ _ERROR_WORDS_RE = re.compile(
     # the kernel's report of a process that crashed ("pt_main_thread[2536443]: segfault at
     # 7f797fe00000 ip ... error 4 in libnccl.so.2[...]")
     r"|\]: segfault at [0-9a-f]+ ip "
+    # the kernel's machine check and EDAC reports ("mce: [Hardware Error]: Machine check events
+    # logged", "EDAC MC1: 1 UE memory read error on ...": UE, an uncorrected error)
+    r"|\[Hardware Error\]:|\bEDAC MC\d+: \d+ UE\b"
+    # Paddle's (and other C++ programs') own traceback heading, its error summary below it
+    r"|^C\+\+ Traceback \(most recent call last\):"
     r"|\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|\btimed out\b"
     # a message that ends in what went wrong ("... retry_cnt: 0): local protection error")
     r"|\b[Ee]rror\s*$"
@@ -9932,12 +10123,23 @@ _BELOW_ERROR_RE = re.compile(
 )
 # words that look like an error and are not one: counts of none, the names of settings
 _NOT_ERROR_RE = re.compile(
-    r"\b0 (?:errors?|failed|failures?)\b|\b(?:errors?|failed|failures?)\W{0,3}0\b"
+    # (not a device's or rank's number before the word: "acl set device 0 failed")
+    r"(?<!device )(?<!rank )(?<!card )(?<!node )(?<![GN]PU )(?<!chip )\b0 (?:errors?|failed|failures?)\b"
+    r"|\b(?:errors?|failed|failures?)\W{0,3}0\b"
     r"|\bno errors?\b|error[ _]handling|ignore_errors|\bon_error\b"
     # ggml's scheduler's debug note before it reserves the graph's memory and allocates again
     # (ggml-backend.cpp ggml_backend_sched_alloc_splits: GGML_LOG_DEBUG, NDEBUG builds print none)
-    r"|failed to allocate graph, reserving|cannot reallocate multi buffer graph automatically",
+    r"|failed to allocate graph, reserving|cannot reallocate multi buffer graph automatically"
+    # the kernel loading an unsigned module where signatures are not enforced (it taints the
+    # kernel and goes on: the NVIDIA and Ascend drivers built out of tree)
+    r"|module verification failed: signature and/or required key missing",
     re.IGNORECASE,
+)
+# a line a logger marked below error that says an exception is being raised (Paddle's
+# interpreter: "W0325 ... pd_op.sum_grad raises an EnforceNotMet exception ..."): the program
+# stops on it, whatever its level
+_RAISES_RE = re.compile(
+    r"\braises? an? \w*(?:Exception|Error|NotMet)\b exception|\braises an? \w+(?:Exception|Error)\b"
 )
 ERROR_WORDS_AFTER_LEVEL = 200
 """How far after a line that is an error only by its level a line whose words say what failed
@@ -9949,6 +10151,31 @@ what failed may stand for both to be quoted as one error."""
 _TRACEBACK_PART_RE = re.compile(r"Traceback \(most recent|File \"|^\W*$|\b(?:ERROR|CRITICAL)\b\W*$")
 
 
+# a warning of versions that do not match ("CANN version mismatch. The build version is 0.0.0,
+# but the current environment version is 5.1.2."): no error, but what an ops engineer checks first
+_MISMATCH_WARNING_RE = re.compile(
+    r"\bversions? (?:mismatch|do(?:es)? not match|don't match)|\bmismatch(?:ed)? versions?"
+    r"|\bnot compatible with (?:the )?(?:installed|current)",
+    re.IGNORECASE,
+)
+
+
+CPER_RECORD_LINES = 12
+"""How many lines a firmware error record (its "[Hardware Error]" lines) runs over at most."""
+
+
+def _first_mismatch_warning(lines: list[tuple[int, str, int | None]]) -> ParseWarning | None:
+    """A note of the first line below error level that warns of a version mismatch."""
+    for no, line, _ in lines:
+        if _MISMATCH_WARNING_RE.search(line):
+            return ParseWarning(
+                line=no,
+                message=f"a warning of a version mismatch, as written: {line.strip()[:240]}",
+                skipped=False,
+            )
+    return None
+
+
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """The first line of a program's log that says something failed, in a form no reading
     above knows (a ``log_error``: the line as written, nothing read from it); None when no line
@@ -9956,9 +10183,11 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     after it whose words say what failed."""
     level_only: tuple[int, str, int | None] | None = None
     for index, (no, line, tagged) in enumerate(lines):
-        if _NOT_ERROR_RE.search(line) or _BELOW_ERROR_RE.match(line):
+        if _NOT_ERROR_RE.search(line) or (
+            _BELOW_ERROR_RE.match(line) and not _RAISES_RE.search(line)
+        ):
             continue
-        if _ERROR_WORDS_RE.search(line):
+        if _ERROR_WORDS_RE.search(line) or _RAISES_RE.search(line):
             if (
                 level_only is not None
                 and no - level_only[0] <= ERROR_PAIR_LINES
@@ -11273,6 +11502,10 @@ _TASK_QUEUE_EXIT_RE = re.compile(
 )
 
 
+_TASK_QUEUE_DEVICE_RE = re.compile(r"\(PID:\d+, Device:(\d+)")
+TASK_QUEUE_DEVICE_LINES = 6
+
+
 def _task_queue_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A process torch_npu's task queue stopped on an inner (CANN) error, one per operator named,
     where no other reading explains the file (the error the CANN lines above it gave, read
@@ -11280,18 +11513,23 @@ def _task_queue_exits(lines: list[tuple[int, str, int | None]], report: LogRepor
     if report.events:
         return
     seen: set[str] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "The Inner error is reported" not in line or not (m := _TASK_QUEUE_EXIT_RE.search(line)):
             continue
         if m.group("op") in seen:
             continue
         seen.add(m.group("op"))
+        # torch_npu's own error line just under it names the device ("[ERROR] 2025-11-26-11:10:36
+        # (PID:1349, Device:0, RankID:-1) ERR00100 ..."), kept where the copy cuts it after that
+        after = [t for _, t, _ in lines[index + 1 : index + 1 + TASK_QUEUE_DEVICE_LINES]]
+        device = _search(_TASK_QUEUE_DEVICE_RE, after)
         report.events.append(
             LogEvent(
                 kind="npu_device_exception",
                 line=no,
                 message=line[m.start() :].strip()[:300],
                 rank=tagged,
+                device=int(device.group(1)) if device else None,
                 op=m.group("op"),
                 exception_type=f"an inner (CANN) error stopped the process while operator "
                 f"{m.group('op')} ran (its code is in the lines above it, not in this copy)",

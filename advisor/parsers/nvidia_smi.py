@@ -863,6 +863,9 @@ class SmiGpu:
     fabric_status: str | None = None
     """``-q``'s Fabric section Status (an NVML return code's words: "Success" once the GPU has
     registered with the NVLink fabric, else why not, e.g. "Insufficient Resources")."""
+    fabric_state: str | None = None
+    """``-q``'s Fabric State: NVML's registration state (nvmlGpuFabricState_t: Not Supported,
+    Not Started, In Progress, Completed); until Completed, CUDA on the GPU waits or fails."""
     fabric_health: dict[str, str] = field(default_factory=dict)
     """``-q``'s Fabric / Health lines the advisor reads: ``Summary`` (Healthy or Unhealthy, what
     NVML's fabric health mask adds up to) and ``Bandwidth`` (Full, or Degraded: NVML's
@@ -1085,6 +1088,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.perf = value  # -d PERFORMANCE prints it at the GPU's top level
     elif where == "Fabric" and key == "Status" and value:
         gpu.fabric_status = value
+    elif where == "Fabric" and key == "State" and value:
+        gpu.fabric_state = value
     elif where == "Fabric / Health" and key in ("Summary", "Bandwidth") and value:
         gpu.fabric_health[key] = value
     elif (

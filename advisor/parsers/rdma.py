@@ -22,7 +22,10 @@ IBSTAT_SIGNATURE = (
     # ibstat's own failure alone (libibumad's IBPANIC: "ibpanic: [pid] main: stat of IB device
     # 'mlx5_8' failed: ..."), read as what it says
     r"|^ibpanic: \[\d+\] main: stat of IB device '[^'\n]+' failed"
+    # a port's block copied without its device's ("Port 1:" over "State: Down")
+    r"|^[ \t]*Port \d+:[ \t]*\r?\n[ \t]+State:[ \t]*\w+"
 )
+_HEADLESS_IBSTAT_PORT_RE = re.compile(r"^\s*Port \d+:\s*\n\s+State:\s*\w+")
 IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
 # iproute2's ``rdma link`` (rdma link show): a line a port, "link mlx5_7/1 subnet_prefix ... lid
 # 3403 sm_lid 1 lmc 0 state DOWN physical_state POLLING [netdev ib7]"
@@ -307,6 +310,23 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                     line=no,
                     message="ibv_devinfo port block without its hca_id line: its device is not "
                     "named in the copy",
+                    skipped=False,
+                )
+            )
+        if (
+            ca is None
+            and _IBSTAT_PORT_RE.match(line)
+            and _HEADLESS_IBSTAT_PORT_RE.match(
+                "\n".join(t for _, t, _ in numbered[index : index + 2])
+            )
+        ):
+            # ibstat's port block copied without its CA line: read, its device unnamed
+            ca, tool, device, current = NO_DEVICE, "ibstat", {}, None
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message="ibstat port block without its CA line: its device is not named in "
+                    "the copy",
                     skipped=False,
                 )
             )

@@ -1,0 +1,314 @@
+"""What ops teams run and save before a job starts, read so an import says what each shows:
+
+- DeepSpeed's ``ds_report``: its op report ("op name ... installed .. compatible", one row an op:
+  ``cpu_adam ............... [NO] ....... [OKAY]``, and ``ninja .... [OKAY]``) and its general
+  environment (``torch version ....... 2.3.0+cu121``, ``nvcc version``, ``shared memory
+  (/dev/shm) size``);
+- ``horovodrun --check-build``: the frameworks, controllers and tensor operations Horovod was
+  built with (``[X] PyTorch``, ``[ ] NCCL``): one without any framework or controller cannot run a
+  job;
+- ``horovodrun --verbose``'s checks before the job: ``SSH was successful into all the remote
+  hosts.``, ``Common interface found: eno1``;
+- ``accelerate env``: its ``- PyTorch version (GPU?): 1.12.1 (True)`` lines;
+- ``ray status``: its node status (``Healthy:``, ``Pending:``, ``Recent failures:`` with a node's
+  address and type each);
+- ``kubectl get pytorchjobs`` (and the training operator's other job kinds): a job whose STATE is
+  empty has not been acted on by any controller;
+- JAX's distributed start (``jax.distributed.initialize``): ``Connected to distributed JAX
+  controller`` and ``Distributed task shutdown result: OK``.
+
+Kubernetes' ``Unschedulable`` events (kubectl describe's Events, Volcano's podgroup conditions)
+are a job that cannot start: read as failures (``pod_unschedulable``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError, ParseWarning
+
+SIGNATURE = (
+    r"^-*\s*DeepSpeed C\+\+/CUDA extension op report"
+    r"|^DeepSpeed general environment info:"
+    r"|^[ \t]*op name \.+ installed \.+ compatible"
+    r"|^Horovod v[\d.]+:\s*\n\s*\n?\s*Available Frameworks:"
+    r"|^[ \t]*Available (?:Frameworks|Controllers|Tensor Operations):\s*\n\s+\[[ X]\] "
+    r"|^SSH was successful into all the remote hosts\.|^Common interface found: \S+"
+    r"|^- `Accelerate` version: \S+"
+    r"|^=+ Autoscaler status: [^\n]*=+\s*$"
+    r"|^[ \t]*NAME[ \t]+STATE[ \t]+AGE[ \t]*\n[ \t]*\S+[ \t]+(?:\S+[ \t]+)?\d+[smhd]"
+    r"|^[ \t]*Warning[ \t]+Unschedulable[ \t]+\S+"
+    r"|\b\d+/\d+ tasks in gang unschedulable: "
+    r"|\bConnected to distributed JAX controller\b"
+)
+_DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n][^\n]*?)\s*\.{2,}\s*(?P<value>\S.*?)\s*$")
+_OP_ROW_RE = re.compile(
+    r"^(?P<op>\w+)\s*\.+\s*\[(?P<installed>[A-Z ]+)\]\s*\.+\s*\[(?P<compatible>[A-Z ]+)\]"
+)
+_HVD_HEAD_RE = re.compile(r"^Horovod v(?P<v>[\d.]+):\s*$")
+_HVD_SECTION_RE = re.compile(r"^Available (?P<what>Frameworks|Controllers|Tensor Operations):")
+_HVD_ITEM_RE = re.compile(r"^\s+\[(?P<x>[ X])\] (?P<name>\S.*?)\s*$")
+_ACCELERATE_RE = re.compile(r"^- (?P<key>[^:]+?):\s*(?P<value>.*?)\s*$")
+_RAY_SECTION_RE = re.compile(r"^(?P<s>Healthy|Pending|Recent failures):\s*$")
+_RAY_ROW_RE = re.compile(r"^\s+(?P<row>\S.*?)\s*$")
+_JOBS_HEAD_RE = re.compile(r"^\s*NAME\s+STATE\s+AGE\s*$")
+_JOBS_ROW_RE = re.compile(
+    r"^\s*(?P<name>\S+)\s+(?:(?P<state>[A-Z][a-z]+)\s+)?(?P<age>\d+[smhd]\S*)\s*$"
+)
+_UNSCHEDULABLE_RE = re.compile(
+    r"^\s*Warning\s+Unschedulable\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
+    r"(?P<source>\S+)\s+(?P<message>\S.*?)\s*$"
+)
+_GANG_RE = re.compile(r"(?P<n>\d+)/(?P<of>\d+) tasks in gang unschedulable: (?P<why>[^\n]+)")
+_GANG_REASON_RE = re.compile(r"^\s*Reason:\s+(?P<reason>NotEnoughResources|\w+)\s*$")
+_JAX_RE = re.compile(
+    r"Jax service listening on (?P<addr>\S+)|(?P<connected>Connected to distributed JAX controller)"
+    r"|Distributed task shutdown result: (?P<shutdown>\w+)"
+)
+_HVD_CHECKS = (
+    "SSH was successful into all the remote hosts.",
+    "Host-to-host interface checking successful.",
+)
+_HVD_COMMON_RE = re.compile(r"^Common interface found: (?P<iface>\S+)")
+
+
+@dataclass(kw_only=True)
+class Unschedulable:
+    line: int
+    message: str
+    times: int | None = None
+    over: str = ""
+    source: str = ""
+
+
+@dataclass(kw_only=True)
+class Checks:
+    notes: list[ParseWarning] = field(default_factory=list)
+    unschedulable: list[Unschedulable] = field(default_factory=list)
+
+
+def parse(text: str) -> Checks:
+    """The notes of each check in ``text`` and the pods that could not be scheduled;
+    ParseError when none is read."""
+    lines = text.splitlines()
+    out = Checks()
+    for reader in (_ds_report, _horovod_build, _horovod_checks, _accelerate, _ray_status,
+                   _jobs, _jax):  # fmt: skip
+        reader(lines, out)
+    _unschedulable(lines, out)
+    if not out.notes and not out.unschedulable:
+        raise ParseError(
+            "no ds_report, horovodrun, accelerate env, ray status, kubectl or JAX line"
+        )
+    return out
+
+
+def _note(out: Checks, line: int, message: str) -> None:
+    out.notes.append(ParseWarning(line=line, message=message, skipped=False))
+
+
+def _ds_report(lines: list[str], out: Checks) -> None:
+    ops: dict[str, tuple[str, str]] = {}
+    env: dict[str, str] = {}
+    first = 0
+    ninja = ""
+    for no, line in enumerate(lines, 1):
+        if m := _OP_ROW_RE.match(line.strip()):
+            ops[m.group("op")] = (m.group("installed").strip(), m.group("compatible").strip())
+            first = first or no
+        elif line.strip().startswith("ninja") and (d := _DOTTED_ROW_RE.match(line.strip())):
+            ninja = d.group("value").strip("[]")
+            first = first or no
+        elif (d := _DOTTED_ROW_RE.match(line.strip())) and d.group("key") in (
+            "torch version", "torch cuda version", "nvcc version", "deepspeed info",
+            "shared memory (/dev/shm) size", "torch hip version", "deepspeed wheel compiled w.",
+        ):  # fmt: skip
+            env[d.group("key")] = d.group("value")
+            first = first or no
+    if ops or ninja:
+        failing = [op for op, (_, ok) in ops.items() if ok != "OKAY"]
+        installed = [op for op, (inst, _) in ops.items() if inst == "YES"]
+        _note(
+            out,
+            first,
+            f"ds_report: {len(ops)} op(s), {len(installed)} pre-built"
+            + (f"; ninja {ninja}" if ninja else "")
+            + (
+                f"; not compatible with this system: {', '.join(failing)} (they cannot be "
+                "compiled here when a job needs them)"
+                if failing
+                else "; every op listed can be compiled here"
+                if ops
+                else ""
+            ),
+        )
+    if env:
+        said = [f"{k} {v}" for k, v in env.items() if k != "deepspeed wheel compiled w."]
+        _note(out, first, "ds_report: " + "; ".join(said))
+
+
+def _horovod_build(lines: list[str], out: Checks) -> None:
+    version, section, head = "", "", 0
+    built: dict[str, list[str]] = {}
+    listed: dict[str, list[str]] = {}
+    for no, line in enumerate(lines, 1):
+        if m := _HVD_HEAD_RE.match(line.strip()):
+            version, head = m.group("v"), head or no
+        elif m := _HVD_SECTION_RE.match(line.strip()):
+            section, head = m.group("what"), head or no
+        elif section and (m := _HVD_ITEM_RE.match(line)):
+            listed.setdefault(section, []).append(m.group("name"))
+            if m.group("x") == "X":
+                built.setdefault(section, []).append(m.group("name"))
+        elif line.strip():
+            section = ""
+    if not listed:
+        return
+    said = [
+        f"{what}: {', '.join(built.get(what, [])) or 'none'}"
+        for what in ("Frameworks", "Controllers", "Tensor Operations")
+        if what in listed
+    ]
+    missing = [w for w in ("Frameworks", "Controllers") if w in listed and not built.get(w)]
+    _note(
+        out,
+        head,
+        f"horovodrun --check-build{f' (Horovod {version})' if version else ''}: built with "
+        + "; ".join(said)
+        + (
+            f": no {' and no '.join(w.lower().rstrip('s') for w in missing)} built, so Horovod "
+            "cannot run a job (reinstall it with HOROVOD_WITH_PYTORCH=1 or the framework's "
+            "flag, and HOROVOD_GPU_OPERATIONS=NCCL for GPUs)"
+            if missing
+            else ""
+        ),
+    )
+
+
+def _horovod_checks(lines: list[str], out: Checks) -> None:
+    passed = [(no, line.strip()) for no, line in enumerate(lines, 1) if line.strip() in _HVD_CHECKS]
+    common = [(no, m.group("iface")) for no, line in enumerate(lines, 1)
+              if (m := _HVD_COMMON_RE.match(line.strip()))]  # fmt: skip
+    if passed or common:
+        line = min(n for n, _ in passed + common)
+        _note(
+            out,
+            line,
+            "horovodrun's checks before the job: "
+            + "; ".join(
+                [t.rstrip(".") for _, t in passed]
+                + [f"the hosts share interface {i}" for _, i in common]
+            ),
+        )
+
+
+def _accelerate(lines: list[str], out: Checks) -> None:
+    said: list[str] = []
+    first = 0
+    for no, line in enumerate(lines, 1):
+        if (m := _ACCELERATE_RE.match(line)) and (
+            "version" in m.group("key") or "config" in m.group("key")
+        ):
+            value = m.group("value")
+            if not value and no < len(lines):
+                value = lines[no].strip()  # (its default config's value on the next line)
+            said.append(f"{m.group('key').replace('`', '')} {value}".strip())
+            first = first or no
+    if said and any("Accelerate" in s for s in said):
+        _note(out, first, "accelerate env: " + "; ".join(said))
+
+
+def _ray_status(lines: list[str], out: Checks) -> None:
+    section, head = "", 0
+    rows: dict[str, list[str]] = {}
+    for no, line in enumerate(lines, 1):
+        if "Autoscaler status" in line:
+            head = no
+        if m := _RAY_SECTION_RE.match(line.strip()):
+            section = m.group("s")
+            rows.setdefault(section, [])
+        elif section and (m := _RAY_ROW_RE.match(line)):
+            if not m.group("row").startswith("(no "):
+                rows[section].append(m.group("row"))
+        elif line.strip():
+            section = ""
+    if not head or not rows:
+        return
+    failures = rows.get("Recent failures", [])
+    _note(
+        out,
+        head,
+        "ray status: healthy "
+        + (", ".join(rows.get("Healthy", [])) or "none")
+        + "; pending "
+        + (", ".join(rows.get("Pending", [])) or "none")
+        + (
+            f"; recent failures: {', '.join(failures)} (nodes the autoscaler could not start: "
+            "the job's resources there are missing)"
+            if failures
+            else "; no recent failure"
+        ),
+    )
+
+
+def _jobs(lines: list[str], out: Checks) -> None:
+    for no, line in enumerate(lines, 1):
+        if not _JOBS_HEAD_RE.match(line):
+            continue
+        for at, row in enumerate(lines[no:], no + 1):
+            if not (m := _JOBS_ROW_RE.match(row)):
+                break
+            _note(
+                out,
+                at,
+                f"kubectl get: job {m.group('name')} "
+                + (
+                    f"is {m.group('state')} ({m.group('age')} old)"
+                    if m.group("state")
+                    else f"has no state after {m.group('age')}: no controller has acted on it "
+                    "(the training operator is not running, or does not watch its namespace)"
+                ),
+            )
+
+
+def _jax(lines: list[str], out: Checks) -> None:
+    said: list[str] = []
+    first = 0
+    for no, line in enumerate(lines, 1):
+        if m := _JAX_RE.search(line):
+            first = first or no
+            if m.group("addr"):
+                said.append(f"its service listened on {m.group('addr')}")
+            elif m.group("connected"):
+                said.append("a task connected to the controller")
+            else:
+                said.append(f"its tasks shut down: {m.group('shutdown')}")
+    if said:
+        _note(out, first, "JAX's distributed start: " + "; ".join(dict.fromkeys(said)))
+
+
+def _unschedulable(lines: list[str], out: Checks) -> None:
+    reason = ""
+    for no, line in enumerate(lines, 1):
+        if r := _GANG_REASON_RE.match(line):
+            reason = r.group("reason")
+        if m := _UNSCHEDULABLE_RE.match(line):
+            gang = "tasks in gang unschedulable" in m.group("message")
+            out.unschedulable.append(
+                Unschedulable(
+                    line=no,
+                    message=m.group("message") + (f" ({reason})" if gang and reason else ""),
+                    times=int(m.group("times")) if m.group("times") else None,
+                    over=m.group("over") or "",
+                    source=m.group("source"),
+                )
+            )
+        elif (g := _GANG_RE.search(line)) and not any(
+            u.message.endswith(g.group(0)) or g.group(0) in u.message for u in out.unschedulable
+        ):
+            if "Message:" in line:
+                continue  # the podgroup's condition: its event below says the same, with counts
+            out.unschedulable.append(
+                Unschedulable(line=no, message=g.group(0) + (f" ({reason})" if reason else ""))
+            )
