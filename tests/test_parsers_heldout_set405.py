@@ -719,3 +719,198 @@ def test_a_samples_acl_code_and_the_drivers_dmesg() -> None:
     )
     ev = _load("ascend_samples16_dmesg_ascend_devmm_svm_release_info_only_cut.log")
     assert ev.files[0].formats == ["log"] and not ev.failures
+
+
+# --- round QQ (sets 417-420) and the review of this stop's readers --------------------------------
+
+
+def test_cuda_samples_that_find_no_device() -> None:
+    (unknown,) = _load("cudasamples13_devicequery_999_unknown_error_fail.log").failures
+    assert (unknown["call"], unknown["code"]) == ("cuda_init", "999")
+    assert unknown["message"].endswith("(unknown error)")
+    ev = _load("cudasamples34_matrixmul_code100_cudaerrornodevice.log")
+    (none,) = ev.failures
+    assert none["code"] == "100" and "cudaErrorNoDevice" in none["exception_type"]
+    assert "evidence-cuda-not-ready" in _findings(ev)
+
+
+def test_dcgm_cut_in_its_metadata_perftests_refused_command_and_mst_status() -> None:
+    ev = _load("dcgm282_dcgmi_diag_r1_metadata_only_cut.txt")
+    assert ev.files[0].status == "partial" and not ev.dcgm_diags
+    assert "(DCGM 4.4.1, driver 580.95.05), before any check's result" in _said(ev)[0]
+    (port,) = _load("perftest336_ib_write_bw_cuda_dmabuf_without_cuda_parser_error.log").hca_ports
+    assert port["perftest"]["failed"] == (
+        "its command line was refused (CUDA DMA-BUF cannot be used without CUDA): no test ran"
+    )
+    said = _said(_load("sriovop786_mst_status_v_h100_connectx7_x6_prompt.txt"))
+    assert "6 device(s) (ConnectX7(rev:0)); by NUMA node: 0: mlx5_1, mlx5_0" in said[0]
+
+
+def test_iperf3_sum_lines_alone_are_not_a_wrappers_tag() -> None:
+    ev = _load("iperf286_iperf3_sum_16streams_35gbps_on_100g.txt")
+    (note,) = _said(ev)
+    assert "sender 35.2 Gbit/s (0 TCP retransmits); receiver 35.2 Gbit/s" in note
+
+
+def test_slurms_node_failures() -> None:
+    for name, node, said in (
+        (
+            "trixie_slurmd_step_cancelled_stepd_terminated_job_not_ending_with_signals.log",
+            "cn106",
+            "did not end on SIGKILL",
+        ),
+        (
+            "hpcfund_salloc_prolog_failure_job_allocation_revoked.txt",
+            "k003-006",
+            "its prolog script failed",
+        ),
+        (
+            "slurm_scontrol_show_node_idle_drain_gres_gpu_count_lower_than_configured.txt",
+            "yigou-dev-102-68",
+            "gres/gpu count reported lower than configured",
+        ),
+        ("soperator_salloc_error_node_failure_worker.txt", "worker-1", "the node failed"),
+    ):
+        fails = [f for f in _load(name).failures if f["library"] == "Slurm"]
+        assert [(f["kind"], f["host"]) for f in fails] == [("launch_failed", node)], name
+        assert said in fails[0]["message"], name
+
+
+def test_nhc_passed_checks_kubectl_pods_and_collect_env() -> None:
+    ev = _load("azure_nhc_check_ib_bw_gdr_pkeys_8x_ib_write_bw_400g_passed_cut.log")
+    assert not ev.failures and "NHC health checks passed: check_ib_bw_gdr x8" in _said(ev)[0]
+    ev = _load("katib1112_kubectl_get_pods_pytorchjob_master_crashloopbackoff_workers_init.txt")
+    assert len(ev.failures) == 3 and all("CrashLoopBackOff" in f["message"] for f in ev.failures)
+    assert "10 pod(s); 3 failing; 6 still in their init containers" in _said(ev)[0]
+    (op,) = _load(
+        "trainer1799_kubectl_get_pod_watch_training_operator_crashloopbackoff_restarts_20_23.txt"
+    ).failures
+    assert (
+        op["message"]
+        == "pod training-operator-64886bdddc-q6nr5 is CrashLoopBackOff after 23 restart(s)"
+    )
+    (env,) = _said(_load("pytorch44106_collect_env_rocm37_device_66a1_torch170a0_cut.txt"))
+    assert "ROCM used to build PyTorch 3.7.20315-077bcfa0" in env and "Device 66a1" in env
+    (acc,) = _said(
+        _load(
+            "accelerate3446_accelerate_env_0342_torch230_cu121_rtx_a6000_default_config_not_found.txt"
+        )
+    )[:1]
+    assert "GPU type NVIDIA RTX A6000" in acc
+
+
+def test_deepspeeds_ssh_check_and_rays_dead_node() -> None:
+    (ssh,) = _load("deepspeed4907_runner_ssh_check_exit_255_cut.log").failures
+    assert (
+        ssh["host"] == "192.168.3.100" and "could not ssh to 192.168.3.100" in ssh["exception_type"]
+    )
+    (died,) = _load(
+        "ray43751_train_rayactorerror_raytrainworker_node_died_10.72.56.3_cut.log"
+    ).failures
+    assert (died["pid"], died["host"]) == (6420, "10.72.56.3")
+    assert "its node died" in died["exception_type"]
+
+
+def test_ascend_driver_lines_with_their_level_first_and_a_devices_syslog() -> None:
+    ev = _load("mindcluster_kgparse_syslog_drv_soft_fault_heartbeat_lost_device1_1000_10000.log")
+    assert [f["device"] for f in ev.failures] == [1, 1000, 10000]
+    assert all(
+        f["kind"] == "npu_driver_error" and "Heartbeat lost" in f["exception_type"]
+        for f in ev.failures
+    )
+    ev = _load(
+        "oamtools_device_messages_dev0_icm_wait_response_too_long_218ms_then_pid_bind_cut.log"
+    )
+    assert ev.files[0].formats == ["log"] and not ev.failures
+
+
+def test_an_inventory_above_a_traceback_leaves_the_exception_read() -> None:
+    ev = load_text(
+        "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0a1b2c3d-1111-2222-3333-444455556666)\n"
+        "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-0a1b2c3d-1111-2222-3333-444455556667)\n"
+        "starting job on node1\nTraceback (most recent call last):\n"
+        '  File "train.py", line 10, in <module>\n    main()\nValueError: bad shape for layer fc1\n',
+        "job.log",
+    )
+    assert ev.files[0].formats == ["nvidia_smi_list", "log"]
+    (raised,) = ev.failures
+    assert (raised["kind"], raised["exception_type"]) == ("python_exception", "ValueError")
+    # a log's own "Settings for ...:" line is no ethtool output
+    assert load_text("Settings for training:\n  lr 0.1\n", "s.txt").files[0].status == "unknown"
+
+
+def test_a_pods_resources_are_no_nodes_and_several_nodes_are_each_said() -> None:
+    pod = "        resources:\n          limits:\n            huawei.com/Ascend910: 8\n"
+    assert (
+        load_text(pod + "          requests:\n            huawei.com/Ascend910: 4\n", "p.yaml")
+        .files[0]
+        .status
+        == "unknown"
+    )
+    ev = load_text(
+        "Name:               node-a\nCapacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  8\n"
+        "Name:               node-b\nCapacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  6\n",
+        "nodes.txt",
+    )
+    a, b = _said(ev)
+    assert a.endswith("node node-a: nvidia.com/gpu capacity 8, allocatable 8")
+    assert "node node-b: nvidia.com/gpu capacity 8, allocatable 6: 2 of the node's devices" in b
+
+
+def test_odd_json_types_in_iperf3_and_volcano_records_do_not_crash() -> None:
+    odd = '{\n "start": {"connecting_to": {"host": "a", "port": 5201}, "connected": "abc"},\n "end": {"sum_sent": 5},\n "intervals": [1, {"sum": {"bits_per_second": true}}]\n}\n'
+    (run,) = iperf.parse(odd)
+    assert (run.sender_bps, run.interval_bps, run.cut) == (None, [], True)
+    ev = load_text(
+        '[{"FaultDeviceList": [7, "x"], "NodeName": "n1", "UnhealthyNPU": "Ascend910-0,Ascend910-1", '
+        '"NetworkUnhealthyNPU": 3}]\n',
+        "fault.json",
+    )
+    assert "unhealthy: Ascend910-0, Ascend910-1" in _said(ev)[0]
+    assert [f["message"].split()[-3] for f in ev.failures] == ["Ascend910-0", "Ascend910-1"]
+
+
+def test_an_iperf3_udp_test_and_runs_that_keep_their_own_settings() -> None:
+    udp = (
+        "Connecting to host 10.0.0.2, port 5201\n"
+        "[  5] local 10.0.0.1 port 1 connected to 10.0.0.2 port 5201\n"
+        "[ ID] Interval           Transfer     Bitrate         Total Datagrams\n"
+        "[  5]   0.00-1.00   sec   129 KBytes  1.05 Mbits/sec  91\n"
+        "[  5]   1.00-2.00   sec   127 KBytes  1.04 Mbits/sec  90\n"
+        "- - - - - - - - - - - - - - - - - - - - - - - - -\n"
+        "[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n"
+        "[  5]   0.00-2.00   sec   256 KBytes  1.05 Mbits/sec  0.000 ms  0/181 (0%)  sender\n"
+        "[  5]   0.00-2.00   sec   250 KBytes  1.02 Mbits/sec  0.020 ms  5/181 (2.8%)  receiver\n"
+    )
+    (run,) = iperf.parse(udp)
+    assert (run.sender_bps, run.receiver_bps, run.retransmits, run.interval_retransmits) == (
+        1.05e6, 1.02e6, None, None,
+    )  # fmt: skip
+    assert (run.lost_datagrams, run.total_datagrams, run.cut) == (5, 181, False)
+    row = "[  5]   0.00-1.00   sec   1.10 GBytes  9.42 Gbits/sec\n"
+    two = f"$ iperf3 -c 10.0.0.2 -R -w 64K\nReverse mode, remote host 10.0.0.2 is sending\nConnecting to host 10.0.0.2, port 5201\n{row}$ iperf3 -c 10.0.0.2\nConnecting to host 10.0.0.2, port 5201\n{row}"
+    first, second = iperf.parse(two)
+    assert (first.reverse, first.window) == (True, "64K") and (second.reverse, second.window) == (
+        False,
+        "",
+    )
+
+
+def test_a_config_file_is_no_programs_log() -> None:
+    config = "model_name: llama-7b\nbatch_size: 32\nlearning_rate: 0.0001\nretry_on_error: Failed jobs are resubmitted\n"
+    ev = load_text(config, "config.yaml")
+    assert ev.files[0].status == "unknown" and not ev.failures
+
+
+def test_kube_schedulers_failed_scheduling_and_rays_active_nodes() -> None:
+    ev = load_text(
+        "Events:\n  Type     Reason            Age                From               Message\n"
+        "  ----     ------            ----               ----               -------\n"
+        "  Warning  FailedScheduling  41s (x3 over 2m)   default-scheduler  0/5 nodes are available: "
+        "5 Insufficient nvidia.com/gpu.\n",
+        "events.txt",
+    )
+    (pod,) = ev.failures
+    assert (pod["kind"], pod["library"]) == ("pod_unschedulable", "default-scheduler")
+    ray = "======== Autoscaler status: 2024-01-01 ========\nNode status\n----\nActive:\n 1 node_abc\nIdle:\n 2 node_def\nPending:\n (no pending nodes)\nRecent failures:\n (no failures)\n"
+    assert "healthy 1 node_abc, 2 node_def" in _said(load_text(ray, "ray.txt"))[0]

@@ -80,12 +80,18 @@ empty: nothing but whitespace; binary: not text; too_large: over MAX_FILE_BYTES.
 # "Allocated resources", requests then limits): "huawei.com/Ascend910:     8", "nvidia.com/gpu:
 # 8" (the resource names the Ascend and NVIDIA device plugins register)
 _K8S_DEVICE_RESOURCE_SIGNATURE = (
+    # (under a node's Capacity or Allocatable heading, or a describe node's grep: a pod's or a
+    # job's limits and requests name the same resources and say nothing of a node)
+    r"(?:^[ \t]*(?:Capacity|Allocatable):[ \t]*$|\bdescribe nodes?\b)[\s\S]{0,3000}?"
     r"^[ \t]*(?:huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+))[ \t]*:[ \t]+\d+[ \t]*$"
 )
 _K8S_DEVICE_RESOURCE_RE = re.compile(
     r"^\s*(?P<res>huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+))\s*:\s+(?P<n>\d+)\s*$"
 )
-_K8S_SECTION_RE = re.compile(r"^\s*(?P<s>Capacity|Allocatable|Allocated resources):")
+_K8S_SECTION_RE = re.compile(
+    r"^\s*(?P<s>Capacity|Allocatable|Allocated resources|Limits|Requests|limits|requests):"
+)
+_K8S_NODE_NAME_RE = re.compile(r"^Name:\s+(?P<node>\S+)\s*$")
 
 
 _SIGNATURES: dict[str, re.Pattern[str]] = {
@@ -223,6 +229,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
     "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
     "ibv_devices": re.compile(rdma.IBV_DEVICES_SIGNATURE, re.M),
+    "mst_status": re.compile(rdma.MST_STATUS_SIGNATURE, re.M),
     "numactl": re.compile(numa.SIGNATURE, re.M),
     "prechecks": re.compile(prechecks.SIGNATURE, re.M),
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
@@ -332,8 +339,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|fabric manager config file item: \w+ has an invalid value"
         r'|Kernel module "\w+" has not been loaded, fabric manager cannot be started'
         r"|\bnvlsm: ibwarn: \[\d+\] umad_init: "
-        # CUDA's 802 at start (logs._cuda_not_ready)
-        r"|\bError 802: system not yet initialized"
+        # CUDA that would not start (logs._cuda_not_ready)
+        r"|\bError 802: system not yet initialized|\bcudaGetDeviceCount returned \d+"
+        r"|CUDA error at \S+ code=\d+\(cudaError\w+\) \"cuda(?:GetDeviceCount|SetDevice|GetDevice|Init)\b"
+        # NHC's passed checks (logs._nhc_failures)
+        r"|^(?:[\w.-]+\s*\|\s*)?SUCCESS:\s+nhc:\s+Health check passed:"
         # submitit's preempted job (logs._submitit_notes)
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
@@ -1249,6 +1259,8 @@ LOG_LEVELS = frozenset(
     {"ERROR", "ERR", "WARNING", "WARN", "INFO", "DEBUG", "TRACE", "EVENT", "FATAL", "CRITICAL"}
     | {"NOTICE", "VERBOSE", "CRIT", "ALERT", "EMERG", "SEVERE", "PANIC", "FAIL", "FAILED", "OK"}
     | {"PASS", "PASSED", "SUCCESS", "DONE"}
+    # iperf3's total of its parallel streams ("[SUM]   0.00-30.00  sec ..."): its own column
+    | {"SUM"}
 )
 """Levels and verdicts a program prints before its own lines (syslog's, glog's, a test's):
 each line's own word, never a wrapper's label."""
@@ -1615,6 +1627,13 @@ def from_tool_outputs(nodes: dict[str, dict[str, dict[str, Any]]]) -> EvidenceFa
 
 _PASTED_FORMATS = ("ascend_dmi", "reschedule", "nic_legend")
 """Formats a job's log may hold among its own lines: the log readers still look at the rest."""
+_INVENTORY_FORMATS = (
+    "nvidia_smi_list", "nvidia_smi_mig_instances", "numactl", "prechecks", "ethtool_settings",
+    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status",
+)  # fmt: skip
+"""Short outputs a job script prints before its program's own lines (nvidia-smi -L, accelerate
+env, numactl -H ...) and a bug report pastes above a traceback: the log readers still read the
+file, its exception not lost to them."""
 
 
 def _without_pasted(text: str, pasted: list[str]) -> str:
@@ -1686,7 +1705,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # a matrix's legend, read with it (a job's log that printed a legend alone keeps it)
         formats = [f for f in formats if f != "nic_legend"]
     pasted = [f for f in formats if f in _PASTED_FORMATS]
-    formats = [f for f in formats if f not in _PASTED_FORMATS]
+    inventory = [f for f in formats if f in _INVENTORY_FORMATS]
+    formats = [f for f in formats if f not in _PASTED_FORMATS and f not in _INVENTORY_FORMATS]
     if not formats and may_match(_NCCL_DEBUG_WORDS, text) and _NCCL_DEBUG_RE.search(text):
         formats = ["log"]
     if not formats and "] HCCL(" in text and logs.HCCL_PLOG_RE.search(text):
@@ -1739,7 +1759,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # a program's log in no form above (what is left of it beside a pasted output): its
         # first error line, if any
         formats = ["log"]
-    formats = [*pasted, *formats]
+    formats = [*pasted, *inventory, *formats]
     if not formats:
         report.messages.append(
             Message(
@@ -1754,7 +1774,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -4534,7 +4554,12 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
                 said.append("running below its fastest mode (the peer's or cable's limit?)")
         common = ethtool.best_common_mbps(b)
         running_mbps = re.match(r"(\d+)Mb/s", b.speed)
-        if common is not None and running_mbps and int(running_mbps.group(1)) < common:
+        if (
+            common is not None
+            and running_mbps
+            and int(running_mbps.group(1)) < common
+            and b.link_detected is not False
+        ):
             # both ends offer a faster mode than the one the link came up at: the cable (a pair
             # broken on a copper cable), a transceiver or a forced setting holds it down
             _add_failure(
@@ -4555,7 +4580,11 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
             said.append(
                 "ethtool could not get "
                 + "; ".join(b.refused[:3])
-                + " (run as root for the port's full settings)"
+                + (
+                    " (as a user without CAP_NET_ADMIN; the driver printed no speed either)"
+                    if not b.speed
+                    else " (as a user without CAP_NET_ADMIN)"
+                )
             )
         if b.link_detected is False:
             _add_failure(
@@ -4822,14 +4851,42 @@ def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             + ")"
             + (
                 f"; node GUID 0 on {', '.join(zero)}: no GUID was assigned (an SR-IOV virtual "
-                "function's is set by the host, ip link set DEV vf N node_guid ...), so "
-                "InfiniBand cannot address it"
+                "function's is set by the host, ip link set DEV vf N node_guid ...); on an "
+                "InfiniBand port that leaves it unaddressable (RoCE addresses by GID: "
+                "ibv_devinfo's link_layer says which)"
                 if zero
                 else ""
             ),
             skipped=False,
         )
     ]
+
+
+def _mst_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """mst status -v: a note of the NICs listed, their RDMA devices, interfaces and NUMA nodes
+    (which NIC sits near which GPU is read against nvidia-smi topo -m)."""
+    rows = rdma.parse_mst_status(text)
+    kinds = sorted({r["type"] for _, r in rows})
+    by_numa: dict[str, list[str]] = {}
+    for _, r in rows:
+        by_numa.setdefault(r.get("numa", "?"), []).append(r["rdma"])
+    notes = [
+        ParseWarning(
+            line=rows[0][0],
+            message=f"mst status -v: {len(rows)} device(s) ({', '.join(kinds)}); by NUMA node: "
+            + "; ".join(f"{n}: {', '.join(devs)}" for n, devs in sorted(by_numa.items())),
+            skipped=False,
+        )
+    ]
+    if "MST PCI module is not loaded" in text:
+        notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, text.find("MST PCI module is not loaded")) + 1,
+                message="mst status: the MST PCI module is not loaded (mst start loads it)",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -4881,15 +4938,20 @@ def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
 def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """kubectl describe node's device resources: a note of what the node registers and offers;
     fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
-    seen: dict[str, list[tuple[int, str, int]]] = {}  # resource -> (line, section, count)
-    section = ""
+    # (node, resource) -> (line, section, count)
+    seen: dict[tuple[str, str], list[tuple[int, str, int]]] = {}
+    section, node = "", ""
     for no, line, _ in numbered_lines(text):
-        if sec := _K8S_SECTION_RE.match(line):
+        if nm := _K8S_NODE_NAME_RE.match(line):
+            node, section = nm.group("node"), ""
+        elif sec := _K8S_SECTION_RE.match(line):
             section = sec.group("s")
-        elif m := _K8S_DEVICE_RESOURCE_RE.match(line):
-            seen.setdefault(m.group("res"), []).append((no, section, int(m.group("n"))))
+        elif (m := _K8S_DEVICE_RESOURCE_RE.match(line)) and section not in (
+            "Limits", "Requests", "limits", "requests",
+        ):  # fmt: skip
+            seen.setdefault((node, m.group("res")), []).append((no, section, int(m.group("n"))))
     notes = []
-    for res, rows in seen.items():
+    for (node, res), rows in seen.items():
         capacity = next((n for _, sec, n in rows if sec == "Capacity"), None)
         allocatable = next((n for _, sec, n in rows if sec == "Allocatable"), None)
         if (
@@ -4913,7 +4975,7 @@ def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> 
         notes.append(
             ParseWarning(
                 line=rows[0][0],
-                message=f"kubectl describe node: {res} {said}",
+                message=f"kubectl describe node{f' {node}' if node else ''}: {res} {said}",
                 skipped=False,
             )
         )
@@ -4927,6 +4989,32 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     JAX's start): a note of each; a pod Kubernetes could not schedule is a ``pod_unschedulable``
     failure."""
     checks = prechecks.parse(text)
+    for at, pod, status, restarts in checks.pods:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="pod_unschedulable" if status == "Pending" else "launch_failed",
+                line=at,
+                message=f"pod {pod} is {status}"
+                + (f" after {restarts} restart(s)" if restarts else ""),
+                library="Kubernetes",
+                exception_type="kubectl get pods",
+            ),
+        )
+    for f in checks.node_faults:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="launch_failed",
+                line=f.line,
+                message=f"node {f.node}: {f.what}"[:300],
+                host=f.node,
+                library="Slurm",
+                exception_type="Slurm",
+            ),
+        )
     for u in checks.unschedulable:
         _add_failure(
             out,
@@ -5032,6 +5120,7 @@ _CONVERTERS = {
     "nvidia_smi_list": _smi_list,
     "nvidia_smi_mig_instances": _mig_instances,
     "ibv_devices": _ibv_devices,
+    "mst_status": _mst_status,
     "numactl": _numactl,
     "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,

@@ -323,6 +323,7 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
             )
         )
     level = _run_level(lines)
+    metadata_only = False
     for k, i in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         body = [(no, line.strip()) for no, line, _ in lines[i:end]]
@@ -333,6 +334,19 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
                 diag.cut.missing = [s for s in diag.cut.missing if s not in _TEST_SECTIONS]
             warnings.append(_cut_warning(diag.cut, level))
         if not diag.checks:
+            if diag.dcgm_version or diag.driver:
+                # the copy ends inside the metadata: what it says of DCGM and the driver is read
+                warnings.append(
+                    ParseWarning(
+                        line=diag.line,
+                        message="dcgmi diag: the copy ends after the table's metadata"
+                        + (f" (DCGM {diag.dcgm_version}" if diag.dcgm_version else " (")
+                        + (f", driver {diag.driver}" if diag.driver else "")
+                        + "), before any check's result: the GPUs' results are unknown",
+                    )
+                )
+                metadata_only = True
+                continue
             warnings.append(
                 ParseWarning(line=diag.line, message="dcgmi diag: a table with no check's result")
             )
@@ -348,7 +362,7 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
             same[0].repeats += 1
             continue
         diags.append(diag)
-    if not diags:
+    if not diags and not metadata_only:
         raise ParseError("dcgmi diag: no check's result in its table", line=lines[starts[0]][0])
     return diags, warnings
 

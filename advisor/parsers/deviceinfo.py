@@ -94,6 +94,13 @@ def _names(value: Any) -> list[str]:
     return [n.strip() for n in str(value or "").split(",") if n.strip()]
 
 
+def _chips(value: Any) -> list[str]:
+    """A record's chip names: a JSON list, or a comma-separated string; anything else none."""
+    if isinstance(value, list):
+        return [str(n) for n in value if isinstance(n, (str, int))]
+    return _names(value) if isinstance(value, str) else []
+
+
 def _key(devices: dict[str, Any], suffix: str) -> Any:
     """A DeviceList key by its suffix, whatever the chip's resource name (Ascend910, npu ...)."""
     return next(
@@ -172,12 +179,13 @@ def parse(text: str) -> DeviceInfo:
                 NodeDevices(
                     line=line,
                     node=node,
-                    unhealthy=[str(n) for n in rec.get("UnhealthyNPU") or []],
-                    network_unhealthy=[str(n) for n in rec.get("NetworkUnhealthyNPU") or []],
+                    unhealthy=_chips(rec.get("UnhealthyNPU")),
+                    network_unhealthy=_chips(rec.get("NetworkUnhealthyNPU")),
                     scheduler=True,
                 )
             )
-            for f in rec.get("FaultDeviceList") or []:
+            faults_listed = rec.get("FaultDeviceList")
+            for f in faults_listed if isinstance(faults_listed, list) else []:
                 if isinstance(f, dict):
                     out.faults.append(
                         NpuFault(

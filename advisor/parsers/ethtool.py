@@ -59,7 +59,11 @@ def parse(text: str) -> list[NicStats]:
     return blocks
 
 
-SETTINGS_SIGNATURE = r"^[ \t]*Settings for [\w.:@-]+:[ \t]*$"
+# (an ethtool key line right under it: a log's own "Settings for training:" is no port)
+SETTINGS_SIGNATURE = (
+    r"^[ \t]*Settings for [\w.:@-]+:[ \t]*\r?\n(?:[^\n]*\n){0,2}?[ \t]*(?:Supported ports|"
+    r"Supported link modes|Speed|Link detected|Cannot get \w[\w -]*(?: settings)?):"
+)
 _SETTINGS_HEAD_RE = re.compile(r"^\s*Settings for (?P<iface>[\w.:@-]+):\s*$")
 _SETTING_RE = re.compile(r"^\s+(?P<key>[A-Z][\w -]*?):\s*(?P<value>.*?)\s*$")
 _CANNOT_RE = re.compile(r"^\s*Cannot get (?P<what>[\w -]+?)(?: settings)?: (?P<why>.+?)\s*$")
@@ -75,8 +79,8 @@ _MODE_LISTS = {
 @dataclass(kw_only=True)
 class LinkSettings:
     """``ethtool IFACE``: a port's link settings as the driver reports them (ethtool's
-    ``Settings for IFACE:`` block; as a user other than root, ethtool says it cannot get the
-    wake-on-lan settings and prints only ``Link detected``)."""
+    ``Settings for IFACE:`` block; as a user without CAP_NET_ADMIN, ethtool says it cannot get
+    the wake-on-lan settings and prints the rest its driver gives)."""
 
     line: int
     iface: str
@@ -139,10 +143,10 @@ def parse_settings(text: str) -> list[LinkSettings]:
 
 
 def best_common_mbps(b: LinkSettings) -> int | None:
-    """The fastest speed both this port and its link partner advertise (full duplex counted),
-    None when the copy lacks either list."""
-    ours = {_mode_mbps(m) for m in b.advertised_modes} - {None}
-    theirs = {_mode_mbps(m) for m in b.partner_modes} - {None}
+    """The fastest full-duplex speed both this port and its link partner advertise, None when
+    the copy lacks either list."""
+    ours = {_mode_mbps(m) for m in b.advertised_modes if m.endswith("/Full")} - {None}
+    theirs = {_mode_mbps(m) for m in b.partner_modes if m.endswith("/Full")} - {None}
     common = ours & theirs
     return max(common) if common else None  # type: ignore[type-var]
 

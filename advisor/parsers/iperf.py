@@ -20,13 +20,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from advisor.parsers import ParseError, numbered_lines
 
 SIGNATURE = (
     r"^\[\s*(?:\d+|SUM)\]\s+\d+\.\d+\s*-\s*\d+\.\d+\s+sec\s+[\d.]+\s+[KMGT]?Bytes\s+[\d.]+\s+[KMGT]?bits/sec"
     r"|^iperf3?: error - "
-    r'|^\s*"connecting_to":\s*\{\s*$'
+    r'|^[ \t]*"connecting_to":[ \t]*\{[ \t]*$'
 )
 _UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _ROW_RE = re.compile(
@@ -36,6 +37,9 @@ _ROW_RE = re.compile(
     r"(?:\s+(?P<retr>\d+)(?=\s|$))?(?:\s+(?P<cwnd>[\d.]+\s+[KMGT]?Bytes))?"
     r"(?:\s+(?P<role>sender|receiver))?\s*(?P<rest>.*)$"
 )
+_HEADER_RE = re.compile(r"^\[ ID\] Interval\s+Transfer\s+(?:Bandwidth|Bitrate)(?P<cols>.*)$")
+_TAIL_ROLE_RE = re.compile(r"\b(?P<role>sender|receiver)\s*$")
+
 _CONNECTED_RE = re.compile(
     r"^\[\s*(?P<id>\d+)\]\s+local\s+(?P<local>\S+)\s+port\s+(?P<lport>\d+)\s+connected\s+"
     r"(?P<word>to|with)\s+(?P<remote>\S+)\s+port\s+(?P<rport>\d+)"
@@ -118,6 +122,7 @@ def parse(text: str) -> list[Iperf3Run]:
     in_summary = False
     ids: set[str] = set()
     window, reverse = "", False  # asked before the run's own heading (a command, -d's JSON)
+    has_retr = True  # the header's columns: a UDP test's have no Retr (datagrams instead)
 
     def current(no: int) -> Iperf3Run:
         nonlocal run, in_summary, ids
@@ -134,8 +139,12 @@ def parse(text: str) -> list[Iperf3Run]:
             run.remote_port = int(m.group("port") or m.group("port2"))
             run.iperf2 = m.group("host2") is not None
             run.window, run.reverse = window, reverse
+            window, reverse = "", False  # (taken: the next run has its own)
             runs.append(run)
             in_summary, ids = False, set()
+            continue
+        if h := _HEADER_RE.match(body):
+            has_retr = "Retr" in h.group("cols")
             continue
         if "window" in body or " -w" in body or "-w" in body:
             if w := (_WINDOW_ARG_RE.search(f" {body}") if "iperf" in body else None) or (
@@ -150,7 +159,7 @@ def parse(text: str) -> list[Iperf3Run]:
             if run is not None and not run.interval_bps:
                 run.reverse = True
             continue
-        if run is not None and _IPERF2_ERROR_RE.match(body):
+        if run is not None and run.iperf2 and _IPERF2_ERROR_RE.match(body):
             run.error, run.error_line = body, no
             continue
         if _SERVER_RE.match(body):
@@ -181,6 +190,9 @@ def parse(text: str) -> list[Iperf3Run]:
         r = current(no)
         bps = _bps(m.group("rate"), m.group("runit"))
         role = m.group("role")
+        if role is None and (tail := _TAIL_ROLE_RE.search(m.group("rest"))):
+            role = tail.group("role")  # (a UDP line: its jitter and losses come before it)
+        retr = m.group("retr") if has_retr else None
         if role is None and m.group("rest") == "" and in_summary and r.sender_bps is not None:
             role = "receiver"  # the summary's last line, cut before its role word
             r.cut = True
@@ -192,8 +204,8 @@ def parse(text: str) -> list[Iperf3Run]:
             r.server_zero_sender = r.server_zero_sender or zero
             if role == "sender":
                 r.sender_bps = None if zero else bps
-                if m.group("retr") is not None:
-                    r.retransmits = int(m.group("retr"))
+                if retr is not None:
+                    r.retransmits = int(retr)
             else:
                 r.receiver_bps = None if zero else bps
             if (loss := _LOSS_RE.search(m.group("rest"))) is not None:
@@ -208,8 +220,8 @@ def parse(text: str) -> list[Iperf3Run]:
                 r.cwnd.append(" ".join(m.group("cwnd").split()))
             r.interval_bps.append(bps)
             r.interval_s.append(float(m.group("end")) - float(m.group("start")))
-            if m.group("retr") is not None:
-                r.interval_retransmits = (r.interval_retransmits or 0) + int(m.group("retr"))
+            if retr is not None:
+                r.interval_retransmits = (r.interval_retransmits or 0) + int(retr)
     for r in runs:
         if r.iperf2 and r.interval_bps:
             # iperf 2 prints no summary block: its last row, over the whole test, is the total
@@ -230,40 +242,53 @@ def parse(text: str) -> list[Iperf3Run]:
     return runs
 
 
+def _obj(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _number(value: object) -> TypeGuard[float]:
+    """A JSON number (not a bool, which Python counts as one)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _parse_json(text: str) -> Iperf3Run:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise ParseError(f"iperf3 -J output that is not JSON: {e.msg}", line=e.lineno) from e
-    if not isinstance(doc, dict):
-        raise ParseError("iperf3 -J output that is not one JSON object")
-    start = doc.get("start") or {}
-    end = doc.get("end") or {}
-    to = start.get("connecting_to") or {}
-    conn = (start.get("connected") or [{}])[0] if start.get("connected") else {}
+    if not isinstance(doc, dict) or not isinstance(doc.get("start"), dict):
+        raise ParseError("iperf3 -J output without its 'start' object")
+    start = doc["start"]
+    end = _obj(doc.get("end"))
+    to = _obj(start.get("connecting_to"))
+    connected = [c for c in _list(start.get("connected")) if isinstance(c, dict)]
+    conn = connected[0] if connected else {}
     run = Iperf3Run(
         line=1,
         role="client" if to else "",
         local=str(conn.get("local_host", "")),
         remote=str(to.get("host", conn.get("remote_host", ""))),
-        remote_port=to.get("port") if isinstance(to.get("port"), int) else None,
-        streams=len(start.get("connected") or []),
+        remote_port=int(port) if _number(port := to.get("port")) else None,
+        streams=len(connected),
     )
-    sent, received = end.get("sum_sent") or {}, end.get("sum_received") or {}
-    if isinstance(sent.get("bits_per_second"), (int, float)):
-        run.sender_bps = float(sent["bits_per_second"])
-        if isinstance(sent.get("retransmits"), int):
-            run.retransmits = sent["retransmits"]
-        if isinstance(sent.get("seconds"), (int, float)):
-            run.seconds = float(sent["seconds"])
-    if isinstance(received.get("bits_per_second"), (int, float)):
-        run.receiver_bps = float(received["bits_per_second"])
-    for interval in doc.get("intervals") or []:
-        s = (interval or {}).get("sum") or {}
-        if isinstance(s.get("bits_per_second"), (int, float)):
-            run.interval_bps.append(float(s["bits_per_second"]))
-    if isinstance(doc.get("error"), str):
-        run.error, run.error_line = doc["error"], 1
+    sent, received = _obj(end.get("sum_sent")), _obj(end.get("sum_received"))
+    if _number(sent_bps := sent.get("bits_per_second")):
+        run.sender_bps = float(sent_bps)
+        if _number(retransmits := sent.get("retransmits")):
+            run.retransmits = int(retransmits)
+        if _number(seconds := sent.get("seconds")):
+            run.seconds = float(seconds)
+    if _number(received_bps := received.get("bits_per_second")):
+        run.receiver_bps = float(received_bps)
+    for interval in _list(doc.get("intervals")):
+        if _number(bps := _obj(_obj(interval).get("sum")).get("bits_per_second")):
+            run.interval_bps.append(float(bps))
+    if isinstance(error := doc.get("error"), str):
+        run.error, run.error_line = error, 1
     if run.sender_bps is None and not run.error:
         run.cut = True
     return run
@@ -272,8 +297,14 @@ def _parse_json(text: str) -> Iperf3Run:
 def unsteady(run: Iperf3Run) -> tuple[float, float] | None:
     """The slowest and fastest interval when the slowest is below ``UNSTEADY_RATIO`` of the
     fastest (TCP's slow start, the first interval, left out); None when steady or too short."""
-    rates = run.interval_bps[1:]
-    # (the server's last interval is a sliver of a second: "10.00-10.04")
+    # (the server's last interval is a sliver of a second, "10.00-10.04", its rate no measure)
+    lengths = sorted(run.interval_s) or [0.0]
+    typical = lengths[len(lengths) // 2]
+    rates = [
+        bps
+        for bps, length in list(zip(run.interval_bps, run.interval_s, strict=False))[1:]
+        if length >= typical / 2
+    ] or run.interval_bps[1:]
     if len(rates) < 3 or max(rates) <= 0:
         return None
     low, high = min(rates), max(rates)

@@ -1059,7 +1059,11 @@ def _parse_events(text: str) -> LogReport:
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
-    if "system not yet initialized" in text:
+    if (
+        "system not yet initialized" in text
+        or "cudaGetDeviceCount returned" in text
+        or ("CUDA error at" in text and "cudaGetDevice" in text)
+    ):
         _cuda_not_ready(lines, report)
     if "halSqCqAllocate failed" in text:
         _stream_queues_exhausted(lines, report)
@@ -1250,8 +1254,19 @@ def _parse_events(text: str) -> LogReport:
                 )
             )
         if not report.events and (raised := python_exception(lines)):
-            if raised.exception_type == "ActorDiedError":
+            if raised.exception_type in ("ActorDiedError", "RayActorError"):
                 _ray_actor_died(lines, raised)
+            elif raised.exception_type == "CalledProcessError" and (
+                ssh := _DS_SSH_CHECK_RE.search(raised.message)
+            ):
+                # DeepSpeed's runner checking each host by ssh before the launch (runner.py:
+                # ssh_check_cmd, "ssh -o PasswordAuthentication=no HOST hostname")
+                raised.host = ssh.group("host")
+                raised.exception_type = (
+                    f"CalledProcessError: DeepSpeed's runner could not ssh to {ssh.group('host')} "
+                    f"without a password (exit status {ssh.group('status')}): its check before "
+                    "the launch failed, no process was started there"
+                )
             report.events.append(raised)
         if not report.events and (cuda := _torch_cuda_error(lines)):
             report.events.append(cuda)
@@ -1385,6 +1400,15 @@ def _parse_events(text: str) -> LogReport:
                 if (mismatch := _first_mismatch_warning(rest)) is not None:
                     report.unread.append(mismatch)
                 return report
+        if (
+            not report.events
+            and not notices
+            and any(
+                not w.skipped and w.message.startswith("NHC health checks passed")
+                for w in report.unread
+            )
+        ):
+            return report  # a node's health checks, every one passed
         if not report.events and not notices:
             raise ParseError(
                 "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -3278,7 +3302,8 @@ def _submitit_notes(lines: list[tuple[int, str, int | None]], report: LogReport)
                 + (
                     f" and requeued as job {requeued.group('job')}"
                     + (
-                        f" ({requeued.group('left')} requeues left)"
+                        f" ({requeued.group('left')} remaining timeouts: a preemption does not "
+                        "use one)"
                         if requeued.group("left")
                         else ""
                     )
@@ -5266,9 +5291,9 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         seen.add(key)
         what = f"tried to allocate {m.group('size')}"
         if re.search(r"[PE]i?B$", m.group("size")):
-            # (the allocators refuse any size of 1 EiB or more before asking the device,
-            # torch's CudaMallocAsyncAllocator: TORCH_CHECK_WITH(OutOfMemoryError, size <
-            # one_exa_bytes, "... Tried to allocate more than 1EB memory."): the size is wrong,
+            # (torch's allocators refuse any size of 1 EiB or more before asking the device,
+            # TORCH_CHECK_WITH(OutOfMemoryError, size < one_exa_bytes, "... Tried to allocate
+            # more than 1EB memory.", as CudaMallocAsyncAllocator has it): the size is wrong,
             # as when ranks exchange object sizes out of step in a collective)
             what += (
                 ": a size no device has, so the request itself is wrong (a size exchanged by "
@@ -6009,7 +6034,8 @@ _HOROVOD_SHUTDOWN_RE = re.compile(r"Horovod has been shut down\. This was caused
 # btl_vader_get.c; Open MPI 5's smsc/cma says "CMA read ..."). errno 1 is EPERM: the kernel's ptrace
 # access check refused the read (process_vm_readv(2)), as in a container without CAP_SYS_PTRACE
 _MPI_CMA_RE = re.compile(
-    r"^\[(?P<host>[\w.-]+):(?P<pid>\d+)\] (?:CMA r|R)ead -?\d+, expected \d+, errno = (?P<errno>\d+)"
+    r"^\[(?P<host>[\w.-]+):(?P<pid>\d+)\] (?:CMA )?(?:[Rr]ead|[Ww]rote) -?\d+, expected \d+, "
+    r"errno = (?P<errno>\d+)"
 )
 
 
@@ -6098,26 +6124,58 @@ def _stream_queues_exhausted(lines: list[tuple[int, str, int | None]], report: L
         )
 
 
+# the CUDA samples' failures to find a device: deviceQuery's "cudaGetDeviceCount returned 999"
+# over "-> unknown error", and helper_cuda.h's check "CUDA error at ../../Common/helper_cuda.h:791
+# code=100(cudaErrorNoDevice) "cudaGetDeviceCount(&device_count)""
+_CUDA_COUNT_RE = re.compile(r"cudaGetDeviceCount returned (?P<code>\d+)")
+_CUDA_CHECK_INIT_RE = re.compile(
+    r"CUDA error at \S+ code=(?P<code>\d+)\((?P<name>cudaError\w+)\) \"(?P<call>cuda(?:GetDeviceCount|SetDevice|GetDevice|Init))\b"
+)
+_CUDA_RETURNED_WORDS_RE = re.compile(r"^\s*-> (?P<what>\S.*?)\s*$")
+CUDA_INIT_ERRORS = {
+    "100": "cudaErrorNoDevice: no CUDA-capable device is seen (the driver or the container's "
+    "device list)",
+    "35": "cudaErrorInsufficientDriver: the driver is older than the CUDA runtime",
+    "802": "cudaErrorSystemNotReady, system not yet initialized: a driver daemon it needs is not "
+    "running or not done (on an NVSwitch system, Fabric Manager: its service, and nvidia-smi "
+    "-q's Fabric State until Completed)",
+    "999": "cudaErrorUnknown: the driver failed in a way it does not name (read dmesg for Xid "
+    "and NVRM lines)",
+}
+"""What a failed CUDA start's code means (the CUDA runtime API's cudaError_t)."""
+
+
 def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``gpu_driver_error`` (call ``cuda_init``) per rank for CUDA's 802 at start."""
+    """One ``gpu_driver_error`` (call ``cuda_init``) per rank whose CUDA would not start: 802
+    (system not ready), or a device count or set-up call that failed (the CUDA samples')."""
     seen: set[int | None] = set()
-    for no, line, tagged in lines:
-        if tagged in seen or not _CUDA_NOT_READY_RE.search(line):
+    for index, (no, line, tagged) in enumerate(lines):
+        if tagged in seen:
+            continue
+        code = None
+        if _CUDA_NOT_READY_RE.search(line):
+            code = "802"
+        elif (m := _CUDA_COUNT_RE.search(line)) or (m := _CUDA_CHECK_INIT_RE.search(line)):
+            code = m.group("code")
+        if code is None:
             continue
         seen.add(tagged)
+        words = next(
+            (w.group("what") for _, t, _ in lines[index + 1 : index + 2]
+             if (w := _CUDA_RETURNED_WORDS_RE.match(t))),
+            None,
+        )  # fmt: skip
+        meaning = CUDA_INIT_ERRORS.get(code, words or "see the CUDA runtime's cudaError_t codes")
         report.events.append(
             LogEvent(
                 kind="gpu_driver_error",
                 line=no,
-                message=line.strip()[:300],
+                message=line.strip()[:300] + (f" ({words})" if words else ""),
                 rank=tagged,
                 call="cuda_init",
-                code="802",
+                code=code,
                 library="CUDA",
-                exception_type="CUDA could not start: error 802, cudaErrorSystemNotReady (system "
-                "not yet initialized): a driver daemon it needs is not running or not done (on an "
-                "NVSwitch system, Fabric Manager: its service, and nvidia-smi -q's Fabric State "
-                "until Completed)",
+                exception_type=f"CUDA could not start: error {code}, {meaning}",
             )
         )
 
@@ -6381,7 +6439,11 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     if (
                         ev.kind == "job_cancelled"
                         and ev.code is None
-                        and (ev.exception_type or "").split(" ", 2)[-1].startswith(job)
+                        and (ev.exception_type or "")
+                        .split(" ", 2)[-1]
+                        .split(" ", 1)[0]
+                        .split(".", 1)[0]
+                        == job
                     ):
                         ev.code = sc.group("why")
                         ev.exception_type = f"{(ev.exception_type or '')[:-1]}{why})"
@@ -9851,7 +9913,13 @@ def lone_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
 # worker states: SYSTEM_ERROR a system-level failure, the worker crashed or was killed;
 # USER_ERROR an exception of the actor's own; NODE_OUT_OF_MEMORY Ray's memory monitor killed it)
 _RAY_ACTOR_INFO_RE = re.compile(r"^\s*(?P<key>class_name|pid|ip): (?P<value>\S+)\s*$")
-_RAY_EXIT_TYPE_RE = re.compile(r"Worker exit type: (?P<type>[A-Z_]+)")
+_RAY_EXIT_TYPE_RE = re.compile(
+    r"Worker exit type: (?P<type>[A-Z_]+)|(?P<node>The actor is dead because its node has died)"
+)
+_DS_SSH_CHECK_RE = re.compile(
+    r"Command 'ssh -o PasswordAuthentication=no (?P<host>\S+) hostname' returned non-zero exit "
+    r"status (?P<status>\d+)"
+)
 RAY_ACTOR_LINES = 12
 
 
@@ -9864,7 +9932,7 @@ def _ray_actor_died(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> N
         if (f := _RAY_ACTOR_INFO_RE.match(t)) is not None:
             fields.setdefault(f.group("key"), f.group("value"))
         elif (x := _RAY_EXIT_TYPE_RE.search(t)) is not None:
-            exit_type = x.group("type")
+            exit_type = x.group("type") or "NODE_DIED"
             break
     if fields.get("pid", "").isdigit():
         ev.pid = int(fields["pid"])
@@ -9883,8 +9951,11 @@ def _ray_actor_died(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> N
                 "memory)",
                 "USER_ERROR": " (an exception of the actor's own)",
             }.get(exit_type, "")
+            if exit_type != "NODE_DIED"
+            else "its node died (the host, its raylet, or its network: that node's own logs say "
+            "why)"
         )
-    ev.exception_type = f"ActorDiedError: {', '.join(said)}"
+    ev.exception_type = f"{ev.exception_type}: {', '.join(said)}"
 
 
 def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -10027,13 +10098,16 @@ _LOG_LINE_RE = re.compile(
     r"^.{0,40}?(?:\d{4}[-/]\d{2}[-/]\d{2}[-_ T]\d{2}:\d{2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d)"
     # syslog's and journalctl's "Feb 16 19:30:06 host unit[pid]: ..."
     r"|^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \S+ [\w.@/-]+(?:\[\d+\])?: "
+    # (with the facility and level before the program: "May  8 17:24:32 (none) kern.warn kernel:")
+    r"|^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \S+ [a-z]+\.[a-z]+ [\w.@/-]+(?:\[\d+\])?: "
     # glog's "E0724 03:14:20.707079", with the year in newer releases: "E20260106 06:43:02.96"
     r"|^.{0,40}?\b[IWEF](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}"
     r"|^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL|TRACE)\b"
     r"|^.{0,60}?\[(?:info|warn(?:ing)?|debug|error|critical|fatal|trace)\]"
     # ggml's and llama.cpp's: the C function's name first ("llama_model_loader: loaded meta
     # data ...", "whisper_init_with_params_no_state: devices    = 2": LOG_INF("%s: ...", __func__))
-    r"|^\W{0,3}[a-z][a-z0-9]*(?:_[a-z0-9]+)+: \S"
+    # (their own functions' prefixes only: a config's "batch_size: 32" is no log line)
+    r"|^\W{0,3}(?:llama|llm|ggml|gguf|whisper|clip|load)_[a-z0-9_]+: \S"
     # the kernel's ring buffer as dmesg prints it: "[ 2081.843939] [ascend] [devmm] ..."
     r"|^\[\s*\d+\.\d{6}\] "
     # Paddle-Lite's: "[W  1/ 2  7:47:58.861 .../utility.cc:57 InitializeAscendCL] ..."
@@ -10071,7 +10145,9 @@ def is_error_fragment(text: str) -> bool:
     """Whether ``text`` is one line copied out of a program's output that says something
     failed in words any program uses ("... execute failed, reason=[context pointer
     null]"): its error line is quoted as written, as a program's log's would be."""
-    head = [line for line in text[:4000].splitlines() if line.strip()]
+    if text.strip().count("\n") or len(text) > 4000:
+        return False
+    head = [line for line in text.splitlines() if line.strip()]
     if len(head) != 1 or len(head[0].strip()) < FRAGMENT_MIN_CHARS:
         return False
     return first_error_line([(i + 1, line, None) for i, line in enumerate(head)]) is not None
@@ -10212,10 +10288,11 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     if level_only is None:
         return None
     no, line, tagged = level_only
-    if re.search(r"(?:\]|\s)\s*\^{2,}[\^~]*\s*$", line):
+    tail = line.rstrip()[-400:]
+    if tail.endswith("^^") and re.search(r"(?:\]|\s)[\^~]+$", tail):
         # a row of position marks a logger wrote at its error level (a traceback it logged
         # line by line, cut before its exception): the last frame says where, the marks nothing
-        frames = [(n, t) for n, t, _ in lines if 'File "' in t and n >= no]
+        frames = [(n, t) for n, t, _ in lines if 'File "' in t and no <= n <= no + 60]
         if frames:
             at, frame = frames[-1]
             return LogEvent(
@@ -12321,7 +12398,10 @@ _HOST_DRIVER_ERROR_RE = re.compile(
 # <systemd-udevd:...> DMA copy failed" (MindCluster ascend-faultdiag's knowledge graph,
 # AISW_CANN_DRV_PCIE_046: a data error in a DMA or BAR transfer, the system to be restarted)
 _DRIVER_FAULT_BELOW_ERROR_RE = re.compile(r"^DMA copy failed\b")
-_DRIVER_DEVICE_RE = re.compile(r"\bdevice\((\d+)\)|\bdev_?id\s*[=:]\s*(\d+)|\bdevid\[(\d+)\]")
+_DRIVER_DEVICE_RE = re.compile(
+    r"\bdevice\((\d+)\)|\bdev_?id\s*[=:]\s*(\d+)|\bdevid\[(\d+)\]|\(device=(\d+)[;)]"
+)
+_LEVEL_FIRST_RE = re.compile(r"\[ascend\] \[(ERROR|INFO|WARNING|EVENT)\] \[(\w+)\]")
 # some lines name the physical id instead ("The device is not initialized. (phys_id=3)",
 # "(phy_id=5)": the driver's devdrv_core_info.c, devdrv_manager.c), kept apart from logical ids
 _DRIVER_PHYS_RE = re.compile(r"\bphys?_id\s*[=:]\s*(\d+)")
@@ -12401,7 +12481,13 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
                 (host_m.group("host") if host_m else None, int(r.group(1))), []
             ).append(no)
     for no, line, tagged in lines:
-        if "[ascend] [" not in line or not (m := _HOST_DRIVER_ERROR_RE.search(line)):
+        if "[ascend] [" not in line:
+            continue
+        # (newer drivers print the level first: "[ascend] [ERROR] [drv_soft_fault] [fn 318]";
+        # the device's own kernel records in a plog, "KERNEL(...)", are read with the plog)
+        if "KERNEL(" not in line:
+            line = _LEVEL_FIRST_RE.sub(r"[ascend] [\2] [\1]", line)
+        if not (m := _HOST_DRIVER_ERROR_RE.search(line)):
             continue
         if m.group("level") != "ERROR" and not _DRIVER_FAULT_BELOW_ERROR_RE.match(m.group("what")):
             continue
@@ -12710,7 +12796,7 @@ def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport)
     found: dict[tuple[str | None, str], tuple[LogEvent, int, int, int | None]] = {}
     came_up: dict[tuple[str | None, str], int] = {}  # an RDMA port that went ACTIVE, never down
     for no, line, tagged in lines:
-        if (p := _IB_PORT_LINK_RE.search(line)) is not None:
+        if ": Port: " in line and (p := _IB_PORT_LINK_RE.search(line)) is not None:
             if p.group("state") not in ("DOWN", "ACTIVE"):
                 continue
             key = (p.group("host"), f"{p.group('dev')} port {p.group('port')}")
@@ -12747,11 +12833,18 @@ def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport)
             ev, down, reports, _ = found[key]
             found[key] = (ev, down, reports, no)
     for (_, iface), (ev, down, reports, back) in found.items():
+        rdma = ev.library == "ib_core"
         ev.exception_type = (
-            f"{iface} lost its carrier {down} time(s) from line {ev.line}"
-            + (f" ({reports} 'lost carrier' lines)" if reports > down else "")
+            f"{iface} {'went DOWN' if rdma else 'lost its carrier'} {down} time(s) from line "
+            f"{ev.line}"
             + (
-                f"; carrier back at line {back} (the link went down and came back)"
+                f" ({reports} '{'Link DOWN' if rdma else 'lost carrier'}' lines)"
+                if reports > down
+                else ""
+            )
+            + (
+                f"; {'ACTIVE' if rdma else 'carrier'} back at line {back} (the link went down "
+                "and came back)"
                 if back is not None
                 else "; not back within the log (the link is down)"
             )
@@ -13655,6 +13748,10 @@ _NHC_FAILED_RE = re.compile(
     r"^(?:(?P<host>[\w.-]+)\s*\|\s*)?ERROR:\s+nhc:\s+Health check failed:\s+"
     r"(?:(?P<check>check_\w+):\s+)?(?P<what>\S.*\S|\S)"
 )
+_NHC_PASSED_RE = re.compile(
+    r"^(?:(?P<host>[\w.-]+)\s*\|\s*)?SUCCESS:\s+nhc:\s+Health check passed:\s+"
+    r"(?:(?P<check>check_\w+):\s+)?(?P<what>\S.*\S|\S)"
+)
 _NHC_NO_RESULT_RE = re.compile(r"^(?P<host>[\w.-]+)\s*\|\s*ERROR: No results reported\s*$")
 
 
@@ -13861,9 +13958,26 @@ def _mindspore_unregistered(lines: list[tuple[int, str, int | None]], report: Lo
 
 
 def _nhc_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``nhc_failure`` per node and failed health check (or node that reported nothing)."""
+    """One ``nhc_failure`` per node and failed health check (or node that reported nothing);
+    the checks NHC passed, said in a note."""
     if any("]] FAIL" in t or "]] ABORT" in t for _, t, _ in lines):
         _autopilot_failures(lines, report)
+    passed = [
+        (no, m) for no, t, _ in lines if "SUCCESS:" in t and (m := _NHC_PASSED_RE.match(t.strip()))
+    ]
+    if passed:
+        checks: dict[str, int] = {}
+        for _, m in passed:
+            checks[m.group("check") or "a check"] = checks.get(m.group("check") or "a check", 0) + 1
+        report.unread.append(
+            ParseWarning(
+                line=passed[0][0],
+                message="NHC health checks passed: "
+                + ", ".join(f"{c}" + (f" x{n}" if n > 1 else "") for c, n in checks.items())
+                + f" (first: {passed[0][1].group('what')[:160]})",
+                skipped=False,
+            )
+        )
     seen: set[tuple[str | None, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "ERROR:" not in line:

@@ -17,8 +17,9 @@
 - JAX's distributed start (``jax.distributed.initialize``): ``Connected to distributed JAX
   controller`` and ``Distributed task shutdown result: OK``.
 
-Kubernetes' ``Unschedulable`` events (kubectl describe's Events, Volcano's podgroup conditions)
-are a job that cannot start: read as failures (``pod_unschedulable``).
+Kubernetes' scheduling failures (kube-scheduler's ``FailedScheduling`` events, a training
+operator's and Volcano's ``Unschedulable``) are a job that cannot start: read as failures
+(``pod_unschedulable``).
 """
 
 from __future__ import annotations
@@ -29,18 +30,23 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, ParseWarning
 
 SIGNATURE = (
-    r"^-*\s*DeepSpeed C\+\+/CUDA extension op report"
+    r"^-*[ \t]*DeepSpeed C\+\+/CUDA extension op report"
     r"|^DeepSpeed general environment info:"
     r"|^[ \t]*op name \.+ installed \.+ compatible"
-    r"|^Horovod v[\d.]+:\s*\n\s*\n?\s*Available Frameworks:"
-    r"|^[ \t]*Available (?:Frameworks|Controllers|Tensor Operations):\s*\n\s+\[[ X]\] "
+    r"|^Horovod v[\d.]+:[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*Available Frameworks:"
+    r"|^[ \t]*Available (?:Frameworks|Controllers|Tensor Operations):[ \t]*\r?\n[ \t]+\[[ X]\] "
     r"|^SSH was successful into all the remote hosts\.|^Common interface found: \S+"
     r"|^- `Accelerate` version: \S+"
     r"|^=+ Autoscaler status: [^\n]*=+\s*$"
     r"|^[ \t]*NAME[ \t]+STATE[ \t]+AGE[ \t]*\n[ \t]*\S+[ \t]+(?:\S+[ \t]+)?\d+[smhd]"
-    r"|^[ \t]*Warning[ \t]+Unschedulable[ \t]+\S+"
+    r"|^[ \t]*Warning[ \t]+(?:Unschedulable|FailedScheduling)[ \t]+\S+"
     r"|\b\d+/\d+ tasks in gang unschedulable: "
     r"|\bConnected to distributed JAX controller\b"
+    r"|^[ \t]*NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE[ \t]*$"
+    r"|^Collecting environment information\.\.\.[ \t]*\n(?:[^\n]*\n){0,3}PyTorch version: \S+"
+    r"|\bsalloc: Prolog failure on node \S+|\b(?:salloc|srun|sbatch): error: Node failure on \S+"
+    r"|\bSTEPD TERMINATED ON \S+ AT \S+ DUE TO JOB NOT ENDING WITH SIGNALS"
+    r"|^[ \t]*State=\S*DRAIN\S*[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*Reason=\S"
 )
 _DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n][^\n]*?)\s*\.{2,}\s*(?P<value>\S.*?)\s*$")
 _OP_ROW_RE = re.compile(
@@ -50,14 +56,15 @@ _HVD_HEAD_RE = re.compile(r"^Horovod v(?P<v>[\d.]+):\s*$")
 _HVD_SECTION_RE = re.compile(r"^Available (?P<what>Frameworks|Controllers|Tensor Operations):")
 _HVD_ITEM_RE = re.compile(r"^\s+\[(?P<x>[ X])\] (?P<name>\S.*?)\s*$")
 _ACCELERATE_RE = re.compile(r"^- (?P<key>[^:]+?):\s*(?P<value>.*?)\s*$")
-_RAY_SECTION_RE = re.compile(r"^(?P<s>Healthy|Pending|Recent failures):\s*$")
+# (Ray 2.8 and later split the healthy nodes into Active and Idle)
+_RAY_SECTION_RE = re.compile(r"^(?P<s>Healthy|Active|Idle|Pending|Recent failures):\s*$")
 _RAY_ROW_RE = re.compile(r"^\s+(?P<row>\S.*?)\s*$")
 _JOBS_HEAD_RE = re.compile(r"^\s*NAME\s+STATE\s+AGE\s*$")
 _JOBS_ROW_RE = re.compile(
     r"^\s*(?P<name>\S+)\s+(?:(?P<state>[A-Z][a-z]+)\s+)?(?P<age>\d+[smhd]\S*)\s*$"
 )
 _UNSCHEDULABLE_RE = re.compile(
-    r"^\s*Warning\s+Unschedulable\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
+    r"^\s*Warning\s+(?:Unschedulable|FailedScheduling)\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
     r"(?P<source>\S+)\s+(?P<message>\S.*?)\s*$"
 )
 _GANG_RE = re.compile(r"(?P<n>\d+)/(?P<of>\d+) tasks in gang unschedulable: (?P<why>[^\n]+)")
@@ -66,11 +73,43 @@ _JAX_RE = re.compile(
     r"Jax service listening on (?P<addr>\S+)|(?P<connected>Connected to distributed JAX controller)"
     r"|Distributed task shutdown result: (?P<shutdown>\w+)"
 )
+_PODS_HEAD_RE = re.compile(r"^\s*NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s*$")
+_POD_ROW_RE = re.compile(
+    r"^\s*(?P<name>\S+)\s+(?P<ready>\d+/\d+)\s+(?P<status>\S+)\s+(?P<restarts>\d+)"
+    r"(?:\s+\([^)]*\))?\s+(?P<age>\S+)\s*$"
+)
+_POD_BAD = ("CrashLoopBackOff", "Error", "ImagePullBackOff", "ErrImagePull", "OOMKilled",
+            "CreateContainerConfigError", "Evicted", "Pending", "ContainerStatusUnknown")  # fmt: skip
+_COLLECT_ENV_RE = re.compile(
+    r"^(?P<key>PyTorch version|CUDA used to build PyTorch|ROCM used to build PyTorch|"
+    r"Is CUDA available|CUDA runtime version|GPU models and configuration|Nvidia driver version|"
+    r"cuDNN version|HIP runtime version|Python version|OS): (?P<value>.*?)\s*$"
+)
+# Slurm refusing or losing a job on a node: salloc's "Prolog failure on node k003-006" (the
+# node's prolog script failed, the allocation is revoked), "Node failure on worker-1" (the node
+# stopped answering), slurmd's "STEPD TERMINATED ON cn106 ... DUE TO JOB NOT ENDING WITH
+# SIGNALS" (processes that would not die: Slurm drains the node), and a drained node's Reason
+# in scontrol show node
+_SLURM_NODE_RE = re.compile(
+    r"\bsalloc: Prolog failure on node (?P<prolog>\S+)"
+    r"|\b(?:salloc|srun|sbatch): error: Node failure on (?P<failed>\S+)"
+    r"|STEPD TERMINATED ON (?P<stuck>\S+) AT \S+ DUE TO JOB NOT ENDING WITH SIGNALS"
+)
+_SCONTROL_NODE_RE = re.compile(r"^\s*NodeName=(?P<node>\S+)")
+_SCONTROL_STATE_RE = re.compile(r"^\s*State=(?P<state>\S+)")
+_SCONTROL_REASON_RE = re.compile(r"^\s*Reason=(?P<reason>.+?)\s*$")
 _HVD_CHECKS = (
     "SSH was successful into all the remote hosts.",
     "Host-to-host interface checking successful.",
 )
 _HVD_COMMON_RE = re.compile(r"^Common interface found: (?P<iface>\S+)")
+
+
+@dataclass(kw_only=True)
+class NodeFault:
+    line: int
+    node: str
+    what: str
 
 
 @dataclass(kw_only=True)
@@ -86,6 +125,9 @@ class Unschedulable:
 class Checks:
     notes: list[ParseWarning] = field(default_factory=list)
     unschedulable: list[Unschedulable] = field(default_factory=list)
+    pods: list[tuple[int, str, str, int]] = field(default_factory=list)
+    """Pods kubectl lists in a failing state: (line, name, status, restarts)."""
+    node_faults: list[NodeFault] = field(default_factory=list)
 
 
 def parse(text: str) -> Checks:
@@ -94,10 +136,10 @@ def parse(text: str) -> Checks:
     lines = text.splitlines()
     out = Checks()
     for reader in (_ds_report, _horovod_build, _horovod_checks, _accelerate, _ray_status,
-                   _jobs, _jax):  # fmt: skip
+                   _jobs, _jax, _pods, _collect_env, _slurm_nodes):  # fmt: skip
         reader(lines, out)
     _unschedulable(lines, out)
-    if not out.notes and not out.unschedulable:
+    if not out.notes and not out.unschedulable and not out.pods and not out.node_faults:
         raise ParseError(
             "no ds_report, horovodrun, accelerate env, ray status, kubectl or JAX line"
         )
@@ -208,7 +250,7 @@ def _accelerate(lines: list[str], out: Checks) -> None:
     first = 0
     for no, line in enumerate(lines, 1):
         if (m := _ACCELERATE_RE.match(line)) and (
-            "version" in m.group("key") or "config" in m.group("key")
+            "version" in m.group("key") or "config" in m.group("key") or "GPU" in m.group("key")
         ):
             value = m.group("value")
             if not value and no < len(lines):
@@ -240,7 +282,10 @@ def _ray_status(lines: list[str], out: Checks) -> None:
         out,
         head,
         "ray status: healthy "
-        + (", ".join(rows.get("Healthy", [])) or "none")
+        + (
+            ", ".join(rows.get("Healthy", []) + rows.get("Active", []) + rows.get("Idle", []))
+            or "none"
+        )
         + "; pending "
         + (", ".join(rows.get("Pending", [])) or "none")
         + (
@@ -286,6 +331,93 @@ def _jax(lines: list[str], out: Checks) -> None:
                 said.append(f"its tasks shut down: {m.group('shutdown')}")
     if said:
         _note(out, first, "JAX's distributed start: " + "; ".join(dict.fromkeys(said)))
+
+
+def _pods(lines: list[str], out: Checks) -> None:
+    for no, line in enumerate(lines, 1):
+        if not _PODS_HEAD_RE.match(line):
+            continue
+        rows = []
+        for at, row in enumerate(lines[no:], no + 1):
+            if not (m := _POD_ROW_RE.match(row)):
+                if _PODS_HEAD_RE.match(row):
+                    continue  # kubectl -w prints its header again
+                break
+            rows.append((at, m))
+        latest: dict[str, tuple[int, re.Match[str]]] = {}
+        for at, m in rows:  # (-w: the last line of each pod is its state now)
+            latest[m.group("name")] = (at, m)
+        bad = [(at, m) for at, m in latest.values() if m.group("status").split(":")[0] in _POD_BAD
+               or (m.group("status").startswith("Init:") and int(m.group("restarts")) > 0)]  # fmt: skip
+        waiting = [
+            m.group("name") for _, m in latest.values() if m.group("status").startswith("Init:")
+        ]
+        out.pods.extend(
+            (at, m.group("name"), m.group("status"), int(m.group("restarts"))) for at, m in bad
+        )
+        _note(
+            out,
+            no,
+            f"kubectl get pods: {len(latest)} pod(s); "
+            + (f"{len(bad)} failing" if bad else "none failing")
+            + (f"; {len(waiting)} still in their init containers" if waiting else ""),
+        )
+
+
+def _collect_env(lines: list[str], out: Checks) -> None:
+    said: dict[str, tuple[int, str]] = {}
+    for no, line in enumerate(lines, 1):
+        if m := _COLLECT_ENV_RE.match(line):
+            said.setdefault(m.group("key"), (no, m.group("value")))
+    if "PyTorch version" not in said or len(said) < 3:
+        return
+    first = min(n for n, _ in said.values())
+    _note(
+        out,
+        first,
+        "torch's collect_env: "
+        + "; ".join(f"{k} {v}" for k, (_, v) in said.items() if v and v != "N/A")
+        + (
+            "; CUDA not available to torch"
+            if said.get("Is CUDA available", (0, ""))[1] == "False"
+            else ""
+        ),
+    )
+
+
+def _slurm_nodes(lines: list[str], out: Checks) -> None:
+    node = state = ""
+    for no, line in enumerate(lines, 1):
+        if m := _SLURM_NODE_RE.search(line):
+            if m.group("prolog"):
+                what = (
+                    "its prolog script failed: the allocation was revoked and Slurm drains the "
+                    "node (scontrol show node says the Reason)"
+                )
+                host = m.group("prolog")
+            elif m.group("failed"):
+                what = "the node failed (stopped answering slurmctld): the job lost it"
+                host = m.group("failed")
+            else:
+                what = (
+                    "the step's processes did not end on SIGKILL (stuck in the kernel: a GPU, "
+                    "driver or file system hang): Slurm drains the node"
+                )
+                host = m.group("stuck")
+            out.node_faults.append(NodeFault(line=no, node=host, what=what))
+            continue
+        if n := _SCONTROL_NODE_RE.match(line):
+            node, state = n.group("node"), ""
+        elif st := _SCONTROL_STATE_RE.match(line):
+            state = st.group("state")
+        elif (r := _SCONTROL_REASON_RE.match(line)) and "DRAIN" in state and node:
+            out.node_faults.append(
+                NodeFault(
+                    line=no,
+                    node=node,
+                    what=f"drained ({state}): {r.group('reason')}",
+                )
+            )
 
 
 def _unschedulable(lines: list[str], out: Checks) -> None:

@@ -480,7 +480,8 @@ PERFTEST_SIGNATURE = (
     r"|Unable to init the socket connection|Unable to find the Infiniband/RoCE device"
     r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
     r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
-    r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+)"
+    r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+"
+    r"|Parser function exited with Error)"
     # a completion error's block copied alone (perftest_resources.c)
     r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status[- ][^\n]*?: wr_id"
     # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
@@ -825,7 +826,9 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     scale = GBIT_PER_MIB
     title: str | None = None
     title_at = 0
+    previous = ""  # the line above (perftest's parser says what it refused there)
     for no, line, _ in numbered_lines(text):
+        above, previous = previous, line
         if command := _perftest_command(no, line):
             pending.append(command)
             failure_open = False
@@ -919,7 +922,12 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # HOST:PORT" names the command by its server and -p (perftest_communication.c)
             cmd = _connected_by(pending, e.group("what")) or pending[-1]
             failure_open, ended = True, last
-            run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=e.group("what"))
+            what = e.group("what")
+            if what == "Parser function exited with Error" and above.strip():
+                # its own words on the argument it refused, the line above: the command line,
+                # not the link, is what failed
+                what = f"its command line was refused ({above.strip()[:160]}): no test ran"
+            run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=what)
             current = _command_port(cmd, cmd.line, cmd.tool)
             current.perftest = run
             ports.append(current)
@@ -1294,4 +1302,28 @@ def parse_ibv_devices(text: str) -> list[tuple[int, str, str]]:
     ]
     if not rows:
         raise ParseError("no ibv_devices row ('mlx5_0  506b4b0300285028')")
+    return rows
+
+
+# ``mst status -v`` (NVIDIA MFT): its PCI devices table, "DEVICE_TYPE  MST  PCI  RDMA  NET  NUMA",
+# one device a row ("ConnectX7(rev:0)  /dev/mst/mt4129_pciconf8  e3:00.0  mlx5_10  net-ib7  3")
+MST_STATUS_SIGNATURE = r"^[ \t]*DEVICE_TYPE[ \t]+MST[ \t]+PCI[ \t]+RDMA[ \t]+NET[ \t]+NUMA[ \t]*$"
+_MST_HEAD_RE = re.compile(MST_STATUS_SIGNATURE)
+_MST_ROW_RE = re.compile(
+    r"^\s*(?P<type>\S+?\(rev:\w+\))\s+(?P<mst>\S+)\s+(?P<pci>[0-9a-fA-F:.]+)\s+(?P<rdma>\S+)"
+    r"(?:\s+(?P<net>net-\S+|\S+))?(?:\s+(?P<numa>-?\d+))?\s*$"
+)
+
+
+def parse_mst_status(text: str) -> list[tuple[int, dict[str, str]]]:
+    """``mst status -v``'s devices, each (line, its columns); ParseError when none."""
+    rows: list[tuple[int, dict[str, str]]] = []
+    inside = False
+    for no, line, _ in numbered_lines(text):
+        if _MST_HEAD_RE.match(line):
+            inside = True
+        elif inside and (m := _MST_ROW_RE.match(line)):
+            rows.append((no, {k: v for k, v in m.groupdict().items() if v is not None}))
+    if not rows:
+        raise ParseError("no mst status -v device row under DEVICE_TYPE MST PCI RDMA NET NUMA")
     return rows
