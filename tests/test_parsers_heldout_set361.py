@@ -77,6 +77,7 @@ def test_a_dcgmi_diag_table_cut_after_a_section_header_is_partial_and_warned() -
         "line": 16,
         "after": "Integration",
         "missing": ["Integration", "Hardware", "Stress"],
+        "inside_row": False,
     }
     assert [(c["section"], c["result"]) for c in diag["checks"]] == [("Deployment", "Pass")] * 9
     findings = builtin_findings({"evidence.dcgm_diags": ev.dcgm_diags}, "nccl")

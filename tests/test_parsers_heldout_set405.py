@@ -914,3 +914,43 @@ def test_kube_schedulers_failed_scheduling_and_rays_active_nodes() -> None:
     assert (pod["kind"], pod["library"]) == ("pod_unschedulable", "default-scheduler")
     ray = "======== Autoscaler status: 2024-01-01 ========\nNode status\n----\nActive:\n 1 node_abc\nIdle:\n 2 node_def\nPending:\n (no pending nodes)\nRecent failures:\n (no failures)\n"
     assert "healthy 1 node_abc, 2 node_def" in _said(load_text(ray, "ray.txt"))[0]
+
+
+def test_the_runtimes_last_error_peeked_before_an_error_line_is_read() -> None:
+    (err,) = _load(
+        "mineru4233_910b2_peeklasterr_507899_pta_get_device_count_failed_then_vllm_engine_start_cut.log"
+    ).failures
+    assert (err["kind"], err["code"], err["code_name"], err["line"]) == (
+        "npu_runtime_error", "507899", "ACL_ERROR_RT_DRV_INTERNAL_ERROR", 1,
+    )  # fmt: skip
+    # alone, at INFO, it is a code the runtime went on past
+    assert not load_text(
+        "[INFO] RUNTIME(1,python3):2025-12-23-02:13:21.089.239 [api_impl.cc:7817] 1 PeekLastErr: level=0 err=507899.\n"
+        "[INFO] RUNTIME(1,python3):2025-12-23-02:13:21.089.300 [api_impl.cc:7818] 1 next\n",
+        "plog.log",
+    ).failures
+
+
+# --- round RR (sets 421-422) ---------------------------------------------------------------------
+
+
+def test_a_dcgm_table_cut_inside_a_row_is_cut_short() -> None:
+    ev = _load("autopilot68_dcgmi_diag_r3_dcgm335_a100_4gpu_cut.txt")
+    (diag,) = ev.dcgm_diags
+    assert diag["cut"]["inside_row"] and diag["cut"]["missing"] == [
+        "Integration",
+        "Hardware",
+        "Stress",
+    ]
+    assert diag["checks"][-1]["name"] == "Permissions and OS Blocks"
+    findings = builtin_findings({"evidence.dcgm_diags": ev.dcgm_diags}, "nccl")
+    (item,) = findings["evidence-dcgm-diag-cut-short"].items
+    assert "the copy ends inside a row of its Deployment section" in item
+
+
+def test_gpuds_fabric_manager_found_but_not_active() -> None:
+    (fm,) = _load("gpud1151_fabric_manager_component_unhealthy_not_active_h100.json").failures
+    assert (
+        fm["kind"] == "fabric_manager_failed"
+        and "installed but not running" in fm["exception_type"]
+    )

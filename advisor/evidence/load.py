@@ -339,6 +339,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|fabric manager config file item: \w+ has an invalid value"
         r'|Kernel module "\w+" has not been loaded, fabric manager cannot be started'
         r"|\bnvlsm: ibwarn: \[\d+\] umad_init: "
+        r"|fabric manager found but not active"
         # CUDA that would not start (logs._cuda_not_ready)
         r"|\bError 802: system not yet initialized|\bcudaGetDeviceCount returned \d+"
         r"|CUDA error at \S+ code=\d+\(cudaError\w+\) \"cuda(?:GetDeviceCount|SetDevice|GetDevice|Init)\b"

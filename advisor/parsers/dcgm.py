@@ -52,6 +52,7 @@ _HEADER_RE = re.compile(r"^\|\s*Diagnostic\s*\|\s*Result\s*\|")
 
 _SECTION_RE = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
 _ROW_RE = re.compile(r"^\|(?P<name>[^|]*)\|(?P<value>[^|]*)\|\s*$")
+_CUT_ROW_RE = re.compile(r"^\|(?P<name>[^|]*)\|\s*(?P<value>[^|]*?)\s*$")
 """A row's two cells, their blanks kept (taken off where they are read: a lazy pattern would try every
 split of a long run of blanks)."""
 _MESSAGE_ROW_RE = re.compile(r"^(?:Info|Warning|Error)(?::\s*GPU\s*\d+)?$")
@@ -106,6 +107,9 @@ class DiagCut:
     """The sections whose results are not in the copy: that one and those of Deployment,
     Integration, Hardware and Stress not printed above it (for a level-1 run, which tests
     nothing after Deployment, Deployment alone where it is not there)."""
+    inside_row: bool = False
+    """The copy ends inside one of the section's rows (its right border gone), not at the
+    section's heading."""
 
 
 @dataclass
@@ -202,6 +206,27 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
             after=section,
             missing=[s for s in dict.fromkeys(missing) if s != "Metadata"],
         )
+    elif (
+        rows
+        and rows[-1][1].startswith("|")
+        and not rows[-1][1].rstrip().endswith("|")
+        and section
+        and section != "Metadata"
+    ):
+        # the copy ends inside a row (its right border gone): the row is read as far as it
+        # goes, the sections after this one are not in the copy
+        last = rows[-1]
+        if (cut_row := _CUT_ROW_RE.match(last[1])) and _RESULT_RE.match(cut_row.group("value")):
+            diag.checks.append(
+                DiagCheck(
+                    section=section,
+                    name=cut_row.group("name").strip(),
+                    result=_result(_RESULT_RE.match(cut_row.group("value")).group("result")),  # type: ignore[union-attr]
+                    line=last[0],
+                )
+            )
+        later = [s for s in ("Deployment", *_TEST_SECTIONS) if s not in sections]
+        diag.cut = DiagCut(line=last[0], after=section, missing=later, inside_row=True)
     return diag
 
 
@@ -370,8 +395,11 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
 def _cut_warning(cut: DiagCut, level: str | None) -> ParseWarning:
     """What a table cut at a section row leaves out."""
     said = (
-        f"dcgmi diag: the table ends after its {cut.after} header, with no row under it and no "
-        "closing border (the copy was cut)"
+        f"dcgmi diag: the copy ends inside a row of its {cut.after} section, with no closing "
+        "border (the copy was cut)"
+        if cut.inside_row
+        else f"dcgmi diag: the table ends after its {cut.after} header, with no row under it and "
+        "no closing border (the copy was cut)"
     )
     if not cut.missing:  # (a level-1 run's: its Deployment rows are all there)
         return ParseWarning(

@@ -62,7 +62,9 @@ _WINDOW_ARG_RE = re.compile(r"\s-w\s*(?P<w>\d+[KkMmGg]?)\b")
 _WINDOW_JSON_RE = re.compile(r'^\s*"window":\s*(?P<w>\d+),?\s*$')
 _IPERF2_WINDOW_RE = re.compile(r"^TCP window size:\s*(?P<w>[\d.]+\s*[KMG]?Byte)")
 _REVERSE_RE = re.compile(r'^Reverse mode, remote host \S+ is sending|^\s*"reverse":\s*true')
-_LOSS_RE = re.compile(r"(?P<lost>\d+)/\s*(?P<total>\d+)\s+\((?P<pct>[\d.e+-]+|nan)%\)")
+_LOSS_RE = re.compile(
+    r"(?<!\d)(?P<lost>\d{1,12})/\s*(?P<total>\d{1,12})\s+\((?P<pct>[\d.e+-]+|nan)%\)"
+)
 _ERROR_RE = re.compile(r"^iperf3?: error - (?P<what>.+?)\s*$")
 _SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
 UNSTEADY_RATIO = 0.6
@@ -199,7 +201,8 @@ def parse(text: str) -> list[Iperf3Run]:
         if role is not None or (in_summary and m.group("start") in ("0.00",) and ids):
             if m.group("id") != "SUM" and r.streams > 1:
                 continue  # one stream's summary under -P: the [SUM] line says the test's
-            r.seconds = float(m.group("end")) - float(m.group("start"))
+            if role == "sender" or r.seconds is None:
+                r.seconds = float(m.group("end")) - float(m.group("start"))
             zero = r.role == "server" and bps == 0.0
             r.server_zero_sender = r.server_zero_sender or zero
             if role == "sender":

@@ -6954,6 +6954,9 @@ _RUNTIME_RESULT_RE = re.compile(
     r"|\b(?P<call8>aclrt\w+) failed, ret = (?P<code8>\d{6})(?!\d)"
     # the CANN samples' own check: "[ERROR]  acl set device 0 failed, errorCode = 507033"
     r"|\b(?P<call10>acl [a-z][\w ]*?) failed, errorCode = (?P<code10>\d{6})(?!\d)"
+    # the runtime's last error as a caller peeked it (api_impl.cc PeekLastErr, logged at INFO:
+    # "PeekLastErr: level=0 err=507899."), before torch_npu said what it could not do
+    r"|\b(?P<call11>PeekLastErr): level=\d+ err=(?P<code11>\d{6})(?!\d)"
 )
 
 
@@ -8308,6 +8311,8 @@ _FM_CONFIG_RE = re.compile(
     r"fabric manager config file item: (?P<item>\w+) has an invalid value"
     r'|Kernel module "(?P<module>\w+)" has not been loaded, fabric manager cannot be started'
     r"|\bnvlsm: ibwarn: \[\d+\] umad_init: (?P<umad>can't read ABI version[^\n]*?)\s*$"
+    # gpud's fabric-manager component: "checked fabric state; fabric manager found but not active"
+    r"|(?P<inactive>fabric manager found but not active)"
 )
 _FM_UNIT_FAILED_RE = re.compile(
     r"nvidia-fabricmanager\.service(?:: (?:Control process exited, code=\w+, status=(?P<status>\S+)"
@@ -8399,6 +8404,9 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                     else f"Fabric Manager did not run: kernel module {c.group('module')} is not "
                     "loaded (its start script checks for it on NVL5 systems: modprobe it)"
                     if c.group("module")
+                    else "Fabric Manager is installed but not running (gpud's fabric-manager "
+                    "check): start it (systemctl start nvidia-fabricmanager)"
+                    if c.group("inactive")
                     else "the NVLink subnet manager (nvlsm) could not open the InfiniBand MAD "
                     "interface: the ib_umad kernel module is not loaded (modprobe ib_umad), so "
                     "Fabric Manager cannot bring the NVLink fabric up"
@@ -9626,18 +9634,24 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or ") failed: " in line
             or "failed, ret = " in line
             or "errorCode = " in line
+            or "PeekLastErr:" in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
-            if _PLOG_NOT_ERROR_RE.match(line):
-                continue  # a plog line below ERROR: a code the runtime went on past
+            if _PLOG_NOT_ERROR_RE.match(line) and not (
+                rm.group("code11")
+                and any("[ERROR]" in t for _, t, _ in lines[index + 1 : index + 3])
+            ):
+                # a plog line below ERROR: a code the runtime went on past (its last error
+                # peeked just before an ERROR line is that error's)
+                continue
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
                 or rm.group("code5") or rm.group("code6") or rm.group("code7") or rm.group("code8")
-                or rm.group("code10")
+                or rm.group("code10") or rm.group("code11")
             )  # fmt: skip
             if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
                 call = (
                     rm.group("call") or rm.group("call3") or rm.group("call4")
-                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or ""
+                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or rm.group("call11") or ""
                 ).strip() or None  # fmt: skip
                 seen.add((call, code))
                 found.append((index, call, code))

@@ -48,7 +48,7 @@ SIGNATURE = (
     r"|\bSTEPD TERMINATED ON \S+ AT \S+ DUE TO JOB NOT ENDING WITH SIGNALS"
     r"|^[ \t]*State=\S*DRAIN\S*[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*Reason=\S"
 )
-_DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n][^\n]*?)\s*\.{2,}\s*(?P<value>\S.*?)\s*$")
+_DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n]{1,60}?[^.\s])[ \t]*\.{2,}[ \t]*(?P<value>\S.*?)\s*$")
 _OP_ROW_RE = re.compile(
     r"^(?P<op>\w+)\s*\.+\s*\[(?P<installed>[A-Z ]+)\]\s*\.+\s*\[(?P<compatible>[A-Z ]+)\]"
 )
@@ -67,7 +67,9 @@ _UNSCHEDULABLE_RE = re.compile(
     r"^\s*Warning\s+(?:Unschedulable|FailedScheduling)\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
     r"(?P<source>\S+)\s+(?P<message>\S.*?)\s*$"
 )
-_GANG_RE = re.compile(r"(?P<n>\d+)/(?P<of>\d+) tasks in gang unschedulable: (?P<why>[^\n]+)")
+_GANG_RE = re.compile(
+    r"(?<!\d)(?P<n>\d{1,9})/(?P<of>\d{1,9}) tasks in gang unschedulable: (?P<why>[^\n]+)"
+)
 _GANG_REASON_RE = re.compile(r"^\s*Reason:\s+(?P<reason>NotEnoughResources|\w+)\s*$")
 _JAX_RE = re.compile(
     r"Jax service listening on (?P<addr>\S+)|(?P<connected>Connected to distributed JAX controller)"
@@ -103,6 +105,10 @@ _HVD_CHECKS = (
     "Host-to-host interface checking successful.",
 )
 _HVD_COMMON_RE = re.compile(r"^Common interface found: (?P<iface>\S+)")
+
+
+GANG_REASON_LINES = 12
+"""How far above a gang's Unschedulable event its podgroup's condition Reason may stand."""
 
 
 @dataclass(kw_only=True)
@@ -153,7 +159,7 @@ def _note(out: Checks, line: int, message: str) -> None:
 def _ds_report(lines: list[str], out: Checks) -> None:
     ops: dict[str, tuple[str, str]] = {}
     env: dict[str, str] = {}
-    first = 0
+    first = first_env = 0
     ninja = ""
     for no, line in enumerate(lines, 1):
         if m := _OP_ROW_RE.match(line.strip()):
@@ -167,7 +173,7 @@ def _ds_report(lines: list[str], out: Checks) -> None:
             "shared memory (/dev/shm) size", "torch hip version", "deepspeed wheel compiled w.",
         ):  # fmt: skip
             env[d.group("key")] = d.group("value")
-            first = first or no
+            first_env = first_env or no
     if ops or ninja:
         failing = [op for op, (_, ok) in ops.items() if ok != "OKAY"]
         installed = [op for op, (inst, _) in ops.items() if inst == "YES"]
@@ -187,7 +193,7 @@ def _ds_report(lines: list[str], out: Checks) -> None:
         )
     if env:
         said = [f"{k} {v}" for k, v in env.items() if k != "deepspeed wheel compiled w."]
-        _note(out, first, "ds_report: " + "; ".join(said))
+        _note(out, first_env, "ds_report: " + "; ".join(said))
 
 
 def _horovod_build(lines: list[str], out: Checks) -> None:
@@ -421,10 +427,12 @@ def _slurm_nodes(lines: list[str], out: Checks) -> None:
 
 
 def _unschedulable(lines: list[str], out: Checks) -> None:
-    reason = ""
+    reason, reason_at = "", 0
     for no, line in enumerate(lines, 1):
         if r := _GANG_REASON_RE.match(line):
-            reason = r.group("reason")
+            reason, reason_at = r.group("reason"), no
+        if reason and no - reason_at > GANG_REASON_LINES:
+            reason = ""  # (another block's Reason, not the podgroup's above the event)
         if m := _UNSCHEDULABLE_RE.match(line):
             gang = "tasks in gang unschedulable" in m.group("message")
             out.unschedulable.append(
