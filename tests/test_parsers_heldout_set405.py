@@ -954,3 +954,25 @@ def test_gpuds_fabric_manager_found_but_not_active() -> None:
         fm["kind"] == "fabric_manager_failed"
         and "installed but not running" in fm["exception_type"]
     )
+
+
+# --- round SS (sets 423-424) ---------------------------------------------------------------------
+
+
+def test_npu_exporters_error_codes_and_mindies_out_of_memory() -> None:
+    (codes,) = _said(_load("npu_exporter_metrics_doc300.txt"))
+    assert codes.endswith("error code of 8 chip(s): 0 on every one (no fault code)")
+    (oom,) = _load("mindie_llm_hccl_oom_MIE05E000006.log").failures
+    assert (oom["kind"], oom["code"], oom["line"]) == ("device_oom", "MIE05E000006", 3)
+
+
+def test_torch_elastics_succeeded_workers_are_the_runs_success() -> None:
+    ev = _load("diffuseq41_torchelastic_worker_status_succeeded.log")
+    (done,) = ev.failures
+    assert done["kind"] == "run_success" and "global rank 0, 1" in done["message"]
+    failed = load_text(
+        '{"name": "torchelastic.worker.status.SUCCEEDED", "metadata": {"global_rank": 0}}\n'
+        '{"name": "torchelastic.worker.status.FAILED", "metadata": {"global_rank": 1}}\n',
+        "events.log",
+    )
+    assert not any(f["kind"] == "run_success" for f in failed.failures)

@@ -349,6 +349,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
         r"|alloc size : \d+ is more than total mem size : \d+"
+        # torch elastic's worker status records (logs._elastic_success)
+        r'|"name": "torchelastic\.worker\.status\.[A-Z]+"'
+        # MindIE's device out of memory (logs._MINDIE_OOM_RE)
+        r"|Device out of memory \(OOM\) reported by PyTorch"
         # MindIE's warm-up out of memory (logs._MINDIE_WARMUP_OOM_RE)
         r"|\bWarmup failed, because of [^\n]{0,200}?out of memory"
         # the driver's refused device memory (logs._HAL_MEM_ALLOC_OOM_RE)

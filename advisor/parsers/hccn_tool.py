@@ -1785,6 +1785,11 @@ _TELEGRAF_RE = re.compile(r"^(?P<chip>[A-Za-z]\w*)-(?P<id>\d+)(?:,\w+=[^,\s]*)*\
 _TELEGRAF_FIELD_RE = re.compile(
     r"\bnpu_chip_info_(?P<metric>link_status|network_status|health_status)=(?P<value>-?\d+)i?\b"
 )
+# the chip's error code gauge ("npu_chip_info_error_code{id="0"} 0"): 0 when the chip reports no
+# fault code
+_EXPORTER_ERROR_CODE_RE = re.compile(
+    r"^npu_chip_info_error_code\{[^}\n]*?\bid=\"(?P<id>\d+)\"[^}\n]*\}\s+(?P<code>\d+)\b", re.M
+)
 _EXPORTER_CHIP_RE = re.compile(r"^npu_chip_info_\w+\{[^}\n]*\bid=\"(\d+)\"", re.M)
 _EXPORTER_RE = re.compile(
     r"^npu_chip_info_(?P<metric>link_status|network_status|health_status)\{[^}\n]*?\bid=\"(?P<id>\d+)\""
@@ -1823,6 +1828,30 @@ def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
             port.net_health = {1: "Success", 0: "Unhealthy (npu-exporter network_status 0)"}.get(
                 value
             )
+    codes = {
+        int(c.group("id")): int(c.group("code")) for c in _EXPORTER_ERROR_CODE_RE.finditer(text)
+    }
+    code_note = (
+        [
+            ParseWarning(
+                line=text.count("\n", 0, text.find("npu_chip_info_error_code{")) + 1,
+                message=f"npu-exporter: error code of {len(codes)} chip(s): "
+                + (
+                    "0 on every one (no fault code)"
+                    if not any(codes.values())
+                    else ", ".join(
+                        f"NPU {chip} {code}" for chip, code in sorted(codes.items()) if code
+                    )
+                    + " (the chips' fault codes: npu-smi info -t health -i N says what each is)"
+                ),
+                skipped=False,
+            )
+        ]
+        if codes
+        else []
+    )
+    if not ports and not unhealthy and code_note:
+        return [], code_note
     if not ports and not unhealthy:
         chips = {c.group(1) for c in _EXPORTER_CHIP_RE.finditer(text)} | {
             t.group("id") for line in text.splitlines() if (t := _TELEGRAF_RE.match(line.strip()))
@@ -1856,7 +1885,7 @@ def parse_exporter(text: str) -> tuple[list[Port], list[ParseWarning]]:
         )
         for no, chip, value in unhealthy
     ]
-    return list(ports.values()), notes
+    return list(ports.values()), notes + code_note
 
 
 def parse_vnic(text: str) -> list[Vnic]:

@@ -948,11 +948,42 @@ def _mllog(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+# torch elastic's events, one JSON record a worker as its agent ends it (torch/distributed/
+# elastic/events: {"name": "torchelastic.worker.status.SUCCEEDED", "source": "WORKER",
+# "metadata": {"global_rank": 0, "state": "SUCCEEDED", "raw_error": null, ...}})
+_ELASTIC_STATUS_RE = re.compile(
+    r'"name": "torchelastic\.worker\.status\.(?P<state>[A-Z]+)".*?"global_rank": (?P<rank>\d+)'
+)
+
+
+def _elastic_success(text: str) -> RunSuccess | None:
+    """Every worker torch elastic reports SUCCEEDED (none FAILED): the run's own word that it
+    ended well, at the last such record."""
+    ranks: list[str] = []
+    last = 0
+    for no, line in enumerate(text.splitlines(), start=1):
+        if "torchelastic.worker.status." not in line or not (m := _ELASTIC_STATUS_RE.search(line)):
+            continue
+        if m.group("state") != "SUCCEEDED":
+            return None
+        ranks.append(m.group("rank"))
+        last = no
+    if not ranks:
+        return None
+    return RunSuccess(
+        start=0,
+        line=last,
+        said=f"torch elastic reports its worker(s) SUCCEEDED (global rank {', '.join(ranks)})",
+    )
+
+
 def _run_success(text: str) -> RunSuccess | None:
     """The last run's own word that it succeeded (MLPerf's RUN_STOP "success"), with where that
     run's lines begin (after an earlier trial's unsuccessful end); None when the last run said
     none, one of its ranks aborted, or a later run started after it (a trial that came after,
     whose end is not in that word)."""
+    if "torchelastic.worker.status." in text:
+        return _elastic_success(text)
     if "run_stop" not in text:
         return None
     start = 0  # the line after the previous run's end: this run's lines begin there
@@ -5167,6 +5198,12 @@ _HAL_MEM_ALLOC_OOM_RE = re.compile(
 # "[llm] [ERROR] [logging.py-348] : Warmup failed, because of multimodal model inference out of
 # memory when `maxInputTokenLen` set to 8192. Please try to decrease `maxPrefillTokens` in
 # config.json of mindie-service."
+# MindIE-LLM's exception handler on a device OOM: "RuntimeError: Device out of memory (OOM)
+# reported by PyTorch, but it can possibly triggered by HCCL. Enable logs: ... Error_code:
+# MIE05E000006"
+_MINDIE_OOM_RE = re.compile(
+    r"Device out of memory \(OOM\) reported by PyTorch[^\n]*?(?:Error_code: (?P<code>MIE\w+))?\s*$"
+)
 _MINDIE_WARMUP_OOM_RE = re.compile(
     r"\bWarmup failed, because of (?P<what>[^.\n]{0,200}?out of memory[^.\n]{0,200})\."
     r"(?:\s*(?P<advice>Please try to [^\n]{1,200}?\.)(?=\s|$))?"
@@ -5207,6 +5244,24 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     break
     seen: set[tuple[int | None, int | None]] = set()
     for no, line, tagged in lines:
+        if "out of memory (OOM) reported by" in line and (mo := _MINDIE_OOM_RE.search(line)):
+            if (tagged, None) not in seen:
+                seen.add((tagged, None))
+                report.events.append(
+                    LogEvent(
+                        kind="device_oom",
+                        line=no,
+                        message=line[mo.start() :].strip()[:300],
+                        rank=tagged,
+                        code=mo.group("code"),
+                        library="MindIE",
+                        exception_type="device out of memory, as MindIE reports it"
+                        + (f" ({mo.group('code')})" if mo.group("code") else "")
+                        + ": PyTorch's out-of-memory, which MindIE says HCCL's own buffers may "
+                        "have caused (its plog at ASCEND_GLOBAL_LOG_LEVEL=3 says whether)",
+                    )
+                )
+            continue
         if "Warmup failed" in line and (wu := _MINDIE_WARMUP_OOM_RE.search(line)):
             if (tagged, None) not in seen:
                 seen.add((tagged, None))
