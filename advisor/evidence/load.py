@@ -4554,15 +4554,13 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
                 f"fastest supported mode {fastest} Mb/s"
                 + (" of those the copy lists (it is cut, the list may go on)" if b.cut else "")
             )
-            running = re.match(r"(\d+)Mb/s", b.speed)
-            if running and int(running.group(1)) < fastest and b.link_detected:
+            if b.speed_mbps is not None and b.speed_mbps < fastest and b.link_detected:
                 said.append("running below its fastest mode (the peer's or cable's limit?)")
         common = ethtool.best_common_mbps(b)
-        running_mbps = re.match(r"(\d+)Mb/s", b.speed)
         if (
             common is not None
-            and running_mbps
-            and int(running_mbps.group(1)) < common
+            and b.speed_mbps is not None
+            and b.speed_mbps < common
             and b.link_detected is not False
         ):
             # both ends offer a faster mode than the one the link came up at: the cable (a pair

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "BUS_FACTOR_OPS",
@@ -197,3 +198,14 @@ def busbw_factor(op: str, ranks: int) -> float:
 
 GBYTES_TO_GBITS = 8.0
 """Tools print GB/s; facts hold Gbit/s (decimal), the unit of link nominal_gbps."""
+
+
+def json_object(value: object) -> dict[str, Any]:
+    """``value`` where it is a JSON object, else an empty one (a field missing or of another
+    shape in a tool's JSON reads as absent)."""
+    return value if isinstance(value, dict) else {}
+
+
+def json_number(value: object) -> float | None:
+    """``value`` where it is a JSON number (not a bool, which Python counts as one), else None."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -94,6 +94,24 @@ def _names(value: Any) -> list[str]:
     return [n.strip() for n in str(value or "").split(",") if n.strip()]
 
 
+def _fault(f: dict[str, Any], line: int, node: str) -> NpuFault:
+    """One fault record (DeviceInfoCfg's -Fault list, Volcano's FaultDeviceList: the same
+    fields), its handling the first of the names the releases give it."""
+    return NpuFault(
+        line=line,
+        node=node,
+        npu=str(f.get("npu_name") or ""),
+        fault_type=str(f.get("fault_type") or ""),
+        handling=str(
+            f.get("fault_handling")
+            or f.get("fault_level")
+            or f.get("large_model_fault_level")
+            or ""
+        ),
+        codes=_names(f.get("fault_code")),
+    )
+
+
 def _chips(value: Any) -> list[str]:
     """A record's chip names: a JSON list, or a comma-separated string; anything else none."""
     if isinstance(value, list):
@@ -150,21 +168,7 @@ def parse(text: str) -> DeviceInfo:
         for f in faults if isinstance(faults, list) else []:
             if not isinstance(f, dict):
                 continue
-            out.faults.append(
-                NpuFault(
-                    line=line,
-                    node=node,
-                    npu=str(f.get("npu_name") or ""),
-                    fault_type=str(f.get("fault_type") or ""),
-                    handling=str(
-                        f.get("fault_handling")
-                        or f.get("fault_level")
-                        or f.get("large_model_fault_level")
-                        or ""
-                    ),
-                    codes=_names(f.get("fault_code")),
-                )
-            )
+            out.faults.append(_fault(f, line, node))
     for m in _FAULT_NODES_RE.finditer(text):
         try:
             records, _ = decoder.raw_decode(text, m.start())
@@ -187,21 +191,7 @@ def parse(text: str) -> DeviceInfo:
             faults_listed = rec.get("FaultDeviceList")
             for f in faults_listed if isinstance(faults_listed, list) else []:
                 if isinstance(f, dict):
-                    out.faults.append(
-                        NpuFault(
-                            line=line,
-                            node=node,
-                            npu=str(f.get("npu_name") or ""),
-                            fault_type=str(f.get("fault_type") or ""),
-                            handling=str(
-                                f.get("fault_handling")
-                                or f.get("fault_level")
-                                or f.get("large_model_fault_level")
-                                or ""
-                            ),
-                            codes=_names(f.get("fault_code")),
-                        )
-                    )
+                    out.faults.append(_fault(f, line, node))
     # the plugin's events, the last of each fault (node, chip and codes) kept: an Occur its
     # Recover followed is a fault that cleared
     events: dict[tuple[str, str, str], NpuFault] = {}

@@ -101,6 +101,12 @@ class LinkSettings:
     cut: bool = False
     """The copy ends before the block's ``Link detected`` line."""
 
+    @property
+    def speed_mbps(self) -> int | None:
+        """The speed it runs at in Mb/s ("100000Mb/s"), None when unknown ("Unknown!")."""
+        m = re.match(r"(\d+)Mb/s", self.speed)
+        return int(m.group(1)) if m else None
+
 
 def parse_settings(text: str) -> list[LinkSettings]:
     """Each ``Settings for IFACE:`` block; ParseError when none."""

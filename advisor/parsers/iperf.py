@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TypeGuard
 
-from advisor.parsers import ParseError, numbered_lines
+from advisor.parsers import ParseError, json_number, json_object, numbered_lines
 
 SIGNATURE = (
     r"^\[\s*(?:\d+|SUM)\]\s+\d+\.\d+\s*-\s*\d+\.\d+\s+sec\s+[\d.]+\s+[KMGT]?Bytes\s+[\d.]+\s+[KMGT]?bits/sec"
@@ -245,17 +244,8 @@ def parse(text: str) -> list[Iperf3Run]:
     return runs
 
 
-def _obj(value: object) -> dict[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
 def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
-
-
-def _number(value: object) -> TypeGuard[float]:
-    """A JSON number (not a bool, which Python counts as one)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _parse_json(text: str) -> Iperf3Run:
@@ -266,30 +256,32 @@ def _parse_json(text: str) -> Iperf3Run:
     if not isinstance(doc, dict) or not isinstance(doc.get("start"), dict):
         raise ParseError("iperf3 -J output without its 'start' object")
     start = doc["start"]
-    end = _obj(doc.get("end"))
-    to = _obj(start.get("connecting_to"))
+    end = json_object(doc.get("end"))
+    to = json_object(start.get("connecting_to"))
     connected = [c for c in _list(start.get("connected")) if isinstance(c, dict)]
     conn = connected[0] if connected else {}
+    port = json_number(to.get("port"))
     run = Iperf3Run(
         line=1,
         role="client" if to else "",
         local=str(conn.get("local_host", "")),
         remote=str(to.get("host", conn.get("remote_host", ""))),
-        remote_port=int(port) if _number(port := to.get("port")) else None,
+        remote_port=int(port) if port is not None else None,
         streams=len(connected),
     )
-    sent, received = _obj(end.get("sum_sent")), _obj(end.get("sum_received"))
-    if _number(sent_bps := sent.get("bits_per_second")):
-        run.sender_bps = float(sent_bps)
-        if _number(retransmits := sent.get("retransmits")):
+    sent, received = json_object(end.get("sum_sent")), json_object(end.get("sum_received"))
+    if (sent_bps := json_number(sent.get("bits_per_second"))) is not None:
+        run.sender_bps = sent_bps
+        if (retransmits := json_number(sent.get("retransmits"))) is not None:
             run.retransmits = int(retransmits)
-        if _number(seconds := sent.get("seconds")):
-            run.seconds = float(seconds)
-    if _number(received_bps := received.get("bits_per_second")):
-        run.receiver_bps = float(received_bps)
+        if (seconds := json_number(sent.get("seconds"))) is not None:
+            run.seconds = seconds
+    run.receiver_bps = json_number(received.get("bits_per_second"))
     for interval in _list(doc.get("intervals")):
-        if _number(bps := _obj(_obj(interval).get("sum")).get("bits_per_second")):
-            run.interval_bps.append(float(bps))
+        if (
+            bps := json_number(json_object(json_object(interval).get("sum")).get("bits_per_second"))
+        ) is not None:
+            run.interval_bps.append(bps)
     if isinstance(error := doc.get("error"), str):
         run.error, run.error_line = error, 1
     if run.sender_bps is None and not run.error:

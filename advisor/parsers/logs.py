@@ -160,6 +160,7 @@ from advisor.parsers import (
     WORKER_PREFIX_RE,
     ParseError,
     ParseWarning,
+    json_object,
     numbered_lines,
 )
 from advisor.parsers.hccl_test import HCCL_RESULTS, decode_result
@@ -7736,12 +7737,6 @@ class _Text:
         return bisect.bisect_left(self.newlines, at) + 1, at
 
 
-def _obj(value: object) -> dict[str, Any]:
-    """``value`` where it is a JSON object, else an empty one (a field missing or of another
-    shape in a RAS dump reads as absent)."""
-    return value if isinstance(value, dict) else {}
-
-
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -7795,7 +7790,7 @@ def _ras_communicator(text: _Text, comm: dict[str, Any], at: int, report: LogRep
             f"rank {where['rank']} (GPU {where['device']}, node {where['host']},"
             f" pid {where['pid']})"
         )
-        for section, code, what in _ras_rank_troubles(who, _obj(rank.get("status"))):
+        for section, code, what in _ras_rank_troubles(who, json_object(rank.get("status"))):
             report.events.append(
                 LogEvent(
                     kind="nccl_ras",
@@ -7806,7 +7801,7 @@ def _ras_communicator(text: _Text, comm: dict[str, Any], at: int, report: LogRep
                     **where,
                 )
             )
-        for op, count in _obj(rank.get("collective_counts")).items():
+        for op, count in json_object(rank.get("collective_counts")).items():
             if (n := _int(count)) is not None:
                 counts.setdefault(str(op), set()).add(n)
     if apart := sorted(op for op, seen in counts.items() if len(seen) > 1):
@@ -7821,7 +7816,7 @@ def _ras_communicator(text: _Text, comm: dict[str, Any], at: int, report: LogRep
             )
         )
     for rank in (r for r in comm.get("missing_ranks") or [] if isinstance(r, dict)):
-        status = _obj(rank.get("status"))
+        status = json_object(rank.get("status"))
         no, at = text.line_of(f'"pid": {rank.get("pid")}', at)
         dead = status.get("considered_dead") is True
         unresponsive = status.get("unresponsive") is True
@@ -7872,7 +7867,7 @@ def _nccl_ras_json(text: str, report: LogReport) -> bool:
         if not isinstance(value, dict):
             continue
         if isinstance(value.get("event"), str):
-            peer = _obj(value.get("peer"))
+            peer = json_object(value.get("peer"))
             devices = peer.get("cuda_devs")
             listed = ",".join(str(d) for d in devices) if isinstance(devices, list) else None
             stamp = f"[{value['timestamp']}] " if isinstance(value.get("timestamp"), str) else ""
@@ -7892,7 +7887,7 @@ def _nccl_ras_json(text: str, report: LogReport) -> bool:
         at = 0
         for comm in (c for c in comms if isinstance(c, dict)):
             at = _ras_communicator(index, comm, at, report)
-        timeouts = _int(_obj(value.get("ras")).get("timeouts_count"))
+        timeouts = _int(json_object(value.get("ras")).get("timeouts_count"))
         if timeouts:
             no, _ = index.line_of('"timeouts_count"', 0)
             report.events.append(
@@ -10214,12 +10209,10 @@ def is_error_fragment(text: str) -> bool:
     """Whether ``text`` is one line copied out of a program's output that says something
     failed in words any program uses ("... execute failed, reason=[context pointer
     null]"): its error line is quoted as written, as a program's log's would be."""
-    if text.strip().count("\n") or len(text) > 4000:
+    if "\n" in text.strip() or len(text) > 4000 or len(text.strip()) < FRAGMENT_MIN_CHARS:
         return False
-    head = [line for line in text.splitlines() if line.strip()]
-    if len(head) != 1 or len(head[0].strip()) < FRAGMENT_MIN_CHARS:
-        return False
-    return first_error_line([(i + 1, line, None) for i, line in enumerate(head)]) is not None
+    line = next(line for line in text.splitlines() if line.strip())  # (as written)
+    return first_error_line([(1, line, None)]) is not None
 
 
 def is_program_log(text: str) -> bool:

@@ -26,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, numbered_lines
+from advisor.parsers import ParseError, json_number, numbered_lines
 
 DETAILS_SIGNATURE = (
     r"^[ \t]*\|\s*step\s*\|\s*rank_id\s*\|\s*compute\(us\)\s*\|\s*communication\(us\)\s*\|"
@@ -63,10 +63,6 @@ class CommOp:
     ranks: list[RankComm] = field(default_factory=list)
 
 
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def parse_communication(text: str) -> list[CommOp]:
     """``cluster_communication.json``: each group's, step's and operator's ranks (the operator's
     ``@`` suffix, a hash, left off). Raises ParseError when the text is no such JSON."""
@@ -89,16 +85,16 @@ def parse_communication(text: str) -> list[CommOp]:
                         continue
                     entry = RankComm(
                         rank=str(rank),
-                        elapse_ms=_number(timing.get("Elapse Time(ms)")),
-                        wait_ms=_number(timing.get("Wait Time(ms)")),
-                        wait_ratio=_number(timing.get("Wait Time Ratio")),
+                        elapse_ms=json_number(timing.get("Elapse Time(ms)")),
+                        wait_ms=json_number(timing.get("Wait Time(ms)")),
+                        wait_ratio=json_number(timing.get("Wait Time Ratio")),
                     )
                     links = info.get("Communication Bandwidth Info") or {}
                     for transport, figures in links.items() if isinstance(links, dict) else []:
                         if not isinstance(figures, dict):
                             continue
-                        size = _number(figures.get("Transit Size(MB)"))
-                        gbps = _number(figures.get("Bandwidth(GB/s)"))
+                        size = json_number(figures.get("Transit Size(MB)"))
+                        gbps = json_number(figures.get("Bandwidth(GB/s)"))
                         if size and gbps is not None:
                             entry.bandwidth[str(transport)] = (size, gbps)
                     found.ranks.append(entry)
