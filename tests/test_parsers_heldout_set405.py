@@ -764,16 +764,21 @@ def test_slurms_node_failures() -> None:
             "k003-006",
             "its prolog script failed",
         ),
-        (
-            "slurm_scontrol_show_node_idle_drain_gres_gpu_count_lower_than_configured.txt",
-            "yigou-dev-102-68",
-            "gres/gpu count reported lower than configured",
-        ),
         ("soperator_salloc_error_node_failure_worker.txt", "worker-1", "the node failed"),
     ):
         fails = [f for f in _load(name).failures if f["library"] == "Slurm"]
         assert [(f["kind"], f["host"]) for f in fails] == [("launch_failed", node)], name
         assert said in fails[0]["message"], name
+    # a drained node's state is the node's, not a launch that failed (evidence-slurm-node-unavailable)
+    (drained,) = _load(
+        "slurm_scontrol_show_node_idle_drain_gres_gpu_count_lower_than_configured.txt"
+    ).failures
+    assert (drained["kind"], drained["host"]) == ("node_unavailable", "yigou-dev-102-68")
+    assert drained["message"] == (
+        "node yigou-dev-102-68: IDLE+DRAIN: drained (unavailable per the administrator's "
+        "request); reason: gres/gpu count reported lower than configured (0 < 1) "
+        "[slurm@2024-12-19T11:03:34]"
+    )
 
 
 def test_nhc_passed_checks_kubectl_pods_and_collect_env() -> None:

@@ -13,6 +13,7 @@ import html
 import itertools
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -50,6 +51,7 @@ from advisor.parsers import (
     lspci,
     msprof,
     nccl_tests,
+    netif,
     npu_smi,
     numa,
     numbered_lines,
@@ -231,6 +233,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibv_devices": re.compile(rdma.IBV_DEVICES_SIGNATURE, re.M),
     "mst_status": re.compile(rdma.MST_STATUS_SIGNATURE, re.M),
     "numactl": re.compile(numa.SIGNATURE, re.M),
+    "netif": re.compile(netif.SIGNATURE, re.M),
     "prechecks": re.compile(prechecks.SIGNATURE, re.M),
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
@@ -298,6 +301,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "
         r"|^\s*(?:Cmd|Command) execute failed!\s*$"
         r"|^Error: failed to run \S+ .*? on [\w.-]+, is localhost: (?:True|False), exception: "
+        r"|^Error: \*\*failed to run (?:torchrun|python\S*) [^\n]*? on \S[^\n]*\*\*[ \t]*$"
+        r"|^Error: failed to run (?:torchrun|python\S*) [^\n]*? on (?:\[[^\]\n]+\]|[\w.-]+)[ \t]*$"
         r"|listen on ip\[[0-9A-Fa-f.:]+\] and specific port\[\d+\] fail|wait socket establish timeout"
         r"|ra rdma init failed, devid\[\d+\]"
         # runc's failed OCI hook (logs._OCI_HOOK_RE): a container a runtime hook did not start
@@ -314,6 +319,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # Horovod's refusal after it shut down (logs._horovod_shutdowns); Open MPI's banner of a
         # process that returned non-zero (logs._launcher_exits)
         r"|Horovod has been shut down\. This was caused by"
+        r"|Timed out waiting for [^.\n]{1,80}\. Please check connectivity between servers"
+        r"|^[ \t]*\w*\.?check_time_out_for\(['\"][^'\"\n]{1,80}['\"]\)[ \t]*$"
         # DeepSpeed's launcher killing its workers (logs._deepspeed_kills)
         r"|\bsigkill_handler\] Killing subprocess \d+"
         r"|Primary job\s+terminated normally, but \d+ process"
@@ -674,7 +681,9 @@ class EvidenceFacts:
     ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape;
     ``busbw_drops``: sizes whose busbw fell under half of what a smaller size reached,
     ``busbw_drops()``; ``checks_left_out``: the copy left out its check columns, so no size's
-    data check is known)."""
+    data check is known; ``gpu_models``: nccl-tests' ``# Rank N ... device D [bus] MODEL``
+    lines counted by model, ``nccl_version``: NCCL's own ``NCCL version`` INFO line in the log,
+    None without one)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
@@ -1634,7 +1643,7 @@ _PASTED_FORMATS = ("ascend_dmi", "reschedule", "nic_legend")
 """Formats a job's log may hold among its own lines: the log readers still look at the rest."""
 _INVENTORY_FORMATS = (
     "nvidia_smi_list", "nvidia_smi_mig_instances", "numactl", "prechecks", "ethtool_settings",
-    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status",
+    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status", "netif",
 )  # fmt: skip
 """Short outputs a job script prints before its program's own lines (nvidia-smi -L, accelerate
 env, numactl -H ...) and a bug report pastes above a traceback: the log readers still read the
@@ -1779,7 +1788,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2001,6 +2010,8 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 hosts_complete=parsed.hosts_complete,
                 solo_hosts=parsed.solo_hosts,
                 checks_left_out=table.checks_left_out,
+                gpu_models=dict(Counter(parsed.gpu_models.values())),
+                nccl_version=parsed.nccl_version,
             )
         )
     return sorted([*parsed.warnings, *notes], key=lambda w: w.line)
@@ -2214,6 +2225,8 @@ def _benchmark(
     hosts_complete: bool = True,
     solo_hosts: list[str] | None = None,
     checks_left_out: bool = False,
+    gpu_models: dict[str, int] | None = None,
+    nccl_version: str | None = None,
 ) -> dict[str, Any]:
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
@@ -2260,6 +2273,8 @@ def _benchmark(
         "one_rank": one_rank,
         "busbw_drops": busbw_drops(results),
         "checks_left_out": checks_left_out,
+        "gpu_models": gpu_models or {},
+        "nccl_version": nccl_version,
     }
 
 
@@ -2504,6 +2519,10 @@ def _npu_mapping(text: str, source: str, out: EvidenceFacts, name: str) -> list[
 
 
 _FAULT_EVENT_ID_RE = re.compile(r"\bevent id=(0x[0-9A-Fa-f]+)")
+_FAULT_EVENT_SEVERITY_RE = re.compile(r"\bseverity=(\d)\b")
+"""npu-smi -t current-fault-event's severity (Ascend 950's npu-smi reference: 0 a hint, 1 minor,
+2 major, 3 urgent), the driver's fault manager's (logs.DMS_SEVERITIES: OK, Warning, Alarm,
+Critical)."""
 
 
 _LINK_ERROR_COUNTS = (
@@ -2575,6 +2594,35 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 continue
             health = f"{count[0]} current fault event(s)"
             codes = [m.group(1) for e in events if (m := _FAULT_EVENT_ID_RE.search(e))]
+            for e in events:
+                sev = _FAULT_EVENT_SEVERITY_RE.search(e)
+                if sev is None or not 1 <= int(sev.group(1)) < len(logs.DMS_SEVERITIES):
+                    continue
+                name = logs.DMS_SEVERITIES[int(sev.group(1))]
+                eid = _FAULT_EVENT_ID_RE.search(e)
+                _add_failure(
+                    out,
+                    source,
+                    logs.LogEvent(
+                        kind="npu_fault_event",
+                        line=answer.line,
+                        message=e[:300],
+                        device=answer.npu,
+                        code=eid.group(1) if eid else None,
+                        code_name=name,
+                        library="npu-smi",
+                        exception_type=f"{name} (severity {sev.group(1)}: "
+                        + (
+                            "minor"
+                            if name == "Warning"
+                            else "major"
+                            if name == "Alarm"
+                            else "urgent"
+                        )
+                        + "): a fault event the device holds now (npu-smi info -t "
+                        "current-fault-event)",
+                    ),
+                )
             out.npu_chips.append(
                 {
                     **{f.name: None for f in fields(npu_smi.NpuChip)},
@@ -4775,6 +4823,29 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "its 0-byte summary line is the server's own, of the direction it did not "
                 "measure: not a failure"
             )
+        if (stall := iperf.stalled(run)) is not None:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="transfer_stalled",
+                    line=run.line,
+                    message=f"{who}{path}"[:300],
+                    library=tool,
+                    exception_type=f"{stall[0]} interval(s) ({stall[1]:g} s) moved no data"
+                    + (
+                        f", its congestion window at {run.cwnd[-1]}"
+                        if run.cwnd and len(set(run.cwnd)) == 1
+                        else ""
+                    )
+                    + (
+                        f", {run.interval_retransmits} TCP retransmits"
+                        if run.interval_retransmits
+                        else ""
+                    ),
+                ),
+            )
+            said.append(f"{stall[0]} interval(s) moved no data: the transfer stalled")
         if (span := iperf.unsteady(run)) is not None:
             said.append(
                 f"unsteady: intervals fell to {_bitrate(span[0])} against {_bitrate(span[1])} "
@@ -4938,6 +5009,81 @@ def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     ]
 
 
+def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ip link / ip addr / ifconfig: a note of the interfaces (state, link, MTU, addresses);
+    an interface that is up with no carrier is a ``link_carrier_lost`` failure (a virtual one's,
+    a container's or a tunnel's, is no link); error and drop counters that are not 0 are said."""
+    interfaces = netif.parse(text)
+    said: list[str] = []
+    counted: list[str] = []
+    for i in interfaces:
+        state = (
+            "up, no carrier" + (f" ({i.reason})" if i.reason else "")
+            if i.no_carrier
+            else "administratively down"
+            if i.admin_up is False
+            else (
+                f"state {i.operstate}"
+                if i.operstate and i.operstate != "UP" and not i.flags
+                else "up"
+                + (
+                    ", link up"
+                    if "LOWER_UP" in i.flags or "RUNNING" in i.flags or i.status == "active"
+                    else ""
+                )
+            )
+        )
+        what = ", ".join(
+            x
+            for x in (
+                i.link_type if i.link_type not in (None, "ether", "Ethernet") else None,
+                f"mtu {i.mtu}" if i.mtu else None,
+            )
+            if x
+        )
+        said.append(
+            f"{i.name}"
+            + (f" ({what})" if what else "")
+            + f": {state}"
+            + (f"; {', '.join(i.addresses[:3])}" if i.addresses else "")
+        )
+        if lost := {k: v for k, v in i.errors.items() if v}:
+            counted.append(f"{i.name} " + ", ".join(f"{k} {v}" for k, v in lost.items()))
+        if i.no_carrier and not i.virtual:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="link_carrier_lost",
+                    line=i.line,
+                    message=i.name,
+                    library=i.tool.split()[0],
+                    exception_type=f"{i.name}: {i.tool} shows it up with no carrier"
+                    + (f" ({i.reason})" if i.reason else "")
+                    + (f" ({i.media})" if i.media and not i.reason else ""),
+                ),
+            )
+    notes = [
+        ParseWarning(
+            line=interfaces[0].line,
+            message=f"{interfaces[0].tool}: {len(interfaces)} interface(s): "
+            + "; ".join(said[:16])
+            + (f"; ... {len(said) - 16} more" if len(said) > 16 else ""),
+            skipped=False,
+        )
+    ]
+    if counted:
+        notes.append(
+            ParseWarning(
+                line=interfaces[0].line,
+                message="error or drop counters not 0 (since the interface came up): "
+                + "; ".join(counted[:8]),
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """kubectl describe node's device resources: a note of what the node registers and offers;
     fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
@@ -5010,7 +5156,7 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             out,
             source,
             logs.LogEvent(
-                kind="launch_failed",
+                kind="node_unavailable" if f.unavailable else "launch_failed",
                 line=f.line,
                 message=f"node {f.node}: {f.what}"[:300],
                 host=f.node,
@@ -5125,6 +5271,7 @@ _CONVERTERS = {
     "ibv_devices": _ibv_devices,
     "mst_status": _mst_status,
     "numactl": _numactl,
+    "netif": _netif,
     "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,

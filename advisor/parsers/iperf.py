@@ -289,6 +289,25 @@ def _parse_json(text: str) -> Iperf3Run:
     return run
 
 
+STALLED_INTERVALS = 2
+"""How many intervals that moved no data make a stalled test (one may be a pause)."""
+
+
+def stalled(run: Iperf3Run) -> tuple[int, float] | None:
+    """How many intervals moved no data and how long they lasted, where at least
+    ``STALLED_INTERVALS`` did (a TCP connection that stopped moving data: its retransmits
+    unanswered, its congestion window down to a segment); None otherwise. A UDP test's empty
+    interval is the sender's pacing, not judged."""
+    if run.total_datagrams:
+        return None
+    zero = [
+        length for bps, length in zip(run.interval_bps, run.interval_s, strict=False) if bps == 0
+    ]
+    if len(zero) < STALLED_INTERVALS:
+        return None
+    return len(zero), sum(zero)
+
+
 def unsteady(run: Iperf3Run) -> tuple[float, float] | None:
     """The slowest and fastest interval when the slowest is below ``UNSTEADY_RATIO`` of the
     fastest (TCP's slow start, the first interval, left out); None when steady or too short."""

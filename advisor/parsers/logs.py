@@ -164,6 +164,7 @@ from advisor.parsers import (
     numbered_lines,
 )
 from advisor.parsers.hccl_test import HCCL_RESULTS, decode_result
+from advisor.parsers.netif import VIRTUAL_IFACE_RE
 from advisor.parsers.rdma import IBV_WC_STATUS
 
 _CODE_RE = re.compile(
@@ -411,10 +412,13 @@ _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
     r"Work(?P<lib>NCCL|HCCL)\((?:SeqNum=(?P<seq>\d+),\s*)?OpType=(?P<op>\w+)"
+    # (an older torch put the sequence number after the op: "WorkNCCL(OpType=ALLREDUCE,
+    # SeqNum=458) ran for 1800600 ms before timing out.")
+    r"(?:,\s*SeqNum=(?P<seq_after>\d+))?"
     r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?:,\s*NumelOut=(?P<numel_out>-?\d+))?"
     r"(?:,\s*Timeout\(ms\)=(?P<timeout>\d+))?\)"
     # "milliseconds" may be wrapped onto the next line by the terminal that saved the log
-    r"(?:\s*ran for (?P<ran>\d+)(?= mil|\s*$))?"
+    r"(?:\s*ran for (?P<ran>\d+)(?= mil| ms\b|\s*$))?"
 )
 # A record whose middle a terminal overwrote (tmux's "[451/1919]" scroll position pasted over
 # "OpType=_ALLGATHER_BA|SE, NumelI|n=..."): its sequence number, time-out and run time still
@@ -621,7 +625,9 @@ class LogEvent:
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
-    pod_unschedulable (the importer's, Kubernetes events), horovod_shutdown, mpi_transport_error,
+    pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
+    and scontrol's node states), transfer_stalled (the importer's, iperf's), horovod_shutdown,
+    mpi_transport_error,
     run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
@@ -1101,6 +1107,8 @@ def _parse_events(text: str) -> LogReport:
         _stream_queues_exhausted(lines, report)
     if "Horovod has been shut down" in text:
         _horovod_shutdowns(lines, report)
+    if "check_time_out_for" in text or "Please check connectivity between servers" in text:
+        _horovod_start_timeouts(lines, report)
     if ", expected " in text and "errno = " in text:
         _mpi_cma_errors(lines, report)
     _watchdog_deaths(lines, report)
@@ -4277,8 +4285,30 @@ NCCL_LAST_ERROR_LINES = 3
 """How far after torch's "NCCL error in:" line its "Last error:" line may stand."""
 
 
+# torch's "NCCL error in: ..., NCCL version 2.10.3", the version maybe cut by a terminal's wrap
+# ("..., NCCL versi" / "on 2.10.3"); older torch (NCCLUtils.cpp getNcclVersion) decoded
+# NCCL's version code as major * 1000 + minor * 100 + patch, which NCCL 2.9 on encode as major *
+# 10000 + minor * 100 + patch (nccl.h NCCL_VERSION): 2.10.3's 21003 was printed "21.0.3"
+_TORCH_NCCL_VERSION_RE = re.compile(r", NCCL [Vv]ersion (?P<v>\d+)\.(?P<mi>\d+)\.(?P<p>\d+)\S*")
+_VERSION_WRAPPED_RE = re.compile(r", NCCL v(?:e(?:r(?:s(?:i(?:o(?:n)?)?)?)?)?)?\s*$")
+_PG_DESTROYED_RE = re.compile(r"^\s*Process Group destroyed on rank (?P<rank>\d+)\s*$")
+_ABORT_RAISED_RE = re.compile(r"Exception raised from ncclCommAbort at ")
+NCCL_ABORT_LINES = 3
+"""How far below torch's "NCCL error in:" line its "Process Group destroyed on rank N" and
+"Exception raised from ncclCommAbort" lines may stand."""
+
+
+def torch_nccl_version(major: int, minor: int, patch: int) -> tuple[str, bool]:
+    """The NCCL version torch printed, decoded; True when torch's old decoding misprinted it."""
+    if major < 10:
+        return f"{major}.{minor}.{patch}", False
+    code = major * 1000 + minor * 100 + patch
+    return f"{code // 10000}.{code % 10000 // 100}.{code % 100}", True
+
+
 def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
+    versions: dict[str, int] = {}
     seen: set[tuple[tuple[int | None, str | None, str, str], str | None]] = set()
     # each failure's first event: a later copy with NCCL's last WARN completes one without
     first: dict[tuple[int | None, str | None, str, str], LogEvent] = {}
@@ -4333,7 +4363,29 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         )
         # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
         what = next((w for w in found if w), "(no error text)").strip()
+        said = line
+        if _VERSION_WRAPPED_RE.search(line) and index + wrapped + 1 < len(lines):
+            said = line.rstrip() + lines[index + wrapped + 1][1].strip()
+        if (tv := _TORCH_NCCL_VERSION_RE.search(said)) is not None:
+            version, misprinted = torch_nccl_version(
+                int(tv.group("v")), int(tv.group("mi")), int(tv.group("p"))
+            )
+            versions.setdefault(
+                f"NCCL {version}"
+                + (
+                    f" (torch printed it as {tv.group('v')}.{tv.group('mi')}.{tv.group('p')}: "
+                    "its decoding predates NCCL 2.9's version code)"
+                    if misprinted
+                    else ""
+                ),
+                no,
+            )
+        below = lines[index + 1 : index + 1 + NCCL_ABORT_LINES]
         rank = tagged if not m.group("rank11") else int(m.group("rank11"))
+        if rank is None and (
+            pd := next((d for _, t, _ in below if (d := _PG_DESTROYED_RE.match(t))), None)
+        ):
+            rank = int(pd.group("rank"))  # torch's own word as it tore the group down
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
         last = _last_error(lines, index + wrapped)
@@ -4365,6 +4417,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             library="NCCL",
             call=where or ("checkForNCCLErrors" if m.group("what3") else None),
         )
+        if where and any(_ABORT_RAISED_RE.search(t) for _, t, _ in below):
+            # raised by ncclCommAbort as the process group was destroyed: the communicator
+            # already held the error, from the work that failed before the teardown
+            ev.call = f"{where} (ncclCommAbort, as the process group was destroyed: the "
+            ev.call += "error came from earlier work)"
         if "Collective Work" in line and (work := _WORK_RE.search(line)):
             # the work the async error was raised on: its op and sequence number
             ev.op = op_name(work.group("op"))
@@ -4393,6 +4450,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
         first.setdefault(base, ev)
         report.events.append(ev)
+    report.unread.extend(
+        ParseWarning(line=no, message=f"{said} (torch's account of the failed call)", skipped=False)
+        for said, no in versions.items()
+    )
 
 
 _NCCL_RESULT_DESCRIPTION_RE = re.compile(r"^\s*(?P<name>nccl[A-Z]\w*): (?P<text>\S.*?)\s*$")
@@ -6006,10 +6067,12 @@ def _exit_code(code: str | None, signum: str | None) -> int:
 
 # ColossalAI's launcher (colossalai run, which starts torchrun on each host over SSH) on a host
 # whose command failed: "Error: failed to run torchrun --nproc_per_node=3 ... on GPU01, is
-# localhost: False, exception: Encountered a bad command exit code!"
+# localhost: False, exception: Encountered a bad command exit code!"; an older release gave
+# no reason ("Error: failed to run torchrun --nproc_per_node=4 ... on host2"; a masked host in
+# brackets, Markdown's bold around the message where a post kept it)
 _COLOSSALAI_RUN_RE = re.compile(
-    r"^Error: failed to run \S+ .*? on (?P<host>[\w.-]+), is localhost: (?:True|False), "
-    r"exception: (?P<why>.+)$"
+    r"^Error: (?:\*\*)?failed to run (?:\S+ .*? on (?P<host>[\w.-]+), is localhost: (?:True|False), "
+    r"exception: (?P<why>.+)|(?:torchrun|python\S*) .*? on (?P<old>\[[^\]\n]+\]|[\w.-]+)(?:\*\*)?)$"
 )
 
 
@@ -6083,6 +6146,15 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
 # tensor after one of the ranks finished execution. ..." (TensorFlow's op kernel prints it as
 # "OP_REQUIRES failed at mpi_ops.cc:402 : Unknown: Horovod has been shut down. ...")
 _HOROVOD_SHUTDOWN_RE = re.compile(r"Horovod has been shut down\. This was caused by")
+# horovodrun's start time-out (horovod/run/common/util/timeout.py, Timeout.check_time_out_for,
+# with run.py's message): "Exception: Timed out waiting for tasks to start. Please check
+# connectivity between servers. You may need to increase the --start-timeout parameter ...";
+# a copy cut before that line still shows the raising frame's source line,
+# "timeout.check_time_out_for('tasks to start')", under the driver's wait for its task servers
+_HOROVOD_START_TIMEOUT_RE = re.compile(
+    r"Timed out waiting for (?P<what>[^.\n]{1,80})\. Please check connectivity between servers"
+    r"|^\s*\w*\.?check_time_out_for\((?P<q>['\"])(?P<cut>[^'\"\n]{1,80})(?P=q)\)\s*$"
+)
 
 
 # Open MPI's shared-memory transport reading a peer's buffer with process_vm_readv (Cross Memory
@@ -6259,6 +6331,43 @@ def _horovod_shutdowns(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
 
 
+def _horovod_start_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``launch_failed`` for horovodrun's start time-out: the task servers it started on
+    the hosts over ssh (or the ranks) did not report back to its driver within --start-timeout
+    (the message itself, or the copy cut at the frame that raised it)."""
+    frame: tuple[int, str, int | None, str] | None = None
+    said: tuple[int, str, int | None, str] | None = None
+    for no, line, tagged in lines:
+        if "check_time_out_for" not in line and "Timed out waiting for" not in line:
+            continue
+        if (m := _HOROVOD_START_TIMEOUT_RE.search(line)) is None:
+            continue
+        if m.group("what") and said is None:
+            said = (no, line, tagged, m.group("what"))
+        elif m.group("cut") and frame is None:
+            frame = (no, line, tagged, m.group("cut"))
+    if (at := said or frame) is None:
+        return
+    no, line, tagged, what = at
+    report.events.append(
+        LogEvent(
+            kind="launch_failed",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library="Horovod",
+            exception_type=f"horovodrun timed out waiting for {what}"
+            + (
+                " (its task servers on the hosts did not reach its driver back: the network "
+                "between the hosts, or a firewall, on the interfaces it tested)"
+                if "task" in what
+                else ""
+            )
+            + ("" if said else " (the copy ends in the frame that raised it)"),
+        )
+    )
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -6292,8 +6401,11 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 ("colossalai", cr.group("host")),
                 no,
                 text[:300],
-                f"colossalai run ({cr.group('why').strip()})",
-                host=cr.group("host"),
+                f"colossalai run ({cr.group('why').strip()})"
+                if cr.group("why")
+                else "colossalai run (the command failed on the host; ColossalAI's launcher "
+                "runs it there over ssh)",
+                host=cr.group("host") or cr.group("old"),
             )
             continue
         if "Pid" in line and (rp := _RANK_PID_RE.match(line)):
@@ -10812,7 +10924,8 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # error: ...": the work failed on an NCCL error, not a time-out (a failed call)
             continue
         # older torch printed no SeqNum: "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000)"
-        seq = int(w.group("seq")) if w.group("seq") else None
+        seq_text = w.group("seq") or w.groupdict().get("seq_after")
+        seq = int(seq_text) if seq_text else None
         key = (rank, w.group("op"), seq)
         if key in by_key:
             continue
@@ -12841,14 +12954,6 @@ _IB_PORT_LINK_RE = re.compile(
 )
 
 
-# virtual interfaces whose carrier comes and goes with the containers, bridges and tunnels they
-# serve (a pod's veth pair, Calico's cali*, Docker's bridge): no physical link went down
-_VIRTUAL_IFACE_RE = re.compile(
-    r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo$|kube-|weave|cilium|lxc|"
-    r"genev|wg|gre|ipvlan|macvtap|dummy|bond\d+\.)"
-)
-
-
 def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``link_carrier_lost`` event per host and interface whose carrier was lost: how many
     times it went down (a loss said again before the carrier came back is the same one), the
@@ -12865,7 +12970,7 @@ def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport)
             lost, library, start = p.group("state") == "DOWN", "ib_core", p.start("dev")
             if not lost and key not in found:
                 came_up.setdefault(key, no)
-        elif (m := _CARRIER_RE.search(line)) is not None and not _VIRTUAL_IFACE_RE.match(
+        elif (m := _CARRIER_RE.search(line)) is not None and not VIRTUAL_IFACE_RE.match(
             m.group("iface")
         ):
             key = (m.group("host"), m.group("iface"))

@@ -125,6 +125,9 @@ _RANK_PID_RE = re.compile(r"\bPid\s+(\d+)\s")
 _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
+# the rank line's GPU after its bus id: "device  0 [0x01] NVIDIA GeForce RTX 4090"
+_DEVICE_MODEL_RE = re.compile(r"\bdevice\s+\d+\s+\[[^\]\n]*\]\s+(?P<model>\S.*?)\s*$")
+_INFO_VERSION_RE = re.compile(r"\bNCCL INFO NCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 # (copies that lost the "#" of the footer lines print them bare)
 _BOLD_CELL_RE = re.compile(r"\*\*([^*\s]+)\*\*")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")
@@ -284,6 +287,10 @@ class NcclTestsLog:
     """``hosts`` are those of every rank: the ``# Rank N ... on HOST`` lines of ranks 0 to N-1, or,
     in a log without them, NCCL's ``rank R nranks N`` debug line of each rank (a log holding only
     some ranks' lines, or the tail of the list, names only some of the hosts)."""
+    gpu_models: dict[int, str] = field(default_factory=dict)
+    """Rank → the GPU its ``# Rank N ... device D [bus] MODEL`` line names."""
+    nccl_version: str | None = None
+    """What NCCL's own ``NCCL INFO NCCL version X`` line says (NCCL_DEBUG=INFO)."""
     solo_hosts: list[str] = field(default_factory=list)
     """Hosts of processes that each printed their own ``# nThread`` header and their own
     ``Rank 0`` line: each ran alone, so none measured a link between them (nccl-tests needs
@@ -356,6 +363,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     }
     tables: list[Table] = []
     devices: dict[int, str] = {}
+    gpu_models: dict[int, str] = {}
+    nccl_version: str | None = None
     last_device_line = 0
     last_rank_line = 0
     info_hosts: dict[str, None] = {}  # from NCCL's "host:pid:tid [dev] NCCL INFO" prefix, in order
@@ -451,8 +460,13 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             max_rank = max(max_rank, int(m_dev.group(1)))
             devices[int(m_dev.group(1))] = m_dev.group(2)
             run_devices[int(m_dev.group(1))] = m_dev.group(2)
+            if m_model := _DEVICE_MODEL_RE.search(stripped):
+                gpu_models[int(m_dev.group(1))] = m_model.group("model")
             last_device_line = no
             continue
+        if nccl_version is None and "NCCL version" in stripped:
+            if m_ver := _INFO_VERSION_RE.search(stripped):
+                nccl_version = m_ver.group("v")
         if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
             info_hosts.setdefault(m_info.group(1), None)  # its "nranks N" is read below
             if m_rank := _INFO_RANK_RE.search(stripped):
@@ -928,6 +942,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         ),
         algorithm=algorithm,
         warnings=sorted(warnings, key=lambda w: w.line),
+        gpu_models=gpu_models,
+        nccl_version=nccl_version,
         solo_hosts=solo,
         ranks_listed=bool(devices)
         and len(devices) >= min_ranks

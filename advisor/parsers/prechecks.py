@@ -47,6 +47,11 @@ SIGNATURE = (
     r"|\bsalloc: Prolog failure on node \S+|\b(?:salloc|srun|sbatch): error: Node failure on \S+"
     r"|\bSTEPD TERMINATED ON \S+ AT \S+ DUE TO JOB NOT ENDING WITH SIGNALS"
     r"|^[ \t]*State=\S*DRAIN\S*[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*Reason=\S"
+    # scontrol show node's block; sinfo's tables (a node or partition state, -R's reasons)
+    r"|^[ \t]*NodeName=\S+[^\n]*\n(?:[^\n]*\n){0,15}?[ \t]*State=[A-Z]"
+    r"|^[ \t]*(?:PARTITION|NODELIST|HOSTNAMES)(?:[ \t]+[A-Z_:()/]+)*?[ \t]+STATE\b[^\n]*\n"
+    r"[ \t]*\S+[ \t]+\S"
+    r"|^[ \t]*REASON[ \t]+(?:[A-Z_]+[ \t]+)*?(?:NODELIST|HOSTNAMES)[ \t]*\n[ \t]*\S"
 )
 _DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n]{1,60}?[^.\s])[ \t]*\.{2,}[ \t]*(?P<value>\S.*?)\s*$")
 _OP_ROW_RE = re.compile(
@@ -100,6 +105,28 @@ _SLURM_NODE_RE = re.compile(
 _SCONTROL_NODE_RE = re.compile(r"^\s*NodeName=(?P<node>\S+)")
 _SCONTROL_STATE_RE = re.compile(r"^\s*State=(?P<state>\S+)")
 _SCONTROL_REASON_RE = re.compile(r"^\s*Reason=(?P<reason>.+?)\s*$")
+_SINFO_HEAD_RE = re.compile(
+    r"^\s*(?P<cols>(?:PARTITION|NODELIST|HOSTNAMES|REASON)(?:\s+[A-Z_:()/]+)+)\s*$"
+)
+# sinfo(1), NODE STATE CODES: a state may end in a flag character: "*" not responding, "~"
+# powered off, "#" powering up, "!" pending power down, "%" powering down, "$" in a
+# maintenance reservation, "@" pending reboot, "^" reboot issued, "-" planned by the backfill
+# scheduler; the states are printed shortened to the field (drng: draining, failg: failing)
+_STATE_FLAGS = "*~#!%$@^-+"
+_UNAVAILABLE = {
+    "down": "down (Slurm or an administrator took it out of service)",
+    "drain": "drained (unavailable per the administrator's request)",
+    "drained": "drained (unavailable per the administrator's request)",
+    "drng": "draining (finishes its jobs, takes no new one)",
+    "draining": "draining (finishes its jobs, takes no new one)",
+    "fail": "failing (expected to fail soon, unavailable per the administrator)",
+    "failg": "failing (runs a job, expected to fail soon)",
+    "failing": "failing (runs a job, expected to fail soon)",
+    "inval": "invalid (registered with fewer resources than slurm.conf gives it)",
+    "maint": "in a maintenance reservation",
+    "not_responding": "not responding",
+}
+"""sinfo's and scontrol's node states a job cannot be given (sinfo(1), NODE STATE CODES)."""
 _HVD_CHECKS = (
     "SSH was successful into all the remote hosts.",
     "Host-to-host interface checking successful.",
@@ -116,6 +143,8 @@ class NodeFault:
     line: int
     node: str
     what: str
+    unavailable: bool = False
+    """A node's state (sinfo, scontrol) that keeps a job off it, not a job's failure on it."""
 
 
 @dataclass(kw_only=True)
@@ -147,7 +176,8 @@ def parse(text: str) -> Checks:
     _unschedulable(lines, out)
     if not out.notes and not out.unschedulable and not out.pods and not out.node_faults:
         raise ParseError(
-            "no ds_report, horovodrun, accelerate env, ray status, kubectl or JAX line"
+            "no ds_report, horovodrun, accelerate env, ray status, kubectl, JAX, sinfo or "
+            "scontrol line"
         )
     return out
 
@@ -391,8 +421,91 @@ def _collect_env(lines: list[str], out: Checks) -> None:
     )
 
 
+def node_state(state: str) -> str | None:
+    """What a Slurm node state (sinfo's ``drng@``, scontrol's ``IDLE+DRAIN``,
+    ``DOWN+NOT_RESPONDING``) says that keeps a job off the node; None for one a job can use
+    (idle, mixed, allocated, completing, powered off until a job asks for it)."""
+    words = [w.strip(_STATE_FLAGS).lower() for w in state.split("+")]
+    said = [_UNAVAILABLE[w] for w in words if w in _UNAVAILABLE]
+    if state.rstrip("@^").endswith("*") and "not responding" not in said:
+        said.append("not responding")
+    if state.rstrip("*").endswith("$") and "in a maintenance reservation" not in said:
+        said.append("in a maintenance reservation")
+    if said and "@" in state:
+        said.append("a reboot pending")
+    return ", ".join(dict.fromkeys(said)) or None
+
+
+def _sinfo(lines: list[str], out: Checks) -> None:
+    """sinfo's tables: a row a partition's (or a node's) state with its node list; -R's rows
+    (only nodes down, drained, failing: sinfo(1) --list-reasons) with their reason."""
+    cols: list[str] = []
+    rows = 0
+    for no, line in enumerate(lines, 1):
+        if h := _SINFO_HEAD_RE.match(line):
+            cols = h.group("cols").split()
+            if "NODELIST" not in cols and "HOSTNAMES" not in cols:
+                cols = []
+            continue
+        if not cols or not line.strip():
+            cols = [] if not line.strip() else cols
+            continue
+        tokens = line.split()
+        if cols[0] == "REASON":
+            if len(tokens) < len(cols):
+                continue
+            row = dict(zip(cols[1:], tokens[len(tokens) - len(cols) + 1 :], strict=True))
+            row["REASON"] = " ".join(tokens[: len(tokens) - len(cols) + 1])
+        elif cols[-1] == "REASON":
+            if len(tokens) < len(cols) - 1:
+                continue
+            row = dict(zip(cols[:-1], tokens[: len(cols) - 1], strict=True))
+            row["REASON"] = " ".join(tokens[len(cols) - 1 :])
+        else:
+            if len(tokens) != len(cols):
+                continue
+            row = dict(zip(cols, tokens, strict=True))
+        rows += 1
+        nodes = row.get("NODELIST") or row.get("HOSTNAMES") or "?"
+        reason = row.get("REASON", "")
+        reason = "" if reason in ("(null)", "none", "") else reason
+        state = row.get("STATE")
+        what = node_state(state) if state else "down, drained or failing (sinfo -R lists no other)"
+        if what is None:
+            continue
+        count = row.get("NODES", "")
+        out.node_faults.append(
+            NodeFault(
+                line=no,
+                node=nodes,
+                what=(f"{count} node(s) " if count.isdigit() and count != "1" else "")
+                + (f"{state}: " if state else "")
+                + what
+                + (f"; reason: {reason}" if reason else "")
+                + (f" (partition {row['PARTITION']})" if row.get("PARTITION") else ""),
+                unavailable=True,
+            )
+        )
+    if rows and not any(f.unavailable for f in out.node_faults):
+        _note(out, 1, f"sinfo: {rows} row(s); every node listed can take a job")
+
+
 def _slurm_nodes(lines: list[str], out: Checks) -> None:
-    node = state = ""
+    _sinfo(lines, out)
+    node = state = reason = ""
+    at = 0
+
+    def block_end() -> None:
+        if node and state and (what := node_state(state)):
+            out.node_faults.append(
+                NodeFault(
+                    line=at,
+                    node=node,
+                    what=f"{state}: {what}" + (f"; reason: {reason}" if reason else ""),
+                    unavailable=True,
+                )
+            )
+
     for no, line in enumerate(lines, 1):
         if m := _SLURM_NODE_RE.search(line):
             if m.group("prolog"):
@@ -413,17 +526,13 @@ def _slurm_nodes(lines: list[str], out: Checks) -> None:
             out.node_faults.append(NodeFault(line=no, node=host, what=what))
             continue
         if n := _SCONTROL_NODE_RE.match(line):
-            node, state = n.group("node"), ""
+            block_end()
+            node, state, reason, at = n.group("node"), "", "", no
         elif st := _SCONTROL_STATE_RE.match(line):
-            state = st.group("state")
-        elif (r := _SCONTROL_REASON_RE.match(line)) and "DRAIN" in state and node:
-            out.node_faults.append(
-                NodeFault(
-                    line=no,
-                    node=node,
-                    what=f"drained ({state}): {r.group('reason')}",
-                )
-            )
+            state, at = st.group("state"), no
+        elif (r := _SCONTROL_REASON_RE.match(line)) and node:
+            reason = r.group("reason")
+    block_end()
 
 
 def _unschedulable(lines: list[str], out: Checks) -> None:

@@ -233,6 +233,11 @@ _MISSING_COMMA_RE = re.compile(
 )
 
 
+_FLAT_LINE = 400
+"""A line this long holding a comment is taken for a table flattened onto one line."""
+_FLATTENED_RESUME_RE = re.compile(r'\s(?="[\w-]+"\s*:|\{\s*"[\w-]+"\s*:|[\]}](?:\s*[,\]}]|\s*$))')
+
+
 def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
     """``text`` with each ``// ...`` or ``# ...`` comment outside a string blanked, and the lines
     that had one (documentation and deployment notes print rank tables with a comment after each
@@ -242,7 +247,9 @@ def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
     markers: set[str] = set()
     for number, line in enumerate(text.split("\n"), start=1):
         in_string = escaped = False
-        for i, ch in enumerate(line):
+        i = 0
+        while i < len(line):
+            ch = line[i]
             if in_string:
                 escaped = not escaped and ch == "\\"
                 in_string = escaped or ch != '"'
@@ -250,9 +257,18 @@ def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
                 in_string = True
             elif ch == "#" or line.startswith("//", i):
                 markers.add("#" if ch == "#" else "//")
-                line = line[:i].rstrip()
-                lines.append(number)
-                break
+                if number not in lines:
+                    lines.append(number)
+                # a copy flattened to one line (a web page's text) goes on after the comment:
+                # the comment ends where the table's next key, entry or bracket starts
+                rest = _FLATTENED_RESUME_RE.search(line, i + 1) if len(line) > _FLAT_LINE else None
+                if rest is None:
+                    line = line[:i].rstrip()
+                    break
+                line = line[:i] + " " * (rest.start() - i) + line[rest.start() :]
+                i = rest.start()
+                continue
+            i += 1
         out.append(line)
     return "\n".join(out), lines, sorted(markers, key=["//", "#"].index)
 
@@ -305,7 +321,11 @@ def parse(text: str) -> RankTable:
     try:
         doc = json.loads(body + closers)
     except (json.JSONDecodeError, RecursionError):
-        raise error from None
+        # (a copy cut inside a string leaves no bracket counted open: still_open says "")
+        doc = _cut_inside_value(body) if open_brackets(body) is None else None
+        if doc is None:
+            raise error from None
+        closers = closers or still_open(body[: body.rfind(",")])
     table = _parse_text_doc(text, doc)
     table.elided_lines, table.cut, table.headless = elided, bool(closers), headless
     table.braceless, table.server_entry = braceless, entry
@@ -316,7 +336,11 @@ def parse(text: str) -> RankTable:
     if closers or headless:  # a list or key outside what was copied is not missing
         table.errors = [e for e in table.errors if "is missing (vllm-ascend reads" not in e]
     if closers:  # the keys after the cut ("status" is written last) are not missing
-        table.errors = [e for e in table.errors if not e.startswith("status is 'missing'")]
+        table.errors = [
+            e
+            for e in table.errors
+            if not e.startswith("status is 'missing'") and not e.endswith("has no super_pod_list")
+        ]
         # nor are the fields of the entries the copy ends inside ("server_id" after "device")
         cut_entries = _cut_entries(doc)
         table.errors = [
@@ -344,6 +368,27 @@ def parse(text: str) -> RankTable:
             " remove them",
         )
     return table
+
+
+CUT_VALUE_TRIES = 8
+"""How many commas back from a cut copy's end a value cut in its middle is looked for."""
+
+
+def _cut_inside_value(body: str) -> Any:
+    """A copy cut inside a key or value (``"backup_device_port":"16``): the table up to the
+    last whole field before the cut, its brackets closed; None when none of the last few
+    commas ends one."""
+    end = len(body)
+    for _ in range(CUT_VALUE_TRIES):
+        end = body.rfind(",", 0, end)
+        if end < 0:
+            return None
+        head = body[:end]
+        try:
+            return json.loads(head + still_open(head))
+        except (json.JSONDecodeError, RecursionError):
+            continue
+    return None
 
 
 def _cut_entries(doc: Any) -> tuple[str, ...]:

@@ -1,0 +1,284 @@
+"""A host's network interfaces as ``ip link`` / ``ip addr`` (iproute2, also ``-br`` and ``-s``)
+and ``ifconfig`` (Linux net-tools in its old and new layouts, FreeBSD's) print them.
+
+What an ops engineer reads in them before a job: which interfaces are up, which have a link
+(a carrier), their addresses and MTU, and their error and drop counters.
+
+- iproute2 (ip/ipaddress.c, ``print_link_flags``): ``2: eth0: <NO-CARRIER,BROADCAST,MULTICAST,UP>
+  mtu 1500 qdisc mq state DOWN ...``; ``NO-CARRIER`` is printed where the interface is
+  administratively up (``IFF_UP``) but not running (no ``IFF_RUNNING``: the driver has no
+  carrier); ``LOWER_UP`` is the driver's layer-1 up; ``state`` is the RFC 2863 operational state
+  (UNKNOWN, NOTPRESENT, DOWN, LOWERLAYERDOWN, TESTING, DORMANT, UP). ``-s`` adds ``RX: bytes
+  packets errors dropped ...`` and ``TX: bytes packets errors dropped carrier collsns`` rows; ``-br``
+  prints one line an interface: name, state, then the link address and flags (``link``) or the
+  addresses (``addr``).
+- net-tools ifconfig, new layout: ``eth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500``
+  then ``inet``, ``ether``, ``RX errors 0  dropped 0 ...`` lines; old layout: ``eth0      Link
+  encap:Ethernet  HWaddr ...`` then ``UP BROADCAST RUNNING MULTICAST  MTU:1500``; in both, ``UP``
+  without ``RUNNING`` is an interface up with no carrier.
+- FreeBSD ifconfig: ``mce0: flags=8843<UP,...> metric 0 mtu 1500`` then ``media: ...`` and
+  ``status: active`` or ``status: no carrier``; NVIDIA's FreeBSD mlx5en driver puts the firmware's
+  port-down reason after it (``status: no carrier (FEC sync loss)``, its manual's "Port Down State
+  Diagnostics"). A copy flattened to one line (a web page's text) is read the same way.
+
+An interface the administrator left down is said, not judged; one that is up with no carrier is
+a link that is down (``Interface.no_carrier``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError
+
+VIRTUAL_IFACE_RE = re.compile(
+    r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo\d*$|kube-|weave|cilium|lxc|"
+    r"genev|wg|gre|ipvlan|macvtap|dummy|bond\d+\.|sit\d|ip6tnl|ip_vti|ip6_vti|erspan|teql|usb|wl)"
+)
+"""Interfaces whose carrier says nothing of a training link: virtual ones, whose carrier comes
+and goes with the containers, bridges and tunnels they serve (a pod's veth pair, Calico's cali*,
+Docker's bridge, the kernel's sit0 placeholder), and wireless ones (wlan0, wlp2s0)."""
+
+_OPER_STATES = "UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING"
+_IP_HEAD = r"\d+: (?P<name>[\w.:-]+)(?:@[\w.:-]+)?: <(?P<flags>[A-Z0-9_,-]*)> mtu (?P<mtu>\d+)"
+_IFCONFIG_HEAD = (
+    r"(?P<name>[\w.:-]+): flags=[0-9a-fA-F]+<(?P<flags>[A-Z0-9_,]*)>"
+    r"(?:[ \t]+metric[ \t]+\d+)?[ \t]+mtu[ \t]+(?P<mtu>\d+)"
+)
+_BRIEF = (
+    rf"(?P<name>[\w.:-]+)(?:@[\w.:-]+)?[ \t]+(?P<state>{_OPER_STATES})[ \t]+"
+    r"(?:(?P<mac>[0-9a-f]{2}(?::[0-9a-f]{2}){5,19})[ \t]+<(?P<flags>[A-Z0-9_,-]*)>"
+    r"|(?P<addrs>(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9a-f]*:[0-9a-f:]*)/\d{1,3}(?:[ \t]+\S+/\d{1,3})*))"
+    r"[ \t]*$"
+)
+# (-br addr's interface with no address: only its name and state, read among lines of the form)
+_BRIEF_BARE_RE = re.compile(
+    rf"^(?P<name>[\w.:-]+)(?:@[\w.:-]+)?[ \t]+(?P<state>{_OPER_STATES})[ \t]*$"
+)
+
+SIGNATURE = re.sub(
+    r"\(\?P<\w+>",
+    "(?:",
+    rf"^[ \t]*{_IP_HEAD}"
+    # (ifconfig's header may stand after a prompt, or mid-line where a page flattened the copy)
+    rf"|(?:^|[ \t]){_IFCONFIG_HEAD}"
+    r"|^[\w.:-]+[ \t]+Link encap:[ \t]*\w"
+    # (-br's state with the space after it: a word the fast pre-test can look for, "UP " too)
+    + "|^"
+    + _BRIEF.replace(
+        rf"(?P<state>{_OPER_STATES})[ \t]+", "(?:" + _OPER_STATES.replace("|", " |") + r" )[ \t]*"
+    ),
+)
+_IP_HEAD_RE = re.compile(rf"^\s*{_IP_HEAD}(?P<rest>.*)$")
+_IFCONFIG_HEAD_RE = re.compile(rf"(?:^|(?<=\s)){_IFCONFIG_HEAD}")
+_OLD_HEAD_RE = re.compile(r"^(?P<name>[\w.:-]+)\s+Link encap:\s*(?P<encap>\w[\w ]*?)(?:\s{2,}|$)")
+_BRIEF_RE = re.compile(rf"^{_BRIEF}")
+_STATE_RE = re.compile(rf"\bstate ({_OPER_STATES})\b")
+_LINK_RE = re.compile(r"^\s*link/(?P<type>\w+)(?:\s+(?P<mac>[0-9a-f]{2}(?::[0-9a-f]{2})+))?")
+_INET_RE = re.compile(
+    r"(?:^|\s)inet6?\s+(?:addr:\s*)?(?P<addr>(?:\d{1,3}\.){3}\d{1,3}(?:/\d+)?"
+    r"|[0-9a-fA-F]*:[0-9a-fA-F:]*(?:%[\w.]+)?(?:/\d+)?)"
+)
+_ETHER_RE = re.compile(
+    r"(?:^|\s)(?:ether|HWaddr|lladdr)\s+(?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})+)"
+)
+_OLD_FLAGS_RE = re.compile(r"^\s+(?P<flags>(?:[A-Z]+ )*[A-Z]+)\s+MTU:(?P<mtu>\d+)")
+_BSD_STATUS_RE = re.compile(
+    r"(?:^|\s)status:\s*(?P<status>active|no carrier|no network|inserted|associated|running)"
+    r"(?:\s*\((?P<reason>[^)\n]*)\))?"
+)
+_MEDIA_RE = re.compile(r"(?:^|\s)media:\s*(?P<media>.+?)(?=\s+status:|\s*$)")
+# net-tools: "RX errors 0  dropped 0  overruns 0  frame 0" / old "RX packets:1 errors:0 dropped:0"
+_TOOL_COUNTERS_RE = re.compile(r"^\s*(?P<dir>RX|TX)\b(?P<rest>.*\berrors\b.*)$")
+_COUNTER_RE = re.compile(r"\b(?P<what>errors|dropped):?\s*(?P<n>\d+)")
+# iproute2 -s: a heading row then the figures under it
+_STATS_HEAD_RE = re.compile(
+    r"^\s*(?P<dir>RX|TX):\s+(?P<cols>bytes\s+packets\s+errors\s+dropped.*)$"
+)
+
+
+@dataclass(kw_only=True)
+class Interface:
+    line: int
+    name: str
+    tool: str
+    """``ip``, ``ip -br``, ``ifconfig`` or ``ifconfig (FreeBSD)``."""
+    flags: tuple[str, ...] = ()
+    operstate: str | None = None
+    """iproute2's RFC 2863 state (``-br``'s column too); None where the tool prints none."""
+    mtu: int | None = None
+    link_type: str | None = None
+    """iproute2's ``link/ether``, ``link/infiniband`` ...; net-tools' ``Link encap:``."""
+    mac: str | None = None
+    addresses: list[str] = field(default_factory=list)
+    media: str | None = None
+    status: str | None = None
+    """FreeBSD's ``status:`` word (``active``, ``no carrier``)."""
+    reason: str | None = None
+    """What FreeBSD's driver put after its status (``FEC sync loss``)."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """``rx_errors``, ``rx_dropped``, ``tx_errors``, ``tx_dropped`` where printed."""
+
+    @property
+    def admin_up(self) -> bool | None:
+        if self.flags:
+            return "UP" in self.flags
+        return None if self.operstate in (None, "UNKNOWN") else True
+
+    @property
+    def no_carrier(self) -> bool:
+        """Up, yet no link: iproute2's NO-CARRIER, ifconfig's UP without RUNNING, FreeBSD's
+        ``status: no carrier``, or ``-br``'s DOWN/LOWERLAYERDOWN with UP among its flags."""
+        if self.status is not None:
+            return self.status == "no carrier"
+        if "NO-CARRIER" in self.flags:
+            return True
+        if self.tool.startswith("ifconfig") and "UP" in self.flags:
+            return "RUNNING" not in self.flags and "LOOPBACK" not in self.flags
+        return (
+            self.tool == "ip -br"
+            and self.operstate in ("DOWN", "LOWERLAYERDOWN")
+            and ("UP" in self.flags)
+        )
+
+    @property
+    def virtual(self) -> bool:
+        return bool(VIRTUAL_IFACE_RE.match(self.name)) or self.link_type in (
+            "loopback", "Local", "none", "void",
+        )  # fmt: skip
+
+
+def _counters(iface: Interface, direction: str, text: str) -> None:
+    for m in _COUNTER_RE.finditer(text):
+        iface.errors.setdefault(f"{direction.lower()}_{m.group('what')}", int(m.group("n")))
+
+
+def _flattened(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` numbered, a line holding several ifconfig headers (a flattened copy)
+    split before each."""
+    out: list[tuple[int, str]] = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        # (Markdown's inline code marks around a pasted block: "`10: bond1: <...>", "... 0 `")
+        line = raw[1:] if raw.startswith("`") and not raw.startswith("``") else raw
+        line = (
+            line.rstrip().removesuffix("`")
+            if line.rstrip().endswith(" `") or (line is not raw and line.rstrip().endswith("`"))
+            else line
+        )
+        heads = [m.start("name") for m in _IFCONFIG_HEAD_RE.finditer(line)]
+        if not heads:
+            out.append((no, line))
+            continue
+        if line[: heads[0]].strip():
+            out.append((no, line[: heads[0]]))
+        for a, b in zip(heads, [*heads[1:], len(line)], strict=True):
+            out.append((no, line[a:b]))
+    return out
+
+
+def parse(text: str) -> list[Interface]:
+    """Each interface's block; ParseError when no interface is found."""
+    found: list[Interface] = []
+    current: Interface | None = None
+    stats_dir: str | None = None
+    for no, line in _flattened(text):
+        if stats_dir is not None:
+            figures = line.split()
+            if figures and all(f.isdigit() for f in figures) and current is not None:
+                # bytes packets errors dropped ... (heading order)
+                if len(figures) >= 4:
+                    current.errors[f"{stats_dir}_errors"] = int(figures[2])
+                    current.errors[f"{stats_dir}_dropped"] = int(figures[3])
+                stats_dir = None
+                continue
+            stats_dir = None
+        if m := _IP_HEAD_RE.match(line):
+            flags = tuple(f for f in m.group("flags").split(",") if f)
+            state = _STATE_RE.search(m.group("rest"))
+            current = Interface(
+                line=no,
+                name=m.group("name"),
+                tool="ip",
+                flags=flags,
+                mtu=int(m.group("mtu")),
+                operstate=state.group(1) if state else None,
+            )
+            found.append(current)
+            continue
+        if m := _IFCONFIG_HEAD_RE.match(line):
+            current = Interface(
+                line=no,
+                name=m.group("name"),
+                tool="ifconfig",
+                flags=tuple(f for f in m.group("flags").split(",") if f),
+                mtu=int(m.group("mtu")),
+            )
+            found.append(current)
+            rest = line[m.end() :]
+            _fields(current, rest)
+            continue
+        if m := _OLD_HEAD_RE.match(line):
+            current = Interface(
+                line=no, name=m.group("name"), tool="ifconfig", link_type=m.group("encap").strip()
+            )
+            found.append(current)
+            _fields(current, line[m.end("encap") :])
+            continue
+        if (m := _BRIEF_RE.match(line)) or (
+            any(f.tool == "ip -br" for f in found) and (m := _BRIEF_BARE_RE.match(line))
+        ):
+            current = None
+            found.append(
+                Interface(
+                    line=no,
+                    name=m.group("name"),
+                    tool="ip -br",
+                    operstate=m.group("state"),
+                    flags=tuple(f for f in (m.groupdict().get("flags") or "").split(",") if f),
+                    mac=m.groupdict().get("mac"),
+                    addresses=(m.groupdict().get("addrs") or "").split(),
+                )
+            )
+            continue
+        if current is None or not line.strip():
+            if not line.strip() and current is not None and current.tool != "ip":
+                current = None
+            continue
+        if not line[:1].isspace() and current.tool == "ip":
+            current = None  # an unindented line of something else ends iproute2's block
+            continue
+        if (s := _STATS_HEAD_RE.match(line)) is not None:
+            stats_dir = s.group("dir").lower()
+            continue
+        if (k := _LINK_RE.match(line)) is not None:
+            current.link_type, current.mac = k.group("type"), k.group("mac") or current.mac
+            continue
+        if (o := _OLD_FLAGS_RE.match(line)) is not None:
+            current.flags, current.mtu = tuple(o.group("flags").split()), int(o.group("mtu"))
+            continue
+        if (c := _TOOL_COUNTERS_RE.match(line)) is not None:
+            _counters(current, c.group("dir"), c.group("rest"))
+            continue
+        _fields(current, line)
+    if not found:
+        raise ParseError("no network interface (ip link / ip addr / ifconfig) found")
+    # an interface shown again (a copy of two runs of the command): its later state stands
+    latest = {i.name: i for i in found}
+    return [i for i in found if latest[i.name] is i]
+
+
+def _fields(iface: Interface, text: str) -> None:
+    """The fields an ifconfig block (or a flattened one's rest) carries on one line."""
+    for m in _INET_RE.finditer(text):
+        if m.group("addr") not in iface.addresses and any(ch.isdigit() for ch in m.group("addr")):
+            iface.addresses.append(m.group("addr"))
+    if (e := _ETHER_RE.search(text)) is not None:
+        iface.mac = iface.mac or e.group("mac")
+        if iface.tool == "ifconfig" and iface.link_type is None and "ether" in text:
+            iface.link_type = "ether"
+    if (md := _MEDIA_RE.search(text)) is not None:
+        iface.media = md.group("media").strip()
+    if (st := _BSD_STATUS_RE.search(text)) is not None:
+        iface.status, iface.reason = st.group("status"), st.group("reason")
+        iface.tool = "ifconfig (FreeBSD)"

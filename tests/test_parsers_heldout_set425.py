@@ -1,0 +1,262 @@
+"""Outputs of round TT's held-out evaluation (sets 425-428), leftovers of round SS (set 424) and
+real samples of the formats they brought (ip link / ip addr / ifconfig, sinfo and scontrol's
+node states) that the advisor read wrong or not at all before this change (tests/data/
+evidence_heldout_59, sources in tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.parsers import netif, prechecks
+from advisor.parsers.logs import torch_nccl_version
+from tests.conftest import DATA
+from tests.rules_facts import builtin_findings
+
+HELDOUT = DATA / "evidence_heldout_59"
+
+
+def _load(name: str) -> EvidenceFacts:
+    return load_paths([HELDOUT / name])
+
+
+def _said(ev: EvidenceFacts) -> list[str]:
+    return [m.message for f in ev.files for m in f.messages]
+
+
+def _findings(ev: EvidenceFacts) -> dict[str, object]:
+    return builtin_findings(
+        {
+            "evidence.failures": ev.failures,
+            "evidence.npu_ports": ev.npu_ports,
+            "evidence.npu_chips": ev.npu_chips,
+            "evidence.rank_tables": ev.rank_tables,
+        },
+        "nccl",
+    )
+
+
+# --- network interfaces: ip link / ip addr / ifconfig ----------------------------------------
+
+
+def test_ip_addr_names_interfaces_up_without_carrier_and_leaves_admin_down_alone() -> None:
+    ev = _load("raspberrypi3939_ip_a_eth0_wlan0_no_carrier_up.txt")
+    assert ev.files[0].formats == ["netif"]
+    (note,) = _said(ev)
+    assert note.startswith("netif: ip: 3 interface(s): lo (loopback, mtu 65536): up, link up;")
+    assert "eth0 (mtu 1500): up, no carrier" in note
+    # eth0 is up with no carrier (iproute2's NO-CARRIER: IFF_UP without IFF_RUNNING); the
+    # wireless wlan0 carries no training link; wlan0 shown twice is one interface
+    (lost,) = ev.failures
+    assert (lost["kind"], lost["line"]) == ("link_carrier_lost", 10)
+    assert lost["exception_type"] == "eth0: ip shows it up with no carrier"
+    assert "evidence-link-carrier-lost" in _findings(ev)
+
+    ev = _load("hetzner939_ip_a_eth1_noop_down.txt")
+    (note,) = _said(ev)
+    assert "eth0 (mtu 1500): up, link up; 37.27.107.180/26" in note
+    assert "eth1 (mtu 1500): administratively down" in note
+    assert not ev.failures  # a port the administrator left down is no lost link
+
+
+def test_ifconfig_old_and_new_layouts_and_freebsds_status() -> None:
+    ev = _load("ifconfig_update6_old_nettools_eth0_up_not_running_wlan0_drops.txt")
+    (lost,) = ev.failures  # "UP BROADCAST MULTICAST" without RUNNING: no carrier
+    assert (lost["exception_type"], lost["line"]) == (
+        "eth0: ifconfig shows it up with no carrier",
+        1,
+    )
+    note, drops = _said(ev)
+    assert "lo (Local Loopback, mtu 65536): up, link up; 127.0.0.1, ::1/128" in note
+    assert (
+        drops
+        == "netif: error or drop counters not 0 (since the interface came up): wlan0 rx_dropped 44"
+    )
+
+    ev = _load("pyroute2_727_ifconfig_eth0_nettools_running.txt")
+    assert _said(ev) == [
+        "netif: ifconfig: 1 interface(s): eth0 (mtu 1500): up, link up; 192.168.0.103, "
+        "fe80::efe0:399e:d345:e3e6"
+    ]
+    assert not ev.failures
+
+    ev = _load("nvidia_freebsd_mlx5en_ifconfig_fec_sync_loss.txt")  # flattened to one line
+    (lost,) = ev.failures
+    assert lost["exception_type"] == (
+        "mce0: ifconfig (FreeBSD) shows it up with no carrier (FEC sync loss)"
+    )
+
+
+def test_ip_s_link_counters_behind_markdown_code_marks() -> None:
+    (bond,) = netif.parse(
+        (HELDOUT / "haunraid13_ifconfig_and_ip_s_link_bond1_drops_markdown_ticks.txt").read_text()
+    )
+    # ifconfig's and ip's bond1 are one interface: the later output's figures stand
+    assert (bond.name, bond.tool, bond.mtu, bond.no_carrier) == ("bond1", "ip", 9000, False)
+    assert bond.errors == {"rx_errors": 0, "rx_dropped": 185979, "tx_errors": 0, "tx_dropped": 1}
+
+
+def test_brief_form_reads_state_flags_and_addresses() -> None:
+    # iproute2's -br lines (ip/ipaddress.c print_linkinfo_brief's columns: name, state, then
+    # the link address and flags or the addresses)
+    text = (
+        "lo               UNKNOWN        00:00:00:00:00:00 <LOOPBACK,UP,LOWER_UP>\n"
+        "ib0              DOWN           00:00:10:29:fe:80:00:00:00:00:00:00:b8:ce:f6:03:00:31:"
+        "a6:4a <NO-CARRIER,BROADCAST,MULTICAST,UP>\n"
+        "eth1             DOWN\n"
+    )
+    lo, ib0, eth1 = netif.parse(text)
+    assert (lo.virtual, ib0.no_carrier, eth1.no_carrier) == (True, True, False)
+    assert eth1.admin_up is True and eth1.operstate == "DOWN"
+
+
+# --- Slurm's node states ---------------------------------------------------------------------
+
+
+def test_sinfo_rows_of_nodes_slurm_will_not_give_a_job() -> None:
+    ev = _load("arjuna69_sinfo_gpu_partition_drng_fail_maint.txt")
+    said = [f["message"] for f in ev.failures]
+    assert {f["kind"] for f in ev.failures} == {"node_unavailable"}
+    assert said[:2] == [
+        "node d[001-032],f[001-004,006-024]: 55 node(s) drng@: draining (finishes its jobs, "
+        "takes no new one), a reboot pending (partition cpu)",
+        "node f005: fail*: failing (expected to fail soon, unavailable per the administrator), "
+        "not responding (partition cpu)",
+    ]
+    assert "node c[003,005,011,013,019]: 5 node(s) maint: in a maintenance reservation" in said[3]
+    assert len(said) == 5  # the mix and idle rows can take a job
+    assert "evidence-slurm-node-unavailable" in _findings(ev)
+
+    ev = _load("elasticluster272_sinfo_lNe_down_not_responding_cut.txt")
+    assert [f["host"] for f in ev.failures] == [f"compute00{n}" for n in range(1, 6)]
+    assert ev.failures[0]["message"].endswith(
+        "not responding; reason: Not responding (partition main*)"
+    )
+    assert ev.failures[4]["message"].endswith("reason: Not r (partition main*)")  # cut copy
+
+    (low,) = _load("citc11_sinfo_list_reasons_low_realmemory.txt").failures
+    assert low["message"] == (
+        "node compute[001-003]: down, drained or failing (sinfo -R lists no other); "
+        "reason: Low RealMemory"
+    )
+
+
+def test_scontrol_show_node_down_without_its_reason() -> None:
+    (down,) = _load("sirepo2136_scontrol_show_node_localhost_down_cut.txt").failures
+    assert (down["kind"], down["host"], down["line"]) == ("node_unavailable", "localhost", 10)
+    assert down["message"] == (
+        "node localhost: DOWN: down (Slurm or an administrator took it out of service)"
+    )
+
+
+def test_node_state_codes() -> None:
+    assert prechecks.node_state("idle") is None and prechecks.node_state("mix-") is None
+    assert prechecks.node_state("idle~") is None  # powered off until a job asks for it
+    assert prechecks.node_state("DOWN+NOT_RESPONDING") == (
+        "down (Slurm or an administrator took it out of service), not responding"
+    )
+    assert prechecks.node_state("idle*") == "not responding"
+    assert prechecks.node_state("alloc$") == "in a maintenance reservation"
+
+
+# --- iperf3: a transfer that stalled ---------------------------------------------------------
+
+
+def test_iperf3_intervals_that_moved_no_data_are_a_stalled_transfer() -> None:
+    ev = _load("iperf703_iperf3_10g_near_zero_cut.txt")
+    (stall,) = ev.failures
+    assert (stall["kind"], stall["line"]) == ("transfer_stalled", 2)
+    assert stall["exception_type"] == (
+        "7 interval(s) (7 s) moved no data, its congestion window at 1.41 KBytes, 5 TCP retransmits"
+    )
+    assert _findings(ev)["evidence-transfer-stalled"]
+
+
+# --- launchers ------------------------------------------------------------------------------
+
+
+def test_older_colossalai_runs_failure_names_the_host() -> None:
+    (ev,) = _load(
+        "colossalai_examples180_colossalai_run_failed_to_run_torchrun_node_rank1_host2.txt"
+    ).failures
+    assert (ev["kind"], ev["host"]) == ("launcher_exit", "[host2 ip addr]")
+    assert ev["exception_type"].startswith("colossalai run (the command failed on the host")
+
+
+def test_horovodruns_start_timeout_even_when_cut_in_its_frame() -> None:
+    ev = _load(
+        "horovod1414_horovodrun_2hosts_cu11_cu08_wait_initial_registration_tasks_to_start_cut.log"
+    )
+    (launch,) = [f for f in ev.failures if f["kind"] == "launch_failed"]
+    assert launch["line"] == 20
+    assert launch["exception_type"].startswith("horovodrun timed out waiting for tasks to start")
+    assert launch["exception_type"].endswith("(the copy ends in the frame that raised it)")
+    assert not [f for f in ev.failures if f["kind"] == "python_exception"]
+
+
+# --- torch and NCCL ---------------------------------------------------------------------------
+
+
+def test_an_older_torchs_watchdog_record_wrapped_with_its_seqnum_after_the_op() -> None:
+    (w,) = _load(
+        "anysplat61_old_torch_watchdog_wrapped_allreduce_seq458_1800600ms_no_rank.log"
+    ).failures
+    assert (w["kind"], w["op"], w["seq"], w["ran_for_ms"], w["timeout_ms"]) == (
+        "watchdog_timeout", "all_reduce", 458, 1800600, None,
+    )  # fmt: skip
+
+
+def test_torchs_nccl_version_misprinted_or_wrapped_is_read() -> None:
+    assert torch_nccl_version(21, 0, 3) == ("2.10.3", True)
+    assert torch_nccl_version(2, 7, 8) == ("2.7.8", False)
+    assert torch_nccl_version(22, 1, 5) == ("2.21.5", True)
+    ev = _load(
+        "metaseq90_ncclcommabort_unhandled_cuda_error_nccl_version_21_0_3_rank0_pg_destroyed_frames_cut.log"
+    )
+    (fail,) = ev.failures
+    assert (fail["rank"], fail["code_name"]) == (0, "ncclUnhandledCudaError")
+    assert "ncclCommAbort, as the process group was destroyed" in fail["call"]
+    assert _said(ev) == [
+        "log: NCCL 2.10.3 (torch printed it as 21.0.3: its decoding predates NCCL 2.9's version "
+        "code) (torch's account of the failed call)"
+    ]
+    ev = _load("trixie87_torchrun_nccl_unhandled_system_error_wrapped.log")
+    assert _said(ev) == ["log: NCCL 2.10.3 (torch's account of the failed call)"]
+
+
+def test_nccl_tests_header_keeps_the_gpus_and_ncclS_version() -> None:
+    (bench,) = _load(
+        "tinygrad_ogkm17_nccl_tests_8x_rtx4090_header_genoa_nccl2243_init_only_cut.log"
+    ).benchmarks
+    assert bench["gpu_models"] == {"NVIDIA GeForce RTX 4090": 8}
+    assert bench["nccl_version"] == "2.24.3+cuda12.6"
+
+
+# --- Ascend ---------------------------------------------------------------------------------
+
+
+def test_net_health_init_is_no_port_fault() -> None:
+    ev = _load("mindcluster_npu_info_before_hccn_block_net_health_init_optical_los_zh_doc.txt")
+    (port,) = ev.npu_ports
+    assert (port["net_health"], port["link"]) == ("Init", "UP")
+    findings = _findings(ev)
+    assert "evidence-npu-port-down" not in findings
+    assert "evidence-npu-optical-alarm" in findings
+
+
+def test_npu_smis_current_fault_event_of_major_severity_is_an_alarm() -> None:
+    ev = _load("npu_smi_950_current_fault_event_0x81AF8000_driver_doc.txt")
+    (event,) = ev.failures
+    assert (event["kind"], event["code"], event["code_name"], event["device"]) == (
+        "npu_fault_event", "0x81AF8000", "Alarm", 0,
+    )  # fmt: skip
+    assert "evidence-npu-fault-event-alarm" in _findings(ev)
+
+
+def test_a_flattened_commented_rank_table_cut_in_a_value_is_read_as_far_as_it_goes() -> None:
+    ev = _load("rank_table_a3_superpod_v1_2_hcclug_82rc1_cut.json")
+    (table,) = ev.rank_tables
+    assert table["version"] == "1.2" and table["cut"]
+    assert [r["rank"] for r in table["ranks"]][:3] == [0, 1, 2]
+    assert {r["server_id"] for r in table["ranks"]} == {"node_0"}
+    assert table["errors"] == [
+        "not valid JSON: // comments (line 1); a JSON parser refuses the file: remove them"
+    ]
