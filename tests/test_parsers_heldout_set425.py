@@ -6,7 +6,7 @@ evidence_heldout_59, sources in tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import netif, prechecks
+from advisor.parsers import nccl_topo, netif, prechecks
 from advisor.parsers.logs import torch_nccl_version
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
@@ -260,3 +260,34 @@ def test_a_flattened_commented_rank_table_cut_in_a_value_is_read_as_far_as_it_go
     assert table["errors"] == [
         "not valid JSON: // comments (line 1); a JSON parser refuses the file: remove them"
     ]
+
+
+# --- NCCL's topology dump -------------------------------------------------------------------
+
+
+def test_ncclS_topology_dump_is_said_as_far_as_the_copy_goes() -> None:
+    ev = _load("nccl1505_topo_xml_dgx_a100_gpu0_nvlink_mlx5_0_cut.xml")
+    assert ev.files[0].formats == ["nccl_topo"] and not ev.failures
+    note, indent = _said(ev)
+    assert indent == "the indent every line shares (6 character(s)) taken off"
+    assert note == (
+        "nccl_topo: NCCL topology dump: 1 GPU(s): GPU 0 (rank 0) sm 80 0000:07:00.0 PCIe 16.0 "
+        "GT/s PCIe x16, 12 NVLink(s) to 6 peer(s) (12 to NVSwitches); 1 NIC port(s): mlx5_0 "
+        "200 Gb/s port 1 GPU Direct RDMA; the copy is cut: only the part of the tree it holds "
+        "is read (what NCCL detected, not judged)"
+    )
+    topo = nccl_topo.parse(
+        (HELDOUT / "simai128_h100_topo_xml_fragment_net_gdr0_cut.xml").read_text()
+    )
+    assert [(g.dev, sum(g.nvlinks.values())) for g in topo.gpus] == [(5, 18), (7, 4)]
+    (net,) = topo.nets
+    assert (net.name, net.speed_mbps, net.gdr, net.busid) == (
+        "mlx5_5",
+        400000,
+        False,
+        "0000:da:00.0",
+    )
+    (gpu,) = nccl_topo.parse(
+        (HELDOUT / "rccl1185_topo_xml_version2_mi300_gpu0_cut.xml").read_text()
+    ).gpus
+    assert (gpu.gcn, gpu.busid, gpu.link_width, gpu.nvlinks) == ("21943", "0000:37:00.0", 16, {})

@@ -51,6 +51,7 @@ from advisor.parsers import (
     lspci,
     msprof,
     nccl_tests,
+    nccl_topo,
     netif,
     npu_smi,
     numa,
@@ -234,6 +235,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "mst_status": re.compile(rdma.MST_STATUS_SIGNATURE, re.M),
     "numactl": re.compile(numa.SIGNATURE, re.M),
     "netif": re.compile(netif.SIGNATURE, re.M),
+    "nccl_topo": re.compile(nccl_topo.SIGNATURE, re.M),
     "prechecks": re.compile(prechecks.SIGNATURE, re.M),
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
@@ -1788,7 +1790,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -5084,6 +5086,54 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     return notes
 
 
+def _nccl_topo(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """NCCL's topology dump (NCCL_TOPO_DUMP_FILE): a note of the GPUs (compute capability, PCIe
+    link, NVLinks) and NICs (speed, GPU Direct RDMA) NCCL detected; what NCCL saw, not judged."""
+    topo = nccl_topo.parse(text)
+    said: list[str] = []
+    if topo.gpus:
+        parts = []
+        for g in topo.gpus[:16]:
+            links = sum(g.nvlinks.values())
+            link = "xGMI" if g.gcn else "NVLink"
+            parts.append(
+                f"GPU {g.dev}"
+                + (f" (rank {g.rank})" if g.rank is not None else "")
+                + (f" gcn {g.gcn}" if g.gcn else f" sm {g.sm}" if g.sm is not None else "")
+                + (f" {g.busid}" if g.busid else "")
+                + (f" PCIe {g.link_speed} x{g.link_width}" if g.link_speed and g.link_width else "")
+                + (
+                    f", {links} {link}(s) to {len(g.nvlinks)} peer(s)"
+                    + (f" ({g.nvswitch_links} to NVSwitches)" if g.nvswitch_links else "")
+                    if links
+                    else f", no {link} in the copy"
+                )
+                + (", GPU Direct RDMA off" if g.gdr is False else "")
+            )
+        said.append(f"{len(topo.gpus)} GPU(s): " + "; ".join(parts))
+    if topo.nets:
+        said.append(
+            f"{len(topo.nets)} NIC port(s): "
+            + "; ".join(
+                f"{n.name}"
+                + (f" {n.speed_mbps / 1000:g} Gb/s" if n.speed_mbps else "")
+                + (f" port {n.port}" if n.port is not None else "")
+                + (" GPU Direct RDMA" if n.gdr else " no GPU Direct RDMA" if n.gdr is False else "")
+                for n in topo.nets[:16]
+            )
+        )
+    if topo.cut:
+        said.append("the copy is cut: only the part of the tree it holds is read")
+    first = min([g.line for g in topo.gpus] + [n.line for n in topo.nets])
+    return [
+        ParseWarning(
+            line=first,
+            message="NCCL topology dump: " + "; ".join(said) + " (what NCCL detected, not judged)",
+            skipped=False,
+        )
+    ]
+
+
 def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """kubectl describe node's device resources: a note of what the node registers and offers;
     fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
@@ -5272,6 +5322,7 @@ _CONVERTERS = {
     "mst_status": _mst_status,
     "numactl": _numactl,
     "netif": _netif,
+    "nccl_topo": _nccl_topo,
     "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,
