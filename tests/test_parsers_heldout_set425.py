@@ -291,3 +291,30 @@ def test_ncclS_topology_dump_is_said_as_far_as_the_copy_goes() -> None:
         (HELDOUT / "rccl1185_topo_xml_version2_mi300_gpu0_cut.xml").read_text()
     ).gpus
     assert (gpu.gcn, gpu.busid, gpu.link_width, gpu.nvlinks) == ("21943", "0000:37:00.0", 16, {})
+
+
+# --- libfabric (round QQ's leftovers) ---------------------------------------------------------
+
+
+def test_fi_info_and_the_fabtests_ping_pong_are_said() -> None:
+    (note,) = _said(_load("libfabric_fi_info_p_efa_efa0_rdm_dgrm_rxd.txt"))
+    assert note == (
+        "libfabric: fi_info: provider efa: efa_0-rdm FI_EP_RDM FI_PROTO_EFA, efa_0-dgrm "
+        "FI_EP_DGRAM FI_PROTO_EFA; provider efa;ofi_rxd: efa_0-dgrm FI_EP_RDM FI_PROTO_RXD; the "
+        "EFA provider offers its RDM endpoint (SRD), the one NCCL's aws-ofi-nccl plugin sends over"
+    )
+    (note,) = _said(_load("libfabric_fi_pingpong_efa_rdm_client_cut.txt"))
+    assert note == (
+        "libfabric: fabtests' ping-pong (fi_pingpong -e rdm -p efa ip-172-31-10-128): 3 size(s) "
+        "from 64 B to 1024 B went both ways; at most 48.53 MB/s, 21.1 us a transfer at best"
+    )
+
+
+def test_a_check_that_failed_under_libfabrics_debug_lines_is_the_logs_error() -> None:
+    ev = _load("aws_libfabric_fi_getinfo_ofi_mrail_enodata_couldnt_get_efa_provider.log")
+    (err,) = ev.failures
+    assert (err["kind"], err["line"]) == ("log_error", 7)
+    assert err["message"].endswith(
+        "Check failed: strcmp(ofi_provider_->fabric_attr->prov_name, "
+        '"efa") == 0 couldn\'t get EFA as provider'
+    )

@@ -47,6 +47,7 @@ from advisor.parsers import (
     hccn_conf,
     hccn_tool,
     iperf,
+    libfabric,
     logs,
     lspci,
     msprof,
@@ -236,6 +237,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "numactl": re.compile(numa.SIGNATURE, re.M),
     "netif": re.compile(netif.SIGNATURE, re.M),
     "nccl_topo": re.compile(nccl_topo.SIGNATURE, re.M),
+    "libfabric": re.compile(libfabric.SIGNATURE, re.M),
     "prechecks": re.compile(prechecks.SIGNATURE, re.M),
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
@@ -1645,7 +1647,7 @@ _PASTED_FORMATS = ("ascend_dmi", "reschedule", "nic_legend")
 """Formats a job's log may hold among its own lines: the log readers still look at the rest."""
 _INVENTORY_FORMATS = (
     "nvidia_smi_list", "nvidia_smi_mig_instances", "numactl", "prechecks", "ethtool_settings",
-    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status", "netif",
+    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status", "netif", "libfabric",
 )  # fmt: skip
 """Short outputs a job script prints before its program's own lines (nvidia-smi -L, accelerate
 env, numactl -H ...) and a bug report pastes above a traceback: the log readers still read the
@@ -1790,7 +1792,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -5134,6 +5136,57 @@ def _nccl_topo(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     ]
 
 
+def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """fi_info and the fabtests' ping-pong: a note of the providers and endpoint types libfabric
+    offers (an EFA provider without its RDM endpoint is said: aws-ofi-nccl needs it) and of what
+    the ping-pong measured (messages went both ways)."""
+    fabric = libfabric.parse(text)
+    notes: list[ParseWarning] = []
+    if fabric.endpoints:
+        offered: dict[str, list[str]] = {}
+        for e in fabric.endpoints:
+            offered.setdefault(e.provider, []).append(
+                " ".join(x for x in (e.domain, e.type, e.protocol) if x) or "?"
+            )
+        efa = [e for e in fabric.endpoints if e.provider.split(";")[0] == "efa"]
+        rdm = [e for e in efa if e.type == "FI_EP_RDM" and e.provider == "efa"]
+        notes.append(
+            ParseWarning(
+                line=fabric.endpoints[0].line,
+                message="fi_info: "
+                + "; ".join(f"provider {p}: {', '.join(v[:4])}" for p, v in offered.items())
+                + (
+                    "; the EFA provider offers its RDM endpoint (SRD), the one NCCL's "
+                    "aws-ofi-nccl plugin sends over"
+                    if rdm
+                    else "; the EFA provider offers no RDM endpoint of its own: NCCL's "
+                    "aws-ofi-nccl plugin cannot send over it"
+                    if efa
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    if fabric.pingpong_line:
+        rows = fabric.pingpong
+        notes.append(
+            ParseWarning(
+                line=fabric.pingpong_line,
+                message="fabtests' ping-pong"
+                + (f" ({fabric.command})" if fabric.command else "")
+                + (
+                    f": {len(rows)} size(s) from {rows[0].size_bytes} B to {rows[-1].size_bytes} B "
+                    f"went both ways; at most {max(r.mb_s for r in rows):g} MB/s, "
+                    f"{min(r.usec_per_xfer for r in rows):g} us a transfer at best"
+                    if rows
+                    else ": its header and no row (the test stopped, or the copy was cut)"
+                ),
+                skipped=not rows,
+            )
+        )
+    return notes
+
+
 def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """kubectl describe node's device resources: a note of what the node registers and offers;
     fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
@@ -5323,6 +5376,7 @@ _CONVERTERS = {
     "numactl": _numactl,
     "netif": _netif,
     "nccl_topo": _nccl_topo,
+    "libfabric": _libfabric,
     "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,

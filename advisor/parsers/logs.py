@@ -10290,6 +10290,12 @@ _LOG_LINE_RE = re.compile(
     r"|^.{0,40}?\[[IWEF]\s+\d+/\s*\d+\s+\d+:\d\d:\d\d\.\d+ "
     # older torch's c10d lines, glog's level with no time: "[I ProcessGroupWrapper.cpp:562] ..."
     r"|^.{0,40}?\[I [\w.]+\.(?:cpp|cc|h|hpp):\d+\] "
+    # libfabric's (FI_LOG_LEVEL): "libfabric:72089:ofi_mrail:fabric:mrail_get_core_info():277<warn>"
+    r"|^libfabric:\d+:(?:\d+:)?[\w;]+:\w+:\w+\(\):\d+<\w+> "
+    # dmlc's LOG and CHECK lines (ps-lite, MXNet): "[22:31:52] src/./fabric_rma_van.h:659: ..."
+    r"|^\[\d{2}:\d{2}:\d{2}\] [\w./-]+:\d+: "
+    # (and the stack trace dmlc prints under a failed CHECK: "[bt] (0) tests/app() [0x40879b]")
+    r"|^\[bt\] \(\d+\) "
 )
 LOG_LOOK_LINES = 300
 """How many of a file's first non-blank lines are looked at to tell a program's log."""
@@ -10370,6 +10376,8 @@ _ERROR_LEVEL_RE = re.compile(
 # says failed did not stop the program ("Check input storage_offset ... failed")
 _BELOW_ERROR_RE = re.compile(
     r"^.{0,60}?(?:\b(?:INFO|WARN(?:ING)?|DEBUG|TRACE|NOTICE)\b|\[?\b[IW](?:\d{3,4}|\d{8}) \d{2}:\d{2}:\d{2})"
+    # (libfabric's levels after its function: "...fi_getinfo_():889<warn> ...")
+    r"|^libfabric:[^<\n]{0,160}<(?:warn|info|debug|trace)> "
 )
 # words that look like an error and are not one: counts of none, the names of settings
 _NOT_ERROR_RE = re.compile(

@@ -1,0 +1,95 @@
+"""libfabric's own checks: ``fi_info`` (the providers and endpoints the library offers) and the
+fabtests' ping-pong tables (``fi_pingpong``, ``fi_rdm_pingpong`` ...).
+
+- ``fi_info`` (fi_info(1)) prints a block per offered interface: ``provider: efa`` over its
+  indented ``fabric:``, ``domain:``, ``version:``, ``type:`` (``FI_EP_RDM``, ``FI_EP_DGRAM``,
+  ``FI_EP_MSG``) and ``protocol:``. AWS's EFA provider offers ``FI_EP_DGRAM`` and ``FI_EP_RDM`` on
+  its SRD protocol (fi_efa(7)); NCCL's aws-ofi-nccl plugin sends over RDM endpoints, so an EFA
+  host whose fi_info lists no ``efa`` provider with ``FI_EP_RDM`` cannot carry NCCL over EFA.
+  A layered provider reads ``efa;ofi_rxd`` (the utility provider over the core one).
+- The fabtests print ``bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec`` and a row per
+  message size (``1k 10 =10 20k 0.00s 48.53 21.10 0.05``): messages went both ways.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parsers import ParseError
+
+SIGNATURE = (
+    r"^provider:[ \t]*\S+[ \t]*\r?\n[ \t]+fabric:[ \t]*\S"
+    r"|^[ \t]*bytes[ \t]+#sent[ \t]+#ack[ \t]+total[ \t]+time[ \t]+MB/sec[ \t]+usec/xfer"
+)
+_PROVIDER_RE = re.compile(r"^provider:\s*(?P<prov>\S+)\s*$")
+_FIELD_RE = re.compile(r"^\s+(?P<key>fabric|domain|version|type|protocol):\s*(?P<value>\S.*?)\s*$")
+_PERF_HEAD_RE = re.compile(r"^\s*bytes\s+#sent\s+#ack\s+total\s+time\s+MB/sec\s+usec/xfer")
+_PERF_ROW_RE = re.compile(
+    r"^\s*(?P<size>\d+(?:\.\d+)?[kmgKMG]?)\s+(?P<sent>\d+)\s+=?(?P<ack>\d+)\s+\S+\s+[\d.]+s\s+"
+    r"(?P<mbs>[\d.]+)\s+(?P<usec>[\d.]+)\s+[\d.]+\s*$"
+)
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+@dataclass(kw_only=True)
+class Endpoint:
+    line: int
+    provider: str
+    fabric: str = ""
+    domain: str = ""
+    version: str = ""
+    type: str = ""
+    protocol: str = ""
+
+
+@dataclass(kw_only=True)
+class PingPongRow:
+    line: int
+    size_bytes: int
+    mb_s: float
+    usec_per_xfer: float
+
+
+@dataclass(kw_only=True)
+class Fabric:
+    endpoints: list[Endpoint] = field(default_factory=list)
+    pingpong: list[PingPongRow] = field(default_factory=list)
+    pingpong_line: int = 0
+    command: str = ""
+    """The fabtest's command line where the copy holds it (``fi_pingpong -e rdm -p efa HOST``)."""
+
+
+def _size(text: str) -> int:
+    unit = text[-1].lower() if text[-1].isalpha() else ""
+    return int(float(text.rstrip("kmgKMG")) * _SIZE_UNITS[unit])
+
+
+def parse(text: str) -> Fabric:
+    """fi_info's endpoint blocks and a fabtest's rows; ParseError when neither is found."""
+    fabric = Fabric()
+    current: Endpoint | None = None
+    for no, line in enumerate(text.splitlines(), 1):
+        if m := _PROVIDER_RE.match(line):
+            current = Endpoint(line=no, provider=m.group("prov"))
+            fabric.endpoints.append(current)
+        elif current is not None and (f := _FIELD_RE.match(line)):
+            setattr(current, f.group("key"), f.group("value"))
+        elif _PERF_HEAD_RE.match(line):
+            current, fabric.pingpong_line = None, fabric.pingpong_line or no
+        elif fabric.pingpong_line and (r := _PERF_ROW_RE.match(line)):
+            fabric.pingpong.append(
+                PingPongRow(
+                    line=no,
+                    size_bytes=_size(r.group("size")),
+                    mb_s=float(r.group("mbs")),
+                    usec_per_xfer=float(r.group("usec")),
+                )
+            )
+        elif line.lstrip().startswith("fi_") and not fabric.command and " -p " in line:
+            fabric.command = line.strip()
+        elif line.strip() and not line[:1].isspace():
+            current = None
+    if not fabric.endpoints and not fabric.pingpong_line:
+        raise ParseError("no fi_info provider block or fabtests' ping-pong table")
+    return fabric
