@@ -193,13 +193,17 @@ def test_a_program_log_in_no_known_form_gives_its_first_error_line() -> None:
     assert (error["kind"], error["line"]) == ("log_error", 10)
     assert (
         error["message"]
-        == "ERROR 09-23 19:25:52 [core.py:790] Invocation of collective_rpc method failed"
+        # (with the worker's prefix: which of the engine's processes said it)
+        == "(EngineCore_DP0 pid=19473) ERROR 09-23 19:25:52 [core.py:790] Invocation of "
+        "collective_rpc method failed"
     )
     report = ev.files[0]
     assert report.status == "read" and report.formats == ["log"]
     assert any("in no form the advisor reads" in m.message for m in report.messages)
     items = finding_items({"evidence.failures": ev.failures}, "gloo")["evidence-log-error"]
-    assert items[0].startswith("ERROR 09-23 19:25:52 [core.py:790] Invocation")
+    assert items[0].startswith(
+        "(EngineCore_DP0 pid=19473) ERROR 09-23 19:25:52 [core.py:790] Invocation"
+    )
 
 
 def test_a_healthy_program_log_is_read_with_nothing_found() -> None:

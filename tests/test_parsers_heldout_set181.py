@@ -99,7 +99,10 @@ def test_npu_smi_health_answer_in_a_collection_file_is_a_chip_at_alarm() -> None
         "hccn_npu_smi_collect_after_linkstat_board_invalid_card_health_alarm_heartbeat_lost_kgparse.txt"
     )
     assert ev.files[0].status == "read"
-    assert sorted(ev.files[0].formats) == ["ascend_versions", "hccn_tool", "npu_smi_query"]
+    # (its lspci listing of the NPUs is read too)
+    assert sorted(ev.files[0].formats) == [
+        "ascend_versions", "hccn_tool", "lspci_list", "npu_smi_query",
+    ]  # fmt: skip
     (chip,) = ev.npu_chips
     assert (chip["npu"], chip["chip"], chip["health"], chip["line"]) == (0, 0, "Alarm", 30)
     assert chip["error_codes"] == ["A4025021", "8C03A000", "8C084E00"]

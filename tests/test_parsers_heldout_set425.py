@@ -41,12 +41,14 @@ def test_ip_addr_names_interfaces_up_without_carrier_and_leaves_admin_down_alone
     ev = _load("raspberrypi3939_ip_a_eth0_wlan0_no_carrier_up.txt")
     assert ev.files[0].formats == ["netif"]
     (note,) = _said(ev)
-    assert note.startswith("netif: ip: 3 interface(s): lo (loopback, mtu 65536): up, link up;")
-    assert "eth0 (mtu 1500): up, no carrier" in note
+    # (the prompt names the host of what follows it; the wlan0 lines above it are another run's)
+    assert note.startswith("netif: ip: 4 interface(s): wlan0 (mtu 1500): up, no carrier; ")
+    assert "raspberrypi: lo (loopback, mtu 65536): up, link up;" in note
+    assert "raspberrypi: eth0 (mtu 1500): up, no carrier" in note
     # eth0 is up with no carrier (iproute2's NO-CARRIER: IFF_UP without IFF_RUNNING); the
-    # wireless wlan0 carries no training link; wlan0 shown twice is one interface
+    # wireless wlan0 carries no training link
     (lost,) = ev.failures
-    assert (lost["kind"], lost["line"]) == ("link_carrier_lost", 10)
+    assert (lost["kind"], lost["line"], lost["host"]) == ("link_carrier_lost", 10, "raspberrypi")
     assert lost["exception_type"] == "eth0: ip shows it up with no carrier"
     assert "evidence-link-carrier-lost" in _findings(ev)
 
@@ -89,9 +91,11 @@ def test_ip_s_link_counters_behind_markdown_code_marks() -> None:
     (bond,) = netif.parse(
         (HELDOUT / "haunraid13_ifconfig_and_ip_s_link_bond1_drops_markdown_ticks.txt").read_text()
     )
-    # ifconfig's and ip's bond1 are one interface: the later output's figures stand
-    assert (bond.name, bond.tool, bond.mtu, bond.no_carrier) == ("bond1", "ip", 9000, False)
-    assert bond.errors == {"rx_errors": 0, "rx_dropped": 185979, "tx_errors": 0, "tx_dropped": 1}
+    # ifconfig's and ip's bond1 are one interface: the second tool adds what it says and
+    # clears nothing (the first's counters stand where both gave them)
+    assert (bond.name, bond.tool, bond.mtu, bond.no_carrier) == ("bond1", "ifconfig", 9000, False)
+    assert bond.errors == {"rx_errors": 0, "rx_dropped": 185973, "tx_errors": 0, "tx_dropped": 1}
+    assert bond.operstate == "UP"  # (ip's state, which ifconfig does not print)
 
 
 def test_brief_form_reads_state_flags_and_addresses() -> None:
@@ -165,7 +169,8 @@ def test_iperf3_intervals_that_moved_no_data_are_a_stalled_transfer() -> None:
     (stall,) = ev.failures
     assert (stall["kind"], stall["line"]) == ("transfer_stalled", 2)
     assert stall["exception_type"] == (
-        "7 interval(s) (7 s) moved no data, its congestion window at 1.41 KBytes, 5 TCP retransmits"
+        "7 interval(s) (7 s) moved no data, its congestion window at 1.41 KBytes, 5 TCP "
+        "retransmits over the test's intervals"
     )
     assert _findings(ev)["evidence-transfer-stalled"]
 
@@ -212,7 +217,12 @@ def test_torchs_nccl_version_misprinted_or_wrapped_is_read() -> None:
         "metaseq90_ncclcommabort_unhandled_cuda_error_nccl_version_21_0_3_rank0_pg_destroyed_frames_cut.log"
     )
     (fail,) = ev.failures
-    assert (fail["rank"], fail["code_name"]) == (0, "ncclUnhandledCudaError")
+    # ("Process Group destroyed on rank 0": the rank within that group, said, not taken for the
+    # job's rank)
+    assert (fail["rank"], fail["code_name"]) == (None, "ncclUnhandledCudaError")
+    assert fail["call"].endswith(
+        "torch destroyed the group on its rank 0 (the rank within that process group)"
+    )
     assert "ncclCommAbort, as the process group was destroyed" in fail["call"]
     assert _said(ev) == [
         "log: NCCL 2.10.3 (torch printed it as 21.0.3: its decoding predates NCCL 2.9's version "
@@ -318,3 +328,117 @@ def test_a_check_that_failed_under_libfabrics_debug_lines_is_the_logs_error() ->
         "Check failed: strcmp(ofi_provider_->fabric_attr->prov_name, "
         '"efa") == 0 couldn\'t get EFA as provider'
     )
+
+
+# --- round UU (sets 429-432) ------------------------------------------------------------------
+
+
+def test_slurm_jobs_that_failed_or_cannot_start() -> None:
+    (job,) = _load("ubuntuslurm5_scontrol_show_job_failed_nonzeroexit.log").failures
+    assert (job["kind"], job["host"]) == ("launcher_exit", "asus")
+    assert job["message"] == (
+        "job (its id not in the copy) FAILED: its run ended with a non-zero exit code (reason "
+        "NonZeroExitCode), exit code 1 (nodes asus)"
+    )
+    held = _load("burrmill15_squeue_launch_failed_requeued_held.log").failures
+    assert [(f["kind"], f["message"]) for f in held] == [
+        ("launch_failed", f"job 80520_{n} PENDING (launch failed requeued held): its launch "
+         "failed; Slurm requeued it and holds it")
+        for n in (36, 56)
+    ]  # fmt: skip
+    ev = _load("azhop686_squeue_sinfo_draining_ansible_quoted.log")
+    assert "6 line(s) read as the JSON strings they were printed as (quotes taken off)" in _said(ev)
+    assert any("still completing" in m and "job 4 on hb120v2-2" in m for m in _said(ev))
+    (drng,) = ev.failures
+    assert drng["message"].startswith("node hb120v2-2: draining: draining")
+
+
+def test_a_step_slurm_cancelled_for_one_tasks_failure_names_that_task() -> None:
+    ev = _load("desispec2744_srun_task_failure_sacct_completed.log")
+    exits = [f for f in ev.failures if f["kind"] == "launcher_exit"]
+    failed, stopped = exits  # (the task's account at the STEP line, above srun's)
+    assert stopped["message"] == (
+        "63 task(s) terminated (SIGTERM) by Slurm as it cancelled step 52222788.0 for a task's "
+        "failure"
+    )
+    assert (failed["rank"], failed["host"], failed["root_cause"]) == (58, "nid002888", True)
+
+
+def test_kubernetes_pods_without_their_header_and_the_kubelets_refusals() -> None:
+    ev = _load("mpiop90_launcher_crashloop_worker_rank1_signal9.log")
+    kinds = {(f["kind"], f.get("rank")) for f in ev.failures}
+    assert ("launch_failed", None) in kinds and ("launcher_exit", 1) in kinds
+    (init,) = _load("mpiop481_launcher_init_podinitializing.log").failures
+    assert init["message"].startswith(
+        "pod tensorflow-mnist-elastic-launcher is Init:0/1 after 6m11s (still in its init "
+        "containers"
+    )
+    (admit,) = _load("kuberay1414_worker_pod_unexpectedadmissionerror_gpu.log").failures
+    assert admit["kind"] == "container_start_failure"
+    assert "unable to find GPU device allocation by scheduler" in admit["exception_type"]
+    ev = _load("k8sdp119_events_unschedulable_kubelet_endpoint.log")
+    assert {f["kind"] for f in ev.failures} == {"container_start_failure", "pod_unschedulable"}
+    gangs = [
+        f["library"]
+        for f in _load("volcano2986_describe_vcjob_podgroup_pending.log").failures
+        if "gang" in f["message"]
+    ]
+    assert gangs == ["vc-controller-manager", "vc-controller-manager"]
+
+
+def test_rdma_tests_that_failed_or_hung_and_those_that_measured() -> None:
+    (port,) = _load("softiwarp27_ib_send_bw_completion_error_status12_syndrom0x81.txt").hca_ports
+    assert port["perftest"]["failed"] == (
+        "Completion with error at client (IBV_WC_RETRY_EXC_ERR, vendor syndrome 0x81), 0 of 128 "
+        "work requests completed"
+    )
+    (port,) = _load("pib3_ib_read_bw_pib0_server_pp_read_keys_couldnt_read_remote.log").hca_ports
+    assert port["perftest"]["failed"] == "Couldn't read remote address"
+    (hang,) = _load("rxe47_ibv_rc_pingpong_rxe0_gid0_hang.txt").failures
+    assert (hang["kind"], hang["library"]) == ("transfer_stalled", "libibverbs")
+    (ucx,) = _said(_load("ucx10649_tag_bw_bond_46gbs_final.txt"))
+    assert ucx.startswith("pingpong: ucx_perftest tag_bw: 1000 iterations, 46743.6 MB/s overall")
+    ev = _load("pib5_ibnetdiscover_server_pseudo_switch_2hca_12xqdr.txt")
+    assert {(p["tool"], p["rate_gbps"]) for p in ev.hca_ports} == {("ibnetdiscover", 120.0)}
+    assert len(ev.hca_ports) == 6
+
+
+def test_nvidia_gsp_failures_dcgm_and_lspci() -> None:
+    (crash,) = [
+        f
+        for f in _load(
+            "ogkm1045_journal_fedora_box_gsp_crash_report_tail_xid109_ctx_switch_timeout_amdvi_io_page_fault_cut.log"
+        ).failures
+        if f["kind"] == "gpu_driver_fault"
+    ]
+    assert "after the firmware's crash report above" in crash["exception_type"]
+    (lost,) = _load(
+        "ogkm1080_journalctl_b1_grep_tail_ethan_desktop_gpu0_gsp_rpc_failed_status_0xf_asserts_cut.log"
+    ).failures
+    assert (lost["kind"], lost["device"]) == ("gpu_driver_fault", 0)
+    assert "0x0000000f NV_ERR_GPU_IS_LOST (GPU lost from the bus)" in lost["exception_type"]
+    (thermal,) = _load(
+        "dcgm270_nv_hostengine_health_thermal_warning_clocks_event_thermal_violation_gpu2.log"
+    ).failures
+    assert thermal["kind"] == "log_error" and "thermal violation in GPU 2" in thermal["message"]
+    (diag,) = _load(
+        "vineethac_dcgmi_diag_r3_8x_h100_gpu0_diagnostic_fail_faulty_memory_elements_flattened_one_line_cut.txt"
+    ).dcgm_diags
+    (failed,) = diag["failed"]
+    assert (failed["name"], failed["gpus"]) == ("Diagnostic", "GPU: 0")
+    assert "Found 56954234 faulty memory elements on GPU 0" in failed["summary"]
+    (note,) = _said(_load("volcengine_faq_lspci_grep_nvidia_device_2236_rev_a1_second_gpu_cut.txt"))
+    assert note.startswith("lspci_list: lspci: 2 device(s) (3D controller x2)")
+
+
+def test_ascend_kernel_package_worker_prefix_and_mindspores_bookkeeping_line() -> None:
+    ev = _load("llamafactory_3796_aclnncast_ez9999_cast_json_no_binary_561000.log")
+    (kernels,) = [f for f in ev.failures if f["kind"] == "library_missing"]
+    assert kernels["exception_type"].startswith("CANN has no kernel binary for operator(s) Cast")
+    (err,) = _load("vllm_ascend_pr4433_worker_tp2_ep2_ge_load_graph_failed_1343225857.log").failures
+    assert err["worker"] == "Worker_TP2_EP2"
+    (cut,) = _load(
+        "mindone_207_mindspore_sd_text_encoder_dumpdebuginfo_exec_order_traceback_cut.log"
+    ).failures
+    assert cut["kind"] == "python_exception"
+    assert "copy ends inside a traceback" in cut["message"]

@@ -123,12 +123,17 @@ def test_srun_tasks_that_segfaulted_and_those_it_terminated_after() -> None:
     # slurmstepd's cancelling of the step is an account of its own, between the two ends
     cancelled = [e for e in _events(name) if e.kind == "job_cancelled"]
     assert [(e.host, e.exit_code) for e in cancelled] == [("nid006549", None)]
+    # the tasks srun reports Terminated were stopped by Slurm for the step's failure: one
+    # account of them, after the tasks that failed
     assert [(e.rank, e.host, e.exit_code) for e in exits] == [
         (0, "nid006549", 139),
         (2, "nid006550", 139),
-        (3, "nid006550", 143),
-        (1, "nid006549", 143),
+        (None, None, None),
     ]
+    assert exits[2].message == (
+        "2 task(s) terminated (SIGTERM) by Slurm as it cancelled step 2243671.21 for a task's "
+        "failure"
+    )
     finding = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")[
         "evidence-launcher-exit"
     ]

@@ -60,6 +60,7 @@ from advisor.parsers import (
     nvbandwidth,
     nvidia_smi,
     p2p_bandwidth,
+    pingpong,
     prechecks,
     rank_table,
     rdma,
@@ -194,6 +195,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.IBSTATUS_SIGNATURE,
                 rdma.IBDEV2NETDEV_SIGNATURE,
                 rdma.IBLINKINFO_SIGNATURE,
+                rdma.IBNETDISCOVER_SIGNATURE,
                 rdma.IBPORTSTATE_SIGNATURE,
                 rdma.RDMA_LINK_SIGNATURE,
             )
@@ -238,9 +240,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "netif": re.compile(netif.SIGNATURE, re.M),
     "nccl_topo": re.compile(nccl_topo.SIGNATURE, re.M),
     "libfabric": re.compile(libfabric.SIGNATURE, re.M),
+    "pingpong": re.compile(pingpong.SIGNATURE, re.M),
     "prechecks": re.compile(prechecks.SIGNATURE, re.M),
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
+    "lspci_list": re.compile(lspci.LIST_SIGNATURE, re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
@@ -553,7 +557,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bsrun: error: Unable to create step for job \d+: "
         # a MindCluster component's ERROR line (logs.HWLOG_ERROR_RE)
         r"|^\[ERROR\][ \t]+\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+[ \t]+\d+[ \t]+[\w/.-]+\.go:\d+[ \t]+\S"
-        r"|A daemon \(pid \d+\) died unexpectedly |mpirun noticed that process rank \d+ with PID "
+        r"|A daemon \(pid \d+\) died unexpectedly |mpirun(?:\.real)? noticed that process rank \d+ with PID "
+        r"|endpoint not found in cache for a regist|\bAllocate failed due to "
         r"|Test CUDA failure \S+:\d+ '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
@@ -1450,12 +1455,43 @@ _BOLD_NCCL_RE = re.compile(r"\*\*(NCCL (?:WARN|INFO) [^*\n]{1,400})\*\*")
 # (each border one unambiguous run of "+---+---+" cells, found left to right with no
 # backtracking: a pattern spanning three borders with lazy gaps between was cubic on long
 # border lines)
-_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:[-=]{3,}\+)+)[ \t]*")
+# (dcgmi diag's section borders name the section in their first cell: "+----- Hardware ---+---+")
+_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:-+ [A-Z][\w ]*? -+\+)?(?:[-=]{3,}\+)+)[ \t]*")
 FLAT_BORDERS_MIN = 3
 # a row's closing "|" followed by the next row's first cell, which holds something (a blank cell
 # inside a row is left alone)
-_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|[ \t]*[^|\s])")
-_FLAT_TOOL_WORDS = ("npu-smi", "NVIDIA-SMI")
+# (or the next section's heading border, dcgmi diag's "+----- Integration -------+---+")
+_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|[ \t]*[^|\s]|\+-+ [A-Z])")
+_FLAT_TOOL_WORDS = ("npu-smi", "NVIDIA-SMI", "DCGM Version", "dcgmi diag")
+
+
+def _two_column_rows(part: str, widths: list[int]) -> str:
+    """A flattened two-column table's rows (dcgmi diag's "| name | result |", its wrapped cells'
+    "| | more |", its "|----- Metadata ---+---|" section rows): split "|" by "|", each row two
+    cells (a section's row one) and the space between one row's closing bar and the next's
+    opening one, each cell padded back to its border's width (the table's reader cuts wrapped
+    cells by it); ``part`` as it was where it is not such rows."""
+    if not part.lstrip().startswith("|"):
+        return part
+    chunks = part.strip().split("|")[1:]
+    rows: list[str] = []
+    i = 0
+    while i < len(chunks) - 1:
+        if chunks[i].startswith("-") and "+" in chunks[i]:
+            rows.append(f"|{chunks[i]}|")  # a section's row
+            step = 1
+        else:
+            rows.extend(_padded([(chunks[i], chunks[i + 1])], widths))
+            step = 2
+        if i + step < len(chunks) and chunks[i + step].strip():
+            return part  # (not two cells a row)
+        i += step + 1
+    return "\n".join(rows)
+
+
+def _padded(cells: list[tuple[str, str]], widths: list[int]) -> list[str]:
+    w1, w2 = [*widths, 0, 0][:2]
+    return [f"|{a.ljust(w1)}|{b.ljust(w2)}|" for a, b in cells]
 
 
 def _flat_table_line(text: str) -> tuple[int, int] | None:
@@ -1479,6 +1515,32 @@ def _flat_table_line(text: str) -> tuple[int, int] | None:
             return begin, end
         start = end + 1
     return None
+
+
+_JSON_STRING_LINE_RE = re.compile(r'^[ \t]*"(?P<s>(?:[^"\\\n]|\\.)*)",?[ \t]*$')
+JSON_STRING_MIN_LINES = 2
+"""Fewer quoted lines than this are a file's own JSON, not an output printed a string a line."""
+
+
+def _json_string_lines(text: str) -> tuple[str, int] | None:
+    """``text`` with each line that is a JSON string (with its comma) replaced by the string,
+    where nearly every line is one; None otherwise."""
+    lines = text.split("\n")
+    shown = [line for line in lines if line.strip()]
+    found = [_JSON_STRING_LINE_RE.match(line) for line in lines]
+    quoted = sum(1 for m in found if m is not None)
+    if quoted < JSON_STRING_MIN_LINES or quoted < QUOTED_SHARE * len(shown):
+        return None
+    out = []
+    for line, m in zip(lines, found, strict=True):
+        if m is None:
+            out.append(line)
+            continue
+        try:
+            out.append(json.loads(f'"{m.group("s")}"'))
+        except ValueError:
+            out.append(m.group("s"))
+    return "\n".join(out), quoted
 
 
 def _unwrap(text: str) -> tuple[str, list[str]]:
@@ -1524,7 +1586,13 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         start, end = flat
         line_no = text.count("\n", 0, start) + 1
         row = _FLAT_BORDER_RE.sub(r"\n\1\n", text[start:end])
-        row = _FLAT_ROWS_RE.sub("|\n", row).strip("\n")
+        if "DCGM Version" in row or "dcgmi diag" in row:
+            border = _FLAT_BORDER_RE.search(row)
+            widths = [len(c) for c in border.group(1).strip("+").split("+")] if border else []
+            row = "\n".join(_two_column_rows(part, widths) for part in row.split("\n"))
+            row = row.strip("\n")
+        else:
+            row = _FLAT_ROWS_RE.sub("|\n", row).strip("\n")
         text = text[:start] + row + text[end:]
         notes.append(
             f"a table flattened onto line {line_no} (its line breaks lost) split at its borders "
@@ -1542,6 +1610,13 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         notes.append(
             f"{n} worker record(s) joined onto the lines before them (their line breaks lost) "
             "split at their '(... pid=N)' prefixes: line numbers from there on count them"
+        )
+    if '"' in text and (strings := _json_string_lines(text)) is not None:
+        # a tool's output as Ansible (or any JSON) printed it, a string a line ("stdout_lines":
+        # '        "  JOBID PARTITION ...",'): each line's string read as the line it was
+        text, n = strings
+        notes.append(
+            f"{n} line(s) read as the JSON strings they were printed as (quotes taken off)"
         )
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
@@ -1647,7 +1722,8 @@ _PASTED_FORMATS = ("ascend_dmi", "reschedule", "nic_legend")
 """Formats a job's log may hold among its own lines: the log readers still look at the rest."""
 _INVENTORY_FORMATS = (
     "nvidia_smi_list", "nvidia_smi_mig_instances", "numactl", "prechecks", "ethtool_settings",
-    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status", "netif", "libfabric",
+    "iperf3", "k8s_node_devices", "ibv_devices", "mst_status", "netif", "libfabric", "pingpong",
+    "lspci_list",
 )  # fmt: skip
 """Short outputs a job script prints before its program's own lines (nvidia-smi -L, accelerate
 env, numactl -H ...) and a bug report pastes above a traceback: the log readers still read the
@@ -1719,6 +1795,10 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             )
     # a diagnosis's output or a ConfigMap a job's log printed (a pre-flight check, a scheduler
     # quoting its records) leaves the rest of the file to be read as the log it is
+    if "pingpong" in formats and "perftest" in formats:
+        formats = [f for f in formats if f != "pingpong"]  # (perftest's own address lines)
+    if "lspci_list" in formats and "lspci_link" in formats:
+        formats = [f for f in formats if f != "lspci_list"]  # (lspci -v's headings: read with it)
     if "nic_legend" in formats and len([f for f in formats if f != "log"]) > 1:
         # a matrix's legend, read with it (a job's log that printed a legend alone keeps it)
         formats = [f for f in formats if f != "nic_legend"]
@@ -1784,7 +1864,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, perftest, "
-                "ibdev2netdev, iblinkinfo, dcgmi diag, dcgmi health, dcgmi nvlink -e, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
+                "ibdev2netdev, iblinkinfo, ibnetdiscover, dcgmi diag, dcgmi health, dcgmi nvlink -e, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
                 "MindCluster reschedule records, MindCluster DeviceInfo and device fault events, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
@@ -1792,7 +1872,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2612,10 +2692,11 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                         line=answer.line,
                         message=e[:300],
                         device=answer.npu,
-                        code=eid.group(1) if eid else None,
+                        code=eid.group(1) if eid else "(its id not printed)",
                         code_name=name,
                         library="npu-smi",
-                        exception_type=f"{name} (severity {sev.group(1)}: "
+                        exception_type=(f"chip {answer.chip}: " if answer.chip is not None else "")
+                        + f"{name} (severity {sev.group(1)}: "
                         + (
                             "minor"
                             if name == "Warning"
@@ -3943,6 +4024,25 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         raise
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     notes = [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
+    if fabric := [p for p in ports if p.tool == "ibnetdiscover"]:
+        # the fabric's topology: its nodes and the rates its links trained at (a link slower
+        # than the others is the one to look at)
+        rates = Counter(f"{p.rate_gbps:g} Gb/s" for p in fabric if p.rate_gbps)
+        notes.append(
+            ParseWarning(
+                line=fabric[0].line,
+                message=f"ibnetdiscover: {len({p.ca for p in fabric})} node(s) with "
+                f"{len(fabric)} connected port(s) (each end of a link counted); link rates "
+                + ", ".join(f"{r} x{n}" for r, n in rates.most_common())
+                + (
+                    "; the links do not all run at one rate: the slower ones trained narrower or "
+                    "slower than the rest"
+                    if len(rates) > 1
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
     if unopened := [m for m in _IBV_OPEN_FAILED_RE.finditer(text)]:
         # the line ibv_devinfo prints, as pasted outputs show it, for each device it lists but
         # cannot open (naming none): those devices' ports are not in the output
@@ -4677,6 +4777,48 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return rdma.parse_mlxconfig(text)
 
 
+def _lspci_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """lspci's listing: a note of the devices; one whose revision reads ff does not answer its
+    configuration reads (a GPU that fell off the bus reads so): an NVIDIA GPU's is a
+    ``gpu_driver_fault``."""
+    devices = lspci.parse_list(text)
+    lost = [d for d in devices if (d.rev or "").lower() == "ff"]
+    for d in lost:
+        if "NVIDIA" in d.name:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="gpu_driver_fault",
+                    line=d.line,
+                    message=f"{d.bdf} {d.device_class}: {d.name} (rev ff)",
+                    library="lspci",
+                    exception_type=f"GPU {d.bdf} reads revision ff: it does not answer its PCI "
+                    "configuration reads (all ones), as a GPU that fell off the bus",
+                ),
+            )
+    classes = Counter(d.device_class for d in devices)
+    return [
+        ParseWarning(
+            line=devices[0].line,
+            message=f"lspci: {len(devices)} device(s) ("
+            + ", ".join(f"{c} x{n}" for c, n in classes.items())
+            + "): "
+            + "; ".join(
+                f"{d.bdf} {d.name or '(name cut)'}" + (f" rev {d.rev}" if d.rev else "")
+                for d in devices[:8]
+            )
+            + (f"; ... {len(devices) - 8} more" if len(devices) > 8 else "")
+            + (
+                f"; {len(lost)} read revision ff (not answering their configuration reads)"
+                if lost
+                else ""
+            ),
+            skipped=False,
+        )
+    ]
+
+
 def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """lspci -vv's link lines: a link narrower than its device's is a ``pcie_link_narrow``
     failure; a slower one, or one at its full capability, a note (a GPU lowers its link speed
@@ -4840,10 +4982,12 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     + (
                         f", its congestion window at {run.cwnd[-1]}"
                         if run.cwnd and len(set(run.cwnd)) == 1
+                        else f", its congestion window down to {run.cwnd[-1]}"
+                        if run.cwnd
                         else ""
                     )
                     + (
-                        f", {run.interval_retransmits} TCP retransmits"
+                        f", {run.interval_retransmits} TCP retransmits over the test's intervals"
                         if run.interval_retransmits
                         else ""
                     ),
@@ -5046,7 +5190,8 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
             if x
         )
         said.append(
-            f"{i.name}"
+            (f"{i.host}: " if i.host else "")
+            + f"{i.name}"
             + (f" ({what})" if what else "")
             + f": {state}"
             + (f"; {', '.join(i.addresses[:3])}" if i.addresses else "")
@@ -5061,6 +5206,7 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     kind="link_carrier_lost",
                     line=i.line,
                     message=i.name,
+                    host=i.host,
                     library=i.tool.split()[0],
                     exception_type=f"{i.name}: {i.tool} shows it up with no carrier"
                     + (f" ({i.reason})" if i.reason else "")
@@ -5187,6 +5333,63 @@ def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """libibverbs' ping-pongs and ucx_perftest: a note of what each measured; a ping-pong that
+    failed a completion or hung after exchanging its addresses is a ``transfer_stalled``
+    failure (its RDMA traffic did not get through)."""
+    found = pingpong.parse(text)
+    notes: list[ParseWarning] = []
+    for p in found.pingpongs:
+        said = (
+            f"local {p.local_gid or '?'}, remote {p.remote_gid or '?'}"
+            if p.local_gid or p.remote_gid
+            else ""
+        )
+        if p.mbit_s is not None:
+            result = f"{p.mbit_s:g} Mbit/s" + (
+                f", {p.usec_per_iter:g} us an iteration" if p.usec_per_iter is not None else ""
+            )
+        elif p.error:
+            result = f"failed: {p.error}"
+        elif p.hang:
+            result = "hung after the two sides exchanged their addresses (as the copy says)"
+        else:
+            result = "no result in the copy (it ends after the addresses: the run hung, or the copy was cut)"
+        notes.append(
+            ParseWarning(
+                line=p.line,
+                message="ibverbs ping-pong: " + (f"{said}; " if said else "") + result,
+                skipped=p.mbit_s is None and not p.error and not p.hang,
+            )
+        )
+        if p.error or p.hang:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="transfer_stalled",
+                    line=p.error_line or p.line,
+                    message="ibverbs ping-pong"
+                    + (f" {p.local_gid} to {p.remote_gid}" if p.local_gid and p.remote_gid else ""),
+                    library="libibverbs",
+                    exception_type=p.error
+                    or "it exchanged its addresses over TCP, then its RDMA traffic never "
+                    "completed (it hung)",
+                ),
+            )
+    for u in found.ucx:
+        notes.append(
+            ParseWarning(
+                line=u.line,
+                message=f"ucx_perftest {u.test}: {u.iterations} iterations, {u.bandwidth_mb_s:g} "
+                f"MB/s overall, {u.overhead_usec:g} us overhead, {u.rate_msg_s:g} messages/s "
+                "(judge the bandwidth against the link's line rate)",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """kubectl describe node's device resources: a note of what the node registers and offers;
     fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
@@ -5259,10 +5462,19 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             out,
             source,
             logs.LogEvent(
-                kind="node_unavailable" if f.unavailable else "launch_failed",
+                kind="node_unavailable"
+                if f.unavailable
+                # (a job that ran and ended badly; one kept from starting is a launch that failed)
+                else "launcher_exit"
+                if f.job and not f.what.split(" ", 2)[2].startswith(("PENDING", "REQUEUE"))
+                else "launch_failed",
                 line=f.line,
-                message=f"node {f.node}: {f.what}"[:300],
-                host=f.node,
+                message=(
+                    f.what + (f" (nodes {f.node})" if f.node else "")
+                    if f.job
+                    else f"node {f.node}: {f.what}"
+                )[:300],
+                host=f.node or None,
                 library="Slurm",
                 exception_type="Slurm",
             ),
@@ -5377,9 +5589,11 @@ _CONVERTERS = {
     "netif": _netif,
     "nccl_topo": _nccl_topo,
     "libfabric": _libfabric,
+    "pingpong": _pingpong,
     "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,
+    "lspci_list": _lspci_list,
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
     "nvidia_smi_nvlink": _nvlink,

@@ -97,6 +97,9 @@ class Iperf3Run:
     lost_datagrams: int | None = None
     total_datagrams: int | None = None
     """A UDP test's receiver summary: the datagrams lost of those sent."""
+    udp: bool = False
+    """A UDP test (its header's datagram columns, or -J's protocol): an empty interval is its
+    sender's pacing, no stall."""
     error: str = ""
     error_line: int = 0
     iperf2: bool = False
@@ -146,6 +149,8 @@ def parse(text: str) -> list[Iperf3Run]:
             continue
         if h := _HEADER_RE.match(body):
             has_retr = "Retr" in h.group("cols")
+            if "Datagrams" in h.group("cols") or "Jitter" in h.group("cols"):
+                current(no).udp = True
             continue
         if "window" in body or " -w" in body or "-w" in body:
             if w := (_WINDOW_ARG_RE.search(f" {body}") if "iperf" in body else None) or (
@@ -277,11 +282,12 @@ def _parse_json(text: str) -> Iperf3Run:
         if (seconds := json_number(sent.get("seconds"))) is not None:
             run.seconds = seconds
     run.receiver_bps = json_number(received.get("bits_per_second"))
+    run.udp = str(json_object(start.get("test_start")).get("protocol", "")).upper() == "UDP"
     for interval in _list(doc.get("intervals")):
-        if (
-            bps := json_number(json_object(json_object(interval).get("sum")).get("bits_per_second"))
-        ) is not None:
+        summed = json_object(json_object(interval).get("sum"))
+        if (bps := json_number(summed.get("bits_per_second"))) is not None:
             run.interval_bps.append(bps)
+            run.interval_s.append(json_number(summed.get("seconds")) or 0.0)
     if isinstance(error := doc.get("error"), str):
         run.error, run.error_line = error, 1
     if run.sender_bps is None and not run.error:
@@ -298,7 +304,7 @@ def stalled(run: Iperf3Run) -> tuple[int, float] | None:
     ``STALLED_INTERVALS`` did (a TCP connection that stopped moving data: its retransmits
     unanswered, its congestion window down to a segment); None otherwise. A UDP test's empty
     interval is the sender's pacing, not judged."""
-    if run.total_datagrams:
+    if run.total_datagrams is not None or run.udp:
         return None
     zero = [
         length for bps, length in zip(run.interval_bps, run.interval_s, strict=False) if bps == 0

@@ -412,8 +412,9 @@ _IP_RE = re.compile(r"IP address (\d+\.\d+\.\d+\.\d+)|ip\[(\d+\.\d+\.\d+\.\d+)")
 
 _WORK_RE = re.compile(
     r"Work(?P<lib>NCCL|HCCL)\((?:SeqNum=(?P<seq>\d+),\s*)?OpType=(?P<op>\w+)"
-    # (an older torch put the sequence number after the op: "WorkNCCL(OpType=ALLREDUCE,
-    # SeqNum=458) ran for 1800600 ms before timing out.")
+    # (a user's copy with the sequence number after the op, AnySplat issue 61: "WorkNCCL(
+    # OpType=ALLREDUCE, SeqNum=458) ran for 1800600 ms before timing out."; torch's own print puts
+    # SeqNum first or leaves it out)
     r"(?:,\s*SeqNum=(?P<seq_after>\d+))?"
     r"(?:,\s*NumelIn=(?P<numel_in>-?\d+))?(?:,\s*NumelOut=(?P<numel_out>-?\d+))?"
     r"(?:,\s*Timeout\(ms\)=(?P<timeout>\d+))?\)"
@@ -1075,7 +1076,15 @@ def _parse_events(text: str) -> LogReport:
     _npu_device_faults(lines, report)
     if "shared libraries" in text or "undefined symbol" in text or "shared object file" in text:
         _loader_failures(lines, report)
-    if "istAndWatch" in text or "StartContainer" in text or "cannot allocate " in text:
+    if "does not has any binary" in text or "binary_info_config.json failed" in text:
+        _op_kernels_missing(lines, report)
+    if (
+        "istAndWatch" in text
+        or "StartContainer" in text
+        or "cannot allocate " in text
+        or "endpoint not found in cache" in text
+        or "Allocate failed due to" in text
+    ):
         _kubelet_failures(lines, report)
     if (
         "node-register-" in text
@@ -1097,6 +1106,8 @@ def _parse_events(text: str) -> LogReport:
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
+    if "DUE TO TASK FAILURE" in text:
+        _task_failure_cancels(lines, report)
     if (
         "system not yet initialized" in text
         or "cudaGetDeviceCount returned" in text
@@ -1203,7 +1214,12 @@ def _parse_events(text: str) -> LogReport:
             _nccl_silent_returns(lines, report)
         if not report.events and (last := _orphan_last_error(lines)):
             report.events.append(last)
-        plog_errors = "[ERROR] " in text and CANN_PLOG_ERROR_RE.search(text) is not None
+        plog_errors = "[ERROR] " in text and any(
+            not _PLOG_BOOKKEEPING_RE.search(
+                text, m.start(), text.find("\n", m.start()) % (len(text) + 1)
+            )
+            for m in CANN_PLOG_ERROR_RE.finditer(text)
+        )
         if (
             not report.events
             and not plog_errors
@@ -1435,6 +1451,11 @@ def _parse_events(text: str) -> LogReport:
                     read_aer.add(no)
             rest = [t for t in lines if t[0] not in read_aer] if read_aer else lines
             if (error := first_error_line(rest)) and error.line not in said:
+                # (the worker a Ray or vLLM prefix named before the line: which one failed)
+                first_raw = text.split("\n", error.line)[error.line - 1] if error.line else ""
+                if error.rank is None and (wp := WORKER_PREFIX_RE.match(first_raw.lstrip())):
+                    error.worker = wp.group("name") or f"pid {wp.group('pid')}"
+                    error.message = f"{wp.group(0)} {error.message}"[:300]
                 report.events.append(error)
             else:
                 if (mismatch := _first_mismatch_warning(rest)) is not None:
@@ -4365,7 +4386,9 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         what = next((w for w in found if w), "(no error text)").strip()
         said = line
         if _VERSION_WRAPPED_RE.search(line) and index + wrapped + 1 < len(lines):
-            said = line.rstrip() + lines[index + wrapped + 1][1].strip()
+            # (cut inside the word: joined as it was; at its end: a space between)
+            gap = " " if line.rstrip().endswith("version") else ""
+            said = line.rstrip() + gap + lines[index + wrapped + 1][1].strip()
         if (tv := _TORCH_NCCL_VERSION_RE.search(said)) is not None:
             version, misprinted = torch_nccl_version(
                 int(tv.group("v")), int(tv.group("mi")), int(tv.group("p"))
@@ -4382,10 +4405,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             )
         below = lines[index + 1 : index + 1 + NCCL_ABORT_LINES]
         rank = tagged if not m.group("rank11") else int(m.group("rank11"))
-        if rank is None and (
-            pd := next((d for _, t, _ in below if (d := _PG_DESTROYED_RE.match(t))), None)
-        ):
-            rank = int(pd.group("rank"))  # torch's own word as it tore the group down
+        destroyed = next((d for _, t, _ in below if (d := _PG_DESTROYED_RE.match(t))), None)
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
         last = _last_error(lines, index + wrapped)
@@ -4422,6 +4442,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             # already held the error, from the work that failed before the teardown
             ev.call = f"{where} (ncclCommAbort, as the process group was destroyed: the "
             ev.call += "error came from earlier work)"
+        if destroyed is not None:
+            # (~ProcessGroupNCCL's rank_: the process's rank in that group, the job's own only
+            # for the default group)
+            ev.call = f"{ev.call or where}; torch destroyed the group on its rank "
+            ev.call += f"{destroyed.group('rank')} (the rank within that process group)"
         if "Collective Work" in line and (work := _WORK_RE.search(line)):
             # the work the async error was raised on: its op and sequence number
             ev.op = op_name(work.group("op"))
@@ -5658,7 +5683,7 @@ _MPI_DAEMON_RE = re.compile(
     r"(?P<sig>\d+))"
 )
 _MPI_NOTICED_RE = re.compile(
-    r"mpirun noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on node (?P<host>\S+) "
+    r"mpirun(?:\.real)? noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on node (?P<host>\S+) "
     r"exited on signal (?P<sig>\d+)"
 )
 # Open MPI's help text when -np asks more processes than the hosts' slots: "There are not
@@ -6076,6 +6101,48 @@ _COLOSSALAI_RUN_RE = re.compile(
 )
 
 
+# CANN finding no kernel binary for an operator (the operator kernel package, Ascend-cann-kernels
+# or opp_kernel, not installed or built for another chip): "Op Cast does not has any binary.",
+# "Kernel Run failed. opType: 53, Cast", "launch failed for Cast, errno:561000." under an EZ9999,
+# or EZ1001's "Get path and read binary_info_config.json failed, please check if the opp_kernel
+# package is installed" (vllm-ascend#237; LlamaFactory#3796 was mended by installing
+# Ascend-cann-kernels for the chip)
+_NO_OP_BINARY_RE = re.compile(
+    r"\bOp (?P<op>\w+) does not has any binary|read binary_info_config\.json failed"
+)
+
+
+def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``library_missing`` for operators CANN found no kernel binary for."""
+    ops: dict[str, int] = {}
+    first: tuple[int, str, int | None] | None = None
+    for no, line, tagged in lines:
+        if (m := _NO_OP_BINARY_RE.search(line)) is None:
+            continue
+        first = first or (no, line, tagged)
+        if m.group("op"):
+            ops.setdefault(m.group("op"), no)
+    if first is None:
+        return
+    no, line, tagged = first
+    report.events.append(
+        LogEvent(
+            kind="library_missing",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library="CANN operator kernels",
+            exception_type=(
+                f"CANN has no kernel binary for operator(s) {', '.join(ops)}"
+                if ops
+                else "CANN could not read its operator kernels' binary_info_config.json"
+            )
+            + ": the operator kernel package (Ascend-cann-kernels for this chip, opp_kernel) is "
+            "not installed, or not the one for this chip or toolkit version",
+        )
+    )
+
+
 def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``library_missing`` per program and library the dynamic loader could not load, or per
     symbol it could not find (a library older or other than the one the program was built
@@ -6368,6 +6435,63 @@ def _horovod_start_timeouts(lines: list[tuple[int, str, int | None]], report: Lo
     )
 
 
+# slurmstepd cancelling a step for one task's failure ("*** STEP 52222788.0 ON nid002888
+# CANCELLED AT 2026-04-29T23:36:37 DUE TO TASK FAILURE ***", srun --kill-on-bad-exit): srun
+# then reports the other tasks "Terminated" (SIGTERM): they were stopped, not failing
+_STEP_TASK_FAILURE_RE = re.compile(
+    r"\*\*\* STEP (?P<step>[\w.+]+) ON (?P<host>\S+) CANCELLED AT \S+ DUE TO TASK FAILURE"
+)
+SIGTERM_EXIT = 128 + 15
+
+
+def _task_failure_cancels(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A step Slurm cancelled for a task's failure: the tasks srun reports "Terminated" under it
+    are one event (Slurm stopped them), and where their list leaves out exactly one task of the
+    step (and no other task's end is in the log), that task is the one that failed."""
+    step = next(
+        ((no, m) for no, line, _ in lines if (m := _STEP_TASK_FAILURE_RE.search(line))), None
+    )
+    if step is None:
+        return
+    stopped = [
+        e
+        for e in report.events
+        if e.kind == "launcher_exit" and e.exception_type == "srun" and e.exit_code == SIGTERM_EXIT
+    ]
+    if not stopped:
+        return
+    others = [e for e in report.events if e.kind == "launcher_exit" and e not in stopped]
+    ranks = sorted({e.rank for e in stopped if e.rank is not None})
+    gaps = [r for r in range(ranks[-1] + 1) if r not in set(ranks)] if ranks else []
+    hosts = {e.host for e in stopped}
+    report.events = [e for e in report.events if e not in stopped]
+    at, m = step
+    report.events.append(
+        LogEvent(
+            kind="launcher_exit",
+            line=stopped[0].line,
+            message=f"{len(ranks)} task(s) terminated (SIGTERM) by Slurm as it cancelled step "
+            f"{m.group('step')} for a task's failure",
+            host=hosts.pop() if len(hosts) == 1 else None,
+            exception_type="srun (tasks stopped after another task failed)",
+        )
+    )
+    if len(gaps) == 1 and not others:
+        report.events.append(
+            LogEvent(
+                kind="launcher_exit",
+                line=at,
+                message=lines[at - 1][1].strip()[:300] if 0 < at <= len(lines) else m.group(0),
+                rank=gaps[0],
+                host=m.group("host"),
+                exception_type=f"srun (task {gaps[0]} is the one of the step's tasks Slurm did "
+                "not terminate: the task whose failure cancelled the step; its own end is not "
+                "in the copy)",
+                root_cause=True,
+            )
+        )
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -6398,10 +6522,10 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
         text = line.strip()
         if "failed to run" in line and (cr := _COLOSSALAI_RUN_RE.match(text)):
             once(
-                ("colossalai", cr.group("host")),
+                ("colossalai", cr.group("host") or cr.group("old")),
                 no,
                 text[:300],
-                f"colossalai run ({cr.group('why').strip()})"
+                f"colossalai run ({cr.group('why').strip().rstrip('*').strip()})"
                 if cr.group("why")
                 else "colossalai run (the command failed on the host; ColossalAI's launcher "
                 "runs it there over ssh)",
@@ -6958,7 +7082,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         root_cause=True,
                     )
                 )
-        elif "mpirun noticed" in line and (mn := _MPI_NOTICED_RE.search(line)):
+        elif "noticed that process rank" in line and (mn := _MPI_NOTICED_RE.search(line)):
             once(
                 ("mpi noticed", int(mn.group("rank"))), no, text, "mpirun",
                 rank=int(mn.group("rank")),
@@ -8274,6 +8398,15 @@ _ADMISSION_RE = re.compile(
     r"cannot allocate unhealthy devices (?P<res>[\w./-]+?)(?:,|\s|$)"
     r"|cannot allocate unregistered device (?P<res2>[\w./-]+?)(?:,|\s|$)"
 )
+# kubelet's device manager starting a container whose resource's plugin is gone
+# (pkg/kubelet/cm/devicemanager callPreStartContainerIfNeeded: "endpoint not found in cache for
+# a registered resource: %s": the resource was registered, its plugin's endpoint is no longer
+# there), and a plugin's own Allocate failing at admission ("Pod Allocate failed due to ...",
+# the pod's reason UnexpectedAdmissionError)
+_NO_ENDPOINT_RE = re.compile(
+    r"endpoint not found in cache for a regist\w*(?: resource:? ?(?P<res>[\w./-]+))?"
+)
+_ALLOCATE_FAILED_RE = re.compile(r"\bAllocate failed due to (?P<why>.+?)\s*$")
 _RUN_CONTAINER_RE = re.compile(
     r'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"(?P<container>[^\\"]+)\\"'
     r' with (?P<kind>\w+): (?P<why>(?:\\"|[^"])*)"(?: pod="(?P<pod>[^"]+)")?'
@@ -8371,6 +8504,44 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             and index + 1 < len(lines)
         ):
             joined = f"{line} {lines[index + 1][1]}"  # (kubectl describe wraps the message)
+        if "endpoint not found in cache" in line and (ne := _NO_ENDPOINT_RE.search(line)):
+            resource = ne.group("res") or "a device resource (its name cut from the copy)"
+            if f"endpoint {resource}" not in containers:
+                containers.add(f"endpoint {resource}")
+                report.events.append(
+                    LogEvent(
+                        kind="container_start_failure",
+                        line=no,
+                        message=line.strip()[:400],
+                        rank=tagged,
+                        host=_kubelet_host(line),
+                        library="kubelet",
+                        exception_type=f"kubelet could not start the container: the device "
+                        f"plugin serving {resource} is gone (kubelet has the resource registered "
+                        "but no plugin endpoint for it: the plugin's pod stopped or restarted)",
+                    )
+                )
+            continue
+        if (
+            "Allocate failed due to" in joined
+            and "cannot allocate" not in joined
+            and (af := _ALLOCATE_FAILED_RE.search(" ".join(joined.split())))
+        ):
+            if "allocate" not in containers:
+                containers.add("allocate")
+                report.events.append(
+                    LogEvent(
+                        kind="container_start_failure",
+                        line=no,
+                        message=" ".join(joined.split())[:400],
+                        rank=tagged,
+                        host=_kubelet_host(line),
+                        library="kubelet",
+                        exception_type="kubelet would not admit the pod (UnexpectedAdmissionError):"
+                        f" the device plugin's Allocate failed ({af.group('why')[:200]})",
+                    )
+                )
+            continue
         if "cannot allocate" in joined and (ad := _ADMISSION_RE.search(" ".join(joined.split()))):
             resource = ad.group("res") or ad.group("res2")
             if f"admission {resource}" not in containers:
@@ -8878,6 +9049,10 @@ _KERNEL_DRIVER_ERROR_RE = re.compile(
     r"\[ascend\] \[ERROR\] \[(?P<mod>\w+)\] \[(?P<fn>\w+) \d+\] (?:<[^>]*> )?(?P<what>.*?)\s*$"
 )
 _NOT_SUPPORTED_RE = re.compile(r"\bDRV_ERROR_NOT_SUPPORT\b")
+# MindSpore's note, at ERROR level, of where it saved the graph's execution order after a
+# failure (ascend_kernel_runtime.cc DumpDebugInfoFile: "Execute order has saved at ..."): the
+# failure is elsewhere (its exception), this line only says where the dump went
+_PLOG_BOOKKEEPING_RE = re.compile(r"DumpDebugInfoFile\] Execute order has saved at ")
 """A driver query the device does not serve: the driver's answer, not a fault."""
 
 
@@ -8970,7 +9145,7 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
     for no, line, tagged in lines:
         if kernel is not None and no >= kernel.line:
             break  # the device kernel's record came first
-        if _NOT_SUPPORTED_RE.search(line):
+        if _NOT_SUPPORTED_RE.search(line) or _PLOG_BOOKKEEPING_RE.search(line):
             continue
         if "[ERROR] " not in line or not (m := CANN_PLOG_ERROR_RE.search(line)):
             continue
@@ -10379,6 +10554,10 @@ _BELOW_ERROR_RE = re.compile(
     # (libfabric's levels after its function: "...fi_getinfo_():889<warn> ...")
     r"|^libfabric:[^<\n]{0,160}<(?:warn|info|debug|trace)> "
 )
+# a line whose logger's level, first on it, is an error one: a "WARNING" in its text is what it
+# says happened ("ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system
+# Thermal: ...", DCGM's host engine), not its level
+_ERROR_LEVEL_FIRST_RE = re.compile(r"^\W{0,3}(?:ERROR|FATAL|CRITICAL)\b")
 # words that look like an error and are not one: counts of none, the names of settings
 _NOT_ERROR_RE = re.compile(
     # (not a device's or rank's number before the word: "acl set device 0 failed")
@@ -10442,7 +10621,9 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     level_only: tuple[int, str, int | None] | None = None
     for index, (no, line, tagged) in enumerate(lines):
         if _NOT_ERROR_RE.search(line) or (
-            _BELOW_ERROR_RE.match(line) and not _RAISES_RE.search(line)
+            _BELOW_ERROR_RE.match(line)
+            and not _RAISES_RE.search(line)
+            and not _ERROR_LEVEL_FIRST_RE.match(line)
         ):
             continue
         if _ERROR_WORDS_RE.search(line) or _RAISES_RE.search(line):
@@ -11979,11 +12160,37 @@ _NVRM_GSP_RE = re.compile(
     r"NVRM: (?:GPU(?P<gpu>\d+) )?(?P<call>_?k(?:gsp|gmmu)\w+): (?P<what>[^\n]*?"
     r"(?:[Hh]eartbeat timed out|GSP Timeout|Memory Subsystem Error detected)[^\n]*?)\s*$"
 )
+# The driver's RPC to the GPU's GSP firmware failing with an NV_STATUS (open-gpu-kernel-modules
+# kernel_gsp.c _issueRpcAndWait: "NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status
+# 0x0000000f for fn 10 sequence 12303!"), the codes' names and texts from
+# src/common/sdk/nvidia/inc/nvstatuscodes.h; and the end of the GSP firmware's crash report
+# ("NVRM: ------------[ end crash report ]------------") with the RPC event that followed it
+# ("_kgspProcessRpcEvent: Failed to process received event 0x1004 (RC_TRIGGERED)")
+_NVRM_RPC_STATUS_RE = re.compile(
+    r"NVRM: GPU(?P<gpu>\d+) (?P<call>_issueRpcAndWait): rpcSendMessage failed with status "
+    r"(?P<status>0x[0-9a-fA-F]{8})"
+)
+NV_STATUS_TEXTS = {
+    0x0F: ("NV_ERR_GPU_IS_LOST", "GPU lost from the bus"),
+    0x10: ("NV_ERR_GPU_IN_FULLCHIP_RESET", "GPU currently in full-chip reset"),
+    0x62: ("NV_ERR_RESET_REQUIRED", "Reset required"),
+    0x65: ("NV_ERR_TIMEOUT", "Call timed out"),
+    0x71: ("NV_ERR_FATAL_ERROR", "Fatal/unrecoverable error"),
+    0x79: ("NV_ERR_RISCV_ERROR", "Generic RISC-V assert or halt"),
+}
+"""The NV_STATUS codes an RPC to GSP fails with that say the GPU is gone or must be reset."""
+NV_STATUS_FAULTS = frozenset({0x0F, 0x10, 0x62, 0x71, 0x79})
+_NVRM_GSP_CRASH_RE = re.compile(
+    r"NVRM: (?:GPU(?P<gpu>\d+) )?(?P<call>_kgspProcessRpcEvent): Failed to process received event "
+    r"(?P<event>0x[0-9a-fA-F]+ \(\w+\))"
+)
 _SXID_RE = re.compile(
     r"(?P<switch>nvidia-nvswitch\d+): SXid \((?:PCI:)?(?P<bus>[0-9A-Fa-f:.]+)\): (?P<sxid>\d+),"
     r"\s*(?P<what>.*?)\s*$"
 )
 _SXID_HEAD_RE = re.compile(r"^(?:Fatal|Non-fatal),")
+GSP_CRASH_LINES = 40
+"""How far above the GSP event the driver failed on its crash report's end may stand."""
 """An SXid record's first line (its severity and what failed); the lines after it give details."""
 
 
@@ -12111,6 +12318,36 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             )
             device = int(m.group("gpu")) if m.group("gpu") else None
             fault = True
+        elif "rpcSendMessage failed" in line and (m := _NVRM_RPC_STATUS_RE.search(line)):
+            status = int(m.group("status"), 16)
+            if status not in NV_STATUS_TEXTS:
+                continue
+            name, said = NV_STATUS_TEXTS[status]
+            key = ("rpc", m.group("gpu"), m.group("status"))
+            what = (
+                f"GPU{m.group('gpu')}: the driver's calls to its GSP firmware fail with "
+                f"{m.group('status')} {name} ({said})"
+            )
+            device, call = int(m.group("gpu")), m.group("call")
+            fault = status in NV_STATUS_FAULTS
+        elif "_kgspProcessRpcEvent" in line and (m := _NVRM_GSP_CRASH_RE.search(line)):
+            crashed = any(
+                "end crash report" in t
+                for _, t, _ in lines[max(0, index - GSP_CRASH_LINES) : index]
+            )
+            key = ("gspevent", m.group("gpu") or "")
+            what = (
+                f"GPU{m.group('gpu') or '?'}: the driver could not process the GSP firmware's "
+                f"event {m.group('event')}"
+                + (
+                    " after the firmware's crash report above: the GPU must be reset before it "
+                    "runs work again"
+                    if crashed
+                    else ""
+                )
+            )
+            device = int(m.group("gpu")) if m.group("gpu") else None
+            call, fault = m.group("call"), crashed
         elif m := _SXID_RE.search(line):
             if not _SXID_HEAD_RE.match(m.group("what")):
                 # a record's Severity or Data line: said only where the copy lost its first line

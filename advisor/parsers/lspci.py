@@ -125,3 +125,44 @@ def parse_devices(text: str) -> list[PciDevice]:
     if not devices:
         raise ParseError("no lspci device block ('BB:DD.F class: name' and its fields)")
     return devices
+
+
+LIST_SIGNATURE = (
+    r"^[ \t]*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] (?:3D controller|VGA compatible "
+    r"controller|Display controller|Processing accelerators|Infiniband controller|Ethernet "
+    r"controller|Network controller|Co-processor): [^\n]*$"
+)
+"""lspci's default listing (often grepped: ``lspci | grep -i nvidia``), a line a device."""
+_LIST_RE = re.compile(
+    r"^\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<cls>[^:\n]+): "
+    r"(?P<name>.*?)(?: \(rev (?P<rev>[0-9a-fA-F]{2})\))?\s*$"
+)
+
+
+@dataclass(kw_only=True)
+class ListedDevice:
+    line: int
+    bdf: str
+    device_class: str
+    name: str
+    rev: str | None
+    """The revision byte; ``ff`` where the device did not answer: a config space read of a
+    device that does not respond returns all ones (pciutils, lspci's unknown header type 7f)."""
+
+
+def parse_list(text: str) -> list[ListedDevice]:
+    """lspci's listing lines; ParseError when none."""
+    found = [
+        ListedDevice(
+            line=no,
+            bdf=m.group("bdf"),
+            device_class=m.group("cls").strip(),
+            name=m.group("name").strip(),
+            rev=m.group("rev"),
+        )
+        for no, line in enumerate(text.splitlines(), 1)
+        if (m := _LIST_RE.match(line))
+    ]
+    if not found:
+        raise ParseError("no lspci listing line ('BB:DD.F class: name (rev NN)')")
+    return found

@@ -126,7 +126,7 @@ _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
 # the rank line's GPU after its bus id: "device  0 [0x01] NVIDIA GeForce RTX 4090"
-_DEVICE_MODEL_RE = re.compile(r"\bdevice\s+\d+\s+\[[^\]\n]*\]\s+(?P<model>\S.*?)\s*$")
+_DEVICE_MODEL_RE = re.compile(r"\bdevice\s+\d+\s+\[[^\]\n]*\]\s+(?P<model>\S[^\n]*)")
 _INFO_VERSION_RE = re.compile(r"\bNCCL INFO NCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 # (copies that lost the "#" of the footer lines print them bare)
 _BOLD_CELL_RE = re.compile(r"\*\*([^*\s]+)\*\*")
@@ -461,7 +461,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             devices[int(m_dev.group(1))] = m_dev.group(2)
             run_devices[int(m_dev.group(1))] = m_dev.group(2)
             if m_model := _DEVICE_MODEL_RE.search(stripped):
-                gpu_models[int(m_dev.group(1))] = m_model.group("model")
+                gpu_models[int(m_dev.group(1))] = m_model.group("model").rstrip()
             last_device_line = no
             continue
         if nccl_version is None and "NCCL version" in stripped:

@@ -34,11 +34,15 @@ from advisor.parsers import ParseError
 
 VIRTUAL_IFACE_RE = re.compile(
     r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo\d*$|kube-|weave|cilium|lxc|"
-    r"genev|wg|gre|ipvlan|macvtap|dummy|bond\d+\.|sit\d|ip6tnl|ip_vti|ip6_vti|erspan|teql|usb|wl)"
+    r"genev|wg|gre|ipvlan|macvtap|dummy|bond\d+\.|sit\d|ip6tnl|ip_vti|ip6_vti|erspan|teql|usb|wl|"
+    # bridges, up with no carrier while no port (no container, no VM) is attached to them:
+    # podman's, LXD's and Incus's, kubenet's cbr0, Proxmox's vmbr, nerdctl's, a plain brN
+    r"podman\d|lxdbr|incusbr|cbr\d|vmbr|nerdctl|br\d)"
 )
 """Interfaces whose carrier says nothing of a training link: virtual ones, whose carrier comes
 and goes with the containers, bridges and tunnels they serve (a pod's veth pair, Calico's cali*,
-Docker's bridge, the kernel's sit0 placeholder), and wireless ones (wlan0, wlp2s0)."""
+Docker's bridge, the kernel's sit0 placeholder; a bridge with no port attached has no carrier by
+design), and wireless ones (wlan0, wlp2s0)."""
 
 _OPER_STATES = "UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING"
 _IP_HEAD = r"\d+: (?P<name>[\w.:-]+)(?:@[\w.:-]+)?: <(?P<flags>[A-Z0-9_,-]*)> mtu (?P<mtu>\d+)"
@@ -75,6 +79,8 @@ _IFCONFIG_HEAD_RE = re.compile(rf"(?:^|(?<=\s)){_IFCONFIG_HEAD}")
 _OLD_HEAD_RE = re.compile(r"^(?P<name>[\w.:-]+)\s+Link encap:\s*(?P<encap>\w[\w ]*?)(?:\s{2,}|$)")
 _BRIEF_RE = re.compile(rf"^{_BRIEF}")
 _STATE_RE = re.compile(rf"\bstate ({_OPER_STATES})\b")
+# a shell prompt that names its host ("[root@node1 ~]# ip link", "user@gpu-03:~$ ifconfig")
+_PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@(?P<host>[\w.-]+)[^\n]*?[#$]\s")
 _LINK_RE = re.compile(r"^\s*link/(?P<type>\w+)(?:\s+(?P<mac>[0-9a-f]{2}(?::[0-9a-f]{2})+))?")
 _INET_RE = re.compile(
     r"(?:^|\s)inet6?\s+(?:addr:\s*)?(?P<addr>(?:\d{1,3}\.){3}\d{1,3}(?:/\d+)?"
@@ -85,10 +91,11 @@ _ETHER_RE = re.compile(
 )
 _OLD_FLAGS_RE = re.compile(r"^\s+(?P<flags>(?:[A-Z]+ )*[A-Z]+)\s+MTU:(?P<mtu>\d+)")
 _BSD_STATUS_RE = re.compile(
-    r"(?:^|\s)status:\s*(?P<status>active|no carrier|no network|inserted|associated|running)"
+    r"(?:^|\s)status:\s*(?P<status>active|no carrier|no network|inactive|inserted|associated|running)"
     r"(?:\s*\((?P<reason>[^)\n]*)\))?"
 )
-_MEDIA_RE = re.compile(r"(?:^|\s)media:\s*(?P<media>.+?)(?=\s+status:|\s*$)")
+_MEDIA_RE = re.compile(r"(?:^|\s)media:[ \t]*(?P<media>[^\n]*)")
+_BEFORE_STATUS_RE = re.compile(r"\s+status:")
 # net-tools: "RX errors 0  dropped 0  overruns 0  frame 0" / old "RX packets:1 errors:0 dropped:0"
 _TOOL_COUNTERS_RE = re.compile(r"^\s*(?P<dir>RX|TX)\b(?P<rest>.*\berrors\b.*)$")
 _COUNTER_RE = re.compile(r"\b(?P<what>errors|dropped):?\s*(?P<n>\d+)")
@@ -102,6 +109,8 @@ _STATS_HEAD_RE = re.compile(
 class Interface:
     line: int
     name: str
+    host: str | None = None
+    """The host a shell prompt above named (``[root@node1 ~]#``), where the copy holds one."""
     tool: str
     """``ip``, ``ip -br``, ``ifconfig`` or ``ifconfig (FreeBSD)``."""
     flags: tuple[str, ...] = ()
@@ -122,8 +131,8 @@ class Interface:
 
     @property
     def admin_up(self) -> bool | None:
-        if self.flags:
-            return "UP" in self.flags
+        if self.flags or self.tool.startswith("ifconfig"):
+            return "UP" in self.flags  # (ifconfig's "flags=0<>": nothing set, down)
         return None if self.operstate in (None, "UNKNOWN") else True
 
     @property
@@ -131,7 +140,8 @@ class Interface:
         """Up, yet no link: iproute2's NO-CARRIER, ifconfig's UP without RUNNING, FreeBSD's
         ``status: no carrier``, or ``-br``'s DOWN/LOWERLAYERDOWN with UP among its flags."""
         if self.status is not None:
-            return self.status == "no carrier"
+            # (macOS and FreeBSD say an unplugged port "inactive")
+            return self.status in ("no carrier", "inactive") and "UP" in self.flags
         if "NO-CARRIER" in self.flags:
             return True
         if self.tool.startswith("ifconfig") and "UP" in self.flags:
@@ -144,9 +154,12 @@ class Interface:
 
     @property
     def virtual(self) -> bool:
-        return bool(VIRTUAL_IFACE_RE.match(self.name)) or self.link_type in (
-            "loopback", "Local", "none", "void",
-        )  # fmt: skip
+        return (
+            bool(VIRTUAL_IFACE_RE.match(self.name))
+            or self.link_type in ("loopback", "none", "void")
+            or (self.link_type or "").startswith("Local")
+            or "LOOPBACK" in self.flags
+        )
 
 
 def _counters(iface: Interface, direction: str, text: str) -> None:
@@ -182,10 +195,18 @@ def parse(text: str) -> list[Interface]:
     found: list[Interface] = []
     current: Interface | None = None
     stats_dir: str | None = None
+    host: str | None = None
     for no, line in _flattened(text):
+        if p := _PROMPT_HOST_RE.match(line):
+            host, current = p.group("host"), None
+            continue
         if stats_dir is not None:
             figures = line.split()
-            if figures and all(f.isdigit() for f in figures) and current is not None:
+            if (
+                figures
+                and all(f.isascii() and f.isdigit() for f in figures)
+                and current is not None
+            ):
                 # bytes packets errors dropped ... (heading order)
                 if len(figures) >= 4:
                     current.errors[f"{stats_dir}_errors"] = int(figures[2])
@@ -199,6 +220,7 @@ def parse(text: str) -> list[Interface]:
             current = Interface(
                 line=no,
                 name=m.group("name"),
+                host=host,
                 tool="ip",
                 flags=flags,
                 mtu=int(m.group("mtu")),
@@ -210,6 +232,7 @@ def parse(text: str) -> list[Interface]:
             current = Interface(
                 line=no,
                 name=m.group("name"),
+                host=host,
                 tool="ifconfig",
                 flags=tuple(f for f in m.group("flags").split(",") if f),
                 mtu=int(m.group("mtu")),
@@ -220,7 +243,11 @@ def parse(text: str) -> list[Interface]:
             continue
         if m := _OLD_HEAD_RE.match(line):
             current = Interface(
-                line=no, name=m.group("name"), tool="ifconfig", link_type=m.group("encap").strip()
+                line=no,
+                name=m.group("name"),
+                host=host,
+                tool="ifconfig",
+                link_type=m.group("encap").strip(),
             )
             found.append(current)
             _fields(current, line[m.end("encap") :])
@@ -233,6 +260,7 @@ def parse(text: str) -> list[Interface]:
                 Interface(
                     line=no,
                     name=m.group("name"),
+                    host=host,
                     tool="ip -br",
                     operstate=m.group("state"),
                     flags=tuple(f for f in (m.groupdict().get("flags") or "").split(",") if f),
@@ -263,9 +291,30 @@ def parse(text: str) -> list[Interface]:
         _fields(current, line)
     if not found:
         raise ParseError("no network interface (ip link / ip addr / ifconfig) found")
-    # an interface shown again (a copy of two runs of the command): its later state stands
-    latest = {i.name: i for i in found}
-    return [i for i in found if latest[i.name] is i]
+    return _merged(found)
+
+
+def _merged(found: list[Interface]) -> list[Interface]:
+    """One record per host and interface: a later listing by the same tool replaces the earlier
+    (a copy of two runs of the command); one by another tool (ip -br addr after ip link) adds
+    what it says, never clearing what the other said (its flags, a lost carrier)."""
+    by_key: dict[tuple[str | None, str], Interface] = {}
+    out: list[Interface] = []
+    for i in found:
+        key = (i.host, i.name)
+        if (seen := by_key.get(key)) is None:
+            by_key[key] = i
+            out.append(i)
+        elif seen.tool == i.tool:
+            out[out.index(seen)] = by_key[key] = i
+        else:
+            seen.flags = seen.flags or i.flags
+            seen.operstate = seen.operstate or i.operstate
+            seen.mtu, seen.mac = seen.mtu or i.mtu, seen.mac or i.mac
+            seen.link_type = seen.link_type or i.link_type
+            seen.addresses += [a for a in i.addresses if a not in seen.addresses]
+            seen.errors = {**i.errors, **seen.errors}
+    return out
 
 
 def _fields(iface: Interface, text: str) -> None:
@@ -278,7 +327,10 @@ def _fields(iface: Interface, text: str) -> None:
         if iface.tool == "ifconfig" and iface.link_type is None and "ether" in text:
             iface.link_type = "ether"
     if (md := _MEDIA_RE.search(text)) is not None:
-        iface.media = md.group("media").strip()
+        media = md.group("media")
+        if (cut := _BEFORE_STATUS_RE.search(media)) is not None:
+            media = media[: cut.start()]
+        iface.media = media.strip()
     if (st := _BSD_STATUS_RE.search(text)) is not None:
         iface.status, iface.reason = st.group("status"), st.group("reason")
         iface.tool = "ifconfig (FreeBSD)"

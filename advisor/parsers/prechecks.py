@@ -29,6 +29,18 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, ParseWarning
 
+# rows of kubectl get pods copied without their header: a pod's name, READY, a status kubectl
+# prints, RESTARTS and AGE
+_POD_STATUSES = (
+    "Running|Pending|Completed|Succeeded|Failed|Error|CrashLoopBackOff|ContainerCreating|"
+    "PodInitializing|Terminating|ImagePullBackOff|ErrImagePull|OOMKilled|Evicted|Unknown|"
+    r"CreateContainerConfigError|ContainerStatusUnknown|Init:[\w/]+"
+)
+_HEADLESS_POD_ROW = (
+    rf"[ \t]*[\w.-]+-[\w.-]+[ \t]+\d+/\d+[ \t]+(?:{_POD_STATUSES})[ \t]+\d+(?:[ \t]+\([^)\n]*\))?"
+    r"[ \t]+\d+[smhd]\S*(?:[ \t]+\S+){0,6}[ \t]*"
+)
+
 SIGNATURE = (
     r"^-*[ \t]*DeepSpeed C\+\+/CUDA extension op report"
     r"|^DeepSpeed general environment info:"
@@ -42,7 +54,9 @@ SIGNATURE = (
     r"|^[ \t]*Warning[ \t]+(?:Unschedulable|FailedScheduling)[ \t]+\S+"
     r"|\b\d+/\d+ tasks in gang unschedulable: "
     r"|\bConnected to distributed JAX controller\b"
-    r"|^[ \t]*NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE[ \t]*$"
+    r"|^[ \t]*NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE(?:[ \t]+[A-Z][A-Z ]*)?[ \t]*$"
+    # (rows of it without their header: two at least)
+    rf"|^{_HEADLESS_POD_ROW}\n{_HEADLESS_POD_ROW}$"
     r"|^Collecting environment information\.\.\.[ \t]*\n(?:[^\n]*\n){0,3}PyTorch version: \S+"
     r"|\bsalloc: Prolog failure on node \S+|\b(?:salloc|srun|sbatch): error: Node failure on \S+"
     r"|\bSTEPD TERMINATED ON \S+ AT \S+ DUE TO JOB NOT ENDING WITH SIGNALS"
@@ -52,6 +66,12 @@ SIGNATURE = (
     r"|^[ \t]*(?:PARTITION|NODELIST|HOSTNAMES)(?:[ \t]+[A-Z_:()/]+)*?[ \t]+STATE\b[^\n]*\n"
     r"[ \t]*\S+[ \t]+\S"
     r"|^[ \t]*REASON[ \t]+(?:[A-Z_]+[ \t]+)*?(?:NODELIST|HOSTNAMES)[ \t]*\n[ \t]*\S"
+    # scontrol show job's state line; squeue's table (its header, or rows of a long state
+    # with a pending reason)
+    r"|^[ \t]*JobState=[A-Z_]+ Reason=\S+"
+    r"|^[ \t]*JOBID[ \t]+PARTITION[ \t]+NAME[ \t]+USER[ \t]+(?:ST|STATE)[ \t]+TIME[ \t]"
+    r"|^[ \t]*\d+(?:_\d+)?[ \t]+\S+[ \t]+[^\n]*?[ \t](?:PENDING|RUNNING|COMPLETING|COMPLETI)[ \t]+"
+    r"(?:\d+-)?\d+:\d\d(?::\d\d)?[ \t]+(?:\S+[ \t]+)?\d+[ \t]+\([^\n]*\)[ \t]*$"
 )
 _DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n]{1,60}?[^.\s])[ \t]*\.{2,}[ \t]*(?P<value>\S.*?)\s*$")
 _OP_ROW_RE = re.compile(
@@ -69,7 +89,9 @@ _JOBS_ROW_RE = re.compile(
     r"^\s*(?P<name>\S+)\s+(?:(?P<state>[A-Z][a-z]+)\s+)?(?P<age>\d+[smhd]\S*)\s*$"
 )
 _UNSCHEDULABLE_RE = re.compile(
-    r"^\s*Warning\s+(?:Unschedulable|FailedScheduling)\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
+    # (Volcano's controller reports its podgroup's: "Warning PodGroupPending 7m43s
+    # vc-controller-manager PodGroup default:job-sample unschedule,reason: 1/1 tasks in gang ...")
+    r"^\s*Warning\s+(?:Unschedulable|FailedScheduling|PodGroupPending)\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
     r"(?P<source>\S+)\s+(?P<message>\S.*?)\s*$"
 )
 _GANG_RE = re.compile(
@@ -80,11 +102,21 @@ _JAX_RE = re.compile(
     r"Jax service listening on (?P<addr>\S+)|(?P<connected>Connected to distributed JAX controller)"
     r"|Distributed task shutdown result: (?P<shutdown>\w+)"
 )
-_PODS_HEAD_RE = re.compile(r"^\s*NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s*$")
+# (-o wide adds IP, NODE, NOMINATED NODE and READINESS GATES after AGE)
+_PODS_HEAD_RE = re.compile(r"^\s*NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE(?:\s+[A-Z][A-Z ]*)?\s*$")
 _POD_ROW_RE = re.compile(
     r"^\s*(?P<name>\S+)\s+(?P<ready>\d+/\d+)\s+(?P<status>\S+)\s+(?P<restarts>\d+)"
-    r"(?:\s+\([^)]*\))?\s+(?P<age>\S+)\s*$"
+    r"(?:\s+\([^)]*\))?\s+(?P<age>\d+[smhd]\S*|<invalid>|\S+)(?:\s+\S+){0,6}\s*$"
 )
+_HEADLESS_POD_ROW_RE = re.compile(rf"^{_HEADLESS_POD_ROW}$")
+# kubectl logs of a container that has not started: "Error from server (BadRequest): container
+# "mpi-launcher" in pod "tf-launcher" is waiting to start: PodInitializing"
+_WAITING_TO_START_RE = re.compile(
+    r'container "(?P<container>[^"]+)" in pod "(?P<pod>[^"]+)" is waiting to start: (?P<why>\w+)'
+)
+INIT_STUCK_S = 300
+"""A pod still in its init containers after this long is taken as stuck there (its main
+container, the job's process, never started)."""
 _POD_BAD = ("CrashLoopBackOff", "Error", "ImagePullBackOff", "ErrImagePull", "OOMKilled",
             "CreateContainerConfigError", "Evicted", "Pending", "ContainerStatusUnknown")  # fmt: skip
 _COLLECT_ENV_RE = re.compile(
@@ -105,6 +137,7 @@ _SLURM_NODE_RE = re.compile(
 _SCONTROL_NODE_RE = re.compile(r"^\s*NodeName=(?P<node>\S+)")
 _SCONTROL_STATE_RE = re.compile(r"^\s*State=(?P<state>\S+)")
 _SCONTROL_REASON_RE = re.compile(r"^\s*Reason=(?P<reason>.+?)\s*$")
+_OTHER_BLOCK_RE = re.compile(r"^\s*(?:PartitionName|JobId|ReservationName|UserId)=")
 _SINFO_HEAD_RE = re.compile(
     r"^\s*(?P<cols>(?:PARTITION|NODELIST|HOSTNAMES|REASON)(?:\s+[A-Z_:()/]+)+)\s*$"
 )
@@ -113,6 +146,11 @@ _SINFO_HEAD_RE = re.compile(
 # maintenance reservation, "@" pending reboot, "^" reboot issued, "-" planned by the backfill
 # scheduler; the states are printed shortened to the field (drng: draining, failg: failing)
 _STATE_FLAGS = "*~#!%$@^-+"
+# a Slurm host list ("gpu[01-04]", "node1,node3", "compute001") and time stamp
+_HOSTLIST_RE = re.compile(r"^[\w.-]+(?:\[[\d,-]+\][\w.-]*)?(?:,[\w.-]+(?:\[[\d,-]+\][\w.-]*)?)*$")
+_SLURM_TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?$|^Unknown$|^None$")
+# a shell prompt ("[alice@login1 ~]$ squeue", "$ sinfo -R")
+_PROMPT_RE = re.compile(r"^\s*(?:\[[^\]\n]*\]|[\w.-]+@[\w.:~/-]+)?\s*[#$]\s+\S")
 _UNAVAILABLE = {
     "down": "down (Slurm or an administrator took it out of service)",
     "drain": "drained (unavailable per the administrator's request)",
@@ -124,6 +162,8 @@ _UNAVAILABLE = {
     "failing": "failing (runs a job, expected to fail soon)",
     "inval": "invalid (registered with fewer resources than slurm.conf gives it)",
     "maint": "in a maintenance reservation",
+    "maintenance": "in a maintenance reservation",
+    "invalid_reg": "invalid (registered with fewer resources than slurm.conf gives it)",
     "not_responding": "not responding",
 }
 """sinfo's and scontrol's node states a job cannot be given (sinfo(1), NODE STATE CODES)."""
@@ -145,6 +185,8 @@ class NodeFault:
     what: str
     unavailable: bool = False
     """A node's state (sinfo, scontrol) that keeps a job off it, not a job's failure on it."""
+    job: bool = False
+    """A job's state (squeue, scontrol show job): ``node`` its node list, empty when unknown."""
 
 
 @dataclass(kw_only=True)
@@ -171,7 +213,7 @@ def parse(text: str) -> Checks:
     lines = text.splitlines()
     out = Checks()
     for reader in (_ds_report, _horovod_build, _horovod_checks, _accelerate, _ray_status,
-                   _jobs, _jax, _pods, _collect_env, _slurm_nodes):  # fmt: skip
+                   _jobs, _jax, _pods, _waiting_to_start, _collect_env, _slurm_nodes):  # fmt: skip
         reader(lines, out)
     _unschedulable(lines, out)
     if not out.notes and not out.unschedulable and not out.pods and not out.node_faults:
@@ -369,10 +411,27 @@ def _jax(lines: list[str], out: Checks) -> None:
         _note(out, first, "JAX's distributed start: " + "; ".join(dict.fromkeys(said)))
 
 
+def _age_s(age: str) -> int | None:
+    """kubectl's AGE ("6m11s", "2d3h", "45s") in seconds; None when it is not one."""
+    parts = re.findall(r"(\d+)([smhd])", age)
+    if not parts or "".join(n + u for n, u in parts) != age:
+        return None
+    return sum(int(n) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[u] for n, u in parts)
+
+
 def _pods(lines: list[str], out: Checks) -> None:
-    for no, line in enumerate(lines, 1):
-        if not _PODS_HEAD_RE.match(line):
-            continue
+    # the line number each table's header is at (its rows below it); 0 for rows copied without
+    # their header from the file's first line
+    heads = [no for no, line in enumerate(lines, 1) if _PODS_HEAD_RE.match(line)]
+    if not heads:
+        # rows without their header: read from the first of two in a row
+        heads = [
+            index
+            for index in range(len(lines) - 1)
+            if _HEADLESS_POD_ROW_RE.match(lines[index])
+            and _HEADLESS_POD_ROW_RE.match(lines[index + 1])
+        ][:1]
+    for no in heads:
         rows = []
         for at, row in enumerate(lines[no:], no + 1):
             if not (m := _POD_ROW_RE.match(row)):
@@ -384,20 +443,51 @@ def _pods(lines: list[str], out: Checks) -> None:
         for at, m in rows:  # (-w: the last line of each pod is its state now)
             latest[m.group("name")] = (at, m)
         bad = [(at, m) for at, m in latest.values() if m.group("status").split(":")[0] in _POD_BAD
-               or (m.group("status").startswith("Init:") and int(m.group("restarts")) > 0)]  # fmt: skip
+               or (m.group("status").startswith("Init:") and int(m.group("restarts")) > 0)
+               or (m.group("status").startswith("Init:")
+                   and (_age_s(m.group("age")) or 0) >= INIT_STUCK_S)]  # fmt: skip
         waiting = [
             m.group("name") for _, m in latest.values() if m.group("status").startswith("Init:")
         ]
         out.pods.extend(
-            (at, m.group("name"), m.group("status"), int(m.group("restarts"))) for at, m in bad
+            (
+                at,
+                m.group("name"),
+                m.group("status")
+                + (
+                    f" after {m.group('age')} (still in its init containers: the pod's own "
+                    "container, the job's process, never started)"
+                    if m.group("status").startswith("Init:") and int(m.group("restarts")) == 0
+                    else ""
+                ),
+                int(m.group("restarts")),
+            )
+            for at, m in bad
         )
         _note(
             out,
-            no,
+            max(no, 1),
             f"kubectl get pods: {len(latest)} pod(s); "
             + (f"{len(bad)} failing" if bad else "none failing")
             + (f"; {len(waiting)} still in their init containers" if waiting else ""),
         )
+
+
+def _waiting_to_start(lines: list[str], out: Checks) -> None:
+    for no, line in enumerate(lines, 1):
+        if "waiting to start" in line and (m := _WAITING_TO_START_RE.search(line)):
+            _note(
+                out,
+                no,
+                f"kubectl: container {m.group('container')} of pod {m.group('pod')} has not "
+                f"started ({m.group('why')}"
+                + (
+                    ": its pod's init containers still run"
+                    if m.group("why") == "PodInitializing"
+                    else ""
+                )
+                + "), so it has no log yet",
+            )
 
 
 def _collect_env(lines: list[str], out: Checks) -> None:
@@ -426,6 +516,9 @@ def node_state(state: str) -> str | None:
     ``DOWN+NOT_RESPONDING``) says that keeps a job off the node; None for one a job can use
     (idle, mixed, allocated, completing, powered off until a job asks for it)."""
     words = [w.strip(_STATE_FLAGS).lower() for w in state.split("+")]
+    if "drain" in words and ({"allocated", "mixed", "alloc", "mix", "completing"} & set(words)):
+        # (scontrol's ALLOCATED+DRAIN, MIXED+DRAIN: it still runs jobs and takes no new one)
+        words = ["draining" if w == "drain" else w for w in words]
     said = [_UNAVAILABLE[w] for w in words if w in _UNAVAILABLE]
     if state.rstrip("@^").endswith("*") and "not responding" not in said:
         said.append("not responding")
@@ -444,11 +537,13 @@ def _sinfo(lines: list[str], out: Checks) -> None:
     for no, line in enumerate(lines, 1):
         if h := _SINFO_HEAD_RE.match(line):
             cols = h.group("cols").split()
-            if "NODELIST" not in cols and "HOSTNAMES" not in cols:
-                cols = []
+            if ("NODELIST" not in cols and "HOSTNAMES" not in cols) or (
+                "STATE" not in cols and cols[0] != "REASON"
+            ):
+                cols = []  # (sinfo -s's NODES(A/I/O/T), a format without states: not judged)
             continue
-        if not cols or not line.strip():
-            cols = [] if not line.strip() else cols
+        if not cols or not line.strip() or _PROMPT_RE.match(line) or _SQUEUE_HEAD_RE.match(line):
+            cols = []  # (the table ends at a blank line, a prompt or another command's table)
             continue
         tokens = line.split()
         if cols[0] == "REASON":
@@ -465,8 +560,12 @@ def _sinfo(lines: list[str], out: Checks) -> None:
             if len(tokens) != len(cols):
                 continue
             row = dict(zip(cols, tokens, strict=True))
-        rows += 1
         nodes = row.get("NODELIST") or row.get("HOSTNAMES") or "?"
+        if not _HOSTLIST_RE.match(nodes) or (
+            "TIMESTAMP" in row and not _SLURM_TIME_RE.match(row["TIMESTAMP"])
+        ):
+            continue  # (no row of the table: its node list or its time is not one)
+        rows += 1
         reason = row.get("REASON", "")
         reason = "" if reason in ("(null)", "none", "") else reason
         state = row.get("STATE")
@@ -490,8 +589,151 @@ def _sinfo(lines: list[str], out: Checks) -> None:
         _note(out, 1, f"sinfo: {rows} row(s); every node listed can take a job")
 
 
+# squeue's state codes (squeue(1) JOB STATE CODES), long and compact
+_JOB_STATES = (
+    "PENDING|RUNNING|COMPLETING|COMPLETI|COMPLETED|FAILED|TIMEOUT|CANCELLED|NODE_FAIL|PREEMPTED|"
+    "SUSPENDED|CONFIGURING|CONFIGUR|OUT_OF_MEMORY|OUT_OF_ME|BOOT_FAIL|DEADLINE|REQUEUED|"
+    "REQUEUE_HOLD|REQUEUE_|RESV_DEL_HOLD|SPECIAL_EXIT|STOPPED|RESIZING|SIGNALING|"
+    "PD|R|CG|CD|F|TO|CA|NF|PR|S|CF|OOM|BF|DL|RQ|RH|RF|SE|ST|RS|RV|SI|SO"
+)
+_SQUEUE_HEAD_RE = re.compile(r"^\s*JOBID\s+PARTITION\s+NAME\s+USER\s+(?:ST|STATE)\s+TIME\s")
+_SQUEUE_ROW_RE = re.compile(
+    rf"^\s*(?P<job>\d+(?:[_+][\w\[\]%,-]+)?)\s+(?P<mid>.*?)\s(?P<state>{_JOB_STATES})\s+"
+    r"(?P<time>(?:\d+-)?\d+:\d\d(?::\d\d)?|INVALID)\s+"
+    r"(?:(?:(?:\d+-)?\d+:\d\d(?::\d\d)?|UNLIMITED|INVALID|NOT_SET)\s+)?(?P<nodes>\d+)\s+"
+    r"(?P<where>\(.*\)|\S+)\s*$"
+)
+_JOB_STATE_WORDS = {
+    "PD": "PENDING", "R": "RUNNING", "CG": "COMPLETING", "COMPLETI": "COMPLETING", "CD":
+    "COMPLETED", "F": "FAILED", "TO": "TIMEOUT", "CA": "CANCELLED", "NF": "NODE_FAIL", "PR":
+    "PREEMPTED", "OOM": "OUT_OF_MEMORY", "OUT_OF_ME": "OUT_OF_MEMORY", "BF": "BOOT_FAIL", "DL":
+    "DEADLINE", "CF": "CONFIGURING", "CONFIGUR": "CONFIGURING",
+}  # fmt: skip
+# a job that ended so (squeue(1), JOB STATE CODES): its run failed, or its nodes did
+_FAILED_JOB_STATES = {
+    "FAILED": "its run ended with a non-zero exit code",
+    "NODE_FAIL": "one of its nodes failed",
+    "TIMEOUT": "it reached its time limit",
+    "OUT_OF_MEMORY": "it ran out of memory",
+    "BOOT_FAIL": "its nodes failed to boot",
+    "DEADLINE": "it reached its deadline",
+}
+# pending reasons that say the job cannot start as asked (Slurm's "Job Reason Codes"): not a
+# wait for its turn (Priority, Resources, Dependency, BeginTime)
+_STUCK_REASONS = {
+    "launch failed requeued held": "its launch failed; Slurm requeued it and holds it",
+    "ReqNodeNotAvail": "a node it asks for is not available (down, drained or reserved)",
+    "NodeDown": "a node it needs is down",
+    "BadConstraints": "its constraints cannot be met by any node",
+    "PartitionDown": "its partition is down",
+    "PartitionInactive": "its partition is inactive",
+    "PartitionNodeLimit": "it asks for more nodes than its partition allows",
+    "JobHeldAdmin": "an administrator holds it",
+    "JobLaunchFailure": "its launch failed",
+    "InvalidAccount": "its account is invalid",
+    "InvalidQOS": "its QOS is invalid",
+}
+_SCONTROL_JOB_STATE_RE = re.compile(r"^\s*JobState=(?P<state>[A-Z_]+) Reason=(?P<reason>\S+)")
+_SCONTROL_JOB_ID_RE = re.compile(r"^\s*JobId=(?P<job>\S+)")
+_SCONTROL_EXIT_RE = re.compile(r"\bExitCode=(?P<code>\d+):(?P<sig>\d+)")
+_SCONTROL_NODELIST_RE = re.compile(r"^\s*NodeList=(?P<nodes>\S+)")
+
+
+def _stuck(reason: str) -> str | None:
+    """What a pending job's reason says keeps it from starting; None for a wait for its turn."""
+    for key, said in _STUCK_REASONS.items():
+        if reason.replace("_", " ").startswith(key) or reason.startswith(key):
+            return said
+    return None
+
+
+def job_fault(state: str, reason: str) -> str | None:
+    """What a job's state and reason (squeue, scontrol show job) say went wrong; None for a job
+    running, done, or waiting its turn."""
+    state = _JOB_STATE_WORDS.get(state, state)
+    if state in _FAILED_JOB_STATES:
+        return f"{state}: {_FAILED_JOB_STATES[state]}"
+    if state in ("PENDING", "REQUEUE_HOLD", "REQUEUE_") and (said := _stuck(reason)):
+        return f"{state} ({reason.replace('_', ' ')}): {said}"
+    return None
+
+
+def _squeue(lines: list[str], out: Checks) -> None:
+    """squeue's rows: a job that failed, or one pending for a reason that keeps it from
+    starting (a launch that failed, nodes it asks for not available)."""
+    head = any(_SQUEUE_HEAD_RE.match(line) for line in lines)
+    jobs = 0
+    completing: list[str] = []
+    for no, line in enumerate(lines, 1):
+        if (m := _SQUEUE_ROW_RE.match(line)) is None:
+            continue
+        state = m.group("state")
+        if not head and len(state) < 4:
+            continue  # (a compact code without squeue's header: too like other tables' cells)
+        jobs += 1
+        where = m.group("where")
+        reason = where[1:-1] if where.startswith("(") else ""
+        if _JOB_STATE_WORDS.get(state, state) == "COMPLETING":
+            completing.append(f"job {m.group('job')} on {where}")
+        if (what := job_fault(state, reason)) is None:
+            continue
+        out.node_faults.append(
+            NodeFault(
+                line=no,
+                node="" if reason else where,
+                what=f"job {m.group('job')} {what}",
+                job=True,
+            )
+        )
+    if jobs and not any(f.job for f in out.node_faults):
+        _note(
+            out,
+            1,
+            f"squeue: {jobs} job(s); none failed or is kept from starting"
+            + (
+                "; still completing (Slurm waits for their processes and epilog to end): "
+                + ", ".join(completing[:8])
+                if completing
+                else ""
+            ),
+        )
+
+
+def _scontrol_jobs(lines: list[str], out: Checks) -> None:
+    """scontrol show job: a job that failed (its state, reason and exit code) or is kept from
+    starting."""
+    job = nodes = ""
+    for no, line in enumerate(lines, 1):
+        if j := _SCONTROL_JOB_ID_RE.match(line):
+            job, nodes = j.group("job"), ""
+        elif n := _SCONTROL_NODELIST_RE.match(line):
+            nodes = n.group("nodes") if n.group("nodes") != "(null)" else ""
+        if (m := _SCONTROL_JOB_STATE_RE.match(line)) is None:
+            continue
+        if (what := job_fault(m.group("state"), m.group("reason"))) is None:
+            continue
+        if m.group("reason") not in ("None", "(null)") and m.group("state") != "PENDING":
+            what += f" (reason {m.group('reason')})"
+        window = " ".join(lines[no - 1 : no + 2])
+        if (e := _SCONTROL_EXIT_RE.search(window)) is not None and e.group(0) != "ExitCode=0:0":
+            what += f", exit code {e.group('code')}" + (
+                f", signal {e.group('sig')}" if e.group("sig") != "0" else ""
+            )
+        fault = NodeFault(
+            line=no, node=nodes, what=f"job {job or '(its id not in the copy)'} {what}", job=True
+        )
+        out.node_faults.append(fault)
+        # the node list comes below the state line in scontrol's block
+        for later in lines[no : no + 12]:
+            if n := _SCONTROL_NODELIST_RE.match(later):
+                fault.node = n.group("nodes") if n.group("nodes") != "(null)" else ""
+                break
+
+
 def _slurm_nodes(lines: list[str], out: Checks) -> None:
     _sinfo(lines, out)
+    _squeue(lines, out)
+    _scontrol_jobs(lines, out)
     node = state = reason = ""
     at = 0
 
@@ -507,6 +749,10 @@ def _slurm_nodes(lines: list[str], out: Checks) -> None:
             )
 
     for no, line in enumerate(lines, 1):
+        if _OTHER_BLOCK_RE.match(line):
+            block_end()  # (a partition's, job's or reservation's State= is not the node's)
+            node = state = reason = ""
+            continue
         if m := _SLURM_NODE_RE.search(line):
             if m.group("prolog"):
                 what = (

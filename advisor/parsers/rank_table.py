@@ -257,7 +257,7 @@ def _strip_comments(text: str) -> tuple[str, list[int], list[str]]:
                 in_string = True
             elif ch == "#" or line.startswith("//", i):
                 markers.add("#" if ch == "#" else "//")
-                if number not in lines:
+                if not lines or lines[-1] != number:  # (lines come in order: the last suffices)
                     lines.append(number)
                 # a copy flattened to one line (a web page's text) goes on after the comment:
                 # the comment ends where the table's next key, entry or bracket starts
@@ -322,7 +322,14 @@ def parse(text: str) -> RankTable:
         doc = json.loads(body + closers)
     except (json.JSONDecodeError, RecursionError):
         # (a copy cut inside a string leaves no bracket counted open: still_open says "")
-        doc = _cut_inside_value(body) if open_brackets(body) is None else None
+        # (only a string left open to the very end, on its own line: a string that runs over a
+        # line break is a broken table, not a cut copy)
+        opened = body.rfind('"')
+        doc = (
+            _cut_inside_value(body)
+            if open_brackets(body) is None and "\n" not in body[opened:]
+            else None
+        )
         if doc is None:
             raise error from None
         closers = closers or still_open(body[: body.rfind(",")])

@@ -93,6 +93,28 @@ _IBLINK_RE = re.compile(
 trained narrower or slower than both its ends support."""
 
 
+IBNETDISCOVER_SIGNATURE = (
+    # (the kind with its space: a word the fast pre-test can look for)
+    r"^(?:Switch |Ca |Rt )[ \t]*\d+[ \t]+\"[^\"\n]+\"[ \t]+#[ \t]+\"[^\"\n]*\"[^\n]*\n"
+    r"\[\d+\][^\n]*\"[^\"\n]+\"\[\d+\]"
+)
+"""``ibnetdiscover`` (infiniband-diags): the fabric's topology file, a block a node (``Switch
+36 "S-..."  # "desc" ... lid 7``, ``Ca 2 "H-..."  # "desc"``) with a line a connected port:
+``[1](PORTGUID)  "S-..."[3]  # lid 6 lmc 0 "desc" lid 7 4xEDR``, the link's width and speed
+(libibnetdisc's names: SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR) at its end."""
+_IBNET_NODE_RE = re.compile(
+    r'^(?P<kind>Switch|Ca|Rt)\s+\d+\s+"(?P<id>[^"]+)"\s+#\s+"(?P<desc>[^"]*)"'
+)
+_IBNET_PORT_RE = re.compile(
+    r'^\[(?P<port>\d+)\](?:\([0-9a-fA-F]+\))?\s+"(?P<peer>[^"]+)"\[(?P<pport>\d+)\]'
+    r"(?:\([0-9a-fA-F]+\))?\s+#(?P<rest>.*?)\s(?P<width>\d+)x(?P<speed>SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$"
+)
+_IBNET_PEER_DESC_RE = re.compile(r'"(?P<desc>[^"]*)"')
+# a lane's nominal rate by libibnetdisc's speed name (InfiniBand's SDR 2.5 Gb/s ... NDR 100)
+_IB_SPEED_GBPS = {
+    "SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
+    "NDR": 100.0, "XDR": 200.0,
+}  # fmt: skip
 _HCA_NAME_RE = re.compile(r"\bHCA-\d+\b|\bmlx\d+_\d+\b")
 """A node description naming an HCA (the default "host HCA-1", or "host mlx5_0")."""
 
@@ -121,8 +143,9 @@ class HcaPort:
     line: int
     """The line of the port's block."""
     tool: str
-    """``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``ibdev2netdev``, ``iblinkinfo`` or
-    ``ibportstate`` (its ``ca`` the LID: a switch's port or an HCA's, as queried)."""
+    """``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``ibdev2netdev``, ``iblinkinfo``,
+    ``ibnetdiscover`` or ``ibportstate`` (its ``ca`` the LID: a switch's port or an HCA's, as
+    queried)."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
     active: bool | None = None
@@ -169,7 +192,30 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     numbered = numbered_lines(text)
     ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
     head_fields: dict[int, dict[str, str]] = {}  # a device block's fields, by its line
+    ibnet: tuple[str, bool] | None = None  # ibnetdiscover's node above: (name, a switch)
+    raw = text.split("\n") if "\n[" in text else []  # (a port's "[1] " is no launcher's tag)
     for index, (no, line, _) in enumerate(numbered):
+        if ibnet is not None and raw and raw[no - 1].startswith("["):
+            line = raw[no - 1]
+        if line.startswith(("Switch", "Ca", "Rt")) and (nd := _IBNET_NODE_RE.match(line)):
+            ibnet = (nd.group("desc") or nd.group("id"), nd.group("kind") != "Ca")
+            ca, current = None, None
+            continue
+        if ibnet is not None and line.startswith("[") and (ip := _IBNET_PORT_RE.match(line)):
+            peer_desc = _IBNET_PEER_DESC_RE.search(ip.group("rest"))
+            port = HcaPort(
+                ca=ibnet[0],
+                port=int(ip.group("port")),
+                line=no,
+                tool="ibnetdiscover",
+                peer=f"{peer_desc.group('desc') if peer_desc else ip.group('peer')} port "
+                f"{ip.group('pport')}",
+                rate_gbps=int(ip.group("width")) * _IB_SPEED_GBPS[ip.group("speed")],
+            )
+            # (ibnetdiscover lists connected ports only: each is up)
+            _state(port, "Active")
+            ports.append(port)
+            continue
         if "==(" in line and (lk := _IBLINK_RE.match(line)):
             if lk.group("node") is None and link_node is None:
                 # a copy that kept only the link lines ("iblinkinfo | grep Up"): its node
@@ -483,7 +529,7 @@ PERFTEST_SIGNATURE = (
     r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+"
     r"|Parser function exited with Error)"
     # a completion error's block copied alone (perftest_resources.c)
-    r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n[ \t]*Failed status[- ][^\n]*?: wr_id"
+    r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n?[ \t]*Failed status[- ][^\n]*?: wr_id"
     # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
     # (or "... QP to RTS", perftest_resources.c), then the test's main() giving up, " Unable to
     # Connect the HCA's through the link" (write_bw.c and every test's main()); only perftest
@@ -595,6 +641,11 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Failed to complete run_iter_\w+ function successfully"
     r"|Error occurred while running infinitely(?: on server)?! aborting \.\.\."
     r"|Test exited with Error|Parser function exited with Error"
+    # the TCP exchange with the other side broken (perftest_communication.c: ethernet_read_keys'
+    # "Couldn't read remote address", ctx_hand_shake's " Unable to read to socket/rdam_cm" and
+    # its twins, ctx_close_connection's "Failed to close connection between server and client")
+    r"|Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdam_cm"
+    r"|Failed to close connection between server and client"
     # the port it was asked for is not ACTIVE (perftest_parameters.c, before the link layer is
     # set: " Port number %d state is %s" from portStates, then " Couldn't set the link layer")
     r"|Port number \d+ state is (?!Active\b)\w+)"
@@ -636,6 +687,28 @@ _PERFTEST_STATUS_RE = re.compile(
 _PERFTEST_COUNTS_RE = re.compile(
     r"^\s*(?:scnt=(?P<sent>\d+), ccnt=(?P<done>\d+)|rcnt=(?P<received>\d+))"
 )
+
+
+def _completion_details(run: PerftestRun, text: str) -> bool:
+    """A completion error's status and counts (its lines, or what follows its first line where a
+    copy joined them) added to ``run.failed``; False when ``text`` holds neither."""
+    said = False
+    run.failed = run.failed or ""
+    if st := _PERFTEST_STATUS_RE.match(text):
+        status = int(st.group("status") or st.group("status2"))
+        name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
+        run.failed += f" ({name}, vendor syndrome {st.group('syndrome')})"
+        text, said = text[st.end() :], True
+    if ct := _PERFTEST_COUNTS_RE.match(text):
+        run.failed += (
+            f", {ct.group('done')} of {ct.group('sent')} work requests completed"
+            if ct.group("sent") is not None
+            else f", {ct.group('received')} received"
+        )
+        said = True
+    return said
+
+
 GBIT_PER_MIB = 1048576 * 8 / 1e9
 """Gbit/s in one MiB/s (perftest's MB/sec)."""
 NO_DEVICE = "(device not named)"
@@ -890,17 +963,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             pending = [c for c in pending if c is not cmd]
             gids, head, title = [], None, None
             continue
-        if run is not None and run.failed and (st := _PERFTEST_STATUS_RE.match(line)):
-            status = int(st.group("status") or st.group("status2"))
-            name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
-            run.failed += f" ({name}, vendor syndrome {st.group('syndrome')})"
-            continue
-        if run is not None and run.failed and (ct := _PERFTEST_COUNTS_RE.match(line)):
-            run.failed += (
-                f", {ct.group('done')} of {ct.group('sent')} work requests completed"
-                if ct.group("sent") is not None
-                else f", {ct.group('received')} received"
-            )
+        if run is not None and run.failed and _completion_details(run, line):
             continue
         e = _PERFTEST_ERROR_RE.match(line)
         last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
@@ -915,6 +978,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             current.perftest = run
             ports.append(current)
             ended = last
+            # (a copy that joined the completion error's lines: its status on the same line)
+            _completion_details(run, line[e.end() :])
             continue
         if e and pending:
             # the last command stopped before its settings (its device, its TCP exchange with
