@@ -8,6 +8,7 @@ from __future__ import annotations
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import nccl_topo, netif, prechecks
 from advisor.parsers.logs import torch_nccl_version
+from advisor.plain import to_plain
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -367,7 +368,7 @@ def test_a_step_slurm_cancelled_for_one_tasks_failure_names_that_task() -> None:
 def test_kubernetes_pods_without_their_header_and_the_kubelets_refusals() -> None:
     ev = _load("mpiop90_launcher_crashloop_worker_rank1_signal9.log")
     kinds = {(f["kind"], f.get("rank")) for f in ev.failures}
-    assert ("launch_failed", None) in kinds and ("launcher_exit", 1) in kinds
+    assert ("pod_failing", None) in kinds and ("launcher_exit", 1) in kinds
     (init,) = _load("mpiop481_launcher_init_podinitializing.log").failures
     assert init["message"].startswith(
         "pod tensorflow-mnist-elastic-launcher is Init:0/1 after 6m11s (still in its init "
@@ -442,3 +443,78 @@ def test_ascend_kernel_package_worker_prefix_and_mindspores_bookkeeping_line() -
     ).failures
     assert cut["kind"] == "python_exception"
     assert "copy ends inside a traceback" in cut["message"]
+
+
+# --- round VV (sets 433-436) ------------------------------------------------------------------
+
+
+def test_kubernetes_pods_of_all_namespaces_daemonsets_and_the_operators_own_pod() -> None:
+    (op,) = _load(
+        "gpuop624_kubectl_get_pods_n_gpu_operator_operator_crashloopbackoff_cut.txt"
+    ).failures
+    assert (op["kind"], op["message"]) == (
+        "pod_failing", "pod gpu-operator-657c5b798d-xgvgc is CrashLoopBackOff after 12 restart(s)",
+    )  # fmt: skip
+    assert "evidence-pod-failing" in _findings(
+        _load("gpuop624_kubectl_get_pods_n_gpu_operator_operator_crashloopbackoff_cut.txt")
+    )
+    (drv,) = _load(
+        "microk8s2763_kubectl_get_pods_gpu_operator_driver_init_crashloopbackoff.txt"
+    ).failures
+    assert (
+        drv["message"]
+        == "pod nvidia-driver-daemonset-8r8s6 is Init:CrashLoopBackOff after 8 restart(s)"
+    )
+    ev = _load("gpuop751_microk8s_kubectl_get_ds_gpu_operator_resources_0_ready.txt")
+    assert [f["message"] for f in ev.failures][:2] == [
+        "gpu-feature-discovery: DaemonSet with 0 of 1 pod(s) ready",
+        "nvidia-container-toolkit-daemonset: DaemonSet with 0 of 1 pod(s) ready",
+    ]
+    assert len(ev.failures) == 5  # (the mig manager wants none, the node discovery has its one)
+
+
+def test_a_query_csv_without_index_lspci_nn_and_a_glued_fence() -> None:
+    ev = _load("providercfg81_nvidia_smi_query_csv_and_lspci_nn_2x_quadro_rtx6000_570.txt")
+    assert ev.files[0].formats == ["lspci_list", "nvidia_smi_query_csv"]
+    assert [(g["gpu"], g["name"]) for g in ev.gpus] == [
+        (0, "Quadro RTX 6000"),
+        (1, "Quadro RTX 6000"),
+    ]
+    said = _said(
+        _load("deepomatic15_kubectl_describe_node_allocatable_shared_gpu_0_nvidia_gpu_1_fenced.txt")
+    )
+    assert (
+        "k8s_node_devices: kubectl describe node: deepomatic.com/shared-gpu Allocatable 0" in said
+    )
+    assert "1 Markdown fence(s) glued to a line's start taken off" in said
+
+
+def test_cuda_802_as_nccls_last_error_and_nccls_own_out_of_memory() -> None:
+    ev = _load("nccl1231_distbackenderror_cuda_802_system_not_yet_initialized.log")
+    assert "evidence-cuda-not-ready" in _findings(ev)
+    ev = _load("megatron1509_nccl_warn_cuda_failure_oom_cublas_alloc_failed.log")
+    ooms = [(f["device"], f["library"]) for f in ev.failures if f["kind"] == "device_oom"]
+    assert ooms == [(0, "NCCL"), (7, "NCCL"), (None, "cuBLAS")]
+
+
+def test_time_outs_of_one_seqnum_in_other_collectives_with_no_group_named() -> None:
+    ev = _load("llamafactory74_watchdog_rank1_allgather_rank0_broadcast_seq80.log")
+    (timeline,) = ev.timelines
+    assert timeline.unnamed_mismatch == {"all_gather": [1], "broadcast": [0]}
+    assert timeline.mismatched_ops == {}  # (no group named: not said for certain)
+    findings = builtin_findings(
+        {"evidence.failures": ev.failures, "evidence.timelines": [to_plain(timeline)]}, "nccl"
+    )
+    assert "evidence-collective-mismatch-unnamed-group" in findings
+    assert "evidence-collective-mismatch" not in findings
+
+
+def test_npu_smis_hccs_topo_answer_and_lldptool_on_a_host_nic() -> None:
+    (note,) = _said(_load("hiascend_npu_smi_hccs_topo_not_supported_atlas200ia2.txt"))
+    assert "npu-smi info -t hccs (its topology, -R): NPU 0 does not serve this query" in note
+    (note,) = _said(_load("csdn_lldptool_kunpeng_host_nic_neighbor_s5700.txt"))
+    assert note == (
+        "lldp_host: LLDP neighbour of a host NIC (enp125s0f0) from lldptool/lldpctl, not "
+        "hccn_tool's (no NPU port): switch WX-2F.C4.35U-S5700_8, port GigabitEthernet0/0/41, "
+        "management address 10.192.6.8, chassis e8:bd:d1:03:4c:d0"
+    )

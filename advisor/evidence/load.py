@@ -90,8 +90,11 @@ _K8S_DEVICE_RESOURCE_SIGNATURE = (
     r"(?:^[ \t]*(?:Capacity|Allocatable):[ \t]*$|\bdescribe nodes?\b)[\s\S]{0,3000}?"
     r"^[ \t]*(?:huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+))[ \t]*:[ \t]+\d+[ \t]*$"
 )
+# (a device plugin's own resource name too: a shared or sliced GPU, "deepomatic.com/shared-gpu",
+# "aliyun.com/gpu-mem", an NPU's "huawei.com/npu-core")
 _K8S_DEVICE_RESOURCE_RE = re.compile(
-    r"^\s*(?P<res>huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+))\s*:\s+(?P<n>\d+)\s*$"
+    r"^\s*(?P<res>huawei\.com/Ascend[\w-]*|nvidia\.com/(?:gpu|mig-[\w.-]+)"
+    r"|[\w-]+(?:\.[\w-]+)+/[\w.-]*(?:gpu|npu|Ascend)[\w.-]*)\s*:\s+(?P<n>\d+)\s*$"
 )
 _K8S_SECTION_RE = re.compile(
     r"^\s*(?P<s>Capacity|Allocatable|Allocated resources|Limits|Requests|limits|requests):"
@@ -1465,6 +1468,9 @@ _FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|[ \t]*[^|\s]|\+-+ [A-Z])")
 _FLAT_TOOL_WORDS = ("npu-smi", "NVIDIA-SMI", "DCGM Version", "dcgmi diag")
 
 
+_GLUED_FENCE_RE = re.compile(r"^([ \t]*)```(?=[^`\n]*[:=])", re.M)
+
+
 def _two_column_rows(part: str, widths: list[int]) -> str:
     """A flattened two-column table's rows (dcgmi diag's "| name | result |", its wrapped cells'
     "| | more |", its "|----- Metadata ---+---|" section rows): split "|" by "|", each row two
@@ -1646,6 +1652,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
     if indent := _common_indent(lines):
         text = "\n".join(line[len(indent) :] if line.strip() else line for line in lines)
         notes.append(f"the indent every line shares ({len(indent)} character(s)) taken off")
+    if "```" in text and _GLUED_FENCE_RE.search(text):
+        # a Markdown fence glued to the output's first line ("```Allocatable:"): no language tag
+        # holds a colon or an equals sign
+        text, n = _GLUED_FENCE_RE.subn(r"\1", text)
+        notes.append(f"{n} Markdown fence(s) glued to a line's start taken off")
     if "\x1b[" in text or "^[[" in text:
         text, n = _COLOUR_RE.subn("", text)
         if n:
@@ -1769,14 +1780,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     if "hccn_tool" in formats and "hccn_tool" not in text and _LLDP_TOOL_RE.search(text):
         # open-lldp's lldptool (or lldpctl) prints the LLDP TLVs in the layout hccn_tool's
         # -lldp copies: a host NIC's neighbour, no NPU port
-        formats = [f for f in formats if f != "hccn_tool"]
-        report.messages.append(
-            Message(
-                line=0,
-                message="LLDP neighbours from lldptool/lldpctl (a host NIC's), not "
-                "hccn_tool's: not read as an NPU port",
-            )
-        )
+        formats = [f for f in formats if f != "hccn_tool"] + ["lldp_host"]
     if "perftest" in formats and "hccn_tool" in formats and "-roce_test" in text:
         formats = [f for f in formats if f != "perftest"]  # hccn_tool's roce_test runs perftest
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
@@ -5390,6 +5394,34 @@ def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return notes
 
 
+_LLDP_IFACE_RE = re.compile(r"\blldp(?:tool|ctl|cli)\b[^\n]*?\s-i\s+(?P<iface>[\w.:-]+)")
+
+
+def _lldp_host(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """lldptool's (or lldpctl's) neighbours of a host NIC, in the layout hccn_tool's -lldp
+    copies: a note of the switch and port the NIC is cabled to (no NPU port: not judged)."""
+    said = hccn_tool.parse_lldp(text)
+    iface = _LLDP_IFACE_RE.search(text)
+    parts = [
+        f"switch {said['system_name']}" if said.get("system_name") else "",
+        f"port {said['port_id']}" if said.get("port_id") else "",
+        f"management address {said['management_address']}"
+        if said.get("management_address")
+        else "",
+        f"chassis {said['chassis_id']}" if said.get("chassis_id") else "",
+    ]
+    return [
+        ParseWarning(
+            line=1,
+            message="LLDP neighbour of a host NIC"
+            + (f" ({iface.group('iface')})" if iface else "")
+            + " from lldptool/lldpctl, not hccn_tool's (no NPU port): "
+            + ", ".join(p for p in parts if p),
+            skipped=False,
+        )
+    ]
+
+
 def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """kubectl describe node's device resources: a note of what the node registers and offers;
     fewer allocatable than its capacity is said (the device plugin holds unhealthy ones back)."""
@@ -5449,10 +5481,14 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             out,
             source,
             logs.LogEvent(
-                kind="pod_unschedulable" if status == "Pending" else "launch_failed",
+                kind="pod_unschedulable" if status == "Pending" else "pod_failing",
                 line=at,
-                message=f"pod {pod} is {status}"
-                + (f" after {restarts} restart(s)" if restarts else ""),
+                message=(
+                    f"{pod}: {status}"
+                    if status.startswith("DaemonSet")
+                    else f"pod {pod} is {status}"
+                    + (f" after {restarts} restart(s)" if restarts else "")
+                ),
                 library="Kubernetes",
                 exception_type="kubectl get pods",
             ),
@@ -5590,6 +5626,7 @@ _CONVERTERS = {
     "nccl_topo": _nccl_topo,
     "libfabric": _libfabric,
     "pingpong": _pingpong,
+    "lldp_host": _lldp_host,
     "prechecks": _prechecks,
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,

@@ -94,6 +94,10 @@ class FailureTimeline:
     """Collective → the ranks that failed in it, where ranks of one group failed at the same
     point in different collectives (watchdog time-outs of one SeqNum, HCCL execution time-outs
     of one group): they did not issue the same collectives in the same order."""
+    unnamed_mismatch: dict[str, list[int]] = field(default_factory=dict)
+    """As ``mismatched_ops``, from watchdog time-outs of one SeqNum in a log that names no
+    process group at all (older torch prints none): the ranks are of one group only if that
+    group is the one the log holds, which the log cannot say."""
 
 
 def build(
@@ -165,6 +169,10 @@ def build(
     )
     tl.shared_addresses = _shared_addresses(by_rank)
     tl.mismatched_ops = _mismatched_ops(failures)
+    if not tl.mismatched_ops and not any(e.get("group") for e in failures):
+        tl.unnamed_mismatch = _mismatched_ops(
+            [{**e, "group": "(not named)"} for e in failures if e.get("kind") == "watchdog_timeout"]
+        )
     tl.seq_spread = _seq_spread(failures)
     if timed:
         t0 = timed[0].time_s or 0.0

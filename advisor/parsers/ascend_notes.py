@@ -31,7 +31,7 @@ SIGNATURE = (
     r"|^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
     r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
-    r"|^[ \t]*This device does not support querying (?!topo\.)[\w-]+\."
+    r"|^[ \t]*This device does not support (?:querying (?!topo\.)[\w-]+|hccs topo)\."
     r"|^[ \t]*This command must input card id\.[ \t]*$"
     r"|^[ \t]*device \d+ recovery (?:success|fail(?:ed)?)[ \t]*$"
     r"|^[ \t]*\[ASYS\] \[(?:ERROR|INFO|WARNING)\]:"
@@ -60,7 +60,11 @@ _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
 _DMI_VERSION_RE = re.compile(r"^\s*(?P<tool>ascend-dmi|msnpureport) version:\s*(?P<v>\S+)\s*$")
 _DMI_USAGE_RE = re.compile(r"^\s*Usage: ascend-dmi <option>")
 _CFG_RECOVERY_RE = re.compile(r"^\s*config status:\s*(?P<status>[A-Z]+)\s*$")
-_NOT_SUPPORTED_RE = re.compile(r"^\s*This device does not support querying (?P<what>[\w-]+)\.")
+# (npu-smi info -t hccs -R's answer on a device without HCCS: "This device does not support
+# hccs topo.")
+_NOT_SUPPORTED_RE = re.compile(
+    r"^\s*This device does not support (?:querying (?P<what>[\w-]+)|(?P<what2>hccs topo))\."
+)
 _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
 _NO_PROCESS_RE = re.compile(r"^\|\s*No running processes found in NPU (?P<npu>\d+)\s*\|")
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
@@ -343,10 +347,11 @@ def parse(text: str) -> list[ParseWarning]:
             continue
         if (ns := _NOT_SUPPORTED_RE.match(line)) and ns.group("what") != "topo":
             on = f"NPU {asked.group('dev')}" if asked is not None else "the device"
+            what = ns.group("what") or "hccs (its topology, -R)"
             notes.append(
                 ParseWarning(
                     line=no,
-                    message=f"npu-smi info -t {ns.group('what')}: {on} does not serve this "
+                    message=f"npu-smi info -t {what}: {on} does not serve this "
                     "query (npu-smi's own answer): it has nothing of that kind to report; not "
                     "a fault",
                     skipped=False,

@@ -627,7 +627,8 @@ class LogEvent:
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
-    and scontrol's node states), transfer_stalled (the importer's, iperf's), horovod_shutdown,
+    and scontrol's node states), transfer_stalled (the importer's, iperf's), pod_failing (the
+    importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error,
     run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
@@ -5297,6 +5298,13 @@ _MINDIE_WARMUP_OOM_RE = re.compile(
 )
 
 
+_NCCL_CUDA_OOM_RE = re.compile(
+    r"(?P<nccl>Cuda failure 2 'out of memory')|CUBLAS_STATUS_ALLOC_FAILED when calling `?cublasCreate"
+)
+_NCCL_DEVICE_TAG_RE = re.compile(r":\d+:\d+ \[(\d+)\] ")
+"""NCCL's debug prefix's device: "host:pid:tid [0] include/alloc.h:103 NCCL WARN ..."."""
+
+
 def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank and device: the traceback repeats the allocator's message. CANN's
     EL0004 (read as an error code) is the same failure from the runtime: it becomes one."""
@@ -5421,6 +5429,34 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                         exception_type=f"less than half of the device's memory was free at start "
                         f"({int(ms.group('free'))} of {int(ms.group('total'))} B): other "
                         "processes hold it",
+                    )
+                )
+            continue
+        if (
+            ("Cuda failure 2 'out of memory'" in line and "NCCL WARN" in line)
+            or "CUBLAS_STATUS_ALLOC_FAILED" in line
+        ) and (nm := _NCCL_CUDA_OOM_RE.search(line)):
+            # (NCCL's own WARN line: a program quoting it as a last error reads it as such)
+            # NCCL's own CUDA allocation refused (cudaErrorMemoryAllocation, 2), or cuBLAS's
+            # handle that could not get its memory: the device's memory is used up
+            dev_m = _NCCL_DEVICE_TAG_RE.search(line[: nm.start()])
+            key = (tagged, int(dev_m.group(1)) if dev_m else None)
+            host_m = _NCCL_DEBUG_HOST_RE.search(line)
+            if key not in seen:
+                seen.add(key)
+                report.events.append(
+                    LogEvent(
+                        kind="device_oom",
+                        line=no,
+                        message=line.strip()[:300],
+                        rank=tagged,
+                        host=host_m.group("host") if host_m else None,
+                        device=key[1],
+                        library="NCCL" if nm.group("nccl") else "cuBLAS",
+                        exception_type="NCCL's CUDA allocation failed: the device is out of memory"
+                        if nm.group("nccl")
+                        else "cuBLAS could not allocate its handle's memory "
+                        "(CUBLAS_STATUS_ALLOC_FAILED): the device is out of memory",
                     )
                 )
             continue
@@ -6276,6 +6312,9 @@ def _mpi_cma_errors(lines: list[tuple[int, str, int | None]], report: LogReport)
 # Error 802: system not yet initialized"
 _CUDA_NOT_READY_RE = re.compile(
     r"\bError 802: system not yet initialized|\bcudaErrorSystemNotReady\b"
+    # (NCCL's own check of a CUDA call, as its last error: "Cuda failure 802 'system not yet
+    # initialized'", under torch's "unhandled cuda error")
+    r"|\bCuda failure 802 'system not yet initialized'"
 )
 
 

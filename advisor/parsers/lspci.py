@@ -130,7 +130,8 @@ def parse_devices(text: str) -> list[PciDevice]:
 LIST_SIGNATURE = (
     r"^[ \t]*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] (?:3D controller|VGA compatible "
     r"controller|Display controller|Processing accelerators|Infiniband controller|Ethernet "
-    r"controller|Network controller|Co-processor): [^\n]*$"
+    # (-nn puts the class code after the class: "VGA compatible controller [0300]: ...")
+    r"controller|Network controller|Co-processor)(?: \[[0-9a-fA-F]{4}\])?: [^\n]*$"
 )
 """lspci's default listing (often grepped: ``lspci | grep -i nvidia``), a line a device."""
 _LIST_RE = re.compile(

@@ -1241,8 +1241,8 @@ _CSV_INT = {
 
 
 def parse_query_csv(text: str) -> list[SmiGpu]:
-    """``--query-gpu`` CSV rows as GPUs (the fields the advisor knows; the rest ignored); raises
-    ParseError where no row has an ``index`` field."""
+    """``--query-gpu`` CSV rows as GPUs (the fields the advisor knows; the rest ignored; a query
+    without ``index`` numbered in the rows' order); raises ParseError where no row is read."""
     fields: list[str] | None = None
     columned = False  # the rows' cells two or more spaces apart, not commas
     gpus: list[SmiGpu] = []
@@ -1266,10 +1266,17 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             if columned
             else [c.strip() for c in s.split(",", len(fields) - 1)]
         )
-        if len(cells) != len(fields) or "index" not in fields:
+        if len(cells) != len(fields):
             continue
         values = dict(zip(fields, cells, strict=True))
-        if not (index := values["index"].split()[0] if values["index"] else "").isdigit():
+        if "index" in fields:
+            if not (index := values["index"].split()[0] if values["index"] else "").isdigit():
+                continue
+        elif "name" in fields and values["name"]:
+            # a query without the index field: nvidia-smi prints the GPUs in index order, a row
+            # each, so a row's place in the list is its index
+            index = str(len([g for g in gpus if g.query == "csv"]))
+        else:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
         gpu.bus_id = values.get("pci.bus_id", "")
@@ -1289,7 +1296,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             )
         gpus.append(gpu)
     if not gpus:
-        raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index")
+        raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index or name")
     return gpus
 
 

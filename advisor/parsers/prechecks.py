@@ -34,10 +34,11 @@ from advisor.parsers import ParseError, ParseWarning
 _POD_STATUSES = (
     "Running|Pending|Completed|Succeeded|Failed|Error|CrashLoopBackOff|ContainerCreating|"
     "PodInitializing|Terminating|ImagePullBackOff|ErrImagePull|OOMKilled|Evicted|Unknown|"
-    r"CreateContainerConfigError|ContainerStatusUnknown|Init:[\w/]+"
+    r"CreateContainerConfigError|ContainerStatusUnknown|Init:[\w/]+|Init:CrashLoopBackOff"
 )
 _HEADLESS_POD_ROW = (
-    rf"[ \t]*[\w.-]+-[\w.-]+[ \t]+\d+/\d+[ \t]+(?:{_POD_STATUSES})[ \t]+\d+(?:[ \t]+\([^)\n]*\))?"
+    rf"[ \t]*(?:[\w.-]+[ \t]+)?[\w.-]+-[\w.-]+[ \t]+\d+/\d+[ \t]+(?:{_POD_STATUSES})[ \t]+\d+"
+    r"(?:[ \t]+\([^)\n]*\))?"
     r"[ \t]+\d+[smhd]\S*(?:[ \t]+\S+){0,6}[ \t]*"
 )
 
@@ -54,7 +55,8 @@ SIGNATURE = (
     r"|^[ \t]*Warning[ \t]+(?:Unschedulable|FailedScheduling)[ \t]+\S+"
     r"|\b\d+/\d+ tasks in gang unschedulable: "
     r"|\bConnected to distributed JAX controller\b"
-    r"|^[ \t]*NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE(?:[ \t]+[A-Z][A-Z ]*)?[ \t]*$"
+    r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE(?:[ \t]+[A-Z][A-Z ]*)?[ \t]*$"
+    r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+DESIRED[ \t]+CURRENT[ \t]+READY[ \t]+UP-TO-DATE[ \t]"
     # (rows of it without their header: two at least)
     rf"|^{_HEADLESS_POD_ROW}\n{_HEADLESS_POD_ROW}$"
     r"|^Collecting environment information\.\.\.[ \t]*\n(?:[^\n]*\n){0,3}PyTorch version: \S+"
@@ -103,14 +105,25 @@ _JAX_RE = re.compile(
     r"|Distributed task shutdown result: (?P<shutdown>\w+)"
 )
 # (-o wide adds IP, NODE, NOMINATED NODE and READINESS GATES after AGE)
-_PODS_HEAD_RE = re.compile(r"^\s*NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE(?:\s+[A-Z][A-Z ]*)?\s*$")
+# (-A, --all-namespaces, puts NAMESPACE first)
+_PODS_HEAD_RE = re.compile(
+    r"^\s*(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE(?:\s+[A-Z][A-Z ]*)?\s*$"
+)
 _POD_ROW_RE = re.compile(
-    r"^\s*(?P<name>\S+)\s+(?P<ready>\d+/\d+)\s+(?P<status>\S+)\s+(?P<restarts>\d+)"
+    r"^\s*(?:(?P<ns>\S+)\s+)?(?P<name>\S+)\s+(?P<ready>\d+/\d+)\s+(?P<status>\S+)\s+(?P<restarts>\d+)"
     r"(?:\s+\([^)]*\))?\s+(?P<age>\d+[smhd]\S*|<invalid>|\S+)(?:\s+\S+){0,6}\s*$"
 )
 _HEADLESS_POD_ROW_RE = re.compile(rf"^{_HEADLESS_POD_ROW}$")
 # kubectl logs of a container that has not started: "Error from server (BadRequest): container
 # "mpi-launcher" in pod "tf-launcher" is waiting to start: PodInitializing"
+# kubectl get daemonsets: DESIRED, CURRENT, READY, UP-TO-DATE, AVAILABLE pods, its node selector
+_DS_HEAD_RE = re.compile(
+    r"^\s*(?:NAMESPACE\s+)?NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+"
+)
+_DS_ROW_RE = re.compile(
+    r"^\s*(?:(?P<ns>\S+)\s+)?(?P<name>\S+)\s+(?P<desired>\d+)\s+(?P<current>\d+)\s+"
+    r"(?P<ready>\d+)\s+(?P<uptodate>\d+)\s+(?P<available>\d+)\s"
+)
 _WAITING_TO_START_RE = re.compile(
     r'container "(?P<container>[^"]+)" in pod "(?P<pod>[^"]+)" is waiting to start: (?P<why>\w+)'
 )
@@ -213,7 +226,8 @@ def parse(text: str) -> Checks:
     lines = text.splitlines()
     out = Checks()
     for reader in (_ds_report, _horovod_build, _horovod_checks, _accelerate, _ray_status,
-                   _jobs, _jax, _pods, _waiting_to_start, _collect_env, _slurm_nodes):  # fmt: skip
+                   _jobs, _jax, _pods, _daemonsets, _waiting_to_start, _collect_env,
+                   _slurm_nodes):  # fmt: skip
         reader(lines, out)
     _unschedulable(lines, out)
     if not out.notes and not out.unschedulable and not out.pods and not out.node_faults:
@@ -471,6 +485,31 @@ def _pods(lines: list[str], out: Checks) -> None:
             + (f"{len(bad)} failing" if bad else "none failing")
             + (f"; {len(waiting)} still in their init containers" if waiting else ""),
         )
+
+
+def _daemonsets(lines: list[str], out: Checks) -> None:
+    """kubectl get ds: a DaemonSet with fewer pods ready than it wants (its pods failing or not
+    scheduled on the nodes its selector names) is a failing set of pods."""
+    head = next((no for no, line in enumerate(lines, 1) if _DS_HEAD_RE.match(line)), None)
+    if head is None:
+        return
+    sets = short = 0
+    for no, line in enumerate(lines[head:], head + 1):
+        if (m := _DS_ROW_RE.match(line)) is None:
+            break
+        sets += 1
+        desired, ready = int(m.group("desired")), int(m.group("ready"))
+        if ready < desired:
+            short += 1
+            out.pods.append(
+                (no, m.group("name"), f"DaemonSet with {ready} of {desired} pod(s) ready", 0)
+            )
+    _note(
+        out,
+        head,
+        f"kubectl get daemonsets: {sets} DaemonSet(s); "
+        + (f"{short} with fewer pods ready than desired" if short else "every one ready"),
+    )
 
 
 def _waiting_to_start(lines: list[str], out: Checks) -> None:
