@@ -518,3 +518,52 @@ def test_npu_smis_hccs_topo_answer_and_lldptool_on_a_host_nic() -> None:
         "hccn_tool's (no NPU port): switch WX-2F.C4.35U-S5700_8, port GigabitEthernet0/0/41, "
         "management address 10.192.6.8, chassis e8:bd:d1:03:4c:d0"
     )
+
+
+# --- round WW (set 439): schedulers and launchers that refused or could not start the job -----
+
+
+def test_slurm_refusing_the_job_is_a_launch_that_never_started() -> None:
+    ev = _load("hpcfund83_srun_allocate_socket_timed_out.txt")
+    # (its one error line is read by the format that knows it, not again as a program's log)
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["line"], fail["library"]) == ("launch_failed", 1, "Slurm")
+    assert "slurmctld did not answer in time" in fail["message"]
+    assert not _said(ev)
+    assert "evidence-launch-failed" in _findings(ev)
+    (fail,) = _load("slinky18_sbatch_requested_node_config_not_available.txt").failures
+    assert (fail["kind"], fail["line"]) == ("launch_failed", 2)
+    assert fail["message"].startswith(
+        "sbatch: the job was refused before it started (Requested node configuration is not "
+        "available: no node of the partition has what the job asks"
+    )
+
+
+def test_kueue_admission_and_volcanos_reason_as_unschedulable_pods() -> None:
+    ev = _load("xpk603_kueue_events_pending_cpu_memory_unavailable_in_clusterqueue.txt")
+    assert [(f["kind"], f["line"], f["library"]) for f in ev.failures] == [
+        ("pod_unschedulable", 4, "kueue-admission"),
+        ("pod_unschedulable", 5, "kueue-admission"),
+    ]
+    assert ev.failures[0]["message"].endswith("resource cpu unavailable in ClusterQueue")
+    assert "evidence-pod-unschedulable" in _findings(ev)
+    (fail,) = _load("volcano2633_podgroup_events_quoted_gang_unschedulable_overused.txt").failures
+    assert fail["kind"] == "pod_unschedulable"
+    assert fail["message"].endswith("(Volcano: resource in cluster is overused)")
+
+
+def test_a_container_that_never_started_and_ssh_causes_without_a_host() -> None:
+    ev = _load("pyxis12_srun_enroot_mkdir_run_enroot_permission_denied.txt")
+    kinds = [(f["kind"], f["line"]) for f in ev.failures]
+    assert kinds == [("container_start_failure", 4), ("launcher_exit", 11)]
+    assert "mkdir: cannot create directory '/run/enroot': Permission denied" in str(
+        ev.failures[0]["exception_type"]
+    )
+    (fail,) = _load("vclient752_mpiexec_host_key_verification_failed_orte.txt").failures
+    assert fail["exception_type"].endswith("ssh: Host key verification failed.)")
+    (fail,) = _load("prrte1493_ssh_exchange_identification_prterun_daemons_cut.txt").failures
+    assert fail["kind"] == "launcher_exit"
+    assert fail["exception_type"] == (
+        "prterun (Open MPI could not start its daemons on the other nodes; ssh: "
+        "ssh_exchange_identification: Connection closed by remote host)"
+    )

@@ -544,7 +544,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|srun: error: \S+: tasks? \d+.*: (?:Exited with exit code|Segmentation fault|Killed|Aborted|Bus error|Out Of Memory|Terminated)|NCCL error in:[ \t]*\r?\n\s*\S+?:\d+, |start failed on \S+: CXI alloc failed|The first process to do so was:"
         r"|srun: error: Job allocation \d+ has been revoked"
         r"|srun: error: Node failure on \S+|srun: error: Task launch for StepId=\S+ failed on node "
-        r"|ORTE was unable to reliably start one or more daemons|node_manager\.cc:\d+: This node has bee[nm] marked as dead"
+        r"|(?:ORTE|prterun) was unable to reliably start one or more daemons|node_manager\.cc:\d+: This node has bee[nm] marked as dead"
+        r"|\bpyxis: failed to (?:import docker image|create container filesystem)"
         r"|\bNCCL communication aborted: "
         r"|nvshmem\S*?/\w+\.(?:cpp|cu):(?:\w+:)?\d+: |^WARN: init failed for remote transport: \w+"
         r"|^[\w.-]+: rank \d+ (?:exited with code \d+|died from signal \d+)"
@@ -4299,6 +4300,9 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
         raise
     # an hccl_test run's init failure was read by its own format already
     known = {(f["line"], f["kind"]) for f in out.failures if f["source"] == source}
+    read_lines = {line for line, _ in known}
+    if report.generic and report.events and all(ev.line in read_lines for ev in report.events):
+        return list(report.unread)  # its error line is read already, by the format that knows it
     for ev in report.events:
         if (ev.line, ev.kind) not in known:
             _add_failure(out, source, ev)
@@ -5502,7 +5506,9 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 if f.unavailable
                 # (a job that ran and ended badly; one kept from starting is a launch that failed)
                 else "launcher_exit"
-                if f.job and not f.what.split(" ", 2)[2].startswith(("PENDING", "REQUEUE"))
+                if f.job
+                and not f.refused
+                and not f.what.split(" ", 2)[2].startswith(("PENDING", "REQUEUE"))
                 else "launch_failed",
                 line=f.line,
                 message=(

@@ -1095,6 +1095,8 @@ def _parse_events(text: str) -> LogReport:
         _devices_not_offered(lines, report)
     if " hook #" in text:
         _oci_hook_failures(lines, report)
+    if "pyxis:" in text:
+        _pyxis_failures(lines, report)
     if "Resource temporarily unavailable" in text or "start new thread" in text:
         _thread_limits(lines, report)
     fm_running = False
@@ -5591,9 +5593,18 @@ _SRUN_LAUNCH_FAILED_RE = re.compile(
 # Open MPI when its daemons did not start on the other nodes ("ORTE was unable to reliably start
 # one or more daemons."), after ssh's own words for each host it could not reach ("ssh: Could not
 # resolve hostname nccl-tests-worker-0.nccl-tests.default.svc: Name or service not known")
-_ORTE_NO_DAEMONS_RE = re.compile(r"ORTE was unable to reliably start one or more daemons")
+# (Open MPI 5's PRRTE says it as "prterun was unable to reliably start one or more daemons.")
+_ORTE_NO_DAEMONS_RE = re.compile(
+    r"(?:ORTE|prterun) was unable to reliably start one or more daemons"
+)
 _SSH_HOST_RE = re.compile(
     r"ssh: (?:Could not resolve hostname|connect to host) (?P<host>[^\s:]+)[: ]\s*(?P<why>.*?)\s*$"
+)
+# ssh's own refusals that name no host (OpenSSH: the remote's host key not known or changed, the
+# remote closing the connection before its identification, a key the remote refused)
+_SSH_CAUSE_RE = re.compile(
+    r"^\s*(?P<why>Host key verification failed\.|ssh_exchange_identification: Connection closed "
+    r"by remote host|kex_exchange_identification: [^\n]+|Permission denied \(publickey[^)]*\)\.?)\s*$"
 )
 ORTE_SSH_LINES = 20
 """How far above Open MPI's "unable to reliably start" its ssh lines may stand."""
@@ -6836,17 +6847,23 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"srun (task launch failed on the node: {tl.group('why')})", host=tl.group("host"),
             )  # fmt: skip
             continue
-        if "ORTE was unable" in line and _ORTE_NO_DAEMONS_RE.search(line):
+        if "was unable to reliably start" in line and _ORTE_NO_DAEMONS_RE.search(line):
             above = lines[max(0, index - ORTE_SSH_LINES) : index]
             unreached = [sm for _, t, _ in above if (sm := _SSH_HOST_RE.search(t))]
+            causes = list(
+                dict.fromkeys(c.group("why") for _, t, _ in above if (c := _SSH_CAUSE_RE.match(t)))
+            )
             why = (
                 "ssh: " + "; ".join(f"{u.group('host')}: {u.group('why')}" for u in unreached)
                 if unreached
+                else f"ssh: {'; '.join(causes)}"
+                if causes
                 else "no daemon reported back"
             )
             once(
                 ("orte-daemons", 0), no, text,
-                f"mpirun (Open MPI could not start its daemons on the other nodes; {why})"[:200],
+                f"{'prterun' if 'prterun' in line else 'mpirun'} (Open MPI could not start its "
+                f"daemons on the other nodes; {why})"[:200],
                 host=unreached[0].group("host") if len(unreached) == 1 else None,
             )  # fmt: skip
             continue
@@ -8476,6 +8493,45 @@ _ASCEND_HOOK_WHY_RE = re.compile(
     r"Please check the write permission!|Please check the folder owner!"
     r"|resolvedPath is symbolic link!|failed to mount src: (?P<src>[^\s]+?)\.(?=f|\s|$)"
 )
+
+
+# NVIDIA's pyxis (Slurm's SPANK plugin that runs a task in an enroot container) when the image
+# could not be imported: "slurmstepd: error: pyxis: failed to import docker image", then
+# "pyxis: printing contents of log file ..." and enroot's own lines behind "pyxis:     "
+_PYXIS_SETUP_FAILED_RE = re.compile(
+    r"pyxis: (?P<what>failed to import docker image|failed to create container filesystem"
+    r"|failed to start container)"
+)  # (its "container start failed with error code: N" is a launcher's failure, read above)
+_PYXIS_LOG_LINE_RE = re.compile(r"pyxis: {3,}(?P<said>\S.*?)\s*$")
+PYXIS_LOG_LINES = 12
+"""How far below pyxis's failure its printed log file's lines may run."""
+
+
+def _pyxis_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``container_start_failure`` for pyxis's failed container set-up, with enroot's own
+    first words of why (its log file, as pyxis printed it)."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if (m := _PYXIS_SETUP_FAILED_RE.search(line)) is None:
+            continue
+        said = [
+            lm.group("said")
+            for _, t, _ in lines[index + 1 : index + 1 + PYXIS_LOG_LINES]
+            if (lm := _PYXIS_LOG_LINE_RE.search(t))
+        ]
+        why = next((w for w in said if _ERROR_WORDS_RE.search(w) or "denied" in w), None)
+        report.events.append(
+            LogEvent(
+                kind="container_start_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="pyxis",
+                exception_type=f"pyxis (Slurm's container plugin): {m.group('what')}"
+                + (f": {why[:200]}" if why else "")
+                + "; the task's program never ran",
+            )
+        )
+        return
 
 
 def _oci_hook_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

@@ -71,6 +71,10 @@ SIGNATURE = (
     # scontrol show job's state line; squeue's table (its header, or rows of a long state
     # with a pending reason)
     r"|^[ \t]*JobState=[A-Z_]+ Reason=\S+"
+    r"|\b(?:srun|sbatch|salloc): error: (?:Unable to allocate resources|Batch job submission "
+    r"failed): "
+    # Kueue's admission events
+    r"|^[ \t]*Warning[ \t]+Pending[ \t]+\S+(?: \(x\d+ over \S+\))?[ \t]+kueue-admission[ \t]+\S"
     r"|^[ \t]*JOBID[ \t]+PARTITION[ \t]+NAME[ \t]+USER[ \t]+(?:ST|STATE)[ \t]+TIME[ \t]"
     r"|^[ \t]*\d+(?:_\d+)?[ \t]+\S+[ \t]+[^\n]*?[ \t](?:PENDING|RUNNING|COMPLETING|COMPLETI)[ \t]+"
     r"(?:\d+-)?\d+:\d\d(?::\d\d)?[ \t]+(?:\S+[ \t]+)?\d+[ \t]+\([^\n]*\)[ \t]*$"
@@ -93,7 +97,7 @@ _JOBS_ROW_RE = re.compile(
 _UNSCHEDULABLE_RE = re.compile(
     # (Volcano's controller reports its podgroup's: "Warning PodGroupPending 7m43s
     # vc-controller-manager PodGroup default:job-sample unschedule,reason: 1/1 tasks in gang ...")
-    r"^\s*Warning\s+(?:Unschedulable|FailedScheduling|PodGroupPending)\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
+    r"^\s*Warning\s+(?:Unschedulable|FailedScheduling|PodGroupPending|Pending(?=\s+\S+(?: \(x\d+ over \S+\))?\s+kueue))\s+(?P<age>\S+(?: \(x(?P<times>\d+) over (?P<over>\S+)\))?)\s+"
     r"(?P<source>\S+)\s+(?P<message>\S.*?)\s*$"
 )
 _GANG_RE = re.compile(
@@ -200,6 +204,8 @@ class NodeFault:
     """A node's state (sinfo, scontrol) that keeps a job off it, not a job's failure on it."""
     job: bool = False
     """A job's state (squeue, scontrol show job): ``node`` its node list, empty when unknown."""
+    refused: bool = False
+    """The job was refused before it started (a launch that failed)."""
 
 
 @dataclass(kw_only=True)
@@ -672,6 +678,25 @@ _STUCK_REASONS = {
     "InvalidAccount": "its account is invalid",
     "InvalidQOS": "its QOS is invalid",
 }
+# Slurm refusing a job at submission or allocation (its messages slurm_strerror gives the
+# controller's answer in): "srun: error: Unable to allocate resources: Socket timed out on
+# send/recv operation", "sbatch: error: Batch job submission failed: Requested node
+# configuration is not available"
+_SLURM_REFUSED_RE = re.compile(
+    r"\b(?P<cmd>srun|sbatch|salloc): error: (?:Unable to allocate resources|Batch job submission "
+    r"failed): (?P<why>[^`\n]+?)\s*`?\s*$"
+)
+_SLURM_REFUSALS = {
+    "Socket timed out on send/recv operation": "slurmctld did not answer in time (busy, down "
+    "or unreachable from this host)",
+    "Requested node configuration is not available": "no node of the partition has what the "
+    "job asks (its GPUs, memory, CPUs, features or --exclusive)",
+    "Unable to contact slurm controller (connect failure)": "slurmctld could not be reached",
+    "Invalid account or account/partition combination specified": "its account may not use "
+    "that partition",
+    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)": "it "
+    "is over its account's or QOS's limits",
+}
 _SCONTROL_JOB_STATE_RE = re.compile(r"^\s*JobState=(?P<state>[A-Z_]+) Reason=(?P<reason>\S+)")
 _SCONTROL_JOB_ID_RE = re.compile(r"^\s*JobId=(?P<job>\S+)")
 _SCONTROL_EXIT_RE = re.compile(r"\bExitCode=(?P<code>\d+):(?P<sig>\d+)")
@@ -738,6 +763,26 @@ def _squeue(lines: list[str], out: Checks) -> None:
         )
 
 
+def _slurm_refusals(lines: list[str], out: Checks) -> None:
+    """srun, sbatch or salloc refused a job before it started: the controller's answer."""
+    for no, line in enumerate(lines, 1):
+        if "error:" not in line or (m := _SLURM_REFUSED_RE.search(line)) is None:
+            continue
+        why = m.group("why").strip()
+        said = _SLURM_REFUSALS.get(why)
+        out.node_faults.append(
+            NodeFault(
+                line=no,
+                node="",
+                what=f"{m.group('cmd')}: the job was refused before it started ({why}"
+                + (f": {said}" if said else "")
+                + ")",
+                job=True,
+                refused=True,
+            )
+        )
+
+
 def _scontrol_jobs(lines: list[str], out: Checks) -> None:
     """scontrol show job: a job that failed (its state, reason and exit code) or is kept from
     starting."""
@@ -771,6 +816,7 @@ def _scontrol_jobs(lines: list[str], out: Checks) -> None:
 
 def _slurm_nodes(lines: list[str], out: Checks) -> None:
     _sinfo(lines, out)
+    _slurm_refusals(lines, out)
     _squeue(lines, out)
     _scontrol_jobs(lines, out)
     node = state = reason = ""
@@ -820,8 +866,27 @@ def _slurm_nodes(lines: list[str], out: Checks) -> None:
     block_end()
 
 
+# Volcano's own word of why, an event of type Normal beside its gang's Unschedulable: "Normal
+# Unschedulable 17s (x13 over 29s) volcano resource in cluster is overused"
+_VOLCANO_WHY_RE = re.compile(
+    r"^\s*Normal\s+Unschedulable\s+\S+(?: \(x\d+ over \S+\))?\s+volcano\s+(?P<why>\S.*?)\s*$"
+)
+
+
 def _unschedulable(lines: list[str], out: Checks) -> None:
     reason, reason_at = "", 0
+    volcano_why = next((m.group("why") for line in lines if (m := _VOLCANO_WHY_RE.match(line))), "")
+    before = len(out.unschedulable)
+    try:
+        _unschedulable_events(lines, out, reason, reason_at)
+    finally:
+        if volcano_why:
+            for u in out.unschedulable[before:]:
+                if "gang" in u.message:
+                    u.message += f" (Volcano: {volcano_why})"
+
+
+def _unschedulable_events(lines: list[str], out: Checks, reason: str, reason_at: int) -> None:
     for no, line in enumerate(lines, 1):
         if r := _GANG_REASON_RE.match(line):
             reason, reason_at = r.group("reason"), no
