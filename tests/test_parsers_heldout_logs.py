@@ -153,8 +153,9 @@ def test_cut_matrix_is_partial_with_its_line_and_newer_fields_reach_the_facts() 
     ev = _load("nvidia_smi_topo_10nic_pix_deepep_cut.txt")
     (report,) = ev.files
     assert report.status == "partial"
-    ((line, message),) = _messages(ev)
+    ((line, message), (_, near)) = _messages(ev)
     assert line == 7 and "GPU6, GPU7" in message
+    assert "the nearest NIC of each GPU: GPU0: NIC0 (PIX)" in near
     (topo,) = ev.topologies
     assert topo["numa_affinity"] == {
         "GPU0": "0",

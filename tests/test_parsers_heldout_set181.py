@@ -89,8 +89,14 @@ def test_an_old_drivers_soc_link_is_a_pair_joined_only_through_sys() -> None:
     ev = _load("nvidia_smi_topo_8xp40_soc_mlx5_0_old_driver_legend.txt")
     (topo,) = ev.topologies
     assert topo["links"]["GPU0"]["mlx5_0"] == "SOC"
-    assert ["GPU7", "mlx5_0"] in topo["sys_pairs"]
-    assert len(topo["sys_pairs"]) == 8  # every GPU to the NIC, none between GPUs (PIX/PXB)
+    # every GPU reaches the NIC across the sockets; no GPU pair is SOC (PIX/PXB between them), and
+    # a GPU's path to a NIC is no GPU pair (the nearest-NIC note says it)
+    assert topo["sys_pairs"] == []
+    assert (
+        "nvidia_smi_topo: nvidia-smi topo -m: the nearest NIC of each GPU: GPU0, GPU1, GPU2, "
+        "GPU3, GPU4, GPU5, GPU6, GPU7: mlx5_0 (SOC)"
+        in [m.message for f in ev.files for m in f.messages]
+    )
     assert topo["cpu_affinity"]["GPU0"] == "0-13" and topo["numa_affinity"] == {}
 
 

@@ -6,7 +6,7 @@ evidence_heldout_59, sources in tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import nccl_topo, netif, prechecks
+from advisor.parsers import iperf, logs, nccl_tests, nccl_topo, netif, prechecks
 from advisor.parsers.logs import torch_nccl_version
 from advisor.plain import to_plain
 from tests.conftest import DATA
@@ -567,3 +567,205 @@ def test_a_container_that_never_started_and_ssh_causes_without_a_host() -> None:
         "prterun (Open MPI could not start its daemons on the other nodes; ssh: "
         "ssh_exchange_identification: Connection closed by remote host)"
     )
+
+
+# --- round WW (set 440): checks between hosts ------------------------------------------------
+
+
+def test_iperf3s_reverse_mode_is_the_run_that_says_it_not_the_next() -> None:
+    text = (
+        HELDOUT / "bandwitch_iperf3_reverse_403mbits_1769retr_then_forward_219mbits.txt"
+    ).read_text()
+    runs = iperf.parse(text)
+    assert [(r.line, r.reverse, r.sender_bps) for r in runs] == [
+        (1, True, 404e6),
+        (12, False, 219e6),
+    ]
+
+
+def test_net_tools_ifconfig_pasted_without_its_indent_and_an_ipoib_block_without_flags() -> None:
+    (note,) = _said(_load("dbcloudshifu_ifconfig_eth1_mtu9000_no_errors.txt"))
+    assert note == (
+        "netif: ifconfig: 1 interface(s): eth1 (mtu 9000): up, link up; 192.168.20.2, "
+        "fe80::20f:eaff:fe91:407/64"
+    )
+    ev = _load("louwrentius_ifconfig_ib0_ipoib_tx_1000gib_dropped10.txt")
+    # (the copy has no flags line: its state is not shown, not "down")
+    note, counters = _said(ev)
+    assert "ib0 (UNSPEC): state not shown" in note
+    assert counters.endswith("ib0 tx_dropped 10")
+    assert not ev.failures
+
+
+def test_older_ucxs_qp_error_names_its_host_and_open_mpis_rank() -> None:
+    ev = _load("ucx2346_mtt_jazz21_rank564_rc_mlx5_transport_retry_exceeded_rdma_read_cut.log")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["line"], fail["host"], fail["rank"], fail["pid"]) == (
+        "ucx_error",
+        11,
+        "jazz21",
+        564,
+        194169,
+    )
+    assert fail["exception_type"] == (
+        "Transport retry count exceeded on QP 0x2e5d6, opcode RDMA_READ"
+    )
+
+
+def test_a_short_paste_of_an_unknown_programs_failure_quotes_its_first_error_line() -> None:
+    ev = _load("uccl641_ionic_roce_port_active_failed_modify_qp_rtr_timed_out_110_cut.txt")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["line"]) == ("log_error", 17)
+    assert "Failed to modify QP to RTR: Connection timed out" in fail["message"]
+    # a short table of counters is no such paste: none of its lines says a thing failed
+    assert not logs.is_short_error_paste("port 1\n  symbol_errors: 0\n  link_downed: 0\n")
+
+
+def test_perftests_rtr_failure_on_roce_names_the_empty_gid_it_printed() -> None:
+    ev = _load("k8srdmashared72_ib_read_bw_roce_gid0_zero_failed_modify_qp_59_rtr.txt")
+    (port,) = ev.hca_ports
+    assert port["perftest"]["failed"] == (
+        "Failed to modify QP 59 to RTR (its GID is all zeros: the port has no RoCE address at "
+        "the GID index used: an interface without an IP address, or the wrong -x index)"
+    )
+
+
+# --- round XX (set 444): a topo -m whose NIC columns are named by their RDMA devices ----------
+
+
+def test_gpu_to_nic_sys_paths_are_no_gpu_pairs_and_each_gpus_nearest_nic_is_said() -> None:
+    ev = _load("nccl719_pod1_nvidia_smi_topo_m_2gpu_nv12_3nic_mlx5_2_node.txt")
+    (topo,) = ev.topologies
+    assert topo["sys_pairs"] == []  # (GPU0-GPU1 is NV12; the SYS cells are GPU to mlx5_0/1)
+    assert "evidence-gpu-topology-sys" not in builtin_findings(
+        {"evidence.topologies": ev.topologies}, "nccl"
+    )
+    assert _said(ev) == [
+        "nvidia_smi_topo: nvidia-smi topo -m: the nearest NIC of each GPU: GPU0, GPU1: mlx5_2 (NODE)"
+    ]
+
+
+# --- round XX (set 442): what nccl-tests' header and NCCL's start say of the library ----------
+
+
+def test_nccl_tests_header_gives_the_librarys_version_from_its_code() -> None:
+    ev = _load("nccl_tests_allreduce_v2_17_6_lambda_696gbs_dstack.log")
+    assert {b["nccl_version"] for b in ev.benchmarks} == {"2.26.2"}  # nccl-library=22602
+    assert nccl_tests.nccl_version_of_code(2708) == "2.7.8"  # (up to 2.8: X*1000+Y*100+Z)
+
+
+def test_nccls_own_gpu_direct_rdma_disabled_lines_are_read_per_host() -> None:
+    ev = _load("nccl_info_roce_2hca_gdr_disabled_16ranks_nccl1537.log")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["host"], fail["line"]) == ("nccl_no_gdr", "hostname1", 6)
+    assert "disabled for mlx5_0, mlx5_1" in fail["exception_type"]
+    assert "evidence-nccl-no-gdr" in _findings(ev)
+
+
+# --- round XX (set 443): older torch's blocking wait at INFO ----------------------------------
+
+
+def test_older_torchs_blocking_wait_time_out_logged_at_info_is_a_time_out() -> None:
+    ev = _load(
+        "pytorch_pr45780_glog_sample_rank2_watchdog_started_blocking_wait_rank0_aborted_comm_timeout_cut.log"
+    )
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["rank"], fail["line"]) == ("watchdog_timeout", 0, 9)
+    assert "the work it names is cut off in the copy" in fail["exception_type"]
+    assert "evidence-watchdog-timeout" in _findings(ev)
+
+
+# --- round XX (set 441): MindIE MS's global rank table ---------------------------------------
+
+
+def test_mindie_ms_global_rank_table_numbers_ranks_per_instance() -> None:
+    ev = _load("mindie_motor_global_rank_table_6group.json")
+    (table,) = ev.rank_tables
+    assert (table["form"], table["errors"], len(table["ranks"])) == ("mindie_global", [], 96)
+    (note,) = _said(ev)
+    assert note == (
+        "rank_table: MindIE MS's global rank table: 3 group(s) (its coordinator and controller, "
+        "then 96 inference instance(s) with 96 device(s)); each instance numbers its ranks from 0 "
+        "and is told apart by its server_ip"
+    )
+    assert "evidence-rank-table-invalid" not in _findings(ev)
+
+
+# --- rounds WW and XX: the RDMA core's port files, ibv_devinfo without its indent -------------
+
+
+def test_the_rdma_cores_sysfs_port_files_read_by_grep_or_a_wrapped_cat_are_ports() -> None:
+    ev = _load("stackhpc988_sysfs_grep_ib_ports_state_rate_phys_state_2x_mlx5_edr_active.txt")
+    assert [
+        (p["ca"], p["port"], p["tool"], p["state"], p["physical_state"], p["rate_gbps"])
+        for p in ev.hca_ports
+    ] == [
+        ("mlx5_0", 1, "sysfs", "ACTIVE", "LinkUp", 100.0),
+        ("mlx5_1", 1, "sysfs", "ACTIVE", "LinkUp", 100.0),
+    ]
+    ev = _load(
+        "mellanox_ofed22_sysfs_mlx4_0_port1_state_init_port2_active_link_layer_fw_wrapped.txt"
+    )
+    assert [(p["port"], p["state"], p["active"], p["link_layer"]) for p in ev.hca_ports] == [
+        (1, "INIT", False, "InfiniBand"),
+        (2, "ACTIVE", True, "Ethernet"),
+    ]
+
+
+def test_ibv_devinfo_with_every_field_flush_left_is_read() -> None:
+    ev = _load("losslessnetwork_ibv_devinfo_roce_ib0_port_active_ethernet.txt")
+    (port,) = ev.hca_ports
+    assert (port["ca"], port["state"], port["active"], port["link_layer"]) == (
+        "ib0",
+        "PORT_ACTIVE",
+        True,
+        "Ethernet",
+    )
+
+
+# --- round WW (set 437): an environment report and a device that did not start --------------
+
+
+def test_llamafactorys_environment_report_gives_the_npu_and_cann() -> None:
+    (note,) = _said(_load("llamafactory6428_910b3_deepspeed_env_report_cann_8_0_rc2_alpha001.txt"))
+    assert note.startswith("prechecks: llamafactory-cli env: llamafactory version 0.9.2.dev0;")
+    assert "NPU type Ascend910B3; CANN version 8.0.RC2.alpha001" in note
+
+
+def test_a_device_that_did_not_start_is_named_with_its_tsd_failure() -> None:
+    ev = _load("wangshuai09_notebook_torch_npu_507033_failed_to_start_device0_tsdopen_failed.log")
+    fail = ev.failures[0]
+    assert (fail["kind"], fail["code"], fail["device"]) == ("npu_runtime_error", "507033", 0)
+    assert fail["exception_type"] == (
+        "device 0 did not start: its TSD client could not open it (TsdOpen failed, tdt error "
+        "34), so its AICPU executor did not start"
+    )
+
+
+# --- round WW (set 438): DCGM's health-watch incidents as a node monitor prints them ---------
+
+
+def test_a_dcgm_health_incident_names_its_code_gpu_and_message() -> None:
+    for name in (
+        "nvsentinel1471_gpunvlinkwatch_dcgm_fr_imex_unhealthy_gpu0_status_minus3_p5_h100.txt",
+        "aicr2641_gpunvlinkwatch_true_dcgm_fr_imex_unhealthy_gb300_gpu0_9d00.txt",
+    ):
+        ev = _load(name)
+        (fail,) = ev.failures
+        assert (fail["kind"], fail["device"]) == ("dcgm_health_incident", 0)
+        assert fail["exception_type"].startswith(
+            "DCGM_FR_IMEX_UNHEALTHY on GPU 0: IMEX daemon status is -3 (not READY) (IMEX serves "
+            "multi-node NVLink domains"
+        )
+        assert "evidence-dcgm-health-incident" in _findings(ev)
+
+
+def test_a_numa_node_glued_to_the_gpu_numa_id_is_two_cells_and_a_cut_row_has_no_nearest_nic() -> (
+    None
+):
+    ev = _load("vllm17516_topo_m_rows_only_8gpu_nv18_10nic_pix_glued_numa_cols_cut.txt")
+    (topo,) = ev.topologies
+    assert topo["numa_affinity"] == {f"GPU{i}": "0" for i in range(4)}  # ("0N/A": "0", "N/A")
+    assert topo["gpu_numa_id"]["GPU0"] == "N/A"
+    near = _said(ev)[-1]
+    assert near.endswith("GPU5: NIC5 (PIX); GPU6: NIC6 (PIX)")  # (GPU7's row is cut: not said)

@@ -44,8 +44,9 @@ def test_cells_a_copy_ran_together_are_split_and_each_link_sits_under_its_device
     # split where the tabs between them were lost (each part a name or a link kind): said on
     # each line as a note; nothing is left unread, so the file is read
     assert report.status == "read"
-    assert [m.line for m in report.messages] == [3, 8, 9, 10, 11]
+    assert [m.line for m in report.messages] == [3, 8, 9, 10, 11, 0]  # (0: the nearest NICs)
     assert "NIC8NIC9" in report.messages[0].message
+    assert "the nearest NIC of each GPU" in report.messages[-1].message
     (topo,) = ev.topologies
     assert topo["kinds"] == ["NODE", "NV18", "PXB", "SYS"]  # no "NODENODE" kind
     gpu4 = topo["links"]["GPU4"]
@@ -484,8 +485,9 @@ def test_a_matrix_cut_among_its_nic_rows_is_partial_and_says_which() -> None:
     assert ev.files[0].status == "partial"
     (topo,) = ev.topologies
     assert topo["devices"] == ["GPU0", "GPU1", "NIC0", "NIC1", "NIC2"]
-    (message,) = [m.message for m in ev.files[0].messages]
+    message, near = [m.message for m in ev.files[0].messages]
     assert "no row for NIC3, NIC4" in message
+    assert "the nearest NIC of each GPU" in near
 
 
 def test_a_chip_row_the_copy_ends_inside_is_read_as_far_as_it_goes() -> None:

@@ -201,6 +201,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.IBNETDISCOVER_SIGNATURE,
                 rdma.IBPORTSTATE_SIGNATURE,
                 rdma.RDMA_LINK_SIGNATURE,
+                rdma.SYSFS_PORTS_SIGNATURE,
             )
         ),
         re.M,
@@ -376,7 +377,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # the driver's refused device memory (logs._HAL_MEM_ALLOC_OOM_RE)
         r"|halMemAlloc failed: device_id=\d+, size=\d+"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
-        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: (?:CUDA|Cuda) error \S+:\d+ '|Failed: \S+\.(?:cuh?|cpp|cc|hpp|h):\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
+        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: (?:CUDA|Cuda) error \S+:\d+ '|Failed: \S+\.(?:cuh?|cpp|cc|hpp|h):\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\[Rank \d+\] Caught collective operation timeout for w|\bErrorCode:DCGM_FR_[A-Z_]+\s+GPU:\d+|\bError on QP 0x[0-9a-fA-F]+(?: wqe\[\d+\])?: [A-Za-z][A-Za-z -]{0,60} \(synd 0x|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
@@ -1460,12 +1461,13 @@ _BOLD_NCCL_RE = re.compile(r"\*\*(NCCL (?:WARN|INFO) [^*\n]{1,400})\*\*")
 # backtracking: a pattern spanning three borders with lazy gaps between was cubic on long
 # border lines)
 # (dcgmi diag's section borders name the section in their first cell: "+----- Hardware ---+---+")
-_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:-+ [A-Z][\w ]*? -+\+)?(?:[-=]{3,}\+)+)[ \t]*")
+# (dcgmi prints two spaces around the name; a web copy may have collapsed them to one)
+_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:-+ {1,2}[A-Z][\w ]*? {1,2}-+\+)?(?:[-=]{3,}\+)+)[ \t]*")
 FLAT_BORDERS_MIN = 3
 # a row's closing "|" followed by the next row's first cell, which holds something (a blank cell
 # inside a row is left alone)
 # (or the next section's heading border, dcgmi diag's "+----- Integration -------+---+")
-_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|[ \t]*[^|\s]|\+-+ [A-Z])")
+_FLAT_ROWS_RE = re.compile(r"\|[ \t]+(?=\|[ \t]*[^|\s]|\+-+ {1,2}[A-Z])")
 _FLAT_TOOL_WORDS = ("npu-smi", "NVIDIA-SMI", "DCGM Version", "dcgmi diag")
 
 
@@ -1858,7 +1860,11 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]
     # the log readers read a file with a pasted output's own lines blanked (numbered as before)
     log_text = _without_pasted(text, pasted) if pasted else text
-    if not formats and (logs.is_program_log(log_text) or logs.is_error_fragment(log_text)):
+    if not formats and (
+        logs.is_program_log(log_text)
+        or logs.is_error_fragment(log_text)
+        or logs.is_short_error_paste(log_text)
+    ):
         # a program's log in no form above (what is left of it beside a pasted output): its
         # first error line, if any
         formats = ["log"]
@@ -1905,6 +1911,12 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # -show_res, -credit ...), not a port's state the hccn_tool reader looked for
         failed.remove("hccn_tool")
         report.messages = [m for m in report.messages if not m.message.startswith("hccn_tool: ")]
+    if "log" in failed and report.formats:
+        # a word the log readers look for stood in another format's output (kubelet's
+        # UnexpectedAdmissionError in a pod table): the log readers found no failure line, and
+        # the format that knows the output read it
+        failed.remove("log")
+        report.messages = [m for m in report.messages if not m.message.startswith("log: ")]
     if report.formats:
         report.messages += [Message(line=no, message=note) for no, note in _silent_commands(text)]
     if not report.formats:
@@ -2997,6 +3009,7 @@ def _topo(tool: str, parser: Any) -> Any:
         warnings: list[ParseWarning] = list(topo.warnings)
         # (the parser's own words for links a copy lost: "... are unknown")
         cut = any("unknown" in w.message for w in warnings)
+        nic_columns = set(getattr(topo, "nics", {}))  # (nvidia-smi's only)
         out.topologies.append(
             {
                 "source": source,
@@ -3018,6 +3031,9 @@ def _topo(tool: str, parser: Any) -> Any:
                     and b in topo.devices
                     and not a.startswith("NIC")
                     and not b.startswith("NIC")
+                    # (an older driver's NIC column is named by its RDMA device, mlx5_0)
+                    and a not in nic_columns
+                    and b not in nic_columns
                 ),
                 # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3), and whether its SYS
                 # pairs are the board's design: no HCCS at all (PCIe cards, Atlas 350's UB-paired
@@ -3035,6 +3051,8 @@ def _topo(tool: str, parser: Any) -> Any:
                 "warnings": [{"line": w.line, "message": w.message} for w in warnings],
             }
         )
+        if tool == "nvidia-smi" and (near := _nearest_nics(topo.links, nic_columns)):
+            warnings.append(ParseWarning(line=0, message=near, skipped=False))
         return warnings
 
     return convert
@@ -3048,6 +3066,37 @@ BASEBOARD_GPUS = 8
 (NVIDIA's NVSwitch platform list: HGX A100, H100, H800, H200, B200, B300 8-GPU baseboards). A
 machine with another count may hold a GPU without NVLink by design (DGX Station A100's display
 GPU, a PCIe card beside a 4-GPU board): no GPU of it is said to be left out."""
+
+
+PCIE_PATH_ORDER = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+"""nvidia-smi topo -m's PCIe paths, nearest first (its legend: one switch, several switches,
+the host bridge, within a NUMA node, across the SMP link; SOC is older drivers' SYS)."""
+
+
+def _nearest_nics(links: dict[str, dict[str, str]], nic_columns: set[str]) -> str | None:
+    """A note of each GPU's nearest NIC(s) by their PCIe path (``GPU0, GPU1: mlx5_2 (NODE)``),
+    GPUs with the same answer together; None for a matrix without NIC columns."""
+    named: dict[str, list[str]] = {}
+    gpus = [d for d in links if d.startswith("GPU")]
+    every_nic = {
+        peer for gpu in gpus for peer in links[gpu] if peer in nic_columns or peer.startswith("NIC")
+    }
+    for gpu in gpus:
+        paths = {
+            peer: kind
+            for peer, kind in links[gpu].items()
+            if (peer in nic_columns or peer.startswith("NIC")) and kind in PCIE_PATH_ORDER
+        }
+        if not paths or len(paths) < len(every_nic):
+            continue  # (a row cut short of some NICs' cells: its nearest one is not known)
+        best = min(PCIE_PATH_ORDER.index(k) for k in paths.values())
+        near = [p for p, k in paths.items() if PCIE_PATH_ORDER.index(k) == best]
+        named.setdefault(f"{', '.join(near)} ({PCIE_PATH_ORDER[best]})", []).append(gpu)
+    if not named:
+        return None
+    return "nvidia-smi topo -m: the nearest NIC of each GPU: " + "; ".join(
+        f"{', '.join(gpus)}: {nics}" for nics, gpus in named.items()
+    )
 
 
 GDR_NEAR_PATHS = ("PIX", "PXB")
@@ -4211,7 +4260,19 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 "refuses the file): read with it put back",
             )
         )
-    if len(table.servers) > 1 and (looped := rank_table.loopback_servers(table)):
+    if table.form == rank_table.MINDIE_FORM:
+        instances = [r for r in table.ranks if r.group_id not in (None, "0", "1")]
+        warnings.append(
+            ParseWarning(
+                line=1 + offset,
+                message=f"MindIE MS's global rank table: {len(table.groups)} group(s) (its "
+                f"coordinator and controller, then {len(table.servers) - 2} inference "
+                f"instance(s) with {len(instances)} device(s)); each instance numbers its ranks "
+                "from 0 and is told apart by its server_ip",
+                skipped=False,
+            )
+        )
+    elif len(table.servers) > 1 and (looped := rank_table.loopback_servers(table)):
         warnings.append(
             ParseWarning(
                 line=1 + offset,
@@ -4791,20 +4852,35 @@ def _lspci_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     ``gpu_driver_fault``."""
     devices = lspci.parse_list(text)
     lost = [d for d in devices if (d.rev or "").lower() == "ff"]
+    said_slots: set[str] = set()
     for d in lost:
-        if "NVIDIA" in d.name:
-            _add_failure(
-                out,
-                source,
-                logs.LogEvent(
-                    kind="gpu_driver_fault",
-                    line=d.line,
-                    message=f"{d.bdf} {d.device_class}: {d.name} (rev ff)",
-                    library="lspci",
-                    exception_type=f"GPU {d.bdf} reads revision ff: it does not answer its PCI "
-                    "configuration reads (all ones), as a GPU that fell off the bus",
-                ),
-            )
+        if "NVIDIA" not in d.name or "Audio" in d.device_class:
+            continue  # (a GPU's HD-audio function goes with its GPU: one fault, not two)
+        slot = d.bdf.rsplit(".", 1)[0]
+        if slot in said_slots:
+            continue
+        said_slots.add(slot)
+        # (lspci's class says what the device is: a 3D, VGA or Display controller is a GPU; an
+        # NVIDIA Bridge on an HGX board is an NVSwitch)
+        what = (
+            "GPU"
+            if any(c in d.device_class for c in ("3D", "VGA", "Display"))
+            else "NVSwitch"
+            if "Bridge" in d.device_class
+            else f"NVIDIA {d.device_class}"
+        )
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_driver_fault",
+                line=d.line,
+                message=f"{d.bdf} {d.device_class}: {d.name} (rev ff)",
+                library="lspci",
+                exception_type=f"{what} {d.bdf} reads revision ff: it does not answer its PCI "
+                f"configuration reads (all ones), as a device that fell off the bus",
+            ),
+        )
     classes = Counter(d.device_class for d in devices)
     return [
         ParseWarning(
@@ -5178,6 +5254,8 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
             if i.no_carrier
             else "administratively down"
             if i.admin_up is False
+            else "state not shown"
+            if i.admin_up is None and i.operstate is None
             else (
                 f"state {i.operstate}"
                 if i.operstate and i.operstate != "UP" and not i.flags
@@ -5290,6 +5368,12 @@ def _nccl_topo(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     ]
 
 
+# fi_info asked for one endpoint type (-t FI_EP_DGRAM, --ep_type ...): what it lists is filtered
+_FI_INFO_TYPE_FILTER_RE = re.compile(
+    r"\bfi_info\b[^\n]*?\s(?:-t|--ep_type)(?:\s+|=)FI_EP_(?!RDM)\w+"
+)
+
+
 def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """fi_info and the fabtests' ping-pong: a note of the providers and endpoint types libfabric
     offers (an EFA provider without its RDM endpoint is said: aws-ofi-nccl needs it) and of what
@@ -5313,6 +5397,10 @@ def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     "; the EFA provider offers its RDM endpoint (SRD), the one NCCL's "
                     "aws-ofi-nccl plugin sends over"
                     if rdm
+                    else "; this listing shows no RDM endpoint of the EFA provider: it was asked "
+                    "for other endpoint types only (fi_info -t), so whether EFA offers one is not "
+                    "in it"
+                    if efa and _FI_INFO_TYPE_FILTER_RE.search(text)
                     else "; the EFA provider offers no RDM endpoint of its own: NCCL's "
                     "aws-ofi-nccl plugin cannot send over it"
                     if efa
@@ -5344,7 +5432,8 @@ def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """libibverbs' ping-pongs and ucx_perftest: a note of what each measured; a ping-pong that
     failed a completion or hung after exchanging its addresses is a ``transfer_stalled``
-    failure (its RDMA traffic did not get through)."""
+    failure (its RDMA traffic did not get through); one that failed before any RDMA traffic (its
+    TCP exchange, its device or QP) is ``rdma_test_setup_failed``."""
     found = pingpong.parse(text)
     notes: list[ParseWarning] = []
     for p in found.pingpongs:
@@ -5375,7 +5464,7 @@ def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 out,
                 source,
                 logs.LogEvent(
-                    kind="transfer_stalled",
+                    kind="rdma_test_setup_failed" if p.setup_failed else "transfer_stalled",
                     line=p.error_line or p.line,
                     message="ibverbs ping-pong"
                     + (f" {p.local_gid} to {p.remote_gid}" if p.local_gid and p.remote_gid else ""),
@@ -5494,7 +5583,9 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     + (f" after {restarts} restart(s)" if restarts else "")
                 ),
                 library="Kubernetes",
-                exception_type="kubectl get pods",
+                exception_type="kubectl get daemonsets"
+                if status.startswith("DaemonSet")
+                else "kubectl get pods",
             ),
         )
     for f in checks.node_faults:
@@ -5506,9 +5597,7 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 if f.unavailable
                 # (a job that ran and ended badly; one kept from starting is a launch that failed)
                 else "launcher_exit"
-                if f.job
-                and not f.refused
-                and not f.what.split(" ", 2)[2].startswith(("PENDING", "REQUEUE"))
+                if f.job and not f.refused and not f.waiting
                 else "launch_failed",
                 line=f.line,
                 message=(
@@ -5516,7 +5605,10 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     if f.job
                     else f"node {f.node}: {f.what}"
                 )[:300],
-                host=f.node or None,
+                # (a job's node list, "gpu[01-02]", names hosts, not one host)
+                host=f.node
+                if f.node and not (f.job and ("[" in f.node or "," in f.node))
+                else None,
                 library="Slurm",
                 exception_type="Slurm",
             ),

@@ -158,12 +158,12 @@ def parse(text: str) -> list[Iperf3Run]:
             ):
                 window = w.group("w")
                 if run is not None and not run.interval_bps:
-                    run.window = window
+                    run.window, window = window, ""  # (this run's: not carried to the next)
                 continue
         if _REVERSE_RE.match(body):
             reverse = True
             if run is not None and not run.interval_bps:
-                run.reverse = True
+                run.reverse, reverse = True, False  # (this run's: the next says its own)
             continue
         if run is not None and run.iperf2 and _IPERF2_ERROR_RE.match(body):
             run.error, run.error_line = body, no

@@ -627,7 +627,9 @@ class LogEvent:
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
-    and scontrol's node states), transfer_stalled (the importer's, iperf's), pod_failing (the
+    and scontrol's node states), transfer_stalled (the importer's, iperf's), rdma_test_setup_failed
+    (the importer's, a ping-pong that failed before any RDMA traffic), dcgm_health_incident
+    (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it), pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error,
     run_success or
@@ -1128,6 +1130,8 @@ def _parse_events(text: str) -> LogReport:
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
+    if "Caught collective operation timeout" in text:
+        _blocking_wait_timeouts(lines, report)
     if "WorkNCCL::handle" in text or "WorkHCCL::handle" in text:
         _watchdog_abort_stacks(lines, report)
     _pg_abort_timeouts(lines, report)
@@ -1148,6 +1152,8 @@ def _parse_events(text: str) -> LogReport:
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
+    if "ErrorCode:DCGM_FR_" in text:
+        _dcgm_health_incidents(lines, report)
     if "Get physical device number failed" in text:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
@@ -1426,6 +1432,7 @@ def _parse_events(text: str) -> LogReport:
         if not report.events and (
             is_program_log(text)
             or is_error_fragment(text)
+            or is_short_error_paste(text)
             or GLOG_FATAL_RE.search(text)
             or HWLOG_ERROR_RE.search(text)
             or ("[libprotobuf " in text and LIBPROTOBUF_RE.search(text))
@@ -1455,7 +1462,8 @@ def _parse_events(text: str) -> LogReport:
             rest = [t for t in lines if t[0] not in read_aer] if read_aer else lines
             if (error := first_error_line(rest)) and error.line not in said:
                 # (the worker a Ray or vLLM prefix named before the line: which one failed)
-                first_raw = text.split("\n", error.line)[error.line - 1] if error.line else ""
+                # (numbered as numbered_lines numbers them: splitlines, a lone CR too)
+                first_raw = text.splitlines()[error.line - 1] if error.line else ""
                 if error.rank is None and (wp := WORKER_PREFIX_RE.match(first_raw.lstrip())):
                     error.worker = wp.group("name") or f"pid {wp.group('pid')}"
                     error.message = f"{wp.group(0)} {error.message}"[:300]
@@ -5274,6 +5282,9 @@ was opening) may stand."""
 # to init MemoryPoolManager", then log_inner.cpp "open device 2 failed, runtime result =
 # 507033."): the memory ran out as the device was opened, before the program allocated anything
 _OPEN_DEVICE_RE = re.compile(r"open device (?P<dev>\d+) failed, runtime result = (?P<ret>\d+)")
+# the runtime's TSD client failing to open a device ("TsdOpen failed. devId=0, tdt error=34"
+# under torch_npu's 507033), before "Start aicpu executor failed"
+_TSD_OPEN_RE = re.compile(r"TsdOpen failed\. devId=(?P<dev>\d+), tdt error=(?P<err>\d+)")
 
 
 # The runtime's call into the driver for device memory, refused for want of it (runtime
@@ -6514,6 +6525,16 @@ def _task_failure_cancels(lines: list[tuple[int, str, int | None]], report: LogR
     ranks = sorted({e.rank for e in stopped if e.rank is not None})
     gaps = [r for r in range(ranks[-1] + 1) if r not in set(ranks)] if ranks else []
     hosts = {e.host for e in stopped}
+    # (one slurmstepd prints the STEP line, node 0's by default, not the failed task's node: the
+    # task ran on the node whose own stopped tasks surround it, where one node's do)
+    around = {
+        e.host
+        for e in stopped
+        if len(gaps) == 1
+        and min(r.rank for r in stopped if r.host == e.host and r.rank is not None) < gaps[0]
+        < max(r.rank for r in stopped if r.host == e.host and r.rank is not None)
+    } if ranks else set()  # fmt: skip
+    one_host = around.pop() if len(around) == 1 else None
     report.events = [e for e in report.events if e not in stopped]
     at, m = step
     report.events.append(
@@ -6533,10 +6554,10 @@ def _task_failure_cancels(lines: list[tuple[int, str, int | None]], report: LogR
                 line=at,
                 message=lines[at - 1][1].strip()[:300] if 0 < at <= len(lines) else m.group(0),
                 rank=gaps[0],
-                host=m.group("host"),
-                exception_type=f"srun (task {gaps[0]} is the one of the step's tasks Slurm did "
-                "not terminate: the task whose failure cancelled the step; its own end is not "
-                "in the copy)",
+                host=one_host,
+                exception_type=f"srun (task {gaps[0]} is the one task below the highest stopped "
+                f"({ranks[-1]}) that Slurm did not terminate: the task whose failure cancelled "
+                "the step, if the step had no task above it; its own end is not in the copy)",
                 root_cause=True,
             )
         )
@@ -7344,6 +7365,10 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         if " on mlx" in line and (m := _UCX_CQE_RE.search(line)):
             what = f"{m.group('what')} on {m.group('port')}/{m.group('tl')}"
             start = m.start("what")
+        elif "Error on QP" in line and (m := _UCX_QP_ERROR_RE.search(line)):
+            op = f", opcode {m.group('op')}" if m.group("op") else ""
+            what = f"{m.group('what')} on QP {m.group('qp')}{op}"
+            start = m.start("qp") - len("Error on QP ")
         elif "UCX" in line and (m := _UCX_LOG_ERROR_RE.search(line)):
             what, start = m.group("msg")[:200], m.start("msg")
         else:
@@ -8462,7 +8487,14 @@ _ADMISSION_RE = re.compile(
 _NO_ENDPOINT_RE = re.compile(
     r"endpoint not found in cache for a regist\w*(?: resource:? ?(?P<res>[\w./-]+))?"
 )
-_ALLOCATE_FAILED_RE = re.compile(r"\bAllocate failed due to (?P<why>.+?)\s*$")
+_ALLOCATE_FAILED_RE = re.compile(r"\bAllocate failed due to (?P<why>.+?)\"?\s*$")
+# kubelet's devicemanager's own count before any call to the plugin (devicesToAllocate: its
+# healthy devices less those in use are fewer than the pod asks): "requested number of devices
+# unavailable for nvidia.com/gpu. Requested: 8, Available: 7, which is unexpected"
+_DEVICES_UNAVAILABLE_RE = re.compile(
+    r"requested number of devices unavailable for (?P<res>[\w./-]+)\. Requested: (?P<asked>\d+), "
+    r"Available: (?P<free>\d+)"
+)
 _RUN_CONTAINER_RE = re.compile(
     r'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"(?P<container>[^\\"]+)\\"'
     r' with (?P<kind>\w+): (?P<why>(?:\\"|[^"])*)"(?: pod="(?P<pod>[^"]+)")?'
@@ -8633,7 +8665,13 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                         host=_kubelet_host(line),
                         library="kubelet",
                         exception_type="kubelet would not admit the pod (UnexpectedAdmissionError):"
-                        f" the device plugin's Allocate failed ({af.group('why')[:200]})",
+                        + (
+                            f" it found {du.group('free')} healthy, free {du.group('res')} of the "
+                            f"{du.group('asked')} the pod asks (a device went unhealthy or is still "
+                            "held: a device plugin's restart, a stale checkpoint)"
+                            if (du := _DEVICES_UNAVAILABLE_RE.search(af.group("why")))
+                            else f" the device plugin's Allocate failed ({af.group('why')[:200]})"
+                        ),
                     )
                 )
             continue
@@ -9144,11 +9182,11 @@ _KERNEL_DRIVER_ERROR_RE = re.compile(
     r"\[ascend\] \[ERROR\] \[(?P<mod>\w+)\] \[(?P<fn>\w+) \d+\] (?:<[^>]*> )?(?P<what>.*?)\s*$"
 )
 _NOT_SUPPORTED_RE = re.compile(r"\bDRV_ERROR_NOT_SUPPORT\b")
+"""A driver query the device does not serve: the driver's answer, not a fault."""
 # MindSpore's note, at ERROR level, of where it saved the graph's execution order after a
 # failure (ascend_kernel_runtime.cc DumpDebugInfoFile: "Execute order has saved at ..."): the
 # failure is elsewhere (its exception), this line only says where the dump went
 _PLOG_BOOKKEEPING_RE = re.compile(r"DumpDebugInfoFile\] Execute order has saved at ")
-"""A driver query the device does not serve: the driver's answer, not a fault."""
 
 
 def _kernel_driver_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
@@ -9883,6 +9921,13 @@ _UCX_CQE_RE = re.compile(
     r"Remote OP|Transport retry count exceeded|Receive-no-ready retry count exceeded|"
     r"Remote side aborted|Generic)(?: error)? on (?P<port>mlx\w+:\d+)/(?P<tl>\w+) \(synd 0x"
 )
+# ... and older UCX's (1.3's ib_mlx5_log.c) form of one: "[host:pid:0:tid] ib_mlx5_log.c:113  FATAL:
+# Error on QP 0x2e5d6 wqe[7]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ"
+_UCX_QP_ERROR_RE = re.compile(
+    r"\[?(?P<host>[\w.-]+):(?P<pid>\d+):\d+(?::\d+)?\][^\n]*?Error on QP (?P<qp>0x[0-9a-fA-F]+)"
+    r"(?: wqe\[\d+\])?: (?P<what>[A-Za-z][A-Za-z -]*?)(?: error)? \(synd 0x[0-9a-fA-F]+"
+    r"(?: vend 0x[0-9a-fA-F]+)?\)(?: opcode (?P<op>\w+))?"
+)
 # UCX's logger at level ERROR (or FATAL): "[1743560160.063188] [host:23812:0]  ib_iface.c:1182 UCX
 # ERROR erdma_0: iface 0x32ce7410 failed to create UD QP ...", "[1742467344.413567]
 # [VM-195-16-centos:2808 :0]  sock.c:334  UCX  ERROR   connect(fd=143, dest_addr=10.0.0.0:43833)
@@ -10138,6 +10183,28 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 f"the driver could not open device {opened.group('dev')} (halDeviceOpen: "
                 f"drvRetCode {code_}{f' {name}' if name else ''}, {meaning})"
             )
+        elif (
+            ev.device is None
+            and code == 507033
+            and (
+                opened2 := _search(
+                    _OPEN_DEVICE_RE, [t for _, t, _ in lines[index : index + SET_DEVICE_LINES + 8]]
+                )
+            )
+        ):
+            # a device that failed to start (torch_npu's Initialize, 507033): the runtime's
+            # TraceBack names the device it could not open, and the TSD client's failure above
+            # it says what would not start ("TsdOpen failed. devId=0, tdt error=34", then "Start
+            # aicpu executor failed")
+            ev.device = int(opened2.group("dev"))
+            if tsd := _search(
+                _TSD_OPEN_RE, [t for _, t, _ in lines[index : index + SET_DEVICE_LINES + 8]]
+            ):
+                ev.exception_type = (
+                    f"device {ev.device} did not start: its TSD client could not open it "
+                    f"(TsdOpen failed, tdt error {tsd.group('err')}), so its AICPU executor "
+                    "did not start"
+                )
         elif ev.device is None and (
             rt := _search(_DEVICE_ID_RE, [t for t in window[:2] if "RUNTIME" in t])
         ):
@@ -10603,6 +10670,30 @@ def is_error_fragment(text: str) -> bool:
     return first_error_line([(1, line, None)]) is not None
 
 
+SHORT_PASTE_LINES = 60
+"""The most non-blank lines a pasted output of an unknown program may have for its first error
+line to be quoted (a longer one, with no logger's marks, may be any tool's table)."""
+# a line that says, in a program's own words, that what it did failed: "Failed to modify QP to
+# RTR: Connection timed out", "error: ...", "FATAL: ...", behind at most two "prog:"-like words
+_PLAIN_FAILURE_RE = re.compile(
+    r"^\W{0,3}(?:[\w.\-/\[\]]+:\s*){0,2}(?:[Ff]ailed to \w|[Ee]rror:\s*\S|ERROR\b|FATAL\b"
+    r"|[Ff]atal:\s*\S)"
+)
+
+
+def is_short_error_paste(text: str) -> bool:
+    """Whether ``text`` is a short paste of an unknown program's output (at most
+    ``SHORT_PASTE_LINES`` lines, with no logger's marks) whose first error line says in plain
+    words that something failed: that line is quoted as written, as a program's log's would be."""
+    lines: list[tuple[int, str, int | None]] = [
+        (no, line, None) for no, line in enumerate(text.splitlines(), 1) if line.strip()
+    ]
+    if not 2 <= len(lines) <= SHORT_PASTE_LINES or len(text) > SHORT_PASTE_LINES * 400:
+        return False
+    error = first_error_line(lines)
+    return error is not None and bool(_PLAIN_FAILURE_RE.match(text.splitlines()[error.line - 1]))
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
@@ -11001,6 +11092,44 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
                 exception_type="the watchdog's time-out check threw (its stack, frame "
                 "checkTimeout): a collective ran past its time-out; the time-out's own "
                 "record (rank, SeqNum, operation) is not in the copy",
+            )
+        )
+
+
+# torch 1.7's and 1.8's blocking wait (NCCL_BLOCKING_WAIT=1, WorkNCCL::wait in ProcessGroupNCCL.cpp)
+# on a collective past its time-out: LOG(INFO) "[Rank 0] Caught collective operation timeout for
+# work: WorkNCCL(OpType=ALLREDUCE, TensorShape=[...], Timeout(ms)=1000)", then it throws
+# "Operation timed out!" (after "Wrote aborted communicator id to store: NCCLABORTEDCOMM:...")
+_BLOCKING_WAIT_TIMEOUT_RE = re.compile(
+    r"\[Rank (?P<rank>\d+)\] Caught collective operation timeout for w"
+    r"(?:ork: WorkNCCL\((?:OpType=(?P<op>\w+))?[^\n]*?(?:Timeout\(ms\)=(?P<ms>\d+))?)?"
+)
+
+
+def _blocking_wait_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``watchdog_timeout`` per rank whose blocking wait (older torch) caught a collective
+    past its time-out, where no other record of a time-out was read."""
+    if any(e.kind == "watchdog_timeout" for e in report.events):
+        return
+    seen: set[int] = set()
+    for no, line, _ in lines:
+        if "Caught collective" not in line or not (m := _BLOCKING_WAIT_TIMEOUT_RE.search(line)):
+            continue
+        if (rank := int(m.group("rank"))) in seen:
+            continue
+        seen.add(rank)
+        report.events.append(
+            LogEvent(
+                kind="watchdog_timeout",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                op=m.group("op"),
+                timeout_ms=int(m.group("ms")) if m.group("ms") else None,
+                library="NCCL",
+                exception_type="older torch's blocking wait (NCCL_BLOCKING_WAIT) caught a "
+                "collective past its time-out and aborted the communicator"
+                + ("" if m.group("op") else " (the work it names is cut off in the copy)"),
             )
         )
 
@@ -12284,9 +12413,9 @@ _SXID_RE = re.compile(
     r"\s*(?P<what>.*?)\s*$"
 )
 _SXID_HEAD_RE = re.compile(r"^(?:Fatal|Non-fatal),")
+"""An SXid record's first line (its severity and what failed); the lines after it give details."""
 GSP_CRASH_LINES = 40
 """How far above the GSP event the driver failed on its crash report's end may stand."""
-"""An SXid record's first line (its severity and what failed); the lines after it give details."""
 
 
 # a syslog line's machine, before the program that logged it: "May 19 07:08:57 ip-26-0-146-100
@@ -12981,6 +13110,55 @@ def _device_count_failures(lines: list[tuple[int, str, int | None]], report: Log
 _UDA_CONFLICT_RE = re.compile(r"\(udevid=(?P<dev>\d+); access_ns=\S+; ns=\S+\)")
 
 
+# DCGM's health-watch incidents as a node monitor (NVSentinel's GpuNvlinkWatch condition, and
+# others that print dcgmHealthResponse's incidents) writes them: "ErrorCode:DCGM_FR_IMEX_UNHEALTHY
+# GPU:0 PCI:0000:9d:00.0 GPU_UUID:GPU-... IMEX daemon status is -3 (not READY) ... Recommended
+# Action=CONTACT_SUPPORT;" (dcgm_errors.h's codes; DCGM 4.7 added DCGM_FR_IMEX_UNHEALTHY, 122,
+# raised under the NVLink watch)
+_DCGM_INCIDENT_RE = re.compile(
+    r"ErrorCode:(?P<code>DCGM_FR_\w+)\s+GPU:(?P<gpu>\d+)(?:\s+PCI:(?P<pci>\S+))?"
+    r"(?:\s+GPU_UUID:\S+)?\s*(?P<msg>[^;\n]*)"
+)
+
+
+_DCGM_UUID_RE = re.compile(r"^\s*GPU_UUID:\S+\s*")
+
+
+def _dcgm_health_incidents(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``dcgm_health_incident`` per code and GPU of DCGM's health watch, with its message."""
+    seen: set[tuple[str, str]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "ErrorCode:" not in line or not (m := _DCGM_INCIDENT_RE.search(line)):
+            continue
+        if (m.group("code"), m.group("gpu")) in seen:
+            continue
+        seen.add((m.group("code"), m.group("gpu")))
+        said = m.group("msg").strip()
+        if not said and index + 1 < len(lines) and _DCGM_UUID_RE.match(lines[index + 1][1]):
+            # (a copy that broke the record's line: its UUID and message on the next)
+            said = _DCGM_UUID_RE.sub("", lines[index + 1][1]).strip()
+        imex = m.group("code") == "DCGM_FR_IMEX_UNHEALTHY"
+        report.events.append(
+            LogEvent(
+                kind="dcgm_health_incident",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                device=int(m.group("gpu")),
+                library="DCGM",
+                exception_type=f"{m.group('code')} on GPU {m.group('gpu')}"
+                + (f": {said[:200]}" if said else "")
+                + (
+                    " (IMEX serves multi-node NVLink domains, GB200 NVL72 and the like: a node "
+                    "outside one runs no IMEX daemon, and the incident says nothing of its "
+                    "NVLinks)"
+                    if imex
+                    else ""
+                ),
+            )
+        )
+
+
 def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The Ascend driver's ERROR lines in the host's kernel log, one ``npu_driver_error`` per
     machine, module and device with its repeats counted; never a query the driver does not
@@ -13585,7 +13763,47 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
                 exception_type=f"NCCL's channels over NET/{m.group('net')} carry no /GDRDMA: "
                 "GPU Direct RDMA is not used, transfers go through host memory",
             )
+    # NCCL's own word at start, per HCA (net_ib.cc's getProperties when ncclIbGdrSupport fails:
+    # "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", "(no module)" in older releases),
+    # where no channel line is in the copy; a host with one HCA enabled may still use it
+    disabled: dict[str | None, list[str]] = {}
+    enabled: set[str | None] = set()
+    first: dict[str | None, tuple[int, str, int | None]] = {}
+    for no, line, tagged in lines:
+        if "GPU Direct RDMA" not in line or not (d := _GDR_HCA_RE.search(line)):
+            continue
+        if d.group("net") == "Socket":
+            continue  # (the socket transport never reads GPU memory)
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        if d.group("state").lower() == "enabled":
+            enabled.add(host)
+        elif d.group("hca") not in disabled.setdefault(host, []):
+            disabled[host].append(d.group("hca"))
+            first.setdefault(host, (no, line, tagged))
+    sizes = {int(n.group(1)) for _, line, _ in lines if (n := _NRANKS_RE.search(line))}
+    for host, hcas in disabled.items():
+        if host in per_host or host in enabled or host in gdr or sizes == {1}:
+            continue  # (a communicator of one rank sends nothing over the network)
+        no, line, tagged = first[host]
+        per_host[host] = LogEvent(
+            kind="nccl_no_gdr",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            host=host,
+            library="NCCL",
+            exception_type=f"NCCL says GPU Direct RDMA is disabled for {', '.join(hcas)}: "
+            "transfers through them go through host memory (no peer-memory or DMA-BUF support)",
+        )
     return [ev for host, ev in per_host.items() if host not in gdr]
+
+
+_NRANKS_RE = re.compile(r"NCCL INFO comm 0x[0-9a-f]+ rank \d+ nranks (\d+) ")
+_GDR_HCA_RE = re.compile(
+    r"NET/(?P<net>[^:\n]+?) : GPU Direct RDMA (?:\(DMABUF\) )?(?P<state>Disabled|Enabled|enabled)"
+    r" for HCA \d+ '(?P<hca>[^']+)'"
+)
 
 
 # NCCL's paths from each GPU at NCCL_DEBUG_SUBSYS=GRAPH (graph/paths.cc printNodePaths): "GPU/0-17000

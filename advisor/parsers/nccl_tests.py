@@ -127,6 +127,21 @@ _DEVICE_RE = re.compile(
 )
 # the rank line's GPU after its bus id: "device  0 [0x01] NVIDIA GeForce RTX 4090"
 _DEVICE_MODEL_RE = re.compile(r"\bdevice\s+\d+\s+\[[^\]\n]*\]\s+(?P<model>\S[^\n]*)")
+# nccl-tests' own header (src/common.cu, writeDeviceReport): "# nccl-tests version 2.17.6
+# nccl-headers=22602 nccl-library=22602", the library's NCCL_VERSION_CODE
+_TESTS_VERSION_RE = re.compile(
+    r"nccl-tests version \S+ nccl-headers=\d+ nccl-library=(?P<code>\d+)"
+)
+
+
+def nccl_version_of_code(code: int) -> str:
+    """NCCL's version from its NCCL_VERSION_CODE (nccl.h's NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z
+    up to 2.8, X*10000+Y*100+Z from 2.9 on)."""
+    if code >= 10000:
+        return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+    return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+
+
 _INFO_VERSION_RE = re.compile(r"\bNCCL INFO NCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 # (copies that lost the "#" of the footer lines print them bare)
 _BOLD_CELL_RE = re.compile(r"\*\*([^*\s]+)\*\*")
@@ -467,6 +482,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if nccl_version is None and "NCCL version" in stripped:
             if m_ver := _INFO_VERSION_RE.search(stripped):
                 nccl_version = m_ver.group("v")
+        if nccl_version is None and "nccl-library=" in stripped:
+            if m_code := _TESTS_VERSION_RE.search(stripped):
+                nccl_version = nccl_version_of_code(int(m_code.group("code")))
         if " NCCL INFO " in stripped and (m_info := _INFO_HOST_RE.match(stripped)):
             info_hosts.setdefault(m_info.group(1), None)  # its "nranks N" is read below
             if m_rank := _INFO_RANK_RE.search(stripped):

@@ -76,10 +76,17 @@ SIGNATURE = re.sub(
 )
 _IP_HEAD_RE = re.compile(rf"^\s*{_IP_HEAD}(?P<rest>.*)$")
 _IFCONFIG_HEAD_RE = re.compile(rf"(?:^|(?<=\s)){_IFCONFIG_HEAD}")
-_OLD_HEAD_RE = re.compile(r"^(?P<name>[\w.:-]+)\s+Link encap:\s*(?P<encap>\w[\w ]*?)(?:\s{2,}|$)")
+# net-tools' "eth0      Link encap:Ethernet  HWaddr ..." (a paste may keep one space of the run)
+_OLD_HEAD_RE = re.compile(
+    r"^(?P<name>[\w.:-]+)\s+Link encap:\s*(?P<encap>\w[\w -]*?)(?=\s+HWaddr\b|\s{2,}|\s*$)"
+)
 _BRIEF_RE = re.compile(rf"^{_BRIEF}")
 _STATE_RE = re.compile(rf"\bstate ({_OPER_STATES})\b")
 # a shell prompt that names its host ("[root@node1 ~]# ip link", "user@gpu-03:~$ ifconfig")
+_REMOTE_RUN_RE = re.compile(
+    r"^\s*(?:ssh(?:\s+-[A-Za-z]+)*\s+(?:[\w.-]+@)?|(?:pdsh|srun)\s+(?:-\S+\s+)*?-w\s*)"
+    r"(?P<host>[\w.-]+)\s+\S"
+)
 _PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@(?P<host>[\w.-]+)[^\n]*?[#$]\s")
 _LINK_RE = re.compile(r"^\s*link/(?P<type>\w+)(?:\s+(?P<mac>[0-9a-f]{2}(?::[0-9a-f]{2})+))?")
 _INET_RE = re.compile(
@@ -89,7 +96,7 @@ _INET_RE = re.compile(
 _ETHER_RE = re.compile(
     r"(?:^|\s)(?:ether|HWaddr|lladdr)\s+(?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})+)"
 )
-_OLD_FLAGS_RE = re.compile(r"^\s+(?P<flags>(?:[A-Z]+ )*[A-Z]+)\s+MTU:(?P<mtu>\d+)")
+_OLD_FLAGS_RE = re.compile(r"^\s*(?P<flags>(?:[A-Z]+ )*[A-Z]+)\s+MTU:(?P<mtu>\d+)")
 _BSD_STATUS_RE = re.compile(
     r"(?:^|\s)status:\s*(?P<status>active|no carrier|no network|inactive|inserted|associated|running)"
     r"(?:\s*\((?P<reason>[^)\n]*)\))?"
@@ -131,8 +138,10 @@ class Interface:
 
     @property
     def admin_up(self) -> bool | None:
-        if self.flags or self.tool.startswith("ifconfig"):
-            return "UP" in self.flags  # (ifconfig's "flags=0<>": nothing set, down)
+        if self.flags or (self.tool.startswith("ifconfig") and self.mtu is not None):
+            # (ifconfig's "flags=0<>": nothing set, down; net-tools' flags line, which holds
+            # the MTU, may be missing from a copy: then the state is not shown)
+            return "UP" in self.flags
         return None if self.operstate in (None, "UNKNOWN") else True
 
     @property
@@ -199,6 +208,9 @@ def parse(text: str) -> list[Interface]:
     for no, line in _flattened(text):
         if p := _PROMPT_HOST_RE.match(line):
             host, current = p.group("host"), None
+            # (a command run on another host from this prompt: "ssh gpu02 ip -br link")
+            if r := _REMOTE_RUN_RE.search(line[p.end() - 1 :]):
+                host = r.group("host")
             continue
         if stats_dir is not None:
             figures = line.split()
@@ -297,7 +309,8 @@ def parse(text: str) -> list[Interface]:
 def _merged(found: list[Interface]) -> list[Interface]:
     """One record per host and interface: a later listing by the same tool replaces the earlier
     (a copy of two runs of the command); one by another tool (ip -br addr after ip link) adds
-    what it says, never clearing what the other said (its flags, a lost carrier)."""
+    what it says, never clearing what the other said unless it prints flags of its own (then
+    they are the state now: a link brought back up after an earlier listing lost it)."""
     by_key: dict[tuple[str | None, str], Interface] = {}
     out: list[Interface] = []
     for i in found:
@@ -308,7 +321,11 @@ def _merged(found: list[Interface]) -> list[Interface]:
         elif seen.tool == i.tool:
             out[out.index(seen)] = by_key[key] = i
         else:
-            seen.flags = seen.flags or i.flags
+            if i.flags and seen.no_carrier and not i.no_carrier:
+                # (a later listing with flags of its own that shows the carrier back says the
+                # state now; its flags are its tool's words, so the tool goes with them)
+                seen.flags, seen.tool = i.flags, i.tool
+                seen.operstate = i.operstate or seen.operstate
             seen.operstate = seen.operstate or i.operstate
             seen.mtu, seen.mac = seen.mtu or i.mtu, seen.mac or i.mac
             seen.link_type = seen.link_type or i.link_type

@@ -250,7 +250,9 @@ def headerless_header(text: str) -> str | None:
         cells = m.group("rest").split()
         n = next((i for i, c in enumerate(cells) if not _LINK_KIND_RE.match(c)), len(cells))
         if n >= 2:
-            rows.append((m.group("label"), cells[:n], len(cells) - n))
+            # (a NUMA node glued to the GPU NUMA ID's "N/A", "0N/A", is two values)
+            glued = sum(1 for c in cells[n:] if _GLUED_NUMA_RE.match(c))
+            rows.append((m.group("label"), cells[:n], len(cells) - n + glued))
     if len(rows) < 2:
         return None
     width = max(len(cells) for _, cells, _ in rows)
@@ -541,6 +543,15 @@ def _affinity(
     label_starts: list[int],
 ) -> None:
     """Put each value after the link cells under the affinity column it belongs to."""
+    if any(_GLUED_NUMA_RE.match(v) for v in extras):
+        # a NUMA node and the GPU NUMA ID's "N/A" a copy ran together ("0N/A"): two cells
+        pairs: list[tuple[str, int]] = []
+        for value, start in zip(extras, extra_starts, strict=True):
+            if g := _GLUED_NUMA_RE.match(value):
+                pairs += [(g.group(1), start), (g.group(2), start + len(g.group(1)))]
+            else:
+                pairs.append((value, start))
+        extras, extra_starts = [v for v, _ in pairs], [st for _, st in pairs]
     if len(extras) == len(labels):
         placed = list(zip(labels, extras, strict=True))
     else:
@@ -594,6 +605,7 @@ def _affinity(
 
 
 _CUT_RANGE_RE = re.compile(r"^[-,]|[-,]$")
+_GLUED_NUMA_RE = re.compile(r"^(\d{1,3})(N/A)$")
 
 
 # ``nvidia-smi nvlink -s`` (``--status``) and ``-e`` (``--errorcounters``): per GPU, each NVLink's
@@ -1268,14 +1280,31 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         )
         if len(cells) != len(fields):
             continue
+        if [re.sub(r"\s*\[[^\]]*\]$", "", c) for c in cells] == fields:
+            continue  # the header itself (a query whose first field no header pattern knows)
         values = dict(zip(fields, cells, strict=True))
+        # (a looped query, -l: a GPU's later sample, by its bus id, replaces its earlier one)
+        same = next(
+            (
+                g
+                for g in gpus
+                if g.query == "csv"
+                and values.get("pci.bus_id")
+                and g.bus_id == values["pci.bus_id"]
+            ),
+            None,
+        )
         if "index" in fields:
             if not (index := values["index"].split()[0] if values["index"] else "").isdigit():
                 continue
         elif "name" in fields and values["name"]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
-            index = str(len([g for g in gpus if g.query == "csv"]))
+            index = (
+                str(same.gpu)
+                if same is not None
+                else str(len([g for g in gpus if g.query == "csv"]))
+            )
         else:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
@@ -1294,6 +1323,9 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
                 ),
                 action.split()[0] if action else None,
             )
+        if same is not None and same.gpu == gpu.gpu:
+            gpus[gpus.index(same)] = gpu
+            continue
         gpus.append(gpu)
     if not gpus:
         raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index or name")

@@ -31,10 +31,10 @@ _ADDRESS_RE = re.compile(
     r"(?:, PSN 0x[0-9a-fA-F]+)?(?:, GID (?P<gid>\S+))?"
 )
 _RESULT_RE = re.compile(
-    r"^(?P<bytes>\d+) bytes in (?P<s>[\d.]+) seconds = (?P<mbit>[\d.]+) Mbit/sec"
+    r"^(?P<bytes>\d+) bytes in (?P<s>\d+(?:\.\d+)?) seconds = (?P<mbit>\d+(?:\.\d+)?) Mbit/sec"
 )
 _ITERS_RE = re.compile(
-    r"^(?P<iters>\d+) iters in (?P<s>[\d.]+) seconds = (?P<usec>[\d.]+) usec/iter"
+    r"^(?P<iters>\d+) iters in (?P<s>\d+(?:\.\d+)?) seconds = (?P<usec>\d+(?:\.\d+)?) usec/iter"
 )
 # the example programs' failures (rc_pingpong.c and its twins): a completion's status in
 # ibv_wc_status_str's words, and the set-up steps' own lines
@@ -48,6 +48,18 @@ _PINGPONG_ERROR_RE = re.compile(
     r"|Failed to get the port info|ibv_poll_cq failed)"
 )
 _HANG_RE = re.compile(r"\bhang(?:s|ed|ing)?\b", re.IGNORECASE)
+_NOT_HANG_RE = re.compile(
+    r"\b(?:not|n't|never|no)\s+hang", re.IGNORECASE
+)  # (a note that it did not)
+# the steps before any RDMA traffic: the TCP exchange of addresses, the device, port and QP set-up
+# (rc_pingpong.c's pp_client_exch_dest / pp_server_exch_dest and pp_init_ctx); a failure there
+# is no stalled transfer: none was tried
+_SETUP_ERROR_RE = re.compile(
+    r"^(?:Couldn't connect to|Couldn't get port info|Couldn't get local LID|Couldn't create QP"
+    r"|Failed to modify QP to INIT|Couldn't read remote address|Couldn't read/write remote address"
+    r"|(?:client|server) read|Couldn't get context for|No IB devices found|IB device \S+ not found"
+    r"|Failed to get the port info)"
+)
 _UCX_HEAD_RE = re.compile(r"bandwidth \(MB/s\)")
 _UCX_TEST_RE = re.compile(r"^=+\s*(?P<test>\w+)\s*=+\s*$")
 _UCX_FINAL_RE = re.compile(
@@ -67,6 +79,11 @@ class PingPong:
     error_line: int = 0
     hang: bool = False
     """The copy itself says the run hung (a user's note after the addresses)."""
+
+    @property
+    def setup_failed(self) -> bool:
+        """Its error came before any RDMA traffic (the TCP exchange, the device or the QP)."""
+        return self.error is not None and _SETUP_ERROR_RE.match(self.error) is not None
 
 
 @dataclass(kw_only=True)
@@ -104,12 +121,18 @@ def parse(text: str) -> PointToPoint:
                 run = PingPong(line=no)
                 found.pingpongs.append(run)
             run.mbit_s = float(r.group("mbit"))
+            run.hang = False  # (it printed its result: whatever a note above said, it did not hang)
         elif run is not None and (i := _ITERS_RE.match(line)):
             run.usec_per_iter = float(i.group("usec"))
         elif (e := _PINGPONG_ERROR_RE.match(line)) is not None and run is not None:
             if run.error is None:
                 run.error, run.error_line = e.group("what").strip(), no
-        elif run is not None and run.mbit_s is None and _HANG_RE.search(line):
+        elif (
+            run is not None
+            and run.mbit_s is None
+            and _HANG_RE.search(line)
+            and not _NOT_HANG_RE.search(line)
+        ):
             run.hang = True
         elif t := _UCX_TEST_RE.match(line):
             test = t.group("test")

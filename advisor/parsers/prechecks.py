@@ -34,10 +34,13 @@ from advisor.parsers import ParseError, ParseWarning
 _POD_STATUSES = (
     "Running|Pending|Completed|Succeeded|Failed|Error|CrashLoopBackOff|ContainerCreating|"
     "PodInitializing|Terminating|ImagePullBackOff|ErrImagePull|OOMKilled|Evicted|Unknown|"
-    r"CreateContainerConfigError|ContainerStatusUnknown|Init:[\w/]+|Init:CrashLoopBackOff"
+    r"CreateContainerConfigError|ContainerStatusUnknown|Init:[\w/]+|Init:CrashLoopBackOff|"
+    r"UnexpectedAdmissionError|OutOf[\w./-]+|CreateContainerError|RunContainerError|StartError|"
+    r"InvalidImageName|ErrImageNeverPull|NodeAffinity"
 )
 _HEADLESS_POD_ROW = (
-    rf"[ \t]*(?:[\w.-]+[ \t]+)?[\w.-]+-[\w.-]+[ \t]+\d+/\d+[ \t]+(?:{_POD_STATUSES})[ \t]+\d+"
+    # (the name's hyphens each split it once: "[\w.-]+-[\w.-]+" would try every split, O(n^2))
+    rf"[ \t]*(?:[\w.-]+[ \t]+)?[\w.]+(?:-[\w.]*)+[ \t]+\d+/\d+[ \t]+(?:{_POD_STATUSES})[ \t]+\d+"
     r"(?:[ \t]+\([^)\n]*\))?"
     r"[ \t]+\d+[smhd]\S*(?:[ \t]+\S+){0,6}[ \t]*"
 )
@@ -50,12 +53,14 @@ SIGNATURE = (
     r"|^[ \t]*Available (?:Frameworks|Controllers|Tensor Operations):[ \t]*\r?\n[ \t]+\[[ X]\] "
     r"|^SSH was successful into all the remote hosts\.|^Common interface found: \S+"
     r"|^- `Accelerate` version: \S+"
+    # LLaMA-Factory's environment report (llamafactory-cli env), the same layout
+    r"|^- `llamafactory` version: \S+"
     r"|^=+ Autoscaler status: [^\n]*=+\s*$"
     r"|^[ \t]*NAME[ \t]+STATE[ \t]+AGE[ \t]*\n[ \t]*\S+[ \t]+(?:\S+[ \t]+)?\d+[smhd]"
     r"|^[ \t]*Warning[ \t]+(?:Unschedulable|FailedScheduling)[ \t]+\S+"
     r"|\b\d+/\d+ tasks in gang unschedulable: "
     r"|\bConnected to distributed JAX controller\b"
-    r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE(?:[ \t]+[A-Z][A-Z ]*)?[ \t]*$"
+    r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE(?:[ \t]+[A-Z]+)*[ \t]*$"
     r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+DESIRED[ \t]+CURRENT[ \t]+READY[ \t]+UP-TO-DATE[ \t]"
     # (rows of it without their header: two at least)
     rf"|^{_HEADLESS_POD_ROW}\n{_HEADLESS_POD_ROW}$"
@@ -77,7 +82,7 @@ SIGNATURE = (
     r"|^[ \t]*Warning[ \t]+Pending[ \t]+\S+(?: \(x\d+ over \S+\))?[ \t]+kueue-admission[ \t]+\S"
     r"|^[ \t]*JOBID[ \t]+PARTITION[ \t]+NAME[ \t]+USER[ \t]+(?:ST|STATE)[ \t]+TIME[ \t]"
     r"|^[ \t]*\d+(?:_\d+)?[ \t]+\S+[ \t]+[^\n]*?[ \t](?:PENDING|RUNNING|COMPLETING|COMPLETI)[ \t]+"
-    r"(?:\d+-)?\d+:\d\d(?::\d\d)?[ \t]+(?:\S+[ \t]+)?\d+[ \t]+\([^\n]*\)[ \t]*$"
+    r"(?:\d+-)?\d+:\d\d(?::\d\d)?[ \t]+(?:\S+[ \t]+)?\d+[ \t]+\([^()\n]*\)[ \t]*$"
 )
 _DOTTED_ROW_RE = re.compile(r"^(?P<key>[^.\n]{1,60}?[^.\s])[ \t]*\.{2,}[ \t]*(?P<value>\S.*?)\s*$")
 _OP_ROW_RE = re.compile(
@@ -111,7 +116,7 @@ _JAX_RE = re.compile(
 # (-o wide adds IP, NODE, NOMINATED NODE and READINESS GATES after AGE)
 # (-A, --all-namespaces, puts NAMESPACE first)
 _PODS_HEAD_RE = re.compile(
-    r"^\s*(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE(?:\s+[A-Z][A-Z ]*)?\s*$"
+    r"^\s*(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE(?:\s+[A-Z]+)*\s*$"
 )
 _POD_ROW_RE = re.compile(
     r"^\s*(?:(?P<ns>\S+)\s+)?(?P<name>\S+)\s+(?P<ready>\d+/\d+)\s+(?P<status>\S+)\s+(?P<restarts>\d+)"
@@ -134,8 +139,12 @@ _WAITING_TO_START_RE = re.compile(
 INIT_STUCK_S = 300
 """A pod still in its init containers after this long is taken as stuck there (its main
 container, the job's process, never started)."""
+# (kubelet's admission and start failures too: UnexpectedAdmissionError, OutOf<resource> for a
+# device the node could not give, CreateContainerError, RunContainerError, StartError ...)
 _POD_BAD = ("CrashLoopBackOff", "Error", "ImagePullBackOff", "ErrImagePull", "OOMKilled",
-            "CreateContainerConfigError", "Evicted", "Pending", "ContainerStatusUnknown")  # fmt: skip
+            "CreateContainerConfigError", "Evicted", "Pending", "ContainerStatusUnknown",
+            "UnexpectedAdmissionError", "CreateContainerError", "RunContainerError", "StartError",
+            "InvalidImageName", "ErrImageNeverPull", "NodeAffinity")  # fmt: skip
 _COLLECT_ENV_RE = re.compile(
     r"^(?P<key>PyTorch version|CUDA used to build PyTorch|ROCM used to build PyTorch|"
     r"Is CUDA available|CUDA runtime version|GPU models and configuration|Nvidia driver version|"
@@ -206,6 +215,8 @@ class NodeFault:
     """A job's state (squeue, scontrol show job): ``node`` its node list, empty when unknown."""
     refused: bool = False
     """The job was refused before it started (a launch that failed)."""
+    waiting: bool = False
+    """The job has not started (PENDING, or requeued): kept from starting, not failed."""
 
 
 @dataclass(kw_only=True)
@@ -347,15 +358,18 @@ def _accelerate(lines: list[str], out: Checks) -> None:
     said: list[str] = []
     first = 0
     for no, line in enumerate(lines, 1):
-        if (m := _ACCELERATE_RE.match(line)) and (
-            "version" in m.group("key") or "config" in m.group("key") or "GPU" in m.group("key")
+        if (m := _ACCELERATE_RE.match(line)) and any(
+            w in m.group("key") for w in ("version", "config", "GPU", "NPU")
         ):
             value = m.group("value")
             if not value and no < len(lines):
                 value = lines[no].strip()  # (its default config's value on the next line)
             said.append(f"{m.group('key').replace('`', '')} {value}".strip())
             first = first or no
-    if said and any("Accelerate" in s for s in said):
+    if said and any(s.startswith("llamafactory version") for s in said):
+        # (its NPU type and CANN version where run on Ascend: "- NPU type: Ascend910B3")
+        _note(out, first, "llamafactory-cli env: " + "; ".join(said))
+    elif said and any("Accelerate" in s for s in said):
         _note(out, first, "accelerate env: " + "; ".join(said))
 
 
@@ -463,6 +477,9 @@ def _pods(lines: list[str], out: Checks) -> None:
         for at, m in rows:  # (-w: the last line of each pod is its state now)
             latest[m.group("name")] = (at, m)
         bad = [(at, m) for at, m in latest.values() if m.group("status").split(":")[0] in _POD_BAD
+               or m.group("status").startswith("OutOf")
+               or (m.group("status").startswith("Init:")
+                   and m.group("status").split(":")[-1] in _POD_BAD)
                or (m.group("status").startswith("Init:") and int(m.group("restarts")) > 0)
                or (m.group("status").startswith("Init:")
                    and (_age_s(m.group("age")) or 0) >= INIT_STUCK_S)]  # fmt: skip
@@ -475,8 +492,8 @@ def _pods(lines: list[str], out: Checks) -> None:
                 m.group("name"),
                 m.group("status")
                 + (
-                    f" after {m.group('age')} (still in its init containers: the pod's own "
-                    "container, the job's process, never started)"
+                    f" after {m.group('age')} (still in its init containers, no restart: the "
+                    "pod's own container, the job's process, has not started yet)"
                     if m.group("status").startswith("Init:") and int(m.group("restarts")) == 0
                     else ""
                 ),
@@ -500,12 +517,19 @@ def _daemonsets(lines: list[str], out: Checks) -> None:
     if head is None:
         return
     sets = short = 0
+    updating: list[str] = []
     for no, line in enumerate(lines[head:], head + 1):
         if (m := _DS_ROW_RE.match(line)) is None:
             break
         sets += 1
         desired, ready = int(m.group("desired")), int(m.group("ready"))
-        if ready < desired:
+        if ready < desired and int(m.group("uptodate")) < desired:
+            # a rolling update under way (its pods replaced node by node): not a failure
+            updating.append(
+                f"{m.group('name')} ({m.group('uptodate')} of {desired} pod(s) updated, "
+                f"{ready} ready)"
+            )
+        elif ready < desired:
             short += 1
             out.pods.append(
                 (no, m.group("name"), f"DaemonSet with {ready} of {desired} pod(s) ready", 0)
@@ -514,7 +538,14 @@ def _daemonsets(lines: list[str], out: Checks) -> None:
         out,
         head,
         f"kubectl get daemonsets: {sets} DaemonSet(s); "
-        + (f"{short} with fewer pods ready than desired" if short else "every one ready"),
+        + (
+            f"{short} with fewer pods ready than desired"
+            if short
+            else "every one ready"
+            if not updating
+            else "every one ready or being updated"
+        )
+        + (f"; being updated (a rolling update): {', '.join(updating)}" if updating else ""),
     )
 
 
@@ -646,7 +677,7 @@ _SQUEUE_ROW_RE = re.compile(
     rf"^\s*(?P<job>\d+(?:[_+][\w\[\]%,-]+)?)\s+(?P<mid>.*?)\s(?P<state>{_JOB_STATES})\s+"
     r"(?P<time>(?:\d+-)?\d+:\d\d(?::\d\d)?|INVALID)\s+"
     r"(?:(?:(?:\d+-)?\d+:\d\d(?::\d\d)?|UNLIMITED|INVALID|NOT_SET)\s+)?(?P<nodes>\d+)\s+"
-    r"(?P<where>\(.*\)|\S+)\s*$"
+    r"(?P<where>\([^()\n]*\)|\S+)\s*$"
 )
 _JOB_STATE_WORDS = {
     "PD": "PENDING", "R": "RUNNING", "CG": "COMPLETING", "COMPLETI": "COMPLETING", "CD":
@@ -747,6 +778,7 @@ def _squeue(lines: list[str], out: Checks) -> None:
                 node="" if reason else where,
                 what=f"job {m.group('job')} {what}",
                 job=True,
+                waiting=_JOB_STATE_WORDS.get(state, state).startswith(("PENDING", "REQUEUE")),
             )
         )
     if jobs and not any(f.job for f in out.node_faults):
@@ -804,7 +836,11 @@ def _scontrol_jobs(lines: list[str], out: Checks) -> None:
                 f", signal {e.group('sig')}" if e.group("sig") != "0" else ""
             )
         fault = NodeFault(
-            line=no, node=nodes, what=f"job {job or '(its id not in the copy)'} {what}", job=True
+            line=no,
+            node=nodes,
+            what=f"job {job or '(its id not in the copy)'} {what}",
+            job=True,
+            waiting=m.group("state").startswith(("PENDING", "REQUEUE")),
         )
         out.node_faults.append(fault)
         # the node list comes below the state line in scontrol's block

@@ -79,7 +79,8 @@ class RankTable:
     wrapper_line: int = 0
     """1-based line of the wrapper's key; 0 when not wrapped."""
     form: str = ""
-    """``prefill_decode`` for vllm-ascend's PD table; empty for HCCL's own forms."""
+    """``prefill_decode`` for vllm-ascend's PD table, ``mindie_global`` for MindIE MS's global
+    rank table; empty for HCCL's own forms."""
     elided_lines: list[int] = field(default_factory=list)
     """Lines that held only ``...`` (entries left out where the table was pasted): the table is
     read without them, and the checks that need all of it (counts, rank numbering) are not made."""
@@ -483,6 +484,7 @@ WRAPPER = "RankTable"
 PD_LISTS = {"prefill": "prefill_device_list", "decode": "decode_device_list"}
 """vllm-ascend's PD form: role → the list of its devices."""
 PD_FORM = "prefill_decode"
+MINDIE_FORM = "mindie_global"
 
 
 def _is_table(doc: Any) -> bool:
@@ -750,6 +752,19 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
     ranks: list[RankEntry] = []
     pods: dict[str, list[str]] = {}
     group_ids: list[str] = []
+    # MindIE MS's global rank table (MindIE-Motor's tests/ms/common/.mindie_ms/
+    # global_rank_table_*.json) lists its own services as groups of one server, "coordinator" and
+    # "controller", and each inference instance as a server of a group, told apart by server_ip
+    # and numbering its devices' ranks from 0 (server_id may be the same for all): its ranks are
+    # checked per instance, not per group
+    mindie = any(
+        isinstance(g, dict)
+        and any(
+            isinstance(sv, dict) and sv.get("server_id") in ("coordinator", "controller")
+            for sv in g.get("server_list") or []
+        )
+        for g in raw_groups
+    )
     for i, group in enumerate(raw_groups):
         if not isinstance(group, dict):
             errors.append(f"server_group_list[{i}] is not an object")
@@ -766,7 +781,10 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
             group_errors.append(
                 f"server_count is {declared} but server_list holds {len(g_servers)} servers"
             )
-        _check_duplicates(g_servers, g_ranks, group_errors, check_ips=False)
+        if mindie:
+            _check_instances(group, gid, group_errors)
+        else:
+            _check_duplicates(g_servers, g_ranks, group_errors, check_ips=False)
         g_pods = _super_pods(group, version, g_servers, g_ranks, group_errors)
         pods.update({f"{gid}/{pod}": members for pod, members in g_pods.items()})
         errors += [where + e for e in group_errors]
@@ -778,6 +796,8 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
     for ip, n in Counter(r.device_ip for r in ranks if _is_address(r.device_ip)).items():
         if n > 1:
             errors.append(f"device_ip {ip} is given to {n} devices")
+    if mindie:  # (each instance's ranks were checked on their own)
+        errors = [e for e in errors if "instance " in e or "rank_id" not in e]
     return RankTable(
         version=version,
         status=status,
@@ -787,7 +807,24 @@ def _parse_groups(doc: dict[str, Any], version: str, status: str, errors: list[s
         super_pods=pods,
         errors=errors,
         groups=group_ids,
+        form=MINDIE_FORM if mindie else "",
     )
+
+
+def _check_instances(group: dict[str, Any], gid: str, errors: list[str]) -> None:
+    """MindIE MS's instances in one group: each server_ip once, each instance's ranks 0..n-1."""
+    listed = [sv for sv in group.get("server_list") or [] if isinstance(sv, dict)]
+    for ip, n in Counter(str(sv.get("server_ip", "")) for sv in listed).items():
+        if ip and n > 1:
+            errors.append(f"server_ip {ip} appears {n} times in server_list")
+    for sv in listed:
+        devices = [d for d in sv.get("device") or [] if isinstance(d, dict)]
+        numbers = sorted(str(d.get("rank_id")) for d in devices if d.get("rank_id") is not None)
+        if numbers and numbers != sorted(str(n) for n in range(len(numbers))):
+            errors.append(
+                f"instance {sv.get('server_ip', '?')}: rank_id must run 0..{len(numbers) - 1} "
+                f"over its {len(numbers)} devices (has {', '.join(numbers)})"
+            )
 
 
 RANK_LIST_FORM = "rank_list"

@@ -30,6 +30,52 @@ IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
 # iproute2's ``rdma link`` (rdma link show): a line a port, "link mlx5_7/1 subnet_prefix ... lid
 # 3403 sm_lid 1 lmc 0 state DOWN physical_state POLLING [netdev ib7]"
 RDMA_LINK_SIGNATURE = r"^[ \t]*link [\w-]+/\d+ .*?\bstate [A-Z_]+ physical_state [A-Z_]+"
+# the RDMA core's own files, read with grep or cat (the kernel's sysfs ABI for InfiniBand ports,
+# /sys/class/infiniband/<device>/ports/<n>/{state,phys_state,rate,link_layer}, which ibstatus
+# prints too): "/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE" (grep ""), or a cat of a
+# path a copy wrapped after "ports/" ("# cat /sys/class/infiniband/mlx4_0/ports/" then
+# "1/state 2: INIT")
+SYSFS_PORTS_SIGNATURE = (
+    r"^[ \t]*/sys/class/infiniband/[\w.-]+/ports/\d+/(?:state|phys_state|rate|link_layer):[ \t]*\S"
+    r"|/sys/class/infiniband/[\w.-]+/ports/[ \t]*\r?\n\d+/(?:state|phys_state|rate|link_layer)[ \t]+\S"
+)
+_SYSFS_ATTR_RE = re.compile(
+    r"^\s*/sys/class/infiniband/(?P<ca>[\w.-]+)/ports/(?P<port>\d+)/"
+    r"(?P<attr>state|phys_state|rate|link_layer)(?::\s*|\s+)(?P<value>\S.*?)\s*$"
+)
+_SYSFS_WRAPPED_RE = re.compile(r"/sys/class/infiniband/(?P<ca>[\w.-]+)/ports/\s*$")
+_SYSFS_TAIL_RE = re.compile(
+    r"^(?P<port>\d+)/(?P<attr>state|phys_state|rate|link_layer)\s+(?P<value>\S.*?)\s*$"
+)
+_SYSFS_RATE_RE = re.compile(r"^(?P<gbps>\d+(?:\.\d+)?) Gb/sec")
+
+
+def _sysfs_ports(numbered: list[tuple[int, str, int | None]]) -> list[HcaPort]:
+    """Ports of the RDMA core's sysfs files as a copy shows them (``SYSFS_PORTS_SIGNATURE``): each
+    (device, port) once, its state, physical state, rate and link layer where read."""
+    ports: dict[tuple[str, int], HcaPort] = {}
+    for index, (no, line, _) in enumerate(numbered):
+        if m := _SYSFS_ATTR_RE.match(line):
+            ca, port, attr, value = m.group("ca"), int(m.group("port")), m["attr"], m["value"]
+        elif (w := _SYSFS_WRAPPED_RE.search(line)) and index + 1 < len(numbered):
+            if not (t := _SYSFS_TAIL_RE.match(numbered[index + 1][1].strip())):
+                continue
+            ca, port, attr, value = w.group("ca"), int(t.group("port")), t["attr"], t["value"]
+        else:
+            continue
+        hp = ports.setdefault((ca, port), HcaPort(ca=ca, port=port, line=no, tool="sysfs"))
+        value = re.sub(r"^\d+:\s*", "", value)  # ("4: ACTIVE": the number before the name)
+        if attr == "state":
+            hp.state, hp.active = value, value in ACTIVE_STATES
+        elif attr == "phys_state":
+            hp.physical_state = value
+        elif attr == "rate" and (r := _SYSFS_RATE_RE.match(value)):
+            hp.rate_gbps = float(r.group("gbps"))
+        elif attr == "link_layer":
+            hp.link_layer = value
+    return list(ports.values())
+
+
 _RDMA_LINK_RE = re.compile(
     r"^\s*link (?P<ca>[\w-]+)/(?P<port>\d+) .*?\bstate (?P<state>[A-Z_]+) "
     r"physical_state (?P<phys>[A-Z_]+)(?:.*?\bnetdev (?P<netdev>\S+))?"
@@ -64,7 +110,8 @@ _IBPORTSTATE_HEAD_RE = re.compile(r"^#\s*Port info: Lid (?P<lid>\d+) port (?P<po
 _DOTTED_FIELD_RE = re.compile(r"^\s*(?P<key>\w+):\.{3,}(?P<value>.+?)\s*$")
 _IBERROR_RE = re.compile(r"^\s*ibportstate: iberror: (?P<what>.+?)\s*$")
 IBV_DEVINFO_SIGNATURE = (
-    r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+transport:"
+    # (a web page may drop the tab before each field: "transport:" flush left under hca_id)
+    r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]*transport:[ \t]+\w"
     # a port block copied without its device (ibv_devinfo -v's "port: 1" over "state: PORT_...")
     r"|^[ \t]*port:[ \t]*\d+[ \t]*\r?\n[ \t]+state:[ \t]*PORT_[A-Z_]+"
 )
@@ -94,8 +141,9 @@ trained narrower or slower than both its ends support."""
 
 
 IBNETDISCOVER_SIGNATURE = (
-    # (the kind with its space: a word the fast pre-test can look for)
-    r"^(?:Switch |Ca |Rt )[ \t]*\d+[ \t]+\"[^\"\n]+\"[ \t]+#[ \t]+\"[^\"\n]*\"[^\n]*\n"
+    # (the kind, then a tab as ibnetdiscover.c's out_switch_detail and out_ca_detail print it,
+    # or a space where a web copy collapsed it: spelt out, words the fast pre-test can look for)
+    r"^(?:Switch[ \t]|Ca |Ca\t|Rt |Rt\t)[ \t]*\d+[ \t]+\"[^\"\n]+\"[ \t]+#[ \t]+\"[^\"\n]*\"[^\n]*\n"
     r"\[\d+\][^\n]*\"[^\"\n]+\"\[\d+\]"
 )
 """``ibnetdiscover`` (infiniband-diags): the fabric's topology file, a block a node (``Switch
@@ -144,8 +192,8 @@ class HcaPort:
     """The line of the port's block."""
     tool: str
     """``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``ibdev2netdev``, ``iblinkinfo``,
-    ``ibnetdiscover`` or ``ibportstate`` (its ``ca`` the LID: a switch's port or an HCA's, as
-    queried)."""
+    ``ibnetdiscover``, ``ibportstate`` (its ``ca`` the LID: a switch's port or an HCA's, as
+    queried) or ``sysfs`` (the RDMA core's port files, read with grep or cat)."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
     active: bool | None = None
@@ -193,7 +241,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
     head_fields: dict[int, dict[str, str]] = {}  # a device block's fields, by its line
     ibnet: tuple[str, bool] | None = None  # ibnetdiscover's node above: (name, a switch)
-    raw = text.split("\n") if "\n[" in text else []  # (a port's "[1] " is no launcher's tag)
+    # (a port's "[1] " is no launcher's tag; the lines numbered as numbered_lines numbers them)
+    raw = text.splitlines() if "\n[" in text else []
     for index, (no, line, _) in enumerate(numbered):
         if ibnet is not None and raw and raw[no - 1].startswith("["):
             line = raw[no - 1]
@@ -473,6 +522,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 skipped=False,
             )
         )
+    if "/sys/class/infiniband/" in text:
+        ports += _sysfs_ports(numbered)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
@@ -548,6 +599,9 @@ _PERFTEST_SETTING_RE = re.compile(
     r"^\s*(?P<key>Link type|Mtu|Transport type|Connection type)\s*: (?P<value>\S+)"
 )
 _PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d+:\d+)\s*$")
+# an empty GID ("GID: 00:00:...:00"): on RoCE the port has no address at the GID index asked
+# (-x, perftest's "GID index"), and a QP to the peer cannot be addressed (RTR fails)
+_PERFTEST_ZERO_GID_RE = re.compile(r"^\s*GID:\s+00(?::00){15}\s*$")
 # (a copy may lose the "#" before "iterations", as a Markdown paste of a report did)
 _PERFTEST_BW_HEAD_RE = re.compile(
     r"#bytes\s+#?iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
@@ -895,6 +949,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     current: HcaPort | None = None
     run: PerftestRun | None = None
     gids: list[str] = []
+    empty_gid: set[int] = set()  # the runs (by id) that printed an all-zero GID
     head: str | None = None  # "bw", "lat", "lat_typical" or "lat_dur" under a report header
     scale = GBIT_PER_MIB
     title: str | None = None
@@ -1034,6 +1089,9 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             elif key == "Mtu" and (mtu := re.match(r"\d+", value)):
                 current.active_mtu = int(mtu.group(0))
             continue
+        if _PERFTEST_ZERO_GID_RE.match(line):
+            empty_gid.add(id(run))
+            continue
         if g := _PERFTEST_GID_RE.match(line):
             gids.append(g.group("ip").replace(":", "."))
             run.local = gids[0]
@@ -1060,6 +1118,17 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
     for port in ports:
         run = port.perftest
+        if (
+            run is not None
+            and id(run) in empty_gid
+            and run.failed
+            and "to RTR" in run.failed
+            and port.link_layer == "Ethernet"
+        ):
+            run.failed += (
+                " (its GID is all zeros: the port has no RoCE address at the GID index used: "
+                "an interface without an IP address, or the wrong -x index)"
+            )
         if run is not None and run.bw_average_gbps is not None:
             run.compare_key = f"{run.test} at {int(run.rows[-1]['bytes'])} B"
         if run is not None and not run.rows and run.failed is None:
