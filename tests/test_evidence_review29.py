@@ -168,3 +168,31 @@ def test_a_daemonset_under_a_rolling_update_is_no_failing_pod() -> None:
     assert note.endswith(
         "being updated (a rolling update): nvidia-dcgm-exporter (3 of 8 pod(s) updated, 7 ready)"
     )
+
+
+def test_fi_pingpongs_shortened_counts_and_unanswered_messages_and_the_fabtests_table() -> None:
+    (note,) = _said(_load("fi_pp.txt"))
+    assert note == (
+        "libfabric: fabtests' ping-pong (fi_pingpong -p efa -e rdm -I 1000 10.0.0.2): 2 size(s) "
+        "from 64 B to 256 B went both ways; at most 16.8 MB/s, 15.23 us a transfer at best"
+    )
+    (note,) = _said(_load("fi_pp2.txt"))
+    assert "sent and acknowledged messages apart at 64 B (+3) (messages not answered)" in note
+    (note,) = _said(_load("fi_rdm_pp.txt"))  # (the fabtests' own "bytes iters ..." columns)
+    assert "2 size(s) from 64 B to 256 B went both ways" in note
+    ev = _load("fidot.txt")  # ("5.13.2" in a figure: no row, no crash)
+    assert ev.files[0].status == "partial"
+
+
+def test_a_memory_resource_held_back_is_an_amount_not_devices() -> None:
+    notes = _said(_load("k8snode.txt"))
+    assert notes[0].endswith(
+        "aliyun.com/gpu-mem capacity 320, allocatable 300: 20 of it held back (an amount, not devices)"
+    )
+
+
+def test_ibv_ud_pingpongs_gid_after_a_colon_is_taken() -> None:
+    (note,) = _said(_load("ud_pp.txt"))
+    assert note.startswith(
+        "pingpong: ibverbs ping-pong: local fe80::ba59:9fff:fe12:3456, remote fe80::ba59:9fff:fe12:3457;"
+    )

@@ -5418,7 +5418,14 @@ def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 + (f" ({fabric.command})" if fabric.command else "")
                 + (
                     f": {len(rows)} size(s) from {rows[0].size_bytes} B to {rows[-1].size_bytes} B "
-                    f"went both ways; at most {max(r.mb_s for r in rows):g} MB/s, "
+                    + (
+                        "went both ways"
+                        if not any(r.unacked for r in rows)
+                        else "ran, with sent and acknowledged messages apart at "
+                        + ", ".join(f"{r.size_bytes} B ({r.unacked})" for r in rows if r.unacked)
+                        + " (messages not answered)"
+                    )
+                    + f"; at most {max(r.mb_s for r in rows):g} MB/s, "
                     f"{min(r.usec_per_xfer for r in rows):g} us a transfer at best"
                     if rows
                     else ": its header and no row (the test stopped, or the copy was cut)"
@@ -5548,9 +5555,13 @@ def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> 
             else ", ".join(f"{sec or 'count'} {n}" for _, sec, n in rows)
         )
         if capacity is not None and allocatable is not None and allocatable < capacity:
+            # (a resource that counts memory, "aliyun.com/gpu-mem" in GiB, holds back an amount)
+            amount = any(w in res.lower() for w in ("mem", "memory"))
             said += (
-                f": {capacity - allocatable} of the node's devices are held back (the device "
-                "plugin reports them unhealthy, or they are reserved)"
+                f": {capacity - allocatable} of it held back (an amount, not devices)"
+                if amount
+                else f": {capacity - allocatable} of the node's devices are held back (the "
+                "device plugin reports them unhealthy, or they are reserved)"
             )
         notes.append(
             ParseWarning(

@@ -28,7 +28,8 @@ SIGNATURE = (
 )
 _ADDRESS_RE = re.compile(
     r"^\s*(?P<side>local|remote) address:\s+LID (?P<lid>0x[0-9a-fA-F]+), QPN (?P<qpn>0x[0-9a-fA-F]+)"
-    r"(?:, PSN 0x[0-9a-fA-F]+)?(?:, GID (?P<gid>\S+))?"
+    # (ibv_ud_pingpong prints "PSN 0x%06x: GID %s", the others ", GID %s")
+    r"(?:, PSN 0x[0-9a-fA-F]+)?(?:[,:] GID (?P<gid>\S+))?"
 )
 _RESULT_RE = re.compile(
     r"^(?P<bytes>\d+) bytes in (?P<s>\d+(?:\.\d+)?) seconds = (?P<mbit>\d+(?:\.\d+)?) Mbit/sec"
