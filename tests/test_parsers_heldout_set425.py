@@ -769,3 +769,80 @@ def test_a_numa_node_glued_to_the_gpu_numa_id_is_two_cells_and_a_cut_row_has_no_
     assert topo["gpu_numa_id"]["GPU0"] == "N/A"
     near = _said(ev)[-1]
     assert near.endswith("GPU5: NIC5 (PIX); GPU6: NIC6 (PIX)")  # (GPU7's row is cut: not said)
+
+
+def test_mlnx_qos_is_a_nics_qos_settings_not_an_npu_port() -> None:
+    ev = _load("mellanox_doc2792_mlnx_qos_i_eth2_trust_dscp_pfc_prio_0_2_6_7.txt")
+    assert ev.files[0].formats == ["mlnx_qos"]
+    assert not ev.npu_ports
+    assert _said(ev)[0].startswith(
+        "mlnx_qos: mlnx_qos eth2: trust dscp; PFC on priorities 0, 2, 6, 7; traffic classes "
+        "tc0 ets 10%"
+    )
+
+
+# --- round WW (set 440): ping between hosts, with don't fragment -------------------------------
+
+
+def test_a_dont_fragment_ping_that_passed_and_one_a_smaller_mtu_refused() -> None:
+    ev = _load("dbcloudshifu_ping_s8972_M_do_jumbo_9000_ok_racnode01.txt")
+    assert ev.files[0].formats == ["ping"] and not ev.failures
+    (note,) = _said(ev)
+    assert note.endswith("the path carries 9000-byte packets unfragmented")
+    ev = _load("runbook_jumbo_ping_s8992_M_do_local_error_message_too_long_mtu1500.txt")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["line"], fail["ip"]) == ("host_ping_failed", 3, "172.29.4.104")
+    assert fail["exception_type"] == (
+        "a 9020-byte packet with don't fragment was refused: the path's MTU is 1500"
+    )
+    assert "evidence-host-ping-failed" in _findings(ev)
+
+
+# --- round YY (sets 446, 448): NCCL's start lines inside nccl-tests logs ---------------------
+
+
+def test_nccl_tests_logs_with_nccls_start_lines_say_its_version_network_and_provider() -> None:
+    ev = _load("nccl_tests_all_reduce_1node_2xv100_lo_socket_ib_no_device_nccl248.log")
+    assert ev.files[0].formats == ["nccl_tests", "log"]
+    assert {b["nccl_version"] for b in ev.benchmarks} == {"2.4.8+cuda10.1"}  # (printed bare)
+    said = _said(ev)
+    assert "log: ds-ml-01-0: NCCL's NET/Socket uses [0]lo:127.0.0.1<0>" in said
+    ev = _load("nccl229_allreduce_2node_v100_efa_ofi_tcp_rxm_provider_nccl246_cut.log")
+    assert {b["nccl_version"] for b in ev.benchmarks} == {"2.4.6+cuda10.0"}
+    assert (
+        "log: NCCL's aws-ofi-nccl plugin uses libfabric's tcp;ofi_rxm provider (TCP, not EFA: "
+        "no RDMA between the hosts)" in _said(ev)
+    )
+
+
+def test_perftests_server_banner_over_its_set_up_failure_and_rdma_cms_rejection() -> None:
+    for name, line in (
+        ("ib_send_lat_ud_efa_server_unable_to_create_qp.log", 4),
+        ("ib_write_lat_irdma_unable_to_create_qp_inline.log", 5),
+    ):
+        ev = _load(name)
+        assert ev.files[0].formats == ["perftest"]
+        (port,) = ev.hca_ports
+        assert port["perftest"]["failed"] == "Unable to create QP."
+        assert not [f for f in ev.failures if f["kind"] == "log_error"]
+    (port,) = _load("ib_write_bw_rdma_cm_rejected_1026_qps_cxgb4.log").hca_ports
+    assert port["perftest"]["failed"] == "Event: RDMA_CM_EVENT_REJECTED; error: -111"
+
+
+def test_a_topo_matrix_with_a_rule_under_its_header_and_shortened_labels_is_read() -> None:
+    ev = _load("blog_h200_topo_m_9nic_bond0_dashed_header_bilingual_legend.txt")
+    assert ev.files[0].status == "read"
+    (topo,) = ev.topologies
+    assert (topo["cpu_affinity"]["GPU0"], topo["numa_affinity"]["GPU4"]) == ("0,2-47,96-143", "1")
+    assert topo["gpu_numa_id"]["GPU0"] == "N/A" and topo["nics"]["NIC8"] == "mlx5_bond_0"
+    assert _said(ev)[-1].startswith(
+        "nvidia_smi_topo: nvidia-smi topo -m: the nearest NIC of each GPU: GPU0: NIC0 (mlx5_0) (PIX);"
+    )
+
+
+def test_a_watchdogs_stack_failing_a_cuda_check_without_its_message_is_a_watchdog_failure() -> None:
+    ev = _load("pytorch126544_nccl_watchdog_frames_cuda_check_cut.log")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["line"], fail["rank"]) == ("watchdog_failure", 2, None)
+    assert "the error's own message is not in the copy" in fail["exception_type"]
+    assert "evidence-watchdog-failure" in _findings(ev)

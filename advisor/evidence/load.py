@@ -251,6 +251,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "lspci_list": re.compile(lspci.LIST_SIGNATURE, re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
+    "mlnx_qos": re.compile(rdma.MLNX_QOS_SIGNATURE, re.M),
+    "ping": re.compile(netif.PING_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     "nvidia_smi_query_csv": re.compile(nvidia_smi.QUERY_CSV_SIGNATURE, re.M),
@@ -377,7 +379,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # the driver's refused device memory (logs._HAL_MEM_ALLOC_OOM_RE)
         r"|halMemAlloc failed: device_id=\d+, size=\d+"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["
-        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: (?:CUDA|Cuda) error \S+:\d+ '|Failed: \S+\.(?:cuh?|cpp|cc|hpp|h):\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\[Rank \d+\] Caught collective operation timeout for w|\bErrorCode:DCGM_FR_[A-Z_]+\s+GPU:\d+|\bError on QP 0x[0-9a-fA-F]+(?: wqe\[\d+\])?: [A-Za-z][A-Za-z -]{0,60} \(synd 0x|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
+        r"|watchdog got stuck for \d+ seconds|local_rank (?:\d+|%s) FAILED with no error file\.|\[c10d\] recvValue failed on SocketImpl\(|which exceeds the memory usage threshold of [\d.]+\. Ray killed this worker|\b(?:ORTE|PRTE) has lost communication with a remote daemon|Failed: (?:CUDA|Cuda) error \S+:\d+ '|Failed: \S+\.(?:cuh?|cpp|cc|hpp|h):\d+ '|:\d+:\w+\.cpp\s*:\d+\s*:[^:\n]*:\s*hipError[A-Z]\w+: |DeepEP [\w ]*?timeout\b|retry count exceeded on mlx\w+:\d+/\w+ \(synd|\[Rank \d+\] Caught collective operation timeout for w|\bErrorCode:DCGM_FR_[A-Z_]+\s+GPU:\d+|\bNCCL INFO NET/(?:IB|Socket|OFI) ?: |frame #\d+: c10d::ProcessGroup[NH]CCL::(?:watchdogHandler|ncclCommWatchdog|workCleanupLoop)\(|\bError on QP 0x[0-9a-fA-F]+(?: wqe\[\d+\])?: [A-Za-z][A-Za-z -]{0,60} \(synd 0x|\]\s+\w+\.c:\d+\s+UCX\s+(?:ERROR|FATAL)\s|^[ \t]*\[[^:\]\s]+:\d+\] \*\*\* Process received signal \*\*\*|^[ \t]*\[[^:\]\s]+:\d+\s*:\s*\d+:\s*\d+\] Caught signal \d+ \(|failed \(exitcode: -?\d+\) (?:local_rank: \d+ \(pid: \d+\)|for binary located at \S+ with local_rank: \d+ \(process ID)"
         r"|HCCL error in: \S+?:\d+|HCCL function error: \w+\(|HCCL function error:\s*\n\s*\w+\(.*\), error code is|errNo\[0x0*5[0-9a-fA-F]{6}\]\s*(?:\[[^\]\n]*\]\s*)*Hccl\w+ fail"
         r"|\bHccl\w+ fail(?:ed)?, error:\s*-?\d+|fails to invoke the Hccl\w+ function of the hccl "
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
@@ -1784,6 +1786,11 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # open-lldp's lldptool (or lldpctl) prints the LLDP TLVs in the layout hccn_tool's
         # -lldp copies: a host NIC's neighbour, no NPU port
         formats = [f for f in formats if f != "hccn_tool"] + ["lldp_host"]
+    if "ping" in formats and "hccn_tool" in formats and "hccn_tool" not in text:
+        formats = [f for f in formats if f != "hccn_tool"]  # a host's ping, not an NPU port's
+    if "mlnx_qos" in formats and "hccn_tool" not in text:
+        # mlnx_qos's PFC table has hccn_tool -pfc's layout: a host NIC's settings, no NPU port
+        formats = [f for f in formats if f != "hccn_tool"]
     if "perftest" in formats and "hccn_tool" in formats and "-roce_test" in text:
         formats = [f for f in formats if f != "perftest"]  # hccn_tool's roce_test runs perftest
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
@@ -1883,7 +1890,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -3051,7 +3058,9 @@ def _topo(tool: str, parser: Any) -> Any:
                 "warnings": [{"line": w.line, "message": w.message} for w in warnings],
             }
         )
-        if tool == "nvidia-smi" and (near := _nearest_nics(topo.links, nic_columns)):
+        if tool == "nvidia-smi" and (
+            near := _nearest_nics(topo.links, nic_columns, getattr(topo, "nics", {}))
+        ):
             warnings.append(ParseWarning(line=0, message=near, skipped=False))
         return warnings
 
@@ -3073,9 +3082,12 @@ PCIE_PATH_ORDER = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
 the host bridge, within a NUMA node, across the SMP link; SOC is older drivers' SYS)."""
 
 
-def _nearest_nics(links: dict[str, dict[str, str]], nic_columns: set[str]) -> str | None:
-    """A note of each GPU's nearest NIC(s) by their PCIe path (``GPU0, GPU1: mlx5_2 (NODE)``),
-    GPUs with the same answer together; None for a matrix without NIC columns."""
+def _nearest_nics(
+    links: dict[str, dict[str, str]], nic_columns: set[str], names: dict[str, str]
+) -> str | None:
+    """A note of each GPU's nearest NIC(s) by their PCIe path (``GPU0, GPU1: mlx5_2 (NODE)``,
+    ``GPU0: NIC0 (mlx5_0) (PIX)`` where the NIC legend names it), GPUs with the same answer
+    together; None for a matrix without NIC columns."""
     named: dict[str, list[str]] = {}
     gpus = [d for d in links if d.startswith("GPU")]
     every_nic = {
@@ -3090,7 +3102,11 @@ def _nearest_nics(links: dict[str, dict[str, str]], nic_columns: set[str]) -> st
         if not paths or len(paths) < len(every_nic):
             continue  # (a row cut short of some NICs' cells: its nearest one is not known)
         best = min(PCIE_PATH_ORDER.index(k) for k in paths.values())
-        near = [p for p, k in paths.items() if PCIE_PATH_ORDER.index(k) == best]
+        near = [
+            f"{p} ({names[p]})" if names.get(p, p) != p else p
+            for p, k in paths.items()
+            if PCIE_PATH_ORDER.index(k) == best
+        ]
         named.setdefault(f"{', '.join(near)} ({PCIE_PATH_ORDER[best]})", []).append(gpu)
     if not named:
         return None
@@ -4841,6 +4857,67 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
     return notes
 
 
+def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """iputils' ping between hosts: a note of each run (its packet size, don't-fragment, replies
+    and loss); a run that got no reply, or whose don't-fragment packet a smaller MTU refused, is
+    a ``host_ping_failed``."""
+    notes: list[ParseWarning] = []
+    for run in netif.parse_ping(text):
+        df = (
+            ", don't fragment (-M do)"
+            if run.dont_fragment
+            else ""
+            if run.dont_fragment is None
+            else ", fragments allowed"
+        )
+        said = f"ping {run.host} ({run.ip}): {run.payload_bytes}-byte payload in {run.packet_bytes}-byte packets{df}"
+        if run.mtu is not None:
+            said += f"; refused: the path's MTU is {run.mtu}, smaller than the packet"
+        elif run.received == 0 or (run.sent is None and run.replies == 0 and run.unreachable):
+            said += "; no reply" + (" (destination unreachable)" if run.unreachable else "")
+        else:
+            got = (
+                f"{run.received} of {run.sent} replied ({run.loss_pct:g}% loss)"
+                if run.sent is not None
+                else f"{run.replies} repl{'y' if run.replies == 1 else 'ies'} in the copy"
+            )
+            said += f"; {got}" + (
+                f", {min(run.rtt_ms):g}-{max(run.rtt_ms):g} ms" if run.rtt_ms else ""
+            )
+            if run.dont_fragment and run.replies:
+                said += f": the path carries {run.packet_bytes}-byte packets unfragmented"
+        notes.append(ParseWarning(line=run.line, message=said, skipped=False))
+        failed = (
+            f"a {run.packet_bytes}-byte packet with don't fragment was refused: the path's MTU "
+            f"is {run.mtu}"
+            if run.mtu is not None
+            else "no reply"
+            + (" (destination unreachable)" if run.unreachable else "")
+            + (f" to {run.sent} packet(s)" if run.sent else "")
+            if run.received == 0 or (run.sent is None and run.replies == 0 and run.unreachable)
+            else None
+        )
+        if failed:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="host_ping_failed",
+                    line=run.mtu_line or run.line,
+                    message=f"ping {run.host} ({run.ip})",
+                    ip=run.ip,
+                    library="ping",
+                    exception_type=failed,
+                ),
+            )
+    return notes
+
+
+def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """mlnx_qos: a note of a NIC's trust state, PFC priorities and traffic classes."""
+    return rdma.parse_mlnx_qos(text)
+
+
 def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlxconfig query: a note per NIC of its firmware settings (not judged)."""
     return rdma.parse_mlxconfig(text)
@@ -5742,6 +5819,8 @@ _CONVERTERS = {
     "lspci_list": _lspci_list,
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
+    "mlnx_qos": _mlnx_qos,
+    "ping": _ping,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

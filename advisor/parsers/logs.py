@@ -628,7 +628,8 @@ class LogEvent:
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
     and scontrol's node states), transfer_stalled (the importer's, iperf's), rdma_test_setup_failed
-    (the importer's, a ping-pong that failed before any RDMA traffic), dcgm_health_incident
+    (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
+    importer's, a ping between hosts), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it), pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error,
@@ -1130,6 +1131,8 @@ def _parse_events(text: str) -> LogReport:
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
     _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
+    if "c10_cuda_check_implementation" in text:
+        _watchdog_cuda_check_stacks(lines, report)
     if "Caught collective operation timeout" in text:
         _blocking_wait_timeouts(lines, report)
     if "WorkNCCL::handle" in text or "WorkHCCL::handle" in text:
@@ -3569,6 +3572,10 @@ _RUN_WENT_ON_KINDS = frozenset({"nccl_warning", "mpi_transport_error"})
 read refused): its NCCL set-up is said beside them."""
 
 
+# aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
+_OFI_PROVIDER_RE = re.compile(r"NET/OFI Selected Provider is (?P<prov>\S+)")
+
+
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
     each rank's GPU (nccl-tests' header), one note each."""
@@ -3586,6 +3593,15 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"NCCL's network: its internal {w.group('name')} transport"
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
             said = f"NCCL's network plugin: {w.group('name')}"
+        elif "Selected Provider is" in line and (o := _OFI_PROVIDER_RE.search(line)):
+            # aws-ofi-nccl's libfabric provider: efa carries the traffic over EFA; tcp (or
+            # sockets, behind ofi_rxm) carries it over TCP, no RDMA
+            prov = o.group("prov")
+            said = f"NCCL's aws-ofi-nccl plugin uses libfabric's {prov} provider" + (
+                " (TCP, not EFA: no RDMA between the hosts)"
+                if prov.split(";")[0] in ("tcp", "sockets")
+                else ""
+            )
         elif "Init COMPLETE" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
             said = f"a communicator of {c.group('nranks')} rank(s) started"
             ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
@@ -11153,6 +11169,43 @@ _WATCHDOG_LOOP_RE = re.compile(
     r"ProcessGroup[NH]CCL::(?:workCleanupLoop|ncclCommWatchdog|hcclCommWatchdog|watchdogHandler"
     r"|Watchdog::run(?:Loop)?)\("
 )
+
+
+# a CUDA check that failed inside the watchdog's query of a work (torch's c10_cuda_check_
+# implementation under WorkNCCL::isCompleted / finishedGPUExecutionInternal, under
+# watchdogHandler): a CUDA error the watchdog met, its message above the frames
+_CUDA_CHECK_FRAME_RE = re.compile(r"frame #\d+: c10::cuda::c10_cuda_check_implementation\(")
+_WORK_QUERY_FRAME_RE = re.compile(
+    r"frame #\d+: c10d::ProcessGroup[NH]CCL::Work[NH]CCL::(?:isCompleted|finishedGPUExecution"
+    r"Internal|finishedGPUExecution)\("
+)
+
+
+def _watchdog_cuda_check_stacks(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """One ``watchdog_failure`` a process whose stack shows its watchdog's query of a work
+    failing a CUDA check (no record of the error read): the error's message is not in it."""
+    if any(e.kind.startswith("watchdog") or e.kind == "cuda_error" for e in report.events):
+        return
+    check = next(((no, t) for no, t, _ in lines if _CUDA_CHECK_FRAME_RE.search(t)), None)
+    texts = [t for _, t, _ in lines]
+    if check is None or not any(_WORK_QUERY_FRAME_RE.search(t) for t in texts):
+        return
+    if not any(_WATCHDOG_LOOP_RE.search(t) for t in texts):
+        return
+    no, text = check
+    report.events.append(
+        LogEvent(
+            kind="watchdog_failure",
+            line=no,
+            message=text.strip()[:300],
+            library="NCCL",
+            exception_type="the process group's watchdog met a CUDA error as it checked whether "
+            "a collective had finished (c10_cuda_check_implementation under WorkNCCL::isCompleted, "
+            "its stack): the GPU or a kernel failed; the error's own message is not in the copy",
+        )
+    )
 
 
 def _watchdog_abort_stacks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

@@ -142,7 +142,8 @@ def nccl_version_of_code(code: int) -> str:
     return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
 
 
-_INFO_VERSION_RE = re.compile(r"\bNCCL INFO NCCL version (?P<v>\d+\.\d+\.\d+\S*)")
+# (older releases print it bare, "NCCL version 2.4.8+cuda10.1", at the line's start)
+_INFO_VERSION_RE = re.compile(r"(?:\bNCCL INFO |^)NCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 # (copies that lost the "#" of the footer lines print them bare)
 _BOLD_CELL_RE = re.compile(r"\*\*([^*\s]+)\*\*")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|N/A)")

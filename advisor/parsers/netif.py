@@ -351,3 +351,87 @@ def _fields(iface: Interface, text: str) -> None:
     if (st := _BSD_STATUS_RE.search(text)) is not None:
         iface.status, iface.reason = st.group("status"), st.group("reason")
         iface.tool = "ifconfig (FreeBSD)"
+
+
+# iputils' ping between hosts (ping(8)): "PING host (192.168.20.32) 8972(9000) bytes of data."
+# (the payload, then the packet with its 28 bytes of IPv4 and ICMP headers), a reply a line
+# ("8980 bytes from host (ip): icmp_seq=0 ttl=64 time=0.914 ms"), the summary ("3 packets
+# transmitted, 3 received, 0% packet loss, time 2003ms"); with -M do (don't fragment) a packet
+# larger than the interface's MTU is refused at the host ("ping: local error: message too long,
+# mtu=1500"), and a router with a smaller one answers "Frag needed and DF set (mtu = 1500)"
+PING_SIGNATURE = r"^PING [\w.:-]+ \((?:\d{1,3}\.){3}\d{1,3}\) \d+\(\d+\) bytes of data\."
+_PING_HEAD_RE = re.compile(
+    r"^PING (?P<host>[\w.:-]+?)\.? \((?P<ip>[\d.]+)\) (?P<payload>\d+)\((?P<total>\d+)\) bytes"
+)
+_PING_COMMAND_RE = re.compile(r"(?:^|[$#>]\s)\s*(?:sudo\s+)?ping6?\s+(?P<args>[^\n|]*)")
+_PING_DF_RE = re.compile(r"\s-M\s*do\b")
+_PING_REPLY_RE = re.compile(r"^\d+ bytes from .*?\bicmp_seq=\d+ .*?\btime=(?P<ms>\d+(?:\.\d+)?) ms")
+_PING_SUMMARY_RE = re.compile(
+    r"^(?P<sent>\d+) packets transmitted, (?P<recv>\d+) (?:packets )?received,.*?"
+    r"(?P<loss>\d+(?:\.\d+)?)% packet loss"
+)
+_PING_MTU_RE = re.compile(
+    r"[Mm]essage too long, mtu\s*=\s*(?P<mtu>\d+)|Frag needed and DF set \(mtu = (?P<mtu2>\d+)\)"
+)
+_PING_UNREACHABLE_RE = re.compile(r"Destination (?:Host|Net|Port) Unreachable")
+
+
+@dataclass(kw_only=True)
+class HostPing:
+    line: int
+    host: str
+    ip: str
+    payload_bytes: int
+    packet_bytes: int
+    dont_fragment: bool | None = None
+    """-M do on the command line (None where the command is not in the copy)."""
+    replies: int = 0
+    rtt_ms: list[float] = field(default_factory=list)
+    sent: int | None = None
+    received: int | None = None
+    loss_pct: float | None = None
+    mtu: int | None = None
+    """The MTU a refused don't-fragment packet ran into (the host's interface, or a router's)."""
+    mtu_line: int = 0
+    unreachable: bool = False
+
+
+def parse_ping(text: str) -> list[HostPing]:
+    """Each iputils ping run in ``text``; ParseError when none."""
+    runs: list[HostPing] = []
+    df: bool | None = None
+    for no, line in enumerate(text.splitlines(), 1):
+        body = line.strip()
+        if (c := _PING_COMMAND_RE.search(body)) and not body.startswith("PING "):
+            df = bool(_PING_DF_RE.search(c.group("args")))
+            continue
+        if h := _PING_HEAD_RE.match(body):
+            runs.append(
+                HostPing(
+                    line=no,
+                    host=h.group("host"),
+                    ip=h.group("ip"),
+                    payload_bytes=int(h.group("payload")),
+                    packet_bytes=int(h.group("total")),
+                    dont_fragment=df,
+                )
+            )
+            df = None
+            continue
+        if not runs:
+            continue
+        run = runs[-1]
+        if r := _PING_REPLY_RE.match(body):
+            run.replies += 1
+            run.rtt_ms.append(float(r.group("ms")))
+        elif s := _PING_SUMMARY_RE.match(body):
+            run.sent, run.received = int(s.group("sent")), int(s.group("recv"))
+            run.loss_pct = float(s.group("loss"))
+        elif m := _PING_MTU_RE.search(body):
+            if run.mtu is None:
+                run.mtu, run.mtu_line = int(m.group("mtu") or m.group("mtu2")), no
+        elif _PING_UNREACHABLE_RE.search(body):
+            run.unreachable = True
+    if not runs:
+        raise ParseError("no ping run ('PING host (address) N(M) bytes of data.')")
+    return runs

@@ -41,6 +41,9 @@ _HEADER_TOKEN_RE = re.compile(
     r"|\S+?(?=CPU Affinity|NUMA Affinity|GPU NUMA ID)|\S+"
 )
 _JOINED_LABEL_RE = re.compile(r"(?<=\d)(CPU|NUMA)Affinity\b")
+_SHORT_GPU_NUMA_RE = re.compile(r"(?<=\s)GPU NUMA(?! ID)(?=\s|$)")
+_SHORT_NUMA_RE = re.compile(r"(?<=\s)(?<!GPU )NUMA(?! Affinity| ID)(?=\s|$)")
+_RULE_LINE_RE = re.compile(r"^\s*[-=_]{10,}\s*$")
 _SPLIT_LABEL_RE = re.compile(r"\b(?:CPU|NUMA)[ \t]{2,}Affinity\b|\bGPU[ \t]+NUMA[ \t]+ID\b")
 _LEGEND_RE = re.compile(r"^\s*(\S+)\s+=\s+(.*)$")
 _NIC_NAME_RE = re.compile(r"^\s*(NIC\d+):\s*(\S+)\s*$")
@@ -322,7 +325,8 @@ def _parse_topo(text: str, header_first: bool = False) -> GpuTopology:
     section = "matrix"
     pending: list[tuple[int, str, list[str], list[int], list[int]]] = []
     lines = [(no, line, line.split()) for no, line, _ in numbered_lines(text)]
-    lines = [entry for entry in lines if entry[2]]
+    # (a rule a copy drew under the header, "-----...", is no row)
+    lines = [entry for entry in lines if entry[2] and not _RULE_LINE_RE.match(entry[1])]
     for i, (no, line, tokens) in enumerate(lines):
         next_tokens = lines[i + 1][2] if i + 1 < len(lines) else []
         if tokens[-1] in ("Legend:", "Legend") and tokens[0] in ("Legend:", "NIC", "Legend"):
@@ -360,6 +364,11 @@ def _parse_topo(text: str, header_first: bool = False) -> GpuTopology:
             expanded = _SPLIT_LABEL_RE.sub(
                 lambda m: " ".join(m.group(0).split()), line.expandtabs(8)
             )
+            # (a copy that shortened the last labels, "CPU Affinity   NUMA  GPU NUMA": the same
+            # columns)
+            if "CPU Affinity" in expanded:
+                expanded = _SHORT_GPU_NUMA_RE.sub("GPU NUMA ID", expanded)
+                expanded = _SHORT_NUMA_RE.sub("NUMA Affinity", expanded)
             columns, runs = _split_run(_HEADER_TOKEN_RE.findall(expanded), _RUN_DEVICES_RE)
             if runs:
                 topo.warnings.append(

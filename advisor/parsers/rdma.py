@@ -578,7 +578,11 @@ PERFTEST_SIGNATURE = (
     r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
     r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
     r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+"
-    r"|Parser function exited with Error)"
+    r"|Parser function exited with Error|RDMA CM event error:)"
+    # the server's banner while it waits (perftest_communication.c), then its set-up failing
+    r"|^[ \t]*\*+[ \t]*\r?\n[ \t]*\* Waiting for client to connect\.\.\. \*[ \t]*\r?\n[ \t]*\*+[ \t]*\r?\n"
+    r"(?:[^\n]*\n){0,3}?[ \t]*(?:Unable to create QP\.|Failed to create QP\.|Couldn't create IB resources"
+    r"|Couldn't allocate MR|Couldn't get context for the device)"
     # a completion error's block copied alone (perftest_resources.c)
     r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n?[ \t]*Failed status[- ][^\n]*?: wr_id"
     # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
@@ -702,7 +706,10 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Failed to close connection between server and client"
     # the port it was asked for is not ACTIVE (perftest_parameters.c, before the link layer is
     # set: " Port number %d state is %s" from portStates, then " Couldn't set the link layer")
-    r"|Port number \d+ state is (?!Active\b)\w+)"
+    r"|Port number \d+ state is (?!Active\b)\w+"
+    # rdma_cm's answer to the client's connect (-R): "Event: RDMA_CM_EVENT_REJECTED; error: -111."
+    # under "RDMA CM event error:" (the peer refused: -111, ECONNREFUSED)
+    r"|Event: RDMA_CM_EVENT_\w+; error: -?\d+)"
 )
 # The tests' main()s print these and end the process (each followed by "goto return_error",
 # "goto free_devname", "goto destroy_context" ...: src/write_bw.c main() and its twins): a perftest
@@ -1370,6 +1377,68 @@ def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
     if not gids and found is None:
         raise ParseError("show_gids: no GID row and no n_gids_found line")
     return gids, found, found_line
+
+
+# MLNX_OFED's mlnx_qos (mlnx_qos -i <interface>): "DCBX mode: OS controlled", "Priority trust
+# state: dscp" (or pcp), the dscp2prio map, "PFC configuration:" over "priority 0 1 2 3 4 5 6 7"
+# and "enabled 1 0 1 0 0 0 1 1", then each traffic class "tc: 0 ratelimit: unlimited, tsa: ets,
+# bw: 10%" over its "priority: N" lines (NVIDIA's mlnx_qos documentation)
+MLNX_QOS_SIGNATURE = (
+    r"mlnx_qos[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*(?:DCBX mode|Priority trust state):"
+    r"|^[ \t]*Priority trust state:[ \t]*(?:dscp|pcp)[ \t]*$"
+)
+_QOS_IFACE_RE = re.compile(r"\bmlnx_qos\b.*?\s-i\s*(?P<iface>[\w.:-]+)")
+_QOS_TRUST_RE = re.compile(r"^\s*Priority trust state:\s*(?P<trust>\w+)")
+_QOS_PFC_PRIO_RE = re.compile(r"^\s*priority((?:\s+\d){8})\s*$")
+_QOS_PFC_ON_RE = re.compile(r"^\s*enabled((?:\s+[01]){8})\s*$")
+_QOS_TC_RE = re.compile(
+    r"^\s*tc:\s*(?P<tc>\d+)\s+ratelimit:\s*(?P<rate>[^,]+),\s*tsa:\s*(?P<tsa>\w+)"
+    r"(?:,\s*bw:\s*(?P<bw>\d+)%)?"
+)
+
+
+def parse_mlnx_qos(text: str) -> list[ParseWarning]:
+    """A note of ``mlnx_qos``'s answer: the interface, its trust state, the priorities PFC is on
+    for, and each traffic class's scheduling (settings, not judged); ParseError without them."""
+    iface = trust = ""
+    pfc: list[int] | None = None
+    prios: list[int] = []
+    classes: list[str] = []
+    first = 0
+    for no, line, _ in numbered_lines(text):
+        if (i := _QOS_IFACE_RE.search(line)) and not iface:
+            iface, first = i.group("iface"), first or no
+        elif t := _QOS_TRUST_RE.match(line):
+            trust, first = t.group("trust"), first or no
+        elif p := _QOS_PFC_PRIO_RE.match(line):
+            prios = [int(x) for x in p.group(1).split()]
+        elif (e := _QOS_PFC_ON_RE.match(line)) and prios:
+            flags = [int(x) for x in e.group(1).split()]
+            pfc = [prio for prio, on in zip(prios, flags, strict=True) if on]
+        elif c := _QOS_TC_RE.match(line):
+            classes.append(
+                f"tc{c.group('tc')} {c.group('tsa')}"
+                + (f" {c.group('bw')}%" if c.group("bw") else "")
+            )
+    if pfc is None and not trust:
+        raise ParseError("mlnx_qos: no trust state and no PFC configuration")
+    said = [f"trust {trust}" if trust else ""]
+    if pfc is not None:
+        said.append(
+            "PFC on priorities " + ", ".join(str(x) for x in pfc) if pfc else "PFC on no priority"
+        )
+    if classes:
+        said.append("traffic classes " + ", ".join(classes))
+    return [
+        ParseWarning(
+            line=first or 1,
+            message=f"mlnx_qos{f' {iface}' if iface else ''}: "
+            + "; ".join(x for x in said if x)
+            + " (a NIC's QoS settings: RoCE's lossless traffic needs PFC on the priority its "
+            "traffic is mapped to, as the switch has it; not judged here)",
+            skipped=False,
+        )
+    ]
 
 
 # mlxconfig (NVIDIA's MFT) query: "Device #1:", "Device type:    ConnectX3", "Device:
