@@ -846,3 +846,29 @@ def test_a_watchdogs_stack_failing_a_cuda_check_without_its_message_is_a_watchdo
     assert (fail["kind"], fail["line"], fail["rank"]) == ("watchdog_failure", 2, None)
     assert "the error's own message is not in the copy" in fail["exception_type"]
     assert "evidence-watchdog-failure" in _findings(ev)
+
+
+# --- round YY (set 445): npu-smi's UB matrix with a NIC column, a proc-mem row alone ----------
+
+
+def test_an_npu_smi_topo_of_ub_links_with_a_nic_column_and_a_proc_mem_row_alone() -> None:
+    ev = _load("npu_smi_info_t_topo_2npu_ub_links_nic0_no_cpu_affinity_vllm_ascend_ut_fixture.txt")
+    (topo,) = ev.topologies
+    assert (topo["devices"], topo["kinds"], topo["sys_pairs"]) == (["NPU0", "NPU1"], ["UB"], [])
+    assert not ev.failures
+    (note,) = _said(_load("npu_smi_t_proc_mem_vllmenginecor_55436mb_oneline_awesome_skills.txt"))
+    assert note == (
+        "npu_smi_query: npu-smi info -t proc-mem: process 207795 (VLLMEngineCor) holds 55436 MB"
+    )
+
+
+def test_nccls_settings_taken_from_the_environment_are_said() -> None:
+    ev = _load(
+        "nccl_tests_allreduce_2xa100_roce_bond_p2p_loc_shm_disabled_info_cut_nvpeermem78.log"
+    )
+    assert ev.files[0].formats == ["nccl_tests", "log"]
+    assert (
+        "log: NCCL settings from the environment: NCCL_P2P_LEVEL=LOC, NCCL_SHM_DISABLE=1"
+        in _said(ev)
+    )
+    assert {b["nccl_version"] for b in ev.benchmarks} == {"2.7.8+cuda11.0"}

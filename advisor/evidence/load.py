@@ -133,7 +133,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # a header row of NPUn / Phy-IDn names (indented or at column 0, any first id) and a row
     "npu_smi_topo": re.compile(
         # (a document's "NPUx" column stands for the NPUs it left out)
-        r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)(?:\d+|x))*(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
+        # (with its NIC columns after the NPUs: "NPU0  NPU1  NIC0")
+        r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)(?:\d+|x))*(?:[ \t]+NIC\d+)*"
+        r"(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b"
         r"|^[ \t]*This device does not support querying topo\."
         # sglang's check_env heading over npu-smi's matrix (a copy may end inside its header)

@@ -3572,6 +3572,11 @@ _RUN_WENT_ON_KINDS = frozenset({"nccl_warning", "mpi_transport_error"})
 read refused): its NCCL set-up is said beside them."""
 
 
+# NCCL's note of a setting it took from the environment: "NCCL INFO NCCL_P2P_LEVEL set by
+# environment to LOC", "NCCL_SHM_DISABLE set by environment to 1." (src/misc/param.cc)
+_NCCL_ENV_SET_RE = re.compile(
+    r"NCCL INFO (?P<name>NCCL_\w+) set by environment to (?P<value>[^\s.]+(?:\.\d+)*)"
+)
 # aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
 _OFI_PROVIDER_RE = re.compile(r"NET/OFI Selected Provider is (?P<prov>\S+)")
 
@@ -3581,8 +3586,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     each rank's GPU (nccl-tests' header), one note each."""
     notes: dict[str, int] = {}
     ranks_seen: dict[str, set[int]] = {}  # a communicator's start → the ranks this log shows
+    env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
     for no, line, _ in lines:
         said: str | None = None
+        if "set by environment to" in line and (e := _NCCL_ENV_SET_RE.search(line)):
+            env.setdefault(e.group("name"), (no, e.group("value")))
+            continue
         if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
             said = f"NCCL {v.group('v')}"
         elif "NET" in line and (n := _NCCL_NET_USING_RE.search(line)):
@@ -3613,6 +3622,14 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
+    if env:
+        # (NCCL's INFO of each NCCL_* variable it took from the environment: the run's own
+        # settings, P2P or shared memory turned off among them)
+        first = min(no for no, _ in env.values())
+        notes[
+            "NCCL settings from the environment: "
+            + ", ".join(f"{name}={value}" for name, (_, value) in env.items())
+        ] = first
     for said, no in notes.items():
         if said in ranks_seen:
             shown = sorted(ranks_seen[said])

@@ -638,6 +638,8 @@ QUERY_SIGNATURE = (
     # a query's command line with an answer of "Key : value" lines right under it (Ascend
     # 950's "-t sio-info" answers "TX Error Count : 0" with one blank before the colon)
     r"|npu-smi[ \t]+info[ \t]+-t[ \t]+(?!topo\b)[\w-]+[^\n]*\n[ \t]*[A-Za-z][\w ().%/-]{0,60}[ \t]:[ \t]*\S"
+    # -t proc-mem's process row copied alone (its NPU ID and Chip Count lines left out)
+    r"|^[ \t]*Process id:[ \t]*\d+[ \t]+Process name:[ \t]*\S+[ \t]+Process memory\(MB\):[ \t]*\d+"
 )
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
@@ -715,9 +717,12 @@ def parse_query(text: str) -> list[NpuQuery]:
     # (an answer under its own command line is one whatever its keys: "-t sio-info"'s
     # "TX Error Count", "-t cpu-num-cfg"'s "Current AI CPU number")
     answers = [a for a in answers if a.type or any(k in a.fields for k in _QUERY_KEYS)]
-    if not answers:
+    if not answers and not _PROC_ROW_RE.search(text):  # (a proc-mem row alone is read by its own)
         raise ParseError("no 'npu-smi info -t' answer (Health Status, NPU ID, Chip ID ... : value)")
     return answers
+
+
+_PROC_ROW_RE = re.compile(r"Process id:\s*\d+\s+Process name:")
 
 
 # ``npu-smi info watch [-i N [-c C]]``: a header of column names ("NpuID(Idx)  ChipId(Idx)
