@@ -229,7 +229,11 @@ def test_a_start_up_fallback_warning_is_not_named_as_the_cause() -> None:
 def test_nccl_info_lines_behind_a_masked_host_are_ncclss_log() -> None:
     ev = _load("nccl952_info_p2p_ipc_read_and_net_socket_channels_cut.log")
     assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
-    assert ev.failures == [] and not ev.files[0].messages  # NCCL's own healthy log
+    assert ev.failures == []  # NCCL's own healthy log: what its channels go over, said
+    assert [m.message for m in ev.files[0].messages] == [
+        "log: NCCL's channels go via P2P/IPC/read (14 line(s): GPU to GPU, NVLink or PCIe "
+        "peer-to-peer), via NET/Socket (2 line(s): over the network)"
+    ]
 
 
 def test_a_matrix_whose_header_ran_the_names_together_is_read() -> None:

@@ -872,3 +872,12 @@ def test_nccls_settings_taken_from_the_environment_are_said() -> None:
         in _said(ev)
     )
     assert {b["nccl_version"] for b in ev.benchmarks} == {"2.7.8+cuda11.0"}
+
+
+def test_the_transports_nccls_channels_go_over_are_said() -> None:
+    ev = _load("pytorch105287_nccl_info_2gpu_p2p_ipc_read_channels_healthy_cut.log")
+    assert not ev.failures
+    assert _said(ev) == [
+        "log: NCCL's channels go via P2P/IPC/read (11 line(s): GPU to GPU, NVLink or PCIe "
+        "peer-to-peer)"
+    ]

@@ -3572,6 +3572,18 @@ _RUN_WENT_ON_KINDS = frozenset({"nccl_warning", "mpi_transport_error"})
 read refused): its NCCL set-up is said beside them."""
 
 
+# NCCL's channel set-up (src/transport.cc): "Channel 01/0 : 1[c5000] -> 0[29000] via P2P/IPC/read",
+# "... via SHM/direct/direct", "... [send] via NET/IB/0/GDRDMA": the transport, the NIC's index
+# taken out of a network's
+_CHANNEL_VIA_RE = re.compile(
+    r"NCCL INFO Channel \d+(?:/\d+)? : \d+\[[^\]]*\] -> \d+\[[^\]]*\](?: \[\w+\])? via "
+    r"(?P<via>(?:P2P|SHM|NET|COLLNET|NVLS)(?:/[A-Za-z][\w]*)*)"
+)
+_VIA_SAID = {
+    "P2P": "GPU to GPU, NVLink or PCIe peer-to-peer",
+    "SHM": "through host shared memory (no peer-to-peer between those GPUs)",
+    "NET": "over the network",
+}
 # NCCL's note of a setting it took from the environment: "NCCL INFO NCCL_P2P_LEVEL set by
 # environment to LOC", "NCCL_SHM_DISABLE set by environment to 1." (src/misc/param.cc)
 _NCCL_ENV_SET_RE = re.compile(
@@ -3587,8 +3599,15 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     notes: dict[str, int] = {}
     ranks_seen: dict[str, set[int]] = {}  # a communicator's start → the ranks this log shows
     env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
+    via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
+    via_first = 0
     for no, line, _ in lines:
         said: str | None = None
+        if " via " in line and (ch := _CHANNEL_VIA_RE.search(line)):
+            kind = ch.group("via")
+            via[kind] = via.get(kind, 0) + 1
+            via_first = via_first or no
+            continue
         if "set by environment to" in line and (e := _NCCL_ENV_SET_RE.search(line)):
             env.setdefault(e.group("name"), (no, e.group("value")))
             continue
@@ -3622,6 +3641,18 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
+    if via:
+        # (each channel's "via P2P/IPC/read", "via SHM/direct/direct", "via NET/IB/0/GDRDMA":
+        # GPU to GPU, through host memory, or over the network; the NIC's index left out)
+        notes[
+            "NCCL's channels go "
+            + ", ".join(
+                f"via {k} ({n} line(s)"
+                + (f": {_VIA_SAID[k.split('/')[0]]}" if k.split("/")[0] in _VIA_SAID else "")
+                + ")"
+                for k, n in via.items()
+            )
+        ] = via_first
     if env:
         # (NCCL's INFO of each NCCL_* variable it took from the environment: the run's own
         # settings, P2P or shared memory turned off among them)
