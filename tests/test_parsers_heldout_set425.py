@@ -881,3 +881,56 @@ def test_the_transports_nccls_channels_go_over_are_said() -> None:
         "log: NCCL's channels go via P2P/IPC/read (11 line(s): GPU to GPU, NVLink or PCIe "
         "peer-to-peer)"
     ]
+
+
+# --- round ZZ (set 452): the root cause rank's own exception, a script that would not open -----
+
+
+def test_an_elastic_root_cause_takes_its_own_ranks_exception_not_anothers() -> None:
+    ev = _load("torchrun_2node_16gpu_rank12_invalid_device_ordinal_ipv6_errno97_node0008.log")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["rank"]) == ("elastic_failure", 12)
+    assert fail["message"] == (
+        "its own exception (line 19): torch.AcceleratorError: CUDA error: invalid device ordinal"
+    )
+    (fail,) = _load("torchrun_worker6_exitcode2_cant_open_train_py_childfailed.log").failures
+    assert fail["message"].startswith("python could not open its script (line 1): ")
+    assert fail["message"].endswith(
+        "can't open file 'train.py': [Errno 2] No such file or directory"
+    )
+
+
+def test_an_older_plogs_exchanger_status_table_names_the_peers_that_never_connected() -> None:
+    ev = _load(
+        "mindspore_faq_zh_hccl_get_socket_timeout_device1_rank1_exchanger_table_8rank_only_rank3_connected.log"
+    )
+    wait = ev.failures[0]
+    assert (wait["kind"], wait["rank"], wait["device"], wait["code_name"]) == (
+        "hccl_link_timeout",
+        1,
+        1,
+        "HCCL_E_TCP_CONNECT",
+    )
+    assert wait["exception_type"].endswith(
+        "its status table: rank(s) 0, 2, 4, 5, 6, 7 not connected (rank(s) 3 connected)"
+    )
+
+
+def test_a_tools_table_behind_a_job_runners_worker_tag_on_every_line_is_read() -> None:
+    ev = _load("nvidia_smi_h100_skypilot_job_log_prefixed.log")
+    assert (ev.files[0].status, ev.files[0].formats) == ("read", ["nvidia_smi"])
+    assert [(g["name"], g["bus_id"]) for g in ev.gpus] == [
+        ("NVIDIA H100 80GB HBM3", "00000000:0F:00.0")
+    ]
+    assert "the worker tag '(simple-workload, pid=4150)' every line carries taken off" in _said(ev)
+
+
+def test_a_store_time_out_wrapped_after_its_first_sentence_is_a_store_time_out() -> None:
+    ev = _load("slurm_ddp_4x4_diststore_timeout_3601s_1_of_16_clients_joined_wrapped.txt")
+    (fail,) = ev.failures
+    assert (fail["kind"], fail["timeout_ms"], fail["rank_size"], fail["numel"]) == (
+        "store_timeout",
+        3601000,
+        16,
+        1,
+    )

@@ -642,6 +642,16 @@ def _other_gpu_matrix(text: str) -> tuple[int, str] | None:
     return None
 
 
+def _shared_worker_prefix(text: str) -> str | None:
+    """The worker tag (``WORKER_PREFIX_RE``, "(name, pid=N)") nearly every line of ``text``
+    starts with, the same on each; None where lines carry none or several."""
+    lines = [line.lstrip() for line in text.splitlines()[: TAG_LOOK_LINES * 4] if line.strip()]
+    tags = [m.group(0) for line in lines if (m := WORKER_PREFIX_RE.match(line))]
+    if not tags or len(tags) * 10 < len(lines) * 8 or len(set(tags)) != 1:
+        return None
+    return tags[0]
+
+
 TAG_LOOK_LINES = 50
 """How many of a file's first lines are looked at for a launcher's tag."""
 
@@ -1769,13 +1779,29 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     """Detect ``text``'s formats and parse each into ``out``, reporting into ``report``."""
     source = report.path
     formats = detect(text)
+    untagged_text: str | None = None  # the text without its tags, for formats found only so
+    only_untagged: set[str] = set()
+    tag_note: Message | None = None  # (said after the formats' own notes: nothing was skipped)
     if formats in ([], ["log"]) and _tagged(text):
         # every line behind a launcher's tag ("(head, rank=0, pid=21170) # nThread ...",
-        # "        [1,0]<stdout>:# Using devices"): look again without the tags; the parsers
-        # take them off themselves
+        # "        [1,0]<stdout>:# Using devices"): look again without the tags; the log and
+        # nccl-tests parsers take them off themselves, the others read the untagged text
         untagged = "\n".join(strip_launcher_prefix(line)[0] for line in text.splitlines())
         again = detect(untagged)
+        only_untagged = {f for f in again if f not in formats}
+        untagged_text = untagged
         formats = [f for f in _SIGNATURES if f in formats or f in again]
+    elif any(f != "log" for f in formats) and (shared := _shared_worker_prefix(text)):
+        # a job runner's worker tag on every line ("(simple-workload, pid=4150) | NVIDIA-SMI
+        # ..." as SkyPilot streams a job's output): a tool's table read without it
+        untagged_text = "\n".join(
+            line.replace(shared, "", 1) if line.lstrip().startswith(shared) else line
+            for line in text.splitlines()
+        )
+        only_untagged = {f for f in formats if f != "log"}
+        tag_note = Message(
+            line=0, message=f"the worker tag {shared!r} every line carries taken off"
+        )
     if "faultdiag" in formats and len(formats) > 1:
         # ascend-fd's report quotes its key logs (an hccn_tool command and its answer) inside
         # the table: another format counts only where it stands outside the table's rows
@@ -1902,7 +1928,16 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     warned = bool(report.messages)  # bytes replaced while decoding: a line was not read as is
     for fmt in formats:
         try:
-            warnings = _CONVERTERS[fmt](log_text if fmt == "log" else text, source, out, name)
+            warnings = _CONVERTERS[fmt](
+                log_text
+                if fmt == "log"
+                else untagged_text
+                if untagged_text is not None and fmt in only_untagged and fmt != "nccl_tests"
+                else text,
+                source,
+                out,
+                name,
+            )
         except ParseError as e:
             failed.append(fmt)
             report.messages.append(Message(line=e.line, message=f"{fmt}: {e.message}"))
@@ -1911,6 +1946,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         for w in warnings:
             warned = warned or w.skipped
             report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
+    if tag_note is not None:
+        report.messages.append(tag_note)
     if (
         "hccn_tool" in failed
         and "ascend_notes" in report.formats

@@ -316,6 +316,14 @@ _EXCHANGER_RE = re.compile(
     r"\b(?:client|server) : device\[(?P<dev>\d+)\] rank\[(?P<rank>\d+)\] get so(?:ck|kc)et timeout"
 )
 # its counts: "total[3] remain[2]", the sockets it waited for and those still missing
+# the exchanger's status table of an older plog (exchanger_network.cc): "|  dest_dev  |  userrank  |
+# Role | connStatus |", then a row a peer: "|  3  |  3  |  client  |  YES  |" (NA for itself)
+_EXCHANGER_ROW_RE = re.compile(
+    r"\|\s*(?P<dev>\d+)\s*\|\s*(?P<rank>\d+)\s*\|\s*(?P<role>client|server|NA)\s*\|\s*"
+    r"(?P<conn>YES|NO|NA)\s*\|"
+)
+EXCHANGER_TABLE_LINES = 24
+"""How far under the wait's failure its exchanger status table's rows may run."""
 _EXCHANGER_COUNT_RE = re.compile(r"total\[(?P<total>\d+)\] remain\[(?P<remain>\d+)\]")
 _ERRNO_RE = re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]")
 _ESTABLISH_RE = re.compile(
@@ -1199,7 +1207,16 @@ def _parse_events(text: str) -> LogReport:
     )
     _fr_trace(lines, report)
     _desync_report(lines, report)
-    for no, line, _ in lines:
+    for index, (no, line, _) in enumerate(lines):
+        if (
+            "waiting for" in line
+            and index + 1 < len(lines)
+            and line.rstrip().endswith(("clients.", "workers."))
+            and "joined" in lines[index + 1][1]
+        ):
+            # (a copy that wrapped the message after its first sentence: "... waiting for
+            # clients. " then "1/16 clients joined.")
+            line = f"{line.rstrip()} {lines[index + 1][1].strip()}"
         if "joined" in line and (m := _STORE_RE.search(line)):
             report.events.append(
                 LogEvent(
@@ -1942,6 +1959,18 @@ def _unclaimed_hccl(
             what += (
                 f": {counts.group('remain')} of the {counts.group('total')} sockets it waited "
                 "for never connected"
+            )
+        # an older plog's exchanger status table below ("| dest_dev | userrank | Role |
+        # connStatus |", a row a peer): the peers whose connection never came, by rank
+        status = [
+            r
+            for n in range(no + 1, no + 1 + EXCHANGER_TABLE_LINES)
+            if (r := _EXCHANGER_ROW_RE.search(by_no.get(n, "")))
+        ]
+        if not_connected := [r.group("rank") for r in status if r.group("conn") == "NO"]:
+            joined = [r.group("rank") for r in status if r.group("conn") == "YES"]
+            what += f"; its status table: rank(s) {', '.join(not_connected)} not connected" + (
+                f" (rank(s) {', '.join(joined)} connected)" if joined else ""
             )
         ev = LogEvent(
             kind="hccl_link_timeout",
@@ -9988,7 +10017,9 @@ _UCX_CQE_RE = re.compile(
 # ... and older UCX's (1.3's ib_mlx5_log.c) form of one: "[host:pid:0:tid] ib_mlx5_log.c:113  FATAL:
 # Error on QP 0x2e5d6 wqe[7]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ"
 _UCX_QP_ERROR_RE = re.compile(
-    r"\[?(?P<host>[\w.-]+):(?P<pid>\d+):\d+(?::\d+)?\][^\n]*?Error on QP (?P<qp>0x[0-9a-fA-F]+)"
+    # (the bracket that opens the prefix required, and a host that starts with a letter: a
+    # timestamp's "10:21:04]" before it is no host)
+    r"\[(?P<host>[A-Za-z][\w.-]*):(?P<pid>\d+):\d+(?::\d+)?\][^\[\n]*?Error on QP (?P<qp>0x[0-9a-fA-F]+)"
     r"(?: wqe\[\d+\])?: (?P<what>[A-Za-z][A-Za-z -]*?)(?: error)? \(synd 0x[0-9a-fA-F]+"
     r"(?: vend 0x[0-9a-fA-F]+)?\)(?: opcode (?P<op>\w+))?"
 )
@@ -10739,9 +10770,15 @@ SHORT_PASTE_LINES = 60
 line to be quoted (a longer one, with no logger's marks, may be any tool's table)."""
 # a line that says, in a program's own words, that what it did failed: "Failed to modify QP to
 # RTR: Connection timed out", "error: ...", "FATAL: ...", behind at most two "prog:"-like words
+# (a level word with nothing after it, a config's "log_level: ERROR", says no failure)
 _PLAIN_FAILURE_RE = re.compile(
-    r"^\W{0,3}(?:[\w.\-/\[\]]+:\s*){0,2}(?:[Ff]ailed to \w|[Ee]rror:\s*\S|ERROR\b|FATAL\b"
-    r"|[Ff]atal:\s*\S)"
+    r"^\W{0,3}(?:[\w.\-/\[\]]+:\s*){0,2}(?:[Ff]ailed to \w|[Ee]rror:\s*\S"
+    r"|(?:ERROR|FATAL)\b[:\]]?\s+\S|[Ff]atal:\s*\S)"
+)
+# a later line of the same paste that says the run went through ("Successfully installed ...",
+# pip's after its resolver's ERROR notice): no failure paste
+_PASTE_SUCCESS_RE = re.compile(
+    r"^\s*(?:Successfully (?:installed|built|completed)\b|PASSED\b)", re.M
 )
 
 
@@ -10755,7 +10792,11 @@ def is_short_error_paste(text: str) -> bool:
     if not 2 <= len(lines) <= SHORT_PASTE_LINES or len(text) > SHORT_PASTE_LINES * 400:
         return False
     error = first_error_line(lines)
-    return error is not None and bool(_PLAIN_FAILURE_RE.match(text.splitlines()[error.line - 1]))
+    return (
+        error is not None
+        and bool(_PLAIN_FAILURE_RE.match(text.splitlines()[error.line - 1]))
+        and not _PASTE_SUCCESS_RE.search(text)
+    )
 
 
 def is_program_log(text: str) -> bool:
@@ -11166,7 +11207,7 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
 # "Operation timed out!" (after "Wrote aborted communicator id to store: NCCLABORTEDCOMM:...")
 _BLOCKING_WAIT_TIMEOUT_RE = re.compile(
     r"\[Rank (?P<rank>\d+)\] Caught collective operation timeout for w"
-    r"(?:ork: WorkNCCL\((?:OpType=(?P<op>\w+))?[^\n]*?(?:Timeout\(ms\)=(?P<ms>\d+))?)?"
+    r"(?:ork: WorkNCCL\((?:OpType=(?P<op>\w+))?(?:[^\n]{0,400}?Timeout\(ms\)=(?P<ms>\d+))?)?"
 )
 
 
@@ -13883,9 +13924,13 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
             disabled[host].append(d.group("hca"))
             first.setdefault(host, (no, line, tagged))
     sizes = {int(n.group(1)) for _, line, _ in lines if (n := _NRANKS_RE.search(line))}
+    # (channel lines none of which goes over the network: the run sent nothing through the NICs)
+    local_only = any(" via P2P" in t or " via SHM" in t for _, t, _ in lines) and not any(
+        " via NET/" in t for _, t, _ in lines
+    )
     for host, hcas in disabled.items():
-        if host in per_host or host in enabled or host in gdr or sizes == {1}:
-            continue  # (a communicator of one rank sends nothing over the network)
+        if host in per_host or host in enabled or host in gdr or sizes == {1} or local_only:
+            continue  # (a communicator of one rank, or one host's, sends nothing over the network)
         no, line, tagged = first[host]
         per_host[host] = LogEvent(
             kind="nccl_no_gdr",
@@ -13895,7 +13940,7 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
             host=host,
             library="NCCL",
             exception_type=f"NCCL says GPU Direct RDMA is disabled for {', '.join(hcas)}: "
-            "transfers through them go through host memory (no peer-memory or DMA-BUF support)",
+            "transfers through them go through host memory (no peer-memory support found)",
         )
     return [ev for host, ev in per_host.items() if host not in gdr]
 
@@ -15055,6 +15100,9 @@ def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) 
     return index + 1 < len(lines) and bool(_failure_field(lines[index + 1][1]))
 
 
+# the interpreter's own refusal of a script it cannot open, before any Python runs (exit code 2):
+# "/env/bin/python: can't open file 'train.py': [Errno 2] No such file or directory"
+_CANT_OPEN_SCRIPT_RE = re.compile(r"python[\d.]*: can't open file '[^'\n]+': \[Errno \d+\] [^\n]+")
 AGENT_CAUSE_LINES = 40
 """How far above torchrun's "failed (exitcode: ..)" line the worker's exception is looked for."""
 
@@ -15283,8 +15331,39 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             )
         )
     pids = {pid for _, _, pid in seen}
+    # each rank's own exception line in its tagged traceback ("[rank12]: torch.AcceleratorError:
+    # CUDA error: invalid device ordinal"): the first each rank printed
+    own: dict[int, tuple[int, str]] = {}
+    if any(ev.rank is not None for ev in seen.values()):
+        for no, line, tagged in lines:
+            if (
+                tagged is not None
+                and tagged not in own
+                and (raised := _PY_EXCEPTION_RE.match(line))
+            ):
+                own[tagged] = (no, raised.group(0).strip())
     for ev in seen.values():
         cause, cause_by = raised_above.get(ev.pid, ("", None)) if ev.pid is not None else ("", None)
+        if (
+            cause_by not in (None, ev.rank, ev.local_rank)
+            and ev.rank is not None
+            and ev.rank in own
+        ) or (not cause and ev.rank is not None and ev.rank in own):
+            # (the last exception above the agent's line is another rank's: this rank's own)
+            at, said = own[ev.rank]
+            cause, cause_by = f"its own exception (line {at}): {said}", ev.rank
+        elif (
+            not cause
+            and "enable traceback" in ev.message
+            and (
+                opened := next(
+                    ((no, c) for no, t, _ in lines if (c := _CANT_OPEN_SCRIPT_RE.search(t))), None
+                )
+            )
+        ):
+            # the interpreter could not open the worker's script (exit code 2): no traceback
+            at, c = opened
+            cause = f"python could not open its script (line {at}): {c.group(0).strip()}"
         # only an exception the entry's own rank printed (or an untagged line): another rank's
         # tagged exception above the agent's line is that rank's, often what followed the failure
         if cause and cause_by in (None, ev.rank, ev.local_rank) and "Traceback" not in ev.message:

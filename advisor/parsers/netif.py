@@ -83,9 +83,12 @@ _OLD_HEAD_RE = re.compile(
 _BRIEF_RE = re.compile(rf"^{_BRIEF}")
 _STATE_RE = re.compile(rf"\bstate ({_OPER_STATES})\b")
 # a shell prompt that names its host ("[root@node1 ~]# ip link", "user@gpu-03:~$ ifconfig")
+# (ssh's options that take an argument, "-p 2222", "-o Key=value", "-i key", skipped; a host is
+# a name that starts with a letter or a digit and is not all digits)
 _REMOTE_RUN_RE = re.compile(
-    r"^\s*(?:ssh(?:\s+-[A-Za-z]+)*\s+(?:[\w.-]+@)?|(?:pdsh|srun)\s+(?:-\S+\s+)*?-w\s*)"
-    r"(?P<host>[\w.-]+)\s+\S"
+    r"^\s*(?:ssh(?:\s+(?:-[bcDEeFIiJLlmOopQRSWw]\s*\S+|-[A-Za-z]+))*\s+(?:[\w.-]+@)?"
+    r"|(?:pdsh|srun)\s+(?:-\S+\s+)*?-w\s*)"
+    r"(?P<host>(?!\d+\s)[A-Za-z0-9][\w.-]*)\s+\S"
 )
 _PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@(?P<host>[\w.-]+)[^\n]*?[#$]\s")
 _LINK_RE = re.compile(r"^\s*link/(?P<type>\w+)(?:\s+(?P<mac>[0-9a-f]{2}(?::[0-9a-f]{2})+))?")
@@ -326,6 +329,10 @@ def _merged(found: list[Interface]) -> list[Interface]:
                 # state now; its flags are its tool's words, so the tool goes with them)
                 seen.flags, seen.tool = i.flags, i.tool
                 seen.operstate = i.operstate or seen.operstate
+            elif not seen.flags and i.flags:
+                # (an earlier listing without flags, ip -br addr's: the later one's say them,
+                # a lost carrier among them; the tool goes with its flags' words)
+                seen.flags, seen.tool = i.flags, i.tool
             seen.operstate = seen.operstate or i.operstate
             seen.mtu, seen.mac = seen.mtu or i.mtu, seen.mac or i.mac
             seen.link_type = seen.link_type or i.link_type
@@ -365,10 +372,13 @@ _PING_HEAD_RE = re.compile(
 )
 _PING_COMMAND_RE = re.compile(r"(?:^|[$#>]\s)\s*(?:sudo\s+)?ping6?\s+(?P<args>[^\n|]*)")
 _PING_DF_RE = re.compile(r"\s-M\s*do\b")
-_PING_REPLY_RE = re.compile(r"^\d+ bytes from .*?\bicmp_seq=\d+ .*?\btime=(?P<ms>\d+(?:\.\d+)?) ms")
+_PING_REPLY_RE = re.compile(
+    r"^\d+ bytes from [^\n]{0,200}?\bicmp_seq=\d+ [^\n]{0,100}?\btime=(?P<ms>\d+(?:\.\d+)?) ms"
+)
+# ("4 packets transmitted, 0 received, +4 errors, 100% packet loss": the errors count optional)
 _PING_SUMMARY_RE = re.compile(
-    r"^(?P<sent>\d+) packets transmitted, (?P<recv>\d+) (?:packets )?received,.*?"
-    r"(?P<loss>\d+(?:\.\d+)?)% packet loss"
+    r"^(?P<sent>\d+) packets transmitted, (?P<recv>\d+) (?:packets )?received,"
+    r"(?: \+\d+ (?:errors|duplicates),)* (?P<loss>\d+(?:\.\d+)?)% packet loss"
 )
 _PING_MTU_RE = re.compile(
     r"[Mm]essage too long, mtu\s*=\s*(?P<mtu>\d+)|Frag needed and DF set \(mtu = (?P<mtu2>\d+)\)"

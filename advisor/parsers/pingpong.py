@@ -53,13 +53,14 @@ _NOT_HANG_RE = re.compile(
     r"\b(?:not|n't|never|no)\s+hang", re.IGNORECASE
 )  # (a note that it did not)
 # the steps before any RDMA traffic: the TCP exchange of addresses, the device, port and QP set-up
-# (rc_pingpong.c's pp_client_exch_dest / pp_server_exch_dest and pp_init_ctx); a failure there
-# is no stalled transfer: none was tried
+# (rc_pingpong.c's pp_client_exch_dest / pp_server_exch_dest and pp_init_ctx, and
+# pp_connect_ctx's move of the QP to RTR and RTS before any work request is posted); a failure
+# there is no stalled transfer: none was tried
 _SETUP_ERROR_RE = re.compile(
     r"^(?:Couldn't connect to|Couldn't get port info|Couldn't get local LID|Couldn't create QP"
     r"|Failed to modify QP to INIT|Couldn't read remote address|Couldn't read/write remote address"
     r"|(?:client|server) read|Couldn't get context for|No IB devices found|IB device \S+ not found"
-    r"|Failed to get the port info)"
+    r"|Failed to get the port info|Failed to modify QP to (?:RTR|RTS)|Couldn't connect to remote QP)"
 )
 _UCX_HEAD_RE = re.compile(r"bandwidth \(MB/s\)")
 _UCX_TEST_RE = re.compile(r"^=+\s*(?P<test>\w+)\s*=+\s*$")

@@ -523,11 +523,12 @@ def _daemonsets(lines: list[str], out: Checks) -> None:
             break
         sets += 1
         desired, ready = int(m.group("desired")), int(m.group("ready"))
-        if ready < desired and int(m.group("uptodate")) < desired:
-            # a rolling update under way (its pods replaced node by node): not a failure
+        uptodate = int(m.group("uptodate"))
+        if ready < desired and uptodate < desired and desired - ready <= desired - uptodate:
+            # a rolling update under way (its pods replaced node by node): not a failure, as
+            # long as no more pods are short of ready than are still to be replaced
             updating.append(
-                f"{m.group('name')} ({m.group('uptodate')} of {desired} pod(s) updated, "
-                f"{ready} ready)"
+                f"{m.group('name')} ({uptodate} of {desired} pod(s) updated, {ready} ready)"
             )
         elif ready < desired:
             short += 1
@@ -715,8 +716,8 @@ _STUCK_REASONS = {
 # configuration is not available"
 _SLURM_REFUSED_RE = re.compile(
     r"\b(?P<cmd>srun|sbatch|salloc): error: (?:Unable to allocate resources|Batch job submission "
-    r"failed): (?P<why>[^`\n]+?)\s*`?\s*$"
-)
+    r"failed): (?P<why>[^`\n]*[^`\s])"
+)  # (the reason to its last word: what a copy put after it, a backtick or spaces, left out)
 _SLURM_REFUSALS = {
     "Socket timed out on send/recv operation": "slurmctld did not answer in time (busy, down "
     "or unreachable from this host)",
