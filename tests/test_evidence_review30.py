@@ -85,3 +85,32 @@ def test_pods_short_of_ready_beyond_a_rollouts_replacements_are_failing() -> Non
 def test_a_blocking_wait_time_out_keeps_its_time_out() -> None:
     (fail,) = _load("blocking_wait.txt").failures
     assert (fail["kind"], fail["rank"], fail["timeout_ms"]) == ("watchdog_timeout", 3, 60000)
+
+
+def test_ping_with_its_interface_and_a_ping_run_over_ssh_keep_dont_fragment() -> None:
+    (fail,) = _load("ping_iface.txt").failures  # ("PING ... from 10.10.1.11 ib0: 4064(4092) ...")
+    assert fail["exception_type"] == (
+        "a 4092-byte packet with don't fragment was refused: the path's MTU is 2044"
+    )
+    notes = [m.message for f in _load("ping_two.txt").files for m in f.messages]
+    assert all("don't fragment (-M do)" in n for n in notes) and len(notes) == 2
+
+
+def test_a_kueue_workload_admitted_after_its_wait_is_no_unschedulable_pod() -> None:
+    ev = _load("kueue_admitted.txt")
+    assert not ev.failures
+    (note,) = [m.message for f in ev.files for m in f.messages]
+    assert note.startswith("prechecks: kueue: the workload waited for quota (")
+    assert note.endswith("then Kueue admitted it (line 7)")
+
+
+def test_mlnx_qos_of_two_interfaces_is_two_notes() -> None:
+    notes = [m.message for f in _load("mlnx_qos_two.txt").files for m in f.messages]
+    assert [n.split(":")[1].strip() for n in notes] == ["mlnx_qos ens1f0", "mlnx_qos ens1f1"]
+    assert "PFC on priorities 3" in notes[0] and "PFC on no priority" in notes[1]
+
+
+def test_pyxis_quotes_enroots_own_error_line() -> None:
+    fail = _load("pyxis_401.txt").failures[0]
+    assert fail["kind"] == "container_start_failure"
+    assert "returned error code: 401 Unauthorized" in fail["exception_type"]

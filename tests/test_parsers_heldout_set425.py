@@ -934,3 +934,25 @@ def test_a_store_time_out_wrapped_after_its_first_sentence_is_a_store_time_out()
         16,
         1,
     )
+
+
+def test_a_time_out_record_printed_again_by_what_is_the_same_processs_not_another_ranks() -> None:
+    ev = _load("sglang_2node_h100_tp16_dp8_watchdog_reduce_scatter_timeout.log")
+    (fail,) = ev.failures  # ("[PG ID 4 PG GUID 45 Rank 1]": rank 9's rank in group 4)
+    assert (fail["kind"], fail["rank"], fail["seq"], fail["line"]) == ("watchdog_timeout", 9, 2, 4)
+
+
+def test_ethtool_m_says_the_modules_form_and_transceiver_codes() -> None:
+    ev = _load("sonic6476_ethtool_m_enp65s0f0_qsfp28_40g_base_cr4_cable_cut.txt")
+    assert ev.files[0].formats == ["ethtool_module"] and not ev.failures
+    (note,) = _said(ev)
+    assert note.startswith(
+        "ethtool_module: ethtool -m enp65s0f0: QSFP28, transceiver 40G Ethernet: 40G Base-CR4; "
+        "25G Ethernet: 25G Base-CR CA-N, connector No separable connector"
+    )
+
+
+def test_ip_flags_with_their_unnamed_bits_glued_on_are_read() -> None:
+    (note,) = _said(_load("sriov_dp_bond_pod_ip_a_bond0_net1_net2_up.txt"))
+    # ("<BROADCAST,MULTICAST,UP,LOWER_UP800>": LOWER_UP, then the bits it has no name for)
+    assert "bond0 (mtu 1500): up, link up" in note and "net1 (mtu 1500): up, link up" in note

@@ -237,6 +237,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
     "ethtool_stats": re.compile(ethtool.SIGNATURE, re.M),
     "ethtool_settings": re.compile(ethtool.SETTINGS_SIGNATURE, re.M),
+    "ethtool_module": re.compile(ethtool.MODULE_SIGNATURE, re.M),
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
     "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
     "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
@@ -1918,7 +1919,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, "
+                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -4952,6 +4953,35 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return notes
 
 
+def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ethtool -m: a note per module of what it is (its form, transceiver codes, vendor, cable
+    length) and of any alarm flag it reads On (settings and readings, not judged against the
+    port's speed, which is not in it)."""
+    notes = []
+    for m in ethtool.parse_module(text):
+        said = [m.identifier]
+        if m.transceiver:
+            said.append("transceiver " + "; ".join(m.transceiver))
+        if m.connector:
+            said.append(f"connector {m.connector}")
+        if m.vendor:
+            said.append(f"vendor {m.vendor}" + (f" {m.part}" if m.part else ""))
+        if m.length:
+            said.append("length " + ", ".join(m.length))
+        if m.alarms_on:
+            said.append("alarm or warning flags On: " + ", ".join(m.alarms_on[:6]))
+        notes.append(
+            ParseWarning(
+                line=m.line,
+                message=f"ethtool -m{f' {m.iface}' if m.iface else ''}: "
+                + ", ".join(said)
+                + " (the module's EEPROM: check its transceiver codes match the port's speed)",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlnx_qos: a note of a NIC's trust state, PFC priorities and traffic classes."""
     return rdma.parse_mlnx_qos(text)
@@ -5859,6 +5889,7 @@ _CONVERTERS = {
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
     "mlnx_qos": _mlnx_qos,
+    "ethtool_module": _ethtool_module,
     "ping": _ping,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -166,3 +166,69 @@ def fastest_mode_mbps(modes: list[str]) -> int | None:
     """The fastest of a port's supported link modes ("100000baseCR4/Full"), in Mb/s."""
     speeds = [int(m.group(1)) for mode in modes if (m := re.match(r"(\d+)base", mode))]
     return max(speeds) if speeds else None
+
+
+# ethtool -m IFACE (--module-info): the transceiver's EEPROM decoded, "Key : value" a line
+# (ethtool's sfpid.c / qsfp.c / cmis.c): "Identifier : 0x11 (QSFP28)", "Transceiver type : 40G
+# Ethernet: 40G Base-CR4" (one line per code), "Vendor name", "Vendor PN", "Length (Copper or
+# Active cable) : 3m", and on optics their readings and alarm flags ("... alarm : On")
+MODULE_SIGNATURE = (
+    r"^[ \t]*Identifier[ \t]+:[ \t]*0x[0-9a-fA-F]{2} \((?:SFP|QSFP|OSFP|CMIS|GBIC)[^)\n]*\)"
+)
+_MODULE_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Z][\w ()/.,-]*?)\s+:\s*(?P<value>\S.*?)\s*$")
+_MODULE_CMD_RE = re.compile(
+    r"\bethtool\s+(?:-m|--module-info|--dump-module-eeprom)\s+(?P<iface>[\w.:-]+)"
+)
+
+
+@dataclass(kw_only=True)
+class ModuleInfo:
+    line: int
+    iface: str | None
+    identifier: str
+    connector: str | None = None
+    transceiver: list[str] = field(default_factory=list)
+    vendor: str | None = None
+    part: str | None = None
+    length: list[str] = field(default_factory=list)
+    alarms_on: list[str] = field(default_factory=list)
+    """The alarm and warning flags the module reads as On (its optics out of their range)."""
+
+
+def parse_module(text: str) -> list[ModuleInfo]:
+    """Each ``ethtool -m`` decode in ``text``; ParseError when none."""
+    out: list[ModuleInfo] = []
+    iface: str | None = None
+    for no, line in enumerate(text.splitlines(), 1):
+        if c := _MODULE_CMD_RE.search(line):
+            iface = c.group("iface")
+            continue
+        if (f := _MODULE_FIELD_RE.match(line)) is None:
+            continue
+        key, value = f.group("key"), f.group("value")
+        if key == "Identifier":
+            paren = re.search(r"\(([^)]*)\)", value)
+            out.append(
+                ModuleInfo(line=no, iface=iface, identifier=paren.group(1) if paren else value)
+            )
+            iface = None
+            continue
+        if not out:
+            continue
+        mod = out[-1]
+        if key == "Connector":
+            paren = re.search(r"\(([^)]*)\)", value)
+            mod.connector = paren.group(1) if paren else value
+        elif key == "Transceiver type":
+            mod.transceiver.append(value)
+        elif key == "Vendor name":
+            mod.vendor = value
+        elif key == "Vendor PN":
+            mod.part = value
+        elif key.startswith("Length (") and value not in ("0m", "0km"):
+            mod.length.append(f"{key[len('Length (') : -1]} {value}")
+        elif ("alarm" in key or "warning" in key) and value == "On":
+            mod.alarms_on.append(key)
+    if not out:
+        raise ParseError("no ethtool -m module decode ('Identifier : 0x.. (QSFP28)')")
+    return out

@@ -1138,6 +1138,7 @@ def _parse_events(text: str) -> LogReport:
         _mpi_cma_errors(lines, report)
     _watchdog_deaths(lines, report)
     _watchdog(lines, report)
+    _same_process_records(report)
     _watchdog_timeout_stacks(lines, report)  # after it: only where it read no time-out
     if "c10_cuda_check_implementation" in text:
         _watchdog_cuda_check_stacks(lines, report)
@@ -8643,7 +8644,15 @@ def _pyxis_failures(lines: list[tuple[int, str, int | None]], report: LogReport)
             for _, t, _ in lines[index + 1 : index + 1 + PYXIS_LOG_LINES]
             if (lm := _PYXIS_LOG_LINE_RE.search(t))
         ]
-        why = next((w for w in said if _ERROR_WORDS_RE.search(w) or "denied" in w), None)
+        # (enroot's own level marks its reason: "[ERROR] URL ... returned error code: 401")
+        why = next(
+            (
+                w
+                for w in said
+                if w.startswith("[ERROR]") or _ERROR_WORDS_RE.search(w) or "denied" in w
+            ),
+            None,
+        )
         report.events.append(
             LogEvent(
                 kind="container_start_failure",
@@ -11623,6 +11632,31 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     last_completed=done,
                 )
             )
+
+
+# a record's process group and the rank inside it: "[PG ID 4 PG GUID 45 Rank 1]" (one process:
+# a group's GUID is its own, and each process holds one rank in it)
+_PG_LOCAL_RE = re.compile(
+    r"\[PG ID \d+ PG GUID (?P<guid>[\w:-]+)(?:\([^)]*\))? Rank (?P<rank>\d+)\]"
+)
+
+
+def _same_process_records(report: LogReport) -> None:
+    """One time-out per process: the same record of one group's rank (its PG GUID and rank in
+    it, the same SeqNum) printed again untagged by the exception's what() is the tagged one's,
+    not another rank's."""
+    seen: dict[tuple[str, str, int | None], LogEvent] = {}
+    repeated: set[int] = set()
+    for ev in report.events:
+        if ev.kind != "watchdog_timeout" or not (m := _PG_LOCAL_RE.search(ev.message)):
+            continue
+        key = (m.group("guid"), m.group("rank"), ev.seq)
+        if (first := seen.get(key)) is None:
+            seen[key] = ev
+        elif first.rank != ev.rank:
+            repeated.add(id(ev))
+    if repeated:
+        report.events[:] = [e for e in report.events if id(e) not in repeated]
 
 
 _UNSET_WORK = 2**32

@@ -202,6 +202,19 @@ def _flattened(text: str) -> list[tuple[int, str]]:
     return out
 
 
+# the flag bits a listing has no name for, printed in hex glued to the last name (busybox's ip
+# and iproute2's print_link_flags: "<BROADCAST,MULTICAST,UP,LOWER_UP800>", 0x800 a bond's port)
+_GLUED_HEX_FLAG_RE = re.compile(r"^(?P<name>[A-Z][A-Z_-]*[A-Z])(?P<hex>[0-9a-f]+)$")
+
+
+def _ip_flags(said: str) -> tuple[str, ...]:
+    """An ip listing's flags, the unnamed bits glued to the last name taken off."""
+    flags = [f for f in said.split(",") if f]
+    if flags and (g := _GLUED_HEX_FLAG_RE.match(flags[-1])):
+        flags[-1] = g.group("name")
+    return tuple(flags)
+
+
 def parse(text: str) -> list[Interface]:
     """Each interface's block; ParseError when no interface is found."""
     found: list[Interface] = []
@@ -230,7 +243,7 @@ def parse(text: str) -> list[Interface]:
                 continue
             stats_dir = None
         if m := _IP_HEAD_RE.match(line):
-            flags = tuple(f for f in m.group("flags").split(",") if f)
+            flags = _ip_flags(m.group("flags"))
             state = _STATE_RE.search(m.group("rest"))
             current = Interface(
                 line=no,
@@ -366,11 +379,16 @@ def _fields(iface: Interface, text: str) -> None:
 # transmitted, 3 received, 0% packet loss, time 2003ms"); with -M do (don't fragment) a packet
 # larger than the interface's MTU is refused at the host ("ping: local error: message too long,
 # mtu=1500"), and a router with a smaller one answers "Frag needed and DF set (mtu = 1500)"
-PING_SIGNATURE = r"^PING [\w.:-]+ \((?:\d{1,3}\.){3}\d{1,3}\) \d+\(\d+\) bytes of data\."
+# (-I IFACE adds its source: "PING 10.10.1.12 (10.10.1.12) from 10.10.1.11 ib0: 4064(4092) ...")
+PING_SIGNATURE = r"^PING [\w.:-]+ \((?:\d{1,3}\.){3}\d{1,3}\)(?: from [\d.]+ [\w.:-]+:)? \d+\(\d+\) bytes of data\."
 _PING_HEAD_RE = re.compile(
-    r"^PING (?P<host>[\w.:-]+?)\.? \((?P<ip>[\d.]+)\) (?P<payload>\d+)\((?P<total>\d+)\) bytes"
+    r"^PING (?P<host>[\w.:-]+?)\.? \((?P<ip>[\d.]+)\)(?: from [\d.]+ [\w.:-]+:)? "
+    r"(?P<payload>\d+)\((?P<total>\d+)\) bytes"
 )
-_PING_COMMAND_RE = re.compile(r"(?:^|[$#>]\s)\s*(?:sudo\s+)?ping6?\s+(?P<args>[^\n|]*)")
+# (a ping run on another host from the prompt, "ssh gpu03 ping -M do ...", is the same command)
+_PING_COMMAND_RE = re.compile(
+    r"(?:^|[$#>]\s)\s*(?:sudo\s+)?(?:(?:ssh|pdsh|srun)\s[^\n|]*?\s)?ping6?\s+(?P<args>[^\n|]*)"
+)
 _PING_DF_RE = re.compile(r"\s-M\s*do\b")
 _PING_REPLY_RE = re.compile(
     r"^\d+ bytes from [^\n]{0,200}?\bicmp_seq=\d+ [^\n]{0,100}?\btime=(?P<ms>\d+(?:\.\d+)?) ms"

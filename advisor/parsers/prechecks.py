@@ -910,6 +910,12 @@ _VOLCANO_WHY_RE = re.compile(
 )
 
 
+# Kueue admitting a workload: "Normal   Admitted   2m   kueue-admission   Admitted by ClusterQueue"
+_KUEUE_ADMITTED_RE = re.compile(
+    r"^\s*Normal\s+Admitted\s+\S+(?: \(x\d+ over \S+\))?\s+kueue-admission\s"
+)
+
+
 def _unschedulable(lines: list[str], out: Checks) -> None:
     reason, reason_at = "", 0
     volcano_why = next((m.group("why") for line in lines if (m := _VOLCANO_WHY_RE.match(line))), "")
@@ -921,6 +927,25 @@ def _unschedulable(lines: list[str], out: Checks) -> None:
             for u in out.unschedulable[before:]:
                 if "gang" in u.message:
                     u.message += f" (Volcano: {volcano_why})"
+    admitted = next(
+        (no for no, line in enumerate(lines, 1) if _KUEUE_ADMITTED_RE.match(line)), None
+    )
+    if admitted is not None:
+        # Kueue admitted the workload after it waited (QuotaReserved, Admitted): its Pending
+        # events are a wait that ended, said as a note, not a workload kept from running
+        waited = [
+            u
+            for u in out.unschedulable[before:]
+            if u.source == "kueue-admission" and u.line < admitted
+        ]
+        out.unschedulable[before:] = [u for u in out.unschedulable[before:] if u not in waited]
+        if waited:
+            _note(
+                out,
+                waited[0].line,
+                "kueue: the workload waited for quota (" + waited[0].message[:160] + "), then "
+                f"Kueue admitted it (line {admitted})",
+            )
 
 
 def _unschedulable_events(lines: list[str], out: Checks, reason: str, reason_at: int) -> None:

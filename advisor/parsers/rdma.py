@@ -1398,8 +1398,26 @@ _QOS_TC_RE = re.compile(
 
 
 def parse_mlnx_qos(text: str) -> list[ParseWarning]:
-    """A note of ``mlnx_qos``'s answer: the interface, its trust state, the priorities PFC is on
-    for, and each traffic class's scheduling (settings, not judged); ParseError without them."""
+    """A note of each ``mlnx_qos`` answer (one per ``mlnx_qos -i IFACE`` command in the copy):
+    the interface, its trust state, the priorities PFC is on for, and each traffic class's
+    scheduling (settings, not judged); ParseError without any."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if _QOS_IFACE_RE.search(line)]
+    if len(starts) < 2:
+        return _mlnx_qos_block(text, 0)
+    notes: list[ParseWarning] = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        try:
+            notes += _mlnx_qos_block("\n".join(lines[start:end]), start)
+        except ParseError:
+            continue  # (a command whose answer is not in the copy)
+    if not notes:
+        raise ParseError("mlnx_qos: no trust state and no PFC configuration")
+    return notes
+
+
+def _mlnx_qos_block(text: str, offset: int) -> list[ParseWarning]:
     iface = trust = ""
     pfc: list[int] | None = None
     prios: list[int] = []
@@ -1431,7 +1449,7 @@ def parse_mlnx_qos(text: str) -> list[ParseWarning]:
         said.append("traffic classes " + ", ".join(classes))
     return [
         ParseWarning(
-            line=first or 1,
+            line=(first or 1) + offset,
             message=f"mlnx_qos{f' {iface}' if iface else ''}: "
             + "; ".join(x for x in said if x)
             + " (a NIC's QoS settings: RoCE's lossless traffic needs PFC on the priority its "
