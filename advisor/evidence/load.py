@@ -3098,9 +3098,7 @@ def _topo(tool: str, parser: Any) -> Any:
                 "warnings": [{"line": w.line, "message": w.message} for w in warnings],
             }
         )
-        if tool == "nvidia-smi" and (
-            near := _nearest_nics(topo.links, nic_columns, getattr(topo, "nics", {}))
-        ):
+        if tool == "nvidia-smi" and (near := _nearest_nics(topo.links, getattr(topo, "nics", {}))):
             warnings.append(ParseWarning(line=0, message=near, skipped=False))
         return warnings
 
@@ -3122,22 +3120,24 @@ PCIE_PATH_ORDER = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
 the host bridge, within a NUMA node, across the SMP link; SOC is older drivers' SYS)."""
 
 
-def _nearest_nics(
-    links: dict[str, dict[str, str]], nic_columns: set[str], names: dict[str, str]
-) -> str | None:
+def _gpus_and_nics(links: dict[str, dict[str, str]]) -> tuple[list[str], set[str]]:
+    """A ``nvidia-smi topo -m`` matrix's GPU rows and the NIC columns they reach (every peer
+    that is no GPU and no CPU: ``NIC0``, or an older driver's ``mlx5_0``)."""
+    gpus = [d for d in links if d.startswith("GPU")]
+    return gpus, {peer for g in gpus for peer in links[g] if not peer.startswith(("GPU", "CPU"))}
+
+
+def _nearest_nics(links: dict[str, dict[str, str]], names: dict[str, str]) -> str | None:
     """A note of each GPU's nearest NIC(s) by their PCIe path (``GPU0, GPU1: mlx5_2 (NODE)``,
     ``GPU0: NIC0 (mlx5_0) (PIX)`` where the NIC legend names it), GPUs with the same answer
     together; None for a matrix without NIC columns."""
     named: dict[str, list[str]] = {}
-    gpus = [d for d in links if d.startswith("GPU")]
-    every_nic = {
-        peer for gpu in gpus for peer in links[gpu] if peer in nic_columns or peer.startswith("NIC")
-    }
+    gpus, every_nic = _gpus_and_nics(links)
     for gpu in gpus:
         paths = {
             peer: kind
             for peer, kind in links[gpu].items()
-            if (peer in nic_columns or peer.startswith("NIC")) and kind in PCIE_PATH_ORDER
+            if peer in every_nic and kind in PCIE_PATH_ORDER
         }
         if not paths or len(paths) < len(every_nic):
             continue  # (a row cut short of some NICs' cells: its nearest one is not known)
@@ -3166,8 +3166,7 @@ def _no_near_nic(links: dict[str, dict[str, str]], cut: bool = False) -> list[st
     """GPUs of a ``nvidia-smi topo -m`` matrix with NIC columns that have no NIC within
     ``GDR_NEAR_PATHS`` where another GPU of it has one (the NICs sit by some GPUs only); none
     from a matrix without NICs, with no GPU near one, or whose copy lost links (``cut``)."""
-    gpus = [d for d in links if d.startswith("GPU")]
-    nics = {peer for g in gpus for peer in links[g] if not peer.startswith(("GPU", "CPU"))}
+    gpus, nics = _gpus_and_nics(links)
     if cut or not nics:
         return []
     near = {g: any(links[g].get(n) in GDR_NEAR_PATHS for n in nics) for g in gpus}
@@ -4913,7 +4912,7 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         said = f"ping {run.host} ({run.ip}): {run.payload_bytes}-byte payload in {run.packet_bytes}-byte packets{df}"
         if run.mtu is not None:
             said += f"; refused: the path's MTU is {run.mtu}, smaller than the packet"
-        elif run.received == 0 or (run.sent is None and run.replies == 0 and run.unreachable):
+        elif run.no_reply:
             said += "; no reply" + (" (destination unreachable)" if run.unreachable else "")
         else:
             got = (
@@ -4934,7 +4933,7 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             else "no reply"
             + (" (destination unreachable)" if run.unreachable else "")
             + (f" to {run.sent} packet(s)" if run.sent else "")
-            if run.received == 0 or (run.sent is None and run.replies == 0 and run.unreachable)
+            if run.no_reply
             else None
         )
         if failed:

@@ -423,6 +423,11 @@ class HostPing:
     mtu_line: int = 0
     unreachable: bool = False
 
+    @property
+    def no_reply(self) -> bool:
+        """Nothing came back: its summary counts no reply, or (no summary) only unreachables."""
+        return self.received == 0 or (self.sent is None and self.replies == 0 and self.unreachable)
+
 
 def parse_ping(text: str) -> list[HostPing]:
     """Each iputils ping run in ``text``; ParseError when none."""

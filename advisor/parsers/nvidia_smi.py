@@ -1266,7 +1266,8 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     without ``index`` numbered in the rows' order); raises ParseError where no row is read."""
     fields: list[str] | None = None
     columned = False  # the rows' cells two or more spaces apart, not commas
-    gpus: list[SmiGpu] = []
+    gpus: list[SmiGpu] = []  # (every one of them a CSV row's: query "csv")
+    by_bus: dict[str, int] = {}  # a bus id → its GPU's place in ``gpus`` (its first sample's)
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
@@ -1293,27 +1294,15 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             continue  # the header itself (a query whose first field no header pattern knows)
         values = dict(zip(fields, cells, strict=True))
         # (a looped query, -l: a GPU's later sample, by its bus id, replaces its earlier one)
-        same = next(
-            (
-                g
-                for g in gpus
-                if g.query == "csv"
-                and values.get("pci.bus_id")
-                and g.bus_id == values["pci.bus_id"]
-            ),
-            None,
-        )
+        at = by_bus.get(values.get("pci.bus_id") or "")
+        same = gpus[at] if at is not None else None
         if "index" in fields:
             if not (index := values["index"].split()[0] if values["index"] else "").isdigit():
                 continue
         elif "name" in fields and values["name"]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
-            index = (
-                str(same.gpu)
-                if same is not None
-                else str(len([g for g in gpus if g.query == "csv"]))
-            )
+            index = str(same.gpu) if same is not None else str(len(gpus))
         else:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
@@ -1332,9 +1321,11 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
                 ),
                 action.split()[0] if action else None,
             )
-        if same is not None and same.gpu == gpu.gpu:
-            gpus[gpus.index(same)] = gpu
+        if at is not None and same is not None and same.gpu == gpu.gpu:
+            gpus[at] = gpu
             continue
+        if gpu.bus_id:
+            by_bus.setdefault(gpu.bus_id, len(gpus))
         gpus.append(gpu)
     if not gpus:
         raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index or name")
