@@ -3440,9 +3440,10 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 "name": gpu.name,
                 "links": {str(n): speed for n, speed in gpu.speed_gbytes_s.items()},
                 "inactive": gpu.inactive,
-                # (-R lists where each link goes, not its state: none is known active)
+                # (-R lists where each link goes, -c what it can carry, not its state: none is
+                # known active)
                 "active": active
-                if gpu.speed_gbytes_s or not (gpu.remote or gpu.traffic_kib)
+                if gpu.speed_gbytes_s or not (gpu.remote or gpu.traffic_kib or gpu.capabilities)
                 else None,
                 "none_up": gpu.none_up,
                 # a model made only for NVLink baseboards (SXM modules, B200 ...): no link up
@@ -3467,6 +3468,7 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 ),
             }
         )
+    parsed.warnings.extend(_nvlink_capabilities(parsed.gpus))
     counted = [g for g in parsed.gpus if g.traffic_kib]
     if counted:
         links = sum(len(g.traffic_kib) for g in counted)
@@ -3483,6 +3485,53 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
 
 
 _ERROR_COUNTER_RE = re.compile(r"\berrors?\b", re.I)
+
+
+def _link_runs(numbers: list[int]) -> str:
+    """Link numbers as runs: ``0-3, 5``."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def _nvlink_capabilities(gpus: list[nvidia_smi.NvlinkGpu]) -> list[ParseWarning]:
+    """A note per GPU of ``nvidia-smi nvlink -c``: each capability with the links that have it
+    (``P2P: links 0-5``); a link listing fewer capabilities than the GPU's others is where the
+    copy ends (its rest unknown). Capabilities, not link states: nothing is judged."""
+    notes = []
+    for gpu in gpus:
+        if not gpu.capabilities:
+            continue
+        most = max(len(c) for c in gpu.capabilities.values())
+        names = list(dict.fromkeys(n for c in gpu.capabilities.values() for n in c))
+        said = []
+        for cap in names:
+            have = [n for n, c in gpu.capabilities.items() if c.get(cap)]
+            # ("Link is supported" is NVML's VALID capability, said under its own name)
+            label = "valid link (NVML's NVLINK_CAP_VALID)" if cap.lower() == "link" else cap
+            said.append(f"{label}: {'links ' + _link_runs(have) if have else 'no link'}")
+        short = [n for n, c in gpu.capabilities.items() if len(c) < most]
+        notes.append(
+            ParseWarning(
+                line=gpu.line,
+                message=f"nvidia-smi nvlink -c: GPU {gpu.gpu}"
+                + (f" ({gpu.name})" if gpu.name else "")
+                + f", {len(gpu.capabilities)} link(s) listed; supported: {'; '.join(said)}"
+                + (
+                    f" (link {short[-1]} lists {len(gpu.capabilities[short[-1]])} of {most}: "
+                    "the copy ends there, the rest unknown)"
+                    if short
+                    else ""
+                )
+                + ". What each link can carry, not whether it is up (nvidia-smi nvlink -s)",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _hccn_conf(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

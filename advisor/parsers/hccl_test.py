@@ -7,7 +7,9 @@ A run that stops at communicator init (an ``HCCLCHECK`` failure before the table
 ``HcclCommInitRootInfo`` error) is read as :class:`InitFailure`, its return code named from the
 ``HcclResult`` enum.
 
-hccl_test prints no bus bandwidth. Its ``alg_bandwidth`` is ``data_size / time`` for every op
+hccl_test prints no bus bandwidth. Its ``alg_bandwidth`` is ``data_size / time`` in decimal GB/s
+(``B_US_TO_GB_S = 1.0E6 / 1.0E9``, oam-tools ``hccl_opbase_rootinfo_base.h``; the execution.md
+example table's figures read as GiB/s, its data not the source's formula) for every op
 (all_gather and all_to_all divide the ``-b`` size over the ranks, then multiply back), which is
 nccl-tests' algbw convention, so busbw = algbw x the nccl-tests factor of the op and rank count.
 Both come from the arguments when given, else from the command line in the log

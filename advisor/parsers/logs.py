@@ -165,6 +165,7 @@ from advisor.parsers import (
 )
 from advisor.parsers.hccl_test import HCCL_RESULTS, decode_result
 from advisor.parsers.netif import VIRTUAL_IFACE_RE
+from advisor.parsers.rank_table import parse as parse_rank_table
 from advisor.parsers.rdma import IBV_WC_STATUS
 
 _CODE_RE = re.compile(
@@ -1634,6 +1635,30 @@ FLAT_LINE_CHARS = 300
 frames ('File "...", line N'): a copy that ran a traceback and its error onto one line."""
 
 
+def _quoted_rank_table(line: str) -> tuple[int, str] | None:
+    """The rank table an EI0004 line quotes after its reason (MindSpore prints the table it was
+    given: ``... Please check the configured ranktable. [{"server_count":"1",...}]``): its rank
+    count and a note of what it holds (ranks, servers, devices); None where no whole table is
+    quoted."""
+    start = line.find("[{")
+    if start < 0:
+        return None
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(line, start)
+        table = parse_rank_table(json.dumps(doc[0] if isinstance(doc, list) and doc else doc))
+    except (ValueError, ParseError):
+        return None
+    if not table.ranks:
+        return None
+    numbers = sorted(r.rank for r in table.ranks if r.rank is not None)
+    span = f", rank_id {numbers[0]}-{numbers[-1]}" if numbers else ""
+    devices = ", ".join(r.device_id for r in table.ranks)
+    return len(table.ranks), (
+        f"[the quoted rank table: {len(table.ranks)} rank(s){span} on server(s)"
+        f" {', '.join(table.servers)}, device(s) {devices}]"
+    )
+
+
 def _hccl_errors(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -1772,6 +1797,10 @@ def _hccl_errors(
             if message.endswith("Inner Error!"):
                 # ("EL9999: Inner Error!" heads the code's line with its facts, as on two lines)
                 message = next((p for p in parts[1:4] if code in p), message)
+        quoted = _quoted_rank_table(line) if code == "EI0004" else None
+        if quoted is not None:
+            # (the table it quotes in full on the code's line: said as what it holds, not cut)
+            message = f"{line[: line.find('[{')].strip()} {quoted[1]}"
         if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
             # the device's error report names its chip on the code line and the error on the
             # next ("there is a fftsplus sdma error, sdma channel is 2,")
@@ -1807,6 +1836,8 @@ def _hccl_errors(
             ev.group = _first(grp)
         if size := _search(_RANKSIZE_RE, window):
             ev.rank_size = int(size.group(1))
+        elif quoted is not None:
+            ev.rank_size = quoted[0]
         if port := _search(_PORT_RE, window):
             ev.port = int(port.group(1))
         if ip := _search(_IP_RE, window):
@@ -3615,9 +3646,11 @@ _VIA_SAID = {
     "NET": "over the network",
 }
 # NCCL's note of a setting it took from the environment: "NCCL INFO NCCL_P2P_LEVEL set by
-# environment to LOC", "NCCL_SHM_DISABLE set by environment to 1." (src/misc/param.cc)
+# environment to LOC", "NCCL_SHM_DISABLE set by environment to 1." (src/misc/param.cc): the
+# value up to its sentence's closing period, a path's ".xml" kept ("NCCL_GRAPH_FILE set by
+# environment to /opt/microsoft/ncv4/graph.xml")
 _NCCL_ENV_SET_RE = re.compile(
-    r"NCCL INFO (?P<name>NCCL_\w+) set by environment to (?P<value>[^\s.]+(?:\.\d+)*)"
+    r"NCCL INFO (?P<name>NCCL_\w+) set by environment to (?P<value>\S*[^\s.])\.?(?!\S)"
 )
 # aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
 _OFI_PROVIDER_RE = re.compile(r"NET/OFI Selected Provider is (?P<prov>\S+)")

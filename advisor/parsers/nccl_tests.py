@@ -622,12 +622,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if no == last_no and extra and first_time + 1 < len(tokens) < len(columns):
             # the copy ends inside the row: a group cut before its #wrong cell is read without
             # it, a group cut earlier is left out
-            if extra == 3:
+            if extra == 3 and not _cut_cell(tokens[-1], tokens[first_time + 2]):
                 tokens.append("N/A")
                 what = "its #wrong is unknown"
             else:
+                # (a group cut before its busbw, or inside its busbw's number: "0." of "0.26")
+                what = "the cells of its last column group that it holds are left out" + (
+                    f" (its busbw cut at {tokens[-1]!r})" if extra == 3 else ""
+                )
                 tokens = tokens[: len(tokens) - extra]
-                what = "the cells of its last column group that it holds are left out"
             warnings.append(ParseWarning(line=no, message=f"the log ends inside this row: {what}"))
         try:
             row, start, present = _row(
@@ -1329,8 +1332,12 @@ def op_from_columns(table: Table, ranks: int | None) -> str | None:
         return None
     spread = ratio > 1
     # in-place unchecked where the out-of-place group was checked: alltoall, sendrecv
-    in_place_unchecked = all(unchecked(r.in_place) for r in rows) and any(
-        r.out_of_place is not None and not unchecked(r.out_of_place) for r in rows
+    # (a row whose in-place group a cut copy left out tells nothing of it)
+    placed = [r for r in rows if r.in_place is not None]
+    in_place_unchecked = (
+        bool(placed)
+        and all(unchecked(r.in_place) for r in placed)
+        and any(r.out_of_place is not None and not unchecked(r.out_of_place) for r in rows)
     )
     in_place_checked = any(r.in_place is not None and not unchecked(r.in_place) for r in rows)
     if root_op:
@@ -1469,6 +1476,17 @@ def _ends(raw: str, count: int) -> list[int]:
     of a header or row line, after any launcher tag. nccl-tests and mscclpp-test right-align
     every cell under its header name."""
     return [m.end() for m in re.finditer(r"\S+", raw)][-count:]
+
+
+def _cut_cell(cell: str, same_kind: str) -> bool:
+    """A row's last cell where the copy ends cut inside its number: it ends at the decimal point
+    (``0.``), or has fewer decimals than the same column of the row's first group (nccl-tests
+    prints each with a fixed count: ``%6.2f``)."""
+    if cell.endswith("."):
+        return True
+    decimals = len(cell.partition(".")[2]) if "." in cell else 0
+    expected = len(same_kind.partition(".")[2]) if "." in same_kind else 0
+    return cell.replace(".", "", 1).isdigit() and decimals < expected
 
 
 def _first_group(first_time: int, row_ends: list[int], header_ends: list[int] | None) -> int:

@@ -637,6 +637,11 @@ _NVLINK_TRAFFIC_RE = re.compile(r"^\s*Link (\d+): ((?:Data|Raw) [TR]x): (\d+) Ki
 # ``nvidia-smi nvlink -R``: the device and link at the other end of each link ("Link 4: Remote
 # Device 00000000:D5:00.0: Link 6")
 _NVLINK_REMOTE_RE = re.compile(r"^\s*Link (\d+): Remote Device ([0-9A-Fa-f:.]+): Link (\d+)\s*$")
+# ``nvidia-smi nvlink -c`` (``--capabilities``): each link's NVML capabilities (nvmlNvLinkCapability_t:
+# P2P_SUPPORTED, SYSMEM_ACCESS, P2P_ATOMICS, SYSMEM_ATOMICS, SLI_BRIDGE, VALID), "Link 0, P2P is
+# supported: true", "Link 0, Access to system memory supported: true": what a link can carry,
+# not whether it is up
+_NVLINK_CAP_RE = re.compile(r"^\s*Link (\d+), (.+?) (?:is )?supported: (true|false)\s*$", re.I)
 _NVLINK_NONE_RE = re.compile(
     r"^\s*NVML: Unable to retrieve NVLink information as all links are inActive", re.I
 )
@@ -649,6 +654,7 @@ _NVLINK_COMMAND_RE = re.compile(
 NVLINK_STATUS_RE = re.compile(
     r"^\s*GPU \d+: [^\n]*\n(?:\s*Link \d+: (?:[0-9.]+ GB/s|<inactive>|[A-Za-z][\w ]*?\s*: \d+"
     r"|Remote Device [0-9A-Fa-f:.]+: Link \d+|(?:Data|Raw) [TR]x: \d+ KiB)\s*$"
+    r"|\s*Link \d+, [A-Za-z0-9 ]+? (?:is )?supported: (?:true|false)\s*$"
     r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive)"
     r"|nvidia-smi\b(?=[^\n]*\snvlink\b)(?=[^\n]*\s(?:-i|--id)[ =]\d)[^\n]*\n"
     r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive"
@@ -681,6 +687,10 @@ class NvlinkGpu:
     remote: dict[int, str] = field(default_factory=dict)
     """``-R``: link number → the device (bus id) and link at its other end, ``00000000:D5:00.0
     link 6``; a link listed so is wired to that peer (its state is ``-s``'s to tell)."""
+    capabilities: dict[int, dict[str, bool]] = field(default_factory=dict)
+    """``-c``: link number → capability as printed (``P2P``, ``Access to system memory``,
+    ``P2P atomics``, ``System memory atomics``, ``SLI``, ``Link``) → supported: what the link
+    can carry, not its state."""
 
     @property
     def inactive(self) -> list[int]:
@@ -701,8 +711,8 @@ _NVLINK_MIG_RE = re.compile(r"^\s*Nvlink queries are not supported for Devices i
 
 
 def parse_nvlink_status(text: str) -> NvlinkStatus:
-    """Parse ``nvidia-smi nvlink -s``, ``-e`` or ``-R``: every GPU with its links, in the order
-    printed.
+    """Parse ``nvidia-smi nvlink -s``, ``-e``, ``-R``, ``-gt`` or ``-c``: every GPU with its
+    links, in the order printed.
     A GPU line with nothing of its links under it is not one of these outputs' (``nvidia-smi
     -L`` prints the same line) and is left out; a ``...`` a copy put in place of lines is said."""
     out = NvlinkStatus(gpus=[])
@@ -723,6 +733,9 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             current.speed_gbytes_s[int(m.group(1))] = None if m.group(3) else float(m.group(2))
         elif current is not None and (m := _NVLINK_REMOTE_RE.match(line)):
             current.remote[int(m.group(1))] = f"{m.group(2)} link {m.group(3)}"
+        elif current is not None and (m := _NVLINK_CAP_RE.match(line)):
+            caps = current.capabilities.setdefault(int(m.group(1)), {})
+            caps[m.group(2)] = m.group(3).lower() == "true"
         elif current is not None and (m := _NVLINK_TRAFFIC_RE.match(line)):
             current.traffic_kib.setdefault(int(m.group(1)), {})[m.group(2)] = int(m.group(3))
         elif current is not None and (m := _NVLINK_COUNTER_RE.match(line)):
@@ -757,7 +770,7 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     out.gpus = [
         g
         for g in out.gpus
-        if g.speed_gbytes_s or g.errors or g.none_up or g.remote or g.traffic_kib
+        if g.speed_gbytes_s or g.errors or g.none_up or g.remote or g.traffic_kib or g.capabilities
     ]
     # a GPU answered under "-i N" is not named: where every named GPU is one model, so is it (a
     # node's GPUs are one model), and it is judged with them
