@@ -365,7 +365,7 @@ def event(**values: Any) -> dict[str, Any]:
         "last_enqueued last_completed remote_rank group rank_size port ip local_rank exit_code "
         "pid root_cause library message time_s remote_ip culprit_ip culprit_device "
         "discoverer_ip discoverer_device exception_type call torch_npu_code missing_ranks worker "
-        "was"
+        "repeated_lines was"
     )
     return _item(fields, source="train.log", line=10, **values)
 

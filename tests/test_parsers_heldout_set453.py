@@ -1,10 +1,11 @@
-"""Outputs of round AAA's held-out evaluation (sets 453-456) that the advisor read wrong or not
-at all before this change (tests/data/evidence_heldout_59, sources in tests/data/SOURCES.md)."""
+"""Outputs of rounds AAA and BBB's held-out evaluations (sets 453-460) that the advisor read
+wrong or not at all before this change (tests/data/evidence_heldout_59, sources in
+tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import nccl_tests, nvidia_smi
+from advisor.parsers import hccl_test, logs, nccl_tests, nvidia_smi, rank_table
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -86,3 +87,155 @@ def test_nccl_tests_row_cut_inside_its_busbw_leaves_that_group_out() -> None:
     (table,) = nccl_tests.parse(whole).tables
     in_place = table.rows[-1].in_place
     assert in_place is not None and in_place.busbw_gbytes_s == 0.26 and in_place.wrong is None
+
+
+# --- round BBB -------------------------------------------------------------------------------
+
+
+def _events(name: str) -> list[logs.LogEvent]:
+    return logs.parse((HELDOUT / name).read_text()).events
+
+
+def test_a_warn_printed_again_is_one_item_with_every_line_kept() -> None:
+    # 15 WARN lines of one process: two texts, each printed again and again
+    name = "trtllm1670_enqueue_cuda_oom_invalid_resource_handle_repeated_cut.log"
+    warned = [e for e in _events(name) if e.kind == "nccl_warning"]
+    assert [(e.line, e.repeated_lines) for e in warned] == [
+        (1, [5, 9, 13, 17, 21, 25, 29]),
+        (3, [7, 11, 15, 19, 23, 27]),
+    ]
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    finding = found["evidence-nccl-warning"]
+    assert finding.message.startswith("NCCL printed 15 WARN line(s) (2 different,")
+    assert "again 7 time(s), line(s) 5, 9, 13, 17, 21, 25, 29)" in finding.items[0]
+
+
+def test_nccl_tests_failures_of_two_processes_on_one_host_are_two() -> None:
+    # HCA-108 fails twice, pids 2753866 and 2753874 (each on the " .. HOST pid N" line under)
+    name = "nccl_tests_allreduce_1024rank_h100_rows_1g_16g_then_unhandled_cuda_error_many_hosts_cut_nccltests322.log"
+    failed = [e for e in _events(name) if e.kind == "nccl_call_failure"]
+    assert [(e.host, e.pid) for e in failed] == [
+        ("HCA-128", 757466),
+        ("HCA-108", 2753866),
+        ("HCA-107", 2750549),
+        ("HCA-108", 2753874),
+    ]
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert found["evidence-nccl-call-failed"].message.startswith("4 NCCL call(s)")
+    assert found["evidence-nccl-call-failed"].items[1].startswith("HCA-108 pid 2753866:")
+
+
+def test_a_coalesced_works_unsigned_minus_one_is_no_element_count() -> None:
+    name = "nccl1504_pippy_rank1_watchdog_coalesced_seqnum1_never_completed_cut.log"
+    (timeout,) = [e for e in _events(name) if e.kind == "watchdog_timeout"]
+    assert (timeout.rank, timeout.op, timeout.seq, timeout.numel) == (1, "coalesced", 1, None)
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    finding = found["evidence-watchdog-timeout"]
+    assert "elements" not in finding.items[0]
+    # one rank's log: a peer that never reached its first collective is named as a cause too
+    advice = " ".join(r.why for r in finding.recommendations if r.kind == "advice")
+    assert "a peer never reached it" in advice
+    assert "not a rank that fell behind" not in advice
+
+
+def test_a_file_store_read_that_timed_out_names_its_store() -> None:
+    name = "nccl708_eg3d_filestore_get_timeout_default_pg_1800000ms_cut.log"
+    (failure,) = [e for e in _events(name) if e.kind == "unique_id_failure"]
+    assert (failure.rank, failure.remote_rank, failure.call) == (1, 0, "FileStore")
+    assert failure.timeout_ms == 1_800_000
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    finding = found["evidence-unique-id-exchange-failed"]
+    (advice,) = [r.why for r in finding.recommendations if r.kind == "advice"]
+    assert "FileStore" in advice and "new empty file" in advice
+    assert "MASTER_ADDR" not in advice
+
+
+def test_ei0006_reads_the_link_under_it() -> None:
+    name = "afd_demo_deepep_normal_rank0_notifydispatch_ez9999_ei0006_src125_dest192.log"
+    (ei0006,) = [e for e in _events(name) if e.code == "EI0006"]
+    assert (ei0006.ip, ei0006.device, ei0006.remote_ip) == ("192.168.0.125", 0, "192.168.0.192")
+    assert "srcRank[192.168.0.125/0] connect destRank[192.168.0.192/0] fail" in ei0006.message
+
+
+def test_an_inner_error_says_what_its_next_line_says() -> None:
+    name = "vllm_ascend116_grpo_load_weights_copy_d2d_507001_ei9999_sdma_error_device0_cut.log"
+    inner = [e for e in _events(name) if e.code == "EI9999" and "Inner Error!" in e.message]
+    (first,) = inner
+    assert "there is a sdma error, sdma channel is 2" in first.message
+
+
+def test_gloos_loopback_fallback_is_a_notice_of_its_ranks() -> None:
+    name = "vllm_ascend622_910b2_tp8_gloo_loopback_fallback_8ranks_assigned_healthy_cut.log"
+    (note,) = [e for e in _events(name) if e.kind == "gloo_loopback"]
+    assert note.line == 1 and note.exception_type is not None
+    assert note.exception_type.startswith("8 rank(s) bound Gloo to the loopback address")
+    ev = _load(name)
+    found = builtin_findings({"evidence.failures": ev.failures}, "hccl")
+    assert found["evidence-gloo-loopback"].severity == "info"
+    assert not [f for f in found.values() if f.severity in ("critical", "warning")]
+
+
+def test_nvidia_smi_q_reads_a_value_with_an_added_arrow_and_an_unknown_error() -> None:
+    text = (
+        HELDOUT
+        / "nvidia_smi_q_d_ecc_row_remapper_gpu52_ecc_unknown_error_remap_pending_runbook.txt"
+    ).read_text()
+    (gpu,) = nvidia_smi.parse_query(text)
+    assert gpu.remap_pending is True and gpu.remap_failed is False  # "Yes   <==="
+    assert gpu.unreadable == ["ECC Mode / Current", "ECC Mode / Pending"]
+    ev = _load("nvidia_smi_q_d_ecc_row_remapper_gpu52_ecc_unknown_error_remap_pending_runbook.txt")
+    found = builtin_findings({"evidence.gpus": ev.gpus}, "nccl")
+    assert (
+        found["evidence-gpu-repair-pending"]
+        .items[0]
+        .startswith("GPU 00000000:52:00.0: row remap pending")
+    )
+    assert "ECC Mode / Current" in found["evidence-gpu-unreadable"].items[0]
+
+
+def test_nvlink_remote_list_cut_short_is_said() -> None:
+    text = (
+        HELDOUT / "nvidia_smi_nvlink_R_h100_gpu0_18links_remote_nvswitch_cut_gpu1_nccl1182.txt"
+    ).read_text()
+    parsed = nvidia_smi.parse_nvlink_status(text)
+    first, second = parsed.gpus
+    assert (len(first.remote), len(second.remote)) == (18, 2)
+    assert (first.cut, second.cut) == (False, True)
+    assert any(
+        "GPU 1 lists 2 links where the other GPUs of its model list 18" in w.message
+        for w in parsed.warnings
+    )
+    (f,) = _load(
+        "nvidia_smi_nvlink_R_h100_gpu0_18links_remote_nvswitch_cut_gpu1_nccl1182.txt"
+    ).files
+    assert f.status == "partial"
+
+
+def test_hccl_test_stopped_at_device_init_is_read_with_its_acl_code() -> None:
+    name = "hccl_test_hcclvm_faq_e001_rankid0_device_init_acl_retcode_100000.log"
+    failure = hccl_test.read_init_failure((HELDOUT / name).read_text())
+    assert failure is not None
+    assert (failure.line, failure.code, failure.name, failure.stage, failure.acl) == (
+        3,
+        100000,
+        "ACL_ERROR_INVALID_PARAM",
+        "device_init",
+        True,
+    )
+    ev = _load(name)
+    (f,) = ev.files
+    assert f.formats == ["hccl_test"] and f.status == "read"
+    (event,) = ev.failures
+    assert event["kind"] == "npu_runtime_error" and event["code"] == "100000"
+    assert "cannot find rank by rank id 0" in event["message"]
+    assert any("stopped at device_init" in m for m in _said(ev))
+
+
+def test_a_rank_table_without_status_is_not_told_to_wait() -> None:
+    text = (
+        HELDOUT / "rank_table_v10_2srv_no_rank_id_no_status_shared_device_ip_awesome_skills.json"
+    ).read_text()
+    table = rank_table.parse(text)
+    (status,) = [e for e in table.errors if e.startswith("status is")]
+    assert "no status key" in status and '"status": "completed"' in status
+    assert "wait" not in status

@@ -255,7 +255,11 @@ def test_each_run_that_stopped_before_its_table_keeps_its_own_op() -> None:
     said = {m.line: m.message for m in ev.files[0].messages}
     assert "the next run's header line (line 40)" in said[3]
     assert "the log ends before its first size" in said[40]
-    assert [f["kind"] for f in ev.failures] == ["nccl_call_failure"]
+    # each of the 8 processes of each run failed, named by its pid on the line under its
+    # failure: 16 failures, none folded into another of its host
+    assert {f["kind"] for f in ev.failures} == {"nccl_call_failure"}
+    assert len({f["pid"] for f in ev.failures}) == len(ev.failures) == 16
+    assert {f["host"] for f in ev.failures} == {"cnode2-016"}
 
 
 def test_the_sizes_a_command_line_asks_stand_in_for_a_lost_header_line() -> None:

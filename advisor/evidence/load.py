@@ -116,7 +116,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     # the results table, hccl_test's HCCLCHECK failure line, or its mpirun command line
     "hccl_test": re.compile(
-        r"data_size\(Bytes\)|hccl interface return err"
+        r"data_size\(Bytes\)|(?:hccl|acl) interface return err"
         r"|\bmpirun\b[^\n]*?\b(?:all_reduce|all_gather|allgatherv?|reduce_scatter|alltoallv?c?"
         r"|all_to_all|broadcast|reduce|scatter)_test\b"
     ),
@@ -2165,6 +2165,10 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return sorted([*parsed.warnings, *notes], key=lambda w: w.line)
 
 
+_ERROR_LEVEL_RE = re.compile(r"^\s*\[(?:error|ERROR)\]")
+"""A line logged at the error level (``[error][PID:173579]...``, ``[ERROR] HCCL(...)``)."""
+
+
 def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     try:
         parsed = hccl_test.parse(text)
@@ -2172,19 +2176,26 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         # A run that failed creating its communicator measured nothing (no table is made up),
         # but its failure is evidence: the failed call with its HcclResult, as a log's would be.
         failure = e.failure
-        printed = text.splitlines()[failure.line - 1].strip()[:240]
+        lines = text.splitlines()
+        printed = lines[failure.line - 1].strip()[:240]
+        # (the log's own first error line above the check's: what the failed call ran into,
+        # "[error][PID:..][...][GetDeviceByRankId] cannot find rank by rank id 0")
+        above = next((t.strip() for t in lines[: failure.line - 1] if _ERROR_LEVEL_RE.match(t)), "")
+        if above:
+            printed += f"; the log's first error above it: {above[:200]}"
         event = logs.LogEvent(
-            kind="hccl_call_failure",
+            # (an acl call of its device set-up is the runtime's, an HCCL call HCCL's)
+            kind="npu_runtime_error" if failure.acl else "hccl_call_failure",
             line=failure.line,
             message=f"{printed} ({failure.code} = {failure.name}: {failure.meaning})",
             code=str(failure.code),
             code_name=None if failure.name == "unknown" else failure.name,
             call=failure.call,
-            library="HCCL",
+            library="ACL" if failure.acl else "HCCL",
         )
         _add_failure(out, source, event)
         message = (
-            f"the run stopped at communicator init, before any result table: {failure.describe()}"
+            f"the run stopped at {failure.stage}, before any result table: {failure.describe()}"
         )
         return [ParseWarning(line=failure.line, message=message, skipped=False)]
     m = hccl_test.BINARY_RE.search(name)

@@ -254,7 +254,26 @@ _INIT_FAILURE_RES = (
     ),
     # HCCL's own log: "errNo[0x0000000005000002]HcclCommInitRootInfo failed."
     re.compile(r"errNo\[0x(?P<hex>[0-9a-fA-F]+)\]\s*(?:\[[^\]]*\]\s*)*(?P<call>HcclCommInit\w*)"),
+    # hccl_test's ACLCHECK on an acl call (its device set-up): "acl interface return err
+    # ./common/src/hccl_test_common.cc:861, retcode: 100000." then "This is an error in
+    # device_init." (the code an aclError: acl_base.h's return codes)
+    re.compile(
+        r"(?P<acl>acl) interface return err(?:return err)?\s+(?P<where>[^\s:]+:\d+),\s*"
+        r"retcode:\s*(?P<code>-?\d+)"
+    ),
 )
+_STAGE_RE = re.compile(r"^\s*This is an error in (\w+)\.?\s*$")
+"""hccl_test's line under a failed check naming the step it was in (``device_init``)."""
+ACL_BASE_ERRORS: dict[int, tuple[str, str]] = {
+    100000: ("ACL_ERROR_INVALID_PARAM", "parameter check failed"),
+    100001: ("ACL_ERROR_UNINITIALIZE", "not initialized: aclInit was not called first"),
+    100002: ("ACL_ERROR_REPEAT_INITIALIZE", "initialized or loaded twice"),
+    107001: ("ACL_ERROR_RT_INVALID_DEVICEID", "no such device id"),
+    207004: ("ACL_ERROR_RT_NO_DEVICE", "no device"),
+    507033: ("ACL_ERROR_RT_DEV_SETUP_ERROR", "the device could not be set up"),
+}
+"""acl return codes an hccl_test device set-up answers with (acl_base.h, rt_error_codes.h; CANN's
+acl return code list: 1xxxxx a parameter or a step the caller owes, 5xxxxx the device's)."""
 
 
 @dataclass(kw_only=True)
@@ -270,6 +289,11 @@ class InitFailure:
     name: str
     """HcclResult name (``HCCL_E_UNAVAIL``), or ``unknown`` for a value the enum does not have."""
     meaning: str
+    stage: str = "communicator init"
+    """Where the run stopped: ``communicator init``, or the step hccl_test names under its
+    check (``device_init``: setting its device up, before any communicator)."""
+    acl: bool = False
+    """The failed call is an acl one (its code an aclError), not HCCL's (an HcclResult)."""
 
     def describe(self) -> str:
         return f"{self.call} returned {self.code} = {self.name} ({self.meaning})"
@@ -282,7 +306,8 @@ def decode_result(code: int) -> tuple[str, str]:
 
 def read_init_failure(text: str) -> InitFailure | None:
     """The first communicator-init failure in ``text`` before any results header, or None."""
-    for no, line, _ in numbered_lines(text):
+    numbered = list(numbered_lines(text))
+    for at, (no, line, _) in enumerate(numbered):
         if _HEADER_RE.search(line):
             return None
         for pattern in _INIT_FAILURE_RES:
@@ -297,9 +322,25 @@ def read_init_failure(text: str) -> InitFailure | None:
                 code = value & 0xFFFF
             else:
                 code = int(groups["code"])
-            name, meaning = decode_result(code)
-            call = groups.get("call") or f"hccl_test HCCLCHECK at {groups['where']}"
-            return InitFailure(line=no, call=call, code=code, name=name, meaning=meaning)
+            if groups.get("acl"):
+                name, meaning = ACL_BASE_ERRORS.get(
+                    code, ("unknown", "see CANN's acl return codes")
+                )
+                call = f"hccl_test ACLCHECK at {groups['where']}"
+            else:
+                name, meaning = decode_result(code)
+                call = groups.get("call") or f"hccl_test HCCLCHECK at {groups['where']}"
+            failure = InitFailure(
+                line=no,
+                call=call,
+                code=code,
+                name=name,
+                meaning=meaning,
+                acl=bool(groups.get("acl")),
+            )
+            if at + 1 < len(numbered) and (stage := _STAGE_RE.match(numbered[at + 1][1])):
+                failure.stage = stage.group(1)
+            return failure
     return None
 
 
@@ -308,7 +349,7 @@ class HcclTestInitError(ParseError):
 
     def __init__(self, failure: InitFailure) -> None:
         super().__init__(
-            f"the run stopped at communicator init, before any result table: {failure.describe()}",
+            f"the run stopped at {failure.stage}, before any result table: {failure.describe()}",
             line=failure.line,
         )
         self.failure = failure

@@ -641,7 +641,7 @@ class LogEvent:
     importer's, a ping between hosts), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it), pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
-    mpi_transport_error,
+    mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
     run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
@@ -701,6 +701,9 @@ class LogEvent:
     exception_type: str | None = None
     """HCCL's ``ExceptionType`` (Heartbeat Lost Occurred, Stuck Occurred), the socket table's
     status (time out) or a listen failure's ``socket type N``."""
+    repeated_lines: list[int] | None = None
+    """The later lines where the same process printed the same text again (an NCCL WARN a
+    retry loop repeats): one event, every line of it kept."""
     was: str | None = None
     """The kind a ``gone_past`` event was read as before the run's own word that it succeeded
     (``_gone_past_success``) made it one the run went on past."""
@@ -1170,6 +1173,7 @@ def _parse_events(text: str) -> LogReport:
     if "Get physical device number failed" in text:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
+    _gloo_loopback(lines, report)
     _socket_network(lines, report)
     report.events.extend(net_without_gdr(lines))
     report.events.extend(nvlink_asymmetry(lines))
@@ -1625,6 +1629,13 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
     return None
 
 
+# a link's two ends under EI0006's line (DeepEP's and other HCCL-based kernels' own report):
+# "srcRank[192.168.0.125/0] connect destRank[192.168.0.192/0] fail."
+_SRC_DEST_RE = re.compile(
+    r"srcRank\[(?P<sip>[\d.]+)/(?P<sdev>\d+)\] connect destRank\[(?P<dip>[\d.]+)/(?P<ddev>\d+)\] fail"
+)
+SRC_DEST_LINES = 2
+"""How far under its code's line a link's "srcRank[..] connect destRank[..] fail" may stand."""
 _DEVICE_ERROR_HEAD_RE = re.compile(r"The error from device\((?:chipId:\d+, dieId:\d+|\d+)\)")
 """CANN's device error report's first line ("EE9999[PID: N] The error from device(chipId:1,
 dieId:0), serial number is 6."): the error itself is on the line after it."""
@@ -1801,6 +1812,10 @@ def _hccl_errors(
         if quoted is not None:
             # (the table it quotes in full on the code's line: said as what it holds, not cut)
             message = f"{line[: line.find('[{')].strip()} {quoted[1]}"
+        if message.endswith("Inner Error!") and not inner_facts and after and after[0].strip():
+            # "EI9999: Inner Error!" on its own line, what the error was on the next ("The error
+            # from device(chipId:0, dieId:0), serial number is 9. there is a sdma error, ...")
+            message = f"{message} {after[0].strip()}"
         if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
             # the device's error report names its chip on the code line and the error on the
             # next ("there is a fftsplus sdma error, sdma channel is 2,")
@@ -1842,6 +1857,12 @@ def _hccl_errors(
             ev.port = int(port.group(1))
         if ip := _search(_IP_RE, window):
             ev.ip = ip.group(1) or ip.group(2)
+        if link := _search(_SRC_DEST_RE, after[:SRC_DEST_LINES]):
+            # the link that did not come up, under the code's line: this rank's address and
+            # device, the peer's
+            ev.ip, ev.remote_ip = link.group("sip"), link.group("dip")
+            ev.device = ev.device if ev.device is not None else int(link.group("sdev"))
+            ev.message = f"{ev.message} {link.group(0)}"[:400]
         if node := _search(_NODE_RE, window):
             ev.host = node.group(1)
         if tmo := _search(_TIMEOUT_S_RE, window):
@@ -2571,7 +2592,13 @@ _UNIQUE_ID_RE = re.compile(
     r"\w+ from \[(?P<root>\d+)\] via c10d key-value store by key '[^']*', but store->get\('[^']*'\) "
     r"got error: ?(?P<why>.*)"
 )
-_WAIT_TIMEOUT_RE = re.compile(r"wait timeout after (\d+)\s*ms")
+# (the store's wait, "wait timeout after 1800000ms", or torch's "Timeout waiting for key:
+# default_pg/0/0 after 1800000 ms")
+_WAIT_TIMEOUT_RE = re.compile(r"(?:wait timeout|Timeout waiting for key: \S+) after (\d+)\s*ms")
+# torch's frame line under it: "Exception raised from get at .../c10d/FileStore.cpp:362"
+_STORE_RAISED_RE = re.compile(r"Exception raised from \w+ at \S*/c10d/(\w*Store)\.cpp:\d+")
+STORE_RAISED_LINES = 2
+"""How far below a failed store read torch's "Exception raised from" line may stand."""
 # torch_npu's older ProcessGroupHCCL (broadcastMasterID, Ascend/pytorch torch_npu/csrc/
 # distributed/ProcessGroupHCCL.cpp): rank 0 of the group puts the HCCL root info
 # (HcclGetRootInfo) in the c10d store and every other rank reads it; a failed read is thrown again
@@ -2642,6 +2669,11 @@ def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         )
         if wt := _WAIT_TIMEOUT_RE.search(m.group("why")):
             ev.timeout_ms = int(wt.group(1))
+        below = [t for _, t, _ in lines[index + 1 : index + 1 + STORE_RAISED_LINES]]
+        if raised := _search(_STORE_RAISED_RE, below):
+            # the store the read went to, by the file that raised: a FileStore (init_method
+            # file://) is a file every rank opens, a TCPStore the host at MASTER_ADDR
+            ev.call = raised.group(1)
         report.events.append(ev)
 
 
@@ -3963,6 +3995,7 @@ NOTICE_KINDS = frozenset(
         "store_barrier_wait",
         "nccl_socket_network",
         "pg_timeout_warning",
+        "gloo_loopback",
         "pg_debug_dump",
         "pg_dump_unfinished",
         "nccl_no_gdr",
@@ -4080,7 +4113,7 @@ def _nccl_warnings(
     """NCCL's WARN lines (errors) that no more specific event read, one per process and text:
     the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
     taken = {e.line for e in report.events}
-    seen: set[tuple[str | None, int | None, str | None, str]] = set()
+    seen: dict[tuple[str | None, int | None, str | None, str], LogEvent] = {}
     events: list[LogEvent] = []
     for no, line, tagged in lines:
         if ("WARN" not in line or no in taken) or (
@@ -4107,9 +4140,9 @@ def _nccl_warnings(
         # one a process (host and pid: containers and other hosts reuse pids), device and
         # text: a process that drives several GPUs (TensorFlow's) warns once for each
         key = (found.get("host"), pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text)[:80])
-        if key in seen:
+        if (again := seen.get(key)) is not None:
+            again.repeated_lines = [*(again.repeated_lines or []), no]
             continue
-        seen.add(key)
         ev = LogEvent(
             kind="nccl_warning",
             line=no,
@@ -4180,6 +4213,7 @@ def _nccl_warnings(
                     else ""
                 )
             )
+        seen[key] = ev
         events.append(ev)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
@@ -4417,6 +4451,9 @@ _NCCL_CALL_RE = re.compile(
     # distribute/nccl/nccl_collective.cc:461] NCCL communication aborted: unhandled system error"
     rf"|\bNCCL communication aborted: (?P<what16>{_NCCL_ERROR_TEXT}.*?)\s*$"
 )
+# nccl-tests' testFailure line under its NCCLCHECK's (src/common.h): " .. HCA-108 pid 2753874: Test
+# failure common.cu:915"
+_TEST_FAILURE_PID_RE = re.compile(r"^\s*\.\.\s*(?P<host>[\w.-]+) pid (?P<pid>\d+): Test failure")
 _CUPY_FRAME_RE = re.compile(r", in cupy_backends\.cuda\.libs\.nccl\.NcclCommunicator\.(\w+)\s*$")
 _HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
@@ -4457,6 +4494,16 @@ NCCL_ABORT_LINES = 3
 "Exception raised from ncclCommAbort" lines may stand."""
 
 
+def _work_numel(text: str | None) -> int | None:
+    """A work record's ``NumelIn``; None where it holds no count: absent, negative, or -1
+    printed as an unsigned 64-bit number (a coalesced work's
+    ``NumelIn=18446744073709551615``)."""
+    if not text:
+        return None
+    numel = int(text)
+    return numel if 0 <= numel < 2**63 else None
+
+
 def torch_nccl_version(major: int, minor: int, patch: int) -> tuple[str, bool]:
     """The NCCL version torch printed, decoded; True when torch's old decoding misprinted it."""
     if major < 10:
@@ -4468,9 +4515,9 @@ def torch_nccl_version(major: int, minor: int, patch: int) -> tuple[str, bool]:
 def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per rank (or host) and failure: the traceback repeats torch's message."""
     versions: dict[str, int] = {}
-    seen: set[tuple[tuple[int | None, str | None, str, str], str | None]] = set()
+    seen: set[tuple[tuple[int | None, str | None, str, str, int | None], str | None]] = set()
     # each failure's first event: a later copy with NCCL's last WARN completes one without
-    first: dict[tuple[int | None, str | None, str, str], LogEvent] = {}
+    first: dict[tuple[int | None, str | None, str, str, int | None], LogEvent] = {}
     for index, (no, line, tagged) in enumerate(lines):
         wrapped = 0
         if line.rstrip().endswith("NCCL error in:"):
@@ -4552,7 +4599,14 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         # (untagged processes raising the same error apart by NCCL's last WARN under it: "rank 3
         # and rank 0 both on CUDA device f000", "rank 7 and rank 0 ..."; a copy without its
         # "Last error:" block, a program logging the error's first line again, is the same one)
-        base = (rank, m.group("host"), where, what)
+        # nccl-tests names the failing process on the next line (".. HCA-108 pid 2753874: Test
+        # failure common.cu:915"): two processes of one host failing alike are two failures
+        pid = None
+        if m.group("where2") and index + 1 < len(lines):
+            tf = _TEST_FAILURE_PID_RE.match(lines[index + 1][1])
+            if tf and tf.group("host") == m.group("host"):
+                pid = int(tf.group("pid"))
+        base = (rank, m.group("host"), where, what, pid)
         if (base, last) in seen or (last is None and base in first):
             continue
         earlier = first.get(base)
@@ -4572,6 +4626,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             message=text[:300],
             rank=rank,
             host=m.group("host"),
+            pid=pid,
             library="NCCL",
             call=where or ("checkForNCCLErrors" if m.group("what3") else None),
         )
@@ -11509,7 +11564,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     rank=rank,
                     op=OPS.get(cut.group("op"), cut.group("op").lower()),
                     seq=int(cut.group("seq")),
-                    numel=int(cut.group("numel_in")) if cut.group("numel_in") else None,
+                    numel=_work_numel(cut.group("numel_in")),
                     group=pg,
                     library=cut.group("lib"),
                 )
@@ -11533,7 +11588,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             rank=rank,
             op=OPS.get(w.group("op"), w.group("op").lower()) if w.group("op") else None,
             seq=seq,
-            numel=int(w.group("numel_in")) if w.group("numel_in") else None,
+            numel=_work_numel(w.group("numel_in")),
             timeout_ms=int(w.group("timeout")) if w.group("timeout") else None,
             ran_for_ms=int(w.group("ran")) if w.group("ran") else None,
             group=pg,
@@ -13919,6 +13974,43 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
         ev.exception_type = (
             f"watchdog {watchdog_ms // 1000} s, HCCL execution {exec_ms // 1000} s "
             f"({counts[(watchdog_ms, exec_ms)]} process(es) warned)"
+        )
+
+
+# torch's ProcessGroupGloo when its host name resolves to no local address: "ProcessGroupGloo.cpp:
+# 715] Warning: Unable to resolve hostname to a (local) address. Using the loopback address as
+# fallback. Manually set the network interface to bind to with GLOO_SOCKET_IFNAME."
+_GLOO_LOOPBACK_RE = re.compile(
+    r"Unable to resolve hostname to a \(local\) address\. Using the loopback address as fallback"
+)
+
+
+def _gloo_loopback(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``gloo_loopback`` notice for the file, the ranks that warned counted: their Gloo
+    groups listen on the loopback address, which serves one host only."""
+    first: LogEvent | None = None
+    ranks: set[int] = set()
+    warned = 0
+    for no, line, tagged in lines:
+        if "loopback address as fallback" not in line or not _GLOO_LOOPBACK_RE.search(line):
+            continue
+        warned += 1
+        if tagged is not None:
+            ranks.add(tagged)
+        if first is None:
+            first = LogEvent(
+                kind="gloo_loopback",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="Gloo",
+            )
+            report.events.append(first)
+    if first is not None:
+        who = f"{len(ranks)} rank(s)" if ranks else f"{warned} process(es)"
+        first.exception_type = (
+            f"{who} bound Gloo to the loopback address (their host name resolves to no local "
+            "address)"
         )
 
 

@@ -778,20 +778,25 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     if len(models) == 1:
         for gpu in out.gpus:
             gpu.name = gpu.name or next(iter(models))
+
     # nvidia-smi lists every link of a GPU, up or inactive, so the GPUs of one model list as
     # many: one that lists fewer lost lines of its list to the copy (cut at its end, or left
     # out), wherever it stands
+    # (-s's states, -R's far ends, -c's capabilities: each lists every link of the GPU)
+    def links(gpu: NvlinkGpu) -> int:
+        return max(len(gpu.speed_gbytes_s), len(gpu.remote), len(gpu.capabilities))
+
     listed: dict[str, int] = {}
     for gpu in out.gpus:
-        listed[gpu.name] = max(listed.get(gpu.name, 0), len(gpu.speed_gbytes_s))
+        listed[gpu.name] = max(listed.get(gpu.name, 0), links(gpu))
     for gpu in out.gpus:
         most = listed[gpu.name]
-        if gpu.speed_gbytes_s and len(gpu.speed_gbytes_s) < most:
+        if links(gpu) and links(gpu) < most:
             gpu.cut = True
             out.warnings.append(
                 ParseWarning(
                     line=gpu.line,
-                    message=f"GPU {gpu.gpu} lists {len(gpu.speed_gbytes_s)} links where the "
+                    message=f"GPU {gpu.gpu} lists {links(gpu)} links where the "
                     f"other GPUs of its model list {most}: the rest of its list is not in the "
                     "copy (cut or left out), so those links are unknown",
                 )
@@ -1073,6 +1078,9 @@ _QUERY_GPU_RE = re.compile(
 _QUERY_LINE_RE = re.compile(
     r"^(?P<indent>\s*)(?P<key>[A-Za-z][\w .()/-]*?)\s*(?::\s*(?P<value>.*?))?\s*$"
 )
+_MARKER_RE = re.compile(r"\s+(?:<[=-]{2,}|<<+|←+)(?:\s.*)?$")
+"""An arrow a person added after a value to point at it (``Pending : Yes   <===``): not the
+value's."""
 _HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Throttle Reasons",
                     "Clocks Event Reasons", "Fabric")  # fmt: skip
 # (not "SW Power Cap": a GPU under load at its power limit reads Active, healthy)
@@ -1085,7 +1093,12 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
     number = int(value) if value.isdigit() else None
     if path and path[0] in _HEALTH_SECTIONS and path[0] not in gpu.sections:
         gpu.sections.append(path[0])
-    if key == "Product Name":
+    if value == "Unknown Error":
+        # NVML answered its query with NVML_ERROR_UNKNOWN (nvmlErrorString's "Unknown Error"):
+        # the -q form of the table's ERR!, a field the GPU did not give
+        if (field_name := f"{where} / {key}" if where else key) not in gpu.unreadable:
+            gpu.unreadable.append(field_name)
+    elif key == "Product Name":
         gpu.name = value
     elif where.startswith("ECC Errors / Volatile") and number is not None:
         if "Uncorrectable" in key or (key == "Total" and "Double Bit" in where):
@@ -1226,6 +1239,7 @@ def parse_query(text: str) -> list[SmiGpu]:
         while stack and stack[-1][0] >= indent:
             stack.pop()
         key, value = m.group("key").strip(), (m.group("value") or "").strip()
+        value = _MARKER_RE.sub("", value)  # (an arrow a copy put after the value: "Yes  <===")
         if m.group("value") is None:
             if not stack and current is not None and key in current.sections and not by_gpu_line:
                 # the same section again with no GPU line between: a grep of it over several

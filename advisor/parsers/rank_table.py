@@ -509,9 +509,16 @@ def _parse_doc(doc: dict[str, Any], superpod_fields: bool) -> RankTable:
     if version and version not in VERSIONS:
         errors.append(f"version {version!r} is not one this advisor reads ({', '.join(VERSIONS)})")
     status = str(doc.get("status", ""))
-    if status != "completed":
+    if "status" not in doc:
+        # (no writer's state at all: a table written by hand, or by a tool that leaves the key
+        # out; waiting changes nothing)
         errors.append(
-            f"status is {status or 'missing'!r}, not 'completed': the table was read before its "
+            "status is 'missing', not 'completed': the table has no status key, which HCCL "
+            'requires to be "completed" (add "status": "completed" to a table written by hand)'
+        )
+    elif status != "completed":
+        errors.append(
+            f"status is {status!r}, not 'completed': the table was read before its "
             "writer finished it (wait for status completed before starting the job)"
         )
     if "server_group_list" in doc:
