@@ -208,7 +208,8 @@ def test_ray_prefix_gives_pid_and_node_and_the_progress_line_gives_the_group() -
         "0 (default_pg)", 1, -1,
     )  # fmt: skip
     ev = load_paths([HELDOUT / "ray_stamp_subgroup_timeout.log"])
-    (sub,) = ev.failures
+    # (beside it, torch's word that the flight recorder was off: a notice, no failure)
+    (sub,) = [f for f in ev.failures if f["kind"] != "pg_settings"]
     # the launcher's [rank15] is the global rank; "[Rank 1]" is the rank in mesh_tp (PG 4)
     assert (sub["rank"], sub["group"], sub["seq"], sub["op"]) == (15, "4 (mesh_tp)", 3, "broadcast")
     assert (sub["pid"], sub["host"]) == (1230, "train-1316148307689748608-9zzm714v3bpc-worker-0")

@@ -1,11 +1,11 @@
-"""Outputs of rounds AAA and BBB's held-out evaluations (sets 453-460) that the advisor read
+"""Outputs of rounds AAA, BBB and CCC's held-out evaluations (sets 453-464) that the advisor read
 wrong or not at all before this change (tests/data/evidence_heldout_59, sources in
 tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import hccl_test, logs, nccl_tests, nvidia_smi, rank_table
+from advisor.parsers import hccl_test, logs, nccl_tests, npu_smi, nvidia_smi, rank_table
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
@@ -239,3 +239,147 @@ def test_a_rank_table_without_status_is_not_told_to_wait() -> None:
     (status,) = [e for e in table.errors if e.startswith("status is")]
     assert "no status key" in status and '"status": "completed"' in status
     assert "wait" not in status
+
+
+# --- round CCC -------------------------------------------------------------------------------
+
+
+def test_a_rank_that_signalled_the_dump_failed_and_the_recorder_was_off() -> None:
+    name = "msswift6301_zero3_pg1_reduce_scatter_seq55485_ranks_2_5_4_fr_disabled_cut.log"
+    events = _events(name)
+    failed = {e.rank: e for e in events if e.kind == "watchdog_failure"}
+    assert sorted(failed) == [2, 5]
+    assert failed[2].group == "1" and "First PG on this rank to signal dumping" in failed[2].message
+    (off,) = [e for e in events if e.kind == "pg_settings"]
+    assert (
+        off.numel == 0 and off.exception_type is not None and "(rank(s) 2, 5)" in off.exception_type
+    )
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert found["evidence-watchdog-failure"].message.startswith("2 rank(s)")
+    assert "evidence-flight-recorder-off" in found
+
+
+def test_ib_completions_of_one_process_and_peer_are_all_counted() -> None:
+    name = "nccl1405_kp_ddp_worker0_ib_plugin_status12_vendor129_recv_roce_gids_cut.log"
+    events = _events(name)
+    (net,) = [e for e in events if e.kind == "nccl_net_error"]
+    assert (net.code_name, net.remote_ip, net.repeated_lines) == (
+        "IBV_WC_RETRY_EXC_ERR",
+        "10.216.210.236",
+        [6, 11],
+    )
+    assert not [e for e in events if e.kind == "nccl_warning"]  # (not read again as plain WARNs)
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    finding = found["evidence-nccl-ib-completion-error"]
+    assert finding.message.startswith("3 error completion(s) (1 process-and-peer pair(s))")
+    assert finding.items[0].endswith("line 1; again 2 time(s), line(s) 6, 11)")
+
+
+def test_aws_ofi_ncclS_efa_only_warning_is_a_fallback() -> None:
+    name = "herring5_libtorch_mpi_1rank_ofi_only_efa_warn_socket_init_complete.log"
+    (warned,) = [e for e in _events(name) if e.kind == "nccl_warning"]
+    assert warned.exception_type == logs.STARTUP_FALLBACK
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert "evidence-nccl-warning" not in found
+    assert not [f for f in found.values() if f.severity == "critical"]
+
+
+def test_a_host_named_by_digits_alone_starts_ncclS_lines() -> None:
+    ev = _load("vllm6407_host180_4gpu_p2p_ipc_read_shm_direct_rings_trees_cut.log")
+    said = _said(ev)
+    assert any(
+        "NCCL's channels go via SHM/direct/direct" in m and "P2P/IPC/read" in m for m in said
+    )
+    assert not any("in no form the advisor reads" in m for m in said)
+    # (digits after a bracket or a space are still no host: another process's overwritten name)
+    assert logs._NCCL_DEBUG_HOST_RE.search("180:44749:44815 [1] NCCL INFO x") is not None
+    assert logs._NCCL_DEBUG_HOST_RE.search("[15]23:83:2526 [0] NCCL INFO x") is None
+
+
+def test_nvidia_smi_list_with_a_gpu_nvml_could_not_open() -> None:
+    ev = _load("nvidia_smi_L_unable_to_determine_handle_3b_00_unknown_error_gpu1_rtx4090.txt")
+    (fault,) = ev.failures
+    assert (fault["kind"], fault["line"]) == ("gpu_driver_fault", 3)
+    assert "0000:3B:00.0" in fault["exception_type"]
+    found = builtin_findings({"evidence.failures": ev.failures}, "nccl")
+    assert found["evidence-gpu-driver-fault"].severity == "critical"
+
+
+def test_a_benchmark_stopped_by_its_own_failure_is_not_told_to_look_for_a_hang() -> None:
+    name = "nccltests320_all_reduce_3x_a6000_trace_libnvidia_ml_missing_unhandled_system_error.log"
+    ev = _load(name)
+    found = builtin_findings(
+        {"evidence.failures": ev.failures, "evidence.benchmarks": ev.benchmarks}, "nccl"
+    )
+    cut = found["evidence-benchmark-cut-short"]
+    assert cut.items[0].endswith("; the run failed: the failure read from the same file says why")
+    assert [r.why for r in cut.recommendations if r.kind == "advice"] == [
+        "Fix the failure the same log names (see its own finding), then rerun the benchmark."
+    ]
+    advice = " ".join(r.why for r in found["evidence-nccl-call-failed"].recommendations)
+    assert "libnvidia-ml.so.1" in advice
+
+
+def test_ei0010_under_a_call_that_names_no_function_error() -> None:
+    name = "vime_bringup_notes_ei0010_p2p_dev4_module0_dev8_module1_not_same_plane_error_code_5.log"
+    events = _events(name)
+    (call,) = [e for e in events if e.kind == "hccl_call_failure"]
+    assert (call.call, call.code, call.code_name) == (
+        "hcclCommInitRootInfoConfig",
+        "5",
+        "HCCL_E_NOT_SUPPORT",
+    )
+    (p2p,) = [e for e in events if e.code == "EI0010"]
+    assert p2p.code_name == "Communication_Error_P2P"
+    assert (
+        "Reason: Device ID 4 in module 0 and device ID 8 in module 1 are not on the same plane"
+        in p2p.message
+    )
+    name = "a3_deploy_runbook_w4a8_get_hccl_comm_name_error_code_1_ei0015_unconnected_rank3.log"
+    (call,) = [e for e in _events(name) if e.kind == "hccl_call_failure"]
+    assert (call.code, call.torch_npu_code) == ("1", "ERR02200")
+
+
+def test_ej0003s_text_without_its_code_is_a_port_already_bound() -> None:
+    name = "aura_faq_hcclgetrootinfo_error_code_7_err02200_bind_ip_port_already_bound.log"
+    (bound,) = [e for e in _events(name) if e.code == "EJ0003"]
+    assert bound.line == 3
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "hccl")
+    assert (
+        found["evidence-hccl-port-bind"]
+        .items[0]
+        .startswith("EJ0003: a port (not printed) already bound")
+    )
+
+
+def test_a_watchdog_record_with_its_timeout_and_no_run_time() -> None:
+    name = "verl_npu_port_notes_watchdog_workhccl_seqnum622_allgather_600000ms_wrapped.log"
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "hccl")
+    (line,) = found["evidence-watchdog-timeout"].items
+    assert "all_gather (SeqNum 622) timed out against a 600000 ms time-out" in line
+
+
+def test_a_vector_core_exception_names_its_kernel_and_its_assertion() -> None:
+    name = "oamtools_msaicerr_l1_plog17890_aiv_vector_core_exception_ez9999_507035.log"
+    (exc,) = [e for e in _events(name) if e.kind == "npu_device_exception"]
+    assert exc.call == "kernel GatherV3"
+    assert exc.exception_type is not None
+    assert (
+        "the kernel's assertion gather_v3_base.h:137 `(0 <= val && val < this->gxSize_)` failed: Index 1000001 out of range[0 1)"
+        in exc.exception_type
+    )
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "hccl")
+    advice = " ".join(r.why for r in found["evidence-npu-device-exception"].recommendations)
+    assert "ASCEND_LAUNCH_BLOCKING" not in advice
+
+
+def test_npu_smi_health_error_information_wrapped_without_its_padding() -> None:
+    text = (
+        HELDOUT
+        / "npu_smi_t_health_i0_c0_alarm_80e3a203_lpm_chip_hardware_current_abnormal_310b4_report.txt"
+    ).read_text()
+    (answer,) = npu_smi.parse_query(text)
+    assert answer.health == "Alarm"
+    assert answer.fields["Error Information"] == [
+        "node type=LPM, sensor type=Chip Hardware, event state=The function of obtaining the current is abnormal"
+    ]

@@ -349,7 +349,9 @@ def _lines_run(events: int) -> int:
         timeline = build_timeline(out.failures)
     finally:
         sys.settrace(None)
-    assert len(out.failures) == events and timeline is not None and timeline.ranks == events
+    # (each event a time-out; the copy's "FlightRecorder is disabled" notice beside them)
+    timed_out = [f for f in out.failures if f["kind"] == "watchdog_timeout"]
+    assert len(timed_out) == events and timeline is not None and timeline.ranks == events
     return count
 
 

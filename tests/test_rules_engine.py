@@ -57,6 +57,18 @@ def _errors(tmp_path: Path, *docs: tuple[str, Any]) -> str:
         ({"message": "{{ env.A "}, "rule good: field message:"),
         ({"condition": "frobnicate(env.A)"}, "unknown function 'frobnicate'"),
         ({"condition": "env.A | shell"}, "No filter named 'shell'"),
+        # tests and filters named by a string are looked up only when their filter runs: a
+        # typo in a branch that did not fire used to pass validation and stop a run mid-way
+        (
+            {
+                "recommendations": [
+                    {"advice": "{% if [1] | rejectattr('x', 'search', 'k') | list %}x{% endif %}"}
+                ]
+            },
+            "field recommendations[0].advice: No test named 'search'",
+        ),
+        ({"condition": "[1] | select('nosuchtest') | list"}, "No test named 'nosuchtest'"),
+        ({"condition": "[1] | map('nosuchfilter') | list"}, "No filter named 'nosuchfilter'"),
         ({"priority": 500}, "rule good: field priority"),
         ({"evidence": []}, "rule good: field evidence"),
         ({"evidence": ["env..A"]}, "evidence path 'env..A'"),

@@ -5306,6 +5306,10 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     inventory: nothing in it is judged)."""
     gpus = nvidia_smi.parse_list(text)
     models = sorted({g.name for g in gpus})
+    # a GPU NVML could not open prints its answer in place of its row ("Unable to determine the
+    # device handle for gpu 0000:3B:00.0: Unknown Error"): a failure, as in a log
+    for event in logs.nvidia_tool_failures(text):
+        _add_failure(out, source, event)
     notes = [
         ParseWarning(
             line=gpus[0].line,

@@ -348,7 +348,8 @@ def _lagging(
         return None
     if {x.rank for x in own} - {r for ranks in spread.values() for r in ranks}:
         return None  # a rank failed on its own outside the group: the spread is not the story
-    kinds = {e.get("kind") for e in failures if e.get("rank") is not None}
+    # (settings and notices are no failure: the recorder's "FlightRecorder is disabled" beside)
+    kinds = {e.get("kind") for e in failures if e.get("rank") is not None} - NOTICE_KINDS
     if kinds - {"watchdog_timeout", "watchdog_progress", "watchdog_failure"}:
         return None  # another failure (an exception, a device fault) may be the cause
     waited = {e.get("timeout_ms") for e in failures if e.get("kind") == "watchdog_timeout"}

@@ -169,7 +169,8 @@ from advisor.parsers.rank_table import parse as parse_rank_table
 from advisor.parsers.rdma import IBV_WC_STATUS
 
 _CODE_RE = re.compile(
-    r"(?:\b(?P<name>[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)\((?P<code1>E[A-Z]\d{4}|E[1-9]\d{4})\))"
+    # (a name may hold digits: "Communication_Error_P2P(EI0010)")
+    r"(?:\b(?P<name>[A-Z][A-Za-z0-9_]+(?:/[A-Z][A-Za-z0-9_]+)?)\((?P<code1>E[A-Z]\d{4}|E[1-9]\d{4})\))"
     # CANN codes are E, a module character and four digits: EI0006, EZ1001, E40024 (GE/FE)
     # (also after a literal "\n": a message JSON-escaped into one line of a server's log)
     r"|(?:(?:\b|(?<=\\n))(?P<code2>E[A-Z]\d{4}|E[1-9]\d{4})(?=:|\s+[A-Z]|\[PID:))"
@@ -1057,6 +1058,7 @@ def _parse_events(text: str) -> LogReport:
     report = LogReport(hosts=_nccl_hosts(lines))
     _hccl_errors(raw, lines, report)
     _uncoded_ei0002(lines, report)
+    _uncoded_bind_failure(lines, report)
     _hccl_stage_keywords(lines, report)
     _cmd_info_checks(lines, report)  # after the stage keywords: it adds to their EI0005
     # (last of HCCL's: a message whose code another reading gave already is read there)
@@ -1182,6 +1184,7 @@ def _parse_events(text: str) -> LogReport:
     _duplicate_ranks(lines, report)
     _duplicate_gpus(lines, report)
     _pg_settings(lines, report)
+    _recorder_off(lines, report)
     _hccl_env_settings(lines, report)
     _nhc_failures(lines, report)
     _nvshmem_errors(lines, report)
@@ -1670,6 +1673,34 @@ def _quoted_rank_table(line: str) -> tuple[int, str] | None:
     )
 
 
+# EJ0003's message (Communication_Error_Bind_IP_Port(EJ0003), older Bind_Failed(EJ0003)) copied
+# without its code, as a FAQ or a runbook prints it under torch_npu's failed call: "Failed to
+# bind the IP port. Reason: The IP address and port have been bound already."
+_BIND_FAILED_TEXT_RE = re.compile(
+    r"Failed to bind the IP port\. Reason: The IP address and port have been bound already"
+)
+
+
+def _uncoded_bind_failure(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """EJ0003's text without its code, read as EJ0003, once, where no coded line said it."""
+    if any(e.code in ("EJ0003", "EI0019") for e in report.events):
+        return
+    for no, line, tagged in lines:
+        if "bound already" in line and (m := _BIND_FAILED_TEXT_RE.search(line)):
+            report.events.append(
+                LogEvent(
+                    kind="hccl_error",
+                    line=no,
+                    message=line[m.start() :].strip()[:300]
+                    + " (EJ0003's text, its code not printed)",
+                    code="EJ0003",
+                    rank=tagged,
+                    library="HCCL",
+                )
+            )
+            return
+
+
 def _hccl_errors(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -1812,6 +1843,10 @@ def _hccl_errors(
         if quoted is not None:
             # (the table it quotes in full on the code's line: said as what it holds, not cut)
             message = f"{line[: line.find('[{')].strip()} {quoted[1]}"
+        if after and after[0].strip().startswith("Reason:") and "Reason" not in message:
+            # the code's reason on its own line ("Reason: Device ID 4 in module 0 and device ID
+            # 8 in module 1 are not on the same plane.")
+            message = f"{message} {after[0].strip()}"
         if message.endswith("Inner Error!") and not inner_facts and after and after[0].strip():
             # "EI9999: Inner Error!" on its own line, what the error was on the next ("The error
             # from device(chipId:0, dieId:0), serial number is 9. there is a sdma error, ...")
@@ -2310,6 +2345,9 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
 _HCCL_CALL_RE = re.compile(
     r"HCCL function error: (?P<call>\w+)\(.*?\)\s*[,，]\s*error code is\s*(?P<code>-?\d+)"
     r"|OPS function error: (?P<call2>Hccl\w+)\s*[,，]\s*error code is\s*(?P<code2>-?\d+)"
+    # a copy that shortened the message to its call ("RuntimeError: create_config ...
+    # hcclCommInitRootInfoConfig(...), error code is 5"): an hccl entry point's name is enough
+    r"|(?<![\w.])(?P<call3>[Hh]ccl[A-Z]\w*)\(.*?\)\s*[,，]\s*error code is\s*(?P<code3>-?\d+)"
 )
 # A C++ caller's glog CHECK on an HcclResult (xLLM's collective service, for one): "Check failed:
 # status == HCCL_SUCCESS (1 vs. 0) HCCL get root info failed." — glog prints both values.
@@ -2408,7 +2446,10 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     reported: dict[tuple[str, int], LogEvent] = {}  # (call, result) → its first event
     # pid → (rank, size, group) its init's summary named
     summarised: dict[int, tuple[int | None, int | None, str | None]] = {}
+    joined = -1  # a line read already as the rest of the one before it
     for index, (no, line, tagged) in enumerate(lines):
+        if index == joined:
+            continue
         op: str | None = None
         group: str | None = None
         summary = False
@@ -2533,16 +2574,17 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             _cann_reason_after(lines, index, ev)
             report.events.append(ev)
             continue
-        if "function error" not in line:
+        if "function error" not in line and "error code is" not in line:
             continue
         if line.rstrip().endswith("function error:") and index + 1 < len(lines):
             # a copy that wrapped the message after its colon: "... HCCL function error:" then
             # "hcclCommInitRootInfoConfig(...), error code is 15"
             line = f"{line.rstrip()} {lines[index + 1][1].strip()}"
+            joined = index + 1
         if not (m := _HCCL_CALL_RE.search(line)):
             continue
-        call = m.group("call") or m.group("call2")
-        result = int(m.group("code") or m.group("code2"))
+        call = m.group("call") or m.group("call2") or m.group("call3")
+        result = int(m.group("code") or m.group("code2") or m.group("code3"))
         name, meaning = decode_result(result)
         window = [line[m.end() :]] + [
             t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]
@@ -3016,7 +3058,7 @@ def _rts_call(ev: LogEvent, rts: re.Match[str], after: list[str]) -> None:
 # Assertion `b1 > 0.0f' The factorization could not be completed because ..."; Ascend C's
 # ascendc_assert prints "[ASSERT]", the file and line, the expression and the kernel's words)
 _ASCENDC_ASSERT_RE = re.compile(
-    r"\[ASSERT\][^\n]{0,120}?(?:^|[\s/])(?P<file>[\w.-]+\.(?:h|cpp|cc)):(?P<no>\d+): "
+    r"\[ASSERT\][^\n]{0,320}?(?:^|[\s/])(?P<file>[\w.-]+\.(?:h|cpp|cc)):(?P<no>\d+): "
     r"Assertion `(?P<expr>[^`'\n]*)'\s*(?P<words>[^\n]{0,240})"
 )
 ASCENDC_ASSERT_LINES = 40
@@ -3027,12 +3069,17 @@ def _ascendc_assertion(lines: list[tuple[int, str, int | None]], index: int) -> 
     """The Ascend C kernel assertion printed above the device error report at ``index``."""
     for _, text, _ in reversed(lines[max(0, index - ASCENDC_ASSERT_LINES) : index]):
         if "[ASSERT]" in text and (m := _ASCENDC_ASSERT_RE.search(text)):
-            words = m.group("words").strip()
-            return (
-                f"the kernel's assertion {m.group('file')}:{m.group('no')} `{m.group('expr')}` "
-                f"failed{f': {words}' if words else ''} (the kernel's input, not the device)"
-            )
+            return ascendc_assertion_said(m)
     return None
+
+
+def ascendc_assertion_said(m: re.Match[str]) -> str:
+    """An Ascend C assertion (``_ASCENDC_ASSERT_RE``'s match) as a report says it."""
+    words = m.group("words").strip().rstrip("!").strip()
+    return (
+        f"the kernel's assertion {m.group('file')}:{m.group('no')} `{m.group('expr')}` "
+        f"failed{f': {words}' if words else ''} (the kernel's input, not the device)"
+    )
 
 
 def _cqe(ev: LogEvent, cq: re.Match[str]) -> None:
@@ -3822,8 +3869,11 @@ def _spliced(host: str, names: Counter[str]) -> bool:
 # the prefix at a line's start or after a launcher's tag, not glued to other output ("NCCL
 # version 2.7.8+cuda10.2workergpu22:1810803:..." names no host "cuda10.2workergpu22"); a WARN
 # line has NCCL's file:line between the device and "NCCL" (see _NCCL_WARN_RE)
+# (a host of digits only stands at its line's start alone: "180:44749:44815 [1] NCCL INFO ...";
+# after a bracket or a space digits are the tail of a name another process's output overwrote,
+# "[15]23:83:2526 [0] ...", or of a time stamp)
 _NCCL_DEBUG_HOST_RE = re.compile(
-    r"(?:^|[\s|\]>])(?P<host>(?!\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:(?P<pid>\d+):\d+|X{2,}(?::X{2,})?) \[\d+\] "
+    r"(?:^|[\s|\]>])(?P<host>(?!(?<=[\s|\]>])\d+ ?:)[\w.-]+|<[\w .-]+>) ?:(?:(?P<pid>\d+):\d+|X{2,}(?::X{2,})?) \[\d+\] "
     # the file (or a net plugin's C function signature, aws-ofi-nccl's
     # "int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**)") and line
     r"(?:(?:\S+|(?:[\w:*&]+ ){1,3}[\w:*&~]+\([^()\n]*\)):\d+ (?:\(\w+\) )?)?(?:NCCL |(?:INFO|WARN) )"
@@ -3851,8 +3901,9 @@ def _nccl_net_errors(
     report: LogReport,
     by_pid: dict[int, tuple[int, int]],
 ) -> None:
-    """Error completions of NCCL's InfiniBand transport, one per process and peer."""
-    seen: set[tuple[int | None, str]] = set()
+    """Error completions of NCCL's InfiniBand transport, one per process and peer (a later one
+    of the same pair, on another of its connections, kept as a line of it)."""
+    seen: dict[tuple[int | None, str], LogEvent] = {}
     for index, (no, line, tagged) in enumerate(lines):
         if line.rstrip().endswith(("NET/IB:", "NET/IB :")) and index + 1 < len(lines):
             # a WARN whose text a terminal or page wrapped after "NET/IB:": the completion (and
@@ -3867,9 +3918,9 @@ def _nccl_net_errors(
             continue  # torch quoting NCCL's last WARN under its own error: that failure's event
         prefix = _NCCL_PREFIX_RE.search(line[: m.start()])
         pid = int(prefix.group("pid")) if prefix else None
-        if (pid, m.group("peer")) in seen:
+        if (again := seen.get((pid, m.group("peer")))) is not None:
+            again.repeated_lines = [*(again.repeated_lines or []), no]
             continue
-        seen.add((pid, m.group("peer")))
         status = int(m.group("status") or m.group("error"))
         name = m.group("name") or (
             IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else "unknown"
@@ -3891,6 +3942,7 @@ def _nccl_net_errors(
             ev.host, ev.device = prefix.group("host"), int(prefix.group("dev"))
         if pid is not None and pid in by_pid:
             ev.rank, ev.rank_size = by_pid[pid]
+        seen[(pid, m.group("peer"))] = ev
         report.events.append(ev)
     # a process whose own init line is not in the file: the communicator size every other
     # process of the log names, when they all name one
@@ -3980,6 +4032,9 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     # net_ib/init.cc: an HCA ibv_open_device refused, skipped ("continue") for the others;
     # transport.cc: CollNet (SHARP) could not be set up, NCCL goes on point-to-point
     r"|^NET/IB ?: ?Unable to open device \S+\s*$"
+    # aws-ofi-nccl's ofi_init on a host whose libfabric offers no EFA provider: it warns and
+    # returns ncclSystemError, and NCCL goes on with its internal IB or socket transport
+    r"|^NET/OFI Only EFA provider is supported\s*$"
     r"|^Cannot initialize CollNet, using point-to-point network instead"
     # graph/tuning.cc: NCCL_ALGO asked for CollNet where it cannot run; NCCL ignores the setting
     r"|^CollNet is not supported or fails to initialize, ignoring NCCL_ALGO="
@@ -4112,7 +4167,10 @@ def _nccl_warnings(
 ) -> None:
     """NCCL's WARN lines (errors) that no more specific event read, one per process and text:
     the CUDA failure, the peer that closed a socket, the rank a proxy call was for."""
-    taken = {e.line for e in report.events}
+    # (the lines of events read already, and those their repeats stand on)
+    taken = {e.line for e in report.events} | {
+        n for e in report.events for n in e.repeated_lines or ()
+    }
     seen: dict[tuple[str | None, int | None, str | None, str], LogEvent] = {}
     events: list[LogEvent] = []
     for no, line, tagged in lines:
@@ -7690,8 +7748,10 @@ _TABLE_DEVICE_RE = re.compile(
 )
 PLOG_TRACE_LINES = 8
 """How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
-PLOG_KERNEL_LINES = 16
+PLOG_KERNEL_LINES = 24
 """How far under the runtime's first ERROR line its report may name the failed kernel."""
+PLOG_ASSERT_LINES = 60
+"""How far under it the kernel's own assertion (printed with the exception's dump) may stand."""
 
 
 _PLOG_THREAD_RE = re.compile(r"\]\s*\[(\d+)\]")
@@ -9599,6 +9659,18 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
         said.append(f"in kernel {kernel.group('name')}")
         # a kernel the runtime names as failed is an operator's unless it is one of HCCL's
         operator = not _HCCL_AIV_KERNEL_RE.match(kernel.group("name"))
+        if operator and ev.call is None:
+            ev.call = f"kernel {kernel.group('name')}"  # (the operator is named: no rerun for it)
+    dumped = [
+        t
+        for no, t, _ in lines[start : start + PLOG_ASSERT_LINES + 1]
+        if no <= ev.line + PLOG_ASSERT_LINES and "[ASSERT]" in t
+    ]
+    if failed_assert := _search(_ASCENDC_ASSERT_RE, dumped):
+        # (printed with the exception's dump, under the runtime's line: "[ASSERT] ...
+        # gather_v3_base.h:137: Assertion `(0 <= val && val < this->gxSize_)' Index 1000001
+        # out of range[0 1)!")
+        said.append(ascendc_assertion_said(failed_assert))
     if said:
         ev.exception_type = f"{ev.exception_type}: {', '.join(said)}"
     return operator
@@ -11447,6 +11519,9 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         if (
             "operations have failed or timed out" in line
             or "taking the entire process down" in line
+            # (torch >= 2.5's watchdog, having found the rank's work failed or timed out, before
+            # its dump: "[PG ID 1 PG GUID 1 Rank 2] First PG on this rank to signal dumping.")
+            or "First PG on this rank to signal dumping" in line
         ):
             aborted.setdefault(_record_rank(line, tagged), (no, index, line))
         if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
@@ -11810,6 +11885,8 @@ def _aborted(
             at_line = next((text for n, text, _ in lines if n == at), "")
             if timeout_at := _TIMEOUT_AT_RE.search(at_line):
                 ev.seq = int(timeout_at.group(1))
+        if ev.group is None:
+            ev.group = _pg(_PG_RE.search(line))  # ("[PG ID 1 PG GUID 1 Rank 2] First PG ...")
         report.events.append(ev)
 
 
@@ -13534,7 +13611,8 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 _SMI_CANNOT_RE = re.compile(
     r"^(?P<what>No devices were found|NVIDIA-SMI has failed because it couldn't communicate with "
     r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
-    r"handle for GPU ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
+    # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
+    r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
 )
 # dcgmi when DCGM's host engine (nv-hostengine) does not answer (dcgmi's connection error):
 # "Error: Unable to connect to host engine. Host engine connection invalid/disconnected."
@@ -13566,6 +13644,14 @@ _PEERMEM_ERROR_RE = re.compile(r"\bnvidia-peermem (?P<where>\w+:\d+) ERROR (?P<w
 _IBV_NO_PROVIDER_RE = re.compile(
     r"no userspace device-specific driver found for\s*(?:/sys/class/infiniband_verbs/)?(?P<dev>\S+)"
 )
+
+
+def nvidia_tool_failures(text: str) -> list[LogEvent]:
+    """nvidia-smi's own answers in ``text`` that it could not read a GPU (or any), as a log's
+    reading gives them: for a tool output (``nvidia-smi -L``) that printed one among its rows."""
+    report = LogReport()
+    _nvidia_tool_failures(numbered_lines(text), report)
+    return report.events
 
 
 def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -14702,6 +14788,42 @@ def _hccl_env_settings(lines: list[tuple[int, str, int | None]], report: LogRepo
             skipped=False,
         )
     )
+
+
+# torch's watchdog when it found no stack for the failed collective: "Stack trace of the failed
+# collective not found, potentially because FlightRecorder is disabled. You can enable it by
+# setting TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value." (ProcessGroupNCCL.cpp)
+_RECORDER_OFF_RE = re.compile(r"potentially because FlightRecorder is disabled")
+
+
+def _recorder_off(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``pg_settings`` notice (flight recorder off, ``numel`` 0) from torch's own word that
+    it found no recorded stack, the ranks that said so counted, where no settings line of the
+    log already says the recorder's size."""
+    if any(e.kind == "pg_settings" and e.numel is not None for e in report.events):
+        return
+    first: LogEvent | None = None
+    ranks: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "FlightRecorder is disabled" not in line or not _RECORDER_OFF_RE.search(line):
+            continue
+        ranks.add(tagged)
+        if first is None:
+            first = LogEvent(
+                kind="pg_settings",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                numel=0,
+                library="NCCL",
+            )
+            report.events.append(first)
+    if first is not None:
+        named = sorted(r for r in ranks if r is not None)
+        first.exception_type = (
+            "flight recorder off: torch found no recorded stack of the failed collective"
+            + (f" (rank(s) {', '.join(map(str, named))})" if named else "")
+        )
 
 
 def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

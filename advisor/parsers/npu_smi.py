@@ -643,8 +643,15 @@ QUERY_SIGNATURE = (
 )
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
-_QUERY_KEY_RE = re.compile(r"^[ \t]*([A-Za-z][\w ().%/-]*?)[ \t]+:[ \t]*(.*?)[ \t]*$")
+# (a copy that lost the padding of one key keeps its colon right after it, "Error Information:
+# node type=LPM, ...": npu-smi's own keys are read so all the same)
+_QUERY_KEY_RE = re.compile(
+    r"^[ \t]*([A-Za-z][\w ().%/-]*?)(?:[ \t]+|(?<=Error Information)|(?<=Error Code)):[ \t]*(.*?)[ \t]*$"
+)
 _QUERY_MORE_RE = re.compile(r"^[ \t]{8,}:[ \t]*(\S.*?)[ \t]*$")
+# the rest of a long value wrapped onto an indented line with no colon of its own (an Error
+# Information's "                   event state=The function of obtaining the current is abnormal")
+_QUERY_WRAPPED_RE = re.compile(r"^[ \t]{8,}([a-z][\w ]*=\S.*?)[ \t]*$")
 _QUERY_CMD_RE = re.compile(r"npu-smi\s+info\b(?P<args>[^\n]*?-t\s+(?P<type>\w[\w-]*)[^\n]*)")
 _QUERY_ARG_RE = re.compile(r"-([ic])\s+(\d+)")
 
@@ -690,6 +697,10 @@ def parse_query(text: str) -> list[NpuQuery]:
             continue
         if current is not None and key and (more := _QUERY_MORE_RE.match(line)):
             current.fields[key].append(more.group(1))
+            continue
+        if current is not None and key and (wrapped := _QUERY_WRAPPED_RE.match(line)):
+            values = current.fields[key]
+            values[-1] = f"{values[-1]} {wrapped.group(1)}".strip()
             continue
         m = _QUERY_KEY_RE.match(line)
         if m is None:

@@ -852,6 +852,26 @@ def _loop_depth(node: nodes.Node) -> int:
     return inner + 1 if isinstance(node, nodes.For) else inner
 
 
+_TEST_ARG = {"select": 0, "reject": 0, "selectattr": 1, "rejectattr": 1}
+"""Filters that apply a test named by a string, and that argument's place."""
+
+
+def _named_by_string(every: list[nodes.Node]) -> Iterator[tuple[str, str, Any]]:
+    """(kind, name, known names) of each test or filter a filter call names by a constant
+    string: select/reject/selectattr/rejectattr's test, map's filter (without ``attribute=``)."""
+    for node in every:
+        if not isinstance(node, nodes.Filter):
+            continue
+        at = _TEST_ARG.get(node.name)
+        named = node.args[at if at is not None else 0] if len(node.args) > (at or 0) else None
+        if not isinstance(named, nodes.Const) or not isinstance(named.value, str):
+            continue
+        if at is not None:
+            yield "test", named.value, SANDBOX.tests
+        elif node.name == "map" and not any(k.key == "attribute" for k in node.kwargs):
+            yield "filter", named.value, SANDBOX.filters
+
+
 def static_problems(tree: nodes.Node) -> list[str]:
     """Problems visible before running: unknown functions, private attributes."""
     problems = []
@@ -870,6 +890,12 @@ def static_problems(tree: nodes.Node) -> list[str]:
     ):
         for unknown in sorted({n.name for n in every if isinstance(n, node_type)} - set(known)):
             problems.append(f"No {kind} named {unknown!r}; {kind}s: {', '.join(sorted(known))}")
+    # a test or filter named by a string to a filter that applies it ("select('odd')",
+    # "rejectattr('x', 'equalto', 1)", "map('length')"): jinja looks it up only when the filter
+    # runs, so a typo would pass here and fail mid-run
+    for kind, named, known in _named_by_string(every):
+        if named not in known:
+            problems.append(f"No {kind} named {named!r}; {kind}s: {', '.join(sorted(known))}")
     for attr in (n for n in every if isinstance(n, nodes.Getattr)):
         if attr.attr.startswith("_"):
             problems.append(f"private attribute {attr.attr!r} is not allowed")
