@@ -1,4 +1,4 @@
-"""Outputs of rounds AAA, BBB and CCC's held-out evaluations (sets 453-464) that the advisor read
+"""Outputs of rounds AAA, BBB, CCC and DDD's held-out evaluations (sets 453-468) that the advisor read
 wrong or not at all before this change (tests/data/evidence_heldout_59, sources in
 tests/data/SOURCES.md)."""
 
@@ -383,3 +383,79 @@ def test_npu_smi_health_error_information_wrapped_without_its_padding() -> None:
     assert answer.fields["Error Information"] == [
         "node type=LPM, sensor type=Chip Hardware, event state=The function of obtaining the current is abnormal"
     ]
+
+
+# --- round DDD -------------------------------------------------------------------------------
+
+
+def test_npu_smi_hccs_answer_is_read() -> None:
+    name = "npu_smi_t_hccs_3links_health_ok_retry0_error0_tx_rx_counters_rust_fixture.txt"
+    (answer,) = npu_smi.parse_query((HELDOUT / name).read_text())
+    assert answer.fields["hccs health status"] == ["OK"]
+    assert answer.fields["hccs error count"] == ["[0            0            0]"]
+    (f,) = _load(name).files
+    assert f.status == "read" and f.formats == ["npu_smi_query"]
+
+
+def test_a_rank_table_with_dots_is_said_not_to_load() -> None:
+    ev = _load(
+        "rank_table_v10_2srv_11_87_49_110_111_devices_elided_with_dots_invalid_json_xllm_glm5_doc.json"
+    )
+    said = _said(ev)
+    assert any("as written the file is not JSON, so HCCL cannot load it" in m for m in said)
+
+
+def test_a_proc_log_with_plog_lines_keeps_its_traceback() -> None:
+    name = "mindcluster_modelarts_proc_rank0_device0_mindspore_resnet50_8p_nameerror_hccl_adpt_warning.log"
+    (error,) = _events(name)
+    assert (error.kind, error.line) == ("log_error", 95)
+    assert error.message.startswith("NameError: The name 'x' is not defined")
+
+
+def test_a_structured_json_log_gives_its_first_warning_record() -> None:
+    name = "nvsentinel772_preflight_dcgm_diag_level2_json_failed2_warned2_persistence_mode_gpu0_cut.txt"
+    report = logs.parse((HELDOUT / name).read_text())
+    (error,) = report.events
+    assert error.line == 38
+    assert error.message.startswith("warning: Test warn (gpu GPU-64c6592e-")
+    assert (
+        "error_code 29): Persistence Mode: Persistence mode for GPU 0 is disabled." in error.message
+    )
+    assert any("5 JSON record(s): 4 info, 1 warning" in w.message for w in report.unread)
+
+
+def test_an_idle_gpu_with_no_process_is_not_a_stopped_rank() -> None:
+    name = "nvidia_smi_unable_handle_gpu1_34_00_rtx_pro6000_blackwell_610_3of4_listed_llama_cuda_init_unknown.txt"
+    ev = _load(name)
+    by_gpu = {g["gpu"]: g for g in ev.gpus}
+    assert {n: g["has_process"] for n, g in by_gpu.items()} == {0: True, 2: True, 3: False}
+    assert not any(g["idle_among_busy"] for g in ev.gpus)
+    assert any(
+        f["kind"] == "gpu_driver_fault" and "0000:34:00.0" in f["message"] for f in ev.failures
+    )
+
+
+def test_a_subgroups_time_out_names_its_group() -> None:
+    name = "sglang1693_tp8_pg3_allgather_base_seq9141_ranks1_4_watchdog_600071ms_take_down_cut.log"
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert any(
+        line.startswith("Rank 4 in process group 3 (a subgroup): all_gather (SeqNum 9141")
+        for line in found["evidence-watchdog-timeout"].items
+    )
+
+
+def test_a_failure_its_own_dump_signal_calls_a_time_out() -> None:
+    name = "clmvsnet14_syncbn_default_pg_rank0_seq716_enqueued747_fr_disabled_dump_signal_cut.log"
+    (failure,) = [e for e in _events(name) if e.kind == "watchdog_failure"]
+    assert (failure.rank, failure.seq) == (0, 716)
+    assert failure.exception_type is not None and failure.exception_type.startswith("a time-out")
+
+
+def test_ncclS_communicator_shape_line_is_a_note() -> None:
+    ev = _load(
+        "nccltests311_4node_8rank_gpu34_36_40_41_comm_trees_p2p_chunksize_proxy_service_healthy_cut.log"
+    )
+    assert any(
+        "a communicator of 8 rank(s) on 4 node(s), 2 on each (this log: rank(s) 1, 2)" in m
+        for m in _said(ev)
+    )

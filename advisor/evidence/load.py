@@ -583,7 +583,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT |Detected \d+ oom.kill events? in StepId="
         # Kubernetes: the training operator's events, a pod's terminated state, LeaderWorkerSet
         r"|Error pod \S+ container \S+ exitCode: -?\d+|\bPod: \S+ exited with code -?\d+"
-        r"|^\s*(?:reason|Reason):\s+OOMKilled\s*$|Worker pod \S+ failed, deleted leader pod",
+        r"|^\s*(?:reason|Reason):\s+OOMKilled\s*$|Worker pod \S+ failed, deleted leader pod"
+        # a structured logger's JSON records, one a line or pretty-printed (structlog, zap)
+        + "|"
+        + logs.JSON_RECORD_LEVEL_RE.pattern,
         re.M,
     ),
 }
@@ -795,7 +798,9 @@ class EvidenceFacts:
     remap_pending, remap_failed, retire_pending, retired_pages, throttled, sections}``
     (``unreadable``: the fields printed ``ERR!``, ``sensors_only`` where all of them are a board
     sensor's; ``query`` 'q' for ``nvidia-smi -q``'s health
-    sections, whose fields are the last seven; the fields of ``parsers.nvidia_smi.SmiGpu``)."""
+    sections, whose fields are the last seven; the fields of ``parsers.nvidia_smi.SmiGpu``;
+    ``has_process``, where the status table's process table lists processes: whether it lists
+    one on this GPU)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
@@ -3232,7 +3237,12 @@ def _mark_idle(gpus: list[dict[str, Any]]) -> None:
     for gpu in known:
         others = [g for g in known if g is not gpu]
         busy = sum(1 for g in others if g["util_pct"] >= BUSY_PCT)
-        gpu["idle_among_busy"] = gpu["util_pct"] <= IDLE_PCT and busy * 2 > len(others)
+        # (a GPU the process table lists no process on is unused by the job, not stopped in it)
+        gpu["idle_among_busy"] = (
+            gpu["util_pct"] <= IDLE_PCT
+            and busy * 2 > len(others)
+            and gpu.get("has_process") is not False
+        )
 
 
 _XML_FIELD_RE = re.compile(r"<(?P<tag>[a-z_]+)>(?P<value>[^<\n]*)</(?P=tag)>")
@@ -3389,6 +3399,9 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
         for gpu in parsed.gpus
     ]
+    if parsed.processes:  # (a table that lists processes: which GPUs hold none)
+        for gpu in gpus:
+            gpu["has_process"] = gpu["gpu"] in parsed.process_gpus
     _mark_idle(gpus)
     out.gpus.extend(gpus)
     for m in _INFOROM_RE.finditer(text):
@@ -4349,7 +4362,8 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         ParseWarning(
             line=no + offset,
             message="'...' stands for entries left out; the table is read without "
-            "them (counts and rank numbering not checked)",
+            "them (counts and rank numbering not checked); as written the file is not JSON, so "
+            "HCCL cannot load it",
         )
         for no in table.elided_lines
     ]

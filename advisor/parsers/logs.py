@@ -1321,6 +1321,12 @@ def _parse_events(text: str) -> LogReport:
                     skipped=False,
                 )
             )
+            # (the plog's lines beside a program's own output, a job's proc log: the program's
+            # first error line, a traceback's exception, is the job's failure)
+            rest = [t for t in lines if not CANN_PLOG_LINE_RE.search(t[1])]
+            if len(rest) >= MIN_LOG_LINES and (error := first_error_line(rest)):
+                report.generic = True
+                report.events.append(error)
             return report
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
             _ras_summary_notes(lines, report)
@@ -1458,6 +1464,13 @@ def _parse_events(text: str) -> LogReport:
                 report.generic = True
                 report.events.append(error)
             return report
+        if (
+            not report.events
+            and not notices
+            and '"level"' in text
+            and _json_records_read(text, report)
+        ):
+            return report  # a structured log's records (structlog, zap): their first error
         if not report.events and (
             is_program_log(text)
             or is_error_fragment(text)
@@ -3731,6 +3744,12 @@ _VIA_SAID = {
 _NCCL_ENV_SET_RE = re.compile(
     r"NCCL INFO (?P<name>NCCL_\w+) set by environment to (?P<value>\S*[^\s.])\.?(?!\S)"
 )
+# NCCL's shape of a communicator as it sets it up (init.cc, NCCL 2.19 on): "comm 0x6426550 rank 2
+# nRanks 8 nNodes 4 localRanks 2 localRank 0 MNNVL 0"
+_NCCL_COMM_SHAPE_RE = re.compile(
+    r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nRanks (?P<n>\d+) nNodes (?P<nodes>\d+) "
+    r"localRanks (?P<local>\d+)"
+)
 # aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
 _OFI_PROVIDER_RE = re.compile(r"NET/OFI Selected Provider is (?P<prov>\S+)")
 
@@ -3775,6 +3794,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         elif "Init COMPLETE" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
             said = f"a communicator of {c.group('nranks')} rank(s) started"
             ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
+        elif "nNodes" in line and (t := _NCCL_COMM_SHAPE_RE.search(line)):
+            said = (
+                f"a communicator of {t.group('n')} rank(s) on {t.group('nodes')} node(s), "
+                f"{t.group('local')} on each"
+            )
+            ranks_seen.setdefault(said, set()).add(int(t.group("rank")))
         elif (
             "nvls channels" in line and (n := _NVLS_CHANNELS_RE.search(line)) and n.group(1) != "0"
         ):
@@ -11073,6 +11098,92 @@ def _first_mismatch_warning(lines: list[tuple[int, str, int | None]]) -> ParseWa
     return None
 
 
+# a structured logger's record, one JSON object a record, printed on one line or pretty-printed
+# (structlog's and zap's JSON renderers; a pod's log piped through jq): its level under "level"
+JSON_RECORD_LEVEL_RE = re.compile(
+    r'^[ \t]*\{?[ \t]*"level"[ \t]*:[ \t]*"(?i:debug|info|warn|warning|error|fatal|critical|panic)"',
+    re.M,
+)
+# a record's fields one a line, as a pretty-printed record a copy cut before its end keeps them
+_RECORD_FIELD_RE = re.compile(
+    r'^[ \t]*"(?P<key>\w+)"[ \t]*:[ \t]*(?P<value>"(?:[^"\\\n]|\\.)*"|-?\d+)', re.M
+)
+_RECORD_WORDS = ("event", "msg", "message")
+"""Where a record says what happened."""
+_RECORD_DETAIL = ("detail", "error", "err", "reason", "exception")
+"""Where a record says why."""
+_RECORD_ERROR_LEVELS = ("error", "fatal", "critical", "panic")
+
+
+def _json_records(text: str) -> list[tuple[int, dict[str, Any]]]:
+    """Each JSON object record starting a line of ``text`` with its 1-based line, in order."""
+    decoder = json.JSONDecoder()
+    records: list[tuple[int, dict[str, Any]]] = []
+    at = 0
+    for m in re.finditer(r"^[ \t]*\{", text, re.M):
+        if m.start() < at:
+            continue  # inside a record read already
+        try:
+            record, end = decoder.raw_decode(text, m.end() - 1)
+        except (ValueError, RecursionError):
+            if text.find("\n{", m.end()) >= 0 or text.find("\n}", m.end()) >= 0:
+                continue  # (not JSON, and more text after it: no record)
+            # the last record, cut by the copy: the fields it keeps, one a line
+            record = {
+                f.group("key"): json.loads(f.group("value"))
+                for f in _RECORD_FIELD_RE.finditer(text, m.end())
+            }
+            end = len(text)
+        if isinstance(record, dict) and isinstance(record.get("level"), str):
+            records.append((text.count("\n", 0, m.start()) + 1, record))
+        at = end
+    return records
+
+
+def _json_records_read(text: str, report: LogReport) -> bool:
+    """A structured log of JSON records: its first record at an error level (else the first
+    warning) as a ``log_error`` with its words and detail, and a note of what the records count;
+    False where the text holds none."""
+    records = _json_records(text)
+    if len(records) < 2:
+        return False
+    levels = Counter(str(r["level"]).lower() for _, r in records)
+    errors = [(n, r) for n, r in records if str(r["level"]).lower() in _RECORD_ERROR_LEVELS]
+    warned = [(n, r) for n, r in records if str(r["level"]).lower() in ("warn", "warning")]
+    report.unread.append(
+        ParseWarning(
+            line=records[0][0],
+            message=f"a structured log of {len(records)} JSON record(s): "
+            + ", ".join(f"{count} {level}" for level, count in levels.items()),
+            skipped=False,
+        )
+    )
+    picked = errors or warned
+    if not picked:
+        return True  # (every record below warning level: a run that said nothing went wrong)
+    no, record = picked[0]
+    words = next((str(record[k]) for k in _RECORD_WORDS if record.get(k)), "")
+    detail = next((str(record[k]) for k in _RECORD_DETAIL if record.get(k)), "")
+    where = ", ".join(
+        f"{k} {record[k]}"
+        for k in ("gpu", "test", "error_code", "rank", "host", "node")
+        if k in record
+    )
+    report.generic = True
+    report.events.append(
+        LogEvent(
+            kind="log_error",
+            line=no,
+            message=(
+                f"{record['level']}: {words}"
+                + (f" ({where})" if where else "")
+                + (f": {detail}" if detail else "")
+            )[:300],
+        )
+    )
+    return True
+
+
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """The first line of a program's log that says something failed, in a form no reading
     above knows (a ``log_error``: the line as written, nothing read from it); None when no line
@@ -11704,19 +11815,26 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             continue  # its time-out line already says what failed
         reported.add(rank)
         enq, done = last[(rank, pg)][1:]
-        report.events.append(
-            LogEvent(
-                kind="watchdog_failure",
-                line=no,
-                message=line.strip()[:400],
-                rank=rank,
-                seq=seq,
-                group=pg,
-                last_enqueued=enq,
-                last_completed=done,
-                library="HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None,
-            )
+        failure = LogEvent(
+            kind="watchdog_failure",
+            line=no,
+            message=line.strip()[:400],
+            rank=rank,
+            seq=seq,
+            group=pg,
+            last_enqueued=enq,
+            last_completed=done,
+            library="HCCL" if "HCCL" in line else "NCCL" if "NCCL" in line else None,
         )
+        signal = dumps.get(rank)
+        if signal is not None and "due to a collective timeout from this local rank" in signal[2]:
+            # (its own dump signal, a line or so later, says which: "Received a dump signal due
+            # to a collective timeout from this local rank")
+            failure.exception_type = (
+                f"a time-out: its dump signal (line {signal[0]}) says it was this rank's own "
+                "collective that timed out"
+            )
+        report.events.append(failure)
     _aborted(lines, aborted, reported, report, last)
     # torch 2.5+ logs "Timeout at NCCL work: N, last enqueued ..." only for a work its watchdog
     # found timed out (ProcessGroupNCCL.cpp watchdog handler, inside ``if (timedOut)``): a rank

@@ -624,10 +624,12 @@ _QUERY_KEYS = (
     # -t sensors (Ascend 950): the SoC's, its NPU die's and its HBM's temperatures
     "Soc Max Temperature (C)",
     "NDIE Temperature (C)",
+    # -t hccs: the HCCS links' health and their counters, a figure a link in brackets
+    "hccs health status",
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
-_ANSWER_HEADS = ("Health Status", "NPU ID", "Fault Event Count")
+_ANSWER_HEADS = ("Health Status", "NPU ID", "Fault Event Count", "hccs health status")
 """Keys an answer prints once, first: seen again, they start the next answer."""
 _BLOCK_HEADS = ("Chip ID", "Health")
 """Keys a chip's block of one NPU's answer prints once (Atlas 200I A2's ``-t health``: ``Chip

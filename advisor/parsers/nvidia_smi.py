@@ -931,6 +931,8 @@ class SmiStatus:
     processes: int | None = None
     """Processes its process table lists (0 for "No running processes found"); None when the
     copy has no process table."""
+    process_gpus: set[int] = field(default_factory=set)
+    """The GPUs its process table lists a process on."""
     warnings: list[ParseWarning] = field(default_factory=list)
 
 
@@ -961,8 +963,9 @@ def parse_status(text: str) -> SmiStatus:
             in_processes, out.processes = True, 0
             continue
         if in_processes:
-            if s.startswith("|") and re.match(r"^\|\s+\d+\s+", s) and "MiB" in s:
+            if s.startswith("|") and (row := re.match(r"^\|\s+(\d+)\s+", s)) and "MiB" in s:
                 out.processes = (out.processes or 0) + 1
+                out.process_gpus.add(int(row.group(1)))
             continue
         if not s.startswith("|"):
             continue
