@@ -27,7 +27,7 @@ def test_ei0004_reads_the_rank_table_its_line_quotes() -> None:
     (failure,) = [f for f in ev.failures if f["code"] == "EI0004"]
     assert failure["rank_size"] == 2
     assert "Use a rank ID that exceeds the rank size" in failure["message"]
-    assert "2 rank(s), rank_id 0-1 on server(s) 10.90.42.160, device(s) 6, 7" in failure["message"]
+    assert "2 rank(s), rank_id 0-1, on server(s) 10.90.42.160, device(s) 6, 7" in failure["message"]
     assert '"server_list"' not in failure["message"]
     found = builtin_findings({"evidence.failures": ev.failures}, "hccl")
     (line,) = found["evidence-hccl-other-error"].items
@@ -63,7 +63,7 @@ def test_nvlink_capabilities_are_read_per_link_and_judge_nothing() -> None:
     (f,) = ev.files
     assert f.status == "read"
     (note,) = [m for m in _said(ev) if "nvlink -c" in m]
-    assert "P2P: links 0-4" in note and "SLI: no link" in note
+    assert "P2P: links 0-4" in note and "SLI: false on every link listed" in note
     assert "link 4 lists 1 of 6: the copy ends there" in note
     # capabilities are no link state: no link is counted up or down
     (link,) = ev.nvlinks
@@ -193,22 +193,21 @@ def test_nvidia_smi_q_reads_a_value_with_an_added_arrow_and_an_unknown_error() -
     assert "ECC Mode / Current" in found["evidence-gpu-unreadable"].items[0]
 
 
-def test_nvlink_remote_list_cut_short_is_said() -> None:
+def test_nvlink_remote_list_short_of_its_peers_is_down_or_cut() -> None:
+    # -R lists only the active links: GPU 1's 2 far ends where GPU 0 has 18 are links down or a
+    # copy cut there, never a list to call cut on its own (review 31)
     text = (
         HELDOUT / "nvidia_smi_nvlink_R_h100_gpu0_18links_remote_nvswitch_cut_gpu1_nccl1182.txt"
     ).read_text()
     parsed = nvidia_smi.parse_nvlink_status(text)
     first, second = parsed.gpus
     assert (len(first.remote), len(second.remote)) == (18, 2)
-    assert (first.cut, second.cut) == (False, True)
-    assert any(
-        "GPU 1 lists 2 links where the other GPUs of its model list 18" in w.message
-        for w in parsed.warnings
+    assert (first.cut, second.cut) == (False, False)
+    (said,) = [w for w in parsed.warnings if w.line == second.line]
+    assert (
+        "GPU 1 lists 2 link(s) with a far end where other GPUs of its model list 18" in said.message
     )
-    (f,) = _load(
-        "nvidia_smi_nvlink_R_h100_gpu0_18links_remote_nvswitch_cut_gpu1_nccl1182.txt"
-    ).files
-    assert f.status == "partial"
+    assert "down, or the copy is cut there" in said.message and not said.skipped
 
 
 def test_hccl_test_stopped_at_device_init_is_read_with_its_acl_code() -> None:

@@ -2188,6 +2188,9 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         above = next((t.strip() for t in lines[: failure.line - 1] if _ERROR_LEVEL_RE.match(t)), "")
         if above:
             printed += f"; the log's first error above it: {above[:200]}"
+        stage = f"hccl_test stopped in {failure.stage}" + (
+            f"; the log's error before it: {above[:200]}" if above else ""
+        )
         event = logs.LogEvent(
             # (an acl call of its device set-up is the runtime's, an HCCL call HCCL's)
             kind="npu_runtime_error" if failure.acl else "hccl_call_failure",
@@ -2197,6 +2200,7 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             code_name=None if failure.name == "unknown" else failure.name,
             call=failure.call,
             library="ACL" if failure.acl else "HCCL",
+            exception_type=stage if failure.acl else None,
         )
         _add_failure(out, source, event)
         message = (
@@ -3535,9 +3539,11 @@ def _nvlink_capabilities(gpus: list[nvidia_smi.NvlinkGpu]) -> list[ParseWarning]
         said = []
         for cap in names:
             have = [n for n, c in gpu.capabilities.items() if c.get(cap)]
-            # ("Link is supported" is NVML's VALID capability, said under its own name)
-            label = "valid link (NVML's NVLINK_CAP_VALID)" if cap.lower() == "link" else cap
-            said.append(f"{label}: {'links ' + _link_runs(have) if have else 'no link'}")
+            # (as nvidia-smi words it: "Link is supported" is NVML's VALID capability, read
+            # nothing more into it)
+            said.append(
+                f"{cap}: {'links ' + _link_runs(have) if have else 'false on every link listed'}"
+            )
         short = [n for n, c in gpu.capabilities.items() if len(c) < most]
         notes.append(
             ParseWarning(

@@ -1648,7 +1648,8 @@ def _search(pattern: re.Pattern[str], window: list[str]) -> re.Match[str] | None
 # a link's two ends under EI0006's line (DeepEP's and other HCCL-based kernels' own report):
 # "srcRank[192.168.0.125/0] connect destRank[192.168.0.192/0] fail."
 _SRC_DEST_RE = re.compile(
-    r"srcRank\[(?P<sip>[\d.]+)/(?P<sdev>\d+)\] connect destRank\[(?P<dip>[\d.]+)/(?P<ddev>\d+)\] fail"
+    # (an address of either family, or a host name: "srcRank[fd00:1::125/0]")
+    r"srcRank\[(?P<sip>[^\]/\s]+)/(?P<sdev>\d+)\] connect destRank\[(?P<dip>[^\]/\s]+)/(?P<ddev>\d+)\] fail"
 )
 SRC_DEST_LINES = 2
 """How far under its code's line a link's "srcRank[..] connect destRank[..] fail" may stand."""
@@ -1673,17 +1674,26 @@ def _quoted_rank_table(line: str) -> tuple[int, str] | None:
     try:
         doc, _ = json.JSONDecoder().raw_decode(line, start)
         table = parse_rank_table(json.dumps(doc[0] if isinstance(doc, list) and doc else doc))
-    except (ValueError, ParseError):
+    except (ValueError, ParseError, RecursionError):  # (nested past the JSON reader's depth)
         return None
     if not table.ranks:
         return None
     numbers = sorted(r.rank for r in table.ranks if r.rank is not None)
-    span = f", rank_id {numbers[0]}-{numbers[-1]}" if numbers else ""
-    devices = ", ".join(r.device_id for r in table.ranks)
-    return len(table.ranks), (
-        f"[the quoted rank table: {len(table.ranks)} rank(s){span} on server(s)"
-        f" {', '.join(table.servers)}, device(s) {devices}]"
-    )
+    said = [f"{len(table.ranks)} rank(s)"]
+    if numbers:
+        whole = numbers == list(range(numbers[0], numbers[-1] + 1))
+        said.append(
+            f"rank_id {numbers[0]}"
+            if len(numbers) == 1
+            else f"rank_id {numbers[0]}-{numbers[-1]}"
+            if whole
+            else f"rank_id {', '.join(map(str, numbers))}"
+        )
+    if servers := [s for s in table.servers if s]:
+        said.append(f"on server(s) {', '.join(servers)}")
+    if devices := [str(r.device_id) for r in table.ranks if r.device_id not in (None, "", "None")]:
+        said.append(f"device(s) {', '.join(devices)}")
+    return len(table.ranks), f"[the quoted rank table: {', '.join(said)}]"
 
 
 # EJ0003's message (Communication_Error_Bind_IP_Port(EJ0003), older Bind_Failed(EJ0003)) copied
@@ -1855,12 +1865,18 @@ def _hccl_errors(
         quoted = _quoted_rank_table(line) if code == "EI0004" else None
         if quoted is not None:
             # (the table it quotes in full on the code's line: said as what it holds, not cut)
-            message = f"{line[: line.find('[{')].strip()} {quoted[1]}"
+            message = f"{message[: message.find('[{')].strip() if '[{' in message else message} {quoted[1]}"
         if after and after[0].strip().startswith("Reason:") and "Reason" not in message:
             # the code's reason on its own line ("Reason: Device ID 4 in module 0 and device ID
             # 8 in module 1 are not on the same plane.")
             message = f"{message} {after[0].strip()}"
-        if message.endswith("Inner Error!") and not inner_facts and after and after[0].strip():
+        if (
+            message.endswith("Inner Error!")
+            and not inner_facts
+            and after
+            and after[0].strip()
+            and not after[0].strip().startswith("TraceBack")
+        ):
             # "EI9999: Inner Error!" on its own line, what the error was on the next ("The error
             # from device(chipId:0, dieId:0), serial number is 9. there is a sdma error, ...")
             message = f"{message} {after[0].strip()}"
@@ -4222,7 +4238,8 @@ def _nccl_warnings(
         text = str(found["text"]).strip()
         # one a process (host and pid: containers and other hosts reuse pids), device and
         # text: a process that drives several GPUs (TensorFlow's) warns once for each
-        key = (found.get("host"), pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text)[:80])
+        # (its whole text, addresses aside: a WARN to another peer or port is another one)
+        key = (found.get("host"), pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text))
         if (again := seen.get(key)) is not None:
             again.repeated_lines = [*(again.repeated_lines or []), no]
             continue
@@ -4685,7 +4702,14 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         # nccl-tests names the failing process on the next line (".. HCA-108 pid 2753874: Test
         # failure common.cu:915"): two processes of one host failing alike are two failures
         pid = None
-        if m.group("where2") and index + 1 < len(lines):
+        # (only where the failure lines are not adjacent: an interleaved copy, two failures
+        # then their two pid lines, does not tell which pid is whose)
+        if (
+            m.group("where2")
+            and index + 1 < len(lines)
+            and not (index and "NCCL failure" in lines[index - 1][1])
+            and not (index + 2 < len(lines) and _TEST_FAILURE_PID_RE.match(lines[index + 2][1]))
+        ):
             tf = _TEST_FAILURE_PID_RE.match(lines[index + 1][1])
             if tf and tf.group("host") == m.group("host"):
                 pid = int(tf.group("pid"))

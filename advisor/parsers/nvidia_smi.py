@@ -782,9 +782,10 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
     # nvidia-smi lists every link of a GPU, up or inactive, so the GPUs of one model list as
     # many: one that lists fewer lost lines of its list to the copy (cut at its end, or left
     # out), wherever it stands
-    # (-s's states, -R's far ends, -c's capabilities: each lists every link of the GPU)
+    # (-s's states and -c's capabilities list every link of the GPU; -R lists only the active
+    # links' far ends: a GPU with fewer of those has a link down or a copy cut, said apart below)
     def links(gpu: NvlinkGpu) -> int:
-        return max(len(gpu.speed_gbytes_s), len(gpu.remote), len(gpu.capabilities))
+        return max(len(gpu.speed_gbytes_s), len(gpu.capabilities))
 
     listed: dict[str, int] = {}
     for gpu in out.gpus:
@@ -799,6 +800,21 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
                     message=f"GPU {gpu.gpu} lists {links(gpu)} links where the "
                     f"other GPUs of its model list {most}: the rest of its list is not in the "
                     "copy (cut or left out), so those links are unknown",
+                )
+            )
+    ends: dict[str, int] = {}
+    for gpu in out.gpus:
+        ends[gpu.name] = max(ends.get(gpu.name, 0), len(gpu.remote))
+    for gpu in out.gpus:
+        if gpu.remote and not gpu.speed_gbytes_s and len(gpu.remote) < ends[gpu.name]:
+            out.warnings.append(
+                ParseWarning(
+                    line=gpu.line,
+                    message=f"GPU {gpu.gpu} lists {len(gpu.remote)} link(s) with a far end where "
+                    f"other GPUs of its model list {ends[gpu.name]}: nvlink -R lists the active "
+                    "links only, so the others are down, or the copy is cut there "
+                    "(nvidia-smi nvlink -s tells which)",
+                    skipped=False,
                 )
             )
     if not out.gpus and not any("is in MIG mode" in w.message for w in out.warnings):
@@ -1081,6 +1097,8 @@ _QUERY_GPU_RE = re.compile(
 _QUERY_LINE_RE = re.compile(
     r"^(?P<indent>\s*)(?P<key>[A-Za-z][\w .()/-]*?)\s*(?::\s*(?P<value>.*?))?\s*$"
 )
+NVML_ERROR_WORDS = frozenset({"Unknown Error", "GPU is lost", "System is not in ready state"})
+"""nvmlErrorString's words that nvidia-smi -q prints in place of a value NVML could not read."""
 _MARKER_RE = re.compile(r"\s+(?:<[=-]{2,}|<<+|←+)(?:\s.*)?$")
 """An arrow a person added after a value to point at it (``Pending : Yes   <===``): not the
 value's."""
@@ -1096,9 +1114,10 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
     number = int(value) if value.isdigit() else None
     if path and path[0] in _HEALTH_SECTIONS and path[0] not in gpu.sections:
         gpu.sections.append(path[0])
-    if value == "Unknown Error":
-        # NVML answered its query with NVML_ERROR_UNKNOWN (nvmlErrorString's "Unknown Error"):
-        # the -q form of the table's ERR!, a field the GPU did not give
+    if value in NVML_ERROR_WORDS:
+        # NVML answered its query with an error (nvmlErrorString's words: NVML_ERROR_UNKNOWN's
+        # "Unknown Error", NVML_ERROR_GPU_IS_LOST's "GPU is lost", NVML_ERROR_NOT_READY's "System
+        # is not in ready state"): the -q form of the table's ERR!, a field the GPU did not give
         if (field_name := f"{where} / {key}" if where else key) not in gpu.unreadable:
             gpu.unreadable.append(field_name)
     elif key == "Product Name":
