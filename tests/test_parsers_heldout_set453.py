@@ -458,3 +458,44 @@ def test_ncclS_communicator_shape_line_is_a_note() -> None:
         "a communicator of 8 rank(s) on 4 node(s), 2 on each (this log: rank(s) 1, 2)" in m
         for m in _said(ev)
     )
+
+
+# --- round EEE -------------------------------------------------------------------------------
+
+
+def test_a_collective_examples_print_is_read_as_its_ranks_output() -> None:
+    said = _said(_load("hccl_example_send_recv_8npu_odd_ranks_receive_prev_device_id.log"))
+    assert any(
+        "a collective example's output: 8 NPU(s) found, rank(s) 1, 3, 5, 7 printed their output"
+        in m
+        for m in said
+    )
+    ev = _load("hccl_example_pytorch_allreduce_8ranks_input_output.log")
+    (f,) = ev.files
+    assert f.status == "read" and not ev.failures
+    assert any("rank(s) 0, 1, 2, 3, 4, 5, 6, 7 printed their output" in m for m in _said(ev))
+
+
+def test_an_ocr_copys_open_device_line_names_the_device() -> None:
+    ev = _load(
+        "mindcluster_kgparse_rank0_torch_npu_set_device7_507033_e30008_e30003_tsd_ocr_text.txt"
+    )
+    (runtime,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+    assert (runtime["code"], runtime["device"]) == ("507033", 7)
+
+
+def test_two_masked_server_ids_are_not_one_shared() -> None:
+    name = "rank_table_v10_cross_cluster_2srv_16p_masked_ips_dpu_ip_cluster_list_roce_mindspore_sample.json"
+    (said,) = [m for m in _said(_load(name)) if m.startswith("rank_table: server_id")]
+    assert "server_0_10.*.*.*, server_1_10.*.*.* are masked or placeholders" in said
+    assert "shared" not in said
+
+
+def test_torchtitans_training_completed_puts_its_teardown_warns_past_the_run() -> None:
+    name = "titan153_training_completed_then_teardown_warn_socket_state_9_deregister_ipc_buffer_peer1_7.log"
+    events = _events(name)
+    (done,) = [e for e in events if e.kind == "run_success"]
+    assert done.line == 47
+    assert not [e for e in events if e.kind == "nccl_warning"]  # (each one now gone_past)
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert not [f for f in found.values() if f.severity == "critical"]

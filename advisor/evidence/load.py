@@ -586,7 +586,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^\s*(?:reason|Reason):\s+OOMKilled\s*$|Worker pod \S+ failed, deleted leader pod"
         # a structured logger's JSON records, one a line or pretty-printed (structlog, zap)
         + "|"
-        + logs.JSON_RECORD_LEVEL_RE.pattern,
+        + logs.JSON_RECORD_LEVEL_RE.pattern
+        # a collective example's own prints of its ranks' data
+        + "|"
+        + logs.EXAMPLE_OUTPUT_RE.pattern,
         re.M,
     ),
 }
@@ -4421,14 +4424,23 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
             )
         )
     if masked := rank_table.masked_servers(table):
+        # (shared only where one value stands for several servers: "server_0_10.*.*.*" and
+        # "server_1_10.*.*.*" are two ids, each masked)
+        shared = {m: n for m in masked if (n := table.servers.count(m)) > 1}
         warnings.append(
             ParseWarning(
                 line=1 + offset,
-                message=f"server_id {', '.join(masked)} is a template's placeholder"
+                message=f"server_id {', '.join(masked)} "
                 + (
-                    f", shared by {sum(1 for s in table.servers if s in masked)} servers"
-                    if sum(1 for s in table.servers if s in masked) > 1
-                    else ""
+                    "is a template's placeholder"
+                    if len(masked) == 1
+                    else "are masked or placeholders"
+                )
+                + "".join(
+                    f", shared by {n} servers"
+                    if len(masked) == 1
+                    else f", {m} shared by {n} servers"
+                    for m, n in shared.items()
                 )
                 + ": each server's own id goes there (unique in the table, CANN's rank table "
                 "guide)",

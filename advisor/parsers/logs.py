@@ -1009,6 +1009,8 @@ def _run_success(text: str) -> RunSuccess | None:
     whose end is not in that word)."""
     if "torchelastic.worker.status." in text:
         return _elastic_success(text)
+    if "Training completed" in text and (done := _titan_success(text)) is not None:
+        return done
     if "run_stop" not in text:
         return None
     start = 0  # the line after the previous run's end: this run's lines begin there
@@ -1036,6 +1038,28 @@ def _run_success(text: str) -> RunSuccess | None:
             start=start, line=no, said=f'MLPerf\'s run_stop, status "success"{where}'
         )
     return found
+
+
+# torchtitan's logger at the end of its training loop, as its run logs print it ("[rank0]:[titan]
+# 2026-05-19 22:43:20,271 - root - INFO - Training completed", after "Sleeping 2 seconds for
+# other ranks to complete"): its own word that the run finished
+_TITAN_DONE_RE = re.compile(r"\[titan\] [^\n]*? - INFO - Training completed\s*$", re.M)
+_TITAN_START_RE = re.compile(r"\[titan\] [^\n]*? - INFO - Training starts at step", re.M)
+
+
+def _titan_success(text: str) -> RunSuccess | None:
+    """torchtitan's "Training completed" of the last run in ``text`` (none started after it)."""
+    done = list(_TITAN_DONE_RE.finditer(text))
+    if not done:
+        return None
+    last = done[-1]
+    if any(m.start() > last.start() for m in _TITAN_START_RE.finditer(text)):
+        return None  # another run started after it
+    return RunSuccess(
+        start=0,
+        line=text.count("\n", 0, last.start()) + 1,
+        said='torchtitan\'s "Training completed"',
+    )
 
 
 def _gone_past_success(report: LogReport, success: RunSuccess) -> None:
@@ -1434,6 +1458,9 @@ def _parse_events(text: str) -> LogReport:
             and _vllm_memory_notes(lines, report)
         ):
             return report  # a vLLM worker's memory profile at start: it loaded and fit
+        if not report.events and not notices and EXAMPLE_OUTPUT_RE.search(text):
+            _example_output_notes(lines, report)
+            return report  # a collective example's own print of its ranks' data: it ran
         if not report.events and PG_WARNING_RE.search(text):
             return (
                 report  # a distributed run's own warnings and no failure among them: evidence too
@@ -5570,7 +5597,10 @@ was opening) may stand."""
 # the runtime opening a device whose memory pool it could not set up (runtime raw_device.cc "Fail
 # to init MemoryPoolManager", then log_inner.cpp "open device 2 failed, runtime result =
 # 507033."): the memory ran out as the device was opened, before the program allocated anything
-_OPEN_DEVICE_RE = re.compile(r"open device (?P<dev>\d+) failed, runtime result = (?P<ret>\d+)")
+# (an OCR'd copy: "open device 7 failed. runtime resul t = 507033.")
+_OPEN_DEVICE_RE = re.compile(
+    r"open device (?P<dev>\d+) failed[,.] runtime resul ?t ?= ?(?P<ret>\d+)"
+)
 # the runtime's TSD client failing to open a device ("TsdOpen failed. devId=0, tdt error=34"
 # under torch_npu's 507033), before "Start aicpu executor failed"
 _TSD_OPEN_RE = re.compile(r"TsdOpen failed\. devId=(?P<dev>\d+), tdt error=(?P<err>\d+)")
@@ -11206,6 +11236,40 @@ def _json_records_read(text: str, report: LogReport) -> bool:
         )
     )
     return True
+
+
+# a collective example's own prints (hicann/hccl's examples: "Found 8 NPU device(s) available",
+# "rankId: 1, output: [ 0 0 0 ... ]"; its PyTorch example: "[Rank 0] Output: tensor([0., 8.,
+# ...], device='npu:0')"): each rank's data after the collective, no line of HCCL's own
+EXAMPLE_OUTPUT_RE = re.compile(
+    r"^Found \d+ NPU device\(s\) available\s*$"
+    r"|^rankId: \d+, (?:input|output): \["
+    r"|^\[Rank \d+\] (?:Input|Output): tensor\(",
+    re.M,
+)
+_EXAMPLE_RANK_RE = re.compile(r"^(?:rankId: (\d+), output:|\[Rank (\d+)\] Output:)")
+_EXAMPLE_FOUND_RE = re.compile(r"^Found (\d+) NPU device\(s\) available")
+
+
+def _example_output_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of what a collective example printed: the NPUs it found, the ranks that printed
+    their output (data, not judged: what it should hold is the example's to say)."""
+    found = next((int(m.group(1)) for _, t, _ in lines if (m := _EXAMPLE_FOUND_RE.match(t))), None)
+    ranks = sorted(
+        {int(m.group(1) or m.group(2)) for _, t, _ in lines if (m := _EXAMPLE_RANK_RE.match(t))}
+    )
+    said = "a collective example's output"
+    if found is not None:
+        said += f": {found} NPU(s) found"
+    if ranks:
+        said += f"{',' if found is not None else ':'} rank(s) {', '.join(map(str, ranks))} printed their output"
+    report.unread.append(
+        ParseWarning(
+            line=lines[0][0] if lines else 0,
+            message=f"{said}; no error line (the values are the example's data, not judged)",
+            skipped=False,
+        )
+    )
 
 
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
