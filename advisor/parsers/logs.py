@@ -1690,6 +1690,14 @@ FLAT_LINE_CHARS = 300
 frames ('File "...", line N'): a copy that ran a traceback and its error onto one line."""
 
 
+def _number_span(numbers: list[int], shortest_run: int) -> str:
+    """Sorted numbers as ``first-last`` where they run without a gap and are at least
+    ``shortest_run`` of them, else each written out (``0, 2, 5``)."""
+    if len(numbers) >= shortest_run and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ", ".join(map(str, numbers))
+
+
 def _quoted_rank_table(line: str) -> tuple[int, str] | None:
     """The rank table an EI0004 line quotes after its reason (MindSpore prints the table it was
     given: ``... Please check the configured ranktable. [{"server_count":"1",...}]``): its rank
@@ -1708,14 +1716,7 @@ def _quoted_rank_table(line: str) -> tuple[int, str] | None:
     numbers = sorted(r.rank for r in table.ranks if r.rank is not None)
     said = [f"{len(table.ranks)} rank(s)"]
     if numbers:
-        whole = numbers == list(range(numbers[0], numbers[-1] + 1))
-        said.append(
-            f"rank_id {numbers[0]}"
-            if len(numbers) == 1
-            else f"rank_id {numbers[0]}-{numbers[-1]}"
-            if whole
-            else f"rank_id {', '.join(map(str, numbers))}"
-        )
+        said.append(f"rank_id {_number_span(numbers, shortest_run=2)}")
     if servers := [s for s in table.servers if s]:
         said.append(f"on server(s) {', '.join(servers)}")
     if devices := [str(r.device_id) for r in table.ranks if r.device_id not in (None, "", "None")]:
@@ -3715,12 +3716,7 @@ def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
             logs_at.append(m.group("log"))
     if not ranks:
         return False
-    shown = sorted(set(ranks))
-    span = (
-        f"{shown[0]}-{shown[-1]}"
-        if shown == list(range(shown[0], shown[-1] + 1)) and len(shown) > 2
-        else ", ".join(map(str, shown))
-    )
+    span = _number_span(sorted(set(ranks)), shortest_run=3)
     report.unread.append(
         ParseWarning(
             line=first,
