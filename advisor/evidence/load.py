@@ -1010,7 +1010,28 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
     facts.hosts = hosts_of(facts)
     facts.shapes = shapes_of(facts)
     facts.package_mismatches = package_mismatches(facts.packages)
+    _conf_against_ports(facts)
     return facts
+
+
+def _conf_against_ports(facts: EvidenceFacts) -> None:
+    """Each NPU port whose address (``hccn_tool -i N -ip -g``) is not the ``address_N`` an
+    hccn.conf of the same file or folder sets: ``conf_address`` and ``conf_source`` on the
+    port (hccn_tool -ip -s is how the address is set, hccn.conf the file that holds it: the two
+    disagreeing is a port set by hand since, or a conf copied from another node)."""
+    confs: dict[tuple[str, int], dict[str, Any]] = {}
+    for conf in facts.hccn_conf:
+        if conf["address"]:
+            confs.setdefault((str(Path(conf["source"]).parent), conf["device"]), conf)
+            confs.setdefault((conf["source"], conf["device"]), conf)
+    for port in facts.npu_ports:
+        if port.get("ipaddr") is None or port.get("device") is None:
+            continue
+        beside = confs.get((port["source"], port["device"])) or confs.get(
+            (str(Path(port["source"]).parent), port["device"])
+        )
+        if beside is not None and beside["address"] != port["ipaddr"]:
+            port["conf_address"], port["conf_source"] = beside["address"], beside["source"]
 
 
 def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -2131,7 +2152,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 )
         # several runs in one log: each table has the ranks and hosts its own run listed (a
         # one-GPU run after two-GPU ones, two nodes' runs of a binary built without MPI)
-        own = len(parsed.tables) > 1 and table.run_ranks is not None
+        own = len(parsed.tables) > 1 and (table.run_ranks is not None or table.run_unlisted)
         ranks = table.run_ranks if own else parsed.ranks
         if ranks is None and (implied := nccl_tests.ranks_from_bus_factor(table)) is not None:
             # a copy without the "# Rank N" lines: busbw over algbw is the op's bus factor of n
@@ -2166,7 +2187,8 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 hosts_complete=parsed.hosts_complete,
                 solo_hosts=parsed.solo_hosts,
                 checks_left_out=table.checks_left_out,
-                gpu_models=dict(Counter(parsed.gpu_models.values())),
+                # (a run that listed no rank has none of the other runs' GPUs)
+                gpu_models={} if table.run_unlisted else dict(Counter(parsed.gpu_models.values())),
                 nccl_version=parsed.nccl_version,
             )
         )
@@ -3386,12 +3408,30 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi --query-gpu ... --format=csv``: a GPU a row, its fields the ones asked."""
-    gpus = [
-        {"source": source, "driver": "", "cuda": "", **asdict(gpu)}
-        for gpu in nvidia_smi.parse_query_csv(text)
-    ]
+    parsed = nvidia_smi.parse_query_csv(text)
+    gpus = [{"source": source, "driver": "", "cuda": "", **asdict(gpu)} for gpu in parsed]
     out.gpus.extend(gpus)
+    if all(not g.name and not g.bus_id for g in parsed) and (
+        stamps := _QUERY_STAMP_RE.findall(text)
+    ):
+        # a looped query of values only: which GPU a row is comes from its place in its sample
+        return [
+            ParseWarning(
+                line=parsed[0].line,
+                message=(
+                    f"nvidia-smi --query-gpu: a looped query of {len(stamps)} time-stamped "
+                    f"row(s), {stamps[0]} to {stamps[-1]}; it asked no index, name or bus id, so "
+                    "each row's GPU is its place among the rows of one time stamp: "
+                    f"GPU(s) {', '.join(str(g.gpu) for g in parsed)}, the last sample of each kept"
+                ),
+                skipped=False,
+            )
+        ]
     return []
+
+
+# a --query-gpu row's ``timestamp`` field: "2024/01/16 14:44:16.977, P8, 25, ..."
+_QUERY_STAMP_RE = re.compile(r"^\s*(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?),", re.M)
 
 
 # nvidia-smi's warning under its table that a GPU's InfoROM is corrupt ("WARNING: infoROM is

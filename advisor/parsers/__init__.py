@@ -155,6 +155,11 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
     return line, found
 
 
+NEXT_COMMAND_RE = re.compile(r"^\s*(?:\S*[$>]|\S+#|>)\s+\S")
+"""A prompt and its command in a copy of a terminal ("> cat ...", "[root@n ~]# cmd", "$ ls"): the
+output above it has ended. (A "#" alone at the line's start is a comment, not a prompt.)"""
+
+
 def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
     """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text``."""
     out = []

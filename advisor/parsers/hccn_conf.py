@@ -6,7 +6,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import NEXT_COMMAND_RE, ParseError, ParseWarning, numbered_lines
 
 # a value may hold spaces: an ARP entry "arp_0=-i eth0 -s 10.0.0.114 bc:1e:85:d8:ca:dd"
 _LINE_RE = re.compile(r"^([a-z_]+?)_(\d+)\s*=\s*(.*?)\s*$")
@@ -42,13 +42,30 @@ def parse(text: str) -> HccnConf:
     """Parse hccn.conf; raises ParseError when no ``key_N=value`` line is present."""
     devices: dict[int, HccnDevice] = {}
     warnings: list[ParseWarning] = []
-    for no, line, _ in numbered_lines(text):
+    lines = numbered_lines(text)
+    # (a file of notes holds the conf among other outputs: the conf's lines run from its first
+    # key_N=value line to its first blank line or next command, and only a line among them is
+    # one of the conf's that does not read)
+    keyed = [no for no, line, _ in lines if _LINE_RE.match(line.strip())]
+    first = keyed[0] if keyed else 0
+    last = next(
+        (
+            no
+            for no, line, _ in lines
+            if no > first and (not line.strip() or NEXT_COMMAND_RE.match(line))
+        ),
+        len(lines) + 1,
+    )
+    for no, line, _ in lines:
         s = line.strip()
         if not s or s.startswith("#") or _COMMAND_RE.match(s):
             continue
         m = _LINE_RE.match(s)
         if m is None:
-            warnings.append(ParseWarning(line=no, message=f"not a key_N=value line: {s[:60]!r}"))
+            if first <= no < last:
+                warnings.append(
+                    ParseWarning(line=no, message=f"not a key_N=value line: {s[:60]!r}")
+                )
             continue
         key, dev, value = m.group(1), int(m.group(2)), m.group(3)
         devices.setdefault(dev, HccnDevice(device=dev)).settings[key] = value

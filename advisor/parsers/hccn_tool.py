@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import NEXT_COMMAND_RE, ParseError, ParseWarning, numbered_lines
 
 NET_HEALTH_OK = ("Success",)
 """``net health status`` values that mean the port reaches its detect address."""
@@ -298,6 +298,10 @@ def parse_route(text: str) -> tuple[list[dict[str, str]], list[int]]:
         if tokens[:2] == ["Destination", "Gateway"]:
             columns = [t.lower() for t in tokens]
             continue
+        if columns and (routes or bad) and (not tokens or NEXT_COMMAND_RE.match(line)):
+            # the table ends at its first blank line (the kernel's table has none), or where a
+            # copy's next command starts ("> cat /etc/hccn.conf")
+            break
         if not columns or not tokens:
             continue
         if len(tokens) != len(columns):

@@ -561,8 +561,10 @@ _HEARTBEAT_VERDICT_RE = re.compile(
 # same line "failed (exitcode: -9) for binary located at PATH with local_rank: 0 (process ID: 71)"
 # (a build whose api.py is not upstream's: read as the same verdict).
 _AGENT_FAILED_RE = re.compile(
-    r"\bfailed \(exitcode: (?P<code>-?\d+)\) (?:local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\) "
-    r"of (?:binary|fn)|for binary located at \S+ with local_rank: (?P<lr2>\d+) "
+    # (torch's api.py: "... (pid: N) of binary: <path>" or "of fn: <name>"; a copy wrapped at
+    # the terminal's width may cut the line anywhere after the pid: "... (pid: 51428) of bi")
+    r"\bfailed \(exitcode: (?P<code>-?\d+)\) (?:local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)"
+    r"(?: of (?:binary|fn)| of ?\w{0,5}\s*$|\s*$)|for binary located at \S+ with local_rank: (?P<lr2>\d+) "
     r"\(process ID: (?P<pid2>\d+)\))"
 )
 _STORE_RE = re.compile(
@@ -1327,6 +1329,21 @@ def _parse_events(text: str) -> LogReport:
                     report.events.append(hccl_error)
             elif not heartbeats_only:
                 report.events += _cann_plog_errors(lines)
+        elif plog_errors and report.events:
+            # another process's ERROR of another CANN module beside what was read (a plog folder
+            # grepped whole: the runtime's failed kernel in a program of its own): its failure too
+            # (only where each event read names its process: another's is then told apart)
+            by_line = {no: line for no, line, _ in lines}
+            named = [_PLOG_PID_ANYWHERE_RE.search(by_line.get(e.line, "")) for e in report.events]
+            known = {int(pm.group(1)) for pm in named if pm}
+            if all(named):
+                report.events += [
+                    e
+                    for e in _cann_plog_errors(lines)
+                    if e.pid is not None
+                    and e.pid not in known
+                    and e.library not in ("HCCL", "HCCP")
+                ]
         if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
             _hcom_init_notes(lines, report)
             return report  # HCCL's own plog of a run with no failure in it: evidence too
@@ -1561,9 +1578,21 @@ def _parse_events(text: str) -> LogReport:
         _device_layer_error(lines, report)
     by_no = {no: line for no, line, _ in lines}
     pdsh_hosts: set[str] | None = None
+    reporting: set[int] | None = None  # the devices the log's failed tasks name, read once
+    ray_tasks = [
+        (no, rt)
+        for no, line, _ in lines
+        if "RayTaskError(" in line and (rt := _RAY_TASK_ERROR_RE.search(line))
+    ]
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
+        if ev.host is None and ray_tasks and (task := _ray_task_above(ev.line, ray_tasks, by_no)):
+            # the remote traceback a RayTaskError heads: raised in that actor's process, on
+            # the node it names (not the host of an NCCL block printed elsewhere in the file)
+            ev.host = task.group("ip")
+            ev.pid = ev.pid if ev.pid is not None else int(task.group("pid"))
+            ev.worker = ev.worker or f"ray::{task.group('task')}()"
         if (ev.pid is None or ev.host is None) and 0 < ev.line <= len(raw):
             if "pid=" in (line := raw[ev.line - 1]) and (wp := WORKER_PREFIX_RE.match(line)):
                 # the Ray / vLLM worker that printed the line, and the node Ray names
@@ -1590,6 +1619,18 @@ def _parse_events(text: str) -> LogReport:
             ev.host = report.hosts[0]
         if ev.kind.startswith("hccl_"):
             _plog_context(ev, by_no)
+            if ev.device is None and ev.rank is None:
+                if reporting is None:
+                    reporting = {
+                        int(m.group(1) or m.group(2))
+                        for _, line, _ in lines
+                        if "device_id" in line and (m := _REPORTING_DEVICE_RE.search(line))
+                    }
+                if len(reporting) == 1:
+                    # the one device whose task failed in this log (MindSpore's "Task fail
+                    # infos ... device_id: 1", the runtime's "Notify wait execute failed,
+                    # device_id=1"): the device that reported it
+                    ev.device = next(iter(reporting))
             if ev.code is None or ev.code.startswith(("EI", "EJ")):
                 # HCCL's (EI) and HCCP's (EJ) own codes; EE/EH/EZ/E4... are other CANN modules'
                 ev.library = ev.library or "HCCL"
@@ -3789,8 +3830,30 @@ _NCCL_COMM_SHAPE_RE = re.compile(
     r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nRanks (?P<n>\d+) nNodes (?P<nodes>\d+) "
     r"localRanks (?P<local>\d+)"
 )
+# NCCL's set-up time of a communicator, per rank, in seconds (init.cc, from 2.23 on: "Init timings -
+# ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
+# allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)")
+_NCCL_INIT_TIMINGS_RE = re.compile(
+    r"Init timings - \w+: rank (?P<rank>\d+) nranks (?P<n>\d+) total (?P<total>[\d.]+) "
+    r"\((?P<phases>[^)]*)\)"
+)
 # aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
 _OFI_PROVIDER_RE = re.compile(r"NET/OFI Selected Provider is (?P<prov>\S+)")
+
+
+def _init_timings_said(n: int, per_rank: list[tuple[int, int, float, str]]) -> str:
+    """A communicator's set-up times as NCCL timed them: how many ranks said theirs, the range,
+    and the slowest rank's longest phase (52 of 55 s loading kernels is not the network's)."""
+    _, rank, total, phases = max(per_rank, key=lambda r: r[2])
+    named = [p.rsplit(" ", 1) for p in phases.split(", ") if " " in p]
+    longest = max(named, key=lambda p: float(p[1]) if p[1].replace(".", "", 1).isdigit() else 0.0)
+    low = min(r[2] for r in per_rank)
+    span = f"{low:.2f}-{total:.2f} s" if low != total else f"{total:.2f} s"
+    return (
+        f"NCCL's set-up of a communicator of {n} rank(s) (its Init timings) took {span} on the "
+        f"{len(per_rank)} rank(s) this log shows; the slowest, rank {rank}, spent "
+        f"{longest[1]} s of its {total:.2f} s in {longest[0]}"
+    )
 
 
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3801,8 +3864,15 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
     via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
     via_first = 0
+    # a communicator's size → each rank's set-up time (line, rank, total s, phases)
+    timings: dict[int, list[tuple[int, int, float, str]]] = {}
     for no, line, _ in lines:
         said: str | None = None
+        if "Init timings" in line and (it := _NCCL_INIT_TIMINGS_RE.search(line)):
+            timings.setdefault(int(it.group("n")), []).append(
+                (no, int(it.group("rank")), float(it.group("total")), it.group("phases"))
+            )
+            continue
         if " via " in line and (ch := _CHANNEL_VIA_RE.search(line)):
             kind = ch.group("via")
             via[kind] = via.get(kind, 0) + 1
@@ -3847,6 +3917,8 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
+    for size, per_rank in timings.items():
+        notes[_init_timings_said(size, per_rank)] = per_rank[0][0]
     if via:
         # (each channel's "via P2P/IPC/read", "via SHM/direct/direct", "via NET/IB/0/GDRDMA":
         # GPU to GPU, through host memory, or over the network; the NIC's index left out)
@@ -4102,6 +4174,13 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^Cannot initialize CollNet, using point-to-point network instead"
     # graph/tuning.cc: NCCL_ALGO asked for CollNet where it cannot run; NCCL ignores the setting
     r"|^CollNet is not supported or fails to initialize, ignoring NCCL_ALGO="
+    # SCCL's and MSCCL's XML algorithm loaders (graph/topo.cc of SCCL's NCCL fork, msccl's
+    # mscclGetAllAlgoFromConfigAndSetInfo): an algorithm file that does not load, or one past
+    # their table's size, is skipped with this WARN and the init goes on (ncclSuccess) with
+    # NCCL's own algorithms
+    r"|^M?SCCL: algorithm \S+ failed to initialize\. Will be ignored\.\s*$"
+    r"|^M?SCCL: too many algorithms \(\d+\) specified in environment variable \w+\. "
+    r"The rest will be ignored\."
 )
 BESIDE_KINDS = frozenset({"firmware_memory_error"})
 """Failures of the machine beside a program's log (the firmware's memory error records): held
@@ -4236,6 +4315,7 @@ def _nccl_warnings(
         n for e in report.events for n in e.repeated_lines or ()
     }
     seen: dict[tuple[str | None, int | None, str | None, str], LogEvent] = {}
+    last_said: dict[tuple[str | None, int | None, str | None], LogEvent] = {}  # by process
     events: list[LogEvent] = []
     for no, line, tagged in lines:
         if ("WARN" not in line or no in taken) or (
@@ -4265,6 +4345,7 @@ def _nccl_warnings(
         key = (found.get("host"), pid, found.get("dev"), re.sub(r"0x[0-9a-f]+", "", text))
         if (again := seen.get(key)) is not None:
             again.repeated_lines = [*(again.repeated_lines or []), no]
+            last_said[key[:3]] = again
             continue
         ev = LogEvent(
             kind="nccl_warning",
@@ -4286,6 +4367,16 @@ def _nccl_warnings(
             ev.rank = int(wr.group(1))
         if _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
+            before = last_said.get(key[:3])
+            if (
+                text.endswith("Will be ignored.")
+                and before is not None
+                and before.exception_type is None
+                and before.message.startswith(text.split(":", 1)[0] + ":")
+            ):
+                # the (M)SCCL loader's reason for the algorithm it then skipped (its XML's
+                # ngpus against the communicator's ...): part of the same fallback
+                before.exception_type = STARTUP_FALLBACK
         elif "async" in text and (ib := _ib_async_event(text)):
             ev.code_name, ev.exception_type, ev.call = ib
             if ib[0] in IB_PORT_EVENTS or ib[0] == IB_PORT_ACTIVE:
@@ -4336,7 +4427,7 @@ def _nccl_warnings(
                     else ""
                 )
             )
-        seen[key] = ev
+        seen[key] = last_said[key[:3]] = ev
         events.append(ev)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
@@ -4396,15 +4487,18 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
     text: the WARN says why, the result what the caller got (6: ncclRemoteError) and the chain
     where it failed."""
     names = NCCL_RESULT_NAMES
-    first: dict[NcclProcess, LogEvent] = {}
-    for ev in events:
+    # each process's WARNs in order: a trace belongs to the WARN right above it (a process that
+    # went on past a first WARN, "Failed to open libibverbs", then failed on a later one)
+    warns: dict[NcclProcess, list[LogEvent]] = {}
+    for ev in sorted(events, key=lambda e: e.line):
         if (
             ev.pid is not None
             and ev.device is not None
             and not _ASYNC_EVENT_WARN_RE.search(ev.message)
         ):
-            first.setdefault((ev.host or "", ev.pid, ev.device), ev)
-    last = {key: ev.line for key, ev in first.items()}  # the trace's last step so far
+            warns.setdefault((ev.host or "", ev.pid, ev.device), []).append(ev)
+    first: dict[NcclProcess, LogEvent] = {}  # the WARN whose trace was met first
+    last: dict[NcclProcess, int] = {}  # the trace's last step so far
     chains: dict[NcclProcess, list[tuple[str, int]]] = {}
     for no, line, _ in lines:
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
@@ -4412,9 +4506,16 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
         if not (pm := _NCCL_PREFIX_RE.search(line[: m.start()])):
             continue
         key = (pm.group("host"), int(pm.group("pid")), int(pm.group("dev")))
-        if key not in last and ("", key[1], key[2]) in last:
+        if key not in warns and ("", key[1], key[2]) in warns:
             key = ("", key[1], key[2])  # a WARN printed without its host
-        if key in last and 0 < no - last[key] <= WARN_RESULT_LINES:
+        if key not in warns:
+            continue
+        if key not in first:
+            above = [ev for ev in warns[key] if ev.line < no]
+            if not above:
+                continue
+            first[key], last[key] = above[-1], above[-1].line
+        if 0 < no - last[key] <= WARN_RESULT_LINES:
             last[key] = no
             where = m.group("where").rsplit(":", 1)[0]
             if len(where) > PASSED_UP_FILE_CHARS:
@@ -5553,6 +5654,12 @@ _OOM_RE = re.compile(
     r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
 )
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
+# The newer message's NVML list of the device's compute processes (CUDACachingAllocator.cpp
+# reportProcessMemoryInfo: "Process <pid> has <size> memory in use. " for each other process,
+# "Including non-PyTorch memory, this process has <size> memory in use. " for its own)
+_OOM_PROCESS_RE = re.compile(
+    r"(?:Process (?P<pid>\d+)|(?P<self>this process)) has (?P<size>[\d.]+ ?[KMGT]?i?B) memory in use"
+)
 # MindSpore's device memory pool at start (as its FAQ shows it, in a pytest run): "Malloc device
 # memory failed, free memory size is less than half of total memory size.Device 0 Device MOC
 # total size:65464696832 Device MOC free size:3596279808 may be other processes occupying this
@@ -5808,6 +5915,12 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             )
         if free := _OOM_FREE_RE.search(line, m.end()):
             what += f", {free.group('free')} free"
+        held = list(_OOM_PROCESS_RE.finditer(line, m.end()))
+        if others := [h for h in held if h.group("pid")]:
+            what += "; other process(es) on the device: " + ", ".join(
+                f"pid {h.group('pid')} holds {h.group('size')}" for h in others
+            )
+            what += "".join(f", this process {h.group('size')}" for h in held if h.group("self"))
         report.events.append(
             LogEvent(
                 kind="device_oom",
@@ -6878,6 +6991,40 @@ def _task_failure_cancels(lines: list[tuple[int, str, int | None]], report: LogR
         )
 
 
+# A terminal's copy: the command after its prompt on the first line, and coreutils' timeout(1)
+# around it ("timeout 300s torchrun ...": it sends SIGTERM when the time is up)
+_PROMPT_COMMAND_RE = re.compile(r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+:\S*[$#]\s+(?P<cmd>\S.*)$")
+_TIMEOUT_CMD_RE = re.compile(r"(?:^|\s)timeout\s+(?:-\S+\s+)*(?P<limit>\d+(?:\.\d+)?[smhd]?)\s")
+# the keys a terminal echoed before the shell's word (arrow keys: "^[[A", or their escape codes)
+_ECHOED_KEYS_RE = re.compile(r"^(?:\^\[\[[A-D]|\x1b\[[A-D])+")
+
+
+def _transcript_ended_by_signal(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """A terminal's copy of one command (its prompt on the first line) whose last line is the
+    shell's word for a signal that ended it ("Terminated": SIGTERM, "Killed": SIGKILL): the
+    command did not end by itself; under timeout(1), it ran out of its time."""
+    filled = [(no, line) for no, line, _ in lines if line.strip()]
+    if len(filled) < 2 or not (cmd := _PROMPT_COMMAND_RE.match(filled[0][1])):
+        return None
+    no, last = filled[-1]
+    if not (se := _SHELL_END_RE.match(_ECHOED_KEYS_RE.sub("", last.strip()))):
+        return None
+    limit = _TIMEOUT_CMD_RE.search(cmd.group("cmd"))
+    return LogEvent(
+        kind="launcher_exit",
+        line=no,
+        message=last.strip()[:300],
+        exception_type=(
+            f"the shell: the command, run under timeout {limit.group('limit')}, was ended by "
+            "SIGTERM (timeout(1) sends it when the time is up): it had not finished by itself"
+            if limit and se.group("sig") == "Terminated"
+            else "the shell (the command was ended by a signal)"
+        ),
+        exit_code=-SIGNAL_TEXTS[se.group("sig")],
+        root_cause=True,
+    )
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -7503,6 +7650,10 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 report.events.append(ev)
     if not seen and not any(e.kind == "launcher_exit" for e in report.events):
         report.events.extend(by_handler)
+    if not any(e.kind == "launcher_exit" for e in report.events) and (
+        ended := _transcript_ended_by_signal(lines)
+    ):
+        report.events.append(ended)
     if not any(e.kind == "launcher_exit" for e in report.events):
         # Open MPI's banner alone, the process it names cut off: "Primary job  terminated
         # normally, but 1 process returned\na non-zero exit code. Per user-direction, the job has
@@ -10937,6 +11088,24 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 
 
 FATAL_PYTHON = "Fatal Python error: "
+
+
+def _ray_task_above(
+    line_no: int, tasks: list[tuple[int, re.Match[str]]], by_no: dict[int, str]
+) -> re.Match[str] | None:
+    """The nearest RayTaskError heading above ``line_no`` that names a pid and node, where no
+    other traceback starts between them (the innermost task of a chain is the one that raised)."""
+    above = [(no, rt) for no, rt in tasks if no < line_no and line_no - no <= TRACEBACK_LINES]
+    if not above:
+        return None
+    no, rt = above[-1]
+    if rt.group("ip") is None or rt.group("pid") is None:
+        return None
+    if any("Traceback (most recent call last)" in by_no.get(n, "") for n in range(no + 1, line_no)):
+        return None
+    return rt
+
+
 _POSITION_MARKS_RE = re.compile(r"^\s*~*\^+[~^]*\s*$")
 _RAY_TASK_ERROR_RE = re.compile(
     r"RayTaskError\((?P<inner>[\w.]+)\): ray::(?P<task>[\w.]+)\(\)"
@@ -12611,6 +12780,9 @@ _AICPU_GETNEXT_RE = re.compile(
 _MS_PID_RE = re.compile(r"\b[A-Z]+\((?P<pid>\d+),[0-9a-f]+,")
 _SLOW_BATCH_RE = re.compile(r"it takes more than (?P<s>\d+) seconds to fetch a batch of data")
 _TASK_FAIL_RE = re.compile(r"Task fail infos .*?device_id: (?P<device>\d+), retcode: (?P<code>\d+)")
+_REPORTING_DEVICE_RE = re.compile(
+    r"Task fail infos .*?device_id: (\d+)|(?:Notify wait|Task) execute failed, device_id=(\d+)"
+)
 """MindSpore's log prefix "[WARNING] DEVICE(45501,fff2ab7fe1f0,python):...": module(pid,tid,name)."""
 
 
@@ -14749,7 +14921,8 @@ _LIGHTNING_INIT_RE = re.compile(
 # cudaDev 0 nvmlDev 0 busId 31000 commId 0x26b3ece72ee71028 - Init START" (commId from 2.19 on)
 _NCCL_COMM_GPU_RE = re.compile(
     r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev \d+"
-    r"(?: nvmlDev \d+)? busId (?P<bus>[0-9a-f]+)(?: commId (?P<comm>0x[0-9a-f]+))?"
+    # (NCCL 2.4's init line names no bus: "... cudaDev 0 nvmlDev 0 - Init COMPLETE")
+    r"(?: nvmlDev \d+)?(?: busId (?P<bus>[0-9a-f]+))?(?: commId (?P<comm>0x[0-9a-f]+))?"
     r"(?P<phase> - (?:Init (?:START|COMPLETE)|Abort COMPLETE|Destroy COMPLETE))?"
 )
 # (NCCL before 2.19 printed no commId: two processes' lines of one size, bus and host, with
@@ -14773,7 +14946,7 @@ def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport)
         if "NCCL version 2." in line and (v := _NCCL_VERSION_RE.search(line)):
             if (int(v.group(1)), int(v.group(2))) >= NCCL_ALLOWS_SHARED_GPU:
                 return  # NCCL 2.30 on runs several ranks on one GPU ("... detected and allowed")
-        if "busId" not in line or not (m := _NCCL_COMM_GPU_RE.search(line)):
+        if "busId" not in line or not (m := _NCCL_COMM_GPU_RE.search(line)) or not m.group("bus"):
             continue
         if m.group("comm") is None and m.group("phase") is None:
             continue
@@ -15680,18 +15853,26 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
         if "exitcode" in line and (a := _AGENT_FAILED_RE.search(line)):
             message = line.strip()
             if not agent:
-                # the worker's own error is printed above the agent's verdict: name the last one
-                for before_no, before, before_tag in reversed(
-                    lines[max(0, index - AGENT_CAUSE_LINES) : index]
-                ):
-                    if raised := _PY_EXCEPTION_RE.match(before):
-                        said = f"(line {before_no}): {raised.group(0).strip()}"
-                        message += f" / last exception above it {said}"
-                        raised_above[int(a.group("pid") or a.group("pid2"))] = (
-                            f"the last exception before the agent saw it fail {said}",
-                            before_tag,
-                        )
-                        break
+                # the worker's own error is printed above the agent's verdict: name the last one,
+                # a rank's own ("[rank0]: torch.OutOfMemoryError ...") before one no rank tagged
+                # where the ranks tag their lines (an untagged one is then another process's: a
+                # helper pool's error after the rank's own had shut it down)
+                raised_list = [
+                    (before_no, raised.group(0).strip(), before_tag)
+                    for before_no, before, before_tag in lines[
+                        max(0, index - AGENT_CAUSE_LINES) : index
+                    ]
+                    if (raised := _PY_EXCEPTION_RE.match(before))
+                ]
+                by_rank = [r for r in raised_list if r[2] is not None]
+                if raised_list:
+                    before_no, raised_text, before_tag = (by_rank or raised_list)[-1]
+                    said = f"(line {before_no}): {raised_text}"
+                    message += f" / last exception above it {said}"
+                    raised_above[int(a.group("pid") or a.group("pid2"))] = (
+                        f"the last exception before the agent saw it fail {said}",
+                        before_tag,
+                    )
             agent.append(
                 LogEvent(
                     kind="elastic_failure",

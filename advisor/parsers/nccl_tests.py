@@ -250,6 +250,10 @@ class Table:
     line); None when the run listed none before its table."""
     run_hosts: list[str] = field(default_factory=list)
     """The hosts of those rank lines, in rank order."""
+    run_unlisted: bool = False
+    """A run that stopped before its table having listed no rank (its ``# Using devices`` list
+    empty: the device it asked for failed), another run after it: the ranks, hosts and GPUs the
+    log lists are that other run's, not this one's."""
 
     def sizes_asked(self) -> int | None:
         """How many sizes the header asked for (None without a readable header)."""
@@ -453,6 +457,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 # no run has a table yet: what each asked is evidence (sizes, ranks, hosts)
                 unstarted.append(Table(op=op or "unknown", header_line=params_line))
                 _asked(unstarted[-1], params, reduced)
+                if run_devices:
+                    own_run(unstarted[-1])
+                else:
+                    unstarted[-1].run_unlisted = True
                 _footer_only(unstarted[-1], orphan_footer)
             orphan_footer.clear()
             # a new run: the table before it is over

@@ -1287,15 +1287,19 @@ def parse_query(text: str) -> list[SmiGpu]:
 # ``nvidia-smi --query-gpu=index,name,... --format=csv[,noheader]``: one CSV row a GPU, its fields
 # those asked (the header, when printed, names them with their units: "memory.used [MiB]")
 QUERY_CSV_SIGNATURE = (
-    r"nvidia-smi\s+--query-gpu=[\w.,]+\s+--format=csv"
+    # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
+    r"nvidia-smi(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
     r"|^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]\n]+\])?(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
+    # a looped query's header led by its timestamp, then nvidia-smi's dotted field names
+    r"|^timestamp(?:, [\w.]+(?: \[[^\]\n]+\])?)*, [a-z_]+\.[\w.]+(?: \[[^\]\n]+\])?"
+    r"(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
     # the CSV put in columns (piped through "column -s, -t"): its header's names two spaces apart
     r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
 _CSV_HEADER_RE = re.compile(
-    r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
+    r"^(?:index|name|pci\.bus_id|uuid|timestamp), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
 )
 RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
 """``gpu_recovery_action``'s values as nvidia-smi prints them."""
@@ -1317,6 +1321,8 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     columned = False  # the rows' cells two or more spaces apart, not commas
     gpus: list[SmiGpu] = []  # (every one of them a CSV row's: query "csv")
     by_bus: dict[str, int] = {}  # a bus id → its GPU's place in ``gpus`` (its first sample's)
+    # a looped query's time stamp → the rows of that sample so far (a GPU a row, in index order)
+    sampled: dict[str, int] = {}
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
@@ -1352,6 +1358,14 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
             index = str(same.gpu) if same is not None else str(len(gpus))
+        elif values.get("timestamp"):
+            # only values asked, each row stamped (a looped query, -l/-lms): one sample's rows
+            # share a time stamp, a row a GPU in index order, so the place in its sample is
+            # the GPU's index; a later sample's row replaces that GPU's earlier one
+            index = str(sampled.get(values["timestamp"], 0))
+            sampled[values["timestamp"]] = int(index) + 1
+            same = next((g for g in gpus if g.gpu == int(index)), None)
+            at = gpus.index(same) if same is not None else None
         else:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")

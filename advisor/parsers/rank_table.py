@@ -309,6 +309,19 @@ def parse(text: str) -> RankTable:
         # the copy starts at one of the table's lists or keys, its opening brace left out: same
         # lines
         mended = "{" + mended
+    # a closing bracket alone on a line where JSON expects a value (an entry deleted by hand,
+    # its "}" left): that line emptied, and said
+    stray: list[tuple[int, str]] = []
+    while len(stray) < STRAY_CLOSERS and (at := _stray_closer(mended)) is not None:
+        stray.append(at)
+        rows = mended.split("\n")
+        rows[at[0] - 1] = ""
+        before = next((i for i in range(at[0] - 2, -1, -1) if rows[i].strip()), None)
+        after = next((r.strip() for r in rows[at[0] :] if r.strip()), "")
+        if before is not None and rows[before].rstrip().endswith(",") and after[:1] in "]}":
+            # the comma that stood before the stray bracket now stands before the list's end
+            rows[before] = rows[before].rstrip()[:-1]
+        mended = "\n".join(rows)
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
     # a value's line with no comma before the next key's ("}]" then '"server_count": "1",', a
@@ -356,6 +369,13 @@ def parse(text: str) -> RankTable:
             for e in table.errors
             if not (("has no " in e or "lists no " in e) and e.startswith(cut_entries))
         ]
+    for no, closer in reversed(stray):
+        table.errors.insert(
+            0,
+            f"not valid JSON: a stray '{closer}' alone on line {no}, where the next entry or "
+            "the list's end was expected (a JSON parser refuses the file): remove it; the table "
+            "was read without it",
+        )
     if missing:
         table.errors.insert(
             0,
@@ -376,6 +396,30 @@ def parse(text: str) -> RankTable:
             " remove them",
         )
     return table
+
+
+STRAY_CLOSERS = 2
+"""How many lone closing brackets a hand-edited table may hold and still be read without them."""
+_LONE_CLOSER_RE = re.compile(r"^\s*([}\]]),?\s*$")
+
+
+def _stray_closer(text: str) -> tuple[int, str] | None:
+    """The line and bracket of a closing bracket alone on its line where JSON's reader stopped
+    expecting a value (``},`` then a lone ``}``); None when the text reads, or stops elsewhere."""
+    # (with the commas before closing brackets taken off, as the reading after this does)
+    text = _TRAILING_COMMA_RE.sub(r"\1", text)
+    try:
+        json.loads(text + still_open(text))
+        return None
+    except json.JSONDecodeError as e:
+        if e.msg != "Expecting ',' delimiter":
+            return None
+        rows = text.split("\n")
+        if not 0 < e.lineno <= len(rows) or not (m := _LONE_CLOSER_RE.match(rows[e.lineno - 1])):
+            return None
+        return e.lineno, m.group(1)
+    except RecursionError:
+        return None
 
 
 CUT_VALUE_TRIES = 8

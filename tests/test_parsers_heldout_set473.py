@@ -1,0 +1,238 @@
+"""Outputs of round FFF's held-out evaluation (sets 473-476) and earlier rounds' leftovers that the
+advisor read wrong or not at all before this change (tests/data/evidence_heldout_59, sources in
+tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+from advisor.parsers import logs, rank_table
+from tests.rules_facts import builtin_findings
+from tests.test_parsers_heldout_set453 import HELDOUT, _events, _load, _said
+
+# --- round EEE's leftovers ---------------------------------------------------------------------
+
+
+def test_scclS_skipped_algorithm_and_its_reason_are_a_fallback() -> None:
+    # SCCL's loader warns why an algorithm file does not fit the communicator ("ngpus set in the
+    # SCCL algo (32) doesn't match the communicator ngpus (1)"), then that it is ignored, and the
+    # init goes on: a warning of what NCCL went on without, not the job's failure
+    name = "megatron_ds_sccl_a2a_xml_will_be_ignored_excerpt.log"
+    warned = [e for e in _events(name) if e.kind == "nccl_warning"]
+    assert len(warned) == 64  # 32 processes, two texts each (their repeats folded)
+    assert {e.exception_type for e in warned} == {"start-up fallback"}
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    assert not [f for f in found.values() if f.severity == "critical"]
+    fallback = found["evidence-nccl-fallback-warning"]
+    assert fallback.message.startswith(
+        "NCCL printed 192 WARN line(s) (64 different, the rest the same process's text again)"
+    )
+    assert "an SCCL algorithm file it skipped" in fallback.message
+    assert any("(rank 20), device 4: SCCL: ngpus set" in i for i in fallback.items)
+
+
+def test_a_warn_of_another_kind_before_the_skip_stays_an_error() -> None:
+    # only the loader's own reason (its "SCCL:" prefix, the same process) joins the skip: a CUDA
+    # failure that process warned of just before is still the job's error
+    text = (HELDOUT / "megatron_ds_sccl_a2a_xml_will_be_ignored_excerpt.log").read_text()
+    reason = (
+        "NCCL WARN SCCL: ngpus set in the SCCL algo (32) doesn't match the communicator ngpus (1)"
+    )
+    assert text.count(reason) == 96
+    text = text.replace(reason, "NCCL WARN Cuda failure 'out of memory'", 1)
+    warned = [e for e in logs.parse(text).events if e.kind == "nccl_warning"]
+    (cuda,) = [e for e in warned if e.message == "Cuda failure 'out of memory'"]
+    assert (cuda.host, cuda.pid, cuda.exception_type) == ("webxt6cb30000AB", 40874, None)
+    # (its process's own "Will be ignored" on the next line is still a fallback)
+    (skip,) = [
+        e
+        for e in warned
+        if e.host == cuda.host and e.pid == 40874 and e.message.endswith("Will be ignored.")
+    ]
+    assert skip.exception_type == "start-up fallback"
+
+
+def test_the_agents_cause_is_the_ranks_own_oom_not_a_helpers_later_error() -> None:
+    # rank 0's OOM ([rank0]-tagged, line 166) ended it; the reward API's untagged "cannot schedule
+    # new futures after shutdown" (line 182) came after, from a pool the failure shut down
+    name = "areal_cloud_gsm8k_rtx5090_docker_ts_fsdp_rank0_cuda_oom_childfailed_exit1_first_attempt_cut.log"
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+    (root,) = found["evidence-elastic-root-cause"].items
+    assert "(line 166): torch.OutOfMemoryError: CUDA out of memory" in root
+    assert "cannot schedule new futures" not in root
+    # the device's other process and what it held, from NVML's list in torch's message
+    (oom,) = found["evidence-device-out-of-memory"].items
+    assert (
+        "tried to allocate 1.23 GiB, 1.21 GiB free; other process(es) on the device: pid 940 "
+        "holds 25.66 GiB, this process 4.47 GiB" in oom
+    )
+    assert any(
+        "Another process held memory on the device" in r.why
+        for r in found["evidence-device-out-of-memory"].recommendations
+    )
+
+
+def test_a_ray_tasks_error_is_put_on_the_actor_that_raised_it() -> None:
+    # the innermost RayTaskError heading names the actor's pid and node: the NCCL failure under
+    # it was raised there, not on the host of the NCCL INFO block further down the file
+    name = "simplerl_verl_ray_ref_init_barrier_distbackenderror_unhandled_cuda_error_invalid_argument_rank6_of_12_nccl_info_cut.log"
+    # (through the import: its terminal colour codes around "ray::..." taken off first)
+    (failed,) = [f for f in _load(name).failures if f["kind"] == "nccl_call_failure"]
+    assert (failed["host"], failed["pid"]) == ("10.1.31.5", 34848)
+    assert failed["worker"] == "ray::WorkerDict.ref_init_model()"
+    assert failed["exception_type"] == "Cuda failure 1 'invalid argument'"
+
+
+# --- round FFF ---------------------------------------------------------------------------------
+
+
+def test_torchruns_failure_line_wrapped_by_the_terminal_is_still_read() -> None:
+    # "failed (exitcode: 1) local_rank: 0 (pid: 51428) of bi" / "nary: ...": the pid is there
+    name = "pytorch79847_torchrun_1gpu_ddp_verify_model_ncclinternalerror_wrapped_ncc_l_version_21_0_3_exitcode1_cut.log"
+    (agent,) = [e for e in _events(name) if e.kind == "elastic_failure"]
+    assert (agent.local_rank, agent.pid, agent.exit_code, agent.line) == (0, 51428, 1, 14)
+    assert "ncclInternalError: Internal check failed" in agent.message
+
+
+def test_nccl_24s_init_complete_without_a_bus_id_is_a_communicator() -> None:
+    said = _said(
+        _load(
+            "nccl226_aws_64_hosts_1gpu_each_ring_trees_net_socket_init_complete_ranks15_19_of64_healthy_cut.log"
+        )
+    )
+    assert "log: a communicator of 64 rank(s) started (this log: rank(s) 15, 19)" in said
+
+
+def test_nccls_init_timings_say_how_long_set_up_took_and_where() -> None:
+    said = _said(
+        _load(
+            "nccl1646_dgx_b200_8ranks_init_complete_init_timings_55s_kernels_52s_p2p_cumem_elided_slow_init_cut.log"
+        )
+    )
+    (timings,) = [m for m in said if "Init timings" in m]
+    assert (
+        "a communicator of 8 rank(s) (its Init timings) took 54.93-55.17 s on the 3 rank(s)"
+        in timings
+    )
+    assert "the slowest, rank 0, spent 52.33 s of its 55.17 s in kernels" in timings
+
+
+def test_a_looped_query_of_values_only_is_read_by_its_time_stamps() -> None:
+    ev = _load("xuesongtap_query_gpu_csv_lms_prompt_5_rows_p8_23028mib_idle.txt")
+    (f,) = ev.files
+    assert f.status == "read" and f.formats == ["nvidia_smi_query_csv"]
+    (gpu,) = ev.gpus  # every row its own time stamp: one GPU's five samples, the last kept
+    assert (gpu["gpu"], gpu["memory_total_mib"], gpu["memory_used_mib"], gpu["temp_c"]) == (
+        0,
+        23028,
+        21,
+        25,
+    )
+    assert gpu["line"] == 7
+    (note,) = [m for m in _said(ev) if "looped query" in m]
+    assert "5 time-stamped row(s), 2024/01/16 14:44:16.977 to 2024/01/16 14:44:17.095" in note
+
+
+def test_a_run_that_listed_no_rank_takes_no_other_runs_gpus() -> None:
+    # the -g 8 run failed before listing a device; the -g 2 run after it listed two RTX 5090s
+    ev = _load(
+        "nccltests289_hypercube_perf_2x_rtx5090_g8_invalid_device_ordinal_then_g2_invalid_argument_hypercube_cu57_cut.log"
+    )
+    first, second = ev.benchmarks
+    assert (first["ranks"], first["hosts"], first["gpu_models"]) == (None, [], {})
+    assert (second["ranks"], second["gpu_models"]) == (2, {"NVIDIA GeForce RTX 5090": 2})
+    found = builtin_findings({"evidence.benchmarks": ev.benchmarks}, "nccl")
+    items = found["evidence-benchmark-busbw"].items
+    assert "nccl-tests hypercube unknown (its ranks not listed)" in items[0]
+    assert "over 2 ranks" in items[1]
+
+
+def test_a_stray_closing_brace_is_named_and_the_table_read_without_it() -> None:
+    ev = _load(
+        "rank_table_group_list_2p_0_0_0_0_stray_closing_brace_line33_invalid_json_modelzoo_tf_resnet101.json"
+    )
+    (f,) = ev.files
+    assert f.status == "read"
+    (table,) = ev.rank_tables
+    assert table["errors"] == [
+        "not valid JSON: a stray '}' alone on line 33, where the next entry or the list's end "
+        "was expected (a JSON parser refuses the file): remove it; the table was read without it"
+    ]
+    assert [(r["rank"], r["device_id"], r["device_ip"]) for r in table["ranks"]] == [
+        (0, "0", "192.168.100.101"),
+        (1, "1", "192.168.101.101"),
+    ]
+    found = builtin_findings({"evidence.rank_tables": ev.rank_tables}, "hccl")
+    assert found["evidence-rank-table-invalid"].severity == "critical"
+
+
+def test_a_lone_bracket_that_closes_a_list_is_no_stray() -> None:
+    # the stray line taken out by hand, its "}," left: a comma before the list's lone "]" (the
+    # file still refused), which is said as that, the "]" kept
+    text = (
+        HELDOUT
+        / "rank_table_group_list_2p_0_0_0_0_stray_closing_brace_line33_invalid_json_modelzoo_tf_resnet101.json"
+    ).read_text()
+    rows = text.split("\n")
+    assert rows[31].strip() == "}," and rows[32].strip() == "}" and rows[33].strip() == "]"
+    table = rank_table.parse("\n".join(rows[:32] + rows[33:]))
+    assert table.errors == [
+        "not valid JSON: a comma before a closing bracket (line 32); a JSON parser refuses the file"
+    ]
+    assert len(table.ranks) == 2
+
+
+def test_a_notes_files_hccn_conf_is_compared_with_the_ports_address() -> None:
+    name = "npu_smi_t_common_i1_i7_hccn_status_200g_ip_dev3_10_20_11_24_vs_hccn_conf_address_3_10_20_11_14_route_ping_ok_notes.txt"
+    ev = _load(name)
+    (f,) = ev.files
+    assert f.status == "read"
+    # the conf's block only is the conf's: the other outputs' lines are no "not key_N=value"
+    assert not [m for m in _said(ev) if "not a key_N=value" in m or "unreadable row" in m]
+    (port,) = ev.npu_ports
+    # the route table ends at its blank line, before the "> cat /etc/hccn.conf" command
+    assert [r["destination"] for r in port["routes"]] == [
+        "10.20.11.0",
+        "127.0.0.1",
+        "192.168.1.0",
+        "192.168.2.0",
+    ]
+    assert (port["ipaddr"], port["conf_address"]) == ("10.20.11.24", "10.20.11.14")
+    found = builtin_findings({"evidence.npu_ports": ev.npu_ports}, "hccl")
+    (item,) = found["evidence-npu-port-address-not-as-configured"].items
+    assert "NPU 3: 10.20.11.24" in item and "address_3=10.20.11.14" in item
+
+
+def test_a_terminal_copy_ended_by_sigterm_under_timeout_is_a_failure() -> None:
+    name = "ascend_pytorch154_ascend950_torchrun_2npu_torch_compile_rank0_done_110s_rank1_silent_timeout300_terminated.log"
+    (ended,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ended.line, ended.exit_code, ended.root_cause) == (49, -15, True)
+    assert "run under timeout 300s, was ended by SIGTERM" in (ended.exception_type or "")
+
+
+def test_ei0002_names_the_device_whose_task_failed() -> None:
+    name = "mindspore_doc_resnet_parallel_device1_ei0002_notify_wait_stream27_task10_remote_rank0_heartbeat_lost_10_90_55_95_dev0_507011.log"
+    (ei,) = [e for e in _events(name) if e.code == "EI0002"]
+    assert (ei.rank, ei.device, ei.remote_rank) == (None, 1, 0)
+    found = builtin_findings({"evidence.failures": _load(name).failures}, "hccl")
+    (item,) = found["evidence-hccl-exec-timeout"].items
+    assert item.startswith("Device 1 (its rank not named) waited in all_reduce for rank 0")
+
+
+def test_another_processs_runtime_error_beside_hccls_is_read_too() -> None:
+    name = "mindcluster_modelarts_debug_plog11116_rank2_of8_device2_get_socket_timeout_remain1_mixed_aicore_runtime_line.log"
+    events = _events(name)
+    kinds = sorted((e.kind, e.pid) for e in events)
+    assert ("npu_device_exception", 4150867) in kinds
+    (runtime,) = [e for e in events if e.pid == 4150867]
+    assert (runtime.line, runtime.device) == (4, 0)
+    assert "Add_35" in (runtime.exception_type or "")
+
+
+def test_a_passed_up_result_belongs_to_the_warn_right_above_it() -> None:
+    # the process went on past "Failed to open libibverbs" (line 13); "2 -> ..." (lines 19-21)
+    # follows the real-path WARN of line 18
+    name = "nccl442_wsl_titan_rtx_all_reduce_perf_nccl_2_8_3_unhandled_system_error_common_cu777_xml_realpath_pci_bus_quoted_cut.log"
+    warned = {e.line: e.message for e in _events(name) if e.kind == "nccl_warning"}
+    assert warned[18].endswith(
+        "(then 2 = ncclSystemError passed up through graph/xml.cc, graph/topo.cc)"
+    )
+    assert warned[13] == "Failed to open libibverbs.so[.1]"
