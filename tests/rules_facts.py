@@ -492,7 +492,7 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
     fields = (
         "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
-        "unreadable query ecc_corrected remap_pending remap_failed retire_pending retired_pages "
+        "unreadable query ecc_corrected remap_pending remap_failed retire_pending retired_pages retired_dbe "
         "throttled sections fabric_status sensors_only recovery_action fabric_health "
         "pcie_replays pcie_gen pcie_width_lanes pcie_width_low"
     )

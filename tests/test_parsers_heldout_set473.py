@@ -4,7 +4,8 @@ tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.parsers import logs, rank_table
+from advisor.evidence.load import load_text
+from advisor.parsers import logs, rank_table, rdma
 from tests.rules_facts import builtin_findings
 from tests.test_parsers_heldout_set453 import HELDOUT, _events, _load, _said
 
@@ -236,3 +237,61 @@ def test_a_passed_up_result_belongs_to_the_warn_right_above_it() -> None:
         "(then 2 = ncclSystemError passed up through graph/xml.cc, graph/topo.cc)"
     )
     assert warned[13] == "Failed to open libibverbs.so[.1]"
+
+
+def test_pages_retired_for_double_bit_errors_are_named_per_gpu() -> None:
+    ev = _load(
+        "azhc_nvsmi_q_d_page_retirement_535_86_10_8gpu_dbe_5_61_45_56_pending_blacklist_yes_4gpus_fixture.txt"
+    )
+    dbe = {g["bus_id"]: (g["retired_dbe"], g["retired_pages"]) for g in ev.gpus if g["retired_dbe"]}
+    assert dbe == {
+        "00000001:00:00.0": (5, 65),
+        "00000002:00:00.0": (61, 63),
+        "00000006:00:00.0": (45, 65),
+        "00000008:00:00.0": (56, 64),
+    }
+    found = builtin_findings({"evidence.gpus": ev.gpus}, "nccl")
+    items = found["evidence-gpu-pages-retired-for-dbe"].items
+    assert items[0].startswith(
+        "GPU 00000001:00:00.0: 5 page(s) retired for double-bit errors (65 retired in all)"
+    )
+    assert (
+        "61 page(s) retired for double-bit errors (63 retired in all), a retirement pending"
+        in items[1]
+    )
+
+
+def test_an_interleaved_servers_repeated_row_is_its_own_result() -> None:
+    text = (
+        HELDOUT
+        / "superbench_ib_write_bw_loopback_ib0_server_client_interleaved_2b_8m_23240mbs_dup_last_row.log"
+    ).read_text()
+    ports, warnings = rdma.parse_perftest(text)
+    server, client = (p.perftest for p in ports)
+    assert server is not None and client is not None
+    assert [r["bytes"] for r in server.rows] == [8388608]
+    assert len(client.rows) == 23 and client.rows[-1]["bytes"] == 8388608
+    assert server.bw_average_gbps == client.bw_average_gbps
+    assert not [w for w in warnings if "no report row" in w.message]
+    assert any("two runs' lines interleaved" in w.message for w in warnings)
+
+
+def test_npu_smi_hccs_is_judged_by_its_health_and_error_counts() -> None:
+    name = "npu_smi_t_hccs_3links_health_ok_retry0_error0_tx_rx_counters_rust_fixture.txt"
+    assert (
+        "npu_smi_query: npu-smi info -t hccs: health OK, 3 link(s), no error or retry counted"
+        in _said(_load(name))
+    )
+    # the same answer with a link's errors counted and its health not OK: the chip's fault
+    text = (HELDOUT / name).read_text()
+    bad = text.replace(
+        "hccs error count               : [0            0            0]",
+        "hccs error count               : [0            7            0]",
+    ).replace("hccs health status             : OK", "hccs health status             : Warning")
+    assert bad.count("[0            7            0]") == 1 and "Warning" in bad
+    ev = load_text(bad, "hccs.txt")
+    (chip,) = ev.npu_chips
+    assert chip["health"] == "HCCS health Warning; HCCS errors counted on link 1 (7)"
+    assert chip["query"] == "hccs"
+    found = builtin_findings({"evidence.npu_chips": ev.npu_chips}, "hccl")
+    assert "evidence-npu-chip-health" in found

@@ -2922,6 +2922,42 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 if compat == "NOK"
                 else f"driver and firmware compatibility {compat}"
             )
+        if health is None and (hccs := answer.fields.get("hccs health status")):
+            # -t hccs (npu-smi's reference: the HCCS links' state and their packet, retry and
+            # error counts, a figure per link in brackets): a health other than OK, or an error
+            # counted on a link, is the chip's fault; retries alone are said
+            counts = {
+                key: [int(n) for n in re.findall(r"\d+", (answer.fields.get(key) or [""])[0])]
+                for key in ("hccs error count", "hccs retry count")
+            }
+            errors, retries = counts["hccs error count"], counts["hccs retry count"]
+            npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            if hccs[0].upper() == "OK" and not any(errors):
+                notes.append(
+                    ParseWarning(
+                        line=answer.line,
+                        message=f"npu-smi info -t hccs{npu}: health OK, {len(errors)} link(s), "
+                        + (
+                            "no error counted; retries "
+                            + ", ".join(f"link {i} {n}" for i, n in enumerate(retries) if n)
+                            if any(retries)
+                            else "no error or retry counted"
+                        ),
+                        skipped=False,
+                    )
+                )
+                continue
+            health = "; ".join(
+                part
+                for part in (
+                    f"HCCS health {hccs[0]}" if hccs[0].upper() != "OK" else "",
+                    "HCCS errors counted on "
+                    + ", ".join(f"link {i} ({n})" for i, n in enumerate(errors) if n)
+                    if any(errors)
+                    else "",
+                )
+                if part
+            )
         hbm_rate = (answer.fields.get("HBM Usage Rate(%)") or [""])[0]
         core_rate = (answer.fields.get("Aicore Usage Rate(%)") or [""])[0]
         use_read = (
@@ -2996,7 +3032,8 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "processes": [],
                 "error_codes": codes,
                 "error_info": answer.fields.get("Error Information", []),
-                "query": answer.type or "health",
+                "query": answer.type
+                or ("hccs" if "hccs health status" in answer.fields else "health"),
             }
         )
     if listed:

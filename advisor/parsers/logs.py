@@ -3830,6 +3830,15 @@ _NCCL_COMM_SHAPE_RE = re.compile(
     r"\bcomm 0x[0-9a-f]+ rank (?P<rank>\d+) nRanks (?P<n>\d+) nNodes (?P<nodes>\d+) "
     r"localRanks (?P<local>\d+)"
 )
+# NCCL's tree line at init (graph/connect.cc: "Trees [0] 17/24/-1->16->0 [1] ... comm 0x..
+# nRanks 32 busId 17000", each channel's "down0/down1/down2->rank->up"): this rank, its size
+_NCCL_TREES_RE = re.compile(
+    r"\bTrees \[0\] -?\d+/-?\d+/-?\d+->(?P<rank>\d+)->-?\d+.*? comm 0x[0-9a-f]+ nRanks (?P<n>\d+)"
+)
+# NCCL 2.3's init lines: the IB device its net uses ("NET/IB: [0] mlx5_0:1/IB") and the rank
+# ("NCCL INFO rank 0 nranks 3")
+_NCCL_OLD_IB_DEV_RE = re.compile(r"NCCL INFO NET/IB: (?P<what>(?:\[\d+\] ?\S+:\d+/\w+ ?)+)\s*$")
+_NCCL_OLD_RANK_RE = re.compile(r"NCCL INFO rank (?P<rank>\d+) nranks (?P<n>\d+)\s*$")
 # NCCL's set-up time of a communicator, per rank, in seconds (init.cc, from 2.23 on: "Init timings -
 # ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
 # allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)")
@@ -3903,6 +3912,15 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         elif "Init COMPLETE" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
             said = f"a communicator of {c.group('nranks')} rank(s) started"
             ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
+        elif "Trees [0]" in line and (tr := _NCCL_TREES_RE.search(line)):
+            said = f"a communicator of {int(tr.group('n'))} rank(s)"
+            ranks_seen.setdefault(said, set()).add(int(tr.group("rank")))
+        elif "nranks" in line and (r23 := _NCCL_OLD_RANK_RE.search(line)):
+            said = f"a communicator of {r23.group('n')} rank(s)"
+            ranks_seen.setdefault(said, set()).add(int(r23.group("rank")))
+        elif "NET/IB: [" in line and (ib := _NCCL_OLD_IB_DEV_RE.search(line)):
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
+            said = f"{host or 'a host'}: NCCL's NET/IB uses {ib.group('what').strip()}"
         elif "nNodes" in line and (t := _NCCL_COMM_SHAPE_RE.search(line)):
             said = (
                 f"a communicator of {t.group('n')} rank(s) on {t.group('nodes')} node(s), "

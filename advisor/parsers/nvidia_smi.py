@@ -912,6 +912,9 @@ class SmiGpu:
     retired_pages: int | None = None
     """``-q`` Retired Pages: the pages retired for single and double bit ECC errors (None where
     the GPU remaps rows instead: N/A)."""
+    retired_dbe: int | None = None
+    """``-q`` Retired Pages ``Double Bit ECC``: the pages retired for a double-bit (uncorrectable)
+    error, NVML's DOUBLE_BIT_ECC_ERROR cause: each one an error the GPU could not correct."""
     throttled: list[str] = field(default_factory=list)
     """``-q`` Clocks Throttle (Event) Reasons that slow the GPU and are Active (HW Slowdown, HW
     Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown)."""
@@ -1137,6 +1140,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
         gpu.retire_pending = value == "Yes"
     elif where.startswith("Retired Pages") and key.endswith("Bit ECC") and number is not None:
         gpu.retired_pages = (gpu.retired_pages or 0) + number
+        if key.startswith("Double Bit"):
+            gpu.retired_dbe = (gpu.retired_dbe or 0) + number
     elif not path and key == "Persistence Mode" and value in ("Enabled", "Disabled"):
         gpu.persistence = "On" if value == "Enabled" else "Off"  # as the table prints it
     elif where == "MIG Mode" and key == "Current" and value in ("Enabled", "Disabled"):

@@ -1123,6 +1123,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             _perftest_row(run, head, scale, r)
     if not ports:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
+    _interleaved_server_row(ports, warnings)
     for port in ports:
         run = port.perftest
         if (
@@ -1147,6 +1148,40 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 )
             )
     return ports, warnings
+
+
+def _interleaved_server_row(ports: list[HcaPort], warnings: list[ParseWarning]) -> None:
+    """Two runs on one device copied interleaved (a loopback test's server and client writing
+    to one terminal): every row went under the later settings block, and the server's one
+    report row (the last size again, after the client's closing rule) with them. That repeated
+    last row is the run with no row's own."""
+    for empty in ports:
+        if empty.perftest is None or empty.perftest.rows or empty.perftest.failed:
+            continue
+        for other in ports:
+            run = other.perftest
+            if (
+                other is empty
+                or other.ca != empty.ca
+                or run is None
+                or len(run.rows) < 2
+                or run.rows[-1] != run.rows[-2]
+            ):
+                continue
+            row = run.rows.pop()
+            empty.perftest.rows.append(row)
+            for key in ("bw_average_gbps", "latency_avg_us", "latency_typical_us"):
+                setattr(empty.perftest, key, getattr(run, key))
+            warnings.append(
+                ParseWarning(
+                    line=empty.line,
+                    message=f"perftest on {empty.ca}: two runs' lines interleaved (a server and "
+                    "its client on one terminal); this one's report row is the last size "
+                    f"repeated after the other's table ({row['bytes']} B)",
+                    skipped=False,
+                )
+            )
+            break
 
 
 def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -> None:
