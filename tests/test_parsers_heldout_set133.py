@@ -230,8 +230,16 @@ def test_a_line_that_is_an_error_only_by_its_level_gives_way_to_the_exception_af
         'ERROR 06-04 22:25:57 [b.py:9]   File "x.py", line 3, in f\n'
         "ERROR 06-04 22:25:57 [b.py:9] RuntimeError: the peer went away\n"
     )
+    # the first error line is the exception's, not the traceback's heading logged at ERROR
+    first = logs.first_error_line(logs.numbered_lines(text))
+    assert first is not None and first.line == 4
+    # (read whole, the traceback under vLLM's logger prefix gives that exception itself)
     (ev,) = logs.parse(text).events
-    assert (ev.kind, ev.line) == ("log_error", 4)
+    assert (ev.kind, ev.line, ev.message) == (
+        "python_exception",
+        4,
+        "RuntimeError: the peer went away",
+    )
     # a traceback cut before its exception: the first line logged at ERROR
     (cut,) = _failures("verl_vllm_http_server_tp1_all_reduce_traceback_cut.log")
     assert cut["line"] == 1 and "ERROR 06-04 22:25:57" in cut["message"]

@@ -295,3 +295,152 @@ def test_npu_smi_hccs_is_judged_by_its_health_and_error_counts() -> None:
     assert chip["query"] == "hccs"
     found = builtin_findings({"evidence.npu_chips": ev.npu_chips}, "hccl")
     assert "evidence-npu-chip-health" in found
+
+
+# --- round GGG ---------------------------------------------------------------------------------
+
+
+def test_a_list_never_closed_before_the_next_key_is_named_and_read() -> None:
+    ev = _load(
+        "rank_table_group_list_worker_8dev_devices_array_unclosed_before_pod_name_invalid_json_modelzoo_tf_biggan.json"
+    )
+    (f,) = ev.files
+    assert f.status == "read"
+    (table,) = ev.rank_tables
+    assert table["errors"] == [
+        "not valid JSON: a ']' missing at the end of line 16 (the list or object before the "
+        "next key is never closed; a JSON parser refuses the file): read with it put back"
+    ]
+    assert [r["device_id"] for r in table["ranks"]] == [str(n) for n in range(8)]
+    assert table["servers"] == ["172.0.0.1"]
+
+
+def test_an_unfilled_template_is_said_as_one() -> None:
+    ev = _load(
+        "rank_table_group_list_template_unfilled_device_count_instance_list_placeholders_invalid_json_modelzoo_tf_resnext50_mti.json"
+    )
+    (table,) = ev.rank_tables
+    assert table["errors"][0].startswith(
+        "an unfilled template: {instance_list} (line 8) stand(s) bare where a value belongs"
+    )
+    found = builtin_findings({"evidence.rank_tables": ev.rank_tables}, "hccl")
+    assert found["evidence-rank-table-invalid"].severity == "critical"
+
+
+def test_nccl_23s_ib_device_and_rank_lines_are_read() -> None:
+    said = _said(
+        _load(
+            "horovod639_mpirun_3nodes_c4140_1gpu_each_nccl235_ib0_mlx5_0_net_ib_rank0_of3_healthy_cut.log"
+        )
+    )
+    assert "log: c4140-01: NCCL's NET/IB uses [0] mlx5_0:1/IB" in said
+    assert "log: a communicator of 3 rank(s) (this log: rank(s) 0)" in said
+
+
+def test_nccls_trees_line_names_the_rank_and_the_communicator() -> None:
+    said = _said(
+        _load(
+            "ray59778_vllm_rayworkerwrapper_k8s17_rank16_of32_trees_p2p_ipc_nchannels16_proxy_elided_healthy_cut.log"
+        )
+    )
+    assert "log: a communicator of 32 rank(s) (this log: rank(s) 16)" in said
+
+
+def test_nvlink_capabilities_without_their_gpu_line_are_one_unnamed_gpus() -> None:
+    ev = _load(
+        "nvlink_c_gpu_q_8_a100_links_0_1_p2p_sysmem_atomics_sli_true_link_supported_false_no_gpu_header.txt"
+    )
+    (f,) = ev.files
+    assert f.status == "read" and f.formats == ["nvidia_smi_nvlink"]
+    (note,) = [m for m in _said(ev) if "nvlink -c" in m]
+    assert "a GPU the copy does not name, 2 link(s) listed" in note
+    assert "Link: false on every link listed" in note
+
+
+def test_a_query_rows_driver_version_is_the_gpus_driver() -> None:
+    ev = _load(
+        "infinitrain_nvidia_smi_L_then_query_name_memtotal_driver_csv_8x_a100_sxm4_80gb_81920mib_570_133_20.txt"
+    )
+    assert len(ev.gpus) == 8 and {g["driver"] for g in ev.gpus} == {"570.133.20"}
+
+
+def test_a_survivors_peer_disconnect_is_not_a_second_failed_rank() -> None:
+    name = "nccltests338_2vm_1x_h20_common_cu1030_system_not_yet_initialized_mpirun_exit2_then_nvidia_smi_550_54_14_h20_idle.log"
+    (ended,) = [e for e in _events(name) if e.kind == "launcher_exit"]
+    assert (ended.exception_type, ended.rank, ended.exit_code, ended.host) == (
+        "mpirun",
+        0,
+        2,
+        "gpu",
+    )
+
+
+def test_a_perftest_error_after_its_settings_is_that_runs_with_its_empty_gid() -> None:
+    text = (
+        HELDOUT
+        / "rdmashared112_ib_write_bw_pod_cx5_bond_roce_gid_index0_all_zero_gid_failed_modify_qp_218_rtr.txt"
+    ).read_text()
+    ports, warnings = rdma.parse_perftest(text)
+    (port,) = ports  # the server waiting meanwhile printed no run of its own
+    assert port.perftest is not None and port.perftest.failed is not None
+    assert port.perftest.failed.startswith("Failed to modify QP 218 to RTR (its GID is all zeros")
+    assert not [w for w in warnings if "no report row" in w.message]
+
+
+def test_show_counters_hw_counters_are_read_with_their_errors() -> None:
+    ev = _load(
+        "rdma_notes_cx4lx_ibdev2netdev_mlx5_1_eth02_down_show_gids_12_ibv_devices_show_counters_mlx5_0_resp_cqe_error_1009_ibv_devinfo_port_down.txt"
+    )
+    (f,) = ev.files
+    assert "rdma_hw_counters" in f.formats
+    (note,) = [m for m in _said(ev) if "hw counters" in m]
+    assert "RDMA hw counters of mlx5_0 port 1: 30 counter(s)" in note
+    assert "out_of_buffer 135, req_cqe_error 22" in note and "resp_cqe_error 1009" in note
+    assert "lifespan" not in note
+
+
+def test_a_core_exception_names_its_kernel_and_the_processs_device() -> None:
+    name = "ascend_pytorch66_torchair_llama2_npu1_copy_stream_507035_ez9999_aivec_mte_ddr_out_of_range_concatd_then_greater_507011.log"
+    core = [e for e in _events(name) if e.kind == "npu_device_exception"]
+    assert [(e.line, e.device) for e in core] == [(17, 1), (34, 0)]
+    assert core[0].exception_type == (
+        "aivec exception on core 4 in kernel ConcatD (the report's chip 5): The DDR address of "
+        "the MTE instruction is out of range"
+    )
+
+
+def test_a_logger_prefixed_traceback_gives_its_own_exception() -> None:
+    name = "vllm_ascend955_910b2c_tp4_qwen25vl_load_model_safetensors_headertoolarge_engine_and_worker298_picklingerror_cut.log"
+    (raised,) = [e for e in _events(name) if e.kind == "python_exception"]
+    assert raised.message == (
+        "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge"
+    )
+    name = "vllm_ascend780_mindie_turbo_v1_offline_deepseek_v2_lite_enginecore_load_model_torch_not_compiled_with_cuda_killed_cut.log"
+    events = _events(name)
+    (raised,) = [e for e in events if e.kind == "python_exception"]
+    assert raised.message == "AssertionError: Torch not compiled with CUDA enabled"
+    # then the shell's "Killed": the run did not end by itself
+    (killed,) = [e for e in events if e.kind == "launcher_exit"]
+    assert (killed.line, killed.exit_code, killed.root_cause) == (61, -9, False)
+
+
+def test_a_program_logs_error_then_killed_is_a_failure() -> None:
+    # the same log without its traceback's frames: its first error line, then the shell's word
+    text = (
+        HELDOUT
+        / "vllm_ascend780_mindie_turbo_v1_offline_deepseek_v2_lite_enginecore_load_model_torch_not_compiled_with_cuda_killed_cut.log"
+    ).read_text()
+    kept = [t for t in text.split("\n") if "Traceback" not in t and 'File "' not in t]
+    events = logs.parse("\n".join(kept)).events
+    assert {e.kind for e in events} == {"log_error", "launcher_exit"}
+    found = builtin_findings(
+        {"evidence.failures": [{"source": "x.log", **e.__dict__} for e in events]}, "hccl"
+    )
+    assert "evidence-launcher-exit" in found
+
+
+def test_a_message_wrapped_at_a_fixed_width_is_read_whole() -> None:
+    name = "mineru5361_910b3_4card_pipeline_err00100_eh9999_vector_core_exception_507035_pid7_wrapped.log"
+    messages = [e.message for e in _events(name) if e.code == "EH9999"]
+    assert messages[0].endswith("reason=[vector core exception]")
+    assert messages[1].endswith("runtime result = 507035.")

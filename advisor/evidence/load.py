@@ -236,6 +236,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
     "ethtool_stats": re.compile(ethtool.SIGNATURE, re.M),
+    "rdma_hw_counters": re.compile(ethtool.HW_COUNTERS_SIGNATURE, re.M),
     "ethtool_settings": re.compile(ethtool.SETTINGS_SIGNATURE, re.M),
     "ethtool_module": re.compile(ethtool.MODULE_SIGNATURE, re.M),
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
@@ -1948,7 +1949,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -3446,7 +3447,10 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi --query-gpu ... --format=csv``: a GPU a row, its fields the ones asked."""
     parsed = nvidia_smi.parse_query_csv(text)
-    gpus = [{"source": source, "driver": "", "cuda": "", **asdict(gpu)} for gpu in parsed]
+    gpus = [
+        {"source": source, "driver": gpu.driver_version, "cuda": "", **asdict(gpu)}
+        for gpu in parsed
+    ]
     out.gpus.extend(gpus)
     if all(not g.name and not g.bus_id for g in parsed) and (
         stamps := _QUERY_STAMP_RE.findall(text)
@@ -3628,7 +3632,12 @@ def _nvlink_capabilities(gpus: list[nvidia_smi.NvlinkGpu]) -> list[ParseWarning]
         notes.append(
             ParseWarning(
                 line=gpu.line,
-                message=f"nvidia-smi nvlink -c: GPU {gpu.gpu}"
+                message="nvidia-smi nvlink -c: "
+                + (
+                    "a GPU the copy does not name"
+                    if gpu.gpu == nvidia_smi.UNNAMED_GPU
+                    else f"GPU {gpu.gpu}"
+                )
                 + (f" ({gpu.name})" if gpu.name else "")
                 + f", {len(gpu.capabilities)} link(s) listed; supported: {'; '.join(said)}"
                 + (
@@ -4986,6 +4995,27 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     ]
 
 
+def _rdma_hw_counters(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """An RDMA port's hardware counters (show_counters): a note of the error and drop counters
+    that are not 0 (they only grow from the driver's start: what happened since, not when)."""
+    return [
+        ParseWarning(
+            line=b.line,
+            message=f"RDMA hw counters of {b.device or 'a device the copy does not name'} port "
+            f"{b.port}: {len(b.counters)} counter(s); "
+            + (
+                "error and drop counters not 0 (since the driver started): "
+                + ", ".join(f"{k} {v}" for k, v in list(b.losses.items())[:12])
+                + (" ..." if len(b.losses) > 12 else "")
+                if b.losses
+                else "every error and drop counter is 0"
+            ),
+            skipped=False,
+        )
+        for b in ethtool.parse_hw_counters(text)
+    ]
+
+
 def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool IFACE: a note per port of its link; a port with no link is a
     ``link_carrier_lost`` failure (the link is down as the copy was taken)."""
@@ -6042,6 +6072,7 @@ _CONVERTERS = {
     "ascend_notes": _ascend_notes,
     "ascend_versions": _ascend_versions,
     "ethtool_stats": _ethtool,
+    "rdma_hw_counters": _rdma_hw_counters,
     "ethtool_settings": _ethtool_settings,
     "nvidia_smi_mig_profiles": _mig_profiles,
     "nvidia_smi_list": _smi_list,

@@ -59,6 +59,49 @@ def parse(text: str) -> list[NicStats]:
     return blocks
 
 
+# An RDMA device port's hardware counters as Mellanox's show_counters prints them ("Port 1 hw
+# counters:" then "out_of_buffer: 135" a line): the kernel's mlx5 hw_counters (sysfs
+# .../infiniband/<dev>/ports/<n>/hw_counters/), the device named by the command line above
+HW_COUNTERS_SIGNATURE = r"^[ \t]*Port \d+ hw counters:[ \t]*\r?\n[ \t]*[a-z][\w]*: \d+[ \t]*$"
+_HW_HEAD_RE = re.compile(r"^\s*Port (?P<port>\d+) hw counters:\s*$")
+_HW_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z][\w]*): (?P<value>\d+)\s*$")
+_HW_DEVICE_RE = re.compile(r"\bshow_counters\s+(?P<dev>[\w-]+)|/infiniband/(?P<dev2>[\w-]+)/ports/")
+
+
+@dataclass(kw_only=True)
+class HwCounters:
+    line: int
+    device: str | None
+    port: int
+    counters: dict[str, int] = field(default_factory=dict)
+    losses: dict[str, int] = field(default_factory=dict)
+    """The counters of errors and drops that are not 0 (req_cqe_error, out_of_buffer ...)."""
+
+
+def parse_hw_counters(text: str) -> list[HwCounters]:
+    """Each ``Port N hw counters:`` block with its device; ParseError when none has a counter."""
+    blocks: list[HwCounters] = []
+    device: str | None = None
+    for no, line, _ in numbered_lines(text):
+        if d := _HW_DEVICE_RE.search(line):
+            device = d.group("dev") or d.group("dev2")
+            continue
+        if h := _HW_HEAD_RE.match(line):
+            blocks.append(HwCounters(line=no, device=device, port=int(h.group("port"))))
+            continue
+        if blocks and (m := _HW_COUNTER_RE.match(line)):
+            value = int(m.group("value"))
+            blocks[-1].counters[m.group("name")] = value
+            if value and _is_loss(m.group("name")):
+                blocks[-1].losses[m.group("name")] = value
+        elif blocks and line.strip():
+            device = None  # another output: the next block's device is its own command's
+    blocks = [b for b in blocks if b.counters]
+    if not blocks:
+        raise ParseError("no 'Port N hw counters:' block with counters")
+    return blocks
+
+
 # (an ethtool key line right under it: a log's own "Settings for training:" is no port)
 SETTINGS_SIGNATURE = (
     r"^[ \t]*Settings for [\w.:@-]+:[ \t]*\r?\n(?:[^\n]*\n){0,2}?[ \t]*(?:Supported ports|"

@@ -1409,6 +1409,9 @@ def _parse_events(text: str) -> LogReport:
                     "the launch failed, no process was started there"
                 )
             report.events.append(raised)
+            if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
+                # the exception, then the shell's "Killed": the program did not end by itself
+                report.events.append(ended)
         if not report.events and (cuda := _torch_cuda_error(lines)):
             report.events.append(cuda)
         if not report.events and (lone := lone_exception(lines)):
@@ -1554,6 +1557,9 @@ def _parse_events(text: str) -> LogReport:
                     error.worker = wp.group("name") or f"pid {wp.group('pid')}"
                     error.message = f"{wp.group(0)} {error.message}"[:300]
                 report.events.append(error)
+                if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
+                    # the program's error, then the shell's "Killed": it did not end by itself
+                    report.events.append(ended)
             else:
                 if (mismatch := _first_mismatch_warning(rest)) is not None:
                     report.unread.append(mismatch)
@@ -1793,6 +1799,12 @@ def _uncoded_bind_failure(lines: list[tuple[int, str, int | None]], report: LogR
             return
 
 
+_CUT_AT_END_RE = re.compile(r"(?:=|\[[^\]\[]*)\s*$")
+"""A message that ends on an "=" or inside a bracket: a copy wrapped it there."""
+WRAPPED_REST_CHARS = 40
+"""How long the rest of a wrapped message on the next line may be (a word or a figure)."""
+
+
 def _hccl_errors(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -1939,6 +1951,7 @@ def _hccl_errors(
             # the code's reason on its own line ("Reason: Device ID 4 in module 0 and device ID
             # 8 in module 1 are not on the same plane.")
             message = f"{message} {after[0].strip()}"
+        took = 0  # the lines after the code's that its message has taken
         if (
             message.endswith("Inner Error!")
             and not inner_facts
@@ -1949,12 +1962,24 @@ def _hccl_errors(
             # "EI9999: Inner Error!" on its own line, what the error was on the next ("The error
             # from device(chipId:0, dieId:0), serial number is 9. there is a sdma error, ...")
             message = f"{message} {after[0].strip()}"
+            took = 1
         if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
             # the device's error report names its chip on the code line and the error on the
             # next ("there is a fftsplus sdma error, sdma channel is 2,")
             message = f"{message} / {after[0].strip()}"
+            took = 1
         if inner_facts:
             message = f"{message} {_SOURCE_TAGS_RE.sub('', inner_facts).strip()}"
+        if (
+            len(after) > took
+            and _CUT_AT_END_RE.search(message)
+            and (rest := after[took].strip())
+            and len(rest) <= WRAPPED_REST_CHARS
+            and not rest.startswith(("[", "TraceBack"))
+        ):
+            # a copy wrapped at a fixed width inside the message ("reason=[vector core" /
+            # "exception]", "runtime result =" / "507035."): its rest is on the next line
+            message = f"{message} {rest}"
         kernel_failed = _KERNEL_EXECUTE_FAILED_RE.search(message)
         ev = LogEvent(
             kind="hccl_error",
@@ -2043,6 +2068,19 @@ def _hccl_errors(
             ev.exception_type = f"{unit} exception on core {core_error.group('core')}" + (
                 f" in op {cb_op.group(1)}" if cb_op else ""
             )
+            if faulted is not None:
+                # the runtime's line for the kernel that failed, under the report ("Aicore
+                # kernel execute failed, device_id=1, ..., fault kernel_name=ConcatD_..."): its
+                # operator, and the device as the process numbers it (the report's chipId is
+                # the physical one: "device(chipId:5, ...)" for a process's device 1)
+                ev.exception_type += f" in kernel {faulted.group('name')}"
+                chip = _CHIP_ID_RE.search(message)
+                ran = _search(_KERNEL_DEVICE_RE, after)
+                if ran is not None and chip is not None and ran.group(1) != chip.group(1):
+                    ev.device = int(ran.group(1))
+                    ev.exception_type += f" (the report's chip {chip.group(1)})"
+            if said := _search(_ERROR_STR_RE, after):
+                ev.exception_type += f": {said.group('what')}"
         if kernel_failed:
             # the runtime's report of a compute kernel that failed on the device, under a
             # CANN code ("EZ9999  Aicore kernel execute failed, device_id=0, ..., fault
@@ -3121,6 +3159,8 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 # deviceId=0, qid=1, ...")
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
 _ERROR_FROM_DEVICE_RE = re.compile(r"\bThe error from device\((\d+)\)")
+_CHIP_ID_RE = re.compile(r"\bThe error from device\(chipId:(\d+)")
+_KERNEL_DEVICE_RE = re.compile(r"\bkernel execute failed, device_id=(\d+)")
 _EXCEPTION_CB_OP_RE = re.compile(
     r"\bexception_cb streamId:\d+ taskId:\d+ deviceId: ?\d+ opName:(\S+)"
 )
@@ -6295,6 +6335,8 @@ _TERMINATE_WHAT_RE = re.compile(r"^\s*what\(\):\s+(?P<what>\S.*)")
 # peer process has unexpectedly disconnected. ... the root cause of this problem is the failure of
 # the peer", then "Local host:", "Local PID:", "Peer host:")
 _MPI_PEER_FIELD_RE = re.compile(r"^(?P<key>Local host|Local PID|Peer host):\s*(?P<value>\S+)\s*$")
+_MPI_PEER_LOST = "Open MPI (a process on "
+"""How the advisor words a survivor's report of a peer that disconnected (its launcher)."""
 MPI_PEER_LOST_LINES = 20
 """How far under Open MPI's "peer ... disconnected" its host fields may stand."""
 # numactl (numactl.c) prints "<%s> is invalid" for a CPU or node list it cannot parse, then its
@@ -7017,17 +7059,21 @@ _TIMEOUT_CMD_RE = re.compile(r"(?:^|\s)timeout\s+(?:-\S+\s+)*(?P<limit>\d+(?:\.\
 _ECHOED_KEYS_RE = re.compile(r"^(?:\^\[\[[A-D]|\x1b\[[A-D])+")
 
 
-def _transcript_ended_by_signal(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
-    """A terminal's copy of one command (its prompt on the first line) whose last line is the
-    shell's word for a signal that ended it ("Terminated": SIGTERM, "Killed": SIGKILL): the
-    command did not end by itself; under timeout(1), it ran out of its time."""
+def _transcript_ended_by_signal(
+    lines: list[tuple[int, str, int | None]], *, prompted: bool = True
+) -> LogEvent | None:
+    """A terminal's copy of one command (its prompt on the first line; or, ``prompted`` False,
+    a program's log that said an error) whose last line is the shell's word for a signal that
+    ended it ("Terminated": SIGTERM, "Killed": SIGKILL): the command did not end by itself;
+    under timeout(1), it ran out of its time."""
     filled = [(no, line) for no, line, _ in lines if line.strip()]
-    if len(filled) < 2 or not (cmd := _PROMPT_COMMAND_RE.match(filled[0][1])):
+    cmd = _PROMPT_COMMAND_RE.match(filled[0][1]) if filled else None
+    if len(filled) < 2 or (prompted and cmd is None):
         return None
     no, last = filled[-1]
     if not (se := _SHELL_END_RE.match(_ECHOED_KEYS_RE.sub("", last.strip()))):
         return None
-    limit = _TIMEOUT_CMD_RE.search(cmd.group("cmd"))
+    limit = _TIMEOUT_CMD_RE.search(cmd.group("cmd")) if cmd else None
     return LogEvent(
         kind="launcher_exit",
         line=no,
@@ -7039,7 +7085,7 @@ def _transcript_ended_by_signal(lines: list[tuple[int, str, int | None]]) -> Log
             else "the shell (the command was ended by a signal)"
         ),
         exit_code=-SIGNAL_TEXTS[se.group("sig")],
-        root_cause=True,
+        root_cause=prompted,  # (after a program's own error, that error came first)
     )
 
 
@@ -7560,7 +7606,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         line=no,
                         message=text[:300],
                         host=peer,
-                        exception_type=f"Open MPI (a process on {peer} disconnected from "
+                        exception_type=f"{_MPI_PEER_LOST}{peer} disconnected from "
                         + (f"pid {fields['Local PID']} on " if fields.get("Local PID") else "")
                         + f"{local or 'its peer'}: the process on {peer} failed first)",
                         root_cause=True,
@@ -7666,6 +7712,27 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     ev.host = hm.group("host")
             if ev.exit_code is not None:
                 report.events.append(ev)
+    first_out = next(
+        (
+            e
+            for e in report.events
+            if e.kind == "launcher_exit"
+            and e.exception_type == "mpirun"
+            and e.exit_code is not None
+        ),
+        None,
+    )
+    if first_out is not None:
+        # a survivor's "peer process has unexpectedly disconnected" is the same failure mpirun
+        # names as the first process to exit: one failed rank, on the host the survivor names
+        peers = [
+            e
+            for e in report.events
+            if e.kind == "launcher_exit" and (e.exception_type or "").startswith(_MPI_PEER_LOST)
+        ]
+        for e in peers:
+            first_out.host = first_out.host or e.host
+            report.events.remove(e)
     if not seen and not any(e.kind == "launcher_exit" for e in report.events):
         report.events.extend(by_handler)
     if not any(e.kind == "launcher_exit" for e in report.events) and (
@@ -10988,6 +11055,10 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             continue
         inside: str | None = None  # the last frame in torch.distributed's own code
         window = lines[index + 1 : index + 1 + TRACEBACK_LINES]
+        if _LOGGER_PREFIX_RE.match(line):
+            # a traceback logged line by line under a logger's prefix (vLLM's "ERROR 05-26
+            # 03:28:51 [engine.py:448] "): read without it
+            window = [(n, _LOGGER_PREFIX_RE.sub("", t, count=1), r) for n, t, r in window]
         for at, (no, after, tagged) in enumerate(window):
             if TRACEBACK_HEADING in after:
                 break  # another traceback starts: this one's exception is not in the copy
@@ -11106,6 +11177,12 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
 
 
 FATAL_PYTHON = "Fatal Python error: "
+_LOGGER_PREFIX_RE = re.compile(
+    # vLLM's logger (its "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] " format; older
+    # releases without the brackets' opening one), after a worker's "(VllmWorkerProcess pid=N) "
+    r"^(?:\([\w.]+ pid=\d+[^)\n]*\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d "
+    r"\d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+:\d+\] ?"
+)
 
 
 def _ray_task_above(

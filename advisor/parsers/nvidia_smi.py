@@ -658,12 +658,21 @@ NVLINK_STATUS_RE = re.compile(
     r"|\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive)"
     r"|nvidia-smi\b(?=[^\n]*\snvlink\b)(?=[^\n]*\s(?:-i|--id)[ =]\d)[^\n]*\n"
     r"\s*NVML: Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive"
-    r"|^\s*GPU \d+: [^\n]*\n\s*Nvlink queries are not supported for Devices in MIG mode",
+    r"|^\s*GPU \d+: [^\n]*\n\s*Nvlink queries are not supported for Devices in MIG mode"
+    # -c copied without its GPU line: its command, or its first link's first capability, then
+    # the next one of that link
+    r"|nvidia-smi[^\n]*\snvlink\s+(?:-c|--capabilities)\b[^\n]*\n(?:[ \t]*\n)*"
+    r"[ \t]*Link \d+, [A-Za-z0-9 ]+? (?:is )?supported: (?:true|false)"
+    r"|^[ \t]*Link 0, P2P is supported: (?:true|false)[ \t]*\n[ \t]*Link 0, ",
     re.M,
 )
 """A GPU line followed by its first link's state or counter, or NVML's answer that none is up
 (under its GPU line or under a command that asked one GPU): how an ``nvlink -s`` or ``-e``
 output is recognised."""
+
+
+UNNAMED_GPU = -1
+"""The index of a GPU whose lines a copy kept without the line naming it."""
 
 
 @dataclass(kw_only=True)
@@ -733,7 +742,11 @@ def parse_nvlink_status(text: str) -> NvlinkStatus:
             current.speed_gbytes_s[int(m.group(1))] = None if m.group(3) else float(m.group(2))
         elif current is not None and (m := _NVLINK_REMOTE_RE.match(line)):
             current.remote[int(m.group(1))] = f"{m.group(2)} link {m.group(3)}"
-        elif current is not None and (m := _NVLINK_CAP_RE.match(line)):
+        elif (current is not None or not out.gpus) and (m := _NVLINK_CAP_RE.match(line)):
+            if current is None:
+                # -c's lists copied without the GPU line above them: one GPU's, not named
+                current = NvlinkGpu(gpu=UNNAMED_GPU, name="", line=no)
+                out.gpus.append(current)
             caps = current.capabilities.setdefault(int(m.group(1)), {})
             caps[m.group(2)] = m.group(3).lower() == "true"
         elif current is not None and (m := _NVLINK_TRAFFIC_RE.match(line)):
@@ -873,6 +886,8 @@ class SmiGpu:
     line: int
     bus_id: str = ""
     persistence: str = ""
+    driver_version: str = ""
+    """A ``--query-gpu`` row's ``driver_version`` (the table and ``-q`` print it in their head)."""
     ecc_uncorrected: int | None = None
     """Volatile uncorrectable ECC errors; None when the GPU has no ECC (N/A, Off) or the row was
     cut."""
@@ -1375,6 +1390,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
         gpu.bus_id = values.get("pci.bus_id", "")
+        gpu.driver_version = values.get("driver_version", "")
         for key, attr in _CSV_INT.items():
             number = values.get(key, "").split(" ")[0]
             if number.isdigit():

@@ -322,6 +322,19 @@ def parse(text: str) -> RankTable:
             # the comma that stood before the stray bracket now stands before the list's end
             rows[before] = rows[before].rstrip()[:-1]
         mended = "\n".join(rows)
+    # a template's placeholder standing bare where a value belongs ("instance_list":
+    # [{instance_list}]): null in its place, and said (its quoted ones are strings)
+    unfilled = [
+        (mended.count("\n", 0, m.start()) + 1, m.group(0))
+        for m in _BARE_PLACEHOLDER_RE.finditer(mended)
+    ]
+    mended = _BARE_PLACEHOLDER_RE.sub("null", mended)
+    # a list or object never closed before the next key ('{"device_id": "7"},' then
+    # '"pod_name": ...'): its bracket put back before that comma, and said
+    unclosed: list[tuple[int, str]] = []
+    while len(unclosed) < STRAY_CLOSERS and (fix := _missing_closer(mended)) is not None:
+        unclosed.append(fix[:2])
+        mended = fix[2]
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
     # a value's line with no comma before the next key's ("}]" then '"server_count": "1",', a
@@ -369,6 +382,20 @@ def parse(text: str) -> RankTable:
             for e in table.errors
             if not (("has no " in e or "lists no " in e) and e.startswith(cut_entries))
         ]
+    for no, closer in reversed(unclosed):
+        table.errors.insert(
+            0,
+            f"not valid JSON: a '{closer}' missing at the end of line {no} (the list or object "
+            "before the next key is never closed; a JSON parser refuses the file): read with it "
+            "put back",
+        )
+    if unfilled:
+        names = ", ".join(f"{name} (line {no})" for no, name in unfilled[:5])
+        table.errors.insert(
+            0,
+            f"an unfilled template: {names} stand(s) bare where a value belongs (not valid JSON: "
+            "a JSON parser refuses the file); fill the template in before a job reads it",
+        )
     for no, closer in reversed(stray):
         table.errors.insert(
             0,
@@ -399,6 +426,44 @@ def parse(text: str) -> RankTable:
 
 
 STRAY_CLOSERS = 2
+_BARE_PLACEHOLDER_RE = re.compile(r"(?<=[\[:,])\s*\{[A-Za-z_]\w*\}(?=\s*[\],}])")
+"""A template's ``{name}`` standing bare where a JSON value belongs (not inside quotes)."""
+
+
+def _missing_closer(text: str) -> tuple[int, str, str] | None:
+    """Where JSON's reader met a key inside a list (``},`` then ``"pod_name": ...``): the line
+    whose comma needs a closing bracket before it, the bracket, and the text with it put back;
+    None when putting one back does not carry the reading past that key."""
+    text_c = _TRAILING_COMMA_RE.sub(r"\1", text)
+    try:
+        json.loads(text_c + still_open(text_c))
+        return None
+    except json.JSONDecodeError as e:
+        if e.msg != "Expecting ',' delimiter":
+            return None
+        at, lineno = e.pos, e.lineno
+    except RecursionError:
+        return None
+    rows = text.split("\n")
+    before = next((i for i in range(lineno - 2, -1, -1) if rows[i].strip()), None)
+    if before is None or not rows[before].rstrip().endswith(","):
+        return None
+    for closer in ("]", "}"):
+        head = rows[before].rstrip()
+        tried = [*rows[:before], head[:-1] + closer + ",", *rows[before + 1 :]]
+        candidate = "\n".join(tried)
+        cand_c = _TRAILING_COMMA_RE.sub(r"\1", candidate)
+        try:
+            json.loads(cand_c + still_open(cand_c))
+        except json.JSONDecodeError as e2:
+            if e2.pos <= at + 1:
+                continue  # no further: not this bracket
+        except RecursionError:
+            continue
+        return before + 1, closer, candidate
+    return None
+
+
 """How many lone closing brackets a hand-edited table may hold and still be read without them."""
 _LONE_CLOSER_RE = re.compile(r"^\s*([}\]]),?\s*$")
 

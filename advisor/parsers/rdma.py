@@ -1043,7 +1043,9 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # (a copy that joined the completion error's lines: its status on the same line)
             _completion_details(run, line[e.end() :])
             continue
-        if e and pending:
+        if e and pending and (current is None or run is None or ended or run.rows):
+            # (a run whose settings were printed and whose report has not started: the error is
+            # its own, the commands still pending are others', a server waiting meanwhile)
             # the last command stopped before its settings (its device, its TCP exchange with
             # the server, its resources): the port it names failed; "Couldn't connect to
             # HOST:PORT" names the command by its server and -p (perftest_communication.c)
