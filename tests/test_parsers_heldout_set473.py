@@ -116,20 +116,24 @@ def test_nccls_init_timings_say_how_long_set_up_took_and_where() -> None:
     assert "the slowest, rank 0, spent 52.33 s of its 55.17 s in kernels" in timings
 
 
-def test_a_looped_query_of_values_only_is_read_by_its_time_stamps() -> None:
+def test_a_looped_query_of_values_only_is_said_not_made_into_gpus() -> None:
+    # values only, each row stamped: nvidia-smi stamps each GPU's row apart, so the rows are
+    # samples of GPUs it does not tell apart (none is made up), their ranges said
     ev = _load("xuesongtap_query_gpu_csv_lms_prompt_5_rows_p8_23028mib_idle.txt")
     (f,) = ev.files
     assert f.status == "read" and f.formats == ["nvidia_smi_query_csv"]
-    (gpu,) = ev.gpus  # every row its own time stamp: one GPU's five samples, the last kept
-    assert (gpu["gpu"], gpu["memory_total_mib"], gpu["memory_used_mib"], gpu["temp_c"]) == (
-        0,
-        23028,
-        21,
-        25,
-    )
-    assert gpu["line"] == 7
+    assert ev.gpus == []
     (note,) = [m for m in _said(ev) if "looped query" in m]
     assert "5 time-stamped row(s), 2024/01/16 14:44:16.977 to 2024/01/16 14:44:17.095" in note
+    assert "pstate P8; temperature.gpu 23-26;" in note
+    assert "memory.total 23028 MiB; memory.free 22494-22508 MiB; memory.used 7-21 MiB" in note
+
+
+def test_a_timestamp_led_csv_of_other_fields_is_no_query() -> None:
+    # a host's own metrics with one dotted name are not nvidia-smi's
+    text = "timestamp, host.cpu, memory.used [MiB]\n2024/01/16 14:44:16.977, 12, 498000 MiB\n"
+    ev = load_text(text, "hostmetrics.csv")
+    assert ev.gpus == [] and "nvidia_smi_query_csv" not in ev.files[0].formats
 
 
 def test_a_run_that_listed_no_rank_takes_no_other_runs_gpus() -> None:
@@ -308,8 +312,8 @@ def test_a_list_never_closed_before_the_next_key_is_named_and_read() -> None:
     assert f.status == "read"
     (table,) = ev.rank_tables
     assert table["errors"] == [
-        "not valid JSON: a ']' missing at the end of line 16 (the list or object before the "
-        "next key is never closed; a JSON parser refuses the file): read with it put back"
+        "not valid JSON: a ']' missing at the end of line 16 (a list or object is not closed "
+        "there; a JSON parser refuses the file): read with it put back"
     ]
     assert [r["device_id"] for r in table["ranks"]] == [str(n) for n in range(8)]
     assert table["servers"] == ["172.0.0.1"]
@@ -444,3 +448,46 @@ def test_a_message_wrapped_at_a_fixed_width_is_read_whole() -> None:
     messages = [e.message for e in _events(name) if e.code == "EH9999"]
     assert messages[0].endswith("reason=[vector core exception]")
     assert messages[1].endswith("runtime result = 507035.")
+
+
+def test_a_missing_bracket_is_not_taken_for_a_stray_one() -> None:
+    # review 32: the stray line taken out by hand and instance_list's "]" lost: taking a "}"
+    # out would leave the file unreadable; the "]" put back reads it
+    text = (
+        HELDOUT
+        / "rank_table_group_list_2p_0_0_0_0_stray_closing_brace_line33_invalid_json_modelzoo_tf_resnet101.json"
+    ).read_text()
+    rows = text.split("\n")
+    assert rows[31].strip() == "}," and rows[32].strip() == "}" and rows[33].strip() == "]"
+    table = rank_table.parse("\n".join(rows[:31] + rows[32:33] + rows[34:]))
+    assert table.errors == [
+        "not valid JSON: a ']' missing at the end of line 32 (a list or object is not closed "
+        "there; a JSON parser refuses the file): read with it put back"
+    ]
+    assert len(table.ranks) == 2
+
+
+# --- round HHH ---------------------------------------------------------------------------------
+
+
+def test_a_detectron2_style_logger_is_a_programs_log() -> None:
+    ev = _load(
+        "libai551_npu_910b3_gpt2_training_iterations_19_to_99_loss_9_895_to_7_628_healthy_cut.log"
+    )
+    (f,) = ev.files
+    assert f.status == "read" and not ev.failures
+    assert any("a program's log in no form the advisor reads" in m for m in _said(ev))
+
+
+def test_loss_lines_of_several_processes_are_counted_as_their_steps() -> None:
+    (note,) = [
+        m
+        for m in _said(
+            _load(
+                "mindaudio105_ascend_graph_8p_deepspeech2_epoch1_step402_eight_losses_epoch_time_healthy_cut.log"
+            )
+        )
+        if "loss lines" in m
+    ]
+    assert "8 loss line(s) of 1 step(s) (several processes print each step)" in note
+    assert "per step time 10830.5-10833.9 ms (4 line(s))" in note

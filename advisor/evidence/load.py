@@ -1021,9 +1021,16 @@ def _conf_against_ports(facts: EvidenceFacts) -> None:
     port (hccn_tool -ip -s is how the address is set, hccn.conf the file that holds it: the two
     disagreeing is a port set by hand since, or a conf copied from another node)."""
     confs: dict[tuple[str, int], dict[str, Any]] = {}
+    # (a folder's conf stands for the folder's ports only where it holds one conf: a folder of
+    # several nodes' confs says nothing of which is whose)
+    per_folder = Counter(
+        str(Path(source).parent) for source in {c["source"] for c in facts.hccn_conf}
+    )
     for conf in facts.hccn_conf:
         if conf["address"]:
-            confs.setdefault((str(Path(conf["source"]).parent), conf["device"]), conf)
+            folder = str(Path(conf["source"]).parent)
+            if per_folder[folder] == 1:
+                confs.setdefault((folder, conf["device"]), conf)
             confs.setdefault((conf["source"], conf["device"]), conf)
     for port in facts.npu_ports:
         if port.get("ipaddr") is None or port.get("device") is None:
@@ -3446,33 +3453,44 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi --query-gpu ... --format=csv``: a GPU a row, its fields the ones asked."""
-    parsed = nvidia_smi.parse_query_csv(text)
+    try:
+        parsed = nvidia_smi.parse_query_csv(text)
+    except nvidia_smi.ValuesOnlyQuery as e:
+        # a looped query of values only: no GPU is told apart, what the samples hold is said
+        return [ParseWarning(line=e.line, message=_samples_said(e.samples), skipped=False)]
     gpus = [
         {"source": source, "driver": gpu.driver_version, "cuda": "", **asdict(gpu)}
         for gpu in parsed
     ]
     out.gpus.extend(gpus)
-    if all(not g.name and not g.bus_id for g in parsed) and (
-        stamps := _QUERY_STAMP_RE.findall(text)
-    ):
-        # a looped query of values only: which GPU a row is comes from its place in its sample
-        return [
-            ParseWarning(
-                line=parsed[0].line,
-                message=(
-                    f"nvidia-smi --query-gpu: a looped query of {len(stamps)} time-stamped "
-                    f"row(s), {stamps[0]} to {stamps[-1]}; it asked no index, name or bus id, so "
-                    "each row's GPU is its place among the rows of one time stamp: "
-                    f"GPU(s) {', '.join(str(g.gpu) for g in parsed)}, the last sample of each kept"
-                ),
-                skipped=False,
-            )
-        ]
     return []
 
 
-# a --query-gpu row's ``timestamp`` field: "2024/01/16 14:44:16.977, P8, 25, ..."
-_QUERY_STAMP_RE = re.compile(r"^\s*(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?),", re.M)
+QUERY_SAMPLE_FIELDS = 8
+"""How many of a values-only query's fields its note gives the range of."""
+
+
+def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
+    """A values-only looped query in words: its rows, their time span, each field's range."""
+    fields = [f for f in samples[0][1] if f != "timestamp"]
+    ranges = []
+    for name in fields[:QUERY_SAMPLE_FIELDS]:
+        values = [v[name] for _, v in samples if v.get(name)]
+        numbers = [float(m.group(0)) for v in values if (m := re.match(r"-?\d+(?:\.\d+)?", v))]
+        unit = values[0].split(" ", 1)[1] if values and " " in values[0] else ""
+        if numbers and len(numbers) == len(values):
+            low, high = min(numbers), max(numbers)
+            shown = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+            ranges.append(f"{name} {shown}{f' {unit}' if unit else ''}")
+        elif values:
+            ranges.append(f"{name} {', '.join(dict.fromkeys(values))}")
+    stamps = [v["timestamp"] for _, v in samples]
+    return (
+        f"nvidia-smi --query-gpu: a looped query of {len(samples)} time-stamped row(s), "
+        f"{stamps[0]} to {stamps[-1]}, of values only (no index, name or bus id: nvidia-smi "
+        "stamps each GPU's row apart, so which GPU a row is cannot be told, none is judged): "
+        + "; ".join(ranges)
+    )
 
 
 # nvidia-smi's warning under its table that a GPU's InfoROM is corrupt ("WARNING: infoROM is

@@ -43,18 +43,22 @@ def parse(text: str) -> HccnConf:
     devices: dict[int, HccnDevice] = {}
     warnings: list[ParseWarning] = []
     lines = numbered_lines(text)
-    # (a file of notes holds the conf among other outputs: the conf's lines run from its first
-    # key_N=value line to its first blank line or next command, and only a line among them is
-    # one of the conf's that does not read)
-    keyed = [no for no, line, _ in lines if _LINE_RE.match(line.strip())]
-    first = keyed[0] if keyed else 0
-    last = next(
-        (
-            no
-            for no, line, _ in lines
-            if no > first and (not line.strip() or NEXT_COMMAND_RE.match(line))
-        ),
-        len(lines) + 1,
+    # (a file of notes holds the conf among other outputs, after its own "cat .../hccn.conf":
+    # the conf's lines then run from that command to the next one, and only a line among them
+    # is one of the conf's that does not read; a file with no such command is the conf whole)
+    shown = next((no for no, line, _ in lines if _COMMAND_RE.match(line.strip())), None)
+    first = shown if shown is not None else 0
+    last = (
+        next(
+            (
+                no
+                for no, line, _ in lines
+                if no > first and NEXT_COMMAND_RE.match(line) and not line.lstrip().startswith("#")
+            ),
+            len(lines) + 1,
+        )
+        if shown is not None
+        else len(lines) + 1
     )
     for no, line, _ in lines:
         s = line.strip()
@@ -62,7 +66,7 @@ def parse(text: str) -> HccnConf:
             continue
         m = _LINE_RE.match(s)
         if m is None:
-            if first <= no < last:
+            if first < no < last:
                 warnings.append(
                     ParseWarning(line=no, message=f"not a key_N=value line: {s[:60]!r}")
                 )

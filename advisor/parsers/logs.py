@@ -1593,12 +1593,6 @@ def _parse_events(text: str) -> LogReport:
     for ev in report.events:
         if ev.time_s is None:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
-        if ev.host is None and ray_tasks and (task := _ray_task_above(ev.line, ray_tasks, by_no)):
-            # the remote traceback a RayTaskError heads: raised in that actor's process, on
-            # the node it names (not the host of an NCCL block printed elsewhere in the file)
-            ev.host = task.group("ip")
-            ev.pid = ev.pid if ev.pid is not None else int(task.group("pid"))
-            ev.worker = ev.worker or f"ray::{task.group('task')}()"
         if (ev.pid is None or ev.host is None) and 0 < ev.line <= len(raw):
             if "pid=" in (line := raw[ev.line - 1]) and (wp := WORKER_PREFIX_RE.match(line)):
                 # the Ray / vLLM worker that printed the line, and the node Ray names
@@ -1607,6 +1601,12 @@ def _parse_events(text: str) -> LogReport:
                 ev.worker = ev.worker or wp.group("name")
             elif ev.host is None and (pdsh := PDSH_PREFIX_RE.match(line)):
                 ev.host = pdsh.group("host")  # the node pdsh ran the command on
+        if ev.host is None and ray_tasks and (task := _ray_task_above(ev.line, ray_tasks, by_no)):
+            # the remote traceback a RayTaskError heads: raised in that actor's process, on
+            # the node it names (not the host of an NCCL block printed elsewhere in the file)
+            ev.host = task.group("ip")
+            ev.pid = ev.pid if ev.pid is not None else int(task.group("pid"))
+            ev.worker = ev.worker or f"ray::{task.group('task')}()"
         if ev.host is None and pdsh_hosts is None:
             pdsh_hosts = {m.group("host") for line in raw if (m := PDSH_PREFIX_RE.match(line))}
         if ev.host is None and pdsh_hosts and len(pdsh_hosts) == 1:
@@ -1632,6 +1632,14 @@ def _parse_events(text: str) -> LogReport:
                         for _, line, _ in lines
                         if "device_id" in line and (m := _REPORTING_DEVICE_RE.search(line))
                     }
+                    # (a log of one process only: two processes' logs joined name two)
+                    pids = {
+                        pm.group(1)
+                        for _, line, _ in lines
+                        if "(" in line and (pm := _PLOG_PID_ANYWHERE_RE.search(line))
+                    }
+                    if len(pids) > 1:
+                        reporting = set()
                 if len(reporting) == 1:
                     # the one device whose task failed in this log (MindSpore's "Task fail
                     # infos ... device_id: 1", the runtime's "Notify wait execute failed,
@@ -3751,6 +3759,9 @@ def _vllm_memory_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
     return said
 
 
+_STEP_TIME_RE = re.compile(r"\bper step time: (\d+(?:\.\d+)?) ms\b")
+
+
 def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the steps a training log printed its loss for: how many, and the loss first
     and last (a log that trains, with no error in it); False where no line holds one."""
@@ -3767,10 +3778,26 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         ),
         None,
     )
+    steps = len({_step_said(m) for _, m in rows})
+    # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
+    # time: 10830.542 ms", a line per process
+    per_step = [float(t.group(1)) for _, line, _ in lines if (t := _STEP_TIME_RE.search(line))]
+    counted = (
+        f"{steps} step(s) logged"
+        if steps == len(rows)
+        else f"{len(rows)} loss line(s) of {steps} step(s) (several processes print each step)"
+    )
+    if per_step:
+        low, high = min(per_step), max(per_step)
+        counted += (
+            f", per step time {low:g} ms"
+            if low == high
+            else f", per step time {low:g}-{high:g} ms ({len(per_step)} line(s))"
+        )
     report.unread.append(
         ParseWarning(
             line=first_no,
-            message=f"a training loop's loss lines: {len(rows)} step(s) logged, from "
+            message=f"a training loop's loss lines: {counted}, from "
             f"{_step_said(first)} (loss {first.group('loss')}) to "
             f"{_step_said(last)} (loss {last.group('loss')}); "
             + (
@@ -3883,7 +3910,7 @@ _NCCL_OLD_RANK_RE = re.compile(r"NCCL INFO rank (?P<rank>\d+) nranks (?P<n>\d+)\
 # ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
 # allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)")
 _NCCL_INIT_TIMINGS_RE = re.compile(
-    r"Init timings - \w+: rank (?P<rank>\d+) nranks (?P<n>\d+) total (?P<total>[\d.]+) "
+    r"Init timings - (?P<fn>\w+): rank (?P<rank>\d+) nranks (?P<n>\d+) total (?P<total>[\d.]+) "
     r"\((?P<phases>[^)]*)\)"
 )
 # aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
@@ -3894,15 +3921,21 @@ def _init_timings_said(n: int, per_rank: list[tuple[int, int, float, str]]) -> s
     """A communicator's set-up times as NCCL timed them: how many ranks said theirs, the range,
     and the slowest rank's longest phase (52 of 55 s loading kernels is not the network's)."""
     _, rank, total, phases = max(per_rank, key=lambda r: r[2])
-    named = [p.rsplit(" ", 1) for p in phases.split(", ") if " " in p]
-    longest = max(named, key=lambda p: float(p[1]) if p[1].replace(".", "", 1).isdigit() else 0.0)
+    named = [
+        (p[0], float(p[1]))
+        for p in (part.rsplit(" ", 1) for part in phases.split(", ") if " " in part)
+        if re.fullmatch(r"\d+(?:\.\d+)?", p[1])
+    ]
     low = min(r[2] for r in per_rank)
     span = f"{low:.2f}-{total:.2f} s" if low != total else f"{total:.2f} s"
-    return (
+    said = (
         f"NCCL's set-up of a communicator of {n} rank(s) (its Init timings) took {span} on the "
-        f"{len(per_rank)} rank(s) this log shows; the slowest, rank {rank}, spent "
-        f"{longest[1]} s of its {total:.2f} s in {longest[0]}"
+        f"{len({r[1] for r in per_rank})} rank(s) this log shows"
     )
+    if named:
+        phase, seconds = max(named, key=lambda p: p[1])
+        said += f"; the slowest, rank {rank}, spent {seconds:.2f} s of its {total:.2f} s in {phase}"
+    return said
 
 
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3913,12 +3946,13 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
     via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
     via_first = 0
-    # a communicator's size → each rank's set-up time (line, rank, total s, phases)
-    timings: dict[int, list[tuple[int, int, float, str]]] = {}
+    # an init call and communicator size → each rank's set-up time (line, rank, total s, phases)
+    # (ncclCommInitRankConfig's and ncclCommSplit's of one size are two communicators)
+    timings: dict[tuple[str, int], list[tuple[int, int, float, str]]] = {}
     for no, line, _ in lines:
         said: str | None = None
         if "Init timings" in line and (it := _NCCL_INIT_TIMINGS_RE.search(line)):
-            timings.setdefault(int(it.group("n")), []).append(
+            timings.setdefault((it.group("fn"), int(it.group("n"))), []).append(
                 (no, int(it.group("rank")), float(it.group("total")), it.group("phases"))
             )
             continue
@@ -3975,7 +4009,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
-    for size, per_rank in timings.items():
+    for (_, size), per_rank in timings.items():
         notes[_init_timings_said(size, per_rank)] = per_rank[0][0]
     if via:
         # (each channel's "via P2P/IPC/read", "via SHM/direct/direct", "via NET/IB/0/GDRDMA":
@@ -5974,7 +6008,10 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         if free := _OOM_FREE_RE.search(line, m.end()):
             what += f", {free.group('free')} free"
         held = list(_OOM_PROCESS_RE.finditer(line, m.end()))
-        if others := [h for h in held if h.group("pid")]:
+        # (only where NVML also listed this process: in a container the pid listed alone is
+        # this one, seen from the host's pid namespace)
+        others = [h for h in held if h.group("pid")] if any(h.group("self") for h in held) else []
+        if others:
             what += "; other process(es) on the device: " + ", ".join(
                 f"pid {h.group('pid')} holds {h.group('size')}" for h in others
             )
@@ -7054,7 +7091,11 @@ def _task_failure_cancels(lines: list[tuple[int, str, int | None]], report: LogR
 # A terminal's copy: the command after its prompt on the first line, and coreutils' timeout(1)
 # around it ("timeout 300s torchrun ...": it sends SIGTERM when the time is up)
 _PROMPT_COMMAND_RE = re.compile(r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+:\S*[$#]\s+(?P<cmd>\S.*)$")
-_TIMEOUT_CMD_RE = re.compile(r"(?:^|\s)timeout\s+(?:-\S+\s+)*(?P<limit>\d+(?:\.\d+)?[smhd]?)\s")
+_TIMEOUT_CMD_RE = re.compile(
+    # (its options: -k/--kill-after and -s/--signal take a value, the others none)
+    r"(?:^|\s)timeout\s+(?:(?:-[ks]\s+\S+|--(?:kill-after|signal)(?:=|\s+)\S+|-[-\w]+)\s+)*"
+    r"(?P<limit>\d+(?:\.\d+)?[smhd]?)\s"
+)
 # the keys a terminal echoed before the shell's word (arrow keys: "^[[A", or their escape codes)
 _ECHOED_KEYS_RE = re.compile(r"^(?:\^\[\[[A-D]|\x1b\[[A-D])+")
 
@@ -7738,6 +7779,8 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     if not any(e.kind == "launcher_exit" for e in report.events) and (
         ended := _transcript_ended_by_signal(lines)
     ):
+        # (the first to fail only where nothing failed before it: a rank's OOM above it did)
+        ended.root_cause = not any(e.kind not in NOTICE_KINDS for e in report.events)
         report.events.append(ended)
     if not any(e.kind == "launcher_exit" for e in report.events):
         # Open MPI's banner alone, the process it names cut off: "Primary job  terminated
@@ -11196,8 +11239,11 @@ def _ray_task_above(
     no, rt = above[-1]
     if rt.group("ip") is None or rt.group("pid") is None:
         return None
-    if any("Traceback (most recent call last)" in by_no.get(n, "") for n in range(no + 1, line_no)):
-        return None
+    # (only the heading's own traceback: its frames, their code lines indented, then the line)
+    for n in range(no + 1, line_no):
+        between = by_no.get(n, "")
+        if between.strip() and not (_FRAME_RE.match(between) or between.startswith(" ")):
+            return None
     return rt
 
 
@@ -11218,6 +11264,8 @@ _LOG_LINE_RE = re.compile(
     r"|^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \S+ [a-z]+\.[a-z]+ [\w.@/-]+(?:\[\d+\])?: "
     # glog's "E0724 03:14:20.707079", with the year in newer releases: "E20260106 06:43:02.96"
     r"|^.{0,40}?\b[IWEF](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}"
+    # detectron2-style loggers (LiBai's, fvcore's): "[09/10 10:40:56 lb.utils.events]: ..."
+    r"|^.{0,20}?\[\d{2}/\d{2} \d{2}:\d{2}:\d{2} [\w.-]+\]: "
     r"|^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL|TRACE)\b"
     r"|^.{0,60}?\[(?:info|warn(?:ing)?|debug|error|critical|fatal|trace)\]"
     # ggml's and llama.cpp's: the C function's name first ("llama_model_loader: loaded meta

@@ -1306,20 +1306,25 @@ def parse_query(text: str) -> list[SmiGpu]:
 
 # ``nvidia-smi --query-gpu=index,name,... --format=csv[,noheader]``: one CSV row a GPU, its fields
 # those asked (the header, when printed, names them with their units: "memory.used [MiB]")
+_QUERY_FIELD_NAMES = (
+    r"(?:name|index|pci\.bus_id|uuid|driver_version|pstate|temperature\.gpu|"
+    r"utilization\.(?:gpu|memory)|memory\.(?:total|used|free)|power\.draw|fan\.speed|clocks\.\w+)"
+)
+"""nvidia-smi --query-gpu field names a header may give right after its ``timestamp``."""
 QUERY_CSV_SIGNATURE = (
     # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
     r"nvidia-smi(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
     r"|^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]\n]+\])?(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
-    # a looped query's header led by its timestamp, then nvidia-smi's dotted field names
-    r"|^timestamp(?:, [\w.]+(?: \[[^\]\n]+\])?)*, [a-z_]+\.[\w.]+(?: \[[^\]\n]+\])?"
-    r"(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
+    # a looped query's header led by its timestamp, then one of nvidia-smi's own field names
+    r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
     # the CSV put in columns (piped through "column -s, -t"): its header's names two spaces apart
     r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
 _CSV_HEADER_RE = re.compile(
-    r"^(?:index|name|pci\.bus_id|uuid|timestamp), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
+    r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
+    r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
 )
 RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
 """``gpu_recovery_action``'s values as nvidia-smi prints them."""
@@ -1341,8 +1346,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     columned = False  # the rows' cells two or more spaces apart, not commas
     gpus: list[SmiGpu] = []  # (every one of them a CSV row's: query "csv")
     by_bus: dict[str, int] = {}  # a bus id → its GPU's place in ``gpus`` (its first sample's)
-    # a looped query's time stamp → the rows of that sample so far (a GPU a row, in index order)
-    sampled: dict[str, int] = {}
+    samples: list[tuple[int, dict[str, str]]] = []  # a values-only query's rows (no GPU told)
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
@@ -1378,14 +1382,11 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
             index = str(same.gpu) if same is not None else str(len(gpus))
-        elif values.get("timestamp"):
-            # only values asked, each row stamped (a looped query, -l/-lms): one sample's rows
-            # share a time stamp, a row a GPU in index order, so the place in its sample is
-            # the GPU's index; a later sample's row replaces that GPU's earlier one
-            index = str(sampled.get(values["timestamp"], 0))
-            sampled[values["timestamp"]] = int(index) + 1
-            same = next((g for g in gpus if g.gpu == int(index)), None)
-            at = gpus.index(same) if same is not None else None
+        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")):
+            # only values asked, each row stamped (a looped query, -l/-lms): nvidia-smi stamps
+            # each GPU's row apart, so which GPU a row is cannot be told; kept as samples
+            samples.append((no, values))
+            continue
         else:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
@@ -1411,9 +1412,29 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         if gpu.bus_id:
             by_bus.setdefault(gpu.bus_id, len(gpus))
         gpus.append(gpu)
+    if not gpus and samples:
+        raise ValuesOnlyQuery(samples)
     if not gpus:
         raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index or name")
     return gpus
+
+
+_QUERY_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
+"""nvidia-smi's ``timestamp`` field: "2024/01/16 14:44:16.977"."""
+
+
+class ValuesOnlyQuery(ParseError):
+    """A ``--query-gpu`` of values only (no index, name or bus id), its rows time-stamped:
+    samples of GPUs it does not tell apart (``samples``: each row's line and its fields). No
+    GPU is read from it; a caller that knows it says what the samples hold."""
+
+    def __init__(self, samples: list[tuple[int, dict[str, str]]]) -> None:
+        super().__init__(
+            f"nvidia-smi --query-gpu: {len(samples)} time-stamped row(s) of values only (no "
+            "index, name or bus id): which GPU each row is cannot be told",
+            line=samples[0][0],
+        )
+        self.samples = samples
 
 
 # ``nvidia-smi mig -lgip``: the GPU instance profiles each MIG-enabled GPU offers, how many of

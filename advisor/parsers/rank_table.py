@@ -312,6 +312,7 @@ def parse(text: str) -> RankTable:
     # a closing bracket alone on a line where JSON expects a value (an entry deleted by hand,
     # its "}" left): that line emptied, and said
     stray: list[tuple[int, str]] = []
+    unrepaired = mended
     while len(stray) < STRAY_CLOSERS and (at := _stray_closer(mended)) is not None:
         stray.append(at)
         rows = mended.split("\n")
@@ -322,6 +323,10 @@ def parse(text: str) -> RankTable:
             # the comma that stood before the stray bracket now stands before the list's end
             rows[before] = rows[before].rstrip()[:-1]
         mended = "\n".join(rows)
+    if stray and not _reads(mended):
+        # (the brackets taken out did not make the file read: not strays, another fault, a
+        # missing bracket among them; undone)
+        mended, stray = unrepaired, []
     # a template's placeholder standing bare where a value belongs ("instance_list":
     # [{instance_list}]): null in its place, and said (its quoted ones are strings)
     unfilled = [
@@ -332,9 +337,12 @@ def parse(text: str) -> RankTable:
     # a list or object never closed before the next key ('{"device_id": "7"},' then
     # '"pod_name": ...'): its bracket put back before that comma, and said
     unclosed: list[tuple[int, str]] = []
+    unrepaired = mended
     while len(unclosed) < STRAY_CLOSERS and (fix := _missing_closer(mended)) is not None:
         unclosed.append(fix[:2])
         mended = fix[2]
+    if unclosed and not _reads(mended):
+        mended, unclosed = unrepaired, []
     commas = [mended.count("\n", 0, m.start()) + 1 for m in _TRAILING_COMMA_RE.finditer(mended)]
     mended = _TRAILING_COMMA_RE.sub(r"\1", mended)
     # a value's line with no comma before the next key's ("}]" then '"server_count": "1",', a
@@ -385,9 +393,8 @@ def parse(text: str) -> RankTable:
     for no, closer in reversed(unclosed):
         table.errors.insert(
             0,
-            f"not valid JSON: a '{closer}' missing at the end of line {no} (the list or object "
-            "before the next key is never closed; a JSON parser refuses the file): read with it "
-            "put back",
+            f"not valid JSON: a '{closer}' missing at the end of line {no} (a list or object is "
+            "not closed there; a JSON parser refuses the file): read with it put back",
         )
     if unfilled:
         names = ", ".join(f"{name} (line {no})" for no, name in unfilled[:5])
@@ -430,6 +437,19 @@ _BARE_PLACEHOLDER_RE = re.compile(r"(?<=[\[:,])\s*\{[A-Za-z_]\w*\}(?=\s*[\],}])"
 """A template's ``{name}`` standing bare where a JSON value belongs (not inside quotes)."""
 
 
+def _reads(text: str) -> bool:
+    """Whether ``text`` is JSON once its commas before closing brackets are taken off and a cut
+    end is closed (as the reading after the repairs takes it); a text that ends on the table's
+    closing brace is whole: nothing is closed for it."""
+    text = _TRAILING_COMMA_RE.sub(r"\1", text)
+    whole = text.rstrip().endswith("}")
+    try:
+        json.loads(text if whole else text + still_open(text))
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return True
+
+
 def _missing_closer(text: str) -> tuple[int, str, str] | None:
     """Where JSON's reader met a key inside a list (``},`` then ``"pod_name": ...``): the line
     whose comma needs a closing bracket before it, the bracket, and the text with it put back;
@@ -446,11 +466,13 @@ def _missing_closer(text: str) -> tuple[int, str, str] | None:
         return None
     rows = text.split("\n")
     before = next((i for i in range(lineno - 2, -1, -1) if rows[i].strip()), None)
-    if before is None or not rows[before].rstrip().endswith(","):
+    if before is None:
         return None
     for closer in ("]", "}"):
         head = rows[before].rstrip()
-        tried = [*rows[:before], head[:-1] + closer + ",", *rows[before + 1 :]]
+        # (before the line's comma, or after its last bracket where it has none)
+        mended = head[:-1] + closer + "," if head.endswith(",") else head + closer
+        tried = [*rows[:before], mended, *rows[before + 1 :]]
         candidate = "\n".join(tried)
         cand_c = _TRAILING_COMMA_RE.sub(r"\1", candidate)
         try:
