@@ -491,3 +491,71 @@ def test_loss_lines_of_several_processes_are_counted_as_their_steps() -> None:
     ]
     assert "8 loss line(s) of 1 step(s) (several processes print each step)" in note
     assert "per step time 10830.5-10833.9 ms (4 line(s))" in note
+
+
+def test_nccls_connected_rings_ib_alloc_and_channel_counts_are_said() -> None:
+    said = _said(
+        _load(
+            "transformers22363_deepspeed_pdsh_gpu1505_gpu1504_net_ib_alloc_connected_rings_trees_healthy_cut.log"
+        )
+    )
+    assert "log: gpu1505: NCCL connected all its rings and trees" in said
+    assert "log: gpu1504: NCCL's IB transport (net_ib) allocated its buffers" in said
+    assert "log: NCCL's channels: 2 coll channels, 2 p2p channels, 2 p2p channels per peer" in said
+
+
+def test_nccls_init_start_and_ring_channels_are_said() -> None:
+    said = _said(
+        _load(
+            "physicsnemo539_graphcast_mpirun_np3_container_3rank_socket_init_start_nvls_affinity_channels_healthy_cut.log"
+        )
+    )
+    assert (
+        "log: a communicator of 3 rank(s) being set up (Init START) (this log: rank(s) 0, 1, 2)"
+        in said
+    )
+    assert "log: NCCL's rings: 24 channel(s) (its 'Channel NN/24' lines)" in said
+
+
+def test_a_driver_library_mismatch_names_both_versions() -> None:
+    ev = _load(
+        "truenas19_nvidia_smi_nvml_driver_library_mismatch_nvml_580_178_vs_kernel_module_580_173_02.txt"
+    )
+    (err,) = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
+    assert err["exception_type"].endswith(
+        "Driver/library version mismatch (the NVML library 580.178 against the kernel module "
+        "580.173.02)"
+    )
+
+
+def test_hccl_tests_check_printed_by_each_process_is_counted_and_no_step_claimed() -> None:
+    ev = _load("hccl_test_alltoall_64m_8rank_retcode7_x8_common_cc762_vllm_hust_devhub.log")
+    (failed,) = ev.failures
+    assert failed["repeated_lines"] == [3, 4, 5, 6, 7, 8, 9]
+    assert "8 processes printed it (lines 2, 3, 4, 5, 6, 7, 8, 9)" in failed["message"]
+    (note,) = [m for m in _said(ev) if "before any result table" in m]
+    assert "communicator init" not in note
+    assert "a call hccl_test names by its source line only" in note
+
+
+def test_a_benchmark_without_busbw_gives_its_algbw_and_each_size_once() -> None:
+    ev = _load("hccl_test_all_reduce_64m_8rank_check_null_vllm_hust_devhub_head40.log")
+    found = builtin_findings({"evidence.benchmarks": ev.benchmarks}, "hccl")
+    (item,) = found["evidence-benchmark-busbw"].items
+    assert "busbw unknown: the op's bus factor is not known; algbw 525" in item
+    assert item.count("67108864 B") == 1
+    assert "(38 rows of 1 size(s): the first row of each size shown)" in item
+
+
+def test_npu_smi_refusing_a_command_is_said() -> None:
+    ev = _load(
+        "npu_smi_topo_m_command_not_found_usage_wrapper_command_failed_exit0_vllm_hust_devhub.txt"
+    )
+    (f,) = ev.files
+    assert f.status == "read" and f.formats == ["npu_smi_refused"]
+    (note,) = _said(ev)
+    assert note == (
+        "npu_smi_refused: npu-smi refused the command 'npu-smi topo -m' ('Command or option is "
+        "not found.') and printed its usage: nothing was answered; its topology query is "
+        "'npu-smi info -t topo'"
+    )

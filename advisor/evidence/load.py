@@ -102,6 +102,13 @@ _K8S_SECTION_RE = re.compile(
 _K8S_NODE_NAME_RE = re.compile(r"^Name:\s+(?P<node>\S+)\s*$")
 
 
+# npu-smi refusing what it was asked: "Command or option is not found." then its usage
+# ("Usage: npu-smi <Command|-h|-v> [Options...]"): no answer in the file
+_NPU_SMI_REFUSED_SIGNATURE = (
+    r"^[ \t]*Command or option is not found\.[ \t]*\r?\n[ \t]*Usage: npu-smi\b"
+)
+_NPU_SMI_ASKED_RE = re.compile(r"\bnpu-smi\s+(?P<args>[^\n]*?)\s*$", re.M)
+
 _SIGNATURES: dict[str, re.Pattern[str]] = {
     # a table header (mscclpp-test's has no type column), the footer, a *_perf command line,
     # the "# nThread .. maxBytes .." line that opens every run (header and request line also
@@ -242,6 +249,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
     "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
     "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
+    "npu_smi_refused": re.compile(_NPU_SMI_REFUSED_SIGNATURE, re.M),
     "ibv_devices": re.compile(rdma.IBV_DEVICES_SIGNATURE, re.M),
     "mst_status": re.compile(rdma.MST_STATUS_SIGNATURE, re.M),
     "numactl": re.compile(numa.SIGNATURE, re.M),
@@ -2221,6 +2229,12 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         above = next((t.strip() for t in lines[: failure.line - 1] if _ERROR_LEVEL_RE.match(t)), "")
         if above:
             printed += f"; the log's first error above it: {above[:200]}"
+        if failure.same_lines:
+            printed += (
+                f"; {len(failure.same_lines) + 1} processes printed it (lines {failure.line}, "
+                f"{', '.join(map(str, failure.same_lines[:8]))}"
+                f"{' ...' if len(failure.same_lines) > 8 else ''})"
+            )
         stage = f"hccl_test stopped in {failure.stage}" + (
             f"; the log's error before it: {above[:200]}" if above else ""
         )
@@ -2235,6 +2249,7 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             library="ACL" if failure.acl else "HCCL",
             exception_type=stage if failure.acl else None,
         )
+        event.repeated_lines = failure.same_lines or None
         _add_failure(out, source, event)
         message = (
             f"the run stopped at {failure.stage}, before any result table: {failure.describe()}"
@@ -5491,6 +5506,33 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return notes
 
 
+def _npu_smi_refused(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """npu-smi's usage after "Command or option is not found.": the command it was given is not
+    one of its own (its topology is "npu-smi info -t topo"), so nothing was answered."""
+    at = text.count("\n", 0, text.find("Command or option is not found")) + 1
+    asked = next(
+        (
+            m.group("args")
+            for m in _NPU_SMI_ASKED_RE.finditer(text[: text.find("Command or option")])
+        ),
+        None,
+    )
+    return [
+        ParseWarning(
+            line=at,
+            message="npu-smi refused the command"
+            + (f" 'npu-smi {asked}'" if asked else "")
+            + " ('Command or option is not found.') and printed its usage: nothing was answered"
+            + (
+                "; its topology query is 'npu-smi info -t topo'"
+                if asked and asked.split()[:1] == ["topo"]
+                else ""
+            ),
+            skipped=False,
+        )
+    ]
+
+
 def _mig_instances(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi mig -lgi: a note per GPU of the GPU instances created on it."""
     return [
@@ -6095,6 +6137,7 @@ _CONVERTERS = {
     "nvidia_smi_mig_profiles": _mig_profiles,
     "nvidia_smi_list": _smi_list,
     "nvidia_smi_mig_instances": _mig_instances,
+    "npu_smi_refused": _npu_smi_refused,
     "ibv_devices": _ibv_devices,
     "mst_status": _mst_status,
     "numactl": _numactl,

@@ -294,6 +294,8 @@ class InitFailure:
     check (``device_init``: setting its device up, before any communicator)."""
     acl: bool = False
     """The failed call is an acl one (its code an aclError), not HCCL's (an HcclResult)."""
+    same_lines: list[int] = field(default_factory=list)
+    """The lines below it that print the same failure again (the run's other processes)."""
 
     def describe(self) -> str:
         return f"{self.call} returned {self.code} = {self.name} ({self.meaning})"
@@ -340,6 +342,15 @@ def read_init_failure(text: str) -> InitFailure | None:
             )
             if at + 1 < len(numbered) and (stage := _STAGE_RE.match(numbered[at + 1][1])):
                 failure.stage = stage.group(1)
+            elif groups.get("where"):
+                # (hccl_test's check names its file and line only: which call it guarded, and
+                # so the step, is not said)
+                failure.stage = "a call hccl_test names by its source line only"
+            # each process of the run prints its own check: the same line again is another
+            # rank's (hccl_test runs one process a rank under mpirun)
+            failure.same_lines = [
+                n for n, other, _ in numbered[at + 1 :] if other.strip() == line.strip()
+            ]
             return failure
     return None
 

@@ -3906,6 +3906,13 @@ _NCCL_TREES_RE = re.compile(
 # ("NCCL INFO rank 0 nranks 3")
 _NCCL_OLD_IB_DEV_RE = re.compile(r"NCCL INFO NET/IB: (?P<what>(?:\[\d+\] ?\S+:\d+/\w+ ?)+)\s*$")
 _NCCL_OLD_RANK_RE = re.compile(r"NCCL INFO rank (?P<rank>\d+) nranks (?P<n>\d+)\s*$")
+# NCCL's words once its channels are set up (init.cc: "Connected all rings", "Connected all
+# trees") and their number ("2 coll channels, 2 p2p channels, 2 p2p channels per peer"; newer
+# releases add "2 collnet channels, 0 nvls channels")
+_NCCL_CONNECTED_ALL_RE = re.compile(r"NCCL INFO Connected all (rings|trees)\b")
+_NCCL_CHANNEL_COUNTS_RE = re.compile(r"\b(\d+ coll channels,[^\n]*?)\s*$")
+# the ring order of each channel at init ("Channel 00/24 :    0   1   2"): how many channels
+_NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?:\s+\d+)+\s*$")
 # NCCL's set-up time of a communicator, per rank, in seconds (init.cc, from 2.23 on: "Init timings -
 # ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
 # allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)")
@@ -3946,6 +3953,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
     via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
     via_first = 0
+    connected: dict[str, set[str]] = {}  # a host → "rings", "trees" NCCL said it connected
     # an init call and communicator size → each rank's set-up time (line, rank, total s, phases)
     # (ncclCommInitRankConfig's and ncclCommSplit's of one size are two communicators)
     timings: dict[tuple[str, int], list[tuple[int, int, float, str]]] = {}
@@ -3986,6 +3994,19 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         elif "Init COMPLETE" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
             said = f"a communicator of {c.group('nranks')} rank(s) started"
             ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
+        elif "Init START" in line and (c := _NCCL_COMM_GPU_RE.search(line)):
+            # (its set-up begun: a copy that ends before "Init COMPLETE" does not say it ended)
+            said = f"a communicator of {c.group('nranks')} rank(s) being set up (Init START)"
+            ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
+        elif "Connected all " in line and (ca := _NCCL_CONNECTED_ALL_RE.search(line)):
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else "a host"
+            connected.setdefault(host, set()).add(ca.group(1))
+            continue
+        elif "Ib Alloc" in line and "net_ib" in line:
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
+            said = f"{host or 'a host'}: NCCL's IB transport (net_ib) allocated its buffers"
+        elif "/" in line and "Channel " in line and (rc := _NCCL_RING_CHANNELS_RE.search(line)):
+            said = f"NCCL's rings: {int(rc.group(1))} channel(s) (its 'Channel NN/{rc.group(1)}' lines)"
         elif "Trees [0]" in line and (tr := _NCCL_TREES_RE.search(line)):
             said = f"a communicator of {int(tr.group('n'))} rank(s)"
             ranks_seen.setdefault(said, set()).add(int(tr.group("rank")))
@@ -4005,12 +4026,22 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             "nvls channels" in line and (n := _NVLS_CHANNELS_RE.search(line)) and n.group(1) != "0"
         ):
             said = f"NCCL uses NVLink SHARP (NVLS): {n.group(1)} NVLS channel(s)"
+        elif "coll channels" in line and (cc := _NCCL_CHANNEL_COUNTS_RE.search(line)):
+            said = f"NCCL's channels: {cc.group(1)}"
         elif line.startswith("#") and (r := _NCCL_TESTS_RANK_RE.match(line)):
             said = f"rank {r.group('rank')} on {r.group('host')}: GPU {r.group('dev')} {r.group('gpu').strip()}"
         if said is not None and said not in notes:
             notes[said] = no
     for (_, size), per_rank in timings.items():
         notes[_init_timings_said(size, per_rank)] = per_rank[0][0]
+    for host, kinds in connected.items():
+        # (init.cc: "Connected all rings" / "Connected all trees" once the channels are set up)
+        first_connected = (
+            next(no for no, line, _ in lines if "Connected all " in line and host in line)
+            if host != "a host"
+            else next(no for no, line, _ in lines if "Connected all " in line)
+        )
+        notes[f"{host}: NCCL connected all its {' and '.join(sorted(kinds))}"] = first_connected
     if via:
         # (each channel's "via P2P/IPC/read", "via SHM/direct/direct", "via NET/IB/0/GDRDMA":
         # GPU to GPU, through host memory, or over the network; the NIC's index left out)
@@ -14131,6 +14162,8 @@ _SMI_CANNOT_RE = re.compile(
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
     r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
 )
+_NVML_LIB_VERSION_RE = re.compile(r"^\s*NVML library version: (\S+)\s*$")
+_NVRM_VERSION_RE = re.compile(r"NVRM version: .*?Kernel Module\s+(\d+(?:\.\d+)+)")
 # dcgmi when DCGM's host engine (nv-hostengine) does not answer (dcgmi's connection error):
 # "Error: Unable to connect to host engine. Host engine connection invalid/disconnected."
 _DCGMI_NO_ENGINE_RE = re.compile(r"^Error: Unable to connect to host engine\.\s*(?P<why>.*)")
@@ -14202,6 +14235,20 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             # GPU 0000:09:00.0: Unknown Error" or "GPU is lost"): that GPU is out of reach until
             # it is reset, a fault of the GPU, not of the tool
             lost = m.group("bus") is not None and ("Unknown Error" in what or "GPU is lost" in what)
+            if "version mismatch" in what:
+                # the two versions that disagree, where the copy shows them: nvidia-smi's "NVML
+                # library version: 580.178" under the error, /proc/driver/nvidia/version's
+                # "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.173.02"
+                versions = [
+                    f"{label} {v.group(1)}"
+                    for label, pattern in (
+                        ("the NVML library", _NVML_LIB_VERSION_RE),
+                        ("the kernel module", _NVRM_VERSION_RE),
+                    )
+                    if (v := next((x for _, t, _ in lines if (x := pattern.search(t))), None))
+                ]
+                if versions:
+                    what += f" ({' against '.join(versions)})"
             report.events.append(
                 LogEvent(
                     kind="gpu_driver_fault" if lost else "gpu_driver_error",
