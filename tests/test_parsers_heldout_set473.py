@@ -559,3 +559,16 @@ def test_npu_smi_refusing_a_command_is_said() -> None:
         "not found.') and printed its usage: nothing was answered; its topology query is "
         "'npu-smi info -t topo'"
     )
+
+
+def test_a_use_cuda_perftest_that_cannot_register_its_gpu_buffer_says_so() -> None:
+    text = (
+        HELDOUT
+        / "perftest126_ib_write_bw_use_cuda_a30_8c_vgpu_pods_rdma_cm_couldnt_allocate_mr_bad_address_segfault.txt"
+    ).read_text()
+    ports, _ = rdma.parse_perftest(text)
+    failed = [p for p in ports if p.perftest is not None and p.perftest.failed]
+    (port,) = failed
+    assert port.perftest is not None and port.perftest.failed is not None
+    assert port.perftest.failed.startswith("Couldn't allocate MR (its buffer is GPU memory")
+    assert "nvidia-peermem" in port.perftest.failed

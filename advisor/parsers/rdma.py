@@ -572,7 +572,7 @@ PERFTEST_SIGNATURE = (
     # a run that stopped before its settings (those come after the TCP exchange and the device's
     # resources, write_bw.c main(): ctx_print_test_info after set_up_connection): the command,
     # then perftest's failure line within a few lines
-    r"|\bib_(?:write|read|send|atomic)_(?:bw|lat)\b[^\n]*\n(?:[^\n]*\n){0,4}?[ \t]*(?:"
+    r"|\bib_(?:write|read|send|atomic)_(?:bw|lat)\b[^\n]*\n(?:[^\n]*\n){0,16}?[ \t]*(?:"
     r"Couldn't connect to \S+:\d+|Unable to open file descriptor for socket connection"
     r"|Unable to init the socket connection|Unable to find the Infiniband/RoCE device"
     r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
@@ -814,6 +814,8 @@ class _PerftestCommand:
     server: str | None
     tcp_port: int | None = None
     """``-p``/``--port``: the TCP port of its exchange with the server (perftest's 18515 unset)."""
+    gpu_buffer: bool = False
+    """``--use_cuda``: its buffers are GPU memory (perftest built with CUDA)."""
 
 
 def _launch_prefix(prefix: str) -> bool:
@@ -893,7 +895,13 @@ def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
         elif name in ("p", "port") and value and value.isdigit():
             tcp_port = int(value)
     return _PerftestCommand(
-        line=no, tool=tool.group(0), device=device, port=port, server=server, tcp_port=tcp_port
+        line=no,
+        tool=tool.group(0),
+        device=device,
+        port=port,
+        server=server,
+        tcp_port=tcp_port,
+        gpu_buffer="--use_cuda" in line,
     )
 
 
@@ -1052,6 +1060,13 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             cmd = _connected_by(pending, e.group("what")) or pending[-1]
             failure_open, ended = True, last
             what = e.group("what")
+            if what == "Couldn't allocate MR" and cmd.gpu_buffer:
+                # (ibv_reg_mr on GPU memory: an HCA registers it only through GPUDirect RDMA,
+                # the nvidia-peermem module, on a GPU that allows it)
+                what += (
+                    " (its buffer is GPU memory, --use_cuda: registering it for RDMA needs "
+                    "GPUDirect RDMA, the nvidia-peermem module, on a GPU that allows it)"
+                )
             if what == "Parser function exited with Error" and above.strip():
                 # its own words on the argument it refused, the line above: the command line,
                 # not the link, is what failed
