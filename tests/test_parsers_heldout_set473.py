@@ -572,3 +572,20 @@ def test_a_use_cuda_perftest_that_cannot_register_its_gpu_buffer_says_so() -> No
     assert port.perftest is not None and port.perftest.failed is not None
     assert port.perftest.failed.startswith("Couldn't allocate MR (its buffer is GPU memory")
     assert "nvidia-peermem" in port.perftest.failed
+
+
+def test_two_show_gids_outputs_are_told_apart_and_their_index_compared() -> None:
+    said = _said(
+        _load(
+            "multus1100_show_gids_two_pods_mlx5_4_net1_macvlan_gid_index_4_5_vs_6_7_172_20_1_1_and_1_2.txt"
+        )
+    )
+    assert (
+        "show_gids: output 1 of 2: mlx5_4 port 1 (net1): 2 GID(s); RoCEv2 index 5 172.20.1.1"
+        in said
+    )
+    assert (
+        "show_gids: output 2 of 2: mlx5_4 port 1 (net1): 2 GID(s); RoCEv2 index 7 172.20.1.2"
+        in said
+    )
+    assert any("RoCEv2 GID stands at index 5, 7 in the file's 2 outputs" in m for m in said)

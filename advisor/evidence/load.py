@@ -4409,10 +4409,29 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     a host or port with no RoCEv2 GID that carries an IPv4 address is a ``rdma_no_gid``."""
     gids, found, found_line = rdma.parse_show_gids(text)
     notes: list[ParseWarning] = []
-    ports: dict[tuple[str, int], list[rdma.Gid]] = {}
+    ports: dict[tuple[int, str, int], list[rdma.Gid]] = {}
     for g in gids:
-        ports.setdefault((g.ca, g.port), []).append(g)
-    for (ca, port), own in ports.items():
+        ports.setdefault((g.output, g.ca, g.port), []).append(g)
+    outputs = max((g.output for g in gids), default=1)
+    v2_index: dict[tuple[str, int], set[int]] = {}
+    for g in gids:
+        if g.version == "v2" and g.ipv4:
+            v2_index.setdefault((g.ca, g.port), set()).add(g.index)
+    for (ca, port), indexes in v2_index.items():
+        if outputs > 1 and len(indexes) > 1:
+            # (NCCL_IB_GID_INDEX is one index for every rank of the job: where the outputs'
+            # RoCEv2 GIDs stand at different indexes, one value does not fit them all)
+            notes.append(
+                ParseWarning(
+                    line=gids[0].line,
+                    message=f"{ca} port {port}'s RoCEv2 GID stands at index "
+                    f"{', '.join(map(str, sorted(indexes)))} in the file's {outputs} outputs: one "
+                    "NCCL_IB_GID_INDEX set for the whole job does not fit them all (NCCL 2.21 "
+                    "and later choose the index themselves where it is unset)",
+                    skipped=False,
+                )
+            )
+    for (output, ca, port), own in ports.items():
         v2 = [g for g in own if g.version == "v2" and g.ipv4]
         # (an InfiniBand port's GIDs read "v1" too, the kernel's IB/RoCE v1 type, but name no
         # network interface: only a port with one is RoCE)
@@ -4420,7 +4439,8 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         notes.append(
             ParseWarning(
                 line=own[0].line,
-                message=f"{ca} port {port}"
+                message=(f"output {output} of {outputs}: " if outputs > 1 else "")
+                + f"{ca} port {port}"
                 + (f" ({own[0].netdev})" if own[0].netdev else "")
                 + f": {len(own)} GID(s); "
                 + (

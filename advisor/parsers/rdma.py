@@ -1401,6 +1401,12 @@ class Gid:
     """``v1`` or ``v2`` (the kernel's gid_attrs type: an InfiniBand port's reads "IB/RoCE v1",
     so v1 there too); None where the row shows none."""
     netdev: str | None
+    output: int = 1
+    """Which of the file's show_gids outputs it is in (its header printed again starts the
+    next: another host's or container's, whose device names may be the same)."""
+
+
+_GIDS_HEADER_RE = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$")
 
 
 def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
@@ -1409,7 +1415,11 @@ def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
     gids: list[Gid] = []
     found: int | None = None
     found_line = 0
+    output = 1
     for no, line, _ in numbered_lines(text):
+        if gids and gids[-1].output == output and _GIDS_HEADER_RE.match(line.strip()):
+            output += 1
+            continue
         if m := _GID_ROW_RE.match(line.strip()):
             ver = m.group("ver")
             gids.append(
@@ -1422,6 +1432,7 @@ def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
                     ipv4=m.group("ipv4"),
                     version=("v2" if "2" in ver else "v1") if ver else None,
                     netdev=m.group("netdev"),
+                    output=output,
                 )
             )
         elif m := _GIDS_FOUND_RE.match(line.strip()):
