@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_text
 from advisor.parsers import logs, rank_table, rdma
-from tests.rules_facts import builtin_findings
+from tests.rules_facts import builtin_findings, event
 from tests.test_parsers_heldout_set453 import HELDOUT, _events, _load, _said
 
 # --- round EEE's leftovers ---------------------------------------------------------------------
@@ -589,3 +589,27 @@ def test_two_show_gids_outputs_are_told_apart_and_their_index_compared() -> None
         in said
     )
     assert any("RoCEv2 GID stands at index 5, 7 in the file's 2 outputs" in m for m in said)
+
+
+def test_the_elastic_signal_advice_only_where_a_rank_had_a_signal() -> None:
+    # (judges' notes of rounds EEE-HHH: the SIGABRT advice beside a rank that exited with 1)
+    def advice(code: int) -> list[str]:
+        failure = event(kind="elastic_failure", exit_code=code, root_cause=True, rank=0)
+        found = builtin_findings({"evidence.failures": [failure]}, "nccl")
+        return [r.why for r in found["evidence-elastic-root-cause"].recommendations]
+
+    assert not any("A negative exit code is a signal" in a for a in advice(1))
+    assert any("Read the root-cause rank's own log" in a for a in advice(1))
+    assert any("A negative exit code is a signal" in a for a in advice(-6))
+
+
+def test_indented_dcgmi_diag_tables_are_read_each_with_its_own_level() -> None:
+    ev = _load(
+        "power_p100_dcgmi_discovery_4x_p100_sxm2_0002_0007_then_group_diag_r1_r2_pass_skip_indented_dcgm_page.txt"
+    )
+    (f,) = ev.files
+    assert sorted(f.formats) == ["dcgm_diag", "dcgmi_discovery"]
+    assert [(d["line"], d["level"], len(d["checks"])) for d in ev.dcgm_diags] == [
+        (31, "1", 9),
+        (47, "2", 15),
+    ]

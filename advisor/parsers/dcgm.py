@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 SIGNATURE = (
-    r"^\|\s*Diagnostic\s*\|\s*Result\s*\|"
+    # (a page may indent the table under its command: "  $ dcgmi diag ..." then its header;
+    # asys's own table names its result column "Diagnostic Result", no cell of its own)
+    r"^[ \t]*\|\s*Diagnostic\s*\|\s*Result\s*\|"
     r"|^[+|]-+\s+(?:Deployment|Integration|Hardware|Stress)\s+-+\+-+[+|]\s*$"
     r'|^\s*"DCGM GPU Diagnostic"\s*:'
     r"|MIG configuration is incompatible with the diagnostic"
@@ -230,18 +232,25 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
     return diag
 
 
-def _run_level(lines: list[tuple[int, str, int | None]]) -> str | None:
-    """The ``-r``/``--run`` of the first ``dcgmi diag`` command in the file, as typed."""
-    for _, line, _ in lines:
+def _run_level(lines: list[tuple[int, str, int | None]], before: int | None = None) -> str | None:
+    """The ``-r``/``--run`` of the last ``dcgmi diag`` command above line ``before`` (a file of
+    several runs: each table's own), else of the first one in the file, as typed."""
+    levels: list[tuple[int, str | None]] = []
+    for no, line, _ in lines:
         if "dcgmi" not in line or "diag" not in line:
             continue
         words = line.split()
         for at, word in enumerate(words):
             if word.startswith("--run="):
-                return word[len("--run=") :] or None
+                levels.append((no, word[len("--run=") :] or None))
+                break
             if word in ("-r", "--run") and at + 1 < len(words):
-                return words[at + 1]
-    return None
+                levels.append((no, words[at + 1]))
+                break
+    above = [level for no, level in levels if before is not None and no < before]
+    if above:
+        return above[-1]
+    return levels[0][1] if levels else None
 
 
 def _json_lines(lines: list[tuple[int, str, int | None]], start: int) -> Diag:
@@ -347,12 +356,12 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
                 "middle only): DCGM's version, the driver and the GPUs run on are unknown",
             )
         )
-    level = _run_level(lines)
     metadata_only = False
     for k, i in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         body = [(no, line.strip()) for no, line, _ in lines[i:end]]
         diag = _table(body, lines[i][0])
+        level = _run_level(lines, before=lines[i][0])
         diag.level = level
         if diag.cut is not None:
             if level in _DEPLOYMENT_ONLY_LEVELS:  # a level-1 run tests nothing after Deployment
