@@ -5029,18 +5029,31 @@ def _ascend_versions(text: str, source: str, out: EvidenceFacts, name: str) -> l
     return notes
 
 
+COUNTERS_SAID = 12
+"""How many of a counter block's non-zero loss counters its note names."""
+
+
+def _losses_said(counters: int, losses: dict[str, int], kind: str, none_said: str) -> str:
+    """A counter block's note: how many counters, and the ``kind`` counters not 0 (they only
+    grow from the driver's start: what was lost since then, not when)."""
+    if not losses:
+        return f"{counters} counter(s); {none_said}"
+    shown = ", ".join(f"{k} {v}" for k, v in list(losses.items())[:COUNTERS_SAID])
+    more = " ..." if len(losses) > COUNTERS_SAID else ""
+    return f"{counters} counter(s); {kind} counters not 0 (since the driver started): {shown}{more}"
+
+
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -S: a note of each block's counters and the loss counters that are not 0."""
     return [
         ParseWarning(
             line=b.line,
-            message=f"ethtool -S: {len(b.counters)} counter(s); "
-            + (
-                "loss counters not 0 (since the driver started): "
-                + ", ".join(f"{k} {v}" for k, v in list(b.losses.items())[:12])
-                + (" ..." if len(b.losses) > 12 else "")
-                if b.losses
-                else "every loss counter (errors, drops, discards) is 0"
+            message="ethtool -S: "
+            + _losses_said(
+                len(b.counters),
+                b.losses,
+                "loss",
+                "every loss counter (errors, drops, discards) is 0",
             ),
             skipped=False,
         )
@@ -5050,18 +5063,14 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
 
 def _rdma_hw_counters(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """An RDMA port's hardware counters (show_counters): a note of the error and drop counters
-    that are not 0 (they only grow from the driver's start: what happened since, not when)."""
+    that are not 0."""
     return [
         ParseWarning(
             line=b.line,
             message=f"RDMA hw counters of {b.device or 'a device the copy does not name'} port "
-            f"{b.port}: {len(b.counters)} counter(s); "
-            + (
-                "error and drop counters not 0 (since the driver started): "
-                + ", ".join(f"{k} {v}" for k, v in list(b.losses.items())[:12])
-                + (" ..." if len(b.losses) > 12 else "")
-                if b.losses
-                else "every error and drop counter is 0"
+            f"{b.port}: "
+            + _losses_said(
+                len(b.counters), b.losses, "error and drop", "every error and drop counter is 0"
             ),
             skipped=False,
         )
