@@ -766,7 +766,8 @@ class EvidenceFacts:
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
-    netdev, netdev_up}`` (the fields of ``parsers.rdma.HcaPort``; ``active``: the state carries
+    netdev, netdev_up, peer, could_be, lane_gbps, fastest_lane_gbps}`` (the fields of
+    ``parsers.rdma.HcaPort``; ``active``: the state carries
     traffic, None where the output gives no port state)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""

@@ -128,7 +128,10 @@ end; an unconnected port reads ``==(  Down/ Polling)==>  [ ] ""``."""
 # "53.125 Gbps" HDR, "106.25 Gbps" NDR); ibstat's Rate is the nominal one (EDR 4X: 100, HDR 4X:
 # 200): the same figure is kept for both tools.
 _LANE_NOMINAL_GBPS = {14.0625: 14.0, 25.78125: 25.0, 53.125: 50.0, 106.25: 100.0, 212.5: 200.0}
-_IBLINK_HEAD_RE = re.compile(r"^\s*(?:CA: (?P<ca>.+?)|Switch: 0x[0-9a-fA-F]+ (?P<switch>.+?)):\s*$")
+# (older infiniband-diags print "Switch 0xGUID NAME:" without the colon after Switch)
+_IBLINK_HEAD_RE = re.compile(
+    r"^\s*(?:CA: (?P<ca>.+?)|Switch:? 0x[0-9a-fA-F]+ (?P<switch>.+?)):\s*$"
+)
 _IBLINK_RE = re.compile(
     # (-l puts the node's GUID and name before each line; FDR10 names itself after the speed)
     r"^\s*(?:(?P<guid>0x[0-9a-fA-F]+)\s+)?(?:\"(?P<node>[^\"]*)\"\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[[^\]]*\]\s+==\(\s*"
@@ -216,6 +219,25 @@ class HcaPort:
     4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
     perftest: PerftestRun | None = None
     """A perftest run from this port (``parse_perftest``)."""
+    lane_gbps: float | None = None
+    """``iblinkinfo`` / ``ibnetdiscover``: the link's nominal rate a lane (SDR 2.5 ... NDR 100)."""
+    fastest_lane_gbps: float | None = None
+    """Set where this active link's lanes run slower than the fastest active link's in the same
+    file's ``iblinkinfo`` / ``ibnetdiscover`` output: that figure. Width is left out of the
+    comparison (a split port, 2X HDR100, is narrower by design); lane speed is what an older
+    HCA, a cable or a port forced lower brings down."""
+
+
+def _mark_slower_lanes(ports: list[HcaPort]) -> None:
+    """Each active fabric link (iblinkinfo, ibnetdiscover) whose lanes run slower than the
+    fastest one's in the file gets that figure in ``fastest_lane_gbps``."""
+    links = [
+        p for p in ports if p.tool in ("iblinkinfo", "ibnetdiscover") and p.active and p.lane_gbps
+    ]
+    fastest = max((p.lane_gbps or 0.0 for p in links), default=0.0)
+    for p in links:
+        if p.lane_gbps and p.lane_gbps < fastest:
+            p.fastest_lane_gbps = fastest
 
 
 def _state(port: HcaPort, value: str) -> None:
@@ -260,6 +282,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 peer=f"{peer_desc.group('desc') if peer_desc else ip.group('peer')} port "
                 f"{ip.group('pport')}",
                 rate_gbps=int(ip.group("width")) * _IB_SPEED_GBPS[ip.group("speed")],
+                lane_gbps=_IB_SPEED_GBPS[ip.group("speed")],
             )
             # (ibnetdiscover lists connected ports only: each is up)
             _state(port, "Active")
@@ -301,10 +324,13 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if lk.group("width") and lk.group("speed"):
                 lane = float(lk.group("speed"))
                 lane = _LANE_NOMINAL_GBPS.get(lane, lane)
+                port.lane_gbps = lane
                 port.rate_gbps = round(int(lk.group("width")) * lane, 3)
             ports.append(port)
             continue
-        if line.lstrip().startswith(("CA: ", "Switch: 0x")) and (hd := _IBLINK_HEAD_RE.match(line)):
+        if line.lstrip().startswith(("CA: ", "Switch: 0x", "Switch 0x")) and (
+            hd := _IBLINK_HEAD_RE.match(line)
+        ):
             link_node = (hd.group("ca") or hd.group("switch"), hd.group("switch") is not None)
             ca, current = None, None
             continue
@@ -524,6 +550,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         )
     if "/sys/class/infiniband/" in text:
         ports += _sysfs_ports(numbered)
+    _mark_slower_lanes(ports)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
