@@ -4,9 +4,24 @@ sources in tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import rdma
+from advisor.plain import to_plain
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import HELDOUT, _load
+from tests.test_parsers_heldout_set453 import HELDOUT, _load, _said
+
+
+def _found(ev: EvidenceFacts, backend: str = "nccl") -> dict[str, object]:
+    """The built-in rules' findings on an import's failures, ports and timelines."""
+    return builtin_findings(
+        {
+            "evidence.failures": ev.failures,
+            "evidence.hca_ports": ev.hca_ports,
+            "evidence.timelines": [to_plain(t) for t in ev.timelines],
+        },
+        backend,
+    )
+
 
 # --- round HHH's leftovers ---------------------------------------------------------------------
 
@@ -47,3 +62,239 @@ def test_one_lane_speed_with_different_widths_is_no_warning() -> None:
         (200.0, 50.0, None),
         (100.0, 50.0, None),
     ]
+
+
+# --- round JJJ (set 491) ------------------------------------------------------------------------
+
+
+def test_a_posters_arrow_after_an_ibstat_state_is_not_the_state_and_no_sm_is_said() -> None:
+    name = "ibstat_cx4_homelab_ibp4s0_initializing_linkup_fdr56_lid65535_no_sm.txt"
+    (port,) = _load(name).hca_ports
+    assert (port["state"], port["physical_state"], port["sm_lid"]) == ("Initializing", "LinkUp", 0)
+    found = builtin_findings({"evidence.hca_ports": _load(name).hca_ports}, "nccl")
+    (item,) = found["evidence-hca-port-not-active"].items
+    assert item.startswith(
+        "ibp4s0 port 1: Initializing (physical state LinkUp), InfiniBand, SM lid 0: no subnet "
+        "manager has configured it"
+    )
+
+
+def test_perftest_with_several_qps_takes_the_peer_from_the_remote_address_lines() -> None:
+    name = "perftest_alibaba_sccgn_ib_read_bw_client_mlx5_bond_0_20qp_roce_165gbps_cpufreq_warn_elided.txt"
+    (port,) = _load(name).hca_ports
+    run = port["perftest"]
+    assert (run["local"], run["peer"]) == ("200.0.45.14", "200.0.46.14")
+
+
+def test_nvml_failures_after_a_scripts_rc_note_and_with_a_curly_quote_are_read() -> None:
+    for name, said in (
+        ("nvidia_smi_query_gpu_csv_and_list_gpus_rc255_nvml_unknown_error.txt", "Failed to initialize NVML: Unknown Error"),
+        ("nvidia_smi_failed_couldnt_communicate_driver_curly_quote.txt", "couldn\u2018t communicate with the NVIDIA driver"),
+    ):  # fmt: skip
+        found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
+        finding = found["evidence-nvml-unavailable"]
+        assert finding.severity == "critical"
+        assert any(said in i for i in finding.items), finding.items
+
+
+# --- round JJJ (set 489): Ascend tool outputs ----------------------------------------------------
+
+
+def test_an_npu_topology_with_a_numa_affinity_column_is_read_with_its_numa_nodes() -> None:
+    ev = _load(
+        "npu_smi_topo_m_8npu_phb_pairs_sys_no_hccs_numa_6_4_0_2_vllm_hust_devhub_20260407.txt"
+    )
+    (f,) = ev.files
+    assert f.formats == ["npu_smi_topo"]
+    (topo,) = ev.topologies
+    assert topo["links"]["NPU0"]["NPU1"] == "PHB" and topo["links"]["NPU0"]["NPU2"] == "SYS"
+    assert topo["cpu_affinity"]["NPU2"] == "96-119"
+    assert [topo["numa_affinity"][f"NPU{i}"] for i in range(0, 8, 2)] == ["6", "4", "0", "2"]
+    assert topo["hccs"] is False
+
+
+def test_a_failed_build_of_hccl_test_gives_the_compilers_first_error() -> None:
+    ev = _load(
+        "hccl_test_build_failed_exit1_hcclcommsetmemoryrange_undeclared_old_cann_headers_vllm_hust_devhub_probe.log"
+    )
+    (error,) = ev.failures
+    assert error["line"] == 6
+    assert "error: 'HcclCommSetMemoryRange' was not declared in this scope" in error["message"]
+
+
+def test_hccl_test_rows_whose_check_is_null_are_said_unchecked() -> None:
+    said = _said(
+        _load("hccl_test_broadcast_64m_check_null_vllm_hust_devhub_20260407_first_39_rows.log")
+    )
+    assert any(
+        m.startswith("hccl_test: check_result NULL on 39 of 39 row(s): hccl_test did not check")
+        for m in said
+    ), said
+
+
+# --- round III (set 486) and JJJ (set 490): Ascend logs ------------------------------------------
+
+
+def test_one_logged_line_alone_is_a_programs_log_with_no_error() -> None:
+    ev = _load(
+        "vllm_ascend5044_v0_11_0_enginecore_dp0_pid299_init_v1_engine_qwen3_8b_npu_config_line_healthy_cut.log"
+    )
+    (f,) = ev.files
+    assert (f.formats, f.status) == (["log"], "read")
+    assert ev.failures == []
+    assert any("no line says an error" in m for m in _said(ev))
+
+
+def test_a_segfault_banner_and_vllms_failed_core_are_one_crash_not_an_unexplained_err99999() -> (
+    None
+):
+    ev = _load(
+        "vllm_ascend10136_ascend910_cann9_enginecore_segfault_failed_core_minus11_err99999_pid314724.log"
+    )
+    (crash,) = ev.failures
+    assert (crash["kind"], crash["line"], crash["exit_code"]) == ("launcher_exit", 3, -11)
+    assert crash["exception_type"].startswith("tvm_ffi's signal handler")
+    assert "vLLM: its EngineCore process exited with -11 (line 5)" in crash["exception_type"]
+    found = _found(ev, "hccl")
+    assert "evidence-launcher-exit" in found
+    assert "evidence-torch-npu-error" not in found  # the crash above explains ERR99999
+
+
+def test_hccl_function_error_with_its_arguments_elided_is_read() -> None:
+    ev = _load(
+        "areal_pr1254_ref_compute_logp_hcclcomminitrootinfoconfig_code7_ej0001_hccp_init_failure.log"
+    )
+    calls = [f for f in ev.failures if f["kind"] == "hccl_call_failure"]
+    assert [(f["call"], f["code"], f["line"]) for f in calls] == [
+        ("hcclCommInitRootInfoConfig", "7", 1)
+    ]
+    assert any(f.get("code") == "EJ0001" for f in ev.failures)
+
+
+def test_mindsporess_failed_group_on_gpus_is_its_own_failure_not_a_cann_plog() -> None:
+    ev = _load(
+        "hiascend_forum_mindspore22_gpu_nccl_world_group_create_comm_group_failed_pid27927_cut.log"
+    )
+    (failed,) = ev.failures
+    assert (failed["kind"], failed["line"], failed["pid"]) == ("comm_group_failure", 5, 27927)
+    assert failed["group"] == "nccl_world_group"
+    assert "NCCL's communicator" in failed["exception_type"]
+    assert "does not match CUDA 11.8.89 (line 1)" in failed["exception_type"]
+    found = _found(ev)
+    assert "evidence-comm-group-failed" in found and "evidence-hccl-plog-error" not in found
+
+
+def test_a_driver_error_is_said_with_the_runtimes_return_code_and_device() -> None:
+    ev = _load(
+        "hiascend_forum_plog_drv_devdrv_device0_open_failed_errno14_runtime_ee9999_0x7020014_pid78_cut.log"
+    )
+    (error,) = ev.failures
+    assert (error["line"], error["device"], error["code"]) == (4, 0, "EE9999")
+    assert (
+        "the runtime then: Failed to open device, retCode=0x7020014, deviceId=0 (line 8)"
+        in error["exception_type"]
+    )
+
+
+def test_hccls_run_log_entries_of_a_communicators_creation_are_read() -> None:
+    ev = _load(
+        "hccl_doc_run_plog_entry_getrootinfo_comminitrootinfoconfig_ranks16_rank0_group_name_0_healthy.log"
+    )
+    assert ev.failures == []
+    assert _said(ev) == [
+        "log: HCCL was called to create a communicator by root info: rank 0 of 16, root "
+        "127.10.0.1 port 60000, identifier group_name_0, device 0"
+    ]
+
+
+# --- rounds III and JJJ (sets 487, 488, 492): NVIDIA tools and logs -------------------------------
+
+
+def test_nccls_result_text_inside_vllms_worker_message_is_a_failed_nccl_call() -> None:
+    ev = _load(
+        "vllm7800_mistral_large_tp8_vllmworkerprocess_pid232_init_device_nccl_unhandled_system_error_cut.log"
+    )
+    (failed,) = ev.failures
+    assert (failed["kind"], failed["pid"], failed["line"]) == ("nccl_call_failure", 232, 1)
+    assert "evidence-nccl-call-failed" in _found(ev)
+
+
+def test_a_chain_of_ray_task_errors_names_the_innermost_task_and_torchs_backend_error() -> None:
+    ev = _load(
+        "ray40758_raytrain_torchtrainer_raytaskerror_distbackenderror_worker_pid192_10_0_0_19_traceback_cut.log"
+    )
+    (raised,) = ev.failures
+    assert (raised["line"], raised["pid"], raised["host"]) == (12, 192, "10.0.0.19")
+    assert raised["library"] == "torch.distributed"
+    assert "the driver got it through ray::_Inner.train()" in raised["call"]
+    finding = _found(ev)["evidence-python-exception"]
+    assert "raised inside torch.distributed" in finding.message
+
+
+def test_nvls_tree_comm_split_and_a_cut_rank_line_are_read() -> None:
+    said = _said(
+        _load(
+            "msswift3934_grpo_g183_interleaved_net_ib_8_gdrdma_nvls_tree_commsplit_nranks16_service_thread_connection_closed_cut.log"
+        )
+    )
+    assert "log: g183: NCCL connected its NVLS tree" in said
+    assert any("a communicator of 16 rank(s) split from another (ncclCommSplit)" in m for m in said)
+    assert not any(m.startswith("log: a host:") for m in said)
+    ev = _load("nccltests276_h200_16rank_gpu47_gpu48_header_cut.log")
+    (bench,) = ev.benchmarks
+    assert (bench["ranks"], bench["hosts"]) == (16, ["gpu47", "gpu48"])
+
+
+def test_nccls_topology_dump_and_communicators_ended_by_abort_are_said() -> None:
+    said = _said(
+        _load(
+            "megatron_duihuhu_c0b58536a5f1_4gpu_nvswitch_socket_eth0_hpcx_plugin_init_head_cut.log"
+        )
+    )
+    assert any(m.startswith("log: a communicator of 4 rank(s)") for m in said)
+    assert (
+        "log: NCCL's topology: 4 GPU(s) (27000, 2D000, 54000, 59000); NVLink 160.0 GB/s to an "
+        "NVSwitch" in said
+    )
+    said = _said(
+        _load(
+            "megatron_duihuhu_c0b58536a5f1_rank0_tail_allreduce_opcount_then_service_thread_closed_4_comms_abort_complete_cut.log"
+        )
+    )
+    assert any(
+        m.startswith("log: 3 communicators of 2 rank(s) ended by ncclCommAbort") for m in said
+    )
+    assert any(
+        m.startswith("log: a communicator of 4 rank(s) ended by ncclCommAbort") for m in said
+    )
+    assert any("10 connection(s) closed by local rank(s) 0, 1, 2, 3" in m for m in said)
+
+
+def test_time_outs_at_other_seqnums_with_no_group_named_are_a_warning_and_no_first_rank() -> None:
+    for name, spread in (
+        ("nemo13562_3rank_wrapped_ranks1_2_broadcast_seq532339_rank0_allgather_base_seq532341_1800000ms_cut.log",
+         {532339: [1, 2], 532341: [0]}),
+        ("pastebin_qu1mjp8u_x2_h100_2rank_blocking_wait_rank1_allgather_base_seq1237_vs_rank0_allgather_seq1191_3600000ms_abort_cut.log",
+         {1191: [0], 1237: [1]}),
+    ):  # fmt: skip
+        ev = _load(name)
+        (timeline,) = ev.timelines
+        assert timeline.unnamed_seq_spread == spread
+        assert timeline.seq_spread == {}
+        assert timeline.first_rank is None  # each watchdog fired when its own wait ran out
+        found = _found(ev)
+        assert "evidence-watchdog-seq-spread-unnamed-group" in found
+        assert "evidence-failure-order" not in found
+    (timeline,) = _load(
+        "nemo13562_3rank_wrapped_ranks1_2_broadcast_seq532339_rank0_allgather_base_seq532341_1800000ms_cut.log"
+    ).timelines
+    assert timeline.unnamed_seq_ops == {532339: ["broadcast"], 532341: ["all_gather"]}
+
+
+def test_a_custom_benchmark_under_srun_is_a_programs_log() -> None:
+    ev = _load(
+        "luckylittlemonster_srun_2node_nccl2243_aws_ofi_cxi_slingshot_p2p_bw_test1_healthy_cut.log"
+    )
+    (f,) = ev.files
+    assert (f.formats, f.status) == (["log"], "read")
+    assert ev.failures == []

@@ -142,7 +142,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # (a document's "NPUx" column stands for the NPUs it left out)
         # (with its NIC columns after the NPUs: "NPU0  NPU1  NIC0")
         r"^[ \t]*(?:NPU|Phy-ID)\d+(?:[ \t]+(?:NPU|Phy-ID)(?:\d+|x))*(?:[ \t]+NIC\d+)*"
-        r"(?:[ \t]+CPU Affinity)?[ \t]*\r?\n"
+        r"(?:[ \t]+CPU Affinity)?(?:[ \t]+NUMA Affinity)?[ \t]*\r?\n"
         r"[ \t]*(?:NPU|Phy-ID)\d+[ \t]+(?:X|HCCS|HCCS_SW|PIX|PXB|PHB|NODE|SYS|SIO|UB|NA)\b"
         r"|^[ \t]*This device does not support querying topo\."
         # sglang's check_env heading over npu-smi's matrix (a copy may end inside its header)
@@ -302,6 +302,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
         r"|\baclrt\w+ failed, ret = \d{6}\b"
+        # HCCL's run-log entry of a communicator's creation by root info (logs._INIT_ENTRY_RE)
+        r"|Entry-HcclCommInitRootInfo(?:Config)?(?:Inner)?:ranks\[\d+\], rank\[\d+\]"
         # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the
         # start's other lines bare too, its network, make the log of one)
         r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
@@ -462,8 +464,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bstore->get\(\) got error: HCCL_BLOCKING_WAIT\b"
         r"|A timeout occurs when the Notify register waits for execution\. Waiting peer rank: \d+"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
-        r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn't communicate"
-        r"|^Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
+        r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn['\u2018\u2019]t communicate"
+        r"|^(?:\s*rc=\d+\s+)?Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
         r"|^Error: Unable to connect to host engine\."
         # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
         r"|\bdcmi (?:model|module) initiali[sz]ed? failed\b|\bdcmi/\w+\.go:\d+\s.*?err: retCode: -\d+"
@@ -766,7 +768,7 @@ class EvidenceFacts:
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
-    netdev, netdev_up, peer, could_be, lane_gbps, fastest_lane_gbps}`` (the fields of
+    netdev, netdev_up, peer, could_be, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
     ``parsers.rdma.HcaPort``; ``active``: the state carries
     traffic, None where the output gives no port state)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
@@ -2297,6 +2299,20 @@ def _hccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             npus_per_node=parsed.npus_per_node,
         )
     )
+    unchecked = [r for r in parsed.rows if r.check == "NULL"]
+    if unchecked:
+        # hccl_test prints NULL where it did not compare the result (its -c 0, or a type it does
+        # not check): the figures stand, the data's correctness is not known
+        return [
+            *parsed.warnings,
+            ParseWarning(
+                line=unchecked[0].line,
+                message=f"check_result NULL on {len(unchecked)} of {len(parsed.rows)} row(s): "
+                "hccl_test did not check those results (run with -c 0, or a data type it does "
+                "not check), so whether the collective returned right data is not known",
+                skipped=False,
+            ),
+        ]
     return parsed.warnings
 
 

@@ -94,6 +94,11 @@ class FailureTimeline:
     """Collective → the ranks that failed in it, where ranks of one group failed at the same
     point in different collectives (watchdog time-outs of one SeqNum, HCCL execution time-outs
     of one group): they did not issue the same collectives in the same order."""
+    unnamed_seq_spread: dict[int, list[int]] = field(default_factory=dict)
+    """As ``seq_spread``, from watchdog time-outs in a log that names no process group at all
+    (older torch prints none): one group's ranks out of step only if they are of one group,
+    which the log cannot say; ``unnamed_seq_ops`` gives each SeqNum's collective(s)."""
+    unnamed_seq_ops: dict[int, list[str]] = field(default_factory=dict)
     unnamed_mismatch: dict[str, list[int]] = field(default_factory=dict)
     """As ``mismatched_ops``, from watchdog time-outs of one SeqNum in a log that names no
     process group at all (older torch prints none): the ranks are of one group only if that
@@ -174,6 +179,15 @@ def build(
             [{**e, "group": "(not named)"} for e in failures if e.get("kind") == "watchdog_timeout"]
         )
     tl.seq_spread = _seq_spread(failures)
+    if not tl.seq_spread and not any(e.get("group") for e in failures):
+        unnamed = [
+            {**e, "group": "(not named)"} for e in failures if e.get("kind") == "watchdog_timeout"
+        ]
+        tl.unnamed_seq_spread = _seq_spread(unnamed)
+        for seq in tl.unnamed_seq_spread:
+            tl.unnamed_seq_ops[seq] = sorted(
+                {str(e.get("op")) for e in unnamed if e.get("seq") == seq and e.get("op")}
+            )
     if timed:
         t0 = timed[0].time_s or 0.0
         for x in timed:
@@ -219,6 +233,10 @@ def build(
         if len(leaders) > 1 and not any(x.rank in roots for x in leaders):
             tl.tied = sorted(x.rank for x in leaders)
         lagging = _lagging(failures, tl.seq_spread, own)
+        # watchdog time-outs of one length at several SeqNums of a group the log does not name,
+        # all within seconds: each fired when its own wait ran out, so the first to fire is not
+        # the first that failed, and which rank is behind the log cannot say
+        unordered = _lagging(failures, tl.unnamed_seq_spread, own) is not None
         if lagging is not None:
             seq, ranks = lagging
             tl.lagging_seq = seq
@@ -230,7 +248,7 @@ def build(
                     x.role = "consequence"
                     x.why = "timed out in a later collective, waiting for the ranks behind"
             tl.first_rank = min(ranks)
-        elif not tl.unstamped and not tl.tied:
+        elif not tl.unstamped and not tl.tied and not unordered:
             if own and not tl.one_collective:
                 own[0].role = "first"  # (one collective's time-outs: the first only waited first)
             tl.first_rank = (own or timed)[0].rank

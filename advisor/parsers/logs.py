@@ -645,7 +645,7 @@ class LogEvent:
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it), pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
-    run_success or
+    comm_group_failure (MindSpore's group it could not create on the device), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
     message: str
@@ -1146,6 +1146,8 @@ def _parse_events(text: str) -> LogReport:
     if "fabricmanager" in text or "fabric manager" in text or "nvlsm: " in text:
         fm_running = _fabric_manager(lines, report)
     _getnext_failures(lines, report)
+    if "comm group" in text:
+        _mindspore_group_failures(lines, report)
     _task_queue_exits(lines, report)
     _monitored_barrier(lines, report)
     _gloo_errors(lines, report)  # after the barrier: it leaves the lines the barrier read
@@ -1347,6 +1349,13 @@ def _parse_events(text: str) -> LogReport:
         if not report.events and "] HCCL(" in text and HCCL_PLOG_RE.search(text):
             _hcom_init_notes(lines, report)
             return report  # HCCL's own plog of a run with no failure in it: evidence too
+        if (
+            not report.events
+            and "Entry-HcclCommInitRootInfo" in text
+            and _INIT_ENTRY_RE.search(text)
+        ):
+            _hcom_init_notes(lines, report)
+            return report  # HCCL's run-log entries of a communicator's creation, cut from a plog
         if (
             not report.events
             and not plog_errors
@@ -2487,7 +2496,9 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
 # torch_npu's op-plugin path names the HCCL entry point without its arguments: "OPS function
 # error: HcclAllreduce, error code is 6" (then "ERR01100 OPS call acl api failed").
 _HCCL_CALL_RE = re.compile(
-    r"HCCL function error: (?P<call>\w+)\(.*?\)\s*[,，]\s*error code is\s*(?P<code>-?\d+)"
+    # (a copy that put "..." for the arguments: "HCCL function error: hcclCommInitRootInfoConfig
+    # ... error code is 7")
+    r"HCCL function error: (?P<call>\w+)(?:\(.*?\)\s*[,，]|\s*(?:\.{3}|…)[,，]?)\s*error code is\s*(?P<code>-?\d+)"
     r"|OPS function error: (?P<call2>Hccl\w+)\s*[,，]\s*error code is\s*(?P<code2>-?\d+)"
     # a copy that shortened the message to its call ("RuntimeError: create_config ...
     # hcclCommInitRootInfoConfig(...), error code is 5"): an hccl entry point's name is enough
@@ -3909,7 +3920,26 @@ _NCCL_OLD_RANK_RE = re.compile(r"NCCL INFO rank (?P<rank>\d+) nranks (?P<n>\d+)\
 # NCCL's words once its channels are set up (init.cc: "Connected all rings", "Connected all
 # trees") and their number ("2 coll channels, 2 p2p channels, 2 p2p channels per peer"; newer
 # releases add "2 collnet channels, 0 nvls channels")
-_NCCL_CONNECTED_ALL_RE = re.compile(r"NCCL INFO Connected all (rings|trees)\b")
+# (and, on NVLink SHARP systems, "Connected NVLS tree")
+_NCCL_CONNECTED_ALL_RE = re.compile(r"NCCL INFO Connected (?:all (rings|trees)\b|(NVLS tree)\b)")
+# a communicator's line that a copy cut or spliced before its device ("comm 0x.. rank 0 nranks 4 c"),
+# ncclCommSplit's ("ncclCommSplit comm 0x.. rank 1 nranks 16 cudaDev 1 ... parent 0x.."), and its
+# end ("comm 0x.. rank 0 nranks 4 cudaDev 0 busId 27000 - Abort COMPLETE" / "- Destroy COMPLETE":
+# init.cc, ncclCommAbort's and ncclCommDestroy's last words)
+_NCCL_COMM_ANY_RE = re.compile(
+    r"NCCL INFO (?P<split>ncclCommSplit )?comm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<n>\d+)"
+    r"(?:.*? - (?P<end>Abort|Destroy) COMPLETE)?"
+)
+# NCCL's proxy service thread when a peer's connection to it closed (proxy.cc: "[Service thread]
+# Connection closed by localRank %d"): the communicators' tear-down, each process's proxy in turn
+_NCCL_SERVICE_CLOSED_RE = re.compile(r"\[Service thread\] Connection closed by localRank (\d+)")
+# NCCL's topology dump (topo.cc ncclTopoPrint): a GPU node ("+ PCI[24.0] - GPU/27000 (0)") and a
+# link under it ("+ NVL[160.0] - NVS/0": an NVLink to an NVSwitch; "- GPU/..." to a GPU)
+_NCCL_TOPO_GPU_RE = re.compile(r"NCCL INFO\s+\+ \w+\[[\d.]+\] - GPU/(?P<bus>[0-9A-Fa-f]+) \(\d+\)")
+_NCCL_TOPO_NVL_RE = re.compile(r"NCCL INFO\s+\+ NVL\[(?P<bw>[\d.]+)\] - (?P<to>NVS|GPU)/")
+# "NVLS multicast support is not available on dev 1" (NVLink SHARP needs an NVSwitch system with
+# multicast; NCCL goes on without it)
+_NCCL_NVLS_UNAVAILABLE_RE = re.compile(r"NVLS multicast support is not available on dev (\d+)")
 _NCCL_CHANNEL_COUNTS_RE = re.compile(r"\b(\d+ coll channels,[^\n]*?)\s*$")
 # the ring order of each channel at init ("Channel 00/24 :    0   1   2"): how many channels
 _NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?:\s+\d+)+\s*$")
@@ -3954,9 +3984,14 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
     via_first = 0
     connected: dict[str, set[str]] = {}  # a host → "rings", "trees" NCCL said it connected
+    connected_first: dict[str, int] = {}  # a host → the line of its first "Connected" note
     # an init call and communicator size → each rank's set-up time (line, rank, total s, phases)
     # (ncclCommInitRankConfig's and ncclCommSplit's of one size are two communicators)
     timings: dict[tuple[str, int], list[tuple[int, int, float, str]]] = {}
+    ended: dict[tuple[str, str], set[str]] = {}  # (size, how it ended) → the communicators ended so
+    closed: dict[int, int] = {}  # a service thread's "Connection closed" line → the local rank
+    topo_gpus: dict[str, int] = {}  # NCCL's topology dump: a GPU's bus → its line
+    topo_nvl: set[tuple[str, str]] = set()  # the dump's NVLinks: (NVS or GPU, bandwidth)
     for no, line, _ in lines:
         said: str | None = None
         if "Init timings" in line and (it := _NCCL_INIT_TIMINGS_RE.search(line)):
@@ -3998,15 +4033,41 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             # (its set-up begun: a copy that ends before "Init COMPLETE" does not say it ended)
             said = f"a communicator of {c.group('nranks')} rank(s) being set up (Init START)"
             ranks_seen.setdefault(said, set()).add(int(c.group("rank")))
-        elif "Connected all " in line and (ca := _NCCL_CONNECTED_ALL_RE.search(line)):
+        elif "Connected " in line and (ca := _NCCL_CONNECTED_ALL_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else "a host"
-            connected.setdefault(host, set()).add(ca.group(1))
+            connected.setdefault(host, set()).add(ca.group(1) or ca.group(2))
+            connected_first.setdefault(host, no)
             continue
+        elif "Service thread" in line and (sc := _NCCL_SERVICE_CLOSED_RE.search(line)):
+            closed.setdefault(no, int(sc.group(1)))
+            continue
+        elif "GPU/" in line and (tg := _NCCL_TOPO_GPU_RE.search(line)):
+            topo_gpus.setdefault(tg.group("bus").upper(), no)
+            continue
+        elif "NVL[" in line and (tn := _NCCL_TOPO_NVL_RE.search(line)):
+            topo_nvl.add((tn.group("to"), tn.group("bw")))
+            continue
+        elif "NVLS multicast" in line and _NCCL_NVLS_UNAVAILABLE_RE.search(line):
+            said = "NCCL: NVLink SHARP (NVLS) multicast is not available on this system's GPUs"
         elif "Ib Alloc" in line and "net_ib" in line:
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             said = f"{host or 'a host'}: NCCL's IB transport (net_ib) allocated its buffers"
         elif "/" in line and "Channel " in line and (rc := _NCCL_RING_CHANNELS_RE.search(line)):
             said = f"NCCL's rings: {int(rc.group(1))} channel(s) (its 'Channel NN/{rc.group(1)}' lines)"
+        elif "nranks" in line and "comm 0x" in line and (cm := _NCCL_COMM_ANY_RE.search(line)):
+            if cm.group("end"):
+                ending = "ncclCommAbort (Abort COMPLETE)"
+                if cm.group("end") == "Destroy":
+                    ending = "ncclCommDestroy (Destroy COMPLETE)"
+                ended.setdefault((cm.group("n"), ending), set()).add(cm.group("comm"))
+                said = f"a communicator of {cm.group('n')} rank(s) ended by {ending}"
+            elif cm.group("split"):
+                said = (
+                    f"a communicator of {cm.group('n')} rank(s) split from another (ncclCommSplit)"
+                )
+            else:
+                said = f"a communicator of {cm.group('n')} rank(s)"
+            ranks_seen.setdefault(said, set()).add(int(cm.group("rank")))
         elif "Trees [0]" in line and (tr := _NCCL_TREES_RE.search(line)):
             said = f"a communicator of {int(tr.group('n'))} rank(s)"
             ranks_seen.setdefault(said, set()).add(int(tr.group("rank")))
@@ -4034,14 +4095,46 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             notes[said] = no
     for (_, size), per_rank in timings.items():
         notes[_init_timings_said(size, per_rank)] = per_rank[0][0]
-    for host, kinds in connected.items():
-        # (init.cc: "Connected all rings" / "Connected all trees" once the channels are set up)
-        first_connected = (
-            next(no for no, line, _ in lines if "Connected all " in line and host in line)
-            if host != "a host"
-            else next(no for no, line, _ in lines if "Connected all " in line)
+    if topo_gpus:
+        links = ", ".join(
+            f"NVLink {bw} GB/s to {'an NVSwitch' if to == 'NVS' else 'GPUs'}"
+            for to, bw in sorted(topo_nvl)
         )
-        notes[f"{host}: NCCL connected all its {' and '.join(sorted(kinds))}"] = first_connected
+        notes[
+            f"NCCL's topology: {len(topo_gpus)} GPU(s) ({', '.join(topo_gpus)})"
+            + (f"; {links}" if links else "; no NVLink in it")
+        ] = min(topo_gpus.values())
+    if closed:
+        # (after a run, each communicator's tear-down; before its end, a peer process that left)
+        notes[
+            f"NCCL's proxy service threads: {len(closed)} connection(s) closed by local rank(s) "
+            f"{', '.join(map(str, sorted(set(closed.values()))))} (a communicator's tear-down, "
+            "or a peer process that exited)"
+        ] = min(closed)
+    for (nranks, ending), comms in ended.items():
+        if len(comms) > 1:
+            # several communicators of one size ended (a job's groups): how many, one note
+            one = f"a communicator of {nranks} rank(s) ended by {ending}"
+            many = f"{len(comms)} communicators of {nranks} rank(s) ended by {ending}"
+            notes[many] = notes.pop(one)
+            if one in ranks_seen:
+                ranks_seen[many] = ranks_seen[one]
+    # (a communicator's bare line beside the Init lines that say more of it: said once)
+    for said in [n for n in notes if n.endswith(" rank(s)") and n.startswith("a communicator of ")]:
+        if any(o.startswith(said + " ") for o in notes if o != said):
+            del notes[said]
+    if "a host" in connected and len(connected) > 1:
+        # (a line whose prefix two processes spliced: one of the named hosts')
+        del connected["a host"]
+    for host, kinds in connected.items():
+        # (init.cc: "Connected all rings" / "Connected all trees" once the channels are set up,
+        # "Connected NVLS tree" for NVLink SHARP's)
+        parts = []
+        if every := [k for k in ("rings", "trees") if k in kinds]:
+            parts.append(f"all its {' and '.join(every)}")
+        if "NVLS tree" in kinds:
+            parts.append("its NVLS tree")
+        notes[f"{host}: NCCL connected {' and '.join(parts)}"] = connected_first[host]
     if via:
         # (each channel's "via P2P/IPC/read", "via SHM/direct/direct", "via NET/IB/0/GDRDMA":
         # GPU to GPU, through host memory, or over the network; the NIC's index left out)
@@ -4797,6 +4890,12 @@ _NCCL_CALL_RE = re.compile(
     # HybridBackend's TensorFlow collectives (nccl_collective.cc): "E hybridbackend/tensorflow/
     # distribute/nccl/nccl_collective.cc:461] NCCL communication aborted: unhandled system error"
     rf"|\bNCCL communication aborted: (?P<what16>{_NCCL_ERROR_TEXT}.*?)\s*$"
+    # NCCL's result text with its own "(run with NCCL_DEBUG=INFO for details)" after "NCCL error: "
+    # (ncclGetErrorString's words for a system or CUDA error) inside another program's message,
+    # vLLM's worker wrapper: "Exception in worker VllmWorkerProcess while processing method
+    # init_device: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details),
+    # Traceback (most recent call last):"
+    rf"|\bNCCL error: (?P<what17>{_NCCL_ERROR_TEXT}[^,\n]*?\(run with NCCL_DEBUG=\w+ for details\))"
 )
 # nccl-tests' testFailure line under its NCCLCHECK's (src/common.h): " .. HCA-108 pid 2753874: Test
 # failure common.cu:915"
@@ -4912,6 +5011,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what14",
                 "what15",
                 "what16",
+                "what17",
             )
         )
         # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
@@ -6420,6 +6520,20 @@ _UCX_SIGNAL_RE = re.compile(
 )
 
 
+# tvm_ffi's SIGSEGV handler (tvm_ffi src/ffi/backtrace.cc): "!!!!!!! Segfault encountered !!!!!!!",
+# then its backtrace ('  File "<unknown>", line 0, in ucs_topo_cleanup', or a symbol a line), then
+# the signal raised again with the default handler: the process ends with SIGSEGV
+_TVM_SEGFAULT_RE = re.compile(r"^!{3,}\s*Segfault encountered\s*!{3,}$")
+_NATIVE_FRAME_RE = re.compile(
+    r'^\s*(?:File "[^"]*", line \d+, in (?P<sym>\S.*?)|(?P<sym2>[A-Za-z_][\w:<>~]*)\(.*\))\s*$'
+)
+# vLLM's engine client when its engine core process died while starting: "RuntimeError: Engine core
+# initialization failed. See root cause above. Failed core proc(s): {'EngineCore': -11}" (each
+# process's exit code, negative for a signal)
+_VLLM_CORE_PROCS_RE = re.compile(r"Failed core proc\(s\): \{(?P<procs>[^}]*)\}")
+_VLLM_CORE_PROC_RE = re.compile(r"'(?P<proc>[^']+)': (?P<code>-?\d+)")
+
+
 def _nccl_devices_by_pid(lines: list[tuple[int, str, int | None]]) -> dict[tuple[str, int], int]:
     """The CUDA device each process's NCCL lines name ("host:pid:tid [dev] NCCL INFO ..."), by
     host and pid: the GPU of a process whose crash names only its pid."""
@@ -7292,6 +7406,48 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         else None,
                     )
                 )
+            continue
+        if "Segfault encountered" in line and _TVM_SEGFAULT_RE.match(text):
+            # tvm_ffi's SIGSEGV handler (loaded by vLLM and others): its banner, the native
+            # frames under it, then the signal raised again; the first frame it names
+            native = next(
+                (
+                    nf.group("sym") or nf.group("sym2")
+                    for _, t, _ in lines[index + 1 : index + 4]
+                    if (nf := _NATIVE_FRAME_RE.match(t))
+                ),
+                None,
+            )
+            once(
+                ("tvm-segv", tagged if tagged is not None else no), no, text,
+                "tvm_ffi's signal handler (a segmentation fault in native code)",
+                exit_code=-11, rank=tagged, call=native, library="native code" if native else None,
+            )  # fmt: skip
+            continue
+        if "Failed core proc(s)" in line and (vc := _VLLM_CORE_PROCS_RE.search(line)):
+            for proc, code in _VLLM_CORE_PROC_RE.findall(vc.group("procs")):
+                crash = next(
+                    (
+                        e
+                        for e in report.events
+                        if e.kind == "launcher_exit"
+                        and (e.exception_type or "").startswith("tvm_ffi's")
+                        and e.exit_code == int(code)
+                        and e.line < no
+                    ),
+                    None,
+                )
+                if crash is not None:
+                    # the crash its own handler reported above: the same process, said once
+                    crash.exception_type = (
+                        f"{crash.exception_type}; vLLM: its {proc} process exited with {code} "
+                        f"(line {no})"
+                    )
+                    continue
+                once(
+                    ("vllm-core", proc), no, text,
+                    f"vLLM (its {proc} process)", exit_code=int(code),
+                )  # fmt: skip
             continue
         if "Caught signal" in line and (us := _UCX_SIGNAL_RE.match(line)):
             pid = int(us.group("pid"))
@@ -8277,10 +8433,12 @@ _SUPERPOD_LINK_RE = re.compile(
 # fault guide (hicann/hccl docs/zh/user_guide/fault_diagnosis/cluster_info_nego.md, EI0015) reads
 # these lines' times across ranks: a rank that calls it more than HCCL_CONNECT_TIMEOUT (default
 # 120 s) after the others leaves their link set-up waiting past it, and the creation fails.
+# (HcclCommInitRootInfoConfig's entry, CANN 8's: "Entry-HcclCommInitRootInfoConfigInner:ranks[16],
+# rank[0], rootinfo: host ip[127.10.0.1] port[60000] nicDeploy[1] identifier[group_name_0], ...")
 _INIT_ENTRY_RE = re.compile(
-    r"Entry-HcclCommInitRootInfo(?:Inner)?:ranks\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
+    r"Entry-HcclCommInitRootInfo(?:Config)?(?:Inner)?:ranks\[(?P<size>\d+)\], rank\[(?P<rank>\d+)\]"
     r"(?:, rootinfo: host ip\[(?P<ip>[^\]]*)\] port\[(?P<port>\d+)\])?"
-    r"(?:.*?identifier\[(?P<ident>[^\]]*)\])?"
+    r"(?:.*?identifier\[(?P<ident>[^\]]*)\])?(?:.*?deviceLogicId\[(?P<dev>\d+)\])?"
 )
 HCCL_CONNECT_TIMEOUT_MAX_S = 7200.0
 """HCCL_CONNECT_TIMEOUT's largest value (hccl_env/HCCL_CONNECT_TIMEOUT.md: 120-7200 s): entries
@@ -9902,6 +10060,40 @@ _DEVICE_LOG_DIR_RE = re.compile(r"/device-(\d+)/")
 .../ts.log:5177:[ERROR] TSCH(...)"): the device whose log it is."""
 
 
+# the runtime's own words under a driver's failure, with its return code and the device
+# ("[ERROR] RUNTIME(78,python):... [device.cc:227]78 Init:Failed to open device, retCode=0x7020014,
+# deviceId=0."), and the error code it reported for it ("report error module_type=0,
+# module_name=EE9999")
+_RUNTIME_RETCODE_RE = re.compile(
+    r"\[ERROR\] RUNTIME\((?P<pid>\d+)[^)]*\):.*?\]\s*\d*\s*\w+:(?P<what>[^\n]*?retCode=(?P<code>0x[0-9a-fA-F]+)"
+    r"(?:,\s*deviceId=(?P<dev>\d+))?[^\n]*?)\.?\s*$"
+)
+_MODULE_NAME_RE = re.compile(r"\bmodule_name=(?P<code>E[A-Z0-9]\d{3,4})\b")
+
+
+def _runtime_follow_up(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> None:
+    """The runtime's line with a return code that followed a driver's (DRV) error of the same
+    process, and the error code it reported: added to ``ev`` (its device where it names one)."""
+    said: list[str] = []
+    for no, line, _ in lines:
+        if no <= ev.line or "[ERROR] RUNTIME(" not in line:
+            continue
+        if ev.pid is not None and f"RUNTIME({ev.pid}," not in line:
+            continue
+        if not said and (rc := _RUNTIME_RETCODE_RE.search(line)):
+            said.append(f"the runtime then: {rc.group('what').strip()} (line {no})")
+            if rc.group("dev") and ev.device is None:
+                ev.device = int(rc.group("dev"))
+        if ev.code is None and (mn := _MODULE_NAME_RE.search(line)):
+            ev.code = mn.group("code")
+        if said and ev.code is not None:
+            break
+    if ev.code is not None:
+        said.append(f"error code {ev.code}")
+    if said:
+        ev.exception_type = f"{ev.exception_type}; " + "; ".join(said)
+
+
 def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
@@ -9938,6 +10130,8 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
     if not found:
         return [kernel] if kernel is not None else []
     for ev in found.values():
+        if ev.library == "DRV":
+            _runtime_follow_up(lines, ev)  # (the runtime's own ERROR lines are read below)
         if ev.library == "RUNTIME" and _runtime_task_exception(lines, ev):
             # a compute core's exception in a model operator, with nothing of HCCL's failing:
             # the device's exception, with its advice (the operator), not a communication error
@@ -11221,21 +11415,36 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             library="torch.distributed" if inside else None,
             call=inside,
         )
+    chain: list[tuple[int, str, int | None, re.Match[str]]] = []
     for no, line, tagged in lines:
         # a Ray task's exception as the driver receives it, the remote traceback under it:
         # "ray.exceptions.RayTaskError(OutOfMemoryError): ray::DTensorPolicyWorkerV2.get_logprobs()
-        # (pid=2671339, ip=10.65.16.209, actor_id=..., repr=DTensorPolicyWorkerV2[rank=0])"
+        # (pid=2671339, ip=10.65.16.209, actor_id=..., repr=DTensorPolicyWorkerV2[rank=0])"; a
+        # task that got it from another task prints that one's heading under its own frames:
+        # the last heading of the chain is the task that raised it
         if "RayTaskError(" in line and (rt := _RAY_TASK_ERROR_RE.search(line)):
-            return LogEvent(
-                kind="python_exception",
-                line=no,
-                message=line.strip()[:300],
-                rank=int(rt.group("rank")) if rt.group("rank") else tagged,
-                exception_type=rt.group("inner").rsplit(".", 1)[-1],
-                call=f"ray::{rt.group('task')}",
-                pid=int(rt.group("pid")) if rt.group("pid") else None,
-                host=rt.group("ip"),
-            )
+            if chain and no - chain[-1][0] > TRACEBACK_LINES:
+                break  # another error's, later in the file
+            chain.append((no, line, tagged, rt))
+    if chain:
+        no, line, tagged, rt = chain[-1]
+        inner = rt.group("inner").rsplit(".", 1)[-1]
+        via = [f"ray::{r.group('task')}()" for _, _, _, r in chain[:-1]]
+        return LogEvent(
+            kind="python_exception",
+            line=no,
+            message=line.strip()[:300],
+            rank=int(rt.group("rank")) if rt.group("rank") else tagged,
+            exception_type=inner,
+            # (torch's DistError classes, c10/util/Exception.h: DistBackendError,
+            # DistNetworkError, DistStoreError: a process group's backend, its network or its
+            # store failed)
+            library="torch.distributed" if inner in _TORCH_DIST_ERRORS else None,
+            call=f"ray::{rt.group('task')}"
+            + (f" (the driver got it through {', '.join(via)})" if via else ""),
+            pid=int(rt.group("pid")) if rt.group("pid") else None,
+            host=rt.group("ip"),
+        )
     for no, line, tagged in lines:
         # no traceback named an exception: Python's fault handler on a crash ("Fatal Python
         # error: Segmentation fault", then the threads' stacks)
@@ -11250,6 +11459,9 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     return None
 
 
+_TORCH_DIST_ERRORS = frozenset(
+    {"DistError", "DistBackendError", "DistNetworkError", "DistStoreError"}
+)
 FATAL_PYTHON = "Fatal Python error: "
 _LOGGER_PREFIX_RE = re.compile(
     # vLLM's logger (its "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] " format; older
@@ -11399,7 +11611,29 @@ def is_program_log(text: str) -> bool:
     ]
     head = head[:LOG_LOOK_LINES]
     logged = sum(1 for line in head if _LOG_LINE_RE.match(line))
+    if len(head) == 1 and _ONE_LINE_LOG_RE.match(head[0]):
+        return True  # one line with a logger's level and a time on it: a log cut to that line
+    if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
+        return True  # a job's output under Slurm's srun (its own words of the allocation)
+    if ": error: " in text and _COMPILER_ERROR_RE.search(text):
+        return True  # a build's output: the compiler's first error is its failure
     return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
+
+
+# GCC's and Clang's diagnostic of a source file ("hccl_test_common.cc:796:23: error: 'X' was not
+# declared in this scope")
+_COMPILER_ERROR_RE = re.compile(
+    r"^\S+?\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh):\d+:\d+: (?:fatal )?error: ", re.M
+)
+# srun's words while it waits for and gets the job's allocation (Slurm's srun: "srun: job 44605804
+# queued and waiting for resources", "srun: job 44605804 has been allocated resources")
+_SRUN_ALLOCATED_RE = re.compile(r"^srun: job \d+ has been allocated resources\s*$", re.M)
+_ONE_LINE_LOG_RE = re.compile(
+    r"^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL)\b.{0,40}?\b\d{2}:\d{2}:\d{2}\b"
+    r"|^.{0,40}?\b\d{2}:\d{2}:\d{2}\b.{0,40}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL)\b"
+)
+"""A log line that carries both a logger's level and a time (vLLM's "(EngineCore_DP0 pid=299) INFO
+12-15 11:45:09 [core.py:77] ...", "2024-05-01 10:00:00 INFO ..."): alone in a file, still a log."""
 
 
 # A line that says something failed, in words any program uses: an exception's name, "error:",
@@ -11728,7 +11962,7 @@ _DIST_FRAME_RE = re.compile(
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """torch_npu ERR lines that no other event explains (an HCCL call or CANN code block next to
     them does), one per process: which devices stopped, and why in torch_npu's words."""
-    near = [(e.line, e.pid) for e in report.events]
+    near = [(e.line, e.pid, e.kind) for e in report.events]
     seen: set[int] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "RankID:" not in line or not (m := _TORCH_NPU_ERROR_RE.search(line)):
@@ -11739,7 +11973,15 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
             # a code of the same process above it, its TraceBack between (a code's block reads
             # up to CODE_BLOCK_LINES after it)
             or (other_pid == pid and 0 < no - other <= CODE_BLOCK_LINES)
-            for other, other_pid in near
+            # a crash of a process that names no pid just above the launcher's own ERR line
+            # (Device:-1: the main process's exception when its child died)
+            or (
+                kind == "launcher_exit"
+                and other_pid is None
+                and int(m.group("dev")) < 0
+                and 0 < no - other <= CODE_BLOCK_LINES
+            )
+            for other, other_pid, kind in near
         ):
             continue  # that event explains it (another process's event next to it does not)
         if pid in seen:
@@ -12960,6 +13202,59 @@ _REPORTING_DEVICE_RE = re.compile(
 """MindSpore's log prefix "[WARNING] DEVICE(45501,fff2ab7fe1f0,python):...": module(pid,tid,name)."""
 
 
+# MindSpore's collective manager when it could not create a group's communicator on the device
+# (collective_manager.cc CreateCommunicationGroup: "Failed to create comm group on device side for
+# nccl_world_group"); the group's name says the backend (MindSpore's nccl_world_group on GPUs,
+# hccl_world_group on Ascend)
+_MS_GROUP_FAILED_RE = re.compile(r"Failed to create comm group on device side for (?P<group>\S+)")
+# MindSpore's version check at start: "MindSpore version 2.2.0 and cuda version 11.8.89 does not
+# match, CUDA version [['10.1', '11.1', '11.6']] are supported by MindSpore officially."
+_MS_CUDA_MISMATCH_RE = re.compile(
+    r"MindSpore version (?P<ms>[\w.]+) and cuda version (?P<cuda>[\w.]+) does not match"
+)
+
+
+def _mindspore_group_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """MindSpore's failure to create a communication group on the device, one per process and
+    group (``comm_group_failure``), with its CUDA version warning where the log has one."""
+    seen: set[tuple[int | None, str]] = set()
+    cuda = next(
+        ((no, m) for no, line, _ in lines if (m := _MS_CUDA_MISMATCH_RE.search(line))), None
+    )
+    for no, line, tagged in lines:
+        if "comm group" not in line or not (m := _MS_GROUP_FAILED_RE.search(line)):
+            continue
+        pid_m = _MS_PID_RE.search(line)
+        pid = int(pid_m.group("pid")) if pid_m else None
+        group = m.group("group").rstrip(".,")
+        if (pid, group) in seen:
+            continue
+        seen.add((pid, group))
+        backend = (
+            "NCCL" if group.startswith("nccl") else "HCCL" if group.startswith("hccl") else None
+        )
+        why = f"MindSpore could not create communication group {group} on the device" + (
+            f" ({backend}'s communicator)" if backend else ""
+        )
+        if cuda is not None:
+            why += (
+                f"; MindSpore warned at start that its version {cuda[1].group('ms')} does not "
+                f"match CUDA {cuda[1].group('cuda')} (line {cuda[0]})"
+            )
+        report.events.append(
+            LogEvent(
+                kind="comm_group_failure",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                pid=pid,
+                group=group,
+                library="MindSpore",
+                exception_type=why,
+            )
+        )
+
+
 def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A failed device task of MindSpore's GetNext node, one per process: the job stopped on its
     input pipeline, not on a collective."""
@@ -14156,9 +14451,11 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # failed because it couldn't communicate with the NVIDIA driver. ...", "Failed to initialize NVML:
 # Driver/library version mismatch", "Unable to determine the device handle for GPU0000:83:00.0:
 # Unknown Error"); Fabric Manager's service is read by _fabric_manager.
+# (a script's note of the exit code before the answer, "rc=255   Failed to initialize NVML: ...",
+# is not part of it; a web copy may curl the quote in "couldn't")
 _SMI_CANNOT_RE = re.compile(
-    r"^(?P<what>No devices were found|NVIDIA-SMI has failed because it couldn't communicate with "
-    r"the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
+    r"^(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
+    r"couldn['\u2018\u2019]t communicate with the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
     r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
 )
@@ -15278,6 +15575,19 @@ def _hcom_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport
     info (its agent's "SetupAgent rankNum[3], rank[0], ..., server[...], serverPort[...]")."""
     seen: set[str] = set()
     for no, line, _ in lines:
+        if "Entry-HcclCommInitRootInfo" in line and (e := _INIT_ENTRY_RE.search(line)):
+            # the creation's entry: what it was called with (that it finished is in later lines)
+            said = (
+                f"HCCL was called to create a communicator by root info: rank {e.group('rank')} "
+                f"of {e.group('size')}"
+                + (f", root {e.group('ip')} port {e.group('port')}" if e.group("ip") else "")
+                + (f", identifier {e.group('ident')}" if e.group("ident") else "")
+                + (f", device {e.group('dev')}" if e.group("dev") else "")
+            )
+            if said not in seen:
+                seen.add(said)
+                report.unread.append(ParseWarning(line=no, message=said, skipped=False))
+            continue
         if "SetupAgent" in line and (a := _SETUP_AGENT_RE.search(line)):
             said = (
                 f"HCCL set up a communicator by root info: rank {a.group('rank')} of "

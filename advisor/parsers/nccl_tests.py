@@ -125,6 +125,9 @@ _RANK_PID_RE = re.compile(r"\bPid\s+(\d+)\s")
 _DEVICE_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
 )
+_RANK_HOST_RE = re.compile(
+    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+\S"
+)
 # the rank line's GPU after its bus id: "device  0 [0x01] NVIDIA GeForce RTX 4090"
 _DEVICE_MODEL_RE = re.compile(r"\bdevice\s+\d+\s+\[[^\]\n]*\]\s+(?P<model>\S[^\n]*)")
 # nccl-tests' own header (src/common.cu, writeDeviceReport): "# nccl-tests version 2.17.6
@@ -474,6 +477,13 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if stripped.startswith("#") and _RANK_START_RE.match(stripped):
             last_rank_line = no  # also a rank line the copy cut before its device
         m_dev = _DEVICE_RE.match(stripped)
+        if m_dev is None and stripped.startswith("#") and (m_cut := _RANK_HOST_RE.match(stripped)):
+            # a rank line the copy cut after its host ("#  Rank 15 Group  0 Pid  58433 on
+            # gpu48 dev"): the rank and its host are said, its device is not
+            max_rank = max(max_rank, int(m_cut.group(1)))
+            devices.setdefault(int(m_cut.group(1)), m_cut.group(2))
+            run_devices.setdefault(int(m_cut.group(1)), m_cut.group(2))
+            continue
         if m_dev:
             if m_dev.group(1) == "0":
                 if pending_launch is not None:

@@ -462,6 +462,9 @@ class Topology:
     devices: list[str]
     links: dict[str, dict[str, str]]
     cpu_affinity: dict[str, str] = field(default_factory=dict)
+    numa_affinity: dict[str, str] = field(default_factory=dict)
+    """``NUMA Affinity`` per device (the NUMA node(s) local to it; ``N/A`` when the tool cannot
+    tell)."""
     legend: dict[str, str] = field(default_factory=dict)
     warnings: list[ParseWarning] = field(default_factory=list)
     """Rows read with a doubt (link cells missing before the affinity, an affinity missing)."""
@@ -493,6 +496,8 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
     devices: list[str] = []
     links: dict[str, dict[str, str]] = {}
     affinity: dict[str, str] = {}
+    numa: dict[str, str] = {}
+    has_numa = False
     legend: dict[str, str] = {}
     warnings: list[ParseWarning] = []
     has_affinity = False
@@ -533,6 +538,8 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
                 head_no = no
                 columns = [t for t in tokens if device_re.match(t)]
                 has_affinity = "CPU" in tokens
+                # (CPU Affinity then NUMA Affinity: the NUMA node is the cell after the CPU list)
+                has_numa = has_affinity and "NUMA" in tokens[tokens.index("CPU") :]
             continue
         if not head_no or (devices and tokens[0] in links):
             continue  # a row before any header, or a second matrix: not this one
@@ -554,6 +561,12 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
         extra = cells[len(columns) :]
         if extra and (_CPU_LIST_RE.match(extra[0]) or extra[0] in _NO_AFFINITY):
             affinity[name] = extra[0]
+            if (
+                has_numa
+                and len(extra) > 1
+                and (_CPU_LIST_RE.match(extra[1]) or extra[1] in _NO_AFFINITY)
+            ):
+                numa[name] = extra[1]
         elif extra:
             # text after the links that is no CPU list (a note the user wrote beside the row,
             # "← SIO between the two dies"): not an affinity, and not read
@@ -578,7 +591,12 @@ def parse_matrix(text: str, *, prefixes: tuple[str, ...], tool: str) -> Topology
     if not devices:
         raise ParseError(f"{tool} topology matrix has no device row", line=head_no)
     return Topology(
-        devices=devices, links=links, cpu_affinity=affinity, legend=legend, warnings=warnings
+        devices=devices,
+        links=links,
+        cpu_affinity=affinity,
+        numa_affinity=numa,
+        legend=legend,
+        warnings=warnings,
     )
 
 

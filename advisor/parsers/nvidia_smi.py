@@ -100,8 +100,6 @@ _NIC_NOTE_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*([\w.-]+)(?:\s|$)")
 class GpuTopology(Topology):
     """``nvidia-smi topo -m``: the shared link matrix plus what only nvidia-smi prints."""
 
-    numa_affinity: dict[str, str] = field(default_factory=dict)
-    """``NUMA Affinity`` per GPU (the NUMA node(s) local to it; ``N/A`` when the driver cannot tell)."""
     gpu_numa_id: dict[str, str] = field(default_factory=dict)
     """``GPU NUMA ID`` per GPU (a NUMA node of the GPU's own memory; ``N/A`` for most GPUs)."""
     nics: dict[str, str] = field(default_factory=dict)

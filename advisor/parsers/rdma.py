@@ -84,6 +84,7 @@ _RDMA_LINK_RE = re.compile(
 ``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
 _IBSTATUS_RE = re.compile(r"^\s*Infiniband device '(?P<ca>[^']+)' port (?P<port>\d+) status:\s*$")
 _IBSTATUS_NUMBER_RE = re.compile(r"^\d+:\s*")
+_POSTED_MARK_RE = re.compile(r"\s*(?:<-{2,}|<={2,}|<--?\s*(?:here|this|!+)).*$", re.IGNORECASE)
 IBDEV2NETDEV_SIGNATURE = (
     r"^[ \t]*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d[ \t]+)?[A-Za-z][\w-]*"
     r"(?:[ \t]+\([^)\n]*\)[^\n]*?\bfw[ \t]+\S+)?"
@@ -219,6 +220,9 @@ class HcaPort:
     4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
     perftest: PerftestRun | None = None
     """A perftest run from this port (``parse_perftest``)."""
+    sm_lid: int | None = None
+    """ibstat's ``SM lid``, ibv_devinfo's ``sm_lid``: the subnet manager's LID the port knows; 0 on
+    an InfiniBand port that no subnet manager has configured (it stays Initializing)."""
     lane_gbps: float | None = None
     """``iblinkinfo`` / ``ibnetdiscover``: the link's nominal rate a lane (SDR 2.5 ... NDR 100)."""
     fastest_lane_gbps: float | None = None
@@ -472,7 +476,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if line.strip() and not line[:1].isspace():
                 ca, current = None, None  # another output starts (a device's lines are indented)
             continue  # ibv_devinfo -v's flag lists and GID[ N] lines under a key
-        key, value = f.group("key"), f.group("value")
+        # (a mark the poster typed after a value, "State: Initializing  <-------", is not the
+        # value)
+        key, value = f.group("key"), _POSTED_MARK_RE.sub("", f.group("value")) or f.group("value")
         if current is None:
             device[key] = value
         elif key in ("State", "state"):
@@ -502,6 +508,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 warnings.append(ParseWarning(line=no, message=f"unreadable Rate {value!r}"))
         elif key in ("Link layer", "link_layer"):
             current.link_layer = value
+        elif key in ("SM lid", "sm_lid") and value.split()[0].isdigit():
+            current.sm_lid = int(value.split()[0])
         elif key == "active_mtu" and value.split()[0].isdigit():
             current.active_mtu = int(value.split()[0])
         elif key in ("active_width", "active_speed"):
@@ -629,6 +637,7 @@ _PERFTEST_DEVICE_RE = re.compile(r"Device\s+: (?P<ca>\S+)")
 _PERFTEST_SETTING_RE = re.compile(
     r"^\s*(?P<key>Link type|Mtu|Transport type|Connection type)\s*: (?P<value>\S+)"
 )
+_PERFTEST_SIDE_RE = re.compile(r"^\s*(local|remote) address:")
 _PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d+:\d+)\s*$")
 # an empty GID ("GID: 00:00:...:00"): on RoCE the port has no address at the GID index asked
 # (-x, perftest's "GID index"), and a QP to the peer cannot be addressed (RTR fails)
@@ -991,6 +1000,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     current: HcaPort | None = None
     run: PerftestRun | None = None
     gids: list[str] = []
+    gid_side: str | None = None  # "local" / "remote": the address line the next GID follows
     empty_gid: set[int] = set()  # the runs (by id) that printed an all-zero GID
     head: str | None = None  # "bw", "lat", "lat_typical" or "lat_dur" under a report header
     scale = GBIT_PER_MIB
@@ -1032,7 +1042,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # (the commands no run has matched yet stay: clients sent to the background print
             # their runs after all of them were typed)
             pending = [c for c in pending if c is not cmd]
-            gids, head, title = [], None, None
+            gids, head, title, gid_side = [], None, None, None
             continue
         if (
             title is not None
@@ -1058,7 +1068,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 )
             ports.append(current)
             pending = [c for c in pending if c is not cmd]
-            gids, head, title = [], None, None
+            gids, head, title, gid_side = [], None, None, None
             continue
         if run is not None and run.failed and _completion_details(run, line):
             continue
@@ -1103,7 +1113,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             current.perftest = run
             ports.append(current)
             pending = [c for c in pending if c is not cmd]
-            gids, head, title = [], None, None
+            gids, head, title, gid_side = [], None, None, None
             continue
         bw_head = _PERFTEST_BW_HEAD_RE.search(line)
         lat_head = None if bw_head else _PERFTEST_LAT_HEAD_RE.search(line)
@@ -1143,11 +1153,18 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if _PERFTEST_ZERO_GID_RE.match(line):
             empty_gid.add(id(run))
             continue
+        if side := _PERFTEST_SIDE_RE.match(line):
+            gid_side = side.group(1)
         if g := _PERFTEST_GID_RE.match(line):
-            gids.append(g.group("ip").replace(":", "."))
-            run.local = gids[0]
-            if len(gids) > 1 and run.peer is None:
-                run.peer = gids[1]
+            # (the GID's bytes printed "%02d": "200:00:45:14" is 200.0.45.14); with several QPs
+            # each side prints an address line and GID per QP: the GID is the side's whose
+            # "local address:" / "remote address:" line stands above it
+            ip = ".".join(str(int(b)) for b in g.group("ip").split(":"))
+            if gid_side == "local" or (gid_side is None and not gids):
+                run.local = run.local or ip
+            elif run.peer is None:
+                run.peer = ip
+            gids.append(ip)
             continue
         if bw_head:
             head, scale = "bw", (1.0 if bw_head.group("unit") == "Gb" else GBIT_PER_MIB)
