@@ -298,3 +298,30 @@ def test_a_custom_benchmark_under_srun_is_a_programs_log() -> None:
     (f,) = ev.files
     assert (f.formats, f.status) == (["log"], "read")
     assert ev.failures == []
+
+
+# --- round EEE's leftover ---------------------------------------------------------------------
+
+
+def test_nccl_tests_rows_above_the_headers_max_bytes_are_said_of_another_run() -> None:
+    said = _said(
+        _load(
+            "coreweave_kubectl_mpijob_h100_64_sharp_launcher_log_all_reduce_512m_8g_busbw_386_avg_373_elided.log"
+        )
+    )
+    assert any(
+        "2 row(s) above the 2147483648 B maxBytes its header asked (4294967296, 8589934592 B): "
+        "the header and the table are not of one run" in m
+        for m in said
+    ), said
+    assert not any("sizes its header asked: the rows" in m for m in said)
+
+
+def test_a_runtime_error_takes_no_device_from_another_processs_lines_under_it() -> None:
+    # (round EEE's leftover: pid 253915's failed call was given device 0 from pid 10972's
+    # "Memory async copy failed, device_id=0" line under it)
+    ev = _load(
+        "mindcluster_modelarts_debug_plog10972_rank0_of8_client_device2_get_socket_timeout_mixed_runtime_507051_heartbeat_cqe12_sdma_smmu.log"
+    )
+    (runtime,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+    assert (runtime["line"], runtime["pid"], runtime["device"]) == (5, 253915, None)

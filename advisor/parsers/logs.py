@@ -10981,6 +10981,15 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             continue
         no, line, tagged = lines[index]
         window = [t for _, t, _ in lines[index + 1 : index + 1 + CALL_WINDOW_LINES]]
+        if own := _PLOG_PID_ANYWHERE_RE.search(line):
+            # a plog line names its process: another process's lines under it (plogs of several
+            # processes joined) say nothing of this call's device
+            window = [
+                t
+                for t in window
+                if (other := _PLOG_PID_ANYWHERE_RE.search(t)) is None
+                or other.group(1) == own.group(1)
+            ]
         ev = LogEvent(
             kind="npu_runtime_error",
             line=no,
@@ -10997,6 +11006,8 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             # repeated loading."): what the code means, as the library says it
             ev.code_name = said.group("what")
         _torch_npu_context(ev, window)
+        if ev.pid is None and own is not None:
+            ev.pid = int(own.group(1))
         if (
             call
             and "SetDevice" in call
