@@ -433,7 +433,7 @@ def hca_port(**values: Any) -> dict[str, Any]:
     """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
     fields = (
         "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
-        "firmware active_mtu netdev netdev_up peer could_be sm_lid lane_gbps fastest_lane_gbps"
+        "firmware active_mtu netdev netdev_up peer could_be guid_zero sm_lid lane_gbps fastest_lane_gbps"
     )
     base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
                 active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip
@@ -492,7 +492,7 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
     fields = (
         "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
-        "unreadable query ecc_corrected remap_pending remap_failed retire_pending retired_pages retired_dbe "
+        "unreadable query ecc_corrected remap_pending remap_failed remapped_uncorrectable retire_pending retired_pages retired_dbe "
         "throttled sections fabric_status sensors_only recovery_action fabric_health "
         "pcie_replays pcie_gen pcie_width_lanes pcie_width_low"
     )

@@ -325,3 +325,167 @@ def test_a_runtime_error_takes_no_device_from_another_processs_lines_under_it() 
     )
     (runtime,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
     assert (runtime["line"], runtime["pid"], runtime["device"]) == (5, 253915, None)
+
+
+# --- round KKK (sets 493-498) --------------------------------------------------------------------
+
+
+def test_npu_smi_info_l_is_named_as_the_device_list() -> None:
+    (note,) = _said(_load("npu_smi_info_l_950_a5_pcie_card_total_count_1_driver_doc.txt"))
+    assert note.startswith("npu_smi_query: npu-smi info -l (the device list) of NPU 0")
+
+
+def test_vllms_engine_core_that_names_no_failed_process_is_a_failed_start() -> None:
+    ev = _load(
+        "vllm_ascend1249_v1_asyncllm_engine_core_initialization_failed_empty_procs_err99999_pid3464_cut.log"
+    )
+    (failed,) = ev.failures
+    assert (failed["kind"], failed["line"]) == ("launcher_exit", 12)
+    assert failed["exception_type"] == "vLLM (its engine core did not start; no process named)"
+    assert "evidence-torch-npu-error" not in _found(ev, "hccl")
+
+
+def test_a_benchmark_report_after_logger_lines_is_a_clean_log_and_no_failed_0_error() -> None:
+    ev = _load("glm52_w8a8_vllm_ascend_bench_serve_64k_in_1k_out_256_ok_0_failed_healthy_cut.log")
+    (f,) = ev.files
+    assert (f.formats, ev.failures) == (["log"], [])
+
+
+def test_torchs_cpp_error_with_its_frames_is_a_log_with_its_error_line() -> None:
+    for name, line, said in (
+        ("vllm_ascend393_v073rc1_910b3_chat_request_then_atb_operationsetup_setup_failed_rank0_cut.log", 5, "setup failed!"),
+        ("vllm_ascend2239_qwen25_7b_rank0_selfattentionoperation_setup_failed_atb_frames_cut.log", 2, "SelfAttentionOperation setup failed!"),
+    ):  # fmt: skip
+        (error,) = _load(name).failures
+        assert (error["line"], error["rank"]) == (line, 0)
+        assert error["message"].endswith(said)
+
+
+def test_a_csv_querys_unknown_error_cell_is_an_unreadable_sensor_and_power_is_read() -> None:
+    ev = _load(
+        "nvidia_smi_exe_query_gpu_csv_rtx2080ti_power_default_limit_unknown_error_mindminer627.txt"
+    )
+    (gpu,) = ev.gpus
+    assert (gpu["power_w"], gpu["power_cap_w"], gpu["fan_pct"]) == (229, 210, 56)
+    assert (gpu["unreadable"], gpu["sensors_only"]) == (["power.default_limit"], True)
+    found = builtin_findings({"evidence.gpus": ev.gpus}, "nccl")
+    (item,) = found["evidence-gpu-sensor-unreadable"].items
+    assert item.startswith("GPU 0 (GeForce RTX 2080 Ti): power.default_limit unreadable")
+
+
+def test_a_zero_node_guid_is_said_beside_a_port_that_did_not_come_up() -> None:
+    ev = _load(
+        "ibv_devinfo_hostdev_pod_mlx5_7_cx7_port_init_lid_65535_guid_zero_twice_cut_netop1646.txt"
+    )
+    (port,) = ev.hca_ports
+    assert (port["state"], port["guid_zero"], port["sm_lid"]) == ("PORT_INIT", True, 4)
+    (item,) = _found(ev)["evidence-hca-port-not-active"].items
+    assert "node GUID all zeros (none assigned" in item
+
+
+def test_remapped_rows_uncorrectable_count_is_said_with_the_pending_remap() -> None:
+    ev = _load("nvidia_smi_q_remapped_rows_uncorrectable_4_pending_yes_fragment_gpud80.txt")
+    (gpu,) = ev.gpus
+    assert (gpu["remap_pending"], gpu["remapped_uncorrectable"]) == (True, 4)
+    found = builtin_findings({"evidence.gpus": ev.gpus}, "nccl")
+    (item,) = found["evidence-gpu-repair-pending"].items
+    assert "row remap pending (4 row(s) remapped after uncorrectable errors)" in item
+
+
+def test_the_warn_finding_says_nccl_errors_read_apart_may_come_first() -> None:
+    ev = _load(
+        "nccltests24_gpu4_gpu5_ib_completion_error12_vendor129_then_illegal_memory_access_cut.log"
+    )
+    finding = _found(ev)["evidence-nccl-warning"]
+    assert finding.message.startswith(
+        "NCCL printed 1 more WARN line(s) in 1 process(es), beside the NCCL errors the other "
+        "findings read"
+    )
+
+
+def test_a_failure_with_no_warn_names_where_nccls_trace_starts_and_its_settings() -> None:
+    ev = _load(
+        "nccl1332_busybox2_nccltests_ib_addr_range_192_168_64_0_24_net_ib_282_unhandled_system_error_cut.log"
+    )
+    (failed,) = ev.failures
+    assert failed["exception_type"] == (
+        "no WARN line; NCCL's trace starts at transport/net_ib.cc:282 -> 2 in its InfiniBand / "
+        "RoCE transport (net_ib); set from the environment: NCCL_IB_ADDR_FAMILY=AF_INET, "
+        "NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_RANGE=192.168.64.0/24"
+    )
+
+
+def test_nccls_bootstrap_and_loaded_plugins_are_said() -> None:
+    said = _said(
+        _load(
+            "vllm2442_v100_tp4_local_ray_rayworker_pid75830_bootstrap_bond0_rdma_plugin_v5_sharp_healthy_start_cut.log"
+        )
+    )
+    assert (
+        "log: bms-airtrunk-c-g1v2-app-10-214-144-75: NCCL's bootstrap uses bond0:10.214.144.75"
+        in said
+    )
+    assert "log: NCCL loaded its network plugin: NCCL RDMA Plugin (v5)" in said
+    assert "log: NCCL loaded its collective (CollNet) plugin: SHARP (v5)" in said
+
+
+def test_a_grep_of_ibv_devinfo_without_port_lines_reads_each_devices_port() -> None:
+    ev = _load("ibv_devinfo_v_grep_macos_thunderbolt_rdma_en2_en3_down_en4_active.txt")
+    assert [(p["ca"], p["port"], p["state"], p["rate_gbps"]) for p in ev.hca_ports] == [
+        ("rdma_en2", 1, "PORT_DOWN", 80.0),
+        ("rdma_en3", 1, "PORT_DOWN", 80.0),
+        ("rdma_en4", 1, "PORT_ACTIVE", 40.0),
+    ]
+    assert len(_found(ev)["evidence-hca-port-not-active"].items) == 2
+
+
+def test_a_port_that_discarded_most_of_what_it_received_is_a_warning() -> None:
+    ev = _load(
+        "ethtool_S_mlx5_xdp_kernel515_rx_discards_phy_58591428329_out_of_buffer_bpf_list.txt"
+    )
+    (drops,) = ev.failures
+    assert drops["kind"] == "nic_rx_discards"
+    assert drops["exception_type"].startswith(
+        "the port discarded 60.4 % of the packets it received"
+    )
+    assert "it sent 5745055 pause frames" in drops["exception_type"]
+    assert _found(ev)["evidence-nic-rx-discards"].severity == "warning"
+
+
+def test_the_prompt_that_ran_nvidia_smi_names_the_lost_gpus_host() -> None:
+    ev = _load("nvidia_smi_lince2_008_unable_device_handle_0000_05_00_0_gpu_is_lost.txt")
+    (lost,) = ev.failures
+    assert (lost["kind"], lost["host"]) == ("gpu_driver_fault", "lince2-008")
+
+
+def test_two_processes_same_header_before_any_row_is_one_table_not_a_cut_run() -> None:
+    said = _said(
+        _load(
+            "nccltests329_two_dockers_same_host_mpirun_each_rank0_nranks1_t600_roce_ibext_busbw0_head_tail_cut.log"
+        )
+    )
+    assert any("2 processes each printed their own header" in m for m in said)
+    assert not any("no result row follows this header" in m for m in said)
+    # (the other process's NCCL INFO lines stand between the two headers)
+    assert any("the rows below are the processes' interleaved" in m for m in said)
+
+
+def test_nccl_1x_start_is_read() -> None:
+    said = _said(
+        _load("pastebin_uksz04tl_nccl135_cuda90_2gpu_p2p_device_mem_pytorch_desktop_healthy.log")
+    )
+    assert said == [
+        "log: NCCL 1.3.5 (built with CUDA 9.0)",
+        "log: NCCL's 2 rank(s): rank 0 on device 0 (0000:0C:00.0), rank 1 on device 1 (0000:0D:00.0)",
+        "log: NCCL's paths between ranks: 0->1 via P2P device mem, 1->0 via P2P device mem",
+    ]
+
+
+def test_a_flattened_line_gives_nccls_last_error_after_its_label() -> None:
+    ev = _load(
+        "awsome192_srun_label10_broadcast_distbackenderror_unhandled_system_error_nccl2185_socketstartconnect_127001_abort.log"
+    )
+    (failed,) = ev.failures
+    assert failed["exception_type"] == (
+        "socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort"
+    )

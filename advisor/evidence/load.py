@@ -768,7 +768,7 @@ class EvidenceFacts:
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
-    netdev, netdev_up, peer, could_be, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
+    netdev, netdev_up, peer, could_be, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
     ``parsers.rdma.HcaPort``; ``active``: the state carries
     traffic, None where the output gives no port state)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
@@ -3036,6 +3036,10 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         if health is None:
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"
+            if not answer.type and "Total Count" in answer.fields:
+                # npu-smi info -l: the device list, its "Total Count" first, then each NPU's id,
+                # product name and serial number
+                what = "npu-smi info -l (the device list)"
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
             shown = [
                 f"{key} {values[0]}"
@@ -5060,8 +5064,45 @@ def _losses_said(counters: int, losses: dict[str, int], kind: str, none_said: st
     return f"{counters} counter(s); {kind} counters not 0 (since the driver started): {shown}{more}"
 
 
+RX_DISCARD_SHARE = 0.001
+"""The share of a port's received packets its NIC discarded for want of buffers above which an
+``nic_rx_discards`` is said (a congested adapter drops a few in bursts; a tenth of a percent is
+steady loss, each drop a retransmission or, for RoCE, a go-back)."""
+
+
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """ethtool -S: a note of each block's counters and the loss counters that are not 0."""
+    """ethtool -S: a note of each block's counters and the loss counters that are not 0; a port
+    that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
+    blocks = ethtool.parse(text)
+    for b in blocks:
+        # mlx5's rx_discards_phy: packets received and dropped for lack of buffers on the physical
+        # port, the adapter congested and unable to absorb the traffic (the kernel's mlx5e
+        # commit 827a8cb2, "Add discard counters per priority"), against rx_packets_phy
+        received = b.counters.get("rx_packets_phy") or b.counters.get("rx_packets")
+        dropped = b.counters.get("rx_discards_phy")
+        if not received or not dropped or dropped / received < RX_DISCARD_SHARE:
+            continue
+        pauses = b.counters.get("tx_pause_ctrl_phy")
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nic_rx_discards",
+                line=b.line,
+                message=f"rx_discards_phy {dropped} of rx_packets_phy {received}",
+                library="ethtool",
+                exception_type=f"the port discarded {100 * dropped / received:.1f} % of the "
+                "packets it received for want of buffers (the adapter congested: it could not "
+                "take them in as fast as they came)"
+                + (
+                    f"; rx_out_of_buffer {b.counters['rx_out_of_buffer']} (its receive queues "
+                    "had no buffer posted)"
+                    if b.counters.get("rx_out_of_buffer")
+                    else ""
+                )
+                + (f"; it sent {pauses} pause frames (tx_pause_ctrl_phy)" if pauses else ""),
+            ),
+        )
     return [
         ParseWarning(
             line=b.line,
@@ -5074,7 +5115,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
             ),
             skipped=False,
         )
-        for b in ethtool.parse(text)
+        for b in blocks
     ]
 
 

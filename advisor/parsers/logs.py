@@ -645,7 +645,8 @@ class LogEvent:
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it), pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
-    comm_group_failure (MindSpore's group it could not create on the device), run_success or
+    comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
+    (the importer's, ethtool -S's port discards against its received packets), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind)."""
     line: int
     message: str
@@ -1305,6 +1306,9 @@ def _parse_events(text: str) -> LogReport:
             report.hosts or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text))
         ):
             _nccl_setup_notes(lines, report)  # a healthy run's NCCL: what it ran with
+            return report
+        if not report.events and "NCCL version 1." in text and _NCCL1_VERSION_RE.search(text):
+            _nccl1_notes(lines, report)  # NCCL 1.x's own lines (no host:pid prefix then)
             return report
         if (
             report.events
@@ -3512,6 +3516,13 @@ BARE_NCCL_VERSION_RE = re.compile(
 """(NCCL_DEBUG=VERSION prints the version line alone, as nccl-tests logs show it: a bare line of
 the start's network after it makes the lines a prefix-less INFO log)"""
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
+# the net and CollNet plugins NCCL loaded (its plugin loader: "NET/Plugin: Loaded net plugin NCCL
+# RDMA Plugin (v5)", "NET/Plugin: Loaded coll plugin SHARP (v5)") and the interface its bootstrap
+# took ("Bootstrap : Using bond0:10.214.144.75<0>")
+_NCCL_PLUGIN_LOADED_RE = re.compile(
+    r"NET/Plugin ?: Loaded (?P<kind>net|coll) plugin (?P<name>[^\n]+?)\s*$"
+)
+_NCCL_BOOTSTRAP_RE = re.compile(r"NCCL INFO Bootstrap ?: Using (?P<what>\S+?)(?:<\d+>)?\s*$")
 _NVLS_CHANNELS_RE = re.compile(r"\b(\d+) nvls channels\b")
 _NCCL_TESTS_RANK_RE = re.compile(
     r"^#\s+Rank\s+(?P<rank>\d+) Group\s+\d+ Pid\s+\d+ on\s+(?P<host>\S+) device\s+(?P<dev>\d+)"
@@ -3975,6 +3986,57 @@ def _init_timings_said(n: int, per_rank: list[tuple[int, int, float, str]]) -> s
     return said
 
 
+# NCCL 1.x's INFO lines (nccl 1.3's core.cu, before the "host:pid:tid [dev]" prefix existed):
+# "NCCL version 1.3.5 compiled with CUDA 9.0", "INFO rank 0 using device 0 (0000:0C:00.0)",
+# "INFO rank access 0 -> 1 via P2P device mem" (or "via common device" to itself)
+_NCCL1_VERSION_RE = re.compile(
+    r"\bNCCL version (?P<v>1\.\d+\.\d+) compiled with CUDA (?P<cuda>[\d.]+)"
+)
+_NCCL1_DEVICE_RE = re.compile(
+    r"\bINFO rank (?P<rank>\d+) using device (?P<dev>\d+) \((?P<bus>[0-9A-Fa-f:.]+)\)"
+)
+_NCCL1_ACCESS_RE = re.compile(
+    r"\bINFO rank access (?P<a>\d+) -> (?P<b>\d+) via (?P<via>[^\n]+?)\s*$"
+)
+
+
+def _nccl1_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Notes of an NCCL 1.x start: its version, each rank's device and how ranks reach each
+    other (nothing in them is a failure)."""
+    version = next(((no, v) for no, t, _ in lines if (v := _NCCL1_VERSION_RE.search(t))), None)
+    devices = [
+        (no, d) for no, t, _ in lines if "using device" in t and (d := _NCCL1_DEVICE_RE.search(t))
+    ]
+    access = [
+        (no, a)
+        for no, t, _ in lines
+        if "rank access" in t and (a := _NCCL1_ACCESS_RE.search(t)) and a.group("a") != a.group("b")
+    ]
+    if version is not None:
+        no, v = version
+        said = f"NCCL {v.group('v')} (built with CUDA {v.group('cuda')})"
+        report.unread.append(ParseWarning(line=no, message=said, skipped=False))
+    if devices:
+        said = (
+            f"NCCL's {len(devices)} rank(s): "
+            + ", ".join(
+                f"rank {d.group('rank')} on device {d.group('dev')} ({d.group('bus')})"
+                for _, d in devices[:8]
+            )
+            + (" ..." if len(devices) > 8 else "")
+        )
+        report.unread.append(ParseWarning(line=devices[0][0], message=said, skipped=False))
+    if access:
+        said = (
+            "NCCL's paths between ranks: "
+            + ", ".join(
+                f"{a.group('a')}->{a.group('b')} via {a.group('via')}" for _, a in access[:8]
+            )
+            + (" ..." if len(access) > 8 else "")
+        )
+        report.unread.append(ParseWarning(line=access[0][0], message=said, skipped=False))
+
+
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
     each rank's GPU (nccl-tests' header), one note each."""
@@ -4017,6 +4079,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"NCCL's network: its internal {w.group('name')} transport"
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
             said = f"NCCL's network plugin: {w.group('name')}"
+        elif "Loaded " in line and (lp := _NCCL_PLUGIN_LOADED_RE.search(line)):
+            kind = "network" if lp.group("kind") == "net" else "collective (CollNet)"
+            said = f"NCCL loaded its {kind} plugin: {lp.group('name').strip()}"
+        elif "Bootstrap" in line and (bs := _NCCL_BOOTSTRAP_RE.search(line)):
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
+            said = f"{host or 'a host'}: NCCL's bootstrap uses {bs.group('what')}"
         elif "Selected Provider is" in line and (o := _OFI_PROVIDER_RE.search(line)):
             # aws-ofi-nccl's libfabric provider: efa carries the traffic over EFA; tcp (or
             # sockets, behind ofi_rxm) carries it over TCP, no RDMA
@@ -5041,6 +5109,15 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
         last = _last_error(lines, index + wrapped)
+        if (
+            last is None
+            and "Last error:" in line[m.start() :]
+            and (le := _INLINE_LAST_ERROR_RE.search(line, m.start()))
+        ):
+            # a copy that flattened torch's lines into one ("... NCCL version 2.18.5 10:
+            # ncclSystemError: ... 10: Last error: 10: socketStartConnect: Connect to ..."):
+            # NCCL's last WARN after its label on the same line
+            last = le.group("what")
         if last is None and "Last NCCL warning" in line and (xw := _XLA_LAST_WARN_RE.search(line)):
             last = xw.group("warn")  # XLA's own words of NCCL's last WARN, on the same line
         # (untagged processes raising the same error apart by NCCL's last WARN under it: "rank 3
@@ -5094,6 +5171,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             # for the default group)
             ev.call = f"{ev.call or where}; torch destroyed the group on its rank "
             ev.call += f"{destroyed.group('rank')} (the rank within that process group)"
+        if last is None and m.group("where2") and ev.host and ev.pid is not None:
+            # nccl-tests' failure with no WARN line: where NCCL's own trace of the result starts
+            # in that process (its INFO "transport/net_ib.cc:282 -> 2" lines), and the settings
+            # it took from the environment
+            ev.exception_type = _nccl_trace_said(lines[:index], ev.host, ev.pid)
         if "Collective Work" in line and (work := _WORK_RE.search(line)):
             # the work the async error was raised on: its op and sequence number
             ev.op = op_name(work.group("op"))
@@ -5195,6 +5277,36 @@ _NCCL_STAGES = (
 _NCCL_SETUP_ON_RE = re.compile(
     r"NCCL INFO (?:Ring \d+ : \d+|Channel \d+(?:/\d+)? ?: \d+|Trees \[|Connected all \w+)"
 )
+
+
+def _nccl_trace_said(lines: list[tuple[int, str, int | None]], host: str, pid: int) -> str | None:
+    """Where one process's NCCL trace of a failed result starts ("no WARN line; NCCL's trace
+    starts at transport/net_ib.cc:282 -> 2 in its network transport") and the NCCL settings it
+    took from the environment; None where the process printed no trace."""
+    origin: tuple[str, str] | None = None
+    files: list[str] = []
+    settings: dict[str, str] = {}
+    for _, line, _ in lines:
+        if f"{host}:{pid}:" not in line:
+            continue
+        if " -> " in line and (r := _NCCL_RETURN_RE.search(line)):
+            origin = origin or (r.group("where"), r.group("res"))
+            files.append(r.group("where").rsplit(":", 1)[0])
+        elif "set by environment to" in line and (e := _NCCL_ENV_SET_RE.search(line)):
+            settings.setdefault(e.group("name"), e.group("value"))
+    if origin is None:
+        return None
+    stage = next((said for part, said in _NCCL_STAGES if any(part in f for f in files)), "")
+    if "net_ib" in origin[0]:
+        stage = "in its InfiniBand / RoCE transport (net_ib)"
+    elif "net_socket" in origin[0] or "socket.cc" in origin[0]:
+        stage = "in its socket transport"
+    said = f"no WARN line; NCCL's trace starts at {origin[0]} -> {origin[1]}" + (
+        f" {stage}" if stage else ""
+    )
+    if settings:
+        said += "; set from the environment: " + ", ".join(f"{k}={v}" for k, v in settings.items())
+    return said[:300]
 
 
 def _nccl_silent_returns(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -5310,6 +5422,7 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
     return None
 
 
+_INLINE_LAST_ERROR_RE = re.compile(r"Last error:\s*(?:\d+:\s*)?(?P<what>\S[^\n]{0,300}?)\s*$")
 _NCCL_RESULT_LINE_RE = re.compile(r"^nccl[A-Z]\w*Error: \S")
 _NOT_LAST_ERROR_RE = re.compile(
     r"^(?:Exception raised from|Traceback|File \"|frame #|#\d|\[rank|Last error|nccl[A-Z]\w*Error:"
@@ -7425,6 +7538,14 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             )  # fmt: skip
             continue
         if "Failed core proc(s)" in line and (vc := _VLLM_CORE_PROCS_RE.search(line)):
+            if not vc.group("procs").strip():
+                # "Failed core proc(s): {}": the engine core did not come up, no process named
+                # (its own error is above, or in its own log)
+                once(
+                    ("vllm-core", no), no, text,
+                    "vLLM (its engine core did not start; no process named)",
+                )  # fmt: skip
+                continue
             for proc, code in _VLLM_CORE_PROC_RE.findall(vc.group("procs")):
                 crash = next(
                     (
@@ -11628,9 +11749,24 @@ def is_program_log(text: str) -> bool:
         return True  # a job's output under Slurm's srun (its own words of the allocation)
     if ": error: " in text and _COMPILER_ERROR_RE.search(text):
         return True  # a build's output: the compiler's first error is its failure
+    if "Exception raised from " in text and _C10_RAISED_RE.search(text):
+        return True  # torch's C++ error (c10::Error) with its frames: the line above is its text
+    if len(head) >= FIRST_LOGGED_LINES and all(
+        _LOG_LINE_RE.match(line) for line in head[:FIRST_LOGGED_LINES]
+    ):
+        return True  # a log whose start is the logger's, a report or table printed after it
     return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
 
 
+# torch's C++ exception as its log prints it (c10/util/Exception.cpp): the message, then
+# "Exception raised from OperationSetup at .../compiler_depend.ts:129 (most recent call first):"
+# and "frame #0: ..." lines
+_C10_RAISED_RE = re.compile(
+    r"^Exception raised from \S+ at \S+:\d+ \(most recent call first\):", re.M
+)
+FIRST_LOGGED_LINES = 5
+"""How many first non-blank lines, each a logger's, make a file a program's log whatever follows
+them (a benchmark's report after its start-up lines)."""
 # GCC's and Clang's diagnostic of a source file ("hccl_test_common.cc:796:23: error: 'X' was not
 # declared in this scope")
 _COMPILER_ERROR_RE = re.compile(
@@ -11686,6 +11822,8 @@ _NOT_ERROR_RE = re.compile(
     # (not a device's or rank's number before the word: "acl set device 0 failed")
     r"(?<!device )(?<!rank )(?<!card )(?<!node )(?<![GN]PU )(?<!chip )\b0 (?:errors?|failed|failures?)\b"
     r"|\b(?:errors?|failed|failures?)\W{0,3}0\b"
+    # a report's count of none ("Failed requests:                         0", vLLM's bench)
+    r"|\b[Ff]ailed [A-Za-z ]{1,30}:\s*0(?![\d.])"
     r"|\bno errors?\b|error[ _]handling|ignore_errors|\bon_error\b"
     # ggml's scheduler's debug note before it reserves the graph's memory and allocates again
     # (ggml-backend.cpp ggml_backend_sched_alloc_splits: GGML_LOG_DEBUG, NDEBUG builds print none)
@@ -14504,6 +14642,28 @@ _IBV_NO_PROVIDER_RE = re.compile(
 )
 
 
+# a shell prompt that names its user and host before the command it ran ("(base)
+# [11568881@lince2-008:~]$ nvidia-smi", "root@gpu-node-3:~# nvidia-smi -q")
+_PROMPT_USER_HOST_RE = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*?)[:\s\]][^\n]{0,200}?[#$]\s*(?P<cmd>\S.*)$"
+)
+PROMPT_ABOVE_LINES = 3
+"""How far above a tool's answer the prompt that ran the tool may stand."""
+
+
+def _prompt_host_above(lines: list[tuple[int, str, int | None]], no: int, tool: str) -> str | None:
+    """The host a shell prompt names, where the prompt ran ``tool`` within PROMPT_ABOVE_LINES
+    above line ``no``; None otherwise."""
+    for at, line, _ in reversed(lines):
+        if at >= no:
+            continue
+        if at < no - PROMPT_ABOVE_LINES:
+            break
+        if tool in line and (p := _PROMPT_USER_HOST_RE.match(line)) and tool in p.group("cmd"):
+            return p.group("host")
+    return None
+
+
 def nvidia_tool_failures(text: str) -> list[LogEvent]:
     """nvidia-smi's own answers in ``text`` that it could not read a GPU (or any), as a log's
     reading gives them: for a tool output (``nvidia-smi -L``) that printed one among its rows."""
@@ -14563,6 +14723,8 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     line=no,
                     message=text[:300],
                     rank=tagged,
+                    # (the shell prompt that ran nvidia-smi just above names the node)
+                    host=_prompt_host_above(lines, no, "nvidia-smi"),
                     library="nvidia-smi",
                     # (NVML itself did not start, or no GPU was there: no GPU can be used)
                     call="nvml_init" if m.group("bus") is None else None,

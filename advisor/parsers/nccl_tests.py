@@ -818,10 +818,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             if (
                 nxt is not None
                 and nxt.rows
-                and nxt.op == t.op
+                and nxt.op in (t.op, "unknown")
                 and nxt.max_bytes in (None, t.max_bytes)
                 and all(
-                    _UNITS_ROW_RE.match(a) or a.lstrip().startswith("#")
+                    # (and the other process's NCCL INFO lines, printed between the two)
+                    _UNITS_ROW_RE.match(a) or a.lstrip().startswith("#") or " NCCL INFO " in a
                     for _, a, _ in lines[
                         bisect.bisect_right(numbers, t.header_line) : bisect.bisect_left(
                             numbers, nxt.header_line
@@ -834,6 +835,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 # their rows interleaved: this header's rows are among the next one's (whose
                 # "# nThread ..." line this one took)
                 repeats.append(t)
+                if nxt.op == "unknown":
+                    nxt.op = t.op  # (the binary named above the first header is both's)
                 if nxt.max_bytes is None:
                     nxt.min_bytes, nxt.max_bytes = t.min_bytes, t.max_bytes
                     nxt.step_factor, nxt.step_bytes = t.step_factor, t.step_bytes

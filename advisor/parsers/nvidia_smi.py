@@ -920,6 +920,8 @@ class SmiGpu:
     """``-q`` Remapped Rows ``Pending``: a row remap waits for the GPU's reset."""
     remap_failed: bool | None = None
     """``-q`` Remapped Rows ``Remapping Failure Occurred``."""
+    remapped_uncorrectable: int | None = None
+    """``-q`` Remapped Rows ``Uncorrectable Error``: rows remapped after uncorrectable errors."""
     retire_pending: bool | None = None
     """``-q`` Retired Pages ``Pending Page Blacklist`` / ``Pending Page Retirement``."""
     retired_pages: int | None = None
@@ -1143,6 +1145,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
             gpu.ecc_uncorrected = (gpu.ecc_uncorrected or 0) + number
         elif "Correctable" in key or (key == "Total" and "Single Bit" in where):
             gpu.ecc_corrected = (gpu.ecc_corrected or 0) + number
+    elif where == "Remapped Rows" and key == "Uncorrectable Error" and number is not None:
+        gpu.remapped_uncorrectable = number
     elif where == "Remapped Rows" and key == "Pending" and value in ("Yes", "No"):
         gpu.remap_pending = value == "Yes"
     elif (
@@ -1332,9 +1336,16 @@ _CSV_INT = {
     "utilization.gpu": "util_pct",
     "memory.used": "memory_used_mib",
     "memory.total": "memory_total_mib",
+    "fan.speed": "fan_pct",
     "ecc.errors.uncorrected.volatile.total": "ecc_uncorrected",
     "ecc.errors.corrected.volatile.total": "ecc_corrected",
 }
+
+
+_CSV_WATTS = {"power.draw": "power_w", "power.limit": "power_cap_w"}
+_CSV_NOT_AN_ERROR = frozenset({"[N/A]", "[Not Supported]", "[Insufficient Permissions]"})
+"""Bracketed CSV values that are no read failure: a field the GPU lacks, or one the user may not
+read."""
 
 
 def parse_query_csv(text: str) -> list[SmiGpu]:
@@ -1394,6 +1405,18 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             number = values.get(key, "").split(" ")[0]
             if number.isdigit():
                 setattr(gpu, attr, int(number))
+        for key, attr in _CSV_WATTS.items():
+            # ("228.82" with nounits, "228.82 W" without): whole watts, as the table prints them
+            if re.fullmatch(r"\d+(?:\.\d+)?", watts := values.get(key, "").split(" ")[0]):
+                setattr(gpu, attr, round(float(watts)))
+        # a field NVML could not read: "[Unknown Error]", "[GPU is lost]" (its error in words, in
+        # brackets; "[N/A]" and "[Not Supported]" are fields the GPU does not have)
+        gpu.unreadable = [
+            k for k, v in values.items() if v.startswith("[") and v not in _CSV_NOT_AN_ERROR
+        ]
+        gpu.sensors_only = bool(gpu.unreadable) and all(
+            k.startswith(("power.", "fan.", "enforced.power")) for k in gpu.unreadable
+        )
         if (action := values.get("gpu_recovery_action")) is not None:
             # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
             gpu.recovery_action = next(

@@ -115,6 +115,9 @@ IBV_DEVINFO_SIGNATURE = (
     r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]*transport:[ \t]+\w"
     # a port block copied without its device (ibv_devinfo -v's "port: 1" over "state: PORT_...")
     r"|^[ \t]*port:[ \t]*\d+[ \t]*\r?\n[ \t]+state:[ \t]*PORT_[A-Z_]+"
+    # a grep of ibv_devinfo -v that kept the device and state lines, not the port's
+    # ("ibv_devinfo -v | grep -E 'hca_id|state|active_width'")
+    r"|^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+state:[ \t]*PORT_[A-Z_]+"
 )
 _HEADLESS_PORT_RE = re.compile(r"^\s*port:\s*\d+\s*\n\s+state:\s*PORT_[A-Z_]+")
 IBLINKINFO_SIGNATURE = (
@@ -220,6 +223,11 @@ class HcaPort:
     4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
     perftest: PerftestRun | None = None
     """A perftest run from this port (``parse_perftest``)."""
+    guid_zero: bool | None = None
+    """The device's node GUID is all zeros: none was assigned (an SR-IOV virtual function's GUIDs
+    are set on the host, /sys/class/infiniband/DEV/device/sriov/N/node and port, or by the subnet
+    manager: MLNX_OFED's Single Root IO Virtualization chapter); None where the output gives no
+    GUID."""
     sm_lid: int | None = None
     """ibstat's ``SM lid``, ibv_devinfo's ``sm_lid``: the subnet manager's LID the port knows; 0 on
     an InfiniBand port that no subnet manager has configured (it stays Initializing)."""
@@ -265,6 +273,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
     numbered = numbered_lines(text)
     ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
+    grepped: set[int] = set()  # ports (by id) taken from a state line with no "port:" line
     head_fields: dict[int, dict[str, str]] = {}  # a device block's fields, by its line
     ibnet: tuple[str, bool] | None = None  # ibnetdiscover's node above: (name, a switch)
     # (a port's "[1] " is no launcher's tag; the lines numbered as numbered_lines numbers them)
@@ -467,6 +476,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 ca_type=device.get("CA type") or device.get("vendor_part_id"),
                 firmware=device.get("Firmware version") or device.get("fw_ver"),
             )
+            if guid := device.get("Node GUID") or device.get("node_guid"):
+                # (ibstat's "0x0000000000000000", ibv_devinfo's "0000:0000:0000:0000")
+                current.guid_zero = not guid.removeprefix("0x").replace(":", "").strip("0")
             ports.append(current)
             continue
         if line.strip().endswith(":") and current is None:
@@ -479,6 +491,27 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         # (a mark the poster typed after a value, "State: Initializing  <-------", is not the
         # value)
         key, value = f.group("key"), _POSTED_MARK_RE.sub("", f.group("value")) or f.group("value")
+        if (
+            key == "state"
+            and tool == "ibv_devinfo"
+            and value.startswith("PORT_")
+            and (current is None or (id(current) in grepped and current.state is not None))
+        ):
+            # a port's state with no "port: N" line above it (a grep kept the device and state
+            # lines): the device's ports in order, numbered from 1, said
+            numbered_ports = sum(1 for p in ports if p.ca == ca and p.tool == tool)
+            current = HcaPort(ca=ca, port=numbered_ports + 1, line=no, tool=tool)
+            grepped.add(id(current))
+            ports.append(current)
+            if not any("a state line with no 'port:' line" in w.message for w in warnings):
+                warnings.append(
+                    ParseWarning(
+                        line=no,
+                        message="a state line with no 'port:' line above it (a grep of "
+                        "ibv_devinfo -v): each device's ports taken in order from port 1",
+                        skipped=False,
+                    )
+                )
         if current is None:
             device[key] = value
         elif key in ("State", "state"):
