@@ -768,7 +768,7 @@ class EvidenceFacts:
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
-    netdev, netdev_up, peer, could_be, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
+    netdev, netdev_up, peer, could_be, switch, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
     ``parsers.rdma.HcaPort``; ``active``: the state carries
     traffic, None where the output gives no port state)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)

@@ -183,7 +183,14 @@ def build(
         unnamed = [
             {**e, "group": "(not named)"} for e in failures if e.get("kind") == "watchdog_timeout"
         ]
-        tl.unnamed_seq_spread = _seq_spread(unnamed)
+        rank_seqs: dict[int, set[int]] = {}
+        for e in unnamed:
+            if e.get("rank") is not None and e.get("seq") is not None:
+                rank_seqs.setdefault(int(e["rank"]), set()).add(int(e["seq"]))
+        # (a rank timed out at two SeqNums: the log holds more than one group's count, and
+        # which of them the others' belong to it cannot say)
+        if all(len(at) == 1 for at in rank_seqs.values()):
+            tl.unnamed_seq_spread = _seq_spread(unnamed)
         for seq in tl.unnamed_seq_spread:
             tl.unnamed_seq_ops[seq] = sorted(
                 {str(e.get("op")) for e in unnamed if e.get("seq") == seq and e.get("op")}

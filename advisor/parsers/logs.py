@@ -3946,7 +3946,10 @@ _NCCL_COMM_ANY_RE = re.compile(
 _NCCL_SERVICE_CLOSED_RE = re.compile(r"\[Service thread\] Connection closed by localRank (\d+)")
 # NCCL's topology dump (topo.cc ncclTopoPrint): a GPU node ("+ PCI[24.0] - GPU/27000 (0)") and a
 # link under it ("+ NVL[160.0] - NVS/0": an NVLink to an NVSwitch; "- GPU/..." to a GPU)
-_NCCL_TOPO_GPU_RE = re.compile(r"NCCL INFO\s+\+ \w+\[[\d.]+\] - GPU/(?P<bus>[0-9A-Fa-f]+) \(\d+\)")
+# (NCCL 2.21 on puts the system's id before the bus: "GPU/0-18000 (0)")
+_NCCL_TOPO_GPU_RE = re.compile(
+    r"NCCL INFO\s+\+ \w+\[[\d.]+\] - GPU/(?:\d+-)?(?P<bus>[0-9A-Fa-f]+) \(\d+\)"
+)
 _NCCL_TOPO_NVL_RE = re.compile(r"NCCL INFO\s+\+ NVL\[(?P<bw>[\d.]+)\] - (?P<to>NVS|GPU)/")
 # "NVLS multicast support is not available on dev 1" (NVLink SHARP needs an NVSwitch system with
 # multicast; NCCL goes on without it)
@@ -4050,7 +4053,9 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     # an init call and communicator size → each rank's set-up time (line, rank, total s, phases)
     # (ncclCommInitRankConfig's and ncclCommSplit's of one size are two communicators)
     timings: dict[tuple[str, int], list[tuple[int, int, float, str]]] = {}
-    ended: dict[tuple[str, str], set[str]] = {}  # (size, how it ended) → the communicators ended so
+    ended: dict[
+        tuple[str, str], dict[str, set[str]]
+    ] = {}  # (size, how it ended) → the communicators ended so
     closed: dict[int, int] = {}  # a service thread's "Connection closed" line → the local rank
     topo_gpus: dict[str, int] = {}  # NCCL's topology dump: a GPU's bus → its line
     topo_nvl: set[tuple[str, str]] = set()  # the dump's NVLinks: (NVS or GPU, bandwidth)
@@ -4127,7 +4132,11 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
                 ending = "ncclCommAbort (Abort COMPLETE)"
                 if cm.group("end") == "Destroy":
                     ending = "ncclCommDestroy (Destroy COMPLETE)"
-                ended.setdefault((cm.group("n"), ending), set()).add(cm.group("comm"))
+                # (each process prints its own address for one communicator: how many ended is the
+                # most any one rank ended)
+                ended.setdefault((cm.group("n"), ending), {}).setdefault(
+                    cm.group("rank"), set()
+                ).add(cm.group("comm"))
                 said = f"a communicator of {cm.group('n')} rank(s) ended by {ending}"
             elif cm.group("split"):
                 said = (
@@ -4179,11 +4188,11 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             f"{', '.join(map(str, sorted(set(closed.values()))))} (a communicator's tear-down, "
             "or a peer process that exited)"
         ] = min(closed)
-    for (nranks, ending), comms in ended.items():
-        if len(comms) > 1:
+    for (nranks, ending), by_rank in ended.items():
+        if (count := max(len(c) for c in by_rank.values())) > 1:
             # several communicators of one size ended (a job's groups): how many, one note
             one = f"a communicator of {nranks} rank(s) ended by {ending}"
-            many = f"{len(comms)} communicators of {nranks} rank(s) ended by {ending}"
+            many = f"{count} communicators of {nranks} rank(s) ended by {ending}"
             notes[many] = notes.pop(one)
             if one in ranks_seen:
                 ranks_seen[many] = ranks_seen[one]
@@ -4964,6 +4973,10 @@ _NCCL_CALL_RE = re.compile(
     # init_device: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details),
     # Traceback (most recent call last):"
     rf"|\bNCCL error: (?P<what17>{_NCCL_ERROR_TEXT}[^,\n]*?\(run with NCCL_DEBUG=\w+ for details\))"
+    # (the same wrapper with a result text that has no such suffix: "... while processing method
+    # execute_model: NCCL error: remote process exited or there was a network error, Traceback")
+    rf"|\bwhile processing method \w+: NCCL error: (?P<what18>{_NCCL_ERROR_TEXT}[^,\n]*?)"
+    r"(?:, Traceback \(most recent call last\):|\s*$)"
 )
 # nccl-tests' testFailure line under its NCCLCHECK's (src/common.h): " .. HCA-108 pid 2753874: Test
 # failure common.cu:915"
@@ -5080,6 +5093,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what15",
                 "what16",
                 "what17",
+                "what18",
             )
         )
         # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
@@ -7553,6 +7567,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                         for e in report.events
                         if e.kind == "launcher_exit"
                         and (e.exception_type or "").startswith("tvm_ffi's")
+                        and "; vLLM: " not in (e.exception_type or "")
                         and e.exit_code == int(code)
                         and e.line < no
                     ),
@@ -10186,22 +10201,45 @@ _DEVICE_LOG_DIR_RE = re.compile(r"/device-(\d+)/")
 # deviceId=0."), and the error code it reported for it ("report error module_type=0,
 # module_name=EE9999")
 _RUNTIME_RETCODE_RE = re.compile(
-    r"\[ERROR\] RUNTIME\((?P<pid>\d+)[^)]*\):.*?\]\s*\d*\s*\w+:(?P<what>[^\n]*?retCode=(?P<code>0x[0-9a-fA-F]+)"
-    r"(?:,\s*deviceId=(?P<dev>\d+))?[^\n]*?)\.?\s*$"
+    # (bounded: a runtime line may print a kernel's arguments, 100,000 characters)
+    r"\[ERROR\] RUNTIME\((?P<pid>\d+)[^)\n]{0,80}\):[^\]\n]{0,200}\]\s*\d*\s*\w+:"
+    r"(?P<what>[^\n]{0,300}?retCode=(?P<code>0x[0-9a-fA-F]+)(?:,\s*deviceId=(?P<dev>\d+))?)"
 )
+RUNTIME_FOLLOW_LINES = 12
+"""How far under a driver's error the runtime's own words of it may stand."""
+RUNTIME_FOLLOW_S = 1.0
+"""How long after a driver's error the runtime's own words of it may be stamped (the runtime
+answers the failed driver call at once: the lines are a fraction of a millisecond apart)."""
 _MODULE_NAME_RE = re.compile(r"\bmodule_name=(?P<code>E[A-Z0-9]\d{3,4})\b")
+
+
+def _plog_seconds(line: str) -> float | None:
+    """A plog line's time stamp in seconds ("...):2024-03-11-02:22:34.958.504 [..."), None
+    where it has none."""
+    if not (t := _PLOG_STAMP_RE.search(line)):
+        return None
+    year, month, day, hour, minute, sec, frac = t.groups()
+    moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(sec))
+    return moment.timestamp() + (float(f"0.{frac}") if frac else 0.0)
 
 
 def _runtime_follow_up(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> None:
     """The runtime's line with a return code that followed a driver's (DRV) error of the same
     process, and the error code it reported: added to ``ev`` (its device where it names one)."""
     said: list[str] = []
+    by_no = {n: t for n, t, _ in lines}
+    start = _plog_seconds(by_no.get(ev.line, ""))
     for no, line, _ in lines:
         if no <= ev.line or "[ERROR] RUNTIME(" not in line:
             continue
+        if no > ev.line + RUNTIME_FOLLOW_LINES:
+            break
+        at = _plog_seconds(line)
+        if start is not None and at is not None and at - start > RUNTIME_FOLLOW_S:
+            break  # a later failure of the runtime's own, not its answer to this one
         if ev.pid is not None and f"RUNTIME({ev.pid}," not in line:
             continue
-        if not said and (rc := _RUNTIME_RETCODE_RE.search(line)):
+        if not said and "retCode=" in line and (rc := _RUNTIME_RETCODE_RE.search(line)):
             said.append(f"the runtime then: {rc.group('what').strip()} (line {no})")
             if rc.group("dev") and ev.device is None:
                 ev.device = int(rc.group("dev"))
@@ -11555,8 +11593,17 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         # task that got it from another task prints that one's heading under its own frames:
         # the last heading of the chain is the task that raised it
         if "RayTaskError(" in line and (rt := _RAY_TASK_ERROR_RE.search(line)):
-            if chain and no - chain[-1][0] > TRACEBACK_LINES:
-                break  # another error's, later in the file
+            if chain and (
+                no - chain[-1][0] > TRACEBACK_LINES
+                or not all(
+                    not t.strip() or t.startswith(" ") or _FRAME_RE.match(t)
+                    for n, t, _ in lines
+                    if chain[-1][0] < n < no
+                )
+            ):
+                # another error's, later in the file (a chained heading stands right under the
+                # outer task's frames; a log line between starts another report)
+                break
             chain.append((no, line, tagged, rt))
     if chain:
         no, line, tagged, rt = chain[-1]
@@ -11747,7 +11794,7 @@ def is_program_log(text: str) -> bool:
         return True  # one line with a logger's level and a time on it: a log cut to that line
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
         return True  # a job's output under Slurm's srun (its own words of the allocation)
-    if ": error: " in text and _COMPILER_ERROR_RE.search(text):
+    if ("error: " in text or "*** [" in text) and _COMPILER_ERROR_RE.search(text):
         return True  # a build's output: the compiler's first error is its failure
     if "Exception raised from " in text and _C10_RAISED_RE.search(text):
         return True  # torch's C++ error (c10::Error) with its frames: the line above is its text
@@ -11770,7 +11817,10 @@ them (a benchmark's report after its start-up lines)."""
 # GCC's and Clang's diagnostic of a source file ("hccl_test_common.cc:796:23: error: 'X' was not
 # declared in this scope")
 _COMPILER_ERROR_RE = re.compile(
-    r"^\S+?\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh):\d+:\d+: (?:fatal )?error: ", re.M
+    r"^\S+?\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh):\d+:\d+: (?:fatal )?error: "
+    # (a build that failed at its link: GCC's driver after the linker, make's own line)
+    r"|^collect2: error: ld returned \d+ exit status|^make(?:\[\d+\])?: \*\*\* \[[^\]\n]*\] Error \d+",
+    re.M,
 )
 # srun's words while it waits for and gets the job's allocation (Slurm's srun: "srun: job 44605804
 # queued and waiting for resources", "srun: job 44605804 has been allocated resources")
@@ -11798,6 +11848,8 @@ _ERROR_WORDS_RE = re.compile(
     # Paddle's (and other C++ programs') own traceback heading, its error summary below it
     r"|^C\+\+ Traceback \(most recent call last\):"
     r"|\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|\btimed out\b"
+    # the linker's own words of what it could not resolve (before collect2's "ld returned 1")
+    r"|^\S*\bld(?:\.\w+)?: (?:cannot find -l|.*undefined reference to )"
     # a message that ends in what went wrong ("... retry_cnt: 0): local protection error")
     r"|\b[Ee]rror\s*$"
 )

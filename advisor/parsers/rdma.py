@@ -84,7 +84,9 @@ _RDMA_LINK_RE = re.compile(
 ``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
 _IBSTATUS_RE = re.compile(r"^\s*Infiniband device '(?P<ca>[^']+)' port (?P<port>\d+) status:\s*$")
 _IBSTATUS_NUMBER_RE = re.compile(r"^\d+:\s*")
-_POSTED_MARK_RE = re.compile(r"\s*(?:<-{2,}|<={2,}|<--?\s*(?:here|this|!+)).*$", re.IGNORECASE)
+_POSTED_MARK_RE = re.compile(
+    r"\s*(?:<-{2,}|<={2,}|<{2,}|\u2190|<--?\s*(?:here|this|!+)).*$", re.IGNORECASE
+)
 IBDEV2NETDEV_SIGNATURE = (
     r"^[ \t]*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d[ \t]+)?[A-Za-z][\w-]*"
     r"(?:[ \t]+\([^)\n]*\)[^\n]*?\bfw[ \t]+\S+)?"
@@ -223,6 +225,8 @@ class HcaPort:
     4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
     perftest: PerftestRun | None = None
     """A perftest run from this port (``parse_perftest``)."""
+    switch: bool | None = None
+    """``iblinkinfo`` / ``ibnetdiscover``: the node the link is listed under is a switch."""
     guid_zero: bool | None = None
     """The device's node GUID is all zeros: none was assigned (an SR-IOV virtual function's GUIDs
     are set on the host, /sys/class/infiniband/DEV/device/sriov/N/node and port, or by the subnet
@@ -242,14 +246,49 @@ class HcaPort:
 
 def _mark_slower_lanes(ports: list[HcaPort]) -> None:
     """Each active fabric link (iblinkinfo, ibnetdiscover) whose lanes run slower than the
-    fastest one's in the file gets that figure in ``fastest_lane_gbps``."""
+    fastest one's of its class in the file gets that figure in ``fastest_lane_gbps``: host links
+    (an HCA at one end) are compared with host links, switch-to-switch links with those (HDR
+    hosts under NDR uplinks are a design, not a fault). A link listed from both its ends is
+    marked once; one iblinkinfo already says could run faster ("Could be ...") is left to that
+    remark."""
     links = [
         p for p in ports if p.tool in ("iblinkinfo", "ibnetdiscover") and p.active and p.lane_gbps
     ]
-    fastest = max((p.lane_gbps or 0.0 for p in links), default=0.0)
-    for p in links:
-        if p.lane_gbps and p.lane_gbps < fastest:
-            p.fastest_lane_gbps = fastest
+
+    switches = {p.ca for p in links if p.switch}
+
+    def host_link(p: HcaPort) -> bool:
+        # (switch to switch where both ends are switches the file lists, or an end the file
+        # does not list that no HCA name marks: an uplink)
+        peer = (p.peer or "").rsplit(" port ", 1)[0]
+        if not p.switch or _HCA_NAME_RE.search(peer):
+            return True
+        return not (peer in switches or (peer and peer.startswith("MF0;")))
+
+    for is_host in (True, False):
+        group = [p for p in links if host_link(p) == is_host]
+        fastest = max((p.lane_gbps or 0.0 for p in group), default=0.0)
+        seen: set[frozenset[str]] = set()
+        for p in group:
+            ends = frozenset({f"{p.ca} port {p.port}", p.peer or ""})
+            if ends in seen:
+                continue  # the same link from its other end
+            seen.add(ends)
+            if p.lane_gbps and p.lane_gbps < fastest and not p.could_be:
+                p.fastest_lane_gbps = fastest
+
+
+def _could_be_once(ports: list[HcaPort]) -> None:
+    """iblinkinfo's "Could be ..." remark kept on one end of a link: a file that lists both
+    ends (the switch's block and the HCA's) repeats it for the same link."""
+    seen: set[frozenset[str]] = set()
+    for p in ports:
+        if p.tool != "iblinkinfo" or not p.could_be:
+            continue
+        ends = frozenset({f"{p.ca} port {p.port}", p.peer or ""})
+        if ends in seen:
+            p.could_be = None
+        seen.add(ends)
 
 
 def _state(port: HcaPort, value: str) -> None:
@@ -292,6 +331,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 port=int(ip.group("port")),
                 line=no,
                 tool="ibnetdiscover",
+                switch=ibnet[1],
                 peer=f"{peer_desc.group('desc') if peer_desc else ip.group('peer')} port "
                 f"{ip.group('pport')}",
                 rate_gbps=int(ip.group("width")) * _IB_SPEED_GBPS[ip.group("speed")],
@@ -329,6 +369,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 port=int(lk.group("port")),
                 line=no,
                 tool="iblinkinfo",
+                switch=switch,
                 physical_state=lk.group("phys"),
                 peer=f"{lk.group('peer')} port {lk.group('pport')}" if lk.group("peer") else None,
                 could_be=(lk.group("note") or "").strip() or None,
@@ -592,6 +633,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     if "/sys/class/infiniband/" in text:
         ports += _sysfs_ports(numbered)
     _mark_slower_lanes(ports)
+    _could_be_once(ports)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
