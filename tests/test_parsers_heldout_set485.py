@@ -489,3 +489,170 @@ def test_a_flattened_line_gives_nccls_last_error_after_its_label() -> None:
     assert failed["exception_type"] == (
         "socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort"
     )
+
+
+# --- round LLL (sets 499-504) --------------------------------------------------------------------
+
+
+def test_a_second_row_cut_after_its_chip_index_keeps_the_chip() -> None:
+    said = _said(_load("npu_smi_info_24_1_rc2_910b3_npu0_ok_hbm_9069_llamacpp11966_cut.txt"))
+    assert any(
+        "NPU 1 chip 0's second row is cut off after its chip index: its bus id and usage are "
+        "unknown" in m
+        for m in said
+    ), said
+
+
+def test_the_traceback_names_the_failed_tasks_device_stream_and_task() -> None:
+    ev = _load(
+        "msswift1951_910b3_qwen2_infer_ez9999_aicpu_exception_device0_stream28_task1726_507018_cut.log"
+    )
+    (runtime,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+    assert runtime["device"] == 0
+    assert runtime["exception_type"] == "the failed task: device 0, stream 28, task 1726"
+    (item,) = _found(ev, "hccl")["evidence-npu-runtime-error"].items
+    assert "507018 = ACL_ERROR_RT_AICPU_EXCEPTION: the failed task: device 0, stream 28" in item
+
+
+def test_two_processes_with_the_same_runtime_code_are_two_failures() -> None:
+    ev = _load(
+        "vllm_ascend2105_qwen3_235b_w8a8_ep_eh9999_aicpu_exception_507018_pids_56447_56185_cut.log"
+    )
+    runtime = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
+    assert [(f["pid"], f["call"]) for f in runtime] == [
+        (56447, "wait for compute device to finish"),
+        (56185, "wait for compute device to finish"),
+    ]
+
+
+def test_the_task_queues_inner_error_names_the_cpp_error_above_it() -> None:
+    ev = _load(
+        "vllm_ascend1425_310p3_reshapeandcacheoperation_setup_failed_atb_mqenginedeaderror_err00100_pid17133_cut.log"
+    )
+    (exc,) = [f for f in ev.failures if f["kind"] == "npu_device_exception"]
+    assert (exc["line"], exc["device"], exc["pid"]) == (29, 0, 17133)
+    assert (
+        "ReshapeAndCacheOperation setup failed! (line 2, raised from OperationSetup)"
+        in (exc["exception_type"])
+    )
+
+
+def test_one_logged_line_a_page_wrapped_is_still_a_log() -> None:
+    ev = _load("vllm_ascend4503_enginecore_dp0_v0110_qwen3vl4b_init_config_line_healthy_cut.log")
+    (f,) = ev.files
+    assert (f.formats, ev.failures) == (["log"], [])
+
+
+def test_vllms_engine_core_that_failed_to_start_gives_its_exception() -> None:
+    ev = _load(
+        "vllm_ascend1401_enginecore_capture_model_failed_to_find_aclmdlricapturebegin_err00008_pid589552_cut.log"
+    )
+    failed = ev.failures[0]  # (torch_npu's ERR00008 at the traceback's end is kept too)
+    assert (failed["kind"], failed["line"]) == ("launcher_exit", 1)
+    assert failed["exception_type"].startswith(
+        "vLLM (its engine core did not start: RuntimeError: Failed to find function aclmdlRIC"
+    )
+    assert "evidence-launcher-exit" in _found(ev, "hccl")
+
+
+def test_libibverbs_abi_mismatch_is_the_reason_no_device_is_listed() -> None:
+    ev = _load(
+        "rdma_link_bnxt_re_then_ibv_devinfo_no_ib_devices_abi6_ib_write_bw_did_not_detect_sriovcni348.txt"
+    )
+    (none,) = [f for f in ev.failures if f["kind"] == "rdma_no_device"]
+    assert (
+        "bnxt_re provider supports kernel ABI 1 to 1, the kernel driver speaks 6"
+        in (none["exception_type"])
+    )
+    (run,) = [p["perftest"] for p in ev.hca_ports if p["perftest"]]
+    assert run["failed"] == "Unable to find the Infiniband/RoCE device"  # ib_write_bw's own
+
+
+def test_a_lost_gpu_the_table_below_lists_again_is_a_warning_and_wddm_rows_read() -> None:
+    ev = _load(
+        "nvidia_smi_exe_gpu_lost_0000_03_then_reboot_table_369_30_geforce_840m_cut_darknet86.txt"
+    )
+    (gpu,) = ev.gpus
+    assert (gpu["name"], gpu["persistence"]) == ("GeForce 840M", "WDDM")
+    (lost,) = ev.failures
+    assert lost["kind"] == "gpu_driver_error"
+    assert "the table after it (line 13) lists that GPU again" in lost["exception_type"]
+
+
+def test_rays_folded_repeats_of_a_failure_line_are_said() -> None:
+    said = _said(
+        _load(
+            "openrlhf624_ray_actor_prefixed_watchdog_allgather_base_seq17284_7200000ms_repeated14x_cut.log"
+        )
+    )
+    assert any("Ray folded this watchdog timeout line of 14 more process(es)" in m for m in said)
+
+
+def test_nccl_ring_lines_and_a_collectors_stamp_before_mpiruns_tag_are_read() -> None:
+    said = _said(
+        _load("apex946_10_7_6_170_16rank_ring00_p2p_ipc_net_socket_2threads_8sockets_cut.log")
+    )
+    assert any("via P2P/IPC (12 line(s)" in m and "via NET/Socket (2 line(s)" in m for m in said)
+    said = _said(_load("meshtransformer38_mpirun_stdout_prefixed_v100_8gpu_rings_p2p_ipc_cut.log"))
+    assert any("NCCL's channels go via P2P/IPC (11 line(s)" in m for m in said)
+
+
+def test_a_topology_header_with_elided_columns_reads_the_devices_shown() -> None:
+    ev = _load("nvidia_smi_topo_mp_gds_guide_dgx2_nfs_client_8of16_gpu_4of8_nic_pix_pairs.txt")
+    (topo,) = ev.topologies
+    assert "." not in topo["links"]["GPU0"]
+    assert topo["links"]["GPU0"]["mlx5_0"] == "PIX"
+    assert not any("no row for ." in m for m in _said(ev))
+
+
+def test_an_older_rdma_link_output_is_read() -> None:
+    ev = _load(
+        "ibdev2netdev_rdma_link_ibv_devinfo_v_mlx5_3_cx4lx_fw14_27_eth_10g_mlx5_0_mlx5_4_down_disabled.txt"
+    )
+    down = {
+        (p["ca"], p["state"])
+        for p in ev.hca_ports
+        if p["tool"] == "rdma link" and p["active"] is False
+    }
+    assert down == {("mlx5_0", "DOWN"), ("mlx5_4", "DOWN")}
+
+
+def test_remapped_rows_done_are_a_note() -> None:
+    said = _said(
+        _load(
+            "nvidia_smi_q_remapped_rows_uncorr_14_pending_no_failure_no_bank_histogram_max_629_a100_pc_amax_1.txt"
+        )
+    )
+    assert any(
+        "14 row(s) remapped after uncorrectable memory errors, none pending, none failed" in m
+        for m in said
+    )
+
+
+def test_show_gids_inside_a_block_comment_is_read() -> None:
+    ev = _load(
+        "show_gids_c_comment_3_nics_mlx5_0_eth05_mlx5_1_2_eth02_03_12_gids_rocev2_index3.txt"
+    )
+    (f,) = ev.files
+    assert f.formats == ["show_gids"]
+    assert any(
+        "mlx5_2 port 1 (eth03): 4 GID(s); RoCEv2 index 3 26.110.178.29" in m for m in _said(ev)
+    )
+
+
+def test_a_wrapped_watchdog_progress_line_is_joined() -> None:
+    ev = _load(
+        "single_gpu_ddp_rank0_watchdog_work_1940009_last_enqueued_1940014_stuck_480s_childfailed.log"
+    )
+    finding = _found(ev)["evidence-watchdog-failure"]
+    assert any(
+        "work 1940009 failed; last enqueued work 1940014, last completed 1940008" in i
+        for i in finding.items
+    )
+
+
+def test_a_hosts_short_and_full_names_are_one_host() -> None:
+    ev = _load(
+        "skypilot_azure_lightning_ddp_rank1_bootstrap_socketpollconnect_refused_35_nccl2262_remote_error_torchrun_exit1_cut.log"
+    )
+    assert [h["host"] for h in ev.hosts if h["named"]] == ["vae-bc5a469e-2296-0"]

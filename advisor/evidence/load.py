@@ -1071,6 +1071,9 @@ def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
+_IPV4_HOST_RE = re.compile(r"^\d+\.\d+\.\d+\.\d+$")
+
+
 def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
     """Each host the files' content names, with its files; files naming none, by folder."""
     named: dict[str, set[str]] = {}
@@ -1088,6 +1091,12 @@ def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
         for c in f.culprits:
             if c.host:
                 named.setdefault(c.host, set()).add(f.source)
+    # (one machine by its short name and its full one: NCCL's "vae-bc5a469e-2296-0" and torch
+    # elastic's "vae-bc5a469e-2296-0.internal.cloudapp.net")
+    for full in [h for h in named if "." in h and not _IPV4_HOST_RE.match(h)]:
+        short = full.split(".", 1)[0]
+        if short in named and full in named:
+            named[short] |= named.pop(full)
     with_host = set().union(*named.values()) if named else set()
     folders: dict[str, list[str]] = {}
     for report in evidence.files:
@@ -1336,10 +1345,18 @@ _LINE_PREFIXES = (
         "a log collector's time stamp",
         re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d): "),
     ),
+    # (or a plain date and time before Open MPI's rank tag: "2020-11-08 20:25:49 [1,0]<stdout>:")
+    (
+        "a log collector's time stamp",
+        re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? (?=\[\d+,\d+\]<std(?:out|err)>:)"),
+    ),
     # kubectl logs --prefix: "[pod/trainer-worker-0/pytorch] "
     ("kubectl's pod prefix", re.compile(r"^\[pod/[\w.-]+/[\w.-]+\] ")),
     # docker compose logs: the service's container name and a bar ("trainer-1  | ")
     ("docker compose's container prefix", _COMPOSE_PREFIX_RE),
+    # an output kept inside a C or Java block comment, " * " before each line (its "/*" and
+    # " */" lines are no output)
+    ("a block comment's ' * '", re.compile(r"^ ?\*(?: |$)|^/\*+\s*$|^ ?\*/\s*$")),
 )
 """Prefixes a log collector puts before each line of a container's output."""
 # A wrapper script's own label before each line of the program it runs ("[TRAINING] ", a
@@ -2796,6 +2813,9 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 skipped=False,
             )
         )
+    # npu-smi info -l: its "Total Count" heads the list, each NPU's block after it (one answer
+    # each, only the first with the count)
+    listing = any("Total Count" in a.fields for a in answers)
     for answer in answers:
         if procs and set(answer.fields) <= {"NPU ID", "Chip Count", "Chip ID"}:
             continue  # (-t proc-mem's own heading lines, not an -l list)
@@ -3036,7 +3056,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         if health is None:
             # usage, memory ... figures: nothing in them is judged
             what = f"npu-smi info -t {answer.type}" if answer.type else "an npu-smi info -t answer"
-            if not answer.type and "Total Count" in answer.fields:
+            if not answer.type and listing:
                 # npu-smi info -l: the device list, its "Total Count" first, then each NPU's id,
                 # product name and serial number
                 what = "npu-smi info -l (the device list)"
@@ -3471,6 +3491,18 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
         )
     for gpu in parsed:
+        if gpu.remapped_uncorrectable and not gpu.remap_pending and not gpu.remap_failed:
+            # rows remapped after uncorrectable errors, the remap done (nothing pending, none
+            # failed): the GPU repaired its memory, a figure to watch, not a fault now
+            notes.append(
+                ParseWarning(
+                    line=gpu.line,
+                    message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}: "
+                    f"{gpu.remapped_uncorrectable} row(s) "
+                    "remapped after uncorrectable memory errors, none pending, none failed",
+                    skipped=False,
+                )
+            )
         if gpu.pcie_replays:
             # NVML's PCIe replay counter: DCGM judges its rate (replays per minute, its
             # DCGM_FR_PCI_REPLAY_RATE), which a count since the last reset cannot give
@@ -3535,6 +3567,9 @@ def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
 _INFOROM_RE = re.compile(r"WARNING: infoROM is corrupted at gpu (?P<bus>[0-9A-Fa-f:.]+)")
 
 
+_SMI_LOST_BUS_RE = re.compile(r"device handle for (?:GPU|gpu) ?([0-9A-Fa-f:.]+):")
+
+
 def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nvidia_smi.parse_status(text)
     gpus = [
@@ -3546,6 +3581,26 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
             gpu["has_process"] = gpu["gpu"] in parsed.process_gpus
     _mark_idle(gpus)
     out.gpus.extend(gpus)
+    # nvidia-smi's answer that it could not reach a GPU, beside a table in the same file (run
+    # before it: "Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost"); a
+    # GPU the table below it lists again came back (a reset or reboot between): a warning of
+    # what happened, not the GPU's state now
+    for event in logs.nvidia_tool_failures(text):
+        lost_bus = _SMI_LOST_BUS_RE.search(event.message)
+        back = lost_bus is not None and any(
+            g.line > event.line
+            and g.bus_id
+            and g.bus_id.lower().endswith(lost_bus.group(1).lower().split(":", 1)[-1])
+            for g in parsed.gpus
+        )
+        if back:
+            event.kind = "gpu_driver_error"
+            event.exception_type = (
+                f"{event.exception_type}; the table after it (line "
+                f"{min(g.line for g in parsed.gpus if g.line > event.line)}) lists that GPU "
+                "again: it came back (a reset or reboot between the two)"
+            )[:300]
+        _add_failure(out, source, event)
     for m in _INFOROM_RE.finditer(text):
         bus = m.group("bus").lower()
         # the table prints the bus with a longer domain ("00000008:00:00.0" for "0008:00:00.0")
@@ -5070,6 +5125,11 @@ RX_DISCARD_SHARE = 0.001
 steady loss, each drop a retransmission or, for RoCE, a go-back)."""
 
 
+RX_DISCARD_MIN = 10_000
+"""Fewer discards than this, whatever their share, are a port's start-up or a burst's, too few
+to say the port is congested (the counters run from the driver's start)."""
+
+
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -S: a note of each block's counters and the loss counters that are not 0; a port
     that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
@@ -5080,7 +5140,12 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
         # commit 827a8cb2, "Add discard counters per priority"), against rx_packets_phy
         received = b.counters.get("rx_packets_phy") or b.counters.get("rx_packets")
         dropped = b.counters.get("rx_discards_phy")
-        if not received or not dropped or dropped / received < RX_DISCARD_SHARE:
+        if (
+            not received
+            or not dropped
+            or dropped < RX_DISCARD_MIN
+            or dropped / received < RX_DISCARD_SHARE
+        ):
             continue
         pauses = b.counters.get("tx_pause_ctrl_phy")
         _add_failure(
@@ -5091,9 +5156,10 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
                 line=b.line,
                 message=f"rx_discards_phy {dropped} of rx_packets_phy {received}",
                 library="ethtool",
-                exception_type=f"the port discarded {100 * dropped / received:.1f} % of the "
-                "packets it received for want of buffers (the adapter congested: it could not "
-                "take them in as fast as they came)"
+                exception_type=(f"{b.iface}: " if b.iface else "")
+                + f"the port discarded {100 * dropped / received:.1f} % of the "
+                "packets it received since its driver started, for want of buffers (the adapter "
+                "congested: it could not take them in as fast as they came)"
                 + (
                     f"; rx_out_of_buffer {b.counters['rx_out_of_buffer']} (its receive queues "
                     "had no buffer posted)"

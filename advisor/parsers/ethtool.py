@@ -34,6 +34,9 @@ class NicStats:
     counters: dict[str, int] = field(default_factory=dict)
     losses: dict[str, int] = field(default_factory=dict)
     """The loss counters that are not 0."""
+    iface: str | None = None
+    """The interface the copy names above the block (``ethtool -S ens1f0np0``, a loop's
+    ``== ens1f0np0`` heading); None where it names none."""
 
 
 def _is_loss(name: str) -> bool:
@@ -41,12 +44,22 @@ def _is_loss(name: str) -> bool:
     return bool(_LOSS_WORDS.intersection(words)) or any(p in name.lower() for p in _LOSS_PHRASES)
 
 
+_IFACE_NAMED_RE = re.compile(
+    r"\bethtool\s+-S\s+(?P<iface>[A-Za-z][\w.@-]*)\s*(?:\||$)|^\s*={2,}\s*(?P<iface2>[A-Za-z][\w.@-]*)\s*={0,}\s*$"
+)
+
+
 def parse(text: str) -> list[NicStats]:
     """Each ``NIC statistics:`` block; ParseError when none has a counter."""
     blocks: list[NicStats] = []
+    named: str | None = None  # the interface the last command or heading above named
     for no, line, _ in numbered_lines(text):
         if line.strip() == "NIC statistics:":
-            blocks.append(NicStats(line=no))
+            blocks.append(NicStats(line=no, iface=named))
+            named = None
+            continue
+        if n := _IFACE_NAMED_RE.search(line):
+            named = n.group("iface") or n.group("iface2")
             continue
         if blocks and (m := _COUNTER_RE.match(line)):
             value = int(m.group("value"))

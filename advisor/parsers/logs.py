@@ -1663,7 +1663,56 @@ def _parse_events(text: str) -> LogReport:
                 ev.library = ev.library or "HCCL"
     _ranks_by_pid(report.events)
     report.events.sort(key=lambda e: e.line)
+    if "EngineCore" in text or "core proc" in text:
+        _vllm_core_said_once(report)
+    if "across cluster]" in text:
+        _ray_repeats(raw, report)
     return report
+
+
+def _vllm_core_said_once(report: LogReport) -> None:
+    """vLLM's word that its engine core did not start, dropped where the log's own reading of
+    that start's error (an out-of-memory, a failed NCCL call) stands in the traceback under it or
+    above it: the same failure, said once, by what it was."""
+    cores = [
+        e
+        for e in report.events
+        if e.kind == "launcher_exit"
+        and (e.exception_type or "").startswith("vLLM (its engine core did not start")
+    ]
+    # (torch_npu's own ERR code at the traceback's end says less than the engine's exception)
+    others = [
+        e
+        for e in report.events
+        if e.kind not in NOTICE_KINDS and e.kind not in ("launcher_exit", "torch_npu_error")
+    ]
+    for core in cores:
+        if any(o.line <= core.line + TRACEBACK_LINES for o in others):
+            report.events.remove(core)
+
+
+# Ray's log deduplication: a line other processes printed too, folded into one with "[repeated 14x
+# across cluster]" after it (Ray's RAY_DEDUP_LOGS; its docs: lines of the same pattern, words with
+# numeric components ignored, are buffered and printed once with the count)
+_RAY_REPEATED_RE = re.compile(r"\[repeated (\d+)x across cluster\]")
+
+
+def _ray_repeats(raw: list[str], report: LogReport) -> None:
+    """A note for each failure's line Ray folded others' copies into: on how many more
+    processes the same line stood."""
+    for ev in report.events:
+        if 0 < ev.line <= len(raw) and (r := _RAY_REPEATED_RE.search(raw[ev.line - 1])):
+            report.unread.append(
+                ParseWarning(
+                    line=ev.line,
+                    message=f"Ray folded this {ev.kind.replace('_', ' ')} line of {r.group(1)} "
+                    "more process(es) of the cluster into it ('[repeated "
+                    f"{r.group(1)}x across cluster]'; Ray folds lines whose words match, those "
+                    "with numbers left aside): the same kind of failure on each of them, its "
+                    "ranks and figures not shown",
+                    skipped=False,
+                )
+            )
 
 
 _OWN_PROCESS_KINDS = frozenset(
@@ -3520,7 +3569,7 @@ _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
 # RDMA Plugin (v5)", "NET/Plugin: Loaded coll plugin SHARP (v5)") and the interface its bootstrap
 # took ("Bootstrap : Using bond0:10.214.144.75<0>")
 _NCCL_PLUGIN_LOADED_RE = re.compile(
-    r"NET/Plugin ?: Loaded (?P<kind>net|coll) plugin (?P<name>[^\n]+?)\s*$"
+    r"NET/Plugin ?: Loaded (?P<kind>net|coll) plugin (?P<name>\S[^\n]{0,120})"
 )
 _NCCL_BOOTSTRAP_RE = re.compile(r"NCCL INFO Bootstrap ?: Using (?P<what>\S+?)(?:<\d+>)?\s*$")
 _NVLS_CHANNELS_RE = re.compile(r"\b(\d+) nvls channels\b")
@@ -3897,8 +3946,10 @@ read refused): its NCCL set-up is said beside them."""
 # NCCL's channel set-up (src/transport.cc): "Channel 01/0 : 1[c5000] -> 0[29000] via P2P/IPC/read",
 # "... via SHM/direct/direct", "... [send] via NET/IB/0/GDRDMA": the transport, the NIC's index
 # taken out of a network's
+# (NCCL 2.4-2.6 named a channel a ring: "Ring 00 : 5[5] -> 6[6] via P2P/IPC", "Ring 00 : 15 -> 0
+# [receive] via NET/Socket/0", its peer's device left out over the network)
 _CHANNEL_VIA_RE = re.compile(
-    r"NCCL INFO Channel \d+(?:/\d+)? : \d+\[[^\]]*\] -> \d+\[[^\]]*\](?: \[\w+\])? via "
+    r"NCCL INFO (?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[[^\]]*\])? -> \d+(?:\[[^\]]*\])?(?: \[\w+\])? via "
     r"(?P<via>(?:P2P|SHM|NET|COLLNET|NVLS)(?:/[A-Za-z][\w]*)*)"
 )
 _VIA_SAID = {
@@ -3999,7 +4050,7 @@ _NCCL1_DEVICE_RE = re.compile(
     r"\bINFO rank (?P<rank>\d+) using device (?P<dev>\d+) \((?P<bus>[0-9A-Fa-f:.]+)\)"
 )
 _NCCL1_ACCESS_RE = re.compile(
-    r"\bINFO rank access (?P<a>\d+) -> (?P<b>\d+) via (?P<via>[^\n]+?)\s*$"
+    r"\bINFO rank access (?P<a>\d+) -> (?P<b>\d+) via (?P<via>\S[^\n]{0,60})"
 )
 
 
@@ -4033,7 +4084,8 @@ def _nccl1_notes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         said = (
             "NCCL's paths between ranks: "
             + ", ".join(
-                f"{a.group('a')}->{a.group('b')} via {a.group('via')}" for _, a in access[:8]
+                f"{a.group('a')}->{a.group('b')} via {a.group('via').strip()}"
+                for _, a in access[:8]
             )
             + (" ..." if len(access) > 8 else "")
         )
@@ -4050,6 +4102,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     via_first = 0
     connected: dict[str, set[str]] = {}  # a host → "rings", "trees" NCCL said it connected
     connected_first: dict[str, int] = {}  # a host → the line of its first "Connected" note
+    bootstrap: dict[str, tuple[int, str]] = {}  # a host → (line, the interface its bootstrap took)
     # an init call and communicator size → each rank's set-up time (line, rank, total s, phases)
     # (ncclCommInitRankConfig's and ncclCommSplit's of one size are two communicators)
     timings: dict[tuple[str, int], list[tuple[int, int, float, str]]] = {}
@@ -4088,8 +4141,9 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             kind = "network" if lp.group("kind") == "net" else "collective (CollNet)"
             said = f"NCCL loaded its {kind} plugin: {lp.group('name').strip()}"
         elif "Bootstrap" in line and (bs := _NCCL_BOOTSTRAP_RE.search(line)):
-            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
-            said = f"{host or 'a host'}: NCCL's bootstrap uses {bs.group('what')}"
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else "a host"
+            bootstrap.setdefault(host, (no, bs.group("what")))
+            continue
         elif "Selected Provider is" in line and (o := _OFI_PROVIDER_RE.search(line)):
             # aws-ofi-nccl's libfabric provider: efa carries the traffic over EFA; tcp (or
             # sockets, behind ofi_rxm) carries it over TCP, no RDMA
@@ -4172,6 +4226,17 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             notes[said] = no
     for (_, size), per_rank in timings.items():
         notes[_init_timings_said(size, per_rank)] = per_rank[0][0]
+    if bootstrap:
+        # (one note for all hosts: a 16-host job's bootstrap said once, its interfaces listed)
+        first_host, (_, first_what) = next(iter(bootstrap.items()))
+        boot_shown = [f"{h} {what}" for h, (_, what) in list(bootstrap.items())[:4]]
+        said_boot = (
+            f"{first_host}: NCCL's bootstrap uses {first_what}"
+            if len(bootstrap) == 1
+            else f"NCCL's bootstrap on {len(bootstrap)} host(s): {', '.join(boot_shown)}"
+            + (" ..." if len(bootstrap) > 4 else "")
+        )
+        notes[said_boot] = min(no for no, _ in bootstrap.values())
     if topo_gpus:
         links = ", ".join(
             f"NVLink {bw} GB/s to {'an NVSwitch' if to == 'NVS' else 'GPUs'}"
@@ -6657,6 +6722,7 @@ _NATIVE_FRAME_RE = re.compile(
 # vLLM's engine client when its engine core process died while starting: "RuntimeError: Engine core
 # initialization failed. See root cause above. Failed core proc(s): {'EngineCore': -11}" (each
 # process's exit code, negative for a signal)
+_VLLM_CORE_START_RE = re.compile(r"\bEngineCore failed to start\.?\s*$")
 _VLLM_CORE_PROCS_RE = re.compile(r"Failed core proc\(s\): \{(?P<procs>[^}]*)\}")
 _VLLM_CORE_PROC_RE = re.compile(r"'(?P<proc>[^']+)': (?P<code>-?\d+)")
 
@@ -7551,10 +7617,29 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 exit_code=-11, rank=tagged, call=native, library="native code" if native else None,
             )  # fmt: skip
             continue
+        if "EngineCore failed to start" in line and _VLLM_CORE_START_RE.search(line):
+            # vLLM v1's engine core logging its start-up's exception (core.py: "EngineCore failed
+            # to start.", the traceback under it in its logger's lines): the exception it ends in
+            raised = next(
+                (
+                    ex.group(0).strip()
+                    for _, t, _ in lines[index + 1 : index + 1 + TRACEBACK_LINES]
+                    if (ex := _PY_EXCEPTION_RE.match(_LOGGER_PREFIX_RE.sub("", t, count=1)))
+                ),
+                None,
+            )
+            once(
+                ("vllm-core", no), no, text,
+                "vLLM (its engine core did not start"
+                + (f": {raised[:200]}" if raised else "; the traceback under it says why")
+                + ")",
+            )  # fmt: skip
+            continue
         if "Failed core proc(s)" in line and (vc := _VLLM_CORE_PROCS_RE.search(line)):
             if not vc.group("procs").strip():
                 # "Failed core proc(s): {}": the engine core did not come up, no process named
-                # (its own error is above, or in its own log)
+                # (its own error is above, or in its own log: where one was read above, this
+                # only repeats it)
                 once(
                     ("vllm-core", no), no, text,
                     "vLLM (its engine core did not start; no process named)",
@@ -11076,12 +11161,25 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
             ev.exception_type = f"{ev.exception_type}; {times} processes reported it"
 
 
+_STAMP_TAIL_RE = re.compile(r"^\d{3}\s+(\D.*)$")
+_CANN_PID_RE = re.compile(r"\bE[A-Z0-9]\d{4}: \[PID: (\d+)\]")
+"""CANN's error report naming its process ("EH9999: [PID: 56447] 2025-07-30-06:16:22 ...")."""
+# the runtime's words of a failed device task in CANN's TraceBack ("Aicpu kernel execute failed,
+# device_id=0, stream_id=28, task_id=1726, errorCode=2a.", "Aicore kernel execute failed, ...")
+_FAILED_TASK_IDS_RE = re.compile(
+    r"execute failed, device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), task_id=(?P<task>\d+)"
+)
+TASK_IDS_LINES = 8
+"""How far above a failed call's result its TraceBack's failed task may stand."""
+
+
 def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Failed NPU runtime calls torch_npu reports, one per call and code; a warning only for a
     code no failed call of the file showed (torch_npu warns again of the same code as the
     process winds down)."""
     seen: set[tuple[str | None, int]] = set()
     found: list[tuple[int, str | None, int]] = []
+    pid_codes: set[tuple[int | None, int]] = set()  # (CANN's [PID: N], code) already taken
     for index, (_, line, _) in enumerate(lines):
         if (
             (("NPU" not in line and "OPS" not in line) or "error code is" not in line)
@@ -11127,14 +11225,25 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 or rm.group("code5") or rm.group("code6") or rm.group("code7") or rm.group("code8")
                 or rm.group("code10") or rm.group("code11")
             )  # fmt: skip
-            if code in ACL_RT_ERRORS and all(c != code for _, _, c in found):
+            # (CANN's own report names its process, "EH9999: [PID: 56447] ... runtime result =
+            # 507018": two processes that met the same code are two failures)
+            cann_pid = _CANN_PID_RE.search(line)
+            key = (int(cann_pid.group(1)) if cann_pid else None, code)
+            if code in ACL_RT_ERRORS and (
+                (cann_pid is not None and key not in pid_codes)
+                or all(c != code for _, _, c in found)
+            ):
+                pid_codes.add(key)
                 call = (
                     rm.group("call") or rm.group("call3") or rm.group("call4")
                     or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or rm.group("call11") or ""
                 ).strip() or None  # fmt: skip
+                if call and (stamped := _STAMP_TAIL_RE.match(call)):
+                    call = stamped.group(1)  # (a time stamp's milliseconds before the words)
                 seen.add((call, code))
                 found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}
+    emitted: set[tuple[int, str | None]] = set()  # (pid, code) of the events made
     for index, call, code in found:
         if call is None and code in failed:
             continue
@@ -11167,6 +11276,18 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         _torch_npu_context(ev, window)
         if ev.pid is None and own is not None:
             ev.pid = int(own.group(1))
+        if ev.pid is None and (cp := _CANN_PID_RE.search(line)):
+            ev.pid = int(cp.group(1))
+        if ev.device is None:
+            # CANN's TraceBack above the call's result names the failed task ("Aicpu kernel
+            # execute failed, device_id=0, stream_id=28, task_id=1726, ..."): its device
+            above = [t for _, t, _ in lines[max(0, index - TASK_IDS_LINES) : index]]
+            if ids := _search(_FAILED_TASK_IDS_RE, above):
+                ev.device = int(ids.group("dev"))
+                ev.exception_type = ev.exception_type or (
+                    f"the failed task: device {ids.group('dev')}, stream "
+                    f"{ids.group('stream')}, task {ids.group('task')}"
+                )
         if (
             call
             and "SetDevice" in call
@@ -11224,6 +11345,10 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             # the runtime's own ERROR line under the call names its device ("[ERROR] RUNTIME:
             # Failed to allocate device memory, device_id=0, size=10485760")
             ev.device = int(rt.group(1))
+        if ev.pid is not None and (ev.pid, ev.code) in emitted:
+            continue  # the same process's code again (its own TraceBack after torch_npu's line)
+        if ev.pid is not None:
+            emitted.add((ev.pid, ev.code))
         report.events.append(ev)
 
 
@@ -11790,8 +11915,14 @@ def is_program_log(text: str) -> bool:
     ]
     head = head[:LOG_LOOK_LINES]
     logged = sum(1 for line in head if _LOG_LINE_RE.match(line))
-    if len(head) == 1 and _ONE_LINE_LOG_RE.match(head[0]):
-        return True  # one line with a logger's level and a time on it: a log cut to that line
+    if len(head) <= WRAPPED_LINE_PARTS and head and _ONE_LINE_LOG_RE.match(head[0]):
+        # one line with a logger's level and a time on it, the rest of the copy its own
+        # continuation (a long line a page wrapped): a log cut to that line
+        if len(head) == 1 or (
+            not any(_LOG_LINE_RE.match(line) for line in head[1:])
+            and all(not line.startswith((" ", "\t", "|", "+", "#")) for line in head[1:])
+        ):
+            return True
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
         return True  # a job's output under Slurm's srun (its own words of the allocation)
     if ("error: " in text or "*** [" in text) and _COMPILER_ERROR_RE.search(text):
@@ -11825,6 +11956,8 @@ _COMPILER_ERROR_RE = re.compile(
 # srun's words while it waits for and gets the job's allocation (Slurm's srun: "srun: job 44605804
 # queued and waiting for resources", "srun: job 44605804 has been allocated resources")
 _SRUN_ALLOCATED_RE = re.compile(r"^srun: job \d+ has been allocated resources\s*$", re.M)
+WRAPPED_LINE_PARTS = 3
+"""How many pieces a page may wrap one long log line into and still be read as that one line."""
 _ONE_LINE_LOG_RE = re.compile(
     r"^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL)\b.{0,40}?\b\d{2}:\d{2}:\d{2}\b"
     r"|^.{0,40}?\b\d{2}:\d{2}:\d{2}\b.{0,40}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL)\b"
@@ -12547,6 +12680,16 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # Last enqueued NCCL work: 9387, ..."): its progress is on the next line
             joined = index + 1
             line = line.rstrip("\n") + lines[joined][1]
+        if (
+            "detected by watchdog at work" in line
+            and "nqueued" not in line
+            and index + 1 < len(lines)
+            and lines[index + 1][1].lstrip().startswith("last enqueued")
+        ):
+            # wrapped after its work's number ("... at work: 1940009," / "   last enqueued NCCL
+            # work: 1940014, last completed NCCL work: 1940008."): its progress on the next line
+            joined = index + 1
+            line = line.rstrip() + " " + lines[joined][1].lstrip()
         if "PG status" in line and "completed" not in line and index + 1 < len(lines):
             # a progress line wrapped at a fixed width ("last enqueue" / "d work: 5, last ...")
             joined = index + 1
@@ -13553,6 +13696,14 @@ _TASK_QUEUE_EXIT_RE = re.compile(
 
 
 _TASK_QUEUE_DEVICE_RE = re.compile(r"\(PID:\d+, Device:(\d+)")
+_TASK_QUEUE_PID_RE = re.compile(r"\(PID:(\d+), Device:")
+# torch's C++ error as a log prints it: its message line ("[rank0]:[E623 13:46:28.176 compiler_
+# depend.ts:429] ReshapeAndCacheOperation setup failed!", glog's head before the message), then
+# "Exception raised from OperationSetup at FILE:LINE (most recent call first):"
+_C10_RAISED_FROM_RE = re.compile(
+    r"^Exception raised from (\S+) at \S+:\d+ \(most recent call first\):"
+)
+_C10_MESSAGE_RE = re.compile(r"^.*?\[[EWIF]\d{3,4} [\d:.]+ [\w./-]+:\d+\]\s*")
 TASK_QUEUE_DEVICE_LINES = 6
 
 
@@ -13563,16 +13714,46 @@ def _task_queue_exits(lines: list[tuple[int, str, int | None]], report: LogRepor
     if report.events:
         return
     seen: set[str] = set()
+    # (an exception that quotes the message in its repr, "MQEngineDeadError: ... RuntimeError('The
+    # Inner error is reported as above. ...": the process's own line, where there is one, is read)
+    own_ops = {
+        m.group("op")
+        for _, line, _ in lines
+        if "The Inner error is reported" in line
+        and (m := _TASK_QUEUE_EXIT_RE.search(line))
+        and line[max(0, m.start() - 2) : m.start()] not in ("('", '("')
+    }
     for index, (no, line, tagged) in enumerate(lines):
         if "The Inner error is reported" not in line or not (m := _TASK_QUEUE_EXIT_RE.search(line)):
             continue
-        if m.group("op") in seen:
+        quoted = line[max(0, m.start() - 2) : m.start()] in ("('", '("')
+        if m.group("op") in seen or (quoted and m.group("op") in own_ops):
             continue
         seen.add(m.group("op"))
         # torch_npu's own error line just under it names the device ("[ERROR] 2025-11-26-11:10:36
         # (PID:1349, Device:0, RankID:-1) ERR00100 ..."), kept where the copy cuts it after that
         after = [t for _, t, _ in lines[index + 1 : index + 1 + TASK_QUEUE_DEVICE_LINES]]
         device = _search(_TASK_QUEUE_DEVICE_RE, after)
+        pid = _search(_TASK_QUEUE_PID_RE, after)
+        # torch's C++ error of the operator's set-up above it ("[rank0]:[E623 ...] ReshapeAndCache
+        # Operation setup failed!" over "Exception raised from OperationSetup at ..."): the inner
+        # error the task queue reports
+        cause = next(
+            (
+                (lines[j][0], _C10_MESSAGE_RE.sub("", lines[j][1]).strip(), raised.group(1))
+                for j in range(index - 1, max(-1, index - TRACEBACK_LINES), -1)
+                if j + 1 < len(lines)
+                and (raised := _C10_RAISED_FROM_RE.match(lines[j + 1][1]))
+                and lines[j][1].strip()
+            ),
+            None,
+        )
+        said = f"an inner (CANN) error stopped the process while operator {m.group('op')} ran"
+        said += (
+            f": {cause[1][:160]} (line {cause[0]}, raised from {cause[2]})"
+            if cause
+            else " (its code is in the lines above it, not in this copy)"
+        )
         report.events.append(
             LogEvent(
                 kind="npu_device_exception",
@@ -13580,9 +13761,9 @@ def _task_queue_exits(lines: list[tuple[int, str, int | None]], report: LogRepor
                 message=line[m.start() :].strip()[:300],
                 rank=tagged,
                 device=int(device.group(1)) if device else None,
+                pid=int(pid.group(1)) if pid else None,
                 op=m.group("op"),
-                exception_type=f"an inner (CANN) error stopped the process while operator "
-                f"{m.group('op')} ran (its code is in the lines above it, not in this copy)",
+                exception_type=said[:300],
             )
         )
 
@@ -14712,8 +14893,22 @@ def _prompt_host_above(lines: list[tuple[int, str, int | None]], no: int, tool: 
         if at < no - PROMPT_ABOVE_LINES:
             break
         if tool in line and (p := _PROMPT_USER_HOST_RE.match(line)) and tool in p.group("cmd"):
+            words = p.group("cmd").split()
+            if words and words[0] in _REMOTE_RUNNERS:
+                # "ssh gpu-node-07 nvidia-smi": the tool ran on the host ssh names, not the
+                # prompt's; srun, pdsh, kubectl or docker exec run it elsewhere too
+                if words[0] == "ssh":
+                    target = next((w for w in words[1:] if not w.startswith("-")), None)
+                    return target.rsplit("@", 1)[-1] if target else None
+                return None
             return p.group("host")
     return None
+
+
+_REMOTE_RUNNERS = frozenset(
+    {"ssh", "srun", "pdsh", "clush", "kubectl", "docker", "podman", "salloc", "mpirun"}
+)
+"""Commands a prompt runs that run the tool on another host or container than the prompt's."""
 
 
 def nvidia_tool_failures(text: str) -> list[LogEvent]:
@@ -14877,7 +15072,8 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                         else "no RDMA device could be listed"
                         + (f" ({none.group('why')})" if none.group("why") else "")
                         + (" (ibstatus found nothing under /sys/class/infiniband)" if dev else "")
-                    ),
+                    )
+                    + _abi_said(lines, no),
                 )
             )
     for key, (ev, count) in peermem.items():
@@ -14887,6 +15083,34 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             + ": the module's callback for GPU memory freed under an RDMA registration"
         )[:200]
         report.events.append(ev)
+
+
+# libibverbs (rdma-core libibverbs/init.c) when a device's user-space provider cannot speak the
+# kernel driver's ABI: "libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6
+# (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2": that device is not listed
+_IBV_ABI_RE = re.compile(
+    r"Driver (?P<drv>\S+) does not support the kernel ABI of (?P<abi>\d+) \(supports (?P<lo>\d+) to "
+    r"(?P<hi>\d+)\)(?: for device (?P<dev>\S+))?"
+)
+IBV_ABI_LINES = 6
+"""How far above libibverbs' empty list its ABI warning may stand."""
+
+
+def _abi_said(lines: list[tuple[int, str, int | None]], no: int) -> str:
+    """libibverbs' ABI warning just above line ``no``, in words ("" where there is none)."""
+    for at, line, _ in reversed(lines):
+        if at >= no:
+            continue
+        if at < no - IBV_ABI_LINES:
+            break
+        if "kernel ABI" in line and (a := _IBV_ABI_RE.search(line)):
+            return (
+                f": libibverbs' {a.group('drv')} provider supports kernel ABI {a.group('lo')} to "
+                f"{a.group('hi')}, the kernel driver speaks {a.group('abi')} (rdma-core in user "
+                "space and the kernel's driver of different releases: a container's rdma-core "
+                "older than the host's kernel?)"
+            )
+    return ""
 
 
 # systemd-networkd's word of a network interface's link in a host's syslog ("Aug 17 06:18:01

@@ -232,6 +232,33 @@ def parse_info(text: str) -> NpuSmiInfo:
             flush_top_only()
             pending = (no, [*cells, ""])
             continue
+        if (
+            pending is not None
+            and len(cells) < 3
+            and not s.endswith("|")
+            and first
+            and first[0].isdigit()
+            and len(first) == 1
+        ):
+            # the copy ends inside the chip's second row, its chip index read ("| 0   | 00"):
+            # the chip is known, its bus id and usage are not
+            top_no, top = pending
+            pending = None
+            try:
+                chip = _chip_top(top_no, top)
+            except (ValueError, IndexError) as e:
+                warnings.append(ParseWarning(line=top_no, message=f"unreadable chip row ({e})"))
+                continue
+            chip.chip = int(first[0])
+            chips.append(chip)
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"NPU {chip.npu} chip {chip.chip}'s second row is cut off after its "
+                    "chip index: its bus id and usage are unknown",
+                )
+            )
+            continue
         if len(cells) < 3 or not first or not (first[0].isdigit() or first == ["-"]):
             continue
         if pending is not None and _is_top(cells):

@@ -162,6 +162,8 @@ _UNDERLINE_RE = re.compile(r"\x1b?\[(?:0|4|24)?m")
 
 
 ELISIONS = ("...", "…")
+_ELIDED_COLUMNS = frozenset({".", "..", "...", "…"})
+"""Header tokens a copy put where it left device columns out ("GPU7 . . . mlx5_0")."""
 """What a copy puts where it left cells out."""
 
 
@@ -486,7 +488,22 @@ def _parse_topo(text: str, header_first: bool = False) -> GpuTopology:
     # nvidia-smi prints a row for every device column: a matrix with NIC rows that stops before
     # the last of them was cut too (a copy without any NIC row is a format that prints none)
     nic_rows = any(not c.startswith("GPU") and c in topo.links for c in dev_cols)
-    missing = [c for c in dev_cols if (c.startswith("GPU") or nic_rows) and c not in topo.links]
+    missing = [
+        c
+        for c in dev_cols
+        if (c.startswith("GPU") or nic_rows) and c not in topo.links and c not in _ELIDED_COLUMNS
+    ]
+    if elided := [c for c in dev_cols if c in _ELIDED_COLUMNS]:
+        # a copy that left devices out between the ones it kept ("GPU7 . . . mlx5_0"): the
+        # devices shown are read, the ones left out are unknown
+        topo.warnings.append(
+            ParseWarning(
+                line=head_no,
+                message=f"nvidia-smi header elides columns ({' '.join(elided)}): the copy "
+                "left devices out between those it shows; their links are unknown",
+                skipped=False,
+            )
+        )
     first = dev_cols.index(topo.devices[0]) if topo.devices[0] in dev_cols else 0
     before = [c for c in missing if dev_cols.index(c) < first]
     if before:
@@ -508,6 +525,10 @@ def _parse_topo(text: str, header_first: bool = False) -> GpuTopology:
                 "cut): their links to the devices after them are unknown",
             )
         )
+    if elided:
+        for row in topo.links.values():
+            for c in elided:
+                row.pop(c, None)
     return topo
 
 
@@ -849,7 +870,7 @@ SMI_BANNER_RE = re.compile(
     r"NVIDIA-SMI (?P<smi>\S+)\s+(?:Driver|KMD) Version: (?P<driver>\S+)"
     r"(?:\s+CUDA (?:UMD )?Version: (?P<cuda>\S+))?"
 )
-_SMI_FIRST_RE = re.compile(r"^\s*(?P<gpu>\d+)\s+(?P<name>.*?)\s+(?P<persist>On|Off)\s*$")
+_SMI_FIRST_RE = re.compile(r"^\s*(?P<gpu>\d+)\s+(?P<name>.*?)\s+(?P<persist>On|Off|WDDM|TCC)\s*$")
 _SMI_BUS_RE = re.compile(
     r"^\s*(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s+"
     r"(?P<disp>On|Off|ERR!|N/A)\s*$"
@@ -1343,9 +1364,13 @@ _CSV_INT = {
 
 
 _CSV_WATTS = {"power.draw": "power_w", "power.limit": "power_cap_w"}
-_CSV_NOT_AN_ERROR = frozenset({"[N/A]", "[Not Supported]", "[Insufficient Permissions]"})
-"""Bracketed CSV values that are no read failure: a field the GPU lacks, or one the user may not
-read."""
+_CSV_READ_ERRORS = frozenset(
+    {"[Unknown Error]", "[GPU is lost]", "[GPU requires reset]", "[Timeout]", "[ERR!]"}
+)
+"""Bracketed CSV values of NVML's read failures (its nvmlErrorString words the GPU's state gives:
+NVML_ERROR_UNKNOWN, _GPU_IS_LOST, _RESET_REQUIRED, _TIMEOUT); the other bracketed values say the
+field is not there or not to be read ("[N/A]", "[Not Supported]", "[Insufficient Permissions]",
+a recent driver's "[Requested functionality has been deprecated]", "[Function Not Found]")."""
 
 
 def parse_query_csv(text: str) -> list[SmiGpu]:
@@ -1411,9 +1436,11 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
                 setattr(gpu, attr, round(float(watts)))
         # a field NVML could not read: "[Unknown Error]", "[GPU is lost]" (its error in words, in
         # brackets; "[N/A]" and "[Not Supported]" are fields the GPU does not have)
-        gpu.unreadable = [
-            k for k, v in values.items() if v.startswith("[") and v not in _CSV_NOT_AN_ERROR
-        ]
+        gpu.unreadable = [k for k, v in values.items() if v in _CSV_READ_ERRORS]
+        if gpu.name in _CSV_READ_ERRORS:
+            gpu.name = ""  # (a row NVML could not read at all: its error in every cell)
+        if gpu.bus_id in _CSV_READ_ERRORS:
+            gpu.bus_id = ""
         gpu.sensors_only = bool(gpu.unreadable) and all(
             k.startswith(("power.", "fan.", "enforced.power")) for k in gpu.unreadable
         )

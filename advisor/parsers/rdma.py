@@ -29,7 +29,11 @@ _HEADLESS_IBSTAT_PORT_RE = re.compile(r"^\s*Port \d+:\s*\n\s+State:\s*\w+")
 IBSTATUS_SIGNATURE = r"^[ \t]*Infiniband device '[^'\n]+' port \d+ status:"
 # iproute2's ``rdma link`` (rdma link show): a line a port, "link mlx5_7/1 subnet_prefix ... lid
 # 3403 sm_lid 1 lmc 0 state DOWN physical_state POLLING [netdev ib7]"
-RDMA_LINK_SIGNATURE = r"^[ \t]*link [\w-]+/\d+ .*?\bstate [A-Z_]+ physical_state [A-Z_]+"
+# (older iproute2 leads with the device's and port's indexes instead of "link": "0/1: mlx5_0/1:
+# state DOWN physical_state DISABLED")
+RDMA_LINK_SIGNATURE = (
+    r"^[ \t]*(?:link |\d+/\d+: )[\w-]+/\d+:? .*?\bstate [A-Z_]+ physical_state [A-Z_]+"
+)
 # the RDMA core's own files, read with grep or cat (the kernel's sysfs ABI for InfiniBand ports,
 # /sys/class/infiniband/<device>/ports/<n>/{state,phys_state,rate,link_layer}, which ibstatus
 # prints too): "/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE" (grep ""), or a cat of a
@@ -77,7 +81,7 @@ def _sysfs_ports(numbered: list[tuple[int, str, int | None]]) -> list[HcaPort]:
 
 
 _RDMA_LINK_RE = re.compile(
-    r"^\s*link (?P<ca>[\w-]+)/(?P<port>\d+) .*?\bstate (?P<state>[A-Z_]+) "
+    r"^\s*(?:link |\d+/\d+: )(?P<ca>[\w-]+)/(?P<port>\d+):? .*?\bstate (?P<state>[A-Z_]+) "
     r"physical_state (?P<phys>[A-Z_]+)(?:.*?\bnetdev (?P<netdev>\S+))?"
 )
 """``ibstatus`` (infiniband-diags' script over sysfs): a block a port, ``state: 4: ACTIVE``,
@@ -172,6 +176,8 @@ _IB_SPEED_GBPS = {
     "SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
     "NDR": 100.0, "XDR": 200.0,
 }  # fmt: skip
+_HCA_MODEL_RE = re.compile(r"\bHCA\b|ConnectX|InfiniHost|\bMT\d{4,5}\b")
+"""An HCA's model in a node description ("MT25204 InfiniHostLx Mellanox Technologies")."""
 _HCA_NAME_RE = re.compile(r"\bHCA-\d+\b|\bmlx\d+_\d+\b")
 """A node description naming an HCA (the default "host HCA-1", or "host mlx5_0")."""
 
@@ -258,12 +264,12 @@ def _mark_slower_lanes(ports: list[HcaPort]) -> None:
     switches = {p.ca for p in links if p.switch}
 
     def host_link(p: HcaPort) -> bool:
-        # (switch to switch where both ends are switches the file lists, or an end the file
-        # does not list that no HCA name marks: an uplink)
+        # (a switch's link to a node no HCA name marks is to a switch, listed in the file or
+        # not: an uplink, "iblinkinfo -S" of one leaf)
         peer = (p.peer or "").rsplit(" port ", 1)[0]
-        if not p.switch or _HCA_NAME_RE.search(peer):
+        if not p.switch or _HCA_NAME_RE.search(peer) or _HCA_MODEL_RE.search(peer):
             return True
-        return not (peer in switches or (peer and peer.startswith("MF0;")))
+        return peer not in switches and not peer
 
     for is_host in (True, False):
         group = [p for p in links if host_link(p) == is_host]
@@ -1058,6 +1064,22 @@ def _command_port(cmd: _PerftestCommand | None, line: int, test: str) -> HcaPort
     )
 
 
+_PROMPT_COMMAND_RE = re.compile(r"^\s*(?:\S+@\S+|\[[^\]\n]*\])?[:~\w/.-]*[#$]\s*(?P<cmd>\S+)")
+_PERFTEST_TOOLS = ("ib_write_", "ib_read_", "ib_send_", "ib_atomic_", "raw_ethernet_")
+
+
+def _under_other_tool(numbered: list[tuple[int, str, int | None]], no: int) -> bool:
+    """Line ``no`` stands under a shell prompt that ran another tool than a perftest one (the
+    nearest prompt above it, "root@pod:/# ibv_devinfo"): perftest's error words there are that
+    tool's."""
+    for at, line, _ in reversed(numbered):
+        if at >= no:
+            continue
+        if (p := _PROMPT_COMMAND_RE.match(line)) and ("#" in line or "$" in line):
+            return not p.group("cmd").startswith(_PERFTEST_TOOLS)
+    return False
+
+
 def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Each perftest run in ``text`` as the port it ran on, its ``perftest`` what it measured
     (Gbit/s and microseconds). The port is the command's ``-i``/``--ib-port``, else perftest's
@@ -1082,7 +1104,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     title: str | None = None
     title_at = 0
     previous = ""  # the line above (perftest's parser says what it refused there)
-    for no, line, _ in numbered_lines(text):
+    numbered = numbered_lines(text)
+    for no, line, _ in numbered:
         above, previous = previous, line
         if command := _perftest_command(no, line):
             pending.append(command)
@@ -1152,6 +1175,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if e and failure_open and not ended:
             ended = last
             continue  # the same client's next words on its failure ("Unable to open file ...")
+        if e and not pending and (current is None or ended) and _under_other_tool(numbered, no):
+            continue  # (another tool's words, "No IB devices found" under "$ ibv_devinfo")
         if e and not pending and (current is None or ended):
             # the failure's block copied with no command and no settings (or another process's
             # after the last one's main() gave up): a run on a port the copy does not name
