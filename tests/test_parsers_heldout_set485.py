@@ -656,3 +656,75 @@ def test_a_hosts_short_and_full_names_are_one_host() -> None:
         "skypilot_azure_lightning_ddp_rank1_bootstrap_socketpollconnect_refused_35_nccl2262_remote_error_torchrun_exit1_cut.log"
     )
     assert [h["host"] for h in ev.hosts if h["named"]] == ["vae-bc5a469e-2296-0"]
+
+
+def test_a_q_fragment_without_health_sections_is_said_not_unknown() -> None:
+    ev = _load(
+        "nvidia_smi_q_fragment_gpu_01_00_0_device_1401_pcie_gen_max2_cur1_no_header_cut_nvidiadocker1753.txt"
+    )
+    (f,) = ev.files
+    assert (f.formats, f.status) == (["nvidia_smi_query"], "read")
+    assert any(
+        "nvidia-smi -q fragment of one GPU (bus 00000000:01:00.0, device id 0x140110DE, part "
+        "number 1401-300-A1, PCIe generation max 2, current 1)" in m
+        for m in _said(ev)
+    )
+
+
+# --- round MMM (sets 505-510) --------------------------------------------------------------------
+
+
+def test_a_cann_codes_own_cause_and_the_working_operator_are_said() -> None:
+    ev = _load("vllm_ascend_otp_fix_report_ei0006_get_socket_timeout_hcclallgather_inner_error.log")
+    (code,) = [f for f in ev.failures if f.get("code") == "EI0006"]
+    assert code["message"].endswith(
+        "(the log's own cause: the behaviors of different ranks are inconsistent; operator "
+        "HcclAllGather)"
+    )
+
+
+def test_another_files_ei0006_does_not_hide_this_files_link_wait() -> None:
+    from advisor.evidence.load import load_paths
+
+    ev = load_paths(
+        [
+            HELDOUT
+            / "vllm_ascend_otp_fix_report_ei0006_get_socket_timeout_hcclallgather_inner_error.log",
+            HELDOUT
+            / "hccl_guide_client_recv_ranktable_timeout_pid347_rank1132_of_2048_group_name_3_0x5000004.log",
+        ]
+    )
+    found = _found(ev, "hccl")
+    assert "evidence-hccl-link-wait-timeout" in found
+    assert "evidence-hccl-socket-timeout" in found
+
+
+def test_a_q_d_memory_page_is_said() -> None:
+    said = _said(_load("nvidia_smi_i0_q_d_memory_utilization_375_66_1995mib_cut_gnomeshell356.txt"))
+    assert any(
+        "of GPU 0000:01:00.0: memory 1934 of 1995 MiB used, 61 free; GPU utilisation 47 %" in m
+        for m in said
+    )
+
+
+def test_a_perftest_clients_connect_failure_without_its_command_is_read() -> None:
+    ev = _load(
+        "perftest_client_couldnt_connect_10_55_206_82_18515_unable_to_init_socket_sriov_k8s_notes.txt"
+    )
+    (run,) = [p["perftest"] for p in ev.hca_ports if p["perftest"]]
+    assert run["failed"] == "Couldn't connect to 10.55.206.82:18515"
+
+
+def test_ethtool_counters_without_their_heading_and_with_notes_are_read() -> None:
+    said = _said(
+        _load(
+            "ethtool_S_mlx5_annotated_zh_cut_pcs_symbol_err_386_lane3_errors_17722623_corrected_bits_tx_pci_signal_integrity_2.txt"
+        )
+    )
+    assert any("rx_err_lane_3_phy 17722623" in m for m in said)
+
+
+def test_a_launchers_warning_after_the_nccl_error_is_not_its_last_error() -> None:
+    ev = _load("accelerate_2node_titanxp_nccl2103_unhandled_system_error_rank0_sigabrt.log")
+    (failed,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert "SIGTERM" not in (failed["exception_type"] or "")

@@ -3455,12 +3455,68 @@ _SMI_Q_PRODUCT_RE = re.compile(
 )
 
 
+_SMI_Q_FB_RE = re.compile(
+    r"FB Memory Usage\s*\n\s*Total\s*:\s*(?P<total>\d+) MiB\s*\n\s*(?:Reserved\s*:\s*\d+ MiB\s*\n\s*)?"
+    r"Used\s*:\s*(?P<used>\d+) MiB\s*\n\s*Free\s*:\s*(?P<free>\d+) MiB"
+)
+_SMI_Q_GPU_LINE_RE = re.compile(r"^GPU ([0-9A-Fa-f:.]+)\s*$", re.M)
+_SMI_Q_UTIL_RE = re.compile(r"Utilization\s*\n\s*Gpu\s*:\s*(\d+) %")
+
+
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     driver, cuda = nvidia_smi.query_versions(text)
     try:
         parsed = nvidia_smi.parse_query(text)
     except ParseError:
         listed = list(_SMI_Q_PRODUCT_RE.finditer(text))
+        if not listed and "PCIe Generation" in text:
+            # a fragment of one GPU's record: its identity and PCIe link said, nothing judged
+            # (a link below its generation at idle is the GPU saving power)
+            fields: dict[str, str] = {}
+            generation = text[text.index("PCIe Generation") :]
+            for f in nvidia_smi.Q_PCI_FIELDS_RE.finditer(text):
+                if f.group("key") not in ("Max", "Current"):
+                    fields.setdefault(f.group("key"), f.group("value"))
+            for f in nvidia_smi.Q_PCI_FIELDS_RE.finditer(generation):
+                if f.group("key") in ("Max", "Current"):
+                    fields.setdefault(f.group("key"), f.group("value"))
+            said = ", ".join(
+                f"{label} {fields[key]}"
+                for key, label in (
+                    ("Bus Id", "bus"),
+                    ("Device Id", "device id"),
+                    ("GPU Part Number", "part number"),
+                    ("Max", "PCIe generation max"),
+                    ("Current", "current"),
+                )
+                if key in fields
+            )
+            return [
+                ParseWarning(
+                    line=1,
+                    message=f"nvidia-smi -q fragment of one GPU ({said or 'no field named'}): "
+                    "no health section in the copy (ECC, remapped rows, clocks), nothing judged",
+                    skipped=False,
+                )
+            ]
+        if not listed and "FB Memory Usage" in text and (fb := _SMI_Q_FB_RE.search(text)):
+            # a -d MEMORY,UTILIZATION page (no health section asked): its GPU's memory and
+            # utilisation said, nothing judged
+            gpu_line = _SMI_Q_GPU_LINE_RE.search(text)
+            util = _SMI_Q_UTIL_RE.search(text)
+            return [
+                ParseWarning(
+                    line=text.count("\n", 0, fb.start()) + 1,
+                    message="nvidia-smi -q -d page"
+                    + (f" (driver {driver})" if driver else "")
+                    + (f" of GPU {gpu_line.group(1)}" if gpu_line else "")
+                    + f": memory {fb.group('used')} of {fb.group('total')} MiB used, "
+                    f"{fb.group('free')} free"
+                    + (f"; GPU utilisation {util.group(1)} %" if util else "")
+                    + "; no health section asked (ECC, remapped rows, clocks), nothing judged",
+                    skipped=False,
+                )
+            ]
         if not listed or not driver:
             raise
         # the copy ends above the GPUs' health sections: the header and the GPUs it lists

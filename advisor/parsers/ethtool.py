@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError, numbered_lines
 
-SIGNATURE = r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
+SIGNATURE = (
+    r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
+    # a copy without its heading: mlx5's port counters, a line each (a note after a "#" kept)
+    r"|(?:^[ \t]*[a-z]\w*_phy: \d+[ \t]*(?:#[^\n]*)?\n){3}"
+)
 _COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+(?:: [\w.\[\]-]+)?): (?P<value>-?\d+)\s*$")
+_HEADLESS_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z]\w*): (?P<value>\d+)\s*(?:#.*)?$")
+"""A counter line of a copy without its ``NIC statistics:`` heading, a note after it."""
 """A counter line, per queue too (be2net's "rxq0: rx_drops_no_frags: 3885606854")."""
 _LOSS_WORDS = frozenset(
     {"err", "errs", "error", "errors", "drop", "drops", "dropped", "discard", "discards",
@@ -53,7 +59,17 @@ def parse(text: str) -> list[NicStats]:
     """Each ``NIC statistics:`` block; ParseError when none has a counter."""
     blocks: list[NicStats] = []
     named: str | None = None  # the interface the last command or heading above named
+    headless = "NIC statistics:" not in text
     for no, line, _ in numbered_lines(text):
+        if headless and (hm := _HEADLESS_COUNTER_RE.match(line)):
+            # (the copy kept the counters only: one block from its first counter)
+            if not blocks:
+                blocks.append(NicStats(line=no, iface=named))
+            value = int(hm.group("value"))
+            blocks[-1].counters[hm.group("name")] = value
+            if value and _is_loss(hm.group("name")):
+                blocks[-1].losses[hm.group("name")] = value
+            continue
         if line.strip() == "NIC statistics:":
             blocks.append(NicStats(line=no, iface=named))
             named = None

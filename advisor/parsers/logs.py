@@ -1665,9 +1665,39 @@ def _parse_events(text: str) -> LogReport:
     report.events.sort(key=lambda e: e.line)
     if "EngineCore" in text or "core proc" in text:
         _vllm_core_said_once(report)
+    if "The possible cause is" in text or "working operator name is" in text:
+        _code_causes(lines, report)
     if "across cluster]" in text:
         _ray_repeats(raw, report)
     return report
+
+
+_POSSIBLE_CAUSE_RE = re.compile(
+    r"^\s*The possible cause is (?:that )?(?P<cause>\S.{0,200}?)\.?\s*$"
+)
+_ANY_WORKING_OP_RE = re.compile(r"current working operator name is (?P<op>[\w-]+)")
+CODE_CAUSE_LINES = 4
+"""How far under a CANN code's line its "The possible cause is ..." and the working operator
+may stand."""
+
+
+def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A CANN code's own sentence of its cause ("EI0006: Getting socket times out." then "The
+    possible cause is that the behaviors of different ranks are inconsistent.") and the operator
+    torch_npu names under it, added to that code's event."""
+    by_no = {no: t for no, t, _ in lines}
+    for ev in report.events:
+        if ev.kind != "hccl_error" or not ev.code:
+            continue
+        below = [by_no.get(n, "") for n in range(ev.line + 1, ev.line + 1 + CODE_CAUSE_LINES)]
+        cause = next((c.group("cause") for t in below if (c := _POSSIBLE_CAUSE_RE.match(t))), None)
+        op = next((o.group("op") for t in below if (o := _ANY_WORKING_OP_RE.search(t))), None)
+        if cause or op:
+            ev.message = (
+                ev.message
+                + (f" (the log's own cause: {cause}" if cause else " (")
+                + (f"; operator {op})" if op and cause else f"operator {op})" if op else ")")
+            )[:400]
 
 
 def _vllm_core_said_once(report: LogReport) -> None:
@@ -5505,6 +5535,9 @@ _INLINE_LAST_ERROR_RE = re.compile(r"Last error:\s*(?:\d+:\s*)?(?P<what>\S[^\n]{
 _NCCL_RESULT_LINE_RE = re.compile(r"^nccl[A-Z]\w*Error: \S")
 _NOT_LAST_ERROR_RE = re.compile(
     r"^(?:Exception raised from|Traceback|File \"|frame #|#\d|\[rank|Last error|nccl[A-Z]\w*Error:"
+    # a logger's own line after the error (torch elastic's "WARNING:torch.distributed.elastic...
+    # Sending process 518 closing signal SIGTERM"): the launcher's, not NCCL's last WARN
+    r"|(?:WARNING|INFO|ERROR|DEBUG):[\w.]+:"
     # the fence that closes a page's code block around the error
     r"|```|~~~"
     # a record of another logger: glog's "E0612 10:01:02", a date, NCCL's "host:pid:tid [dev]"

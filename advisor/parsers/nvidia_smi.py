@@ -1127,9 +1127,16 @@ def parse_status(text: str) -> SmiStatus:
 # per GPU after its "GPU 00000000:10:1C.0" line; a grep of one section may stand alone.
 QUERY_RE = re.compile(
     r"^\s*(?:Attached GPUs\s*:|(?:Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) Reasons|"
-    r"ECC Errors|Fabric)\s*$)",
+    r"ECC Errors|Fabric)\s*$"
+    # (a fragment of a GPU's record without its health sections: its PCI section's link info)
+    r"|GPU Link Info\s*\n\s*PCIe Generation\s*$)",
     re.M,
 )
+Q_PCI_FIELDS_RE = re.compile(
+    r"^\s*(?P<key>GPU Part Number|Device Id|Bus Id|Max|Current)\s*:\s*(?P<value>\S+)\s*$", re.M
+)
+"""A -q record's identity and PCIe generation fields (under PCI / GPU Link Info / PCIe
+Generation: Max, Current)."""
 _QUERY_GPU_RE = re.compile(
     r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$"
 )

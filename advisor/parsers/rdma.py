@@ -695,6 +695,10 @@ PERFTEST_SIGNATURE = (
     r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
     r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+"
     r"|Parser function exited with Error|RDMA CM event error:)"
+    # a client's failure copied without its command: its connect to the server's TCP port, then
+    # perftest_communication.c's own words that the socket could not be set up
+    r"|^[ \t]*Couldn't connect to \d+\.\d+\.\d+\.\d+:\d+[ \t]*\r?\n[^\n]*Unable to (?:open file descriptor "
+    r"for socket connection|init the socket connection)"
     # the server's banner while it waits (perftest_communication.c), then its set-up failing
     r"|^[ \t]*\*+[ \t]*\r?\n[ \t]*\* Waiting for client to connect\.\.\. \*[ \t]*\r?\n[ \t]*\*+[ \t]*\r?\n"
     r"(?:[^\n]*\n){0,3}?[ \t]*(?:Unable to create QP\.|Failed to create QP\.|Couldn't create IB resources"
