@@ -6,30 +6,15 @@ notes, watchdog time-outs with no group named, a failed build): each fault it fo
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.plain import to_plain
 from tests.conftest import DATA
-from tests.rules_facts import builtin_findings
+from tests.test_parsers_heldout_set453 import _said
+from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review33"
 
 
 def _load(name: str) -> EvidenceFacts:
     return load_paths([REVIEW / name])
-
-
-def _said(ev: EvidenceFacts) -> list[str]:
-    return [m.message for f in ev.files for m in f.messages]
-
-
-def _found(ev: EvidenceFacts) -> dict[str, object]:
-    return builtin_findings(
-        {
-            "evidence.failures": ev.failures,
-            "evidence.hca_ports": ev.hca_ports,
-            "evidence.timelines": [to_plain(t) for t in ev.timelines],
-        },
-        "nccl",
-    )
 
 
 def test_vllms_worker_nccl_error_without_the_debug_suffix_is_a_failed_call() -> None:

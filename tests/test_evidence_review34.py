@@ -7,28 +7,14 @@ from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
-from tests.rules_facts import builtin_findings
+from tests.test_parsers_heldout_set453 import _said
+from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review34"
 
 
 def _load(name: str) -> EvidenceFacts:
     return load_paths([REVIEW / name])
-
-
-def _said(ev: EvidenceFacts) -> list[str]:
-    return [m.message for f in ev.files for m in f.messages]
-
-
-def _found(ev: EvidenceFacts) -> dict[str, object]:
-    return builtin_findings(
-        {
-            "evidence.failures": ev.failures,
-            "evidence.gpus": ev.gpus,
-            "evidence.hca_ports": ev.hca_ports,
-        },
-        "nccl",
-    )
 
 
 def test_a_deprecated_or_missing_field_in_brackets_is_no_read_failure() -> None:

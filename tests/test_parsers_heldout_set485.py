@@ -16,6 +16,7 @@ def _found(ev: EvidenceFacts, backend: str = "nccl") -> dict[str, object]:
     return builtin_findings(
         {
             "evidence.failures": ev.failures,
+            "evidence.gpus": ev.gpus,
             "evidence.hca_ports": ev.hca_ports,
             "evidence.timelines": [to_plain(t) for t in ev.timelines],
         },

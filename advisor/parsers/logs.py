@@ -8713,11 +8713,8 @@ def _hccl_init_skew(lines: list[tuple[int, str, int | None]], report: LogReport)
     for no, line, _ in lines:
         if "Entry-HcclCommInitRootInfo" not in line or not (m := _INIT_ENTRY_RE.search(line)):
             continue
-        if not (t := _PLOG_STAMP_RE.search(line)):
+        if (seconds := _plog_seconds(line)) is None:
             continue
-        year, month, day, hour, minute, sec, frac = t.groups()
-        moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(sec))
-        seconds = moment.timestamp() + (float(f"0.{frac}") if frac else 0.0)
         # (the identifier after the root's address, which a copy may garble)
         ident = (m.group("ident") or "").rsplit("%", 1)[-1]
         key = (m.group("size"), m.group("ip") or "", ident or m.group("port") or "")

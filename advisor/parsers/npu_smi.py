@@ -129,7 +129,9 @@ def parse_info(text: str) -> NpuSmiInfo:
             )
         )
 
-    def flush_top_only() -> None:
+    def flush_top_only(cut_at: tuple[int, int] | None = None) -> None:
+        """The pending chip from its first row alone; ``cut_at``: (line, chip index) of a second
+        row the copy cut after its chip index."""
         nonlocal pending
         if pending is None:
             return
@@ -141,6 +143,16 @@ def parse_info(text: str) -> NpuSmiInfo:
             warnings.append(ParseWarning(line=top_no, message=f"unreadable chip row ({e})"))
             return
         chips.append(chip)
+        if cut_at is not None:
+            chip.chip = cut_at[1]
+            warnings.append(
+                ParseWarning(
+                    line=cut_at[0],
+                    message=f"NPU {chip.npu} chip {chip.chip}'s second row is cut off after its "
+                    "chip index: its bus id and usage are unknown",
+                )
+            )
+            return
         warnings.append(
             ParseWarning(
                 line=top_no,
@@ -242,22 +254,7 @@ def parse_info(text: str) -> NpuSmiInfo:
         ):
             # the copy ends inside the chip's second row, its chip index read ("| 0   | 00"):
             # the chip is known, its bus id and usage are not
-            top_no, top = pending
-            pending = None
-            try:
-                chip = _chip_top(top_no, top)
-            except (ValueError, IndexError) as e:
-                warnings.append(ParseWarning(line=top_no, message=f"unreadable chip row ({e})"))
-                continue
-            chip.chip = int(first[0])
-            chips.append(chip)
-            warnings.append(
-                ParseWarning(
-                    line=no,
-                    message=f"NPU {chip.npu} chip {chip.chip}'s second row is cut off after its "
-                    "chip index: its bus id and usage are unknown",
-                )
-            )
+            flush_top_only((no, int(first[0])))
             continue
         if len(cells) < 3 or not first or not (first[0].isdigit() or first == ["-"]):
             continue
