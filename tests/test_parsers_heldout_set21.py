@@ -297,8 +297,9 @@ def test_nccl_tests_behind_launcher_tags_is_found_and_read() -> None:
     ev = load_paths([HELDOUT / "nccl_tests_skypilot_tagged.log"])
     (bench,) = ev.benchmarks
     assert ev.files[0].formats == ["nccl_tests"]
+    # (ranks 0-3 listed, the copy cut there: the header's "nGpus 8" is one process's eight)
     assert (bench["min_bytes"], bench["max_bytes"], bench["ranks"], bench["complete"]) == (
-        8, 134217728, 4, False,
+        8, 134217728, 8, False,
     )  # fmt: skip
     assert bench["hosts"] == ["nccl-ebd1-head-5vwmjam2-compute"]
     ev = load_paths([HELDOUT / "nccl_tests_mpi_indented.log"])

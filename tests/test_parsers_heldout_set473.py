@@ -514,7 +514,9 @@ def test_nccls_init_start_and_ring_channels_are_said() -> None:
         "log: a communicator of 3 rank(s) being set up (Init START) (this log: rank(s) 0, 1, 2)"
         in said
     )
-    assert "log: NCCL's rings: 24 channel(s) (its 'Channel NN/24' lines)" in said
+    assert (
+        "log: NCCL's rings: 24 channel(s) (its 'Channel NN/24' lines), each over 3 rank(s)" in said
+    )
 
 
 def test_a_driver_library_mismatch_names_both_versions() -> None:

@@ -307,6 +307,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the
         # start's other lines bare too, its network, make the log of one)
         r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
+        # (NCCL's INFO lines with their "host:pid:tid [dev] " prefix taken off by the copy)
+        r"|^NCCL INFO NCCL version \d+\.\d+\.\d+"
         r"|\{ Epoch:\[[ \t]*\d+/[ \t]*\d+\], step:\[[ \t]*\d+/[ \t]*\d+\], loss: -?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
@@ -349,8 +351,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Horovod has been shut down\. This was caused by"
         r"|Timed out waiting for [^.\n]{1,80}\. Please check connectivity between servers"
         r"|^[ \t]*\w*\.?check_time_out_for\(['\"][^'\"\n]{1,80}['\"]\)[ \t]*$"
-        # DeepSpeed's launcher killing its workers (logs._deepspeed_kills)
+        # DeepSpeed's launcher killing its workers (logs._deepspeed_kills); its start on a node
+        # (launcher/launch.py's "WORLD INFO DICT: {...}", logs._deepspeed_local_notes)
         r"|\bsigkill_handler\] Killing subprocess \d+"
+        r"|\[launch\.py:\d+:main\] WORLD INFO DICT: \{"
         r"|Primary job\s+terminated normally, but \d+ process"
         # Open MPI's peer that disconnected (logs._launcher_exits)
         r"|An MPI communication peer process has unexpectedly disconnected"
@@ -3517,13 +3521,15 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     skipped=False,
                 )
             ]
-        if not listed or not driver:
+        if not listed:
             raise
-        # the copy ends above the GPUs' health sections: the header and the GPUs it lists
+        # the copy ends above the GPUs' health sections (or holds none of them): the header
+        # and the GPUs it lists
         return [
             ParseWarning(
                 line=text.count("\n", 0, listed[0].start()) + 1,
-                message=f"nvidia-smi -q (driver {driver}"
+                message="nvidia-smi -q ("
+                + (f"driver {driver}" if driver else "its header not in the copy")
                 + (f", CUDA {cuda}" if cuda else "")
                 + "): "
                 + "; ".join(f"GPU {m.group('bus')} {m.group('name')}" for m in listed)
@@ -3600,6 +3606,18 @@ def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
     ranges = []
     for name in fields[:QUERY_SAMPLE_FIELDS]:
         values = [v[name] for _, v in samples if v.get(name)]
+        masks = [nvidia_smi.throttle_mask_names(v) for v in values]
+        if values and all(m is not None for m in masks):
+            # a throttle-reasons mask by its reasons' names (".supported": those the GPU can
+            # report; ".active": those in force, its slowing ones read by throttle_reasons)
+            named = dict.fromkeys(n for m in masks for n in m or [])
+            what = {"supported": "reasons it can report, none said in force", "active": "in force"}
+            ranges.append(
+                f"{name} {', '.join(dict.fromkeys(values))} "
+                f"({what.get(name.rsplit('.', 1)[-1], 'reasons')}: "
+                f"{', '.join(named) if named else 'none'})"
+            )
+            continue
         numbers = [float(m.group(0)) for v in values if (m := re.match(r"-?\d+(?:\.\d+)?", v))]
         unit = values[0].split(" ", 1)[1] if values and " " in values[0] else ""
         if numbers and len(numbers) == len(values):
@@ -3608,7 +3626,13 @@ def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
             ranges.append(f"{name} {shown}{f' {unit}' if unit else ''}")
         elif values:
             ranges.append(f"{name} {', '.join(dict.fromkeys(values))}")
-    stamps = [v["timestamp"] for _, v in samples]
+    stamps = [v["timestamp"] for _, v in samples if v.get("timestamp")]
+    if not stamps:
+        return (
+            f"nvidia-smi --query-gpu: {len(samples)} row(s) of values only (no index, name or "
+            "bus id: nvidia-smi prints one row a GPU, so which GPU a row is cannot be told, "
+            "none is judged): " + "; ".join(ranges)
+        )
     return (
         f"nvidia-smi --query-gpu: a looped query of {len(samples)} time-stamped row(s), "
         f"{stamps[0]} to {stamps[-1]}, of values only (no index, name or bus id: nvidia-smi "

@@ -89,6 +89,8 @@ _LAUNCHER_PREFIXES = (
     re.compile(r"^\[(?:[Rr]ank|default|trainer)(?P<rank>\d+)(?:\|\d+)?\]:"),
     # a log collector's time stamp before torchrun's tag: "2024-11-20 14:37:16 [rank3]: ..."
     re.compile(rf"^{COLLECTOR_STAMP} (?=\[(?:[Rr]ank|default)\d+\]:)"),
+    # a node's "name: " (pdsh's) before torchrun's tag, the name blanked by the poster: ": [rank18]:"
+    re.compile(r"^[ \t]*: (?=\[(?:[Rr]ank|default)\d+\]:)"),
     # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
     re.compile(r"^ *(?P<rank>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "; not NCCL's own device tag at a line's start when

@@ -1425,7 +1425,13 @@ def _parse_events(text: str) -> LogReport:
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
                 report.events.append(ended)
-        if not report.events and (cuda := _torch_cuda_error(lines)):
+        if (
+            all(e.kind == "nccl_warning" for e in report.events)
+            and (cuda := _torch_cuda_error(lines)) is not None
+            and all(cuda.line < e.line for e in report.events)
+        ):
+            # (also above NCCL's WARN lines: the CUDA error came first, NCCL's teardown of its
+            # communicators then warned of the same failure)
             report.events.append(cuda)
         if not report.events and (lone := lone_exception(lines)):
             report.events.append(lone)
@@ -1567,8 +1573,15 @@ def _parse_events(text: str) -> LogReport:
                 # (numbered as numbered_lines numbers them: splitlines, a lone CR too)
                 first_raw = text.splitlines()[error.line - 1] if error.line else ""
                 if error.rank is None and (wp := WORKER_PREFIX_RE.match(first_raw.lstrip())):
+                    # (vLLM's worker prefix inside Ray's or its own executor's: "(Worker
+                    # pid=782969) (Worker_DP0_TP1_EP1 pid=782969) ERROR ...": every prefix
+                    # quoted, the innermost one names the worker)
+                    prefix, rest_raw = wp.group(0), first_raw.lstrip()[wp.end() :]
+                    while inner := WORKER_PREFIX_RE.match(rest_raw.lstrip()):
+                        wp, prefix = inner, f"{prefix} {inner.group(0)}"
+                        rest_raw = rest_raw.lstrip()[inner.end() :]
                     error.worker = wp.group("name") or f"pid {wp.group('pid')}"
-                    error.message = f"{wp.group(0)} {error.message}"[:300]
+                    error.message = f"{prefix} {error.message}"[:300]
                 report.events.append(error)
                 if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                     # the program's error, then the shell's "Killed": it did not end by itself
@@ -1676,6 +1689,8 @@ _POSSIBLE_CAUSE_RE = re.compile(
     r"^\s*The possible cause is (?:that )?(?P<cause>\S.{0,200}?)\.?\s*$"
 )
 _ANY_WORKING_OP_RE = re.compile(r"current working operator name is (?P<op>[\w-]+)")
+_CANN_TRACEBACK_RE = re.compile(r"^\s*TraceBack \(most recent call last\):\s*$")
+_CANN_TAGS_RE = re.compile(r"\[(?:FUNC|FILE|LINE):[^\]\n]*\]")
 CODE_CAUSE_LINES = 4
 """How far under a CANN code's line its "The possible cause is ..." and the working operator
 may stand."""
@@ -1691,11 +1706,19 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             continue
         below = [by_no.get(n, "") for n in range(ev.line + 1, ev.line + 1 + CODE_CAUSE_LINES)]
         cause = next((c.group("cause") for t in below if (c := _POSSIBLE_CAUSE_RE.match(t))), None)
+        label = "the log's own cause"
+        if cause is None:
+            label = "its TraceBack's first call"
+            # CANN's TraceBack under the code: its first entry is the call that failed ("build
+            # op model failed, result = 500001[FUNC:...]"), its FUNC/FILE/LINE tags left off
+            at = next((i for i, t in enumerate(below) if _CANN_TRACEBACK_RE.match(t)), None)
+            if at is not None and at + 1 < len(below) and (first := below[at + 1].strip()):
+                cause = _CANN_TAGS_RE.sub("", first).strip()[:200] or None
         op = next((o.group("op") for t in below if (o := _ANY_WORKING_OP_RE.search(t))), None)
         if cause or op:
             ev.message = (
                 ev.message
-                + (f" (the log's own cause: {cause}" if cause else " (")
+                + (f" ({label}: {cause}" if cause else " (")
                 + (f"; operator {op})" if op and cause else f"operator {op})" if op else ")")
             )[:400]
 
@@ -2842,6 +2865,12 @@ def _hccl_calls(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         _torch_npu_context(ev, window)
         _cann_reason_after(lines, index, ev)
         report.events.append(ev)
+    # (the init's summary names the rank of the process's link waits too: its socket time-out
+    # came before the summary, in the same process)
+    for ev in report.events:
+        if ev.kind == "hccl_link_timeout" and ev.rank is None and ev.pid in summarised:
+            ev.rank, ev.rank_size, summary_group = summarised[ev.pid]
+            ev.group = ev.group or summary_group
 
 
 REASON_LINES = 3
@@ -3589,12 +3618,15 @@ _NCCL_OLD_NETWORK_RE = re.compile(r"\bINFO Using internal Network (?P<name>\w+)"
 # a healthy NCCL start whose lines lost their "host:pid:tid [dev] NCCL INFO " prefix (a tool that
 # printed NCCL's messages alone): its bare version line, which NCCL prints first
 BARE_NCCL_VERSION_RE = re.compile(
-    r"^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$",
+    r"^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
+    # (NCCL's INFO lines whose "host:pid:tid [dev] " prefix the copy took off)
+    r"|^NCCL INFO NCCL version \d+\.\d+\.\d+",
     re.M,
 )
 """(NCCL_DEBUG=VERSION prints the version line alone, as nccl-tests logs show it: a bare line of
 the start's network after it makes the lines a prefix-less INFO log)"""
-_NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+)")
+# (a plugin's name may hold spaces: "Using network AWS Libfabric")
+_NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+(?: \S+)*?)\s*$")
 # the net and CollNet plugins NCCL loaded (its plugin loader: "NET/Plugin: Loaded net plugin NCCL
 # RDMA Plugin (v5)", "NET/Plugin: Loaded coll plugin SHARP (v5)") and the interface its bootstrap
 # took ("Bootstrap : Using bond0:10.214.144.75<0>")
@@ -3707,6 +3739,12 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
 # "nnodes=1, num_local_procs=2, node_rank=0"
 _DS_NO_HOSTFILE_RE = re.compile(r"Unable to find hostfile, will proceed with training with local")
 _DS_NNODES_RE = re.compile(r"\bnnodes=(?P<nodes>\d+), num_local_procs=(?P<procs>\d+)")
+# deepspeed/comm/comm.py init_distributed: "Initializing TorchBackend in DeepSpeed with backend nccl"
+_DS_BACKEND_RE = re.compile(r"Initializing TorchBackend in DeepSpeed with backend (\w+)")
+# launch.py's "WORLD INFO DICT: {'localhost': [0, 1]}" and its print of the environment's
+# NCCL variables ("[launch.py:138:main] 0 NCCL_VERSION=2.13.4-1", the CUDA image's variable)
+_DS_WORLD_INFO_RE = re.compile(r"WORLD INFO DICT: \{[^}\n]*\}")
+_DS_NCCL_ENV_RE = re.compile(r"\[launch\.py:\d+:main\] \d+ NCCL_VERSION=(\S+)")
 
 
 def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -3715,15 +3753,28 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
     if at is None:
         return False
     shape = next((m for _, t, _ in lines if (m := _DS_NNODES_RE.search(t))), None)
+    backend = next((m.group(1) for _, t, _ in lines if (m := _DS_BACKEND_RE.search(t))), None)
+    world = next((m for _, t, _ in lines if (m := _DS_WORLD_INFO_RE.search(t))), None)
+    nccl = next((m.group(1) for _, t, _ in lines if (m := _DS_NCCL_ENV_RE.search(t))), None)
+    figures = []
+    if shape:
+        figures += [f"{shape.group('nodes')} node", f"{shape.group('procs')} local process(es)"]
+    elif world:
+        # launch.py's WORLD INFO DICT: each host and its device slots
+        slots = re.findall(r"'[^']*': \[([\d, ]*)\]", world.group(0))
+        figures += [
+            f"{len(slots)} node(s)",
+            f"{sum(len(x.split(',')) for x in slots if x.strip())} device slot(s)",
+        ]
+    if backend:
+        figures.append(f"backend {backend}")
+    if nccl:
+        figures.append(f"NCCL {nccl} in its environment (NCCL_VERSION)")
     report.unread.append(
         ParseWarning(
             line=at,
             message="DeepSpeed's runner found no hostfile and runs on this node alone"
-            + (
-                f" ({shape.group('nodes')} node, {shape.group('procs')} local process(es))"
-                if shape
-                else ""
-            )
+            + (f" ({', '.join(figures)})" if figures else "")
             + ": a job meant for several nodes needs its hostfile (--hostfile, default "
             "/job/hostfile) or --include",
             skipped=False,
@@ -4037,7 +4088,7 @@ _NCCL_TOPO_NVL_RE = re.compile(r"NCCL INFO\s+\+ NVL\[(?P<bw>[\d.]+)\] - (?P<to>N
 _NCCL_NVLS_UNAVAILABLE_RE = re.compile(r"NVLS multicast support is not available on dev (\d+)")
 _NCCL_CHANNEL_COUNTS_RE = re.compile(r"\b(\d+ coll channels,[^\n]*?)\s*$")
 # the ring order of each channel at init ("Channel 00/24 :    0   1   2"): how many channels
-_NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?:\s+\d+)+\s*$")
+_NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?P<ring>(?:\s+\d+)+)\s*$")
 # NCCL's set-up time of a communicator, per rank, in seconds (init.cc, from 2.23 on: "Init timings -
 # ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
 # allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)")
@@ -4210,7 +4261,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             said = f"{host or 'a host'}: NCCL's IB transport (net_ib) allocated its buffers"
         elif "/" in line and "Channel " in line and (rc := _NCCL_RING_CHANNELS_RE.search(line)):
-            said = f"NCCL's rings: {int(rc.group(1))} channel(s) (its 'Channel NN/{rc.group(1)}' lines)"
+            # (the ring's order of ranks after the colon: every rank of the communicator once)
+            ring = rc.group("ring").split()
+            said = (
+                f"NCCL's rings: {int(rc.group(1))} channel(s) (its 'Channel NN/{rc.group(1)}' "
+                f"lines), each over {len(ring)} rank(s)"
+            )
         elif "nranks" in line and "comm 0x" in line and (cm := _NCCL_COMM_ANY_RE.search(line)):
             if cm.group("end"):
                 ending = "ncclCommAbort (Abort COMPLETE)"
@@ -4486,6 +4542,8 @@ def _nccl_net_errors(
 # (NCCL 2.0-2.2 printed no "NCCL" before the level: "host:454:484 [0] include/socket.h:185 WARN
 # Call to connect failed : Connection refused"; a copy may mask the pid and tid:
 # "host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN ...")
+MAX_CUDA_DEVICE = 1023
+"""The highest device number a WARN line's "[cudaDev]" is read as; a larger one is no GPU's."""
 _NCCL_WARN_RE = re.compile(
     # (a copy that turned the source place's colon into a space keeps "NCCL WARN": "[3]
     # include/socket.h 398 NCCL WARN Call to write failed : Connection reset by peer.")
@@ -4727,6 +4785,11 @@ def _nccl_warnings(
             # ("[15]23:83:2526 [0] ..." among "[15]worker-23:83:2526 [0] ..." lines): unknown
             found["host"] = None
         text = str(found["text"]).strip()
+        garbled = None
+        if found.get("dev") and int(str(found["dev"])) > MAX_CUDA_DEVICE:
+            # no CUDA device number: the field read as the CUDA driver shut down ("[909195890]
+            # ... Cuda failure 'driver shutting down'", another number on each of its lines)
+            garbled, found["dev"] = found["dev"], None
         # one a process (host and pid: containers and other hosts reuse pids), device and
         # text: a process that drives several GPUs (TensorFlow's) warns once for each
         # (its whole text, addresses aside: a WARN to another peer or port is another one)
@@ -4745,6 +4808,8 @@ def _nccl_warnings(
             device=int(found["dev"]) if found.get("dev") else None,
             library="NCCL",
         )
+        if garbled is not None:
+            ev.message = f"{text} (its device field, [{garbled}], is no device number)"[:300]
         if cuda := _CUDA_FAILURE_RE.search(text):
             ev.code, ev.code_name = cuda.group("code"), cuda.group("what")
         if peer := _REMOTE_PEER_RE.search(text):
@@ -5108,7 +5173,9 @@ NCCL_LAST_ERROR_LINES = 3
 # NCCL's version code as major * 1000 + minor * 100 + patch, which NCCL 2.9 on encode as major *
 # 10000 + minor * 100 + patch (nccl.h NCCL_VERSION): 2.10.3's 21003 was printed "21.0.3"
 _TORCH_NCCL_VERSION_RE = re.compile(r", NCCL [Vv]ersion (?P<v>\d+)\.(?P<mi>\d+)\.(?P<p>\d+)\S*")
-_VERSION_WRAPPED_RE = re.compile(r", NCCL v(?:e(?:r(?:s(?:i(?:o(?:n)?)?)?)?)?)?\s*$")
+_VERSION_WRAPPED_RE = re.compile(
+    r", N(?:C(?:C(?:L(?: v(?:e(?:r(?:s(?:i(?:o(?:n)?)?)?)?)?)?)?)?)?)?\s*$"
+)
 _PG_DESTROYED_RE = re.compile(r"^\s*Process Group destroyed on rank (?P<rank>\d+)\s*$")
 _ABORT_RAISED_RE = re.compile(r"Exception raised from ncclCommAbort at ")
 NCCL_ABORT_LINES = 3
@@ -5196,7 +5263,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         said = line
         if _VERSION_WRAPPED_RE.search(line) and index + wrapped + 1 < len(lines):
             # (cut inside the word: joined as it was; at its end: a space between)
-            gap = " " if line.rstrip().endswith("version") else ""
+            gap = " " if line.rstrip().endswith(("version", "NCCL")) else ""
             said = line.rstrip() + gap + lines[index + wrapped + 1][1].strip()
         if (tv := _TORCH_NCCL_VERSION_RE.search(said)) is not None:
             version, misprinted = torch_nccl_version(
@@ -14866,7 +14933,7 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # (a script's note of the exit code before the answer, "rc=255   Failed to initialize NVML: ...",
 # is not part of it; a web copy may curl the quote in "couldn't")
 _SMI_CANNOT_RE = re.compile(
-    r"^(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
+    r"^(?:>+\s*)?(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
     r"couldn['\u2018\u2019]t communicate with the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
     r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
@@ -14908,7 +14975,8 @@ _IBV_NO_PROVIDER_RE = re.compile(
 # a shell prompt that names its user and host before the command it ran ("(base)
 # [11568881@lince2-008:~]$ nvidia-smi", "root@gpu-node-3:~# nvidia-smi -q")
 _PROMPT_USER_HOST_RE = re.compile(
-    r"^\s*(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*?)[:\s\]][^\n]{0,200}?[#$]\s*(?P<cmd>\S.*)$"
+    # (a thread may quote the copy: "> root@gpu-pod-2:/# nvidia-smi")
+    r"^\s*(?:>+\s*)?(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*?)[:\s\]][^\n]{0,200}?[#$]\s*(?P<cmd>\S.*)$"
 )
 PROMPT_ABOVE_LINES = 3
 """How far above a tool's answer the prompt that ran the tool may stand."""

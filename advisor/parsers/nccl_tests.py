@@ -122,8 +122,10 @@ _BARE_GROUPS_RE = re.compile(r"^(?:(?:out-of-place|in-place)\s*)+$")
 _INFO_HOST_RE = re.compile(r"^([\w.-]+) ?:\d+:\d+ \[\d+\] NCCL INFO ")
 _RANK_START_RE = re.compile(r"^#\s*Rank\s+\d+\s")
 _RANK_PID_RE = re.compile(r"\bPid\s+(\d+)\s")
+# (a copy may lack the host, "#  Rank  0 Group  0 Pid 221599 device  0 [0000:8f:00] NVIDIA
+# B200": the rank listed, its host not named)
 _DEVICE_RE = re.compile(
-    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+(\d+)"
+    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?(?:on\s+(\S+)\s+)?device\s+(\d+)"
 )
 _RANK_HOST_RE = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+\S"
@@ -405,6 +407,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     previous = ""
     last_no = max((no for no, line, _ in lines if line.strip()), default=0)
     min_ranks = 0
+    header_ranks = 0  # the last header's nThread x nGpus
+    listed_min = 0  # the most of those among the headers that listed their ranks
     unstarted: list[Table] = []  # runs whose header line came and no table, before another run
     orphan_footer: dict[bool, tuple[int, str]] = {}  # average (True) and out-of-bounds lines
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
@@ -426,7 +430,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     def own_run(table: Table) -> None:
         if run_devices:
             table.run_ranks = max(run_devices) + 1
-            table.run_hosts = list(dict.fromkeys(run_devices[r] for r in sorted(run_devices)))
+            table.run_hosts = list(
+                dict.fromkeys(run_devices[r] for r in sorted(run_devices) if run_devices[r])
+            )
             run_devices.clear()
 
     for no, line, _rank in lines:
@@ -438,7 +444,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if m_par:
             if m_par.group("ngpus"):
                 # each process lists its nThread x nGpus ranks: a list shorter than that is cut
-                min_ranks = max(min_ranks, int(m_par.group("nthread")) * int(m_par.group("ngpus")))
+                header_ranks = int(m_par.group("nthread")) * int(m_par.group("ngpus"))
+                min_ranks = max(min_ranks, header_ranks)
             if (
                 params is not None
                 and m_par.group(0) == params.group(0)
@@ -485,15 +492,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             run_devices.setdefault(int(m_cut.group(1)), m_cut.group(2))
             continue
         if m_dev:
+            host = m_dev.group(2) or ""  # ("": a line without its host)
             if m_dev.group(1) == "0":
                 if pending_launch is not None:
                     (launched, launch_rank0), pending_launch = pending_launch, None
-                rank0_hosts.append((no, m_dev.group(2)))
+                rank0_hosts.append((no, host or "a host the copy does not name"))
                 if pm := _RANK_PID_RE.search(stripped):
                     rank0_pids[no] = pm.group(1)
             max_rank = max(max_rank, int(m_dev.group(1)))
-            devices[int(m_dev.group(1))] = m_dev.group(2)
-            run_devices[int(m_dev.group(1))] = m_dev.group(2)
+            listed_min = max(listed_min, header_ranks)  # (the header these ranks are under)
+            devices[int(m_dev.group(1))] = host
+            run_devices[int(m_dev.group(1))] = host
             if m_model := _DEVICE_MODEL_RE.search(stripped):
                 gpu_models[int(m_dev.group(1))] = m_model.group("model").rstrip()
             last_device_line = no
@@ -962,8 +971,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     for t in tables:
         if left_out := _rows_left_out(t):
             warnings.append(ParseWarning(line=t.rows[0].line, message=left_out))
+        if t.checks_left_out and t.out_of_bounds is not None:
+            # (the footer's count still checks the whole run: said with the missing columns)
+            for w in warnings:
+                if w.line == t.header_line and "#wrong/error column" in w.message:
+                    w.message += (
+                        f"; the footer's out-of-bounds count, {t.out_of_bounds}, still checks "
+                        "the run as a whole"
+                    )
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
-    ranks = max((max(devices) + 1 if devices else 0), nranks or 0) or None
+    # (and a header's nThread x nGpus is one process's ranks: a list cut short of it, "# Rank 0"
+    # alone under "nGpus 4", is at least those four)
+    ranks: int | None = max((max(devices) + 1 if devices else 0), nranks or 0, listed_min) or None
     if solo:
         # (each process's run is over its own ranks alone, whatever mpirun's -np)
         ranks = max(devices) + 1 if devices else 1
@@ -976,7 +995,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # the "# Rank N ... on HOST" lines name the hosts; a copy without them may still hold
         # NCCL's own debug lines, whose prefix is the host of the process that printed them
         # in rank order (the host of rank 0 first: node 0 of the shape), else as first printed
-        hosts=list(dict.fromkeys(devices[r] for r in sorted(devices)) or info_hosts),
+        hosts=list(dict.fromkeys(devices[r] for r in sorted(devices) if devices[r]) or info_hosts),
         debug_hosts=list(info_hosts),
         hosts_complete=ranks is not None
         and (

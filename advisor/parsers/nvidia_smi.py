@@ -1128,8 +1128,10 @@ def parse_status(text: str) -> SmiStatus:
 QUERY_RE = re.compile(
     r"^\s*(?:Attached GPUs\s*:|(?:Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) Reasons|"
     r"ECC Errors|Fabric)\s*$"
-    # (a fragment of a GPU's record without its health sections: its PCI section's link info)
-    r"|GPU Link Info\s*\n\s*PCIe Generation\s*$)",
+    # (a fragment of a GPU's record without its health sections: its PCI section's link info,
+    # or its heading and product name, "GPU 00000000:02:00.0" then "    Product Name : ...")
+    r"|GPU Link Info\s*\n\s*PCIe Generation\s*$"
+    r"|GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7][ \t]*\n[ \t]+Product Name[ \t]*:)",
     re.M,
 )
 Q_PCI_FIELDS_RE = re.compile(
@@ -1224,6 +1226,16 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
             gpu.power_w = round(float(watts.group(1)))
         elif key in ("Power Limit", "Current Power Limit", "Enforced Power Limit"):
             gpu.power_cap_w = gpu.power_cap_w or round(float(watts.group(1)))
+    elif (
+        where == "FB Memory Usage"
+        and key in ("Total", "Used")
+        and (mib := re.match(r"(\d+) MiB$", value))
+    ):
+        # the frame buffer's size and use (as the table's Memory-Usage column gives them)
+        if key == "Total":
+            gpu.memory_total_mib = int(mib.group(1))
+        else:
+            gpu.memory_used_mib = int(mib.group(1))
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
         gpu.util_pct = int(pct.group(1))
     elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
@@ -1240,7 +1252,7 @@ QUERY_XML_SIGNATURE = (
 )
 _XML_WORDS = {
     "ecc": "ECC", "gpu": "GPU", "id": "ID", "pcie": "PCIe", "sram": "SRAM", "dram": "DRAM",
-    "l1": "L1", "l2": "L2", "cbu": "CBU", "shm": "SHM", "hw": "HW", "sw": "SW",
+    "l1": "L1", "l2": "L2", "cbu": "CBU", "shm": "SHM", "hw": "HW", "sw": "SW", "cuda": "CUDA",
 }  # fmt: skip
 _XML_VALUE_RE = re.compile(r"^(?P<indent>\s*)<(?P<tag>\w+)>(?P<value>[^<]*)</(?P=tag)>\s*$")
 _XML_OPEN_RE = re.compile(r"^(?P<indent>\s*)<(?P<tag>\w+)(?P<attrs>\s[^>]*)?>\s*$")
@@ -1265,6 +1277,11 @@ def xml_query_as_text(text: str) -> str:
             if m.group("tag") == "gpu" and (g := _XML_GPU_ID_RE.search(m.group("attrs") or "")):
                 out.append(f"GPU {g.group('bus')}")  # a GPU's record, as the text form heads it
                 depth = 1
+            elif m.group("tag") == "nvidia_smi_log":
+                # the root: its header fields (driver, CUDA, attached GPUs) stand at the left
+                # margin in the text form, as "Driver Version : 430.64"
+                out.append("")
+                depth = 0
             else:
                 out.append("    " * depth + _xml_key(m.group("tag")))
                 depth += 1
@@ -1341,6 +1358,13 @@ _QUERY_FIELD_NAMES = (
     r"utilization\.(?:gpu|memory)|memory\.(?:total|used|free)|power\.draw|fan\.speed|clocks\.\w+)"
 )
 """nvidia-smi --query-gpu field names a header may give right after its ``timestamp``."""
+_QUERY_VALUE_FIELD = (
+    r"(?:clocks_(?:throttle|event)_reasons|ecc\.errors|retired_pages|remapped_rows|pcie\.link|"
+    r"enforced\.power|temperature|utilization|power|clocks)\.[a-z_]+(?:\.[a-z_]+)*"
+    r"(?: \[[^\]\n]+\])?"
+)
+"""A --query-gpu field of one of nvidia-smi's dotted families (``nvidia-smi
+--help-query-gpu``), one that can lead a header of values only (no index, name or bus id)."""
 QUERY_CSV_SIGNATURE = (
     # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
     r"nvidia-smi(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
@@ -1349,12 +1373,15 @@ QUERY_CSV_SIGNATURE = (
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
     # the CSV put in columns (piped through "column -s, -t"): its header's names two spaces apart
     r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
+    # a header of values only, led by a field of nvidia-smi's own dotted families
+    r"|^" + _QUERY_VALUE_FIELD + r"(?:, [a-z_]+(?:\.[a-z_]+)+(?: \[[^\]\n]+\])?)*[ \t]*$"
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
 _CSV_HEADER_RE = re.compile(
     r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
+    r"|^" + _QUERY_VALUE_FIELD + r"(?:, [a-z_]+(?:\.[a-z_]+)+(?: \[[^\]]+\])?)*\s*$"
 )
 RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
 """``gpu_recovery_action``'s values as nvidia-smi prints them."""
@@ -1401,7 +1428,11 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             fields = [re.sub(r"\s*\[[^\]]*\]$", "", f) for f in re.split(r" {2,}", s)]
             columned = True
             continue
-        if fields is None or s.startswith("#") or ("," not in s and not columned):
+        if (
+            fields is None
+            or s.startswith("#")
+            or ("," not in s and not columned and len(fields) > 1)
+        ):
             continue
         cells = (
             re.split(r" {2,}", s, maxsplit=len(fields) - 1)
@@ -1423,9 +1454,11 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
             index = str(same.gpu) if same is not None else str(len(gpus))
-        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")):
-            # only values asked, each row stamped (a looped query, -l/-lms): nvidia-smi stamps
-            # each GPU's row apart, so which GPU a row is cannot be told; kept as samples
+        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")) or (
+            "timestamp" not in fields and all(_CSV_VALUE_RE.match(c) for c in cells)
+        ):
+            # only values asked (each row stamped in a looped query, -l/-lms): nvidia-smi
+            # prints each GPU's row apart, so which GPU a row is cannot be told; kept as samples
             samples.append((no, values))
             continue
         else:
@@ -1451,6 +1484,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         gpu.sensors_only = bool(gpu.unreadable) and all(
             k.startswith(("power.", "fan.", "enforced.power")) for k in gpu.unreadable
         )
+        gpu.throttled = throttle_reasons(values)
         if (action := values.get("gpu_recovery_action")) is not None:
             # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
             gpu.recovery_action = next(
@@ -1474,6 +1508,59 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     return gpus
 
 
+# NVML's clock throttle (event) reason bits, as nvidia-ml-py's pynvml.py defines its
+# nvmlClocksThrottleReason* constants (GpuIdle 0x1 ... DisplayClockSetting 0x100); the names are
+# those of the -q page's "Clocks Event Reasons" rows
+THROTTLE_BITS = {
+    0x1: "Idle",
+    0x2: "Applications Clocks Setting",
+    0x4: "SW Power Cap",
+    0x8: "HW Slowdown",
+    0x10: "Sync Boost",
+    0x20: "SW Thermal Slowdown",
+    0x40: "HW Thermal Slowdown",
+    0x80: "HW Power Brake Slowdown",
+    0x100: "Display Clock Setting",
+}
+_REASON_FIELDS = {
+    "hw_slowdown": "HW Slowdown",
+    "hw_thermal_slowdown": "HW Thermal Slowdown",
+    "hw_power_brake_slowdown": "HW Power Brake Slowdown",
+    "sw_thermal_slowdown": "SW Thermal Slowdown",
+}
+
+
+def throttle_mask_names(value: str) -> list[str] | None:
+    """A throttle-reasons mask ("0x0000000000000044") as the reasons' names; None where the
+    value is no mask."""
+    if not re.fullmatch(r"0x[0-9A-Fa-f]+", value := value.strip()):
+        return None
+    mask = int(value, 16)
+    return [name for bit, name in THROTTLE_BITS.items() if mask & bit]
+
+
+def throttle_reasons(values: dict[str, str]) -> list[str]:
+    """The slowing reasons (those of the -q page's ``_SLOWING``) a CSV row says are active: its
+    ``clocks_throttle_reasons.active`` mask or a reason's own field reading "Active" (not the
+    ``.supported`` mask: the reasons the GPU can report, not those in force)."""
+    active: list[str] = []
+    for key, value in values.items():
+        family, _, reason = key.partition(".")
+        if family not in ("clocks_throttle_reasons", "clocks_event_reasons"):
+            continue
+        if reason == "active":
+            active += [n for n in throttle_mask_names(value) or [] if n in _SLOWING]
+        elif reason in _REASON_FIELDS and value.strip() == "Active":
+            active.append(_REASON_FIELDS[reason])
+    return list(dict.fromkeys(active))
+
+
+_CSV_VALUE_RE = re.compile(
+    r"-?\d+(?:\.\d+)?(?: ?[A-Za-z%/]+)?$|0x[0-9A-Fa-f]+$|\[[^\]]+\]$|(?:Not )?Active$|"
+    r"Enabled$|Disabled$|N/A$|P\d{1,2}$"
+)
+"""One cell of a values-only row without a time stamp: a number with its unit, a mask, a
+bracketed NVML answer, a state word (a row of other words is not the query's)."""
 _QUERY_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
 """nvidia-smi's ``timestamp`` field: "2024/01/16 14:44:16.977"."""
 

@@ -1,0 +1,204 @@
+"""Outputs of round NNN's held-out evaluation (sets 511-516) and round MMM's leftovers that the
+advisor read wrong or not at all before this change (tests/data/evidence_heldout_59, sources in
+tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+from advisor.evidence.load import load_text
+from advisor.parsers import nvidia_smi
+from tests.test_parsers_heldout_set453 import _load, _said
+from tests.test_parsers_heldout_set485 import _found
+
+# --- round MMM's leftovers ---------------------------------------------------------------------
+
+
+def test_a_cann_codes_traceback_gives_the_call_that_failed() -> None:
+    ev = _load(
+        "paddleocr_npu1_310b4_torch_npu_eh9999_init_env_failed_build_op_model_500001_identity_cut.log"
+    )
+    (failure,) = [f for f in ev.failures if f["code"] == "EH9999"]
+    assert (
+        "(its TraceBack's first call: build op model failed, result = 500001; operator Identity)"
+        in failure["message"]
+    )
+    assert "[FUNC:" not in failure["message"].split("TraceBack's first call")[1]
+
+
+def test_the_init_summary_names_the_rank_of_its_link_wait() -> None:
+    ev = _load(
+        "hccl_guide_client_recv_ranktable_timeout_pid347_rank1132_of_2048_group_name_3_0x5000004.log"
+    )
+    (wait,) = [f for f in ev.failures if f["kind"] == "hccl_link_timeout"]
+    assert (wait["rank"], wait["rank_size"], wait["group"]) == (1132, 2048, "group_name_3")
+    items = _found(ev, "hccl")["evidence-hccl-link-wait-timeout"].items
+    assert items[0].startswith("Rank 1132 waited for its peers")
+
+
+def test_an_xml_query_cut_before_its_health_sections_names_its_gpu_and_driver() -> None:
+    ev = _load("nvidia_smi_L_then_q_x_xml_gtx1660ti_430_64_cut_cpux115.txt")
+    assert ev.files[0].status == "partial"
+    assert (
+        "nvidia-smi -q (driver 430.64, CUDA 10.1): GPU 00000000:29:00.0 GeForce GTX 1660 Ti "
+        "listed, the copy ends before their health sections"
+    ) in " ".join(_said(ev))
+
+
+def test_a_throttle_reasons_mask_of_values_only_is_said_by_name() -> None:
+    ev = _load(
+        "nvidia_smi_query_gpu_clocks_throttle_reasons_supported_csv_gtx1080_0x1ff_nvsettings80.txt"
+    )
+    assert ev.files[0].formats == ["nvidia_smi_query_csv"] and ev.gpus == []
+    (note,) = _said(ev)
+    # 0x1FF: every one of NVML's nine reason bits, the ones the GPU can report, none in force
+    assert "1 row(s) of values only" in note
+    assert "clocks_throttle_reasons.supported 0x00000000000001FF (reasons it can report" in note
+    assert "Idle, Applications Clocks Setting, SW Power Cap, HW Slowdown" in note
+    assert "Display Clock Setting)" in note
+    assert _found(ev).get("evidence-gpu-throttled") is None
+
+
+def test_an_active_throttle_mask_in_a_csv_row_is_a_slowdown() -> None:
+    text = (
+        "index, name, clocks_throttle_reasons.active, clocks_throttle_reasons.hw_slowdown\n"
+        "0, NVIDIA A100-SXM4-80GB, 0x0000000000000044, Not Active\n"
+        "1, NVIDIA A100-SXM4-80GB, 0x0000000000000004, Not Active\n"
+        "2, NVIDIA A100-SXM4-80GB, 0x0000000000000000, Active\n"
+    )
+    ev = load_text(text, "throttle.csv")
+    # 0x44: HW Thermal Slowdown (0x40) and SW Power Cap (0x4, a GPU at its power limit: healthy)
+    assert [g["throttled"] for g in ev.gpus] == [["HW Thermal Slowdown"], [], ["HW Slowdown"]]
+    assert len(_found(ev)["evidence-gpu-throttled"].items) == 2
+    assert nvidia_smi.throttle_mask_names("0x0000000000000044") == [
+        "SW Power Cap",
+        "HW Thermal Slowdown",
+    ]
+    assert nvidia_smi.throttle_mask_names("Active") is None
+
+
+def test_a_one_field_header_of_other_words_is_no_query() -> None:
+    ev = load_text("clocks.sm_target\nfast\n", "notes.txt")
+    assert "nvidia_smi_query_csv" not in ev.files[0].formats
+
+
+def test_a_rank_list_cut_short_of_its_headers_gpus_is_not_one_rank() -> None:
+    ev = _load(
+        "nccl_tests_hypercube_srun_gcn63_pmix_bad_param_header_rank0_a100_cut_nccltests190.log"
+    )
+    (bench,) = ev.benchmarks
+    # "nThread 1 nGpus 4": one process's four ranks, only rank 0 of them in the copy
+    assert (bench["ranks"], bench["one_rank"], bench["hosts_complete"]) == (4, False, False)
+    assert "evidence-benchmark-one-rank" not in _found(ev)
+
+
+def test_rank_lines_without_their_host_are_listed_ranks() -> None:
+    ev = _load(
+        "nccl_tests_gke_a4_single_node_8x_b200_float_sum_8m_16g_avg_busbw_587_371_oob_0_ok.log"
+    )
+    (bench,) = ev.benchmarks
+    assert bench["ranks"] == 8 and bench["hosts"] == []
+    assert bench["gpu_models"] == {"NVIDIA B200": 8}
+    said = " ".join(_said(ev))
+    assert "the log does not list its ranks" not in said
+    assert "the footer's out-of-bounds count, 0, still checks the run as a whole" in said
+
+
+def test_a_blanked_node_prefix_and_a_version_wrapped_inside_nccl() -> None:
+    ev = _load("llamafactory_rank18_barrier_nccl2215_ncclsystemerror_ibv_reg_mr_bad_address.log")
+    (failed,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert failed["rank"] == 18
+    assert failed["exception_type"] == "Call to ibv_reg_mr failed with error Bad address"
+    assert "log: NCCL 2.21.5 (torch's account of the failed call)" in _said(ev)
+
+
+def test_a_clean_deepspeed_launch_is_read() -> None:
+    ev = _load("deepspeed_saferlhf_sft_4x3090_zero3_offload_training_running_cut.log")
+    assert ev.files[0].status == "read" and ev.failures == []
+    assert any(
+        "runs on this node alone (1 node, 4 local process(es), backend nccl)" in m
+        for m in _said(ev)
+    )
+
+
+# --- round NNN ---------------------------------------------------------------------------------
+
+
+def test_nested_worker_prefixes_are_quoted_whole_and_name_the_inner_worker() -> None:
+    ev = _load(
+        "vllm_ascend7846_pd_mooncake_sync_batch_transfer_timeout_33s_transfer_failed_tp0_tp1_cut.log"
+    )
+    (error,) = ev.failures
+    assert error["message"].startswith(
+        "(Worker pid=782969) (Worker_DP0_TP1_EP1 pid=782969) ERROR 03-31 02:49:30"
+    )
+    assert error["worker"] == "Worker_DP0_TP1_EP1"
+
+
+def test_a_warn_lines_junk_device_field_is_no_device() -> None:
+    ev = _load(
+        "nccltests188_driver_shutting_down_socketprogress_closed_by_peer_192_168_1_10_proxy_connect_rank9_retcode6_cut.log"
+    )
+    shutting = [f for f in ev.failures if "driver shutting down" in f["message"]]
+    assert {f["pid"] for f in shutting} == {16901, 16899}
+    assert all(f["device"] is None for f in shutting)
+    assert "(its device field, [909195890], is no device number)" in shutting[0]["message"]
+    # the other process's device 1 is a device
+    assert any(f["device"] == 1 for f in ev.failures if f["pid"] == 695832)
+
+
+def test_a_deepspeed_launch_start_gives_its_world_and_nccl() -> None:
+    said = _said(
+        _load("deepspeed3710_ds_infer_launcher_2gpu_nccl2134_env_world_info_start_healthy_cut.log")
+    )
+    assert any(
+        "(1 node(s), 2 device slot(s), NCCL 2.13.4-1 in its environment (NCCL_VERSION))" in m
+        for m in said
+    )
+
+
+def test_nccls_ring_gives_its_rank_count() -> None:
+    said = _said(
+        _load("megatron588_ps_sys_420gp_4rank_nccl_trees_shm_direct_channels_init_healthy_cut.log")
+    )
+    assert (
+        "log: NCCL's rings: 2 channel(s) (its 'Channel NN/02' lines), each over 4 rank(s)" in said
+    )
+
+
+def test_a_q_pages_frame_buffer_is_read() -> None:
+    ev = _load("nvidia_smi_q_rtx4070_laptop_566_36_wddm_healthy.txt")
+    (gpu,) = ev.gpus
+    assert (gpu["memory_total_mib"], gpu["memory_used_mib"]) == (8188, 0)
+
+
+def test_a_quoted_nvml_failure_beside_a_hosts_table_is_said_with_its_host() -> None:
+    ev = _load("hami248_pod_nvidia_smi_nvml_unknown_error_host_rtx4090_535_129.txt")
+    items = _found(ev)["evidence-nvml-unavailable"].items
+    assert items[0].startswith(
+        "gpu-pod-2: nvidia-smi could not read the GPUs: Failed to initialize NVML: Unknown Error"
+    )
+    assert len(ev.gpus) == 1  # the host's table, read as well
+
+
+def test_a_q_piece_without_header_names_its_gpu() -> None:
+    ev = _load("nvdocker1671_nvidia_smi_q_fragment_rtx2080ti_gpu_02_00_0.txt")
+    assert ev.files[0].formats == ["nvidia_smi_query"]
+    assert (
+        "nvidia-smi -q (its header not in the copy): GPU 00000000:02:00.0 NVIDIA GeForce RTX "
+        "2080 Ti listed"
+    ) in " ".join(_said(ev))
+
+
+def test_a_cuda_error_above_nccls_teardown_warnings_is_read_first() -> None:
+    ev = _load("gb200_nccl_ep_ll_cuda_launch_failure_teardown_warns_rank1.log")
+    kinds = [(f["kind"], f["line"]) for f in ev.failures]
+    assert ("cuda_error", 5) in kinds
+    assert min(line for _, line in kinds) == 5
+    assert "evidence-cuda-error" in _found(ev)
+
+
+def test_nccl_info_lines_without_their_prefix_are_read() -> None:
+    said = _said(_load("polaris_awsofi160_16rank_4node_init_complete_pxn0_gdr1.log"))
+    assert "log: NCCL 2.28.3+cuda12.9" in said
+    assert "log: NCCL's network plugin: AWS Libfabric" in said
+    assert any("a communicator of 16 rank(s) on 4 node(s), 4 on each" in m for m in said)
+    assert any("ended by ncclCommDestroy (Destroy COMPLETE)" in m for m in said)
