@@ -119,6 +119,54 @@ def test_a_clean_deepspeed_launch_is_read() -> None:
     )
 
 
+def test_an_nvlink_ports_mlxlink_gives_speed_width_fec_and_its_recommendation() -> None:
+    said = _said(
+        _load(
+            "mlxlink_amber_collect_gce_cos_bug_report_b200_gpu7_nvlink_xdr_active_2x_rsfec_plr_no_issue.txt"
+        )
+    )
+    assert (
+        "mlxlink: /dev/mst/netir10497_00.cc.00_gpu7 speed NVLink-XDR, width 2x; FEC "
+        "Interleaved_Standard_RS_FEC_PLR - (544,514); status opcode 0, its recommendation: No "
+        "issue was observed"
+    ) in said
+    assert not any(m.startswith("mlxlink: mlxlink:") for m in said)
+
+
+def test_dcgms_service_states_and_its_nvswitch_count_are_said() -> None:
+    said = _said(
+        _load(
+            "dcgmi_discovery_l_dell_xe9780_hostengine_inactive_no_reply_then_restart_7_b300_0_nvswitches.txt"
+        )
+    )
+    assert "dcgmi_discovery: 0 NvSwitches found" in said
+    assert any(
+        m.startswith(
+            "dcgmi_discovery: the DCGM service (nvidia-dcgm, its host engine nv-hostengine) was inactive (dead) "
+            "(line 9), then active (running) (line 17)"
+        )
+        for m in said
+    )
+    assert not any("CPUs found" in m for m in said)
+
+
+def test_ibv_devinfos_open_failure_and_perftests_only_device() -> None:
+    ev = _load(
+        "ibv_devices_iwp0s3_ibv_devinfo_failed_to_open_ib_send_lat_no_context_qemu_ntbcxl90.txt"
+    )
+    said = _said(ev)
+    assert any(
+        m.startswith("ibv_devices: ibv_devinfo: Failed to open device (iwp0s3 listed)")
+        for m in said
+    )
+    (run,) = [p for p in ev.hca_ports if p["tool"].startswith("perftest")]
+    assert run["ca"] == "iwp0s3"
+    assert (
+        "perftest: perftest named no device: iwp0s3, the only one ibv_devices lists (line 4)"
+        in said
+    )
+
+
 # --- round NNN ---------------------------------------------------------------------------------
 
 

@@ -4646,6 +4646,25 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """perftest runs (ib_write_bw ...): each the port it ran on, with what it measured."""
     ports, warnings = rdma.parse_perftest(text)
+    if any(p.ca == rdma.NO_DEVICE for p in ports) and _SIGNATURES["ibv_devices"].search(text):
+        # (perftest names no device when it takes the first one: the one ibv_devices lists
+        # in the same copy, where it lists one only)
+        try:
+            listed = rdma.parse_ibv_devices(text)
+        except ParseError:
+            listed = []
+        if len(listed) == 1:
+            for p in ports:
+                if p.ca == rdma.NO_DEVICE:
+                    p.ca = listed[0][1]
+                    warnings.append(
+                        ParseWarning(
+                            line=p.line,
+                            message=f"perftest named no device: {p.ca}, the only one "
+                            f"ibv_devices lists (line {listed[0][0]})",
+                            skipped=False,
+                        )
+                    )
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     return warnings
 
@@ -5784,12 +5803,31 @@ def _mig_instances(text: str, source: str, out: EvidenceFacts, name: str) -> lis
     ]
 
 
+_DEVINFO_OPEN_FAILED_RE = re.compile(r"^[ \t]*Failed to open device[ \t]*$", re.M)
+
+
 def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ibv_devices: a note of the RDMA devices listed; one whose node GUID is 0 is said (a
     virtual function whose GUID was never set has no InfiniBand identity to be reached by)."""
     rows = rdma.parse_ibv_devices(text)
     zero = [dev for _, dev, guid in rows if set(guid) == {"0"}]
+    # ibv_devinfo's answer when ibv_open_device returned no context (rdma-core's
+    # libibverbs/examples/devinfo.c, print_hca_cap): the device is listed, its provider or
+    # kernel driver did not open it
+    refused = [
+        ParseWarning(
+            line=text.count("\n", 0, m.start()) + 1,
+            message="ibv_devinfo: Failed to open device ("
+            + ", ".join(dev for _, dev, _ in rows[:4])
+            + (" ..." if len(rows) > 4 else "")
+            + " listed): libibverbs lists the device, but its provider or kernel driver did "
+            "not open it, so no RDMA program can use it",
+            skipped=False,
+        )
+        for m in _DEVINFO_OPEN_FAILED_RE.finditer(text)
+    ][:1]
     return [
+        *refused,
         ParseWarning(
             line=rows[0][0],
             message=f"ibv_devices: {len(rows)} RDMA device(s) listed ("
@@ -5805,7 +5843,7 @@ def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[
                 else ""
             ),
             skipped=False,
-        )
+        ),
     ]
 
 

@@ -796,6 +796,28 @@ DCGM_STR_BLANK = "<<<NULL>>>"
 """DCGM's text for a value it does not have (dcgmlib/dcgm_structs.h)."""
 
 
+_OTHERS_FOUND_RE = re.compile(r"^\s*(?P<n>\d+) (?P<what>NvSwitch(?:es)?|ConnectX|CPUs?) found")
+# systemd's status of DCGM's service ("● nvidia-dcgm.service - NVIDIA DCGM service" then
+# "     Active: inactive (dead)" or "active (running) since ..."), as a copy of a session shows it
+_DCGM_UNIT_RE = re.compile(r"^\s*\S?\s*nvidia-dcgm\.service\b")
+_UNIT_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>[\w-]+ \([^)\n]*\))")
+UNIT_ACTIVE_LINES = 4
+"""How far under its unit's heading systemctl status prints the Active: line."""
+
+
+def service_states(text: str) -> list[tuple[int, str]]:
+    """Each ``systemctl status nvidia-dcgm`` in ``text``: its Active line's number and state."""
+    lines = numbered_lines(text)
+    states = []
+    for index, (_, line, _) in enumerate(lines):
+        if _DCGM_UNIT_RE.match(line):
+            for no, below, _ in lines[index + 1 : index + 1 + UNIT_ACTIVE_LINES]:
+                if a := _UNIT_ACTIVE_RE.match(below):
+                    states.append((no, a.group("state")))
+                    break
+    return states
+
+
 def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[ParseWarning]]:
     """dcgmi discovery -l: the GPU count it states and each GPU listed; raises ParseError when
     neither is there."""
@@ -807,7 +829,7 @@ def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[Pa
         if m := _FOUND_RE.match(line):
             found = int(m.group("n"))
             continue
-        if re.match(r"^\s*\d+ (?:NvSwitch(?:es)?|ConnectX|CPUs?) found", line):
+        if _OTHERS_FOUND_RE.match(line):
             in_gpus = False
             continue
         if not in_gpus or not (r := _DISCOVERY_ROW_RE.match(line)):
@@ -824,6 +846,24 @@ def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[Pa
     if found is None and not gpus:
         raise ParseError("dcgmi discovery: no 'GPUs found' line and no GPU row")
     warnings: list[ParseWarning] = []
+    for no, line, _ in numbered_lines(text):
+        if (o := _OTHERS_FOUND_RE.match(line)) and not o.group("what").startswith("CPU"):
+            # (the NVSwitches and ConnectX cards DCGM sees beside the GPUs)
+            warnings.append(
+                ParseWarning(
+                    line=no, message=f"{o.group('n')} {o.group('what')} found", skipped=False
+                )
+            )
+    if len(states := service_states(text)) > 0:
+        warnings.append(
+            ParseWarning(
+                line=states[0][0],
+                message="the DCGM service (nvidia-dcgm, its host engine nv-hostengine) was "
+                + ", then ".join(f"{state} (line {no})" for no, state in states)
+                + ": dcgmi answers only while its host engine runs",
+                skipped=False,
+            )
+        )
     # DCGM writes a value it has none for as DCGM_STR_BLANK, "<<<NULL>>>" (dcgmlib/dcgm_structs.h):
     # a GPU listed with no name is one whose attributes the host engine could not read
     blank = [g for g in gpus if g.name == DCGM_STR_BLANK]

@@ -1498,12 +1498,27 @@ def _mlxlink_run(
         )
     warnings: list[ParseWarning] = []
     trouble = fields.get("Troubleshooting Info", {})
-    if (opcode := trouble.get("Status Opcode")) and opcode[1] != MLXLINK_HEALTHY_OPCODE:
+    # what the port runs at where no rate is computed from it (an NVLink port's "NVLink-XDR",
+    # "2x"), its FEC, and the troubleshooting block's word on a healthy port
+    said = []
+    if port.rate_gbps is None and (speed := op.get("Speed", (0, ""))[1]) not in ("", "N/A"):
+        width = op.get("Width", (0, ""))[1]
+        said.append(f"speed {speed}" + (f", width {width}" if width not in ("", "N/A") else ""))
+    if (fec := op.get("FEC", (0, ""))[1]) not in ("", "N/A"):
+        said.append(f"FEC {fec}")
+    if (opcode := trouble.get("Status Opcode")) and opcode[1] == MLXLINK_HEALTHY_OPCODE:
+        if rec := trouble.get("Recommendation", (0, ""))[1]:
+            said.append(f"status opcode 0, its recommendation: {rec}")
+    if said:
+        warnings.append(
+            ParseWarning(line=state_no, message=f"{port.ca} " + "; ".join(said), skipped=False)
+        )
+    if opcode and opcode[1] != MLXLINK_HEALTHY_OPCODE:
         why = trouble.get("Recommendation", (opcode[0], ""))[1]
         warnings.append(
             ParseWarning(
                 line=opcode[0],
-                message=f"mlxlink: {port.ca} status opcode {opcode[1]}"
+                message=f"{port.ca} status opcode {opcode[1]}"
                 + (f" (group opcode {g[1]})" if (g := trouble.get("Group Opcode")) else "")
                 + (f"; its recommendation: {why}" if why else ""),
                 skipped=False,
@@ -1515,7 +1530,7 @@ def _mlxlink_run(
             warnings.append(
                 ParseWarning(
                     line=counters[key][0],
-                    message=f"mlxlink: {port.ca} {key} {counters[key][1]} (the link went down "
+                    message=f"{port.ca} {key} {counters[key][1]} (the link went down "
                     "or retrained since the counters were cleared)",
                     skipped=False,
                 )
