@@ -47,13 +47,14 @@ def test_a_throttle_reasons_mask_of_values_only_is_said_by_name() -> None:
     ev = _load(
         "nvidia_smi_query_gpu_clocks_throttle_reasons_supported_csv_gtx1080_0x1ff_nvsettings80.txt"
     )
-    assert ev.files[0].formats == ["nvidia_smi_query_csv"] and ev.gpus == []
+    # a query run once prints a row a GPU in index order: the row is GPU 0's
+    assert ev.files[0].formats == ["nvidia_smi_query_csv"]
+    assert [(g["gpu"], g["throttled"]) for g in ev.gpus] == [(0, [])]
     (note,) = _said(ev)
-    # 0x1FF: every one of NVML's nine reason bits, the ones the GPU can report, none in force
-    assert "1 row(s) of values only" in note
-    assert "clocks_throttle_reasons.supported 0x00000000000001FF (reasons it can report" in note
-    assert "Idle, Applications Clocks Setting, SW Power Cap, HW Slowdown" in note
-    assert "Display Clock Setting)" in note
+    # 0x1FF: every one of NVML's nine reason bits, the ones the GPU can report
+    assert "GPU #1 of the output: clocks_throttle_reasons.supported (it can report): Idle, " in note
+    assert "Applications Clocks Setting, SW Power Cap, HW Slowdown" in note
+    assert note.endswith("Display Clock Setting")
     assert _found(ev).get("evidence-gpu-throttled") is None
 
 
@@ -250,3 +251,114 @@ def test_nccl_info_lines_without_their_prefix_are_read() -> None:
     assert "log: NCCL's network plugin: AWS Libfabric" in said
     assert any("a communicator of 16 rank(s) on 4 node(s), 4 on each" in m for m in said)
     assert any("ended by ncclCommDestroy (Destroy COMPLETE)" in m for m in said)
+
+
+# --- round OOO ---------------------------------------------------------------------------------
+
+
+def test_npu_smi_that_cannot_be_run_is_said() -> None:
+    said = _said(
+        _load("npu_smi_refused_can_not_use_command_x9_then_hccl_allreduce_8rank_ok_chiro_hccl8.log")
+    )
+    assert any(m.startswith("log: 'can not use command: npu-smi info' 9 time(s)") for m in said)
+
+
+def test_a_bracketed_server_id_is_a_placeholder_and_names_no_host() -> None:
+    ev = _load(
+        "rank_table_group_list_1srv_8p_unfilled_placeholders_device_ip_n_server_id_modelzoo_bert_base_mindspore_hccl.json"
+    )
+    assert any("server_id [server_id] is a template's placeholder" in m for m in _said(ev))
+    (shape,) = ev.shapes
+    assert (shape["nodes"], shape["per_node"], shape["hosts"]) == (1, 8, [])
+
+
+def test_err99999_takes_the_exception_above_it() -> None:
+    cases = {
+        "mindspeed_rl_train_grpo_hydra_raytaskerror_valueerror_offload_train_optimizer_missing_err99999_prompt.log": "(line 42): ValueError: The key: offload_train_optimizer is missing",
+        "vllm_ascend404_ray_multinode_tp2_qwen25vl_msgspec_decoder_typeerror_err99999_pid1779168.log": "(line 18): TypeError: Type '<function Generator at 0xfffdc5ba7910>' is not supported",
+        "vllm_ascend881_ray_tp8_pp2_driver_determine_num_available_blocks_deepseekv2attention_kv_cache_typeerror_err99999_pid886_cut.log": "(line 41): TypeError: DeepseekV2Attention.forward() got an unexpected keyword argument 'kv_cache'",
+        "vllm_ascend1500_310p_rank0_profile_run_rotary_embedding_atb_setup_failed_err99999_pid118889_cut.log": "(line 68): RuntimeError: setup failed!",
+    }
+    for name, cause in cases.items():
+        (err,) = [f for f in _load(name).failures if f["kind"] == "torch_npu_error"]
+        assert (
+            f"UNKNOWN applicaiton exception: the exception above it {cause}"
+            in (err["exception_type"])
+        ), name
+
+
+def test_pythons_warning_lines_make_a_program_log() -> None:
+    ev = _load(
+        "vllm_ascend1500_310p_qwen2_05b_transfer_to_npu_warnings_weights_loaded_0_9394gb_healthy_cut.log"
+    )
+    assert ev.files[0].status == "read" and ev.failures == []
+
+
+def test_routable_ipv6_rocev2_gids_are_no_missing_gid() -> None:
+    ev = _load("mooncake1617_show_gids_ionic_rocep_v1_v2_mi355_cut.txt")
+    (missing,) = [f for f in ev.failures if f["kind"] == "rdma_no_gid"]
+    assert missing["message"].startswith("rocep193s0f0 port 1")
+    assert any(
+        "rocep105s0 port 1 (enp105s0): 2 GID(s); RoCEv2 index 1 IPv6 fd93:16d3:59b6:010d:" in m
+        and "NCCL_IB_ADDR_FAMILY=AF_INET6" in m
+        for m in _said(ev)
+    )
+
+
+def test_vllms_nccl_version_and_an_elastic_start_are_said() -> None:
+    said = _said(_load("vllm9046_mp_workers_nccl2215_bootstrap_ib4_start_healthy_cut.log"))
+    assert "log: NCCL 2.21.5 (vLLM's pynccl)" in said
+    said = _said(
+        _load(
+            "alpaca162_torchelastic_3workers_deepspeed_nccl_store_connected_watchdog_started_healthy_cut.log"
+        )
+    )
+    assert (
+        "log: torch elastic started its worker group (default): 3 local worker(s); DeepSpeed's "
+        "backend nccl; the NCCL watchdog started on rank(s) 0; no error"
+    ) in said
+
+
+def test_a_q_pages_lifetime_ecc_counts_are_said() -> None:
+    ev = _load(
+        "nvidia_smi_q_10x_a40_550_127_05_aggregate_dram_correctable_d1_10289_remapped_rows_no_pending.txt"
+    )
+    d1 = next(g for g in ev.gpus if g["bus_id"] == "00000000:D1:00.0")
+    assert (d1["ecc_aggregate_corrected"], d1["remapped_correctable"], d1["ecc_corrected"]) == (
+        10289,
+        1,
+        0,
+    )
+    assert any(
+        "GPU 00000000:D1:00.0: 10289 correctable ECC error(s) in its lifetime, 1 row(s) remapped "
+        "after correctable errors (a memory error history: none counted since the driver loaded)"
+        in m
+        for m in _said(ev)
+    )
+
+
+def test_a_tmux_panes_border_is_taken_off() -> None:
+    ev = _load("ibstat_tmux_pane_mlx4_cx3_port1_ib_active_40_port2_eth_down_disabled.txt")
+    assert [(p["port"], p["state"]) for p in ev.hca_ports] == [(1, "Active"), (2, "Down")]
+
+
+def test_a_prompt_wrapped_inside_the_servers_address_and_cpu_clock_warnings() -> None:
+    for name, count in (
+        ("perftest_ib_read_bw_mlx4_qdr_3667mbs_cpu_freq_not_max_warning_wrapped_cmd.txt", 1),
+        ("perftest_ib_atomic_lat_mlx4_fetch_add_2_27us_two_cpu_freq_warnings.txt", 2),
+    ):
+        ev = _load(name)
+        (run,) = [p["perftest"] for p in ev.hca_ports]
+        assert run["peer"] == "192.168.1.60"
+        assert any(
+            f"perftest warned {count} time(s) that the CPU clocks differ" in m for m in _said(ev)
+        )
+
+
+def test_a_watchdog_record_broken_after_its_header_is_read() -> None:
+    ev = _load(
+        "rtxpro6000_2gpu_rank1_uncorrectable_ecc_rank0_allreduce_seq51753_timeout_torchrun_sigabrt.log"
+    )
+    (died,) = [f for f in ev.failures if f["kind"] == "watchdog_exception"]
+    assert (died["rank"], died["line"]) == (1, 1)
+    assert "uncorrectable ECC error" in died["message"]

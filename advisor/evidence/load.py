@@ -1171,7 +1171,10 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
     for t in evidence.rank_tables:
         # a table with entries left out ("..." lines, or cut) lists only some of its ranks
         if not t["errors"] and not t.get("elided_lines") and not t.get("cut"):
-            add(t["source"], "rank table", len(t["servers"]), len(t["ranks"]), list(t["servers"]))
+            # (a template's placeholder ids, "[server_id]", name no host)
+            servers = list(t["servers"])
+            named = [] if any(rank_table.masked_id(s) for s in servers) else servers
+            add(t["source"], "rank table", len(servers), len(t["ranks"]), named)
     for b in evidence.benchmarks:
         if not b["ranks"] or not (b["results"] or b.get("ranks_listed")):
             continue  # a log that ends before its first size may end inside its list of ranks
@@ -1361,6 +1364,9 @@ _LINE_PREFIXES = (
     # an output kept inside a C or Java block comment, " * " before each line (its "/*" and
     # " */" lines are no output)
     ("a block comment's ' * '", re.compile(r"^ ?\*(?: |$)|^/\*+\s*$|^ ?\*/\s*$")),
+    # a copy of a terminal multiplexer's pane (tmux, screen): its vertical border, a box-drawing
+    # bar, before each line
+    ("a terminal pane's border '│'", re.compile(r"^[│┃║]")),
 )
 """Prefixes a log collector puts before each line of a container's output."""
 # A wrapper script's own label before each line of the program it runs ("[TRAINING] ", a
@@ -3553,6 +3559,31 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
         )
     for gpu in parsed:
+        if gpu.ecc_aggregate_corrected or gpu.ecc_aggregate_uncorrected or gpu.remapped_correctable:
+            # the GPU's memory error history (aggregate counts outlive a driver reload; the
+            # volatile ones the rules judge do not): said, not judged
+            history = [
+                f"{n} {what}"
+                for n, what in (
+                    (gpu.ecc_aggregate_corrected, "correctable ECC error(s) in its lifetime"),
+                    (gpu.ecc_aggregate_uncorrected, "uncorrectable ECC error(s) in its lifetime"),
+                    (gpu.remapped_correctable, "row(s) remapped after correctable errors"),
+                )
+                if n
+            ]
+            since_load = (
+                ": none counted since the driver loaded"
+                if not gpu.ecc_corrected and not gpu.ecc_uncorrected
+                else ", beside the counts since the driver loaded"
+            )
+            notes.append(
+                ParseWarning(
+                    line=gpu.line,
+                    message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}: "
+                    f"{', '.join(history)} (a memory error history{since_load})",
+                    skipped=False,
+                )
+            )
         if gpu.remapped_uncorrectable and not gpu.remap_pending and not gpu.remap_failed:
             # rows remapped after uncorrectable errors, the remap done (nothing pending, none
             # failed): the GPU repaired its memory, a figure to watch, not a fault now
@@ -3593,7 +3624,31 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         for gpu in parsed
     ]
     out.gpus.extend(gpus)
-    return []
+    notes = []
+    for gpu in parsed:
+        if not gpu.clock_reasons:
+            continue
+        # each throttle-reasons mask by its reasons' names (".supported": those the GPU can
+        # report; ".active": those in force, its slowing ones judged as gpu.throttled)
+        said = [
+            f"{key} ({'in force' if key.endswith('.active') else 'it can report' if key.endswith('.supported') else 'reasons'}): "
+            + (", ".join(names) or "none")
+            for key, names in gpu.clock_reasons.items()
+            if names  # (a mask of none: nothing to say)
+        ]
+        if not said:
+            continue
+        notes.append(
+            ParseWarning(
+                line=gpu.line,
+                message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}"
+                + (f" ({gpu.name})" if gpu.name else "")
+                + ": "
+                + "; ".join(said),
+                skipped=False,
+            )
+        )
+    return notes
 
 
 QUERY_SAMPLE_FIELDS = 8
@@ -3626,13 +3681,7 @@ def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
             ranges.append(f"{name} {shown}{f' {unit}' if unit else ''}")
         elif values:
             ranges.append(f"{name} {', '.join(dict.fromkeys(values))}")
-    stamps = [v["timestamp"] for _, v in samples if v.get("timestamp")]
-    if not stamps:
-        return (
-            f"nvidia-smi --query-gpu: {len(samples)} row(s) of values only (no index, name or "
-            "bus id: nvidia-smi prints one row a GPU, so which GPU a row is cannot be told, "
-            "none is judged): " + "; ".join(ranges)
-        )
+    stamps = [v["timestamp"] for _, v in samples]
     return (
         f"nvidia-smi --query-gpu: a looped query of {len(samples)} time-stamped row(s), "
         f"{stamps[0]} to {stamps[-1]}, of values only (no index, name or bus id: nvidia-smi "
@@ -4589,6 +4638,18 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
     for (output, ca, port), own in ports.items():
         v2 = [g for g in own if g.version == "v2" and g.ipv4]
+        # a RoCEv2 GID of a routable IPv6 address (not link-local fe80::, not an IPv4 one mapped
+        # as ::ffff:a.b.c.d): NCCL 2.21+ picks its GID by NCCL_IB_ADDR_FAMILY (AF_INET by
+        # default, AF_INET6 for these, with NCCL_IB_ADDR_RANGE) and NCCL_IB_ROCE_VERSION_NUM (2)
+        v2_ipv6 = [
+            g
+            for g in own
+            if g.version == "v2"
+            and not g.ipv4
+            and not g.gid.lower().startswith("fe80")
+            and not g.gid.lower().startswith("0000:0000:0000:0000:0000:ffff")
+            and set(g.gid) - {"0", ":"}
+        ]
         # (an InfiniBand port's GIDs read "v1" too, the kernel's IB/RoCE v1 type, but name no
         # network interface: only a port with one is RoCE)
         roce = any(g.netdev for g in own)
@@ -4602,6 +4663,10 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 + (
                     ", ".join(f"RoCEv2 index {g.index} {g.ipv4}" for g in v2)
                     if v2
+                    else ", ".join(f"RoCEv2 index {g.index} IPv6 {g.gid}" for g in v2_ipv6)
+                    + " (no IPv4 one: NCCL takes an IPv6 GID with NCCL_IB_ADDR_FAMILY=AF_INET6, "
+                    "its default being AF_INET)"
+                    if roce and v2_ipv6
                     else "no RoCEv2 GID with an IPv4 address"
                     if roce
                     else "an InfiniBand port (no network interface): no RoCE GID to check"
@@ -4609,7 +4674,7 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 skipped=False,
             )
         )
-        if roce and not v2:
+        if roce and not v2 and not v2_ipv6:
             _add_failure(
                 out,
                 source,

@@ -923,6 +923,8 @@ def parse(text: str) -> LogReport:
         report = LogReport()  # the run's own word that it succeeded, and no error line
     if success is not None:
         _gone_past_success(report, success)
+    if "can not use command: npu-smi" in text:
+        _npu_smi_unusable(numbered_lines(text), report)
     return report
 
 
@@ -1428,10 +1430,9 @@ def _parse_events(text: str) -> LogReport:
         if (
             all(e.kind == "nccl_warning" for e in report.events)
             and (cuda := _torch_cuda_error(lines)) is not None
-            and all(cuda.line < e.line for e in report.events)
         ):
-            # (also above NCCL's WARN lines: the CUDA error came first, NCCL's teardown of its
-            # communicators then warned of the same failure)
+            # (also beside NCCL's WARN lines: NCCL warned of the failed CUDA call in its own
+            # words, torch's error is what stopped the process)
             report.events.append(cuda)
         if not report.events and (lone := lone_exception(lines)):
             report.events.append(lone)
@@ -1483,6 +1484,13 @@ def _parse_events(text: str) -> LogReport:
             and _deepspeed_local_notes(lines, report)
         ):
             return report  # DeepSpeed's runner with no hostfile: this node only, no fault yet
+        if (
+            not report.events
+            and "Starting worker group" in text
+            and first_error_line(lines) is None
+            and _elastic_start_notes(lines, report)
+        ):
+            return report  # torch elastic's agent started its workers: a launch, no fault yet
         if (
             not report.events
             and "this job is preempted" in text
@@ -1678,11 +1686,38 @@ def _parse_events(text: str) -> LogReport:
     report.events.sort(key=lambda e: e.line)
     if "EngineCore" in text or "core proc" in text:
         _vllm_core_said_once(report)
-    if "The possible cause is" in text or "working operator name is" in text:
+    if (
+        "The possible cause is" in text
+        or "working operator name is" in text
+        or "TraceBack (most recent call last)" in text
+    ):
         _code_causes(lines, report)
     if "across cluster]" in text:
         _ray_repeats(raw, report)
     return report
+
+
+# a library's check of the chip's type that runs "npu-smi info" and logs, when it cannot run
+# it, "can not use command: npu-smi info" (a kernel library's logger.warning on the failed
+# subprocess): the process has no npu-smi it can run (not mounted in its container, or no
+# driver), not a failure of the job
+_NPU_SMI_UNUSABLE_RE = re.compile(r"can not use command: (npu-smi[^\n]*?)\s*$")
+
+
+def _npu_smi_unusable(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of the lines saying ``npu-smi`` could not be run from the process."""
+    found = [(no, m) for no, t, _ in lines if (m := _NPU_SMI_UNUSABLE_RE.search(t))]
+    if found:
+        report.unread.append(
+            ParseWarning(
+                line=found[0][0],
+                message=f"'can not use command: {found[0][1].group(1)}' {len(found)} time(s): "
+                "a library's check could not run npu-smi in this process's environment (not "
+                "in its container, or no driver there); nothing it would have said is in the "
+                "log, and it is no failure of the job by itself",
+                skipped=False,
+            )
+        )
 
 
 _POSSIBLE_CAUSE_RE = re.compile(
@@ -1707,7 +1742,8 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         below = [by_no.get(n, "") for n in range(ev.line + 1, ev.line + 1 + CODE_CAUSE_LINES)]
         cause = next((c.group("cause") for t in below if (c := _POSSIBLE_CAUSE_RE.match(t))), None)
         label = "the log's own cause"
-        if cause is None:
+        if cause is None and ev.call is None and ev.exception_type is None:
+            # (where no other reading took the TraceBack's call as the event's)
             label = "its TraceBack's first call"
             # CANN's TraceBack under the code: its first entry is the call that failed ("build
             # op model failed, result = 500001[FUNC:...]"), its FUNC/FILE/LINE tags left off
@@ -3608,6 +3644,9 @@ _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 # [0]eth0:10.0.0.1<0>", "Using network IBext_v8"), and nccl-tests' rank lines ("#  Rank  1 Group
 # 0 Pid   4962 on      test2 device  0 [0x81] NVIDIA A100-PCIE-40GB")
 _NCCL_VERSION_LINE_RE = re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+\S*)")
+# vLLM's pynccl wrapper naming the library it loaded (vllm/distributed/device_communicators/
+# pynccl.py: "vLLM is using nccl==2.21.5")
+_VLLM_NCCL_RE = re.compile(r"\bvLLM is using nccl==(\d+\.\d+\.\d+)")
 _NCCL_NET_USING_RE = re.compile(
     r"(?:NCCL INFO |^\s*)NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
     # NCCL 2.1's and 2.2's "INFO NET : Using interface eth0:172.17.0.3<0>" (no "NCCL" word)
@@ -3777,6 +3816,42 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
             + (f" ({', '.join(figures)})" if figures else "")
             + ": a job meant for several nodes needs its hostfile (--hostfile, default "
             "/job/hostfile) or --include",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# torch elastic's agent starting its workers (torch/distributed/elastic/agent/server/api.py:
+# "[default] Starting worker group"; multiprocessing's "Setting worker0 reply file to: ..." per
+# worker), and ProcessGroupNCCL's "[Rank 0] NCCL watchdog thread started!"
+_ELASTIC_START_RE = re.compile(r"\[(?P<role>[\w-]+)\] Starting worker group")
+_ELASTIC_REPLY_FILE_RE = re.compile(r"Setting worker(?P<n>\d+) reply file to: ")
+_WATCHDOG_STARTED_RE = re.compile(r"\[Rank (?P<rank>\d+)\] (?:NCCL|HCCL) watchdog thread started!")
+
+
+def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of torch elastic's worker group start: its workers, the backend DeepSpeed took and
+    the ranks whose watchdog started."""
+    start = next(((no, m) for no, t, _ in lines if (m := _ELASTIC_START_RE.search(t))), None)
+    if start is None:
+        return False
+    workers = {int(m.group("n")) for _, t, _ in lines if (m := _ELASTIC_REPLY_FILE_RE.search(t))}
+    backend = next((m.group(1) for _, t, _ in lines if (m := _DS_BACKEND_RE.search(t))), None)
+    watchdogs = sorted(
+        {int(m.group("rank")) for _, t, _ in lines if (m := _WATCHDOG_STARTED_RE.search(t))}
+    )
+    said = [f"{len(workers)} local worker(s)"] if workers else []
+    if backend:
+        said.append(f"DeepSpeed's backend {backend}")
+    if watchdogs:
+        said.append(f"the NCCL watchdog started on rank(s) {', '.join(map(str, watchdogs))}")
+    report.unread.append(
+        ParseWarning(
+            line=start[0],
+            message=f"torch elastic started its worker group ({start[1].group('role')})"
+            + (f": {'; '.join(said)}" if said else "")
+            + "; no error",
             skipped=False,
         )
     )
@@ -4088,6 +4163,8 @@ _NCCL_TOPO_NVL_RE = re.compile(r"NCCL INFO\s+\+ NVL\[(?P<bw>[\d.]+)\] - (?P<to>N
 _NCCL_NVLS_UNAVAILABLE_RE = re.compile(r"NVLS multicast support is not available on dev (\d+)")
 _NCCL_CHANNEL_COUNTS_RE = re.compile(r"\b(\d+ coll channels,[^\n]*?)\s*$")
 # the ring order of each channel at init ("Channel 00/24 :    0   1   2"): how many channels
+RING_LINE_WIDTH = 20
+"""The most ranks NCCL's ring line prints (MAXWIDTH in its rings dump, older releases)."""
 _NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?P<ring>(?:\s+\d+)+)\s*$")
 # NCCL's set-up time of a communicator, per rank, in seconds (init.cc, from 2.23 on: "Init timings -
 # ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
@@ -4210,6 +4287,8 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             continue
         if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
             said = f"NCCL {v.group('v')}"
+        elif "vLLM is using nccl==" in line and (vv := _VLLM_NCCL_RE.search(line)):
+            said = f"NCCL {vv.group(1)} (vLLM's pynccl)"
         elif "NET" in line and (n := _NCCL_NET_USING_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             net = f"NET/{n.group('net')}" if n.group("net") else "network"
@@ -4261,11 +4340,13 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             said = f"{host or 'a host'}: NCCL's IB transport (net_ib) allocated its buffers"
         elif "/" in line and "Channel " in line and (rc := _NCCL_RING_CHANNELS_RE.search(line)):
-            # (the ring's order of ranks after the colon: every rank of the communicator once)
+            # (the ring's order of ranks after the colon: every rank of the communicator once,
+            # up to the 20 an older NCCL prints, its rings dump's MAXWIDTH)
             ring = rc.group("ring").split()
+            over = f"{len(ring)} rank(s)" if len(ring) != RING_LINE_WIDTH else "20 rank(s) or more"
             said = (
                 f"NCCL's rings: {int(rc.group(1))} channel(s) (its 'Channel NN/{rc.group(1)}' "
-                f"lines), each over {len(ring)} rank(s)"
+                f"lines), each over {over}"
             )
         elif "nranks" in line and "comm 0x" in line and (cm := _NCCL_COMM_ANY_RE.search(line)):
             if cm.group("end"):
@@ -7054,6 +7135,7 @@ def _kernel_assertion(lines: list[tuple[int, str, int | None]], index: int) -> s
     )
 
 
+_RECORD_HEAD_END_RE = re.compile(r"\[(?:PG [^\]]*?)?Rank \d+\]\s*$")
 UNCORRECTABLE_ECC = "uncorrectable ECC error"
 """``code_name`` of a watchdog's death by CUDA's uncorrectable ECC error (a hardware fault)."""
 
@@ -7062,7 +7144,18 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
     seen: set[tuple[int, str]] = set()
     records: set[str] = set()  # the records' own "[Rank N]" read so far
     for index, (no, line, tagged) in enumerate(lines):
-        if "watchdog thread terminated" not in line or not (m := _WATCHDOG_DIED_RE.search(line)):
+        if "watchdog thread terminated" not in line:
+            continue
+        if (m := _WATCHDOG_DIED_RE.search(line)) is None and index:
+            # a copy that broke the record after its header: "[rank1]:[E810 ...]
+            # ProcessGroupNCCL.cpp:1899] [PG ID 0 PG GUID 0(default_pg) Rank 1]" then "Process
+            # group watchdog thread terminated with exception: ..." on the next line
+            above_no, above, above_tag = lines[index - 1]
+            if _RECORD_HEAD_END_RE.search(above):
+                joined = f"{above.rstrip()} {line.strip()}"
+                if (m := _WATCHDOG_DIED_RE.search(joined)) is not None:
+                    no, line, tagged = above_no, joined, above_tag
+        if m is None:
             continue
         if "what():" in line and m.group("rank") in records:
             # the same exception re-raised as the terminate's what(), untagged where the record
@@ -12011,7 +12104,9 @@ def is_program_log(text: str) -> bool:
         if line.strip() and not _PROGRESS_BAR_RE.search(line)
     ]
     head = head[:LOG_LOOK_LINES]
-    logged = sum(1 for line in head if _LOG_LINE_RE.match(line))
+    # (Python's warnings module writes its own lines, "path.py:247: RuntimeWarning: ..." and the
+    # source line under it, "  warnings.warn(msg, RuntimeWarning)": a program's too)
+    logged = sum(1 for line in head if _LOG_LINE_RE.match(line) or _PY_WARNING_LINE_RE.match(line))
     if len(head) <= WRAPPED_LINE_PARTS and head and _ONE_LINE_LOG_RE.match(head[0]):
         # one line with a logger's level and a time on it, the rest of the copy its own
         # continuation (a long line a page wrapped): a log cut to that line
@@ -12039,6 +12134,7 @@ def is_program_log(text: str) -> bool:
 _C10_RAISED_RE = re.compile(
     r"^Exception raised from \S+ at \S+:\d+ \(most recent call first\):", re.M
 )
+_PY_WARNING_LINE_RE = re.compile(r"^\S+\.py:\d+: [A-Z]\w*Warning: \S|^\s+warnings\.warn\(")
 FIRST_LOGGED_LINES = 5
 """How many first non-blank lines, each a logger's, make a file a program's log whatever follows
 them (a benchmark's report after its start-up lines)."""
@@ -12425,7 +12521,11 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
         if index and (raised := _PY_EXCEPTION_RE.match(lines[index - 1][1])):
             # torch_npu appends its code line to the exception's own message
             message = f"{raised.group(0).strip()} / {message}"
-        elif m.group("code").endswith("999") and int(m.group("dev")) >= 0:
+            if m.group("code").endswith("999"):
+                # (an application's exception, ERR..999: the exception is its reason)
+                what = f"{what}: the exception above it (line {lines[index - 1][0]}): "
+                what += raised.group(0).strip()
+        elif m.group("code").endswith("999"):
             # ERR..999, an exception of the application's (formatErrorCode): the last exception
             # this process's lines (its own tag, or none as the ERR line has none) show above
             # it; one that names no text (KeyboardInterrupt, SystemExit) still ends the walk, and
@@ -12436,6 +12536,9 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
             tags = {t for _, _, t in window if t is not None}
             own = {tagged} | (tags if tagged is None and len(tags) == 1 else set())
             for before_no, before, before_tag in reversed(window):
+                # (a traceback logged under a logger's prefix: vLLM's "ERROR 05-16 10:28:33
+                # [worker_base.py:620] TypeError: ...")
+                before = _LOGGER_PREFIX_RE.sub("", before, count=1)
                 if before_tag not in own or not (ended := _ENDING_EXCEPTION_RE.match(before)):
                     continue
                 if ended.group("name") != "ChildFailedError":

@@ -159,6 +159,7 @@ _CONCLUDED_RE = re.compile(r"^#?\s*Collective test concluded\b")
 # "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail" ("1 more process
 # has sent ..."), printed by mpirun whenever it flushes them: between two rows of the table.
 _MPI_HELP_RE = re.compile(r"\d+ more process(?:es have| has) sent help message ")
+_VALIDATION_RE = re.compile(r"\bvalidation:\s*(\d+)")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
 _NRANKS_RE = re.compile(r"\bnranks (\d+)\b")
 _INFO_RANK_RE = re.compile(r"\brank (\d+) nranks \d+\b")
@@ -226,6 +227,9 @@ class Table:
     """True for a header whose column groups hold only ``time algbw busbw``: the copy left out
     the ``#wrong``/``error`` column nccl-tests prints in each group, so no row's check is known
     (the ``# Out of bounds values`` footer still is)."""
+    validated: bool | None = None
+    """The header line's ``validation: N`` (``-c``): False where the run checked no data (its
+    footer's out-of-bounds count then says nothing); None where the header does not say."""
     mscclpp: bool = False
     """True for mscclpp-test's layout (a header with no ``type`` column): each row holds one
     column group, and ``# Out of bounds values`` ends the run (it prints no average footer)."""
@@ -496,7 +500,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             if m_dev.group(1) == "0":
                 if pending_launch is not None:
                     (launched, launch_rank0), pending_launch = pending_launch, None
-                rank0_hosts.append((no, host or "a host the copy does not name"))
+                # (each process's rank 0 without a host: hosts told apart by their place only)
+                rank0_hosts.append(
+                    (no, host or f"a host the copy does not name (#{len(rank0_hosts) + 1})")
+                )
                 if pm := _RANK_PID_RE.search(stripped):
                     rank0_pids[no] = pm.group(1)
             max_rank = max(max_rank, int(m_dev.group(1)))
@@ -562,6 +569,11 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 header_line=no,
                 mscclpp="type" not in columns,
                 checks_left_out=checks_left_out,
+                validated=(
+                    (v.group(1) != "0")
+                    if params is not None and (v := _VALIDATION_RE.search(params.string))
+                    else None
+                ),
             )
             own_run(current)
             if params is not None:
@@ -972,12 +984,16 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if left_out := _rows_left_out(t):
             warnings.append(ParseWarning(line=t.rows[0].line, message=left_out))
         if t.checks_left_out and t.out_of_bounds is not None:
-            # (the footer's count still checks the whole run: said with the missing columns)
+            # (the footer's count still checks the whole run, where the run checked its data:
+            # said with the missing columns)
             for w in warnings:
                 if w.line == t.header_line and "#wrong/error column" in w.message:
                     w.message += (
-                        f"; the footer's out-of-bounds count, {t.out_of_bounds}, still checks "
-                        "the run as a whole"
+                        "; its header's validation: 0 says the run checked no data (the "
+                        "footer's count says nothing)"
+                        if t.validated is False
+                        else f"; the footer's out-of-bounds count, {t.out_of_bounds}, still "
+                        "checks the run as a whole"
                     )
     # "# Rank 71 ..." alone (the tail of a 72-rank run) means at least 72 ranks, not 1
     # (and a header's nThread x nGpus is one process's ranks: a list cut short of it, "# Rank 0"

@@ -943,6 +943,15 @@ class SmiGpu:
     """``-q`` Remapped Rows ``Remapping Failure Occurred``."""
     remapped_uncorrectable: int | None = None
     """``-q`` Remapped Rows ``Uncorrectable Error``: rows remapped after uncorrectable errors."""
+    clock_reasons: dict[str, list[str]] = field(default_factory=dict)
+    """A ``--query-gpu`` row's throttle-reason masks by field (``clocks_throttle_reasons.active``,
+    ``.supported``), each as its reasons' names."""
+    remapped_correctable: int | None = None
+    """``-q`` Remapped Rows ``Correctable Error``: rows remapped after correctable errors."""
+    ecc_aggregate_corrected: int | None = None
+    """``-q``: aggregate (lifetime) correctable ECC errors (DRAM and SRAM, or single bit)."""
+    ecc_aggregate_uncorrected: int | None = None
+    """``-q``: aggregate (lifetime) uncorrectable ECC errors."""
     retire_pending: bool | None = None
     """``-q`` Retired Pages ``Pending Page Blacklist`` / ``Pending Page Retirement``."""
     retired_pages: int | None = None
@@ -1175,8 +1184,16 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
             gpu.ecc_uncorrected = (gpu.ecc_uncorrected or 0) + number
         elif "Correctable" in key or (key == "Total" and "Single Bit" in where):
             gpu.ecc_corrected = (gpu.ecc_corrected or 0) + number
+    elif where.startswith("ECC Errors / Aggregate") and number is not None:
+        # (the counts since the GPU was made, not since its driver loaded: a history)
+        if "Uncorrectable" in key or (key == "Total" and "Double Bit" in where):
+            gpu.ecc_aggregate_uncorrected = (gpu.ecc_aggregate_uncorrected or 0) + number
+        elif "Correctable" in key or (key == "Total" and "Single Bit" in where):
+            gpu.ecc_aggregate_corrected = (gpu.ecc_aggregate_corrected or 0) + number
     elif where == "Remapped Rows" and key == "Uncorrectable Error" and number is not None:
         gpu.remapped_uncorrectable = number
+    elif where == "Remapped Rows" and key == "Correctable Error" and number is not None:
+        gpu.remapped_correctable = number
     elif where == "Remapped Rows" and key == "Pending" and value in ("Yes", "No"):
         gpu.remap_pending = value == "Yes"
     elif (
@@ -1355,13 +1372,14 @@ def parse_query(text: str) -> list[SmiGpu]:
 # those asked (the header, when printed, names them with their units: "memory.used [MiB]")
 _QUERY_FIELD_NAMES = (
     r"(?:name|index|pci\.bus_id|uuid|driver_version|pstate|temperature\.gpu|"
-    r"utilization\.(?:gpu|memory)|memory\.(?:total|used|free)|power\.draw|fan\.speed|clocks\.\w+)"
+    r"utilization\.(?:gpu|memory)|memory\.(?:total|used|free)|power\.draw|fan\.speed|clocks\.\w+|"
+    r"clocks_(?:throttle|event)_reasons\.\w+|ecc\.errors\.[\w.]+|remapped_rows\.\w+)"
 )
 """nvidia-smi --query-gpu field names a header may give right after its ``timestamp``."""
 _QUERY_VALUE_FIELD = (
-    r"(?:clocks_(?:throttle|event)_reasons|ecc\.errors|retired_pages|remapped_rows|pcie\.link|"
-    r"enforced\.power|temperature|utilization|power|clocks)\.[a-z_]+(?:\.[a-z_]+)*"
-    r"(?: \[[^\]\n]+\])?"
+    r"(?:(?:clocks_(?:throttle|event)_reasons|ecc\.errors|retired_pages|remapped_rows|pcie\.link|"
+    r"enforced\.power|temperature|utilization|power|clocks|memory|fan)\.[a-z_]+(?:\.[a-z_]+)*"
+    r"|pstate)(?: \[[^\]\n]+\])?"
 )
 """A --query-gpu field of one of nvidia-smi's dotted families (``nvidia-smi
 --help-query-gpu``), one that can lead a header of values only (no index, name or bus id)."""
@@ -1374,14 +1392,14 @@ QUERY_CSV_SIGNATURE = (
     # the CSV put in columns (piped through "column -s, -t"): its header's names two spaces apart
     r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
     # a header of values only, led by a field of nvidia-smi's own dotted families
-    r"|^" + _QUERY_VALUE_FIELD + r"(?:, [a-z_]+(?:\.[a-z_]+)+(?: \[[^\]\n]+\])?)*[ \t]*$"
+    r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_VALUE_FIELD + r")*[ \t]*$"
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
 _CSV_HEADER_RE = re.compile(
     r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
-    r"|^" + _QUERY_VALUE_FIELD + r"(?:, [a-z_]+(?:\.[a-z_]+)+(?: \[[^\]]+\])?)*\s*$"
+    r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_VALUE_FIELD + r")*\s*$"
 )
 RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
 """``gpu_recovery_action``'s values as nvidia-smi prints them."""
@@ -1415,14 +1433,18 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     gpus: list[SmiGpu] = []  # (every one of them a CSV row's: query "csv")
     by_bus: dict[str, int] = {}  # a bus id → its GPU's place in ``gpus`` (its first sample's)
     samples: list[tuple[int, dict[str, str]]] = []  # a values-only query's rows (no GPU told)
+    header_no = 0  # the header's (or command's) line: a values-only row follows it directly
+    last_row = 0
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
             fields = cmd.group("fields").split(",")
+            header_no = last_row = no
             continue
         if _CSV_HEADER_RE.match(s):
             fields = [re.sub(r"\s*\[[^\]]*\]$", "", f.strip()) for f in s.split(",")]
             columned = False
+            header_no = last_row = no
             continue
         if _COLUMN_HEADER_RE.match(s):
             fields = [re.sub(r"\s*\[[^\]]*\]$", "", f) for f in re.split(r" {2,}", s)]
@@ -1454,13 +1476,21 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
             index = str(same.gpu) if same is not None else str(len(gpus))
-        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")) or (
-            "timestamp" not in fields and all(_CSV_VALUE_RE.match(c) for c in cells)
-        ):
-            # only values asked (each row stamped in a looped query, -l/-lms): nvidia-smi
-            # prints each GPU's row apart, so which GPU a row is cannot be told; kept as samples
+        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")):
+            # only values asked, each row stamped (a looped query, -l/-lms): nvidia-smi stamps
+            # each GPU's row apart, so which GPU a row is cannot be told; kept as samples
             samples.append((no, values))
             continue
+        elif (
+            "timestamp" not in fields
+            and header_no
+            and no == last_row + 1
+            and all(_CSV_VALUE_RE.match(c) for c in cells)
+        ):
+            # only values asked, once: nvidia-smi prints the GPUs in index order, a row each,
+            # on the lines right under its header (a number further down is another command's)
+            last_row = no
+            index = str(len(gpus))
         else:
             continue
         gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
@@ -1484,7 +1514,17 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         gpu.sensors_only = bool(gpu.unreadable) and all(
             k.startswith(("power.", "fan.", "enforced.power")) for k in gpu.unreadable
         )
+        for key, attr in (("remapped_rows.pending", "remap_pending"),
+                          ("remapped_rows.failure", "remap_failed")):  # fmt: skip
+            if values.get(key) in ("Yes", "No"):
+                setattr(gpu, attr, values[key] == "Yes")
         gpu.throttled = throttle_reasons(values)
+        gpu.clock_reasons = {
+            key: names
+            for key, value in values.items()
+            if key.startswith(("clocks_throttle_reasons.", "clocks_event_reasons."))
+            and (names := throttle_mask_names(value)) is not None
+        }
         if (action := values.get("gpu_recovery_action")) is not None:
             # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
             gpu.recovery_action = next(
@@ -1557,7 +1597,7 @@ def throttle_reasons(values: dict[str, str]) -> list[str]:
 
 _CSV_VALUE_RE = re.compile(
     r"-?\d+(?:\.\d+)?(?: ?[A-Za-z%/]+)?$|0x[0-9A-Fa-f]+$|\[[^\]]+\]$|(?:Not )?Active$|"
-    r"Enabled$|Disabled$|N/A$|P\d{1,2}$"
+    r"Enabled$|Disabled$|N/A$|P\d{1,2}$|Yes$|No$"
 )
 """One cell of a values-only row without a time stamp: a number with its unit, a mask, a
 bracketed NVML answer, a state word (a row of other words is not the query's)."""

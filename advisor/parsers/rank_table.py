@@ -108,6 +108,8 @@ _ELISION_RE = re.compile(r"^[ \t]*(?:\.\.\.|…)[ \t]*,?[ \t]*$", re.M)
 _TRAILING_COMMA_RE = re.compile(r",(\s*[\]}])")
 _PLACEHOLDER_RE = re.compile(
     r"[xX]+(?:\.[xX]+){0,3}|\*+|<[^>]*>|\$?\{[^{}]*\}|\.{3,}|…"
+    # (a name in square brackets, ModelZoo's templates: "[server_id]", "[device_ip_0]")
+    r"|\[[A-Za-z_][\w-]*\]"
     # a template's upper-case name for the value ("SERVER_IP", "DEVICE_IP", "HOST_ID")
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:IP|ID|ADDR(?:ESS)?)"
 )
@@ -132,7 +134,7 @@ def _is_address(value: str | None) -> bool:
     return True
 
 
-def _masked(value: str | None) -> bool:
+def masked_id(value: str | None) -> bool:
     """An id a document masked or left as a placeholder ("10.*.*.*", "xx.xx.xx.xx"); a host's
     name is an id too (a server_id need be no address)."""
     text = str(value or "").strip()
@@ -161,7 +163,7 @@ def loopback_servers(table: RankTable) -> list[str]:
 
 def masked_servers(table: RankTable) -> list[str]:
     """Server ids a template left masked or as placeholders ("xx.xx.xx.xx"), each once."""
-    return list(dict.fromkeys(s for s in table.servers if _masked(s)))
+    return list(dict.fromkeys(s for s in table.servers if masked_id(s)))
 
 
 def placeholders(table: RankTable) -> list[str]:
@@ -807,11 +809,11 @@ def _check_duplicates(
 ) -> None:
     """Duplicate servers, devices, ranks and (``check_ips``) device addresses. A server id a
     document masked ("10.*.*.*") names no server: two masked ids alike are not one server."""
-    for sid, n in Counter(s for s in servers if not _masked(s)).items():
+    for sid, n in Counter(s for s in servers if not masked_id(s)).items():
         if n > 1:
             errors.append(f"server {sid} appears {n} times in server_list")
     for (sid, dev), n in Counter(
-        (r.server_id, r.device_id) for r in ranks if not _masked(r.server_id)
+        (r.server_id, r.device_id) for r in ranks if not masked_id(r.server_id)
     ).items():
         if n > 1:
             owners = [str(r.rank) for r in ranks if (r.server_id, r.device_id) == (sid, dev)]

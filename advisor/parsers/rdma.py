@@ -986,6 +986,12 @@ def _perftest_option(word: str, following: str | None) -> tuple[str, str | None,
     return letters, None, 1
 
 
+_IPV4_RE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_CPU_FREQ_CONFLICT_RE = re.compile(
+    r"Conflicting CPU frequency values detected: (\d+(?:\.\d+)?) != (\d+(?:\.\d+)?)"
+)
+
+
 def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
     """A perftest command on ``line`` (after a prompt or launch words; the last binary's name
     before any shell plumbing), with its device, port and server."""
@@ -1109,9 +1115,18 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     title_at = 0
     previous = ""  # the line above (perftest's parser says what it refused there)
     numbered = numbered_lines(text)
-    for no, line, _ in numbered:
+    for index, (no, line, _) in enumerate(numbered):
         above, previous = previous, line
         if command := _perftest_command(no, line):
+            nxt = numbered[index + 1][1].strip() if index + 1 < len(numbered) else ""
+            if (
+                command.server
+                and not _IPV4_RE.fullmatch(command.server)
+                and _IPV4_RE.fullmatch(command.server + nxt)
+            ):
+                # a terminal that wrapped the prompt's line inside the server's address ("...
+                # --iter 20000 1" / "92.168.1.60"): the address whole
+                command.server += nxt
             pending.append(command)
             failure_open = False
             continue
@@ -1289,6 +1304,19 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     if not ports:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
     _interleaved_server_row(ports, warnings)
+    if freqs := [(no, m) for no, line, _ in numbered if (m := _CPU_FREQ_CONFLICT_RE.search(line))]:
+        # perftest's get_cpu_mhz (src/get_clock.c): /proc/cpuinfo's cores at different clocks;
+        # its cycle counts are turned into time with one clock, so its times may be off
+        warnings.append(
+            ParseWarning(
+                line=freqs[0][0],
+                message=f"perftest warned {len(freqs)} time(s) that the CPU clocks differ "
+                f"({freqs[0][1].group(1)} != {freqs[0][1].group(2)} MHz, 'CPU Frequency is not "
+                "max'): it turns its cycle counts into time with one clock, so its latency and "
+                "time figures may be off (a CPU governor that scales the clock)",
+                skipped=False,
+            )
+        )
     for port in ports:
         run = port.perftest
         if (
