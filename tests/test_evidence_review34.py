@@ -68,9 +68,10 @@ def test_a_watchdog_quoting_the_warn_is_not_another_nccl_error() -> None:
 
 
 def test_every_npu_of_npu_smi_info_l_is_of_the_device_list() -> None:
-    said = _said(_load("npu_smi_info_l_8npu.txt"))
-    assert len(said) == 8
-    assert all("npu-smi info -l (the device list)" in m for m in said)
+    # (one note of the list, every NPU in it: round MMM's leftover)
+    (said,) = _said(_load("npu_smi_info_l_8npu.txt"))
+    assert said.startswith("npu_smi_query: npu-smi info -l: Total Count 8; 8 NPU(s) listed (")
+    assert all(f"NPU {n} (IT21PDDA01) with 1 chip(s)" in said for n in range(8))
 
 
 def test_nccls_bootstrap_on_many_hosts_is_one_note() -> None:

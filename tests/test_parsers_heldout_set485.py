@@ -333,7 +333,9 @@ def test_a_runtime_error_takes_no_device_from_another_processs_lines_under_it() 
 
 def test_npu_smi_info_l_is_named_as_the_device_list() -> None:
     (note,) = _said(_load("npu_smi_info_l_950_a5_pcie_card_total_count_1_driver_doc.txt"))
-    assert note.startswith("npu_smi_query: npu-smi info -l (the device list) of NPU 0")
+    assert note == (
+        "npu_smi_query: npu-smi info -l: Total Count 1; 1 NPU(s) listed (NPU 0 (A5 PCIe Card))"
+    )
 
 
 def test_vllms_engine_core_that_names_no_failed_process_is_a_failed_start() -> None:

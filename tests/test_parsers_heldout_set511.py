@@ -362,3 +362,52 @@ def test_a_watchdog_record_broken_after_its_header_is_read() -> None:
     (died,) = [f for f in ev.failures if f["kind"] == "watchdog_exception"]
     assert (died["rank"], died["line"]) == (1, 1)
     assert "uncorrectable ECC error" in died["message"]
+
+
+# --- earlier rounds' leftovers -----------------------------------------------------------------
+
+
+def test_a_benchmark_summarys_failed_hccl_ops_are_failed_calls() -> None:
+    ev = _load(
+        "bench_summary_hccl_alltoall_reduce_scatter_fail_7_others_ok_vllm_hust_devhub_20260407.txt"
+    )
+    failed = [(f["op"], f["code_name"], f["line"]) for f in ev.failures]
+    assert failed == [("alltoall", "HCCL_E_UNAVAIL", 17), ("reduce_scatter", "HCCL_E_UNAVAIL", 18)]
+    assert (
+        "passed in the same summary: all_gather, all_reduce, scatter, broadcast, reduce"
+        in (ev.failures[0]["message"])
+    )
+
+
+def test_a_benchmark_summary_whose_ops_all_passed_is_said() -> None:
+    text = "ACL_SINGLE_D2H_GBPS 28.6\nHCCL_ALL_GATHER OK 136.5\nHCCL_ALL_REDUCE OK 65.64\n"
+    ev = load_text(text, "bench_summary.txt")
+    assert ev.failures == []
+    assert _said(ev) == [
+        "log: a benchmark summary: 2 HCCL op(s) passed (all_gather 136.5, all_reduce 65.64; the "
+        "script's own figures, their unit not printed)"
+    ]
+
+
+def test_a_listing_of_one_gpus_ecc_fields_is_read() -> None:
+    ev = _load(
+        "nvidia_smi_query_ecc_aggregate_170_corr_16_uncorr_volatile_0_retired_pages_sbe_dbe_a100_pc_amax_1.txt"
+    )
+    (gpu,) = ev.gpus
+    assert (gpu["ecc_corrected"], gpu["ecc_uncorrected"]) == (0, 0)
+    assert (gpu["ecc_aggregate_corrected"], gpu["ecc_aggregate_uncorrected"]) == (170, 16)
+    assert any(
+        "GPU #1 of the output: 170 correctable ECC error(s) in its lifetime, 16 uncorrectable ECC "
+        "error(s) in its lifetime (a memory error history: none counted since the driver loaded)"
+        in m
+        for m in _said(ev)
+    )
+
+
+def test_a_listing_with_a_field_twice_is_no_one_gpus() -> None:
+    text = (
+        "ecc.errors.corrected.aggregate.total:     170\n"
+        "ecc.errors.uncorrected.aggregate.total:   16\n"
+        "ecc.errors.corrected.aggregate.total:     3\n"
+    )
+    assert load_text(text, "ecc.txt").gpus == []

@@ -351,6 +351,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Horovod has been shut down\. This was caused by"
         r"|Timed out waiting for [^.\n]{1,80}\. Please check connectivity between servers"
         r"|^[ \t]*\w*\.?check_time_out_for\(['\"][^'\"\n]{1,80}['\"]\)[ \t]*$"
+        # a benchmark script's HCCL result lines (logs.BENCH_SUMMARY_RE)
+        r"|^[ \t]*HCCL_[A-Z][A-Z_]* (?:OK \d+(?:\.\d+)?|FAIL \d+)[ \t]*$"
         # DeepSpeed's launcher killing its workers (logs._deepspeed_kills); its start on a node
         # (launcher/launch.py's "WORLD INFO DICT: {...}", logs._deepspeed_local_notes)
         r"|\bsigkill_handler\] Killing subprocess \d+"
@@ -2808,7 +2810,7 @@ QUERY_FIGURES_SAID = 8
 
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
-    listed: list[tuple[int, int | None, str]] = []  # -l: (line, NPU, its chip count)
+    listed: list[tuple[int, int | None, str, str]] = []  # -l: (line, NPU, chip count, product)
     answers = npu_smi.parse_query(text)
     procs = [
         (text.count("\n", 0, pm.start()) + 1, pm) for pm in _PROC_MEM_RE.finditer(text)
@@ -2838,9 +2840,17 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "Chip Count",
                 "Product Name",
                 "Total Count",
+                "Serial Number",
             }
         ):
-            listed.append((answer.line, answer.npu, answer.fields.get("Chip Count", ["?"])[0]))
+            listed.append(
+                (
+                    answer.line,
+                    answer.npu,
+                    answer.fields.get("Chip Count", ["?"])[0],
+                    answer.fields.get("Product Name", [""])[0],
+                )
+            )
             continue
         health = answer.health
         if count := answer.fields.get("Fault Event Count"):
@@ -3120,7 +3130,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         opens = [line for line, _ in totals]
         # each entry to the output whose "Total Count" stands last above it (one pass; entries
         # above the first count form a part of their own, with no count)
-        parts: dict[int, list[tuple[int, int | None, str]]] = {}
+        parts: dict[int, list[tuple[int, int | None, str, str]]] = {}
         for entry in listed:
             parts.setdefault(bisect.bisect_right(opens, entry[0]) - 1, []).append(entry)
         for at, part in sorted(parts.items()):
@@ -3135,7 +3145,12 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 ParseWarning(
                     line=part[0][0],
                     message=f"npu-smi info -l: {said_total}{len(part)} NPU(s) listed ("
-                    + ", ".join(f"NPU {npu} with {chips} chip(s)" for _, npu, chips in part)
+                    + ", ".join(
+                        f"NPU {npu}"
+                        + (f" ({product})" if product else "")
+                        + (f" with {chips} chip(s)" if chips != "?" else "")
+                        for _, npu, chips, product in part
+                    )
                     + f"){short}",
                     skipped=bool(short),
                 )
@@ -3559,31 +3574,8 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
         )
     for gpu in parsed:
-        if gpu.ecc_aggregate_corrected or gpu.ecc_aggregate_uncorrected or gpu.remapped_correctable:
-            # the GPU's memory error history (aggregate counts outlive a driver reload; the
-            # volatile ones the rules judge do not): said, not judged
-            history = [
-                f"{n} {what}"
-                for n, what in (
-                    (gpu.ecc_aggregate_corrected, "correctable ECC error(s) in its lifetime"),
-                    (gpu.ecc_aggregate_uncorrected, "uncorrectable ECC error(s) in its lifetime"),
-                    (gpu.remapped_correctable, "row(s) remapped after correctable errors"),
-                )
-                if n
-            ]
-            since_load = (
-                ": none counted since the driver loaded"
-                if not gpu.ecc_corrected and not gpu.ecc_uncorrected
-                else ", beside the counts since the driver loaded"
-            )
-            notes.append(
-                ParseWarning(
-                    line=gpu.line,
-                    message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}: "
-                    f"{', '.join(history)} (a memory error history{since_load})",
-                    skipped=False,
-                )
-            )
+        if (history := _memory_history(gpu)) is not None:
+            notes.append(history)
         if gpu.remapped_uncorrectable and not gpu.remap_pending and not gpu.remap_failed:
             # rows remapped after uncorrectable errors, the remap done (nothing pending, none
             # failed): the GPU repaired its memory, a figure to watch, not a fault now
@@ -3612,6 +3604,33 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+def _memory_history(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
+    """A note of a GPU's memory error history (aggregate counts outlive a driver reload; the
+    volatile ones the rules judge do not): said, not judged; None where it has none."""
+    history = [
+        f"{n} {what}"
+        for n, what in (
+            (gpu.ecc_aggregate_corrected, "correctable ECC error(s) in its lifetime"),
+            (gpu.ecc_aggregate_uncorrected, "uncorrectable ECC error(s) in its lifetime"),
+            (gpu.remapped_correctable, "row(s) remapped after correctable errors"),
+        )
+        if n
+    ]
+    if not history:
+        return None
+    since_load = (
+        ": none counted since the driver loaded"
+        if not gpu.ecc_corrected and not gpu.ecc_uncorrected
+        else ", beside the counts since the driver loaded"
+    )
+    return ParseWarning(
+        line=gpu.line,
+        message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}: "
+        f"{', '.join(history)} (a memory error history{since_load})",
+        skipped=False,
+    )
+
+
 def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi --query-gpu ... --format=csv``: a GPU a row, its fields the ones asked."""
     try:
@@ -3626,6 +3645,8 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
     out.gpus.extend(gpus)
     notes = []
     for gpu in parsed:
+        if (history := _memory_history(gpu)) is not None:
+            notes.append(history)
         if not gpu.clock_reasons:
             continue
         # each throttle-reasons mask by its reasons' names (".supported": those the GPU can

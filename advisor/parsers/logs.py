@@ -1093,6 +1093,8 @@ def _parse_events(text: str) -> LogReport:
     # (last of HCCL's: a message whose code another reading gave already is read there)
     _hccl_messages_without_code(report, lines)
     _hccl_calls(lines, report)
+    if "HCCL_" in text and "FAIL" in text:
+        _bench_summary_failures(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
     _hccl_cqe_errors(lines, report)
@@ -1484,6 +1486,13 @@ def _parse_events(text: str) -> LogReport:
             and _deepspeed_local_notes(lines, report)
         ):
             return report  # DeepSpeed's runner with no hostfile: this node only, no fault yet
+        if (
+            not report.events
+            and "HCCL_" in text
+            and first_error_line(lines) is None
+            and _bench_summary_notes(lines, report)
+        ):
+            return report  # a benchmark script's summary, every HCCL op passed
         if (
             not report.events
             and "Starting worker group" in text
@@ -3816,6 +3825,60 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
             + (f" ({', '.join(figures)})" if figures else "")
             + ": a job meant for several nodes needs its hostfile (--hostfile, default "
             "/job/hostfile) or --include",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# a benchmark script's summary, a result a line: "HCCL_ALL_REDUCE OK 65.64171710483544" (its
+# bandwidth figure) or "HCCL_ALLTOALL FAIL 7" (the HcclResult the op's test returned), among the
+# script's other figures ("ACL_SINGLE_D2H_GBPS 28.6")
+BENCH_SUMMARY_RE = re.compile(
+    r"^[ \t]*HCCL_(?P<op>[A-Z][A-Z_]*?) (?:OK (?P<value>\d+(?:\.\d+)?)|FAIL (?P<code>\d+))[ \t]*$",
+    re.M,
+)
+
+
+def _bench_summary_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Each ``HCCL_<OP> FAIL N`` line of a benchmark summary as a failed HCCL call, with the ops
+    that passed beside it said."""
+    passed = [
+        m.group("op").lower()
+        for _, t, _ in lines
+        if (m := BENCH_SUMMARY_RE.match(t)) and m.group("value") is not None
+    ]
+    for no, line, tagged in lines:
+        if not (m := BENCH_SUMMARY_RE.match(line)) or m.group("code") is None:
+            continue
+        code = int(m.group("code"))
+        name, meaning = decode_result(code)
+        report.events.append(
+            LogEvent(
+                kind="hccl_call_failure",
+                line=no,
+                message=f"{m.group('op').lower()} failed: {code} = {name} ({meaning})"
+                + (f"; passed in the same summary: {', '.join(passed)}" if passed else ""),
+                code=str(code),
+                code_name=name,
+                rank=tagged,
+                op=m.group("op").lower(),
+                call=f"a benchmark summary's HCCL_{m.group('op')}",
+            )
+        )
+
+
+def _bench_summary_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of a benchmark summary whose HCCL ops all passed: each op and its figure."""
+    passed = [(no, m) for no, t, _ in lines if (m := BENCH_SUMMARY_RE.match(t))]
+    if not passed or any(m.group("value") is None for _, m in passed):
+        return False
+    report.unread.append(
+        ParseWarning(
+            line=passed[0][0],
+            message=f"a benchmark summary: {len(passed)} HCCL op(s) passed ("
+            + ", ".join(f"{m.group('op').lower()} {float(m.group('value')):g}" for _, m in passed)
+            + "; the script's own figures, their unit not printed)",
             skipped=False,
         )
     )

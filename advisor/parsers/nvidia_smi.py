@@ -1393,6 +1393,8 @@ QUERY_CSV_SIGNATURE = (
     r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
     # a header of values only, led by a field of nvidia-smi's own dotted families
     r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_VALUE_FIELD + r")*[ \t]*$"
+    # a listing of one GPU's fields, a "field: value" line each
+    r"|^[ \t]*(?:ecc\.errors|remapped_rows|clocks_(?:throttle|event)_reasons)\.[\w.]+:[ \t]+\S"
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
@@ -1405,6 +1407,8 @@ RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
 """``gpu_recovery_action``'s values as nvidia-smi prints them."""
 _CSV_INT = {
     "index": "gpu",
+    "ecc.errors.corrected.aggregate.total": "ecc_aggregate_corrected",
+    "ecc.errors.uncorrected.aggregate.total": "ecc_aggregate_uncorrected",
     "temperature.gpu": "temp_c",
     "utilization.gpu": "util_pct",
     "memory.used": "memory_used_mib",
@@ -1493,59 +1497,40 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             index = str(len(gpus))
         else:
             continue
-        gpu = SmiGpu(gpu=int(index), name=values.get("name", ""), line=no, query="csv")
-        gpu.bus_id = values.get("pci.bus_id", "")
-        gpu.driver_version = values.get("driver_version", "")
-        for key, attr in _CSV_INT.items():
-            number = values.get(key, "").split(" ")[0]
-            if number.isdigit():
-                setattr(gpu, attr, int(number))
-        for key, attr in _CSV_WATTS.items():
-            # ("228.82" with nounits, "228.82 W" without): whole watts, as the table prints them
-            if re.fullmatch(r"\d+(?:\.\d+)?", watts := values.get(key, "").split(" ")[0]):
-                setattr(gpu, attr, round(float(watts)))
-        # a field NVML could not read: "[Unknown Error]", "[GPU is lost]" (its error in words, in
-        # brackets; "[N/A]" and "[Not Supported]" are fields the GPU does not have)
-        gpu.unreadable = [k for k, v in values.items() if v in _CSV_READ_ERRORS]
-        if gpu.name in _CSV_READ_ERRORS:
-            gpu.name = ""  # (a row NVML could not read at all: its error in every cell)
-        if gpu.bus_id in _CSV_READ_ERRORS:
-            gpu.bus_id = ""
-        gpu.sensors_only = bool(gpu.unreadable) and all(
-            k.startswith(("power.", "fan.", "enforced.power")) for k in gpu.unreadable
-        )
-        for key, attr in (("remapped_rows.pending", "remap_pending"),
-                          ("remapped_rows.failure", "remap_failed")):  # fmt: skip
-            if values.get(key) in ("Yes", "No"):
-                setattr(gpu, attr, values[key] == "Yes")
-        gpu.throttled = throttle_reasons(values)
-        gpu.clock_reasons = {
-            key: names
-            for key, value in values.items()
-            if key.startswith(("clocks_throttle_reasons.", "clocks_event_reasons."))
-            and (names := throttle_mask_names(value)) is not None
-        }
-        if (action := values.get("gpu_recovery_action")) is not None:
-            # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
-            gpu.recovery_action = next(
-                (
-                    a
-                    for a in sorted(RECOVERY_ACTIONS, key=len, reverse=True)
-                    if action.startswith(a)
-                ),
-                action.split()[0] if action else None,
-            )
+        gpu = _csv_gpu(values, int(index), no)
         if at is not None and same is not None and same.gpu == gpu.gpu:
             gpus[at] = gpu
             continue
         if gpu.bus_id:
             by_bus.setdefault(gpu.bus_id, len(gpus))
         gpus.append(gpu)
+    if not gpus and not samples and (listed := _field_listing(text)):
+        # one GPU's fields listed a line each ("ecc.errors.corrected.aggregate.total:     170",
+        # a script's print of the query's fields): that GPU, whichever it is
+        gpus.append(_csv_gpu(listed[1], 0, listed[0]))
     if not gpus and samples:
         raise ValuesOnlyQuery(samples)
     if not gpus:
         raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index or name")
     return gpus
+
+
+_FIELD_LINE_RE = re.compile(
+    r"^\s*(?P<key>" + _QUERY_VALUE_FIELD + r"):[ \t]+(?P<value>\S[^\n]*?)\s*$"
+)
+FIELD_LISTING_MIN = 2
+"""How many ``field: value`` lines of nvidia-smi's fields make a listing of one GPU's."""
+
+
+def _field_listing(text: str) -> tuple[int, dict[str, str]] | None:
+    """A listing of one GPU's --query-gpu fields, a ``field: value`` line each: its first line
+    and its values; None where fewer than FIELD_LISTING_MIN lines are there or a field repeats
+    (several GPUs' listings: which is whose is not told)."""
+    found = [(no, m) for no, line, _ in numbered_lines(text) if (m := _FIELD_LINE_RE.match(line))]
+    keys = [re.sub(r"\s*\[[^\]]*\]$", "", m.group("key")) for _, m in found]
+    if len(found) < FIELD_LISTING_MIN or len(set(keys)) != len(keys):
+        return None
+    return found[0][0], {k: m.group("value") for k, (_, m) in zip(keys, found, strict=True)}
 
 
 # NVML's clock throttle (event) reason bits, as nvidia-ml-py's pynvml.py defines its
@@ -1601,6 +1586,52 @@ _CSV_VALUE_RE = re.compile(
 )
 """One cell of a values-only row without a time stamp: a number with its unit, a mask, a
 bracketed NVML answer, a state word (a row of other words is not the query's)."""
+
+
+def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
+    """One GPU of a ``--query-gpu`` output from its fields' values (a CSV row's, or a listing's
+    ``field: value`` lines)."""
+    gpu = SmiGpu(gpu=index, name=values.get("name", ""), line=no, query="csv")
+    gpu.bus_id = values.get("pci.bus_id", "")
+    gpu.driver_version = values.get("driver_version", "")
+    for key, attr in _CSV_INT.items():
+        number = values.get(key, "").split(" ")[0]
+        if number.isdigit():
+            setattr(gpu, attr, int(number))
+    for key, attr in _CSV_WATTS.items():
+        # ("228.82" with nounits, "228.82 W" without): whole watts, as the table prints them
+        if re.fullmatch(r"\d+(?:\.\d+)?", watts := values.get(key, "").split(" ")[0]):
+            setattr(gpu, attr, round(float(watts)))
+    # a field NVML could not read: "[Unknown Error]", "[GPU is lost]" (its error in words, in
+    # brackets; "[N/A]" and "[Not Supported]" are fields the GPU does not have)
+    gpu.unreadable = [k for k, v in values.items() if v in _CSV_READ_ERRORS]
+    if gpu.name in _CSV_READ_ERRORS:
+        gpu.name = ""  # (a row NVML could not read at all: its error in every cell)
+    if gpu.bus_id in _CSV_READ_ERRORS:
+        gpu.bus_id = ""
+    gpu.sensors_only = bool(gpu.unreadable) and all(
+        k.startswith(("power.", "fan.", "enforced.power")) for k in gpu.unreadable
+    )
+    for key, attr in (("remapped_rows.pending", "remap_pending"),
+                      ("remapped_rows.failure", "remap_failed")):  # fmt: skip
+        if values.get(key) in ("Yes", "No"):
+            setattr(gpu, attr, values[key] == "Yes")
+    gpu.throttled = throttle_reasons(values)
+    gpu.clock_reasons = {
+        key: names
+        for key, value in values.items()
+        if key.startswith(("clocks_throttle_reasons.", "clocks_event_reasons."))
+        and (names := throttle_mask_names(value)) is not None
+    }
+    if (action := values.get("gpu_recovery_action")) is not None:
+        # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
+        gpu.recovery_action = next(
+            (a for a in sorted(RECOVERY_ACTIONS, key=len, reverse=True) if action.startswith(a)),
+            action.split()[0] if action else None,
+        )
+    return gpu
+
+
 _QUERY_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
 """nvidia-smi's ``timestamp`` field: "2024/01/16 14:44:16.977"."""
 
