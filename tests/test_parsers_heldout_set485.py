@@ -567,8 +567,9 @@ def test_libibverbs_abi_mismatch_is_the_reason_no_device_is_listed() -> None:
         "bnxt_re provider supports kernel ABI 1 to 1, the kernel driver speaks 6"
         in (none["exception_type"])
     )
-    (run,) = [p["perftest"] for p in ev.hca_ports if p["perftest"]]
-    assert run["failed"] == "Unable to find the Infiniband/RoCE device"  # ib_write_bw's own
+    # (ib_write_bw's "Did not detect devices" names no port it ran on: no port is made up for
+    # it, round PPP's change; the no-device reading above says it)
+    assert not [p for p in ev.hca_ports if p["perftest"]]
 
 
 def test_a_lost_gpu_the_table_below_lists_again_is_a_warning_and_wddm_rows_read() -> None:

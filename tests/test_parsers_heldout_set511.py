@@ -411,3 +411,162 @@ def test_a_listing_with_a_field_twice_is_no_one_gpus() -> None:
         "ecc.errors.corrected.aggregate.total:     3\n"
     )
     assert load_text(text, "ecc.txt").gpus == []
+
+
+# --- round PPP ---------------------------------------------------------------------------------
+
+
+def test_an_npu_smi_banner_flattened_alone_is_said() -> None:
+    ev = _load(
+        "npu_smi_info_25_5_0_header_only_flattened_one_line_no_device_rows_a800t_03_glm5_yuanrong_doc.txt"
+    )
+    assert ev.files[0].status == "partial"
+    assert any(
+        "npu-smi 25.5.0 (Version 25.5.0): the copy ends after the table's banner, no chip listed"
+        in m
+        for m in _said(ev)
+    )
+
+
+def test_an_acl_call_failed_without_its_arguments_and_the_runners_device() -> None:
+    ev = _load("simpler2395_a2a3_infra021_device4_bootstrap_aclrtsynchronizestream_507018.log")
+    (err,) = ev.failures
+    assert (err["kind"], err["call"], err["code"], err["device"]) == (
+        "npu_runtime_error",
+        "aclrtSynchronizeStream",
+        "507018",
+        4,
+    )
+
+
+def test_one_workers_notify_waits_on_one_chip_are_one_report() -> None:
+    ev = _load(
+        "vllm_ascend12487_a3_3p1d_dsv4_flash_worker_dp2_tp0_ep8_notify_wait_timeout_204s_chip4_cut.log"
+    )
+    (wait,) = ev.failures
+    assert (wait["device"], wait["line"], wait["repeated_lines"]) == (4, 1, [3, 4])
+    (item,) = _found(ev, "hccl")["evidence-hccl-plog-error"].items
+    assert item.endswith("line 1; the same on 2 more line(s): 3, 4)")
+
+
+def test_a_windows_query_with_gpu_name_and_not_supported_cells_is_read() -> None:
+    ev = _load("megaminer235_query_gpu_csv_gtx770_not_supported.txt")
+    (gpu,) = ev.gpus
+    assert (gpu["name"], gpu["temp_c"], gpu["fan_pct"], gpu["unreadable"]) == (
+        "GeForce GTX 770",
+        52,
+        52,
+        [],
+    )
+
+
+def test_a_scripts_trace_of_no_devices_found() -> None:
+    ev = _load("pytorch163658_query_gpu_driver_version_no_devices_found_status6.txt")
+    (item,) = _found(ev)["evidence-nvml-unavailable"].items
+    assert "No devices were found" in item
+
+
+def test_libibverbs_missing_config_directory_is_the_reason() -> None:
+    ev = _load("infractl5251_ibv_devinfo_no_config_dir_no_ib_devices_found.txt")
+    (none,) = ev.failures
+    assert (
+        "could not open its provider configuration directory /etc/libibverbs.d"
+        in (none["exception_type"])
+    )
+
+
+def test_perftest_with_no_device_is_no_port() -> None:
+    ev = _load("k8srdma169_ib_write_bw_did_not_detect_devices.txt")
+    assert ev.hca_ports == []
+    (none,) = ev.failures
+    assert (none["kind"], none["library"]) == ("rdma_no_device", "perftest")
+
+
+def test_an_unloadable_provider_and_an_empty_device_list() -> None:
+    ev = _load("rxe48_ibv_devices_rxe_driver_missing_empty_list.txt")
+    (none,) = ev.failures
+    assert (
+        "its provider 'rxe' could not be loaded (librxe-rdmav2.so not found)"
+        in (none["exception_type"])
+    )
+    said = " ".join(_said(ev))
+    assert "ibv_devices listed no device (its header, no row under it)" in said
+    assert "mlx5_0" not in said
+
+
+def test_warn_lines_of_a_logger_that_brackets_place_and_process() -> None:
+    ev = _load(
+        "nccl_pr1618_rank_prefixed_s12gn3064_socketpollconnect_no_pollout_ranks604_607_of1024.log"
+    )
+    warns = [(f["host"], f["pid"], f["rank"]) for f in ev.failures if f["kind"] == "nccl_warning"]
+    assert warns == [("s12gn3064", 3942408, 604), ("s12gn3064", 3942411, 607)]
+
+
+def test_nccls_graph_search_is_said() -> None:
+    said = _said(
+        _load(
+            "transformers20438_deepspeed_2gpu_mmosbach_20307_nccl_graph_search_patterns_phb_pix_healthy_cut.log"
+        )
+    )
+    assert any(
+        "mmosbach-20307: NCCL's topology search found a balanced tree graph (pattern 1) of 2 "
+        "channel(s) at 22/22 GB/s"
+        in m
+        and "a ring graph (pattern 4) of 2 channel(s) at 12/12 GB/s (within/between nodes) over "
+        "PHB/PIX"
+        in m
+        for m in said
+    )
+
+
+def test_rays_fold_of_another_workers_error_is_said() -> None:
+    said = _said(
+        _load("vllm7896_ray_workers_pynccl_unhandled_cuda_error_pid11305_repeated_6x_cut.log")
+    )
+    assert any(
+        m.startswith("log: Ray folded the same error line of 6 more process(es)")
+        and "Error executing method init_device" in m
+        for m in said
+    )
+
+
+def test_ibdev2netdev_and_its_v_listing_are_one_port_each() -> None:
+    ev = _load("ibdev2netdev_v_8x_mlx5_cx4lx_cx5_cx6_hdr_ib0_up_five_down.txt")
+    assert len(ev.hca_ports) == 8
+    assert len(_found(ev)["evidence-hca-netdev-down"].items) == 5
+
+
+def test_nccls_start_beside_a_programs_own_error_is_said() -> None:
+    ev = _load(
+        "pai_dsw_far_t2i_4rank_nccl2193_init_complete_then_dtype_runtimeerror_childfailed_rank0_cut.log"
+    )
+    said = _said(ev)
+    assert "log: NCCL 2.19.3+cuda11.8" in said
+    assert any("a communicator of 4 rank(s) started" in m for m in said)
+    assert any(
+        "mat1 and mat2 must have the same dtype" in (f["message"] or "") for f in ev.failures
+    )
+
+
+def test_a_deepspeed_launch_on_one_node_of_two_is_said() -> None:
+    said = _said(
+        _load(
+            "mosaic_gptneox_deepspeed_launch_2node_16ranks_world_info_step30_loss_10_71_healthy.log"
+        )
+    )
+    assert (
+        "log: DeepSpeed's launcher: 2 node(s) (node-0 8 slot(s), node-1 8 slot(s)), world size 16, "
+        "this node's rank 0; the engine reached step 30 (20 skipped); no error"
+    ) in said
+
+
+def test_vllms_own_words_of_its_communication_are_said() -> None:
+    said = _said(
+        _load(
+            "vllm_tp8_pcie_internvl3_78b_nccl2215_custom_allreduce_disabled_clean_exit_pg_not_destroyed_warning_healthy_cut.log"
+        )
+    )
+    (note,) = [m for m in said if m.startswith("log: vLLM: ")]
+    assert note.startswith("log: vLLM: NCCL 2.21.5 (vLLM's pynccl); 7 worker process(es)")
+    assert "its custom all-reduce off (it's not supported on more than two PCIe-only GPUs)" in note
+    assert note.endswith("7 worker(s) exited ('Worker exiting')")

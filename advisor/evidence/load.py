@@ -131,6 +131,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     # the chip table's header, a fragment's chip rows, or the process table's header alone
     "npu_smi_info": re.compile(
         r"\|\s*NPU\s+Name\s*\||\|\s*NPU ID\s*\|\s*Name\s*\||\|\s*NPU\s+Chip\s*\|\s*Process id\s*\||"
+        # (or its banner alone, a copy cut after it: "| npu-smi 25.5.0   Version: 25.5.0 |")
+        r"^[ \t]*\|[ \t]*npu-smi[ \t]+\d[\w.]*[ \t]+Version:[ \t]*\d[\w.]*[ \t]*\|[ \t]*$|"
         + npu_smi.FRAGMENT_SIGNATURE,
         re.M,
     ),
@@ -301,7 +303,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ProcessGroup[NH]CCL preparing to dump debug info"
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
-        r"|\baclrt\w+ failed, ret = \d{6}\b"
+        r"|\baclrt\w+ failed, ret = \d{6}\b|\baclrt\w+ failed: \d{6}\b"
         # HCCL's run-log entry of a communicator's creation by root info (logs._INIT_ENTRY_RE)
         r"|Entry-HcclCommInitRootInfo(?:Config)?(?:Inner)?:ranks\[\d+\], rank\[\d+\]"
         # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the
@@ -471,6 +473,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|A timeout occurs when the Notify register waits for execution\. Waiting peer rank: \d+"
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn['\u2018\u2019]t communicate"
+        # (a shell's trace of a script that kept nvidia-smi's answer: "+ VAR='No devices were found'")
+        r"|^\+ \w+='(?:No devices were found|Failed to initialize NVML: [^'\n]+)'\s*$"
         r"|^(?:\s*rc=\d+\s+)?Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
         r"|^Error: Unable to connect to host engine\."
         # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
@@ -560,6 +564,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
         r"|^[ \t]*[\w/.-]+:(?:\d+|X{2,}) NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
         r"|\]\[\d+:\d+\]\[\d+\]\[[^\]\n]+:\d+\] NCCL WARN "
+        # (a logger that brackets the place and the process: "[misc/socket.cc:586]
+        # [s12gn3064:pid=3942408] NCCL WARN ...")
+        r"|\[[\w/.-]+:\d+\] \[[\w.-]+:pid=\d+\] NCCL WARN "
         r"|NCCL operation nccl\w+[^\n]*? failed: |NCCL error\(\d+\), (?:unhandled|internal|invalid|remote)"
         r"|\bHcclGroupEnd: not in a group call|\[FUNC:ReportInnerError\]"
         r"|Container rank \d+ status failed cmd |^\s*LAUNCH (?:INFO|ERROR) [\d-]+ [\d:,]+ Exit code -?\d+"
@@ -1555,7 +1562,7 @@ _BOLD_NCCL_RE = re.compile(r"\*\*(NCCL (?:WARN|INFO) [^*\n]{1,400})\*\*")
 # (dcgmi diag's section borders name the section in their first cell: "+----- Hardware ---+---+")
 # (dcgmi prints two spaces around the name; a web copy may have collapsed them to one)
 _FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:-+ {1,2}[A-Z][\w ]*? {1,2}-+\+)?(?:[-=]{3,}\+)+)[ \t]*")
-FLAT_BORDERS_MIN = 3
+FLAT_BORDERS_MIN = 2
 # a row's closing "|" followed by the next row's first cell, which holds something (a blank cell
 # inside a row is left alone)
 # (or the next section's heading border, dcgmi diag's "+----- Integration -------+---+")
@@ -2540,8 +2547,25 @@ def _benchmark(
     }
 
 
+_NPU_SMI_BANNER_RE = re.compile(
+    r"^[ \t]*\|[ \t]*npu-smi[ \t]+(?P<v>\d[\w.]*)[ \t]+Version:[ \t]*(?P<d>\d[\w.]*)[ \t]*\|", re.M
+)
+
+
 def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    parsed = npu_smi.parse_info(text)
+    try:
+        parsed = npu_smi.parse_info(text)
+    except ParseError:
+        if (banner := _NPU_SMI_BANNER_RE.search(text)) is None:
+            raise
+        # the table's banner and no header or chip after it: a copy cut there
+        return [
+            ParseWarning(
+                line=text.count("\n", 0, banner.start()) + 1,
+                message=f"npu-smi {banner.group('v')} (Version {banner.group('d')}): the copy "
+                "ends after the table's banner, no chip listed: nothing judged",
+            )
+        ]
     for chip in parsed.chips:
         row = asdict(chip)
         row.pop("line")
@@ -4751,8 +4775,34 @@ def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                             skipped=False,
                         )
                     )
+    for p in [p for p in ports if p.ca == rdma.NO_DEVICE and p.perftest and p.perftest.failed]:
+        failed = p.perftest.failed if p.perftest else ""
+        if failed and _PERFTEST_NO_DEVICE_RE.search(failed):
+            # perftest found no RDMA device at all (perftest_parameters.c: "Did not detect
+            # devices", then "Unable to find the Infiniband/RoCE device"): no port ran, the host
+            # (or container) has no RDMA device, as ibv_devinfo's "No IB devices found" (which,
+            # in the same copy, the log reading says already)
+            ports.remove(p)
+            if "No IB devices found" in text:
+                continue
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="rdma_no_device",
+                    line=p.line,
+                    message=failed[:300],
+                    library="perftest",
+                    exception_type="perftest found no RDMA device to run on",
+                ),
+            )
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     return warnings
+
+
+_PERFTEST_NO_DEVICE_RE = re.compile(
+    r"Did not detect devices|Unable to find the Infiniband/RoCE device|No IB devices found"
+)
 
 
 def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

@@ -925,7 +925,65 @@ def parse(text: str) -> LogReport:
         _gone_past_success(report, success)
     if "can not use command: npu-smi" in text:
         _npu_smi_unusable(numbered_lines(text), report)
+    if (
+        report.events
+        and "Init COMPLETE" in text
+        and not any(w.message.startswith("NCCL ") for w in report.unread)
+        and not any(e.kind.startswith(("nccl", "watchdog", "cuda")) for e in report.events)
+    ):
+        # a run whose communicators NCCL set up before another failure (a program's own
+        # error): what NCCL ran with, beside it
+        _nccl_setup_notes(numbered_lines(text), report)
+    if ("vLLM is using nccl==" in text or "Custom allreduce is disabled" in text) and not any(
+        "(vLLM's pynccl)" in w.message for w in report.unread
+    ):
+        _vllm_notes(text, report)
     return report
+
+
+# vLLM's own words of its communication at start and at its end: "vLLM is using nccl==2.21.5"
+# (pynccl.py), "Custom allreduce is disabled because it's not supported on more than two
+# PCIe-only GPUs" (custom_all_reduce.py: its one-shot kernels need NVLink or two GPUs), and each
+# worker's "Worker exiting" after "Terminating local vLLM worker processes"
+_VLLM_CUSTOM_AR_OFF_RE = re.compile(r"Custom allreduce is disabled because (?P<why>[^.\n]+)")
+_VLLM_WORKER_PID_RE = re.compile(
+    r"\((?:VllmWorkerProcess|VllmWorker|RayWorkerWrapper)[^)]*?pid=(\d+)"
+)
+
+
+def _vllm_notes(text: str, report: LogReport) -> None:
+    """One note of what vLLM said of its communication: its NCCL, its workers, whether its custom
+    all-reduce is on, and its workers' exit."""
+    numbered = numbered_lines(text)
+    version = next((m for _, t, _ in numbered if (m := _VLLM_NCCL_RE.search(t))), None)
+    off = next((m for _, t, _ in numbered if (m := _VLLM_CUSTOM_AR_OFF_RE.search(t))), None)
+    first = next(
+        (
+            no
+            for no, t, _ in numbered
+            if _VLLM_NCCL_RE.search(t) or _VLLM_CUSTOM_AR_OFF_RE.search(t)
+        ),
+        1,
+    )
+    pids = sorted({int(p) for p in _VLLM_WORKER_PID_RE.findall(text)})
+    exited = text.count("Worker exiting")
+    said = []
+    if version:
+        said.append(f"NCCL {version.group(1)} (vLLM's pynccl)")
+    if pids:
+        said.append(
+            f"{len(pids)} worker process(es) (pid {', '.join(map(str, pids[:8]))}{' ...' if len(pids) > 8 else ''})"
+        )
+    if off:
+        said.append(
+            f"its custom all-reduce off ({off.group('why').strip()}): NCCL's all-reduce instead"
+        )
+    if exited:
+        said.append(f"{exited} worker(s) exited ('Worker exiting')")
+    if said:
+        report.unread.append(
+            ParseWarning(line=first, message="vLLM: " + "; ".join(said), skipped=False)
+        )
 
 
 # MLPerf's logger (mlcommons/training compliance/mllog/constants.py): each record a line
@@ -1488,6 +1546,13 @@ def _parse_events(text: str) -> LogReport:
             return report  # DeepSpeed's runner with no hostfile: this node only, no fault yet
         if (
             not report.events
+            and "WORLD INFO DICT" in text
+            and first_error_line(lines) is None
+            and _deepspeed_launch_notes(lines, report)
+        ):
+            return report  # DeepSpeed's launcher on a node of a multi-node job, no fault yet
+        if (
+            not report.events
             and "HCCL_" in text
             and first_error_line(lines) is None
             and _bench_summary_notes(lines, report)
@@ -1793,11 +1858,37 @@ def _vllm_core_said_once(report: LogReport) -> None:
 # across cluster]" after it (Ray's RAY_DEDUP_LOGS; its docs: lines of the same pattern, words with
 # numeric components ignored, are buffered and printed once with the count)
 _RAY_REPEATED_RE = re.compile(r"\[repeated (\d+)x across cluster\]")
+_FOLDED_ERROR_RE = re.compile(r"\b(?:ERROR|Error|error|failed|Exception)\b")
 
 
 def _ray_repeats(raw: list[str], report: LogReport) -> None:
     """A note for each failure's line Ray folded others' copies into: on how many more
     processes the same line stood."""
+    event_lines = {ev.line for ev in report.events}
+    # (another process's error line Ray folded, not an event's own: the first such, said once)
+    folded = next(
+        (
+            (no, r, line)
+            for no, line in enumerate(raw, 1)
+            if no not in event_lines
+            and (r := _RAY_REPEATED_RE.search(line))
+            and _FOLDED_ERROR_RE.search(line[: r.start()])
+        ),
+        None,
+    )
+    if folded is not None and report.events:
+        no, r, line = folded
+        said = WORKER_PREFIX_RE.sub("", line[: r.start()].strip(), count=1)
+        said = _LOGGER_PREFIX_RE.sub("", said.strip(), count=1).strip()
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message=f"Ray folded the same error line of {r.group(1)} more process(es) of the "
+                f"cluster into one ('{said[:160]}', '[repeated {r.group(1)}x across cluster]'): "
+                "the failure above was not this process's alone",
+                skipped=False,
+            )
+        )
     for ev in report.events:
         if 0 < ev.line <= len(raw) and (r := _RAY_REPEATED_RE.search(raw[ev.line - 1])):
             report.unread.append(
@@ -3169,6 +3260,7 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
     """Device HCCL task time-outs copied without their CANN code line: one event per chip named
     (a report under its code is the coded reading's, however often it repeats)."""
     seen: set[tuple[str | None, str]] = set()
+    waits: dict[str | None, LogEvent] = {}  # a chip → its first notify wait's event
     # (the handler's name alone only where a copy cut every report before its words)
     worded = any("fftsplus task timeout" in t for _, t, _ in lines)
     for index, (no, line, tagged) in enumerate(lines):
@@ -3205,9 +3297,14 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
             message = _PLOG_HEAD_RE.sub("", line.strip())[:300]
             chips = _FFTS_CHIPS_RE.search(line)
         for chip in chips.group("chips").split("/") if chips else [None]:
-            if (chip, message) in seen:
+            # (a notify wait's reports of one chip differ by serial number and stream: one
+            # event, its other lines counted)
+            key = (chip, "notify wait" if notify_wait else message)
+            if key in seen:
+                if notify_wait and (first := waits.get(chip)) is not None and first.line != no:
+                    first.repeated_lines = [*(first.repeated_lines or []), no]
                 continue  # the same report copied again
-            seen.add((chip, message))
+            seen.add(key)
             report.events.append(
                 LogEvent(
                     kind="hccl_plog_error",
@@ -3220,6 +3317,8 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
                     exception_type=what,
                 )
             )
+            if notify_wait:
+                waits[chip] = report.events[-1]
 
 
 def _p2p_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -3921,6 +4020,56 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
     return True
 
 
+# DeepSpeed's engine's progress on rank 0 (runtime/engine.py, log_dist): "[Rank 0] step=30,
+# skipped=20, lr=[...]"
+_DS_STEP_RE = re.compile(r"\[Rank 0\] step=(?P<step>\d+), skipped=(?P<skipped>\d+)")
+
+
+def _deepspeed_launch_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of DeepSpeed's launcher on one node of a job (its WORLD INFO DICT: each node and its
+    device slots; the world size), and how far the engine's steps went."""
+    world = next(((no, m) for no, t, _ in lines if (m := _DS_WORLD_INFO_RE.search(t))), None)
+    if world is None:
+        return False
+    nodes = re.findall(r"'([^']*)': \[([\d, ]*)\]", world[1].group(0))
+    shape = next((m for _, t, _ in lines if (m := _DS_NNODES_RE.search(t))), None)
+    size = next((m.group(1) for _, t, _ in lines if (m := _DS_WORLD_SIZE_RE.search(t))), None)
+    step = None
+    for _, t, _ in lines:
+        if st := _DS_STEP_RE.search(t):
+            step = st
+    report.unread.append(
+        ParseWarning(
+            line=world[0],
+            message=f"DeepSpeed's launcher: {len(nodes)} node(s) ("
+            + ", ".join(
+                f"{name} {len([x for x in slots.split(',') if x.strip()])} slot(s)"
+                for name, slots in nodes[:8]
+            )
+            + (" ..." if len(nodes) > 8 else "")
+            + ")"
+            + (f", world size {size}" if size else "")
+            + (
+                f", this node's rank {m.group(1)}"
+                if shape and (m := _DS_NODE_RANK_RE.search(shape.string))
+                else ""
+            )
+            + (
+                f"; the engine reached step {step.group('step')} ({step.group('skipped')} skipped)"
+                if step
+                else ""
+            )
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+_DS_WORLD_SIZE_RE = re.compile(r"\bdist_world_size=(\d+)")
+_DS_NODE_RANK_RE = re.compile(r"\bnode_rank=(\d+)")
+
+
 # submitit's handling of a preempted Slurm job, as its logs print it: "Caught signal SIGHUP on
 # learnfair0293: this job is preempted.", then "Requeued job 60601445 (3 remaining timeouts)" and
 # "Exiting gracefully after preemption/timeout."
@@ -4226,6 +4375,17 @@ _NCCL_TOPO_NVL_RE = re.compile(r"NCCL INFO\s+\+ NVL\[(?P<bw>[\d.]+)\] - (?P<to>N
 _NCCL_NVLS_UNAVAILABLE_RE = re.compile(r"NVLS multicast support is not available on dev (\d+)")
 _NCCL_CHANNEL_COUNTS_RE = re.compile(r"\b(\d+ coll channels,[^\n]*?)\s*$")
 # the ring order of each channel at init ("Channel 00/24 :    0   1   2"): how many channels
+# NCCL's topology search's result of each graph (src/graph/search.cc, ncclTopoPrintGraph):
+# "Pattern 4, crossNic 0, nChannels 2, bw 12.000000/12.000000, type PHB/PIX, sameChannels 1";
+# the patterns are graph.h's NCCL_TOPO_PATTERN_*: 1 balanced tree, 2 split tree, 3 tree, 4 ring,
+# 5 NVLS, 6 CollNet direct; bw is GB/s per channel within/between nodes
+_NCCL_GRAPH_PATTERN_RE = re.compile(
+    r"NCCL INFO Pattern (?P<p>\d+), crossNic \d+, nChannels (?P<n>\d+), "
+    r"bw (?P<bw>[\d.]+/[\d.]+), type (?P<type>\w+/\w+)"
+)
+GRAPH_PATTERNS = {
+    1: "balanced tree", 2: "split tree", 3: "tree", 4: "ring", 5: "NVLS", 6: "CollNet direct",
+}  # fmt: skip
 RING_LINE_WIDTH = 20
 """The most ranks NCCL's ring line prints (MAXWIDTH in its rings dump, older releases)."""
 _NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?P<ring>(?:\s+\d+)+)\s*$")
@@ -4333,8 +4493,17 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     closed: dict[int, int] = {}  # a service thread's "Connection closed" line → the local rank
     topo_gpus: dict[str, int] = {}  # NCCL's topology dump: a GPU's bus → its line
     topo_nvl: set[tuple[str, str]] = set()  # the dump's NVLinks: (NVS or GPU, bandwidth)
+    # a host → its graph search's result per pattern: (line, channels, intra/inter bw, path types)
+    graphs: dict[str, dict[int, tuple[int, int, str, str]]] = {}
     for no, line, _ in lines:
         said: str | None = None
+        if "Pattern " in line and (gp := _NCCL_GRAPH_PATTERN_RE.search(line)):
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else "a host"
+            graphs.setdefault(host, {}).setdefault(
+                int(gp.group("p")),
+                (no, int(gp.group("n")), gp.group("bw"), gp.group("type")),
+            )
+            continue
         if "Init timings" in line and (it := _NCCL_INIT_TIMINGS_RE.search(line)):
             timings.setdefault((it.group("fn"), int(it.group("n"))), []).append(
                 (no, int(it.group("rank")), float(it.group("total")), it.group("phases"))
@@ -4467,6 +4636,17 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             + (" ..." if len(bootstrap) > 4 else "")
         )
         notes[said_boot] = min(no for no, _ in bootstrap.values())
+    for host, found in graphs.items():
+        # (each process prints its search: one note a host, each pattern once)
+        notes[
+            f"{host}: NCCL's topology search found "
+            + "; ".join(
+                f"a {GRAPH_PATTERNS.get(p, f'pattern {p}')} graph (pattern {p}) of {n} channel(s) "
+                f"at {'/'.join(f'{float(b):g}' for b in bw.split('/'))} GB/s (within/between "
+                f"nodes) over {kind}"
+                for p, (_, n, bw, kind) in sorted(found.items())
+            )
+        ] = min(no for no, *_ in found.values())
     if topo_gpus:
         links = ", ".join(
             f"NVLink {bw} GB/s to {'an NVSwitch' if to == 'NVS' else 'GPUs'}"
@@ -4699,7 +4879,12 @@ _NCCL_WARN_RE = re.compile(
     # "[host][pid:tid][dev][init.cc:1815] NCCL WARN init.cc:1815 -> 5"
     r"|\[(?P<host3>[\w.-]+)\]\[(?P<pid3>\d+):\d+\]\[(?P<dev3>\d+)\]\[[^\]]+:\d+\] "
     r"NCCL WARN (?P<text3>.+)$"
+    # a logger that brackets the place and the process, no device: "[misc/socket.cc:586]
+    # [s12gn3064:pid=3942408] NCCL WARN socketPollConnect ..."
+    r"|\[[\w/.-]+:\d+\] \[(?P<host4>[\w.-]+):pid=(?P<pid4>\d+)\] NCCL WARN (?P<text4>.+)$"
 )
+# that logger's rank before it: "[0604/1024][2025-02-16 22:31:34,422] [misc/socket.cc:586] ..."
+_WARN_LOGGER_RANK_RE = re.compile(r"\[(?P<rank>\d{1,6})/(?P<size>\d{1,6})\]\[\d{4}-\d\d-\d\d ")
 # a copy that lost the "host:pid:tid [dev] " prefix keeps "func:line NCCL WARN text", or only
 # "NCCL WARN text" at the start of its line; one that lost only "host:pid:tid" keeps the device
 # ("[0] misc/socket.cc:71 NCCL WARN ...")
@@ -4921,6 +5106,10 @@ def _nccl_warnings(
             found.update(
                 host=found["host3"], pid=found["pid3"], dev=found["dev3"], text=found["text3"]
             )
+        elif found.get("pid4"):  # the logger's bracketed place and process
+            found.update(host=found["host4"], pid=found["pid4"], dev=None, text=found["text4"])
+            if lr := _WARN_LOGGER_RANK_RE.search(line):
+                tagged = int(lr.group("rank"))
         elif found.get("text2"):  # NCCL 1.x
             found.update(text=found["text2"])
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
@@ -7328,7 +7517,14 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
     for no, line, tagged in lines:
         if (".so" not in line and " error" not in line) or not (ld := _LOADER_RE.search(line)):
             continue
-        if "NCCL INFO" in line or "NCCL WARN" in line or _OPTIONAL_PLUGIN_RE.search(line):
+        if (
+            "NCCL INFO" in line
+            or "NCCL WARN" in line
+            or _OPTIONAL_PLUGIN_RE.search(line)
+            or "libibverbs: Warning: couldn't load driver" in line
+        ):
+            # (libibverbs goes on without a provider it could not load: read with the device
+            # it leaves unclaimed)
             # NCCL's optional plugins (net, tuner, profiler) it looks for and goes on without:
             # "NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object
             # file ... : when loading libnccl-net.so" is its INFO, then its own transport; its
@@ -8574,8 +8770,8 @@ _RUNTIME_RESULT_RE = re.compile(
     # failed, error code:507035" (the runtime's code)
     r"|\b(?P<call6>ACL stream synchronize) failed, error code:\s*(?P<code6>\d{6})(?!\d)"
     # a C++ program's own ACL check: "[ERROR] aclrtSynchronizeStream(stream) failed: 507015
-    # (main.cpp:108)"
-    r"|\b(?P<call7>aclrt\w+)\([^()]*\) failed: (?P<code7>\d{6})(?!\d)"
+    # (main.cpp:108)", or without its arguments: "aclrtSynchronizeStream failed: 507018"
+    r"|\b(?P<call7>aclrt\w+)(?:\([^()]*\))? failed: (?P<code7>\d{6})(?!\d)"
     # a program's own print of an ACL call's result: "aclrtSetDevice failed, ret = 107001,
     # deviceId=0" (the CANN runtime FAQ's example)
     r"|\b(?P<call8>aclrt\w+) failed, ret = (?P<code8>\d{6})(?!\d)"
@@ -11422,6 +11618,9 @@ _CANN_PID_RE = re.compile(r"\bE[A-Z0-9]\d{4}: \[PID: (\d+)\]")
 _FAILED_TASK_IDS_RE = re.compile(
     r"execute failed, device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), task_id=(?P<task>\d+)"
 )
+_FAULT_IDS_RE = re.compile(
+    r"\bdevice_id=(?P<dev>\d+),? stream_id=(?P<stream>\d+),? task_id=(?P<task>\d+)"
+)
 TASK_IDS_LINES = 8
 """How far above a failed call's result its TraceBack's failed task may stand."""
 
@@ -11462,6 +11661,7 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "Error: code=" in line
             or "error code:" in line
             or ") failed: " in line
+            or (" failed: " in line and "aclrt" in line)
             or "failed, ret = " in line
             or "errorCode = " in line
             or "PeekLastErr:" in line
@@ -11540,6 +11740,17 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 ev.exception_type = ev.exception_type or (
                     f"the failed task: device {ids.group('dev')}, stream "
                     f"{ids.group('stream')}, task {ids.group('task')}"
+                )
+            elif (fault := _search(_FAULT_IDS_RE, window[:TASK_IDS_LINES])) and str(
+                code
+            ) in " ".join(window[:TASK_IDS_LINES]):
+                # a runner's own report of the device fault after the call, with the same code
+                # ("device fault reported: device_id=4 stream_id=46 task_id=0" / "error_code=
+                # 507018 ..."): its device
+                ev.device = int(fault.group("dev"))
+                ev.exception_type = ev.exception_type or (
+                    f"the device fault: device {fault.group('dev')}, stream "
+                    f"{fault.group('stream')}, task {fault.group('task')}"
                 )
         if (
             call
@@ -15099,10 +15310,10 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # (a script's note of the exit code before the answer, "rc=255   Failed to initialize NVML: ...",
 # is not part of it; a web copy may curl the quote in "couldn't")
 _SMI_CANNOT_RE = re.compile(
-    r"^(?:>+\s*)?(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
+    r"^(?:>+\s*|\+ \w+=')?(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
     r"couldn['\u2018\u2019]t communicate with the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
-    r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?\s*$"
+    r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?'?\s*$"
 )
 _NVML_LIB_VERSION_RE = re.compile(r"^\s*NVML library version: (\S+)\s*$")
 _NVRM_VERSION_RE = re.compile(r"NVRM version: .*?Kernel Module\s+(\d+(?:\.\d+)+)")
@@ -15303,6 +15514,16 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     )
                 )
                 continue
+            # (libibverbs' word above it of the provider it could not load: "couldn't load
+            # driver 'rxe': librxe-rdmav2.so: cannot open shared object file")
+            unloaded = next(
+                (
+                    u
+                    for at, t, _ in reversed(lines)
+                    if no - IBV_ABI_LINES <= at < no and (u := _IBV_DRIVER_NOT_LOADED_RE.search(t))
+                ),
+                None,
+            )
             report.events.append(
                 LogEvent(
                     kind="rdma_no_device",
@@ -15311,9 +15532,15 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     rank=tagged,
                     library="libibverbs",
                     exception_type=f"libibverbs saw the RDMA device {nd.group('dev')} but no "
-                    "user-space driver (provider) claimed it: its provider library (libmlx5 or "
-                    "another rdma-core provider) is missing where the process ran, often a "
-                    "container's image, so that device cannot be opened there",
+                    "user-space driver (provider) claimed it: "
+                    + (
+                        f"its provider '{unloaded.group(1)}' could not be loaded "
+                        f"({unloaded.group(2)} not found)"
+                        if unloaded
+                        else "its provider library (libmlx5 or another rdma-core provider) is "
+                        "missing where the process ran, often a container's image"
+                    )
+                    + ", so that device cannot be opened there",
                 )
             )
         elif ("IB devices" in text or "No devices" in text or "sys files not found" in text) and (
@@ -15360,6 +15587,15 @@ IBV_ABI_LINES = 6
 """How far above libibverbs' empty list its ABI warning may stand."""
 
 
+# libibverbs (rdma-core libibverbs/dynamic_driver.c) when a provider it is told of cannot be
+# dlopen'ed: "libibverbs: Warning: couldn't load driver 'rxe': librxe-rdmav2.so: cannot open
+# shared object file: No such file or directory" (it goes on without that provider)
+_IBV_DRIVER_NOT_LOADED_RE = re.compile(
+    r"libibverbs: Warning: couldn't load driver '([\w.-]+)': (\S+?): cannot open shared object"
+)
+_IBV_CONFIG_DIR_RE = re.compile(r"libibverbs: Warning: couldn't open config directory '([^'\n]+)'")
+
+
 def _abi_said(lines: list[tuple[int, str, int | None]], no: int) -> str:
     """libibverbs' ABI warning just above line ``no``, in words ("" where there is none)."""
     for at, line, _ in reversed(lines):
@@ -15367,6 +15603,14 @@ def _abi_said(lines: list[tuple[int, str, int | None]], no: int) -> str:
             continue
         if at < no - IBV_ABI_LINES:
             break
+        if "config directory" in line and (c := _IBV_CONFIG_DIR_RE.search(line)):
+            # libibverbs' read of its providers' configuration (rdma-core libibverbs/init.c,
+            # read_config: the directory of one file a provider driver) found no directory
+            return (
+                f": libibverbs could not open its provider configuration directory "
+                f"{c.group(1)} (no rdma-core provider package installed where it ran, often a "
+                "container's image)"
+            )
         if "kernel ABI" in line and (a := _IBV_ABI_RE.search(line)):
             return (
                 f": libibverbs' {a.group('drv')} provider supports kernel ABI {a.group('lo')} to "

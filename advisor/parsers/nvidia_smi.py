@@ -1385,7 +1385,7 @@ _QUERY_VALUE_FIELD = (
 --help-query-gpu``), one that can lead a header of values only (no index, name or bus id)."""
 QUERY_CSV_SIGNATURE = (
     # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
-    r"nvidia-smi(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
+    r"nvidia-smi(?:\.exe)?(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
     r"|^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]\n]+\])?(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
     # a looped query's header led by its timestamp, then one of nvidia-smi's own field names
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
@@ -1420,6 +1420,9 @@ _CSV_INT = {
 
 
 _CSV_WATTS = {"power.draw": "power_w", "power.limit": "power_cap_w"}
+_FIELD_ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id", "gpu_uuid": "uuid"}
+"""--query-gpu's other names for a field (``nvidia-smi --help-query-gpu``: "name" or "gpu_name",
+"pci.bus_id" or "gpu_bus_id", "uuid" or "gpu_uuid"), as the advisor reads them."""
 _CSV_READ_ERRORS = frozenset(
     {"[Unknown Error]", "[GPU is lost]", "[GPU requires reset]", "[Timeout]", "[ERR!]"}
 )
@@ -1442,11 +1445,14 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
-            fields = cmd.group("fields").split(",")
+            fields = [_FIELD_ALIASES.get(f, f) for f in cmd.group("fields").split(",")]
             header_no = last_row = no
             continue
         if _CSV_HEADER_RE.match(s):
-            fields = [re.sub(r"\s*\[[^\]]*\]$", "", f.strip()) for f in s.split(",")]
+            fields = [
+                _FIELD_ALIASES.get(f, f)
+                for f in (re.sub(r"\s*\[[^\]]*\]$", "", f.strip()) for f in s.split(","))
+            ]
             columned = False
             header_no = last_row = no
             continue

@@ -306,6 +306,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Every port of every device block in ``text`` (ibstat's and ibv_devinfo's outputs, several
     in one file). Raises ParseError when no device block holds a port."""
     ports: list[HcaPort] = []
+    netdev_ports: dict[tuple[str, int, str | None], HcaPort] = {}  # ibdev2netdev's, by port
     warnings: list[ParseWarning] = []
     ca: str | None = None
     tool = ""
@@ -407,8 +408,22 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             if d.group("state"):  # -v: the RDMA port's own state
                 _state(port, d.group("state"))
-            ports.append(port)
             ca, current = None, None
+            if (
+                (same := netdev_ports.get((port.ca, port.port, port.netdev))) is not None
+                and same.firmware is None
+                and port.firmware is not None
+            ):
+                # the same port listed again (ibdev2netdev, then ibdev2netdev -v, whose rows
+                # name a firmware): one port, the second listing's details added to the first's
+                # (two plain listings, or two -v ones, are two hosts')
+                same.ca_type = same.ca_type or port.ca_type
+                same.firmware = same.firmware or port.firmware
+                if d.group("state"):
+                    _state(same, d.group("state"))
+                continue
+            netdev_ports[(port.ca, port.port, port.netdev)] = port
+            ports.append(port)
             continue
         if "Port info:" in line and (ps := _IBPORTSTATE_HEAD_RE.match(line)):
             ca, tool, device = f"LID {ps.group('lid')}", "ibportstate", {}
@@ -1776,8 +1791,13 @@ def parse_ibv_devices(text: str) -> list[tuple[int, str, str]]:
         if (m := _IBV_DEVICES_ROW_RE.match(line))
     ]
     if not rows:
-        raise ParseError("no ibv_devices row ('mlx5_0  506b4b0300285028')")
+        if _IBV_DEVICES_HEAD_RE.search(text):
+            raise ParseError("ibv_devices listed no device (its header, no row under it)")
+        raise ParseError("no ibv_devices row (a device and its node GUID)")
     return rows
+
+
+_IBV_DEVICES_HEAD_RE = re.compile(r"^\s*device\s+node GUID\s*$", re.M)
 
 
 # ``mst status -v`` (NVIDIA MFT): its PCI devices table, "DEVICE_TYPE  MST  PCI  RDMA  NET  NUMA",
