@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     from advisor.facts import StageFacts
     from advisor.stages import Stage
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# (no emoji codes: a bus id's ":AB:" or ":CD:" would print as one)
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 _STATUS_STYLE = {
     "ok": "green",

@@ -385,6 +385,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|fabric manager found but not active"
         # CUDA that would not start (logs._cuda_not_ready)
         r"|\bError 802: system not yet initialized|\bcudaGetDeviceCount returned \d+"
+        r"|\bUserWarning: CUDA initialization: "
         r"|CUDA error at \S+ code=\d+\(cudaError\w+\) \"cuda(?:GetDeviceCount|SetDevice|GetDevice|Init)\b"
         # NHC's passed checks (logs._nhc_failures)
         r"|^(?:[\w.-]+\s*\|\s*)?SUCCESS:\s+nhc:\s+Health check passed:"
@@ -392,6 +393,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
         r"|alloc size : \d+ is more than total mem size : \d+"
+        # torch elastic's restart of a failed worker group (logs.ELASTIC_RESTART_RE)
+        r"|\] Worker group (?:FAILED|UNHEALTHY)\. \d+/\d+ attempts left; will restart worker group"
         # torch elastic's worker status records (logs._elastic_success)
         r'|"name": "torchelastic\.worker\.status\.[A-Z]+"'
         # MindIE's device out of memory (logs._MINDIE_OOM_RE)
@@ -1349,6 +1352,8 @@ _COMPOSE_PREFIX_RE = re.compile(r"^[\w.-]+[-_]\d+ +\| ")
 _NHC_SUMMARY_RE = re.compile(
     r"^[\w.-]+ +\| (?:Healthy\s*$|ERROR: (?:nhc: |No results reported))", re.MULTILINE
 )
+_PANE_BARS = ("│", "┃", "║")
+_PANE_RIGHT_BORDER_RE = re.compile(r"[ \t]*[│┃║][ \t]*$")
 _LINE_PREFIXES = (
     # kubectl logs --timestamps: RFC 3339 with nanoseconds before each line
     (
@@ -1745,6 +1750,17 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             notes.append(
                 f"a wrapper's label {tag.strip()!r} taken off {marked} line(s) before reading"
             )
+    # (the line's end looked at first: a search from every blank of a long run is quadratic)
+    if (right := [line for line in shown if line.rstrip().endswith(_PANE_BARS)]) and len(
+        right
+    ) >= QUOTED_SHARE * len(shown):
+        # a left tmux (or screen) pane's copy: its vertical border at each line's end
+        lines = [
+            _PANE_RIGHT_BORDER_RE.sub("", line) if line.rstrip().endswith(_PANE_BARS) else line
+            for line in lines
+        ]
+        text = "\n".join(lines)
+        notes.append(f"a terminal pane's border '│' taken off the end of {len(right)} line(s)")
     if _editor_numbered(lines):
         # an editor's (or `cat -n`'s) line numbers before every line, the numbers running on
         # one by one: taken off with the one space (or tab) after them
@@ -3643,7 +3659,9 @@ def _memory_history(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
     if not history:
         return None
     since_load = (
-        ": none counted since the driver loaded"
+        ""  # (the volatile counts not in the output: -d ROW_REMAPPER and the like)
+        if gpu.ecc_corrected is None and gpu.ecc_uncorrected is None
+        else ": none counted since the driver loaded"
         if not gpu.ecc_corrected and not gpu.ecc_uncorrected
         else ", beside the counts since the driver loaded"
     )
@@ -3668,32 +3686,41 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
     ]
     out.gpus.extend(gpus)
     notes = []
+    masks: dict[str, list[nvidia_smi.SmiGpu]] = {}  # a masks' reading → the GPUs it is of
     for gpu in parsed:
         if (history := _memory_history(gpu)) is not None:
             notes.append(history)
-        if not gpu.clock_reasons:
-            continue
         # each throttle-reasons mask by its reasons' names (".supported": those the GPU can
         # report; ".active": those in force, its slowing ones judged as gpu.throttled)
-        said = [
-            f"{key} ({'in force' if key.endswith('.active') else 'it can report' if key.endswith('.supported') else 'reasons'}): "
-            + (", ".join(names) or "none")
+        said_masks = [
+            f"{key} ({_MASK_KINDS.get(key.rsplit('.', 1)[-1], 'reasons')}): " + ", ".join(names)
             for key, names in gpu.clock_reasons.items()
             if names  # (a mask of none: nothing to say)
         ]
-        if not said:
-            continue
+        if said_masks:
+            masks.setdefault("; ".join(said_masks), []).append(gpu)
+    for reading, alike in masks.items():
+        # (GPUs whose masks read alike, every GPU of a node's supported mask: one note)
+        named = [
+            f"{g.bus_id or f'#{g.gpu + 1}'}"
+            + (f" ({g.name})" if g.name and len(alike) == 1 else "")
+            for g in alike
+        ]
         notes.append(
             ParseWarning(
-                line=gpu.line,
-                message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}"
-                + (f" ({gpu.name})" if gpu.name else "")
-                + ": "
-                + "; ".join(said),
+                line=alike[0].line,
+                message=("GPU " if len(alike) == 1 else f"{len(alike)} GPUs ")
+                + ", ".join(named[:8])
+                + (" ..." if len(named) > 8 else "")
+                + (" of the output" if not alike[0].bus_id else "")
+                + f": {reading}",
                 skipped=False,
             )
         )
     return notes
+
+
+_MASK_KINDS = {"active": "in force", "supported": "it can report"}
 
 
 QUERY_SAMPLE_FIELDS = 8
@@ -3726,7 +3753,13 @@ def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
             ranges.append(f"{name} {shown}{f' {unit}' if unit else ''}")
         elif values:
             ranges.append(f"{name} {', '.join(dict.fromkeys(values))}")
-    stamps = [v["timestamp"] for _, v in samples]
+    stamps = [v["timestamp"] for _, v in samples if v.get("timestamp")]
+    if not stamps:
+        return (
+            f"nvidia-smi --query-gpu: a looped query (-l) of {len(samples)} row(s) of values "
+            "only, not time-stamped (no index, name or bus id: which GPU a row is cannot be "
+            "told, none is judged): " + "; ".join(ranges)
+        )
     return (
         f"nvidia-smi --query-gpu: a looped query of {len(samples)} time-stamped row(s), "
         f"{stamps[0]} to {stamps[-1]}, of values only (no index, name or bus id: nvidia-smi "
@@ -4719,6 +4752,20 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 skipped=False,
             )
         )
+        if roce and not v2 and v2_ipv6:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="rdma_ipv6_gid_only",
+                    line=own[0].line,
+                    message=f"{ca} port {port}: RoCEv2 GIDs of IPv6 addresses only",
+                    library="show_gids",
+                    exception_type=f"{ca} port {port}: RoCEv2 index "
+                    + ", ".join(f"{g.index} {g.gid}" for g in v2_ipv6[:2])
+                    + ", no IPv4 one",
+                ),
+            )
         if roce and not v2 and not v2_ipv6:
             _add_failure(
                 out,
@@ -5950,18 +5997,26 @@ def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[
     # ibv_devinfo's answer when ibv_open_device returned no context (rdma-core's
     # libibverbs/examples/devinfo.c, print_hca_cap): the device is listed, its provider or
     # kernel driver did not open it
-    refused = [
-        ParseWarning(
-            line=text.count("\n", 0, m.start()) + 1,
-            message="ibv_devinfo: Failed to open device ("
-            + ", ".join(dev for _, dev, _ in rows[:4])
-            + (" ..." if len(rows) > 4 else "")
-            + " listed): libibverbs lists the device, but its provider or kernel driver did "
-            "not open it, so no RDMA program can use it",
-            skipped=False,
-        )
-        for m in _DEVINFO_OPEN_FAILED_RE.finditer(text)
-    ][:1]
+    # (where ibv_devinfo printed other devices' blocks, the rdma reading says it: not here)
+    failed = list(_DEVINFO_OPEN_FAILED_RE.finditer(text)) if "hca_id:" not in text else []
+    refused = (
+        [
+            ParseWarning(
+                line=text.count("\n", 0, failed[0].start()) + 1,
+                message=f"ibv_devinfo: Failed to open device ({len(failed)} time(s); "
+                + (
+                    f"{rows[0][1]}, the one device listed"
+                    if len(rows) == 1
+                    else f"{len(rows)} devices listed, which of them it does not name"
+                )
+                + "): libibverbs lists the device, but its provider or kernel driver did not open "
+                "it, so no RDMA program can use it",
+                skipped=False,
+            )
+        ]
+        if failed
+        else []
+    )
     return [
         *refused,
         ParseWarning(

@@ -799,7 +799,7 @@ DCGM_STR_BLANK = "<<<NULL>>>"
 _OTHERS_FOUND_RE = re.compile(r"^\s*(?P<n>\d+) (?P<what>NvSwitch(?:es)?|ConnectX|CPUs?) found")
 # systemd's status of DCGM's service ("● nvidia-dcgm.service - NVIDIA DCGM service" then
 # "     Active: inactive (dead)" or "active (running) since ..."), as a copy of a session shows it
-_DCGM_UNIT_RE = re.compile(r"^\s*\S?\s*nvidia-dcgm\.service\b")
+_DCGM_UNIT_RE = re.compile(r"^[ \t]*(?:\S[ \t]*)?nvidia-dcgm\.service\b")
 _UNIT_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>[\w-]+ \([^)\n]*\))")
 UNIT_ACTIVE_LINES = 4
 """How far under its unit's heading systemctl status prints the Active: line."""

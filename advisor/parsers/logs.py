@@ -634,7 +634,9 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
-    rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'),
+    rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
+    its failed worker group), rdma_ipv6_gid_only (show_gids' RoCE
+    ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
@@ -968,7 +970,9 @@ def _vllm_notes(text: str, report: LogReport) -> None:
     pids = sorted({int(p) for p in _VLLM_WORKER_PID_RE.findall(text)})
     exited = text.count("Worker exiting")
     said = []
-    if version:
+    if version and not any(
+        w.message.startswith(f"NCCL {version.group(1)}") for w in report.unread
+    ):  # (NCCL's own version line said it already)
         said.append(f"NCCL {version.group(1)} (vLLM's pynccl)")
     if pids:
         said.append(
@@ -1153,6 +1157,8 @@ def _parse_events(text: str) -> LogReport:
     _hccl_calls(lines, report)
     if "HCCL_" in text and "FAIL" in text:
         _bench_summary_failures(lines, report)
+    if "will restart worker group" in text:
+        _elastic_restarts(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
     _hccl_cqe_errors(lines, report)
@@ -1223,6 +1229,7 @@ def _parse_events(text: str) -> LogReport:
         "system not yet initialized" in text
         or "cudaGetDeviceCount returned" in text
         or ("CUDA error at" in text and "cudaGetDevice" in text)
+        or "UserWarning: CUDA initialization: " in text
     ):
         _cuda_not_ready(lines, report)
     if "halSqCqAllocate failed" in text:
@@ -1775,7 +1782,7 @@ def _parse_events(text: str) -> LogReport:
 # it, "can not use command: npu-smi info" (a kernel library's logger.warning on the failed
 # subprocess): the process has no npu-smi it can run (not mounted in its container, or no
 # driver), not a failure of the job
-_NPU_SMI_UNUSABLE_RE = re.compile(r"can not use command: (npu-smi[^\n]*?)\s*$")
+_NPU_SMI_UNUSABLE_RE = re.compile(r"can not use command: (npu-smi[^\n]{0,80})")
 
 
 def _npu_smi_unusable(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -1785,7 +1792,8 @@ def _npu_smi_unusable(lines: list[tuple[int, str, int | None]], report: LogRepor
         report.unread.append(
             ParseWarning(
                 line=found[0][0],
-                message=f"'can not use command: {found[0][1].group(1)}' {len(found)} time(s): "
+                message=f"'can not use command: {found[0][1].group(1).strip()}' {len(found)} "
+                "time(s): "
                 "a library's check could not run npu-smi in this process's environment (not "
                 "in its container, or no driver there); nothing it would have said is in the "
                 "log, and it is no failure of the job by itself",
@@ -3930,6 +3938,38 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
     return True
 
 
+# torch elastic's agent when its workers failed and it has restarts left (torch/distributed/
+# elastic/agent/server/api.py, _invoke_run: "[default] Worker group FAILED. 3/3 attempts left;
+# will restart worker group"; UNHEALTHY likewise)
+ELASTIC_RESTART_RE = re.compile(
+    r"\[(?P<role>[\w-]+)\] Worker group (?P<state>FAILED|UNHEALTHY)\. (?P<left>\d+)/(?P<max>\d+) "
+    r"attempts left; will restart worker group"
+)
+
+
+def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``elastic_restart`` for the agent's restarts of its worker group: how many, and the
+    restarts it had left after the last."""
+    found = [(no, m, tagged) for no, t, tagged in lines if (m := ELASTIC_RESTART_RE.search(t))]
+    if not found:
+        return
+    no, m, tagged = found[0]
+    last = found[-1][1]
+    report.events.append(
+        LogEvent(
+            kind="elastic_restart",
+            line=no,
+            message=m.group(0),
+            rank=tagged,
+            library="torch elastic",
+            exception_type=f"its worker group {m.group('state')} and was restarted "
+            f"{len(found)} time(s) ('{last.group('left')}/{last.group('max')} attempts left' "
+            "at the last): a worker failed, its own log says why",
+            repeated_lines=[n for n, _, _ in found[1:]] or None,
+        )
+    )
+
+
 # a benchmark script's summary, a result a line: "HCCL_ALL_REDUCE OK 65.64171710483544" (its
 # bandwidth figure) or "HCCL_ALLTOALL FAIL 7" (the HcclResult the op's test returned), among the
 # script's other figures ("ACL_SINGLE_D2H_GBPS 28.6")
@@ -3989,25 +4029,28 @@ def _bench_summary_notes(lines: list[tuple[int, str, int | None]], report: LogRe
 # worker), and ProcessGroupNCCL's "[Rank 0] NCCL watchdog thread started!"
 _ELASTIC_START_RE = re.compile(r"\[(?P<role>[\w-]+)\] Starting worker group")
 _ELASTIC_REPLY_FILE_RE = re.compile(r"Setting worker(?P<n>\d+) reply file to: ")
-_WATCHDOG_STARTED_RE = re.compile(r"\[Rank (?P<rank>\d+)\] (?:NCCL|HCCL) watchdog thread started!")
+_WATCHDOG_STARTED_RE = re.compile(
+    r"\[Rank (?P<rank>\d+)\] (?P<lib>NCCL|HCCL) watchdog thread started!"
+)
 
 
 def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of torch elastic's worker group start: its workers, the backend DeepSpeed took and
     the ranks whose watchdog started."""
     start = next(((no, m) for no, t, _ in lines if (m := _ELASTIC_START_RE.search(t))), None)
-    if start is None:
+    if start is None or any("Worker group FAILED" in t for _, t, _ in lines):
+        # (a group that failed and was restarted is no clean start: read as such elsewhere)
         return False
     workers = {int(m.group("n")) for _, t, _ in lines if (m := _ELASTIC_REPLY_FILE_RE.search(t))}
     backend = next((m.group(1) for _, t, _ in lines if (m := _DS_BACKEND_RE.search(t))), None)
-    watchdogs = sorted(
-        {int(m.group("rank")) for _, t, _ in lines if (m := _WATCHDOG_STARTED_RE.search(t))}
-    )
+    started = [m for _, t, _ in lines if (m := _WATCHDOG_STARTED_RE.search(t))]
+    watchdogs = sorted({int(m.group("rank")) for m in started})
+    lib = started[0].group("lib") if started else "NCCL"
     said = [f"{len(workers)} local worker(s)"] if workers else []
     if backend:
         said.append(f"DeepSpeed's backend {backend}")
     if watchdogs:
-        said.append(f"the NCCL watchdog started on rank(s) {', '.join(map(str, watchdogs))}")
+        said.append(f"the {lib} watchdog started on rank(s) {', '.join(map(str, watchdogs))}")
     report.unread.append(
         ParseWarning(
             line=start[0],
@@ -4495,6 +4538,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     topo_nvl: set[tuple[str, str]] = set()  # the dump's NVLinks: (NVS or GPU, bandwidth)
     # a host → its graph search's result per pattern: (line, channels, intra/inter bw, path types)
     graphs: dict[str, dict[int, tuple[int, int, str, str]]] = {}
+    pynccl: dict[str, str] = {}  # vLLM's word of its NCCL's version → its note
     for no, line, _ in lines:
         said: str | None = None
         if "Pattern " in line and (gp := _NCCL_GRAPH_PATTERN_RE.search(line)):
@@ -4521,6 +4565,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             said = f"NCCL {v.group('v')}"
         elif "vLLM is using nccl==" in line and (vv := _VLLM_NCCL_RE.search(line)):
             said = f"NCCL {vv.group(1)} (vLLM's pynccl)"
+            pynccl.setdefault(vv.group(1), said)
         elif "NET" in line and (n := _NCCL_NET_USING_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             net = f"NET/{n.group('net')}" if n.group("net") else "network"
@@ -4636,6 +4681,10 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             + (" ..." if len(bootstrap) > 4 else "")
         )
         notes[said_boot] = min(no for no, _ in bootstrap.values())
+    for version, said_vllm in pynccl.items():
+        # (NCCL's own version line and vLLM's of one library: said once; two versions stay)
+        if any(n.startswith(f"NCCL {version}") and n != said_vllm for n in notes):
+            notes.pop(said_vllm, None)
     for host, found in graphs.items():
         # (each process prints its search: one note a host, each pattern once)
         notes[
@@ -7403,7 +7452,7 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
             # ProcessGroupNCCL.cpp:1899] [PG ID 0 PG GUID 0(default_pg) Rank 1]" then "Process
             # group watchdog thread terminated with exception: ..." on the next line
             above_no, above, above_tag = lines[index - 1]
-            if _RECORD_HEAD_END_RE.search(above):
+            if above.rstrip().endswith("]") and _RECORD_HEAD_END_RE.search(above[-300:]):
                 joined = f"{above.rstrip()} {line.strip()}"
                 if (m := _WATCHDOG_DIED_RE.search(joined)) is not None:
                     no, line, tagged = above_no, joined, above_tag
@@ -7716,6 +7765,14 @@ CUDA_INIT_ERRORS = {
 """What a failed CUDA start's code means (the CUDA runtime API's cudaError_t)."""
 
 
+# torch's warning that CUDA's driver API would not start (c10/cuda/CUDAFunctions.cpp
+# device_count_impl): "UserWarning: CUDA initialization: CUDA unknown error - this may be due to
+# an incorrectly set up environment ... Setting the available devices to be zero."
+_TORCH_CUDA_INIT_RE = re.compile(
+    r"UserWarning: CUDA initialization: (?P<what>[^\n]{1,160}?)(?: - |\.|$)"
+)
+
+
 def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``gpu_driver_error`` (call ``cuda_init``) per rank whose CUDA would not start: 802
     (system not ready), or a device count or set-up call that failed (the CUDA samples')."""
@@ -7728,6 +7785,23 @@ def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport)
             code = "802"
         elif (m := _CUDA_COUNT_RE.search(line)) or (m := _CUDA_CHECK_INIT_RE.search(line)):
             code = m.group("code")
+        elif "CUDA initialization" in line and (ti := _TORCH_CUDA_INIT_RE.search(line)):
+            # torch's warning that CUDA would not start (c10/cuda/CUDAFunctions.cpp): it goes
+            # on with no GPU ("Setting the available devices to be zero")
+            seen.add(tagged)
+            report.events.append(
+                LogEvent(
+                    kind="gpu_driver_error",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    call="cuda_init",
+                    library="CUDA",
+                    exception_type=f"CUDA could not start under torch ({ti.group('what')}): "
+                    "torch set its available GPUs to zero",
+                )
+            )
+            continue
         if code is None:
             continue
         seen.add(tagged)

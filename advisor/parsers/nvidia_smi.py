@@ -1378,11 +1378,14 @@ _QUERY_FIELD_NAMES = (
 """nvidia-smi --query-gpu field names a header may give right after its ``timestamp``."""
 _QUERY_VALUE_FIELD = (
     r"(?:(?:clocks_(?:throttle|event)_reasons|ecc\.errors|retired_pages|remapped_rows|pcie\.link|"
-    r"enforced\.power|temperature|utilization|power|clocks|memory|fan)\.[a-z_]+(?:\.[a-z_]+)*"
-    r"|pstate)(?: \[[^\]\n]+\])?"
+    r"enforced\.power|temperature|utilization|power|clocks)\.[a-z_]+(?:\.[a-z_]+)*"
+    # (memory and fan only as nvidia-smi names them: a cgroup's "memory.current" is no GPU's)
+    r"|memory\.(?:total|reserved|used|free)|fan\.speed|pstate)(?: \[[^\]\n]+\])?"
 )
 """A --query-gpu field of one of nvidia-smi's dotted families (``nvidia-smi
 --help-query-gpu``), one that can lead a header of values only (no index, name or bus id)."""
+_QUERY_ANY_FIELD = r"[a-z_]+(?:\.[a-z_]+)*(?: \[[^\]\n]+\])?"
+"""Any --query-gpu field after the first (``mig.mode.current``, ``serial``, ``fabric.state``)."""
 QUERY_CSV_SIGNATURE = (
     # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
     r"nvidia-smi(?:\.exe)?(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
@@ -1392,7 +1395,7 @@ QUERY_CSV_SIGNATURE = (
     # the CSV put in columns (piped through "column -s, -t"): its header's names two spaces apart
     r"|^index(?: {2,}[\w.]+(?: \[[^\]\n]+\])?){2,}[ \t]*$"
     # a header of values only, led by a field of nvidia-smi's own dotted families
-    r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_VALUE_FIELD + r")*[ \t]*$"
+    r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_ANY_FIELD + r")*[ \t]*$"
     # a listing of one GPU's fields, a "field: value" line each
     r"|^[ \t]*(?:ecc\.errors|remapped_rows|clocks_(?:throttle|event)_reasons)\.[\w.]+:[ \t]+\S"
 )
@@ -1401,7 +1404,7 @@ _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(
 _CSV_HEADER_RE = re.compile(
     r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
-    r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_VALUE_FIELD + r")*\s*$"
+    r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_ANY_FIELD + r")*\s*$"
 )
 RECOVERY_ACTIONS = ("None", "Reset", "Reboot", "Drain P2P", "Drain and Reset")
 """``gpu_recovery_action``'s values as nvidia-smi prints them."""
@@ -1441,12 +1444,15 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     by_bus: dict[str, int] = {}  # a bus id → its GPU's place in ``gpus`` (its first sample's)
     samples: list[tuple[int, dict[str, str]]] = []  # a values-only query's rows (no GPU told)
     header_no = 0  # the header's (or command's) line: a values-only row follows it directly
+    looped = False  # the command seen asked for a loop (-l, -lms)
     last_row = 0
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
             fields = [_FIELD_ALIASES.get(f, f) for f in cmd.group("fields").split(",")]
             header_no = last_row = no
+            # (a looped query, -l / -lms: its rows are samples, not one a GPU)
+            looped = bool(_LOOP_OPTION_RE.search(s))
             continue
         if _CSV_HEADER_RE.match(s):
             fields = [
@@ -1486,7 +1492,9 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
             index = str(same.gpu) if same is not None else str(len(gpus))
-        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")):
+        elif _QUERY_STAMP_RE.match(values.get("timestamp", "")) or (
+            looped and all(_CSV_VALUE_RE.match(c) for c in cells)
+        ):
             # only values asked, each row stamped (a looped query, -l/-lms): nvidia-smi stamps
             # each GPU's row apart, so which GPU a row is cannot be told; kept as samples
             samples.append((no, values))
@@ -1638,6 +1646,7 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
     return gpu
 
 
+_LOOP_OPTION_RE = re.compile(r"\s(?:-l|-lms|--loop(?:-ms)?)(?:[=\s]+\d+)?(?=\s|$)")
 _QUERY_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
 """nvidia-smi's ``timestamp`` field: "2024/01/16 14:44:16.977"."""
 

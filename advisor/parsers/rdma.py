@@ -1136,8 +1136,13 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             nxt = numbered[index + 1][1].strip() if index + 1 < len(numbered) else ""
             if (
                 command.server
-                and not _IPV4_RE.fullmatch(command.server)
                 and _IPV4_RE.fullmatch(command.server + nxt)
+                and (
+                    not _IPV4_RE.fullmatch(command.server)
+                    # (or wrapped inside its last number: "192.168.1.6" / "0", a line of
+                    # digits alone being no perftest output's)
+                    or (nxt.isdigit() and int(command.server.rsplit(".", 1)[1] + nxt) <= 255)
+                )
             ):
                 # a terminal that wrapped the prompt's line inside the server's address ("...
                 # --iter 20000 1" / "92.168.1.60"): the address whole
