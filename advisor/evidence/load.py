@@ -393,6 +393,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
         r"|alloc size : \d+ is more than total mem size : \d+"
+        # Megatron-LM's parallel layout at start (logs.MEGATRON_WORLD_RE)
+        r"|^using world size: \d+, data-parallel[- ]size: \d+, "
         # torch elastic's restart of a failed worker group (logs.ELASTIC_RESTART_RE)
         r"|\] Worker group (?:FAILED|UNHEALTHY)\. \d+/\d+ attempts left; will restart worker group"
         # torch elastic's worker status records (logs._elastic_success)

@@ -936,6 +936,11 @@ def parse(text: str) -> LogReport:
         # a run whose communicators NCCL set up before another failure (a program's own
         # error): what NCCL ran with, beside it
         _nccl_setup_notes(numbered_lines(text), report)
+    elif report.events and ("Abort COMPLETE" in text or "Destroy COMPLETE" in text):
+        # (a failed run's communicators NCCL tore down after it: how many, of what size)
+        ended = LogReport()
+        _nccl_setup_notes(numbered_lines(text), ended)
+        report.unread += [w for w in ended.unread if " ended by " in w.message]
     if ("vLLM is using nccl==" in text or "Custom allreduce is disabled" in text) and not any(
         "(vLLM's pynccl)" in w.message for w in report.unread
     ):
@@ -1371,8 +1376,11 @@ def _parse_events(text: str) -> LogReport:
         if not report.events and "Killing subprocess" in text:
             # DeepSpeed's launcher stopping its workers, nothing else said of why
             _deepspeed_kills(lines, report)
-        if not report.events and (
-            report.hosts or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text))
+        if (
+            not report.events
+            and (report.hosts or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text)))
+            # (a traceback's exception beside NCCL's lines, a thread's that raised: read below)
+            and (TRACEBACK_HEADING not in text or python_exception(lines) is None)
         ):
             _nccl_setup_notes(lines, report)  # a healthy run's NCCL: what it ran with
             return report
@@ -1560,6 +1568,13 @@ def _parse_events(text: str) -> LogReport:
             return report  # DeepSpeed's launcher on a node of a multi-node job, no fault yet
         if (
             not report.events
+            and "using world size:" in text
+            and first_error_line(lines) is None
+            and _megatron_start_notes(lines, report)
+        ):
+            return report  # Megatron's start and its iterations, no fault
+        if (
+            not report.events
             and "HCCL_" in text
             and first_error_line(lines) is None
             and _bench_summary_notes(lines, report)
@@ -1710,10 +1725,14 @@ def _parse_events(text: str) -> LogReport:
             ev.time_s = timestamp_s(by_no.get(ev.line, ""))
         if (ev.pid is None or ev.host is None) and 0 < ev.line <= len(raw):
             if "pid=" in (line := raw[ev.line - 1]) and (wp := WORKER_PREFIX_RE.match(line)):
-                # the Ray / vLLM worker that printed the line, and the node Ray names
+                # the Ray / vLLM worker that printed the line, and the node Ray names (a
+                # process that passes on another's error, its pid named in the line, names the
+                # printer only: "(EngineCore_DP0 pid=384) ... (PID:1195, Device:0 ...)")
+                same = ev.pid is None or ev.pid == int(wp.group("pid"))
                 ev.pid = ev.pid if ev.pid is not None else int(wp.group("pid"))
                 ev.host = ev.host or wp.group("node")
-                ev.worker = ev.worker or wp.group("name")
+                if same:
+                    ev.worker = ev.worker or wp.group("name")
             elif ev.host is None and (pdsh := PDSH_PREFIX_RE.match(line)):
                 ev.host = pdsh.group("host")  # the node pdsh ran the command on
         if ev.host is None and ray_tasks and (task := _ray_task_above(ev.line, ray_tasks, by_no)):
@@ -1735,6 +1754,9 @@ def _parse_events(text: str) -> LogReport:
             ev.host is None
             and len(report.hosts) == 1
             and (ev.library == "NCCL" or ev.kind.startswith("nccl_"))
+            # (where NCCL's lines name the ranks on that host, a rank they leave out may be
+            # another host's)
+            and (ev.rank is None or not rank_hosts)
         ):
             # every NCCL line of the file was printed on one host
             ev.host = report.hosts[0]
@@ -3938,6 +3960,46 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
     return True
 
 
+# Megatron-LM's arguments at start (megatron/arguments.py): "using world size: 2,
+# data-parallel-size: 2, tensor-model-parallel size: 1, pipeline-model-parallel size: 1", and
+# its training log's "iteration        2/   30000 | ..." lines
+MEGATRON_WORLD_RE = re.compile(
+    r"^using world size: (?P<world>\d+), data-parallel[- ]size: (?P<dp>\d+), "
+    r"(?:context-parallel size: (?P<cp>\d+),? )?tensor-model-parallel size: (?P<tp>\d+), "
+    r"pipeline-model-parallel size: (?P<pp>\d+)"
+)
+_MEGATRON_ITERATION_RE = re.compile(r"^\s*iteration\s+(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\|")
+
+
+def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of Megatron's parallel layout and the iterations its log reached."""
+    world = next(((no, m) for no, t, _ in lines if (m := MEGATRON_WORLD_RE.match(t))), None)
+    if world is None:
+        return False
+    last = None
+    for _, t, _ in lines:
+        if it := _MEGATRON_ITERATION_RE.match(t):
+            last = it
+    m = world[1]
+    report.unread.append(
+        ParseWarning(
+            line=world[0],
+            message=f"Megatron: world size {m.group('world')} (data-parallel {m.group('dp')}, "
+            f"tensor-parallel {m.group('tp')}, pipeline-parallel {m.group('pp')}"
+            + (f", context-parallel {m.group('cp')}" if m.group("cp") else "")
+            + ")"
+            + (
+                f"; its log reached iteration {last.group('i')} of {last.group('n')}"
+                if last
+                else ""
+            )
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
 # torch elastic's agent when its workers failed and it has restarts left (torch/distributed/
 # elastic/agent/server/api.py, _invoke_run: "[default] Worker group FAILED. 3/3 attempts left;
 # will restart worker group"; UNHEALTHY likewise)
@@ -5555,6 +5617,8 @@ NCCL_LAST_ERROR_LINES = 3
 # NCCL's version code as major * 1000 + minor * 100 + patch, which NCCL 2.9 on encode as major *
 # 10000 + minor * 100 + patch (nccl.h NCCL_VERSION): 2.10.3's 21003 was printed "21.0.3"
 _TORCH_NCCL_VERSION_RE = re.compile(r", NCCL [Vv]ersion (?P<v>\d+)\.(?P<mi>\d+)\.(?P<p>\d+)\S*")
+_WRAPPED_AT_FILE_RE = re.compile(r"NCCL error in: \S+\.(?:cpp|hpp|cc|h)\s*$")
+_WRAPPED_LINE_NO_RE = re.compile(r"^\s*:\d+, ")
 _VERSION_WRAPPED_RE = re.compile(
     r", N(?:C(?:C(?:L(?: v(?:e(?:r(?:s(?:i(?:o(?:n)?)?)?)?)?)?)?)?)?)?\s*$"
 )
@@ -5591,7 +5655,16 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     first: dict[tuple[int | None, str | None, str, str, int | None], LogEvent] = {}
     for index, (no, line, tagged) in enumerate(lines):
         wrapped = 0
-        if line.rstrip().endswith("NCCL error in:"):
+        if (
+            "NCCL error in: " in line
+            and index + 1 < len(lines)
+            and _WRAPPED_AT_FILE_RE.search(line)
+            and _WRAPPED_LINE_NO_RE.match(lines[index + 1][1])
+        ):
+            # a page that wrapped torch's message at the file's name: ".../ProcessGroupNCCL.cpp"
+            # / ":1331, internal error - ..., NCCL version 2.18.1" (joined as one)
+            line, wrapped = line.rstrip() + lines[index + 1][1].strip(), 1
+        elif line.rstrip().endswith("NCCL error in:"):
             # a page that wrapped torch's message at its width: "NCCL error in: " / "  FILE:LINE,
             # internal error, " / "  NCCL version 2.16.5", joined
             rest = [t.strip() for _, t, _ in lines[index + 1 : index + 1 + NCCL_WRAPPED_LINES]]
@@ -12844,10 +12917,16 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
             continue
         pid = int(m.group("pid"))
         if any(
-            (abs(no - other) <= TORCH_NPU_WINDOW_LINES and other_pid in (None, pid))
+            (
+                abs(no - other) <= TORCH_NPU_WINDOW_LINES
+                and other_pid in (None, pid)
+                # (vLLM's word that its engine did not start explains no device's error)
+                and kind != "launcher_exit"
+            )
             # a code of the same process above it, its TraceBack between (a code's block reads
-            # up to CODE_BLOCK_LINES after it)
-            or (other_pid == pid and 0 < no - other <= CODE_BLOCK_LINES)
+            # up to CODE_BLOCK_LINES after it), or below it (torch_npu's ERR line first, then
+            # the code's block: vLLM's workers print them so)
+            or (other_pid == pid and 0 < abs(no - other) <= CODE_BLOCK_LINES + 2)
             # a crash of a process that names no pid just above the launcher's own ERR line
             # (Device:-1: the main process's exception when its child died)
             or (
@@ -12858,6 +12937,11 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
             )
             for other, other_pid, kind in near
         ):
+            # (the code's event of the same process takes the device torch_npu names)
+            if int(m.group("dev")) >= 0:
+                for ev in report.events:
+                    if ev.pid == pid and ev.device is None and ev.kind != "launcher_exit":
+                        ev.device = int(m.group("dev"))
             continue  # that event explains it (another process's event next to it does not)
         if pid in seen:
             continue

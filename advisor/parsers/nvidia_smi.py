@@ -891,7 +891,8 @@ SENSOR_FIELDS = frozenset({"power", "power cap", "fan"})
 query that failed (a transient an NVIDIA maintainer answered needs no action, azhpc-diagnostics
 issue 77), not a GPU that stopped answering."""
 _SMI_CUT_ROW_RE = re.compile(r"^\|\s+(?P<gpu>\d+)\s+\S")
-_SMI_MEMORY_RE = re.compile(r"^\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*$")
+# (drivers before about 340 wrote "MB": "14MB /  6143MB", the same mebibytes)
+_SMI_MEMORY_RE = re.compile(r"^\s*(?P<used>\d+)Mi?B\s*/\s*(?P<total>\d+)Mi?B\s*$")
 _SMI_UTIL_RE = re.compile(r"^\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+(?: \S+)?)\s*$")
 
 
@@ -1386,6 +1387,13 @@ _QUERY_VALUE_FIELD = (
 --help-query-gpu``), one that can lead a header of values only (no index, name or bus id)."""
 _QUERY_ANY_FIELD = r"[a-z_]+(?:\.[a-z_]+)*(?: \[[^\]\n]+\])?"
 """Any --query-gpu field after the first (``mig.mode.current``, ``serial``, ``fabric.state``)."""
+_HEADERLESS_ROW = (
+    r"(?:NVIDIA |GeForce |Tesla |Quadro |TITAN )[^,\n]{1,60}"
+    r"(?:, (?:-?\d+(?:\.\d+)? ?(?:%|W|MiB|MHz|C)?|\[[^\]\n]{1,40}\]|P\d{1,2}|N/A)){3,}[ \t]*$"
+)
+"""A headerless --query-gpu row: a GPU's product name first, then three values or more (numbers
+with their units, NVML's bracketed answers, a performance state)."""
+_HEADERLESS_ROW_RE = re.compile(_HEADERLESS_ROW)
 QUERY_CSV_SIGNATURE = (
     # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
     r"nvidia-smi(?:\.exe)?(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
@@ -1398,6 +1406,9 @@ QUERY_CSV_SIGNATURE = (
     r"|^" + _QUERY_VALUE_FIELD + r"(?:, " + _QUERY_ANY_FIELD + r")*[ \t]*$"
     # a listing of one GPU's fields, a "field: value" line each
     r"|^[ \t]*(?:ecc\.errors|remapped_rows|clocks_(?:throttle|event)_reasons)\.[\w.]+:[ \t]+\S"
+    # rows of a query printed without its header or command (--format=csv,noheader): a GPU's
+    # product name, then its values with their units
+    r"|^" + _HEADERLESS_ROW
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
 _QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
@@ -1518,6 +1529,17 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         if gpu.bus_id:
             by_bus.setdefault(gpu.bus_id, len(gpus))
         gpus.append(gpu)
+    if not gpus and not samples and fields is None:
+        # rows printed without their header or command: each a GPU in index order, its name
+        # known, its other columns not (which field each is, the query does not say)
+        for no, line, _ in numbered_lines(text):
+            if _HEADERLESS_ROW_RE.match(s := line.strip()):
+                cells = [c.strip() for c in s.split(",")]
+                gpu = SmiGpu(gpu=len(gpus), name=cells[0], line=no, query="csv")
+                gpu.unreadable = [
+                    f"column {at + 1}" for at, c in enumerate(cells) if c in _CSV_READ_ERRORS
+                ]
+                gpus.append(gpu)
     if not gpus and not samples and (listed := _field_listing(text)):
         # one GPU's fields listed a line each ("ecc.errors.corrected.aggregate.total:     170",
         # a script's print of the query's fields): that GPU, whichever it is

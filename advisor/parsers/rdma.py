@@ -718,6 +718,9 @@ PERFTEST_SIGNATURE = (
     r"|^[ \t]*\*+[ \t]*\r?\n[ \t]*\* Waiting for client to connect\.\.\. \*[ \t]*\r?\n[ \t]*\*+[ \t]*\r?\n"
     r"(?:[^\n]*\n){0,3}?[ \t]*(?:Unable to create QP\.|Failed to create QP\.|Couldn't create IB resources"
     r"|Couldn't allocate MR|Couldn't get context for the device)"
+    # a port-state failure copied alone (perftest_resources.c ctx_set_link_layer: " Port number
+    # %d state is %s", then " Couldn't set the link layer")
+    r"|^[ \t]*Port number \d+ state is (?!Active\b)\w+[ \t]*\r?\n[ \t]*Couldn't set the link layer"
     # a completion error's block copied alone (perftest_resources.c)
     r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n?[ \t]*Failed status[- ][^\n]*?: wr_id"
     # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
