@@ -55,7 +55,7 @@ def test_a_looped_query_without_timestamps_is_samples() -> None:
     ev = _load("nvidia_smi_query_loop_l1_no_timestamp_one_gpu_read_as_8.csv")
     assert ev.gpus == []
     (note,) = _said(ev)
-    assert "a looped query (-l) of 8 row(s) of values only, not time-stamped" in note
+    assert "a looped query (-l) of 8 row(s), not time-stamped, of values only" in note
 
 
 def test_a_cgroups_memory_files_are_no_gpus() -> None:

@@ -424,8 +424,7 @@ def test_an_npu_smi_banner_flattened_alone_is_said() -> None:
     )
     assert ev.files[0].status == "partial"
     assert any(
-        "npu-smi 25.5.0 (Version 25.5.0): the copy ends after the table's banner, no chip listed"
-        in m
+        "npu-smi 25.5.0 (Version 25.5.0): no chip row follows the table's banner" in m
         for m in _said(ev)
     )
 
@@ -572,3 +571,91 @@ def test_vllms_own_words_of_its_communication_are_said() -> None:
     assert note.startswith("log: vLLM: NCCL 2.21.5 (vLLM's pynccl); 7 worker process(es)")
     assert "its custom all-reduce off (it's not supported on more than two PCIe-only GPUs)" in note
     assert note.endswith("7 worker(s) exited ('Worker exiting')")
+
+
+# --- round QQQ ---------------------------------------------------------------------------------
+
+
+def test_an_engine_passing_on_a_workers_error_is_not_named_the_worker() -> None:
+    ev = _load(
+        "vllm_ascend3367_qwen3vl_2node_enginecore_worker_failed_hcclcomminitrootinfoconfig_err1_err02200_pid1195_vllmworker4_died.log"
+    )
+    (failed,) = [f for f in ev.failures if f["kind"] == "hccl_call_failure"]
+    assert (failed["pid"], failed["worker"], failed["device"]) == (1195, None, 0)
+
+
+def test_an_engine_start_failure_explains_no_workers_err_line() -> None:
+    ev = _load(
+        "vllm_ascend2117_v092rc1_qwen3_235b_vllmworker_rank10_pid5568_err01100_ops_enginecore_failed_to_start.log"
+    )
+    (err,) = [f for f in ev.failures if f["kind"] == "torch_npu_error"]
+    assert (err["code"], err["device"], err["pid"], err["line"]) == ("ERR01100", 10, 5568, 1)
+
+
+def test_an_err_line_above_its_processs_code_gives_the_code_its_device() -> None:
+    ev = _load(
+        "vllm_ascend10720_300iduo_qwen35_35b_worker_tp3_tp2_err00100_ee9999_rteventsynchronize_aicpu_exception_cut.log"
+    )
+    (code,) = [f for f in ev.failures if f["code"] == "EE9999"]
+    assert (code["pid"], code["device"]) == (26762, 3)
+    assert [f["pid"] for f in ev.failures if f["kind"] == "torch_npu_error"] == [26716]
+
+
+def test_a_headerless_query_csv_is_its_gpus_by_name() -> None:
+    ev = _load("megaminer376_query_gpu_csv_noheader_8gpu_1080ti_gpu0_fan_unknown_error.txt")
+    assert [g["name"] for g in ev.gpus] == ["GeForce GTX 1080 Ti"] * 7 + ["GeForce GTX 1080"]
+    assert ev.gpus[0]["unreadable"] == ["column 7"]
+    assert all(not g["unreadable"] for g in ev.gpus[1:])
+
+
+def test_an_old_drivers_mb_memory_column_is_read() -> None:
+    ev = _load("cbio39_nvidia_smi_325_15_3x_gtx_titan_table_gpu_2_12_cut.txt")
+    assert [(g["memory_used_mib"], g["memory_total_mib"]) for g in ev.gpus] == [(14, 6143)] * 3
+
+
+def test_a_named_hosts_ranks_only_and_the_aborted_communicator() -> None:
+    ev = _load(
+        "yolov5_11996_objects365_watchdog_allreduce_seqnum3_1800000ms_abort_rank5_asimov235.log"
+    )
+    hosts = {f["rank"]: f["host"] for f in ev.failures if f["kind"] == "watchdog_timeout"}
+    assert hosts == {5: "asimov-235", 2: None, 1: None, 7: None}
+    assert any(
+        "a communicator of 8 rank(s) ended by ncclCommAbort (Abort COMPLETE)" in m
+        for m in _said(ev)
+    )
+
+
+def test_torchs_message_wrapped_at_the_files_name() -> None:
+    ev = _load(
+        "tinyllava112_h100_gpus4567_nccl2181_internal_error_attribute_arch_of_node_cpu_not_found.log"
+    )
+    (failed,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert failed["call"] == "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331"
+    assert failed["exception_type"] == "Attribute arch of node cpu not found"
+
+
+def test_perftests_port_state_failure_alone_and_no_port_made_up() -> None:
+    ev = _load("perftest_bluefield3_port_number_1_state_is_down_couldnt_get_context_for_device.txt")
+    (run,) = [p["perftest"] for p in ev.hca_ports]
+    assert run["failed"].startswith("Port number 1 state is Down")
+    ev = _load(
+        "perftest_ib_write_bw_client_completion_error_status9_syndrom_0x8a_cross_tool_read_server.txt"
+    )
+    (item,) = _found(ev)["evidence-rdma-perftest-failed"].items
+    assert item.startswith("(device and port not named): ")
+
+
+def test_megatrons_start_and_iterations_are_said() -> None:
+    said = _said(_load("gwai_megatron_waveformer_world2_dp2_fp16_iterations1_2_healthy.log"))
+    assert (
+        "log: Megatron: world size 2 (data-parallel 2, tensor-parallel 1, pipeline-parallel 1); "
+        "its log reached iteration 2 of 30000; no error"
+    ) in said
+
+
+def test_a_threads_exception_beside_nccls_healthy_start_is_read() -> None:
+    ev = _load(
+        "vllm013_p2pncclconnector_deepseekv32_qb_prod_gpu1415_worker_tp_attributeerror_nonetype_shape.log"
+    )
+    assert any("'NoneType' object has no attribute 'shape'" in f["message"] for f in ev.failures)
+    assert any("a communicator of 2 rank(s) started" in m for m in _said(ev))

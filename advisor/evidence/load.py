@@ -479,7 +479,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn['\u2018\u2019]t communicate"
         # (a shell's trace of a script that kept nvidia-smi's answer: "+ VAR='No devices were found'")
-        r"|^\+ \w+='(?:No devices were found|Failed to initialize NVML: [^'\n]+)'\s*$"
+        r"|^\+ \w+='(?:No devices were found|Failed to initialize NVML: [^'\n]+"
+        r"|NVIDIA-SMI has failed because it couldn'\\''t communicate[^\n]*)'\s*$"
         r"|^(?:\s*rc=\d+\s+)?Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
         r"|^Error: Unable to connect to host engine\."
         # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
@@ -1355,7 +1356,6 @@ _NHC_SUMMARY_RE = re.compile(
     r"^[\w.-]+ +\| (?:Healthy\s*$|ERROR: (?:nhc: |No results reported))", re.MULTILINE
 )
 _PANE_BARS = ("│", "┃", "║")
-_PANE_RIGHT_BORDER_RE = re.compile(r"[ \t]*[│┃║][ \t]*$")
 _LINE_PREFIXES = (
     # kubectl logs --timestamps: RFC 3339 with nanoseconds before each line
     (
@@ -1758,7 +1758,7 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
     ) >= QUOTED_SHARE * len(shown):
         # a left tmux (or screen) pane's copy: its vertical border at each line's end
         lines = [
-            _PANE_RIGHT_BORDER_RE.sub("", line) if line.rstrip().endswith(_PANE_BARS) else line
+            line.rstrip()[:-1].rstrip() if line.rstrip().endswith(_PANE_BARS) else line
             for line in lines
         ]
         text = "\n".join(lines)
@@ -2580,8 +2580,8 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         return [
             ParseWarning(
                 line=text.count("\n", 0, banner.start()) + 1,
-                message=f"npu-smi {banner.group('v')} (Version {banner.group('d')}): the copy "
-                "ends after the table's banner, no chip listed: nothing judged",
+                message=f"npu-smi {banner.group('v')} (Version {banner.group('d')}): no chip row "
+                "follows the table's banner, no chip's health read from it",
             )
         ]
     for chip in parsed.chips:
@@ -3662,7 +3662,7 @@ def _memory_history(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
         return None
     since_load = (
         ""  # (the volatile counts not in the output: -d ROW_REMAPPER and the like)
-        if gpu.ecc_corrected is None and gpu.ecc_uncorrected is None
+        if gpu.ecc_corrected is None or gpu.ecc_uncorrected is None
         else ": none counted since the driver loaded"
         if not gpu.ecc_corrected and not gpu.ecc_uncorrected
         else ", beside the counts since the driver loaded"
@@ -3757,10 +3757,19 @@ def _samples_said(samples: list[tuple[int, dict[str, str]]]) -> str:
             ranges.append(f"{name} {', '.join(dict.fromkeys(values))}")
     stamps = [v["timestamp"] for _, v in samples if v.get("timestamp")]
     if not stamps:
+        by_name = "name" in samples[0][1]
         return (
-            f"nvidia-smi --query-gpu: a looped query (-l) of {len(samples)} row(s) of values "
-            "only, not time-stamped (no index, name or bus id: which GPU a row is cannot be "
-            "told, none is judged): " + "; ".join(ranges)
+            f"nvidia-smi --query-gpu: a looped query (-l) of {len(samples)} row(s), not "
+            "time-stamped, "
+            + (
+                "its GPUs named by product name alone: which GPU a row is cannot be told, "
+                "none is judged"
+                if by_name
+                else "of values only (no index, name or bus id: which GPU a row is cannot be "
+                "told, none is judged)"
+            )
+            + ": "
+            + "; ".join(ranges)
         )
     return (
         f"nvidia-smi --query-gpu: a looped query of {len(samples)} time-stamped row(s), "

@@ -1888,7 +1888,8 @@ def _vllm_core_said_once(report: LogReport) -> None:
 # across cluster]" after it (Ray's RAY_DEDUP_LOGS; its docs: lines of the same pattern, words with
 # numeric components ignored, are buffered and printed once with the count)
 _RAY_REPEATED_RE = re.compile(r"\[repeated (\d+)x across cluster\]")
-_FOLDED_ERROR_RE = re.compile(r"\b(?:ERROR|Error|error|failed|Exception)\b")
+_FOLDED_WARNING_RE = re.compile(r"\b(?:WARNING|INFO|DEBUG) \d\d-\d\d ")
+_FOLDED_ERROR_RE = re.compile(r"(?<!\w)ERROR\b|\b\w*(?:Error|Exception): ")
 
 
 def _ray_repeats(raw: list[str], report: LogReport) -> None:
@@ -1903,6 +1904,7 @@ def _ray_repeats(raw: list[str], report: LogReport) -> None:
             if no not in event_lines
             and (r := _RAY_REPEATED_RE.search(line))
             and _FOLDED_ERROR_RE.search(line[: r.start()])
+            and not _FOLDED_WARNING_RE.search(line[: r.start()])
         ),
         None,
     )
@@ -3286,11 +3288,15 @@ def _under_a_code(lines: list[tuple[int, str, int | None]], index: int, span: in
     return any(_code_match(text) for _, text, _ in lines[max(0, index - span) : index + 1])
 
 
+_SERIAL_NUMBER_RE = re.compile(r"\bserial number is (\d+)")
+
+
 def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Device HCCL task time-outs copied without their CANN code line: one event per chip named
     (a report under its code is the coded reading's, however often it repeats)."""
     seen: set[tuple[str | None, str]] = set()
-    waits: dict[str | None, LogEvent] = {}  # a chip → its first notify wait's event
+    waits: dict[str | None, LogEvent] = {}  # a chip → its notify waits' event
+    last_serial: dict[str | None, int] = {}  # a chip → the serial number of its last report
     # (the handler's name alone only where a copy cut every report before its words)
     worded = any("fftsplus task timeout" in t for _, t, _ in lines)
     for index, (no, line, tagged) in enumerate(lines):
@@ -3329,10 +3335,20 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
         for chip in chips.group("chips").split("/") if chips else [None]:
             # (a notify wait's reports of one chip differ by serial number and stream: one
             # event, its other lines counted)
-            key = (chip, "notify wait" if notify_wait else message)
+            serial = _SERIAL_NUMBER_RE.search(line) if notify_wait else None
+            # (a process's next report counts on its serial number: another process's, its own
+            # serial number 1 again, is another event)
+            if (
+                serial is not None
+                and chip in waits
+                and int(serial.group(1)) == last_serial.get(chip, -1) + 1
+            ):
+                if waits[chip].line != no:
+                    waits[chip].repeated_lines = [*(waits[chip].repeated_lines or []), no]
+                last_serial[chip] = int(serial.group(1))
+                continue
+            key = (chip, message)
             if key in seen:
-                if notify_wait and (first := waits.get(chip)) is not None and first.line != no:
-                    first.repeated_lines = [*(first.repeated_lines or []), no]
                 continue  # the same report copied again
             seen.add(key)
             report.events.append(
@@ -3349,6 +3365,7 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
             )
             if notify_wait:
                 waits[chip] = report.events[-1]
+                last_serial[chip] = int(serial.group(1)) if serial else -1
 
 
 def _p2p_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -4036,7 +4053,8 @@ def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogRepor
 # bandwidth figure) or "HCCL_ALLTOALL FAIL 7" (the HcclResult the op's test returned), among the
 # script's other figures ("ACL_SINGLE_D2H_GBPS 28.6")
 BENCH_SUMMARY_RE = re.compile(
-    r"^[ \t]*HCCL_(?P<op>[A-Z][A-Z_]*?) (?:OK (?P<value>\d+(?:\.\d+)?)|FAIL (?P<code>\d+))[ \t]*$",
+    r"^[ \t]*HCCL_(?P<op>[A-Z][A-Z_]*?) (?:OK (?P<value>\d+(?:\.\d+)?)|(?P<fail>FAIL)(?: (?P<code>-?\d+))?)"
+    r"[ \t]*$",
     re.M,
 )
 
@@ -4050,18 +4068,29 @@ def _bench_summary_failures(lines: list[tuple[int, str, int | None]], report: Lo
         if (m := BENCH_SUMMARY_RE.match(t)) and m.group("value") is not None
     ]
     for no, line, tagged in lines:
-        if not (m := BENCH_SUMMARY_RE.match(line)) or m.group("code") is None:
+        if not (m := BENCH_SUMMARY_RE.match(line)) or m.group("fail") is None:
             continue
-        code = int(m.group("code"))
-        name, meaning = decode_result(code)
+        code = int(m.group("code")) if m.group("code") is not None else None
+        # (the script's number is an HcclResult where it is one of its errors; a negative one
+        # is a signal that ended the op's test, 0 or none says nothing of why)
+        name, meaning = decode_result(code) if code and code > 0 else ("", "")
+        why = (
+            f"{code} = {name} ({meaning})"
+            if name and name != "unknown"
+            else f"ended by signal {-code}"
+            if code is not None and code < 0
+            else f"its summary's code {code}, no error code"
+            if code is not None
+            else "no code printed"
+        )
         report.events.append(
             LogEvent(
                 kind="hccl_call_failure",
                 line=no,
-                message=f"{m.group('op').lower()} failed: {code} = {name} ({meaning})"
+                message=f"{m.group('op').lower()} failed: {why}"
                 + (f"; passed in the same summary: {', '.join(passed)}" if passed else ""),
-                code=str(code),
-                code_name=name,
+                code=str(code) if code is not None else None,
+                code_name=name or None,
                 rank=tagged,
                 op=m.group("op").lower(),
                 call=f"a benchmark summary's HCCL_{m.group('op')}",
@@ -4072,7 +4101,7 @@ def _bench_summary_failures(lines: list[tuple[int, str, int | None]], report: Lo
 def _bench_summary_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of a benchmark summary whose HCCL ops all passed: each op and its figure."""
     passed = [(no, m) for no, t, _ in lines if (m := BENCH_SUMMARY_RE.match(t))]
-    if not passed or any(m.group("value") is None for _, m in passed):
+    if not passed or any(m.group("fail") for _, m in passed):
         return False
     report.unread.append(
         ParseWarning(
@@ -7844,6 +7873,11 @@ CUDA_INIT_ERRORS = {
 _TORCH_CUDA_INIT_RE = re.compile(
     r"UserWarning: CUDA initialization: (?P<what>[^\n]{1,160}?)(?: - |\.|$)"
 )
+# (its words of the driver's error where it gives one: "... Error 804: forward compatibility was
+# attempted on non supported HW (Triggered internally at ...")
+_TORCH_CUDA_INIT_ERROR_RE = re.compile(
+    r"\bError (?P<code>\d+): (?P<what>[^(\n]{1,160}?)\s*\(Triggered"
+)
 
 
 def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -7862,6 +7896,7 @@ def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport)
             # torch's warning that CUDA would not start (c10/cuda/CUDAFunctions.cpp): it goes
             # on with no GPU ("Setting the available devices to be zero")
             seen.add(tagged)
+            coded = _TORCH_CUDA_INIT_ERROR_RE.search(line)
             report.events.append(
                 LogEvent(
                     kind="gpu_driver_error",
@@ -7869,9 +7904,15 @@ def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport)
                     message=line.strip()[:300],
                     rank=tagged,
                     call="cuda_init",
+                    code=coded.group("code") if coded else None,
                     library="CUDA",
-                    exception_type=f"CUDA could not start under torch ({ti.group('what')}): "
-                    "torch set its available GPUs to zero",
+                    exception_type="CUDA could not start under torch ("
+                    + (
+                        f"error {coded.group('code')}, {coded.group('what')}"
+                        if coded
+                        else ti.group("what")
+                    )
+                    + "): torch set its available GPUs to zero",
                 )
             )
             continue
@@ -15469,7 +15510,8 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # is not part of it; a web copy may curl the quote in "couldn't")
 _SMI_CANNOT_RE = re.compile(
     r"^(?:>+\s*|\+ \w+=')?(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
-    r"couldn['\u2018\u2019]t communicate with the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
+    # (bash's trace writes a quote inside a quoted word as '\'')
+    r"couldn(?:'\\''|['\u2018\u2019])t communicate with the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
     r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?'?\s*$"
 )
@@ -15575,7 +15617,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             continue
         text = line.strip()
         if m := _SMI_CANNOT_RE.match(text):
-            what = m.group("what")
+            what = m.group("what").replace("'\\''", "'")  # (a shell trace's quoted quote)
             if what in seen:
                 continue
             seen.add(what)

@@ -1453,6 +1453,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     columned = False  # the rows' cells two or more spaces apart, not commas
     gpus: list[SmiGpu] = []  # (every one of them a CSV row's: query "csv")
     by_bus: dict[str, int] = {}  # a bus id → its GPU's place in ``gpus`` (its first sample's)
+    by_index: dict[str, int] = {}  # an index → its GPU's place (a looped query's samples)
     samples: list[tuple[int, dict[str, str]]] = []  # a values-only query's rows (no GPU told)
     header_no = 0  # the header's (or command's) line: a values-only row follows it directly
     looped = False  # the command seen asked for a loop (-l, -lms)
@@ -1499,6 +1500,13 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         if "index" in fields:
             if not (index := values["index"].split()[0] if values["index"] else "").isdigit():
                 continue
+            if looped and (earlier := by_index.get(index)) is not None:
+                # (a looped query's later sample of a GPU: the latest one stands)
+                at, same = earlier, gpus[earlier]
+        elif looped and "name" in fields and "pci.bus_id" not in fields:
+            # a looped query's rows by name alone: which GPU each sample is cannot be told
+            samples.append((no, values))
+            continue
         elif "name" in fields and values["name"]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
@@ -1528,6 +1536,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             continue
         if gpu.bus_id:
             by_bus.setdefault(gpu.bus_id, len(gpus))
+        by_index.setdefault(str(gpu.gpu), len(gpus))
         gpus.append(gpu)
     if not gpus and not samples and fields is None:
         # rows printed without their header or command: each a GPU in index order, its name
@@ -1552,7 +1561,9 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
 
 
 _FIELD_LINE_RE = re.compile(
-    r"^\s*(?P<key>" + _QUERY_VALUE_FIELD + r"):[ \t]+(?P<value>\S[^\n]*?)\s*$"
+    # (the value taken to the line's end and stripped: a lazy one before "\s*$" retries at
+    # every blank of a long run)
+    r"^[ \t]*(?P<key>" + _QUERY_VALUE_FIELD + r"):[ \t]+(?P<value>\S[^\n]*)"
 )
 FIELD_LISTING_MIN = 2
 """How many ``field: value`` lines of nvidia-smi's fields make a listing of one GPU's."""
@@ -1566,7 +1577,7 @@ def _field_listing(text: str) -> tuple[int, dict[str, str]] | None:
     keys = [re.sub(r"\s*\[[^\]]*\]$", "", m.group("key")) for _, m in found]
     if len(found) < FIELD_LISTING_MIN or len(set(keys)) != len(keys):
         return None
-    return found[0][0], {k: m.group("value") for k, (_, m) in zip(keys, found, strict=True)}
+    return found[0][0], {k: m.group("value").strip() for k, (_, m) in zip(keys, found, strict=True)}
 
 
 # NVML's clock throttle (event) reason bits, as nvidia-ml-py's pynvml.py defines its

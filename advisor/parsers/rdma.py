@@ -409,14 +409,12 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if d.group("state"):  # -v: the RDMA port's own state
                 _state(port, d.group("state"))
             ca, current = None, None
-            if (
-                (same := netdev_ports.get((port.ca, port.port, port.netdev))) is not None
-                and same.firmware is None
-                and port.firmware is not None
+            if (same := netdev_ports.get((port.ca, port.port, port.netdev))) is not None and (
+                (same.firmware is None) != (port.firmware is None)
             ):
                 # the same port listed again (ibdev2netdev, then ibdev2netdev -v, whose rows
                 # name a firmware): one port, the second listing's details added to the first's
-                # (two plain listings, or two -v ones, are two hosts')
+                # (two plain listings, or two -v ones, are two hosts'; either may come first)
                 same.ca_type = same.ca_type or port.ca_type
                 same.firmware = same.firmware or port.firmware
                 if d.group("state"):
