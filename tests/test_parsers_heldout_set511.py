@@ -659,3 +659,71 @@ def test_a_threads_exception_beside_nccls_healthy_start_is_read() -> None:
     )
     assert any("'NoneType' object has no attribute 'shape'" in f["message"] for f in ev.failures)
     assert any("a communicator of 2 rank(s) started" in m for m in _said(ev))
+
+
+# --- round RRR ---------------------------------------------------------------------------------
+
+
+def test_ges_call_rts_api_report_and_a_runtime_result_after_more_words() -> None:
+    ev = _load(
+        "vllm_ascend10546_dsv4_flash_1p1d_worker_dp1_tp1_ep5_pid603_rtmemcpyasyncex_507011_crlf_tail.log"
+    )
+    (err,) = ev.failures
+    assert (err["call"], err["code"], err["pid"]) == ("rtMemcpyAsyncEx", "507011", 603)
+    ev = _load(
+        "vllm_ascend11912_a3_glm51_worker_dp0_tp2_ep2_pid196297_rtmemcpy_capture_107030_aivec_error_chip1_cut.log"
+    )
+    (err,) = ev.failures
+    assert (err["kind"], err["call"], err["code"]) == (
+        "npu_runtime_error",
+        "synchronized memcpy",
+        "107030",
+    )
+
+
+def test_a_joined_plogs_kernel_and_chip_stay_with_their_process() -> None:
+    ev = _load("oamtools_slog_plog611331_mte_write_out_of_range_ez9999.log")
+    (exc,) = [f for f in ev.failures if f["kind"] == "npu_device_exception"]
+    assert (exc["pid"], exc["device"]) == (611331, 0)
+    assert "TransData" not in exc["exception_type"]
+
+
+def test_q_d_temperature_pages_are_said() -> None:
+    said = _said(
+        _load(
+            "nvidia_smi_q_d_temperature_two_hosts_304_108_geforce6200_325_15_9400m_monitorix28.txt"
+        )
+    )
+    assert any(
+        "nvidia-smi -q -d TEMPERATURE page(s) (driver 304.108, 325.15): GPU 0000:01:05.0 49 C; "
+        "GPU 0000:03:00.0 39 C" in m
+        for m in said
+    )
+
+
+def test_ethtool_i_and_headless_counters() -> None:
+    said = _said(_load("ethtool_i_and_S_mlx4_en_fw_2_42_5000_healthy_counters_etc_ethq21.txt"))
+    assert (
+        "ethtool_stats: ethtool -i: driver mlx4_en, version 4.0-0, firmware 2.42.5000, bus "
+        "0000:83:00.0"
+    ) in said
+    assert any("every loss counter (errors, drops, discards) is 0" in m for m in said)
+
+
+def test_process_group_nccls_start_and_options_in_glog_form() -> None:
+    said = _said(
+        _load(
+            "pytorch88000_run_nproc2_glog_watchdog_started_pg_options_timeout5000ms_healthy_cut.log"
+        )
+    )
+    assert any(
+        m.startswith("log: ProcessGroupNCCL started on rank(s) 0, 1; its options: ")
+        and "TIMEOUT(ms) 5000" in m
+        for m in said
+    )
+
+
+def test_an_interleaved_tracebacks_code_line_is_no_last_error() -> None:
+    ev = _load("openpcdet1215_ddp_verify_model_across_ranks_unhandled_system_error_nccl278_cut.log")
+    (failed,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
+    assert "main()" not in (failed["exception_type"] or "")

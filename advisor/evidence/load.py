@@ -393,6 +393,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)
         r"|alloc size : \d+ is more than total mem size : \d+"
+        # ProcessGroupNCCL's start with its options (logs._PG_STARTED_OPTIONS_RE)
+        r"|\[Rank \d+\] ProcessGroup(?:NCCL|HCCL) initialized with following options"
         # Megatron-LM's parallel layout at start (logs.MEGATRON_WORLD_RE)
         r"|^using world size: \d+, data-parallel[- ]size: \d+, "
         # torch elastic's restart of a failed worker group (logs.ELASTIC_RESTART_RE)
@@ -414,7 +416,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bhccl fftsplus task timeout occurred\b"
         # CANN's report of a failed runtime call (log_inner.cpp ReportCallError), alone where a
         # copy kept only a worker's lines around it
-        r"|\bruntime result = \d{6}\b"
+        r"|\bruntime result = \d{6}\b|\bcall rts api \[\w+\] failed, retCode is \d{6}\b"
         # a watchdog's time-out in its stack alone (logs._CHECK_TIMEOUT_FRAME_RE)
         r"|frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
         r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"
@@ -3528,6 +3530,8 @@ _SMI_Q_FB_RE = re.compile(
 )
 _SMI_Q_GPU_LINE_RE = re.compile(r"^GPU ([0-9A-Fa-f:.]+)\s*$", re.M)
 _SMI_Q_UTIL_RE = re.compile(r"Utilization\s*\n\s*Gpu\s*:\s*(\d+) %")
+_SMI_Q_TEMP_RE = re.compile(r"Temperature\s*\n\s*(?:GPU Current Temp|Gpu)\s*:\s*(\d+) C")
+_QUERY_VERSION_LINE_RE = re.compile(r"^Driver Version\s*:\s*(?P<value>\d+(?:\.\d+)+)\s*$", re.M)
 
 
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -3580,6 +3584,31 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     + f": memory {fb.group('used')} of {fb.group('total')} MiB used, "
                     f"{fb.group('free')} free"
                     + (f"; GPU utilisation {util.group(1)} %" if util else "")
+                    + "; no health section asked (ECC, remapped rows, clocks), nothing judged",
+                    skipped=False,
+                )
+            ]
+        temps = list(_SMI_Q_TEMP_RE.finditer(text))
+        if not listed and temps and "Temperature" in text:
+            # -d TEMPERATURE pages (no health section asked): each GPU's temperature said,
+            # nothing judged
+            gpu_lines = list(_SMI_Q_GPU_LINE_RE.finditer(text))
+            said_temps = []
+            for t in temps:
+                above = [g for g in gpu_lines if g.start() < t.start()]
+                said_temps.append(
+                    (f"GPU {above[-1].group(1)} " if above else "") + f"{t.group(1)} C"
+                )
+            drivers = list(
+                dict.fromkeys(m.group("value") for m in _QUERY_VERSION_LINE_RE.finditer(text))
+            )
+            return [
+                ParseWarning(
+                    line=text.count("\n", 0, temps[0].start()) + 1,
+                    message="nvidia-smi -q -d TEMPERATURE page(s)"
+                    + (f" (driver {', '.join(drivers)})" if drivers else "")
+                    + ": "
+                    + "; ".join(said_temps)
                     + "; no health section asked (ECC, remapped rows, clocks), nothing judged",
                     skipped=False,
                 )
@@ -5423,10 +5452,37 @@ RX_DISCARD_MIN = 10_000
 to say the port is congested (the counters run from the driver's start)."""
 
 
+_ETHTOOL_DRIVER_RE = re.compile(
+    r"^driver: \S+[ \t]*\n(?:version: [^\n]*\n)?firmware-version: ", re.M
+)
+_ETHTOOL_INFO_RE = re.compile(r"^([a-z-]+): ([^\n]*)$", re.M)
+
+
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -S: a note of each block's counters and the loss counters that are not 0; a port
     that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
     blocks = ethtool.parse(text)
+    driver_notes = []
+    if drv := _ETHTOOL_DRIVER_RE.search(text):
+        # ethtool -i beside the counters: the NIC's driver, firmware and bus
+        fields = dict(_ETHTOOL_INFO_RE.findall(text[drv.start() : drv.start() + 600]))
+        driver_notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, drv.start()) + 1,
+                message="ethtool -i: "
+                + ", ".join(
+                    f"{label} {fields[key].strip()}"
+                    for key, label in (
+                        ("driver", "driver"),
+                        ("version", "version"),
+                        ("firmware-version", "firmware"),
+                        ("bus-info", "bus"),
+                    )
+                    if fields.get(key, "").strip()
+                ),
+                skipped=False,
+            )
+        )
     for b in blocks:
         # mlx5's rx_discards_phy: packets received and dropped for lack of buffers on the physical
         # port, the adapter congested and unable to absorb the traffic (the kernel's mlx5e
@@ -5462,7 +5518,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
                 + (f"; it sent {pauses} pause frames (tx_pause_ctrl_phy)" if pauses else ""),
             ),
         )
-    return [
+    return driver_notes + [
         ParseWarning(
             line=b.line,
             message="ethtool -S: "

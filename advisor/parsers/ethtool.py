@@ -18,6 +18,8 @@ SIGNATURE = (
     r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
     # a copy without its heading: mlx5's port counters, a line each (a note after a "#" kept)
     r"|(?:^[ \t]*[a-z]\w*_phy: \d+[ \t]*(?:#[^\n]*)?\n){3}"
+    # (or its first counters, every NIC's rx/tx packet and byte counts, indented as printed)
+    r"|^[ \t]+rx_packets: \d+[ \t]*\n[ \t]+tx_packets: \d+[ \t]*\n[ \t]+rx_bytes: \d+"
 )
 _COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+(?:: [\w.\[\]-]+)?): (?P<value>-?\d+)\s*$")
 _HEADLESS_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z]\w*): (?P<value>\d+)\s*(?:#.*)?$")

@@ -1568,6 +1568,13 @@ def _parse_events(text: str) -> LogReport:
             return report  # DeepSpeed's launcher on a node of a multi-node job, no fault yet
         if (
             not report.events
+            and "initialized with following options" in text
+            and first_error_line(lines) is None
+            and _pg_options_notes(lines, report)
+        ):
+            return report  # ProcessGroupNCCL's start on its ranks, no fault
+        if (
+            not report.events
             and "using world size:" in text
             and first_error_line(lines) is None
             and _megatron_start_notes(lines, report)
@@ -3288,6 +3295,7 @@ def _under_a_code(lines: list[tuple[int, str, int | None]], index: int, span: in
     return any(_code_match(text) for _, text, _ in lines[max(0, index - span) : index + 1])
 
 
+_ERROR_FROM_CHIP_RE = re.compile(r"The error from device\(chipId:(\d+), dieId:\d+\)")
 _SERIAL_NUMBER_RE = re.compile(r"\bserial number is (\d+)")
 
 
@@ -3971,6 +3979,45 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
             + (f" ({', '.join(figures)})" if figures else "")
             + ": a job meant for several nodes needs its hostfile (--hostfile, default "
             "/job/hostfile) or --include",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# ProcessGroupNCCL's start as its glog prints it (ProcessGroupNCCL.cpp): "[Rank 0]
+# ProcessGroupNCCL initialized with following options:" then a "NAME: value" line each
+# (NCCL_ASYNC_ERROR_HANDLING, NCCL_BLOCKING_WAIT, TIMEOUT(ms) ...)
+_PG_STARTED_OPTIONS_RE = re.compile(
+    r"\[Rank (?P<rank>\d+)\] ProcessGroup(?P<lib>NCCL|HCCL) initialized with following options"
+)
+_PG_OPTION_LINE_RE = re.compile(r"^\s*(?P<key>[A-Z][A-Z_]*(?:\(ms\))?): (?P<value>\S+)\s*$")
+
+
+def _pg_options_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the ranks whose process group started and the options it printed."""
+    starts = [
+        (at, m) for at, (_, t, _) in enumerate(lines) if (m := _PG_STARTED_OPTIONS_RE.search(t))
+    ]
+    if not starts:
+        return False
+    options: dict[str, str] = {}
+    for _, t, _ in lines[starts[0][0] + 1 : starts[0][0] + 12]:
+        if not (o := _PG_OPTION_LINE_RE.match(t)):
+            break
+        options.setdefault(o.group("key"), o.group("value"))
+    ranks = sorted({int(m.group("rank")) for _, m in starts})
+    report.unread.append(
+        ParseWarning(
+            line=lines[starts[0][0]][0],
+            message=f"ProcessGroup{starts[0][1].group('lib')} started on rank(s) "
+            + ", ".join(map(str, ranks))
+            + (
+                f"; its options: {', '.join(f'{k} {v}' for k, v in options.items())}"
+                if options
+                else ""
+            )
+            + "; no error",
             skipped=False,
         )
     )
@@ -6092,7 +6139,9 @@ _NOT_LAST_ERROR_RE = re.compile(
     # the fence that closes a page's code block around the error
     r"|```|~~~"
     # a record of another logger: glog's "E0612 10:01:02", a date, NCCL's "host:pid:tid [dev]"
-    r"|[IWEF]\d{4} \d\d:|\[?\d{4}-\d\d-\d\d|[\w.-]+:\d+:\d+ \[\d+\]|\w+(?:Error|Exception):)"
+    r"|[IWEF]\d{4} \d\d:|\[?\d{4}-\d\d-\d\d|[\w.-]+:\d+:\d+ \[\d+\]|\w+(?:Error|Exception):"
+    # another process's traceback interleaved: its code line ("main()", "return fn(*args)")
+    r"|[\w.]+\([^()\n]*\)\s*$|return \S)"
 )
 
 
@@ -8943,7 +8992,9 @@ _PLOG_NOT_ERROR_RE = re.compile(
 )
 """A CANN plog line below ERROR (a grep's file and line may stand before it)."""
 _RUNTIME_RESULT_RE = re.compile(
-    r"(?:(?P<call>[\w ]+?) failed, )?runtime result = (?P<code>\d{6})\b"
+    # (its words may name more before the result: "synchronized memcpy failed, kind = 1,
+    # runtime result = 107030")
+    r"(?:(?P<call>[\w ]+?) failed, (?:[\w ]{1,20} = \w{1,20}, )?)?runtime result = (?P<code>\d{6})\b"
     r"|error code is (?P<code2>\d{6})(?!\d)"
     # the runtime's own plog (MindSpore on CANN 6): "[api_c.cc:721]163618 rtStreamSynchronize:
     # ErrCode=507011, desc=[the model stream execute failed], InnerCode=0x7150050"
@@ -8968,6 +9019,9 @@ _RUNTIME_RESULT_RE = re.compile(
     # the runtime's last error as a caller peeked it (api_impl.cc PeekLastErr, logged at INFO:
     # "PeekLastErr: level=0 err=507899."), before torch_npu said what it could not do
     r"|\b(?P<call11>PeekLastErr): level=\d+ err=(?P<code11>\d{6})(?!\d)"
+    # GE's report of a failed runtime call (log_inner.cpp ReportCallError): "[Call][Rts]call rts
+    # api [rtMemcpyAsyncEx] failed, retCode is 507011"
+    r"|\bcall rts api \[(?P<call12>\w+)\] failed, retCode is (?P<code12>\d{6})(?!\d)"
 )
 
 
@@ -11110,10 +11164,19 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
     if ffts := _search(_FFTS_ERR_TYPE_RE, after):
         said.append(f"err_type {ffts.group('n')} ({ffts.group('what')})")
     # (the kernel's name comes with the runtime's task report, a few lines under the core's)
+    if ev.device is None and (chip := _search(_ERROR_FROM_CHIP_RE, after)):
+        # the runtime's "The error from device(chipId:0, dieId:0), serial number is 56": the
+        # chip that raised it
+        ev.device = int(chip.group(1))
+    # (another process's lines joined under it, a plog of two processes, name its own kernel)
+    own = ev.pid if ev.pid is not None else None
     wider = [
         t
         for no, t, _ in lines[start : start + PLOG_KERNEL_LINES + 1]
         if no <= ev.line + PLOG_KERNEL_LINES
+        and (
+            own is None or (p := _PLOG_PID_ANYWHERE_RE.search(t)) is None or int(p.group(1)) == own
+        )
     ]
     if kernel := _search(_FAULT_KERNEL_RE, wider):
         said.append(f"in kernel {kernel.group('name')}")
@@ -11853,6 +11916,7 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             or "failed, ret = " in line
             or "errorCode = " in line
             or "PeekLastErr:" in line
+            or "retCode is " in line
         ) and (rm := _RUNTIME_RESULT_RE.search(line)):
             if _PLOG_NOT_ERROR_RE.match(line) and not (
                 rm.group("code11")
@@ -11864,20 +11928,27 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             code = int(
                 rm.group("code") or rm.group("code2") or rm.group("code3") or rm.group("code4")
                 or rm.group("code5") or rm.group("code6") or rm.group("code7") or rm.group("code8")
-                or rm.group("code10") or rm.group("code11")
+                or rm.group("code10") or rm.group("code11") or rm.group("code12")
             )  # fmt: skip
             # (CANN's own report names its process, "EH9999: [PID: 56447] ... runtime result =
             # 507018": two processes that met the same code are two failures)
             cann_pid = _CANN_PID_RE.search(line)
             key = (int(cann_pid.group(1)) if cann_pid else None, code)
-            if code in ACL_RT_ERRORS and (
+            # (a code the table lacks, where the runtime's own report names the call that
+            # returned it, "X failed, runtime result = 107030": a runtime failure all the same)
+            reported = bool(rm.group("call") or rm.group("call12")) and not _under_a_code(
+                lines, index, CODE_BLOCK_LINES
+            )  # (under a CANN code its block's reading says it)
+            if rm.group("code12") and not reported:
+                continue
+            if (code in ACL_RT_ERRORS or reported) and (
                 (cann_pid is not None and key not in pid_codes)
                 or all(c != code for _, _, c in found)
             ):
                 pid_codes.add(key)
                 call = (
                     rm.group("call") or rm.group("call3") or rm.group("call4")
-                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or rm.group("call11") or ""
+                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or rm.group("call11") or rm.group("call12") or ""
                 ).strip() or None  # fmt: skip
                 if call and (stamped := _STAMP_TAIL_RE.match(call)):
                     call = stamped.group(1)  # (a time stamp's milliseconds before the words)
