@@ -481,7 +481,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHCCL Comm\w+ ERROR\d+\b"
         r"|^No devices were found\s*$|^NVIDIA-SMI has failed because it couldn['\u2018\u2019]t communicate"
         # (a shell's trace of a script that kept nvidia-smi's answer: "+ VAR='No devices were found'")
-        r"|^\+ \w+='(?:No devices were found|Failed to initialize NVML: [^'\n]+"
+        r"|^\+ (?:(?:local|export|declare|readonly)(?: -\w+)? )?'?\w+='?(?:No devices were found|Failed to initialize NVML: [^'\n]+"
         r"|NVIDIA-SMI has failed because it couldn'\\''t communicate[^\n]*)'\s*$"
         r"|^(?:\s*rc=\d+\s+)?Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
         r"|^Error: Unable to connect to host engine\."

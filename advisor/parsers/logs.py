@@ -1175,7 +1175,7 @@ def _parse_events(text: str) -> LogReport:
     _nccl_call_failures(lines, report)
     _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
-    _ffts_timeouts(lines, report)  # after the coded errors: only what none of them read
+    _ffts_timeouts(lines, report, raw)  # after the coded errors: only what none of them read
     _cuda_failures(lines, report)
     _ucx_errors(lines, report)
     _deepep_timeouts(lines, report)
@@ -3299,12 +3299,15 @@ _ERROR_FROM_CHIP_RE = re.compile(r"The error from device\(chipId:(\d+), dieId:\d
 _SERIAL_NUMBER_RE = re.compile(r"\bserial number is (\d+)")
 
 
-def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+def _ffts_timeouts(
+    lines: list[tuple[int, str, int | None]], report: LogReport, raw: list[str] | None = None
+) -> None:
     """Device HCCL task time-outs copied without their CANN code line: one event per chip named
     (a report under its code is the coded reading's, however often it repeats)."""
     seen: set[tuple[str | None, str]] = set()
-    waits: dict[str | None, LogEvent] = {}  # a chip → its notify waits' event
-    last_serial: dict[str | None, int] = {}  # a chip → the serial number of its last report
+    # (a chip and the process reporting it) → its notify waits' event, its last serial number
+    waits: dict[tuple[str | None, object], LogEvent] = {}
+    last_serial: dict[tuple[str | None, object], int] = {}
     # (the handler's name alone only where a copy cut every report before its words)
     worded = any("fftsplus task timeout" in t for _, t, _ in lines)
     for index, (no, line, tagged) in enumerate(lines):
@@ -3344,16 +3347,19 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
             # (a notify wait's reports of one chip differ by serial number and stream: one
             # event, its other lines counted)
             serial = _SERIAL_NUMBER_RE.search(line) if notify_wait else None
+            # (the process a worker's prefix names: two workers' reports of one chip apart)
+            wp = WORKER_PREFIX_RE.match(raw[no - 1]) if raw and 0 < no <= len(raw) else None
+            proc = (chip, wp.group("pid") if wp else tagged)
             # (a process's next report counts on its serial number: another process's, its own
             # serial number 1 again, is another event)
             if (
                 serial is not None
-                and chip in waits
-                and int(serial.group(1)) == last_serial.get(chip, -1) + 1
+                and proc in waits
+                and int(serial.group(1)) == last_serial.get(proc, -1) + 1
             ):
-                if waits[chip].line != no:
-                    waits[chip].repeated_lines = [*(waits[chip].repeated_lines or []), no]
-                last_serial[chip] = int(serial.group(1))
+                if waits[proc].line != no:
+                    waits[proc].repeated_lines = [*(waits[proc].repeated_lines or []), no]
+                last_serial[proc] = int(serial.group(1))
                 continue
             key = (chip, message)
             if key in seen:
@@ -3372,8 +3378,8 @@ def _ffts_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) 
                 )
             )
             if notify_wait:
-                waits[chip] = report.events[-1]
-                last_serial[chip] = int(serial.group(1)) if serial else -1
+                waits[proc] = report.events[-1]
+                last_serial[proc] = int(serial.group(1)) if serial else -1
 
 
 def _p2p_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -4029,9 +4035,13 @@ def _pg_options_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
 # its training log's "iteration        2/   30000 | ..." lines
 MEGATRON_WORLD_RE = re.compile(
     r"^using world size: (?P<world>\d+), data-parallel[- ]size: (?P<dp>\d+), "
-    r"(?:context-parallel size: (?P<cp>\d+),? )?tensor-model-parallel size: (?P<tp>\d+), "
-    r"pipeline-model-parallel size: (?P<pp>\d+)"
+    # (newer releases name more sizes between: "context-parallel size: 1, hierarchical
+    # context-parallel sizes: None, ")
+    r"(?:[a-z -]{1,40} sizes?: [^,\n]{1,40}, ){0,4}?"
+    r"tensor-model-parallel size: (?P<tp>\d+), pipeline-model-parallel size: (?P<pp>\d+)"
 )
+_MEGATRON_CP_RE = re.compile(r"\bcontext-parallel size: (\d+)")
+_NAN_LOSS_RE = re.compile(r"\bloss(?: value)?:\s*-?nan\b|number of nan iterations:\s*[1-9]", re.I)
 _MEGATRON_ITERATION_RE = re.compile(r"^\s*iteration\s+(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\|")
 
 
@@ -4045,19 +4055,28 @@ def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogR
         if it := _MEGATRON_ITERATION_RE.match(t):
             last = it
     m = world[1]
+    cp = _MEGATRON_CP_RE.search(m.group(0))
+    nan = [
+        i for _, t, _ in lines if (i := _MEGATRON_ITERATION_RE.match(t)) and _NAN_LOSS_RE.search(t)
+    ]
     report.unread.append(
         ParseWarning(
             line=world[0],
             message=f"Megatron: world size {m.group('world')} (data-parallel {m.group('dp')}, "
             f"tensor-parallel {m.group('tp')}, pipeline-parallel {m.group('pp')}"
-            + (f", context-parallel {m.group('cp')}" if m.group("cp") else "")
+            + (f", context-parallel {cp.group(1)}" if cp else "")
             + ")"
             + (
                 f"; its log reached iteration {last.group('i')} of {last.group('n')}"
                 if last
                 else ""
             )
-            + "; no error",
+            + (
+                f"; its loss was NaN at iteration {nan[0].group('i')}"
+                + (f" and {len(nan) - 1} more" if len(nan) > 1 else "")
+                if nan
+                else "; no error"
+            ),
             skipped=False,
         )
     )
@@ -4126,6 +4145,8 @@ def _bench_summary_failures(lines: list[tuple[int, str, int | None]], report: Lo
             if name and name != "unknown"
             else f"ended by signal {-code}"
             if code is not None and code < 0
+            else f"exit status {code}, a shell's for signal {code - 128}"
+            if code is not None and 128 < code < 160
             else f"its summary's code {code}, no error code"
             if code is not None
             else "no code printed"
@@ -5693,8 +5714,8 @@ NCCL_LAST_ERROR_LINES = 3
 # NCCL's version code as major * 1000 + minor * 100 + patch, which NCCL 2.9 on encode as major *
 # 10000 + minor * 100 + patch (nccl.h NCCL_VERSION): 2.10.3's 21003 was printed "21.0.3"
 _TORCH_NCCL_VERSION_RE = re.compile(r", NCCL [Vv]ersion (?P<v>\d+)\.(?P<mi>\d+)\.(?P<p>\d+)\S*")
-_WRAPPED_AT_FILE_RE = re.compile(r"NCCL error in: \S+\.(?:cpp|hpp|cc|h)\s*$")
-_WRAPPED_LINE_NO_RE = re.compile(r"^\s*:\d+, ")
+_WRAPPED_AT_FILE_RE = re.compile(r"NCCL error in: \S+\.(?:cpp|hpp|cc|h):?\s*$")
+_WRAPPED_LINE_NO_RE = re.compile(r"^\s*:?\d+, ")
 _VERSION_WRAPPED_RE = re.compile(
     r", N(?:C(?:C(?:L(?: v(?:e(?:r(?:s(?:i(?:o(?:n)?)?)?)?)?)?)?)?)?)?\s*$"
 )
@@ -13050,10 +13071,19 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
             for other, other_pid, kind in near
         ):
             # (the code's event of the same process takes the device torch_npu names)
-            if int(m.group("dev")) >= 0:
-                for ev in report.events:
-                    if ev.pid == pid and ev.device is None and ev.kind != "launcher_exit":
-                        ev.device = int(m.group("dev"))
+            # (the event that explains it, the nearest of its process's: another host's
+            # process may share the pid)
+            explaining = [
+                ev
+                for ev in report.events
+                if ev.pid == pid
+                and ev.kind != "launcher_exit"
+                and abs(ev.line - no) <= CODE_BLOCK_LINES + 2
+            ]
+            if int(m.group("dev")) >= 0 and explaining:
+                nearest = min(explaining, key=lambda ev: abs(ev.line - no))
+                if nearest.device is None:
+                    nearest.device = int(m.group("dev"))
             continue  # that event explains it (another process's event next to it does not)
         if pid in seen:
             continue
@@ -15580,7 +15610,8 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
 # (a script's note of the exit code before the answer, "rc=255   Failed to initialize NVML: ...",
 # is not part of it; a web copy may curl the quote in "couldn't")
 _SMI_CANNOT_RE = re.compile(
-    r"^(?:>+\s*|\+ \w+=')?(?:rc=\d+\s+)?(?P<what>No devices were found|NVIDIA-SMI has failed because it "
+    r"^(?:>+\s*|\+ (?:(?:local|export|declare|readonly)(?: -\w+)? )?'?\w+='?)?(?:rc=\d+\s+)?"
+    r"(?P<what>No devices were found|NVIDIA-SMI has failed because it "
     # (bash's trace writes a quote inside a quoted word as '\'')
     r"couldn(?:'\\''|['\u2018\u2019])t communicate with the NVIDIA driver|Failed to initialize NVML: .+?|Unable to (?:determine|detect) the device "
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")

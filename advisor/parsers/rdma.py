@@ -302,11 +302,15 @@ def _state(port: HcaPort, value: str) -> None:
     port.active = port.state in ACTIVE_STATES
 
 
+_PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@([\w.-]+)[:\s\]][^\n]{0,200}?[#$]")
+
+
 def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Every port of every device block in ``text`` (ibstat's and ibv_devinfo's outputs, several
     in one file). Raises ParseError when no device block holds a port."""
     ports: list[HcaPort] = []
     netdev_ports: dict[tuple[str, int, str | None], HcaPort] = {}  # ibdev2netdev's, by port
+    prompt_host: str | None = None  # the host the last shell prompt named
     warnings: list[ParseWarning] = []
     ca: str | None = None
     tool = ""
@@ -395,6 +399,12 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             link_node = (hd.group("ca") or hd.group("switch"), hd.group("switch") is not None)
             ca, current = None, None
             continue
+        if "@" in line and (host := _PROMPT_HOST_RE.match(line)) and host.group(1) != prompt_host:
+            # another host's prompt (after one that named a host): its listing's ports are its
+            # own
+            if prompt_host is not None:
+                netdev_ports.clear()
+            prompt_host = host.group(1)
         if d := _IBDEV2NETDEV_RE.match(line):
             port = HcaPort(
                 ca=d.group("ca"),
@@ -416,6 +426,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 # name a firmware): one port, the second listing's details added to the first's
                 # (two plain listings, or two -v ones, are two hosts'; either may come first)
                 same.ca_type = same.ca_type or port.ca_type
+                # (either listing's Down stands: the interface is down in one of them)
+                if same.netdev_up is not None and port.netdev_up is not None:
+                    same.netdev_up = same.netdev_up and port.netdev_up
                 same.firmware = same.firmware or port.firmware
                 if d.group("state"):
                     _state(same, d.group("state"))
