@@ -925,8 +925,24 @@ def parse(text: str) -> LogReport:
         report = LogReport()  # the run's own word that it succeeded, and no error line
     if success is not None:
         _gone_past_success(report, success)
+    _notes_beside_events(text, report)
+    return report
+
+
+def _notes_beside_events(text: str, report: LogReport) -> None:
+    """Notes that stand beside whatever the reading found (or did not): npu-smi that could not
+    be run, NCCL's set-up or tear-down beside another failure, vLLM's own words of its
+    communication. The text's lines are numbered once, where one of them applies."""
+    numbered: list[tuple[int, str, int | None]] | None = None
+
+    def lines() -> list[tuple[int, str, int | None]]:
+        nonlocal numbered
+        if numbered is None:
+            numbered = numbered_lines(text)
+        return numbered
+
     if "can not use command: npu-smi" in text:
-        _npu_smi_unusable(numbered_lines(text), report)
+        _npu_smi_unusable(lines(), report)
     if (
         report.events
         and "Init COMPLETE" in text
@@ -935,17 +951,16 @@ def parse(text: str) -> LogReport:
     ):
         # a run whose communicators NCCL set up before another failure (a program's own
         # error): what NCCL ran with, beside it
-        _nccl_setup_notes(numbered_lines(text), report)
+        _nccl_setup_notes(lines(), report)
     elif report.events and ("Abort COMPLETE" in text or "Destroy COMPLETE" in text):
         # (a failed run's communicators NCCL tore down after it: how many, of what size)
         ended = LogReport()
-        _nccl_setup_notes(numbered_lines(text), ended)
+        _nccl_setup_notes(lines(), ended)
         report.unread += [w for w in ended.unread if " ended by " in w.message]
     if ("vLLM is using nccl==" in text or "Custom allreduce is disabled" in text) and not any(
         "(vLLM's pynccl)" in w.message for w in report.unread
     ):
-        _vllm_notes(text, report)
-    return report
+        _vllm_notes(text, lines(), report)
 
 
 # vLLM's own words of its communication at start and at its end: "vLLM is using nccl==2.21.5"
@@ -958,10 +973,9 @@ _VLLM_WORKER_PID_RE = re.compile(
 )
 
 
-def _vllm_notes(text: str, report: LogReport) -> None:
+def _vllm_notes(text: str, numbered: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One note of what vLLM said of its communication: its NCCL, its workers, whether its custom
     all-reduce is on, and its workers' exit."""
-    numbered = numbered_lines(text)
     version = next((m for _, t, _ in numbered if (m := _VLLM_NCCL_RE.search(t))), None)
     off = next((m for _, t, _ in numbered if (m := _VLLM_CUSTOM_AR_OFF_RE.search(t))), None)
     first = next(
@@ -3952,6 +3966,17 @@ _DS_BACKEND_RE = re.compile(r"Initializing TorchBackend in DeepSpeed with backen
 # launch.py's "WORLD INFO DICT: {'localhost': [0, 1]}" and its print of the environment's
 # NCCL variables ("[launch.py:138:main] 0 NCCL_VERSION=2.13.4-1", the CUDA image's variable)
 _DS_WORLD_INFO_RE = re.compile(r"WORLD INFO DICT: \{[^}\n]*\}")
+_DS_WORLD_NODE_RE = re.compile(r"'([^']*)': \[([\d, ]*)\]")
+
+
+def _ds_world_nodes(world: re.Match[str]) -> list[tuple[str, int]]:
+    """A WORLD INFO DICT's hosts, each with how many device slots it lists."""
+    return [
+        (name, len([x for x in slots.split(",") if x.strip()]))
+        for name, slots in _DS_WORLD_NODE_RE.findall(world.group(0))
+    ]
+
+
 _DS_NCCL_ENV_RE = re.compile(r"\[launch\.py:\d+:main\] \d+ NCCL_VERSION=(\S+)")
 
 
@@ -3969,11 +3994,8 @@ def _deepspeed_local_notes(lines: list[tuple[int, str, int | None]], report: Log
         figures += [f"{shape.group('nodes')} node", f"{shape.group('procs')} local process(es)"]
     elif world:
         # launch.py's WORLD INFO DICT: each host and its device slots
-        slots = re.findall(r"'[^']*': \[([\d, ]*)\]", world.group(0))
-        figures += [
-            f"{len(slots)} node(s)",
-            f"{sum(len(x.split(',')) for x in slots if x.strip())} device slot(s)",
-        ]
+        nodes = _ds_world_nodes(world)
+        figures += [f"{len(nodes)} node(s)", f"{sum(n for _, n in nodes)} device slot(s)"]
     if backend:
         figures.append(f"backend {backend}")
     if nccl:
@@ -4233,7 +4255,7 @@ def _deepspeed_launch_notes(lines: list[tuple[int, str, int | None]], report: Lo
     world = next(((no, m) for no, t, _ in lines if (m := _DS_WORLD_INFO_RE.search(t))), None)
     if world is None:
         return False
-    nodes = re.findall(r"'([^']*)': \[([\d, ]*)\]", world[1].group(0))
+    nodes = _ds_world_nodes(world[1])
     shape = next((m for _, t, _ in lines if (m := _DS_NNODES_RE.search(t))), None)
     size = next((m.group(1) for _, t, _ in lines if (m := _DS_WORLD_SIZE_RE.search(t))), None)
     step = None
@@ -4244,10 +4266,7 @@ def _deepspeed_launch_notes(lines: list[tuple[int, str, int | None]], report: Lo
         ParseWarning(
             line=world[0],
             message=f"DeepSpeed's launcher: {len(nodes)} node(s) ("
-            + ", ".join(
-                f"{name} {len([x for x in slots.split(',') if x.strip()])} slot(s)"
-                for name, slots in nodes[:8]
-            )
+            + ", ".join(f"{name} {slots} slot(s)" for name, slots in nodes[:8])
             + (" ..." if len(nodes) > 8 else "")
             + ")"
             + (f", world size {size}" if size else "")
