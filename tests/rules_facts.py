@@ -433,7 +433,7 @@ def hca_port(**values: Any) -> dict[str, Any]:
     """An ibstat / ibv_devinfo port in ``evidence.hca_ports``."""
     fields = (
         "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
-        "firmware active_mtu netdev netdev_up peer could_be switch guid_zero sm_lid lane_gbps fastest_lane_gbps"
+        "firmware active_mtu netdev netdev_up peer could_be switch guid_zero sm_lid lane_gbps fastest_lane_gbps state_line"
     )
     base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
                 active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip

@@ -400,10 +400,12 @@ def test_a_distributed_node_health_checks_failed_nodes_are_named() -> None:
 
 
 def test_a_dcgm_check_failing_with_its_internal_error_alone_is_the_tests_own_failure() -> None:
-    (diag,) = load_paths(
+    (diag, unrun) = load_paths(
         [HELDOUT / "dcgmi_diag_r2_4.4.1_v100_pcie_fail_missing_cuda13_plugin_cut.txt"]
     ).dcgm_diags
     assert diag["failed"] == []
+    # (the -r 3 run after it returned an error, -30, instead of a table: no GPU judged)
+    assert unrun["failed"] == [] and unrun["level"] == "3"
     assert [c["name"] for c in diag["test_errors"]] == ["pcie"]
 
 

@@ -245,7 +245,9 @@ def test_an_aicpu_exception_without_its_plog_prefix_names_device_and_operator() 
         "21008",
         "Bprop/gradDense/Reshape-op278",
     )
-    assert exc["exception_type"].startswith("AICPU task exception, errcode 21008 (inner error)")
+    assert exc["exception_type"].startswith(
+        "AICPU task exception (stream 2, task 19016), errcode 21008 (inner error)"
+    )
 
 
 def test_mindies_warm_up_out_of_memory_keeps_its_own_advice() -> None:

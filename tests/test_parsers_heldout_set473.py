@@ -408,7 +408,8 @@ def test_a_core_exception_names_its_kernel_and_the_processs_device() -> None:
     core = [e for e in _events(name) if e.kind == "npu_device_exception"]
     assert [(e.line, e.device) for e in core] == [(17, 1), (34, 0)]
     assert core[0].exception_type == (
-        "aivec exception on core 4 in kernel ConcatD (the report's chip 5): The DDR address of "
+        "aivec exception on core 4 (the core's code 0x800000) in kernel ConcatD (the report's "
+        "chip 5): The DDR address of "
         "the MTE instruction is out of range"
     )
 

@@ -551,6 +551,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # IBM Autopilot's failed check (logs._autopilot_failures)
         r"|^\[\[ [A-Z][A-Z0-9 -]*? \]\] (?:FAIL|ABORT)\b"
         r"|(?:Initializing distributed|initializing ddp): GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
+        # accelerate's state print (logs._accelerate_state_notes), its first two lines
+        r"|^\s*Distributed environment: (?:DistributedType\.)?[A-Z][A-Z_]*(?:\s+Backend: \w+)?\s*\n"
+        r"\s*Num processes: \d+\s*$"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"
@@ -750,7 +753,9 @@ class EvidenceFacts:
     ``busbw_drops()``; ``checks_left_out``: the copy left out its check columns, so no size's
     data check is known; ``gpu_models``: nccl-tests' ``# Rank N ... device D [bus] MODEL``
     lines counted by model, ``nccl_version``: NCCL's own ``NCCL version`` INFO line in the log,
-    None without one)."""
+    None without one; ``rerun_best``: where the same file holds another run of the same op,
+    ranks and sizes whose average is at least ``RERUN_SLOWER_RATIO`` times this one's, that
+    run's ``{avg_busbw_gbps, line}``; absent otherwise)."""
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
@@ -768,7 +773,7 @@ class EvidenceFacts:
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
     """hccn_tool outputs per NPU port: ``{source, line, device, link, net_health, ipaddr,
-    netmask, ip_preset, tls_enabled, tls_certs, tls_alarms, link_up_count, link_down_count,
+    netmask, ip_preset, ipv6addr, ipv6_prefix (``-ip -inet6 -g``), tls_enabled, tls_certs, tls_alarms, link_up_count, link_down_count,
     link_changes, link_flapped, ping_loss_pct, ping_target, optical, optical_alarms, stat,
     stat_errors, routes, arp, pfc_priorities, lldp, roce_test, gateway}`` (None: not in the file;
     ``optical_alarms``: what ``-optical -g`` shows wrong by the module's own thresholds and flags;
@@ -1949,6 +1954,16 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     if "nic_legend" in formats and len([f for f in formats if f != "log"]) > 1:
         # a matrix's legend, read with it (a job's log that printed a legend alone keeps it)
         formats = [f for f in formats if f != "nic_legend"]
+    if (
+        "nvidia_smi" in formats
+        and "log" not in formats
+        and logs.TRACEBACK_HEADING in text
+        and logs.python_exception(numbered_lines(text)) is not None
+    ):
+        # a job's script that printed nvidia-smi's table before its program raised (a pod's
+        # log: "Running nvidia-smi", the table, then every rank's ModuleNotFoundError): the
+        # table is read and the program's exception too
+        formats.append("log")
     pasted = [f for f in formats if f in _PASTED_FORMATS]
     inventory = [f for f in formats if f in _INVENTORY_FORMATS]
     formats = [f for f in formats if f not in _PASTED_FORMATS and f not in _INVENTORY_FORMATS]
@@ -2267,7 +2282,31 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 nccl_version=parsed.nccl_version,
             )
         )
+    _slower_reruns(out.benchmarks[len(out.benchmarks) - len(parsed.tables) :], parsed.tables)
     return sorted([*parsed.warnings, *notes], key=lambda w: w.line)
+
+
+RERUN_SLOWER_RATIO = 2.0
+"""How many times a run's average bus bandwidth another run of the same op, ranks and sizes in
+one file must reach for this one to be called slower: two runs of one benchmark on one cluster
+vary by a few percent; half the figure is a change in the cluster (a kernel, a setting, a link),
+the advisor's threshold to look, not one nccl-tests defines."""
+
+
+def _slower_reruns(benchmarks: list[dict[str, Any]], tables: list[nccl_tests.Table]) -> None:
+    """Mark each run of a file that another run of the same op, ranks and sizes outpaced by
+    ``RERUN_SLOWER_RATIO`` or more (a user's paste of the same test before and after a change)."""
+    same: dict[tuple[Any, ...], list[tuple[dict[str, Any], int]]] = {}
+    for bench, table in zip(benchmarks, tables, strict=True):
+        if bench["avg_busbw_gbps"] is None or bench["min_bytes"] is None:
+            continue
+        key = (bench["op"], bench["ranks"], bench["min_bytes"], bench["max_bytes"])
+        same.setdefault(key, []).append((bench, table.header_line))
+    for runs in same.values():
+        best, line = max(runs, key=lambda r: r[0]["avg_busbw_gbps"])
+        for bench, _ in runs:
+            if best["avg_busbw_gbps"] >= RERUN_SLOWER_RATIO * max(bench["avg_busbw_gbps"], 1e-9):
+                bench["rerun_best"] = {"avg_busbw_gbps": best["avg_busbw_gbps"], "line": line}
 
 
 _ERROR_LEVEL_RE = re.compile(r"^\s*\[(?:error|ERROR)\]")
@@ -6059,6 +6098,23 @@ _DEVINFO_OPEN_FAILED_RE = re.compile(r"^[ \t]*Failed to open device[ \t]*$", re.
 def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ibv_devices: a note of the RDMA devices listed; one whose node GUID is 0 is said (a
     virtual function whose GUID was never set has no InfiniBand identity to be reached by)."""
+    if "libibverbs" not in text and (none := rdma.no_rdma_device(text)) is not None:
+        # the list's header with no device under it, beside what says why (rdma_rxe loaded and
+        # rxe_cfg showing no rxe device on the interface): no RDMA device, said as a failure
+        # (libibverbs' own warning beside it, a provider it could not load, is read as the
+        # failure by the log reader, with its reason)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="rdma_no_device",
+                line=none[0],
+                message="ibv_devices: no device listed",
+                library="libibverbs",
+                exception_type=none[1],
+            ),
+        )
+        return rdma.rxe_cfg_notes(text)
     rows = rdma.parse_ibv_devices(text)
     zero = [dev for _, dev, guid in rows if set(guid) == {"0"}]
     # ibv_devinfo's answer when ibv_open_device returned no context (rdma-core's

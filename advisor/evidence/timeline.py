@@ -174,7 +174,14 @@ def build(
     )
     tl.shared_addresses = _shared_addresses(by_rank)
     tl.mismatched_ops = _mismatched_ops(failures)
-    if not tl.mismatched_ops and not any(e.get("group") for e in failures):
+    timeouts = [e for e in failures if e.get("kind") == "watchdog_timeout"]
+    named = {str(e["group"]) for e in failures if e.get("group")}
+    if not tl.mismatched_ops and (
+        not named
+        # (one group named by some ranks' lines, "[PG 0 Rank 3] Timeout at NCCL work: 4084",
+        # and none by the others': they may be of it, which the log cannot say)
+        or (len(named) == 1 and any(not e.get("group") for e in timeouts))
+    ):
         tl.unnamed_mismatch = _mismatched_ops(
             [{**e, "group": "(not named)"} for e in failures if e.get("kind") == "watchdog_timeout"]
         )

@@ -16,6 +16,10 @@ they are instead of "unknown": each becomes a note of its file.
   not support querying spod-info.`` (npu-smi's own answer; the topo query's is read with the
   topology matrices): the device has nothing of that kind to say (no SuperPoD ids on a card
   outside one), not a fault.
+- npu-smi's refusal of a user other than root (``This command can be executed only by the root
+  user.``, as a public note of ``npu-smi set -h`` run as uid 1000 shows) and ``npu-smi set -t
+  sys-log-dump``'s start (the driver guide's example: ``Start exporting logs and files to path:
+  /home/tmp/NPU-0/...``, a line a device): a refusal and a log collection, nothing of a device.
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ SIGNATURE = (
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
     r"|^[ \t]*This device does not support (?:querying (?!topo\.)[\w-]+|hccs topo)\."
     r"|^[ \t]*This command must input card id\.[ \t]*$"
+    # npu-smi refusing a user other than root ("This command can be executed only by the root
+    # user."), and its system-log export's start lines (npu-smi set -t sys-log-dump: "Start
+    # exporting logs and files to path: /home/tmp/NPU-0/...")
+    r"|^[ \t]*This command can be executed only by the root user\.[ \t]*$"
+    r"|^[ \t]*(?:[\d-]+ [\d:.]+ )?Start exporting logs and files to path: \S+"
     r"|^[ \t]*device \d+ recovery (?:success|fail(?:ed)?)[ \t]*$"
     r"|^[ \t]*\[ASYS\] \[(?:ERROR|INFO|WARNING)\]:"
     r"|^[ \t]*config status:[ \t]*[A-Z]+[ \t]*$"
@@ -55,6 +64,11 @@ SIGNATURE = (
 # npu-smi refusing a query that named no card ("This command must input card id.", then its
 # usage text): nothing of any device is in it
 _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
+_ROOT_ONLY_RE = re.compile(r"^\s*This command can be executed only by the root user\.\s*$")
+_NPU_SMI_ANY_RE = re.compile(r"\bnpu-smi\s+(?P<args>\S.*?)\s*$")
+_EXPORTING_RE = re.compile(
+    r"^\s*(?:[\d-]+ [\d:.]+ )?Start exporting logs and files to path: (?P<path>\S+)"
+)
 # Ascend 950's "hccn_tool -g -cfg_recovery -i N": "config status:NONE" (its HCCN Tool reference,
 # querying the configuration recovery status: NONE when no recovery was started)
 _DMI_VERSION_RE = re.compile(r"^\s*(?P<tool>ascend-dmi|msnpureport) version:\s*(?P<v>\S+)\s*$")
@@ -269,6 +283,9 @@ def parse(text: str) -> list[ParseWarning]:
     asked: re.Match[str] | None = None  # the npu-smi query above its answer
     idle: list[str] = []
     idle_line = 0
+    last_npu_smi = ""  # the last npu-smi command line above an answer
+    exported: list[str] = []  # npu-smi set -t sys-log-dump's export paths, a line a device
+    exported_line = 0
     for no, line, _ in numbered_lines(text):
         if "No running" in line and (np := _NO_PROCESS_RE.match(line.strip())):
             idle.append(np.group("npu"))
@@ -321,6 +338,22 @@ def parse(text: str) -> list[ParseWarning]:
                     skipped=False,
                 )
             )
+            continue
+        if "npu-smi" in line and (any_cmd := _NPU_SMI_ANY_RE.search(line)):
+            last_npu_smi = f"npu-smi {any_cmd.group('args')}"
+        if _ROOT_ONLY_RE.match(line):
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"{last_npu_smi or 'npu-smi'}: refused, the command runs only as root "
+                    "(the user was not root): nothing was set or read, no device's state is in it",
+                    skipped=False,
+                )
+            )
+            continue
+        if "Start exporting" in line and (ex := _EXPORTING_RE.match(line)):
+            exported.append(ex.group("path"))
+            exported_line = exported_line or no
             continue
         if _NO_CARD_RE.match(line):
             notes.append(
@@ -401,6 +434,20 @@ def parse(text: str) -> list[ParseWarning]:
                     else f" ({', '.join(f'{k} {v}' for k, v in list(settings.items())[:4])})"
                 )
                 + "; settings, not errors: not judged",
+                skipped=False,
+            )
+        )
+    if exported:
+        # (its prompt answered: the export started for each device it names, a line each)
+        devices = [p.rstrip("/").split("/")[-2] for p in exported if p.count("/") >= 2]
+        notes.append(
+            ParseWarning(
+                line=exported_line,
+                message=f"npu-smi set -t sys-log-dump: the system-log export started for "
+                f"{len(exported)} device(s)"
+                + (f" ({', '.join(devices)})" if devices else "")
+                + f" under {exported[0].rsplit('/', 2)[0] if exported[0].count('/') >= 2 else exported[0]}"
+                "; a log collection, nothing of a device's health",
                 skipped=False,
             )
         )

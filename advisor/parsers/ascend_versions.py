@@ -169,6 +169,14 @@ def in_range(version: str, lo: str, hi: str) -> bool | None:
     have, low, high = _numbers(version), _numbers(lo), _numbers(hi)
     if not have or not low or not high:
         return None
+    # (the numeric parts both have already decide it where they differ: "7.7.T5.0.B019" is above
+    # 7.6.99 at 7.7, "25.0.rc1" above 23.0.rc3 at 25, whatever the parts after them say)
+    k = min(len(have), len(high))
+    if have[:k] > high[:k]:
+        return False
+    k = min(len(have), len(low))
+    if have[:k] < low[:k]:
+        return False
     depth = max(len(low), len(high))
     if len(have) < depth and len(version.strip(".").split(".")) > len(have):
         # a part the bounds compare is not a number ("7.5.T11.0.B070" against 7.5.99, "23.0.0"

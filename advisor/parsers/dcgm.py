@@ -28,9 +28,26 @@ SIGNATURE = (
     r"|MIG configuration is incompatible with the diagnostic"
     r"|Cannot run diagnostic: CUDA does not support enumerating GPUs with MIG mode"
     r"|MIG is enabled, but no compute instances are configured"
+    r"|^[ \t]*Error: Unable to complete diagnostic\b[^\n]*\. Return: \(-?\d+\)"
 )
 """The table's header row, or one of its section rows (a copy that kept the middle only), or
-``-j``'s JSON (its top key), or the diagnostic's refusal to start on a MIG configuration."""
+``-j``'s JSON (its top key), or the diagnostic's refusal to start on a MIG configuration, or
+dcgmi's own error that the diagnostic did not complete (RUN_ERROR_RE)."""
+# dcgmi's answer when the diagnostic returned an error code instead of results (dcgmi/Diag.cpp,
+# RunDiagnostic: "Error: Unable to complete diagnostic for group " << groupId << ". Return: ("
+# << result << ") " << errorString(result) in DCGM 2.2.6, the public repository's first; 4.6
+# writes "for entities 0,1. " or "for fake GPUs ..." where no group was given, and a colon after
+# the number), the dcgmReturn_t's number and its text (dcgmlib/src/dcgm_errors.c errorString:
+# -35, DCGM_ST_GROUP_IS_EMPTY, "The specified group is empty, and this operation is incompatible
+# with an empty group"); the system errors it adds follow on lines of their own ("Error: Cannot
+# load plugins. ..."). No table follows: no GPU was judged.
+RUN_ERROR_RE = re.compile(
+    r"^\s*Error: Unable to complete diagnostic(?: for (?:group (?P<group>\d+)"
+    r"|entities (?P<entities>[^\s.]+(?:\.\d+)*)|fake GPUs (?P<fake>\S+?)))?\.\s+"
+    r"Return: \((?P<code>-?\d+)\)\s*:?\s*(?P<what>.*?)\.?\s*$"
+)
+_SYSTEM_ERROR_RE = re.compile(r"^\s*Error: (?!Unable to complete diagnostic)(?P<what>\S.*?)\s*$")
+_DIAG_COMMAND_RE = re.compile(r"\bdcgmi\s+diag\b")
 REFUSAL_RE = re.compile(
     # NVVS's BuildCommonGpusList (DCGM's NvidiaValidationSuite.cpp) refuses to run before any
     # test: "GPU 2's MIG configuration is incompatible with the diagnostic because it prevents
@@ -322,28 +339,10 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
                 )
             )
         return [diag], warnings
-    if not starts and (refused := REFUSAL_RE.search(text)) is not None:
-        # the diagnostic refused to start: no test ran, one Deployment precondition failed
-        no = text.count("\n", 0, refused.start()) + 1
-        return [
-            Diag(
-                line=no,
-                level=_run_level(lines),
-                checks=[
-                    DiagCheck(
-                        section="Deployment",
-                        name="MIG configuration",
-                        result="Fail",
-                        gpus=f"GPU: {refused.group('gpu')}" if refused.group("gpu") else None,
-                        line=no,
-                        details=[
-                            refused.group(0).strip()
-                            + " (the diagnostic did not start: no GPU was tested)"
-                        ],
-                    )
-                ],
-            )
-        ], []
+    if not starts and (unrun := _not_run(lines, refusals=True)):
+        # the diagnostic refused to start, or returned an error instead of its table: no test
+        # ran, one Deployment precondition failed (each dcgmi diag command's run its own)
+        return unrun, []
     if not starts:
         if not any(re.match(SIGNATURE, line.strip()) for _, line, _ in lines):
             raise ParseError("no dcgmi diag table ('| Diagnostic | Result |')")
@@ -398,7 +397,75 @@ def parse(text: str) -> tuple[list[Diag], list[ParseWarning]]:
         diags.append(diag)
     if not diags and not metadata_only:
         raise ParseError("dcgmi diag: no check's result in its table", line=lines[starts[0]][0])
+    # (another run's error beside the tables: "Error: Unable to complete diagnostic ...")
+    diags += _not_run(lines, refusals=False)
     return diags, warnings
+
+
+def _not_run(lines: list[tuple[int, str, int | None]], *, refusals: bool) -> list[Diag]:
+    """The runs that printed no table: dcgmi's error that the diagnostic did not complete
+    (RUN_ERROR_RE) and, with ``refusals``, the diagnostic's refusal to start on a MIG
+    configuration (REFUSAL_RE). One run a ``dcgmi diag`` command (the nearest above; a refusal
+    printed again under it is the same run's), each read as a Deployment precondition that failed:
+    no GPU was tested, which says nothing of the hardware."""
+    runs: dict[int, Diag] = {}  # by the line of its command (0: none above it)
+    command = 0
+    last: DiagCheck | None = None  # the error whose system errors may follow
+    errors: list[DiagCheck] = []
+    for no, line, _ in lines:
+        if _DIAG_COMMAND_RE.search(line) and not line.lstrip().startswith("Error:"):
+            command, last = no, None
+            continue
+        if err := RUN_ERROR_RE.match(line):
+            target = (
+                f"group {err.group('group')}"
+                if err.group("group")
+                else f"entities {err.group('entities')}"
+                if err.group("entities")
+                else f"fake GPUs {err.group('fake')}"
+                if err.group("fake")
+                else None
+            )
+            check = DiagCheck(
+                section="Deployment",
+                name="Diagnostic run" + (f" ({target})" if target else ""),
+                result="Fail",
+                line=no,
+                details=[
+                    f"dcgmi: unable to complete the diagnostic, return {err.group('code')}: "
+                    f"{err.group('what')}"
+                ],
+            )
+            last = check
+            errors.append(check)
+        elif last is not None and (system := _SYSTEM_ERROR_RE.match(line)):
+            last.details.append(f"Error: {system.group('what')}")
+            continue
+        elif refusals and (refused := REFUSAL_RE.match(line)):
+            last = None
+            if command in runs and any(c.name == "MIG configuration" for c in runs[command].checks):
+                continue  # (the refusal printed again by the same run)
+            check = DiagCheck(
+                section="Deployment",
+                name="MIG configuration",
+                result="Fail",
+                gpus=f"GPU: {refused.group('gpu')}" if refused.group("gpu") else None,
+                line=no,
+                details=[
+                    refused.group(0).strip() + " (the diagnostic did not start: no GPU was tested)"
+                ],
+            )
+        else:
+            if line.strip():
+                last = None
+            continue
+        run = runs.get(command)
+        if run is None:
+            run = runs[command] = Diag(line=no, level=_run_level(lines, before=no))
+        run.checks.append(check)
+    for check in errors:
+        check.details[-1] += " (the diagnostic did not run to its results: no GPU was tested)"
+    return list(runs.values())
 
 
 def _cut_warning(cut: DiagCut, level: str | None) -> ParseWarning:

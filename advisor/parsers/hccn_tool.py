@@ -742,6 +742,9 @@ class Port:
     ip_preset: bool | None = None
     """False when ``-ip -g`` said no address was preset on the port (it has no device IP); True
     when it printed an address; None when the file has no ``-ip`` output."""
+    ipv6addr: str | None = None
+    """``-ip -inet6 -g``'s ``ipv6_address:`` (with ``prefix_length:``, ``ipv6_prefix``)."""
+    ipv6_prefix: int | None = None
     tls_enabled: bool | None = None
     tls_certs: list[dict[str, object]] = field(default_factory=list)
     """``-tls -g`` certificate blocks: ``{name, end_time, status, status_text}`` (status 0
@@ -861,7 +864,7 @@ _QUERIES = (
 _SIGNATURES = {
     "link": re.compile(r"^link status\s*:"),
     "net_health": re.compile(r"^net health status\s*:"),
-    "ip": re.compile(r"^ipaddr\s*:|^Get ipconf failed, because no ip was preset"),
+    "ip": re.compile(r"^ipaddr\s*:|^Get ipconf failed, because no ip was preset|^ipv6_address\s*:"),
     "tls": re.compile(r"tls switch\["),
     # ``device 0 PING 10.0.0.2`` opens a ping's output; a summary or a time-out line alone too
     "ping": re.compile(r"^device \d+ PING\s|packets? transmitted|recv time ?out"),
@@ -1588,6 +1591,8 @@ def _elisions(text: str, sections: list[_Section]) -> list[ParseWarning]:
     return notes
 
 
+_IPV6_RE = re.compile(r"^\s*ipv6_address\s*:\s*([0-9A-Fa-f:.]+)\s*$", re.M)
+_IPV6_PREFIX_RE = re.compile(r"^\s*prefix_length\s*:\s*(\d+)\s*$", re.M)
 _ELIDED_RE = re.compile(
     r"^[ \t]*(?:#[ \t]*)?(?:\.{3,}|…)(?:[ \t]+(?:\.{3,}|…))*[ \t]*(?:省略|omitted)?[ \t]*$", re.M
 )
@@ -1601,6 +1606,12 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.link = parse_link(chunk).status
     elif query == "net_health":
         port.net_health = parse_net_health(chunk).status
+    elif query == "ip" and (v6 := _IPV6_RE.search(chunk)) and not re.search(r"ipaddr\s*:", chunk):
+        # -ip -inet6 -g: "ipv6_address:127::101" / "prefix_length:112" (the port's IPv6 address;
+        # its IPv4 one is -ip -g's)
+        port.ipv6addr = v6.group(1)
+        if prefix := _IPV6_PREFIX_RE.search(chunk):
+            port.ipv6_prefix = int(prefix.group(1))
     elif query == "ip":
         ip = parse_ip(chunk)
         port.ipaddr, port.netmask, port.ip_preset = ip.ipaddr, ip.netmask, ip.preset
@@ -1730,7 +1741,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
         if key in by_device:
             target = by_device[key]
             for name in (
-                "link", "net_health", "ipaddr", "netmask", "ip_preset", "tls_enabled",
+                "link", "net_health", "ipaddr", "netmask", "ip_preset", "ipv6addr", "ipv6_prefix", "tls_enabled",
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
                 "link_flapped", "pfc_priorities", "roce_test", "speed_mbps", "gateway",
                 "fec_uncorrected_frames", "pre_fec_error_bits", "link_down_records",

@@ -635,7 +635,7 @@ class LogEvent:
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
-    its failed worker group), rdma_ipv6_gid_only (show_gids' RoCE
+    its failed worker group), disk_full (a write that found no space left on the device), rdma_ipv6_gid_only (show_gids' RoCE
     ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
@@ -947,10 +947,14 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         report.events
         and "Init COMPLETE" in text
         and not any(w.message.startswith("NCCL ") for w in report.unread)
-        and not any(e.kind.startswith(("nccl", "watchdog", "cuda")) for e in report.events)
+        and not any(
+            e.kind.startswith(("nccl", "watchdog", "cuda")) and e.kind != "watchdog_failure"
+            for e in report.events
+        )
     ):
         # a run whose communicators NCCL set up before another failure (a program's own
-        # error): what NCCL ran with, beside it
+        # error, or a failure its watchdog found with no reason given): what NCCL ran with,
+        # beside it
         _nccl_setup_notes(lines(), report)
     elif report.events and ("Abort COMPLETE" in text or "Destroy COMPLETE" in text):
         # (a failed run's communicators NCCL tore down after it: how many, of what size)
@@ -1178,6 +1182,8 @@ def _parse_events(text: str) -> LogReport:
         _bench_summary_failures(lines, report)
     if "will restart worker group" in text:
         _elastic_restarts(lines, report)
+    if "Errno 28" in text:
+        _disk_full(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
     _hccl_cqe_errors(lines, report)
@@ -1566,6 +1572,13 @@ def _parse_events(text: str) -> LogReport:
             return (
                 report  # Lightning's ranks starting their process group: a launch, healthy so far
             )
+        if (
+            not report.events
+            and "Distributed environment: " in text
+            and first_error_line(lines) is None
+            and _accelerate_state_notes(lines, report)
+        ):
+            return report  # accelerate's processes printing their state: started, no fault
         if (
             not report.events
             and "Unable to find hostfile" in text
@@ -2377,8 +2390,13 @@ def _hccl_errors(
                 [b for _, b, _ in reversed(lines[max(0, index - EXCEPTION_CB_LINES) : index])],
             )
             ev.kind = "npu_device_exception"
-            ev.exception_type = f"{unit} exception on core {core_error.group('core')}" + (
-                f" in op {cb_op.group(1)}" if cb_op else ""
+            # (the core's own error bits, "error code = 0x10": CANN's code, EZ9999, is only its
+            # message's)
+            hw = _CORE_ERROR_CODE_RE.search(message)
+            ev.exception_type = (
+                f"{unit} exception on core {core_error.group('core')}"
+                + (f" (the core's code {hw.group(1)})" if hw and hw.group(1) != "0" else "")
+                + (f" in op {cb_op.group(1)}" if cb_op else "")
             )
             if faulted is not None:
                 # the runtime's line for the kernel that failed, under the report ("Aicore
@@ -2391,7 +2409,9 @@ def _hccl_errors(
                 if ran is not None and chip is not None and ran.group(1) != chip.group(1):
                     ev.device = int(ran.group(1))
                     ev.exception_type += f" (the report's chip {chip.group(1)})"
-            if said := _search(_ERROR_STR_RE, after):
+            # (the report's own line may carry its words past the message's cut: "..., para
+            # base: 0x..., errorStr: Illegal instruction, which is usually caused by ...")
+            if said := _search(_ERROR_STR_RE, [line, *after]):
                 ev.exception_type += f": {said.group('what')}"
         if kernel_failed:
             # the runtime's report of a compute kernel that failed on the device, under a
@@ -3934,12 +3954,20 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
     """A note of the ranks Lightning started and the world size they name; False where none."""
     ranks: set[int] = set()
     worlds: set[int] = set()
+    versions: list[str] = []
+    plugins: list[str] = []
     first = 0
     for no, line, _ in lines:
         if "GLOBAL_RANK" in line and (m := _LIGHTNING_INIT_RE.search(line)):
             first = first or no
             ranks.add(int(m.group("rank")))
             worlds.add(int(m.group("world")))
+        elif "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
+            if v.group("v") not in versions:
+                versions.append(v.group("v"))
+        elif "plugin" in line and (p := _NCCL_PLUGIN_LOADING_RE.search(line)):
+            if p.group(1) not in plugins:
+                plugins.append(p.group(1))
     if not ranks:
         return False
     report.unread.append(
@@ -3949,7 +3977,74 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
             + " or ".join(str(w) for w in sorted(worlds))
             + f" (global ranks {', '.join(map(str, sorted(ranks)[:16]))}"
             + (" ..." if len(ranks) > 16 else "")
-            + "); no error",
+            + ")"
+            + (f", NCCL {' and '.join(versions)}" if versions else "")
+            + (f" with net plugin {', '.join(plugins)}" if plugins else "")
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# a net plugin naming the library it loads: Google's TCPX/TCPXO plugins ("INFO(NCCL PLUGIN):
+# Loading plugin: libnccl-tcpxo.so") and NCCL's own ("NCCL INFO NET/Plugin: Loaded net plugin
+# NCCL RDMA Plugin v6 (v6)" is read with NCCL's set-up, not here)
+_NCCL_PLUGIN_LOADING_RE = re.compile(r"\(NCCL PLUGIN\): Loading plugin: (\S+)")
+
+
+# accelerate's print of its state, a block a process (accelerate/state.py AcceleratorState
+# __repr__): "Distributed environment: MULTI_NPU  Backend: hccl" / "Num processes: 4" / "Process
+# index: 3" / "Local process index: 3" / "Device: npu:3"
+_ACCELERATE_ENV_RE = re.compile(
+    r"^\s*Distributed environment: (?P<type>(?:DistributedType\.)?[A-Z][A-Z_]*)"
+    r"(?:\s+Backend: (?P<backend>\w+))?\s*$"
+)
+_ACCELERATE_FIELD_RE = re.compile(
+    r"^\s*(?P<key>Num processes|Process index|Local process index|Device): (?P<value>\S+)\s*$"
+)
+ACCELERATE_STATE_LINES = 6
+"""The lines of accelerate's state block under its first."""
+
+
+def _accelerate_state_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the processes that printed accelerate's state (their type, backend, indexes and
+    devices); False where none did."""
+    kinds: set[str] = set()
+    counts: set[str] = set()
+    indexes: dict[int, str | None] = {}
+    first = 0
+    for index, (no, line, _) in enumerate(lines):
+        if "Distributed environment: " not in line or not (m := _ACCELERATE_ENV_RE.match(line)):
+            continue
+        first = first or no
+        kind = m.group("type").removeprefix("DistributedType.")
+        kinds.add(kind + (f" (backend {m.group('backend')})" if m.group("backend") else ""))
+        fields = {
+            f.group("key"): f.group("value")
+            for _, t, _ in lines[index + 1 : index + 1 + ACCELERATE_STATE_LINES]
+            if (f := _ACCELERATE_FIELD_RE.match(t))
+        }
+        if "Num processes" in fields:
+            counts.add(fields["Num processes"])
+        if (at := fields.get("Process index", "")).isdigit():
+            indexes[int(at)] = fields.get("Device")
+    if not kinds:
+        return False
+    # (each index with its device where the block named it: a cut copy may end before it)
+    said = [f"{i} on {d}" if d else str(i) for i, d in sorted(indexes.items())]
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message=f"accelerate: {' or '.join(sorted(kinds))}"
+            + (f", {' or '.join(sorted(counts))} process(es)" if counts else "")
+            + (
+                f"; {len(indexes)} printed their state (process index(es) "
+                f"{', '.join(said[:16])}{' ...' if len(said) > 16 else ''})"
+                if indexes
+                else ""
+            )
+            + "; no error",
             skipped=False,
         )
     )
@@ -4135,6 +4230,46 @@ def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogRepor
             repeated_lines=[n for n, _, _ in found[1:]] or None,
         )
     )
+
+
+# Python's OSError for ENOSPC (errno 28 in Linux's asm-generic/errno-base.h): "OSError: [Errno
+# 28] No space left on device: '/tmp/pymp-m_olac7h'" (a DataLoader worker's temporary directory,
+# a checkpoint, a cache); the path where the message names one
+DISK_FULL_RE = re.compile(
+    r"\b(?:OSError|IOError|RuntimeError)?:?\s*\[Errno 28\] No space left on device(?:: '(?P<path>[^'\n]+)')?"
+)
+
+
+def _disk_full(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``disk_full`` per path (and rank) a write failed on for want of space: what a job
+    that then hangs or aborts began from."""
+    seen: set[tuple[int | None, str | None]] = set()
+    for no, line, tagged in lines:
+        if "Errno 28" not in line or not (m := DISK_FULL_RE.search(line)):
+            continue
+        path = m.group("path")
+        # (a temporary name's random part varies by process: its directory is the one that
+        # filled)
+        where = path.rsplit("/", 1)[0] or "/" if path and "/" in path else path
+        if (tagged, where) in seen:
+            continue
+        seen.add((tagged, where))
+        report.events.append(
+            LogEvent(
+                kind="disk_full",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                exception_type="a write failed: no space left on device"
+                + (
+                    f" ({path}, in {where})"
+                    if path and where != path
+                    else f" ({path})"
+                    if path
+                    else ""
+                ),
+            )
+        )
 
 
 # a benchmark script's summary, a result a line: "HCCL_ALL_REDUCE OK 65.64171710483544" (its
@@ -5636,7 +5771,9 @@ _NCCL_CALL_RE = re.compile(
     r"NCCL error in: (?P<where>\S+?:\d+), (?P<what>.+?)(?:, NCCL [Vv]ersion (?P<ver>[\w.+-]+))?\s*$"
     # (a copy that lost the closing quote at the line's end: "... 'invalid usage (run with
     # NCCL_DEBUG=WARN for details)")
-    r"|(?:(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^'\n]*)(?:'|\s*$)"
+    # (the host starts a word: tried inside a long token, it would rescan the token's rest from
+    # each of its characters)
+    r"|(?:(?<![\w.-])(?P<host>[\w.-]+): )?(?:Test )?NCCL failure (?P<where2>\S+:\d+) '(?P<what2>[^'\n]*)(?:'|\s*$)"
     # the NCCLCHECK macro of NCCL's own examples, copied by many programs (TensorRT-LLM's NCCL
     # plugins among them): printf("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__,
     # ncclGetErrorString(r)); a result code NCCL does not know reads 'unknown result code'
@@ -9065,10 +9202,28 @@ _RUNTIME_RESULT_RE = re.compile(
 )
 
 
+# the runtime's own words for the code it returned, in its plog lines under the caller's
+# ("rtMemcpy:ErrCode=107030, desc=[the current capture mode does not support this operation],
+# InnerCode=0x703001c"; hicann/runtime api_c.cc logs ErrCode with the code's description)
+_RUNTIME_DESC_RE = re.compile(r"\bErrCode=(?P<code>\d{6}), desc=\[(?P<desc>[^\]\n]{1,200})\]")
+
+
+RUNTIME_DESC_LINES = 6
+"""How far under a caller's failed runtime call the runtime's own ErrCode line may stand."""
+
+
+def _runtime_desc(window: list[str], code: int) -> str | None:
+    """The runtime's description of ``code`` in the lines under its caller's, if it gave one."""
+    for line in window:
+        if (m := _RUNTIME_DESC_RE.search(line)) and int(m.group("code")) == code:
+            return m.group("desc").strip()
+    return None
+
+
 # nccl-tests' CUDACHECK (src/common.h): printf("%s: Test CUDA failure %s:%d '%s'\n", hostname,
 # __FILE__, __LINE__, cudaGetErrorString(err)); the line may stand glued after a row it cut
 _CUDA_TEST_RE = re.compile(
-    r"(?:(?P<host>[\w.-]+): )?Test CUDA failure (?P<where>\S+:\d+) '(?P<what>[^']*)'"
+    r"(?:(?<![\w.-])(?P<host>[\w.-]+): )?Test CUDA failure (?P<where>\S+:\d+) '(?P<what>[^']*)'"
 )
 
 
@@ -11136,6 +11291,7 @@ _CORE_EXCEPTION_RE = re.compile(
     r"\b(?:[Tt]here is an? (?P<unit>[\w ]+?) (?:error|exception)(?: exception)?|there is an error of "
     r"(?P<unit2>[\w ]+?)|the error is (?P<unit3>[\w ]+?))\s*, core id is (?P<core>\d+)"
 )
+_CORE_ERROR_CODE_RE = re.compile(r"\bcore id is \d+, error code = (0x[0-9a-fA-F]+|\d+)")
 _ERROR_STR_RE = re.compile(r"\berrorStr: (?P<what>[^.\n]*[^.\s])")  # (its period cut with the copy)
 # the runtime's question to the driver after a core's exception (hicann/runtime
 # device_error_core_proc.cc CheckSmmuFault: "Get isSmmuFault is %d." from
@@ -12025,6 +12181,19 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             # torch_npu prints the code's words under it ("[Error]: Repeated initialization or
             # repeated loading."): what the code means, as the library says it
             ev.code_name = said.group("what")
+        if ev.code_name is None and (
+            desc := _runtime_desc(
+                [
+                    t
+                    for _, t, _ in lines[index + 1 : index + 1 + RUNTIME_DESC_LINES]
+                    if own is None
+                    or (other := _PLOG_PID_ANYWHERE_RE.search(t)) is None
+                    or other.group(1) == own.group(1)
+                ],
+                code,
+            )
+        ):
+            ev.code_name = desc  # (the runtime's words for a code the table lacks)
         _torch_npu_context(ev, window)
         if ev.pid is None and own is not None:
             ev.pid = int(own.group(1))
@@ -12613,7 +12782,8 @@ collector/npu_collector.go:1924    deviceManager init failed, ..."): an ERROR li
 (npu-exporter, the device plugin, ClusterD) is its failure even alone in a copy."""
 
 
-_PROGRESS_BAR_RE = re.compile(r"\d+%\s*(?:Completed\s*)?\|[^|\n]*\|?\s*\d+/\d+ \[")
+# (the percentage starts a number: from each digit of a long run the rest would be rescanned)
+_PROGRESS_BAR_RE = re.compile(r"(?<!\d)\d+%\s*(?:Completed\s*)?\|[^|\n]*\|?\s*\d+/\d+ \[")
 
 
 FRAGMENT_MIN_CHARS = 40
@@ -14132,8 +14302,8 @@ def _msaicerr_info(lines: list[tuple[int, str, int | None]], report: LogReport) 
 # "Launch kernel failed: Bprop/gradDense/Reshape-op278" (the operator) near it
 _BARE_TASK_EXCEPTION_RE = re.compile(
     r"The error from device\((?:chipId:(?P<chip>\d+), dieId:\d+|(?P<dev>\d+))\), serial number is "
-    r"\d+, (?i:an exception occurred during) (?P<unit>[\w ]+?) execution, stream_id:\d+, "
-    r"(?:task_id|task_pos):\d+, errcode:(?P<code>\d+), msg:(?P<msg>[^\[\n]*?)\.?(?:\[|\s*$)"
+    r"\d+, (?i:an exception occurred during) (?P<unit>[\w ]+?) execution, stream_id:(?P<stream>\d+), "
+    r"(?:task_id|task_pos):(?P<task>\d+), errcode:(?P<code>\d+), msg:(?P<msg>[^\[\n]*?)\.?(?:\[|\s*$)"
 )
 # a compute core's own exception report without its plog prefix or error code ("The error from
 # device(chipId:1, dieId:0), serial number is 10, there is an exception of aivec error, core id
@@ -14154,13 +14324,23 @@ BARE_TASK_OP_LINES = 6
 def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """An ``npu_device_exception`` per device and error code for the runtime's task-exception
     words where no plog line carried them (a plog's are read with its ERROR line)."""
+    # a CANN code's own line that carries the words ("E39999: <time>  The error from device(...)
+    # ..., an exception occurred during AICPU execution, ..."), not HCCL's EI/EJ codes: the code
+    # was the task's exception, said as one failure
+    by_code_line = {
+        e.line: e
+        for e in report.events
+        if e.kind == "hccl_error" and not (e.code or "").startswith(("EI", "EJ"))
+    }
     taken = {e.line for e in report.events}
     seen: set[tuple[int, str]] = set()
     _bare_core_exceptions(lines, report, taken)
     for index, (no, line, tagged) in enumerate(lines):
-        if "exception occurred during" not in line or no in taken or "[ERROR]" in line:
+        if "exception occurred during" not in line or "[ERROR]" in line:
             continue
-        if not (m := _BARE_TASK_EXCEPTION_RE.search(line)):
+        if (no in taken and no not in by_code_line) or not (
+            m := _BARE_TASK_EXCEPTION_RE.search(line)
+        ):
             continue
         device = int(m.group("chip") or m.group("dev"))
         if (device, m.group("code")) in seen:
@@ -14170,6 +14350,24 @@ def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogR
         op = next(
             (k.group("op") for _, t, _ in near if (k := _LAUNCH_KERNEL_FAILED_RE.search(t))), None
         )
+        # the kernel task's result in the TraceBack under it ("AICPU Kernel task happen error,
+        # retCode=0x2a.")
+        below = [t for _, t, _ in lines[index + 1 : index + 1 + BARE_TASK_OP_LINES]]
+        ret = _search(_KERNEL_RETCODE_RE, below)
+        said = (
+            f"{m.group('unit')} task exception (stream {m.group('stream')}, task "
+            f"{m.group('task')}), errcode {m.group('code')} ({m.group('msg').strip()})"
+            + (f" in {op}" if op else "")
+            + (f", kernel task retCode {ret.group('ret')}" if ret else "")
+        )
+        if (code_event := by_code_line.get(no)) is not None:
+            code_event.kind, code_event.device, code_event.exception_type = (
+                "npu_device_exception",
+                device,
+                said,  # (the rule's line gives the code)
+            )
+            code_event.op = code_event.op or op
+            continue
         report.events.append(
             LogEvent(
                 kind="npu_device_exception",
@@ -14179,8 +14377,7 @@ def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogR
                 device=device,
                 op=op,
                 code=m.group("code"),
-                exception_type=f"{m.group('unit')} task exception, errcode {m.group('code')} "
-                f"({m.group('msg').strip()})" + (f" in {op}" if op else ""),
+                exception_type=said,
             )
         )
 
@@ -14332,6 +14529,8 @@ _AICPU_GETNEXT_RE = re.compile(
 )
 _MS_PID_RE = re.compile(r"\b[A-Z]+\((?P<pid>\d+),[0-9a-f]+,")
 _SLOW_BATCH_RE = re.compile(r"it takes more than (?P<s>\d+) seconds to fetch a batch of data")
+GETNEXT_TASK_LINES = 10
+"""How far above MindSpore's GetNext words its dump's "Task fail infos" line may stand."""
 _TASK_FAIL_RE = re.compile(r"Task fail infos .*?device_id: (?P<device>\d+), retcode: (?P<code>\d+)")
 _REPORTING_DEVICE_RE = re.compile(
     r"Task fail infos .*?device_id: (\d+)|(?:Notify wait|Task) execute failed, device_id=(\d+)"
@@ -14396,7 +14595,7 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
     """A failed device task of MindSpore's GetNext node, one per process: the job stopped on its
     input pipeline, not on a collective."""
     seen: set[int | None] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "GetNext error" not in line or not (m := _GETNEXT_RE.search(line)):
             continue
         pid_m = _MS_PID_RE.search(line)
@@ -14404,6 +14603,15 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
         if pid in seen:
             continue
         seen.add(pid)
+        # the same dump's "Task fail infos task_id: 2, stream_id: 45, tid: ..., device_id: 0,
+        # retcode: 507011 ( model execute failed)" above it: the device and the runtime's code
+        above = [
+            t
+            for _, t, _ in lines[max(0, index - GETNEXT_TASK_LINES) : index]
+            if pid is None or (p := _MS_PID_RE.search(t)) is None or int(p.group("pid")) == pid
+        ]
+        task = _search(_TASK_FAIL_RE, above)
+        code = int(task.group("code")) if task else None
         report.events.append(
             LogEvent(
                 kind="input_pipeline_failure",
@@ -14411,9 +14619,19 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                 message=line[line.find("GetNext error") :].strip()[:300],
                 rank=tagged,
                 pid=pid,
+                device=int(task.group("device")) if task else None,
+                code=str(code) if code is not None else None,
+                code_name=ACL_RT_ERRORS.get(code) if code is not None else None,
                 library="MindSpore",
                 exception_type="a device task of the GetNext node (the data sink feeding the "
-                f"device from the dataset) failed: {m.group('why')}",
+                f"device from the dataset) failed: {m.group('why')}"
+                + (
+                    f" (device {task.group('device')}, retcode {code}"
+                    + (f" = {ACL_RT_ERRORS[code]}" if code in ACL_RT_ERRORS else "")
+                    + ")"
+                    if task
+                    else ""
+                ),
             )
         )
     if seen:

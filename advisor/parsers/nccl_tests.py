@@ -415,6 +415,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     listed_min = 0  # the most of those among the headers that listed their ranks
     unstarted: list[Table] = []  # runs whose header line came and no table, before another run
     orphan_footer: dict[bool, tuple[int, str]] = {}  # average (True) and out-of-bounds lines
+    # footers with no header line and no table above them: (line, average?, value)
+    bare_footers: list[tuple[int, bool, str]] = []
     unreadable_rows: list[int] = []  # lines of rows that could not be read, in order
     rank0_hosts: list[tuple[int, str]] = []  # each "# Rank 0 ... on HOST" line and its host
     rank0_pids: dict[int, str] = {}  # the pid each of those lines names, by line
@@ -612,6 +614,12 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                 # the run's footer under its header line with no table between: the copy left the
                 # rows out ("# ... (truncated NCCL output for brevity) ...")
                 orphan_footer[m_foot.re is _AVG_RE] = (no, m_foot.group(1))
+            elif (
+                params is None
+                and not tables
+                and (m_foot := _AVG_RE.match(stripped) or _OOB_RE.match(stripped))
+            ):
+                bare_footers.append((no, m_foot.re is _AVG_RE, m_foot.group(1)))
             continue
         m_avg = _AVG_RE.match(stripped)
         if m_avg:
@@ -738,6 +746,24 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # no header line and no table, only the processes' lists: each its own Rank 0 is the
         # whole evidence (nccl-tests issue #254: sixteen processes, each "Rank 0 ... device 0")
         tables, asked_only = [Table(op=op or "unknown", header_line=launch_hosts[0][0])], True
+    if not tables and any(avg for _, avg, _ in bare_footers):
+        # a user's paste of each run's command and footer alone, their "#" lost ("Out of bounds
+        # values : 0 OK" / "Avg bus bandwidth : 481"): a run each, finished, its figure the
+        # footer's
+        tables, asked_only = _bare_footer_runs(bare_footers, commands, op), True
+        warnings += [
+            ParseWarning(
+                line=t.header_line,
+                message="the run's footer alone (its header line and results table are not in "
+                f"the copy): average bus bandwidth {t.avg_busbw_gbytes_s} GB/s"
+                + (
+                    f", {t.out_of_bounds} value(s) out of bounds"
+                    if t.out_of_bounds is not None
+                    else ""
+                ),
+            )
+            for t in tables
+        ]
     if not tables:
         if warnings:
             # rows were there, none could be read: say where
@@ -1215,6 +1241,33 @@ def _footer_only(table: Table, footer: dict[bool, tuple[int, str]]) -> None:
     table.avg_busbw_gbytes_s, table.complete = _num(footer[True][1]), True
     if False in footer:
         table.out_of_bounds = int(footer[False][1])
+
+
+def _bare_footer_runs(
+    footers: list[tuple[int, bool, str]],
+    commands: dict[int, tuple[int, int, int | None, int | None]],
+    op: str | None,
+) -> list[Table]:
+    """A finished run for each average footer with no header or table above it: its
+    out-of-bounds line just before it, and the sizes of the nearest ``*_perf`` command above."""
+    runs: list[Table] = []
+    oob: tuple[int, str] | None = None
+    for no, avg, value in footers:
+        if not avg:
+            oob = (no, value)
+            continue
+        table = Table(op=op or "unknown", header_line=no, complete=True)
+        table.avg_busbw_gbytes_s = _num(value)
+        if oob is not None and (not runs or oob[0] > runs[-1].header_line):
+            table.out_of_bounds = int(oob[1])
+        asked = [c for c in commands if c < no and (not runs or c > runs[-1].header_line)]
+        if asked:
+            table.min_bytes, table.max_bytes, table.step_factor, table.step_bytes = commands[
+                max(asked)
+            ]
+        runs.append(table)
+        oob = None
+    return runs
 
 
 def _rows_left_out_note(line: int) -> ParseWarning:

@@ -138,7 +138,18 @@ def masked_id(value: str | None) -> bool:
     """An id a document masked or left as a placeholder ("10.*.*.*", "xx.xx.xx.xx"); a host's
     name is an id too (a server_id need be no address)."""
     text = str(value or "").strip()
-    return bool(text) and ("*" in text or bool(_PLACEHOLDER_RE.fullmatch(text)))
+    # (the unspecified address, 0.0.0.0 or ::, names no host: a template's value for "this
+    # server", as a model zoo README's table leaves it for the reader's own IP)
+    return bool(text) and (
+        "*" in text or bool(_PLACEHOLDER_RE.fullmatch(text)) or _unspecified(text)
+    )
+
+
+def _unspecified(text: str) -> bool:
+    try:
+        return ipaddress.ip_address(text).is_unspecified
+    except ValueError:
+        return False
 
 
 def _unfound(value: str | None) -> bool:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 
 IBSTAT_SIGNATURE = (
-    r"^[ \t]*CA '[^'\n]+'[ \t]*\r?\n[ \t]*CA type:"
+    # (a copy of a terminal multiplexer's pane keeps its border before each line: PANE_BARS)
+    r"^[│┃║]?[ \t]*CA '[^'\n]+'[ \t]*\r?\n[│┃║]?[ \t]*CA type:"
     # ibstat's own failure alone (libibumad's IBPANIC: "ibpanic: [pid] main: stat of IB device
     # 'mlx5_8' failed: ..."), read as what it says
     r"|^ibpanic: \[\d+\] main: stat of IB device '[^'\n]+' failed"
@@ -211,6 +212,10 @@ class HcaPort:
     queried) or ``sysfs`` (the RDMA core's port files, read with grep or cat)."""
     state: str | None = None
     """As printed, without ibv_devinfo's number: ``Active``, ``Down``, ``PORT_ACTIVE`` ..."""
+    state_line: int | None = None
+    """The line of the port's state where the output prints it on a line of its own under the
+    port's heading (ibstat's ``State:``, ibv_devinfo's ``state:``, ibstatus' ``state:``): what a
+    finding on the state cites; None where the state stands on the port's own line."""
     active: bool | None = None
     """The state carries traffic (``ACTIVE_STATES``); None without a state line."""
     physical_state: str | None = None
@@ -303,6 +308,56 @@ def _state(port: HcaPort, value: str) -> None:
 
 
 _PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@([\w.-]+)[:\s\]][^\n]{0,200}?[#$]")
+PANE_BARS = ("│", "┃", "║")
+"""A terminal multiplexer's (tmux's, screen's) vertical pane border, box-drawing bars: a copy of
+a pane keeps one before each of its lines. The loader takes it off where it leads nearly every
+line of a file; a copy that joined a pane's lines to others' keeps it on that part."""
+
+
+def _off_pane_border(
+    numbered: list[tuple[int, str, int | None]],
+) -> tuple[list[tuple[int, str, int | None]], list[ParseWarning]]:
+    """``numbered`` with a pane's border taken off the lines it leads, and a note that says so."""
+    bordered = [no for no, line, _ in numbered if line.startswith(PANE_BARS)]
+    if not bordered:
+        return numbered, []
+    return [
+        (no, line[1:] if line.startswith(PANE_BARS) else line, rank) for no, line, rank in numbered
+    ], [
+        ParseWarning(
+            line=bordered[0],
+            message=f"a terminal pane's border ('│') taken off {len(bordered)} line(s) before "
+            f"reading (lines {bordered[0]}-{bordered[-1]})",
+            skipped=False,
+        )
+    ]
+
+
+def _one_port_of_two_tools(ports: list[HcaPort], hosts: dict[int, str | None]) -> list[str]:
+    """ibstat and ibv_devinfo of one host listing the same port (a copy of both commands): one
+    port, read once, the second listing's fields added to the first's where it had none. Left
+    apart where they disagree on whether it carries traffic (run at different times) or where
+    another host's prompt stands between them. Returns each merged port's name."""
+    merged: list[str] = []
+    first: dict[tuple[str, int, str | None], HcaPort] = {}
+    for p in list(ports):
+        if p.tool not in ("ibstat", "ibv_devinfo") or p.ca == NO_DEVICE:
+            continue
+        key = (p.ca, p.port, hosts.get(id(p)))
+        if (same := first.get(key)) is None:
+            first[key] = p
+            continue
+        if same.tool == p.tool or same.active != p.active:
+            continue
+        for name in (
+            "physical_state", "rate_gbps", "link_layer", "ca_type", "firmware", "active_mtu",
+            "guid_zero", "sm_lid",
+        ):  # fmt: skip
+            if getattr(same, name) is None:
+                setattr(same, name, getattr(p, name))
+        ports.remove(p)
+        merged.append(f"{p.ca} port {p.port}")
+    return merged
 
 
 def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
@@ -311,7 +366,6 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ports: list[HcaPort] = []
     netdev_ports: dict[tuple[str, int, str | None], HcaPort] = {}  # ibdev2netdev's, by port
     prompt_host: str | None = None  # the host the last shell prompt named
-    warnings: list[ParseWarning] = []
     ca: str | None = None
     tool = ""
     device: dict[str, str] = {}
@@ -321,7 +375,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     heads: list[
         tuple[int, str, int]
     ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
-    numbered = numbered_lines(text)
+    numbered, warnings = _off_pane_border(numbered_lines(text))
+    hosts: dict[int, str | None] = {}  # an ibstat / ibv_devinfo port's (by id) prompt's host
     ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
     grepped: set[int] = set()  # ports (by id) taken from a state line with no "port:" line
     head_fields: dict[int, dict[str, str]] = {}  # a device block's fields, by its line
@@ -553,6 +608,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 # (ibstat's "0x0000000000000000", ibv_devinfo's "0000:0000:0000:0000")
                 current.guid_zero = not guid.removeprefix("0x").replace(":", "").strip("0")
             ports.append(current)
+            hosts[id(current)] = prompt_host
             continue
         if line.strip().endswith(":") and current is None:
             continue  # a heading inside the device's block ("Device ports:")
@@ -604,6 +660,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 )
                 continue
             _state(current, said)
+            current.state_line = no
         elif key in ("Physical state", "phys_state", "phys state"):
             current.physical_state = _STATE_NUMBER_RE.sub("", _IBSTATUS_NUMBER_RE.sub("", value))
         elif key in ("Rate", "rate"):
@@ -659,6 +716,16 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 line=0,
                 message=f"iblinkinfo -l: {unlinked} port(s) with nothing attached, of nodes its "
                 "names do not tell for HCAs or switches, not judged",
+                skipped=False,
+            )
+        )
+    if merged := _one_port_of_two_tools(ports, hosts):
+        warnings.append(
+            ParseWarning(
+                line=0,
+                message="ibstat and ibv_devinfo both list "
+                + ", ".join(merged)
+                + ": each port read once, with the fields of both",
                 skipped=False,
             )
         )
@@ -720,7 +787,19 @@ PERFTEST_SIGNATURE = (
     r"|Couldn't get context for the device|IB device \S+ not found|No IB devices found"
     r"|Couldn't listen to port \d+|Couldn't create IB resources|Couldn't allocate MR"
     r"|Failed to create QP\.|Unable to create QP\.|Port number \d+ state is \w+"
-    r"|Parser function exited with Error|RDMA CM event error:)"
+    r"|Parser function exited with Error|RDMA CM event error:"
+    # the shell's report that the test crashed (bash: strsignal's words, " (core dumped)")
+    r"|Segmentation fault\b|Bus error\b|Illegal instruction\b)"
+    # perftest's own set-up failing on its memory region, copied alone: ibv_reg_mr refused
+    # (perftest_resources.c create_single_mr: "Couldn't allocate MR", since b0823b7 (2022)
+    # "Couldn't allocate MR with error=%d"), then create_mr's "failed to create mr" (ctx_init then
+    # prints "Failed to create MR", the test's main() " Couldn't create IB resources"): only
+    # perftest prints the two together
+    r"|^[ \t]*Couldn't allocate MR(?: with error=-?\d+)?[ \t]*\r?\n[ \t]*failed to create mr\b"
+    # the kernel's report of a perftest binary that crashed (Linux arch/x86/mm/fault.c
+    # show_signal_msg: "%s[%d]: segfault at %lx ip %px sp %px error %lx", then print_vma_addr's
+    # " in %s[%lx+%lx]", the object the instruction was in)
+    r"|\bib_(?:write|read|send|atomic)_(?:bw|lat)\[\d+\]: segfault at [0-9a-f]+ ip "
     # a client's failure copied without its command: its connect to the server's TCP port, then
     # perftest_communication.c's own words that the socket could not be set up
     r"|^[ \t]*Couldn't connect to \d+\.\d+\.\d+\.\d+:\d+[ \t]*\r?\n[^\n]*Unable to (?:open file descriptor "
@@ -839,6 +918,8 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Failed to exchange data between server and clients|Couldn't post send\b"
     r"|No IB devices found|IB device \S+ not found|Couldn't get context for the device"
     r"|Unable to create QP\.|Failed to create QP\.|Couldn't allocate MR"
+    # (create_mr's and ctx_init's words after it: perftest_resources.c)
+    r"|failed to create mr|Failed to create MR"
     r"|Failed to modify QP (?:\d+ )?to (?:INIT|RTR|RTS)|Completion with error at (?:client|server)"
     r"|Unable to find the Infiniband/RoCE device|Unable to create RDMA_CM resources"
     r"|Unable to init the socket connection|Couldn't allocate context"
@@ -1223,6 +1304,35 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         if run is not None and run.failed and _completion_details(run, line):
             continue
+        if (
+            (sig := _SHELL_SIGNAL_RE.match(line))
+            and (pending or run is not None)
+            and not _under_other_tool(numbered, no)
+        ):
+            # the shell's word that the test ended on a signal: a crash, not perftest's own
+            # failure line. A run that failed already crashed on its way out; one still waiting
+            # for its settings (the last command) or its report crashed there
+            what = (
+                f"the process crashed (line {no}): {sig.group(0).strip()} (the shell's report of "
+                "its signal)"
+            )
+            if run is not None and (failure_open or (run.failed and not pending)):
+                run.failed = f"{run.failed}, then {what}"
+            elif pending and (current is None or run is None or ended or run.rows):
+                cmd = pending[-1]
+                run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=what)
+                current = _command_port(cmd, cmd.line, cmd.tool)
+                current.perftest = run
+                ports.append(current)
+                pending = [c for c in pending if c is not cmd]
+                gids, head, title, gid_side = [], None, None, None
+            elif run is not None and not run.rows:
+                run.failed = run.failed or what
+            failure_open, ended = True, True
+            continue
+        if "segfault at" in line and (kernel := _KERNEL_SEGFAULT_RE.search(line)):
+            _kernel_segfault(kernel, no, ports, pending)
+            continue
         e = _PERFTEST_ERROR_RE.match(line)
         last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
         if e and failure_open and not ended:
@@ -1250,7 +1360,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             cmd = _connected_by(pending, e.group("what")) or pending[-1]
             failure_open, ended = True, last
             what = e.group("what")
-            if what == "Couldn't allocate MR" and cmd.gpu_buffer:
+            if what.startswith("Couldn't allocate MR") and cmd.gpu_buffer:
                 # (ibv_reg_mr on GPU memory: an HCA registers it only through GPUDirect RDMA,
                 # the nvidia-peermem module, on a GPU that allows it)
                 what += (
@@ -1375,6 +1485,62 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 )
             )
     return ports, warnings
+
+
+# bash's report of a child a signal ended (strsignal's words, " (core dumped)" where it dumped
+# core), on a line of its own
+_SHELL_SIGNAL_RE = re.compile(
+    r"^\s*(?:Segmentation fault|Bus error|Illegal instruction|Aborted|Floating point exception)"
+    r"(?: \(core dumped\))?\s*$"
+)
+# the kernel's log of a perftest binary that crashed (a dmesg line, its time stamp before it):
+# Linux arch/x86/mm/fault.c show_signal_msg, "%s%s[%d]: segfault at %lx ip %px sp %px error %lx"
+# (the command's name, its pid, the address it read or wrote), print_vma_addr's " in %s[%lx+%lx]"
+# after it (the file the faulting instruction is in: the library that crashed)
+_KERNEL_SEGFAULT_RE = re.compile(
+    r"\b(?P<tool>ib_(?:write|read|send|atomic)_(?:bw|lat))\[(?P<pid>\d+)\]: segfault at "
+    r"(?P<address>[0-9a-f]+) ip [0-9a-fx]+ sp [0-9a-fx]+ error [0-9a-f]+"
+    r"(?: in (?P<object>[^\s\[]+)\[)?"
+)
+
+
+def _kernel_segfault(
+    kernel: re.Match[str], no: int, ports: list[HcaPort], pending: list[_PerftestCommand]
+) -> None:
+    """The kernel's segfault line of a perftest binary: added to the run of that binary that
+    crashed (the shell said so above), else a crashed run of the last command of that binary,
+    else one on a port the copy does not name."""
+    where = (
+        f"the kernel's log (line {no}): {kernel.group('tool')}[{kernel.group('pid')}] segfault at "
+        + (
+            "address 0 (a null pointer)"
+            if kernel.group("address").strip("0") == ""
+            else f"address 0x{kernel.group('address')}"
+        )
+        + (f" in {kernel.group('object')}" if kernel.group("object") else "")
+        + (
+            " (librdmacm: the RDMA connection manager's library, which -R / --rdma_cm uses)"
+            if (kernel.group("object") or "").startswith("librdmacm")
+            else ""
+        )
+    )
+    tool = f"perftest {kernel.group('tool')}"
+    for port in reversed(ports):
+        run = port.perftest
+        if port.tool == tool and run is not None and run.failed and "crashed" in run.failed:
+            run.failed += f"; {where}"
+            return
+    cmd = next((c for c in reversed(pending) if c.tool == kernel.group("tool")), None)
+    if cmd is not None:
+        pending.remove(cmd)
+    run = PerftestRun(
+        test=kernel.group("tool"),
+        peer=cmd.server if cmd else None,
+        failed=f"the process crashed: {where}",
+    )
+    port = _command_port(cmd, cmd.line if cmd else no, kernel.group("tool"))
+    port.perftest = run
+    ports.append(port)
 
 
 def _interleaved_server_row(ports: list[HcaPort], warnings: list[ParseWarning]) -> None:
@@ -1817,6 +1983,128 @@ def parse_ibv_devices(text: str) -> list[tuple[int, str, str]]:
 
 
 _IBV_DEVICES_HEAD_RE = re.compile(r"^\s*device\s+node GUID\s*$", re.M)
+
+
+# rxe_cfg status (rdma-core's Soft-RoCE script, providers/rxe/rxe_cfg.in do_status, removed in
+# 0d2ff0e (2020) for iproute2's "rdma link add NAME type rxe netdev DEV"): a row an Ethernet
+# interface under "Name Link Driver Speed NMTU IPv4_addr RDEV RMTU", RDEV the rxe device bound to
+# it and RMTU that device's active_mtu; status_print pads each column to its widest field and
+# prints an empty one as blanks, so a column is read at its heading's place, not by its words'
+# order (an interface with no rxe device ends after its address)
+RXE_CFG_STATUS_SIGNATURE = (
+    r"^[ \t]*Name[ \t]+Link[ \t]+Driver[ \t]+Speed[ \t]+NMTU[ \t]+IPv4_addr[ \t]+RDEV[ \t]+RMTU"
+    r"[ \t]*$"
+)
+_RXE_CFG_HEAD_RE = re.compile(RXE_CFG_STATUS_SIGNATURE)
+# lsmod's row of the Soft-RoCE driver ("rdma_rxe   102400  0": its size and use count)
+_LSMOD_RXE_RE = re.compile(r"^\s*rdma_rxe\s+\d+\s+\d+\b")
+
+
+@dataclass(kw_only=True)
+class RxeInterface:
+    """An interface of ``rxe_cfg status``: the rxe (Soft-RoCE) device bound to it, if any."""
+
+    line: int
+    name: str
+    link: str | None = None
+    """``yes`` where the interface's link is up."""
+    driver: str | None = None
+    mtu: int | None = None
+    """The interface's own MTU (NMTU)."""
+    ipv4: str | None = None
+    rdev: str | None = None
+    """The rxe device on it (``rxe0``); None where none was added."""
+    rmtu: str | None = None
+
+
+def parse_rxe_cfg_status(text: str) -> list[RxeInterface]:
+    """Each interface row of ``rxe_cfg status`` (none where the file has no such table)."""
+    rows: list[RxeInterface] = []
+    columns: list[tuple[str, int]] = []  # (heading, where its column starts)
+    for no, line, _ in numbered_lines(text):
+        if _RXE_CFG_HEAD_RE.match(line):
+            columns = [(m.group(0), m.start()) for m in re.finditer(r"\S+", line)]
+            continue
+        if not columns:
+            continue
+        if not line.strip() or line[: columns[0][1]].strip():
+            columns = []  # the table ended (a blank line, a line that starts left of it)
+            continue
+        cells: dict[str, str] = {}
+        for at, (heading, start) in enumerate(columns):
+            end = columns[at + 1][1] if at + 1 < len(columns) else len(line)
+            if cell := line[start:end].strip():
+                cells[heading] = cell
+        if "Name" not in cells or " " in cells["Name"]:
+            columns = []
+            continue
+        nmtu = cells.get("NMTU", "")
+        rows.append(
+            RxeInterface(
+                line=no,
+                name=cells["Name"],
+                link=cells.get("Link"),
+                driver=cells.get("Driver"),
+                mtu=int(nmtu) if nmtu.isdigit() else None,
+                ipv4=cells.get("IPv4_addr"),
+                rdev=cells.get("RDEV"),
+                rmtu=cells.get("RMTU"),
+            )
+        )
+    return rows
+
+
+def rxe_cfg_notes(text: str) -> list[ParseWarning]:
+    """A note an interface of ``rxe_cfg status``: its driver, link, address and rxe device."""
+    return [
+        ParseWarning(
+            line=r.line,
+            message=f"rxe_cfg status: {r.name} ("
+            + ", ".join(
+                part
+                for part in (
+                    r.driver,
+                    f"link {r.link}" if r.link else None,
+                    f"MTU {r.mtu}" if r.mtu else None,
+                    r.ipv4 or "no IPv4 address",
+                )
+                if part
+            )
+            + "): "
+            + (
+                f"rxe device {r.rdev}" + (f" (MTU {r.rmtu})" if r.rmtu else "")
+                if r.rdev
+                else "no rxe (Soft-RoCE) device bound to it"
+            ),
+            skipped=False,
+        )
+        for r in parse_rxe_cfg_status(text)
+    ]
+
+
+def no_rdma_device(text: str) -> tuple[int, str] | None:
+    """Where ``ibv_devices`` printed its header and no device under it: (the header's line, what
+    that says, with the Soft-RoCE context the same copy gives: lsmod's rdma_rxe, rxe_cfg status'
+    interfaces without an rxe device). None where it lists a device or is not in the file."""
+    numbered = numbered_lines(text)
+    if (header := _IBV_DEVICES_HEAD_RE.search(text)) is None or any(
+        _IBV_DEVICES_ROW_RE.match(line) for _, line, _ in numbered
+    ):
+        return None
+    head = text.count("\n", 0, header.start()) + 1
+    said = "ibv_devices listed no RDMA device (its header, no row under it)"
+    module = next((no for no, line, _ in numbered if _LSMOD_RXE_RE.match(line)), None)
+    bare = [r for r in parse_rxe_cfg_status(text) if r.rdev is None]
+    if module is not None:
+        said += f": the Soft-RoCE driver rdma_rxe is loaded (lsmod, line {module})"
+    if bare:
+        said += (
+            (" but" if module is not None else ":")
+            + " rxe_cfg status shows no rxe device on "
+            + ", ".join(f"{r.name} (line {r.line})" for r in bare[:4])
+            + ": none was added (rxe_cfg add IFACE, or rdma link add rxe0 type rxe netdev IFACE)"
+        )
+    return head, said
 
 
 # ``mst status -v`` (NVIDIA MFT): its PCI devices table, "DEVICE_TYPE  MST  PCI  RDMA  NET  NUMA",
