@@ -77,7 +77,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if not run_id or not os.environ.get("PYTEST_XDIST_WORKER"):
         yield
         return
-    lock_dir = Path(tempfile.gettempdir()) / f"advisor-tests-{run_id}"
+    # (beside the run's workers' own temporary directories, which pytest removes with its old
+    # runs' basetemps: a lock directory in the system's /tmp would outlive every run)
+    factory = getattr(item.config, "_tmp_path_factory", None)
+    base = (
+        Path(factory.getbasetemp()).parent if factory is not None else Path(tempfile.gettempdir())
+    )
+    lock_dir = base / f"advisor-tests-{run_id}"
     with _turn(lock_dir, alone=item.get_closest_marker("alone") is not None):
         yield
 
