@@ -256,3 +256,49 @@ def test_a_host_prefix_and_a_progress_bar_stay_linear_on_long_runs() -> None:
         began = time.perf_counter()
         pattern.search(line)
         assert time.perf_counter() - began < 1.0
+
+
+# --- earlier rounds' leftovers -------------------------------------------------------------------
+
+
+def test_torch_elastics_exit_barrier_that_timed_out_is_said() -> None:
+    ev = _load(
+        "nccl1016_elastic_sigterm_7_failed_exitcode1_local_rank3_pid429_exit_barrier_307s_cut.log"
+    )
+    assert [f["kind"] for f in ev.failures] == ["elastic_failure"]
+    (note,) = [m for m in ev.files[0].messages if "exit barrier" in m.message]
+    assert note.line == 9
+    assert note.message == (
+        "log: torch elastic's agent waited 307 s at its exit barrier for the other nodes' agents "
+        "and gave up: they had not finished (still running, hung, or stopped without reaching it)"
+    )
+
+
+def test_an_exit_barrier_that_failed_at_once_had_no_store() -> None:
+    text = (
+        "E0304 19:44:41.006000 690616 torch/distributed/elastic/agent/server/api.py:965] Error "
+        "waiting on exit barrier. Elapsed: 0.004255771636962891 seconds\n"
+    )
+    (note,) = logs.parse(text).unread
+    assert "the barrier's store was already gone" in note.message
+
+
+def test_nccls_older_shared_memory_rings_are_in_its_channel_summary() -> None:
+    ev = _load(
+        "pytorch23534_crashing_worker_ring_p2p_ipc_shm_socket_shm_h42_cuda_failure_invalid_argument.log"
+    )
+    (summary,) = [m for m in _said(ev) if "channels go" in m]
+    assert "via direct shared memory (3 line(s): through host shared memory" in summary
+    (warn,) = ev.failures
+    assert (warn["kind"], warn["line"]) == ("nccl_warning", 11)
+
+
+def test_nccls_path_dump_is_said_by_path_type() -> None:
+    ev = _load("deepspeed5022_node0_rank3_nccl_topology_paths_nvlink_nvb_net0_sys_healthy_cut.log")
+    assert not ev.failures
+    (paths,) = [m for m in _said(ev) if "path dump" in m]
+    assert paths == (
+        "log: NCCL's path dump of 3 GPU(s): to the other GPUs 9 path(s) over NVB (NVLink through "
+        "another GPU), 12 path(s) over NVL (NVLink); NET/0 at SYS (across the CPUs' "
+        "interconnect), 1.25 GB/s at its narrowest"
+    )

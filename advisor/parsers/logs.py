@@ -965,6 +965,44 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         "(vLLM's pynccl)" in w.message for w in report.unread
     ):
         _vllm_notes(text, lines(), report)
+    if "Error waiting on exit barrier" in text:
+        _exit_barrier_notes(lines(), report)
+
+
+# torch elastic's agent after its own worker group ended (agent/server/api.py _exit_barrier): it
+# waits exit_barrier_timeout (300 s by default) in a store barrier for the other nodes' agents,
+# and logs "Error waiting on exit barrier. Elapsed: 307.28545117378235 seconds" where they did
+# not all arrive; at once (well under a second) where the barrier's store was already gone
+_EXIT_BARRIER_RE = re.compile(
+    r"Error waiting on exit barrier\. Elapsed: (?P<s>\d+(?:\.\d+)?) seconds"
+)
+EXIT_BARRIER_AT_ONCE_S = 1.0
+"""A barrier that failed sooner than this waited for no one: its store was gone."""
+
+
+def _exit_barrier_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of torch elastic's exit barrier that failed: how long the agent waited, and what
+    that says of the other nodes."""
+    for no, line, _ in lines:
+        if "exit barrier" not in line or not (m := _EXIT_BARRIER_RE.search(line)):
+            continue
+        waited = float(m.group("s"))
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message="torch elastic's agent "
+                + (
+                    f"could not wait at its exit barrier ({waited:.3g} s): the barrier's store "
+                    "was already gone (the node that held it had exited)"
+                    if waited < EXIT_BARRIER_AT_ONCE_S
+                    else f"waited {waited:.0f} s at its exit barrier for the other nodes' agents "
+                    "and gave up: they had not finished (still running, hung, or stopped "
+                    "without reaching it)"
+                ),
+                skipped=False,
+            )
+        )
+        return
 
 
 # vLLM's own words of its communication at start and at its end: "vLLM is using nccl==2.21.5"
@@ -4672,13 +4710,16 @@ read refused): its NCCL set-up is said beside them."""
 # taken out of a network's
 # (NCCL 2.4-2.6 named a channel a ring: "Ring 00 : 5[5] -> 6[6] via P2P/IPC", "Ring 00 : 15 -> 0
 # [receive] via NET/Socket/0", its peer's device left out over the network)
+# (NCCL's SHM transport before 2.7 named itself in words, src/transport/shm.cc: "Ring %02d :
+# %d[%d] -> %d[%d] via direct shared memory", later "Channel %02d : ... via direct shared memory")
 _CHANNEL_VIA_RE = re.compile(
     r"NCCL INFO (?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[[^\]]*\])? -> \d+(?:\[[^\]]*\])?(?: \[\w+\])? via "
-    r"(?P<via>(?:P2P|SHM|NET|COLLNET|NVLS)(?:/[A-Za-z][\w]*)*)"
+    r"(?P<via>(?:P2P|SHM|NET|COLLNET|NVLS)(?:/[A-Za-z][\w]*)*|direct shared memory)"
 )
 _VIA_SAID = {
     "P2P": "GPU to GPU, NVLink or PCIe peer-to-peer",
     "SHM": "through host shared memory (no peer-to-peer between those GPUs)",
+    "direct shared memory": "through host shared memory (no peer-to-peer between those GPUs)",
     "NET": "over the network",
 }
 # NCCL's note of a setting it took from the environment: "NCCL INFO NCCL_P2P_LEVEL set by
@@ -5061,6 +5102,8 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
                 for k, n in via.items()
             )
         ] = via_first
+    if paths := _nccl_path_dump(lines):
+        notes[paths[1]] = paths[0]
     if env:
         # (NCCL's INFO of each NCCL_* variable it took from the environment: the run's own
         # settings, P2P or shared memory turned off among them)
@@ -5074,6 +5117,63 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             shown = sorted(ranks_seen[said])
             said += f" (this log: rank(s) {', '.join(map(str, shown[:8]))}{' ...' if len(shown) > 8 else ''})"
         report.unread.append(ParseWarning(line=no, message=said, skipped=False))
+
+
+# NCCL's dump of its topology's paths at NCCL_DEBUG_SUBSYS=GRAPH (src/graph/paths.cc
+# printNodePaths): a line a GPU, "GPU/600000 :GPU/100000 (2/44.000000/NVB) ... NET/0
+# (4/1.250000/SYS)", each path's hop count, bandwidth (GB/s) and type (src/graph/topo.h: LOC
+# itself, NVL NVLink, NVB NVLink through another GPU, C2C, PIX one PCIe bridge, PXB several,
+# P2C, PXN through another GPU to a NIC, PHB through the CPU's host bridge, SYS across the CPUs'
+# interconnect, NET, DIS disconnected); newer NCCL writes ids as "GPU/0-600000"
+_PATH_DUMP_RE = re.compile(r"NCCL INFO GPU/(?P<src>[0-9a-fA-F-]+) :(?P<rest>GPU/.*)$")
+_PATH_ENTRY_RE = re.compile(
+    r"(?P<kind>GPU|NET|NIC|CPU|NVS|PCI)/(?P<id>[0-9a-fA-F-]+) \((?P<hops>\d+)/(?P<bw>\d+(?:\.\d+)?)/"
+    r"(?P<type>[A-Z0-9]+)\)"
+)
+_PATH_SAID = {
+    "NVL": "NVLink",
+    "NVB": "NVLink through another GPU",
+    "C2C": "chip-to-chip",
+    "PIX": "one PCIe bridge",
+    "PXB": "several PCIe bridges",
+    "PHB": "the CPU's PCIe host bridge",
+    "SYS": "across the CPUs' interconnect",
+    "DIS": "disconnected",
+}
+
+
+def _nccl_path_dump(lines: list[tuple[int, str, int | None]]) -> tuple[int, str] | None:
+    """One note of NCCL's path dump: how its GPUs reach each other and the network (each
+    path type counted, the network's at its narrowest); None where the log has none."""
+    first = 0
+    sources: set[str] = set()
+    gpu_types: dict[str, int] = {}
+    nets: dict[str, tuple[str, float]] = {}  # NET id → its narrowest path's type and GB/s
+    for no, line, _ in lines:
+        if "NCCL INFO GPU/" not in line or not (m := _PATH_DUMP_RE.search(line)):
+            continue
+        first = first or no
+        sources.add(m.group("src"))
+        for e in _PATH_ENTRY_RE.finditer(m.group("rest")):
+            if e.group("kind") == "GPU" and e.group("type") != "LOC":
+                gpu_types[e.group("type")] = gpu_types.get(e.group("type"), 0) + 1
+            elif e.group("kind") == "NET":
+                bw = float(e.group("bw"))
+                if e.group("id") not in nets or bw < nets[e.group("id")][1]:
+                    nets[e.group("id")] = (e.group("type"), bw)
+    if not sources:
+        return None
+
+    def said(kind: str) -> str:
+        return f"{kind} ({_PATH_SAID[kind]})" if kind in _PATH_SAID else kind
+
+    return first, (
+        f"NCCL's path dump of {len(sources)} GPU(s): to the other GPUs "
+        + ", ".join(f"{n} path(s) over {said(k)}" for k, n in gpu_types.items())
+        + "".join(
+            f"; NET/{i} at {said(t)}, {bw:g} GB/s at its narrowest" for i, (t, bw) in nets.items()
+        )
+    )
 
 
 def _nccl_hosts(lines: list[tuple[int, str, int | None]]) -> list[str]:
