@@ -311,8 +311,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
         # (NCCL's INFO lines with their "host:pid:tid [dev] " prefix taken off by the copy)
         r"|^NCCL INFO NCCL version \d+\.\d+\.\d+"
-        r"|\{ Epoch:\[[ \t]*\d+/[ \t]*\d+\], step:\[[ \t]*\d+/[ \t]*\d+\], loss: -?\d"
+        r"|\{ (?:Epoch:\[[ \t]*\d+/[ \t]*\d+\], )?step:\[[ \t]*\d+/[ \t]*\d+\], loss:[ \t]*-?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
+        # a tqdm bar whose postfix carries the loss (logs.TQDM_LOSS_RE)
+        r"|\|[ \t]*\d+/\d+ \[[^\]\n]*?\bloss[:=] ?-?\d"
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
         r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:"
         r"[ \t]*(?:-?\d|(?i:nan|-?inf))"
@@ -551,9 +553,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # IBM Autopilot's failed check (logs._autopilot_failures)
         r"|^\[\[ [A-Z][A-Z0-9 -]*? \]\] (?:FAIL|ABORT)\b"
         r"|(?:Initializing distributed|initializing ddp): GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
+        # Ray Train's process group (logs._ray_train_notes)
+        r"|Setting up process group for: \S+ \[rank=\d+(?:, world_size=\d+)?\]"
         # accelerate's state print (logs._accelerate_state_notes), its first two lines
-        r"|^\s*Distributed environment: (?:DistributedType\.)?[A-Z][A-Z_]*(?:\s+Backend: \w+)?\s*\n"
-        r"\s*Num processes: \d+\s*$"
+        r"|^[^\n]{0,120}?\bDistributed environment: (?:DistributedType\.)?[A-Z][A-Z_]*"
+        r"(?:[ \t]+Backend: \w+)?[ \t]*\n[^\n]{0,40}?\bNum processes: \d+[ \t]*$"
         r"|Expected to have finished reduction in the prior iteration before starting a new one"
         # NCCL's RAS report; torch's flight recorder analyzer
         r"|^Job summary\s*\n=+\s*$"
@@ -844,8 +848,9 @@ class EvidenceFacts:
     one on this GPU)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
-    device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines}``
-    (the fields of ``parsers.rank_table.RankTable``)."""
+    device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines,
+    placeholders}`` (the fields of ``parsers.rank_table.RankTable``; ``placeholders``: the server
+    ids and device addresses a template left masked or as placeholders, each once)."""
     timelines: list[FailureTimeline] = field(default_factory=list)
     """Failure logs of several ranks put on one clock, per folder (one job's logs sit together):
     the first rank to fail, the ones that failed only because of it, the spread of the errors
@@ -1494,11 +1499,22 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
             or bool(_LINE_HEAD_RE.match(after))
         )
 
-    # cut inside a word, or at the space between two (the next line goes on in lower case)
+    # cut inside a word, or at the space between two (the next line goes on in lower case); or
+    # inside a token, letters or digits on both sides of the cut, the rest shorter than the
+    # width ("... commId 0x" / "9419ffc51c422e05 - Init START", "NCCL_IGN" / "ORE_DISABLED_P2P=1.":
+    # rows of one width, a CSV's, go on at the width)
     mid_word = [
         i
         for i in at_width
-        if (original[i][-1:].isalnum() or original[i][-1:] == " ") and original[i + 1][:1].islower()
+        if (
+            (original[i][-1:].isalnum() or original[i][-1:] == " ")
+            and original[i + 1][:1].islower()
+        )
+        or (
+            (original[i][-1:].isalnum() or original[i][-1:] == "_")
+            and (original[i + 1][:1].isalnum() or original[i + 1][:1] == "_")
+            and len(original[i + 1]) < width
+        )
     ]
     if len(mid_word) < HARD_WRAP_MIN_LINES or any(own_line(i) for i in at_width):
         return text, 0, width
@@ -2300,7 +2316,16 @@ def _slower_reruns(benchmarks: list[dict[str, Any]], tables: list[nccl_tests.Tab
     for bench, table in zip(benchmarks, tables, strict=True):
         if bench["avg_busbw_gbps"] is None or bench["min_bytes"] is None:
             continue
-        key = (bench["op"], bench["ranks"], bench["min_bytes"], bench["max_bytes"])
+        # (the sizes run, not only their bounds: a -f 2 sweep from 8 B averages small sizes that
+        # a -i 2G step never runs)
+        key = (
+            bench["op"],
+            bench["ranks"],
+            bench["min_bytes"],
+            bench["max_bytes"],
+            table.step_factor,
+            table.step_bytes,
+        )
         same.setdefault(key, []).append((bench, table.header_line))
     for runs in same.values():
         best, line = max(runs, key=lambda r: r[0]["avg_busbw_gbps"])
@@ -3746,16 +3771,17 @@ def _memory_history(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
 def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi --query-gpu ... --format=csv``: a GPU a row, its fields the ones asked."""
     try:
-        parsed = nvidia_smi.parse_query_csv(text)
+        read = nvidia_smi.read_query_csv(text)
     except nvidia_smi.ValuesOnlyQuery as e:
         # a looped query of values only: no GPU is told apart, what the samples hold is said
         return [ParseWarning(line=e.line, message=_samples_said(e.samples), skipped=False)]
+    parsed = read.gpus
     gpus = [
         {"source": source, "driver": gpu.driver_version, "cuda": "", **asdict(gpu)}
         for gpu in parsed
     ]
     out.gpus.extend(gpus)
-    notes = []
+    notes = list(read.notes)  # (a loop's samples of the same GPUs, said with their ranges)
     masks: dict[str, list[nvidia_smi.SmiGpu]] = {}  # a masks' reading → the GPUs it is of
     for gpu in parsed:
         if (history := _memory_history(gpu)) is not None:
@@ -4943,6 +4969,11 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         table = rank_table.parse(text)
         offset = 0
     out.rank_tables.append({"source": source, **asdict(table)})
+    # (a template's placeholders where the servers' ids or the devices' addresses belong: no
+    # job can start from it as written; "placeholders" lists them, each once)
+    out.rank_tables[-1]["placeholders"] = list(
+        dict.fromkeys([*rank_table.masked_servers(table), *rank_table.placeholders(table)])
+    )
     warnings = [
         ParseWarning(
             line=no + offset,

@@ -65,7 +65,10 @@ SIGNATURE = (
 # usage text): nothing of any device is in it
 _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
 _ROOT_ONLY_RE = re.compile(r"^\s*This command can be executed only by the root user\.\s*$")
-_NPU_SMI_ANY_RE = re.compile(r"\bnpu-smi\s+(?P<args>\S.*?)\s*$")
+# (a command's arguments to the line's end, stripped after: a lazy match before "\s*$" retried
+# the line's rest from each of its spaces)
+_NPU_SMI_ANY_RE = re.compile(r"\bnpu-smi\s+(?P<args>\S[^\n]*)")
+_NPU_DIR_RE = re.compile(r"(?<![^/])NPU-?\d+(?![^/])")
 _EXPORTING_RE = re.compile(
     r"^\s*(?:[\d-]+ [\d:.]+ )?Start exporting logs and files to path: (?P<path>\S+)"
 )
@@ -104,7 +107,7 @@ _STATUS_RE = re.compile(
 )
 _MESSAGE_RE = re.compile(r"^\s*Message\s*:\s*(?P<said>\S.*?)\s*$")
 _TRANSFER_RE = re.compile(r"^\s*Transfer\s*:\s*(?P<how>\S+)\s*$")
-_NPU_SMI_SET_RE = re.compile(r"\bnpu-smi\s+(?P<verb>set|upgrade)\s+(?P<args>-\S.*?)\s*$")
+_NPU_SMI_SET_RE = re.compile(r"\bnpu-smi\s+(?P<verb>set|upgrade)\s+(?P<args>-\S[^\n]*)")
 _VRD_NAME_RE = re.compile(r"^\s*VRD Name\s*:\s*(?P<name>\S+)")
 _VRD_VERSION_RE = re.compile(r"^\s*(?P<which>Current|Target) Version\s*:\s*(?P<v>\S+)")
 _NET_VERSION_RE = re.compile(r"^\s*Network (?P<which>Driver|Firmware) Version:\s*(?P<v>\S+)")
@@ -137,7 +140,7 @@ def _tool_results(text: str) -> list[ParseWarning]:
     hccn_set: tuple[int, str] | None = None
     for no, line, _ in numbered_lines(text):
         if "npu-smi" in line and (c := _NPU_SMI_SET_RE.search(line)):
-            command = f"npu-smi {c.group('verb')} {c.group('args')}"
+            command = f"npu-smi {c.group('verb')} {c.group('args').rstrip()}"
             blocks.append({"command": command, "line": no})  # (a new command, a new result)
         if "hccn_tool" in line and (h := _HCCN_SET_RE.search(line)):
             hccn_set = (no, h.group("what"))
@@ -340,7 +343,7 @@ def parse(text: str) -> list[ParseWarning]:
             )
             continue
         if "npu-smi" in line and (any_cmd := _NPU_SMI_ANY_RE.search(line)):
-            last_npu_smi = f"npu-smi {any_cmd.group('args')}"
+            last_npu_smi = f"npu-smi {any_cmd.group('args').rstrip()}"
         if _ROOT_ONLY_RE.match(line):
             notes.append(
                 ParseWarning(
@@ -439,14 +442,15 @@ def parse(text: str) -> list[ParseWarning]:
         )
     if exported:
         # (its prompt answered: the export started for each device it names, a line each)
-        devices = [p.rstrip("/").split("/")[-2] for p in exported if p.count("/") >= 2]
+        # (each path's own device folder, "NPU-0", wherever it stands in the path)
+        devices = [d.group(0) for p in exported if (d := _NPU_DIR_RE.search(p))]
         notes.append(
             ParseWarning(
                 line=exported_line,
                 message=f"npu-smi set -t sys-log-dump: the system-log export started for "
                 f"{len(exported)} device(s)"
                 + (f" ({', '.join(devices)})" if devices else "")
-                + f" under {exported[0].rsplit('/', 2)[0] if exported[0].count('/') >= 2 else exported[0]}"
+                + f" under {exported[0].split('/NPU')[0] or '/'}"
                 "; a log collection, nothing of a device's health",
                 skipped=False,
             )

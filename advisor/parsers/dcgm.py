@@ -44,9 +44,17 @@ dcgmi's own error that the diagnostic did not complete (RUN_ERROR_RE)."""
 RUN_ERROR_RE = re.compile(
     r"^\s*Error: Unable to complete diagnostic(?: for (?:group (?P<group>\d+)"
     r"|entities (?P<entities>[^\s.]+(?:\.\d+)*)|fake GPUs (?P<fake>\S+?)))?\.\s+"
-    r"Return: \((?P<code>-?\d+)\)\s*:?\s*(?P<what>.*?)\.?\s*$"
+    r"Return: \((?P<code>-?\d+)\)\s*:?\s*(?P<what>[^\n]*)$"
 )
-_SYSTEM_ERROR_RE = re.compile(r"^\s*Error: (?!Unable to complete diagnostic)(?P<what>\S.*?)\s*$")
+# (the words to the line's end, stripped after: a lazy match before "\s*$" retried the line's
+# rest from each of its spaces)
+GPU_STATE_RETURNS = frozenset({-18, -19, -51})
+"""dcgmReturn_t codes of the GPU's own state (dcgm_structs.h: DCGM_ST_GPU_IS_LOST -18 "GPU is
+lost", DCGM_ST_RESET_REQUIRED -19 "GPU requires reset", DCGM_ST_NVVS_ISOLATE_ERROR -51 "The
+diagnostic returned an error that indicates the need to drain the GPU"): a hardware fault, not a
+precondition; the others (-35 an empty group, a host engine or plugins that would not load) are
+the diagnostic's setup."""
+_SYSTEM_ERROR_RE = re.compile(r"^\s*Error: (?!Unable to complete diagnostic)(?P<what>\S[^\n]*)$")
 _DIAG_COMMAND_RE = re.compile(r"\bdcgmi\s+diag\b")
 REFUSAL_RE = re.compile(
     # NVVS's BuildCommonGpusList (DCGM's NvidiaValidationSuite.cpp) refuses to run before any
@@ -406,8 +414,9 @@ def _not_run(lines: list[tuple[int, str, int | None]], *, refusals: bool) -> lis
     """The runs that printed no table: dcgmi's error that the diagnostic did not complete
     (RUN_ERROR_RE) and, with ``refusals``, the diagnostic's refusal to start on a MIG
     configuration (REFUSAL_RE). One run a ``dcgmi diag`` command (the nearest above; a refusal
-    printed again under it is the same run's), each read as a Deployment precondition that failed:
-    no GPU was tested, which says nothing of the hardware."""
+    printed again under it is the same run's), each read as a Deployment precondition that failed
+    (no GPU was tested, which says nothing of the hardware), or, for a return of the GPU's own
+    state (``GPU_STATE_RETURNS``), as a Hardware check that failed."""
     runs: dict[int, Diag] = {}  # by the line of its command (0: none above it)
     command = 0
     last: DiagCheck | None = None  # the error whose system errors may follow
@@ -426,20 +435,23 @@ def _not_run(lines: list[tuple[int, str, int | None]], *, refusals: bool) -> lis
                 if err.group("fake")
                 else None
             )
+            hardware = int(err.group("code")) in GPU_STATE_RETURNS
             check = DiagCheck(
-                section="Deployment",
+                # (a lost GPU, one that needs a reset or one the diagnostic says to drain is
+                # the GPU's own state, not a setup the diagnostic could not run under)
+                section="Hardware" if hardware else "Deployment",
                 name="Diagnostic run" + (f" ({target})" if target else ""),
                 result="Fail",
                 line=no,
                 details=[
                     f"dcgmi: unable to complete the diagnostic, return {err.group('code')}: "
-                    f"{err.group('what')}"
+                    f"{err.group('what').strip().rstrip('.').rstrip()}"
                 ],
             )
             last = check
             errors.append(check)
         elif last is not None and (system := _SYSTEM_ERROR_RE.match(line)):
-            last.details.append(f"Error: {system.group('what')}")
+            last.details.append(f"Error: {system.group('what').strip()}")
             continue
         elif refusals and (refused := REFUSAL_RE.match(line)):
             last = None
@@ -464,7 +476,11 @@ def _not_run(lines: list[tuple[int, str, int | None]], *, refusals: bool) -> lis
             run = runs[command] = Diag(line=no, level=_run_level(lines, before=no))
         run.checks.append(check)
     for check in errors:
-        check.details[-1] += " (the diagnostic did not run to its results: no GPU was tested)"
+        check.details[-1] += (
+            " (the GPU's own state: take it out of service until it is reset and passes)"
+            if check.section == "Hardware"
+            else " (the diagnostic did not run to its results: no GPU was tested)"
+        )
     return list(runs.values())
 
 

@@ -1591,8 +1591,10 @@ def _elisions(text: str, sections: list[_Section]) -> list[ParseWarning]:
     return notes
 
 
-_IPV6_RE = re.compile(r"^\s*ipv6_address\s*:\s*([0-9A-Fa-f:.]+)\s*$", re.M)
-_IPV6_PREFIX_RE = re.compile(r"^\s*prefix_length\s*:\s*(\d+)\s*$", re.M)
+# (blanks, not newlines, around the fields: "\s*" at each line's start ran over the blank lines
+# after it, again from every one of them)
+_IPV6_RE = re.compile(r"^[ \t]*ipv6_address[ \t]*:[ \t]*([0-9A-Fa-f:.]+)[ \t]*$", re.M)
+_IPV6_PREFIX_RE = re.compile(r"^[ \t]*prefix_length[ \t]*:[ \t]*(\d+)[ \t]*$", re.M)
 _ELIDED_RE = re.compile(
     r"^[ \t]*(?:#[ \t]*)?(?:\.{3,}|…)(?:[ \t]+(?:\.{3,}|…))*[ \t]*(?:省略|omitted)?[ \t]*$", re.M
 )

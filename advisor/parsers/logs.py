@@ -165,6 +165,7 @@ from advisor.parsers import (
 )
 from advisor.parsers.hccl_test import HCCL_RESULTS, decode_result
 from advisor.parsers.netif import VIRTUAL_IFACE_RE
+from advisor.parsers.nvidia_smi import no_devices_in_job_step
 from advisor.parsers.rank_table import parse as parse_rank_table
 from advisor.parsers.rdma import IBV_WC_STATUS
 
@@ -453,10 +454,19 @@ def _record_rank(line: str, tagged: int | None) -> int | None:
 _OPEN_WORK_RE = re.compile(r"Work[NH]CCL\((?:[^()]|\(ms\))*$")
 """A record left open at the line's end (its "Timeout(ms)" is the only bracket inside)."""
 _CUT_WORK_RE = re.compile(
-    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?P<op>\w+)(?=,)"
+    r"Work(?P<lib>NCCL|HCCL)\(SeqNum=(?P<seq>\d+),\s*OpType=(?:(?P<op>\w+)(?=,)|(?P<op_cut>\w*)\s*$)"
     r"(?:,\s*NumelIn=(?P<numel_in>-?\d+)(?=,))?"
 )
-"""The fields a record cut at the text's end still holds: its SeqNum and OpType."""
+"""The fields a record cut at the text's end still holds: its SeqNum and OpType (or the start of
+the OpType, where the cut fell inside it: "OpType=BROADCA")."""
+
+
+def _cut_op(prefix: str) -> str | None:
+    """The op a cut OpType's first letters name, where only one op starts so; None otherwise."""
+    named = {op for name, op in OPS.items() if prefix and name.startswith(prefix)}
+    return named.pop() if len(named) == 1 else None
+
+
 # torch's log prefix of a process group (ProcessGroupNCCL::createLogPrefix): "[PG ID 2 PG GUID
 # 5(mesh_ulysses) Rank 2] ", the description in brackets only when the group was given one; older
 # torch "[PG 2 Rank 2]"
@@ -967,6 +977,14 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         _vllm_notes(text, lines(), report)
     if "Error waiting on exit barrier" in text:
         _exit_barrier_notes(lines(), report)
+    for full in [e for e in report.events if e.kind == "disk_full"]:
+        before = [e.line for e in report.events if e.kind != "disk_full" and e.line < full.line]
+        if before:
+            # (an emergency save after the time-outs: the disk filled as the job was failing)
+            full.exception_type = (
+                f"{full.exception_type}; after the failure on line {min(before)}, which it did "
+                "not cause"
+            )
 
 
 # torch elastic's agent after its own worker group ended (agent/server/api.py _exit_barrier): it
@@ -1220,7 +1238,7 @@ def _parse_events(text: str) -> LogReport:
         _bench_summary_failures(lines, report)
     if "will restart worker group" in text:
         _elastic_restarts(lines, report)
-    if "Errno 28" in text:
+    if "Errno 28" in text or "No space left on device (28)" in text:
         _disk_full(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
@@ -1585,8 +1603,10 @@ def _parse_events(text: str) -> LogReport:
             not report.events
             and (
                 ("loss is" in text and LOSS_LINE_RE.search(text))
-                or ("Epoch:[" in text and MINDFORMERS_STEP_RE.search(text))
+                or ("step:[" in text and MINDFORMERS_STEP_RE.search(text))
                 or ("iteration" in text and ITERATION_LOSS_RE.search(text))
+                or ("loss" in text and TQDM_LOSS_RE.search(text))
+                or ("step:" in text and TITAN_STEP_RE.search(text))
             )
             and first_error_line(lines) is None
             and _loss_notes(lines, report)
@@ -1610,6 +1630,13 @@ def _parse_events(text: str) -> LogReport:
             return (
                 report  # Lightning's ranks starting their process group: a launch, healthy so far
             )
+        if (
+            not report.events
+            and "Setting up process group for: " in text
+            and first_error_line(lines) is None
+            and _ray_train_notes(lines, report)
+        ):
+            return report  # Ray Train's workers setting up their process group: no fault
         if (
             not report.events
             and "Distributed environment: " in text
@@ -3953,9 +3980,11 @@ LOSS_LINE_RE = re.compile(
 
 # MindFormers' training callback (mindformers/core/callback/callback.py): "... - INFO - { Epoch:[
 # 1/  2], step:[    1/   19], loss: 10.649, per_step_time: 103328ms, ..."
+# (a run without epochs, MindFormers' newer trainer: "{ step:[    1/   10], loss:  11.813965,
+# per_step_time:  13570ms, ...}")
 MINDFORMERS_STEP_RE = re.compile(
-    r"\{ Epoch:\[\s*(?P<epoch>\d+)/\s*\d+\], step:\[\s*(?P<step>\d+)/\s*\d+\], "
-    r"loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)"
+    r"\{ (?:Epoch:\[\s*(?P<epoch>\d+)/\s*\d+\], )?step:\[\s*(?P<step>\d+)/\s*\d+\], "
+    r"loss:\s*(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)"
 )
 
 
@@ -3972,18 +4001,44 @@ ITERATION_LOSS_RE = re.compile(
 _NAN_ITERATIONS_RE = re.compile(r"\bnumber of nan iterations:\s*([1-9]\d*)")
 
 
+# a tqdm progress bar whose postfix carries the loss (VeOmni's, many trainers' "Epoch 1/1:   0%|
+# | 1/3828049 [00:04<4275:39:26,  4.02s/it, loss: 11.41, grad_norm: 29.50, lr: 1.12e-08]"): the
+# bar is redrawn, each step's line printed more than once
+TQDM_LOSS_RE = re.compile(
+    r"\|\s*(?P<step>\d+)/(?P<of>\d+) \[[^\]\n]*?\bloss[:=] ?"
+    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
+)
+
+
+# torchtitan's metrics line (torchtitan/train.py): "step: 100  loss:  6.4719  memory:
+# 49.59GiB(35.46%)  tps: 6,856  mfu: 40.15%", its colour codes taken off
+TITAN_STEP_RE = re.compile(
+    r"\bstep:\s*(?P<step>\d+)\s+loss:\s*(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
+)
+
+
 def _loss_line(line: str) -> re.Match[str] | None:
     if "loss is" in line and (m := LOSS_LINE_RE.match(line)):
         return m
-    if "Epoch:[" in line and (m := MINDFORMERS_STEP_RE.search(line)):
+    if "step:[" in line and (m := MINDFORMERS_STEP_RE.search(line)):
         return m
     if "iteration" in line and (m := ITERATION_LOSS_RE.search(line)):
+        return m
+    if "loss" in line and "|" in line and (m := TQDM_LOSS_RE.search(line)):
+        return m
+    if "step:" in line and (m := TITAN_STEP_RE.search(line)):
         return m
     return None
 
 
 def _step_said(m: re.Match[str]) -> str:
+    if m.re is TQDM_LOSS_RE:
+        return f"step {m.group('step')} of {m.group('of')}"
+    if m.re is TITAN_STEP_RE:
+        return f"step {m.group('step')}"
     if "epoch" in m.re.groupindex:
+        if m.group("epoch") is None:
+            return f"step {m.group('step')}"
         return f"epoch {m.group('epoch')} step {m.group('step')}"
     return f"iteration {m.group('step')} of {m.group('of')}"
 
@@ -4031,15 +4086,69 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
 _NCCL_PLUGIN_LOADING_RE = re.compile(r"\(NCCL PLUGIN\): Loading plugin: (\S+)")
 
 
+# Ray Train's workers setting up torch's process group (ray/train/torch/config.py:
+# "Setting up process group for: env:// [rank=0, world_size=12]"; older Ray: "[rank=0]"), and
+# the console's line when a run's iteration ended, as Ray's own examples print it: "Training
+# finished iteration 1 at 2025-01-10 19:56:58. Total running time: 51min 37s"
+_RAY_TRAIN_PG_RE = re.compile(
+    r"Setting up process group for: (?P<url>\S+) \[rank=(?P<rank>\d+)(?:, world_size=(?P<world>\d+))?\]"
+)
+_RAY_TRAIN_FINISHED_RE = re.compile(
+    r"Training finished iteration (?P<it>\d+) at [^.\n]*\. Total running time: (?P<took>[^\n]+?)\s*$"
+)
+
+
+def _ray_train_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of Ray Train's process group (its world size, the ranks this log shows) and of
+    the run's end where the log has it; False where no worker set one up."""
+    ranks: set[int] = set()
+    worlds: set[int] = set()
+    first = 0
+    finished: re.Match[str] | None = None
+    for no, line, _ in lines:
+        if "process group for" in line and (m := _RAY_TRAIN_PG_RE.search(line)):
+            first = first or no
+            ranks.add(int(m.group("rank")))
+            if m.group("world"):
+                worlds.add(int(m.group("world")))
+        elif "Training finished" in line and (f := _RAY_TRAIN_FINISHED_RE.search(line)):
+            finished = f
+    if not ranks:
+        return False
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message="Ray Train set up torch's process group"
+            + (f" of world size {' or '.join(map(str, sorted(worlds)))}" if worlds else "")
+            + f" (this log: rank(s) {', '.join(map(str, sorted(ranks)[:16]))}"
+            + (" ..." if len(ranks) > 16 else "")
+            + ")"
+            + (
+                f"; training finished iteration {finished.group('it')} (total running time "
+                f"{finished.group('took')})"
+                if finished
+                else ""
+            )
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
 # accelerate's print of its state, a block a process (accelerate/state.py AcceleratorState
 # __repr__): "Distributed environment: MULTI_NPU  Backend: hccl" / "Num processes: 4" / "Process
 # index: 3" / "Local process index: 3" / "Device: npu:3"
+# (printed bare, or by a logger, "03/02/2025 10:22:31 - INFO - __main__ - Distributed environment:
+# MULTI_GPU  Backend: nccl" as the no_trainer examples' logger.info(accelerator.state) does, the
+# rest of the block bare; a launcher's "[default0]:" before each line)
 _ACCELERATE_ENV_RE = re.compile(
-    r"^\s*Distributed environment: (?P<type>(?:DistributedType\.)?[A-Z][A-Z_]*)"
-    r"(?:\s+Backend: (?P<backend>\w+))?\s*$"
+    r"^[^\n]{0,120}?\bDistributed environment: (?P<type>(?:DistributedType\.)?[A-Z][A-Z_]*)"
+    r"(?:[ \t]+Backend: (?P<backend>\w+))?[ \t]*$"
 )
 _ACCELERATE_FIELD_RE = re.compile(
-    r"^\s*(?P<key>Num processes|Process index|Local process index|Device): (?P<value>\S+)\s*$"
+    r"^[^\n]{0,40}?\b(?P<key>Num processes|Process index|Local process index|Device): "
+    r"(?P<value>\S+)[ \t]*$"
 )
 ACCELERATE_STATE_LINES = 6
 """The lines of accelerate's state block under its first."""
@@ -4278,13 +4387,52 @@ DISK_FULL_RE = re.compile(
 )
 
 
+# torch's shared-memory allocator (aten/src/ATen/MapAllocator.cpp) when /dev/shm is full:
+# "RuntimeError: unable to write to file </torch_18693_1532826776_0>: No space left on device
+# (28)", a DataLoader worker handing a batch over
+_SHM_FULL_RE = re.compile(
+    r"unable to write to file <(?P<file>[^>\n]+)>: No space left on device \(28\)"
+)
+# a write the program went on past: logged below ERROR, or retried ("... retrying (1/3)")
+_DISK_FULL_WENT_ON_RE = re.compile(
+    r"\bretry(?:ing)?\b|^\S*\s*\[?(?:WARN(?:ING)?|INFO)\b|\bWARN(?:ING)?\s*[:\]-]", re.I
+)
+SHM_KEY = "shared memory"
+"""The place a shared-memory write filled, as ``_disk_full`` keeps one event a rank and place."""
+DISK_FULL_CONTEXT_LINES = 12
+"""How far above an Errno 28 its traceback's frames are looked at (inotify's ENOSPC)."""
+
+
 def _disk_full(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``disk_full`` per path (and rank) a write failed on for want of space: what a job
-    that then hangs or aborts began from."""
+    """One ``disk_full`` per path (and rank) a write failed on for want of space (on disk, or in
+    /dev/shm for torch's shared memory). Not one the program went on past (a retry, a warning),
+    nor inotify's ENOSPC (its watch limit, fs.inotify.max_user_watches, not space)."""
     seen: set[tuple[int | None, str | None]] = set()
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
+        if "No space left on device (28)" in line and (shm := _SHM_FULL_RE.search(line)):
+            if (tagged, SHM_KEY) in seen:
+                continue
+            seen.add((tagged, SHM_KEY))
+            report.events.append(
+                LogEvent(
+                    kind="disk_full",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type="a write to shared memory failed: no space left in /dev/shm "
+                    f"(torch's {shm.group('file')}; DataLoader workers hand their batches over "
+                    "through it, and a container's default /dev/shm is small)",
+                )
+            )
+            continue
         if "Errno 28" not in line or not (m := DISK_FULL_RE.search(line)):
             continue
+        around = " ".join(t for _, t, _ in lines[index + 1 : index + 3])
+        if _DISK_FULL_WENT_ON_RE.search(line) or re.search(r"\bretry(?:ing)?\b", around, re.I):
+            continue  # (the program went on: a retry, a warning)
+        above = [t for _, t, _ in lines[max(0, index - DISK_FULL_CONTEXT_LINES) : index + 1]]
+        if any("inotify" in t for t in above):
+            continue  # inotify's watch limit, not a disk (read as the exception it raised)
         path = m.group("path")
         # (a temporary name's random part varies by process: its directory is the one that
         # filled)
@@ -4601,6 +4749,9 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     rows = [(no, m) for no, line, _ in lines if (m := _loss_line(line))]
     if not rows:
         return False
+    if all(m.re is TQDM_LOSS_RE for _, m in rows):
+        # (a redrawn bar prints a step's line again as its postfix updates: the last one each)
+        rows = list({_step_said(m): (no, m) for no, m in rows}.values())
     (first_no, first), (_, last) = rows[0], rows[-1]
     diverged = next(
         (
@@ -4637,11 +4788,32 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 f"the loss is not a number from line {diverged} on (the run diverged)"
                 if diverged is not None
                 else "no error in them"
+            )
+            + (
+                f"; launched by torchrun with {launched.group(1)} process(es) a node"
+                if (launched := _search(_TORCHRUN_NPROC_RE, [t for _, t, _ in lines[:200]]))
+                else ""
+            )
+            + (
+                f"; the run said its training completed (line {done})"
+                if (
+                    done := next(
+                        (no for no, line, _ in lines if _TRAINING_DONE_RE.search(line)), None
+                    )
+                )
+                else ""
             ),
             skipped=False,
         )
     )
     return True
+
+
+# torchrun's command line as a script's trace or a prompt shows it ("+ torchrun
+# --nproc_per_node=8 ..."), and a trainer's own last words (torchtitan's train.py: "Training
+# completed")
+_TORCHRUN_NPROC_RE = re.compile(r"\btorchrun\b[^\n]*?--nproc[-_]per[-_]node[= ](\d+)\b")
+_TRAINING_DONE_RE = re.compile(r"\bTraining completed\s*\.?\s*$")
 
 
 def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -4716,6 +4888,10 @@ _CHANNEL_VIA_RE = re.compile(
     r"NCCL INFO (?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[[^\]]*\])? -> \d+(?:\[[^\]]*\])?(?: \[\w+\])? via "
     r"(?P<via>(?:P2P|SHM|NET|COLLNET|NVLS)(?:/[A-Za-z][\w]*)*|direct shared memory)"
 )
+# NCCL's INFO where CUDA gives no peer-to-peer between two GPUs on a PCIe path (src/graph/paths.cc,
+# its P2P check: "P2P is disabled between connected GPUs %d and %d. You can repress this message
+# with NCCL_IGNORE_DISABLED_P2P=1."; over NVLink the same is a WARN and an error)
+_P2P_DISABLED_RE = re.compile(r"P2P is disabled between connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 _VIA_SAID = {
     "P2P": "GPU to GPU, NVLink or PCIe peer-to-peer",
     "SHM": "through host shared memory (no peer-to-peer between those GPUs)",
@@ -4878,6 +5054,8 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
     via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
     via_first = 0
+    p2p_off: list[str] = []  # GPU pairs NCCL found connected without CUDA's peer-to-peer
+    p2p_off_first = 0
     connected: dict[str, set[str]] = {}  # a host → "rings", "trees" NCCL said it connected
     connected_first: dict[str, int] = {}  # a host → the line of its first "Connected" note
     bootstrap: dict[str, tuple[int, str]] = {}  # a host → (line, the interface its bootstrap took)
@@ -4906,6 +5084,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             timings.setdefault((it.group("fn"), int(it.group("n"))), []).append(
                 (no, int(it.group("rank")), float(it.group("total")), it.group("phases"))
             )
+            continue
+        if "P2P is disabled between" in line and (dp := _P2P_DISABLED_RE.search(line)):
+            pair = f"{dp.group('a')} and {dp.group('b')}"
+            if pair not in p2p_off:
+                p2p_off.append(pair)
+            p2p_off_first = p2p_off_first or no
             continue
         if " via " in line and (ch := _CHANNEL_VIA_RE.search(line)):
             kind = ch.group("via")
@@ -5104,6 +5288,13 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         ] = via_first
     if paths := _nccl_path_dump(lines):
         notes[paths[1]] = paths[0]
+    if p2p_off:
+        notes[
+            f"NCCL found no peer-to-peer between PCIe-connected GPUs {', '.join(p2p_off[:8])}"
+            + (" ..." if len(p2p_off) > 8 else "")
+            + " (CUDA refused it there): their traffic goes through host memory, slower than "
+            "GPU to GPU; not an error"
+        ] = p2p_off_first
     if env:
         # (NCCL's INFO of each NCCL_* variable it took from the environment: the run's own
         # settings, P2P or shared memory turned off among them)
@@ -12968,6 +13159,16 @@ def is_program_log(text: str) -> bool:
         _LOG_LINE_RE.match(line) for line in head[:FIRST_LOGGED_LINES]
     ):
         return True  # a log whose start is the logger's, a report or table printed after it
+    if logged >= FIRST_LOGGED_LINES:
+        # a program that printed its configuration first (torchtune's YAML, a Hydra config),
+        # then its logger's lines: half of the lines from the logger's first on are its
+        first = next(
+            i
+            for i, line in enumerate(head)
+            if _LOG_LINE_RE.match(line) or _PY_WARNING_LINE_RE.match(line)
+        )
+        if logged * 2 >= len(head) - first:
+            return True
     return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
 
 
@@ -13814,7 +14015,14 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                 ParseWarning(
                     line=no,
                     message="watchdog record cut inside its Work(...) fields"
-                    + (": read to its OpType, its time-out and run time unknown" if cut else ""),
+                    + (
+                        ": read to its OpType, its time-out and run time unknown"
+                        if cut and cut.group("op")
+                        else ": read to its SeqNum and the start of its OpType, its time-out "
+                        "and run time unknown"
+                        if cut
+                        else ""
+                    ),
                     skipped=cut is None,
                 )
             )
@@ -13824,7 +14032,9 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     line=no,
                     message=line.strip()[:400],
                     rank=rank,
-                    op=OPS.get(cut.group("op"), cut.group("op").lower()),
+                    op=OPS.get(cut.group("op"), cut.group("op").lower())
+                    if cut.group("op")
+                    else _cut_op(cut.group("op_cut")),
                     seq=int(cut.group("seq")),
                     numel=_work_numel(cut.group("numel_in")),
                     group=pg,
@@ -14710,7 +14920,8 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             for _, t, _ in lines[max(0, index - GETNEXT_TASK_LINES) : index]
             if pid is None or (p := _MS_PID_RE.search(t)) is None or int(p.group("pid")) == pid
         ]
-        task = _search(_TASK_FAIL_RE, above)
+        # (the nearest above: MindSpore dumps each failed task in turn, the GetNext node's last)
+        task = _search(_TASK_FAIL_RE, above[::-1])
         code = int(task.group("code")) if task else None
         report.events.append(
             LogEvent(
@@ -16039,6 +16250,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     seen: set[str] = set()
     peermem: dict[str, tuple[LogEvent, int]] = {}
     ib_in_use: bool | None = None  # NCCL's "NET/IB : Using ..." somewhere in the log (read once)
+    stepped: dict[int, Any] | None = None  # "No devices were found" lines srun's table answers
     for no, line, tagged in lines:
         if "nvidia-peermem" in line and (pm := _PEERMEM_ERROR_RE.search(line)):
             key = f"{pm.group('where')} {pm.group('what')}"
@@ -16057,6 +16269,13 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
         text = line.strip()
         if m := _SMI_CANNOT_RE.match(text):
             what = m.group("what").replace("'\\''", "'")  # (a shell trace's quoted quote)
+            if what == "No devices were found":
+                if stepped is None:
+                    stepped = no_devices_in_job_step(lines)
+                if no in stepped:
+                    # a bare nvidia-smi outside a Slurm job's step; "srun ... nvidia-smi" after
+                    # it, inside the step, lists the GPUs (the nvidia-smi reader says so)
+                    continue
             if what in seen:
                 continue
             seen.add(what)

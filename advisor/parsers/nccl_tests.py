@@ -90,6 +90,35 @@ _BARE_ROW_RE = re.compile("^" + ROW_SIGNATURE)
 _INT_RE = re.compile(r"-?\d+")
 _GLUED_RE = re.compile(r"NCCL (?:INFO|WARN)")
 _FAILURE_IN_ROW_RE = re.compile(r"(?:[\w.-]+: )?Test (?:CUDA|NCCL) failure ")
+# a row's leading cells alone (size, count, type, [redop], [root]): nccl-tests prints them before
+# it times the size (src/common.cu, TimeTest), so a run that failed in that size ends its row there
+_ROW_HEAD_RE = re.compile(
+    r"^\s*(?P<size>\d+)\s+(?P<count>\d+)\s+(?:"
+    + "|".join(DTYPES)
+    + r")(?:\s+(?:"
+    + "|".join(REDOPS)
+    + r"))?(?:\s+-?\d+)?\s*$"
+)
+# what a run prints as it fails: nccl-tests' CUDACHECK "HOST: Test CUDA failure FILE:LINE '...'",
+# NCCLCHECK "Test NCCL failure ...", TESTCHECK " .. HOST pid PID: Test failure FILE:LINE"
+# (src/common.h), or NCCL's own WARN line
+_RUN_FAILED_RE = re.compile(r"\bTest (?:CUDA |NCCL )?failure \S+:\d+| NCCL WARN ")
+# nccl-tests' TESTCHECK (src/common.h): printf(" .. %s pid %d: Test failure %s:%d\n", hostname,
+# getpid(), __FILE__, __LINE__), printed by each function the failure returns through (older
+# releases: " .. HOST: Test failure FILE:LINE")
+_TEST_FAILURE_RE = re.compile(
+    r"^\s*(?:\.\.\s*)?(?:(?:(?P<host>[\w.-]+)\s+)?pid\s+(?P<pid>\d+):\s+|(?P<host2>[\w.-]+):\s+)?"
+    r"Test failure (?P<where>\S+:\d+)"
+)
+# Open MPI's (mpirun) or PRRTE's (prterun) word that a process exited non-zero, its "Exit code: N"
+# on that line or a few under it
+_LAUNCHER_EXIT_RE = re.compile(
+    r"\b(?P<launcher>mpirun|prterun|mpiexec) (?:detected|noticed) that one or more processes "
+    r"exited with non-zero status"
+)
+_EXIT_CODE_RE = re.compile(r"\bExit code:\s*(?P<code>-?\d+)")
+LAUNCHER_EXIT_LINES = 6
+"""How far under the launcher's word its ``Exit code: N`` may stand."""
 
 # nccl-tests' build (src/Makefile: "Compiling  all_reduce.cu  > .../all_reduce.o", "Linking  ...
 # > .../all_reduce_perf") names every binary it builds, none of them the run's
@@ -263,6 +292,39 @@ class Table:
     """A run that stopped before its table having listed no rank (its ``# Using devices`` list
     empty: the device it asked for failed), another run after it: the ranks, hosts and GPUs the
     log lists are that other run's, not this one's."""
+    stopped_in: int | None = None
+    """The size (bytes) whose row holds only its leading cells (size, count, type, redop, root)
+    with nccl-tests' or NCCL's failure on the next line: nccl-tests prints those cells before it
+    times the size (src/common.cu, TimeTest: the line's preamble, then TESTCHECK(BenchTime(...))
+    for each column group), so a failure in that size ends the row there."""
+    stopped_line: int = 0
+    """The line of that row's leading cells."""
+    failed_on: list[str] = field(default_factory=list)
+    """nccl-tests' own ``.. HOST pid PID: Test failure FILE:LINE`` lines of this run (its
+    TESTCHECK, src/common.h, printed by each function the failure returns through), a process
+    each: ``node-a (pid 1871349): common.cu:1454``."""
+    failed_line: int = 0
+    """The first of those lines."""
+    launcher_exit: str | None = None
+    """The launcher's account of the processes' exit after them (``prterun: a process exited
+    non-zero, exit code 7 (line 12)``)."""
+
+    def failure(self) -> str:
+        """The run's own failure lines in words ("" where it printed none)."""
+        parts = []
+        if self.stopped_in is not None:
+            parts.append(
+                f"it stopped in its {self.stopped_in} B size (line {self.stopped_line}: the "
+                "row's leading cells, no timing)"
+            )
+        if self.failed_on:
+            parts.append(
+                f"nccl-tests' 'Test failure' (line {self.failed_line}) on "
+                + "; ".join(self.failed_on)
+            )
+        if self.launcher_exit:
+            parts.append(self.launcher_exit)
+        return "; ".join(parts)
 
     def sizes_asked(self) -> int | None:
         """How many sizes the header asked for (None without a readable header)."""
@@ -284,15 +346,16 @@ class Table:
         done = len({r.size_bytes for r in self.rows})
         asked = self.sizes_asked()
         last = f"last {self.rows[-1].size_bytes} B of " if self.rows else ""
+        failed = f"; {failure}" if (failure := self.failure()) else ""
         if self.max_bytes is None or asked is None:
-            return f"{done} size(s); the log has no header line naming the sizes asked"
+            return f"{done} size(s); the log has no header line naming the sizes asked{failed}"
         kept = (
             f"the {self.max_bytes} B maxBytes the run kept (it reduced the {self.max_bytes_asked}"
             " B asked, for memory)"
             if self.max_bytes_asked is not None
             else f"the {self.max_bytes} B maxBytes asked"
         )
-        return f"{done} of {asked} sizes ({last}{kept}, from {self.min_bytes} B)"
+        return f"{done} of {asked} sizes ({last}{kept}, from {self.min_bytes} B){failed}"
 
 
 @dataclass(kw_only=True)
@@ -331,9 +394,13 @@ _GROUP_ORDER = ("out_of_place", "in_place")
 
 
 def _num(token: str) -> float | None:
+    """A figure as printed; None for "N/A" or what is no number (a copy's "..." or "-")."""
     if token.upper() == "N/A":
         return None
-    return float(token)
+    try:
+        return float(token)
+    except ValueError:
+        return None
 
 
 def _timing(tokens: list[str], wrong_name: str) -> Timing | None:
@@ -441,12 +508,23 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             )
             run_devices.clear()
 
+    test_failures: list[tuple[int, str | None, str | None, str]] = []  # TESTCHECK's lines
+    next_text: dict[int, str] = {}  # each line's next line that is not blank
+    following = ""
+    for no, line, _ in reversed(lines):
+        next_text[no] = following
+        following = line.strip() or following
     for no, line, _rank in lines:
         stripped = line.strip()
         above, previous = previous, stripped or previous
         m_par = _PARAMS_RE.match(stripped)
         if stripped and m_par is None and not stripped.startswith("#"):
             last_plain_line = no
+        if "Test failure" in stripped and (m_tf := _TEST_FAILURE_RE.match(stripped)):
+            test_failures.append(
+                (no, m_tf.group("host") or m_tf.group("host2"), m_tf.group("pid"), m_tf["where"])
+            )
+            continue
         if m_par:
             if m_par.group("ngpus"):
                 # each process lists its nThread x nGpus ranks: a list shorter than that is cut
@@ -593,6 +671,16 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             # rows pasted without their headers under a banner each ("====== 4-node ======",
             # a grep of several runs' largest sizes): the rows after it are the next run's
             current = None
+            continue
+        if (head := _ROW_HEAD_RE.match(stripped)) and _RUN_FAILED_RE.search(next_text[no]):
+            # a row's leading cells, then the run's failure: the size the run stopped in
+            if current is None or current.complete:
+                current = Table(op=op or "unknown", header_line=no, headerless=True)
+                if params is not None:
+                    _asked(current, params, reduced)
+                    params = None
+                tables.append(current)
+            current.stopped_in, current.stopped_line = int(head.group("size")), no
             continue
         if (current is None or current.complete) and _BARE_ROW_RE.match(stripped):
             bare = _bare_columns(stripped.split())
@@ -750,12 +838,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         # a user's paste of each run's command and footer alone, their "#" lost ("Out of bounds
         # values : 0 OK" / "Avg bus bandwidth : 481"): a run each, finished, its figure the
         # footer's
-        tables, asked_only = _bare_footer_runs(bare_footers, commands, op), True
+        tables, asked_only = _bare_footer_runs(bare_footers, commands, op, lines), True
         warnings += [
             ParseWarning(
                 line=t.header_line,
                 message="the run's footer alone (its header line and results table are not in "
-                f"the copy): average bus bandwidth {t.avg_busbw_gbytes_s} GB/s"
+                "the copy): "
+                + (
+                    f"average bus bandwidth {t.avg_busbw_gbytes_s} GB/s"
+                    if t.avg_busbw_gbytes_s is not None
+                    else "its average is not a figure in the copy"
+                )
                 + (
                     f", {t.out_of_bounds} value(s) out of bounds"
                     if t.out_of_bounds is not None
@@ -837,8 +930,16 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     tables = [part for t in tables for part in _split_restarts(t, warnings)]
     for t in tables:
         _time_unit(t, warnings)
+    if test_failures:
+        launcher = _launcher_exit(lines, after=test_failures[-1][0])
+        tables = _attach_failures(tables, test_failures, launcher, op)
     if op is None:
         _name_tables(tables, mentions)
+        for t in tables:
+            if t.op == "unknown" and t.failed_on and not t.rows:
+                # (a failed run whose header is not in the copy: the binary named above it)
+                if binaries := [o for no, o, _ in mentions if no < t.header_line]:
+                    t.op = binaries[-1]
     # a table whose "# nThread ... minBytes" line is not in the log: the sizes its command asked
     bounds = [0, *(t.header_line for t in tables)]
     for i, t in enumerate(tables):
@@ -849,7 +950,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     repeats: list[Table] = []  # headers another process printed again, with no row of their own
     numbers = [no for no, _, _ in lines]  # (the lines between two headers, by bisection)
     for index, t in enumerate(tables):
-        if t.headerless:
+        if t.headerless and t.rows:
             warnings.append(
                 ParseWarning(
                     line=t.header_line,
@@ -858,6 +959,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     "and in-place time algbw busbw, then #wrong or error)",
                 )
             )
+        if not t.rows and (t.stopped_in is not None or t.header_line == t.failed_line):
+            warnings.append(_failed_note(t, tables[index - 1] if index else None))
+            continue
         if not t.rows:
             if asked_only:
                 continue
@@ -1247,27 +1351,127 @@ def _bare_footer_runs(
     footers: list[tuple[int, bool, str]],
     commands: dict[int, tuple[int, int, int | None, int | None]],
     op: str | None,
+    lines: list[tuple[int, str, int | None]],
 ) -> list[Table]:
-    """A finished run for each average footer with no header or table above it: its
-    out-of-bounds line just before it, and the sizes of the nearest ``*_perf`` command above."""
+    """A finished run for each average footer with no header or table above it. Each run is the
+    footers under one ``*_perf`` command (to the next): its average and its out-of-bounds line in
+    either order (a paste may put the average first), the command's sizes, and the ranks its
+    launcher's ``-np`` asked between the command before and this one."""
+    starts = sorted(commands)
+    blocks: dict[int, list[tuple[int, bool, str]]] = {}
+    for footer in footers:
+        block = max((c for c in starts if c < footer[0]), default=0)
+        blocks.setdefault(block, []).append(footer)
     runs: list[Table] = []
-    oob: tuple[int, str] | None = None
-    for no, avg, value in footers:
-        if not avg:
-            oob = (no, value)
-            continue
-        table = Table(op=op or "unknown", header_line=no, complete=True)
-        table.avg_busbw_gbytes_s = _num(value)
-        if oob is not None and (not runs or oob[0] > runs[-1].header_line):
-            table.out_of_bounds = int(oob[1])
-        asked = [c for c in commands if c < no and (not runs or c > runs[-1].header_line)]
-        if asked:
-            table.min_bytes, table.max_bytes, table.step_factor, table.step_bytes = commands[
-                max(asked)
-            ]
-        runs.append(table)
-        oob = None
+    for block, found in blocks.items():
+        averages = [f for f in found if f[1]]
+        checks = [f for f in found if not f[1]]
+        previous = max((c for c in starts if c < block), default=0)
+        np_ranks = next(
+            (
+                int(m.group(1))
+                for no, line, _ in reversed(lines)
+                if previous < no <= block and (m := _NP_RE.search(line))
+            ),
+            None,
+        )
+        for no, _, value in averages:
+            table = Table(op=op or "unknown", header_line=no, complete=True)
+            table.avg_busbw_gbytes_s = _num(value)
+            # (its own check: the out-of-bounds line nearest to it in the block, one a run)
+            if checks:
+                nearest = min(checks, key=lambda c: abs(c[0] - no))
+                checks.remove(nearest)
+                table.out_of_bounds = int(nearest[2])
+            if block:
+                table.min_bytes, table.max_bytes, table.step_factor, table.step_bytes = commands[
+                    block
+                ]
+            table.run_ranks = np_ranks
+            runs.append(table)
     return runs
+
+
+def _launcher_exit(lines: list[tuple[int, str, int | None]], after: int) -> str | None:
+    """The launcher's word after line ``after`` that a process exited non-zero, with its exit
+    code, in words."""
+    for index, (no, line, _) in enumerate(lines):
+        if no > after and "non-zero status" in line and (m := _LAUNCHER_EXIT_RE.search(line)):
+            for at, later, _ in lines[index : index + LAUNCHER_EXIT_LINES + 1]:
+                if code := _EXIT_CODE_RE.search(later):
+                    return (
+                        f"{m.group('launcher')}: a process exited non-zero, exit code "
+                        f"{code.group('code')} (line {at})"
+                    )
+            return f"{m.group('launcher')}: a process exited non-zero (line {no})"
+    return None
+
+
+def _attach_failures(
+    tables: list[Table],
+    failures: list[tuple[int, str | None, str | None, str]],
+    launcher: str | None,
+    op: str | None,
+) -> list[Table]:
+    """nccl-tests' TESTCHECK lines (and the launcher's exit after them) given to the run they
+    ended: the last run above them that did not finish, or, after a finished run's footer (or
+    above every run), another run whose header and rows the copy does not hold. nccl-tests
+    prints a run's footer only once every rank's thread returned success (src/common.cu, run():
+    TESTCHECK on each thread's result, then "# Out of bounds values" and "# Avg bus
+    bandwidth")."""
+    # the failures under each table (those above every table: a copy that starts inside a run
+    # it does not show, given to none)
+    under: dict[int, list[tuple[int, str | None, str | None, str]]] = {}
+    for failure in failures:
+        above = [i for i, t in enumerate(tables) if t.header_line < failure[0]]
+        if above:
+            under.setdefault(above[-1], []).append(failure)
+    added: list[Table] = []
+    for at, theirs in under.items():
+        owner = tables[at]
+        if owner.complete:
+            owner = Table(op=op or "unknown", header_line=theirs[0][0])
+            added.append(owner)
+        by_process: dict[tuple[str | None, str | None], list[str]] = {}
+        for _, host, pid, where in theirs:
+            by_process.setdefault((host, pid), []).append(where)
+        owner.failed_on = [
+            (host or "a process the copy does not name")
+            + (f" (pid {pid})" if pid else "")
+            + f": {', '.join(wheres)}"
+            for (host, pid), wheres in by_process.items()
+        ]
+        owner.failed_line = theirs[0][0]
+        if launcher is not None and at == max(under):
+            owner.launcher_exit = launcher  # (the launcher's word after the last failures)
+    return sorted([*tables, *added], key=lambda t: t.header_line)
+
+
+def _failed_note(t: Table, before: Table | None) -> ParseWarning:
+    """What a run that failed before any size's timing says: the size it stopped in, or its
+    failure after another run's footer."""
+    if t.stopped_in is not None:
+        return ParseWarning(
+            line=t.stopped_line,
+            message=f"the run stopped in its {t.stopped_in} B size: its row holds only its "
+            "leading cells (nccl-tests prints size, count, type, redop and root before it times "
+            "the size, src/common.cu), the failure after them ended the run"
+            + "".join(f"; {part}" for part in t.failure().split("; ")[1:]),
+            skipped=False,
+        )
+    return ParseWarning(
+        line=t.failed_line,
+        message=f"a run failed: {t.failure()}; "
+        + (
+            f"it comes after the footer of the run above (line {before.header_line}), and "
+            "nccl-tests prints a run's footer only once every rank returned success "
+            "(src/common.cu), so it is another run's"
+            if before is not None and before.complete
+            else "no size of it was timed"
+        )
+        + ", its header and rows not in the copy",
+        skipped=False,
+    )
 
 
 def _rows_left_out_note(line: int) -> ParseWarning:

@@ -17,8 +17,10 @@ GPUs whose rows are missing.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from advisor.parsers import ParseError, ParseWarning, numbered_lines
 from advisor.parsers.npu_smi import Topology
@@ -1129,7 +1131,161 @@ def parse_status(text: str) -> SmiStatus:
         raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
     for g in out.gpus:
         g.sensors_only = bool(g.unreadable) and set(g.unreadable) <= SENSOR_FIELDS
+    lines = numbered_lines(text)
+    out.warnings += _mig_pending_notes(text, lines)
+    out.warnings += _no_devices_outside_step_notes(lines)
     return out
+
+
+# ``nvidia-smi -i N -mig 1`` (or ``-mig 0``) when NVML could not apply the change at once: NVML's
+# nvmlDeviceSetMigMode "may unbind or reset the device to activate the requested mode"; where the
+# GPU is not idle its activation status is NVML_ERROR_IN_USE (nvmlErrorString: "In use by another
+# client"), where the platform exposes no reset (a VM's passthrough, a hypervisor's host) the
+# change waits for a reboot (NVIDIA's MIG User Guide, "Enable MIG Mode": "Warning: MIG mode is in
+# pending enable state for GPU 00000000:00:03.0:Not Supported" / "Reboot the system or try
+# nvidia-smi --gpu-reset to make MIG mode effective"). The mode is only pending (the table's MIG
+# M. cell reads "Enabled*"): nothing failed, the GPU works in its old mode until then.
+_MIG_PENDING_RE = re.compile(
+    r"^\s*Warning: MIG mode is in pending (?P<mode>enable|disable) state for GPU "
+    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):\s*(?P<why>\S.*?)\s*$"
+)
+_WRAP_GAP_RE = re.compile(r"(?<=\S) {20,}(?=\S)")
+"""A run of spaces inside one of nvidia-smi's messages: a terminal's wrap that padded the line to
+its width, kept in the copy ("Not Suppor<spaces>ted"); the message's own words are one space
+apart."""
+_MIG_PENDING_WHY = {
+    "In use by another client": "other processes hold the GPU (NVML_ERROR_IN_USE: the GPU could "
+    "not be unbound while not idle); the change takes effect once they stop and the GPU is "
+    "reset, or at the next reboot",
+    "Not Supported": "this system does not let nvidia-smi reset the GPU (a VM's passthrough or a "
+    "hypervisor's host), so the change takes effect at the next reboot",
+}
+
+
+def _mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
+    """nvidia-smi's warning that a MIG mode change is pending, with the GPU's MIG mode as a
+    later reading in the same file gives it (a --query-gpu row or a table after a reboot)."""
+    notes: list[ParseWarning] = []
+    for no, line, _ in lines:
+        if "pending" not in line or not (m := _MIG_PENDING_RE.match(line)):
+            continue
+        why = _WRAP_GAP_RE.sub("", m.group("why"))
+        bus, mode = m.group("bus"), m.group("mode")
+        meaning = _MIG_PENDING_WHY.get(
+            why, "the change takes effect once the GPU is reset or the system rebooted"
+        )
+        later = _later_mig_modes(text, lines, bus, no)
+        notes.append(
+            ParseWarning(
+                line=no,
+                message=f"nvidia-smi -mig: MIG {mode} pending on GPU {bus} ({why}): {meaning}; "
+                "a mode change waiting, not a fault"
+                + (
+                    f"; after it the file reads GPU {bus}'s MIG mode "
+                    + ", ".join(f"{mig} ({how}, line {at})" for at, how, mig in later)
+                    if later
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    return notes
+
+
+def _same_bus(a: str, b: str) -> bool:
+    """Two spellings of one PCI bus id (a domain of 4 or 8 hex digits, any case)."""
+    return a.lower().split(":", 1)[-1] == b.lower().split(":", 1)[-1] and bool(a)
+
+
+def _later_mig_modes(
+    text: str, lines: list[tuple[int, str, int | None]], bus: str, after: int
+) -> list[tuple[int, str, str]]:
+    """The MIG modes the file gives GPU ``bus`` after line ``after``: each reading's line, what
+    printed it and the mode."""
+    found: list[tuple[int, str, str]] = []
+    try:
+        rows = parse_query_csv(text)
+    except ParseError:
+        rows = []
+    found += [
+        (g.line, "--query-gpu", g.mig_mode)
+        for g in rows
+        if g.line > after and g.mig_mode and _same_bus(g.bus_id, bus)
+    ]
+    tail = "\n".join(t for at, t, _ in lines if at > after)
+    if SMI_BANNER_RE.search(tail):
+        try:
+            later = parse_status(tail).gpus
+        except ParseError:
+            later = []
+        found += [
+            (g.line + after, "the table", g.mig_mode)
+            for g in later
+            if g.mig_mode and _same_bus(g.bus_id, bus)
+        ]
+    return sorted(found)
+
+
+# A bare "nvidia-smi" answered "No devices were found" in an allocation's shell, then "srun ...
+# nvidia-smi" listed the GPUs: Slurm gives a job's GPUs (--gres=gpu:N) to the steps srun starts
+# in it, while salloc with no command "runs the user's default shell" where salloc was run
+# (salloc(1)), outside any step: that shell sees no GPU of the job, no GPU is missing.
+_SRUN_SMI_RE = re.compile(r"(?:^|[\s$#>])srun\s[^\n|;&]*?\bnvidia-smi\b")
+_NO_DEVICES_RE = re.compile(r"^\s*No devices were found\s*$")
+SRUN_TABLE_LINES = 15
+"""How far under ``srun ... nvidia-smi`` its table's first GPU row may stand (the date, borders,
+banner and header rows come first)."""
+SRUN_TABLE_WINDOW = 200
+"""How many lines under it its table is read from (a table of 32 GPUs and their processes)."""
+
+
+def no_devices_in_job_step(
+    lines: list[tuple[int, str, int | None]],
+) -> dict[int, tuple[int, list[SmiGpu]]]:
+    """Each "No devices were found" line (not itself srun's answer) whose next ``srun ...
+    nvidia-smi`` lists GPUs in its table: that command's line and those GPUs (their lines the
+    file's). One pass over the lines."""
+    out: dict[int, tuple[int, list[SmiGpu]]] = {}
+    waiting: list[int] = []
+    above = ""  # the last line that is not blank
+    for index, (no, line, _) in enumerate(lines):
+        if "No devices" in line and _NO_DEVICES_RE.match(line):
+            if not _SRUN_SMI_RE.search(above):
+                waiting.append(no)
+        elif waiting and "srun" in line and _SRUN_SMI_RE.search(line):
+            window = lines[index + 1 : index + 1 + SRUN_TABLE_WINDOW]
+            try:
+                status = parse_status("\n".join(t for _, t, _ in window))
+            except ParseError:
+                status = SmiStatus(gpus=[])
+            gpus = [g for g in status.gpus if g.line <= SRUN_TABLE_LINES]
+            for g in gpus:
+                g.line += no
+            if gpus:
+                out.update(dict.fromkeys(waiting, (no, gpus)))
+            waiting = []
+        above = line if line.strip() else above
+    return out
+
+
+def _no_devices_outside_step_notes(lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
+    notes: list[ParseWarning] = []
+    stepped = no_devices_in_job_step(lines) if any("srun" in t for _, t, _ in lines) else {}
+    for no, (at, gpus) in stepped.items():
+        salloc = any("salloc" in t for a, t, _ in lines if a < no)
+        notes.append(
+            ParseWarning(
+                line=no,
+                message=f"nvidia-smi's 'No devices were found' (line {no}) ran outside the "
+                f"Slurm job's step: 'srun ... nvidia-smi' (line {at}), inside it, lists "
+                + "; ".join(f"GPU {g.gpu} ({g.name}, {g.bus_id})" for g in gpus)
+                + " (Slurm gives a job's GPUs to the steps srun starts"
+                + ("; salloc's own shell runs outside them" if salloc else "")
+                + "): no GPU is missing",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 # ``nvidia-smi -q``: "Key : Value" lines indented under section names ("ECC Errors", "Volatile",
@@ -1311,16 +1467,26 @@ def xml_query_as_text(text: str) -> str:
 
 
 # the log's header above its GPUs: "Driver Version : 580.105.06", "CUDA Version : 13.0" (or "Not
-# Found" where no CUDA driver library is installed, as on a vGPU host)
+# Found" where no CUDA driver library is installed, as on a vGPU host). Driver 610 names the
+# kernel-mode driver and the CUDA user-mode driver ("KMD Version : 610.88", "CUDA UMD Version :
+# 13.3", as its banner does) and keeps the old lines with a note after the value ("Driver Version
+# : 610.88 [Deprecated; will be removed in CUDA 14.0. Use KMD Version instead]"); the same two
+# versions (cuda.core's system.get_driver_version: "the user-mode (UMD / CUDA) driver version and
+# the kernel-mode (KMD / GPU) driver version")
 _QUERY_VERSION_RE = re.compile(
-    r"^(?P<key>Driver Version|CUDA Version)\s*:\s*(?P<value>\d+(?:\.\d+)+)\s*$", re.M
+    r"^(?P<key>Driver Version|KMD Version|CUDA Version|CUDA UMD Version)\s*:\s*"
+    r"(?P<value>\d+(?:\.\d+)+)(?:\s*\[[^\]\n]*\])?\s*$",
+    re.M,
 )
 
 
 def query_versions(text: str) -> tuple[str, str]:
     """The driver and CUDA versions of ``nvidia-smi -q``'s header ("" where not printed)."""
     found = {m.group("key"): m.group("value") for m in _QUERY_VERSION_RE.finditer(text)}
-    return found.get("Driver Version", ""), found.get("CUDA Version", "")
+    return (
+        found.get("KMD Version") or found.get("Driver Version", ""),
+        found.get("CUDA UMD Version") or found.get("CUDA Version", ""),
+    )
 
 
 def parse_query(text: str) -> list[SmiGpu]:
@@ -1446,9 +1612,11 @@ field is not there or not to be read ("[N/A]", "[Not Supported]", "[Insufficient
 a recent driver's "[Requested functionality has been deprecated]", "[Function Not Found]")."""
 
 
-def parse_query_csv(text: str) -> list[SmiGpu]:
+def read_query_csv(text: str) -> QueryCsv:
     """``--query-gpu`` CSV rows as GPUs (the fields the advisor knows; the rest ignored; a query
-    without ``index`` numbered in the rows' order); raises ParseError where no row is read."""
+    without ``index`` numbered in the rows' order; a loop's rows named by product name alone read
+    as samples of the same GPUs, each GPU its latest, said in ``notes``); raises ParseError where
+    no row is read."""
     fields: list[str] | None = None
     columned = False  # the rows' cells two or more spaces apart, not commas
     gpus: list[SmiGpu] = []  # (every one of them a CSV row's: query "csv")
@@ -1457,6 +1625,10 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
     samples: list[tuple[int, dict[str, str]]] = []  # a values-only query's rows (no GPU told)
     header_no = 0  # the header's (or command's) line: a values-only row follows it directly
     looped = False  # the command seen asked for a loop (-l, -lms)
+    asked_id: int | None = None  # the command's -i N: the one GPU it asked for
+    # rows named by product name alone (no index, bus id or uuid): each row's place in ``gpus``,
+    # its line and its fields (samples of the same GPUs, where sampled_rows says so)
+    named: list[tuple[int, int, dict[str, str]]] = []
     last_row = 0
     for no, line, _ in numbered_lines(text):
         s = line.strip()
@@ -1465,6 +1637,7 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             header_no = last_row = no
             # (a looped query, -l / -lms: its rows are samples, not one a GPU)
             looped = bool(_LOOP_OPTION_RE.search(s))
+            asked_id = int(i.group("id")) if (i := _ID_OPTION_RE.search(s)) else None
             continue
         if _CSV_HEADER_RE.match(s):
             fields = [
@@ -1511,6 +1684,19 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
             # a query without the index field: nvidia-smi prints the GPUs in index order, a row
             # each, so a row's place in the list is its index
             index = str(same.gpu) if same is not None else str(len(gpus))
+            if "pci.bus_id" not in fields and "uuid" not in fields:
+                named.append((len(gpus), no, values))
+        elif _BUS_ID_RE.fullmatch(values.get("pci.bus_id") or ""):
+            # a query keyed by the GPU's bus id alone ("--query-gpu=pci.bus_id,mig.mode.current"):
+            # the bus id names the GPU; its index is its place in the list (nvidia-smi prints
+            # the GPUs in index order), or the one -i asked for
+            index = (
+                str(same.gpu)
+                if same is not None
+                else str(asked_id)
+                if asked_id is not None and not gpus
+                else str(len(gpus))
+            )
         elif _QUERY_STAMP_RE.match(values.get("timestamp", "")) or (
             looped and all(_CSV_VALUE_RE.match(c) for c in cells)
         ):
@@ -1553,11 +1739,109 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         # one GPU's fields listed a line each ("ecc.errors.corrected.aggregate.total:     170",
         # a script's print of the query's fields): that GPU, whichever it is
         gpus.append(_csv_gpu(listed[1], 0, listed[0]))
+    notes: list[ParseWarning] = []
+    if named and len(named) == len(gpus):
+        # every GPU read is a row named by product name alone: rows of a loop are samples of
+        # the same GPUs, not one GPU each
+        per_pass = sampled_rows([(no, values) for _, no, values in named])
+        if per_pass is not None:
+            latest = named[-per_pass:]  # (each GPU's last sample, in index order)
+            gpus = [_csv_gpu(values, at, no) for at, (_, no, values) in enumerate(latest)]
+            notes.append(_samples_note([(no, values) for _, no, values in named], per_pass))
+        elif len(named) > MAX_NODE_GPUS:
+            # too many rows for one host's GPUs, and no stamps that tell the passes apart: which
+            # GPU a row is cannot be told
+            raise ValuesOnlyQuery([(no, values) for _, no, values in named])
     if not gpus and samples:
         raise ValuesOnlyQuery(samples)
     if not gpus:
         raise ParseError("nvidia-smi --query-gpu: no CSV row with the GPU's index or name")
-    return gpus
+    return QueryCsv(gpus=gpus, notes=notes)
+
+
+MAX_NODE_GPUS = 32
+"""More rows named by product name alone than this are no list of one host's GPUs: the advisor's
+bound, above the most GPUs one host's nvidia-smi lists (an HGX-2/DGX-2's 16, a 20-slot PCIe
+server's 20): rows of a loop that samples the same GPUs."""
+LOOP_GAP_S = 0.5
+"""A row stamped this long or longer after the row above it starts the next pass of a loop:
+nvidia-smi reads every GPU of one query in one pass, its rows' stamps milliseconds apart, and
+``-l``'s interval is whole seconds (1 s at least)."""
+
+
+def sampled_rows(rows: list[tuple[int, dict[str, str]]]) -> int | None:
+    """How many GPUs a loop's rows (each named by product name alone) sample, where their
+    stamps tell its passes apart: every row stamped, the stamps running forward, at least two
+    passes (split where a stamp is LOOP_GAP_S or more after the row above) and every pass the
+    same GPUs by name in the same order; None where the rows do not show a loop so."""
+    stamps = [_stamp_s(values.get("timestamp", "")) for _, values in rows]
+    if len(rows) < 2 or any(s is None for s in stamps):
+        return None
+    seconds = [s for s in stamps if s is not None]
+    if any(b < a for a, b in itertools.pairwise(seconds)):
+        return None
+    passes: list[list[str]] = [[]]
+    for at, (_, values) in enumerate(rows):
+        if at and seconds[at] - seconds[at - 1] >= LOOP_GAP_S:
+            passes.append([])
+        passes[-1].append(values.get("name", ""))
+    if len(passes) < 2 or any(p != passes[0] for p in passes):
+        return None
+    return len(passes[0])
+
+
+def _stamp_s(stamp: str) -> float | None:
+    """nvidia-smi's ``timestamp`` ("2026/02/25 10:04:37.416") in seconds; None for another
+    value."""
+    if not _QUERY_STAMP_RE.match(stamp := stamp.strip()):
+        return None
+    day, clock = stamp.split(" ")
+    year, month, mday = (int(x) for x in day.split("/"))
+    hours, minutes, seconds = clock.split(":")
+    # (days by a proleptic count: only differences between two stamps are used)
+    days = date(year, month, mday).toordinal()
+    return days * 86400 + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def _samples_note(rows: list[tuple[int, dict[str, str]]], per_pass: int) -> ParseWarning:
+    """A loop's samples of the same GPUs in words: how many, their span, each field's range."""
+    first, last = rows[0][1], rows[-1][1]
+    names = ", ".join(dict.fromkeys(values.get("name", "") for _, values in rows))
+    ranges = []
+    for key in first:
+        if key in ("name", "timestamp"):
+            continue
+        values = [v[key] for _, v in rows if v.get(key)]
+        numbers = [float(m.group(0)) for v in values if (m := re.match(r"-?\d+(?:\.\d+)?", v))]
+        unit = values[0].split(" ", 1)[1] if values and " " in values[0] else ""
+        if numbers and len(numbers) == len(values):
+            low, high = min(numbers), max(numbers)
+            shown = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+            ranges.append(f"{key} {shown}{f' {unit}' if unit else ''}")
+        elif values:
+            ranges.append(f"{key} {', '.join(dict.fromkeys(values))}")
+    return ParseWarning(
+        line=rows[0][0],
+        message=f"nvidia-smi --query-gpu: {len(rows)} rows, {len(rows) // per_pass} samples of "
+        f"{per_pass} GPU(s) ({names}), {first.get('timestamp')} to {last.get('timestamp')} (no "
+        "index or bus id; a row stamped half a second or more after the one above starts the "
+        "next sample): each GPU read from its latest sample; " + "; ".join(ranges),
+        skipped=False,
+    )
+
+
+@dataclass(kw_only=True)
+class QueryCsv:
+    """A ``--query-gpu`` output read: its GPUs, and what the reading says of them (a loop's
+    samples of the same GPUs)."""
+
+    gpus: list[SmiGpu]
+    notes: list[ParseWarning] = field(default_factory=list)
+
+
+def parse_query_csv(text: str) -> list[SmiGpu]:
+    """``--query-gpu`` CSV rows as GPUs (read_query_csv's GPUs)."""
+    return read_query_csv(text).gpus
 
 
 _FIELD_LINE_RE = re.compile(
@@ -1641,6 +1925,8 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
     gpu = SmiGpu(gpu=index, name=values.get("name", ""), line=no, query="csv")
     gpu.bus_id = values.get("pci.bus_id", "")
     gpu.driver_version = values.get("driver_version", "")
+    if values.get("mig.mode.current") in ("Enabled", "Disabled"):
+        gpu.mig_mode = values["mig.mode.current"]
     for key, attr in _CSV_INT.items():
         number = values.get(key, "").split(" ")[0]
         if number.isdigit():
@@ -1680,6 +1966,9 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
 
 
 _LOOP_OPTION_RE = re.compile(r"\s(?:-l|-lms|--loop(?:-ms)?)(?:[=\s]+\d+)?(?=\s|$)")
+_ID_OPTION_RE = re.compile(r"\s(?:-i|--id)[=\s]+(?P<id>\d+)(?=\s|$)")
+"""nvidia-smi's ``-i N`` / ``--id=N`` by index (a bus id or UUID there names no index)."""
+_BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]")
 _QUERY_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
 """nvidia-smi's ``timestamp`` field: "2024/01/16 14:44:16.977"."""
 

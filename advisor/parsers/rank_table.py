@@ -141,8 +141,16 @@ def masked_id(value: str | None) -> bool:
     # (the unspecified address, 0.0.0.0 or ::, names no host: a template's value for "this
     # server", as a model zoo README's table leaves it for the reader's own IP)
     return bool(text) and (
-        "*" in text or bool(_PLACEHOLDER_RE.fullmatch(text)) or _unspecified(text)
+        "*" in text
+        or bool(_PLACEHOLDER_RE.fullmatch(text))
+        or _unspecified(text)
+        # (a template's words for the value in Chinese, MindIE's docs: "Master节点IP地址",
+        # "master node IP address": no host's id is written in CJK ideographs)
+        or bool(_CJK_RE.search(text))
     )
+
+
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _unspecified(text: str) -> bool:
@@ -819,12 +827,18 @@ def _check_duplicates(
     check_ips: bool = True,
 ) -> None:
     """Duplicate servers, devices, ranks and (``check_ips``) device addresses. A server id a
-    document masked ("10.*.*.*") names no server: two masked ids alike are not one server."""
-    for sid, n in Counter(s for s in servers if not masked_id(s)).items():
+    document masked ("10.*.*.*") names no server: two masked ids alike are not one server. The
+    unspecified address (0.0.0.0) is checked all the same: a generator that wrote it for two
+    servers made a table HCCL cannot use, template or not."""
+
+    def unnamed(sid: str) -> bool:
+        return masked_id(sid) and not _unspecified(sid)
+
+    for sid, n in Counter(s for s in servers if not unnamed(s)).items():
         if n > 1:
             errors.append(f"server {sid} appears {n} times in server_list")
     for (sid, dev), n in Counter(
-        (r.server_id, r.device_id) for r in ranks if not masked_id(r.server_id)
+        (r.server_id, r.device_id) for r in ranks if not unnamed(r.server_id)
     ).items():
         if n > 1:
             owners = [str(r.rank) for r in ranks if (r.server_id, r.device_id) == (sid, dev)]

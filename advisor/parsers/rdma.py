@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import NODE_NAME, ParseError, ParseWarning, numbered_lines
 
 IBSTAT_SIGNATURE = (
     # (a copy of a terminal multiplexer's pane keeps its border before each line: PANE_BARS)
@@ -117,6 +117,146 @@ IBPORTSTATE_SIGNATURE = (
 _IBPORTSTATE_HEAD_RE = re.compile(r"^#\s*Port info: Lid (?P<lid>\d+) port (?P<port>\d+)\s*$")
 _DOTTED_FIELD_RE = re.compile(r"^\s*(?P<key>\w+):\.{3,}(?P<value>.+?)\s*$")
 _IBERROR_RE = re.compile(r"^\s*ibportstate: iberror: (?P<what>.+?)\s*$")
+# infiniband-diags' sminfo (sminfo.c: printf("sminfo: sm lid %d sm guid 0x%" PRIx64 ", activity
+# count %u priority %d state %d %s\n"), the state one of SMINFO_NOTACT, SMINFO_DISCOVER,
+# SMINFO_STANDBY, SMINFO_MASTER). Without a destination it asks the SM its own port knows
+# (ibdiag_common.c resolve_sm_portid: the port's sm_lid), through the default port (libibumad
+# umad.c resolve_ca_name: the first CA with an active InfiniBand port)
+_SMINFO_RE = re.compile(
+    r"^\s*sminfo: sm lid (?P<lid>\d+) sm guid (?P<guid>0x[0-9a-fA-F]+), activity count "
+    r"(?P<activity>\d+) priority (?P<priority>\d+) state (?P<state>\d+) (?P<name>[A-Z_?]+)"
+)
+# A MAD tool that could not open its port (rdma-core): libibmad rpc.c mad_rpc_open_port's
+# IBWARN ("ibwarn: [%d] %s: " fmt): "can't open UMAD port (%s:%d)" where libibumad's
+# umad_open_port fails (umad.c do_umad_open_port: no ABI version, ib_umad not loaded; no CA or
+# port found; open() of /dev/infiniband/umadN refused), and "client_register for mgmt %d failed"
+# after it opened, where umad_register is refused for a management class (the kernel's
+# ib_register_mad_agent, Linux drivers/infiniband/core/mad.c: -EPROTONOSUPPORT for a QP the
+# port does not have, "Ethernet devices will not have QP0"; -ENODEV for a port with no MAD
+# agent); libibnetdisc ibnetdisc.c ibnd_discover_fabric's IBND_ERROR ("%s:%u; " __FILE__,
+# __LINE__) "can't open MAD port (%s:%d)", its CA and port as given ("(null):0": none, the
+# default); and the tool's exit, infiniband-diags ibdiag_common.c ibexit: "%s: iberror: failed:
+# %s" ("%s: iberror: [pid %d] %s: failed: %s" under -d), ibnetdiscover.c's "discover failed"
+_MAD_OPEN_FAILED_RE = re.compile(
+    r"^\s*ibwarn: \[\d+\] (?P<fn>\w+): (?:client_register for mgmt (?P<mgmt>\d+) failed"
+    r"|can't open UMAD port \((?P<umad>[^\n]*?:\d+)\))"
+)
+_IBND_OPEN_FAILED_RE = re.compile(
+    r"^\s*(?:\S*/)?ibnetdisc\.c:\d+; can't open MAD port \((?P<ca>[^:\n]*?):(?P<port>\d+)\)"
+)
+_DIAG_IBERROR_RE = re.compile(
+    r"^\s*(?:\S*/)?(?P<tool>[\w.-]+): iberror: (?:\[pid \d+\] \w+: )?failed: (?P<what>.+?)\s*$"
+)
+_UMAD_FILES_RE = re.compile(r"^\s*/dev/infiniband/umad\d+(?:\s+/dev/infiniband/umad\d+)*\s*$")
+# libibmad mad.h's management classes (IB_SMI_CLASS 0x1, IB_SMI_DIRECT_CLASS 0x81, IB_SA_CLASS
+# 0x3, IB_PERFORMANCE_CLASS 0x4), as mad_rpc_open_port prints them, in decimal
+_MGMT_CLASSES = {
+    1: "subnet management by LID, the port's QP0",
+    129: "directed-route subnet management, the port's QP0",
+    3: "subnet administration",
+    4: "performance management",
+}
+# libibnetdisc's users: their failure is the fabric's discovery's (ibhosts, ibswitches and
+# ibnodes run ibnetdiscover)
+_FABRIC_TOOLS = frozenset({"ibnetdiscover", "iblinkinfo", "ibqueryerrors", "ibhosts", "ibswitches"})
+
+
+def _mad_failure_note(
+    failed: list[tuple[int, str, re.Match[str]]], umad_files: tuple[int, int] | None
+) -> ParseWarning:
+    """One note for a MAD tool's failure: its exit (``iberror``) and the lines above it that say
+    why (``failed``: ``(line, kind, match)`` in the copy's order, kind ``register``, ``umad``,
+    ``ibnd`` or ``iberror``); ``umad_files``: the line and count of a listing of
+    /dev/infiniband/umad* in the same copy."""
+    exit_ = next(((no, m) for no, kind, m in failed if kind == "iberror"), None)
+    opened: list[str] = []  # libibnetdisc's word that it could not open its MAD port
+    causes: list[str] = []  # libibmad's, on why
+    for no, kind, m in failed:
+        if kind == "ibnd":
+            named = m.group("ca") not in ("(null)", "") or m.group("port") != "0"
+            opened.append(
+                f"libibnetdisc could not open its MAD port (line {no}"
+                + (
+                    f", {m.group('ca')}:{m.group('port')})"
+                    if named
+                    else ": none named, the default)"
+                )
+            )
+        elif kind == "register":
+            mgmt = int(m.group("mgmt"))
+            causes.append(
+                f"libibmad could not register for management class {mgmt}"
+                + (f" ({_MGMT_CLASSES[mgmt]})" if mgmt in _MGMT_CLASSES else "")
+                + f" (line {no}): ib_umad is loaded and the umad device opened (libibmad says "
+                "'can't open UMAD port' where ib_umad is not loaded or /dev/infiniband/umad* "
+                "cannot be opened"
+                + (
+                    f"; {umad_files[1]} umad device(s) listed on line {umad_files[0]}"
+                    if umad_files
+                    else ""
+                )
+                + "), but the kernel refused the agent on that port (a port without that QP, "
+                "as an Ethernet port has no QP0, or one with no MAD agent)"
+            )
+        elif kind == "umad":
+            causes.append(
+                "libibmad could not open the umad port "
+                + (
+                    "(none named, the default)"
+                    if m.group("umad") in ("(null):0", ":0")
+                    else m.group("umad")
+                )
+                + f" (line {no}): ib_umad "
+                "not loaded, no permission on /dev/infiniband/umad*, or no InfiniBand port to use"
+            )
+    tool = exit_[1].group("tool") if exit_ else "ibnetdiscover" if opened else None
+    said = (
+        f"{tool} failed: {exit_[1].group('what')} (line {exit_[0]})"
+        if exit_
+        else f"{tool or 'a MAD tool'} could not open its port (the copy ends before its exit)"
+    )
+    why = ", as ".join(x for x in ("; ".join(opened), "; ".join(causes)) if x)
+    return ParseWarning(
+        line=failed[0][0],
+        message=said
+        + (f": {why}" if why else "")
+        + (
+            "; the fabric was not discovered: none of its nodes or links is read here"
+            if tool in _FABRIC_TOOLS or opened
+            else ""
+        ),
+        skipped=False,
+    )
+
+
+def _sminfo_note(no: int, m: re.Match[str], unmanaged: list[HcaPort]) -> ParseWarning:
+    """sminfo's answer said: the SM's LID, GUID, priority and state; ``unmanaged``: the same
+    host's InfiniBand ports in the copy that know no SM (SM lid 0) while sminfo reached one."""
+    state = m.group("name")
+    said = (
+        f"sminfo: the subnet manager at lid {m.group('lid')} (guid {m.group('guid')}, priority "
+        f"{m.group('priority')}, activity count {m.group('activity')}) is "
+        + {
+            "SMINFO_MASTER": "the master (SMINFO_MASTER): a subnet manager runs on the fabric "
+            "sminfo's port is on",
+            "SMINFO_STANDBY": "a standby (SMINFO_STANDBY): the master is another",
+            "SMINFO_DISCOVER": "still discovering the fabric (SMINFO_DISCOVER)",
+            "SMINFO_NOTACT": "not active (SMINFO_NOTACT)",
+        }.get(state, f"in state {m.group('state')} {state}")
+        + f" (line {no})"
+    )
+    if unmanaged and m.group("lid") != "0":
+        names = ", ".join(
+            f"{p.ca} port {p.port} ({p.state}, line {p.state_line or p.line})" for p in unmanaged
+        )
+        said += (
+            f"; {names} report{'s' if len(unmanaged) == 1 else ''} SM lid 0: sminfo, given no "
+            "LID, asks the SM its own port knows, so its answer came through another port, and "
+            f"that SM has not configured {'it' if len(unmanaged) == 1 else 'them'}"
+        )
+    return ParseWarning(line=no, message=said, skipped=False)
+
+
 IBV_DEVINFO_SIGNATURE = (
     # (a web page may drop the tab before each field: "transport:" flush left under hca_id)
     r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]*transport:[ \t]+\w"
@@ -333,30 +473,81 @@ def _off_pane_border(
     ]
 
 
-def _one_port_of_two_tools(ports: list[HcaPort], hosts: dict[int, str | None]) -> list[str]:
-    """ibstat and ibv_devinfo of one host listing the same port (a copy of both commands): one
-    port, read once, the second listing's fields added to the first's where it had none. Left
-    apart where they disagree on whether it carries traffic (run at different times) or where
-    another host's prompt stands between them. Returns each merged port's name."""
-    merged: list[str] = []
+_HOST_WORD_HEADING_RE = re.compile(
+    r"^\s*(?:#{1,6}|={2,}|-{2,}|\*{2,}|\[)?\s*(?:(?:on|from)\s+)?(?i:host|node|server|machine)"
+    r"\s*[:=]?\s*(?P<host>[A-Za-z][\w.-]*)(?:\s*\([^)\n]*\))?\s*(?:\]|={2,}|-{2,}|\*{2,})?\s*:?\s*$"
+)
+_NAME_HEADING_RE = re.compile(
+    rf"^\s*(?P<lead>#{{1,6}}|={{2,}}|-{{2,}}|\*{{2,}}|\[)?\s*(?P<host>{NODE_NAME}|(?i:server|client))"
+    r"\s*(?P<tail>\]|={2,}|-{2,}|\*{2,}|:)?\s*$"
+)
+# an RDMA device's or network interface's name is no host's ("mlx5_0:" over its own lines)
+_DEVICE_NAME_RE = re.compile(
+    r"(?:mlx\d|mthca|qib|hfi\d|ib[a-z]*\d|roce|irdma|rxe|siw|bnxt_re|qedr|efa|erdma|hns|eth\d"
+    r"|en[ops]\d|eno\d)",
+    re.IGNORECASE,
+)
+
+
+def _host_heading(line: str) -> str | None:
+    """The host a heading line names (``## node02``, ``=== gpu-3 ===``, ``[node1]``, ``node1:``,
+    ``Server Genie(native)``, ``# client``): the listings under it are that host's. A bare
+    name needs a heading's mark (``#``, ``==``, brackets, a closing colon); a device's name
+    (``mlx5_0:``) is none."""
+    if len(line) > 80:
+        return None
+    if m := _HOST_WORD_HEADING_RE.match(line):
+        return m.group("host")
+    m = _NAME_HEADING_RE.match(line)
+    if m is None or not (m.group("lead") or m.group("tail")):
+        return None
+    if _DEVICE_NAME_RE.match(m.group("host")):
+        return None
+    return m.group("host")
+
+
+_MERGED_TOOLS = ("ibstat", "ibv_devinfo", "rdma link")
+_MERGED_FIELDS = (
+    "physical_state", "rate_gbps", "link_layer", "ca_type", "firmware", "active_mtu",
+    "guid_zero", "sm_lid", "netdev",
+)  # fmt: skip
+
+
+def _one_port_of_two_tools(
+    ports: list[HcaPort], hosts: dict[int, str | None], guids: dict[int, str] | None = None
+) -> list[tuple[str, str]]:
+    """ibstat, ibv_devinfo and iproute2's ``rdma link`` of one host listing the same port (a
+    copy of several commands): one port, read once, the other listings' fields added to it where
+    it had none. The port kept is ibstat's or ibv_devinfo's where either lists it (their block
+    cites the state's own line; rdma link's one line a port says less), else the first. Left
+    apart where they disagree on whether it carries traffic (run at different times), where one
+    tool lists it twice (two hosts' copies) or where another host's prompt or heading stands
+    between them, or where both name their device's node GUID and the two differ (device names
+    repeat on every host: "ssh gpu-b ibv_devinfo" under gpu-a's prompt). Returns ``(the tools,
+    the port's name)`` for each merge."""
+    merged: list[tuple[str, str]] = []
     first: dict[tuple[str, int, str | None], HcaPort] = {}
+    tools: dict[tuple[str, int, str | None], set[str]] = {}
     for p in list(ports):
-        if p.tool not in ("ibstat", "ibv_devinfo") or p.ca == NO_DEVICE:
+        if p.tool not in _MERGED_TOOLS or p.ca == NO_DEVICE:
             continue
         key = (p.ca, p.port, hosts.get(id(p)))
         if (same := first.get(key)) is None:
-            first[key] = p
+            first[key], tools[key] = p, {p.tool}
             continue
-        if same.tool == p.tool or same.active != p.active:
+        if p.tool in tools[key] or same.active != p.active:
             continue
-        for name in (
-            "physical_state", "rate_gbps", "link_layer", "ca_type", "firmware", "active_mtu",
-            "guid_zero", "sm_lid",
-        ):  # fmt: skip
-            if getattr(same, name) is None:
-                setattr(same, name, getattr(p, name))
-        ports.remove(p)
-        merged.append(f"{p.ca} port {p.port}")
+        if guids and (a := guids.get(id(same))) and (b := guids.get(id(p))) and a != b:
+            continue  # (two hosts' devices of one name)
+        keep, drop = (p, same) if same.tool == "rdma link" else (same, p)
+        for name in _MERGED_FIELDS:
+            if getattr(keep, name) is None:
+                setattr(keep, name, getattr(drop, name))
+        ports.remove(drop)
+        first[key] = keep
+        tools[key].add(p.tool)
+        pair = " and ".join(sorted((same.tool, p.tool), key=_MERGED_TOOLS.index))
+        merged.append((pair, f"{p.ca} port {p.port}"))
     return merged
 
 
@@ -365,7 +556,11 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     in one file). Raises ParseError when no device block holds a port."""
     ports: list[HcaPort] = []
     netdev_ports: dict[tuple[str, int, str | None], HcaPort] = {}  # ibdev2netdev's, by port
-    prompt_host: str | None = None  # the host the last shell prompt named
+    prompt_host: str | None = None  # the host the last shell prompt (or heading) named
+    sminfo: list[tuple[int, re.Match[str], str | None]] = []  # sminfo's answers, their host
+    mad_runs: list[list[tuple[int, str, re.Match[str]]]] = []  # MAD tools' failures, each
+    mad_failed: list[tuple[int, str, re.Match[str]]] = []  # the lines of one before its exit
+    umad_files: tuple[int, int] | None = None  # a listing of /dev/infiniband/umad*: line, count
     ca: str | None = None
     tool = ""
     device: dict[str, str] = {}
@@ -377,6 +572,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ] = []  # ibstat's / ibv_devinfo's device: (line, name, ports before)
     numbered, warnings = _off_pane_border(numbered_lines(text))
     hosts: dict[int, str | None] = {}  # an ibstat / ibv_devinfo port's (by id) prompt's host
+    guids: dict[int, str] = {}  # a port's (by id) device's node GUID, its hex digits
     ports_fields: dict[int, dict[str, str]] = {}  # a port's ibv_devinfo -v width and speed
     grepped: set[int] = set()  # ports (by id) taken from a state line with no "port:" line
     head_fields: dict[int, dict[str, str]] = {}  # a device block's fields, by its line
@@ -460,6 +656,15 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if prompt_host is not None:
                 netdev_ports.clear()
             prompt_host = host.group(1)
+        elif (named := _host_heading(line)) is not None:
+            # a heading that names a host ("## node02", "Server Genie(native)"): the listings
+            # under it are that host's, as under its prompt
+            if named != prompt_host:
+                if prompt_host is not None:
+                    netdev_ports.clear()
+                prompt_host = named
+            ca, current = None, None
+            continue
         if d := _IBDEV2NETDEV_RE.match(line):
             port = HcaPort(
                 ca=d.group("ca"),
@@ -507,6 +712,34 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             ca, current = None, None
             continue
+        if "sminfo:" in line and (sm := _SMINFO_RE.match(line)):
+            sminfo.append((no, sm, prompt_host))
+            ca, current = None, None
+            continue
+        if (
+            ("ibwarn:" in line and (mad := _MAD_OPEN_FAILED_RE.match(line)))
+            or ("can't open MAD port" in line and (mad := _IBND_OPEN_FAILED_RE.match(line)))
+            or ("iberror:" in line and (mad := _DIAG_IBERROR_RE.match(line)))
+        ):
+            # a MAD tool's failure (ibnetdiscover, ibhosts ...): its causes, then its exit
+            kind = (
+                "iberror"
+                if "iberror:" in line
+                else "ibnd"
+                if "ibnetdisc" in line
+                else "register"
+                if mad.group("mgmt")
+                else "umad"
+            )
+            mad_failed.append((no, kind, mad))
+            if kind == "iberror":
+                mad_runs.append(mad_failed)
+                mad_failed = []
+            ca, current = None, None
+            continue
+        if "/dev/infiniband/umad" in line and _UMAD_FILES_RE.match(line):
+            umad_files = umad_files or (no, line.count("/dev/infiniband/umad"))
+            continue
         if tool == "ibportstate" and current is not None:
             if df := _DOTTED_FIELD_RE.match(line):
                 key, value = df.group("key"), df.group("value")
@@ -535,6 +768,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             _state(port, rl.group("state"))
             ports.append(port)
+            hosts[id(port)] = prompt_host
             continue
         if st := _IBSTATUS_RE.match(line):
             ca, tool, device = st.group("ca"), "ibstatus", {}
@@ -606,7 +840,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             if guid := device.get("Node GUID") or device.get("node_guid"):
                 # (ibstat's "0x0000000000000000", ibv_devinfo's "0000:0000:0000:0000")
-                current.guid_zero = not guid.removeprefix("0x").replace(":", "").strip("0")
+                digits = guid.strip().lower().removeprefix("0x").replace(":", "")
+                current.guid_zero = not digits.strip("0")
+                guids[id(current)] = digits
             ports.append(current)
             hosts[id(current)] = prompt_host
             continue
@@ -719,16 +955,31 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 skipped=False,
             )
         )
-    if merged := _one_port_of_two_tools(ports, hosts):
+    merged = _one_port_of_two_tools(ports, hosts, guids)
+    for pair in dict.fromkeys(tools for tools, _ in merged):
         warnings.append(
             ParseWarning(
                 line=0,
-                message="ibstat and ibv_devinfo both list "
-                + ", ".join(merged)
+                message=f"{pair} both list "
+                + ", ".join(name for tools, name in merged if tools == pair)
                 + ": each port read once, with the fields of both",
                 skipped=False,
             )
         )
+    for at, answer, asked_on in sminfo:
+        unmanaged = [
+            p
+            for p in ports
+            if p.tool in ("ibstat", "ibv_devinfo")
+            and hosts.get(id(p)) == asked_on
+            and p.sm_lid == 0
+            and p.link_layer == "InfiniBand"
+            and p.active is False
+        ]
+        warnings.append(_sminfo_note(at, answer, unmanaged))
+    if mad_failed:
+        mad_runs.append(mad_failed)  # (the copy ends before the tool's exit line)
+    warnings += [_mad_failure_note(run, umad_files) for run in mad_runs]
     if "/sys/class/infiniband/" in text:
         ports += _sysfs_ports(numbered)
     _mark_slower_lanes(ports)
@@ -1976,13 +2227,16 @@ def parse_ibv_devices(text: str) -> list[tuple[int, str, str]]:
         if (m := _IBV_DEVICES_ROW_RE.match(line))
     ]
     if not rows:
+        if _IBV_DEVICES_HEAD_RE.search(text) and _empty_listing(numbered_lines(text)) is None:
+            # (its rows replaced by "..." or a note of the copy's: not an empty list)
+            raise ParseError("the copy left out its rows (no device row is in it)")
         if _IBV_DEVICES_HEAD_RE.search(text):
             raise ParseError("ibv_devices listed no device (its header, no row under it)")
         raise ParseError("no ibv_devices row (a device and its node GUID)")
     return rows
 
 
-_IBV_DEVICES_HEAD_RE = re.compile(r"^\s*device\s+node GUID\s*$", re.M)
+_IBV_DEVICES_HEAD_RE = re.compile(r"^[ \t]*device[ \t]+node GUID[ \t]*$", re.M)
 
 
 # rxe_cfg status (rdma-core's Soft-RoCE script, providers/rxe/rxe_cfg.in do_status, removed in
@@ -2082,17 +2336,40 @@ def rxe_cfg_notes(text: str) -> list[ParseWarning]:
     ]
 
 
+def _empty_listing(numbered: list[tuple[int, str, int | None]]) -> int | None:
+    """The line of the first ``ibv_devices`` header with nothing under it to the next prompt,
+    header or the end (its dashes and blank lines aside); None where every listing has rows, or
+    something else the copy put there ("...", a note that it trimmed the list)."""
+    index = 0
+    while index < len(numbered):
+        no, line, _ = numbered[index]
+        index += 1
+        if not _IBV_DEVICES_HEAD_RE.match(line):
+            continue
+        under: list[str] = []
+        while index < len(numbered):
+            below = numbered[index][1]
+            if _IBV_DEVICES_HEAD_RE.match(below) or _PROMPT_COMMAND_RE.match(below):
+                break
+            index += 1
+            if below.strip() and set(below.strip()) - {"-", " "}:
+                under.append(below)
+        if not under:
+            return no
+    return None
+
+
 def no_rdma_device(text: str) -> tuple[int, str] | None:
     """Where ``ibv_devices`` printed its header and no device under it: (the header's line, what
     that says, with the Soft-RoCE context the same copy gives: lsmod's rdma_rxe, rxe_cfg status'
     interfaces without an rxe device). None where it lists a device or is not in the file."""
     numbered = numbered_lines(text)
-    if (header := _IBV_DEVICES_HEAD_RE.search(text)) is None or any(
-        _IBV_DEVICES_ROW_RE.match(line) for _, line, _ in numbered
-    ):
+    head = _empty_listing(numbered)
+    if head is None:
         return None
-    head = text.count("\n", 0, header.start()) + 1
     said = "ibv_devices listed no RDMA device (its header, no row under it)"
+    if sum(1 for _, line, _ in numbered if _IBV_DEVICES_HEAD_RE.match(line)) > 1:
+        said += f" at line {head} (another listing in the file names devices, or is empty too)"
     module = next((no for no, line, _ in numbered if _LSMOD_RXE_RE.match(line)), None)
     bare = [r for r in parse_rxe_cfg_status(text) if r.rdev is None]
     if module is not None:
