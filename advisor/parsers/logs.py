@@ -4410,33 +4410,28 @@ def _disk_full(lines: list[tuple[int, str, int | None]], report: LogReport) -> N
     seen: set[tuple[int | None, str | None]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "No space left on device (28)" in line and (shm := _SHM_FULL_RE.search(line)):
-            if (tagged, SHM_KEY) in seen:
-                continue
-            seen.add((tagged, SHM_KEY))
-            report.events.append(
-                LogEvent(
-                    kind="disk_full",
-                    line=no,
-                    message=line.strip()[:300],
-                    rank=tagged,
-                    exception_type="a write to shared memory failed: no space left in /dev/shm "
-                    f"(torch's {shm.group('file')}; DataLoader workers hand their batches over "
-                    "through it, and a container's default /dev/shm is small)",
-                )
+            where: str | None = SHM_KEY
+            said = (
+                "a write to shared memory failed: no space left in /dev/shm (torch's "
+                f"{shm.group('file')}; DataLoader workers hand their batches over through it, "
+                "and a container's default /dev/shm is small)"
             )
+        elif "Errno 28" in line and (m := DISK_FULL_RE.search(line)):
+            around = " ".join(t for _, t, _ in lines[index + 1 : index + 3])
+            if _DISK_FULL_WENT_ON_RE.search(line) or re.search(r"\bretry(?:ing)?\b", around, re.I):
+                continue  # (the program went on: a retry, a warning)
+            above = [t for _, t, _ in lines[max(0, index - DISK_FULL_CONTEXT_LINES) : index + 1]]
+            if any("inotify" in t for t in above):
+                continue  # inotify's watch limit, not a disk (read as the exception it raised)
+            path = m.group("path")
+            # (a temporary name's random part varies by process: its directory is the one that
+            # filled)
+            where = path.rsplit("/", 1)[0] or "/" if path and "/" in path else path
+            said = "a write failed: no space left on device" + (
+                f" ({path}, in {where})" if path and where != path else f" ({path})" if path else ""
+            )
+        else:
             continue
-        if "Errno 28" not in line or not (m := DISK_FULL_RE.search(line)):
-            continue
-        around = " ".join(t for _, t, _ in lines[index + 1 : index + 3])
-        if _DISK_FULL_WENT_ON_RE.search(line) or re.search(r"\bretry(?:ing)?\b", around, re.I):
-            continue  # (the program went on: a retry, a warning)
-        above = [t for _, t, _ in lines[max(0, index - DISK_FULL_CONTEXT_LINES) : index + 1]]
-        if any("inotify" in t for t in above):
-            continue  # inotify's watch limit, not a disk (read as the exception it raised)
-        path = m.group("path")
-        # (a temporary name's random part varies by process: its directory is the one that
-        # filled)
-        where = path.rsplit("/", 1)[0] or "/" if path and "/" in path else path
         if (tagged, where) in seen:
             continue
         seen.add((tagged, where))
@@ -4446,14 +4441,7 @@ def _disk_full(lines: list[tuple[int, str, int | None]], report: LogReport) -> N
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
-                exception_type="a write failed: no space left on device"
-                + (
-                    f" ({path}, in {where})"
-                    if path and where != path
-                    else f" ({path})"
-                    if path
-                    else ""
-                ),
+                exception_type=said,
             )
         )
 
