@@ -226,6 +226,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
     "dcgmi_discovery": re.compile(dcgm.DISCOVERY_SIGNATURE, re.M),
+    "dcgmi_stats": re.compile(dcgm.STATS_SIGNATURE, re.M),
+    "ibqueryerrors": re.compile(rdma.IBQUERYERRORS_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "bandwidth_test": re.compile(bandwidth_test.SIGNATURE, re.M),
@@ -504,7 +506,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Heartbeat monitor timed out!|due to ProcessGroup[NH]CCL watchdog hang"
         r"|NPU function error: call \w+ failed, error code is \d+"
         r"|NCCL error in: \S+?:\d+, |NCCL failure \S+:\d+ '|Failed, NCCL error \S+:\d+ '"
-        r"|NCCL [Ff]ailure: (?:unhandled|internal error|invalid|remote process|NCCL op)"
+        # (XGBoost's dh::safe_nccl: "NCCL failure :remote process exited ...", its space before
+        # the colon)
+        r"|NCCL [Ff]ailure ?: ?(?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|\] Check failed: [^\n]*?NCCL error: (?:unhandled|internal error|invalid|remote process)"
         r"|Barrier timed out\. (?:Barrier_id|Id): |Task /job:[\w-]+/replica:\d+/task:\d+ heartbeat timeout"
         r"|/job:[\w-]+/replica:\d+/task:\d+ unexpectedly tried to connect with a different incarnation"
@@ -553,6 +557,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # IBM Autopilot's failed check (logs._autopilot_failures)
         r"|^\[\[ [A-Z][A-Z0-9 -]*? \]\] (?:FAIL|ABORT)\b"
         r"|(?:Initializing distributed|initializing ddp): GLOBAL_RANK: \d+, MEMBER: \d+/\d+"
+        # asys analyze's crash reports (logs._asys_crashes)
+        r"|^[ \t]*\[process\][ \t]*\n[ \t]*crash reason:[ \t]*SIG[A-Z0-9]+[ \t]*$"
+        r"|^[ \t]*Signal \d+ pid \d+[ \t]*\n[ \t]*\n?[ \t]*PID \d+ TGID \d+ comm \S+"
+        # DeepSpeed's MPI discovery (logs._ds_mpi_notes)
+        r"|Discovered MPI settings of world_rank=\d+, local_rank=\d+, world_size=\d+, master_addr="
         # Ray Train's process group (logs._ray_train_notes)
         r"|Setting up process group for: \S+ \[rank=\d+(?:, world_size=\d+)?\]"
         # accelerate's state print (logs._accelerate_state_notes), its first two lines
@@ -1834,7 +1843,28 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         ):
             text = _COMMENT_RE.sub("", text)
             notes.append(f"read as comments: '#' taken off {commented} line(s)")
+        elif (
+            rows
+            and hashed >= QUOTED_SHARE * len(rows)
+            and not _NCCL_TESTS_HASH_RE.search(text)
+            and (
+                logs.is_program_log(uncommented := _COMMENT_RE.sub("", text))
+                or (bool(detect(uncommented)) and not detect(text))
+            )
+        ):
+            # a log pasted as comments ("# WARNING:torch.distributed.run:", "# INFO:torch.
+            # distributed.launcher.api:..."): a program's log once its "#" are off (nccl-tests'
+            # own "#" lines are its output, kept)
+            text = uncommented
+            notes.append(f"read as comments: '#' taken off {hashed} line(s)")
     return text, notes
+
+
+_NCCL_TESTS_HASH_RE = re.compile(
+    r"^[ \t]*#[ \t]*(?:nThread\b|Using devices|Rank[ \t]+\d+ Group|Avg bus bandwidth|Out of bounds)",
+    re.M,
+)
+"""nccl-tests' own "#" lines: a file that holds them is its output, its "#" kept."""
 
 
 def load_text(text: str, source: str, name: str = "") -> EvidenceFacts:
@@ -2022,6 +2052,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # the c10d store's own INFO and debug lines and no failure: a run's log
     if (
         not formats
+        and logs.has_program_traceback(text)
+        and logs.first_error_line(numbered_lines(text)) is not None
+    ):
+        # a program's traceback (its frames, or C++'s uncaught exception) and a line that says
+        # what failed, in no form read above (ONNX Runtime's CANN failure, a compiler's error
+        # raised through Python, Paddle's EnforceNotMet): its first error line, as written
+        formats = ["log"]
+    if (
+        not formats
         and 'File "' in text
         and (cut := logs.cut_traceback(numbered_lines(text))) is not None
         and cut.rank is not None
@@ -2046,7 +2085,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, perftest, "
-                "ibdev2netdev, iblinkinfo, ibnetdiscover, dcgmi diag, dcgmi health, dcgmi nvlink -e, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
+                "ibdev2netdev, iblinkinfo, ibnetdiscover, dcgmi diag, dcgmi health, dcgmi nvlink -e, dcgmi stats -j, ibqueryerrors, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
                 "MindCluster reschedule records, MindCluster DeviceInfo and device fault events, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
@@ -4231,6 +4270,19 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
     )
     for m in run.matrices:
         notes.append(ParseWarning(line=m.line, message=_matrix_note(m), skipped=False))
+    if run.waived or run.waived_unnamed:
+        notes.append(
+            ParseWarning(
+                line=run.waived_unnamed[0] if run.waived_unnamed else 0,
+                message=f"{len(run.waived) + len(run.waived_unnamed)} test(s) waived"
+                + (f" ({', '.join(run.waived)})" if run.waived else "")
+                + ": skipped, not failed (nvbandwidth waives a test its system cannot run: GPU "
+                "pairs with peer access, multicast, several nodes"
+                + (f"; this run lists {len(run.devices)} GPU" if len(run.devices) == 1 else "")
+                + ")",
+                skipped=False,
+            )
+        )
     if run.running:
         notes.append(
             ParseWarning(
@@ -4245,12 +4297,16 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
 
 def _matrix_note(m: nvbandwidth.Matrix) -> str:
     """A matrix in one line: its test, the lowest and highest pair, the SUM."""
-    # (a device paired with itself prints 0.00 in a device-to-device matrix: not a pair)
-    cells = [
-        (r, c, v) for r, row in m.rows.items() for c, v in row.items() if v is not None and r != c
-    ]
+    # (a device paired with itself is no pair where both axes are GPUs: Matrix.figures)
+    cells = m.figures()
     if not cells:
         return f"{m.test or m.title}: no figure read"
+    if len(cells) == 1:
+        total = f", SUM {m.sum:g}" if m.sum is not None else ""
+        return (
+            f"{m.test or '(test not named)'}: {m.title}: {cells[0][2]:g} {m.unit} "
+            f"({cells[0][0]}->{cells[0][1]}){total}"
+        )
     low = min(cells, key=lambda x: x[2])
     high = max(cells, key=lambda x: x[2])
     total = f", SUM {m.sum:g}" if m.sum is not None else ""
@@ -4592,9 +4648,16 @@ def _dcgmi_health(text: str, source: str, out: EvidenceFacts, name: str) -> list
 
 def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``dcgmi dmon``: a GPU whose XIDER (its last Xid) is not 0 as a driver event, the other
-    figures said in a note."""
+    figures said in a note; dmon's refusal to set its watches (with its cause in dcgmi modules
+    -l) a note of DCGM's own failure."""
     notes: list[ParseWarning] = []
-    for sample in dcgm.parse_dmon(text):
+    try:
+        samples = dcgm.parse_dmon(text)
+    except ParseError:
+        if (failure := dcgm.dmon_failure(text)) is None:
+            raise
+        return [ParseWarning(line=failure[0], message=failure[1], skipped=False)]
+    for sample in samples:
         xid = sample.values.get("XIDER", "")
         if xid.isdigit() and int(xid):
             device = int(sample.entity.split()[1]) if sample.entity.startswith("GPU ") else None
@@ -4775,6 +4838,16 @@ def _dcgmi_discovery(text: str, source: str, out: EvidenceFacts, name: str) -> l
     return warnings
 
 
+def _dcgmi_stats(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """dcgmi stats -j: each job summary said (its own Overall Health too; nothing judged)."""
+    return dcgm.stats_notes(text)
+
+
+def _ibqueryerrors(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ibqueryerrors: each node's port error counters and the summary, said in notes."""
+    return rdma.ibqueryerrors_notes(text)
+
+
 def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlxlink's port: read as an RDMA port (its state, speed and width)."""
     ports, warnings = rdma.parse_mlxlink(text)
@@ -4842,7 +4915,13 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 message=(f"output {output} of {outputs}: " if outputs > 1 else "")
                 + f"{ca} port {port}"
                 + (f" ({own[0].netdev})" if own[0].netdev else "")
-                + f": {len(own)} GID(s); "
+                + f": {len(own)} GID(s)"
+                + (
+                    f" ({masked} masked with 'x' by the copy's author, their addresses unknown)"
+                    if (masked := sum(g.masked for g in own))
+                    else ""
+                )
+                + "; "
                 + (
                     ", ".join(f"RoCEv2 index {g.index} {g.ipv4}" for g in v2)
                     if v2
@@ -5128,16 +5207,29 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
         said = (
             "its first error line is read as written" if report.events else "no line says an error"
         )
+        # torchrun's own notice as it starts its workers (torch/distributed/run.py: "Setting
+        # OMP_NUM_THREADS environment variable for each process to be 1 in default ..."): the
+        # launcher is known, the program it ran is not
+        banner = _TORCHRUN_BANNER_RE.search(text)
         return [
             *report.unread,
             ParseWarning(
-                line=0,
-                message="a program's log in no form the advisor reads (no HCCL, NCCL, torch, "
-                f"launcher or store line it knows): {said}, nothing more is read from it",
+                line=text.count("\n", 0, banner.start()) + 1 if banner else 0,
+                message=(
+                    "torchrun's launch (its OMP_NUM_THREADS notice) of a program in no form the "
+                    "advisor reads (no HCCL, NCCL or store line it knows)"
+                    if banner
+                    else "a program's log in no form the advisor reads (no HCCL, NCCL, torch, "
+                    "launcher or store line it knows)"
+                )
+                + f": {said}, nothing more is read from it",
                 skipped=False,
             ),
         ]
     return list(report.unread)
+
+
+_TORCHRUN_BANNER_RE = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process")
 
 
 def _asys_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -6062,6 +6154,23 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
             skipped=False,
         )
     ]
+    for again in sorted(
+        {a.line: a for g in gpus for a in g.seen_again[:1]}.values(), key=lambda a: a.line
+    )[:1]:
+        later = [a for g in gpus for a in g.seen_again]
+        notes.append(
+            ParseWarning(
+                line=again.line,
+                message=f"nvidia-smi -L again: the same {len({a.uuid for a in later})} GPU(s) "
+                "(their UUIDs), not more; as that listing sees them (a job's view): "
+                + "; ".join(
+                    f"GPU {a.gpu}"
+                    + (f" {len(a.mig)} MIG device(s) ({', '.join(a.mig)})" if a.mig else "")
+                    for a in later
+                ),
+                skipped=False,
+            )
+        )
     for g in gpus:
         if g.mig:
             kinds = sorted(set(g.mig))
@@ -6666,11 +6775,25 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 
 def _mig_profiles(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """nvidia-smi mig -lgip: a note per GPU of the GPU instances it can still create."""
+    """nvidia-smi mig -lgip: a note per GPU of the GPU instances it can still create, and each
+    instance mig -cgi created or could not (its reason)."""
     by_gpu: dict[int, list[nvidia_smi.MigProfile]] = {}
     for row in nvidia_smi.parse_mig_profiles(text):
         by_gpu.setdefault(row.gpu, []).append(row)
-    notes = []
+    notes = [
+        ParseWarning(
+            line=c.line,
+            message=f"nvidia-smi mig -cgi: GPU {c.gpu}: "
+            + (
+                f"GPU instance {c.instance} created ({c.profile})"
+                if c.why is None
+                else f"could not create a GPU instance of profile {c.profile}: {c.why}"
+                + (f" ({w})" if (w := nvidia_smi.MIG_CREATE_WHY.get(c.why)) else "")
+            ),
+            skipped=False,
+        )
+        for c in nvidia_smi.parse_mig_create(text)
+    ]
     for gpu, rows in by_gpu.items():
         free = [r for r in rows if r.free]
         notes.append(
@@ -6721,6 +6844,8 @@ _CONVERTERS = {
     "rdma": _rdma,
     "mlxlink": _mlxlink,
     "dcgmi_discovery": _dcgmi_discovery,
+    "dcgmi_stats": _dcgmi_stats,
+    "ibqueryerrors": _ibqueryerrors,
     "show_gids": _show_gids,
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,

@@ -108,6 +108,11 @@ _STATUS_RE = re.compile(
 _MESSAGE_RE = re.compile(r"^\s*Message\s*:\s*(?P<said>\S.*?)\s*$")
 _TRANSFER_RE = re.compile(r"^\s*Transfer\s*:\s*(?P<how>\S+)\s*$")
 _NPU_SMI_SET_RE = re.compile(r"\bnpu-smi\s+(?P<verb>set|upgrade)\s+(?P<args>-\S[^\n]*)")
+# npu-smi upgrade -b <component> -i N: the component's version ("Version : 23.3.13"), asked
+# before and after an upgrade (the npu-smi guide's "querying the version of an upgradable
+# component")
+_UPGRADE_QUERY_RE = re.compile(r"\bnpu-smi\s+upgrade\s+-b\s+(?P<what>[\w-]+)\s+-i\s+(?P<dev>\d+)")
+_COMPONENT_VERSION_RE = re.compile(r"^[ \t]*Version[ \t]*:[ \t]*(?P<v>\S+)[ \t]*$")
 _VRD_NAME_RE = re.compile(r"^\s*VRD Name\s*:\s*(?P<name>\S+)")
 _VRD_VERSION_RE = re.compile(r"^\s*(?P<which>Current|Target) Version\s*:\s*(?P<v>\S+)")
 _NET_VERSION_RE = re.compile(r"^\s*Network (?P<which>Driver|Firmware) Version:\s*(?P<v>\S+)")
@@ -138,10 +143,17 @@ def _tool_results(text: str) -> list[ParseWarning]:
     credit_line = 0
     resource: tuple[int, str] | None = None
     hccn_set: tuple[int, str] | None = None
+    queried: tuple[str, str] | None = None  # the component and device -b last asked of
+    component_versions: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for no, line, _ in numbered_lines(text):
         if "npu-smi" in line and (c := _NPU_SMI_SET_RE.search(line)):
             command = f"npu-smi {c.group('verb')} {c.group('args').rstrip()}"
             blocks.append({"command": command, "line": no})  # (a new command, a new result)
+            q = _UPGRADE_QUERY_RE.search(line)
+            queried = (q.group("what"), q.group("dev")) if q else None
+        if queried and (cv := _COMPONENT_VERSION_RE.match(line)):
+            component_versions.setdefault(queried, []).append((no, cv.group("v")))
+            queried = None
         if "hccn_tool" in line and (h := _HCCN_SET_RE.search(line)):
             hccn_set = (no, h.group("what"))
         if st := _STATUS_RE.match(line):
@@ -270,6 +282,21 @@ def _tool_results(text: str) -> list[ParseWarning]:
                     else ""
                 )
                 + f"{len(vl)} VL priority credit(s) allocated, {sum(1 for u in vl_used if u)} in use",
+                skipped=False,
+            )
+        )
+    for (what, dev), seen in component_versions.items():
+        said = [v for _, v in seen]
+        notes.append(
+            ParseWarning(
+                line=seen[0][0],
+                message=f"npu-smi upgrade -b {what}: NPU {dev}'s {what} version {said[0]}"
+                + (
+                    f", then {said[-1]} when asked again"
+                    + (" (the upgrade took)" if said[-1] != said[0] else " (unchanged)")
+                    if len(said) > 1
+                    else ""
+                ),
                 skipped=False,
             )
         )

@@ -626,12 +626,32 @@ def _name(status: LinkStatus) -> str:
 # "Driver", and has no name for the NvSwitch systems, which print as "Internal error"
 # (dcgmi/Health.cpp; the rows in dcgmi/tests/HealthTests.cpp). With -j the same tree is JSON
 # (DcgmiOutputJson): "header", then "body" with each node's "value", "children" and "overflow".
+# (``dcgmi stats -j``'s job summary ends with an "Overall Health" row of its own, under its
+# "+-----  Overall Health  ----+" section row (dcgmi/Stats.cpp): the job's, not a health check's;
+# STATS_SIGNATURE reads it)
+# dcgmi health's own failure: "Error: Unable to set health watches. Return: API version
+# mismatch" (dcgmi/Health.cpp, SetWatches / GetWatches: "Error: Unable to set health watches.
+# Return: " << errorString(result)); errorString is dcgm_errors.c's text of the dcgmReturn_t
 HEALTH_SIGNATURE = (
-    r"^\|\s*Health Monitor Report\s*\|\s*$|^\|\s*Overall Health\s*\|\s*(?:Healthy|Warning|Failure)\s*\|"
+    r"^\|\s*Health Monitor Report\s*\|\s*$"
+    r"|(?:\A|^(?![+|]-+[ \t]+Overall Health[ \t]+-)[^\n]*\n)"
+    r"\|\s*Overall Health\s*\|\s*(?:Healthy|Warning|Failure)\s*\|"
     r'|"header"\s*:\s*\[\s*"Health Monitor Report"'
+    r"|^[ \t]*Error: Unable to (?:set|get) health watches\. Return: "
 )
 """The report's title (boxed, or the JSON form's header), or its Overall Health row where a copy
-lost the title."""
+lost the title (not the one under ``dcgmi stats -j``'s section row), or dcgmi health's error."""
+_HEALTH_ERROR_RE = re.compile(
+    r"^\s*Error: Unable to (?P<what>set|get) health watches\. Return: (?P<why>\S[^\n]*)$"
+)
+# the host engine's log of the same failure: "Version mismatch 2002028 != 300202c for module 0
+# subCommand 17 [./modules/DcgmModule.cpp:35] [DcgmModule::CheckVersion]": a module's message of
+# another struct version than the core's (dcgm_structs.h MAKE_DCGM_VERSION: the struct's size in
+# the low 24 bits, its version above them), its parts built from different DCGM releases
+_ENGINE_MISMATCH_RE = re.compile(
+    r"\bVersion mismatch (?P<got>[0-9a-fA-F]+) != (?P<want>[0-9a-fA-F]+) for module (?P<module>\d+)"
+)
+_STATS_SECTION_RE = re.compile(r"^[+|]-+\s+(?:Execution|Performance|Event|Slowdown) Stats\s+-+")
 _HEALTH_WORDS = {"Healthy": "Pass", "Warning": "Warn", "Failure": "Fail"}
 _HEALTH_RANK = {"Pass": 0, "Warn": 1, "Fail": 2}
 
@@ -655,11 +675,22 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
     entity: str | None = None
     check: DiagCheck | None = None
     checks: list[DiagCheck] = []
+    in_stats = False  # inside dcgmi stats -j's job summary (its own Overall Health row)
+    errors: list[DiagCheck] = []
     for no, raw, _ in lines:
+        if err := _HEALTH_ERROR_RE.match(raw):
+            errors.append(_health_error(err, no, text))
+            continue
+        if _STATS_SECTION_RE.match(raw.strip()):
+            in_stats = True
         if not (row := _ROW_RE.match(raw.strip())):
+            if not raw.strip():
+                in_stats = False
             continue
         name, value = row.group("name").strip(), row.group("value").strip()
-        if name == "Overall Health" and value in _HEALTH_WORDS:
+        if name == "Health Monitor Report":
+            in_stats = False
+        if name == "Overall Health" and value in _HEALTH_WORDS and not in_stats:
             overall = (no, value)
         elif name.startswith("->"):
             label = name[2:].strip()
@@ -679,8 +710,39 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
         elif not name and value and check is not None:
             check.details.append(value)
     if overall is None and not checks:
+        if errors:
+            return Diag(line=errors[0].line, checks=errors), []
         raise ParseError("dcgmi health: no 'Overall Health' row and no system's health")
-    return _health_report(overall, checks)
+    diag, warnings = _health_report(overall, checks)
+    diag.checks += errors
+    return diag, warnings
+
+
+def _health_error(err: re.Match[str], no: int, text: str) -> DiagCheck:
+    """dcgmi health's own error (its watches not set or not read), as a Deployment check that
+    failed: DCGM's setup, not a GPU's health (no system was watched)."""
+    why = err.group("why").strip()
+    said = [f"dcgmi health: unable to {err.group('what')} health watches: {why}"]
+    if "version mismatch" in why.lower():
+        # DCGM_ST_VER_MISMATCH (-12, dcgm_structs.h; errorString "API version mismatch"):
+        # dcgmi, its library and the host engine (or one of its modules) of different releases
+        said.append(
+            "DCGM's own failure: dcgmi, libdcgm and nv-hostengine (or its health module) are "
+            "of different versions"
+        )
+        if m := _ENGINE_MISMATCH_RE.search(text):
+            said.append(
+                f"the host engine's log: version mismatch {m.group('got')} != {m.group('want')} "
+                f"for module {m.group('module')}"
+            )
+    said.append("no GPU's health was read; not a GPU fault")
+    return DiagCheck(
+        section="Deployment",
+        name=f"Health watches ({err.group('what')})",
+        result="Fail",
+        line=no,
+        details=["; ".join(said)],
+    )
 
 
 _HEALTH_CODES = {"10": "Warning", "20": "Failure"}
@@ -809,7 +871,11 @@ def _health_report(
 # ``dcgmi dmon -e FIELD[,FIELD...]``: "#Entity   XIDER  POWER ..." (each field's short name), an
 # "ID" line, then a row an entity, "GPU 1      120". Field 230, XIDER (DCGM_FI_DEV_XID_ERRORS), is
 # the last Xid the GPU reported, 0 for none (DCGM's field identifiers reference).
-DMON_SIGNATURE = r"^#Entity[ \t]+[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*[ \t]*\n[ \t]*ID\b"
+DMON_SIGNATURE = (
+    r"^#Entity[ \t]+[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*[ \t]*\n[ \t]*ID\b"
+    # (or its refusal to set its watches: dmon_failure)
+    r"|\bError setting watches\. Result: -?\d+"
+)
 _DMON_HEAD_RE = re.compile(
     r"^#Entity[ \t]+(?P<names>[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*)[ \t]*$"
 )
@@ -849,8 +915,59 @@ def parse_dmon(text: str) -> list[DmonSample]:
             )
         )
     if not samples:
+        if failure := dmon_failure(text):
+            raise ParseError(failure[1], line=failure[0])
         raise ParseError("dcgmi dmon: no entity row under its '#Entity' header")
     return samples
+
+
+# dcgmi dmon's refusal: "Error setting watches. Result: -33: This request is serviced by a module
+# of DCGM that is not currently loaded" (dcgmi/DeviceMonitor.cpp: "Error setting watches. Result:
+# " << result << ": " << errorString(result); -33 is DCGM_ST_MODULE_NOT_LOADED, dcgm_structs.h).
+# Its cause is in dcgmi modules -l (dcgmi/Module.cpp): a "| Module ID | Name | State |" box, a
+# row a module ("| 8 | Profiling | Failed to load |"): the profiling fields (1001-1012,
+# DCGM_FI_PROF_*) are served by the Profiling module alone
+DMON_ERROR_SIGNATURE = r"\bError setting watches\. Result: -?\d+"
+_DMON_ERROR_RE = re.compile(
+    r"\bError setting watches\. Result: (?P<code>-?\d+):?[ \t]*(?P<why>[^\n\\]*)"
+)
+_MODULE_ROW_RE = re.compile(
+    r"^\s*\|\s*(?P<id>\d+)\s*\|\s*(?P<name>[A-Za-z][\w ]*?)\s*\|\s*(?P<state>[A-Za-z][\w ]*?)\s*\|\s*$"
+)
+MODULES_SIGNATURE = r"^[ \t>]*\|[ \t]*List Modules[ \t]*\|"
+
+
+def modules(text: str) -> list[tuple[int, str, str]]:
+    """dcgmi modules -l's rows: (line, module name, state as printed)."""
+    return [
+        (no, m.group("name"), m.group("state"))
+        for no, line, _ in numbered_lines(text)
+        if (m := _MODULE_ROW_RE.match(line))
+    ]
+
+
+def dmon_failure(text: str) -> tuple[int, str] | None:
+    """dcgmi dmon's "Error setting watches" said with its cause where dcgmi modules -l shows a
+    module that failed to load: (line, what it says); None where dmon printed no such error."""
+    err = _DMON_ERROR_RE.search(text)
+    if err is None:
+        return None
+    line = text.count("\n", 0, err.start()) + 1
+    why = err.group("why").strip()
+    said = f"dcgmi dmon: no sample: its watches were not set (Result {err.group('code')}" + (
+        f": {why})" if why else ")"
+    )
+    failed = [(no, name) for no, name, state in modules(text) if state == "Failed to load"]
+    if failed:
+        said += "; dcgmi modules -l: " + ", ".join(
+            f"{name} failed to load (line {no})" for no, name in failed
+        )
+    if any(name == "Profiling" for _, name in failed):
+        said += (
+            ": DCGM's profiling module did not load, so no profiling field (1001 on, "
+            "DCGM_FI_PROF_*) can be watched"
+        )
+    return line, said + "; DCGM's own failure, not a GPU fault"
 
 
 # dcgmi discovery -l (dcgmi/Query.cpp): "8 GPUs found (Active)." (older DCGM: "8 GPUs found."),
@@ -860,6 +977,8 @@ def parse_dmon(text: str) -> list[DmonSample]:
 DISCOVERY_SIGNATURE = (
     r"^[ \t]*\d+ GPUs? found(?: \((?:Active|All)\))?\.[ \t]*$"
     r"|^[ \t]*\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information[ \t]*\|"
+    # (-c's compute hierarchy: hierarchy_notes)
+    r"|^[ \t]*\|[ \t]*Instance Hierarchy[ \t]*\|"
 )
 _FOUND_RE = re.compile(r"^\s*(?P<n>\d+) GPUs? found(?: \((?P<which>Active|All)\))?\.\s*$")
 _DISCOVERY_ROW_RE = re.compile(
@@ -926,9 +1045,11 @@ def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[Pa
             current.name = r.group("value")
         elif r.group("key") == "PCI Bus ID":
             current.bus_id = r.group("value")
+    hierarchy, warnings = hierarchy_notes(text)
+    if not gpus:
+        gpus = hierarchy
     if found is None and not gpus:
         raise ParseError("dcgmi discovery: no 'GPUs found' line and no GPU row")
-    warnings: list[ParseWarning] = []
     for no, line, _ in numbered_lines(text):
         if (o := _OTHERS_FOUND_RE.match(line)) and not o.group("what").startswith("CPU"):
             # (the NVSwitches and ConnectX cards DCGM sees beside the GPUs)
@@ -970,3 +1091,111 @@ def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[Pa
             )
         )
     return found, gpus, warnings
+
+
+# dcgmi stats -j JOB (dcgmi/Stats.cpp): "Successfully retrieved statistics for job: N.", then a
+# "| Summary |" box whose sections ("-----  Execution Stats  ----", "Performance Stats", "Event
+# Stats", "Slowdown Stats", "Overall Health") hold one "| name | value |" row a figure; "Not
+# Specified" / "N/A" where DCGM recorded none (a job's processes on MIG instances are not
+# attributed to it)
+STATS_SIGNATURE = (
+    r"^[ \t]*Successfully retrieved statistics for job: "
+    r"|^[ \t]*\|[ \t]*Summary[ \t]*\|[ \t]*\n[^\n]*\n[ \t]*\|-+[ \t]+Execution Stats[ \t]+-"
+)
+_STATS_JOB_RE = re.compile(r"^\s*Successfully retrieved statistics for job: (?P<job>[^\s.]+)")
+_STATS_SAID = (
+    "No. of Processes",
+    "Total Execution Time (sec)",
+    "Energy Consumed (Joules)",
+    "Power Usage (Watts)",
+    "Max GPU Memory Used (bytes)",
+    "Critical XID Errors",
+    "Overall Health",
+)
+
+
+def stats_notes(text: str) -> list[ParseWarning]:
+    """A note per ``dcgmi stats -j`` summary: its job, processes, energy, power, memory, Xids and
+    overall health as printed (the job's own summary; no health check and nothing judged)."""
+    notes: list[ParseWarning] = []
+    job: str | None = None
+    at: int | None = None
+    fields: dict[str, str] = {}
+
+    def said() -> None:
+        if at is None or not fields:
+            return
+        shown = [f"{k} {fields[k]}" for k in _STATS_SAID if k in fields]
+        notes.append(
+            ParseWarning(
+                line=at,
+                message=f"dcgmi stats -j{f' (job {job})' if job else ''}: job summary: "
+                + "; ".join(shown)
+                + (
+                    "; DCGM recorded no process and no power or memory figure for the job (on "
+                    "MIG instances its stats are not attributed to the job)"
+                    if fields.get("No. of Processes") == "0"
+                    else ""
+                )
+                + "; the job's stats, not a health check: not judged",
+                skipped=False,
+            )
+        )
+
+    for no, line, _ in numbered_lines(text):
+        if j := _STATS_JOB_RE.match(line):
+            said()
+            job, at, fields = j.group("job"), no, {}
+        elif row := _ROW_RE.match(line.strip()):
+            name, value = row.group("name").strip(), row.group("value").strip()
+            if name == "Summary" and not value:
+                if fields:
+                    said()
+                    job, fields = None, {}
+                at = at if at is not None and not fields else no
+            elif at is not None and name in _STATS_SAID:
+                fields[name] = value
+    said()
+    if not notes:
+        raise ParseError("dcgmi stats: no job summary row")
+    return notes
+
+
+# dcgmi discovery -c (dcgmi/Query.cpp, the compute hierarchy): an "Instance Hierarchy" box, a
+# "| GPU 0 | GPU GPU-<uuid> (EntityID: 0) |" row a GPU, under it "| -> I 0/1 | GPU Instance
+# (EntityID: 3) |" a GPU instance and "|    -> CI 0/1/0 | Compute Instance (EntityID: 3) |" a
+# compute instance (MIG)
+HIERARCHY_SIGNATURE = r"^[ \t]*\|[ \t]*Instance Hierarchy[ \t]*\|"
+_HIER_GPU_RE = re.compile(r"^\s*\|\s*GPU (?P<id>\d+)\s*\|\s*GPU (?P<uuid>\S+)")
+_HIER_GI_RE = re.compile(r"^\s*\|\s*-> I (?P<gpu>\d+)/\d+\s*\|")
+_HIER_CI_RE = re.compile(r"^\s*\|\s*-> CI (?P<gpu>\d+)/\d+/\d+\s*\|")
+
+
+def hierarchy_notes(text: str) -> tuple[list[DiscoveredGpu], list[ParseWarning]]:
+    """dcgmi discovery -c: its GPUs, and a note of the GPU and compute instances under them."""
+    gpus: list[DiscoveredGpu] = []
+    instances: dict[int, list[int]] = {}  # GPU id -> [GPU instances, compute instances]
+    first = 0
+    for no, line, _ in numbered_lines(text):
+        if g := _HIER_GPU_RE.match(line):
+            gpus.append(DiscoveredGpu(id=int(g.group("id")), line=no))
+            instances.setdefault(int(g.group("id")), [0, 0])
+            first = first or no
+        elif gi := _HIER_GI_RE.match(line):
+            instances.setdefault(int(gi.group("gpu")), [0, 0])[0] += 1
+        elif ci := _HIER_CI_RE.match(line):
+            instances.setdefault(int(ci.group("gpu")), [0, 0])[1] += 1
+    if not instances:
+        return [], []
+    total_gi = sum(v[0] for v in instances.values())
+    total_ci = sum(v[1] for v in instances.values())
+    return gpus, [
+        ParseWarning(
+            line=first or 1,
+            message=f"dcgmi discovery -c: {len(instances)} GPU(s) with {total_gi} GPU "
+            f"instance(s) and {total_ci} compute instance(s) (MIG): "
+            + ", ".join(f"GPU {k} {v[0]} GI / {v[1]} CI" for k, v in instances.items())
+            + "; a listing, not judged",
+            skipped=False,
+        )
+    ]

@@ -363,7 +363,9 @@ class LinkStat:
     """Ascend 950's table names the port within the NPU: ``UDie 0 port 4``."""
 
 
-_LINK_STAT_COUNT = re.compile(r"link (up|down) count\s*:\s*(\d+)")
+# (a copy without the colon, "[devid 7]link down count 1", as the HCCL guide's packet-loss case
+# prints it)
+_LINK_STAT_COUNT = re.compile(r"link (up|down) count[ \t]*:?[ \t]*(\d+)")
 _LINK_STAT_RECORD = re.compile(r"^(?:\[dev(?:id|ice) \d+\])?\s*(\S.*?\d{4})\s+LINK (UP|DOWN)\b")
 # Ascend 950's boxed table (its HCCN Tool reference, "querying the historical link up and down
 # status of a port": ``hccn_tool -g -link_stat -i 0 -u 0 -p 4``): one record a row under
@@ -877,7 +879,7 @@ _SIGNATURES = {
     # one TLV over the ports is one line a port
     "lldp": re.compile(r"^Chassis ID TLV\s*$|^Interface \d+:\s*[A-Z][\w ]*? TLV\b"),
     "link_stat": re.compile(
-        r"^(?:\[dev(?:id|ice) \d+\])?\s*(?:current time\s*:|link up count\s*:)"
+        r"^(?:\[dev(?:id|ice) \d+\])?[ \t]*(?:current time[ \t]*:|link up count[ \t]*:?[ \t]*\d)"
         r"|^\|\s*NPU\s*\|\s*UDie\s*\|\s*Port\s*\|\s*Link_Status\s*\|"
     ),
     # -status -g: "Netdev status:Settings for eth3:" then ethtool's settings of the port's netdev

@@ -645,7 +645,8 @@ class LogEvent:
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
-    its failed worker group), disk_full (a write that found no space left on the device), rdma_ipv6_gid_only (show_gids' RoCE
+    its failed worker group), disk_full (a write that found no space left on the device),
+    hccl_op_retry_connect (HCCL's op-retry channel that could not reach its server), rdma_ipv6_gid_only (show_gids' RoCE
     ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
@@ -1240,6 +1241,10 @@ def _parse_events(text: str) -> LogReport:
         _elastic_restarts(lines, report)
     if "Errno 28" in text or "No space left on device (28)" in text:
         _disk_full(lines, report)
+    if "[OpRetryConnection]" in text:
+        _op_retry_failures(lines, report)
+    if "crash reason:" in text or "Signal " in text:
+        _asys_crashes(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
     _hccl_cqe_errors(lines, report)
@@ -1632,6 +1637,13 @@ def _parse_events(text: str) -> LogReport:
             )
         if (
             not report.events
+            and "Discovered MPI settings of" in text
+            and first_error_line(lines) is None
+            and _ds_mpi_notes(lines, report)
+        ):
+            return report  # DeepSpeed's ranks found from MPI: started, no fault
+        if (
+            not report.events
             and "Setting up process group for: " in text
             and first_error_line(lines) is None
             and _ray_train_notes(lines, report)
@@ -1747,6 +1759,7 @@ def _parse_events(text: str) -> LogReport:
             or GLOG_FATAL_RE.search(text)
             or HWLOG_ERROR_RE.search(text)
             or ("[libprotobuf " in text and LIBPROTOBUF_RE.search(text))
+            or has_program_traceback(text)
         ):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
@@ -4136,6 +4149,54 @@ def _ray_train_notes(lines: list[tuple[int, str, int | None]], report: LogReport
     return True
 
 
+# DeepSpeed's rank discovery under mpirun (deepspeed/comm/comm.py mpi_discovery: "Discovered MPI
+# settings of world_rank=6, local_rank=6, world_size=32, master_addr=10.230.2.200, master_port=
+# 29500") and torch's store barrier that every rank passed (distributed_c10d.py
+# _store_based_barrier: "Rank 14: Completed store-based barrier for key:store_based_barrier_key:1
+# with 32 nodes.")
+_DS_MPI_RE = re.compile(
+    r"Discovered MPI settings of world_rank=(?P<rank>\d+), local_rank=\d+, world_size=(?P<world>\d+), "
+    r"master_addr=(?P<addr>[\w.:-]+), master_port=(?P<port>\d+)"
+)
+_STORE_BARRIER_PASSED_RE = re.compile(
+    r"Rank (?P<rank>\d+): Completed store-based barrier for key:\S+ with (?P<n>\d+) nodes"
+)
+
+
+def _ds_mpi_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the ranks DeepSpeed found from MPI, their master and world, its backend and the
+    store barrier they passed; False where no rank was found so."""
+    ranks: set[int] = set()
+    worlds: set[int] = set()
+    masters: set[str] = set()
+    passed: set[int] = set()
+    first = 0
+    for no, line, _ in lines:
+        if "Discovered MPI" in line and (m := _DS_MPI_RE.search(line)):
+            first = first or no
+            ranks.add(int(m.group("rank")))
+            worlds.add(int(m.group("world")))
+            masters.add(f"{m.group('addr')}:{m.group('port')}")
+        elif "store-based barrier" in line and (b := _STORE_BARRIER_PASSED_RE.search(line)):
+            passed.add(int(b.group("rank")))
+    if not ranks:
+        return False
+    backend = next((m.group(1) for _, t, _ in lines if (m := _DS_BACKEND_RE.search(t))), None)
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message=f"DeepSpeed found {len(ranks)} rank(s) from MPI, of a world of "
+            + " or ".join(map(str, sorted(worlds)))
+            + f" (master {', '.join(sorted(masters))})"
+            + (f"; backend {backend}" if backend else "")
+            + (f"; {len(passed)} rank(s) passed torch's store barrier" if passed else "")
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
 # accelerate's print of its state, a block a process (accelerate/state.py AcceleratorState
 # __repr__): "Distributed environment: MULTI_NPU  Backend: hccl" / "Num processes: 4" / "Process
 # index: 3" / "Local process index: 3" / "Device: npu:3"
@@ -4379,6 +4440,103 @@ def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogRepor
     )
 
 
+# CANN's asys analyzing a process's crash (its guide, "asys analyze"): -r=coredump prints
+# "[process]" / "crash reason: SIGABRT" / "crash pid: 37246" and the stack; -r=coretrace (a
+# device-side coretrace file) prints "Signal 11 pid 12335" and each thread's "PID 12335 TGID 12335
+# comm log-daemon" with its frames
+_ASYS_CRASH_REASON_RE = re.compile(r"^[ \t]*crash reason:[ \t]*(?P<sig>SIG[A-Z0-9]+)[ \t]*$")
+_ASYS_CRASH_PID_RE = re.compile(r"^[ \t]*crash pid:[ \t]*(?P<pid>\d+)[ \t]*$")
+_ASYS_SIGNAL_RE = re.compile(r"^[ \t]*Signal (?P<n>\d+) pid (?P<pid>\d+)[ \t]*$")
+_ASYS_COMM_RE = re.compile(r"^[ \t]*PID (?P<pid>\d+) TGID (?P<tgid>\d+) comm (?P<comm>\S+)")
+# (Linux's numbers of the signals a crash names: asm-generic/signal.h)
+SIGNAL_NUMBERS = {"SIGABRT": 6, "SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGSEGV": 11, "SIGILL": 4}
+ASYS_CRASH_LINES = 6
+"""How far under asys's crash reason its pid (or under its signal line the thread's comm) stands."""
+
+
+def _asys_crashes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``launcher_exit`` for each crash asys analyzed: the process, its signal and (for a
+    device-side coretrace) its program's name."""
+    for index, (no, line, tagged) in enumerate(lines):
+        below = [t for _, t, _ in lines[index + 1 : index + 1 + ASYS_CRASH_LINES]]
+        if reason := _ASYS_CRASH_REASON_RE.match(line):
+            pid = _search(_ASYS_CRASH_PID_RE, below)
+            sig = reason.group("sig")
+            number = SIGNAL_NUMBERS.get(sig)
+            said = f"asys analyze -r=coredump: the process crashed on {sig}"
+        elif signal := _ASYS_SIGNAL_RE.match(line):
+            pid = signal
+            number = int(signal.group("n"))
+            comm = _search(_ASYS_COMM_RE, below)
+            said = f"asys analyze -r=coretrace: signal {number}" + (
+                f" in {comm.group('comm')}" if comm else ""
+            )
+        else:
+            continue
+        report.events.append(
+            LogEvent(
+                kind="launcher_exit",
+                line=no,
+                message=said + (f" (pid {pid.group('pid')})" if pid else ""),
+                rank=tagged,
+                pid=int(pid.group("pid")) if pid else None,
+                exit_code=128 + number if number else None,
+                library="asys",
+                exception_type="asys's analysis of a crash",
+            )
+        )
+
+
+# HCCL's op-retry channel (HCCL_OP_RETRY_ENABLE: a rank connects to its group's op-retry server
+# on the root's host, ports 60000-60015): "[OpRetryConnection][Init] Connect to server failed,
+# serverIp_[90.90.97.29] serverPort [60000]", "group[hccl_world_group] rankId [9] rankSize [64]",
+# and "[OpRetryConnection][RecvAckTag] Recv unmatched ack" where another process answered on the
+# port (CANN 8.1.RC1's HCCL guide names both causes: the port taken, or someone listening there)
+_OP_RETRY_CONNECT_RE = re.compile(
+    r"\[OpRetryConnection\]\[Init\] Connect to server failed, serverIp_?\[(?P<ip>[\w.:]+)\] "
+    r"serverPort \[(?P<port>\d+)\]"
+)
+_OP_RETRY_GROUP_RE = re.compile(
+    r"\[OpRetryConnection\]\[Init\] group\[(?P<group>[^\]\n]+)\] rankId \[(?P<rank>\d+)\] "
+    r"rankSize \[(?P<size>\d+)\]"
+)
+
+
+def _op_retry_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``hccl_op_retry_connect`` per rank whose op-retry channel could not reach its server
+    (the address and port, the group, and whether another process answered there)."""
+    seen: set[tuple[str | None, int | None]] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Connect to server failed" not in line or not (m := _OP_RETRY_CONNECT_RE.search(line)):
+            continue
+        near = " ".join(t for _, t, _ in lines[max(0, index - 2) : index + 3])
+        g = _OP_RETRY_GROUP_RE.search(near)
+        rank = int(g.group("rank")) if g else tagged
+        if (g.group("group") if g else None, rank) in seen:
+            continue
+        seen.add((g.group("group") if g else None, rank))
+        report.events.append(
+            LogEvent(
+                kind="hccl_op_retry_connect",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank,
+                rank_size=int(g.group("size")) if g else None,
+                group=g.group("group") if g else None,
+                ip=m.group("ip"),
+                port=int(m.group("port")),
+                library="HCCL",
+                exception_type="its op-retry channel could not connect to the server at "
+                f"{m.group('ip')}:{m.group('port')}"
+                + (
+                    "; another process answered on that port ('Recv unmatched ack')"
+                    if "Recv unmatched ack" in near
+                    else ""
+                ),
+            )
+        )
+
+
 # Python's OSError for ENOSPC (errno 28 in Linux's asm-generic/errno-base.h): "OSError: [Errno
 # 28] No space left on device: '/tmp/pymp-m_olac7h'" (a DataLoader worker's temporary directory,
 # a checkpoint, a cache); the path where the message names one
@@ -4519,6 +4677,9 @@ def _bench_summary_notes(lines: list[tuple[int, str, int | None]], report: LogRe
 # worker), and ProcessGroupNCCL's "[Rank 0] NCCL watchdog thread started!"
 _ELASTIC_START_RE = re.compile(r"\[(?P<role>[\w-]+)\] Starting worker group")
 _ELASTIC_REPLY_FILE_RE = re.compile(r"Setting worker(?P<n>\d+) reply file to: ")
+_ELASTIC_AGENTS_RE = re.compile(r"^[ \t]*group_world_size=(\d+)[ \t]*$")
+_ELASTIC_WORLD_RE = re.compile(r"^[ \t]*global_world_sizes=\[(\d+)")
+_ELASTIC_SUCCEEDED_RE = re.compile(r"Local worker group finished \(SUCCEEDED\)")
 _WATCHDOG_STARTED_RE = re.compile(
     r"\[Rank (?P<rank>\d+)\] (?P<lib>NCCL|HCCL) watchdog thread started!"
 )
@@ -4541,6 +4702,21 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
         said.append(f"DeepSpeed's backend {backend}")
     if watchdogs:
         said.append(f"the {lib} watchdog started on rank(s) {', '.join(map(str, watchdogs))}")
+    # the rendezvous' result each agent logs before its start (api.py _rendezvous: "group_world_
+    # size=2", "global_world_sizes=[8, 8, 8, 8]"): the nodes and the world; and each agent's
+    # end ("Local worker group finished (SUCCEEDED)")
+    agents = {int(m.group(1)) for _, t, _ in lines if (m := _ELASTIC_AGENTS_RE.search(t))}
+    world = {int(m.group(1)) for _, t, _ in lines if (m := _ELASTIC_WORLD_RE.search(t))}
+    if agents or world:
+        said.append(
+            "its rendezvous: "
+            + ", ".join(
+                [f"{' or '.join(map(str, sorted(agents)))} agent(s) (nodes)"] * bool(agents)
+                + [f"a world of {' or '.join(map(str, sorted(world)))}"] * bool(world)
+            )
+        )
+    if finished := sum(1 for _, t, _ in lines if _ELASTIC_SUCCEEDED_RE.search(t)):
+        said.append(f"{finished} agent(s) said their workers finished (SUCCEEDED)")
     report.unread.append(
         ParseWarning(
             line=start[0],
@@ -6083,7 +6259,7 @@ _NCCL_CALL_RE = re.compile(
     # programs that throw "NCCL failure: " + ncclGetErrorString(r) (XGBoost's, ByteDance flux's,
     # RCCL's unit tests), DeepBench's with where and which rank: "what():  NCCL failure:
     # unhandled cuda error in nccl_mpi_all_reduce.cu at line: 86 rank: 0"
-    rf"|NCCL [Ff]ailure: (?P<what11>{_NCCL_ERROR_TEXT}[\w ]*?)(?: in (?P<file11>\S+) at line: "
+    rf"|NCCL [Ff]ailure ?: ?(?P<what11>{_NCCL_ERROR_TEXT}[\w ]*?)(?: in (?P<file11>\S+) at line: "
     r"(?P<ln11>\d+)(?: rank: (?P<rank11>\d+))?)?(?:[.,/]|\s*$)"
     # a glog CHECK on an NCCL result (BytePS's nccl_manager.cc: "[time: F byteps/common/
     # nccl_manager.cc:120] Check failed: r == ncclSuccess NCCL error: unhandled system error")
@@ -6092,6 +6268,11 @@ _NCCL_CALL_RE = re.compile(
     # PaddlePaddle's PADDLE_ENFORCE on an NCCL result: "ExternalError:  Nccl error, unhandled cuda
     # error  (at /paddle/paddle/fluid/platform/collective_helper.cc:83)"
     rf"|Nccl error, (?P<what13>{_NCCL_ERROR_TEXT}[\w ]*?)\s*\(at (?P<file13>\S+?):(?P<ln13>\d+)\)"
+    # PaddlePaddle 1.x's PADDLE_ENFORCE on an NCCL result, thrown as EnforceNotMet and printed by
+    # libstdc++'s terminate handler: "  what():  unhandled cuda error at [.../paddle/fluid/
+    # platform/nccl_helper.h:70]" (a file of Paddle's NCCL helpers names the call NCCL's)
+    rf"|\bwhat\(\):\s+(?P<what19>{_NCCL_ERROR_TEXT}[\w ]*?) at \[(?P<file19>[^\]\n]*nccl[^\]\n]*?):"
+    r"(?P<ln19>\d+)\]"
     # torch's checkForNCCLErrors text whose start a copy cut ("...ith exception: NCCL error:
     # remote process exited or there was a network error, NCCL version 2.20.5"): the version
     # after it says it is NCCL's result text
@@ -6210,12 +6391,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and "Nccl error, " not in line
             and "NcclError: " not in line
             and "NCCL communication aborted" not in line
+            and "what():" not in line
         ) or not (m := _NCCL_CALL_RE.search(line)):
             continue
         if m.group("what14") and "watchdog thread terminated" in line:
             continue  # the watchdog's own death, read as such (watchdog_exception)
         where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
-        for n in ("11", "12", "13"):
+        for n in ("11", "12", "13", "19"):
             if m.group(f"file{n}"):
                 where = f"{m.group(f'file{n}')}:{m.group(f'ln{n}')}"
         if m.group("what10"):
@@ -6243,6 +6425,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what16",
                 "what17",
                 "what18",
+                "what19",
             )
         )
         # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
@@ -13206,6 +13389,9 @@ _ERROR_WORDS_RE = re.compile(
     # Paddle's (and other C++ programs') own traceback heading, its error summary below it
     r"|^C\+\+ Traceback \(most recent call last\):"
     r"|\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|\btimed out\b"
+    # C++'s uncaught exception (libstdc++'s verbose terminate handler): "terminate called after
+    # throwing an instance of 'paddle::platform::EnforceNotMet'" / "  what():  ..."
+    r"|\bterminate called after throwing\b"
     # the linker's own words of what it could not resolve (before collect2's "ld returned 1")
     r"|^\S*\bld(?:\.\w+)?: (?:cannot find -l|.*undefined reference to )"
     # a message that ends in what went wrong ("... retry_cnt: 0): local protection error")
@@ -13231,7 +13417,8 @@ _ERROR_LEVEL_FIRST_RE = re.compile(r"^\W{0,3}(?:ERROR|FATAL|CRITICAL)\b")
 _NOT_ERROR_RE = re.compile(
     # (not a device's or rank's number before the word: "acl set device 0 failed")
     r"(?<!device )(?<!rank )(?<!card )(?<!node )(?<![GN]PU )(?<!chip )\b0 (?:errors?|failed|failures?)\b"
-    r"|\b(?:errors?|failed|failures?)\W{0,3}0\b"
+    # (glog's CHECK names its condition after "Check failed: ": "Check failed: 0 Unknown ...")
+    r"|(?<!Check )\b(?:errors?|failed|failures?)\W{0,3}0\b"
     # a report's count of none ("Failed requests:                         0", vLLM's bench)
     r"|\b[Ff]ailed [A-Za-z ]{1,30}:\s*0(?![\d.])"
     r"|\bno errors?\b|error[ _]handling|ignore_errors|\bon_error\b"
@@ -13402,6 +13589,25 @@ def _example_output_notes(lines: list[tuple[int, str, int | None]], report: LogR
             skipped=False,
         )
     )
+
+
+_PY_FRAME_RE = re.compile(r'^[ \t]*File "[^"\n]+", line \d+, in ', re.M)
+PY_FRAMES_MIN = 2
+"""A Python traceback shows in this many frame lines at least (one is a quote of a file)."""
+
+
+def has_program_traceback(text: str) -> bool:
+    """Whether ``text`` holds a program's traceback: Python's frames (``File "x.py", line 9, in
+    f``) or C++'s uncaught exception (libstdc++'s "terminate called after throwing an instance
+    of ..."), the output of a program that raised, whatever else the copy kept of it."""
+    return (
+        "terminate called after throwing" in text
+        or len(_PY_FRAME_RE.findall(text, 0, TRACEBACK_LOOK_CHARS)) >= PY_FRAMES_MIN
+    )
+
+
+TRACEBACK_LOOK_CHARS = 1_000_000
+"""How far into a file its traceback's frames are looked for."""
 
 
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:

@@ -117,6 +117,13 @@ _LAUNCHER_EXIT_RE = re.compile(
     r"exited with non-zero status"
 )
 _EXIT_CODE_RE = re.compile(r"\bExit code:\s*(?P<code>-?\d+)")
+# nccl-tests' CUDACHECK (src/common.h): printf("%s: Test CUDA failure %s:%d '%s'\n", hostname,
+# __FILE__, __LINE__, cudaGetErrorString(err)); NCCLCHECK the same with "Test NCCL failure" (a
+# markdown paste may lose the quotes: "HOST: Test CUDA failure common.cu:1030 invalid device
+# ordinal", nccl-tests issue #323)
+_CHECK_FAILURE_RE = re.compile(
+    r"^(?:(?P<host>[\w.-]+): )?Test (?P<kind>CUDA|NCCL) failure (?P<where>\S+:\d+) (?P<what>\S.*)"
+)
 LAUNCHER_EXIT_LINES = 6
 """How far under the launcher's word its ``Exit code: N`` may stand."""
 
@@ -202,10 +209,12 @@ _NP_RE = re.compile(r"\bmpirun\b(?:(?!\S*_perf\w*\b).)*?\s-(?:n|np)\s+(\d+)")
 # Older releases (rccl-tests too) print "# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 maxBytes:
 # 134217728 step: 2(factor) ...": the same fields with colons.
 # A wrapper's fork prints "# nGpus(perProc) 1 minBytes 1 maxBytes 1073741824 step: 2(factor) ...".
+# A markdown paste that lost the "#" may keep the backtick that opened an inline-code span before
+# it ("`nThread 1 nGpus 2 minBytes 8 ...", nccl-tests issue #323): the header all the same.
 _REDUCED_RE = re.compile(r"^#\s*Reducing maxBytes to (\d+) due to memory limitation")
 """nccl-tests' note that the device memory holds less than the ``maxBytes`` asked."""
 _PARAMS_RE = re.compile(
-    r"^#?\s*(?:nThreads?:?\s+(?P<nthread>\d+)\s+nGpus:?\s+(?P<ngpus>\d+)\s+"
+    r"^`?#?\s*(?:nThreads?:?\s+(?P<nthread>\d+)\s+nGpus:?\s+(?P<ngpus>\d+)\s+"
     r"(?:nRanks:?\s+\d+\s+)?|nGpus\(perProc\)\s+\d+\s+)?minBytes:?\s+(\d+)\s+maxBytes:?\s+(\d+)"
     r"\s+step:\s*(\d+)\((factor|bytes)\)"
 )
@@ -305,6 +314,10 @@ class Table:
     each: ``node-a (pid 1871349): common.cu:1454``."""
     failed_line: int = 0
     """The first of those lines."""
+    check_failed: list[str] = field(default_factory=list)
+    """nccl-tests' CUDACHECK / NCCLCHECK lines of this run (``HOST: Test CUDA failure FILE:LINE
+    'ERROR'``): the call that failed and its error, the cause the TESTCHECK lines return with
+    (``nvidiatools-29-workload: CUDA common.cu:1030 'invalid device ordinal' (line 44)``)."""
     launcher_exit: str | None = None
     """The launcher's account of the processes' exit after them (``prterun: a process exited
     non-zero, exit code 7 (line 12)``)."""
@@ -317,6 +330,8 @@ class Table:
                 f"it stopped in its {self.stopped_in} B size (line {self.stopped_line}: the "
                 "row's leading cells, no timing)"
             )
+        if self.check_failed:
+            parts.append("its call failed: " + "; ".join(self.check_failed))
         if self.failed_on:
             parts.append(
                 f"nccl-tests' 'Test failure' (line {self.failed_line}) on "
@@ -509,6 +524,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             run_devices.clear()
 
     test_failures: list[tuple[int, str | None, str | None, str]] = []  # TESTCHECK's lines
+    checks: list[tuple[int, str]] = []  # CUDACHECK's / NCCLCHECK's lines, in words
     next_text: dict[int, str] = {}  # each line's next line that is not blank
     following = ""
     for no, line, _ in reversed(lines):
@@ -520,6 +536,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         m_par = _PARAMS_RE.match(stripped)
         if stripped and m_par is None and not stripped.startswith("#"):
             last_plain_line = no
+        if " failure " in stripped and (m_ck := _CHECK_FAILURE_RE.match(stripped)):
+            checks.append(
+                (
+                    no,
+                    f"{m_ck['host'] + ': ' if m_ck['host'] else ''}{m_ck['kind']} "
+                    f"{m_ck['where']} '{m_ck['what'].strip().strip(chr(39))}' (line {no})"
+                    + _ordinal_cause(m_ck["what"], params),
+                )
+            )
         if "Test failure" in stripped and (m_tf := _TEST_FAILURE_RE.match(stripped)):
             test_failures.append(
                 (no, m_tf.group("host") or m_tf.group("host2"), m_tf.group("pid"), m_tf["where"])
@@ -863,7 +888,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             first = warnings[0]
             raise ParseError(f"no readable result row; {first.message}", line=first.line)
         raise ParseError("no nccl-tests results table (no '#  size  count  type ...' header)")
-    if params is not None:
+    if params is not None and any(no > params_line for no, *_ in test_failures):
+        # the last run stopped before its table and its failure lines follow its header (a
+        # second mpirun that failed in its set-up, nccl-tests issue #323): a run of its own, the
+        # failures its, not the table above's
+        failed = Table(op=op or "unknown", header_line=params_line)
+        _asked(failed, params, reduced)
+        own_run(failed)
+        tables.append(failed)
+    elif params is not None:
         warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
     # (only where the one list is itself cut, shorter than one process's nThread x nGpus, and
     # the file shows a launch over several hosts: a run that died between "# Using devices" and
@@ -932,7 +965,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         _time_unit(t, warnings)
     if test_failures:
         launcher = _launcher_exit(lines, after=test_failures[-1][0])
-        tables = _attach_failures(tables, test_failures, launcher, op)
+        tables = _attach_failures(tables, test_failures, launcher, op, checks)
     if op is None:
         _name_tables(tables, mentions)
         for t in tables:
@@ -1105,6 +1138,15 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                         # there, or finished and the copy left its footer out
                         else f"the run stopped, or the copy was cut, after {last} bytes: "
                         f"{t.progress()}"
+                    )
+                    + (
+                        # (the lines after its last row are another run's: its own stop is not
+                        # in the copy, no failure of it either)
+                        f"; no failure of it follows its rows: the next run's header line (line "
+                        f"{after_it[0].header_line}) does"
+                        if not t.failure()
+                        and (after_it := [o for o in tables if o.header_line > t.rows[-1].line])
+                        else ""
                     ),
                 )
             )
@@ -1407,11 +1449,26 @@ def _launcher_exit(lines: list[tuple[int, str, int | None]], after: int) -> str 
     return None
 
 
+def _ordinal_cause(what: str, params: re.Match[str] | None) -> str:
+    """Why a CUDA call answered ``invalid device ordinal``, where the run's header says: each
+    process sets GPUs localRank x nThread x nGpus + i (nccl-tests src/common.cu, run(): ``gpus[i]
+    = (gpu0 != -1 ? gpu0 : localRank*nThreads*nGpus) + i``, then cudaSetDevice on each), so a
+    process asked for more GPUs (``-g``, ``-t``, or processes a host) than its host shows it."""
+    if "invalid device ordinal" not in what or params is None or not params.group("ngpus"):
+        return ""
+    per_process = int(params.group("nthread")) * int(params.group("ngpus"))
+    return (
+        f": a GPU index the process does not have (its header asks nThread x nGpus = "
+        f"{per_process} GPU(s) a process, from localRank x {per_process})"
+    )
+
+
 def _attach_failures(
     tables: list[Table],
     failures: list[tuple[int, str | None, str | None, str]],
     launcher: str | None,
     op: str | None,
+    checks: list[tuple[int, str]] | None = None,
 ) -> list[Table]:
     """nccl-tests' TESTCHECK lines (and the launcher's exit after them) given to the run they
     ended: the last run above them that did not finish, or, after a finished run's footer (or
@@ -1442,6 +1499,14 @@ def _attach_failures(
             for (host, pid), wheres in by_process.items()
         ]
         owner.failed_line = theirs[0][0]
+        # the CUDACHECK / NCCLCHECK lines above its first TESTCHECK, under the same table: the
+        # call whose error the TESTCHECK lines return with
+        owner.check_failed = [
+            words
+            for no, words in checks or []
+            if no < theirs[0][0]
+            and [i for i, t in enumerate(tables) if t.header_line < no][-1:] == [at]
+        ]
         if launcher is not None and at == max(under):
             owner.launcher_exit = launcher  # (the launcher's word after the last failures)
     return sorted([*tables, *added], key=lambda t: t.header_line)

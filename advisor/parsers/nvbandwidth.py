@@ -51,6 +51,13 @@ _FAILURE_RE = re.compile(
     r"|Aborted(?: \(core dumped\))?|Segmentation fault(?: \(core dumped\))?)\s*$"
 )
 _ASSERT_RE = re.compile(r"^ASSERT in expression (.+?) in .*\(\)\s*:\s*(\S+:\d+)\s*$")
+# a terminal's wrap of the assert's function signature over lines: "ASSERT in expression
+# h_errorFlag == 0 in void memcmpPatternHelper" / "(CUstream, ...," / "... )() :" /
+# "/root/nvbandwidth-main/memcpy.cpp:165" (error_handling.h prints the signature and __FILE__:
+# __LINE__ on one line); the lines after it are joined until the file and line end one
+_ASSERT_END_RE = re.compile(r":\d+$")
+ASSERT_WRAP_LINES = 4
+"""How many lines a wrapped assert is joined over at most."""
 _OFFSET_RE = re.compile(r"^\s*Current offset\s*(?::\s*(\d+)|\[\s*(\d+)\s*/\s*(\d+)\s*\])")
 _DOTS_RE = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
 
@@ -58,8 +65,12 @@ SIGNATURE = (
     r"^nvbandwidth Version: \S"
     r"|^memcpy (?:CE|SM) (?:CPU|GPU)\((?:row|column)s?\) (?:->|<-|<->) (?:CPU|GPU)\("
     r"|^SUM \w+_(?:ce|sm) [0-9.]+\s*$"
+    # its check kernel's own words (kernels.cu: printf(" Invalid value when checking the pattern
+    # at %p\n", ...)): a copy that kept only a failed test's lines
+    r"|^[ \t]*Invalid value when checking the pattern at 0x[0-9A-Fa-f]+[ \t]*$"
 )
-"""Its version line, a matrix's title, or a test's SUM line: a copy that kept any of them."""
+"""Its version line, a matrix's title, a test's SUM line, or its pattern check's failure: a copy
+that kept any of them."""
 
 
 @dataclass(kw_only=True)
@@ -77,6 +88,20 @@ class Matrix:
     """Row label → column label → figure; None for ``N/A`` (a pair it does not measure)."""
     sum: float | None = None
     """The ``SUM`` line's figure; None where the copy ends before it."""
+
+    def figures(self) -> list[tuple[str, str, float]]:
+        """Each pair's figure (row label, column label, value). A device paired with itself is
+        no pair where both axes are GPUs (a device-to-device matrix prints N/A or 0.00 there);
+        a host-to-device matrix's ``0``/``0`` is CPU 0 and GPU 0, and the local copy's one row
+        is the GPU's own: a one-GPU run's only figures (the title names the axes:
+        ``memcpy CE CPU(row) -> GPU(column)``, ``memcpy local GPU(column)``)."""
+        both_gpus = "GPU(row)" in self.title and "GPU(column)" in self.title
+        return [
+            (r, c, v)
+            for r, row in self.rows.items()
+            for c, v in row.items()
+            if v is not None and not (both_gpus and r == c)
+        ]
 
 
 @dataclass(kw_only=True)
@@ -102,6 +127,11 @@ class Run:
     matrices: list[Matrix] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     waived: list[str] = field(default_factory=list)
+    waived_unnamed: list[int] = field(default_factory=list)
+    """Lines of ``Waived: `` with no test named (v0.8 prints the status and an empty message,
+    nvbandwidth.cpp runTestcase: ``addTestcase(test->testKey(), NVB_WAIVED)`` when the test's
+    filter() fails, output.cpp prints ``status << ": " << msg``): a test skipped, not failed
+    (one that needs peer-accessible GPU pairs, multicast or several nodes)."""
     running: str | None = None
     """The test the copy ends in, neither its matrix nor a failure printed."""
 
@@ -113,8 +143,24 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
     test: str | None = None  # the test the last Running line started
     matrix: Matrix | None = None
     failure: Failure | None = None
+    wrapped: list[str] = []  # an assert's lines so far, its file and line not yet read
     for no, line, _ in numbered_lines(text):
         stripped = line.strip()
+        if wrapped and failure is not None and stripped:
+            wrapped.append(stripped)
+            joined = " ".join(wrapped)
+            if a := _ASSERT_RE.match(joined):
+                assert_at = failure.message.rfind("; ASSERT in expression ")
+                failure.message = (
+                    failure.message[: assert_at if assert_at >= 0 else 0]
+                    + ("; " if assert_at > 0 else "")
+                    + f"ASSERT in expression {a.group(1)} ({a.group(2).rsplit('/', 1)[-1]})"
+                )
+                wrapped = []
+                continue
+            if len(wrapped) <= ASSERT_WRAP_LINES and not _ASSERT_END_RE.search(stripped):
+                continue
+            wrapped = []
         if m := _VERSION_RE.match(line):
             run.version = m.group(1)
         elif m := _RUNTIME_RE.match(line):
@@ -128,6 +174,8 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
         elif m := _WAIVED_RE.match(line):
             if m.group(1) or test:
                 run.waived.append(m.group(1) or test or "")
+            else:
+                run.waived_unnamed.append(no)
             test = matrix = failure = None
         elif m := _TITLE_RE.match(line):
             matrix = Matrix(line=no, title=stripped, unit=m.group(2), test=test)
@@ -143,6 +191,8 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
                 # the expression and where, without the function's signature and the build's
                 # own directory
                 what = f"ASSERT in expression {a.group(1)} ({a.group(2).rsplit('/', 1)[-1]})"
+            elif what.startswith("ASSERT in expression ") and not _ASSERT_END_RE.search(what):
+                wrapped = [what]
             if failure is None:
                 failure = Failure(line=no, test=test, message=what)
                 run.failures.append(failure)

@@ -2049,20 +2049,32 @@ class ListedGpu:
     uuid: str
     mig: list[str] = field(default_factory=list)
     """Each MIG device's profile ("1g.20gb"), in the order listed."""
+    seen_again: list[ListedGpu] = field(default_factory=list)
+    """Later listings of this same GPU (its UUID) in the file: another ``nvidia-smi -L`` of the
+    host, as a job sees it (inside ``salloc``: only the MIG devices it was given), each with its
+    own line and MIG devices; not another GPU."""
 
 
 def parse_list(text: str) -> list[ListedGpu]:
-    """``nvidia-smi -L``'s GPUs; ParseError when none is listed."""
+    """``nvidia-smi -L``'s GPUs, each once (a UUID listed again is the same GPU, its later view
+    kept in ``seen_again``); ParseError when none is listed."""
     gpus: list[ListedGpu] = []
+    by_uuid: dict[str, ListedGpu] = {}
+    last: ListedGpu | None = None  # the GPU the MIG lines under it belong to
     for no, line, _ in numbered_lines(text):
         if m := _LIST_GPU_RE.match(line.strip()):
-            gpus.append(
-                ListedGpu(
-                    line=no, gpu=int(m.group("gpu")), name=m.group("name"), uuid=m.group("uuid")
-                )
+            last = ListedGpu(
+                line=no, gpu=int(m.group("gpu")), name=m.group("name"), uuid=m.group("uuid")
             )
-        elif gpus and (m := _LIST_MIG_RE.match(line)):
-            gpus[-1].mig.append(m.group("profile"))
+            # a UUID is the GPU's own (NVML's nvmlDeviceGetUUID): two listings of it are one
+            # GPU seen twice (the host's view, then a job's), not two GPUs
+            if (first := by_uuid.get(last.uuid)) is not None:
+                first.seen_again.append(last)
+            else:
+                by_uuid[last.uuid] = last
+                gpus.append(last)
+        elif last is not None and (m := _LIST_MIG_RE.match(line)):
+            last.mig.append(m.group("profile"))
     if not gpus:
         raise ParseError("no 'GPU N: NAME (UUID: GPU-...)' line of nvidia-smi -L")
     return gpus
@@ -2088,4 +2100,70 @@ def parse_mig_instances(text: str) -> dict[int, list[tuple[int, str, int]]]:
             )
     if not found:
         raise ParseError("no 'MIG <profile>' row under 'GPU instances:'")
+    return found
+
+
+# ``nvidia-smi mig -cgi PROFILES [-C]``'s answer per instance asked (nvidia-smi's MIG commands,
+# NVIDIA's MIG user guide, "Creating GPU Instances"): "Successfully created GPU instance ID  5 on
+# GPU  0 using profile MIG 1g.24gb (ID 15)", its compute instance's line under it with -C, or
+# "Unable to create a GPU instance on GPU  0 using profile 20: In use by another client" (NVML's
+# error string), then "Failed to create GPU instances: REASON" once for the command
+_MIG_CREATED_RE = re.compile(
+    r"^Successfully created GPU instance ID +(?P<id>\d+) on GPU +(?P<gpu>\d+) using profile "
+    r"MIG (?P<name>\S+) \(ID +(?P<profile>\d+)\)"
+)
+_MIG_CREATE_FAILED_RE = re.compile(
+    r"^Unable to create a GPU instance on GPU +(?P<gpu>\d+) using profile +(?P<profile>[^:\s]+): "
+    r"(?P<why>\S.*)"
+)
+MIG_CREATE_WHY = {
+    "In use by another client": "a process holds the GPU (NVML_ERROR_IN_USE): MIG instances are "
+    "created only on a GPU no process has open (fuser -v /dev/nvidia* names them)",
+    "Insufficient Resources": "the GPU has no room left for the instances asked "
+    "(NVML_ERROR_INSUFFICIENT_RESOURCES): more of the profile than mig -lgip's free count, or "
+    "slices other instances take",
+}
+"""What nvidia-smi's reasons for a GPU instance it could not create mean (NVML's error
+strings)."""
+
+
+@dataclass(kw_only=True)
+class MigCreate:
+    """One GPU instance ``nvidia-smi mig -cgi`` created, or could not."""
+
+    line: int
+    gpu: int
+    profile: str
+    """The profile as the line names it: its id where it failed (``20``), ``1g.24gb (ID 15)``
+    where it was created."""
+    instance: int | None = None
+    """The GPU instance id created; None where it failed."""
+    why: str | None = None
+    """nvidia-smi's reason where it failed (``In use by another client``)."""
+
+
+def parse_mig_create(text: str) -> list[MigCreate]:
+    """Each GPU instance ``nvidia-smi mig -cgi`` created or failed to create, in order (empty
+    where the text holds none of its lines)."""
+    found: list[MigCreate] = []
+    for no, line, _ in numbered_lines(text):
+        stripped = line.strip()
+        if m := _MIG_CREATED_RE.match(stripped):
+            found.append(
+                MigCreate(
+                    line=no,
+                    gpu=int(m.group("gpu")),
+                    profile=f"{m.group('name')} (ID {m.group('profile')})",
+                    instance=int(m.group("id")),
+                )
+            )
+        elif m := _MIG_CREATE_FAILED_RE.match(stripped):
+            found.append(
+                MigCreate(
+                    line=no,
+                    gpu=int(m.group("gpu")),
+                    profile=m.group("profile"),
+                    why=_WRAP_GAP_RE.sub("", m.group("why")).strip(),
+                )
+            )
     return found

@@ -1028,7 +1028,8 @@ PERFTEST_SIGNATURE = (
     # the old head: its title, then its connection type within a few lines ("Test with
     # events.", write_bw_postlist.c's "Number of qp's running %d" may come between)
     r"|^[ \t]*[A-Za-z_]+(?: [A-Za-z_]+){0,5} (?:BW|Latency) Test[ \t]*\r?\n(?:[^\n]*\n){0,3}?"
-    r"[ \t]*Connection type : (?:RC|UC|UD)\b"
+    # (hccn_tool -roce_test's saved report: "Number of qps: 1      Connection type: RC")
+    r"[^\n]*?Connection type ?: ?(?:RC|UC|UD)\b"
     # a run that stopped before its settings (those come after the TCP exchange and the device's
     # resources, write_bw.c main(): ctx_print_test_info after set_up_connection): the command,
     # then perftest's failure line within a few lines
@@ -1079,7 +1080,10 @@ _PERFTEST_TITLE_RE = re.compile(
 )
 _PERFTEST_DEVICE_RE = re.compile(r"Device\s+: (?P<ca>\S+)")
 _PERFTEST_SETTING_RE = re.compile(
-    r"^\s*(?P<key>Link type|Mtu|Transport type|Connection type)\s*: (?P<value>\S+)"
+    # (the compact head of hccn_tool -roce_test's saved report puts two on a line: "Number of
+    # qps: 1      Connection type: RC")
+    r"^[ \t]*(?:Number of qps[ \t]*:[ \t]*\d+[ \t]+)?"
+    r"(?P<key>Link type|Mtu|Transport type|Connection type)[ \t]*: (?P<value>\S+)"
 )
 _PERFTEST_SIDE_RE = re.compile(r"^\s*(local|remote) address:")
 _PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d+:\d+)\s*$")
@@ -1089,6 +1093,11 @@ _PERFTEST_ZERO_GID_RE = re.compile(r"^\s*GID:\s+00(?::00){15}\s*$")
 # (a copy may lose the "#" before "iterations", as a Markdown paste of a report did)
 _PERFTEST_BW_HEAD_RE = re.compile(
     r"#bytes\s+#?iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
+)
+# (hccn_tool -roce_test's saved report prints the average alone: "#bytes #iterations BW
+# average[MB/sec] MsgRate[Mpps]")
+_PERFTEST_BW_AVG_HEAD_RE = re.compile(
+    r"#bytes\s+#?iterations\s+BW average\[(?P<unit>MB|MiB|Gb)/sec\]\s+MsgRate"
 )
 _PERFTEST_LAT_HEAD_RE = re.compile(
     r"#bytes\s+#?iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+t_typical\[usec\]"
@@ -1269,7 +1278,8 @@ class PerftestRun:
     local: str | None = None
     """The local GID's IPv4 address (RoCE), when it is one."""
     rows: list[dict[str, float]] = field(default_factory=list)
-    """``{bytes, iterations, bw_peak_gbps, bw_average_gbps}``, ``{bytes, iterations, t_min_us,
+    """``{bytes, iterations, bw_peak_gbps, bw_average_gbps}`` (bw_peak_gbps left out of a report
+    that prints the average alone), ``{bytes, iterations, t_min_us,
     t_max_us, t_typical_us[, t_avg_us]}`` (t_avg_us where perftest printed it) or, for a latency
     test under -D, ``{bytes, iterations, t_avg_us[, tps]}``; one a size (a --run_infinitely run
     repeats its one size; under -D the iterations are those the duration held)."""
@@ -1630,6 +1640,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             gids, head, title, gid_side = [], None, None, None
             continue
         bw_head = _PERFTEST_BW_HEAD_RE.search(line)
+        avg_only = None if bw_head else _PERFTEST_BW_AVG_HEAD_RE.search(line)
+        bw_head = bw_head or avg_only
         lat_head = None if bw_head else _PERFTEST_LAT_HEAD_RE.search(line)
         if (bw_head or lat_head) and (run is None or run.rows or ended):
             # a report table copied without the settings above it (a user's paste of the
@@ -1681,7 +1693,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             gids.append(ip)
             continue
         if bw_head:
-            head, scale = "bw", (1.0 if bw_head.group("unit") == "Gb" else GBIT_PER_MIB)
+            head = "bw_avg" if avg_only else "bw"
+            scale = 1.0 if bw_head.group("unit") == "Gb" else GBIT_PER_MIB
             continue
         if h := lat_head:
             head = "lat" if h.group("avg") else "lat_typical"
@@ -1832,7 +1845,11 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
     """One report row into ``run`` (a row cut short of the columns its header names is left)."""
     numbers = [r.group(k) for k in "abcd"]
     size = {"bytes": int(r.group("bytes")), "iterations": int(r.group("iters"))}
-    if head == "bw":
+    if head == "bw_avg":  # (the average alone: no peak printed)
+        avg = round(float(numbers[0]) * scale, 3)
+        run.rows.append({**size, "bw_average_gbps": avg})
+        run.bw_average_gbps = avg
+    elif head == "bw":
         if numbers[1] is None:
             return
         avg = round(float(numbers[1]) * scale, 3)
@@ -2023,8 +2040,10 @@ def _mlxlink_run(
 # UDP/IP, the one NCCL prefers: NCCL_IB_ROCE_VERSION_NUM defaults to 2)
 SHOW_GIDS_SIGNATURE = r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$|^n_gids_found=\d+\s*$"
 # (each optional field owns the blanks before it: one run of blanks split three ways was cubic)
+# (a GID whose groups the copy's author masked, "fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx", is
+# still a row of the port's table: counted, its address unknown, ``Gid.masked``)
 _GID_ROW_RE = re.compile(
-    r"^(?P<dev>[\w.-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7})"
+    r"^(?P<dev>[\w.-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+(?P<gid>[0-9a-fA-FxX]{4}(?::[0-9a-fA-FxX]{4}){7})"
     r"(?:\s+(?P<ipv4>\d{1,3}(?:\.\d{1,3}){3}))?(?:\s+(?P<ver>[vV][12]|IB/RoCE v1|RoCE v2))?"
     r"(?:\s+(?P<netdev>\S+))?\s*$"
 )
@@ -2046,6 +2065,8 @@ class Gid:
     output: int = 1
     """Which of the file's show_gids outputs it is in (its header printed again starts the
     next: another host's or container's, whose device names may be the same)."""
+    masked: bool = False
+    """The copy's author masked the GID's groups with ``x`` (its address is not known)."""
 
 
 _GIDS_HEADER_RE = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$")
@@ -2075,6 +2096,7 @@ def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
                     version=("v2" if "2" in ver else "v1") if ver else None,
                     netdev=m.group("netdev"),
                     output=output,
+                    masked="x" in m.group("gid").lower(),
                 )
             )
         elif m := _GIDS_FOUND_RE.match(line.strip()):
@@ -2166,8 +2188,22 @@ def _mlnx_qos_block(text: str, offset: int) -> list[ParseWarning]:
 
 # mlxconfig (NVIDIA's MFT) query: "Device #1:", "Device type:    ConnectX3", "Device:
 # /dev/mst/mt4099_pciconf0", then "Configurations:  Next Boot" (or "Default  Current  Next Boot")
-# over one "   NAME    VALUE" line a setting: the NIC's firmware settings, read as settings
-MLXCONFIG_SIGNATURE = r"^[ \t]*Device type:[ \t]*\S+[ \t]*\n[ \t]*Device:[ \t]*\S+"
+# over one "   NAME    VALUE" line a setting: the NIC's firmware settings, read as settings.
+# Newer MFT releases print the card's "Name:" and "Description:" between the type and the device
+# (mstflint's mlxconfig/mlxcfg_ui.cpp, queryDevsCfg: "Device type:", "Name:", "Description:",
+# "Device:"): up to three such lines may stand between them.
+# flint (MFT's burning tool) query: "Image type:   FS3" over "FW Version:   12.28.2006", then
+# "FW Release Date:", "Rom Info:", the GUIDs and MACs and "PSID:   LNV2180110032" (mstflint's
+# flint/subcommands.cpp, QuerySubCommand): the firmware the card runs, read with its settings
+MLXCONFIG_SIGNATURE = (
+    r"^[ \t]*Device type:[ \t]*\S+[ \t]*\n(?:[ \t]*(?:Name|Description|PCI device):[^\n]*\n){0,3}"
+    r"[ \t]*Device:[ \t]*\S+"
+    r"|^[ \t]*Image type:[ \t]*\S+[ \t]*\n[ \t]*FW Version:[ \t]*\d"
+)
+_FLINT_IMAGE_RE = re.compile(r"^\s*Image type:\s*(?P<image>\S+)\s*$")
+_FLINT_FIELD_RE = re.compile(
+    r"^\s*(?P<key>FW Version|FW Release Date|PSID|Product Version):[ \t]*(?P<value>\S+)\s*$"
+)
 _MLXCONFIG_DEVICE_RE = re.compile(r"^\s*Device type:\s*(?P<type>\S+)\s*$")
 _MLXCONFIG_PATH_RE = re.compile(r"^\s*Device:\s*(?P<path>\S+)\s*$")
 _MLXCONFIG_SETTING_RE = re.compile(r"^\s+(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?:\s+\S+)*\s*$")
@@ -2179,7 +2215,8 @@ MLXCONFIG_SHOWN = (
 
 
 def parse_mlxconfig(text: str) -> list[ParseWarning]:
-    """A note per device of ``mlxconfig query``: its type and settings; ParseError when none."""
+    """A note per device of ``mlxconfig query``: its type and settings, and one per ``flint
+    query``: its firmware version and PSID; ParseError when neither is there."""
     notes: list[ParseWarning] = []
     device: tuple[int, str, str] | None = None
     settings: dict[str, str] = {}
@@ -2199,6 +2236,24 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
             )
         )
 
+    flint: tuple[int, dict[str, str]] | None = None  # flint query's block: its line, fields
+
+    def flint_said() -> None:
+        if flint is None:
+            return
+        at, fields = flint
+        notes.append(
+            ParseWarning(
+                line=at,
+                message="flint query: firmware "
+                + (fields.get("FW Version") or "(version not in the copy)")
+                + (f" of {fields['FW Release Date']}" if "FW Release Date" in fields else "")
+                + (f", PSID {fields['PSID']}" if "PSID" in fields else "")
+                + f", image {fields['Image type']}; not judged",
+                skipped=False,
+            )
+        )
+
     for no, line, _ in numbered_lines(text):
         if d := _MLXCONFIG_DEVICE_RE.match(line):
             said()
@@ -2207,10 +2262,18 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
             device = (device[0], device[1], p.group("path"))
         elif device is not None and (st := _MLXCONFIG_SETTING_RE.match(line)):
             settings[st.group("name")] = st.group("value")
+        elif im := _FLINT_IMAGE_RE.match(line):
+            said()
+            device = None
+            flint_said()
+            flint = (no, {"Image type": im.group("image")})
+        elif flint is not None and (f := _FLINT_FIELD_RE.match(line)):
+            flint[1].setdefault(f.group("key"), f.group("value"))
     said()
+    flint_said()
     if not notes:
-        raise ParseError("no mlxconfig 'Device type:' block")
-    return notes
+        raise ParseError("no mlxconfig 'Device type:' block and no flint query")
+    return sorted(notes, key=lambda n: n.line)
 
 
 # ``ibv_devices`` (rdma-core): "    device                 node GUID" over dashes, then one device a
@@ -2406,3 +2469,136 @@ def parse_mst_status(text: str) -> list[tuple[int, dict[str, str]]]:
     if not rows:
         raise ParseError("no mst status -v device row under DEVICE_TYPE MST PCI RDMA NET NUMA")
     return rows
+
+
+# infiniband-diags' ibqueryerrors (src/ibqueryerrors.c): for each node with a port counter over
+# its threshold, 'Errors for 0x<node guid> "<node description>"' (a CA's without the GUID in
+# older releases), then one line a port, "   GUID 0x<port guid> port <n>: [<counter> == <value>]
+# ...", "port ALL" the switch's ports summed (PortSelect 0xFF); at the end "## Summary: N nodes
+# checked, M bad nodes found" over "##      P ports checked, Q ports have errors beyond
+# threshold". The counters are the IBA PortCounters': SymbolErrorCounter is 16 bits wide (65535
+# its ceiling, where it stops), LinkDownedCounter 8, PortXmitDiscards 16, PortXmitWait 32.
+# PortXmitWait counts the ticks a port had data and no credit to send it: congestion, not an error.
+IBQUERYERRORS_SIGNATURE = (
+    r'^[ \t]*Errors for (?:0x[0-9a-fA-F]+[ \t]+)?"[^"\n]*"[ \t]*\n'
+    r"[ \t]*GUID 0x[0-9a-fA-F]+ port (?:\d+|ALL):"
+    r"|^#+[ \t]*Summary:[ \t]*\d+ nodes checked, \d+ bad nodes found"
+)
+_IBQE_NODE_RE = re.compile(r'^\s*Errors for (?:0x(?P<guid>[0-9a-fA-F]+)\s+)?"(?P<node>[^"\n]*)"')
+_IBQE_PORT_RE = re.compile(
+    r"^\s*GUID 0x(?P<guid>[0-9a-fA-F]+) port (?P<port>\d+|ALL):(?P<rest>.*)$"
+)
+_IBQE_COUNTER_RE = re.compile(r"\[(?P<name>\w+) == (?P<value>\d+)\]")
+_IBQE_SUMMARY_RE = re.compile(r"^#+\s*Summary:\s*(?P<nodes>\d+) nodes checked, (?P<bad>\d+) bad")
+_IBQE_PORTS_RE = re.compile(r"^#+\s*(?P<ports>\d+) ports checked, (?P<bad>\d+) ports have errors")
+IBQE_CONGESTION = frozenset({"PortXmitWait"})
+"""Counters of congestion (waiting for credit), not of errors."""
+IBQE_CEILINGS = {
+    "SymbolErrorCounter": 0xFFFF,
+    "LinkErrorRecoveryCounter": 0xFF,
+    "LinkDownedCounter": 0xFF,
+    "PortRcvErrors": 0xFFFF,
+    "PortXmitDiscards": 0xFFFF,
+    "PortRcvSwitchRelayErrors": 0xFFFF,
+    "VL15Dropped": 0xFFFF,
+    "PortXmitWait": 0xFFFFFFFF,
+}
+"""The IBA PortCounters' widths: a counter at its ceiling stopped there (the true count is more)."""
+
+
+@dataclass(kw_only=True)
+class PortErrors:
+    line: int
+    node: str
+    """The node's description as ibqueryerrors quotes it ("MF0;ys23ib4:SX6036/U1", "host mlx4_0")."""
+    port: str
+    """The port number, or ``ALL`` (a switch's ports summed)."""
+    counters: dict[str, int]
+
+
+def parse_ibqueryerrors(
+    text: str,
+) -> tuple[list[PortErrors], tuple[int, int, int, int | None, int | None] | None]:
+    """ibqueryerrors' port lines, and its summary (line, nodes checked, bad nodes, ports
+    checked, ports with errors; None where the copy has none); ParseError when neither."""
+    ports: list[PortErrors] = []
+    node = ""
+    summary: tuple[int, int, int, int | None, int | None] | None = None
+    for no, line, _ in numbered_lines(text):
+        if n := _IBQE_NODE_RE.match(line):
+            node = n.group("node")
+        elif p := _IBQE_PORT_RE.match(line):
+            counters = {
+                c.group("name"): int(c.group("value"))
+                for c in _IBQE_COUNTER_RE.finditer(p.group("rest"))
+            }
+            if counters:
+                ports.append(
+                    PortErrors(line=no, node=node, port=p.group("port"), counters=counters)
+                )
+        elif s := _IBQE_SUMMARY_RE.match(line):
+            summary = (no, int(s.group("nodes")), int(s.group("bad")), None, None)
+        elif summary is not None and (q := _IBQE_PORTS_RE.match(line)):
+            summary = (*summary[:3], int(q.group("ports")), int(q.group("bad")))
+    if not ports and summary is None:
+        raise ParseError("ibqueryerrors: no port's counters and no summary")
+    return ports, summary
+
+
+def ibqueryerrors_notes(text: str) -> list[ParseWarning]:
+    """A note per node of ibqueryerrors: its ports' error counters (those at their ceiling said
+    so), congestion apart; and one of its summary."""
+    ports, summary = parse_ibqueryerrors(text)
+    notes: list[ParseWarning] = []
+    by_node: dict[str, list[PortErrors]] = {}
+    for p in ports:
+        by_node.setdefault(p.node, []).append(p)
+
+    def said(name: str, value: int) -> str:
+        full = " (its ceiling: it stopped counting)" if IBQE_CEILINGS.get(name) == value else ""
+        return f"{name} {value}{full}"
+
+    for node, own in by_node.items():
+        errors = [
+            (p, {k: v for k, v in p.counters.items() if k not in IBQE_CONGESTION}) for p in own
+        ]
+        with_errors = [(p, c) for p, c in errors if c]
+        waits = [p for p in own if any(k in IBQE_CONGESTION for k in p.counters)]
+        notes.append(
+            ParseWarning(
+                line=own[0].line,
+                message=f"ibqueryerrors {node or '(node not named)'}: "
+                + (
+                    "; ".join(
+                        f"port {p.port}"
+                        + (" (the switch's ports summed)" if p.port == "ALL" else "")
+                        + ": "
+                        + ", ".join(said(k, v) for k, v in c.items())
+                        for p, c in with_errors
+                    )
+                    if with_errors
+                    else "no error counter, congestion only"
+                )
+                + (
+                    f"; PortXmitWait (congestion, not an error) on {len(waits)} port(s)"
+                    if waits
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    if summary is not None:
+        at, nodes, bad, checked, bad_ports = summary
+        notes.append(
+            ParseWarning(
+                line=at,
+                message=f"ibqueryerrors summary: {bad} of {nodes} node(s) bad"
+                + (
+                    f", {bad_ports} of {checked} port(s) with errors beyond threshold"
+                    if checked is not None
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    return notes
