@@ -56,7 +56,7 @@ def test_an_errno_28_retried_or_of_inotify_is_no_full_disk() -> None:
 def test_a_full_disk_after_the_time_outs_is_said_not_to_have_caused_them() -> None:
     ev = _load("disk_full_after_nccl_timeout_emergency_save.log")
     (full,) = [f for f in ev.failures if f["kind"] == "disk_full"]
-    assert full["exception_type"].endswith("; after the failure on line 1, which it did not cause")
+    assert full["exception_type"].endswith("; after the failure on line 2, which it did not cause")
 
 
 def test_torchs_shared_memory_write_that_found_no_space_is_a_full_dev_shm() -> None:

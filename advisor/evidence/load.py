@@ -316,7 +316,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\{ (?:Epoch:\[[ \t]*\d+/[ \t]*\d+\], )?step:\[[ \t]*\d+/[ \t]*\d+\], loss:[ \t]*-?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # a tqdm bar whose postfix carries the loss (logs.TQDM_LOSS_RE)
-        r"|\|[ \t]*\d+/\d+ \[[^\]\n]*?\bloss[:=] ?-?\d"
+        r"|\|[ \t]*\d+/\d+ \[[^\]\n]{0,200}?\bloss[:=] ?-?\d"
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
         r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:"
         r"[ \t]*(?:-?\d|(?i:nan|-?inf))"
@@ -1523,6 +1523,10 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
             (original[i][-1:].isalnum() or original[i][-1:] == "_")
             and (original[i + 1][:1].isalnum() or original[i + 1][:1] == "_")
             and len(original[i + 1]) < width
+            # (a CSV's next row has as many fields, not a remainder: rows of two widths)
+            and not (
+                original[i].count(",") >= 2 and original[i + 1].count(",") == original[i].count(",")
+            )
         )
     ]
     if len(mid_word) < HARD_WRAP_MIN_LINES or any(own_line(i) for i in at_width):
@@ -2353,8 +2357,8 @@ def _slower_reruns(benchmarks: list[dict[str, Any]], tables: list[nccl_tests.Tab
     ``RERUN_SLOWER_RATIO`` or more (a user's paste of the same test before and after a change)."""
     same: dict[tuple[Any, ...], list[tuple[dict[str, Any], int]]] = {}
     for bench, table in zip(benchmarks, tables, strict=True):
-        if bench["avg_busbw_gbps"] is None or bench["min_bytes"] is None:
-            continue
+        if bench["avg_busbw_gbps"] is None or bench["min_bytes"] is None or bench["ranks"] is None:
+            continue  # (runs of ranks unknown are not known to be the same test)
         # (the sizes run, not only their bounds: a -f 2 sweep from 8 B averages small sizes that
         # a -i 2G step never runs)
         key = (

@@ -979,7 +979,18 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
     if "Error waiting on exit barrier" in text:
         _exit_barrier_notes(lines(), report)
     for full in [e for e in report.events if e.kind == "disk_full"]:
-        before = [e.line for e in report.events if e.kind != "disk_full" and e.line < full.line]
+        # (by their times where both have one: a log of one rank after another's is in no
+        # order of time; else by line, within one rank's lines)
+        before = [
+            e.line
+            for e in report.events
+            if e.kind != "disk_full"
+            and (
+                e.time_s < full.time_s
+                if e.time_s is not None and full.time_s is not None
+                else e.line < full.line and e.rank == full.rank
+            )
+        ]
         if before:
             # (an emergency save after the time-outs: the disk filled as the job was failing)
             full.exception_type = (
@@ -995,6 +1006,8 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
 _EXIT_BARRIER_RE = re.compile(
     r"Error waiting on exit barrier\. Elapsed: (?P<s>\d+(?:\.\d+)?) seconds"
 )
+EXIT_BARRIER_TRACE_LINES = 20
+"""How far under the exit barrier's error its traceback (and its store error) stands."""
 EXIT_BARRIER_AT_ONCE_S = 1.0
 """A barrier that failed sooner than this waited for no one: its store was gone."""
 
@@ -1006,6 +1019,18 @@ def _exit_barrier_notes(lines: list[tuple[int, str, int | None]], report: LogRep
         if "exit barrier" not in line or not (m := _EXIT_BARRIER_RE.search(line)):
             continue
         waited = float(m.group("s"))
+        succeeded = any(_ELASTIC_SUCCEEDED_RE.search(t) for n, t, _ in lines if n < no)
+        if succeeded:
+            # (its own workers had finished: the store error of the barrier's traceback under it
+            # is the barrier's wait, no failure of this node's job)
+            report.events = [
+                e
+                for e in report.events
+                if not (
+                    e.kind in ("store_timeout", "store_lost", "python_exception")
+                    and no <= e.line <= no + EXIT_BARRIER_TRACE_LINES
+                )
+            ]
         report.unread.append(
             ParseWarning(
                 line=no,
@@ -1017,6 +1042,12 @@ def _exit_barrier_notes(lines: list[tuple[int, str, int | None]], report: LogRep
                     else f"waited {waited:.0f} s at its exit barrier for the other nodes' agents "
                     "and gave up: they had not finished (still running, hung, or stopped "
                     "without reaching it)"
+                )
+                + (
+                    "; this node's own workers had finished (SUCCEEDED), the store error under "
+                    "it is the barrier's"
+                    if succeeded
+                    else ""
                 ),
                 skipped=False,
             )
@@ -1760,6 +1791,7 @@ def _parse_events(text: str) -> LogReport:
             or HWLOG_ERROR_RE.search(text)
             or ("[libprotobuf " in text and LIBPROTOBUF_RE.search(text))
             or has_program_traceback(text)
+            or ("Training errored after" in text and _RAY_TRAIN_PG_RE.search(text))
         ):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
@@ -4017,8 +4049,10 @@ _NAN_ITERATIONS_RE = re.compile(r"\bnumber of nan iterations:\s*([1-9]\d*)")
 # a tqdm progress bar whose postfix carries the loss (VeOmni's, many trainers' "Epoch 1/1:   0%|
 # | 1/3828049 [00:04<4275:39:26,  4.02s/it, loss: 11.41, grad_norm: 29.50, lr: 1.12e-08]"): the
 # bar is redrawn, each step's line printed more than once
+_EVAL_BAR_RE = re.compile(r"(?i)\b(?:eval\w*|valid\w*|test\w*|predict\w*|infer\w*)\b")
 TQDM_LOSS_RE = re.compile(
-    r"\|\s*(?P<step>\d+)/(?P<of>\d+) \[[^\]\n]*?\bloss[:=] ?"
+    # (the postfix bounded: tried from each "| N/M [" of a long line it would scan the rest)
+    r"\|[ \t]*(?P<step>\d+)/(?P<of>\d+) \[[^\]\n]{0,200}?\bloss[:=] ?"
     r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
 )
 
@@ -4107,7 +4141,9 @@ _RAY_TRAIN_PG_RE = re.compile(
     r"Setting up process group for: (?P<url>\S+) \[rank=(?P<rank>\d+)(?:, world_size=(?P<world>\d+))?\]"
 )
 _RAY_TRAIN_FINISHED_RE = re.compile(
-    r"Training finished iteration (?P<it>\d+) at [^.\n]*\. Total running time: (?P<took>[^\n]+?)\s*$"
+    # (the time to the line's end, stripped after: a lazy match before "\s*$" rescanned a
+    # long line's rest from each of its spaces)
+    r"Training finished iteration (?P<it>\d+) at [^.\n]{0,80}\. Total running time: (?P<took>[^\n]+)"
 )
 
 
@@ -4118,6 +4154,8 @@ def _ray_train_notes(lines: list[tuple[int, str, int | None]], report: LogReport
     worlds: set[int] = set()
     first = 0
     finished: re.Match[str] | None = None
+    if any("Training errored" in t for _, t, _ in lines):
+        return False  # (Ray's "Training errored after N iterations": read as the error it is)
     for no, line, _ in lines:
         if "process group for" in line and (m := _RAY_TRAIN_PG_RE.search(line)):
             first = first or no
@@ -4138,7 +4176,7 @@ def _ray_train_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             + ")"
             + (
                 f"; training finished iteration {finished.group('it')} (total running time "
-                f"{finished.group('took')})"
+                f"{finished.group('took').strip()})"
                 if finished
                 else ""
             )
@@ -4549,7 +4587,7 @@ DISK_FULL_RE = re.compile(
 # "RuntimeError: unable to write to file </torch_18693_1532826776_0>: No space left on device
 # (28)", a DataLoader worker handing a batch over
 _SHM_FULL_RE = re.compile(
-    r"unable to write to file <(?P<file>[^>\n]+)>: No space left on device \(28\)"
+    r"unable to write to file <(?P<file>[^>\n]{1,400})>: No space left on device \(28\)"
 )
 # a write the program went on past: logged below ERROR, or retried ("... retrying (1/3)")
 _DISK_FULL_WENT_ON_RE = re.compile(
@@ -4679,7 +4717,7 @@ _ELASTIC_START_RE = re.compile(r"\[(?P<role>[\w-]+)\] Starting worker group")
 _ELASTIC_REPLY_FILE_RE = re.compile(r"Setting worker(?P<n>\d+) reply file to: ")
 _ELASTIC_AGENTS_RE = re.compile(r"^[ \t]*group_world_size=(\d+)[ \t]*$")
 _ELASTIC_WORLD_RE = re.compile(r"^[ \t]*global_world_sizes=\[(\d+)")
-_ELASTIC_SUCCEEDED_RE = re.compile(r"Local worker group finished \(SUCCEEDED\)")
+_ELASTIC_SUCCEEDED_RE = re.compile(r"Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)")
 _WATCHDOG_STARTED_RE = re.compile(
     r"\[Rank (?P<rank>\d+)\] (?P<lib>NCCL|HCCL) watchdog thread started!"
 )
@@ -4914,6 +4952,10 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     if not rows:
         return False
     if all(m.re is TQDM_LOSS_RE for _, m in rows):
+        # (an evaluation's bar is no training step: "Evaluating: 100%|...| 200/200 [..., loss=nan]")
+        rows = [(no, m) for no, m in rows if not _EVAL_BAR_RE.search(m.string[: m.start()])]
+        if not rows:
+            return False
         # (a redrawn bar prints a step's line again as its postfix updates: the last one each)
         rows = list({_step_said(m): (no, m) for no, m in rows}.values())
     (first_no, first), (_, last) = rows[0], rows[-1]
@@ -4976,8 +5018,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
 # torchrun's command line as a script's trace or a prompt shows it ("+ torchrun
 # --nproc_per_node=8 ..."), and a trainer's own last words (torchtitan's train.py: "Training
 # completed")
-_TORCHRUN_NPROC_RE = re.compile(r"\btorchrun\b[^\n]*?--nproc[-_]per[-_]node[= ](\d+)\b")
-_TRAINING_DONE_RE = re.compile(r"\bTraining completed\s*\.?\s*$")
+_TORCHRUN_NPROC_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--nproc[-_]per[-_]node[= ](\d+)\b")
+_TRAINING_DONE_RE = re.compile(r"\bTraining completed\.?[ \t]*$")
 
 
 def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -13392,6 +13434,9 @@ _ERROR_WORDS_RE = re.compile(
     # C++'s uncaught exception (libstdc++'s verbose terminate handler): "terminate called after
     # throwing an instance of 'paddle::platform::EnforceNotMet'" / "  what():  ..."
     r"|\bterminate called after throwing\b"
+    # Ray Train's end of a run whose workers raised ("Training errored after 0 iterations at ...
+    # Total running time: 1min 2s", its error file named after it)
+    r"|\bTraining errored after \d+ iterations?\b"
     # the linker's own words of what it could not resolve (before collect2's "ld returned 1")
     r"|^\S*\bld(?:\.\w+)?: (?:cannot find -l|.*undefined reference to )"
     # a message that ends in what went wrong ("... retry_cnt: 0): local protection error")

@@ -1389,6 +1389,24 @@ def _footer_only(table: Table, footer: dict[bool, tuple[int, str]]) -> None:
         table.out_of_bounds = int(footer[False][1])
 
 
+# srun's task count (its man page: -n/--ntasks, or -N/--nodes with --ntasks-per-node)
+_SRUN_TASKS_RE = re.compile(r"\bsrun\b[^\n]{0,400}?\s(?:-n|--ntasks)[= ]?(\d+)\b")
+_SRUN_NODES_RE = re.compile(r"\bsrun\b[^\n]{0,400}?\s(?:-N|--nodes)[= ]?(\d+)\b")
+_PER_NODE_RE = re.compile(r"\s--ntasks-per-node[= ](\d+)\b")
+
+
+def _launched_ranks(line: str) -> int | None:
+    """The ranks a launcher's line asks: mpirun's -np, srun's -n or its nodes times its tasks a
+    node; None where the line names no count this reads."""
+    if m := _NP_RE.search(line):
+        return int(m.group(1))
+    if m := _SRUN_TASKS_RE.search(line):
+        return int(m.group(1))
+    if (n := _SRUN_NODES_RE.search(line)) and (k := _PER_NODE_RE.search(line)):
+        return int(n.group(1)) * int(k.group(1))
+    return None
+
+
 def _bare_footer_runs(
     footers: list[tuple[int, bool, str]],
     commands: dict[int, tuple[int, int, int | None, int | None]],
@@ -1411,9 +1429,9 @@ def _bare_footer_runs(
         previous = max((c for c in starts if c < block), default=0)
         np_ranks = next(
             (
-                int(m.group(1))
+                ranks
                 for no, line, _ in reversed(lines)
-                if previous < no <= block and (m := _NP_RE.search(line))
+                if previous < no <= block and (ranks := _launched_ranks(line)) is not None
             ),
             None,
         )
@@ -1430,6 +1448,8 @@ def _bare_footer_runs(
                     block
                 ]
             table.run_ranks = np_ranks
+            # (its launcher's line names no count this reads: its ranks are not the file's)
+            table.run_unlisted = np_ranks is None
             runs.append(table)
     return runs
 

@@ -1010,10 +1010,12 @@ def _smi_int(value: str, unit: str, field_name: str, gpu: SmiGpu) -> int | None:
     return int(value.rstrip(unit)) if value.rstrip(unit).isdigit() else None
 
 
-def parse_status(text: str) -> SmiStatus:
+def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
     """Parse ``nvidia-smi``'s status table (every layout from driver 367 on: two or three rows a
     GPU); raises ParseError when it holds no GPU row. A GPU whose second row the copy lost is
-    read from its first, with a warning."""
+    read from its first, with a warning. ``notes=False`` leaves out the notes read from the
+    lines around the tables (MIG pending warnings, "No devices were found"): a reading of a
+    part of the file for those notes themselves."""
     out = SmiStatus(gpus=[])
     current: SmiGpu | None = None
     second_seen = False
@@ -1131,9 +1133,10 @@ def parse_status(text: str) -> SmiStatus:
         raise ParseError("no nvidia-smi GPU row ('| 0  NAME  On | BUS-ID  Off | ECC |')")
     for g in out.gpus:
         g.sensors_only = bool(g.unreadable) and set(g.unreadable) <= SENSOR_FIELDS
-    lines = numbered_lines(text)
-    out.warnings += _mig_pending_notes(text, lines)
-    out.warnings += _no_devices_outside_step_notes(lines)
+    if notes:
+        lines = numbered_lines(text)
+        out.warnings += _mig_pending_notes(text, lines)
+        out.warnings += _no_devices_outside_step_notes(lines)
     return out
 
 
@@ -1146,9 +1149,11 @@ def parse_status(text: str) -> SmiStatus:
 # nvidia-smi --gpu-reset to make MIG mode effective"). The mode is only pending (the table's MIG
 # M. cell reads "Enabled*"): nothing failed, the GPU works in its old mode until then.
 _MIG_PENDING_RE = re.compile(
-    r"^\s*Warning: MIG mode is in pending (?P<mode>enable|disable) state for GPU "
-    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):\s*(?P<why>\S.*?)\s*$"
+    r"^[ \t]*Warning: MIG mode is in pending (?P<mode>enable|disable) state for GPU "
+    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*(?P<why>\S.*)"
 )
+"""(``why`` runs to the line's end, its trailing blanks stripped in code: a lazy part before
+``\\s*$`` is tried from each of its ends, quadratic on a long padded line.)"""
 _WRAP_GAP_RE = re.compile(r"(?<=\S) {20,}(?=\S)")
 """A run of spaces inside one of nvidia-smi's messages: a terminal's wrap that padded the line to
 its width, kept in the copy ("Not Suppor<spaces>ted"); the message's own words are one space
@@ -1166,15 +1171,19 @@ def _mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> l
     """nvidia-smi's warning that a MIG mode change is pending, with the GPU's MIG mode as a
     later reading in the same file gives it (a --query-gpu row or a table after a reboot)."""
     notes: list[ParseWarning] = []
-    for no, line, _ in lines:
-        if "pending" not in line or not (m := _MIG_PENDING_RE.match(line)):
-            continue
-        why = _WRAP_GAP_RE.sub("", m.group("why"))
+    pending = [
+        (no, m) for no, line, _ in lines if "pending" in line and (m := _MIG_PENDING_RE.match(line))
+    ]
+    # every later reading, read once for all the warnings (each warning reading the rest of the
+    # file again, its own warnings with it, would double the work with each warning)
+    readings = _mig_readings(text, lines, pending[0][0]) if pending else []
+    for no, m in pending:
+        why = _WRAP_GAP_RE.sub("", m.group("why").rstrip())
         bus, mode = m.group("bus"), m.group("mode")
         meaning = _MIG_PENDING_WHY.get(
             why, "the change takes effect once the GPU is reset or the system rebooted"
         )
-        later = _later_mig_modes(text, lines, bus, no)
+        later = [r[:3] for r in readings if r[4] > no and _same_bus(r[3], bus)]
         notes.append(
             ParseWarning(
                 line=no,
@@ -1197,31 +1206,36 @@ def _same_bus(a: str, b: str) -> bool:
     return a.lower().split(":", 1)[-1] == b.lower().split(":", 1)[-1] and bool(a)
 
 
-def _later_mig_modes(
-    text: str, lines: list[tuple[int, str, int | None]], bus: str, after: int
-) -> list[tuple[int, str, str]]:
-    """The MIG modes the file gives GPU ``bus`` after line ``after``: each reading's line, what
-    printed it and the mode."""
-    found: list[tuple[int, str, str]] = []
+def _mig_readings(
+    text: str, lines: list[tuple[int, str, int | None]], after: int
+) -> list[tuple[int, str, str, str, int]]:
+    """The MIG modes the file gives its GPUs after line ``after`` (the first pending warning):
+    each reading's line, what printed it, the mode, the GPU's bus id and the line its output
+    starts on (a table's banner), in the file's order. The query rows and the tables are each
+    read once; a warning takes those whose output starts after its line."""
+    found: list[tuple[int, str, str, str, int]] = []
     try:
         rows = parse_query_csv(text)
     except ParseError:
         rows = []
     found += [
-        (g.line, "--query-gpu", g.mig_mode)
+        (g.line, "--query-gpu", g.mig_mode, g.bus_id, g.line)
         for g in rows
-        if g.line > after and g.mig_mode and _same_bus(g.bus_id, bus)
+        if g.line > after and g.mig_mode and g.bus_id
     ]
-    tail = "\n".join(t for at, t, _ in lines if at > after)
-    if SMI_BANNER_RE.search(tail):
+    tail = [(at, t) for at, t, _ in lines if at > after]
+    banners = [at for at, t in tail if "NVIDIA-SMI" in t and SMI_BANNER_RE.search(t)]
+    if banners:
         try:
-            later = parse_status(tail).gpus
+            later = parse_status("\n".join(t for _, t in tail), notes=False).gpus
         except ParseError:
             later = []
         found += [
-            (g.line + after, "the table", g.mig_mode)
+            (g.line + after, "the table", g.mig_mode, g.bus_id, banner)
             for g in later
-            if g.mig_mode and _same_bus(g.bus_id, bus)
+            if g.mig_mode
+            and g.bus_id
+            and (banner := max((b for b in banners if b <= g.line + after), default=0))
         ]
     return sorted(found)
 
@@ -1230,7 +1244,14 @@ def _later_mig_modes(
 # nvidia-smi" listed the GPUs: Slurm gives a job's GPUs (--gres=gpu:N) to the steps srun starts
 # in it, while salloc with no command "runs the user's default shell" where salloc was run
 # (salloc(1)), outside any step: that shell sees no GPU of the job, no GPU is missing.
-_SRUN_SMI_RE = re.compile(r"(?:^|[\s$#>])srun\s[^\n|;&]*?\bnvidia-smi\b")
+_SRUN_SMI_RE = re.compile(r"(?:^|[\s$#>])srun\s[^\n|;&]{0,300}?\bnvidia-smi\b")
+"""(srun's options bounded: an unbounded scan from each "srun" of a long line is quadratic.)"""
+_REMOTE_RE = re.compile(r"(?:^|[\s$#>;&|(])(?:ssh|pdsh|clush|pssh|rsh)\s")
+"""A command run on another host than the shell's (``ssh gpu-12 nvidia-smi``)."""
+_PROMPT_HOST_RE = re.compile(r"^[ \t]{0,8}\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})[\s:\]]")
+"""A prompt's host ("[admin@login01 ~]$", "user@gpu-11:~$")."""
+_NODELIST_RE = re.compile(r"\s(?:-w|--nodelist)(?:=|\s+)(?P<hosts>[^\s|;&]{1,300})")
+_SALLOC_NODES_RE = re.compile(r"^salloc: Nodes? (?P<hosts>\S{1,300}) (?:is|are) ready")
 _NO_DEVICES_RE = re.compile(r"^\s*No devices were found\s*$")
 SRUN_TABLE_LINES = 15
 """How far under ``srun ... nvidia-smi`` its table's first GPU row may stand (the date, borders,
@@ -1242,20 +1263,39 @@ SRUN_TABLE_WINDOW = 200
 def no_devices_in_job_step(
     lines: list[tuple[int, str, int | None]],
 ) -> dict[int, tuple[int, list[SmiGpu]]]:
-    """Each "No devices were found" line (not itself srun's answer) whose next ``srun ...
-    nvidia-smi`` lists GPUs in its table: that command's line and those GPUs (their lines the
-    file's). One pass over the lines."""
+    """Each "No devices were found" line (not itself srun's answer, nor of a command run on
+    another host by ssh) whose next ``srun ... nvidia-smi`` of the same shell lists GPUs in its
+    table: that command's line and those GPUs (their lines the file's). The same shell: the
+    same prompt host, and the nodes srun names (-w) none but the allocation's (salloc's "Nodes
+    ... are ready") or that host. One pass over the lines."""
     out: dict[int, tuple[int, list[SmiGpu]]] = {}
     waiting: list[int] = []
+    shell: str | None = None  # the prompt host the waiting lines' nvidia-smi ran on
+    allocated: set[str] = set()  # the nodes salloc said are ready
     above = ""  # the last line that is not blank
     for index, (no, line, _) in enumerate(lines):
+        if line.startswith("salloc: Node") and (nodes := _SALLOC_NODES_RE.match(line)):
+            allocated.update(_hosts(nodes.group("hosts")))
         if "No devices" in line and _NO_DEVICES_RE.match(line):
-            if not _SRUN_SMI_RE.search(above):
-                waiting.append(no)
+            if _SRUN_SMI_RE.search(above) or _REMOTE_RE.search(above):
+                continue  # srun's own answer, or another host's
+            host = _prompt_host(above)
+            if waiting and host != shell:
+                waiting = []
+            waiting.append(no)
+            shell = host
         elif waiting and "srun" in line and _SRUN_SMI_RE.search(line):
+            named = _NODELIST_RE.search(line)
+            if _prompt_host(line) != shell or (
+                named is not None
+                and not _hosts(named.group("hosts")) <= (allocated | {shell} - {None})
+            ):
+                waiting = []  # another host's shell, or a step on a node the file did not show
+                above = line
+                continue
             window = lines[index + 1 : index + 1 + SRUN_TABLE_WINDOW]
             try:
-                status = parse_status("\n".join(t for _, t, _ in window))
+                status = parse_status("\n".join(t for _, t, _ in window), notes=False)
             except ParseError:
                 status = SmiStatus(gpus=[])
             gpus = [g for g in status.gpus if g.line <= SRUN_TABLE_LINES]
@@ -1266,6 +1306,16 @@ def no_devices_in_job_step(
             waiting = []
         above = line if line.strip() else above
     return out
+
+
+def _prompt_host(line: str) -> str | None:
+    m = _PROMPT_HOST_RE.match(line)
+    return m.group("host") if m else None
+
+
+def _hosts(listed: str) -> set[str]:
+    """A node list's hosts as written ("gpu-11,gpu-12"; a range "gpu-[11-12]" stays one)."""
+    return {h for h in re.split(r",(?![^\[]*\])", listed) if h}
 
 
 def _no_devices_outside_step_notes(lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
@@ -1630,8 +1680,15 @@ def read_query_csv(text: str) -> QueryCsv:
     # its line and its fields (samples of the same GPUs, where sampled_rows says so)
     named: list[tuple[int, int, dict[str, str]]] = []
     last_row = 0
+    # the outputs the named rows came from: a header, a command, a prompt or any other line
+    # between two of them ("== gpu-02 ==") starts another output (another host's, or another
+    # run's), not another pass of one loop
+    outputs: set[int] = set()
+    output = 0
     for no, line, _ in numbered_lines(text):
         s = line.strip()
+        if s and (not named or named[-1][1] != no - 1):
+            output += 1  # (where this line is a named row, the line above was none)
         if (cmd := _QUERY_CSV_CMD_RE.search(s)) is not None:
             fields = [_FIELD_ALIASES.get(f, f) for f in cmd.group("fields").split(",")]
             header_no = last_row = no
@@ -1686,6 +1743,7 @@ def read_query_csv(text: str) -> QueryCsv:
             index = str(same.gpu) if same is not None else str(len(gpus))
             if "pci.bus_id" not in fields and "uuid" not in fields:
                 named.append((len(gpus), no, values))
+                outputs.add(output)
         elif _BUS_ID_RE.fullmatch(values.get("pci.bus_id") or ""):
             # a query keyed by the GPU's bus id alone ("--query-gpu=pci.bus_id,mig.mode.current"):
             # the bus id names the GPU; its index is its place in the list (nvidia-smi prints
@@ -1740,14 +1798,16 @@ def read_query_csv(text: str) -> QueryCsv:
         # a script's print of the query's fields): that GPU, whichever it is
         gpus.append(_csv_gpu(listed[1], 0, listed[0]))
     notes: list[ParseWarning] = []
-    if named and len(named) == len(gpus):
-        # every GPU read is a row named by product name alone: rows of a loop are samples of
-        # the same GPUs, not one GPU each
-        per_pass = sampled_rows([(no, values) for _, no, values in named])
-        if per_pass is not None:
-            latest = named[-per_pass:]  # (each GPU's last sample, in index order)
+    if named and len(named) == len(gpus) and len(outputs) == 1:
+        # every GPU read is a row named by product name alone, in one output: rows of a loop
+        # are samples of the same GPUs, not one GPU each (rows of several outputs, each a
+        # host's or a run's, stay a GPU each)
+        passes = loop_passes([(no, values) for _, no, values in named])
+        if passes is not None:
+            per_pass = len(passes[-1])
+            latest = [named[at] for at in passes[-1]]  # (each GPU's last whole sample)
             gpus = [_csv_gpu(values, at, no) for at, (_, no, values) in enumerate(latest)]
-            notes.append(_samples_note([(no, values) for _, no, values in named], per_pass))
+            notes.append(_samples_note([(no, values) for _, no, values in named], per_pass, passes))
         elif len(named) > MAX_NODE_GPUS:
             # too many rows for one host's GPUs, and no stamps that tell the passes apart: which
             # GPU a row is cannot be told
@@ -1770,24 +1830,43 @@ nvidia-smi reads every GPU of one query in one pass, its rows' stamps millisecon
 
 
 def sampled_rows(rows: list[tuple[int, dict[str, str]]]) -> int | None:
-    """How many GPUs a loop's rows (each named by product name alone) sample, where their
-    stamps tell its passes apart: every row stamped, the stamps running forward, at least two
-    passes (split where a stamp is LOOP_GAP_S or more after the row above) and every pass the
-    same GPUs by name in the same order; None where the rows do not show a loop so."""
+    """How many GPUs a loop's rows (each named by product name alone) sample (see
+    loop_passes); None where the rows do not show a loop."""
+    passes = loop_passes(rows)
+    return len(passes[-1]) if passes is not None else None
+
+
+def loop_passes(rows: list[tuple[int, dict[str, str]]]) -> list[list[int]] | None:
+    """A loop's whole passes over its GPUs (each pass its rows' places in ``rows``), where the
+    rows' stamps tell its passes apart: every row stamped, the stamps running forward, at least
+    two passes (split where a stamp is LOOP_GAP_S or more after the row above), at least one of
+    them whole, and every pass the same GPUs by name in the same order, but for a first pass
+    the copy cut at its start (the whole one's last rows) and a last one cut at its end (its
+    first rows), left out; None where the rows do not show a loop so."""
     stamps = [_stamp_s(values.get("timestamp", "")) for _, values in rows]
     if len(rows) < 2 or any(s is None for s in stamps):
         return None
     seconds = [s for s in stamps if s is not None]
     if any(b < a for a, b in itertools.pairwise(seconds)):
         return None
-    passes: list[list[str]] = [[]]
-    for at, (_, values) in enumerate(rows):
+    passes: list[list[int]] = [[]]
+    for at in range(len(rows)):
         if at and seconds[at] - seconds[at - 1] >= LOOP_GAP_S:
             passes.append([])
-        passes[-1].append(values.get("name", ""))
-    if len(passes) < 2 or any(p != passes[0] for p in passes):
+        passes[-1].append(at)
+    if len(passes) < 2:
         return None
-    return len(passes[0])
+    names = [[rows[at][1].get("name", "") for at in p] for p in passes]
+    whole = max(names, key=len)
+    if any(n != whole for n in names[1:-1]):
+        return None
+    first, last = names[0], names[-1]
+    if first != whole and (len(passes) < 3 or first != whole[len(whole) - len(first) :]):
+        return None
+    if last != whole and last != whole[: len(last)]:
+        return None
+    kept = [p for p, n in zip(passes, names, strict=True) if n == whole]
+    return kept if kept else None
 
 
 def _stamp_s(stamp: str) -> float | None:
@@ -1798,14 +1877,21 @@ def _stamp_s(stamp: str) -> float | None:
     day, clock = stamp.split(" ")
     year, month, mday = (int(x) for x in day.split("/"))
     hours, minutes, seconds = clock.split(":")
-    # (days by a proleptic count: only differences between two stamps are used)
-    days = date(year, month, mday).toordinal()
+    # (days by a proleptic count: only differences between two stamps are used; a date that is
+    # none, zeroed by a redaction or no day of its month, is no stamp)
+    try:
+        days = date(year, month, mday).toordinal()
+    except ValueError:
+        return None
     return days * 86400 + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
 
 
-def _samples_note(rows: list[tuple[int, dict[str, str]]], per_pass: int) -> ParseWarning:
+def _samples_note(
+    rows: list[tuple[int, dict[str, str]]], per_pass: int, passes: list[list[int]]
+) -> ParseWarning:
     """A loop's samples of the same GPUs in words: how many, their span, each field's range."""
     first, last = rows[0][1], rows[-1][1]
+    cut = len(rows) - len(passes) * per_pass
     names = ", ".join(dict.fromkeys(values.get("name", "") for _, values in rows))
     ranges = []
     for key in first:
@@ -1822,10 +1908,13 @@ def _samples_note(rows: list[tuple[int, dict[str, str]]], per_pass: int) -> Pars
             ranges.append(f"{key} {', '.join(dict.fromkeys(values))}")
     return ParseWarning(
         line=rows[0][0],
-        message=f"nvidia-smi --query-gpu: {len(rows)} rows, {len(rows) // per_pass} samples of "
+        message=f"nvidia-smi --query-gpu: {len(rows)} rows, {len(passes)} samples of "
         f"{per_pass} GPU(s) ({names}), {first.get('timestamp')} to {last.get('timestamp')} (no "
         "index or bus id; a row stamped half a second or more after the one above starts the "
-        "next sample): each GPU read from its latest sample; " + "; ".join(ranges),
+        "next sample): each GPU read from its latest "
+        + ("sample" if cut == 0 else f"whole sample ({cut} row(s) of a sample the copy cut)")
+        + "; "
+        + "; ".join(ranges),
         skipped=False,
     )
 

@@ -145,7 +145,7 @@ _IBND_OPEN_FAILED_RE = re.compile(
     r"^\s*(?:\S*/)?ibnetdisc\.c:\d+; can't open MAD port \((?P<ca>[^:\n]*?):(?P<port>\d+)\)"
 )
 _DIAG_IBERROR_RE = re.compile(
-    r"^\s*(?:\S*/)?(?P<tool>[\w.-]+): iberror: (?:\[pid \d+\] \w+: )?failed: (?P<what>.+?)\s*$"
+    r"^[ \t]*(?:\S*/)?(?P<tool>[\w.-]+): iberror: (?:\[pid \d+\] \w+: )?failed: (?P<what>[^\n]+)"
 )
 _UMAD_FILES_RE = re.compile(r"^\s*/dev/infiniband/umad\d+(?:\s+/dev/infiniband/umad\d+)*\s*$")
 # libibmad mad.h's management classes (IB_SMI_CLASS 0x1, IB_SMI_DIRECT_CLASS 0x81, IB_SA_CLASS
@@ -211,7 +211,7 @@ def _mad_failure_note(
             )
     tool = exit_[1].group("tool") if exit_ else "ibnetdiscover" if opened else None
     said = (
-        f"{tool} failed: {exit_[1].group('what')} (line {exit_[0]})"
+        f"{tool} failed: {exit_[1].group('what').strip()} (line {exit_[0]})"
         if exit_
         else f"{tool or 'a MAD tool'} could not open its port (the copy ends before its exit)"
     )
@@ -2412,10 +2412,18 @@ def _empty_listing(numbered: list[tuple[int, str, int | None]]) -> int | None:
         under: list[str] = []
         while index < len(numbered):
             below = numbered[index][1]
-            if _IBV_DEVICES_HEAD_RE.match(below) or _PROMPT_COMMAND_RE.match(below):
+            if (
+                _IBV_DEVICES_HEAD_RE.match(below)
+                or _PROMPT_COMMAND_RE.match(below)
+                # (a collector's section heading, "===== gpu-b: ibv_devices =====")
+                or (
+                    below.lstrip().startswith(("=====", "#####", "-----"))
+                    and set(below.strip()) - {"-", " ", "\t"}
+                )
+            ):
                 break
             index += 1
-            if below.strip() and set(below.strip()) - {"-", " "}:
+            if below.strip() and set(below.strip()) - {"-", " ", "\t"}:
                 under.append(below)
         if not under:
             return no
