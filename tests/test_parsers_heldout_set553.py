@@ -169,3 +169,11 @@ def test_a_roce_tests_saved_report_with_its_compact_head_and_average_alone_is_re
     run = port["perftest"]
     assert (run["test"], run["bw_average_gbps"]) == ("RDMA_Read BW", 195.474)  # 23302.26 MiB/s
     assert run["rows"] == [{"bytes": 1048576, "iterations": 93205, "bw_average_gbps": 195.474}]
+
+
+def test_lspcis_s_selection_names_the_device_of_its_grepped_link_lines() -> None:
+    ev = _load(
+        "nvidia_smi_query_gpu_pcie_gen_current_1_max_4_width_8_two_gpus_plus_lspci_lnksta_2_5gts_x8_downgraded.txt"
+    )
+    items = _found(ev)["evidence-pcie-link-narrow"].items
+    assert [i.split(":", 2)[0] + ":" + i.split(":", 2)[1] for i in items] == ["01:00.0", "03:00.0"]

@@ -20,6 +20,9 @@ SIGNATURE = r"^[ \t]*LnkSta:[ \t]*Speed [\d.]+GT/s"
 _DEVICE_RE = re.compile(
     r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<what>\S.*?)\s*$"
 )
+_SELECT_RE = re.compile(
+    r"\blspci\b[^\n]{0,200}?\s-s\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b"
+)
 _CAP_RE = re.compile(r"^\s*LnkCap:.*?\bSpeed (?P<speed>[\d.]+)GT/s.*?\bWidth x(?P<width>\d+)")
 _STA_RE = re.compile(
     r"^\s*LnkSta:\s*Speed (?P<speed>[\d.]+)GT/s(?:\s*\((?P<speed_said>ok|downgraded)\))?"
@@ -49,6 +52,11 @@ def parse(text: str) -> list[PcieLink]:
     for no, line, _ in numbered_lines(text):
         if d := _DEVICE_RE.match(line):
             device, cap = f"{d.group('bdf')} {d.group('what')}", None
+            continue
+        if "lspci" in line and (sel := _SELECT_RE.search(line)):
+            # "lspci -vvv -s 01:00.0 | grep LnkSta": the command names the device its grepped
+            # lines are of (lspci(8): -s [[[[domain]:]bus]:][slot][.[func]] selects devices)
+            device, cap = sel.group("bdf"), None
             continue
         if c := _CAP_RE.match(line):
             cap = c
