@@ -1350,6 +1350,10 @@ def load_file(path: Path) -> EvidenceFacts:
     return out
 
 
+_CODE_BULLET_RE = re.compile(r"^[ \t]*[-*][ \t]+`([^`\n]+)`[ \t]*$", re.M)
+CODE_BULLETS_MIN = 3
+"""Bullets of inline code a file needs for them to be read as a listing of a log's lines (one
+could be a document's mention of a command)."""
 _COLOUR_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m")
 """A terminal's colour code (SGR: ESC [ params m), or the caret form ``^[[1;36m`` a copy of a
 terminal's screen keeps as text (vLLM colours its worker prefixes so)."""
@@ -1749,6 +1753,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"a table flattened onto line {line_no} (its line breaks lost) split at its borders "
             f"and rows into {row.count(chr(10)) + 1} lines: line numbers from there on count them"
         )
+    if "`" in text and len(_CODE_BULLET_RE.findall(text)) >= CODE_BULLETS_MIN:
+        # a report that listed a log's lines as Markdown bullets of inline code ("- `[rank7]:
+        # RuntimeError: ...`"): each line's own text, its bullet and backticks taken off
+        text, n = _CODE_BULLET_RE.subn(r"\1", text)
+        notes.append(f"{n} line(s) listed as Markdown bullets of inline code read as the lines")
     if "**" in text and "NCCL " in text and _BOLD_NCCL_RE.search(text):
         # a Markdown page that set NCCL's lines in bold ("... include/shm.h:28 **NCCL WARN Call
         # to posix_fallocate failed : No space left on device**"): the markers taken off

@@ -37,6 +37,9 @@ SIGNATURE = (
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
     r"|^[ \t]*This device does not support (?:querying (?!topo\.)[\w-]+|hccs topo)\."
     r"|^[ \t]*This command must input card id\.[ \t]*$"
+    # hccn_tool -g -context (Ascend 950's HCCN Tool reference, querying a UDMA queue's context):
+    # its command, then "offset  aeq0" over rows of a register offset and its hex word
+    r"|\bhccn_tool\b[^\n]{0,200}?-context\b[^\n]*\n[ \t]*offset[ \t]+\w+[ \t]*$"
     # npu-smi refusing a user other than root ("This command can be executed only by the root
     # user."), and its system-log export's start lines (npu-smi set -t sys-log-dump: "Start
     # exporting logs and files to path: /home/tmp/NPU-0/...")
@@ -64,6 +67,12 @@ SIGNATURE = (
 # npu-smi refusing a query that named no card ("This command must input card id.", then its
 # usage text): nothing of any device is in it
 _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
+_CONTEXT_CMD_RE = re.compile(
+    r"\bhccn_tool\b[^\n]{0,100}?-context\b[^\n]{0,100}?-i[ \t]+(?P<dev>\d+)[^\n]{0,100}?"
+    r"-d[ \t]+(?P<udma>\w+)[ \t]+"
+    r"-(?P<what>\w+)[ \t]+(?P<n>\d+)"
+)
+_CONTEXT_ROW_RE = re.compile(r"^[ \t]*\d+[ \t]+[0-9a-fA-F]{8}[ \t]*$")
 _ROOT_ONLY_RE = re.compile(r"^\s*This command can be executed only by the root user\.\s*$")
 # (a command's arguments to the line's end, stripped after: a lazy match before "\s*$" retried
 # the line's rest from each of its spaces)
@@ -464,6 +473,18 @@ def parse(text: str) -> list[ParseWarning]:
                     else f" ({', '.join(f'{k} {v}' for k, v in list(settings.items())[:4])})"
                 )
                 + "; settings, not errors: not judged",
+                skipped=False,
+            )
+        )
+    if (ctx := _CONTEXT_CMD_RE.search(text)) is not None and (
+        words := sum(1 for line in text.splitlines() if _CONTEXT_ROW_RE.match(line))
+    ):
+        notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, ctx.start()) + 1,
+                message=f"hccn_tool -context: NPU {ctx.group('dev')}'s {ctx.group('udma')} "
+                f"{ctx.group('what')} {ctx.group('n')} context, {words} register word(s): raw "
+                "registers, no health or fault reading in them",
                 skipped=False,
             )
         )

@@ -1731,6 +1731,13 @@ def _parse_events(text: str) -> LogReport:
             return report  # torch elastic's agent started its workers: a launch, no fault yet
         if (
             not report.events
+            and "Starting elastic_operator with launch configs" in text
+            and first_error_line(lines) is None
+            and _elastic_launch_notes(lines, report)
+        ):
+            return report  # torchrun's launch configs and its agents' ends: no fault
+        if (
+            not report.events
             and "this job is preempted" in text
             and first_error_line(lines) is None
             and _submitit_notes(lines, report)
@@ -4235,6 +4242,58 @@ def _ds_mpi_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -
     return True
 
 
+# torchrun's launch configs (torch/distributed/launcher/api.py launch_agent: "Starting
+# elastic_operator with launch configs:" then "  min_nodes        : 2" ... one a line)
+_LAUNCH_CONFIG_RE = re.compile(
+    r"\b(?P<key>min_nodes|max_nodes|nproc_per_node|rdzv_backend|rdzv_endpoint|max_restarts)"
+    r"[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$"
+)
+LAUNCH_CONFIG_LINES = 16
+"""The launch configs' lines under their heading."""
+
+
+def _elastic_launch_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of torchrun's launch configs (its nodes, processes a node and rendezvous) and of
+    its agents that said their workers finished (SUCCEEDED); False where no configs are read."""
+    at = next((i for i, (_, t, _) in enumerate(lines) if "elastic_operator with launch" in t), None)
+    if at is None:
+        return False
+    config = {
+        m.group("key"): m.group("value")
+        for _, t, _ in lines[at + 1 : at + 1 + LAUNCH_CONFIG_LINES]
+        if (m := _LAUNCH_CONFIG_RE.search(t))
+    }
+    if not config:
+        return False
+    nodes = config.get("min_nodes")
+    if config.get("max_nodes") not in (None, nodes):
+        nodes = f"{nodes}-{config['max_nodes']}"
+    finished = sum(1 for _, t, _ in lines if _ELASTIC_SUCCEEDED_RE.search(t))
+    report.unread.append(
+        ParseWarning(
+            line=lines[at][0],
+            message="torchrun's launch: "
+            + ", ".join(
+                said
+                for said in (
+                    f"{nodes} node(s)" if nodes else "",
+                    f"{config['nproc_per_node']} process(es) a node"
+                    if "nproc_per_node" in config
+                    else "",
+                    f"{config.get('rdzv_backend', 'its')} rendezvous at {config['rdzv_endpoint']}"
+                    if "rdzv_endpoint" in config
+                    else "",
+                )
+                if said
+            )
+            + (f"; {finished} agent(s) said their workers finished (SUCCEEDED)" if finished else "")
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
 # accelerate's print of its state, a block a process (accelerate/state.py AcceleratorState
 # __repr__): "Distributed environment: MULTI_NPU  Backend: hccl" / "Num processes: 4" / "Process
 # index: 3" / "Local process index: 3" / "Device: npu:3"
@@ -5805,6 +5864,9 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     # aws-ofi-nccl's ofi_init on a host whose libfabric offers no EFA provider: it warns and
     # returns ncclSystemError, and NCCL goes on with its internal IB or socket transport
     r"|^NET/OFI Only EFA provider is supported\s*$"
+    # (and its summary of the same, "NET/OFI aws-ofi-nccl initialization failed": the plugin
+    # did not load, NCCL's internal transports carry on, as a run's later steps show)
+    r"|^NET/OFI aws-ofi-nccl initialization failed\s*$"
     r"|^Cannot initialize CollNet, using point-to-point network instead"
     # graph/tuning.cc: NCCL_ALGO asked for CollNet where it cannot run; NCCL ignores the setting
     r"|^CollNet is not supported or fails to initialize, ignoring NCCL_ALGO="
@@ -9670,6 +9732,9 @@ ACL_RT_ERRORS: dict[int, str] = {
 
 _PLOG_NOT_ERROR_RE = re.compile(
     r"^(?:\S*?:\d+:)?\s*\[(?:WARNING|WARN|INFO|DEBUG|EVENT)\] [A-Z_]+\(\d+,"
+    # (hccl_test's own logger, lower case, "[warning][PID:109016][TID:...]": the HCCL-VM's stub
+    # printing a capture-mode result the run went on past)
+    r"|^\s*\[(?:warning|info|debug)\]\[PID:\d+\]"
 )
 """A CANN plog line below ERROR (a grep's file and line may stand before it)."""
 _RUNTIME_RESULT_RE = re.compile(
@@ -12580,10 +12645,10 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     """Failed NPU runtime calls torch_npu reports, one per call and code; a warning only for a
     code no failed call of the file showed (torch_npu warns again of the same code as the
     process winds down)."""
-    seen: set[tuple[str | None, int]] = set()
+    seen: set[tuple[str | None, int, int | None]] = set()  # (call, code, rank tag)
     found: list[tuple[int, str | None, int]] = []
     pid_codes: set[tuple[int | None, int]] = set()  # (CANN's [PID: N], code) already taken
-    for index, (_, line, _) in enumerate(lines):
+    for index, (_, line, tagged) in enumerate(lines):
         if (
             (("NPU" not in line and "OPS" not in line) or "error code is" not in line)
             and ") failed : " not in line
@@ -12597,8 +12662,10 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             m.group("code") or m.group("code2") or m.group("code3") or m.group("code4")
             or m.group("code5") or m.group("code6")
         )  # fmt: skip
-        if (call, code) not in seen:
-            seen.add((call, code))
+        # (one a call and code, and a rank where the launcher's tag names one: eight ranks that
+        # each failed the same call are eight failures)
+        if (call, code, tagged) not in seen:
+            seen.add((call, code, tagged))
             found.append((index, call, code))
     for index, (_, line, _) in enumerate(lines):
         # CANN's own report of a failed runtime call ("synchronize stream failed, runtime result
@@ -12652,7 +12719,7 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 ).strip() or None  # fmt: skip
                 if call and (stamped := _STAMP_TAIL_RE.match(call)):
                     call = stamped.group(1)  # (a time stamp's milliseconds before the words)
-                seen.add((call, code))
+                seen.add((call, code, None))
                 found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}
     emitted: set[tuple[int, str | None]] = set()  # (pid, code) of the events made
