@@ -9968,8 +9968,9 @@ _TABLE_DEVICE_RE = re.compile(
 )
 PLOG_TRACE_LINES = 8
 """How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
-PLOG_KERNEL_LINES = 24
-"""How far under the runtime's first ERROR line its report may name the failed kernel."""
+PLOG_KERNEL_LINES = 48
+"""How far under the runtime's first ERROR line its report may name the failed kernel (its
+cores' reports, four lines each, may stand between: a vector exception on eight cores)."""
 PLOG_ASSERT_LINES = 60
 """How far under it the kernel's own assertion (printed with the exception's dump) may stand."""
 
