@@ -4097,6 +4097,16 @@ def _step_said(m: re.Match[str]) -> str:
     return f"iteration {m.group('step')} of {m.group('of')}"
 
 
+LISTED_MAX = 16
+"""How many ranks (or processes) a start's note lists before "..."."""
+
+
+def _listed(items: list[int] | list[str]) -> str:
+    """``items`` joined for a note: the first ``LISTED_MAX`` of them, "..." after where more."""
+    shown = ", ".join(map(str, items[:LISTED_MAX]))
+    return f"{shown} ..." if len(items) > LISTED_MAX else shown
+
+
 def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the ranks Lightning started and the world size they name; False where none."""
     ranks: set[int] = set()
@@ -4122,9 +4132,7 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
             line=first,
             message=f"Lightning started {len(ranks)} rank(s) of a world of "
             + " or ".join(str(w) for w in sorted(worlds))
-            + f" (global ranks {', '.join(map(str, sorted(ranks)[:16]))}"
-            + (" ..." if len(ranks) > 16 else "")
-            + ")"
+            + f" (global ranks {_listed(sorted(ranks))})"
             + (f", NCCL {' and '.join(versions)}" if versions else "")
             + (f" with net plugin {', '.join(plugins)}" if plugins else "")
             + "; no error",
@@ -4178,9 +4186,7 @@ def _ray_train_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             line=first,
             message="Ray Train set up torch's process group"
             + (f" of world size {' or '.join(map(str, sorted(worlds)))}" if worlds else "")
-            + f" (this log: rank(s) {', '.join(map(str, sorted(ranks)[:16]))}"
-            + (" ..." if len(ranks) > 16 else "")
-            + ")"
+            + f" (this log: rank(s) {_listed(sorted(ranks))})"
             + (
                 f"; training finished iteration {finished.group('it')} (total running time "
                 f"{finished.group('took').strip()})"
@@ -4203,9 +4209,6 @@ _DS_MPI_RE = re.compile(
     r"Discovered MPI settings of world_rank=(?P<rank>\d+), local_rank=\d+, world_size=(?P<world>\d+), "
     r"master_addr=(?P<addr>[\w.:-]+), master_port=(?P<port>\d+)"
 )
-_STORE_BARRIER_PASSED_RE = re.compile(
-    r"Rank (?P<rank>\d+): Completed store-based barrier for key:\S+ with (?P<n>\d+) nodes"
-)
 
 
 def _ds_mpi_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -4222,7 +4225,11 @@ def _ds_mpi_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -
             ranks.add(int(m.group("rank")))
             worlds.add(int(m.group("world")))
             masters.add(f"{m.group('addr')}:{m.group('port')}")
-        elif "store-based barrier" in line and (b := _STORE_BARRIER_PASSED_RE.search(line)):
+        elif (
+            "store-based barrier" in line
+            and (b := _STORE_BARRIER_DONE_RE.search(line))
+            and b.group("rank")
+        ):
             passed.add(int(b.group("rank")))
     if not ranks:
         return False
@@ -4344,8 +4351,7 @@ def _accelerate_state_notes(lines: list[tuple[int, str, int | None]], report: Lo
             message=f"accelerate: {' or '.join(sorted(kinds))}"
             + (f", {' or '.join(sorted(counts))} process(es)" if counts else "")
             + (
-                f"; {len(indexes)} printed their state (process index(es) "
-                f"{', '.join(said[:16])}{' ...' if len(said) > 16 else ''})"
+                f"; {len(indexes)} printed their state (process index(es) {_listed(said)})"
                 if indexes
                 else ""
             )
@@ -17461,7 +17467,9 @@ def _ib_link_layers(lines: list[tuple[int, str, int | None]], report: LogReport)
 # logs "...to initialize process group for N secondsrank: R, ..."; one "processgroup")
 # ... and once every rank joined: "Rank R: Completed store-based barrier for key:K with W nodes."
 _STORE_BARRIER_DONE_RE = re.compile(
-    r"Completed store-based barrier for key:\s*(?P<key>[^\s(]+) with \d+"
+    # (the rank that passed where torch names it: "Rank 14: Completed store-based barrier for
+    # key:store_based_barrier_key:1 with 32 nodes.")
+    r"(?:\bRank (?P<rank>\d+): )?Completed store-based barrier for key:\s*(?P<key>[^\s(]+) with \d+"
 )
 _STORE_BARRIER_WAIT_RE = re.compile(
     r"Waiting in store based barrier to initialize process ?group for .*?rank:? (?P<rank>\d+), "
