@@ -836,11 +836,12 @@ class EvidenceFacts:
     gpu_copy: list[dict[str, Any]] = field(default_factory=list)
     """Copy benchmarks between host and GPUs and between GPUs, one a file: ``{source, line, tool
     (nvbandwidth, p2pBandwidthLatencyTest or bandwidthTest), version, driver, cuda_runtime, devices: [{index,
-    name, bus_id}], matrices: [{line, test, title, unit, columns, rows: {row: {column: figure or
-    None}}, sum}], failed: [{line, test, message, offset}], waived, running, p2p_slower: [{a, b,
-    matrix, enabled_gbytes_s, disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}},
-    complete}`` (figures as printed: GB/s, or ns / us for latency; ``failed``: tests that stopped
-    instead of printing their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
+    name, bus_id}] (a multi-node nvbandwidth's also process, host, line), matrices: [{line,
+    test, title, unit, columns, rows: {row: {column: figure or None}}, sum}], failed: [{line,
+    test, message, offset}], waived, running, p2p_slower: [{a, b, matrix, enabled_gbytes_s,
+    disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, complete}`` (figures as
+    printed: GB/s, or ns / us for latency; ``failed``: tests that stopped instead of printing
+    their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
     p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
     their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines;
     ``host_copy_slow``: bandwidthTest's pinned host copies under ``HOST_COPY_SLOW_GBYTES_S``,
@@ -880,7 +881,7 @@ class EvidenceFacts:
     mean unrelated hosts, shown one by one, never joined into a cluster."""
     log_hosts: list[dict[str, Any]] = field(default_factory=list)
     """``{source, host}`` for each host a log's NCCL debug prefixes name (a log of NCCL_DEBUG=INFO
-    lines with no failure is read for them)."""
+    lines with no failure is read for them), or a multi-node nvbandwidth's processes."""
     packages: list[dict[str, Any]] = field(default_factory=list)
     """Ascend packages' ``version.info``: ``{source, line, package (driver, firmware, cann, cann
     runtime, opp or another package's name), version, inner_version, compatible_fw,
@@ -890,7 +891,8 @@ class EvidenceFacts:
     compatible ranges leave out (``ascend_versions.mismatches``)."""
     shapes: list[dict[str, Any]] = field(default_factory=list)
     """Every cluster shape a file states: ``{source, tool, nodes, per_node, world_size, hosts}``
-    (a rank table's servers, a benchmark's ranks over its hosts or ``-p`` NPUs per node)."""
+    (a rank table's servers, a benchmark's ranks over its hosts or ``-p`` NPUs per node, a
+    multi-node nvbandwidth's processes over their hosts)."""
 
     @property
     def read_count(self) -> int:
@@ -1223,6 +1225,18 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
         elif b.get("npus_per_node") and b["ranks"] % b["npus_per_node"] == 0:
             # hccl_test's -n ranks over -p NPUs per node
             add(b["source"], b["tool"], b["ranks"] // b["npus_per_node"], b["ranks"], [])
+    for c in evidence.gpu_copy:
+        # a multi-node nvbandwidth names every process's host and GPU: the same count of GPUs
+        # on each host is its shape (a GPU two processes took, more processes than GPUs on a
+        # host, counted once)
+        per_host = Counter(
+            str(host)
+            for host, _ in dict.fromkeys(
+                (d["host"], d["index"]) for d in c["devices"] if d.get("host")
+            )
+        )
+        if per_host and len(set(per_host.values())) == 1:
+            add(c["source"], c["tool"], len(per_host), per_host.total(), list(per_host))
     return out
 
 
@@ -3826,6 +3840,7 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         read = nvidia_smi.read_query_csv(text)
     except nvidia_smi.ValuesOnlyQuery as e:
         # a looped query of values only: no GPU is told apart, what the samples hold is said
+        _samples_unread(e.samples, source, out)
         return [ParseWarning(line=e.line, message=_samples_said(e.samples), skipped=False)]
     parsed = read.gpus
     gpus = [
@@ -3869,6 +3884,42 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 
 _MASK_KINDS = {"active": "in force", "supported": "it can report"}
+
+
+def _samples_unread(
+    samples: list[tuple[int, dict[str, str]]], source: str, out: EvidenceFacts
+) -> None:
+    """A values-only query's rows whose fields NVML could not read (``[Unknown Error]``, ``[GPU
+    is lost]``): nvidia-smi could not read a GPU there, which one the rows do not tell (a
+    failure; the rows' other values stay samples)."""
+    unread = [
+        (no, values, bad) for no, values in samples if (bad := nvidia_smi.read_errors(values))
+    ]
+    if not unread:
+        return
+    answers = ", ".join(dict.fromkeys(v[key] for _, v, keys in unread for key in keys))
+    asked = [key for key in samples[0][1] if key != "timestamp"]
+    fields = (
+        "every field asked"
+        if all(keys == asked for _, _, keys in unread)
+        else ", ".join(dict.fromkeys(key for _, _, keys in unread for key in keys))
+    )
+    no, values, _ = unread[0]
+    _add_failure(
+        out,
+        source,
+        logs.LogEvent(
+            kind="gpu_driver_error",
+            line=no,
+            message=", ".join(values.values())[:300],
+            library="nvidia-smi",
+            exception_type=f"nvidia-smi --query-gpu: NVML answered {answers} for {fields} in "
+            f"{len(unread)} of its {len(samples)} row(s)"
+            + (" (the rest read)" if len(unread) < len(samples) else "")
+            + ": it could not read the GPU in those rows (which GPU a row is, a query of values "
+            "only does not tell)",
+        ),
+    )
 
 
 QUERY_SAMPLE_FIELDS = 8
@@ -4281,6 +4332,28 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             and all(m.sum is not None for m in run.matrices),
         }
     )
+    if placed := [d for d in run.devices if d.get("host")]:
+        # a multi-node run names each process's host and GPU: the hosts are the run's, one GPU
+        # a process (NVIDIA/nvbandwidth output.cpp printGPUsMultinode)
+        by_host: dict[str, list[str]] = {}
+        for d in placed:
+            by_host.setdefault(str(d["host"]), []).append(str(d["index"]))
+        out.log_hosts.extend({"source": source, "host": host} for host in by_host)
+        models = Counter(str(d["name"]) for d in placed)
+        notes.append(
+            ParseWarning(
+                line=int(placed[0]["line"] or 0),
+                message=f"{len(placed)} process(es) on {len(by_host)} host(s), one GPU each: "
+                + "; ".join(
+                    f"{host}: {len(ids)} GPU(s) (devices {', '.join(ids)})"
+                    for host, ids in by_host.items()
+                )
+                + " ("
+                + ", ".join(f"{n} x {model}" for model, n in models.items())
+                + ")",
+                skipped=False,
+            )
+        )
     for m in run.matrices:
         notes.append(ParseWarning(line=m.line, message=_matrix_note(m), skipped=False))
     if run.waived or run.waived_unnamed:

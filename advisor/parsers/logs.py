@@ -13600,6 +13600,13 @@ JSON_RECORD_LEVEL_RE = re.compile(
 _RECORD_FIELD_RE = re.compile(
     r'^[ \t]*"(?P<key>\w+)"[ \t]*:[ \t]*(?P<value>"(?:[^"\\\n]|\\.)*"|-?\d+)', re.M
 )
+# a one-line record's fields from its opening brace on, each after the brace or a comma, as a
+# record cut inside a value that runs over lines keeps them on its first line (soperator's
+# gpubench, github.com/nebius/soperator/pull/296: '{"error":"exit status 3","level":"fatal",
+# "msg":"Failed to execute all_reduce_perf","output":"' and the benchmark's output under it)
+_RECORD_INLINE_FIELD_RE = re.compile(
+    r'[{,][ \t]*"(?P<key>\w+)"[ \t]*:[ \t]*(?P<value>"(?:[^"\\\n]|\\.)*"|-?\d+)'
+)
 _RECORD_WORDS = ("event", "msg", "message")
 """Where a record says what happened."""
 _RECORD_DETAIL = ("detail", "error", "err", "reason", "exception")
@@ -13620,16 +13627,34 @@ def _json_records(text: str) -> list[tuple[int, dict[str, Any]]]:
         except (ValueError, RecursionError):
             if text.find("\n{", m.end()) >= 0 or text.find("\n}", m.end()) >= 0:
                 continue  # (not JSON, and more text after it: no record)
-            # the last record, cut by the copy: the fields it keeps, one a line
-            record = {
-                f.group("key"): json.loads(f.group("value"))
+            # the last record, cut by the copy: the fields it keeps on its first line, then one
+            # a line
+            record = _cut_record_head(text, m.end() - 1)
+            record.update(
+                (f.group("key"), json.loads(f.group("value")))
                 for f in _RECORD_FIELD_RE.finditer(text, m.end())
-            }
+            )
             end = len(text)
         if isinstance(record, dict) and isinstance(record.get("level"), str):
             records.append((text.count("\n", 0, m.start()) + 1, record))
         at = end
     return records
+
+
+def _cut_record_head(text: str, brace: int) -> dict[str, Any]:
+    """The whole fields on a cut record's first line, from its brace at ``brace`` up to the
+    first that is not whole (the value the copy cut inside)."""
+    line_end = text.find("\n", brace)
+    line_end = len(text) if line_end < 0 else line_end
+    fields: dict[str, Any] = {}
+    at = brace
+    while f := _RECORD_INLINE_FIELD_RE.match(text, at, line_end):
+        try:
+            fields[f.group("key")] = json.loads(f.group("value"))
+        except ValueError:
+            break
+        at = f.end()
+    return fields
 
 
 def _json_records_read(text: str, report: LogReport) -> bool:

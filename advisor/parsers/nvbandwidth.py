@@ -2,10 +2,11 @@
 between GPUs, one matrix per test.
 
 What it prints (its output.cpp and inline_common.h, v0.4-v0.8): ``nvbandwidth Version: v0.7``,
-``CUDA Runtime Version: 12040``, ``Driver Version: 550.127.08``, ``Device 0: NAME (bus id)``,
-then per test ``Running TEST.``, the matrix's title (``memcpy CE CPU(row) -> GPU(column)
-bandwidth (GB/s)``), a row of column labels, a row per device (each cell a figure or ``N/A``,
-``setw(10)``, two decimals), a blank line and ``SUM TEST FIGURE``. A test that cannot run is
+``CUDA Runtime Version: 12040``, ``Driver Version: 550.127.08``, ``Device 0: NAME (bus id)``
+(a multi-node build: ``Process 0 (HOST): device 0: NAME (bus id)``), then per test ``Running
+TEST.``, the matrix's title (``memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)``), a row of
+column labels, a row per device (each cell a figure or ``N/A``, ``setw(10)``, two decimals), a
+blank line and ``SUM TEST FIGURE``. A test that cannot run is
 ``Waived`` (``Waiving TEST.`` in v0.2). One whose copy wrote wrong data prints the check
 kernel's ``Invalid value when checking the pattern at ADDR`` and ``Current offset ...``
 (kernels.cu), then its ``ASSERT in expression h_errorFlag == 0 ...`` (error_handling.h) or the
@@ -26,6 +27,15 @@ _DRIVER_RE = re.compile(r"^Driver Version: (\S+)")
 _DEVICE_RE = re.compile(
     r"^Device (\d+): (.+?)(?: \(([0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+)\))?\s*$"
 )
+# a multi-node build (MULTINODE, one MPI process a GPU) prints each process's host and the GPU it
+# took instead: "Process 0 (nvbandwidth-test-worker-0): device 0: HGX GB200 (00000008:01:00)"
+# (NVIDIA/nvbandwidth output.cpp printGPUsMultinode, v0.8: "Process " << getPaddedProcessId(i)
+# << " (" << hostname << "): device " << localDeviceId << ": " << deviceName, the name
+# getDeviceDisplayInfo's; the process id space-padded to the widest one, common.h
+# getPaddedProcessId); the name and bus id are split after the match
+_PROCESS_RE = re.compile(r"^Process +(\d+) \(([^()\s]+)\): device (\d+): (.*)$")
+# (getDeviceDisplayInfo: the PCI domain, bus and device as %08x:%02x:%02x)
+_BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{1,2}:[0-9A-Fa-f]{1,2}")
 _RUNNING_RE = re.compile(r"^Running (\w+)\.\s*$")
 _WAIVED_RE = re.compile(r"^Waiv(?:ing|ed)\b:?\s*(\w*)")
 # every title testcases_ce.cpp / testcases_sm.cpp pass to addTestcaseResults
@@ -123,7 +133,9 @@ class Run:
     cuda_runtime: str | None = None
     driver: str | None = None
     devices: list[dict[str, str | int | None]] = field(default_factory=list)
-    """``{index, name, bus_id}`` as printed (``bus_id`` None before v0.7)."""
+    """``{index, name, bus_id}`` as printed (``bus_id`` None before v0.7); a multi-node run's
+    also ``{process, host, line}``: the MPI process that took the GPU, its host (``index`` is the
+    GPU's on that host) and the line."""
     matrices: list[Matrix] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     waived: list[str] = field(default_factory=list)
@@ -169,6 +181,19 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
             run.driver = m.group(1)
         elif m := _DEVICE_RE.match(line):
             run.devices.append({"index": int(m.group(1)), "name": m.group(2), "bus_id": m.group(3)})
+        elif m := _PROCESS_RE.match(line):
+            name, _, bus = m.group(4).strip().rpartition(" (")
+            has_bus = bus.endswith(")") and _BUS_ID_RE.fullmatch(bus[:-1]) is not None
+            run.devices.append(
+                {
+                    "index": int(m.group(3)),
+                    "name": name if has_bus else m.group(4).strip(),
+                    "bus_id": bus[:-1] if has_bus else None,
+                    "process": int(m.group(1)),
+                    "host": m.group(2),
+                    "line": no,
+                }
+            )
         elif m := _RUNNING_RE.match(line):
             test, matrix, failure = m.group(1), None, None
         elif m := _WAIVED_RE.match(line):

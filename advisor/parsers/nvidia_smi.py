@@ -1610,9 +1610,17 @@ _HEADERLESS_ROW = (
 """A headerless --query-gpu row: a GPU's product name first, then three values or more (numbers
 with their units, NVML's bracketed answers, a performance state)."""
 _HEADERLESS_ROW_RE = re.compile(_HEADERLESS_ROW)
+_VALUE_CELL = r"(?:-?\d+(?:\.\d+)?(?: ?[A-Za-z%]+)?|\[[^\]\n]{1,40}\]|N/A|P\d{1,2})"
+"""One value of a --query-gpu row: a number with its unit, NVML's bracketed answer, N/A, a
+performance state."""
 QUERY_CSV_SIGNATURE = (
     # (a loop's option may stand before the query: "nvidia-smi -lms --query-gpu=...")
     r"nvidia-smi(?:\.exe)?(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+\s+--format=csv"
+    # a copy of the command without its --format (its other options after the fields: "-l 1"),
+    # its rows of values right under it
+    r"|nvidia-smi(?:\.exe)?(?:\s+-{1,2}[\w=]+)*\s+--query-gpu=[\w.,]+"
+    r"(?:[ \t]+-{1,2}[\w=]+(?:[ \t]+\d+)?)*[ \t]*\n"
+    r"[ \t]*" + _VALUE_CELL + r"(?:, " + _VALUE_CELL + r")+[ \t]*$"
     r"|^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]\n]+\])?(?:, [\w.]+(?: \[[^\]\n]+\])?)*\s*$"
     # a looped query's header led by its timestamp, then one of nvidia-smi's own field names
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
@@ -1627,7 +1635,8 @@ QUERY_CSV_SIGNATURE = (
     r"|^" + _HEADERLESS_ROW
 )
 _COLUMN_HEADER_RE = re.compile(r"^index(?: {2,}[\w.]+(?: \[[^\]]+\])?){2,}\s*$")
-_QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)\s+--format=csv(?P<fmt>[\w,-]*)")
+# (a copy may drop the command's --format: the fields asked still name the rows' columns)
+_QUERY_CSV_CMD_RE = re.compile(r"--query-gpu=(?P<fields>[\w.,]+)(?:\s+--format=csv[\w,-]*)?")
 _CSV_HEADER_RE = re.compile(
     r"^(?:index|name|pci\.bus_id|uuid), [\w.]+(?: \[[^\]]+\])?(?:, [\w.]+(?: \[[^\]]+\])?)*\s*$"
     r"|^timestamp, " + _QUERY_FIELD_NAMES + r"\b[^\n]*$"
@@ -1660,6 +1669,12 @@ _CSV_READ_ERRORS = frozenset(
 NVML_ERROR_UNKNOWN, _GPU_IS_LOST, _RESET_REQUIRED, _TIMEOUT); the other bracketed values say the
 field is not there or not to be read ("[N/A]", "[Not Supported]", "[Insufficient Permissions]",
 a recent driver's "[Requested functionality has been deprecated]", "[Function Not Found]")."""
+
+
+def read_errors(values: dict[str, str]) -> list[str]:
+    """The fields of a --query-gpu row whose value is NVML's read failure (``[Unknown Error]``,
+    ``[GPU is lost]`` ...), in the row's order."""
+    return [key for key, value in values.items() if value in _CSV_READ_ERRORS]
 
 
 def read_query_csv(text: str) -> QueryCsv:
@@ -2126,6 +2141,11 @@ LIST_SIGNATURE = (
 _LIST_GPU_RE = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)")
 # a MIG device under its GPU: "  MIG 1g.20gb     Device  0: (UUID: MIG-ce861fb0-...)"
 _LIST_MIG_RE = re.compile(r"^\s+MIG (?P<profile>\S+)\s+Device\s+(?P<dev>\d+): \(UUID: MIG-")
+# what ``nvidia-smi nvlink`` prints under its own copy of -L's GPU line (a link's state, counter,
+# peer or capability, NVML's answer that none is up, its MIG refusal; NVLINK_STATUS_RE above, and
+# the "# nvidia-smi nvlink -s" block of tests/data/evidence_heldout_60/hpe_dl380g11_2x_a100_*.txt,
+# code index id 18373896745): that GPU line heads another query's answer, not a listing
+_NVLINK_UNDER_GPU_RE = re.compile(r"^\s*(?:Link \d+[:,]|NVML: |Nvlink queries )")
 
 
 @dataclass(kw_only=True)
@@ -2146,12 +2166,18 @@ class ListedGpu:
 
 def parse_list(text: str) -> list[ListedGpu]:
     """``nvidia-smi -L``'s GPUs, each once (a UUID listed again is the same GPU, its later view
-    kept in ``seen_again``); ParseError when none is listed."""
+    kept in ``seen_again``; the same line heading an ``nvlink`` answer is not a listing);
+    ParseError when none is listed."""
     gpus: list[ListedGpu] = []
     by_uuid: dict[str, ListedGpu] = {}
     last: ListedGpu | None = None  # the GPU the MIG lines under it belong to
-    for no, line, _ in numbered_lines(text):
-        if m := _LIST_GPU_RE.match(line.strip()):
+    lines = numbered_lines(text)
+    for index, (no, line, _) in enumerate(lines):
+        under = lines[index + 1][1] if index + 1 < len(lines) else ""
+        m = _LIST_GPU_RE.match(line.strip())
+        if m and _NVLINK_UNDER_GPU_RE.match(under):
+            last = None
+        elif m:
             last = ListedGpu(
                 line=no, gpu=int(m.group("gpu")), name=m.group("name"), uuid=m.group("uuid")
             )
