@@ -1129,6 +1129,10 @@ def hosts_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
             named.setdefault(e["host"], set()).add(e["source"])
     for h in evidence.log_hosts:
         named.setdefault(h["host"], set()).add(h["source"])
+    for p in evidence.hca_ports:
+        # (the host a shell prompt above an RDMA tool's listing names: "user@node1:~$ ibstat")
+        if p.get("host"):
+            named.setdefault(p["host"], set()).add(p["source"])
     for f in evidence.flight:
         for c in f.culprits:
             if c.host:
@@ -1380,6 +1384,9 @@ MIN_COMMENTED_ROWS = 3
 """Table rows ("# |", "# +") a commented copy needs before its other "#" lines count too."""
 QUOTED_SHARE = 0.8
 """Lines that must start with ``>`` for a file to be read as a Markdown quote of an output."""
+QUOTED_MIN_LINES = 5
+"""``>`` lines a file mostly unquoted needs before they are tried as a quoted part of an output
+(a reply that quoted a tool's head and pasted the rest as is)."""
 
 
 _ODD_SPACE_RE = re.compile("[\u00a0\u2000-\u200a\u202f\u3000]")
@@ -1857,6 +1864,15 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         if quoted >= QUOTED_SHARE * counted:
             text = _QUOTE_RE.sub("", text)
             notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
+        elif (
+            quoted >= QUOTED_MIN_LINES
+            and not detect(text)
+            and detect(unquoted := _QUOTE_RE.sub("", text))
+        ):
+            # an output quoted in part (perftest's settings block behind '>', its address
+            # lines pasted as is): read once the marks are off, where only then a format shows
+            text = unquoted
+            notes.append(f"read as a Markdown quote in part: '>' taken off {quoted} line(s)")
     if "#" in text[:200]:
         # a table kept as comments (a script's docstring, a Python or shell "# " before each
         # row): only table rows ("# |", "# +"), so nccl-tests' own "#" lines never qualify
@@ -2120,7 +2136,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
                 "msprof-analyze advisor tables, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -5113,6 +5129,40 @@ def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                     exception_type="perftest found no RDMA device to run on",
                 ),
             )
+    for p in ports:
+        run = p.perftest
+        if (
+            run is None
+            or not run.empty_gids
+            or run.rows
+            or run.failed
+            or p.link_layer != "Ethernet"
+        ):
+            continue
+        # a RoCE run that printed an all-zero GID and nothing after it (no failure line, no
+        # report): the GID table has no entry at the index it used on that side (an empty
+        # entry reads as zeros; a RoCE GID is made from an IP address of the port's interface:
+        # rdma.py, _PERFTEST_ZERO_GID_RE), so its QP has no address to connect with
+        whose = {"local": "its own", "remote": "the peer's"}
+        sides = " and ".join(
+            f"{whose.get(side, side)} (line {no})" for side, no in run.empty_gids.items()
+        )
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="rdma_no_gid",
+                line=min(run.empty_gids.values()),
+                message=f"perftest {run.test} on {p.ca}: all-zero GIDs",
+                library="perftest",
+                exception_type=f"{p.ca} port {p.port} (RoCE"
+                + (f", GID index {run.gid_index}" if run.gid_index is not None else "")
+                + f"): perftest {run.test} printed all-zero GIDs, {sides}: an empty entry of "
+                "the GID table (a RoCE GID is made from an IP address of the port's network "
+                "interface; this index holds none), so no RoCE connection can be addressed "
+                "with it",
+            ),
+        )
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     return warnings
 
@@ -6656,10 +6706,11 @@ def _libfabric(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 
 def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """libibverbs' ping-pongs and ucx_perftest: a note of what each measured; a ping-pong that
-    failed a completion or hung after exchanging its addresses is a ``transfer_stalled``
-    failure (its RDMA traffic did not get through); one that failed before any RDMA traffic (its
-    TCP exchange, its device or QP) is ``rdma_test_setup_failed``."""
+    """libibverbs' ping-pongs, ucx_perftest and qperf: a note of what each measured; a
+    ping-pong that failed a completion or hung after exchanging its addresses is a
+    ``transfer_stalled`` failure (its RDMA traffic did not get through); one that failed before
+    any RDMA traffic (its TCP exchange, its device or QP) is ``rdma_test_setup_failed``, and so
+    is a qperf RDMA test's error there (any later error of one is ``transfer_stalled``)."""
     found = pingpong.parse(text)
     notes: list[ParseWarning] = []
     for p in found.pingpongs:
@@ -6710,6 +6761,40 @@ def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 skipped=False,
             )
         )
+    for q in found.qperf:
+        said = (
+            f"qperf {q.test}"
+            + (f" from {q.host}" if q.host else "")
+            + (f" to {q.server}" if q.server else "")
+            + (f" (its server started on {q.server_host})" if q.server_host else "")
+        )
+        result = (
+            ", ".join(f"{n} = {v}" for n, v in q.results)
+            if q.results
+            else f"stopped on its error (line {q.error_line}): {q.error}"
+            if q.error
+            else "no result in the copy (it ends after the test's name)"
+        )
+        notes.append(
+            ParseWarning(
+                line=q.line,
+                message=f"{said}: {result}",
+                skipped=not q.results and not q.error,
+            )
+        )
+        if q.error and q.rdma:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="rdma_test_setup_failed" if q.setup_failed else "transfer_stalled",
+                    line=q.error_line,
+                    message=said,
+                    host=q.host,
+                    library="qperf",
+                    exception_type=q.error,
+                ),
+            )
     return notes
 
 

@@ -12,6 +12,11 @@ ping-pongs (``ibv_rc_pingpong``, ``ibv_ud_pingpong``, ``ibv_srq_pingpong`` ...) 
   rate (msg/s)`` headings, a row a report interval and its ``Final:`` row: iterations, the
   overhead's percentile, average and overall, the bandwidth's average and overall, the message
   rate's average and overall.
+- ``qperf`` (linux-rdma/qperf): a server started with no argument, a client ``qperf HOST TEST
+  ...`` that prints each test's name and a colon (src/qperf.c client(): ``printf("%s:\n",
+  TestName)``), then its results a line each (place_show: ``    bw  =  2.89 GB/sec``) or the
+  error that ended it (src/support.c error(): the message, then ``: `` and strerror(errno) for a
+  failed system call, ``failed to modify QP to RTR: Invalid argument``; the client exits there).
 """
 
 from __future__ import annotations
@@ -21,10 +26,20 @@ from dataclasses import dataclass, field
 
 from advisor.parsers import ParseError
 
+# qperf's tests (src/qperf.c Tests[]: conf and quit aside, which measure nothing)
+QPERF_TEST = (
+    r"(?:(?:rc|uc|ud|xrc)_(?:bi_bw|bw|lat|rdma_read_bw|rdma_read_lat|rdma_write_bw"
+    r"|rdma_write_lat|rdma_write_poll_lat|compare_swap_mr|fetch_add_mr)"
+    r"|ver_rc_(?:compare_swap|fetch_add)|(?:rds|sctp|sdp|tcp|udp)_(?:bw|lat))"
+)
 SIGNATURE = (
     r"^[ \t]*local address:[ \t]+LID 0x[0-9a-fA-F]+, QPN 0x[0-9a-fA-F]+, PSN 0x[0-9a-fA-F]+"
     r"|^\d+ bytes in [\d.]+ seconds = [\d.]+ Mbit/sec[ \t]*$"
     r"|^Final:[ \t]+\d+[ \t]+[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+"
+    # qperf: a test's name line (its own names, src/qperf.c Tests[]), then a result line
+    # ("    bw  =  2.89 GB/sec") or the error that ended the client
+    rf"|^[ \t]*{QPERF_TEST}:[ \t]*\r?\n"
+    r"[ \t]*(?:[a-z_]+ *  =  \S|(?=[^\s=])[^\n=]{0,80}?\bfailed\b|cannot \w)"
 )
 _ADDRESS_RE = re.compile(
     r"^\s*(?P<side>local|remote) address:\s+LID (?P<lid>0x[0-9a-fA-F]+), QPN (?P<qpn>0x[0-9a-fA-F]+)"
@@ -69,6 +84,130 @@ _UCX_FINAL_RE = re.compile(
     r"(?P<bw_avg>[\d.]+)\s+(?P<bw_all>[\d.]+)\s+(?P<rate_avg>[\d.]+)\s+(?P<rate_all>[\d.]+)"
 )
 
+_QPERF_TEST_RE = re.compile(rf"^\s*(?P<test>{QPERF_TEST}):\s*$")
+_QPERF_TEST_WORD_RE = re.compile(QPERF_TEST)
+# a result line (place_show: four spaces, the name padded, "  =  ", the value and its unit)
+_QPERF_RESULT_RE = re.compile(r"^\s+(?P<name>[a-z_]+) *  =  (?P<value>\S[^\n]*)")
+# a shell prompt that names its host (user@host:dir$ , [user@host dir]$ ), the command after it
+_QPERF_PROMPT_RE = re.compile(r"^\s*\[?[\w.-]+@(?P<host>[\w.-]+)[:\s\]][^\n]{0,200}?[#$](?:\s|$)")
+# qperf's options that take no value (src/help.txt: -ar1, -cm1, -f1, -cp1 ..., the -v family,
+# -V, -un, -uu, -ub); every other option takes the word after it, -H / --host the server
+_QPERF_FLAG_RE = re.compile(r"^-(?:\w+1|v\w*|V|un|uu|ub|-verbose\w*|-version|-unify_\w+)$")
+# the client's steps before any test traffic: its TCP connection to the server (src/qperf.c
+# client_send_request: "%s: failed to connect"), the device, its queues and the QP's moves to
+# INIT, RTR and RTS (src/rdma.c rd_open, ib_open, ib_prep)
+_QPERF_SETUP_ERROR_RE = re.compile(
+    r"\bfailed to (?:modify QP to|create|open|find|allocate|request CQ|connect)\b"
+    r"|\bquery (?:port|device|QP) failed"
+)
+
+
+@dataclass(kw_only=True)
+class QperfRun:
+    """One test of a qperf client, as the copy shows it."""
+
+    line: int
+    """Its name's line (``rc_bw:``)."""
+    test: str
+    server: str | None = None
+    """The server the client's command named."""
+    host: str | None = None
+    """The host whose shell prompt started the client."""
+    server_host: str | None = None
+    """The host whose shell prompt started qperf's server (``qperf`` with no argument) before."""
+    results: list[tuple[str, str]] = field(default_factory=list)
+    """``(name, value with its unit)`` as printed: ``("bw", "2.89 GB/sec")``."""
+    error: str | None = None
+    error_line: int = 0
+
+    @property
+    def rdma(self) -> bool:
+        """An RDMA test (rc_, uc_, ud_, xrc_, ver_rc_), not a socket one (tcp_, udp_ ...)."""
+        return not self.test.startswith(("rds_", "sctp_", "sdp_", "tcp_", "udp_"))
+
+    @property
+    def setup_failed(self) -> bool:
+        """Its error came before any test traffic (the connection to the server, the device,
+        its queues or the QP)."""
+        return self.error is not None and _QPERF_SETUP_ERROR_RE.search(self.error) is not None
+
+
+@dataclass(kw_only=True)
+class _QperfCommand:
+    line: int
+    server: str | None
+    tests: list[str]
+    host: str | None
+
+
+def _qperf_command(no: int, words: list[str], host: str | None) -> _QperfCommand | None:
+    """A qperf client's command (``qperf HOST [options] TEST ...``), None for anything else."""
+    at = next((i for i, w in enumerate(words) if w == "qperf" or w.endswith("/qperf")), None)
+    if at is None:
+        return None
+    args = words[at + 1 :]
+    tests = [w for w in args if _QPERF_TEST_WORD_RE.fullmatch(w)]
+    if not tests:
+        return None  # (prose that names qperf, or another of its commands)
+    server: str | None = None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in ("-H", "--host") and i + 1 < len(args):
+            server = args[i + 1]
+            i += 2
+        elif word.startswith("-"):
+            i += 1 if _QPERF_FLAG_RE.match(word) else 2
+        else:
+            if server is None and not _QPERF_TEST_WORD_RE.fullmatch(word):
+                server = word
+            i += 1
+    return _QperfCommand(line=no, server=server, tests=tests, host=host)
+
+
+def _qperf(text: str) -> list[QperfRun]:
+    """The qperf clients' tests in ``text``: each with its results or its error."""
+    runs: list[QperfRun] = []
+    commands: list[_QperfCommand] = []
+    server_host: str | None = None
+    run: QperfRun | None = None
+    for no, line in enumerate(text.splitlines(), 1):
+        host: str | None = None
+        rest = line
+        if "@" in line and (p := _QPERF_PROMPT_RE.match(line)):
+            host, rest = p.group("host"), line[p.end() :]
+            run = None  # (a prompt: the client before it has exited)
+        if "qperf" in rest:
+            words = rest.split()
+            if len(words) == 1 and (words[0] == "qperf" or words[0].endswith("/qperf")):
+                server_host = host  # the server, started with no argument
+                continue
+            if command := _qperf_command(no, words, host):
+                commands.append(command)
+                run = None
+                continue
+        if t := _QPERF_TEST_RE.match(line):
+            test = t.group("test")
+            command = next((c for c in reversed(commands) if test in c.tests), None)
+            run = QperfRun(
+                line=no,
+                test=test,
+                server=command.server if command else None,
+                host=command.host if command else None,
+                server_host=server_host,
+            )
+            runs.append(run)
+            continue
+        if run is None or not line.strip():
+            continue
+        if r := _QPERF_RESULT_RE.match(line):
+            run.results.append((r.group("name"), r.group("value").strip()))
+        else:
+            # (qperf's error() ends the client: the lines after it are not this test's)
+            run.error, run.error_line = line.strip(), no
+            run = None
+    return runs
+
 
 @dataclass(kw_only=True)
 class PingPong:
@@ -102,11 +241,13 @@ class UcxResult:
 class PointToPoint:
     pingpongs: list[PingPong] = field(default_factory=list)
     ucx: list[UcxResult] = field(default_factory=list)
+    qperf: list[QperfRun] = field(default_factory=list)
 
 
 def parse(text: str) -> PointToPoint:
-    """The ping-pongs and ucx_perftest results in ``text``; ParseError when none is found."""
-    found = PointToPoint()
+    """The ping-pongs, ucx_perftest results and qperf tests in ``text``; ParseError when none is
+    found."""
+    found = PointToPoint(qperf=_qperf(text))
     run: PingPong | None = None
     test = ""
     for no, line in enumerate(text.splitlines(), 1):
@@ -149,6 +290,8 @@ def parse(text: str) -> PointToPoint:
                     rate_msg_s=float(f.group("rate_all")),
                 )
             )
-    if not found.pingpongs and not found.ucx:
-        raise ParseError("no ping-pong addresses or result, and no ucx_perftest Final row")
+    if not found.pingpongs and not found.ucx and not found.qperf:
+        raise ParseError(
+            "no ping-pong addresses or result, no ucx_perftest Final row and no qperf test"
+        )
     return found

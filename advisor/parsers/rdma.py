@@ -393,6 +393,10 @@ class HcaPort:
     file's ``iblinkinfo`` / ``ibnetdiscover`` output: that figure. Width is left out of the
     comparison (a split port, 2X HDR100, is narrower by design); lane speed is what an older
     HCA, a cable or a port forced lower brings down."""
+    host: str | None = None
+    """The host whose shell prompt (``user@host:~$ ibstat``) stands above the listing: a copy of
+    several hosts' listings tells their ports apart by it. None where no prompt names one, and
+    for a fabric's nodes (``iblinkinfo``, ``ibnetdiscover``: any host's, seen from that one)."""
 
 
 def _mark_slower_lanes(ports: list[HcaPort]) -> None:
@@ -551,12 +555,36 @@ def _one_port_of_two_tools(
     return merged
 
 
+# the fields ibstat prints before a port's Link layer (rdma-core infiniband-diags/ibstat.c
+# port_dump: State, Physical state, Rate, Base lid, LMC, SM lid, Capability mask, Port GUID,
+# then Link layer, the block's last line)
+_IBSTAT_PORT_FIELD_RE = re.compile(
+    r"^\s*(?:State|Physical state|Rate|Base lid|LMC|SM lid|Capability mask|Port GUID):"
+)
+
+
+def _cut_before_link_layer(
+    ports: list[HcaPort], numbered: list[tuple[int, str, int | None]]
+) -> HcaPort | None:
+    """ibstat's last port where the copy ends inside its block, before its Link layer line,
+    the file's other ibstat ports giving theirs (the same ibstat prints it); else None."""
+    listed = sorted((p for p in ports if p.tool == "ibstat"), key=lambda p: p.line)
+    shown = [(no, line) for no, line, _ in numbered if line.strip()]
+    if len(listed) < 2 or listed[-1].link_layer is not None or not shown:
+        return None
+    if not any(p.link_layer for p in listed[:-1]) or shown[-1][0] <= listed[-1].line:
+        return None
+    return listed[-1] if _IBSTAT_PORT_FIELD_RE.match(shown[-1][1]) else None
+
+
 def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Every port of every device block in ``text`` (ibstat's and ibv_devinfo's outputs, several
     in one file). Raises ParseError when no device block holds a port."""
     ports: list[HcaPort] = []
     netdev_ports: dict[tuple[str, int, str | None], HcaPort] = {}  # ibdev2netdev's, by port
     prompt_host: str | None = None  # the host the last shell prompt (or heading) named
+    # (line, host) where a prompt named a host, or a heading (None: it names no prompt's host)
+    prompted: list[tuple[int, str | None]] = []
     sminfo: list[tuple[int, re.Match[str], str | None]] = []  # sminfo's answers, their host
     mad_runs: list[list[tuple[int, str, re.Match[str]]]] = []  # MAD tools' failures, each
     mad_failed: list[tuple[int, str, re.Match[str]]] = []  # the lines of one before its exit
@@ -656,6 +684,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if prompt_host is not None:
                 netdev_ports.clear()
             prompt_host = host.group(1)
+            prompted.append((no, prompt_host))
         elif (named := _host_heading(line)) is not None:
             # a heading that names a host ("## node02", "Server Genie(native)"): the listings
             # under it are that host's, as under its prompt
@@ -663,6 +692,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 if prompt_host is not None:
                     netdev_ports.clear()
                 prompt_host = named
+                prompted.append((no, None))
             ca, current = None, None
             continue
         if d := _IBDEV2NETDEV_RE.match(line):
@@ -946,6 +976,16 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                     skipped=not ports,
                 )
             )
+    if (last := _cut_before_link_layer(ports, numbered)) is not None:
+        warnings.append(
+            ParseWarning(
+                line=last.line,
+                message=f"{last.ca} port {last.port}: the copy ends before its Link layer line "
+                "(ibstat prints it last in a port's block, as the other ports' show): its link "
+                "layer is unknown",
+                skipped=False,
+            )
+        )
     if unlinked:
         warnings.append(
             ParseWarning(
@@ -982,6 +1022,10 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     warnings += [_mad_failure_note(run, umad_files) for run in mad_runs]
     if "/sys/class/infiniband/" in text:
         ports += _sysfs_ports(numbered)
+    if prompted:
+        for p in ports:
+            if p.tool not in ("iblinkinfo", "ibnetdiscover"):
+                p.host = next((h for at, h in reversed(prompted) if at <= p.line), None)
     _mark_slower_lanes(ports)
     _could_be_once(ports)
     if not ports:
@@ -1088,8 +1132,15 @@ _PERFTEST_SETTING_RE = re.compile(
 _PERFTEST_SIDE_RE = re.compile(r"^\s*(local|remote) address:")
 _PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d+:\d+)\s*$")
 # an empty GID ("GID: 00:00:...:00"): on RoCE the port has no address at the GID index asked
-# (-x, perftest's "GID index"), and a QP to the peer cannot be addressed (RTR fails)
+# (-x, perftest's "GID index"), and a QP to the peer cannot be addressed (RTR fails). (The
+# kernel shows an empty GID table entry as zeros: Linux drivers/infiniband/core/sysfs.c
+# show_port_gid, "If reading GID fails, it is likely due to GID entry being empty"; a RoCE
+# port's GIDs are made from its network interface's IP addresses, and the table stays empty
+# without one: Linux commit acc4fccf4eff "IB/mlx4: Make sure GID index 0 is always occupied",
+# https://git.zx2c4.com/linux-dev/patch/?id=acc4fccf4eff5b29e545995b75de77e60ea44aae)
 _PERFTEST_ZERO_GID_RE = re.compile(r"^\s*GID:\s+00(?::00){15}\s*$")
+# its settings' "GID index       : 2" ("Gid index" in older perftest)
+_PERFTEST_GID_INDEX_RE = re.compile(r"^\s*G[Ii][Dd] index\s*: (?P<index>\d+)\s*$")
 # (a copy may lose the "#" before "iterations", as a Markdown paste of a report did)
 _PERFTEST_BW_HEAD_RE = re.compile(
     r"#bytes\s+#?iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
@@ -1295,6 +1346,11 @@ class PerftestRun:
     B``); None without a bandwidth."""
     failed: str | None = None
     """perftest's own failure line when it stopped before its report."""
+    gid_index: int | None = None
+    """Its settings' ``GID index`` (RoCE: the entry of the port's GID table it addresses from)."""
+    empty_gids: dict[str, int] = field(default_factory=dict)
+    """The all-zero GIDs it printed (``GID: 00:...:00``), by side (``local``, ``remote``): their
+    lines. On RoCE, no address at that GID index on that side."""
 
 
 @dataclass(kw_only=True)
@@ -1479,7 +1535,6 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     run: PerftestRun | None = None
     gids: list[str] = []
     gid_side: str | None = None  # "local" / "remote": the address line the next GID follows
-    empty_gid: set[int] = set()  # the runs (by id) that printed an all-zero GID
     head: str | None = None  # "bw", "lat", "lat_typical" or "lat_dur" under a report header
     scale = GBIT_PER_MIB
     title: str | None = None
@@ -1677,7 +1732,10 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 current.active_mtu = int(mtu.group(0))
             continue
         if _PERFTEST_ZERO_GID_RE.match(line):
-            empty_gid.add(id(run))
+            run.empty_gids.setdefault(gid_side or ("remote" if run.empty_gids else "local"), no)
+            continue
+        if gi := _PERFTEST_GID_INDEX_RE.match(line):
+            run.gid_index = int(gi.group("index"))
             continue
         if side := _PERFTEST_SIDE_RE.match(line):
             gid_side = side.group(1)
@@ -1729,7 +1787,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         run = port.perftest
         if (
             run is not None
-            and id(run) in empty_gid
+            and run.empty_gids
             and run.failed
             and "to RTR" in run.failed
             and port.link_layer == "Ethernet"

@@ -78,6 +78,12 @@ class Section:
 _STATE_CLASS = {"failed": "bad", "in_flight": "warn", "started": "warn"}
 
 
+def _same_host(named: str, group: str) -> bool:
+    """Whether a port's host is the group's (``hosts_of`` files a full name under the short one
+    where the files name both)."""
+    return named == group or ("." not in group and named.split(".", 1)[0] == group)
+
+
 def evidence_view(facts: Facts) -> dict[str, Any] | None:
     """The imported files: each one's status and messages (the line that stopped it), how the
     cluster's shape was found or why there is none, and per host (or folder) what was read from
@@ -123,7 +129,13 @@ def evidence_view(facts: Facts) -> dict[str, Any] | None:
         g["chips"] = [c for c in ev.npu_chips if c["source"] in mine]
         g["topologies"] = [t for t in ev.topologies if t["source"] in mine]
         g["ports"] = [p for p in ev.npu_ports if p["source"] in mine]
-        g["hcas"] = [p for p in ev.hca_ports if p["source"] in mine]
+        # (a copy of several hosts' listings: each port under the host its prompt names)
+        g["hcas"] = [
+            p
+            for p in ev.hca_ports
+            if p["source"] in mine
+            and (not g["named"] or not p.get("host") or _same_host(p["host"], g["host"]))
+        ]
         g["nvlinks"] = [n for n in ev.nvlinks if n["source"] in mine]
         g["gpus"] = [n for n in ev.gpus if n["source"] in mine]
     note = shape_note(ev, facts.cluster) if facts.cluster.imported else ""
