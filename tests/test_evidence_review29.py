@@ -42,10 +42,11 @@ def test_ibnetdiscover_as_it_prints_with_tabs_is_read() -> None:
 def test_pod_row_and_header_signatures_stay_linear_on_long_lines() -> None:
     for line in ("ab-" * 30000, "-" * 40000 + "x", "NAME READY STATUS RESTARTS AGE" + " " * 40000 + "x",
                  "123 " + "x RUNNING 1:00 1 (a) " * 10000 + "z"):  # fmt: skip
-        began = time.perf_counter()
+        # this process's CPU time: other jobs on a shared host do not count against it
+        began = time.process_time()
         re.search(prechecks.SIGNATURE, f"Running the job\n{line}\n", re.M)
         # (quadratic, each took seconds to tens of seconds; linear, a few milliseconds)
-        assert time.perf_counter() - began < 1.0
+        assert time.process_time() - began < 1.0
 
 
 def test_a_ping_pong_that_printed_its_result_did_not_hang() -> None:

@@ -57,9 +57,10 @@ def test_a_qp_that_would_not_reach_rtr_is_a_set_up_failure() -> None:
 
 
 def test_a_padded_slurm_refusal_is_read_in_linear_time() -> None:
-    began = time.perf_counter()
+    # this process's CPU time: other jobs on a shared host do not count against it
+    began = time.process_time()
     (fail,) = _load("srun_padded.txt").failures
-    assert time.perf_counter() - began < 5.0  # (cubic: a minute)
+    assert time.process_time() - began < 5.0  # (cubic: a minute)
     assert fail["kind"] == "launch_failed"
 
 
@@ -69,9 +70,9 @@ def test_the_ping_and_ucx_patterns_stay_linear_on_long_lines() -> None:
         (netif._PING_REPLY_RE, "64 bytes from " + "a" * 40000 + " icmp_seq=1 x"),
         (logs._UCX_QP_ERROR_RE, "[x:1:1] " * 8000 + "Error on QP"),
     ):
-        began = time.perf_counter()
+        began = time.process_time()
         re.search(pattern, line)
-        assert time.perf_counter() - began < 1.0
+        assert time.process_time() - began < 1.0
 
 
 def test_pods_short_of_ready_beyond_a_rollouts_replacements_are_failing() -> None:

@@ -70,10 +70,11 @@ def test_the_new_patterns_stay_linear_on_long_lines() -> None:
         (logs.TQDM_LOSS_RE, "|1/2 [" * 16_000),
         (rdma._DIAG_IBERROR_RE, f"ibnetdiscover: iberror: failed: discover failed{pad}x"),
     ):  # fmt: skip
-        began = time.perf_counter()
+        # this process's CPU time: other jobs on a shared host do not count against it
+        began = time.process_time()
         pattern.search(line)
         # (each took 28 to 49 s before: a lazy match before "\s*$", an unbounded postfix)
-        assert time.perf_counter() - began < 1.0
+        assert time.process_time() - began < 1.0
 
 
 def test_an_exit_barriers_store_error_after_the_nodes_workers_succeeded_is_no_failure() -> None:

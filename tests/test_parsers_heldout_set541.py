@@ -253,9 +253,10 @@ def test_a_host_prefix_and_a_progress_bar_stay_linear_on_long_runs() -> None:
         (logs._CUDA_TEST_RE, "ab" * 50_000),
         (logs._PROGRESS_BAR_RE, "| 12MB / " + "4" * 100_000 + "MBx |"),
     ):  # fmt: skip
-        began = time.perf_counter()
+        # this process's CPU time: other jobs on a shared host do not count against it
+        began = time.process_time()
         pattern.search(line)
-        assert time.perf_counter() - began < 1.0
+        assert time.process_time() - began < 1.0
 
 
 # --- earlier rounds' leftovers -------------------------------------------------------------------

@@ -170,7 +170,8 @@ def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:
         dcgm.DISCOVERY_SIGNATURE,
     ]
     for text in (long_line, blanks, 'Errors for "' + "a" * 100_000):
-        start = time.perf_counter()
+        # this process's CPU time: other jobs on a shared host do not count against it
+        start = time.process_time()
         for p in patterns:
             re.search(p, text, re.M)
         rdma.parse_show_gids(text + "\nn_gids_found=0\n")
@@ -178,4 +179,4 @@ def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:
         dcgm.stats_notes(
             text + "\nSuccessfully retrieved statistics for job: 1.\n| No. of Processes | 0 |\n"
         )
-        assert time.perf_counter() - start < 2.0
+        assert time.process_time() - start < 2.0

@@ -169,8 +169,9 @@ def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:
         "a@" + "b" * 100_000,
         "\n" * 100_000,
     ):
-        start = time.perf_counter()
+        # this process's CPU time: other jobs on a shared host do not count against it
+        start = time.process_time()
         for p in patterns:
             p.search(text)
         pingpong.parse(text + "\nrc_bw:\n    bw  =  1 GB/sec\n")
-        assert time.perf_counter() - start < 1.0
+        assert time.process_time() - start < 1.0
