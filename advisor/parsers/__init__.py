@@ -97,10 +97,12 @@ _LAUNCHER_PREFIXES = (
     # its "host:pid:tid" is not printed ("[0] misc/socket.cc:71 NCCL WARN ...", "[0] NCCL INFO"),
     # nor torch_npu's logger's process id before its time stamp ("[7928] [2026-06-04
     # 15:40:34:813] torch.distributed: [WARNING] [8641] ...": pid, time with a colon before its
-    # milliseconds, module, level, thread)
+    # milliseconds, module, level, thread; Ascend/pytorch torch_npu/csrc/logging/Logger.cpp
+    # Logger::log writes getpid(), the time, the logger's name, the level and the thread id so
+    # for each of its modules: "[383554] [2026-07-01 09:31:38:047] torch_npu.memory: [ERROR]")
     re.compile(
         r"^\[(?P<rank>\d+)\] (?!(?:\S+:\d+ )?NCCL (?:INFO|WARN)\b"
-        r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}\] torch\.distributed:)"
+        r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}\] torch(?:_npu)?\.\w{1,40}:)"
     ),
     # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or
     # "(Name pid=237, ip=10.0.0.2)" (docs.ray.io, "Configuring Logging"); vLLM's multiprocess

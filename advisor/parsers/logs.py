@@ -1627,6 +1627,16 @@ def _parse_events(text: str) -> LogReport:
             return report
         # (after the exception reads: a launch or a training loop that then failed is read as
         # its failure; these are healthy only with no line saying an error)
+        unprobed = lines
+        if (
+            not report.events
+            and "failed call to cuInit" in text
+            and (probe := _no_cuda_driver(lines)) is not None
+        ):
+            # (TensorFlow's probe of CUDA on a host with no NVIDIA driver: its own diagnosis, no
+            # error line of the run)
+            report.unread.append(probe[1])
+            unprobed = [t for t in lines if t[0] != probe[0]]
         if (
             not report.events
             and "Start worker process" in text
@@ -1643,8 +1653,9 @@ def _parse_events(text: str) -> LogReport:
                 or ("iteration" in text and ITERATION_LOSS_RE.search(text))
                 or ("loss" in text and TQDM_LOSS_RE.search(text))
                 or ("step:" in text and TITAN_STEP_RE.search(text))
+                or ("epoch" in text and PLAIN_STEP_LOSS_RE.search(text))
             )
-            and first_error_line(lines) is None
+            and first_error_line(unprobed) is None
             and _loss_notes(lines, report)
         ):
             return report  # a training loop printing its loss, step after step: it ran
@@ -1822,7 +1833,7 @@ def _parse_events(text: str) -> LogReport:
                     if "[Hardware Error]" not in t:
                         break
                     read_aer.add(no)
-            rest = [t for t in lines if t[0] not in read_aer] if read_aer else lines
+            rest = [t for t in unprobed if t[0] not in read_aer] if read_aer else unprobed
             if (error := first_error_line(rest)) and error.line not in said:
                 # (the worker a Ray or vLLM prefix named before the line: which one failed)
                 # (numbered as numbered_lines numbers them: splitlines, a lone CR too)
@@ -1837,6 +1848,9 @@ def _parse_events(text: str) -> LogReport:
                         rest_raw = rest_raw.lstrip()[inner.end() :]
                     error.worker = wp.group("name") or f"pid {wp.group('pid')}"
                     error.message = f"{prefix} {error.message}"[:300]
+                # (the program's own warning that its versions do not match, above the error:
+                # said with it, the error's words stay as written)
+                error.exception_type = _mismatch_warnings_before(rest, error)
                 report.events.append(error)
                 if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                     # the program's error, then the shell's "Killed": it did not end by itself
@@ -4071,6 +4085,16 @@ TITAN_STEP_RE = re.compile(
 )
 
 
+# a training script's own print of each step, words and figures apart with no logger (the
+# ModelZoo PCN TensorFlow port's run.log: "epoch 1  step 276  loss 0.02740633 - time per batch
+# 19.2787")
+PLAIN_STEP_LOSS_RE = re.compile(
+    r"^[ \t]*epoch[ \t]+(?P<epoch>\d+)[ \t,]+step[ \t]+(?P<step>\d+)[ \t,]+loss[ \t]+"
+    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b",
+    re.M,
+)
+
+
 def _loss_line(line: str) -> re.Match[str] | None:
     if "loss is" in line and (m := LOSS_LINE_RE.match(line)):
         return m
@@ -4081,6 +4105,8 @@ def _loss_line(line: str) -> re.Match[str] | None:
     if "loss" in line and "|" in line and (m := TQDM_LOSS_RE.search(line)):
         return m
     if "step:" in line and (m := TITAN_STEP_RE.search(line)):
+        return m
+    if "epoch" in line and (m := PLAIN_STEP_LOSS_RE.match(line)):
         return m
     return None
 
@@ -7721,12 +7747,15 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 f"pid {h.group('pid')} holds {h.group('size')}" for h in others
             )
             what += "".join(f", this process {h.group('size')}" for h in held if h.group("self"))
+        logged_pid = _logger_pid(line)
         report.events.append(
             LogEvent(
                 kind="device_oom",
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
+                # (torch_npu's logger's own process id, "[383554] [date] torch_npu.memory: ...")
+                pid=int(logged_pid) if logged_pid else None,
                 device=key[1],
                 library=m.group("lib"),
                 exception_type=what,
@@ -8247,6 +8276,48 @@ _OPTIONAL_PLUGIN_RE = re.compile(
 )
 _ASCEND_DRIVER_LIB_RE = re.compile(r"^lib(?:c_sec|drvdsmi_host|ascend_hal|dcmi|mmpa)\.so")
 _NVIDIA_LIB_RE = re.compile(r"^lib(?:nvidia-ml|cuda|nccl)\.so")
+# TensorFlow's StreamExecutor looking for CUDA's libraries (tensorflow/tensorflow
+# tensorflow/stream_executor/platform/default/dso_loader.cc GetDsoHandle: LOG(WARNING) "Could not
+# load dynamic library 'libcuda.so.1'; dlerror: ..." and a FAILED_PRECONDITION status its caller
+# takes as no CUDA): a warning, TensorFlow goes on without that library (on the CPU, or an
+# accelerator's own plugin), not a program that stopped
+_TF_DSO_LOADER_RE = re.compile(
+    r"Could not load dynamic library '(?P<lib>[^'\s]{1,100})'; dlerror: "
+)
+# its CUDA driver's start on a host with no NVIDIA driver (tensorflow/stream_executor/cuda/
+# cuda_driver.cc InternalInit: LOG(ERROR) "failed call to cuInit: ..." and an ABORTED status, so
+# no GPU is registered; then cuda_diagnostics.cc LogDiagnosticInformation: "kernel driver does not
+# appear to be running on this host (HOST): /proc/driver/nvidia/version does not exist")
+_TF_CUINIT_RE = re.compile(r"\bfailed call to cuInit: (?P<why>[^\n]{1,120})")
+_TF_NO_NVIDIA_DRIVER_RE = re.compile(
+    r"kernel driver does not appear to be running on this host \((?P<host>[^)\n]{0,100})\): "
+    r"/proc/driver/nvidia/version does not exist"
+)
+TF_CUDA_PROBE_LINES = 3
+"""How far under TensorFlow's failed cuInit its diagnosis of the host's NVIDIA driver stands."""
+
+
+def _no_cuda_driver(lines: list[tuple[int, str, int | None]]) -> tuple[int, ParseWarning] | None:
+    """TensorFlow's failed cuInit where its own diagnosis under it says the host has no NVIDIA
+    driver: the line, and a note that it runs without CUDA GPUs; None otherwise (a cuInit that
+    failed on a host with the driver is an error of its own)."""
+    for index, (no, line, _) in enumerate(lines):
+        if "cuInit" not in line or (m := _TF_CUINIT_RE.search(line)) is None:
+            continue
+        for _, below, _ in lines[index + 1 : index + 1 + TF_CUDA_PROBE_LINES]:
+            if (d := _TF_NO_NVIDIA_DRIVER_RE.search(below)) is not None:
+                return no, ParseWarning(
+                    line=no,
+                    message=f"TensorFlow's failed call to cuInit ({m.group('why').strip()}) on a "
+                    f"host with no NVIDIA driver ({d.group('host')}: /proc/driver/nvidia/version "
+                    "does not exist, its own diagnosis): it registers no CUDA GPU and goes on, "
+                    "no error of the run",
+                    skipped=False,
+                )
+        return None
+    return None
+
+
 # Open MPI's error handler on a failed MPI call (ompi/errhandler, MPI_ERRORS_ARE_FATAL): "*** An
 # error occurred in MPI_Init_thread" / "*** on a NULL communicator" / "*** MPI_ERRORS_ARE_FATAL
 # (processes in this communicator will now abort, ...)"
@@ -8463,6 +8534,7 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
     symbol it could not find (a library older or other than the one the program was built
     against)."""
     seen: dict[tuple[str, str], LogEvent] = {}
+    tf_said: set[str] = set()
     for no, line, tagged in lines:
         if (".so" not in line and " error" not in line) or not (ld := _LOADER_RE.search(line)):
             continue
@@ -8478,6 +8550,19 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
             # "NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object
             # file ... : when loading libnccl-net.so" is its INFO, then its own transport; its
             # WARN lines (libcuda.so not found ...) are read as NCCL's own
+            continue
+        if (tf := _TF_DSO_LOADER_RE.search(line)) is not None:
+            if tf.group("lib") not in tf_said:
+                tf_said.add(tf.group("lib"))
+                report.unread.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"TensorFlow could not load {tf.group('lib')} (its dso_loader's "
+                        "warning: it goes on without it, and without the CUDA GPU support that "
+                        "library gives)",
+                        skipped=False,
+                    )
+                )
             continue
         prog = ld.group("prog") or "a program"
         if ld.group("dl_obj") is not None and (
@@ -13342,6 +13427,15 @@ _LOG_LINE_RE = re.compile(
     # (and the stack trace dmlc prints under a failed CHECK: "[bt] (0) tests/app() [0x40879b]")
     r"|^\[bt\] \(\d+\) "
 )
+# a training script's own progress print, its counter and its loss ("epoch 1  step 276  loss
+# 0.0274 - time per batch 19.28"; the ImageNet example's ProgressMeter, "[gpu id: 0 ] Test:
+# [77/85]  Time 0.117 ( 0.281)  Loss 1.073741e+01 ..."): a program's log written with no logger
+_PROGRESS_LINE_RE = re.compile(
+    r"^.{0,40}?\b(?:[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|Test|Train)\b.{0,80}?\b[Ll]oss\b[ \t:=]{0,4}-?\d"
+)
+MIN_PROGRESS_LINES = 5
+"""How many progress lines (with no logger's) make a program's log: two lines of "epoch 1 loss
+2.3" are too few to tell from any other text."""
 LOG_LOOK_LINES = 300
 """How many of a file's first non-blank lines are looked at to tell a program's log."""
 MIN_LOG_LINES = 2
@@ -13456,6 +13550,11 @@ def is_program_log(text: str) -> bool:
         )
         if logged * 2 >= len(head) - first:
             return True
+    progress = sum(
+        1 for line in head if _PROGRESS_LINE_RE.match(line) and not _LOG_LINE_RE.match(line)
+    )
+    if progress >= MIN_PROGRESS_LINES:
+        logged += progress
     return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
 
 
@@ -13567,11 +13666,19 @@ _TRACEBACK_PART_RE = re.compile(r"Traceback \(most recent|File \"|^\W*$|\b(?:ERR
 
 # a warning of versions that do not match ("CANN version mismatch. The build version is 0.0.0,
 # but the current environment version is 5.1.2."): no error, but what an ops engineer checks first
+# (with the version between, as MindSpore's run_check warns at import, mindspore-ai/mindspore
+# mindspore/python/mindspore/run_check/_check_version.py AscendEnvChecker: "MindSpore version
+# 2.3.1 and Ascend AI software package (Ascend Data Center Solution)version 7.5 does not match,
+# the version of software package expect one of ['7.2', '7.3']", then the same of its "te" and
+# "hccl" wheels, and a countdown; the program goes on)
 _MISMATCH_WARNING_RE = re.compile(
-    r"\bversions? (?:mismatch|do(?:es)? not match|don't match)|\bmismatch(?:ed)? versions?"
+    r"\bversions? (?:[\w.]{1,20} )?(?:mismatch|do(?:es)? not match|don't match)"
+    r"|\bmismatch(?:ed)? versions?"
     r"|\bnot compatible with (?:the )?(?:installed|current)",
     re.IGNORECASE,
 )
+MISMATCH_WARNINGS_SAID = 3
+"""How many different version-mismatch warnings before a program's error are quoted with it."""
 
 
 CPER_RECORD_LINES = 12
@@ -13588,6 +13695,32 @@ def _first_mismatch_warning(lines: list[tuple[int, str, int | None]]) -> ParseWa
                 skipped=False,
             )
     return None
+
+
+def _mismatch_warnings_before(
+    lines: list[tuple[int, str, int | None]], error: LogEvent
+) -> str | None:
+    """The different version-mismatch warnings a program printed above its error line, each
+    once (a check repeated at every import prints them again) with its first line: what the log
+    itself named before it failed; None when it warned of none."""
+    said: dict[str, int] = {}
+    for no, line, _ in lines:
+        if no >= error.line:
+            break
+        if (m := _MISMATCH_WARNING_RE.search(line)) is None:
+            continue
+        # (the words from the logger's last bracket before the match on, to the sentence's end:
+        # its time and pid differ from round to round, the warning does not)
+        words = line[line.rfind("] ", 0, m.start()) + 1 :].strip().split(". ", 1)[0]
+        said.setdefault(words, no)
+    if not said:
+        return None
+    shown = list(said.items())[:MISMATCH_WARNINGS_SAID]
+    return (
+        f"before it, {len(said)} warning(s) of a version mismatch: "
+        + "; ".join(f"{w[:240]} (line {no})" for w, no in shown)
+        + (" ..." if len(said) > len(shown) else "")
+    )
 
 
 # a structured logger's record, one JSON object a record, printed on one line or pretty-printed
