@@ -235,6 +235,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "asys": re.compile(asys.SIGNATURE, re.M),
     "asys_status": re.compile(asys.STATUS_SIGNATURE, re.M),
     "ascend_dmi": re.compile(ascend_dmi.SIGNATURE, re.M),
+    "ascend_dmi_flops": re.compile(ascend_dmi.FLOPS_SIGNATURE, re.M),
     "reschedule": re.compile(reschedule.SIGNATURE, re.M),
     "deviceinfo": re.compile(deviceinfo.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
@@ -2069,6 +2070,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     ):
         formats = ["log"]  # another CANN module's plog lines (TorchAir's, GE's), none an ERROR
     if (
+        formats
+        and set(formats) <= {"ascend_versions", "npu_smi_query"}
+        and "] " in text
+        and len(logs.CANN_PLOG_LINE_RE.findall(text)) >= logs.MIN_LOG_LINES
+    ):
+        # a collection's package versions or npu-smi answers above a plog's lines (a forum post
+        # of a card's versions, then what set_device logged): the plog read as well
+        formats.append("log")
+    if (
         not formats
         and (logs.TRACEBACK_HEADING in text or logs.FATAL_PYTHON in text or 'File "' in text)
         and logs.python_exception(numbered_lines(text)) is not None
@@ -2128,7 +2138,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 line=0,
                 message="no supported format recognised (nccl-tests, hccl_test, npu-smi, "
                 "nvidia-smi topo, hccn_tool, hccn.conf, rank table, ibstat, ibv_devinfo, ibstatus, perftest, "
-                "ibdev2netdev, iblinkinfo, ibnetdiscover, dcgmi diag, dcgmi health, dcgmi nvlink -e, dcgmi stats -j, ibqueryerrors, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, "
+                "ibdev2netdev, iblinkinfo, ibnetdiscover, dcgmi diag, dcgmi health, dcgmi nvlink -e, dcgmi stats -j, ibqueryerrors, ascend-fd diag, asys diagnose, asys info -r=status, ascend-dmi --dg, ascend-dmi -f, "
                 "MindCluster reschedule records, MindCluster DeviceInfo and device fault events, "
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
@@ -2137,7 +2147,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
-                "msprof-analyze advisor tables, "
+                "msprof-analyze advisor tables, msprof op_summary CSV, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -2816,10 +2826,12 @@ def _seconds(epoch_s: float) -> str:
 
 
 def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """msprof-analyze's slow-rank details and overview: notes of what they say (performance
-    figures and the tool's own verdicts, no health code), not judged."""
+    """msprof-analyze's slow-rank details and overview, and msprof's op_summary: notes of what
+    they say (performance figures and the tool's own verdicts, no health code), not judged."""
     if re.search(msprof.COMMUNICATION_SIGNATURE, text) and text.lstrip().startswith("{"):
         return _msprof_communication(msprof.parse_communication(text))
+    if re.search(msprof.OP_SUMMARY_SIGNATURE, text, re.M):
+        return _msprof_op_summary(msprof.parse_op_summary(text))
     rows, overviews = msprof.parse(text)
     notes = []
     by_step: dict[str, list[msprof.StepRank]] = {}
@@ -2865,6 +2877,39 @@ def _msprof(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
 
 MSPROF_OPS_SAID = 12
 """How many of cluster_communication.json's operators are said one by one (the rest counted)."""
+
+
+MSPROF_TASKS_SAID = 3
+"""How many of a device's longest op_summary tasks a note names."""
+
+
+def _msprof_op_summary(tasks: list[msprof.OpTask]) -> list[ParseWarning]:
+    """A note per device of msprof's op_summary: its tasks' count and time, its longest tasks
+    (profile figures, no health in them: not judged)."""
+    by_device: dict[str, list[msprof.OpTask]] = {}
+    for task in tasks:
+        by_device.setdefault(task.device, []).append(task)
+    notes = []
+    for device, own in by_device.items():
+        longest = sorted(own, key=lambda t: -t.duration_us)[:MSPROF_TASKS_SAID]
+        said = "; ".join(
+            f"{t.op_name} ({t.task_type}) {t.duration_us:g} us"
+            + (f", wait {t.wait_us:g} us" if t.wait_us is not None else "")
+            + (f", block num {t.block_num}" if t.block_num else "")
+            + f" (line {t.line})"
+            for t in longest
+        )
+        ops = len({t.op_name for t in own})
+        notes.append(
+            ParseWarning(
+                line=own[0].line,
+                message=f"msprof op_summary, device {device}: {len(own)} task(s) of {ops} "
+                f"operator(s), {sum(t.duration_us for t in own):g} us in all; the longest: "
+                f"{said}: profile figures with no health in them, not judged"[:600],
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _msprof_communication(ops: list[msprof.CommOp]) -> list[ParseWarning]:
@@ -3184,6 +3229,25 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     line=answer.line, message=f"npu-smi info -t board{npu}: {said}", skipped=False
                 )
             )
+            if answer.fields.get("Chip Fault"):
+                # an older -t board answer's chip count and "Chip Fault" (a 310P card's, driver
+                # 22.0.4): said as printed, its meaning not given beside it, so not judged
+                product = (answer.fields.get("Product Name") or [""])[0]
+                notes.append(
+                    ParseWarning(
+                        line=answer.line,
+                        message=f"npu-smi info -t board{npu}"
+                        + (f" ({product})" if product else "")
+                        + ": "
+                        + ", ".join(
+                            f"{key} {answer.fields[key][0]}"
+                            for key in ("Chip Count", "Chip Fault")
+                            if answer.fields.get(key)
+                        )
+                        + ", as printed: not judged",
+                        skipped=False,
+                    )
+                )
             compat = (answer.fields.get("Compatibility") or [""])[0].upper()
             if compat in ("", "OK", "NA"):
                 continue
@@ -3271,12 +3335,20 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 # product name and serial number
                 what = "npu-smi info -l (the device list)"
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
-            shown = [
-                f"{key} {values[0]}"
+            pairs = [
+                (key, values[0])
                 for key, values in answer.fields.items()
                 if values and key not in ("NPU ID", "Chip ID", "Chip Count")
             ]
-            figures = f" ({'; '.join(shown[:QUERY_FIGURES_SAID])}{'; ...' if len(shown) > QUERY_FIGURES_SAID else ''})"
+            # a version past the figures said is said all the same (the MCU's "Firmware
+            # Version", last of its -t board answer): what runs on the chip, not a figure
+            kept = [
+                f"{key} {value}"
+                for at, (key, value) in enumerate(pairs)
+                if at < QUERY_FIGURES_SAID or key.split()[-1] == "Version"
+            ]
+            shown = [f"{key} {value}" for key, value in pairs]
+            figures = f" ({'; '.join(kept)}{'; ...' if len(shown) > len(kept) else ''})"
             notes.append(
                 ParseWarning(
                     line=answer.line,
@@ -5503,6 +5575,10 @@ def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
                 )
             )
             continue
+        if item.checks:
+            # a failed item's JSON: each check it lists (its item_info line) on its own line
+            _dmi_checks(item, result, words, source, out)
+            continue
         _add_failure(
             out,
             source,
@@ -5529,6 +5605,97 @@ def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
             )
         )
     return notes
+
+
+def _dmi_flops(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ascend-dmi -f: a note per device's row (the figures it measured, no health in them); a
+    run that could not load its library, an ``ascend_tool_failure``, or a note where a later run
+    of the file measured (the shell's environment was set between: the device was not at
+    fault)."""
+    runs = ascend_dmi.parse_flops(text)
+    notes: list[ParseWarning] = []
+    for at, run in enumerate(runs):
+        for row in run.rows:
+            notes.append(
+                ParseWarning(
+                    line=row.line,
+                    message=f"ascend-dmi -f, device {row.device}: {row.flops} {row.unit} at "
+                    f"{row.power_w} W ({row.execute_times} execute times in "
+                    f"{row.duration_ms:g} ms): figures with no health in them, not judged",
+                    skipped=False,
+                )
+            )
+        if run.load_failed is None:
+            continue
+        line, library, said = run.load_failed
+        # MindCluster ToolBox FAQ toolboxug_0097: "Failed to load the libascendcl.so dynamic
+        # library" when the CANN package is not installed or its environment variables are not
+        # set; sourcing set_env.sh let the same test run
+        why = (
+            f"ascend-dmi -f could not load {library} (the toolbox FAQ's causes: the CANN package "
+            "not installed, or its environment variables not set)"
+        )
+        later = next((r for r in runs[at + 1 :] if r.rows), None)
+        if later is None:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="ascend_tool_failure",
+                    line=line,
+                    message=said[:300],
+                    library="Ascend DMI",
+                    exception_type=f"{why}: the test did not run"[:300],
+                ),
+            )
+            continue
+        env = f" after source {run.set_env[1]} (line {run.set_env[0]})" if run.set_env else ""
+        notes.append(
+            ParseWarning(
+                line=line,
+                message=f"{said} (line {line}): {why}; run again{env}, it measured (line "
+                f"{later.rows[0].line}): no fault of the device read",
+                skipped=False,
+            )
+        )
+    return notes
+
+
+_DMI_DEVICE_RE = re.compile(r"\bdevice (\d+)\b")
+
+
+def _dmi_checks(
+    item: ascend_dmi.Item, result: str, words: str, source: str, out: EvidenceFacts
+) -> None:
+    """One ``dmi_check`` failure per check a failed item's JSON lists (``item_info``: "d2d
+    bandwidth diagnosis failed on device 0 with bandwidth 751.0634765625 / 4999"), its device
+    the first the line names."""
+    where = (
+        " ".join(part for part in (item.section, item.name) if part)
+        if item.name
+        else f"{item.section or 'its'} group"
+    )
+    if item.cut:
+        # (the copy ends before the item's own name or result: its group's result stands)
+        cut = "item's result" if item.name else "item's name and result"
+        where += f": {item.state} (the group's result; the copy is cut before the {cut})"
+    else:
+        where += f": {item.state}"
+    for line, said in item.checks:
+        device = _DMI_DEVICE_RE.search(said)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="dmi_check",
+                line=line,
+                message=f"{item.command or 'ascend-dmi --dg'}: {said}"[:300],
+                code=result,
+                device=int(device.group(1)) if device else None,
+                library="Ascend DMI",
+                exception_type=f"{where}{' (' + words + ')' if words else ''}: {said}"[:300],
+            ),
+        )
 
 
 def _reschedule(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -7030,6 +7197,7 @@ _CONVERTERS = {
     "asys": _asys,
     "asys_status": _asys_status,
     "ascend_dmi": _dmi,
+    "ascend_dmi_flops": _dmi_flops,
     "reschedule": _reschedule,
     "deviceinfo": _deviceinfo,
     "npu_smi_details": _npu_details,

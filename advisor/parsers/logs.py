@@ -1564,6 +1564,7 @@ def _parse_events(text: str) -> LogReport:
                     skipped=False,
                 )
             )
+            report.unread += _plog_warning_notes(lines)
             # (the plog's lines beside a program's own output, a job's proc log: the program's
             # first error line, a traceback's exception, is the job's failure)
             rest = [t for t in lines if not CANN_PLOG_LINE_RE.search(t[1])]
@@ -11885,6 +11886,51 @@ def _runtime_follow_up(lines: list[tuple[int, str, int | None]], ev: LogEvent) -
         ev.exception_type = f"{ev.exception_type}; " + "; ".join(said)
 
 
+_PLOG_WARNING_RE = re.compile(r"^[ \t]*\[WARNING\] (?P<mod>[A-Z][A-Z_]*)\(-?\d+,")
+_DRV_RET_CODE_RE = re.compile(r"\bdrvRetCode=(?P<code>\d+)\b")
+PLOG_LINE_SAID_CHARS = 240
+"""How much of a plog line (its head taken off) a note quotes."""
+
+
+def _plog_warning_notes(lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
+    """Notes of a plog with no ERROR line: each module's first WARNING line as written, and each
+    driver return code (``drvRetCode=N``, the runtime's name for a drvError_t: hicann/driver
+    pkg_inc/ascend_hal_error.h, 16 DRV_ERROR_WAIT_TIMEOUT "driver wait timeout") a line gives,
+    with its name. Warnings, not judged: nothing in them says the run failed."""
+    notes: list[ParseWarning] = []
+    warned: set[str] = set()
+    codes: set[int] = set()
+    for no, line, _ in lines:
+        if "[WARNING] " in line and (w := _PLOG_WARNING_RE.match(line)):
+            if w.group("mod") not in warned:
+                warned.add(w.group("mod"))
+                said = _PLOG_HEAD_RE.sub("", line.strip())[:PLOG_LINE_SAID_CHARS]
+                notes.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"the plog's first WARNING line of {w.group('mod')}: {said} "
+                        "(a warning, not judged)",
+                        skipped=False,
+                    )
+                )
+        if "drvRetCode=" not in line or not (d := _DRV_RET_CODE_RE.search(line)):
+            continue
+        code = int(d.group("code"))
+        if code in codes or code not in DRV_ERRORS:
+            continue
+        codes.add(code)
+        name, meaning = DRV_ERRORS[code]
+        said = _PLOG_HEAD_RE.sub("", line.strip())[:PLOG_LINE_SAID_CHARS]
+        notes.append(
+            ParseWarning(
+                line=no,
+                message=f"drvRetCode {code} is {name} ({meaning}): {said}",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
@@ -16428,6 +16474,7 @@ DRV_ERRORS = {
     1: ("DRV_ERROR_NO_DEVICE", "no valid device"),
     6: ("DRV_ERROR_OUT_OF_MEMORY", "out of memory"),
     7: ("DRV_ERROR_INNER_ERR", "the driver's inner error"),
+    16: ("DRV_ERROR_WAIT_TIMEOUT", "the driver's wait timed out"),
     87: (
         "DRV_ERROR_RESOURCE_OCCUPIED",
         "the devices are busy: another process or container holds them",

@@ -16,6 +16,14 @@ notebooks and console print them (PrettyTable):
   operator, each rank's ``Communication Time Info`` (elapsed, wait and their ratio) and
   ``Communication Bandwidth Info`` (per transport: RDMA, HCCS, PCIE, SDMA ...).
 
+- msprof's own ``op_summary_*.csv`` (the profiler's operator details: ``Device_id,Model ID,Task
+  ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),Task Duration(us),Task Wait
+  Time(us),Block Num,...``), a row a task: its operator, the accelerator it ran on (Task Type:
+  AI_CORE, AI_VECTOR_CORE, AI_CPU ...) and its time in µs (CANN profiling guide, "op_summary
+  (operator details)",
+  https://www.hiascend.com/document/detail/zh/canncommercial/latest/devaids/Profiling/atlasprofiling_16_0067.html;
+  ``Model Name`` and ``Infer ID`` appear in some modes only).
+
 All are performance figures with no health code in them: read into notes, not judged.
 """
 
@@ -38,8 +46,10 @@ STEP_TRACE_SIGNATURE = (
     r"Free\b"
 )
 COMMUNICATION_SIGNATURE = r'"Communication Time Info"\s*:\s*\{'
+OP_SUMMARY_SIGNATURE = r"^[ \t]*Device_id,(?:Model Name,)?Model ID,Task ID,Stream ID,"
 SIGNATURE = (
     f"{DETAILS_SIGNATURE}|{OVERVIEW_SIGNATURE}|{STEP_TRACE_SIGNATURE}|{COMMUNICATION_SIGNATURE}"
+    f"|{OP_SUMMARY_SIGNATURE}"
 )
 
 
@@ -197,3 +207,55 @@ def parse(text: str) -> tuple[list[StepRank], list[Overview]]:
         for key, said in overview.verdicts.items():
             overview.verdicts[key] = re.sub(r"\s+", " ", said)
     return rows, overviews
+
+
+@dataclass
+class OpTask:
+    """One row of ``op_summary_*.csv``: a task of an operator."""
+
+    line: int
+    device: str
+    op_name: str
+    task_type: str
+    """The accelerator it ran on (AI_CORE, AI_VECTOR_CORE, AI_CPU, HCCL ...), as printed."""
+    duration_us: float
+    wait_us: float | None
+    block_num: str
+    """``Block Num`` (or ``Block Dim``), as printed: the cores the task was split over."""
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # (N/A)
+
+
+def parse_op_summary(text: str) -> list[OpTask]:
+    """The rows of msprof's ``op_summary_*.csv`` under its header; ParseError with none."""
+    tasks: list[OpTask] = []
+    header: list[str] = []
+    for no, raw, _ in numbered_lines(text):
+        if re.match(OP_SUMMARY_SIGNATURE, raw):
+            header = [h.strip() for h in next(csv.reader([raw.strip()]))]
+            continue
+        if not header or not raw.strip():
+            continue
+        values = dict(zip(header, (v.strip() for v in next(csv.reader([raw]), [])), strict=False))
+        duration = _number(values.get("Task Duration(us)"))
+        if duration is None:
+            continue
+        tasks.append(
+            OpTask(
+                line=no,
+                device=values.get("Device_id", ""),
+                op_name=values.get("Op Name", ""),
+                task_type=values.get("Task Type", ""),
+                duration_us=duration,
+                wait_us=_number(values.get("Task Wait Time(us)")),
+                block_num=values.get("Block Num") or values.get("Block Dim") or "",
+            )
+        )
+    if not tasks:
+        raise ParseError("no op_summary row with its Task Duration(us) under the header")
+    return tasks

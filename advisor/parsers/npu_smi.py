@@ -684,6 +684,9 @@ QUERY_SIGNATURE = (
     r"|npu-smi[ \t]+info[ \t]+-t[ \t]+(?!topo\b)[\w-]+[^\n]*\n[ \t]*[A-Za-z][\w ().%/-]{0,60}[ \t]:[ \t]*\S"
     # -t proc-mem's process row copied alone (its NPU ID and Chip Count lines left out)
     r"|^[ \t]*Process id:[ \t]*\d+[ \t]+Process name:[ \t]*\S+[ \t]+Process memory\(MB\):[ \t]*\d+"
+    # an answer copied with its padding squeezed to one blank ("NPU ID : 2" over "Product Name :
+    # IT21PDDA011", a forum's copy of -t board): its first key over the next only npu-smi prints
+    r"|^[ \t]*NPU ID[ \t]+:[ \t]*\d+[ \t]*\r?\n[ \t]*(?:Product Name|Chip ID)[ \t]+:[ \t]*\S"
 )
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
