@@ -406,6 +406,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\] Worker group (?:FAILED|UNHEALTHY)\. \d+/\d+ attempts left; will restart worker group"
         # torch elastic's worker status records (logs._elastic_success)
         r'|"name": "torchelastic\.worker\.status\.[A-Z]+"'
+        # torch elastic's agent at its workers' end (logs._elastic_end_notes)
+        r"|\] worker group successfully finished\. Waiting "
+        r"|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)\. Waiting "
         # MindIE's device out of memory (logs._MINDIE_OOM_RE)
         r"|Device out of memory \(OOM\) reported by PyTorch"
         # MindIE's warm-up out of memory (logs._MINDIE_WARMUP_OOM_RE)

@@ -972,8 +972,8 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         ended = LogReport()
         _nccl_setup_notes(lines(), ended)
         report.unread += [w for w in ended.unread if " ended by " in w.message]
-    if ("vLLM is using nccl==" in text or "Custom allreduce is disabled" in text) and not any(
-        "(vLLM's pynccl)" in w.message for w in report.unread
+    if (" is using nccl==" in text or "Custom allreduce is disabled" in text) and not any(
+        "'s pynccl)" in w.message for w in report.unread
     ):
         _vllm_notes(text, lines(), report)
     if "Error waiting on exit barrier" in text:
@@ -1058,7 +1058,9 @@ def _exit_barrier_notes(lines: list[tuple[int, str, int | None]], report: LogRep
 # vLLM's own words of its communication at start and at its end: "vLLM is using nccl==2.21.5"
 # (pynccl.py), "Custom allreduce is disabled because it's not supported on more than two
 # PCIe-only GPUs" (custom_all_reduce.py: its one-shot kernels need NVLink or two GPUs), and each
-# worker's "Worker exiting" after "Terminating local vLLM worker processes"
+# worker's "Worker exiting" after "Terminating local vLLM worker processes"; SGLang's tensor-parallel
+# ranks by its logger's tag ("[2025-09-11 10:24:21 TP0] ...", "[... DP0 TP0] ...", "[TP0 EP0] ...")
+_SGLANG_TP_RE = re.compile(r"^\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d )?(?:DP\d+ )?TP(?P<tp>\d+)[\] ]")
 _VLLM_CUSTOM_AR_OFF_RE = re.compile(r"Custom allreduce is disabled because (?P<why>[^.\n]+)")
 _VLLM_WORKER_PID_RE = re.compile(
     r"\((?:VllmWorkerProcess|VllmWorker|RayWorkerWrapper)[^)]*?pid=(\d+)"
@@ -1066,8 +1068,9 @@ _VLLM_WORKER_PID_RE = re.compile(
 
 
 def _vllm_notes(text: str, numbered: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One note of what vLLM said of its communication: its NCCL, its workers, whether its custom
-    all-reduce is on, and its workers' exit."""
+    """One note of what vLLM (or SGLang) said of its communication: its NCCL, its workers (SGLang's
+    tensor-parallel ranks and their gloo mesh), whether its custom all-reduce is on, and its
+    workers' exit."""
     version = next((m for _, t, _ in numbered if (m := _VLLM_NCCL_RE.search(t))), None)
     off = next((m for _, t, _ in numbered if (m := _VLLM_CUSTOM_AR_OFF_RE.search(t))), None)
     first = next(
@@ -1081,10 +1084,13 @@ def _vllm_notes(text: str, numbered: list[tuple[int, str, int | None]], report: 
     pids = sorted({int(p) for p in _VLLM_WORKER_PID_RE.findall(text)})
     exited = text.count("Worker exiting")
     said = []
+    who = version.group("who") if version else "vLLM"
     if version and not any(
-        w.message.startswith(f"NCCL {version.group(1)}") for w in report.unread
+        w.message.startswith(f"NCCL {version.group('v')}") for w in report.unread
     ):  # (NCCL's own version line said it already)
-        said.append(f"NCCL {version.group(1)} (vLLM's pynccl)")
+        said.append(f"NCCL {version.group('v')} ({PYNCCL_OF[who]})")
+    if who == "sglang":
+        said += _sglang_ranks(numbered)
     if pids:
         said.append(
             f"{len(pids)} worker process(es) (pid {', '.join(map(str, pids[:8]))}{' ...' if len(pids) > 8 else ''})"
@@ -1097,8 +1103,34 @@ def _vllm_notes(text: str, numbered: list[tuple[int, str, int | None]], report: 
         said.append(f"{exited} worker(s) exited ('Worker exiting')")
     if said:
         report.unread.append(
-            ParseWarning(line=first, message="vLLM: " + "; ".join(said), skipped=False)
+            ParseWarning(
+                line=first,
+                message=f"{'SGLang' if who == 'sglang' else 'vLLM'}: " + "; ".join(said),
+                skipped=False,
+            )
         )
+
+
+def _sglang_ranks(numbered: list[tuple[int, str, int | None]]) -> list[str]:
+    """What SGLang's lines say of its ranks: the tensor-parallel ranks its logger tagged, and
+    those whose gloo mesh came up with every peer it expected (a one-rank group's "0 of 0" says
+    nothing)."""
+    tps = sorted({int(m.group("tp")) for _, t, _ in numbered if (m := _SGLANG_TP_RE.match(t))})
+    meshed: dict[int, int] = {}
+    for _, t, _ in numbered:
+        if "Expected number of connected" in t and (c := GLOO_CONNECTED_RE.search(t)):
+            n, expected = int(c.group("n")), int(c.group("expected"))
+            if expected and n >= expected:
+                meshed.setdefault(int(c.group("rank")), expected)
+    span = _number_span(tps, shortest_run=3).replace("-", "-TP").replace(", ", ", TP")
+    said = [f"{len(tps)} tensor-parallel rank(s) (TP{span})"] * bool(tps)
+    if meshed:
+        peers = sorted(set(meshed.values()))
+        said.append(
+            f"gloo's mesh up on rank(s) {_number_span(sorted(meshed), shortest_run=3)}, each "
+            f"connected to its {' or '.join(map(str, peers))} peer(s)"
+        )
+    return said
 
 
 # MLPerf's logger (mlcommons/training compliance/mllog/constants.py): each record a line
@@ -1748,6 +1780,13 @@ def _parse_events(text: str) -> LogReport:
             and _elastic_launch_notes(lines, report)
         ):
             return report  # torchrun's launch configs and its agents' ends: no fault
+        if (
+            not report.events
+            and "worker group" in text
+            and first_error_line(lines) is None
+            and _elastic_end_notes(lines, report)
+        ):
+            return report  # torch elastic's agent said its workers finished: no fault
         if (
             not report.events
             and "this job is preempted" in text
@@ -3980,8 +4019,12 @@ _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 # 0 Pid   4962 on      test2 device  0 [0x81] NVIDIA A100-PCIE-40GB")
 _NCCL_VERSION_LINE_RE = re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+\S*)")
 # vLLM's pynccl wrapper naming the library it loaded (vllm/distributed/device_communicators/
-# pynccl.py: "vLLM is using nccl==2.21.5")
-_VLLM_NCCL_RE = re.compile(r"\bvLLM is using nccl==(\d+\.\d+\.\d+)")
+# pynccl.py: "vLLM is using nccl==2.21.5"), and SGLang's copy of it on its rank 0
+# (sgl-project/sglang python/sglang/srt/distributed/device_communicators/pynccl.py: "sglang is
+# using nccl==2.27.3")
+_VLLM_NCCL_RE = re.compile(r"\b(?P<who>vLLM|sglang) is using nccl==(?P<v>\d+\.\d+\.\d+)")
+PYNCCL_OF = {"vLLM": "vLLM's pynccl", "sglang": "SGLang's pynccl"}
+"""Whose pynccl named the NCCL it loaded, as a note says it."""
 _NCCL_NET_USING_RE = re.compile(
     r"(?:NCCL INFO |^\s*)NET/(?P<net>IB|Socket) : Using (?P<what>.+?)(?:; OOB .*)?$"
     # NCCL 2.1's and 2.2's "INFO NET : Using interface eth0:172.17.0.3<0>" (no "NCCL" word)
@@ -4859,6 +4902,70 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
     return True
 
 
+# torch elastic's agent at its workers' end (torch/distributed/elastic/agent/server/api.py
+# _invoke_run: "[default] worker group successfully finished. Waiting 300 seconds for other agents
+# to finish.", then _exit_barrier: "Local worker group finished (SUCCEEDED). Waiting ..." and,
+# once every agent reached the barrier (its workers ended, "either successfully or not"), "Done
+# waiting for other agents. Elapsed: 0.0015 seconds"); torchrun's command line as a script's
+# trace shows it ("+ torchrun --nnodes=4 --nproc_per_node=1 --node_rank=1 ... mnist.py")
+_ELASTIC_GROUP_DONE_RE = re.compile(r"\[(?P<role>[\w-]+)\] worker group successfully finished\.")
+_ELASTIC_EXIT_DONE_RE = re.compile(r"Done waiting for other agents\. Elapsed: (?P<s>\d+(?:\.\d+)?)")
+_TORCHRUN_LINE_RE = re.compile(r"^[ \t+$#>]*torchrun[ \t]")
+_TORCHRUN_ARG_RE = re.compile(
+    r"--(?P<key>nnodes|nproc[-_]per[-_]node|node[-_]rank|master[-_]addr|master[-_]port)"
+    r"[= ](?P<value>[^\s=]+)"
+)
+
+
+def _elastic_end_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of torch elastic's agent that said its worker group finished (SUCCEEDED), with
+    torchrun's command line above it (its nodes, processes a node, this node's rank) and its
+    exit barrier; False where no agent said so or a worker group failed."""
+    done = next(
+        ((no, t) for no, t, _ in lines if _ELASTIC_SUCCEEDED_RE.search(t)),
+        None,
+    ) or next(((no, t) for no, t, _ in lines if _ELASTIC_GROUP_DONE_RE.search(t)), None)
+    if done is None or any("Worker group FAILED" in t for _, t, _ in lines):
+        return False
+    role = next(
+        (m.group("role") for _, t, _ in lines if (m := _ELASTIC_GROUP_DONE_RE.search(t))), None
+    )
+    said = []
+    command = next((t for _, t, _ in lines if _TORCHRUN_LINE_RE.match(t)), None)
+    if command is not None:
+        args = {
+            m.group("key").replace("-", "_"): m.group("value")
+            for m in _TORCHRUN_ARG_RE.finditer(command)
+        }
+        master = args.get("master_addr")
+        if master and args.get("master_port"):
+            master = f"{master}:{args['master_port']}"
+        launched = [
+            f"{args['nnodes']} node(s)" if "nnodes" in args else "",
+            f"{args['nproc_per_node']} process(es) a node" if "nproc_per_node" in args else "",
+            f"this node's rank {args['node_rank']}" if "node_rank" in args else "",
+            f"master {master}" if master else "",
+        ]
+        if any(launched):
+            said.append("torchrun's command line: " + ", ".join(x for x in launched if x))
+    if barrier := next((m for _, t, _ in lines if (m := _ELASTIC_EXIT_DONE_RE.search(t))), None):
+        said.append(
+            f"it passed its exit barrier ({float(barrier.group('s')):.3g} s): every agent of the "
+            "job had reached it (their workers ended, successfully or not)"
+        )
+    report.unread.append(
+        ParseWarning(
+            line=done[0],
+            message="torch elastic's agent said its worker group finished (SUCCEEDED)"
+            + (f" ({role})" if role else "")
+            + (f"; {'; '.join(said)}" if said else "")
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
 # DeepSpeed's engine's progress on rank 0 (runtime/engine.py, log_dist): "[Rank 0] step=30,
 # skipped=20, lr=[...]"
 _DS_STEP_RE = re.compile(r"\[Rank 0\] step=(?P<step>\d+), skipped=(?P<skipped>\d+)")
@@ -5368,7 +5475,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     topo_nvl: set[tuple[str, str]] = set()  # the dump's NVLinks: (NVS or GPU, bandwidth)
     # a host → its graph search's result per pattern: (line, channels, intra/inter bw, path types)
     graphs: dict[str, dict[int, tuple[int, int, str, str]]] = {}
-    pynccl: dict[str, str] = {}  # vLLM's word of its NCCL's version → its note
+    pynccl: dict[str, str] = {}  # vLLM's (SGLang's) word of its NCCL's version → its note
     for no, line, _ in lines:
         said: str | None = None
         if "Pattern " in line and (gp := _NCCL_GRAPH_PATTERN_RE.search(line)):
@@ -5399,9 +5506,9 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             continue
         if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
             said = f"NCCL {v.group('v')}"
-        elif "vLLM is using nccl==" in line and (vv := _VLLM_NCCL_RE.search(line)):
-            said = f"NCCL {vv.group(1)} (vLLM's pynccl)"
-            pynccl.setdefault(vv.group(1), said)
+        elif " is using nccl==" in line and (vv := _VLLM_NCCL_RE.search(line)):
+            said = f"NCCL {vv.group('v')} ({PYNCCL_OF[vv.group('who')]})"
+            pynccl.setdefault(vv.group("v"), said)
         elif "NET" in line and (n := _NCCL_NET_USING_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             net = f"NET/{n.group('net')}" if n.group("net") else "network"
@@ -6503,6 +6610,9 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     seen: set[tuple[tuple[int | None, str | None, str, str, int | None], str | None]] = set()
     # each failure's first event: a later copy with NCCL's last WARN completes one without
     first: dict[tuple[int | None, str | None, str, str, int | None], LogEvent] = {}
+    # each failure's last record read: its last WARN, "" where its "Last error:" label stood
+    # empty (a record of its own, which no later WARN completes)
+    latest: dict[tuple[int | None, str | None, str, str, int | None], str] = {}
     for index, (no, line, tagged) in enumerate(lines):
         wrapped = 0
         if (
@@ -6591,7 +6701,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         destroyed = next((d for _, t, _ in below if (d := _PG_DESTROYED_RE.match(t))), None)
         if rank is None and m.group("what3") and (rm := _WATCHDOG_RANK_RE.search(line)):
             rank = int(rm.group(1) or rm.group(2))
-        last = _last_error(lines, index + wrapped)
+        said_last = _last_error_said(lines, index + wrapped)
+        last = said_last or None
         if (
             last is None
             and "Last error:" in line[m.start() :]
@@ -6621,16 +6732,30 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             if tf and tf.group("host") == m.group("host"):
                 pid = int(tf.group("pid"))
         base = (rank, m.group("host"), where, what, pid)
-        if (base, last) in seen or (last is None and base in first):
-            continue
+        record = last if last is not None else said_last
+        if record is None and base in first:
+            continue  # a copy without its "Last error:" block
+        if (base, record) in seen and latest.get(base) == record:
+            continue  # the record just read, again
+        # (the same record after another one of the same call, untagged processes' blocks
+        # interleaved: "Last error:" empty, then "[Proxy Service 2] Failed to execute operation
+        # Connect ...", then empty again, is three processes' failures)
         earlier = first.get(base)
-        if last is not None and earlier is not None and earlier.exception_type is None:
+        if (
+            last is not None
+            and earlier is not None
+            and earlier.exception_type is None
+            and latest.get(base) is None
+        ):
             # the copy seen first lacked NCCL's last WARN: this one completes it
             earlier.exception_type = last[:200]
             earlier.message = f"{earlier.message} / Last error: {earlier.exception_type}"[:400]
             seen.add((base, last))
+            latest[base] = last
             continue
-        seen.add((base, last))
+        seen.add((base, record))
+        if record is not None:
+            latest[base] = record
         text = line.strip()
         if len(text) > 300:  # a long line (XLA's): the message from just before the failure
             text = "…" + line[max(0, m.start() - 60) :].strip()
@@ -6879,8 +7004,15 @@ _NODE_NAME_PREFIX_RE = re.compile(rf"^{NODE_NAME}: ")
 
 def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
     """The text under torch's "Last error:" line (NCCL's last WARN) within a few lines after
-    ``lines[index]``. A page that doubled every line break (a blank line after the error line
-    and after each line of its message) is read every second line."""
+    ``lines[index]``; None where there is none."""
+    return _last_error_said(lines, index) or None
+
+
+def _last_error_said(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """As ``_last_error``, but "" where torch's "Last error:" label stands with nothing under it
+    (NCCL left no WARN: the record is whole, not a copy cut before it). A page that doubled
+    every line break (a blank line after the error line and after each line of its message) is
+    read every second line."""
     after = lines[index + 1 : index + 1 + 2 * (NCCL_LAST_ERROR_LINES + 1)]
     # a node's name a collector put before every line ("rdma-test-gpu-worker-1: Last error:",
     # pdsh's form where no bracket follows it), the same as the failure's own line's
@@ -6895,7 +7027,7 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
     window = (texts[1::2] if doubled else texts)[: NCCL_LAST_ERROR_LINES + 1]
     for i, text in enumerate(window[:-1]):
         if text == "Last error:":
-            return window[i + 1] or None
+            return window[i + 1]
     # NCCL's last error printed straight under the result's description, without the label
     # ("ncclUnhandledCudaError: Call to CUDA function failed." / "Failed to bind NVLink SHARP
     # (NVLS) Multicast memory ...": NCCL 2.29.7 under torch, pytorch/pytorch#178749)
@@ -14569,6 +14701,11 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         seq = int(seq_text) if seq_text else None
         key = (rank, w.group("op"), seq)
         if key in by_key:
+            if by_key[key].group is None and pg and "watchdog thread terminated" in line:
+                # the watchdog's death repeats the record under its own group's prefix (pytorch
+                # ProcessGroupNCCL.cpp ncclCommWatchdog: logPrefix() + "Process group watchdog
+                # thread terminated with exception: " + e.what()): the group of that very work
+                by_key[key].group = pg
             continue
         ev = LogEvent(
             kind="watchdog_timeout",
