@@ -1697,6 +1697,17 @@ def _flat_table_line(text: str) -> tuple[int, int] | None:
     return None
 
 
+def _flat_show_gids(text: str) -> tuple[str, int, int] | None:
+    """``text`` with the first line that holds show_gids' whole table run together split back
+    into the table's lines (rdma.flat_show_gids), that line's number and how many lines it
+    became; None where no line does."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if "IPv4" in line and (split := rdma.flat_show_gids(line)) and len(split) > 1:
+            return "\n".join([*lines[:index], *split, *lines[index + 1 :]]), index + 1, len(split)
+    return None
+
+
 _JSON_STRING_LINE_RE = re.compile(r'^[ \t]*"(?P<s>(?:[^"\\\n]|\\.)*)",?[ \t]*$')
 JSON_STRING_MIN_LINES = 2
 """Fewer quoted lines than this are a file's own JSON, not an output printed a string a line."""
@@ -1777,6 +1788,15 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         notes.append(
             f"a table flattened onto line {line_no} (its line breaks lost) split at its borders "
             f"and rows into {row.count(chr(10)) + 1} lines: line numbers from there on count them"
+        )
+    if "IPv4" in text and "INDEX" in text and (gids := _flat_show_gids(text)):
+        # a page that lost show_gids' line breaks ("DEV PORT INDEX GID IPv4 VER DEV---  ----
+        # ...---mlx5_1  1  0  fe80:...  v1  enp4s0f1mlx5_1  1  1 ...  enp4s0f1n_gids_found=2" on
+        # one line): its header, dashes, rows and count back on lines of their own
+        text, line_no, count = gids
+        notes.append(
+            f"show_gids' table flattened onto line {line_no} (its line breaks lost) split at its "
+            f"header, rows and count into {count} lines: line numbers from there on count them"
         )
     if "`" in text and len(_CODE_BULLET_RE.findall(text)) >= CODE_BULLETS_MIN:
         # a report that listed a log's lines as Markdown bullets of inline code ("- `[rank7]:
@@ -4933,6 +4953,30 @@ _IBPANIC_RE = re.compile(
 )
 
 
+def _not_an_rdma_device(miss: rdma.IbstatNotFound, ports: list[rdma.HcaPort]) -> str:
+    """Why ibstat found no device by the name it was given: the RDMA ports whose network
+    interface ibdev2netdev shows under that name in the same copy (and host), where any do."""
+    netdev_of = [
+        p
+        for p in ports
+        if p.tool == "ibdev2netdev" and p.netdev == miss.name and p.host == miss.host
+    ]
+    said = (
+        f"ibstat was given '{miss.name}', which starts with the name of no RDMA device this "
+        "host lists"
+        + (f" ({miss.why})" if miss.why else "")
+        + ": nothing of any port was reported"
+        + (f" (its answer on line {miss.answer_line})" if miss.answer_line != miss.line else "")
+    )
+    if netdev_of:
+        said += (
+            f"; '{miss.name}' is the network interface of "
+            + ", ".join(f"{p.ca} port {p.port} (line {p.line})" for p in netdev_of)
+            + " per ibdev2netdev, and ibstat takes the RDMA device's name, not its interface's"
+        )
+    return said
+
+
 _IBV_OPEN_FAILED_RE = re.compile(r"^[ \t]*Failed to open device[ \t]*$", re.M)
 
 
@@ -4954,12 +4998,30 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 "where ibstat listed every device, the devices after it) are not reported",
             ),
         )
+    missing = rdma.ibstat_not_found(text) if "IB device can't be found" in text else []
     try:
         ports, warnings = rdma.parse(text)
+        alone = False
     except ParseError:
-        if panics:
-            return []  # the file is ibstat's failure alone: read as that
-        raise
+        if not panics and not missing:
+            raise
+        ports, warnings, alone = [], [], True
+    for miss in missing:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="rdma_device_not_found",
+                line=miss.line,
+                message=f"ibstat {miss.name}: '{miss.name}' IB device can't be found"
+                + (f": {miss.why}" if miss.why else ""),
+                host=miss.host,
+                library="ibstat",
+                exception_type=_not_an_rdma_device(miss, ports),
+            ),
+        )
+    if alone:
+        return []  # the file is ibstat's failure alone: read as that
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     notes = [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
     if fabric := [p for p in ports if p.tool == "ibnetdiscover"]:

@@ -644,7 +644,8 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
-    rdma_device_unreadable (the importer's, from ibstat's abort), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
+    rdma_device_unreadable (the importer's, from ibstat's abort),
+    rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
     its failed worker group), disk_full (a write that found no space left on the device),
     hccl_op_retry_connect (HCCL's op-retry channel that could not reach its server), rdma_ipv6_gid_only (show_gids' RoCE
     ports whose routable RoCEv2 GIDs are IPv6 only),

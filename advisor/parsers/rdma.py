@@ -23,6 +23,8 @@ IBSTAT_SIGNATURE = (
     # ibstat's own failure alone (libibumad's IBPANIC: "ibpanic: [pid] main: stat of IB device
     # 'mlx5_8' failed: ..."), read as what it says
     r"|^ibpanic: \[\d+\] main: stat of IB device '[^'\n]+' failed"
+    # (or on a name it was given that no listed device's name starts: IBSTAT_NOT_FOUND_RE)
+    r"|^ibpanic: \[\d+\] main: '[^'\n]+' IB device can't be found"
     # a port's block copied without its device's ("Port 1:" over "State: Down")
     r"|^[ \t]*Port \d+:[ \t]*\r?\n[ \t]+State:[ \t]*\w+"
 )
@@ -1040,6 +1042,63 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     return ports, warnings
 
 
+# ibstat given a name (ibstat NAME) that no RDMA device umad lists begins with (rdma-core
+# infiniband-diags/ibstat.c main(): each listed ca_name is compared with strncmp over its own
+# length, and where none matches IBPANIC("'%s' IB device can't be found", argv[0]); IBPANIC adds
+# ": " and strerror(errno)): nothing is reported, the name is not an RDMA device's (a network
+# interface's, ib0, or a device this host does not have)
+# (the reason after the colon is taken whole and trimmed in code: "[ \t]*" before "[^\n]*" would
+# be two runs over the same blanks)
+IBSTAT_NOT_FOUND_RE = re.compile(
+    r"^ibpanic: \[\d+\] main: '(?P<name>[^'\n]+)' IB device can't be found"
+    r"(?::(?P<why>[^\n]*))?"
+)
+
+
+@dataclass(kw_only=True)
+class IbstatNotFound:
+    """One ``ibstat NAME`` that ended on ``IB device can't be found``."""
+
+    line: int
+    """The line of the ``ibstat NAME`` command that got the answer, where the copy holds it (the
+    run starts there); else the answer's."""
+    answer_line: int
+    """The line of ibstat's ``ibpanic: ...`` answer."""
+    name: str
+    """The name ibstat was given."""
+    why: str | None
+    """IBPANIC's errno words (``No such file or directory``); None where the copy has none."""
+    host: str | None
+    """The host whose shell prompt stands above it; None where no prompt names one."""
+
+
+# (the command's name word, then the name: "ubuntu@ubuntu:~$ ibstat ib1", "sudo ibstat ib1")
+_IBSTAT_COMMAND_RE = re.compile(r"(?:^|[\s/$#])ibstat[ \t]+(?P<name>[^\s'\"|;&<>-][^\s'\"|;&<>]*)")
+
+
+def ibstat_not_found(text: str) -> list[IbstatNotFound]:
+    """Every ``ibpanic: ... '<name>' IB device can't be found`` in ``text``, with its line (the
+    ``ibstat <name>`` command's just above it, where there is one) and the host of the nearest
+    shell prompt above it."""
+    found: list[IbstatNotFound] = []
+    host: str | None = None
+    command: tuple[int, str] | None = None  # the last ibstat command: its line, the name given
+    for no, line, _ in numbered_lines(text):
+        if m := IBSTAT_NOT_FOUND_RE.match(line.strip()):
+            why = (m.group("why") or "").strip()
+            at = command[0] if command and command[1] == m["name"] else no
+            found.append(
+                IbstatNotFound(line=at, answer_line=no, name=m["name"], why=why or None, host=host)
+            )
+            command = None
+            continue
+        if "@" in line and (prompt := _PROMPT_HOST_RE.match(line)):
+            host = prompt.group(1)
+        c = _IBSTAT_COMMAND_RE.search(line)
+        command = (no, c["name"]) if c else None
+    return found
+
+
 # perftest (linux-rdma/perftest: ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw and their
 # _lat twins) between two hosts: its settings block (src/perftest_parameters.c ctx_print_test_info:
 # " Dual-port       : OFF\t\tDevice         : mlx5_0", " Link type       : Ethernet",
@@ -1224,7 +1283,9 @@ _PERFTEST_LONG_VALUED = frozenset(
 #   (write_lat.c), " Parser function exited with Error".
 # perftest has no "Couldn't modify QP to RTS": its QP transitions fail as "Failed to modify QP".
 _PERFTEST_ERROR_RE = re.compile(
-    r"^\s*(?P<what>Couldn't connect to \S+|Unable to open file descriptor for socket connection"
+    # (ethernet_read_keys() names itself before its words: "ethernet_read_keys: Couldn't read
+    # remote address", perftest_communication.c)
+    r"^\s*(?:ethernet_read_keys: )?(?P<what>Couldn't connect to \S+|Unable to open file descriptor for socket connection"
     r"|Couldn't listen to port \d+|Problem in resolving basic address and port"
     r"|Failed to exchange data between server and clients|Couldn't post send\b"
     r"|No IB devices found|IB device \S+ not found|Couldn't get context for the device"
@@ -1243,8 +1304,10 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Test exited with Error|Parser function exited with Error"
     # the TCP exchange with the other side broken (perftest_communication.c: ethernet_read_keys'
     # "Couldn't read remote address", ctx_hand_shake's " Unable to read to socket/rdam_cm" and
-    # its twins, ctx_close_connection's "Failed to close connection between server and client")
-    r"|Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rdam_cm"
+    # its twins, "socket/rdma_cm" since linux-rdma/perftest ac87d0e (2020, "Fixed typo in
+    # perftest_communication error output"), ctx_close_connection's "Failed to close connection
+    # between server and client")
+    r"|Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rd(?:am|ma)_cm"
     r"|Failed to close connection between server and client"
     # the port it was asked for is not ACTIVE (perftest_parameters.c, before the link layer is
     # set: " Port number %d state is %s" from portStates, then " Couldn't set the link layer")
@@ -1540,6 +1603,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     title: str | None = None
     title_at = 0
     previous = ""  # the line above (perftest's parser says what it refused there)
+    error_at = 0  # the last perftest failure line read
     numbered = numbered_lines(text)
     for index, (no, line, _) in enumerate(numbered):
         above, previous = previous, line
@@ -1651,6 +1715,13 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         e = _PERFTEST_ERROR_RE.match(line)
         last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
+        # a command typed after the run's failure lines (a server that failed, then its client
+        # started by hand) is another process: a failure line after it is that command's, not
+        # the failed run's next words
+        retyped = bool(
+            e and run is not None and run.failed and pending and pending[-1].line > error_at
+        )
+        error_at = no if e else error_at
         if e and failure_open and not ended:
             ended = last
             continue  # the same client's next words on its failure ("Unable to open file ...")
@@ -1667,7 +1738,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # (a copy that joined the completion error's lines: its status on the same line)
             _completion_details(run, line[e.end() :])
             continue
-        if e and pending and (current is None or run is None or ended or run.rows):
+        if e and pending and (current is None or run is None or ended or run.rows or retyped):
             # (a run whose settings were printed and whose report has not started: the error is
             # its own, the commands still pending are others', a server waiting meanwhile)
             # the last command stopped before its settings (its device, its TCP exchange with
@@ -2162,6 +2233,75 @@ def parse_show_gids(text: str) -> tuple[list[Gid], int | None, int]:
     if not gids and found is None:
         raise ParseError("show_gids: no GID row and no n_gids_found line")
     return gids, found, found_line
+
+
+# show_gids' table whose line breaks a copy lost (a page that kept its spacing, each tab's run of
+# blanks, and nothing between the lines): the header "DEV PORT INDEX GID IPv4 VER DEV" with its
+# dashes and rows after it on one line, each row's netdev run into the next row's device name
+# ("... v1      enp4s0f1mlx5_1  1       1       fe80:...") and the last into "n_gids_found=N"
+# (each blank run before a literal word or a digit: no two runs over the same characters)
+_FLAT_GIDS_HEAD_RE = re.compile(r"DEV[ \t]+PORT[ \t]+INDEX[ \t]+GID[ \t]+IPv4[ \t]+VER[ \t]+DEV")
+# a row's port, index and GID, each after a blank ("  1       0       fe80:0000:...")
+_FLAT_GID_ROW_RE = re.compile(
+    r"(?<=[ \t])\d{1,3}[ \t]+\d{1,5}[ \t]+[0-9a-fA-FxX]{4}(?::[0-9a-fA-FxX]{4}){7}(?![0-9a-fA-FxX:])"
+)
+_GIDS_DEVICE_RE = re.compile(r"[\w.-]+")
+"""A show_gids row's device name (_GID_ROW_RE's ``dev``)."""
+
+
+def _glued_device(word: str, first: str, seen: set[str]) -> int | None:
+    """Where the device name starts in ``word``, a row's netdev run into the next row's device
+    (``enp4s0f1mlx5_1``): at the last place the first row's device name (``first``) without its
+    closing number starts again, or its letters before a digit, or a device seen already ends
+    it; None where none of these finds it."""
+    stem = first.rstrip("0123456789")
+    if word in seen or (stem and word.startswith(stem) and word[len(stem) :].isdigit()):
+        return 0
+    if stem and (at := word.rfind(stem)) > 0 and word[at + len(stem) :].isdigit():
+        return at
+    letters = re.match(r"[A-Za-z]+", first)
+    if letters and (at := word.rfind(letters.group(0))) > 0:
+        rest = word[at + len(letters.group(0)) :]
+        if rest[:1].isdigit() and _GIDS_DEVICE_RE.fullmatch(rest):
+            return at
+    return next((len(word) - len(d) for d in seen if word.endswith(d)), None)
+
+
+def flat_show_gids(line: str) -> list[str] | None:
+    """``line`` split back into show_gids' lines (its header, its dashes, a line a GID, its
+    n_gids_found) where it holds the whole table run together; None where it holds no header
+    followed by a GID row, or a row's device name cannot be told from the netdev before it."""
+    head = _FLAT_GIDS_HEAD_RE.search(line)
+    if head is None:
+        return None
+    rows = list(_FLAT_GID_ROW_RE.finditer(line, head.end()))
+    if not rows:
+        return None
+    cuts = [head.start()] if line[: head.start()].strip() else []
+    cuts.append(head.end())
+    end = head.end()
+    first: str | None = None
+    seen: set[str] = set()
+    for row in rows:
+        before = line[end : row.start()].rstrip(" \t")
+        word = before.split()[-1] if before.split() else ""
+        word_start = end + len(before) - len(word)
+        if first is None:
+            # (the dashes under the header run into the first row's device name)
+            at: int | None = len(word) - len(word.lstrip("-"))
+            first = word.lstrip("-")
+        else:
+            at = _glued_device(word, first, seen)
+        if at is None or not _GIDS_DEVICE_RE.fullmatch(word[at:]):
+            return None
+        cuts.append(word_start + at)
+        seen.add(word[at:])
+        end = row.end()
+    if (found := line.rfind("n_gids_found=", end)) >= 0:
+        cuts.append(found)
+    cut = sorted(set(c for c in cuts if 0 < c < len(line)))
+    parts = [line[a:b].rstrip() for a, b in zip([0, *cut], [*cut, len(line)], strict=True)]
+    return [p for p in parts if p.strip()]
 
 
 # MLNX_OFED's mlnx_qos (mlnx_qos -i <interface>): "DCBX mode: OS controlled", "Priority trust
