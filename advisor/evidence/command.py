@@ -48,6 +48,7 @@ _NPU_KINDS = frozenset(
         "npu_driver_error",  # the Ascend driver's ERROR lines in a host's kernel log
         "faultdiag_fault",
         "faultdiag_performance",  # ascend-fd's performance modules
+        "npu_freq_reduced",  # MindCluster's check of its npu-smi samples
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
         "dmi_check",  # Ascend DMI's diagnosis

@@ -2816,9 +2816,43 @@ def _npu_watch(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """MindCluster's sampled npu-smi CSV: a note per device of its ranges, where its frequency
-    fell under its own highest and how hot it got; figures with no health code, not judged."""
+    fell under its own highest and how hot it got; an ``npu_freq_reduced`` failure per stretch
+    MindCluster's own check of these samples calls a frequency reduction (npu_smi.FreqRun)."""
     devices, notes = npu_smi.parse_details_csv(text)
+    rated = (
+        f"{npu_smi.MINDCLUSTER_RATED_FREQ:g} (MindCluster's rated frequency where the CSV names "
+        "none)"
+    )
     for dev in devices:
+        bound = (
+            f"its own highest {dev.freq[1]:g} (and under {rated})"
+            if dev.freq[1] < npu_smi.MINDCLUSTER_RATED_FREQ
+            else rated
+        )
+        for run in dev.reduced:
+            temps = f"{run.coolest:g}" + (f"-{run.hottest:g}" if run.hottest != run.coolest else "")
+            why = (
+                "at or over" if run.code == "NODE_RES_ABNORMAL_02" else "under"
+            ) + f" {npu_smi.MINDCLUSTER_HOT_C:g}, the check's over-temperature bound"
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="npu_freq_reduced",
+                    line=run.first_line,
+                    message=f"npu-smi samples, device {dev.dev_id}: freq {run.lowest:g} for "
+                    f"{run.samples} sample(s) in a row, {_seconds(run.first_s)}-"
+                    f"{_seconds(run.last_s)} (epoch s, lines {run.first_line}-{run.last_line}), "
+                    f"temp {temps}",
+                    code=run.code,
+                    device=dev.dev_id,
+                    library="MindCluster",
+                    exception_type=f"device {dev.dev_id}: freq under {bound}, down to "
+                    f"{run.lowest:g}, for {run.samples} samples in a row (lines "
+                    f"{run.first_line}-{run.last_line}), temp {temps} ({why}): MindCluster's "
+                    f"check of these samples calls it a frequency reduction, {run.code}",
+                ),
+            )
         span_s = dev.last_s - dev.first_s
         said = (
             f"{dev.samples} sample(s) over {span_s:g} s; power {dev.power[0]:g}-{dev.power[1]:g}, "
@@ -5484,18 +5518,25 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
         # OMP_NUM_THREADS environment variable for each process to be 1 in default ..."): the
         # launcher is known, the program it ran is not
         banner = _TORCHRUN_BANNER_RE.search(text)
+        installer = any(w.message.startswith(logs.INSTALLER_NOTE) for w in report.unread)
+        if banner:
+            what = (
+                "torchrun's launch (its OMP_NUM_THREADS notice) of a program in no form the "
+                "advisor reads (no HCCL, NCCL or store line it knows)"
+            )
+        elif installer:
+            # (its runs' command, version and progress are said in their own notes)
+            what = "an Ascend package installer's log, no HCCL, NCCL, torch or store line in it"
+        else:
+            what = (
+                "a program's log in no form the advisor reads (no HCCL, NCCL, torch, "
+                "launcher or store line it knows)"
+            )
         return [
             *report.unread,
             ParseWarning(
                 line=text.count("\n", 0, banner.start()) + 1 if banner else 0,
-                message=(
-                    "torchrun's launch (its OMP_NUM_THREADS notice) of a program in no form the "
-                    "advisor reads (no HCCL, NCCL or store line it knows)"
-                    if banner
-                    else "a program's log in no form the advisor reads (no HCCL, NCCL, torch, "
-                    "launcher or store line it knows)"
-                )
-                + f": {said}, nothing more is read from it",
+                message=f"{what}: {said}" + ("" if installer else ", nothing more is read from it"),
                 skipped=False,
             ),
         ]
@@ -5693,14 +5734,13 @@ def _dmi_flops(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         if run.load_failed is None:
             continue
         line, library, said = run.load_failed
-        # MindCluster ToolBox FAQ toolboxug_0097: "Failed to load the libascendcl.so dynamic
-        # library" when the CANN package is not installed or its environment variables are not
-        # set; sourcing set_env.sh let the same test run
-        why = (
-            f"ascend-dmi -f could not load {library} (the toolbox FAQ's causes: the CANN package "
-            "not installed, or its environment variables not set)"
+        why = f"ascend-dmi {run.option} could not load {library}" + _DMI_LOAD_CAUSES.get(
+            library, ""
         )
-        later = next((r for r in runs[at + 1 :] if r.rows), None)
+        flops = run.option in ascend_dmi.FLOPS_OPTIONS
+        # (a later computing-power test that measured says the test's own library loaded then;
+        # of another command's library it says nothing)
+        later = next((r for r in runs[at + 1 :] if r.rows), None) if flops else None
         if later is None:
             _add_failure(
                 out,
@@ -5710,7 +5750,7 @@ def _dmi_flops(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     line=line,
                     message=said[:300],
                     library="Ascend DMI",
-                    exception_type=f"{why}: the test did not run"[:300],
+                    exception_type=f"{why}: the {'test' if flops else 'command'} did not run"[:300],
                 ),
             )
             continue
@@ -5727,6 +5767,22 @@ def _dmi_flops(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 
 
 _DMI_DEVICE_RE = re.compile(r"\bdevice (\d+)\b")
+_DMI_LOAD_CAUSES = {
+    # MindCluster ToolBox FAQ toolboxug_0097 (www.hiascend.com/doc_center/source/zh/mindx-dl/600/
+    # toolbox/ascenddmi/toolboxug_0097.html): "Failed to load the libascendcl.so dynamic
+    # library" when the CANN package is not installed or its environment variables are not set;
+    # sourcing set_env.sh let the same test run
+    "libascendcl.so": " (the toolbox FAQ's causes: the CANN package not installed, or its "
+    "environment variables not set)",
+    # toolboxug_0098 (www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/
+    # toolboxug_0098.html), its example ascend-dmi -c: the driver installed wrong, its
+    # environment variable wrong (LD_LIBRARY_PATH without the driver's), or a driver version that
+    # is not a commercial one (libdcmi.so missing, or its permission wrong)
+    "libdcmi.so": " (the toolbox FAQ's causes: the driver installed wrong, its environment "
+    "variable wrong (LD_LIBRARY_PATH without the driver's libraries), or a driver that is not a "
+    "commercial version: libdcmi.so missing or its permission wrong)",
+}
+"""What MindCluster's ToolBox FAQ says keeps ascend-dmi from loading each library."""
 
 
 def _dmi_checks(

@@ -25,6 +25,12 @@ environment it stops at "Failed to load the libascendcl.so dynamic library. Chec
 environment configuration dependency." (the CANN package not installed or its environment
 variables not set: FAQ toolboxug_0097,
 https://www.hiascend.com/doc_center/source/zh/mindx-dl/600/toolbox/ascenddmi/toolboxug_0097.html).
+Any of its commands stops at "Failed to load the libdcmi.so dynamic library. Check the environment
+configuration dependency." where it cannot load the driver's DCMI library (the compatibility check
+``ascend-dmi -c`` the FAQ's example; its causes the driver installed wrong, its environment
+variable wrong, or a driver version that is not a commercial one, libdcmi.so missing or its
+permission wrong: FAQ toolboxug_0098,
+https://www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/toolboxug_0098.html).
 """
 
 from __future__ import annotations
@@ -359,9 +365,14 @@ FLOPS_SIGNATURE = (
     # the command typed after a prompt or alone on its line, and its own answer below it
     + r"|^(?:[^\n]{0,200}?[#$][ \t]*)?ascend-dmi[ \t]+(?:-f|--flops)\b[^\n]*\n"
     r"(?:[^\n]*\n){0,2}?[ \t]*(?:This test will affect|Failed to load the)"
+    # any other command of it that could not load a library it needs (toolboxug_0098: -c)
+    r"|^(?:[^\n]{0,200}?[#$][ \t]*)?ascend-dmi[ \t]+-{1,2}[A-Za-z][^\n]*\n"
+    r"(?:[^\n]*\n){0,2}?[ \t]*Failed to load the \S+ dynamic library\."
 )
 _FLOPS_HEADER_RE = re.compile(_FLOPS_HEADER)
 _FLOPS_COMMAND_RE = re.compile(_FLOPS_COMMAND)
+_ANY_COMMAND_RE = re.compile(r"\bascend-dmi[ \t]+(?P<option>-{1,2}[A-Za-z][\w-]{0,40})")
+FLOPS_OPTIONS = frozenset({"-f", "--flops"})
 _FLOPS_ROW_RE = re.compile(
     r"^[ \t]*(?P<device>\d+)[ \t]+(?P<times>\d[\d,]*)[ \t]+(?P<ms>\d+(?:\.\d+)?)[ \t]+"
     r"(?P<flops>\d+(?:\.\d+)?)[ \t]+(?P<watts>\d+(?:\.\d+)?)[ \t]*$"
@@ -388,6 +399,9 @@ class FlopsRun:
     line: int
     """The command's line, or the run's first line of its own where the copy has no command."""
     command: str = ""
+    option: str = "-f"
+    """The command's option (``-f``; ``-c`` for a compatibility check that could not load its
+    library): a table without a command is the computing-power test's."""
     rows: list[FlopsRow] = field(default_factory=list)
     load_failed: tuple[int, str, str] | None = None
     """The library it could not load: (line, library, the line as printed)."""
@@ -397,12 +411,18 @@ class FlopsRun:
 
 def parse_flops(text: str) -> list[FlopsRun]:
     """Each ``ascend-dmi -f`` run in ``text`` (a run a command line, or a table without one):
-    its rows, or the library it could not load. Raises ParseError when no run says either."""
+    its rows, or the library it could not load; and each other command of the tool that could
+    not load one. Raises ParseError when no run says either."""
     runs: list[FlopsRun] = []
     unit = ""
     for no, line, _ in numbered_lines(text):
         if _FLOPS_COMMAND_RE.search(line):
             runs.append(FlopsRun(line=no, command=line.strip()))
+            unit = ""
+            continue
+        if "ascend-dmi" in line and (other := _ANY_COMMAND_RE.search(line)):
+            # (another command of the tool: only a library it could not load is read of it)
+            runs.append(FlopsRun(line=no, command=line.strip(), option=other.group("option")))
             unit = ""
             continue
         if (env := _SET_ENV_RE.search(line)) and runs:
@@ -415,7 +435,12 @@ def parse_flops(text: str) -> list[FlopsRun]:
             continue
         if _FLOPS_HEADER_RE.match(line):
             unit = line.split()[-2]
-            if not runs or runs[-1].rows or runs[-1].load_failed:
+            if (
+                not runs
+                or runs[-1].rows
+                or runs[-1].load_failed
+                or runs[-1].option not in FLOPS_OPTIONS
+            ):
                 runs.append(FlopsRun(line=no))
             continue
         if unit and (row := _FLOPS_ROW_RE.match(line)):

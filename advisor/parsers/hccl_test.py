@@ -340,19 +340,40 @@ def read_init_failure(text: str) -> InitFailure | None:
                 meaning=meaning,
                 acl=bool(groups.get("acl")),
             )
-            if at + 1 < len(numbered) and (stage := _STAGE_RE.match(numbered[at + 1][1])):
+            # each process of the run prints its own check: the same check again is another
+            # rank's (hccl_test runs one process a rank under mpirun), however that rank spaced
+            # it: the HCCL guide's three ranks print "retcode: 11", "retcode:11", "retcode: 11"
+            # over one "This is an error in init_hcclComm." (www.hiascend.com/document/detail/
+            # zh/CANNCommunityEdition/81RC1beta1/hccl/hcclug/hcclug_000060.html)
+            failure.same_lines = [
+                n for n, other, _ in numbered[at + 1 :] if _same_check(pattern, groups, line, other)
+            ]
+            # (the ranks' checks printed one under another: the step's line stands under the
+            # last of them)
+            below = at + 1
+            while below < len(numbered) and numbered[below][0] in failure.same_lines:
+                below += 1
+            if below < len(numbered) and (stage := _STAGE_RE.match(numbered[below][1])):
                 failure.stage = stage.group(1)
             elif groups.get("where"):
                 # (hccl_test's check names its file and line only: which call it guarded, and
                 # so the step, is not said)
                 failure.stage = "a call hccl_test names by its source line only"
-            # each process of the run prints its own check: the same line again is another
-            # rank's (hccl_test runs one process a rank under mpirun)
-            failure.same_lines = [
-                n for n, other, _ in numbered[at + 1 :] if other.strip() == line.strip()
-            ]
             return failure
     return None
+
+
+def _same_check(
+    pattern: re.Pattern[str], groups: dict[str, str | None], line: str, other: str
+) -> bool:
+    """``other`` prints the same failure as ``line``: the same text, or hccl_test's check of the
+    same source line and code in other spacing."""
+    if other.strip() == line.strip():
+        return True
+    if not groups.get("where"):
+        return False
+    again = pattern.search(other)
+    return again is not None and again.groupdict() == groups
 
 
 class HcclTestInitError(ParseError):

@@ -650,6 +650,7 @@ class LogEvent:
     hccl_op_retry_connect (HCCL's op-retry channel that could not reach its server), rdma_ipv6_gid_only (show_gids' RoCE
     ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
+    npu_freq_reduced (the importer's, MindCluster's frequency-reduction check of its npu-smi samples),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
@@ -979,6 +980,8 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         _vllm_notes(text, lines(), report)
     if "Error waiting on exit barrier" in text:
         _exit_barrier_notes(lines(), report)
+    if "] [INFO]" in text:
+        _installer_notes(lines(), report)
     for full in [e for e in report.events if e.kind == "disk_full"]:
         # (by their times where both have one: a log of one rank after another's is in no
         # order of time; else by line, within one rank's lines)
@@ -998,6 +1001,119 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
                 f"{full.exception_type}; after the failure on line {min(before)}, which it did "
                 "not cause"
             )
+
+
+# The installer of Ascend's run packages (a driver's or firmware's "*.run --upgrade" / "--full"):
+# its own lines "[Driver] [2025-04-17 09:39:16] [INFO]base version is 24.1.rc3.1.", its record of
+# the command ("[INFO]UserCommand: Ascend910B-firmware-7.7.t15.0.b092.run --quiet --full"), its
+# progress ("[INFO]upgradePercentage:10%"), and between them what a script it runs prints on its
+# own (Huawei Cloud's CCE FAQ "NPU驱动升级失败如何解决？", support.huaweicloud.com/cce_faq/
+# cce_faq_00494.md: an A300-3010 driver's "--upgrade" whose output, with
+# "/usr/local/Ascend/driver/script/device_hot_reset.sh: line 269: echo: write error: No such
+# device" under "device hot reset start", the FAQ calls an upgrade that succeeded)
+_INSTALLER_LINE_RE = re.compile(
+    r"^[ \t]*\[(?P<tag>[A-Z][A-Za-z]{1,20})\][ \t]+\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\][ \t]+"
+    r"\[(?P<level>[A-Z]{3,8})\](?P<said>[^\n]*)$"
+)
+_INSTALLER_BASE_RE = re.compile(r"^base version is (?P<version>\S{1,80}?)\.?[ \t]*$")
+_INSTALLER_PROGRESS_RE = re.compile(r"^(?P<what>[a-z]{1,20})Percentage:[ \t]*(?P<pct>\d{1,3})%")
+_INSTALLER_COMMAND_RE = re.compile(r"^UserCommand:[ \t]*(?P<command>\S[^\n]*)$")
+# bash's own words for a failed command in a script: "<script>: line N: <what>"
+_SCRIPT_ERROR_RE = re.compile(r"^[ \t]*(?P<script>/\S{1,300}\.sh): line \d{1,6}: [^\n]*\berror\b")
+INSTALLER_NOTE = "Ascend package installer"
+"""How the note of an Ascend run package's installer begins."""
+
+
+@dataclass(kw_only=True)
+class _InstallerRun:
+    tag: str
+    first: int
+    last: int
+    command: tuple[int, str] | None = None
+    base: tuple[int, str] | None = None
+    progress: tuple[int, str, int] | None = None
+    error: tuple[int, str] | None = None
+    script_error: tuple[int, str, str] | None = None
+
+
+def _run_command(line: str) -> str | None:
+    """A run package typed with its options (``./A300-3010-npu-driver_24.1.rc3.1_linux-aarch64.run
+    --upgrade``), from the package on."""
+    words = line.split()
+    for at, word in enumerate(words[:-1]):
+        if word.endswith(".run") and words[at + 1].startswith("-"):
+            return " ".join(words[at:])
+    return None
+
+
+def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note per run of an Ascend package's installer: its command, base version, last
+    progress, its first ERROR line and a script's error line among its own."""
+    runs: dict[str, _InstallerRun] = {}
+    order: list[_InstallerRun] = []
+    typed: tuple[int, str] | None = None
+    previous = ""
+    for no, line, _ in lines:
+        m = _INSTALLER_LINE_RE.match(line) if "] [" in line else None
+        if m is None:
+            if ".run" in line and (command := _run_command(line)):
+                typed = (no, command)
+            elif order and _SCRIPT_ERROR_RE.match(line) and not order[-1].script_error:
+                order[-1].script_error = (no, line.strip()[:200], previous)
+            continue
+        tag, said = m.group("tag"), m.group("said").strip()
+        run = runs.get(tag)
+        if run is None or said.startswith("Start time:"):
+            run = runs[tag] = _InstallerRun(tag=tag, first=no, last=no)
+            order.append(run)
+            if typed is not None:
+                run.command, typed = typed, None
+        run.last = no
+        previous = said
+        if c := _INSTALLER_COMMAND_RE.match(said):
+            run.command = (no, c.group("command").strip())
+        elif b := _INSTALLER_BASE_RE.match(said):
+            run.base = (no, b.group("version"))
+        elif p := _INSTALLER_PROGRESS_RE.match(said):
+            run.progress = (no, p.group("what"), int(p.group("pct")))
+        elif m.group("level") == "ERROR" and run.error is None:
+            run.error = (no, said[:160])
+    for run in order:
+        if run.command is None and run.base is None:
+            continue  # (a helper's lines inside another run, "[Server] ... unset success")
+        said = [
+            f"[{run.tag}] run"
+            + (f" `{run.command[1]}` (line {run.command[0]})" if run.command else "")
+        ]
+        if run.base:
+            said.append(f"base version {run.base[1]} (line {run.base[0]})")
+        if run.error:
+            said.append(f"its first ERROR line: {run.error[1]} (line {run.error[0]})")
+        if run.script_error:
+            no, quoted, after = run.script_error
+            faq = (
+                "; Huawei Cloud's CCE FAQ shows this line in a driver upgrade it calls successful"
+                if "device_hot_reset.sh" in quoted and "No such device" in quoted
+                else ""
+            )
+            said.append(
+                f"a script's error line among its own: {quoted} (line {no}"
+                + (f", after '{after[:80]}'" if after else "")
+                + f"{faq})"
+            )
+        if run.progress:
+            no, what, pct = run.progress
+            said.append(
+                f"its last progress {what}Percentage {pct}% (line {no})"
+                + ("; the file ends before 100 %" if pct < 100 and no == run.last else "")
+            )
+        report.unread.append(
+            ParseWarning(
+                line=run.command[0] if run.command else run.first,
+                message=f"{INSTALLER_NOTE}: " + "; ".join(said),
+                skipped=False,
+            )
+        )
 
 
 # torch elastic's agent after its own worker group ended (agent/server/api.py _exit_barrier): it
@@ -17353,6 +17469,18 @@ _DCMI_INIT_RE = re.compile(
     r"\bdcmi (?:model|module) initiali[sz]ed? failed\b.*?\bret is (?P<code>-\d+)", re.IGNORECASE
 )
 _DCMI_RET_RE = re.compile(r"\bdcmi/\w+\.go:\d+\s+(?P<what>.+?),? err: retCode: (?P<code>-\d+)")
+# DCMI's own log lines, as a hiascend forum thread quotes them from a failed vNPU creation
+# (www.hiascend.com/forum/thread-02120198475111631014-1-1.html): "[2025/11/14 03:02:54][0041]
+# [root][127.0.0.1][dcmi_cfg_operate.c,dcmi_cfg_check_cfg_path,587]:rename error. errno is 30",
+# then each caller's line of its callee's failure with DCMI's code ("dcmi_save_create_vnpu_cfg
+# failed. err is -8001"), the outermost last
+_DCMI_LOG_RE = re.compile(
+    r"^[ \t]*\[\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\]\[(?P<pid>[^\]\n]{0,40})\]\[[^\]\n]{0,64}\]"
+    r"\[[^\]\n]{0,64}\]\[dcmi\w{0,80}\.c,(?P<func>\w{1,120}),\d{1,6}\]:(?P<said>[^\n]*)$"
+)
+_DCMI_LOG_FAILED_RE = re.compile(r"\b(?:error|failed|fail)\b", re.IGNORECASE)
+_DCMI_LOG_CODE_RE = re.compile(r"\b(?:err|ret) is (?P<code>-\d{1,6})\b")
+_DCMI_LOG_ERRNO_RE = re.compile(r"\berrno is (?P<errno>\d{1,4})\b")
 
 
 # torch_npu's ProcessGroupHCCL, at init, when its watchdog would end a hung collective before
@@ -18559,6 +18687,65 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     for key, ev in seen.items():
         if counts[key] > 1:
             ev.exception_type = f"{ev.exception_type} ({counts[key]} reports)"
+    _dcmi_log_chains(lines, report)
+
+
+def _dcmi_log_chains(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_dcmi_error`` per run of DCMI's own log lines that say an error, one under
+    another in one process: the outermost call that failed (the last line) with its code, and
+    the first error, its cause, with the errno it names."""
+    chains: list[list[tuple[int, re.Match[str]]]] = []
+    last = 0
+    for no, line, _ in lines:
+        if "][dcmi" not in line:
+            continue
+        m = _DCMI_LOG_RE.match(line)
+        if m is None or not _DCMI_LOG_FAILED_RE.search(m.group("said")):
+            continue
+        if chains and no == last + 1 and chains[-1][-1][1].group("pid") == m.group("pid"):
+            chains[-1].append((no, m))
+        else:
+            chains.append([(no, m)])
+        last = no
+    for chain in chains:
+        codes = [
+            c.group("code") for _, m in chain if (c := _DCMI_LOG_CODE_RE.search(m.group("said")))
+        ]
+        first_no, first = chain[0]
+        last_no, outer = chain[-1]
+        func = outer.group("func")
+        what = f"DCMI's vNPU creation ({func})" if "create_vdevice" in func else f"DCMI's {func}"
+        said = f"{what} failed"
+        code_name = None
+        if codes:
+            code = int(codes[-1])
+            code_name, meaning = DCMI_CODES.get(
+                code, ("unknown DCMI code", "not in DCMI's code table")
+            )
+            said += f": {code} {code_name} ({meaning})"
+        if len(chain) > 1:
+            cause = first.group("said").strip()
+            number = _DCMI_LOG_ERRNO_RE.search(cause)
+            named = ""
+            if number and int(number.group("errno")) in errno.errorcode:
+                value = int(number.group("errno"))
+                named = f" (errno {value} = {errno.errorcode[value]}, {os.strerror(value)})"
+            said += (
+                f"; its first error, line {first_no}, in {first.group('func')}: {cause[:120]}"
+                f"{named} (lines {first_no}-{last_no}, {len(chain)} DCMI log line(s))"
+            )
+        report.events.append(
+            LogEvent(
+                kind="npu_dcmi_error",
+                line=first_no,
+                message=first.string.strip()[:300],
+                code=codes[-1] if codes else None,
+                code_name=code_name,
+                library="DCMI",
+                call=func,
+                exception_type=said[:300],
+            )
+        )
 
 
 def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

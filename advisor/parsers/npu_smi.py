@@ -911,6 +911,45 @@ def parse_mapping(text: str) -> list[ChipMapping]:
 DETAILS_CSV_SIGNATURE = r"\A\ufeff?time,dev_id,power,freq,temp[ \t]*\r?$"
 
 
+# MindCluster's own check of these samples (ascend-faultdiag's node-anomaly diagnosis, Ascend/
+# mind-cluster component/ascend-faultdiag/src/ascend_fd/pkg/diag/node_anomaly/npu_anomaly/
+# na_detection.py, NPUChecker): a device's samples whose freq is under its rated frequency (the
+# CSV's rated_freq column; RATE_FREQ_THRESHOLD 1000 where the CSV has none), PERSISTENT_LEN 4 or
+# more in a row ("only frequency reduction lasting for one minute is considered really
+# reduction": the collection guide samples every 15 s), are a frequency reduction: fault
+# NODE_RES_ABNORMAL_02 (too hot) where a sample of them is at TEMP_THRESHOLD 105 or more, else
+# NODE_RES_ABNORMAL_01 ("The NPU status is abnormal, and frequency reduction occurs.",
+# utils/i18n.py)
+MINDCLUSTER_RATED_FREQ = 1000.0
+"""The rated frequency MindCluster's check takes where the CSV names none (this CSV's five
+columns name none)."""
+MINDCLUSTER_REDUCED_SAMPLES = 4
+"""How many samples in a row under the rated frequency MindCluster's check calls a reduction."""
+MINDCLUSTER_HOT_C = 105.0
+"""The temperature at which MindCluster's check calls a reduction the heat's (NODE_RES_ABNORMAL_02)."""
+
+
+@dataclass
+class FreqRun:
+    """Consecutive samples of one device whose frequency is under a bound."""
+
+    first_line: int
+    last_line: int
+    first_s: float
+    last_s: float
+    lowest: float
+    coolest: float
+    hottest: float
+    samples: int
+
+    @property
+    def code(self) -> str:
+        """MindCluster's fault code for this run read as a reduction."""
+        return (
+            "NODE_RES_ABNORMAL_02" if self.hottest >= MINDCLUSTER_HOT_C else "NODE_RES_ABNORMAL_01"
+        )
+
+
 @dataclass
 class DetailsDevice:
     dev_id: int
@@ -926,6 +965,11 @@ class DetailsDevice:
     last time, lowest freq, highest temp, samples)``."""
     hottest: tuple[float, float] = (0.0, 0.0)
     """The first sample at the highest temperature: ``(time, temp)``."""
+    reduced: list[FreqRun] = field(default_factory=list)
+    """The runs MindCluster's check calls a frequency reduction: MINDCLUSTER_REDUCED_SAMPLES or
+    more samples in a row under its rated frequency (MINDCLUSTER_RATED_FREQ) and under the
+    device's own highest in the file (a device that never ran faster is not said to have
+    dropped)."""
 
 
 def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning]]:
@@ -966,6 +1010,10 @@ def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning
             else:
                 runs.append((sample[1], sample[1], sample[3], sample[4], 1))
             low_before = True
+        bound = min(top, MINDCLUSTER_RATED_FREQ)
+        reduced = [
+            run for run in _runs_under(samples, bound) if run.samples >= MINDCLUSTER_REDUCED_SAMPLES
+        ]
         out.append(
             DetailsDevice(
                 dev_id=dev_id,
@@ -978,9 +1026,32 @@ def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning
                 temp=(min(s[4] for s in samples), hot[4]),
                 low_freq_runs=runs,
                 hottest=(hot[1], hot[4]),
+                reduced=reduced,
             )
         )
     return out, warnings
+
+
+def _runs_under(
+    samples: list[tuple[int, float, float, float, float]], bound: float
+) -> list[FreqRun]:
+    """The runs of consecutive samples (line, time, power, freq, temp) whose freq is under
+    ``bound``, in the file's order."""
+    runs: list[FreqRun] = []
+    before = False  # the previous sample was under the bound
+    for no, when, _, freq, temp in samples:
+        if freq >= bound:
+            before = False
+            continue
+        if before:
+            run = runs[-1]
+            run.last_line, run.last_s, run.samples = no, when, run.samples + 1
+            run.lowest = min(run.lowest, freq)
+            run.coolest, run.hottest = min(run.coolest, temp), max(run.hottest, temp)
+        else:
+            runs.append(FreqRun(no, no, when, when, freq, temp, temp, 1))
+        before = True
+    return runs
 
 
 # npu-smi info -t template-info: the vNPU templates a 310P/910 can be split by, a block per
