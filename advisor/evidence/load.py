@@ -1372,13 +1372,34 @@ def load_file(path: Path) -> EvidenceFacts:
     return out
 
 
-_CODE_BULLET_RE = re.compile(r"^[ \t]*[-*][ \t]+`([^`\n]+)`[ \t]*$", re.M)
+# a Markdown list item of inline code alone: a "-", "*" or "+" bullet, or a numbered item ("1.",
+# "2)")
+_CODE_BULLET_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,6}[.)])[ \t]+`([^`\n]+)`[ \t]*$", re.M)
 CODE_BULLETS_MIN = 3
 """Bullets of inline code a file needs for them to be read as a listing of a log's lines (one
-could be a document's mention of a command)."""
-_COLOUR_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m")
+could be a document's mention of a command); fewer do where one carries a launcher's rank tag
+("- `[rank7]: RuntimeError: ...`": a log's line, its rank read through the backticks)."""
+
+
+def _code_bullets(text: str) -> tuple[str, int]:
+    """``text`` with its Markdown bullets of inline code read as the lines they list (a report
+    that listed a log's lines so: "- `[rank7]: RuntimeError: ...`"), and how many; ``text`` as
+    it was and 0 where they are no such listing."""
+    if "`" not in text:
+        return text, 0
+    bullets = _CODE_BULLET_RE.findall(text)
+    if len(bullets) < CODE_BULLETS_MIN and not any(
+        strip_launcher_prefix(code)[1] is not None for code in bullets
+    ):
+        return text, 0
+    return _CODE_BULLET_RE.subn(r"\1", text)
+
+
+_COLOUR_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m(?:(?:\x1b|\^\[)\[K)?")
 """A terminal's colour code (SGR: ESC [ params m), or the caret form ``^[[1;36m`` a copy of a
-terminal's screen keeps as text (vLLM colours its worker prefixes so)."""
+terminal's screen keeps as text (vLLM colours its worker prefixes so), with the Erase in Line
+(``ESC [ K``) GNU grep's ``--color`` writes after each of its codes unless GREP_COLORS sets
+``ne`` (https://www.gnu.org/software/grep/manual/html_node/Environment-Variables.html)."""
 _CARET_CR_RE = re.compile(r"\^M$", re.MULTILINE)
 """A carriage return at a line's end shown in caret notation (``^M``)."""
 _QUOTE_RE = re.compile(r"^[ \t]{0,3}> ?", re.MULTILINE)  # (a quote may sit a few spaces in)
@@ -1798,10 +1819,10 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"show_gids' table flattened onto line {line_no} (its line breaks lost) split at its "
             f"header, rows and count into {count} lines: line numbers from there on count them"
         )
-    if "`" in text and len(_CODE_BULLET_RE.findall(text)) >= CODE_BULLETS_MIN:
+    text, n = _code_bullets(text)
+    if n:
         # a report that listed a log's lines as Markdown bullets of inline code ("- `[rank7]:
         # RuntimeError: ...`"): each line's own text, its bullet and backticks taken off
-        text, n = _CODE_BULLET_RE.subn(r"\1", text)
         notes.append(f"{n} line(s) listed as Markdown bullets of inline code read as the lines")
     if "**" in text and "NCCL " in text and _BOLD_NCCL_RE.search(text):
         # a Markdown page that set NCCL's lines in bold ("... include/shm.h:28 **NCCL WARN Call
@@ -1888,6 +1909,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         if quoted >= QUOTED_SHARE * counted:
             text = _QUOTE_RE.sub("", text)
             notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
+            text, n = _code_bullets(text)  # (a quoted report's bullets, seen once unquoted)
+            if n:
+                notes.append(
+                    f"{n} line(s) listed as Markdown bullets of inline code read as the lines"
+                )
         elif (
             quoted >= QUOTED_MIN_LINES
             and not detect(text)

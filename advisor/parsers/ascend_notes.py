@@ -39,7 +39,8 @@ SIGNATURE = (
     r"|^[ \t]*This command must input card id\.[ \t]*$"
     # hccn_tool -g -context (Ascend 950's HCCN Tool reference, querying a UDMA queue's context):
     # its command, then "offset  aeq0" over rows of a register offset and its hex word
-    r"|\bhccn_tool\b[^\n]{0,200}?-context\b[^\n]*\n[ \t]*offset[ \t]+\w+[ \t]*$"
+    # (anchored near the line's start, every span bounded: each line tried once)
+    r"|^[^\n]{0,80}?\bhccn_tool\b[^\n]{0,200}?[ \t]-context\b[^\n]{0,200}\n[ \t]*offset[ \t]+\w+[ \t]*$"
     # npu-smi refusing a user other than root ("This command can be executed only by the root
     # user."), and its system-log export's start lines (npu-smi set -t sys-log-dump: "Start
     # exporting logs and files to path: /home/tmp/NPU-0/...")
@@ -67,12 +68,20 @@ SIGNATURE = (
 # npu-smi refusing a query that named no card ("This command must input card id.", then its
 # usage text): nothing of any device is in it
 _NO_CARD_RE = re.compile(r"^\s*This command must input card id\.\s*$")
-_CONTEXT_CMD_RE = re.compile(
-    r"\bhccn_tool\b[^\n]{0,100}?-context\b[^\n]{0,100}?-i[ \t]+(?P<dev>\d+)[^\n]{0,100}?"
-    r"-d[ \t]+(?P<udma>\w+)[ \t]+"
-    r"-(?P<what>\w+)[ \t]+(?P<n>\d+)"
-)
+# hccn_tool -g -context's command (the HCCN Tool reference's syntax: "hccn_tool -g -context -i
+# <dev_id> -d <udma_dev_name> -aeqc <aeq_id>", and "-ceqc <ceq_id>" for a CEQ): its options in
+# any order ("-i 0 -g -context ..."), a loop's variable where a number would stand ("-i $i"); the
+# command ends at a ";", "|" or "&" (a loop's "; done")
+_CONTEXT_CMD_RE = re.compile(r"\bhccn_tool\b[^\n;|&]{0,200}?[ \t]-context\b")
+_CONTEXT_END_RE = re.compile(r"[;|&\n]")
+_CONTEXT_VALUE = r"\d+|\$\{?\w{1,40}\}?"
+_CONTEXT_DEV_RE = re.compile(rf"[ \t]-i[ \t]+(?P<dev>{_CONTEXT_VALUE})")
+_CONTEXT_UDMA_RE = re.compile(r"[ \t]-d[ \t]+(?P<udma>\$?\{?\w{1,40}\}?)")
+_CONTEXT_QUEUE_RE = re.compile(rf"[ \t]-(?P<what>[a-z]{{1,8}}eqc)[ \t]+(?P<n>{_CONTEXT_VALUE})")
+_CONTEXT_HEAD_RE = re.compile(r"^[ \t]*offset[ \t]+\w+[ \t]*$")
 _CONTEXT_ROW_RE = re.compile(r"^[ \t]*\d+[ \t]+[0-9a-fA-F]{8}[ \t]*$")
+CONTEXT_NOTES_MAX = 8
+"""How many hccn_tool -context commands get a note each; the rest are summed in one."""
 _ROOT_ONLY_RE = re.compile(r"^\s*This command can be executed only by the root user\.\s*$")
 # (a command's arguments to the line's end, stripped after: a lazy match before "\s*$" retried
 # the line's rest from each of its spaces)
@@ -312,6 +321,84 @@ def _tool_results(text: str) -> list[ParseWarning]:
     return notes
 
 
+def _context_of(line: str) -> tuple[str, str] | None:
+    """The NPU an hccn_tool -context command line names ("NPU 0") and what it asks for ("NPU 0's
+    udma3 aeqc 0 context"), or None for any other line."""
+    if "hccn_tool" not in line or "-context" not in line:
+        return None
+    if (cmd := _CONTEXT_CMD_RE.search(line)) is None:
+        return None
+    end = _CONTEXT_END_RE.search(line, cmd.end())
+    args = line[cmd.start() : end.start() if end else len(line)]
+    dev, udma, queue = (
+        _CONTEXT_DEV_RE.search(args), _CONTEXT_UDMA_RE.search(args), _CONTEXT_QUEUE_RE.search(args)
+    )  # fmt: skip
+    what = " ".join(
+        said
+        for said in (
+            udma.group("udma") if udma else "",
+            f"{queue.group('what')} {queue.group('n')}" if queue else "",
+        )
+        if said
+    )
+    what = f"{what} context" if what else "context"
+    if dev is None:
+        return "an NPU", f"the {what} of an NPU the command does not name"
+    if dev.group("dev").isdigit():
+        return f"NPU {dev.group('dev')}", f"NPU {dev.group('dev')}'s {what}"
+    return (
+        f"the NPU(s) of {dev.group('dev')}",
+        f"the {what} of the NPU(s) a loop names ({dev.group('dev')})",
+    )
+
+
+def _context_notes(text: str) -> list[ParseWarning]:
+    """A note for each hccn_tool -context command with the register words of the dumps under it
+    (each dump an "offset  aeq0" heading over its rows), up to ``CONTEXT_NOTES_MAX``; one for
+    the rest."""
+    dumps: list[tuple[int, tuple[str, str], list[int]]] = []  # (line, asked, words a dump)
+    for no, line, _ in numbered_lines(text):
+        if (asked := _context_of(line)) is not None:
+            dumps.append((no, asked, []))
+        elif not dumps:
+            continue
+        elif _CONTEXT_HEAD_RE.match(line):
+            dumps[-1][2].append(0)
+        elif dumps[-1][2] and _CONTEXT_ROW_RE.match(line):
+            dumps[-1][2][-1] += 1
+    dumps = [d for d in dumps if sum(d[2])]
+    notes = [
+        ParseWarning(
+            line=no,
+            message=f"hccn_tool -context: {asked[1]}, "
+            + (
+                f"{len(words)} dumps of {' + '.join(map(str, words))} register word(s)"
+                if len(words) > 1
+                else f"{words[0]} register word(s)"
+            )
+            + ": raw registers, no health or fault reading in them",
+            skipped=False,
+        )
+        for no, asked, words in dumps[:CONTEXT_NOTES_MAX]
+    ]
+    if rest := dumps[CONTEXT_NOTES_MAX:]:
+        npus = sorted(
+            {asked[0] for _, asked, _ in rest},
+            key=lambda who: (0, int(who[4:]), who) if who[4:].isdigit() else (1, 0, who),
+        )
+        notes.append(
+            ParseWarning(
+                line=rest[0][0],
+                message=f"hccn_tool -context: {len(rest)} more command(s), of "
+                f"{', '.join(npus[:16])}{' ...' if len(npus) > 16 else ''}: "
+                f"{sum(sum(w) for _, _, w in rest)} register word(s) in all; raw registers, no "
+                "health or fault reading in them",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def parse(text: str) -> list[ParseWarning]:
     """A note for each answer in ``text``; ParseError when none is there."""
     notes: list[ParseWarning] = []
@@ -476,18 +563,8 @@ def parse(text: str) -> list[ParseWarning]:
                 skipped=False,
             )
         )
-    if (ctx := _CONTEXT_CMD_RE.search(text)) is not None and (
-        words := sum(1 for line in text.splitlines() if _CONTEXT_ROW_RE.match(line))
-    ):
-        notes.append(
-            ParseWarning(
-                line=text.count("\n", 0, ctx.start()) + 1,
-                message=f"hccn_tool -context: NPU {ctx.group('dev')}'s {ctx.group('udma')} "
-                f"{ctx.group('what')} {ctx.group('n')} context, {words} register word(s): raw "
-                "registers, no health or fault reading in them",
-                skipped=False,
-            )
-        )
+    if "-context" in text:
+        notes.extend(_context_notes(text))
     if exported:
         # (its prompt answered: the export started for each device it names, a line each)
         # (each path's own device folder, "NPU-0", wherever it stands in the path)
@@ -515,7 +592,7 @@ def parse(text: str) -> list[ParseWarning]:
         )
     if not notes:
         raise ParseError(
-            "no hccn_tool -g -process, -show_list or -cfg_recovery, msnpureport or asys config, "
-            "or asys message answer"
+            "no hccn_tool -g -process, -context, -show_list or -cfg_recovery, msnpureport or "
+            "asys config, or asys message answer"
         )
     return notes

@@ -66,6 +66,11 @@ _ROW_RE = re.compile(
     r"^(\d+)\s*\|\s*([0-9.eE+-]+)\s*\|\s*([0-9.eE+-]+|inf|nan)\s*\|\s*(success|failed|NULL)\s*$"
 )
 _FAILED_RANK_RE = re.compile(r"^rank id (\d+), check result failed, (\d+)\s*\|")
+# what a copy may put before each line of the table, as before its header: a grep's file and
+# line ("hccl_test.log:5:"), or a collector's time stamp ("2026-05-11 10:02:04 ")
+_LINE_PREFIX_RE = re.compile(
+    r"^(?:[^\s:]{1,200}:\d+:|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[ \t]+)"
+)
 
 
 @dataclass(kw_only=True)
@@ -110,8 +115,11 @@ def parse(text: str, *, op: str | None = None, ranks: int | None = None) -> Hccl
     warnings: list[ParseWarning] = []
     failed: dict[int, list[int]] = {}
     continued = ""  # a command line split with trailing backslashes, joined back
+    prefixed = False  # the header stood behind a grep's file and line, or a time stamp
     for no, line, _ in lines:
         stripped = line.strip()
+        if prefixed and (pre := _LINE_PREFIX_RE.match(stripped)):
+            stripped = stripped[pre.end() :].strip()
         if stripped.endswith("\\") and not header_line:
             continued += stripped[:-1] + " "
             continue
@@ -128,8 +136,12 @@ def parse(text: str, *, op: str | None = None, ranks: int | None = None) -> Hccl
                 npus = int(p.group(1))
         if mb := re.search(r"maxbytes is (\d+)", stripped):
             max_bytes = int(mb.group(1))
-        if _HEADER_RE.search(stripped):
+        if h := _HEADER_RE.search(stripped):
             header_line = header_line or no
+            prefixed = prefixed or (
+                h.start() > 0 and (pre := _LINE_PREFIX_RE.match(stripped)) is not None
+                and not stripped[pre.end() : h.start()].strip()
+            )  # fmt: skip
             continue
         if fr := _FAILED_RANK_RE.match(stripped):
             failed.setdefault(int(fr.group(2)), []).append(int(fr.group(1)))

@@ -1893,9 +1893,11 @@ def _parse_events(text: str) -> LogReport:
         if (
             not report.events
             and "Starting elastic_operator with launch configs" in text
+            # (the note first: it reads a few lines; the whole file's error pass after)
+            and (launch := _elastic_launch_note(lines)) is not None
             and first_error_line(lines) is None
-            and _elastic_launch_notes(lines, report)
         ):
+            report.unread.append(launch)
             return report  # torchrun's launch configs and its agents' ends: no fault
         if (
             not report.events
@@ -4438,54 +4440,82 @@ def _ds_mpi_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -
 
 # torchrun's launch configs (torch/distributed/launcher/api.py launch_agent: "Starting
 # elastic_operator with launch configs:" then "  min_nodes        : 2" ... one a line)
+# (the key after a blank or the line's start, its value bounded: a line of keys run together is
+# tried once from each, not from each to the line's end)
 _LAUNCH_CONFIG_RE = re.compile(
-    r"\b(?P<key>min_nodes|max_nodes|nproc_per_node|rdzv_backend|rdzv_endpoint|max_restarts)"
-    r"[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$"
+    r"(?<!\S)(?P<key>min_nodes|max_nodes|nproc_per_node|rdzv_backend|rdzv_endpoint|max_restarts)"
+    r"[ \t]*:[ \t]*(?P<value>\S{1,200})[ \t]*$"
 )
 LAUNCH_CONFIG_LINES = 16
 """The launch configs' lines under their heading."""
+# the agent stopped from outside (pytorch/pytorch torch/distributed/elastic/agent/server/api.py,
+# SimpleElasticAgent.run, commit 00a1abb4ef74f047662e57678240bbe3dfe46ef0: logger.warning(
+# "Received %s death signal, shutting down workers", e.sigval), the signal a signal.Signals:
+# "Signals.SIGTERM", or "15" where Python prints it as its number), and its workers' ends
+# (torch/distributed/elastic/multiprocessing/api.py: "Sending process %s closing signal %s")
+_AGENT_DEATH_RE = re.compile(
+    r"Received (?:Signals\.)?(?P<sig>SIG[A-Z]{2,8}|\d{1,2}) death signal, shutting down workers"
+)
+_CLOSING_SIGNAL_RE = re.compile(r"Sending process \d+ closing signal (?P<sig>SIG[A-Z]{2,8})\b")
 
 
-def _elastic_launch_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+def _elastic_launch_note(lines: list[tuple[int, str, int | None]]) -> ParseWarning | None:
     """A note of torchrun's launch configs (its nodes, processes a node and rendezvous) and of
-    its agents that said their workers finished (SUCCEEDED); False where no configs are read."""
+    its agents that said their workers finished (SUCCEEDED), or that were stopped by a death
+    signal before any did (no "no error" then: the run was stopped from outside); None where no
+    configs are read."""
     at = next((i for i, (_, t, _) in enumerate(lines) if "elastic_operator with launch" in t), None)
     if at is None:
-        return False
+        return None
     config = {
         m.group("key"): m.group("value")
         for _, t, _ in lines[at + 1 : at + 1 + LAUNCH_CONFIG_LINES]
         if (m := _LAUNCH_CONFIG_RE.search(t))
     }
     if not config:
-        return False
+        return None
     nodes = config.get("min_nodes")
     if config.get("max_nodes") not in (None, nodes):
         nodes = f"{nodes}-{config['max_nodes']}"
-    finished = sum(1 for _, t, _ in lines if _ELASTIC_SUCCEEDED_RE.search(t))
-    report.unread.append(
-        ParseWarning(
-            line=lines[at][0],
-            message="torchrun's launch: "
-            + ", ".join(
-                said
-                for said in (
-                    f"{nodes} node(s)" if nodes else "",
-                    f"{config['nproc_per_node']} process(es) a node"
-                    if "nproc_per_node" in config
-                    else "",
-                    f"{config.get('rdzv_backend', 'its')} rendezvous at {config['rdzv_endpoint']}"
-                    if "rdzv_endpoint" in config
-                    else "",
-                )
-                if said
-            )
-            + (f"; {finished} agent(s) said their workers finished (SUCCEEDED)" if finished else "")
-            + "; no error",
-            skipped=False,
-        )
+    finished = sum(1 for _, t, _ in lines if "SUCCEEDED" in t and _ELASTIC_SUCCEEDED_RE.search(t))
+    death = next(
+        ((no, m) for no, t, _ in lines if "death signal" in t and (m := _AGENT_DEATH_RE.search(t))),
+        None,
     )
-    return True
+    closed = sum(1 for _, t, _ in lines if "closing signal" in t and _CLOSING_SIGNAL_RE.search(t))
+    if finished:
+        end = f"; {finished} agent(s) said their workers finished (SUCCEEDED)"
+        end += "; no error" if death is None else f"; a death signal at line {death[0]}"
+    elif death is not None or closed:
+        did = [f"received {death[1].group('sig')} (line {death[0]})"] if death else []
+        did.append(
+            f"sent {closed} worker(s) a closing signal" if closed else "shut its workers down"
+        )
+        end = (
+            f"; the agent {' and '.join(did)} before any said it finished: the run was stopped "
+            "from outside, by no error this log shows"
+        )
+    else:
+        end = "; no error"
+    return ParseWarning(
+        line=lines[at][0],
+        message="torchrun's launch: "
+        + ", ".join(
+            said
+            for said in (
+                f"{nodes} node(s)" if nodes else "",
+                f"{config['nproc_per_node']} process(es) a node"
+                if "nproc_per_node" in config
+                else "",
+                f"{config.get('rdzv_backend', 'its')} rendezvous at {config['rdzv_endpoint']}"
+                if "rdzv_endpoint" in config
+                else "",
+            )
+            if said
+        )
+        + end,
+        skipped=False,
+    )
 
 
 # accelerate's print of its state, a block a process (accelerate/state.py AcceleratorState
@@ -6118,12 +6148,8 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     # net_ib/init.cc: an HCA ibv_open_device refused, skipped ("continue") for the others;
     # transport.cc: CollNet (SHARP) could not be set up, NCCL goes on point-to-point
     r"|^NET/IB ?: ?Unable to open device \S+\s*$"
-    # aws-ofi-nccl's ofi_init on a host whose libfabric offers no EFA provider: it warns and
-    # returns ncclSystemError, and NCCL goes on with its internal IB or socket transport
-    r"|^NET/OFI Only EFA provider is supported\s*$"
-    # (and its summary of the same, "NET/OFI aws-ofi-nccl initialization failed": the plugin
-    # did not load, NCCL's internal transports carry on, as a run's later steps show)
-    r"|^NET/OFI aws-ofi-nccl initialization failed\s*$"
+    # (aws-ofi-nccl's failed start is read as one set where its process went on:
+    # ``_ofi_init_fallbacks``)
     r"|^Cannot initialize CollNet, using point-to-point network instead"
     # graph/tuning.cc: NCCL_ALGO asked for CollNet where it cannot run; NCCL ignores the setting
     r"|^CollNet is not supported or fails to initialize, ignoring NCCL_ALGO="
@@ -6135,6 +6161,72 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^M?SCCL: too many algorithms \(\d+\) specified in environment variable \w+\. "
     r"The rest will be ignored\."
 )
+# aws-ofi-nccl's failed start, a set of WARN lines for one event: nccl_net_ofi_create_plugin
+# warns of the step that failed ("Failed to initialize sendrecv protocol", "... rdma protocol",
+# "Creating new endpoint for domain ... failed", 1.x's ofi_init "Only EFA provider is supported"),
+# then at its exit PACKAGE_NAME " initialization failed", then nccl_net_ofi_init "Initializing
+# plugin failed" (aws/aws-ofi-nccl src/nccl_ofi_net.cpp and src/nccl_ofi_api.cpp, commit
+# 2daf7d303aa139a03140aa530957d10521e4478d). NCCL then disables the plugin and tries the next
+# one, its internal IB or socket transport (NVIDIA/nccl src/plugin/net.cc ncclNetPluginInit:
+# "Failed to initialize NET plugin", commit 5067397c2676d5aed50042fc39e5c8ee96eb0027): whether
+# that carried the job only the log's later lines say.
+_OFI_INIT_FAILED_RE = re.compile(
+    r"^NET/OFI (?:aws-ofi-nccl initialization failed|Initializing plugin failed"
+    r"|Only EFA provider is supported)\s*$"
+)
+# verl's console logger, a line a training step (Jiayi-Pan/TinyZero verl/utils/logger/
+# aggregate_logger.py concat_dict_to_str, commit 95df88f2dcb05f33bd18da546531b52d0954c18b:
+# "step:0 - critic/kl:0.000 - ...")
+_VERL_STEP_RE = re.compile(r"(?<![\w/])step:\d+ - [\w/]+:-?\d")
+
+
+def _ofi_init_fallbacks(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
+    """Each process's aws-ofi-nccl WARNs of a failed start (``_OFI_INIT_FAILED_RE``), read as
+    one set: a start-up fallback, all of its NET/OFI lines, only where the same process then
+    completed its communicator (``Init COMPLETE``) or the run logged a training step after the
+    set; otherwise none of them (a log that ends there is a hang). The transport NCCL names
+    next ("NET/Socket : Using ...") is not enough: a job can still hang connecting over it."""
+    ends: dict[NcclProcess, int] = {}  # each process's set's last line
+    for ev in events:
+        if ev.kind == "nccl_warning" and _OFI_INIT_FAILED_RE.search(ev.message):
+            key = (ev.host or "", ev.pid or -1, ev.device if ev.device is not None else -1)
+            ends[key] = max(ends.get(key, 0), ev.line)
+    if not ends:
+        return
+    went_on: set[NcclProcess] = set()
+    last_step = 0  # the last training step's line after a set
+    first_end = min(ends.values())
+    for no, line, _ in lines:
+        if no <= first_end:
+            continue
+        if "step" in line and (
+            ("step:" in line and _VERL_STEP_RE.search(line)) or _loss_line(line)
+        ):
+            last_step = no
+        if " COMPLETE" not in line or not (pm := _NCCL_PREFIX_RE.search(line)):
+            continue
+        key = (pm.group("host"), int(pm.group("pid")), int(pm.group("dev")))
+        if key not in ends and ("", key[1], key[2]) in ends:
+            key = ("", key[1], key[2])  # the set printed without its host
+        if (
+            key in ends
+            and no > ends[key]
+            and (m := _NCCL_LIFECYCLE_RE.search(line))
+            and m.group("what") == "Init"
+        ):
+            went_on.add(key)
+    for ev in events:
+        key = (ev.host or "", ev.pid or -1, ev.device if ev.device is not None else -1)
+        if (
+            key in ends
+            and ev.kind == "nccl_warning"
+            and ev.line <= ends[key]
+            and ev.message.startswith("NET/OFI ")
+            and (key in went_on or last_step > ends[key])
+        ):
+            ev.exception_type = STARTUP_FALLBACK
+
+
 BESIDE_KINDS = frozenset({"firmware_memory_error"})
 """Failures of the machine beside a program's log (the firmware's memory error records): held
 aside like the notices while the readings below look for the log's own failure, then kept."""
@@ -6393,6 +6485,8 @@ def _nccl_warnings(
             )
         seen[key] = last_said[key[:3]] = ev
         events.append(ev)
+    if any(ev.message.startswith("NET/OFI ") for ev in events):
+        _ofi_init_fallbacks(lines, events)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
@@ -10074,8 +10168,10 @@ ACL_RT_ERRORS: dict[int, str] = {
 _PLOG_NOT_ERROR_RE = re.compile(
     r"^(?:\S*?:\d+:)?\s*\[(?:WARNING|WARN|INFO|DEBUG|EVENT)\] [A-Z_]+\(\d+,"
     # (hccl_test's own logger, lower case, "[warning][PID:109016][TID:...]": the HCCL-VM's stub
-    # printing a capture-mode result the run went on past)
-    r"|^\s*\[(?:warning|info|debug)\]\[PID:\d+\]"
+    # printing a capture-mode result the run went on past; a grep's file and line, or a time
+    # stamp a collector wrote, may stand before it)
+    r"|^(?:\S*?:\d+:)?(?:\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)?\s*"
+    r"\[(?:warning|info|debug)\]\[PID:\d+\]"
 )
 """A CANN plog line below ERROR (a grep's file and line may stand before it)."""
 _RUNTIME_RESULT_RE = re.compile(
@@ -10310,8 +10406,11 @@ _TABLE_DEVICE_RE = re.compile(
 PLOG_TRACE_LINES = 8
 """How far under a plog's first ERROR line its call trace (and the device it names) may stand."""
 PLOG_KERNEL_LINES = 48
-"""How far under the runtime's first ERROR line its report may name the failed kernel (its
-cores' reports, four lines each, may stand between: a vector exception on eight cores)."""
+"""How far under the runtime's first ERROR line its report may name the failed kernel, its
+cores' own reports between not counted (``PLOG_CORE_REPORT_LINES``)."""
+PLOG_CORE_REPORT_LINES = 256
+"""How many lines of the cores' own reports (the runtime's ProcessStarsCoreErrorInfo, four lines
+a core) the window for the failed kernel's name passes over without counting them."""
 PLOG_ASSERT_LINES = 60
 """How far under it the kernel's own assertion (printed with the exception's dump) may stand."""
 
@@ -12322,14 +12421,19 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
         ev.device = int(chip.group(1))
     # (another process's lines joined under it, a plog of two processes, name its own kernel)
     own = ev.pid if ev.pid is not None else None
-    wider = [
-        t
-        for no, t, _ in lines[start : start + PLOG_KERNEL_LINES + 1]
-        if no <= ev.line + PLOG_KERNEL_LINES
-        and (
-            own is None or (p := _PLOG_PID_ANYWHERE_RE.search(t)) is None or int(p.group(1)) == own
-        )
-    ]
+    # (the cores' own reports between, "ProcessStarsCoreErrorInfo:" four lines a core, are not
+    # counted: a kernel on sixteen cores puts 64 of them before the runtime names it)
+    wider: list[str] = []
+    counted = cores = 0
+    for no, t, _ in lines[start:]:
+        if "ProcessStarsCoreErrorInfo:" in t and cores < PLOG_CORE_REPORT_LINES:
+            cores += 1
+        else:
+            counted += 1
+            if counted > PLOG_KERNEL_LINES + 1 or no > ev.line + PLOG_KERNEL_LINES + cores:
+                break
+        if own is None or (p := _PLOG_PID_ANYWHERE_RE.search(t)) is None or int(p.group(1)) == own:
+            wider.append(t)
     if kernel := _search(_FAULT_KERNEL_RE, wider):
         said.append(f"in kernel {kernel.group('name')}")
         # a kernel the runtime names as failed is an operator's unless it is one of HCCL's
@@ -13054,6 +13158,15 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         if (call, code, tagged) not in seen:
             seen.add((call, code, tagged))
             found.append((index, call, code))
+    if len(seen) > 1:
+        # (an untagged line of a call and code a tagged rank's line gave is a quote of it:
+        # torchrun's Root Cause block, a logger repeating the error, a report's summary)
+        by_rank = {(call, code) for call, code, tagged in seen if tagged is not None}
+        found = [
+            (index, call, code)
+            for index, call, code in found
+            if lines[index][2] is not None or (call, code) not in by_rank
+        ]
     for index, (_, line, _) in enumerate(lines):
         # CANN's own report of a failed runtime call ("synchronize stream failed, runtime result
         # = 507011", log_inner.cpp ReportCallError) or a code cut from torch_npu's line ("error
@@ -13918,7 +14031,9 @@ _ERROR_LEVEL_RE = re.compile(
 # a line its logger marked below error (INFO, WARNING, glog's I/W, torch's "[W630 ..."): what it
 # says failed did not stop the program ("Check input storage_offset ... failed")
 _BELOW_ERROR_RE = re.compile(
-    r"^.{0,60}?(?:\b(?:INFO|WARN(?:ING)?|DEBUG|TRACE|NOTICE)\b|\[?\b[IW](?:\d{3,4}|\d{8}) \d{2}:\d{2}:\d{2})"
+    r"^.{0,60}?(?:\b(?:INFO|WARN(?:ING)?|DEBUG|TRACE|NOTICE)\b|\[?\b[IW](?:\d{3,4}|\d{8}) \d{2}:\d{2}:\d{2}"
+    # (hccl_test's own logger, lower case: "[warning][PID:109016][TID:...]")
+    r"|\[(?:warning|info|debug)\]\[PID:\d)"
     # (libfabric's levels after its function: "...fi_getinfo_():889<warn> ...")
     r"|^libfabric:[^<\n]{0,160}<(?:warn|info|debug|trace)> "
 )
@@ -14182,6 +14297,26 @@ TRACEBACK_LOOK_CHARS = 1_000_000
 """How far into a file its traceback's frames are looked for."""
 
 
+_ERROR_WORD_PARTS = (
+    "rror", "xception", "ail", "FAIL", "fault", "dumped", "Killed", "emory", "EDAC", "Traceback",
+    "timed out", "terminate called", "errored", "cannot find -l", "undefined reference to",
+    "ERROR", "FATAL", "fatal", "CRITICAL", "critical", "level=", "raise",
+)  # fmt: skip
+"""A piece of text every line ``_ERROR_WORDS_RE``, ``_ERROR_LEVEL_RE`` or ``_RAISES_RE`` finds
+holds (glog's "E0612 10:01:02" aside: ``_GLOG_ERROR_HEAD_RE``), tested before them: a line of none
+of these is skipped at the cost of a few substring searches (tests/test_evidence_review41.py
+checks it against the patterns over the test data)."""
+_GLOG_ERROR_HEAD_RE = re.compile(r"[EF]\d{4}")
+
+
+def _may_say_error(line: str) -> bool:
+    """Whether ``line`` may be one ``_ERROR_WORDS_RE``, ``_ERROR_LEVEL_RE`` or ``_RAISES_RE``
+    finds (False only where none of them can)."""
+    return any(part in line for part in _ERROR_WORD_PARTS) or (
+        _GLOG_ERROR_HEAD_RE.search(line) is not None
+    )
+
+
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """The first line of a program's log that says something failed, in a form no reading
     above knows (a ``log_error``: the line as written, nothing read from it); None when no line
@@ -14189,6 +14324,18 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     after it whose words say what failed."""
     level_only: tuple[int, str, int | None] | None = None
     for index, (no, line, tagged) in enumerate(lines):
+        if level_only is None and not (
+            _may_say_error(line)
+            and (
+                _ERROR_WORDS_RE.search(line)
+                or _ERROR_LEVEL_RE.search(line)
+                or _RAISES_RE.search(line)
+            )
+        ):
+            # (a line of no error words, no error level and no "raises": nothing below reads
+            # it until a line of the error level alone was met; tested first, the other patterns
+            # run on the few lines that are one of these)
+            continue
         if _NOT_ERROR_RE.search(line) or (
             _BELOW_ERROR_RE.match(line)
             and not _RAISES_RE.search(line)

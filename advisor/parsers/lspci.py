@@ -23,6 +23,8 @@ _DEVICE_RE = re.compile(
 _SELECT_RE = re.compile(
     r"\blspci\b[^\n]{0,200}?\s-s\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b"
 )
+# an lspci command line (a prompt's, a script's, a loop's): it starts another listing
+_LSPCI_CMD_RE = re.compile(r"(?<![\w.-])lspci(?=[ \t\"'|;)]|$)")
 _CAP_RE = re.compile(r"^\s*LnkCap:.*?\bSpeed (?P<speed>[\d.]+)GT/s.*?\bWidth x(?P<width>\d+)")
 _STA_RE = re.compile(
     r"^\s*LnkSta:\s*Speed (?P<speed>[\d.]+)GT/s(?:\s*\((?P<speed_said>ok|downgraded)\))?"
@@ -53,10 +55,12 @@ def parse(text: str) -> list[PcieLink]:
         if d := _DEVICE_RE.match(line):
             device, cap = f"{d.group('bdf')} {d.group('what')}", None
             continue
-        if "lspci" in line and (sel := _SELECT_RE.search(line)):
+        if "lspci" in line and _LSPCI_CMD_RE.search(line):
             # "lspci -vvv -s 01:00.0 | grep LnkSta": the command names the device its grepped
-            # lines are of (lspci(8): -s [[[[domain]:]bus]:][slot][.[func]] selects devices)
-            device, cap = sel.group("bdf"), None
+            # lines are of (lspci(8): -s [[[[domain]:]bus]:][slot][.[func]] selects devices);
+            # any other lspci command starts a listing of its own, of devices it may not name
+            sel = _SELECT_RE.search(line)
+            device, cap = (sel.group("bdf") if sel else ""), None
             continue
         if c := _CAP_RE.match(line):
             cap = c
