@@ -134,6 +134,12 @@ _LAUNCHER_PREFIXES = (
 )
 
 
+# vLLM's engine core process of a data-parallel rank past the first: vllm/v1/engine/utils.py
+# CoreEngineProcManager starts each as Process(name=f"EngineCore_{global_index}") with dp_rank
+# global_index (newer releases name it "EngineCore_DP1"); its workers' lines carry its prefix
+# before their own
+VLLM_DP_ENGINE_RE = re.compile(r"\(EngineCore_(?:DP)?(?P<dp>[1-9]\d*) pid=\d+\)")
+
 # The process a Ray (or vLLM, SkyPilot) prefix names: its pid, and the node (ip=) it ran on
 WORKER_PREFIX_RE = re.compile(
     r"^(?:\[[^\]]*\] )?\((?:(?P<name>[A-Za-z][\w.:-]*),? )?(?:[\w.:-]+,? ){0,2}(?:rank=\d+,? )?"
@@ -147,6 +153,7 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
     Returns the line without its tag and the rank the tag named (None when untagged).
     """
     found: int | None = None
+    in_dp_engine = False
     # a wrapper's tag may stand before a launcher's ("704.7s\t1439\t[rank1]: ..."): take each
     # off in turn; the innermost rank wins
     for _ in range(len(_LAUNCHER_PREFIXES)):
@@ -155,7 +162,13 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
             break
         rank = m.groupdict().get("rank")
         line = line[m.end() :]
-        found = found if rank is None else int(rank)
+        # (a worker's "rank=0" under a data-parallel engine other than the first, "(EngineCore_1
+        # pid=113803) (VllmWorker rank=0 pid=114020)", is its rank in that engine: every engine
+        # has a worker rank 0; torch_npu's "RankID:1" beside its error, its environment's RANK
+        # (Ascend/pytorch torch_npu/csrc/core/npu/register/OptionsManager.cpp GetRankId), is
+        # read as the rank instead)
+        in_dp_engine = in_dp_engine or bool(VLLM_DP_ENGINE_RE.search(m.group(0)))
+        found = found if rank is None or in_dp_engine else int(rank)
     return line, found
 
 

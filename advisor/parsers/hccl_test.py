@@ -283,9 +283,19 @@ ACL_BASE_ERRORS: dict[int, tuple[str, str]] = {
     107001: ("ACL_ERROR_RT_INVALID_DEVICEID", "no such device id"),
     207004: ("ACL_ERROR_RT_NO_DEVICE", "no device"),
     507033: ("ACL_ERROR_RT_DEV_SETUP_ERROR", "the device could not be set up"),
+    # (acl_base.h's 5000xx, as Ascend/torchair third_party/ascend/include/ascendcl/external/acl/
+    # acl_base.h has them: a failure inside CANN, by the module it came from; CANN's acl return
+    # code list gives no cause for them but the module's own log)
+    500000: ("ACL_ERROR_INTERNAL_ERROR", "an unknown internal error"),
+    500001: ("ACL_ERROR_FAILURE", "an internal error"),
+    500002: ("ACL_ERROR_GE_FAILURE", "an error of GE, the graph engine"),
+    500003: ("ACL_ERROR_RT_FAILURE", "an error of the runtime"),
+    500004: ("ACL_ERROR_DRV_FAILURE", "an error of the driver"),
+    500005: ("ACL_ERROR_PROFILING_FAILURE", "an error of profiling"),
 }
-"""acl return codes an hccl_test device set-up answers with (acl_base.h, rt_error_codes.h; CANN's
-acl return code list: 1xxxxx a parameter or a step the caller owes, 5xxxxx the device's)."""
+"""acl return codes an hccl_test device set-up answers with, or an acl call's caller reports
+(acl_base.h, rt_error_codes.h; CANN's acl return code list: 1xxxxx a parameter or a step the
+caller owes, 5xxxxx the device's or CANN's own)."""
 
 
 @dataclass(kw_only=True)

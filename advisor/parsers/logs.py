@@ -157,13 +157,14 @@ from advisor.parsers import (
     COLLECTOR_STAMP,
     NODE_NAME,
     PDSH_PREFIX_RE,
+    VLLM_DP_ENGINE_RE,
     WORKER_PREFIX_RE,
     ParseError,
     ParseWarning,
     json_object,
     numbered_lines,
 )
-from advisor.parsers.hccl_test import HCCL_RESULTS, decode_result
+from advisor.parsers.hccl_test import ACL_BASE_ERRORS, HCCL_RESULTS, decode_result
 from advisor.parsers.netif import VIRTUAL_IFACE_RE
 from advisor.parsers.nvidia_smi import no_devices_in_job_step
 from advisor.parsers.rank_table import parse as parse_rank_table
@@ -1489,6 +1490,10 @@ def _parse_events(text: str) -> LogReport:
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
+    if "WorkerProc failed to start" in text:
+        _vllm_worker_start_failures(raw, lines, report)
+    if "SIGTERM received" in text and "Draining requests" in text:
+        _sglang_sigterm(lines, report)
     if "DUE TO TASK FAILURE" in text:
         _task_failure_cancels(lines, report)
     if (
@@ -1705,14 +1710,13 @@ def _parse_events(text: str) -> LogReport:
         ):
             # another CANN module's plog (TorchAir's compile, GE's), no ERROR line in it
             names = sorted({m.split("]", 1)[1].split("(", 1)[0].strip() for m in modules})
-            report.unread.append(
-                ParseWarning(
-                    line=0,
-                    message=f"a CANN plog of {', '.join(names)} ({len(modules)} line(s)) with no "
-                    "ERROR line",
-                    skipped=False,
-                )
+            plog_note = ParseWarning(
+                line=0,
+                message=f"a CANN plog of {', '.join(names)} ({len(modules)} line(s)) with no "
+                "ERROR line",
+                skipped=False,
             )
+            report.unread.append(plog_note)
             report.unread += _plog_warning_notes(lines)
             # (the plog's lines beside a program's own output, a job's proc log: the program's
             # first error line, a traceback's exception, is the job's failure)
@@ -1720,6 +1724,15 @@ def _parse_events(text: str) -> LogReport:
             if len(rest) >= MIN_LOG_LINES and (error := first_error_line(rest)):
                 report.generic = True
                 report.events.append(error)
+            elif len(rest) >= MIN_LOG_LINES and _loss_notes(rest, loop := LogReport()):
+                # (MindSpore's own WARNING lines in a training job's log: the training loop
+                # is what the log is, said first, the plog lines beside it)
+                plog_note.message = (
+                    f"beside the training loop, {len(modules)} line(s) in CANN plog form of "
+                    f"{', '.join(names)} with no ERROR line"
+                )
+                at = report.unread.index(plog_note)
+                report.unread[at:at] = loop.unread
             return report
         if not report.events and "Job summary" in text and _RAS_REPORT_RE.search(text):
             _ras_summary_notes(lines, report)
@@ -1799,6 +1812,7 @@ def _parse_events(text: str) -> LogReport:
             not report.events
             and (
                 ("loss is" in text and LOSS_LINE_RE.search(text))
+                or ("epoch: [" in text and EPOCH_OF_LOSS_RE.search(text))
                 or ("step:[" in text and MINDFORMERS_STEP_RE.search(text))
                 or ("iteration" in text and ITERATION_LOSS_RE.search(text))
                 or ("loss" in text and TQDM_LOSS_RE.search(text))
@@ -2057,6 +2071,11 @@ def _parse_events(text: str) -> LogReport:
                 ev.host = ev.host or wp.group("node")
                 if same:
                     ev.worker = ev.worker or wp.group("name")
+                elif inner := _inner_worker_prefix(line[wp.end() :], ev.pid):
+                    # (a worker's line its engine core passes on, "(EngineCore_1 pid=113803)
+                    # (VllmWorker rank=0 pid=114020) ...": the inner prefix with the event's
+                    # own pid is the process that failed)
+                    ev.worker = ev.worker or _worker_in_engine(wp, inner)
             elif ev.host is None and (pdsh := PDSH_PREFIX_RE.match(line)):
                 ev.host = pdsh.group("host")  # the node pdsh ran the command on
         if ev.host is None and ray_tasks and (task := _ray_task_above(ev.line, ray_tasks, by_no)):
@@ -2122,6 +2141,34 @@ def _parse_events(text: str) -> LogReport:
     if "across cluster]" in text:
         _ray_repeats(raw, report)
     return report
+
+
+_PREFIX_RANK_RE = re.compile(r"\brank=(\d+)")
+
+
+def _inner_worker_prefix(rest: str, pid: int) -> re.Match[str] | None:
+    """The worker prefix among those nested at the start of ``rest`` that names ``pid``."""
+    while inner := WORKER_PREFIX_RE.match(rest.lstrip()):
+        if int(inner.group("pid")) == pid:
+            return inner
+        rest = rest.lstrip()[inner.end() :]
+    return None
+
+
+def _worker_in_engine(outer: re.Match[str], inner: re.Match[str]) -> str:
+    """The worker an inner prefix names, with its rank and the engine core whose prefix stands
+    before it ("VllmWorker rank=0 of EngineCore_1, vLLM's data-parallel engine 1")."""
+    rank = _PREFIX_RANK_RE.search(inner.group(0))
+    dp = VLLM_DP_ENGINE_RE.search(outer.group(0))
+    return (
+        (inner.group("name") or "worker")
+        + (f" rank={rank.group(1)}" if rank else "")
+        + (
+            f" of {outer.group('name')}, vLLM's data-parallel engine {dp.group('dp')}"
+            if dp
+            else f" under {outer.group('name') or 'pid ' + outer.group('pid')}"
+        )
+    )
 
 
 # a library's check of the chip's type that runs "npu-smi info" and logs, when it cannot run
@@ -4200,9 +4247,11 @@ MSRUN_WORKER_RE = re.compile(
 
 # a training loop's loss a step (MindSpore's LossMonitor and its tutorials: "epoch: 0, step: 10,
 # loss is 1.6682479"; older "epoch: 1 step: 1875, loss is 0.09")
+# (a report that pasted the lines under a label of its own glues the first to it, the label in
+# CJK with a full-width colon: "回归现象：epoch: 1 step: 10, loss is 0.6715043")
 LOSS_LINE_RE = re.compile(
-    r"^[ \t]*epoch:[ \t]*(?P<epoch>\d+),?[ \t]+step:[ \t]*(?P<step>\d+),[ \t]*loss is[ \t]*"
-    r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)",
+    r"^[ \t]*(?:[^\x00-\x7f：]{1,20}：[ \t]*)?epoch:[ \t]*(?P<epoch>\d+),?[ \t]+step:[ \t]*"
+    r"(?P<step>\d+),[ \t]*loss is[ \t]*(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)",
     re.M,
 )
 
@@ -4258,8 +4307,20 @@ PLAIN_STEP_LOSS_RE = re.compile(
 )
 
 
+# the ModelZoo ResNet's own loss callback (mindspore-ai/models official/cv/ResNet/src/callback.py,
+# LossCallBack): at each epoch's end "epoch: [%s/%s] loss: %.6f, epoch time: %.3f s, per step
+# time: %.3f ms", and every few steps "epoch: [%s/%s] step: [%s/%s], lr: %.6f, loss: %.6f, ..."
+# (its logger puts "%(asctime)s:%(levelname)s:" before each, src/logger.py)
+EPOCH_OF_LOSS_RE = re.compile(
+    r"\bepoch: \[(?P<epoch>\d+)/(?P<of>\d+)\] (?:step: \[(?P<step>\d+)/(?P<steps>\d+)\], "
+    r"lr: [\d.eE+-]{1,24}, )?loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
+)
+
+
 def _loss_line(line: str) -> re.Match[str] | None:
     if "loss is" in line and (m := LOSS_LINE_RE.match(line)):
+        return m
+    if "epoch: [" in line and (m := EPOCH_OF_LOSS_RE.search(line)):
         return m
     if "step:[" in line and (m := MINDFORMERS_STEP_RE.search(line)):
         return m
@@ -4275,6 +4336,10 @@ def _loss_line(line: str) -> re.Match[str] | None:
 
 
 def _step_said(m: re.Match[str]) -> str:
+    if m.re is EPOCH_OF_LOSS_RE:
+        return f"epoch {m.group('epoch')} of {m.group('of')}" + (
+            f" step {m.group('step')} of {m.group('steps')}" if m.group("step") else ""
+        )
     if m.re is TQDM_LOSS_RE:
         return f"step {m.group('step')} of {m.group('of')}"
     if m.re is TITAN_STEP_RE:
@@ -5318,10 +5383,16 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
     # time: 10830.542 ms", a line per process
     per_step = [float(t.group(1)) for _, line, _ in lines if (t := _STEP_TIME_RE.search(line))]
+    # (a callback that prints at each epoch's end only: its lines are epochs)
+    unit = (
+        "epoch(s)"
+        if all(m.re is EPOCH_OF_LOSS_RE and m.group("step") is None for _, m in rows)
+        else "step(s)"
+    )
     counted = (
-        f"{steps} step(s) logged"
+        f"{steps} {unit} logged"
         if steps == len(rows)
-        else f"{len(rows)} loss line(s) of {steps} step(s) (several processes print each step)"
+        else f"{len(rows)} loss line(s) of {steps} {unit} (several processes print each step)"
     )
     if per_step:
         low, high = min(per_step), max(per_step)
@@ -5354,7 +5425,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     )
                 )
                 else ""
-            ),
+            )
+            + _args_checkpoint(lines),
             skipped=False,
         )
     )
@@ -5366,6 +5438,23 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
 # completed")
 _TORCHRUN_NPROC_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--nproc[-_]per[-_]node[= ](\d+)\b")
 _TRAINING_DONE_RE = re.compile(r"\bTraining completed\.?[ \t]*$")
+# the ModelZoo ResNet's logger writing its arguments before the training (mindspore-ai/models
+# official/cv/ResNet/src/logger.py save_args: "--> %s: %s" a key), the checkpoint it loads among
+# them (train.py: pre_trained, loaded into the network; resume_ckpt, the network and optimizer)
+_ARGS_CHECKPOINT_RE = re.compile(r"--> (?P<key>pre_trained|resume_ckpt): (?P<path>\S+\.ckpt)\s*$")
+ARGS_DUMP_LINES = 200
+"""How far into a log its arguments' dump is looked for."""
+
+
+def _args_checkpoint(lines: list[tuple[int, str, int | None]]) -> str:
+    """The clause of a training note naming the checkpoint its arguments load, or ""."""
+    for no, line, _ in lines[:ARGS_DUMP_LINES]:
+        if "--> " in line and (c := _ARGS_CHECKPOINT_RE.search(line)):
+            return (
+                f"; its arguments name the checkpoint it started from ({c.group('key')}: "
+                f"{c.group('path')}, line {no})"
+            )
+    return ""
 
 
 def _msrun_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -9333,6 +9422,223 @@ def _transcript_ended_by_signal(
         exit_code=-SIGNAL_TEXTS[se.group("sig")],
         root_cause=prompted,  # (after a program's own error, that error came first)
     )
+
+
+# vLLM v1's multiprocess executor, a worker whose set-up raised before it reported ready
+# (vllm/v1/executor/multiproc_executor.py WorkerProc.worker_main: logger.exception("WorkerProc
+# failed to start.")): its traceback under it, each line with the same worker prefix and logger
+# header (vLLM's formatter repeats the header on every line of a message)
+_VLLM_WORKER_START = "WorkerProc failed to start"
+_FRAME_FN_RE = re.compile(r'^\s*File "[^"\n]*", line \d+, in (?P<fn>\w+)')
+# its engine client's exception after it (vllm/v1/engine/utils.py wait_for_engine_startup:
+# "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s):
+# ...")
+_ENGINE_INIT_FAILED_RE = re.compile(r"^\s*RuntimeError: Engine core initialization failed\b")
+# torch_npu's NPU_CHECK_ERROR names the acl call it made as written in its source, then the
+# aclError it returned: "aclrtSetCompileOpt(aclCompileOpt::ACL_PRECISION_MODE, precision_mode),
+# error code is 500001"
+_ACL_CALL_CODE_RE = re.compile(
+    r"\b(?P<call>acl\w+)\([^\n]{0,200}?\),\s*error code is (?P<code>\d{6})(?!\d)"
+)
+
+
+def _vllm_worker_start_failures(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """A ``launcher_exit`` for each vLLM worker that did not start: the exception its traceback
+    ends in, or, where the copy cuts it before that, the last frame it reached."""
+    seen: set[str] = set()
+    for index, (no, _, tagged) in enumerate(lines):
+        full = raw[no - 1] if 0 < no <= len(raw) else ""
+        at = full.find(_VLLM_WORKER_START)
+        if at < 0 or full[at + len(_VLLM_WORKER_START) :].strip() not in ("", "."):
+            continue
+        head = full[:at]
+        if head in seen:
+            continue  # (the same worker's line again)
+        seen.add(head)
+        raised: tuple[int, str] | None = None
+        frame: tuple[int, str] | None = None
+        for later_no, _, _ in lines[index + 1 : index + 1 + TRACEBACK_LINES]:
+            later = raw[later_no - 1]
+            if not later.startswith(head):
+                break  # (another process's line, or the worker's next message)
+            body = later[len(head) :]
+            if ex := _PY_EXCEPTION_RE.match(body):
+                raised = (later_no, ex.group(0).strip())
+                break
+            if fr := _FRAME_FN_RE.match(body):
+                frame = (later_no, fr.group("fn"))
+        wp = WORKER_PREFIX_RE.match(full)
+        prefixes = ""
+        while wp is not None:
+            prefixes, pid, name = (
+                prefixes + wp.group(0) + " ",
+                int(wp.group("pid")),
+                wp.group("name"),
+            )
+            wp = WORKER_PREFIX_RE.match(full[len(prefixes) :])
+        if raised is not None:
+            why = f": {raised[1][:300]} (line {raised[0]})"
+            if (acl := _ACL_CALL_CODE_RE.search(raised[1])) and (
+                known := ACL_BASE_ERRORS.get(int(acl.group("code")))
+            ):
+                why += (
+                    f"; {acl.group('call')} returned {acl.group('code')} = {known[0]}, {known[1]}"
+                )
+        elif frame is not None:
+            why = (
+                f"; its traceback is cut before its exception, its last frame in {frame[1]} "
+                f"(line {frame[0]})"
+            )
+        else:
+            why = "; the copy holds no traceback under it"
+        engine = next(
+            ((n, t.strip()) for n, t, _ in lines[index + 1 :] if _ENGINE_INIT_FAILED_RE.match(t)),
+            None,
+        )
+        if prefixes and (other := _other_worker_error_above(raw, lines, index, pid)):
+            report.unread.append(other)
+        report.events.append(
+            LogEvent(
+                kind="launcher_exit",
+                line=no,
+                message=f"{prefixes}{_VLLM_WORKER_START}."[:300],
+                exception_type=f"vLLM (its worker did not start{why}"
+                + (
+                    f"; its engine client then raised '{engine[1][:160]}' (line {engine[0]})"
+                    if engine is not None
+                    else ""
+                )
+                + ")",
+                rank=tagged,
+                pid=pid if prefixes else None,
+                worker=name if prefixes else None,
+            )
+        )
+
+
+# sglang's engine on a SIGTERM (python/sglang/srt/managers/tokenizer_manager.py SignalHandler:
+# "SIGTERM received. signum=None frame=None. Draining requests and shutting down..."), its
+# subprocess watchdog when a child process it started exits non-zero (python/sglang/srt/utils/
+# watchdog.py SubprocessWatchdog: "Subprocess detokenizer (pid=25699) crashed with exit code -15.
+# Triggering SIGQUIT for cleanup...": any non-zero exit, -15 a child ended by signal 15, SIGTERM),
+# the engine's SIGQUIT handler after it ("SIGQUIT received. ... It usually means one child
+# failed."), and its scheduler's line for each batch it prefills (its log_prefill_stats: "Prefill
+# batch. #new-seq: 1, ...", newer releases "Prefill batch, #new-seq: ...")
+_SGLANG_SIGTERM_RE = re.compile(
+    r"\bSIGTERM received\.[^\n]{0,80}?Draining requests and shutting down"
+)
+_SGLANG_CHILD_EXIT_RE = re.compile(
+    r"\bSubprocess (?P<name>[\w.-]+) \(pid=(?P<pid>\d+)\) crashed with exit code (?P<code>-?\d+)"
+)
+_SGLANG_SIGQUIT_RE = re.compile(r"\bSIGQUIT received\.[^\n]{0,80}?one child failed")
+_SGLANG_PREFILL_RE = re.compile(r"\bPrefill batch(?: \[\d+\])?[.,] #new-seq:")
+
+
+def _clock(seconds: float) -> str:
+    """``seconds`` of ``timestamp_s``'s clock as the time of day it is (hh:mm:ss)."""
+    day = int(seconds) % 86400
+    return f"{day // 3600:02d}:{day % 3600 // 60:02d}:{day % 60:02d}"
+
+
+def _sglang_sigterm(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """sglang's engine stopped by a SIGTERM from outside: a ``launcher_exit`` where it had run
+    no batch before it (what it was asked to do did not come back), else a note; a child's
+    -15 exit after it is that signal, not a crash of its own."""
+    at = next(
+        (i for i, (_, t, _) in enumerate(lines) if "SIGTERM" in t and _SGLANG_SIGTERM_RE.search(t)),
+        None,
+    )
+    if at is None:
+        return
+    no, line, _ = lines[at]
+    after = lines[at + 1 :]
+    exits = [
+        (n, m) for n, t, _ in after if "crashed" in t and (m := _SGLANG_CHILD_EXIT_RE.search(t))
+    ]
+    if any(m.group("code") != "-15" for _, m in exits):
+        return  # (a child that ended otherwise: its own crash, read as what it says)
+    quit_no = next(
+        (n for n, t, _ in after if "SIGQUIT" in t and _SGLANG_SIGQUIT_RE.search(t)), None
+    )
+    children = "".join(
+        f"; its {m.group('name')} (pid {m.group('pid')}) exited with -15 (line {n})"
+        for n, m in exits
+    )
+    if exits:
+        children += (
+            ", that SIGTERM: sglang's subprocess watchdog calls any non-zero exit a crash and "
+            "answers it with SIGQUIT"
+            + (f" (line {quit_no})" if quit_no is not None else "")
+            + ", no cause of its own"
+        )
+    ran = any(_SGLANG_PREFILL_RE.search(t) for _, t, _ in lines[:at])
+    if ran:
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message="sglang's engine was stopped by a SIGTERM from outside after it had run "
+                f"batches ('Prefill batch' lines above){children}",
+                skipped=False,
+            )
+        )
+        return
+    stamp = timestamp_s(line)
+    before = next(
+        ((n, t_s) for n, t, _ in reversed(lines[:at]) if (t_s := timestamp_s(t)) is not None),
+        None,
+    )
+    last = next(((n, t.strip()) for n, t, _ in reversed(lines[:at]) if t.strip()), None)
+    quiet = ""
+    if stamp is not None and before is not None and stamp >= before[1]:
+        gap = int(stamp - before[1])
+        quiet = (
+            f" at {_clock(stamp)}, {gap // 60} min {gap % 60} s after the last line before it "
+            f"with a time (line {before[0]})"
+        )
+    report.events.append(
+        LogEvent(
+            kind="launcher_exit",
+            line=no,
+            message=f"SIGTERM{quiet}"
+            + (f"; the last line before it: '{last[1][:160]}' (line {last[0]})" if last else "")
+            + "; no 'Prefill batch' line before it: the engine had run no batch"
+            + children,
+            exception_type="sglang (its engine was stopped from outside by SIGTERM before it "
+            "ran any batch: what it was asked to do had not come back, and no error of its own "
+            "is in the log)",
+        )
+    )
+
+
+OTHER_WORKER_LINES = 10
+"""How far above a vLLM worker's failed start another worker's ERROR line is said with it."""
+
+
+def _other_worker_error_above(
+    raw: list[str], lines: list[tuple[int, str, int | None]], index: int, pid: int
+) -> ParseWarning | None:
+    """A note of the first ERROR line another vLLM worker (another pid) logged just above the
+    line at ``index``, as written; None where there is none."""
+    for no, line, _ in lines[max(0, index - OTHER_WORKER_LINES) : index]:
+        wp = WORKER_PREFIX_RE.match(raw[no - 1])
+        if wp is None or int(wp.group("pid")) == pid or not line.startswith("ERROR "):
+            continue
+        said = _LOGGER_PREFIX_RE.sub("", line, count=1).strip()
+        if said:
+            return ParseWarning(
+                line=no,
+                message=f"another vLLM worker (pid {wp.group('pid')}) logged an ERROR line just "
+                f"above: '{said[:200]}'"
+                + (
+                    " (indented: the rest of a message whose first lines the copy does not hold)"
+                    if _LOGGER_PREFIX_RE.sub("", line, count=1)[:1].isspace()
+                    else ""
+                ),
+                skipped=False,
+            )
+    return None
 
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
