@@ -406,9 +406,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\] Worker group (?:FAILED|UNHEALTHY)\. \d+/\d+ attempts left; will restart worker group"
         # torch elastic's worker status records (logs._elastic_success)
         r'|"name": "torchelastic\.worker\.status\.[A-Z]+"'
-        # torch elastic's agent at its workers' end (logs._elastic_end_notes)
-        r"|\] worker group successfully finished\. Waiting "
-        r"|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)\. Waiting "
+        # torch elastic's agent's own lines of a worker group that ended well, with no status
+        # record after them, behind whatever a runner put before each line (logs.
+        # ELASTIC_FINISHED_RE; torchx's "ray/0 (CommandActor pid=494406) ", a pod's log)
+        r"|\] worker group successfully finished\. Waiting \d+ seconds for oth"
+        r"|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)"
         # MindIE's device out of memory (logs._MINDIE_OOM_RE)
         r"|Device out of memory \(OOM\) reported by PyTorch"
         # MindIE's warm-up out of memory (logs._MINDIE_WARMUP_OOM_RE)

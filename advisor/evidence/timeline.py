@@ -465,9 +465,13 @@ def _one_collective_timed_out(by_rank: Mapping[int, Sequence[Mapping[str, Any]]]
         if e.get("kind") == "watchdog_failure":
             if stamped and (e.get("time_s") is None or e["time_s"] < min(stamped) - SAME_WAIT_S):
                 return False  # its own failure, before the others' time-outs: it may be the cause
+    # (a watchdog's take-down that names no work, "[Rank 2] To avoid data inconsistency, we are
+    # taking the entire process down.", stamped with the others' time-outs, is of their wait:
+    # the collective they timed out in had been stuck for its whole time-out before it)
+    named = [e for e in events if e.get("kind") == "watchdog_timeout" or e.get("seq") is not None]
     return (
-        len({e.get("seq") for e in events}) == 1
-        and events[0].get("seq") is not None
+        len({e.get("seq") for e in named}) == 1
+        and named[0].get("seq") is not None
         and len({e.get("group") for e in events if e.get("group") is not None}) <= 1
     )
 

@@ -177,12 +177,31 @@ NEXT_COMMAND_RE = re.compile(r"^\s*(?:\S*[$>]|\S+#|>)\s+\S")
 output above it has ended. (A "#" alone at the line's start is a comment, not a prompt.)"""
 
 
+RAY_DEDUP_MARK_RE = re.compile(r"\[repeated \d+x across cluster\]")
+"""Ray's log deduplication's mark after a line it folded other processes' copies into ("[repeated
+14x across cluster]": RAY_DEDUP_LOGS, docs.ray.io "Configuring Logging", log deduplication)."""
+
+
+def without_ray_dedup_mark(line: str) -> str:
+    """``line`` without the mark Ray's deduplication put at its end (the program's own words end
+    before it); unchanged where it carries none."""
+    tail = line.rstrip()
+    if not tail.endswith("x across cluster]"):
+        return line
+    at = tail.rfind("[repeated ")
+    if at < 0 or not RAY_DEDUP_MARK_RE.fullmatch(tail, at):
+        return line
+    return tail[:at].rstrip()
+
+
 def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
-    """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text``."""
+    """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text`` (and
+    without the mark Ray's deduplication put after a line: the program's words end before it)."""
     out = []
+    marked = "across cluster]" in text
     for i, raw in enumerate(text.splitlines(), start=1):
         line, rank = strip_launcher_prefix(raw.rstrip("\r"))
-        out.append((i, line, rank))
+        out.append((i, without_ray_dedup_mark(line) if marked else line, rank))
     return out
 
 

@@ -983,6 +983,12 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         _exit_barrier_notes(lines(), report)
     if "] [INFO]" in text:
         _installer_notes(lines(), report)
+    if (
+        not report.events
+        and "across cluster]" in text
+        and not any(w.message.startswith("Ray folded") for w in report.unread)
+    ):
+        _ray_folded_notes(text.splitlines(), report)
     for full in [e for e in report.events if e.kind == "disk_full"]:
         # (by their times where both have one: a log of one rank after another's is in no
         # order of time; else by line, within one rank's lines)
@@ -1903,7 +1909,8 @@ def _parse_events(text: str) -> LogReport:
             and first_error_line(lines) is None
             and _elastic_start_notes(lines, report)
         ):
-            return report  # torch elastic's agent started its workers: a launch, no fault yet
+            # torch elastic's agent started its workers (a launch, no fault yet)
+            return report
         if (
             not report.events
             and "Starting elastic_operator with launch configs" in text
@@ -2305,6 +2312,29 @@ def _ray_repeats(raw: list[str], report: LogReport) -> None:
                     skipped=False,
                 )
             )
+
+
+def _ray_folded_notes(raw: list[str], report: LogReport) -> None:
+    """With no failure read: a note of the lines Ray folded other processes' copies into (the
+    run's own words, printed alike by those processes; the mark after them is Ray's)."""
+    marked = [
+        (no, int(r.group(1)))
+        for no, line in enumerate(raw, 1)
+        if (r := _RAY_REPEATED_RE.search(line))
+    ]
+    if not marked:
+        return
+    most = max(n for _, n in marked)
+    report.unread.append(
+        ParseWarning(
+            line=marked[0][0],
+            message=f"Ray folded other copies of {len(marked)} of these line(s) into them, up "
+            f"to {most} more each from the cluster's processes ('[repeated {most}x across "
+            "cluster]' after them; Ray folds lines whose words match, those with numbers left "
+            "aside): other processes printed the same, their own figures not shown",
+            skipped=False,
+        )
+    )
 
 
 _OWN_PROCESS_KINDS = frozenset(
@@ -5060,23 +5090,38 @@ def _bench_summary_notes(lines: list[tuple[int, str, int | None]], report: LogRe
 # torch elastic's agent starting its workers (torch/distributed/elastic/agent/server/api.py:
 # "[default] Starting worker group"; multiprocessing's "Setting worker0 reply file to: ..." per
 # worker), and ProcessGroupNCCL's "[Rank 0] NCCL watchdog thread started!"
-_ELASTIC_START_RE = re.compile(r"\[(?P<role>[\w-]+)\] Starting worker group")
+# (the role between the brackets is the WorkerSpec's, which a runner may leave empty: torchx's
+# "[] Starting worker group")
+_ELASTIC_START_RE = re.compile(r"\[(?P<role>[\w-]*)\] Starting worker group")
 _ELASTIC_REPLY_FILE_RE = re.compile(r"Setting worker(?P<n>\d+) reply file to: ")
-_ELASTIC_AGENTS_RE = re.compile(r"^[ \t]*group_world_size=(\d+)[ \t]*$")
-_ELASTIC_WORLD_RE = re.compile(r"^[ \t]*global_world_sizes=\[(\d+)")
+# (the rendezvous' result, one "  key=value" a line, each maybe behind a runner's own prefix:
+# torchx's "ray/0 (CommandActor pid=494406)   group_world_size=2")
+_ELASTIC_AGENTS_RE = re.compile(r"(?:^|[ \t])group_world_size=(\d+)[ \t]*$")
+_ELASTIC_WORLD_RE = re.compile(r"(?:^|[ \t])global_world_sizes=\[(\d+)")
+_ELASTIC_MASTER_RE = re.compile(r"(?:^|[ \t])master_addr=(?P<addr>[\w.:-]+)[ \t]*$")
+_ELASTIC_MASTER_PORT_RE = re.compile(r"(?:^|[ \t])master_port=(?P<port>\d+)[ \t]*$")
 _ELASTIC_SUCCEEDED_RE = re.compile(r"Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)")
+# torch elastic's agent once every local worker exited 0 (api.py _invoke_run, state SUCCEEDED:
+# "[%s] worker group successfully finished. Waiting %s seconds for other agents to finish.",
+# before _exit_barrier's "Local worker group finished (%s)"): this node's workers ended well
+ELASTIC_FINISHED_RE = re.compile(
+    r"\[(?P<role>[\w-]*)\] worker group successfully finished\. Waiting \d+ seconds for oth"
+)
 _WATCHDOG_STARTED_RE = re.compile(
     r"\[Rank (?P<rank>\d+)\] (?P<lib>NCCL|HCCL) watchdog thread started!"
 )
 
 
 def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
-    """A note of torch elastic's worker group start: its workers, the backend DeepSpeed took and
-    the ranks whose watchdog started."""
+    """A note of torch elastic's worker group start: its workers, its rendezvous, the backend
+    DeepSpeed took, the ranks whose watchdog started and the agents that said their workers
+    finished. An agent's end with no start kept is :func:`_elastic_end_notes`' reading."""
     start = next(((no, m) for no, t, _ in lines if (m := _ELASTIC_START_RE.search(t))), None)
     if start is None or any("Worker group FAILED" in t for _, t, _ in lines):
         # (a group that failed and was restarted is no clean start: read as such elsewhere)
         return False
+    ended = [(no, m) for no, t, _ in lines if (m := ELASTIC_FINISHED_RE.search(t))]
+    succeeded = sum(1 for _, t, _ in lines if _ELASTIC_SUCCEEDED_RE.search(t))
     workers = {int(m.group("n")) for _, t, _ in lines if (m := _ELASTIC_REPLY_FILE_RE.search(t))}
     backend = next((m.group(1) for _, t, _ in lines if (m := _DS_BACKEND_RE.search(t))), None)
     started = [m for _, t, _ in lines if (m := _WATCHDOG_STARTED_RE.search(t))]
@@ -5087,27 +5132,51 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
         said.append(f"DeepSpeed's backend {backend}")
     if watchdogs:
         said.append(f"the {lib} watchdog started on rank(s) {', '.join(map(str, watchdogs))}")
-    # the rendezvous' result each agent logs before its start (api.py _rendezvous: "group_world_
-    # size=2", "global_world_sizes=[8, 8, 8, 8]"): the nodes and the world; and each agent's
-    # end ("Local worker group finished (SUCCEEDED)")
+    # the rendezvous' result each agent logs before its start (api.py _rendezvous: "master_addr=
+    # tristanr-arch2", "master_port=48089", "group_world_size=2", "global_world_sizes=[8, 8, 8,
+    # 8]"): the master, the nodes and the world; and each agent's end ("[default] worker group
+    # successfully finished", then "Local worker group finished (SUCCEEDED)": one agent's two
+    # lines, either of which a copy may have cut)
     agents = {int(m.group(1)) for _, t, _ in lines if (m := _ELASTIC_AGENTS_RE.search(t))}
     world = {int(m.group(1)) for _, t, _ in lines if (m := _ELASTIC_WORLD_RE.search(t))}
-    if agents or world:
+    masters = sorted({m.group("addr") for _, t, _ in lines if (m := _ELASTIC_MASTER_RE.search(t))})
+    ports = sorted(
+        {m.group("port") for _, t, _ in lines if (m := _ELASTIC_MASTER_PORT_RE.search(t))}
+    )
+    if agents or world or masters:
         said.append(
             "its rendezvous: "
             + ", ".join(
-                [f"{' or '.join(map(str, sorted(agents)))} agent(s) (nodes)"] * bool(agents)
+                [f"master {' or '.join(masters)}"] * bool(masters)
+                + [f"port {' or '.join(ports)}"] * bool(masters and ports)
+                + [f"{' or '.join(map(str, sorted(agents)))} agent(s) (nodes)"] * bool(agents)
                 + [f"a world of {' or '.join(map(str, sorted(world)))}"] * bool(world)
             )
         )
-    if finished := sum(1 for _, t, _ in lines if _ELASTIC_SUCCEEDED_RE.search(t)):
+    finished = max(len(ended), succeeded)
+    if finished:
         said.append(f"{finished} agent(s) said their workers finished (SUCCEEDED)")
+    # (a pod's log may keep torchrun's command above its output: "+ torchrun --nnodes=4
+    # --nproc_per_node=1 ... --node_rank=1 mnist.py")
+    command = [t for _, t, _ in lines[:LAUNCH_COMMAND_LINES] if _TORCHRUN_RE.search(t)]
+    launched = ", ".join(
+        form.format(m.group(1))
+        for form, pattern in (
+            ("{} node(s)", _TORCHRUN_NNODES_RE),
+            ("{} process(es) a node", _TORCHRUN_NPROC_RE),
+            ("this node's rank {}", _TORCHRUN_NODE_RANK_RE),
+        )
+        if (m := _search(pattern, command))
+    )
+    if launched:
+        said.append(f"torchrun's command: {launched}")
+    role = start[1].group("role")
+    line = start[0]
+    heading = "torch elastic started its worker group" + (f" ({role})" if role else "")
     report.unread.append(
         ParseWarning(
-            line=start[0],
-            message=f"torch elastic started its worker group ({start[1].group('role')})"
-            + (f": {'; '.join(said)}" if said else "")
-            + "; no error",
+            line=line,
+            message=heading + (f": {'; '.join(said)}" if said else "") + "; no error",
             skipped=False,
         )
     )
@@ -5120,7 +5189,7 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
 # once every agent reached the barrier (its workers ended, "either successfully or not"), "Done
 # waiting for other agents. Elapsed: 0.0015 seconds"); torchrun's command line as a script's
 # trace shows it ("+ torchrun --nnodes=4 --nproc_per_node=1 --node_rank=1 ... mnist.py")
-_ELASTIC_GROUP_DONE_RE = re.compile(r"\[(?P<role>[\w-]+)\] worker group successfully finished\.")
+_ELASTIC_GROUP_DONE_RE = re.compile(r"\[(?P<role>[\w-]*)\] worker group successfully finished\.")
 _ELASTIC_EXIT_DONE_RE = re.compile(r"Done waiting for other agents\. Elapsed: (?P<s>\d+(?:\.\d+)?)")
 _TORCHRUN_LINE_RE = re.compile(r"^[ \t+$#>]*torchrun[ \t]")
 _TORCHRUN_ARG_RE = re.compile(
@@ -5437,6 +5506,11 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
 # --nproc_per_node=8 ..."), and a trainer's own last words (torchtitan's train.py: "Training
 # completed")
 _TORCHRUN_NPROC_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--nproc[-_]per[-_]node[= ](\d+)\b")
+_TORCHRUN_RE = re.compile(r"\btorchrun\b")
+_TORCHRUN_NNODES_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--nnodes[= ](\d+(?::\d+)?)(?!\S)")
+_TORCHRUN_NODE_RANK_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--node[-_]rank[= ](\d+)\b")
+LAUNCH_COMMAND_LINES = 200
+"""How far down a log torchrun's command line is looked for (a script's trace at its start)."""
 _TRAINING_DONE_RE = re.compile(r"\bTraining completed\.?[ \t]*$")
 # the ModelZoo ResNet's logger writing its arguments before the training (mindspore-ai/models
 # official/cv/ResNet/src/logger.py save_args: "--> %s: %s" a key), the checkpoint it loads among
@@ -5533,6 +5607,9 @@ _CHANNEL_VIA_RE = re.compile(
 # its P2P check: "P2P is disabled between connected GPUs %d and %d. You can repress this message
 # with NCCL_IGNORE_DISABLED_P2P=1."; over NVLink the same is a WARN and an error)
 _P2P_DISABLED_RE = re.compile(r"P2P is disabled between connected GPUs (?P<a>\d+) and (?P<b>\d+)")
+# NCCL's INFO once it found DMA-BUF usable on its GPU (src/init.cc dmaBufSupported: "DMA-BUF is
+# available on GPU device %d", comm->cudaDev)
+_NCCL_DMABUF_RE = re.compile(r"NCCL INFO DMA-BUF is available on GPU device (\d+)\b")
 _VIA_SAID = {
     "P2P": "GPU to GPU, NVLink or PCIe peer-to-peer",
     "SHM": "through host shared memory (no peer-to-peer between those GPUs)",
@@ -5695,6 +5772,8 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     env: dict[str, tuple[int, str]] = {}  # NCCL's settings it read from the environment
     via: dict[str, int] = {}  # the transports NCCL's channels go over, by how many lines
     via_first = 0
+    gdr: dict[str, int] = {}  # a network transport → its channel lines with /GDRDMA
+    dmabuf: dict[int, int] = {}  # a GPU device NCCL found DMA-BUF available on → its line
     p2p_off: list[str] = []  # GPU pairs NCCL found connected without CUDA's peer-to-peer
     p2p_off_first = 0
     connected: dict[str, set[str]] = {}  # a host → "rings", "trees" NCCL said it connected
@@ -5736,6 +5815,11 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             kind = ch.group("via")
             via[kind] = via.get(kind, 0) + 1
             via_first = via_first or no
+            if kind.startswith("NET/") and (nc := _NET_CHANNEL_RE.search(line)) and nc.group("gdr"):
+                gdr[kind] = gdr.get(kind, 0) + 1
+            continue
+        if "DMA-BUF is available" in line and (db := _NCCL_DMABUF_RE.search(line)):
+            dmabuf.setdefault(int(db.group(1)), no)
             continue
         if "set by environment to" in line and (e := _NCCL_ENV_SET_RE.search(line)):
             env.setdefault(e.group("name"), (no, e.group("value")))
@@ -5923,10 +6007,24 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             + ", ".join(
                 f"via {k} ({n} line(s)"
                 + (f": {_VIA_SAID[k.split('/')[0]]}" if k.split("/")[0] in _VIA_SAID else "")
+                + (
+                    f"; {'all' if gdr[k] == n else gdr[k]} with /GDRDMA: GPU Direct RDMA, the "
+                    "NIC reading and writing GPU memory"
+                    if gdr.get(k)
+                    else ""
+                )
                 + ")"
                 for k, n in via.items()
             )
         ] = via_first
+    if dmabuf:
+        # (init.cc dmaBufSupported: printed where NCCL_DMABUF_ENABLE is on, the network can
+        # register memory by DMA-BUF and CUDA says the GPU supports it,
+        # CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)
+        notes[
+            f"NCCL: DMA-BUF is available on GPU device(s) {', '.join(map(str, sorted(dmabuf)))} "
+            "(its network can register GPU memory through DMA-BUF)"
+        ] = min(dmabuf.values())
     if paths := _nccl_path_dump(lines):
         notes[paths[1]] = paths[0]
     if p2p_off:
@@ -6782,6 +6880,11 @@ _NCCL_CALL_RE = re.compile(
     # error"
     # XLA's NCCL check: "NCCL operation ncclGroupEnd() failed: unhandled cuda error"
     rf"|\b(?P<call7>nccl[A-Z]\w*)(?:\(.*?\))? failed: (?P<what7>{_NCCL_ERROR_TEXT}.*?)\.?\s*$"
+    # (the same check where no NCCL library could be loaded: XLA's NCCL stub then answers every
+    # call with ncclSystemError, and ncclGetErrorString with "Unable to load NCCL library.
+    # Multi-GPU collectives will not work." (openxla/xla xla/tsl/cuda/nccl_stub.cc): "NCCL
+    # operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. ...")
+    r"|\b(?P<call20>nccl[A-Z]\w*)(?:\([^()\n]{0,200}\))? failed: (?P<what20>Unable to load NCCL library)\b"
     # PaddlePaddle's: "OSError: (External) NCCL error(2), unhandled system error."
     rf"|NCCL error\((?P<num9>\d+)\), (?P<what9>{_NCCL_ERROR_TEXT}.*?)\.?\s*$"
     # ProcessGroupNCCL's own check of a communicator (checkForNCCLErrors): "[Rank 4] found async
@@ -6863,6 +6966,11 @@ NCCL_RESULT_NAMES = {number: name for _, number, name in NCCL_RESULTS}
 """ncclResult_t value → its name."""
 NCCL_RESULT_NUMBERS = {name: number for _, number, name in NCCL_RESULTS}
 """ncclResult_t name → its value."""
+NCCL_NOT_LOADED = (
+    "no NCCL library could be loaded: XLA's NCCL stub answered the call itself "
+    "('Unable to load NCCL library. Multi-GPU collectives will not work.')"
+)
+"""What a failed call XLA's NCCL stub answered (no libnccl found at run time) is read as."""
 NCCL_WRAPPED_LINES = 2
 """How many lines a wrapped "NCCL error in:" message runs on (its place, then its version)."""
 NCCL_LAST_ERROR_LINES = 3
@@ -6943,7 +7051,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             continue
         if m.group("what14") and "watchdog thread terminated" in line:
             continue  # the watchdog's own death, read as such (watchdog_exception)
-        where = m.group("where") or m.group("where2") or m.group("where6") or m.group("call7")
+        where = (
+            m.group("where")
+            or m.group("where2")
+            or m.group("where6")
+            or m.group("call7")
+            or m.group("call20")
+        )
         for n in ("11", "12", "13", "19"):
             if m.group(f"file{n}"):
                 where = f"{m.group(f'file{n}')}:{m.group(f'ln{n}')}"
@@ -6973,6 +7087,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what17",
                 "what18",
                 "what19",
+                "what20",
             )
         )
         # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
@@ -7107,6 +7222,11 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             if what.lower().startswith(text.lower()):
                 ev.code, ev.code_name = str(number), name
                 break
+        if m.group("what20"):
+            # (XLA's stub found no libnccl: the call never reached NCCL, its result is the
+            # stub's ncclSystemError)
+            ev.code, ev.code_name = str(NCCL_RESULT_NUMBERS["ncclSystemError"]), "ncclSystemError"
+            ev.exception_type = NCCL_NOT_LOADED
         if last:
             ev.exception_type = last[:200]  # NCCL's last WARN
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
