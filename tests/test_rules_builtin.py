@@ -353,6 +353,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                   message="iperf3 client 192.168.1.1 to 192.168.1.2:5201",
                                   exception_type="7 interval(s) (7 s) moved no data")]},
      {"evidence.failures": [event(kind="link_speed_low")]}, {}),
+    ("evidence-dcgm-diag-log-error", "nccl",
+     {"evidence.failures": [event(kind="dcgm_diag_log_error", library="DCGM diagnostic (NVVS)",
+                                  pid=4190, exception_type="NVVS could not read the diag "
+                                  "configuration of its package")]},
+     {"evidence.failures": [event(kind="dcgm_health_incident")]}, {}),
     ("evidence-dcgm-health-incident", "nccl",
      {"evidence.failures": [event(kind="dcgm_health_incident", library="DCGM", device=0,
                                   exception_type="DCGM_FR_IMEX_UNHEALTHY on GPU 0")]},

@@ -353,6 +353,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Failed to get node devices\. nodeName [\w.-]+, deviceType [\w.-]+, error annos not found"
         r"|\bNode [\w.-]+ does not have allocatable [\w./-]+ resource or value is 0"
         r"|\] device [\w.-]+ is unhealthy on this node"
+        rf"|{logs.NVIDIA_PLUGIN_NO_DEVICES_SIGNATURE}"
         # Horovod's refusal after it shut down (logs._horovod_shutdowns); Open MPI's banner of a
         # process that returned non-zero (logs._launcher_exits)
         r"|Horovod has been shut down\. This was caused by"
@@ -495,6 +496,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NVIDIA-SMI has failed because it couldn'\\''t communicate[^\n]*)'\s*$"
         r"|^(?:\s*rc=\d+\s+)?Failed to initialize NVML: |^Unable to (?:determine|detect) the device handle for GPU"
         r"|^Error: Unable to connect to host engine\."
+        # DCGM's diagnostic (NVVS) logging an ERROR of its own (logs._nvvs_log); nvidia-smi -r
+        # refused (logs._reset_refusals)
+        rf"|{logs.NVVS_SIGNATURE}|{logs.SMI_RESET_SIGNATURE}"
         # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
         r"|\bdcmi (?:model|module) initiali[sz]ed? failed\b|\bdcmi/\w+\.go:\d+\s.*?err: retCode: -\d+"
         r"|^\s*(?:\S*sh: (?:line )?(?:\d+: )?|sudo: )(?:hccn_tool|npu-smi): (?:command )?not found\s*$"
@@ -1757,6 +1761,19 @@ def _json_string_lines(text: str) -> tuple[str, int] | None:
     return "\n".join(out), quoted
 
 
+def _code_span_around(text: str) -> str | None:
+    """``text`` without the two backticks of an inline-code span that holds all of it (the
+    first non-blank character opens it, the last closes it, over more than one line); None
+    otherwise. (Only where the text holds those two backticks: the caller counts them.)"""
+    start = len(text) - len(text.lstrip())
+    end = len(text.rstrip())
+    if end - start < 2 or text[start] != "`" or text[end - 1] != "`":
+        return None
+    if "\n" not in text[start:end]:
+        return None  # (one line in backticks: a command's name, not a pasted output)
+    return text[:start] + text[start + 1 : end - 1] + text[end:]
+
+
 def _unwrap(text: str) -> tuple[str, list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
     hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
@@ -1821,6 +1838,17 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"show_gids' table flattened onto line {line_no} (its line breaks lost) split at its "
             f"header, rows and count into {count} lines: line numbers from there on count them"
         )
+    if (
+        text.count("`") == 2
+        and (span := _code_span_around(text)) is not None
+        and not detect(text)
+        and detect(span)
+    ):
+        # a report that set the whole output in one inline-code span ("`nvbandwidth Version:
+        # v0.8" on the first line, "...kernels.cu:406`" on the last), where only without the two
+        # backticks a format shows: they are taken off
+        text = span
+        notes.append("the backticks of one inline-code span around the whole output taken off")
     text, n = _code_bullets(text)
     if n:
         # a report that listed a log's lines as Markdown bullets of inline code ("- `[rank7]:
@@ -3947,6 +3975,33 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 skipped=False,
             )
         )
+    clocks: dict[str, list[nvidia_smi.SmiGpu]] = {}  # a clocks reading → the GPUs it is of
+    for gpu in parsed:
+        if "active" in gpu.clock_reasons:
+            # the page's performance state and its clock reasons in force (Idle on a GPU at
+            # rest; the slowing ones are judged as gpu.throttled): said, GPUs alike at once
+            in_force = gpu.clock_reasons["active"]
+            reading = (
+                (f"performance state {gpu.perf}; " if gpu.perf else "")
+                + "clock reasons in force: "
+                + (", ".join(in_force) if in_force else "none")
+                + " (the others listed Not Active)"
+            )
+            clocks.setdefault(reading, []).append(gpu)
+    for reading, alike in clocks.items():
+        notes.append(
+            ParseWarning(
+                line=alike[0].line,
+                message="nvidia-smi -q"
+                + (f" (driver {driver})" if driver else "")
+                + ": "
+                + ("GPU " if len(alike) == 1 else f"{len(alike)} GPUs ")
+                + ", ".join(g.bus_id or f"#{g.gpu + 1}" for g in alike[:8])
+                + (" ..." if len(alike) > 8 else "")
+                + f": {reading}",
+                skipped=False,
+            )
+        )
     for gpu in parsed:
         if (history := _memory_history(gpu)) is not None:
             notes.append(history)
@@ -4458,6 +4513,25 @@ _NVBW_GOES_ON = "Invalid value when checking the pattern"
 asserts and NVML / CUDA errors (error_handling.h) exit the tool."""
 
 
+_PTX_TOOLCHAIN = (
+    "its PTX was compiled by a toolchain the driver's PTX JIT does not support (most often a "
+    "CUDA toolkit newer than the driver), so no kernel of it runs and no copy was measured: "
+    "rebuild nvbandwidth with a CUDA toolkit this driver supports, or update the driver; "
+    "nothing is said of the GPUs or their links"
+)
+_NVBW_BUILD_ERRORS = {
+    "cudaErrorUnsupportedPtxVersion": _PTX_TOOLCHAIN,
+    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": _PTX_TOOLCHAIN,
+}
+"""CUDA errors that name the binary's build against the driver, not the GPU: the runtime's
+cudaErrorUnsupportedPtxVersion and the driver API's CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222 both),
+"the provided PTX was compiled with an unsupported toolchain. The most common reason for this,
+is the PTX was generated by a compiler newer than what is supported by the CUDA driver and PTX
+JIT compiler" (CUDA's cudaError_t reference, NVIDIA/cuda-python
+cuda_bindings/docs/source/module/runtime.rst; NVIDIA/nvbandwidth issue 61: v0.8 built with CUDA
+13.2 on driver 580)."""
+
+
 def _nvbw_went_on(message: str) -> bool:
     """A failed test whose lines are its pattern check alone (no abort, assert or CUDA / NVML
     error joined to them): the run went on past it."""
@@ -4542,6 +4616,16 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
                 skipped=False,
             )
         )
+    for f in run.failures:
+        if cause := next((c for e, c in _NVBW_BUILD_ERRORS.items() if f"[{e}]" in f.message), None):
+            notes.append(
+                ParseWarning(
+                    line=f.line,
+                    message=f"{f.test or 'a test'} stopped on a CUDA error of the binary's own "
+                    f"build: {cause}",
+                    skipped=False,
+                )
+            )
     if run.running:
         notes.append(
             ParseWarning(

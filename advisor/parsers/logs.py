@@ -658,7 +658,9 @@ class LogEvent:
     and scontrol's node states), transfer_stalled (the importer's, iperf's), rdma_test_setup_failed
     (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
     importer's, a ping between hosts), dcgm_health_incident
-    (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it), pod_failing (the
+    (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),
+    dcgm_diag_log_error (DCGM's diagnostic, NVVS, in its own log: the package configuration it
+    could not read, its other ERROR lines), pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
@@ -1476,6 +1478,7 @@ def _parse_events(text: str) -> LogReport:
         "node-register-" in text
         or "does not have allocatable" in text
         or "is unhealthy on this node" in text
+        or "Waiting indefinitely" in text
     ):
         _devices_not_offered(lines, report)
     if " hook #" in text:
@@ -1547,6 +1550,7 @@ def _parse_events(text: str) -> LogReport:
     _dcmi_errors(lines, report)
     if "ErrorCode:DCGM_FR_" in text:
         _dcgm_health_incidents(lines, report)
+    nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
     if "Get physical device number failed" in text:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
@@ -1745,6 +1749,8 @@ def _parse_events(text: str) -> LogReport:
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
         if not report.events and ras_json:
             return report  # the RAS client's JSON with no rank in trouble: a healthy job
+        if not report.events and nvvs_read:
+            return report  # NVVS's log whose only ERROR lines are its optional lookups
         if not report.events and fm_running:
             return report  # Fabric Manager's service running, its journal without an error
         if not report.events and GLOO_CONNECTED_RE.search(text):
@@ -9104,6 +9110,8 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
             # file ... : when loading libnccl-net.so" is its INFO, then its own transport; its
             # WARN lines (libcuda.so not found ...) are read as NCCL's own
             continue
+        if NVVS_OPTIONAL_SYMBOL in line:
+            continue  # NVVS's lookup of an optional function (_nvvs_log says it)
         if (tf := _TF_DSO_LOADER_RE.search(line)) is not None:
             if tf.group("lib") not in tf_said:
                 tf_said.add(tf.group("lib"))
@@ -11755,10 +11763,17 @@ _UNHEALTHY_ON_NODE_RE = re.compile(r"\bdevice (?P<type>[\w.-]+) is unhealthy on 
 _NO_ALLOCATABLE_RE = re.compile(
     r"\bNode (?P<node>[\w.-]+) does not have allocatable (?P<res>[\w./-]+) resource or value is 0"
 )
+# NVIDIA's k8s-device-plugin when none of its plugins has a device to serve (main.go start(),
+# v0.9-v0.14: "if started == 0 { log.Println("No devices found. Waiting indefinitely.") }" after
+# "Retreiving plugins."; older releases after "Fetching devices."): it registers no nvidia.com/gpu
+# with kubelet and waits
+NVIDIA_PLUGIN_NO_DEVICES_SIGNATURE = r"(?:^|[ \t])No devices found\. Waiting indefinitely\.[ \t]*$"
+_NVIDIA_PLUGIN_NO_DEVICES_RE = re.compile(r"(?:^|\s)No devices found\. Waiting indefinitely\.\s*$")
 
 
 def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """A ``device_not_offered`` per node and device kind a scheduler found none of."""
+    """A ``device_not_offered`` per node and device kind a scheduler (or the NVIDIA device
+    plugin) found none of."""
     seen: set[tuple[str, str]] = set()
     for no, line, tagged in lines:
         if m := _HAMI_NO_REGISTER_RE.search(line):
@@ -11780,6 +11795,13 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
                 f"node {m.group('node')} offers no {m.group('res')} (its allocatable resource is "
                 "absent or 0): the scheduler cannot place the devices there"
             )
+        elif "Waiting indefinitely" in line and _NVIDIA_PLUGIN_NO_DEVICES_RE.search(line):
+            key = ("this node", "nvidia.com/gpu")
+            said = (
+                "the NVIDIA device plugin found no GPU to serve ('No devices found. Waiting "
+                "indefinitely.'): it registers no nvidia.com/gpu with kubelet, and pods asking "
+                "for one are not placed on this node"
+            )
         else:
             continue
         if key in seen:
@@ -11792,7 +11814,7 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
                 message=line.strip()[:300],
                 rank=tagged,
                 host=key[0] if key[0] != "this node" else None,
-                library="scheduler",
+                library="NVIDIA device plugin" if key[1] == "nvidia.com/gpu" else "scheduler",
                 exception_type=said,
             )
         )
@@ -17392,6 +17414,136 @@ def _dcgm_health_incidents(lines: list[tuple[int, str, int | None]], report: Log
         )
 
 
+# DCGM's own logger (DcgmLogging, DCGM 3.x): "2023-10-26 12:30:41.636 ERROR [4190:4190] MESSAGE
+# [/workspaces/dcgm-rel_dcgm_3_2-postmerge@5/nvvs/src/ConfigFileParser_v2.cpp:218]
+# [DcgmNs::Nvvs::ConfigFileParser_v2::ConfigFileParser_v2]": time, level, [pid:tid], the
+# message, the source file and line, the function; NVVS, the diagnostic dcgmi diag runs, logs
+# from DCGM's nvvs/ tree. (The head is read by the pattern, the two bracketed cells at the
+# line's end by their last " [": a copy may lose the year's first digits, "023-10-26".)
+_DCGM_LOG_HEAD_RE = re.compile(
+    r"^[ \t]*\d{1,4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{1,6} (?P<level>[A-Z]{4,8}) "
+    r"\[(?P<pid>\d+):\d+\] "
+)
+_DCGM_BUILD_RE = re.compile(r"dcgm_(\d{1,2})_(\d{1,2})\b")
+NVVS_SIGNATURE = (
+    r"^[ \t]*\d{1,4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{1,6} (?:ERROR|FATAL) \[\d+:\d+\] [^\n]*"
+    r"/nvvs/(?:src|plugin_src)/\w+\.cpp:\d+\] \["
+)
+"""An ERROR line of DCGM's logger from NVVS's sources (its file and line, then its function)."""
+# NVVS's ConfigFileParser_v2 (DCGM 3.2 nvvs/src/ConfigFileParser_v2.cpp:218-221) when it cannot
+# load the package's diag-skus.yaml: "Could not read package diag config. Please ensure the
+# datacanter-gpu-manager-config package is installed", then "Exception: " and why, and it goes on
+# with the configuration built into NVVS (c_fallbackBakedDiagYaml); the file ships with the
+# datacenter-gpu-manager package itself, the -config package exists only when SKU definitions
+# change between releases (NVIDIA/DCGM issue 121, its maintainer: verify the integrity of the
+# datacenter-gpu-manager package)
+_NVVS_CONFIG_UNREAD = "Could not read package diag config"
+# NVVS's PluginLib::LoadFunction logs every symbol dlsym does not find at ERROR, ShutdownPlugin
+# too, which LoadPlugin then takes as optional: "Plugin does not have a ShutdownPlugin function.
+# This is not an error." (DCGM 3.2.6 nvvs/src/PluginLib.cpp LoadPlugin; no plugin of 3.2 defines
+# it): "Couldn't load a definition for ShutdownPlugin in plugin libDiagnostic.so: ./libDiagnostic
+# .so: undefined symbol: ShutdownPlugin" is no fault
+NVVS_OPTIONAL_SYMBOL = "Couldn't load a definition for ShutdownPlugin in plugin "
+
+
+def _dcgm_log_line(line: str) -> tuple[re.Match[str], str, str] | None:
+    """A DCGM logger's line from NVVS: its head, message and source file; None for any other."""
+    if (head := _DCGM_LOG_HEAD_RE.match(line)) is None:
+        return None
+    rest = line[head.end() :].rstrip()
+    func_at = rest.rfind(" [")
+    src_at = rest.rfind(" [", 0, func_at) if func_at > 0 else -1
+    if not rest.endswith("]") or src_at < 0 or rest[func_at - 1] != "]":
+        return None
+    src = rest[src_at + 2 : func_at - 1]
+    if "/nvvs/" not in src:
+        return None
+    return head, rest[:src_at].strip(), src
+
+
+def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """DCGM's diagnostic (NVVS) log lines: a ``dcgm_diag_log_error`` for its package
+    configuration it could not read and for its first other ERROR line, and a note of what the
+    lines are (the plugins' optional ShutdownPlugin lookups said as no fault); False where the
+    text holds no NVVS line."""
+    read = [(no, tagged, d) for no, line, tagged in lines if (d := _dcgm_log_line(line))]
+    if not read:
+        return False
+    optional: list[tuple[int, str]] = []
+    others: list[tuple[int, int | None, str, str]] = []
+    config: tuple[int, int | None, str, str] | None = None
+    for index, (no, tagged, (head, msg, _)) in enumerate(read):
+        if head.group("level") not in ("ERROR", "FATAL", "CRITICAL"):
+            continue
+        if msg.startswith(NVVS_OPTIONAL_SYMBOL):
+            plugin = msg[len(NVVS_OPTIONAL_SYMBOL) :].split(":", 1)[0].strip()
+            optional.append((no, plugin))
+        elif msg.startswith(_NVVS_CONFIG_UNREAD):
+            after = [m for _, _, (_, m, _) in read[index + 1 : index + 2]]
+            why = (
+                after[0][len("Exception: ") :]
+                if after and after[0].startswith("Exception: ")
+                else ""
+            )
+            config = config or (no, tagged, msg, why)
+        elif not msg.startswith("Exception: ") or config is None:
+            others.append((no, tagged, msg, head.group("pid")))
+    pid = read[0][2][0].group("pid")
+    build = _DCGM_BUILD_RE.search(read[0][2][2])
+    if config is not None:
+        no, tagged, msg, why = config
+        report.events.append(
+            LogEvent(
+                kind="dcgm_diag_log_error",
+                line=no,
+                message=msg[:300],
+                rank=tagged,
+                pid=int(pid),
+                library="DCGM diagnostic (NVVS)",
+                exception_type=(
+                    "NVVS could not read the diag configuration of its package"
+                    + (f" ({why})" if why else "")
+                    + ": it goes on with the configuration built into it; the file ships with "
+                    "the datacenter-gpu-manager package, whose install is then incomplete"
+                )[:300],
+            )
+        )
+    if others:
+        no, tagged, msg, _ = others[0]
+        report.events.append(
+            LogEvent(
+                kind="dcgm_diag_log_error",
+                line=no,
+                message=msg[:300],
+                rank=tagged,
+                pid=int(pid),
+                library="DCGM diagnostic (NVVS)",
+                exception_type=f"NVVS logged {len(others)} other ERROR line(s) of its own; the "
+                f"first: {msg[:200]}",
+            )
+        )
+    report.unread.append(
+        ParseWarning(
+            line=read[0][0],
+            message=f"DCGM's diagnostic (NVVS, what dcgmi diag runs) log, pid {pid}"
+            + (f", a DCGM {build.group(1)}.{build.group(2)} build" if build else "")
+            + f": {len(read)} line(s)"
+            + (
+                "; plugin(s) "
+                + ", ".join(dict.fromkeys(p for _, p in optional))
+                + f" without a ShutdownPlugin (line(s) {', '.join(str(n) for n, _ in optional)}): "
+                "NVVS logs that lookup at ERROR and loads the plugins all the same, the function "
+                "is optional"
+                if optional
+                else ""
+            )
+            + "; no diagnostic result in these lines",
+            skipped=False,
+        )
+    )
+    return True
+
+
 def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The Ascend driver's ERROR lines in the host's kernel log, one ``npu_driver_error`` per
     machine, module and device with its repeats counted; never a query the driver does not
@@ -17510,6 +17662,31 @@ _SMI_CANNOT_RE = re.compile(
     # (newer drivers write "gpu": "... device handle for gpu 0000:3B:00.0: Unknown Error")
     r"handle for (?:GPU|gpu) ?(?P<bus>[0-9A-Fa-f:.]+): .+?)(?:\.\s.*|\.)?'?\s*$"
 )
+# nvidia-smi -r (--gpu-reset) refused: "The following GPUs could not be reset:", then a line a
+# GPU with NVML's word of why ("  GPU 00000000:1A:00.0: In use by another client"), then its
+# count of devices "currently being used by one or more other processes (e.g., Fabric Manager,
+# CUDA application, graphics application such as an X server, or a monitoring application such
+# as another instance of nvidia-smi)"; exit status 255 (NVIDIA/NVSentinel issue 1690 and pull
+# request 1692: persistence mode's nvidia-persistenced holds the GPU, the same reset succeeds
+# after nvidia-smi -pm 0; NVIDIA/mig-parted issue 181: the nvidia_drm module holds it;
+# NVIDIA/gpu-operator issue 118)
+SMI_RESET_SIGNATURE = r"^The following GPUs could not be reset:[ \t]*$"
+_SMI_RESET_HEAD_RE = re.compile(r"^The following GPUs could not be reset:\s*$")
+_SMI_RESET_GPU_RE = re.compile(
+    r"^\s*GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]): (?P<why>\S.*)$"
+)
+_EXIT_STATUS_RE = re.compile(
+    r"^\s*(?:exit|rc|exit status|exit code)(?:\s*[=:]\s*|\s+)(?P<code>\d{1,3})\s*$"
+)
+SMI_RESET_LINES = 12
+"""How far under nvidia-smi's refusal its GPU lines and a script's note of its exit status may
+stand (the GPUs, a blank line, the count of devices in use over up to four lines)."""
+_RESET_WHY = {
+    "In use by another client": "NVML_ERROR_IN_USE: something holds the GPU open, a CUDA "
+    "program, Fabric Manager, an X server, a monitor, nvidia-persistenced or nvidia_drm; fuser "
+    "-v /dev/nvidia* names the processes",
+}
+"""What nvidia-smi's reasons for a GPU it could not reset mean (NVML's error strings)."""
 _NVML_LIB_VERSION_RE = re.compile(r"^\s*NVML library version: (\S+)\s*$")
 _NVRM_VERSION_RE = re.compile(r"NVRM version: .*?Kernel Module\s+(\d+(?:\.\d+)+)")
 # dcgmi when DCGM's host engine (nv-hostengine) does not answer (dcgmi's connection error):
@@ -17581,6 +17758,39 @@ _REMOTE_RUNNERS = frozenset(
 """Commands a prompt runs that run the tool on another host or container than the prompt's."""
 
 
+def _reset_refusals(below: list[tuple[int, str, int | None]], tagged: int | None) -> list[LogEvent]:
+    """A ``gpu_driver_error`` per GPU nvidia-smi -r names in the lines ``below`` its refusal,
+    with NVML's reason and the exit status a script noted under it."""
+    exit_code = next(
+        (int(m.group("code")) for _, t, _ in below if (m := _EXIT_STATUS_RE.match(t))), None
+    )
+    events: list[LogEvent] = []
+    for no, t, _ in below:
+        if (g := _SMI_RESET_GPU_RE.match(t)) is None:
+            if events and t.strip():
+                break  # (the GPUs' lines end at the first other line)
+            continue
+        why = g.group("why").rstrip()
+        meaning = _RESET_WHY.get(why)
+        events.append(
+            LogEvent(
+                kind="gpu_driver_error",
+                line=no,
+                message=t.strip()[:300],
+                rank=tagged,
+                library="nvidia-smi",
+                exit_code=exit_code,
+                exception_type=(
+                    f"nvidia-smi -r could not reset GPU {g.group('bus')}: {why}"
+                    + (f" ({meaning})" if meaning else "")
+                    + (f"; exit status {exit_code}" if exit_code is not None else "")
+                    + ": the GPU was not reset"
+                )[:300],
+            )
+        )
+    return events
+
+
 def nvidia_tool_failures(text: str) -> list[LogEvent]:
     """nvidia-smi's own answers in ``text`` that it could not read a GPU (or any), as a log's
     reading gives them: for a tool output (``nvidia-smi -L``) that printed one among its rows."""
@@ -17596,7 +17806,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     peermem: dict[str, tuple[LogEvent, int]] = {}
     ib_in_use: bool | None = None  # NCCL's "NET/IB : Using ..." somewhere in the log (read once)
     stepped: dict[int, Any] | None = None  # "No devices were found" lines srun's table answers
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "nvidia-peermem" in line and (pm := _PEERMEM_ERROR_RE.search(line)):
             key = f"{pm.group('where')} {pm.group('what')}"
             ev, count = peermem.get(key) or (
@@ -17660,6 +17870,12 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                         else f"nvidia-smi could not read the GPUs: {what}"
                     )[:240],
                 )
+            )
+        elif text.startswith("The following GPUs could not be reset") and _SMI_RESET_HEAD_RE.match(
+            text
+        ):
+            report.events.extend(
+                _reset_refusals(lines[index + 1 : index + 1 + SMI_RESET_LINES], tagged)
             )
         elif "host engine" in text and (de := _DCGMI_NO_ENGINE_RE.match(text)):
             if "dcgmi engine" in seen:

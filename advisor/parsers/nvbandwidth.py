@@ -36,7 +36,9 @@ _DEVICE_RE = re.compile(
 _PROCESS_RE = re.compile(r"^Process +(\d+) \(([^()\s]+)\): device (\d+): (.*)$")
 # (getDeviceDisplayInfo: the PCI domain, bus and device as %08x:%02x:%02x)
 _BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{1,2}:[0-9A-Fa-f]{1,2}")
-_RUNNING_RE = re.compile(r"^Running (\w+)\.\s*$")
+# (a reply may quote the Running lines alone with Markdown's "> ", the matrices under them as
+# printed: "> Running host_to_device_memcpy_sm." over "memcpy SM CPU(row) -> GPU(column) ...")
+_RUNNING_RE = re.compile(r"^(?:> ?)?Running (\w+)\.\s*$")
 _WAIVED_RE = re.compile(r"^Waiv(?:ing|ed)\b:?\s*(\w*)")
 # every title testcases_ce.cpp / testcases_sm.cpp pass to addTestcaseResults
 # (v0.5 on adds "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)")
@@ -68,6 +70,11 @@ _ASSERT_RE = re.compile(r"^ASSERT in expression (.+?) in .*\(\)\s*:\s*(\S+:\d+)\
 _ASSERT_END_RE = re.compile(r":\d+$")
 ASSERT_WRAP_LINES = 4
 """How many lines a wrapped assert is joined over at most."""
+# a CUDA call that failed (error_handling.h CUDA_ASSERT / CU_ASSERT: "[" << the error's name <<
+# "] " << its string << " in expression " << #x << " in " << __PRETTY_FUNCTION__ << "() : " <<
+# __FILE__ << ":" << __LINE__): the error's name and words and the expression are kept, the
+# function's signature and the build's own directory left out, as for an assert
+_CUDA_ERROR_HEAD_RE = re.compile(r"^\[(?:CUDA_ERROR_\w+|cuda\w+)\] ")
 _OFFSET_RE = re.compile(r"^\s*Current offset\s*(?::\s*(\d+)|\[\s*(\d+)\s*/\s*(\d+)\s*\])")
 _DOTS_RE = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
 
@@ -218,6 +225,8 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
                 what = f"ASSERT in expression {a.group(1)} ({a.group(2).rsplit('/', 1)[-1]})"
             elif what.startswith("ASSERT in expression ") and not _ASSERT_END_RE.search(what):
                 wrapped = [what]
+            elif _CUDA_ERROR_HEAD_RE.match(what):
+                what = _cuda_error_said(what)
             if failure is None:
                 failure = Failure(line=no, test=test, message=what)
                 run.failures.append(failure)
@@ -251,6 +260,18 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
         if not any(f.test == test for f in run.failures):
             run.running = test
     return run, notes
+
+
+def _cuda_error_said(what: str) -> str:
+    """A CUDA_ASSERT's line as its error, its words and its expression, with the file's name and
+    line (``[cudaErrorX] words in expression f() (kernels.cu:406)``); as printed where it does
+    not end in the function, file and line (a copy cut inside it)."""
+    head, sep, rest = what.partition(" in expression ")
+    signature, at, where = rest.rpartition("() : ")
+    if not sep or not at or _ASSERT_END_RE.search(where) is None or " " in where.strip():
+        return what
+    expression = signature.partition(" in ")[0]
+    return f"{head} in expression {expression} ({where.strip().rsplit('/', 1)[-1]})"
 
 
 def _matrix_line(matrix: Matrix, no: int, line: str, notes: list[ParseWarning]) -> None:

@@ -893,6 +893,8 @@ SENSOR_FIELDS = frozenset({"power", "power cap", "fan"})
 query that failed (a transient an NVIDIA maintainer answered needs no action, azhpc-diagnostics
 issue 77), not a GPU that stopped answering."""
 _SMI_CUT_ROW_RE = re.compile(r"^\|\s+(?P<gpu>\d+)\s+\S")
+_SMI_CUT_INDEX_RE = re.compile(r"^\|[ \t]+\d+\b")
+"""A GPU's first row cut anywhere after its index (``|   0``, the copy's last line)."""
 # (drivers before about 340 wrote "MB": "14MB /  6143MB", the same mebibytes)
 _SMI_MEMORY_RE = re.compile(r"^\s*(?P<used>\d+)Mi?B\s*/\s*(?P<total>\d+)Mi?B\s*$")
 _SMI_UTIL_RE = re.compile(r"^\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+(?: \S+)?)\s*$")
@@ -948,7 +950,8 @@ class SmiGpu:
     """``-q`` Remapped Rows ``Uncorrectable Error``: rows remapped after uncorrectable errors."""
     clock_reasons: dict[str, list[str]] = field(default_factory=dict)
     """A ``--query-gpu`` row's throttle-reason masks by field (``clocks_throttle_reasons.active``,
-    ``.supported``), each as its reasons' names."""
+    ``.supported``), each as its reasons' names; from ``-q``, ``active``: the Clocks Throttle
+    (Event) Reasons rows that read Active (empty where every row read is Not Active)."""
     remapped_correctable: int | None = None
     """``-q`` Remapped Rows ``Correctable Error``: rows remapped after correctable errors."""
     ecc_aggregate_corrected: int | None = None
@@ -1116,15 +1119,37 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
                 "row): that GPU is not read",
             )
         )
-    if not out.gpus and out.driver and last is not None and last[1].strip().startswith("|=="):
-        # the copy ends at the table's head ("nvidia-smi | head -8"): its banner's versions are
-        # what it holds, no GPU (its rows were never copied)
+    cut_first_row = (
+        last is not None
+        and _SMI_CUT_INDEX_RE.match(last[1]) is not None
+        and len(last[1].strip("|").split("|")) < 3
+    )
+    if (
+        not out.gpus
+        and out.driver
+        and last is not None
+        and (last[1].strip().startswith("|==") or cut_first_row)
+    ):
+        # the copy ends at the table's head ("nvidia-smi | head -8"), or inside its first GPU's
+        # first row: its banner's versions are what it holds, no GPU (its rows were not copied)
         out.warnings.append(
             ParseWarning(
                 line=last[0],
                 message=f"nvidia-smi's banner alone (driver {out.driver}"
                 + (f", CUDA {out.cuda}" if out.cuda else "")
-                + "): the copy ends at the table's head, before any GPU's row; no GPU is read",
+                + "): the copy ends "
+                + ("inside the first GPU's first row" if cut_first_row else "at the table's head")
+                + ", before any GPU's row is whole; no GPU is read"
+                # (its banner's "CUDA Version: N/A" where the container it ran in lacks the
+                # driver's compute library: weaviate/weaviate-helm issue 101, N/A until
+                # NVIDIA_DRIVER_CAPABILITIES named compute; opendatalab/MinerU issue 1744, N/A
+                # beside "libcuda.so.1: cannot open shared object file")
+                + (
+                    "; 'CUDA Version: N/A': no CUDA driver version where nvidia-smi ran (as "
+                    "where a container lacks the driver's libcuda, its compute capability)"
+                    if out.cuda == "N/A"
+                    else ""
+                ),
                 skipped=False,
             )
         )
@@ -1462,9 +1487,14 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
             gpu.memory_used_mib = int(mib.group(1))
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
         gpu.util_pct = int(pct.group(1))
-    elif where.startswith("Clocks ") and "Reasons" in where and key in _SLOWING:
+    elif where.startswith("Clocks ") and "Reasons" in where and value in ("Active", "Not Active"):
+        # every reason the page lists, those in force kept by name (Idle, Applications Clocks
+        # Setting, SW Power Cap ... as the CSV masks' names); the slowing ones judged apart
+        active = gpu.clock_reasons.setdefault("active", [])
         if value == "Active":
-            gpu.throttled.append(key)
+            active.append(key)
+            if key in _SLOWING:
+                gpu.throttled.append(key)
 
 
 # ``nvidia-smi -q -x``: the same record as XML ("<ecc_errors>", "<volatile>", "<device_memory>0
