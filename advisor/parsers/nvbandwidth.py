@@ -259,6 +259,11 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
     if test is not None and (not run.matrices or run.matrices[-1].test != test):
         if not any(f.test == test for f in run.failures):
             run.running = test
+    placed = [d for d in run.devices if d.get("process") is not None]
+    if len({d["process"] for d in placed}) == 1 and len(placed) < len(run.devices):
+        # one process that lists its GPUs as "Device N:" lines (v0.8 prints "Process 0 (HOST):
+        # device 0: ..." in a single-process run too): its GPUs are those lines, not one a process
+        run.devices = [d for d in run.devices if d.get("process") is None]
     return run, notes
 
 
