@@ -41,15 +41,20 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _hcas_table(ev: EvidenceFacts) -> str:
-    """The report's RDMA port table(s) of an import of ``ev``, rendered in-process."""
+def report_tables(ev: EvidenceFacts, css_class: str) -> str:
+    """The report's tables of class ``css_class`` of an import of ``ev``, rendered in-process."""
     facts = Facts(
-        run=RunInfo(run_id="set568", run_dir="", command="advisor import", profile="import"),
+        run=RunInfo(run_id="import", run_dir="", command="advisor import", profile="import"),
         cluster=cluster_from(ev),
         evidence=ev,
     )
     html = render.render_report(facts, verdict(facts))
-    return "".join(re.findall(r'<table class="hcas">.*?</table>', html, re.S))
+    return "".join(re.findall(rf'<table class="{css_class}">.*?</table>', html, re.S))
+
+
+def _hcas_table(ev: EvidenceFacts) -> str:
+    """The report's RDMA port table(s) of an import of ``ev``."""
+    return report_tables(ev, "hcas")
 
 
 def test_rdma_links_netdev_is_shown_without_a_state_it_does_not_give() -> None:

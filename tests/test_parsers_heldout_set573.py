@@ -9,16 +9,13 @@ import re
 import time
 
 from advisor.evidence import load as evidence_load
-from advisor.evidence.command import cluster_from
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.facts import Facts, RunInfo
 from advisor.parsers import logs, numbered_lines, nvbandwidth, nvidia_smi
-from advisor.report import render
-from advisor.verdict import verdict
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set568 import report_tables
 
 HELDOUT = DATA / "evidence_heldout_61"
 
@@ -53,13 +50,7 @@ def _load(name: str) -> EvidenceFacts:
 
 def _gpus_table(ev: EvidenceFacts) -> str:
     """The report's GPU table of an import of ``ev``, rendered in-process, its tags taken off."""
-    facts = Facts(
-        run=RunInfo(run_id="set573", run_dir="", command="advisor import", profile="import"),
-        cluster=cluster_from(ev),
-        evidence=ev,
-    )
-    html = render.render_report(facts, verdict(facts))
-    table = "".join(re.findall(r'<table class="gpus">.*?</table>', html, re.S))
+    table = report_tables(ev, "gpus")
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", table))
 
 
