@@ -119,8 +119,8 @@ def test_torch_elastics_rendezvous_and_finished_agents_are_said() -> None:
     # (and the rendezvous' master, and torchrun's command line that srun ran: set 575)
     assert note.endswith(
         "4 local worker(s); its rendezvous: master n0000.es1, port 57850, 2 agent(s) (nodes), a "
-        "world of 8; 2 agent(s) said their workers finished (SUCCEEDED); torchrun's command: 2 "
-        "node(s), 4 process(es) a node; no error"
+        "world of 8; 2 agent(s) said their workers finished (SUCCEEDED); torchrun's command line: "
+        "2 node(s), 4 process(es) a node; no error"
     )
 
 

@@ -5164,18 +5164,8 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
         said.append(f"{finished} agent(s) said their workers finished (SUCCEEDED)")
     # (a pod's log may keep torchrun's command above its output: "+ torchrun --nnodes=4
     # --nproc_per_node=1 ... --node_rank=1 mnist.py")
-    command = [t for _, t, _ in lines[:LAUNCH_COMMAND_LINES] if _TORCHRUN_RE.search(t)]
-    launched = ", ".join(
-        form.format(m.group(1))
-        for form, pattern in (
-            ("{} node(s)", _TORCHRUN_NNODES_RE),
-            ("{} process(es) a node", _TORCHRUN_NPROC_RE),
-            ("this node's rank {}", _TORCHRUN_NODE_RANK_RE),
-        )
-        if (m := _search(pattern, command))
-    )
-    if launched:
-        said.append(f"torchrun's command: {launched}")
+    if launched := _torchrun_said(lines):
+        said.append(f"torchrun's command line: {launched}")
     role = start[1].group("role")
     line = start[0]
     heading = "torch elastic started its worker group" + (f" ({role})" if role else "")
@@ -5197,11 +5187,6 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
 # trace shows it ("+ torchrun --nnodes=4 --nproc_per_node=1 --node_rank=1 ... mnist.py")
 _ELASTIC_GROUP_DONE_RE = re.compile(r"\[(?P<role>[\w-]*)\] worker group successfully finished\.")
 _ELASTIC_EXIT_DONE_RE = re.compile(r"Done waiting for other agents\. Elapsed: (?P<s>\d+(?:\.\d+)?)")
-_TORCHRUN_LINE_RE = re.compile(r"^[ \t+$#>]*torchrun[ \t]")
-_TORCHRUN_ARG_RE = re.compile(
-    r"--(?P<key>nnodes|nproc[-_]per[-_]node|node[-_]rank|master[-_]addr|master[-_]port)"
-    r"[= ](?P<value>[^\s=]+)"
-)
 
 
 def _elastic_end_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -5218,23 +5203,8 @@ def _elastic_end_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
         (m.group("role") for _, t, _ in lines if (m := _ELASTIC_GROUP_DONE_RE.search(t))), None
     )
     said = []
-    command = next((t for _, t, _ in lines if _TORCHRUN_LINE_RE.match(t)), None)
-    if command is not None:
-        args = {
-            m.group("key").replace("-", "_"): m.group("value")
-            for m in _TORCHRUN_ARG_RE.finditer(command)
-        }
-        master = args.get("master_addr")
-        if master and args.get("master_port"):
-            master = f"{master}:{args['master_port']}"
-        launched = [
-            f"{args['nnodes']} node(s)" if "nnodes" in args else "",
-            f"{args['nproc_per_node']} process(es) a node" if "nproc_per_node" in args else "",
-            f"this node's rank {args['node_rank']}" if "node_rank" in args else "",
-            f"master {master}" if master else "",
-        ]
-        if any(launched):
-            said.append("torchrun's command line: " + ", ".join(x for x in launched if x))
+    if launched := _torchrun_said(lines):
+        said.append(f"torchrun's command line: {launched}")
     if barrier := next((m for _, t, _ in lines if (m := _ELASTIC_EXIT_DONE_RE.search(t))), None):
         said.append(
             f"it passed its exit barrier ({float(barrier.group('s')):.3g} s): every agent of the "
@@ -5488,8 +5458,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 else "no error in them"
             )
             + (
-                f"; launched by torchrun with {launched.group(1)} process(es) a node"
-                if (launched := _search(_TORCHRUN_NPROC_RE, [t for _, t, _ in lines[:200]]))
+                f"; launched by torchrun with {launched} process(es) a node"
+                if (launched := _torchrun_args(lines).get("nproc_per_node"))
                 else ""
             )
             + (
@@ -5508,13 +5478,55 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     return True
 
 
-# torchrun's command line as a script's trace or a prompt shows it ("+ torchrun
-# --nproc_per_node=8 ..."), and a trainer's own last words (torchtitan's train.py: "Training
-# completed")
-_TORCHRUN_NPROC_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--nproc[-_]per[-_]node[= ](\d+)\b")
-_TORCHRUN_RE = re.compile(r"\btorchrun\b")
-_TORCHRUN_NNODES_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--nnodes[= ](\d+(?::\d+)?)(?!\S)")
-_TORCHRUN_NODE_RANK_RE = re.compile(r"\btorchrun\b[^\n]{0,400}?--node[-_]rank[= ](\d+)\b")
+# torchrun's command line as a script's trace, a prompt or a launcher shows it ("+ torchrun
+# --nnodes=4 --nproc_per_node=1 ... --node_rank=1 mnist.py", "srun torchrun --nnodes 2 ..."), and
+# a trainer's own last words (torchtitan's train.py: "Training completed"). Its options as
+# torch/distributed/run.py defines them: --nnodes takes "N" or "MIN:MAX", --nproc-per-node a
+# count (or auto/cpu/gpu/xpu, which say no count), --node-rank a number; each with "-" or "_"
+# and "=" or a space.
+_TORCHRUN_RE = re.compile(r"\btorchrun[ \t]")
+_TORCHRUN_ARG_RE = re.compile(
+    r"--(?P<key>nnodes|nproc[-_]per[-_]node|node[-_]rank|master[-_]addr|master[-_]port)"
+    r"[= ](?P<value>[^\s=]+)"
+)
+_TORCHRUN_VALUE_RES = {
+    "nnodes": re.compile(r"\d+(?::\d+)?"),
+    "nproc_per_node": re.compile(r"\d+"),
+    "node_rank": re.compile(r"\d+"),
+    "master_port": re.compile(r"\d+"),
+    "master_addr": re.compile(r"[\w.:\[\]-]+"),
+}
+
+
+def _torchrun_args(lines: list[tuple[int, str, int | None]]) -> dict[str, str]:
+    """torchrun's options from the command lines near a log's start that ran it (the first of
+    each option; a value not of its option's form, such as a shell variable, is not one)."""
+    args: dict[str, str] = {}
+    for _, text, _ in lines[:LAUNCH_COMMAND_LINES]:
+        if m := _TORCHRUN_RE.search(text):
+            for arg in _TORCHRUN_ARG_RE.finditer(text, m.end()):
+                key = arg.group("key").replace("-", "_")
+                if _TORCHRUN_VALUE_RES[key].fullmatch(arg.group("value")):
+                    args.setdefault(key, arg.group("value"))
+    return args
+
+
+def _torchrun_said(lines: list[tuple[int, str, int | None]]) -> str:
+    """What torchrun's command line says of the job's shape ("4 node(s), 1 process(es) a node,
+    this node's rank 1, master n0:29500"), or "" where no command line is kept."""
+    args = _torchrun_args(lines)
+    master = args.get("master_addr")
+    if master and "master_port" in args:
+        master = f"{master}:{args['master_port']}"
+    launched = [
+        f"{args['nnodes']} node(s)" if "nnodes" in args else "",
+        f"{args['nproc_per_node']} process(es) a node" if "nproc_per_node" in args else "",
+        f"this node's rank {args['node_rank']}" if "node_rank" in args else "",
+        f"master {master}" if master else "",
+    ]
+    return ", ".join(x for x in launched if x)
+
+
 LAUNCH_COMMAND_LINES = 200
 """How far down a log torchrun's command line is looked for (a script's trace at its start)."""
 _TRAINING_DONE_RE = re.compile(r"\bTraining completed\.?[ \t]*$")
