@@ -50,9 +50,25 @@ def test_inactive_nvlinks_are_read_per_gpu_and_named_in_a_finding() -> None:
     )
 
 
-def test_a_gpu_with_more_inactive_links_than_its_peers_lost_them() -> None:
+@pytest.mark.parametrize(
+    ("model", "rule", "peers"),
+    [
+        # a card's bridge: the links its peers keep and it lost are a warning
+        ("NVIDIA A100 80GB PCIe", "evidence-nvlink-inactive", ""),
+        # an SXM module's baseboard wires every link: one lost is a fault, as links down alike
+        # are (set 579)
+        (
+            "Tesla V100-SXM2-32GB",
+            "evidence-nvlink-down-on-baseboard",
+            " (more than the other GPUs of its model in the output)",
+        ),
+    ],
+)
+def test_a_gpu_with_more_inactive_links_than_its_peers_lost_them(
+    model: str, rule: str, peers: str
+) -> None:
     text = "".join(
-        f"GPU {g}: Tesla V100-SXM2-32GB (UUID: GPU-{g})\n"
+        f"GPU {g}: {model} (UUID: GPU-{g})\n"
         + "".join(
             f"\t Link {n}: {'<inactive>' if (g, n) in ((1, 3), (1, 5)) else '25.781 GB/s'}\n"
             for n in range(6)
@@ -61,10 +77,13 @@ def test_a_gpu_with_more_inactive_links_than_its_peers_lost_them() -> None:
     )
     ev = load_text(text, "nvlink.txt")
     assert [g["gpu"] for g in ev.nvlinks if g["fewer_than_peers"]] == [1]
-    items = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")["evidence-nvlink-inactive"]
-    assert items == [
-        "GPU 1 (Tesla V100-SXM2-32GB): link(s) 3, 5 inactive, 4 of 6 active (nvlink.txt, line 8)"
+    findings = finding_items({"evidence.nvlinks": ev.nvlinks}, "nccl")
+    assert findings[rule] == [
+        f"GPU 1 ({model}): link(s) 3, 5 inactive, 4 of 6 active{peers} (nvlink.txt, line 8)"
     ]
+    assert {"evidence-nvlink-inactive", "evidence-nvlink-down-on-baseboard"} & set(findings) == {
+        rule
+    }
 
 
 def test_a_healthy_nvlink_status_before_a_matrix_is_read_with_it_and_judged_healthy() -> None:

@@ -55,12 +55,19 @@ def test_ranks_that_timed_out_or_failed_at_one_work_blame_none() -> None:
     assert "evidence-failure-order" not in findings
 
 
-def test_nvidia_smis_mig_devices_table_is_said_unread() -> None:
+def test_nvidia_smis_mig_devices_table_is_read_as_far_as_the_copy_goes() -> None:
+    # (said unread before set 579; now its devices are read, and the copy's cut said)
     ev = _load(
         "nvidia_smi_535_h100_mig_enabled_two_gpus_then_mig_devices_table_gpu_operator1310_cut.txt"
     )
     assert [(g["gpu"], g["mig_mode"]) for g in ev.gpus] == [(0, "Enabled"), (1, "Enabled")]
     (report,) = ev.files
     assert report.status == "partial"
-    (note,) = [m for m in report.messages if "MIG devices" in m.message]
-    assert note.line == 17
+    listed, cut = [m for m in report.messages if "MIG device" in m.message]
+    assert listed.line == 23
+    assert listed.message.startswith(
+        "nvidia_smi: nvidia-smi: GPU 0 (MIG mode Enabled) split into 3 MIG device(s): GI 2 / CI 0 "
+        "(device 0): 60 SMs, 37 of 40320 MiB used, uncorrectable ECC 0;"
+    )
+    assert cut.line == 29
+    assert "the MIG devices after GPU 0's GI 9 are unknown" in cut.message

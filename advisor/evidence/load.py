@@ -4264,17 +4264,83 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 + " is corrupted (flash the InfoROM, DCGM's advice for a corrupt one)",
             ),
         )
-    if (at := text.find("| MIG devices:")) >= 0:
-        # the MIG instances' table (each instance's memory, SMs and ECC): not read, said so
-        return [
-            *parsed.warnings,
-            ParseWarning(
-                line=text.count("\n", 0, at) + 1,
-                message="nvidia-smi: the 'MIG devices' table is not read (each MIG instance's "
-                "memory, SMs and ECC); the GPUs' own rows are",
-            ),
+    mig = nvidia_smi.parse_mig_devices(text) if "MIG devices" in text else None
+    if mig is None:
+        return parsed.warnings
+    for gpu in gpus:
+        counts = [
+            d.ecc_uncorrected
+            for d in mig.devices
+            if d.gpu == gpu["gpu"] and d.ecc_uncorrected is not None
         ]
-    return parsed.warnings
+        # in MIG mode the GPU's own "Volatile Uncorr. ECC" cell shows the ECC mode (On), the
+        # counts are its instances' ("Vol Unc ECC"): their sum is the GPU's
+        if gpu["ecc_uncorrected"] is None and any(counts):
+            gpu["ecc_uncorrected"] = sum(counts)
+    return [*parsed.warnings, *_mig_devices_notes(mig, parsed.gpus)]
+
+
+def _mig_devices_notes(
+    mig: nvidia_smi.MigDevices, gpus: list[nvidia_smi.SmiGpu]
+) -> list[ParseWarning]:
+    """nvidia-smi's "MIG devices:" table said a GPU at a time: its instances' memory, SMs and
+    ECC (a listing: a job sees each instance as its own device), and where the copy cut it."""
+    notes: list[ParseWarning] = []
+    modes = {g.gpu: g.mig_mode for g in gpus}
+    if mig.none_found:
+        notes.append(
+            ParseWarning(
+                line=mig.line,
+                message="nvidia-smi: MIG devices: 'No MIG devices found' (MIG mode on, no GPU "
+                "instance made: no CUDA device there until one is)",
+                skipped=False,
+            )
+        )
+    for index in dict.fromkeys(d.gpu for d in mig.devices):
+        devices = [d for d in mig.devices if d.gpu == index]
+        mode = modes.get(index)
+        notes.append(
+            ParseWarning(
+                line=devices[0].line,
+                message=f"nvidia-smi: GPU {index}"
+                + (f" (MIG mode {mode})" if mode else "")
+                + f" split into {len(devices)} MIG device(s): "
+                + "; ".join(_mig_device_said(d) for d in devices)
+                + "; a job sees each as its own device, not the whole GPU",
+                skipped=False,
+            )
+        )
+    if mig.cut:
+        notes.append(
+            ParseWarning(
+                line=(mig.devices[-1].line if mig.devices else mig.line),
+                message="nvidia-smi: the copy ends inside the 'MIG devices' table: the MIG "
+                "devices after "
+                + (
+                    f"GPU {mig.devices[-1].gpu}'s GI {mig.devices[-1].gpu_instance}"
+                    if mig.devices
+                    else "its head"
+                )
+                + " are unknown",
+            )
+        )
+    return notes
+
+
+def _mig_device_said(device: nvidia_smi.MigDevice) -> str:
+    """A MIG device as its table row gives it: "GI 2 / CI 0 (device 0): 60 SMs, 11091 of 40448
+    MiB used, uncorrectable ECC 0"."""
+    said = [
+        f"{device.sm_count} SMs" if device.sm_count is not None else "",
+        f"{device.memory_used_mib} of {device.memory_total_mib} MiB used"
+        if device.memory_total_mib is not None
+        else "",
+        f"uncorrectable ECC {device.ecc_uncorrected}" if device.ecc_uncorrected is not None else "",
+    ]
+    return (
+        f"GI {device.gpu_instance} / CI {device.compute_instance} (device {device.mig_device})"
+        + (": " + ", ".join(x for x in said if x) if any(said) else "")
+    )
 
 
 def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -4671,9 +4737,23 @@ node."""
 
 
 def _bandwidth_test(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """CUDA's bandwidthTest: each copy block's figures, and pinned host copies slower than a PCIe
-    3.0 x8 link."""
-    run, notes = bandwidth_test.parse(text)
+    """CUDA's bandwidthTest: each run's copy blocks' figures, said with the GPU that run named,
+    and pinned host copies slower than a PCIe 3.0 x8 link."""
+    runs, notes = bandwidth_test.parse(text)
+    for run in runs:
+        _bandwidth_test_run(run, text, source, out, notes)
+    return notes
+
+
+def _bandwidth_test_run(
+    run: bandwidth_test.Run,
+    text: str,
+    source: str,
+    out: EvidenceFacts,
+    notes: list[ParseWarning],
+) -> None:
+    """One bandwidthTest run (a file may paste several, each on its own host) into
+    ``out.gpu_copy`` and its copies' notes."""
     if run.no_devices is not None:
         _add_failure(
             out,
@@ -4741,9 +4821,10 @@ def _bandwidth_test(text: str, source: str, out: EvidenceFacts, name: str) -> li
         )
     if run.result is None and run.copies and not text.lstrip().startswith("bandwidthTest-"):
         notes.append(
-            ParseWarning(line=0, message="bandwidthTest: the copy ends before its 'Result =' line")
+            ParseWarning(
+                line=run.line, message="bandwidthTest: the copy ends before its 'Result =' line"
+            )
         )
-    return notes
 
 
 def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

@@ -9,6 +9,10 @@ samples; newer ones print ``GB/s``) and a row a transfer size, ``   33554432\t\t
 ``Result = PASS`` (or ``FAIL``). Its MB/s is bytes over 2^20 a second in the older samples
 (``bandwidthInMBs = (1 << 10) * memSize * iterations / (ms * (1 << 20))``, a KiB a millisecond
 times 1000/1024 -- within a few per cent of 10^6 bytes), its GB/s 10^9 bytes a second.
+
+A file may hold several runs (one host's, then another's, pasted one after the other with their
+shell prompts): each banner, or a ``Device N:`` line after a run's copies where the banner was
+lost, starts a run of its own, so each copy is said with the GPU it ran on.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ SIGNATURE = (
 )
 """Its banner (a copy may lose the opening bracket), a copy kind's heading, or a --csv line."""
 
+_BANNER_RE = re.compile(r"^\s*\[?CUDA Bandwidth Test\] - Starting")
 _DEVICE_RE = re.compile(r"^\s*Device (?P<index>\d+): (?P<name>\S.*)$")
 _KIND_RE = re.compile(
     r"^\s*(?P<kind>Host to Device|Device to Host|Device to Device) Bandwidth, (?P<n>\d+) Device"
@@ -88,16 +93,24 @@ class Run:
     """The line of its "No devices found" (it ran no copy), or None."""
 
 
-def parse(text: str) -> tuple[Run, list[ParseWarning]]:
-    """bandwidthTest's devices and copy blocks; raises ParseError where no block has a row."""
-    run = Run(line=0)
+def parse(text: str) -> tuple[list[Run], list[ParseWarning]]:
+    """bandwidthTest's runs, each with its devices and copy blocks; raises ParseError where no
+    block has a row."""
+    runs: list[Run] = []
     warnings: list[ParseWarning] = []
+    run = Run(line=0)
     current: Copy | None = None
     csv: dict[tuple[str, str], Copy] = {}
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if not s:
             continue
+        device = _DEVICE_RE.match(line)
+        if (run.devices or run.copies or run.no_devices is not None) and (
+            (device is not None and run.copies) or _BANNER_RE.match(line)
+        ):
+            runs.append(run)
+            run, current, csv = Run(line=0), None, {}
         run.line = run.line or no
         if s.startswith("bandwidthTest-") and (cm := _CSV_RE.match(s)):
             key = (cm.group("kind"), cm.group("mode") or "")
@@ -130,19 +143,31 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
             run.result = m.group("result")
         elif s in _MODE_NAMES:
             run.mode = s
-        elif current is None and (m := _DEVICE_RE.match(line)):
-            run.devices.append({"index": int(m.group("index")), "name": m.group("name").rstrip()})
-    read = [c for c in run.copies if c.rows]
-    if not read and run.no_devices is None:
+        elif current is None and device is not None:
+            run.devices.append(
+                {"index": int(device.group("index")), "name": device.group("name").rstrip()}
+            )
+    runs.append(run)
+    if not any(c.rows for r in runs for c in r.copies) and all(r.no_devices is None for r in runs):
         raise ParseError("bandwidthTest: no copy block with a transfer size and its bandwidth")
-    for c in run.copies:
-        if not c.rows:
+    for r in runs:
+        for c in r.copies:
+            if not c.rows:
+                warnings.append(
+                    ParseWarning(
+                        line=c.line,
+                        message=f"bandwidthTest: the {c.kind} block has no figure (the copy "
+                        "ends there): its bandwidth is unknown",
+                    )
+                )
+        r.copies = [c for c in r.copies if c.rows]
+        if not r.copies and r.no_devices is None and r.devices:
+            named = ", ".join(f"GPU {d['index']} {d['name']}" for d in r.devices)
             warnings.append(
                 ParseWarning(
-                    line=c.line,
-                    message=f"bandwidthTest: the {c.kind} block has no figure (the copy ends "
-                    "there): its bandwidth is unknown",
+                    line=r.line,
+                    message=f"bandwidthTest: the run on {named} ends before its first copy: "
+                    "its bandwidth is unknown",
                 )
             )
-    run.copies = read
-    return run, warnings
+    return [r for r in runs if r.copies or r.no_devices is not None], warnings

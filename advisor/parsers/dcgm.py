@@ -223,8 +223,6 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
                 line=no,
             )
             diag.checks.append(current)
-    for check in diag.checks:
-        check.details = [" ".join(d.split()) for d in check.details]
     if open_section is not None:
         # the copy ends at a section row: neither its tests' rows nor the closing border follow
         missing = [section] + [s for s in ("Deployment", *_TEST_SECTIONS) if s not in sections]
@@ -234,15 +232,15 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
             missing=[s for s in dict.fromkeys(missing) if s != "Metadata"],
         )
     elif (
-        rows
-        and rows[-1][1].startswith("|")
-        and not rows[-1][1].rstrip().endswith("|")
+        # (the table's last line: a cut copy may go on with the paster's "..." or a prompt)
+        (last := next((r for r in reversed(rows) if r[1].startswith(("|", "+"))), None))
+        and last[1].startswith("|")
+        and not last[1].rstrip().endswith("|")
         and section
         and section != "Metadata"
     ):
         # the copy ends inside a row (its right border gone): the row is read as far as it
         # goes, the sections after this one are not in the copy
-        last = rows[-1]
         if (cut_row := _CUT_ROW_RE.match(last[1])) and _RESULT_RE.match(cut_row.group("value")):
             diag.checks.append(
                 DiagCheck(
@@ -252,8 +250,22 @@ def _table(rows: list[tuple[int, str]], start: int) -> Diag:
                     line=last[0],
                 )
             )
+        elif current is not None:
+            # a message's last row without its right border (a copy cut there, or pasted with
+            # its trailing border lost): its words are the message's end, not dropped
+            cell, _, raw = last[1][1:].partition("|")
+            chunk = raw[1 : width + 1]
+            if chunk.strip() and (not cell.strip() or _MESSAGE_ROW_RE.match(cell.strip())):
+                if cell.strip():
+                    current.details.append(f"{cell.strip()}: {chunk}")
+                elif current.details:
+                    current.details[-1] += chunk
+                else:
+                    current.details.append(chunk)
         later = [s for s in ("Deployment", *_TEST_SECTIONS) if s not in sections]
         diag.cut = DiagCut(line=last[0], after=section, missing=later, inside_row=True)
+    for check in diag.checks:
+        check.details = [" ".join(d.split()) for d in check.details]
     return diag
 
 

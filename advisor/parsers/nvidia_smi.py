@@ -2121,6 +2121,93 @@ class ValuesOnlyQuery(ParseError):
         self.samples = samples
 
 
+# ``nvidia-smi``'s "MIG devices:" table, printed under the GPUs' table where a GPU is in MIG
+# mode: a device a block of two rows (a third, blank, in some drivers) of four cells under the
+# header "GPU  GI  CI  MIG | Memory-Usage | Vol| Shared" / "ID  ID  Dev | BAR1-Usage | SM  Unc|
+# CE ENC DEC OFA JPG" / "| ECC|" (from about driver 545 the memory cells are headed "Shared
+# Memory-Usage" and "Shared BAR1-Usage"):
+# "|  0    2   0   0  |  11091MiB / 40448MiB | 60      0 |  3   0    3    0    3 |", then
+# "|                  |      0MiB / 24739MiB |           |                       |": the GPU, its GPU
+# instance (GI), compute instance (CI) and MIG device index; the instance's memory used and
+# total; its SM count and volatile uncorrectable ECC errors; the BAR1 memory on the second row.
+# A GPU in MIG mode with no instance made prints "|  No MIG devices found  |".
+_MIG_DEVICES_HEAD_RE = re.compile(r"^\|\s*MIG devices:\s*\|$")
+_MIG_DEVICE_IDS_RE = re.compile(r"^(?P<gpu>\d+)\s+(?P<gi>\d+)\s+(?P<ci>\d+)\s+(?P<dev>\d+)$")
+_MIG_DEVICE_SM_RE = re.compile(r"^(?P<sm>\d+)\s+(?P<ecc>\d+|N/A|ERR!|-)$")
+
+
+@dataclass(kw_only=True)
+class MigDevice:
+    """One MIG device of ``nvidia-smi``'s "MIG devices:" table."""
+
+    line: int
+    gpu: int
+    gpu_instance: int
+    compute_instance: int
+    mig_device: int
+    memory_used_mib: int | None = None
+    memory_total_mib: int | None = None
+    sm_count: int | None = None
+    ecc_uncorrected: int | None = None
+    """Volatile uncorrectable ECC errors of the instance; None where not a count (N/A)."""
+
+
+@dataclass(kw_only=True)
+class MigDevices:
+    """The "MIG devices:" table: its devices, or that it lists none."""
+
+    line: int
+    devices: list[MigDevice] = field(default_factory=list)
+    none_found: bool = False
+    """The table says "No MIG devices found" (MIG mode on, no GPU instance made)."""
+    cut: bool = False
+    """The copy ends inside the table (a device's rows, or before its closing border): the
+    devices after that are unknown."""
+
+
+def parse_mig_devices(text: str) -> MigDevices | None:
+    """nvidia-smi's "MIG devices:" table, or None where the text has none."""
+    table: MigDevices | None = None
+    closed = False
+    for no, line, _ in numbered_lines(text):
+        s = line.strip()
+        if table is None:
+            if s.startswith("| MIG devices") and _MIG_DEVICES_HEAD_RE.match(s):
+                table = MigDevices(line=no)
+            continue
+        if not s or s[0] not in "|+" or "Processes:" in s:
+            break  # the table ends at its blank line, the next table, or other text
+        if s[0] == "+":
+            closed = True
+            continue
+        closed = False
+        if "No MIG devices found" in s:
+            table.none_found = True
+            continue
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if len(cells) < 3:
+            continue
+        if ids := _MIG_DEVICE_IDS_RE.match(cells[0]):
+            device = MigDevice(
+                line=no,
+                gpu=int(ids.group("gpu")),
+                gpu_instance=int(ids.group("gi")),
+                compute_instance=int(ids.group("ci")),
+                mig_device=int(ids.group("dev")),
+            )
+            if memory := _SMI_MEMORY_RE.match(cells[1]):
+                device.memory_used_mib = int(memory.group("used"))
+                device.memory_total_mib = int(memory.group("total"))
+            if sm := _MIG_DEVICE_SM_RE.match(cells[2]):
+                device.sm_count = int(sm.group("sm"))
+                if sm.group("ecc").isdigit():
+                    device.ecc_uncorrected = int(sm.group("ecc"))
+            table.devices.append(device)
+    if table is not None:
+        table.cut = not closed
+    return table
+
+
 # ``nvidia-smi mig -lgip``: the GPU instance profiles each MIG-enabled GPU offers, how many of
 # each can still be created ("Instances Free/Total"): "|   0  MIG 1g.10gb       19     0/7
 # 9.50       No     14     0     0   |"
