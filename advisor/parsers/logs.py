@@ -8105,9 +8105,18 @@ _TSD_OPEN_RE = re.compile(r"TsdOpen failed\. devId=(?P<dev>\d+), tdt error=(?P<e
 
 # The runtime's call into the driver for device memory, refused for want of it (runtime
 # npu_driver.cc: "halMemAlloc failed: device_id=7, size=15069901824, type=2, env_type=3,
-# drvRetCode=6!"; drvRetCode 6 is DRV_ERROR_OUT_OF_MEMORY, hicann/driver ascend_hal_error.h)
+# drvRetCode=6!"; drvRetCode 6 is DRV_ERROR_OUT_OF_MEMORY, hicann/driver ascend_hal_error.h).
+# Newer runtimes put the size first and the device last (hicann/runtime npu_driver_mem.cc
+# DevMemAllocManaged: "[drv api] halMemAlloc failed:size=%llu(bytes), type=%d, moduleId=%hu,
+# drvFlag=%llu, drvRetCode=%d, device_id=%u, %s", the last the code's words "ErrCode=207001,
+# desc=[driver error:out of memory]"), or, newest, "Call driver api halMemAlloc failed,
+# drvRetCode=%d, size=%llu(bytes), type=%d, moduleId=%hu, drvFlag=%#llx, drvDevId=%u, %s."
 _HAL_MEM_ALLOC_OOM_RE = re.compile(
     r"halMemAlloc failed: device_id=(?P<dev>\d+), size=(?P<size>\d+),[^!\n]{0,80}?drvRetCode=6\b"
+    r"|halMemAlloc failed: ?size=(?P<size2>\d+)\(bytes\),[^\n]{0,160}?"
+    r"drvRetCode=6, device_id=(?P<dev2>\d+)"
+    r"|halMemAlloc failed, drvRetCode=6, size=(?P<size3>\d+)\(bytes\),[^\n]{0,160}?"
+    r"drvDevId=(?P<dev3>\d+)"
 )
 
 
@@ -8167,6 +8176,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     )
                     break
     seen: set[tuple[int | None, int | None]] = set()
+    refused: dict[tuple[int | None, int | None, int], LogEvent] = {}  # (tag, pid, device)
     for no, line, tagged in lines:
         if "out of memory (OOM) reported by" in line and (mo := _MINDIE_OOM_RE.search(line)):
             if (tagged, None) not in seen:
@@ -8207,22 +8217,34 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 )
             continue
         key: tuple[int | None, int | None]
-        if "halMemAlloc failed" in line and (hm := _HAL_MEM_ALLOC_OOM_RE.search(line)):
-            key = (tagged, int(hm.group("dev")))
-            if key not in seen:
-                seen.add(key)
-                report.events.append(
-                    LogEvent(
-                        kind="device_oom",
-                        line=no,
-                        message=line[hm.start() : hm.end()].strip()[:300],
-                        rank=tagged,
-                        device=key[1],
-                        library="NPU driver",
-                        exception_type=f"the driver could not allocate {int(hm.group('size'))} B "
-                        "of device memory (halMemAlloc: drvRetCode 6, DRV_ERROR_OUT_OF_MEMORY)",
-                    )
-                )
+        if (
+            "halMemAlloc failed" in line
+            and not _PLOG_NOT_ERROR_RE.match(line)
+            and (hm := _HAL_MEM_ALLOC_OOM_RE.search(line))
+        ):
+            # (a WARNING line is a refusal the runtime goes on past: it logs one when the
+            # caller will try another memory type, npu_driver_mem.cc's isLogError false)
+            device = int(hm.group("dev") or hm.group("dev2") or hm.group("dev3"))
+            # (plogs of several processes joined: each process that was refused is a failure,
+            # its later refusals on the same device one more line of it)
+            proc = _PLOG_PID_ANYWHERE_RE.search(line)
+            owner = int(proc.group(1)) if proc else None
+            if (earlier := refused.get((tagged, owner, device))) is not None:
+                earlier.repeated_lines = [*(earlier.repeated_lines or []), no]
+                continue
+            size = int(hm.group("size") or hm.group("size2") or hm.group("size3"))
+            refused[(tagged, owner, device)] = ev = LogEvent(
+                kind="device_oom",
+                line=no,
+                message=line[hm.start() : hm.end()].strip()[:300],
+                rank=tagged,
+                pid=owner,
+                device=device,
+                library="NPU driver",
+                exception_type=f"the driver could not allocate {size} B "
+                "of device memory (halMemAlloc: drvRetCode 6, DRV_ERROR_OUT_OF_MEMORY)",
+            )
+            report.events.append(ev)
             continue
         if "is more than total mem size" in line and (mp := _MS_POOL_FULL_RE.search(line)):
             pid = _MS_MODULE_PID_RE.search(line)
@@ -12934,7 +12956,18 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
     first = min(e.line for e in report.events)
     if any(e.call == "drvGetDevNum" and e.line == first for e in report.events):
         return  # no device to use, said first: the runtime's errors beside it likely follow
-    hccl_after = any(e.kind.startswith("hccl") for e in report.events)
+    # (another CANN module's first ERROR line, read as ``hccl_plog_error`` by
+    # ``_cann_plog_errors``: a runtime's or driver's failure in another process of joined
+    # plogs, is no failure of HCCL's)
+    hccl_after = any(
+        e.kind.startswith("hccl")
+        and not (
+            e.kind == "hccl_plog_error"
+            and e.library != "HCCL"
+            and (e.exception_type or "").startswith(f"{e.library} error")
+        )
+        for e in report.events
+    )
     for no, line, tagged in lines:
         if no >= first:
             return
@@ -13598,7 +13631,10 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     process winds down)."""
     seen: set[tuple[str | None, int, int | None]] = set()  # (call, code, rank tag)
     found: list[tuple[int, str | None, int]] = []
-    pid_codes: set[tuple[int | None, int]] = set()  # (CANN's [PID: N], code) already taken
+    # (a process's [PID: N] or plog head, code) already taken → the call that returned it and
+    # the index of its line
+    pid_codes: dict[tuple[int | None, int], tuple[str | None, int]] = {}
+    again: dict[int, list[int]] = {}  # that index → the later lines of the same call and code
     for index, (_, line, tagged) in enumerate(lines):
         if (
             (("NPU" not in line and "OPS" not in line) or "error code is" not in line)
@@ -13658,9 +13694,11 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 or rm.group("code10") or rm.group("code11") or rm.group("code12")
             )  # fmt: skip
             # (CANN's own report names its process, "EH9999: [PID: 56447] ... runtime result =
-            # 507018": two processes that met the same code are two failures)
-            cann_pid = _CANN_PID_RE.search(line)
-            key = (int(cann_pid.group(1)) if cann_pid else None, code)
+            # 507018", as a plog line's head does, "[ERROR] ASCENDCL(1993875,):... runtime result
+            # = 207001" in plogs of several processes joined: two processes that met the same
+            # code are two failures, one process's same code again one more line of its)
+            proc = _CANN_PID_RE.search(line) or _PLOG_PID_ANYWHERE_RE.search(line)
+            key = (int(proc.group(1)) if proc else None, code)
             # (a code the table lacks, where the runtime's own report names the call that
             # returned it, "X failed, runtime result = 107030": a runtime failure all the same)
             reported = bool(rm.group("call") or rm.group("call12")) and not _under_a_code(
@@ -13668,17 +13706,21 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             )  # (under a CANN code its block's reading says it)
             if rm.group("code12") and not reported:
                 continue
+            call = (
+                rm.group("call") or rm.group("call3") or rm.group("call4")
+                or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or rm.group("call11") or rm.group("call12") or ""
+            ).strip() or None  # fmt: skip
+            if call and (stamped := _STAMP_TAIL_RE.match(call)):
+                call = stamped.group(1)  # (a time stamp's milliseconds before the words)
+            if proc is not None and key in pid_codes and (code in ACL_RT_ERRORS or reported):
+                first_call, first_index = pid_codes[key]
+                if first_call == call:  # (another call's same code is no repeat of this one)
+                    again.setdefault(first_index, []).append(lines[index][0])
+                continue
             if (code in ACL_RT_ERRORS or reported) and (
-                (cann_pid is not None and key not in pid_codes)
-                or all(c != code for _, _, c in found)
+                (proc is not None and key not in pid_codes) or all(c != code for _, _, c in found)
             ):
-                pid_codes.add(key)
-                call = (
-                    rm.group("call") or rm.group("call3") or rm.group("call4")
-                    or rm.group("call6") or rm.group("call7") or rm.group("call8") or rm.group("call10") or rm.group("call11") or rm.group("call12") or ""
-                ).strip() or None  # fmt: skip
-                if call and (stamped := _STAMP_TAIL_RE.match(call)):
-                    call = stamped.group(1)  # (a time stamp's milliseconds before the words)
+                pid_codes[key] = (call, index)
                 seen.add((call, code, None))
                 found.append((index, call, code))
     failed = {code for _, call, code in found if call is not None}
@@ -13730,6 +13772,8 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             ev.pid = int(own.group(1))
         if ev.pid is None and (cp := _CANN_PID_RE.search(line)):
             ev.pid = int(cp.group(1))
+        if ev.pid is None and (block_pid := _code_block_pid(lines, index)) is not None:
+            ev.pid = block_pid
         if ev.device is None:
             # CANN's TraceBack above the call's result names the failed task ("Aicpu kernel
             # execute failed, device_id=0, stream_id=28, task_id=1726, ..."): its device
@@ -13812,10 +13856,24 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             continue  # the same process's code again (its own TraceBack after torch_npu's line)
         if ev.pid is not None:
             emitted.add((ev.pid, ev.code))
+            ev.repeated_lines = again.get(index)
         report.events.append(ev)
 
 
 _NPU_CODE_WORDS_RE = re.compile(r"^\s*\[Error\]:\s*(?P<what>[^*\n]+?)[*\s]*$")
+_BLOCK_PID_RE = re.compile(r"\[PID: (\d+)\]")
+
+
+def _code_block_pid(lines: list[tuple[int, str, int | None]], index: int) -> int | None:
+    """The process a CANN code's line names ("[PID: 10652] 2025-12-03-12:16:41.842.173
+    Memory_Allocation_Failure(EL0004): ...", or "EL0004: [PID: N] ...") where the runtime's
+    result on line ``index`` stands in that code's block: the process that failed, not the one
+    that relays its lines (vLLM's engine core printing a worker's error under its own
+    "(EngineCore_DP0 pid=10516)" prefix)."""
+    for _, text, _ in reversed(lines[max(0, index - CODE_BLOCK_LINES) : index]):
+        if _code_match(text):
+            return int(pid.group(1)) if (pid := _BLOCK_PID_RE.search(text)) else None
+    return None
 
 
 # EE1001 and the runtime's report of a SetDevice that failed: "Set device failed, invalid device,
