@@ -16,7 +16,7 @@ def test_sglangs_pynccl_version_and_its_tensor_parallel_ranks_are_said() -> None
     assert ev.files[0].status == "read"
     assert [m.line for m in ev.files[0].messages] == [17]
     assert _said(ev) == [
-        "log: SGLang: NCCL 2.27.3 (SGLang's pynccl); 8 tensor-parallel rank(s) (TP0-TP7); "
+        "log: SGLang: NCCL 2.27.3 (SGLang's pynccl); 8 tensor-parallel rank(s) logged (TP0-TP7); "
         "gloo's mesh up on rank(s) 0-7, each connected to its 7 peer(s)"
     ]
     assert not ev.failures

@@ -665,7 +665,8 @@ class LogEvent:
     mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
     (the importer's, ethtool -S's port discards against its received packets), run_success or
-    gone_past (an error the run went on past: ``was`` holds its kind)."""
+    gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
+    loop's loss that turned NaN or infinite, or was from its first step)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -1187,6 +1188,12 @@ def _exit_barrier_notes(lines: list[tuple[int, str, int | None]], report: LogRep
 # worker's "Worker exiting" after "Terminating local vLLM worker processes"; SGLang's tensor-parallel
 # ranks by its logger's tag ("[2025-09-11 10:24:21 TP0] ...", "[... DP0 TP0] ...", "[TP0 EP0] ...")
 _SGLANG_TP_RE = re.compile(r"^\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d )?(?:DP\d+ )?TP(?P<tp>\d+)[\] ]")
+# the tensor-parallel size SGLang's start states: its "server_args=ServerArgs(..., tp_size=8,
+# ...)" line, or the command line's "--tp-size 8" ("--tp 8", "--tensor-parallel-size 8")
+_SGLANG_TP_SIZE_RE = re.compile(
+    r"\bserver_args=ServerArgs\([^\n]{0,4000}?\btp_size=(?P<args>\d+)"
+    r"|--(?:tp-size|tp|tensor-parallel-size)[= ](?P<flag>\d+)\b"
+)
 _VLLM_CUSTOM_AR_OFF_RE = re.compile(r"Custom allreduce is disabled because (?P<why>[^.\n]+)")
 _VLLM_WORKER_PID_RE = re.compile(
     r"\((?:VllmWorkerProcess|VllmWorker|RayWorkerWrapper)[^)]*?pid=(\d+)"
@@ -1238,23 +1245,53 @@ def _vllm_notes(text: str, numbered: list[tuple[int, str, int | None]], report: 
 
 
 def _sglang_ranks(numbered: list[tuple[int, str, int | None]]) -> list[str]:
-    """What SGLang's lines say of its ranks: the tensor-parallel ranks its logger tagged, and
-    those whose gloo mesh came up with every peer it expected (a one-rank group's "0 of 0" says
+    """What SGLang's lines say of its ranks: its tensor-parallel size where its start states it
+    (else the ranks its logger tagged, counted as logged: a rank that crashed early or printed
+    little is not among them), and whether its gloo mesh came up: up only where every rank that
+    logged a mesh line reported all the peers it expected (a one-rank group's "0 of 0" says
     nothing)."""
     tps = sorted({int(m.group("tp")) for _, t, _ in numbered if (m := _SGLANG_TP_RE.match(t))})
-    meshed: dict[int, int] = {}
+    size = next(
+        (
+            int(m.group("args") or m.group("flag"))
+            for _, t, _ in numbered
+            if ("tp_size=" in t or "--t" in t) and (m := _SGLANG_TP_SIZE_RE.search(t))
+        ),
+        None,
+    )
+    # (a rank's every mesh line: one group short of peers leaves its mesh short, whatever its
+    # other groups say)
+    expected_peers: dict[int, int] = {}
+    short: dict[int, tuple[int, int]] = {}
     for _, t, _ in numbered:
         if "Expected number of connected" in t and (c := GLOO_CONNECTED_RE.search(t)):
-            n, expected = int(c.group("n")), int(c.group("expected"))
-            if expected and n >= expected:
-                meshed.setdefault(int(c.group("rank")), expected)
+            rank, n, expected = int(c.group("rank")), int(c.group("n")), int(c.group("expected"))
+            if not expected:
+                continue
+            expected_peers.setdefault(rank, expected)
+            if n < expected:
+                short.setdefault(rank, (n, expected))
     span = _number_span(tps, shortest_run=3).replace("-", "-TP").replace(", ", ", TP")
-    said = [f"{len(tps)} tensor-parallel rank(s) (TP{span})"] * bool(tps)
-    if meshed:
-        peers = sorted(set(meshed.values()))
+    said = []
+    if size is not None:
         said.append(
-            f"gloo's mesh up on rank(s) {_number_span(sorted(meshed), shortest_run=3)}, each "
-            f"connected to its {' or '.join(map(str, peers))} peer(s)"
+            f"tensor-parallel size {size}"
+            + (f" (TP{span} logged)" if tps and len(tps) < size else "")
+        )
+    elif tps:
+        said.append(f"{len(tps)} tensor-parallel rank(s) logged (TP{span})")
+    if short:
+        said.append(
+            "gloo's mesh not up: "
+            + ", ".join(
+                f"rank {r} connected to {n} of {e} peer(s)" for r, (n, e) in sorted(short.items())
+            )
+        )
+    elif expected_peers:
+        peers = sorted(set(expected_peers.values()))
+        said.append(
+            f"gloo's mesh up on rank(s) {_number_span(sorted(expected_peers), shortest_run=3)}, "
+            f"each connected to its {' or '.join(map(str, peers))} peer(s)"
         )
     return said
 
@@ -1753,8 +1790,11 @@ def _parse_events(text: str) -> LogReport:
             return report  # NVVS's log whose only ERROR lines are its optional lookups
         if not report.events and fm_running:
             return report  # Fabric Manager's service running, its journal without an error
-        if not report.events and GLOO_CONNECTED_RE.search(text):
-            return report  # gloo's full mesh connected, every peer: a run's log, healthy
+        if not report.events and GLOO_CONNECTED_RE.search(text) and first_error_line(lines) is None:
+            # gloo's full mesh connected, every peer, and no line says anything failed: a run's
+            # log, healthy (a process that raised after its mesh came up, SGLang's scheduler on
+            # one TP rank, is read below as its failure)
+            return report
         torn_down = not report.events and "destroyed cuda before watchdog loop exited" in text
         if torn_down:
             # torch's watchdog, at INFO, when the main process tore CUDA down first ("driver
@@ -1826,7 +1866,11 @@ def _parse_events(text: str) -> LogReport:
                 ("loss is" in text and LOSS_LINE_RE.search(text))
                 or ("epoch: [" in text and EPOCH_OF_LOSS_RE.search(text))
                 or ("step:[" in text and MINDFORMERS_STEP_RE.search(text))
-                or ("iteration" in text and ITERATION_LOSS_RE.search(text))
+                # (its pattern anchors at a line's start: tried on each line, not the text's first)
+                or (
+                    "iteration" in text
+                    and any(ITERATION_LOSS_RE.search(t) for _, t, _ in lines if "iteration" in t)
+                )
                 or ("loss" in text and TQDM_LOSS_RE.search(text))
                 or ("step:" in text and TITAN_STEP_RE.search(text))
                 or ("epoch" in text and PLAIN_STEP_LOSS_RE.search(text))
@@ -1834,6 +1878,8 @@ def _parse_events(text: str) -> LogReport:
             and first_error_line(unprobed) is None
             and _loss_notes(lines, report)
         ):
+            if "using world size:" in text:
+                _megatron_start_notes(lines, report)  # (Megatron's layout, beside its loss)
             return report  # a training loop printing its loss, step after step: it ran
         if (
             not report.events
@@ -4826,6 +4872,13 @@ def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogR
             skipped=False,
         )
     )
+    rows = [
+        (no, i) for no, t, _ in lines if "iteration" in t and (i := ITERATION_LOSS_RE.search(t))
+    ]
+    if (turned := loss_diverged(rows)) is not None and not any(
+        e.kind == "loss_diverged" for e in report.events
+    ):
+        report.events.append(turned)  # (a warning of its own: the job diverged)
     return True
 
 
@@ -5401,6 +5454,42 @@ def _vllm_memory_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
 _STEP_TIME_RE = re.compile(r"\bper step time: (\d+(?:\.\d+)?) ms\b")
 
 
+def _not_a_number(m: re.Match[str]) -> bool:
+    """Whether a loss line's loss is NaN or infinite (or Megatron counted NaN iterations in it)."""
+    return m.group("loss").lstrip("-").lower() in ("nan", "inf") or bool(
+        _NAN_ITERATIONS_RE.search(m.string)
+    )
+
+
+def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
+    """A ``loss_diverged`` event at the first of ``rows`` (a training loop's loss lines, each
+    with its line number) whose loss is not a number; None where every loss is finite. The job
+    diverged (a learning rate, the data, a numeric fault): a warning of the job, not a failure of
+    the cluster, which ran it to that step."""
+    at = next((i for i, (_, m) in enumerate(rows) if _not_a_number(m)), None)
+    if at is None:
+        return None
+    no, m = rows[at]
+    finite = {_step_said(r) for _, r in rows[:at]}
+    return LogEvent(
+        kind="loss_diverged",
+        line=no,
+        message=m.string.strip()[:300],
+        exception_type=(
+            f"the loss turned {_loss_word(m)} at {_step_said(m)}, after {len(finite)} step(s) "
+            f"with a finite loss (the last {rows[at - 1][1].group('loss')})"
+            if at
+            else f"the loss is {_loss_word(m)} from the first step logged, {_step_said(m)}: no "
+            "step had a finite loss"
+        ),
+    )
+
+
+def _loss_word(m: re.Match[str]) -> str:
+    loss = m.group("loss").lower()
+    return "infinite" if loss.lstrip("-") == "inf" else "NaN"
+
+
 def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the steps a training log printed its loss for: how many, and the loss first
     and last (a log that trains, with no error in it); False where no line holds one."""
@@ -5415,15 +5504,7 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         # (a redrawn bar prints a step's line again as its postfix updates: the last one each)
         rows = list({_step_said(m): (no, m) for no, m in rows}.values())
     (first_no, first), (_, last) = rows[0], rows[-1]
-    diverged = next(
-        (
-            no
-            for no, m in rows
-            if m.group("loss").lstrip("-").lower() in ("nan", "inf")
-            or _NAN_ITERATIONS_RE.search(m.string)
-        ),
-        None,
-    )
+    turned = loss_diverged(rows)
     steps = len({_step_said(m) for _, m in rows})
     # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
     # time: 10830.542 ms", a line per process
@@ -5453,8 +5534,9 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             f"{_step_said(first)} (loss {first.group('loss')}) to "
             f"{_step_said(last)} (loss {last.group('loss')}); "
             + (
-                f"the loss is not a number from line {diverged} on (the run diverged)"
-                if diverged is not None
+                f"the loss is not a number from line {turned.line} on (the run diverged): "
+                + (turned.exception_type or "")
+                if turned is not None
                 else "no error in them"
             )
             + (
@@ -5475,6 +5557,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             skipped=False,
         )
     )
+    if turned is not None:
+        report.events.append(turned)  # (a warning of its own: the job diverged)
     return True
 
 
@@ -6451,6 +6535,7 @@ NOTICE_KINDS = frozenset(
         "nccl_ib_notice",
         "run_success",
         "gone_past",
+        "loss_diverged",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -13513,7 +13598,10 @@ _CUDA_WHAT_RE = re.compile(r"what\(\):\s+CUDA error: (?P<what>\S.*?)\s*$")
 # (or as the message of torchelastic's error file, a JSON string whose line breaks are "\n":
 # '"message": "RuntimeError: CUDA error: ...\nCUDA kernel errors might be ...')
 _TORCH_CUDA_ERROR_RE = re.compile(
-    r"^\s*(?:\[rank\d+\]:\s*|\"message\":\s*\")?(?:RuntimeError|torch\.AcceleratorError): "
+    # (a progress bar's last draw, tqdm's with no line end, may stand before it: "Capturing
+    # batches (bs=160 ...):   0%|          | 0/23 [00:00<?, ?it/s]torch.AcceleratorError: ...")
+    r"^\s*(?:[^\n]{0,200}?\d+%\s*(?:Completed\s*)?\|[^|\n]{0,200}\|?\s*\d+/\d+ \[[^\]\n]{0,200}\])?"
+    r"(?:\[rank\d+\]:\s*|\"message\":\s*\")?(?:RuntimeError|torch\.AcceleratorError): "
     r"CUDA error: (?P<what>[^\\\n\"]*[^\\\s\"])(?:\s*$|\\n|\",?\s*$)"
 )
 # the error file's ranks, each a key above its record ('"784": {', then '"local_rank": 0,')
