@@ -521,6 +521,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NCCL [Ff]ailure ?: ?(?:unhandled|internal error|invalid|remote process|NCCL op)"
         r"|\] Check failed: [^\n]*?NCCL error: (?:unhandled|internal error|invalid|remote process)"
         r"|Barrier timed out\. (?:Barrier_id|Id): |Task /job:[\w-]+/replica:\d+/task:\d+ heartbeat timeout"
+        # XLA's coordination agent in error, a key it waited for in vain, a coordination RPC's
+        # gRPC failure (logs._coordination_timeouts)
+        r"|Coordination service agent in error status: [A-Z]|GetKeyValue\(\) timed out with key: "
+        r"|while calling /tensorflow\.CoordinationService/\w+"
+        # SGLang's scheduler watchdog (logs._sglang_watchdog)
+        r"|\bWatchdog timeout \(self\.watchdog_timeout=\d"
         r"|/job:[\w-]+/replica:\d+/task:\d+ unexpectedly tried to connect with a different incarnation"
         # XLA's rendezvous of threads that not all reached (xla/service/rendezvous.cc)
         r"|\] This thread has been waiting for `[^`\n]{1,400}` for \d+ seconds and may be stuck\."

@@ -40,6 +40,9 @@ Recognised events (``LogEvent.kind``):
 - ``store_barrier_wait``: ranks still waiting in the store-based barrier at process-group init
   (``Waiting in store based barrier ... (world_size=W, worker_count=C, ...)``) with fewer than W
   joined and no time-out of it in the log (``numel`` the most that joined, ``rank_size`` W);
+- ``pg_init_unconfirmed``: PyTorch Lightning's ranks that logged their process-group init
+  (``initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/2``) in a log that ends there, with no "All
+  DDP processes registered" line (``rank_size`` the world, ``group`` the ranks seen);
 - ``duplicate_rank``: the same global rank initialised (PyTorch Lightning's ``Initializing
   distributed: GLOBAL_RANK: N, MEMBER: ../W``) behind two or more launcher tags (Slurm tasks):
   the launcher started the processes twice over;
@@ -641,7 +644,9 @@ class LogEvent:
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
-    faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait, duplicate_rank,
+    faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait,
+    pg_init_unconfirmed (Lightning's ranks that began the process group's init in a log that ends
+    there), duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
@@ -1540,6 +1545,8 @@ def _parse_events(text: str) -> LogReport:
         _vllm_worker_start_failures(raw, lines, report)
     if "SIGTERM received" in text and "Draining requests" in text:
         _sglang_sigterm(lines, report)
+    if "Watchdog timeout (self.watchdog_timeout=" in text:
+        _sglang_watchdog(lines, report)
     if "DUE TO TASK FAILURE" in text:
         _task_failure_cancels(lines, report)
     if (
@@ -2111,6 +2118,7 @@ def _parse_events(text: str) -> LogReport:
         _device_layer_error(lines, report)
     by_no = {no: line for no, line, _ in lines}
     pdsh_hosts: set[str] | None = None
+    bare_hosts: dict[int, str] | None = None  # pdsh's bare "node: " by line, read once
     reporting: set[int] | None = None  # the devices the log's failed tasks name, read once
     ray_tasks = [
         (no, rt)
@@ -2149,6 +2157,10 @@ def _parse_events(text: str) -> LogReport:
             # a line that lost its "node: " (a progress bar's carriage return ran over it) in a
             # file pdsh printed from one node only
             ev.host = next(iter(pdsh_hosts))
+        if ev.host is None and 0 < ev.line <= len(raw):
+            if bare_hosts is None:
+                bare_hosts = _pdsh_line_hosts(raw)
+            ev.host = bare_hosts.get(ev.line)
         if ev.host is None and ev.library == "NCCL" and ev.rank in rank_hosts:
             # NCCL's own "host:pid:tid [dev] ... comm 0x.. rank R nranks N" line of that rank
             ev.host = rank_hosts[ev.rank]
@@ -4443,6 +4455,38 @@ def _listed(items: list[int] | list[str]) -> str:
     return f"{shown} ..." if len(items) > LISTED_MAX else shown
 
 
+# Lightning's rank 0 once the process group is up (1.x ddp.py: log.info(f"All DDP processes
+# registered. Starting ddp with {self.world_size} processes"); lightning.fabric.utilities.
+# distributed._init_dist_connection: "All distributed processes registered. Starting with
+# {world_size} processes"), printed after torch.distributed.init_process_group returned
+_LIGHTNING_REGISTERED_RE = re.compile(r"All (?:DDP|distributed) processes registered\. Starting")
+# lines Lightning 1.x prints per rank at the same start, before or among the init lines
+_LIGHTNING_START_LINE_RE = re.compile(
+    r"LOCAL_RANK: \d+ - CUDA_VISIBLE_DEVICES: |Using native 16bit precision\.|Using 16bit "
+    r"|(?:GPU|TPU|IPU|HPU) available: "
+)
+
+
+def _lightning_init_ended(
+    lines: list[tuple[int, str, int | None]],
+) -> tuple[int, str, int] | None:
+    """The last of Lightning's init lines (its number, text and world size) where the log ends
+    at them: nothing after but blank lines or the same start's per-rank lines, no line that all
+    processes registered. A copy cut inside a line (its last line not a whole init line) ends
+    where the copy did, not the log: None, as where the start went on."""
+    last: tuple[int, str, int] | None = None
+    for no, line, _ in lines:
+        if "registered" in line and _LIGHTNING_REGISTERED_RE.search(line):
+            return None
+        if "GLOBAL_RANK" in line and (m := _LIGHTNING_INIT_RE.search(line)):
+            last = (no, line, int(m.group("world")))
+            if line[m.end() :].strip():
+                last = None  # (more on the line than the init's words: not its whole line)
+        elif line.strip() and not _LIGHTNING_START_LINE_RE.search(line):
+            last = None  # the log went on past the init lines
+    return last
+
+
 def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of the ranks Lightning started and the world size they name; False where none."""
     ranks: set[int] = set()
@@ -4463,6 +4507,21 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
                 plugins.append(p.group(1))
     if not ranks:
         return False
+    if (ended := _lightning_init_ended(lines)) is not None:
+        no, line, world = ended
+        report.events.append(
+            LogEvent(
+                kind="pg_init_unconfirmed",
+                line=no,
+                message=line.strip()[:300],
+                rank_size=world,
+                group=_listed(sorted(ranks)),
+                library="PyTorch Lightning",
+                exception_type=f"Lightning's rank(s) {_listed(sorted(ranks))} of a world of "
+                f"{world} began the process group's init, and the log ends there: no line that "
+                "all processes registered, no step",
+            )
+        )
     report.unread.append(
         ParseWarning(
             line=first,
@@ -6525,6 +6584,7 @@ NOTICE_KINDS = frozenset(
         "npu_driver_startup",
         "pg_settings",
         "store_barrier_wait",
+        "pg_init_unconfirmed",
         "nccl_socket_network",
         "pg_timeout_warning",
         "gloo_loopback",
@@ -9782,6 +9842,67 @@ _SGLANG_CHILD_EXIT_RE = re.compile(
 _SGLANG_SIGQUIT_RE = re.compile(r"\bSIGQUIT received\.[^\n]{0,80}?one child failed")
 _SGLANG_PREFILL_RE = re.compile(r"\bPrefill batch(?: \[\d+\])?[.,] #new-seq:")
 
+# SGLang's scheduler watchdog (sglang/srt/managers/scheduler.py watchdog_thread): when a forward
+# batch has made no progress for --watchdog-timeout seconds (default 300) it logs
+# logger.error(f"Watchdog timeout ({self.watchdog_timeout=})") and sends SIGQUIT to the server's
+# parent process, which logs "Received sigquit from a child proces[s]. It usually means the child
+# failed." (newer: "SIGQUIT received. ... It usually means one child failed.") and kills its
+# process tree (SIGKILL: the shell's "Killed"). Each TP rank's scheduler has its own watchdog.
+_SGLANG_WATCHDOG_RE = re.compile(
+    r"\bWatchdog timeout \(self\.watchdog_timeout=(?P<s>\d+(?:\.\d+)?)\)"
+)
+_SGLANG_PARENT_QUIT_RE = re.compile(
+    r"\bReceived sigquit from a child proces|\bSIGQUIT received\.[^\n]{0,80}?one child failed"
+)
+_SGLANG_SCHEDULER_TAG_RE = re.compile(r"\b(?:DP(?P<dp>\d+) )?TP(?P<tp>\d+)(?: EP\d+)?\]")
+
+
+def _sglang_watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``launcher_exit`` for SGLang's scheduler watchdogs that fired: the TP ranks whose
+    scheduler saw no forward progress for the watchdog's time-out, and the server's end after."""
+    fired = [
+        (i, no, line, m)
+        for i, (no, line, _) in enumerate(lines)
+        if "Watchdog timeout" in line and (m := _SGLANG_WATCHDOG_RE.search(line))
+    ]
+    if not fired:
+        return
+    first_index, first_no, first_line, first = fired[0]
+    tps = sorted(
+        {
+            int(t.group("tp"))
+            for _, _, line, m in fired
+            if (t := _SGLANG_SCHEDULER_TAG_RE.search(line, 0, m.start()))
+        }
+    )
+    ended = [
+        f"'{t.strip()[:100]}' (line {n})"
+        for n, t, _ in lines[first_index + 1 :]
+        if (("sigquit" in t or "SIGQUIT" in t) and _SGLANG_PARENT_QUIT_RE.search(t))
+        or t.strip() == "Killed"  # (the shell's word for the SIGKILL of the process tree)
+    ]
+    timeout_s = float(first.group("s"))
+    tag = _SGLANG_SCHEDULER_TAG_RE.search(first_line, 0, first.start())
+    report.events.append(
+        LogEvent(
+            kind="launcher_exit",
+            line=first_no,
+            message=f"{first.group(0)} on "
+            + (
+                f"{len(tps)} TP rank(s) (TP{_number_span(tps, shortest_run=3).replace('-', '-TP').replace(', ', ', TP')})"
+                if tps
+                else f"{len(fired)} scheduler(s)"
+            )
+            + (f", first on TP{tag.group('tp')}" if tag else "")
+            + ("; then " + ", ".join(ended) if ended else ""),
+            timeout_ms=round(timeout_s * 1000),
+            worker=f"TP{tag.group('tp')}" if tag else None,
+            exception_type=f"sglang (its scheduler's watchdog: a forward batch made no progress "
+            f"for {timeout_s:g} s, and the scheduler stopped the server; no error of its own is "
+            "in the log)",
+        )
+    )
+
 
 def _clock(seconds: float) -> str:
     """``seconds`` of ``timestamp_s``'s clock as the time of day it is (hh:mm:ss)."""
@@ -12395,6 +12516,36 @@ _JOURNAL_HOST_RE = re.compile(r"^\S+\s+\d+\s+\d\d:\d\d:\d\d\s+(?P<host>[\w.-]+)\
 _NODE_PREFIX_RE = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): ")
 
 
+_BARE_NODE_PREFIX_RE = re.compile(rf"^[ \t]*(?P<host>{NODE_NAME}): ")
+# a word with a number that leads a line but names no node: "rank0: ", "gpu3: ", "epoch2: "
+_NOT_A_NODE_RE = re.compile(
+    r"(?i)(?:local_?|global_?)?rank[-_]?\d+"
+    r"|(?:gpu|cuda|npu|dev|device|step|epoch|iter|iteration|layer|tp|dp|pp|ep)[-_]?\d+"
+)
+
+
+def _pdsh_line_hosts(raw: list[str]) -> dict[int, str]:
+    """The node pdsh put before each line (dshbak(1): "the leading node: is stripped"; DeepSpeed's
+    multi-node runner prints its nodes' output so), by line number, in its bare form
+    ("gpu-q-13: torch.cuda.OutOfMemoryError: ..."), where such names lead most of the file's
+    lines: PDSH_PREFIX_RE alone asks a bracket after the name, for a bare "name: " is too like a
+    message's own start on one line, not on every line of a file. {} where they do not."""
+    hosts: dict[int, str] = {}
+    written = 0
+    for no, line in enumerate(raw, start=1):
+        if not line.strip():
+            continue
+        written += 1
+        if (m := _BARE_NODE_PREFIX_RE.match(line)) and not _NOT_A_NODE_RE.fullmatch(
+            m.group("host")
+        ):
+            hosts[no] = m.group("host")
+    # (every line, or most of two or more: the launcher's own lines may stand among them)
+    if len(hosts) == written or (len(hosts) >= 2 and 2 * len(hosts) >= written):
+        return hosts
+    return {}
+
+
 def _node_prefix(line: str) -> str | None:
     """A node's address before a line, as talosctl or pdsh print it ("10.0.0.101: ...")."""
     m = _NODE_PREFIX_RE.match(line.strip())
@@ -13107,6 +13258,29 @@ _TASK_INCARNATION_RE = re.compile(
 _TASK_HEARTBEAT_RE = re.compile(r"Task /job:[\w-]+/replica:\d+/task:(\d+) heartbeat timeout\.")
 COORDINATION_TASK_LINES = 64
 """How many lines after a barrier's time-out its task names may take."""
+# The agent's own error state (xla/pjrt/distributed/client.cc, the error_fn it gives the agent:
+# LOG(ERROR) << "Coordination service agent in error status: " << status): the status's code
+# first ("DEADLINE_EXCEEDED: Deadline Exceeded", "UNAVAILABLE: ...", "ABORTED: ..."), the gRPC
+# call it came from in the status's detail ("Additional GRPC error information from remote
+# target ... while calling /tensorflow.CoordinationService/RegisterTask:", a line of its own)
+_AGENT_ERROR_RE = re.compile(
+    r"Coordination service agent in error status: (?P<code>[A-Z][A-Z_]+)(?:: ?(?P<what>[^\n]{0,200}))?"
+)
+# a key another task was to set that never came (coordination_service_agent.cc GetKeyValue:
+# DeadlineExceeded "GetKeyValue() timed out with key: $0 and duration: $1", the duration in
+# absl::FormatDuration's form, "10m", "2m", "1h30m"); XLA's GPU clique set-up waits so for
+# the id of an NCCL clique (its key "devices=[...]; stream=0; ..."), jax.distributed's start
+# for each process's local topology ("cuda:local_topology/cuda/1")
+KEY_WAIT_SAID = "GetKeyValue() timed out with key: "
+_KEY_WAIT_DURATION_RE = re.compile(r" and duration: ((?:\d+(?:\.\d+)?(?:h|ms|m|s|us|ns))+)")
+_ABSL_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|ns)")
+_ABSL_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
+# the gRPC detail of a coordination RPC that failed ("... while calling
+# /tensorflow.CoordinationService/RegisterTask:"), above or below the status it belongs to
+_COORDINATION_RPC_RE = re.compile(r"while calling /tensorflow\.CoordinationService/(?P<rpc>\w+)")
+_GRPC_DESCRIPTION_RE = re.compile(r'"description":"([^"\n]{1,120})"')
+COORDINATION_RPC_LINES = 4
+"""How far from an agent's error status the gRPC detail naming its call is looked for."""
 
 
 def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -13146,7 +13320,11 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
             )
         )
     seen: set[tuple[str, str]] = set()
+    rpc_failed: tuple[int, int, re.Match[str]] | None = None  # a coordination RPC's gRPC detail
     for index, (no, line, tagged) in enumerate(lines):
+        if rpc_failed is None and "CoordinationService/" in line:
+            if r := _COORDINATION_RPC_RE.search(line):
+                rpc_failed = (no, index, r)
         if "Barrier timed out" in line and (m := _BARRIER_TIMEOUT_RE.search(line)):
             if ("barrier", m.group("id")) in seen:
                 continue
@@ -13191,6 +13369,61 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                     root_cause=True,
                 )
             )
+        elif "in error status" in line and (a := _AGENT_ERROR_RE.search(line)):
+            if ("agent", a.group("code")) in seen:
+                continue
+            seen.add(("agent", a.group("code")))
+            near = lines[
+                max(0, index - COORDINATION_RPC_LINES) : index + 1 + COORDINATION_RPC_LINES
+            ]
+            rpc = next(
+                (r.group("rpc") for _, t, _ in near if (r := _COORDINATION_RPC_RE.search(t))), None
+            )
+            report.events.append(
+                LogEvent(
+                    kind="coordination_timeout",
+                    line=no,
+                    message=line[a.start() :].strip()[:300],
+                    rank=tagged,
+                    code=a.group("code"),
+                    call=rpc,
+                    exception_type="task registration failed"
+                    if rpc == "RegisterTask"
+                    else "coordination agent in error",
+                    library="XLA coordination service",
+                )
+            )
+        elif (at := line.find(KEY_WAIT_SAID)) >= 0:
+            # (the key runs to " and duration: ", the last one: a key of a clique's devices
+            # holds no such words; a copy cut before it keeps the key as far as it goes)
+            rest = line[at + len(KEY_WAIT_SAID) :]
+            cut = rest.rfind(" and duration: ")
+            took = _KEY_WAIT_DURATION_RE.match(rest, cut) if cut >= 0 else None
+            key = (rest[:cut] if took else rest).strip()
+            if ("key", key) in seen:
+                continue
+            seen.add(("key", key))
+            report.events.append(
+                LogEvent(
+                    kind="coordination_timeout",
+                    line=no,
+                    # (from the failure the status closes, past glog's "E0403 ... file.cc:N] ")
+                    message=line[line.rfind("] ", 0, at) + 2 :].strip()[:300],
+                    rank=tagged,
+                    code="DEADLINE_EXCEEDED",
+                    call=key[:120] + ("..." if len(key) > 120 else ""),
+                    ran_for_ms=round(
+                        sum(
+                            float(n) * _ABSL_UNIT_MS[u]
+                            for n, u in _ABSL_DURATION_RE.findall(took.group(1))
+                        )
+                    )
+                    if took
+                    else None,
+                    exception_type="key-value wait time-out",
+                    library="XLA coordination service",
+                )
+            )
         elif "heartbeat timeout" in line and (h := _TASK_HEARTBEAT_RE.search(line)):
             if ("heartbeat", h.group(1)) in seen:
                 continue
@@ -13206,6 +13439,29 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                     missing_ranks=[int(h.group(1))],
                 )
             )
+
+    if rpc_failed is not None and not seen:
+        # a coordination RPC's gRPC failure with no agent status beside it (a copy that kept
+        # only the detail): the call and the gRPC status its JSON detail names
+        no, index, r = rpc_failed
+        near = lines[index : index + 1 + COORDINATION_RPC_LINES]
+        status = next(
+            (d.group(1) for _, t, _ in near if (d := _GRPC_DESCRIPTION_RE.search(t))), None
+        )
+        report.events.append(
+            LogEvent(
+                kind="coordination_timeout",
+                line=no,
+                message=lines[index][1].strip()[:300],
+                rank=lines[index][2],
+                code=status,
+                call=r.group("rpc"),
+                exception_type="task registration failed"
+                if r.group("rpc") == "RegisterTask"
+                else "coordination agent in error",
+                library="XLA coordination service",
+            )
+        )
 
 
 # gloo's TCP transport (gloo/transport/tcp/pair.cc, unbound_buffer.cc) throws gloo::IoException
@@ -15225,6 +15481,24 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 
 _WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
 
+_RAN_FOR_UNIT_RE = re.compile(r"\bran for \d+ (?:milliseconds|ms)\b")
+_RAN_FOR_AT_RE = re.compile(r"\s+ran for \d+ (?:milliseconds|ms)\b")
+RAN_FOR_TAIL_CHARS = 40
+"""How much of a watchdog record may stand after its Work(...) on the line a wrap cut."""
+
+
+def _ran_for_across(line: str, after: str) -> str | None:
+    """``line`` joined with ``after`` where the join completes the record's "ran for N
+    milliseconds" that ``line`` cut: straight on (a terminal's wrap at its width, inside a word or
+    a figure), else across one space (a line broken at a space); None where neither does."""
+    cut = line.rfind(")")
+    if cut < 0 or len(line) - cut > RAN_FOR_TAIL_CHARS:
+        return None
+    for whole in (line + after, line.rstrip() + " " + after.lstrip()):
+        if _RAN_FOR_AT_RE.match(whole, cut + 1):
+            return whole
+    return None
+
 
 # A watchdog's time-out seen only by its stack: "Exception raised from checkTimeout at
 # .../ProcessGroupNCCL.cpp:635 (most recent call first):", frame #0 building the error
@@ -15484,15 +15758,17 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             joined = max(index, joined) + 1
             line = line + lines[joined][1]
         nxt = max(index, joined) + 1
-        if nxt < len(lines) and (
-            ("ran for" in line and line.rstrip().endswith("ran for"))
-            or ("Timeout(ms)=" in line and "ran for" not in line
-                and lines[nxt][1].lstrip().startswith("ran for "))
-        ):  # fmt: skip
-            # wrapped before its figure ("... ran for" / "10028 milliseconds before timing out.")
-            # or after its Work(...) ("Timeout(ms)=600000) " / "ran for 600892 milliseconds ...")
+        if (
+            nxt < len(lines)
+            and ("Timeout(ms)=" in line or line.rstrip().endswith("ran for"))
+            and not _RAN_FOR_UNIT_RE.search(line)
+            and (rejoined := _ran_for_across(line, lines[nxt][1]))
+        ):
+            # wrapped anywhere in its run time: after its Work(...) ("Timeout(ms)=600000) " /
+            # "ran for 600892 milliseconds ..."), inside a word at a terminal's width ("...) r" /
+            # "an for 1804582 milliseconds ..."), before or inside its figure
             joined = nxt
-            line = line.rstrip() + " " + lines[joined][1].lstrip()
+            line = rejoined
         rank_m = _WATCHDOG_RANK_RE.search(line)
         rank = tagged
         if rank_m and tagged is None:
