@@ -73,7 +73,9 @@ def test_a_posters_arrow_after_an_ibstat_state_is_not_the_state_and_no_sm_is_sai
     (port,) = _load(name).hca_ports
     assert (port["state"], port["physical_state"], port["sm_lid"]) == ("Initializing", "LinkUp", 0)
     found = builtin_findings({"evidence.hca_ports": _load(name).hca_ports}, "nccl")
-    (item,) = found["evidence-hca-port-not-active"].items
+    # (its only port: the host has no active one, set 580's critical)
+    assert "evidence-hca-port-not-active" not in found
+    (item,) = found["evidence-hca-host-no-active-port"].items
     assert item.startswith(
         "ibp4s0 port 1: Initializing (physical state LinkUp), InfiniBand, SM lid 0: no subnet "
         "manager has configured it"

@@ -68,8 +68,10 @@ def test_sminfos_master_and_ibhosts_mad_port_failure_are_read_beside_the_initial
     assert "but the kernel refused the agent on that port" in said
     assert said.endswith("; the fabric was not discovered: none of its nodes or links is read here")
     assert len(f.messages) == 2
-    # the finding on the port is unchanged: one port, cited at its state's line
-    (item,) = _found(ev)["evidence-hca-port-not-active"].items
+    # the finding on the port: one port, cited at its state's line; the only port listed, so
+    # set 580's critical (no active port on the host) carries it
+    assert "evidence-hca-port-not-active" not in _found(ev)
+    (item,) = _found(ev)["evidence-hca-host-no-active-port"].items
     assert item.startswith(
         "mlx5_5 port 1: Initializing (physical state LinkUp), InfiniBand, SM lid 0: no subnet "
         "manager has configured it ("

@@ -6599,6 +6599,35 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
             if link.cap_speed_gts is not None
             else ""
         )
+        # what a narrower link costs the job: nothing where no link trained (x0: an empty slot,
+        # pciutils prints the Link Status register's negotiated width), where the link is the
+        # one to a device below that the copy lists (its own link lines judge it, against its
+        # own capability: a port wider than its device trains to the device's width), where the
+        # device carries none of the job's data (storage, USB, the chipset's functions), or a
+        # 1 Gb/s NIC, whose narrowest PCIe link outruns its ports
+        spared = (
+            "no link trained (x0): an empty slot, or a device that is not there"
+            if link.width == 0
+            else f"the link to {link.below}, whose own link lines judge it"
+            if link.below
+            else "a 1 Gb/s NIC: even one lane outruns its ports"
+            if link.one_gigabit
+            else "no device behind it carries the job's data"
+            if link.job_data is False and link.port_type in lspci.DOWNSTREAM_PORTS
+            else "not a device the job's data crosses (no GPU, accelerator or data NIC)"
+            if link.job_data is False
+            else None
+        )
+        if link.width_downgraded and spared:
+            notes.append(
+                ParseWarning(
+                    line=link.line,
+                    message=f"lspci: {where}: {said}: fewer lanes than it has, no loss to a "
+                    f"job: {spared}",
+                    skipped=False,
+                )
+            )
+            continue
         if link.width_downgraded:
             _add_failure(
                 out,

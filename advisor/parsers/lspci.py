@@ -30,6 +30,36 @@ _STA_RE = re.compile(
     r"^\s*LnkSta:\s*Speed (?P<speed>[\d.]+)GT/s(?:\s*\((?P<speed_said>ok|downgraded)\))?"
     r".*?\bWidth x(?P<width>\d+)(?:\s*\((?P<width_said>ok|downgraded)\))?"
 )
+# the PCI Express capability's port type (pciutils ls-caps.c cap_express: "Express (v2) Root
+# Port (Slot+)", "Downstream Port (Slot-)", "Upstream Port", "Endpoint", "Legacy Endpoint", ...)
+_EXPRESS_RE = re.compile(
+    r"^\s*Capabilities: \[[0-9a-fA-F]+\] Express (?:\(v\d+\) )?(?P<type>[A-Za-z/ -]+?)(?: \(|,|$)"
+)
+# a bridge's bus numbers (lspci -v: "Bus: primary=00, secondary=02, subordinate=02, sec-latency=0")
+_BUS_RE = re.compile(
+    r"^\s*Bus: primary=[0-9a-fA-F]+, secondary=(?P<secondary>[0-9a-fA-F]+), "
+    r"subordinate=(?P<subordinate>[0-9a-fA-F]+)"
+)
+JOB_DATA_CLASSES = (
+    "3D controller",
+    "VGA compatible controller",
+    "Display controller",
+    "Processing accelerators",
+    "Co-processor",
+    "Infiniband controller",
+    "Ethernet controller",
+    "Network controller",
+    "Fabric controller",
+)
+"""The PCI classes (pci.ids' class names, as lspci heads a block) of the devices a training job's
+data crosses: GPUs and accelerators (NPUs and Gaudis are "Processing accelerators"), and the
+network controllers of the data fabric. Storage, USB, SATA, management and the chipset's own
+functions carry none of it."""
+# a 1 Gb/s NIC's name in pci.ids ("NetXtreme BCM5720 2-port Gigabit Ethernet PCIe", "I350
+# Gigabit Network Connection"), not a faster one's ("82599ES 10-Gigabit SFI/SFP+", "BCM57810 10
+# Gigabit Ethernet"): one lane of PCIe 1.0 (2 Gb/s after 8b/10b) outruns its port
+_ONE_GIGABIT_RE = re.compile(r"(?<![\d.-])(?<!\d )Gigabit\b")
+DOWNSTREAM_PORTS = ("Root Port", "Downstream Port")
 
 
 @dataclass(kw_only=True)
@@ -44,23 +74,99 @@ class PcieLink:
     width: int
     speed_downgraded: bool
     width_downgraded: bool
+    port_type: str | None = None
+    """Its PCI Express capability's port type (``Root Port``, ``Downstream Port``, ``Upstream
+    Port``, ``Endpoint`` ...); None where the copy does not hold that line."""
+    below: str | None = None
+    """A root or downstream port's: the device at the link's other end (on its secondary bus),
+    where the copy lists it: the same link, which that device's own link lines judge."""
+    job_data: bool | None = None
+    """Whether the device carries a training job's data (``JOB_DATA_CLASSES``, but a 1 Gb/s
+    NIC; a bridge with such a device behind it); None where the copy does not say (no heading,
+    a bridge whose devices behind it are not in the copy)."""
+    one_gigabit: bool = False
+    """A 1 Gb/s NIC (by its name): a link narrower than its capability still outruns its ports."""
+
+
+@dataclass(kw_only=True)
+class _Heading:
+    bdf: str
+    device_class: str
+    name: str
+    secondary: int | None = None
+    subordinate: int | None = None
+
+
+def _bus(bdf: str) -> tuple[str, int]:
+    """The domain ("" where lspci printed none) and the bus number of a bus address."""
+    parts = bdf.split(":")
+    return (parts[0] if len(parts) == 3 else "", int(parts[-2], 16))
+
+
+def _carries_job_data(head: _Heading) -> bool:
+    return head.device_class in JOB_DATA_CLASSES and not (
+        head.device_class == "Ethernet controller" and _ONE_GIGABIT_RE.search(head.name)
+    )
+
+
+def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading]) -> None:
+    """Each link's ``below`` and ``job_data`` from the devices the copy lists."""
+    by_bus: dict[tuple[str, int], list[_Heading]] = {}
+    for h in heads:
+        by_bus.setdefault(_bus(h.bdf), []).append(h)
+    data_buses = {_bus(h.bdf) for h in heads if _carries_job_data(h)}
+    for link, head in links:
+        if head is None:
+            continue
+        link.one_gigabit = head.device_class == "Ethernet controller" and bool(
+            _ONE_GIGABIT_RE.search(head.name)
+        )
+        if head.secondary is None or head.subordinate is None:
+            # (a bridge whose bus numbers the copy cuts off: what is behind it is not known)
+            if not head.device_class.endswith("bridge"):
+                link.job_data = _carries_job_data(head)
+            continue
+        domain = _bus(head.bdf)[0]
+        behind = range(head.secondary, head.subordinate + 1)
+        if link.port_type in DOWNSTREAM_PORTS and (child := by_bus.get((domain, head.secondary))):
+            link.below = child[0].bdf
+        if any((domain, bus) in data_buses for bus in behind):
+            link.job_data = True
+        elif any((domain, bus) in by_bus for bus in behind):
+            link.job_data = False  # (what is behind it is listed, and none of it is the job's)
 
 
 def parse(text: str) -> list[PcieLink]:
     """Each ``LnkSta`` line with its device's ``LnkCap`` above it; ParseError when none."""
     links: list[PcieLink] = []
+    placed: list[tuple[PcieLink, _Heading | None]] = []
+    heads: list[_Heading] = []
+    head: _Heading | None = None
+    port_type: str | None = None
     device = ""
     cap: re.Match[str] | None = None
     for no, line, _ in numbered_lines(text):
         if d := _DEVICE_RE.match(line):
-            device, cap = f"{d.group('bdf')} {d.group('what')}", None
+            device, cap, port_type = f"{d.group('bdf')} {d.group('what')}", None, None
+            # (the class before the name, "-nn"'s class code after it: "PCI bridge [0604]: ...")
+            cls, _, name = d.group("what").partition(": ")
+            head = _Heading(
+                bdf=d.group("bdf"), device_class=re.sub(r" \[[0-9a-fA-F]{4}\]$", "", cls), name=name
+            )
+            heads.append(head)
             continue
         if "lspci" in line and _LSPCI_CMD_RE.search(line):
             # "lspci -vvv -s 01:00.0 | grep LnkSta": the command names the device its grepped
             # lines are of (lspci(8): -s [[[[domain]:]bus]:][slot][.[func]] selects devices);
             # any other lspci command starts a listing of its own, of devices it may not name
             sel = _SELECT_RE.search(line)
-            device, cap = (sel.group("bdf") if sel else ""), None
+            device, cap, head, port_type = (sel.group("bdf") if sel else ""), None, None, None
+            continue
+        if head is not None and (b := _BUS_RE.match(line)):
+            head.secondary, head.subordinate = int(b["secondary"], 16), int(b["subordinate"], 16)
+            continue
+        if x := _EXPRESS_RE.match(line):
+            port_type = x.group("type").strip()
             continue
         if c := _CAP_RE.match(line):
             cap = c
@@ -72,6 +178,7 @@ def parse(text: str) -> list[PcieLink]:
         cap_width = int(cap.group("width")) if cap else None
         links.append(
             PcieLink(
+                port_type=port_type,
                 line=no,
                 device=device,
                 cap_speed_gts=cap_speed,
@@ -85,8 +192,10 @@ def parse(text: str) -> list[PcieLink]:
                 or (s.group("width_said") is None and cap_width is not None and width < cap_width),
             )
         )
+        placed.append((links[-1], head))
     if not links:
         raise ParseError("no lspci 'LnkSta: Speed ...GT/s, Width x..' line")
+    _place(placed, heads)
     return links
 
 

@@ -399,6 +399,19 @@ class HcaPort:
     """The host whose shell prompt (``user@host:~$ ibstat``) stands above the listing: a copy of
     several hosts' listings tells their ports apart by it. None where no prompt names one, and
     for a fabric's nodes (``iblinkinfo``, ``ibnetdiscover``: any host's, seen from that one)."""
+    no_active_on_host: bool | None = None
+    """Set on each port of a host's whole listing (``ibstat``, ``ibv_devinfo``, ``ibstatus``,
+    ``rdma link``, no device named on their command line) when none of its ports is active and
+    one of them is linked up (physical state LinkUp): the host has no RDMA port a job can use,
+    though a cable to a live fabric is in (an InfiniBand port that no subnet manager brought to
+    Active stays Initializing, or Armed)."""
+    sibling_rate_gbps: float | None = None
+    """An active InfiniBand port's: the rate of the fastest active InfiniBand port of the same
+    device model (CA type) in the same host's listing, where this port's is lower (ConnectX-5s
+    at EDR 100 beside one at FDR 56)."""
+    sibling_sm_lid: int | None = None
+    """With ``sibling_rate_gbps``: the SM lid the faster ports know, where this port's differs
+    (another subnet, under another subnet manager)."""
 
 
 def _mark_slower_lanes(ports: list[HcaPort]) -> None:
@@ -1030,6 +1043,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 p.host = next((h for at, h in reversed(prompted) if at <= p.line), None)
     _mark_slower_lanes(ports)
     _could_be_once(ports)
+    _mark_host_without_active_port(ports, text)
+    _mark_slower_than_siblings(ports)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
@@ -1040,6 +1055,64 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             return ports, warnings  # device blocks cut before their ports: said, none made up
         raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
     return ports, warnings
+
+
+_LISTING_TOOLS = ("ibstat", "ibv_devinfo", "ibstatus", "rdma link")
+# a listing of named devices only ("ibstat mlx5_0", "ibstatus mlx5_1:1", "ibv_devinfo -d mlx5_0",
+# "rdma link show mlx5_0/1"): its ports are not all the host's
+_SELECTED_LISTING_RE = re.compile(
+    r"(?:^|[\s/$#])(?:ibstat(?:us)?[ \t]+[^\s'\"|;&<>-]"
+    r"|ibv_devinfo\b[^\n|;&]{0,200}?\s(?:-d|--ib-dev)\b|rdma[ \t]+link[ \t]+(?:show[ \t]+)?\w)",
+    re.M,
+)
+
+
+def _linked_up(port: HcaPort) -> bool:
+    # (ibstat "LinkUp", ibstatus "5: LinkUp" with its number taken off, rdma link "LINK_UP")
+    return (port.physical_state or "").replace("_", "").lower() == "linkup"
+
+
+def _mark_host_without_active_port(ports: list[HcaPort], text: str) -> None:
+    """``no_active_on_host`` on each port of a host whose whole listing has no active port and
+    a linked-up one. IBA vol. 1 14.2.5.6 (PortState): a port whose link trained (PortPhysicalState
+    LinkUp) is Initialize until the subnet manager assigns its LID and moves it through Armed
+    to Active; only an Active port carries data (NCCL's IB transport and perftest use active
+    ports only), so such a host runs no RDMA job until its subnet manager is running."""
+    if _SELECTED_LISTING_RE.search(text):
+        return
+    by_host: dict[str | None, list[HcaPort]] = {}
+    for p in ports:
+        if p.tool in _LISTING_TOOLS:
+            by_host.setdefault(p.host, []).append(p)
+    for listed in by_host.values():
+        if all(p.active is False for p in listed) and any(_linked_up(p) for p in listed):
+            for p in listed:
+                p.no_active_on_host = True
+
+
+def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
+    """``sibling_rate_gbps`` (and ``sibling_sm_lid``) on each active InfiniBand port of a host's
+    listing whose rate is below the fastest of its model's there: the same HCA trained lower
+    (a cable, a switch of an older speed, a port forced lower), or a separate, slower fabric. A
+    job over all of them runs each step at the slowest rail's pace."""
+    groups: dict[tuple[str | None, str], list[HcaPort]] = {}
+    for p in ports:
+        if (
+            p.tool in _LISTING_TOOLS
+            and p.active
+            and p.link_layer == "InfiniBand"
+            and p.ca_type
+            and p.rate_gbps
+        ):
+            groups.setdefault((p.host, p.ca_type), []).append(p)
+    for same in groups.values():
+        fastest = max(p.rate_gbps or 0.0 for p in same)
+        lids = {p.sm_lid for p in same if p.rate_gbps == fastest and p.sm_lid is not None}
+        for p in same:
+            if (p.rate_gbps or 0.0) < fastest:
+                p.sibling_rate_gbps = fastest
+                if len(lids) == 1 and p.sm_lid is not None and p.sm_lid not in lids:
+                    p.sibling_sm_lid = next(iter(lids))
 
 
 # ibstat given a name (ibstat NAME) that no RDMA device umad lists begins with (rdma-core
@@ -1290,6 +1363,8 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Failed to exchange data between server and clients|Couldn't post send\b"
     r"|No IB devices found|IB device \S+ not found|Couldn't get context for the device"
     r"|Unable to create QP\.|Failed to create QP\.|Couldn't allocate MR"
+    # (ibv_query_device failing on the device: DEVICE_QUERY_FAILED)
+    r"|Couldn't get device attributes|Failed to query device attributes"
     # (create_mr's and ctx_init's words after it: perftest_resources.c)
     r"|failed to create mr|Failed to create MR"
     r"|Failed to modify QP (?:\d+ )?to (?:INIT|RTR|RTS)|Completion with error at (?:client|server)"
@@ -1316,6 +1391,15 @@ _PERFTEST_ERROR_RE = re.compile(
     # under "RDMA CM event error:" (the peer refused: -111, ECONNREFUSED)
     r"|Event: RDMA_CM_EVENT_\w+; error: -?\d+)"
 )
+# perftest's words when ibv_query_device (or MOFED's ibv_exp_query_device) fails on the device it
+# opened: "Couldn't get device attributes" (perftest_resources.c check_for_contig_pages_support,
+# called from ctx_init before the PD and QPs, until linux-rdma/perftest 4948417, 2020, "Removed
+# some features that are not supported in rdma-core"), " Failed to query device attributes"
+# (perftest_communication.c, since). A device that cannot answer its own attributes has a
+# user-space driver that does not match the kernel's (linux-rdma list, 2019-07, on
+# ofiwg/libfabric#5149: "Don't use MOFED userspace with an upstream kernel release"): its QPs
+# fail next ("Unable to create QP."), whatever the options.
+DEVICE_QUERY_FAILED = ("Couldn't get device attributes", "Failed to query device attributes")
 # The tests' main()s print these and end the process (each followed by "goto return_error",
 # "goto free_devname", "goto destroy_context" ...: src/write_bw.c main() and its twins): a perftest
 # failure line after one is another process's (a server and its client pasted one after the
@@ -1409,6 +1493,12 @@ class PerftestRun:
     B``); None without a bandwidth."""
     failed: str | None = None
     """perftest's own failure line when it stopped before its report."""
+    failed_line: int | None = None
+    """The line of that failure line."""
+    device_unanswered: bool = False
+    """Its failure began with its device refusing a query of its attributes
+    (``DEVICE_QUERY_FAILED``): the device's verbs do not work on that host, whatever the test's
+    options, so no RDMA program (NCCL's IB transport among them) can use the device there."""
     gid_index: int | None = None
     """Its settings' ``GID index`` (RoCE: the entry of the port's GID table it addresses from)."""
     empty_gids: dict[str, int] = field(default_factory=dict)
@@ -1724,13 +1814,21 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         error_at = no if e else error_at
         if e and failure_open and not ended:
             ended = last
+            if (
+                run is not None
+                and run.device_unanswered
+                and "create QP" in e.group("what")
+                and ", then " not in (run.failed or "")
+            ):
+                run.failed = f"{run.failed}, then {e.group('what')}"
             continue  # the same client's next words on its failure ("Unable to open file ...")
         if e and not pending and (current is None or ended) and _under_other_tool(numbered, no):
             continue  # (another tool's words, "No IB devices found" under "$ ibv_devinfo")
         if e and not pending and (current is None or ended):
             # the failure's block copied with no command and no settings (or another process's
             # after the last one's main() gave up): a run on a port the copy does not name
-            run = PerftestRun(test=title or "perftest", failed=e.group("what"))
+            run = PerftestRun(test=title or "perftest", failed=e.group("what"), failed_line=no)
+            run.device_unanswered = e.group("what") in DEVICE_QUERY_FAILED
             current = HcaPort(ca=NO_DEVICE, port=1, line=no, tool="perftest")
             current.perftest = run
             ports.append(current)
@@ -1758,7 +1856,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 # its own words on the argument it refused, the line above: the command line,
                 # not the link, is what failed
                 what = f"its command line was refused ({above.strip()[:160]}): no test ran"
-            run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=what)
+            run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=what, failed_line=no)
+            run.device_unanswered = what in DEVICE_QUERY_FAILED
             current = _command_port(cmd, cmd.line, cmd.tool)
             current.perftest = run
             ports.append(current)
@@ -1832,7 +1931,15 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             head = "lat_dur"
             continue
         if e:
-            run.failed = run.failed or e.group("what")
+            if run.failed is None:
+                run.failed, run.failed_line = e.group("what"), no
+                run.device_unanswered = run.failed in DEVICE_QUERY_FAILED
+            elif (
+                run.device_unanswered
+                and "create QP" in e.group("what")
+                and ", then " not in run.failed
+            ):
+                run.failed = f"{run.failed}, then {e.group('what')}"
             ended = ended or last
             continue
         # (a row a user pasted into Markdown may carry its figure in bold: "**5544.28**")
