@@ -1432,7 +1432,37 @@ ideographic (full-width) space of a Chinese page."""
 _ZERO_WIDTH_RE = re.compile("[\u200b\ufeff\u202a-\u202e\u2066-\u2069]")
 _HTML_ENTITY_RE = re.compile(r"&(?:lt|gt|quot|amp|apos|nbsp|#39|#x27|#34);")
 """An output copied from a page's source, its markup escaped (``&lt;``, ``&quot;``)."""
-_COMPOSE_PREFIX_RE = re.compile(r"^[\w.-]+[-_]\d+ +\| ")
+# docker compose pads each container's name to the longest one's length plus one, then " | "
+# (cmd/formatter/logs.go, setPrefix: fmt.Sprintf("%-"+width+"s | ", name)). The name is the
+# service's with its replica number ("trainer-1", v1's "trainer_1"), or, where the compose file
+# sets container_name, that name alone ("vllm-ascend  | "): docker/compose's
+# getContainerNameWithoutProject ("service declares a custom container_name").
+_COMPOSE_PREFIX_RE = re.compile(r"^(?P<name>[\w.-]+) +\| ")
+_COMPOSE_NUMBERED_RE = re.compile(r"[-_]\d+$")
+COMPOSE_NAMES_MAX = 4
+"""Names without a replica number a file's compose prefixes may carry: a compose file's few
+services each set one; a table's first column ("PGID   | ...") varies row by row."""
+
+
+def _compose_names(shown: list[str]) -> frozenset[str]:
+    """The container names docker compose put before ``shown``'s lines: every numbered one
+    ("trainer-1"), and those without a number where they are few and start with a letter (a
+    table's numeric first column, "67108864          | 1010.09", is no container's)."""
+    counts: dict[str, int] = {}
+    for line in shown:
+        if m := _COMPOSE_PREFIX_RE.match(line):
+            counts[m.group("name")] = counts.get(m.group("name"), 0) + 1
+    numbered = {name for name in counts if _COMPOSE_NUMBERED_RE.search(name)}
+    plain = {
+        name
+        for name in counts
+        if name not in numbered and name[0].isalpha() and name.upper() not in LOG_LEVELS
+    }
+    if len(plain) > COMPOSE_NAMES_MAX:
+        plain = set()
+    return frozenset(numbered | plain)
+
+
 # Azure's distributed node health check prints a line per node: "mynode-042 | Healthy",
 # "mynode-066 | ERROR: nhc: Health check failed: ...", "mynode-108 | ERROR: No results reported"
 _NHC_SUMMARY_RE = re.compile(
@@ -1502,6 +1532,13 @@ def wrapper_tag(lines: list[str]) -> str | None:
     if marked < WRAPPER_TAG_SHARE * shown or tag[1:-2] in LOG_LEVELS:
         return None
     return tag
+
+
+def _prefixed(prefix: re.Pattern[str], line: str, names: frozenset[str] | None) -> bool:
+    """Whether ``line`` starts with ``prefix``; with ``names``, a compose prefix naming one of
+    them."""
+    m = prefix.match(line)
+    return m is not None and (names is None or m.group("name") in names)
 
 
 MIN_INDENT_LINES = 2
@@ -1883,11 +1920,17 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
     for what, prefix in _LINE_PREFIXES:
-        if prefix is _COMPOSE_PREFIX_RE and _NHC_SUMMARY_RE.search(text):
-            continue  # a distributed NHC's "node | result" lines: the prefix is the node's name
-        marked = sum(1 for line in shown if prefix.match(line))
+        names: frozenset[str] | None = None
+        if prefix is _COMPOSE_PREFIX_RE:
+            if _NHC_SUMMARY_RE.search(text):
+                continue  # a distributed NHC's "node | result" lines: the prefix is the node's
+            names = _compose_names(shown)
+        marked = sum(1 for line in shown if _prefixed(prefix, line, names))
         if shown and marked >= QUOTED_SHARE * len(shown):
-            lines = [prefix.sub("", line, count=1) for line in lines]
+            lines = [
+                prefix.sub("", line, count=1) if _prefixed(prefix, line, names) else line
+                for line in lines
+            ]
             text = "\n".join(lines)
             notes.append(f"{what} taken off {marked} line(s) before reading")
             break

@@ -2305,6 +2305,9 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             )[:400]
 
 
+_WORKER_PROC_RELAYED = "WorkerProc initialization failed due to an exception in a background"
+
+
 def _vllm_core_said_once(report: LogReport) -> None:
     """vLLM's word that its engine core did not start, dropped where the log's own reading of
     that start's error (an out-of-memory, a failed NCCL call) stands in the traceback under it or
@@ -2321,9 +2324,26 @@ def _vllm_core_said_once(report: LogReport) -> None:
         for e in report.events
         if e.kind not in NOTICE_KINDS and e.kind not in ("launcher_exit", "torch_npu_error")
     ]
+    workers = [
+        e
+        for e in report.events
+        if e.kind == "launcher_exit"
+        and (e.exception_type or "").startswith("vLLM (its worker did not start")
+    ]
     for core in cores:
         if any(o.line <= core.line + TRACEBACK_LINES for o in others):
             report.events.remove(core)
+        elif _WORKER_PROC_RELAYED in (core.exception_type or "") and (
+            worker := next((w for w in reversed(workers) if w.line < core.line), None)
+        ):
+            # the engine core's exception only relays its worker's (vllm/v1/executor/
+            # multiproc_executor.py, wait_for_ready: "WorkerProc initialization failed due to an
+            # exception in a background process"): one failure, the worker's, said once with
+            # the core it took down, not a second process of the job's
+            report.events.remove(core)
+            name = f" {core.worker}" if core.worker else ""
+            took = f"; its engine core{name} then did not start (line {core.line})"
+            worker.exception_type = f"{(worker.exception_type or '')[:-1]}{took})"
 
 
 # Ray's log deduplication: a line other processes printed too, folded into one with "[repeated 14x
@@ -2737,6 +2757,7 @@ def _hccl_errors(
             # "exception]", "runtime result =" / "507035."): its rest is on the next line
             message = f"{message} {rest}"
         kernel_failed = _KERNEL_EXECUTE_FAILED_RE.search(message)
+        traced = False  # (the kernel's failure read from the code's TraceBack, not its line)
         ev = LogEvent(
             kind="hccl_error",
             line=no,
@@ -2803,9 +2824,31 @@ def _hccl_errors(
         if ev.device is None and (drv := _DRV_DEVICE_RE.search(message)):
             ev.device = int(drv.group(1))
         core_error = None if kernel_failed else _CORE_EXCEPTION_RE.search(message)
-        faulted = _search(_FAULT_KERNEL_RE, [message, *after])
-        if faulted is not None and _HCCL_AIV_KERNEL_RE.match(faulted.group("name")):
+        faulted = _fault_kernel([message, *after])
+        if faulted is not None and _HCCL_AIV_KERNEL_RE.match(faulted):
             core_error = None  # (a core of HCCL's own AIV collective: the communication's)
+        if (
+            kernel_failed is None
+            and core_error is None
+            and ev.kind == "hccl_error"
+            and "The error from device" not in message
+        ):
+            # the runtime's line of the kernel that failed in the code's TraceBack, under a
+            # line of its own ("EZ9999[PID: 55986] ... [AIC_INFO] after execute:args print
+            # end", then "Aicore kernel execute failed, device_id=0, ..., fault kernel info
+            # ext=fused_recurrent_gated_delta_rule_fwd_kernel"): its device and kernel. Only a
+            # line that names its kernel: a device's task report on the code's line ("The error
+            # from device(chipId:0, ...), ... AICPU execution") is read with its operator later
+            kernel_failed = next(
+                (
+                    k
+                    for text in after
+                    if "fault kernel_name=" in text
+                    and (k := _KERNEL_EXECUTE_FAILED_RE.search(text))
+                ),
+                None,
+            )
+            traced = kernel_failed is not None
         if core_error is not None and ev.kind == "hccl_error":
             # the device's own report of a compute core's exception under a CANN code ("EZ9999
             # The error from device(2), ..., there is an aicore error, core id is 0, error code =
@@ -2834,7 +2877,7 @@ def _hccl_errors(
                 # kernel execute failed, device_id=1, ..., fault kernel_name=ConcatD_..."): its
                 # operator, and the device as the process numbers it (the report's chipId is
                 # the physical one: "device(chipId:5, ...)" for a process's device 1)
-                ev.exception_type += f" in kernel {faulted.group('name')}"
+                ev.exception_type += f" in kernel {faulted}"
                 chip = _CHIP_ID_RE.search(message)
                 ran = _search(_KERNEL_DEVICE_RE, after)
                 if ran is not None and chip is not None and ran.group(1) != chip.group(1):
@@ -2848,13 +2891,19 @@ def _hccl_errors(
             # the runtime's report of a compute kernel that failed on the device, under a
             # CANN code ("EZ9999  Aicore kernel execute failed, device_id=0, ..., fault
             # kernel_name=..."): the device's exception, its operator named where HCCL's is not
-            if ev.device is None and (dev := _DEVICE_ID_RE.search(message)):
+            failed_line = kernel_failed.string  # (the code's line, or its TraceBack's line)
+            if ev.device is None and (dev := _DEVICE_ID_RE.search(failed_line)):
                 ev.device = int(dev.group(1))
-            kernel = _FAULT_KERNEL_RE.search(message)
-            if kernel is None or not _HCCL_AIV_KERNEL_RE.match(kernel.group("name")):
+            failed_kernel = _fault_kernel([failed_line])
+            if failed_kernel is None or not _HCCL_AIV_KERNEL_RE.match(failed_kernel):
+                # (a TraceBack's failed call under it, "rtDeviceSynchronizeWithTimeout failed:
+                # vector core exception", kept after it)
+                under = ev.exception_type if traced else None
                 ev.kind = "npu_device_exception"
-                ev.exception_type = f"{kernel_failed.group(0)}" + (
-                    f" in kernel {kernel.group('name')}" if kernel else ""
+                ev.exception_type = (
+                    kernel_failed.group(0)
+                    + (f" in kernel {failed_kernel}" if failed_kernel else "")
+                    + (f" ({under})" if under else "")
                 )
         if _DEVICE_ERROR_HEAD_RE.search(line) and (asserted := _ascendc_assertion(lines, index)):
             ev.message = f"{ev.message} / {asserted}"[:600]
@@ -3961,13 +4010,17 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
 _ERROR_FROM_DEVICE_RE = re.compile(r"\bThe error from device\((\d+)\)")
 _CHIP_ID_RE = re.compile(r"\bThe error from device\(chipId:(\d+)")
-_KERNEL_DEVICE_RE = re.compile(r"\bkernel execute failed, device_id=(\d+)")
+# (CANN 8.5 on: "[DFX_INFO]AI Core kernel execution failed, device_id=0, ..."; before it "Aicore
+# kernel execute failed, device_id=0, ...", both as the Ascend C docs' and plogs' copies show)
+_KERNEL_DEVICE_RE = re.compile(r"\bkernel execut(?:e|ion) failed, device_id=(\d+)")
 _EXCEPTION_CB_OP_RE = re.compile(
     r"\bexception_cb streamId:\d+ taskId:\d+ deviceId: ?\d+ opName:(\S+)"
 )
 EXCEPTION_CB_LINES = 12
 """How far above a device's exception report an exception callback may name its operator."""
-_KERNEL_EXECUTE_FAILED_RE = re.compile(r"\b(?:Aicore|AIV|AICPU|AI CPU|Aicpu) kernel execute failed")
+_KERNEL_EXECUTE_FAILED_RE = re.compile(
+    r"\b(?:Aicore|AI Core|AIV|AICPU|AI CPU|Aicpu) kernel execut(?:e|ion) failed"
+)
 _DRV_DEVICE_RE = re.compile(r"\[drv api\][^\n]{0,300}?\bdeviceId=(\d+)")
 _SOURCE_TAGS_RE = re.compile(
     r"\[(?:FUNC|FILE|LINE):[^\]]*\]"
@@ -13084,6 +13137,30 @@ _FFTS_ERR_TYPE_RE = re.compile(
 )
 # (a TBE kernel's name carries its block and core indices first: "0/1_-1_0_GatherV21_tvmbin")
 _FAULT_KERNEL_RE = re.compile(r"\bfault kernel_name=(?P<name>[\w./-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)")
+# the kernel's name the runtime prints after it, "none" where it has none (hicann/runtime
+# davinci_kernel_task.cc: "fault kernel_name=%s, fault kernel info ext=%s", kernelInfoExt "none"
+# when empty; "..., fault kernel info ext=fused_recurrent_gated_delta_rule_fwd_kernel, program
+# id=480")
+_FAULT_KERNEL_EXT_RE = re.compile(
+    r"\bfault kernel info ext=(?P<name>[\w./-]+?)(?:_[0-9a-f]{16,}|[,\s]|$)"
+)
+
+
+def _fault_kernel(window: list[str]) -> str | None:
+    """The kernel the runtime names as failed in ``window`` ("fault kernel_name=ConcatD_..."):
+    its name up to its hash; where the name stops at a blank or the line's end, not at its comma
+    (a terminal wrapped it: "fault kernel_name=fused_recurrent_g          ated_..."), the name
+    of its "fault kernel info ext=" on the same line, which the runtime prints whole after it."""
+    named = _search(_FAULT_KERNEL_RE, window)
+    if named is None:
+        return None
+    tail = named.group(0)[-1:]
+    if (not tail or tail.isspace() or named.end() == len(named.string)) and (
+        ext := _FAULT_KERNEL_EXT_RE.search(named.string, named.end())
+    ):
+        if ext.group("name") != "none":
+            return ext.group("name")
+    return named.group("name")
 
 
 def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> bool:
@@ -13152,12 +13229,12 @@ def _runtime_task_exception(lines: list[tuple[int, str, int | None]], ev: LogEve
                 break
         if own is None or (p := _PLOG_PID_ANYWHERE_RE.search(t)) is None or int(p.group(1)) == own:
             wider.append(t)
-    if kernel := _search(_FAULT_KERNEL_RE, wider):
-        said.append(f"in kernel {kernel.group('name')}")
+    if kernel := _fault_kernel(wider):
+        said.append(f"in kernel {kernel}")
         # a kernel the runtime names as failed is an operator's unless it is one of HCCL's
-        operator = not _HCCL_AIV_KERNEL_RE.match(kernel.group("name"))
+        operator = not _HCCL_AIV_KERNEL_RE.match(kernel)
         if operator and ev.call is None:
-            ev.call = f"kernel {kernel.group('name')}"  # (the operator is named: no rerun for it)
+            ev.call = f"kernel {kernel}"  # (the operator is named: no rerun for it)
     dumped = [
         t
         for no, t, _ in lines[start : start + PLOG_ASSERT_LINES + 1]
