@@ -114,8 +114,9 @@ def test_an_idle_chips_own_reserve_and_memory_under_half_stay_ready() -> None:
 
 
 def test_a_chip_computing_and_a_copy_behind_a_prompt_are_read_alike() -> None:
-    # the table pasted behind a shell prompt, NPU 0's AI cores busy (its job running): the other
-    # six held chips are said, NPU 0 is not (its memory is the running work's)
+    # the table pasted behind a shell prompt, NPU 0's AI cores busy: its memory is held all the
+    # same (by work running there: the job's own or another's, which the copy cannot tell), so
+    # it is said with the other six, its AICore figure shown (set 583)
     text = (HELDOUT / VLLM_TP).read_text()
     row = "| 0                         | 0000:C1:00.0  | {}0    / 0"
     text = "[root@node-1 ~]# npu-smi info\n" + text.replace(
@@ -126,4 +127,8 @@ def test_a_chip_computing_and_a_copy_behind_a_prompt_are_read_alike() -> None:
     level, outcome = _imported(ev)
     assert level == "READY WITH WARNINGS"
     items = _held(outcome)
-    assert len(items) == 6 and items[0].startswith("NPU 1 chip 0 (0000:C2:00.0)")
+    assert len(items) == 7
+    assert items[0].startswith(
+        "NPU 0 chip 0 (0000:C1:00.0): HBM 59189 of 65536 MB (90.3 %), AICore 87 %; held by"
+    )
+    assert items[1].startswith("NPU 1 chip 0 (0000:C2:00.0)") and "AICore 0 %" in items[1]

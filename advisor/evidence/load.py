@@ -792,6 +792,12 @@ class EvidenceFacts:
     error_codes, error_info, query}``; an ``npu-smi info -t health`` answer is a chip too
     (``query`` 'health', its alarm codes and texts; the figures None, ``npu`` None when neither
     its command nor the answer names it)."""
+    npu_process_chips: list[dict[str, Any]] = field(default_factory=list)
+    """Chips that ``npu-smi info``'s process table lists processes on while the chip's own rows
+    are not in the copy (the process table pasted alone, or chip rows left out with '...'):
+    ``{source, line (its first process row), npu, chip, processes (as ``npu_chips``'), memory_mb
+    (the rows' sum; None when no row prints one)}``. Their health, HBM size and AI cores are
+    unknown."""
     topologies: list[dict[str, Any]] = field(default_factory=list)
     """``{source, tool: npu-smi|nvidia-smi, devices (every row of the matrix: GPUs or NPUs and
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
@@ -919,6 +925,7 @@ class EvidenceFacts:
             "files",
             "benchmarks",
             "npu_chips",
+            "npu_process_chips",
             "topologies",
             "npu_ports",
             "hccn_conf",
@@ -2884,10 +2891,7 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 else None,
                 # the process table's rows of this chip (empty: none listed, or not in the copy)
                 "processes": [
-                    # (a container's npu-smi leaves the name blank)
-                    (f"{p.name} " if p.name else "")
-                    + f"(pid {p.pid}"
-                    + (f", {p.memory_mb} MB)" if p.memory_mb is not None else ")")
+                    _npu_process_text(p)
                     for p in parsed.processes
                     if (p.npu, p.chip) == (chip.npu, chip.chip)
                 ],
@@ -2896,7 +2900,36 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 "query": "",
             }
         )
+    shown = {(c.npu, c.chip) for c in parsed.chips}
+    unseen: dict[tuple[int, int | None], list[npu_smi.NpuProcess]] = {}
+    for p in parsed.processes:
+        if (p.npu, p.chip) not in shown:
+            unseen.setdefault((p.npu, p.chip), []).append(p)
+    for (npu, chip_no), procs in unseen.items():
+        # the processes are all the copy says of these chips: they hold them now (how much of
+        # each chip's HBM is left, the missing chip rows would say)
+        sizes = [p.memory_mb for p in procs if p.memory_mb is not None]
+        out.npu_process_chips.append(
+            {
+                "source": source,
+                "line": procs[0].line,
+                "npu": npu,
+                "chip": chip_no,
+                "processes": [_npu_process_text(p) for p in procs],
+                "memory_mb": sum(sizes) if sizes else None,
+            }
+        )
     return parsed.warnings
+
+
+def _npu_process_text(p: npu_smi.NpuProcess) -> str:
+    """A process-table row as findings name it: ``python (pid 47881, 4184 MB)`` (a container's
+    npu-smi leaves the name blank: ``(pid 7, 90 MB)``)."""
+    return (
+        (f"{p.name} " if p.name else "")
+        + f"(pid {p.pid}"
+        + (f", {p.memory_mb} MB)" if p.memory_mb is not None else ")")
+    )
 
 
 def _npu_watch(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

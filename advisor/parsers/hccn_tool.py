@@ -57,6 +57,9 @@ class TlsCert:
     printed beside it)."""
     status_text: str | None
     """The legend's word for ``status`` as the output prints it (``near expiration``)."""
+    line: int = 0
+    """The line of its ``tls expiration status`` (its block's opening line while none is read):
+    where a finding about its expiry points, not the port's first line."""
 
 
 @dataclass(kw_only=True)
@@ -124,10 +127,10 @@ def parse_tls(text: str) -> Tls:
     pre = re.search(r"tls preconfigured\[(\d)\]", text)
     alarm = re.search(r"alarm time threshold\[(\d+)\]", text)
     certs: list[TlsCert] = []
-    for _, line, _ in numbered_lines(text):
+    for no, line, _ in numbered_lines(text):
         if "info" in line and (c := _TLS_CERT_RE.search(line)):
             certs.append(
-                TlsCert(name=c.group("name"), end_time=None, status=None, status_text=None)
+                TlsCert(name=c.group("name"), end_time=None, status=None, status_text=None, line=no)
             )
         elif certs and (e := _TLS_END_RE.search(line)):
             certs[-1].end_time = e.group("end").strip() or None
@@ -140,6 +143,7 @@ def parse_tls(text: str) -> Tls:
                 )
             )
             certs[-1].status, certs[-1].status_text = code, legend.get(str(code))
+            certs[-1].line = no
     return Tls(
         device=int(dev.group(1)) if dev else None,
         enabled=m.group(1) == "1",
@@ -1416,7 +1420,14 @@ def parse_bundle(text: str) -> Bundle:
         before = getattr(port, _STATE_OF.get(query, ""), None)
         pinged_before = query == "ping" and port.ping_loss_pct is not None
         try:
-            for offset in _apply(port, query, chunk):
+            offsets = _apply(port, query, chunk)
+            if query == "tls":
+                for cert in port.tls_certs:
+                    # _apply counts the chunk's lines; a finding cites the file's (the body's)
+                    chunk_line = cert["line"]
+                    if isinstance(chunk_line, int) and 0 < chunk_line <= len(body):
+                        cert["line"] = body[chunk_line - 1][0]
+            for offset in offsets:
                 warnings.append(
                     ParseWarning(
                         line=body[offset - 1][0],
@@ -2001,6 +2012,7 @@ def parse_tls_cert(text: str) -> list[Port]:
                 "end_time": None,
                 "status": code,
                 "status_text": TLS_CERT_ALARMS.get(code) if code is not None else value,
+                "line": no,
             }
             current = Port(device=device, line=no, tls_certs=[cert])
             ports.append(current)
