@@ -318,6 +318,15 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # a tqdm bar whose postfix carries the loss (logs.TQDM_LOSS_RE)
         r"|\|[ \t]*\d+/\d+ \[[^\]\n]{0,200}?\bloss[:=] ?-?\d"
+        # DeepSpeed's fp16 loss scaler skipping a step, its engine's count of skipped steps
+        # (logs._DS_OVERFLOW_RE, logs._DS_STEP_RE); Horovod's stall inspector
+        # (logs._HOROVOD_STALL_RE); XLA's allocator out of memory, maybe wrapped (logs._XLA_OOM_RE)
+        r"|OVERFLOW! (?:Rank \d+ )?Skipping step\. Attempted loss scale: \d"
+        r"|\[Rank 0\] step=\d+, skipped=\d+"
+        r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"
+        r"|(?:Resource exhausted|RESOURCE_EXHAUSTED):[ \t]*Out\s+of\s+memory while trying to allocate \d"
+        # Megatron's iteration line whose gradient norm is NaN, its loss dropped from it
+        r"|^[ \t]*iteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| grad norm: (?i:nan|-?inf) \|"
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
         r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:"
         r"[ \t]*(?:-?\d|(?i:nan|-?inf))"

@@ -671,7 +671,10 @@ class LogEvent:
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
     (the importer's, ethtool -S's port discards against its received packets), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
-    loop's loss that turned NaN or infinite, or was from its first step)."""
+    loop's loss that turned NaN or infinite, or was from its first step), fp16_overflow
+    (DeepSpeed's loss scaler near its minimum, or most steps skipped), horovod_stall and
+    horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in the same or in
+    different collectives)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -1562,6 +1565,14 @@ def _parse_events(text: str) -> LogReport:
         _horovod_shutdowns(lines, report)
     if "check_time_out_for" in text or "Please check connectivity between servers" in text:
         _horovod_start_timeouts(lines, report)
+    if "by subset of ranks" in text:
+        _horovod_stalls(lines, report)
+    if "Skipping step" in text or "skipped=" in text:
+        _fp16_overflows(lines, report)
+    if "grad norm:" in text:
+        _megatron_nan_grad_norm(lines, report)
+    if "Out" in text and ("Resource exhausted" in text or "RESOURCE_EXHAUSTED" in text):
+        _xla_oom(lines, report)
     if ", expected " in text and "errno = " in text:
         _mpi_cma_errors(lines, report)
     _watchdog_deaths(lines, report)
@@ -6649,6 +6660,8 @@ NOTICE_KINDS = frozenset(
         "run_success",
         "gone_past",
         "loss_diverged",
+        "fp16_overflow",
+        "horovod_stall",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -9673,6 +9686,269 @@ def _horovod_start_timeouts(lines: list[tuple[int, str, int | None]], report: Lo
             + ("" if said else " (the copy ends in the frame that raised it)"),
         )
     )
+
+
+# Horovod's stall inspector (horovod/common/stall_inspector.cc, CheckForStalledTensors): "One or
+# more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are
+# waiting for remainder of ranks for more than 60 seconds. ...", then "Stalled ranks:" ("Missing
+# ranks:" in newer releases) and a line a rank, "0: [name, name ...]": the tensors THAT rank has not
+# submitted while others have (its missing_ranks map); "0!: [...]" and "Will shutdown." (logged
+# at ERROR) where HOROVOD_STALL_SHUTDOWN_TIME_SECONDS passed
+_HOROVOD_STALL_RE = re.compile(
+    r"submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for "
+    r"remainder of ranks for more than (?P<s>\d+) seconds"
+)
+_HOROVOD_STALLED_RANK_RE = re.compile(
+    r"^\s*(?:(?P<rank>\d+)(?P<shut>!)?: )?\[(?P<names>[^\]\n]*)\]"
+)
+# (the collective a tensor's name says: Horovod names each op's tensor "Horovod<Op>_<name>")
+_HOROVOD_OP_RE = re.compile(
+    r"Horovod(Allreduce|Allgather|Broadcast|Alltoall|Reducescatter|Join|Barrier)", re.I
+)
+HOROVOD_STALL_LINES = 4
+"""How far below the stall inspector's warning its "Stalled ranks:" heading may stand (its own next
+line, a blank or a launcher's line between)."""
+
+
+def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event for the first stall Horovod's stall inspector reported: the ranks that had not
+    submitted a tensor others had, and in which collectives. Ranks missing tensors of different
+    collectives (one in a broadcast, another in an allreduce), or a stall past Horovod's shut-down
+    time, is ``horovod_deadlock``: the ranks wait for each other for ever; otherwise
+    ``horovod_stall``, a warning (a slow rank may still arrive)."""
+    at = next((i for i, (_, t, _) in enumerate(lines) if (m := _HOROVOD_STALL_RE.search(t))), None)
+    if at is None or m is None:
+        return
+    no, line, tagged = lines[at]
+    heading = next(
+        (
+            j
+            for j in range(at + 1, min(at + 1 + HOROVOD_STALL_LINES, len(lines)))
+            if lines[j][1].strip() in ("Stalled ranks:", "Missing ranks:")
+        ),
+        None,
+    )
+    missing: dict[int, list[str]] = {}
+    cut: set[int] = set()
+    shut = "Will shutdown" in line
+    if heading is not None:
+        for _, t, rank_tag in lines[heading + 1 :]:
+            if not (r := _HOROVOD_STALLED_RANK_RE.match(t)):
+                shut = shut or "Will shutdown" in t
+                break
+            # (a launcher's rank tag and the inspector's "0: " read alike: the line's own rank)
+            rank = int(r.group("rank")) if r.group("rank") else rank_tag
+            if rank is None:
+                break
+            shut = shut or bool(r.group("shut"))
+            # (Horovod lists six names a rank at most, " ..." after the sixth where more wait)
+            names = r.group("names")
+            missing[rank] = [n.strip() for n in names.removesuffix(" ...").split(",") if n.strip()]
+            if names.endswith(" ..."):
+                cut.add(rank)
+    ops = {
+        rank: sorted({o.group(1).lower() for n in names if (o := _HOROVOD_OP_RE.search(n))})
+        for rank, names in missing.items()
+    }
+    mismatch = len({tuple(o) for o in ops.values() if o}) > 1
+    said = "; ".join(
+        f"rank {rank} had not submitted {names[0]}"
+        + (
+            f" and {len(names) - 1} more{', the list cut' if rank in cut else ''}"
+            if len(names) > 1
+            else ""
+        )
+        + (f" ({'/'.join(ops[rank])})" if ops[rank] else "")
+        for rank, names in missing.items()
+        if names
+    )
+    report.events.append(
+        LogEvent(
+            kind="horovod_deadlock" if mismatch or shut else "horovod_stall",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library="Horovod",
+            missing_ranks=sorted(missing) or None,
+            exception_type=f"Horovod's stall inspector: tensors submitted by a subset of ranks "
+            f"waited more than {m.group('s')} s for the rest"
+            + (f" ({said}, which the other ranks had)" if said else "")
+            + (
+                ": the ranks are in different collectives ("
+                + " vs ".join("/".join(o) for o in dict.fromkeys(tuple(o) for o in ops.values()))
+                + "), each waiting for the others: a deadlock"
+                if mismatch
+                else ""
+            )
+            + (
+                "; a rank stalled past HOROVOD_STALL_SHUTDOWN_TIME_SECONDS: Horovod shuts down"
+                if shut
+                else ""
+            ),
+        )
+    )
+
+
+# DeepSpeed's fp16 dynamic loss scaler when a step's gradients overflowed (deepspeed/runtime/fp16/
+# loss_scaler.py DynamicLossScaler.update_scale: "[deepspeed] OVERFLOW! Rank 0 Skipping step.
+# Attempted loss scale: 64, reducing to 32", or "..., but hysteresis is 2. Reducing hysteresis to
+# 1" where it keeps the scale; fused_optimizer.py's "fp16 dynamic loss scale overflow! Skipping
+# step. Attempted loss scale: 65536.0, reducing to 32768.0"): the step is skipped and the scale
+# halved, down to min_loss_scale (1 by default), where it raises "Current loss scale already at
+# minimum - cannot decrease scale anymore. Exiting run."
+_DS_OVERFLOW_RE = re.compile(
+    r"(?:OVERFLOW! (?:Rank (?P<rank>\d+) )?|fp16 dynamic loss scale overflow! )Skipping step\. "
+    r"Attempted loss scale: (?P<tried>\d+(?:\.\d+)?), (?:reducing to (?P<to>\d+(?:\.\d+)?)|but hysteresis)"
+)
+DS_LOW_LOSS_SCALE = 8.0
+"""A loss scale this low after overflows is a warning: three halvings from DeepSpeed's default
+minimum (1), where the run stops; a run's first overflows, from 2**16 or 2**32 down, are its scaler
+finding its scale and no fault."""
+DS_SKIPPED_MIN_STEPS = 100
+"""Steps a DeepSpeed engine must have taken before its share of skipped steps is judged (the
+first few are skipped while the scaler finds its scale)."""
+# (Hugging Face's Trainer's log dict with a loss of 0.0: "{'loss': 0.0, 'learning_rate': ...}")
+_HF_ZERO_LOSS_RE = re.compile(r"^\s*\{'loss': 0\.0,")
+
+
+def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``fp16_overflow`` where DeepSpeed's fp16 loss scaler fell to ``DS_LOW_LOSS_SCALE`` or
+    below, or where its engine skipped more than half of its steps (each skip an overflow,
+    engine.py's skipped_steps): the run hardly trains. A warning of the job, as a diverged loss."""
+    overflows = [
+        (no, m) for no, t, _ in lines if "Skipping step" in t and (m := _DS_OVERFLOW_RE.search(t))
+    ]
+    low = next(
+        (
+            (no, m)
+            for no, m in overflows
+            if m.group("to") and float(m.group("to")) <= DS_LOW_LOSS_SCALE
+        ),
+        None,
+    )
+    step = None
+    for no, t, _ in lines:
+        if "skipped=" in t and (st := _DS_STEP_RE.search(t)):
+            step = (no, st)
+    skipped = (
+        step
+        if step
+        and int(step[1].group("step")) >= DS_SKIPPED_MIN_STEPS
+        and int(step[1].group("skipped")) * 2 > int(step[1].group("step"))
+        else None
+    )
+    # (the skipped share first: it says the run hardly trained, the low scale that it soon stops)
+    if (at := skipped or low) is None:
+        return
+    said = []
+    if skipped is not None:
+        st = skipped[1]
+        said.append(
+            f"DeepSpeed's engine skipped {st.group('skipped')} of its {st.group('step')} steps "
+            "(a step is skipped when its fp16 gradients overflow): the model hardly trained"
+        )
+        if zero := next((no for no, t, _ in lines if _HF_ZERO_LOSS_RE.match(t)), None):
+            said.append(f"the Trainer logged a loss of 0.0 from line {zero} on")
+    if overflows:
+        first = overflows[0][1]
+        scales = [float(m.group("to")) for _, m in overflows if m.group("to")]
+        said.append(
+            f"{len(overflows)} fp16 overflow(s) skipped their step"
+            + (f" on rank {first.group('rank')}" if first.group("rank") else "")
+            + f", the loss scale falling from {first.group('tried')}"
+            + (f" to {min(scales):g}" if scales else "")
+            + (
+                f" (at most {DS_LOW_LOSS_SCALE:g}: near DeepSpeed's minimum, 1 by default, where "
+                "it stops the run)"
+                if low is not None
+                else ""
+            )
+        )
+    no, m = at
+    report.events.append(
+        LogEvent(
+            kind="fp16_overflow",
+            line=no,
+            message=m.string.strip()[:300],
+            library="DeepSpeed",
+            exception_type="; ".join(said),
+            repeated_lines=[n for n, _ in overflows if n != no] or None,
+        )
+    )
+
+
+# Megatron's iteration line with its gradient norm not a number ("| loss scale: 1.0 | grad norm:
+# nan | ..."), and no loss: training_log prints each loss only where its average is above 0
+# (megatron/training.py: "if avg > 0.0: log_string += ' {}: {:.6E} |'"), which a NaN is not
+_ITERATION_GRAD_NAN_RE = re.compile(r"\| grad norm: (?P<loss>-?(?i:nan|inf)) \|")
+
+
+def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``loss_diverged`` at Megatron's first iteration line whose gradient norm is NaN or
+    infinite and which prints no loss (a NaN loss drops out of the line; its "number of nan
+    iterations" does not always count it): the job diverged."""
+    rows = [
+        (no, it, g)
+        for no, t, _ in lines
+        if "grad norm:" in t
+        and (it := _MEGATRON_ITERATION_RE.match(t))
+        and (g := _ITERATION_GRAD_NAN_RE.search(t))
+        and not ITERATION_LOSS_RE.search(t)
+    ]
+    if not rows:
+        return
+    no, it, g = rows[0]
+    report.events.append(
+        LogEvent(
+            kind="loss_diverged",
+            line=no,
+            message=it.string.strip()[:300],
+            exception_type=f"the gradient norm is {g.group('loss').lower()} at iteration "
+            f"{it.group('i')} of {it.group('n')}"
+            + (f" and on {len(rows) - 1} more iteration line(s)" if len(rows) > 1 else "")
+            + ", and no loss is printed: Megatron prints a loss only when its average is above "
+            "0, which a NaN is not (its count of nan iterations need not show it)",
+        )
+    )
+
+
+# XLA's allocator refusing a device allocation (TensorFlow's and jaxlib's "Execution of replica 0
+# failed: Resource exhausted: Out of memory while trying to allocate 5520758552 bytes.", newer
+# "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1234 bytes."), maybe wrapped by the
+# page that held it
+_XLA_OOM_RE = re.compile(
+    r"(?:Execution of replica (?P<replica>\d+) failed: )?(?:Resource exhausted|RESOURCE_EXHAUSTED):"
+    r"\s*Out\s+of\s+memory while trying to allocate (?P<size>\d+) bytes"
+)
+
+
+def _xla_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``device_oom`` for the first allocation XLA could not make: its size and replica."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Resource exhausted" not in line and "RESOURCE_EXHAUSTED" not in line:
+            continue
+        m = _XLA_OOM_RE.search(line)
+        if m is None and index + 1 < len(lines):
+            # (a long line wrapped by the page it was copied from: read with its next piece)
+            m = _XLA_OOM_RE.search(f"{line.rstrip()} {lines[index + 1][1].lstrip()}")
+        if m is None:
+            continue
+        size_b = int(m.group("size"))
+        report.events.append(
+            LogEvent(
+                kind="device_oom",
+                line=no,
+                message=line.strip()[:300],
+                # (a replica is a device the one process drives: a tag before the line, a
+                # copy's "[1] ", names no rank of XLA's where the line names its replica)
+                rank=None if m.group("replica") else tagged,
+                library="XLA",
+                exception_type=f"tried to allocate {size_b} B ({size_b / 2**30:.2f} GiB)"
+                + (f" on replica {m.group('replica')}" if m.group("replica") else "")
+                + ": the device's memory ran out",
+            )
+        )
+        return
 
 
 # slurmstepd cancelling a step for one task's failure ("*** STEP 52222788.0 ON nid002888
@@ -14779,6 +15055,9 @@ _LOG_LINE_RE = re.compile(
 # [77/85]  Time 0.117 ( 0.281)  Loss 1.073741e+01 ..."): a program's log written with no logger
 _PROGRESS_LINE_RE = re.compile(
     r"^.{0,40}?\b(?:[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|Test|Train)\b.{0,80}?\b[Ll]oss\b[ \t:=]{0,4}-?\d"
+    # (Hugging Face's Trainer prints each log's dict as is: "{'loss': 2.0491, 'learning_rate':
+    # 0.000196, 'epoch': 0.28}", ProgressCallback.on_log)
+    r"|^\s*\{'(?:train_|eval_)?loss': -?\d"
 )
 MIN_PROGRESS_LINES = 5
 """How many progress lines (with no logger's) make a program's log: two lines of "epoch 1 loss
@@ -14854,21 +15133,47 @@ def is_short_error_paste(text: str) -> bool:
     )
 
 
+def _past_progress_bar(line: str) -> str:
+    """What a line says past a progress bar's redrawn text: nothing for a bar alone, the logger's
+    line a program printed onto the bar where tqdm left no newline ("378/2724 [13:58:09<86:18:35,
+    132.44s/it][2023-06-07 22:16:00,018] [INFO] [loss_scaler.py:181:update_scale] ...")."""
+    if (bar := _PROGRESS_BAR_RE.search(line)) is None:
+        return line
+    # (the bar's own brackets close at the first "]" past its counter)
+    end = line.find("]", bar.end())
+    return "" if end < 0 else line[end + 1 :]
+
+
+# Megatron's training_log line an iteration (megatron/training.py: " iteration 5426/ 250000 |
+# consumed samples: 43408 | elapsed time per iteration (ms): 4247.9 | ..."): its own fields say
+# it is one, with or without a loss in it
+_MEGATRON_LOG_LINE_RE = re.compile(
+    r"^\s*iteration\s+\d+\s*/\s*\d+\s*\|\s*(?:consumed samples|elapsed time per iteration)"
+)
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
     (ibstat, rocm-smi, ucx_info) do not."""
     head = [
         line
-        for line in text[: LOG_LOOK_LINES * 400].splitlines()
+        for line in map(_past_progress_bar, text[: LOG_LOOK_LINES * 400].splitlines())
         # (a progress bar's redrawn lines, tqdm's "  3% Completed | 1/32 [00:00<00:13, 2.34it/s]",
         # are the program's too, written with no logger)
-        if line.strip() and not _PROGRESS_BAR_RE.search(line)
+        if line.strip()
     ]
     head = head[:LOG_LOOK_LINES]
     # (Python's warnings module writes its own lines, "path.py:247: RuntimeWarning: ..." and the
-    # source line under it, "  warnings.warn(msg, RuntimeWarning)": a program's too)
-    logged = sum(1 for line in head if _LOG_LINE_RE.match(line) or _PY_WARNING_LINE_RE.match(line))
+    # source line under it, "  warnings.warn(msg, RuntimeWarning)": a program's too; Megatron's
+    # training_log prints its iteration lines with no logger's marks)
+    logged = sum(
+        1
+        for line in head
+        if _LOG_LINE_RE.match(line)
+        or _PY_WARNING_LINE_RE.match(line)
+        or _MEGATRON_LOG_LINE_RE.match(line)
+    )
     if len(head) <= WRAPPED_LINE_PARTS and head and _ONE_LINE_LOG_RE.match(head[0]):
         # one line with a logger's level and a time on it, the rest of the copy its own
         # continuation (a long line a page wrapped): a log cut to that line
@@ -14931,6 +15236,9 @@ WRAPPED_LINE_PARTS = 3
 _ONE_LINE_LOG_RE = re.compile(
     r"^.{0,60}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL)\b.{0,40}?\b\d{2}:\d{2}:\d{2}\b"
     r"|^.{0,40}?\b\d{2}:\d{2}:\d{2}\b.{0,40}?\b(?:INFO|WARN(?:ING)?|DEBUG|ERROR|CRITICAL|FATAL)\b"
+    # TensorFlow's (and XLA's, jaxlib's) logger: the date and time, then glog's level letter and
+    # the source file ("2019-06-13 01:17:08.886805: E external/.../local_client.cc:672] ...")
+    r"|^.{0,40}?\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: [IWEF] [\w./-]+:\d+\] "
 )
 """A log line that carries both a logger's level and a time (vLLM's "(EngineCore_DP0 pid=299) INFO
 12-15 11:45:09 [core.py:77] ...", "2024-05-01 10:00:00 INFO ..."): alone in a file, still a log."""
