@@ -870,11 +870,12 @@ class EvidenceFacts:
     name, bus_id}] (a multi-node nvbandwidth's also process, host, line), matrices: [{line,
     test, title, unit, columns, rows: {row: {column: figure or None}}, sum}], failed: [{line,
     test, message, offset}], waived, running, p2p_slower: [{a, b, matrix, enabled_gbytes_s,
-    disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, complete}`` (figures as
-    printed: GB/s, or ns / us for latency; ``failed``: tests that stopped instead of printing
-    their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
+    disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, no_peer_access, complete}``
+    (figures as printed: GB/s, or ns / us for latency; ``failed``: tests that stopped instead of
+    printing their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
     p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
     their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines;
+    ``no_peer_access``: two GPUs or more and every one of those lines CANNOT;
     ``host_copy_slow``: bandwidthTest's pinned host copies under ``HOST_COPY_SLOW_GBYTES_S``,
     ``[{line, kind, gbytes_s}]``)."""
     gpus: list[dict[str, Any]] = field(default_factory=list)
@@ -2473,6 +2474,14 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                     skipped=False,
                 )
             )
+        if (uncounted := _uncounted_in_place_errors(table)) is not None:
+            notes.append(uncounted)
+        # several runs in one log: each table has the ranks and hosts its own run listed (a
+        # one-GPU run after two-GPU ones, two nodes' runs of a binary built without MPI)
+        own = len(parsed.tables) > 1 and (table.run_ranks is not None or table.run_unlisted)
+        hosts = table.run_hosts if own else parsed.hosts
+        if len(hosts) > 1 and (said := _busbw_without_verdict(table, len(hosts))) is not None:
+            notes.append(said)
         results = []
         for row in table.rows:
             for in_place, timing in ((False, row.out_of_place), (True, row.in_place)):
@@ -2492,9 +2501,6 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                         "wrong": timing.wrong,
                     }
                 )
-        # several runs in one log: each table has the ranks and hosts its own run listed (a
-        # one-GPU run after two-GPU ones, two nodes' runs of a binary built without MPI)
-        own = len(parsed.tables) > 1 and (table.run_ranks is not None or table.run_unlisted)
         ranks = table.run_ranks if own else parsed.ranks
         if ranks is None and (implied := nccl_tests.ranks_from_bus_factor(table)) is not None:
             # a copy without the "# Rank N" lines: busbw over algbw is the op's bus factor of n
@@ -2513,7 +2519,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 tool="nccl-tests",
                 op=table.op,
                 ranks=ranks,
-                hosts=table.run_hosts if own else parsed.hosts,
+                hosts=hosts,
                 dtype=table.rows[0].dtype if table.rows else "unknown",
                 algorithm=parsed.algorithm,
                 complete=table.complete,
@@ -2568,6 +2574,75 @@ def _slower_reruns(benchmarks: list[dict[str, Any]], tables: list[nccl_tests.Tab
         for bench, _ in runs:
             if best["avg_busbw_gbps"] >= RERUN_SLOWER_RATIO * max(bench["avg_busbw_gbps"], 1e-9):
                 bench["rerun_best"] = {"avg_busbw_gbps": best["avg_busbw_gbps"], "line": line}
+
+
+def _uncounted_in_place_errors(table: nccl_tests.Table) -> ParseWarning | None:
+    """The in-place ``error`` cells (releases before ``#wrong``) that deviate while the footer
+    counted no value out of bounds: the test's own check left them out, so no data failure."""
+    if table.out_of_bounds != 0:
+        return None
+    cells = [
+        (row.in_place.max_error, row.line)
+        for row in table.rows
+        if row.in_place is not None
+        and row.in_place.max_error is not None
+        and row.in_place.max_error >= OOB_DEVIATION
+    ]
+    out_of_place = [
+        row.out_of_place.max_error
+        for row in table.rows
+        if row.out_of_place is not None and row.out_of_place.max_error is not None
+    ]
+    if not cells or any(e >= OOB_DEVIATION for e in out_of_place):
+        return None
+    # (src/common.cu CheckData counts a size only where args->reportErrors; alltoall.cu and
+    # sendrecv.cu set it to in_place ? 0 : 1 -- an in-place alltoall through send/recv
+    # overwrites what it still has to send -- and the footer sums that count over processes)
+    return ParseWarning(
+        line=cells[0][1],
+        message=f"in-place error cells up to {max(e for e, _ in cells):.0e} on "
+        f"{len(cells)} size(s) while the footer counts 0 values out of bounds: nccl-tests did not "
+        "count them (its alltoall and sendrecv tests leave their in-place check out), so they "
+        "are no data failure; the out-of-place checks, which it counts, "
+        + ("are within bounds" if out_of_place else "are not in the copy"),
+        skipped=False,
+    )
+
+
+def _busbw_without_verdict(table: nccl_tests.Table, hosts: int) -> ParseWarning | None:
+    """A run over several hosts: its busbw as printed, with no verdict, because what it should
+    reach is the inter-node fabric's (nccl-tests doc/PERFORMANCE.md: busbw is the figure to hold
+    against the hardware's peak) and nothing the advisor read states that fabric."""
+    cells = [
+        (t.busbw_gbytes_s, row.size_bytes)
+        for row in table.rows
+        for t in (row.out_of_place, row.in_place)
+        if t is not None
+    ]
+    if not cells:
+        return None
+    peak_gbytes_s, at_bytes = max(cells)
+    largest = max(b for _, b in cells)
+    # (busbw climbs with the size toward the links' figure: the largest size's is the one to
+    # compare)
+    at_largest = max(g for g, b in cells if b == largest)
+    return ParseWarning(
+        line=table.rows[-1].line,  # (said where its figures end, after the table's own notes)
+        message=f"busbw over {hosts} hosts: at most {peak_gbytes_s:g} GB/s ({at_bytes} B)"
+        + (
+            ""
+            if at_bytes == largest
+            else f", {at_largest:g} GB/s at its largest size ({largest} B)"
+        )
+        + (
+            f", {table.avg_busbw_gbytes_s:g} GB/s on average (its footer)"
+            if table.avg_busbw_gbytes_s is not None
+            else ""
+        )
+        + "; said without a verdict: the advisor holds no figure for the inter-node fabric to "
+        "judge it against (compare it with the line rate of the NICs each node uses)",
+        skipped=False,
+    )
 
 
 _ERROR_LEVEL_RE = re.compile(r"^\s*\[(?:error|ERROR)\]")
@@ -2695,6 +2770,10 @@ def _nccl_failed_checks(table: nccl_tests.Table) -> list[dict[str, Any]]:
         if any(t is not None and t.wrong for t in (row.out_of_place, row.in_place))
         or (
             row.dtype in INTEGER_DTYPES
+            # a footer of "0 OK" counted none: every deviation of an integer type is over its
+            # bound, so the cell is one the test did not count (old alltoall and sendrecv leave
+            # their in-place check out: reportErrors = in_place ? 0 : 1)
+            and table.out_of_bounds != 0
             and any(
                 t is not None and (t.max_error or 0) > 0 for t in (row.out_of_place, row.in_place)
             )
@@ -4729,6 +4808,7 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             "running": run.running,
             "p2p_slower": [],
             "peer_access": {},
+            "no_peer_access": False,
             "host_copy_slow": [],
             # NVML_ASSERT exits the tool (error_handling.h): the tests after it did not run
             "complete": run.running is None
@@ -4894,6 +4974,7 @@ def _bandwidth_test_run(
             "running": None,
             "p2p_slower": [],
             "peer_access": {},
+            "no_peer_access": False,
             "complete": run.result == "PASS",
             "host_copy_slow": slow,
         }
@@ -4995,6 +5076,10 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             "peer_access": {
                 str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
             },
+            # every ordered pair of two or more GPUs answered CANNOT: no copy between them
+            # goes direct (the sample's own NOTE: it "falls back to normal memcopy")
+            "no_peer_access": len(run.access) > 1
+            and not any(ok for row in run.access.values() for ok in row.values()),
             "complete": run.complete,
             "host_copy_slow": [],
         }

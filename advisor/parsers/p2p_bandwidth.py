@@ -85,7 +85,8 @@ class Run:
     """GPU → peer → whether cudaDeviceCanAccessPeer said it can ("CAN Access Peer")."""
     matrices: list[Matrix] = field(default_factory=list)
     complete: bool = False
-    """The closing NOTE line is in the copy: it ends where the run did."""
+    """The copy holds the whole run: its closing NOTE line, or (a copy that left that boilerplate
+    out) every matrix the run prints with a row for each of its GPUs."""
 
 
 def parse(text: str) -> tuple[Run, list[ParseWarning]]:
@@ -164,6 +165,17 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
             # --p2p_read: its Reads latency matrix comes last
             expected.append("P2P=Enabled Latency (P2P Reads)")
         missing = [t for t in expected if t not in seen]
+        last = run.matrices[-1] if run.matrices else None
+        # every figure the run prints in the copy, the last latency matrix's CPU block whole:
+        # only the closing NOTE (boilerplate, no figure) is not, which a paste often leaves out;
+        # nothing says the copy was cut
+        run.complete = (
+            not missing
+            and last is not None
+            and last.block == "CPU"
+            and all(m.columns and len(m.values) == len(m.columns) for m in run.matrices)
+        )
+    if not run.complete:
         notes.append(
             ParseWarning(
                 line=0,
