@@ -190,7 +190,8 @@ def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:
         logs._SGLANG_SIGTERM_RE,
         logs._SGLANG_CHILD_EXIT_RE,
         logs._SGLANG_SIGQUIT_RE,
-        logs._SGLANG_PREFILL_RE,
+        logs._SGLANG_BATCH_RAN_RE,
+        logs._SGLANG_DRAINED_RE,
         logs._PREFIX_RANK_RE,
         VLLM_DP_ENGINE_RE,
     ]

@@ -49,6 +49,7 @@ _NPU_KINDS = frozenset(
         "faultdiag_fault",
         "faultdiag_performance",  # ascend-fd's performance modules
         "npu_freq_reduced",  # MindCluster's check of its npu-smi samples
+        "npu_compute_low",  # ascend-dmi -f: a device far under its peers' computing power
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
         "dmi_check",  # Ascend DMI's diagnosis

@@ -1822,16 +1822,31 @@ def _json_string_lines(text: str) -> tuple[str, int] | None:
 
 
 def _code_span_around(text: str) -> str | None:
-    """``text`` without the two backticks of an inline-code span that holds all of it (the
-    first non-blank character opens it, the last closes it, over more than one line); None
-    otherwise. (Only where the text holds those two backticks: the caller counts them.)"""
-    start = len(text) - len(text.lstrip())
-    end = len(text.rstrip())
-    if end - start < 2 or text[start] != "`" or text[end - 1] != "`":
-        return None
-    if "\n" not in text[start:end]:
-        return None  # (one line in backticks: a command's name, not a pasted output)
-    return text[:start] + text[start + 1 : end - 1] + text[end:]
+    """``text`` without the two backticks of the first inline-code span that runs over more
+    than one line (opened by the first non-blank character of a line, closed by the last of a
+    later one, no backtick between); None where there is none. Lines around it, a report's own
+    prose with code spans of its own on one line, are kept as they are, and every line stays."""
+    lines = text.split("\n")
+    opened: int | None = None
+    for at, line in enumerate(lines):
+        ticks = line.count("`")
+        if ticks % 2 == 0:
+            continue  # (none, or spans that close on their own line: "Running `./nvbandwidth`")
+        if ticks != 1:
+            return None
+        if opened is None:
+            if not line.lstrip().startswith("`"):
+                return None
+            opened = at
+            continue
+        if not line.rstrip().endswith("`"):
+            return None
+        first = lines[opened].index("`")
+        lines[opened] = lines[opened][:first] + lines[opened][first + 1 :]
+        last = line.rindex("`")
+        lines[at] = line[:last] + line[last + 1 :]
+        return "\n".join(lines)
+    return None
 
 
 def _unwrap(text: str) -> tuple[str, list[str]]:
@@ -1899,14 +1914,15 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"header, rows and count into {count} lines: line numbers from there on count them"
         )
     if (
-        text.count("`") == 2
+        "`" in text
         and (span := _code_span_around(text)) is not None
         and not detect(text)
         and detect(span)
     ):
         # a report that set the whole output in one inline-code span ("`nvbandwidth Version:
-        # v0.8" on the first line, "...kernels.cu:406`" on the last), where only without the two
-        # backticks a format shows: they are taken off
+        # v0.8" on its first line, "...kernels.cu:406`" on its last), a line of its own prose
+        # above it or not, where only without the two backticks a format shows: they are taken
+        # off
         text = span
         notes.append("the backticks of one inline-code span around the whole output taken off")
     text, n = _code_bullets(text)
@@ -3050,11 +3066,12 @@ def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[
         "none)"
     )
     for dev in devices:
-        bound = (
-            f"its own highest {dev.freq[1]:g} (and under {rated})"
-            if dev.freq[1] < npu_smi.MINDCLUSTER_RATED_FREQ
-            else rated
-        )
+        if dev.rated is not None:
+            bound = f"its rated_freq {dev.rated:g} (the CSV's own column)"
+        elif dev.freq[1] < npu_smi.MINDCLUSTER_RATED_FREQ:
+            bound = f"its own highest {dev.freq[1]:g} (and under {rated})"
+        else:
+            bound = rated
         for run in dev.reduced:
             temps = f"{run.coolest:g}" + (f"-{run.hottest:g}" if run.hottest != run.coolest else "")
             why = (
@@ -3091,6 +3108,13 @@ def _npu_details(text: str, source: str, out: EvidenceFacts, name: str) -> list[
                 f"; freq under its highest ({dev.freq[1]:g}) in {len(dev.low_freq_runs)} "
                 f"stretch(es), the first {count} sample(s) {_seconds(first)}-{_seconds(last)} (epoch s), down "
                 f"to {low:g}, temp then up to {warm:g}"
+            )
+        if dev.rated is not None:
+            said += f"; rated_freq {dev.rated:g}"
+        if dev.idle_low:
+            said += (
+                f"; {dev.idle_low} sample(s) under {bound} with aicore_rate 0, which "
+                "MindCluster's check leaves out (an idle device's clock is no reduction)"
             )
         said += f"; hottest {dev.hottest[1]:g} at {_seconds(dev.hottest[0])}"
         notes.append(
@@ -6083,20 +6107,50 @@ def _dmi(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
 
 
 def _dmi_flops(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """ascend-dmi -f: a note per device's row (the figures it measured, no health in them); a
-    run that could not load its library, an ``ascend_tool_failure``, or a note where a later run
-    of the file measured (the shell's environment was set between: the device was not at
-    fault)."""
+    """ascend-dmi -f: an ``npu_compute_low`` failure per device far under its run's median
+    (ascend_dmi.lagging_rows), a note per other device's row (the figures it measured, no
+    health in them alone); a run that could not load its library, an ``ascend_tool_failure``,
+    or a note where a later run of the file measured (the shell's environment was set between:
+    the device was not at fault)."""
     runs = ascend_dmi.parse_flops(text)
     notes: list[ParseWarning] = []
     for at, run in enumerate(runs):
+        # (one run, one test on every device: a device far under its peers' figure computes
+        # slower, as the toolbox's own computing-power diagnosis, --dg -i aiflops, fails a device
+        # under its reference value, toolboxug_0154)
+        median, lagging = ascend_dmi.lagging_rows(run.rows)
+        for row in lagging:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="npu_compute_low",
+                    line=row.line,
+                    message=f"ascend-dmi -f, device {row.device}: {row.flops:g} {row.unit} at "
+                    f"{row.power_w:g} W in {row.duration_ms:g} ms",
+                    device=row.device,
+                    library="Ascend DMI",
+                    exception_type=f"device {row.device}: {row.flops:g} {row.unit}, "
+                    f"{row.flops / median:.0%} of the run's median {median:g} over its "
+                    f"{len(run.rows)} devices ({row.duration_ms:g} ms for the same "
+                    f"{row.execute_times} executions)",
+                ),
+            )
         for row in run.rows:
+            if row in lagging:
+                continue
             notes.append(
                 ParseWarning(
                     line=row.line,
                     message=f"ascend-dmi -f, device {row.device}: {row.flops} {row.unit} at "
                     f"{row.power_w} W ({row.execute_times} execute times in "
-                    f"{row.duration_ms:g} ms): figures with no health in them, not judged",
+                    f"{row.duration_ms:g} ms): "
+                    + (
+                        f"{row.flops / median:.0%} of the run's median {median:g}, in line with "
+                        "its peers"
+                        if median
+                        else "figures with no health in them, not judged"
+                    ),
                     skipped=False,
                 )
             )

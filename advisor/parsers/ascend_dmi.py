@@ -373,6 +373,27 @@ _FLOPS_HEADER_RE = re.compile(_FLOPS_HEADER)
 _FLOPS_COMMAND_RE = re.compile(_FLOPS_COMMAND)
 _ANY_COMMAND_RE = re.compile(r"\bascend-dmi[ \t]+(?P<option>-{1,2}[A-Za-z][\w-]{0,40})")
 FLOPS_OPTIONS = frozenset({"-f", "--flops"})
+FLOPS_PEER_SHARE = 0.8
+"""The share of its run's median figure under which a device's computing power is said to lag
+its peers: the advisor's own margin (the toolbox publishes no per-model reference value in its
+output), well past the run-to-run spread of identical chips doing the same matrix work, well
+short of the half a degraded device shows."""
+FLOPS_PEERS_MIN = 3
+"""How many devices a run must measure before one is weighed against the others' median (of
+two, which one lags is not known)."""
+
+
+def lagging_rows(rows: list[FlopsRow]) -> tuple[float, list[FlopsRow]]:
+    """The median figure of one ``ascend-dmi -f`` run's rows (one unit) and the rows under
+    FLOPS_PEER_SHARE of it; no rows where the run measured fewer than FLOPS_PEERS_MIN devices."""
+    if len(rows) < FLOPS_PEERS_MIN or len({r.unit for r in rows}) != 1:
+        return 0.0, []
+    figures = sorted(r.flops for r in rows)
+    half = len(figures) // 2
+    median = figures[half] if len(figures) % 2 else (figures[half - 1] + figures[half]) / 2
+    return median, [r for r in rows if r.flops < FLOPS_PEER_SHARE * median]
+
+
 _FLOPS_ROW_RE = re.compile(
     r"^[ \t]*(?P<device>\d+)[ \t]+(?P<times>\d[\d,]*)[ \t]+(?P<ms>\d+(?:\.\d+)?)[ \t]+"
     r"(?P<flops>\d+(?:\.\d+)?)[ \t]+(?P<watts>\d+(?:\.\d+)?)[ \t]*$"

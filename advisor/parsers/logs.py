@@ -158,6 +158,7 @@ from typing import Any
 
 from advisor.parsers import (
     COLLECTOR_STAMP,
+    NEXT_COMMAND_RE,
     NODE_NAME,
     PDSH_PREFIX_RE,
     VLLM_DP_ENGINE_RE,
@@ -166,6 +167,7 @@ from advisor.parsers import (
     ParseWarning,
     json_object,
     numbered_lines,
+    strip_launcher_prefix,
 )
 from advisor.parsers.hccl_test import ACL_BASE_ERRORS, HCCL_RESULTS, decode_result
 from advisor.parsers.netif import VIRTUAL_IFACE_RE
@@ -657,6 +659,7 @@ class LogEvent:
     ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     npu_freq_reduced (the importer's, MindCluster's frequency-reduction check of its npu-smi samples),
+    npu_compute_low (the importer's, ascend-dmi -f: a device far under its run's median),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
@@ -665,7 +668,8 @@ class LogEvent:
     importer's, a ping between hosts), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),
     dcgm_diag_log_error (DCGM's diagnostic, NVVS, in its own log: the package configuration it
-    could not read, its other ERROR lines), pod_failing (the
+    could not read, a test its framework recorded as failed or warned, its other ERROR lines),
+    pod_failing (the
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
@@ -1546,8 +1550,9 @@ def _parse_events(text: str) -> LogReport:
     _launcher_exits(lines, report)
     if "WorkerProc failed to start" in text:
         _vllm_worker_start_failures(raw, lines, report)
+    stopped: set[int] = set()
     if "SIGTERM received" in text and "Draining requests" in text:
-        _sglang_sigterm(lines, report)
+        stopped = _sglang_sigterm(lines, report)
     if "Watchdog timeout (self.watchdog_timeout=" in text:
         _sglang_watchdog(lines, report)
     if "DUE TO TASK FAILURE" in text:
@@ -1622,7 +1627,12 @@ def _parse_events(text: str) -> LogReport:
     _hccl_env_settings(lines, report)
     _nhc_failures(lines, report)
     _nvshmem_errors(lines, report)
+    resets_read = len(report.unread)
     _nvidia_tool_failures(lines, report)
+    # (a refused nvidia-smi -r whose GPU a later try reset: its note, evidence of a healthy GPU)
+    resets_read = any(
+        w.message.startswith("nvidia-smi -r could not reset") for w in report.unread[resets_read:]
+    )
     if "carrier" in text or ": Port: " in text:
         _carrier_losses(lines, report)
     if "get fault event" in text:
@@ -1804,6 +1814,8 @@ def _parse_events(text: str) -> LogReport:
             return report  # NCCL's RAS report with no error or warning entry: a healthy job
         if not report.events and ras_json:
             return report  # the RAS client's JSON with no rank in trouble: a healthy job
+        if not report.events and resets_read:
+            return report  # nvidia-smi -r refused, then the same GPU reset: no fault left
         if not report.events and nvvs_read:
             return report  # NVVS's log whose only ERROR lines are its optional lookups
         if not report.events and fm_running:
@@ -1860,7 +1872,9 @@ def _parse_events(text: str) -> LogReport:
             return report
         # (after the exception reads: a launch or a training loop that then failed is read as
         # its failure; these are healthy only with no line saying an error)
-        unprobed = lines
+        # (sglang's children's -15 and its SIGQUIT after a SIGTERM it was stopped by, said in
+        # its note: no error line of another form)
+        unprobed = [t for t in lines if t[0] not in stopped] if stopped else lines
         if (
             not report.events
             and "failed call to cuInit" in text
@@ -1869,7 +1883,7 @@ def _parse_events(text: str) -> LogReport:
             # (TensorFlow's probe of CUDA on a host with no NVIDIA driver: its own diagnosis, no
             # error line of the run)
             report.unread.append(probe[1])
-            unprobed = [t for t in lines if t[0] != probe[0]]
+            unprobed = [t for t in unprobed if t[0] != probe[0]]
         if (
             not report.events
             and "Start worker process" in text
@@ -7250,7 +7264,16 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     # each failure's last record read: its last WARN, "" where its "Last error:" label stood
     # empty (a record of its own, which no later WARN completes)
     latest: dict[tuple[int | None, str | None, str, str, int | None], str] = {}
+    # inside torch elastic's ChildFailedError summary, from its "Failures:" or "Root Cause (first
+    # observed failure):" heading to its closing "=====" rule: each entry's "traceback :" field
+    # reprints the error file of a process that failed (torch/distributed/elastic/multiprocessing/
+    # errors ProcessFailure), a quote of that process's own record, not one more failure
+    summary = False
     for index, (no, line, tagged) in enumerate(lines):
+        if line.lstrip().startswith(("Failures:", "Root Cause (first observed failure)")):
+            summary = True
+        elif summary and line.lstrip().startswith("====="):
+            summary = False
         wrapped = 0
         if (
             "NCCL error in: " in line
@@ -7379,8 +7402,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         record = last if last is not None else said_last
         if record is None and base in first:
             continue  # a copy without its "Last error:" block
-        if (base, record) in seen and latest.get(base) == record:
-            continue  # the record just read, again
+        if (base, record) in seen and (latest.get(base) == record or summary):
+            continue  # the record just read again, or the summary's quote of one read above
         # (the same record after another one of the same call, untagged processes' blocks
         # interleaved: "Last error:" empty, then "[Proxy Service 2] Failed to execute operation
         # Connect ...", then empty again, is three processes' failures)
@@ -10078,34 +10101,73 @@ _ACL_CALL_CODE_RE = re.compile(
 )
 
 
+# A traceback's exception line as Python prints it under its last frame: at the line's start,
+# the class as its module names it, then ": " and its message, or the name alone where the
+# exception carries none (traceback.format_exception_only: "AssertionError" under an assert with
+# no message), whatever the class ends in ("triton.runtime.errors.OutOfResources: ...")
+_TRACEBACK_EXCEPTION_RE = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::.*)?$")
+# a clock a log viewer or collector wrote before every line ("07:44:50.289 "), its digits rising
+# from line to line: the lines of one record have the same clock's shape, not the same text
+_LINE_CLOCK_RE = re.compile(r"\d[\d:.,/T+-]*Z?\s+")
+_DIGITS_AS_ZERO = str.maketrans("0123456789", "0000000000")
+
+
 def _vllm_worker_start_failures(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
     """A ``launcher_exit`` for each vLLM worker that did not start: the exception its traceback
     ends in, or, where the copy cuts it before that, the last frame it reached."""
     seen: set[str] = set()
+    # (the engine client's lines, found once: each worker's failure names the first one after it)
+    engines = [
+        (i, n, t.strip()) for i, (n, t, _) in enumerate(lines) if _ENGINE_INIT_FAILED_RE.match(t)
+    ]
     for index, (no, _, tagged) in enumerate(lines):
         full = raw[no - 1] if 0 < no <= len(raw) else ""
         at = full.find(_VLLM_WORKER_START)
         if at < 0 or full[at + len(_VLLM_WORKER_START) :].strip() not in ("", "."):
             continue
-        head = full[:at]
+        clock = _LINE_CLOCK_RE.match(full)
+        lead = full[: clock.end() if clock else 0]
+        head = full[len(lead) : at]
         if head in seen:
             continue  # (the same worker's line again)
         seen.add(head)
+        shape = lead.translate(_DIGITS_AS_ZERO)
         raised: tuple[int, str] | None = None
         frame: tuple[int, str] | None = None
-        for later_no, _, _ in lines[index + 1 : index + 1 + TRACEBACK_LINES]:
+        code = ""
+        taken = 0
+        for later_no, _, _ in lines[index + 1 : index + 1 + 2 * TRACEBACK_LINES]:
             later = raw[later_no - 1]
-            if not later.startswith(head):
+            if not later.strip():
+                continue  # (a copy that doubled its line breaks: a blank line after each)
+            taken += 1
+            later_clock = _LINE_CLOCK_RE.match(later)
+            later_lead = later[: later_clock.end() if later_clock else 0]
+            if (
+                taken > TRACEBACK_LINES
+                or later_lead.translate(_DIGITS_AS_ZERO) != shape
+                or not later.startswith(head, len(later_lead))
+            ):
                 break  # (another process's line, or the worker's next message)
-            body = later[len(head) :]
-            if ex := _PY_EXCEPTION_RE.match(body):
-                raised = (later_no, ex.group(0).strip())
+            body = later[len(later_lead) + len(head) :]
+            if (ex := _PY_EXCEPTION_RE.match(body)) or (
+                frame is not None and (ex := _TRACEBACK_EXCEPTION_RE.match(body))
+            ):
+                said = ex.group(0).strip()
+                if ":" not in said and code:
+                    # (an exception with no message: the code line that raised it says what
+                    # failed, an assert's condition)
+                    said = f"{said}: (no message; raised by: {code})"
+                raised = (later_no, said)
                 break
             if fr := _FRAME_FN_RE.match(body):
                 frame = (later_no, fr.group("fn"))
-        wp = WORKER_PREFIX_RE.match(full)
+                code = ""
+            elif body.startswith("    ") and not _POSITION_MARKS_RE.match(body):
+                code = body.strip()
+        wp = WORKER_PREFIX_RE.match(head)
         prefixes = ""
         while wp is not None:
             prefixes, pid, name = (
@@ -10113,7 +10175,7 @@ def _vllm_worker_start_failures(
                 int(wp.group("pid")),
                 wp.group("name"),
             )
-            wp = WORKER_PREFIX_RE.match(full[len(prefixes) :])
+            wp = WORKER_PREFIX_RE.match(head[len(prefixes) :])
         if raised is not None:
             why = f": {raised[1][:300]} (line {raised[0]})"
             if (acl := _ACL_CALL_CODE_RE.search(raised[1])) and (
@@ -10129,10 +10191,8 @@ def _vllm_worker_start_failures(
             )
         else:
             why = "; the copy holds no traceback under it"
-        engine = next(
-            ((n, t.strip()) for n, t, _ in lines[index + 1 :] if _ENGINE_INIT_FAILED_RE.match(t)),
-            None,
-        )
+        after = bisect.bisect_right(engines, (index, len(lines) + 1, ""))
+        engine = engines[after][1:] if after < len(engines) else None
         if prefixes and (other := _other_worker_error_above(raw, lines, index, pid)):
             report.unread.append(other)
         report.events.append(
@@ -10147,7 +10207,8 @@ def _vllm_worker_start_failures(
                     else ""
                 )
                 + ")",
-                rank=tagged,
+                # (a clock before the worker's prefix hid its rank from the line's tag)
+                rank=tagged if tagged is not None else strip_launcher_prefix(head)[1],
                 pid=pid if prefixes else None,
                 worker=name if prefixes else None,
             )
@@ -10161,7 +10222,7 @@ def _vllm_worker_start_failures(
 # Triggering SIGQUIT for cleanup...": any non-zero exit, -15 a child ended by signal 15, SIGTERM),
 # the engine's SIGQUIT handler after it ("SIGQUIT received. ... It usually means one child
 # failed."), and its scheduler's line for each batch it prefills (its log_prefill_stats: "Prefill
-# batch. #new-seq: 1, ...", newer releases "Prefill batch, #new-seq: ...")
+# batch. #new-seq: 1, ...", newer releases "Prefill batch, #new-seq: ...").
 _SGLANG_SIGTERM_RE = re.compile(
     r"\bSIGTERM received\.[^\n]{0,80}?Draining requests and shutting down"
 )
@@ -10169,7 +10230,19 @@ _SGLANG_CHILD_EXIT_RE = re.compile(
     r"\bSubprocess (?P<name>[\w.-]+) \(pid=(?P<pid>\d+)\) crashed with exit code (?P<code>-?\d+)"
 )
 _SGLANG_SIGQUIT_RE = re.compile(r"\bSIGQUIT received\.[^\n]{0,80}?one child failed")
-_SGLANG_PREFILL_RE = re.compile(r"\bPrefill batch(?: \[\d+\])?[.,] #new-seq:")
+# A batch run shows as well in the scheduler's log_decode_stats line, written once every
+# decode_log_interval decode steps ("Decode batch. #running-req: 4, ...", newer "Decode batch,
+# ..."), which a tail of a serving log holds without any prefill line above it, and in uvicorn's
+# access line for a generation request answered 200 ('"POST /v1/chat/completions HTTP/1.1" 200
+# OK'); a GET (a /health probe) runs no batch
+_SGLANG_BATCH_RAN_RE = re.compile(
+    r"\b(?:Prefill batch(?: \[\d+\])?[.,] #new-seq:|Decode batch(?: \[\d+\])?[.,] #running-req:)"
+    r'|"POST /[^"\s]{1,200} HTTP/[\d.]{1,5}" 200\b'
+)
+# tokenizer_manager.py's sigterm_watchdog after the SIGTERM: "Gracefully exiting... Remaining
+# number of requests {remain_num_req}. ..." every 5 s until the count is 0, and only then it kills
+# its process tree and exits 0, so a 0 is sglang's own word that nothing it was asked was lost
+_SGLANG_DRAINED_RE = re.compile(r"\bGracefully exiting\.\.\. Remaining number of requests 0\b")
 
 # SGLang's scheduler watchdog (sglang/srt/managers/scheduler.py watchdog_thread): when a forward
 # batch has made no progress for --watchdog-timeout seconds (default 300) it logs
@@ -10239,23 +10312,25 @@ def _clock(seconds: float) -> str:
     return f"{day // 3600:02d}:{day % 3600 // 60:02d}:{day % 60:02d}"
 
 
-def _sglang_sigterm(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+def _sglang_sigterm(lines: list[tuple[int, str, int | None]], report: LogReport) -> set[int]:
     """sglang's engine stopped by a SIGTERM from outside: a ``launcher_exit`` where it had run
-    no batch before it (what it was asked to do did not come back), else a note; a child's
-    -15 exit after it is that signal, not a crash of its own."""
+    no batch before it and did not say it had drained its requests (what it was asked to do did
+    not come back), else a note; a child's -15 exit after it is that signal, not a crash of its
+    own. The numbers of the lines a note explains (the children's exits, the SIGQUIT after
+    them), or none."""
     at = next(
         (i for i, (_, t, _) in enumerate(lines) if "SIGTERM" in t and _SGLANG_SIGTERM_RE.search(t)),
         None,
     )
     if at is None:
-        return
+        return set()
     no, line, _ = lines[at]
     after = lines[at + 1 :]
     exits = [
         (n, m) for n, t, _ in after if "crashed" in t and (m := _SGLANG_CHILD_EXIT_RE.search(t))
     ]
     if any(m.group("code") != "-15" for _, m in exits):
-        return  # (a child that ended otherwise: its own crash, read as what it says)
+        return set()  # (a child that ended otherwise: its own crash, read as what it says)
     quit_no = next(
         (n for n, t, _ in after if "SIGQUIT" in t and _SGLANG_SIGQUIT_RE.search(t)), None
     )
@@ -10270,17 +10345,31 @@ def _sglang_sigterm(lines: list[tuple[int, str, int | None]], report: LogReport)
             + (f" (line {quit_no})" if quit_no is not None else "")
             + ", no cause of its own"
         )
-    ran = any(_SGLANG_PREFILL_RE.search(t) for _, t, _ in lines[:at])
-    if ran:
+    ran = next((n for n, t, _ in lines[:at] if _SGLANG_BATCH_RAN_RE.search(t)), None)
+    drained = next(
+        (n for n, t, _ in after if "Gracefully" in t and _SGLANG_DRAINED_RE.search(t)), None
+    )
+    if ran is not None or drained is not None:
         report.unread.append(
             ParseWarning(
                 line=no,
-                message="sglang's engine was stopped by a SIGTERM from outside after it had run "
-                f"batches ('Prefill batch' lines above){children}",
+                message="sglang's engine was stopped by a SIGTERM from outside"
+                + (
+                    f" after it had run batches (a batch's or an answered request's line, line "
+                    f"{ran})"
+                    if ran is not None
+                    else ""
+                )
+                + (
+                    f"; it drained its requests and said none was left (line {drained})"
+                    if drained is not None
+                    else ""
+                )
+                + children,
                 skipped=False,
             )
         )
-        return
+        return {n for n, _ in exits} | ({quit_no} if quit_no is not None else set())
     stamp = timestamp_s(line)
     before = next(
         ((n, t_s) for n, t, _ in reversed(lines[:at]) if (t_s := timestamp_s(t)) is not None),
@@ -10307,6 +10396,7 @@ def _sglang_sigterm(lines: list[tuple[int, str, int | None]], report: LogReport)
             "is in the log)",
         )
     )
+    return set()
 
 
 OTHER_WORKER_LINES = 10
@@ -12338,12 +12428,22 @@ _NO_ALLOCATABLE_RE = re.compile(
 # with kubelet and waits
 NVIDIA_PLUGIN_NO_DEVICES_SIGNATURE = r"(?:^|[ \t])No devices found\. Waiting indefinitely\.[ \t]*$"
 _NVIDIA_PLUGIN_NO_DEVICES_RE = re.compile(r"(?:^|\s)No devices found\. Waiting indefinitely\.\s*$")
+# its plugin once kubelet took its registration (internal/plugin/server.go Serve: log.Printf(
+# "Registered device plugin for '%s' with Kubelet", plugin.rm.Resource())): a later run of the
+# plugin (its pod restarted, `kubectl logs --previous` then the new pod's log) serves the GPUs
+_NVIDIA_PLUGIN_REGISTERED_RE = re.compile(
+    r"\bRegistered device plugin for '(?P<res>[\w./-]+)' with Kubelet\b"
+)
 
 
 def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``device_not_offered`` per node and device kind a scheduler (or the NVIDIA device
     plugin) found none of."""
     seen: set[tuple[str, str]] = set()
+    registered: dict[str, int] = {}  # each resource's last registration with kubelet, its line
+    for no, line, _ in lines:
+        if "Registered device plugin" in line and (r := _NVIDIA_PLUGIN_REGISTERED_RE.search(line)):
+            registered[r.group("res")] = no
     for no, line, tagged in lines:
         if m := _HAMI_NO_REGISTER_RE.search(line):
             key = (m.group("node"), m.group("type"))
@@ -12376,6 +12476,18 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
         if key in seen:
             continue
         seen.add(key)
+        if key[1] == "nvidia.com/gpu" and registered.get(key[1], 0) > no:
+            # (an earlier run of the plugin: the last one registered the GPUs with kubelet)
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message="an earlier run of the NVIDIA device plugin found no GPU to serve "
+                    "('No devices found. Waiting indefinitely.'); a later run registered "
+                    f"nvidia.com/gpu with kubelet (line {registered[key[1]]}): it serves the GPUs",
+                    skipped=False,
+                )
+            )
+            continue
         report.events.append(
             LogEvent(
                 kind="device_not_offered",
@@ -18263,6 +18375,14 @@ _NVVS_CONFIG_UNREAD = "Could not read package diag config"
 # it): "Couldn't load a definition for ShutdownPlugin in plugin libDiagnostic.so: ./libDiagnostic
 # .so: undefined symbol: ShutdownPlugin" is no fault
 NVVS_OPTIONAL_SYMBOL = "Couldn't load a definition for ShutdownPlugin in plugin "
+# NVVS's test framework after each test (nvvs/src/TestFramework.cpp GoList, at DEBUG: "Test
+# pulse_test had result 2. Configless is false"), the result an nvvsPluginResult_t (nvvs/include/
+# NvvsCommon.h: NVVS_RESULT_PASS, _WARN, _FAIL, _SKIP, from 0); and a plugin's own lines, behind
+# its test's name in double brackets ("[[pulse_test]] Incompatible CUDA compute capability major
+# version: 12", PulseTestPlugin.cpp): the test's, not NVVS's set-up
+_NVVS_TEST_RESULT_RE = re.compile(r"^Test (?P<test>\w+) had result (?P<code>\d+)\.")
+_NVVS_RESULTS = {0: "PASS", 1: "WARN", 2: "FAIL", 3: "SKIP"}
+_NVVS_PLUGIN_TAG_RE = re.compile(r"^\[\[(?P<test>\w+)\]\] ")
 
 
 def _dcgm_log_line(line: str) -> tuple[re.Match[str], str, str] | None:
@@ -18282,18 +18402,25 @@ def _dcgm_log_line(line: str) -> tuple[re.Match[str], str, str] | None:
 
 def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """DCGM's diagnostic (NVVS) log lines: a ``dcgm_diag_log_error`` for its package
-    configuration it could not read and for its first other ERROR line, and a note of what the
-    lines are (the plugins' optional ShutdownPlugin lookups said as no fault); False where the
-    text holds no NVVS line."""
+    configuration it could not read, for each test its framework recorded as failed or warned
+    (with its plugin's ERROR line) and for its first other ERROR line, and a note of what the
+    lines are (the plugins' optional ShutdownPlugin lookups said as no fault, the tests'
+    results); False where the text holds no NVVS line."""
     read = [(no, tagged, d) for no, line, tagged in lines if (d := _dcgm_log_line(line))]
     if not read:
         return False
     optional: list[tuple[int, str]] = []
     others: list[tuple[int, int | None, str, str]] = []
     config: tuple[int, int | None, str, str] | None = None
+    results: dict[str, tuple[int, int | None, int]] = {}  # test -> (line, rank tag, result)
+    said_by: dict[str, tuple[int, str]] = {}  # test -> its plugin's first ERROR line
     for index, (no, tagged, (head, msg, _)) in enumerate(read):
+        if msg.startswith("Test ") and (r := _NVVS_TEST_RESULT_RE.match(msg)):
+            results[r.group("test")] = (no, tagged, int(r.group("code")))
         if head.group("level") not in ("ERROR", "FATAL", "CRITICAL"):
             continue
+        if (tag := _NVVS_PLUGIN_TAG_RE.match(msg)) is not None:
+            said_by.setdefault(tag.group("test"), (no, msg[tag.end() :].strip()))
         if msg.startswith(NVVS_OPTIONAL_SYMBOL):
             plugin = msg[len(NVVS_OPTIONAL_SYMBOL) :].split(":", 1)[0].strip()
             optional.append((no, plugin))
@@ -18308,6 +18435,31 @@ def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bo
         elif not msg.startswith("Exception: ") or config is None:
             others.append((no, tagged, msg, head.group("pid")))
     pid = read[0][2][0].group("pid")
+    bad = {t: r for t, r in results.items() if _NVVS_RESULTS.get(r[2]) in ("WARN", "FAIL")}
+    # (a plugin's ERROR line of a test whose result is said below: that result's cause)
+    others = [
+        o
+        for o in others
+        if not ((tag := _NVVS_PLUGIN_TAG_RE.match(o[2])) and tag.group("test") in bad)
+    ]
+    for test, (no, tagged, code) in bad.items():
+        cause = said_by.get(test)
+        report.events.append(
+            LogEvent(
+                kind="dcgm_diag_log_error",
+                line=no,
+                message=f"Test {test} had result {code}.",
+                rank=tagged,
+                pid=int(pid),
+                library="DCGM diagnostic (NVVS)",
+                exception_type=(
+                    f"NVVS's test framework recorded test {test}'s result as {code}, "
+                    f"NVVS_RESULT_{_NVVS_RESULTS[code]}: the test "
+                    + ("failed" if code == 2 else "warned")
+                    + (f"; its plugin's error: {cause[1][:160]} (line {cause[0]})" if cause else "")
+                )[:300],
+            )
+        )
     build = _DCGM_BUILD_RE.search(read[0][2][2])
     if config is not None:
         no, tagged, msg, why = config
@@ -18356,7 +18508,15 @@ def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bo
                 if optional
                 else ""
             )
-            + "; no diagnostic result in these lines",
+            + (
+                "; test result(s): "
+                + ", ".join(
+                    f"{t} {_NVVS_RESULTS.get(code, code)} (line {n})"
+                    for t, (n, _, code) in results.items()
+                )
+                if results
+                else "; no diagnostic result in these lines"
+            ),
             skipped=False,
         )
     )
@@ -18497,6 +18657,12 @@ _SMI_RESET_GPU_RE = re.compile(
 _EXIT_STATUS_RE = re.compile(
     r"^\s*(?:exit|rc|exit status|exit code)(?:\s*[=:]\s*|\s+)(?P<code>\d{1,3})\s*$"
 )
+# its answer where the reset went through (NVIDIA/NVSentinel issue 1690, after nvidia-smi -pm 0:
+# "GPU 00000000:1A:00.0 was successfully reset.")
+_SMI_RESET_DONE_RE = re.compile(
+    r"^\s*GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]) was "
+    r"successfully reset\."
+)
 SMI_RESET_LINES = 12
 """How far under nvidia-smi's refusal its GPU lines and a script's note of its exit status may
 stand (the GPUs, a blank line, the count of devices in use over up to four lines)."""
@@ -18577,20 +18743,48 @@ _REMOTE_RUNNERS = frozenset(
 """Commands a prompt runs that run the tool on another host or container than the prompt's."""
 
 
-def _reset_refusals(below: list[tuple[int, str, int | None]], tagged: int | None) -> list[LogEvent]:
+def _reset_refusals(
+    below: list[tuple[int, str, int | None]], tagged: int | None, reset_at: dict[str, list[int]]
+) -> tuple[list[LogEvent], list[ParseWarning]]:
     """A ``gpu_driver_error`` per GPU nvidia-smi -r names in the lines ``below`` its refusal,
-    with NVML's reason and the exit status a script noted under it."""
-    exit_code = next(
-        (int(m.group("code")) for _, t, _ in below if (m := _EXIT_STATUS_RE.match(t))), None
-    )
+    with NVML's reason and the exit status a script noted under it; a note instead for a GPU
+    that a later line of ``reset_at`` (each bus's "was successfully reset" lines) says was
+    reset after all."""
+    exit_code: int | None = None
+    for _, t, _ in below:
+        if NEXT_COMMAND_RE.match(t):
+            break  # (the next command's exit status is its own, not the refusal's)
+        if (m := _EXIT_STATUS_RE.match(t)) is not None:
+            exit_code = int(m.group("code"))
+            break
     events: list[LogEvent] = []
+    notes: list[ParseWarning] = []
     for no, t, _ in below:
         if (g := _SMI_RESET_GPU_RE.match(t)) is None:
-            if events and t.strip():
+            if (events or notes) and t.strip():
                 break  # (the GPUs' lines end at the first other line)
             continue
         why = g.group("why").rstrip()
         meaning = _RESET_WHY.get(why)
+        refused = (
+            f"nvidia-smi -r could not reset GPU {g.group('bus')}: {why}"
+            + (f" ({meaning})" if meaning else "")
+            + (f"; exit status {exit_code}" if exit_code is not None else "")
+        )
+        later = next((n for n in reset_at.get(g.group("bus").upper(), []) if n > no), None)
+        if later is not None:
+            # (the same GPU reset by a later try, NVSentinel issue 1690's "Disabling persistence
+            # mode is sufficient to make the same reset succeed on the same GPU seconds later":
+            # the refusal is history, the GPU was reset)
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"{refused}; a later nvidia-smi -r reset it (line {later}: 'GPU "
+                    f"{g.group('bus')} was successfully reset.')",
+                    skipped=False,
+                )
+            )
+            continue
         events.append(
             LogEvent(
                 kind="gpu_driver_error",
@@ -18599,15 +18793,10 @@ def _reset_refusals(below: list[tuple[int, str, int | None]], tagged: int | None
                 rank=tagged,
                 library="nvidia-smi",
                 exit_code=exit_code,
-                exception_type=(
-                    f"nvidia-smi -r could not reset GPU {g.group('bus')}: {why}"
-                    + (f" ({meaning})" if meaning else "")
-                    + (f"; exit status {exit_code}" if exit_code is not None else "")
-                    + ": the GPU was not reset"
-                )[:300],
+                exception_type=(refused + ": the GPU was not reset")[:300],
             )
         )
-    return events
+    return events, notes
 
 
 def nvidia_tool_failures(text: str) -> list[LogEvent]:
@@ -18625,6 +18814,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     peermem: dict[str, tuple[LogEvent, int]] = {}
     ib_in_use: bool | None = None  # NCCL's "NET/IB : Using ..." somewhere in the log (read once)
     stepped: dict[int, Any] | None = None  # "No devices were found" lines srun's table answers
+    reset_at: dict[str, list[int]] | None = None  # each bus's "was successfully reset" lines
     for index, (no, line, tagged) in enumerate(lines):
         if "nvidia-peermem" in line and (pm := _PEERMEM_ERROR_RE.search(line)):
             key = f"{pm.group('where')} {pm.group('what')}"
@@ -18693,9 +18883,17 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
         elif text.startswith("The following GPUs could not be reset") and _SMI_RESET_HEAD_RE.match(
             text
         ):
-            report.events.extend(
-                _reset_refusals(lines[index + 1 : index + 1 + SMI_RESET_LINES], tagged)
+            if reset_at is None:
+                # (every GPU nvidia-smi -r says it reset, read once for all its refusals)
+                reset_at = {}
+                for n, t, _ in lines:
+                    if "successfully reset" in t and (ok := _SMI_RESET_DONE_RE.match(t)):
+                        reset_at.setdefault(ok.group("bus").upper(), []).append(n)
+            refused, notes = _reset_refusals(
+                lines[index + 1 : index + 1 + SMI_RESET_LINES], tagged, reset_at
             )
+            report.events.extend(refused)
+            report.unread.extend(notes)
         elif "host engine" in text and (de := _DCGMI_NO_ENGINE_RE.match(text)):
             if "dcgmi engine" in seen:
                 continue

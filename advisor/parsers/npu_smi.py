@@ -906,9 +906,19 @@ def parse_mapping(text: str) -> list[ChipMapping]:
 
 
 # MindCluster ascend-faultdiag's environment check samples each device with npu-smi into a CSV
-# per device (npu_smi_<id>_details.csv): "time,dev_id,power,freq,temp", the time in epoch
-# seconds; the file names no units
-DETAILS_CSV_SIGNATURE = r"\A\ufeff?time,dev_id,power,freq,temp[ \t]*\r?$"
+# per device (npu_smi_<id>_details.csv): "time,dev_id,power,freq,temp" in its test cases, and in
+# its collection guide's storage format (docs/en/faultdiag/user_guide/03_collecting_logs.md, "NPU
+# Status Monitoring Metric File", Table 1) "time,dev_id,hbm_rate,aicore_rate,rated_freq,freq,temp,
+# power"; the time in epoch seconds, the file names no units. Its columns are read by name, as
+# MindCluster's check reads them (pandas, by column)
+DETAILS_COLUMNS = frozenset(
+    {"time", "dev_id", "power", "freq", "temp", "rated_freq", "aicore_rate", "hbm_rate"}
+)
+DETAILS_CSV_SIGNATURE = (
+    r"\A\ufeff?time,dev_id(?:,(?:power|freq|temp|rated_freq|aicore_rate|hbm_rate)){3,6}[ \t]*\r?$"
+)
+_DETAILS_NEEDED = ("time", "dev_id", "power", "freq", "temp")
+"""The columns MindCluster's check cannot do without (NPUChecker.NAD_VALID_COLUMNS)."""
 
 
 # MindCluster's own check of these samples (ascend-faultdiag's node-anomaly diagnosis, Ascend/
@@ -921,8 +931,8 @@ DETAILS_CSV_SIGNATURE = r"\A\ufeff?time,dev_id,power,freq,temp[ \t]*\r?$"
 # NODE_RES_ABNORMAL_01 ("The NPU status is abnormal, and frequency reduction occurs.",
 # utils/i18n.py)
 MINDCLUSTER_RATED_FREQ = 1000.0
-"""The rated frequency MindCluster's check takes where the CSV names none (this CSV's five
-columns name none)."""
+"""The rated frequency MindCluster's check takes where the CSV names none (the five-column form
+names none)."""
 MINDCLUSTER_REDUCED_SAMPLES = 4
 """How many samples in a row under the rated frequency MindCluster's check calls a reduction."""
 MINDCLUSTER_HOT_C = 105.0
@@ -967,33 +977,51 @@ class DetailsDevice:
     """The first sample at the highest temperature: ``(time, temp)``."""
     reduced: list[FreqRun] = field(default_factory=list)
     """The runs MindCluster's check calls a frequency reduction: MINDCLUSTER_REDUCED_SAMPLES or
-    more samples in a row under its rated frequency (MINDCLUSTER_RATED_FREQ) and under the
-    device's own highest in the file (a device that never ran faster is not said to have
-    dropped)."""
+    more samples in a row under its rated frequency (the CSV's rated_freq, else
+    MINDCLUSTER_RATED_FREQ and under the device's own highest in the file: a device that never
+    ran faster is not said to have dropped), an idle sample (aicore_rate 0) ending a run."""
+    rated: float | None = None
+    """The device's rated frequency, the highest of its rated_freq column; None where the CSV
+    has none."""
+    idle_low: int = 0
+    """Samples under the rated frequency with the AI cores idle (aicore_rate 0), which
+    MindCluster's check leaves out."""
 
 
 def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning]]:
-    """Each device's samples of a ``time,dev_id,power,freq,temp`` CSV, summarised; rows that are
-    not five finite figures (npu-smi's ``NA``, a row cut by the copy) skipped and said."""
-    rows: dict[int, list[tuple[int, float, float, float, float]]] = {}
+    """Each device's samples of a MindCluster npu-smi CSV (``time,dev_id,power,freq,temp``, or
+    its collection guide's eight columns with ``rated_freq`` and ``aicore_rate``), summarised;
+    rows that are not one finite figure a column (npu-smi's ``NA``, a row cut by the copy)
+    skipped and said."""
+    numbered = numbered_lines(text)
+    header = numbered[0][1].strip().lstrip("\ufeff").split(",") if numbered else []
+    at = {name: i for i, name in enumerate(header)}
+    if any(name not in at for name in _DETAILS_NEEDED) or not set(at) <= DETAILS_COLUMNS:
+        raise ParseError(f"no MindCluster npu-smi header ({', '.join(_DETAILS_NEEDED)})")
+    # (line, time, power, freq, temp, rated freq or NaN, AI cores busy)
+    rows: dict[int, list[tuple[int, float, float, float, float, float, bool]]] = {}
     warnings: list[ParseWarning] = []
-    for no, line, _ in numbered_lines(text):
-        if no == 1 or not line.strip():
+    for no, line, _ in numbered[1:]:
+        if not line.strip():
             continue
         cells = line.strip().split(",")
         try:
-            if len(cells) != 5:
+            if len(cells) != len(header):
                 raise ValueError
-            figures = [float(cells[0]), float(cells[2]), float(cells[3]), float(cells[4])]
+            figures = [float(cells[at[name]]) for name in ("time", "power", "freq", "temp")]
+            rating = float(cells[at["rated_freq"]]) if "rated_freq" in at else math.nan
+            busy = "aicore_rate" not in at or float(cells[at["aicore_rate"]]) > 0
             if not all(math.isfinite(f) for f in figures):
                 raise ValueError
-            rows.setdefault(int(cells[1]), []).append((no, *figures))  # type: ignore[arg-type]
+            rows.setdefault(int(cells[at["dev_id"]]), []).append(
+                (no, figures[0], figures[1], figures[2], figures[3], rating, busy)
+            )
         except ValueError:
             warnings.append(
                 ParseWarning(line=no, message=f"unreadable sample {line.strip()[:80]!r}")
             )
     if not rows:
-        raise ParseError("no sample under the 'time,dev_id,power,freq,temp' header")
+        raise ParseError(f"no sample under the '{','.join(header)}' header")
     out = []
     for dev_id, samples in rows.items():
         top = max(s[3] for s in samples)
@@ -1010,7 +1038,10 @@ def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning
             else:
                 runs.append((sample[1], sample[1], sample[3], sample[4], 1))
             low_before = True
-        bound = min(top, MINDCLUSTER_RATED_FREQ)
+        # (NPUChecker, per device: rate_freq = max(rated_freq) where the column is there)
+        ratings = [s[5] for s in samples if math.isfinite(s[5])]
+        rated = max(ratings) if ratings else None
+        bound = rated if rated is not None else min(top, MINDCLUSTER_RATED_FREQ)
         reduced = [
             run for run in _runs_under(samples, bound) if run.samples >= MINDCLUSTER_REDUCED_SAMPLES
         ]
@@ -1027,20 +1058,24 @@ def parse_details_csv(text: str) -> tuple[list[DetailsDevice], list[ParseWarning
                 low_freq_runs=runs,
                 hottest=(hot[1], hot[4]),
                 reduced=reduced,
+                rated=rated,
+                idle_low=sum(1 for s in samples if s[3] < bound and not s[6]),
             )
         )
     return out, warnings
 
 
 def _runs_under(
-    samples: list[tuple[int, float, float, float, float]], bound: float
+    samples: list[tuple[int, float, float, float, float, float, bool]], bound: float
 ) -> list[FreqRun]:
-    """The runs of consecutive samples (line, time, power, freq, temp) whose freq is under
-    ``bound``, in the file's order."""
+    """The runs of consecutive samples (line, time, power, freq, temp, rated, busy) whose freq
+    is under ``bound`` with the AI cores busy, in the file's order."""
     runs: list[FreqRun] = []
     before = False  # the previous sample was under the bound
-    for no, when, _, freq, temp in samples:
-        if freq >= bound:
+    for no, when, _, freq, temp, _, busy in samples:
+        if freq >= bound or not busy:
+            # (MindCluster's check drops the samples whose aicore_rate is 0 before it counts
+            # the ones in a row: an idle one ends a run)
             before = False
             continue
         if before:
