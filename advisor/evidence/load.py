@@ -6734,11 +6734,11 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return rdma.parse_mlxconfig(text)
 
 
-def _lspci_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """lspci's listing: a note of the devices; one whose revision reads ff does not answer its
-    configuration reads (a GPU that fell off the bus reads so): an NVIDIA GPU's is a
-    ``gpu_driver_fault``."""
-    devices = lspci.parse_list(text)
+def _lspci_lost(
+    devices: list[lspci.ListedDevice], source: str, out: EvidenceFacts
+) -> list[lspci.ListedDevice]:
+    """The devices whose revision reads ff: they do not answer their configuration reads (a GPU
+    that fell off the bus reads so); an NVIDIA GPU's is a ``gpu_driver_fault``."""
     lost = [d for d in devices if (d.rev or "").lower() == "ff"]
     said_slots: set[str] = set()
     for d in lost:
@@ -6769,6 +6769,14 @@ def _lspci_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 f"configuration reads (all ones), as a device that fell off the bus",
             ),
         )
+    return lost
+
+
+def _lspci_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """lspci's listing: a note of the devices, and a failure of each that reads revision ff
+    (``_lspci_lost``)."""
+    devices = lspci.parse_list(text)
+    lost = _lspci_lost(devices, source, out)
     classes = Counter(d.device_class for d in devices)
     return [
         ParseWarning(
@@ -6816,6 +6824,12 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 )
             )
         return notes
+    # (lspci -v's headings are its listing's lines: a GPU that fell off the bus reads "(rev ff)
+    # (prog-if ff)" there, "!!! Unknown header type 7f" below it and no capability)
+    try:
+        _lspci_lost(lspci.parse_list(text), source, out)
+    except ParseError:
+        pass  # (link lines alone, grepped: no heading to read)
     for link in lspci.parse(text):
         where = link.device or "a device (its lspci heading is not in the copy)"
         said = f"PCIe link {link.speed_gts:g}GT/s x{link.width}" + (
@@ -6831,7 +6845,7 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
         # 1 Gb/s NIC, whose narrowest PCIe link outruns its ports
         spared = (
             "no link trained (x0): an empty slot, or a device that is not there"
-            if link.width == 0
+            if link.width == 0 and not link.listed_below
             else f"the link to {link.below}, whose own link lines judge it"
             if link.below
             else "a 1 Gb/s NIC: even one lane outruns its ports"
@@ -6861,8 +6875,13 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     line=link.line,
                     message=where,
                     library="lspci",
-                    exception_type=f"{said}: fewer lanes than the device has"
-                    + (" (and slower)" if link.speed_downgraded else ""),
+                    exception_type=(
+                        f"{said}: no link trained (x0), though the copy lists "
+                        f"{link.listed_below} behind it: a device the port cannot reach"
+                        if link.width == 0 and link.listed_below
+                        else f"{said}: fewer lanes than the device has"
+                        + (" (and slower)" if link.speed_downgraded else "")
+                    ),
                 ),
             )
             continue

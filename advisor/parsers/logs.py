@@ -4585,7 +4585,16 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
                 plugins.append(p.group(1))
     if not ranks:
         return False
-    if (ended := _lightning_init_ended(lines)) is not None:
+    # (Lightning prints the registered line, its model summary, progress bar and steps from
+    # global rank 0 only, 1.x ddp.py "if self.is_global_zero" or rank_zero_info, fabric's
+    # _init_dist_connection rank_zero_info: a healthy log of other ranks alone, a node's own
+    # file, ends at its init lines; 1.2.0-1.3.7's ddp.py setup_distributed guards the line with
+    # "not torch.distributed.is_initialized()" after the init, so it never prints it at all,
+    # where 1.3.8 and 1.4 print it with rank_zero_info: the words "initializing ddp" do not tell
+    # which; rank 0's log that ends at its init is still a start that went no further, with no
+    # model summary, bar or step after it)
+    ended = _lightning_init_ended(lines) if 0 in ranks else None
+    if ended is not None:
         no, line, world = ended
         report.events.append(
             LogEvent(
@@ -4608,6 +4617,12 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
             + f" (global ranks {_listed(sorted(ranks))})"
             + (f", NCCL {' and '.join(versions)}" if versions else "")
             + (f" with net plugin {', '.join(plugins)}" if plugins else "")
+            + (
+                ""
+                if 0 in ranks
+                else "; rank 0 is not in this log, and only rank 0 prints that all processes "
+                "registered and the steps: this log cannot show whether the start went on"
+            )
             + "; no error",
             skipped=False,
         )
@@ -4985,9 +5000,15 @@ def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogR
             last = it
     m = world[1]
     cp = _MEGATRON_CP_RE.search(m.group(0))
-    nan = [
-        i for _, t, _ in lines if (i := _MEGATRON_ITERATION_RE.match(t)) and _NAN_LOSS_RE.search(t)
+    said_nan = [
+        (i, n)
+        for _, t, _ in lines
+        if (i := _MEGATRON_ITERATION_RE.match(t)) and (n := _NAN_LOSS_RE.search(t))
     ]
+    nan = [i for i, n in said_nan if not n.group(0).startswith("number")]
+    # (a NaN counted among the interval's skipped steps, its printed loss finite: the fp16 loss
+    # scaler's skip, training went on)
+    skipped = [i for i, n in said_nan if n.group(0).startswith("number")]
     report.unread.append(
         ParseWarning(
             line=world[0],
@@ -5004,8 +5025,16 @@ def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogR
                 f"; its loss was NaN at iteration {nan[0].group('i')}"
                 + (f" and {len(nan) - 1} more" if len(nan) > 1 else "")
                 if nan
-                else "; no error"
-            ),
+                else ""
+            )
+            + (
+                f"; {len(skipped)} interval(s) skipped a step whose loss was NaN (the first to "
+                f"iteration {skipped[0].group('i')}), its printed loss finite: the fp16 loss "
+                "scaler's skip, and training went on"
+                if skipped
+                else ""
+            )
+            + ("" if nan or skipped else "; no error"),
             skipped=False,
         )
     )
@@ -5592,7 +5621,9 @@ _STEP_TIME_RE = re.compile(r"\bper step time: (\d+(?:\.\d+)?) ms\b")
 
 
 def _not_a_number(m: re.Match[str]) -> bool:
-    """Whether a loss line's loss is NaN or infinite (or Megatron counted NaN iterations in it)."""
+    """Whether a loss line's loss is NaN or infinite (or Megatron counted NaN iterations in it:
+    steps its fp16 loss scaler skipped, training.py training_log counting a NaN only among the
+    skipped ones, the loss it prints the mean of the others)."""
     return m.group("loss").lstrip("-").lower() in ("nan", "inf") or bool(
         _NAN_ITERATIONS_RE.search(m.string)
     )
@@ -5600,14 +5631,19 @@ def _not_a_number(m: re.Match[str]) -> bool:
 
 def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
     """A ``loss_diverged`` event at the first of ``rows`` (a training loop's loss lines, each
-    with its line number) whose loss is not a number; None where every loss is finite. The job
-    diverged (a learning rate, the data, a numeric fault): a warning of the job, not a failure of
-    the cluster, which ran it to that step."""
-    at = next((i for i, (_, m) in enumerate(rows) if _not_a_number(m)), None)
-    if at is None:
+    with its line number) from which every loss to the last is not a number; None where the
+    last loss is finite. The job diverged (a learning rate, the data, a numeric fault): a
+    warning of the job, not a failure of the cluster, which ran it to that step."""
+    # (a NaN the loop went on past, a finite loss after it, is no divergence: an fp16 loss
+    # scaler skips a step whose gradients overflowed, halves its scale and trains on; Megatron
+    # prints "number of nan iterations: 1" in such an interval, its loss finite)
+    at = len(rows)
+    while at and _not_a_number(rows[at - 1][1]):
+        at -= 1
+    if at == len(rows):
         return None
     no, m = rows[at]
-    finite = {_step_said(r) for _, r in rows[:at]}
+    finite = {_step_said(r) for _, r in rows[:at] if not _not_a_number(r)}
     return LogEvent(
         kind="loss_diverged",
         line=no,
@@ -11259,14 +11295,16 @@ ACL_RT_ERRORS: dict[int, str] = {
 
 
 _PLOG_NOT_ERROR_RE = re.compile(
-    r"^(?:\S*?:\d+:)?\s*\[(?:WARNING|WARN|INFO|DEBUG|EVENT)\] [A-Z_]+\(\d+,"
+    # (grep prints "file:N:" with -n, and "file:" alone by default when it reads several files,
+    # "grep -r halMemAlloc ~/ascend/log": "plog/plog-1993875_2026....log:[WARNING] RUNTIME(...")
+    r"^(?:\S*?:(?:\d+:)?)?\s*\[(?:WARNING|WARN|INFO|DEBUG|EVENT)\] [A-Z_]+\(\d+,"
     # (hccl_test's own logger, lower case, "[warning][PID:109016][TID:...]": the HCCL-VM's stub
     # printing a capture-mode result the run went on past; a grep's file and line, or a time
     # stamp a collector wrote, may stand before it)
-    r"|^(?:\S*?:\d+:)?(?:\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)?\s*"
+    r"|^(?:\S*?:(?:\d+:)?)?(?:\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)?\s*"
     r"\[(?:warning|info|debug)\]\[PID:\d+\]"
 )
-"""A CANN plog line below ERROR (a grep's file and line may stand before it)."""
+"""A CANN plog line below ERROR (a grep's file, with or without its line, may stand before it)."""
 _RUNTIME_RESULT_RE = re.compile(
     # (its words may name more before the result: "synchronized memcpy failed, kind = 1,
     # runtime result = 107030")

@@ -79,7 +79,11 @@ class PcieLink:
     Port``, ``Endpoint`` ...); None where the copy does not hold that line."""
     below: str | None = None
     """A root or downstream port's: the device at the link's other end (on its secondary bus),
-    where the copy lists it: the same link, which that device's own link lines judge."""
+    where the copy holds that device's own link lines: the same link, which they judge."""
+    listed_below: str | None = None
+    """A root or downstream port's: the device the copy lists on its secondary bus, with or
+    without link lines of its own (a device behind an untrained, x0, link is not an empty
+    slot)."""
     job_data: bool | None = None
     """Whether the device carries a training job's data (``JOB_DATA_CLASSES``, but a 1 Gb/s
     NIC; a bridge with such a device behind it); None where the copy does not say (no heading,
@@ -115,6 +119,9 @@ def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading])
     for h in heads:
         by_bus.setdefault(_bus(h.bdf), []).append(h)
     data_buses = {_bus(h.bdf) for h in heads if _carries_job_data(h)}
+    # (a heading alone, "lspci | grep -i nvidia" pasted above a port's "lspci -vvv -s", or a
+    # copy cut before the device's capabilities, says nothing of the device's link)
+    with_links = {id(h) for _, h in links if h is not None}
     for link, head in links:
         if head is None:
             continue
@@ -129,7 +136,9 @@ def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading])
         domain = _bus(head.bdf)[0]
         behind = range(head.secondary, head.subordinate + 1)
         if link.port_type in DOWNSTREAM_PORTS and (child := by_bus.get((domain, head.secondary))):
-            link.below = child[0].bdf
+            link.listed_below = child[0].bdf
+            if id(child[0]) in with_links:
+                link.below = child[0].bdf
         if any((domain, bus) in data_buses for bus in behind):
             link.job_data = True
         elif any((domain, bus) in by_bus for bus in behind):
@@ -257,7 +266,9 @@ LIST_SIGNATURE = (
 """lspci's default listing (often grepped: ``lspci | grep -i nvidia``), a line a device."""
 _LIST_RE = re.compile(
     r"^\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<cls>[^:\n]+): "
-    r"(?P<name>.*?)(?: \(rev (?P<rev>[0-9a-fA-F]{2})\))?\s*$"
+    # (lspci -v and above print the programming interface after the revision, pciutils lspci.c
+    # show_terse: " (rev %02x)", then " (prog-if %02x [%s])": "(rev ff) (prog-if ff)")
+    r"(?P<name>.*?)(?: \(rev (?P<rev>[0-9a-fA-F]{2})\))?(?: \(prog-if [^)\n]*\))?\s*$"
 )
 
 

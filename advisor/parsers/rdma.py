@@ -500,6 +500,11 @@ _NAME_HEADING_RE = re.compile(
     rf"^\s*(?P<lead>#{{1,6}}|={{2,}}|-{{2,}}|\*{{2,}}|\[)?\s*(?P<host>{NODE_NAME}|(?i:server|client))"
     r"\s*(?P<tail>\]|={2,}|-{2,}|\*{2,}|:)?\s*$"
 )
+# the header dshbak (pdsh's scripts/dshbak: 16 dashes, the host or, with -c, the hosts of the
+# same output, 16 dashes) and "clush -b" (15 dashes, the node set, " (N)" where several) print
+# above each host's lines
+_GATHER_RULE_RE = re.compile(r"^-{10,}\s*$")
+_GATHER_HOST_RE = re.compile(r"^(?P<host>[\w.\-\[\],]+)(?: \(\d+\))?\s*$")
 # an RDMA device's or network interface's name is no host's ("mlx5_0:" over its own lines)
 _DEVICE_NAME_RE = re.compile(
     r"(?:mlx\d|mthca|qib|hfi\d|ib[a-z]*\d|roce|irdma|rxe|siw|bnxt_re|qedr|efa|erdma|hns|eth\d"
@@ -691,6 +696,20 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             hd := _IBLINK_HEAD_RE.match(line)
         ):
             link_node = (hd.group("ca") or hd.group("switch"), hd.group("switch") is not None)
+            ca, current = None, None
+            continue
+        if (
+            line.startswith("-----")
+            and _GATHER_RULE_RE.match(line)
+            and index + 2 < len(numbered)
+            and _GATHER_RULE_RE.match(numbered[index + 2][1])
+            and (gathered := _GATHER_HOST_RE.match(numbered[index + 1][1]))
+        ):
+            # a dshbak / clush header: the lines below it, to the next, are that host's
+            if prompt_host is not None:
+                netdev_ports.clear()
+            prompt_host = gathered.group("host")
+            prompted.append((no, prompt_host))
             ca, current = None, None
             continue
         if "@" in line and (host := _PROMPT_HOST_RE.match(line)) and host.group(1) != prompt_host:
@@ -1072,6 +1091,24 @@ def _linked_up(port: HcaPort) -> bool:
     return (port.physical_state or "").replace("_", "").lower() == "linkup"
 
 
+def _host_listings(ports: list[HcaPort]) -> list[list[HcaPort]]:
+    """The listing tools' ports, a list a host's listing: by the host a prompt or header names,
+    and, within it, a new listing where a tool lists a port it has listed already (two hosts'
+    outputs pasted one after the other with nothing naming them: device names repeat on every
+    host, ``CA 'mlx5_0'`` again)."""
+    listings: list[list[HcaPort]] = []
+    current: dict[str | None, tuple[list[HcaPort], set[tuple[str, str, int]]]] = {}
+    for p in sorted((p for p in ports if p.tool in _LISTING_TOOLS), key=lambda p: p.line):
+        listed, seen = current.get(p.host, ([], set()))
+        if not listed or (p.tool, p.ca, p.port) in seen:
+            listed, seen = [], set()
+            listings.append(listed)
+            current[p.host] = (listed, seen)
+        listed.append(p)
+        seen.add((p.tool, p.ca, p.port))
+    return listings
+
+
 def _mark_host_without_active_port(ports: list[HcaPort], text: str) -> None:
     """``no_active_on_host`` on each port of a host whose whole listing has no active port and
     a linked-up one. IBA vol. 1 14.2.5.6 (PortState): a port whose link trained (PortPhysicalState
@@ -1080,11 +1117,7 @@ def _mark_host_without_active_port(ports: list[HcaPort], text: str) -> None:
     ports only), so such a host runs no RDMA job until its subnet manager is running."""
     if _SELECTED_LISTING_RE.search(text):
         return
-    by_host: dict[str | None, list[HcaPort]] = {}
-    for p in ports:
-        if p.tool in _LISTING_TOOLS:
-            by_host.setdefault(p.host, []).append(p)
-    for listed in by_host.values():
+    for listed in _host_listings(ports):
         if all(p.active is False for p in listed) and any(_linked_up(p) for p in listed):
             for p in listed:
                 p.no_active_on_host = True
@@ -1095,16 +1128,11 @@ def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
     listing whose rate is below the fastest of its model's there: the same HCA trained lower
     (a cable, a switch of an older speed, a port forced lower), or a separate, slower fabric. A
     job over all of them runs each step at the slowest rail's pace."""
-    groups: dict[tuple[str | None, str], list[HcaPort]] = {}
-    for p in ports:
-        if (
-            p.tool in _LISTING_TOOLS
-            and p.active
-            and p.link_layer == "InfiniBand"
-            and p.ca_type
-            and p.rate_gbps
-        ):
-            groups.setdefault((p.host, p.ca_type), []).append(p)
+    groups: dict[tuple[int, str], list[HcaPort]] = {}
+    for at, listed in enumerate(_host_listings(ports)):
+        for p in listed:
+            if p.active and p.link_layer == "InfiniBand" and p.ca_type and p.rate_gbps:
+                groups.setdefault((at, p.ca_type), []).append(p)
     for same in groups.values():
         fastest = max(p.rate_gbps or 0.0 for p in same)
         lids = {p.sm_lid for p in same if p.rate_gbps == fastest and p.sm_lid is not None}
