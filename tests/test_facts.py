@@ -97,6 +97,8 @@ BEFORE_TYPED = {
         # Ascend packages' version.info, and the driver/firmware pairs their ranges leave out
         ("evidence", "packages"),
         ("evidence", "package_mismatches"),
+        # chips an npu-smi process table names where no chip row shows them
+        ("evidence", "npu_process_chips"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see
