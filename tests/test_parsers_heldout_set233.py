@@ -118,8 +118,10 @@ def test_ibstatus_gives_each_ports_state() -> None:
     )
     assert (second["ca"], second["rate_gbps"], second["link_layer"]) == ("mlx5_2", 40.0, "Ethernet")
     findings = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
-    # every port is down, the last one (cut after its state line) too
-    assert len(findings["evidence-hca-port-not-active"]) == len(ev.hca_ports) == 6
+    # every port is down, the last one (cut after its state line) too: no port of the host
+    # carries RDMA traffic (critical since set 586, as a lone ibstat with every port Down)
+    assert len(findings["evidence-hca-host-all-ports-down"]) == len(ev.hca_ports) == 6
+    assert "evidence-hca-port-not-active" not in findings
     assert ev.hca_ports[-1]["physical_state"] is None
 
 

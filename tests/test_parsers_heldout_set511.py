@@ -704,7 +704,7 @@ def test_q_d_temperature_pages_are_said() -> None:
 def test_ethtool_i_and_headless_counters() -> None:
     said = _said(_load("ethtool_i_and_S_mlx4_en_fw_2_42_5000_healthy_counters_etc_ethq21.txt"))
     assert (
-        "ethtool_stats: ethtool -i: driver mlx4_en, version 4.0-0, firmware 2.42.5000, bus "
+        "ethtool_driver: ethtool -i: driver mlx4_en, version 4.0-0, firmware 2.42.5000, bus "
         "0000:83:00.0"
     ) in said
     assert any("every loss counter (errors, drops, discards) is 0" in m for m in said)

@@ -251,6 +251,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "rdma_hw_counters": re.compile(ethtool.HW_COUNTERS_SIGNATURE, re.M),
     "ethtool_settings": re.compile(ethtool.SETTINGS_SIGNATURE, re.M),
     "ethtool_module": re.compile(ethtool.MODULE_SIGNATURE, re.M),
+    "ethtool_driver": re.compile(ethtool.DRIVER_SIGNATURE, re.M),
     "nvidia_smi_mig_profiles": re.compile(nvidia_smi.MIG_PROFILES_SIGNATURE, re.M),
     "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
     "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
@@ -2307,7 +2308,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -2337,6 +2338,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
             report.messages.append(Message(line=w.line, message=f"{fmt}: {w.message}"))
     if tag_note is not None:
         report.messages.append(tag_note)
+    _all_down_beside_another_device(out, source)
     if (
         "hccn_tool" in failed
         and "ascend_notes" in report.formats
@@ -2360,6 +2362,27 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         report.status = "partial"
     else:
         report.status = "read"
+
+
+def _all_down_beside_another_device(out: EvidenceFacts, source: str) -> None:
+    """Take ``all_down`` off a listing's ports where the same copy shows another RDMA device of
+    that host at work (a perftest run on ``-d mlx5_0`` beside ``ibstat`` of a VF, mlx5_8, that
+    is Down): the listing is then not all the host has, and its Down ports are spares beside it
+    (evidence-hca-port-not-active's warning)."""
+    mine = [p for p in out.hca_ports if p["source"] == source]
+    down = [p for p in mine if p.get("all_down")]
+    for host in {p.get("host") for p in down}:
+        listed = [p for p in down if p.get("host") == host]
+        cas = {p["ca"] for p in listed}
+        if any(
+            p["tool"] not in rdma.PORT_LISTING_TOOLS
+            and p["ca"] not in cas
+            and p["ca"] != rdma.NO_DEVICE
+            and p.get("host") in (None, host)
+            for p in mine
+        ):
+            for p in listed:
+                p["all_down"] = None
 
 
 _TOOL_COMMAND_RE = re.compile(
@@ -6461,37 +6484,10 @@ RX_DISCARD_MIN = 10_000
 to say the port is congested (the counters run from the driver's start)."""
 
 
-_ETHTOOL_DRIVER_RE = re.compile(
-    r"^driver: \S+[ \t]*\n(?:version: [^\n]*\n)?firmware-version: ", re.M
-)
-_ETHTOOL_INFO_RE = re.compile(r"^([a-z-]+): ([^\n]*)$", re.M)
-
-
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -S: a note of each block's counters and the loss counters that are not 0; a port
     that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
     blocks = ethtool.parse(text)
-    driver_notes = []
-    if drv := _ETHTOOL_DRIVER_RE.search(text):
-        # ethtool -i beside the counters: the NIC's driver, firmware and bus
-        fields = dict(_ETHTOOL_INFO_RE.findall(text[drv.start() : drv.start() + 600]))
-        driver_notes.append(
-            ParseWarning(
-                line=text.count("\n", 0, drv.start()) + 1,
-                message="ethtool -i: "
-                + ", ".join(
-                    f"{label} {fields[key].strip()}"
-                    for key, label in (
-                        ("driver", "driver"),
-                        ("version", "version"),
-                        ("firmware-version", "firmware"),
-                        ("bus-info", "bus"),
-                    )
-                    if fields.get(key, "").strip()
-                ),
-                skipped=False,
-            )
-        )
     for b in blocks:
         # mlx5's rx_discards_phy: packets received and dropped for lack of buffers on the physical
         # port, the adapter congested and unable to absorb the traffic (the kernel's mlx5e
@@ -6527,7 +6523,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
                 + (f"; it sent {pauses} pause frames (tx_pause_ctrl_phy)" if pauses else ""),
             ),
         )
-    return driver_notes + [
+    return [
         ParseWarning(
             line=b.line,
             message="ethtool -S: "
@@ -6540,6 +6536,28 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
             skipped=False,
         )
         for b in blocks
+    ]
+
+
+def _ethtool_driver(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ethtool -i: a note per port of its driver, firmware and bus (nothing in it is judged)."""
+    return [
+        ParseWarning(
+            line=d.line,
+            message=f"ethtool -i{f' {d.iface}' if d.iface else ''}: "
+            + ", ".join(
+                f"{label} {value}"
+                for label, value in (
+                    ("driver", d.driver),
+                    ("version", d.version),
+                    ("firmware", d.firmware),
+                    ("bus", d.bus),
+                )
+                if value
+            ),
+            skipped=False,
+        )
+        for d in ethtool.parse_driver(text)
     ]
 
 
@@ -6907,22 +6925,51 @@ def _bitrate(bps: float) -> str:
 
 def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """iperf3: a note per test of what it measured (the link's line rate is not in it, so
-    nothing is judged against it); an iperf3 error is the file's error line, as written."""
+    nothing is judged against it); an iperf3 error is an ``iperf_unreached`` where the client
+    reached no host (no path to the server), else an ``iperf_failed`` (the test did not run or
+    ended early: a server not listening or busy, a control connection that closed)."""
     notes: list[ParseWarning] = []
     for run in iperf.parse(text):
-        if run.error:
+        if run.error and not run.iperf2:
+            server = (
+                f"the server {run.remote}"
+                + (f" (port {run.remote_port})" if run.remote_port else "")
+                if run.remote
+                else "the server (the copy does not name it)"
+            )
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="iperf_unreached" if run.unreached else "iperf_failed",
+                    line=run.error_line,
+                    message=f"iperf3: error - {run.error}"[:300],
+                    library="iperf3",
+                    exception_type=(
+                        f"the client reached no host at {server}: nothing was measured"
+                        if run.unreached
+                        else f"the test with {server} stopped on this error"
+                        + (
+                            ""
+                            if run.interval_bps or run.sender_bps is not None
+                            else ": nothing was measured"
+                        )
+                    ),
+                ),
+            )
+        elif run.error:
             _add_failure(
                 out,
                 source,
                 logs.LogEvent(
                     kind="log_error",
                     line=run.error_line,
-                    message=(run.error if run.iperf2 else f"iperf3: error - {run.error}")[:300],
-                    library="iperf 2" if run.iperf2 else "iperf3",
+                    message=run.error[:300],
+                    library="iperf 2",
                 ),
             )
-            if not run.interval_bps and run.sender_bps is None:
-                continue
+        if run.error and not run.interval_bps and run.sender_bps is None:
+            continue
         tool = "iperf 2" if run.iperf2 else "iperf3"
         who = f"{tool} {run.role}" if run.role else tool
         peer = f"{run.remote}" + (f":{run.remote_port}" if run.remote_port else "")
@@ -7826,6 +7873,7 @@ _CONVERTERS = {
     "mlxconfig": _mlxconfig,
     "mlnx_qos": _mlnx_qos,
     "ethtool_module": _ethtool_module,
+    "ethtool_driver": _ethtool_driver,
     "ping": _ping,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,

@@ -306,3 +306,56 @@ def parse_module(text: str) -> list[ModuleInfo]:
     if not out:
         raise ParseError("no ethtool -m module decode ('Identifier : 0x.. (QSFP28)')")
     return out
+
+
+# ethtool -i IFACE (--driver): the driver's ETHTOOL_GDRVINFO answer, one "key: value" a line in
+# a fixed order (ethtool.c dump_drvinfo: "driver:", "version:", "firmware-version:",
+# "expansion-rom-version:", "bus-info:", then the "supports-...: yes|no" lines). It says what
+# drives the port, not how its link is: no state in it is judged.
+DRIVER_SIGNATURE = (
+    r"^[ \t]*driver: \S+[ \t]*\r?\n(?:[ \t]*version: [^\n]*\n)?[ \t]*firmware-version: "
+)
+_DRIVER_FIELD_RE = re.compile(r"^[ \t]*(?P<key>[a-z][a-z-]*):(?P<value>.*)$")
+_DRIVER_CMD_RE = re.compile(r"\bethtool\s+(?:-i|--driver)\s+(?P<iface>[\w.:@-]+)")
+_DRIVER_KEYS = frozenset(
+    {"driver", "version", "firmware-version", "expansion-rom-version", "bus-info"}
+)
+
+
+@dataclass(kw_only=True)
+class DriverInfo:
+    line: int
+    """The line of its ``driver:``."""
+    iface: str | None
+    """The interface the command above names (``ethtool -i eth0``); None where none does."""
+    driver: str
+    version: str = ""
+    firmware: str = ""
+    bus: str = ""
+    """``bus-info``: the port's PCI address (``0000:04:00.0``), or the bus's name."""
+
+
+def parse_driver(text: str) -> list[DriverInfo]:
+    """Each ``ethtool -i`` answer in ``text``; ParseError when none."""
+    out: list[DriverInfo] = []
+    iface: str | None = None
+    for no, line in enumerate(text.splitlines(), 1):
+        if c := _DRIVER_CMD_RE.search(line):
+            iface = c.group("iface")
+            continue
+        if (f := _DRIVER_FIELD_RE.match(line)) is None or f.group("key") not in _DRIVER_KEYS:
+            continue
+        key, value = f.group("key"), f.group("value").strip()
+        if key == "driver":
+            out.append(DriverInfo(line=no, iface=iface, driver=value))
+            iface = None
+        elif out and key == "version" and not out[-1].version:
+            out[-1].version = value
+        elif out and key == "firmware-version":
+            out[-1].firmware = value
+        elif out and key == "bus-info":
+            out[-1].bus = value
+    out = [d for d in out if d.driver]
+    if not out:
+        raise ParseError("no ethtool -i answer ('driver: ...' over 'firmware-version: ...')")
+    return out

@@ -65,6 +65,16 @@ _LOSS_RE = re.compile(
     r"(?<!\d)(?P<lost>\d{1,12})/\s*(?P<total>\d{1,12})\s+\((?P<pct>[\d.e+-]+|nan)%\)"
 )
 _ERROR_RE = re.compile(r"^iperf3?: error - (?P<what>.+?)\s*$")
+# iperf3's client that could not open its control connection (src/iperf_error.c IECONNECT:
+# "unable to connect to server", since 3.17 "... - server may have stopped running or use a
+# different port, firewall issue, etc.", then ": " and strerror(errno)), where the reason says
+# no host answered at all: a connect() that timed out (ETIMEDOUT: Linux "Connection timed out",
+# BSD and macOS "Operation timed out") or found no route (EHOSTUNREACH, ENETUNREACH, EHOSTDOWN).
+# "Connection refused" is not one: the server's host answered, with no iperf3 listening on the port.
+_UNREACHED_RE = re.compile(
+    r"^unable to connect to server\b[^:]*: (?:Connection timed out|Operation timed out"
+    r"|No route to host|Network is unreachable|Host is unreachable|Host is down)"
+)
 _SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
 UNSTEADY_RATIO = 0.6
 """An interval below this share of the test's fastest one is called unsteady (iperf3's first
@@ -110,6 +120,8 @@ class Iperf3Run:
     """The socket window asked for (-w) or iperf 2's reported one."""
     reverse: bool = False
     """-R: the server sends, the client receives."""
+    unreached: bool = False
+    """Its error says the client reached no server host at all (``_UNREACHED_RE``): no path."""
 
 
 def _bps(value: str, unit: str) -> float:
@@ -128,16 +140,23 @@ def parse(text: str) -> list[Iperf3Run]:
     window, reverse = "", False  # asked before the run's own heading (a command, -d's JSON)
     has_retr = True  # the header's columns: a UDP test's have no Retr (datagrams instead)
 
+    commanded = ""  # the server a client command line above names ("iperf3 -c 10.0.0.2")
+
     def current(no: int) -> Iperf3Run:
         nonlocal run, in_summary, ids
         if run is None:
-            run = Iperf3Run(line=no, role="")
+            run = Iperf3Run(line=no, role="client" if commanded else "", remote=commanded)
             runs.append(run)
             in_summary, ids = False, set()
         return run
 
     for no, line, _ in numbered_lines(text):
         body = line.strip()
+        if "iperf" in body and ("-c" in body or "--client" in body):
+            words = body.split()
+            at = next((i for i, w in enumerate(words) if w in ("-c", "--client")), None)
+            if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-"):
+                commanded = words[at + 1]
         if m := _CLIENT_RE.match(body):
             run = Iperf3Run(line=no, role="client", remote=m.group("host") or m.group("host2"))
             run.remote_port = int(m.group("port") or m.group("port2"))
@@ -177,6 +196,7 @@ def parse(text: str) -> list[Iperf3Run]:
         if m := _ERROR_RE.match(body):
             r = current(no)
             r.error, r.error_line = m.group("what"), no
+            r.unreached = _UNREACHED_RE.match(r.error) is not None
             continue
         if m := _CONNECTED_RE.match(body):
             r = current(no)
@@ -290,6 +310,7 @@ def _parse_json(text: str) -> Iperf3Run:
             run.interval_s.append(json_number(summed.get("seconds")) or 0.0)
     if isinstance(error := doc.get("error"), str):
         run.error, run.error_line = error, 1
+        run.unreached = _UNREACHED_RE.match(error) is not None
     if run.sender_bps is None and not run.error:
         run.cut = True
     return run

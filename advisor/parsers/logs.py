@@ -663,7 +663,9 @@ class LogEvent:
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
-    and scontrol's node states), transfer_stalled (the importer's, iperf's), rdma_test_setup_failed
+    and scontrol's node states), transfer_stalled (the importer's, iperf's), iperf_unreached (the
+    importer's, an iperf3 client that reached no server host), iperf_failed (the importer's, iperf3's
+    other errors), rdma_test_setup_failed
     (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
     importer's, a ping between hosts), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),

@@ -388,6 +388,13 @@ class HcaPort:
     sm_lid: int | None = None
     """ibstat's ``SM lid``, ibv_devinfo's ``sm_lid``: the subnet manager's LID the port knows; 0 on
     an InfiniBand port that no subnet manager has configured (it stays Initializing)."""
+    base_lid: int | None = None
+    """ibstat's ``Base lid``, ibv_devinfo's ``port_lid``: the LID the subnet manager gave the port
+    (0, or 65535 on a virtual function's port, where none was given)."""
+    all_down: bool | None = None
+    """Set on each port of a host's listing (``ibstat``, ``ibv_devinfo``, ``ibstatus``, ``rdma
+    link``) whose every port is in state Down (``_mark_all_down``): the listing shows no port
+    that carries RDMA traffic, nor one on its way to Active."""
     lane_gbps: float | None = None
     """``iblinkinfo`` / ``ibnetdiscover``: the link's nominal rate a lane (SDR 2.5 ... NDR 100)."""
     fastest_lane_gbps: float | None = None
@@ -973,6 +980,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             current.link_layer = value
         elif key in ("SM lid", "sm_lid") and value.split()[0].isdigit():
             current.sm_lid = int(value.split()[0])
+        elif key in ("Base lid", "port_lid") and value.split()[0].isdigit():
+            current.base_lid = int(value.split()[0])
         elif key == "active_mtu" and value.split()[0].isdigit():
             current.active_mtu = int(value.split()[0])
         elif key in ("active_width", "active_speed"):
@@ -1063,6 +1072,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     _mark_slower_lanes(ports)
     _could_be_once(ports)
     _mark_host_without_active_port(ports, text)
+    _mark_all_down(ports)
     _mark_slower_than_siblings(ports)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
@@ -1076,7 +1086,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     return ports, warnings
 
 
-_LISTING_TOOLS = ("ibstat", "ibv_devinfo", "ibstatus", "rdma link")
+PORT_LISTING_TOOLS = ("ibstat", "ibv_devinfo", "ibstatus", "rdma link")
+"""The tools that list a host's RDMA ports with each one's state."""
 # a listing of named devices only ("ibstat mlx5_0", "ibstatus mlx5_1:1", "ibv_devinfo -d mlx5_0",
 # "rdma link show mlx5_0/1"): its ports are not all the host's
 _SELECTED_LISTING_RE = re.compile(
@@ -1098,7 +1109,7 @@ def _host_listings(ports: list[HcaPort]) -> list[list[HcaPort]]:
     host, ``CA 'mlx5_0'`` again)."""
     listings: list[list[HcaPort]] = []
     current: dict[str | None, tuple[list[HcaPort], set[tuple[str, str, int]]]] = {}
-    for p in sorted((p for p in ports if p.tool in _LISTING_TOOLS), key=lambda p: p.line):
+    for p in sorted((p for p in ports if p.tool in PORT_LISTING_TOOLS), key=lambda p: p.line):
         listed, seen = current.get(p.host, ([], set()))
         if not listed or (p.tool, p.ca, p.port) in seen:
             listed, seen = [], set()
@@ -1141,6 +1152,25 @@ def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
                 p.sibling_rate_gbps = fastest
                 if len(lids) == 1 and p.sm_lid is not None and p.sm_lid not in lids:
                     p.sibling_sm_lid = next(iter(lids))
+
+
+def _mark_all_down(ports: list[HcaPort]) -> None:
+    """``all_down`` on each port of a host's listing whose every port is Down. IBA vol. 1
+    14.2.5.6: a port whose link trains leaves Down for Initialize (then Armed and Active, moved
+    by the subnet manager), so Down is a port with no link (PortPhysicalState Polling: no cable
+    or peer; Disabled) or, with its link up (LinkUp), one that was not let up: a virtual
+    function's port whose GUID and state the host has not set (MLNX_OFED's SR-IOV chapter: its
+    LID reads 65535). NCCL's IB transport uses active ports only, so a host with no other port
+    has no RDMA path at all."""
+    for listed in _host_listings(ports):
+        # (ibstat "Down", ibv_devinfo "PORT_DOWN (1)", ibstatus "1: DOWN", rdma link "DOWN")
+        # (a listing marked no_active_on_host is that rule's: one finding a host)
+        if all(
+            p.active is False and "DOWN" in (p.state or "").upper() and not p.no_active_on_host
+            for p in listed
+        ):
+            for p in listed:
+                p.all_down = True
 
 
 # ibstat given a name (ibstat NAME) that no RDMA device umad lists begins with (rdma-core
@@ -1532,6 +1562,17 @@ class PerftestRun:
     empty_gids: dict[str, int] = field(default_factory=dict)
     """The all-zero GIDs it printed (``GID: 00:...:00``), by side (``local``, ``remote``): their
     lines. On RoCE, no address at that GID index on that side."""
+    port_not_active: str | None = None
+    """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
+    ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
+    by default) carries no RDMA traffic."""
+
+
+# perftest's check of its own port before it sets the link layer (ctx_set_link_layer:
+# " Port number %d state is %s" with the port's state from portStates, "Down", "Init", "Armed",
+# when it is not IBV_PORT_ACTIVE, then " Couldn't set the link layer" and the test's main()'s
+# " Couldn't get context for the device"): the local port, not the path to the peer, failed
+_PORT_NOT_ACTIVE_RE = re.compile(r"Port number \d+ state is (?P<state>(?!Active\b)\w+)")
 
 
 @dataclass(kw_only=True)
@@ -2002,6 +2043,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 " (its GID is all zeros: the port has no RoCE address at the GID index used: "
                 "an interface without an IP address, or the wrong -x index)"
             )
+        if run is not None and run.failed and (down := _PORT_NOT_ACTIVE_RE.match(run.failed)):
+            run.port_not_active = down.group("state")
         if run is not None and run.bw_average_gbps is not None:
             run.compare_key = f"{run.test} at {int(run.rows[-1]['bytes'])} B"
         if run is not None and not run.rows and run.failed is None:
