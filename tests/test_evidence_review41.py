@@ -25,8 +25,9 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([REVIEW / name])
 
 
-def _verdict(ev: EvidenceFacts) -> str:
-    severities = {f.severity for f in _found(ev).values()}
+def _verdict(ev: EvidenceFacts, backend: str = "nccl") -> str:
+    """The verdict the built-in rules give an import's facts (on ``backend``'s cluster)."""
+    severities = {f.severity for f in _found(ev, backend).values()}
     if "critical" in severities:
         return "NOT READY"
     return "READY WITH WARNINGS" if "warning" in severities else "READY"

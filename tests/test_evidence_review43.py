@@ -14,6 +14,7 @@ import time
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import logs, npu_smi
 from tests.conftest import DATA
+from tests.test_evidence_review41 import _verdict
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
 from tests.test_parsers_heldout_set569 import each_linear
@@ -27,13 +28,6 @@ WORKER_ASSERT = (
 
 def _load(name: str) -> EvidenceFacts:
     return load_paths([REVIEW / name])
-
-
-def _verdict(ev: EvidenceFacts, backend: str = "nccl") -> str:
-    severities = {f.severity for f in _found(ev, backend).values()}
-    if "critical" in severities:
-        return "NOT READY"
-    return "READY WITH WARNINGS" if "warning" in severities else "READY"
 
 
 def test_an_sglang_server_that_ran_decode_batches_then_got_sigterm_is_a_note() -> None:

@@ -7,18 +7,9 @@ A pre-flight check asks whether the chips are free for the job about to start: n
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
-from advisor.config import AdvisorConfig
-from advisor.evidence.command import add_imported_stages, cluster_from
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
-from advisor.facts import Facts, RunInfo
-from advisor.rules import engine, schema
+from advisor.evidence.load import load_text
 from advisor.rules.findings import RulesOutcome
-from advisor.verdict import verdict
-from tests.conftest import DATA
-
-HELDOUT = DATA / "evidence_heldout_62"
+from tests.test_parsers_heldout_set577 import HELDOUT, _imported, _load
 
 TLS = "hccn_tool_g_tls_i0_950_crl_near_expiration_switch_off_driver_doc.txt"
 BUSY = "npu_smi_info_910b4_1_npu0_1_hbm61553_aicore16_busy_headless_ucm694_cut.txt"
@@ -26,25 +17,6 @@ PROCESSES = (
     "npu_smi_process_table_npu0_eight_python_pids_90mb_one_4184mb_tab_paddlecustomdevice767_cut.txt"
 )
 IDLE = "npu_smi_info_24_1_1_910b4_hbm26838_29356_of_32768_prompt_1panel9472_cut.txt"
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _imported(ev: EvidenceFacts) -> tuple[str, RulesOutcome]:
-    """The verdict and findings `advisor import` gives ``ev``: its facts, the configured rules."""
-    facts = Facts(
-        run=RunInfo(run_id="import", run_dir="", command="advisor import", profile="import"),
-        cluster=cluster_from(ev),
-        evidence=ev,
-    )
-    add_imported_stages(facts)
-    cfg = AdvisorConfig()
-    outcome = engine.evaluate(
-        schema.load(cfg.rules), facts.to_dict(), config=asdict(cfg), rules_cfg=cfg.rules
-    )
-    return verdict(facts, outcome).level, outcome
 
 
 def _only_warning(outcome: RulesOutcome, rule_id: str) -> list[str]:

@@ -10,23 +10,11 @@ import contextlib
 import time
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import ParseError, logs
-from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
-
-HELDOUT = DATA / "evidence_heldout_62"
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "copy.log"
-    path.write_text(text)
-    return load_paths([path])
+from tests.test_parsers_heldout_set582 import _load, _write
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
