@@ -107,10 +107,12 @@ def _bus(bdf: str) -> tuple[str, int]:
     return (parts[0] if len(parts) == 3 else "", int(parts[-2], 16))
 
 
+def _one_gigabit_nic(head: _Heading) -> bool:
+    return head.device_class == "Ethernet controller" and bool(_ONE_GIGABIT_RE.search(head.name))
+
+
 def _carries_job_data(head: _Heading) -> bool:
-    return head.device_class in JOB_DATA_CLASSES and not (
-        head.device_class == "Ethernet controller" and _ONE_GIGABIT_RE.search(head.name)
-    )
+    return head.device_class in JOB_DATA_CLASSES and not _one_gigabit_nic(head)
 
 
 def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading]) -> None:
@@ -125,9 +127,7 @@ def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading])
     for link, head in links:
         if head is None:
             continue
-        link.one_gigabit = head.device_class == "Ethernet controller" and bool(
-            _ONE_GIGABIT_RE.search(head.name)
-        )
+        link.one_gigabit = _one_gigabit_nic(head)
         if head.secondary is None or head.subordinate is None:
             # (a bridge whose bus numbers the copy cuts off: what is behind it is not known)
             if not head.device_class.endswith("bridge"):
