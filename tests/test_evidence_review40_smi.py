@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import numbered_lines, nvidia_smi
+from advisor.parsers import MARKED_PROMPT_HOST_RE, PROMPT_HOST_RE, numbered_lines, nvidia_smi
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 
@@ -107,7 +107,9 @@ def _timed(fn: Callable[[str], object], text: str) -> float:
         ("_SRUN_SMI_RE", nvidia_smi._SRUN_SMI_RE.search, " srun" * 20_000),
         ("_SRUN_SMI_RE", nvidia_smi._SRUN_SMI_RE.search, "$ srun " + "x" * 100_000),
         ("_REMOTE_RE", nvidia_smi._REMOTE_RE.search, " ssh" * 25_000),
-        ("_PROMPT_HOST_RE", nvidia_smi._PROMPT_HOST_RE.match, "a@" + "b" * 100_000),
+        ("PROMPT_HOST_RE", PROMPT_HOST_RE.match, "a@" + "b" * 100_000),
+        ("PROMPT_HOST_RE", PROMPT_HOST_RE.match, " " * 100_000 + "a@b"),
+        ("MARKED_PROMPT_HOST_RE", MARKED_PROMPT_HOST_RE.match, "a@b:" + "x" * 100_000),
         ("_NODELIST_RE", nvidia_smi._NODELIST_RE.search, " -w" * 33_333),
         ("_NODELIST_RE", nvidia_smi._NODELIST_RE.search, " -w" + " " * 100_000),
         ("_SALLOC_NODES_RE", nvidia_smi._SALLOC_NODES_RE.match, "salloc: Nodes " + "x" * 100_000),

@@ -10,7 +10,7 @@ import time
 from advisor.evidence.command import cluster_from
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.facts import Facts, RunInfo
-from advisor.parsers import pingpong, rdma
+from advisor.parsers import MARKED_PROMPT_HOST_RE, pingpong, rdma
 from advisor.report import render
 from advisor.verdict import verdict
 from tests.conftest import DATA
@@ -163,7 +163,7 @@ def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:
     patterns = [
         re.compile(pingpong.SIGNATURE, re.M),
         pingpong._QPERF_RESULT_RE,
-        pingpong._QPERF_PROMPT_RE,
+        MARKED_PROMPT_HOST_RE,
         pingpong._QPERF_SETUP_ERROR_RE,
         rdma._IBSTAT_PORT_FIELD_RE,
         rdma._PERFTEST_GID_INDEX_RE,

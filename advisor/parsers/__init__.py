@@ -177,6 +177,17 @@ NEXT_COMMAND_RE = re.compile(r"^\s*(?:\S*[$>]|\S+#|>)\s+\S")
 output above it has ended. (A "#" alone at the line's start is a comment, not a prompt.)"""
 
 
+PROMPT_HOST_RE = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s+)?\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})(?=[\s:\]#$~])"
+)
+"""A shell prompt's user and host at a line's start ("[root@node1 ~]#", "root@node1:/usr/local$",
+"(venv) admin@gpu-3:~$"): the host that the commands below it ran on. (Bounded runs, each
+disjoint from the next: no backtracking over a long word before an "@".)"""
+MARKED_PROMPT_HOST_RE = re.compile(PROMPT_HOST_RE.pattern + r"[^\n]{0,200}?[#$](?=\s|$)")
+"""A ``PROMPT_HOST_RE`` prompt with its "#" or "$" after the host: not an address a tool prints
+("user@host" in an ssh error, an e-mail in a banner). Its match ends at that mark."""
+
+
 RAY_DEDUP_MARK_RE = re.compile(r"\[repeated \d+x across cluster\]")
 """Ray's log deduplication's mark after a line it folded other processes' copies into ("[repeated
 14x across cluster]": RAY_DEDUP_LOGS, docs.ray.io "Configuring Logging", log deduplication)."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, numbered_lines
+from advisor.parsers import PROMPT_HOST_RE, ParseError, numbered_lines
 
 SIGNATURE = (
     r"^[ \t]*(?:\d+[ \t]+)?Version=\S+[ \t]*\n(?:[^\n]*\n){0,12}?[ \t]*(?:\d+[ \t]+)?"
@@ -42,8 +42,6 @@ _RANGE_RE = re.compile(r"\[(?P<lo>[^,\]\[]*),(?P<hi>[^\]\[]*)\]")
 _FILE_RE = re.compile(r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|/\S+\.(?:info|cfg|conf|ini)\b")
 """A command or a path above a file's content: what follows is another file's."""
 _VERSION_KEYS = frozenset({"Version", "package_version", "version"})
-_PROMPT_HOST_RE = re.compile(r"^\[?[\w.-]+@(?P<host>[\w.-]+)[\s:\]]")
-"""A shell prompt's host ("[root@node1 ~]#", "root@node1:/usr/local/Ascend/driver#")."""
 _PATH_RE = re.compile(
     r"/(?P<pkg>driver|firmware|opp|ascend-toolkit|nnae|nnal|atb)\b[^\s]*version\.info"
 )
@@ -100,7 +98,7 @@ def parse(text: str) -> list[Package]:
     )
     for no, line, _ in numbered_lines(text):
         stripped = re.sub(r"^\s*\d+\s+", "", line).strip()
-        if prompt := _PROMPT_HOST_RE.match(stripped):
+        if prompt := PROMPT_HOST_RE.match(stripped):
             host = prompt.group("host")
         if not stripped or _FILE_RE.search(stripped):
             fresh = True

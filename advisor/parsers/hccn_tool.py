@@ -10,7 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from advisor.parsers import NEXT_COMMAND_RE, ParseError, ParseWarning, numbered_lines
+from advisor.parsers import (
+    NEXT_COMMAND_RE,
+    PROMPT_HOST_RE,
+    ParseError,
+    ParseWarning,
+    numbered_lines,
+)
 
 NET_HEALTH_OK = ("Success",)
 """``net health status`` values that mean the port reaches its detect address."""
@@ -994,7 +1000,6 @@ _PROMPT_RE = re.compile(
 )
 """A shell's prompt (``root@host:~#``, ``[root@host ~]$``), alone or before a command: the
 output of the command above it has ended."""
-_PROMPT_HOST_RE = re.compile(r"^(?:\([\w.-]+\)\s+)?\[?[\w.-]+@(?P<host>[\w.-]+?)[:\s#$\]~]")
 
 
 def _prompt_hosts(text: str) -> list[tuple[int, str]]:
@@ -1003,7 +1008,7 @@ def _prompt_hosts(text: str) -> list[tuple[int, str]]:
     found = [
         (no, m.group("host"))
         for no, line, _ in numbered_lines(text)
-        if _PROMPT_RE.match(line.strip()) and (m := _PROMPT_HOST_RE.match(line.strip()))
+        if _PROMPT_RE.match(line.strip()) and (m := PROMPT_HOST_RE.match(line.strip()))
     ]
     return found if len({h for _, h in found}) > 1 else []
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError
+from advisor.parsers import MARKED_PROMPT_HOST_RE, ParseError
 
 VIRTUAL_IFACE_RE = re.compile(
     r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo\d*$|kube-|weave|cilium|lxc|"
@@ -90,7 +90,6 @@ _REMOTE_RUN_RE = re.compile(
     r"|(?:pdsh|srun)\s+(?:-\S+\s+)*?-w\s*)"
     r"(?P<host>(?!\d+\s)[A-Za-z0-9][\w.-]*)\s+\S"
 )
-_PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@(?P<host>[\w.-]+)[^\n]*?[#$]\s")
 _LINK_RE = re.compile(r"^\s*link/(?P<type>\w+)(?:\s+(?P<mac>[0-9a-f]{2}(?::[0-9a-f]{2})+))?")
 _INET_RE = re.compile(
     r"(?:^|\s)inet6?\s+(?:addr:\s*)?(?P<addr>(?:\d{1,3}\.){3}\d{1,3}(?:/\d+)?"
@@ -222,10 +221,10 @@ def parse(text: str) -> list[Interface]:
     stats_dir: str | None = None
     host: str | None = None
     for no, line in _flattened(text):
-        if p := _PROMPT_HOST_RE.match(line):
+        if p := MARKED_PROMPT_HOST_RE.match(line):
             host, current = p.group("host"), None
             # (a command run on another host from this prompt: "ssh gpu02 ip -br link")
-            if r := _REMOTE_RUN_RE.search(line[p.end() - 1 :]):
+            if r := _REMOTE_RUN_RE.search(line[p.end() :]):
                 host = r.group("host")
             continue
         if stats_dir is not None:

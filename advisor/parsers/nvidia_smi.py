@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import PROMPT_HOST_RE, ParseError, ParseWarning, numbered_lines
 from advisor.parsers.npu_smi import Topology
 
 __all__ = ["GpuTopology", "NvlinkGpu", "Topology", "parse_nvlink_status", "parse_topo"]
@@ -1273,8 +1273,6 @@ _SRUN_SMI_RE = re.compile(r"(?:^|[\s$#>])srun\s[^\n|;&]{0,300}?\bnvidia-smi\b")
 """(srun's options bounded: an unbounded scan from each "srun" of a long line is quadratic.)"""
 _REMOTE_RE = re.compile(r"(?:^|[\s$#>;&|(])(?:ssh|pdsh|clush|pssh|rsh)\s")
 """A command run on another host than the shell's (``ssh gpu-12 nvidia-smi``)."""
-_PROMPT_HOST_RE = re.compile(r"^[ \t]{0,8}\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})[\s:\]]")
-"""A prompt's host ("[admin@login01 ~]$", "user@gpu-11:~$")."""
 _NODELIST_RE = re.compile(r"\s(?:-w|--nodelist)(?:=|\s+)(?P<hosts>[^\s|;&]{1,300})")
 _SALLOC_NODES_RE = re.compile(r"^salloc: Nodes? (?P<hosts>\S{1,300}) (?:is|are) ready")
 _NO_DEVICES_RE = re.compile(r"^\s*No devices were found\s*$")
@@ -1334,7 +1332,7 @@ def no_devices_in_job_step(
 
 
 def _prompt_host(line: str) -> str | None:
-    m = _PROMPT_HOST_RE.match(line)
+    m = PROMPT_HOST_RE.match(line)
     return m.group("host") if m else None
 
 

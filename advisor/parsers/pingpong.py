@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError
+from advisor.parsers import MARKED_PROMPT_HOST_RE, ParseError
 
 # qperf's tests (src/qperf.c Tests[]: conf and quit aside, which measure nothing)
 QPERF_TEST = (
@@ -88,8 +88,6 @@ _QPERF_TEST_RE = re.compile(rf"^\s*(?P<test>{QPERF_TEST}):\s*$")
 _QPERF_TEST_WORD_RE = re.compile(QPERF_TEST)
 # a result line (place_show: four spaces, the name padded, "  =  ", the value and its unit)
 _QPERF_RESULT_RE = re.compile(r"^\s+(?P<name>[a-z_]+) *  =  (?P<value>\S[^\n]*)")
-# a shell prompt that names its host (user@host:dir$ , [user@host dir]$ ), the command after it
-_QPERF_PROMPT_RE = re.compile(r"^\s*\[?[\w.-]+@(?P<host>[\w.-]+)[:\s\]][^\n]{0,200}?[#$](?:\s|$)")
 # qperf's options that take no value (src/help.txt: -ar1, -cm1, -f1, -cp1 ..., the -v family,
 # -V, -un, -uu, -ub); every other option takes the word after it, -H / --host the server
 _QPERF_FLAG_RE = re.compile(r"^-(?:\w+1|v\w*|V|un|uu|ub|-verbose\w*|-version|-unify_\w+)$")
@@ -174,7 +172,7 @@ def _qperf(text: str) -> list[QperfRun]:
     for no, line in enumerate(text.splitlines(), 1):
         host: str | None = None
         rest = line
-        if "@" in line and (p := _QPERF_PROMPT_RE.match(line)):
+        if "@" in line and (p := MARKED_PROMPT_HOST_RE.match(line)):
             host, rest = p.group("host"), line[p.end() :]
             run = None  # (a prompt: the client before it has exited)
         if "qperf" in rest:

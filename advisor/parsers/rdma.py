@@ -15,7 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import NODE_NAME, ParseError, ParseWarning, numbered_lines
+from advisor.parsers import (
+    MARKED_PROMPT_HOST_RE,
+    NODE_NAME,
+    ParseError,
+    ParseWarning,
+    numbered_lines,
+)
 
 IBSTAT_SIGNATURE = (
     # (a copy of a terminal multiplexer's pane keeps its border before each line: PANE_BARS)
@@ -473,7 +479,6 @@ def _state(port: HcaPort, value: str) -> None:
     port.active = port.state in ACTIVE_STATES
 
 
-_PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]+@([\w.-]+)[:\s\]][^\n]{0,200}?[#$]")
 PANE_BARS = ("│", "┃", "║")
 """A terminal multiplexer's (tmux's, screen's) vertical pane border, box-drawing bars: a copy of
 a pane keeps one before each of its lines. The loader takes it off where it leads nearly every
@@ -719,12 +724,16 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             prompted.append((no, prompt_host))
             ca, current = None, None
             continue
-        if "@" in line and (host := _PROMPT_HOST_RE.match(line)) and host.group(1) != prompt_host:
+        if (
+            "@" in line
+            and (host := MARKED_PROMPT_HOST_RE.match(line))
+            and host["host"] != prompt_host
+        ):
             # another host's prompt (after one that named a host): its listing's ports are its
             # own
             if prompt_host is not None:
                 netdev_ports.clear()
-            prompt_host = host.group(1)
+            prompt_host = host["host"]
             prompted.append((no, prompt_host))
         elif (named := _host_heading(line)) is not None:
             # a heading that names a host ("## node02", "Server Genie(native)"): the listings
@@ -1223,8 +1232,8 @@ def ibstat_not_found(text: str) -> list[IbstatNotFound]:
             )
             command = None
             continue
-        if "@" in line and (prompt := _PROMPT_HOST_RE.match(line)):
-            host = prompt.group(1)
+        if "@" in line and (prompt := MARKED_PROMPT_HOST_RE.match(line)):
+            host = prompt["host"]
         c = _IBSTAT_COMMAND_RE.search(line)
         command = (no, c["name"]) if c else None
     return found
