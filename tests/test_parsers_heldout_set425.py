@@ -405,13 +405,15 @@ def test_rdma_tests_that_failed_or_hung_and_those_that_measured() -> None:
 
 
 def test_nvidia_gsp_failures_dcgm_and_lspci() -> None:
-    (crash,) = [
+    # (the Xid 109 is a fault of its own: the Xid catalog's immediate action for it is RESET_GPU)
+    (xid, crash) = [
         f
         for f in _load(
             "ogkm1045_journal_fedora_box_gsp_crash_report_tail_xid109_ctx_switch_timeout_amdvi_io_page_fault_cut.log"
         ).failures
         if f["kind"] == "gpu_driver_fault"
     ]
+    assert (xid["code"], xid["line"]) == ("109", 7)
     assert "after the firmware's crash report above" in crash["exception_type"]
     (lost,) = _load(
         "ogkm1080_journalctl_b1_grep_tail_ethan_desktop_gpu0_gsp_rpc_failed_status_0xf_asserts_cut.log"

@@ -709,7 +709,7 @@ _FOREIGN_TABLE_RE = re.compile(r"^[ \t]*size\(B\)[ \t]+count\(elems\)", re.M)
 _FOREIGN_TOPO_RE = re.compile(r"(?:Weight|Hops|Link Type) between two GPUs")
 # `nvidia-smi topo -p2p <r|w|n|a|p>`: a matrix of peer-to-peer statuses (OK, CNS, GNS, TNS, NS,
 # U: its legend), not `topo -m`'s links; a GPU row of only those words is one of its rows
-_P2P_ROW_RE = re.compile(r"^[ \t]*GPU\d+(?:[ \t]+(?:X|OK|CNS|GNS|TNS|NS|U))+[ \t]*$", re.M)
+_P2P_ROW_RE = re.compile(nvidia_smi.P2P_ROW_PATTERN, re.M)
 _LINK_ROW_RE = re.compile(r"^[ \t]*GPU\d+[ \t].*\b(?:NV\d+|PIX|PXB|PHB|NODE|SYS)\b", re.M)
 
 
@@ -2185,7 +2185,16 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = [f for f in formats if f != "perftest"]  # hccn_tool's roce_test runs perftest
     if formats == ["nccl_tests"] and _FOREIGN_TABLE_RE.search(text):
         formats = []  # rows under another tool's header (AWS Neuron's nccom-test), not nccl-tests
-    if "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
+    if (
+        "nvidia_smi_topo" in formats
+        and _P2P_ROW_RE.search(text)
+        and _LINK_ROW_RE.search(text)
+        and nvidia_smi.P2P_HEAD_RE.search(text)
+    ):
+        # `topo -m` and `topo -p2p` pasted together (a rig report's two blocks): the links and
+        # each pair's P2P status both read, the p2p block's rows being no link rows of topo -m's
+        formats.append("nvidia_smi_p2p")
+    elif "nvidia_smi_topo" in formats and (other := _other_gpu_matrix(text)):
         formats = [f for f in formats if f != "nvidia_smi_topo"]
         at, what = other
         if what.startswith("an nvidia-smi topo -p2p"):
@@ -3796,7 +3805,9 @@ def _topo(tool: str, parser: Any) -> Any:
                     )
                     found.append(ParseWarning(line=e.line or head, message=e.message))
             return found
-        return convert_one(text, source, out)
+        # (the one matrix left: a -p2p block after a topo -m that lost its legend is not read
+        # as more of its rows)
+        return convert_one(parts[0], source, out)
 
     def convert_one(text: str, source: str, out: EvidenceFacts) -> list[ParseWarning]:
         try:

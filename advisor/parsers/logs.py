@@ -17492,6 +17492,7 @@ XID_NAMES = {
     92: "EXCESSIVE_SBE_INTERRUPTS",
     94: "ROBUST_CHANNEL_CONTAINED_ERROR",
     95: "ROBUST_CHANNEL_UNCONTAINED_ERROR",
+    109: "ROBUST_CHANNEL_CTXSW_TIMEOUT_ERROR",
     119: "GSP_RPC_TIMEOUT",
     120: "GSP_ERROR",
     136: "ALI_TRAINING_FAIL",
@@ -17527,16 +17528,20 @@ XID_MEANINGS = {
     92: "high single-bit ECC error rate",
     94: "contained ECC error: the processes using the bad memory were ended, the GPU stays usable",
     95: "uncontained ECC error: every process on the GPU was ended; it needs a reset",
+    109: "context switch timeout: the GPU did not switch off a context in time; it needs a reset",
     119: "GSP RPC time-out: the GPU's firmware stopped answering; it needs a reset",
     120: "GSP error: the GPU's firmware failed; it needs a reset",
 }
 """What the most common Xids mean and whose they are (NVIDIA's Xid catalog, docs.nvidia.com/deploy/
 xid-errors, its Description column; the application's own are the Xids NVIDIA's Kubernetes device
 plugin leaves a GPU healthy on, PLUGIN_APPLICATION_XIDS below)."""
-XID_RESET = frozenset({48, 62, 64, 79, 95, 119, 120})
+XID_RESET = frozenset({48, 62, 64, 79, 95, 109, 119, 120})
 """Xids after which the GPU needs a reset before any job uses it (the meanings above: a
 double-bit ECC error, its micro-controller halted (the catalog's RESET_GPU), a row remap that failed, a GPU off the bus, an uncontained ECC error, the
-GSP firmware timed out or failed): a fault by their number alone."""
+GSP firmware timed out or failed): a fault by their number alone. Xid 109, a context switch
+timeout, is the catalog's RESET_GPU too (its Immediate Action; CONTACT_SUPPORT to investigate),
+though NVIDIA's Kubernetes device plugin leaves a GPU healthy on it (PLUGIN_APPLICATION_XIDS):
+the plugin's list predates the catalog's buckets, and a node is read by what it needs first."""
 _XID_CAUSE_RE = re.compile(r"caused by previous Xid (\d+)")
 """An Xid the driver logged as the consequence of an earlier one ("45, pid=..., Ch 00000001 caused
 by previous Xid 149"): the earlier one is the fault, this one the channels torn down after it."""

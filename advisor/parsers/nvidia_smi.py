@@ -172,11 +172,15 @@ _ELIDED_COLUMNS = frozenset({".", "..", "...", "…"})
 # ``nvidia-smi topo -p2p <r|w|n|a|p>``: whether each GPU pair can read (r), write (w), use NVLink
 # (n), atomics (a) or prop (p) peer to peer, a matrix of statuses under its legend: X self, OK,
 # CNS chipset not supported, GNS GPU not supported, TNS topology not supported, NS not supported,
-# U unknown.
-P2P_STATUSES = ("X", "OK", "CNS", "GNS", "TNS", "NS", "U")
-_P2P_HEAD_RE = re.compile(r"^[ \t]*GPU0(?:[ \t]+GPU\d+)+[ \t]*$")
-_P2P_ROW_RE = re.compile(r"^[ \t]*(GPU\d+)((?:[ \t]+(?:X|OK|CNS|GNS|TNS|NS|U))+)[ \t]*$")
-_P2P_COMMAND_RE = re.compile(r"nvidia-smi\s+topo\s+-p2p\s+([rwnap])\b")
+# U unknown, and (newer drivers' legend) DR disabled by regkey.
+P2P_STATUSES = ("X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U")
+P2P_HEAD_RE = re.compile(r"^[ \t]*GPU0(?:[ \t]+GPU\d+)+[ \t]*$", re.M)
+"""A p2p matrix's header: the GPU names alone (``topo -m``'s has its affinity columns after)."""
+P2P_ROW_PATTERN = r"^[ \t]*(GPU\d+)((?:[ \t]+(?:" + "|".join(P2P_STATUSES) + r"))+)[ \t]*$"
+"""A p2p matrix's row: a GPU, then statuses only."""
+_P2P_ROW_RE = re.compile(P2P_ROW_PATTERN)
+# (a command given several letters, "-p2p rw", does not say which one its matrix answers)
+_P2P_COMMAND_RE = re.compile(r"nvidia-smi\s+topo\s+-p2p\s+([rwnap]+)\b")
 P2P_QUERIES = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "prop"}
 
 
@@ -199,9 +203,9 @@ def parse_p2p(text: str) -> list[P2pMatrix]:
     current: P2pMatrix | None = None
     for no, line, _ in numbered_lines(text):
         if cmd := _P2P_COMMAND_RE.search(line):
-            query, current = P2P_QUERIES[cmd.group(1)], None
+            query, current = P2P_QUERIES.get(cmd.group(1)), None
             continue
-        if _P2P_HEAD_RE.match(line):
+        if P2P_HEAD_RE.match(line):
             current = P2pMatrix(line=no, query=query, devices=line.split(), status={}, not_ok=[])
             out.append(current)
             continue
