@@ -518,7 +518,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Transport init error[.!][^\n]*?crea(?:te|k)Link para:|is setting up [NH]CCL communicator and retr"
         r"|Work[NH]CCL\(OpType=|NET/IB ?: Got completion (?:from peer|with error)"
         r"|\(PID:\d+, Device:-?\d+, RankID:-?\d+\) ERR\d{5} "
-        r"|\w+:\S+:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
+        r"|\b\w{1,120}:\S{1,400}?:\d+ NPU error, error code is \d+|NPU function error: (?:\w+::)*\w+\("
         r"|Call acl\w+\(.*\) failed : \d+ at file |NPU warning, error code is \d+|Check failed: \S+ == HCCL_SUCCESS \(-?\d+ vs\. 0\)"
         # a program's own ACL check ("aclrtSetDevice(deviceId) failed: 507033 (main.cpp:80)") and
         # vllm-ascend's "ACL stream synchronize failed, error code:507035"
@@ -599,7 +599,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # (a copy of the report's Errors or Warnings section alone, its first entry under it)
         r"|^(?:Errors|Warnings)\s*\n=+\s*\n\s*\n(?:#\d+-\d+ \([0-9a-f]+\) )?[A-Z][A-Z_,]+\s*$"
         # NVIDIA Resiliency Extension's flight-recorder attribution table (logs._fr_attribution)
-        r"|^\s*(?:[A-Z]+:[\w.]+:)?\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
+        r"|^[ \t]*(?:[A-Z]+:[\w.]+:[ \t]*)?PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
         r"|^\s*Not all ranks joining collective(?:[,:] sequence number:| \d+ at entry)"
         r"|^Collective \d+ at entry \d+ errors"
         r"|\b(?:RuntimeError|DistStoreError): (?:do)?[Ww]ait timeout after \d+ms, keys: "

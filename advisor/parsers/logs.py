@@ -11216,7 +11216,9 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
 # operator's launch reads "NPU function error: call aclnnMoeDistributeDispatchV4 failed, error
 # code is 561000" (an aclnn status, not a runtime code).
 _NPU_CALL_RE = re.compile(
-    r"(?P<call>\w+):\S+:\d+ NPU error, error code is (?P<code>\d+)"
+    # (the call a word from its start, its file and line bounded: unbounded, each start in a long
+    # word scans the rest of it)
+    r"\b(?P<call>\w{1,120}):\S{1,400}?:\d+ NPU error, error code is (?P<code>\d+)"
     r"|NPU function error: (?:\w+::)*(?P<call2>\w+)\(.*?\),\s*error code is (?P<code2>\d+)"
     r"|NPU warning, error code is (?P<code3>\d+)"
     # (an OCR'd copy may lower a letter: "NPu function error: call ...")
@@ -11772,7 +11774,9 @@ FR_BLOCK_LINES = 12
 # Dtype | Missing Ranks", one row a collective some ranks never joined
 # (its command line logs through logging.basicConfig: "INFO:__main__:" before each line)
 FR_ATTRIBUTION_HEAD_RE = re.compile(
-    r"^(?P<prefix>\s*(?:[A-Z]+:[\w.]+:)?)\s*PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|"
+    # (the blanks before the logger's prefix and after it one run each: two runs that may meet
+    # are quadratic on a line of blanks)
+    r"^(?P<prefix>[ \t]*(?:[A-Z]+:[\w.]+:[ \t]*)?)PGID\s*\|\s*Process Group Desc\s*\|\s*Op Type\s*\|"
     r"\s*Size\s*\|\s*Dtype\s*\|\s*Missing Ranks\s*$"
 )
 
@@ -15535,7 +15539,9 @@ def _mismatch_warnings_before(
 # a structured logger's record, one JSON object a record, printed on one line or pretty-printed
 # (structlog's and zap's JSON renderers; a pod's log piped through jq): its level under "level"
 JSON_RECORD_LEVEL_RE = re.compile(
-    r'^[ \t]*\{?[ \t]*"level"[ \t]*:[ \t]*"(?i:debug|info|warn|warning|error|fatal|critical|panic)"',
+    # (the blanks before and after a brace one run each: two runs that may meet are quadratic on
+    # a line of blanks)
+    r'^[ \t]*(?:\{[ \t]*)?"level"[ \t]*:[ \t]*"(?i:debug|info|warn|warning|error|fatal|critical|panic)"',
     re.M,
 )
 # a record's fields one a line, as a pretty-printed record a copy cut before its end keeps them
