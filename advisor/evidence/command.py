@@ -50,6 +50,7 @@ _NPU_KINDS = frozenset(
         "faultdiag_performance",  # ascend-fd's performance modules
         "npu_freq_reduced",  # MindCluster's check of its npu-smi samples
         "npu_compute_low",  # ascend-dmi -f: a device far under its peers' computing power
+        "npu_device_state",  # msnpureport's device_info.txt: a device whose OS does not run
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
         "dmi_check",  # Ascend DMI's diagnosis
@@ -65,6 +66,7 @@ _NPU_FORMATS = frozenset(
         "npu_smi_details",
         "npu_smi_templates",
         "ascend_notes",
+        "msnpureport_devices",
         "faultdiag",
         "ascend_versions",
     }

@@ -50,6 +50,7 @@ from advisor.parsers import (
     libfabric,
     logs,
     lspci,
+    msnpureport,
     msprof,
     nccl_tests,
     nccl_topo,
@@ -238,6 +239,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ascend_dmi_flops": re.compile(ascend_dmi.FLOPS_SIGNATURE, re.M),
     "reschedule": re.compile(reschedule.SIGNATURE, re.M),
     "deviceinfo": re.compile(deviceinfo.SIGNATURE, re.M),
+    "msnpureport_devices": re.compile(msnpureport.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
     "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
     "msprof": re.compile(msprof.SIGNATURE, re.M),
@@ -2317,6 +2319,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
+                "msnpureport's hisi_logs/device_info.txt, "
                 "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, "
                 "HCCL/NCCL/torch failure log)",
@@ -6370,6 +6373,60 @@ def _deviceinfo(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+def _msnpureport_devices(
+    text: str, source: str, out: EvidenceFacts, name: str
+) -> list[ParseWarning]:
+    """msnpureport's ``hisi_logs/device_info.txt``: an ``npu_device_state`` for each device whose
+    OS does not run (boot failed, heartbeat lost), whose state was not read, or that the counts
+    say is offline without a row of it; notes of the rest."""
+    notes: list[ParseWarning] = []
+    lines = text.splitlines()
+    for info in msnpureport.parse(text):
+        notes.extend(msnpureport.notes_of(info))
+        states: list[tuple[int, str, int | None, str]] = []  # (line, state, device, words)
+        for r in info.rows:
+            if why := msnpureport.trouble_of(r):
+                states.append((r.line, r.status, r.logic_id, f"{msnpureport.row_said(r)}: {why}"))
+        counts = info.counts
+        failed_rows = sum(1 for r in info.rows if r.status == "boot failed")
+        if counts.get("offline", 0) > failed_rows:
+            # (offline rows the copy does not hold: the count alone says so)
+            missing = counts["offline"] - failed_rows
+            states.append(
+                (
+                    info.count_lines["offline"],
+                    "offline",
+                    None,
+                    f"offline num {counts['offline']}: {missing} device(s) offline "
+                    "(their OS not running) whose rows are not in the copy",
+                )
+            )
+        if counts.get("probe") == 0 and not counts.get("device"):
+            states.append(
+                (
+                    info.count_lines["probe"],
+                    "none",
+                    None,
+                    "probe num 0: the driver found no device on this host",
+                )
+            )
+        for line, state, device, words in states:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="npu_device_state",
+                    line=line,
+                    message=lines[line - 1].strip()[:300],
+                    code=state,
+                    device=device,
+                    library="msnpureport",
+                    exception_type=words[:300],
+                ),
+            )
+    return notes
+
+
 def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi topo -m``'s NIC legend without its matrix: a note of the names (no link is
     known without the matrix); entries a copy garbled, each said."""
@@ -7850,6 +7907,7 @@ _CONVERTERS = {
     "ascend_dmi_flops": _dmi_flops,
     "reschedule": _reschedule,
     "deviceinfo": _deviceinfo,
+    "msnpureport_devices": _msnpureport_devices,
     "npu_smi_details": _npu_details,
     "npu_smi_templates": _npu_templates,
     "msprof": _msprof,

@@ -660,6 +660,8 @@ class LogEvent:
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     npu_freq_reduced (the importer's, MindCluster's frequency-reduction check of its npu-smi samples),
     npu_compute_low (the importer's, ascend-dmi -f: a device far under its run's median),
+    npu_device_state (the importer's, msnpureport's device_info.txt: a device whose OS does not run,
+    whose state was not read, or none found),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
