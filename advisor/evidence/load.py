@@ -843,7 +843,9 @@ class EvidenceFacts:
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
     netdev, netdev_up, peer, could_be, switch, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
     ``parsers.rdma.HcaPort``; ``active``: the state carries
-    traffic, None where the output gives no port state)."""
+    traffic, None where the output gives no port state; ``gpu_rail``: the GPUs whose own NIC the
+    same copy's ``nvidia-smi topo -m`` shows this port's device to be, where it is not active,
+    ``_mark_gpu_rail_down``; absent otherwise)."""
     hccn_conf: list[dict[str, Any]] = field(default_factory=list)
     """``{source, device, address, netmask, settings}`` per device of /etc/hccn.conf."""
     dcgm_diags: list[dict[str, Any]] = field(default_factory=list)
@@ -2351,6 +2353,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     if tag_note is not None:
         report.messages.append(tag_note)
     _all_down_beside_another_device(out, source)
+    _mark_gpu_rail_down(out, source)
     if (
         "hccn_tool" in failed
         and "ascend_notes" in report.formats
@@ -2395,6 +2398,36 @@ def _all_down_beside_another_device(out: EvidenceFacts, source: str) -> None:
         ):
             for p in listed:
                 p["all_down"] = None
+
+
+def _mark_gpu_rail_down(out: EvidenceFacts, source: str) -> None:
+    """``gpu_rail`` (the GPUs named) on a copy's RDMA ports that are not active where the same
+    copy's ``nvidia-smi topo -m`` puts their device on a GPU's own PCIe switch (PIX or PXB:
+    ``GDR_NEAR_PATHS``, the NIC that GPU's GPU Direct RDMA traffic goes through) and no port of
+    that device in the copy is active: that GPU has lost a rail the machine was built with, not
+    a spare port left uncabled. (A device with another port active still carries the GPU's
+    traffic; a NIC only farther from the GPUs may be a spare.)"""
+    tables = [t for t in out.topologies if t["source"] == source and t["tool"] == "nvidia-smi"]
+    if not tables:
+        return
+    near: dict[str, set[str]] = {}
+    for t in tables:
+        names: dict[str, str] = t.get("nics") or {}
+        gpus, nics = _gpus_and_nics(t["links"])
+        for gpu in gpus:
+            for nic in nics:
+                if t["links"][gpu].get(nic) in GDR_NEAR_PATHS:
+                    # (the NIC legend's RDMA device, or an older driver's column named by it)
+                    near.setdefault(names.get(nic, nic), set()).add(gpu)
+    mine = [p for p in out.hca_ports if p["source"] == source and p["ca"] in near]
+    for p in mine:
+        if p.get("active") is not False:
+            continue
+        # (rdma link, ibstat and ibv_devinfo of one port: the other ports of its device, on
+        # its host)
+        device = [q for q in mine if q["ca"] == p["ca"] and q.get("host") == p.get("host")]
+        if not any(q.get("active") for q in device):
+            p["gpu_rail"] = sorted(near[p["ca"]], key=lambda gpu: (len(gpu), gpu))
 
 
 _TOOL_COMMAND_RE = re.compile(

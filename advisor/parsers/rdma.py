@@ -1267,7 +1267,9 @@ def ibstat_not_found(text: str) -> list[IbstatNotFound]:
 # ctx_print_test_info printed the title, " Number of qps   : %d", " Connection type : %s" ...
 # The device is then the command's -d alone, the port its -i.
 PERFTEST_SIGNATURE = (
-    r"^[ \t]*Dual-port[ \t]+: (?:ON|OFF)[ \t]+Device[ \t]+: \S+"
+    # (the Device cell padded, "Device         : mlx5_0"; perftest's 2012-2013 head has "Device
+    # : %s"; some latency heads print it unpadded, "Device: rxe0", beside "Transport type: IB")
+    r"^[ \t]*Dual-port[ \t]+: (?:ON|OFF)[ \t]+Device[ \t]*: ?\S+"
     # the old head: its title, then its connection type within a few lines ("Test with
     # events.", write_bw_postlist.c's "Number of qp's running %d" may come between)
     r"|^[ \t]*[A-Za-z_]+(?: [A-Za-z_]+){0,5} (?:BW|Latency) Test[ \t]*\r?\n(?:[^\n]*\n){0,3}?"
@@ -1321,7 +1323,7 @@ PERFTEST_SIGNATURE = (
 _PERFTEST_TITLE_RE = re.compile(
     r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
 )
-_PERFTEST_DEVICE_RE = re.compile(r"Device\s+: (?P<ca>\S+)")
+_PERFTEST_DEVICE_RE = re.compile(r"Device[ \t]*: ?(?P<ca>\S+)")
 _PERFTEST_SETTING_RE = re.compile(
     # (the compact head of hccn_tool -roce_test's saved report puts two on a line: "Number of
     # qps: 1      Connection type: RC")
@@ -1571,10 +1573,26 @@ class PerftestRun:
     empty_gids: dict[str, int] = field(default_factory=dict)
     """The all-zero GIDs it printed (``GID: 00:...:00``), by side (``local``, ``remote``): their
     lines. On RoCE, no address at that GID index on that side."""
+    under_floor: bool = False
+    """Its bandwidth at its largest size, ``PERFTEST_FLOOR_BYTES`` or more, is above 0 and under
+    ``PERFTEST_FLOOR_GBPS``: less than a 1 Gb/s Ethernet link carries."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
     by default) carries no RDMA traffic."""
+
+
+PERFTEST_FLOOR_GBPS = 1.0
+"""The least a perftest bandwidth run between two hosts' RDMA ports is taken to move: the
+slowest Ethernet a cluster host's NIC runs (1000BASE-T; parsers.lspci counts a 1 Gb/s NIC as no
+job data NIC). RDMA NICs run at 10 Gb/s and up (RoCE) or 10 Gb/s SDR 4X and up (InfiniBand),
+so a run under it measured a path that cannot carry a training job's collectives, whatever the
+port's rate (a software device, rxe or siw, runs over the host's TCP/IP stack and CPU)."""
+PERFTEST_FLOOR_BYTES = 65536
+"""The message size from which a perftest bandwidth run is judged against
+``PERFTEST_FLOOR_GBPS``: perftest's default size for its bandwidth tests (perftest_parameters.h
+DEF_SIZE_BW 65536), large enough to fill the link; a run of small messages alone is bound by its
+message rate, not the link."""
 
 
 # perftest's check of its own port before it sets the link layer (ctx_set_link_layer:
@@ -2056,6 +2074,10 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run.port_not_active = down.group("state")
         if run is not None and run.bw_average_gbps is not None:
             run.compare_key = f"{run.test} at {int(run.rows[-1]['bytes'])} B"
+            run.under_floor = (
+                run.rows[-1]["bytes"] >= PERFTEST_FLOOR_BYTES
+                and 0 < run.bw_average_gbps < PERFTEST_FLOOR_GBPS
+            )
         if run is not None and not run.rows and run.failed is None:
             warnings.append(
                 ParseWarning(
