@@ -413,6 +413,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|alloc size : \d+ is more than total mem size : \d+"
         # ProcessGroupNCCL's start with its options (logs._PG_STARTED_OPTIONS_RE)
         r"|\[Rank \d+\] ProcessGroup(?:NCCL|HCCL) initialized with following options"
+        # DistributedDataParallel's construction, c10d's logger (logs._DDP_INIT_RE)
+        r"|\[Rank \d+\]: DDP Initialized with:"
+        # torch's DETAIL check of the ranks' collectives (logs._FINGERPRINT_MISMATCH_RE)
+        r"|Detected mismatch between collectives on ranks\. Rank \d+ is running"
         # Megatron-LM's parallel layout at start (logs.MEGATRON_WORLD_RE)
         r"|^using world size: \d+, data-parallel[- ]size: \d+, "
         # torch elastic's restart of a failed worker group (logs.ELASTIC_RESTART_RE)

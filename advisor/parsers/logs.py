@@ -682,7 +682,9 @@ class LogEvent:
     loop's loss that turned NaN or infinite, or was from its first step), fp16_overflow
     (DeepSpeed's loss scaler near its minimum, or most steps skipped), horovod_stall and
     horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in the same or in
-    different collectives)."""
+    different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
+    TORCH_DISTRIBUTED_DEBUG=DETAIL: ranks that called different collectives, or the same one
+    with other sizes)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -1664,6 +1666,8 @@ def _parse_events(text: str) -> LogReport:
     )
     _fr_trace(lines, report)
     _desync_report(lines, report)
+    if "Detected mismatch between collectives" in text:
+        _collective_mismatches(lines, report)
     for index, (no, line, _) in enumerate(lines):
         if (
             "waiting for" in line
@@ -1977,6 +1981,13 @@ def _parse_events(text: str) -> LogReport:
             and _pg_options_notes(lines, report)
         ):
             return report  # ProcessGroupNCCL's start on its ranks, no fault
+        if (
+            not report.events
+            and "DDP Initialized with:" in text
+            and first_error_line(lines) is None
+            and _ddp_init_notes(lines, report)
+        ):
+            return report  # DistributedDataParallel's construction on its ranks, no fault
         if (
             not report.events
             and "using world size:" in text
@@ -4971,6 +4982,74 @@ def _pg_options_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
                 if options
                 else ""
             )
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# DistributedDataParallel's construction as c10d's logger records it when TORCH_DISTRIBUTED_DEBUG
+# is INFO or DETAIL (torch/csrc/distributed/c10d/logger.cpp, Logger::set_construction_data_and_log):
+# a glog INFO line "[Rank 1]: DDP Initialized with: " and then its logging data, "key: value" a
+# line (torch 1.10 on) or, in the first form (torch 1.9), space-separated on one line and a
+# " Backend Info: ..." line after it
+_DDP_INIT_RE = re.compile(r"\[Rank (?P<rank>\d+)\]: DDP Initialized with:")
+_DDP_FIELD_RE = re.compile(
+    r"(?<![\w])(?P<key>world_size|module_name|backend_name|device_ids|find_unused_parameters"
+    r"|bucket_cap_mb|bucket_cap_bytes): (?P<value>[^\s:]+)(?=\s|$)"
+)
+DDP_INIT_LINES = 60
+"""How far below "DDP Initialized with:" its logging data may run."""
+DDP_WRAP_MIN_COLUMNS = 60
+"""The narrowest terminal a copy of the record is taken to be wrapped at."""
+
+
+def _ddp_init_fields(block: list[str]) -> dict[str, str]:
+    """The fields of one DDP init record's lines, the lines a copy cut at its width (the
+    block's longest, each at that width) joined again first."""
+    width = max((len(t) for t in block), default=0)
+    # (one long line of a record written a field a line is no wrap: a terminal's cuts are several)
+    wrapped = width >= DDP_WRAP_MIN_COLUMNS and sum(len(t) == width for t in block) >= 2
+    text = "".join(t if wrapped and len(t) == width else f"{t}\n" for t in block)
+    fields: dict[str, str] = {}
+    for f in _DDP_FIELD_RE.finditer(text):
+        fields.setdefault(f.group("key"), f.group("value"))
+    return fields
+
+
+def _ddp_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the ranks whose DistributedDataParallel was constructed and what with."""
+    starts = [(at, m) for at, (_, t, _) in enumerate(lines) if (m := _DDP_INIT_RE.search(t))]
+    if not starts:
+        return False
+    first = starts[0][0]
+    block: list[str] = []
+    for _, t, _ in lines[first + 1 : first + 1 + DDP_INIT_LINES]:
+        if _RECORD_START_RE.match(t) or _DDP_INIT_RE.search(t):
+            break  # (the next logger record)
+        block.append(t.rstrip())
+    fields = _ddp_init_fields(block)
+    said = [
+        f"{what} {fields[key]}"
+        for key, what in (
+            ("world_size", "world size"),
+            ("backend_name", "backend"),
+            ("module_name", "module"),
+            ("device_ids", "device_ids"),
+            ("bucket_cap_mb", "bucket_cap_mb"),
+            ("bucket_cap_bytes", "bucket_cap_bytes"),
+            ("find_unused_parameters", "find_unused_parameters"),
+        )
+        if key in fields
+    ]
+    ranks = sorted({int(m.group("rank")) for _, m in starts})
+    report.unread.append(
+        ParseWarning(
+            line=lines[first][0],
+            message="DistributedDataParallel constructed on rank(s) "
+            + ", ".join(map(str, ranks))
+            + (f" (c10d's logger: {', '.join(said)})" if said else "")
             + "; no error",
             skipped=False,
         )
@@ -13282,6 +13361,112 @@ def _desync_report(lines: list[tuple[int, str, int | None]], report: LogReport) 
         )
 
 
+# torch's ProcessGroupWrapper, which TORCH_DISTRIBUTED_DEBUG=DETAIL puts around every process
+# group: before each collective the ranks all-gather a fingerprint of it, and a rank that finds
+# another's different raises (torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp, verify_tensors
+# and operator<< of CollectiveFingerPrint): "Detected mismatch between collectives on ranks. Rank
+# 1 is running collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE,
+# TensorShape=[195812480], TensorDtypes=BFloat16, TensorDeviceTypes=TensorOptions(...)), but Rank
+# 0 is running collective: CollectiveFingerPrint(...).Collectives differ in the following
+# aspects: ..."; a collective with no tensors (a barrier) prints "CollectiveFingerPrint(
+# SequenceNumber=1OpType=BARRIER)". torch 1.10-1.12 printed only the reporting rank's fingerprint,
+# with no sequence number: "Rank 0 is running inconsistent collective: CollectiveFingerPrint(
+# OpType=ALLREDUCE, TensorShape=[20, 10], ...)".
+_FINGERPRINT_MISMATCH_RE = re.compile(
+    r"Detected mismatch between collectives on ranks\. Rank (?P<rank>\d+) is running "
+    r"(?P<old>inconsistent )?collective: CollectiveFingerPrint\("
+)
+_OTHER_FINGERPRINT_RE = re.compile(
+    r", but Rank (?P<rank>\d+) is running collective: CollectiveFingerPrint\("
+)
+# (each field's value ends at the next field's comma or at the bracket closing a shape; a value
+# cut by the copy ends where the line does, and is left out of the comparison)
+_FINGERPRINT_FIELD_RE = re.compile(
+    r"(?P<key>SequenceNumber|OpType|TensorShape|TensorDtypes)="
+    r"(?P<value>\[[^\]\n]*\]|\d+(?=\D)|[A-Za-z_]\w*(?=[,)]))"
+)
+_FINGERPRINT_ASPECTS = (
+    ("SequenceNumber", "sequence number"),
+    ("OpType", "collective"),
+    ("TensorShape", "tensor shape"),
+    ("TensorDtypes", "dtype"),
+)
+
+
+def _fingerprint(text: str) -> dict[str, str]:
+    """The fields of one printed CollectiveFingerPrint (its text up to where the next begins)."""
+    fields: dict[str, str] = {}
+    for f in _FINGERPRINT_FIELD_RE.finditer(text):
+        fields.setdefault(f.group("key"), f.group("value"))
+    return fields
+
+
+def _fingerprint_said(fields: dict[str, str]) -> str:
+    """One fingerprint as words: "ALLREDUCE (sequence number 3104, tensor shape [195812480],
+    BFloat16)"."""
+    details = [
+        f"{said} {fields[key]}"
+        for key, said in _FINGERPRINT_ASPECTS
+        if key in fields and key not in ("OpType", "TensorDtypes")
+    ] + ([fields["TensorDtypes"]] if "TensorDtypes" in fields else [])
+    return fields.get("OpType", "a collective") + (f" ({', '.join(details)})" if details else "")
+
+
+def _collective_mismatches(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Each rank's ProcessGroupWrapper mismatch, once: ``collective_fingerprint_mismatch``, the
+    reporting rank in ``rank``, the rank it differs from in ``remote_rank``, the difference in
+    ``exception_type``."""
+    seen: set[tuple[str, ...]] = set()
+    for no, line, tagged in lines:
+        if "Detected mismatch between collectives" not in line:
+            continue
+        if not (m := _FINGERPRINT_MISMATCH_RE.search(line)):
+            continue
+        other = _OTHER_FINGERPRINT_RE.search(line, m.end())
+        own = _fingerprint(line[m.end() : other.start() if other else len(line)])
+        theirs = _fingerprint(line[other.end() :]) if other else {}
+        key = (
+            m.group("rank"),
+            other.group("rank") if other else "",
+            *own.values(),
+            *theirs.values(),
+        )
+        if key in seen:
+            continue  # (the same error again: a traceback's line, then the elastic summary's)
+        seen.add(key)
+        rank = int(m.group("rank"))
+        said = f"rank {rank} ran {_fingerprint_said(own)}"
+        if other is not None:
+            # (a shape cut by the copy, "[359, 1, 14", is no value to compare)
+            differ = [
+                f"{what} {own[k]} vs {theirs[k]}"
+                for k, what in _FINGERPRINT_ASPECTS
+                if k in own and k in theirs and own[k] != theirs[k]
+            ]
+            said += f" while rank {other.group('rank')} ran {_fingerprint_said(theirs)}" + (
+                f": they differ in {', '.join(differ)}"
+                if differ
+                else ": the copy is cut before what differs"
+            )
+        elif m.group("old"):
+            said += ", another rank a different one (torch of this age names neither)"
+        else:
+            said += ": the copy is cut before the rank it differs from"
+        report.events.append(
+            LogEvent(
+                kind="collective_fingerprint_mismatch",
+                line=no,
+                message=line.strip()[:300],
+                rank=rank if tagged is None else tagged,
+                remote_rank=int(other.group("rank")) if other else None,
+                op=op_name(own["OpType"]) if "OpType" in own else None,
+                seq=int(own["SequenceNumber"]) if "SequenceNumber" in own else None,
+                library="torch DETAIL debug",
+                exception_type=said,
+            )
+        )
+
+
 # HCCL's init trace of a process ("Entry-HcclCommInitRootInfo:ranks[3], rank[0], ..." and
 # "SetupAgent rankNum[3], rank[0], ...")
 _INIT_RANK_RE = re.compile(
@@ -20852,6 +21037,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
     # pid → the exception printed above the agent's line for it: the summary's entry of that pid
     # (its traceback only "To enable traceback see ...") takes it
     raised_above: dict[int, tuple[str, int | None]] = {}
+    own_traceback: set[int] = set()  # entries whose traceback field holds the exception itself
     for index, (no, line, _) in enumerate(lines):
         if "exitcode" in line and _FLAT_ENTRY_RE.search(line):
             continue  # read above, whole
@@ -20975,6 +21161,11 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             current.pid = int(x.group(2)) if x.group(2) else None
         elif key == "traceback":
             current.message = value[:300]
+            if value.startswith(TRACEBACK_HEADING) and (ended := _entry_exception(lines, index)):
+                # the worker's whole traceback under the field: the exception it ends in
+                at, said = ended
+                current.message = f"the exception its traceback ends in (line {at}): {said}"[:400]
+                own_traceback.add(id(current))
     # The root cause is repeated under "Failures:" in some torch versions: keep one per rank.
     seen: dict[tuple[int | None, str | None, int | None], LogEvent] = {}
     repeated: set[int] = set()
@@ -21049,7 +21240,12 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             cause = f"python could not open its script (line {at}): {c.group(0).strip()}"
         # only an exception the entry's own rank printed (or an untagged line): another rank's
         # tagged exception above the agent's line is that rank's, often what followed the failure
-        if cause and cause_by in (None, ev.rank, ev.local_rank) and "Traceback" not in ev.message:
+        if (
+            cause
+            and cause_by in (None, ev.rank, ev.local_rank)
+            and "Traceback" not in ev.message
+            and id(ev) not in own_traceback
+        ):
             ev.message = (
                 f"{ev.message + ' / ' if ev.message and 'enable traceback' not in ev.message else ''}"
                 f"{cause}"
@@ -21071,6 +21267,29 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                 "failed first and its exit code are not in the copy",
             )
         )
+
+
+ENTRY_TRACEBACK_LINES = 400
+"""How far below a summary entry's "traceback : Traceback (most recent call last):" its
+exception is looked for."""
+_SUMMARY_BOUNDARY_RE = re.compile(r"^\s*(?:\[\d+\]:\s*$|={20,}|-{20,}|Root Cause\b|Failures:)")
+
+
+def _entry_exception(
+    lines: list[tuple[int, str, int | None]], index: int
+) -> tuple[int, str] | None:
+    """The exception a summary entry's traceback ends in, and its line: ChildFailedError prints
+    the worker's whole traceback from its error file under the entry's "traceback :" field, each
+    line indented by two more spaces (torch/distributed/elastic/multiprocessing/errors/
+    __init__.py, _format_failure: py_callstack with "\n" replaced by "\n  "), up to the next
+    entry or the summary's closing rule. None where the copy ends before the exception."""
+    raised: tuple[int, str] | None = None
+    for no, line, _ in lines[index + 1 : index + 1 + ENTRY_TRACEBACK_LINES]:
+        if _SUMMARY_BOUNDARY_RE.match(line) or _failure_field(line):
+            break
+        if m := _PY_EXCEPTION_RE.match(line):
+            raised = (no, m.group(0).strip())
+    return raised
 
 
 # torch elastic's record wrapper (torch/distributed/elastic/multiprocessing/errors/__init__.py),
