@@ -1458,6 +1458,9 @@ ideographic (full-width) space of a Chinese page."""
 _ZERO_WIDTH_RE = re.compile("[\u200b\ufeff\u202a-\u202e\u2066-\u2069]")
 _HTML_ENTITY_RE = re.compile(r"&(?:lt|gt|quot|amp|apos|nbsp|#39|#x27|#34);")
 """An output copied from a page's source, its markup escaped (``&lt;``, ``&quot;``)."""
+_ESCAPED_FRAME_RE = re.compile(r"(?<=frame )\\#(?=\d)")
+"""A C++ stack frame's number as a Markdown copy escaped it ("frame \\#0: c10::Error::Error":
+GitHub reads a bare "#0" as a link to an issue); one column more than the line was printed."""
 # docker compose pads each container's name to the longest one's length plus one, then " | "
 # (cmd/formatter/logs.go, setPrefix: fmt.Sprintf("%-"+width+"s | ", name)). The name is the
 # service's with its replica number ("trainer-1", v1's "trainer_1"), or, where the compose file
@@ -1590,7 +1593,14 @@ def _common_indent(lines: list[str]) -> str:
 
 HARD_WRAP_MIN_COLUMNS = 120
 """Narrower lines of one length are a table's rows or a format's own width, not a terminal's
-wrap."""
+wrap, unless the narrow wrap's own evidence holds (``HARD_WRAP_NARROW_MIN_COLUMNS``)."""
+HARD_WRAP_NARROW_MIN_COLUMNS = 100
+"""A reporter's terminal or paste cut at 100 columns or a little more (NaviLLM issue 34's
+watchdog log at 102: "[Rank 0" / "] Watchdog caught ..."): a wrap there only where its cuts
+fall inside words that go on in lower case on the next line (a table's rows of that width,
+rocm-smi's matrices, go on with their next row's label instead)."""
+HARD_WRAP_NARROW_MIN_LINES = 3
+"""Lines cut inside a word a narrow wrap needs: at 100 columns one or two such are chance."""
 _LINE_HEAD_RE = re.compile(
     r"[\w.-]+:\d+:\d+ \[|\d{4}-\d\d-\d\d|[A-Za-z]{3} +\d+ \d\d:|[\w.-]+: |\[|\(|nccl[A-Z]"
     r"|Traceback|File \"|frame #|Exception|terminate called|what\(\)|\*\*\*"
@@ -1606,8 +1616,8 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
     """``text`` with the lines a terminal (or a paste tool) cut at its width joined again. The
     width is the longest lines' length, at least ``HARD_WRAP_MIN_COLUMNS``; it is a wrap when
     ``HARD_WRAP_MIN_LINES`` of those lines are cut inside a word or at a space (the next line
-    goes on in lower case)
-    and none of them is followed by a line of its own (a host's or a rank's prefix, a date, an
+    goes on in lower case), at a narrower width (``HARD_WRAP_NARROW_MIN_COLUMNS`` on)
+    ``HARD_WRAP_NARROW_MIN_LINES`` of them, and none of them is followed by a line of its own (a host's or a rank's prefix, a date, an
     exception's name, a frame): then every line of that width is joined to the next. The
     continuation's line is left empty so line numbers hold. Returns the text, how many lines
     were joined and the width."""
@@ -1617,7 +1627,8 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
     # (the text's last line has nothing after it to go on to; "" after it is the final newline)
     last = len(lines) - 1 - (lines[-1] == "")
     at_width = [i for i in range(last) if len(lines[i]) == width]
-    if width < HARD_WRAP_MIN_COLUMNS or len(at_width) < HARD_WRAP_MIN_LINES:
+    narrow = width < HARD_WRAP_MIN_COLUMNS
+    if width < HARD_WRAP_NARROW_MIN_COLUMNS or len(at_width) < HARD_WRAP_MIN_LINES:
         return text, 0, width
 
     def own_line(i: int) -> bool:
@@ -1636,7 +1647,7 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
     # cut inside a word, or at the space between two (the next line goes on in lower case); or
     # inside a token, letters or digits on both sides of the cut, the rest shorter than the
     # width ("... commId 0x" / "9419ffc51c422e05 - Init START", "NCCL_IGN" / "ORE_DISABLED_P2P=1.":
-    # rows of one width, a CSV's, go on at the width)
+    # rows of one width, a CSV's, go on at the width); at a narrow width only the first
     mid_word = [
         i
         for i in at_width
@@ -1645,7 +1656,8 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
             and original[i + 1][:1].islower()
         )
         or (
-            (original[i][-1:].isalnum() or original[i][-1:] == "_")
+            not narrow
+            and (original[i][-1:].isalnum() or original[i][-1:] == "_")
             and (original[i + 1][:1].isalnum() or original[i + 1][:1] == "_")
             and len(original[i + 1]) < width
             # (a CSV's next row has as many fields, not a remainder: rows of two widths)
@@ -1654,7 +1666,8 @@ def _join_hard_wraps(text: str) -> tuple[str, int, int]:
             )
         )
     ]
-    if len(mid_word) < HARD_WRAP_MIN_LINES or any(own_line(i) for i in at_width):
+    needed = HARD_WRAP_NARROW_MIN_LINES if narrow else HARD_WRAP_MIN_LINES
+    if len(mid_word) < needed or any(own_line(i) for i in at_width):
         return text, 0, width
     joined = 0
     for i in at_width:
@@ -1830,11 +1843,18 @@ def _json_string_lines(text: str) -> tuple[str, int] | None:
     return "\n".join(out), quoted
 
 
+_WHOLE_LINE_SPAN_RE = re.compile(r"^([ \t]*)`([^`\n]+)`[ \t]*$", re.MULTILINE)
+"""A line that is one inline-code span whole (an issue's "`init.cc:1247 NCCL WARN ...`")."""
+
+
 def _code_span_around(text: str) -> str | None:
     """``text`` without the two backticks of the first inline-code span that runs over more
     than one line (opened by the first non-blank character of a line, closed by the last of a
-    later one, no backtick between); None where there is none. Lines around it, a report's own
-    prose with code spans of its own on one line, are kept as they are, and every line stays."""
+    later one, no backtick between); where there is none, without those of each line that is one
+    span whole, or without the one backtick that opened a span the copy cut before it closed
+    (nothing after it closes it); None where there is none of these. Lines around it, a
+    report's own prose with code spans of its own on one line, are kept as they are, and every
+    line stays."""
     lines = text.split("\n")
     opened: int | None = None
     for at, line in enumerate(lines):
@@ -1855,7 +1875,14 @@ def _code_span_around(text: str) -> str | None:
         last = line.rindex("`")
         lines[at] = line[:last] + line[last + 1 :]
         return "\n".join(lines)
-    return None
+    if opened is not None:
+        # a span opened and never closed: the copy ends inside it (a thread's stored chunk cut
+        # mid-line, "`init.cc:1247 NCCL WARN Mismatched collective det")
+        first = lines[opened].index("`")
+        lines[opened] = lines[opened][:first] + lines[opened][first + 1 :]
+        return "\n".join(lines)
+    spans, n = _WHOLE_LINE_SPAN_RE.subn(r"\1\2", text)
+    return spans if n else None
 
 
 def _unwrap(text: str) -> tuple[str, list[str]]:
@@ -1886,6 +1913,12 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             notes.append(
                 "read as a web page's escaped text: '&lt;', '&quot;' ... taken as '<', '\"'"
             )
+    if "\\#" in text:
+        # (before a terminal's wrap is looked for: the escape made the frames' lines one column
+        # longer than the others the terminal cut at its width)
+        text, n = _ESCAPED_FRAME_RE.subn("#", text)
+        if n:
+            notes.append(f"{n} stack frame number(s) escaped for Markdown ('\\#') read as '#'")
     if label := _COPY_LABEL_RE.match(text):
         # a page's copy button pasted with the block ("Copy{", "Copy code"): not the output's
         text = text[: label.start(1)] + text[label.end(1) :]

@@ -654,7 +654,8 @@ class LogEvent:
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort),
     rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
-    its failed worker group), disk_full (a write that found no space left on the device),
+    its failed worker group), elastic_agent_crash (the agent raising itself after it announced
+    such a restart, before the group started again), disk_full (a write that found no space left on the device),
     hccl_op_retry_connect (HCCL's op-retry channel that could not reach its server), rdma_ipv6_gid_only (show_gids' RoCE
     ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
@@ -5140,25 +5141,109 @@ ELASTIC_RESTART_RE = re.compile(
 )
 
 
+# torchrun's own traceback, not a worker's: a frame of its console script ("File \".../bin/
+# torchrun\", line 8, in <module>"), of torch's launcher modules (``python -m torch.distributed.run``)
+# or of the agent's and rendezvous' code; a worker's starts in its own script (its ``@record``
+# wrapper is elastic/multiprocessing/errors, not matched)
+_AGENT_FRAME_RE = re.compile(
+    r"File \"[^\"]*?(?:[/\\]torchrun(?:-script\.py|\.exe[/\\]__main__\.py)?\""
+    r"|torch[/\\]distributed[/\\](?:run|launch|launcher[/\\]api)\.py\""
+    r"|torch[/\\]distributed[/\\]elastic[/\\](?:agent|rendezvous)[/\\])"
+)
+AGENT_FRAME_LINES = 8
+"""How far under its "Traceback (most recent call last):" the agent's frame may stand (the
+console script's is the first; ``python -m`` puts runpy's two above it)."""
+AGENT_EXCEPTION_LINES = 80
+"""How far under the traceback's head its exception line is looked for."""
+_EXCEPTION_LINE_RE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception))\b")
+# glog's head of the agent's lines ("I0213 12:07:20.086000 870572 torch/...": level, date, time,
+# the process id)
+_GLOG_PID_RE = re.compile(r"^[IWEF]\d{4} [\d:.]+ +(?P<pid>\d+) ")
+
+
+def _agent_crash_after(
+    lines: list[tuple[int, str, int | None]], start: int
+) -> tuple[int, str | None] | None:
+    """Where torchrun's own traceback stands after ``lines[start]`` (the restart it announced)
+    before its workers started again, and its exception's line (None where the copy ends
+    first); None where none does."""
+    for index in range(start + 1, len(lines)):
+        _, text, _ = lines[index]
+        if _RDZV_FORMED_RE.search(text):
+            return None  # (the group rendezvoused and started again: the restart ran)
+        if "Traceback (most recent call last)" not in text:
+            continue
+        frames = lines[index + 1 : index + 1 + AGENT_FRAME_LINES]
+        if not any(_AGENT_FRAME_RE.search(t) for _, t, _ in frames):
+            continue  # (a worker's own traceback, printed late)
+        exception = next(
+            (
+                t.strip()
+                for _, t, _ in lines[index + 1 : index + 1 + AGENT_EXCEPTION_LINES]
+                if _EXCEPTION_LINE_RE.match(t)
+            ),
+            None,
+        )
+        if exception is not None and "ChildFailedError" in exception:
+            return None  # (its summary of workers that failed again: the restart ran)
+        return index, exception
+    return None
+
+
 def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``elastic_restart`` for the agent's restarts of its worker group: how many, and the
-    restarts it had left after the last."""
-    found = [(no, m, tagged) for no, t, tagged in lines if (m := ELASTIC_RESTART_RE.search(t))]
+    restarts it had left after the last; an ``elastic_agent_crash`` instead of the last where
+    torchrun itself raised before the group it restarted started (the restart never ran)."""
+    found = [
+        (index, no, m, tagged)
+        for index, (no, t, tagged) in enumerate(lines)
+        if (m := ELASTIC_RESTART_RE.search(t))
+    ]
     if not found:
         return
-    no, m, tagged = found[0]
-    last = found[-1][1]
+    crash = _agent_crash_after(lines, found[-1][0])
+    ran = found[:-1] if crash is not None else found
+    if ran:
+        _, no, m, tagged = ran[0]
+        last = ran[-1][2]
+        report.events.append(
+            LogEvent(
+                kind="elastic_restart",
+                line=no,
+                message=m.group(0),
+                rank=tagged,
+                library="torch elastic",
+                exception_type=f"its worker group {m.group('state')} and was restarted "
+                f"{len(ran)} time(s) ('{last.group('left')}/{last.group('max')} attempts left' "
+                "at the last): a worker failed, its own log says why",
+                repeated_lines=[n for _, n, _, _ in ran[1:]] or None,
+            )
+        )
+    if crash is None:
+        return
+    at, exception = crash
+    index, no, m, tagged = found[-1]
+    # the agent's restart stops the group ("Stopping worker group"), then rendezvouses again
+    # ("Rendezvous'ing worker group") before it starts it (torch/distributed/elastic/agent/
+    # server/api.py, _restart_workers -> _initialize_workers -> _rendezvous)
+    rejoining = any("Rendezvous'ing worker group" in t for _, t, _ in lines[index + 1 : at])
+    head = _GLOG_PID_RE.match(lines[index][1].lstrip())
     report.events.append(
         LogEvent(
-            kind="elastic_restart",
-            line=no,
-            message=m.group(0),
+            kind="elastic_agent_crash",
+            line=lines[at][0],
+            message=(exception or lines[at][1].strip())[:300],
             rank=tagged,
+            pid=int(head.group("pid")) if head else None,
             library="torch elastic",
-            exception_type=f"its worker group {m.group('state')} and was restarted "
-            f"{len(found)} time(s) ('{last.group('left')}/{last.group('max')} attempts left' "
-            "at the last): a worker failed, its own log says why",
-            repeated_lines=[n for n, _, _ in found[1:]] or None,
+            exception_type=f"its worker group {m.group('state')} and it announced a restart "
+            f"('{m.group('left')}/{m.group('max')} attempts left', line {no}), then torchrun "
+            "itself raised"
+            + (f" {exception[:200]}" if exception else "")
+            + (" while it rendezvoused again" if rejoining else " before the group started")
+            + f" (its own traceback, line {lines[at][0]}"
+            + ("" if exception else "; its exception is not in the copy")
+            + ")",
         )
     )
 
@@ -10615,6 +10700,29 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     said.append(f"{f.group('name')} ({sig_number})")
                 elif f.group("value").strip():
                     said.append(f"{f.group('field').lower()} {f.group('value').strip()}")
+            if sig_number is None and pid not in handled:
+                # the heading with no "Signal:" line of its process under it (a copy cut right
+                # after it): opal/util/stacktrace.c installs its handler one-shot (SA_RESETHAND)
+                # for the fatal signals of opal_signal only, so the process crashed on one; which
+                # is not in the copy
+                handled.add(pid)
+                by_handler.append(
+                    LogEvent(
+                        kind="launcher_exit",
+                        line=no,
+                        message=(
+                            f"[{host}:{os_.group('pid')}] the process received a fatal signal "
+                            "and crashed (Open MPI's handler prints this heading for no other); "
+                            "which signal is not in the copy"
+                            + (f" ({', '.join(said)})" if said else "")
+                        )[:300],
+                        exception_type="Open MPI's signal handler",
+                        host=host,
+                        pid=pid,
+                        rank=rank_of_pid.get(pid, tagged),
+                    )
+                )
+                continue
             if sig_number is not None and pid not in handled:
                 handled.add(pid)
                 told, at = f"[{host}:{os_.group('pid')}] {', '.join(said)}", no
