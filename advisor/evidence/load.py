@@ -327,6 +327,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|OVERFLOW! (?:Rank \d+ )?Skipping step\. Attempted loss scale: \d"
         r"|\[Rank 0\] step=\d+, skipped=\d+"
         r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"
+        r"|(?:horovod/common/operations\.cc:\d+\] |Stalled ops:)\S+ \[missing ranks: \d"
         r"|(?:Resource exhausted|RESOURCE_EXHAUSTED):[ \t]*Out\s+of\s+memory while trying to allocate \d"
         # Megatron's iteration line whose gradient norm is NaN, its loss dropped from it
         r"|^[ \t]*iteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| grad norm: (?i:nan|-?inf) \|"
@@ -345,6 +346,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|NVRM: The NVIDIA GPU [0-9A-Fa-f:.]+\s*$|NVRM: GPU [0-9A-Fa-f:.]+: RmInitAdapter failed!"
         # the device plugin's critical Xid; the driver's start (logs._PLUGIN_XID_RE, NVRM_LOADING_RE)
         r"|XidCriticalError: Xid=\d+(?: on (?:Device|GPU)=|, All devices)"
+        # nvidia-smi's critical Xid on a GPU (logs._SMI_CRITICAL_XID_RE)
+        r"|\bGPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]: Detected Critical Xid Error"
         r"|NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+\d"
         r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?(?:PCIe|CXL) Bus Error: severity="
         r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: (?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: "

@@ -1577,7 +1577,7 @@ def _parse_events(text: str) -> LogReport:
         _horovod_shutdowns(lines, report)
     if "check_time_out_for" in text or "Please check connectivity between servers" in text:
         _horovod_start_timeouts(lines, report)
-    if "by subset of ranks" in text:
+    if "by subset of ranks" in text or _HOROVOD_MISSING_RANKS in text:
         _horovod_stalls(lines, report)
     if "Skipping step" in text or "skipped=" in text:
         _fp16_overflows(lines, report)
@@ -9315,6 +9315,13 @@ _NVIDIA_LIB_RE = re.compile(r"^lib(?:nvidia-ml|cuda|nccl)\.so")
 _TF_DSO_LOADER_RE = re.compile(
     r"Could not load dynamic library '(?P<lib>[^'\s]{1,100})'; dlerror: "
 )
+# JAX probing the backends it was built with (jax/_src/xla_bridge.py backends(): "Unable to
+# initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: libtpu.so: cannot open shared
+# object file ..." through logger.info, and it goes on with the platforms it has, CUDA on a GPU
+# host): no program that stopped. Only where JAX_PLATFORMS names that backend, or a plugin must
+# not fail quietly, is it raised, a RuntimeError whose message adds "(set JAX_PLATFORMS=..." or
+# "(you may need to uninstall the failing plugin package, ...": read then as the loader's failure
+_JAX_BACKEND_PROBE = "Unable to initialize backend '"
 # its CUDA driver's start on a host with no NVIDIA driver (tensorflow/stream_executor/cuda/
 # cuda_driver.cc InternalInit: LOG(ERROR) "failed call to cuInit: ..." and an ABORTED status, so
 # no GPU is registered; then cuda_diagnostics.cc LogDiagnosticInformation: "kernel driver does not
@@ -9584,6 +9591,13 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
             continue
         if NVVS_OPTIONAL_SYMBOL in line:
             continue  # NVVS's lookup of an optional function (_nvvs_log says it)
+        if (
+            _JAX_BACKEND_PROBE in line
+            and "RuntimeError" not in line
+            and "JAX_PLATFORMS" not in line
+            and "uninstall the failing plugin" not in line
+        ):
+            continue
         if (tf := _TF_DSO_LOADER_RE.search(line)) is not None:
             if tf.group("lib") not in tf_said:
                 tf_said.add(tf.group("lib"))
@@ -9920,7 +9934,10 @@ def _horovod_start_timeouts(lines: list[tuple[int, str, int | None]], report: Lo
 # waiting for remainder of ranks for more than 60 seconds. ...", then "Stalled ranks:" ("Missing
 # ranks:" in newer releases) and a line a rank, "0: [name, name ...]": the tensors THAT rank has not
 # submitted while others have (its missing_ranks map); "0!: [...]" and "Will shutdown." (logged
-# at ERROR) where HOROVOD_STALL_SHUTDOWN_TIME_SECONDS passed
+# at ERROR) where HOROVOD_STALL_SHUTDOWN_TIME_SECONDS passed. Releases before the stall inspector
+# (0.16 and older, horovod/common/operations.cc CheckForStalledTensors) turn it round: "Stalled
+# ops:" then a line a tensor, "name [missing ranks: 1, 3]" (the first on the "Stalled ops:" line
+# itself where the preamble was one LOG(WARNING), each later one under its own glog head)
 _HOROVOD_STALL_RE = re.compile(
     r"submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for "
     r"remainder of ranks for more than (?P<s>\d+) seconds"
@@ -9932,9 +9949,33 @@ _HOROVOD_STALLED_RANK_RE = re.compile(
 _HOROVOD_OP_RE = re.compile(
     r"Horovod(Allreduce|Allgather|Broadcast|Alltoall|Reducescatter|Join|Barrier)", re.I
 )
+_HOROVOD_MISSING_RANKS = "[missing ranks:"
 HOROVOD_STALL_LINES = 4
 """How far below the stall inspector's warning its "Stalled ranks:" heading may stand (its own next
 line, a blank or a launcher's line between)."""
+
+
+def _horovod_stalled_ops(
+    lines: list[tuple[int, str, int | None]], at: int, missing: dict[int, list[str]]
+) -> None:
+    """The older stall inspector's "name [missing ranks: 1, 3]" lines from ``at`` on, read into
+    ``missing`` by rank (the tensors each rank has not submitted), as the newer one lists them."""
+    started = False
+    for i, (_, t, _) in enumerate(lines[at:]):
+        where = t.find(_HOROVOD_MISSING_RANKS)
+        if where < 0:
+            # (before the first: the warning's own line, "Stalled ops:" alone, a launcher's line)
+            if started or i > HOROVOD_STALL_LINES:
+                break
+            continue
+        started = True
+        # (the name is the word before the list; a launcher's prefix or glog head stands before
+        # it, and the first one follows "Stalled ops:" with no space)
+        words = t[:where].rpartition("Stalled ops:")[2].split()
+        ranks = t[where + len(_HOROVOD_MISSING_RANKS) :].partition("]")[0]
+        for rank in (int(r) for r in ranks.replace(",", " ").split() if r.isdigit()):
+            if words:
+                missing.setdefault(rank, []).append(words[-1])
 
 
 def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -9944,8 +9985,21 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
     time, is ``horovod_deadlock``: the ranks wait for each other for ever; otherwise
     ``horovod_stall``, a warning (a slow rank may still arrive)."""
     at = next((i for i, (_, t, _) in enumerate(lines) if (m := _HOROVOD_STALL_RE.search(t))), None)
-    if at is None or m is None:
-        return
+    waited = f"more than {m.group('s')} s" if at is not None and m is not None else None
+    if at is None:
+        # a copy cut below the warning: the older inspector's own tensor lines, under its glog
+        # head or after "Stalled ops:", still say who is missing
+        at = next(
+            (
+                i
+                for i, (_, t, _) in enumerate(lines)
+                if _HOROVOD_MISSING_RANKS in t
+                and ("Stalled ops:" in t or "horovod/common/operations.cc:" in t)
+            ),
+            None,
+        )
+        if at is None:
+            return
     no, line, tagged = lines[at]
     heading = next(
         (
@@ -9973,6 +10027,8 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
             missing[rank] = [n.strip() for n in names.removesuffix(" ...").split(",") if n.strip()]
             if names.endswith(" ..."):
                 cut.add(rank)
+    else:
+        _horovod_stalled_ops(lines, at, missing)
     ops = {
         rank: sorted({o.group(1).lower() for n in names if (o := _HOROVOD_OP_RE.search(n))})
         for rank, names in missing.items()
@@ -9997,8 +10053,12 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
             rank=tagged,
             library="Horovod",
             missing_ranks=sorted(missing) or None,
-            exception_type=f"Horovod's stall inspector: tensors submitted by a subset of ranks "
-            f"waited more than {m.group('s')} s for the rest"
+            exception_type="Horovod's stall inspector: tensors submitted by a subset of ranks "
+            + (
+                f"waited {waited} for the rest"
+                if waited
+                else "waited past its check time for the rest (the copy starts below its warning)"
+            )
             + (f" ({said}, which the other ranks had)" if said else "")
             + (
                 ": the ranks are in different collectives ("
@@ -15598,8 +15658,19 @@ def _past_progress_bar(line: str) -> str:
 # Megatron's training_log line an iteration (megatron/training.py: " iteration 5426/ 250000 |
 # consumed samples: 43408 | elapsed time per iteration (ms): 4247.9 | ..."): its own fields say
 # it is one, with or without a loss in it
+# (behind mpirun's "[1,0]<stdout>:" or pdsh's "host: " where the launcher tagged the lines)
+_MEGATRON_PREFIX = r"^(?:\[\d+,\d+\]<std(?:out|err)>:|[\w.-]{1,64}: )?"
 _MEGATRON_LOG_LINE_RE = re.compile(
-    r"^\s*iteration\s+\d+\s*/\s*\d+\s*\|\s*(?:consumed samples|elapsed time per iteration)"
+    _MEGATRON_PREFIX
+    + r"\s*iteration\s+\d+\s*/\s*\d+\s*\|\s*(?:consumed samples|elapsed time per iteration)"
+)
+# Megatron's own prints around its training_log, with no logger's marks either: print_datetime's
+# "[after dataloaders are built] datetime: 2022-10-31 08:35:51 " (megatron/training.py) and its
+# timers' "time (ms) | model-and-optimizer-setup: 294.00 | ..." (megatron/timers.py, before the
+# "(min, max) time across ranks" form)
+_MEGATRON_PRINT_RE = re.compile(
+    _MEGATRON_PREFIX + r"(?:\[[^\]\n]{1,100}\] datetime: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*$"
+    r"|time \(ms\) \| [\w-]+: \d+\.\d+)"
 )
 
 
@@ -15625,6 +15696,12 @@ def is_program_log(text: str) -> bool:
         or _PY_WARNING_LINE_RE.match(line)
         or _MEGATRON_LOG_LINE_RE.match(line)
     )
+    if any(_MEGATRON_LOG_LINE_RE.match(line) for line in head) and any(
+        _MEGATRON_PRINT_RE.match(line) for line in head
+    ):
+        # Megatron's iteration lines with its set-up prints: its log, the dataset builders'
+        # and other prints between them its own too
+        return True
     if len(head) <= WRAPPED_LINE_PARTS and head and _ONE_LINE_LOG_RE.match(head[0]):
         # one line with a logger's level and a time on it, the rest of the copy its own
         # continuation (a long line a page wrapped): a log cut to that line
@@ -17965,6 +18042,15 @@ _SYSLOG_HOST_RE = re.compile(
 _PLUGIN_XID_RE = re.compile(
     r"XidCriticalError: Xid=(?P<xid>\d+)(?: on (?:Device|GPU)=(?P<uuid>[^;,\s]+)|, All devices)"
 )
+# nvidia-smi's line for a GPU on which NVML saw a critical Xid event (its XidCriticalError event
+# type, the one the device plugin above watches), in its "GPU <bus>: <error>" form: "GPU
+# 00000000:04:00.0: Detected Critical Xid Error" (GoogleCloudPlatform/ai-infra-cluster-provisioning
+# issue 383, a GKE pod's log before its job's traceback). It names the GPU but not the Xid: the
+# kernel log's "NVRM: Xid" line says which, and what it calls for.
+_SMI_CRITICAL_XID = "Detected Critical Xid Error"
+_SMI_CRITICAL_XID_RE = re.compile(
+    r"\bGPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]): " + _SMI_CRITICAL_XID
+)
 PLUGIN_APPLICATION_XIDS = {"13", "31", "43", "45", "68", "109"}
 """The Xids the device plugin leaves a GPU healthy on by default (application errors:
 k8s-device-plugin internal/rm/health.go ignoredXids); one it reports was enabled by hand."""
@@ -18000,6 +18086,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             and "XidCriticalError" not in line
             and not line.lstrip().startswith("Xid (")
             and "detected on PCI:" not in line
+            and _SMI_CRITICAL_XID not in line
         ):
             continue
         host_m = _SYSLOG_HOST_RE.search(line)
@@ -18030,6 +18117,15 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             )
             # (an application's Xid leaves the GPU sound: an error, not a fault)
             fault = code not in PLUGIN_APPLICATION_XIDS
+        elif _SMI_CRITICAL_XID in line and (m := _SMI_CRITICAL_XID_RE.search(line)):
+            key = ("smi-xid", m.group("bus").lower())
+            what = (
+                f"GPU {m.group('bus')}: nvidia-smi reported a critical Xid error on it (the line "
+                f"names no Xid number: the node's kernel log, NVRM: Xid, says which)"
+            )
+            # (a GPU NVML holds in error, whose work stops: the device is at fault until the
+            # kernel log's Xid says it was the application's)
+            fault = True
         elif m := _NVRM_GPU_LOST_RE.search(line):
             # its next two lines say why: "(PCI ID: ...) installed in this system has" / "fallen
             # off the bus and is not responding to commands."
@@ -18130,7 +18226,9 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             host=host,
             code=code,
             device=device,
-            library="NVIDIA driver (NVRM)" if key[0] != "sxid" else "NVSwitch driver",
+            library={"sxid": "NVSwitch driver", "smi-xid": "nvidia-smi (NVML)"}.get(
+                key[0], "NVIDIA driver (NVRM)"
+            ),
             code_name=XID_MEANINGS.get(int(code)) if code and key[0] != "sxid" else None,
             call=call,
             exception_type=what[:300],
