@@ -50,9 +50,11 @@ def test_a_megatron_loss_written_nan_in_capitals_is_a_diverged_run() -> None:
     )
     (note,) = [m.message for m in load_text(text, "train.log").files[0].messages]
     assert "the loss is not a number from line 3 on (the run diverged)" in note
+    # (a count of NaN iterations beside a finite loss is the fp16 scaler's skips, which Megatron
+    # counts apart from the steps that trained: review 45 No. 9)
     counted = " iteration 1/ 4 | consumed samples: 8 | lm loss: 1.0E+01 | number of nan iterations:   2 |\n"
     (note,) = [m.message for m in load_text(counted, "train.log").files[0].messages]
-    assert "(the run diverged)" in note
+    assert "(the run diverged)" not in note
 
 
 def test_a_panics_closing_marker_is_the_same_panic() -> None:

@@ -1007,7 +1007,7 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
         if m.start() < read_to:
             continue  # inside an object read whole and found no table
         try:
-            _, end = decoder.raw_decode(text, m.end() - 1)
+            end = _decoded_end(decoder, text, m.end() - 1)
         except (ValueError, RecursionError):  # (not JSON, or nested past the reader's depth)
             unclosed = unclosed or m
             continue
@@ -1029,6 +1029,34 @@ def embedded_rank_table(text: str) -> tuple[str, int] | None:
         if _SIGNATURES["rank_table"].search(rest[:EMBEDDED_TABLE_LOOK_CHARS]):
             return rest, text.count("\n", 0, unclosed.start())
     return None
+
+
+DECODE_WINDOW_CHARS = 4096
+"""How much of the text after a line's "{" is first given to the JSON reader, doubled while the
+object may run past it: a log line that only looks like an object (a Python dict's repr) fails
+within it."""
+# (the longest JSON token but a string, "-Infinity": an error this near the window's end may be
+# the window's cut, not the text's)
+_TOKEN_CHARS = 16
+
+
+def _decoded_end(decoder: json.JSONDecoder, text: str, at: int) -> int:
+    """Where the JSON object at ``at`` of ``text`` ends; ValueError where it is not one. Read in a
+    window that grows, not against the whole text: the reader's error counts the lines before
+    its position (json.JSONDecodeError's lineno), which at each of a long log's dict lines
+    (Hugging Face's Trainer writes one a logging step) made finding a table quadratic."""
+    size = DECODE_WINDOW_CHARS
+    while True:
+        piece = text[at : at + size]
+        try:
+            return at + decoder.raw_decode(piece)[1]
+        except json.JSONDecodeError as e:
+            # (a string the window cut reads as unterminated from its start; any other cut fails
+            # at the window's end)
+            cut = e.msg.startswith("Unterminated string") or e.pos >= len(piece) - _TOKEN_CHARS
+            if at + size >= len(text) or not cut:
+                raise
+        size *= 2
 
 
 _TABLE_LIST_RE = re.compile(

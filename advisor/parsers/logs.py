@@ -1583,7 +1583,7 @@ def _parse_events(text: str) -> LogReport:
         _fp16_overflows(lines, report)
     if "grad norm:" in text:
         _megatron_nan_grad_norm(lines, report)
-    if "Out" in text and ("Resource exhausted" in text or "RESOURCE_EXHAUSTED" in text):
+    if any(w in text for w in _XLA_OOM_WORDS):
         _xla_oom(lines, report)
     if ", expected " in text and "errno = " in text:
         _mpi_cma_errors(lines, report)
@@ -4463,8 +4463,6 @@ ITERATION_LOSS_RE = re.compile(
     r"^[^|\n]{0,120}?\biteration\s+(?P<step>\d+)\s*/\s*(?P<of>\d+)\s*\|[^\n]*?\|\s*(?:lm )?loss:\s*"
     r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|(?i:nan|-?inf))"
 )
-# Megatron's count of iterations whose loss was not a number ("| number of nan iterations:   2 |")
-_NAN_ITERATIONS_RE = re.compile(r"\bnumber of nan iterations:\s*([1-9]\d*)")
 
 
 # a tqdm progress bar whose postfix carries the loss (VeOmni's, many trainers' "Epoch 1/1:   0%|
@@ -5789,12 +5787,10 @@ _STEP_TIME_RE = re.compile(r"\bper step time: (\d+(?:\.\d+)?) ms\b")
 
 
 def _not_a_number(m: re.Match[str]) -> bool:
-    """Whether a loss line's loss is NaN or infinite (or Megatron counted NaN iterations in it:
-    steps its fp16 loss scaler skipped, training.py training_log counting a NaN only among the
-    skipped ones, the loss it prints the mean of the others)."""
-    return m.group("loss").lstrip("-").lower() in ("nan", "inf") or bool(
-        _NAN_ITERATIONS_RE.search(m.string)
-    )
+    """Whether a loss line's loss is NaN or infinite. (Megatron's count of NaN iterations beside
+    a finite loss is not: training.py training_log counts a NaN only among the steps its fp16
+    loss scaler skipped, and the loss it prints is the mean of the others, which trained.)"""
+    return m.group("loss").lstrip("-").lower() in ("nan", "inf")
 
 
 def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
@@ -9945,10 +9941,12 @@ _HOROVOD_STALL_RE = re.compile(
 _HOROVOD_STALLED_RANK_RE = re.compile(
     r"^\s*(?:(?P<rank>\d+)(?P<shut>!)?: )?\[(?P<names>[^\]\n]*)\]"
 )
-# (the collective a tensor's name says: Horovod names each op's tensor "Horovod<Op>_<name>")
-_HOROVOD_OP_RE = re.compile(
-    r"Horovod(Allreduce|Allgather|Broadcast|Alltoall|Reducescatter|Join|Barrier)", re.I
-)
+# (the collective a tensor's name says: Horovod's TensorFlow ops name each tensor
+# "Horovod<Op>_<name>"; its PyTorch and MXNet ops "<op>.<name>", or "<op>.noname.<handle>" for
+# an unnamed one (horovod/torch/mpi_ops_v2.cc and horovod/mxnet/mpi_ops.cc GetOpName: prefix +
+# "." + name); the name is stripped, so the dotted op starts it)
+_HOROVOD_OPS = "Allreduce|Allgather|Broadcast|Alltoall|Reducescatter|Join|Barrier"
+_HOROVOD_OP_RE = re.compile(rf"(?:Horovod|^(?=(?:{_HOROVOD_OPS})\.))({_HOROVOD_OPS})", re.I)
 _HOROVOD_MISSING_RANKS = "[missing ranks:"
 HOROVOD_STALL_LINES = 4
 """How far below the stall inspector's warning its "Stalled ranks:" heading may stand (its own next
@@ -10088,9 +10086,16 @@ _DS_OVERFLOW_RE = re.compile(
     r"Attempted loss scale: (?P<tried>\d+(?:\.\d+)?), (?:reducing to (?P<to>\d+(?:\.\d+)?)|but hysteresis)"
 )
 DS_LOW_LOSS_SCALE = 8.0
-"""A loss scale this low after overflows is a warning: three halvings from DeepSpeed's default
-minimum (1), where the run stops; a run's first overflows, from 2**16 or 2**32 down, are its scaler
-finding its scale and no fault."""
+"""How many times the run's minimum loss scale (``min_loss_scale``, 1 by default) a scale after
+overflows may be and still be warned: three halvings from it, where the scaler can go no lower; a
+run's first overflows, from 2**16 or 2**32 down, are its scaler finding its scale and no fault."""
+# The scaler's settings as DeepSpeed's config print shows them ("dynamic_loss_scale_args ......
+# {'init_scale': 2048, 'scale_window': 500, 'delayed_shift': 2, 'consecutive_hysteresis': False,
+# 'min_scale': 1}", loss_scaler.py MIN_LOSS_SCALE = 'min_scale'), or its JSON config's
+# "min_loss_scale": 1e-10 (ymcui/Chinese-LLaMA-Alpaca's ds_zero2_no_offload.json)
+_DS_MIN_SCALE_RE = re.compile(
+    r"""(?:'min_scale'|"min_loss_scale"):\s*(?P<min>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"""
+)
 DS_SKIPPED_MIN_STEPS = 100
 """Steps a DeepSpeed engine must have taken before its share of skipped steps is judged (the
 first few are skipped while the scaler finds its scale)."""
@@ -10098,21 +10103,63 @@ first few are skipped while the scaler finds its scale)."""
 _HF_ZERO_LOSS_RE = re.compile(r"^\s*\{'loss': 0\.0,")
 
 
-def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``fp16_overflow`` where DeepSpeed's fp16 loss scaler fell to ``DS_LOW_LOSS_SCALE`` or
-    below, or where its engine skipped more than half of its steps (each skip an overflow,
-    engine.py's skipped_steps): the run hardly trains. A warning of the job, as a diverged loss."""
-    overflows = [
-        (no, m) for no, t, _ in lines if "Skipping step" in t and (m := _DS_OVERFLOW_RE.search(t))
-    ]
-    low = next(
+def _loss_scale_path(overflows: list[tuple[int, re.Match[str]]]) -> str:
+    """What DeepSpeed's overflow lines say of its loss scale: their count, the scale they fell
+    from and the lowest one, and where a later overflow shows it raised again."""
+    first = overflows[0][1]
+    scales = [(no, float(m.group("to"))) for no, m in overflows if m.group("to")]
+    lowest_at, lowest = min(scales, key=lambda s: s[1]) if scales else (0, 0.0)
+    # (the first overflow after the lowest scale that tried a higher one: the scaler raised it)
+    back = next(
         (
             (no, m)
             for no, m in overflows
-            if m.group("to") and float(m.group("to")) <= DS_LOW_LOSS_SCALE
+            if scales and no > lowest_at and float(m.group("tried")) > lowest
         ),
         None,
     )
+    return (
+        f"{len(overflows)} fp16 overflow(s) skipped their step"
+        + (f" on rank {first.group('rank')}" if first.group("rank") else "")
+        + f", the loss scale falling from {first.group('tried')}"
+        + (f" to {lowest:g}" if scales else "")
+        + (
+            f", then back up to {back[1].group('tried')} by line {back[0]} (the scaler raises it "
+            "after each scale window of steps without an overflow)"
+            if back is not None
+            else ""
+        )
+    )
+
+
+def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``fp16_overflow`` where DeepSpeed's fp16 loss scaler fell to ``DS_LOW_LOSS_SCALE``
+    times its minimum or below and no later overflow shows it above that again, or where its
+    engine skipped more than half of its steps (each skip an overflow, engine.py's
+    skipped_steps): the run hardly trains. A warning of the job, as a diverged loss. A low scale
+    a later overflow shows raised again is a note."""
+    overflows = [
+        (no, m) for no, t, _ in lines if "Skipping step" in t and (m := _DS_OVERFLOW_RE.search(t))
+    ]
+    floor = next(
+        (
+            float(f.group("min"))
+            for _, t, _ in lines
+            if "min_" in t and (f := _DS_MIN_SCALE_RE.search(t))
+        ),
+        None,
+    )
+    near = (floor if floor is not None else 1.0) * DS_LOW_LOSS_SCALE
+    # (the scaler raises its scale silently after each scale_window of steps without an overflow
+    # (loss_scaler.py update_scale): a later overflow that tried a higher scale shows it did, and
+    # the low scale before it passed)
+    low: tuple[int, re.Match[str]] | None = None
+    passed: tuple[int, re.Match[str]] | None = None
+    for no, m in overflows:
+        if low is not None and float(m.group("tried")) > near:
+            passed, low = passed or low, None
+        if low is None and m.group("to") and float(m.group("to")) <= near:
+            low = (no, m)
     step = None
     for no, t, _ in lines:
         if "skipped=" in t and (st := _DS_STEP_RE.search(t)):
@@ -10126,6 +10173,15 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
     )
     # (the skipped share first: it says the run hardly trained, the low scale that it soon stops)
     if (at := skipped or low) is None:
+        if passed is not None:
+            report.unread.append(
+                ParseWarning(
+                    line=passed[0],
+                    message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows)}; no "
+                    "warning: the scale it fell to was raised again",
+                    skipped=False,
+                )
+            )
         return
     said = []
     if skipped is not None:
@@ -10137,16 +10193,13 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
         if zero := next((no for no, t, _ in lines if _HF_ZERO_LOSS_RE.match(t)), None):
             said.append(f"the Trainer logged a loss of 0.0 from line {zero} on")
     if overflows:
-        first = overflows[0][1]
-        scales = [float(m.group("to")) for _, m in overflows if m.group("to")]
         said.append(
-            f"{len(overflows)} fp16 overflow(s) skipped their step"
-            + (f" on rank {first.group('rank')}" if first.group("rank") else "")
-            + f", the loss scale falling from {first.group('tried')}"
-            + (f" to {min(scales):g}" if scales else "")
+            _loss_scale_path(overflows)
             + (
-                f" (at most {DS_LOW_LOSS_SCALE:g}: near DeepSpeed's minimum, 1 by default, where "
-                "it stops the run)"
+                f" (at most {near:g}: near the run's minimum, "
+                + (f"{floor:g} (min_loss_scale)" if floor is not None else "1 by default")
+                + ", below which the scaler cannot go: DeepSpeed stops the run there, or, where "
+                "raise_error_at_min_scale is off, skips each step that overflows again)"
                 if low is not None
                 else ""
             )
@@ -10202,22 +10255,28 @@ def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: Lo
 # XLA's allocator refusing a device allocation (TensorFlow's and jaxlib's "Execution of replica 0
 # failed: Resource exhausted: Out of memory while trying to allocate 5520758552 bytes.", newer
 # "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1234 bytes."), maybe wrapped by the
-# page that held it
+# page that held it (at a space) or by a terminal's fixed width (anywhere, a word cut in two)
 _XLA_OOM_RE = re.compile(
     r"(?:Execution of replica (?P<replica>\d+) failed: )?(?:Resource exhausted|RESOURCE_EXHAUSTED):"
     r"\s*Out\s+of\s+memory while trying to allocate (?P<size>\d+) bytes"
 )
 
+# (a line one of these is on, the status's word or what comes before it, where a wrap may cut the
+# status's word itself)
+_XLA_OOM_WORDS = ("Resource", "RESOURCE", "Execution of replica")
+
 
 def _xla_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``device_oom`` for the first allocation XLA could not make: its size and replica."""
     for index, (no, line, tagged) in enumerate(lines):
-        if "Resource exhausted" not in line and "RESOURCE_EXHAUSTED" not in line:
+        if not any(w in line for w in _XLA_OOM_WORDS):
             continue
         m = _XLA_OOM_RE.search(line)
         if m is None and index + 1 < len(lines):
-            # (a long line wrapped by the page it was copied from: read with its next piece)
-            m = _XLA_OOM_RE.search(f"{line.rstrip()} {lines[index + 1][1].lstrip()}")
+            # (a long line wrapped: read with its next piece, joined as cut mid-word, then as cut
+            # at a space; neither join of the other kind matches, the size read whole)
+            head, tail = line.rstrip(), lines[index + 1][1].lstrip()
+            m = _XLA_OOM_RE.search(f"{head}{tail}") or _XLA_OOM_RE.search(f"{head} {tail}")
         if m is None:
             continue
         size_b = int(m.group("size"))
@@ -15818,8 +15877,10 @@ _BELOW_ERROR_RE = re.compile(
 _ERROR_LEVEL_FIRST_RE = re.compile(r"^\W{0,3}(?:ERROR|FATAL|CRITICAL)\b")
 # words that look like an error and are not one: counts of none, the names of settings
 _NOT_ERROR_RE = re.compile(
-    # (not a device's or rank's number before the word: "acl set device 0 failed")
-    r"(?<!device )(?<!rank )(?<!card )(?<!node )(?<![GN]PU )(?<!chip )\b0 (?:errors?|failed|failures?)\b"
+    # (not a device's or rank's number before the word: "acl set device 0 failed", XLA's
+    # "Execution of replica 0 failed: Resource exhausted: ...", a worker's, a task's)
+    r"(?<!device )(?<!rank )(?<!card )(?<!node )(?<![GN]PU )(?<!chip )(?<!replica )(?<!worker )"
+    r"(?<!process )(?<!task )\b0 (?:errors?|failed|failures?)\b"
     # (glog's CHECK names its condition after "Check failed: ": "Check failed: 0 Unknown ...")
     r"|(?<!Check )\b(?:errors?|failed|failures?)\W{0,3}0\b"
     # a report's count of none ("Failed requests:                         0", vLLM's bench)
