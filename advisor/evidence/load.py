@@ -5207,6 +5207,26 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                                 "ratio": round(enabled / disabled, 2),
                             }
                         )
+    model = {int(d["index"]): str(d["name"]) for d in run.devices}
+    # the ordered pairs CUDA was asked of whose two GPUs are one model (a GPU no device line
+    # names is taken as its peers' model)
+    alike = [
+        (a, b)
+        for a, row in run.access.items()
+        for b in row
+        if model.get(a) is None or model.get(b) is None or model[a] == model[b]
+    ]
+    if run.access and not alike:
+        notes.append(
+            ParseWarning(
+                line=run.matrices[0].line if run.matrices else 1,
+                message="p2pBandwidthLatencyTest: no two of its GPUs are one model ("
+                + ", ".join(dict.fromkeys(model.values()))
+                + "): CUDA gives no peer access between GPUs of different models, so their "
+                "CANNOT is the board's mix, not a fault",
+                skipped=False,
+            )
+        )
     out.gpu_copy.append(
         {
             "source": source,
@@ -5238,10 +5258,11 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             "peer_access": {
                 str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
             },
-            # every ordered pair of two or more GPUs answered CANNOT: no copy between them
-            # goes direct (the sample's own NOTE: it "falls back to normal memcopy")
-            "no_peer_access": len(run.access) > 1
-            and not any(ok for row in run.access.values() for ok in row.values()),
+            # every ordered pair of two or more GPUs of one model answered CANNOT: no copy
+            # between them goes direct (the sample's own NOTE: it "falls back to normal
+            # memcopy"); GPUs of different models never share peer access, the board's mix
+            "no_peer_access": bool(alike)
+            and not any(run.access.get(a, {}).get(b) for a, b in alike),
             "complete": run.complete,
             "host_copy_slow": [],
         }

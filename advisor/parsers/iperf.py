@@ -157,6 +157,12 @@ def parse(text: str) -> list[Iperf3Run]:
             at = next((i for i, w in enumerate(words) if w in ("-c", "--client")), None)
             if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-"):
                 commanded = words[at + 1]
+                # (a new client's command: what follows is its output, an error included, which
+                # iperf3 prints of its own invocation (iperf_error.c), never of the run above)
+                run = None
+        if body == "iperf Done.":
+            run = None  # (the client's last line of a run: a line after it is another run's)
+            continue
         if m := _CLIENT_RE.match(body):
             run = Iperf3Run(line=no, role="client", remote=m.group("host") or m.group("host2"))
             run.remote_port = int(m.group("port") or m.group("port2"))

@@ -2371,12 +2371,21 @@ def _vllm_core_said_once(report: LogReport) -> None:
         if e.kind == "launcher_exit"
         and (e.exception_type or "").startswith("vLLM (its worker did not start")
     ]
+    claimed: set[int] = set()  # the workers (by line) a core's relay is said with already
     for core in cores:
+        relays = _WORKER_PROC_RELAYED in (core.exception_type or "")
         if any(o.line <= core.line + TRACEBACK_LINES for o in others):
             report.events.remove(core)
-        elif _WORKER_PROC_RELAYED in (core.exception_type or "") and (
-            worker := next((w for w in reversed(workers) if w.line < core.line), None)
+        elif relays and (
+            # (with data parallelism each engine core starts its own executor and workers,
+            # vllm/v1/executor/multiproc_executor.py: a worker another core relayed is not this
+            # core's)
+            worker := next(
+                (w for w in reversed(workers) if w.line < core.line and w.line not in claimed),
+                None,
+            )
         ):
+            claimed.add(worker.line)
             # the engine core's exception only relays its worker's (vllm/v1/executor/
             # multiproc_executor.py, wait_for_ready: "WorkerProc initialization failed due to an
             # exception in a background process"): one failure, the worker's, said once with
@@ -2385,6 +2394,12 @@ def _vllm_core_said_once(report: LogReport) -> None:
             name = f" {core.worker}" if core.worker else ""
             took = f"; its engine core{name} then did not start (line {core.line})"
             worker.exception_type = f"{(worker.exception_type or '')[:-1]}{took})"
+        elif relays and workers and (core.exception_type or "").endswith(")"):
+            # (its own worker's failure is not in the copy: the one above is another core's)
+            core.exception_type = (
+                f"{(core.exception_type or '')[:-1]}; the worker whose failure it relays is not "
+                "in the copy)"
+            )
 
 
 # Ray's log deduplication: a line other processes printed too, folded into one with "[repeated 14x
@@ -12786,16 +12801,47 @@ _NVIDIA_PLUGIN_NO_DEVICES_RE = re.compile(r"(?:^|\s)No devices found\. Waiting i
 _NVIDIA_PLUGIN_REGISTERED_RE = re.compile(
     r"\bRegistered device plugin for '(?P<res>[\w./-]+)' with Kubelet\b"
 )
+# kubectl's prefix of each line with --prefix ("[pod/nvidia-device-plugin-daemonset-7xk2p/
+# nvidia-device-plugin-ctr] "): the pod that printed it. The plugin is a DaemonSet, one pod a
+# node, so one pod's registration says nothing of another's node
+_KUBECTL_POD_PREFIX_RE = re.compile(r"^\s*\[pod/(?P<pod>[\w.-]+)/[\w.-]+\] ")
+# `kubectl logs` with a label selector (-l, --selector): several pods' lines under one command,
+# which, with their prefixes taken off (or never asked for), no longer say which pod wrote each
+_KUBECTL_LOGS_RE = re.compile(r"\bkubectl\s(?:[^\n]*\s)?logs\s(?P<args>[^\n]*)$")
+_KUBECTL_SELECTOR_RE = re.compile(r"(?:^|\s)(?:-l|--selector)(?:[=\s]|$)")
+
+
+def _plugin_pods(lines: list[tuple[int, str, int | None]]) -> dict[int, str | None]:
+    """The pod each line of a device plugin's log came from, by line: its kubectl prefix's pod;
+    ``""`` for a line under a `kubectl logs -l` of several pods that says not which; None where
+    the lines are one pod's (one `kubectl logs POD`, or no command)."""
+    pods: dict[int, str | None] = {}
+    selector = False
+    for no, line, _ in lines:
+        if "kubectl" in line and (c := _KUBECTL_LOGS_RE.search(line)):
+            selector = _KUBECTL_SELECTOR_RE.search(c.group("args")) is not None
+            continue
+        p = _KUBECTL_POD_PREFIX_RE.match(line) if "[pod/" in line else None
+        pods[no] = p.group("pod") if p else ("" if selector else None)
+    return pods
 
 
 def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``device_not_offered`` per node and device kind a scheduler (or the NVIDIA device
     plugin) found none of."""
     seen: set[tuple[str, str]] = set()
-    registered: dict[str, int] = {}  # each resource's last registration with kubelet, its line
-    for no, line, _ in lines:
-        if "Registered device plugin" in line and (r := _NVIDIA_PLUGIN_REGISTERED_RE.search(line)):
-            registered[r.group("res")] = no
+    # each pod's last registration of a resource with kubelet, its line (a later run of the
+    # same pod's plugin, or of the pod that replaced it, serves the GPUs; another pod's is
+    # another node's)
+    registered: dict[tuple[str | None, str], int] = {}
+    said_registered = [
+        (no, r.group("res"))
+        for no, line, _ in lines
+        if "Registered device plugin" in line and (r := _NVIDIA_PLUGIN_REGISTERED_RE.search(line))
+    ]
+    pods = _plugin_pods(lines) if said_registered else {}
+    for no, res in said_registered:
+        registered[(pods.get(no), res)] = no
     for no, line, tagged in lines:
         if m := _HAMI_NO_REGISTER_RE.search(line):
             key = (m.group("node"), m.group("type"))
@@ -12817,25 +12863,29 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
                 "absent or 0): the scheduler cannot place the devices there"
             )
         elif "Waiting indefinitely" in line and _NVIDIA_PLUGIN_NO_DEVICES_RE.search(line):
-            key = ("this node", "nvidia.com/gpu")
+            p = _KUBECTL_POD_PREFIX_RE.match(line)
+            key = (f"pod {p.group('pod')}" if p else "this node", "nvidia.com/gpu")
             said = (
-                "the NVIDIA device plugin found no GPU to serve ('No devices found. Waiting "
-                "indefinitely.'): it registers no nvidia.com/gpu with kubelet, and pods asking "
-                "for one are not placed on this node"
+                f"the NVIDIA device plugin{f' (pod {p.group(1)})' if p else ''} found no GPU to "
+                "serve ('No devices found. Waiting indefinitely.'): it registers no "
+                "nvidia.com/gpu with kubelet, and pods asking for one are not placed on "
+                f"{'its node' if p else 'this node'}"
             )
         else:
             continue
         if key in seen:
             continue
         seen.add(key)
-        if key[1] == "nvidia.com/gpu" and registered.get(key[1], 0) > no:
-            # (an earlier run of the plugin: the last one registered the GPUs with kubelet)
+        pod = pods.get(no)
+        later = registered.get((pod, key[1]), 0) if pod != "" else 0
+        if key[1] == "nvidia.com/gpu" and later > no:
+            # (an earlier run of the same pod's plugin: the last one registered the GPUs)
             report.unread.append(
                 ParseWarning(
                     line=no,
                     message="an earlier run of the NVIDIA device plugin found no GPU to serve "
                     "('No devices found. Waiting indefinitely.'); a later run registered "
-                    f"nvidia.com/gpu with kubelet (line {registered[key[1]]}): it serves the GPUs",
+                    f"nvidia.com/gpu with kubelet (line {later}): it serves the GPUs",
                     skipped=False,
                 )
             )
@@ -12846,7 +12896,7 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
                 line=no,
                 message=line.strip()[:300],
                 rank=tagged,
-                host=key[0] if key[0] != "this node" else None,
+                host=None if key[0] == "this node" or key[0].startswith("pod ") else key[0],
                 library="NVIDIA device plugin" if key[1] == "nvidia.com/gpu" else "scheduler",
                 exception_type=said,
             )
@@ -19230,16 +19280,34 @@ def _prompt_host_above(lines: list[tuple[int, str, int | None]], no: int, tool: 
         if at < no - PROMPT_ABOVE_LINES:
             break
         if tool in line and (p := _PROMPT_USER_HOST_RE.match(line)) and tool in p.group("cmd"):
-            words = p.group("cmd").split()
-            if words and words[0] in _REMOTE_RUNNERS:
-                # "ssh gpu-node-07 nvidia-smi": the tool ran on the host ssh names, not the
-                # prompt's; srun, pdsh, kubectl or docker exec run it elsewhere too
-                if words[0] == "ssh":
-                    target = next((w for w in words[1:] if not w.startswith("-")), None)
-                    return target.rsplit("@", 1)[-1] if target else None
-                return None
-            return p.group("host")
+            return _prompt_target(p, tool)
     return None
+
+
+def _prompt_target(prompt: re.Match[str], tool: str) -> str | None:
+    """The host a prompt's command (``_PROMPT_USER_HOST_RE``) that runs ``tool`` ran it on."""
+    words = prompt.group("cmd").split()
+    if words and words[0] in _REMOTE_RUNNERS:
+        # "ssh gpu-node-07 nvidia-smi": the tool ran on the host ssh names, not the
+        # prompt's; srun, pdsh, kubectl or docker exec run it elsewhere too
+        if words[0] == "ssh":
+            target = next((w for w in words[1:] if not w.startswith("-")), None)
+            return target.rsplit("@", 1)[-1] if target else None
+        return None
+    return prompt.group("host")
+
+
+def _prompt_hosts(lines: list[tuple[int, str, int | None]], tool: str) -> dict[int, str | None]:
+    """Each line's host, by line: the one the last shell prompt above it names where that prompt
+    ran ``tool`` (a reset of eight GPUs prints eight lines under one prompt), None otherwise; in
+    one pass, for a copy of many answers."""
+    hosts: dict[int, str | None] = {}
+    on: str | None = None
+    for no, line, _ in lines:
+        hosts[no] = on
+        if "@" in line and (p := _PROMPT_USER_HOST_RE.match(line)):
+            on = _prompt_target(p, tool) if tool in p.group("cmd") else None
+    return hosts
 
 
 _REMOTE_RUNNERS = frozenset(
@@ -19249,12 +19317,15 @@ _REMOTE_RUNNERS = frozenset(
 
 
 def _reset_refusals(
-    below: list[tuple[int, str, int | None]], tagged: int | None, reset_at: dict[str, list[int]]
+    below: list[tuple[int, str, int | None]],
+    tagged: int | None,
+    host: str | None,
+    reset_at: dict[tuple[str | None, str], list[int]],
 ) -> tuple[list[LogEvent], list[ParseWarning]]:
-    """A ``gpu_driver_error`` per GPU nvidia-smi -r names in the lines ``below`` its refusal,
-    with NVML's reason and the exit status a script noted under it; a note instead for a GPU
-    that a later line of ``reset_at`` (each bus's "was successfully reset" lines) says was
-    reset after all."""
+    """A ``gpu_driver_error`` per GPU nvidia-smi -r names in the lines ``below`` its refusal on
+    ``host`` (the prompt's, None where none names one), with NVML's reason and the exit status a
+    script noted under it; a note instead for a GPU that a later line of ``reset_at`` (each
+    host's and bus's "was successfully reset" lines) says was reset after all."""
     exit_code: int | None = None
     for _, t, _ in below:
         if NEXT_COMMAND_RE.match(t):
@@ -19276,7 +19347,10 @@ def _reset_refusals(
             + (f" ({meaning})" if meaning else "")
             + (f"; exit status {exit_code}" if exit_code is not None else "")
         )
-        later = next((n for n in reset_at.get(g.group("bus").upper(), []) if n > no), None)
+        # (the bus alone is no GPU's name across hosts: every host of a model has its GPU 0 at
+        # the same address, and another host's reset leaves this one's GPU held)
+        reset = reset_at.get((host, g.group("bus").upper()), [])
+        later = next((n for n in reset if n > no), None)
         if later is not None:
             # (the same GPU reset by a later try, NVSentinel issue 1690's "Disabling persistence
             # mode is sufficient to make the same reset succeed on the same GPU seconds later":
@@ -19296,6 +19370,7 @@ def _reset_refusals(
                 line=no,
                 message=t.strip()[:300],
                 rank=tagged,
+                host=host,
                 library="nvidia-smi",
                 exit_code=exit_code,
                 exception_type=(refused + ": the GPU was not reset")[:300],
@@ -19319,7 +19394,9 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
     peermem: dict[str, tuple[LogEvent, int]] = {}
     ib_in_use: bool | None = None  # NCCL's "NET/IB : Using ..." somewhere in the log (read once)
     stepped: dict[int, Any] | None = None  # "No devices were found" lines srun's table answers
-    reset_at: dict[str, list[int]] | None = None  # each bus's "was successfully reset" lines
+    # each host's (a prompt's above it) and bus's "was successfully reset" lines
+    reset_at: dict[tuple[str | None, str], list[int]] | None = None
+    prompted: dict[int, str | None] = {}  # each line's prompt host (``_prompt_hosts``), read once
     for index, (no, line, tagged) in enumerate(lines):
         if "nvidia-peermem" in line and (pm := _PEERMEM_ERROR_RE.search(line)):
             key = f"{pm.group('where')} {pm.group('what')}"
@@ -19390,12 +19467,13 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
         ):
             if reset_at is None:
                 # (every GPU nvidia-smi -r says it reset, read once for all its refusals)
-                reset_at = {}
+                reset_at, prompted = {}, _prompt_hosts(lines, "nvidia-smi")
                 for n, t, _ in lines:
                     if "successfully reset" in t and (ok := _SMI_RESET_DONE_RE.match(t)):
-                        reset_at.setdefault(ok.group("bus").upper(), []).append(n)
+                        on = prompted.get(n)
+                        reset_at.setdefault((on, ok.group("bus").upper()), []).append(n)
             refused, notes = _reset_refusals(
-                lines[index + 1 : index + 1 + SMI_RESET_LINES], tagged, reset_at
+                lines[index + 1 : index + 1 + SMI_RESET_LINES], tagged, prompted.get(no), reset_at
             )
             report.events.extend(refused)
             report.unread.extend(notes)

@@ -1080,8 +1080,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 p.host = next((h for at, h in reversed(prompted) if at <= p.line), None)
     _mark_slower_lanes(ports)
     _could_be_once(ports)
-    _mark_host_without_active_port(ports, text)
-    _mark_all_down(ports)
+    _mark_host_without_active_port(ports, text, guids)
+    _mark_all_down(ports, text, guids)
     _mark_slower_than_siblings(ports)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
@@ -1095,6 +1095,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     return ports, warnings
 
 
+VF_NO_LID = 65535
+"""The base LID a virtual function's port reads where none was given (MLNX_OFED's SR-IOV
+chapter; ``HcaPort.base_lid``)."""
 PORT_LISTING_TOOLS = ("ibstat", "ibv_devinfo", "ibstatus", "rdma link")
 """The tools that list a host's RDMA ports with each one's state."""
 # a listing of named devices only ("ibstat mlx5_0", "ibstatus mlx5_1:1", "ibv_devinfo -d mlx5_0",
@@ -1111,25 +1114,37 @@ def _linked_up(port: HcaPort) -> bool:
     return (port.physical_state or "").replace("_", "").lower() == "linkup"
 
 
-def _host_listings(ports: list[HcaPort]) -> list[list[HcaPort]]:
+def _host_listings(
+    ports: list[HcaPort], guids: dict[int, str] | None = None
+) -> list[list[HcaPort]]:
     """The listing tools' ports, a list a host's listing: by the host a prompt or header names,
     and, within it, a new listing where a tool lists a port it has listed already (two hosts'
     outputs pasted one after the other with nothing naming them: device names repeat on every
-    host, ``CA 'mlx5_0'`` again)."""
+    host, ``CA 'mlx5_0'`` again). With ``guids`` (each port's device's node GUID, by id), a port
+    listed again under the node GUID it had is the same adapter listed again (before and after
+    a fix): the later listing stands for the host, the earlier one is left out."""
     listings: list[list[HcaPort]] = []
-    current: dict[str | None, tuple[list[HcaPort], set[tuple[str, str, int]]]] = {}
+    current: dict[str | None, tuple[list[HcaPort], dict[tuple[str, str, int], HcaPort]]] = {}
     for p in sorted((p for p in ports if p.tool in PORT_LISTING_TOOLS), key=lambda p: p.line):
-        listed, seen = current.get(p.host, ([], set()))
-        if not listed or (p.tool, p.ca, p.port) in seen:
-            listed, seen = [], set()
+        listed, seen = current.get(p.host, ([], {}))
+        key = (p.tool, p.ca, p.port)
+        if not listed or key in seen:
+            was = guids.get(id(seen[key]), "") if listed and guids else ""
+            if was.strip("0") and was == (guids or {}).get(id(p)):
+                # (a GUID is the adapter's own, burnt in: no other host's device has it; an
+                # all-zero one is a virtual function's none, on any host)
+                listings = [other for other in listings if other is not listed]
+            listed, seen = [], {}
             listings.append(listed)
             current[p.host] = (listed, seen)
         listed.append(p)
-        seen.add((p.tool, p.ca, p.port))
+        seen[key] = p
     return listings
 
 
-def _mark_host_without_active_port(ports: list[HcaPort], text: str) -> None:
+def _mark_host_without_active_port(
+    ports: list[HcaPort], text: str, guids: dict[int, str] | None = None
+) -> None:
     """``no_active_on_host`` on each port of a host whose whole listing has no active port and
     a linked-up one. IBA vol. 1 14.2.5.6 (PortState): a port whose link trained (PortPhysicalState
     LinkUp) is Initialize until the subnet manager assigns its LID and moves it through Armed
@@ -1137,7 +1152,7 @@ def _mark_host_without_active_port(ports: list[HcaPort], text: str) -> None:
     ports only), so such a host runs no RDMA job until its subnet manager is running."""
     if _SELECTED_LISTING_RE.search(text):
         return
-    for listed in _host_listings(ports):
+    for listed in _host_listings(ports, guids):
         if all(p.active is False for p in listed) and any(_linked_up(p) for p in listed):
             for p in listed:
                 p.no_active_on_host = True
@@ -1163,15 +1178,21 @@ def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
                     p.sibling_sm_lid = next(iter(lids))
 
 
-def _mark_all_down(ports: list[HcaPort]) -> None:
+def _mark_all_down(ports: list[HcaPort], text: str, guids: dict[int, str] | None = None) -> None:
     """``all_down`` on each port of a host's listing whose every port is Down. IBA vol. 1
     14.2.5.6: a port whose link trains leaves Down for Initialize (then Armed and Active, moved
     by the subnet manager), so Down is a port with no link (PortPhysicalState Polling: no cable
     or peer; Disabled) or, with its link up (LinkUp), one that was not let up: a virtual
     function's port whose GUID and state the host has not set (MLNX_OFED's SR-IOV chapter: its
     LID reads 65535). NCCL's IB transport uses active ports only, so a host with no other port
-    has no RDMA path at all."""
-    for listed in _host_listings(ports):
+    has no RDMA path at all. A listing of named devices (``ibstat mlx5_2``) says so only of a
+    virtual function's ports (base lid 65535): ibstat(8) lists only the CAs it is given, so a
+    physical device's Down port leaves the host's other HCAs unknown, while an SR-IOV VF is all
+    the RDMA a pod or VM is given."""
+    named = _SELECTED_LISTING_RE.search(text) is not None
+    for listed in _host_listings(ports, guids):
+        if named and not all(p.base_lid == VF_NO_LID for p in listed):
+            continue
         # (ibstat "Down", ibv_devinfo "PORT_DOWN (1)", ibstatus "1: DOWN", rdma link "DOWN")
         # (a listing marked no_active_on_host is that rule's: one finding a host)
         if all(
