@@ -8,12 +8,13 @@ and on every sample file in tests/data against the signatures run with no skippi
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
 
 from advisor.evidence import load
-from advisor.evidence.words import may_match, required_words
+from advisor.evidence.words import line_local_blanks, may_match, required_words
 from advisor.parsers import logs
 from tests.conftest import DATA
 
@@ -87,3 +88,45 @@ def test_detection_with_words_equals_detection_without_them_on_every_sample(part
         assert (load.may_match(load._NCCL_DEBUG_WORDS, text) and debug) == debug, path
         checked += 1
     assert checked > 200 // _CHUNKS
+
+
+_LONG_RUNS = {
+    "blanks": " " * 20_000,
+    "one word": "a" * 20_000,
+    "blank lines": "\n" * 20_000,
+    "blank lines with blanks": " \t\n" * 6_667,
+    "colons": "a:" * 10_000,
+    "dots": "1." * 10_000,
+    "slashes": "a/" * 10_000,
+    "bars": " | " * 6_667,
+    "braces": "{ " * 10_000,
+}
+
+
+@pytest.mark.parametrize("run", sorted(_LONG_RUNS))
+def test_every_signature_branch_is_linear_on_a_long_run(run: str) -> None:
+    # (detection runs each branch whose words the text holds: a branch quadratic in a run of
+    # blank lines or one long word costs seconds on a 20,000-character run, minutes on a log's)
+    text = _LONG_RUNS[run]
+    slow = []
+    for name, search in load._SIGNATURE_SEARCH.items():
+        for _, branch in search.branches:
+            started = time.perf_counter()
+            branch.search(text)
+            if (took := time.perf_counter() - started) > 0.5:
+                slow.append((name, branch.pattern[:80], round(took, 2)))
+    assert not slow
+
+
+def test_blanks_that_follow_a_line_start_stay_on_that_line() -> None:
+    assert line_local_blanks(r"^\s*abc|\n\s*x", multiline=True) == (r"^[^\S\n]*abc|\n[^\S\n]*x")
+    assert line_local_blanks(r"^(?:\s*rc=\d+\s+)?F", multiline=True) == r"^(?:[^\S\n]*rc=\d+\s+)?F"
+    # (not in a class, not lazy, not an escaped "\n", not "+", not "^" without MULTILINE)
+    for kept in (r"[^\s*]x", r"^\s*?x", r"\\n\s*x", r"^[\n\s*]", r"^\s+x", r"x\s*$"):
+        assert line_local_blanks(kept, multiline=True) == kept
+    assert line_local_blanks(r"^\s*abc", multiline=False) == r"^\s*abc"
+    # whether a pattern matches is the same, on blank lines before its line too
+    for text in ("\n\n  abc", "x\n \n\t\n  rc=1  F", " \n\n\n"):
+        for source in (r"^\s*abc", r"^(?:\s*rc=\d+\s+)?F", r"\n\s*\n"):
+            rewritten = line_local_blanks(source, multiline=True)
+            assert bool(re.search(source, text, re.M)) == bool(re.search(rewritten, text, re.M))

@@ -119,6 +119,65 @@ def split_alternation(pattern: str) -> list[str]:
     return parts
 
 
+_BLANKS_ON_ONE_LINE = r"[^\S\n]*"
+
+
+def line_local_blanks(pattern: str, *, multiline: bool) -> str:
+    r"""``pattern`` with each greedy ``\s*`` right after a ``\n``, or after a line's start (``^``
+    or ``^(?:`` where ``multiline``), read as blanks on that one line: ``[^\S\n]*``.
+
+    Whether it matches somewhere in a text is unchanged: a run that crossed newlines to reach
+    its next token has a last newline, and the line after it holds the rest of the match. What
+    changes is the cost on a run of blank lines: each line start no longer scans the whole run
+    (and backs off through it), which is quadratic in the run's length."""
+    out: list[str] = []
+    i = 0
+    in_class = False
+    line_start = False  # (the last token read was "^", "^(?:" or "\n")
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            escape = pattern[i : i + 2]
+            quantifier = pattern[i + 2 : i + 4]
+            if (
+                not in_class
+                and line_start
+                and escape == r"\s"
+                and quantifier[:1] == "*"
+                and quantifier[1:2] not in ("?", "+")
+            ):
+                out.append(_BLANKS_ON_ONE_LINE)
+                i += 3
+                line_start = False
+                continue
+            out.append(escape)
+            i += 2
+            line_start = not in_class and escape == r"\n"
+            continue
+        out.append(ch)
+        i += 1
+        if in_class:
+            in_class = ch != "]"
+            continue
+        if ch == "[":
+            in_class = True
+            line_start = False
+            if pattern[i : i + 1] == "]" or pattern[i : i + 2] == "^]":
+                # (a "]" first is a member, not the class's end)
+                take = 1 if pattern[i] == "]" else 2
+                out.append(pattern[i : i + take])
+                i += take
+            continue
+        if ch == "^" and multiline:
+            line_start = True
+        elif not (line_start and ch == "(" and pattern.startswith("?:", i)):
+            line_start = False
+        else:
+            out.append("?:")
+            i += 2
+    return "".join(out)
+
+
 class BranchSearch:
     """A pattern of many alternatives, searched one alternative at a time and each only on a
     text that holds one of its own words: on a text that holds few of them (a long log of
@@ -128,7 +187,11 @@ class BranchSearch:
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
         self.words = required_words(pattern)
-        branches = [re.compile(part, pattern.flags) for part in split_alternation(pattern.pattern)]
+        multiline = bool(pattern.flags & re.M)
+        branches = [
+            re.compile(line_local_blanks(part, multiline=multiline), pattern.flags)
+            for part in split_alternation(pattern.pattern)
+        ]
         self.branches = [(required_words(branch), branch) for branch in branches]
 
     def found(self, text: str) -> bool:

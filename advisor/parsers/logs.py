@@ -9301,14 +9301,16 @@ _COMPOSER_EXIT_RE = re.compile(
 LOADER_SIGNATURE = (
     r"(?:^|\s)[^\s`'\"]+: (?:error while loading shared libraries: \S+?: cannot open shared object"
     r" file|symbol lookup error: \S+?: undefined symbol: \S)"
-    r"|(?<!`)\b[^\s:'\"=`]+\.so(?:\.[\w.]+)?: (?:undefined symbol: \S|cannot open shared object file)"
+    # (the object's name bounded: unbounded, each word start in a long dotted or slashed run
+    # scans the rest of it, quadratic)
+    r"|(?<!`)\b[^\s:'\"=`]{1,400}\.so(?:\.[\w.]+)?: (?:undefined symbol: \S|cannot open shared object file)"
 )
 """(a name quoted in a document's inline code, "`npu-smi: error while ...", is no program's line)"""
 _LOADER_RE = re.compile(
     r"(?:^|\s)(?P<prog>[^\s`'\"]+): (?:error while loading shared libraries: (?P<lib>\S+?): cannot open"
     r" shared object file"
     r"|symbol lookup error: (?P<obj>\S+?): undefined symbol: (?P<sym>[^\s,]+)(?:, version (?P<ver>\S+))?)"
-    r"|(?<!`)\b(?P<dl_obj>[^\s:'\"=`]+\.so(?:\.[\w.]+)?): (?:undefined symbol: (?P<dl_sym>[^\s,'\"`]+)"
+    r"|(?<!`)\b(?P<dl_obj>[^\s:'\"=`]{1,400}\.so(?:\.[\w.]+)?): (?:undefined symbol: (?P<dl_sym>[^\s,'\"`]+)"
     r"|(?P<dl_missing>cannot open shared object file))"
 )
 # the Ascend driver's libraries (the driver's lib64 tree: npu-smi and torch_npu load them) and
