@@ -271,6 +271,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "lspci_list": re.compile(lspci.LIST_SIGNATURE, re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
+    "ibdiagnet": re.compile(rdma.IBDIAGNET_SIGNATURE, re.M),
     "mlnx_qos": re.compile(rdma.MLNX_QOS_SIGNATURE, re.M),
     "ping": re.compile(netif.PING_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
@@ -2390,7 +2391,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query, mlnx_qos, ping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -6905,11 +6906,22 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
 
 def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -m: a note per module of what it is (its form, transceiver codes, vendor, cable
-    length) and of any alarm flag it reads On (settings and readings, not judged against the
-    port's speed, which is not in it)."""
+    length, optical power) and of any alarm flag it reads On (not judged against the port's
+    speed, which is not in it); an ``optical_power`` failure per power reading past the module's
+    own thresholds (Fail past an alarm one, Warn past a warning one)."""
     notes = []
     for m in ethtool.parse_module(text):
-        said = [m.identifier]
+        said = [m.identifier or "power lines only (the module's identifier is not in the copy)"]
+        if m.powers:
+            said.append(
+                "optical power "
+                + "; ".join(f"{p.direction.capitalize()} {p.reading}" for p in m.powers[:8])
+                + (
+                    f" ({len(m.thresholds_mw)} of its thresholds shown)"
+                    if m.thresholds_mw
+                    else " (its thresholds not in the copy: not judged)"
+                )
+            )
         if m.transceiver:
             said.append("transceiver " + "; ".join(m.transceiver))
         if m.connector:
@@ -6925,11 +6937,71 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
                 line=m.line,
                 message=f"ethtool -m{f' {m.iface}' if m.iface else ''}: "
                 + ", ".join(said)
-                + " (the module's EEPROM: check its transceiver codes match the port's speed)",
+                + (
+                    " (the module's EEPROM: check its transceiver codes match the port's speed)"
+                    if m.identifier
+                    else ""
+                ),
                 skipped=False,
             )
         )
+        for level, power, words in ethtool.module_power_faults(m):
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="optical_power",
+                    line=power.line,
+                    message=f"ethtool -m{f' {m.iface}' if m.iface else ''}: {power.key}",
+                    code="Fail" if level == "alarm" else "Warn",
+                    library="ethtool",
+                    exception_type=(f"{m.iface}: " if m.iface else "") + words,
+                ),
+            )
     return notes
+
+
+def _ibdiagnet(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """ibdiagnet: a note of its run (version, what it discovered, its stages' counts) and an
+    ``ibdiag_check`` failure per stage its own summary counts errors (Fail) or only warnings
+    (Warn) in, with that stage's -E-/-W- lines; a copy cut before the summary is not judged."""
+    report = rdma.parse_ibdiagnet(text)
+    errors = sum(s.errors for s in report.stages)
+    warnings = sum(s.warnings for s in report.stages)
+    said = f"ibdiagnet{f' {report.version}' if report.version else ''}"
+    if report.discovered:
+        said += f": {report.discovered} discovered"
+    if report.summary:
+        said += (
+            f"; stage summary: {len(report.stages)} stage(s), {errors} error(s), "
+            f"{warnings} warning(s)"
+        )
+    else:
+        shown = Counter(level for _, level, _, _ in report.messages)
+        said += (
+            f"; the stage summary is not in the copy, so its counts are not judged "
+            f"({shown['E']} -E- and {shown['W']} -W- line(s) shown)"
+        )
+    for stage in report.stages:
+        if not stage.errors and not stage.warnings:
+            continue
+        lines = "; ".join(f"-{level}- {text} (line {no})" for no, level, text in stage.messages[:4])
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="ibdiag_check",
+                line=stage.line,
+                message=f"ibdiagnet stage {stage.name}",
+                code="Fail" if stage.errors else "Warn",
+                library="ibdiagnet",
+                exception_type=(
+                    f"{stage.name}: {stage.errors} error(s), {stage.warnings} warning(s)"
+                    + (f": {lines}" if lines else "")
+                )[:400],
+            ),
+        )
+    return [ParseWarning(line=report.line, message=said, skipped=False)]
 
 
 def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -6938,8 +7010,31 @@ def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 
 
 def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """mlxconfig query: a note per NIC of its firmware settings (not judged)."""
-    return rdma.parse_mlxconfig(text)
+    """mlxconfig query: a note per NIC of its firmware settings (not judged); mlxconfig set: a
+    note per NIC of what it changed, and a ``firmware_config_pending`` failure per set it
+    applied, whose values load only at the next reboot (NVIDIA MFT documentation, mlxconfig)."""
+    notes = rdma.parse_mlxconfig(text)
+    for b in rdma.parse_mlxconfig_blocks(text):
+        applied = b.reboot_line or b.applied_line
+        if applied is None:
+            continue
+        changed = b.changed()
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="firmware_config_pending",
+                line=applied,
+                message=f"mlxconfig set: {b.where()}",
+                library="mlxconfig",
+                exception_type=(
+                    f"{b.where()}: "
+                    + (", ".join(changed) if changed else "its values set again")
+                    + " applied, loaded at the next reboot"
+                )[:400],
+            ),
+        )
+    return notes
 
 
 def _lspci_lost(
@@ -8062,6 +8157,7 @@ _CONVERTERS = {
     "lspci_list": _lspci_list,
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
+    "ibdiagnet": _ibdiagnet,
     "mlnx_qos": _mlnx_qos,
     "ethtool_module": _ethtool_module,
     "ethtool_driver": _ethtool_driver,

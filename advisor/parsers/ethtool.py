@@ -245,9 +245,14 @@ def fastest_mode_mbps(modes: list[str]) -> int | None:
 # ethtool -m IFACE (--module-info): the transceiver's EEPROM decoded, "Key : value" a line
 # (ethtool's sfpid.c / qsfp.c / cmis.c): "Identifier : 0x11 (QSFP28)", "Transceiver type : 40G
 # Ethernet: 40G Base-CR4" (one line per code), "Vendor name", "Vendor PN", "Length (Copper or
-# Active cable) : 3m", and on optics their readings and alarm flags ("... alarm : On")
+# Active cable) : 3m", and on optics their readings and alarm flags ("... alarm : On").
+# An optic's power readings, "mW / dBm" (sff-common.c PRINT_xX_PWR), are also kept alone, as ops
+# teams grep them (``ethtool -m swp1 | grep dBm``): the Identifier line is then not in the copy
 MODULE_SIGNATURE = (
     r"^[ \t]*Identifier[ \t]+:[ \t]*0x[0-9a-fA-F]{2} \((?:SFP|QSFP|OSFP|CMIS|GBIC)[^)\n]*\)"
+    r"|^[ \t]*(?:Laser output power|Receiver signal average optical power|Receiver signal OMA"
+    r"|Transmit avg optical power|Rcvr signal avg optical power|Rcvr signal OMA)"
+    r"[ \t]*(?:\(Channel \d+\))?[ \t]*:[ \t]*[0-9.]+ mW / "
 )
 _MODULE_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Z][\w ()/.,-]*?)\s+:\s*(?P<value>\S.*?)\s*$")
 _MODULE_CMD_RE = re.compile(
@@ -267,10 +272,66 @@ class ModuleInfo:
     length: list[str] = field(default_factory=list)
     alarms_on: list[str] = field(default_factory=list)
     """The alarm and warning flags the module reads as On (its optics out of their range)."""
+    powers: list[ModulePower] = field(default_factory=list)
+    """Its optical power readings (Tx, Rx; one per lane on a QSFP or CMIS module)."""
+    thresholds_mw: dict[str, float] = field(default_factory=dict)
+    """Its own power thresholds by "tx|rx high|low alarm|warning", in mW."""
+
+
+@dataclass(kw_only=True)
+class ModulePower:
+    line: int
+    key: str
+    """As printed: "Receiver signal average optical power", "Rcvr signal avg optical
+    power(Channel 2)"."""
+    direction: str
+    """"tx" or "rx"."""
+    mw: float
+    reading: str
+    """The reading as printed ("0.5806 mW / -2.36 dBm")."""
+
+
+# The readings and thresholds ethtool prints per direction (sff-common.c sff_show_thresholds:
+# "Laser output power high alarm threshold", "Laser rx power low warning threshold"; sfpdiag.c
+# "Laser output power", "Receiver signal average optical power" or "Receiver signal OMA";
+# qsfp.c and cmis.c per lane, "Transmit avg optical power (Channel 1)", "Rcvr signal avg optical
+# power(Channel 1)"). mW is always printed, dBm is -inf at 0 mW: mW is what is compared.
+_POWER_READING_RE = re.compile(
+    r"^(?:(?P<tx>Laser output power|Transmit avg optical power)"
+    r"|(?P<rx>Receiver signal average optical power|Receiver signal OMA|Rcvr signal avg optical power"
+    r"|Rcvr signal OMA))\s*(?:\(Channel \d+\))?$",
+    re.I,
+)
+_POWER_THRESHOLD_RE = re.compile(
+    r"^Laser (?:(?P<tx>output)|(?P<rx>rx)) power (?P<bound>high|low) (?P<level>alarm|warning) threshold$",
+    re.I,
+)
+_MW_RE = re.compile(r"^(?P<mw>[0-9]+(?:\.[0-9]+)?) mW\b")
+
+
+def module_power_faults(mod: ModuleInfo) -> list[tuple[str, ModulePower, str]]:
+    """Each power reading past the module's own thresholds: ("alarm" or "warning", the reading,
+    in words), an alarm where it is past both. SFF-8472 and SFF-8636 set a warning threshold
+    inside the alarm one: past a warning the optic is drifting, past an alarm out of its range."""
+    out = []
+    for p in mod.powers:
+        for level in ("alarm", "warning"):
+            high = mod.thresholds_mw.get(f"{p.direction} high {level}")
+            low = mod.thresholds_mw.get(f"{p.direction} low {level}")
+            said = None
+            if high is not None and p.mw > high:
+                said = f"{p.key} {p.reading}: over its high {level} threshold {high:g} mW"
+            elif low is not None and p.mw < low:
+                said = f"{p.key} {p.reading}: under its low {level} threshold {low:g} mW"
+            if said:
+                out.append((level, p, said))
+                break
+    return out
 
 
 def parse_module(text: str) -> list[ModuleInfo]:
-    """Each ``ethtool -m`` decode in ``text``; ParseError when none."""
+    """Each ``ethtool -m`` decode in ``text``, or its power lines kept alone (the module's
+    ``identifier`` then empty); ParseError when none."""
     out: list[ModuleInfo] = []
     iface: str | None = None
     for no, line in enumerate(text.splitlines(), 1):
@@ -287,9 +348,33 @@ def parse_module(text: str) -> list[ModuleInfo]:
             )
             iface = None
             continue
+        power = _POWER_READING_RE.match(key)
+        threshold = None if power else _POWER_THRESHOLD_RE.match(key)
+        mw = _MW_RE.match(value) if power or threshold else None
+        if mw and (not out or iface is not None):
+            # a grep'd copy: its power lines with no Identifier above them (a new command's
+            # interface starts a new module)
+            out.append(ModuleInfo(line=no, iface=iface, identifier=""))
+            iface = None
         if not out:
             continue
         mod = out[-1]
+        if mw and power:
+            mod.powers.append(
+                ModulePower(
+                    line=no,
+                    key=key,
+                    direction="tx" if power.group("tx") else "rx",
+                    mw=float(mw.group("mw")),
+                    reading=value,
+                )
+            )
+            continue
+        if mw and threshold:
+            direction = "tx" if threshold.group("tx") else "rx"
+            bound, level = threshold.group("bound").lower(), threshold.group("level").lower()
+            mod.thresholds_mw[f"{direction} {bound} {level}"] = float(mw.group("mw"))
+            continue
         if key == "Connector":
             paren = re.search(r"\(([^)]*)\)", value)
             mod.connector = paren.group(1) if paren else value
@@ -304,7 +389,9 @@ def parse_module(text: str) -> list[ModuleInfo]:
         elif ("alarm" in key or "warning" in key) and value == "On":
             mod.alarms_on.append(key)
     if not out:
-        raise ParseError("no ethtool -m module decode ('Identifier : 0x.. (QSFP28)')")
+        raise ParseError(
+            "no ethtool -m module decode ('Identifier : 0x.. (QSFP28)') and no power reading"
+        )
     return out
 
 

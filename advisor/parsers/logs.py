@@ -670,7 +670,11 @@ class LogEvent:
     importer's, an iperf3 client that reached no server host), iperf_failed (the importer's, iperf3's
     other errors), rdma_test_setup_failed
     (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
-    importer's, a ping between hosts), dcgm_health_incident
+    importer's, a ping between hosts), optical_power (the importer's, ethtool -m's power past the
+    module's own thresholds: code Fail past an alarm one, Warn past a warning one), ibdiag_check
+    (the importer's, an ibdiagnet stage its summary counts errors, Fail, or warnings, Warn in),
+    firmware_config_pending (the importer's, an mlxconfig set applied that loads at the next
+    reboot), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),
     dcgm_diag_log_error (DCGM's diagnostic, NVVS, in its own log: the package configuration it
     could not read, a test its framework recorded as failed or warned, its other ERROR lines),

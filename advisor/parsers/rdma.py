@@ -2634,7 +2634,19 @@ _FLINT_FIELD_RE = re.compile(
 )
 _MLXCONFIG_DEVICE_RE = re.compile(r"^\s*Device type:\s*(?P<type>\S+)\s*$")
 _MLXCONFIG_PATH_RE = re.compile(r"^\s*Device:\s*(?P<path>\S+)\s*$")
-_MLXCONFIG_SETTING_RE = re.compile(r"^\s+(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?:\s+\S+)*\s*$")
+_MLXCONFIG_SETTING_RE = re.compile(
+    r"^\s+(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?P<more>(?:\s+\S+)*)\s*$"
+)
+# mlxconfig set (NVIDIA MFT documentation, mlxconfig: "Configurations:  Next Boot  New" over a row
+# a setting, its value at the next boot and the one asked for; "Apply new Configuration? (y/n)
+# [n] : y", "Applying... Done!", "-I- Please reboot machine to load new configurations."): the
+# new values are written to the card's non-volatile configuration and load at its next boot
+_MLXCONFIG_SET_HEADER_RE = re.compile(r"^\s*Configurations:.*\bNext Boot\s+New\s*$")
+_MLXCONFIG_QUERY_HEADER_RE = re.compile(r"^\s*Configurations:")
+_MLXCONFIG_APPLIED_RE = re.compile(r"^\s*Applying\.\.\.\s*Done!?\s*$")
+_MLXCONFIG_REBOOT_RE = re.compile(
+    r"^\s*-I-\s*Please reboot (?:the )?machine to load new configurations"
+)
 MLXCONFIG_SHOWN = (
     "LINK_TYPE_P1", "LINK_TYPE_P2", "SRIOV_EN", "NUM_OF_VFS", "ATS_ENABLED",
     "ADVANCED_PCI_SETTINGS", "PCI_WR_ORDERING", "ROCE_CC_PRIO_MASK_P1",
@@ -2642,27 +2654,120 @@ MLXCONFIG_SHOWN = (
 """The settings a note names first (the link type, SR-IOV, ATS for GPUDirect ...)."""
 
 
-def parse_mlxconfig(text: str) -> list[ParseWarning]:
-    """A note per device of ``mlxconfig query``: its type and settings, and one per ``flint
-    query``: its firmware version and PSID; ParseError when neither is there."""
-    notes: list[ParseWarning] = []
-    device: tuple[int, str, str] | None = None
-    settings: dict[str, str] = {}
+@dataclass(kw_only=True)
+class MlxconfigBlock:
+    line: int
+    kind: str | None
+    """The device type; None where the copy starts inside the block, below it."""
+    path: str = ""
+    settings: dict[str, str] = field(default_factory=dict)
+    """Each setting's value (a query's, or a set's at the next boot)."""
+    new: dict[str, str] = field(default_factory=dict)
+    """A set's values asked for (its "New" column)."""
+    set_form: bool = False
+    headed: bool = False
+    """Whether its "Configurations:" line is in the copy."""
+    applied_line: int | None = None
+    """The "Applying... Done!" of a set."""
+    reboot_line: int | None = None
+    """The set's "-I- Please reboot machine to load new configurations."."""
 
-    def said() -> None:
-        if device is None:
-            return
-        at, kind, path = device
-        shown = [n for n in MLXCONFIG_SHOWN if n in settings]
-        notes.append(
-            ParseWarning(
-                line=at,
-                message=f"mlxconfig query: {kind} ({path}), {len(settings)} setting(s)"
-                + (f": {', '.join(f'{n} {settings[n]}' for n in shown)}" if shown else "")
-                + "; firmware settings, not judged",
-                skipped=False,
+    def changed(self) -> list[str]:
+        """A set's settings whose new value is not their next boot's, "NAME old → new"."""
+        return [
+            f"{n} {self.settings.get(n, '?')} → {v}"
+            for n, v in self.new.items()
+            if self.settings.get(n) != v
+        ]
+
+    def where(self) -> str:
+        if self.kind is None:
+            return "a device named above the copy"
+        return f"{self.kind} ({self.path or 'its device not in the copy'})"
+
+
+def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
+    """The ``mlxconfig query`` and ``set`` blocks of ``text``, a block a device in the order
+    printed, and the set rows a copy starts in (no device above them)."""
+    blocks: list[MlxconfigBlock] = []
+    block: MlxconfigBlock | None = None  # the block the lines now read belong to
+    for no, line, _ in numbered_lines(text):
+        if d := _MLXCONFIG_DEVICE_RE.match(line):
+            block = MlxconfigBlock(line=no, kind=d.group("type"))
+            blocks.append(block)
+            continue
+        if _FLINT_IMAGE_RE.match(line):
+            block = None  # flint's query ends a device's settings
+            continue
+        if block is not None and block.kind is not None and (p := _MLXCONFIG_PATH_RE.match(line)):
+            block.path = p.group("path")
+        elif block is not None and _MLXCONFIG_QUERY_HEADER_RE.match(line):
+            block.headed = True
+            block.set_form = bool(_MLXCONFIG_SET_HEADER_RE.match(line))
+        elif st := _MLXCONFIG_SETTING_RE.match(line):
+            more = st.group("more").split()
+            if not blocks and len(more) == 1:
+                # a set's row a copy starts in (a query prints one value, or three with -e):
+                # its device and header are above the copy
+                block = MlxconfigBlock(line=no, kind=None, set_form=True, headed=False)
+                blocks.append(block)
+            if block is None or block.applied_line is not None:
+                continue
+            block.settings[st.group("name")] = st.group("value")
+            if block.set_form and more:
+                block.new[st.group("name")] = more[-1]
+        elif block is not None and _MLXCONFIG_APPLIED_RE.match(line):
+            block.applied_line = no
+        elif block is not None and _MLXCONFIG_REBOOT_RE.match(line):
+            block.reboot_line = no
+    return blocks
+
+
+def parse_mlxconfig(text: str) -> list[ParseWarning]:
+    """A note per device of ``mlxconfig query`` (its type and settings) or ``set`` (the values
+    it changed, and whether they were applied), and one per ``flint query``: its firmware
+    version and PSID; ParseError when neither is there. A block the copy ends in before its
+    settings is said to be cut, not read as a device with none."""
+    notes: list[ParseWarning] = []
+    for b in parse_mlxconfig_blocks(text):
+        if not b.settings and not b.headed:
+            notes.append(
+                ParseWarning(
+                    line=b.line,
+                    message=f"the copy ends in a block of {b.kind}, before its device and "
+                    "settings: no device is read from it",
+                    skipped=False,
+                )
             )
-        )
+        elif b.set_form or b.new:
+            changed = b.changed()
+            notes.append(
+                ParseWarning(
+                    line=b.line,
+                    message=f"mlxconfig set: {b.where()}, "
+                    + (f"{', '.join(changed)}" if changed else "no value changed")
+                    + f" ({len(b.new)} setting(s) shown); "
+                    + (
+                        "applied, loaded at the next reboot"
+                        if b.reboot_line is not None
+                        else "applied"
+                        if b.applied_line is not None
+                        else "not applied in the copy"
+                    ),
+                    skipped=False,
+                )
+            )
+        else:
+            shown = [n for n in MLXCONFIG_SHOWN if n in b.settings]
+            notes.append(
+                ParseWarning(
+                    line=b.line,
+                    message=f"mlxconfig query: {b.kind} ({b.path}), {len(b.settings)} setting(s)"
+                    + (f": {', '.join(f'{n} {b.settings[n]}' for n in shown)}" if shown else "")
+                    + "; firmware settings, not judged",
+                    skipped=False,
+                )
+            )
 
     flint: tuple[int, dict[str, str]] | None = None  # flint query's block: its line, fields
 
@@ -2683,21 +2788,11 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
         )
 
     for no, line, _ in numbered_lines(text):
-        if d := _MLXCONFIG_DEVICE_RE.match(line):
-            said()
-            device, settings = (no, d.group("type"), ""), {}
-        elif device is not None and (p := _MLXCONFIG_PATH_RE.match(line)):
-            device = (device[0], device[1], p.group("path"))
-        elif device is not None and (st := _MLXCONFIG_SETTING_RE.match(line)):
-            settings[st.group("name")] = st.group("value")
-        elif im := _FLINT_IMAGE_RE.match(line):
-            said()
-            device = None
+        if im := _FLINT_IMAGE_RE.match(line):
             flint_said()
             flint = (no, {"Image type": im.group("image")})
         elif flint is not None and (f := _FLINT_FIELD_RE.match(line)):
             flint[1].setdefault(f.group("key"), f.group("value"))
-    said()
     flint_said()
     if not notes:
         raise ParseError("no mlxconfig 'Device type:' block and no flint query")
@@ -3038,3 +3133,117 @@ def ibqueryerrors_notes(text: str) -> list[ParseWarning]:
             )
         )
     return notes
+
+
+# ibdiagnet (ibutils' ibdiag 1.x, ibdebug.tcl SummaryMessage) ends with "-I- Stages Status
+# Report:" over "    STAGE   Errors Warnings" and a row a stage ("    %-40s %-6d %-6d": name,
+# errors, warnings); ibdiagnet2 (MFT/OFED's ibdiagnet 2.x) ends with "Summary" over "-I- Stage
+# Warnings   Errors   Comment" and "-I- Discovery   0   0" rows: the columns' order is read from
+# the header. Its report body has a section a check, its name on the line after a dashed rule
+# ("-I---------" then "-I- IPoIB Subnets Check" in 1.x, "-------" then "Links Check" in 2.x), in
+# which "-E-" lines are errors and "-W-" lines warnings (ibdiagnet(1): -E- error, -W- warning).
+IBDIAGNET_SIGNATURE = (
+    r"^[ \t]*-I- Stages Status Report:"
+    r"|^[ \t]*(?:-I-[ \t]+)?Stage[ \t]+Warnings[ \t]+Errors\b"
+    r"|^[ \t]*Loading IBDIAGNET from:"
+)
+_IBDIAG_HEADER_RE = re.compile(
+    r"^\s*(?:-I-\s+)?STAGE\s+(?P<first>Errors|Warnings)\s+(?:Errors|Warnings)\b", re.I
+)
+_IBDIAG_RULE_RE = re.compile(r"^\s*(?:-I-)?-{8,}\s*$")
+_IBDIAG_MESSAGE_RE = re.compile(r"^\s*-(?P<level>[EW])-\s+(?P<text>\S.*)$")
+_IBDIAG_VERSION_RE = re.compile(r"Loading IBDIAGNET from: \S*?ibdiagnet(?P<version>[\d.]+)")
+_IBDIAG_DISCOVERED_RE = re.compile(
+    r"Discovering \.\.\. (?P<nodes>\d+) nodes \((?P<switches>\d+) Switches & (?P<cas>\d+) CA-s\)"
+)
+
+
+@dataclass(kw_only=True)
+class IbdiagStage:
+    line: int
+    name: str
+    errors: int
+    warnings: int
+    messages: list[tuple[int, str, str]] = field(default_factory=list)
+    """The report body's ``-E-``/``-W-`` lines of the section of the same name: (line, "E" or
+    "W", text)."""
+
+
+@dataclass(kw_only=True)
+class IbdiagReport:
+    line: int
+    """The summary's header line (or the report's first line where the summary is not there)."""
+    version: str | None = None
+    discovered: str | None = None
+    """"2 nodes (0 switches, 2 CAs)" as its discovery said."""
+    stages: list[IbdiagStage] = field(default_factory=list)
+    summary: bool = False
+    """Whether the stage summary is in the copy (a copy cut before it judges nothing)."""
+    messages: list[tuple[int, str, str, str]] = field(default_factory=list)
+    """Every ``-E-``/``-W-`` line: (line, "E" or "W", its section, text)."""
+
+
+def _ibdiag_counts(line: str) -> tuple[str, int, int, str] | None:
+    """A summary row split on blanks (no pattern that backtracks on a long line): the stage's
+    name up to its first two numbers, the two numbers, the comment after them."""
+    words = line.split()
+    if words and words[0] == "-I-":
+        words = words[1:]
+    for i in range(1, len(words) - 1):
+        if words[i].isdigit() and words[i + 1].isdigit():
+            return " ".join(words[:i]), int(words[i]), int(words[i + 1]), " ".join(words[i + 2 :])
+    return None
+
+
+def parse_ibdiagnet(text: str) -> IbdiagReport:
+    """ibdiagnet's report: its stage summary and the ``-E-``/``-W-`` lines of its sections;
+    ParseError when neither a summary nor the tool's banner is there."""
+    report: IbdiagReport | None = None
+    section = ""
+    after_rule = named = False
+    errors_first: bool | None = None  # the summary's column order, once its header is read
+    for no, line, _ in numbered_lines(text):
+        if report is None:
+            report = IbdiagReport(line=no)
+        if v := _IBDIAG_VERSION_RE.search(line):
+            report.version = v.group("version").rstrip(".")
+        if d := _IBDIAG_DISCOVERED_RE.search(line):
+            report.discovered = (
+                f"{d.group('nodes')} nodes ({d.group('switches')} switches, {d.group('cas')} CAs)"
+            )
+        if h := _IBDIAG_HEADER_RE.match(line):
+            errors_first = h.group("first").lower() == "errors"
+            report.summary, report.line = True, no
+            continue
+        if errors_first is not None:
+            row = _ibdiag_counts(line)
+            if row is None:
+                if line.strip():
+                    errors_first = None  # the table ends at its first line of another form
+                continue
+            name, a, b, _comment = row
+            errors, warnings = (a, b) if errors_first else (b, a)
+            report.stages.append(IbdiagStage(line=no, name=name, errors=errors, warnings=warnings))
+            continue
+        if _IBDIAG_RULE_RE.match(line):
+            # 1.x rules a name off above and below: the rule right under a name opens no section
+            after_rule, named = not named, False
+            continue
+        stripped = line.strip()
+        if after_rule and stripped:
+            # a section's name: the line after its rule, without 1.x's "-I- "
+            if not stripped.startswith(("-E-", "-W-")):
+                section = stripped.removeprefix("-I-").strip()
+                named = True
+            after_rule = False
+        elif stripped:
+            named = False
+        if m := _IBDIAG_MESSAGE_RE.match(line):
+            report.messages.append((no, m.group("level"), section, m.group("text").rstrip()))
+    if report is None or (not report.summary and report.version is None):
+        raise ParseError("no ibdiagnet stage summary and no 'Loading IBDIAGNET from:' banner")
+    by_name = {s.name.lower(): s for s in report.stages}
+    for no, level, where, said in report.messages:
+        if (stage := by_name.get(where.lower())) is not None:
+            stage.messages.append((no, level, said))
+    return report
