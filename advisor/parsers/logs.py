@@ -1561,6 +1561,8 @@ def _parse_events(text: str) -> LogReport:
     _launcher_exits(lines, report)
     if "WorkerProc failed to start" in text:
         _vllm_worker_start_failures(raw, lines, report)
+    if "[core.py:" in text and "(EngineCore" in text:
+        _vllm_core_frames(raw, lines, report)
     stopped: set[int] = set()
     if "SIGTERM received" in text and "Draining requests" in text:
         stopped = _sglang_sigterm(lines, report)
@@ -1587,6 +1589,8 @@ def _parse_events(text: str) -> LogReport:
         _fp16_overflows(lines, report)
     if "grad norm:" in text:
         _megatron_nan_grad_norm(lines, report)
+    if "'epoch': " in text and "'learning_rate': " in text:
+        _hf_trainer_not_finite(lines, report)
     if any(w in text for w in _XLA_OOM_WORDS):
         _xla_oom(lines, report)
     if ", expected " in text and "errno = " in text:
@@ -9180,6 +9184,21 @@ _NATIVE_FRAME_RE = re.compile(
 # initialization failed. See root cause above. Failed core proc(s): {'EngineCore': -11}" (each
 # process's exit code, negative for a signal)
 _VLLM_CORE_START_RE = re.compile(r"\bEngineCore failed to start\.?\s*$")
+# vLLM's engine core's logger line from v1/engine/core.py ("(EngineCore_DP0 pid=6444) ERROR 12-23
+# 07:23:11 [core.py:708] ..."; older releases "(EngineCore pid=N)", without the bracket's opening)
+_VLLM_CORE_ERROR_RE = re.compile(
+    r"^\W{0,3}\((?P<proc>EngineCore\w*) pid=\d+\) ERROR \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"\[?core\.py:\d+\] ?"
+)
+# the lines core.py logs its tracebacks under (run_engine_core's two, and a failed utility
+# call's, whose handler _handle_client_request / _invoke_utility_method its frames name)
+_VLLM_CORE_HEADS = (
+    "EngineCore failed to start",
+    "EngineCore encountered a fatal error",
+    "Invocation of ",
+    "_invoke_utility_method",
+    "_handle_client_request",
+)
 _VLLM_CORE_PROCS_RE = re.compile(r"Failed core proc\(s\): \{(?P<procs>[^}]*)\}")
 _VLLM_CORE_PROC_RE = re.compile(r"'(?P<proc>[^']+)': (?P<code>-?\d+)")
 
@@ -10273,6 +10292,101 @@ def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: Lo
     )
 
 
+# Hugging Face's Trainer's log record, as its ProgressCallback.on_log writes it under the bar
+# (transformers trainer_callback.py: "self.training_bar.write(str(shallow_logs))", the floats as
+# they are, "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.5e-06, 'epoch': 0.02}", or, in
+# newer releases, formatted f"{v:.4g}" and so quoted, "{'loss': '0', 'grad_norm': 'nan', ...}");
+# PrinterCallback prints the same dict where no bar is shown
+HF_LOG_DICT_RE = re.compile(r"^[\s>]{0,8}\{'(?:loss|grad_norm|learning_rate|epoch)': ")
+_HF_VALUE = r"'?(?P<{}>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)'?(?=[,}}])"
+_HF_LOSS_RE = re.compile(r"[{,] ?'loss': " + _HF_VALUE.format("loss"))
+_HF_GRAD_NORM_RE = re.compile(r"[{,] ?'grad_norm': " + _HF_VALUE.format("loss"))
+_HF_EPOCH_RE = re.compile(r"[{,] ?'epoch': " + _HF_VALUE.format("epoch"))
+# the bar's count above a record (tqdm's "  0%|          | 60/13080 [08:37<28:23:24,  7.85s/it]")
+_BAR_STEP_RE = re.compile(r"\|\s{0,4}(?P<step>\d+)/(?P<of>\d+) \[")
+HF_BAR_LINES = 4
+"""How far above a Trainer's log record the bar's line that counts its step may stand."""
+
+
+def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``loss_diverged`` at the first of the Trainer's last log records whose gradient norm or
+    loss is not a number (NaN or infinite) to the end of the copy: the job diverged. A record
+    the run went on past, a finite one after it, is none (an fp16 scaler skips such a step)."""
+    if any(e.kind == "loss_diverged" for e in report.events):
+        return  # (a loop's own loss lines said it already)
+    records: list[tuple[int, int, str | None, str | None]] = []  # (index, line, grad, loss)
+    for index, (no, line, _) in enumerate(lines):
+        if "'epoch': " not in line or not HF_LOG_DICT_RE.match(line):
+            continue
+        grad_norm = _HF_GRAD_NORM_RE.search(line)
+        train_loss = _HF_LOSS_RE.search(line)
+        if grad_norm is None and train_loss is None:
+            continue  # (an evaluation's record: "{'eval_loss': ...}")
+        records.append(
+            (
+                index,
+                no,
+                grad_norm.group("loss") if grad_norm else None,
+                train_loss.group("loss") if train_loss else None,
+            )
+        )
+
+    def not_finite(value: str | None) -> bool:
+        return value is not None and value.lstrip("-").lower() in ("nan", "inf")
+
+    at = len(records)
+    while at and (not_finite(records[at - 1][2]) or not_finite(records[at - 1][3])):
+        at -= 1
+    if at == len(records):
+        return
+    index, no, grad, loss = records[at]
+    line = lines[index][1]
+    bar = next(
+        (
+            b
+            for _, t, _ in reversed(lines[max(0, index - HF_BAR_LINES) : index])
+            if (b := _BAR_STEP_RE.search(t))
+        ),
+        None,
+    )
+    epoch = _HF_EPOCH_RE.search(line)
+    where = ", ".join(
+        w
+        for w in (
+            f"step {bar.group('step')} of {bar.group('of')}" if bar else None,
+            f"epoch {epoch.group('epoch')}" if epoch else None,
+        )
+        if w
+    )
+    parts = [
+        p
+        for p in (
+            f"the gradient norm is {(grad or '').lower()}" if not_finite(grad) else None,
+            f"the loss is {loss}" if loss is not None else None,
+        )
+        if p
+    ]
+    report.events.append(
+        LogEvent(
+            kind="loss_diverged",
+            line=no,
+            message=line.strip()[:300],
+            exception_type=f"the Trainer's log record ({where or 'its step not in the copy'}): "
+            + " and ".join(parts)
+            + (
+                f", and so on {len(records) - at - 1} more record(s) to the last"
+                if len(records) - at > 1
+                else ""
+            )
+            + (
+                f", after {at} record(s) with finite values"
+                if at
+                else ", the first record in the copy"
+            ),
+        )
+    )
+
+
 # XLA's allocator refusing a device allocation (TensorFlow's and jaxlib's "Execution of replica 0
 # failed: Resource exhausted: Out of memory while trying to allocate 5520758552 bytes.", newer
 # "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1234 bytes."), maybe wrapped by the
@@ -10454,6 +10568,58 @@ _TRACEBACK_EXCEPTION_RE = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::.*)?$"
 # from line to line: the lines of one record have the same clock's shape, not the same text
 _LINE_CLOCK_RE = re.compile(r"\d[\d:.,/T+-]*Z?\s+")
 _DIGITS_AS_ZERO = str.maketrans("0123456789", "0000000000")
+
+
+def _vllm_core_frames(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """A ``launcher_exit`` for each vLLM engine core whose traceback frames the copy holds at
+    ERROR from core.py with the line they were logged under cut off: core.py logs one in
+    run_engine_core only, under "EngineCore failed to start." or "EngineCore encountered a fatal
+    error." (v1/engine/core.py). A failed utility call's ("Invocation of X method failed"), which
+    the engine survives, names its handler's frames; a copy with any of those lines is read at
+    that line, not here."""
+    if report.events or any(any(head in line for head in _VLLM_CORE_HEADS) for _, line, _ in lines):
+        return  # (a failure read in the frames' own lines is the cause they were logged for)
+    # (the engine cores whose lines hold a frame: their prefix is the raw line's, as written)
+    cores: dict[str, int] = {}  # engine core → the index of its first ERROR line from core.py
+    traced: set[str] = set()
+    for index, (no, line, _) in enumerate(lines):
+        full = raw[no - 1] if 0 < no <= len(raw) else ""
+        if "[core.py:" not in full or (cf := _VLLM_CORE_ERROR_RE.match(full.strip())) is None:
+            continue
+        cores.setdefault(cf.group("proc"), index)
+        if 'File "' in line:
+            traced.add(cf.group("proc"))
+    for proc in sorted(traced, key=cores.__getitem__):
+        index = cores[proc]
+        no, line, tagged = lines[index]
+        raised = next(
+            (
+                ex.group(0).strip()
+                for later_no, t, _ in lines[index : index + TRACEBACK_LINES]
+                if f"({proc} pid=" in raw[later_no - 1]
+                and (ex := _PY_EXCEPTION_RE.match(_LOGGER_PREFIX_RE.sub("", t.strip(), count=1)))
+            ),
+            None,
+        )
+        report.events.append(
+            LogEvent(
+                kind="launcher_exit",
+                line=no,
+                message=raw[no - 1].strip()[:300],
+                exception_type=f"vLLM (its engine core {proc} logged a traceback at ERROR from "
+                "core.py, the line it was logged under not in the copy: vLLM logs one there "
+                "only when the engine core fails to start or meets a fatal error"
+                + (
+                    f"; it ends in {raised[:200]}"
+                    if raised
+                    else "; its exception is not in the copy"
+                )
+                + ")",
+                rank=tagged,
+            )
+        )
 
 
 def _vllm_worker_start_failures(
@@ -11579,6 +11745,9 @@ ACL_RT_ERRORS: dict[int, str] = {
     107018: "ACL_ERROR_RT_INVALID_MALLOC_TYPE",
     107019: "ACL_ERROR_RT_WAIT_TIMEOUT",
     107020: "ACL_ERROR_RT_TASK_TIMEOUT",
+    107026: "ACL_ERROR_RT_MODEL_CAPTURED",
+    107027: "ACL_ERROR_RT_STREAM_CAPTURED",  # a call not allowed on a stream being captured
+    107028: "ACL_ERROR_RT_EVENT_CAPTURED",
     207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
     207002: "ACL_ERROR_RT_MEMORY_FREE",
     207003: "ACL_ERROR_RT_AICORE_OVER_FLOW",
@@ -15046,6 +15215,8 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
                 pid_codes[key] = (call, index)
                 seen.add((call, code, None))
                 found.append((index, call, code))
+    if not found and not any(e.kind in _RUNTIME_READ_KINDS for e in report.events):
+        _uncoded_runtime_reasons(lines, report)
     failed = {code for _, call, code in found if call is not None}
     emitted: set[tuple[int, str | None]] = set()  # (pid, code) of the events made
     for index, call, code in found:
@@ -15181,6 +15352,65 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             emitted.add((ev.pid, ev.code))
             ev.repeated_lines = again.get(index)
         report.events.append(ev)
+
+
+# the kinds that read a runtime call's failure where its code stands (a CANN code's block, a
+# device's report): a reason line of the same trace is theirs
+_RUNTIME_READ_KINDS = frozenset({"npu_runtime_error", "hccl_error", "npu_device_exception"})
+# the runtime's reason words whose error-map entry is the one ACL code (hicann/runtime
+# error_message_manage.cc, rtErrMap_[RT_ERROR_STREAM_CAPTURED] = {ACL_ERROR_RT_STREAM_CAPTURED,
+# "stream is captured"}; most other reasons share ACL_ERROR_RT_INTERNAL_ERROR and say no code)
+_RTS_REASON_CODES: dict[str, int] = {
+    "stream is captured": 107027,
+    "event is captured": 107028,
+    "model is captured": 107026,
+}
+
+
+REASON_TRACEBACK_LINES = 8
+"""How far above a runtime's reason line the TraceBack heading of its CANN error may stand (the
+lines of several workers interleaved between them)."""
+
+
+def _uncoded_runtime_reasons(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The runtime's own reason for a call that failed, in CANN's TraceBack with no code read
+    in the file ("rtStreamSynchronizeWithTimeout execute failed, reason=[stream is captured]",
+    its CANN code's head and torch_npu's line cut from the copy, as vLLM's workers print each
+    line of it behind their ERROR logger): one failure a process (a rank the launcher's tag
+    names), the call that failed and the runtime's reason."""
+    seen: set[int | None] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "execute failed, reason=[" not in line or tagged in seen:
+            continue
+        if (why := _RTS_REASON_RE.search(line)) is None or _under_a_code(
+            lines, index, CODE_BLOCK_LINES
+        ):
+            continue
+        if not any(
+            "TraceBack (most recent call last)" in t and rank == tagged
+            for _, t, rank in lines[max(0, index - REASON_TRACEBACK_LINES) : index]
+        ):
+            # (the reason alone, no TraceBack of the same process above it: a line the runtime
+            # logs and goes on past, "rtGetDevMsg execute failed, reason=[context pointer null]"
+            # as torch_npu's empty_cache meets it, quoted as a program's error line)
+            continue
+        seen.add(tagged)
+        reason = why.group("why").strip()
+        code = _RTS_REASON_CODES.get(reason)
+        worker = WORKER_PREFIX_RE.match(line.lstrip())
+        report.events.append(
+            LogEvent(
+                kind="npu_runtime_error",
+                line=no,
+                message=line.strip()[:300],
+                code=str(code) if code is not None else None,
+                code_name=ACL_RT_ERRORS.get(code) if code is not None else None,
+                rank=tagged,
+                pid=int(worker.group("pid")) if worker else None,
+                call=why.group("call"),
+                exception_type=f"{why.group('call')} failed: {reason}",
+            )
+        )
 
 
 _NPU_CODE_WORDS_RE = re.compile(r"^\s*\[Error\]:\s*(?P<what>[^*\n]+?)[*\s]*$")
@@ -15825,6 +16055,11 @@ def is_program_log(text: str) -> bool:
             and all(not line.startswith((" ", "\t", "|", "+", "#")) for line in head[1:])
         ):
             return True
+    if any(
+        "'epoch': " in line and "'learning_rate': " in line and HF_LOG_DICT_RE.match(line)
+        for line in head
+    ):
+        return True  # Hugging Face's Trainer's log record (under its bar, which is its too)
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
         return True  # a job's output under Slurm's srun (its own words of the allocation)
     if ("error: " in text or "*** [" in text) and _COMPILER_ERROR_RE.search(text):
