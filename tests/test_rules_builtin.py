@@ -782,6 +782,16 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.gpu_copy": [gpu_copy(tool="bandwidthTest", host_copy_slow=[
          {"line": 8, "kind": "Host to Device", "gbytes_s": 3.78}])]},
      {"evidence.gpu_copy": [gpu_copy(tool="bandwidthTest", host_copy_slow=[])]}, {}),
+    ("evidence-host-copy-below-peers", "nccl",
+     {"evidence.gpu_copy": [gpu_copy(tool="busGrind", host_copy_below_peers=[
+         {"line": 10, "direction": "BiDir", "gpu": 6, "gbytes_s": 7.25,
+          "median_gbytes_s": 95.23}])]},
+     {"evidence.gpu_copy": [gpu_copy(tool="busGrind", host_copy_below_peers=[])]}, {}),
+    ("evidence-gpu-topology-all-sys", "nccl",
+     {"evidence.topologies": [{"source": "topo.txt", "tool": "nvidia-smi", "devices": [],
+                               "links": {}, "sys_within_numa": {"NUMA node 0": ["GPU0", "GPU1"]}}]},
+     {"evidence.topologies": [{"source": "topo.txt", "tool": "nvidia-smi", "devices": [],
+                               "links": {}, "sys_within_numa": {}}]}, {}),
     ("evidence-dcgmi-nvlink-down", "nccl",
      {"evidence.nvlink_states": [nvlink_state(states=["D"] * 18, up=[], down=list(range(18)),
                                               all_down=True)]},

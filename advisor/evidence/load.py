@@ -38,6 +38,7 @@ from advisor.parsers import (
     ascend_versions,
     asys,
     bandwidth_test,
+    bus_grind,
     busbw_factor,
     dcgm,
     deviceinfo,
@@ -232,6 +233,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
     "bandwidth_test": re.compile(bandwidth_test.SIGNATURE, re.M),
+    "bus_grind": re.compile(bus_grind.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
     "asys": re.compile(asys.SIGNATURE, re.M),
     "asys_status": re.compile(asys.STATUS_SIGNATURE, re.M),
@@ -879,7 +881,7 @@ class EvidenceFacts:
     supported (slots not '_'), all_down (every supported link down)}``."""
     gpu_copy: list[dict[str, Any]] = field(default_factory=list)
     """Copy benchmarks between host and GPUs and between GPUs, one a file: ``{source, line, tool
-    (nvbandwidth, p2pBandwidthLatencyTest or bandwidthTest), version, driver, cuda_runtime, devices: [{index,
+    (nvbandwidth, p2pBandwidthLatencyTest, bandwidthTest or busGrind), version, driver, cuda_runtime, devices: [{index,
     name, bus_id}] (a multi-node nvbandwidth's also process, host, line), matrices: [{line,
     test, title, unit, columns, rows: {row: {column: figure or None}}, sum}], failed: [{line,
     test, message, offset}], waived, running, p2p_slower: [{a, b, matrix, enabled_gbytes_s,
@@ -890,7 +892,9 @@ class EvidenceFacts:
     their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines;
     ``no_peer_access``: two GPUs or more and every one of those lines CANNOT;
     ``host_copy_slow``: bandwidthTest's pinned host copies under ``HOST_COPY_SLOW_GBYTES_S``,
-    ``[{line, kind, gbytes_s}]``)."""
+    ``[{line, kind, gbytes_s}]``; ``host_copy_below_peers``: busGrind's GPUs whose host copy in a
+    direction is far under the other GPUs' median, ``[{line, direction, gpu, gbytes_s,
+    median_gbytes_s}]``)."""
     gpus: list[dict[str, Any]] = field(default_factory=list)
     """``nvidia-smi``'s status table per GPU: ``{source, line, driver, cuda, gpu, name, bus_id,
     persistence, ecc_uncorrected, fan_pct, temp_c, perf, power_w, power_cap_w, memory_used_mib,
@@ -2392,7 +2396,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
                 "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
-                "msprof-analyze advisor tables, msprof op_summary CSV, "
+                "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
         )
@@ -3971,6 +3975,17 @@ def _topo(tool: str, parser: Any) -> Any:
                     _nvlink_left_out(topo.links, cut=cut) if tool == "nvidia-smi" else []
                 ),
                 "no_near_nic": _no_near_nic(topo.links, cut=cut) if tool == "nvidia-smi" else [],
+                "sys_within_numa": (
+                    _sys_within_numa(
+                        topo.links,
+                        {g: f"NUMA node {n}" for g, n in numa.items()}
+                        if (numa := getattr(topo, "numa_affinity", {}))
+                        else {g: f"CPU affinity {c}" for g, c in topo.cpu_affinity.items()},
+                        cut=cut,
+                    )
+                    if tool == "nvidia-smi"
+                    else {}
+                ),
                 "numa_affinity": getattr(topo, "numa_affinity", {}),  # nvidia-smi's only
                 "gpu_numa_id": getattr(topo, "gpu_numa_id", {}),
                 "nics": getattr(topo, "nics", {}),
@@ -4052,6 +4067,29 @@ def _no_near_nic(links: dict[str, dict[str, str]], cut: bool = False) -> list[st
     if not any(near.values()):
         return []
     return [g for g in gpus if not near[g]]
+
+
+def _sys_within_numa(
+    links: dict[str, dict[str, str]], affinity: dict[str, str], cut: bool = False
+) -> dict[str, list[str]]:
+    """Of a ``nvidia-smi topo -m`` matrix whose every GPU pair is SYS (SOC), the GPUs that share
+    a NUMA node (CPU affinity) anyway, by it: no pair has a path nearer than SYS even within a
+    socket, which a two-socket server's cross-socket pairs do not explain (a GPU per socket, or
+    a matrix with a nearer pair, gives none). Empty for a copy that lost links (``cut``) or
+    without the affinity columns."""
+    gpus = [g for g in links if g.startswith("GPU")]
+    if cut or len(gpus) < 2:
+        return {}
+    # (affinity: each GPU's node already named, "NUMA node 0" or "CPU affinity 0-7")
+    for a in gpus:
+        for b in gpus:
+            if a != b and links[a].get(b) not in ("SYS", "SOC"):
+                return {}
+    by_node: dict[str, list[str]] = {}
+    for g in gpus:
+        if (where := affinity.get(g, "")) and not where.endswith((" ", "N/A")):
+            by_node.setdefault(where, []).append(g)
+    return {where: shared for where, shared in by_node.items() if len(shared) > 1}
 
 
 def _nvlink_left_out(links: dict[str, dict[str, str]], cut: bool = False) -> list[str]:
@@ -4973,6 +5011,7 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
             "peer_access": {},
             "no_peer_access": False,
             "host_copy_slow": [],
+            "host_copy_below_peers": [],
             # NVML_ASSERT exits the tool (error_handling.h): the tests after it did not run
             "complete": run.running is None
             and all(_nvbw_went_on(f.message) for f in run.failures)
@@ -5140,6 +5179,7 @@ def _bandwidth_test_run(
             "no_peer_access": False,
             "complete": run.result == "PASS",
             "host_copy_slow": slow,
+            "host_copy_below_peers": [],
         }
     )
     device = ", ".join(f"GPU {d['index']} {d['name']}" for d in run.devices) or "its GPU"
@@ -5160,6 +5200,64 @@ def _bandwidth_test_run(
                 line=run.line, message="bandwidthTest: the copy ends before its 'Result =' line"
             )
         )
+
+
+def _bus_grind(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """busGrind's host/device bandwidth matrices, and the GPUs whose one-at-a-time copies are
+    far under their peers' in a direction (the same copy on GPUs of one host: a GPU that lags
+    has a narrower, slower or shared PCIe path)."""
+    matrices, notes = bus_grind.parse(text)
+    below = [low for m in matrices for low in bus_grind.below_peers(m)]
+    gpus = sorted({g for m in matrices for g in m.gpus})
+    out.gpu_copy.append(
+        {
+            "source": source,
+            "line": matrices[0].line,
+            "tool": "busGrind",
+            "version": None,
+            "driver": None,
+            "cuda_runtime": None,
+            "devices": [{"index": g, "name": None, "bus_id": None} for g in gpus],
+            "matrices": [
+                {
+                    "line": m.line,
+                    "test": "host_device_concurrent" if m.concurrent else "host_device",
+                    "title": f"{'Concurrent ' if m.concurrent else ''}Host/Device Bandwidth "
+                    f"Matrix{f' ({m.memory})' if m.memory else ''}",
+                    "unit": m.unit,
+                    "columns": [str(g) for g in m.gpus],
+                    "rows": {d: {str(g): v for g, v in row.items()} for d, row in m.rows.items()},
+                    "sum": m.totals or None,
+                }
+                for m in matrices
+            ],
+            "failed": [],
+            "tool_errors": [],
+            "waived": [],
+            "running": None,
+            "p2p_slower": [],
+            "peer_access": {},
+            "no_peer_access": False,
+            # (busGrind prints no overall verdict: complete where no matrix was cut short)
+            "complete": not notes,
+            "host_copy_slow": [],
+            "host_copy_below_peers": below,
+        }
+    )
+    for m in matrices:
+        figures = "; ".join(
+            f"{d} {min(row.values()):g}-{max(row.values()):g}" for d, row in m.rows.items()
+        )
+        notes.append(
+            ParseWarning(
+                line=m.line,
+                message=f"busGrind: {'concurrent ' if m.concurrent else ''}host/device "
+                f"bandwidth{f' ({m.memory})' if m.memory else ''} of GPUs "
+                f"{', '.join(map(str, m.gpus))}: {figures} {m.unit}",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -5266,6 +5364,7 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             and not any(run.access.get(a, {}).get(b) for a, b in alike),
             "complete": run.complete,
             "host_copy_slow": [],
+            "host_copy_below_peers": [],
         }
     )
     for m in run.matrices:
@@ -8117,6 +8216,7 @@ _CONVERTERS = {
     "nvbandwidth": _nvbandwidth,
     "p2p_bandwidth": _p2p_bandwidth,
     "bandwidth_test": _bandwidth_test,
+    "bus_grind": _bus_grind,
     "faultdiag": _faultdiag,
     "asys": _asys,
     "asys_status": _asys_status,

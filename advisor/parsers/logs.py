@@ -1502,6 +1502,8 @@ def _parse_events(text: str) -> LogReport:
     comm_ranks, rank_hosts = _nccl_comm_ranks(lines)
     _nccl_net_errors(lines, report, comm_ranks)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
+    if "NCCL_IB_DISABLE" in text and "libibverbs" in text:
+        _verbs_warnings_with_ib_off(lines, report)
     _nccl_call_failures(lines, report)
     _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
@@ -7251,6 +7253,56 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
 _NCCL_LIFECYCLE_RE = re.compile(
     r"NCCL INFO (?:\w+ )?comm 0x[0-9a-fA-F]+ .*- (?P<what>Init|Destroy|Abort) COMPLETE"
 )
+
+
+# NCCL_IB_DISABLE=1 as a launch sets it: mpirun's "-x NCCL_IB_DISABLE=1", a shell's "export" or
+# "NCCL_IB_DISABLE=1 python ...", a container's "-e"/"--env", a YAML or JSON environment
+# ("NCCL_IB_DISABLE: 1", '"NCCL_IB_DISABLE": "1"'); NCCL's own INFO at NCCL_DEBUG=INFO says it per
+# host: "NCCL_IB_DISABLE set by environment to 1."
+_IB_DISABLED_SET_RE = re.compile(r"""\bNCCL_IB_DISABLE["']?\s*[=:]\s*["']?1(?![\w.])""")
+_IB_DISABLED_INFO_RE = re.compile(r"\bNCCL_IB_DISABLE set by environment to 1\b")
+_VERBS_WARN_RE = re.compile(r"^(?:NET/IB ?: ?)?Failed to open libibverbs\.so")
+
+
+def _verbs_warnings_with_ib_off(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """NCCL's "Failed to open libibverbs.so" WARN where the log turns NCCL's InfiniBand/RoCE
+    transport off (NCCL_IB_DISABLE=1; NCCL's environment variables doc: "NCCL will fallback to
+    using IP sockets" then): sockets were the path meant, so the WARN is no fallback from it; a
+    note, not a ``nccl_warning``. A launch line's setting holds for every host, NCCL's INFO of
+    it for its own host."""
+    every_host_at: int | None = None
+    host_at: dict[str, int] = {}
+    for no, line, _ in lines:
+        if "NCCL_IB_DISABLE" not in line:
+            continue
+        if _IB_DISABLED_INFO_RE.search(line):
+            if (h := _NCCL_DEBUG_HOST_RE.search(line)) is not None:
+                host_at.setdefault(h.group("host"), no)
+            else:
+                every_host_at = every_host_at or no
+        elif _IB_DISABLED_SET_RE.search(line):
+            every_host_at = every_host_at or no
+    if every_host_at is None and not host_at:
+        return
+    kept: list[LogEvent] = []
+    for ev in report.events:
+        at = every_host_at if every_host_at is not None else host_at.get(ev.host or "")
+        if ev.kind != "nccl_warning" or at is None or not _VERBS_WARN_RE.search(ev.message):
+            kept.append(ev)
+            continue
+        who = " ".join(w for w in (ev.host, f"pid {ev.pid}" if ev.pid else "") if w)
+        report.unread.append(
+            ParseWarning(
+                line=ev.line,
+                message=f"{who + ': ' if who else ''}NCCL could not open libibverbs.so, but "
+                f"NCCL_IB_DISABLE=1 (line {at}) had turned its InfiniBand/RoCE transport off: "
+                "TCP sockets were the path meant, no fallback",
+                skipped=False,
+            )
+        )
+    report.events = kept
 
 
 def _warnings_gone_past(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -13408,6 +13460,12 @@ _FM_VERSION_RE = re.compile(
     r"driver interface version (?P<fm>[\w.-]+) don'?t match with driver version (?P<drv>\d[\w-]*(?:\.\d[\w-]*)*)"
 )
 _FM_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>\w+) \((?P<sub>[^)\n]*)\)")
+# systemctl status's first line names the unit and its Description= ("● nvidia-fabricmanager.service
+# - NVIDIA fabric manager service"); the state dot before it (●, ×, ○; "*" where the terminal
+# has no UTF-8) is often lost in a copy, the unit's name then opening the line
+_FM_UNIT_HEAD_RE = re.compile(
+    r"^\s*(?:[●×○*]\s*)?nvidia-fabricmanager(?:\.service)?(?:\s+-\s|\s*$)"
+)
 
 
 def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -13421,7 +13479,9 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
     failed: LogEvent | None = None
     for no, line, tagged in lines:
         s = line.strip()
-        if "fabricmanager" in s and s.startswith(("●", "×", "*", "○")):
+        if "fabricmanager" in s and (
+            s.startswith(("●", "×", "*", "○")) or _FM_UNIT_HEAD_RE.match(s)
+        ):
             unit_seen = "nvidia-fabricmanager" in s
             continue
         if unit_seen and (a := _FM_ACTIVE_RE.match(line)):
@@ -13434,7 +13494,10 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                         skipped=False,
                     )
                 )
-            if a.group("state") == "failed" and failed is None:
+            # "inactive (dead)": stopped or never started; NVIDIA's Fabric Manager guide: on an
+            # NVSwitch system the GPUs cannot use NVLink (CUDA init fails) until it runs (a host
+            # of PCIe cards, which needs none, is told apart in evidence.load)
+            if a.group("state") in ("failed", "inactive") and failed is None:
                 failed = LogEvent(
                     kind="fabric_manager_failed",
                     line=no,
@@ -13442,7 +13505,9 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                     rank=tagged,
                     host=_journal_host(line),
                     library="Fabric Manager",
-                    exception_type="the Fabric Manager service is failed (systemctl status)",
+                    exception_type=f"the Fabric Manager service is {a.group('state')} (systemctl "
+                    "status)"
+                    + ("" if a.group("state") == "failed" else f": {a.group('sub')}, not running"),
                 )
             continue
         if nothing is None and _FM_NOTHING_RE.search(line):
