@@ -30,7 +30,7 @@ def test_a_failure_before_the_watchdogs_exit_note_is_still_read() -> None:
 
 def test_cudas_driver_shutting_down_alone_is_no_failed_call() -> None:
     text = "RuntimeError: CUDA error: driver shutting down\n"
-    assert logs._torch_cuda_error(logs.numbered_lines(text)) is None
+    assert logs._torch_cuda_errors(logs.numbered_lines(text), text.splitlines()) == []
 
 
 def test_a_large_ras_dump_names_each_ranks_line() -> None:

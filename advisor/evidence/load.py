@@ -2030,7 +2030,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         )
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
+    # (a Rich traceback's box draws "│" at each line's start and end: the traceback's, no pane's)
+    rich_box = "│" in text and logs.RICH_TRACEBACK_RE.search(text) is not None
     for what, prefix in _LINE_PREFIXES:
+        if rich_box and what.startswith("a terminal pane's"):
+            continue
         names: frozenset[str] | None = None
         if prefix is _COMPOSE_PREFIX_RE:
             if _NHC_SUMMARY_RE.search(text):
@@ -2054,9 +2058,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
                 f"a wrapper's label {tag.strip()!r} taken off {marked} line(s) before reading"
             )
     # (the line's end looked at first: a search from every blank of a long run is quadratic)
-    if (right := [line for line in shown if line.rstrip().endswith(_PANE_BARS)]) and len(
-        right
-    ) >= QUOTED_SHARE * len(shown):
+    if (
+        not rich_box
+        and (right := [line for line in shown if line.rstrip().endswith(_PANE_BARS)])
+        and len(right) >= QUOTED_SHARE * len(shown)
+    ):
         # a left tmux (or screen) pane's copy: its vertical border at each line's end
         lines = [
             line.rstrip()[:-1].rstrip() if line.rstrip().endswith(_PANE_BARS) else line
@@ -2347,6 +2353,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         and logs.cut_traceback(numbered_lines(text)) is not None
     ):
         formats = ["log"]  # a run's log that ends inside a traceback: where it raised is read
+    if not formats and "│" in text and logs.rich_traceback(numbered_lines(text)) is not None:
+        formats = ["log"]  # a Rich traceback's box (or a copy cut inside it): where it raised
     if not formats and logs.PG_WARNING_RE.search(text):
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
     if not formats and logs.c10d_info_only(text):

@@ -1724,7 +1724,7 @@ def _parse_events(text: str) -> LogReport:
         if (
             not report.events
             and not plog_errors
-            and (cut := cut_traceback(lines))
+            and (cut := cut_traceback(lines) or rich_traceback(lines))
             and python_exception(lines) is None
         ):
             # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
@@ -1878,13 +1878,12 @@ def _parse_events(text: str) -> LogReport:
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
                 report.events.append(ended)
-        if (
-            all(e.kind == "nccl_warning" for e in report.events)
-            and (cuda := _torch_cuda_error(lines)) is not None
+        if all(e.kind == "nccl_warning" for e in report.events) and (
+            cuda := _torch_cuda_errors(lines, raw)
         ):
             # (also beside NCCL's WARN lines: NCCL warned of the failed CUDA call in its own
             # words, torch's error is what stopped the process)
-            report.events.append(cuda)
+            report.events += cuda
         if not report.events and (lone := lone_exception(lines)):
             report.events.append(lone)
         if torn_down and not report.events:
@@ -13601,9 +13600,11 @@ _NODE_PREFIX_RE = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): ")
 
 _BARE_NODE_PREFIX_RE = re.compile(rf"^[ \t]*(?P<host>{NODE_NAME}): ")
 # a word with a number that leads a line but names no node: "rank0: ", "gpu3: ", "epoch2: "
+# (a number padded with zeros to a fixed width, "gpu004", "node01", is a node's name as
+# clusters number their hosts, Slurm's node lists "gpu[001-016]": an index is not padded)
 _NOT_A_NODE_RE = re.compile(
-    r"(?i)(?:local_?|global_?)?rank[-_]?\d+"
-    r"|(?:gpu|cuda|npu|dev|device|step|epoch|iter|iteration|layer|tp|dp|pp|ep)[-_]?\d+"
+    r"(?i)(?:local_?|global_?)?rank[-_]?(?!0\d)\d+"
+    r"|(?:gpu|cuda|npu|dev|device|step|epoch|iter|iteration|layer|tp|dp|pp|ep)[-_]?(?!0\d)\d+"
 )
 
 
@@ -15072,6 +15073,13 @@ _TORCH_CUDA_ERROR_RE = re.compile(
     r"^\s*(?:[^\n]{0,200}?\d+%\s*(?:Completed\s*)?\|[^|\n]{0,200}\|?\s*\d+/\d+ \[[^\]\n]{0,200}\])?"
     r"(?:\[rank\d+\]:\s*|\"message\":\s*\")?(?:RuntimeError|torch\.AcceleratorError): "
     r"CUDA error: (?P<what>[^\\\n\"]*[^\\\s\"])(?:\s*$|\\n|\",?\s*$)"
+    # vLLM 0.5's worker wrapper logging what a method raised (vllm/executor/
+    # multiproc_worker_utils.py _run_worker_process: logger.error("Exception in worker %s while
+    # processing method %s: %s, %s", process_name, method, e, tb)): the exception's text, its
+    # class not printed; the traceback's ", Traceback" follows on a line of its own where the
+    # text ran over lines (torch's CUDA hints)
+    r"|^\s*Exception in worker [\w.-]{1,80} while processing method (?P<method>\w{1,80}): "
+    r"CUDA error: (?P<wrapped>[^,\n]*[^,\s])(?:, Traceback \(most recent call last\):)?\s*$"
 )
 # the error file's ranks, each a key above its record ('"784": {', then '"local_rank": 0,')
 _ERROR_FILE_RANK_RE = re.compile(r'^\s*"(?P<rank>\d+)":\s*\{\s*$')
@@ -15079,39 +15087,65 @@ ERROR_FILE_RANK_LINES = 6
 """How far above its message an error file's record names its rank."""
 
 
-def _torch_cuda_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+def _torch_cuda_errors(lines: list[tuple[int, str, int | None]], raw: list[str]) -> list[LogEvent]:
     """torch's report of a failed CUDA call with no traceback to read it from (a copy of its
-    exception line and hints alone): the first one, a ``cuda_error``."""
-    for index, (no, line, tagged) in enumerate(lines):
-        if "CUDA error: " not in line or not (m := _TORCH_CUDA_ERROR_RE.search(line)):
+    exception line and hints alone, or a traceback vLLM's logger wrote line by line under its
+    prefix): the first one of each worker process a Ray or vLLM prefix names (``raw``: the lines
+    as written), else the first one, a ``cuda_error``."""
+    found: dict[str | None, LogEvent] = {}
+    for index, (no, line, _) in enumerate(lines):
+        if "CUDA error: " not in line:
             continue
-        what = m.group("what")
-        if tagged is None and line.lstrip().startswith('"message"'):
-            tagged = next(
-                (
-                    int(r.group("rank"))
-                    for _, above, _ in reversed(
-                        lines[max(0, index - ERROR_FILE_RANK_LINES) : index]
-                    )
-                    if (r := _ERROR_FILE_RANK_RE.match(above))
-                ),
-                None,
-            )
-        if what.startswith("driver shutting down"):
-            # CUDA's answer to a call made after the process began its exit (the watchdog's
-            # INFO line at exit): the order of an exit, not a failed call
+        # (vLLM's logger writes its prefix before each line of a multi-line record, a logged
+        # traceback's: "ERROR 03-21 10:34:30 [core.py:343] RuntimeError: CUDA error: ...")
+        said = _LOGGER_PREFIX_RE.sub("", line, count=1) if line[:1].isupper() else line
+        if not (m := _TORCH_CUDA_ERROR_RE.search(said)):
             continue
-        if "uncorrectable ECC error" in what:
-            # CUDA's words for an uncorrectable ECC error: the GPU's memory failed, a hardware fault
-            what = f"{what} (an uncorrectable ECC error: the GPU's memory failed)"
-        return LogEvent(
-            kind="device_oom" if what.startswith("out of memory") else "cuda_error",
-            line=no,
-            message=line[m.start() :].strip().split("\\n", 1)[0][:300],
-            rank=tagged,
-            exception_type=what,
+        wp = WORKER_PREFIX_RE.match(raw[no - 1]) if 0 < no <= len(raw) else None
+        process = wp.group("pid") if wp else None
+        if process in found or (process is None and found):
+            continue
+        event = _torch_cuda_event(lines, index, said, m)
+        if event is not None:
+            found[process] = event
+    return list(found.values())
+
+
+def _torch_cuda_event(
+    lines: list[tuple[int, str, int | None]], index: int, line: str, m: re.Match[str]
+) -> LogEvent | None:
+    """The ``cuda_error`` (or ``device_oom``) of one torch CUDA error line ``m`` matched; None
+    for CUDA's answer to a call made as the process exits."""
+    no, _, tagged = lines[index]
+    what = m.group("what") or m.group("wrapped")
+    if tagged is None and line.lstrip().startswith('"message"'):
+        tagged = next(
+            (
+                int(r.group("rank"))
+                for _, above, _ in reversed(lines[max(0, index - ERROR_FILE_RANK_LINES) : index])
+                if (r := _ERROR_FILE_RANK_RE.match(above))
+            ),
+            None,
         )
-    return None
+    if what.startswith("driver shutting down"):
+        # CUDA's answer to a call made after the process began its exit (the watchdog's INFO
+        # line at exit): the order of an exit, not a failed call
+        return None
+    if "uncorrectable ECC error" in what:
+        # CUDA's words for an uncorrectable ECC error: the GPU's memory failed, a hardware fault
+        what = f"{what} (an uncorrectable ECC error: the GPU's memory failed)"
+    if m.group("method"):
+        what = f"{what} (in the worker's {m.group('method')})"
+    return LogEvent(
+        kind="device_oom" if what.startswith("out of memory") else "cuda_error",
+        line=no,
+        message=line[m.start() :]
+        .strip()
+        .split("\\n", 1)[0]
+        .removesuffix(", Traceback (most recent call last):")[:300],
+        rank=tagged,
+        exception_type=what,
+    )
 
 
 # where c10 raised it, under a what() line ("Exception raised from query at ../aten/src/ATen/
@@ -15654,6 +15688,102 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         kind="python_exception",
         line=no,
         message=told[:300],
+        rank=tagged,
+        op=op,
+        exception_type="unknown (cut before the exception)",
+        library="torch.distributed" if op else None,
+        call=f"dist.{op}()" if op else None,
+    )
+
+
+# Rich's traceback (rich/traceback.py Traceback._render_stack; a program that called
+# rich.traceback.install(), accelerate where rich is installed: on unless ACCELERATE_DISABLE_RICH
+# before 0.22, with ACCELERATE_ENABLE_RICH since, accelerate/utils/imports.py is_rich_available):
+# a box headed "╭── Traceback (most recent call last) ──╮", each frame's "path:LINE in FUNC"
+# (FUNC wrapped onto the next line where the path fills the width; "in FUNC:LINE" for a frame
+# with no file) over its source lines, the one that raised marked "❱" (rich/syntax.py's line
+# pointer, "> " on a legacy Windows console), "│" at each line's start and end; the exception
+# below the box's "╰──╯"
+_RICH_BOX_LINE_RE = re.compile(r"^\s*[│╭╰]")
+_RICH_FRAME_RE = re.compile(
+    r"^\s*│ (?:(?P<path>\S{1,500}?\.py):(?P<at>\d{1,7})(?: in(?: (?P<func>[\w<>.]{1,200}))?)?"
+    r"|in (?P<bare>[\w<>.]{1,200}):(?P<bare_at>\d{1,7}))(?:\s|$)"
+)
+_RICH_WRAPPED_FUNC_RE = re.compile(r"^\s*│ (?:in )?(?P<func>[\w<>.]{1,200})\s*(?:│\s*)?$")
+_RICH_POINTER_RE = re.compile(r"^\s*│ [❱>] {0,3}(?P<at>\d{1,7}) │(?P<code>.*)$")
+RICH_TRACEBACK_RE = re.compile(
+    r"^[^\n│╭]{0,200}(?:╭─+ Traceback \(most recent call last\)|│ [❱>] {0,3}\d{1,7} │)", re.M
+)
+"""A line of a Rich traceback's box, its heading or a frame's pointer to the line that raised
+(a launcher's prefix, pdsh's "node: ", maybe before it): its "│" are the box's, no pane's."""
+RICH_PATH_PARTS = 3
+"""How many of a Rich frame's path's last parts a reading of its traceback names."""
+
+
+def rich_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """The last Rich traceback box of the text, as an event: the exception under its closing
+    "╰" line, or, where the copy ends inside the box, its last frame and the code line marked as
+    the one that raised (what it raised not in the copy); the collective that code calls is read.
+    None when the text holds no such box, or something else stands under it."""
+    shown = [(no, t, tag) for no, t, tag in lines if t.strip()]
+    end = len(shown)  # (past) the box's last line
+    if end and not _RICH_BOX_LINE_RE.match(shown[-1][1]):
+        # the box closed, its exception under it (Rich wraps a long one onto more lines)
+        end = next(
+            (i for i in range(len(shown) - 1, -1, -1) if shown[i][1].lstrip().startswith("╰")), 0
+        )
+        if not end or not _PY_EXCEPTION_RE.match(shown[end + 1][1]):
+            return None
+        closed: int | None = end + 1
+    else:
+        closed = None  # the copy ends inside the box
+    start = end
+    while start and _RICH_BOX_LINE_RE.match(shown[start - 1][1]):
+        start -= 1
+    box = shown[start:end]
+    if not box or (closed is None and box[-1][1].lstrip().startswith("╰")):
+        return None
+    frame: tuple[int, int | None, str, str, str | None] | None = None
+    raised: tuple[int, str] | None = None
+    for at, (no, t, tagged) in enumerate(box):
+        if (f := _RICH_FRAME_RE.match(t)) is not None:
+            func = f.group("func") or f.group("bare")
+            if func is None and at + 1 < len(box):
+                wrapped = _RICH_WRAPPED_FUNC_RE.match(box[at + 1][1])
+                func = wrapped.group("func") if wrapped else None
+            frame = (no, tagged, f.group("path") or "", f.group("at") or f.group("bare_at"), func)
+            raised = None
+        elif frame is not None and (p := _RICH_POINTER_RE.match(t)) and p.group("at") == frame[3]:
+            # (the source's indent guides are "│" too: the code is what stands between them)
+            raised = (no, " ".join(p.group("code").replace("│", " ").split()))
+    if frame is None:
+        return None
+    no, tagged, path, line_no, func = frame
+    where = "/".join(path.split("/")[-RICH_PATH_PARTS:]) + ":" if path else "line "
+    last = f"{where}{line_no}" + (f" in {func}" if func else "")
+    if raised is not None:
+        last += f", raised at: {raised[1]}"
+    op = m.group("op") if raised and (m := _DIST_CALL_RE.search(raised[1])) else None
+    if closed is not None:
+        ex_no, said, ex_tagged = shown[closed]
+        said = said.strip()
+        return LogEvent(
+            kind="python_exception",
+            line=ex_no,
+            message=f"{said} (Rich's traceback; last frame: {last})"[:300],
+            rank=ex_tagged,
+            op=op,
+            exception_type=said.split(":", 1)[0].rsplit(".", 1)[-1],
+            library="torch.distributed" if op else None,
+            call=f"dist.{op}()" if op else None,
+        )
+    return LogEvent(
+        kind="python_exception",
+        line=raised[0] if raised else no,
+        message=(
+            f"the copy ends inside a Rich traceback's box, before its exception (last frame: "
+            f"{last})"
+        )[:300],
         rank=tagged,
         op=op,
         exception_type="unknown (cut before the exception)",
