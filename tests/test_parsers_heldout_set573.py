@@ -216,7 +216,9 @@ def test_the_new_patterns_take_linear_time() -> None:
         logs.nvidia_tool_failures(text + "\nThe following GPUs could not be reset:\n")
         evidence_load._code_span_around("`" + text + "\n`")
         nvbandwidth._cuda_error_said(text)
-        assert time.process_time() - start < 1.0
+        # (2 s: the 50,000 refusal lines take 0.7 s of lines and nvidia-smi's reading on a quiet
+        # host, linear, and tipped past 1 s on a loaded one; a quadratic reading takes minutes)
+        assert time.process_time() - start < 2.0
         start = time.process_time()
         nvbandwidth.parse("Running a_ce.\n" + text)
         assert time.process_time() - start < 1.0
