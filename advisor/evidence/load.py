@@ -660,6 +660,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
         r"|watchdog thread terminated with exception:|sigkill_handler\][^\n]*(?:\n[^\n]*){0,3}? exits with return code"
         r"|Some [NH]CCL operations have failed or timed out\.|we are taking the entire process down"
+        r"|\bthe socversion [\w-]{1,40} of bin package does not match the current device soc"
         r"|\[(?:InitGroupStage|InitChannelStage|TaskExecStage)\]\[[A-Za-z ]+\]"
         r"|in the ranktable is inconsistent with the IP|serverId\[[\d.]+\], deviceId\[\d+\], "
         r"|error CQE occurred during operator execution\. Local information: "
@@ -8079,8 +8080,8 @@ def _k8s_node_devices(text: str, source: str, out: EvidenceFacts, name: str) -> 
 
 def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """Checks run before a job (ds_report, horovodrun's, accelerate env, ray status, kubectl,
-    JAX's start): a note of each; a pod Kubernetes could not schedule is a ``pod_unschedulable``
-    failure."""
+    JAX's start, verl's diagnose): a note of each; a pod Kubernetes could not schedule is a
+    ``pod_unschedulable`` failure, npu-smi a dump could not run an ``npu_smi_unusable`` one."""
     checks = prechecks.parse(text)
     for at, pod, status, restarts in checks.pods:
         _add_failure(
@@ -8124,6 +8125,18 @@ def _prechecks(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 else None,
                 library="Slurm",
                 exception_type="Slurm",
+            ),
+        )
+    for at, said in checks.npu_unreadable:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="npu_smi_unusable",
+                line=at,
+                message=said[:300],
+                library="npu-smi",
+                exception_type="verl's diagnose",
             ),
         )
     for u in checks.unschedulable:

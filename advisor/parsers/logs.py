@@ -76,6 +76,9 @@ Recognised events (``LogEvent.kind``):
   store's host exited or crashed;
 - ``rendezvous_failure``: torch elastic's rendezvous raised RendezvousClosedError,
   RendezvousTimeoutError, RendezvousConnectionError or RendezvousStateError (``exception_type``);
+- ``rendezvous_closed``: a RendezvousClosedError in a log that shows the job had formed (the
+  rendezvous completed, or an agent closed its running workers): an agent rendezvousing again
+  found it closed by another node's agent, which ended, failed or left, not a job that never ran;
 - ``hccl_heartbeat``: HCCL's heartbeat verdict printed on its own (``Cluster Exception
   Location[IP/ID]``, ``crimer rank [IP/ID]``): the device HCCL blames (``culprit_ip``,
   ``culprit_device``) and who noticed; inside an error-code block it fills that event instead;
@@ -638,7 +641,7 @@ class LogEvent:
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
     nccl_net_error, nccl_ib_fatal_event, nccl_ib_port_event, nccl_ib_notice, nccl_warning,
     nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
-    device_oom, npu_device_exception, rendezvous_failure, cuda_error,
+    device_oom, npu_device_exception, rendezvous_failure, rendezvous_closed, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
     deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
     nccl_connect_retry, ray_placement,
@@ -662,7 +665,9 @@ class LogEvent:
     npu_freq_reduced (the importer's, MindCluster's frequency-reduction check of its npu-smi samples),
     npu_compute_low (the importer's, ascend-dmi -f: a device far under its run's median),
     npu_device_state (the importer's, msnpureport's device_info.txt: a device whose OS does not run,
-    whose state was not read, or none found),
+    whose state was not read, or none found), npu_kernel_soc_mismatch (Ascend C's runtime
+    refusing a kernel package built for another SoC), npu_smi_unusable (the importer's, an environment
+    dump such as verl's diagnose that could not run npu-smi),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
@@ -1337,8 +1342,8 @@ traceback a library logged and caught)."""
 TEARDOWN_KINDS = GONE_PAST_KINDS | frozenset(
     {"job_cancelled", "launcher_exit", "elastic_failure", "watchdog_timeout", "watchdog_failure",
      "watchdog_exception", "watchdog_hang", "watchdog_progress", "nccl_call_failure",
-     "nccl_net_error", "store_lost", "store_timeout", "rendezvous_failure", "cuda_error",
-     "pg_abort_timeout"}
+     "nccl_net_error", "store_lost", "store_timeout", "rendezvous_failure", "rendezvous_closed",
+     "cuda_error", "pg_abort_timeout"}
 )  # fmt: skip
 """What a run's end printed after its own word that it succeeded (a scheduler's time limit met
 while it closed, a communicator aborted at exit, a worker's semaphore already unlinked): the run's
@@ -1528,6 +1533,8 @@ def _parse_events(text: str) -> LogReport:
         _loader_failures(lines, report)
     if "does not has any binary" in text or "binary_info_config.json failed" in text:
         _op_kernels_missing(lines, report)
+    if "of bin package does not match" in text:
+        _kernel_soc_mismatch(lines, report)
     if (
         "istAndWatch" in text
         or "StartContainer" in text
@@ -4793,7 +4800,9 @@ LAUNCH_CONFIG_LINES = 16
 _AGENT_DEATH_RE = re.compile(
     r"Received (?:Signals\.)?(?P<sig>SIG[A-Z]{2,8}|\d{1,2}) death signal, shutting down workers"
 )
-_CLOSING_SIGNAL_RE = re.compile(r"Sending process \d+ closing signal (?P<sig>SIG[A-Z]{2,8})\b")
+_CLOSING_SIGNAL_RE = re.compile(
+    r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG[A-Z]{2,8})\b"
+)
 
 
 def _elastic_launch_note(lines: list[tuple[int, str, int | None]]) -> ParseWarning | None:
@@ -8352,17 +8361,46 @@ def _rendezvous_endpoint(lines: list[tuple[int, str, int | None]]) -> tuple[str,
     return None
 
 
+def _job_ran(lines: list[tuple[int, str, int | None]]) -> tuple[int, str] | None:
+    """The first line that shows torch elastic's rendezvous had formed and its workers run: the
+    agent's "Rendezvous complete" / "Starting worker group", or its closing signal to a worker
+    (torch/distributed/elastic/multiprocessing/api.py SubprocessContext._close sends "Sending
+    process %s closing signal %s" only to a worker whose ``proc.poll() is None``: one still
+    running); None where none does."""
+    for no, line, _ in lines:
+        if _RDZV_FORMED_RE.search(line):
+            return no, "the agent's rendezvous completed and it started its workers"
+        if "closing signal" in line and (m := _CLOSING_SIGNAL_RE.search(line)):
+            return no, f"an agent sent its running worker, pid {m.group('pid')}, {m.group('sig')}"
+    return None
+
+
 def _store_client_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A rank's time-out waiting for the store (one per rank and store), and its failed connect
     attempts (one per store address and reason)."""
     waited: set[tuple[int | None, str, int | None]] = set()
     tried: set[tuple[str, int, str]] = set()
     rendezvous: set[str] = set()
+    ran: tuple[int, str] | bool | None = False  # (not looked for yet)
     for index, (no, line, tagged) in enumerate(lines):
         if "Rendezvous" in line and (rz := _RENDEZVOUS_RE.search(line)):
             err = rz.group("err") or rz.group("err2")
             if err not in rendezvous:
                 rendezvous.add(err)
+                if err == "RendezvousClosedError" and ran is False:
+                    ran = _job_ran(lines)
+                if err == "RendezvousClosedError" and isinstance(ran, tuple):
+                    report.events.append(
+                        LogEvent(
+                            kind="rendezvous_closed",
+                            line=no,
+                            message=line.strip()[:300],
+                            rank=tagged,
+                            exception_type=f"{err}: the rendezvous was closed after the job "
+                            f"had formed ({ran[1]}, line {ran[0]})",
+                        )
+                    )
+                    continue
                 ev = LogEvent(
                     kind="rendezvous_failure",
                     line=no,
@@ -9328,6 +9366,17 @@ _DS_UNREACHABLE_RE = re.compile(r"host=(?P<host>\S+?) was not reachable via ssh"
 # "Received %s death signal, shutting down workers"): something outside the job (the scheduler,
 # an operator, another node's failure) stopped it, and it stopped its workers
 _AGENT_SIGNAL_RE = re.compile(r"Received (?P<sig>\d+) death signal, shutting down workers")
+ELASTIC_AGENT = "torchrun's agent"
+"""The ``worker`` of a launcher's exit that is torch elastic's agent (a node's launcher), not a
+rank: its death signal, or the srun task that ran it."""
+# Lines only torch elastic's agent prints (torch/distributed/elastic/agent/server/api.py: the
+# death signal, "[default] Starting worker group"; multiprocessing/api.py's closing signal to a
+# worker; rendezvous/api.py's errors): where they are, srun's tasks ran torchrun, one a node
+_ELASTIC_AGENT_RE = re.compile(
+    r"death signal, shutting down workers|Sending process \d+ closing signal"
+    r"|\] (?:Starting|Stopping|Rendezvous'ing) worker group"
+    r"|elastic\.rendezvous\.api\.Rendezvous\w*Error|elastic\.agent\.server"
+)
 # slurmstepd cancelling a step or job (Slurm's "*** STEP 6053.0 ON node1 CANCELLED AT
 # 2024-04-23T12:18:08 ***", "... DUE TO TIME LIMIT ***", "... DUE TO PREEMPTION ***"), and its
 # OOM killer's account ("Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks
@@ -9621,6 +9670,41 @@ _COLOSSALAI_RUN_RE = re.compile(
 _NO_OP_BINARY_RE = re.compile(
     r"\bOp (?P<op>\w+) does not has any binary|read binary_info_config\.json failed"
 )
+
+
+# Ascend C's runtime refusing a kernel binary built for another SoC family than the device's
+# (CANN ascendc_runtime.cpp AscendCheckSoCVersion: "the socversion " + the binary's SoC + " of
+# bin package does not match the current device socverison " + aclrtGetSocName()'s + ". Please
+# modify default socversion in run.sh or execute run.sh with socversion parameter."; its typo
+# "socverison" read as the word too). It compares families (Ascend910B1-B4 and the 910_93 chips
+# are one, the Ascend310P chips another): the kernels cannot run on this device at all.
+_KERNEL_SOC_MISMATCH_RE = re.compile(
+    r"the socversion (?P<built>[\w-]{1,40}) of bin package does not match the current device "
+    r"soc(?:verison|version) (?P<device>[\w-]{1,40})"
+)
+
+
+def _kernel_soc_mismatch(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_kernel_soc_mismatch`` per rank and pair of SoCs Ascend C's runtime refused."""
+    seen: set[tuple[int | None, str, str]] = set()
+    for no, line, tagged in lines:
+        if "of bin package" not in line or not (m := _KERNEL_SOC_MISMATCH_RE.search(line)):
+            continue
+        key = (tagged, m.group("built"), m.group("device"))
+        if key in seen:
+            continue
+        seen.add(key)
+        report.events.append(
+            LogEvent(
+                kind="npu_kernel_soc_mismatch",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="Ascend C",
+                exception_type=f"its kernels were built for {m.group('built')}, the device is "
+                f"{m.group('device')}: they cannot run on this NPU",
+            )
+        )
 
 
 def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -11008,6 +11092,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 )
             )
 
+    under_agents: bool | None = None  # srun's tasks are torchrun's agents (read at srun's first)
     rank_of_pid: dict[int, int] = {}
     # the processes' own accounts of the signal that ended them: kept where no launcher's
     # account of its ranks (srun, mpirun) is in the log, which names the same ends by rank
@@ -11305,7 +11390,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(
                 ("agent-signal", no), no, text,
                 "torchrun's agent (sent a signal from outside: it stopped its workers)",
-                exit_code=-int(ag.group("sig")),
+                exit_code=-int(ag.group("sig")), worker=ELASTIC_AGENT,
             )  # fmt: skip
             continue
         if "CANCELLED AT" in line and (sc := _SLURM_CANCELLED_RE.search(line)):
@@ -11426,14 +11511,24 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             and (m.group("code") or m.group("oom") or m.group("sig") in SIGNAL_TEXTS)
         ):
             signum = str(SIGNAL_TEXTS[m.group("sig")]) if m.group("sig") else None
+            if under_agents is None:
+                under_agents = any(
+                    ("elastic" in t or "worker" in t or "closing signal" in t)
+                    and _ELASTIC_AGENT_RE.search(t)
+                    for _, t, _ in lines
+                )
             for task in _task_list(m.group("task")):  # "tasks 8-13,15": each task its own end
+                oom = "the task ran out of memory: Slurm's OOM killer" if m.group("oom") else ""
                 once(
                     (m.group("host"), task), no, text,
-                    "srun (the task ran out of memory: Slurm's OOM killer)" if m.group("oom")
-                    else "srun",
-                    rank=task, host=m.group("host"),
+                    # (srun starting torchrun: each task is a node's agent, its ranks below it)
+                    f"srun (task {task}, the torchrun agent of its node, not a rank"
+                    + (f"; {oom})" if oom else ")") if under_agents
+                    else f"srun ({oom})" if oom else "srun",
+                    rank=None if under_agents else task, host=m.group("host"),
                     exit_code=None if m.group("oom") else _exit_code(m.group("code"), signum),
                     root_cause=bool(m.group("oom")),
+                    worker=ELASTIC_AGENT if under_agents else None,
                 )  # fmt: skip
         elif ": rank " in line and (pe := _PALS_EXIT_RE.match(text)):
             rank = int(pe.group("rank"))
@@ -17143,8 +17238,10 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # where no whole record of that work follows
     cut_records: dict[tuple[int | None, int], LogEvent] = {}
     hung: dict[int | None, LogEvent] = {}
-    # rank → (line, index, the line): its work's exception is being handled (the process ends)
-    aborted: dict[int | None, tuple[int, int, str]] = {}
+    # (rank, line, index, the line): its work's exception is being handled (the process ends);
+    # one per named rank, one per notice where no rank is named (see _abort_notice)
+    aborted: list[tuple[int | None, int, int, str]] = []
+    aborted_ranks: set[int | None] = set()
     joined = -1  # the last continuation line already read with the record it completes
     for index, (no, line, tagged) in enumerate(lines):
         if index <= joined:
@@ -17156,7 +17253,7 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # its dump: "[PG ID 1 PG GUID 1 Rank 2] First PG on this rank to signal dumping.")
             or "First PG on this rank to signal dumping" in line
         ):
-            aborted.setdefault(_record_rank(line, tagged), (no, index, line))
+            _abort_notice(aborted, aborted_ranks, _record_rank(line, tagged), no, index, line)
         if "stuck for" in line or "Heartbeat monitor" in line or "watchdog hang" in line:
             _watchdog_hang(lines, index, hung, report)
         if (
@@ -17500,9 +17597,32 @@ ABORT_REASON_LINES = 4
 """How far below the notice torch's "terminate called ... what():" reason may follow."""
 
 
+def _abort_notice(
+    aborted: list[tuple[int | None, int, int, str]],
+    seen: set[int | None],
+    rank: int | None,
+    no: int,
+    index: int,
+    line: str,
+) -> None:
+    """Keep a rank's first abort notice; where no rank is named, each "operations have failed
+    or timed out" line is another process's own.
+
+    ``WorkNCCL::handleException`` logs it once and then throws, which takes the process down
+    (pytorch ProcessGroupNCCL.cpp, torch 1.x-2.1: "[E ProcessGroupNCCL.cpp:488] Some NCCL
+    operations have failed or timed out. ..." / "[E ProcessGroupNCCL.cpp:494] To avoid data
+    inconsistency, we are taking the entire process down."), so two such lines with no rank are
+    two processes; the "taking ... down" line after one is the same process's.
+    """
+    if rank in seen and (rank is not None or "operations have failed or timed out" not in line):
+        return
+    seen.add(rank)
+    aborted.append((rank, no, index, line))
+
+
 def _aborted(
     lines: list[tuple[int, str, int | None]],
-    aborted: dict[int | None, tuple[int, int, str]],
+    aborted: list[tuple[int | None, int, int, str]],
     reported: set[int | None],
     report: LogReport,
     last: dict[tuple[int | None, str | None], tuple[int, int, int | None]],
@@ -17519,8 +17639,10 @@ def _aborted(
     after it.
     """
     died = {e.rank for e in report.events if e.kind == "watchdog_exception"}
-    for rank, (no, index, line) in aborted.items():
-        if rank in reported or rank in died:
+    # (an unnamed rank's record read before these notices says what each unnamed one failed at)
+    unnamed_reported = None in reported
+    for rank, no, index, line in aborted:
+        if (rank in reported if rank is not None else unnamed_reported) or rank in died:
             continue  # its time-out, failure or watchdog death already says what failed
         message = line.strip()
         reason = ""

@@ -10,6 +10,10 @@
 - ``horovodrun --verbose``'s checks before the job: ``SSH was successful into all the remote
   hosts.``, ``Common interface found: eno1``;
 - ``accelerate env``: its ``- PyTorch version (GPU?): 1.12.1 (True)`` lines;
+- verl's ``scripts/diagnose.py``: its ``----------verl Info-----------`` block and the versions
+  around it (``torch        : 2.10.0+cpu``, on Ascend ``CANN:9.0.1`` / ``HDK:25.5.0``), and
+  a library's "can not use command: npu-smi info" printed into it while verl was imported: no
+  NPU's state can be read from where it ran;
 - ``ray status``: its node status (``Healthy:``, ``Pending:``, ``Recent failures:`` with a node's
   address and type each);
 - ``kubectl get pytorchjobs`` (and the training operator's other job kinds): a job whose STATE is
@@ -53,6 +57,7 @@ SIGNATURE = (
     r"|^[ \t]*Available (?:Frameworks|Controllers|Tensor Operations):[ \t]*\r?\n[ \t]+\[[ X]\] "
     r"|^SSH was successful into all the remote hosts\.|^Common interface found: \S+"
     r"|^- `Accelerate` version: \S+"
+    r"|^[ \t>]*-{5,}verl Info-{5,}[ \t]*$"
     # LLaMA-Factory's environment report (llamafactory-cli env), the same layout
     r"|^- `llamafactory` version: \S+"
     r"|^=+ Autoscaler status: [^\n]*=+\s*$"
@@ -92,6 +97,20 @@ _HVD_HEAD_RE = re.compile(r"^Horovod v(?P<v>[\d.]+):\s*$")
 _HVD_SECTION_RE = re.compile(r"^Available (?P<what>Frameworks|Controllers|Tensor Operations):")
 _HVD_ITEM_RE = re.compile(r"^\s+\[(?P<x>[ X])\] (?P<name>\S.*?)\s*$")
 _ACCELERATE_RE = re.compile(r"^- (?P<key>[^:]+?):\s*(?P<value>.*?)\s*$")
+# verl's scripts/diagnose.py: its sections ("----------Python Info----------", check_python ...
+# check_os), each "key<spaces or a tab>: value" (print("Version      :", ...), the packages as
+# f"{package}\t     : {version}"); on Ascend its CANN and driver (HDK) versions as "CANN:9.0.1",
+# "HDK:25.5.0"
+_VERL_SECTION_RE = re.compile(r"^[ \t>]*-{5,}(?P<name>[\w ]{1,40}?) Info-{5,}[ \t]*$")
+_VERL_ROW_RE = re.compile(
+    r"^[ \t>]*(?P<key>[\w.-]{1,40}(?: [\w.-]{1,20})?)[ \t]*:[ \t]*(?P<value>\S.{0,200}?)\s*$"
+)
+_VERL_KEYS = {"vllm", "sglang", "ray", "torch", "torch_npu", "node", "CANN", "HDK"}
+"""The rows said of a dump: the training stack and, on Ascend, CANN and the driver (HDK)."""
+# a kernel library's check of the chip that runs "npu-smi info" and logs, when it cannot
+# ("except Exception: logger.warning("can not use command: npu-smi info")", as sgl-kernel-npu
+# and triton-ascend's check_npu_smi_device do at import): npu-smi does not run in that process
+_NPU_SMI_UNUSABLE_RE = re.compile(r"can not use command: (?P<cmd>npu-smi[^\n]{0,80}?)\s*$")
 # (Ray 2.8 and later split the healthy nodes into Active and Idle)
 _RAY_SECTION_RE = re.compile(r"^(?P<s>Healthy|Active|Idle|Pending|Recent failures):\s*$")
 _RAY_ROW_RE = re.compile(r"^\s+(?P<row>\S.*?)\s*$")
@@ -235,6 +254,9 @@ class Checks:
     pods: list[tuple[int, str, str, int]] = field(default_factory=list)
     """Pods kubectl lists in a failing state: (line, name, status, restarts)."""
     node_faults: list[NodeFault] = field(default_factory=list)
+    npu_unreadable: list[tuple[int, str]] = field(default_factory=list)
+    """An environment dump's own word that npu-smi could not be run where it was taken:
+    (line, the line): the NPUs' state is not in it."""
 
 
 def parse(text: str) -> Checks:
@@ -244,7 +266,7 @@ def parse(text: str) -> Checks:
     out = Checks()
     for reader in (_ds_report, _horovod_build, _horovod_checks, _accelerate, _ray_status,
                    _jobs, _jax, _pods, _daemonsets, _waiting_to_start, _collect_env,
-                   _slurm_nodes):  # fmt: skip
+                   _verl_diagnose, _slurm_nodes):  # fmt: skip
         reader(lines, out)
     _unschedulable(lines, out)
     if not out.notes and not out.unschedulable and not out.pods and not out.node_faults:
@@ -583,6 +605,39 @@ def _collect_env(lines: list[str], out: Checks) -> None:
         + (
             "; CUDA not available to torch"
             if said.get("Is CUDA available", (0, ""))[1] == "False"
+            else ""
+        ),
+    )
+
+
+def _verl_diagnose(lines: list[str], out: Checks) -> None:
+    """verl's diagnose: a note of its versions, and npu-smi that could not be run there."""
+    if not any("verl Info" in line and _VERL_SECTION_RE.match(line) for line in lines):
+        return
+    said: dict[str, str] = {}
+    first = 0
+    name = ""  # the section the row is in
+    for no, line in enumerate(lines, 1):
+        if "can not use command" in line and _NPU_SMI_UNUSABLE_RE.search(line):
+            out.npu_unreadable.append((no, line.strip()))
+            continue
+        if section := _VERL_SECTION_RE.match(line):
+            name = section.group("name").strip()
+            first = first or no
+            continue
+        if not (m := _VERL_ROW_RE.match(line)) or m.group("value") == "not found.":
+            continue
+        key = m.group("key").strip()
+        if key in _VERL_KEYS or (name == "verl" and key == "Version"):
+            said.setdefault("verl" if key == "Version" else key, m.group("value"))
+    _note(
+        out,
+        first,
+        "verl's diagnose: "
+        + "; ".join(f"{k} {v}" for k, v in said.items())
+        + (
+            f"; npu-smi could not be run where it ran (line {out.npu_unreadable[0][0]})"
+            if out.npu_unreadable
             else ""
         ),
     )
