@@ -1401,9 +1401,12 @@ def _read_text(path: Path, report: FileReport) -> str | None:
 
 
 _NO_NVSWITCH_GPU_RE = re.compile(
-    r"\b(?:GeForce|RTX|Quadro|TITAN)\b|(?i:pcie)|\bT4\b|\bL4\b|\bL40S?\b|\bA10\b"
+    r"\b(?:GeForce|RTX|Quadro|TITAN)\b|(?i:pcie)|\bT4\b|\bL(?:4|20|40S?)\b|\bA(?:2|10|16|30|40)\b"
+    r"|\bNVL\b"
 )
-"""GPU names of cards no NVSwitch board carries (consumer and workstation cards, PCIe boards)."""
+"""GPU names of cards no NVSwitch board carries (consumer and workstation cards, PCIe boards:
+nvidia-smi names the A2, A16, A30, A40, L20 and the H100/H200 NVL without "PCIe"; an NVL pair's
+bridge is NVLink between two cards, no NVSwitch)."""
 
 
 def _fabric_manager_beside_pcie_cards(out: EvidenceFacts) -> None:

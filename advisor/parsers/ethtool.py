@@ -252,9 +252,14 @@ MODULE_SIGNATURE = (
     r"^[ \t]*Identifier[ \t]+:[ \t]*0x[0-9a-fA-F]{2} \((?:SFP|QSFP|OSFP|CMIS|GBIC)[^)\n]*\)"
     r"|^[ \t]*(?:Laser output power|Receiver signal average optical power|Receiver signal OMA"
     r"|Transmit avg optical power|Rcvr signal avg optical power|Rcvr signal OMA)"
-    r"[ \t]*(?:\(Channel \d+\))?[ \t]*:[ \t]*[0-9.]+ mW / "
+    # (one run of blanks before the colon: two around an optional group try every split of it)
+    r"[ \t]*(?:\(Channel \d+\)[ \t]*)?:[ \t]*[0-9.]+ mW / "
 )
-_MODULE_FIELD_RE = re.compile(r"^\s*(?P<key>[A-Z][\w ()/.,-]*?)\s+:\s*(?P<value>\S.*?)\s*$")
+# (the key's words one run each, the value from its first non-blank to its last: a lazy key or
+# value beside a run of blanks tries every split of it, quadratic on a long one)
+_MODULE_FIELD_RE = re.compile(
+    r"^\s*(?P<key>[A-Z][\w()/.,-]*(?:[ ]+[\w()/.,-]+)*)\s+:\s*(?P<value>\S(?:.*\S)?)\s*$"
+)
 _MODULE_CMD_RE = re.compile(
     r"\bethtool\s+(?:-m|--module-info|--dump-module-eeprom)\s+(?P<iface>[\w.:-]+)"
 )

@@ -13571,6 +13571,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
     exit_code: int | None = None  # the start script's "failed! Exit code: N"
     nothing: LogEvent | None = None
     failed: LogEvent | None = None
+    failed_state = False  # (``failed`` is a systemctl state, which a later state replaces)
     for no, line, tagged in lines:
         s = line.strip()
         if "fabricmanager" in s and (
@@ -13588,10 +13589,14 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                         skipped=False,
                     )
                 )
+                if failed_state:
+                    # (a later status of the unit: started since, "systemctl start" between them)
+                    failed, failed_state = None, False
             # "inactive (dead)": stopped or never started; NVIDIA's Fabric Manager guide: on an
             # NVSwitch system the GPUs cannot use NVLink (CUDA init fails) until it runs (a host
             # of PCIe cards, which needs none, is told apart in evidence.load)
             if a.group("state") in ("failed", "inactive") and failed is None:
+                failed_state = True
                 failed = LogEvent(
                     kind="fabric_manager_failed",
                     line=no,
