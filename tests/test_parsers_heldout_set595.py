@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.rules.findings import RulesOutcome
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set577 import _imported
+from tests.test_parsers_heldout_set591 import _above_info, _items
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -33,15 +33,6 @@ def _write(tmp_path: Path, text: str, name: str = "copy.log") -> EvidenceFacts:
     path = tmp_path / name
     path.write_text(text)
     return load_paths([path])
-
-
-def _above_info(outcome: RulesOutcome) -> list[tuple[str, str]]:
-    return [(f.rule_id, f.severity) for f in outcome.findings if f.severity != "info"]
-
-
-def _items(outcome: RulesOutcome, rule_id: str) -> list[str]:
-    (finding,) = [f for f in outcome.findings if f.rule_id == rule_id]
-    return [str(item) for item in finding.items]
 
 
 # --- a kernel package built for another SoC ---------------------------------------------------

@@ -17,6 +17,7 @@ from advisor.parsers import ethtool, rdma
 from advisor.rules.findings import RulesOutcome
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
+from tests.test_parsers_heldout_set591 import _items
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -29,11 +30,6 @@ MLXCONFIG_SET = (
 
 def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
-
-
-def _items(outcome: RulesOutcome, rule_id: str) -> list[str]:
-    (finding,) = [f for f in outcome.findings if f.rule_id == rule_id]
-    return [str(item) for item in finding.items]
 
 
 def _above_info(outcome: RulesOutcome) -> set[tuple[str, str]]:

@@ -12,6 +12,7 @@ from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
+from tests.test_parsers_heldout_set591 import _above_info
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -37,10 +38,6 @@ def _write(tmp_path: Path, text: str, name: str = "copy.log") -> EvidenceFacts:
     path = tmp_path / name
     path.write_text(text)
     return load_paths([path])
-
-
-def _above_info(outcome: RulesOutcome) -> list[tuple[str, str]]:
-    return [(f.rule_id, f.severity) for f in outcome.findings if f.severity != "info"]
 
 
 def _finding(outcome: RulesOutcome, rule_id: str) -> tuple[str, list[str]]:
