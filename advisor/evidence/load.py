@@ -4996,39 +4996,66 @@ def _nvml_set_up(message: str) -> bool:
     )
 
 
+def _gpu_copy(
+    source: str, line: int, tool: str, devices: list[dict[str, Any]], **fields_: Any
+) -> dict[str, Any]:
+    """One ``EvidenceFacts.gpu_copy`` record: the fields a tool does not report (a version, the
+    peer-access table ...) take their empty value, so every copy tool's record has one shape and
+    only what the tool measured is spelt out at its reader."""
+    record: dict[str, Any] = {
+        "source": source,
+        "line": line,
+        "tool": tool,
+        "version": None,
+        "driver": None,
+        "cuda_runtime": None,
+        "devices": devices,
+        "matrices": [],
+        "failed": [],
+        "tool_errors": [],
+        "waived": [],
+        "running": None,
+        "p2p_slower": [],
+        "peer_access": {},
+        "no_peer_access": False,
+        "complete": True,
+        "host_copy_slow": [],
+        "host_copy_below_peers": [],
+    }
+    if unknown := sorted(fields_.keys() - record.keys()):
+        raise TypeError(f"a gpu_copy record has no field {unknown}")
+    record.update(fields_)
+    return record
+
+
 def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvbandwidth's header, each test's matrix and the tests that stopped."""
     run, notes = nvbandwidth.parse(text)
     if not run.matrices and not run.failures and not run.waived and run.running is None:
         raise ParseError("nvbandwidth: no test's matrix, failure or waiver in the output")
     out.gpu_copy.append(
-        {
-            "source": source,
-            "line": run.line,
-            "tool": "nvbandwidth",
-            "version": run.version,
-            "driver": run.driver,
-            "cuda_runtime": run.cuda_runtime,
-            "devices": run.devices,
-            "matrices": [asdict(m) for m in run.matrices],
+        _gpu_copy(
+            source,
+            run.line,
+            "nvbandwidth",
+            run.devices,
+            version=run.version,
+            driver=run.driver,
+            cuda_runtime=run.cuda_runtime,
+            matrices=[asdict(m) for m in run.matrices],
             # NVML's answers that it cannot serve the GPU (Not Found, Not Supported ...) stop the
             # tool's own set-up (its CPU affinity, device lookup) and say nothing of a GPU or link
             # (an integrated Orin GPU NVML does not find, nvbandwidth#55); its others ("GPU is
             # lost", "Unknown Error") are the GPU's
-            "failed": [asdict(f) for f in run.failures if not _nvml_set_up(f.message)],
-            "tool_errors": [asdict(f) for f in run.failures if _nvml_set_up(f.message)],
-            "waived": run.waived,
-            "running": run.running,
-            "p2p_slower": [],
-            "peer_access": {},
-            "no_peer_access": False,
-            "host_copy_slow": [],
-            "host_copy_below_peers": [],
+            failed=[asdict(f) for f in run.failures if not _nvml_set_up(f.message)],
+            tool_errors=[asdict(f) for f in run.failures if _nvml_set_up(f.message)],
+            waived=run.waived,
+            running=run.running,
             # NVML_ASSERT exits the tool (error_handling.h): the tests after it did not run
-            "complete": run.running is None
+            complete=run.running is None
             and all(_nvbw_went_on(f.message) for f in run.failures)
             and all(m.sum is not None for m in run.matrices),
-        }
+        )
     )
     if placed := [d for d in run.devices if d.get("host")]:
         # a multi-node run names each process's host and GPU: the hosts are the run's, one GPU
@@ -5162,15 +5189,12 @@ def _bandwidth_test_run(
         and best < HOST_COPY_SLOW_GBYTES_S
     ]
     out.gpu_copy.append(
-        {
-            "source": source,
-            "line": run.line,
-            "tool": "bandwidthTest",
-            "version": None,
-            "driver": None,
-            "cuda_runtime": None,
-            "devices": run.devices,
-            "matrices": [
+        _gpu_copy(
+            source,
+            run.line,
+            "bandwidthTest",
+            run.devices,
+            matrices=[
                 {
                     "line": c.line,
                     "test": bandwidth_test.KIND_SHORT[c.kind],
@@ -5182,17 +5206,9 @@ def _bandwidth_test_run(
                 }
                 for c in run.copies
             ],
-            "failed": [],
-            "tool_errors": [],
-            "waived": [],
-            "running": None,
-            "p2p_slower": [],
-            "peer_access": {},
-            "no_peer_access": False,
-            "complete": run.result == "PASS",
-            "host_copy_slow": slow,
-            "host_copy_below_peers": [],
-        }
+            complete=run.result == "PASS",
+            host_copy_slow=slow,
+        )
     )
     device = ", ".join(f"GPU {d['index']} {d['name']}" for d in run.devices) or "its GPU"
     for c in run.copies:
@@ -5222,15 +5238,12 @@ def _bus_grind(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     below = [low for m in matrices for low in bus_grind.below_peers(m)]
     gpus = sorted({g for m in matrices for g in m.gpus})
     out.gpu_copy.append(
-        {
-            "source": source,
-            "line": matrices[0].line,
-            "tool": "busGrind",
-            "version": None,
-            "driver": None,
-            "cuda_runtime": None,
-            "devices": [{"index": g, "name": None, "bus_id": None} for g in gpus],
-            "matrices": [
+        _gpu_copy(
+            source,
+            matrices[0].line,
+            "busGrind",
+            [{"index": g, "name": None, "bus_id": None} for g in gpus],
+            matrices=[
                 {
                     "line": m.line,
                     "test": "host_device_concurrent" if m.concurrent else "host_device",
@@ -5243,18 +5256,10 @@ def _bus_grind(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 }
                 for m in matrices
             ],
-            "failed": [],
-            "tool_errors": [],
-            "waived": [],
-            "running": None,
-            "p2p_slower": [],
-            "peer_access": {},
-            "no_peer_access": False,
             # (busGrind prints no overall verdict: complete where no matrix was cut short)
-            "complete": not notes,
-            "host_copy_slow": [],
-            "host_copy_below_peers": below,
-        }
+            complete=not notes,
+            host_copy_below_peers=below,
+        )
     )
     for m in matrices:
         figures = "; ".join(
@@ -5339,15 +5344,12 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             )
         )
     out.gpu_copy.append(
-        {
-            "source": source,
-            "line": run.matrices[0].line if run.matrices else 1,
-            "tool": "p2pBandwidthLatencyTest",
-            "version": None,
-            "driver": None,
-            "cuda_runtime": None,
-            "devices": run.devices,
-            "matrices": [
+        _gpu_copy(
+            source,
+            run.matrices[0].line if run.matrices else 1,
+            "p2pBandwidthLatencyTest",
+            run.devices,
+            matrices=[
                 {
                     "line": m.line,
                     "test": None,
@@ -5361,23 +5363,16 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                 }
                 for m in run.matrices
             ],
-            "failed": [],
-            "tool_errors": [],
-            "waived": [],
-            "running": None,
-            "p2p_slower": slower,
-            "peer_access": {
+            p2p_slower=slower,
+            peer_access={
                 str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
             },
             # every ordered pair of two or more GPUs of one model answered CANNOT: no copy
             # between them goes direct (the sample's own NOTE: it "falls back to normal
             # memcopy"); GPUs of different models never share peer access, the board's mix
-            "no_peer_access": bool(alike)
-            and not any(run.access.get(a, {}).get(b) for a, b in alike),
-            "complete": run.complete,
-            "host_copy_slow": [],
-            "host_copy_below_peers": [],
-        }
+            no_peer_access=bool(alike) and not any(run.access.get(a, {}).get(b) for a, b in alike),
+            complete=run.complete,
+        )
     )
     for m in run.matrices:
         cells = [v for r, row in m.values.items() for c, v in row.items() if r != c]
