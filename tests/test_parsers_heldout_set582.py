@@ -6,6 +6,7 @@ process-group init, SGLang's scheduler watchdog, and XLA's coordination service 
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from advisor.parsers import logs
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_62"
 
@@ -23,10 +25,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "copy.log"
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 def test_pdshs_bare_node_prefix_is_the_oom_host() -> None:

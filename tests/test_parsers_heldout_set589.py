@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from advisor.parsers import ParseError, msnpureport
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set577 import _imported
+from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -42,10 +44,7 @@ def _row(folder: str, phy: int, logic: int, status: str) -> str:
     return f"{folder:<19}{phy:<10}{logic:<12}{status}\n"
 
 
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "device_info.txt"
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="device_info.txt")
 
 
 def _states(ev: EvidenceFacts) -> list[tuple[str, int, int | None]]:

@@ -6,6 +6,7 @@ pasted after a ``topo -m`` one, whose pair without peer-to-peer (GNS) was not re
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
@@ -25,10 +26,15 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str, name: str = "copy.txt") -> EvidenceFacts:
+def _load_copy(tmp_path: Path, text: str, name: str) -> EvidenceFacts:
+    """Load one copy of an output written to tmp_path under name (the heldout sets' tests
+    share it, each with its own default name)."""
     path = tmp_path / name
     path.write_text(text)
     return load_paths([path])
+
+
+_write = partial(_load_copy, name="copy.txt")
 
 
 def _above_info(outcome: RulesOutcome) -> list[tuple[str, str]]:
@@ -76,7 +82,7 @@ def test_an_xid_109_reads_alike_in_other_drivers_and_copies(tmp_path: Path) -> N
         "XID 109(Context Switch Timeout Error) detected on PCI:0000:ae:00",
     ]
     for line in lines:
-        ev = _write(tmp_path, line + "\n", "kern.log")
+        ev = _write(tmp_path, line + "\n", name="kern.log")
         (fault,) = ev.failures
         assert (fault["kind"], fault["code"]) == ("gpu_driver_fault", "109"), line
         assert _imported(ev)[0] == "NOT READY"
@@ -88,7 +94,7 @@ def test_xid_13_alone_stays_the_applications_warning(tmp_path: Path) -> None:
         "[Fri Aug 30 11:43:09 2024] NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', "
         "name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction "
         "Parameter\n",
-        "dmesg.txt",
+        name="dmesg.txt",
     )
     (error,) = ev.failures
     assert (error["kind"], error["code"]) == ("gpu_driver_error", "13")
@@ -157,7 +163,7 @@ def test_a_pair_disabled_by_regkey_and_a_quoted_copy_are_said(tmp_path: Path) ->
     assert item.startswith("P2P read: GPU2-GPU3 DR (")
     # the set's file quoted as a forum reply quotes it
     quoted = "".join(f"> {line}\n" for line in (HELDOUT / TOPO_P2P).read_text().splitlines())
-    ev = _write(tmp_path, quoted, "quoted.txt")
+    ev = _write(tmp_path, quoted, name="quoted.txt")
     (p2p,) = ev.p2p
     assert [tuple(p) for p in p2p["not_ok"]] == [("GPU0", "GPU1", "GNS")]
     assert _imported(ev)[0] == "READY WITH WARNINGS"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from advisor.parsers import ParseError, logs
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -40,10 +42,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "copy.log"
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 def _mismatch_line(own: str, other: str) -> str:

@@ -7,12 +7,14 @@ it had just announced."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set577 import _imported
+from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 MISMATCH = "nccl2.4.8_init1247_warn_mismatched_collective_rank39_backticked.log"
@@ -29,10 +31,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "copy.log"
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 def _bad(ev: EvidenceFacts) -> tuple[str, dict[str, list[str]]]:

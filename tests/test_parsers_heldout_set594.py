@@ -7,6 +7,7 @@ a named GPU; a healthy Megatron-LM log of set-up prints and an iteration line.""
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
@@ -14,6 +15,7 @@ from advisor.parsers import logs
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -22,10 +24,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "copy.log"
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:

@@ -5,13 +5,14 @@ environment dump (scripts/diagnose.py) that could not run npu-smi."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items
+from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -29,10 +30,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str, name: str = "copy.log") -> EvidenceFacts:
-    path = tmp_path / name
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 # --- a kernel package built for another SoC ---------------------------------------------------
@@ -111,7 +109,7 @@ def test_verl_diagnose_on_a_gpu_host_is_a_note_only(tmp_path: Path) -> None:
         "----------Platform Info----------\nnode         : 4f2688afd23b\n"
         "----------Environment----------\nCUDA Runtime : 12.8\n"
     )
-    ev = _write(tmp_path, text, "diagnose.txt")
+    ev = _write(tmp_path, text, name="diagnose.txt")
     assert ev.failures == []
     (note,) = [m for m in _said(ev) if m.startswith("prechecks: verl's diagnose")]
     assert "verl 0.10.0.dev" in note and "vllm 0.12.0" in note and "npu-smi" not in note

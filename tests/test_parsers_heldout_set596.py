@@ -7,12 +7,13 @@ at ERROR from core.py with the line above them cut, each said as an unknown prog
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items
+from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -30,10 +31,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str, name: str = "copy.log") -> EvidenceFacts:
-    path = tmp_path / name
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 # --- the Trainer's record with a NaN gradient norm ---------------------------------------------

@@ -9,12 +9,13 @@ said as a fallback from the path meant."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items
+from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -33,10 +34,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str, name: str = "copy.txt") -> EvidenceFacts:
-    path = tmp_path / name
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.txt")
 
 
 # --- busGrind's host/device bandwidth matrix ------------------------------------------------
@@ -90,7 +88,7 @@ def test_busgrind_reads_alike_in_other_copies(tmp_path: Path) -> None:
     # the one-at-a-time matrix judged; the concurrent one's uneven figures are its layout
     assert [(p["gpu"], p["direction"]) for p in run["host_copy_below_peers"]] == [(2, "D2H")]
     # every GPU alike, however slow: no outlier
-    even = _write(tmp_path, text.replace("3.05", "12.00").split("*****")[0], "even.txt")
+    even = _write(tmp_path, text.replace("3.05", "12.00").split("*****")[0], name="even.txt")
     assert even.gpu_copy[0]["host_copy_below_peers"] == []
 
 
@@ -165,7 +163,7 @@ def test_sys_pairs_across_sockets_only_stay_a_note(tmp_path: Path) -> None:
     assert level == "READY" and "evidence-gpu-topology-sys" in {f.rule_id for f in outcome.findings}
     # one GPU a socket, the pair SYS: no pair of one node, so no warning either
     two = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tSYS\t0-7\t0\nGPU1\tSYS\t X \t8-15\t1\n"
-    assert _write(tmp_path, two, "two.txt").topologies[0]["sys_within_numa"] == {}
+    assert _write(tmp_path, two, name="two.txt").topologies[0]["sys_within_numa"] == {}
 
 
 # --- NCCL's libibverbs WARN with InfiniBand turned off --------------------------------------
@@ -196,8 +194,8 @@ def test_the_ib_setting_decides_each_host_it_holds_for(tmp_path: Path) -> None:
     assert [f for f in ev.failures if f["kind"] == "nccl_warning"] == []
     # NCCL's own INFO of it on one host: the other host's WARN is still a fallback
     info = "node-a:101:101 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
-    ev = _write(tmp_path, info + warns, "info.txt")
+    ev = _write(tmp_path, info + warns, name="info.txt")
     assert [f["host"] for f in ev.failures if f["kind"] == "nccl_warning"] == ["node-b"]
     # IB left on (=0): NCCL meant to use it, both WARNs the fallback they were
-    ev = _write(tmp_path, "mpirun -x NCCL_IB_DISABLE=0 ./all_reduce_perf\n" + warns, "on.txt")
+    ev = _write(tmp_path, "mpirun -x NCCL_IB_DISABLE=0 ./all_reduce_perf\n" + warns, name="on.txt")
     assert len([f for f in ev.failures if f["kind"] == "nccl_warning"]) == 2

@@ -6,13 +6,14 @@ never started, its srun tasks and the agents' death signals counted as ranks."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info
+from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -34,10 +35,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str, name: str = "copy.log") -> EvidenceFacts:
-    path = tmp_path / name
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 def _finding(outcome: RulesOutcome, rule_id: str) -> tuple[str, list[str]]:

@@ -7,12 +7,14 @@ exception."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -21,10 +23,7 @@ def _load(name: str) -> EvidenceFacts:
     return load_paths([HELDOUT / name])
 
 
-def _write(tmp_path: Path, text: str) -> EvidenceFacts:
-    path = tmp_path / "copy.log"
-    path.write_text(text)
-    return load_paths([path])
+_write = partial(_load_copy, name="copy.log")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
