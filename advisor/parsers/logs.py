@@ -18534,6 +18534,7 @@ XID_NAMES = {
     31: "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT",
     43: "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR",
     45: "ROBUST_CHANNEL_PREEMPTIVE_REMOVAL",
+    46: "ROBUST_CHANNEL_GPU_TIMEOUT_ERROR",
     48: "ROBUST_CHANNEL_GPU_ECC_DBE",
     61: "PMU_BREAKPOINT",
     62: "PMU_HALT_ERROR",
@@ -18545,6 +18546,7 @@ XID_NAMES = {
     94: "ROBUST_CHANNEL_CONTAINED_ERROR",
     95: "ROBUST_CHANNEL_UNCONTAINED_ERROR",
     109: "ROBUST_CHANNEL_CTXSW_TIMEOUT_ERROR",
+    110: "SEC_FAULT_ERROR",
     119: "GSP_RPC_TIMEOUT",
     120: "GSP_ERROR",
     136: "ALI_TRAINING_FAIL",
@@ -18571,6 +18573,7 @@ XID_MEANINGS = {
     31: "GPU memory page fault: most often the application's own bad access",
     43: "GPU stopped processing the application's work: most often the application's own fault",
     45: "preemptive cleanup after an earlier error: follows another failure",
+    46: "GPU stopped processing (a GPU timeout): it needs a reset",
     48: "double-bit ECC error: the GPU's memory failed",
     62: "the GPU's internal micro-controller (its PMU) halted: it needs a reset",
     63: "ECC page retirement or row remapping recorded: a reset applies it",
@@ -18581,16 +18584,23 @@ XID_MEANINGS = {
     94: "contained ECC error: the processes using the bad memory were ended, the GPU stays usable",
     95: "uncontained ECC error: every process on the GPU was ended; it needs a reset",
     109: "context switch timeout: the GPU did not switch off a context in time; it needs a reset",
+    110: "security fault: should not happen but for a hardware failure; it needs a cold reset",
     119: "GSP RPC time-out: the GPU's firmware stopped answering; it needs a reset",
     120: "GSP error: the GPU's firmware failed; it needs a reset",
+    136: "NVLink link training failed: it needs a reset",
+    140: "uncorrectable ECC error the driver could not retire or remap: it needs a reset",
+    143: "GPU initialization error: it needs a reset",
+    158: "GPU fatal timeout: it needs a reset",
 }
 """What the most common Xids mean and whose they are (NVIDIA's Xid catalog, docs.nvidia.com/deploy/
 xid-errors, its Description column; the application's own are the Xids NVIDIA's Kubernetes device
 plugin leaves a GPU healthy on, PLUGIN_APPLICATION_XIDS below)."""
-XID_RESET = frozenset({48, 62, 64, 79, 95, 109, 119, 120})
+XID_RESET = frozenset({46, 48, 62, 64, 79, 95, 109, 110, 119, 120, 136, 140, 143, 158})
 """Xids after which the GPU needs a reset before any job uses it (the meanings above: a
 double-bit ECC error, its micro-controller halted (the catalog's RESET_GPU), a row remap that failed, a GPU off the bus, an uncontained ECC error, the
-GSP firmware timed out or failed): a fault by their number alone. Xid 109, a context switch
+GSP firmware timed out or failed, and the catalog's other RESET_GPU rows: 46 a GPU timeout, 110 a
+security fault, 136 NVLink training failed, 140 an ECC error that escaped retirement, 143 the GPU's
+initialization failed, 158 a fatal timeout): a fault by their number alone. Xid 109, a context switch
 timeout, is the catalog's RESET_GPU too (its Immediate Action; CONTACT_SUPPORT to investigate),
 though NVIDIA's Kubernetes device plugin leaves a GPU healthy on it (PLUGIN_APPLICATION_XIDS):
 the plugin's list predates the catalog's buckets, and a node is read by what it needs first."""
