@@ -84,7 +84,7 @@ Summary
 
 
 def test_ibdiagnet2_summary_reads_its_columns_in_their_order() -> None:
-    report = rdma.parse_ibdiagnet(IBDIAGNET2)
+    (report,) = rdma.parse_ibdiagnet(IBDIAGNET2)
     assert [(s.name, s.errors, s.warnings) for s in report.stages] == [
         ("Discovery", 0, 3),
         ("Links Check", 1, 0),

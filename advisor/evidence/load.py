@@ -7070,8 +7070,28 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
 def _ibdiagnet(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ibdiagnet: a note of its run (version, what it discovered, its stages' counts) and an
     ``ibdiag_check`` failure per stage its own summary counts errors (Fail) or only warnings
-    (Warn) in, with that stage's -E-/-W- lines; a copy cut before the summary is not judged."""
-    report = rdma.parse_ibdiagnet(text)
+    (Warn) in, with that stage's -E-/-W- lines; a copy cut before the summary is not judged.
+    Where the copy holds several runs (run, fix, run again), the last run with a summary is the
+    fabric as it is: it alone is judged, and each earlier run is a note of its counts."""
+    reports = rdma.parse_ibdiagnet(text)
+    summed = [r for r in reports if r.summary]
+    report = summed[-1] if summed else reports[-1]
+    notes = [
+        ParseWarning(
+            line=r.line,
+            message=f"an earlier ibdiagnet run, not judged (the run at line {report.line} is "
+            f"later): {sum(s.errors for s in r.stages)} error(s), "
+            f"{sum(s.warnings for s in r.stages)} warning(s)"
+            + "".join(
+                f"; {s.name}: {s.errors} error(s), {s.warnings} warning(s)"
+                for s in r.stages
+                if s.errors or s.warnings
+            ),
+            skipped=False,
+        )
+        for r in reports
+        if r is not report and r.line < report.line
+    ]
     errors = sum(s.errors for s in report.stages)
     warnings = sum(s.warnings for s in report.stages)
     said = f"ibdiagnet{f' {report.version}' if report.version else ''}"
@@ -7107,7 +7127,7 @@ def _ibdiagnet(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )[:400],
             ),
         )
-    return [ParseWarning(line=report.line, message=said, skipped=False)]
+    return [*notes, ParseWarning(line=report.line, message=said, skipped=False)]
 
 
 def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -7118,13 +7138,34 @@ def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlxconfig query: a note per NIC of its firmware settings (not judged); mlxconfig set: a
     note per NIC of what it changed, and a ``firmware_config_pending`` failure per set it
-    applied, whose values load only at the next reboot (NVIDIA MFT documentation, mlxconfig)."""
+    applied, whose values load only at the next reboot or firmware reset (NVIDIA MFT
+    documentation, mlxconfig), unless the copy goes on to show them loaded: a later mlxfwreset
+    of its device, or a later ``mlxconfig -e query`` whose Current column holds them."""
     notes = rdma.parse_mlxconfig(text)
-    for b in rdma.parse_mlxconfig_blocks(text):
+    blocks = rdma.parse_mlxconfig_blocks(text)
+    for i, b in enumerate(blocks):
         applied = b.reboot_line or b.applied_line
         if applied is None:
             continue
         changed = b.changed()
+        shown = next((q.line for q in blocks[i + 1 :] if b.running_in(q)), None)
+        if b.reset_line is not None or shown is not None:
+            notes.append(
+                ParseWarning(
+                    line=applied,
+                    message=f"mlxconfig set: {b.where()}: "
+                    + (", ".join(changed) if changed else "its values set again")
+                    + " applied and running since, "
+                    + (
+                        f"the firmware reset at line {b.reset_line}"
+                        if b.reset_line is not None
+                        else ""
+                    )
+                    + (" and " if b.reset_line is not None and shown is not None else "")
+                    + (f"the query at line {shown} shows them current" if shown else ""),
+                )
+            )
+            continue
         _add_failure(
             out,
             source,

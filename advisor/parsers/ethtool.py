@@ -263,6 +263,10 @@ _MODULE_FIELD_RE = re.compile(
 _MODULE_CMD_RE = re.compile(
     r"\bethtool\s+(?:-m|--module-info|--dump-module-eeprom)\s+(?P<iface>[\w.:-]+)"
 )
+# A port's name alone on its line, as a loop prints it above each port's output (``for i in swp1
+# swp2; do echo $i; ethtool -m $i | grep dBm; done``); taken for a port only where power lines
+# follow it. (One run of blanks before an optional colon and its own: linear on a long run.)
+_MODULE_ECHOED_IFACE_RE = re.compile(r"^[ \t]*(?P<iface>[A-Za-z][\w.@-]*)[ \t]*(?::[ \t]*)?$")
 
 
 @dataclass(kw_only=True)
@@ -314,6 +318,27 @@ _POWER_THRESHOLD_RE = re.compile(
 _MW_RE = re.compile(r"^(?P<mw>[0-9]+(?:\.[0-9]+)?) mW\b")
 
 
+def _threshold_key(threshold: re.Match[str]) -> str:
+    """A ``_POWER_THRESHOLD_RE`` match's key in ``ModuleInfo.thresholds_mw``."""
+    direction = "tx" if threshold.group("tx") else "rx"
+    return f"{direction} {threshold.group('bound').lower()} {threshold.group('level').lower()}"
+
+
+def _another_module(mod: ModuleInfo, key: str, threshold: re.Match[str] | None) -> bool:
+    """Whether a power line ``key`` (a threshold's where ``threshold`` is its match) in a grep'd
+    copy starts the module after ``mod``: ethtool prints a module's readings once each, then its
+    thresholds (sff-common.c sff_show_thresholds, after sfpdiag.c's, qsfp.c's or cmis.c's
+    readings), each from that module's own EEPROM; its first reading seen again, a reading
+    after the thresholds or a threshold seen again is another port's. A decode with its Identifier is
+    never split here: its next Identifier starts the next."""
+    if mod.identifier:
+        return False
+    if threshold is not None:
+        return _threshold_key(threshold) in mod.thresholds_mw
+    # (a module's readings repeat in the same order: the next module's first is this one's first)
+    return bool(mod.thresholds_mw) or (bool(mod.powers) and mod.powers[0].key == key)
+
+
 def module_power_faults(mod: ModuleInfo) -> list[tuple[str, ModulePower, str]]:
     """Each power reading past the module's own thresholds: ("alarm" or "warning", the reading,
     in words), an alarm where it is past both. SFF-8472 and SFF-8636 set a warning threshold
@@ -339,12 +364,20 @@ def parse_module(text: str) -> list[ModuleInfo]:
     ``identifier`` then empty); ParseError when none."""
     out: list[ModuleInfo] = []
     iface: str | None = None
+    echoed: str | None = None  # a port's name alone on the line above (a loop's echo)
     for no, line in enumerate(text.splitlines(), 1):
         if c := _MODULE_CMD_RE.search(line):
             iface = c.group("iface")
             continue
         if (f := _MODULE_FIELD_RE.match(line)) is None:
+            if e := _MODULE_ECHOED_IFACE_RE.match(line):
+                echoed = e.group("iface")
+            elif line.strip():
+                echoed = None
             continue
+        if echoed is not None and iface is None:
+            iface = echoed
+        echoed = None
         key, value = f.group("key"), f.group("value")
         if key == "Identifier":
             paren = re.search(r"\(([^)]*)\)", value)
@@ -356,9 +389,9 @@ def parse_module(text: str) -> list[ModuleInfo]:
         power = _POWER_READING_RE.match(key)
         threshold = None if power else _POWER_THRESHOLD_RE.match(key)
         mw = _MW_RE.match(value) if power or threshold else None
-        if mw and (not out or iface is not None):
+        if mw and (not out or iface is not None or _another_module(out[-1], key, threshold)):
             # a grep'd copy: its power lines with no Identifier above them (a new command's
-            # interface starts a new module)
+            # interface, or a line the module already has, starts a new module)
             out.append(ModuleInfo(line=no, iface=iface, identifier=""))
             iface = None
         if not out:
@@ -376,9 +409,7 @@ def parse_module(text: str) -> list[ModuleInfo]:
             )
             continue
         if mw and threshold:
-            direction = "tx" if threshold.group("tx") else "rx"
-            bound, level = threshold.group("bound").lower(), threshold.group("level").lower()
-            mod.thresholds_mw[f"{direction} {bound} {level}"] = float(mw.group("mw"))
+            mod.thresholds_mw[_threshold_key(threshold)] = float(mw.group("mw"))
             continue
         if key == "Connector":
             paren = re.search(r"\(([^)]*)\)", value)

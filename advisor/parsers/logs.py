@@ -8361,17 +8361,38 @@ def _rendezvous_endpoint(lines: list[tuple[int, str, int | None]]) -> tuple[str,
     return None
 
 
-def _job_ran(lines: list[tuple[int, str, int | None]]) -> tuple[int, str] | None:
-    """The first line that shows torch elastic's rendezvous had formed and its workers run: the
-    agent's "Rendezvous complete" / "Starting worker group", or its closing signal to a worker
+# A new launch of torch elastic: torchrun's command line (a prompt, a script's trace, srun's),
+# ``python -m torch.distributed.run``/``launch``, or the agent's own "Starting elastic_operator
+# with launch configs:" (torch/distributed/launcher/api.py launch_agent). (torchrun's own file in
+# a traceback, ``.../bin/torchrun", line 8``, has no blank after its name.)
+_ELASTIC_LAUNCH_RE = re.compile(
+    r"\btorchrun[ \t]|\btorch\.distributed\.(?:run|launch)[ \t]"
+    r"|Starting elastic_operator with launch configs"
+)
+
+
+def _job_ran(lines: list[tuple[int, str, int | None]], index: int) -> tuple[int, str] | None:
+    """The first line of the launch that ``lines[index]`` (an error's) belongs to that shows
+    torch elastic's rendezvous had formed and its workers run: the agent's "Rendezvous complete"
+    / "Starting worker group", or its closing signal to a worker
     (torch/distributed/elastic/multiprocessing/api.py SubprocessContext._close sends "Sending
     process %s closing signal %s" only to a worker whose ``proc.poll() is None``: one still
-    running); None where none does."""
-    for no, line, _ in lines:
+    running); None where none does. The launch runs from the last ``_ELASTIC_LAUNCH_RE`` line
+    above the error to the next below it (another node's agents may close their running workers
+    below this one's error, in the same srun step); a line of an earlier or later launch proves
+    nothing of this one, which may have met a closed rendezvous as it joined
+    (dynamic_rendezvous.py raises RendezvousClosedError from next_rendezvous's join when the
+    state is closed)."""
+    start = next(
+        (i + 1 for i in range(index - 1, -1, -1) if _ELASTIC_LAUNCH_RE.search(lines[i][1])), 0
+    )
+    for no, line, _ in lines[start:]:
         if _RDZV_FORMED_RE.search(line):
             return no, "the agent's rendezvous completed and it started its workers"
         if "closing signal" in line and (m := _CLOSING_SIGNAL_RE.search(line)):
             return no, f"an agent sent its running worker, pid {m.group('pid')}, {m.group('sig')}"
+        if no > lines[index][0] and _ELASTIC_LAUNCH_RE.search(line):
+            return None
     return None
 
 
@@ -8381,15 +8402,13 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
     waited: set[tuple[int | None, str, int | None]] = set()
     tried: set[tuple[str, int, str]] = set()
     rendezvous: set[str] = set()
-    ran: tuple[int, str] | bool | None = False  # (not looked for yet)
     for index, (no, line, tagged) in enumerate(lines):
         if "Rendezvous" in line and (rz := _RENDEZVOUS_RE.search(line)):
             err = rz.group("err") or rz.group("err2")
             if err not in rendezvous:
                 rendezvous.add(err)
-                if err == "RendezvousClosedError" and ran is False:
-                    ran = _job_ran(lines)
-                if err == "RendezvousClosedError" and isinstance(ran, tuple):
+                ran = _job_ran(lines, index) if err == "RendezvousClosedError" else None
+                if ran is not None:
                     report.events.append(
                         LogEvent(
                             kind="rendezvous_closed",
@@ -10444,9 +10463,17 @@ HF_BAR_LINES = 4
 
 
 def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """A ``loss_diverged`` at the first of the Trainer's last log records whose gradient norm or
-    loss is not a number (NaN or infinite) to the end of the copy: the job diverged. A record
-    the run went on past, a finite one after it, is none (an fp16 scaler skips such a step)."""
+    """A ``loss_diverged`` at the first of the Trainer's last log records whose loss is not a
+    number (NaN or infinite), or is 0 beside a gradient norm that is not, to the end of the
+    copy: the job diverged. A record the run went on past, a finite one after it, is none, and
+    so is one whose loss is finite and not 0 beside a NaN gradient norm: the Trainer's
+    logging_nan_inf_filter (on by default) adds a NaN step's loss as the average of the window's
+    others (transformers trainer.py: ``tr_loss + tr_loss / (1 + global_step -
+    _globalstep_last_logged)``, tr_loss 0 after each record), so a window whose every loss was
+    NaN logs 0.0, and one that logs another number had finite losses. Its NaN gradient norm is
+    the last step's alone, which an fp16 loss scaler finds an overflow in and skips
+    (torch.amp.GradScaler: "if infs/NaNs are found, optimizer.step() is skipped"), common in
+    an fp16 run's first steps: not a diverged job."""
     if any(e.kind == "loss_diverged" for e in report.events):
         return  # (a loop's own loss lines said it already)
     records: list[tuple[int, int, str | None, str | None]] = []  # (index, line, grad, loss)
@@ -10469,8 +10496,11 @@ def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: Log
     def not_finite(value: str | None) -> bool:
         return value is not None and value.lstrip("-").lower() in ("nan", "inf")
 
+    def diverged(grad: str | None, loss: str | None) -> bool:
+        return not_finite(loss) or (not_finite(grad) and (loss is None or float(loss) == 0))
+
     at = len(records)
-    while at and (not_finite(records[at - 1][2]) or not_finite(records[at - 1][3])):
+    while at and diverged(records[at - 1][2], records[at - 1][3]):
         at -= 1
     if at == len(records):
         return

@@ -2634,8 +2634,10 @@ _FLINT_FIELD_RE = re.compile(
 )
 _MLXCONFIG_DEVICE_RE = re.compile(r"^\s*Device type:\s*(?P<type>\S+)\s*$")
 _MLXCONFIG_PATH_RE = re.compile(r"^\s*Device:\s*(?P<path>\S+)\s*$")
+# (a query with -e/--enable_verbosity marks a setting changed from its default with a "*" at the
+# line's start: NVIDIA MFT documentation, "Examples of mlxconfig Usage")
 _MLXCONFIG_SETTING_RE = re.compile(
-    r"^\s+(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?P<more>(?:\s+\S+)*)\s*$"
+    r"^(?:\*[ \t]*|\s+)(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?P<more>(?:\s+\S+)*)\s*$"
 )
 # mlxconfig set (NVIDIA MFT documentation, mlxconfig: "Configurations:  Next Boot  New" over a row
 # a setting, its value at the next boot and the one asked for; "Apply new Configuration? (y/n)
@@ -2643,6 +2645,17 @@ _MLXCONFIG_SETTING_RE = re.compile(
 # new values are written to the card's non-volatile configuration and load at its next boot
 _MLXCONFIG_SET_HEADER_RE = re.compile(r"^\s*Configurations:.*\bNext Boot\s+New\s*$")
 _MLXCONFIG_QUERY_HEADER_RE = re.compile(r"^\s*Configurations:")
+# mlxconfig -e query ("--enable_verbosity"): "Configurations:  Default  Current  Next Boot", the
+# Current column the values the firmware runs now (NVIDIA MFT documentation, "Examples of
+# mlxconfig Usage")
+_MLXCONFIG_VERBOSE_HEADER_RE = re.compile(
+    r"^\s*Configurations:\s*Default\s+Current\s+Next Boot\s*$"
+)
+# mlxfwreset (NVIDIA MFT documentation, mlxfwreset): "The reset level for device, c2:00.0 is:"
+# names the device; "-I- FW was loaded successfully." ends a reset that loaded the firmware and
+# with it the configuration mlxconfig set for the next boot
+_MLXFWRESET_DEVICE_RE = re.compile(r"^\s*The reset level for device,\s*(?P<path>\S+?)\s+is:")
+_MLXFWRESET_DONE_RE = re.compile(r"^\s*-I-\s*FW was loaded successfully")
 _MLXCONFIG_APPLIED_RE = re.compile(r"^\s*Applying\.\.\.\s*Done!?\s*$")
 _MLXCONFIG_REBOOT_RE = re.compile(
     r"^\s*-I-\s*Please reboot (?:the )?machine to load new configurations"
@@ -2671,6 +2684,11 @@ class MlxconfigBlock:
     """The "Applying... Done!" of a set."""
     reboot_line: int | None = None
     """The set's "-I- Please reboot machine to load new configurations."."""
+    current: dict[str, str] = field(default_factory=dict)
+    """A query's values running now (the Current column of ``mlxconfig -e query``)."""
+    reset_line: int | None = None
+    """A later mlxfwreset's "-I- FW was loaded successfully." for the device of an applied set:
+    the set's values run since."""
 
     def changed(self) -> list[str]:
         """A set's settings whose new value is not their next boot's, "NAME old → new"."""
@@ -2679,6 +2697,16 @@ class MlxconfigBlock:
             for n, v in self.new.items()
             if self.settings.get(n) != v
         ]
+
+    def running_in(self, later: MlxconfigBlock) -> bool:
+        """Whether ``later``, a query printed after this set, shows every value this set asked
+        for in its Current column (the same device, or one whose path either copy leaves out)."""
+        wanted = {n: v for n, v in self.new.items() if self.settings.get(n) != v} or self.new
+        return (
+            bool(wanted)
+            and (not self.path or not later.path or self.path == later.path)
+            and all(later.current.get(n) == v for n, v in wanted.items())
+        )
 
     def where(self) -> str:
         if self.kind is None:
@@ -2691,10 +2719,23 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
     printed, and the set rows a copy starts in (no device above them)."""
     blocks: list[MlxconfigBlock] = []
     block: MlxconfigBlock | None = None  # the block the lines now read belong to
+    reset_path = ""  # the device the mlxfwreset now read resets ("" where not named)
+    verbose = False  # whether the block's header has the Current column (-e)
     for no, line, _ in numbered_lines(text):
+        if r := _MLXFWRESET_DEVICE_RE.match(line):
+            reset_path = r.group("path")
+            continue
+        if _MLXFWRESET_DONE_RE.match(line):
+            for b in blocks:
+                if b.applied_line is not None and b.reset_line is None:
+                    if not reset_path or not b.path or b.path == reset_path:
+                        b.reset_line = no
+            reset_path = ""
+            continue
         if d := _MLXCONFIG_DEVICE_RE.match(line):
             block = MlxconfigBlock(line=no, kind=d.group("type"))
             blocks.append(block)
+            verbose = False
             continue
         if _FLINT_IMAGE_RE.match(line):
             block = None  # flint's query ends a device's settings
@@ -2704,6 +2745,7 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
         elif block is not None and _MLXCONFIG_QUERY_HEADER_RE.match(line):
             block.headed = True
             block.set_form = bool(_MLXCONFIG_SET_HEADER_RE.match(line))
+            verbose = bool(_MLXCONFIG_VERBOSE_HEADER_RE.match(line))
         elif st := _MLXCONFIG_SETTING_RE.match(line):
             more = st.group("more").split()
             if not blocks and len(more) == 1:
@@ -2716,6 +2758,8 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
             block.settings[st.group("name")] = st.group("value")
             if block.set_form and more:
                 block.new[st.group("name")] = more[-1]
+            elif verbose and len(more) == 2:
+                block.current[st.group("name")] = more[0]
         elif block is not None and _MLXCONFIG_APPLIED_RE.match(line):
             block.applied_line = no
         elif block is not None and _MLXCONFIG_REBOOT_RE.match(line):
@@ -2748,7 +2792,9 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
                     + (f"{', '.join(changed)}" if changed else "no value changed")
                     + f" ({len(b.new)} setting(s) shown); "
                     + (
-                        "applied, loaded at the next reboot"
+                        f"applied, loaded by the firmware reset at line {b.reset_line}"
+                        if b.reset_line is not None
+                        else "applied, loaded at the next reboot"
                         if b.reboot_line is not None
                         else "applied"
                         if b.applied_line is not None
@@ -3195,23 +3241,34 @@ def _ibdiag_counts(line: str) -> tuple[str, int, int, str] | None:
     return None
 
 
-def parse_ibdiagnet(text: str) -> IbdiagReport:
-    """ibdiagnet's report: its stage summary and the ``-E-``/``-W-`` lines of its sections;
-    ParseError when neither a summary nor the tool's banner is there."""
+def parse_ibdiagnet(text: str) -> list[IbdiagReport]:
+    """ibdiagnet's reports in ``text``, a run each in the order printed: its stage summary and
+    the ``-E-``/``-W-`` lines of its sections; ParseError when neither a summary nor the tool's
+    banner is there. Each run prints its own "Loading IBDIAGNET from:" banner and its own
+    summary (ibdiagnet(1)), so a second banner, or a second summary in a copy cut above its
+    banner, starts the next run: a rerun's stages are not the first run's."""
+    reports: list[IbdiagReport] = []
     report: IbdiagReport | None = None
     section = ""
     after_rule = named = False
     errors_first: bool | None = None  # the summary's column order, once its header is read
     for no, line, _ in numbered_lines(text):
-        if report is None:
+        v = _IBDIAG_VERSION_RE.search(line)
+        h = _IBDIAG_HEADER_RE.match(line)
+        if report is None or (
+            (v and (report.version or report.discovered or report.summary or report.messages))
+            or (h and report.summary)
+        ):
             report = IbdiagReport(line=no)
-        if v := _IBDIAG_VERSION_RE.search(line):
+            reports.append(report)
+            section, after_rule, named, errors_first = "", False, False, None
+        if v:
             report.version = v.group("version").rstrip(".")
         if d := _IBDIAG_DISCOVERED_RE.search(line):
             report.discovered = (
                 f"{d.group('nodes')} nodes ({d.group('switches')} switches, {d.group('cas')} CAs)"
             )
-        if h := _IBDIAG_HEADER_RE.match(line):
+        if h:
             errors_first = h.group("first").lower() == "errors"
             report.summary, report.line = True, no
             continue
@@ -3240,10 +3297,12 @@ def parse_ibdiagnet(text: str) -> IbdiagReport:
             named = False
         if m := _IBDIAG_MESSAGE_RE.match(line):
             report.messages.append((no, m.group("level"), section, m.group("text").rstrip()))
-    if report is None or (not report.summary and report.version is None):
+    reports = [r for r in reports if r.summary or r.version is not None]
+    if not reports:
         raise ParseError("no ibdiagnet stage summary and no 'Loading IBDIAGNET from:' banner")
-    by_name = {s.name.lower(): s for s in report.stages}
-    for no, level, where, said in report.messages:
-        if (stage := by_name.get(where.lower())) is not None:
-            stage.messages.append((no, level, said))
-    return report
+    for r in reports:
+        by_name = {s.name.lower(): s for s in r.stages}
+        for no, level, where, said in r.messages:
+            if (stage := by_name.get(where.lower())) is not None:
+                stage.messages.append((no, level, said))
+    return reports
