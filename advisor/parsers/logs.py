@@ -13,8 +13,9 @@ Recognised events (``LogEvent.kind``):
 - ``watchdog_failure``: a rank's own watchdog found work N failed (``Exception (either an error or
   timeout) detected by watchdog at work: N``, later torch ``failure detected by watchdog at work
   sequence id: N``) where no ``WorkNCCL(...)`` time-out line of that rank came with it: ProcessGroupNCCL
-  logs both inside ``if (work.exception())`` of its watchdog loop, so it is that rank's own failure;
-  also ``Some NCCL (HCCL) operations have failed or timed out`` alone (no work number: ``seq`` None),
+  logs both inside ``if (work.exception())`` of its watchdog loop, so it is that rank's own failure
+  (with the same work's ``Timeout at NCCL work: N`` after it, logged only ``if (timedOut)``, a
+  ``watchdog_timeout``); also ``Some NCCL (HCCL) operations have failed or timed out`` alone (no work number: ``seq`` None),
   the notice a work's exception prints before the process is taken down;
 - ``gpu_hw_exception``: the ROCm runtime's ``HW Exception by GPU node-N (Agent handle: ..) reason
   :GPU Hang`` (``exception_type``: the reason), the device fault later watchdog time-outs follow from;
@@ -690,9 +691,10 @@ class LogEvent:
     (the importer's, ethtool -S's port discards against its received packets), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
     loop's loss that turned NaN or infinite, or was from its first step), fp16_overflow
-    (DeepSpeed's loss scaler near its minimum, or most steps skipped), horovod_stall and
-    horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in the same or in
-    different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
+    (DeepSpeed's loss scaler near its minimum, or most steps skipped), alloc_retries (a training
+    loop's memory monitor that counted allocation retries or out-of-memory errors, torchtitan's),
+    horovod_stall and horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in
+    the same or in different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
     TORCH_DISTRIBUTED_DEBUG=DETAIL: ranks that called different collectives, or the same one
     with other sizes)."""
     line: int
@@ -1596,6 +1598,8 @@ def _parse_events(text: str) -> LogReport:
         _horovod_stalls(lines, report)
     if "Skipping step" in text or "skipped=" in text:
         _fp16_overflows(lines, report)
+    if "memory allocation retries" in text or "OOM errors thrown" in text:
+        _alloc_retries(lines, report)
     if "grad norm:" in text:
         _megatron_nan_grad_norm(lines, report)
     if "'epoch': " in text and "'learning_rate': " in text:
@@ -6908,6 +6912,7 @@ NOTICE_KINDS = frozenset(
         "gone_past",
         "loss_diverged",
         "fp16_overflow",
+        "alloc_retries",
         "horovod_stall",
     }
 )
@@ -10407,6 +10412,70 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
             library="DeepSpeed",
             exception_type="; ".join(said),
             repeated_lines=[n for n, _ in overflows if n != no] or None,
+        )
+    )
+
+
+# torchtitan's device memory monitor at each metrics step (torchtitan/components/metrics.py,
+# DeviceMemoryMonitor.get_peak_stats; torchtitan/metrics.py's GPUMemoryMonitor before it): from
+# torch's memory_stats, "logger.warning(f'{num_retries} {device_type.upper()} memory allocation
+# retries.')" and "f'{num_ooms} {device_type.upper()} OOM errors thrown.'", each only above 0.
+# num_alloc_retries counts the allocations the caching allocator could serve only after it freed
+# its cached blocks and asked the driver again (torch.cuda.memory_stats), a count since the start
+_ALLOC_RETRIES_RE = re.compile(
+    r"\b(?P<count>\d+) (?P<device>[A-Z]{2,5}) (?P<what>memory allocation retries|OOM errors thrown)\b"
+)
+# its metrics line's memory: the peak reserved, in GiB and in per cent of the device ("memory:
+# 175.54GiB(98.42%)")
+_TITAN_MEMORY_RE = re.compile(r"\bmemory:\s*(?P<gib>\d+(?:\.\d+)?)GiB\((?P<pct>\d+(?:\.\d+)?)%\)")
+
+
+def _alloc_retries(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``alloc_retries`` where a training loop's memory monitor counted allocation retries
+    (or out-of-memory errors it went on past): the devices are at their memory limit, each retry
+    a cache flush that stalls the step, the next larger batch or sequence an OOM. A warning of the
+    job, as an fp16 overflow: the steps still ran."""
+    hits = [
+        (no, m)
+        for no, t, _ in lines
+        if ("retries" in t or "OOM errors" in t) and (m := _ALLOC_RETRIES_RE.search(t))
+    ]
+    if not hits:
+        return
+    said = []
+    for what, word in (
+        ("memory allocation retries", "allocation retries"),
+        ("OOM errors thrown", "out-of-memory errors"),
+    ):
+        counts = [int(m.group("count")) for _, m in hits if m.group("what") == what]
+        if counts:
+            device = next(m.group("device") for _, m in hits if m.group("what") == what)
+            said.append(
+                f"up to {max(counts)} {device} {word} counted (the count since the start, "
+                f"{len(counts)} line(s))"
+            )
+    peak = max(
+        (
+            (float(mem.group("pct")), mem.group("gib"), no)
+            for no, t, _ in lines
+            if "GiB(" in t and (mem := _TITAN_MEMORY_RE.search(t))
+        ),
+        default=None,
+    )
+    if peak is not None:
+        said.append(
+            f"the peak reserved memory its step lines give is {peak[1]} GiB, {peak[0]:g}% of the "
+            f"device (line {peak[2]})"
+        )
+    no, m = hits[0]
+    report.events.append(
+        LogEvent(
+            kind="alloc_retries",
+            line=no,
+            message=m.string.strip()[:300],
+            library="torchtitan",
+            exception_type="; ".join(said),
+            repeated_lines=[n for n, _ in hits[1:]] or None,
         )
     )
 
@@ -17494,6 +17563,15 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         if rank in reported:
             continue  # its time-out line already says what failed
         reported.add(rank)
+        if (own := timed_out.get(rank)) is not None and own[1:3] == (seq, pg):
+            # the same handler's "Timeout at NCCL work: N" for this very work follows the
+            # detected line only where the work timed out (pytorch ProcessGroupNCCL.cpp watchdog
+            # handler: inside ``if (work.exception())``, then ``if (timedOut)``): a time-out,
+            # read from that line, not a failure of unknown cause
+            ev = _timeout_at_event(rank, own, last)
+            by_key[(rank, "", seq)] = ev
+            report.events.append(ev)
+            continue
         enq, done = last[(rank, pg)][1:]
         failure = LogEvent(
             kind="watchdog_failure",
@@ -17519,23 +17597,12 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
     # torch 2.5+ logs "Timeout at NCCL work: N, last enqueued ..." only for a work its watchdog
     # found timed out (ProcessGroupNCCL.cpp watchdog handler, inside ``if (timedOut)``): a rank
     # whose record is that line alone (its WorkNCCL(...) line lost or cut) timed out at work N
-    for rank, (no, seq, pg, line) in timed_out.items():
+    for rank, own in timed_out.items():
         if rank in reported:
             continue
         reported.add(rank)
-        enq, done = last[(rank, pg)][1:]
-        ev = LogEvent(
-            kind="watchdog_timeout",
-            line=no,
-            message=line.strip()[:400],
-            rank=rank,
-            seq=seq,
-            group=pg,
-            last_enqueued=enq,
-            last_completed=done,
-            library="HCCL" if "HCCL work" in line else "NCCL",
-        )
-        by_key[(rank, "", seq)] = ev
+        ev = _timeout_at_event(rank, own, last)
+        by_key[(rank, "", own[1])] = ev
         report.events.append(ev)
     # ranks whose own error is already read: an NCCL error the watchdog raised, a failed call
     own_errors = {
@@ -17593,6 +17660,28 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
                     last_completed=done,
                 )
             )
+
+
+def _timeout_at_event(
+    rank: int,
+    own: tuple[int, int, str | None, str],
+    last: dict[tuple[int | None, str | None], tuple[int, int, int | None]],
+) -> LogEvent:
+    """The ``watchdog_timeout`` of a rank's own "Timeout at NCCL work: N, last enqueued ..." line
+    (``own``: its number, work, group and text), its op and times unsaid: the line names none."""
+    no, seq, pg, line = own
+    enq, done = last[(rank, pg)][1:]
+    return LogEvent(
+        kind="watchdog_timeout",
+        line=no,
+        message=line.strip()[:400],
+        rank=rank,
+        seq=seq,
+        group=pg,
+        last_enqueued=enq,
+        last_completed=done,
+        library="HCCL" if "HCCL work" in line else "NCCL",
+    )
 
 
 # a record's process group and the rank inside it: "[PG ID 4 PG GUID 45 Rank 1]" (one process:
