@@ -87,7 +87,8 @@ def test_an_mlxconfig_query_e_alone_shows_a_set_running() -> None:
     # a Current column still holding the old value: the set is still pending
     stale = text[:start] + text[end:].replace("1               0               0", "1    1    0")
     blocks = rdma.parse_mlxconfig_blocks(stale)
-    assert blocks[1].current == {"BOOT_VLAN": "1", "BOOT_UNDI_NETWORK_WAIT": "30"}
+    assert blocks[1].verbose
+    assert blocks[1].settings == {"BOOT_VLAN": "1", "BOOT_UNDI_NETWORK_WAIT": "30"}
     assert not blocks[0].running_in(blocks[1])
 
 

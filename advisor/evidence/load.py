@@ -7136,7 +7136,8 @@ def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 
 
 def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """mlxconfig query: a note per NIC of its firmware settings (not judged); mlxconfig set: a
+    """mlxconfig query: a note per NIC of its firmware settings, and a ``nic_roce_disabled``
+    failure per NIC whose ROCE_CONTROL reads ROCE_DISABLE; mlxconfig set: a
     note per NIC of what it changed, and a ``firmware_config_pending`` failure per set it
     applied, whose values load only at the next reboot or firmware reset (NVIDIA MFT
     documentation, mlxconfig), unless the copy goes on to show them loaded: a later mlxfwreset
@@ -7144,6 +7145,21 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     notes = rdma.parse_mlxconfig(text)
     blocks = rdma.parse_mlxconfig_blocks(text)
     for i, b in enumerate(blocks):
+        if b.roce_disabled():
+            # a RoCE NIC whose firmware has RoCE off creates no RoCE QP (Linux net/mlx5_core
+            # "Introduce access functions to enable/disable RoCE": "When RoCE is not enabled on
+            # the port, the NIC will refuse to create QPs attached to it")
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="nic_roce_disabled",
+                    line=b.setting_lines["ROCE_CONTROL"],
+                    message=f"mlxconfig query: {b.where()}",
+                    library="mlxconfig",
+                    exception_type=f"{b.where()}: ROCE_CONTROL {b.settings['ROCE_CONTROL']}",
+                ),
+            )
         applied = b.reboot_line or b.applied_line
         if applied is None:
             continue
@@ -7412,6 +7428,12 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
             if run.role == "server"
             else f" {run.local or '?'} to {peer}"
         )
+        if run.interleaved:
+            ports = " and ".join(str(p) for p in run.interleaved)
+            path += (
+                f" (one of the clients run at once, to ports {ports}, their lines interleaved under "
+                "one stream id: which port's test this summary is, the copy does not show)"
+            )
         said = []
         if run.streams > 1:
             said.append(f"{run.streams} streams")
@@ -7436,6 +7458,10 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     if run.retransmits is None and run.interval_retransmits is not None
                     else ""
                 )
+            )
+        if run.interleaved_rows:
+            said.append(
+                f"{run.interleaved_rows} interval line(s) of those clients together, not told apart"
             )
         if run.cwnd:
             wins = sorted(set(run.cwnd), key=run.cwnd.index)

@@ -122,6 +122,13 @@ class Iperf3Run:
     """-R: the server sends, the client receives."""
     unreached: bool = False
     """Its error says the client reached no server host at all (``_UNREACHED_RE``): no path."""
+    interleaved: list[int] = field(default_factory=list)
+    """The server ports of the clients that ran at once with it, its own among them (a second
+    client's heading before the first printed a row: "iperf3 -c A & iperf3 -c A -p 5333"),
+    whose lines interleave in the copy under the same stream id: which summary is which port's
+    is not in it, so ``remote_port`` is None and no interval is kept."""
+    interleaved_rows: int = 0
+    """The interval lines of those clients together, not told apart."""
 
 
 def _bps(value: str, unit: str) -> float:
@@ -141,6 +148,19 @@ def parse(text: str) -> list[Iperf3Run]:
     has_retr = True  # the header's columns: a UDP test's have no Retr (datagrams instead)
 
     commanded = ""  # the server a client command line above names ("iperf3 -c 10.0.0.2")
+    # client runs whose outputs interleave (each started before another printed a row), and
+    # how many of their interval lines and "iperf Done." lines have been read
+    mixed: list[Iperf3Run] = []
+    mixed_rows = mixed_done = 0
+    summing: Iperf3Run | None = None  # the mixed run whose summary lines are being read
+
+    def unmix() -> None:
+        """The interleaved clients' group ends (each said "iperf Done.", or the copy ended)."""
+        nonlocal mixed, mixed_rows, mixed_done, summing
+        ports = sorted({r.remote_port for r in mixed if r.remote_port is not None})
+        for r in mixed:
+            r.interleaved, r.interleaved_rows, r.remote_port = ports, mixed_rows, None
+        mixed, mixed_rows, mixed_done, summing = [], 0, 0, None
 
     def current(no: int) -> Iperf3Run:
         nonlocal run, in_summary, ids
@@ -162,14 +182,52 @@ def parse(text: str) -> list[Iperf3Run]:
                 run = None
         if body == "iperf Done.":
             run = None  # (the client's last line of a run: a line after it is another run's)
+            if mixed:
+                mixed_done, summing = mixed_done + 1, None
+                if mixed_done >= len(mixed):
+                    unmix()
+            continue
+        if mixed and (m := _ROW_RE.match(body)):
+            # the interleaved clients' rows: an interval line is either's; a summary line is
+            # the next client's without one, in the order printed (one process writes its
+            # sender and receiver lines together)
+            tail = _TAIL_ROLE_RE.search(m.group("rest"))
+            role = m.group("role") or (tail.group("role") if tail else None)
+            if role is None:
+                mixed_rows += 1
+                continue
+            if role == "sender" or summing is None:
+                summing = next((r for r in mixed if r.seconds is None), None)
+                if summing is not None:
+                    summing.line = no  # (its figures' line: its heading's port is not its own)
+            if summing is None or (m.group("id") != "SUM" and summing.streams > 1):
+                continue
+            summing.seconds = float(m.group("end")) - float(m.group("start"))
+            if role == "sender":
+                summing.sender_bps = _bps(m.group("rate"), m.group("runit"))
+                if m.group("retr") is not None and has_retr:
+                    summing.retransmits = int(m.group("retr"))
+            else:
+                summing.receiver_bps = _bps(m.group("rate"), m.group("runit"))
             continue
         if m := _CLIENT_RE.match(body):
+            if (
+                run is not None
+                and run.role == "client"
+                and not run.interval_bps
+                and run.sender_bps is None
+                and not run.error
+            ):
+                # a second client's heading before the first printed a row: both run at once
+                mixed = mixed or [run]
             run = Iperf3Run(line=no, role="client", remote=m.group("host") or m.group("host2"))
             run.remote_port = int(m.group("port") or m.group("port2"))
             run.iperf2 = m.group("host2") is not None
             run.window, run.reverse = window, reverse
             window, reverse = "", False  # (taken: the next run has its own)
             runs.append(run)
+            if mixed:
+                mixed.append(run)
             in_summary, ids = False, set()
             continue
         if h := _HEADER_RE.match(body):
@@ -205,7 +263,10 @@ def parse(text: str) -> list[Iperf3Run]:
             r.unreached = _UNREACHED_RE.match(r.error) is not None
             continue
         if m := _CONNECTED_RE.match(body):
-            r = current(no)
+            # (an interleaved client's stream: the run its server port names)
+            r = next((x for x in mixed if x.remote_port == int(m.group("rport"))), None) or current(
+                no
+            )
             r.iperf2 = r.iperf2 or m.group("word") == "with"
             r.window, r.reverse = r.window or window, r.reverse or reverse
             r.local = r.local or m.group("local")
@@ -255,6 +316,8 @@ def parse(text: str) -> list[Iperf3Run]:
             r.interval_s.append(float(m.group("end")) - float(m.group("start")))
             if retr is not None:
                 r.interval_retransmits = (r.interval_retransmits or 0) + int(retr)
+    if mixed:
+        unmix()
     for r in runs:
         if r.iperf2 and r.interval_bps:
             # iperf 2 prints no summary block: its last row, over the whole test, is the total
@@ -265,7 +328,9 @@ def parse(text: str) -> list[Iperf3Run]:
             else:
                 r.sender_bps = total
             r.cut = False
-    runs = [r for r in runs if r.interval_bps or r.sender_bps is not None or r.error]
+    runs = [
+        r for r in runs if r.interval_bps or r.sender_bps is not None or r.error or r.interleaved
+    ]
     if not runs:
         raise ParseError("no iperf3 interval or summary line ('[  5]   0.00-1.00   sec ...')")
     for r in runs:

@@ -273,6 +273,11 @@ IBV_DEVINFO_SIGNATURE = (
     # a grep of ibv_devinfo -v that kept the device and state lines, not the port's
     # ("ibv_devinfo -v | grep -E 'hca_id|state|active_width'")
     r"|^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]+state:[ \t]*PORT_[A-Z_]+"
+    # ... or that kept some of the device's fields between them too ("grep -E
+    # 'hca_id|fw_ver|vendor_part_id|state|phys_state'"): a port's state within the next
+    # lines of the device's "key: value" fields (bounded, so a long file is scanned once)
+    r"|^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n(?:[ \t]+\w+:[ \t][^\n]*\n){1,40}?[ \t]+state:"
+    r"[ \t]*PORT_[A-Z_]+"
 )
 _HEADLESS_PORT_RE = re.compile(r"^\s*port:\s*\d+\s*\n\s+state:\s*PORT_[A-Z_]+")
 IBLINKINFO_SIGNATURE = (
@@ -945,7 +950,15 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # a port's state with no "port: N" line above it (a grep kept the device and state
             # lines): the device's ports in order, numbered from 1, said
             numbered_ports = sum(1 for p in ports if p.ca == ca and p.tool == tool)
-            current = HcaPort(ca=ca, port=numbered_ports + 1, line=no, tool=tool)
+            # (the device's fields the grep kept above it, fw_ver and vendor_part_id, are its)
+            current = HcaPort(
+                ca=ca,
+                port=numbered_ports + 1,
+                line=no,
+                tool=tool,
+                ca_type=device.get("vendor_part_id"),
+                firmware=device.get("fw_ver"),
+            )
             grepped.add(id(current))
             ports.append(current)
             if not any("a state line with no 'port:' line" in w.message for w in warnings):
@@ -1597,6 +1610,11 @@ class PerftestRun:
     under_floor: bool = False
     """Its bandwidth at its largest size, ``PERFTEST_FLOOR_BYTES`` or more, is above 0 and under
     ``PERFTEST_FLOOR_GBPS``: less than a 1 Gb/s Ethernet link carries."""
+    cpu_clock_line: int | None = None
+    """The line of perftest's first "Conflicting CPU frequency values detected" during the run
+    (its get_cpu_mhz: the cores' clocks differ by over 2%, "CPU Frequency is not max")."""
+    cpu_clock: str | None = None
+    """That warning's clocks, "1500.000000 != 3300.016000 MHz"."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
@@ -1920,6 +1938,15 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if "segfault at" in line and (kernel := _KERNEL_SEGFAULT_RE.search(line)):
             _kernel_segfault(kernel, no, ports, pending)
             continue
+        if (
+            run is not None
+            and run.cpu_clock_line is None
+            and "Conflicting CPU" in line
+            and (clock := _CPU_FREQ_CONFLICT_RE.search(line))
+        ):
+            # (printed inside the run's report, between its header and its rows)
+            run.cpu_clock_line = no
+            run.cpu_clock = f"{clock.group(1)} != {clock.group(2)} MHz"
         e = _PERFTEST_ERROR_RE.match(line)
         last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
         # a command typed after the run's failure lines (a server that failed, then its client
@@ -2067,14 +2094,15 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     _interleaved_server_row(ports, warnings)
     if freqs := [(no, m) for no, line, _ in numbered if (m := _CPU_FREQ_CONFLICT_RE.search(line))]:
         # perftest's get_cpu_mhz (src/get_clock.c): /proc/cpuinfo's cores at different clocks;
-        # its cycle counts are turned into time with one clock, so its times may be off
+        # its cycle counts are turned into time with one clock (and its bandwidth with that
+        # time: perftest_parameters.c print_report_bw), so its figures may be off
         warnings.append(
             ParseWarning(
                 line=freqs[0][0],
                 message=f"perftest warned {len(freqs)} time(s) that the CPU clocks differ "
                 f"({freqs[0][1].group(1)} != {freqs[0][1].group(2)} MHz, 'CPU Frequency is not "
-                "max'): it turns its cycle counts into time with one clock, so its latency and "
-                "time figures may be off (a CPU governor that scales the clock)",
+                "max'): it turns its cycle counts into time with one clock, so its bandwidth, "
+                "latency and time figures may be off (a CPU governor that scales the clock)",
                 skipped=False,
             )
         )
@@ -2627,6 +2655,9 @@ MLXCONFIG_SIGNATURE = (
     r"^[ \t]*Device type:[ \t]*\S+[ \t]*\n(?:[ \t]*(?:Name|Description|PCI device):[^\n]*\n){0,3}"
     r"[ \t]*Device:[ \t]*\S+"
     r"|^[ \t]*Image type:[ \t]*\S+[ \t]*\n[ \t]*FW Version:[ \t]*\d"
+    # a query cut to its settings rows by a grep ("mlxconfig -d 4b:00.0 q | grep -i roce"; the
+    # mstflint package names the same tool mstconfig): the command over its first row
+    r"|\b(?:mlxconfig|mstconfig)\b[^\n]*[ \t](?:q|query)\b[^\n]*\n\*?[ \t]+[A-Z][A-Z0-9_]+[ \t]{2,}\S"
 )
 _FLINT_IMAGE_RE = re.compile(r"^\s*Image type:\s*(?P<image>\S+)\s*$")
 _FLINT_FIELD_RE = re.compile(
@@ -2639,18 +2670,25 @@ _MLXCONFIG_PATH_RE = re.compile(r"^\s*Device:\s*(?P<path>\S+)\s*$")
 _MLXCONFIG_SETTING_RE = re.compile(
     r"^(?:\*[ \t]*|\s+)(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?P<more>(?:\s+\S+)*)\s*$"
 )
+# the query command a grep'd copy keeps above its rows (mlxconfig or mstflint's mstconfig, "-d
+# DEVICE" and "q"/"query" in either order)
+_MLXCONFIG_QUERY_COMMAND_RE = re.compile(
+    r"\b(?:mlxconfig|mstconfig)\b(?=[^\n]*[ \t](?:q|query)\b)(?:[^\n]*?[ \t]-d[ \t]+(?P<device>\S+))?"
+)
+# mlxconfig -e query ("--enable_verbosity"): "Configurations:  Default  Current  Next Boot", the
+# Current column the values the firmware runs now (NVIDIA MFT documentation, "Examples of
+# mlxconfig Usage")
+_MLXCONFIG_COLUMNS_RE = re.compile(r"\bDefault\s+Current\s+Next Boot\b")
+# mlxconfig's own description of ROCE_CONTROL ("mlxconfig -d DEVICE i", HCA CONF: "Control
+# support for RDMA over Converged Ethernet (RoCE) 0x0: DEVICE_DEFAULT 0x1: ROCE_DISABLE 0x2:
+# ROCE_ENABLE"), printed "ROCE_DISABLE(1)", or its number alone
+_ROCE_DISABLED_RE = re.compile(r"ROCE_DISABLE\b|1$")
 # mlxconfig set (NVIDIA MFT documentation, mlxconfig: "Configurations:  Next Boot  New" over a row
 # a setting, its value at the next boot and the one asked for; "Apply new Configuration? (y/n)
 # [n] : y", "Applying... Done!", "-I- Please reboot machine to load new configurations."): the
 # new values are written to the card's non-volatile configuration and load at its next boot
 _MLXCONFIG_SET_HEADER_RE = re.compile(r"^\s*Configurations:.*\bNext Boot\s+New\s*$")
 _MLXCONFIG_QUERY_HEADER_RE = re.compile(r"^\s*Configurations:")
-# mlxconfig -e query ("--enable_verbosity"): "Configurations:  Default  Current  Next Boot", the
-# Current column the values the firmware runs now (NVIDIA MFT documentation, "Examples of
-# mlxconfig Usage")
-_MLXCONFIG_VERBOSE_HEADER_RE = re.compile(
-    r"^\s*Configurations:\s*Default\s+Current\s+Next Boot\s*$"
-)
 # mlxfwreset (NVIDIA MFT documentation, mlxfwreset): "The reset level for device, c2:00.0 is:"
 # names the device; "-I- FW was loaded successfully." ends a reset that loaded the firmware and
 # with it the configuration mlxconfig set for the next boot
@@ -2684,11 +2722,21 @@ class MlxconfigBlock:
     """The "Applying... Done!" of a set."""
     reboot_line: int | None = None
     """The set's "-I- Please reboot machine to load new configurations."."""
-    current: dict[str, str] = field(default_factory=dict)
-    """A query's values running now (the Current column of ``mlxconfig -e query``)."""
     reset_line: int | None = None
     """A later mlxfwreset's "-I- FW was loaded successfully." for the device of an applied set:
     the set's values run since."""
+    verbose: bool = False
+    """A query -e's block ("Default  Current  Next Boot"): ``settings`` holds the Current
+    column, what the card runs."""
+    setting_lines: dict[str, int] = field(default_factory=dict)
+    """Each setting's line."""
+
+    def roce_disabled(self) -> bool:
+        """A query's ROCE_CONTROL reads ROCE_DISABLE: the card's firmware turns RoCE off
+        (``_ROCE_DISABLED_RE``). A set's rows are what it changes, judged as a change."""
+        return not self.set_form and bool(
+            _ROCE_DISABLED_RE.match(self.settings.get("ROCE_CONTROL", ""))
+        )
 
     def changed(self) -> list[str]:
         """A set's settings whose new value is not their next boot's, "NAME old → new"."""
@@ -2705,12 +2753,19 @@ class MlxconfigBlock:
         return (
             bool(wanted)
             and (not self.path or not later.path or self.path == later.path)
-            and all(later.current.get(n) == v for n, v in wanted.items())
+            and later.verbose
+            and not later.set_form
+            and all(later.settings.get(n) == v for n, v in wanted.items())
         )
 
     def where(self) -> str:
         if self.kind is None:
-            return "a device named above the copy"
+            # (a grep'd query keeps its command's -d, not the device's type)
+            return (
+                f"{self.path} (its type not in the copy)"
+                if self.path
+                else "a device named above the copy"
+            )
         return f"{self.kind} ({self.path or 'its device not in the copy'})"
 
 
@@ -2720,7 +2775,7 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
     blocks: list[MlxconfigBlock] = []
     block: MlxconfigBlock | None = None  # the block the lines now read belong to
     reset_path = ""  # the device the mlxfwreset now read resets ("" where not named)
-    verbose = False  # whether the block's header has the Current column (-e)
+    query: tuple[int, str] | None = None  # a query command no block has followed yet: line, -d
     for no, line, _ in numbered_lines(text):
         if r := _MLXFWRESET_DEVICE_RE.match(line):
             reset_path = r.group("path")
@@ -2735,7 +2790,10 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
         if d := _MLXCONFIG_DEVICE_RE.match(line):
             block = MlxconfigBlock(line=no, kind=d.group("type"))
             blocks.append(block)
-            verbose = False
+            query = None
+            continue
+        if "config" in line and (c := _MLXCONFIG_QUERY_COMMAND_RE.search(line)):
+            query = (no, c.group("device") or "")
             continue
         if _FLINT_IMAGE_RE.match(line):
             block = None  # flint's query ends a device's settings
@@ -2745,21 +2803,28 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
         elif block is not None and _MLXCONFIG_QUERY_HEADER_RE.match(line):
             block.headed = True
             block.set_form = bool(_MLXCONFIG_SET_HEADER_RE.match(line))
-            verbose = bool(_MLXCONFIG_VERBOSE_HEADER_RE.match(line))
+            block.verbose = bool(_MLXCONFIG_COLUMNS_RE.search(line))
         elif st := _MLXCONFIG_SETTING_RE.match(line):
             more = st.group("more").split()
-            if not blocks and len(more) == 1:
+            if query is not None:
+                # a query's rows a grep kept under its command, with no device block between
+                # (query -e's rows carry three values: default, current, next boot)
+                block = MlxconfigBlock(line=no, kind=None, path=query[1], verbose=len(more) == 2)
+                blocks.append(block)
+                query = None
+            elif not blocks and len(more) == 1:
                 # a set's row a copy starts in (a query prints one value, or three with -e):
                 # its device and header are above the copy
                 block = MlxconfigBlock(line=no, kind=None, set_form=True, headed=False)
                 blocks.append(block)
             if block is None or block.applied_line is not None:
                 continue
-            block.settings[st.group("name")] = st.group("value")
+            block.settings[st.group("name")] = (
+                more[0] if block.verbose and len(more) == 2 else st.group("value")
+            )
+            block.setting_lines[st.group("name")] = no
             if block.set_form and more:
                 block.new[st.group("name")] = more[-1]
-            elif verbose and len(more) == 2:
-                block.current[st.group("name")] = more[0]
         elif block is not None and _MLXCONFIG_APPLIED_RE.match(line):
             block.applied_line = no
         elif block is not None and _MLXCONFIG_REBOOT_RE.match(line):
@@ -2805,12 +2870,18 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
             )
         else:
             shown = [n for n in MLXCONFIG_SHOWN if n in b.settings]
+            if b.roce_disabled():
+                shown.append("ROCE_CONTROL")
             notes.append(
                 ParseWarning(
                     line=b.line,
-                    message=f"mlxconfig query: {b.kind} ({b.path}), {len(b.settings)} setting(s)"
+                    message=f"mlxconfig query: {b.where()}, {len(b.settings)} setting(s)"
                     + (f": {', '.join(f'{n} {b.settings[n]}' for n in shown)}" if shown else "")
-                    + "; firmware settings, not judged",
+                    + (
+                        "; firmware settings, not judged but RoCE disabled"
+                        if b.roce_disabled()
+                        else "; firmware settings, not judged"
+                    ),
                     skipped=False,
                 )
             )
