@@ -91,8 +91,10 @@ _LAUNCHER_PREFIXES = (
     re.compile(rf"^{COLLECTOR_STAMP} (?=\[(?:[Rr]ank|default)\d+\]:)"),
     # a node's "name: " (pdsh's) before torchrun's tag, the name blanked by the poster: ": [rank18]:"
     re.compile(r"^[ \t]*: (?=\[(?:[Rr]ank|default)\d+\]:)"),
-    # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more)
-    re.compile(r"^ *(?P<rank>\d+): "),
+    # Slurm srun --label: "3: ", padded to the widest task number (" 0: " among ten or more);
+    # srun(1): "--label: Prepend task number to lines of stdout/err", a task being a rank only
+    # where srun started one task per rank (see numbered_lines)
+    re.compile(r"^ *(?P<task>\d+): "),
     # MPICH / Intel MPI -prepend-rank: "[3] "; not NCCL's own device tag at a line's start when
     # its "host:pid:tid" is not printed ("[0] misc/socket.cc:71 NCCL WARN ...", "[0] NCCL INFO"),
     # nor torch_npu's logger's process id before its time stamp ("[7928] [2026-06-04
@@ -152,7 +154,16 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
 
     Returns the line without its tag and the rank the tag named (None when untagged).
     """
+    stripped, rank, _, _ = _launcher_tags(line)
+    return stripped, rank
+
+
+def _launcher_tags(line: str) -> tuple[str, int | None, int | None, bool]:
+    """``line`` without its launchers' tags, the rank they named (the innermost), srun's task
+    label among them (None where there is none) and whether that rank is the label."""
     found: int | None = None
+    task: int | None = None
+    from_task = False
     in_dp_engine = False
     # a wrapper's tag may stand before a launcher's ("704.7s\t1439\t[rank1]: ..."): take each
     # off in turn; the innermost rank wins
@@ -161,6 +172,9 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
         if m is None or m.end() == 0:
             break
         rank = m.groupdict().get("rank")
+        if (label := m.groupdict().get("task")) is not None:
+            task = int(label)
+            rank = label
         line = line[m.end() :]
         # (a worker's "rank=0" under a data-parallel engine other than the first, "(EngineCore_1
         # pid=113803) (VllmWorker rank=0 pid=114020)", is its rank in that engine: every engine
@@ -168,8 +182,9 @@ def strip_launcher_prefix(line: str) -> tuple[str, int | None]:
         # (Ascend/pytorch torch_npu/csrc/core/npu/register/OptionsManager.cpp GetRankId), is
         # read as the rank instead)
         in_dp_engine = in_dp_engine or bool(VLLM_DP_ENGINE_RE.search(m.group(0)))
-        found = found if rank is None or in_dp_engine else int(rank)
-    return line, found
+        if rank is not None and not in_dp_engine:
+            found, from_task = int(rank), label is not None
+    return line, found, task, from_task
 
 
 NEXT_COMMAND_RE = re.compile(r"^\s*(?:\S*[$>]|\S+#|>)\s+\S")
@@ -208,12 +223,19 @@ def without_ray_dedup_mark(line: str) -> str:
 def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
     """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text`` (and
     without the mark Ray's deduplication put after a line: the program's words end before it)."""
-    out = []
+    tagged = [_launcher_tags(raw.rstrip("\r")) for raw in text.splitlines()]
+    # srun's label is a task's number: a rank where srun started a task a rank, not where a
+    # task's line carries another rank of its own (torchrun's "2: [rank18]:", one task a node)
+    tasks_are_ranks = all(task in (None, rank) for _, rank, task, _ in tagged)
     marked = "across cluster]" in text
-    for i, raw in enumerate(text.splitlines(), start=1):
-        line, rank = strip_launcher_prefix(raw.rstrip("\r"))
-        out.append((i, without_ray_dedup_mark(line) if marked else line, rank))
-    return out
+    return [
+        (
+            i,
+            without_ray_dedup_mark(line) if marked else line,
+            None if from_task and not tasks_are_ranks else rank,
+        )
+        for i, (line, rank, _, from_task) in enumerate(tagged, start=1)
+    ]
 
 
 # nccl-tests doc/PERFORMANCE.md: busbw = algbw x factor, with algbw = S / t where S is the

@@ -573,6 +573,23 @@ _STUCK_RE = re.compile(r"ProcessGroup(?P<lib>[NH]CCL)'s watchdog got stuck for (
 _HEARTBEAT_VERDICT_RE = re.compile(
     r"Heartbeat monitor timed out!|due to ProcessGroup(?P<lib>[NH]CCL) watchdog hang"
 )
+# Rich's log handler (rich/logging.py RichHandler, rich/_log_render.py LogRender: a time column, the
+# level 8 wide, the message, then the record's "file.py:lineno" in a column of its own on the
+# message's first row; the message wraps below, indented): how torch elastic's lines read under
+# `accelerate launch` where rich is installed (accelerate/commands/launch.py logs through
+# RichHandler: " ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673", then
+# " binary: /opt/conda/bin/python"). The column, at the end of a line: not the program's words.
+_RICH_LOG_PATH = r"\s+[\w.-]{1,80}\.py:\d{1,6}"
+_RICH_LOG_PATH_RE = re.compile(r"[\w.-]{1,80}\.py:\d{1,6}")
+
+
+def _without_rich_log_path(text: str) -> str:
+    """``text`` without Rich's source column at its end (``_RICH_LOG_PATH``), stripped. (Its last
+    word looked at alone: no pattern tried at every blank of a long line.)"""
+    head, _, last = text.rstrip().rpartition(" ")
+    return head.strip() if head.strip() and _RICH_LOG_PATH_RE.fullmatch(last) else text.strip()
+
+
 # pytorch torch/distributed/elastic/multiprocessing/api.py: the agent logs the first failure by
 # time (min over failures of their timestamp) as "failed (exitcode: %s) local_rank: %s (pid: %s) of
 # binary: %s" ("of fn: .." for a function entry point); the prefix is the logging format's
@@ -582,10 +599,11 @@ _HEARTBEAT_VERDICT_RE = re.compile(
 # (a build whose api.py is not upstream's: read as the same verdict).
 _AGENT_FAILED_RE = re.compile(
     # (torch's api.py: "... (pid: N) of binary: <path>" or "of fn: <name>"; a copy wrapped at
-    # the terminal's width may cut the line anywhere after the pid: "... (pid: 51428) of bi")
+    # the terminal's width may cut the line anywhere after the pid: "... (pid: 51428) of bi";
+    # Rich's log layout wraps it so, its source column after it: see _RICH_LOG_PATH)
     r"\bfailed \(exitcode: (?P<code>-?\d+)\) (?:local_rank: (?P<lr>\d+) \(pid: (?P<pid>\d+)\)"
-    r"(?: of (?:binary|fn)| of ?\w{0,5}\s*$|\s*$)|for binary located at \S+ with local_rank: (?P<lr2>\d+) "
-    r"\(process ID: (?P<pid2>\d+)\))"
+    rf"(?: of (?:binary|fn)| of ?\w{{0,5}}(?:{_RICH_LOG_PATH})?\s*$|(?:{_RICH_LOG_PATH})?\s*$)"
+    r"|for binary located at \S+ with local_rank: (?P<lr2>\d+) \(process ID: (?P<pid2>\d+)\))"
 )
 _STORE_RE = re.compile(
     # TCPStore's server waiting for its workers ("clients" in older torch; "workers" with
@@ -15014,6 +15032,12 @@ def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
 _OFI_WARN_RE = re.compile(
     r"\bWARN: Function: (?P<func>\w+) Line: (?P<ln>\d+): (?P<what>NET/OFI .+?)\s*$"
 )
+# aws-ofi-nccl's functional tests (tests/nccl_message_transfer.c, ring.c: MPI programs) log each
+# rank's start, "NET/OFI Process rank 1 started. NCCLNet device used on ip-172-0-1-161 is AWS
+# Libfabric.", and then the plugin's lines through a logger that names no process ("WARN: Function:
+# create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV ..."): the same WARN printed again
+# is another rank's, up to the ranks started
+_OFI_TEST_RANK_RE = re.compile(r"NET/OFI Process rank (\d+) started\.")
 # libfabric's logger: "libfabric:PID:TIME::PROV:SUBSYS:FUNC():LINE<warn> MESSAGE" (its levels are
 # warn, trace, info and debug; warn is the highest), e.g. the EFA provider's failed transfer
 # "efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address My EFA addr: ..."
@@ -15027,11 +15051,23 @@ LIBFABRIC_WHAT_CHARS = 120
 
 def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """The aws-ofi-nccl plugin's own WARN lines (as NCCL warnings) and libfabric's warn-level
-    lines, one per process and kind."""
+    lines, one per process and kind (a line that names no process: one per process its test
+    started, see ``_OFI_TEST_RANK_RE``)."""
     seen: set[tuple[Any, ...]] = set()
+    started = {
+        r.group(1)
+        for _, line, _ in lines
+        if "NET/OFI Process rank" in line and (r := _OFI_TEST_RANK_RE.search(line))
+    }
+    copies: dict[str, int] = {}  # an untagged WARN's text: how many of the test's processes said it
     for no, line, tagged in lines:
         if "NET/OFI" in line and (o := _OFI_WARN_RE.search(line)):
-            if (tagged, o.group("what")) in seen:
+            worker = None
+            if tagged is None and (said := copies.get(o.group("what"), 0)) < len(started):
+                # (every process of the test prints the same line, none naming itself)
+                copies[o.group("what")] = said + 1
+                worker = f"process {said + 1} of the {len(started)} the test started to print it"
+            elif (tagged, o.group("what")) in seen:
                 continue
             seen.add((tagged, o.group("what")))
             report.events.append(
@@ -15042,6 +15078,7 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
                     rank=tagged,
                     library="NCCL",
                     call=f"{o.group('func')}:{o.group('ln')}",
+                    worker=worker,
                 )
             )
         elif "<warn>" in line and (f := _LIBFABRIC_WARN_RE.search(line)):
@@ -20804,10 +20841,17 @@ def nccl_debug_notices(text: str) -> list[LogEvent]:
     return net_without_gdr(lines) + nvlink_asymmetry(lines)
 
 
+# NCCL's NVLS heads of a communicator of several nodes (src/graph/connect.cc connectNvls, NCCL 2.17
+# on: after "if (comm->nNodes == 1) return", node 0 prints "NVLS Head %2d:" and the head's rank on
+# each node, up to 20): as many ranks as the communicator has nodes, in one host's log too
+_NVLS_HEAD_RE = re.compile(r"NVLS Head +\d+:(?P<ranks>(?: +\d+){2,20})\s*$")
+
+
 def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``nccl_socket_network`` a host whose NCCL found no IB/RoCE device, chose its socket
     transport or set a channel up over it, in a log whose NCCL processes span two or more hosts
-    (on one host the network carries nothing), or on a host whose net plugin (aws-ofi-nccl's)
+    (on one host the network carries nothing) or whose communicator NCCL says spans two or more
+    nodes (one host's lines of a job of several: "NVLS Head", "nNodes"), or on a host whose net plugin (aws-ofi-nccl's)
     failed to start before NCCL fell back to its sockets (the plugin was there to carry the
     traffic between hosts)."""
     per_host: dict[str, LogEvent] = {}
@@ -20819,7 +20863,21 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     ib_off: set[str] = set()  # hosts whose environment set NCCL_IB_DISABLE=1
     no_verbs: set[str] = set()  # hosts where NCCL could not open libibverbs
     old_ifaces: dict[str, list[tuple[int, str]]] = {}  # NCCL 2.1-2.3's one line an interface
+    spans = ""  # what says the communicator spans nodes, where one host's log alone says it
     for no, line, tagged in lines:
+        if not spans and "NVLS Head" in line and (heads := _NVLS_HEAD_RE.search(line)):
+            ranks = heads.group("ranks").split()
+            spans = (
+                f"its communicator spans {len(ranks)} node(s) (NCCL's 'NVLS Head' line names a "
+                f"head rank on each: {' '.join(ranks)})"
+            )
+        elif not spans and "nNodes" in line and (shape := _NCCL_COMM_SHAPE_RE.search(line)):
+            spans = (
+                f"its communicator spans {shape.group('nodes')} node(s) (NCCL's 'nRanks "
+                f"{shape.group('n')} nNodes {shape.group('nodes')}')"
+                if int(shape.group("nodes")) >= 2
+                else ""
+            )
         if "NET : Using interface" in line and (o := _OLD_NET_IFACE_RE.search(line)):
             if (h := _NCCL_DEBUG_HOST_RE.search(line)) is not None:
                 old_ifaces.setdefault(h.group("host"), []).append((no, o.group("iface")))
@@ -20909,7 +20967,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         said = (per_host[host].exception_type or "") if host in per_host else ""
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
-    many = len(report.hosts) >= 2
+    many = len(report.hosts) >= 2 or bool(spans)
     for host, ifaces in old_ifaces.items():
         names = [i for _, i in ifaces]
         lo = next(((n, i) for n, i in ifaces if i.startswith("lo:")), None)
@@ -20966,6 +21024,9 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             ev.exception_type = (
                 f"the net plugin failed to start ({plugin_failed[host][:80]}): {ev.exception_type}"
             )
+        if spans and len(report.hosts) < 2:
+            # one host's lines, of a communicator whose other nodes NCCL reaches over them
+            ev.exception_type = f"{ev.exception_type}; {spans}"
         others = {h: n for h, n in chosen.items() if h != host and n != "Socket"}
         if others:
             # the other hosts' NCCL chose another network: the hosts disagree on it
@@ -22094,7 +22155,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             )
             continue
         if "exitcode" in line and (a := _AGENT_FAILED_RE.search(line)):
-            message = line.strip()
+            message = (_without_rich_log_path(line[: a.end()]) + line[a.end() :]).strip()
             if not agent:
                 # the worker's own error is printed above the agent's verdict: name the last one,
                 # a rank's own ("[rank0]: torch.OutOfMemoryError ...") before one no rank tagged
