@@ -150,7 +150,10 @@ from __future__ import annotations
 
 import bisect
 import errno
+import http
+import itertools
 import json
+import math
 import os
 import re
 import signal
@@ -709,9 +712,11 @@ class LogEvent:
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
     (the importer's, ethtool -S's port discards against its received packets), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
-    loop's loss that turned NaN or infinite, or was from its first step), fp16_overflow
-    (DeepSpeed's loss scaler near its minimum, or most steps skipped), alloc_retries (a training
-    loop's memory monitor that counted allocation retries or out-of-memory errors, torchtitan's),
+    loop's loss that turned NaN or infinite, or was from its first step, or ran away a hundredfold
+    to its last step), service_start_failure and service_http_error (MindIE Server's start its
+    log says failed, a route it answered with an HTTP error), fp16_overflow (DeepSpeed's loss
+    scaler near its minimum, or most steps skipped), alloc_retries (a training loop's memory
+    monitor that counted allocation retries or out-of-memory errors, torchtitan's),
     horovod_stall and horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in
     the same or in different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
     TORCH_DISTRIBUTED_DEBUG=DETAIL: ranks that called different collectives, or the same one
@@ -1546,6 +1551,8 @@ def _parse_events(text: str) -> LogReport:
     _store_client_failures(lines, report)
     _store_lost(lines, report)
     _device_oom(lines, report)
+    if "Aborted request" in text:
+        _oom_requests_aborted(lines, report)
     _npu_device_exceptions(lines, report)
     if "is too SMALL" in text:
         _hccl_buffsize_small(lines, report)
@@ -1690,6 +1697,8 @@ def _parse_events(text: str) -> LogReport:
         _mindspore_unregistered(lines, report)
     if "acl_nn_operation.cpp" in text or "hccl_runner.cpp" in text or "Execute type:" in text:
         _atb_errors(lines, report)
+    if "mindie server" in text or "[MIE04E" in text:
+        _mindie_server(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -1954,6 +1963,7 @@ def _parse_events(text: str) -> LogReport:
                 or ("loss" in text and TQDM_LOSS_RE.search(text))
                 or ("step:" in text and TITAN_STEP_RE.search(text))
                 or ("epoch" in text and PLAIN_STEP_LOSS_RE.search(text))
+                or ("imgsize" in text and MINDYOLO_STEP_RE.search(text))
             )
             and first_error_line(unprobed) is None
             and _loss_notes(lines, report)
@@ -4508,6 +4518,16 @@ MINDFORMERS_STEP_RE = re.compile(
 )
 
 
+# MindYOLO's trainer (mindyolo/utils/trainer_factory.py train_step): "Epoch 1/200, Step 100/3995,
+# imgsize (640, 640), loss: 11.6707, lbox: 3.6262, ..., cur_lr: 0.0992", each loss item by its
+# name after the image size (older releases print the totals first, "Epoch 200/1, Step 3995/100":
+# the two figures are said as printed)
+MINDYOLO_STEP_RE = re.compile(
+    r"\bEpoch (?P<epoch>\d+)/(?P<of>\d+), Step (?P<step>\d+)/(?P<steps>\d+), imgsize "
+    r"\([\d, ]{1,24}\), loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
+)
+
+
 # Megatron-LM's (and MindSpeed's) training log: " iteration        5/       5 | consumed samples:
 # ... | lm loss: 9.927882E+00 | loss scale: ..." (MindSpeed-MM: "| loss: 1.016570E+01 | grad
 # norm: 50.001 |"), a line an iteration (training_log in megatron/training/training.py)
@@ -4572,6 +4592,8 @@ def _loss_line(line: str) -> re.Match[str] | None:
         return m
     if "epoch" in line and (m := PLAIN_STEP_LOSS_RE.match(line)):
         return m
+    if "imgsize" in line and (m := MINDYOLO_STEP_RE.search(line)):
+        return m
     return None
 
 
@@ -4584,6 +4606,9 @@ def _step_said(m: re.Match[str]) -> str:
         return f"step {m.group('step')} of {m.group('of')}"
     if m.re is TITAN_STEP_RE:
         return f"step {m.group('step')}"
+    if m.re is MINDYOLO_STEP_RE:
+        # (as printed: which figure is the total changed between releases)
+        return f"epoch {m.group('epoch')}/{m.group('of')} step {m.group('step')}/{m.group('steps')}"
     if "epoch" in m.re.groupindex:
         if m.group("epoch") is None:
             return f"step {m.group('step')}"
@@ -5878,6 +5903,78 @@ def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
     )
 
 
+LOSS_RUNAWAY_FACTOR = 100.0
+"""How many times the lowest loss logged before it a finite loss must reach, and every loss
+logged after it stay at, to be a loss that ran away: a loop that trains lowers its loss or keeps
+it within a few times its level; two orders of magnitude up, to the end, is a divergence (an fp16
+overflow whose gradients were applied, a learning rate too high)."""
+# MindYOLO's trainer on an fp16 overflow (mindyolo/utils/trainer_factory.py train_step:
+# logger.warning(f"overflow, still update, loss scale adjust to {scale}") where
+# overflow_still_update is set, the overflowed gradients applied all the same, else "overflow,
+# drop step, loss scale adjust to ...")
+_MINDYOLO_OVERFLOW_RE = re.compile(
+    r"\boverflow, (?P<how>still update|drop step), loss scale adjust to (?P<scale>[\d.]+)"
+)
+
+
+def loss_ran_away(
+    rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
+) -> LogEvent | None:
+    """A ``loss_diverged`` at the first of ``rows`` whose finite loss, and every one after it,
+    is at least ``LOSS_RUNAWAY_FACTOR`` times the lowest logged before it; None where none is.
+    MindYOLO's overflow warnings in ``lines`` are said with it (their gradients applied or
+    dropped). A warning of the job, as a NaN loss."""
+    losses = [float(m.group("loss")) for _, m in rows]
+    if len(losses) < 2 or any(math.isnan(v) or math.isinf(v) for v in losses):
+        return None
+    # (the lowest before each row and the lowest from it to the end: one pass each way)
+    lowest_before = list(itertools.accumulate(losses, min))
+    lowest_after = list(itertools.accumulate(reversed(losses), min))[::-1]
+    at = next(
+        (
+            i
+            for i in range(1, len(losses))
+            if lowest_before[i - 1] > 0
+            and lowest_after[i] >= LOSS_RUNAWAY_FACTOR * lowest_before[i - 1]
+        ),
+        None,
+    )
+    if at is None:
+        return None
+    low = lowest_before[at - 1]
+    low_m = rows[losses.index(low)][1]
+    no, m = rows[at]
+    last = rows[-1][1]
+    said = (
+        f"the loss ran away: from {low_m.group('loss')} at {_step_said(low_m)} to "
+        f"{m.group('loss')} at {_step_said(m)}"
+        + (
+            f" and {last.group('loss')} at {_step_said(last)}, the last step logged"
+            if at < len(rows) - 1
+            else ", the last step logged"
+        )
+        + f" ({losses[-1] / low:.0f} times its lowest)"
+    )
+    overflows = [
+        o for _, t, _ in lines if "overflow, " in t and (o := _MINDYOLO_OVERFLOW_RE.search(t))
+    ]
+    if overflows:
+        applied = sum(o.group("how") == "still update" for o in overflows)
+        said += (
+            f"; MindYOLO's fp16 loss scaler warned of {len(overflows)} overflow(s), the scale "
+            f"adjusted to {overflows[-1].group('scale')}"
+            + (
+                f", {applied} of them applied all the same (overflow_still_update): the "
+                "overflowed gradients updated the weights"
+                if applied
+                else ", each step dropped"
+            )
+        )
+    return LogEvent(
+        kind="loss_diverged", line=no, message=m.string.strip()[:300], exception_type=said
+    )
+
+
 def _loss_word(m: re.Match[str]) -> str:
     loss = m.group("loss").lower()
     return "infinite" if loss.lstrip("-") == "inf" else "NaN"
@@ -5898,6 +5995,7 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         rows = list({_step_said(m): (no, m) for no, m in rows}.values())
     (first_no, first), (_, last) = rows[0], rows[-1]
     turned = loss_diverged(rows)
+    ran_away = loss_ran_away(rows, lines) if turned is None else None
     steps = len({_step_said(m) for _, m in rows})
     # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
     # time: 10830.542 ms", a line per process
@@ -5930,6 +6028,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 f"the loss is not a number from line {turned.line} on (the run diverged): "
                 + (turned.exception_type or "")
                 if turned is not None
+                else f"the run diverged from line {ran_away.line} on: {ran_away.exception_type}"
+                if ran_away is not None
                 else "no error in them"
             )
             + (
@@ -5950,8 +6050,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             skipped=False,
         )
     )
-    if turned is not None:
-        report.events.append(turned)  # (a warning of its own: the job diverged)
+    if (diverged := turned or ran_away) is not None:
+        report.events.append(diverged)  # (a warning of its own: the job diverged)
     return True
 
 
@@ -6933,6 +7033,7 @@ NOTICE_KINDS = frozenset(
         "fp16_overflow",
         "alloc_retries",
         "horovod_stall",
+        "service_http_error",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -8942,6 +9043,36 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 library=m.group("lib"),
                 exception_type=what,
             )
+        )
+
+
+# vLLM's serving engine dropping the requests that failed and serving on (vllm/v1/engine/
+# async_llm.py abort: logger.info("Aborted request(s) %s.", ",".join(request_ids)); vLLM 0.x's
+# async_llm_engine.py: "Aborted request %s."; vllm-omni's orchestrator: "[Orchestrator] Aborted
+# request(s) ['video_sync-...']")
+_VLLM_ABORTED_RE = re.compile(r"\bAborted request(?:\(s\))? (?P<ids>\S[^\n]{0,300})")
+
+
+def _oom_requests_aborted(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A device out-of-memory a serving engine answered by aborting the request it served (vLLM's
+    "Aborted request(s) ..." after it): the request failed, the server went on. Said in the
+    event's ``exception_type`` (the rule then says no process stopped)."""
+    aborts = [
+        (no, a)
+        for no, t, _ in lines
+        if "Aborted request" in t and (a := _VLLM_ABORTED_RE.search(t))
+    ]
+    for ev in report.events:
+        if ev.kind != "device_oom":
+            continue
+        after = next(((no, a) for no, a in aborts if no > ev.line), None)
+        if after is None:
+            continue
+        no, a = after
+        ids = a.group("ids").strip().rstrip(".").strip("[]'\"")
+        ev.exception_type = (
+            f"{ev.exception_type}; the server aborted the request it served "
+            f"({ids[:120]}, line {no}) and went on"
         )
 
 
@@ -21572,6 +21703,85 @@ def _autopilot_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 exception_type=what[:200],
             )
         )
+
+
+# MindIE Server's (the service endpoint's) log: "[time] [pid] [tid] [server] [ERROR]
+# [http_server.cpp:163] : [MIE04E02041C] [endpoint] Failed to listen 172.17.0.3:40032, please check
+# if business ip and port are legal." A MindIE error code is "MIE", the component (04: Server,
+# 05: MindIE LLM ...), the level (E: error) and six hex digits (MindIE's error code reference,
+# hiascend.com/document/detail/en/mindie/230/reference/errorcodereference/mindie_log_0072.html).
+_MINDIE_SERVER_ERROR_RE = re.compile(
+    r"\[ERROR\][^\n]{0,80}?\[(?P<code>MIE04E[0-9A-F]{6})\] (?:\[\w+\] )?(?P<what>[^\n]{1,300})"
+)
+_MINDIE_LISTEN_RE = re.compile(r"Failed to listen (?P<ip>[\d.]+|\[[0-9A-Fa-f:.]+\]):(?P<port>\d+)")
+# its operation log's verdict on its own start: "[time] [pid] [user] [system] [server] [Start
+# mindie server] [fail]" ("[success]" where it started)
+_MINDIE_START_FAIL_RE = re.compile(r"\[Start mindie server\] \[fail(?:ed|ure)?\]", re.I)
+# its request log, each response it sent: "[Response mindie server, method is GET, uri is
+# /v1/models] [status code: 404]"
+_MINDIE_RESPONSE_RE = re.compile(
+    r"\[Response mindie server, method is (?P<method>[A-Z]+), uri is (?P<uri>[^\]\s]{1,300})\] "
+    r"\[status code: (?P<status>\d{3})\]"
+)
+HTTP_ERROR_MIN_STATUS = 400
+"""HTTP statuses from here on are errors (4xx the client's request refused, 5xx the server's)."""
+
+
+def _mindie_server(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """MindIE Server's start that its operation log says failed (``service_start_failure`` at
+    its first coded error before, or at the verdict), and the routes it answered with an HTTP
+    error (``service_http_error``, one per method, route and status, every line kept)."""
+    errors: list[tuple[int, re.Match[str]]] = []
+    answered: dict[tuple[str, str, str], LogEvent] = {}
+    for no, line, tagged in lines:
+        if "[MIE04E" in line and (e := _MINDIE_SERVER_ERROR_RE.search(line)):
+            errors.append((no, e))
+        elif "mindie server" in line and (f := _MINDIE_START_FAIL_RE.search(line)):
+            first_no, first = errors[0] if errors else (no, f)
+            listen = _MINDIE_LISTEN_RE.search(first.string) if errors else None
+            said = "; ".join(
+                f"{e.group('code')} {e.group('what').strip().rstrip('.')}" for _, e in errors
+            )
+            report.events.append(
+                LogEvent(
+                    kind="service_start_failure",
+                    line=first_no,
+                    message=first.string[first.start() :].strip()[:300],
+                    code=first.group("code") if errors else None,
+                    rank=tagged,
+                    ip=listen.group("ip").strip("[]") if listen else None,
+                    port=int(listen.group("port")) if listen else None,
+                    library="MindIE Server",
+                    exception_type=f"the MindIE server did not start (its log says so, line {no})"
+                    + (f": {said}" if said else ""),
+                )
+            )
+            errors = []
+        elif "[Response mindie server" in line and (r := _MINDIE_RESPONSE_RE.search(line)):
+            if int(r.group("status")) < HTTP_ERROR_MIN_STATUS:
+                continue
+            key = (r.group("method"), r.group("uri"), r.group("status"))
+            if (earlier := answered.get(key)) is not None:
+                earlier.repeated_lines = [*(earlier.repeated_lines or []), no]
+                continue
+            answered[key] = LogEvent(
+                kind="service_http_error",
+                line=no,
+                message=line[r.start() :].strip()[:300],
+                code=r.group("status"),
+                rank=tagged,
+                library="MindIE Server",
+            )
+    for (method, uri, status), ev in answered.items():
+        try:
+            phrase = f" ({http.HTTPStatus(int(status)).phrase})"
+        except ValueError:
+            phrase = ""
+        ev.exception_type = (
+            f"the MindIE server answered {method} {uri} with status {status}{phrase}"
+            + (f", {1 + len(ev.repeated_lines)} times" if ev.repeated_lines else "")
+        )
+        report.events.append(ev)
 
 
 # Ascend Transformer Boost (ATB, under MindIE's model runners) logging an aclnn operator's failed
