@@ -43,7 +43,9 @@ def test_a_p2p_test_where_no_gpu_reaches_another_is_a_warning() -> None:
     assert run["no_peer_access"] is True
     assert sum(not ok for row in run["peer_access"].values() for ok in row.values()) == 12
     bad = _bad(ev)
-    assert list(bad) == ["evidence-gpu-no-peer-access"]
+    # (set 603: the copies through host memory, 5.9 GB/s, are also under what four lanes of the
+    # RTX 3090's PCIe Gen 4 carry, 7.88 GB/s: a slow path besides no direct one)
+    assert list(bad) == ["evidence-gpu-no-peer-access", "evidence-gpu-pair-copy-slow"]
     (item,) = bad["evidence-gpu-no-peer-access"].items
     assert item.startswith("4 GPU(s) (GeForce RTX 3090), every pair CANNOT Access Peer")
     said = _said(ev)

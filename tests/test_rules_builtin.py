@@ -794,6 +794,10 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
          {"a": 0, "b": 1, "matrix": "Unidirectional P2P=Enabled Bandwidth (P2P Writes)",
           "enabled_gbytes_s": 9.9, "disabled_gbytes_s": 20.1, "ratio": 0.49}])]},
      {"evidence.gpu_copy": [gpu_copy(tool="p2pBandwidthLatencyTest")]}, {}),
+    ("evidence-gpu-pair-copy-slow", "nccl",
+     {"evidence.gpu_copy": [gpu_copy(tool="p2pBandwidthLatencyTest", pair_copy_slow=[
+         {"a": 0, "b": 1, "gbytes_s": 6.6, "line": 20, "generation": 4, "x4_gbytes_s": 7.88}])]},
+     {"evidence.gpu_copy": [gpu_copy(tool="p2pBandwidthLatencyTest")]}, {}),
     ("evidence-host-copy-slow", "nccl",
      {"evidence.gpu_copy": [gpu_copy(tool="bandwidthTest", host_copy_slow=[
          {"line": 8, "kind": "Host to Device", "gbytes_s": 3.78}])]},

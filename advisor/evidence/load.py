@@ -227,6 +227,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
+    "nvidia_smi_dmon": re.compile(nvidia_smi.DMON_SIGNATURE, re.M),
     "dcgmi_discovery": re.compile(dcgm.DISCOVERY_SIGNATURE, re.M),
     "dcgmi_stats": re.compile(dcgm.STATS_SIGNATURE, re.M),
     "ibqueryerrors": re.compile(rdma.IBQUERYERRORS_SIGNATURE, re.M),
@@ -892,7 +893,10 @@ class EvidenceFacts:
     p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
     their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines;
     ``no_peer_access``: two GPUs or more and every one of those lines CANNOT;
-    ``host_copy_slow``: bandwidthTest's pinned host copies under ``HOST_COPY_SLOW_GBYTES_S``,
+    ``pair_copy_slow``: p2pBandwidthLatencyTest pairs whose best unidirectional copy is under
+    what four PCIe lanes of their generation carry, ``[{a, b, gbytes_s, line, generation,
+    x4_gbytes_s}]``; ``host_copy_slow``: bandwidthTest's pinned host copies under
+    ``HOST_COPY_SLOW_GBYTES_S``,
     ``[{line, kind, gbytes_s}]``; ``host_copy_below_peers``: busGrind's GPUs whose host copy in a
     direction is far under the other GPUs' median, ``[{line, direction, gpu, gbytes_s,
     median_gbytes_s}]``)."""
@@ -1501,6 +1505,10 @@ _HTML_ENTITY_RE = re.compile(r"&(?:lt|gt|quot|amp|apos|nbsp|#39|#x27|#34);")
 _ESCAPED_FRAME_RE = re.compile(r"(?<=frame )\\#(?=\d)")
 """A C++ stack frame's number as a Markdown copy escaped it ("frame \\#0: c10::Error::Error":
 GitHub reads a bare "#0" as a link to an issue); one column more than the line was printed."""
+_ESCAPED_HASH_RE = re.compile(r"^([ \t>]*)\\#", re.MULTILINE)
+"""A "#" at a line's start (behind a quote's ">" or not) as a Markdown copy escaped it ("\\# gpu
+pwr ...": unescaped, the line would be a heading); a table's comment-marked header, nvidia-smi
+dmon's or nccl-tests', read as printed."""
 # docker compose pads each container's name to the longest one's length plus one, then " | "
 # (cmd/formatter/logs.go, setPrefix: fmt.Sprintf("%-"+width+"s | ", name)). The name is the
 # service's with its replica number ("trainer-1", v1's "trainer_1"), or, where the compose file
@@ -1959,6 +1967,11 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         text, n = _ESCAPED_FRAME_RE.subn("#", text)
         if n:
             notes.append(f"{n} stack frame number(s) escaped for Markdown ('\\#') read as '#'")
+        text, n = _ESCAPED_HASH_RE.subn(r"\1#", text)
+        if n:
+            notes.append(
+                f"{n} line(s) whose leading '#' was escaped for Markdown ('\\#') read as '#'"
+            )
     if label := _COPY_LABEL_RE.match(text):
         # a page's copy button pasted with the block ("Copy{", "Copy code"): not the output's
         text = text[: label.start(1)] + text[label.end(1) :]
@@ -2404,7 +2417,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
-                "nvidia-smi --query-gpu CSV, dcgmi dmon, "
+                "nvidia-smi --query-gpu CSV, dcgmi dmon, nvidia-smi dmon, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
                 "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
@@ -5021,6 +5034,7 @@ def _gpu_copy(
         "complete": True,
         "host_copy_slow": [],
         "host_copy_below_peers": [],
+        "pair_copy_slow": [],
     }
     if unknown := sorted(fields_.keys() - record.keys()):
         raise TypeError(f"a gpu_copy record has no field {unknown}")
@@ -5364,6 +5378,7 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                 for m in run.matrices
             ],
             p2p_slower=slower,
+            pair_copy_slow=_pairs_below_x4(run),
             peer_access={
                 str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
             },
@@ -5388,6 +5403,42 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                 )
             )
     return notes
+
+
+def _pairs_below_x4(run: p2p_bandwidth.Run) -> list[dict[str, Any]]:
+    """The ordered GPU pairs whose best unidirectional copy, peer access on or off, stays under
+    what four PCIe lanes of the pair's generation carry (the older of its two GPUs', known from
+    their names): ``[{a, b, gbytes_s, line, generation, x4_gbytes_s}]``. Without peer access the
+    copy is staged through host memory and still runs near the GPUs' links (tens of GB/s on a
+    Gen 4 or Gen 5 x16 link), so a pair held to x4's rate both ways sits on a narrow or slow
+    path: a slot wired x4, a riser, a link trained down or a slow host path."""
+    generation = {
+        int(d["index"]): p2p_bandwidth.pcie_generation(str(d["name"])) for d in run.devices
+    }
+    best: dict[tuple[int, int], tuple[float, int]] = {}  # pair → (GB/s, its matrix's line)
+    for m in run.matrices:
+        if m.direction != "Unidirectional" or m.unit != "GB/s":
+            continue  # (a bidirectional figure counts both directions' bytes at once)
+        for a, row in m.values.items():
+            for b, gbytes_s in row.items():
+                if a != b and gbytes_s > best.get((a, b), (-1.0, 0))[0]:
+                    best[a, b] = (gbytes_s, m.line)
+    slow = []
+    for (a, b), (gbytes_s, line) in sorted(best.items()):
+        gens = [g for g in (generation.get(a), generation.get(b)) if g is not None]
+        if len(gens) < 2 or gbytes_s >= p2p_bandwidth.PCIE_X4_GBYTES_S[min(gens)]:
+            continue
+        slow.append(
+            {
+                "a": a,
+                "b": b,
+                "gbytes_s": gbytes_s,
+                "line": line,
+                "generation": min(gens),
+                "x4_gbytes_s": p2p_bandwidth.PCIE_X4_GBYTES_S[min(gens)],
+            }
+        )
+    return slow
 
 
 def _faultdiag(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -5575,6 +5626,83 @@ def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 )
             )
     return notes
+
+
+# nvidia-smi dmon's columns that count trouble (nvidia-smi(1), DEVICE MONITORING): the share of
+# the interval the power limit held the clocks down, the thermal violation flag, the aggregated
+# single and double bit ECC counts and the PCIe replays; said, as nvidia-smi -q's aggregate ECC
+# counts and replays are (_memory_history), not judged: a count from one sample has no rate
+_DMON_TROUBLE = {
+    "pviol": "power violation",
+    "tviol": "thermal violation",
+    "sbecc": "single-bit ECC errors (aggregate)",
+    "dbecc": "double-bit ECC errors (aggregate)",
+    "pci": "PCIe replays",
+}
+
+
+def _smi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``nvidia-smi dmon``: each GPU's samples said with each column's range, and whether any
+    sample shows a power or thermal violation, ECC errors or PCIe replays."""
+    dmon = nvidia_smi.parse_dmon(text)
+    notes = list(dmon.notes)
+    by_gpu: dict[int, list[nvidia_smi.DmonSample]] = {}
+    for sample in dmon.samples:
+        by_gpu.setdefault(sample.gpu, []).append(sample)
+    columns = [c for c in dmon.samples[0].values if c not in ("Date", "Time", "gpu")]
+    trouble: list[str] = []
+    for gpu, samples in by_gpu.items():
+        said = []
+        for column in columns:
+            # (row, figure) where the GPU printed one; "-" where it has no such figure
+            figures = [
+                (s.line, float(v))
+                for s in samples
+                if _DMON_FIGURE_RE.fullmatch(v := s.values.get(column, "-"))
+            ]
+            unit = dmon.units.get(column, "")
+            unit = "" if unit in ("bool", "errs") else f" {unit}"
+            if not figures:
+                said.append(f"{column} {samples[0].values.get(column, '-')}")
+                continue
+            low, high = min(f for _, f in figures), max(f for _, f in figures)
+            said.append(
+                f"{column} {low:g}{unit}" if low == high else f"{column} {low:g}-{high:g}{unit}"
+            )
+            if column in _DMON_TROUBLE and (hits := [no for no, f in figures if f > 0]):
+                trouble.append(
+                    f"GPU {gpu} {_DMON_TROUBLE[column]} ({column} up to {high:g}{unit}) in "
+                    f"{len(hits)} of {len(samples)} sample(s), first at line {hits[0]}"
+                )
+        notes.append(
+            ParseWarning(
+                line=samples[0].line,
+                message=f"nvidia-smi dmon GPU {gpu}: {len(samples)} sample(s): {', '.join(said)}",
+                skipped=False,
+            )
+        )
+    watched = [c for c in _DMON_TROUBLE if c in columns]
+    if trouble:
+        notes.append(
+            ParseWarning(
+                line=dmon.samples[0].line,
+                message="nvidia-smi dmon: " + "; ".join(trouble),
+                skipped=False,
+            )
+        )
+    elif watched:
+        notes.append(
+            ParseWarning(
+                line=dmon.samples[0].line,
+                message=f"nvidia-smi dmon: {len(by_gpu)} GPU(s), {len(dmon.samples)} sample(s): "
+                f"{', '.join(watched)} 0 in every sample that reports them",
+                skipped=False,
+            )
+        )
+    return notes
+
+
+_DMON_FIGURE_RE = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: str) -> None:
@@ -8297,6 +8425,7 @@ _CONVERTERS = {
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
     "dcgmi_dmon": _dcgmi_dmon,
+    "nvidia_smi_dmon": _smi_dmon,
     "dcgmi_nvlink": _dcgmi_nvlink,
     "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,
     "nvbandwidth": _nvbandwidth,

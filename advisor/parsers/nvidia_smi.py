@@ -2401,3 +2401,87 @@ def parse_mig_create(text: str) -> list[MigCreate]:
                 )
             )
     return found
+
+
+# ``nvidia-smi dmon`` (nvidia-smi(1), DEVICE MONITORING): a names line "# gpu   pwr gtemp ..."
+# over a units line "# Idx     W     C ..." (with ``-o DT``: "#Date       Time        gpu ..."
+# over "#YYYYMMDD   HH:MM:SS    Idx ..."), then a row a GPU each interval, the two lines printed
+# again now and then; "-" where the GPU has no such figure. ``-s`` picks the groups: p power (W)
+# and GPU/memory temperature (C), u SM/memory/encoder/decoder utilisation (%), c memory and
+# processor clocks (MHz), v power violations (pviol, %) and thermal violations (tviol, "as a
+# boolean flag"), m frame buffer and BAR1 use (MB), e ECC ("Number of aggregated single bit,
+# double bit ecc errors": sbecc, dbecc) and PCIe replay errors (pci), t PCIe rx/tx (MB/s). Older
+# drivers print "temp" for gtemp and no mtemp. (``nvidia-smi pmon``'s names line is "# gpu  pid
+# type ...": a process a row, not a GPU: not this.)
+DMON_SIGNATURE = (
+    r"^[ \t]*#[ \t]*(?:Date[ \t]+)?(?:Time[ \t]+)?gpu(?![ \t]+pid\b)(?:[ \t]+[a-z][a-z0-9]*)+"
+    r"[ \t]*\r?\n[ \t]*#[ \t]*(?:YYYYMMDD[ \t]+)?(?:HH:MM:SS[ \t]+)?Idx\b"
+)
+_DMON_NAMES_RE = re.compile(
+    r"^\s*#\s*(?P<names>(?:Date\s+)?(?:Time\s+)?gpu(?:\s+[a-z][a-z0-9]*)+)\s*$"
+)
+_DMON_UNITS_RE = re.compile(
+    r"^\s*#\s*(?P<units>(?:YYYYMMDD\s+)?(?:HH:MM:SS\s+)?Idx(?:\s+\S+)*)\s*$"
+)
+
+
+@dataclass(kw_only=True)
+class DmonSample:
+    """One row of ``nvidia-smi dmon``: one GPU at one interval."""
+
+    gpu: int
+    """nvidia-smi's index of the GPU (the ``gpu`` column)."""
+    line: int
+    values: dict[str, str]
+    """Column name (``pwr``, ``gtemp``, ``pviol`` ...) → its value as printed (``-`` kept)."""
+
+
+@dataclass(kw_only=True)
+class Dmon:
+    samples: list[DmonSample]
+    units: dict[str, str]
+    """Column name → its unit as the units line prints it (``W``, ``C``, ``%``, ``bool``, ``MB``,
+    ``errs``, ``MB/s``)."""
+    notes: list[ParseWarning] = field(default_factory=list)
+
+
+def parse_dmon(text: str) -> Dmon:
+    """Every GPU row of ``nvidia-smi dmon``'s table; raises ParseError where there is none. A
+    row whose figures do not fill its header's columns (a copy cut inside it) is said, not
+    read."""
+    names: list[str] | None = None
+    units: dict[str, str] = {}
+    samples: list[DmonSample] = []
+    notes: list[ParseWarning] = []
+    for no, line, _ in numbered_lines(text):
+        if m := _DMON_NAMES_RE.match(line):
+            if "pid" not in (names_now := m.group("names").split()):
+                names = names_now
+            continue
+        if names is None:
+            continue
+        if m := _DMON_UNITS_RE.match(line):
+            said = m.group("units").split()
+            if len(said) == len(names):
+                units = dict(zip(names, said, strict=True))
+            continue
+        values = line.split()
+        if not values or values[0].startswith("#"):
+            continue
+        at = names.index("gpu")
+        if len(values) != len(names) or not values[at].isdigit():
+            if len(values) < len(names) and len(values) > at and values[at].isdigit():
+                notes.append(
+                    ParseWarning(
+                        line=no,
+                        message=f"nvidia-smi dmon: a row of GPU {values[at]} with "
+                        f"{len(values)} of its {len(names)} columns (the copy cut it): not read",
+                    )
+                )
+            continue
+        samples.append(
+            DmonSample(gpu=int(values[at]), line=no, values=dict(zip(names, values, strict=True)))
+        )
+    if not samples:
+        raise ParseError("nvidia-smi dmon: no GPU row under its '# gpu ...' header")
+    return Dmon(samples=samples, units=units, notes=notes)

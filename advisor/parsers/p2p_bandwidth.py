@@ -186,3 +186,36 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
             )
         )
     return run, notes
+
+
+# Each GPU family's own PCIe generation, as NVIDIA's product specifications give it, matched on
+# the name CUDA prints ("NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-32GB"): PCI Express Gen 5 for
+# the GeForce RTX 50 series, H100, H200, H800, H20, GH200, B100, B200 and the RTX PRO Blackwell
+# boards; Gen 4 for the RTX 40 and 30 series, A100, A800, A40, A30, A10(G), A16, A2, L40(S), L20,
+# L4, the RTX A-series and RTX 6000 Ada; Gen 3 for V100, T4, P100, P40, P4, the RTX 20, GTX 16 and
+# GTX 10 series, TITAN V / RTX and Quadro RTX. A name none of these matches has no generation.
+_PCIE_GENERATIONS = (
+    (5, re.compile(r"\b(?:RTX 50\d0|RTX PRO \d{4}|H100|H200|H800|H20|GH200|B100|B200|GB200)\b")),
+    (
+        4,
+        re.compile(
+            r"\b(?:RTX [34]0\d0|A100|A800|A40|A30|A10G?|A16|A2|L40S?|L20|L4|RTX A\d{4}"
+            r"|RTX \d{4} Ada)\b"
+        ),
+    ),
+    (
+        3,
+        re.compile(
+            r"\b(?:V100|T4|P100|P40|P4|RTX 20\d0|GTX 1[06]\d0|TITAN (?:V|RTX)|Quadro RTX \d{4})\b"
+        ),
+    ),
+)
+PCIE_X4_GBYTES_S = {3: 3.94, 4: 7.88, 5: 15.75}
+"""What four lanes of a PCIe generation carry a second before packet overhead: 8, 16 and 32 GT/s
+a lane (Gen 3, 4, 5) with 128b/130b coding: a quarter of the x16 link most GPUs above have, half
+the x8 of the smaller boards (A2, RTX 3050, RTX 4060)."""
+
+
+def pcie_generation(name: str) -> int | None:
+    """The PCIe generation of the GPU model CUDA names ``name``; None where it is not known."""
+    return next((gen for gen, model in _PCIE_GENERATIONS if model.search(name)), None)
