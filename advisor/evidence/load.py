@@ -1486,7 +1486,9 @@ _CARET_CR_RE = re.compile(r"\^M$", re.MULTILINE)
 """A carriage return at a line's end shown in caret notation (``^M``)."""
 _QUOTE_RE = re.compile(r"^[ \t]{0,3}> ?", re.MULTILINE)  # (a quote may sit a few spaces in)
 _COMMENTED_ROW_RE = re.compile(r"^\s*# ?[|+]")
-_COMMENT_RE = re.compile(r"^\s*# ?", re.MULTILINE)
+# (linear time on a long run: at most 400 blanks before a mark, not each of many blank lines re-
+# reading the rest)
+_COMMENT_RE = re.compile(r"^\s{0,400}+# ?", re.MULTILINE)
 MIN_COMMENTED_ROWS = 3
 """Table rows ("# |", "# +") a commented copy needs before its other "#" lines count too."""
 QUOTED_SHARE = 0.8
@@ -1790,7 +1792,11 @@ _BOLD_NCCL_RE = re.compile(r"\*\*(NCCL (?:WARN|INFO) [^*\n]{1,400})\*\*")
 # border lines)
 # (dcgmi diag's section borders name the section in their first cell: "+----- Hardware ---+---+")
 # (dcgmi prints two spaces around the name; a web copy may have collapsed them to one)
-_FLAT_BORDER_RE = re.compile(r"[ \t]*(\+(?:-+ {1,2}[A-Z][\w ]*? {1,2}-+\+)?(?:[-=]{3,}\+)+)[ \t]*")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_FLAT_BORDER_RE = re.compile(
+    r"(?:(?<![ \t])[ \t]+)?(\+(?:-+ {1,2}[A-Z][\w ]*? {1,2}-+\+)?(?:[-=]{3,}\+)+)[ \t]*"
+)
 FLAT_BORDERS_MIN = 2
 # a row's closing "|" followed by the next row's first cell, which holds something (a blank cell
 # inside a row is left alone)
@@ -3503,7 +3509,9 @@ _LINK_ERROR_COUNTS = (
     "Retry Count",
 )
 """Ascend 950's npu-smi -t pcie-err / -t sio-info counters."""
-_NPU_TOTAL_COUNT_RE = re.compile(r"^\s*Total Count\s*:\s*(\d+)\s*$", re.M)
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
+_NPU_TOTAL_COUNT_RE = re.compile(r"^[^\S\n]*Total Count\s*:\s*(\d+)\s*$", re.M)
 """``npu-smi info -l``'s first line: how many NPUs it lists after it (each an ``NPU ID`` and its
 ``Chip Count``, with the product's names on newer drivers)."""
 

@@ -39,7 +39,11 @@ SIGNATURE = (
 )
 _KEY_RE = re.compile(r"^\s*(?:\d+\s+)?(?P<key>[A-Za-z_][\w]*)=(?P<value>.*)")
 _RANGE_RE = re.compile(r"\[(?P<lo>[^,\]\[]*),(?P<hi>[^\]\[]*)\]")
-_FILE_RE = re.compile(r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|/\S+\.(?:info|cfg|conf|ini)\b")
+# (linear time on a long run: only a word's first slash is tried (a yes/no search: a later one
+# matches only where it does))
+_FILE_RE = re.compile(
+    r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|(?<!\S)[^\s/]*+/\S+\.(?:info|cfg|conf|ini)\b"
+)
 """A command or a path above a file's content: what follows is another file's."""
 _VERSION_KEYS = frozenset({"Version", "package_version", "version"})
 _PATH_RE = re.compile(

@@ -79,8 +79,12 @@ class Tls:
 
 # "dev_id:0, [crl] info:" opens a block; "end_time[...]" and "tls expiration status[1](0:normal,
 # 1:near expiration, 2:has expired)" follow (hccn_tool's -tls -g reference example)
-_TLS_CERT_RE = re.compile(r"\[(?P<name>[^\]]+)\] info\s*:")
-_TLS_END_RE = re.compile(r"end_time\[(?P<end>[^\]]*)\]")
+# (linear time on a long run: a name is never 400 characters: not each '[' of a long run re-reading
+# the rest of the line)
+_TLS_CERT_RE = re.compile(r"\[(?P<name>[^\]]{1,400})\] info\s*:")
+# (linear time on a long run: a date is never 400 characters: not each 'end_time[' re-reading the
+# rest of the line)
+_TLS_END_RE = re.compile(r"end_time\[(?P<end>[^\]]{0,400})\]")
 _TLS_STATUS_RE = re.compile(r"tls expiration status\[(?P<code>\d+)\](?:\((?P<legend>[^)]*)\))?")
 
 
@@ -1502,8 +1506,10 @@ def parse_bundle(text: str) -> Bundle:
     return Bundle(ports=merged, warnings=warnings)
 
 
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
 _SELF_LABEL_RE = re.compile(
-    r"^\s*(?:device (\d+) PING\s|dev_id:(\d+),|\[dev(?:id|ice) (\d+)\]|Interface (\d+):)", re.M
+    r"^[^\S\n]*(?:device (\d+) PING\s|dev_id:(\d+),|\[dev(?:id|ice) (\d+)\]|Interface (\d+):)", re.M
 )
 """An output's own naming of its device (ping, -tls -g, -link_stat -g, a grepped -lldp -g)."""
 
@@ -1696,10 +1702,18 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
     return []
 
 
-_GATEWAY_RE = re.compile(r"^\s*default gateway[ \t]*:[ \t]*([^,\s]+)", re.M)
-_NO_GATEWAY_RE = re.compile(r"^\s*default gateway[ \t]*:[ \t]*(?:,|$)", re.M)
-_SPEED_RE = re.compile(r"^\s*Speed:\s*(\d+)\s*Mb/s", re.M)
-_DETECTED_RE = re.compile(r"^\s*Link detected:\s*(yes|no)\b", re.M)
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
+_GATEWAY_RE = re.compile(r"^[^\S\n]*default gateway[ \t]*:[ \t]*([^,\s]+)", re.M)
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
+_NO_GATEWAY_RE = re.compile(r"^[^\S\n]*default gateway[ \t]*:[ \t]*(?:,|$)", re.M)
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
+_SPEED_RE = re.compile(r"^[^\S\n]*Speed:\s*(\d+)\s*Mb/s", re.M)
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
+_DETECTED_RE = re.compile(r"^[^\S\n]*Link detected:\s*(yes|no)\b", re.M)
 
 
 def parse_status(text: str) -> tuple[int | None, bool | None]:

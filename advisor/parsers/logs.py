@@ -273,7 +273,8 @@ _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
 # EI0005's own words name the op and group: "ccl_op HcomReduceScatter, group group_name_1"
 _TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)|ccl_op Hcom([A-Za-z]+)")
-_GROUP_RE = re.compile(r"group:\[([^\]]+)\]|ccl_op \w+, group ([^,\s]+)")
+# (linear time on a long run: the group stays on its line (it is read from one line))
+_GROUP_RE = re.compile(r"group:\[([^\]\n]+)\]|ccl_op \w+, group ([^,\s]+)")
 _RANKSIZE_RE = re.compile(r"rankSize\[([1-9]\d*)\]")
 _PORT_RE = re.compile(r"\bport\[?\s*(\d{2,5})\]?")
 # Only the time-out in effect, not the defaults quoted in the "Solution" text.
@@ -914,7 +915,9 @@ def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
 # CANN's TraceBack lines name where they were reported: "[Init][Compiler]Init compiler failed
 # [FUNC:ReportInnerError][FILE:log_inner.cpp][LINE:145]" (sglang issue 9226 on a 910B3); a copy
 # that kept them without the error code above them still says a CANN call failed.
-_INNER_ERROR_RE = re.compile(r"^\s*(?P<what>.*?)\s*\[FUNC:ReportInnerError\]")
+# (linear time on a long run: blanks at the start read once; at most 400 before the marker, not a
+# long run re-read from each character)
+_INNER_ERROR_RE = re.compile(r"^\s*+(?P<what>.*?)\s{0,400}\[FUNC:ReportInnerError\]")
 
 
 def _cann_inner_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -4427,7 +4430,9 @@ _IB_COMPLETION_RE = re.compile(
     r"(?:.*?vendor[ _]err[ =](?P<vendor>\d+))?(?:.*?\bhca (?P<hca>\S+))?"
 )
 # NCCL's debug prefix "host:pid:tid [cudaDev]", and its communicator line naming the rank
-_NCCL_PREFIX_RE = re.compile(r"(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_NCCL_PREFIX_RE = re.compile(r"(?<![\w.-])(?P<host>[\w.-]+) ?:(?P<pid>\d+):\d+ \[(?P<dev>\d+)\]")
 _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 
 
@@ -6877,8 +6882,10 @@ _WARN_LOGGER_RANK_RE = re.compile(r"\[(?P<rank>\d{1,6})/(?P<size>\d{1,6})\]\[\d{
 # ("[0] misc/socket.cc:71 NCCL WARN ...")
 # (NCCL's user guide writes the line number as "XXX": "transport/p2p.cc:XXX NCCL WARN Cuda
 # failure 800 'operation not permitted'")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _NCCL_WARN_BARE_RE = re.compile(
-    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:\S+:(?:\d+|X{2,}) (?:\(\w+\) )?)?|\S+:\d+ (?:\(\w+\) )?)"
+    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:\S+:(?:\d+|X{2,}) (?:\(\w+\) )?)?|(?<!\S)\S+:\d+ (?:\(\w+\) )?)"
     r"NCCL WARN (?P<text>.+)$"
     # NCCL 1.x: "WARN src/reduce.cu:126 Cuda failure 'invalid resource handle'" (its sources)
     r"|^\s*WARN (?P<text2>(?:src|include)/\S+:\d+ .+)$"
@@ -6887,7 +6894,11 @@ _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
 # 10.44.137.149<52905>"); an IPv6 link-local one with its interface's zone
 # ("fe80::966d:ae03:a2:8cf0%ib1<17943>": the address, reached through ib1)
-_REMOTE_PEER_RE = re.compile(r"(?P<peer>[\w.:-]+?)(?:%(?P<zone>[\w.-]+))?<(?P<port>\d+)>")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_REMOTE_PEER_RE = re.compile(
+    r"(?<![\w.:-])(?P<peer>[\w.:-]+?)(?:%(?P<zone>[\w.-]+))?<(?P<port>\d+)>"
+)
 _PEER_RANK_RE = re.compile(r"\b(?:tpRank|from rank) (\d+)")
 # A socket NCCL used that the other end dropped (misc/socket.cc: "Net : Call to recv from
 # HOST<port> failed : Broken pipe" / "Connection reset by peer", "socketProgress: Connection
@@ -12202,10 +12213,12 @@ _PLOG_NOT_ERROR_RE = re.compile(
     r"\[(?:warning|info|debug)\]\[PID:\d+\]"
 )
 """A CANN plog line below ERROR (a grep's file, with or without its line, may stand before it)."""
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _RUNTIME_RESULT_RE = re.compile(
     # (its words may name more before the result: "synchronized memcpy failed, kind = 1,
     # runtime result = 107030")
-    r"(?:(?P<call>[\w ]+?) failed, (?:[\w ]{1,20} = \w{1,20}, )?)?runtime result = (?P<code>\d{6})\b"
+    r"(?:(?<![\w ])(?P<call>[\w ]+?) failed, (?:[\w ]{1,20} = \w{1,20}, )?)?runtime result = (?P<code>\d{6})\b"
     r"|error code is (?P<code2>\d{6})(?!\d)"
     # the runtime's own plog (MindSpore on CANN 6): "[api_c.cc:721]163618 rtStreamSynchronize:
     # ErrCode=507011, desc=[the model stream execute failed], InnerCode=0x7150050"
@@ -14124,8 +14137,10 @@ def _dms_fault_events(lines: list[tuple[int, str, int | None]], report: LogRepor
 # before starting a new one. This error indicates that your module has parameters that were not
 # used in producing loss. ..." then, with TORCH_DISTRIBUTED_DEBUG set, "Parameters which did not
 # receive grad for rank N: a.weight" (the ranks' backward passes reduced different parameters)
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _DDP_PRIOR_REDUCTION_RE = re.compile(
-    r"(?:(?P<exc>[\w.]*Error): )?Expected to have finished reduction in the prior iteration"
+    r"(?:(?<![\w.])(?P<exc>[\w.]*Error): )?Expected to have finished reduction in the prior iteration"
 )
 _DDP_NO_GRAD_RE = re.compile(r"Parameters which did not receive grad for rank (\d+): (\S.*?)\s*$")
 
@@ -14836,7 +14851,9 @@ _AGENT_ERROR_RE = re.compile(
 # for each process's local topology ("cuda:local_topology/cuda/1")
 KEY_WAIT_SAID = "GetKeyValue() timed out with key: "
 _KEY_WAIT_DURATION_RE = re.compile(r" and duration: ((?:\d+(?:\.\d+)?(?:h|ms|m|s|us|ns))+)")
-_ABSL_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|ns)")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_ABSL_DURATION_RE = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)(h|ms|m|s|us|ns)")
 _ABSL_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
 # the gRPC detail of a coordination RPC that failed ("... while calling
 # /tensorflow.CoordinationService/RegisterTask:"), above or below the status it belongs to
@@ -15252,9 +15269,11 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
 # (its count, "retrying (34/34)", at its limit is the last retry: NCCL then warns "exceeded error
 # retry count" and fails with ncclRemoteError, src/os/linux.cc; some releases print no address,
 # "socketPollConnect: connect returned No route to host, retrying (26/34) ...")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _CONNECT_RETRY_RE = re.compile(
     r"Call to connect returned (?P<why>[^,\n]+), retrying"
-    r"|\w+: connect(?: to (?P<peer>\S+?)(?:<(?P<port>\d+)>)?)? returned (?P<why2>[^,\n]+), retrying"
+    r"|(?<!\w)\w+: connect(?: to (?P<peer>\S+?)(?:<(?P<port>\d+)>)?)? returned (?P<why2>[^,\n]+), retrying"
     r"(?: \((?P<n>\d+)/(?P<max>\d+)\))?"
 )
 
@@ -15371,8 +15390,10 @@ def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport
 # "on <device>:<port>/<transport> (synd 0x.. vend 0x.. hw_synd ../..)"), behind the error
 # handler's "[host:pid:thread:tid] ib_mlx5_log.c:177" (its first "[" lost in a copy) or its
 # logger's "[time] [host:pid:thread] ... UCX  ERROR"
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _UCX_CQE_RE = re.compile(
-    r"(?:\[?(?P<host>[\w.-]+):(?P<pid>\d+):\d+(?::\d+)?\][^\n]*?)?"
+    r"(?:\[?(?<![\w.-])(?P<host>[\w.-]+):(?P<pid>\d+):\d+(?::\d+)?\][^\n]*?)?"
     r"(?P<what>Local length|Local QP operation|Local protection|Work Request flushed|"
     r"Memory window bind|Bad response|Local access|Invalid request|Remote access|Remote QP|"
     r"Remote OP|Transport retry count exceeded|Receive-no-ready retry count exceeded|"
@@ -16530,8 +16551,10 @@ _PLAIN_FAILURE_RE = re.compile(
 )
 # a later line of the same paste that says the run went through ("Successfully installed ...",
 # pip's after its resolver's ERROR notice): no failure paste
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
 _PASTE_SUCCESS_RE = re.compile(
-    r"^\s*(?:Successfully (?:installed|built|completed)\b|PASSED\b)", re.M
+    r"^[^\S\n]*(?:Successfully (?:installed|built|completed)\b|PASSED\b)", re.M
 )
 
 
@@ -19239,8 +19262,10 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
 # works) and uncorrectable fatal (the link is reset). Errors are often seen at the link partner
 # (the root port above a GPU or NIC), not at the device at fault (the kernel's own comment on
 # its AER counters).
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _AER_RE = re.compile(
-    r"(?:(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
+    r"(?:(?<![\w.-])(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
     r"(?:AER: )?(?:PCIe|CXL) Bus Error: severity=(?P<sev>Correct(?:ed|able)|"
     r"Uncorrect(?:ed|able) \((?:Non-)?Fatal\)), type=(?P<type>[^,]+), (?:id=[0-9a-fA-F]+)?"
     r"\((?P<agent>[^)]*)\)"
@@ -19252,8 +19277,10 @@ _AER_RE = re.compile(
 # lines, "aer_layer=Transaction Layer, aer_agent=Requester ID" and, uncorrectable only,
 # "aer_uncor_severity: 0x...". cper_severity_to_aer: recoverable is non-fatal, fatal fatal, the
 # rest correctable.
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _AER_CPER_RE = re.compile(
-    r"(?:(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
+    r"(?:(?<![\w.-])(?P<driver>[\w.-]+) )?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): "
     r"(?:AER: )?aer_status: 0x[0-9a-fA-F]{8}, aer_mask: 0x[0-9a-fA-F]{8}"
 )
 _CPER_SEVERITY_RE = re.compile(r"\[Hardware Error\]: event severity: (?P<sev>\w+)")
@@ -19266,7 +19293,8 @@ _CPER_PREFIX_AER_RE = re.compile(
 _CPER_DEVICE_RE = re.compile(
     r"\[Hardware Error\]:\s+device_id: (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 )
-_CPER_LAYER_RE = re.compile(r"aer_layer=(?P<type>[^,]+), aer_agent=(?P<agent>.+?)\s*$")
+# (linear time on a long run: the type stays on its line (it is read from one line))
+_CPER_LAYER_RE = re.compile(r"aer_layer=(?P<type>[^,\n]+), aer_agent=(?P<agent>.+?)\s*$")
 _AER_ID_RE = re.compile(r"device \[(?P<id>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})\] error status/mask=")
 _AER_BIT_RE = re.compile(r":\s+\[\s*(?P<bit>\d+)\] (?P<name>[A-Za-z][\w ]*?)\s*(?:\(First\))?\s*$")
 _AER_SUPPRESSED_RE = re.compile(r"\baer_ratelimit: (?P<n>\d+) callbacks suppressed")
@@ -20504,8 +20532,10 @@ def _abi_said(lines: list[tuple[int, str, int | None]], no: int) -> str:
 # systemd-networkd's word of a network interface's link in a host's syslog ("Aug 17 06:18:01
 # vm-0 systemd-networkd[5398]: ib6: lost carrier", "... ib6: Gained carrier"): the link went down
 # and came back
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _CARRIER_RE = re.compile(
-    r"(?:(?P<host>[\w.-]+) )?systemd-networkd\[\d+\]: (?P<iface>[\w.@-]+): "
+    r"(?:(?<![\w.-])(?P<host>[\w.-]+) )?systemd-networkd\[\d+\]: (?P<iface>[\w.@-]+): "
     r"(?P<what>[Ll]ost|[Gg]ained) carrier\b"
 )
 
@@ -20514,8 +20544,10 @@ _CARRIER_RE = re.compile(
 # ib_cache_update: ibdev_info "Port: %d Link %s" with ib_port_state_to_str's DOWN, INIT, ARMED,
 # ACTIVE, ACTIVE_DEFER): "Feb 14 05:03:41 host kernel: mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link
 # ACTIVE"; DOWN is the link lost, ACTIVE the link up (INIT and ARMED are on the way up)
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _IB_PORT_LINK_RE = re.compile(
-    r"(?:(?P<host>[\w.-]+) kernel: )?(?:\[[\d. ]+\] )?\S+ [0-9a-fA-F:.]+ (?P<dev>\w+): Port: "
+    r"(?:(?<![\w.-])(?P<host>[\w.-]+) kernel: )?(?:\[[\d. ]+\] )?(?<!\S)\S+ [0-9a-fA-F:.]+ (?P<dev>\w+): Port: "
     r"(?P<port>\d+) Link (?P<state>DOWN|INIT|ARMED|ACTIVE|ACTIVE_DEFER)\b"
 )
 

@@ -89,7 +89,9 @@ what a log pasted without its header still shows (``re.M``; a launcher tag may c
 _BARE_ROW_RE = re.compile("^" + ROW_SIGNATURE)
 _INT_RE = re.compile(r"-?\d+")
 _GLUED_RE = re.compile(r"NCCL (?:INFO|WARN)")
-_FAILURE_IN_ROW_RE = re.compile(r"(?:[\w.-]+: )?Test (?:CUDA|NCCL) failure ")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_FAILURE_IN_ROW_RE = re.compile(r"(?:(?<![\w.-])[\w.-]+: )?Test (?:CUDA|NCCL) failure ")
 # a row's leading cells alone (size, count, type, [redop], [root]): nccl-tests prints them before
 # it times the size (src/common.cu, TimeTest), so a run that failed in that size ends its row there
 _ROW_HEAD_RE = re.compile(
@@ -1625,7 +1627,11 @@ def _asked(table: Table, params: re.Match[str], reduced: int | None = None) -> N
 # An NCCL debug line printed into a row: "   8   2   float   sum   -1nid001049:658566:658566 [0]
 # NCCL INFO AllReduce: 8 Bytes ..." (NCCL_DEBUG_SUBSYS=COLL writes a line per call, from each
 # rank's thread, while rank 0 prints its row piece by piece)
-_DEBUG_TAIL_RE = re.compile(r"(?:\[\d+\] )?[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) ")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_DEBUG_TAIL_RE = re.compile(
+    r"(?:\[\d+\] )?(?<![\w.-])[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) "
+)
 _DEBUG_LINE_RE = re.compile(r"^\s*(?:\[\d+\] )?[\w.-]+ ?:\d+:\d+ \[\d+\] NCCL ")
 _ROW_PIECE_RE = re.compile(r"^\s*\d+\s+\d+\s+[a-z]\w*(?:\s+[a-z]\w*)?\s+-?\d+\s*$")
 """The cells before a row's first column group: size, count, type, [redop], root."""

@@ -29,7 +29,9 @@ SIGNATURE = (
 _TAG_RE = re.compile(
     r"<(?P<close>/?)(?P<tag>system|cpu|pci|gpu|nvlink|xgmi|nic|net)\b(?P<attrs>[^<>]*?)(?P<empty>/?)>"
 )
-_ATTR_RE = re.compile(r'(?P<key>[\w]+)="(?P<value>[^"]*)"')
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_ATTR_RE = re.compile(r'(?<!\w)(?P<key>[\w]+)="(?P<value>[^"]*)"')
 
 
 @dataclass(kw_only=True)

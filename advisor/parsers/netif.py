@@ -104,7 +104,9 @@ _BSD_STATUS_RE = re.compile(
     r"(?:\s*\((?P<reason>[^)\n]*)\))?"
 )
 _MEDIA_RE = re.compile(r"(?:^|\s)media:[ \t]*(?P<media>[^\n]*)")
-_BEFORE_STATUS_RE = re.compile(r"\s+status:")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_BEFORE_STATUS_RE = re.compile(r"(?<!\s)\s+status:")
 # net-tools: "RX errors 0  dropped 0  overruns 0  frame 0" / old "RX packets:1 errors:0 dropped:0"
 _TOOL_COUNTERS_RE = re.compile(r"^\s*(?P<dir>RX|TX)\b(?P<rest>.*\berrors\b.*)$")
 _COUNTER_RE = re.compile(r"\b(?P<what>errors|dropped):?\s*(?P<n>\d+)")

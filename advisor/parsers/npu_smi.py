@@ -26,7 +26,9 @@ Alarm, Critical, UNKNOWN (npu-smi command reference, "Querying the Health Status
 such a value is kept as written, reported with its line and judged neither way."""
 
 _VERSION_RE = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
-_PAIR_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_PAIR_RE = re.compile(r"(?<!\d)(\d+)\s*/\s*(\d+)")
 _BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]")
 
 FRAGMENT_SIGNATURE = (
@@ -789,7 +791,9 @@ _PROC_ROW_RE = re.compile(r"Process id:\s*\d+\s+Process name:")
 WATCH_SIGNATURE = r"^[ \t]*NpuID\(Idx\)[ \t]+(?:ChipId\(Idx\)[ \t]+)?Pwr\(W\)[ \t]+Temp\(C\)"
 _WATCH_HEAD_RE = re.compile(WATCH_SIGNATURE)
 _WATCH_MISSING = ("NA", "N/A", "-")
-_WATCH_COLUMN_RE = re.compile(r"(?:[A-Za-z]+ )?[A-Za-z]+\([^)\s]*\)")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_WATCH_COLUMN_RE = re.compile(r"(?<![A-Za-z])(?:[A-Za-z]+ )?[A-Za-z]+\([^)\s]*\)")
 
 
 @dataclass(kw_only=True)

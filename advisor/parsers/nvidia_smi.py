@@ -1377,8 +1377,10 @@ QUERY_RE = re.compile(
     r"|GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7][ \t]*\n[ \t]+Product Name[ \t]*:)",
     re.M,
 )
+# (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
+# many blank lines)
 Q_PCI_FIELDS_RE = re.compile(
-    r"^\s*(?P<key>GPU Part Number|Device Id|Bus Id|Max|Current)\s*:\s*(?P<value>\S+)\s*$", re.M
+    r"^[^\S\n]*(?P<key>GPU Part Number|Device Id|Bus Id|Max|Current)\s*:\s*(?P<value>\S+)\s*$", re.M
 )
 """A -q record's identity and PCIe generation fields (under PCI / GPU Link Info / PCIe
 Generation: Max, Current)."""
@@ -1390,7 +1392,9 @@ _QUERY_LINE_RE = re.compile(
 )
 NVML_ERROR_WORDS = frozenset({"Unknown Error", "GPU is lost", "System is not in ready state"})
 """nvmlErrorString's words that nvidia-smi -q prints in place of a value NVML could not read."""
-_MARKER_RE = re.compile(r"\s+(?:<[=-]{2,}|<<+|←+)(?:\s.*)?$")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_MARKER_RE = re.compile(r"(?<!\s)\s+(?:<[=-]{2,}|<<+|←+)(?:\s.*)?$")
 """An arrow a person added after a value to point at it (``Pending : Yes   <===``): not the
 value's."""
 _HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Throttle Reasons",

@@ -195,7 +195,9 @@ _STATE_FLAGS = "*~#!%$@^-+"
 _HOSTLIST_RE = re.compile(r"^[\w.-]+(?:\[[\d,-]+\][\w.-]*)?(?:,[\w.-]+(?:\[[\d,-]+\][\w.-]*)?)*$")
 _SLURM_TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?$|^Unknown$|^None$")
 # a shell prompt ("[alice@login1 ~]$ squeue", "$ sinfo -R")
-_PROMPT_RE = re.compile(r"^\s*(?:\[[^\]\n]*\]|[\w.-]+@[\w.:~/-]+)?\s*[#$]\s+\S")
+# (linear time on a long run: blanks at the start are read once (possessive): what follows cannot
+# begin with a blank)
+_PROMPT_RE = re.compile(r"^\s*+(?:\[[^\]\n]*\]|[\w.-]+@[\w.:~/-]+)?\s*[#$]\s+\S")
 _UNAVAILABLE = {
     "down": "down (Slurm or an administrator took it out of service)",
     "drain": "drained (unavailable per the administrator's request)",

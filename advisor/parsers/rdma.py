@@ -97,8 +97,10 @@ _RDMA_LINK_RE = re.compile(
 ``phys state: 5: LinkUp``, ``rate: 100 Gb/sec (4X EDR)``, ``link_layer: InfiniBand``."""
 _IBSTATUS_RE = re.compile(r"^\s*Infiniband device '(?P<ca>[^']+)' port (?P<port>\d+) status:\s*$")
 _IBSTATUS_NUMBER_RE = re.compile(r"^\d+:\s*")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
 _POSTED_MARK_RE = re.compile(
-    r"\s*(?:<-{2,}|<={2,}|<{2,}|\u2190|<--?\s*(?:here|this|!+)).*$", re.IGNORECASE
+    r"(?:(?<!\s)\s+)?(?:<-{2,}|<={2,}|<{2,}|\u2190|<--?\s*(?:here|this|!+)).*$", re.IGNORECASE
 )
 IBDEV2NETDEV_SIGNATURE = (
     r"^[ \t]*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d[ \t]+)?[A-Za-z][\w-]*"
@@ -347,7 +349,9 @@ _HCA_RE = re.compile(r"^\s*hca_id:\s*(?P<ca>\S+)\s*$")
 _IBSTAT_PORT_RE = re.compile(r"^\s*Port (?P<port>\d+):\s*$")
 _DEVINFO_PORT_RE = re.compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
 _FIELD_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w ]*?)\s*:\s*(?P<value>\S.*?)\s*$")
-_STATE_NUMBER_RE = re.compile(r"\s*\(\d+\)$")
+# (linear time on a long run: a match starts where its run starts, not at each character of a long
+# one)
+_STATE_NUMBER_RE = re.compile(r"(?:(?<!\s)\s+)?\(\d+\)$")
 """ibv_devinfo's number after a state or MTU ("PORT_ACTIVE (4)", "4096 (5)")."""
 
 
@@ -1400,7 +1404,9 @@ _PERFTEST_TOOL_RE = re.compile(r"\bib_(?:write|read|send|atomic)_(?:bw|lat)(?=$|
 _SHELL_END_RE = re.compile(r"[|;&<>`]|\s#")
 _FD_BEFORE_REDIRECT_RE = re.compile(r"(?:^|\s)\d+$")
 # a shell prompt before the command (root@host:~# , [root@h ~]# , user@h:~$ , (venv) $ )
-_PROMPT_RE = re.compile(r"^\s*(?:\([^)\n]*\)\s*)?(?:\[[^\]\n]*\]|[\w.@:~/+-]*)\s*[#$%>]\s*")
+# (linear time on a long run: blanks at the start are read once (possessive): what follows cannot
+# begin with a blank)
+_PROMPT_RE = re.compile(r"^\s*+(?:\([^)\n]*\)\s*)?(?:\[[^\]\n]*\]|[\w.@:~/+-]*)\s*[#$%>]\s*")
 _LAUNCH_WORDS = frozenset(
     {"sudo", "env", "timeout", "numactl", "taskset", "stdbuf", "nohup", "time", "exec", "nice"}
 )
