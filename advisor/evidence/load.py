@@ -812,7 +812,9 @@ class EvidenceFacts:
     npu_chips: list[dict[str, Any]] = field(default_factory=list)
     """``npu-smi info`` chips: ``{source, npu, chip, name, health, bus_id, phy_id, device,
     power_w, temp_c, aicore_pct, npu_util_pct (npu-smi 25.7), memory_used_mb, memory_total_mb, hbm_used_mb, hbm_total_mb,
-    hbm_used_pct, processes (the process table's rows of the chip, as text),
+    hbm_used_pct, memory_used_pct (a 310P's: its Memory-Usage is its device memory, no HBM),
+    hugepages_used, hugepages_total (pages), processes (the process table's rows of the chip, as
+    text),
     error_codes, error_info, query}``; an ``npu-smi info -t health`` answer is a chip too
     (``query`` 'health', its alarm codes and texts; the figures None, ``npu`` None when neither
     its command nor the answer names it)."""
@@ -2400,6 +2402,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # a copy of one rank's traceback frames alone ("[rank8]:   File ..."): that rank raised
         # there (an untagged fragment says no more than that a program did: not read)
         formats = ["log"]
+    if not formats and logs.has_install_failure(text):
+        formats = ["log"]  # an install's output that failed (a CANN installer's, dpkg's)
     # the log readers read a file with a pasted output's own lines blanked (numbered as before)
     log_text = _without_pasted(text, pasted) if pasted else text
     if not formats and (
@@ -3134,6 +3138,18 @@ def _benchmark(
     }
 
 
+def _device_memory_pct(chip: npu_smi.NpuChip) -> float | None:
+    """How much of a 310P chip's memory is used, in percent: its ``Memory-Usage(MB)`` is the
+    device memory its AI cores work in (the Atlas 300I Pro / Duo carry LPDDR4X and no HBM:
+    npu-smi's 310P layout prints no HBM column), where a 910's is its control CPU's DDR beside
+    the HBM. None for other chips and where the figure is not in the copy."""
+    if chip.memory_used_mb is None or not chip.memory_total_mb or chip.hbm_total_mb:
+        return None
+    if not chip.name.startswith("310P"):
+        return None
+    return round(100 * chip.memory_used_mb / chip.memory_total_mb, 1)
+
+
 _NPU_SMI_BANNER_RE = re.compile(
     r"^[ \t]*\|[ \t]*npu-smi[ \t]+(?P<v>\d[\w.]*)[ \t]+Version:[ \t]*(?P<d>\d[\w.]*)[ \t]*\|", re.M
 )
@@ -3165,6 +3181,7 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 "hbm_used_pct": round(100 * chip.hbm_used_mb / chip.hbm_total_mb, 1)
                 if chip.hbm_used_mb is not None and chip.hbm_total_mb
                 else None,
+                "memory_used_pct": _device_memory_pct(chip),
                 # the process table's rows of this chip (empty: none listed, or not in the copy)
                 "processes": [
                     _npu_process_text(p)

@@ -721,7 +721,8 @@ class LogEvent:
     horovod_stall and horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in
     the same or in different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
     TORCH_DISTRIBUTED_DEBUG=DETAIL: ranks that called different collectives, or the same one
-    with other sizes)."""
+    with other sizes), install_failed (a CANN package installer's ERROR line, a package dpkg
+    could not install or configure)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -1183,6 +1184,109 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
         )
 
 
+# The CANN run packages' installer (the toolkit's, the operator kernels', nnae's: "*.run
+# --install", run by hand or by a .deb's post-installation script) writes its own lines with a
+# compact time, "[Toolkit] [20230710-22:44:15] [INFO] install start", "[kernels_310b]
+# [20250609-15:58:32] [INFO] ... install success" (the CANN software installation guide's
+# output; its log /var/log/ascend_seclog/ascend_toolkit_install.log), and an ERROR line where it
+# stops ("[Toolkit] [20250912-21:52:11] [ERROR] There is no python3.7,...,python3.11 in the
+# current environment !": no Python the release supports)
+_CANN_INSTALLER_LINE_RE = re.compile(
+    r"^[ \t]*\[(?P<tag>[A-Za-z][\w-]{0,40})\][ \t]+\[\d{8}-\d\d:\d\d:\d\d\][ \t]+"
+    r"\[(?P<level>[A-Z]{3,8})\][ \t]*(?P<said>[^\n]*)$"
+)
+# the whole package's own word that it went in, past an ERROR line of a step: its last line
+# ("[kernels_310b] [...] [INFO] Ascend-cann-kernels-310b_8.0.0_linux-aarch64 install success.")
+# or the summary's ("Toolkit:  Ascend-cann-toolkit_6.3.RC1_linux-aarch64 install success, ..."),
+# not a sub-package's ("CANN-runtime-6.3.0.1.241-linux.aarch64.run --full ... install success")
+_CANN_INSTALLED_RE = re.compile(
+    r"(?:\]|^[ \t]*\w{1,40}:)[ \t]+Ascend-[\w.-]{1,120} install success"
+)
+# dpkg's words for a package it could not unpack or configure (dpkg src/main/errors.c
+# print_error_perpackage: "dpkg: error processing package %s (%s):" with the reason on the next
+# line, indented; dpkg before 1.17 without "package"), the reason a maintainer script's exit
+# (lib/dpkg/subproc.c: "%s subprocess returned error exit status %d", the script named "installed
+# ascend-cann-toolkit package post-installation script"; before 1.17 "subprocess installed
+# post-installation script returned error exit status 1")
+_DPKG_ERROR_RE = re.compile(
+    r"^[ \t]*dpkg: error processing (?:package |archive )?(?P<pkg>\S{1,200}) "
+    r"\((?P<action>--[a-z-]{1,30})\):"
+)
+_DPKG_EXIT_RE = re.compile(r"\breturned error exit status (?P<status>\d{1,3})\b")
+INSTALL_REASON_LINES = 3
+"""How far under dpkg's "error processing package" line its reason is looked for."""
+
+
+def has_install_failure(text: str) -> bool:
+    """Whether ``text`` holds a CANN installer's ERROR line or dpkg's failure of a package (an
+    install's output, read as a log for it)."""
+    if "dpkg: error processing" in text and any(
+        _DPKG_ERROR_RE.match(line) for line in text.splitlines()
+    ):
+        return True
+    return "] [ERROR]" in text and any(
+        (m := _CANN_INSTALLER_LINE_RE.match(line)) is not None and m.group("level") == "ERROR"
+        for line in text.splitlines()
+        if "] [ERROR]" in line
+    )
+
+
+def _install_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``install_failed`` per CANN installer that logged an ERROR line (its first, unless the
+    package said after it that it went in) and per package dpkg could not unpack or configure;
+    dpkg's failure of a package whose post-installation script ran an installer that failed
+    first is said with that installer's line, where the failure began."""
+    firsts: dict[str, LogEvent] = {}
+    installed: set[str] = set()
+    for no, line, tagged in lines:
+        if "] [" in line and (m := _CANN_INSTALLER_LINE_RE.match(line)):
+            tag, said = m.group("tag"), m.group("said").strip()
+            if m.group("level") == "ERROR" and tag not in firsts:
+                firsts[tag] = LogEvent(
+                    kind="install_failed",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    library=f"CANN installer [{tag}]",
+                    exception_type=f"the CANN package installer ([{tag}]) stopped on its ERROR "
+                    f"line: {said[:200]}",
+                )
+            elif tag in firsts and _CANN_INSTALLED_RE.search(line):
+                installed.add(tag)  # (its ERROR was a step it went past)
+        elif (summary := _CANN_INSTALLED_RE.match(line)) and (
+            tag := summary.group(0).strip().split(":")[0]
+        ) in firsts:
+            installed.add(tag)  # (the summary's line of that package: "Toolkit:  ... success")
+    events = [ev for tag, ev in firsts.items() if tag not in installed]
+    by_no = {no: i for i, (no, _, _) in enumerate(lines)}
+    for no, line, tagged in lines:
+        if "dpkg: error processing" not in line or not (d := _DPKG_ERROR_RE.match(line)):
+            continue
+        reason = ""
+        for _, after, _ in lines[by_no[no] + 1 : by_no[no] + 1 + INSTALL_REASON_LINES]:
+            if after.strip():
+                reason = after.strip()[:200]
+                break
+        action = "configure" if d.group("action") == "--configure" else "unpack or install"
+        said = f"dpkg could not {action} {d.group('pkg')}" + (f": {reason}" if reason else "")
+        earlier = [ev for ev in events if ev.line < no and ev.exception_type]
+        if earlier and _DPKG_EXIT_RE.search(reason) and "post-installation" in reason:
+            # (the package's script ran the installer: its ERROR is where the failure began)
+            earlier[-1].exception_type = f"{earlier[-1].exception_type}; then {said} (line {no})"
+            continue
+        events.append(
+            LogEvent(
+                kind="install_failed",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="dpkg",
+                exception_type=said,
+            )
+        )
+    report.events.extend(sorted(events, key=lambda ev: ev.line))
+
+
 # torch elastic's agent after its own worker group ended (agent/server/api.py _exit_barrier): it
 # waits exit_barrier_timeout (300 s by default) in a store barrier for the other nodes' agents,
 # and logs "Error waiting on exit barrier. Elapsed: 307.28545117378235 seconds" where they did
@@ -1566,6 +1670,8 @@ def _parse_events(text: str) -> LogReport:
         _op_kernels_missing(lines, report)
     if "of bin package does not match" in text:
         _kernel_soc_mismatch(lines, report)
+    if "dpkg: error processing" in text or "] [ERROR]" in text:
+        _install_failures(lines, report)
     if (
         "istAndWatch" in text
         or "StartContainer" in text
@@ -1668,7 +1774,7 @@ def _parse_events(text: str) -> LogReport:
     if "ErrorCode:DCGM_FR_" in text:
         _dcgm_health_incidents(lines, report)
     nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
-    if "Get physical device number failed" in text:
+    if "Get physical device number failed" in text or "Call drvGetDevNum" in text:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
     _gloo_loopback(lines, report)
@@ -19693,7 +19799,19 @@ _DRIVER_READY_RE = re.compile(r"(?:set device ready|Receive device ready notify)
 # count the devices: 'IDE_LOGE("Get physical device number failed, err: %d")' on drvGetDevNum's
 # drvError_t (ascend_hal_error.h), as a CANN log line "[ERROR] IDEDD(1,python3.10):... [adx_dsmi.
 # cpp:54][tid:201]>>> Get physical device number failed, err: 87"
-_DEVICE_COUNT_RE = re.compile(r"Get physical device number failed, err: (?P<code>-?\d+)")
+# The runtime's words on the same call (its driver facade, driver.cc FacadeDriver::GetDeviceCount:
+# 'DRV_ERROR_PROCESS(drvRet, "Call drvGetDevNum, drvRetCode=%d.", ...)', in a plog as "[ERROR]
+# RUNTIME(846,python):... [driver.cc:65]846 GetDeviceCount:Call drvGetDevNum, drvRetCode=87.",
+# npu-smi's and a copy's as "[ERROR] GetDeviceCount:Call drvGetDevNum, drvRetCode=87."), then its
+# own rtGetDeviceCount's failure with the code it made of it ("rtGetDeviceCount:ErrCode=507899,
+# desc=[driver error:internal error]"; acl's "aclrtGetDeviceCountImpl:get device count failed,
+# runtime result = 507899"): the same failure, said with the driver's
+_DEVICE_COUNT_RE = re.compile(
+    r"Get physical device number failed, err: (?P<code>-?\d+)"
+    r"|Call drvGetDevNum, drvRetCode=(?P<rt>-?\d+)"
+)
+DEVICE_COUNT_FOLLOW_LINES = 5
+"""How far under the driver's failed count the runtime's own count failure is the same one."""
 DRV_ERRORS = {
     1: ("DRV_ERROR_NO_DEVICE", "no valid device"),
     6: ("DRV_ERROR_OUT_OF_MEMORY", "out of memory"),
@@ -19713,12 +19831,31 @@ def _device_count_failures(lines: list[tuple[int, str, int | None]], report: Log
     """One ``npu_dcmi_error`` per code the driver gave when asked how many devices there are."""
     seen: set[int] = set()
     for no, line, tagged in lines:
-        if "Get physical device number failed" not in line:
+        if "Get physical device number failed" not in line and "Call drvGetDevNum" not in line:
             continue
-        if not (m := _DEVICE_COUNT_RE.search(line)) or int(m.group("code")) in seen:
+        if not (m := _DEVICE_COUNT_RE.search(line)):
             continue
-        code = int(m.group("code"))
+        code = int(m.group("code") or m.group("rt"))
+        if code in seen:
+            continue
         seen.add(code)
+        # (the runtime's count failure just under it, as the runtime calls it: said here)
+        follows = [
+            e
+            for e in report.events
+            if e.kind == "npu_runtime_error"
+            and (e.call or "").endswith("GetDeviceCount")
+            and no < e.line <= no + DEVICE_COUNT_FOLLOW_LINES
+            and e.rank == tagged
+        ]
+        for e in follows:
+            report.events.remove(e)
+        then = "".join(
+            f"; the runtime's {e.call} then returned {e.code}"
+            + (f" {e.code_name}" if e.code_name else "")
+            + f" (line {e.line})"
+            for e in follows
+        )
         name, meaning = DRV_ERRORS.get(code, (None, "see the driver's drvError_t codes"))
         report.events.append(
             LogEvent(
@@ -19732,7 +19869,7 @@ def _device_count_failures(lines: list[tuple[int, str, int | None]], report: Log
                 call="drvGetDevNum",
                 exception_type=f"the driver would not count the devices (drvGetDevNum): {code}"
                 + (f" {name}" if name else "")
-                + f" ({meaning}); no NPU could be used by this process",
+                + f" ({meaning}){then}; no NPU could be used by this process",
             )
         )
 

@@ -67,6 +67,10 @@ class NpuChip:
     memory_total_mb: int | None = None
     hbm_used_mb: int | None = None
     hbm_total_mb: int | None = None
+    hugepages_used: int | None = None
+    hugepages_total: int | None = None
+    """``Hugepages-Usage(page)``, the first row's last column in every layout (used / total
+    pages): 0 / 0 on an idle chip, taken as a process allocates its device memory in them."""
 
 
 @dataclass(kw_only=True)
@@ -429,6 +433,7 @@ def _chip_top(top_no: int, top: list[str]) -> NpuChip:
     """A chip from its first row alone (its second row was cut off)."""
     npu_name = top[0].split()
     power_temp = top[2].split()
+    pages = _PAIR_RE.findall(top[2])  # (Power(W) Temp(C) Hugepages-Usage(page): one pair)
     return NpuChip(
         npu=int(npu_name[0]),
         name=" ".join(npu_name[1:]),
@@ -438,6 +443,8 @@ def _chip_top(top_no: int, top: list[str]) -> NpuChip:
         line=top_no,
         power_w=_float(power_temp[0]) if power_temp else None,
         temp_c=_float(power_temp[1]) if len(power_temp) > 1 else None,
+        hugepages_used=int(pages[0][0]) if len(pages) == 1 else None,
+        hugepages_total=int(pages[0][1]) if len(pages) == 1 else None,
     )
 
 
