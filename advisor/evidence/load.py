@@ -7194,7 +7194,9 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
         notes.append(
             ParseWarning(
                 line=m.line,
-                message=f"ethtool -m{f' {m.iface}' if m.iface else ''}: "
+                message=f"ethtool -m{f' {m.iface}' if m.iface else ''}"
+                + (f" on {m.host}" if m.host else "")
+                + ": "
                 + ", ".join(said)
                 + (
                     " (the module's EEPROM: check its transceiver codes match the port's speed)"
@@ -7213,8 +7215,12 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
                     line=power.line,
                     message=f"ethtool -m{f' {m.iface}' if m.iface else ''}: {power.key}",
                     code="Fail" if level == "alarm" else "Warn",
+                    host=m.host,
                     library="ethtool",
-                    exception_type=(f"{m.iface}: " if m.iface else "") + words,
+                    exception_type=(f"{m.iface}" if m.iface else "")
+                    + (f" on {m.host}" if m.host else "")
+                    + (": " if m.iface or m.host else "")
+                    + words,
                 ),
             )
     return notes
@@ -7224,30 +7230,94 @@ def _ibdiagnet(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     """ibdiagnet: a note of its run (version, what it discovered, its stages' counts) and an
     ``ibdiag_check`` failure per stage its own summary counts errors (Fail) or only warnings
     (Warn) in, with that stage's -E-/-W- lines; a copy cut before the summary is not judged.
-    Where the copy holds several runs (run, fix, run again), the last run with a summary is the
-    fabric as it is: it alone is judged, and each earlier run is a note of its counts."""
+    Where the copy holds several runs from one local port (run, fix, run again), the last run
+    with a summary is the fabric as it is: it alone is judged, and each earlier run is a note of
+    its counts. Runs from different local ports (ibdiagnet -p 1, -p 2: one per rail) see
+    different subnets, so the last run of each port is judged: a clean rail proves nothing of
+    another's. A later run cut before its summary is not judged, but its -E- lines are said (a
+    warning): the run judged is then no longer known to be the fabric as it is."""
     reports = rdma.parse_ibdiagnet(text)
-    summed = [r for r in reports if r.summary]
-    report = summed[-1] if summed else reports[-1]
-    notes = [
-        ParseWarning(
-            line=r.line,
-            message=f"an earlier ibdiagnet run, not judged (the run at line {report.line} is "
-            f"later): {sum(s.errors for s in r.stages)} error(s), "
-            f"{sum(s.warnings for s in r.stages)} warning(s)"
-            + "".join(
-                f"; {s.name}: {s.errors} error(s), {s.warnings} warning(s)"
-                for s in r.stages
-                if s.errors or s.warnings
-            ),
-            skipped=False,
-        )
-        for r in reports
-        if r is not report and r.line < report.line
+    ports: list[str | None] = list(dict.fromkeys(r.local_port for r in reports if r.local_port))
+    # a run that names no port is of the one port the others name (or of the only fabric)
+    groups = [
+        [r for r in reports if r.local_port == port or (r.local_port is None and len(ports) <= 1)]
+        for port in ports or [None]
     ]
+    if len(ports) > 1 and (unnamed := [r for r in reports if r.local_port is None]):
+        groups.append(unnamed)
+    notes: list[ParseWarning] = []
+    for group in groups:
+        summed = [r for r in group if r.summary]
+        report = summed[-1] if summed else group[-1]
+        notes.extend(_ibdiag_other_runs(group, report, source, out))
+        notes.append(_ibdiag_judged(report, source, out, len(groups) > 1))
+    return sorted(notes, key=lambda n: n.line)
+
+
+def _ibdiag_other_runs(
+    group: list[rdma.IbdiagReport], report: rdma.IbdiagReport, source: str, out: EvidenceFacts
+) -> list[ParseWarning]:
+    """A note of each run of ``group`` (one local port's) other than ``report``, the one judged;
+    a ``ibdiag_check`` warning for a later run cut before its summary with -E- lines."""
+    notes = []
+    for r in group:
+        if r is report:
+            continue
+        if r.line < report.line:
+            notes.append(
+                ParseWarning(
+                    line=r.line,
+                    message=f"an earlier ibdiagnet run, not judged (the run at line {report.line} "
+                    f"is later): {sum(s.errors for s in r.stages)} error(s), "
+                    f"{sum(s.warnings for s in r.stages)} warning(s)"
+                    + "".join(
+                        f"; {s.name}: {s.errors} error(s), {s.warnings} warning(s)"
+                        for s in r.stages
+                        if s.errors or s.warnings
+                    ),
+                    skipped=False,
+                )
+            )
+            continue
+        shown = Counter(level for _, level, _, _ in r.messages)
+        said = (
+            f"a later ibdiagnet run (line {r.line}) is cut before its stage summary, so it is "
+            f"not judged: {shown['E']} -E- and {shown['W']} -W- line(s) shown"
+        )
+        errors = [(no, text) for no, level, _, text in r.messages if level == "E"]
+        if not errors:
+            notes.append(ParseWarning(line=r.line, message=said, skipped=False))
+            continue
+        # its -E- lines are the newest word on the fabric: the earlier run judged may no longer
+        # be the fabric as it is (a warning, not a failure: the cut run's counts are unknown)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="ibdiag_check",
+                line=errors[0][0],
+                message=f"ibdiagnet run at line {r.line}, cut",
+                code="Warn",
+                library="ibdiagnet",
+                exception_type=(
+                    f"{said}; "
+                    + "; ".join(f"-E- {text} (line {no})" for no, text in errors[:4])
+                    + f"; rerun it: the run at line {report.line} may not be the fabric as it is"
+                )[:400],
+            ),
+        )
+    return notes
+
+
+def _ibdiag_judged(
+    report: rdma.IbdiagReport, source: str, out: EvidenceFacts, port_said: bool
+) -> ParseWarning:
+    """The note of the run judged, and an ``ibdiag_check`` failure per stage its summary counts
+    errors or warnings in; its local port said where the copy holds runs of several."""
+    port = f" (local {report.local_port})" if port_said and report.local_port else ""
     errors = sum(s.errors for s in report.stages)
     warnings = sum(s.warnings for s in report.stages)
-    said = f"ibdiagnet{f' {report.version}' if report.version else ''}"
+    said = f"ibdiagnet{f' {report.version}' if report.version else ''}{port}"
     if report.discovered:
         said += f": {report.discovered} discovered"
     if report.summary:
@@ -7275,12 +7345,13 @@ def _ibdiagnet(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 code="Fail" if stage.errors else "Warn",
                 library="ibdiagnet",
                 exception_type=(
-                    f"{stage.name}: {stage.errors} error(s), {stage.warnings} warning(s)"
+                    (f"{report.local_port}: " if port else "")
+                    + f"{stage.name}: {stage.errors} error(s), {stage.warnings} warning(s)"
                     + (f": {lines}" if lines else "")
                 )[:400],
             ),
         )
-    return [*notes, ParseWarning(line=report.line, message=said, skipped=False)]
+    return ParseWarning(line=report.line, message=said, skipped=False)
 
 
 def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -7332,6 +7403,7 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     )
                     + (" and " if b.reset_line is not None and shown is not None else "")
                     + (f"the query at line {shown} shows them current" if shown else ""),
+                    skipped=False,  # (a note of what was read, as the parser's own)
                 )
             )
             continue

@@ -274,6 +274,9 @@ class ModuleInfo:
     line: int
     iface: str | None
     identifier: str
+    host: str | None = None
+    """The host a loop over hosts echoed above it (``for h in a b; do echo $h; ssh $h "ethtool -m
+    eth2"; done``), None where the copy names none."""
     connector: str | None = None
     transceiver: list[str] = field(default_factory=list)
     vendor: str | None = None
@@ -364,10 +367,14 @@ def parse_module(text: str) -> list[ModuleInfo]:
     ``identifier`` then empty); ParseError when none."""
     out: list[ModuleInfo] = []
     iface: str | None = None
-    echoed: str | None = None  # a port's name alone on the line above (a loop's echo)
+    host: str | None = None
+    echoed: str | None = None  # a port's (or a host's) name alone on the line above (a loop's echo)
+    # the port the last command line names itself ("ethtool -m eth2", not a loop's "$i"): a
+    # word echoed above its output is then not a port but what the loop runs over, its hosts
+    named: str | None = None
     for no, line in enumerate(text.splitlines(), 1):
         if c := _MODULE_CMD_RE.search(line):
-            iface = c.group("iface")
+            iface = named = c.group("iface")
             continue
         if (f := _MODULE_FIELD_RE.match(line)) is None:
             if e := _MODULE_ECHOED_IFACE_RE.match(line):
@@ -375,16 +382,24 @@ def parse_module(text: str) -> list[ModuleInfo]:
             elif line.strip():
                 echoed = None
             continue
-        if echoed is not None and iface is None:
+        if echoed is not None and named is not None and iface in (None, named):
+            iface = named
+            host = echoed if echoed != named else None
+        elif echoed is not None and iface is None:
             iface = echoed
         echoed = None
         key, value = f.group("key"), f.group("value")
         if key == "Identifier":
             paren = re.search(r"\(([^)]*)\)", value)
             out.append(
-                ModuleInfo(line=no, iface=iface, identifier=paren.group(1) if paren else value)
+                ModuleInfo(
+                    line=no,
+                    iface=iface,
+                    identifier=paren.group(1) if paren else value,
+                    host=host,
+                )
             )
-            iface = None
+            iface = host = None
             continue
         power = _POWER_READING_RE.match(key)
         threshold = None if power else _POWER_THRESHOLD_RE.match(key)
@@ -392,8 +407,8 @@ def parse_module(text: str) -> list[ModuleInfo]:
         if mw and (not out or iface is not None or _another_module(out[-1], key, threshold)):
             # a grep'd copy: its power lines with no Identifier above them (a new command's
             # interface, or a line the module already has, starts a new module)
-            out.append(ModuleInfo(line=no, iface=iface, identifier=""))
-            iface = None
+            out.append(ModuleInfo(line=no, iface=iface, identifier="", host=host))
+            iface = host = None
         if not out:
             continue
         mod = out[-1]

@@ -8606,10 +8606,15 @@ def _rendezvous_endpoint(lines: list[tuple[int, str, int | None]]) -> tuple[str,
 # A new launch of torch elastic: torchrun's command line (a prompt, a script's trace, srun's),
 # ``python -m torch.distributed.run``/``launch``, or the agent's own "Starting elastic_operator
 # with launch configs:" (torch/distributed/launcher/api.py launch_agent). (torchrun's own file in
-# a traceback, ``.../bin/torchrun", line 8``, has no blank after its name.)
+# a traceback, ``.../bin/torchrun", line 8``, has no blank after its name.) Where the copy keeps
+# no command line (a Slurm .out, appended kubectl logs) and the agent's INFO lines are off (torch
+# 2.x's default), the warning torchrun prints at each start with nproc_per_node > 1 and no
+# OMP_NUM_THREADS set (torch/distributed/run.py config_from_args: "Setting OMP_NUM_THREADS
+# environment variable for each process to be %s in default, ...") opens a launch.
 _ELASTIC_LAUNCH_RE = re.compile(
     r"\btorchrun[ \t]|\btorch\.distributed\.(?:run|launch)[ \t]"
     r"|Starting elastic_operator with launch configs"
+    r"|Setting OMP_NUM_THREADS environment variable for each process"
 )
 
 
@@ -10796,6 +10801,19 @@ _HF_EPOCH_RE = re.compile(r"[{,] ?'epoch': " + _HF_VALUE.format("epoch"))
 _BAR_STEP_RE = re.compile(r"\|\s{0,4}(?P<step>\d+)/(?P<of>\d+) \[")
 HF_BAR_LINES = 4
 """How far above a Trainer's log record the bar's line that counts its step may stand."""
+NAN_GRAD_RECORDS_FP16 = 3
+"""How many of the Trainer's last log records in a row, each ending its window on a gradient norm
+that is not finite, make a diverged (or stalled) fp16 run. torch.amp.GradScaler skips each such
+step and halves its scale, growing it back only after growth_interval (2000) clean steps: once
+calibrated (a few skips in the first steps), an fp16 run overflows about once per 2000 steps, so
+a window seldom ends on one; two in a row may still be chance, three means most steps overflow
+and are skipped, the weights no longer updated (its loss then flat, or climbing)."""
+NAN_GRAD_RECORDS_BF16 = 1
+"""The same where the run is bf16 (or fp32): no scaler skips the step, so one NaN gradient norm the
+run ends on was applied to the weights (clip_grad_norm_ scales every gradient by it)."""
+# the mixed-precision mode the Trainer's arguments print ("bf16=True", "bf16: true" in a YAML
+# dump of them, LLaMA-Factory's)
+_HF_BF16_RE = re.compile(r"\bbf16\s*[=:]\s*True\b", re.I)
 
 
 def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -10838,6 +10856,17 @@ def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: Log
     at = len(records)
     while at and diverged(records[at - 1][2], records[at - 1][3]):
         at -= 1
+    nan_grads = len(records)  # the first of the last records in a row with a NaN gradient norm
+    while nan_grads and not_finite(records[nan_grads - 1][2]):
+        nan_grads -= 1
+    if not records:
+        return
+    # (the mode the arguments above the first record print; fp16's count where none is said)
+    bf16 = any("bf16" in line and _HF_BF16_RE.search(line) for _, line, _ in lines[: records[0][0]])
+    needed = NAN_GRAD_RECORDS_BF16 if bf16 else NAN_GRAD_RECORDS_FP16
+    skipped_steps = at == len(records) and len(records) - nan_grads >= needed
+    if skipped_steps:
+        at = nan_grads
     if at == len(records):
         return
     index, no, grad, loss = records[at]
@@ -10883,6 +10912,17 @@ def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: Log
                 f", after {at} record(s) with finite values"
                 if at
                 else ", the first record in the copy"
+            )
+            + (
+                f" (the loss {records[at][3]} to {records[-1][3]}): "
+                + (
+                    "each window ends on a step whose gradient is not finite, which the fp16 "
+                    "loss scaler skips, halving its scale: the weights are no longer updated"
+                    if not bf16
+                    else "with no loss scaler (bf16), a NaN gradient is applied to the weights"
+                )
+                if skipped_steps
+                else ""
             ),
         )
     )
@@ -13921,6 +13961,9 @@ _FM_UNIT_FAILED_RE = re.compile(
 _FM_VERSION_RE = re.compile(
     r"driver interface version (?P<fm>[\w.-]+) don'?t match with driver version (?P<drv>\d[\w-]*(?:\.\d[\w-]*)*)"
 )
+# a prompt that names no host ("# systemctl status ...", "$ ssh hgx-02 systemctl ..."): the same
+# shell as the last one that named one, unless it runs the command elsewhere
+_BARE_PROMPT_RE = re.compile(r"^[ \t]*[#$][ \t]+(?P<cmd>\S.*)$")
 _FM_ACTIVE_RE = re.compile(r"^\s*Active: (?P<state>\w+) \((?P<sub>[^)\n]*)\)")
 # systemctl status's first line names the unit and its Description= ("● nvidia-fabricmanager.service
 # - NVIDIA fabric manager service"); the state dot before it (●, ×, ○; "*" where the terminal
@@ -13931,50 +13974,69 @@ _FM_UNIT_HEAD_RE = re.compile(
 
 
 def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
-    """A ``fabric_manager_failed`` where the service did not start or logged an error, a
-    ``fabric_manager_unneeded`` where it found no NVSwitch to manage; True where systemctl said
-    the service is running (a healthy unit)."""
+    """A ``fabric_manager_failed`` where the service did not start or logged an error (one per
+    host, unless a later status of that host shows it running), a ``fabric_manager_unneeded``
+    where it found no NVSwitch to manage; True where systemctl said the service is running (a
+    healthy unit)."""
     unit_seen = False
     running = False
     exit_code: int | None = None  # the start script's "failed! Exit code: N"
     nothing: LogEvent | None = None
-    failed: LogEvent | None = None
-    failed_state = False  # (``failed`` is a systemctl state, which a later state replaces)
+    found: list[LogEvent] = []  # each failure, its host filled where the copy names one
+    # each "active (running)" status: its line and the block it stands in, whose host is known
+    # only once the block's journal tail ("May 16 23:22:02 hgx-02 systemd[1]: Started ...") is read
+    runs: list[tuple[int, int]] = []
+    block_hosts: list[str | None] = []  # by block: the prompt's host, else its journal's
+    shell: str | None = None  # the host the last prompt naming one stands on
+    on: str | None = None  # the host the last prompt's command ran on ("ssh hgx-02 systemctl")
+    on_line: dict[int, str | None] = {}  # each line's ``on``
+    block_of: dict[int, int] = {}  # a systemctl state's failure's line: its block
     for no, line, tagged in lines:
         s = line.strip()
+        on_line[no] = on
+        if ("@" in line and (p := _PROMPT_USER_HOST_RE.match(line))) or (
+            p := _BARE_PROMPT_RE.match(line)
+        ):
+            if "host" in p.groupdict():
+                shell = p.group("host")
+            words = p.group("cmd").split()
+            on = _prompt_target(p, "") if words and words[0] in _REMOTE_RUNNERS else shell
+            unit_seen = False
+            continue
         if "fabricmanager" in s and (
             s.startswith(("●", "×", "*", "○")) or _FM_UNIT_HEAD_RE.match(s)
         ):
             unit_seen = "nvidia-fabricmanager" in s
+            if unit_seen:
+                block_hosts.append(on)
             continue
+        if unit_seen and block_hosts[-1] is None and (jh := _journal_host(line)):
+            block_hosts[-1] = jh
         if unit_seen and (a := _FM_ACTIVE_RE.match(line)):
             running = a.group("state") == "active" and a.group("sub") == "running"
             if running:
-                report.unread.append(
-                    ParseWarning(
-                        line=no,
-                        message="the Fabric Manager service is active (running)",
-                        skipped=False,
-                    )
-                )
-                if failed_state:
-                    # (a later status of the unit: started since, "systemctl start" between them)
-                    failed, failed_state = None, False
+                runs.append((no, len(block_hosts) - 1))
             # "inactive (dead)": stopped or never started; NVIDIA's Fabric Manager guide: on an
             # NVSwitch system the GPUs cannot use NVLink (CUDA init fails) until it runs (a host
             # of PCIe cards, which needs none, is told apart in evidence.load)
-            if a.group("state") in ("failed", "inactive") and failed is None:
-                failed_state = True
-                failed = LogEvent(
-                    kind="fabric_manager_failed",
-                    line=no,
-                    message=s[:300],
-                    rank=tagged,
-                    host=_journal_host(line),
-                    library="Fabric Manager",
-                    exception_type=f"the Fabric Manager service is {a.group('state')} (systemctl "
-                    "status)"
-                    + ("" if a.group("state") == "failed" else f": {a.group('sub')}, not running"),
+            if a.group("state") in ("failed", "inactive"):
+                block_of[no] = len(block_hosts) - 1
+                found.append(
+                    LogEvent(
+                        kind="fabric_manager_failed",
+                        line=no,
+                        message=s[:300],
+                        rank=tagged,
+                        host=None,  # (its block's, once read: below)
+                        library="Fabric Manager",
+                        exception_type=f"the Fabric Manager service is {a.group('state')} "
+                        "(systemctl status)"
+                        + (
+                            ""
+                            if a.group("state") == "failed"
+                            else f": {a.group('sub')}, not running"
+                        ),
+                    )
                 )
             continue
         if nothing is None and _FM_NOTHING_RE.search(line):
@@ -13991,7 +14053,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
             continue
         if (fc := _FM_FAILED_RE.search(line)) is not None:
             exit_code = int(fc.group("code"))
-        if failed is None and (vm := _FM_VERSION_RE.search(line)):
+        if vm := _FM_VERSION_RE.search(line):
             failed = LogEvent(
                 kind="fabric_manager_failed",
                 line=no,
@@ -14002,8 +14064,9 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                 exception_type=f"Fabric Manager did not run: it is version {vm.group('fm')}, the "
                 f"driver {vm.group('drv')}, and the two must be the same release",
             )
+            found.append(failed)
             continue
-        if failed is None and (c := _FM_CONFIG_RE.search(line)):
+        if c := _FM_CONFIG_RE.search(line):
             failed = LogEvent(
                 kind="fabric_manager_failed",
                 line=no,
@@ -14026,8 +14089,9 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                     "Fabric Manager cannot bring the NVLink fabric up"
                 ),
             )
+            found.append(failed)
             continue
-        if failed is None and (
+        if (
             (e := _FM_ERROR_RE.search(line))
             or (e := _FM_FAILED_RE.search(line))
             or (e := _FM_UNIT_FAILED_RE.search(line))
@@ -14049,15 +14113,58 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                 library="Fabric Manager",
                 exception_type=f"Fabric Manager did not run: {why}"[:300],
             )
-    for ev in (nothing, failed):
-        if ev is not None:
-            ev.exit_code = exit_code
+            found.append(failed)
+    for ev in found:
+        if ev.line in block_of:
+            ev.host = block_hosts[block_of[ev.line]]
+        ev.host = ev.host or on_line.get(ev.line)
+    # a host's failure stands until a later status of that same host shows the unit running
+    # (restarted since: "systemctl start", a matching package installed); a status of another
+    # host says nothing of this one's (NVIDIA's Fabric Manager guide: each NVSwitch host runs its
+    # own). Where the copy names one host at most, every status and line is of that host.
+    named = {h for h in [*(ev.host for ev in found), *block_hosts] if h}
+
+    def key(host: str | None) -> str | None:
+        return host if len(named) > 1 else None
+
+    standing: dict[str | None, LogEvent] = {}
+    timeline: list[tuple[int, int, str | None, LogEvent | None]] = sorted(
+        [(ev.line, 1, key(ev.host), ev) for ev in found]
+        + [(at, 0, key(block_hosts[block]), None) for at, block in runs],
+        key=lambda t: (t[0], t[1]),
+    )
+    for at, _, host, event in timeline:
+        if event is None:
+            if (cleared := standing.pop(host, None)) is not None:
+                report.unread.append(
+                    ParseWarning(
+                        line=cleared.line,
+                        message=f"{cleared.exception_type}: not judged, a later status "
+                        f"(line {at}) shows the service running",
+                        skipped=False,
+                    )
+                )
+        else:
+            standing.setdefault(host, event)
+    for at, block in runs:
+        host = block_hosts[block]
+        report.unread.append(
+            ParseWarning(
+                line=at,
+                message="the Fabric Manager service is active (running)"
+                + (f" on {host}" if host else ""),
+                skipped=False,
+            )
+        )
+    for said in [nothing, *standing.values()]:
+        if said is not None:
+            said.exit_code = exit_code
     if nothing is not None:
         # its exit at start is that same "nothing to do": the unit's failure says no more
         report.events.append(nothing)
-    elif failed is not None:
-        report.events.append(failed)
-    return running and failed is None and nothing is None
+    else:
+        report.events.extend(sorted(standing.values(), key=lambda ev: ev.line))
+    return running and not standing and nothing is None
 
 
 _JOURNAL_HOST_RE = re.compile(r"^\S+\s+\d+\s+\d\d:\d\d:\d\d\s+(?P<host>[\w.-]+)\s+[\w.-]+\[\d+\]:")

@@ -2696,9 +2696,19 @@ _ROCE_DISABLED_RE = re.compile(r"ROCE_DISABLE\b|1$")
 _MLXCONFIG_SET_HEADER_RE = re.compile(r"^\s*Configurations:.*\bNext Boot\s+New\s*$")
 _MLXCONFIG_QUERY_HEADER_RE = re.compile(r"^\s*Configurations:")
 # mlxfwreset (NVIDIA MFT documentation, mlxfwreset): "The reset level for device, c2:00.0 is:"
-# names the device; "-I- FW was loaded successfully." ends a reset that loaded the firmware and
-# with it the configuration mlxconfig set for the next boot
-_MLXFWRESET_DEVICE_RE = re.compile(r"^\s*The reset level for device,\s*(?P<path>\S+?)\s+is:")
+# names the device, as other versions' "Requested reset level for device, 3d:00.0:" (a level
+# given with -l) and "Minimal reset level for device, 04:00.0:" (none given) do: mstflint's
+# mstfwreset prints both ("Requested reset level for device, %s:\n" % device, "Minimal reset
+# level for device, %s:\n"); "-I- FW was loaded successfully." ends a reset that loaded the
+# firmware and with it the configuration mlxconfig set for the next boot
+_MLXFWRESET_DEVICE_RE = re.compile(
+    r"^\s*(?:The|Requested|Minimal) reset level for device,\s*(?P<path>\S+?)(?:\s+is)?:\s*$"
+)
+# its command line, where the copy keeps it: "mlxfwreset -d 3d:00.0 reset -y -l3" (its -d, or
+# --device, names the device where the level line is cut or reworded)
+_MLXFWRESET_COMMAND_RE = re.compile(
+    r"\b(?:mlx|mst)fwreset\b[^\n]*?\s(?:-d|--device)[ \t=]*(?P<path>[^\s-]\S*)"
+)
 _MLXFWRESET_DONE_RE = re.compile(r"^\s*-I-\s*FW was loaded successfully")
 _MLXCONFIG_APPLIED_RE = re.compile(r"^\s*Applying\.\.\.\s*Done!?\s*$")
 _MLXCONFIG_REBOOT_RE = re.compile(
@@ -2758,7 +2768,7 @@ class MlxconfigBlock:
         wanted = {n: v for n, v in self.new.items() if self.settings.get(n) != v} or self.new
         return (
             bool(wanted)
-            and (not self.path or not later.path or self.path == later.path)
+            and (not self.path or not later.path or _pci_key(self.path) == _pci_key(later.path))
             and later.verbose
             and not later.set_form
             and all(later.settings.get(n) == v for n, v in wanted.items())
@@ -2775,6 +2785,12 @@ class MlxconfigBlock:
         return f"{self.kind} ({self.path or 'its device not in the copy'})"
 
 
+def _pci_key(path: str) -> str:
+    """A device's PCI address without its domain, as mlxconfig and mlxfwreset print it both ways
+    ("0000:04:00.0" asked for, "04:00.0" in mlxfwreset's level line); other names as they are."""
+    return path[5:] if path.startswith("0000:") else path
+
+
 def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
     """The ``mlxconfig query`` and ``set`` blocks of ``text``, a block a device in the order
     printed, and the set rows a copy starts in (no device above them)."""
@@ -2786,11 +2802,21 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
         if r := _MLXFWRESET_DEVICE_RE.match(line):
             reset_path = r.group("path")
             continue
+        if "fwreset" in line and (r := _MLXFWRESET_COMMAND_RE.search(line)):
+            reset_path = r.group("path")
+            continue
         if _MLXFWRESET_DONE_RE.match(line):
-            for b in blocks:
-                if b.applied_line is not None and b.reset_line is None:
-                    if not reset_path or not b.path or b.path == reset_path:
-                        b.reset_line = no
+            waiting = [b for b in blocks if b.applied_line is not None and b.reset_line is None]
+            # a reset whose device the copy does not name loads the set only where one device
+            # waits: a reset loads the firmware of the card it names alone (mlxfwreset -d)
+            named = {_pci_key(b.path) for b in waiting if b.path}
+            for b in waiting:
+                if (
+                    _pci_key(b.path) == _pci_key(reset_path)
+                    if reset_path and b.path
+                    else len(named) <= 1
+                ):
+                    b.reset_line = no
             reset_path = ""
             continue
         if d := _MLXCONFIG_DEVICE_RE.match(line):
@@ -2844,7 +2870,11 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
     version and PSID; ParseError when neither is there. A block the copy ends in before its
     settings is said to be cut, not read as a device with none."""
     notes: list[ParseWarning] = []
-    for b in parse_mlxconfig_blocks(text):
+    blocks = parse_mlxconfig_blocks(text)
+    for i, b in enumerate(blocks):
+        # a later ``-e query`` whose Current column holds the new values: loaded since (as
+        # evidence.load's _mlxconfig judges it, so the two notes agree)
+        current_at = next((q.line for q in blocks[i + 1 :] if b.running_in(q)), None)
         if not b.settings and not b.headed:
             notes.append(
                 ParseWarning(
@@ -2865,6 +2895,8 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
                     + (
                         f"applied, loaded by the firmware reset at line {b.reset_line}"
                         if b.reset_line is not None
+                        else f"applied, running since: the query at line {current_at} shows them current"
+                        if current_at is not None and b.applied_line is not None
                         else "applied, loaded at the next reboot"
                         if b.reboot_line is not None
                         else "applied"
@@ -3276,6 +3308,12 @@ _IBDIAG_HEADER_RE = re.compile(
 _IBDIAG_RULE_RE = re.compile(r"^\s*(?:-I-)?-{8,}\s*$")
 _IBDIAG_MESSAGE_RE = re.compile(r"^\s*-(?P<level>[EW])-\s+(?P<text>\S.*)$")
 _IBDIAG_VERSION_RE = re.compile(r"Loading IBDIAGNET from: \S*?ibdiagnet(?P<version>[\d.]+)")
+# the local port a run sends its MADs from, which decides the subnet it sees (ibdiagnet(1):
+# "-i <dev-index>" and "-p <port-num>" pick it, 2.x's "-i|--device <dev-name>" and "-p|--port
+# <port-num>"): 1.x says it, "-I- Using port 1 as the local port."; a prompt's command line says
+# what was asked where the run says nothing of it
+_IBDIAG_LOCAL_PORT_RE = re.compile(r"-I- Using port (?P<port>\d+) as the local port")
+_IBDIAG_COMMAND_RE = re.compile(r"\bibdiagnet2?(?:[ \t]+|$)(?P<args>[^\n|;&]*)")
 _IBDIAG_DISCOVERED_RE = re.compile(
     r"Discovering \.\.\. (?P<nodes>\d+) nodes \((?P<switches>\d+) Switches & (?P<cas>\d+) CA-s\)"
 )
@@ -3300,6 +3338,9 @@ class IbdiagReport:
     discovered: str | None = None
     """"2 nodes (0 switches, 2 CAs)" as its discovery said."""
     stages: list[IbdiagStage] = field(default_factory=list)
+    local_port: str | None = None
+    """The local port it ran from ("port 2", "mlx5_1 port 1"), None where the copy does not say:
+    runs from two ports see two subnets (two rails, two fabrics)."""
     summary: bool = False
     """Whether the stage summary is in the copy (a copy cut before it judges nothing)."""
     messages: list[tuple[int, str, str, str]] = field(default_factory=list)
@@ -3318,6 +3359,23 @@ def _ibdiag_counts(line: str) -> tuple[str, int, int, str] | None:
     return None
 
 
+def _ibdiag_asked_port(args: list[str]) -> str | None:
+    """The local port ibdiagnet's arguments pick ("-p 2", "--port=2", "-i mlx5_1"), None where
+    they pick none (its default: the first active port)."""
+    device = port = None
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        if flag in ("-p", "--port", "--port_num") and value.isdigit():
+            port = value
+        elif flag in ("-i", "--device", "--dev") and value and not value.startswith("-"):
+            device = value
+    if port is None and device is None:
+        return None
+    return f"{device or ''} port {port or '?'}".strip()
+
+
 def parse_ibdiagnet(text: str) -> list[IbdiagReport]:
     """ibdiagnet's reports in ``text``, a run each in the order printed: its stage summary and
     the ``-E-``/``-W-`` lines of its sections; ParseError when neither a summary nor the tool's
@@ -3329,7 +3387,10 @@ def parse_ibdiagnet(text: str) -> list[IbdiagReport]:
     section = ""
     after_rule = named = False
     errors_first: bool | None = None  # the summary's column order, once its header is read
+    asked: str | None = None  # the local port the last ibdiagnet command line asked for
     for no, line, _ in numbered_lines(text):
+        if "ibdiagnet" in line and "Loading" not in line and (c := _IBDIAG_COMMAND_RE.search(line)):
+            asked = _ibdiag_asked_port(c.group("args").split())
         v = _IBDIAG_VERSION_RE.search(line)
         h = _IBDIAG_HEADER_RE.match(line)
         if report is None or (
@@ -3341,6 +3402,11 @@ def parse_ibdiagnet(text: str) -> list[IbdiagReport]:
             section, after_rule, named, errors_first = "", False, False, None
         if v:
             report.version = v.group("version").rstrip(".")
+            report.local_port = asked
+            asked = None
+        if lp := _IBDIAG_LOCAL_PORT_RE.search(line):
+            device = (report.local_port or "").rpartition(" port ")[0]
+            report.local_port = f"{device} port {lp.group('port')}".strip()
         if d := _IBDIAG_DISCOVERED_RE.search(line):
             report.discovered = (
                 f"{d.group('nodes')} nodes ({d.group('switches')} switches, {d.group('cas')} CAs)"
