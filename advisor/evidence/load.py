@@ -584,6 +584,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
         r"|Malloc device memory failed, free memory size is less than half of total memory size"
         r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"
+        # torch elastic's agent record that Rich's log layout wrapped, its source column after
+        # its first row and the rest indented below (logs._rich_rejoined)
+        r"|failed \(exitcode: -?\d+\)[^\n]{0,40}?\s[\w.-]{1,80}\.py:\d{1,6}[ \t]*\n>?[ \t]{8,}\S"
         # a torch elastic summary entry copied without its ChildFailedError heading
         r"|\n\s*rank\s*:\s*\d+ \(local_rank: \d+\)\s*\n\s*exitcode\s*:\s*-?\d+ \(pid: \d+\)"
         r"|The client socket has (?:timed out after \d+\s*m?s while trying to connect|failed to "

@@ -594,6 +594,34 @@ def _without_rich_log_path(text: str) -> str:
     return head.strip() if head.strip() and _RICH_LOG_PATH_RE.fullmatch(last) else text.strip()
 
 
+RICH_WRAP_LINES = 3
+"""How many rows below its first a Rich-wrapped "failed (exitcode: ..)" record may run on."""
+_RICH_CONTINUATION_RE = re.compile(r"^ {8,}\S")
+"""A row Rich's log layout wrapped a message onto: indented past the time and level columns."""
+
+
+def _rich_rejoined(lines: list[tuple[int, str, int | None]]) -> list[tuple[int, str, int | None]]:
+    """``lines`` with each torch elastic agent record Rich's log layout wrapped before its pid
+    joined onto its first row (kohya_ss#1414: "[01:21:55] ERROR    failed (exitcode: -7)
+    local_rank: 0 (pid:      api.py:672" / "                    2255697) of binary:" / "  .../bin/
+    python"): the source column dropped, the indented rows after it added, one space apart."""
+    out = list(lines)
+    for index, (no, line, tag) in enumerate(lines):
+        if "failed (exitcode:" not in line or _AGENT_FAILED_RE.search(line):
+            continue
+        head = _without_rich_log_path(line)
+        if head == line.strip():
+            continue  # no source column: not Rich's layout
+        rows = []
+        for _, below, _ in lines[index + 1 : index + 1 + RICH_WRAP_LINES]:
+            if not _RICH_CONTINUATION_RE.match(below):
+                break
+            rows.append(below.strip())
+        if rows:
+            out[index] = (no, " ".join([head, *rows]), tag)
+    return out
+
+
 # pytorch torch/distributed/elastic/multiprocessing/api.py: the agent logs the first failure by
 # time (min over failures of their timestamp) as "failed (exitcode: %s) local_rank: %s (pid: %s) of
 # binary: %s" ("of fn: .." for a function entry point); the prefix is the logging format's
@@ -7647,7 +7675,11 @@ _NCCL_CALL_RE = re.compile(
     # op_name + " failed: " + ncclGetErrorString(result)): "ncclAllReduce failed: unhandled cuda
     # error"
     # XLA's NCCL check: "NCCL operation ncclGroupEnd() failed: unhandled cuda error"
-    rf"|\b(?P<call7>nccl[A-Z]\w*)(?:\(.*?\))? failed: (?P<what7>{_NCCL_ERROR_TEXT}.*?)\.?\s*$"
+    # (a program logging the exception vLLM's pynccl raised, NCCL_CHECK's RuntimeError(f"NCCL
+    # error: {ncclGetErrorString(result)}"), under the call's name: "ncclCommInitRank failed
+    # with error: NCCL error: internal error - please report this issue ...", NVIDIA/nccl#1726)
+    rf"|\b(?P<call7>nccl[A-Z]\w*)(?:\(.*?\))? failed(?: with error)?: (?:NCCL error: )?"
+    rf"(?P<what7>{_NCCL_ERROR_TEXT}.*?)\.?\s*$"
     # (the same check where no NCCL library could be loaded: XLA's NCCL stub then answers every
     # call with ncclSystemError, and ncclGetErrorString with "Unable to load NCCL library.
     # Multi-GPU collectives will not work." (openxla/xla xla/tsl/cuda/nccl_stub.cc): "NCCL
@@ -22542,7 +22574,12 @@ def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) 
     s = lines[index][1].strip()
     if not (re.match(r"^\[\d+\]:$", s) or _failure_field(lines[index][1])):
         return False
-    return index + 1 < len(lines) and bool(_failure_field(lines[index + 1][1]))
+    # (a double-spaced paste, a blank line after each of the summary's lines: the next field
+    # is the next line that is not blank, llama-cookbook#223)
+    after = index + 1
+    while after < len(lines) and not lines[after][1].strip():
+        after += 1
+    return after < len(lines) and bool(_failure_field(lines[after][1]))
 
 
 # the interpreter's own refusal of a script it cannot open, before any Python runs (exit code 2):
@@ -22585,6 +22622,7 @@ _GLUED_ENTRY_RE = re.compile(
 
 def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     lines = _unstamped(lines)
+    lines = _rich_rejoined(lines)
     bare_keys: list[str] = []  # an entry's keys printed alone, their values on the lines after
     under_root = False  # below the summary's "Root Cause" heading, its entry not yet read
     for no, line, _ in lines:
