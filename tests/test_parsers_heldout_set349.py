@@ -145,7 +145,7 @@ def test_mindspores_device_error_lines_come_before_a_cut_traceback() -> None:
     # MindSpore's "[ERROR] DEVICE(pid,tid,python):..." lines in plog form say what failed; the
     # traceback below them was cut before its exception
     (error,) = _load("mindone269_pangu_draw_mindspore_sync_stream_error_cut.log").failures
-    assert (error["kind"], error["line"], error["library"]) == ("hccl_plog_error", 2, "DEVICE")
+    assert (error["kind"], error["line"], error["library"]) == ("hccl_plog_error", 2, "MindSpore")
     assert "Execute TaskFailCallback failed" in error["message"]
 
 

@@ -237,10 +237,14 @@ HCCL_PLOG_RE = re.compile(
 """HCCL's plog line ("[INFO] HCCL(2111667,all_reduce_test):2025-10-24-11:16:52.724.374 [op_base.cc
 :1292] ..."), also after the file name a grep over plog files puts before it."""
 CANN_PLOG_ERROR_RE = re.compile(
-    r"\[ERROR\] (?P<mod>[A-Z][A-Z_]*)\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d"
+    r"\[ERROR\] (?P<mod>[A-Z][A-Z_]*)\(-?\d+,(?:(?P<tid>[0-9a-f]+),)?[^)]*\):"
+    r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d"
 )
 """An ERROR line of any CANN module in plog form ("[ERROR] RUNTIME(699131,python):2025-04-24-
-21:54:17.707.236 [davinci_kernel_task.cc:1268]..."): the runtime, the driver, HCCP, RoCE."""
+21:54:17.707.236 [davinci_kernel_task.cc:1268]..."): the runtime, the driver, HCCP, RoCE; and
+MindSpore's own, in the same form with its thread's id (hex) after the pid, ``tid`` ("[ERROR]
+KERNEL(40354,fffdd6e1f1e0,python):2023-10-13-09:30:47.546.313 [mindspore/ccsrc/kernel/oplib/
+op_info_utils.cc:172] LoadOpInfoJson] ...": module(pid,tid,process), MindSpore's log_adapter)."""
 _PLOG_TIME = r"(?:\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\S*|\S+)"
 """A plog line's time stamp: "2025-04-24-21:54:17.707.236", or a newer runtime's "2025-12-13
 12:15:25.025.554" with a space."""
@@ -1948,6 +1952,7 @@ def _parse_events(text: str) -> LogReport:
                     report.events.append(hccl_error)
             elif not heartbeats_only:
                 report.events += _cann_plog_errors(lines)
+                report.unread += _ms_run_check_notes(lines, report.events)
         elif plog_errors and report.events:
             # another process's ERROR of another CANN module beside what was read (a plog folder
             # grepped whole: the runtime's failed kernel in a program of its own): its failure too
@@ -14796,6 +14801,58 @@ def _plog_warning_notes(lines: list[tuple[int, str, int | None]]) -> list[ParseW
     return notes
 
 
+# MindSpore's operator library finding no operator info for the chip it runs on (mindspore/ccsrc/
+# kernel/oplib/op_info_utils.cc LoadOpInfoJson: "Get op info json suffix path failed,
+# soc_version: Ascend310P3"; GenerateOpInfos: "Load op info json failed, version: Ascend310P3"):
+# this MindSpore build ships no operator info for that SoC
+_MS_OPINFO_SOC_RE = re.compile(
+    r"(?:Get op info json suffix path|Load op info json) failed, (?:soc_)?version: (?P<soc>\w+)"
+)
+
+
+def _ms_soc_unsupported(line: str) -> str | None:
+    """What MindSpore's operator library said of the SoC it found no operator info for."""
+    if "op info json" not in line or not (m := _MS_OPINFO_SOC_RE.search(line)):
+        return None
+    return (
+        f"MindSpore's operator library has no operator info for SoC {m.group('soc')}: "
+        "this MindSpore build does not support the chip"
+    )
+
+
+# MindSpore's run_check when its small computation on the device succeeded (mindspore/python/
+# mindspore/run_check, as MindSpore's install guide shows it: "The result of multiplication
+# calculation is correct, MindSpore has been installed on platform [Ascend] successfully!")
+_MS_RUN_CHECK_OK_RE = re.compile(
+    r"MindSpore has been installed on platform \[(?P<platform>\w+)\] successfully"
+)
+
+
+def _ms_run_check_notes(
+    lines: list[tuple[int, str, int | None]], events: list[LogEvent]
+) -> list[ParseWarning]:
+    """A note of MindSpore's run_check that passed above MindSpore's own ERROR lines: the
+    installation ran a computation on the device, and what failed after it (an operator
+    library's, a model's) is not that the device cannot run at all."""
+    first = min((e.line for e in events if e.library == "MindSpore"), default=None)
+    if first is None:
+        return []
+    for no, line, _ in lines:
+        if no >= first:
+            break
+        if "successfully" in line and (m := _MS_RUN_CHECK_OK_RE.search(line)):
+            return [
+                ParseWarning(
+                    line=no,
+                    message=f"MindSpore's run_check passed on [{m.group('platform')}] (line "
+                    f"{no}) before MindSpore's ERROR line {first}: a computation ran on the "
+                    "device; what failed after it is MindSpore's",
+                    skipped=False,
+                )
+            ]
+    return []
+
+
 def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
@@ -14816,6 +14873,9 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
         if pid in found:
             continue
         device = _DEVICE_ID_RE.search(line) or _DEVICE_LOG_DIR_RE.search(line[: m.start()])
+        # MindSpore's own log line, its module between its pid and thread: the framework's, not
+        # a CANN module's (MindSpore's KERNEL is its operator library, CANN's the OS kernel's)
+        framework = m.group("tid") is not None
         found[pid] = LogEvent(
             kind="hccl_plog_error",
             line=no,
@@ -14824,8 +14884,13 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
             rank=tagged,
             device=int(device.group(1)) if device else None,
             pid=pid,
-            library=m.group("mod"),
-            exception_type=f"{m.group('mod')} error"
+            library="MindSpore" if framework else m.group("mod"),
+            exception_type=(
+                f"MindSpore's {m.group('mod')} error (MindSpore's own log line, not CANN's)"
+                + (f"; {soc}" if (soc := _ms_soc_unsupported(line)) else "")
+                if framework
+                else f"{m.group('mod')} error"
+            )
             + (f": {said}" if m.group("mod") == "HCCP" and (said := hccp_errno(line)) else "")
             + (f": {cqe}" if m.group("mod") == "ROCE" and (cqe := _roce_cqe_status(line)) else ""),
         )
