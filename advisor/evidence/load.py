@@ -6937,6 +6937,31 @@ RX_DISCARD_MIN = 10_000
 to say the port is congested (the counters run from the driver's start)."""
 
 
+def _nic_counters_warned(
+    b: ethtool.NicStats, said: list[tuple[str, int, str]], source: str, out: EvidenceFacts
+) -> None:
+    """A ``nic_counters_warn`` per counter of ``said`` (``ethtool.congestion_said``)."""
+    for counter, value, what in said:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nic_counters_warn",
+                line=b.counter_lines.get(counter, b.line),
+                message=f"{counter} {value}"
+                + (
+                    f" (tx_global_pause_duration {b.counters['tx_global_pause_duration']})"
+                    if "pause" in counter
+                    and "storm" not in counter
+                    and b.counters.get("tx_global_pause_duration")
+                    else ""
+                ),
+                library="ethtool",
+                exception_type=(f"{b.iface}: " if b.iface else "") + what,
+            ),
+        )
+
+
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -S: a note of each block's counters and the loss counters that are not 0; a port
     that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
@@ -6947,13 +6972,17 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
         # commit 827a8cb2, "Add discard counters per priority"), against rx_packets_phy
         received = b.counters.get("rx_packets_phy") or b.counters.get("rx_packets")
         dropped = b.counters.get("rx_discards_phy")
+        said = ethtool.congestion_said(b)
         if (
             not received
             or not dropped
             or dropped < RX_DISCARD_MIN
             or dropped / received < RX_DISCARD_SHARE
         ):
+            _nic_counters_warned(b, said, source, out)
             continue
+        # (the discards' event says the pause frames sent: the others are said on their own)
+        _nic_counters_warned(b, [s for s in said if s[0] != "tx_pause_ctrl_phy"], source, out)
         pauses = b.counters.get("tx_pause_ctrl_phy")
         _add_failure(
             out,
@@ -7495,8 +7524,8 @@ def _lspci_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 
 def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """lspci -vv's link lines: a link narrower than its device's is a ``pcie_link_narrow``
-    failure; a slower one, or one at its full capability, a note (a GPU lowers its link speed
-    when idle)."""
+    failure, a NIC's slower one a ``pcie_link_slow``; another slower one, or one at its full
+    capability, a note (a GPU lowers its link speed when idle)."""
     notes: list[ParseWarning] = []
     if not re.search(lspci.SIGNATURE, text, re.M):
         # device blocks without their link lines (lspci -v, or a copy cut above LnkSta)
@@ -7579,6 +7608,26 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
             continue
+        if link.speed_downgraded and link.nic and not spared and link.cap_speed_gts:
+            # a NIC's link trains to its speed once, at the driver's probe (which prints the
+            # kernel's pcie_print_link_status, "... available PCIe bandwidth, limited by 8.0
+            # GT/s PCIe x16 link"): unlike a GPU's, it is not lowered when idle
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="pcie_link_slow",
+                    line=link.line,
+                    message=where,
+                    library="lspci",
+                    exception_type=f"{said}: a NIC's link trained slower than it can run, "
+                    f"about {lspci.pcie_gbps(link.speed_gts, link.width):.0f} Gb/s of PCIe "
+                    "bandwidth against "
+                    f"{lspci.pcie_gbps(link.cap_speed_gts, link.cap_width or link.width):.0f} "
+                    "Gb/s at its capability",
+                ),
+            )
+            continue
         notes.append(
             ParseWarning(
                 line=link.line,
@@ -7602,7 +7651,9 @@ def _bitrate(bps: float) -> str:
 def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """iperf3: a note per test of what it measured (the link's line rate is not in it, so
     nothing is judged against it); an iperf3 error is an ``iperf_unreached`` where the client
-    reached no host (no path to the server), else an ``iperf_failed`` (the test did not run or
+    reached no host (no path to the server), an ``iperf_exchange_failed`` where the control
+    connection opened and the test's parameters or results did not come through it, else an
+    ``iperf_failed`` (the test did not run or
     ended early: a server not listening or busy, a control connection that closed)."""
     notes: list[ParseWarning] = []
     for run in iperf.parse(text):
@@ -7617,13 +7668,23 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 out,
                 source,
                 logs.LogEvent(
-                    kind="iperf_unreached" if run.unreached else "iperf_failed",
+                    kind="iperf_unreached"
+                    if run.unreached
+                    else "iperf_exchange_failed"
+                    if run.exchange_broken
+                    else "iperf_failed",
                     line=run.error_line,
                     message=f"iperf3: error - {run.error}"[:300],
                     library="iperf3",
                     exception_type=(
                         f"the client reached no host at {server}: nothing was measured"
                         if run.unreached
+                        else f"the {run.role or 'test'}'s control connection"
+                        + (f" with {run.remote}" if run.remote else "")
+                        + " opened, then the test's parameters or results did not come through "
+                        "it whole"
+                        + ("" if run.sender_bps is not None else ": nothing was measured")
+                        if run.exchange_broken
                         else f"the test with {server} stopped on this error"
                         + (
                             ""

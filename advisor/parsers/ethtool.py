@@ -42,6 +42,8 @@ class NicStats:
     counters: dict[str, int] = field(default_factory=dict)
     losses: dict[str, int] = field(default_factory=dict)
     """The loss counters that are not 0."""
+    counter_lines: dict[str, int] = field(default_factory=dict)
+    """Each counter's line in the copy."""
     iface: str | None = None
     """The interface the copy names above the block (``ethtool -S ens1f0np0``, a loop's
     ``== ens1f0np0`` heading); None where it names none."""
@@ -50,6 +52,64 @@ class NicStats:
 def _is_loss(name: str) -> bool:
     words = re.split(r"[_.:\s\[\]]+", name.lower())
     return bool(_LOSS_WORDS.intersection(words)) or any(p in name.lower() for p in _LOSS_PHRASES)
+
+
+PAUSES_SENT_MIN = 10_000
+"""Fewer link-level pause frames sent than this, since the driver started, are a burst's (a port
+under flow control pauses its peer now and then); more say the adapter kept falling behind."""
+# mlx5's counters of pause frames the port sent (the kernel's mlx5 counters documentation,
+# Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst): tx_pause_ctrl_phy,
+# link-level pause packets ("if this counter is increasing, it implies that the NIC is congested
+# and cannot absorb the traffic coming from the network"), tx_global_pause (global pause),
+# tx_prio<p>_pause (PFC, per priority)
+_PAUSES_SENT_RE = re.compile(r"tx_(?:pause_ctrl_phy|global_pause|prio[0-7]_pause)")
+_PAUSE_STORMS = ("tx_pause_storm_warning_events", "tx_pause_storm_error_events")
+"""mlx5's PFC stall prevention (kernel commit "net/mlx5e: Expose PFC stall prevention counters"):
+the device stalled past a watermark (warning) or past its timeout, pause sending then disabled
+(error)."""
+_PCIE_SIGNAL = ("rx_pci_signal_integrity", "tx_pci_signal_integrity")
+"""mlx5's PCIe physical-layer errors (counters.rst: transitions to recovery on framing and CRC
+errors, or the other side's; "if this counter is raising, try moving the adapter card to a
+different slot")."""
+
+
+def congestion_said(stats: NicStats) -> list[tuple[str, int, str]]:
+    """The counters of a block that tell of an adapter that could not keep up or of a PCIe link
+    that errs, as ``(counter, value, what it says)``: pause frames sent past
+    ``PAUSES_SENT_MIN``, a pause storm, PCIe signal-integrity errors; none on a block whose
+    counters are all 0 or that holds none of them."""
+    said: list[tuple[str, int, str]] = []
+    pauses = [(k, v) for k, v in stats.counters.items() if _PAUSES_SENT_RE.fullmatch(k)]
+    if pauses and (most := max(pauses, key=lambda kv: kv[1]))[1] >= PAUSES_SENT_MIN:
+        said.append(
+            (
+                most[0],
+                most[1],
+                "pause frames the port sent since its driver started: the adapter could not take "
+                "in the traffic as fast as it came and held its link partner back",
+            )
+        )
+    for name in _PAUSE_STORMS:
+        if stats.counters.get(name):
+            said.append(
+                (
+                    name,
+                    stats.counters[name],
+                    "pause storms: the device stalled sending pauses"
+                    + (", and stopped sending them" if name.endswith("error_events") else ""),
+                )
+            )
+    for name in _PCIE_SIGNAL:
+        if stats.counters.get(name):
+            said.append(
+                (
+                    name,
+                    stats.counters[name],
+                    "PCIe signal-integrity errors: the NIC's PCIe link went into recovery on "
+                    "framing or CRC errors (a slot, riser or card fault if it keeps growing)",
+                )
+            )
+    return said
 
 
 _IFACE_NAMED_RE = re.compile(
@@ -69,6 +129,7 @@ def parse(text: str) -> list[NicStats]:
                 blocks.append(NicStats(line=no, iface=named))
             value = int(hm.group("value"))
             blocks[-1].counters[hm.group("name")] = value
+            blocks[-1].counter_lines[hm.group("name")] = no
             if value and _is_loss(hm.group("name")):
                 blocks[-1].losses[hm.group("name")] = value
             continue
@@ -82,6 +143,7 @@ def parse(text: str) -> list[NicStats]:
         if blocks and (m := _COUNTER_RE.match(line)):
             value = int(m.group("value"))
             blocks[-1].counters[m.group("name")] = value
+            blocks[-1].counter_lines[m.group("name")] = no
             if value and _is_loss(m.group("name")):
                 blocks[-1].losses[m.group("name")] = value
     blocks = [b for b in blocks if b.counters]

@@ -75,6 +75,16 @@ _UNREACHED_RE = re.compile(
     r"^unable to connect to server\b[^:]*: (?:Connection timed out|Operation timed out"
     r"|No route to host|Network is unreachable|Host is unreachable|Host is down)"
 )
+# iperf3's test exchange over a control connection that was open (src/iperf_error.c IESENDPARAMS
+# "unable to send parameters to server", IERECVPARAMS "unable to receive parameters from client",
+# IESENDRESULTS "unable to send results", IERECVRESULTS "unable to receive results", each with
+# ": " and strerror(errno) after it): the server's iperf3 answered and accepted the connection,
+# then the test's own messages over it did not come through whole (iperf_util.c JSON_read's
+# "Size of data read does not correspond to offered length" before it: a message cut short)
+_EXCHANGE_BROKEN_RE = re.compile(
+    r"^unable to (?:send parameters to server|receive parameters from client"
+    r"|send results|receive results)\b"
+)
 _SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
 UNSTEADY_RATIO = 0.6
 """An interval below this share of the test's fastest one is called unsteady (iperf3's first
@@ -122,6 +132,10 @@ class Iperf3Run:
     """-R: the server sends, the client receives."""
     unreached: bool = False
     """Its error says the client reached no server host at all (``_UNREACHED_RE``): no path."""
+    exchange_broken: bool = False
+    """Its error says the control connection opened and the test's parameters or results did
+    not come through it (``_EXCHANGE_BROKEN_RE``): nothing was measured over a path that took
+    the connection."""
     interleaved: list[int] = field(default_factory=list)
     """The server ports of the clients that ran at once with it, its own among them (a second
     client's heading before the first printed a row: "iperf3 -c A & iperf3 -c A -p 5333"),
@@ -259,8 +273,10 @@ def parse(text: str) -> list[Iperf3Run]:
             continue
         if m := _ERROR_RE.match(body):
             r = current(no)
-            r.error, r.error_line = m.group("what"), no
+            # (an empty strerror leaves "...from client: " with nothing after the colon)
+            r.error, r.error_line = m.group("what").removesuffix(":"), no
             r.unreached = _UNREACHED_RE.match(r.error) is not None
+            r.exchange_broken = _EXCHANGE_BROKEN_RE.match(r.error) is not None
             continue
         if m := _CONNECTED_RE.match(body):
             # (an interleaved client's stream: the run its server port names)
@@ -382,6 +398,7 @@ def _parse_json(text: str) -> Iperf3Run:
     if isinstance(error := doc.get("error"), str):
         run.error, run.error_line = error, 1
         run.unreached = _UNREACHED_RE.match(error) is not None
+        run.exchange_broken = _EXCHANGE_BROKEN_RE.match(error) is not None
     if run.sender_bps is None and not run.error:
         run.cut = True
     return run

@@ -724,11 +724,12 @@ class LogEvent:
     refusing a kernel package built for another SoC), npu_smi_unusable (the importer's, an environment
     dump such as verl's diagnose that could not run npu-smi),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
-    pcie_link_narrow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
+    pcie_link_narrow and pcie_link_slow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
     and scontrol's node states), transfer_stalled (the importer's, iperf's), iperf_unreached (the
-    importer's, an iperf3 client that reached no server host), iperf_failed (the importer's, iperf3's
-    other errors), rdma_test_setup_failed
+    importer's, an iperf3 client that reached no server host), iperf_exchange_failed (the
+    importer's, iperf3's parameters or results that did not come through its open control
+    connection), iperf_failed (the importer's, iperf3's other errors), rdma_test_setup_failed
     (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
     importer's, a ping between hosts), optical_power (the importer's, ethtool -m's power past the
     module's own thresholds: code Fail past an alarm one, Warn past a warning one), ibdiag_check
@@ -743,7 +744,9 @@ class LogEvent:
     importer's, kubectl's pods and DaemonSets), horovod_shutdown,
     mpi_transport_error, gloo_loopback (Gloo bound to the loopback address),
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
-    (the importer's, ethtool -S's port discards against its received packets), run_success or
+    (the importer's, ethtool -S's port discards against its received packets),
+    nic_counters_warn (the importer's, ethtool -S's pause frames sent, pause storms, PCIe
+    signal-integrity errors), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
     loop's loss that turned NaN or infinite, or was from its first step, or ran away a hundredfold
     to its last step), service_start_failure and service_http_error (MindIE Server's start its

@@ -60,6 +60,14 @@ functions carry none of it."""
 # Gigabit Ethernet"): one lane of PCIe 1.0 (2 Gb/s after 8b/10b) outruns its port
 _ONE_GIGABIT_RE = re.compile(r"(?<![\d.-])(?<!\d )Gigabit\b")
 DOWNSTREAM_PORTS = ("Root Port", "Downstream Port")
+NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
+# a data NIC driver's kernel line naming the device by its bus address (dev_printk's "<driver>
+# <address>": "mlx5_core 0000:01:00.0 enp1s0np0: Link up", "ixgbe 0000:03:00.0: ...", behind
+# dmesg's time stamp or not): the device at that address is that NIC
+_NIC_DRIVER_RE = re.compile(
+    r"\b(?P<driver>mlx[45]_core|ixgbe|i40e|ice|bnxt_en|qede|cxgb4|ionic|nfp|sfc|hfi1)"
+    r" (?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b"
+)
 
 
 @dataclass(kw_only=True)
@@ -90,6 +98,20 @@ class PcieLink:
     a bridge whose devices behind it are not in the copy)."""
     one_gigabit: bool = False
     """A 1 Gb/s NIC (by its name): a link narrower than its capability still outruns its ports."""
+    nic: bool = False
+    """A network controller: its heading's class (``NIC_CLASSES``), or a NIC driver's kernel
+    line in the copy that names its address (a grepped copy with no heading)."""
+
+
+def pcie_gbps(speed_gts: float, width: int) -> float:
+    """A link's data rate in Gb/s, as the kernel's pcie_bandwidth_available counts it: each
+    lane's transfer rate less its encoding (8b/10b to 5 GT/s, 128b/130b from 8 GT/s)."""
+    return speed_gts * width * (0.8 if speed_gts <= 5 else 128 / 130)
+
+
+def _bdf_key(bdf: str) -> str:
+    """A bus address without the domain 0000 lspci leaves out unless -D."""
+    return bdf.lower().removeprefix("0000:")
 
 
 @dataclass(kw_only=True)
@@ -128,6 +150,7 @@ def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading])
         if head is None:
             continue
         link.one_gigabit = _one_gigabit_nic(head)
+        link.nic = link.nic or head.device_class in NIC_CLASSES
         if head.secondary is None or head.subordinate is None:
             # (a bridge whose bus numbers the copy cuts off: what is behind it is not known)
             if not head.device_class.endswith("bridge"):
@@ -154,7 +177,10 @@ def parse(text: str) -> list[PcieLink]:
     port_type: str | None = None
     device = ""
     cap: re.Match[str] | None = None
+    nic_addresses: set[str] = set()
     for no, line, _ in numbered_lines(text):
+        if nic := _NIC_DRIVER_RE.search(line):
+            nic_addresses.add(_bdf_key(nic["bdf"]))
         if d := _DEVICE_RE.match(line):
             device, cap, port_type = f"{d.group('bdf')} {d.group('what')}", None, None
             # (the class before the name, "-nn"'s class code after it: "PCI bridge [0604]: ...")
@@ -205,6 +231,11 @@ def parse(text: str) -> list[PcieLink]:
     if not links:
         raise ParseError("no lspci 'LnkSta: Speed ...GT/s, Width x..' line")
     _place(placed, heads)
+    for link in links:
+        if link.device and _bdf_key(link.device.split(" ", 1)[0]) in nic_addresses:
+            link.nic = True
+            if link.job_data is None:
+                link.job_data = True
     return links
 
 

@@ -1954,6 +1954,12 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run.cpu_clock_line = no
             run.cpu_clock = f"{clock.group(1)} != {clock.group(2)} MHz"
         e = _PERFTEST_ERROR_RE.match(line)
+        if e is None and "@" in line and (prompt := MARKED_PROMPT_HOST_RE.match(line)):
+            # a run sent to the background ("ib_write_bw -d mlx5_18 &") prints its words after
+            # the shell's next prompt, on that prompt's line: " Port number 1 state is Down"
+            # after "root@pod:/# "
+            if e := _PERFTEST_ERROR_RE.match(line[prompt.end() :]):
+                line = line[prompt.end() :]
         last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
         # a command typed after the run's failure lines (a server that failed, then its client
         # started by hand) is another process: a failure line after it is that command's, not
