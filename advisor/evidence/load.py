@@ -914,7 +914,9 @@ class EvidenceFacts:
     sensor's; ``query`` 'q' for ``nvidia-smi -q``'s health
     sections, whose fields are the last seven; the fields of ``parsers.nvidia_smi.SmiGpu``;
     ``has_process``, where the status table's process table lists processes: whether it lists
-    one on this GPU)."""
+    one on this GPU; then also ``processes``, its rows on this GPU as text, and
+    ``held_by_process``: a compute process listed there and at least ``HELD_PCT`` % of the
+    memory used)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines,
@@ -4199,6 +4201,33 @@ def _mark_idle(gpus: list[dict[str, Any]]) -> None:
         )
 
 
+HELD_PCT = 50
+"""A GPU whose process table lists a compute process on it and at least HELD_PCT % of whose memory
+is used is held: a CUDA context alone takes a few hundred MiB, while a training or serving process
+reserves most of the GPU (PyTorch's caching allocator keeps what it freed; vLLM takes
+gpu_memory_utilization, 0.9 by default, up front), so a job sized for the GPU cannot get what it
+needs beside it. As npu-smi's chips (evidence-npu-hbm-held, its 50 % and its reasoning)."""
+
+
+def _mark_held(gpu: dict[str, Any], rows: list[nvidia_smi.SmiProcess]) -> None:
+    """``processes`` (the process table's rows on the GPU, as text) and ``held_by_process`` on a
+    status-table GPU. Graphics-only processes (type "G": a workstation's Xorg or compositor) hold
+    no compute and leave it out; a GPU under HELD_PCT % used is not held (a burn test's or a
+    small process's few GB, as a healthy capture under load shows: set 579)."""
+    gpu["processes"] = [
+        f"{p.name} (pid {p.pid}" + (f", {p.memory_mib} MiB)" if p.memory_mib is not None else ")")
+        for p in rows
+    ]
+    used, total = gpu.get("memory_used_mib"), gpu.get("memory_total_mib")
+    gpu["held_by_process"] = (
+        any("C" in p.type for p in rows)
+        and used is not None
+        and total is not None
+        and total > 0
+        and used * 100 >= HELD_PCT * total
+    )
+
+
 _XML_FIELD_RE = re.compile(r"<(?P<tag>[a-z_]+)>(?P<value>[^<\n]*)</(?P=tag)>")
 
 
@@ -4646,6 +4675,7 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     if parsed.processes:  # (a table that lists processes: which GPUs hold none)
         for gpu in gpus:
             gpu["has_process"] = gpu["gpu"] in parsed.process_gpus
+            _mark_held(gpu, [p for p in parsed.process_rows if p.gpu == gpu["gpu"]])
     _mark_idle(gpus)
     out.gpus.extend(gpus)
     # nvidia-smi's answer that it could not reach a GPU, beside a table in the same file (run
@@ -7826,9 +7856,54 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     return notes
 
 
+# the listing's command piped through a filter that keeps part of it: "nvidia-smi -L | head -n10",
+# "nvidia-smi --list-gpus | tail -4", "nvidia-smi -L | grep A100" (one pipe stage; the rest of
+# the line is the filter's arguments; the options before the pipe bounded, so a long line of
+# "nvidia-smi -L" without one is read once)
+_SMI_LIST_PIPE_RE = re.compile(
+    r"nvidia-smi[ \t]+(?:-L|--list-gpus)\b[^|\n]{0,200}\|[ \t]*(?P<filter>head|tail|grep|egrep)\b"
+    r"(?P<args>[^|\n]*)"
+)
+# head's and tail's line count: "-n10", "-n 10", "-10", "--lines=10" (GNU coreutils head(1)
+# and tail(1): 10 lines when none is given)
+_LINE_COUNT_RE = re.compile(r"(?:-n[ \t]*|--lines=|-)(?P<n>\d+)\b")
+
+
+def _smi_list_cut(text: str, gpus: list[nvidia_smi.ListedGpu]) -> str:
+    """What a filter the listing was piped through left out, as said in the inventory's note
+    (empty when it was not piped, or head / tail printed fewer lines than they keep: all of it)."""
+    before = text[: sum(len(x) for x in text.splitlines(keepends=True)[: gpus[0].line - 1])]
+    # the last command above the listing is its own
+    pipe = next(iter(reversed(list(_SMI_LIST_PIPE_RE.finditer(before)))), None)
+    if pipe is None:
+        return ""
+    shown = f"'{pipe.group(0).strip()}'"
+    if pipe.group("filter") in ("grep", "egrep"):
+        return (
+            f"; the listing was filtered ({shown}): GPUs the filter dropped are not shown, so "
+            "this is not the host's count"
+        )
+    count = _LINE_COUNT_RE.search(pipe.group("args"))
+    keep = int(count.group("n")) if count else 10
+    listed = sum(1 + len(g.mig) for g in gpus)  # a GPU's line and its MIG devices' lines
+    if listed < keep:
+        return ""  # fewer lines than the filter keeps: nothing was cut
+    if pipe.group("filter") == "head":
+        return (
+            f"; the listing was cut ({shown} keeps its first {keep} lines): GPUs after GPU "
+            f"{gpus[-1].gpu}, if any, are not shown, so this is not the host's count"
+        )
+    return (
+        f"; the listing was cut ({shown} keeps its last {keep} lines): GPUs before GPU "
+        f"{gpus[0].gpu}, and MIG devices of the first listed GPU, may not be shown, so this "
+        "is not the host's count"
+    )
+
+
 def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi -L: a note of the GPUs listed and the MIG devices each is split into (an
-    inventory: nothing in it is judged)."""
+    inventory: nothing in it is judged; a listing cut by head / tail or filtered by grep is
+    said to be one)."""
     gpus = nvidia_smi.parse_list(text)
     models = sorted({g.name for g in gpus})
     # a GPU NVML could not open prints its answer in place of its row ("Unable to determine the
@@ -7839,7 +7914,8 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         ParseWarning(
             line=gpus[0].line,
             message=f"nvidia-smi -L: {len(gpus)} GPU(s) ({', '.join(models)}): GPU "
-            + ", ".join(str(g.gpu) for g in gpus),
+            + ", ".join(str(g.gpu) for g in gpus)
+            + _smi_list_cut(text, gpus),
             skipped=False,
         )
     ]

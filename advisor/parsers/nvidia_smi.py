@@ -998,6 +998,45 @@ class SmiGpu:
 
 
 @dataclass(kw_only=True)
+class SmiProcess:
+    """A row of the status table's process table."""
+
+    line: int
+    gpu: int
+    pid: int
+    type: str
+    """NVML's process type as nvidia-smi prints it: "C" compute, "G" graphics (a desktop's Xorg
+    or compositor), "C+G" both, "M" / "M+C" an MPS server or client."""
+    name: str
+    """As printed: nvidia-smi cuts a long path from the left ("...bin/python3.6")."""
+    memory_mib: int | None = None
+    """None where nvidia-smi prints N/A (WDDM on Windows; a process of another container)."""
+
+
+# a process row's type column (nvidia-smi's "Type": NVML_PROCESS_TYPE_* as it prints them)
+_SMI_PROCESS_TYPES = frozenset({"C", "G", "C+G", "M", "M+C"})
+
+
+def _smi_process(no: int, row: str) -> SmiProcess | None:
+    """A process row ("|    4     32263      C   ...bin/python3.6 10243MiB |"; from driver 450 on
+    with the MIG columns "GI ID  CI ID" before the PID, "N/A" outside MIG): split on blanks, not
+    matched by one pattern, so a long name costs a single pass."""
+    words = row.strip().strip("|").split()
+    kind = next((i for i in range(2, len(words) - 1) if words[i] in _SMI_PROCESS_TYPES), None)
+    if kind is None or not words[0].isdigit() or not words[kind - 1].isdigit():
+        return None
+    memory = words[-1].removesuffix("MiB")
+    return SmiProcess(
+        line=no,
+        gpu=int(words[0]),
+        pid=int(words[kind - 1]),
+        type=words[kind],
+        name=" ".join(words[kind + 1 : -1]),
+        memory_mib=int(memory) if memory.isdigit() else None,
+    )
+
+
+@dataclass(kw_only=True)
 class SmiStatus:
     gpus: list[SmiGpu]
     driver: str = ""
@@ -1007,6 +1046,8 @@ class SmiStatus:
     copy has no process table."""
     process_gpus: set[int] = field(default_factory=set)
     """The GPUs its process table lists a process on."""
+    process_rows: list[SmiProcess] = field(default_factory=list)
+    """The process table's rows that read whole (GPU, PID, type, name, memory)."""
     warnings: list[ParseWarning] = field(default_factory=list)
 
 
@@ -1042,6 +1083,8 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
             if s.startswith("|") and (row := re.match(r"^\|\s+(\d+)\s+", s)) and "MiB" in s:
                 out.processes = (out.processes or 0) + 1
                 out.process_gpus.add(int(row.group(1)))
+                if (process := _smi_process(no, s)) is not None:
+                    out.process_rows.append(process)
             continue
         if not s.startswith("|"):
             continue
