@@ -332,7 +332,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\[Rank 0\] step=\d+, skipped=\d+"
         r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"
         r"|(?:horovod/common/operations\.cc:\d+\] |Stalled ops:)\S+ \[missing ranks: \d"
-        r"|(?:Resource exhausted|RESOURCE_EXHAUSTED):[ \t]*Out\s+of\s+memory while trying to allocate \d"
+        r"|(?:Resource exhausted|RESOURCE_EXHAUSTED):[ \t]*(?:Out\s+of\s+memory while trying to allocate \d"
+        r"|Failed to allocate request for [\d.]+ ?[KMGTPE]?i?B \(\d+B\) on device ordinal \d)"
         # Megatron's iteration line whose gradient norm is NaN, its loss dropped from it
         r"|^[ \t]*iteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| grad norm: (?i:nan|-?inf) \|"
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
@@ -341,6 +342,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # NCCL's result description with its last WARN under "Last error:" (torch's NCCL error,
         # or a program's own print of ncclGetErrorString and ncclGetLastError), however prefixed
         r"|\bnccl[A-Z][a-z]+Error: [^\n]{0,400}\n[^\n]{0,200}Last error:"
+        # (torch's description of the result with the WARN joined on its line, as an issue's
+        # title quotes it: logs.TORCH_NCCL_DESCRIPTIONS)
+        r"|\bncclInternalError: Internal check failed\.|\bncclUnhandledCudaError: Call to CUDA function failed\."
+        r"|\bncclRemoteError: A call failed possibly due to a network error"
         r"|waiting for (?:clients|workers)\. \d+/\d+ (?:clients|workers) joined|Cluster Exception Location|crimer rank \[|\]\s*status\[LOST\] by rank \["
         r"|LINK_ERROR_INFO|HW Exception by GPU node-\d+"
         r"|NVRM: Xid \((?:PCI:)?[0-9A-Fa-f:.]+(?:\s+GPU-C?I:\d+)*\): \d+,"

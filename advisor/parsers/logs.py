@@ -1077,6 +1077,12 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         _vllm_notes(text, lines(), report)
     if "Error waiting on exit barrier" in text:
         _exit_barrier_notes(lines(), report)
+    if report.events and (
+        "Initializing distributed: GLOBAL_RANK:" in text or "initializing ddp: GLOBAL" in text
+    ):
+        # (the ranks Lightning started before the failure, Ray's workers' behind their
+        # "(RayExecutor pid=...)" tag: how far the start got)
+        _lightning_init_notes(lines(), report, failed=True)
     if "] [INFO]" in text:
         _installer_notes(lines(), report)
     if (
@@ -2058,6 +2064,10 @@ def _parse_events(text: str) -> LogReport:
                     f"without a password (exit status {ssh.group('status')}): its check before "
                     "the launch failed, no process was started there"
                 )
+            elif "CUDA error: " in raised.message and (
+                cuda_raised := _raised_cuda_error(lines, raised)
+            ):
+                raised = cuda_raised
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -2406,6 +2416,9 @@ def _parse_events(text: str) -> LogReport:
             # (where NCCL's lines name the ranks on that host, a rank they leave out may be
             # another host's)
             and (ev.rank is None or not rank_hosts)
+            # (a page's heading that quotes the error, an issue's title: the author's words,
+            # printed on no host of the log's)
+            and not (0 < ev.line <= len(raw) and raw[ev.line - 1].startswith("#"))
         ):
             # every NCCL line of the file was printed on one host
             ev.host = report.hosts[0]
@@ -4805,15 +4818,22 @@ def _lightning_init_ended(
     return last
 
 
-def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
-    """A note of the ranks Lightning started and the world size they name; False where none."""
+def _lightning_init_notes(
+    lines: list[tuple[int, str, int | None]], report: LogReport, *, failed: bool = False
+) -> bool:
+    """A note of the ranks Lightning started and the world size they name; False where none.
+    ``failed``: the log's failure is read already, the note says the start beside it (and no
+    start that ends at its init, which the failure explains)."""
     ranks: set[int] = set()
     worlds: set[int] = set()
     versions: list[str] = []
     plugins: list[str] = []
+    registered = False
     first = 0
     for no, line, _ in lines:
-        if "GLOBAL_RANK" in line and (m := _LIGHTNING_INIT_RE.search(line)):
+        if "registered" in line and _LIGHTNING_REGISTERED_RE.search(line):
+            registered = True
+        elif "GLOBAL_RANK" in line and (m := _LIGHTNING_INIT_RE.search(line)):
             first = first or no
             ranks.add(int(m.group("rank")))
             worlds.add(int(m.group("world")))
@@ -4833,9 +4853,23 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
     # where 1.3.8 and 1.4 print it with rank_zero_info: the words "initializing ddp" do not tell
     # which; rank 0's log that ends at its init is still a start that went no further, with no
     # model summary, bar or step after it)
-    ended = _lightning_init_ended(lines) if 0 in ranks else None
+    ended = _lightning_init_ended(lines) if 0 in ranks and not failed else None
     if ended is not None:
         no, line, world = ended
+        # (ranks of the world that logged no init line, where the world is one: rank 0 waits in
+        # init_process_group for every rank, so a start that ends with ranks missing waits on
+        # them, the group cannot form; a node's own file lacks the other nodes' ranks too, so
+        # the finding says both)
+        missing = (
+            [r for r in range(world) if r not in ranks]
+            if len(worlds) == 1 and max(ranks) < world
+            else []
+        )
+        shown = (
+            _number_span(missing, shortest_run=3)
+            if missing == list(range(missing[0], missing[-1] + 1))
+            else _listed(missing)
+        ) if missing else ""  # fmt: skip
         report.events.append(
             LogEvent(
                 kind="pg_init_unconfirmed",
@@ -4843,10 +4877,18 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
                 message=line.strip()[:300],
                 rank_size=world,
                 group=_listed(sorted(ranks)),
+                missing_ranks=missing or None,
                 library="PyTorch Lightning",
                 exception_type=f"Lightning's rank(s) {_listed(sorted(ranks))} of a world of "
                 f"{world} began the process group's init, and the log ends there: no line that "
-                "all processes registered, no step",
+                "all processes registered, no step"
+                + (
+                    f"; {len(missing)} rank(s) of the world ({shown}) logged no init line, so "
+                    "the group's init waits on them: they never started or failed before it (or "
+                    "ran on a node whose output is not in this log)"
+                    if missing
+                    else ""
+                ),
             )
         )
     report.unread.append(
@@ -4857,13 +4899,14 @@ def _lightning_init_notes(lines: list[tuple[int, str, int | None]], report: LogR
             + f" (global ranks {_listed(sorted(ranks))})"
             + (f", NCCL {' and '.join(versions)}" if versions else "")
             + (f" with net plugin {', '.join(plugins)}" if plugins else "")
+            + ("; rank 0 said all processes registered" if registered and failed else "")
             + (
                 ""
-                if 0 in ranks
+                if 0 in ranks or (registered and failed)
                 else "; rank 0 is not in this log, and only rank 0 prints that all processes "
                 "registered and the steps: this log cannot show whether the start went on"
             )
-            + "; no error",
+            + ("" if failed else "; no error"),
             skipped=False,
         )
     )
@@ -8055,7 +8098,28 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     )
 
 
-_NCCL_RESULT_DESCRIPTION_RE = re.compile(r"^\s*(?P<name>nccl[A-Z]\w*): (?P<text>\S.*?)\s*$")
+# (a page may quote the description as a heading, a quote or a list item: "### ncclInternalError:
+# ...", an issue's title)
+_NCCL_RESULT_DESCRIPTION_RE = re.compile(
+    r"^\s*(?:#{1,6}[ \t]+|>[ \t]*|[-*][ \t]+)?(?P<name>nccl[A-Z]\w*): (?P<text>\S.*?)\s*$"
+)
+TORCH_NCCL_DESCRIPTIONS = {
+    "ncclUnhandledCudaError": "Call to CUDA function failed.",
+    "ncclSystemError": "System call (e.g. socket, malloc) or external library call failed or "
+    "device error.",
+    "ncclInternalError": "Internal check failed.",
+    "ncclInvalidArgument": "Invalid value for an argument.",
+    "ncclInvalidUsage": "This usually reflects invalid usage of NCCL library.",
+    "ncclRemoteError": "A call failed possibly due to a network error or a remote process "
+    "exiting prematurely.",
+}
+"""torch's own description of each NCCL result (c10d NCCLUtils.cpp getNcclErrorDetailStr), what
+its message says before "\\nLast error:\\n" and NCCL's last WARN: a copy that joined the lines
+(an issue's title: "ncclInternalError: Internal check failed. Proxy Call to rank 0 failed
+(Connect)") holds the WARN after it on the same line."""
+TORCH_NCCL_SYSTEM_ERROR_MORE = "It can be also caused by unexpected exit of a remote peer."
+"""What torch adds to ncclSystemError's description where it was built with an NCCL older than
+ncclRemoteError (NCCL 2.13)."""
 NCCL_DESCRIPTION_LINES = 6
 """How far below torch's "NCCL error in:" line its result's description may stand (the message
 wrapped, a blank line)."""
@@ -8073,13 +8137,22 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
         if m.group("name") not in names or tagged in done:
             continue
         following = [t.strip() for _, t, _ in lines[index + 1 : index + 3]]
-        if "Last error:" not in following:
+        described = TORCH_NCCL_DESCRIPTIONS.get(m.group("name"), "")
+        # (torch's own words for the result, with the WARN joined after them or cut off)
+        joined = described and m.group("text").startswith(described)
+        if "Last error:" not in following and not joined:
             continue  # (a name in other words: a program's own message, a list of results)
         above = lines[max(0, index - NCCL_DESCRIPTION_LINES) : index]
         if any("NCCL error" in up or "NCCL Error" in up for _, up, _ in above):
             continue  # the description of a failure read from its "NCCL error in:" line
         done.add(tagged)
         last = _last_error(lines, index)
+        if last is None and joined:
+            # (ncclSystemError's description runs on to a sentence torch built without
+            # ncclRemoteError adds: "It can be also caused by unexpected exit of a remote peer.")
+            rest = m.group("text")[len(described) :].strip()
+            rest = rest.removeprefix(TORCH_NCCL_SYSTEM_ERROR_MORE).strip()
+            last = rest.removeprefix("Last error:").strip() or None
         report.events.append(
             LogEvent(
                 kind="nccl_call_failure",
@@ -10971,10 +11044,15 @@ def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: Log
 # XLA's allocator refusing a device allocation (TensorFlow's and jaxlib's "Execution of replica 0
 # failed: Resource exhausted: Out of memory while trying to allocate 5520758552 bytes.", newer
 # "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1234 bytes."), maybe wrapped by the
-# page that held it (at a space) or by a terminal's fixed width (anywhere, a word cut in two)
+# page that held it (at a space) or by a terminal's fixed width (anywhere, a word cut in two);
+# or the device allocator's own refusal (XLA's StreamExecutorMemoryAllocator::Allocate,
+# xla/stream_executor/device_memory_allocator.cc: "Failed to allocate request for %s (%uB) on
+# device ordinal %d", the human size then the bytes), which names the device
 _XLA_OOM_RE = re.compile(
     r"(?:Execution of replica (?P<replica>\d+) failed: )?(?:Resource exhausted|RESOURCE_EXHAUSTED):"
-    r"\s*Out\s+of\s+memory while trying to allocate (?P<size>\d+) bytes"
+    r"\s*(?:Out\s+of\s+memory while trying to allocate (?P<size>\d+) bytes"
+    r"|Failed\s+to\s+allocate\s+request\s+for\s+[\d.]+\s*[KMGTPE]?i?B\s+\((?P<req_size>\d+)\s*B\)"
+    r"(?:\s+on\s+device\s+ordinal\s+(?P<ordinal>\d+))?)"
 )
 
 # (a line one of these is on, the status's word or what comes before it, where a wrap may cut the
@@ -10995,7 +11073,8 @@ def _xla_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             m = _XLA_OOM_RE.search(f"{head}{tail}") or _XLA_OOM_RE.search(f"{head} {tail}")
         if m is None:
             continue
-        size_b = int(m.group("size"))
+        size_b = int(m.group("size") or m.group("req_size"))
+        ordinal = m.group("ordinal")
         report.events.append(
             LogEvent(
                 kind="device_oom",
@@ -11004,9 +11083,13 @@ def _xla_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                 # (a replica is a device the one process drives: a tag before the line, a
                 # copy's "[1] ", names no rank of XLA's where the line names its replica)
                 rank=None if m.group("replica") else tagged,
+                # (the ordinal is the device's index among those this process sees, as
+                # CUDA_VISIBLE_DEVICES leaves them, not a rank)
+                device=int(ordinal) if ordinal is not None else None,
                 library="XLA",
                 exception_type=f"tried to allocate {size_b} B ({size_b / 2**30:.2f} GiB)"
                 + (f" on replica {m.group('replica')}" if m.group("replica") else "")
+                + (f" on device ordinal {ordinal}" if ordinal is not None else "")
                 + ": the device's memory ran out",
             )
         )
@@ -15783,6 +15866,47 @@ _TORCH_CUDA_ERROR_RE = re.compile(
     r"|^\s*Exception in worker [\w.-]{1,80} while processing method (?P<method>\w{1,80}): "
     r"CUDA error: (?P<wrapped>[^,\n]*[^,\s])(?:, Traceback \(most recent call last\):)?\s*$"
 )
+# the tag of the logger line a traceback starts on, SGLang's scheduler's: "[2025-02-21 22:59:28
+# TP0] Scheduler hit an exception: Traceback (most recent call last):" (managers/scheduler.py
+# run_scheduler_process: logger.error(f"Scheduler hit an exception: {traceback}"))
+_TRACEBACK_TAG_RE = re.compile(
+    r"^\[[^\]\n]{0,60}?\b(?:DP\d+ )?(?P<tp>TP\d+)(?: EP\d+)?\][^\n]*Traceback \("
+)
+
+
+def _raised_cuda_error(
+    lines: list[tuple[int, str, int | None]], raised: LogEvent
+) -> LogEvent | None:
+    """The Python exception a traceback ended in read as the ``cuda_error`` it is where torch
+    raised it for a failed CUDA call ("RuntimeError: CUDA error: an illegal memory access was
+    encountered", c10's C10_CUDA_CHECK): a fault of the device or of a kernel on it, not of the
+    program's own code; the worker SGLang's tag names on the traceback's first line (its TP
+    rank), where it has one. None where the exception is not torch's CUDA error."""
+    index = next((i for i, (no, _, _) in enumerate(lines) if no == raised.line), None)
+    if index is None:
+        return None
+    heading = next(
+        (
+            t
+            for _, t, _ in reversed(lines[max(0, index - TRACEBACK_LINES) : index])
+            if TRACEBACK_HEADING in t
+        ),
+        "",
+    )
+    # (only under a worker's tag: a bare traceback's exception stays the program's, as read)
+    if not (tag := _TRACEBACK_TAG_RE.match(heading)):
+        return None
+    said = lines[index][1]
+    m = _TORCH_CUDA_ERROR_RE.search(said)
+    if m is None or (event := _torch_cuda_event(lines, index, said, m)) is None:
+        return None
+    if event.kind != "cuda_error":
+        return None  # (torch's "CUDA error: out of memory" stays the exception it was read as)
+    event.worker = tag.group("tp")
+    event.rank = event.rank if event.rank is not None else raised.rank
+    return event
+
+
 # the error file's ranks, each a key above its record ('"784": {', then '"local_rank": 0,')
 _ERROR_FILE_RANK_RE = re.compile(r'^\s*"(?P<rank>\d+)":\s*\{\s*$')
 ERROR_FILE_RANK_LINES = 6
@@ -16808,6 +16932,11 @@ _LOG_LINE_RE = re.compile(
 # [77/85]  Time 0.117 ( 0.281)  Loss 1.073741e+01 ..."): a program's log written with no logger
 _PROGRESS_LINE_RE = re.compile(
     r"^.{0,40}?\b(?:[Ee]poch|[Ss]tep|[Ii]ter(?:ation)?|Test|Train)\b.{0,80}?\b[Ll]oss\b[ \t:=]{0,4}-?\d"
+    # (or its counter and its loss printed on lines of their own, each behind a launcher's tag
+    # where mpirun --tag-output wrote them: "[1,0]<stdout>:Epoch 0/100, Batch 17/29316", then
+    # "[1,0]<stdout>:Total loss is  29.86 ETA is  7:37:43.72")
+    r"|^.{0,40}?\b(?:[Ee]poch|[Bb]atch|[Ss]tep|[Ii]ter(?:ation)?)[ \t:]{1,3}\[?[ \t]*\d+[ \t]*/[ \t]*\d+\b"
+    r"|^.{0,40}?\b(?:[Tt]otal |[Tt]rain(?:ing)? |[Aa]v(?:era)?g )?[Ll]oss(?: is|:|=)[ \t]*-?\d"
     # (Hugging Face's Trainer prints each log's dict as is: "{'loss': 2.0491, 'learning_rate':
     # 0.000196, 'epoch': 0.28}", ProgressCallback.on_log)
     r"|^\s*\{'(?:train_|eval_)?loss': -?\d"
