@@ -955,6 +955,10 @@ class EvidenceFacts:
     package_mismatches: list[dict[str, Any]] = field(default_factory=list)
     """``{sources, said}`` for each driver and firmware of the import that one side's
     compatible ranges leave out (``ascend_versions.mismatches``)."""
+    package_conflicts: list[dict[str, Any]] = field(default_factory=list)
+    """``{sources, said}`` for each place one host's copy of CANN contradicts itself: its
+    ``latest`` links into another release than its version.cfg runs, or into several
+    (``ascend_versions.inventory_conflicts``)."""
     shapes: list[dict[str, Any]] = field(default_factory=list)
     """Every cluster shape a file states: ``{source, tool, nodes, per_node, world_size, hosts}``
     (a rank table's servers, a benchmark's ranks over its hosts or ``-p`` NPUs per node, a
@@ -988,6 +992,7 @@ class EvidenceFacts:
             "log_hosts",
             "packages",
             "package_mismatches",
+            "package_conflicts",
             "shapes",
         ):
             getattr(self, name).extend(getattr(other, name))
@@ -1159,6 +1164,7 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
     facts.hosts = hosts_of(facts)
     facts.shapes = shapes_of(facts)
     facts.package_mismatches = package_mismatches(facts.packages)
+    facts.package_conflicts = package_conflicts(facts.packages)
     _conf_against_ports(facts)
     return facts
 
@@ -1206,6 +1212,28 @@ def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         sources = sorted({p["source"] for p in group})
         found += [{"sources": sources, "said": said} for said in ascend_versions.mismatches(read)]
     return found
+
+
+def package_conflicts(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Where CANN's files of one folder and host contradict each other
+    (``ascend_versions.inventory_conflicts``); a file's block under no prompt naming a host is
+    compared with each host's of its folder (one person's copy: "# cat version.cfg" above
+    "[root@node1 /]# ll latest/")."""
+    by_folder: dict[str, list[dict[str, Any]]] = {}
+    for p in packages:
+        by_folder.setdefault(str(Path(p["source"]).parent), []).append(p)
+    found: dict[str, list[str]] = {}
+    for group in by_folder.values():
+        hosts = sorted({p["host"] for p in group if p.get("host")}) or [None]
+        for host in hosts:
+            mine = [p for p in group if p.get("host") in (host, None)]
+            read = [
+                ascend_versions.Package(**{k: v for k, v in p.items() if k != "source"})
+                for p in mine
+            ]
+            for said in ascend_versions.inventory_conflicts(read):
+                found.setdefault(said, sorted({p["source"] for p in mine}))
+    return [{"sources": sources, "said": said} for said, sources in found.items()]
 
 
 _IPV4_HOST_RE = re.compile(r"^\d+\.\d+\.\d+\.\d+$")
@@ -6928,6 +6956,11 @@ def _ascend_versions(text: str, source: str, out: EvidenceFacts, name: str) -> l
                 message=f"Ascend {p.package} package: version {p.version or 'not shown'}"
                 + (f" ({p.inner_version})" if p.inner_version else "")
                 + (f", CANN release {p.release}" if p.release else "")
+                + (
+                    ", latest links to " + ", ".join(f"../{r}" for r in p.links_to)
+                    if p.links_to
+                    else ""
+                )
                 + (
                     f", works with {accepts} " + ", ".join(f"{lo} to {hi}" for lo, hi in ranges)
                     if ranges

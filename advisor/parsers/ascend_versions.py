@@ -15,6 +15,12 @@ them; pasted with ``cat -n``'s numbers or a document's indent too):
   ``runtime_running_version=[7.6.0.1.220:8.0.0]`` ...; ``opp/version.info``: ``Version=``,
   ``version_dir=``, ``timestamp=``).
 
+CANN's ``latest`` directory is a set of links into the installed release's own
+(``ll ascend-toolkit/latest/``: ``runtime -> ../8.2.RC2/runtime``), and the ``version.cfg`` in
+it is that release's: ``[7.6.T13.0.B094:8.0.T63]`` is a build and, after the colon, the release.
+A copy whose links name another release than its version.cfg runs did not come from one install
+at one time (a listing pasted from another host, or an upgrade half done).
+
 A driver outside the firmware's ranges, or firmware outside the driver's, is the mismatch the
 runtime refuses with "driver and firmware packages do not match" (a user's public notes of a
 24.1.rc2 driver, ``compatible_version_fw=[7.0.0,7.2.99]``, beside 7.3.0.1.231 firmware: device
@@ -45,6 +51,18 @@ _FILE_RE = re.compile(
     r"(?:^|[\s#$>])(?:cat|less|more|head)\s+\S+|(?<!\S)[^\s/]*+/\S+\.(?:info|cfg|conf|ini)\b"
 )
 """A command or a path above a file's content: what follows is another file's."""
+# ls -l / ll of a directory of links: "lrwxrwxrwx 1 root root 18 Sep 21 16:55 runtime ->
+# ../8.2.RC2/runtime", a link of CANN's latest/ into the release directory beside it (a
+# version's shape: digits, a dot, more); or, listing ascend-toolkit/ itself, "latest -> 8.2.RC2"
+_LINK_RE = re.compile(
+    r"^l[-rwxsStT]{9}\S*[ \t].*?[ \t](?P<name>\S+)[ \t]+->[ \t]+(?P<up>\.\./)?"
+    r"(?P<release>\d+\.\d+\.[^/\s]+)"
+)
+_LS_ROW_RE = re.compile(r"^(?:total[ \t]+\d|[-dlbcps][-rwxsStT]{9})")
+"""Another row of an ``ls -l`` listing (its total, a file, a directory, another link)."""
+# the versioned toolkit directory a command reads, rather than latest: "cat
+# /usr/local/Ascend/ascend-toolkit/8.0.RC3/version.cfg"
+_PINNED_RE = re.compile(r"/(?:ascend-toolkit|nnae|cann)/(?P<dir>\d+\.\d+\.[^/\s]+)/")
 _VERSION_KEYS = frozenset({"Version", "package_version", "version"})
 _PATH_RE = re.compile(
     r"/(?P<pkg>driver|firmware|opp|ascend-toolkit|nnae|nnal|atb)\b[^\s]*version\.info"
@@ -70,6 +88,12 @@ class Package:
     host: str | None = None
     """The host a shell prompt above the block names ("[root@node1 ~]# cat ..."): one file may
     hold several hosts' files."""
+    links_to: list[str] = field(default_factory=list)
+    """A listing of CANN's ``latest`` directory (``ll .../ascend-toolkit/latest/``): the release
+    directories its links point into (``runtime -> ../8.2.RC2/runtime``: 8.2.RC2)."""
+    install_dir: str | None = None
+    """The versioned directory the block was read from (``ascend-toolkit/8.0.RC3/version.cfg``),
+    not ``latest``: that install's versions, whichever release ``latest`` points to."""
 
 
 def _kind(keys: dict[str, str], named: str | None) -> str:
@@ -94,9 +118,12 @@ def _kind(keys: dict[str, str], named: str | None) -> str:
 def parse(text: str) -> list[Package]:
     """Every ``version.info`` block in ``text`` (a block starts at its ``Version=`` or ``#
     version:`` line); ParseError when none is there."""
-    blocks: list[tuple[int, str | None, dict[str, str], str | None]] = []
+    blocks: list[tuple[int, str | None, dict[str, str], str | None, str | None]] = []
     named: str | None = None
+    pinned: str | None = None
     host: str | None = None
+    listings: list[Package] = []
+    listing_open = False  # a link line continues the listing above it, up to a blank or a command
     fresh = (
         True  # the next key starts a block: after a blank line, a command or another file's path
     )
@@ -104,8 +131,21 @@ def parse(text: str) -> list[Package]:
         stripped = re.sub(r"^\s*\d+\s+", "", line).strip()
         if prompt := PROMPT_HOST_RE.match(stripped):
             host = prompt.group("host")
+        link = _LINK_RE.match(stripped)
+        if link and (link.group("up") or link.group("name") == "latest"):
+            if not listing_open:
+                listings.append(Package(line=no, package="cann", host=host))
+                listing_open = True
+            if link.group("release") not in listings[-1].links_to:
+                listings[-1].links_to.append(link.group("release"))
+            continue
+        if not _LS_ROW_RE.match(stripped):
+            listing_open = False  # (a command, a blank: the next links are another listing's)
         if not stripped or _FILE_RE.search(stripped):
-            fresh = True
+            fresh, listing_open = True, False
+            if stripped:
+                pin = _PINNED_RE.search(stripped)
+                pinned = pin.group("dir") if pin else None
             if p := _PATH_RE.search(stripped):
                 named = {"ascend-toolkit": "cann", "nnae": "cann"}.get(
                     p.group("pkg"), p.group("pkg")
@@ -114,18 +154,18 @@ def parse(text: str) -> list[Package]:
                 named = None
             continue
         if stripped.startswith("# version:"):
-            blocks.append((no, named, {}, host))
-            named, fresh = None, False
+            blocks.append((no, named, {}, host, pinned))
+            named, pinned, fresh = None, None, False
             continue
         if not (m := _KEY_RE.match(line)):
             continue
         key, value = m.group("key"), m.group("value").strip()
         if fresh or key in ("Version", "package_name") or not blocks or key in blocks[-1][2]:
-            blocks.append((no, named, {}, host))
-            named, fresh = None, False
+            blocks.append((no, named, {}, host, pinned))
+            named, pinned, fresh = None, None, False
         blocks[-1][2][key] = value
     packages: list[Package] = []
-    for no, said, keys, on in blocks:
+    for no, said, keys, on, in_dir in blocks:
         if not _VERSION_KEYS.intersection(keys) and not any(
             k.endswith("_running_version") for k in keys
         ):
@@ -147,11 +187,12 @@ def parse(text: str) -> list[Package]:
                 running={k: v for k, v in keys.items() if k.endswith("_running_version")},
                 release=keys.get("version_dir"),
                 host=on,
+                install_dir=in_dir,
             )
         )
     if not packages:
         raise ParseError("no version.info key=value lines found")
-    return packages
+    return sorted(packages + listings, key=lambda p: p.line)
 
 
 def _numbers(version: str) -> list[int]:
@@ -223,3 +264,37 @@ def _outside(version: str, ranges: list[list[str]]) -> bool:
     range that cannot be compared says nothing, so no mismatch)."""
     ok = [in_range(version, lo, hi) for lo, hi in ranges]
     return bool(ok) and None not in ok and not any(ok)
+
+
+def running_releases(package: Package) -> list[str]:
+    """The releases a CANN package's version.cfg runs (``[7.6.T13.0.B094:8.0.T63]``: 8.0.T63,
+    the part after the colon) and its ``version_dir``, in their order."""
+    said = [v.strip("[] ").rpartition(":")[2] for v in package.running.values()]
+    return list(dict.fromkeys(r for r in [*said, package.release or ""] if r))
+
+
+def inventory_conflicts(packages: list[Package]) -> list[str]:
+    """Where one host's copy of CANN contradicts itself, in words: a listing of ``latest``
+    whose links point into several releases, or into another release than a version.cfg of
+    ``latest`` (not of a versioned directory) runs."""
+    said: list[str] = []
+    listings = [p for p in packages if p.links_to]
+    for listing in listings:
+        if len(listing.links_to) > 1:
+            said.append(
+                f"the listing of CANN's latest (line {listing.line}) links into several "
+                f"releases: {', '.join(listing.links_to)}"
+            )
+    for cann in packages:
+        runs = running_releases(cann) if cann.package == "cann" and not cann.links_to else []
+        if not runs or cann.install_dir:
+            continue
+        for listing in listings:
+            linked = {r.lower() for r in listing.links_to}
+            if linked.isdisjoint(r.lower() for r in runs):
+                said.append(
+                    f"CANN's version.cfg (line {cann.line}) runs {', '.join(runs)}, but the "
+                    f"listing of latest (line {listing.line}) links to "
+                    + ", ".join(f"../{r}" for r in listing.links_to)
+                )
+    return said
