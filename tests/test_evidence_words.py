@@ -100,6 +100,10 @@ _LONG_RUNS = {
     "slashes": "a/" * 10_000,
     "bars": " | " * 6_667,
     "braces": "{ " * 10_000,
+    # a grep'd mlxconfig query's command: each tool name tried at each later " q" once read to the
+    # line's end (review 48: minutes on one 400 KB line of JSON'd query commands)
+    "query words": "mlxconfig" + " q" * 10_000,
+    "query commands": '{"cmd": "mlxconfig -d mlx5_0 q", "rc": 0}, ' * 500,
 }
 
 

@@ -194,3 +194,20 @@ def test_the_scan_finds_patterns_in_tuples_dicts_and_prefixes() -> None:
     )
     assert _leading_literal(re.compile(r"^\s*Speed:\s*(\d+)", re.M)) == "Speed:"
     assert _leading_literal(re.compile(r"(\d+)x")) == ""
+
+
+def test_the_grep_d_mlxconfig_query_signature_is_linear_on_one_long_line() -> None:
+    # (review 48: its command branch tried each "mlxconfig" at each later " q", each try read to
+    # the line's end: 80 s on 100 KB of one JSON line of query commands; the signature runs on
+    # every imported file)
+    from advisor.parsers import rdma
+
+    signature = re.compile(rdma.MLXCONFIG_SIGNATURE, re.M)
+    for unit in ("mlxconfig q ", "mlxconfig ", " q", '{"cmd": "mlxconfig -d mlx5_0 q"}, '):
+        line = ("mlxconfig" if unit == " q" else "") + unit * (_N * 5 // len(unit))
+        for pattern in (signature, rdma._MLXCONFIG_QUERY_COMMAND_RE):
+            took = _best_of_3(pattern, line), _best_of_3(pattern, line * 4)
+            assert not _slow(*took), (pattern.pattern[:40], unit, took)
+    assert signature.search(
+        "# mlxconfig -d 4b:00.0 q | grep ROCE\n   ROCE_CONTROL    ROCE_ENABLE(2)"
+    )

@@ -194,6 +194,8 @@ def parse(text: str) -> list[Iperf3Run]:
                 # (a new client's command: what follows is its output, an error included, which
                 # iperf3 prints of its own invocation (iperf_error.c), never of the run above)
                 run = None
+                if mixed and ("&" not in body or mixed_rows):
+                    unmix()  # (a command typed after the group's clients ran: another test)
         if body == "iperf Done.":
             run = None  # (the client's last line of a run: a line after it is another run's)
             if mixed:
@@ -272,7 +274,19 @@ def parse(text: str) -> list[Iperf3Run]:
                 in_summary, ids = False, set()
             continue
         if m := _ERROR_RE.match(body):
-            r = current(no)
+            # an interleaved client that could not start (its error comes before its stream's
+            # "connected" line) leaves the group: it prints no "iperf Done." (iperf3's
+            # iperf_client_end prints report_done at the end of a test it ran; src/main.c run()
+            # ends a client that failed with iperf_errexit), and no row or summary is its own
+            starting = next((x for x in reversed(mixed) if not x.streams), None)
+            if starting is not None:
+                mixed.remove(starting)
+                run = starting if len(mixed) != 1 or mixed_rows else mixed[0]
+                if len(mixed) == 1 and not mixed_rows:
+                    mixed, mixed_done, summing = [], 0, None  # one client left: not interleaved
+                elif mixed and mixed_done >= len(mixed):
+                    unmix()
+            r = starting or current(no)
             # (an empty strerror leaves "...from client: " with nothing after the colon)
             r.error, r.error_line = m.group("what").removesuffix(":"), no
             r.unreached = _UNREACHED_RE.match(r.error) is not None

@@ -1254,6 +1254,11 @@ _DPKG_ERROR_RE = re.compile(
     r"\((?P<action>--[a-z-]{1,30})\):"
 )
 _DPKG_EXIT_RE = re.compile(r"\breturned error exit status (?P<status>\d{1,3})\b")
+# dpkg configuring a package again (src/main/configure.c deferred_configure: "Setting up %s (%s)
+# ...", then its post-installation script runs; a failure of it prints "error processing" again)
+_DPKG_SETTING_UP_RE = re.compile(r"^[ \t]*Setting up (?P<pkg>[^\s:]{1,200})(?::\S{1,40})? \(")
+DPKG_SET_UP_AGAIN = ": configured since"
+"""The end of the note of a package dpkg failed, then set up again with no error."""
 INSTALL_REASON_LINES = 3
 """How far under dpkg's "error processing package" line its reason is looked for."""
 
@@ -1272,33 +1277,51 @@ def has_install_failure(text: str) -> bool:
     )
 
 
-def _install_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """An ``install_failed`` per CANN installer that logged an ERROR line (its first, unless the
-    package said after it that it went in) and per package dpkg could not unpack or configure;
-    dpkg's failure of a package whose post-installation script ran an installer that failed
-    first is said with that installer's line, where the failure began."""
-    firsts: dict[str, LogEvent] = {}
-    installed: set[str] = set()
+def _install_failures(
+    lines: list[tuple[int, str, int | None]], report: LogReport, raw: list[str] | None = None
+) -> None:
+    """An ``install_failed`` per CANN installer that logged an ERROR line (its first on each
+    host, unless the package said after it on that host that it went in) and per package dpkg
+    could not unpack or configure (unless dpkg set it up again later with no error, the shell
+    or the installer's success after it); dpkg's failure of a package whose post-installation
+    script ran an installer that failed first is said with that installer's line, where the
+    failure began. ``raw``: the lines as written, pdsh's "node: " kept."""
+    as_written = raw or []
+
+    # (under pdsh every node's installer writes the same tag: "node01: [Toolkit] ... [ERROR]"
+    # and "node02: [Toolkit] ... install success" are two installs, one failed)
+    def host_of(no: int) -> str:
+        at = no - 1
+        pdsh = PDSH_PREFIX_RE.match(as_written[at]) if 0 <= at < len(as_written) else None
+        return pdsh.group("host") if pdsh else ""
+
+    firsts: dict[tuple[str, str], LogEvent] = {}
+    installed: set[tuple[str, str]] = set()
+    success_lines: list[int] = []  # the installers' "install success" lines
     for no, line, tagged in lines:
         if "] [" in line and (m := _CANN_INSTALLER_LINE_RE.match(line)):
             tag, said = m.group("tag"), m.group("said").strip()
-            if m.group("level") == "ERROR" and tag not in firsts:
-                firsts[tag] = LogEvent(
+            key = (host_of(no), tag)
+            if m.group("level") == "ERROR" and key not in firsts:
+                firsts[key] = LogEvent(
                     kind="install_failed",
                     line=no,
                     message=line.strip()[:300],
                     rank=tagged,
+                    host=key[0] or None,
                     library=f"CANN installer [{tag}]",
                     exception_type=f"the CANN package installer ([{tag}]) stopped on its ERROR "
                     f"line: {said[:200]}",
                 )
-            elif tag in firsts and _CANN_INSTALLED_RE.search(line):
-                installed.add(tag)  # (its ERROR was a step it went past)
-        elif (summary := _CANN_INSTALLED_RE.match(line)) and (
-            tag := summary.group(0).strip().split(":")[0]
-        ) in firsts:
-            installed.add(tag)  # (the summary's line of that package: "Toolkit:  ... success")
-    events = [ev for tag, ev in firsts.items() if tag not in installed]
+            elif _CANN_INSTALLED_RE.search(line):
+                success_lines.append(no)
+                if key in firsts:
+                    installed.add(key)  # (its ERROR was a step it went past)
+        elif summary := _CANN_INSTALLED_RE.match(line):
+            success_lines.append(no)
+            # (the summary's line of that package: "Toolkit:  ... success")
+            installed.add((host_of(no), summary.group(0).strip().split(":")[0]))
+    events = [ev for key, ev in firsts.items() if key not in installed]
     by_no = {no: i for i, (no, _, _) in enumerate(lines)}
     for no, line, tagged in lines:
         if "dpkg: error processing" not in line or not (d := _DPKG_ERROR_RE.match(line)):
@@ -1310,6 +1333,16 @@ def _install_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                 break
         action = "configure" if d.group("action") == "--configure" else "unpack or install"
         said = f"dpkg could not {action} {d.group('pkg')}" + (f": {reason}" if reason else "")
+        if again := _set_up_since(lines, by_no[no], d.group("pkg"), success_lines, host_of):
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"{said}; set up again at line {again} with no error after it"
+                    + DPKG_SET_UP_AGAIN,
+                    skipped=False,
+                )
+            )
+            continue
         earlier = [ev for ev in events if ev.line < no and ev.exception_type]
         if earlier and _DPKG_EXIT_RE.search(reason) and "post-installation" in reason:
             # (the package's script ran the installer: its ERROR is where the failure began)
@@ -1326,6 +1359,32 @@ def _install_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             )
         )
     report.events.extend(sorted(events, key=lambda ev: ev.line))
+
+
+def _set_up_since(
+    lines: list[tuple[int, str, int | None]],
+    at: int,
+    pkg: str,
+    success_lines: list[int],
+    host_of: Any,
+) -> int | None:
+    """The line where dpkg set ``pkg`` up again after its failure at ``lines[at]`` (on that host) with
+    no error of it after, and the copy shows that configure ended: the CANN installer's
+    "install success" or a shell prompt after its "Setting up" (dpkg prints "error processing"
+    again where the script fails once more; a copy cut after "Setting up" says neither); None
+    where it did not."""
+    host = host_of(lines[at][0])
+    setting_up: int | None = None
+    for no, line, _ in lines[at + 1 :]:
+        if host_of(no) != host:
+            continue
+        if (d := _DPKG_ERROR_RE.match(line)) and d.group("pkg").split(":")[0] == pkg.split(":")[0]:
+            setting_up = None  # (failed again)
+        elif (s := _DPKG_SETTING_UP_RE.match(line)) and s.group("pkg") == pkg.split(":")[0]:
+            setting_up = no
+        elif setting_up is not None and (no in success_lines or NEXT_COMMAND_RE.match(line)):
+            return setting_up
+    return None
 
 
 # torch elastic's agent after its own worker group ended (agent/server/api.py _exit_barrier): it
@@ -1712,7 +1771,7 @@ def _parse_events(text: str) -> LogReport:
     if "of bin package does not match" in text:
         _kernel_soc_mismatch(lines, report)
     if "dpkg: error processing" in text or "] [ERROR]" in text:
-        _install_failures(lines, report)
+        _install_failures(lines, report, raw)
     if (
         "istAndWatch" in text
         or "StartContainer" in text
@@ -2347,11 +2406,15 @@ def _parse_events(text: str) -> LogReport:
             not report.events
             and not notices
             and any(
-                not w.skipped and w.message.startswith("NHC health checks passed")
+                not w.skipped
+                and (
+                    w.message.startswith("NHC health checks passed")
+                    or w.message.endswith(DPKG_SET_UP_AGAIN)
+                )
                 for w in report.unread
             )
         ):
-            return report  # a node's health checks, every one passed
+            return report  # a node's health checks, every one passed; a package set up again
         if not report.events and not notices:
             raise ParseError(
                 "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -6107,13 +6170,52 @@ _MINDYOLO_OVERFLOW_RE = re.compile(
 )
 
 
+def _step_position(m: re.Match[str]) -> tuple[int, ...]:
+    """A loss row's epoch and step as numbers, those it prints (() where it prints neither)."""
+    names = [n for n in ("epoch", "step") if n in m.re.groupindex and m.group(n) is not None]
+    try:
+        return tuple(int(float(m.group(n))) for n in names)
+    except ValueError:
+        return ()
+
+
+def training_runs(rows: list[tuple[int, re.Match[str]]]) -> list[list[tuple[int, re.Match[str]]]]:
+    """``rows`` cut where a new run starts: its epoch and step back to its run's first or
+    before (``python train.py >> train.log`` twice appends a second run from step 0). (A rank
+    printing a step just behind another's, interleaved, stays above its run's first step.)"""
+    runs: list[list[tuple[int, re.Match[str]]]] = []
+    first: tuple[int, ...] = ()
+    before: tuple[int, ...] = ()
+    for row in rows:
+        at = _step_position(row[1])
+        if runs and at and before and at < before and at <= first:
+            runs.append([])
+            first = at
+        elif not runs:
+            runs.append([])
+            first = at
+        runs[-1].append(row)
+        before = at or before
+    return runs
+
+
 def loss_ran_away(
     rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
 ) -> LogEvent | None:
     """A ``loss_diverged`` at the first of ``rows`` whose finite loss, and every one after it,
-    is at least ``LOSS_RUNAWAY_FACTOR`` times the lowest logged before it; None where none is.
+    is at least ``LOSS_RUNAWAY_FACTOR`` times the lowest logged before it in its own run
+    (``training_runs``: two runs appended to one log are two trainings); None where none is.
     MindYOLO's overflow warnings in ``lines`` are said with it (their gradients applied or
     dropped). A warning of the job, as a NaN loss."""
+    return next(
+        (ev for run in training_runs(rows) if (ev := _loss_ran_away(run, lines)) is not None),
+        None,
+    )
+
+
+def _loss_ran_away(
+    rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
+) -> LogEvent | None:
     losses = [float(m.group("loss")) for _, m in rows]
     if len(losses) < 2 or any(math.isnan(v) or math.isinf(v) for v in losses):
         return None
@@ -9286,6 +9388,15 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
 # async_llm_engine.py: "Aborted request %s."; vllm-omni's orchestrator: "[Orchestrator] Aborted
 # request(s) ['video_sync-...']")
 _VLLM_ABORTED_RE = re.compile(r"\bAborted request(?:\(s\))? (?P<ids>\S[^\n]{0,300})")
+# vLLM's engine gone, or a server started again: an abort after it is another run's (every
+# abort is logged, a client's disconnect too). vllm/v1/engine/utils.py wait_for_engine_startup:
+# RuntimeError("Engine core initialization failed. See root cause above. ..."); v1/engine/
+# exceptions.py EngineDeadError; core.py "EngineCore failed to start." / "EngineCore encountered
+# a fatal error."; entrypoints/openai/api_server.py "Starting vLLM API server %d on %s"
+_VLLM_ENGINE_GONE_RE = re.compile(
+    r"Engine core initialization failed|EngineDeadError|EngineCore failed to start"
+    r"|EngineCore encountered a fatal error|Starting vLLM API server"
+)
 
 
 def _oom_requests_aborted(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -9297,6 +9408,15 @@ def _oom_requests_aborted(lines: list[tuple[int, str, int | None]], report: LogR
         for no, t, _ in lines
         if "Aborted request" in t and (a := _VLLM_ABORTED_RE.search(t))
     ]
+    if not aborts:
+        return
+    gone = [no for no, t, _ in lines if "ngine" in t and _VLLM_ENGINE_GONE_RE.search(t)]
+    # the first line of each process its prefix names ("(APIServer pid=3311)"): a process that
+    # first speaks after the OOM is one started since, not the server that went on
+    first_seen: dict[int, int] = {}
+    for no, t, _ in lines:
+        if "pid=" in t and (wp := WORKER_PREFIX_RE.match(t.lstrip())):
+            first_seen.setdefault(int(wp.group("pid")), no)
     for ev in report.events:
         if ev.kind != "device_oom":
             continue
@@ -9304,6 +9424,13 @@ def _oom_requests_aborted(lines: list[tuple[int, str, int | None]], report: LogR
         if after is None:
             continue
         no, a = after
+        # (the engine died or a server started between: the abort is of another run; a
+        # process first seen after the OOM is a restarted one)
+        if any(ev.line <= g <= no for g in gone):
+            continue
+        wp = WORKER_PREFIX_RE.match(a.string.lstrip())
+        if wp and first_seen.get(int(wp.group("pid")), 0) > ev.line:
+            continue
         ids = a.group("ids").strip().rstrip(".").strip("[]'\"")
         ev.exception_type = (
             f"{ev.exception_type}; the server aborted the request it served "
@@ -21499,21 +21626,29 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     ib_off: set[str] = set()  # hosts whose environment set NCCL_IB_DISABLE=1
     no_verbs: set[str] = set()  # hosts where NCCL could not open libibverbs
     old_ifaces: dict[str, list[tuple[int, str]]] = {}  # NCCL 2.1-2.3's one line an interface
-    spans = ""  # what says the communicator spans nodes, where one host's log alone says it
+    # what says a communicator spans nodes, where one host's log alone says it: by the process
+    # that printed it (host, pid; None where the line names none), for a log may hold another
+    # run's communicator of several nodes beside the one-node run that chose sockets
+    spans_by: dict[tuple[str, str | None] | None, str] = {}
+    event_proc: dict[str, tuple[str, str | None]] = {}  # each host's socket event's process
     for no, line, tagged in lines:
-        if not spans and "NVLS Head" in line and (heads := _NVLS_HEAD_RE.search(line)):
+        spans = ""
+        if "NVLS Head" in line and (heads := _NVLS_HEAD_RE.search(line)):
             ranks = heads.group("ranks").split()
             spans = (
                 f"its communicator spans {len(ranks)} node(s) (NCCL's 'NVLS Head' line names a "
                 f"head rank on each: {' '.join(ranks)})"
             )
-        elif not spans and "nNodes" in line and (shape := _NCCL_COMM_SHAPE_RE.search(line)):
+        elif "nNodes" in line and (shape := _NCCL_COMM_SHAPE_RE.search(line)):
             spans = (
                 f"its communicator spans {shape.group('nodes')} node(s) (NCCL's 'nRanks "
                 f"{shape.group('n')} nNodes {shape.group('nodes')}')"
                 if int(shape.group("nodes")) >= 2
                 else ""
             )
+        if spans:
+            p = _NCCL_DEBUG_HOST_RE.search(line)
+            spans_by.setdefault((p.group("host"), p.group("pid")) if p else None, spans)
         if "NET : Using interface" in line and (o := _OLD_NET_IFACE_RE.search(line)):
             if (h := _NCCL_DEBUG_HOST_RE.search(line)) is not None:
                 old_ifaces.setdefault(h.group("host"), []).append((no, o.group("iface")))
@@ -21551,6 +21686,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             or (using is not None and host in ib_off)
         )
         if socket and host not in per_host:
+            event_proc[host] = (host, host_m.group("pid"))
             per_host[host] = LogEvent(
                 kind="nccl_socket_network",
                 line=no,
@@ -21603,7 +21739,12 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         said = (per_host[host].exception_type or "") if host in per_host else ""
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
-    many = len(report.hosts) >= 2 or bool(spans)
+
+    def spans_of(host: str) -> str:
+        """What says the communicator of ``host``'s socket process spans nodes ("" where
+        nothing of that process does; a line naming no process speaks for every one)."""
+        return spans_by.get(event_proc.get(host)) or spans_by.get(None, "")
+
     for host, ifaces in old_ifaces.items():
         names = [i for _, i in ifaces]
         lo = next(((n, i) for n, i in ifaces if i.startswith("lo:")), None)
@@ -21628,6 +21769,8 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 "NCCL_IB_DISABLE=1 (set by the environment): NCCL uses TCP sockets" + rest
             )
     for host, ev in per_host.items():
+        spans = spans_of(host)
+        many = len(report.hosts) >= 2 or bool(spans)
         if chosen.get(host, "Socket") != "Socket":
             continue  # a net plugin (libfabric's, EFA's) carries it after all
         if not many and host not in plugin_failed and host not in over_sockets:
@@ -22222,6 +22365,7 @@ _MINDIE_LISTEN_RE = re.compile(r"Failed to listen (?P<ip>[\d.]+|\[[0-9A-Fa-f:.]+
 # its operation log's verdict on its own start: "[time] [pid] [user] [system] [server] [Start
 # mindie server] [fail]" ("[success]" where it started)
 _MINDIE_START_FAIL_RE = re.compile(r"\[Start mindie server\] \[fail(?:ed|ure)?\]", re.I)
+_MINDIE_START_SUCCESS_RE = re.compile(r"\[Start mindie server\] \[success\]", re.I)
 # its request log, each response it sent: "[Response mindie server, method is GET, uri is
 # /v1/models] [status code: 404]"
 _MINDIE_RESPONSE_RE = re.compile(
@@ -22235,8 +22379,11 @@ HTTP_ERROR_MIN_STATUS = 400
 def _mindie_server(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """MindIE Server's start that its operation log says failed (``service_start_failure`` at
     its first coded error before, or at the verdict), and the routes it answered with an HTTP
-    error (``service_http_error``, one per method, route and status, every line kept)."""
+    error (``service_http_error``, one per method, route and status, every line kept). A later
+    start the log says succeeded makes the failed starts before it ones the server went past
+    (``gone_past``, with a ``run_success`` at that start): it is up since."""
     errors: list[tuple[int, re.Match[str]]] = []
+    failed: list[LogEvent] = []  # the failed starts no later start has succeeded past yet
     answered: dict[tuple[str, str, str], LogEvent] = {}
     for no, line, tagged in lines:
         if "[MIE04E" in line and (e := _MINDIE_SERVER_ERROR_RE.search(line)):
@@ -22261,7 +22408,25 @@ def _mindie_server(lines: list[tuple[int, str, int | None]], report: LogReport) 
                     + (f": {said}" if said else ""),
                 )
             )
+            failed.append(report.events[-1])
             errors = []
+        elif "mindie server" in line and (ok := _MINDIE_START_SUCCESS_RE.search(line)):
+            # (each start writes its own verdict: the coded errors before a start that
+            # succeeded are that start's, not a later failed one's)
+            errors = []
+            if failed:
+                for ev in failed:
+                    ev.was, ev.kind = ev.kind, "gone_past"
+                report.events.append(
+                    LogEvent(
+                        kind="run_success",
+                        line=no,
+                        message=f"MindIE Server's operation log: {ok.group(0)}",
+                        rank=tagged,
+                        library="MindIE Server",
+                    )
+                )
+                failed = []
         elif "[Response mindie server" in line and (r := _MINDIE_RESPONSE_RE.search(line)):
             if int(r.group("status")) < HTTP_ERROR_MIN_STATUS:
                 continue

@@ -12,6 +12,7 @@ only.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -1621,10 +1622,30 @@ class PerftestRun:
     (its get_cpu_mhz: the cores' clocks differ by over 2%, "CPU Frequency is not max")."""
     cpu_clock: str | None = None
     """That warning's clocks, "1500.000000 != 3300.016000 MHz"."""
+    at_line_rate_gbps: float | None = None
+    """The Ethernet or InfiniBand line rate its average bandwidth reaches
+    (``PERFTEST_AT_RATE_SHARE`` of it or more, and not above it): a figure the link's own rate
+    bounds (``line_rate_reached``); None where it reaches none, or printed no bandwidth."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
     by default) carries no RDMA traffic."""
+
+
+LINE_RATES_GBPS = (1, 10, 25, 40, 50, 56, 100, 200, 400, 800)
+"""Ethernet's and InfiniBand's (FDR's 56, 4x QDR's 40, NDR's 400 ...) link rates in Gb/s."""
+PERFTEST_AT_RATE_SHARE = 0.85
+"""A bandwidth test reaching this share of a line rate fills that link (RoCE's and IB's headers
+take some 5-10% of it: DeepOps' RoCE guide reads 92.40 Gb/s as the rate of its 100 Gb/s NIC)."""
+
+
+def line_rate_reached(gbps: float | None, test: str = "") -> float | None:
+    """The line rate ``gbps`` reaches (``PERFTEST_AT_RATE_SHARE`` of it, not above it); None for
+    a bidirectional test (perftest -b sums both directions: up to twice its link's rate, so
+    which rate a figure fills is not known)."""
+    if gbps is None or "Bidirectional" in test:
+        return None
+    return next((r for r in LINE_RATES_GBPS if PERFTEST_AT_RATE_SHARE * r <= gbps <= r), None)
 
 
 PERFTEST_FLOOR_GBPS = 1.0
@@ -2248,6 +2269,7 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
         avg = round(float(numbers[0]) * scale, 3)
         run.rows.append({**size, "bw_average_gbps": avg})
         run.bw_average_gbps = avg
+        run.at_line_rate_gbps = line_rate_reached(avg, run.test)
     elif head == "bw":
         if numbers[1] is None:
             return
@@ -2256,6 +2278,7 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
             {**size, "bw_peak_gbps": round(float(numbers[0]) * scale, 3), "bw_average_gbps": avg}
         )
         run.bw_average_gbps = avg
+        run.at_line_rate_gbps = line_rate_reached(avg, run.test)
     elif head in ("lat", "lat_typical"):
         if numbers[2] is None or (head == "lat" and numbers[3] is None):
             return
@@ -2669,7 +2692,12 @@ MLXCONFIG_SIGNATURE = (
     r"|^[ \t]*Image type:[ \t]*\S+[ \t]*\n[ \t]*FW Version:[ \t]*\d"
     # a query cut to its settings rows by a grep ("mlxconfig -d 4b:00.0 q | grep -i roce"; the
     # mstflint package names the same tool mstconfig): the command over its first row
-    r"|\b(?:mlxconfig|mstconfig)\b[^\n]*[ \t](?:q|query)\b[^\n]*\n\*?[ \t]+[A-Z][A-Z0-9_]+[ \t]{2,}\S"
+    # (read from the line's start, its first tool name and then its last " q" each taken once, in
+    # atomic groups: "mlxconfig" tried at each later name and each later " q", each try reading
+    # to the line's end, took minutes on one 400 KB line of 4,000 JSON'd query commands)
+    r"|^(?>[^\n]*?\b(?:mlxconfig|mstconfig)\b)(?>[^\n]*[ \t](?:q|query)\b)[^\n]*\n"
+    # (under pdsh each row is led by its node's "node1: ", dshbak(1))
+    r"(?:[\w.-]+: )?\*?[ \t]+[A-Z][A-Z0-9_]+[ \t]{2,}\S"
 )
 _FLINT_IMAGE_RE = re.compile(r"^\s*Image type:\s*(?P<image>\S+)\s*$")
 _FLINT_FIELD_RE = re.compile(
@@ -2684,9 +2712,20 @@ _MLXCONFIG_SETTING_RE = re.compile(
 )
 # the query command a grep'd copy keeps above its rows (mlxconfig or mstflint's mstconfig, "-d
 # DEVICE" and "q"/"query" in either order)
+# (from the line's start, its first tool name taken once, in an atomic group: a name tried at
+# each later name, each try reading to the line's end for a " q", took 73 s on 200 KB of names)
 _MLXCONFIG_QUERY_COMMAND_RE = re.compile(
-    r"\b(?:mlxconfig|mstconfig)\b(?=[^\n]*[ \t](?:q|query)\b)(?:[^\n]*?[ \t]-d[ \t]+(?P<device>\S+))?"
+    r"^(?>[^\n]*?\b(?:mlxconfig|mstconfig)\b)(?=[^\n]*[ \t](?:q|query)\b)"
+    r"(?:[^\n]*?[ \t]-d[ \t]+(?P<device>\S+))?"
 )
+# each tool name of a command line, one query a name ("mlxconfig -d 4b:00.0 q | grep ROCE;
+# mlxconfig -d 4b:00.1 q | grep ROCE"): the text up to the next name is that query's
+_MLXCONFIG_TOOL_RE = re.compile(r"\b(?:mlxconfig|mstconfig)\b")
+_QUERY_WORD_RE = re.compile(r"[ \t](?:q|query)\b")
+_DEVICE_OPTION_RE = re.compile(r"[ \t]-d[ \t]+(?P<device>[^\s'\";|&]+)")
+# pdsh's "node1: " before a grep'd query's row (dshbak(1): "the leading node: is stripped"), the
+# row's own indent after it
+_PDSH_ROW_HOST_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]*): (?=[ \t*])")
 # mlxconfig -e query ("--enable_verbosity"): "Configurations:  Default  Current  Next Boot", the
 # Current column the values the firmware runs now (NVIDIA MFT documentation, "Examples of
 # mlxconfig Usage")
@@ -2733,6 +2772,8 @@ class MlxconfigBlock:
     kind: str | None
     """The device type; None where the copy starts inside the block, below it."""
     path: str = ""
+    host: str = ""
+    """The node pdsh named before a grep'd query's rows ("" where none)."""
     settings: dict[str, str] = field(default_factory=dict)
     """Each setting's value (a query's, or a set's at the next boot)."""
     new: dict[str, str] = field(default_factory=dict)
@@ -2783,7 +2824,8 @@ class MlxconfigBlock:
     def where(self) -> str:
         if self.kind is None:
             # (a grep'd query keeps its command's -d, not the device's type)
-            return (
+            on = f"{self.host}: " if self.host else ""
+            return on + (
                 f"{self.path} (its type not in the copy)"
                 if self.path
                 else "a device named above the copy"
@@ -2797,6 +2839,18 @@ def _pci_key(path: str) -> str:
     return path[5:] if path.startswith("0000:") else path
 
 
+def _query_devices(line: str) -> list[str]:
+    """The ``-d`` device of each query on a command line, in order ("" where one names none)."""
+    starts = [m.start() for m in _MLXCONFIG_TOOL_RE.finditer(line)] + [len(line)]
+    devices = []
+    for start, end in itertools.pairwise(starts):
+        part = line[start:end]
+        if _QUERY_WORD_RE.search(part):
+            d = _DEVICE_OPTION_RE.search(part)
+            devices.append(d.group("device") if d else "")
+    return devices
+
+
 def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
     """The ``mlxconfig query`` and ``set`` blocks of ``text``, a block a device in the order
     printed, and the set rows a copy starts in (no device above them)."""
@@ -2804,6 +2858,11 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
     block: MlxconfigBlock | None = None  # the block the lines now read belong to
     reset_path = ""  # the device the mlxfwreset now read resets ("" where not named)
     query: tuple[int, str] | None = None  # a query command no block has followed yet: line, -d
+    # the devices a grep'd command line queries, in order, and the blocks each node's rows under
+    # it have opened so far: mlxconfig prints a setting once a device, so a name seen again in
+    # the open grep'd block is the next device's row (or, under pdsh, another node's)
+    grep_devices: list[str] = []
+    grep_opened: dict[str, int] = {}
     for no, line, _ in numbered_lines(text):
         if r := _MLXFWRESET_DEVICE_RE.match(line):
             reset_path = r.group("path")
@@ -2828,26 +2887,44 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
         if d := _MLXCONFIG_DEVICE_RE.match(line):
             block = MlxconfigBlock(line=no, kind=d.group("type"))
             blocks.append(block)
-            query = None
+            query, grep_devices = None, []
             continue
         if "config" in line and (c := _MLXCONFIG_QUERY_COMMAND_RE.search(line)):
             query = (no, c.group("device") or "")
+            grep_devices, grep_opened = _query_devices(line) or [query[1]], {}
             continue
         if _FLINT_IMAGE_RE.match(line):
             block = None  # flint's query ends a device's settings
             continue
+        # (a node's "node1: " is read off a row only under a grep'd query's command)
+        h = _PDSH_ROW_HOST_RE.match(line) if grep_devices else None
+        row, host = (line[h.end() :], h.group("host")) if h else (line, "")
         if block is not None and block.kind is not None and (p := _MLXCONFIG_PATH_RE.match(line)):
             block.path = p.group("path")
         elif block is not None and _MLXCONFIG_QUERY_HEADER_RE.match(line):
             block.headed = True
             block.set_form = bool(_MLXCONFIG_SET_HEADER_RE.match(line))
             block.verbose = bool(_MLXCONFIG_COLUMNS_RE.search(line))
-        elif st := _MLXCONFIG_SETTING_RE.match(line):
+        elif st := _MLXCONFIG_SETTING_RE.match(row):
             more = st.group("more").split()
-            if query is not None:
+            grep_next = (
+                grep_devices
+                and query is None
+                and block is not None
+                and block.kind is None
+                and not block.set_form
+                and (host != block.host or st.group("name") in block.settings)
+            )
+            if query is not None or grep_next:
                 # a query's rows a grep kept under its command, with no device block between
-                # (query -e's rows carry three values: default, current, next boot)
-                block = MlxconfigBlock(line=no, kind=None, path=query[1], verbose=len(more) == 2)
+                # (query -e's rows carry three values: default, current, next boot); the next
+                # device's (or node's) rows open a block of their own
+                opened = grep_opened.get(host, 0)
+                grep_opened[host] = opened + 1
+                path = grep_devices[opened] if opened < len(grep_devices) else ""
+                block = MlxconfigBlock(
+                    line=no, kind=None, path=path, host=host, verbose=len(more) == 2
+                )
                 blocks.append(block)
                 query = None
             elif not blocks and len(more) == 1:
