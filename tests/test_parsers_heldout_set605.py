@@ -7,28 +7,11 @@ ranks print the same WARN, no process named; torch elastic's lines in Rich's log
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
-from tests.conftest import DATA
 from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
-
-HELDOUT = DATA / "evidence_heldout_65"
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-_write = partial(_load_copy, name="copy.log")
-
-
-def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
-
+from tests.test_parsers_heldout_set602 import _load, _severities, _write
 
 # --- one host's NCCL on sockets, in a communicator of two nodes --------------------------------
 
