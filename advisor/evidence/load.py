@@ -918,8 +918,8 @@ class EvidenceFacts:
     (``unreadable``: the fields printed ``ERR!``, ``sensors_only`` where all of them are a board
     sensor's; ``query`` 'q' for ``nvidia-smi -q``'s health
     sections, whose fields are the last seven; the fields of ``parsers.nvidia_smi.SmiGpu``;
-    ``has_process``, where the status table's process table lists processes: whether it lists
-    one on this GPU; then also ``processes``, its rows on this GPU as text, and
+    ``has_process``, where the status table's process table (or ``-q``'s Processes section)
+    lists processes: whether it lists one on this GPU; then also ``processes``, its rows on this GPU as text, and
     ``held_by_process``: a compute process listed there and at least ``HELD_PCT`` % of the
     memory used)."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
@@ -4242,6 +4242,14 @@ gpu_memory_utilization, 0.9 by default, up front), so a job sized for the GPU ca
 needs beside it. As npu-smi's chips (evidence-npu-hbm-held, its 50 % and its reasoning)."""
 
 
+def _smi_gpu(gpu: nvidia_smi.SmiGpu, source: str, driver: str, cuda: str) -> dict[str, Any]:
+    """An nvidia-smi GPU as ``EvidenceFacts.gpus`` holds it: ``processes`` only where the output
+    lists them (set by _mark_held as text), so a GPU of no process listing says nothing of them."""
+    said = {"source": source, "driver": driver, "cuda": cuda, **asdict(gpu)}
+    del said["processes"]
+    return said
+
+
 def _mark_held(gpu: dict[str, Any], rows: list[nvidia_smi.SmiProcess]) -> None:
     """``processes`` (the process table's rows on the GPU, as text) and ``held_by_process`` on a
     status-table GPU. Graphics-only processes (type "G": a workstation's Xorg or compositor) hold
@@ -4446,7 +4454,14 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "clocks): none judged",
             )
         ]
-    gpus = [{"source": source, "driver": driver, "cuda": cuda, **asdict(gpu)} for gpu in parsed]
+    gpus = [_smi_gpu(gpu, source, driver, cuda) for gpu in parsed]
+    for entry, record in zip(gpus, parsed, strict=True):
+        if record.processes is None:
+            continue
+        # -q's Processes section as the status table's process table: which GPUs a process
+        # holds (its memory figures are the same NVML query's)
+        entry["has_process"] = bool(record.processes)
+        _mark_held(entry, record.processes)
     _mark_idle(gpus)
     out.gpus.extend(gpus)
     notes: list[ParseWarning] = []
@@ -4557,10 +4572,7 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         _samples_unread(e.samples, source, out)
         return [ParseWarning(line=e.line, message=_samples_said(e.samples), skipped=False)]
     parsed = read.gpus
-    gpus = [
-        {"source": source, "driver": gpu.driver_version, "cuda": "", **asdict(gpu)}
-        for gpu in parsed
-    ]
+    gpus = [_smi_gpu(gpu, source, gpu.driver_version, "") for gpu in parsed]
     out.gpus.extend(gpus)
     notes = list(read.notes)  # (a loop's samples of the same GPUs, said with their ranges)
     masks: dict[str, list[nvidia_smi.SmiGpu]] = {}  # a masks' reading → the GPUs it is of
@@ -4701,10 +4713,7 @@ _SMI_LOST_BUS_RE = re.compile(r"device handle for (?:GPU|gpu) ?([0-9A-Fa-f:.]+):
 
 def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     parsed = nvidia_smi.parse_status(text)
-    gpus = [
-        {"source": source, "driver": parsed.driver, "cuda": parsed.cuda, **asdict(gpu)}
-        for gpu in parsed.gpus
-    ]
+    gpus = [_smi_gpu(gpu, source, parsed.driver, parsed.cuda) for gpu in parsed.gpus]
     if parsed.processes:  # (a table that lists processes: which GPUs hold none)
         for gpu in gpus:
             gpu["has_process"] = gpu["gpu"] in parsed.process_gpus

@@ -995,6 +995,9 @@ class SmiGpu:
     pcie_width_low: bool = False
     """The link runs on fewer lanes than its own maximum (DCGM's diagnostic fails a GPU whose
     link width is below its minimum: DCGM_FR_PCIE_WIDTH)."""
+    processes: list[SmiProcess] | None = None
+    """``-q``'s Processes section: its rows on this GPU ([] for "Processes : None"); None where
+    the record has no such section (cut, or a -d page without it)."""
 
 
 @dataclass(kw_only=True)
@@ -1446,10 +1449,40 @@ _HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Thro
 _SLOWING = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown")
 
 
-def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str) -> None:
+_QUERY_MIB_RE = re.compile(r"(\d+) MiB")
+
+
+def _query_process(gpu: SmiGpu, key: str, value: str, line: int) -> None:
+    """A value of ``-q``'s Processes section: each process is a "Process ID" line with its Type,
+    Name and "Used GPU Memory" indented under it, and its GPU and Compute instance IDs above it
+    (N/A outside MIG): the fields of NVML's nvmlProcessInfo_t (pid, usedGpuMemory,
+    gpuInstanceId, computeInstanceId), the same the status table's process table prints in a
+    row. Under WDDM, NVML has no usedGpuMemory (NVML_VALUE_NOT_AVAILABLE: Windows' kernel
+    driver manages the memory) and nvidia-smi says so in words: no figure then."""
+    if gpu.processes is None:
+        gpu.processes = []
+    if key == "Process ID" and value.isdigit():
+        gpu.processes.append(SmiProcess(line=line, gpu=gpu.gpu, pid=int(value), type="", name=""))
+    elif not gpu.processes:
+        return  # (the instance IDs above the first process)
+    elif key == "Type" and value in _SMI_PROCESS_TYPES:
+        gpu.processes[-1].type = value
+    elif key == "Name":
+        gpu.processes[-1].name = value
+    elif key == "Used GPU Memory" and (mib := _QUERY_MIB_RE.fullmatch(value)):
+        gpu.processes[-1].memory_mib = int(mib.group(1))
+
+
+def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) -> None:
     """One ``-q`` value into ``gpu`` by its section path."""
     where = " / ".join(path)
     number = int(value) if value.isdigit() else None
+    if not path and key == "Processes" and value == "None":
+        gpu.processes = []
+        return
+    if where == "Processes":
+        _query_process(gpu, key, value, line)
+        return
     if path and path[0] in _HEALTH_SECTIONS and path[0] not in gpu.sections:
         gpu.sections.append(path[0])
     if value in NVML_ERROR_WORDS:
@@ -1657,7 +1690,7 @@ def parse_query(text: str) -> list[SmiGpu]:
                 continue
             current = SmiGpu(gpu=len(gpus), name="", line=no, query="q")  # a grepped section
             gpus.append(current)
-        _query_gpu(current, [s for _, s in stack], key, value)
+        _query_gpu(current, [s for _, s in stack], key, value, no)
     read = [g for g in gpus if g.sections]
     if not read:
         raise ParseError("no nvidia-smi -q health section (ECC Errors, Remapped Rows, Clocks ...)")
