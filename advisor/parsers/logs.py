@@ -1986,7 +1986,11 @@ def _parse_events(text: str) -> LogReport:
             _deepspeed_kills(lines, report)
         if (
             not report.events
-            and (report.hosts or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text)))
+            and (
+                report.hosts
+                or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text))
+                or ("NCCL INFO " in text and _bare_nccl_setup(text))
+            )
             # (a traceback's exception beside NCCL's lines, a thread's that raised: read below)
             and (TRACEBACK_HEADING not in text or python_exception(lines) is None)
         ):
@@ -4683,6 +4687,17 @@ BARE_NCCL_VERSION_RE = re.compile(
 )
 """(NCCL_DEBUG=VERSION prints the version line alone, as nccl-tests logs show it: a bare line of
 the start's network after it makes the lines a prefix-less INFO log)"""
+# NCCL's INFO lines of its channel set-up whose "host:pid:tid " prefix a copy took off (transport.cc's
+# "Channel %02d/%d : %d[%lx] -> %d[%lx] via %s", before 2.7 "Ring %02d : ..."), the device's "[4]"
+# maybe kept, maybe behind the number a poster gave each line or a quote's ">": "1  [4] NCCL INFO
+# Ring 00 : 12[41000] -> 11[2d000] via P2P/IPC" (NVIDIA/nccl#385)
+BARE_NCCL_SETUP_RE = re.compile(
+    r"^[ \t]*(?:>[ \t]*)?(?:\d{1,6}[.:]?[ \t]+)?(?:\[\d{1,3}\][ \t]*)?"
+    r"NCCL INFO (?:Ring|Channel) \d+(?:/\d+)? : \d+",
+    re.M,
+)
+BARE_NCCL_SETUP_LINES = 2
+"""How many such lines make a text NCCL's log (one may be a line quoted in prose)."""
 # (a plugin's name may hold spaces: "Using network AWS Libfabric")
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+(?: \S+)*?)\s*$")
 # the net and CollNet plugins NCCL loaded (its plugin loader: "NET/Plugin: Loaded net plugin NCCL
@@ -6651,6 +6666,13 @@ def _nccl1_notes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         report.unread.append(ParseWarning(line=access[0][0], message=said, skipped=False))
 
 
+def _bare_nccl_setup(text: str) -> bool:
+    """Whether NCCL's channel set-up lines stand in ``text`` with their host prefixes taken off
+    (``BARE_NCCL_SETUP_LINES`` of them at least): a healthy run's NCCL log all the same."""
+    found = BARE_NCCL_SETUP_RE.finditer(text)
+    return sum(1 for _ in itertools.islice(found, BARE_NCCL_SETUP_LINES)) >= BARE_NCCL_SETUP_LINES
+
+
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
     each rank's GPU (nccl-tests' header), one note each."""
@@ -7915,6 +7937,8 @@ NCCL_RESULTS: tuple[tuple[str, int, str], ...] = (
     ("remote process exited or there was a network error", 6, "ncclRemoteError"),
     ("NCCL operation in progress", 7, "ncclInProgress"),
 )
+_RESULT_TEXTS = {name: text.lower() for text, _, name in NCCL_RESULTS}
+"""ncclResult_t name → ncclGetErrorString's text of it, in lower case."""
 NCCL_RESULT_NAMES = {number: name for _, number, name in NCCL_RESULTS}
 """ncclResult_t value → its name."""
 NCCL_RESULT_NUMBERS = {name: number for _, number, name in NCCL_RESULTS}
@@ -8089,6 +8113,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             # ncclSystemError: ... 10: Last error: 10: socketStartConnect: Connect to ..."):
             # NCCL's last WARN after its label on the same line
             last = le.group("what")
+        if said_last is None and not wrapped and (up := _last_error_above(lines, index, what)):
+            # a paste in reversed line order: NCCL's last WARN, its label and torch's
+            # description above the failure's own line
+            last = up
         if last is None and "Last NCCL warning" in line and (xw := _XLA_LAST_WARN_RE.search(line)):
             last = xw.group("warn")  # XLA's own words of NCCL's last WARN, on the same line
         # (untagged processes raising the same error apart by NCCL's last WARN under it: "rank 3
@@ -8247,6 +8275,14 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
         above = lines[max(0, index - NCCL_DESCRIPTION_LINES) : index]
         if any("NCCL error" in up or "NCCL Error" in up for _, up, _ in above):
             continue  # the description of a failure read from its "NCCL error in:" line
+        if (
+            index
+            and lines[index - 1][1].strip() == "Last error:"
+            and following
+            and "NCCL error in: " in following[0]
+            and _RESULT_TEXTS[m.group("name")] in following[0].lower()
+        ):
+            continue  # the same, in a paste of reversed line order: its failure's line below
         done.add(tagged)
         last = _last_error(lines, index)
         if last is None and joined:
@@ -8447,6 +8483,30 @@ def _last_error_said(lines: list[tuple[int, str, int | None]], index: int) -> st
         if not _NOT_LAST_ERROR_RE.match(window[1]):
             return window[1]
     return None
+
+
+def _last_error_above(
+    lines: list[tuple[int, str, int | None]], index: int, what: str
+) -> str | None:
+    """NCCL's last WARN of a failure pasted in reversed line order (verl-project/verl#1096): the
+    lines torch writes after its "NCCL error in: ..." line (NCCL's description of the result,
+    "Last error:", the WARN) stand above it, last first; None where the lines above are not that
+    block, or describe another result than ``what`` (the failure's ncclGetErrorString text)."""
+    if index < REVERSED_BLOCK_LINES:
+        return None
+    warn, label, described = (t.strip() for _, t, _ in lines[index - REVERSED_BLOCK_LINES : index])
+    if label != "Last error:" or not warn or _NOT_LAST_ERROR_RE.match(warn):
+        return None
+    d = _NCCL_RESULT_DESCRIPTION_RE.match(described)
+    named = next(
+        (name for text, _, name in NCCL_RESULTS if what.lower().startswith(text.lower())), None
+    )
+    return warn if d is not None and d.group("name") == named else None
+
+
+REVERSED_BLOCK_LINES = 3
+"""The lines torch writes under its "NCCL error in:" line: the result's description, "Last
+error:" and NCCL's last WARN (c10d NCCLUtils getNcclErrorDetailStr)."""
 
 
 _INLINE_LAST_ERROR_RE = re.compile(r"Last error:\s*(?:\d+:\s*)?(?P<what>\S[^\n]{0,300}?)\s*$")
