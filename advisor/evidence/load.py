@@ -453,6 +453,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bHccl\w+ failed, return\[0x0*5[0-9a-fA-F]{6}\]"
         r"|\bHccl\w+\((?:[^()\n]|\([^()\n]*\))*\) fail, ret: 0x[0-9a-fA-F]+\b"
         r"|\bhccl fftsplus task timeout occurred\b"
+        # the runtime's wait time-out without its code or plog prefix (logs._ffts_timeouts)
+        r"|\), serial number is \d+, (?:notify|event) wait timeout occurred during task execution"
         # CANN's report of a failed runtime call (log_inner.cpp ReportCallError), alone where a
         # copy kept only a worker's lines around it
         r"|\bruntime result = \d{6}\b|\bcall rts api \[\w+\] failed, retCode is \d{6}\b"

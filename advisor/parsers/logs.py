@@ -4127,7 +4127,39 @@ _P2P_ENABLE_RE = re.compile(
 # (CANN device_error_proc.cc, ProcessStarsHcclFftsPlusTimeoutErrorInfo); a copy that folded
 # several chips' reports into one names them "0/2/4".
 _FFTS_CHIPS_RE = re.compile(r"device\(chipId:(?P<chips>\d+(?:/\d+)*)")
-_NOTIFY_WAIT_TIMEOUT_RE = re.compile(r"notify wait timeout occurred.*?\btimeout=(?P<n>\d+)s\b")
+# (the same handler's report of an event wait, a stream's wait for an event another stream
+# records: "... serial number is 3, event wait timeout occurred during task execution,
+# stream_id:38, sq_id:11, task_id:29156, event_id=456, timeout=234s." — hicann/runtime
+# device_error_proc.cc, ProcessStarsWaitTimeoutErrorInfo, RT_STARS_SQE_TYPE_EVENT_WAIT; a copy's
+# "timeout=1868." with no unit, as evidence_heldout_13 holds, is not read as seconds)
+_NOTIFY_WAIT_TIMEOUT_RE = re.compile(
+    r"(?:notify|event) wait timeout occurred.*?\btimeout=(?P<n>\d+)s\b"
+)
+# the runtime's call that the wait failed, a line under it (CANN 8.x: "rtEventSynchronize
+# execution failed, reason=task timeout[FUNC:FuncErrorReason]"; before it "rtStreamSynchronize
+# WithTimeout execute failed, reason=[task timeout]")
+_WAIT_CALL_FAILED_RE = re.compile(
+    r"\b(?P<call>rt\w+) execut(?:e|ion) failed, reason=\[?(?P<why>[\w :-]+)"
+)
+WAIT_CALL_LINES = 4
+"""How far under an event wait's report (its other serial numbers between) the runtime's failed
+call may stand."""
+CODE_TRACEBACK_LINES = 16
+"""How far above a runtime report its CANN code may stand, the code's TraceBack between."""
+
+
+def _in_a_code_traceback(lines: list[tuple[int, str, int | None]], index: int) -> bool:
+    """Whether line ``index`` stands in a CANN code's TraceBack: the lines above it, up to a code
+    line, all the runtime's ("TraceBack (most recent call last):", "...[FUNC:...]"), as an
+    EI9999's block lists its stuck notify waits and then the event wait they held up."""
+    for _, text, _ in reversed(lines[max(0, index - CODE_TRACEBACK_LINES) : index]):
+        if _code_match(text):
+            return True
+        if "[FUNC:" not in text and "TraceBack" not in text:
+            return False
+    return False
+
+
 FFTS_REPORT_LINES = 2
 """How far before its "fftsplus task timeout" words a report's chip and after them its counts
 may stand (a copy that wrapped the one line)."""
@@ -4155,7 +4187,11 @@ def _ffts_timeouts(
     # (the handler's name alone only where a copy cut every report before its words)
     worded = any("fftsplus task timeout" in t for _, t, _ in lines)
     for index, (no, line, tagged) in enumerate(lines):
-        notify_wait = "notify wait timeout occurred" in line
+        # (a notify wait is a collective's wait for its peer; an event wait is one stream's
+        # wait for another stream's event: the same handler's report, a task of the device
+        # that timed out all the same)
+        event_wait = "event wait timeout occurred" in line
+        notify_wait = "notify wait timeout occurred" in line or event_wait
         # (the runtime's handler names the time-out too, where a copy cut its words:
         # "ProcessStarsHcclFftsPlusTimeoutErrorInfo:The error from device(chipId:3, ...), hc")
         if (
@@ -4166,6 +4202,8 @@ def _ffts_timeouts(
             continue
         if _under_a_code(lines, index, FFTS_REPORT_LINES):
             continue  # a report under its code (EI9999, EE9999): the code's reading has it
+        if event_wait and _in_a_code_traceback(lines, index):
+            continue  # (the event a code's task held up: the code's reading is the failure)
         near = lines[max(0, index - FFTS_REPORT_LINES) : index + 1 + FFTS_REPORT_LINES]
         texts = [t.strip() for _, t, _ in near]
         chips = _search(_FFTS_CHIPS_RE, texts)
@@ -4178,6 +4216,14 @@ def _ffts_timeouts(
             # device(chipId:3, dieId:1), ... notify wait timeout occurred during task execution,
             # stream_id:142, ..., notify_id=671, timeout=204s."
             what = "a notify wait (an HCCL collective waiting for its peer) timed out on the device"
+            if event_wait:
+                what = (
+                    "an event wait (a stream waiting for an event another stream records) timed "
+                    "out on the device"
+                )
+                below = [t for _, t, _ in lines[index + 1 : index + 1 + WAIT_CALL_LINES]]
+                if failed := _search(_WAIT_CALL_FAILED_RE, below):
+                    what += f"; {failed.group('call')} failed: {failed.group('why').strip()}"
             if wait := _NOTIFY_WAIT_TIMEOUT_RE.search(line):
                 timeout_ms = int(wait.group("n")) * 1000
         elif counts is not None:
