@@ -135,7 +135,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"\|\s*NPU\s+Name\s*\||\|\s*NPU ID\s*\|\s*Name\s*\||\|\s*NPU\s+Chip\s*\|\s*Process id\s*\||"
         # (or its banner alone, a copy cut after it: "| npu-smi 25.5.0   Version: 25.5.0 |")
         r"^[ \t]*\|[ \t]*npu-smi[ \t]+\d[\w.]*[ \t]+Version:[ \t]*\d[\w.]*[ \t]*\|[ \t]*$|"
-        + npu_smi.FRAGMENT_SIGNATURE,
+        # (or a chip's second rows alone, as a grep keeps them)
+        + npu_smi.FRAGMENT_SIGNATURE
+        + "|"
+        + npu_smi.SECOND_ROW_SIGNATURE,
         re.M,
     ),
     "npu_smi_query": re.compile(npu_smi.QUERY_SIGNATURE, re.M),

@@ -39,6 +39,15 @@ FRAGMENT_SIGNATURE = (
 shape by which a table pasted without its header is still known (multi-line mode)."""
 _FRAGMENT_RE = re.compile(FRAGMENT_SIGNATURE, re.M)
 
+SECOND_ROW_SIGNATURE = (
+    r"^[ \t]*\|[ \t]*\d+(?:[ \t]+\d+)?[ \t]*\|[ \t]*" + _BUS_ID_RE.pattern + r"[ \t]*\|"
+    r"[ \t]*(?:\d+(?:\.\d+)?|NA|-)[ \t]+\d+[ \t]*/[ \t]*\d+"
+)
+"""A chip's second row alone (``| 0   0 | 0000:81:00.0 | 0   0 / 8192 |``: chip ids, a PCI bus id,
+the AI cores' figure then a used / total pair), as ``npu-smi info | grep 0000`` keeps it: no other
+tool prints a bare bus id between ids and a usage pair (multi-line mode)."""
+_SECOND_ROW_RE = re.compile(SECOND_ROW_SIGNATURE, re.M)
+
 
 @dataclass(kw_only=True)
 class NpuChip:
@@ -121,7 +130,11 @@ def parse_info(text: str) -> NpuSmiInfo:
     in_processes = False
     id_name = False
     pending: tuple[int, list[str]] | None = None
-    fragment = _FRAGMENT_RE.search(text) if not _has_header(lines) else None
+    headless = not _has_header(lines)
+    fragment = _FRAGMENT_RE.search(text) if headless else None
+    if headless and fragment is None and _SECOND_ROW_RE.search(text):
+        # chips' second rows and no first row (a grep's copy): what they say, no chip made up
+        return NpuSmiInfo(version=_version(lines), chips=[], warnings=_second_rows_alone(lines))
     if fragment is not None:
         # no header rows: the first chip row stands in for the header's place
         header_line = text.count("\n", 0, fragment.start()) + 1
@@ -399,6 +412,52 @@ def parse_info(text: str) -> NpuSmiInfo:
                 )
             )
     return NpuSmiInfo(version=version, chips=chips, processes=processes, warnings=warnings)
+
+
+def _version(lines: list[tuple[int, str, int | None]]) -> str:
+    return next((m.group(2) for _, t, _ in lines if (m := _VERSION_RE.search(t))), "")
+
+
+def _second_rows_alone(lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
+    """Each chip second row of a copy that kept no first row (``npu-smi info | grep -E
+    "0000|..."`` keeps the rows with a bus id): its figures as far as the row's shape names them.
+    The NPU id, name and health are in the first row only, so no chip's health is read."""
+    said = []
+    for no, line, _ in lines:
+        s = line.strip()
+        if not s.startswith("|") or not _SECOND_ROW_RE.match(s):
+            continue
+        cells = _cells(s)
+        ids = cells[0].split()
+        usage = cells[2].split()
+        pairs = _PAIR_RE.findall(cells[2])
+        # the layouts' second headers (module docstring): "Chip Device" (310P, one pair:
+        # Memory-Usage, no HBM column), "Chip Phy-ID" (Atlas A3, Memory then HBM), "Chip" (910A,
+        # 910B: Memory then HBM); one id and one pair could be either usage column
+        if len(ids) > 1:
+            names = f"chip {ids[0]} " + ("device" if len(pairs) == 1 else "phy-id") + f" {ids[1]}"
+        else:
+            names = f"chip {ids[0]}"
+        if len(pairs) == 2:
+            figures = (
+                f"memory {pairs[0][0]} / {pairs[0][1]} MB, HBM {pairs[1][0]} / {pairs[1][1]} MB"
+            )
+        elif len(ids) > 1:
+            figures = f"memory {pairs[0][0]} / {pairs[0][1]} MB"
+        else:
+            figures = f"usage {pairs[0][0]} / {pairs[0][1]} MB (memory or HBM: no header says)"
+        aicore = f"AICore {usage[0]} %" if usage[0] not in ("NA", "-") else "AICore NA"
+        said.append(
+            ParseWarning(
+                line=no,
+                message=f"npu-smi info chip row without its first row (a filtered copy, as "
+                f"'npu-smi info | grep' keeps it): {names}, bus id {cells[1]}, {aicore}, "
+                f"{figures}; the NPU id, name and health are not in the copy, no chip's "
+                "health judged",
+                skipped=False,
+            )
+        )
+    return said
 
 
 def _has_header(lines: list[tuple[int, str, int | None]]) -> bool:
