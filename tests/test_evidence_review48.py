@@ -98,13 +98,19 @@ def test_a_long_line_of_query_commands_is_read_in_linear_time() -> None:
 
 
 def test_a_cpu_clock_warning_over_a_full_rate_run_is_a_note() -> None:
-    ev = load_paths(
-        [REVIEW / "ib_write_bw_roce_deepops_doc_cpu_freq_warning_92_40gbps_of_100g_healthy.txt"]
-    )
+    # (the port's rate from an ibstat of the same host beside it: perftest prints none, so the
+    # run alone keeps its warning, tests/test_evidence_review49a.py)
+    text = (
+        REVIEW / "ib_write_bw_roce_deepops_doc_cpu_freq_warning_92_40gbps_of_100g_healthy.txt"
+    ).read_text()
+    ibstat = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tRate: 100\n\t\tLink layer: Ethernet\n"
+    ev = load_text(f"$ ibstat mlx5_0\n{ibstat}{text}", "ib_write_bw.txt")
     found = _found(ev, "nccl")
     assert "evidence-rdma-perftest-cpu-clock" not in found
     assert found["evidence-rdma-perftest-cpu-clock-at-rate"].severity == "info"
-    assert "of a 100 Gb/s link" in str(found["evidence-rdma-perftest-cpu-clock-at-rate"].items)
+    assert "of its port's 100.0 Gb/s" in str(
+        found["evidence-rdma-perftest-cpu-clock-at-rate"].items
+    )
     assert _verdict(ev) == "READY"
 
 
@@ -115,8 +121,8 @@ def test_a_cpu_clock_warning_over_a_low_bandwidth_stays_a_warning() -> None:
     assert " 92.40 " in text
     ev = load_text(text.replace(" 92.40 ", " 61.40 "), "ib_write_bw.txt")
     assert _found(ev, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
-    assert rdma.line_rate_reached(92.4) == 100 and rdma.line_rate_reached(61.4) is None
-    assert rdma.line_rate_reached(39.2) == 40 and rdma.line_rate_reached(None) is None
+    assert rdma.line_rate_reached(92.4, 100) and not rdma.line_rate_reached(61.4, 100)
+    assert rdma.line_rate_reached(39.2, 40) and not rdma.line_rate_reached(None, 100)
 
 
 # --- 2. two training runs appended to one log -------------------------------------------------

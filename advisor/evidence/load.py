@@ -13,6 +13,7 @@ import html
 import itertools
 import json
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -1171,7 +1172,35 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
     facts.package_mismatches = package_mismatches(facts.packages)
     facts.package_conflicts = package_conflicts(facts.packages)
     _conf_against_ports(facts)
+    _perftest_at_port_rate(facts.hca_ports)
     return facts
+
+
+def _perftest_at_port_rate(hca_ports: list[dict[str, Any]]) -> None:
+    """Each perftest run's ``at_line_rate_gbps``: its port's rate where an ``ibstat`` /
+    ``ibv_devinfo`` of the same file or folder gives that device's port one rate (the same host,
+    where both name one) and the run's average bandwidth fills it (``rdma.line_rate_reached``).
+    perftest prints no port rate, so a run with no such listing beside it gets none."""
+    rated: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for p in hca_ports:
+        if not p.get("perftest") and p.get("rate_gbps"):
+            rated.setdefault((str(Path(p["source"]).parent), p["ca"], p["port"]), []).append(p)
+    for p in hca_ports:
+        run = p.get("perftest")
+        if not run or run["bw_average_gbps"] is None:
+            continue
+        host = p.get("host")
+        rates = {
+            q["rate_gbps"]
+            for q in rated.get((str(Path(p["source"]).parent), p["ca"], p["port"]), [])
+            if not host or not q.get("host") or q["host"] == host
+        }
+        # (one rate alone: two hosts' listings of the same device name, at two rates, say
+        # nothing of which this run's is)
+        if len(rates) == 1 and rdma.line_rate_reached(
+            run["bw_average_gbps"], (rate := rates.pop()), run["test"]
+        ):
+            run["at_line_rate_gbps"] = rate
 
 
 def _conf_against_ports(facts: EvidenceFacts) -> None:
@@ -2234,6 +2263,7 @@ def load_text(text: str, source: str, name: str = "") -> EvidenceFacts:
         report.messages.append(Message(line=0, message="empty output"))
         return out
     _parse(text, report, out, name)
+    _perftest_at_port_rate(out.hca_ports)
     return out
 
 
@@ -7096,11 +7126,27 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
                 b.losses,
                 "loss",
                 "every loss counter (errors, drops, discards) is 0",
-            ),
+            )
+            + _pauses_not_judged(b),
             skipped=False,
         )
         for b in blocks
     ]
+
+
+def _pauses_not_judged(b: ethtool.NicStats) -> str:
+    """A block's pause frames sent that ``ethtool.congestion_said`` leaves out, as its note says
+    them (flow control at work: few, or few against the packets received); empty otherwise."""
+    most = ethtool.pauses_sent(b)
+    if most is None or any(counter == most[0] for counter, _, _ in ethtool.congestion_said(b)):
+        return ""
+    received = ethtool.received_packets(b)
+    return f"; {most[0]} {most[1]}: pause frames sent since the driver started" + (
+        f", {most[1] / received:.2g} a packet received: flow control at work (PFC on a lossless "
+        "fabric pauses its peer by design), not judged"
+        if received
+        else ": a burst's, not judged"
+    )
 
 
 def _ethtool_driver(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -7736,9 +7782,36 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     reached no host (no path to the server), an ``iperf_exchange_failed`` where the control
     connection opened and the test's parameters or results did not come through it, else an
     ``iperf_failed`` (the test did not run or
-    ended early: a server not listening or busy, a control connection that closed)."""
+    ended early: a server not listening or busy, a control connection that closed). A server's
+    error on a connection it had not yet taken as a test's, with a test it measured after it,
+    is a note (``Iperf3Run.before_accept``: what connected named no peer and ran no test)."""
     notes: list[ParseWarning] = []
-    for run in iperf.parse(text):
+    runs = iperf.parse(text)
+    for at, run in enumerate(runs):
+        measured_later = next(
+            (
+                r
+                for r in runs[at + 1 :]
+                if r.role == "server" and not r.error and (r.interval_bps or r.receiver_bps)
+            ),
+            None,
+        )
+        if run.before_accept and measured_later is not None:
+            # a connection the server dropped before it took it as a test's, then a test it
+            # measured: the server and the path work; what connected sent no iperf3 test
+            # (iperf.py _BEFORE_ACCEPT_RE), so it is said, not judged
+            notes.append(
+                ParseWarning(
+                    line=run.error_line,
+                    message=f"iperf3 server: error - {run.error}, on a connection whose peer the "
+                    "copy does not name (iperf3 prints 'Accepted connection from' only once the "
+                    "parameters came): what connected sent no iperf3 test (a port probe or "
+                    "health check, an iperf 2 client, a scanner) or a client that left; the "
+                    f"server listened again and measured the test at line {measured_later.line}",
+                    skipped=False,
+                )
+            )
+            continue
         if run.error and not run.iperf2:
             server = (
                 f"the server {run.remote}"
@@ -7921,35 +7994,135 @@ _SMI_LIST_PIPE_RE = re.compile(
 _LINE_COUNT_RE = re.compile(r"(?:-n[ \t]*|--lines=|-)(?P<n>\d+)\b")
 
 
+# a listing's own command, on the prompt line above it: "nvidia-smi -L", "nvidia-smi --list-gpus"
+_SMI_LIST_COMMAND_RE = re.compile(r"nvidia-smi[ \t]+(?:-L|--list-gpus)\b")
+# what every line of nvidia-smi -L holds whatever the GPU or MIG device (its GPU line "GPU 0:
+# NVIDIA A100-SXM4-80GB (UUID: GPU-...)", a MIG device's "  MIG 1g.10gb     Device  0: (UUID:
+# MIG-...)": nvidia_smi.py _LIST_GPU_RE, _LIST_MIG_RE): a grep for a part of them keeps them all
+_SMI_GPU_LINE_PARTS = ("GPU ", ": ", " (UUID: GPU-", ")")
+_SMI_MIG_LINE_PARTS = ("  MIG ", " Device ", ": (UUID: MIG-", ")")
+# grep's options that change only which lines match, not what a kept line prints (GNU grep(1))
+_GREP_MATCH_OPTIONS = {
+    "-i": "i", "--ignore-case": "i", "-v": "v", "--invert-match": "v", "-F": "F",
+    "--fixed-strings": "F", "-E": "E", "--extended-regexp": "E", "-G": "G",
+    "--basic-regexp": "G",
+}  # fmt: skip
+_REGEX_SPECIAL = frozenset(".[]*^$+?(){}\\|")
+
+
+def _grep_keeps(filter_: str, args: str) -> str | None:
+    """Which of nvidia-smi -L's lines a grep of its listing keeps whatever the GPUs: ``"all"``,
+    ``"gpus"`` (every GPU's line; MIG devices' lines may be dropped), or None where its pattern
+    may drop a GPU's line (a model's name, a regular expression, an option not read here)."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        return None
+    flags = {"E"} if filter_ == "egrep" else set()
+    patterns: list[str] = []
+    positional: list[str] = []
+    taken = iter(words)
+    for word in taken:
+        if word in ("-e", "--regexp"):
+            patterns.append(next(taken, ""))
+        elif word in _GREP_MATCH_OPTIONS:
+            flags.add(_GREP_MATCH_OPTIONS[word])
+        elif word.startswith("-") and len(word) > 1:
+            if not set(word[1:]) <= set(_GREP_MATCH_OPTIONS.values()):
+                return None  # another option (-c, -o, -m ...): not read here
+            flags.update(word[1:])
+        else:
+            positional.append(word)
+    # (the pattern where no -e gives one, then no file: a file named is read in place of the
+    # listing)
+    if not patterns and positional:
+        patterns.append(positional.pop(0))
+    if not patterns or positional:
+        return None
+    # (a line matches any pattern, and any alternative of an extended expression's "GPU|MIG",
+    # a basic one's "GPU\|MIG")
+    split = "\n" if "F" in flags else "|" if "E" in flags else "\\|"
+    alternatives = [a for p in patterns for a in p.split(split)]
+    if "F" not in flags and any(_REGEX_SPECIAL & set(a) for a in alternatives):
+        return None
+
+    def fold(x: str) -> str:
+        return x.lower() if "i" in flags else x
+
+    def in_every(parts: tuple[str, ...]) -> bool:
+        return any(fold(a) in fold(part) for a in alternatives for part in parts)
+
+    if "v" in flags:
+        # (a MIG device's own words dropped: "grep -v MIG" keeps every GPU's line)
+        mig_only = all(
+            a and "mig" in a.lower() and any(fold(a) in fold(p) for p in _SMI_MIG_LINE_PARTS)
+            for a in alternatives
+        )
+        return "gpus" if mig_only else None
+    if not in_every(_SMI_GPU_LINE_PARTS):
+        return None
+    return "all" if in_every(_SMI_MIG_LINE_PARTS) else "gpus"
+
+
 def _smi_list_cut(text: str, gpus: list[nvidia_smi.ListedGpu]) -> str:
-    """What a filter the listing was piped through left out, as said in the inventory's note
-    (empty when it was not piped, or head / tail printed fewer lines than they keep: all of it)."""
-    before = text[: sum(len(x) for x in text.splitlines(keepends=True)[: gpus[0].line - 1])]
-    # the last command above the listing is its own
-    pipe = next(iter(reversed(list(_SMI_LIST_PIPE_RE.finditer(before)))), None)
-    if pipe is None:
-        return ""
-    shown = f"'{pipe.group(0).strip()}'"
-    if pipe.group("filter") in ("grep", "egrep"):
-        return (
-            f"; the listing was filtered ({shown}): GPUs the filter dropped are not shown, so "
-            "this is not the host's count"
+    """What a filter the listings were piped through left out, as said in the inventory's note:
+    empty where one listing of the file is whole (not piped, a head / tail that printed fewer
+    lines than it keeps, a grep that keeps every line); else what the whole-GPU filter (a grep
+    keeping every GPU's line) or the longest cut listing leaves out."""
+    rows = sorted(gpus + [a for g in gpus for a in g.seen_again], key=lambda g: g.line)
+    listings: dict[int, list[nvidia_smi.ListedGpu]] = {}
+    for g in rows:
+        listings.setdefault(g.listing, []).append(g)
+    lines = text.splitlines()
+    gpus_kept, cut = "", ""
+    longest = 0
+    above = 0  # the line the listing before ends on: a command above it is that one's
+    for listing in listings.values():
+        # its own command: the last nvidia-smi -L above it, below the listing before
+        command = next(
+            (
+                lines[at]
+                for at in range(listing[0].line - 2, above - 1, -1)
+                if _SMI_LIST_COMMAND_RE.search(lines[at])
+            ),
+            "",
         )
-    count = _LINE_COUNT_RE.search(pipe.group("args"))
-    keep = int(count.group("n")) if count else 10
-    listed = sum(1 + len(g.mig) for g in gpus)  # a GPU's line and its MIG devices' lines
-    if listed < keep:
-        return ""  # fewer lines than the filter keeps: nothing was cut
-    if pipe.group("filter") == "head":
-        return (
-            f"; the listing was cut ({shown} keeps its first {keep} lines): GPUs after GPU "
-            f"{gpus[-1].gpu}, if any, are not shown, so this is not the host's count"
-        )
-    return (
-        f"; the listing was cut ({shown} keeps its last {keep} lines): GPUs before GPU "
-        f"{gpus[0].gpu}, and MIG devices of the first listed GPU, may not be shown, so this "
-        "is not the host's count"
-    )
+        above = listing[-1].line
+        pipe = _SMI_LIST_PIPE_RE.search(command)
+        if pipe is None:
+            return ""  # (a listing not piped: the host's, whole)
+        shown = f"'{pipe.group(0).strip()}'"
+        if pipe.group("filter") in ("grep", "egrep"):
+            keeps = _grep_keeps(pipe.group("filter"), pipe.group("args"))
+            if keeps == "all":
+                return ""
+            if keeps == "gpus":
+                gpus_kept = (
+                    f"; the listing was filtered ({shown}), which keeps every GPU's line: MIG "
+                    "devices' lines, if any, may not be shown"
+                )
+                continue
+            said = (
+                f"; the listing was filtered ({shown}): GPUs the filter dropped are not shown, "
+                "so this is not the host's count"
+            )
+        else:
+            count = _LINE_COUNT_RE.search(pipe.group("args"))
+            keep = int(count.group("n")) if count else 10
+            listed = sum(1 + len(g.mig) for g in listing)  # a GPU's line and its MIG devices'
+            if listed < keep:
+                return ""  # fewer lines than the filter keeps: nothing was cut
+            said = (
+                f"; the listing was cut ({shown} keeps its first {keep} lines): GPUs after GPU "
+                f"{listing[-1].gpu}, if any, are not shown, so this is not the host's count"
+                if pipe.group("filter") == "head"
+                else f"; the listing was cut ({shown} keeps its last {keep} lines): GPUs before "
+                f"GPU {listing[0].gpu}, and MIG devices of the first listed GPU, may not be "
+                "shown, so this is not the host's count"
+            )
+        if len(listing) > longest:
+            longest, cut = len(listing), said
+    return gpus_kept or cut
 
 
 def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -7975,6 +8148,20 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         {a.line: a for g in gpus for a in g.seen_again[:1]}.values(), key=lambda a: a.line
     )[:1]:
         later = [a for g in gpus for a in g.seen_again]
+        # (a later listing that holds GPUs the one above it did not: the fuller one, a cut
+        # listing's above it, "nvidia-smi -L | head -n2" then "nvidia-smi -L")
+        more = [g for g in gpus if g.listing == again.listing]
+        if more:
+            notes.append(
+                ParseWarning(
+                    line=again.line,
+                    message=f"nvidia-smi -L again: the {len({a.uuid for a in later})} GPU(s) "
+                    f"listed above (their UUIDs) and {len(more)} more it did not list: GPU "
+                    + ", ".join(str(g.gpu) for g in more),
+                    skipped=False,
+                )
+            )
+            continue
         notes.append(
             ParseWarning(
                 line=again.line,

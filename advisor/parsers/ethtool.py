@@ -56,7 +56,12 @@ def _is_loss(name: str) -> bool:
 
 PAUSES_SENT_MIN = 10_000
 """Fewer link-level pause frames sent than this, since the driver started, are a burst's (a port
-under flow control pauses its peer now and then); more say the adapter kept falling behind."""
+under flow control pauses its peer now and then), whatever the traffic."""
+PAUSES_SENT_SHARE = 1e-4
+"""Pause frames sent per packet the port received (``rx_packets_phy``, else ``rx_packets``) below
+which they are flow control at work, not an adapter falling behind: PFC on a lossless RoCE
+fabric pauses its peer by design, and the counters run from the driver's start, weeks of
+traffic. One pause a 10,000 packets received is past what a port keeping up sends."""
 # mlx5's counters of pause frames the port sent (the kernel's mlx5 counters documentation,
 # Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst): tx_pause_ctrl_phy,
 # link-level pause packets ("if this counter is increasing, it implies that the NIC is congested
@@ -73,20 +78,45 @@ errors, or the other side's; "if this counter is raising, try moving the adapter
 different slot")."""
 
 
+def received_packets(stats: NicStats) -> int | None:
+    """The packets the port received since its driver started (mlx5's ``rx_packets_phy``, the
+    physical port's, else the driver's ``rx_packets``); None where the copy holds neither."""
+    return stats.counters.get("rx_packets_phy") or stats.counters.get("rx_packets")
+
+
+def pauses_sent(stats: NicStats) -> tuple[str, int] | None:
+    """The pause-frame counter of a block that counts the most sent (link-level or a PFC
+    priority's), with its value; None where the block holds none above 0."""
+    pauses = [(k, v) for k, v in stats.counters.items() if _PAUSES_SENT_RE.fullmatch(k) and v]
+    return max(pauses, key=lambda kv: kv[1]) if pauses else None
+
+
 def congestion_said(stats: NicStats) -> list[tuple[str, int, str]]:
     """The counters of a block that tell of an adapter that could not keep up or of a PCIe link
     that errs, as ``(counter, value, what it says)``: pause frames sent past
-    ``PAUSES_SENT_MIN``, a pause storm, PCIe signal-integrity errors; none on a block whose
-    counters are all 0 or that holds none of them."""
+    ``PAUSES_SENT_MIN`` and, where the copy holds the packets received, past
+    ``PAUSES_SENT_SHARE`` of them; a pause storm; PCIe signal-integrity errors; none on a block
+    whose counters are all 0 or that holds none of them."""
     said: list[tuple[str, int, str]] = []
-    pauses = [(k, v) for k, v in stats.counters.items() if _PAUSES_SENT_RE.fullmatch(k)]
-    if pauses and (most := max(pauses, key=lambda kv: kv[1]))[1] >= PAUSES_SENT_MIN:
+    most = pauses_sent(stats)
+    received = received_packets(stats)
+    if (
+        most is not None
+        and most[1] >= PAUSES_SENT_MIN
+        and (not received or most[1] / received >= PAUSES_SENT_SHARE)
+    ):
         said.append(
             (
                 most[0],
                 most[1],
-                "pause frames the port sent since its driver started: the adapter could not take "
-                "in the traffic as fast as it came and held its link partner back",
+                "pause frames the port sent since its driver started"
+                + (
+                    f", {most[1] / received:.2g} a packet received"
+                    if received
+                    else " (the copy holds no count of the packets received to weigh them against)"
+                )
+                + ": the adapter did not take in the traffic as fast as it came and held its "
+                "link partner back",
             )
         )
     for name in _PAUSE_STORMS:

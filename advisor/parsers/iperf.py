@@ -85,6 +85,16 @@ _EXCHANGE_BROKEN_RE = re.compile(
     r"^unable to (?:send parameters to server|receive parameters from client"
     r"|send results|receive results)\b"
 )
+# the server's errors on a control connection before it took it as a test's (src/iperf_server_api.c
+# iperf_accept: the cookie's read, IERECVCOOKIE "unable to receive cookie at server", then the
+# parameters', IERECVPARAMS; its on_connect, which prints "Accepted connection from HOST, port
+# N", runs only after both): the copy names no peer of that connection, and it is what any
+# connection that is no iperf3 client's test leaves (a monitor's TCP probe or a load balancer's
+# health check, an iperf 2 client, a port scanner: esnet/iperf#445, #530, #1882), the server
+# then listening again
+_BEFORE_ACCEPT_RE = re.compile(
+    r"^unable to (?:receive cookie at server|receive parameters from client)\b"
+)
 _SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
 UNSTEADY_RATIO = 0.6
 """An interval below this share of the test's fastest one is called unsteady (iperf3's first
@@ -136,6 +146,10 @@ class Iperf3Run:
     """Its error says the control connection opened and the test's parameters or results did
     not come through it (``_EXCHANGE_BROKEN_RE``): nothing was measured over a path that took
     the connection."""
+    before_accept: bool = False
+    """A server's error on a connection before iperf3 took it as a test's
+    (``_BEFORE_ACCEPT_RE``, no "Accepted connection from" above it): the copy names no peer of
+    it, and a later connection's address is not its."""
     interleaved: list[int] = field(default_factory=list)
     """The server ports of the clients that ran at once with it, its own among them (a second
     client's heading before the first printed a row: "iperf3 -c A & iperf3 -c A -p 5333"),
@@ -268,7 +282,15 @@ def parse(text: str) -> list[Iperf3Run]:
             run.error, run.error_line = body, no
             continue
         if _SERVER_RE.match(body):
-            if run is None or run.role != "server" or run.interval_bps or run.sender_bps:
+            # (a server's error ends its test: iperf3 resets and listens again, and what follows
+            # is the next connection's, not the failed one's)
+            if (
+                run is None
+                or run.role != "server"
+                or run.interval_bps
+                or run.sender_bps
+                or run.error
+            ):
                 run = Iperf3Run(line=no, role="server")
                 runs.append(run)
                 in_summary, ids = False, set()
@@ -291,6 +313,9 @@ def parse(text: str) -> list[Iperf3Run]:
             r.error, r.error_line = m.group("what").removesuffix(":"), no
             r.unreached = _UNREACHED_RE.match(r.error) is not None
             r.exchange_broken = _EXCHANGE_BROKEN_RE.match(r.error) is not None
+            r.before_accept = (
+                r.role == "server" and not r.remote and _BEFORE_ACCEPT_RE.match(r.error) is not None
+            )
             continue
         if m := _CONNECTED_RE.match(body):
             # (an interleaved client's stream: the run its server port names)
@@ -365,7 +390,11 @@ def parse(text: str) -> list[Iperf3Run]:
         raise ParseError("no iperf3 interval or summary line ('[  5]   0.00-1.00   sec ...')")
     for r in runs:
         said = (r.sender_bps is not None) + (r.receiver_bps is not None) + r.server_zero_sender
-        if not r.error and said < 2 and not r.cut and not r.iperf2:
+        # a server prints the summary line of the direction it measured alone, the other's only
+        # under -V as "(sender statistics not available)" (src/iperf_api.c iperf_print_results:
+        # "if (test->role == 's' && !sp->sender) { if (test->verbose) ..."): one line is whole
+        whole = 1 if r.role == "server" else 2
+        if not r.error and said < whole and not r.cut and not r.iperf2:
             r.cut = True  # the copy ends before the test's summary
     return runs
 

@@ -2357,6 +2357,9 @@ class ListedGpu:
     uuid: str
     mig: list[str] = field(default_factory=list)
     """Each MIG device's profile ("1g.20gb"), in the order listed."""
+    listing: int = 0
+    """Which listing of the file its line is in, counted from 0: a run of GPU and MIG lines,
+    ended by any other line (the next command's prompt, another tool's output)."""
     seen_again: list[ListedGpu] = field(default_factory=list)
     """Later listings of this same GPU (its UUID) in the file: another ``nvidia-smi -L`` of the
     host, as a job sees it (inside ``salloc``: only the MIG devices it was given), each with its
@@ -2370,15 +2373,22 @@ def parse_list(text: str) -> list[ListedGpu]:
     gpus: list[ListedGpu] = []
     by_uuid: dict[str, ListedGpu] = {}
     last: ListedGpu | None = None  # the GPU the MIG lines under it belong to
+    listing, in_listing = -1, False
     lines = numbered_lines(text)
     for index, (no, line, _) in enumerate(lines):
         under = lines[index + 1][1] if index + 1 < len(lines) else ""
         m = _LIST_GPU_RE.match(line.strip())
         if m and _NVLINK_UNDER_GPU_RE.match(under):
-            last = None
+            last, in_listing = None, False
         elif m:
+            listing += not in_listing
+            in_listing = True
             last = ListedGpu(
-                line=no, gpu=int(m.group("gpu")), name=m.group("name"), uuid=m.group("uuid")
+                line=no,
+                gpu=int(m.group("gpu")),
+                name=m.group("name"),
+                uuid=m.group("uuid"),
+                listing=listing,
             )
             # a UUID is the GPU's own (NVML's nvmlDeviceGetUUID): two listings of it are one
             # GPU seen twice (the host's view, then a job's), not two GPUs
@@ -2389,6 +2399,8 @@ def parse_list(text: str) -> list[ListedGpu]:
                 gpus.append(last)
         elif last is not None and (m := _LIST_MIG_RE.match(line)):
             last.mig.append(m.group("profile"))
+        elif line.strip():
+            in_listing = False
     if not gpus:
         raise ParseError("no 'GPU N: NAME (UUID: GPU-...)' line of nvidia-smi -L")
     return gpus

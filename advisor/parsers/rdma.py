@@ -1623,29 +1623,32 @@ class PerftestRun:
     cpu_clock: str | None = None
     """That warning's clocks, "1500.000000 != 3300.016000 MHz"."""
     at_line_rate_gbps: float | None = None
-    """The Ethernet or InfiniBand line rate its average bandwidth reaches
-    (``PERFTEST_AT_RATE_SHARE`` of it or more, and not above it): a figure the link's own rate
-    bounds (``line_rate_reached``); None where it reaches none, or printed no bandwidth."""
+    """Its port's rate, where its average bandwidth reaches ``PERFTEST_AT_RATE_SHARE`` of it
+    and not above (``line_rate_reached``): the rate an ``ibstat`` / ``ibv_devinfo`` of the same
+    import gives that port (evidence.load ``_perftest_at_port_rate``). perftest prints no port
+    rate, so None where the import holds none, or the figure falls short of it."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
     by default) carries no RDMA traffic."""
 
 
-LINE_RATES_GBPS = (1, 10, 25, 40, 50, 56, 100, 200, 400, 800)
-"""Ethernet's and InfiniBand's (FDR's 56, 4x QDR's 40, NDR's 400 ...) link rates in Gb/s."""
 PERFTEST_AT_RATE_SHARE = 0.85
-"""A bandwidth test reaching this share of a line rate fills that link (RoCE's and IB's headers
-take some 5-10% of it: DeepOps' RoCE guide reads 92.40 Gb/s as the rate of its 100 Gb/s NIC)."""
+"""A bandwidth test reaching this share of its port's rate fills that link (RoCE's and IB's
+headers take some 5-10% of it: DeepOps' RoCE guide reads 92.40 Gb/s as the rate of its 100 Gb/s
+NIC)."""
 
 
-def line_rate_reached(gbps: float | None, test: str = "") -> float | None:
-    """The line rate ``gbps`` reaches (``PERFTEST_AT_RATE_SHARE`` of it, not above it); None for
-    a bidirectional test (perftest -b sums both directions: up to twice its link's rate, so
-    which rate a figure fills is not known)."""
-    if gbps is None or "Bidirectional" in test:
-        return None
-    return next((r for r in LINE_RATES_GBPS if PERFTEST_AT_RATE_SHARE * r <= gbps <= r), None)
+def line_rate_reached(gbps: float | None, rate_gbps: float | None, test: str = "") -> bool:
+    """Whether ``gbps`` fills a port of ``rate_gbps`` (``PERFTEST_AT_RATE_SHARE`` of it, not
+    above it). The rate must come from the port (ibstat's ``Rate:``, ibv_devinfo's width and
+    speed): perftest prints none (perftest_parameters.c's settings block: MTU, link type, GID,
+    no port speed), and a figure alone fits many rates (45 Gb/s is 90 % of a 50G link and 45 %
+    of a 100G one). False for a bidirectional test (perftest -b sums both directions: up to
+    twice its link's rate)."""
+    if gbps is None or not rate_gbps or "Bidirectional" in test:
+        return False
+    return PERFTEST_AT_RATE_SHARE * rate_gbps <= gbps <= rate_gbps
 
 
 PERFTEST_FLOOR_GBPS = 1.0
@@ -2269,7 +2272,6 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
         avg = round(float(numbers[0]) * scale, 3)
         run.rows.append({**size, "bw_average_gbps": avg})
         run.bw_average_gbps = avg
-        run.at_line_rate_gbps = line_rate_reached(avg, run.test)
     elif head == "bw":
         if numbers[1] is None:
             return
@@ -2278,7 +2280,6 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
             {**size, "bw_peak_gbps": round(float(numbers[0]) * scale, 3), "bw_average_gbps": avg}
         )
         run.bw_average_gbps = avg
-        run.at_line_rate_gbps = line_rate_reached(avg, run.test)
     elif head in ("lat", "lat_typical"):
         if numbers[2] is None or (head == "lat" and numbers[3] is None):
             return
@@ -2863,6 +2864,10 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
     # the open grep'd block is the next device's row (or, under pdsh, another node's)
     grep_devices: list[str] = []
     grep_opened: dict[str, int] = {}
+    # each node's block now open under a grep'd query: pdsh prints the nodes' rows in the order
+    # they arrive, not node by node (its -S / dshbak sort them), so a node's row after another
+    # node's continues its own device unless that setting repeats in it
+    grep_open: dict[str, MlxconfigBlock] = {}
     for no, line, _ in numbered_lines(text):
         if r := _MLXFWRESET_DEVICE_RE.match(line):
             reset_path = r.group("path")
@@ -2887,11 +2892,11 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
         if d := _MLXCONFIG_DEVICE_RE.match(line):
             block = MlxconfigBlock(line=no, kind=d.group("type"))
             blocks.append(block)
-            query, grep_devices = None, []
+            query, grep_devices, grep_open = None, [], {}
             continue
         if "config" in line and (c := _MLXCONFIG_QUERY_COMMAND_RE.search(line)):
             query = (no, c.group("device") or "")
-            grep_devices, grep_opened = _query_devices(line) or [query[1]], {}
+            grep_devices, grep_opened, grep_open = _query_devices(line) or [query[1]], {}, {}
             continue
         if _FLINT_IMAGE_RE.match(line):
             block = None  # flint's query ends a device's settings
@@ -2907,6 +2912,15 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
             block.verbose = bool(_MLXCONFIG_COLUMNS_RE.search(line))
         elif st := _MLXCONFIG_SETTING_RE.match(row):
             more = st.group("more").split()
+            if (
+                grep_devices
+                and query is None
+                and block is not None
+                and host != block.host
+                and (own := grep_open.get(host)) is not None
+                and st.group("name") not in own.settings
+            ):
+                block = own  # (this node's device again, after another node's rows)
             grep_next = (
                 grep_devices
                 and query is None
@@ -2926,6 +2940,7 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
                     line=no, kind=None, path=path, host=host, verbose=len(more) == 2
                 )
                 blocks.append(block)
+                grep_open[host] = block
                 query = None
             elif not blocks and len(more) == 1:
                 # a set's row a copy starts in (a query prints one value, or three with -e):
