@@ -286,11 +286,12 @@ def test_a_rank_table_without_device_ip_is_said() -> None:
 def test_ibdev2netdevs_down_interfaces_are_a_finding() -> None:
     ev = _load("ibdev2netdev_h20_ib_ports_down_bond_up_prompt.txt")
     found = finding_items({"evidence.hca_ports": ev.hca_ports}, "nccl")
+    # (each named with the host its prompt names)
     assert [line.split(" (")[0] for line in found["evidence-hca-netdev-down"]] == [
-        "mlx5_0 port 1 ==> ibs108",
-        "mlx5_3 port 1 ==> ibs110",
-        "mlx5_4 port 1 ==> ibs112",
-        "mlx5_7 port 1 ==> ibs114",
+        "node150: mlx5_0 port 1 ==> ibs108",
+        "node150: mlx5_3 port 1 ==> ibs110",
+        "node150: mlx5_4 port 1 ==> ibs112",
+        "node150: mlx5_7 port 1 ==> ibs114",
     ]
 
 

@@ -140,7 +140,11 @@ def test_every_gpu_pair_sys_within_a_numa_node_is_a_warning() -> None:
     }
     level, outcome = _imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-topology-all-sys", "warning")]
+    # (and no GPU has a NIC within NCCL's default GPU Direct RDMA distance, PXB)
+    assert _above_info(outcome) == [
+        ("evidence-gpu-topology-all-sys", "warning"),
+        ("evidence-gpu-topology-no-gdr-nic", "warning"),
+    ]
     (item,) = _items(outcome, "evidence-gpu-topology-all-sys")
     assert "GPU0, GPU1, GPU2, GPU3 (NUMA node 0); GPU4, GPU5, GPU6, GPU7 (NUMA node 1)" in item
     # the nearest-NIC note stays what it was: GPU6 PHB, the others SYS

@@ -4098,6 +4098,7 @@ def _topo(tool: str, parser: Any) -> Any:
                     _nvlink_left_out(topo.links, cut=cut) if tool == "nvidia-smi" else []
                 ),
                 "no_near_nic": _no_near_nic(topo.links, cut=cut) if tool == "nvidia-smi" else [],
+                "no_gdr_nic": _no_gdr_nic(topo.links, cut=cut) if tool == "nvidia-smi" else [],
                 "sys_within_numa": (
                     _sys_within_numa(
                         topo.links,
@@ -4190,6 +4191,22 @@ def _no_near_nic(links: dict[str, dict[str, str]], cut: bool = False) -> list[st
     if not any(near.values()):
         return []
     return [g for g in gpus if not near[g]]
+
+
+def _no_gdr_nic(links: dict[str, dict[str, str]], cut: bool = False) -> list[str]:
+    """The GPUs of a ``nvidia-smi topo -m`` matrix with NIC columns where no GPU has a NIC within
+    ``GDR_NEAR_PATHS`` (every NIC behind a host bridge: PHB, NODE or SYS), all of them: NCCL
+    uses GPU Direct RDMA with none of its NICs by default, and no peer GPU's NIC is nearer
+    (PXN). None from a matrix without NICs, with a GPU near one (``_no_near_nic``'s), or whose
+    copy lost links (``cut``) or cells of a GPU's row."""
+    gpus, nics = _gpus_and_nics(links)
+    if cut or not nics or not gpus:
+        return []
+    for gpu in gpus:
+        cells = [links[gpu].get(n) for n in nics]
+        if any(c not in PCIE_PATH_ORDER for c in cells) or any(c in GDR_NEAR_PATHS for c in cells):
+            return []  # (a row without every NIC's cell, or a NIC by some GPU)
+    return gpus
 
 
 def _sys_within_numa(
@@ -7079,6 +7096,32 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
     blocks = ethtool.parse(text)
     for b in blocks:
+        if (phy := ethtool.phy_errors_said(b)) is not None:
+            counter, value, lanes = phy
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="nic_phy_errors",
+                    line=b.counter_lines.get(counter, b.line),
+                    message=f"{counter} {value}"
+                    + (
+                        f" of rx_packets_phy {b.counters['rx_packets_phy']}"
+                        if b.counters.get("rx_packets_phy")
+                        else ""
+                    ),
+                    library="ethtool",
+                    exception_type=(f"{b.iface}: " if b.iface else "")
+                    + "the port dropped received frames with physical-layer (FCS or symbol) "
+                    "errors since its driver started: the link corrupts what it carries"
+                    + (
+                        f"; raw errors on lane(s) {', '.join(k[12:-4] for k in lanes)} of the "
+                        f"port ({', '.join(f'{k} {b.counters[k]}' for k in lanes)})"
+                        if lanes
+                        else ""
+                    ),
+                ),
+            )
         # mlx5's rx_discards_phy: packets received and dropped for lack of buffers on the physical
         # port, the adapter congested and unable to absorb the traffic (the kernel's mlx5e
         # commit 827a8cb2, "Add discard counters per priority"), against rx_packets_phy
@@ -7933,6 +7976,11 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 f"UDP: {lost} of {run.total_datagrams} datagrams lost "
                 f"({100 * lost / run.total_datagrams:.2g} %)"
             )
+        if run.not_available:
+            said.append(
+                f"{run.not_available} statistics not available: the summary is this side's "
+                f"(a server's of the test it {'received' if run.not_available == 'sender' else 'sent'})"
+            )
         if run.server_zero_sender:
             said.append(
                 "its 0-byte summary line is the server's own, of the direction it did not "
@@ -8436,6 +8484,22 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     + (f" ({i.media})" if i.media and not i.reason else ""),
                 ),
             )
+    for i, peers in netif.down_where_peers_up(interfaces):
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="link_down_where_peers_up",
+                line=i.line,
+                message=i.name,
+                host=i.host,
+                library=i.tool.split()[0],
+                exception_type=f"{i.name} down ({i.tool}: {i.operstate or 'no carrier'}) while "
+                "it is up on "
+                + ", ".join(peers[:4])
+                + (f" and {len(peers) - 4} more" if len(peers) > 4 else ""),
+            ),
+        )
     notes = [
         ParseWarning(
             line=interfaces[0].line,

@@ -193,10 +193,11 @@ output above it has ended. (A "#" alone at the line's start is a comment, not a 
 
 
 PROMPT_HOST_RE = re.compile(
-    r"^\s*(?:\([\w.-]+\)\s+)?\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})(?=[\s:\]#$~])"
+    r"^\s*(?:\(\(?[\w.-]+\)?[ \t]*\)\s+)?\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})(?=[\s:\]#$~])"
 )
 """A shell prompt's user and host at a line's start ("[root@node1 ~]#", "root@node1:/usr/local$",
-"(venv) admin@gpu-3:~$"): the host that the commands below it ran on. (Bounded runs, each
+"(venv) admin@gpu-3:~$", a conda environment's name in a prompt that wraps it again,
+"((sglang-0.5.9) ) [dev@node7 ~]$"): the host that the commands below it ran on. (Bounded runs, each
 disjoint from the next: no backtracking over a long word before an "@".)"""
 MARKED_PROMPT_HOST_RE = re.compile(PROMPT_HOST_RE.pattern + r"[^\n]{0,200}?[#$](?=\s|$)")
 """A ``PROMPT_HOST_RE`` prompt with its "#" or "$" after the host: not an address a tool prints

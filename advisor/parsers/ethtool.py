@@ -91,6 +91,34 @@ def pauses_sent(stats: NicStats) -> tuple[str, int] | None:
     return max(pauses, key=lambda kv: kv[1]) if pauses else None
 
 
+PHY_ERRORS_MIN = 10_000
+"""Fewer packets than this lost to physical-layer errors since the driver started are a link's
+bring-up or a cable moved once (a few CRC errors as a link trains); more say the link itself
+corrupts frames: a module, cable or port fault."""
+# mlx5's physical-layer loss counters (the kernel's mlx5 counters documentation, counters.rst):
+# rx_crc_errors_phy "the number of received packets dropped due to FCS (Frame Check Sequence)
+# error on the physical port", rx_symbol_err_phy "... dropped due to physical coding errors
+# (symbol errors)", rx_pcs_symbol_err_phy symbol errors FEC did not correct ("the link ... is
+# suffering from high BER, and traffic is lost. You may need to replace the cable/transceiver");
+# rx_err_lane_<l>_phy counts raw errors before FEC (corrected ones too): said beside them only
+_PHY_LOSSES = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy")
+_LANE_ERRORS_RE = re.compile(r"rx_err_lane_\d+_phy")
+
+
+def phy_errors_said(stats: NicStats) -> tuple[str, int, list[str]] | None:
+    """A block's packets lost to physical-layer errors past ``PHY_ERRORS_MIN``: the largest such
+    counter, its value, and the lanes whose raw error counters are not 0 (``rx_err_lane_2_phy``);
+    None where no such counter reaches it."""
+    lost = [
+        (k, stats.counters[k]) for k in _PHY_LOSSES if stats.counters.get(k, 0) >= PHY_ERRORS_MIN
+    ]
+    if not lost:
+        return None
+    most = max(lost, key=lambda kv: kv[1])
+    lanes = [k for k, v in stats.counters.items() if v and _LANE_ERRORS_RE.fullmatch(k)]
+    return most[0], most[1], lanes
+
+
 def congestion_said(stats: NicStats) -> list[tuple[str, int, str]]:
     """The counters of a block that tell of an adapter that could not keep up or of a PCIe link
     that errs, as ``(counter, value, what it says)``: pause frames sent past

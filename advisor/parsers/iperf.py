@@ -37,6 +37,13 @@ _ROW_RE = re.compile(
     r"(?:\s+(?P<role>sender|receiver))?\s*(?P<rest>.*)$"
 )
 _HEADER_RE = re.compile(r"^\[ ID\] Interval\s+Transfer\s+(?:Bandwidth|Bitrate)(?P<cols>.*)$")
+# a summary's placeholder for the half of the test its side did not measure (esnet/iperf
+# src/iperf_locale.c report_sender_not_available_format "[%3d] (sender statistics not
+# available)", report_receiver_not_available_format, their "[SUM]" twins): a server's
+# summary says its receiver line beside it
+_NOT_AVAILABLE_RE = re.compile(
+    r"^\[\s*(?:\d+|SUM)\]\s*\((?P<side>sender|receiver) statistics not available\)\s*$"
+)
 _TAIL_ROLE_RE = re.compile(r"\b(?P<role>sender|receiver)\s*$")
 
 _CONNECTED_RE = re.compile(
@@ -124,6 +131,9 @@ class Iperf3Run:
     """The copy ends before the summary's sender and receiver lines."""
     server_zero_sender: bool = False
     """The server's own 0-byte summary line of the direction it did not measure."""
+    not_available: str = ""
+    """The side whose summary line iperf3 printed as "(sender statistics not available)" (a
+    server's summary of a test it received), "" where none."""
     lost_datagrams: int | None = None
     total_datagrams: int | None = None
     """A UDP test's receiver summary: the datagrams lost of those sent."""
@@ -333,6 +343,9 @@ def parse(text: str) -> list[Iperf3Run]:
             if run is not None and len(run.interval_bps) and run.streams <= 1:
                 in_summary = True  # one stream: the row of dashes comes before the summary only
             continue
+        if run is not None and (na := _NOT_AVAILABLE_RE.match(body)):
+            run.not_available = na.group("side")
+            continue
         if not (m := _ROW_RE.match(body)):
             continue
         r = current(no)
@@ -389,7 +402,12 @@ def parse(text: str) -> list[Iperf3Run]:
     if not runs:
         raise ParseError("no iperf3 interval or summary line ('[  5]   0.00-1.00   sec ...')")
     for r in runs:
-        said = (r.sender_bps is not None) + (r.receiver_bps is not None) + r.server_zero_sender
+        said = (
+            (r.sender_bps is not None)
+            + (r.receiver_bps is not None)
+            + r.server_zero_sender
+            + bool(r.not_available)
+        )
         # a server prints the summary line of the direction it measured alone, the other's only
         # under -V as "(sender statistics not available)" (src/iperf_api.c iperf_print_results:
         # "if (test->role == 's' && !sp->sender) { if (test->verbose) ..."): one line is whole

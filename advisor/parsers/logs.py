@@ -746,7 +746,9 @@ class LogEvent:
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
     (the importer's, ethtool -S's port discards against its received packets),
     nic_counters_warn (the importer's, ethtool -S's pause frames sent, pause storms, PCIe
-    signal-integrity errors), run_success or
+    signal-integrity errors), nic_phy_errors (the importer's, ethtool -S's frames dropped for
+    FCS or symbol errors on the physical port), link_down_where_peers_up (the importer's, an
+    interface ip or ifconfig shows down on one host of a copy and up on another), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
     loop's loss that turned NaN or infinite, or was from its first step, or ran away a hundredfold
     to its last step), service_start_failure and service_http_error (MindIE Server's start its

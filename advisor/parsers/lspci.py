@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from advisor.parsers import ParseError, numbered_lines
 
 SIGNATURE = r"^[ \t]*LnkSta:[ \t]*Speed [\d.]+GT/s"
+# (a script's label before the heading it prints, "Card: 01:00.0 VGA compatible controller: ...",
+# or pdsh's "node1: ": one word and a colon, then a space, which a BDF's own colon never has)
 _DEVICE_RE = re.compile(
-    r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<what>\S.*?)\s*$"
+    r"^(?:[A-Za-z][\w.-]{0,63}:[ \t]+)?(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<what>\S.*?)\s*$"
 )
 _SELECT_RE = re.compile(
     r"\blspci\b[^\n]{0,200}?\s-s\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])\b"

@@ -323,6 +323,37 @@ def parse(text: str) -> list[Interface]:
     return _merged(found)
 
 
+def _carries(i: Interface) -> bool | None:
+    """Whether an interface's link is up (True), down (False), or its state not shown (None):
+    iproute2's operational state (RFC 2863, ``-br``'s column) where printed, else its flags."""
+    if i.operstate == "UP" or (not i.operstate and "LOWER_UP" in i.flags):
+        return True
+    if i.operstate in ("DOWN", "LOWERLAYERDOWN") or i.no_carrier or i.admin_up is False:
+        return False
+    return None
+
+
+def down_where_peers_up(interfaces: list[Interface]) -> list[tuple[Interface, list[str]]]:
+    """Of a copy of several hosts' listings, each physical interface that is down on one host
+    while the interface of the same name is up on another, with those hosts: the nodes were
+    built alike (the same names), so a port up on a peer and down here is this node's (its
+    cable, its switch port, a bond member that left its bond), not the build's. None from a copy
+    of one host, or where no host is named; an interface up with no carrier is left to its own
+    report (``no_carrier``)."""
+    hosts = {i.host for i in interfaces}
+    if len(hosts) < 2 or None in hosts:
+        return []
+    up_on: dict[str, list[str]] = {}
+    for i in interfaces:
+        if not i.virtual and _carries(i) and i.host is not None:
+            up_on.setdefault(i.name, []).append(i.host)
+    return [
+        (i, up_on[i.name])
+        for i in interfaces
+        if not i.virtual and not i.no_carrier and _carries(i) is False and up_on.get(i.name)
+    ]
+
+
 def _merged(found: list[Interface]) -> list[Interface]:
     """One record per host and interface: a later listing by the same tool replaces the earlier
     (a copy of two runs of the command); one by another tool (ip -br addr after ip link) adds

@@ -2708,8 +2708,11 @@ _MLXCONFIG_DEVICE_RE = re.compile(r"^\s*Device type:\s*(?P<type>\S+)\s*$")
 _MLXCONFIG_PATH_RE = re.compile(r"^\s*Device:\s*(?P<path>\S+)\s*$")
 # (a query with -e/--enable_verbosity marks a setting changed from its default with a "*" at the
 # line's start: NVIDIA MFT documentation, "Examples of mlxconfig Usage")
+# (a name's parts after an underscore may hold lower case: MFT's "EXP_ROM_UEFI_x86_ENABLE"; the
+# parts split at each underscore, so a name is read one way only)
 _MLXCONFIG_SETTING_RE = re.compile(
-    r"^(?:\*[ \t]*|\s+)(?P<name>[A-Z][A-Z0-9_]+)\s+(?P<value>\S+)(?P<more>(?:\s+\S+)*)\s*$"
+    r"^(?:\*[ \t]*|\s+)(?P<name>[A-Z][A-Z0-9]*(?:_[A-Za-z0-9]*)+|[A-Z][A-Z0-9]+)"
+    r"\s+(?P<value>\S+)(?P<more>(?:\s+\S+)*)\s*$"
 )
 # the query command a grep'd copy keeps above its rows (mlxconfig or mstflint's mstconfig, "-d
 # DEVICE" and "q"/"query" in either order)
