@@ -382,6 +382,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\bNode [\w.-]+ does not have allocatable [\w./-]+ resource or value is 0"
         r"|\] device [\w.-]+ is unhealthy on this node"
         rf"|{logs.NVIDIA_PLUGIN_NO_DEVICES_SIGNATURE}"
+        # Ray Tune's trials that did not complete (logs._TUNE_INCOMPLETE_RE)
+        r"|\bTrials did not complete(?::[ \t]*|',[ \t]*)\["
         # Horovod's refusal after it shut down (logs._horovod_shutdowns); Open MPI's banner of a
         # process that returned non-zero (logs._launcher_exits)
         r"|Horovod has been shut down\. This was caused by"

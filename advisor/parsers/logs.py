@@ -1807,6 +1807,10 @@ def _parse_events(text: str) -> LogReport:
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
+    if "Trials did not complete" in text:
+        _tune_trials_failed(lines, report)
+    if "after training is done" in text and "CANCELLED AT" in text:
+        _exit_hangs(lines, report)  # after the launchers': it reads their Slurm cancel
     if "WorkerProc failed to start" in text:
         _vllm_worker_start_failures(raw, lines, report)
     if "[core.py:" in text and "(EngineCore" in text:
@@ -2191,6 +2195,13 @@ def _parse_events(text: str) -> LogReport:
             if "using world size:" in text:
                 _megatron_start_notes(lines, report)  # (Megatron's layout, beside its loss)
             return report  # a training loop printing its loss, step after step: it ran
+        if (
+            not report.events
+            and "Skipping step" in text
+            and any(w.message.startswith("DeepSpeed's fp16 loss scaler: ") for w in report.unread)
+            and first_error_line(lines) is None
+        ):
+            return report  # DeepSpeed's fp16 steps skipped at a scale still high: it trained
         if (
             not report.events
             and "ListAndWatch resp devices" in text
@@ -7964,6 +7975,15 @@ _NCCL_CALL_RE = re.compile(
     # execute_model: NCCL error: remote process exited or there was a network error, Traceback")
     rf"|\bwhile processing method \w+: NCCL error: (?P<what18>{_NCCL_ERROR_TEXT}[^,\n]*?)"
     r"(?:, Traceback \(most recent call last\):|\s*$)"
+    # XLA's check of its communicators for an asynchronous error (xla/service/gpu/nccl_utils.cc
+    # CheckNcclAsyncError: LOG(ERROR) << "Aborting communicator: " << comm << " due to async NCCL
+    # error: " << ncclGetErrorString(async_err), then ncclCommAbort; later XLA's nccl_clique.cc
+    # CheckComm logs the absl::Status, "INTERNAL: ... failed: <the same text>"): one
+    # communicator each, aborted; then the check's own status, XLA_CUDA_STATUS(async_err):
+    # "INTERNAL: .../nccl_utils.cc:216: NCCL operation async_err failed: <the same text>"
+    r"|\bAborting communicator: (?P<comm21>\S+) due to async NCCL error: "
+    rf"(?:[^\n]{{0,300}}? failed: )?(?P<what21>{_NCCL_ERROR_TEXT}[^\n]*)"
+    rf"|\bNCCL operation async_err failed: (?P<what22>{_NCCL_ERROR_TEXT}[^\n]*)"
 )
 # nccl-tests' testFailure line under its NCCLCHECK's (src/common.h): " .. HCA-108 pid 2753874: Test
 # failure common.cu:915"
@@ -8095,6 +8115,13 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         for n in ("11", "12", "13", "19"):
             if m.group(f"file{n}"):
                 where = f"{m.group(f'file{n}')}:{m.group(f'ln{n}')}"
+        if m.group("what22") and index and "Aborting communicator: " in lines[index - 1][1]:
+            continue  # XLA's status of the check that just aborted the communicator above
+        if m.group("what21") or m.group("what22"):
+            # (the error ncclCommGetAsyncError returned; each aborted communicator its own)
+            where = "ncclCommGetAsyncError"
+            if m.group("comm21"):
+                where += f" (XLA aborted communicator {m.group('comm21')})"
         if m.group("what10"):
             nxt = lines[index + 1][1] if index + 1 < len(lines) else ""
             if not (hc := _HUGECTR_CALL_RE.search(nxt)):
@@ -8122,6 +8149,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                 "what18",
                 "what19",
                 "what20",
+                "what21",
+                "what22",
             )
         )
         # (TransformerEngine's userbuffers printed its NCCLCHECK with an empty text: '')
@@ -10029,6 +10058,19 @@ _SLURM_CANCELLED_RE = re.compile(
     r"\*\*\* (?P<what>STEP|JOB) (?P<id>\d+(?:\.\w+)?(?:[+_]\d+)?) ON (?P<host>\S+) CANCELLED AT (?P<at>\S+)"
     r"(?: DUE TO (?P<why>[A-Z ]+?))? \*\*\*"
 )
+# Megatron's print_datetime after its training loop (megatron/training/training.py pretrain:
+# print_datetime('after training is done'), "[after training is done] datetime: 2025-11-24
+# 21:52:53 "); its final checkpoint save and evaluation after it print their own lines ("saving
+# checkpoint at iteration", "validation loss at the end of training") before they run
+_MEGATRON_DONE_RE = re.compile(
+    r"\[after training is done\] datetime: (?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)"
+)
+EXIT_HANG_MIN_S = 300
+"""How long a job may sit, printing nothing after its training loop said it finished, before the
+scheduler's time limit ends it, and still be taken for a job that was exiting: leaving takes
+seconds (process groups destroyed, workers joined); a save or evaluation would have printed."""
+# (the lines a Slurm cancel brings with it, none of them the program's own)
+_SLURM_STOP_WORDS = ("CANCELLED AT", "srun: ", "slurmstepd: ")
 _SLURM_OOM_KILL_RE = re.compile(
     r"Detected (?P<n>\d+) oom.kill events? in StepId=(?P<id>\d+(?:\.\w+)?(?:[+_]\d+)?)"
 )
@@ -10937,11 +10979,13 @@ def _loss_scale_path(overflows: list[tuple[int, re.Match[str]]]) -> str:
         ),
         None,
     )
+    # (a scale is a power of two, written whole: 67108864, not 6.71089e+07)
+    lowest_said = f"{lowest:.0f}" if lowest.is_integer() else f"{lowest:g}"
     return (
         f"{len(overflows)} fp16 overflow(s) skipped their step"
         + (f" on rank {first.group('rank')}" if first.group("rank") else "")
         + f", the loss scale falling from {first.group('tried')}"
-        + (f" to {lowest:g}" if scales else "")
+        + (f" to {lowest_said}" if scales else "")
         + (
             f", then back up to {back[1].group('tried')} by line {back[0]} (the scaler raises it "
             "after each scale window of steps without an overflow)"
@@ -10998,6 +11042,23 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
                     line=passed[0],
                     message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows)}; no "
                     "warning: the scale it fell to was raised again",
+                    skipped=False,
+                )
+            )
+        elif overflows:
+            # (skipped steps while the scale stays high: the scaler finding its scale, or a few
+            # steps whose gradients overflowed; said, so that a reader sees them read, no fault)
+            minimum = (
+                f"the run's minimum, {floor:g} (min_loss_scale)"
+                if floor is not None
+                else "the minimum, 1 by default"
+            )
+            report.unread.append(
+                ParseWarning(
+                    line=overflows[0][0],
+                    message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows)}; no "
+                    f"warning: the scale stayed above {near:g} ({DS_LOW_LOSS_SCALE:g} times "
+                    f"{minimum}, near which the scaler can halve it no more)",
                     skipped=False,
                 )
             )
@@ -11835,6 +11896,104 @@ def _other_worker_error_above(
                 skipped=False,
             )
     return None
+
+
+# Ray Tune's end of an experiment with trials not TERMINATED (ray/tune/tune.py run: raise
+# TuneError("Trials did not complete", incomplete_trials), or, where raise_on_failed_trial is off
+# or the run was interrupted, logger.error("Trials did not complete: %s", incomplete_trials)):
+# "ERROR tune.py:773 -- Trials did not complete: [TorchTrainer_96bfe_00000]", "TuneError:
+# ('Trials did not complete', [TorchTrainer_96bfe_00000])"
+_TUNE_INCOMPLETE_RE = re.compile(
+    r"\bTrials did not complete(?::[ \t]*|',[ \t]*)\[(?P<trials>[^\[\]\n]{1,2000})\]"
+)
+# its progress reporter's table of errored trials (ray/tune/progress_reporter.py
+# _trial_errors_str: "| Trial name | # failures | error file |", the count with a "*" where the
+# trial is not in ERROR): "| TorchTrainer_96bfe_00000 |            1 | /home/ray/.../error.txt |"
+_TUNE_ERROR_ROW_RE = re.compile(
+    r"^\|[ \t]*(?P<trial>[^|\s]+)[ \t]*\|[ \t]*(?P<failures>\d+)\*?[ \t]*\|(?P<file>[^|\n]*)\|"
+)
+
+
+def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``trial_failed`` per Ray Tune report of trials that did not complete: the trials'
+    training function raised (or the run was stopped), each failure's traceback in its trial's
+    error file, which the errored trials' table names."""
+    rows = {
+        r.group("trial"): r
+        for _, t, _ in lines
+        if t.lstrip().startswith("|") and (r := _TUNE_ERROR_ROW_RE.match(t.lstrip()))
+    }
+    said: set[str] = set()
+    for no, line, _ in lines:
+        if "Trials did not complete" not in line or not (m := _TUNE_INCOMPLETE_RE.search(line)):
+            continue
+        trials = [t.strip() for t in m.group("trials").split(",") if t.strip()]
+        if not trials or m.group("trials") in said:
+            continue  # (the logger's line and the TuneError's say the same trials)
+        said.add(m.group("trials"))
+        known = [rows[t] for t in trials if t in rows]
+        report.events.append(
+            LogEvent(
+                kind="trial_failed",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                library="Ray Tune",
+                exception_type=f"{len(trials)} trial(s) did not complete ({', '.join(trials)})"
+                + "".join(
+                    f"; {r.group('trial')} failed {r.group('failures')} time(s), its traceback in "
+                    f"{r.group('file').strip()}"
+                    for r in known
+                    if int(r.group("failures")) > 0
+                ),
+            )
+        )
+
+
+def _exit_hangs(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A Slurm time limit that ended a job ``EXIT_HANG_MIN_S`` or more after Megatron said its
+    training was done, with nothing printed between: the training finished and the processes
+    did not exit (a teardown that hung: a process group's destroy, a worker never joined). The
+    cancel becomes an ``exit_hang``, a failure of the job, not a stop from outside."""
+    done = [
+        (no, d)
+        for no, t, _ in lines
+        if "after training" in t and (d := _MEGATRON_DONE_RE.search(t))
+    ]
+    if not done:
+        return
+    by_no = {no: t for no, t, _ in lines}
+    for ev in report.events:
+        if ev.kind != "job_cancelled" or ev.code != "TIME LIMIT":
+            continue
+        before = [(no, d) for no, d in done if no <= ev.line]
+        cancel = _SLURM_CANCELLED_RE.search(by_no.get(ev.line, ""))
+        if not before or cancel is None:
+            continue
+        at_no, at = before[-1]
+        # (only the cancel's own lines between: anything the program printed is not a hang)
+        between = [
+            t
+            for no, t in by_no.items()
+            if at_no < no < ev.line and t.strip() and not any(w in t for w in _SLURM_STOP_WORDS)
+        ]
+        if between or (at_no == ev.line and at.start() > cancel.start()):
+            continue  # (something printed after it; a cancel before the word on its line)
+        try:
+            ended = datetime.strptime(at.group("at"), "%Y-%m-%d %H:%M:%S")
+            stopped = datetime.strptime(cancel.group("at")[:19], "%Y-%m-%dT%H:%M:%S")
+        except ValueError:
+            continue
+        waited_s = (stopped - ended).total_seconds()
+        if waited_s < EXIT_HANG_MIN_S:
+            continue
+        minutes, seconds = divmod(int(waited_s), 60)
+        ev.kind = "exit_hang"
+        ev.exception_type = (
+            f"Megatron's training loop ended at {at.group('at')} ('[after training is done]', "
+            f"line {at_no}); nothing was printed after it until Slurm cancelled "
+            f"{cancel.group('what').lower()} {cancel.group('id')} at its time limit, {minutes} min "
+            f"{seconds} s later: the processes did not exit"
+        )
 
 
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -18010,6 +18169,14 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 
 
 _WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
+# a record wrapped inside its rank's tag at a terminal's width ("... ProcessGroupNCCL.cpp:563]
+# [Rank " / "1] Watchdog caught collective operation timeout: ...", NVIDIA-NeMo/Speech#9563): the
+# tag's opening on the line before (read on its last characters only), its number and the record
+# on this one
+_WRAPPED_RANK_TAG_RE = re.compile(r"\[(?:PG [^\[\]\n]{0,60}?)?Rank ?\d*$")
+_RANK_TAG_REST_RE = re.compile(r"\d*\] ?Watchdog caught ")
+WRAPPED_RANK_TAG_CHARS = 80
+"""How much of the line before a record's wrapped rank tag is searched for the tag's opening."""
 
 _RAN_FOR_UNIT_RE = re.compile(r"\bran for \d+ (?:milliseconds|ms)\b")
 _RAN_FOR_AT_RE = re.compile(r"\s+ran for \d+ (?:milliseconds|ms)\b")
@@ -18257,6 +18424,22 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
             # a record wrapped after "Watchdog" or "Watchdog caught": its rank ("[Rank 2]") and
             # time stamp stay on the line before
             no, line = lines[index - 1][0], lines[index - 1][1].rstrip() + " " + line.lstrip()
+        elif (
+            "operation timeout" in line
+            and index
+            and _RANK_TAG_REST_RE.match(line.lstrip())
+            and (
+                tag := _WRAPPED_RANK_TAG_RE.search(
+                    lines[index - 1][1].rstrip()[-WRAPPED_RANK_TAG_CHARS:]
+                )
+            )
+        ):
+            # the record wrapped inside its rank's tag: "[Rank " / "1] Watchdog caught ..." is
+            # "[Rank 1] Watchdog caught ..." (a cut inside the number joins without a space)
+            before = lines[index - 1][1].rstrip()
+            gap = " " if tag.group(0).endswith("Rank") else ""
+            no, line = lines[index - 1][0], before + gap + line.lstrip()
+            tagged = tagged if tagged is not None else lines[index - 1][2]
         if (
             "dump signal" in line
             and _DUMP_SIGNAL_OPEN_RE.search(line)
