@@ -402,15 +402,11 @@ def parse(text: str) -> list[Iperf3Run]:
     if not runs:
         raise ParseError("no iperf3 interval or summary line ('[  5]   0.00-1.00   sec ...')")
     for r in runs:
-        said = (
-            (r.sender_bps is not None)
-            + (r.receiver_bps is not None)
-            + r.server_zero_sender
-            + bool(r.not_available)
-        )
+        said = (r.sender_bps is not None) + (r.receiver_bps is not None) + r.server_zero_sender
         # a server prints the summary line of the direction it measured alone, the other's only
         # under -V as "(sender statistics not available)" (src/iperf_api.c iperf_print_results:
-        # "if (test->role == 's' && !sp->sender) { if (test->verbose) ..."): one line is whole
+        # "if (test->role == 's' && !sp->sender) { if (test->verbose) ..."): one measured line
+        # is whole, and the not-available line alone measures nothing
         whole = 1 if r.role == "server" else 2
         if not r.error and said < whole and not r.cut and not r.iperf2:
             r.cut = True  # the copy ends before the test's summary
