@@ -68,6 +68,7 @@ from advisor.parsers import (
     rank_table,
     rdma,
     reschedule,
+    simple_p2p,
     strip_launcher_prefix,
 )
 from advisor.paths import missing_path, symlink_loop
@@ -237,6 +238,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibqueryerrors": re.compile(rdma.IBQUERYERRORS_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
+    "simple_p2p": re.compile(simple_p2p.SIGNATURE, re.M),
     "bandwidth_test": re.compile(bandwidth_test.SIGNATURE, re.M),
     "bus_grind": re.compile(bus_grind.SIGNATURE, re.M),
     "faultdiag": re.compile(faultdiag.SIGNATURE, re.M),
@@ -904,8 +906,8 @@ class EvidenceFacts:
     (nvbandwidth, p2pBandwidthLatencyTest, bandwidthTest or busGrind), version, driver, cuda_runtime, devices: [{index,
     name, bus_id}] (a multi-node nvbandwidth's also process, host, line), matrices: [{line,
     test, title, unit, columns, rows: {row: {column: figure or None}}, sum}], failed: [{line,
-    test, message, offset}], waived, running, p2p_slower: [{a, b, matrix, enabled_gbytes_s,
-    disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, no_peer_access, complete}``
+    test, message, offset}], waived, running, p2p_slower: [{a, b, line, disabled_line, matrix,
+    enabled_gbytes_s, disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, no_peer_access, complete}``
     (figures as printed: GB/s, or ns / us for latency; ``failed``: tests that stopped instead of
     printing their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
     p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
@@ -5485,6 +5487,10 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                             {
                                 "a": a,
                                 "b": b,
+                                # (the P2P=Enabled figure's row, and the P2P=Disabled one it is
+                                # set against: the lines a reader checks, not the matrices')
+                                "line": on.row_lines.get(a, on.line),
+                                "disabled_line": off.row_lines.get(a, off.line),
                                 "matrix": on.title,
                                 "enabled_gbytes_s": enabled,
                                 "disabled_gbytes_s": disabled,
@@ -5556,6 +5562,65 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                     skipped=False,
                 )
             )
+    return notes
+
+
+def _simple_p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """simpleP2P's pair, its copy and its check of the data the peer kernels wrote: a wrong value
+    is a failed test (the sample ends "Test failed!" on any), the pair's P2P path corrupting data."""
+    run = simple_p2p.parse(text)
+    if not run.access and run.result is None and not run.wrong and not run.waived_line:
+        raise ParseError("simpleP2P: no peer-access line, data check or result in the output")
+    pair = f"GPU{run.pair[0]}<->GPU{run.pair[1]}" if run.pair is not None else None
+    failed = []
+    if run.wrong or run.result == "failed":
+        first = run.wrong[0] if run.wrong else None
+        failed.append(
+            {
+                "line": first.line if first is not None else run.result_line,
+                "test": "simpleP2P" + (f" {pair}" if pair else ""),
+                "message": (
+                    f"Verification error @ element {first.element}: val = {first.value}, "
+                    f"ref = {first.reference} ({len(run.wrong)} wrong value(s) printed)"
+                    if first is not None
+                    else "Test failed!"
+                )
+                + (f"; Test failed! (line {run.result_line})" if first and run.result_line else ""),
+                "offset": None,
+            }
+        )
+    notes: list[ParseWarning] = []
+    if run.waived_line:
+        # no pair with peer access: the sample waives itself (EXIT_WAIVED), nothing ran
+        notes.append(
+            ParseWarning(
+                line=run.waived_line,
+                message="simpleP2P: no GPU pair with peer access, the test waived itself",
+                skipped=False,
+            )
+        )
+    if run.copy_gbytes_s is not None:
+        notes.append(
+            ParseWarning(
+                line=run.copy_line,
+                message=f"simpleP2P: cudaMemcpyPeer {pair or 'between its pair'}: "
+                f"{run.copy_gbytes_s:g} GB/s",
+                skipped=False,
+            )
+        )
+    out.gpu_copy.append(
+        _gpu_copy(
+            source,
+            run.line,
+            "simpleP2P",
+            [{"index": i, "name": n, "bus_id": None} for i, n in sorted(run.devices.items())],
+            failed=failed,
+            peer_access={
+                str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
+            },
+            complete=run.result is not None or bool(run.waived_line),
+        )
+    )
     return notes
 
 
@@ -8972,6 +9037,7 @@ _CONVERTERS = {
     "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,
     "nvbandwidth": _nvbandwidth,
     "p2p_bandwidth": _p2p_bandwidth,
+    "simple_p2p": _simple_p2p,
     "bandwidth_test": _bandwidth_test,
     "bus_grind": _bus_grind,
     "faultdiag": _faultdiag,

@@ -1707,7 +1707,7 @@ _QUERY_FIELD_NAMES = (
 """nvidia-smi --query-gpu field names a header may give right after its ``timestamp``."""
 _QUERY_VALUE_FIELD = (
     r"(?:(?:clocks_(?:throttle|event)_reasons|ecc\.errors|retired_pages|remapped_rows|pcie\.link|"
-    r"enforced\.power|temperature|utilization|power|clocks)\.[a-z_]+(?:\.[a-z_]+)*"
+    r"enforced\.power|temperature|utilization|power|clocks|mig\.mode)\.[a-z_]+(?:\.[a-z_]+)*"
     # (memory and fan only as nvidia-smi names them: a cgroup's "memory.current" is no GPU's)
     r"|memory\.(?:total|reserved|used|free)|fan\.speed|pstate)(?: \[[^\]\n]+\])?"
 )
@@ -1882,6 +1882,11 @@ def read_query_csv(text: str) -> QueryCsv:
                 if asked_id is not None and not gpus
                 else str(len(gpus))
             )
+        elif _GPU_UUID_RE.fullmatch(values.get("uuid") or ""):
+            # a query keyed by the GPU's UUID ("--query-gpu=uuid,mig.mode.current"): the UUID
+            # names the GPU; its index is its place in the list (nvidia-smi prints the GPUs in
+            # index order), or the one -i asked for
+            index = str(asked_id) if asked_id is not None and not gpus else str(len(gpus))
         elif _QUERY_STAMP_RE.match(values.get("timestamp", "")) or (
             looped and all(_CSV_VALUE_RE.match(c) for c in cells)
         ):
@@ -2185,6 +2190,8 @@ _LOOP_OPTION_RE = re.compile(r"\s(?:-l|-lms|--loop(?:-ms)?)(?:[=\s]+\d+)?(?=\s|$
 _ID_OPTION_RE = re.compile(r"\s(?:-i|--id)[=\s]+(?P<id>\d+)(?=\s|$)")
 """nvidia-smi's ``-i N`` / ``--id=N`` by index (a bus id or UUID there names no index)."""
 _BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]")
+_GPU_UUID_RE = re.compile(r"GPU-[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
+"""A GPU's UUID as --query-gpu's ``uuid`` prints it ("GPU-ec845691-fb46-e16d-abfb-b135308cb39f")."""
 _QUERY_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
 """nvidia-smi's ``timestamp`` field: "2024/01/16 14:44:16.977"."""
 

@@ -73,6 +73,8 @@ class Matrix:
     """A latency matrix's block: ``GPU`` or ``CPU`` (the time each side measured)."""
     values: dict[int, dict[int, float]] = field(default_factory=dict)
     """Row GPU → column GPU → figure."""
+    row_lines: dict[int, int] = field(default_factory=dict)
+    """Row GPU → its row's line (where a pair's figure is, not its matrix's title)."""
     columns: list[int] = field(default_factory=list)
 
 
@@ -137,6 +139,7 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
                 current.values[int(m.group(1))] = {
                     col: float(c) for col, c in zip(current.columns, cells, strict=True)
                 }
+                current.row_lines[int(m.group(1))] = no
             elif current is not None:
                 notes.append(
                     ParseWarning(
