@@ -68,7 +68,7 @@ def test_a_cuda_error_under_another_tag_or_none_reads_the_same(tmp_path: Path) -
     (cuda,) = tagged.failures
     assert (cuda["kind"], cuda["worker"], cuda["exception_type"]) == (
         "cuda_error",
-        "TP3",
+        "DP1 TP3 EP3",  # (each rank its tag names: review 49's fault 9)
         "unspecified launch failure",
     )
     bare = _write(tmp_path, "Traceback (most recent call last):\n" + frames)

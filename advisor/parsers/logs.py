@@ -1325,6 +1325,16 @@ def _install_failures(
             installed.add((host_of(no), summary.group(0).strip().split(":")[0]))
     events = [ev for key, ev in firsts.items() if key not in installed]
     by_no = {no: i for i, (no, _, _) in enumerate(lines)}
+    set_up_again = (
+        _set_up_again(lines, set(success_lines), host_of)
+        if any("dpkg: error processing" in line for _, line, _ in lines)
+        else {}
+    )
+    # (the event before a dpkg error is the last dpkg event so far, else the last installer's
+    # before it: found as the lines go, not by a scan of every event at each error)
+    installers = [ev for ev in events if ev.exception_type]
+    installers_before = 0
+    last_dpkg: LogEvent | None = None
     for no, line, tagged in lines:
         if "dpkg: error processing" not in line or not (d := _DPKG_ERROR_RE.match(line)):
             continue
@@ -1335,7 +1345,7 @@ def _install_failures(
                 break
         action = "configure" if d.group("action") == "--configure" else "unpack or install"
         said = f"dpkg could not {action} {d.group('pkg')}" + (f": {reason}" if reason else "")
-        if again := _set_up_since(lines, by_no[no], d.group("pkg"), success_lines, host_of):
+        if again := set_up_again.get(no):
             report.unread.append(
                 ParseWarning(
                     line=no,
@@ -1345,48 +1355,64 @@ def _install_failures(
                 )
             )
             continue
-        earlier = [ev for ev in events if ev.line < no and ev.exception_type]
+        while installers_before < len(installers) and installers[installers_before].line < no:
+            installers_before += 1
+        earlier = last_dpkg or (installers[installers_before - 1] if installers_before else None)
         if earlier and _DPKG_EXIT_RE.search(reason) and "post-installation" in reason:
             # (the package's script ran the installer: its ERROR is where the failure began)
-            earlier[-1].exception_type = f"{earlier[-1].exception_type}; then {said} (line {no})"
+            earlier.exception_type = f"{earlier.exception_type}; then {said} (line {no})"
             continue
-        events.append(
-            LogEvent(
-                kind="install_failed",
-                line=no,
-                message=line.strip()[:300],
-                rank=tagged,
-                library="dpkg",
-                exception_type=said,
-            )
+        last_dpkg = LogEvent(
+            kind="install_failed",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library="dpkg",
+            exception_type=said,
         )
+        events.append(last_dpkg)
     report.events.extend(sorted(events, key=lambda ev: ev.line))
 
 
-def _set_up_since(
-    lines: list[tuple[int, str, int | None]],
-    at: int,
-    pkg: str,
-    success_lines: list[int],
-    host_of: Any,
-) -> int | None:
-    """The line where dpkg set ``pkg`` up again after its failure at ``lines[at]`` (on that host) with
-    no error of it after, and the copy shows that configure ended: the CANN installer's
-    "install success" or a shell prompt after its "Setting up" (dpkg prints "error processing"
-    again where the script fails once more; a copy cut after "Setting up" says neither); None
-    where it did not."""
-    host = host_of(lines[at][0])
-    setting_up: int | None = None
-    for no, line, _ in lines[at + 1 :]:
-        if host_of(no) != host:
-            continue
-        if (d := _DPKG_ERROR_RE.match(line)) and d.group("pkg").split(":")[0] == pkg.split(":")[0]:
-            setting_up = None  # (failed again)
-        elif (s := _DPKG_SETTING_UP_RE.match(line)) and s.group("pkg") == pkg.split(":")[0]:
-            setting_up = no
-        elif setting_up is not None and (no in success_lines or NEXT_COMMAND_RE.match(line)):
-            return setting_up
-    return None
+def _set_up_again(
+    lines: list[tuple[int, str, int | None]], success_lines: set[int], host_of: Any
+) -> dict[int, int]:
+    """For each of dpkg's errors (by its line number), the line where dpkg set that package up
+    again after it (on that host) with no error of it after, and the copy shows that configure
+    ended: the CANN installer's "install success" or a shell prompt after its "Setting up"
+    (dpkg prints "error processing" again where the script fails once more; a copy cut after
+    "Setting up" says neither); an error it did not set up again is left out.
+
+    One pass from the end (an apt log retried over many packages holds thousands of errors):
+    from an error, the first later line of its package decides, so each error's answer is that
+    of the package's next line: its "Setting up" where a prompt or a success of that host came
+    before the package's line after it, else that line's answer."""
+    answers: dict[int, int] = {}
+    # per (host, package): the answer from its next line of that package on, and how many
+    # prompts or successes of the host were counted (from the end) when that line was reached
+    ahead: dict[tuple[str, str], int | None] = {}
+    ends_at: dict[tuple[str, str], int] = {}
+    ends: dict[str, int] = {}  # per host: its prompts and successes from the end so far
+    for no, line, _ in reversed(lines):
+        host = host_of(no)
+        ended_after = ends.get(host, 0)
+        ends_here = no in success_lines or NEXT_COMMAND_RE.match(line) is not None
+        pkg_line: tuple[str, str] | None = None
+        if "dpkg: error processing" in line and (d := _DPKG_ERROR_RE.match(line)):
+            pkg_line = (host, d.group("pkg").split(":")[0])
+            if (again := ahead.get(pkg_line)) is not None:
+                answers[no] = again
+            ends_here = False  # (the package's own line, not the end of its configure)
+        elif "Setting up " in line and (u := _DPKG_SETTING_UP_RE.match(line)):
+            pkg_line = (host, u.group("pkg"))
+            if ended_after > ends_at.get(pkg_line, 0):
+                ahead[pkg_line] = no
+            ends_here = False
+        if ends_here:
+            ends[host] = ended_after + 1
+        if pkg_line is not None:
+            ends_at[pkg_line] = ends.get(host, 0)
+    return answers
 
 
 # torch elastic's agent after its own worker group ended (agent/server/api.py _exit_barrier): it
@@ -1913,7 +1939,7 @@ def _parse_events(text: str) -> LogReport:
     if "acl_nn_operation.cpp" in text or "hccl_runner.cpp" in text or "Execute type:" in text:
         _atb_errors(lines, report)
     if "mindie server" in text or "[MIE04E" in text:
-        _mindie_server(lines, report)
+        _mindie_server(lines, report, raw)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -6253,43 +6279,97 @@ def _step_position(m: re.Match[str]) -> tuple[int, ...]:
         return ()
 
 
-def training_runs(rows: list[tuple[int, re.Match[str]]]) -> list[list[tuple[int, re.Match[str]]]]:
-    """``rows`` cut where a new run starts: its epoch and step back to its run's first or
-    before (``python train.py >> train.log`` twice appends a second run from step 0). (A rank
-    printing a step just behind another's, interleaved, stays above its run's first step.)"""
-    runs: list[list[tuple[int, re.Match[str]]]] = []
+LOSS_RESTART_FACTOR = 2.0
+"""How many times its run's first loss a loss may be where a step-only counter goes back, for
+that row to start a new run: a rerun starts again from its start-up loss; a counter that restarts
+each epoch of one run carries on from the loss the run had reached (above this where it ran
+away)."""
+
+
+def _counter_went_back(rows: list[tuple[int, re.Match[str]]]) -> list[bool]:
+    """Per row, whether its epoch and step went back to its count's first or before: a new run,
+    or where a row prints no epoch, perhaps the next epoch of the same run. (A rank printing a
+    step just behind another's, interleaved, stays above its count's first step.)"""
+    went_back: list[bool] = []
     first: tuple[int, ...] = ()
     before: tuple[int, ...] = ()
-    for row in rows:
-        at = _step_position(row[1])
-        if runs and at and before and at < before and at <= first:
-            runs.append([])
+    for _, m in rows:
+        at = _step_position(m)
+        went = bool(went_back and at and before and at < before and at <= first)
+        if went or not went_back:
             first = at
-        elif not runs:
-            runs.append([])
-            first = at
-        runs[-1].append(row)
+        went_back.append(went)
         before = at or before
+    return went_back
+
+
+def training_runs(
+    rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
+) -> list[list[tuple[int, re.Match[str]]]]:
+    """``rows`` cut where a new run starts: its epoch and step back to its run's first or
+    before (``python train.py >> train.log`` twice appends a second run from step 0). Where a
+    row prints a step and no epoch, its step going back is also each epoch's start in a loop
+    that counts steps by epoch (a script's own "step: 0" each epoch, a tqdm bar): a new run only
+    where a shell prompt of ``lines`` stands between the two rows or the loss is back at its
+    run's start-up level (within ``LOSS_RESTART_FACTOR`` times its first)."""
+    runs: list[list[tuple[int, re.Match[str]]]] = []
+    prompts: list[int] | None = None  # the lines of a shell prompt, found once where needed
+    for row, went_back in zip(rows, _counter_went_back(rows), strict=True):
+        no, m = row
+        restarted = not runs
+        if went_back:
+            restarted = len(_step_position(m)) > 1  # (the epoch went back: a new run)
+            if not restarted:
+                if prompts is None:
+                    prompts = [n for n, t, _ in lines if NEXT_COMMAND_RE.match(t)]
+                k = bisect.bisect_right(prompts, runs[-1][-1][0])
+                restarted = (k < len(prompts) and prompts[k] < no) or _loss_at_start_up(
+                    m, runs[-1][0][1]
+                )
+        if restarted:
+            runs.append([])
+        runs[-1].append(row)
     return runs
+
+
+def _loss_at_start_up(m: re.Match[str], run_first: re.Match[str]) -> bool:
+    """Whether ``m``'s loss is within ``LOSS_RESTART_FACTOR`` times its run's first loss."""
+    try:
+        loss, start = float(m.group("loss")), float(run_first.group("loss"))
+    except ValueError:
+        return False
+    return 0 < start and loss <= LOSS_RESTART_FACTOR * start
 
 
 def loss_ran_away(
     rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
-) -> LogEvent | None:
-    """A ``loss_diverged`` at the first of ``rows`` whose finite loss, and every one after it,
-    is at least ``LOSS_RUNAWAY_FACTOR`` times the lowest logged before it in its own run
-    (``training_runs``: two runs appended to one log are two trainings); None where none is.
-    MindYOLO's overflow warnings in ``lines`` are said with it (their gradients applied or
-    dropped). A warning of the job, as a NaN loss."""
-    return next(
-        (ev for run in training_runs(rows) if (ev := _loss_ran_away(run, lines)) is not None),
+) -> tuple[LogEvent | None, LogEvent | None]:
+    """A ``loss_diverged`` at the first of the last run's ``rows`` whose finite loss, and every
+    one after it, is at least ``LOSS_RUNAWAY_FACTOR`` times the lowest logged before it in that
+    run (``training_runs``: two runs appended to one log are two trainings), and the same of an
+    earlier run where the runs after it did not run away (the job was run again and trained:
+    said, not a warning); None for either where none is. MindYOLO's overflow warnings in
+    ``lines`` are said with it (their gradients applied or dropped). A warning of the job, as a
+    NaN loss."""
+    runs = training_runs(rows, lines)
+    if (last := _loss_ran_away(runs[-1], lines, "the last step logged")) is not None:
+        return last, None
+    earlier = next(
+        (
+            ev
+            for run in runs[:-1]
+            if (ev := _loss_ran_away(run, lines, "that run's last step")) is not None
+        ),
         None,
     )
+    return None, earlier
 
 
 def _loss_ran_away(
-    rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
+    rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]], end: str
 ) -> LogEvent | None:
+    """``loss_ran_away``'s event of one run; ``end``: what its last row is (the log's last step,
+    or an earlier run's)."""
     losses = [float(m.group("loss")) for _, m in rows]
     if len(losses) < 2 or any(math.isnan(v) or math.isinf(v) for v in losses):
         return None
@@ -6315,9 +6395,9 @@ def _loss_ran_away(
         f"the loss ran away: from {low_m.group('loss')} at {_step_said(low_m)} to "
         f"{m.group('loss')} at {_step_said(m)}"
         + (
-            f" and {last.group('loss')} at {_step_said(last)}, the last step logged"
+            f" and {last.group('loss')} at {_step_said(last)}, {end}"
             if at < len(rows) - 1
-            else ", the last step logged"
+            else f", {end}"
         )
         + f" ({losses[-1] / low:.0f} times its lowest)"
     )
@@ -6357,12 +6437,20 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         rows = [(no, m) for no, m in rows if not _EVAL_BAR_RE.search(m.string[: m.start()])]
         if not rows:
             return False
-        # (a redrawn bar prints a step's line again as its postfix updates: the last one each)
-        rows = list({_step_said(m): (no, m) for no, m in rows}.values())
+        # (a redrawn bar prints a step's line again as its postfix updates: the last one each,
+        # of those in a row; the bar of the next epoch counts from 1 again, its steps its own)
+        rows = [
+            row
+            for row, after in itertools.zip_longest(rows, rows[1:])
+            if after is None or _step_said(after[1]) != _step_said(row[1])
+        ]
     (first_no, first), (_, last) = rows[0], rows[-1]
     turned = loss_diverged(rows)
-    ran_away = loss_ran_away(rows, lines) if turned is None else None
-    steps = len({_step_said(m) for _, m in rows})
+    ran_away, ran_away_before = loss_ran_away(rows, lines) if turned is None else (None, None)
+    # (a step counted again after its count went back is another step: the next epoch's, or
+    # another run's; printed again with no count between, several processes print it)
+    laps = itertools.accumulate(_counter_went_back(rows))
+    steps = len({(lap, _step_said(m)) for lap, (_, m) in zip(laps, rows, strict=True)})
     # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
     # time: 10830.542 ms", a line per process
     per_step = [float(t.group(1)) for _, line, _ in lines if (t := _STEP_TIME_RE.search(line))]
@@ -6396,6 +6484,10 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 if turned is not None
                 else f"the run diverged from line {ran_away.line} on: {ran_away.exception_type}"
                 if ran_away is not None
+                else f"a run before the last diverged from line {ran_away_before.line} on "
+                f"({ran_away_before.exception_type}); the job was run again after it, and its "
+                "loss did not run away: no error in the last run"
+                if ran_away_before is not None
                 else "no error in them"
             )
             + (
@@ -15300,6 +15392,44 @@ def _ms_soc_unsupported(line: str) -> str | None:
     )
 
 
+# MindSpore's own log lines that relay what the CANN runtime or driver returned: its dump of a
+# task the runtime reported failed (ascend_kernel_runtime.cc DumpTaskExceptionInfo: "Task fail
+# infos task_id: 13, stream_id: 14, tid: 118198, device_id: 0, retcode: 507011 ( model execute
+# failed)", the retcode the runtime's task-fail callback gave), its failed runtime call
+# (ascend_stream_manager.cc: "Call runtime rtStreamSynchronize error."; GE's runtime_model.cc:
+# "Call rt api rtStreamSynchronize failed, ret: 507011"; the AICPU loader's "Call
+# rtStreamSynchronize failed, ret = 0x...") and the driver's failed allocation (halMemAlloc)
+_MS_RELAYED_RE = re.compile(
+    r"\bretcode: (?P<code>\d{6})(?!\d)"
+    r"|\bCall (?:rt api |runtime )?(?P<call>(?:rt|aclrt)[A-Z]\w*)"
+    r"(?: failed, ret(?:: | = )(?P<code2>0x[0-9A-Fa-f]+|\d+)| error\b)"
+    r"|\b(?P<hal>halMemAlloc) failed"
+)
+MS_RELAYED_LIBRARY = "CANN runtime (MindSpore's log)"
+"""The library of a MindSpore log line that relays the runtime's or the driver's failure."""
+
+
+def _ms_relayed(line: str, module: str) -> tuple[str, int | None] | None:
+    """What a MindSpore log line says the CANN runtime (or driver) returned, and the runtime's
+    code where it gives one; None where the line is MindSpore's own error."""
+    if not (m := _MS_RELAYED_RE.search(line)):
+        return None
+    via = f"as MindSpore's {module} log line relays it"
+    if m.group("hal"):
+        return f"the driver's device memory allocation (halMemAlloc) failed, {via}", None
+    said = m.group("code") or m.group("code2")
+    code = int(said, 16 if said.lower().startswith("0x") else 10) if said else None
+    named = f" {code} ({ACL_RT_ERRORS[code]})" if code in ACL_RT_ERRORS else f" {said}"
+    if m.group("code"):
+        return f"the CANN runtime failed a task on the device, retcode{named}, {via}", code
+    return (
+        f"the CANN runtime's {m.group('call')} failed"
+        + (f", ret{named}" if said else "")
+        + f", {via}",
+        code,
+    )
+
+
 # MindSpore's run_check when its small computation on the device succeeded (mindspore/python/
 # mindspore/run_check, as MindSpore's install guide shows it: "The result of multiplication
 # calculation is correct, MindSpore has been installed on platform [Ascend] successfully!")
@@ -15313,10 +15443,22 @@ def _ms_run_check_notes(
 ) -> list[ParseWarning]:
     """A note of MindSpore's run_check that passed above MindSpore's own ERROR lines: the
     installation ran a computation on the device, and what failed after it (an operator
-    library's, a model's) is not that the device cannot run at all."""
-    first = min((e.line for e in events if e.library == "MindSpore"), default=None)
-    if first is None:
+    library's, a model's) is not that the device cannot run at all. Where MindSpore's line
+    relays the runtime's failure on the device, the check ran before it and clears nothing."""
+    first_ev = min(
+        (e for e in events if e.library in ("MindSpore", MS_RELAYED_LIBRARY)),
+        key=lambda e: e.line,
+        default=None,
+    )
+    if first_ev is None:
         return []
+    first = first_ev.line
+    after = (
+        "a computation ran on the device then; what failed after it is the CANN runtime's on "
+        "the device, which that earlier check does not clear"
+        if first_ev.library == MS_RELAYED_LIBRARY
+        else "a computation ran on the device; what failed after it is MindSpore's"
+    )
     for no, line, _ in lines:
         if no >= first:
             break
@@ -15325,8 +15467,7 @@ def _ms_run_check_notes(
                 ParseWarning(
                     line=no,
                     message=f"MindSpore's run_check passed on [{m.group('platform')}] (line "
-                    f"{no}) before MindSpore's ERROR line {first}: a computation ran on the "
-                    "device; what failed after it is MindSpore's",
+                    f"{no}) before MindSpore's ERROR line {first}: {after}",
                     skipped=False,
                 )
             ]
@@ -15352,10 +15493,17 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
         pid = int(pid_m.group(1)) if pid_m else None
         if pid in found:
             continue
-        device = _DEVICE_ID_RE.search(line) or _DEVICE_LOG_DIR_RE.search(line[: m.start()])
+        device = (
+            _DEVICE_ID_RE.search(line)
+            or _DEVICE_LOG_DIR_RE.search(line[: m.start()])
+            or _TASK_FAIL_RE.search(line)
+        )
         # MindSpore's own log line, its module between its pid and thread: the framework's, not
-        # a CANN module's (MindSpore's KERNEL is its operator library, CANN's the OS kernel's)
+        # a CANN module's (MindSpore's KERNEL is its operator library, CANN's the OS kernel's),
+        # unless it relays what the runtime or the driver returned on the device
         framework = m.group("tid") is not None
+        relayed = _ms_relayed(line, m.group("mod")) if framework else None
+        code = relayed[1] if relayed else None
         found[pid] = LogEvent(
             kind="hccl_plog_error",
             line=no,
@@ -15364,9 +15512,13 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
             rank=tagged,
             device=int(device.group(1)) if device else None,
             pid=pid,
-            library="MindSpore" if framework else m.group("mod"),
+            code=str(code) if code is not None else None,
+            code_name=ACL_RT_ERRORS.get(code) if code is not None else None,
+            library=MS_RELAYED_LIBRARY if relayed else "MindSpore" if framework else m.group("mod"),
             exception_type=(
-                f"MindSpore's {m.group('mod')} error (MindSpore's own log line, not CANN's)"
+                relayed[0]
+                if relayed
+                else f"MindSpore's {m.group('mod')} error (MindSpore's own log line, not CANN's)"
                 + (f"; {soc}" if (soc := _ms_soc_unsupported(line)) else "")
                 if framework
                 else f"{m.group('mod')} error"
@@ -16262,10 +16414,17 @@ _TORCH_CUDA_ERROR_RE = re.compile(
 )
 # the tag of the logger line a traceback starts on, SGLang's scheduler's: "[2025-02-21 22:59:28
 # TP0] Scheduler hit an exception: Traceback (most recent call last):" (managers/scheduler.py
-# run_scheduler_process: logger.error(f"Scheduler hit an exception: {traceback}"))
+# run_scheduler_process: logger.error(f"Scheduler hit an exception: {traceback}")). Its prefix
+# names each parallel rank whose size is over 1 ("if server_args.tp_size > 1: prefix += f' TP
+# {tp_rank}'"), in the order of its release: " DP{dp}", " PP{pp}", " TP{tp}", " EP{ep}" (newer
+# ones add " ATTN_CP{n}", " MOE_DP{n}" before TP; older ones put PP after TP): no tag at all on a
+# one-GPU server ("[2025-02-21 22:59:28] Scheduler hit an exception: ...")
 _TRACEBACK_TAG_RE = re.compile(
-    r"^\[[^\]\n]{0,60}?\b(?:DP\d+ )?(?P<tp>TP\d+)(?: EP\d+)?\][^\n]*Traceback \("
+    r"^\[[^\]\n]{0,60}?(?P<tag>(?: (?:DP|PP|TP|EP|ATTN_CP|MOE_DP)\d{1,6}){1,8})?\]"
+    r"[^\n]*Traceback \("
 )
+_SGLANG_SCHEDULER_RAISED = "] Scheduler hit an exception: "
+"""SGLang's scheduler's words before the traceback it logs, its rank tag (if any) before them."""
 
 
 def _raised_cuda_error(
@@ -16274,8 +16433,8 @@ def _raised_cuda_error(
     """The Python exception a traceback ended in read as the ``cuda_error`` it is where torch
     raised it for a failed CUDA call ("RuntimeError: CUDA error: an illegal memory access was
     encountered", c10's C10_CUDA_CHECK): a fault of the device or of a kernel on it, not of the
-    program's own code; the worker SGLang's tag names on the traceback's first line (its TP
-    rank), where it has one. None where the exception is not torch's CUDA error."""
+    program's own code; the worker SGLang's tag names on the traceback's first line (its ranks),
+    where it has one. None where the exception is not torch's CUDA error."""
     index = next((i for i, (no, _, _) in enumerate(lines) if no == raised.line), None)
     if index is None:
         return None
@@ -16287,8 +16446,10 @@ def _raised_cuda_error(
         ),
         "",
     )
-    # (only under a worker's tag: a bare traceback's exception stays the program's, as read)
-    if not (tag := _TRACEBACK_TAG_RE.match(heading)):
+    # (only under a worker's tag, or SGLang's scheduler's words: a bare traceback's exception
+    # stays the program's, as read)
+    tag = _TRACEBACK_TAG_RE.match(heading)
+    if tag is None or not (tag.group("tag") or _SGLANG_SCHEDULER_RAISED in heading):
         return None
     said = lines[index][1]
     m = _TORCH_CUDA_ERROR_RE.search(said)
@@ -16296,7 +16457,9 @@ def _raised_cuda_error(
         return None
     if event.kind != "cuda_error":
         return None  # (torch's "CUDA error: out of memory" stays the exception it was read as)
-    event.worker = tag.group("tp")
+    # (every rank the tag names: a TP rank alone does not tell data-parallel replicas or
+    # pipeline stages apart)
+    event.worker = tag.group("tag").strip() if tag.group("tag") else "SGLang's scheduler"
     event.rank = event.rank if event.rank is not None else raised.rank
     return event
 
@@ -22667,31 +22830,47 @@ HTTP_ERROR_MIN_STATUS = 400
 """HTTP statuses from here on are errors (4xx the client's request refused, 5xx the server's)."""
 
 
-def _mindie_server(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+def _mindie_server(
+    lines: list[tuple[int, str, int | None]], report: LogReport, raw: list[str] | None = None
+) -> None:
     """MindIE Server's start that its operation log says failed (``service_start_failure`` at
     its first coded error before, or at the verdict), and the routes it answered with an HTTP
     error (``service_http_error``, one per method, route and status, every line kept). A later
     start the log says succeeded makes the failed starts before it ones the server went past
-    (``gone_past``, with a ``run_success`` at that start): it is up since."""
-    errors: list[tuple[int, re.Match[str]]] = []
-    failed: list[LogEvent] = []  # the failed starts no later start has succeeded past yet
+    (``gone_past``, with a ``run_success`` at that start): it is up since. Only that server's:
+    the same host (pdsh's "node: ") in the same file (tail's "==> file <==") of the copy.
+    ``raw``: the lines as written, pdsh's "node: " kept."""
+    as_written = raw or []
+    # (each server writes its own verdict on its own start: node2's "[success]" says nothing of
+    # node1's server, nor one log file's of another's that tail printed after it)
+    file_no = 0
+    errors: dict[tuple[str, int], list[tuple[int, re.Match[str]]]] = {}
+    failed: dict[tuple[str, int], list[LogEvent]] = {}  # the failed starts not succeeded past
     answered: dict[tuple[str, str, str], LogEvent] = {}
     for no, line, tagged in lines:
+        if line.startswith("==> ") and line.rstrip().endswith(" <=="):
+            file_no += 1
+            continue
+        at = no - 1
+        pdsh = PDSH_PREFIX_RE.match(as_written[at]) if 0 <= at < len(as_written) else None
+        server = (pdsh.group("host") if pdsh else "", file_no)
         if "[MIE04E" in line and (e := _MINDIE_SERVER_ERROR_RE.search(line)):
-            errors.append((no, e))
+            errors.setdefault(server, []).append((no, e))
         elif "mindie server" in line and (f := _MINDIE_START_FAIL_RE.search(line)):
-            first_no, first = errors[0] if errors else (no, f)
-            listen = _MINDIE_LISTEN_RE.search(first.string) if errors else None
+            said_before = errors.pop(server, [])
+            first_no, first = said_before[0] if said_before else (no, f)
+            listen = _MINDIE_LISTEN_RE.search(first.string) if said_before else None
             said = "; ".join(
-                f"{e.group('code')} {e.group('what').strip().rstrip('.')}" for _, e in errors
+                f"{e.group('code')} {e.group('what').strip().rstrip('.')}" for _, e in said_before
             )
             report.events.append(
                 LogEvent(
                     kind="service_start_failure",
                     line=first_no,
                     message=first.string[first.start() :].strip()[:300],
-                    code=first.group("code") if errors else None,
+                    code=first.group("code") if said_before else None,
                     rank=tagged,
+                    host=server[0] or None,
                     ip=listen.group("ip").strip("[]") if listen else None,
                     port=int(listen.group("port")) if listen else None,
                     library="MindIE Server",
@@ -22699,14 +22878,13 @@ def _mindie_server(lines: list[tuple[int, str, int | None]], report: LogReport) 
                     + (f": {said}" if said else ""),
                 )
             )
-            failed.append(report.events[-1])
-            errors = []
+            failed.setdefault(server, []).append(report.events[-1])
         elif "mindie server" in line and (ok := _MINDIE_START_SUCCESS_RE.search(line)):
             # (each start writes its own verdict: the coded errors before a start that
             # succeeded are that start's, not a later failed one's)
-            errors = []
-            if failed:
-                for ev in failed:
+            errors.pop(server, None)
+            if gone := failed.pop(server, []):
+                for ev in gone:
                     ev.was, ev.kind = ev.kind, "gone_past"
                 report.events.append(
                     LogEvent(
@@ -22714,10 +22892,10 @@ def _mindie_server(lines: list[tuple[int, str, int | None]], report: LogReport) 
                         line=no,
                         message=f"MindIE Server's operation log: {ok.group(0)}",
                         rank=tagged,
+                        host=server[0] or None,
                         library="MindIE Server",
                     )
                 )
-                failed = []
         elif "[Response mindie server" in line and (r := _MINDIE_RESPONSE_RE.search(line)):
             if int(r.group("status")) < HTTP_ERROR_MIN_STATUS:
                 continue
