@@ -511,12 +511,12 @@ def nvlink(**values: Any) -> dict[str, Any]:
     """An ``nvidia-smi nvlink -s``/``-e`` GPU in ``evidence.nvlinks``."""
     fields = (
         "source line gpu name links inactive active none_up fewer_than_peers alone cut errors "
-        "error_total remote baseboard"
+        "error_total replay_total remote baseboard"
     )
     base = dict(source="nvlink.txt", line=2, gpu=0, name="NVIDIA H100 80GB HBM3",
                 links={str(n): 26.562 for n in range(6)}, inactive=[], active=6, none_up=False,
                 fewer_than_peers=False, alone=False, cut=False, errors={}, error_total=0,
-                remote={}, baseboard=False)  # fmt: skip
+                replay_total=0, remote={}, baseboard=False)  # fmt: skip
     return _item(fields, **{**base, **values})
 
 

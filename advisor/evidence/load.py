@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -896,7 +896,8 @@ class EvidenceFacts:
     links inactive), fewer_than_peers (more links inactive than the other GPUs of its model in
     the output), alone (no other GPU of its model in the output to judge it by), cut (it lists
     fewer links than its model's other GPUs: the copy lost the rest), errors: {link: {counter:
-    value}}, error_total}``."""
+    value}}, error_total, replay_total (its Replay and Recovery Errors: DCGM's NVLink health
+    watch fails a GPU on these)}``."""
     nvlink_states: list[dict[str, Any]] = field(default_factory=list)
     """``dcgmi nvlink --link-status`` per GPU or NvSwitch: ``{source, line, tool, entity (gpu or
     nvswitch), id, states (one of U, D, X, _ a link slot), up, down, disabled (link numbers),
@@ -1509,6 +1510,38 @@ def _fabric_manager_beside_pcie_cards(out: EvidenceFacts) -> None:
         )
 
 
+def _unsaid(value: object) -> bool:
+    """A GPU field a reading left at its default (no value, an empty list, False); a 0 is said."""
+    return value is None or value is False or value in ("", [], {})
+
+
+def _fold_grepped_sections(out: EvidenceFacts) -> None:
+    """A grepped ``nvidia-smi -q`` section (``-q | grep -A 12 Fabric``: no product name, no bus
+    id) in the same file as a ``--query-gpu`` CSV row of the same GPU index: one GPU read twice,
+    folded into the row (its name and line kept, the section's fields added where the row has
+    none). A section whose fields differ from the row's stays apart (another reading of it)."""
+    rows = {(g["source"], g.get("host"), g["gpu"]): g for g in out.gpus if g.get("query") == "csv"}
+    if not rows:
+        return
+    kept = []
+    for gpu in out.gpus:
+        row = rows.get((gpu["source"], gpu.get("host"), gpu["gpu"]))
+        if row is None or gpu.get("query") != "q" or gpu.get("name") or gpu.get("bus_id"):
+            kept.append(gpu)
+            continue
+        said = {
+            k: v
+            for k, v in gpu.items()
+            if k not in ("line", "query", "sections") and not _unsaid(v)
+        }
+        if any(not _unsaid(row.get(k)) and row.get(k) != v for k, v in said.items()):
+            kept.append(gpu)
+            continue
+        row.update(said)
+        row["sections"] = list(dict.fromkeys([*row.get("sections", []), *gpu["sections"]]))
+    out.gpus[:] = kept
+
+
 def load_file(path: Path) -> EvidenceFacts:
     """One file → its facts and a FileReport (always exactly one in ``files``)."""
     source = str(path)
@@ -1526,6 +1559,7 @@ def load_file(path: Path) -> EvidenceFacts:
         return out
     text, notes = _unwrap(text)
     _parse(text, report, out, path.name)
+    _fold_grepped_sections(out)
     _fabric_manager_beside_pcie_cards(out)
     # notes, not warnings: every line was read (the file's status stays what its parse made it)
     report.messages += [Message(line=0, message=note) for note in notes]
@@ -4948,6 +4982,7 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     for name, v in counters.items()
                     if _ERROR_COUNTER_RE.search(name)
                 ),
+                "replay_total": _replay_total(gpu.errors),
             }
         )
     parsed.warnings.extend(_nvlink_capabilities(parsed.gpus))
@@ -4967,6 +5002,23 @@ def _nvlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
 
 
 _ERROR_COUNTER_RE = re.compile(r"\berrors?\b", re.I)
+_REPLAY_COUNTER_RE = re.compile(r"^(?:replay|recovery) errors?$", re.I)
+"""nvidia-smi nvlink -e's "Replay Errors" / "Recovery Errors", dcgmi nvlink -e's "Replay Error" /
+"Recovery Error": the counters DCGM's NVLink health watch fails a GPU on (DcgmHealthWatch.cpp,
+MonitorNVLink4Fields: "Replay and recovery errors are failures, not warnings", from one error in
+its window, DCGM_LIMIT_MAX_NVLINK_ERROR 1; CRC errors only a warning below 100 a second,
+DCGM_LIMIT_MAX_NVLINK_CRC_ERROR). A newer driver's "Link Recovery ... Events" are events, no
+error count."""
+
+
+def _replay_total(errors: Mapping[int, Mapping[str, int]]) -> int:
+    """A GPU's NVLink replay and recovery errors, all its links together (_REPLAY_COUNTER_RE)."""
+    return sum(
+        v
+        for counters in errors.values()
+        for name, v in counters.items()
+        if _REPLAY_COUNTER_RE.match(name.strip())
+    )
 
 
 def _link_runs(numbers: list[int]) -> str:
@@ -5098,6 +5150,7 @@ def _dcgmi_nvlink_errors(
                     for counter, v in counters.items()
                     if _ERROR_COUNTER_RE.search(counter)
                 ),
+                "replay_total": _replay_total(gpu.errors),
             }
         )
     return []

@@ -2177,6 +2177,13 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
         if key.startswith(("clocks_throttle_reasons.", "clocks_event_reasons."))
         and (names := throttle_mask_names(value)) is not None
     }
+    for key, attr in (("fabric.state", "fabric_state"), ("fabric.status", "fabric_status")):
+        # the GPU's registration with the NVLink fabric, as -q's Fabric State and Status print it
+        # (--help-query-gpu: fabric.state "Not Supported", "Not Started", "In Progress" or
+        # "Completed"; fabric.status "Success" once completed, else NVML's error in words); a
+        # bracketed "[N/A]" / "[Not Supported]" is a field the GPU does not have, no status
+        if (value := values.get(key, "")) and not value.startswith("["):
+            setattr(gpu, attr, value)
     if (action := values.get("gpu_recovery_action")) is not None:
         # (a value, then what a copy wrote after it: "Reset   <= GPU is unusable")
         gpu.recovery_action = next(
