@@ -337,11 +337,15 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|OVERFLOW! (?:Rank \d+ )?Skipping step\. Attempted loss scale: \d"
         r"|\[Rank 0\] step=\d+, skipped=\d+"
         r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"
-        r"|(?:horovod/common/operations\.cc:\d+\] |Stalled ops:)\S+ \[missing ranks: \d"
+        r"|(?:horovod/common/operations\.cc:\d+\] |Stalled ops:)[ \t]?\S+ \[(?:missing|ready) ranks: \d"
         r"|(?:Resource exhausted|RESOURCE_EXHAUSTED):[ \t]*(?:Out\s+of\s+memory while trying to allocate \d"
         r"|Failed to allocate request for [\d.]+ ?[KMGTPE]?i?B \(\d+B\) on device ordinal \d)"
         # Megatron's iteration line whose gradient norm is NaN, its loss dropped from it
         r"|^[ \t]*iteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| grad norm: (?i:nan|-?inf) \|"
+        # Megatron's iteration line counting skipped iterations, Megatron-LLM's warning of a
+        # NaN gradient norm (logs._megatron_skipped_steps)
+        r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| number of skipped iterations:[ \t]*[1-9]"
+        r"|\*\*\*WARNING\*\*\* Bad grad_norm detected \(grad_norm="
         # Megatron's (MindSpeed's) iteration line with its loss (logs.ITERATION_LOSS_RE)
         r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\|[ \t]*(?:lm )?loss:"
         r"[ \t]*(?:-?\d|(?i:nan|-?inf))"

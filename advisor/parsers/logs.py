@@ -753,7 +753,8 @@ class LogEvent:
     loop's loss that turned NaN or infinite, or was from its first step, or ran away a hundredfold
     to its last step), service_start_failure and service_http_error (MindIE Server's start its
     log says failed, a route it answered with an HTTP error), fp16_overflow (DeepSpeed's loss
-    scaler near its minimum, or most steps skipped), alloc_retries (a training loop's memory
+    scaler near its minimum, or most steps skipped), step_skipped (Megatron's iterations skipped on
+    NaN or infinite gradients at a loss scale near 1), alloc_retries (a training loop's memory
     monitor that counted allocation retries or out-of-memory errors, torchtitan's),
     horovod_stall and horovod_deadlock (Horovod's stall inspector: ranks waiting for others, in
     the same or in different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
@@ -1861,7 +1862,11 @@ def _parse_events(text: str) -> LogReport:
         _horovod_shutdowns(lines, report)
     if "check_time_out_for" in text or "Please check connectivity between servers" in text:
         _horovod_start_timeouts(lines, report)
-    if "by subset of ranks" in text or _HOROVOD_MISSING_RANKS in text:
+    if (
+        "by subset of ranks" in text
+        or _HOROVOD_MISSING_RANKS in text
+        or _HOROVOD_READY_RANKS in text
+    ):
         _horovod_stalls(lines, report)
     if "Skipping step" in text or "skipped=" in text:
         _fp16_overflows(lines, report)
@@ -1869,6 +1874,8 @@ def _parse_events(text: str) -> LogReport:
         _alloc_retries(lines, report)
     if "grad norm:" in text:
         _megatron_nan_grad_norm(lines, report)
+    if "skipped iterations:" in text or "Bad grad_norm" in text:
+        _megatron_skipped_steps(lines, report)
     if "'epoch': " in text and "'learning_rate': " in text:
         _hf_trainer_not_finite(lines, report)
     if any(w in text for w in _XLA_OOM_WORDS):
@@ -7502,6 +7509,7 @@ NOTICE_KINDS = frozenset(
         "gone_past",
         "loss_diverged",
         "fp16_overflow",
+        "step_skipped",
         "alloc_retries",
         "horovod_stall",
         "service_http_error",
@@ -10886,7 +10894,10 @@ def _horovod_start_timeouts(lines: list[tuple[int, str, int | None]], report: Lo
 # at ERROR) where HOROVOD_STALL_SHUTDOWN_TIME_SECONDS passed. Releases before the stall inspector
 # (0.16 and older, horovod/common/operations.cc CheckForStalledTensors) turn it round: "Stalled
 # ops:" then a line a tensor, "name [missing ranks: 1, 3]" (the first on the "Stalled ops:" line
-# itself where the preamble was one LOG(WARNING), each later one under its own glog head)
+# itself where the preamble was one LOG(WARNING), each later one under its own glog head). Those
+# before horovod PR 342 (June 2018) listed the ranks that HAD submitted, unsorted, all on one
+# line after "Stalled ops:" or one a line, comma-separated: "name [ready ranks: 2, 3], name
+# [ready ranks: 2], ..." (horovod issues 100, 134, 530)
 _HOROVOD_STALL_RE = re.compile(
     r"submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for "
     r"remainder of ranks for more than (?P<s>\d+) seconds"
@@ -10901,6 +10912,7 @@ _HOROVOD_STALLED_RANK_RE = re.compile(
 _HOROVOD_OPS = "Allreduce|Allgather|Broadcast|Alltoall|Reducescatter|Join|Barrier"
 _HOROVOD_OP_RE = re.compile(rf"(?:Horovod|^(?=(?:{_HOROVOD_OPS})\.))({_HOROVOD_OPS})", re.I)
 _HOROVOD_MISSING_RANKS = "[missing ranks:"
+_HOROVOD_READY_RANKS = "[ready ranks:"
 HOROVOD_STALL_LINES = 4
 """How far below the stall inspector's warning its "Stalled ranks:" heading may stand (its own next
 line, a blank or a launcher's line between)."""
@@ -10908,25 +10920,51 @@ line, a blank or a launcher's line between)."""
 
 def _horovod_stalled_ops(
     lines: list[tuple[int, str, int | None]], at: int, missing: dict[int, list[str]]
-) -> None:
-    """The older stall inspector's "name [missing ranks: 1, 3]" lines from ``at`` on, read into
-    ``missing`` by rank (the tensors each rank has not submitted), as the newer one lists them."""
+) -> list[int]:
+    """The older stall inspector's "name [missing ranks: 1, 3]" (or, older still, "name [ready
+    ranks: 2, 3]") entries from ``at`` on, read into ``missing`` by rank (the tensors each rank
+    has not submitted), as the newer one lists them. Returns the ranks the "ready ranks" form
+    named as having submitted (empty for the "missing ranks" form)."""
+    ready: dict[str, list[int]] = {}  # the oldest form's tensor → the ranks that submitted it
     started = False
     for i, (_, t, _) in enumerate(lines[at:]):
-        where = t.find(_HOROVOD_MISSING_RANKS)
-        if where < 0:
+        found = False
+        start = 0
+        # (one form a release: a line's lists all of one kind)
+        marker = _HOROVOD_READY_RANKS if _HOROVOD_READY_RANKS in t else _HOROVOD_MISSING_RANKS
+        # (the oldest form puts every entry on the one line: each list read in turn)
+        while (where := t.find(marker, start)) >= 0:
+            found = started = True
+            # (the name is the word before the list; a launcher's prefix, a glog head, the
+            # entry before's "]," or "Stalled ops:" with no space stand before it)
+            words = t[start:where].rpartition("Stalled ops:")[2].replace("],", " ").split()
+            # (found, not partitioned: a slice of the line's rest at each entry is quadratic)
+            close = t.find("]", where + len(marker))
+            start = close if close >= 0 else len(t)
+            ranks = t[where + len(marker) : start]
+            numbers = [int(r) for r in ranks.replace(",", " ").split() if r.isdigit()]
+            if not words:
+                continue
+            if marker == _HOROVOD_READY_RANKS:
+                ready.setdefault(words[-1], []).extend(numbers)
+            else:
+                for rank in numbers:
+                    missing.setdefault(rank, []).append(words[-1])
+        if not found:
             # (before the first: the warning's own line, "Stalled ops:" alone, a launcher's line)
             if started or i > HOROVOD_STALL_LINES:
                 break
-            continue
-        started = True
-        # (the name is the word before the list; a launcher's prefix or glog head stands before
-        # it, and the first one follows "Stalled ops:" with no space)
-        words = t[:where].rpartition("Stalled ops:")[2].split()
-        ranks = t[where + len(_HOROVOD_MISSING_RANKS) :].partition("]")[0]
-        for rank in (int(r) for r in ranks.replace(",", " ").split() if r.isdigit()):
-            if words:
-                missing.setdefault(rank, []).append(words[-1])
+    named = sorted({r for ranks in ready.values() for r in ranks})
+    if not named:
+        return []
+    # (Horovod's ranks are 0 to size-1, and the size is not printed: every rank up to the
+    # highest one named ready is in the job, and those of them a tensor's list leaves out had
+    # not submitted it; a rank above it, if the job has one, had submitted none of them)
+    for name, submitted in ready.items():
+        for rank in range(named[-1] + 1):
+            if rank not in submitted:
+                missing.setdefault(rank, []).append(name)
+    return named
 
 
 def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -10944,7 +10982,7 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
             (
                 i
                 for i, (_, t, _) in enumerate(lines)
-                if _HOROVOD_MISSING_RANKS in t
+                if (_HOROVOD_MISSING_RANKS in t or _HOROVOD_READY_RANKS in t)
                 and ("Stalled ops:" in t or "horovod/common/operations.cc:" in t)
             ),
             None,
@@ -10962,6 +11000,7 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
     )
     missing: dict[int, list[str]] = {}
     cut: set[int] = set()
+    ready: list[int] = []  # the oldest inspector's ranks that had submitted
     shut = "Will shutdown" in line
     if heading is not None:
         for _, t, rank_tag in lines[heading + 1 :]:
@@ -10979,7 +11018,7 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
             if names.endswith(" ..."):
                 cut.add(rank)
     else:
-        _horovod_stalled_ops(lines, at, missing)
+        ready = _horovod_stalled_ops(lines, at, missing)
     ops = {
         rank: sorted({o.group(1).lower() for n in names if (o := _HOROVOD_OP_RE.search(n))})
         for rank, names in missing.items()
@@ -11011,6 +11050,12 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
                 else "waited past its check time for the rest (the copy starts below its warning)"
             )
             + (f" ({said}, which the other ranks had)" if said else "")
+            + (
+                f"; its list names the ranks that had submitted ({', '.join(map(str, ready))}): "
+                f"a rank above {ready[-1]}, if the job has one, had submitted none of them"
+                if ready
+                else ""
+            )
             + (
                 ": the ranks are in different collectives ("
                 + " vs ".join("/".join(o) for o in dict.fromkeys(tuple(o) for o in ops.values()))
@@ -11284,6 +11329,96 @@ def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: Lo
             + (f" and on {len(rows) - 1} more iteration line(s)" if len(rows) > 1 else "")
             + ", and no loss is printed: Megatron prints a loss only when its average is above "
             "0, which a NaN is not (its count of nan iterations need not show it)",
+        )
+    )
+
+
+# Megatron's count of the iterations in a log interval whose optimizer step was skipped
+# (megatron/training.py training_log: "| number of skipped iterations: {:3d} |", the interval's
+# sum of optimizer.step()'s skipped_iter, reset at each print) and the loss scale beside it
+# ("| loss scale: {:.1f} |"). A step is skipped where the gradients held an inf or NaN: in fp16
+# the dynamic scaler's overflow, which it answers by halving a high scale (routine while it finds
+# its scale); at a scale of 1 (bf16 prints a constant 1.0, an fp16 scaler at its floor can go no
+# lower) the gradients themselves were not finite. Megatron-LLM (epfLLM/Megatron-LLM PR 34)
+# checks the clipped gradient norm in bf16 too and says so first: "***WARNING*** Bad grad_norm
+# detected (grad_norm=nan)", then skips the update and goes on.
+_MEGATRON_ITERATION_AT_RE = re.compile(r"(?:^|[\s:>])iteration\s+(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\|")
+_MEGATRON_SKIPPED_RE = re.compile(r"\|\s*number of skipped iterations:\s*(?P<skipped>\d+)")
+_MEGATRON_LOSS_SCALE_RE = re.compile(
+    r"\|\s*loss scale:\s*(?P<scale>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*\|"
+)
+_BAD_GRAD_NORM_RE = re.compile(r"Bad grad_norm detected \(grad_norm=(?P<norm>[\w.+-]{1,20})\)")
+
+
+def _megatron_skipped_steps(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``step_skipped`` at Megatron's first iteration line that counts skipped iterations at a
+    loss scale of at most ``DS_LOW_LOSS_SCALE`` (or after Megatron-LLM's "Bad grad_norm
+    detected"): the gradients of those steps were NaN or infinite, the updates dropped and the
+    run gone on, a warning of the job. Skipped iterations at a higher scale are the fp16 scaler's
+    overflows, said as a note."""
+    bad = next(
+        (
+            (no, b)
+            for no, t, _ in lines
+            if "Bad grad_norm" in t and (b := _BAD_GRAD_NORM_RE.search(t))
+        ),
+        None,
+    )
+    rows: list[tuple[int, re.Match[str], int, float | None]] = []
+    for no, t, _ in lines:
+        if "skipped iterations:" not in t or not (it := _MEGATRON_ITERATION_AT_RE.search(t)):
+            continue
+        if (sk := _MEGATRON_SKIPPED_RE.search(t)) and int(sk.group("skipped")):
+            sc = _MEGATRON_LOSS_SCALE_RE.search(t)
+            rows.append(
+                (no, it, int(sk.group("skipped")), float(sc.group("scale")) if sc else None)
+            )
+    low = [r for r in rows if r[3] is not None and r[3] <= DS_LOW_LOSS_SCALE]
+    if not low and bad is None:
+        if rows:
+            no, it, _, scale = rows[0]
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"Megatron skipped {sum(r[2] for r in rows)} iteration(s) in "
+                    f"{len(rows)} logged interval(s), the first logged at iteration "
+                    f"{it.group('i')} of {it.group('n')}"
+                    + (f", at a loss scale of {scale:g}" if scale is not None else "")
+                    + ": the fp16 loss scaler's overflows, it lowers its scale; no warning",
+                    skipped=False,
+                )
+            )
+        return
+    said: list[str] = []
+    if bad is not None:
+        said.append(f"Megatron found the gradient norm {bad[1].group('norm')} (line {bad[0]})")
+    line, message = bad if bad is not None else (0, None)
+    if rows:
+        no, it, _, scale = (low or rows)[0]
+        said.append(
+            f"skipped the update of {sum(r[2] for r in rows)} iteration(s) in {len(rows)} "
+            f"logged interval(s), the first logged at iteration {it.group('i')} of {it.group('n')}"
+            + (
+                f", at a loss scale of {scale:g} (no fp16 overflow of a high scale: the "
+                "gradients themselves were NaN or infinite)"
+                if scale is not None and scale <= DS_LOW_LOSS_SCALE
+                else ""
+            )
+        )
+        line, message = no, it
+    else:
+        said.append("it skips that iteration's update (the copy ends before its iteration line)")
+    if message is None:
+        return
+    report.events.append(
+        LogEvent(
+            kind="step_skipped",
+            line=line,
+            message=message.string.strip()[:300],
+            library="Megatron",
+            exception_type="; ".join(said)
+            + "; Megatron goes on past a skipped step, which trained nothing",
+            repeated_lines=[r[0] for r in rows if r[0] != line] or None,
         )
     )
 
@@ -21917,6 +22052,11 @@ _NET_PLUGIN_FAILED_RE = re.compile(
 # the net's name, the NIC, "/GDRDMA" when GPU Direct RDMA carries the data, "/Shared"): a
 # channel "[receive] via NET/IB/1/Shared" without it has the NIC read and write host memory
 _NET_CHANNEL_RE = re.compile(r" via NET/(?P<net>[^/\s]+)/\d+(?:\(\d+\))?(?P<gdr>/GDRDMA)?")
+# NCCL 2.0's channel line, "skyaxe-computing-2:272067:272276 [0] INFO 1 -> 2 via NET/IB/0" (no
+# "NCCL" word, no "Ring NN :"; horovod issue 134): that release was closed source, and nothing
+# documents that it marked GPU Direct RDMA with "/GDRDMA" at all, so its lines without the mark
+# say nothing of GDR either way
+_NCCL_2_0_CHANNEL_RE = re.compile(r"(?:^|\] )INFO \d+ -> \d+ via NET/")
 
 
 def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
@@ -21931,6 +22071,8 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
             continue
         if m.group("net") == "Socket":
             continue  # the socket transport never reads GPU memory: nothing to say
+        if not m.group("gdr") and _NCCL_2_0_CHANNEL_RE.search(line):
+            continue  # (NCCL 2.0's line, whose missing mark says nothing)
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
         host = host_m.group("host") if host_m else None
         if m.group("gdr"):
