@@ -699,7 +699,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         + logs.JSON_RECORD_LEVEL_RE.pattern
         # a collective example's own prints of its ranks' data
         + "|"
-        + logs.EXAMPLE_OUTPUT_RE.pattern,
+        + logs.EXAMPLE_OUTPUT_RE.pattern
+        # ATC's result line, AclLite's release of an ACL program's resources
+        + "|"
+        + logs.ACL_RUN_RE.pattern,
         re.M,
     ),
 }
@@ -6401,6 +6404,25 @@ def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return warnings
 
 
+_SERVER_ID_RE = re.compile(r'"server_id"[ \t]*:[ \t]*"([^"\n]*)"')
+
+
+def _server_id_lines(text: str, ids: list[str]) -> list[int]:
+    """The lines of ``text`` where a server_id key holds one of ``ids``, each line once, in
+    order (a compact table's several servers on one line: that line once)."""
+    wanted = set(ids)
+    found: list[int] = []
+    no, counted_to = 1, 0
+    for m in _SERVER_ID_RE.finditer(text):
+        if m.group(1).strip() not in wanted:
+            continue
+        no += text.count("\n", counted_to, m.start())
+        counted_to = m.start()
+        if not found or found[-1] != no:
+            found.append(no)
+    return found
+
+
 _PERFTEST_NO_DEVICE_RE = re.compile(
     r"Did not detect devices|Unable to find the Infiniband/RoCE device|No IB devices found"
 )
@@ -6483,9 +6505,11 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         # (shared only where one value stands for several servers: "server_0_10.*.*.*" and
         # "server_1_10.*.*.*" are two ids, each masked)
         shared = {m: n for m in masked if (n := table.servers.count(m)) > 1}
+        # (cited where the table writes them, not at its first line)
+        at = _server_id_lines(text, masked)
         warnings.append(
             ParseWarning(
-                line=1 + offset,
+                line=at[0] if at else 1 + offset,
                 message=f"server_id {', '.join(masked)} "
                 + (
                     "is a template's placeholder"
@@ -6497,6 +6521,13 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                     if len(masked) == 1
                     else f", {m} shared by {n} servers"
                     for m, n in shared.items()
+                )
+                + (
+                    f" (line{'s' if len(at) > 1 else ''} {', '.join(map(str, at[:4]))}"
+                    + (f" and {len(at) - 4} more" if len(at) > 4 else "")
+                    + ")"
+                    if at
+                    else ""
                 )
                 + ": each server's own id goes there (unique in the table, CANN's rank table "
                 "guide)",

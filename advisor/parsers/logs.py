@@ -2354,6 +2354,15 @@ def _parse_events(text: str) -> LogReport:
             and _vllm_memory_notes(lines, report)
         ):
             return report  # a vLLM worker's memory profile at start: it loaded and fit
+        if not report.events and not notices and ACL_RUN_RE.search(text):
+            # ATC's conversion and an ACL program's run: their first error line (ATC's "run
+            # failed" with no CANN code after it is one), or their own words that they succeeded
+            if error := first_error_line(lines):
+                report.generic = True
+                report.events.append(error)
+            else:
+                _acl_run_notes(lines, report)
+            return report
         if not report.events and not notices and EXAMPLE_OUTPUT_RE.search(text):
             _example_output_notes(lines, report)
             return report  # a collective example's own print of its ranks' data: it ran
@@ -18091,6 +18100,66 @@ def _json_records_read(text: str, report: LogReport) -> bool:
         )
     )
     return True
+
+
+# ATC's own last words of a model conversion (GE's offline main, mindspore-ai/graphengine
+# ge/offline/main.cc, CheckRet: "ATC run success, welcome to the next use." or "ATC run failed,
+# Please check the detail log, Try 'atc --help' for more information", the error manager's codes
+# after it), and AclLite's teardown of an ACL program (Ascend/samples
+# python/common/acllite/acllite_resource.py: "Reset acl device  N", then "Release acl resource
+# success"; ACLLite's newer copy with an "[INFO]  " prefix, a sample's own with "[device N] "): a
+# CANN offline inference job's log has no logger's marks, only these. Matched anywhere in a line
+# (a launcher's or a copy's prefix before it); a copy cut after "success" still says it.
+ACL_RUN_RE = re.compile(
+    r"\bATC run (?:success|failed)(?:,|\.|[ \t]*$)|\bRelease acl resource success\b", re.M
+)
+_ATC_SUCCESS_RE = re.compile(r"\bATC run success(?:,|\.|[ \t]*$)")
+_ACL_RESET_RE = re.compile(r"\bReset acl device[ \t]+(\d+)\b")
+_ACL_RELEASED_RE = re.compile(r"(?:\[device (\d+)\] )?\bRelease acl resource success\b")
+
+
+def _acl_run_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of an ATC conversion's and an ACL program's own words that they succeeded (the
+    caller found no error line): where each said so, and the device the program reset."""
+    converted = [no for no, t, _ in lines if "ATC run" in t and _ATC_SUCCESS_RE.search(t)]
+    released = [
+        (no, m) for no, t, _ in lines if "Release acl" in t and (m := _ACL_RELEASED_RE.search(t))
+    ]
+    devices = sorted(
+        {
+            int(m.group(1))
+            for _, t, _ in lines
+            if "Reset acl" in t and (m := _ACL_RESET_RE.search(t))
+        }
+        | {int(m.group(1)) for _, m in released if m.group(1)}
+    )
+    said = []
+    if converted:
+        said.append(
+            "ATC's model conversion said it succeeded ("
+            + ("line " if len(converted) == 1 else "lines ")
+            + ", ".join(map(str, converted))
+            + ")"
+        )
+    if released:
+        said.append(
+            "the ACL program released its resources (AclLite's 'Release acl resource success', "
+            + ("line " if len(released) == 1 else "lines ")
+            + ", ".join(str(no) for no, _ in released)
+            + ")"
+            + (
+                f", device{'s' if len(devices) > 1 else ''} {', '.join(map(str, devices))} reset"
+                if devices
+                else ""
+            )
+        )
+    report.unread.append(
+        ParseWarning(
+            line=(converted or [no for no, _ in released] or [lines[0][0] if lines else 0])[0],
+            message="; ".join(said) + "; no error line",
+            skipped=False,
+        )
+    )
 
 
 # a collective example's own prints (hicann/hccl's examples: "Found 8 NPU device(s) available",
