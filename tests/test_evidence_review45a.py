@@ -49,7 +49,11 @@ def test_a_second_iperf3_clients_time_out_is_its_own_server_not_the_measured_one
     ev = _load(
         "iperf3_two_clients_first_186_reverse_403mbits_done_then_190_connection_timed_out.txt"
     )
-    (failed,) = ev.failures
+    # (the measured reverse run's 1769 retransmits of some 174 k segments, 1 %, are its own
+    # warning: set 622's tcp_retransmits_heavy)
+    heavy, failed = ev.failures
+    assert (heavy["kind"], heavy["line"]) == ("tcp_retransmits_heavy", 9)
+    assert "140.112.30.186" in heavy["message"]
     assert (failed["kind"], failed["line"]) == ("iperf_unreached", 14)
     assert "140.112.30.190" in failed["exception_type"]
     assert "140.112.30.186" not in failed["exception_type"]

@@ -6195,9 +6195,14 @@ def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
         warnings.append(
             ParseWarning(
                 line=p.line,
-                message=f"{p.ca} port {p.port} {p.state}"
-                + (f" / {p.physical_state}" if p.physical_state else "")
-                + (f", {p.rate_gbps:g} Gb/s {p.link_layer}" if p.rate_gbps else ""),
+                message=f"{p.ca} port {p.port} "
+                + (
+                    f"{p.state}" + (f" / {p.physical_state}" if p.physical_state else "")
+                    if p.state
+                    else f"physical state {p.physical_state} (its logical State not in the copy)"
+                )
+                + (f", {p.rate_gbps:g} Gb/s {p.link_layer}" if p.rate_gbps else "")
+                + (f", firmware {p.firmware}" if p.firmware else ""),
                 skipped=False,
             )
         )
@@ -8166,6 +8171,20 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 ),
             )
             said.append(f"{stall[0]} interval(s) moved no data: the transfer stalled")
+        if (share := iperf.retransmit_share(run)) is not None:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="tcp_retransmits_heavy",
+                    line=run.retransmits_line or run.line,
+                    message=f"{who}{path}"[:300],
+                    library=tool,
+                    exception_type=f"{run.retransmits} TCP retransmits in {run.seconds:g} s "
+                    f"at {_bitrate(run.sender_bps or 0)}: at least {100 * share:.2g} % of its "
+                    "segments",
+                ),
+            )
         if (span := iperf.unsteady(run)) is not None:
             said.append(
                 f"unsteady: intervals fell to {_bitrate(span[0])} against {_bitrate(span[1])} "

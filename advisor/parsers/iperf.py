@@ -120,6 +120,8 @@ class Iperf3Run:
     sender_bps: float | None = None
     receiver_bps: float | None = None
     retransmits: int | None = None
+    retransmits_line: int | None = None
+    """The line of the sender summary that carries ``retransmits``."""
     interval_bps: list[float] = field(default_factory=list)
     """Each interval's throughput: the [SUM] line's under -P, else the one stream's."""
     interval_s: list[float] = field(default_factory=list)
@@ -246,7 +248,7 @@ def parse(text: str) -> list[Iperf3Run]:
             if role == "sender":
                 summing.sender_bps = _bps(m.group("rate"), m.group("runit"))
                 if m.group("retr") is not None and has_retr:
-                    summing.retransmits = int(m.group("retr"))
+                    summing.retransmits, summing.retransmits_line = int(m.group("retr")), no
             else:
                 summing.receiver_bps = _bps(m.group("rate"), m.group("runit"))
             continue
@@ -367,7 +369,7 @@ def parse(text: str) -> list[Iperf3Run]:
             if role == "sender":
                 r.sender_bps = None if zero else bps
                 if retr is not None:
-                    r.retransmits = int(retr)
+                    r.retransmits, r.retransmits_line = int(retr), no
             else:
                 r.receiver_bps = None if zero else bps
             if (loss := _LOSS_RE.search(m.group("rest"))) is not None:
@@ -478,6 +480,28 @@ def stalled(run: Iperf3Run) -> tuple[int, float] | None:
     if len(zero) < STALLED_INTERVALS:
         return None
     return len(zero), sum(zero)
+
+
+RETRANSMIT_SHARE = 0.005
+"""The share of a TCP test's segments retransmitted above which the path is lossy: by Mathis et
+al.'s bound (1997, "The macroscopic behavior of the TCP congestion avoidance algorithm": a
+stream's rate <= MSS / RTT * 1.22 / sqrt(p)), a loss rate p of 0.5 % caps one stream at about
+17 segments a round trip, some 200 Mbit/s at a 1 ms round trip, far under a cluster's link."""
+SEGMENT_BYTES = 1448
+"""The TCP payload of a 1500-byte Ethernet frame (less the IP and TCP headers with timestamps):
+iperf3's text does not print the MSS, and a larger MTU carries the bytes in fewer segments, so
+the share counted with this one is the least it can be."""
+
+
+def retransmit_share(run: Iperf3Run) -> float | None:
+    """The share of the sender's segments that TCP retransmitted (the summary's Retr against
+    its bytes in ``SEGMENT_BYTES`` segments), where it is over ``RETRANSMIT_SHARE``; None
+    otherwise, or where the copy holds no sender summary with a Retr figure."""
+    if not run.retransmits or not run.sender_bps or not run.seconds or run.udp:
+        return None
+    segments = run.sender_bps * run.seconds / 8 / SEGMENT_BYTES
+    share = run.retransmits / segments
+    return share if share > RETRANSMIT_SHARE else None
 
 
 def unsteady(run: Iperf3Run) -> tuple[float, float] | None:

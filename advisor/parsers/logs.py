@@ -726,8 +726,9 @@ class LogEvent:
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow and pcie_link_slow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
-    and scontrol's node states), transfer_stalled (the importer's, iperf's), iperf_unreached (the
-    importer's, an iperf3 client that reached no server host), iperf_exchange_failed (the
+    and scontrol's node states), transfer_stalled (the importer's, iperf's),
+    tcp_retransmits_heavy (the importer's, iperf3's sender retransmitting over
+    ``iperf.RETRANSMIT_SHARE`` of its segments), iperf_unreached (the importer's, an iperf3 client that reached no server host), iperf_exchange_failed (the
     importer's, iperf3's parameters or results that did not come through its open control
     connection), iperf_failed (the importer's, iperf3's other errors), rdma_test_setup_failed
     (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the

@@ -16,7 +16,18 @@ from dataclasses import dataclass
 
 from advisor.parsers import ParseError, numbered_lines
 
-SIGNATURE = r"^[ \t]*LnkSta:[ \t]*Speed [\d.]+GT/s"
+SIGNATURE = (
+    r"^[ \t]*LnkSta:[ \t]*Speed [\d.]+GT/s"
+    # a script's loop that labels each device's grepped line with its RDMA device ("for dev in
+    # $(mst status -v ...); do echo "MLX Number: $dev  $(lspci -vv -s $bdf | grep LnkSta)"")
+    r"|^[^\n]{1,120}?[ \t]LnkSta:[ \t]*Speed [\d.]+GT/s"
+)
+# that label: the words before "LnkSta:" on its line, the RDMA device among them (rdma-core's
+# kernel names: mlx5_0, mlx4_1, irdma0, bnxt_re0, hns_0, erdma_0, efa_0, qedr0, ionic_0)
+_LABEL_RE = re.compile(r"^(?P<label>[^\n]{1,120}?)[ \t]+(?=LnkSta:)")
+_RDMA_DEV_RE = re.compile(
+    r"(?<![\w.-])(?P<dev>(?:mlx[45]|hns|bnxt_re|irdma|erdma|efa|qedr|ionic|i40iw)_?\d+)(?![\w.-])"
+)
 # (a script's label before the heading it prints, "Card: 01:00.0 VGA compatible controller: ...",
 # or pdsh's "node1: ": one word and a colon, then a space, which a BDF's own colon never has)
 _DEVICE_RE = re.compile(
@@ -102,7 +113,8 @@ class PcieLink:
     """A 1 Gb/s NIC (by its name): a link narrower than its capability still outruns its ports."""
     nic: bool = False
     """A network controller: its heading's class (``NIC_CLASSES``), or a NIC driver's kernel
-    line in the copy that names its address (a grepped copy with no heading)."""
+    line in the copy that names its address (a grepped copy with no heading), or the RDMA device
+    a script's label names on its line."""
 
 
 def pcie_gbps(speed_gts: float, width: int) -> float:
@@ -208,6 +220,15 @@ def parse(text: str) -> list[PcieLink]:
         if c := _CAP_RE.match(line):
             cap = c
             continue
+        label = _LABEL_RE.match(line)
+        if label is not None:
+            # (the label names the device, and an RDMA device is a NIC: its link carries the
+            # job's data; a label without one keeps the device read above it)
+            named = _RDMA_DEV_RE.search(label.group("label"))
+            if named is not None:
+                device, cap, head, port_type = named.group("dev"), None, None, None
+                nic_addresses.add(device)
+            line = line[label.end() :]
         if not (s := _STA_RE.match(line)):
             continue
         speed, width = float(s.group("speed")), int(s.group("width"))
@@ -234,7 +255,9 @@ def parse(text: str) -> list[PcieLink]:
         raise ParseError("no lspci 'LnkSta: Speed ...GT/s, Width x..' line")
     _place(placed, heads)
     for link in links:
-        if link.device and _bdf_key(link.device.split(" ", 1)[0]) in nic_addresses:
+        if link.device and (
+            _bdf_key(link.device.split(" ", 1)[0]) in nic_addresses or link.device in nic_addresses
+        ):
             link.nic = True
             if link.job_data is None:
                 link.job_data = True

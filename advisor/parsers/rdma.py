@@ -1627,6 +1627,11 @@ class PerftestRun:
     and not above (``line_rate_reached``): the rate an ``ibstat`` / ``ibv_devinfo`` of the same
     import gives that port (evidence.load ``_perftest_at_port_rate``). perftest prints no port
     rate, so None where the import holds none, or the figure falls short of it."""
+    broke_off: bool = False
+    """It failed after its report's header and before any row: both sides had exchanged their
+    addresses and the test had begun (perftest prints the header once the two sides connected,
+    then runs its iterations), so the peer or the path went away mid-test; no figure was
+    measured between the two hosts."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
@@ -2114,6 +2119,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if run.failed is None:
                 run.failed, run.failed_line = e.group("what"), no
                 run.device_unanswered = run.failed in DEVICE_QUERY_FAILED
+                run.broke_off = head is not None and not run.rows
             elif (
                 run.device_unanswered
                 and "create QP" in e.group("what")
@@ -2312,6 +2318,14 @@ MLXLINK_SIGNATURE = (
     # --json: the same blocks as JSON objects ("result" / "output" / "Operational Info" : {...})
     r"|\"Operational Info\"[ \t]*:[ \t]*\{"
     r"|^\S*?[#$][ \t]*mlxlink[ \t]+-d[ \t]"
+    # a script's excerpt of it ("mlxlink -d $dev | grep -A3 'Operational Info'"): the block's
+    # heading over its Physical state, the State line and the dashed rule left out
+    r"|^[ \t]*Operational Info[ \t]*\r?\n(?:[ \t]*-{8,}[ \t]*\r?\n)?[ \t]*Physical state[ \t]*:"
+)
+# a health-check script's heading over each device's outputs ("=== Device: 0000:05:00.0 ===",
+# "### NIC mlx5_0 ###"): the device the mlxlink lines under it are of
+_SCRIPT_DEVICE_RE = re.compile(
+    r"^[ \t]*[=#*-]{2,}[ \t]*(?:Device|NIC|HCA)\b[ \t:]*(?P<dev>[\w/.:-]+)[ \t]*[=#*-]*[ \t]*$"
 )
 _MLXLINK_CMD_RE = re.compile(r"\bmlxlink\s+(?:.*?\s)?-d\s+(?P<dev>\S+)(?:.*?\s-p\s+(?P<port>\d+))?")
 # (the key's words each own the one blank before them, the value taken to the line's end and its
@@ -2362,7 +2376,11 @@ def parse_mlxlink(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     command): each one's operational state, speed and width, and what its troubleshooting and
     counters blocks say; raises ParseError where no run has an Operational Info block."""
     numbered = numbered_lines(text)
-    starts = [i for i, (_, line, _) in enumerate(numbered) if _MLXLINK_CMD_RE.search(line)]
+    starts = [
+        i
+        for i, (_, line, _) in enumerate(numbered)
+        if _MLXLINK_CMD_RE.search(line) or _SCRIPT_DEVICE_RE.match(line)
+    ]
     if not starts or starts[0] != 0:
         starts = [0, *starts]
     ports: list[HcaPort] = []
@@ -2383,6 +2401,7 @@ def _mlxlink_run(
 ) -> tuple[HcaPort, list[ParseWarning]] | None:
     """One mlxlink run's port (its lines from its command on), or None without its State."""
     command = next((m for _, line, _ in run if (m := _MLXLINK_CMD_RE.search(line))), None)
+    heading = next((m for _, line, _ in run[:1] if (m := _SCRIPT_DEVICE_RE.match(line))), None)
     section = ""
     fields: dict[str, dict[str, tuple[int, str]]] = {}
     for no, line, _ in run:
@@ -2400,17 +2419,38 @@ def _mlxlink_run(
         for name, pairs in _mlxlink_json_blocks("\n".join(t for _, t, _ in run)).items():
             fields[name] = {k: (no + offset, v) for k, (no, v) in pairs.items()}
     op = fields.get("Operational Info", {})
-    if "State" not in op:
+    # (an excerpt of the block may keep its Physical state alone: the port's logical state is
+    # then not in the copy, so it stays unknown, None, and the physical state is what is said)
+    if "State" not in op and "Physical state" not in op:
         return None
-    state_no, state = op["State"]
+    state_no, state = op.get("State", op["Physical state"])
     port = HcaPort(
-        ca=command.group("dev") if command else "the device mlxlink was asked",
+        ca=command.group("dev")
+        if command
+        else heading.group("dev")
+        if heading
+        else "the device mlxlink was asked",
         port=int(command.group("port")) if command and command.group("port") else 1,
         line=state_no,
         tool="mlxlink",
+        physical_state=op.get("Physical state", (0, None))[1],
     )
-    _state(port, state)
-    port.physical_state = op.get("Physical state", (0, None))[1]
+    if "State" in op:
+        _state(port, state)
+    elif port.physical_state not in ("LinkUp", "N/A"):
+        # (a port whose PHY is not up, "Polling", "Disabled", carries nothing whatever its
+        # logical state; one at LinkUp may still wait for its subnet manager, so stays unknown)
+        port.active = False
+    # flint query's "FW Version:" where a script prints it beside the port (mlxlink's own Module
+    # Info names the cable's firmware, not the adapter's)
+    port.firmware = next(
+        (
+            pairs["FW Version"][1]
+            for name, pairs in fields.items()
+            if name != "Module Info" and "FW Version" in pairs
+        ),
+        None,
+    )
     if "Speed" in op:
         port.rate_gbps, port.link_layer = _mlxlink_rate(
             op["Speed"][1], op.get("Width", (0, None))[1]
