@@ -80,6 +80,13 @@ Recognised events (``LogEvent.kind``):
 - ``rendezvous_closed``: a RendezvousClosedError in a log that shows the job had formed (the
   rendezvous completed, or an agent closed its running workers): an agent rendezvousing again
   found it closed by another node's agent, which ended, failed or left, not a job that never ran;
+- ``elastic_master_loopback``: torch elastic's rendezvous result gives a loopback master
+  (``master_addr=localhost``) to a job of two or more agents (a notice: agents of one host work);
+- ``rendezvous_lost``: torch elastic's agent could not send its rendezvous a keep-alive
+  heartbeat (``has failed to send a keep-alive heartbeat to the rendezvous 'R' due to an error of
+  type X``) and then closed a worker still running: the store behind the rendezvous went away
+  under a job that had formed, and this node's workers were stopped by it (the same heartbeat
+  failure with no running worker closed after it is ``store_lost``: usual as a job ends);
 - ``hccl_heartbeat``: HCCL's heartbeat verdict printed on its own (``Cluster Exception
   Location[IP/ID]``, ``crimer rank [IP/ID]``): the device HCCL blames (``culprit_ip``,
   ``culprit_device``) and who noticed; inside an error-code block it fills that event instead;
@@ -158,7 +165,7 @@ import os
 import re
 import signal
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -1606,6 +1613,7 @@ TEARDOWN_KINDS = GONE_PAST_KINDS | frozenset(
     {"job_cancelled", "launcher_exit", "elastic_failure", "watchdog_timeout", "watchdog_failure",
      "watchdog_exception", "watchdog_hang", "watchdog_progress", "nccl_call_failure",
      "nccl_net_error", "store_lost", "store_timeout", "rendezvous_failure", "rendezvous_closed",
+     "rendezvous_lost",
      "cuda_error", "pg_abort_timeout"}
 )  # fmt: skip
 """What a run's end printed after its own word that it succeeded (a scheduler's time limit met
@@ -1893,10 +1901,14 @@ def _parse_events(text: str) -> LogReport:
         _blocking_wait_timeouts(lines, report)
     if "WorkNCCL::handle" in text or "WorkHCCL::handle" in text:
         _watchdog_abort_stacks(lines, report)
+    if "ncclCommWatchdog at" in text:
+        _watchdog_raised_stacks(lines, report)
     _pg_abort_timeouts(lines, report)
     _pg_debug_dumps(lines, report)
     _pg_dump_waits(lines, report)
     _elastic(lines, report)
+    if "master_addr=" in text:
+        _elastic_master_loopback(lines, report)
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
     _pcie_aer_errors(lines, report)
@@ -2325,6 +2337,14 @@ def _parse_events(text: str) -> LogReport:
         ):
             # torch elastic's agent started its workers (a launch, no fault yet)
             return report
+        if (
+            not report.events
+            and "Rendezvous complete for workers" in text
+            and "Starting worker group" not in text
+            and first_error_line(lines) is None
+            and _elastic_rendezvous_notes(lines, report)
+        ):
+            return report  # torch elastic's rendezvous formed, its workers not started yet
         if (
             not report.events
             and "Starting elastic_operator with launch configs" in text
@@ -6059,6 +6079,133 @@ def _elastic_end_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
     return True
 
 
+# the rendezvous' result, as each agent logs it (torch/distributed/elastic/agent/server/api.py
+# _rendezvous: "[default] Rendezvous complete for workers. Result:" then "  restart_count=0",
+# "  master_addr=...", "  master_port=...", "  group_rank=1", "  group_world_size=2", ...
+# "  global_ranks=[1]", one a line)
+_ELASTIC_GROUP_RANK_RE = re.compile(r"(?:^|[ \t])group_rank=(\d+)[ \t]*$")
+_ELASTIC_GLOBAL_RANKS_RE = re.compile(
+    r"(?:^|[ \t])global_ranks=\[(?P<ranks>[\d, ]{0,400})\][ \t]*$"
+)
+ELASTIC_RESULT_LINES = 12
+"""How far under "Rendezvous complete for workers" its result's fields stand."""
+# the names of the loopback address a master may be given (one host only)
+_LOOPBACK_HOSTS_RE = re.compile(r"localhost(?:\.localdomain)?|127(?:\.\d{1,3}){3}|::1")
+
+
+def _elastic_result(
+    lines: list[tuple[int, str, int | None]],
+) -> tuple[int, dict[str, str]] | None:
+    """The first rendezvous result an agent logged: its line and its fields (master_addr,
+    master_port, group_rank, group_world_size, global_ranks) as written; None where none."""
+    at = next(
+        (i for i, (_, t, _) in enumerate(lines) if "Rendezvous complete for workers" in t), None
+    )
+    if at is None:
+        return None
+    fields: dict[str, str] = {}
+    for _, t, _ in lines[at + 1 : at + 1 + ELASTIC_RESULT_LINES]:
+        for key, pattern, group in (
+            ("master_addr", _ELASTIC_MASTER_RE, "addr"),
+            ("master_port", _ELASTIC_MASTER_PORT_RE, "port"),
+            ("group_rank", _ELASTIC_GROUP_RANK_RE, 1),
+            ("group_world_size", _ELASTIC_AGENTS_RE, 1),
+            ("global_ranks", _ELASTIC_GLOBAL_RANKS_RE, "ranks"),
+        ):
+            if key not in fields and (m := pattern.search(t)):
+                fields[key] = m.group(group)
+    return lines[at][0], fields
+
+
+def _elastic_master_loopback(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``elastic_master_loopback`` notice where the rendezvous gave a job of two or more
+    agents a loopback master: each node's workers connect to MASTER_ADDR:MASTER_PORT for their
+    process group's store, so on every node but the master's they dial their own host (two
+    agents on one host, a test, are the case where it works: the log does not say which)."""
+    result = _elastic_result(lines)
+    if result is None:
+        return
+    no, fields = result
+    addr, agents = fields.get("master_addr"), fields.get("group_world_size")
+    if not addr or not agents or int(agents) < 2 or not _LOOPBACK_HOSTS_RE.fullmatch(addr):
+        return
+    said = (
+        f"torch elastic's rendezvous gave its workers master_addr={addr}, a loopback address, "
+        f"in a job of {agents} agents (nodes)"
+    )
+    if (rank := fields.get("group_rank")) is not None:
+        said += f"; this agent is group_rank {rank}"
+    if (endpoint := _rendezvous_endpoint(lines)) and not _LOOPBACK_HOSTS_RE.fullmatch(endpoint[0]):
+        said += f", its rendezvous endpoint {endpoint[0]}:{endpoint[1]}"
+    report.events.append(
+        LogEvent(
+            kind="elastic_master_loopback",
+            line=no,
+            message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
+            ip=addr,
+            port=int(fields["master_port"]) if fields.get("master_port") else None,
+            rank_size=int(agents),
+            exception_type=said,
+        )
+    )
+
+
+def _launch_configs(lines: list[tuple[int, str, int | None]]) -> dict[str, str]:
+    """torchrun's launch configs under their heading, or, where a copy cut the heading off, the
+    block from its first config line (two keys at least: one "key : value" line is any tool's)."""
+    at = next((i for i, (_, t, _) in enumerate(lines) if "elastic_operator with launch" in t), None)
+    start = at + 1 if at is not None else None
+    if start is None:
+        start = next((i for i, (_, t, _) in enumerate(lines) if _LAUNCH_CONFIG_RE.search(t)), None)
+    if start is None:
+        return {}
+    config = {
+        m.group("key"): m.group("value")
+        for _, t, _ in lines[start : start + LAUNCH_CONFIG_LINES]
+        if (m := _LAUNCH_CONFIG_RE.search(t))
+    }
+    return config if at is not None or len(config) >= 2 else {}
+
+
+def _elastic_rendezvous_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of torch elastic's rendezvous that completed (the agent's place in the job, its
+    workers' global ranks, the master), with torchrun's launch configs above it, in a copy that
+    ends before the workers started; False where no result's fields are read."""
+    result = _elastic_result(lines)
+    if result is None or not result[1]:
+        return False
+    no, fields = result
+    said = []
+    if "group_rank" in fields or "group_world_size" in fields:
+        said.append(
+            f"this agent is group_rank {fields.get('group_rank', '?')} of "
+            f"{fields.get('group_world_size', '?')} agent(s) (nodes)"
+        )
+    if "global_ranks" in fields:
+        said.append(f"its workers' global rank(s) [{fields['global_ranks']}]")
+    if "master_addr" in fields:
+        said.append(
+            f"master {fields['master_addr']}"
+            + (f":{fields['master_port']}" if "master_port" in fields else "")
+        )
+    config = _launch_configs(lines)
+    if config:
+        said.append(
+            "torchrun's launch configs: "
+            + ", ".join(f"{key} {value}" for key, value in config.items())
+        )
+    report.unread.append(
+        ParseWarning(
+            line=no,
+            message="torch elastic's rendezvous completed"
+            + (f": {'; '.join(said)}" if said else "")
+            + "; the copy ends before its workers started; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
 # DeepSpeed's engine's progress on rank 0 (runtime/engine.py, log_dist): "[Rank 0] step=30,
 # skipped=20, lr=[...]"
 _DS_STEP_RE = re.compile(r"\[Rank 0\] step=(?P<step>\d+), skipped=(?P<skipped>\d+)")
@@ -7510,6 +7657,7 @@ NOTICE_KINDS = frozenset(
         "nccl_socket_network",
         "pg_timeout_warning",
         "gloo_loopback",
+        "elastic_master_loopback",
         "pg_debug_dump",
         "pg_dump_unfinished",
         "nccl_no_gdr",
@@ -8925,6 +9073,20 @@ _RDZV_SHUTDOWN_RE = re.compile(
 )
 
 
+# torch elastic's agent whose periodic keep-alive to the rendezvous failed (dynamic_rendezvous.py,
+# DynamicRendezvousHandler._keep_alive, a warning: "The node 'docker.b_3427_0' has failed to send
+# a keep-alive heartbeat to the rendezvous 'test' due to an error of type
+# RendezvousConnectionError."). The heartbeats start only once the node joined a formed rendezvous
+# (next_rendezvous -> _start_heartbeats): the store behind it went away while the job ran. The
+# agent's next sync of the rendezvous state fails the same way and it ends, closing the workers
+# still running (multiprocessing/api.py: "Sending process %s closing signal %s" only to a worker
+# whose poll() is None).
+_RDZV_KEEPALIVE_RE = re.compile(
+    r"The node '(?P<node>[^']{1,200})' has failed to send a keep-alive heartbeat to the "
+    r"rendezvous '(?P<run>[^']{0,200})' due to an error of type (?P<why>\w+)"
+)
+
+
 # torch elastic's agent once its rendezvous formed (api.py _rendezvous: "[default] Rendezvous
 # complete for workers. Result:"; older "Done waiting for other agents"), or its workers started
 _RDZV_FORMED_RE = re.compile(
@@ -8946,6 +9108,7 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     shut its rendezvous down."""
     seen: set[int | None] = set()
     shut_down: set[int | None] = set()  # ranks (of the tag) whose agent's shutdown failed
+    keepalive_nodes: set[str] = set()  # the rendezvous' nodes whose keep-alive failed
 
     def lost(
         once: set[int | None], no: int, line: str, rank: int | None, why: str | None, **kw: Any
@@ -8998,6 +9161,12 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 report.events.append(ev)
                 continue
             lost(shut_down, no, line, tagged, rs.group("why"))
+        elif "keep-alive heartbeat" in line and (ka := _RDZV_KEEPALIVE_RE.search(line)):
+            # (an agent repeats the failure each keep-alive interval: read once a node, the
+            # lines after it scanned once)
+            if ka.group("node") not in keepalive_nodes:
+                keepalive_nodes.add(ka.group("node"))
+                _rendezvous_keepalive_lost(lines, index, ka, report, lost, seen)
         elif "recvValue failed" in line and (rv := _RECV_VALUE_RE.search(line)):
             why = rv.group("why").split(". Connection was likely closed")[0]
             lost(seen, no, line, tagged, f"a read from the store at {rv.group('remote')}: {why}")
@@ -9030,6 +9199,56 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     f"{sx.group('why')} under the c10d store call {call.strip()}: the store's "
                     "host (MASTER_ADDR) closed the connection (it exited or restarted)",
                 )
+
+
+def _rendezvous_keepalive_lost(
+    lines: list[tuple[int, str, int | None]],
+    index: int,
+    ka: re.Match[str],
+    report: LogReport,
+    lost: Callable[..., None],
+    seen: set[int | None],
+) -> None:
+    """A ``rendezvous_lost`` for an agent whose keep-alive heartbeat failed and that then closed
+    a running worker (its workers stopped by the loss; one a node and error), else a
+    ``store_lost`` (a store gone as the job ends, its workers already done)."""
+    no, line, tagged = lines[index]
+    said = (
+        f"{ka.group('why')}: the agent of node '{ka.group('node')}' could not send its "
+        f"keep-alive heartbeat to the rendezvous '{ka.group('run')}' (the store behind it did "
+        "not answer)"
+    )
+    # (the node as the rendezvous names it, _NodeDesc: "<host>_<the agent's pid>_<local id>")
+    host, *ids = ka.group("node").rsplit("_", 2)
+    described = len(ids) == 2 and all(i.isdigit() for i in ids)
+    agent: dict[str, Any] = {
+        "worker": ELASTIC_AGENT,
+        "host": host if described else None,
+        "pid": int(ids[0]) if described else None,
+    }
+    closed = None
+    for after_no, after, _ in lines[index + 1 :]:
+        if _ELASTIC_SUCCEEDED_RE.search(after) or ELASTIC_FINISHED_RE.search(after):
+            break  # (its workers had finished: the store went away as the job ended)
+        if _ELASTIC_LAUNCH_RE.search(after):
+            break  # (another launch's lines)
+        if "closing signal" in after and (cs := _CLOSING_SIGNAL_RE.search(after)):
+            closed = (after_no, cs)
+            break
+    if closed is None:
+        lost(seen, no, line, tagged, said, **agent)
+        return
+    report.events.append(
+        LogEvent(
+            kind="rendezvous_lost",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            exception_type=f"{said}; then it sent its running worker, pid "
+            f"{closed[1].group('pid')}, {closed[1].group('sig')} (line {closed[0]})",
+            **agent,
+        )
+    )
 
 
 # torchrun's rendezvous endpoint, in its launch configs ("  rdzv_endpoint    : 10.28.1.16") or its
@@ -17796,6 +18015,11 @@ def is_program_log(text: str) -> bool:
         return True  # a build's output: the compiler's first error is its failure
     if "Exception raised from " in text and _C10_RAISED_RE.search(text):
         return True  # torch's C++ error (c10::Error) with its frames: the line above is its text
+    if "distributed" in text and "elastic" in text and _ELASTIC_LOGGER_LINE_RE.search(text):
+        # torch elastic's agent's own logger lines (before torch 2.4, Python logging's default
+        # "INFO:torch.distributed.elastic.agent.server.api:[default] ..."), its launch configs
+        # and rendezvous result printed one field a line between them
+        return True
     if len(head) >= FIRST_LOGGED_LINES and all(
         _LOG_LINE_RE.match(line) for line in head[:FIRST_LOGGED_LINES]
     ):
@@ -17821,8 +18045,21 @@ def is_program_log(text: str) -> bool:
 # torch's C++ exception as its log prints it (c10/util/Exception.cpp): the message, then
 # "Exception raised from OperationSetup at .../compiler_depend.ts:129 (most recent call first):"
 # and "frame #0: ..." lines
+# (behind torchrun's tag of the worker's lines, "[rank5]:", where --tee or log_line_prefix set it)
 _C10_RAISED_RE = re.compile(
-    r"^Exception raised from \S+ at \S+:\d+ \(most recent call first\):", re.M
+    r"^(?:\[(?:rank|default)\d{1,6}\]:)?Exception raised from \S+ at \S+:\d+ "
+    r"\(most recent call first\):",
+    re.M,
+)
+# torch elastic's agent's logger: Python logging's default form before torch 2.4
+# ("WARNING:torch.distributed.elastic.multiprocessing.api:..."), glog's since (torch/distributed/
+# logging_handlers / c10d_logger: "W0813 22:23:32.979031 140204091807488 torch/distributed/
+# elastic/rendezvous/dynamic_rendezvous.py:1267] ...")
+_ELASTIC_LOGGER_LINE_RE = re.compile(
+    r"^(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):torch\.distributed\.elastic\.[\w.]{1,100}:"
+    r"|[IWEF]\d{4,8} \d\d:\d\d:\d\d\.\d{1,9} \d{1,20} \S{0,200}?torch/distributed/elastic/"
+    r"[\w/]{1,200}\.py:\d{1,6}\] )",
+    re.M,
 )
 _PY_WARNING_LINE_RE = re.compile(r"^\S+\.py:\d+: [A-Z]\w*Warning: \S|^\s+warnings\.warn\(")
 FIRST_LOGGED_LINES = 5
@@ -18730,6 +18967,46 @@ def _watchdog_abort_stacks(lines: list[tuple[int, str, int | None]], report: Log
             "itself is not in the copy",
         )
     )
+
+
+# The process group's watchdog thread itself ending on an exception, seen only by its stack:
+# "Exception raised from ncclCommWatchdog at .../ProcessGroupNCCL.cpp:1339 (most recent call
+# first):". torch's ProcessGroupNCCL::ncclCommWatchdog builds a c10 error in one place only, its
+# catch of what its loop threw (C10_BUILD_ERROR(DistBackendError, "Process group watchdog thread
+# terminated with exception: ...")), and rethrows it on that thread, which terminates the process
+# (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, 2.2-2.5; the "driver shutting down" case
+# only logs). The message above the frames, where the copy kept it, is _watchdog_deaths' reading.
+_WATCHDOG_RAISED_RE = re.compile(
+    r"Exception raised from ncclCommWatchdog at \S*ProcessGroupNCCL\.cpp:(?P<at>\d+)"
+)
+
+
+def _watchdog_raised_stacks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``watchdog_failure`` a process whose stack shows its watchdog thread raising (the
+    exception built in ncclCommWatchdog), where no watchdog record was read: the error it caught,
+    the rank and the work are not in the copy, not guessed."""
+    if any(e.kind.startswith("watchdog") for e in report.events):
+        return
+    seen: set[int | None] = set()
+    for no, line, tagged in lines:
+        if "ncclCommWatchdog at" not in line or not (m := _WATCHDOG_RAISED_RE.search(line)):
+            continue
+        if tagged in seen:
+            continue
+        seen.add(tagged)
+        report.events.append(
+            LogEvent(
+                kind="watchdog_failure",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="NCCL",
+                exception_type="the process group's watchdog thread ended on an exception "
+                f"(raised from ncclCommWatchdog, ProcessGroupNCCL.cpp:{m.group('at')}), which "
+                "takes the process down; the error it caught (a collective's error or time-out) "
+                "is above the copy's first line",
+            )
+        )
 
 
 def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
