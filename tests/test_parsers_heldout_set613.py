@@ -54,10 +54,17 @@ def test_a_grepped_chip_row_is_read_as_npu_smi_with_no_chip_made_up() -> None:
     assert ev.files[0].formats == ["npu_smi_info"]
     ((line, said),) = _rows_said(ev)
     assert line == 2
-    assert "chip 0 device 0, bus id 0000:81:00.0, AICore 0 %, memory 0 / 8192 MB" in said
+    assert (
+        "the chip at bus id 0000:81:00.0 (chip 0 device 0 of its NPU), AICore 0 %, memory 0 / "
+        "8192 MB" in said
+    )
     assert "the NPU id, name and health are not in the copy" in said
-    # no NPU id, name or health in the copy: no chip (nor its health) is said
-    assert ev.npu_chips == [] and ev.npu_process_chips == []
+    # no NPU id, name or health in the copy: none is made up; the row's own memory figure is
+    # judged as a whole table's (review 50, fault 3): 0 of 8192 MB, nothing held
+    (chip,) = ev.npu_chips
+    assert (chip["npu"], chip["name"], chip["health"]) == (None, "", None)
+    assert (chip["bus_id"], chip["memory_used_pct"]) == ("0000:81:00.0", 0.0)
+    assert ev.npu_process_chips == []
     assert not any("no form the advisor reads" in m.message for m in ev.files[0].messages)
     level, outcome = _imported(ev)
     assert level == "READY"
@@ -71,10 +78,16 @@ def test_grepped_rows_of_another_layout_behind_a_prompt_read_alike(tmp_path: Pat
     said = _rows_said(ev)
     assert [line for line, _ in said] == [2, 3]
     assert (
-        "chip 0, bus id 0000:C1:00.0, AICore 16 %, memory 0 / 0 MB, HBM 61553 / 65536 MB"
-        in (said[0][1])
+        "the chip at bus id 0000:C1:00.0 (chip 0 of its NPU), AICore 16 %, memory 0 / 0 MB, HBM "
+        "61553 / 65536 MB" in (said[0][1])
     )
-    assert ev.npu_chips == []
+    # the first chip's HBM is 94 % held: judged by its bus id, no NPU id or health made up
+    # (review 50, fault 3)
+    assert [(c["npu"], c["bus_id"], c["hbm_used_pct"]) for c in ev.npu_chips] == [
+        (None, "0000:C1:00.0", 93.9),
+        (None, "0000:C2:00.0", 5.2),
+    ]
+    assert _imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_grepped_row_behind_a_pods_prefix_or_a_quote_reads_alike(tmp_path: Path) -> None:
@@ -88,8 +101,13 @@ def test_a_grepped_row_behind_a_pods_prefix_or_a_quote_reads_alike(tmp_path: Pat
     ):
         ev = _write(tmp_path, text)
         ((_, said),) = _rows_said(ev)
-        assert "chip 0 device 1, bus id 0000:85:00.0, AICore 0 %, memory 1849 / 21525 MB" in said
-        assert ev.npu_chips == []
+        assert (
+            "the chip at bus id 0000:85:00.0 (chip 0 device 1 of its NPU), AICore 0 %, memory "
+            "1849 / 21525 MB" in said
+        )
+        assert [(c["npu"], c["device"], c["memory_used_pct"]) for c in ev.npu_chips] == [
+            (None, 1, 8.6)
+        ]
 
 
 def test_a_fragment_with_its_first_rows_is_still_read_as_chips(tmp_path: Path) -> None:

@@ -3311,6 +3311,37 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 "query": "",
             }
         )
+    for alone in parsed.rows_alone:
+        # a grep'd copy's chip row (no NPU id, name or health): its memory is the chip's own and
+        # is judged as a whole table's row is (evidence-npu-hbm-held); its health, not in the
+        # copy, is None (judged neither way), the chip named by its bus id. A row whose one pair
+        # could be either column (no header says) is said alone, no chip made of it
+        if alone.hbm_total_mb is None and alone.memory_total_mb is None:
+            continue
+        out.npu_chips.append(
+            {
+                **{f.name: None for f in fields(npu_smi.NpuChip)},
+                "source": source,
+                "line": alone.line,
+                "version": parsed.version,
+                **asdict(alone),
+                "name": "",
+                "hbm_used_pct": round(100 * alone.hbm_used_mb / alone.hbm_total_mb, 1)
+                if alone.hbm_used_mb is not None and alone.hbm_total_mb
+                else None,
+                # (the "Chip Device" layout, one usage pair: a 310P's device memory, where its
+                # AI cores work; a 910's Memory-Usage beside its HBM is its control CPU's DDR)
+                "memory_used_pct": round(100 * alone.memory_used_mb / alone.memory_total_mb, 1)
+                if alone.device is not None
+                and alone.memory_used_mb is not None
+                and alone.memory_total_mb
+                else None,
+                "processes": [],
+                "error_codes": [],
+                "error_info": [],
+                "query": "",
+            }
+        )
     shown = {(c.npu, c.chip) for c in parsed.chips}
     unseen: dict[tuple[int, int | None], list[npu_smi.NpuProcess]] = {}
     for p in parsed.processes:
@@ -4456,6 +4487,28 @@ _SMI_Q_TEMP_RE = re.compile(r"Temperature\s*\n\s*(?:GPU Current Temp|Gpu)\s*:\s*
 _QUERY_VERSION_LINE_RE = re.compile(r"^Driver Version\s*:\s*(?P<value>\d+(?:\.\d+)+)\s*$", re.M)
 
 
+def _latest_q_records(
+    records: list[nvidia_smi.SmiGpu],
+) -> tuple[list[nvidia_smi.SmiGpu], list[int]]:
+    """``-q``'s records with each GPU once: a record of a UUID an earlier one has (the same GPU:
+    NVML's UUID is the GPU's own, where a bus id repeats from host to host) stands in the earlier
+    one's place, with its index; a later ``nvidia-smi -q`` of the host is its state now. The
+    lines of the records read again are given too."""
+    at: dict[str, int] = {}
+    kept: list[nvidia_smi.SmiGpu] = []
+    again: list[int] = []
+    for record in records:
+        if record.uuid and (earlier := at.get(record.uuid)) is not None:
+            record.gpu = kept[earlier].gpu
+            kept[earlier] = record
+            again.append(record.line)
+            continue
+        if record.uuid:
+            at[record.uuid] = len(kept)
+        kept.append(record)
+    return kept, again
+
+
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     driver, cuda = nvidia_smi.query_versions(text)
     try:
@@ -4551,6 +4604,7 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "clocks): none judged",
             )
         ]
+    parsed, again = _latest_q_records(parsed)
     gpus = [_smi_gpu(gpu, source, driver, cuda) for gpu in parsed]
     for entry, record in zip(gpus, parsed, strict=True):
         if record.processes is None:
@@ -4562,6 +4616,17 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     _mark_idle(gpus)
     out.gpus.extend(gpus)
     notes: list[ParseWarning] = []
+    if again:
+        notes.append(
+            ParseWarning(
+                line=again[0],
+                message=f"nvidia-smi -q again (line {again[0]}): {len(again)} record(s) of GPUs "
+                "the file already holds (their UUIDs), each GPU's latest record read as its "
+                "state, the earlier ones as before it (a check before and after a change: a "
+                "process ended, a reset)",
+                skipped=False,
+            )
+        )
     if (attached := _ATTACHED_RE.search(text)) and (
         records := len(_QUERY_RECORD_RE.findall(text))
     ) < int(attached.group(1)):
@@ -4685,6 +4750,8 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         ]
         if said_masks:
             masks.setdefault("; ".join(said_masks), []).append(gpu)
+        if (pending := _mig_pending_said(gpu)) is not None:
+            notes.append(pending)
     for reading, alike in masks.items():
         # (GPUs whose masks read alike, every GPU of a node's supported mask: one note)
         named = [
@@ -4707,6 +4774,26 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 
 _MASK_KINDS = {"active": "in force", "supported": "it can report"}
+
+
+def _mig_pending_said(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
+    """A ``--query-gpu`` row whose ``mig.mode.pending`` differs from its ``mig.mode.current``: a
+    MIG change asked (``nvidia-smi -i N -mig 1``) that waits for a GPU reset or reboot, read as
+    nvidia-smi's own "MIG mode is in pending enable state" warning is (nvidia_smi's
+    _mig_pending_notes): the GPU runs in its current mode until then; a note, not a fault."""
+    if not gpu.mig_mode or not gpu.mig_mode_pending or gpu.mig_mode == gpu.mig_mode_pending:
+        return None
+    change = "enable" if gpu.mig_mode_pending == "Enabled" else "disable"
+    named = gpu.bus_id or gpu.uuid or f"#{gpu.gpu + 1} of the output"
+    return ParseWarning(
+        line=gpu.line,
+        message=f"nvidia-smi --query-gpu: MIG {change} pending on GPU {gpu.gpu} ({named}): "
+        f"mig.mode.current {gpu.mig_mode}, mig.mode.pending {gpu.mig_mode_pending}; the change "
+        "takes effect once the GPU is reset or the system rebooted, until then the GPU runs "
+        + ("without MIG" if gpu.mig_mode == "Disabled" else "with its MIG instances")
+        + "; a mode change waiting, not a fault",
+        skipped=False,
+    )
 
 
 def _samples_unread(
@@ -5627,18 +5714,28 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 def _simple_p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """simpleP2P's pair, its copy and its check of the data the peer kernels wrote: a wrong value
-    is a failed test (the sample ends "Test failed!" on any), the pair's P2P path corrupting data."""
-    run = simple_p2p.parse(text)
-    if not run.access and run.result is None and not run.wrong and not run.waived_line:
+    is a failed test (the sample ends "Test failed!" on any), the pair's P2P path corrupting data.
+    A run a host (pdsh's ``host: `` prefixes): each host's test is its own, passed or failed."""
+    runs = simple_p2p.parse_hosts(text)
+    if not any(r.access or r.result is not None or r.wrong or r.waived_line for r in runs):
         raise ParseError("simpleP2P: no peer-access line, data check or result in the output")
+    notes: list[ParseWarning] = []
+    for run in runs:
+        notes += _simple_p2p_run(run, source, out)
+    return notes
+
+
+def _simple_p2p_run(run: simple_p2p.Run, source: str, out: EvidenceFacts) -> list[ParseWarning]:
+    """One simpleP2P run (one host's) as a ``gpu_copy`` record and its notes."""
     pair = f"GPU{run.pair[0]}<->GPU{run.pair[1]}" if run.pair is not None else None
+    on_host = f" on {run.host}" if run.host else ""
     failed = []
     if run.wrong or run.result == "failed":
         first = run.wrong[0] if run.wrong else None
         failed.append(
             {
                 "line": first.line if first is not None else run.result_line,
-                "test": "simpleP2P" + (f" {pair}" if pair else ""),
+                "test": "simpleP2P" + on_host + (f" {pair}" if pair else ""),
                 "message": (
                     f"Verification error @ element {first.element}: val = {first.value}, "
                     f"ref = {first.reference} ({len(run.wrong)} wrong value(s) printed)"
@@ -5655,7 +5752,7 @@ def _simple_p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         notes.append(
             ParseWarning(
                 line=run.waived_line,
-                message="simpleP2P: no GPU pair with peer access, the test waived itself",
+                message=f"simpleP2P{on_host}: no GPU pair with peer access, the test waived itself",
                 skipped=False,
             )
         )
@@ -5663,8 +5760,13 @@ def _simple_p2p(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         notes.append(
             ParseWarning(
                 line=run.copy_line,
-                message=f"simpleP2P: cudaMemcpyPeer {pair or 'between its pair'}: "
-                f"{run.copy_gbytes_s:g} GB/s",
+                message=f"simpleP2P{on_host}: cudaMemcpyPeer {pair or 'between its pair'}: "
+                f"{run.copy_gbytes_s:g} GB/s"
+                + (
+                    f"; Test passed (line {run.result_line})"
+                    if run.host and run.result == "passed"
+                    else ""
+                ),
                 skipped=False,
             )
         )
@@ -8312,7 +8414,13 @@ def _smi_list_cut(text: str, gpus: list[nvidia_smi.ListedGpu]) -> str:
         above = listing[-1].line
         pipe = _SMI_LIST_PIPE_RE.search(command)
         if pipe is None:
-            return ""  # (a listing not piped: the host's, whole)
+            # a listing not piped is the host's, whole, where it holds every GPU the file lists
+            # (their UUIDs); one that does not is a job's view (a container's "docker run
+            # --gpus device=5 ... nvidia-smi -L" lists that one GPU as its GPU 0), which says
+            # nothing of what a cut listing left out
+            if {g.uuid for g in gpus} <= {g.uuid for g in listing}:
+                return ""
+            continue
         shown = f"'{pipe.group(0).strip()}'"
         if pipe.group("filter") in ("grep", "egrep"):
             keeps = _grep_keeps(pipe.group("filter"), pipe.group("args"))
@@ -8347,6 +8455,33 @@ def _smi_list_cut(text: str, gpus: list[nvidia_smi.ListedGpu]) -> str:
     return gpus_kept or cut
 
 
+def _smi_list_numbered(gpus: list[nvidia_smi.ListedGpu]) -> str:
+    """The listed GPUs' indexes; where a later listing numbers other GPUs (their UUIDs) from an
+    index an earlier one used, each listing's apart: nvidia-smi numbers the GPUs a process can
+    see from 0, so a container's or a job's listing (docker --gpus, CUDA_VISIBLE_DEVICES) calls
+    the host's GPU 5 its GPU 0, and "GPU 0, 1, 0" would count no one set of GPUs."""
+    indexes = [g.gpu for g in gpus]
+    if len(set(indexes)) == len(indexes):
+        return "GPU " + ", ".join(str(i) for i in indexes)
+    by_listing: dict[int, list[nvidia_smi.ListedGpu]] = {}
+    for g in gpus:
+        by_listing.setdefault(g.listing, []).append(g)
+    return "by their UUIDs, in " + "; ".join(
+        "GPU "
+        + ", ".join(str(g.gpu) for g in listed)
+        + f" (the listing at line {listed[0].line}"
+        + (
+            ""
+            if at == 0
+            else ": GPUs the listings above did not hold, numbered from its own GPU 0, as a "
+            "container's or a job's view of the host's GPUs numbers them, so not more of the "
+            "host's GPUs in index order"
+        )
+        + ")"
+        for at, listed in enumerate(by_listing.values())
+    )
+
+
 def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi -L: a note of the GPUs listed and the MIG devices each is split into (an
     inventory: nothing in it is judged; a listing cut by head / tail or filtered by grep is
@@ -8360,8 +8495,8 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     notes = [
         ParseWarning(
             line=gpus[0].line,
-            message=f"nvidia-smi -L: {len(gpus)} GPU(s) ({', '.join(models)}): GPU "
-            + ", ".join(str(g.gpu) for g in gpus)
+            message=f"nvidia-smi -L: {len(gpus)} GPU(s) ({', '.join(models)}): "
+            + _smi_list_numbered(gpus)
             + _smi_list_cut(text, gpus),
             skipped=False,
         )

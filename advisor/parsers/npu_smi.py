@@ -94,11 +94,34 @@ class NpuProcess:
 
 
 @dataclass(kw_only=True)
+class NpuChipRowAlone:
+    """A chip's second row kept alone (``npu-smi info | grep 0000``): its figures, with no NPU
+    id, name or health (those are in the first row). The chip index is the chip's place on its
+    NPU (0 on every one-chip NPU), so the bus id is what names the chip."""
+
+    line: int
+    bus_id: str
+    chip: int
+    phy_id: int | None = None
+    device: int | None = None
+    """Logical device id (310P ``Chip Device`` layout)."""
+    aicore_pct: float | None = None
+    memory_used_mb: int | None = None
+    """A 310P's device memory (``Chip Device`` layout), a 910's control CPU's DDR beside its
+    HBM; None where the row's one pair could be either column."""
+    memory_total_mb: int | None = None
+    hbm_used_mb: int | None = None
+    hbm_total_mb: int | None = None
+
+
+@dataclass(kw_only=True)
 class NpuSmiInfo:
     version: str
     chips: list[NpuChip]
     processes: list[NpuProcess] = field(default_factory=list)
     warnings: list[ParseWarning] = field(default_factory=list)
+    rows_alone: list[NpuChipRowAlone] = field(default_factory=list)
+    """Chips' second rows of a copy that kept no first row: their figures, no chip's health."""
 
     @property
     def unhealthy(self) -> list[NpuChip]:
@@ -134,7 +157,8 @@ def parse_info(text: str) -> NpuSmiInfo:
     fragment = _FRAGMENT_RE.search(text) if headless else None
     if headless and fragment is None and _SECOND_ROW_RE.search(text):
         # chips' second rows and no first row (a grep's copy): what they say, no chip made up
-        return NpuSmiInfo(version=_version(lines), chips=[], warnings=_second_rows_alone(lines))
+        said, rows = _second_rows_alone(lines)
+        return NpuSmiInfo(version=_version(lines), chips=[], warnings=said, rows_alone=rows)
     if fragment is not None:
         # no header rows: the first chip row stands in for the header's place
         header_line = text.count("\n", 0, fragment.start()) + 1
@@ -418,11 +442,15 @@ def _version(lines: list[tuple[int, str, int | None]]) -> str:
     return next((m.group(2) for _, t, _ in lines if (m := _VERSION_RE.search(t))), "")
 
 
-def _second_rows_alone(lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
+def _second_rows_alone(
+    lines: list[tuple[int, str, int | None]],
+) -> tuple[list[ParseWarning], list[NpuChipRowAlone]]:
     """Each chip second row of a copy that kept no first row (``npu-smi info | grep -E
-    "0000|..."`` keeps the rows with a bus id): its figures as far as the row's shape names them.
-    The NPU id, name and health are in the first row only, so no chip's health is read."""
+    "0000|..."`` keeps the rows with a bus id): its figures as far as the row's shape names them,
+    said and kept. The NPU id, name and health are in the first row only, so no chip's health is
+    read; its memory figures are the chip's own and are judged as a whole table's are."""
     said = []
+    rows: list[NpuChipRowAlone] = []
     for no, line, _ in lines:
         s = line.strip()
         if not s.startswith("|") or not _SECOND_ROW_RE.match(s):
@@ -434,30 +462,44 @@ def _second_rows_alone(lines: list[tuple[int, str, int | None]]) -> list[ParseWa
         # the layouts' second headers (module docstring): "Chip Device" (310P, one pair:
         # Memory-Usage, no HBM column), "Chip Phy-ID" (Atlas A3, Memory then HBM), "Chip" (910A,
         # 910B: Memory then HBM); one id and one pair could be either usage column
+        row = NpuChipRowAlone(line=no, bus_id=cells[1], chip=int(ids[0]))
+        # (the chip index is its place on its NPU: "chip 0" on every one-chip NPU, so the note
+        # names the chip by its bus id and the index as an index of an NPU not named)
         if len(ids) > 1:
-            names = f"chip {ids[0]} " + ("device" if len(pairs) == 1 else "phy-id") + f" {ids[1]}"
+            kind = "device" if len(pairs) == 1 else "phy-id"
+            names = f"the chip at bus id {cells[1]} (chip {ids[0]} {kind} {ids[1]} of its NPU)"
+            if kind == "device":
+                row.device = int(ids[1])
+            else:
+                row.phy_id = int(ids[1])
         else:
-            names = f"chip {ids[0]}"
+            names = f"the chip at bus id {cells[1]} (chip {ids[0]} of its NPU)"
         if len(pairs) == 2:
             figures = (
                 f"memory {pairs[0][0]} / {pairs[0][1]} MB, HBM {pairs[1][0]} / {pairs[1][1]} MB"
             )
+            row.memory_used_mb, row.memory_total_mb = int(pairs[0][0]), int(pairs[0][1])
+            row.hbm_used_mb, row.hbm_total_mb = int(pairs[1][0]), int(pairs[1][1])
         elif len(ids) > 1:
             figures = f"memory {pairs[0][0]} / {pairs[0][1]} MB"
+            row.memory_used_mb, row.memory_total_mb = int(pairs[0][0]), int(pairs[0][1])
         else:
             figures = f"usage {pairs[0][0]} / {pairs[0][1]} MB (memory or HBM: no header says)"
         aicore = f"AICore {usage[0]} %" if usage[0] not in ("NA", "-") else "AICore NA"
+        if usage[0] not in ("NA", "-"):
+            row.aicore_pct = float(usage[0])
+        rows.append(row)
         said.append(
             ParseWarning(
                 line=no,
                 message=f"npu-smi info chip row without its first row (a filtered copy, as "
-                f"'npu-smi info | grep' keeps it): {names}, bus id {cells[1]}, {aicore}, "
-                f"{figures}; the NPU id, name and health are not in the copy, no chip's "
-                "health judged",
+                f"'npu-smi info | grep' keeps it): {names}, {aicore}, {figures}; the NPU id, "
+                "name and health are not in the copy, so its health is not judged (its memory "
+                "is)",
                 skipped=False,
             )
         )
-    return said
+    return said, rows
 
 
 def _has_header(lines: list[tuple[int, str, int | None]]) -> bool:

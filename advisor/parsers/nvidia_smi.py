@@ -933,6 +933,13 @@ class SmiGpu:
     output are busy (at least BUSY_PCT): the process on it stopped or waits, its peers compute."""
     compute_mode: str = ""
     mig_mode: str = ""
+    mig_mode_pending: str = ""
+    """A ``--query-gpu`` row's ``mig.mode.pending``: the MIG mode the GPU takes at its next reset
+    (NVML's nvmlDeviceGetMigMode gives a current and a pending mode; ``nvidia-smi -i N -mig 1``
+    on a GPU it cannot reset at once leaves them apart until a GPU reset or reboot)."""
+    uuid: str = ""
+    """The GPU's UUID (NVML's nvmlDeviceGetUUID, its own for life): a ``--query-gpu`` row's
+    ``uuid``, where the query asked it, or ``-q``'s ``GPU UUID``."""
     unreadable: list[str] = field(default_factory=list)
     """The fields NVML could not read (printed ``ERR!``)."""
     recovery_action: str | None = None
@@ -1493,6 +1500,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
             gpu.unreadable.append(field_name)
     elif key == "Product Name":
         gpu.name = value
+    elif not path and key == "GPU UUID" and _GPU_UUID_RE.fullmatch(value):
+        gpu.uuid = value
     elif where.startswith("ECC Errors / Volatile") and number is not None:
         if "Uncorrectable" in key or (key == "Total" and "Double Bit" in where):
             gpu.ecc_uncorrected = (gpu.ecc_uncorrected or 0) + number
@@ -2148,6 +2157,10 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
     gpu.driver_version = values.get("driver_version", "")
     if values.get("mig.mode.current") in ("Enabled", "Disabled"):
         gpu.mig_mode = values["mig.mode.current"]
+    if values.get("mig.mode.pending") in ("Enabled", "Disabled"):
+        gpu.mig_mode_pending = values["mig.mode.pending"]
+    if _GPU_UUID_RE.fullmatch(values.get("uuid") or ""):
+        gpu.uuid = values["uuid"]
     for key, attr in _CSV_INT.items():
         number = values.get(key, "").split(" ")[0]
         if number.isdigit():

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import numbered_lines
+from advisor.parsers import NODE_NAME, numbered_lines
 
 _STARTING_RE = re.compile(r"\[[^\]\n]{0,200}simpleP2P(?:\.exe)?\] - Starting\.\.\.")
 _ACCESS_RE = re.compile(
@@ -32,6 +32,14 @@ _WRONG_RE = re.compile(
 )
 _RESULT_RE = re.compile(r"(?:^|[\s:>\]])Test (?P<result>failed!|passed)\s*$")
 _WAIVED_RE = re.compile(r"Peer to Peer access is not available amongst GPUs in the system")
+_HOST_PREFIX_RE = re.compile(
+    rf"^[ \t]*(?P<host>(?:\d{{1,3}}\.){{3}}\d{{1,3}}|{NODE_NAME}): "
+    r"(?=\[[^\]\n]{0,200}simpleP2P(?:\.exe)?\] - Starting|> Peer access from "
+    r"|cudaMemcpyPeer / cudaMemcpy between |Test (?:failed!|passed))"
+)
+"""A host's name before one of simpleP2P's own lines, as pdsh puts it before each line of a
+node's output (dshbak(1): "the leading node: is stripped"; ``pdsh -w gpu[01-02] simpleP2P``):
+each host's lines are its own run, wherever pdsh interleaved them."""
 SIGNATURE = (
     r"\[[^\]\n]{0,200}simpleP2P(?:\.exe)?\] - Starting\.\.\."
     r"|> Peer access from [^\n]{1,200}? \(GPU\d+\) -> [^\n]{1,200}? \(GPU\d+\) : (?:Yes|No)[ \t]*$"
@@ -67,15 +75,46 @@ class Run:
     result_line: int = 0
     waived_line: int = 0
     """The "waiving test" line's: no pair has peer access, nothing was run."""
+    host: str = ""
+    """The host pdsh's prefix names (``gpu02: ``); empty where the lines carry none."""
 
 
 def parse(text: str) -> Run:
     """Read one simpleP2P output (its lines found anywhere on a line: a launcher's or a log's
     prefix before them is kept out)."""
+    return _read([(no, line) for no, line, _ in numbered_lines(text)])
+
+
+def parse_hosts(text: str) -> list[Run]:
+    """simpleP2P's runs, one a host where pdsh's ``host: `` prefix names hosts before its lines
+    (each host's lines read apart, in the order the hosts first print); else the one run."""
+    # (the lines as written: the shared reading takes pdsh's prefix off some lines, a banner's
+    # "gpu02: [./simpleP2P]" or an address's, and the host is what is wanted here)
+    written = [(no, raw.rstrip("\r")) for no, raw in enumerate(text.splitlines(), 1)]
+    by_host: dict[str, list[tuple[int, str]]] = {}
+    for _no, line in written:
+        if m := _HOST_PREFIX_RE.match(line):
+            by_host.setdefault(m.group("host"), [])
+    if not by_host:
+        return [parse(text)]
+    for no, line in written:
+        host, sep, rest = line.lstrip().partition(": ")
+        if sep and host in by_host:
+            by_host[host].append((no, rest))
+    runs = []
+    for host, kept in by_host.items():
+        run = _read(kept)
+        run.host = host
+        runs.append(run)
+    return runs
+
+
+def _read(lines: list[tuple[int, str]]) -> Run:
+    """One run from its numbered lines."""
     run = Run()
     banner = False
     first_access = 0
-    for no, line, _ in numbered_lines(text):
+    for no, line in lines:
         s = line.strip()
         if not banner and _STARTING_RE.search(s):
             run.line, banner = no, True
