@@ -2488,13 +2488,15 @@ def _parse_events(text: str) -> LogReport:
             and any(
                 not w.skipped
                 and (
-                    w.message.startswith("NHC health checks passed")
+                    w.message.startswith(("NHC health checks passed", TUNE_STOPPED_BY_USER))
                     or w.message.endswith(DPKG_SET_UP_AGAIN)
                 )
                 for w in report.unread
             )
         ):
-            return report  # a node's health checks, every one passed; a package set up again
+            # a node's health checks, every one passed; a package set up again; a Tune
+            # experiment its user stopped
+            return report
         if not report.events and not notices:
             raise ParseError(
                 "no HCCL/CANN error code, failed HCCL call or link, watchdog time-out, elastic "
@@ -6444,10 +6446,11 @@ def _step_position(m: re.Match[str]) -> tuple[int, ...]:
 
 
 LOSS_RESTART_FACTOR = 2.0
-"""How many times its run's first loss a loss may be where a step-only counter goes back, for
-that row to start a new run: a rerun starts again from its start-up loss; a counter that restarts
-each epoch of one run carries on from the loss the run had reached (above this where it ran
-away)."""
+"""How many times its run's first loss the losses may be where a step-only counter goes back, up
+to its next going back, for those rows to start a new run: a rerun trains again from its start-up
+loss; a counter that restarts each epoch of one run carries on from the loss the run had reached
+(above this where it ran away). Every row of that stretch is weighed, not its first alone: one
+epoch's first loss may spike back under it and the epoch still run away."""
 
 
 def _counter_went_back(rows: list[tuple[int, re.Match[str]]]) -> list[bool]:
@@ -6474,11 +6477,13 @@ def training_runs(
     before (``python train.py >> train.log`` twice appends a second run from step 0). Where a
     row prints a step and no epoch, its step going back is also each epoch's start in a loop
     that counts steps by epoch (a script's own "step: 0" each epoch, a tqdm bar): a new run only
-    where a shell prompt of ``lines`` stands between the two rows or the loss is back at its
-    run's start-up level (within ``LOSS_RESTART_FACTOR`` times its first)."""
+    where a shell prompt of ``lines`` stands between the two rows or every loss from there to
+    the counter's next going back is at its run's start-up level (within
+    ``LOSS_RESTART_FACTOR`` times its first)."""
     runs: list[list[tuple[int, re.Match[str]]]] = []
     prompts: list[int] | None = None  # the lines of a shell prompt, found once where needed
-    for row, went_back in zip(rows, _counter_went_back(rows), strict=True):
+    went_backs = _counter_went_back(rows)
+    for i, (row, went_back) in enumerate(zip(rows, went_backs, strict=True)):
         no, m = row
         restarted = not runs
         if went_back:
@@ -6487,8 +6492,10 @@ def training_runs(
                 if prompts is None:
                     prompts = [n for n, t, _ in lines if NEXT_COMMAND_RE.match(t)]
                 k = bisect.bisect_right(prompts, runs[-1][-1][0])
-                restarted = (k < len(prompts) and prompts[k] < no) or _loss_at_start_up(
-                    m, runs[-1][0][1]
+                # (each stretch up to the next going back is weighed once: linear in the rows)
+                end = next((j for j in range(i + 1, len(rows)) if went_backs[j]), len(rows))
+                restarted = (k < len(prompts) and prompts[k] < no) or all(
+                    _loss_at_start_up(later, runs[-1][0][1]) for _, later in rows[i:end]
                 )
         if restarted:
             runs.append([])
@@ -12359,9 +12366,24 @@ def _other_worker_error_above(
 # or the run was interrupted, logger.error("Trials did not complete: %s", incomplete_trials)):
 # "ERROR tune.py:773 -- Trials did not complete: [TorchTrainer_96bfe_00000]", "TuneError:
 # ('Trials did not complete', [TorchTrainer_96bfe_00000])"
+# (a long list cut before its "]", by an excerpt or a terminal, or longer than is read, still
+# names the trials before the cut: its last name, perhaps cut inside, is left out)
 _TUNE_INCOMPLETE_RE = re.compile(
-    r"\bTrials did not complete(?::[ \t]*|',[ \t]*)\[(?P<trials>[^\[\]\n]{1,2000})\]"
+    r"\bTrials did not complete(?::[ \t]*|',[ \t]*)\[(?P<trials>[^\[\]\n]{1,2000})(?P<end>\])?"
 )
+# tune.py run's words for an experiment the user stopped (SIGINT, Ctrl+C): "Stop signal received
+# (e.g. via SIGINT/Ctrl+C), ending Ray Tune run." (its signal handler), then "Experiment has been
+# interrupted, but the most recent state was saved." after the trials' list. Tune lists the
+# trials not TERMINATED with logger.error in place of raising TuneError where
+# experiment_interrupted_event is set (ray/tune/tune.py: "if raise_on_failed_trial and not
+# experiment_interrupted_event.is_set(): raise TuneError(...) else: logger.error("Trials did
+# not complete: %s", incomplete_trials)"): trials still PENDING or RUNNING, none failed for it
+_TUNE_INTERRUPTED_RE = re.compile(
+    r"\bStop signal received \(e\.g\. via SIGINT/Ctrl\+C\)"
+    r"|\bExperiment has been interrupted, but the most recent state was saved"
+)
+TUNE_STOPPED_BY_USER = "Ray Tune's experiment was stopped by its user"
+"""The start of the note on trials a stopped experiment left unfinished (a note, not a failure)."""
 # its progress reporter's table of errored trials (ray/tune/progress_reporter.py
 # _trial_errors_str: "| Trial name | # failures | error file |", the count with a "*" where the
 # trial is not in ERROR): "| TorchTrainer_96bfe_00000 |            1 | /home/ray/.../error.txt |"
@@ -12379,27 +12401,54 @@ def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogRep
         for _, t, _ in lines
         if t.lstrip().startswith("|") and (r := _TUNE_ERROR_ROW_RE.match(t.lstrip()))
     }
+    interrupted = next(
+        (
+            no
+            for no, t, _ in lines
+            if ("Stop signal" in t or "interrupted" in t) and _TUNE_INTERRUPTED_RE.search(t)
+        ),
+        None,
+    )
     said: set[str] = set()
     for no, line, _ in lines:
         if "Trials did not complete" not in line or not (m := _TUNE_INCOMPLETE_RE.search(line)):
             continue
         trials = [t.strip() for t in m.group("trials").split(",") if t.strip()]
-        if not trials or m.group("trials") in said:
+        cut = not m.group("end")
+        if cut:
+            trials = trials[:-1] or trials  # (the name at the cut may be cut inside)
+        listed = m.group("trials").rstrip(", ") if not cut else ", ".join(trials)
+        if not trials or listed in said:
             continue  # (the logger's line and the TuneError's say the same trials)
-        said.add(m.group("trials"))
+        said.add(listed)
         known = [rows[t] for t in trials if t in rows]
+        failed = [r for r in known if int(r.group("failures")) > 0]
+        if interrupted is not None and not failed:
+            # (the user stopped the experiment: its trials not finished, none failed)
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"{TUNE_STOPPED_BY_USER} (SIGINT, Ctrl+C; line {interrupted}) "
+                    f"with {len(trials)} trial(s) not finished ({', '.join(trials)}); none "
+                    "failed in the copy: no failure of the cluster",
+                    skipped=False,
+                )
+            )
+            continue
         report.events.append(
             LogEvent(
                 kind="trial_failed",
                 line=no,
                 message=line[m.start() :].strip()[:300],
                 library="Ray Tune",
-                exception_type=f"{len(trials)} trial(s) did not complete ({', '.join(trials)})"
+                exception_type=(
+                    f"{'at least ' if cut else ''}{len(trials)} trial(s) did not complete "
+                    f"({', '.join(trials)}{', ... (the list cut in the copy)' if cut else ''})"
+                )
                 + "".join(
                     f"; {r.group('trial')} failed {r.group('failures')} time(s), its traceback in "
                     f"{r.group('file').strip()}"
-                    for r in known
-                    if int(r.group("failures")) > 0
+                    for r in failed
                 ),
             )
         )
@@ -18776,12 +18825,30 @@ def _link(ev: LogEvent, row: re.Match[str], device: int | None, timeout_s: int |
 _WRAPPED_WATCHDOG_RE = re.compile(r"\bWatchdog(?: caught)?\s*$")
 # a record wrapped inside its rank's tag at a terminal's width ("... ProcessGroupNCCL.cpp:563]
 # [Rank " / "1] Watchdog caught collective operation timeout: ...", NVIDIA-NeMo/Speech#9563): the
-# tag's opening on the line before (read on its last characters only), its number and the record
-# on this one
-_WRAPPED_RANK_TAG_RE = re.compile(r"\[(?:PG [^\[\]\n]{0,60}?)?Rank ?\d*$")
-_RANK_TAG_REST_RE = re.compile(r"\d*\] ?Watchdog caught ")
+# tag's opening on the line before (read on its last characters only, from its last "["), the
+# rest of the tag and the record on this one. A terminal wraps at its width, at any column of
+# the tag ("[Ra" / "nk 1] ...", "[PG 0 R" / "ank 1] ..."): the two pieces joined must make the
+# whole tag, ProcessGroupNCCL's "[Rank N]" or "[PG ... Rank N]"
+_WHOLE_RANK_TAG_RE = re.compile(r"\[(?:PG [^\[\]\n]{0,60}? )?Rank \d+\]")
+_RANK_TAG_REST_RE = re.compile(r"[^\[\]\n]{0,60}?\] ?Watchdog caught ")
 WRAPPED_RANK_TAG_CHARS = 80
 """How much of the line before a record's wrapped rank tag is searched for the tag's opening."""
+
+
+def _rank_tag_gap(before: str, rest: str) -> str | None:
+    """What joins ``before``'s last characters, from its last "[", to ``rest`` (the start of
+    the line after, up to its "] Watchdog caught ") into one whole rank tag: " " where the cut
+    fell at the space the terminal's copy lost ("[Rank" / "1]"), "" where it fell inside a word
+    or number ("[Ra" / "nk 1]"); None where they make no rank tag."""
+    tail = before.rstrip()[-WRAPPED_RANK_TAG_CHARS:]
+    opening = tail[tail.rfind("[") :] if "[" in tail else ""
+    if not opening or "]" in opening:
+        return None
+    head = rest[: rest.index("]") + 1]
+    return next(
+        (gap for gap in (" ", "") if _WHOLE_RANK_TAG_RE.fullmatch(opening + gap + head)), None
+    )
+
 
 _RAN_FOR_UNIT_RE = re.compile(r"\bran for \d+ (?:milliseconds|ms)\b")
 _RAN_FOR_AT_RE = re.compile(r"\s+ran for \d+ (?:milliseconds|ms)\b")
@@ -19072,17 +19139,12 @@ def _watchdog(lines: list[tuple[int, str, int | None]], report: LogReport) -> No
         elif (
             "operation timeout" in line
             and index
-            and _RANK_TAG_REST_RE.match(line.lstrip())
-            and (
-                tag := _WRAPPED_RANK_TAG_RE.search(
-                    lines[index - 1][1].rstrip()[-WRAPPED_RANK_TAG_CHARS:]
-                )
-            )
+            and (rest := _RANK_TAG_REST_RE.match(line.lstrip()))
+            and (gap := _rank_tag_gap(lines[index - 1][1], rest.group(0))) is not None
         ):
             # the record wrapped inside its rank's tag: "[Rank " / "1] Watchdog caught ..." is
-            # "[Rank 1] Watchdog caught ..." (a cut inside the number joins without a space)
+            # "[Rank 1] Watchdog caught ..." (a cut inside a word or number joins without a space)
             before = lines[index - 1][1].rstrip()
-            gap = " " if tag.group(0).endswith("Rank") else ""
             no, line = lines[index - 1][0], before + gap + line.lstrip()
             tagged = tagged if tagged is not None else lines[index - 1][2]
         if (
@@ -22574,6 +22636,15 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     # run's communicator of several nodes beside the one-node run that chose sockets
     spans_by: dict[tuple[str, str | None] | None, str] = {}
     event_proc: dict[str, tuple[str, str | None]] = {}  # each host's socket event's process
+    # a channel line over NET/Socket whose host prefix a copy took off ("[1] NCCL INFO Ring 00 :
+    # 1[23000] -> 8[1e000] [send] via NET/Socket/0"): NCCL takes its NET transport for a peer
+    # only where P2P and SHM cannot reach it, and both rule out a peer on another host
+    # (transport/p2p.cc p2pCanConnect: "Rule out different nodes: if (info1->hostHash !=
+    # info2->hostHash) *ret = 0"; transport/shm.cc shmCanConnect: "if (ncclParamShmDisable() ==
+    # 1) return" then "Same host?"): the channel crosses hosts, over TCP, unless the environment
+    # turned SHM off (NCCL_SHM_DISABLE=1), which sends a host's own channels over NET as well
+    bare_channel: tuple[int, str, int | None] | None = None
+    shm_off = False
     for no, line, tagged in lines:
         spans = ""
         if "NVLS Head" in line and (heads := _NVLS_HEAD_RE.search(line)):
@@ -22596,6 +22667,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             if (h := _NCCL_DEBUG_HOST_RE.search(line)) is not None:
                 old_ifaces.setdefault(h.group("host"), []).append((no, o.group("iface")))
             continue
+        shm_off = shm_off or "NCCL_SHM_DISABLE set by environment to 1" in line
         if (
             "NET/" not in line
             and "Using network" not in line
@@ -22605,6 +22677,12 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             continue
         host_m = _NCCL_DEBUG_HOST_RE.search(line)
         if host_m is None:
+            if (
+                bare_channel is None
+                and " via NET/Socket" in line
+                and BARE_NCCL_SETUP_RE.match(line)
+            ):
+                bare_channel = (no, line, tagged)
             continue
         host = host_m.group("host")
         if "NCCL_IB_DISABLE set by environment to 1" in line:
@@ -22759,6 +22837,20 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 "NCCL_NET, the RDMA devices) on every host"
             )
         report.events.append(ev)
+    if bare_channel is not None and not per_host and not shm_off:
+        no, line, tagged = bare_channel
+        report.events.append(
+            LogEvent(
+                kind="nccl_socket_network",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="NCCL",
+                exception_type="NCCL sets its channels up over TCP sockets, to a peer on another "
+                "host (its NET transport, which it takes where neither P2P nor shared memory "
+                "reaches the peer); the lines name no host (their prefixes taken off)",
+            )
+        )
 
 
 # NCCL's IB transport lists the devices it took with each port's link layer (NCCL
@@ -23327,9 +23419,13 @@ def _mindie_server(
     error (``service_http_error``, one per method, route and status, every line kept). A later
     start the log says succeeded makes the failed starts before it ones the server went past
     (``gone_past``, with a ``run_success`` at that start): it is up since. Only that server's:
-    the same host (pdsh's "node: ") in the same file (tail's "==> file <==") of the copy.
-    ``raw``: the lines as written, pdsh's "node: " kept."""
+    the same host (pdsh's "node: ") or pod (kubectl's "[pod/NAME/container] ") in the same file
+    (tail's "==> file <==") of the copy; under a `kubectl logs -l` of several pods whose
+    prefixes the copy lost, no start clears another's. ``raw``: the lines as written, pdsh's
+    "node: " kept."""
     as_written = raw or []
+    # (kubectl logs -l SELECTOR --prefix: each MindIE server a pod, its lines its own)
+    pods = _plugin_pods(lines) if any("kubectl" in t for _, t, _ in lines) else {}
     # (each server writes its own verdict on its own start: node2's "[success]" says nothing of
     # node1's server, nor one log file's of another's that tail printed after it)
     file_no = 0
@@ -23342,7 +23438,8 @@ def _mindie_server(
             continue
         at = no - 1
         pdsh = PDSH_PREFIX_RE.match(as_written[at]) if 0 <= at < len(as_written) else None
-        server = (pdsh.group("host") if pdsh else "", file_no)
+        pod = pods.get(no)
+        server = (pdsh.group("host") if pdsh else pod or "", file_no)
         if "[MIE04E" in line and (e := _MINDIE_SERVER_ERROR_RE.search(line)):
             errors.setdefault(server, []).append((no, e))
         elif "mindie server" in line and (f := _MINDIE_START_FAIL_RE.search(line)):
@@ -23372,7 +23469,8 @@ def _mindie_server(
             # (each start writes its own verdict: the coded errors before a start that
             # succeeded are that start's, not a later failed one's)
             errors.pop(server, None)
-            if gone := failed.pop(server, []):
+            # (a pod of several whose name the copy lost may be another server's)
+            if pod != "" and (gone := failed.pop(server, [])):
                 for ev in gone:
                     ev.was, ev.kind = ev.kind, "gone_past"
                 report.events.append(
