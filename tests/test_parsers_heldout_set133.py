@@ -240,9 +240,11 @@ def test_a_line_that_is_an_error_only_by_its_level_gives_way_to_the_exception_af
         4,
         "RuntimeError: the peer went away",
     )
-    # a traceback cut before its exception: the first line logged at ERROR
+    # a vLLM worker's traceback cut before its exception: read at its first line logged at ERROR,
+    # as the worker's failure in a call (set 620)
     (cut,) = _failures("verl_vllm_http_server_tp1_all_reduce_traceback_cut.log")
-    assert cut["line"] == 1 and "ERROR 06-04 22:25:57" in cut["message"]
+    assert (cut["line"], cut["kind"], cut["worker"]) == (1, "python_exception", "Worker_TP1")
+    assert "last frame: vllm/distributed/parallel_state.py:516" in cut["message"]
 
 
 def test_ibstat_port_blocks_grepped_without_their_devices_are_read_unnamed() -> None:

@@ -2467,6 +2467,12 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
     ):
         formats = ["log"]  # another CANN module's plog lines (TorchAir's, GE's), none an ERROR
     if (
+        not formats
+        and ("do tiling failed" in text or "Check Nnopbase" in text)
+        and logs.NPU_OP_FAILURE_RE.search(text)
+    ):
+        formats = ["log"]  # CANN's op framework's lines of a failed aclnn operator, bare
+    if (
         formats
         and set(formats) <= {"ascend_versions", "npu_smi_query"}
         and "] " in text

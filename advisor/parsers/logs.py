@@ -728,7 +728,8 @@ class LogEvent:
     npu_compute_low (the importer's, ascend-dmi -f: a device far under its run's median),
     npu_device_state (the importer's, msnpureport's device_info.txt: a device whose OS does not run,
     whose state was not read, or none found), npu_kernel_soc_mismatch (Ascend C's runtime
-    refusing a kernel package built for another SoC), npu_smi_unusable (the importer's, an environment
+    refusing a kernel package built for another SoC), npu_op_failure (an aclnn operator CANN's
+    op framework failed: its tiling, or its own check of its inputs), npu_smi_unusable (the importer's, an environment
     dump such as verl's diagnose that could not run npu-smi),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
     pcie_link_narrow and pcie_link_slow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
@@ -1783,6 +1784,8 @@ def _parse_events(text: str) -> LogReport:
     _nccl_call_failures(lines, report)
     _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
+    if "tiling" in text or "Nnopbase" in text:
+        _npu_op_failures(raw, lines, report)  # after the coded errors: only where none was read
     _ffts_timeouts(lines, report, raw)  # after the coded errors: only what none of them read
     _cuda_failures(lines, report)
     _ucx_errors(lines, report)
@@ -2001,6 +2004,11 @@ def _parse_events(text: str) -> LogReport:
                     numel=int(m.group(2)),
                 )
             )
+    if ("Worker failed with error" in text or "multiproc_executor" in text) and all(
+        e.kind in NOTICE_KINDS | BESIDE_KINDS for e in report.events
+    ):
+        # (last of the readings: a worker's own error another one read is that failure)
+        _vllm_worker_failures(raw, lines, report)
     _warnings_gone_past(lines, report)  # once every other reading has said what failed
     # settings and notices (ProcessGroupNCCL's settings, a store barrier still waiting, NCCL on
     # sockets, a time-out warning) are no failure: the readings below that look for one where
@@ -10729,6 +10737,102 @@ def _kernel_soc_mismatch(lines: list[tuple[int, str, int | None]], report: LogRe
         )
 
 
+# A process's own tag before its logger's line ("(Worker_DP0_TP6_EP6 pid=9411) ERROR ..."; Ray's
+# outer tag may stand before vLLM's, the innermost is the process; an OCR'd copy reads "pid-600")
+_PROCESS_TAG_RE = re.compile(r"\((?P<name>[A-Za-z][\w ]{0,60}?)\s*pid[=-](?P<pid>\d{1,10})\)")
+PROCESS_TAG_CHARS = 200
+"""How far into a line its process's tags are looked for (the tags stand at its start)."""
+
+
+def process_tag(raw: str) -> tuple[str, int] | None:
+    """The innermost "(Name pid=N)" tag at the start of ``raw``: the process's name and pid."""
+    head = raw[:PROCESS_TAG_CHARS]
+    if (at := head.find(" ERROR")) >= 0:
+        head = head[:at]  # (the tags stand before the logger's level, the message after it)
+    tags = list(_PROCESS_TAG_RE.finditer(head))
+    return (tags[-1].group("name").strip(), int(tags[-1].group("pid"))) if tags else None
+
+
+# An aclnn operator failing in CANN's op framework (nnopbase, opbase's executor.cpp: CHECK_COND(ret
+# == ge::GRAPH_SUCCESS, ACLNN_ERR_INNER_TILING_ERROR, "%s do tiling failed, ret is %d.", opType,
+# ret), then each caller's NNOPBASE_ASSERT_OK_RETVAL "Check NnopbaseExecutorDoTiling(executor)
+# failed", "Check NnopbaseRunForWorkspace(*executor, workspaceSize) failed" up the stack), or the
+# operator's own tiling check as an op prints it ("[ERROR][MoeDistributeDispatchV2] Attr commAlg
+# is invalid, ...", then "... set tiling data failed.", sgl-kernel-npu#239): the operator did not
+# run, and the aclnn call that launched it returned an error (561002, ACLNN_ERR_INNER_TILING_ERROR,
+# for a tiling failure) that torch_npu raises
+_OP_TILING_FAILED_RE = re.compile(
+    r"\b(?P<op>[A-Z]\w{1,80}) do tiling failed, ret is (?P<ret>-?\d+)"
+)
+_NNOPBASE_CHECK_RE = re.compile(r"\bCheck (?P<check>Nnopbase\w{1,80})\(.{0,120}?\) failed")
+NPU_OP_FAILURE_RE = re.compile(f"{_OP_TILING_FAILED_RE.pattern}|{_NNOPBASE_CHECK_RE.pattern}")
+"""CANN's op framework's word that an aclnn operator failed (load's signature of a bare copy)."""
+_OP_OWN_ERROR_RE = re.compile(
+    r"\[ERROR\]\[(?P<op>[A-Z][a-z]\w{0,80}?[A-Z]\w{0,80})\]\s*(?P<what>\S.*)"
+)
+
+
+def _npu_op_failures(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """One ``npu_op_failure`` per process (and operator, where named) whose aclnn operator CANN's
+    op framework failed; none where a CANN code or a failed runtime call was read (its reading
+    names the call and the code already)."""
+    if any(e.kind in _RUNTIME_READ_KINDS or e.kind == "hccl_call_failure" for e in report.events):
+        return
+    # (an operator's own [ERROR] lines count where one of them says its tiling failed: its
+    # first line is the reason)
+    tiling_ops = {
+        m.group("op")
+        for _, t, _ in lines
+        if "[ERROR][" in t and "tiling" in t and (m := _OP_OWN_ERROR_RE.search(t))
+    }
+    found: dict[tuple[Any, ...], LogEvent] = {}
+    for no, line, tagged in lines:
+        own = _OP_OWN_ERROR_RE.search(line) if "[ERROR][" in line else None
+        if own and own.group("op") not in tiling_ops:
+            own = None
+        tiled = _OP_TILING_FAILED_RE.search(line) if "do tiling failed" in line else None
+        check = _NNOPBASE_CHECK_RE.search(line) if "Check Nnopbase" in line else None
+        if not (own or tiled or check):
+            continue
+        tag = process_tag(raw[no - 1]) if 0 < no <= len(raw) else None
+        key = (tagged, tag)
+        said = own or tiled
+        op = said.group("op") if said else None
+        if (ev := found.get(key)) is not None:
+            if ev.op is None and op is not None:
+                ev.op = op  # (a check line above its operator's: the operator named below)
+            continue
+        if own:
+            what = f"operator {op} refused its inputs or attributes: {own.group('what')[:200]}"
+        elif tiled:
+            what = f"operator {op}'s tiling failed (ret {tiled.group('ret')})"
+        elif check:
+            what = (
+                f"an operator's tiling failed (CANN's {check.group('check')} check; the "
+                "operator's name is not in the copy)"
+            )
+        else:
+            continue
+        found[key] = LogEvent(
+            kind="npu_op_failure",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            op=op,
+            library="CANN aclnn",
+            call=check.group("check") if check else None,
+            exception_type=what,
+            worker=tag[0] if tag else None,
+            pid=tag[1] if tag else None,
+        )
+    for ev in found.values():
+        if ev.op and ev.exception_type and ev.exception_type.startswith("an operator's"):
+            ev.exception_type = f"operator {ev.op}'s tiling failed (CANN's {ev.call} check)"
+        report.events.append(ev)
+
+
 def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``library_missing`` for operators CANN found no kernel binary for."""
     ops: dict[str, int] = {}
@@ -12043,6 +12147,85 @@ def _vllm_core_frames(
                 rank=tagged,
             )
         )
+
+
+# vLLM v1's multiprocess executor: a worker that raised in a call the engine core sent it logs
+# the traceback at ERROR from multiproc_executor.py (WorkerProc.worker_busy_loop:
+# logger.exception("WorkerProc hit an exception."), the frames each a line under the worker's
+# tag), and the engine core raises it in turn (multiproc_executor.py get_response: raise
+# RuntimeError(f"Worker failed with error '{error}', please check the stack trace above for the
+# root cause"))
+_VLLM_RPC_FAILED_RE = re.compile(
+    r"RuntimeError: Worker failed with error '(?P<what>.{0,300}?)'(?:,|$)"
+)
+_VLLM_WORKER_ERROR_RE = re.compile(
+    r"\bE?ERROR \d\d-\d\d \d\d:\d\d:\d\d\s*\[multiproc_executor\.py:\s?\d+\]"
+)
+_FRAME_AT_RE = re.compile(r'File "(?P<path>[^"]{1,300})", (?:1|l)ine (?:e )?(?P<at>\d{1,7})')
+VLLM_FRAME_PATH_PARTS = 3
+"""How many of a frame's path's last parts the reading names."""
+
+
+def _vllm_worker_failures(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """A ``python_exception`` for the call a vLLM worker raised in, where nothing else was read:
+    the engine core's "Worker failed with error" line, or, where the copy holds only the
+    worker's ERROR traceback frames, the last frame it reached."""
+    for no, line, tagged in lines:
+        if "Worker failed with error" in line and (m := _VLLM_RPC_FAILED_RE.search(line)):
+            what = m.group("what").strip()
+            tag = process_tag(raw[no - 1]) if 0 < no <= len(raw) else None
+            report.events.append(
+                LogEvent(
+                    kind="python_exception",
+                    line=no,
+                    message=line.strip()[:300],
+                    rank=tagged,
+                    exception_type="RuntimeError: a vLLM worker raised in the call its engine "
+                    "core sent it (collective_rpc)"
+                    + (
+                        f": {what[:200]}"
+                        if what
+                        else "; its error text is empty, its stack trace above it is not in the copy"
+                    ),
+                    worker=tag[0] if tag else None,
+                    pid=tag[1] if tag else None,
+                )
+            )
+            return
+    framed: tuple[int, str, int | None, tuple[str, int]] | None = None
+    last: str | None = None
+    for no, _, tagged in lines:
+        full = raw[no - 1] if 0 < no <= len(raw) else ""
+        if "multiproc_executor" not in full or "Worker" not in full[:PROCESS_TAG_CHARS]:
+            continue
+        tag = process_tag(full)
+        if tag is None or "Worker" not in tag[0] or not _VLLM_WORKER_ERROR_RE.search(full):
+            continue
+        if framed is None:
+            framed = (no, full, tagged, tag)
+        for f in _FRAME_AT_RE.finditer(full):
+            path = "/".join(f.group("path").split("/")[-VLLM_FRAME_PATH_PARTS:])
+            last = f"{path}:{f.group('at')}"
+    if framed is None or last is None:
+        return
+    no, full, tagged, tag = framed
+    report.events.append(
+        LogEvent(
+            kind="python_exception",
+            line=no,
+            message=(
+                f"vLLM worker {tag[0]} (pid {tag[1]}) logged a traceback at ERROR from "
+                f"multiproc_executor.py: it raised in a call its engine core sent it (last frame: "
+                f"{last}; its exception is not in the copy)"
+            )[:300],
+            rank=tagged,
+            exception_type="unknown (cut before the exception)",
+            worker=tag[0],
+            pid=tag[1],
+        )
+    )
 
 
 def _vllm_worker_start_failures(
@@ -17024,7 +17207,10 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
     again: dict[int, list[int]] = {}  # that index → the later lines of the same call and code
     for index, (_, line, tagged) in enumerate(lines):
         if (
-            (("NPU" not in line and "OPS" not in line) or "error code is" not in line)
+            (
+                ("NPU" not in line and "OPS" not in line and "function error" not in line)
+                or "error code is" not in line
+            )
             and ") failed : " not in line
         ) or not (m := _NPU_CALL_RE.search(line)):
             continue
