@@ -13688,7 +13688,9 @@ _MSRUN_WORKER_EXIT = "There's worker exits with exception, kill all other worker
 _MSRUN_PROCESS_EXIT_RE = re.compile(
     r"\b(?P<who>Worker|Scheduler) process (?P<pid>\d+) exit with exception\."
 )
-_MSRUN_TIMEOUT_RE = re.compile(r"Time out nodes are \[(?P<nodes>[^\]]*)\]")
+# (the list stops at the next "[" too: a node id holds none, and a line of the words repeated
+# with no "]" is then scanned once, not once from each of them)
+_MSRUN_TIMEOUT_RE = re.compile(r"Time out nodes are \[(?P<nodes>[^\]\[]*)\]")
 
 
 def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
