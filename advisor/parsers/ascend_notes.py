@@ -41,6 +41,11 @@ SIGNATURE = (
     # its command, then "offset  aeq0" over rows of a register offset and its hex word
     # (anchored near the line's start, every span bounded: each line tried once)
     r"|^[^\n]{0,80}?\bhccn_tool\b[^\n]{0,200}?[ \t]-context\b[^\n]{0,200}\n[ \t]*offset[ \t]+\w+[ \t]*$"
+    # ... or the dump alone, its command not copied (the reference's CEQ example, as a document
+    # shows it): the heading over two rows of a decimal offset and an 8-digit hex word, each line
+    # behind an optional quote mark
+    r"|^[ \t>]*offset[ \t]+[a-z]{1,8}\d{1,6}[ \t]*\n[ \t>]*\d{1,6}[ \t]+[0-9a-fA-F]{8}[ \t]*\n"
+    r"[ \t>]*\d{1,6}[ \t]+[0-9a-fA-F]{8}[ \t]*$"
     # npu-smi refusing a user other than root ("This command can be executed only by the root
     # user."), and its system-log export's start lines (npu-smi set -t sys-log-dump: "Start
     # exporting logs and files to path: /home/tmp/NPU-0/...")
@@ -78,8 +83,8 @@ _CONTEXT_VALUE = r"\d+|\$\{?\w{1,40}\}?"
 _CONTEXT_DEV_RE = re.compile(rf"[ \t]-i[ \t]+(?P<dev>{_CONTEXT_VALUE})")
 _CONTEXT_UDMA_RE = re.compile(r"[ \t]-d[ \t]+(?P<udma>\$?\{?\w{1,40}\}?)")
 _CONTEXT_QUEUE_RE = re.compile(rf"[ \t]-(?P<what>[a-z]{{1,8}}eqc)[ \t]+(?P<n>{_CONTEXT_VALUE})")
-_CONTEXT_HEAD_RE = re.compile(r"^[ \t]*offset[ \t]+\w+[ \t]*$")
-_CONTEXT_ROW_RE = re.compile(r"^[ \t]*\d+[ \t]+[0-9a-fA-F]{8}[ \t]*$")
+_CONTEXT_HEAD_RE = re.compile(r"^[ \t>]*offset[ \t]+(?P<queue>\w+)[ \t]*$")
+_CONTEXT_ROW_RE = re.compile(r"^[ \t>]*\d+[ \t]+[0-9a-fA-F]{8}[ \t]*$")
 CONTEXT_NOTES_MAX = 8
 """How many hccn_tool -context commands get a note each; the rest are summed in one."""
 _ROOT_ONLY_RE = re.compile(r"^\s*This command can be executed only by the root user\.\s*$")
@@ -354,17 +359,24 @@ def _context_of(line: str) -> tuple[str, str] | None:
 
 def _context_notes(text: str) -> list[ParseWarning]:
     """A note for each hccn_tool -context command with the register words of the dumps under it
-    (each dump an "offset  aeq0" heading over its rows), up to ``CONTEXT_NOTES_MAX``; one for
-    the rest."""
+    (each dump an "offset  aeq0" heading over its rows), and for each dump whose command the copy
+    left out, up to ``CONTEXT_NOTES_MAX``; one for the rest."""
     dumps: list[tuple[int, tuple[str, str], list[int]]] = []  # (line, asked, words a dump)
+    bare = False  # the last dump's command is not in the copy
     for no, line, _ in numbered_lines(text):
         if (asked := _context_of(line)) is not None:
             dumps.append((no, asked, []))
-        elif not dumps:
-            continue
-        elif _CONTEXT_HEAD_RE.match(line):
-            dumps[-1][2].append(0)
-        elif dumps[-1][2] and _CONTEXT_ROW_RE.match(line):
+            bare = False
+        elif head := _CONTEXT_HEAD_RE.match(line):
+            if dumps and not bare:
+                dumps[-1][2].append(0)
+                continue
+            # a dump whose command was not copied: its heading alone says which queue it is
+            queue = head.group("queue")
+            dumps.append((no, ("an NPU", f"the {queue} context of an NPU the copy does not name "
+                               "(its command is not in the copy)"), [0]))  # fmt: skip
+            bare = True
+        elif dumps and dumps[-1][2] and _CONTEXT_ROW_RE.match(line):
             dumps[-1][2][-1] += 1
     dumps = [d for d in dumps if sum(d[2])]
     notes = [
@@ -563,7 +575,7 @@ def parse(text: str) -> list[ParseWarning]:
                 skipped=False,
             )
         )
-    if "-context" in text:
+    if "-context" in text or "offset" in text:
         notes.extend(_context_notes(text))
     if exported:
         # (its prompt answered: the export started for each device it names, a line each)
