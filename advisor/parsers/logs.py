@@ -6914,13 +6914,18 @@ RING_LINE_WIDTH = 20
 _NCCL_RING_CHANNELS_RE = re.compile(r"NCCL INFO Channel \d+/(\d+) :(?P<ring>(?:\s+\d+)+)\s*$")
 # NCCL's set-up time of a communicator, per rank, in seconds (init.cc, from 2.23 on: "Init timings -
 # ncclCommInitRankConfig: rank 3 nranks 8 total 55.01 (kernels 52.45, alloc 0.41, bootstrap 0.57,
-# allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)")
+# allgathers 0.08, topo 1.10, graphs 0.01, connections 0.39, rest 0.00)"; 2.22 named no function:
+# "Init timings: rank 5 nranks 8 total 2.46 (kernels 0.18, bootstrap 1.60, ...)", NVIDIA/nccl#534)
 _NCCL_INIT_TIMINGS_RE = re.compile(
-    r"Init timings - (?P<fn>\w+): rank (?P<rank>\d+) nranks (?P<n>\d+) total (?P<total>[\d.]+) "
+    r"Init timings(?: - (?P<fn>\w+))?: rank (?P<rank>\d+) nranks (?P<n>\d+) total (?P<total>[\d.]+) "
     r"\((?P<phases>[^)]*)\)"
 )
 # aws-ofi-nccl at start: "NET/OFI Selected Provider is efa" ("tcp;ofi_rxm" where EFA is absent)
 _OFI_PROVIDER_RE = re.compile(r"NET/OFI Selected Provider is (?P<prov>\S+)")
+
+
+INIT_TIMINGS_RANKS_NAMED = 16
+"""The most ranks of a communicator's Init timings named one by one (more are only counted)."""
 
 
 def _init_timings_said(n: int, per_rank: list[tuple[int, int, float, str]]) -> str:
@@ -6934,10 +6939,14 @@ def _init_timings_said(n: int, per_rank: list[tuple[int, int, float, str]]) -> s
     ]
     low = min(r[2] for r in per_rank)
     span = f"{low:.2f}-{total:.2f} s" if low != total else f"{total:.2f} s"
+    shown = sorted({r[1] for r in per_rank})
     said = (
         f"NCCL's set-up of a communicator of {n} rank(s) (its Init timings) took {span} on the "
-        f"{len({r[1] for r in per_rank})} rank(s) this log shows"
+        f"{len(shown)} rank(s) this log shows"
     )
+    if 1 < len(shown) <= INIT_TIMINGS_RANKS_NAMED:
+        # (which of the communicator's ranks a cut copy kept: the others' lines are not here)
+        said += f" ({', '.join(map(str, shown))})"
     if named:
         phase, seconds = max(named, key=lambda p: p[1])
         said += f"; the slowest, rank {rank}, spent {seconds:.2f} s of its {total:.2f} s in {phase}"
@@ -7040,7 +7049,7 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             )
             continue
         if "Init timings" in line and (it := _NCCL_INIT_TIMINGS_RE.search(line)):
-            timings.setdefault((it.group("fn"), int(it.group("n"))), []).append(
+            timings.setdefault((it.group("fn") or "", int(it.group("n"))), []).append(
                 (no, int(it.group("rank")), float(it.group("total")), it.group("phases"))
             )
             continue
@@ -7931,7 +7940,46 @@ def _nccl_warnings(
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
     _passed_up(lines, events)
+    _peer_gone_on_own_host(events)
     report.events.extend(_port_flaps(events))
+
+
+PEER_GONE_WORDS = "dropped the connection"
+"""The words of a WARN's reading that says its peer closed the socket (``_PEER_GONE_RE``)."""
+
+
+def _peer_gone_on_own_host(events: list[LogEvent]) -> None:
+    """A closed connection whose other end is the WARN's own host (its name, or an interface's
+    alias of it: "ng30903-ib.narval.calcul.quebec" on host ng30903, NVIDIA/nccl#1235: another
+    local rank's proxy) names the first WARN another process of that host printed of its own
+    failure (there GPU 3's proxy "Cuda failure 'out of memory'"): that process is the likely
+    end that went away, its WARN the cause to look at first."""
+    for ev in events:
+        peer = (ev.remote_ip or "").split(".", 1)[0]
+        if not ev.host or PEER_GONE_WORDS not in (ev.exception_type or ""):
+            continue
+        if peer != ev.host and not peer.startswith(f"{ev.host}-"):
+            continue
+        other = next(
+            (
+                o
+                for o in events
+                if o.host == ev.host
+                and o.pid is not None
+                and o.pid != ev.pid
+                and PEER_GONE_WORDS not in (o.exception_type or "")
+                and o.exception_type != STARTUP_FALLBACK
+                and o.kind == "nccl_warning"
+            ),
+            None,
+        )
+        if other is not None:
+            ev.exception_type = (
+                f"{ev.exception_type}; that end is this host, where pid {other.pid}"
+                f"{f', device {other.device}' if other.device is not None else ''} printed its "
+                f"own failure at line {other.line} ({other.message[:120]}): likely the process "
+                "that went away, its WARN the cause to look at first"
+            )
 
 
 def _port_flaps(events: list[LogEvent]) -> list[LogEvent]:
@@ -7995,9 +8043,12 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
             and not _ASYNC_EVENT_WARN_RE.search(ev.message)
         ):
             warns.setdefault((ev.host or "", ev.pid, ev.device), []).append(ev)
-    first: dict[NcclProcess, LogEvent] = {}  # the WARN whose trace was met first
+    first: dict[NcclProcess, LogEvent] = {}  # the WARN whose trace is being read
     last: dict[NcclProcess, int] = {}  # the trace's last step so far
-    chains: dict[NcclProcess, list[tuple[str, int]]] = {}
+    # each WARN's trace, by the WARN's line: a later WARN of the process under the trace (NCCL's
+    # proxy.cc "Socket recv failed while polling for opId" after a socket's "-> 6") starts a trace
+    # of its own, the result its caller passed on (there "-> 3", ncclInternalError; NVIDIA/nccl#1235)
+    chains: dict[int, tuple[LogEvent, list[tuple[str, int]]]] = {}
     for no, line, _ in lines:
         if " -> " not in line or not (m := _NCCL_RETURN_RE.search(line)):
             continue
@@ -8008,24 +8059,28 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
             key = ("", key[1], key[2])  # a WARN printed without its host
         if key not in warns:
             continue
-        if key not in first:
-            above = [ev for ev in warns[key] if ev.line < no]
-            if not above:
-                continue
-            first[key], last[key] = above[-1], above[-1].line
+        above = next((ev for ev in reversed(warns[key]) if ev.line < no), None)
+        if above is None:
+            continue
+        if key not in first or (above is not first[key] and above.line > last[key]):
+            first[key], last[key] = above, above.line
         if 0 < no - last[key] <= WARN_RESULT_LINES:
             last[key] = no
             where = m.group("where").rsplit(":", 1)[0]
             if len(where) > PASSED_UP_FILE_CHARS:
                 where = where.rsplit("/", 1)[-1]
-            chains.setdefault(key, []).append((where, int(m.group("res"))))
-    for key, chain in chains.items():
+            chains.setdefault(first[key].line, (first[key], []))[1].append(
+                (where, int(m.group("res")))
+            )
+    for warn, chain in chains.values():
         result = chain[0][1]
         if result not in names:
             continue
-        files = list(dict.fromkeys(where for where, _ in chain))
-        first[key].message = (
-            f"{first[key].message} (then {result} = {names[result]} passed up through "
+        # the steps that passed the WARN's own result on (a caller that turned it into another
+        # result printed a WARN of its own above, read as that WARN's trace)
+        files = list(dict.fromkeys(where for where, res in chain if res == result))
+        warn.message = (
+            f"{warn.message} (then {result} = {names[result]} passed up through "
             f"{', '.join(files[:4])}{', ...' if len(files) > 4 else ''})"
         )
 
@@ -8812,6 +8867,12 @@ def _last_error_said(lines: list[tuple[int, str, int | None]], index: int) -> st
     every line break (a blank line after the error line and after each line of its message) is
     read every second line."""
     after = lines[index + 1 : index + 1 + 2 * (NCCL_LAST_ERROR_LINES + 1)]
+    # a launcher's rank tag before every line (Slurm's "52: ", Open MPI's "[1,0]<stderr>:"): a
+    # line of another rank is that rank's own output, never this failure's "Last error:"
+    tag = lines[index][2]
+    if tag is not None:
+        other = next((i for i, (_, _, t) in enumerate(after) if t is not None and t != tag), None)
+        after = after[:other]
     # a node's name a collector put before every line ("rdma-test-gpu-worker-1: Last error:",
     # pdsh's form where no bracket follows it), the same as the failure's own line's
     node = _NODE_NAME_PREFIX_RE.match(lines[index][1])
@@ -8871,7 +8932,10 @@ _NOT_LAST_ERROR_RE = re.compile(
     # a record of another logger: glog's "E0612 10:01:02", a date, NCCL's "host:pid:tid [dev]"
     r"|[IWEF]\d{4} \d\d:|\[?\d{4}-\d\d-\d\d|[\w.-]+:\d+:\d+ \[\d+\]|\w+(?:Error|Exception):"
     # another process's traceback interleaved: its code line ("main()", "return fn(*args)")
-    r"|[\w.]+\([^()\n]*\)\s*$|return \S)"
+    r"|[\w.]+\([^()\n]*\)\s*$|return \S"
+    # its code line that assigns a call's result ("work = group.barrier(opts=opts)", apex's
+    # barrier under Slurm's "54: " tag, NVIDIA/nccl#577)
+    r"|\w+(?:\.\w+)* = [\w.]+\()"
 )
 
 
