@@ -96,8 +96,8 @@ def test_a_loss_scale_that_a_later_overflow_shows_raised_is_a_note() -> None:
     assert note == (
         "log: DeepSpeed's fp16 loss scaler: 7 fp16 overflow(s) skipped their step on rank 0, the "
         "loss scale falling from 64 to 2, then back up to 256 by line 22 (the scaler raises it "
-        "after each scale window of steps without an overflow); no warning: the scale it fell to "
-        "was raised again"
+        "after each scale window of steps without an overflow); 1 of them spent the scaler's "
+        "hysteresis, the scale kept; no warning: the scale it fell to was raised again"
     )
     # the run's own minimum judges the scale: far above a min_loss_scale of 1e-10 a scale of 2
     # is none, near one of 1 (DeepSpeed's default, or as its config print says) it is

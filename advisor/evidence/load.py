@@ -334,7 +334,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # DeepSpeed's fp16 loss scaler skipping a step, its engine's count of skipped steps
         # (logs._DS_OVERFLOW_RE, logs._DS_STEP_RE); Horovod's stall inspector
         # (logs._HOROVOD_STALL_RE); XLA's allocator out of memory, maybe wrapped (logs._XLA_OOM_RE)
-        r"|OVERFLOW! (?:Rank \d+ )?Skipping step\. Attempted loss scale: \d"
+        # (its "scale" maybe split by a terminal's padded wrap: logs._DS_WRAP_PAD_RE)
+        r"|OVERFLOW! (?:Rank \d+ )?Skipping step\. Attempted loss scal"
         r"|\[Rank 0\] step=\d+, skipped=\d+"
         r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"
         r"|(?:horovod/common/operations\.cc:\d+\] |Stalled ops:)[ \t]?\S+ \[(?:missing|ready) ranks: \d"

@@ -1880,7 +1880,7 @@ def _parse_events(text: str) -> LogReport:
         or _HOROVOD_READY_RANKS in text
     ):
         _horovod_stalls(lines, report)
-    if "Skipping step" in text or "skipped=" in text:
+    if "Skipping step" in text or "skipped=" in text or "Attempted loss" in text:
         _fp16_overflows(lines, report)
     if "memory allocation retries" in text or "OOM errors thrown" in text:
         _alloc_retries(lines, report)
@@ -11331,9 +11331,19 @@ def _horovod_stalled_ops(
     named as having submitted (empty for the "missing ranks" form)."""
     ready: dict[str, list[int]] = {}  # the oldest form's tensor → the ranks that submitted it
     started = False
+    wrapped = False
     for i, (_, t, _) in enumerate(lines[at:]):
-        found = False
+        # (the rest of a list wrapped from the line above is part of the entries)
+        found, wrapped = wrapped, False
         start = 0
+        # (a copy hard-wrapped inside an entry's list, "name [ready" / " ranks: 5, 1]": its list
+        # read from the next line, whose own entries are read in turn after it)
+        if (
+            t.rstrip().endswith(("[ready", "[missing"))
+            and at + i + 1 < len(lines)
+            and lines[at + i + 1][1].lstrip().startswith("ranks:")
+        ):
+            t, wrapped = f"{t.rstrip()} {lines[at + i + 1][1].lstrip()}", True
         # (one form a release: a line's lists all of one kind)
         marker = _HOROVOD_READY_RANKS if _HOROVOD_READY_RANKS in t else _HOROVOD_MISSING_RANKS
         # (the oldest form puts every entry on the one line: each list read in turn)
@@ -11487,6 +11497,11 @@ _DS_OVERFLOW_RE = re.compile(
     r"(?:OVERFLOW! (?:Rank (?P<rank>\d+) )?|fp16 dynamic loss scale overflow! )Skipping step\. "
     r"Attempted loss scale: (?P<tried>\d+(?:\.\d+)?), (?:reducing to (?P<to>\d+(?:\.\d+)?)|but hysteresis)"
 )
+# A copy from a terminal that wrapped the record at its width and padded the row with spaces up
+# to the rest ("Attempted loss scal" + 33 spaces + "e: 8192, reducing to 4096", the paste in
+# bobo0810/LearnDeepSpeed#1): the record reads with the padding taken out where the wrap fell
+# inside a word, or made one space where it fell between words
+_DS_WRAP_PAD_RE = re.compile(r" {2,}")
 DS_LOW_LOSS_SCALE = 8.0
 """How many times the run's minimum loss scale (``min_loss_scale``, 1 by default) a scale after
 overflows may be and still be warned: three halvings from it, where the scaler can go no lower; a
@@ -11503,6 +11518,16 @@ DS_SKIPPED_MIN_STEPS = 100
 first few are skipped while the scaler finds its scale)."""
 # (Hugging Face's Trainer's log dict with a loss of 0.0: "{'loss': 0.0, 'learning_rate': ...}")
 _HF_ZERO_LOSS_RE = re.compile(r"^\s*\{'loss': 0\.0,")
+
+
+def _ds_overflow(text: str) -> re.Match[str] | None:
+    """DeepSpeed's overflow record in ``text``, read through a terminal's padded wrap."""
+    found = _DS_OVERFLOW_RE.search(text)
+    if found is None and "  " in text:
+        found = _DS_OVERFLOW_RE.search(_DS_WRAP_PAD_RE.sub("", text)) or _DS_OVERFLOW_RE.search(
+            _DS_WRAP_PAD_RE.sub(" ", text)
+        )
+    return found
 
 
 def _loss_scale_path(overflows: list[tuple[int, re.Match[str]]]) -> str:
@@ -11522,15 +11547,44 @@ def _loss_scale_path(overflows: list[tuple[int, re.Match[str]]]) -> str:
     )
     # (a scale is a power of two, written whole: 67108864, not 6.71089e+07)
     lowest_said = f"{lowest:.0f}" if lowest.is_integer() else f"{lowest:g}"
+    # (the halving the lines repeat most: the same scale halved again is one the scaler raised
+    # back in between, after a scale window of steps without an overflow (loss_scaler.py
+    # update_scale), and that overflowed again: the scale settled at the edge that the scaler
+    # "attempts to ride" (DynamicLossScaler's docstring), each return a step or two skipped)
+    falls = Counter((m.group("tried"), m.group("to")) for _, m in overflows if m.group("to"))
+    (tried, to), again = falls.most_common(1)[0] if falls else (("", ""), 0)
+    # (an overflow that only spent the scaler's hysteresis ("but hysteresis is 2. Reducing
+    # hysteresis to 1"): the step skipped, the scale kept; it halves once hysteresis is at 1)
+    kept = len(overflows) - len(scales)
     return (
         f"{len(overflows)} fp16 overflow(s) skipped their step"
         + (f" on rank {first.group('rank')}" if first.group("rank") else "")
-        + f", the loss scale falling from {first.group('tried')}"
-        + (f" to {lowest_said}" if scales else "")
+        + (
+            f", the loss scale falling from {first.group('tried')} to {lowest_said}"
+            if scales
+            else f", the loss scale kept at {first.group('tried')}"
+        )
         + (
             f", then back up to {back[1].group('tried')} by line {back[0]} (the scaler raises it "
             "after each scale window of steps without an overflow)"
             if back is not None
+            else ""
+        )
+        + (
+            f"; the same fall, {tried} to {to}, {again} times (lines "
+            + ", ".join(
+                str(no) for no, m in overflows if (m.group("tried"), m.group("to")) == (tried, to)
+            )
+            + "), raised again in between: the scaler's steady state at the highest scale "
+            "that does not overflow, a step or two skipped each time it tries the next"
+            if again > 1
+            else ""
+        )
+        + (
+            f"; {kept} of them spent the scaler's hysteresis, the scale kept"
+            if kept and scales
+            else " (each spent the scaler's hysteresis: it halves the scale once that is spent)"
+            if kept
             else ""
         )
     )
@@ -11542,8 +11596,11 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
     engine skipped more than half of its steps (each skip an overflow, engine.py's
     skipped_steps): the run hardly trains. A warning of the job, as a diverged loss. A low scale
     a later overflow shows raised again is a note."""
+    # (a terminal's wrap may split one of the two words, not both)
     overflows = [
-        (no, m) for no, t, _ in lines if "Skipping step" in t and (m := _DS_OVERFLOW_RE.search(t))
+        (no, m)
+        for no, t, _ in lines
+        if ("Skipping" in t or "Attempted" in t) and (m := _ds_overflow(t))
     ]
     floor = next(
         (
