@@ -2465,6 +2465,8 @@ def _parse_events(text: str) -> LogReport:
                         break
                     read_aer.add(no)
             rest = [t for t in unprobed if t[0] not in read_aer] if read_aer else unprobed
+            if "import error: " in text:
+                rest = _past_caught_imports(rest)
             if (error := first_error_line(rest)) and error.line not in said:
                 # (the worker a Ray or vLLM prefix named before the line: which one failed)
                 # (numbered as numbered_lines numbers them: splitlines, a lone CR too)
@@ -2482,6 +2484,8 @@ def _parse_events(text: str) -> LogReport:
                 # (the program's own warning that its versions do not match, above the error:
                 # said with it, the error's words stay as written)
                 error.exception_type = _mismatch_warnings_before(rest, error)
+                if "Exception raised from " in text and _c10_error(rest, error):
+                    report.generic = False  # (torch's exception read: no unknown program's line)
                 report.events.append(error)
                 if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                     # the program's error, then the shell's "Killed": it did not end by itself
@@ -12432,6 +12436,19 @@ def _vllm_worker_start_failures(
         engine = engines[after][1:] if after < len(engines) else None
         if prefixes and (other := _other_worker_error_above(raw, lines, index, pid)):
             report.unread.append(other)
+        elif not prefixes and (earlier := _executor_error_above(raw, lines, index)):
+            # (no worker prefix names a pid, "[Stage-1] ERROR ... [multiproc_executor.py:800]"
+            # under vllm-omni's stage tag: the executor's ERROR line above, the first error of
+            # the copy, is said with the failed start)
+            why += (
+                f"; above it, an ERROR line of the same executor's log (line {earlier[0]}): "
+                f"'{earlier[1][:200]}'"
+                + (
+                    " (indented: the rest of a message whose first lines the copy does not hold)"
+                    if earlier[2]
+                    else ""
+                )
+            )
         report.events.append(
             LogEvent(
                 kind="launcher_exit",
@@ -12448,6 +12465,10 @@ def _vllm_worker_start_failures(
                 rank=tagged if tagged is not None else strip_launcher_prefix(head)[1],
                 pid=pid if prefixes else None,
                 worker=name if prefixes else None,
+                # (vLLM's worker_main logs the exception and returns, shutdown_requested set:
+                # no exit code is said, the rule says the worker did not start, not that it
+                # exited non-zero)
+                library="vLLM",
             )
         )
 
@@ -12638,6 +12659,26 @@ def _sglang_sigterm(lines: list[tuple[int, str, int | None]], report: LogReport)
 
 OTHER_WORKER_LINES = 10
 """How far above a vLLM worker's failed start another worker's ERROR line is said with it."""
+
+
+def _executor_error_above(
+    raw: list[str], lines: list[tuple[int, str, int | None]], index: int
+) -> tuple[int, str, bool] | None:
+    """The first non-blank ERROR line vLLM's executor (multiproc_executor.py) logged in the
+    ``OTHER_WORKER_LINES`` lines above the one at ``index``, under the same tag before its
+    logger's header (vllm-omni's "[Stage-1] "): its number, its words as written, and whether
+    they are indented (the rest of a message cut above); None where there is none."""
+    here = _VLLM_WORKER_ERROR_RE.search(raw[lines[index][0] - 1])
+    if here is None:
+        return None
+    tag = raw[lines[index][0] - 1][: here.start()]
+    for no, _, _ in lines[max(0, index - OTHER_WORKER_LINES) : index]:
+        full = raw[no - 1]
+        m = _VLLM_WORKER_ERROR_RE.search(full)
+        if m is None or full[: m.start()] != tag or not (said := full[m.end() :]).strip():
+            continue
+        return no, said.strip(), said[:2].isspace()
+    return None
 
 
 def _other_worker_error_above(
@@ -18326,6 +18367,26 @@ _MEGATRON_PRINT_RE = re.compile(
 )
 
 
+# A program's own print of an ImportError it caught ("import error: No module named 'triton'",
+# torchtune's start on Ascend NPU, where triton, a CUDA-side compiler, is not installed): in
+# lower case, not the exception's class name a traceback ends in ("ModuleNotFoundError: ...")
+_CAUGHT_IMPORT_RE = re.compile(
+    r"^[^\S\n]{0,4}import error: No module named '[\w.]{1,200}'[^\S\n]*$"
+)
+
+
+def _past_caught_imports(
+    lines: list[tuple[int, str, int | None]],
+) -> list[tuple[int, str, int | None]]:
+    """``lines`` less a caught import's notice that a logger's line follows: the program went on
+    past the missing module (an optional one it guarded), so that line is no failure of it. A
+    notice with no logger's line after it (a script that printed it and exited) stays."""
+    last_logged = max((i for i, (_, t, _) in enumerate(lines) if _LOG_LINE_RE.match(t)), default=-1)
+    return [
+        t for i, t in enumerate(lines) if not (i < last_logged and _CAUGHT_IMPORT_RE.match(t[1]))
+    ]
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
@@ -18373,6 +18434,12 @@ def is_program_log(text: str) -> bool:
         return True  # a build's output: the compiler's first error is its failure
     if "Exception raised from " in text and _C10_RAISED_RE.search(text):
         return True  # torch's C++ error (c10::Error) with its frames: the line above is its text
+    if "OMP_NUM_THREADS" in text and _TORCHRUN_OMP_RE.search(text):
+        # torchrun's notice as it starts its workers (torch/distributed/run.py: "Setting
+        # OMP_NUM_THREADS environment variable for each process to be %s in default, ..."; torch
+        # 1.x's launch.py printed the same words): a distributed run's output, whatever the
+        # program it ran printed around it (torchtune's resolved YAML config)
+        return True
     if "distributed" in text and "elastic" in text and _ELASTIC_LOGGER_LINE_RE.search(text):
         # torch elastic's agent's own logger lines (before torch 2.4, Python logging's default
         # "INFO:torch.distributed.elastic.agent.server.api:[default] ..."), its launch configs
@@ -18418,6 +18485,9 @@ _ELASTIC_LOGGER_LINE_RE = re.compile(
     r"|[IWEF]\d{4,8} \d\d:\d\d:\d\d\.\d{1,9} \d{1,20} \S{0,200}?torch/distributed/elastic/"
     r"[\w/]{1,200}\.py:\d{1,6}\] )",
     re.M,
+)
+_TORCHRUN_OMP_RE = re.compile(
+    r"Setting OMP_NUM_THREADS environment variable for each process to be \d+ in default"
 )
 _PY_WARNING_LINE_RE = re.compile(r"^\S+\.py:\d+: [A-Z]\w*Warning: \S|^\s+warnings\.warn\(")
 FIRST_LOGGED_LINES = 5
@@ -18557,6 +18627,47 @@ def _first_mismatch_warning(lines: list[tuple[int, str, int | None]]) -> ParseWa
                 skipped=False,
             )
     return None
+
+
+# torch's C++ exception as glog's E (or F) line prints its message, "Exception raised from ..."
+# and c10::Error's frames under it (c10/util/Exception.cpp): "[rank0]:[E731 07:38:44.083365177
+# compiler_depend.ts:429] RopeOperation setup failed!", then "Exception raised from OperationSetup
+# at .../op_plugin_atb.dir/compiler_depend.ts:148 (most recent call first):". A TORCH_CHECK that
+# failed throws it (torch_npu's op-plugin checks an ATB operation's Setup this way), and torch
+# raises it in Python as a RuntimeError: the call stopped there, not a line logged and passed by
+_C10_ERROR_HEAD_RE = re.compile(
+    r"^(?:\[(?:rank|default)\d{1,6}\]:)?\[[EF]\d{3,8} [\d:.]{1,40} [\w./-]{1,200}:\d{1,7}\]"
+    r"[^\S\n]*(?P<what>\S.{0,300})"
+)
+C10_RAISED_LINES = 2
+"""How many non-blank lines under a c10 error's message its "Exception raised from" may stand."""
+
+
+def _c10_error(lines: list[tuple[int, str, int | None]], error: LogEvent) -> bool:
+    """Make ``error`` (a generic log's first error line) a ``python_exception`` where it is
+    torch's C++ exception's message with its "Exception raised from" line under it; whether it
+    was one."""
+    at = bisect.bisect_left(lines, (error.line,))
+    if at >= len(lines) or lines[at][0] != error.line:
+        return False
+    head = _C10_ERROR_HEAD_RE.match(lines[at][1].strip())
+    if head is None:
+        return False
+    # (the next non-blank lines only: a long run of blank lines is not gathered past them)
+    below = list(
+        itertools.islice((t for _, t, _ in lines[at + 1 :] if t.strip()), C10_RAISED_LINES)
+    )
+    raised = next((m for t in below if (m := _C10_RAISED_RE.match(t.strip()))), None)
+    if raised is None:
+        return False
+    fn = _C10_RAISED_FROM_RE.match(raised.group(0).split("]:", 1)[-1])
+    error.kind = "python_exception"
+    error.exception_type = (
+        f"c10::Error: {head.group('what').strip()[:200]} (torch's C++ exception, raised from "
+        f"{fn.group(1) if fn else 'a frame the copy cuts'}; Python sees it as a RuntimeError)"
+    )
+    error.library = None
+    return True
 
 
 def _mismatch_warnings_before(
