@@ -524,14 +524,14 @@ def gpu_copy(**values: Any) -> dict[str, Any]:
     """An nvbandwidth or p2pBandwidthLatencyTest output in ``evidence.gpu_copy``."""
     fields = (
         "source line tool version driver cuda_runtime devices matrices failed tool_errors waived "
-        "running p2p_slower peer_access no_peer_access complete host_copy_slow "
+        "running p2p_slower peer_access no_peer_access peer_access_line complete host_copy_slow "
         "host_copy_below_peers pair_copy_slow"
     )
     base = dict(source="nvbandwidth.txt", line=1, tool="nvbandwidth", version="v0.7",
                 driver="550.127.08", cuda_runtime="12040",
                 devices=[{"index": 0, "name": "NVIDIA A100-SXM4-80GB", "bus_id": None}],
                 matrices=[], failed=[], tool_errors=[], waived=[], running=None, p2p_slower=[],
-                peer_access={}, no_peer_access=False, complete=True,
+                peer_access={}, no_peer_access=False, peer_access_line=None, complete=True,
                 host_copy_slow=[], host_copy_below_peers=[], pair_copy_slow=[])  # fmt: skip
     return _item(fields, **{**base, **values})
 

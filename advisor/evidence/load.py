@@ -916,12 +916,14 @@ class EvidenceFacts:
     name, bus_id}] (a multi-node nvbandwidth's also process, host, line), matrices: [{line,
     test, title, unit, columns, rows: {row: {column: figure or None}}, sum}], failed: [{line,
     test, message, offset}], waived, running, p2p_slower: [{a, b, line, disabled_line, matrix,
-    enabled_gbytes_s, disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, no_peer_access, complete}``
+    enabled_gbytes_s, disabled_gbytes_s, ratio}], peer_access: {gpu: {peer: bool}}, no_peer_access,
+    peer_access_line, complete}``
     (figures as printed: GB/s, or ns / us for latency; ``failed``: tests that stopped instead of
     printing their matrix; ``running``: the test the copy ends in; ``p2p_slower``:
     p2pBandwidthLatencyTest pairs whose P2P=Enabled bandwidth is under ``P2P_SLOWER_RATIO`` of
     their P2P=Disabled one; ``peer_access``: its "CAN / CANNOT Access Peer" lines;
     ``no_peer_access``: two GPUs or more and every one of those lines CANNOT;
+    ``peer_access_line``: the first of those lines (None: the output has none);
     ``pair_copy_slow``: p2pBandwidthLatencyTest pairs whose best unidirectional copy is under
     what four PCIe lanes of their generation carry, ``[{a, b, gbytes_s, line, generation,
     x4_gbytes_s}]``; ``host_copy_slow``: bandwidthTest's pinned host copies under
@@ -5341,6 +5343,7 @@ def _gpu_copy(
         "p2p_slower": [],
         "peer_access": {},
         "no_peer_access": False,
+        "peer_access_line": None,
         "complete": True,
         "host_copy_slow": [],
         "host_copy_below_peers": [],
@@ -5615,7 +5618,7 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         cannot = sum(1 for row in run.access.values() for ok in row.values() if not ok)
         notes.append(
             ParseWarning(
-                line=0,
+                line=run.access_line,
                 message="p2pBandwidthLatencyTest: peer access "
                 + (", ".join(f"GPU{a}<->GPU{b}" for a, b in can) if can else "between no GPUs")
                 + f"; {cannot} ordered pair(s) CANNOT access each other (their copies go through "
@@ -5700,6 +5703,8 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             # between them goes direct (the sample's own NOTE: it "falls back to normal
             # memcopy"); GPUs of different models never share peer access, the board's mix
             no_peer_access=bool(alike) and not any(run.access.get(a, {}).get(b) for a, b in alike),
+            # (where those answers are: the record's own line is its first matrix's, below them)
+            peer_access_line=run.access_line or None,
             complete=run.complete,
         )
     )

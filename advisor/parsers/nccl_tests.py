@@ -514,6 +514,10 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     # headers repeated word for word before any rank line: processes started side by side, each
     # printing its own (nccl-tests issue #213: two hosts' headers, then one device list)
     twin_headers: list[int] = []
+    # a second "Rank 0" in one device list (another pid or host): processes that each listed
+    # their own, their headers interleaved or lost (an MPI run lists each rank once, from rank 0
+    # to N-1)
+    rank0_repeated = False
     last_plain_line = 0  # the last line that is no comment ("#...") of nccl-tests
     run_devices: dict[int, str] = {}  # the rank lines of the run the next table belongs to
 
@@ -607,11 +611,17 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             if m_dev.group(1) == "0":
                 if pending_launch is not None:
                     (launched, launch_rank0), pending_launch = pending_launch, None
+                pm = _RANK_PID_RE.search(stripped)
+                if 0 in run_devices and (
+                    (pm is not None and pm.group(1) not in rank0_pids.values())
+                    or (host and run_devices[0] and host != run_devices[0])
+                ):
+                    rank0_repeated = True
                 # (each process's rank 0 without a host: hosts told apart by their place only)
                 rank0_hosts.append(
                     (no, host or f"a host the copy does not name (#{len(rank0_hosts) + 1})")
                 )
-                if pm := _RANK_PID_RE.search(stripped):
+                if pm is not None:
                     rank0_pids[no] = pm.group(1)
             max_rank = max(max_rank, int(m_dev.group(1)))
             listed_min = max(listed_min, header_ranks)  # (the header these ranks are under)
@@ -822,26 +832,26 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     # (a log without mpirun's command line shows it by its headers alone: two or more, each
     # with its own Rank 0 on another host)
     launch_hosts = rank0_hosts[launch_rank0:]
+    by_launch = (
+        # (a copy cut inside the list holds fewer lines than mpirun started)
+        (launched is not None and 1 < len(launch_hosts) <= launched)
+        # without it, processes started side by side show it by a header that comes
+        # before the table of the header above it; runs one after another each print
+        # their table first
+        or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
+    ) and (
+        len({h for _, h in launch_hosts}) > 1
+        # (on one host: as many processes as lines, each its own pid, mpirun's -N 2)
+        or (
+            launched is not None
+            and all(no in rank0_pids for no, _ in launch_hosts)
+            and len({rank0_pids[no] for no, _ in launch_hosts}) == len(launch_hosts)
+        )
+    )
+    # (a Rank 0 listed twice in one list needs nothing else: their headers lost or interleaved)
     solo = (
         [h for _, h in launch_hosts]
-        if (
-            # (a copy cut inside the list holds fewer lines than mpirun started)
-            (launched is not None and 1 < len(launch_hosts) <= launched)
-            # without it, processes started side by side show it by a header that comes
-            # before the table of the header above it; runs one after another each print
-            # their table first
-            or (launched is None and len(rank0_hosts) > 1 and bool(next_run_notes))
-        )
-        and 0 <= max_rank < max(min_ranks, 1)
-        and (
-            len({h for _, h in launch_hosts}) > 1
-            # (on one host: as many processes as lines, each its own pid, mpirun's -N 2)
-            or (
-                launched is not None
-                and all(no in rank0_pids for no, _ in launch_hosts)
-                and len({rank0_pids[no] for no, _ in launch_hosts}) == len(launch_hosts)
-            )
-        )
+        if 0 <= max_rank < max(min_ranks, 1) and (by_launch or rank0_repeated)
         else []
     )
     asked_only = False
@@ -931,7 +941,9 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     f"{len(solo)} processes each printed the same header (lines "
                     f"{', '.join(map(str, twin_headers))}) before any device list"
                     if twins
-                    else f"{len(solo)} processes each printed their own header and 'Rank 0' (on "
+                    else f"{len(solo)} processes each printed their own "
+                    + ("header and 'Rank 0'" if by_launch else "'Rank 0' in one device list")
+                    + " (on "
                     f"{', '.join(dict.fromkeys(solo))}"
                     + (
                         f"; {launched} started, the copy holds {len(solo)} lists"

@@ -85,6 +85,8 @@ class Run:
     connectivity: dict[int, dict[int, int]] = field(default_factory=dict)
     access: dict[int, dict[int, bool]] = field(default_factory=dict)
     """GPU → peer → whether cudaDeviceCanAccessPeer said it can ("CAN Access Peer")."""
+    access_line: int = 0
+    """The first of those "Device=A CAN / CANNOT Access Peer Device=B" lines; 0: none."""
     matrices: list[Matrix] = field(default_factory=list)
     complete: bool = False
     """The copy holds the whole run: its closing NOTE line, or (a copy that left that boilerplate
@@ -102,6 +104,7 @@ def parse(text: str) -> tuple[Run, list[ParseWarning]]:
             run.devices.append({"index": int(m.group(1)), "name": m.group(2), "bus_id": m.group(3)})
         elif m := _ACCESS_RE.match(line):
             run.access.setdefault(int(m.group(1)), {})[int(m.group(3))] = m.group(2) == "CAN"
+            run.access_line = run.access_line or no
         elif _CONNECTIVITY_RE.match(line):
             in_connectivity, current = True, None
         elif m := _TITLE_RE.match(line):
