@@ -9284,6 +9284,10 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 )
 
 
+CLOSED_THEN_FAILED_LINES = 20
+"""How far under the agent's closing signals its "failed (exitcode: ..)" line is looked for."""
+
+
 def _rendezvous_keepalive_lost(
     lines: list[tuple[int, str, int | None]],
     index: int,
@@ -9293,8 +9297,9 @@ def _rendezvous_keepalive_lost(
     seen: set[int | None],
 ) -> None:
     """A ``rendezvous_lost`` for an agent whose keep-alive heartbeat failed and that then closed
-    a running worker (its workers stopped by the loss; one a node and error), else a
-    ``store_lost`` (a store gone as the job ends, its workers already done)."""
+    a running worker (its workers stopped by the loss; one a node and error), a note where a
+    worker failed on its own before the agent closed the others, else a ``store_lost`` (a store
+    gone as the job ends, its workers already done)."""
     no, line, tagged = lines[index]
     said = (
         f"{ka.group('why')}: the agent of node '{ka.group('node')}' could not send its "
@@ -9310,14 +9315,44 @@ def _rendezvous_keepalive_lost(
         "pid": int(ids[0]) if described else None,
     }
     closed = None
-    for after_no, after, _ in lines[index + 1 :]:
+    crashed: int | None = None  # the line of a worker's own exception before the signal
+    for at, (after_no, after, after_tag) in enumerate(lines[index + 1 :], index + 1):
         if _ELASTIC_SUCCEEDED_RE.search(after) or ELASTIC_FINISHED_RE.search(after):
             break  # (its workers had finished: the store went away as the job ended)
         if _ELASTIC_LAUNCH_RE.search(after):
             break  # (another launch's lines)
+        if crashed is None and after_tag is not None and _ENDING_EXCEPTION_RE.match(after):
+            crashed = after_no
         if "closing signal" in after and (cs := _CLOSING_SIGNAL_RE.search(after)):
             closed = (after_no, cs)
+            # (multiprocessing/api.py _poll: a worker that exited non-zero makes the agent close
+            # the others first, then log "failed (exitcode: %s) local_rank: %s (pid: %s)" for
+            # the first failure: a pid there it did not signal failed on its own)
+            signalled = {cs.group("pid")}
+            for _, below, _ in lines[at + 1 : at + 1 + CLOSED_THEN_FAILED_LINES]:
+                if "closing signal" in below and (more := _CLOSING_SIGNAL_RE.search(below)):
+                    signalled.add(more.group("pid"))
+                elif "failed (exitcode" in below and (f := _AGENT_FAILED_RE.search(below)):
+                    if (f.group("pid") or f.group("pid2")) not in signalled and crashed is None:
+                        crashed = next(
+                            (n for n, t, _ in lines[index + 1 : at] if t.strip()), closed[0]
+                        )
+                    break
             break
+    if closed is not None and crashed is not None:
+        # (a worker failed on its own and the agent tore its group down: the keep-alive failure
+        # before it is a warning the agent logs and goes on past, dynamic_rendezvous.py
+        # _keep_alive, not what stopped the workers)
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message=f"{said}; its workers were stopped (line {closed[0]}) after a worker "
+                f"failed on its own (line {crashed}), not for that: the agent logs a failed "
+                "heartbeat as a warning and goes on",
+                skipped=False,
+            )
+        )
+        return
     if closed is None:
         lost(seen, no, line, tagged, said, **agent)
         return
@@ -12291,14 +12326,35 @@ VLLM_FRAME_PATH_PARTS = 3
 """How many of a frame's path's last parts the reading names."""
 
 
+def _vllm_worker_raised_above(
+    raw: list[str], lines: list[tuple[int, str, int | None]], index: int
+) -> bool:
+    """Whether a vLLM worker's ERROR traceback from multiproc_executor.py ("WorkerProc hit an
+    exception.") ends in its exception within ``TRACEBACK_LINES`` above the line at ``index``."""
+    for no, line, _ in lines[max(0, index - TRACEBACK_LINES) : index]:
+        full = raw[no - 1] if 0 < no <= len(raw) else ""
+        if "multiproc_executor" not in full or not _VLLM_WORKER_ERROR_RE.search(full):
+            continue
+        tag = process_tag(full)
+        said = _LOGGER_PREFIX_RE.sub("", line.strip(), count=1).strip()
+        if tag is not None and "Worker" in tag[0] and _ENDING_EXCEPTION_RE.match(said):
+            return True
+    return False
+
+
 def _vllm_worker_failures(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
     """A ``python_exception`` for the call a vLLM worker raised in, where nothing else was read:
     the engine core's "Worker failed with error" line, or, where the copy holds only the
     worker's ERROR traceback frames, the last frame it reached."""
-    for no, line, tagged in lines:
+    for index, (no, line, tagged) in enumerate(lines):
         if "Worker failed with error" in line and (m := _VLLM_RPC_FAILED_RE.search(line)):
+            if _vllm_worker_raised_above(raw, lines, index):
+                # (the worker's own traceback, its exception at its end, is in the copy: the
+                # reading of Python's tracebacks says that root cause, the engine core's
+                # RuntimeError only repeats its text)
+                return
             what = m.group("what").strip()
             tag = process_tag(raw[no - 1]) if 0 < no <= len(raw) else None
             report.events.append(
@@ -12737,24 +12793,29 @@ _TUNE_ERROR_ROW_RE = re.compile(
 )
 
 
-def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``trial_failed`` per Ray Tune report of trials that did not complete: the trials'
-    training function raised (or the run was stopped), each failure's traceback in its trial's
-    error file, which the errored trials' table names."""
-    rows = {
-        r.group("trial"): r
-        for _, t, _ in lines
-        if t.lstrip().startswith("|") and (r := _TUNE_ERROR_ROW_RE.match(t.lstrip()))
-    }
-    interrupted = next(
-        (
-            no
-            for no, t, _ in lines
-            if ("Stop signal" in t or "interrupted" in t) and _TUNE_INTERRUPTED_RE.search(t)
-        ),
-        None,
-    )
-    said: set[str] = set()
+# its progress reporter's table of the trials and their status (ray/tune/progress_reporter.py
+# trial_progress_table: "| Trial name | status | loc | ...", each row a trial's name, then its
+# status, one of Trial's PENDING, RUNNING, PAUSED, TERMINATED, ERROR, ray/tune/experiment/
+# trial.py; ERROR where its trainable raised): "| LightningTrainer_42993_00000 | ERROR | | 0.001 |"
+# (Tune 2.5's output engine draws its table with box lines and no bar between the columns:
+# "│ TorchTrainer_1a2b3_00000   ERROR      10.0.0.1:1234 │")
+_TUNE_STATUS_ROW_RE = re.compile(
+    r"^[|\u2502][ \t]*(?P<trial>[^|\u2502\s]+)(?:[ \t]*[|\u2502][ \t]*|[ \t]+)"
+    r"(?P<status>PENDING|RUNNING|PAUSED|TERMINATED|ERROR)[ \t]*(?:[|\u2502]|[ \t]|$)"
+)
+
+
+def _tune_experiments(
+    lines: list[tuple[int, str, int | None]], stops: list[int]
+) -> list[list[tuple[int, str, re.Match[str], list[str], bool]]]:
+    """Tune's reports of trials that did not complete, one list per experiment: each report's
+    line number, text, match, the trials it names and whether its list is cut. The logger's
+    line and the TuneError raised after it name one experiment's trials, the one list perhaps
+    cut in the copy (a prefix of the other's): one experiment, where nothing between says the
+    run was stopped (a restored run keeps its trials' names). ``stops``: the lines of Tune's
+    words for a stopped run."""
+    experiments: list[list[tuple[int, str, re.Match[str], list[str], bool]]] = []
+    last_no = 0
     for no, line, _ in lines:
         if "Trials did not complete" not in line or not (m := _TUNE_INCOMPLETE_RE.search(line)):
             continue
@@ -12762,13 +12823,76 @@ def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogRep
         cut = not m.group("end")
         if cut:
             trials = trials[:-1] or trials  # (the name at the cut may be cut inside)
-        listed = m.group("trials").rstrip(", ") if not cut else ", ".join(trials)
-        if not trials or listed in said:
-            continue  # (the logger's line and the TuneError's say the same trials)
-        said.add(listed)
+        if not trials:
+            continue
+        if experiments:
+            _, _, _, before, before_cut = experiments[-1][-1]
+            shorter, longer = sorted((before, trials), key=len)
+            same = (
+                before == trials or (longer[: len(shorter)] == shorter and (before_cut or cut))
+            ) and not any(last_no < s < no for s in stops)
+            if same:
+                experiments[-1].append((no, line, m, trials, cut))
+                last_no = no
+                continue
+        experiments.append([(no, line, m, trials, cut)])
+        last_no = no
+    return experiments
+
+
+def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``trial_failed`` per Ray Tune experiment that reported trials that did not complete:
+    the trials' training function raised, each failure's traceback in its trial's error file,
+    which the errored trials' table names, or its status ERROR in the trials' table. An
+    experiment its user stopped (Ctrl+C) with none of its trials failed is a note."""
+    rows = {
+        r.group("trial"): r
+        for _, t, _ in lines
+        if t.lstrip().startswith("|") and (r := _TUNE_ERROR_ROW_RE.match(t.lstrip()))
+    }
+    # (each trial's status rows in the order printed: the last before a report is its status)
+    statuses: dict[str, list[tuple[int, str]]] = {}
+    for no, t, _ in lines:
+        if t.lstrip()[:1] in ("|", "\u2502") and (st := _TUNE_STATUS_ROW_RE.match(t.lstrip())):
+            statuses.setdefault(st.group("trial"), []).append((no, st.group("status")))
+    stops = [
+        (no, "Stop signal" in t)
+        for no, t, _ in lines
+        if ("Stop signal" in t or "interrupted" in t) and _TUNE_INTERRUPTED_RE.search(t)
+    ]
+    experiments = _tune_experiments(lines, [s for s, _ in stops])
+    for at, reports in enumerate(experiments):
+        first_no, last_no = reports[0][0], reports[-1][0]
+        # (the list as Tune printed it whole, where one of the reports is whole)
+        no, line, m, trials, cut = next((r for r in reports if not r[4]), reports[0])
+        since = experiments[at - 1][-1][0] if at else 0
+        until = experiments[at + 1][0][0] if at + 1 < len(experiments) else lines[-1][0] + 1
+        # (tune.py run: "if raise_on_failed_trial and not experiment_interrupted_event.is_set():
+        # raise TuneError(...)": an experiment that raised was not stopped by its user; the
+        # signal handler's line comes before the list, "Experiment has been interrupted" after)
+        raised = any("TuneError" in r[1] for r in reports)
+        interrupted = (
+            None
+            if raised
+            else next(
+                (
+                    s
+                    for s, signal in stops
+                    if (since < s < first_no and signal) or (last_no < s < until and not signal)
+                ),
+                None,
+            )
+        )
         known = [rows[t] for t in trials if t in rows]
         failed = [r for r in known if int(r.group("failures")) > 0]
-        if interrupted is not None and not failed:
+        errored = [
+            (t, said[-1][0])
+            for t in trials
+            if t not in {r.group("trial") for r in failed}
+            and (said := [s for s in statuses.get(t, []) if s[0] < first_no])
+            and said[-1][1] == "ERROR"
+        ]
+        if interrupted is not None and not failed and not errored:
             # (the user stopped the experiment: its trials not finished, none failed)
             report.unread.append(
                 ParseWarning(
@@ -12794,6 +12918,16 @@ def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogRep
                     f"; {r.group('trial')} failed {r.group('failures')} time(s), its traceback in "
                     f"{r.group('file').strip()}"
                     for r in failed
+                )
+                + "".join(
+                    f"; {t} is in ERROR in Tune's trial table (line {row}): its trainable raised"
+                    for t, row in errored
+                )
+                + (
+                    f"; then the user stopped the run (SIGINT, Ctrl+C; line {interrupted}): "
+                    "that, not a failure, left the other trial(s) unfinished"
+                    if interrupted is not None
+                    else ""
                 ),
             )
         )
@@ -23844,8 +23978,10 @@ def _mindie_server(
     prefixes the copy lost, no start clears another's. ``raw``: the lines as written, pdsh's
     "node: " kept."""
     as_written = raw or []
-    # (kubectl logs -l SELECTOR --prefix: each MindIE server a pod, its lines its own)
-    pods = _plugin_pods(lines) if any("kubectl" in t for _, t, _ in lines) else {}
+    # (kubectl logs -l SELECTOR --prefix: each MindIE server a pod, its lines its own; a copy
+    # saved with `kubectl logs ... > file` holds no command line, its "[pod/NAME/container] "
+    # prefixes still say whose each line is)
+    pods = _plugin_pods(lines) if any("kubectl" in t or "[pod/" in t for _, t, _ in lines) else {}
     # (each server writes its own verdict on its own start: node2's "[success]" says nothing of
     # node1's server, nor one log file's of another's that tail printed after it)
     file_no = 0
