@@ -195,7 +195,10 @@ def test_a_containers_listing_after_a_cut_one_keeps_the_cut_said() -> None:
     ((line, note),) = [(n, m) for n, m in _notes(ev) if "GPU(s)" in m]
     assert line == 2
     assert "GPU 0, 1 (the listing at line 2); GPU 0 (the listing at line 5: GPUs the" in note
-    assert "numbered from its own GPU 0, as a container's or a job's view" in note
+    assert (
+        "numbered from its own GPU 0: another listing, another host's (a loop over hosts) or a "
+        "restricted view of one host's (a container's or a job's)"
+    ) in note
     assert "('nvidia-smi -L | head -n2' keeps its first 2 lines)" in note
     assert note.endswith("so this is not the host's count")
     assert "GPU 0, 1, 0" not in note

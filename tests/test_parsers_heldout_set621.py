@@ -72,14 +72,15 @@ _SMI_E = (
 )
 
 
-def test_a_recovery_error_in_nvidia_smis_own_form_fails_the_gpu(tmp_path: Path) -> None:
-    ev = _write(tmp_path, _SMI_E.format(recovery=3, crc=0))
-    assert [g["replay_total"] for g in ev.nvlinks] == [3, 0]
+def test_recovery_errors_in_nvidia_smis_own_form_fail_the_gpu(tmp_path: Path) -> None:
+    # (a hundred or more since the driver loaded: review 51's line, tests/test_evidence_review51a)
+    ev = _write(tmp_path, _SMI_E.format(recovery=120, crc=0))
+    assert [g["replay_total"] for g in ev.nvlinks] == [120, 0]
     level, outcome = _imported(ev)
     assert level == "NOT READY"
     assert _above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
     (item,) = _items(outcome, "evidence-nvlink-replay-errors")
-    assert item.startswith("GPU 0 (NVIDIA A100-SXM4-80GB): link 0 Recovery Errors 3;")
+    assert item.startswith("GPU 0 (NVIDIA A100-SXM4-80GB): link 0 Recovery Errors 120;")
 
 
 def test_crc_errors_alone_stay_a_warning(tmp_path: Path) -> None:

@@ -1527,9 +1527,10 @@ def _unsaid(value: object) -> bool:
 
 def _fold_grepped_sections(out: EvidenceFacts) -> None:
     """A grepped ``nvidia-smi -q`` section (``-q | grep -A 12 Fabric``: no product name, no bus
-    id) in the same file as a ``--query-gpu`` CSV row of the same GPU index: one GPU read twice,
-    folded into the row (its name and line kept, the section's fields added where the row has
-    none). A section whose fields differ from the row's stays apart (another reading of it)."""
+    id) in the same file as a ``--query-gpu`` CSV row of the same GPU index that says the same
+    of a field they both hold (its fabric state): one GPU read twice, folded into the row (its
+    name and line kept, the section's fields added where the row has none). A section whose
+    fields differ from the row's, or that shares none with it, stays apart."""
     rows = {(g["source"], g.get("host"), g["gpu"]): g for g in out.gpus if g.get("query") == "csv"}
     if not rows:
         return
@@ -1544,7 +1545,10 @@ def _fold_grepped_sections(out: EvidenceFacts) -> None:
             for k, v in gpu.items()
             if k not in ("line", "query", "sections") and not _unsaid(v)
         }
-        if any(not _unsaid(row.get(k)) and row.get(k) != v for k, v in said.items()):
+        shared = [k for k in said if k not in ("source", "host", "gpu") and not _unsaid(row.get(k))]
+        if not shared or any(row[k] != said[k] for k in shared):
+            # (no field of the row that the section also says: nothing shows them one reading,
+            # and a finding would cite a row that says nothing of it; one that differs: another)
             kept.append(gpu)
             continue
         row.update(said)
@@ -5108,10 +5112,11 @@ _ERROR_COUNTER_RE = re.compile(r"\berrors?\b", re.I)
 _REPLAY_COUNTER_RE = re.compile(r"^(?:replay|recovery) errors?$", re.I)
 """nvidia-smi nvlink -e's "Replay Errors" / "Recovery Errors", dcgmi nvlink -e's "Replay Error" /
 "Recovery Error": the counters DCGM's NVLink health watch fails a GPU on (DcgmHealthWatch.cpp,
-MonitorNVLink4Fields: "Replay and recovery errors are failures, not warnings", from one error in
-its window, DCGM_LIMIT_MAX_NVLINK_ERROR 1; CRC errors only a warning below 100 a second,
-DCGM_LIMIT_MAX_NVLINK_CRC_ERROR). A newer driver's "Link Recovery ... Events" are events, no
-error count."""
+MonitorNVLink4Fields: "Replay and recovery errors are failures, not warnings", from one error
+more over its watch window, DCGM_LIMIT_MAX_NVLINK_ERROR 1; CRC errors only a warning below 100 a
+second, DCGM_LIMIT_MAX_NVLINK_CRC_ERROR). The tools print them counted since the driver loaded,
+so one read gives a total, not DCGM's increase (evidence-nvlink-replay-errors' line). A newer
+driver's "Link Recovery ... Events" are events, no error count."""
 
 
 def _replay_total(errors: Mapping[int, Mapping[str, int]]) -> int:
@@ -8053,6 +8058,23 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
             continue
+        if link.peer_width and not spared:
+            # (no capability or mark says its own width: its sibling NICs' widths are the
+            # measure, said as such)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="pcie_link_narrow",
+                    line=link.line,
+                    message=where,
+                    library="lspci",
+                    exception_type=f"{said}: fewer lanes than the other NICs of the listing "
+                    f"(x{link.peer_width}); no LnkCap or lspci (ok)/(downgraded) mark in the copy "
+                    "says its own width",
+                ),
+            )
+            continue
         if link.speed_downgraded and link.nic and not spared and link.cap_speed_gts:
             # a NIC's link trains to its speed once, at the driver's probe (which prints the
             # kernel's pcie_print_link_status, "... available PCIe bandwidth, limited by 8.0
@@ -8471,7 +8493,9 @@ def _smi_list_numbered(gpus: list[nvidia_smi.ListedGpu]) -> str:
     """The listed GPUs' indexes; where a later listing numbers other GPUs (their UUIDs) from an
     index an earlier one used, each listing's apart: nvidia-smi numbers the GPUs a process can
     see from 0, so a container's or a job's listing (docker --gpus, CUDA_VISIBLE_DEVICES) calls
-    the host's GPU 5 its GPU 0, and "GPU 0, 1, 0" would count no one set of GPUs."""
+    the host's GPU 5 its GPU 0, and another host's listing (``for h in ...; do ssh $h nvidia-smi
+    -L``) starts again at its own GPU 0: "GPU 0, 1, 0" would count no one set of GPUs; which of
+    the two a listing is, the copy rarely says, so the note names both."""
     indexes = [g.gpu for g in gpus]
     if len(set(indexes)) == len(indexes):
         return "GPU " + ", ".join(str(i) for i in indexes)
@@ -8485,9 +8509,9 @@ def _smi_list_numbered(gpus: list[nvidia_smi.ListedGpu]) -> str:
         + (
             ""
             if at == 0
-            else ": GPUs the listings above did not hold, numbered from its own GPU 0, as a "
-            "container's or a job's view of the host's GPUs numbers them, so not more of the "
-            "host's GPUs in index order"
+            else ": GPUs the listings above did not hold, numbered from its own GPU 0: another "
+            "listing, another host's (a loop over hosts) or a restricted view of one host's (a "
+            "container's or a job's), so not more GPUs of one host in index order"
         )
         + ")"
         for at, listed in enumerate(by_listing.values())

@@ -115,6 +115,10 @@ class PcieLink:
     """A network controller: its heading's class (``NIC_CLASSES``), or a NIC driver's kernel
     line in the copy that names its address (a grepped copy with no heading), or the RDMA device
     a script's label names on its line."""
+    peer_width: int | None = None
+    """Where neither a capability line nor lspci's mark says the link's own width (pciutils
+    before 3.7 prints LnkSta unmarked) and it is narrower than most of the other NICs whose
+    links the listing gives alone: their width (``_narrower_than_peers``)."""
 
 
 def pcie_gbps(speed_gts: float, width: int) -> float:
@@ -186,6 +190,7 @@ def parse(text: str) -> list[PcieLink]:
     """Each ``LnkSta`` line with its device's ``LnkCap`` above it; ParseError when none."""
     links: list[PcieLink] = []
     placed: list[tuple[PcieLink, _Heading | None]] = []
+    unmarked: list[PcieLink] = []  # links with no capability above them and no lspci mark
     heads: list[_Heading] = []
     head: _Heading | None = None
     port_type: str | None = None
@@ -251,6 +256,8 @@ def parse(text: str) -> list[PcieLink]:
             )
         )
         placed.append((links[-1], head))
+        if cap is None and s.group("width_said") is None:
+            unmarked.append(links[-1])
     if not links:
         raise ParseError("no lspci 'LnkSta: Speed ...GT/s, Width x..' line")
     _place(placed, heads)
@@ -261,7 +268,28 @@ def parse(text: str) -> list[PcieLink]:
             link.nic = True
             if link.job_data is None:
                 link.job_data = True
+    _narrower_than_peers([link for link in unmarked if link.nic])
     return links
+
+
+def _narrower_than_peers(nics: list[PcieLink]) -> None:
+    """Each NIC's ``peer_width`` where its link is narrower than the width most of the others
+    trained to: with no capability line and no "(ok)/(downgraded)" mark (pciutils before 3.7,
+    a loop that greps LnkSta alone), its siblings are the only measure of what it can do (a
+    node's data NICs are one model, in slots alike)."""
+    counts: dict[int, int] = {}
+    for link in nics:
+        counts[link.width] = counts.get(link.width, 0) + 1
+    if not counts:
+        return
+    usual = max(counts, key=lambda w: (counts[w], w))
+    # (a width shared by more than half of them, two at least: where the NICs split evenly the
+    # copy cannot tell which ones trained short)
+    if counts[usual] < 2 or 2 * counts[usual] <= len(nics):
+        return
+    for link in nics:
+        if 0 < link.width < usual:
+            link.peer_width = usual
 
 
 DEVICE_SIGNATURE = (

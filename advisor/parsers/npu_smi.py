@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import NODE_NAME, ParseError, ParseWarning, numbered_lines
 
 RETYPED_HEALTH = ("0K",)
 """Health values npu-smi never prints but pasted outputs carry: ``OK`` retyped with a digit zero
@@ -39,13 +39,22 @@ FRAGMENT_SIGNATURE = (
 shape by which a table pasted without its header is still known (multi-line mode)."""
 _FRAGMENT_RE = re.compile(FRAGMENT_SIGNATURE, re.M)
 
+_ROW_HOST = rf"(?P<host>{NODE_NAME}):[ \t]+"
+"""pdsh's host before each line of a node's output (dshbak(1): "the leading node: is stripped";
+``pdsh -w node[01-02] "npu-smi info | grep 0000"``)."""
+_ROW_HOST_RE = re.compile(rf"^{_ROW_HOST}(?=\|)")
 SECOND_ROW_SIGNATURE = (
-    r"^[ \t]*\|[ \t]*\d+(?:[ \t]+\d+)?[ \t]*\|[ \t]*" + _BUS_ID_RE.pattern + r"[ \t]*\|"
+    r"^[ \t]*(?:"
+    + _ROW_HOST.replace("?P<host>", "?:")
+    + r")?\|[ \t]*\d+(?:[ \t]+\d+)?[ \t]*\|[ \t]*"
+    + _BUS_ID_RE.pattern
+    + r"[ \t]*\|"
     r"[ \t]*(?:\d+(?:\.\d+)?|NA|-)[ \t]+\d+[ \t]*/[ \t]*\d+"
 )
 """A chip's second row alone (``| 0   0 | 0000:81:00.0 | 0   0 / 8192 |``: chip ids, a PCI bus id,
-the AI cores' figure then a used / total pair), as ``npu-smi info | grep 0000`` keeps it: no other
-tool prints a bare bus id between ids and a usage pair (multi-line mode)."""
+the AI cores' figure then a used / total pair), as ``npu-smi info | grep 0000`` keeps it, pdsh's
+host before it where run on several (``_ROW_HOST``): no other tool prints a bare bus id between
+ids and a usage pair (multi-line mode)."""
 _SECOND_ROW_RE = re.compile(SECOND_ROW_SIGNATURE, re.M)
 
 
@@ -102,6 +111,8 @@ class NpuChipRowAlone:
     line: int
     bus_id: str
     chip: int
+    host: str | None = None
+    """The node pdsh named before the row (``_ROW_HOST``); None where no host leads it."""
     phy_id: int | None = None
     device: int | None = None
     """Logical device id (310P ``Chip Device`` layout)."""
@@ -453,6 +464,9 @@ def _second_rows_alone(
     rows: list[NpuChipRowAlone] = []
     for no, line, _ in lines:
         s = line.strip()
+        host = _ROW_HOST_RE.match(s)
+        if host is not None:
+            s = s[host.end() :]
         if not s.startswith("|") or not _SECOND_ROW_RE.match(s):
             continue
         cells = _cells(s)
@@ -462,18 +476,21 @@ def _second_rows_alone(
         # the layouts' second headers (module docstring): "Chip Device" (310P, one pair:
         # Memory-Usage, no HBM column), "Chip Phy-ID" (Atlas A3, Memory then HBM), "Chip" (910A,
         # 910B: Memory then HBM); one id and one pair could be either usage column
-        row = NpuChipRowAlone(line=no, bus_id=cells[1], chip=int(ids[0]))
+        row = NpuChipRowAlone(
+            line=no, bus_id=cells[1], chip=int(ids[0]), host=host.group("host") if host else None
+        )
+        on = f" on {row.host}" if row.host else ""
         # (the chip index is its place on its NPU: "chip 0" on every one-chip NPU, so the note
         # names the chip by its bus id and the index as an index of an NPU not named)
         if len(ids) > 1:
             kind = "device" if len(pairs) == 1 else "phy-id"
-            names = f"the chip at bus id {cells[1]} (chip {ids[0]} {kind} {ids[1]} of its NPU)"
+            names = f"the chip at bus id {cells[1]}{on} (chip {ids[0]} {kind} {ids[1]} of its NPU)"
             if kind == "device":
                 row.device = int(ids[1])
             else:
                 row.phy_id = int(ids[1])
         else:
-            names = f"the chip at bus id {cells[1]} (chip {ids[0]} of its NPU)"
+            names = f"the chip at bus id {cells[1]}{on} (chip {ids[0]} of its NPU)"
         if len(pairs) == 2:
             figures = (
                 f"memory {pairs[0][0]} / {pairs[0][1]} MB, HBM {pairs[1][0]} / {pairs[1][1]} MB"

@@ -1660,6 +1660,10 @@ def query_versions(text: str) -> tuple[str, str]:
     )
 
 
+_SMI_COMMAND_RE = re.compile(r"\bnvidia-smi(?:\.exe)?\s+-")
+"""A command line of nvidia-smi with its options (no line of its -q output holds one)."""
+
+
 def parse_query(text: str) -> list[SmiGpu]:
     """The health sections of ``nvidia-smi -q`` per GPU (its ECC counts, row remapping, page
     retirement and the clock slowdowns active); raises ParseError when no section is there."""
@@ -1668,7 +1672,13 @@ def parse_query(text: str) -> list[SmiGpu]:
     stack: list[tuple[int, str]] = []  # (indent, section) of the sections the line is under
     by_gpu_line = False  # the output names each GPU's record by its own line (no grep guessing)
     headed = any(_QUERY_GPU_RE.match(line.strip()) for _, line, _ in numbered_lines(text))
+    # the GPU a command line's "-i N" asked for ("nvidia-smi -i 3 -q | grep -A 12 Fabric"): its
+    # grepped section, which names no GPU, is that GPU's, not the list's first
+    asked: int | None = None
     for no, line, _ in numbered_lines(text):
+        if _SMI_COMMAND_RE.search(line):
+            asked = int(i.group("id")) if (i := _ID_OPTION_RE.search(line)) else None
+            continue
         if not line.strip() or line.lstrip().startswith(("$", "[...]", "...", "=")):
             continue
         if m := _QUERY_GPU_RE.match(line.strip()):
@@ -1697,7 +1707,13 @@ def parse_query(text: str) -> list[SmiGpu]:
                 # heads its GPUs by their lines, its sections above the first, such as "vGPU
                 # Driver Capability" on a vGPU host): not a GPU's
                 continue
-            current = SmiGpu(gpu=len(gpus), name="", line=no, query="q")  # a grepped section
+            # a grepped section: the GPU -i asked for, else the next in the list
+            current = SmiGpu(
+                gpu=asked if asked is not None and not gpus else len(gpus),
+                name="",
+                line=no,
+                query="q",
+            )
             gpus.append(current)
         _query_gpu(current, [s for _, s in stack], key, value, no)
     read = [g for g in gpus if g.sections]

@@ -2437,9 +2437,15 @@ def _mlxlink_run(
     )
     if "State" in op:
         _state(port, state)
-    elif port.physical_state not in ("LinkUp", "N/A"):
+    elif port.physical_state not in ("LinkUp", "N/A") and not (
+        port.physical_state or ""
+    ).startswith("ETH_AN_FSM_"):
         # (a port whose PHY is not up, "Polling", "Disabled", carries nothing whatever its
-        # logical state; one at LinkUp may still wait for its subnet manager, so stays unknown)
+        # logical state; one at LinkUp may still wait for its subnet manager, so stays unknown.
+        # An Ethernet port's "Physical state" is its autonegotiation machine's (mlxlink's
+        # _ethANFsmState: 0x0 "ETH_AN_FSM_ENABLE" ... 0x6 "LinkUp"): an Active 100G RoCE port
+        # prints ETH_AN_FSM_ENABLE, and so does one whose cable is out (State "Disable"), so it
+        # says nothing of the port's state alone: unknown)
         port.active = False
     # flint query's "FW Version:" where a script prints it beside the port (mlxlink's own Module
     # Info names the cable's firmware, not the adapter's)
