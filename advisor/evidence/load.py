@@ -855,7 +855,8 @@ class EvidenceFacts:
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
     kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), hccs (npu-smi:
     some pair is joined by HCCS), sys_by_design (npu-smi: its SYS pairs are the board's design,
-    ``_sys_by_design``), numa_affinity,
+    ``_sys_by_design``), pcie_only (nvidia-smi: the matrix is ``topo -mp``'s, which never shows
+    NVLink, ``_pcie_only``), numa_affinity,
     gpu_numa_id, nics: {NIC0: mlx5_0}, warnings: [{line, message}]}`` (the last four from
     nvidia-smi only; empty for npu-smi)."""
     npu_ports: list[dict[str, Any]] = field(default_factory=list)
@@ -881,7 +882,7 @@ class EvidenceFacts:
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
-    netdev, netdev_up, peer, could_be, switch, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
+    netdev, netdev_up, peer, could_be, trouble, trouble_line, switch, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
     ``parsers.rdma.HcaPort``; ``active``: the state carries
     traffic, None where the output gives no port state; ``gpu_rail``: the GPUs whose own NIC the
     same copy's ``nvidia-smi topo -m`` shows this port's device to be, where it is not active,
@@ -4088,6 +4089,42 @@ _MATRIX_HEAD_RE = re.compile(
 )
 """A matrix's header (its first device, then the next or the affinity): where a file of several
 ``topo -m`` outputs starts each."""
+# the command a matrix was printed by, on a line above it ("$ nvidia-smi topo -mp", "> nvidia-smi
+# topo --matrix_pci"): -mp / --matrix_pci print the PCIe-only matrix (nvidia-smi topo's help:
+# "Display the GPUDirect communication matrix for the system (PCI Only)")
+_TOPO_COMMAND_RE = re.compile(r"\bnvidia-smi[ \t]+topo[ \t]+(?P<options>[^\n|;&>]*)")
+_PCI_ONLY_OPTION_RE = re.compile(r"(?:^|[ \t])(?:-mp|--matrix_pci)(?=$|[ \t])")
+# its legend's lines: topo -m's names NVLink last ("PIX = Connection traversing at most a single
+# PCIe bridge", then "NV# = Connection traversing a bonded set of # NVLinks"); -mp's ends at PIX
+_LEGEND_NODE_RE = re.compile(r"^[ \t]*NODE[ \t]*=[ \t]*Connection traversing PCIe", re.M)
+_LEGEND_PIX_RE = re.compile(r"^[ \t]*PIX[ \t]*=[ \t]*Connection traversing")
+_LEGEND_NVLINK_RE = re.compile(r"^[ \t]*NV#[ \t]*=")
+
+
+def _pcie_only(part: str, whole: str) -> bool:
+    """The matrix in ``part`` (its lines at their places in ``whole``) is ``nvidia-smi topo
+    -mp``'s, the PCIe-only one, in which NVLink never shows: the nearest ``nvidia-smi topo``
+    command above its header (no other matrix between) says ``-mp`` / ``--matrix_pci``, or, with
+    no command in the copy, its legend names the PCIe paths, NODE among them (drivers that print
+    NODE print NV# in topo -m's legend), and no NV# after its PIX line (a legend cut before
+    that line's next says nothing)."""
+    lines = part.split("\n")
+    head = next((i for i, line in enumerate(lines) if _MATRIX_HEAD_RE.match(line)), None)
+    if head is None:
+        return False
+    for line in reversed(whole.split("\n")[:head]):
+        if _MATRIX_HEAD_RE.match(line):
+            break
+        if command := _TOPO_COMMAND_RE.search(line):
+            return bool(_PCI_ONLY_OPTION_RE.search(command.group("options")))
+    below = lines[head:]
+    pix = next((i for i, line in enumerate(below) if _LEGEND_PIX_RE.match(line)), None)
+    if pix is None or not _LEGEND_NODE_RE.search("\n".join(below[:pix])):
+        return False
+    # (the line after PIX's, whole: followed by another, or not blank)
+    after = below[pix + 1 : pix + 3]
+    complete = len(after) == 2 or (len(after) == 1 and after[0].strip() != "")
+    return complete and not _LEGEND_NVLINK_RE.match(after[0])
 
 
 def _matrices(text: str) -> list[str]:
@@ -4118,7 +4155,7 @@ def _topo(tool: str, parser: Any) -> Any:
             found: list[ParseWarning] = []
             for part in parts:
                 try:
-                    found += convert_one(part, source, out)
+                    found += convert_one(part, source, out, text)
                 except ParseError as e:
                     head = next(
                         (n for n, t in enumerate(part.split("\n"), 1) if _MATRIX_HEAD_RE.match(t)),
@@ -4128,9 +4165,9 @@ def _topo(tool: str, parser: Any) -> Any:
             return found
         # (the one matrix left: a -p2p block after a topo -m that lost its legend is not read
         # as more of its rows)
-        return convert_one(parts[0], source, out)
+        return convert_one(parts[0], source, out, text)
 
-    def convert_one(text: str, source: str, out: EvidenceFacts) -> list[ParseWarning]:
+    def convert_one(text: str, source: str, out: EvidenceFacts, whole: str) -> list[ParseWarning]:
         try:
             topo = parser(text)
         except ParseError:
@@ -4152,6 +4189,11 @@ def _topo(tool: str, parser: Any) -> Any:
         # (the parser's own words for links a copy lost: "... are unknown")
         cut = any("unknown" in w.message for w in warnings)
         nic_columns = set(getattr(topo, "nics", {}))  # (nvidia-smi's only)
+        pcie_only = (
+            tool == "nvidia-smi"
+            and not any(k.startswith("NV") for k in topo.kinds())
+            and _pcie_only(text, whole)
+        )
         out.topologies.append(
             {
                 "source": source,
@@ -4183,6 +4225,9 @@ def _topo(tool: str, parser: Any) -> Any:
                 # rings of four)
                 "hccs": tool == "npu-smi" and any(k.startswith("HCCS") for k in topo.kinds()),
                 "sys_by_design": tool == "npu-smi" and _sys_by_design(topo.links),
+                # nvidia-smi topo -mp's: its GPU pairs' paths are their PCIe ones, NVLink not
+                # shown, so a SYS pair may still be joined by NVLink
+                "pcie_only": pcie_only,
                 "nvlink_left_out": (
                     _nvlink_left_out(topo.links, cut=cut) if tool == "nvidia-smi" else []
                 ),
@@ -4205,6 +4250,15 @@ def _topo(tool: str, parser: Any) -> Any:
                 "warnings": [{"line": w.line, "message": w.message} for w in warnings],
             }
         )
+        if pcie_only:
+            warnings.append(
+                ParseWarning(
+                    line=0,
+                    message="nvidia-smi topo -mp: the PCIe-only matrix, which never shows NVLink: "
+                    "its GPU pairs' entries are their PCIe paths, not whether NVLink joins them",
+                    skipped=False,
+                )
+            )
         if tool == "nvidia-smi" and (near := _nearest_nics(topo.links, getattr(topo, "nics", {}))):
             warnings.append(ParseWarning(line=0, message=near, skipped=False))
         return warnings

@@ -70,8 +70,10 @@ network controllers of the data fabric. Storage, USB, SATA, management and the c
 functions carry none of it."""
 # a 1 Gb/s NIC's name in pci.ids ("NetXtreme BCM5720 2-port Gigabit Ethernet PCIe", "I350
 # Gigabit Network Connection"), not a faster one's ("82599ES 10-Gigabit SFI/SFP+", "BCM57810 10
-# Gigabit Ethernet"): one lane of PCIe 1.0 (2 Gb/s after 8b/10b) outruns its port
-_ONE_GIGABIT_RE = re.compile(r"(?<![\d.-])(?<!\d )Gigabit\b")
+# Gigabit Ethernet", "2.5 Gigabit"): one lane of PCIe 1.0 (2 Gb/s after 8b/10b) outruns its
+# port. A speed is a number word of its own before "Gigabit"; a model's digits ("NetXtreme
+# BCM5720 Gigabit Ethernet PCIe", older pci.ids' name of the same chip) are no speed
+_ONE_GIGABIT_RE = re.compile(r"(?<![\d.-])(?<!\b\d )(?<!\b\d\d )(?<!\b\d\d\d )Gigabit\b")
 DOWNSTREAM_PORTS = ("Root Port", "Downstream Port")
 NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
 # a data NIC driver's kernel line naming the device by its bus address (dev_printk's "<driver>

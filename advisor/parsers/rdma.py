@@ -392,6 +392,12 @@ class HcaPort:
     could_be: str | None = None
     """``iblinkinfo``'s remark that the link trained below what both its ends support (``Could be
     4X 53.125 Gbps``): a cable or lane fault, or a port forced lower."""
+    trouble: str | None = None
+    """``mlxlink``'s Troubleshooting Info where its Status Opcode is not 0 (``status opcode 25
+    (group PHY FW): Cable speed not enabled``): the adapter firmware's own diagnosis of why the
+    link is not as it should be."""
+    trouble_line: int | None = None
+    """With ``trouble``: the line of its Status Opcode."""
     perftest: PerftestRun | None = None
     """A perftest run from this port (``parse_perftest``)."""
     switch: bool | None = None
@@ -2021,7 +2027,15 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # (a copy that joined the completion error's lines: its status on the same line)
             _completion_details(run, line[e.end() :])
             continue
-        if e and pending and (current is None or run is None or ended or run.rows or retyped):
+        # (a failure under a run's rows is that run's where no command was typed after its
+        # settings: a command line copied twice above one run, the prompt's and a stray copy of
+        # it, leaves one of them pending that printed nothing of its own)
+        typed_since = bool(pending) and current is not None and pending[-1].line > current.line
+        if (
+            e
+            and pending
+            and (current is None or run is None or ended or retyped or (run.rows and typed_since))
+        ):
             # (a run whose settings were printed and whose report has not started: the error is
             # its own, the commands still pending are others', a server waiting meanwhile)
             # the last command stopped before its settings (its device, its TCP exchange with
@@ -2478,16 +2492,16 @@ def _mlxlink_run(
         warnings.append(
             ParseWarning(line=state_no, message=f"{port.ca} " + "; ".join(said), skipped=False)
         )
-    if opcode and opcode[1] != MLXLINK_HEALTHY_OPCODE:
+    if opcode and opcode[1] not in (MLXLINK_HEALTHY_OPCODE, "N/A"):
         why = trouble.get("Recommendation", (opcode[0], ""))[1]
+        port.trouble_line = opcode[0]
+        port.trouble = (
+            f"status opcode {opcode[1]}"
+            + (f" (group opcode {g[1]})" if (g := trouble.get("Group Opcode")) else "")
+            + (f"; its recommendation: {why}" if why else "")
+        )
         warnings.append(
-            ParseWarning(
-                line=opcode[0],
-                message=f"{port.ca} status opcode {opcode[1]}"
-                + (f" (group opcode {g[1]})" if (g := trouble.get("Group Opcode")) else "")
-                + (f"; its recommendation: {why}" if why else ""),
-                skipped=False,
-            )
+            ParseWarning(line=opcode[0], message=f"{port.ca} {port.trouble}", skipped=False)
         )
     counters = fields.get("Physical Counters and BER Info", {})
     for key in ("Link Down Counter", "Link Error Recovery Counter"):
