@@ -2024,6 +2024,40 @@ def _json_string_lines(text: str) -> tuple[str, int] | None:
     return "\n".join(out), quoted
 
 
+ESCAPED_BREAKS_MIN = 4
+"""Escaped line breaks (the two characters ``\\n``) a line needs before it is tried as a whole
+output a log carried in one string (a JSON field's value): fewer are an error message's own."""
+_ESCAPES = {"\\n": "\n", "\\t": "\t", '\\"': '"', "\\\\": "\\", "\\r": ""}
+_ESCAPE_RE = re.compile(r"\\[nt\"\\r]")
+
+
+def _escaped_output(text: str) -> tuple[str, int] | None:
+    """``text`` with each line that carries ``ESCAPED_BREAKS_MIN`` escaped line breaks or more
+    read as the lines it escaped (a caller's log that put a tool's output in one JSON field:
+    the SR-IOV operator's ``RunCommand()  {"output": "\\nDevice #1:\\n..."}``), and how many
+    lines were so read, where the escaped lines show a format the text as it was does not;
+    None otherwise."""
+    if text.count("\\n") < ESCAPED_BREAKS_MIN:
+        return None
+    lines = text.split("\n")
+    hits = [i for i, line in enumerate(lines) if line.count("\\n") >= ESCAPED_BREAKS_MIN]
+    if not hits:
+        return None
+    # (a copy that wrapped the long line: the parts after it that carry escapes too are its)
+    for i in list(hits):
+        while i + 1 < len(lines) and i + 1 not in hits and "\\n" in lines[i + 1]:
+            i += 1
+            hits.append(i)
+    hits.sort()
+    read = list(lines)
+    for i in hits:
+        read[i] = _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], lines[i])
+    shown = detect("\n".join(read[i] for i in hits))
+    if not shown or not set(shown) - set(detect(text)):
+        return None
+    return "\n".join(read), len(hits)
+
+
 _WHOLE_LINE_SPAN_RE = re.compile(r"^([ \t]*)`([^`\n]+)`[ \t]*$", re.MULTILINE)
 """A line that is one inline-code span whole (an issue's "`init.cc:1247 NCCL WARN ...`")."""
 
@@ -2177,6 +2211,12 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         text, n = strings
         notes.append(
             f"{n} line(s) read as the JSON strings they were printed as (quotes taken off)"
+        )
+    if "\\n" in text and (escaped := _escaped_output(text)) is not None:
+        text, n = escaped
+        notes.append(
+            f"{n} line(s) carrying an output in one string, its line breaks escaped ('\\n'), "
+            "read as the lines it holds: line numbers from there on count them"
         )
     lines = text.split("\n")
     shown = [line for line in lines if line.strip()]
@@ -7904,6 +7944,24 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     of its device, or a later ``mlxconfig -e query`` whose Current column holds them."""
     notes = rdma.parse_mlxconfig(text)
     blocks = rdma.parse_mlxconfig_blocks(text)
+    for error in rdma.mlxconfig_errors(text):
+        # the tool's "-E-" answer: a ``nic_config_tool_error`` failure, its ``code`` "unopened"
+        # where it could not open the device at all
+        device = f" -d {error.device}" if error.device else ""
+        status = f" (exit status {error.exit_status})" if error.exit_status is not None else ""
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nic_config_tool_error",
+                line=error.line,
+                message=f"{error.tool}{device}: -E- {error.what}{status}",
+                library=error.tool,
+                code="unopened" if error.unopened else "error",
+                exit_code=error.exit_status,
+                exception_type=f"{error.tool}{device}: {error.what}{status}"[:400],
+            ),
+        )
     for i, b in enumerate(blocks):
         if b.roce_disabled():
             # a RoCE NIC whose firmware has RoCE off creates no RoCE QP (Linux net/mlx5_core

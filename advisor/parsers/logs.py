@@ -743,8 +743,9 @@ class LogEvent:
     importer's, a ping between hosts), optical_power (the importer's, ethtool -m's power past the
     module's own thresholds: code Fail past an alarm one, Warn past a warning one), ibdiag_check
     (the importer's, an ibdiagnet stage its summary counts errors, Fail, or warnings, Warn in),
-    firmware_config_pending (the importer's, an mlxconfig set applied that loads at the next
-    reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
+    nic_config_tool_error (the importer's, an mlxconfig or mstconfig command that answered
+    "-E-": code "unopened" where it could not open the device), firmware_config_pending (the
+    importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
     ROCE_DISABLE), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),
     dcgm_diag_log_error (DCGM's diagnostic, NVVS, in its own log: the package configuration it

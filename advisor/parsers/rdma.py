@@ -1405,6 +1405,10 @@ _PERFTEST_ROW_RE = re.compile(
     r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<a>[0-9.]+)(?:\s+(?P<b>[0-9.]+))?"
     r"(?:\s+(?P<c>[0-9.]+))?(?:\s+(?P<d>[0-9.]+))?"
 )
+# a report row cut after its first two columns (#bytes, #iterations): a copy that ends inside the
+# row perftest prints once the size is measured (perftest_parameters.c print_report_bw: "%d %lu"
+# then the figures on the same line), its figures lost with the rest of the line
+_PERFTEST_CUT_ROW_RE = re.compile(r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s*$")
 _PERFTEST_TOOL_RE = re.compile(r"\bib_(?:write|read|send|atomic)_(?:bw|lat)(?=$|[\s'\"|;&<>])")
 # a perftest command's own words end where the shell's plumbing starts: a pipe (| tee out.txt),
 # a redirection (> file, 2>&1), a list (;, &&, ||), a background &, a comment (" # ...")
@@ -1642,6 +1646,10 @@ class PerftestRun:
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
     by default) carries no RDMA traffic."""
+    cut_row_line: int | None = None
+    """The line of a report row the copy cut after its #bytes and #iterations, before any figure
+    (``_PERFTEST_CUT_ROW_RE``), in a run with no whole row: it ran that size, its result is not in
+    the copy."""
 
 
 PERFTEST_AT_RATE_SHARE = 0.85
@@ -2145,6 +2153,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         # (a row a user pasted into Markdown may carry its figure in bold: "**5544.28**")
         if head and run is not None and (r := _PERFTEST_ROW_RE.match(line.replace("**", ""))):
             _perftest_row(run, head, scale, r)
+        elif head and run is not None and not run.rows and _PERFTEST_CUT_ROW_RE.match(line):
+            run.cut_row_line = run.cut_row_line or no
     if not ports:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
     _interleaved_server_row(ports, warnings)
@@ -2186,8 +2196,12 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if run is not None and not run.rows and run.failed is None:
             warnings.append(
                 ParseWarning(
-                    line=port.line,
-                    message=f"perftest on {port.ca}: no report row under its settings (the copy ends before it?)",
+                    line=run.cut_row_line or port.line,
+                    message=f"perftest on {port.ca}: its report row is cut after #bytes and "
+                    "#iterations, before its figures"
+                    if run.cut_row_line
+                    else f"perftest on {port.ca}: no report row under its settings (the copy ends "
+                    "before it?)",
                     skipped=False,
                 )
             )
@@ -2759,6 +2773,11 @@ MLXCONFIG_SIGNATURE = (
     r"|^(?>[^\n]*?\b(?:mlxconfig|mstconfig)\b)(?>[^\n]*[ \t](?:q|query)\b)[^\n]*\n"
     # (under pdsh each row is led by its node's "node1: ", dshbak(1))
     r"(?:[\w.-]+: )?\*?[ \t]+[A-Z][A-Z0-9_]+[ \t]{2,}\S"
+    # a command of the tool that answered with its "-E-" error line, on one of the next two lines
+    # (a caller's log, the SR-IOV operator's "RunCommand(): mstconfig, [-e -d 0000:18:00.0 q]"
+    # over "RunCommand(): -E- Failed to open the device"); each line start reads three lines at
+    # most
+    r"|^(?>[^\n]*?\b(?:mlxconfig|mstconfig)\b)[^\n]*\n(?:[^\n]*\n)?[^\n]*?(?<!\S)-E-[ \t]+\S"
 )
 _FLINT_IMAGE_RE = re.compile(r"^\s*Image type:\s*(?P<image>\S+)\s*$")
 _FLINT_FIELD_RE = re.compile(
@@ -2828,6 +2847,83 @@ MLXCONFIG_SHOWN = (
     "ADVANCED_PCI_SETTINGS", "PCI_WR_ORDERING", "ROCE_CC_PRIO_MASK_P1",
 )  # fmt: skip
 """The settings a note names first (the link type, SR-IOV, ATS for GPUDirect ...)."""
+
+
+# the MFT tools' error line (mstflint's mlxconfig/mlxcfg_ui.cpp main(): printf("-E- %s\n",
+# e.what()), then exit MLX_CFG_ERROR, 3: mlxconfig/mlxcfg_status.h), after whatever a caller's log
+# put before it; its text read to the line's last non-blank (greedy: linear on a long line)
+_MFT_ERROR_RE = re.compile(r"(?<!\S)-E-[ \t]+(?P<what>[^\n]*\S)")
+# the exit status a Go caller logged for the command (os/exec's ExitError, os.ProcessState's
+# String(): "exit status 3")
+_EXIT_STATUS_RE = re.compile(r"\bexit status (?P<status>\d+)\b")
+MFT_ERROR_WITHIN_LINES = 2
+"""Lines after an mlxconfig / mstconfig command its "-E-" error line is read as that command's
+within (a caller's log may print the command twice, its own words and its runner's, over it)."""
+# mlxconfig's words where it could not open the device at all (mstflint
+# mlxconfig/mlxcfg_commander.cpp Commander::create: "Failed to open the device" where mopen_adv
+# opens nothing at the -d address, "Failed to get device type" where the device does not answer)
+_MFT_UNOPENED_RE = re.compile(
+    r"Failed to open (?:the )?device|Failed to get device type|Cannot open", re.IGNORECASE
+)
+
+
+@dataclass(kw_only=True)
+class MlxconfigError:
+    """An mlxconfig (or mstflint's mstconfig) command that answered with its "-E-" error."""
+
+    line: int
+    """The error line's."""
+    tool: str
+    """``mlxconfig`` or ``mstconfig``, as the command names it."""
+    device: str
+    """The command's ``-d`` device ("" where the copy does not name it)."""
+    what: str
+    """The error's own words, after ``-E-``."""
+    exit_status: int | None = None
+    """The exit status a caller logged for the command (``exit status 3``), where it did."""
+    unopened: bool = False
+    """The tool could not open the device at all (``_MFT_UNOPENED_RE``): the card is not reached
+    at that address (gone from the bus, another driver holding it, no access to its
+    configuration space), so nothing on it can be queried or configured."""
+
+
+def mlxconfig_errors(text: str) -> list[MlxconfigError]:
+    """Each mlxconfig / mstconfig command of ``text`` answered by an ``-E-`` error line within
+    ``MFT_ERROR_WITHIN_LINES`` lines, with the exit status a caller logged after it."""
+    errors: list[MlxconfigError] = []
+    command: tuple[int, str, str] | None = None  # the last command's line, tool and -d device
+    for no, line, _ in numbered_lines(text):
+        last = errors[-1] if errors else None
+        if last is not None and last.exit_status is None and no - last.line <= 1:
+            if x := _EXIT_STATUS_RE.search(line):
+                last.exit_status = int(x.group("status"))
+        e = _MFT_ERROR_RE.search(line) if "-E-" in line else None
+        t = _MLXCONFIG_TOOL_RE.search(line) if "config" in line else None
+        if t is not None and (e is None or t.start() < e.start()):
+            d = _DEVICE_OPTION_RE.search(line, t.end())
+            command = (no, t.group(0), d.group("device").strip("]") if d else "")
+            if e is None:
+                continue
+        if e is None or command is None or no - command[0] > MFT_ERROR_WITHIN_LINES:
+            continue
+        what = e.group("what")
+        status = _EXIT_STATUS_RE.search(what)
+        if status is not None:
+            what = what[: status.start()]
+        # (a Markdown copy's emphasis or code marks after the words: "**_", "`")
+        what = what.rstrip(" ,;*_`")
+        errors.append(
+            MlxconfigError(
+                line=no,
+                tool=command[1],
+                device=command[2],
+                what=what,
+                exit_status=int(status.group("status")) if status else None,
+                unopened=_MFT_UNOPENED_RE.search(what) is not None,
+            )
+        )
+        command = None
+    return errors
 
 
 @dataclass(kw_only=True)
@@ -3110,7 +3206,8 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
         elif flint is not None and (f := _FLINT_FIELD_RE.match(line)):
             flint[1].setdefault(f.group("key"), f.group("value"))
     flint_said()
-    if not notes:
+    if not notes and not mlxconfig_errors(text):
+        # (a command that answered with its error alone is read: the importer's failure)
         raise ParseError("no mlxconfig 'Device type:' block and no flint query")
     return sorted(notes, key=lambda n: n.line)
 
