@@ -330,7 +330,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\{ (?:Epoch:\[[ \t]*\d+/[ \t]*\d+\], )?step:\[[ \t]*\d+/[ \t]*\d+\], loss:[ \t]*-?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # a tqdm bar whose postfix carries the loss (logs.TQDM_LOSS_RE)
-        r"|\|[ \t]*\d+/\d+ \[[^\]\n]{0,200}?\bloss[:=] ?-?\d"
+        r"|\|[ \t]*\d+/\d+ \[[^\]\n]{0,200}?\b(?:(?:reduced_)?train_)?loss(?:_step)?[:=] ?-?\d"
+        # Keras' progress line, its loss finite or not (logs.KERAS_LOSS_RE)
+        r"|^[ \t]*\d+/\d+[ \t]+(?:\[[=>.]{0,100}\][ \t]+|[━─]{1,100}[ \t]+)?(?:-[ \t]+)?"
+        r"[^\n]{0,80}?[ \t]-[ \t]loss: (?:-?\d|nan\b|-?inf\b)"
         # DeepSpeed's fp16 loss scaler skipping a step, its engine's count of skipped steps
         # (logs._DS_OVERFLOW_RE, logs._DS_STEP_RE); Horovod's stall inspector
         # (logs._HOROVOD_STALL_RE); XLA's allocator out of memory, maybe wrapped (logs._XLA_OOM_RE)

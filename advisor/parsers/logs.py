@@ -165,7 +165,7 @@ import os
 import re
 import signal
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -2196,11 +2196,13 @@ def _parse_events(text: str) -> LogReport:
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
                 report.events.append(ended)
-        if all(e.kind == "nccl_warning" for e in report.events) and (
+        if all(e.kind == "nccl_warning" or _vllm_core_unexplained(e) for e in report.events) and (
             cuda := _torch_cuda_errors(lines, raw)
         ):
             # (also beside NCCL's WARN lines: NCCL warned of the failed CUDA call in its own
-            # words, torch's error is what stopped the process)
+            # words, torch's error is what stopped the process; and beside vLLM's engine core
+            # that did not start or died with no exception of its own in the copy: a worker's
+            # CUDA error its executor logged above is why, the core said once with it below)
             report.events += cuda
         if not report.events and (lone := lone_exception(lines)):
             report.events.append(lone)
@@ -2243,6 +2245,10 @@ def _parse_events(text: str) -> LogReport:
                 or ("step:" in text and TITAN_STEP_RE.search(text))
                 or ("epoch" in text and PLAIN_STEP_LOSS_RE.search(text))
                 or ("imgsize" in text and MINDYOLO_STEP_RE.search(text))
+                or (
+                    "- loss: " in text
+                    and any(KERAS_LOSS_RE.match(t) for _, t, _ in lines if "- loss: " in t)
+                )
             )
             and first_error_line(unprobed) is None
             and _loss_notes(lines, report)
@@ -2606,6 +2612,8 @@ def _parse_events(text: str) -> LogReport:
                 # HCCL's (EI) and HCCP's (EJ) own codes; EE/EH/EZ/E4... are other CANN modules'
                 ev.library = ev.library or "HCCL"
     _ranks_by_pid(report.events)
+    if "- loss: " in text:
+        _keras_loss_diverged(lines, report)
     report.events.sort(key=lambda e: e.line)
     if "EngineCore" in text or "core proc" in text:
         _vllm_core_said_once(report)
@@ -2714,6 +2722,18 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
 _WORKER_PROC_RELAYED = "WorkerProc initialization failed due to an exception in a background"
 
 
+def _vllm_core_unexplained(event: LogEvent) -> bool:
+    """Whether ``event`` is vLLM's engine core's failed start or fatal error with no exception
+    read under it (the copy cut, or its traceback only relaying a worker's error)."""
+    said = event.exception_type or ""
+    return event.kind == "launcher_exit" and said.startswith(
+        (
+            "vLLM (its engine core did not start; the traceback under it says why",
+            "vLLM (its engine core met a fatal error while serving and stopped; the traceback",
+        )
+    )
+
+
 def _vllm_core_said_once(report: LogReport) -> None:
     """vLLM's word that its engine core did not start, dropped where the log's own reading of
     that start's error (an out-of-memory, a failed NCCL call) stands in the traceback under it or
@@ -2722,7 +2742,9 @@ def _vllm_core_said_once(report: LogReport) -> None:
         e
         for e in report.events
         if e.kind == "launcher_exit"
-        and (e.exception_type or "").startswith("vLLM (its engine core did not start")
+        and (e.exception_type or "").startswith(
+            ("vLLM (its engine core did not start", "vLLM (its engine core met a fatal error")
+        )
     ]
     # (torch_npu's own ERR code at the traceback's end says less than the engine's exception)
     others = [
@@ -4920,7 +4942,11 @@ ITERATION_LOSS_RE = re.compile(
 _EVAL_BAR_RE = re.compile(r"(?i)\b(?:eval\w*|valid\w*|test\w*|predict\w*|infer\w*)\b")
 TQDM_LOSS_RE = re.compile(
     # (the postfix bounded: tried from each "| N/M [" of a long line it would scan the rest)
-    r"\|[ \t]*(?P<step>\d+)/(?P<of>\d+) \[[^\]\n]{0,200}?\bloss[:=] ?"
+    # (Lightning's bar shows what the module logged with prog_bar=True by its name: "train_loss=",
+    # "train_loss_step=" where it is logged on step and epoch; NeMo's Megatron models log
+    # "reduced_train_loss" (nemo/collections/nlp/models/language_modeling/megatron_gpt_model.py
+    # training_step: self.log('reduced_train_loss', loss_mean, prog_bar=True, ...)))
+    r"\|[ \t]*(?P<step>\d+)/(?P<of>\d+) \[[^\]\n]{0,200}?\b(?:(?:reduced_)?train_)?loss(?:_step)?[:=] ?"
     r"(?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
 )
 
@@ -4952,6 +4978,19 @@ EPOCH_OF_LOSS_RE = re.compile(
 )
 
 
+# Keras' progress line (keras/utils/generic_utils.py Progbar.update, keras/callbacks.py
+# ProgbarLogger): verbose=2 "1/1 - 3s - loss: nan" (Keras 3: "1/1 - 3s - 3s/step - loss: nan"),
+# verbose=1 "1/1 [==============================] - 3s 3s/step - loss: nan" (Keras 3's bar of
+# "━" marks), each metric after " - name: value"; the figures are the epoch's batches (NaN
+# printed "nan")
+# (keras/callbacks.py ProgbarLogger.on_epoch_begin: "Epoch %d/%d" above each epoch's lines)
+_KERAS_EPOCH_RE = re.compile(r"^[ \t]*Epoch \d+/\d+[ \t]*$")
+KERAS_LOSS_RE = re.compile(
+    r"^[ \t]*(?P<step>\d+)/(?P<of>\d+)[ \t]+(?:\[[=>.]{0,100}\][ \t]+|[━─]{1,100}[ \t]+)?"
+    r"(?:-[ \t]+)?[^\n]{0,80}?[ \t]-[ \t]loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
+)
+
+
 def _loss_line(line: str) -> re.Match[str] | None:
     if "loss is" in line and (m := LOSS_LINE_RE.match(line)):
         return m
@@ -4969,6 +5008,8 @@ def _loss_line(line: str) -> re.Match[str] | None:
         return m
     if "imgsize" in line and (m := MINDYOLO_STEP_RE.search(line)):
         return m
+    if "- loss: " in line and (m := KERAS_LOSS_RE.match(line)):
+        return m
     return None
 
 
@@ -4977,7 +5018,7 @@ def _step_said(m: re.Match[str]) -> str:
         return f"epoch {m.group('epoch')} of {m.group('of')}" + (
             f" step {m.group('step')} of {m.group('steps')}" if m.group("step") else ""
         )
-    if m.re is TQDM_LOSS_RE:
+    if m.re is TQDM_LOSS_RE or m.re is KERAS_LOSS_RE:
         return f"step {m.group('step')} of {m.group('of')}"
     if m.re is TITAN_STEP_RE:
         return f"step {m.group('step')}"
@@ -6633,7 +6674,13 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     ran_away, ran_away_before = loss_ran_away(rows, lines) if turned is None else (None, None)
     # (a step counted again after its count went back is another step: the next epoch's, or
     # another run's; printed again with no count between, several processes print it)
-    laps = itertools.accumulate(_counter_went_back(rows))
+    laps: Iterable[int] = itertools.accumulate(_counter_went_back(rows))
+    if all(m.re is KERAS_LOSS_RE for _, m in rows) and (
+        epochs := [no for no, t, _ in lines if _KERAS_EPOCH_RE.match(t)]
+    ):
+        # (Keras counts each epoch's batches from 1 under its "Epoch N/M" line, and verbose=2
+        # prints only an epoch's last, "469/469", each epoch: a row's epoch is the headings above)
+        laps = [bisect.bisect_left(epochs, no) for no, _ in rows]
     steps = len({(lap, _step_said(m)) for lap, (_, m) in zip(laps, rows, strict=True)})
     # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
     # time: 10830.542 ms", a line per process
@@ -10394,6 +10441,11 @@ _NATIVE_FRAME_RE = re.compile(
 # initialization failed. See root cause above. Failed core proc(s): {'EngineCore': -11}" (each
 # process's exit code, negative for a signal)
 _VLLM_CORE_START_RE = re.compile(r"\bEngineCore failed to start\.?\s*$")
+# ... and its engine core dying while it served (v1/engine/core.py run_engine_core: where the
+# busy loop raised, logger.exception("EngineCore encountered a fatal error."), the engine marked
+# dead to its client, and the exception raised again: the process ends; the scheduler output
+# dump_input.py logs at ERROR just above it is the step that failed, not another failure)
+_VLLM_CORE_FATAL_RE = re.compile(r"\bEngineCore encountered a fatal error\.?\s*$")
 # vLLM's engine core's logger line from v1/engine/core.py ("(EngineCore_DP0 pid=6444) ERROR 12-23
 # 07:23:11 [core.py:708] ..."; older releases "(EngineCore pid=N)", without the bracket's opening)
 _VLLM_CORE_ERROR_RE = re.compile(
@@ -11478,6 +11530,12 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
         for rank, names in missing.items()
     }
     mismatch = len({tuple(o) for o in ops.values() if o}) > 1
+    # (Horovod shutting down after the stall, the tensor never submitted: the missing rank did
+    # not come late, it had left the collective or its loop, and the others' collectives were
+    # refused (operations.cc SHUT_DOWN_ERROR: "... an attempt to allreduce ... after one of the
+    # ranks finished execution"); the stall names the ranks that diverged, the shutdown and the
+    # launcher's exits after it are what followed)
+    ended = next((e for e in report.events if e.kind == "horovod_shutdown" and e.line > no), None)
     said = "; ".join(
         f"rank {rank} had not submitted {names[0]}"
         + (
@@ -11491,12 +11549,13 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
     )
     report.events.append(
         LogEvent(
-            kind="horovod_deadlock" if mismatch or shut else "horovod_stall",
+            kind="horovod_deadlock" if mismatch or shut or ended else "horovod_stall",
             line=no,
             message=line.strip()[:300],
             rank=tagged,
             library="Horovod",
             missing_ranks=sorted(missing) or None,
+            root_cause=ended is not None,
             exception_type="Horovod's stall inspector: tensors submitted by a subset of ranks "
             + (
                 f"waited {waited} for the rest"
@@ -11521,9 +11580,19 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
                 "; a rank stalled past HOROVOD_STALL_SHUTDOWN_TIME_SECONDS: Horovod shuts down"
                 if shut
                 else ""
+            )
+            + (
+                f"; Horovod then shut down (line {ended.line}) with the tensors still not "
+                "submitted: the ranks named had left the collective, the others' were refused"
+                if ended is not None and missing
+                else ""
             ),
         )
     )
+    if ended is not None and missing:
+        for e in report.events:
+            if e.kind == "launcher_exit" and e.line > ended.line:
+                e.root_cause = False  # (a rank's exit after the shutdown: its consequence)
 
 
 # DeepSpeed's fp16 dynamic loss scaler when a step's gradients overflowed (deepspeed/runtime/fp16/
@@ -11797,6 +11866,20 @@ def _alloc_retries(lines: list[tuple[int, str, int | None]], report: LogReport) 
             repeated_lines=[n for n, _ in hits[1:]] or None,
         )
     )
+
+
+def _keras_loss_diverged(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``loss_diverged`` at Keras' first progress line from which the loss stays NaN, beside
+    the failure read in the same log (a NaN before a job's collectives fell apart, ranks that
+    then took different branches): said with it, not instead of it. A log with no failure has
+    it from the loss lines' note."""
+    if any(e.kind == "loss_diverged" for e in report.events) or all(
+        e.kind in NOTICE_KINDS | BESIDE_KINDS for e in report.events
+    ):
+        return
+    rows = [(no, m) for no, t, _ in lines if "- loss: " in t and (m := KERAS_LOSS_RE.match(t))]
+    if rows and (turned := loss_diverged(rows)) is not None:
+        report.events.append(turned)
 
 
 # Megatron's iteration line with its gradient norm not a number ("| loss scale: 1.0 | grad norm:
@@ -13170,6 +13253,22 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 "vLLM (its engine core did not start"
                 + (f": {raised[:200]}" if raised else "; the traceback under it says why")
                 + ")",
+            )  # fmt: skip
+            continue
+        if (
+            "EngineCore encountered a fatal error" in line
+            and _VLLM_CORE_FATAL_RE.search(line)
+            and not any(
+                _PY_EXCEPTION_RE.match(_LOGGER_PREFIX_RE.sub("", t, count=1))
+                for _, t, _ in lines[index + 1 : index + 1 + TRACEBACK_LINES]
+            )
+        ):
+            # (where its exception is in the copy, the reading of Python's tracebacks says it
+            # by what it was; a copy cut above it still holds the engine's death)
+            once(
+                ("vllm-core", no), no, text,
+                "vLLM (its engine core met a fatal error while serving and stopped; the "
+                "traceback under it is cut before its exception)",
             )  # fmt: skip
             continue
         if "Failed core proc(s)" in line and (vc := _VLLM_CORE_PROCS_RE.search(line)):
