@@ -327,6 +327,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?Using network \S+[ \t]*$"
         # (NCCL's INFO lines with their "host:pid:tid [dev] " prefix taken off by the copy)
         r"|^NCCL INFO NCCL version \d+\.\d+\.\d+"
+        # (a bare version line beside INFO lines that kept their level, not their prefix:
+        # logs._bare_nccl_version)
+        r"|^[ \t]*NCCL INFO \S[^\n]*\n(?:[^\n]*\n){0,40}?[ \t]*NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*$"
+        r"|^[ \t]*NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*\n(?:[^\n]*\n){0,40}?[ \t]*NCCL INFO \S"
         r"|\{ (?:Epoch:\[[ \t]*\d+/[ \t]*\d+\], )?step:\[[ \t]*\d+/[ \t]*\d+\], loss:[ \t]*-?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # a tqdm bar whose postfix carries the loss (logs.TQDM_LOSS_RE)

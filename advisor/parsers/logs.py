@@ -2049,7 +2049,7 @@ def _parse_events(text: str) -> LogReport:
             not report.events
             and (
                 report.hosts
-                or ("NCCL version" in text and BARE_NCCL_VERSION_RE.search(text))
+                or ("NCCL version" in text and _bare_nccl_version(text))
                 or ("NCCL INFO " in text and _bare_nccl_setup(text))
             )
             # (a traceback's exception beside NCCL's lines, a thread's that raised: read below)
@@ -4846,6 +4846,17 @@ BARE_NCCL_VERSION_RE = re.compile(
 )
 """(NCCL_DEBUG=VERSION prints the version line alone, as nccl-tests logs show it: a bare line of
 the start's network after it makes the lines a prefix-less INFO log)"""
+# a copy of NCCL's start that lost every "host:pid:tid [dev] " prefix but kept the level: its INFO
+# lines (" NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", NVIDIA/nccl#1292) and
+# the bare version line beside them make it NCCL's log, whatever line the copy ends on (a quote's
+# "> " before each line kept)
+_BARE_NCCL_VERSION_ALONE_RE = re.compile(
+    r"^[ \t]*(?:>[ \t]*)?NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*$", re.M
+)
+_BARE_NCCL_INFO_RE = re.compile(r"^[ \t]*(?:>[ \t]*)?NCCL INFO \S", re.M)
+# NCCL's start naming the CUDA driver it found (src/misc/cudawrap.cc: INFO "cudaDriverVersion %d",
+# cuDriverGetVersion's 1000 * major + 10 * minor: 12040 is 12.4)
+_NCCL_CUDA_DRIVER_RE = re.compile(r"\bNCCL INFO cudaDriverVersion (?P<v>\d{4,6})\b")
 # NCCL's INFO lines of its channel set-up whose "host:pid:tid " prefix a copy took off (transport.cc's
 # "Channel %02d/%d : %d[%lx] -> %d[%lx] via %s", before 2.7 "Ring %02d : ..."), the device's "[4]"
 # maybe kept, maybe behind the number a poster gave each line or a quote's ">": "1  [4] NCCL INFO
@@ -7057,6 +7068,16 @@ def _nccl1_notes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         report.unread.append(ParseWarning(line=access[0][0], message=said, skipped=False))
 
 
+def _bare_nccl_version(text: str) -> bool:
+    """Whether ``text`` is NCCL's start with its line prefixes taken off: its bare version line
+    with the start's network after it, its version at INFO, or a bare version line among INFO
+    lines that kept their level but lost their host prefix."""
+    return bool(
+        BARE_NCCL_VERSION_RE.search(text)
+        or (_BARE_NCCL_VERSION_ALONE_RE.search(text) and _BARE_NCCL_INFO_RE.search(text))
+    )
+
+
 def _bare_nccl_setup(text: str) -> bool:
     """Whether NCCL's channel set-up lines stand in ``text`` with their host prefixes taken off
     (``BARE_NCCL_SETUP_LINES`` of them at least): a healthy run's NCCL log all the same."""
@@ -7091,8 +7112,12 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
     # a host → its graph search's result per pattern: (line, channels, intra/inter bw, path types)
     graphs: dict[str, dict[int, tuple[int, int, str, str]]] = {}
     pynccl: dict[str, str] = {}  # vLLM's (SGLang's) word of its NCCL's version → its note
+    drivers: dict[int, int] = {}  # the CUDA driver NCCL found (cudaDriverVersion) → its first line
     for no, line, _ in lines:
         said: str | None = None
+        if "cudaDriverVersion" in line and (cd := _NCCL_CUDA_DRIVER_RE.search(line)):
+            drivers.setdefault(int(cd.group("v")), no)
+            continue
         if "Pattern " in line and (gp := _NCCL_GRAPH_PATTERN_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else "a host"
             graphs.setdefault(host, {}).setdefault(
@@ -7233,6 +7258,14 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             notes[said] = no
     for (_, size), per_rank in timings.items():
         notes[_init_timings_said(size, per_rank)] = per_rank[0][0]
+    if drivers:
+        # (one note: the hosts of a job that run different drivers are listed in it)
+        driver_said = " and ".join(
+            f"{v // 1000}.{v % 1000 // 10} (cudaDriverVersion {v})" for v in sorted(drivers)
+        )
+        notes[f"the CUDA driver{'s' if len(drivers) > 1 else ''} NCCL found: {driver_said}"] = min(
+            drivers.values()
+        )
     if bootstrap:
         # (one note for all hosts: a 16-host job's bootstrap said once, its interfaces listed)
         first_host, (_, first_what) = next(iter(bootstrap.items()))
@@ -7992,6 +8025,8 @@ def _nccl_warnings(
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
     _passed_up(lines, events)
+    if any(ev.message.startswith("nvml") for ev in events):
+        _nvml_warnings_gone_past(lines, events)
     _peer_gone_on_own_host(events)
     report.events.extend(_port_flaps(events))
 
@@ -8135,6 +8170,67 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
             f"{warn.message} (then {result} = {names[result]} passed up through "
             f"{', '.join(files[:4])}{', ...' if len(files) > 4 else ''})"
         )
+
+
+# NCCL's NVML wrapper (NVIDIA/nccl src/misc/nvmlwrap.cc, NVMLCHECK): WARN(#name "() failed: %s",
+# nvmlErrorString) and return ncclSystemError, which a caller's NCCLCHECK traces as "file:line
+# -> 2" (src/include/checks.h) and passes on; a caller that checks the result itself goes on
+# without NVML's answer, no trace printed (NVIDIA/nccl#1066: "nvmlDeviceGetHandleByPciBusId()
+# failed: Not Found", then the process's affinity, channels and trees; #1529: the same WARN,
+# then "graph/xml.cc:850 -> 2", the init failed)
+_NVML_WARN_RE = re.compile(r"^(?P<call>nvml\w{1,60})\(\) failed: (?P<why>\S[^\n]{0,120}?)\s*$")
+# the set-up a process goes on to after NCCL's topology detection: its CPU affinity, channels (rings
+# before 2.7), trees, connected rings and trees (its completed init: "- Init COMPLETE")
+_NCCL_WENT_ON_RE = re.compile(
+    r"NCCL INFO (?:Setting affinity for GPU \d|Channel \d+/\d+ :|Ring \d+ :|Trees \[|Connected all "
+    r"(?:rings|trees))"
+)
+
+
+def _nvml_warnings_gone_past(
+    lines: list[tuple[int, str, int | None]], events: list[LogEvent]
+) -> None:
+    """An NVML query's WARN (``_NVML_WARN_RE``) whose process traced no failed result after it
+    (no ``-> N`` before its next set-up line) and went on with its set-up (``_NCCL_WENT_ON_RE``):
+    NCCL's caller went past the query, so the WARN is what the process went on without
+    (``STARTUP_FALLBACK``), its line of going on said. A log that ends at the WARN, or a trace
+    after it, leaves it an error."""
+    pending: dict[NcclProcess, list[LogEvent]] = {}  # a process → its NVML WARNs not gone past
+    for ev in events:
+        if (
+            ev.kind == "nccl_warning"
+            and ev.exception_type is None
+            and ev.pid is not None
+            and ev.device is not None
+            and " passed up through " not in ev.message
+            and _NVML_WARN_RE.match(ev.message)
+        ):
+            pending.setdefault((ev.host or "", ev.pid, ev.device), []).append(ev)
+    # (the WARNs' last line: a process that warned again goes on after its last one)
+    after = {
+        key: max(n for ev in evs for n in [ev.line, *(ev.repeated_lines or [])])
+        for key, evs in pending.items()
+    }
+    for no, line, _ in lines:
+        if not pending:
+            return
+        if "NCCL INFO " not in line or not (pm := _NCCL_PREFIX_RE.search(line)):
+            continue
+        key = (pm.group("host"), int(pm.group("pid")), int(pm.group("dev")))
+        if key not in pending and ("", key[1], key[2]) in pending:
+            key = ("", key[1], key[2])  # a WARN printed without its host
+        if key not in pending or no <= after[key]:
+            continue
+        if " -> " in line and _NCCL_RETURN_RE.search(line):
+            del pending[key]  # a failed result traced: the caller did not go past it
+        elif "- Init COMPLETE" in line or _NCCL_WENT_ON_RE.search(line, pm.end()):
+            for ev in pending.pop(key):
+                ev.exception_type = STARTUP_FALLBACK
+                ev.message = (
+                    f"{ev.message} (NVML could not answer this query; NCCL passed no failure up "
+                    f"and the process went on with its set-up, line {no}: its topology detection "
+                    "without NVML's answer)"
+                )
 
 
 # NCCL's word that a communicator was set up, destroyed or aborted: "comm 0x.. rank 0 nranks 1 ...
