@@ -54,6 +54,7 @@ _NPU_KINDS = frozenset(
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
         "dmi_check",  # Ascend DMI's diagnosis
+        "npu_package_reboot_pending",  # an Ascend driver/firmware installer's reboot pending
         "reschedule",  # MindCluster (Ascend's cluster scheduler) rescheduling a job
     }
 )

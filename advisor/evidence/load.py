@@ -250,6 +250,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "deviceinfo": re.compile(deviceinfo.SIGNATURE, re.M),
     "msnpureport_devices": re.compile(msnpureport.SIGNATURE, re.M),
     "npu_smi_details": re.compile(npu_smi.DETAILS_CSV_SIGNATURE, re.M),
+    "hccn_stat_csv": re.compile(hccn_tool.STAT_CSV_SIGNATURE, re.M),
     "npu_smi_templates": re.compile(npu_smi.TEMPLATE_SIGNATURE, re.M),
     "msprof": re.compile(msprof.SIGNATURE, re.M),
     "nic_legend": re.compile(nvidia_smi.NIC_LEGEND_SIGNATURE, re.M),
@@ -2583,6 +2584,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]
     if not formats and logs.has_install_failure(text):
         formats = ["log"]  # an install's output that failed (a CANN installer's, dpkg's)
+    if not formats and logs.has_package_installed(text):
+        formats = ["log"]  # an Ascend driver's or firmware's install, its installer's last words
     # the log readers read a file with a pasted output's own lines blanked (numbered as before)
     log_text = _without_pasted(text, pasted) if pasted else text
     if not formats and (
@@ -4451,6 +4454,64 @@ def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     for port in bundle.ports:
         out.npu_ports.append({"source": source, **asdict(port)})
     return bundle.warnings
+
+
+def _hccn_stat_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """MindCluster's sampled hccn_tool -stat CSV (npu_<id>_details.csv): each NPU's last sample
+    as its port's ``-stat -g`` reading (the counters run from the driver's start), and a note of
+    its samples, its error counters and the PFC priorities that carried pause frames."""
+    found, notes = hccn_tool.parse_stat_csv(text)
+    for npu in found:
+        port = hccn_tool.Port(
+            device=npu.device,
+            line=npu.line,
+            stat=npu.stat,
+            stat_errors=hccn_tool.stat_errors(npu.stat),
+        )
+        out.npu_ports.append({"source": source, **asdict(port)})
+        errors = {k: v for k, v in npu.stat.items() if ("err" in k or "bad" in k) and v}
+        pfc = sorted(
+            {
+                int(k[len("mac_tx_pfc_pri") :][0])
+                for k, v in npu.stat.items()
+                if k.startswith(("mac_tx_pfc_pri", "mac_rx_pfc_pri")) and v
+            }
+        )
+        cnp = {k: v for k, v in npu.stat.items() if "cnp" in k and v}
+        span = (
+            f" over {npu.last_s - npu.first_s} s"
+            if npu.first_s is not None and npu.last_s is not None
+            else ""
+        )
+        said = [
+            f"{npu.samples} sample(s){span}, {len(npu.stat)} counter(s) in its last (line "
+            f"{npu.line})",
+            (
+                "error counters not 0: " + ", ".join(f"{k} {v}" for k, v in errors.items())
+                if errors
+                else "every error and bad-packet counter 0"
+            ),
+        ]
+        if npu.grew:
+            said.append(
+                "grew between its samples: " + ", ".join(f"{k} +{v}" for k, v in npu.grew.items())
+            )
+        if pfc:
+            # (PFC pause frames on the lossless class RoCE uses are flow control at work)
+            said.append(f"PFC pause frames on priority {', '.join(map(str, pfc))}")
+        if cnp:
+            said.append(
+                "congestion notifications: " + ", ".join(f"{k} {v}" for k, v in cnp.items())
+            )
+        notes.append(
+            ParseWarning(
+                line=npu.line,
+                message=f"hccn_tool -stat samples (MindCluster's environment check), NPU "
+                f"{npu.device}: " + "; ".join(said),
+                skipped=False,
+            )
+        )
+    return notes
 
 
 IDLE_PCT = 5
@@ -6830,8 +6891,14 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     out.log_hosts.extend({"source": source, "host": h} for h in report.hosts if h not in named)
     if report.generic and not (tls and not report.events):
         # a note, not a warning: every line was looked at
+        # (an installer's word that its package waits for a reboot is its result, no error)
+        waiting = [e for e in report.events if e.kind == "npu_package_reboot_pending"]
         said = (
-            "its first error line is read as written" if report.events else "no line says an error"
+            "its first error line is read as written"
+            if len(waiting) < len(report.events)
+            else "no line says an error; the installer's last words say a reboot is pending"
+            if waiting
+            else "no line says an error"
         )
         # torchrun's own notice as it starts its workers (torch/distributed/run.py: "Setting
         # OMP_NUM_THREADS environment variable for each process to be 1 in default ..."): the
@@ -9446,6 +9513,7 @@ _CONVERTERS = {
     "deviceinfo": _deviceinfo,
     "msnpureport_devices": _msnpureport_devices,
     "npu_smi_details": _npu_details,
+    "hccn_stat_csv": _hccn_stat_csv,
     "npu_smi_templates": _npu_templates,
     "msprof": _msprof,
     "nvidia_smi_p2p": _p2p,

@@ -16,6 +16,12 @@ they are instead of "unknown": each becomes a note of its file.
   not support querying spod-info.`` (npu-smi's own answer; the topo query's is read with the
   topology matrices): the device has nothing of that kind to say (no SuperPoD ids on a card
   outside one), not a fault.
+- ``upgrade-tool --device_index -1 --component -1 --version`` (the driver's tools/upgrade-tool,
+  which the Ascend driver/firmware installation guide runs to check the firmware after an
+  upgrade): ``Get component version(7.5.0.2.220) succeed for deviceId(0), componentType(0).``
+  over its JSON ``{"device_id":0, "component":nve, "version":7.5.0.2.220}``, a pair per device
+  and component (nve, uefi, imu, imp ... as MindCluster's environment check saves them): the
+  firmware each NPU runs, nothing to judge alone.
 - npu-smi's refusal of a user other than root (``This command can be executed only by the root
   user.``, as a public note of ``npu-smi set -h`` run as uid 1000 shows) and ``npu-smi set -t
   sys-log-dump``'s start (the driver guide's example: ``Start exporting logs and files to path:
@@ -67,6 +73,14 @@ SIGNATURE = (
     r"|^[ \t]*ascend-dmi version:[ \t]*\S+|^[ \t]*Usage: ascend-dmi <option>"
     # msnpureport's version (the driver's msnpureport guide: "msnpureport version")
     r"|^[ \t]*msnpureport version:[ \t]*\S+[ \t]*$"
+    # upgrade-tool's firmware versions (the driver's tools/upgrade-tool --device_index -1
+    # --component -1 --version) standing alone: the file's first lines, under at most its
+    # command line, a "{" and blank lines (an installer's log quotes the same lines among its own,
+    # which are read as its log)
+    # (every span bounded: a long run of blanks is tried once, not once per blank given back)
+    r"|\A(?:[ \t>]{0,40}(?:\{[ \t]{0,40}|[^\n]{0,300}?\bupgrade-tool\b[^\n]{0,300})?\n){0,3}"
+    r"[ \t>]{0,40}"
+    r"Get component version\([^)\n]{1,80}\) succeed for deviceId\(\d{1,5}\)"
     # a setting hccn_tool -s accepted ("Cmd executed successfully!" under its command)
     r"|\bhccn_tool[ \t]+-s[ \t]+-\w+[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*Cmd executed successfully![ \t]*$"
 )
@@ -145,6 +159,15 @@ _CREDIT_RE = re.compile(
 )
 _RES_HEAD_RE = re.compile(r"^\*{3,}(?P<res>RES_\w+?)\*{3,}\s*$")
 _RES_STATE_RE = re.compile(r"^\s*state\s*:\s*(?P<state>\S.*?)\s*$")
+_COMPONENT_GOT_RE = re.compile(
+    r"^[ \t>]*Get component version\((?P<v>[^)\n]{1,80})\) succeed for deviceId\((?P<dev>\d{1,5})\)"
+    r",[ \t]*componentType\((?P<type>\d{1,5})\)"
+)
+# its JSON beside it names the component (the JSON as printed: the name and version unquoted)
+_COMPONENT_JSON_RE = re.compile(
+    r'^[ \t>]*\{[ \t]*"device_id"[ \t]*:[ \t]*(?P<dev>\d{1,5})[ \t]*,[ \t]*"component"[ \t]*:'
+    r'[ \t]*"?(?P<name>[\w-]{1,40})"?[ \t]*,[ \t]*"version"[ \t]*:[ \t]*"?(?P<v>[^"\s}]{1,80})'
+)
 _HCCN_SET_RE = re.compile(r"\bhccn_tool\s+-s\s+-(?P<what>\w+)")
 _CMD_DONE_RE = re.compile(r"^\s*Cmd executed successfully!\s*$")
 
@@ -323,6 +346,39 @@ def _tool_results(text: str) -> list[ParseWarning]:
                 skipped=False,
             )
         )
+    return notes
+
+
+def _upgrade_tool_notes(text: str) -> list[ParseWarning]:
+    """upgrade-tool's component versions: a note per device of its firmware components and
+    their versions; a line that says a query failed is quoted as written."""
+    devices: dict[str, tuple[int, list[str]]] = {}  # device -> (first line, "name version")
+    failed: list[tuple[int, str]] = []
+    for no, line, _ in numbered_lines(text):
+        if got := _COMPONENT_GOT_RE.match(line):
+            said = devices.setdefault(got.group("dev"), (no, []))[1]
+            said.append(f"componentType {got.group('type')} {got.group('v')}")
+        elif (js := _COMPONENT_JSON_RE.match(line)) and js.group("dev") in devices:
+            said = devices[js.group("dev")][1]
+            # (the JSON names the component the line above gave by its type number)
+            if said and said[-1].startswith("componentType "):
+                said[-1] = f"{js.group('name')} {js.group('v')} ({said[-1].rsplit(' ', 1)[0]})"
+        elif "component" in line.lower() and "fail" in line.lower():
+            failed.append((no, line.strip()[:200]))
+    notes = [
+        ParseWarning(
+            line=at,
+            message=f"upgrade-tool --version: NPU {dev}'s firmware component(s): "
+            + ", ".join(said)
+            + "; the versions it runs, not judged",
+            skipped=False,
+        )
+        for dev, (at, said) in devices.items()
+    ]
+    notes += [
+        ParseWarning(line=no, message=f"upgrade-tool: a query that failed, as written: {quoted}")
+        for no, quoted in failed
+    ]
     return notes
 
 
@@ -593,6 +649,8 @@ def parse(text: str) -> list[ParseWarning]:
             )
         )
     notes.extend(_tool_results(text))
+    if "Get component version" in text:
+        notes.extend(_upgrade_tool_notes(text))
     if idle and text.lstrip().startswith("|"):
         notes.append(
             ParseWarning(

@@ -2045,3 +2045,93 @@ def parse_tls_cert(text: str) -> list[Port]:
     if not ports:
         raise ParseError("no npu-smi tls-cert 'Alarm status' line")
     return ports
+
+
+# MindCluster's environment check saves each NPU's hccn_tool -stat counters it sampled as a CSV,
+# npu_<id>_details.csv beside npu-smi's npu_smi_<id>_details.csv (Ascend/mind-cluster,
+# component/ascend-faultdiag/test/st_testcase/modelarts-job-testdt/ascend/environment_check/
+# worker-0/npu_0_details.csv): "timestamp,npu_index,report_time,host_ip," then the -stat -g
+# counter names (mac_tx_pfc_pri4_pkt_num ... roce_rx_err_pkt_num ... roce_tx_cnp_pkt_num), a row
+# a sample. The counters run from the driver's start, so the last sample holds all the rest do.
+STAT_CSV_SIGNATURE = (
+    r"^[ \t>]*\ufeff?timestamp,npu_index,[^\n]{0,200}?\b(?:mac|roce)_[a-z0-9_]{1,40}_num\b"
+)
+_STAT_CSV_HEAD_RE = re.compile(r"^(?P<lead>[ \t>]*)\ufeff?timestamp,npu_index,")
+
+
+@dataclass(kw_only=True)
+class StatSamples:
+    """One NPU's samples of a MindCluster -stat counter CSV."""
+
+    device: int
+    line: int
+    """The NPU's last sample's line: the counters there hold the earlier samples' counts."""
+    samples: int
+    first_s: int | None
+    last_s: int | None
+    """The first and last samples' ``timestamp`` (epoch seconds), None where not a number."""
+    stat: dict[str, int]
+    """The last sample's counters that are whole numbers (a spreadsheet's ``8.07084E+13``, an
+    octet count rounded on its way through one, is no count and is left out)."""
+    grew: dict[str, int]
+    """Error counters (``*err*``, ``*bad*``) that grew from the first sample to the last."""
+
+
+def stat_errors(stat: dict[str, int]) -> dict[str, int]:
+    """The RoCE error counters of a -stat reading that are not 0 (as ``Port.stat_errors``)."""
+    return {k: v for k, v in stat.items() if k.startswith("roce_") and "err" in k and v > 0}
+
+
+def parse_stat_csv(text: str) -> tuple[list[StatSamples], list[ParseWarning]]:
+    """Each NPU's samples of a MindCluster -stat counter CSV; a row cut short or of no NPU is
+    said in a warning."""
+    columns: list[str] = []
+    lead = ""
+    rows: dict[int, list[tuple[int, dict[str, str]]]] = {}
+    warnings: list[ParseWarning] = []
+    for no, line, _ in numbered_lines(text):
+        if not columns:
+            if head := _STAT_CSV_HEAD_RE.match(line):
+                lead = head.group("lead")
+                columns = [c.strip() for c in line[len(lead) :].lstrip("\ufeff").split(",")]
+            continue
+        row = line[len(lead) :] if line.startswith(lead) else line
+        if not row.strip():
+            continue
+        values = [v.strip() for v in row.split(",")]
+        if len(values) != len(columns) or not values[1].isdigit():
+            warnings.append(
+                ParseWarning(
+                    line=no,
+                    message=f"a row of {len(values)} field(s) under the {len(columns)}-column "
+                    "header (cut, or not a sample): not read",
+                )
+            )
+            continue
+        rows.setdefault(int(values[1]), []).append((no, dict(zip(columns, values, strict=True))))
+    if not rows:
+        raise ParseError("no sample row under MindCluster's hccn_tool -stat CSV header")
+    found: list[StatSamples] = []
+    for device, samples in rows.items():
+        counts = [
+            {k: int(v) for k, v in values.items() if k.endswith("_num") and v.isdigit()}
+            for _, values in samples
+        ]
+        first, last = counts[0], counts[-1]
+        stamps = [values.get("timestamp", "") for _, values in samples]
+        found.append(
+            StatSamples(
+                device=device,
+                line=samples[-1][0],
+                samples=len(samples),
+                first_s=int(stamps[0]) if stamps[0].isdigit() else None,
+                last_s=int(stamps[-1]) if stamps[-1].isdigit() else None,
+                stat=last,
+                grew={
+                    k: v - first[k]
+                    for k, v in last.items()
+                    if ("err" in k or "bad" in k) and k in first and v > first[k]
+                },
+            )
+        )
+    return found, warnings

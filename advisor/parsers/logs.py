@@ -770,7 +770,8 @@ class LogEvent:
     the same or in different collectives), collective_fingerprint_mismatch (torch's ProcessGroupWrapper under
     TORCH_DISTRIBUTED_DEBUG=DETAIL: ranks that called different collectives, or the same one
     with other sizes), install_failed (a CANN package installer's ERROR line, a package dpkg
-    could not install or configure)."""
+    could not install or configure), npu_package_reboot_pending (an Ascend driver's or
+    firmware's run package installed that its installer says takes effect at the next reboot)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -1096,7 +1097,7 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         # (the ranks Lightning started before the failure, Ray's workers' behind their
         # "(RayExecutor pid=...)" tag: how far the start got)
         _lightning_init_notes(lines(), report, failed=True)
-    if "] [INFO]" in text:
+    if "] [INFO]" in text or " package install" in text:
         _installer_notes(lines(), report)
     if (
         not report.events
@@ -1140,6 +1141,26 @@ _INSTALLER_LINE_RE = re.compile(
 _INSTALLER_BASE_RE = re.compile(r"^base version is (?P<version>\S{1,80}?)\.?[ \t]*$")
 _INSTALLER_PROGRESS_RE = re.compile(r"^(?P<what>[a-z]{1,20})Percentage:[ \t]*(?P<pct>\d{1,3})%")
 _INSTALLER_COMMAND_RE = re.compile(r"^UserCommand:[ \t]*(?P<command>\S[^\n]*)$")
+# its last words (the driver package's install.sh, installationCompletionMessage: "Driver package
+# ${run_install_type} successfully! Reboot needed for installation/upgrade to take effect!" where
+# the device's hot reset did not load the new driver, "... install success! The new version takes
+# effect immediately." where it did, and "[WARNING]Kernel modules can not be removed, reboot needed
+# for installation/upgrade to take effect!"; older packages' "Driver package install success!
+# Reboot needed ..." with no tag, as the A800-9000 upgrade guide shows it; the firmware's
+# "Firmware package installed successfully! Reboot now or after driver installation for the
+# installation/upgrade to take effect."): the package is on disk, the devices still run the old
+# one until the host reboots
+_INSTALLER_DONE_RE = re.compile(
+    r"^[ \t]*(?:\x1b\[[\d;]*m)?(?P<package>Driver|Firmware) package (?:install(?:ed)? success"
+    r"|(?:installed|upgraded) successfully)!?"
+)
+_ANSI_RE = re.compile(r"\x1b\[[\d;]*m")  # (the installer colours its last words)
+_INSTALLER_REBOOT_RE = re.compile(r"\b[Rr]eboot (?:needed|now|required)\b")
+# the firmware's count of the chips it wrote ("The firmware of [8] chips are successfully
+# upgraded.")
+_INSTALLER_CHIPS_RE = re.compile(
+    r"^The firmware of \[(?P<chips>\d{1,5})\] chips? (?:are|is) successfully"
+)
 # bash's own words for a failed command in a script: "<script>: line N: <what>"
 _SCRIPT_ERROR_RE = re.compile(r"^[ \t]*(?P<script>/\S{1,300}\.sh): line \d{1,6}: [^\n]*\berror\b")
 INSTALLER_NOTE = "Ascend package installer"
@@ -1156,6 +1177,12 @@ class _InstallerRun:
     progress: tuple[int, str, int] | None = None
     error: tuple[int, str] | None = None
     script_error: tuple[int, str, str] | None = None
+    done: tuple[int, str] | None = None
+    """The installer's line that says the package went in (its words, cut)."""
+    reboot: int | None = None
+    """The line that says the new package takes effect only after a reboot."""
+    chips: tuple[int, int] | None = None
+    """The firmware's line counting the chips it upgraded, and the count."""
 
 
 def _run_command(line: str) -> str | None:
@@ -1178,7 +1205,12 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
     for no, line, _ in lines:
         m = _INSTALLER_LINE_RE.match(line) if "] [" in line else None
         if m is None:
-            if ".run" in line and (command := _run_command(line)):
+            if " package " in line and (d := _INSTALLER_DONE_RE.match(line)):
+                # (the older packages' last words, printed with no tag of their own)
+                if not order:
+                    order.append(_InstallerRun(tag=d.group("package"), first=no, last=no))
+                _installer_done(order[-1], no, line, d)
+            elif ".run" in line and (command := _run_command(line)):
                 typed = (no, command)
             elif order and _SCRIPT_ERROR_RE.match(line) and not order[-1].script_error:
                 order[-1].script_error = (no, line.strip()[:200], previous)
@@ -1200,8 +1232,14 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             run.progress = (no, p.group("what"), int(p.group("pct")))
         elif m.group("level") == "ERROR" and run.error is None:
             run.error = (no, said[:160])
+        elif d := _INSTALLER_DONE_RE.match(said):
+            _installer_done(run, no, said, d)
+        elif "reboot needed" in said and "Kernel modules" in said:
+            run.reboot = no  # (the driver's kernel modules still loaded: the old ones run on)
+        elif c := _INSTALLER_CHIPS_RE.match(said):
+            run.chips = (no, int(c.group("chips")))
     for run in order:
-        if run.command is None and run.base is None:
+        if run.command is None and run.base is None and run.done is None:
             continue  # (a helper's lines inside another run, "[Server] ... unset success")
         said = [
             f"[{run.tag}] run"
@@ -1229,6 +1267,12 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
                 f"its last progress {what}Percentage {pct}% (line {no})"
                 + ("; the file ends before 100 %" if pct < 100 and no == run.last else "")
             )
+        if run.chips:
+            said.append(f"{run.chips[1]} chip(s) upgraded (line {run.chips[0]})")
+        if run.done:
+            said.append(f"'{run.done[1]}' (line {run.done[0]})")
+        if run.reboot is not None and run.error is None:
+            _reboot_pending(run, report)
         report.unread.append(
             ParseWarning(
                 line=run.command[0] if run.command else run.first,
@@ -1236,6 +1280,31 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
                 skipped=False,
             )
         )
+
+
+def _installer_done(run: _InstallerRun, no: int, said: str, done: re.Match[str]) -> None:
+    """The installer's last words on ``run``: the package in, and whether a reboot waits."""
+    words = _ANSI_RE.sub("", said).strip()
+    run.done = (no, words[:200])
+    if _INSTALLER_REBOOT_RE.search(words) and "takes effect immediately" not in words:
+        run.reboot = no
+
+
+def _reboot_pending(run: _InstallerRun, report: LogReport) -> None:
+    """An ``npu_package_reboot_pending`` event for a run whose package waits for a reboot."""
+    assert run.reboot is not None
+    package = run.tag.lower() if run.tag in ("Driver", "Firmware") else f"[{run.tag}]"
+    chips = f", {run.chips[1]} chip(s) upgraded" if run.chips else ""
+    report.events.append(
+        LogEvent(
+            kind="npu_package_reboot_pending",
+            line=run.reboot,
+            message=f"[{run.tag}] installer: {run.done[1] if run.done else 'reboot needed'}"[:300],
+            library="Ascend installer",
+            exception_type=f"Ascend {package} package installed{chips}; its installer says the "
+            "new version takes effect at the next reboot: until then the devices run the old one",
+        )
+    )
 
 
 # The CANN run packages' installer (the toolkit's, the operator kernels', nnae's: "*.run
@@ -1274,6 +1343,14 @@ DPKG_SET_UP_AGAIN = ": configured since"
 """The end of the note of a package dpkg failed, then set up again with no error."""
 INSTALL_REASON_LINES = 3
 """How far under dpkg's "error processing package" line its reason is looked for."""
+
+
+def has_package_installed(text: str) -> bool:
+    """Whether ``text`` holds an Ascend driver's or firmware's installer's last words (its package
+    in, a reboot maybe pending): an install's output, read as a log for them."""
+    return " package install" in text and any(
+        _INSTALLER_DONE_RE.match(_ANSI_RE.sub("", line)) for line in text.splitlines()
+    )
 
 
 def has_install_failure(text: str) -> bool:
@@ -2448,6 +2525,7 @@ def _parse_events(text: str) -> LogReport:
             or ("[libprotobuf " in text and LIBPROTOBUF_RE.search(text))
             or has_program_traceback(text)
             or ("Training errored after" in text and _RAY_TRAIN_PG_RE.search(text))
+            or has_package_installed(text)
         ):
             # a program's log in no form read above (or a glog FATAL line among other outputs): its
             # first error line, or none (a healthy run); a log whose notices were read is not one
