@@ -8113,36 +8113,77 @@ PEER_GONE_WORDS = "dropped the connection"
 """The words of a WARN's reading that says its peer closed the socket (``_PEER_GONE_RE``)."""
 
 
+# A WARN that says this process's own link to another failed, not why: NCCL's proxy.cc
+# ncclPollProxyResponse "Socket recv failed while polling for opId=%p" and ncclProxyCallBlocking's
+# "Proxy Call to rank %d failed (%s)", what each local rank prints whose proxy peer went away
+_PROXY_LINK_FAILED_RE = re.compile(
+    r"^Socket (?:recv|send) failed while polling\b|^Proxy Call to rank \d+ failed\b"
+)
+OWN_FAILURE_QUOTE_CHARS = 120
+"""How much of the other process's WARN the reading quotes (cut between words, never inside a
+parenthesis)."""
+
+
+def _own_failure(ev: LogEvent) -> bool:
+    """Whether ``ev`` is a WARN of its process's own failure: not a peer's going (a dropped
+    connection, a proxy link that failed), a start-up fallback or a consequence of an earlier
+    failure."""
+    return (
+        ev.kind == "nccl_warning"
+        and ev.pid is not None
+        and PEER_GONE_WORDS not in (ev.exception_type or "")
+        and ev.exception_type != STARTUP_FALLBACK
+        and not (ev.exception_type or "").startswith("a consequence:")
+        and not _PROXY_LINK_FAILED_RE.search(ev.message)
+    )
+
+
+def _quote_cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a space outside any parenthesis ("..."
+    after it), whole where it fits."""
+    if len(text) <= limit:
+        return text
+    depth, cut = 0, 0
+    for i, c in enumerate(text[:limit]):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(0, depth - 1)
+        elif c == " " and depth == 0:
+            cut = i
+    return f"{text[:cut] if cut else text[:limit]} ..."
+
+
 def _peer_gone_on_own_host(events: list[LogEvent]) -> None:
     """A closed connection whose other end is the WARN's own host (its name, or an interface's
     alias of it: "ng30903-ib.narval.calcul.quebec" on host ng30903, NVIDIA/nccl#1235: another
     local rank's proxy) names the first WARN another process of that host printed of its own
-    failure (there GPU 3's proxy "Cuda failure 'out of memory'"): that process is the likely
-    end that went away, its WARN the cause to look at first."""
+    failure (there GPU 3's proxy "Cuda failure 'out of memory'"; another local rank's "Socket
+    recv failed" is a victim's, as this one): that process is the likely end that went away, its
+    WARN the cause to look at first."""
+    # (each host's first two own failures of different processes, found in one pass: the first
+    # one not of the closed connection's own process is the one named)
+    own: dict[str, list[LogEvent]] = {}
+    for o in events:
+        if o.host and _own_failure(o):
+            firsts = own.setdefault(o.host, [])
+            if len(firsts) < 2 and all(f.pid != o.pid for f in firsts):
+                firsts.append(o)
+    if not own:
+        return
     for ev in events:
         peer = (ev.remote_ip or "").split(".", 1)[0]
         if not ev.host or PEER_GONE_WORDS not in (ev.exception_type or ""):
             continue
         if peer != ev.host and not peer.startswith(f"{ev.host}-"):
             continue
-        other = next(
-            (
-                o
-                for o in events
-                if o.host == ev.host
-                and o.pid is not None
-                and o.pid != ev.pid
-                and PEER_GONE_WORDS not in (o.exception_type or "")
-                and o.exception_type != STARTUP_FALLBACK
-                and o.kind == "nccl_warning"
-            ),
-            None,
-        )
+        other = next((o for o in own.get(ev.host, []) if o.pid != ev.pid), None)
         if other is not None:
             ev.exception_type = (
                 f"{ev.exception_type}; that end is this host, where pid {other.pid}"
                 f"{f', device {other.device}' if other.device is not None else ''} printed its "
-                f"own failure at line {other.line} ({other.message[:120]}): likely the process "
+                f"own failure at line {other.line} "
+                f"({_quote_cut(other.message, OWN_FAILURE_QUOTE_CHARS)}): likely the process "
                 "that went away, its WARN the cause to look at first"
             )
 
@@ -9087,18 +9128,30 @@ def _last_error(lines: list[tuple[int, str, int | None]], index: int) -> str | N
     return _last_error_said(lines, index) or None
 
 
+OTHER_RANKS_LINES = 4
+"""How many times its window of lines a tagged failure's "Last error:" text is looked for in, for
+the other ranks' lines between this rank's."""
+
+
 def _last_error_said(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
     """As ``_last_error``, but "" where torch's "Last error:" label stands with nothing under it
     (NCCL left no WARN: the record is whole, not a copy cut before it). A page that doubled
     every line break (a blank line after the error line and after each line of its message) is
     read every second line."""
-    after = lines[index + 1 : index + 1 + 2 * (NCCL_LAST_ERROR_LINES + 1)]
+    window_lines = 2 * (NCCL_LAST_ERROR_LINES + 1)
     # a launcher's rank tag before every line (Slurm's "52: ", Open MPI's "[1,0]<stderr>:"): a
-    # line of another rank is that rank's own output, never this failure's "Last error:"
+    # line of another rank is that rank's own output, never this failure's "Last error:"; the
+    # ranks write at once, so another rank's line may fall between this one's lines (srun -l
+    # merges its tasks' output as it comes): skipped, this rank's next line read on
     tag = lines[index][2]
-    if tag is not None:
-        other = next((i for i, (_, _, t) in enumerate(after) if t is not None and t != tag), None)
-        after = after[:other]
+    if tag is None:
+        after = lines[index + 1 : index + 1 + window_lines]
+    else:
+        after = [
+            a
+            for a in lines[index + 1 : index + 1 + OTHER_RANKS_LINES * window_lines]
+            if a[2] is None or a[2] == tag
+        ][:window_lines]
     # a node's name a collector put before every line ("rdma-test-gpu-worker-1: Last error:",
     # pdsh's form where no bracket follows it), the same as the failure's own line's
     node = _NODE_NAME_PREFIX_RE.match(lines[index][1])
@@ -9506,6 +9559,17 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 )
 
 
+# A worker's error that its remote peer went away, the node behind it gone with the store's:
+# ncclRemoteError by name or in ncclGetErrorString's text ("remote process exited or there was a
+# network error", nccl.h), NCCL's socket WARN ("Connection closed by remote peer", "Connection
+# reset by peer", misc/socket.cc) that torch quotes under "Last error:", or the watchdog's timeout
+# of a collective the gone peer never joined (ProcessGroupNCCL "Watchdog caught collective
+# operation timeout")
+_WORKER_PEER_GONE_RE = re.compile(
+    r"ncclRemoteError|remote process exited or there was a network error"
+    r"|Connection (?:closed by remote peer|reset by peer)"
+    r"|Watchdog caught collective operation timeout"
+)
 CLOSED_THEN_FAILED_LINES = 20
 """How far under the agent's closing signals its "failed (exitcode: ..)" line is looked for."""
 
@@ -9538,11 +9602,14 @@ def _rendezvous_keepalive_lost(
     }
     closed = None
     crashed: int | None = None  # the line of a worker's own exception before the signal
+    peer_gone: int | None = None  # the line of a worker's error that says a peer went away
     for at, (after_no, after, after_tag) in enumerate(lines[index + 1 :], index + 1):
         if _ELASTIC_SUCCEEDED_RE.search(after) or ELASTIC_FINISHED_RE.search(after):
             break  # (its workers had finished: the store went away as the job ended)
         if _ELASTIC_LAUNCH_RE.search(after):
             break  # (another launch's lines)
+        if closed is None and peer_gone is None and _WORKER_PEER_GONE_RE.search(after):
+            peer_gone = after_no
         if crashed is None and after_tag is not None and _ENDING_EXCEPTION_RE.match(after):
             crashed = after_no
         if "closing signal" in after and (cs := _CLOSING_SIGNAL_RE.search(after)):
@@ -9561,6 +9628,10 @@ def _rendezvous_keepalive_lost(
                         )
                     break
             break
+    if peer_gone is not None:
+        # (the worker's error says its remote peer went away: the same loss as the heartbeat's,
+        # the node that held the store gone, not a failure of the worker's own)
+        crashed = None
     if closed is not None and crashed is not None:
         # (a worker failed on its own and the agent tore its group down: the keep-alive failure
         # before it is a warning the agent logs and goes on past, dynamic_rendezvous.py
@@ -9584,8 +9655,15 @@ def _rendezvous_keepalive_lost(
             line=no,
             message=line.strip()[:300],
             rank=tagged,
-            exception_type=f"{said}; then it sent its running worker, pid "
-            f"{closed[1].group('pid')}, {closed[1].group('sig')} (line {closed[0]})",
+            exception_type=f"{said}; "
+            + (
+                f"a worker's error says its remote peer went away (line {peer_gone}), the same "
+                "loss; "
+                if peer_gone is not None
+                else ""
+            )
+            + f"then it sent its running worker, pid {closed[1].group('pid')}, "
+            f"{closed[1].group('sig')} (line {closed[0]})",
             **agent,
         )
     )
@@ -11813,8 +11891,37 @@ def _ds_overflow(text: str) -> re.Match[str] | None:
     return found
 
 
-def _loss_scale_path(overflows: list[tuple[int, re.Match[str]]]) -> str:
-    """What DeepSpeed's overflow lines say of its loss scale: their count, the scale they fell
+# DeepSpeed's line at each engine's start (deepspeed/__init__.py initialize: "log_dist(f'DeepSpeed
+# info: version={__version__}, git-hash={git_hash}, git-branch={git_branch}', ranks=[0])"): a
+# second one after overflows is another run appended to the log, its scaler starting again from
+# its initial scale (2**initial_scale_power, 2**16 by default) and searching down anew
+_DS_STARTED_RE = re.compile(r"\bDeepSpeed info: version=")
+
+
+def _loss_scale_path(overflows: list[tuple[int, re.Match[str]]], starts: list[int]) -> str:
+    """What DeepSpeed's overflow lines say of its loss scale, each run's apart where the log
+    holds more than one (``starts``: the lines where an engine started): a run's start-up search
+    repeated by the next run is no fall the scaler repeated within one."""
+    runs: list[list[tuple[int, re.Match[str]]]] = []
+    run_at = -1
+    for no, m in overflows:
+        at = bisect.bisect_right(starts, no)
+        if not runs or at != run_at:
+            runs.append([])
+            run_at = at
+        runs[-1].append((no, m))
+    if len(runs) == 1:
+        return _one_run_scale_path(overflows)
+    said = []
+    for run in runs:
+        at = bisect.bisect_right(starts, run[0][0])
+        began = f"the run from line {starts[at - 1]}" if at else f"the run before line {starts[0]}"
+        said.append(f"{began}: {_one_run_scale_path(run)}")
+    return f"{len(runs)} DeepSpeed runs in the log, each with its own scaler; " + "; ".join(said)
+
+
+def _one_run_scale_path(overflows: list[tuple[int, re.Match[str]]]) -> str:
+    """What one run's overflow lines say of its loss scale: their count, the scale they fell
     from and the lowest one, and where a later overflow shows it raised again."""
     first = overflows[0][1]
     scales = [(no, float(m.group("to"))) for no, m in overflows if m.group("to")]
@@ -11885,6 +11992,7 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
         for no, t, _ in lines
         if ("Skipping" in t or "Attempted" in t) and (m := _ds_overflow(t))
     ]
+    starts = [no for no, t, _ in lines if "DeepSpeed info" in t and _DS_STARTED_RE.search(t)]
     floor = next(
         (
             float(f.group("min"))
@@ -11899,11 +12007,17 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
     # the low scale before it passed)
     low: tuple[int, re.Match[str]] | None = None
     passed: tuple[int, re.Match[str]] | None = None
+    # (a low scale a run ended at: the next run's scaler starts high again on its own, no raise)
+    ended_low: tuple[int, re.Match[str]] | None = None
+    run_at = 0
     for no, m in overflows:
+        if (at_run := bisect.bisect_right(starts, no)) != run_at:
+            run_at, ended_low, low = at_run, ended_low or low, None
         if low is not None and float(m.group("tried")) > near:
             passed, low = passed or low, None
         if low is None and m.group("to") and float(m.group("to")) <= near:
             low = (no, m)
+    low = low or ended_low
     step = None
     for no, t, _ in lines:
         if "skipped=" in t and (st := _DS_STEP_RE.search(t)):
@@ -11921,7 +12035,7 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
             report.unread.append(
                 ParseWarning(
                     line=passed[0],
-                    message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows)}; no "
+                    message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows, starts)}; no "
                     "warning: the scale it fell to was raised again",
                     skipped=False,
                 )
@@ -11937,7 +12051,7 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
             report.unread.append(
                 ParseWarning(
                     line=overflows[0][0],
-                    message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows)}; no "
+                    message=f"DeepSpeed's fp16 loss scaler: {_loss_scale_path(overflows, starts)}; no "
                     f"warning: the scale stayed above {near:g} ({DS_LOW_LOSS_SCALE:g} times "
                     f"{minimum}, near which the scaler can halve it no more)",
                     skipped=False,
@@ -11955,7 +12069,7 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
             said.append(f"the Trainer logged a loss of 0.0 from line {zero} on")
     if overflows:
         said.append(
-            _loss_scale_path(overflows)
+            _loss_scale_path(overflows, starts)
             + (
                 f" (at most {near:g}: near the run's minimum, "
                 + (f"{floor:g} (min_loss_scale)" if floor is not None else "1 by default")
@@ -13103,11 +13217,12 @@ def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogRep
     the trials' training function raised, each failure's traceback in its trial's error file,
     which the errored trials' table names, or its status ERROR in the trials' table. An
     experiment its user stopped (Ctrl+C) with none of its trials failed is a note."""
-    rows = {
-        r.group("trial"): r
-        for _, t, _ in lines
-        if t.lstrip().startswith("|") and (r := _TUNE_ERROR_ROW_RE.match(t.lstrip()))
-    }
+    # (each trial's rows of the errored trials' table, by line: a report reads only its own
+    # experiment's, a restored run's trials keeping their names, Tuner.restore)
+    rows: dict[str, list[tuple[int, re.Match[str]]]] = {}
+    for no, t, _ in lines:
+        if t.lstrip().startswith("|") and (r := _TUNE_ERROR_ROW_RE.match(t.lstrip())):
+            rows.setdefault(r.group("trial"), []).append((no, r))
     # (each trial's status rows in the order printed: the last before a report is its status)
     statuses: dict[str, list[tuple[int, str]]] = {}
     for no, t, _ in lines:
@@ -13141,23 +13256,46 @@ def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogRep
                 None,
             )
         )
-        known = [rows[t] for t in trials if t in rows]
+        # (the tables printed in this experiment's run: after the report before it, up to the
+        # next one, the progress reporter's last tables printed before or after the list)
+        known = [
+            mine[-1][1]
+            for t in trials
+            if (mine := [(n, r) for n, r in rows.get(t, []) if since < n < until])
+        ]
         failed = [r for r in known if int(r.group("failures")) > 0]
         errored = [
             (t, said[-1][0])
             for t in trials
             if t not in {r.group("trial") for r in failed}
-            and (said := [s for s in statuses.get(t, []) if s[0] < first_no])
+            and (said := [s for s in statuses.get(t, []) if since < s[0] < first_no])
             and said[-1][1] == "ERROR"
         ]
         if interrupted is not None and not failed and not errored:
-            # (the user stopped the experiment: its trials not finished, none failed)
+            # (the user stopped the experiment: its trials not finished, none failed; trials an
+            # earlier report named are a restored run's, Tuner.restore(path, resume_errored=...)
+            # going on with the experiment's saved trials, their names kept)
+            before = next(
+                (
+                    r[0]
+                    for earlier in reversed(experiments[:at])
+                    for r in earlier
+                    if set(r[3]) & set(trials)
+                ),
+                None,
+            )
             report.unread.append(
                 ParseWarning(
                     line=no,
                     message=f"{TUNE_STOPPED_BY_USER} (SIGINT, Ctrl+C; line {interrupted}) "
-                    f"with {len(trials)} trial(s) not finished ({', '.join(trials)}); none "
-                    "failed in the copy: no failure of the cluster",
+                    f"with {len(trials)} trial(s) not finished ({', '.join(trials)}); "
+                    + (
+                        f"a restored run of the experiment reported at line {before} (its "
+                        "trials' names kept), none failed again in this run"
+                        if before is not None
+                        else "none failed in the copy"
+                    )
+                    + ": no failure of the cluster",
                     skipped=False,
                 )
             )
