@@ -118,7 +118,7 @@ def test_topo_m_with_nvlink_in_its_legend_still_says_pairs_only_sys(tmp_path: Pa
 # --- ib_write_bw: one run under a doubled command line, failed after 65536 B -------------------
 
 
-def test_one_ib_write_bw_run_that_failed_after_measuring_is_a_failure() -> None:
+def test_one_ib_write_bw_run_that_failed_after_measuring_is_the_tests_set_up() -> None:
     ev = _load(PERFTEST)
     (port,) = ev.hca_ports
     run = port["perftest"]
@@ -140,18 +140,21 @@ def test_one_ib_write_bw_run_that_failed_after_measuring_is_a_failure() -> None:
         65536,
         381.41,
     )
-    assert (run["failed_line"], run["broke_off"]) == (42, False)
+    assert (run["failed_line"], run["broke_off"], run["sizes_mismatched"]) == (42, False, True)
     assert run["failed"] == (
         "Completion with error at client (IBV_WC_REM_ACCESS_ERR, vendor syndrome 0x88), 0 of 128 "
         "work requests completed"
     )
+    # (the judge read a failure; review 52 fault 7: a remote access error right after perftest's
+    # default 65536 B is a server started without -a, the test's set-up, so a warning)
     level, outcome = _imported(ev)
-    assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-stopped-mid-run", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-stopped-mid-run")
+    assert level == "READY WITH WARNINGS"
+    assert _above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
+    (item,) = _items(outcome, "evidence-rdma-perftest-sizes-mismatched")
     assert item.startswith(
         "mlx5_3 port 1 (Ethernet): RDMA_Write BW to 10.0.4.8: 381.41 Gb/s average at 65536 B, its "
-        "last row, then: Completion with error at client (IBV_WC_REM_ACCESS_ERR"
+        "last row (perftest's default size, the buffer of a server started without -a or -s), "
+        "then: Completion with error at client (IBV_WC_REM_ACCESS_ERR"
     )
     assert item.endswith(", line 42)")
     (info,) = _items(outcome, "evidence-rdma-perftest")
@@ -170,8 +173,8 @@ def test_the_same_run_under_one_command_line_reads_alike(tmp_path: Path) -> None
         16,
     )
     level, outcome = _imported(ev)
-    assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-stopped-mid-run", "critical")]
+    assert level == "READY WITH WARNINGS"
+    assert _above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
 
 
 def test_a_failure_of_a_command_typed_after_a_runs_rows_is_that_commands(tmp_path: Path) -> None:

@@ -8244,6 +8244,21 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
             continue
+        if link.peer_width and link.peer_speed_gts and not spared:
+            # (slower as well as narrower than every wider sibling: another model most often, at
+            # its own full width, which the copy does not give)
+            notes.append(
+                ParseWarning(
+                    line=link.line,
+                    message=f"lspci: {where}: {said}: fewer lanes than the other NICs of the "
+                    f"listing (x{link.peer_width} at {link.peer_speed_gts:g}GT/s), at another "
+                    "speed too: most likely another model (such as a Gen4 x8 card beside Gen5 "
+                    "x16 ones) at its full width; no LnkCap or lspci (ok)/(downgraded) mark in "
+                    "the copy says its own width (lspci -vv's LnkCap line does)",
+                    skipped=False,
+                )
+            )
+            continue
         if link.peer_width and not spared:
             # (no capability or mark says its own width: its sibling NICs' widths are the
             # measure, said as such)

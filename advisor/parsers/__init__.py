@@ -53,8 +53,14 @@ COLLECTOR_STAMP = r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"
 """A log collector's time stamp before a line it kept ("2024-11-20 14:37:16", ",123" or ".123"
 after it)."""
 
+IPV4_ADDRESS = r"(?:\d{1,3}\.){3}\d{1,3}"
+"""A host named by its IPv4 address, as pdsh prints a target given so (``pdsh -w
+10.0.0.[11-12]``: "10.0.0.11: ..."), which ``NODE_NAME`` (a letter first) does not take."""
+PDSH_HOST = rf"(?:{IPV4_ADDRESS}|{NODE_NAME})"
+"""The host pdsh puts before a line: the target as given, a node's name or its address."""
+
 PDSH_PREFIX_RE = re.compile(
-    r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}(?=: )"
+    rf"^(?P<host>{IPV4_ADDRESS}(?=: )"
     rf"|{NODE_NAME}(?=: \[)): "
 )
 """pdsh's ``node:`` before each line of a node's output (dshbak(1): "the leading node: is

@@ -121,6 +121,10 @@ class PcieLink:
     """Where neither a capability line nor lspci's mark says the link's own width (pciutils
     before 3.7 prints LnkSta unmarked) and it is narrower than most of the other NICs whose
     links the listing gives alone: their width (``_narrower_than_peers``)."""
+    peer_speed_gts: float | None = None
+    """With ``peer_width``, where no wider NIC trained at this link's speed: the speed they
+    did train at. A link that differs in speed as well as width is most often another model (a
+    Gen4 x8 card beside Gen5 x16 ones), so the siblings say nothing of its own width."""
 
 
 def pcie_gbps(speed_gts: float, width: int) -> float:
@@ -277,8 +281,11 @@ def parse(text: str) -> list[PcieLink]:
 def _narrower_than_peers(nics: list[PcieLink]) -> None:
     """Each NIC's ``peer_width`` where its link is narrower than the width most of the others
     trained to: with no capability line and no "(ok)/(downgraded)" mark (pciutils before 3.7,
-    a loop that greps LnkSta alone), its siblings are the only measure of what it can do (a
-    node's data NICs are one model, in slots alike)."""
+    a loop that greps LnkSta alone), its siblings are the only measure of what it can do where
+    they are its own model, in slots alike. A node's NICs are not always one model (a Gen5 x16
+    compute rail beside a Gen4 x8 storage or management NIC, a BlueField): one whose speed is
+    none of the wider ones' gets ``peer_speed_gts`` too, their speed, for a note rather than a
+    fault."""
     counts: dict[int, int] = {}
     for link in nics:
         counts[link.width] = counts.get(link.width, 0) + 1
@@ -289,9 +296,16 @@ def _narrower_than_peers(nics: list[PcieLink]) -> None:
     # copy cannot tell which ones trained short)
     if counts[usual] < 2 or 2 * counts[usual] <= len(nics):
         return
+    speeds: dict[float, int] = {}
+    for link in nics:
+        if link.width == usual:
+            speeds[link.speed_gts] = speeds.get(link.speed_gts, 0) + 1
+    usual_speed = max(speeds, key=lambda v: (speeds[v], v))
     for link in nics:
         if 0 < link.width < usual:
             link.peer_width = usual
+            if link.speed_gts not in speeds:
+                link.peer_speed_gts = usual_speed
 
 
 DEVICE_SIGNATURE = (

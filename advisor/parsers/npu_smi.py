@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import NODE_NAME, ParseError, ParseWarning, numbered_lines
+from advisor.parsers import PDSH_HOST, ParseError, ParseWarning, numbered_lines
 
 RETYPED_HEALTH = ("0K",)
 """Health values npu-smi never prints but pasted outputs carry: ``OK`` retyped with a digit zero
@@ -39,9 +39,10 @@ FRAGMENT_SIGNATURE = (
 shape by which a table pasted without its header is still known (multi-line mode)."""
 _FRAGMENT_RE = re.compile(FRAGMENT_SIGNATURE, re.M)
 
-_ROW_HOST = rf"(?P<host>{NODE_NAME}):[ \t]+"
+_ROW_HOST = rf"(?P<host>{PDSH_HOST}):[ \t]+"
 """pdsh's host before each line of a node's output (dshbak(1): "the leading node: is stripped";
-``pdsh -w node[01-02] "npu-smi info | grep 0000"``)."""
+``pdsh -w node[01-02] "npu-smi info | grep 0000"``), a name or, where the targets were given as
+addresses (``pdsh -w 10.0.0.[11-12]``), an address."""
 _ROW_HOST_RE = re.compile(rf"^{_ROW_HOST}(?=\|)")
 SECOND_ROW_SIGNATURE = (
     r"^[ \t]*(?:"
@@ -168,7 +169,7 @@ def parse_info(text: str) -> NpuSmiInfo:
     fragment = _FRAGMENT_RE.search(text) if headless else None
     if headless and fragment is None and _SECOND_ROW_RE.search(text):
         # chips' second rows and no first row (a grep's copy): what they say, no chip made up
-        said, rows = _second_rows_alone(lines)
+        said, rows = _second_rows_alone(lines, text.splitlines())
         return NpuSmiInfo(version=_version(lines), chips=[], warnings=said, rows_alone=rows)
     if fragment is not None:
         # no header rows: the first chip row stands in for the header's place
@@ -454,7 +455,7 @@ def _version(lines: list[tuple[int, str, int | None]]) -> str:
 
 
 def _second_rows_alone(
-    lines: list[tuple[int, str, int | None]],
+    lines: list[tuple[int, str, int | None]], as_written: list[str]
 ) -> tuple[list[ParseWarning], list[NpuChipRowAlone]]:
     """Each chip second row of a copy that kept no first row (``npu-smi info | grep -E
     "0000|..."`` keeps the rows with a bus id): its figures as far as the row's shape names them,
@@ -464,9 +465,11 @@ def _second_rows_alone(
     rows: list[NpuChipRowAlone] = []
     for no, line, _ in lines:
         s = line.strip()
-        host = _ROW_HOST_RE.match(s)
-        if host is not None:
-            s = s[host.end() :]
+        if (kept := _ROW_HOST_RE.match(s)) is not None:
+            s = s[kept.end() :]
+        # numbered_lines takes an address's "10.0.0.12: " off as pdsh's prefix (PDSH_PREFIX_RE)
+        # and keeps a name's: the host is read from the line as written
+        host = _ROW_HOST_RE.match(as_written[no - 1].strip())
         if not s.startswith("|") or not _SECOND_ROW_RE.match(s):
             continue
         cells = _cells(s)

@@ -1672,17 +1672,26 @@ def parse_query(text: str) -> list[SmiGpu]:
     stack: list[tuple[int, str]] = []  # (indent, section) of the sections the line is under
     by_gpu_line = False  # the output names each GPU's record by its own line (no grep guessing)
     headed = any(_QUERY_GPU_RE.match(line.strip()) for _, line, _ in numbered_lines(text))
-    # the GPU a command line's "-i N" asked for ("nvidia-smi -i 3 -q | grep -A 12 Fabric"): its
-    # grepped section, which names no GPU, is that GPU's, not the list's first
+    # the GPU a command line's "-i N" asked for ("nvidia-smi -i 3 -q | grep -A 12 Fabric"):
+    # nvidia-smi(1) "-i, --id=ID  Display data for a single specified GPU", so everything that
+    # command printed, grepped sections naming no GPU included, is that GPU's, not the list's
+    # first; each command starts its own output, so what it prints is read apart from the last's
     asked: int | None = None
     for no, line, _ in numbered_lines(text):
         if _SMI_COMMAND_RE.search(line):
             asked = int(i.group("id")) if (i := _ID_OPTION_RE.search(line)) else None
+            current, stack, by_gpu_line = None, [], False
             continue
         if not line.strip() or line.lstrip().startswith(("$", "[...]", "...", "=")):
             continue
         if m := _QUERY_GPU_RE.match(line.strip()):
-            current = SmiGpu(gpu=len(gpus), name="", line=no, bus_id=m.group("bus"), query="q")
+            current = SmiGpu(
+                gpu=asked if asked is not None else len(gpus),
+                name="",
+                line=no,
+                bus_id=m.group("bus"),
+                query="q",
+            )
             gpus.append(current)
             stack, by_gpu_line = [], True
             continue
@@ -1695,9 +1704,16 @@ def parse_query(text: str) -> list[SmiGpu]:
         key, value = m.group("key").strip(), (m.group("value") or "").strip()
         value = _MARKER_RE.sub("", value)  # (an arrow a copy put after the value: "Yes  <===")
         if m.group("value") is None:
-            if not stack and current is not None and key in current.sections and not by_gpu_line:
+            if (
+                not stack
+                and current is not None
+                and key in current.sections
+                and not by_gpu_line
+                and asked is None
+            ):
                 # the same section again with no GPU line between: a grep of it over several
-                # GPUs ("nvidia-smi -q | grep -A4 'Remapped Rows'"): the next GPU's
+                # GPUs ("nvidia-smi -q | grep -A4 'Remapped Rows'"): the next GPU's (under -i N
+                # there is no next GPU: one GPU's record printed it twice)
                 current = None
             stack.append((indent, key))  # a section's name
             continue
@@ -1709,7 +1725,7 @@ def parse_query(text: str) -> list[SmiGpu]:
                 continue
             # a grepped section: the GPU -i asked for, else the next in the list
             current = SmiGpu(
-                gpu=asked if asked is not None and not gpus else len(gpus),
+                gpu=asked if asked is not None else len(gpus),
                 name="",
                 line=no,
                 query="q",

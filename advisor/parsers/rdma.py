@@ -1568,6 +1568,7 @@ def _completion_details(run: PerftestRun, text: str) -> bool:
         status = int(st.group("status") or st.group("status2"))
         name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
         run.failed += f" ({name}, vendor syndrome {st.group('syndrome')})"
+        run.sizes_mismatched = name == "IBV_WC_REM_ACCESS_ERR" and bool(run.rows)
         text, said = text[st.end() :], True
     if ct := _PERFTEST_COUNTS_RE.match(text):
         run.failed += (
@@ -1642,6 +1643,12 @@ class PerftestRun:
     addresses and the test had begun (perftest prints the header once the two sides connected,
     then runs its iterations), so the peer or the path went away mid-test; no figure was
     measured between the two hosts."""
+    sizes_mismatched: bool = False
+    """It stopped on a remote access error (IBV_WC_REM_ACCESS_ERR, status 10) after measuring
+    some sizes: its next, larger message fell outside the memory region the server registered,
+    which the server sizes by its own options (perftest_parameters.c: -a sets the largest size;
+    without it or -s, perftest's default DEF_SIZE_BW, 65536 B). The two sides ran with different
+    size options, a fault of the test's set-up; the path carried every size measured."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
