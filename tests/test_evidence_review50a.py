@@ -232,7 +232,12 @@ def test_a_pending_mig_enable_in_a_query_row_is_a_note() -> None:
     )
     assert [(g["mig_mode"], g["mig_mode_pending"]) for g in ev.gpus][2] == ("Disabled", "Enabled")
     level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    # (GPU 0 runs in MIG mode: set 633's warning, the MIG User Guide's no P2P between MIG
+    # instances; GPU 2's pending enable stays a note, not a second item)
+    assert level == "READY WITH WARNINGS"
+    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    (item,) = _items(outcome, "evidence-gpu-mig-mode")
+    assert item.startswith("GPU 0: MIG mode Enabled")
     # a pending disable reads the other way round
     text = (REVIEW / MIG_PENDING).read_text().replace("Enabled, Enabled", "Enabled, Disabled")
     notes = [m for _, m in _notes(load_text(text, "q.csv"))]
@@ -247,4 +252,7 @@ def test_the_query_sample_with_no_pending_change_reads_as_before() -> None:
         ]
     )
     assert len(ev.gpus) == 4 and _notes(ev) == []
-    assert _imported(ev)[0] == "READY"
+    # (GPU 0's MIG mode is set 633's warning; no pending change adds anything)
+    level, outcome = _imported(ev)
+    assert level == "READY WITH WARNINGS"
+    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]

@@ -101,6 +101,8 @@ BEFORE_TYPED = {
         ("evidence", "package_conflicts"),
         # chips an npu-smi process table names where no chip row shows them
         ("evidence", "npu_process_chips"),
+        # nvidia-smi -L's GPUs split into MIG devices
+        ("evidence", "mig_gpus"),
     },
 }  # fmt: skip
 """facts.json files written by the advisor before StageFacts.data held typed summaries (see

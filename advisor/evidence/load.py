@@ -952,6 +952,11 @@ class EvidenceFacts:
     lists processes: whether it lists one on this GPU; then also ``processes``, its rows on this GPU as text, and
     ``held_by_process``: a compute process listed there and at least ``HELD_PCT`` % of the
     memory used)."""
+    mig_gpus: list[dict[str, Any]] = field(default_factory=list)
+    """``nvidia-smi -L``'s GPUs listed with MIG devices under them: ``{source, line, gpu, name,
+    mig}`` (``mig``: each MIG device's profile, "3g.40gb", in the order listed); the status
+    table's and ``--query-gpu``'s GPUs in MIG mode are ``gpus`` whose ``mig_mode`` is
+    Enabled."""
     rank_tables: list[dict[str, Any]] = field(default_factory=list)
     """``{source, version, status, server_count, servers, ranks: [{rank, server_id, device_id,
     device_ip, super_device_id}], super_pods, errors, groups, wrapper, form, elided_lines,
@@ -1014,6 +1019,7 @@ class EvidenceFacts:
             "nvlink_states",
             "gpu_copy",
             "gpus",
+            "mig_gpus",
             "rank_tables",
             "flight",
             "timelines",
@@ -2011,6 +2017,39 @@ JSON_STRING_MIN_LINES = 2
 """Fewer quoted lines than this are a file's own JSON, not an output printed a string a line."""
 
 
+_JSON_ESCAPED_OUTPUT_RE = re.compile(
+    r'^[ \t]*(?:"[^"\\\n]*"[ \t]*:[ \t]*)?"(?P<s>(?:[^"\\\n]|\\.)*)(?:",?)?[ \t]*$'
+)
+"""A line that is a JSON string, a key's value or a list's item, closed or cut before its
+closing quote."""
+_JSON_ESCAPE_RE = re.compile(r"\\(.)")
+JSON_ESCAPED_LINES_MIN = 3
+"""Escaped line breaks a JSON string needs to be read as an output kept whole in it (a message's
+one or two are its own text)."""
+
+
+def _json_escaped_output(text: str) -> tuple[str, int, int] | None:
+    """``text`` with the first line that is one JSON string holding at least
+    JSON_ESCAPED_LINES_MIN escaped line breaks replaced by the lines the string holds, that
+    line's number and how many lines it became; None where no line is."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.count("\\n") < JSON_ESCAPED_LINES_MIN:
+            continue
+        if (m := _JSON_ESCAPED_OUTPUT_RE.match(line)) is None:
+            continue
+        try:
+            held = json.loads(f'"{m.group("s")}"')
+        except ValueError:
+            # (cut inside an escape, "\\u00": each escape read as the character it names)
+            held = _JSON_ESCAPE_RE.sub(
+                lambda e: {"n": "\n", "t": "\t"}.get(e.group(1), e.group(1)), m.group("s")
+            )
+        split = held.rstrip("\n").split("\n")
+        return "\n".join([*lines[:index], *split, *lines[index + 1 :]]), index + 1, len(split)
+    return None
+
+
 def _json_string_lines(text: str) -> tuple[str, int] | None:
     """``text`` with each line that is a JSON string (with its comma) replaced by the string,
     where nearly every line is one; None otherwise."""
@@ -2212,6 +2251,22 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         notes.append(
             f"{n} worker record(s) joined onto the lines before them (their line breaks lost) "
             "split at their '(... pid=N)' prefixes: line numbers from there on count them"
+        )
+    if (
+        "\\n" in text
+        and (escaped := _json_escaped_output(text)) is not None
+        and not detect(text)
+        and detect(escaped[0])
+    ):
+        # a tool's output kept as one JSON string, its line breaks escaped ('"raw_output":
+        # "Successfully ran diagnostic for group.\n+---...', a health check's report, Ansible's
+        # "stdout"), where only its lines show a format (a JSON the importer reads as such, a
+        # torchelastic error file's "message", stays one): that string's lines read in place of
+        # its line
+        text, line_no, count = escaped
+        notes.append(
+            f"an output kept as one JSON string on line {line_no} (its line breaks written '\\n') "
+            f"read as the {count} lines it holds: line numbers from there on count them"
         )
     if '"' in text and (strings := _json_string_lines(text)) is not None:
         # a tool's output as Ansible (or any JSON) printed it, a string a line ("stdout_lines":
@@ -8719,6 +8774,22 @@ def _smi_list_numbered(gpus: list[nvidia_smi.ListedGpu]) -> str:
     )
 
 
+def _smi_list_gaps(gpus: list[nvidia_smi.ListedGpu]) -> str:
+    """The indexes one listing skips, said: nvidia-smi numbers the GPUs NVML enumerates from 0
+    with no gap (a GPU it cannot open still takes its index, on an "Unable to determine the
+    device handle" line), so a missing index is a line the copy left out or a GPU to check;
+    empty where the file holds several listings (each its own numbering) or skips none."""
+    if len({g.listing for g in gpus}) != 1:
+        return ""
+    missing = sorted(set(range(max(g.gpu for g in gpus) + 1)) - {g.gpu for g in gpus})
+    if not missing:
+        return ""
+    return (
+        f"; GPU {', '.join(str(i) for i in missing)} not listed (nvidia-smi numbers its GPUs "
+        "from 0 without a gap): a line this copy left out, or a GPU to check"
+    )
+
+
 def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi -L: a note of the GPUs listed and the MIG devices each is split into (an
     inventory: nothing in it is judged; a listing cut by head / tail or filtered by grep is
@@ -8734,7 +8805,8 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
             line=gpus[0].line,
             message=f"nvidia-smi -L: {len(gpus)} GPU(s) ({', '.join(models)}): "
             + _smi_list_numbered(gpus)
-            + _smi_list_cut(text, gpus),
+            + _smi_list_cut(text, gpus)
+            + _smi_list_gaps(gpus),
             skipped=False,
         )
     ]
@@ -8771,6 +8843,9 @@ def _smi_list(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         )
     for g in gpus:
         if g.mig:
+            out.mig_gpus.append(
+                {"source": source, "line": g.line, "gpu": g.gpu, "name": g.name, "mig": g.mig}
+            )
             kinds = sorted(set(g.mig))
             notes.append(
                 ParseWarning(

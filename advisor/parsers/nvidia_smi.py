@@ -2391,12 +2391,17 @@ def parse_mig_profiles(text: str) -> list[MigProfile]:
 
 
 LIST_SIGNATURE = (
-    r"^GPU \d+: [^\n]+? \(UUID: GPU-[0-9a-fA-F-]+\)[ \t]*"
+    # (a UUID its copy's author masked, "GPU-XXXXXXXX-XXXX-XXXX-5560-...", is still a listing)
+    r"^GPU \d+: [^\n]+? \(UUID: GPU-[0-9a-fA-FxX*-]+\)[ \t]*"
     # the next GPU's line, a MIG device's, or the end: nvlink -s and other queries print their
     # own lines under each GPU's
     r"(?=\n(?:GPU \d+: |[ \t]+MIG \S+\s+Device\s+\d+:)|\s*\Z)"
 )
-_LIST_GPU_RE = re.compile(r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)")
+_LIST_GPU_RE = re.compile(
+    r"^GPU (?P<gpu>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-FxX*-]+)\)"
+)
+# a UUID masked whole ("GPU-XXXXXXXX-XXXX-..."): no hex digit of the GPU's own left to tell it by
+_UUID_HEX_RE = re.compile(r"[0-9a-fA-F]")
 # a MIG device under its GPU: "  MIG 1g.20gb     Device  0: (UUID: MIG-ce861fb0-...)"
 _LIST_MIG_RE = re.compile(r"^\s+MIG (?P<profile>\S+)\s+Device\s+(?P<dev>\d+): \(UUID: MIG-")
 # what ``nvidia-smi nvlink`` prints under its own copy of -L's GPU line (a link's state, counter,
@@ -2451,7 +2456,9 @@ def parse_list(text: str) -> list[ListedGpu]:
             )
             # a UUID is the GPU's own (NVML's nvmlDeviceGetUUID): two listings of it are one
             # GPU seen twice (the host's view, then a job's), not two GPUs
-            if (first := by_uuid.get(last.uuid)) is not None:
+            # (one masked whole names no GPU: each such line is its own)
+            known = _UUID_HEX_RE.search(last.uuid, 4) is not None
+            if known and (first := by_uuid.get(last.uuid)) is not None:
                 first.seen_again.append(last)
             else:
                 by_uuid[last.uuid] = last
