@@ -2275,8 +2275,8 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         notes.append(
             f"{n} line(s) read as the JSON strings they were printed as (quotes taken off)"
         )
-    if "\\n" in text and (escaped := _escaped_output(text)) is not None:
-        text, n = escaped
+    if "\\n" in text and (unpacked := _escaped_output(text)) is not None:
+        text, n = unpacked
         notes.append(
             f"{n} line(s) carrying an output in one string, its line breaks escaped ('\\n'), "
             "read as the lines it holds: line numbers from there on count them"
