@@ -53,7 +53,7 @@ def write_all(
     n = outcome.summary
     console.out.print(
         f"rules: {n['critical']} critical, {n['warning']} warning, {n['info']} info, "
-        f"{n['passed']} passed, {n['not_evaluated']} not evaluated (missing facts), "
+        f"{n['passed']} passed, {n['not_evaluated']} not evaluated, "
         f"{n['skipped']} not applicable, {n['conflicts']} conflict(s); "
         + ", ".join(rule_outputs.file_names(facts.cluster))
     )

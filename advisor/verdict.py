@@ -1,7 +1,8 @@
 """The readiness verdict: one rule, read by the run's exit code, its report and ``advisor compare``.
 
 NOT READY when a stage failed, timed out or could not run, or a critical finding fired; READY WITH
-WARNINGS when a warning fired; READY otherwise. The exit code is 1 only for NOT READY.
+WARNINGS when a warning fired, or a critical or warning rule over facts the run has could not be
+decided (its expression failed or the rule sandbox refused it); READY otherwise. The exit code is 1 only for NOT READY.
 """
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ def verdict(facts: Facts, findings: RulesOutcome | None = None) -> Verdict:
     warnings = [f"{f.rule_id}: {f.message}" for f in found if f.severity == "warning"]
     if reasons or critical:
         return Verdict(level=NOT_READY, reasons=[*reasons, *critical])
-    if warnings:
-        return Verdict(level=WARNINGS, reasons=warnings)
+    # A check that could not be decided is not a pass: its facts are there (a missing fact is a
+    # stage or input not collected, said apart in the report), but the rule failed or the sandbox
+    # refused it, so what it guards is not shown ready.
+    undecided = [
+        f"{n.rule_id}: {n.title}: not decided ({n.reason})"
+        for n in (findings.not_evaluated if findings else [])
+        if n.severity in ("critical", "warning") and not n.reason.startswith("missing fact")
+    ]
+    if warnings or undecided:
+        return Verdict(level=WARNINGS, reasons=[*warnings, *undecided])
     return Verdict(level=READY)

@@ -375,6 +375,35 @@ def test_verdict_from_findings() -> None:
     assert any(r.startswith("hccl-intra-roce-and-pcie:") for r in v.reasons)
 
 
+def test_a_check_that_could_not_be_decided_is_not_a_pass(tmp_path: Path) -> None:
+    # A critical rule the sandbox refused, or whose expression failed, over facts the run has:
+    # what it guards is not shown ready, so READY is not given (a large log's NCCL WARN rule was
+    # refused once and its 8,000 failures read READY). A missing fact stays as it was.
+    rules = {
+        "refused": "(('x' * 999999) ~ ('x' * 999999)) | length > 0",
+        "failed": "(1 / 0) > 0",
+        "missing": "env.NO_SUCH_FACT.deeper > 0",
+    }
+    path = tmp_path / "rules.yaml"
+    path.write_text(yaml.safe_dump({"rules": [
+        {"id": name, "title": f"{name} rule", "category": "environment", "condition": cond,
+         "severity": "critical", "message": "fired", "reference": "test", "evidence": ["env"]}
+        for name, cond in rules.items()
+    ]}))  # fmt: skip
+    facts, config, cfg = patched({})
+    out = engine.evaluate(schema.load_paths([path]), facts, config=config, rules_cfg=cfg)
+    reasons = {n.rule_id: n.reason for n in out.not_evaluated}
+    assert set(reasons) == set(rules), reasons
+    v = verdict(facts, out)
+    assert v.level == WARNINGS and v.exit_code == 0
+    assert sorted(r.split(":", 1)[0] for r in v.reasons) == ["failed", "refused"], v.reasons
+    assert any("not decided (refused by the rule sandbox" in r for r in v.reasons), v.reasons
+    missing_only = dataclasses.replace(
+        out, not_evaluated=[n for n in out.not_evaluated if n.rule_id == "missing"]
+    )
+    assert verdict(facts, missing_only).level == READY
+
+
 def test_builtin_evidence_paths_name_facts_a_rule_can_read() -> None:
     readable = set(schema.CONTEXT_ROOTS) | set(STAGE_MODULES)
     for rule in schema.load_paths([schema.builtin_dir()]).rules:

@@ -108,6 +108,23 @@ def test_builds_within_the_limits_still_work(tmp_path: Path) -> None:
     assert (outcome, detail) == ("finding", "a1[2] [0, 1, 2] 12X")
 
 
+def test_joining_lists_of_big_items_counts_the_items_not_their_contents(tmp_path: Path) -> None:
+    # 2 x 600 items of 1,000 characters each: over MAX_BUILD in contents, 1,200 in items. A large
+    # log's 8,000 NCCL WARN records joined so were refused, and that critical rule went
+    # undecided; '+' shares the items, so only turning the result into text counts them.
+    many = "([('x' * 1000)] * 600)"
+    joined = f"({many} + {many})"
+    assert _outcome(tmp_path, f"{joined} | length == 1200")[:2] == ("finding", "fired")
+    outcome, detail, _ = _outcome(tmp_path, "true", "{{ " + joined + " }}")
+    assert outcome == "not_evaluated" and "'{{ }}' output would build" in detail, detail
+
+
+def test_joining_lists_past_the_item_limit_is_refused(tmp_path: Path) -> None:
+    doubling = "{% set a = range(1000) | list %}" + "{% set a = a + a %}" * 12 + "{{ a | length }}"
+    outcome, detail, _ = _outcome(tmp_path, "true", doubling)
+    assert outcome == "not_evaluated" and "'+' of a list would build" in detail, detail
+
+
 @pytest.mark.parametrize(
     "text", ["{{ 'x' | center(10**9) }}", "{{ 'x' | format(1) }}", "{{ 'x' | indent(10**9) }}",
              "{{ 'x' | wordwrap(5) }}", "{{ 'x' | replace('x', 'xx') }}"],

@@ -564,7 +564,11 @@ def _checked_mul(left: Any, right: Any) -> Any:
 
 def _checked_add(left: Any, right: Any) -> Any:
     if isinstance(left, str | list | tuple) and isinstance(right, str | list | tuple):
-        charge(size(left) + size(right), f"'+' of a {type(left).__name__}")
+        # A string's '+' builds its characters; a list's, one reference an item, since the joined
+        # lists share their items. Counting the items' contents too refused a rule over a large
+        # log's events (8,000 NCCL WARN records) that builds nothing big; turning the result into
+        # text is charged on its contents where that happens ('{{ }}', '~', join, text filters).
+        charge(len(left) + len(right), f"'+' of a {type(left).__name__}")
     return operator.add(left, right)
 
 
