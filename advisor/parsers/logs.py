@@ -2467,6 +2467,13 @@ def _parse_events(text: str) -> LogReport:
             and _vllm_memory_notes(lines, report)
         ):
             return report  # a vLLM worker's memory profile at start: it loaded and fit
+        if (
+            not report.events
+            and not notices
+            and BENCH_SERVE_HEADING in text
+            and _bench_serve_read(lines, report)
+        ):
+            return report  # vLLM's serving benchmark's report: its requests and figures
         if not report.events and not notices and ACL_RUN_RE.search(text):
             # ATC's conversion and an ACL program's run: their first error line (ATC's "run
             # failed" with no CANN code after it is one), or their own words that they succeeded
@@ -3102,6 +3109,57 @@ WRAPPED_REST_CHARS = 40
 """How long the rest of a wrapped message on the next line may be (a word or a figure)."""
 
 
+def _stream_prefix(raw_line: str) -> str:
+    """The process prefixes a line starts with (Ray's and vLLM's "(VLLMEngine pid=3599803)
+    (Worker pid=3600530) "), all of them: the output stream the line is of."""
+    prefixes: list[str] = []
+    rest = raw_line.lstrip()
+    while m := WORKER_PREFIX_RE.match(rest):
+        prefixes.append(m.group(0))
+        rest = rest[m.end() :].lstrip()
+    return " ".join(prefixes)
+
+
+STREAM_INTERLEAVE_LINES = 3
+"""How many lines of other processes' output may stand between a line and the next of its own
+process's (two streams alternating line by line, a third now and then)."""
+
+
+def _same_stream_next(raw: list[str], lines: list[tuple[int, str, int | None]], index: int) -> int:
+    """The index of the line after ``lines[index]`` of the same process's output (by the
+    prefixes the raw lines start with); the next line where none within
+    ``STREAM_INTERLEAVE_LINES`` is, or the line names no process."""
+    own = _stream_prefix(raw[lines[index][0] - 1])
+    if not own:
+        return index + 1
+    for at in range(index + 1, min(len(lines), index + 2 + STREAM_INTERLEAVE_LINES)):
+        if _stream_prefix(raw[lines[at][0] - 1]) == own:
+            return at
+    return index + 1
+
+
+TORCH_NPU_WORDS_LINES = 8
+"""How far above a CANN code's line torch_npu's words for the failed call's code ("[Error]: ...",
+then "Rectify the fault ...", then the code's "Inner Error!" heading) may stand, counting the
+lines of other processes' output between."""
+
+
+def _torch_npu_words_above(
+    raw: list[str], lines: list[tuple[int, str, int | None]], index: int
+) -> tuple[int, str] | None:
+    """torch_npu's words for a failed call's ACL code above ``lines[index]`` in the same
+    process's output ("[Error]: Failed to start the device.", NPU_CHECK_ERROR's text after its
+    ERRxxxxx line): their line and the words; None where there are none."""
+    own = _stream_prefix(raw[lines[index][0] - 1])
+    for no, text, _ in reversed(lines[max(0, index - TORCH_NPU_WORDS_LINES) : index]):
+        at = text.find("[Error]:")
+        if at < 0 or _stream_prefix(raw[no - 1]) != own:
+            continue
+        words = text[at + len("[Error]:") :].strip(" \t*")
+        return (no, words[:200]) if words else None
+    return None
+
+
 def _hccl_errors(
     raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -3188,12 +3246,16 @@ def _hccl_errors(
         inner_facts = ""  # the facts a bare "Inner Error!" heading leaves to its next line
         if line.rstrip().endswith(("Inner Error!", "Internal Error!")) and index + 1 < len(lines):
             # "EI9999: Inner Error!" only heads the next line, which carries the same code and
-            # the facts: one event, not two (the heading's launcher tag names the rank)
-            following = _code_match(lines[index + 1][1])
+            # the facts: one event, not two (the heading's launcher tag names the rank). The
+            # next line of its own process's output: where two processes' prefixed lines
+            # alternate (vLLM's executor logging a worker's traceback between the worker's own
+            # lines), the other's line between is not the heading's
+            facts_at = _same_stream_next(raw, lines, index)
+            following = _code_match(lines[facts_at][1])
             if following is not None and _code_of(following) == code:
-                heading_rank[index + 1] = tagged
+                heading_rank[facts_at] = tagged
                 continue
-            nxt = lines[index + 1][1].strip()
+            nxt = lines[facts_at][1].strip()
             if nxt.startswith(f"{code} ") or nxt.startswith(f"{code}\t"):
                 # (the runtime prints the facts' line with its code and no colon: "EL9999
                 # [drv api] halQueueEnQueueBuff failed: deviceId=0, ...")
@@ -3249,16 +3311,16 @@ def _hccl_errors(
             # 8 in module 1 are not on the same plane.")
             message = f"{message} {after[0].strip()}"
         took = 0  # the lines after the code's that its message has taken
-        if (
-            message.endswith("Inner Error!")
-            and not inner_facts
-            and after
-            and after[0].strip()
-            and not after[0].strip().startswith("TraceBack")
-        ):
-            # "EI9999: Inner Error!" on its own line, what the error was on the next ("The error
-            # from device(chipId:0, dieId:0), serial number is 9. there is a sdma error, ...")
-            message = f"{message} {after[0].strip()}"
+        facts = (
+            lines[_same_stream_next(raw, lines, index)][1].strip()
+            if after and message.endswith("Inner Error!") and not inner_facts
+            else ""
+        )
+        if facts and not facts.startswith("TraceBack") and not _code_match(facts):
+            # "EI9999: Inner Error!" on its own line, what the error was on the next of its
+            # process's lines ("The error from device(chipId:0, dieId:0), serial number is 9.
+            # there is a sdma error, ...")
+            message = f"{message} {facts}"
             took = 1
         if _DEVICE_ERROR_HEAD_RE.search(line) and after and after[0].strip():
             # the device's error report names its chip on the code line and the error on the
@@ -3344,6 +3406,25 @@ def _hccl_errors(
                     ev.device = int(acl.group("dev"))
         if ev.device is None and (drv := _DRV_DEVICE_RE.search(message)):
             ev.device = int(drv.group(1))
+        if (
+            ev.call is None
+            and "TsdOpen failed" in message
+            and (tsd := _TSD_OPEN_RE.search(message))
+        ):
+            # the runtime's TSD client could not open the device (runtime.cc PrintfTsdError,
+            # "TsdOpen failed. devId=9, tdt error=1" as the code's facts): the device did not
+            # start, as torch_npu's words for the call's code above the code's block say
+            # ("[Error]: Failed to start the device.", the call's own line maybe cut off)
+            ev.device = int(tsd.group("dev")) if ev.device is None else ev.device
+            ev.call = "TsdOpen"
+            ev.exception_type = (
+                f"device {tsd.group('dev')} did not start: its TSD client could not open it "
+                f"(TsdOpen failed, tdt error {tsd.group('err')})"
+            )
+            if words_above := _torch_npu_words_above(raw, lines, index):
+                ev.exception_type += (
+                    f'; torch_npu\'s words above it, line {words_above[0]}: "{words_above[1]}"'
+                )
         core_error = None if kernel_failed else _CORE_EXCEPTION_RE.search(message)
         faulted = _fault_kernel([message, *after])
         if faulted is not None and _HCCL_AIV_KERNEL_RE.match(faulted):
@@ -6524,6 +6605,118 @@ def _vllm_memory_notes(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
         said = True
     return said
+
+
+# vLLM's serving benchmark's report (vllm/benchmarks/serve.py benchmark(), as `vllm bench serve`
+# and benchmarks/benchmark_serving.py before it print it): a heading centred in "=" ("{s:{c}^{n}}"
+# of " Serving Benchmark Result ", 50 wide), then "{:<40} {:<10}" rows ("Successful requests:",
+# "Failed requests:" since it counts them, "Request throughput (req/s):", "Mean TTFT (ms):" ...)
+# under "---Time to First Token---" sub-headings, closed by a row of "=". A copy may carry a
+# prefix on each line (a comment's "# ", a launcher's tag) and pad the values with spaces.
+BENCH_SERVE_HEADING = "Serving Benchmark Result"
+"""The words of the heading of vLLM's serving benchmark's report."""
+_BENCH_ROW_RE = re.compile(
+    r"(?P<key>[A-Za-z][^:\n]{0,60}):[ \t]+(?P<value>-?\d+(?:\.\d+)?|nan|inf)[ \t]*$"
+)
+_BENCH_RULE_RE = re.compile(r"(?:^|\s)[-=]{3,}[^-=\n]{0,60}[-=]*[ \t]*$")
+BENCH_REPORT_LINES = 80
+"""How many lines under its heading a serving benchmark's report may run (about 30 rows, more
+with the goodput, speculative decoding and per-percentile rows)."""
+
+
+@dataclass(kw_only=True)
+class _BenchReport:
+    line: int
+    rows: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Each row's key (its words before the colon), with its line and value as printed."""
+
+    def row(self, key: str) -> tuple[int, str] | None:
+        """The row of ``key``, a prefix before it on its line (a tag's "(pid=1) ") or not."""
+        return next((v for k, v in self.rows.items() if k == key or k.endswith(f" {key}")), None)
+
+
+def _bench_serve_reports(lines: list[tuple[int, str, int | None]]) -> list[_BenchReport]:
+    """Each serving benchmark's report in ``lines``: its heading's line and its rows."""
+    found: list[_BenchReport] = []
+    index = 0
+    while index < len(lines):
+        no, text, _ = lines[index]
+        index += 1
+        if BENCH_SERVE_HEADING not in text:
+            continue
+        bench = _BenchReport(line=no)
+        for row_no, row, _ in lines[index : index + BENCH_REPORT_LINES]:
+            if BENCH_SERVE_HEADING in row:
+                break  # (the next run's report)
+            if m := _BENCH_ROW_RE.search(row):
+                bench.rows.setdefault(m.group("key").strip(), (row_no, m.group("value")))
+            elif _BENCH_RULE_RE.search(row):
+                if bench.rows and set(row.strip().lstrip("#").strip()) == {"="}:
+                    break  # its closing rule
+            elif row.strip() and ":" not in row:
+                break  # (a line of no row: the report ended; a row of words, "Max request
+                # concurrency: not set", is one)
+            index += 1
+        if bench.rows:
+            found.append(bench)
+    return found
+
+
+def has_bench_serve_report(text: str) -> bool:
+    """Whether ``text`` holds a serving benchmark's report with rows under its heading."""
+    return bool(_bench_serve_reports(numbered_lines(text)))
+
+
+def _bench_serve_read(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of each serving benchmark's report (its requests, throughput and latencies), and
+    a ``log_error`` where it counts failed requests; False where no report has rows, or a line
+    outside the reports says an error (a server's log around them: read the usual way)."""
+    found = _bench_serve_reports(lines)
+    if not found:
+        return False
+    own = {no for r in found for no, _ in r.rows.values()}
+    if first_error_line([t for t in lines if t[0] not in own]) is not None:
+        return False
+    for bench in found:
+        row = bench.row
+        ok, failed = row("Successful requests"), row("Failed requests")
+        said = [
+            f"{ok[1]} request(s) succeeded" if ok else "no count of requests",
+            f"{failed[1]} failed" if failed else "no count of failed ones (an older release's)",
+        ]
+        figures = [
+            f"{what} {value[1]}{unit}"
+            for key, what, unit in (
+                ("Request throughput (req/s)", "", " req/s"),
+                ("Output token throughput (tok/s)", "output", " tok/s"),
+                ("Mean TTFT (ms)", "mean TTFT", " ms"),
+                ("P99 TTFT (ms)", "P99 TTFT", " ms"),
+                ("Mean TPOT (ms)", "mean TPOT", " ms"),
+                ("Benchmark duration (s)", "over", " s"),
+            )
+            if (value := row(key))
+        ]
+        report.unread.append(
+            ParseWarning(
+                line=bench.line,
+                message="vLLM's serving benchmark report: "
+                + ", ".join(said)
+                + (f"; {', '.join(f.strip() for f in figures)}" if figures else ""),
+                skipped=False,
+            )
+        )
+        if failed and float(failed[1]) > 0:
+            total = f" of {int(float(failed[1])) + int(float(ok[1]))}" if ok else ""
+            report.events.append(
+                LogEvent(
+                    kind="log_error",
+                    line=failed[0],
+                    message=next(t for n, t, _ in lines if n == failed[0]).strip()[:300],
+                    exception_type=f"vLLM's serving benchmark: {failed[1]}{total} request(s) "
+                    "failed (the server answered them with an error, or not in time)",
+                )
+            )
+    return True
 
 
 _STEP_TIME_RE = re.compile(r"\bper step time: (\d+(?:\.\d+)?) ms\b")
