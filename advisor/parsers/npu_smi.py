@@ -467,11 +467,11 @@ def _second_rows_alone(
         s = line.strip()
         if (kept := _ROW_HOST_RE.match(s)) is not None:
             s = s[kept.end() :]
-        # numbered_lines takes an address's "10.0.0.12: " off as pdsh's prefix (PDSH_PREFIX_RE)
-        # and keeps a name's: the host is read from the line as written
-        host = _ROW_HOST_RE.match(as_written[no - 1].strip())
         if not s.startswith("|") or not _SECOND_ROW_RE.match(s):
             continue
+        # numbered_lines takes an address's "10.0.0.12: " off as pdsh's prefix (PDSH_PREFIX_RE)
+        # and keeps a name's: the host is read from the line as written (a row's only)
+        host = _ROW_HOST_RE.match(as_written[no - 1].strip())
         cells = _cells(s)
         ids = cells[0].split()
         usage = cells[2].split()
