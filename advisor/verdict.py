@@ -2,7 +2,8 @@
 
 NOT READY when a stage failed, timed out or could not run, or a critical finding fired; READY WITH
 WARNINGS when a warning fired, or a critical or warning rule over facts the run has could not be
-decided (its expression failed or the rule sandbox refused it); READY otherwise. The exit code is 1 only for NOT READY.
+decided (its expression failed or the rule sandbox refused it); READY otherwise. The exit code is
+1 only for NOT READY.
 """
 
 from __future__ import annotations
