@@ -771,7 +771,9 @@ class LogEvent:
     TORCH_DISTRIBUTED_DEBUG=DETAIL: ranks that called different collectives, or the same one
     with other sizes), install_failed (a CANN package installer's ERROR line, a package dpkg
     could not install or configure), npu_package_reboot_pending (an Ascend driver's or
-    firmware's run package installed that its installer says takes effect at the next reboot)."""
+    firmware's run package installed that its installer says takes effect at the next reboot),
+    file_permission_warning (a serving stack's permission check, MindIE's, that warned of a file
+    more open than it requires, and went on)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -1880,6 +1882,8 @@ def _parse_events(text: str) -> LogReport:
     if "Aborted request" in text:
         _oom_requests_aborted(lines, report)
     _npu_device_exceptions(lines, report)
+    if "chipId:" in text and "(PID:" in text:
+        _chip_as_process_device(lines, report)
     if "is too SMALL" in text:
         _hccl_buffsize_small(lines, report)
     _npu_device_faults(lines, report)
@@ -2041,6 +2045,8 @@ def _parse_events(text: str) -> LogReport:
         _atb_errors(lines, report)
     if "mindie server" in text or "[MIE04E" in text:
         _mindie_server(lines, report, raw)
+    if " permission failed" in text or " permission for file " in text:
+        _permission_check_warnings(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
@@ -8051,6 +8057,7 @@ NOTICE_KINDS = frozenset(
         "alloc_retries",
         "horovod_stall",
         "service_http_error",
+        "file_permission_warning",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -20976,6 +20983,40 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
         _msaicerr_info(lines, report)
 
 
+# torch_npu's own line of a failed call names the process and the device as the process numbers
+# it: "[ERROR] 2026-05-10-16:29:39 (PID:6228, Device:0, RankID:-1) ERR00100 PTA call acl api failed"
+_TORCH_NPU_PID_DEVICE_RE = re.compile(r"\(PID:\s*(\d+), Device:\s*(\d+)")
+
+
+def _chip_as_process_device(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A device exception the runtime's report names by its chip ("EZ9999[PID: 6228] ... The error
+    from device(chipId:1, dieId:0), ...") said on the device its process numbers it by, where
+    torch_npu's lines name that process on one device only ("(PID:6228, Device:0, ...)"): the
+    report's chipId is the device's own (the device's error info, hicann/runtime
+    device_error_core_proc.cc PrintCoreInfo), the physical chip, while torch_npu's Device is the
+    process's logical one (ASCEND_RT_VISIBLE_DEVICES=1 makes chip 1 its device 0). One process,
+    one failure: not a second device. The chip is kept in its words."""
+    devices: dict[int, set[int]] = {}
+    for _, line, _ in lines:
+        if "(PID:" in line:
+            for m in _TORCH_NPU_PID_DEVICE_RE.finditer(line):
+                devices.setdefault(int(m.group(1)), set()).add(int(m.group(2)))
+    for ev in report.events:
+        if ev.kind != "npu_device_exception" or ev.pid is None or ev.device is None:
+            continue
+        own = devices.get(ev.pid, set())
+        chip = _CHIP_ID_RE.search(ev.message)
+        # (a process torch_npu names on several devices: which one the chip is, is not said)
+        if len(own) != 1 or chip is None or int(chip.group(1)) != ev.device:
+            continue
+        (device,) = own
+        if device != ev.device:
+            ev.device = device
+            ev.exception_type = (
+                f"{ev.exception_type or 'device exception'} (the report's chip {chip.group(1)})"
+            )
+
+
 # msaicerr's report of an AI Core error (the CANN AI Core error analysis tool, info.txt): its
 # headings "*****1. Basic information*****" over "device id : 0", "node name : L2Loss", "kernel
 # name : te_l2loss_...", "*****2. AICERROR code*****" over "code : 0x800000" (or "error code :
@@ -24669,6 +24710,88 @@ def _mindie_server(
             + (f", {1 + len(ev.repeated_lines)} times" if ev.repeated_lines else "")
         )
         report.events.append(ev)
+
+
+# The file-permission check of Ascend's serving stack (MindIE, its ATB model runners' atb_speed
+# FileUtils::ConstrainPermission, MindX SDK): " Check Other group permission failed: PATH current
+# permission is 4, but required no greater than 0."; an older form without the path ("Check Owner
+# permission failed: Current permission is 7, but required no greater than 6."), another with it
+# ("Check Owner permission for file PATH failed. Current permission is ..."); MindIE LLM's
+# param_checker adds the modes: "Required permisssion is 750, but got permission is 644" (its
+# spelling). One digit a class (owner, group, others: 4 read, 2 write, 1 execute).
+_PERMISSION_CHECK_RE = re.compile(
+    r"\bCheck (?P<who>Other group|Owner group|Owner) permission"
+    r"(?: for file (?P<path>\S{1,1000}))? failed[.:]?\s*(?:(?P<path2>/\S{0,1000}) )?"
+    r"[Cc]urrent permission is (?P<cur>\d+)(?:, but required no greater than (?P<max>\d+))?"
+    r"(?:[.,]?\s*Required permis+ion is (?P<required>\d{3,4}), but got permission is (?P<got>\d{3,4}))?"
+)
+# the log's own level on the line: MindIE's "[llm] [WARN] [param_checker.cpp:98]", glog's
+# "W20240827 14:57:11", Python's "WARNING"; its component ("[llm]", "[server]")
+_PERMISSION_LEVEL_RE = re.compile(
+    r"\[(?P<level>ERROR|CRITICAL|FATAL|WARN(?:ING)?)\]|^[ \t]*(?P<glog>[EFW])\d{8} "
+)
+_MINDIE_COMPONENT_RE = re.compile(r"\] \[(?P<comp>llm|server|ms|ms_controller|ms_coordinator)\] \[")
+_MINDIE_COMPONENTS = {"llm": "MindIE LLM", "server": "MindIE Server"}
+"""The component tag of a MindIE log line ("[time] [pid] [tid] [llm] [WARN] ...") and its name
+(MindIE LLM's log format line: "[yyyy-mm-dd hh:mm:ss.uuuuuu] [processid] [threadid] [llm]
+[loglevel] [file:line] [status code] msg")."""
+_LLM_RUNTIME_UP_RE = re.compile(r"\bLLMRuntime init success!")
+_PERMISSION_CLASSES = {
+    "Other group": "others'",
+    "Owner group": "the group's",
+    "Owner": "the owner's",
+}
+"""The check's words for a permission class, said plainly."""
+
+
+def _permission_check_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``file_permission_warning`` per file the serving stack's permission check found more
+    open than it requires, where its log gave the check at a warning level or none: it warned
+    and went on (MindIE's documented limits: configuration and weight files no more than 640,
+    weight directories 750, owned by the user that runs it). At ERROR the file was refused:
+    that line is the failure other readings take."""
+    seen: set[tuple[str, str]] = set()
+    started: int | None = None  # MindIE LLM's "LLMRuntime init success!" line
+    for no, line, tagged in lines:
+        if started is None and "LLMRuntime init" in line and _LLM_RUNTIME_UP_RE.search(line):
+            started = no
+        if "ermission" not in line or not (m := _PERMISSION_CHECK_RE.search(line)):
+            continue
+        level = _PERMISSION_LEVEL_RE.search(line[: m.start()])
+        if level is not None and (
+            (level.group("level") or "WARN")[:4] != "WARN" or level.group("glog") in ("E", "F")
+        ):
+            continue  # (refused: the run's failure, read as the error line it is)
+        path = m.group("path") or m.group("path2") or ""
+        key = (path, m.group("who"))
+        if key in seen:
+            continue
+        seen.add(key)
+        comp = _MINDIE_COMPONENT_RE.search(line)
+        library = _MINDIE_COMPONENTS.get(comp.group("comp"), "MindIE") if comp else None
+        said = (
+            f"{library + chr(39) + 's' if library else 'the'} file-permission check failed"
+            + (f" on {path}" if path else "")
+            + f": {_PERMISSION_CLASSES[m.group('who')]} permission is {m.group('cur')}"
+            + (f", required no greater than {m.group('max')}" if m.group("max") else "")
+            + (
+                f" (mode {m.group('got')}, required {m.group('required')})"
+                if m.group("required")
+                else ""
+            )
+            + (f", logged at {level.group('level') or level.group('glog')}" if level else "")
+            + (f"; MindIE LLM's runtime had started (line {started})" if started else "")
+        )
+        report.events.append(
+            LogEvent(
+                kind="file_permission_warning",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                library=library,
+                exception_type=said,
+            )
+        )
 
 
 # Ascend Transformer Boost (ATB, under MindIE's model runners) logging an aclnn operator's failed
