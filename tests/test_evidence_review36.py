@@ -38,11 +38,12 @@ def test_torchs_cuda_initialization_warning_is_cuda_not_starting() -> None:
 
 
 def test_a_restarted_worker_group_is_no_clean_start() -> None:
+    # (the copy ends as the restarted group starts: a failed attempt, set 641's reading)
     ev = _load("torchelastic_worker_group_failed_restart_read_as_clean_start.log")
     (restart,) = ev.failures
-    assert restart["kind"] == "elastic_restart"
+    assert restart["kind"] == "elastic_restart_pending"
     assert not any("no error" in m for m in _said(ev))
-    assert "evidence-elastic-restart" in _found(ev)
+    assert "evidence-elastic-restart-pending" in _found(ev)
 
 
 def test_a_values_only_header_with_any_later_field_is_read() -> None:

@@ -720,7 +720,8 @@ class LogEvent:
     rdma_device_unreadable (the importer's, from ibstat's abort),
     rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
     its failed worker group), elastic_agent_crash (the agent raising itself after it announced
-    such a restart, before the group started again), disk_full (a write that found no space left on the device),
+    such a restart, before the group started again), elastic_restart_pending (such a restart
+    in a log that ends before the restarted workers print a line), disk_full (a write that found no space left on the device),
     hccl_op_retry_connect (HCCL's op-retry channel that could not reach its server), rdma_ipv6_gid_only (show_gids' RoCE
     ports whose routable RoCEv2 GIDs are IPv6 only),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
@@ -1861,6 +1862,8 @@ def _parse_events(text: str) -> LogReport:
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
     if "NCCL_IB_DISABLE" in text and "libibverbs" in text:
         _verbs_warnings_with_ib_off(lines, report)
+    if "libibverbs" in text:
+        _verbs_warnings_on_one_host(lines, report)
     _nccl_call_failures(lines, report)
     _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
@@ -5014,11 +5017,12 @@ the start's network after it makes the lines a prefix-less INFO log)"""
 # a copy of NCCL's start that lost every "host:pid:tid [dev] " prefix but kept the level: its INFO
 # lines (" NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.", NVIDIA/nccl#1292) and
 # the bare version line beside them make it NCCL's log, whatever line the copy ends on (a quote's
-# "> " before each line kept)
+# "> " before each line kept; or the device NCCL 2.7's prefix ends in kept alone: "[1] NCCL INFO
+# Bootstrap : Using [0]enp68s0f0:..." (NVIDIA/nccl#417))
 _BARE_NCCL_VERSION_ALONE_RE = re.compile(
     r"^[ \t]*(?:>[ \t]*)?NCCL version \d+\.\d+\.\d+\+cuda[\d.]+[ \t]*$", re.M
 )
-_BARE_NCCL_INFO_RE = re.compile(r"^[ \t]*(?:>[ \t]*)?NCCL INFO \S", re.M)
+_BARE_NCCL_INFO_RE = re.compile(r"^[ \t]*(?:>[ \t]*)?(?:\[\d{1,4}\] )?NCCL INFO \S", re.M)
 # NCCL's start naming the CUDA driver it found (src/misc/cudawrap.cc: INFO "cudaDriverVersion %d",
 # cuDriverGetVersion's 1000 * major + 10 * minor: 12040 is 12.4)
 _NCCL_CUDA_DRIVER_RE = re.compile(r"\bNCCL INFO cudaDriverVersion (?P<v>\d{4,6})\b")
@@ -5891,10 +5895,39 @@ def _agent_crash_after(
     return None
 
 
+# the agent's own lines of a restart before its restarted workers print a line (torch/distributed/
+# elastic/agent/server/api.py _restart_workers -> _initialize_workers: "Stopping worker group",
+# "Rendezvous'ing worker group", "Rendezvous complete for workers. Result:" with its fields one a
+# line, "  restart_count=1", "Starting worker group"; multiprocessing/api.py's "Setting worker0
+# reply file to: ..." and "Sending process N closing signal SIGTERM"; torch 2.x's "Environment
+# variable 'TORCHELASTIC_ENABLE_FILE_TIMER' not found. Do not start FileTimerServer."), and its
+# rendezvous handler's (torch/distributed/elastic/rendezvous/...: "The node ... has joined round 1
+# of the c10d rendezvous backend ...")
+_ELASTIC_RESTART_STEP_RE = re.compile(
+    r"\b(?:Stopping worker group|Rendezvous'ing worker group|Rendezvous complete for workers"
+    r"|Starting worker group)\b|\bSetting worker\d+ reply file to:"
+    r"|\bSending process \d+ closing signal\b|\bEnvironment variable '\w+' not found\b"
+    r"|torch[./]distributed[./]elastic[./]rendezvous\b|^\s*\w+=\S"
+)
+
+
+def _elastic_restart_ran(lines: list[tuple[int, str, int | None]], start: int) -> bool:
+    """Whether any line after ``lines[start]`` (the restart the agent announced) shows the
+    restarted group went on: a line that is none of the agent's own steps of a restart
+    (``_ELASTIC_RESTART_STEP_RE``): its workers' output, the group's end (SUCCEEDED, FAILED
+    again), a training step. A copy that ends in those steps shows only that a worker failed."""
+    return any(
+        text.strip() and not _ELASTIC_RESTART_STEP_RE.search(text)
+        for _, text, _ in lines[start + 1 :]
+    )
+
+
 def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``elastic_restart`` for the agent's restarts of its worker group: how many, and the
     restarts it had left after the last; an ``elastic_agent_crash`` instead of the last where
-    torchrun itself raised before the group it restarted started (the restart never ran)."""
+    torchrun itself raised before the group it restarted started (the restart never ran); an
+    ``elastic_restart_pending`` instead where the log ends in the agent's steps of its last
+    restart (nothing shows the restarted workers ran: the failed attempt is all it shows)."""
     found = [
         (index, no, m, tagged)
         for index, (no, t, tagged) in enumerate(lines)
@@ -5906,17 +5939,24 @@ def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogRepor
     ran = found[:-1] if crash is not None else found
     if ran:
         _, no, m, tagged = ran[0]
-        last = ran[-1][2]
+        last_at, last_no, last, _ = ran[-1]
+        said = (
+            f"its worker group {m.group('state')} and was restarted {len(ran)} time(s) "
+            f"('{last.group('left')}/{last.group('max')} attempts left' at the last)"
+        )
+        went_on = crash is not None or _elastic_restart_ran(lines, last_at)
         report.events.append(
             LogEvent(
-                kind="elastic_restart",
+                kind="elastic_restart" if went_on else "elastic_restart_pending",
                 line=no,
                 message=m.group(0),
                 rank=tagged,
                 library="torch elastic",
-                exception_type=f"its worker group {m.group('state')} and was restarted "
-                f"{len(ran)} time(s) ('{last.group('left')}/{last.group('max')} attempts left' "
-                "at the last): a worker failed, its own log says why",
+                exception_type=f"{said}: a worker failed, its own log says why"
+                if went_on
+                else f"{said}, and the log ends in the agent's steps of that restart (line "
+                f"{last_no} on): nothing shows the restarted workers ran; a worker failed, its "
+                "own log says why",
                 repeated_lines=[n for _, n, _, _ in ran[1:]] or None,
             )
         )
@@ -8610,6 +8650,87 @@ def _verbs_warnings_with_ib_off(
             )
         )
     report.events = kept
+
+
+# a device prefix without host, pid or tid ("[1] NCCL INFO ...", "[0] misc/ibvwrap.cc:63 NCCL WARN
+# ..."), as NCCL 2.7's lines are copied from a log that dropped "host:pid:tid"
+_NCCL_DEVICE_ONLY_RE = re.compile(r"^\s*\[(?P<dev>\d{1,4})\] (?:\S+:\d+ )?NCCL (?:INFO|WARN) ")
+# the address of the interface NCCL's bootstrap or socket transport took ("Bootstrap : Using
+# [0]enp68s0f0:172.17.6.148<0>", "NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:...", a newer
+# "Bootstrap : Using eth0:10.0.0.1<0>"): the first on its line is the host's
+_NCCL_USING_ADDR_RE = re.compile(
+    r"(?:\]|\s)[\w.-]{1,64}:(?P<addr>[0-9A-Fa-f.:]{2,64}?)(?:%[\w.-]{1,64})?<\d+>"
+)
+# a channel NCCL connected over its network transport ("Channel 00 : 1[21000] -> 2[4b000] [send]
+# via NET/IB/2/GDRDMA", "via NET/Socket/0"), and shared memory turned off (the network then carries
+# the GPUs of one host: NCCL's environment variables doc, NCCL_SHM_DISABLE)
+_NCCL_VIA_NET_RE = re.compile(
+    r"\bvia NET/|\bNCCL_SHM_DISABLE(?: set by environment to |[\"']?\s*[=:]\s*[\"']?)1\b"
+)
+
+
+def _one_host_comm(lines: list[tuple[int, str, int | None]], hosts: list[str]) -> str | None:
+    """The host (its name, else its address) that the log shows holding every rank of NCCL's
+    communicator: one host name in the prefixes (or none) and one bootstrap/socket address, as
+    many processes (pid and device, or the device of a prefix without pid) as the communicator's
+    ranks (its ring line's, or its ``nranks``), and no channel over the network; None where the
+    log does not show it."""
+    if len(hosts) > 1:
+        return None
+    addrs: set[str] = set()
+    procs: set[tuple[int | None, int]] = set()
+    nranks = 0
+    for _, line, _ in lines:
+        if "NCCL" not in line:
+            continue
+        if ("via NET/" in line or "NCCL_SHM_DISABLE" in line) and _NCCL_VIA_NET_RE.search(line):
+            return None  # the network carries some of the ranks' traffic
+        if pm := _NCCL_PREFIX_RE.search(line):
+            procs.add((int(pm.group("pid")), int(pm.group("dev"))))
+        elif dm := _NCCL_DEVICE_ONLY_RE.match(line):
+            procs.add((None, int(dm.group("dev"))))
+        if "Using " in line and ("Bootstrap" in line or "NET/Socket" in line):
+            if am := _NCCL_USING_ADDR_RE.search(line):
+                addrs.add(am.group("addr"))
+        elif "Channel " in line and (rc := _NCCL_RING_CHANNELS_RE.search(line)):
+            if len(ring := rc.group("ring").split()) < RING_LINE_WIDTH:
+                nranks = max(nranks, len(ring))
+        elif "nranks" in line and (init := _NCCL_INIT_RE.search(line)):
+            nranks = max(nranks, int(init.group("nranks")))
+    if len(addrs) > 1 or not (hosts or addrs) or nranks < 2 or len(procs) < nranks:
+        return None
+    return hosts[0] if hosts else f"address {next(iter(addrs))}"
+
+
+def _verbs_warnings_on_one_host(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """NCCL's "Failed to open libibverbs.so" WARNs where every rank of its communicator is on one
+    host (``_one_host_comm``): the GPUs of one host talk over P2P, or shared memory where P2P
+    cannot (NCCL's environment variables doc, NCCL_SHM_DISABLE: the network carries them only
+    when SHM is disabled), so the socket transport NCCL fell back to carries none of the job's
+    traffic; one note, not a ``nccl_warning``."""
+    verbs = [
+        ev
+        for ev in report.events
+        if ev.kind == "nccl_warning"
+        and _VERBS_WARN_RE.search(ev.message)
+        and " passed up through " not in ev.message  # (a failure NCCL passed up after it)
+    ]
+    if not verbs or (host := _one_host_comm(lines, report.hosts)) is None:
+        return
+    said = sorted(n for ev in verbs for n in [ev.line, *(ev.repeated_lines or [])])
+    report.unread.append(
+        ParseWarning(
+            line=said[0],
+            message=f"NCCL could not open libibverbs.so (line(s) {', '.join(map(str, said))}), "
+            f"but every rank of its communicator is on one host ({host}): its GPUs talk over "
+            "P2P or shared memory, so the socket transport NCCL went on with carries none of "
+            "their traffic; no fallback that slows this job",
+            skipped=False,
+        )
+    )
+    report.events = [ev for ev in report.events if ev not in verbs]
 
 
 def _warnings_gone_past(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
