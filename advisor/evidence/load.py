@@ -2028,15 +2028,23 @@ JSON_ESCAPED_LINES_MIN = 3
 one or two are its own text)."""
 
 
-def _json_escaped_output(text: str) -> tuple[str, int, int] | None:
-    """``text`` with the first line that is one JSON string holding at least
-    JSON_ESCAPED_LINES_MIN escaped line breaks replaced by the lines the string holds, that
-    line's number and how many lines it became; None where no line is."""
+def _json_escaped_output(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """``text`` with each line that is one JSON string holding at least JSON_ESCAPED_LINES_MIN
+    escaped line breaks replaced by the lines the string holds, and each such line's number with
+    how many lines it became; None where no line is. Every one is read: a collector's list of
+    records ('[{"node": ..., "raw_output": "..."}, ...]') holds an output per node, and a
+    failing one may follow a healthy one."""
     lines = text.split("\n")
+    out: list[str] = []
+    expanded: list[tuple[int, int]] = []
     for index, line in enumerate(lines):
-        if line.count("\\n") < JSON_ESCAPED_LINES_MIN:
-            continue
-        if (m := _JSON_ESCAPED_OUTPUT_RE.match(line)) is None:
+        m = (
+            _JSON_ESCAPED_OUTPUT_RE.match(line)
+            if line.count("\\n") >= JSON_ESCAPED_LINES_MIN
+            else None
+        )
+        if m is None:
+            out.append(line)
             continue
         try:
             held = json.loads(f'"{m.group("s")}"')
@@ -2046,8 +2054,9 @@ def _json_escaped_output(text: str) -> tuple[str, int, int] | None:
                 lambda e: {"n": "\n", "t": "\t"}.get(e.group(1), e.group(1)), m.group("s")
             )
         split = held.rstrip("\n").split("\n")
-        return "\n".join([*lines[:index], *split, *lines[index + 1 :]]), index + 1, len(split)
-    return None
+        out.extend(split)
+        expanded.append((index + 1, len(split)))
+    return ("\n".join(out), expanded) if expanded else None
 
 
 def _json_string_lines(text: str) -> tuple[str, int] | None:
@@ -2263,10 +2272,15 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         # "stdout"), where only its lines show a format (a JSON the importer reads as such, a
         # torchelastic error file's "message", stays one): that string's lines read in place of
         # its line
-        text, line_no, count = escaped
+        text, expanded = escaped
         notes.append(
-            f"an output kept as one JSON string on line {line_no} (its line breaks written '\\n') "
-            f"read as the {count} lines it holds: line numbers from there on count them"
+            f"an output kept as one JSON string on line {expanded[0][0]} (its line breaks "
+            f"written '\\n') read as the {expanded[0][1]} lines it holds: line numbers from there "
+            "on count them"
+            if len(expanded) == 1
+            else f"{len(expanded)} outputs kept as JSON strings (their line breaks written '\\n'), "
+            + ", ".join(f"on line {no} as the {count} lines it holds" for no, count in expanded)
+            + ", each read in its line's place: line numbers from the first on count them"
         )
     if '"' in text and (strings := _json_string_lines(text)) is not None:
         # a tool's output as Ansible (or any JSON) printed it, a string a line ("stdout_lines":
@@ -8301,9 +8315,23 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
             continue
+        if link.peer_width and link.peer_model and not spared:
+            # (the listing names it another model than the wider siblings: their width is not
+            # its own, which the copy does not give)
+            notes.append(
+                ParseWarning(
+                    line=link.line,
+                    message=f"lspci: {where}: {said}: fewer lanes than the other NICs of the "
+                    f"listing (x{link.peer_width}), another model by its name ({link.model}, "
+                    f"theirs {link.peer_model}): its own width is not theirs; no LnkCap or lspci "
+                    "(ok)/(downgraded) mark in the copy says it (lspci -vv's LnkCap line does)",
+                    skipped=False,
+                )
+            )
+            continue
         if link.peer_width and link.peer_speed_gts and not spared:
-            # (slower as well as narrower than every wider sibling: another model most often, at
-            # its own full width, which the copy does not give)
+            # (no names in the copy, and slower as well as narrower than every wider sibling:
+            # another model most often, at its own full width, which the copy does not give)
             notes.append(
                 ParseWarning(
                     line=link.line,

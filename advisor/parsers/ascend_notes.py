@@ -32,7 +32,13 @@ from __future__ import annotations
 
 import re
 
-from advisor.parsers import ParseError, ParseWarning, numbered_lines
+from advisor.parsers import (
+    MARKED_PROMPT_HOST_RE,
+    PDSH_HOST,
+    ParseError,
+    ParseWarning,
+    numbered_lines,
+)
 
 SIGNATURE = (
     # npu-smi info's process table copied from its rows on ("| No running processes found in NPU
@@ -77,9 +83,10 @@ SIGNATURE = (
     # --component -1 --version) standing alone: the file's first lines, under at most its
     # command line, a "{" and blank lines (an installer's log quotes the same lines among its own,
     # which are read as its log)
-    # (every span bounded: a long run of blanks is tried once, not once per blank given back)
+    # (every span bounded: a long run of blanks is tried once, not once per blank given back);
+    # run through pdsh, each line behind its host's "node1: " (dshbak(1))
     r"|\A(?:[ \t>]{0,40}(?:\{[ \t]{0,40}|[^\n]{0,300}?\bupgrade-tool\b[^\n]{0,300})?\n){0,3}"
-    r"[ \t>]{0,40}"
+    rf"(?:{PDSH_HOST}: )?[ \t>]{{0,40}}"
     r"Get component version\([^)\n]{1,80}\) succeed for deviceId\(\d{1,5}\)"
     # a setting hccn_tool -s accepted ("Cmd executed successfully!" under its command)
     r"|\bhccn_tool[ \t]+-s[ \t]+-\w+[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*Cmd executed successfully![ \t]*$"
@@ -159,6 +166,8 @@ _CREDIT_RE = re.compile(
 )
 _RES_HEAD_RE = re.compile(r"^\*{3,}(?P<res>RES_\w+?)\*{3,}\s*$")
 _RES_STATE_RE = re.compile(r"^\s*state\s*:\s*(?P<state>\S.*?)\s*$")
+# pdsh's "node1: " before each line of a host's answer (dshbak(1)), the host it ran on
+_HOST_PREFIX_RE = re.compile(rf"^(?P<host>{PDSH_HOST}): ")
 _COMPONENT_GOT_RE = re.compile(
     r"^[ \t>]*Get component version\((?P<v>[^)\n]{1,80})\) succeed for deviceId\((?P<dev>\d{1,5})\)"
     r",[ \t]*componentType\((?P<type>\d{1,5})\)"
@@ -350,36 +359,95 @@ def _tool_results(text: str) -> list[ParseWarning]:
 
 
 def _upgrade_tool_notes(text: str) -> list[ParseWarning]:
-    """upgrade-tool's component versions: a note per device of its firmware components and
-    their versions; a line that says a query failed is quoted as written."""
-    devices: dict[str, tuple[int, list[str]]] = {}  # device -> (first line, "name version")
+    """upgrade-tool's component versions: a note per host and device of its firmware components
+    and their versions, and one where the hosts' versions of a component differ; a line that
+    says a query failed is quoted as written. A host is pdsh's prefix, else the prompt of the
+    command above the lines: each run of the command answers for its own host's devices, so a
+    device id names a device only with its host."""
+    devices: dict[tuple[str, str], tuple[int, list[str]]] = {}  # (host, device) -> line, said
     failed: list[tuple[int, str]] = []
+    host = ""
+    runs = 0
     for no, line, _ in numbered_lines(text):
+        if pdsh := _HOST_PREFIX_RE.match(line):
+            host, line = pdsh.group("host"), line[pdsh.end() :]
+        elif "upgrade-tool" in line and not _COMPONENT_GOT_RE.match(line):
+            # (another run of the command: a prompt names its host; without one, a later run is
+            # told apart by its line, not merged into the first's devices)
+            runs += 1
+            prompt = MARKED_PROMPT_HOST_RE.match(line)
+            host = prompt.group("host") if prompt else "" if runs == 1 else f"the run of line {no}"
+            continue
         if got := _COMPONENT_GOT_RE.match(line):
-            said = devices.setdefault(got.group("dev"), (no, []))[1]
+            said = devices.setdefault((host, got.group("dev")), (no, []))[1]
             said.append(f"componentType {got.group('type')} {got.group('v')}")
-        elif (js := _COMPONENT_JSON_RE.match(line)) and js.group("dev") in devices:
-            said = devices[js.group("dev")][1]
+        elif (js := _COMPONENT_JSON_RE.match(line)) and (host, js.group("dev")) in devices:
+            said = devices[host, js.group("dev")][1]
             # (the JSON names the component the line above gave by its type number)
             if said and said[-1].startswith("componentType "):
                 said[-1] = f"{js.group('name')} {js.group('v')} ({said[-1].rsplit(' ', 1)[0]})"
         elif "component" in line.lower() and "fail" in line.lower():
             failed.append((no, line.strip()[:200]))
+    # (hosts named where the copy holds more than one: one host's device ids name its devices)
+    named = len({where for where, _ in devices}) > 1
     notes = [
         ParseWarning(
             line=at,
-            message=f"upgrade-tool --version: NPU {dev}'s firmware component(s): "
+            message="upgrade-tool --version: "
+            + (f"{where or 'the first run'}: " if named else "")
+            + f"NPU {dev}'s firmware component(s): "
             + ", ".join(said)
             + "; the versions it runs, not judged",
             skipped=False,
         )
-        for dev, (at, said) in devices.items()
+        for (where, dev), (at, said) in devices.items()
     ]
+    notes += _host_drift(devices)
     notes += [
         ParseWarning(line=no, message=f"upgrade-tool: a query that failed, as written: {quoted}")
         for no, quoted in failed
     ]
     return notes
+
+
+def _host_drift(devices: dict[tuple[str, str], tuple[int, list[str]]]) -> list[ParseWarning]:
+    """A note per component whose version differs between the hosts of the copy (a cluster's
+    nodes on different firmware), each version with the hosts that run it."""
+    if len({where for where, _ in devices}) < 2:
+        return []
+    # component ("nve", or "componentType 0" where no JSON named it) -> version -> hosts
+    versions: dict[str, dict[str, list[str]]] = {}
+    first: dict[str, int] = {}
+    for (where, _), (at, said) in devices.items():
+        for one in said:
+            name, version = _component_of(one)
+            hosts = versions.setdefault(name, {}).setdefault(version, [])
+            if where not in hosts:
+                hosts.append(where)
+            first.setdefault(name, at)
+    return [
+        ParseWarning(
+            line=first[name],
+            message=f"upgrade-tool --version: the hosts' {name} firmware differs: "
+            + ", ".join(
+                f"{version} on {', '.join(h or 'the first run' for h in hosts)}"
+                for version, hosts in by_version.items()
+            ),
+            skipped=False,
+        )
+        for name, by_version in versions.items()
+        if len(by_version) > 1
+    ]
+
+
+def _component_of(said: str) -> tuple[str, str]:
+    """A component's name and version from its note's words: "nve 7.5.0.2.220 (componentType 0)"
+    or, where no JSON named it, "componentType 0 7.5.0.2.220"."""
+    if said.startswith("componentType "):
+        _, number, version = said.split(" ", 2)
+        return f"componentType {number}", version
+    name, version, _ = said.split(" ", 2)
+    return name, version
 
 
 def _context_of(line: str) -> tuple[str, str] | None:

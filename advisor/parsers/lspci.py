@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 from advisor.parsers import ParseError, numbered_lines
 
+# lspci's heading after the name: " (rev 01)", and -v's " (prog-if 00 [Normal decode])" (pciutils
+# lspci.c show_terse): a stepping, not another model
+# (the mark alone: blanks before it are stripped after, a pattern led by them would try each blank)
+_REVISION_RE = re.compile(r"\((?:rev|prog-if) [^()\n]*\)")
 SIGNATURE = (
     r"^[ \t]*LnkSta:[ \t]*Speed [\d.]+GT/s"
     # a script's loop that labels each device's grepped line with its RDMA device ("for dev in
@@ -122,9 +126,16 @@ class PcieLink:
     before 3.7 prints LnkSta unmarked) and it is narrower than most of the other NICs whose
     links the listing gives alone: their width (``_narrower_than_peers``)."""
     peer_speed_gts: float | None = None
-    """With ``peer_width``, where no wider NIC trained at this link's speed: the speed they
-    did train at. A link that differs in speed as well as width is most often another model (a
-    Gen4 x8 card beside Gen5 x16 ones), so the siblings say nothing of its own width."""
+    """With ``peer_width``, where no wider NIC trained at this link's speed and the copy names
+    neither this NIC nor them: the speed they did train at. A link that differs in speed as well
+    as width is most often another model (a Gen4 x8 card beside Gen5 x16 ones), so the siblings
+    say nothing of its own width."""
+    model: str = ""
+    """The device's name as its heading gives it ("Mellanox Technologies MT2910 Family
+    [ConnectX-7]"), without lspci's "(rev NN)"; "" where the copy has no heading for it."""
+    peer_model: str | None = None
+    """With ``peer_width``, where the copy names this NIC and the wider ones, and none of them
+    by its name: theirs. Another model, whose own width their links do not measure."""
 
 
 def pcie_gbps(speed_gts: float, width: int) -> float:
@@ -174,6 +185,7 @@ def _place(links: list[tuple[PcieLink, _Heading | None]], heads: list[_Heading])
         if head is None:
             continue
         link.one_gigabit = _one_gigabit_nic(head)
+        link.model = _REVISION_RE.sub("", head.name).strip()
         link.nic = link.nic or head.device_class in NIC_CLASSES
         if head.secondary is None or head.subordinate is None:
             # (a bridge whose bus numbers the copy cuts off: what is behind it is not known)
@@ -284,8 +296,11 @@ def _narrower_than_peers(nics: list[PcieLink]) -> None:
     a loop that greps LnkSta alone), its siblings are the only measure of what it can do where
     they are its own model, in slots alike. A node's NICs are not always one model (a Gen5 x16
     compute rail beside a Gen4 x8 storage or management NIC, a BlueField): one whose speed is
-    none of the wider ones' gets ``peer_speed_gts`` too, their speed, for a note rather than a
-    fault."""
+    none of the wider ones' gets ``peer_model`` or ``peer_speed_gts`` too, for a note rather
+    than a fault. The devices' names decide that where the copy gives them (lspci's heading names
+    the model, "MT2910 Family [ConnectX-7]"): one named as a wider sibling is that model, and a
+    ConnectX-7 (PCIe Gen5 x16) trained at 16GT/s x8 has lost speed and lanes in its slot, not
+    changed model. Speed stands in for the model only where the names are not in the copy."""
     counts: dict[int, int] = {}
     for link in nics:
         counts[link.width] = counts.get(link.width, 0) + 1
@@ -297,15 +312,22 @@ def _narrower_than_peers(nics: list[PcieLink]) -> None:
     if counts[usual] < 2 or 2 * counts[usual] <= len(nics):
         return
     speeds: dict[float, int] = {}
+    models: dict[str, int] = {}
     for link in nics:
         if link.width == usual:
             speeds[link.speed_gts] = speeds.get(link.speed_gts, 0) + 1
+            if link.model:
+                models[link.model] = models.get(link.model, 0) + 1
     usual_speed = max(speeds, key=lambda v: (speeds[v], v))
     for link in nics:
-        if 0 < link.width < usual:
-            link.peer_width = usual
-            if link.speed_gts not in speeds:
-                link.peer_speed_gts = usual_speed
+        if not 0 < link.width < usual:
+            continue
+        link.peer_width = usual
+        if link.model and models:
+            if link.model not in models:
+                link.peer_model = max(models, key=lambda m: (models[m], m))
+        elif link.speed_gts not in speeds:
+            link.peer_speed_gts = usual_speed
 
 
 DEVICE_SIGNATURE = (

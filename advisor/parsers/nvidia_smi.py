@@ -1675,16 +1675,22 @@ def parse_query(text: str) -> list[SmiGpu]:
     # the GPU a command line's "-i N" asked for ("nvidia-smi -i 3 -q | grep -A 12 Fabric"):
     # nvidia-smi(1) "-i, --id=ID  Display data for a single specified GPU", so everything that
     # command printed, grepped sections naming no GPU included, is that GPU's, not the list's
-    # first; each command starts its own output, so what it prints is read apart from the last's
+    # first; each command starts its own output, so what it prints is read apart from the last's.
+    # One shell line may run several ("nvidia-smi -i 1 -q | grep Fabric; nvidia-smi -i 3 -q |
+    # grep Fabric"): their outputs follow in turn, the next command's GPU once the last's record
+    # has been printed
     asked: int | None = None
+    then_asked: list[int | None] = []  # the GPUs the line's later nvidia-smi commands ask for
     for no, line, _ in numbered_lines(text):
         if _SMI_COMMAND_RE.search(line):
-            asked = int(i.group("id")) if (i := _ID_OPTION_RE.search(line)) else None
+            asked, *then_asked = _asked_ids(line)
             current, stack, by_gpu_line = None, [], False
             continue
         if not line.strip() or line.lstrip().startswith(("$", "[...]", "...", "=")):
             continue
         if m := _QUERY_GPU_RE.match(line.strip()):
+            if current is not None and then_asked:
+                asked = then_asked.pop(0)  # (the next command's record)
             current = SmiGpu(
                 gpu=asked if asked is not None else len(gpus),
                 name="",
@@ -1709,11 +1715,14 @@ def parse_query(text: str) -> list[SmiGpu]:
                 and current is not None
                 and key in current.sections
                 and not by_gpu_line
-                and asked is None
+                and (asked is None or then_asked)
             ):
                 # the same section again with no GPU line between: a grep of it over several
-                # GPUs ("nvidia-smi -q | grep -A4 'Remapped Rows'"): the next GPU's (under -i N
-                # there is no next GPU: one GPU's record printed it twice)
+                # GPUs ("nvidia-smi -q | grep -A4 'Remapped Rows'"), or the next command's on the
+                # line: the next GPU's (under one -i N there is no next GPU: one GPU's record
+                # printed it twice)
+                if asked is not None:
+                    asked = then_asked.pop(0)
                 current = None
             stack.append((indent, key))  # a section's name
             continue
@@ -2239,6 +2248,20 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
 
 
 _LOOP_OPTION_RE = re.compile(r"\s(?:-l|-lms|--loop(?:-ms)?)(?:[=\s]+\d+)?(?=\s|$)")
+
+
+def _asked_ids(line: str) -> list[int | None]:
+    """The GPU each nvidia-smi command of a shell line asks for with -i (None for one that asks
+    none, or names it otherwise than by its index), in the order they run: the line split at
+    ";", "&" and "|", so a grep's own options after a pipe are not read as nvidia-smi's."""
+    return [
+        int(i.group("id")) if (i := _ID_OPTION_RE.search(part)) else None
+        for part in _COMMAND_SPLIT_RE.split(line)
+        if _SMI_COMMAND_RE.search(part)
+    ] or [None]
+
+
+_COMMAND_SPLIT_RE = re.compile(r"[;&|]")
 _ID_OPTION_RE = re.compile(r"\s(?:-i|--id)[=\s]+(?P<id>\d+)(?=\s|$)")
 """nvidia-smi's ``-i N`` / ``--id=N`` by index (a bus id or UUID there names no index)."""
 _BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]")

@@ -1568,7 +1568,14 @@ def _completion_details(run: PerftestRun, text: str) -> bool:
         status = int(st.group("status") or st.group("status2"))
         name = IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else f"status {status}"
         run.failed += f" ({name}, vendor syndrome {st.group('syndrome')})"
-        run.sizes_mismatched = name == "IBV_WC_REM_ACCESS_ERR" and bool(run.rows)
+        # (a size mismatch only where the message that failed outran the buffer a server
+        # started without -a or -s registers: below it the server held room for it, so the sizes
+        # do not explain the refusal)
+        run.sizes_mismatched = (
+            name == "IBV_WC_REM_ACCESS_ERR"
+            and bool(run.rows)
+            and run.rows[-1]["bytes"] >= PERFTEST_SERVER_DEFAULT_BYTES
+        )
         text, said = text[st.end() :], True
     if ct := _PERFTEST_COUNTS_RE.match(text):
         run.failed += (
@@ -1645,10 +1652,12 @@ class PerftestRun:
     measured between the two hosts."""
     sizes_mismatched: bool = False
     """It stopped on a remote access error (IBV_WC_REM_ACCESS_ERR, status 10) after measuring
-    some sizes: its next, larger message fell outside the memory region the server registered,
-    which the server sizes by its own options (perftest_parameters.c: -a sets the largest size;
-    without it or -s, perftest's default DEF_SIZE_BW, 65536 B). The two sides ran with different
-    size options, a fault of the test's set-up; the path carried every size measured."""
+    some sizes, the last of them ``PERFTEST_SERVER_DEFAULT_BYTES`` or larger: its next, larger
+    message fell outside the memory region the server registered, which the server sizes by its
+    own options (perftest_parameters.c: -a sets the largest size; without it or -s, perftest's
+    default DEF_SIZE_BW, 65536 B). The two sides ran with different size options, a fault of the
+    test's set-up; the path carried every size measured. After a smaller last row the default
+    buffer held the next message, so the error stays the run's stop (``failed``)."""
     port_not_active: str | None = None
     """The state it found its own port in where it refused to run on it (``_PORT_NOT_ACTIVE_RE``:
     ``Down``, ``Init``, ``Armed``): the local port it was given (-d, -i; the first device's port 1
@@ -1683,6 +1692,12 @@ slowest Ethernet a cluster host's NIC runs (1000BASE-T; parsers.lspci counts a 1
 job data NIC). RDMA NICs run at 10 Gb/s and up (RoCE) or 10 Gb/s SDR 4X and up (InfiniBand),
 so a run under it measured a path that cannot carry a training job's collectives, whatever the
 port's rate (a software device, rxe or siw, runs over the host's TCP/IP stack and CPU)."""
+PERFTEST_SERVER_DEFAULT_BYTES = 65536
+"""The buffer a perftest server started without -a or -s registers, at the least:
+perftest_parameters.h ``#define DEF_SIZE_BW (65536)`` and ``BUFF_SIZE(size, cycle_buffer)``,
+the larger of the size and the page (a latency test's DEF_SIZE_LAT, 2 B, gets a page: 4 KiB,
+64 KiB on a 64 KiB-page host). An -a sweep's next message (twice its last row) outruns it only
+after a row of this size or larger; a remote access error before that is not the sizes'."""
 PERFTEST_FLOOR_BYTES = 65536
 """The message size from which a perftest bandwidth run is judged against
 ``PERFTEST_FLOOR_GBPS``: perftest's default size for its bandwidth tests (perftest_parameters.h
