@@ -883,6 +883,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                              "missing": ["Integration", "Hardware", "Stress"]})]},
      {"evidence.dcgm_diags": [dcgm_diag([dcgm_check("Denylist", "Pass", "Deployment")], level="1",
                                         cut={"line": 16, "after": "Integration", "missing": []})]}, {}),
+    ("evidence-dcgmi-dmon-watch-refused", "nccl",
+     {"evidence.failures": [event(kind="dcgm_watch_refused", code="-6", library="DCGM",
+                                  exception_type="dcgmi dmon: no sample: its watches were not set "
+                                  "(Result -6: Feature not supported)")]},
+     {"evidence.failures": [event(kind="dcgm_health_incident", library="DCGM")]}, {}),
     ("evidence-dcgm-diag-not-run", "nccl",
      {"evidence.dcgm_diags": [dcgm_diag([dcgm_check("Denylist", "Pass", "Deployment"),
                                         dcgm_check("PCIe", "Skip", "Integration")])]},

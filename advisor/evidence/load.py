@@ -826,8 +826,9 @@ class EvidenceFacts:
     algorithm, in_place, bytes, count, time_us_p50, algbw_gbps, busbw_gbps, wrong}],
     npus_per_node, min_bytes, max_bytes, sizes_asked, progress}`` (``dtype``: torch's name, as the
     live benchmark's: nccl-tests' ``float``/``half``/``double`` are ``float32``/``float16``/
-    ``float64``; ``peak_busbw_gbps``: the highest out-of-place row's, as the live benchmark
-    reports; ``npus_per_node``: hccl_test's
+    ``float64``; every ``*_gbps`` is Gbit/s, the live benchmark's unit: nccl-tests' GB/s
+    columns times 8; ``peak_busbw_gbps``: the highest out-of-place row's, as the live benchmark
+    reports (the in-place rows' where a table has no out-of-place figure); ``npus_per_node``: hccl_test's
     ``-p``, None when the log has no command; ``min_bytes``/``max_bytes``/``sizes_asked``: what
     nccl-tests' ``# nThread`` header asked, None without it; ``progress``: sizes done against
     sizes asked, in words; ``op_from``: where the op was read: ``log`` (the binary it names),
@@ -3344,6 +3345,12 @@ def _benchmark(
     out_of_place = [
         r["busbw_gbps"] for r in results if not r["in_place"] and r["busbw_gbps"] is not None
     ]
+    # mscclpp-test leaves a table's out-of-place half blank where only in-place ran: its average
+    # and peak are the in-place figures then (nccl-tests' own footer averages both halves,
+    # src/common.cu), not "n/a" beside a measured row
+    measured = out_of_place or [
+        r["busbw_gbps"] for r in results if r["in_place"] and r["busbw_gbps"] is not None
+    ]
     wrongs = [r["wrong"] for r in results if r["wrong"] is not None]
     # busbw is algbw times the op's bus factor, 0 at one rank for the ops whose factor depends on
     # the rank count (2(n-1)/n, (n-1)/n): every row at busbw 0 with a time measured is a
@@ -3368,9 +3375,9 @@ def _benchmark(
         "time_stat": "mean",
         "avg_busbw_gbps": footer_gbps
         if footer_gbps is not None
-        else (sum(out_of_place) / len(out_of_place) if out_of_place else None),
+        else (sum(measured) / len(measured) if measured else None),
         "footer_avg_busbw_gbps": footer_gbps,
-        "peak_busbw_gbps": max(out_of_place) if out_of_place else None,
+        "peak_busbw_gbps": max(measured) if measured else None,
         "wrong_total": sum(wrongs) if wrongs else None,
         "failed_checks": failed_checks,
         "results": results,
@@ -6221,13 +6228,28 @@ def _dcgmi_health(text: str, source: str, out: EvidenceFacts, name: str) -> list
 def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``dcgmi dmon``: a GPU whose XIDER (its last Xid) is not 0 as a driver event, the other
     figures said in a note; dmon's refusal to set its watches (with its cause in dcgmi modules
-    -l) a note of DCGM's own failure."""
+    -l) a ``dcgm_watch_refused`` failure: DCGM's own, not a GPU fault, but the check asked for
+    did not run."""
     notes: list[ParseWarning] = []
     try:
         samples = dcgm.parse_dmon(text)
     except ParseError:
         if (failure := dcgm.dmon_failure(text)) is None:
             raise
+        # (a file that holds only the refusal says nothing of the GPUs: the monitoring asked for,
+        # an NVLink or profiling field, is not known, neither healthy nor faulty)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="dcgm_watch_refused",
+                line=failure[0],
+                message=failure[1][:300],
+                library="DCGM",
+                code=dcgm.dmon_result(text),
+                exception_type=failure[1][:400],
+            ),
+        )
         return [ParseWarning(line=failure[0], message=failure[1], skipped=False)]
     for sample in samples:
         xid = sample.values.get("XIDER", "")

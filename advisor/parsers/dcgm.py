@@ -958,6 +958,13 @@ def modules(text: str) -> list[tuple[int, str, str]]:
     ]
 
 
+def dmon_result(text: str) -> str | None:
+    """The DCGM result code of dcgmi dmon's "Error setting watches. Result: -6: ..." ("-6");
+    None where dmon printed no such error."""
+    err = _DMON_ERROR_RE.search(text)
+    return err.group("code") if err else None
+
+
 def dmon_failure(text: str) -> tuple[int, str] | None:
     """dcgmi dmon's "Error setting watches" said with its cause where dcgmi modules -l shows a
     module that failed to load: (line, what it says); None where dmon printed no such error."""

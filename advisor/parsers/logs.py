@@ -747,7 +747,8 @@ class LogEvent:
     nic_config_tool_error (the importer's, an mlxconfig or mstconfig command that answered
     "-E-": code "unopened" where it could not open the device), firmware_config_pending (the
     importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
-    ROCE_DISABLE), dcgm_health_incident
+    ROCE_DISABLE), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
+    code its DCGM result, "-6"), dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),
     dcgm_diag_log_error (DCGM's diagnostic, NVVS, in its own log: the package configuration it
     could not read, a test its framework recorded as failed or warned, its other ERROR lines),
@@ -8904,6 +8905,11 @@ _NCCL_CALL_RE = re.compile(
 # nccl-tests' testFailure line under its NCCLCHECK's (src/common.h): " .. HCA-108 pid 2753874: Test
 # failure common.cu:915"
 _TEST_FAILURE_PID_RE = re.compile(r"^\s*\.\.\s*(?P<host>[\w.-]+) pid (?P<pid>\d+): Test failure")
+# NCCL's INFO prefix "host:pid:tid [dev] NCCL INFO group.cc:95 -> 2" (src/debug.cc: "%s:%d:%d
+# [%d] NCCL INFO"), a result passed up (checks.h); tid == pid: the process's main thread
+_NCCL_MAIN_RETURN_RE = re.compile(
+    r"^\s*(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[\d+\] NCCL INFO [\w./-]+:\d+ -> \d+\b"
+)
 _CUPY_FRAME_RE = re.compile(r", in cupy_backends\.cuda\.libs\.nccl\.NcclCommunicator\.(\w+)\s*$")
 _HUGECTR_CALL_RE = re.compile(r"^\s*(?P<call>nccl[A-Z]\w*)\(.*\) at (?P<where>\S+)")
 _NCCL_FRAME_RE = re.compile(r", in (nccl[A-Z]\w*)\s*$")
@@ -8987,6 +8993,14 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     # reprints the error file of a process that failed (torch/distributed/elastic/multiprocessing/
     # errors ProcessFailure), a quote of that process's own record, not one more failure
     summary = False
+    # nccl-tests' failing processes per host, from their ".. host pid N: Test failure" lines:
+    # as many untagged "host: Test NCCL failure ..." lines alike are that many processes'
+    # failures (each process prints its own), not one repeated
+    failing_pids: dict[str, set[str]] = {}
+    for _, line, _ in lines:
+        if " pid " in line and (tf := _TEST_FAILURE_PID_RE.match(line)):
+            failing_pids.setdefault(tf.group("host"), set()).add(tf.group("pid"))
+    counted: dict[tuple[int | None, str | None, str, str, int | None], int] = {}
     for index, (no, line, tagged) in enumerate(lines):
         if line.lstrip().startswith(("Failures:", "Root Cause (first observed failure)")):
             summary = True
@@ -9129,11 +9143,28 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             tf = _TEST_FAILURE_PID_RE.match(lines[index + 1][1])
             if tf and tf.group("host") == m.group("host"):
                 pid = int(tf.group("pid"))
+        if (
+            pid is None
+            and m.group("where2")
+            and index
+            and (main := _NCCL_MAIN_RETURN_RE.match(lines[index - 1][1]))
+            and main.group("host") == m.group("host")
+            and main.group("pid") == main.group("tid")
+        ):
+            # NCCL_DEBUG=INFO: the process's own main thread passed the result up just above
+            # its NCCLCHECK line (both print to stdout, one after the other), which names the
+            # process where interleaved ".. host pid N" lines below do not
+            pid = int(main.group("pid"))
         base = (rank, m.group("host"), where, what, pid)
         record = last if last is not None else said_last
-        if record is None and base in first:
+        another = (
+            m.group("where2") is not None
+            and pid is None
+            and counted.get(base, 0) < len(failing_pids.get(m.group("host") or "", ()))
+        )
+        if record is None and base in first and not another:
             continue  # a copy without its "Last error:" block
-        if (base, record) in seen and (latest.get(base) == record or summary):
+        if (base, record) in seen and (latest.get(base) == record or summary) and not another:
             continue  # the record just read again, or the summary's quote of one read above
         # (the same record after another one of the same call, untagged processes' blocks
         # interleaved: "Last error:" empty, then "[Proxy Service 2] Failed to execute operation
@@ -9178,8 +9209,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             ev.call = f"{ev.call or where}; torch destroyed the group on its rank "
             ev.call += f"{destroyed.group('rank')} (the rank within that process group)"
         if last is None and m.group("where2") and ev.host and ev.pid is not None:
-            # nccl-tests' failure with no WARN line: where NCCL's own trace of the result starts
-            # in that process (its INFO "transport/net_ib.cc:282 -> 2" lines), and the settings
+            # nccl-tests' failure with no "Last error" block: that process's WARN and where NCCL's
+            # own trace of the result starts in it (its INFO "transport/net_ib.cc:282 -> 2" lines), and the settings
             # it took from the environment
             ev.exception_type = _nccl_trace_said(lines[:index], ev.host, ev.pid)
         if "Collective Work" in line and (work := _WORK_RE.search(line)):
@@ -9214,6 +9245,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             ev.exception_type = last[:200]  # NCCL's last WARN
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
         first.setdefault(base, ev)
+        counted[base] = counted.get(base, 0) + 1
         report.events.append(ev)
     report.unread.extend(
         ParseWarning(line=no, message=f"{said} (torch's account of the failed call)", skipped=False)
@@ -9330,29 +9362,38 @@ _NCCL_SETUP_ON_RE = re.compile(
 
 def _nccl_trace_said(lines: list[tuple[int, str, int | None]], host: str, pid: int) -> str | None:
     """Where one process's NCCL trace of a failed result starts ("no WARN line; NCCL's trace
-    starts at transport/net_ib.cc:282 -> 2 in its network transport") and the NCCL settings it
-    took from the environment; None where the process printed no trace."""
+    starts at transport/net_ib.cc:282 -> 2 in its network transport"), led by the process's WARN
+    where it printed one before the trace ("its WARN: nvmlDeviceGetHandleByPciBusId() failed: Not
+    Found (its WARN); NCCL's trace then at ..."), and the NCCL settings it took from the
+    environment; None where the process printed neither."""
     origin: tuple[str, str] | None = None
     files: list[str] = []
     settings: dict[str, str] = {}
+    warn: str | None = None
     for _, line, _ in lines:
         if f"{host}:{pid}:" not in line:
             continue
-        if " -> " in line and (r := _NCCL_RETURN_RE.search(line)):
+        if warn is None and origin is None and "NCCL WARN " in line:
+            # the process's WARN before its trace (NCCL prints why where the result starts:
+            # "misc/nvmlwrap.cc:183 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found")
+            warn = line.split("NCCL WARN ", 1)[1].strip()[:200] or None
+        elif " -> " in line and (r := _NCCL_RETURN_RE.search(line)):
             origin = origin or (r.group("where"), r.group("res"))
             files.append(r.group("where").rsplit(":", 1)[0])
         elif "set by environment to" in line and (e := _NCCL_ENV_SET_RE.search(line)):
             settings.setdefault(e.group("name"), e.group("value"))
     if origin is None:
-        return None
+        return f"{warn} (its WARN)" if warn else None
     stage = next((said for part, said in _NCCL_STAGES if any(part in f for f in files)), "")
     if "net_ib" in origin[0]:
         stage = "in its InfiniBand / RoCE transport (net_ib)"
     elif "net_socket" in origin[0] or "socket.cc" in origin[0]:
         stage = "in its socket transport"
-    said = f"no WARN line; NCCL's trace starts at {origin[0]} -> {origin[1]}" + (
-        f" {stage}" if stage else ""
-    )
+    said = (
+        f"{warn} (its WARN); NCCL's trace then at {origin[0]} -> {origin[1]}"
+        if warn
+        else f"no WARN line; NCCL's trace starts at {origin[0]} -> {origin[1]}"
+    ) + (f" {stage}" if stage else "")
     if settings:
         said += "; set from the environment: " + ", ".join(f"{k}={v}" for k, v in settings.items())
     return said[:300]
