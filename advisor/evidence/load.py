@@ -335,7 +335,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\{ (?:Epoch:\[[ \t]*\d+/[ \t]*\d+\], )?step:\[[ \t]*\d+/[ \t]*\d+\], loss:[ \t]*-?\d"
         r"|^[ \t]*epoch:[ \t]*\d+,?[ \t]+step:[ \t]*\d+,[ \t]*loss is[ \t]*-?\d"
         # a tqdm bar whose postfix carries the loss (logs.TQDM_LOSS_RE)
-        r"|\|[ \t]*\d+/\d+ \[[^\]\n]{0,200}?\b(?:(?:reduced_)?train_)?loss(?:_step)?[:=] ?-?\d"
+        # (its loss NaN too: NeMo's "reduced_train_loss=nan.0")
+        r"|\|[ \t]*\d+/\d+ \[[^\]\n]{0,200}?\b(?:(?:reduced_)?train_)?loss(?:_step)?[:=] ?"
+        r"(?:-?\d|nan\b|-?inf\b)"
         # Keras' progress line, its loss finite or not (logs.KERAS_LOSS_RE)
         r"|^[ \t]*\d+/\d+[ \t]+(?:\[[=>.]{0,100}\][ \t]+|[━─]{1,100}[ \t]+)?(?:-[ \t]+)?"
         r"[^\n]{0,80}?[ \t]-[ \t]loss: (?:-?\d|nan\b|-?inf\b)"
@@ -351,6 +353,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Failed to allocate request for [\d.]+ ?[KMGTPE]?i?B \(\d+B\) on device ordinal \d)"
         # Megatron's iteration line whose gradient norm is NaN, its loss dropped from it
         r"|^[ \t]*iteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| grad norm: (?i:nan|-?inf) \|"
+        # (... a copy wrapped after its fields' "|": logs._megatron_rejoined)
+        r"|^[ \t]*iteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*\|[ \t]*\n"
+        r"(?:[^\n]{0,200}\|[ \t]*\n){0,6}[^\n]{0,200}?\bgrad norm: (?i:nan|-?inf) \|"
         # Megatron's iteration line counting skipped iterations, Megatron-LLM's warning of a
         # NaN gradient norm (logs._megatron_skipped_steps)
         r"|^[^|\n]{0,120}?\biteration[ \t]+\d+[ \t]*/[ \t]*\d+[ \t]*\|[^\n]*?\| number of skipped iterations:[ \t]*[1-9]"

@@ -40,7 +40,8 @@ Recognised events (``LogEvent.kind``):
   ``NET/Socket : Using`` names);
 - ``store_barrier_wait``: ranks still waiting in the store-based barrier at process-group init
   (``Waiting in store based barrier ... (world_size=W, worker_count=C, ...)``) with fewer than W
-  joined and no time-out of it in the log (``numel`` the most that joined, ``rank_size`` W);
+  joined and no time-out of it in the log (``numel`` the most that joined, ``rank_size`` W;
+  ``missing_ranks`` the ranks that never came, where every rank that joined logged its wait);
 - ``pg_init_unconfirmed``: PyTorch Lightning's ranks that logged their process-group init
   (``initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/2``) in a log that ends there, with no "All
   DDP processes registered" line (``rank_size`` the world, ``group`` the ranks seen);
@@ -2293,6 +2294,10 @@ def _parse_events(text: str) -> LogReport:
             report.events += cuda
         if not report.events and (lone := lone_exception(lines)):
             report.events.append(lone)
+        if not report.events and "fatal signal from worker" in text:
+            # (after the exception reads: a worker's or the engine core's error above it, where
+            # the copy holds one, is the failure; this line only relays it)
+            _vllm_fatal_signal(lines, report)
         if torn_down and not report.events:
             return report
         # (after the exception reads: a launch or a training loop that then failed is read as
@@ -2815,6 +2820,61 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
 
 
 _WORKER_PROC_RELAYED = "WorkerProc initialization failed due to an exception in a background"
+
+
+def _vllm_fatal_signal(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``launcher_exit`` at vLLM's first word that a child's fatal signal reached it ("Got
+    fatal signal from worker processes, shutting down.", _VLLM_FATAL_SIGNAL_RE): the engine is
+    shutting down, the error that started it not read in the copy."""
+    found = next(
+        (
+            (no, line, f)
+            for no, line, _ in lines
+            if "fatal signal from worker" in line and (f := _VLLM_FATAL_SIGNAL_RE.search(line))
+        ),
+        None,
+    )
+    if found is None:
+        return
+    no, line, f = found
+    if (said := first_error_line(lines)) is not None and said.line < no:
+        return  # an error line above says more: the program's log's own first error, as written
+    report.events.append(
+        LogEvent(
+            kind="launcher_exit",
+            line=no,
+            message=line.strip()[:300],
+            exception_type="vLLM (its "
+            + ("engine core's executor" if f.group("executor") else "engine client")
+            + " got the fatal signal a worker or engine core process sends on an unrecoverable "
+            "error, and is shutting the engine down; the root cause is that process's stack "
+            "trace above it, none read in the copy"
+            + (
+                f"; Ray cancelled the compiled graph's workers on {len(actors)} actor(s) as it "
+                "tore the graph down"
+                if (actors := _ray_dag_cancelled(lines))
+                else ""
+            )
+            + ")",
+        )
+    )
+
+
+# Ray's compiled graph tearing down, a line per actor it stops (ray/dag/compiled_dag_node.py
+# teardown: logger.info(f"Cancelling compiled worker on actor: {actor}"), an actor printed as
+# "Actor(RayWorkerWrapper, b0d80c1ef1269947c8f71c5601000000)")
+_RAY_DAG_CANCEL_RE = re.compile(
+    r"Cancelling compiled worker on actor: Actor\([\w.]{1,100}, (\w{1,64})\)"
+)
+
+
+def _ray_dag_cancelled(lines: list[tuple[int, str, int | None]]) -> set[str]:
+    """The actors whose compiled-graph worker Ray cancelled (their ids)."""
+    return {
+        c.group(1)
+        for _, t, _ in lines
+        if "Cancelling compiled worker" in t and (c := _RAY_DAG_CANCEL_RE.search(t))
+    }
 
 
 def _vllm_core_unexplained(event: LogEvent) -> bool:
@@ -6800,7 +6860,7 @@ def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
             f"with a finite loss (the last {rows[at - 1][1].group('loss')})"
             if at
             else f"the loss is {_loss_word(m)} from the first step logged, {_step_said(m)}: no "
-            "step had a finite loss"
+            "step logged had a finite loss"
         ),
     )
 
@@ -7068,9 +7128,41 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             skipped=False,
         )
     )
+    if turned is not None and (saved := _checkpoint_saved_after(lines, turned.line)):
+        turned.exception_type = f"{turned.exception_type}; {saved}"
     if (diverged := turned or ran_away) is not None:
         report.events.append(diverged)  # (a warning of its own: the job diverged)
     return True
+
+
+# PyTorch Lightning's ModelCheckpoint as it saves a top-k checkpoint (callbacks/model_checkpoint.py
+# _update_best_and_save: f"Epoch {epoch:d}, global step {step:d}: {self.monitor!r} reached
+# {current:0.5f} (best {self.best_model_score:0.5f}), saving model to {filepath!r} as top {k}")
+_PL_CHECKPOINT_SAVED_RE = re.compile(
+    r"\bEpoch \d+, global step (?P<step>\d+): '(?P<monitor>[^'\n]{1,80})' reached "
+    r"(?P<value>\S{1,30}) \(best [^)\n]{1,30}\), saving model to "
+)
+
+
+def _checkpoint_saved_after(lines: list[tuple[int, str, int | None]], at: int) -> str | None:
+    """Lightning's ModelCheckpoint's save at or after line ``at`` (the loss's first NaN), in
+    words: a checkpoint taken from the diverged run, which a restart would resume from."""
+    saved = next(
+        (
+            (no, c)
+            for no, t, _ in lines
+            if no >= at and "saving model to" in t and (c := _PL_CHECKPOINT_SAVED_RE.search(t))
+        ),
+        None,
+    )
+    if saved is None:
+        return None
+    no, c = saved
+    return (
+        f"Lightning's ModelCheckpoint saved a checkpoint after it, at global step "
+        f"{c.group('step')} ({c.group('monitor')} {c.group('value')}, line {no}): it was taken "
+        "from the diverged run, and a restart from it resumes that state"
+    )
 
 
 # torchrun's command line as a script's trace, a prompt or a launcher shows it ("+ torchrun
@@ -11076,6 +11168,16 @@ _VLLM_CORE_HEADS = (
     "_handle_client_request",
 )
 _VLLM_CORE_PROCS_RE = re.compile(r"Failed core proc\(s\): \{(?P<procs>[^}]*)\}")
+# vLLM v1's SIGUSR1 handlers, which a child process that met an unrecoverable error signals: the
+# engine client's (v1/engine/core_client.py MPClient: logger.fatal("Got fatal signal from worker
+# processes, shutting down. See stack trace above for root cause issue."), then
+# kill_process_tree) and the executor's in the engine core (v1/executor/multiproc_executor.py:
+# "MulitprocExecutor got fatal signal from worker processes, shutting down. ...", vLLM's
+# spelling, then it signals its parent and shuts down)
+_VLLM_FATAL_SIGNAL_RE = re.compile(
+    r"(?:\b(?P<executor>Mul\w{0,6}procExecutor) g|\bG)ot fatal signal from worker processes, "
+    r"shutting down\b"
+)
 _VLLM_CORE_PROC_RE = re.compile(r"'(?P<proc>[^']+)': (?P<code>-?\d+)")
 
 
@@ -12536,12 +12638,53 @@ def _keras_loss_diverged(lines: list[tuple[int, str, int | None]], report: LogRe
 # nan | ..."), and no loss: training_log prints each loss only where its average is above 0
 # (megatron/training.py: "if avg > 0.0: log_string += ' {}: {:.6E} |'"), which a NaN is not
 _ITERATION_GRAD_NAN_RE = re.compile(r"\| grad norm: (?P<loss>-?(?i:nan|inf)) \|")
+# its time an iteration (Megatron-LM "elapsed time per iteration (ms): 4247.9 |", Megatron-Bridge
+# "elapsed time per iteration: 21392.5 ms |")
+_MEGATRON_ELAPSED_RE = re.compile(
+    r"\belapsed time per iteration(?: \(ms\))?: (?P<ms>\d+(?:\.\d+)?)(?: ms)? \|"
+)
+
+
+MEGATRON_WRAP_LINES = 8
+"""How many lines below its first a copy may have wrapped Megatron's iteration line onto (its
+fields: consumed samples, elapsed time, learning rate, batch size, losses, loss scale, grad norm,
+zeros, params norm, skipped and nan iterations)."""
+# a line that goes on a wrapped iteration line: its next field, "name: value", named in words
+# (Megatron's "elapsed time per iteration (ms): 4247.9 |", its value maybe padded: "global batch
+# size:   128 |")
+_MEGATRON_FIELD_RE = re.compile(r"^[ \t]*[A-Za-z][\w -]{0,60}(?: \([\w/]{1,10}\))?:[ \t]{1,12}\S")
+
+
+def _megatron_rejoined(
+    lines: list[tuple[int, str, int | None]],
+) -> list[tuple[int, str, int | None]]:
+    """``lines`` with each Megatron iteration line a copy wrapped after a field's "|" (Megatron-
+    Bridge#5306: "iteration 5/50 | elapsed time per iteration: 21392.5 ms |" / "learning rate:
+    1.350000E-04 | global batch size: 4096 |" / "loss scale: 1.0 | grad norm: nan |" / "number
+    of skipped iterations: 0 | number of nan iterations: 0") joined onto its first line, one space
+    apart: each field's "name: value |" as training_log writes it. The lines below stay."""
+    out = list(lines)
+    for index, (no, line, tag) in enumerate(lines):
+        if "iteration" not in line or not line.rstrip().endswith("|"):
+            continue
+        if not _MEGATRON_ITERATION_AT_RE.search(line):
+            continue
+        joined = line.rstrip()
+        for _, below, _ in lines[index + 1 : index + 1 + MEGATRON_WRAP_LINES]:
+            if not joined.endswith("|") or not _MEGATRON_FIELD_RE.match(below):
+                break
+            if _MEGATRON_ITERATION_AT_RE.search(below):
+                break  # the next iteration's own line
+            joined = f"{joined} {below.strip()}"
+        out[index] = (no, joined, tag)
+    return out
 
 
 def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``loss_diverged`` at Megatron's first iteration line whose gradient norm is NaN or
     infinite and which prints no loss (a NaN loss drops out of the line; its "number of nan
     iterations" does not always count it): the job diverged."""
+    lines = _megatron_rejoined(lines)
     rows = [
         (no, it, g)
         for no, t, _ in lines
@@ -12553,6 +12696,7 @@ def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: Lo
     if not rows:
         return
     no, it, g = rows[0]
+    took = _MEGATRON_ELAPSED_RE.search(it.string)
     report.events.append(
         LogEvent(
             kind="loss_diverged",
@@ -12562,7 +12706,9 @@ def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: Lo
             f"{it.group('i')} of {it.group('n')}"
             + (f" and on {len(rows) - 1} more iteration line(s)" if len(rows) > 1 else "")
             + ", and no loss is printed: Megatron prints a loss only when its average is above "
-            "0, which a NaN is not (its count of nan iterations need not show it)",
+            "0, which a NaN is not (its count of nan iterations need not show it)"
+            # (the run goes on at its pace: the divergence, not a stall)
+             + (f"; iteration {it.group('i')} took {took.group('ms')} ms" if took else ""),
         )
     )
 
@@ -12590,6 +12736,7 @@ def _megatron_skipped_steps(lines: list[tuple[int, str, int | None]], report: Lo
     detected"): the gradients of those steps were NaN or infinite, the updates dropped and the
     run gone on, a warning of the job. Skipped iterations at a higher scale are the fp16 scaler's
     overflows, said as a note."""
+    lines = _megatron_rejoined(lines)
     bad = next(
         (
             (no, b)
@@ -24268,6 +24415,11 @@ _STORE_BARRIER_WAIT_RE = re.compile(
 )
 
 
+STORE_BARRIER_NAMED_RANKS = 16
+"""How many of the ranks that never joined a store barrier its reading names in words (all are in
+``missing_ranks``)."""
+
+
 def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``store_barrier_wait`` per barrier key that ranks were still waiting at, with fewer
     workers joined than the group's size, where no time-out of that barrier was read: the ranks
@@ -24313,6 +24465,22 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
             f"{most} of {ev.rank_size} ranks joined the process group's store barrier; "
             f"rank(s) {', '.join(map(str, sorted(ranks)))} waited for the rest"
         )
+        world = ev.rank_size or 0
+        if len(ranks) == most and all(r < world for r in ranks):
+            # every rank that joined logged its wait (_store_based_barrier: "store.add(store_key,
+            # 1)" first, then "worker_count = store.add(store_key, 0)" until it is world_size):
+            # the ranks of the world not among them are the ones that never came
+            # (a group of its own synchronisation, new_group(use_local_synchronization=True),
+            # logs its members' global ranks against its own size: a rank past the size says so,
+            # and no rank is named then)
+            missing = [r for r in range(world) if r not in ranks]
+            ev.missing_ranks = missing
+            named = ", ".join(map(str, missing[:STORE_BARRIER_NAMED_RANKS]))
+            more = len(missing) - STORE_BARRIER_NAMED_RANKS
+            ev.exception_type += (
+                f"; rank(s) {named}{f' and {more} more' if more > 0 else ''} never joined, and "
+                "the group forms only once every rank has"
+            )
 
 
 # PyTorch Lightning's line as each process joins the group: "Initializing distributed:
