@@ -484,6 +484,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # CANN's report of a failed runtime call (log_inner.cpp ReportCallError), alone where a
         # copy kept only a worker's lines around it
         r"|\bruntime result = \d{6}\b|\bcall rts api \[\w+\] failed, retCode is \d{6}\b"
+        # a program's exception callback's print of the runtime's failed task (logs.
+        # _EXCEPTION_INFO_RE), alone where a copy kept only its line
+        r"|\btask_?id: \d+, stream_?id: \d+, tid: \d+, device_?id: \d+, retcode: \d{6}\b"
         # a watchdog's time-out in its stack alone (logs._CHECK_TIMEOUT_FRAME_RE)
         r"|frame #\d+: (?:\w+::)*ProcessGroupNCCL::WorkNCCL::checkTimeout\("
         r"|Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+"

@@ -1869,6 +1869,8 @@ def _parse_events(text: str) -> LogReport:
     _nccl_call_failures(lines, report)
     _nccl_result_descriptions(lines, report)
     _npu_runtime_errors(lines, report)
+    if "retcode" in text:
+        _exception_callback_reports(lines, report)
     if "tiling" in text or "Nnopbase" in text:
         _npu_op_failures(raw, lines, report)  # after the coded errors: only where none was read
     _ffts_timeouts(lines, report, raw)  # after the coded errors: only what none of them read
@@ -18652,6 +18654,95 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
             emitted.add((ev.pid, ev.code))
             ev.repeated_lines = again.get(index)
         report.events.append(ev)
+
+
+# A program's own print of the aclrtExceptionInfo the runtime hands the callback it registered with
+# aclrtSetExceptionInfoCallback after a device task failed (hicann/pypto framework/src/machine/
+# runtime/device_error_tracking.cpp AicpuErrorCallBack: "ErrorTracking callback in, task_id = 0,
+# stream_id = 3.", "[ERROR] Exception Type: exception invalid error", "taskid: 0, streamid: 3,
+# tid: 6495, deviceid: 0, retcode: 507018", "kernelName = (null)"): the struct's own field names,
+# the task's device and the runtime's code (rt_error_codes.h)
+_EXCEPTION_INFO_RE = re.compile(
+    r"\btask_?id: (?P<task>\d+), stream_?id: (?P<stream>\d+), tid: (?P<tid>\d+), "
+    r"device_?id: (?P<dev>\d+), retcode: (?P<code>\d{6})(?!\d)"
+)
+# the expand type's name the same callback prints above it (getExceptionTypeName: "exception
+# invalid error" for RT_EXCEPTION_INVALID, a task with no AI Core, FFTS+, UB, CCU or fusion detail;
+# "exception aicore error" ...) and the kernel's name under it ("(null)" where the runtime gave none)
+_EXCEPTION_TYPE_RE = re.compile(r"\bException Type: (?P<type>\S(?:[^\n]*\S)?)")
+_EXCEPTION_KERNEL_RE = re.compile(r"\bkernelName = (?P<name>[^\s(][^\s]*)")
+EXCEPTION_INFO_LINES = 2
+"""How far from the callback's retcode line its exception type above and kernel name below stand."""
+EXCEPTION_DEVICE_LOG_LINES = 12
+"""How far under the callback's last report the device's own log (its path, then its ERROR
+lines, as a page or a collector puts it under the screen's output) may begin."""
+# (its leading tags: "[ae_kernel_lib_aicpu_kfc.cpp:105][CallKernelApi][tid:5680][AICPU_PROCESSER] ")
+_PLOG_TAGS_RE = re.compile(r"^(?:\[[^\]\n]{0,80}\]\s*)+")
+
+
+def _exception_callback_reports(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """The failed device tasks a program's exception callback printed (``npu_runtime_error``),
+    one a thread, device and code, its later tasks' reports as repeats; with the callback's
+    exception type and kernel, and the first ERROR line of the device's own log under it (the AI
+    CPU's "func is nullptr"), which says why the task failed."""
+    firsts: dict[tuple[str, str, int], LogEvent] = {}
+    last = -1
+    for index, (no, line, tagged) in enumerate(lines):
+        if "retcode: " not in line or "Task fail infos" in line:
+            continue  # (MindSpore's own dump of a failed task is read with its log line)
+        if not (m := _EXCEPTION_INFO_RE.search(line)):
+            continue
+        if _PLOG_NOT_ERROR_RE.match(line):
+            continue
+        last = index
+        code = int(m.group("code"))
+        key = (m.group("tid"), m.group("dev"), code)
+        if (first := firsts.get(key)) is not None:
+            first.repeated_lines = [*(first.repeated_lines or []), no]
+            continue
+        near = [t for _, t, _ in lines[max(0, index - EXCEPTION_INFO_LINES) : index]]
+        kind = _search(_EXCEPTION_TYPE_RE, near[::-1])
+        below = [t for _, t, _ in lines[index + 1 : index + 1 + EXCEPTION_INFO_LINES]]
+        kernel = _search(_EXCEPTION_KERNEL_RE, below)
+        firsts[key] = ev = LogEvent(
+            kind="npu_runtime_error",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            code=str(code),
+            code_name=ACL_RT_ERRORS.get(code),
+            rank=tagged,
+            device=int(m.group("dev")),
+            exception_type=(
+                f"the failed task: device {m.group('dev')}, stream {m.group('stream')}, task "
+                f"{m.group('task')}, as the program's exception callback printed it"
+                + (f" (type {kind.group('type')!r})" if kind and kind.group("type") else "")
+                + (f", kernel {kernel.group('name')}" if kernel else "")
+            ),
+        )
+        report.events.append(ev)
+    if not firsts:
+        return
+    under = lines[last + 1 : last + 1 + EXCEPTION_DEVICE_LOG_LINES]
+    for at, (no, line, _) in enumerate(under):
+        if "[ERROR] " not in line or not (p := CANN_PLOG_ERROR_RE.search(line)):
+            continue
+        said = _PLOG_TAGS_RE.sub("", _PLOG_HEAD_RE.sub("", line[p.start() :].strip()))
+        # the device whose log it is, where its path names one (the path on a line of its own
+        # above it, "~/ascend/log/debug/device-0/device-6495_....log", or a grep's before it):
+        # another device's log says nothing of this task
+        named = _search(
+            _DEVICE_LOG_DIR_RE, [line[: p.start()], *(t for _, t, _ in reversed(under[:at]))]
+        )
+        for ev in firsts.values():
+            if named is not None and int(named.group(1)) != ev.device:
+                continue
+            ev.exception_type = (
+                f"{ev.exception_type}; the device's log under it, {p.group('mod')}'s first ERROR "
+                f"line: {said[:PLOG_LINE_SAID_CHARS]} (line {no})"
+            )
+        break
 
 
 # the kinds that read a runtime call's failure where its code stands (a CANN code's block, a
