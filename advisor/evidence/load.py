@@ -1646,6 +1646,22 @@ QUOTED_SHARE = 0.8
 QUOTED_MIN_LINES = 5
 """``>`` lines a file mostly unquoted needs before they are tried as a quoted part of an output
 (a reply that quoted a tool's head and pasted the rest as is)."""
+QUOTE_LEVELS_MAX = 4
+"""Levels of a quote taken off a mail thread's copy ("> > > ..."): a reply's reply's reply."""
+# a quoted-printable soft line break (RFC 2045 section 6.7, rule 5: "=" ends an encoded line that
+# goes on in the next) in a mail archive's raw copy: the quote's ">" was put before encoding, so
+# the continuation holds none ("> > [  5]   0.00-10.00  sec ... 3120             =" / "sender")
+_SOFT_BREAK_RE = re.compile(
+    r"^([ \t]{0,3}>[^\n]*[^=\n])=\n(?![ \t]{0,3}>)(?=[^\n]*\S)([^\n]*)", re.M
+)
+
+
+def _join_soft_breaks(text: str) -> tuple[str, int]:
+    """``text`` with each quoted line that ends in a soft break joined to its unquoted
+    continuation, the continuation's line left empty so line numbers hold; and how many."""
+    if "=\n" not in text:
+        return text, 0
+    return _SOFT_BREAK_RE.subn(r"\1\2\n", text)
 
 
 _ODD_SPACE_RE = re.compile("[\u00a0\u2000-\u200a\u202f\u3000]")
@@ -1774,6 +1790,22 @@ MIN_INDENT_LINES = 2
 _COPY_LABEL_RE = re.compile(r"^\s*(Copy(?: code)?|复制(?:代码)?)(?=[{\[]|[ \t]*\r?\n)")
 """The copy button of a web page's code block, pasted with it onto its first line."""
 _AUTOLINK_RE = re.compile(r"\[([\w.:-]+)\]\((?:https?://)?\1/?\)")
+
+
+DOUBLE_SPACED_MIN_LINES = 8
+"""Fewer lines than this, each with a blank after it, are an output's own spacing, no copy's."""
+
+
+def _double_spaced(lines: list[str]) -> list[str] | None:
+    """``lines`` less the one blank line after each shown line, where every shown line but the
+    last has one and ``DOUBLE_SPACED_MIN_LINES`` lines are shown; else None."""
+    shown = [i for i, line in enumerate(lines) if line.strip()]
+    if len(shown) < DOUBLE_SPACED_MIN_LINES:
+        return None
+    if any(i + 1 < len(lines) and lines[i + 1].strip() for i in shown):
+        return None  # two shown lines together: the copy kept the output's own line breaks
+    dropped = {i + 1 for i in shown if i + 1 < len(lines)}
+    return [line for i, line in enumerate(lines) if i not in dropped]
 
 
 def _common_indent(lines: list[str]) -> str:
@@ -1921,6 +1953,8 @@ _HTML_TAG_RE = re.compile(
     re.I,
 )
 """A web page's tags, by name: a log's own "<N/A>", "<unknown>" or "<python:12>" is none."""
+_HTML_BREAK_RE = re.compile(r"<br[ \t]*/?>(?:[ \t]*\n)?", re.I)
+"""A web page's line break, with the line end a page's source put after it (one break, not two)."""
 HTML_TAGS_MIN = 3
 """Fewer tags than this are a program's own words (a line that quotes one), not a page's."""
 HTML_TAG_SCAN_CHARS = 200_000
@@ -2181,7 +2215,22 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             f"{n + z} no-break, full-width or zero-width space(s) (or text-direction marks) read "
             "as plain spaces"
         )
-    if "</" in text and len(_HTML_TAG_RE.findall(text, 0, HTML_TAG_SCAN_CHARS)) >= HTML_TAGS_MIN:
+    breaks = 0
+    if "<br" in text.lower() and len(_HTML_BREAK_RE.findall(text, 0, HTML_TAG_SCAN_CHARS)) >= (
+        HTML_TAGS_MIN
+    ):
+        # a page that kept an output's lines in one "<pre>" line, each line break a "<br>"
+        # ("root@host:~# ibstat<br>CA 'mlx5_0'<br>        CA type: ..."): each back on a line of
+        # its own before the other tags go (a "<br>" at a line's end is that line's break)
+        text, breaks = _HTML_BREAK_RE.subn("\n", text)
+        notes.append(
+            f"{breaks} HTML line break(s) ('<br>') read as the line breaks they stand for: line "
+            "numbers from there on count them"
+        )
+    if "</" in text and (
+        breaks or len(_HTML_TAG_RE.findall(text, 0, HTML_TAG_SCAN_CHARS)) >= HTML_TAGS_MIN
+    ):
+        # (a page's "<br>" breaks make its "<pre>" around them markup too)
         # a web page's markup copied with its text ("hccn_tool <span>-i</span> 3",
         # "<span>[</span>devid 3] ..."): its inline tags taken off, every line kept
         text, n = _HTML_TAG_RE.subn("", text)
@@ -2352,6 +2401,21 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         lines = [_EDITOR_NUMBER_RE.sub("", line, count=1) for line in lines]
         text = "\n".join(lines)
         notes.append(f"an editor's line numbers taken off {len(lines)} line(s) before reading")
+    if (
+        (spaced := _double_spaced(lines)) is not None
+        and not detect(text)
+        and detect("\n".join(spaced))
+    ):
+        # a web page's scrape that put a blank line after every line of an output (ibstat's
+        # "CA 'mlx5_0'", "", "CA type: MT4123", ""): one blank taken out after each line, so
+        # the output's own blocks read; a blank line it had itself stays (only where no format
+        # shows before and one does after: a log read in place keeps its line numbers)
+        lines = spaced
+        text = "\n".join(lines)
+        notes.append(
+            "a copy with a blank line after every line read without them: line numbers count "
+            "the lines left"
+        )
     if indent := _common_indent(lines):
         text = "\n".join(line[len(indent) :] if line.strip() else line for line in lines)
         notes.append(f"the indent every line shares ({len(indent)} character(s)) taken off")
@@ -2376,11 +2440,25 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
         )
     if text.lstrip().startswith(">") or "\n>" in text or " >" in text:
         # (the quote may open below a line of its own: the prompt that printed it)
+        text, soft = _join_soft_breaks(text)
+        if soft:
+            notes.append(
+                f"{soft} quoted-printable soft line break(s) ('=' at a quoted line's end, the "
+                "rest on the next line unquoted) joined to the line above (each kept on its own "
+                "line number, the continuation's left empty)"
+            )
         counted = sum(1 for line in text.split("\n") if line.strip())  # blank lines aside
         quoted = len(_QUOTE_RE.findall(text))
         if quoted >= QUOTED_SHARE * counted:
             text = _QUOTE_RE.sub("", text)
             notes.append(f"read as a Markdown quote: '>' taken off {quoted} line(s)")
+            for _ in range(QUOTE_LEVELS_MAX - 1):
+                # a reply to a reply ("> > [  5] ..."): each level of the quote taken off
+                deeper = len(_QUOTE_RE.findall(text))
+                if not deeper or deeper < QUOTED_SHARE * counted:
+                    break
+                text = _QUOTE_RE.sub("", text)
+                notes.append(f"a quote inside the quote: '>' taken off {deeper} line(s) more")
             text, n = _code_bullets(text)  # (a quoted report's bullets, seen once unquoted)
             if n:
                 notes.append(
@@ -8198,16 +8276,35 @@ def _lspci_lost(
     devices: list[lspci.ListedDevice], source: str, out: EvidenceFacts
 ) -> list[lspci.ListedDevice]:
     """The devices whose revision reads ff: they do not answer their configuration reads (a GPU
-    that fell off the bus reads so); an NVIDIA GPU's is a ``gpu_driver_fault``."""
+    that fell off the bus reads so); an NVIDIA GPU's is a ``gpu_driver_fault``, another device's
+    (a NIC's) a ``pcie_device_lost``."""
     lost = [d for d in devices if (d.rev or "").lower() == "ff"]
     said_slots: set[str] = set()
     for d in lost:
-        if "NVIDIA" not in d.name or "Audio" in d.device_class:
+        if "Audio" in d.device_class:
             continue  # (a GPU's HD-audio function goes with its GPU: one fault, not two)
         slot = d.bdf.rsplit(".", 1)[0]
         if slot in said_slots:
             continue
         said_slots.add(slot)
+        if "NVIDIA" not in d.name:
+            # a NIC (or any other card) that reads so has dropped off the bus as a GPU does
+            # (lspci(8): config space read back as all ones, "(rev ff)", "!!! Unknown header
+            # type 7f"): what runs over it is gone until the slot is serviced and the node reset
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="pcie_device_lost",
+                    line=d.line,
+                    message=f"{d.bdf} {d.device_class}: {d.name} (rev ff)",
+                    library="lspci",
+                    exception_type=f"{d.device_class} {d.bdf} ({d.name or 'name cut'}) reads "
+                    "revision ff: it does not answer its PCI configuration reads (all ones), as "
+                    "a device that fell off the bus",
+                ),
+            )
+            continue
         # (lspci's class says what the device is: a 3D, VGA or Display controller is a GPU; an
         # NVIDIA Bridge on an HGX board is an NVSwitch)
         what = (
@@ -8635,6 +8732,24 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     exception_type=f"{run.retransmits} TCP retransmits in {run.seconds:g} s "
                     f"at {_bitrate(run.sender_bps or 0)}: at least {100 * share:.2g} % of its "
                     "segments",
+                ),
+            )
+        elif (share := iperf.unsteady_loss_share(run)) is not None and (
+            span := iperf.unsteady(run)
+        ):
+            # (fewer losses, but the rate fell with them: unsteady_loss_share)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="tcp_retransmits_heavy",
+                    line=run.retransmits_line or run.line,
+                    message=f"{who}{path}"[:300],
+                    library=tool,
+                    exception_type=f"{run.retransmits} TCP retransmits in {run.seconds:g} s "
+                    f"at {_bitrate(run.sender_bps or 0)}: at least {100 * share:.2g} % of its "
+                    f"segments, while its intervals fell to {_bitrate(span[0])} against "
+                    f"{_bitrate(span[1])}",
                 ),
             )
         if (span := iperf.unsteady(run)) is not None:

@@ -504,6 +504,27 @@ def retransmit_share(run: Iperf3Run) -> float | None:
     return share if share > RETRANSMIT_SHARE else None
 
 
+UNSTEADY_RETRANSMIT_SHARE = 0.001
+"""The share of a TCP test's segments retransmitted above which a test whose intervals were
+unsteady (``unsteady``) lost its rate to the losses: by Mathis et al.'s bound a loss rate p of
+0.1 % caps one stream at about 39 segments a round trip, some 4.5 Gbit/s at a data centre's
+0.1 ms, under any cluster link; a steady test at that share ran at what the path allowed (its
+bottleneck's congestion), its losses no fault."""
+
+
+def unsteady_loss_share(run: Iperf3Run) -> float | None:
+    """The share of the sender's segments TCP retransmitted where it is over
+    ``UNSTEADY_RETRANSMIT_SHARE`` and the intervals were unsteady (``unsteady``): losses that
+    took the rate down while the test ran. None otherwise (or over ``RETRANSMIT_SHARE``, which
+    ``retransmit_share`` says whatever the intervals)."""
+    if not run.retransmits or not run.sender_bps or not run.seconds or run.udp:
+        return None
+    share = run.retransmits / (run.sender_bps * run.seconds / 8 / SEGMENT_BYTES)
+    if share <= UNSTEADY_RETRANSMIT_SHARE or share > RETRANSMIT_SHARE:
+        return None
+    return share if unsteady(run) is not None else None
+
+
 def unsteady(run: Iperf3Run) -> tuple[float, float] | None:
     """The slowest and fastest interval when the slowest is below ``UNSTEADY_RATIO`` of the
     fastest (TCP's slow start, the first interval, left out); None when steady or too short."""

@@ -441,6 +441,10 @@ class HcaPort:
     sibling_sm_lid: int | None = None
     """With ``sibling_rate_gbps``: the SM lid the faster ports know, where this port's differs
     (another subnet, under another subnet manager)."""
+    software: str | None = None
+    """What software device it is, where its device's name is the kernel's software RDMA
+    driver's (``SOFTWARE_DEVICES``): Soft-RoCE (rxe) or Soft-iWARP (siw), RDMA run by the host's
+    CPU over its IP stack and whatever netdev it is bound to, no RDMA NIC."""
 
 
 def _mark_slower_lanes(ports: list[HcaPort]) -> None:
@@ -1107,6 +1111,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     _mark_host_without_active_port(ports, text, guids)
     _mark_all_down(ports, text, guids)
     _mark_slower_than_siblings(ports)
+    for p in ports:
+        if sw := SOFTWARE_DEVICE_RE.match(p.ca):
+            p.software = SOFTWARE_DEVICES[sw.group(1).lower()]
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
@@ -1180,6 +1187,13 @@ def _mark_host_without_active_port(
         if all(p.active is False for p in listed) and any(_linked_up(p) for p in listed):
             for p in listed:
                 p.no_active_on_host = True
+
+
+# the kernel's software RDMA drivers (drivers/infiniband/sw/rxe, "Soft RoCE", and sw/siw,
+# "Software iWARP"): rxe_cfg named its devices rxe0, rxe1 ...; "rdma link add NAME type rxe|siw
+# netdev DEV" (rdma(8)) takes any name, by custom "rxe_<netdev>" / "siw_<netdev>"
+SOFTWARE_DEVICE_RE = re.compile(r"(rxe|siw)(?:\d|_|$)", re.I)
+SOFTWARE_DEVICES = {"rxe": "Soft-RoCE (rxe)", "siw": "Soft-iWARP (siw)"}
 
 
 def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
@@ -1511,6 +1525,13 @@ _PERFTEST_ERROR_RE = re.compile(
     # under "RDMA CM event error:" (the peer refused: -111, ECONNREFUSED)
     r"|Event: RDMA_CM_EVENT_\w+; error: -?\d+)"
 )
+_PERFTEST_EXCHANGE_BROKE_RE = re.compile(
+    r"Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rd(?:am|ma)_cm"
+    r"|Failed to exchange data between server and clients"
+)
+"""perftest's words (``_PERFTEST_ERROR_RE``'s) on its TCP exchange of addresses with the other
+side breaking (perftest_communication.c ethernet_read_keys, ctx_hand_shake): the other side
+closed its connection."""
 # perftest's words when ibv_query_device (or MOFED's ibv_exp_query_device) fails on the device it
 # opened: "Couldn't get device attributes" (perftest_resources.c check_for_contig_pages_support,
 # called from ctx_init before the PD and QPs, until linux-rdma/perftest 4948417, 2020, "Removed
@@ -1649,7 +1670,9 @@ class PerftestRun:
     """It failed after its report's header and before any row: both sides had exchanged their
     addresses and the test had begun (perftest prints the header once the two sides connected,
     then runs its iterations), so the peer or the path went away mid-test; no figure was
-    measured between the two hosts."""
+    measured between the two hosts. Or its exchange of addresses broke after its settings
+    (``_PERFTEST_EXCHANGE_BROKE_RE``): printed once the other side connected, so that side
+    connected and then failed before the test began (its memory registration, its QPs)."""
     sizes_mismatched: bool = False
     """It stopped on a remote access error (IBV_WC_REM_ACCESS_ERR, status 10) after measuring
     some sizes, the last of them ``PERFTEST_SERVER_DEFAULT_BYTES`` or larger: its next, larger
@@ -2163,7 +2186,12 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if run.failed is None:
                 run.failed, run.failed_line = e.group("what"), no
                 run.device_unanswered = run.failed in DEVICE_QUERY_FAILED
-                run.broke_off = head is not None and not run.rows
+                # (or its exchange of addresses with the other side broke after its settings:
+                # perftest prints them once the other side connected, establish_connection
+                # then ctx_print_test_info in each test's main(), so that side went away)
+                run.broke_off = not run.rows and (
+                    head is not None or _PERFTEST_EXCHANGE_BROKE_RE.match(run.failed) is not None
+                )
             elif (
                 run.device_unanswered
                 and "create QP" in e.group("what")
