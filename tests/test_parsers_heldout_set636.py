@@ -128,7 +128,8 @@ def test_keras_progress_bar_lines_of_a_healthy_run_are_its_loss(tmp_path: Path) 
     # (each epoch's last batch, "469/469", under its own "Epoch N/M": two epochs, not one step
     # printed by two processes)
     assert any(
-        "a training loop's loss lines: 2 step(s) logged, from step 469 of 469 (loss 0.2931)" in m
+        "a training loop's loss lines: 2 epoch(s) logged, from epoch 1 of 2, batch 469 of 469 "
+        "(loss 0.2931) to epoch 2 of 2, batch 469 of 469 (loss 0.1025)" in m
         for m in _said(ev)
     )
     level, _ = _imported(ev)

@@ -1243,6 +1243,10 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             run.reboot = no  # (the driver's kernel modules still loaded: the old ones run on)
         elif c := _INSTALLER_CHIPS_RE.match(said):
             run.chips = (no, int(c.group("chips")))
+    # (the installer appends each run to the one log, /var/log/ascend_seclog/ascend_install.log
+    # as its "LogFile:" line says: a later run of the same package that went in, its own last
+    # words saying whether a reboot waits, supersedes an earlier run's word)
+    latest = {run.tag: run for run in order if run.done is not None and run.error is None}
     for run in order:
         if run.command is None and run.base is None and run.done is None:
             continue  # (a helper's lines inside another run, "[Server] ... unset success")
@@ -1276,7 +1280,15 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             said.append(f"{run.chips[1]} chip(s) upgraded (line {run.chips[0]})")
         if run.done:
             said.append(f"'{run.done[1]}' (line {run.done[0]})")
-        if run.reboot is not None and run.error is None:
+        later = latest.get(run.tag, run)
+        if run.reboot is not None and run.error is None and later is not run:
+            assert later.done is not None
+            said.append(
+                f"its reboot superseded by the later [{run.tag}] run's install (line "
+                f"{later.done[0]})"
+                + (", which took effect at once" if later.reboot is None else "")
+            )
+        elif run.reboot is not None and run.error is None:
             _reboot_pending(run, report)
         report.unread.append(
             ParseWarning(
@@ -5227,7 +5239,7 @@ EPOCH_OF_LOSS_RE = re.compile(
 # "━" marks), each metric after " - name: value"; the figures are the epoch's batches (NaN
 # printed "nan")
 # (keras/callbacks.py ProgbarLogger.on_epoch_begin: "Epoch %d/%d" above each epoch's lines)
-_KERAS_EPOCH_RE = re.compile(r"^[ \t]*Epoch \d+/\d+[ \t]*$")
+_KERAS_EPOCH_RE = re.compile(r"^[ \t]*Epoch (?P<epoch>\d+)/(?P<of>\d+)[ \t]*$")
 KERAS_LOSS_RE = re.compile(
     r"^[ \t]*(?P<step>\d+)/(?P<of>\d+)[ \t]+(?:\[[=>.]{0,100}\][ \t]+|[━─]{1,100}[ \t]+)?"
     r"(?:-[ \t]+)?[^\n]{0,80}?[ \t]-[ \t]loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
@@ -5273,6 +5285,33 @@ def _step_said(m: re.Match[str]) -> str:
             return f"step {m.group('step')}"
         return f"epoch {m.group('epoch')} step {m.group('step')}"
     return f"iteration {m.group('step')} of {m.group('of')}"
+
+
+def _keras_epochs(
+    rows: list[tuple[int, re.Match[str]]], lines: list[tuple[int, str, int | None]]
+) -> tuple[dict[int, str], str] | None:
+    """Keras' loss lines said by their epoch: each row's line with "epoch 3 of 5, batch 469 of
+    469" (the "Epoch N/M" heading above it), and the unit a row is ("epoch" where each is an
+    epoch's last batch, verbose=2's one line an epoch; else "step"); None where a row is not
+    Keras' or no heading stands above it."""
+    if not rows or not all(m.re is KERAS_LOSS_RE for _, m in rows):
+        return None
+    # (keras/callbacks.py ProgbarLogger: "Epoch %d/%d" at each epoch's start, the batches under
+    # it counted from 1 again)
+    headings = [(no, e) for no, t, _ in lines if "Epoch" in t and (e := _KERAS_EPOCH_RE.match(t))]
+    starts = [no for no, _ in headings]
+    said: dict[int, str] = {}
+    for no, m in rows:
+        at = bisect.bisect_left(starts, no) - 1
+        if at < 0:
+            return None
+        epoch = headings[at][1]
+        said[no] = (
+            f"epoch {epoch.group('epoch')} of {epoch.group('of')}, batch {m.group('step')} of "
+            f"{m.group('of')}"
+        )
+    last_batch = all(m.group("step") == m.group("of") for _, m in rows)
+    return said, "epoch" if last_batch else "step"
 
 
 LISTED_MAX = 16
@@ -6814,6 +6853,22 @@ def _bench_serve_read(lines: list[tuple[int, str, int | None]], report: LogRepor
                 skipped=False,
             )
         )
+        if ok and float(ok[1]) == 0 and not (failed and float(failed[1]) > 0):
+            # (no request succeeded, and no count of failed ones says how many were sent, an
+            # older release's report having none: the benchmark's calculate_metrics warns "All
+            # requests failed. This is likely due to a misconfiguration on the benchmark
+            # arguments." where completed == 0, and every rate under it is 0: the server
+            # answered none)
+            report.events.append(
+                LogEvent(
+                    kind="log_error",
+                    line=ok[0],
+                    message=next(t for n, t, _ in lines if n == ok[0]).strip()[:300],
+                    exception_type="vLLM's serving benchmark: no request succeeded (its "
+                    "calculate_metrics: all requests failed; the server answered them with an "
+                    "error, or not in time, or the benchmark's arguments were wrong)",
+                )
+            )
         if failed and float(failed[1]) > 0:
             total = f" of {int(float(failed[1])) + int(float(ok[1]))}" if ok else ""
             report.events.append(
@@ -6838,11 +6893,20 @@ def _not_a_number(m: re.Match[str]) -> bool:
     return m.group("loss").lstrip("-").lower() in ("nan", "inf")
 
 
-def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
+def loss_diverged(
+    rows: list[tuple[int, re.Match[str]]], said: tuple[dict[int, str], str] | None = None
+) -> LogEvent | None:
     """A ``loss_diverged`` event at the first of ``rows`` (a training loop's loss lines, each
     with its line number) from which every loss to the last is not a number; None where the
     last loss is finite. The job diverged (a learning rate, the data, a numeric fault): a
-    warning of the job, not a failure of the cluster, which ran it to that step."""
+    warning of the job, not a failure of the cluster, which ran it to that step. ``said``: each
+    row's words by its line, and the unit a row is, where the lines alone do not say them
+    (Keras' epochs, :func:`_keras_epochs`)."""
+    words, unit = said if said is not None else ({}, "step")
+
+    def step(no: int, m: re.Match[str]) -> str:
+        return words.get(no) or _step_said(m)
+
     # (a NaN the loop went on past, a finite loss after it, is no divergence: an fp16 loss
     # scaler skips a step whose gradients overflowed, halves its scale and trains on; Megatron
     # prints "number of nan iterations: 1" in such an interval, its loss finite)
@@ -6852,17 +6916,17 @@ def loss_diverged(rows: list[tuple[int, re.Match[str]]]) -> LogEvent | None:
     if at == len(rows):
         return None
     no, m = rows[at]
-    finite = {_step_said(r) for _, r in rows[:at] if not _not_a_number(r)}
+    finite = {step(n, r) for n, r in rows[:at] if not _not_a_number(r)}
     return LogEvent(
         kind="loss_diverged",
         line=no,
         message=m.string.strip()[:300],
         exception_type=(
-            f"the loss turned {_loss_word(m)} at {_step_said(m)}, after {len(finite)} step(s) "
+            f"the loss turned {_loss_word(m)} at {step(no, m)}, after {len(finite)} {unit}(s) "
             f"with a finite loss (the last {rows[at - 1][1].group('loss')})"
             if at
-            else f"the loss is {_loss_word(m)} from the first step logged, {_step_said(m)}: no "
-            "step logged had a finite loss"
+            else f"the loss is {_loss_word(m)} from the first {unit} logged, {step(no, m)}: no "
+            f"{unit} logged had a finite loss"
         ),
     )
 
@@ -7060,15 +7124,16 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             for row, after in itertools.zip_longest(rows, rows[1:])
             if after is None or _step_said(after[1]) != _step_said(row[1])
         ]
-    (first_no, first), (_, last) = rows[0], rows[-1]
-    turned = loss_diverged(rows)
+    (first_no, first), (last_no, last) = rows[0], rows[-1]
+    # (Keras' rows under their "Epoch N/M" headings: said by their epoch)
+    keras = _keras_epochs(rows, lines)
+    words = keras[0] if keras else {}
+    turned = loss_diverged(rows, keras)
     ran_away, ran_away_before = loss_ran_away(rows, lines) if turned is None else (None, None)
     # (a step counted again after its count went back is another step: the next epoch's, or
     # another run's; printed again with no count between, several processes print it)
     laps: Iterable[int] = itertools.accumulate(_counter_went_back(rows))
-    if all(m.re is KERAS_LOSS_RE for _, m in rows) and (
-        epochs := [no for no, t, _ in lines if _KERAS_EPOCH_RE.match(t)]
-    ):
+    if keras and (epochs := [no for no, t, _ in lines if _KERAS_EPOCH_RE.match(t)]):
         # (Keras counts each epoch's batches from 1 under its "Epoch N/M" line, and verbose=2
         # prints only an epoch's last, "469/469", each epoch: a row's epoch is the headings above)
         laps = [bisect.bisect_left(epochs, no) for no, _ in rows]
@@ -7080,6 +7145,7 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
     unit = (
         "epoch(s)"
         if all(m.re is EPOCH_OF_LOSS_RE and m.group("step") is None for _, m in rows)
+        or (keras and keras[1] == "epoch")
         else "step(s)"
     )
     counted = (
@@ -7098,8 +7164,8 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         ParseWarning(
             line=first_no,
             message=f"a training loop's loss lines: {counted}, from "
-            f"{_step_said(first)} (loss {first.group('loss')}) to "
-            f"{_step_said(last)} (loss {last.group('loss')}); "
+            f"{words.get(first_no) or _step_said(first)} (loss {first.group('loss')}) to "
+            f"{words.get(last_no) or _step_said(last)} (loss {last.group('loss')}); "
             + (
                 f"the loss is not a number from line {turned.line} on (the run diverged): "
                 + (turned.exception_type or "")
@@ -10058,16 +10124,18 @@ def _rendezvous_keepalive_lost(
     }
     closed = None
     crashed: int | None = None  # the line of a worker's own exception before the signal
+    crashed_tag: int | None = None  # its rank tag ("[rank8]: "), where it has one
     peer_gone: int | None = None  # the line of a worker's error that says a peer went away
+    peer_tag: int | None = None
     for at, (after_no, after, after_tag) in enumerate(lines[index + 1 :], index + 1):
         if _ELASTIC_SUCCEEDED_RE.search(after) or ELASTIC_FINISHED_RE.search(after):
             break  # (its workers had finished: the store went away as the job ended)
         if _ELASTIC_LAUNCH_RE.search(after):
             break  # (another launch's lines)
         if closed is None and peer_gone is None and _WORKER_PEER_GONE_RE.search(after):
-            peer_gone = after_no
+            peer_gone, peer_tag = after_no, after_tag
         if crashed is None and after_tag is not None and _ENDING_EXCEPTION_RE.match(after):
-            crashed = after_no
+            crashed, crashed_tag = after_no, after_tag
         if "closing signal" in after and (cs := _CLOSING_SIGNAL_RE.search(after)):
             closed = (after_no, cs)
             # (multiprocessing/api.py _poll: a worker that exited non-zero makes the agent close
@@ -10084,9 +10152,14 @@ def _rendezvous_keepalive_lost(
                         )
                     break
             break
-    if peer_gone is not None:
-        # (the worker's error says its remote peer went away: the same loss as the heartbeat's,
-        # the node that held the store gone, not a failure of the worker's own)
+    if peer_gone is not None and (
+        crashed is None or crashed_tag is None or crashed_tag == peer_tag or crashed >= peer_gone
+    ):
+        # (the first worker's error says its remote peer went away: the same loss as the
+        # heartbeat's, the node that held the store gone, not a failure of the worker's own;
+        # another rank's own exception above it, "[rank8]: RuntimeError: CUDA error: ...", is
+        # the first failure, and a peer's "remote peer closed" after it is that crash as its
+        # peers saw it)
         crashed = None
     if closed is not None and crashed is not None:
         # (a worker failed on its own and the agent tore its group down: the keep-alive failure
@@ -12044,12 +12117,25 @@ def _horovod_shutdowns(lines: list[tuple[int, str, int | None]], report: LogRepo
     """One ``horovod_shutdown`` per rank (or one for an untagged log): the rank's collectives
     refused because Horovod had stopped, after another rank's exception or exit."""
     seen: set[int | None] = set()
+    raised: tuple[int, str] | None = None  # the last exception line above, not a shutdown's
     for no, line, tagged in lines:
         if "Horovod has been shut down" not in line or not _HOROVOD_SHUTDOWN_RE.search(line):
+            # (TensorFlow's errors print two spaces after the colon: "ResourceExhaustedError:  OOM
+            # when allocating tensor ...")
+            if ("Error:" in line or "Exception:" in line) and _ENDING_EXCEPTION_RE.match(line):
+                raised = (no, " ".join(line.split()))
             continue
         if tagged in seen:
             continue
         seen.add(tagged)
+        # (operations.cc SHUT_DOWN_ERROR: "If the shutdown was caused by an exception, you
+        # should see the exception in the log before the first shutdown message": the one
+        # above the first is named)
+        cause = (
+            f"; the exception before it: {raised[1][:200].rstrip()} (line {raised[0]})"
+            if raised is not None and len(seen) == 1
+            else ""
+        )
         report.events.append(
             LogEvent(
                 kind="horovod_shutdown",
@@ -12058,7 +12144,7 @@ def _horovod_shutdowns(lines: list[tuple[int, str, int | None]], report: LogRepo
                 rank=tagged,
                 library="Horovod",
                 exception_type="Horovod had shut down: its collectives were refused after an "
-                "exception on one of the ranks or a rank that finished before the others",
+                "exception on one of the ranks or a rank that finished before the others" + cause,
             )
         )
 
@@ -12254,6 +12340,20 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
     # ranks finished execution"); the stall names the ranks that diverged, the shutdown and the
     # launcher's exits after it are what followed)
     ended = next((e for e in report.events if e.kind == "horovod_shutdown" and e.line > no), None)
+    # (a loss line or Keras' next "Epoch N/M" between the stall and the shutdown: training went
+    # on, so the ranks named did submit and the stall ended; the shutdown after it came from
+    # something else, the exception on a rank its message names, not from this stall)
+    until = ended.line if ended is not None else no
+    went_on = next(
+        (
+            n
+            for n, t, _ in itertools.takewhile(lambda r: r[0] < until, lines[at + 1 :])
+            if _KERAS_EPOCH_RE.match(t) or _loss_line(t)
+        ),
+        None,
+    )
+    if went_on is not None:
+        ended = None
     said = "; ".join(
         f"rank {rank} had not submitted {names[0]}"
         + (
@@ -12303,6 +12403,12 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"; Horovod then shut down (line {ended.line}) with the tensors still not "
                 "submitted: the ranks named had left the collective, the others' were refused"
                 if ended is not None and missing
+                else ""
+            )
+            + (
+                f"; training went on after it (line {went_on}): the tensors were submitted and "
+                "the stall ended, and Horovod's later shutdown is not its outcome"
+                if went_on is not None
                 else ""
             ),
         )
@@ -12632,7 +12738,7 @@ def _keras_loss_diverged(lines: list[tuple[int, str, int | None]], report: LogRe
     ):
         return
     rows = [(no, m) for no, t, _ in lines if "- loss: " in t and (m := KERAS_LOSS_RE.match(t))]
-    if rows and (turned := loss_diverged(rows)) is not None:
+    if rows and (turned := loss_diverged(rows, _keras_epochs(rows, lines))) is not None:
         report.events.append(turned)
 
 
@@ -14081,10 +14187,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
         if (
             "EngineCore encountered a fatal error" in line
             and _VLLM_CORE_FATAL_RE.search(line)
-            and not any(
-                _PY_EXCEPTION_RE.match(_LOGGER_PREFIX_RE.sub("", t, count=1))
-                for _, t, _ in lines[index + 1 : index + 1 + TRACEBACK_LINES]
-            )
+            and not _logged_exception(lines[index + 1 : index + 1 + TRACEBACK_LINES])
         ):
             # (where its exception is in the copy, the reading of Python's tracebacks says it
             # by what it was; a copy cut above it still holds the engine's death)
@@ -18863,6 +18966,25 @@ _NAKED_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\s*$")
 _BARE_EXCEPTION_RE = re.compile(r"^(?:[\w.]+\.)?\w+(?:Error|Exception):\s*$")
 """An exception line whose text is on the lines under it (at the line's start, right under the
 last frame: a traceback's end)."""
+
+
+def _logged_exception(window: list[tuple[int, str, int | None]]) -> bool:
+    """Whether a traceback logged under a logger's prefix (vLLM's "ERROR 07-21 13:02:07
+    [core.py:588] ") ends in its exception within ``window``: one with a message, or a bare one
+    ("AssertionError", Python's line for an assert with no message) right under the code line
+    that raised it, as the reading of tracebacks takes them."""
+    code = False  # whether the line above (past 3.11's "^^^^" marks) is a frame's code line
+    for _, t, _ in window:
+        body = _LOGGER_PREFIX_RE.sub("", t, count=1)
+        if _PY_EXCEPTION_RE.match(body):
+            return True
+        if code and (_NAKED_EXCEPTION_RE.match(body) or _BARE_EXCEPTION_RE.match(body)):
+            return True
+        if not _POSITION_MARKS_RE.match(body):
+            code = body.startswith("    ") and not _FRAME_RE.match(body)
+    return False
+
+
 _ENDING_EXCEPTION_RE = re.compile(
     r"^\s*(?:[\w.]+\.)?(?P<name>\w*(?:Error|Exception)|KeyboardInterrupt|SystemExit"
     r"|ChildFailedError)(?::\s*\S.*|:?\s*)$"
