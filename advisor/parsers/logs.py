@@ -7563,6 +7563,14 @@ def _bare_nccl_setup(text: str) -> bool:
     return sum(1 for _ in itertools.islice(found, BARE_NCCL_SETUP_LINES)) >= BARE_NCCL_SETUP_LINES
 
 
+def _p2p_and_shm_off(env: dict[str, str]) -> bool:
+    """Whether NCCL's environment turned off both its P2P and its shared-memory transports
+    (NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1), leaving it its network transport alone between
+    the GPUs of one host (graph/paths.cc ncclGetUserP2pLevel reads NCCL_P2P_DISABLE as P2P
+    level 0; transport/shm.cc shmCanConnect: "if (ncclParamShmDisable() == 1) return")."""
+    return env.get("NCCL_P2P_DISABLE") == "1" and env.get("NCCL_SHM_DISABLE") == "1"
+
+
 def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """Notes of what a healthy run's NCCL used: its version, each host's network and devices,
     each rank's GPU (nccl-tests' header), one note each."""
@@ -7635,7 +7643,17 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
         elif "NET" in line and (n := _NCCL_NET_USING_RE.search(line)):
             host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
             net = f"NET/{n.group('net')}" if n.group("net") else "network"
-            said = f"{host or 'a host'}: NCCL's {net} uses {(n.group('what') or n.group('what2')).strip()}"
+            what = (n.group("what") or n.group("what2")).strip()
+            # NCCL's IB transport prints its devices, then "[RO]" where relaxed ordering is on
+            # (transport/net_ib/init.cc: "NET/IB : Using%s %s; OOB %s:%s", the device list and
+            # 'ncclIbRelaxedOrderingEnabled ? "[RO]" : ""'): "[RO]" alone is no device at all,
+            # printed after "NET/IB : No device found."
+            said = (
+                f"{host or 'a host'}: NCCL's NET/IB took no device (its '[RO]' is the "
+                "relaxed-ordering flag, not a device)"
+                if net == "NET/IB" and what == "[RO]"
+                else f"{host or 'a host'}: NCCL's {net} uses {what}"
+            )
         elif "Using internal Network" in line and (w := _NCCL_OLD_NETWORK_RE.search(line)):
             said = f"NCCL's network: its internal {w.group('name')} transport"
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
@@ -7845,6 +7863,19 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             + " (CUDA refused it there): their traffic goes through host memory, slower than "
             "GPU to GPU; not an error"
         ] = p2p_off_first
+    if _p2p_and_shm_off({name: value for name, (_, value) in env.items()}):
+        # NCCL's nodes are its topology's, not hosts: with P2P and SHM both off it marks each
+        # GPU of the host it reaches by neither as over the network and trims it from its own
+        # node (graph/paths.cc ncclTopoComputePaths "Mark this peer as inaccessible", then
+        # ncclTopoTrimSystem), so two ranks of one host read "nNodes 2 localRanks 1"
+        for said in [n for n in notes if n.startswith("a communicator of ") and " node(s), " in n]:
+            renamed = (
+                f"{said} (NCCL's nodes, not necessarily hosts: with NCCL_P2P_DISABLE=1 and "
+                "NCCL_SHM_DISABLE=1 each GPU NCCL reaches by neither is a node of its own)"
+            )
+            notes[renamed] = notes.pop(said)
+            if said in ranks_seen:
+                ranks_seen[renamed] = ranks_seen.pop(said)
     if env:
         # (NCCL's INFO of each NCCL_* variable it took from the environment: the run's own
         # settings, P2P or shared memory turned off among them)
@@ -21756,6 +21787,8 @@ def _bare_core_exceptions(
 _NCCL_FAMILY_RE = re.compile(
     r"ncclSocketInit: connecting to address\b.*?with family (?P<f>\d+) is neither AF_INET"
 )
+AF_UNIX = 1
+"""Linux's number for a Unix-domain (local) socket address (include/linux/socket.h)."""
 
 
 # NCCL 2.1-2.3's socket transport, one line an interface: "NCCL INFO NET : Using interface
@@ -21775,6 +21808,19 @@ def _nccl_address_family(lines: list[tuple[int, str, int | None]], report: LogRe
         "filled in, as when the nodes run different NCCL versions and read each other's "
         "bootstrap data differently; compare NCCL's version on every node"
     )
+    if m.group("f") == str(AF_UNIX):
+        # family 1 is AF_UNIX (Linux include/linux/socket.h: "#define AF_UNIX 1 /* Unix domain
+        # sockets */"), a filled-in address of a local socket, not one left blank: no version
+        # skew is in it. NCCL issue 2057 (NCCL 2.29.2, one host, NCCL_P2P_DISABLE=1 and
+        # NCCL_SHM_DISABLE=1) hit it from ungrouped ncclSend/ncclRecv, both ranks sending first;
+        # the issue's replies (teojgo's) had the calls grouped (ncclGroupStart/ncclGroupEnd)
+        why = (
+            f"NCCL's socket transport was handed a local Unix-domain address (family "
+            f"{AF_UNIX}, AF_UNIX; line {no}) where it takes only IPv4 or IPv6 peers: NCCL "
+            "issue 2057 shows this from a program's ungrouped ncclSend/ncclRecv (each rank "
+            "sending before it receives); put each rank's sends and receives between "
+            "ncclGroupStart and ncclGroupEnd"
+        )
     nccl = [e for e in report.events if e.library == "NCCL"]
     if nccl:
         ev = min(nccl, key=lambda e: abs(e.line - no))
@@ -24367,6 +24413,10 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
     # turned SHM off (NCCL_SHM_DISABLE=1), which sends a host's own channels over NET as well
     bare_channel: tuple[int, str, int | None] | None = None
     shm_off = False
+    p2p_off = False
+    # NCCL's "nNodes" of 2 or more, by process as spans_by: its topology's nodes, which are
+    # hosts unless P2P and SHM are both off (then each GPU of a host is a node of its own)
+    nnodes_by: dict[tuple[str, str | None] | None, str] = {}
     for no, line, tagged in lines:
         spans = ""
         if "NVLS Head" in line and (heads := _NVLS_HEAD_RE.search(line)):
@@ -24376,12 +24426,14 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"head rank on each: {' '.join(ranks)})"
             )
         elif "nNodes" in line and (shape := _NCCL_COMM_SHAPE_RE.search(line)):
-            spans = (
-                f"its communicator spans {shape.group('nodes')} node(s) (NCCL's 'nRanks "
-                f"{shape.group('n')} nNodes {shape.group('nodes')}')"
-                if int(shape.group("nodes")) >= 2
-                else ""
-            )
+            if int(shape.group("nodes")) >= 2:
+                p = _NCCL_DEBUG_HOST_RE.search(line)
+                # (weighed after the loop: NCCL's environment may turn P2P and SHM off)
+                nnodes_by.setdefault(
+                    (p.group("host"), p.group("pid")) if p else None,
+                    f"its communicator spans {shape.group('nodes')} node(s) (NCCL's 'nRanks "
+                    f"{shape.group('n')} nNodes {shape.group('nodes')}')",
+                )
         if spans:
             p = _NCCL_DEBUG_HOST_RE.search(line)
             spans_by.setdefault((p.group("host"), p.group("pid")) if p else None, spans)
@@ -24390,6 +24442,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
                 old_ifaces.setdefault(h.group("host"), []).append((no, o.group("iface")))
             continue
         shm_off = shm_off or "NCCL_SHM_DISABLE set by environment to 1" in line
+        p2p_off = p2p_off or "NCCL_P2P_DISABLE set by environment to 1" in line
         if (
             "NET/" not in line
             and "Using network" not in line
@@ -24483,6 +24536,15 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
         if using is not None and host in per_host and " over " not in said:
             per_host[host].exception_type = f"{said} over {using.group('ifaces')[:120]}"
 
+    # with P2P and SHM both off, NCCL marks a GPU of its own host it reaches by neither as over
+    # the network and trims it from its node (graph/paths.cc ncclTopoComputePaths: "Mark this
+    # peer as inaccessible", then ncclTopoTrimSystem): its "nNodes 2" then counts the GPUs of
+    # one host as two nodes, no sign that the communicator spans hosts
+    alone_on_net = p2p_off and shm_off
+    if not alone_on_net:
+        for proc, said_nodes in nnodes_by.items():
+            spans_by.setdefault(proc, said_nodes)
+
     def spans_of(host: str) -> str:
         """What says the communicator of ``host``'s socket process spans nodes ("" where
         nothing of that process does; a line naming no process speaks for every one)."""
@@ -24528,6 +24590,20 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             )
             continue
         if not many and host not in plugin_failed:
+            if alone_on_net:
+                # one host whose own environment left NCCL nothing but its network between
+                # its GPUs: sockets by that choice, no traffic between hosts in the log
+                report.unread.append(
+                    ParseWarning(
+                        line=ev.line,
+                        message=f"{host}: NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 (set by the "
+                        "environment) leave NCCL its network transport alone between this "
+                        f"host's GPUs, so its channels run over NET/Socket by that setting "
+                        "(its 'nNodes' counts each GPU reached by neither P2P nor shared memory "
+                        "as a node); no channel in the log crosses hosts",
+                        skipped=False,
+                    )
+                )
             continue
         if not many and host not in over_sockets:
             # one host whose plugin failed, and no channel of its over the network: a job of
