@@ -232,6 +232,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
+    "ubergemm": re.compile(dcgm.UBERGEMM_SIGNATURE, re.M),
+    "dcgm_profiling_error": re.compile(dcgm.PROFILING_ERROR_SIGNATURE, re.M),
     "nvidia_smi_dmon": re.compile(nvidia_smi.DMON_SIGNATURE, re.M),
     "dcgmi_discovery": re.compile(dcgm.DISCOVERY_SIGNATURE, re.M),
     "dcgmi_stats": re.compile(dcgm.STATS_SIGNATURE, re.M),
@@ -2767,7 +2769,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
-                "nvidia-smi --query-gpu CSV, dcgmi dmon, nvidia-smi dmon, "
+                "nvidia-smi --query-gpu CSV, dcgmi dmon, nvidia-smi dmon, DCGM's ubergemm, "
+                "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
                 "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
@@ -6367,6 +6370,82 @@ def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """DCGM's ubergemm: a ``gpu_compute_low`` failure per GPU far under its run's median
+    (dcgm.lagging_gemm), a note of the others' rates (figures with no health in them alone)."""
+    notes: list[ParseWarning] = []
+    for run in dcgm.parse_ubergemm(text):
+        # (one run, the same GEMM on every GPU: a GPU far under its peers' rate computes slower,
+        # as DCGM's targeted_stress test fails a GPU under its SKU's target rate)
+        median, lagging = dcgm.lagging_gemm(run)
+        for rate in lagging:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="gpu_compute_low",
+                    line=rate.line,
+                    message=f"ubergemm, GPU {rate.gpu}: {rate.gflops:g} GFlops",
+                    device=rate.gpu,
+                    library="DCGM ubergemm",
+                    exception_type=f"GPU {rate.gpu} (ADAPTER#{rate.gpu}): {rate.gflops:.0f} "
+                    f"GFlops, {rate.gflops / median:.0%} of the run's median {median:.0f} "
+                    f"GFlops over its {len(run)} GPUs",
+                ),
+            )
+        others = [r for r in run if r not in lagging]
+        if not others:
+            continue
+        low, high = min(r.gflops for r in others), max(r.gflops for r in others)
+        notes.append(
+            ParseWarning(
+                line=others[0].line,
+                message=f"GPU(s) {', '.join(str(r.gpu) for r in sorted(others, key=lambda r: r.gpu))}"
+                f" at {low:.0f}-{high:.0f} GFlops (lines {others[0].line}-{others[-1].line})"
+                + (
+                    f", in line with the run's median {median:.0f}"
+                    if median
+                    else f": {len(run)} GPU(s), too few to weigh one against the others"
+                ),
+                skipped=False,
+            )
+        )
+    return notes
+
+
+def _dcgm_profiling_error(
+    text: str, source: str, out: EvidenceFacts, name: str
+) -> list[ParseWarning]:
+    """DCGM's profiling module's unrecoverable error (-37, DCGM_ST_PROFILING_LIBRARY_ERROR): a
+    ``dcgm_profiling_error`` failure, DCGM's own and no GPU's: its profiling fields
+    (DCGM_FI_PROF_*) are not read, whatever a dashboard shows for them."""
+    found = dcgm.profiling_errors(text)
+    if not found:
+        raise ParseError("no line that logs it outside dcgmi dmon")
+    for err in found:
+        zero = (
+            f" after PerfWorks decoded zero samples in {err.zero_samples[1]} attempt(s) (line "
+            f"{err.zero_samples[0]})"
+            if err.zero_samples
+            else ""
+        )
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="dcgm_profiling_error",
+                line=err.line,
+                message=err.said,
+                library="DCGM",
+                code="-37",
+                exception_type=f"DCGM's profiling module returned -37 (DCGM_ST_PROFILING_LIBRARY_"
+                f"ERROR, an unrecoverable error){zero}: the profiling fields (DCGM_FI_PROF_*) are "
+                "not read; DCGM's own failure, no GPU named",
+            ),
+        )
+    return []
+
+
 # nvidia-smi dmon's columns that count trouble (nvidia-smi(1), DEVICE MONITORING): the share of
 # the interval the power limit held the clocks down, the thermal violation flag, the aggregated
 # single and double bit ECC counts and the PCIe replays; said, as nvidia-smi -q's aggregate ECC
@@ -9761,6 +9840,8 @@ _CONVERTERS = {
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
     "dcgmi_dmon": _dcgmi_dmon,
+    "ubergemm": _ubergemm,
+    "dcgm_profiling_error": _dcgm_profiling_error,
     "nvidia_smi_dmon": _smi_dmon,
     "dcgmi_nvlink": _dcgmi_nvlink,
     "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,

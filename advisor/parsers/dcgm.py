@@ -1218,3 +1218,103 @@ def hierarchy_notes(text: str) -> tuple[list[DiscoveredGpu], list[ParseWarning]]
             skipped=False,
         )
     ]
+
+
+# DCGM's GEMM stress binary (NVIDIA/DCGM issue 122: /usr/share/nvidia-validation-suite/plugins/
+# cuda12/ubergemm --adapters 0,...,7 --time_to_run 10) prints one closing rate per GPU it ran
+# on, in the order the GPUs finished: "GEMM [I] (ADAPTER#0)  Ending with 6698.442948608 GFlops"
+UBERGEMM_SIGNATURE = r"\bGEMM \[I\] \(ADAPTER#\d+\)[ \t]+Ending with \d+(?:\.\d+)? GFlops\b"
+_UBERGEMM_RE = re.compile(
+    r"\bGEMM \[I\] \(ADAPTER#(?P<gpu>\d{1,4})\)[ \t]{1,40}Ending with "
+    r"(?P<gflops>\d{1,12}(?:\.\d{1,15})?) GFlops\b"
+)
+GEMM_PEER_SHARE = 0.8
+"""The share of its run's median GEMM rate under which a GPU is said to compute slower than its
+peers: the advisor's own margin (ubergemm prints no target of its own), looser than DCGM's
+targeted_stress test, which fails a GPU under 0.95 of its SKU's target rate (nvvs plugin
+targeted_stress, target_perf_min_ratio 0.95), since peers of one node differ a little more than
+one GPU's run against its own SKU's figure."""
+GEMM_PEERS_MIN = 3
+"""How many GPUs a run must measure before one is weighed against the others' median (of two,
+which one lags is not known)."""
+
+
+@dataclass(frozen=True)
+class GemmRate:
+    """One GPU's closing rate in an ubergemm run."""
+
+    line: int
+    gpu: int
+    gflops: float
+
+
+def parse_ubergemm(text: str) -> list[list[GemmRate]]:
+    """ubergemm's closing rates, one list per run: a GPU already measured in the run starts the
+    next (two runs copied one after the other)."""
+    runs: list[list[GemmRate]] = [[]]
+    for no, line, _ in numbered_lines(text):
+        if (m := _UBERGEMM_RE.search(line)) is None:
+            continue
+        rate = GemmRate(line=no, gpu=int(m.group("gpu")), gflops=float(m.group("gflops")))
+        if any(r.gpu == rate.gpu for r in runs[-1]):
+            runs.append([])
+        runs[-1].append(rate)
+    if not runs[0]:
+        raise ParseError("no GPU's closing GFlops line")
+    return runs
+
+
+def lagging_gemm(run: list[GemmRate]) -> tuple[float, list[GemmRate]]:
+    """The median GFlops of one ubergemm run and its GPUs under GEMM_PEER_SHARE of it; no GPU
+    where the run measured fewer than GEMM_PEERS_MIN."""
+    if len(run) < GEMM_PEERS_MIN:
+        return 0.0, []
+    figures = sorted(r.gflops for r in run)
+    half = len(figures) // 2
+    median = figures[half] if len(figures) % 2 else (figures[half - 1] + figures[half]) / 2
+    return median, [r for r in run if r.gflops < GEMM_PEER_SHARE * median]
+
+
+# DCGM's result DCGM_ST_PROFILING_LIBRARY_ERROR, -37, "The third-party Profiling module returned
+# an unrecoverable error" (NVIDIA/DCGM dcgmlib/dcgm_structs.h; errorString in dcgmlib), as
+# nv-hostengine logs it from its profiling module ("[Profiling] Got error from GetSamples: -37
+# The third-party ...", NVIDIA/DCGM issue 303, after "[PerfWorks] Decoded zero samples after 48
+# attempt(s)"), as dcgm-exporter and dcgmi profile print it. dcgmi dmon's "Error setting
+# watches. Result: -37: ..." is dmon's own refusal (DMON_ERROR_SIGNATURE), not this.
+PROFILING_ERROR_SIGNATURE = (
+    r"^(?![^\n]{0,300}?Error setting watches)[^\n]{0,300}?"
+    r"The third-party Profiling module returned an unrecoverable error"
+)
+_PROFILING_ERROR_RE = re.compile(
+    r"The third-party Profiling module returned an unrecoverable error"
+)
+_ZERO_SAMPLES_RE = re.compile(
+    r"\bDecoded zero samples after (?P<attempts>\d{1,9}) attempt\(s\) to decode counters"
+)
+
+
+@dataclass(frozen=True)
+class ProfilingError:
+    """DCGM's profiling module's unrecoverable error, as logged on one line."""
+
+    line: int
+    said: str
+    """The line as logged (its first 300 characters)."""
+    zero_samples: tuple[int, int] | None
+    """(line, attempts) of PerfWorks' "Decoded zero samples after N attempt(s)" above it."""
+
+
+def profiling_errors(text: str) -> list[ProfilingError]:
+    """Each line that logs DCGM_ST_PROFILING_LIBRARY_ERROR (dcgmi dmon's refusals left out), with
+    the nearest "Decoded zero samples" line above it."""
+    found: list[ProfilingError] = []
+    zero: tuple[int, int] | None = None
+    for no, line, _ in numbered_lines(text):
+        if (z := _ZERO_SAMPLES_RE.search(line)) is not None:
+            zero = (no, int(z.group("attempts")))
+            continue
+        if _DMON_ERROR_RE.search(line) or not _PROFILING_ERROR_RE.search(line):
+            continue
+        found.append(ProfilingError(line=no, said=line.strip()[:300], zero_samples=zero))
+        zero = None
+    return found
