@@ -281,6 +281,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "k8s_node_devices": re.compile(_K8S_DEVICE_RESOURCE_SIGNATURE, re.M),
     "lspci_link": re.compile(f"{lspci.SIGNATURE}|{lspci.DEVICE_SIGNATURE}", re.M),
     "lspci_list": re.compile(lspci.LIST_SIGNATURE, re.M),
+    "lspci_acs": re.compile(lspci.ACS_SIGNATURE, re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
     "ibdiagnet": re.compile(rdma.IBDIAGNET_SIGNATURE, re.M),
@@ -2652,6 +2653,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = [f for f in formats if f != "pingpong"]  # (perftest's own address lines)
     if "lspci_list" in formats and "lspci_link" in formats:
         formats = [f for f in formats if f != "lspci_list"]  # (lspci -v's headings: read with it)
+    if "lspci_acs" in formats and "lspci_link" in formats:
+        formats = [f for f in formats if f != "lspci_acs"]  # (lspci -vvv's ACSCtl: read with it)
     if "nic_legend" in formats and len([f for f in formats if f != "log"]) > 1:
         # a matrix's legend, read with it (a job's log that printed a legend alone keeps it)
         formats = [f for f in formats if f != "nic_legend"]
@@ -2773,7 +2776,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -7940,7 +7943,12 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
     """ethtool IFACE: a note per port of its link; a port with no link is a
     ``link_carrier_lost`` failure (the link is down as the copy was taken)."""
     notes: list[ParseWarning] = []
-    for b in ethtool.parse_settings(text):
+    blocks = ethtool.parse_settings(text)
+    # (the hosts the shell prompts above the blocks name: "[root@node12 ~]# ethtool bond0")
+    out.log_hosts.extend(
+        {"source": source, "host": h} for h in dict.fromkeys(b.host for b in blocks if b.host)
+    )
+    for b in blocks:
         said = []
         if b.speed:
             said.append(f"speed {b.speed}" + (f" {b.duplex}" if b.duplex else ""))
@@ -7965,6 +7973,7 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
                 source,
                 logs.LogEvent(
                     kind="link_speed_low",
+                    host=b.host,
                     line=b.speed_line,
                     message=b.iface,
                     library="ethtool",
@@ -7990,6 +7999,7 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
                 source,
                 logs.LogEvent(
                     kind="link_carrier_lost",
+                    host=b.host,
                     line=b.link_line,
                     message=b.iface,
                     library="ethtool",
@@ -8000,7 +8010,9 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
         notes.append(
             ParseWarning(
                 line=b.line,
-                message=f"ethtool {b.iface}: "
+                message=f"ethtool {b.iface}"
+                + (f" on {b.host}" if b.host else "")
+                + ": "
                 + (
                     "link detected"
                     if b.link_detected
@@ -8440,6 +8452,8 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     failure, a NIC's slower one a ``pcie_link_slow``; another slower one, or one at its full
     capability, a note (a GPU lowers its link speed when idle)."""
     notes: list[ParseWarning] = []
+    if "ACSCtl" in text and re.search(lspci.ACS_SIGNATURE, text, re.M):
+        notes += _lspci_acs(text, source, out, name)  # (-vvv's ACS lines, beside its links)
     if not re.search(lspci.SIGNATURE, text, re.M):
         # device blocks without their link lines (lspci -v, or a copy cut above LnkSta)
         for dev in lspci.parse_devices(text):
@@ -8601,6 +8615,57 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
             )
         )
     return notes
+
+
+def _lspci_acs(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """lspci -vvv's ACSCtl lines: a bridge whose ACS redirects peer-to-peer traffic up to the
+    root complex (``lspci.ACS_REDIRECT_FLAGS``) with a GPU or data NIC behind it, or where the
+    copy does not say what is behind it (the lines grepped alone), is a ``pcie_acs_redirect``
+    failure; a note counts them all."""
+    acs = lspci.parse_acs(text)
+    redirecting = [a for a in acs if a.redirect and a.job_data is not False]
+    for a in redirecting:
+        others = [f for f in a.on if f not in a.redirect]
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="pcie_acs_redirect",
+                line=a.line,
+                message=a.device or f"ACSCtl line {a.line}",
+                library="lspci",
+                exception_type=(a.device or "a device (its lspci heading is not in the copy)")
+                + ": ACS "
+                + " ".join(f + "+" for f in a.redirect)
+                + (f" (with {' '.join(f + '+' for f in others)})" if others else "")
+                + ": its peer-to-peer traffic sent up to the root complex",
+            ),
+        )
+    spared = [a for a in acs if a.redirect and a.job_data is False]
+    source_only = [a for a in acs if a.on and not a.redirect]
+    off = [a for a in acs if not a.on]
+
+    def lines(these: list[lspci.AcsControl]) -> str:
+        shown = ", ".join(str(a.line) for a in these[:12])
+        return f"line{'s' if len(these) > 1 else ''} {shown}" + (" ..." if len(these) > 12 else "")
+
+    said = [f"{len(acs)} ACS control line(s) (ACSCtl)"]
+    if redirecting:
+        said.append(f"P2P redirect on at {len(redirecting)} ({lines(redirecting)})")
+    if spared:
+        said.append(
+            f"P2P redirect on at {len(spared)} with no GPU or data NIC behind them "
+            f"({lines(spared)}: no job traffic crosses them)"
+        )
+    if source_only:
+        # (source validation checks a request's bus number; it sends nothing up: p2pdma's
+        # pci_bridge_has_acs_redir does not count it)
+        said.append(
+            f"other controls alone (no redirect) at {len(source_only)} ({lines(source_only)})"
+        )
+    if off:
+        said.append(f"all off at {len(off)}")
+    return [ParseWarning(line=acs[0].line, message="lspci: " + "; ".join(said), skipped=False)]
 
 
 def _bitrate(bps: float) -> str:
@@ -9889,6 +9954,7 @@ _CONVERTERS = {
     "k8s_node_devices": _k8s_node_devices,
     "lspci_link": _lspci,
     "lspci_list": _lspci_list,
+    "lspci_acs": _lspci_acs,
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
     "ibdiagnet": _ibdiagnet,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import ParseError, numbered_lines
+from advisor.parsers import MARKED_PROMPT_HOST_RE, ParseError, numbered_lines
 
 SIGNATURE = (
     r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
@@ -294,6 +294,10 @@ class LinkSettings:
     """What ethtool could not get ("wake-on-lan settings: Operation not permitted")."""
     cut: bool = False
     """The copy ends before the block's ``Link detected`` line."""
+    host: str | None = None
+    """The host the last shell prompt above the block names (``[root@node12 ~]# ethtool bond0``):
+    a copy of several hosts' blocks tells their ports apart by it. None where no prompt names
+    one."""
 
     @property
     def speed_mbps(self) -> int | None:
@@ -306,9 +310,13 @@ def parse_settings(text: str) -> list[LinkSettings]:
     """Each ``Settings for IFACE:`` block; ParseError when none."""
     blocks: list[LinkSettings] = []
     key = ""
+    host: str | None = None
     for no, line, _ in numbered_lines(text):
+        if "@" in line and (prompt := MARKED_PROMPT_HOST_RE.match(line)):
+            host, key = prompt["host"], ""
+            continue
         if m := _SETTINGS_HEAD_RE.match(line):
-            blocks.append(LinkSettings(line=no, iface=m.group("iface")))
+            blocks.append(LinkSettings(line=no, iface=m.group("iface"), host=host))
             key = ""
             continue
         if not blocks:

@@ -421,3 +421,86 @@ def parse_list(text: str) -> list[ListedDevice]:
     if not found:
         raise ParseError("no lspci listing line ('BB:DD.F class: name (rev NN)')")
     return found
+
+
+ACS_SIGNATURE = r"^[ \t]*ACSCtl:[ \t]*SrcValid[+-][ \t]"
+"""``lspci -vvv``'s ACS control line of a device (pciutils ls-ecaps.c cap_acs: ``ACSCtl:\\tSrcValid%c
+TransBlk%c ReqRedir%c CmpltRedir%c UpstreamFwd%c EgressCtrl%c DirectTrans%c``), often grepped alone
+(``lspci -vvv | grep -i acsctl``, as NCCL's troubleshooting guide has it run)."""
+_ACS_RE = re.compile(r"^\s*ACSCtl:\s*(?P<flags>SrcValid[+-][^\n]{0,200})")
+_ACS_FLAG_RE = re.compile(r"\b(?P<name>[A-Za-z]{2,20})(?P<on>[+-])")
+ACS_REDIRECT_FLAGS = ("ReqRedir", "CmpltRedir", "EgressCtrl")
+"""The ACS controls that send peer-to-peer traffic up to the root complex instead of across the
+bridge: Linux drivers/pci/p2pdma.c pci_bridge_has_acs_redir counts a bridge as redirecting "P2P
+TLPs upstream via ACS" where PCI_ACS_RR (P2P Request Redirect), PCI_ACS_CR (P2P Completion
+Redirect) or PCI_ACS_EC (P2P Egress Control) is set. NCCL's troubleshooting guide (PCI Access
+Control Services): such redirection "can interfere with GPU Direct by redirecting all PCI
+point-to-point traffic to the CPU root complex, causing a significant performance reduction or
+even a hang"; on bare metal, ACS on PCI switches "needs to be disabled" (a VM needs it)."""
+
+
+@dataclass(kw_only=True)
+class AcsControl:
+    line: int
+    device: str
+    """The device's bus address and description as lspci heads its block ("" in a grepped copy
+    of the ACSCtl lines alone)."""
+    on: list[str]
+    """The controls that are on (``SrcValid``, ``ReqRedir`` ...), in lspci's order."""
+    redirect: list[str]
+    """Those of ``ACS_REDIRECT_FLAGS`` that are on: P2P traffic sent up to the root complex."""
+    job_data: bool | None = None
+    """Whether a device a training job's data crosses (``JOB_DATA_CLASSES``) is behind it: False
+    where the copy lists what is behind it and none is (an NVMe or NVSwitch management bridge),
+    or where it is no bridge (ACS on an endpoint's functions is between its own functions); None
+    where the copy does not say (ACSCtl lines grepped alone, a bridge's bus numbers cut)."""
+
+
+def parse_acs(text: str) -> list[AcsControl]:
+    """Each ``ACSCtl`` line, with its device's heading where the copy has one; ParseError when
+    none."""
+    found: list[tuple[AcsControl, _Heading | None]] = []
+    heads: list[_Heading] = []
+    head: _Heading | None = None
+    for no, line, _ in numbered_lines(text):
+        if d := _DEVICE_RE.match(line):
+            cls, _, name = d.group("what").partition(": ")
+            head = _Heading(
+                bdf=d.group("bdf"), device_class=re.sub(r" \[[0-9a-fA-F]{4}\]$", "", cls), name=name
+            )
+            heads.append(head)
+            continue
+        if head is not None and (b := _BUS_RE.match(line)):
+            head.secondary, head.subordinate = int(b["secondary"], 16), int(b["subordinate"], 16)
+            continue
+        if "ACSCtl" not in line or not (a := _ACS_RE.match(line)):
+            continue
+        on = [f["name"] for f in _ACS_FLAG_RE.finditer(a["flags"]) if f["on"] == "+"]
+        found.append(
+            (
+                AcsControl(
+                    line=no,
+                    device=f"{head.bdf} {head.device_class}: {head.name}" if head else "",
+                    on=on,
+                    redirect=[f for f in on if f in ACS_REDIRECT_FLAGS],
+                ),
+                head,
+            )
+        )
+    if not found:
+        raise ParseError("no lspci 'ACSCtl: SrcValid...' line")
+    data_buses = {_bus(h.bdf) for h in heads if _carries_job_data(h)}
+    for acs, head in found:
+        if head is None:
+            continue
+        if not head.device_class.endswith("bridge"):
+            acs.job_data = False
+            continue
+        if head.secondary is None or head.subordinate is None:
+            continue
+        domain = _bus(head.bdf)[0]
+        behind = [(domain, bus) for bus in range(head.secondary, head.subordinate + 1)]
+        # (what the listing puts behind it carries none of the job's data, or nothing is
+        # behind it: an empty slot carries no traffic)
+        acs.job_data = any(b in data_buses for b in behind)
+    return [acs for acs, _ in found]

@@ -434,6 +434,11 @@ class HcaPort:
     one of them is linked up (physical state LinkUp): the host has no RDMA port a job can use,
     though a cable to a live fabric is in (an InfiniBand port that no subnet manager brought to
     Active stays Initializing, or Armed)."""
+    no_netdev_up_on_host: bool | None = None
+    """Set on each ``ibdev2netdev`` port of a host (by its prompt) whose every listed port's
+    interface is Down, where nothing in the copy shows one of that host's ports active: the
+    RDMA devices it lists are all the host (or pod: an SR-IOV VF is all the RDMA a pod is
+    given) has, and none shows a live link (``_mark_no_netdev_up``)."""
     sibling_rate_gbps: float | None = None
     """An active InfiniBand port's: the rate of the fastest active InfiniBand port of the same
     device model (CA type) in the same host's listing, where this port's is lower (ConnectX-5s
@@ -1110,6 +1115,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     _could_be_once(ports)
     _mark_host_without_active_port(ports, text, guids)
     _mark_all_down(ports, text, guids)
+    _mark_no_netdev_up(ports)
     _mark_slower_than_siblings(ports)
     for p in ports:
         if sw := SOFTWARE_DEVICE_RE.match(p.ca):
@@ -1214,6 +1220,27 @@ def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
                 p.sibling_rate_gbps = fastest
                 if len(lids) == 1 and p.sm_lid is not None and p.sm_lid not in lids:
                     p.sibling_sm_lid = next(iter(lids))
+
+
+def _mark_no_netdev_up(ports: list[HcaPort]) -> None:
+    """``no_netdev_up_on_host`` on the ``ibdev2netdev`` ports of each host whose every listed
+    interface is Down and none of whose ports the copy shows active. ibdev2netdev (MLNX_OFED)
+    lists every RDMA device's ports and prints "(Down)" where the netdev's
+    /sys/class/net/IFACE/carrier is not 1: a RoCE port with no carrier carries nothing; an
+    InfiniBand port's netdev is IPoIB, whose carrier needs the port Active too, though an
+    interface left administratively down reads Down over an Active port as well, so the port's
+    own state (ibstat) settles it."""
+    by_host: dict[str | None, list[HcaPort]] = {}
+    for p in ports:
+        by_host.setdefault(p.host, []).append(p)
+    for mine in by_host.values():
+        listed = [p for p in mine if p.tool == "ibdev2netdev"]
+        if not listed or any(p.netdev_up is not False for p in listed):
+            continue
+        if any(p.active for p in mine):
+            continue  # (ibstat, or ibdev2netdev -v, shows a port of it active)
+        for p in listed:
+            p.no_netdev_up_on_host = True
 
 
 def _mark_all_down(ports: list[HcaPort], text: str, guids: dict[int, str] | None = None) -> None:
