@@ -778,7 +778,8 @@ class LogEvent:
     could not install or configure), npu_package_reboot_pending (an Ascend driver's or
     firmware's run package installed that its installer says takes effect at the next reboot),
     file_permission_warning (a serving stack's permission check, MindIE's, that warned of a file
-    more open than it requires, and went on)."""
+    more open than it requires, and went on), mindie_error (a MindIE component's ERROR line with
+    its error code, level E, where no other reading said the log's failure)."""
     line: int
     message: str
     """The line that carried the event, trimmed."""
@@ -2314,6 +2315,37 @@ def _parse_events(text: str) -> LogReport:
             # (after the exception reads: a worker's or the engine core's error above it, where
             # the copy holds one, is the failure; this line only relays it)
             _vllm_fatal_signal(lines, report)
+        if not report.events and "MIE" in text:
+            # (after the exception reads: MindIE's own coded ERROR lines, read where nothing else
+            # said the log's failure, rather than the first error line of an unknown program;
+            # those before a start its operation log says succeeded, the server went past)
+            up_at = max(
+                (
+                    no
+                    for no, t, _ in lines
+                    if "mindie server" in t and _MINDIE_START_SUCCESS_RE.search(t)
+                ),
+                default=0,
+            )
+            report.events += _mindie_coded_errors([t for t in lines if t[0] > up_at])
+            past = _mindie_coded_errors([t for t in lines if t[0] < up_at])
+            if past and not any(
+                e.kind == "run_success" and e.library == "MindIE Server" for e in notices
+            ):
+                # (a failed start the server went past was said so above, with its success)
+                for ev in past:
+                    ev.was, ev.kind = ev.kind, "gone_past"
+                by_line = {no: t for no, t, _ in lines}
+                ok = _MINDIE_START_SUCCESS_RE.search(by_line[up_at])
+                notices += [
+                    *past,
+                    LogEvent(
+                        kind="run_success",
+                        line=up_at,
+                        message=f"MindIE Server's operation log: {ok.group(0) if ok else ''}",
+                        library="MindIE Server",
+                    ),
+                ]
         if torn_down and not report.events:
             return report
         # (after the exception reads: a launch or a training loop that then failed is read as
@@ -25331,6 +25363,138 @@ def _mindie_server(
             + (f", {1 + len(ev.repeated_lines)} times" if ev.repeated_lines else "")
         )
         report.events.append(ev)
+
+
+# A MindIE component's ERROR line with its error code: MindIE MS's "[time] [pid] [tid] [MS] [n]
+# [ERROR] : [MIE03E400008] [HttpServer] Http server on timeout", MindIE Server's "[time] [pid]
+# [tid] [server] [ERROR] [llm_infer_engine.cpp:230] : MIE1AE66666B[llm_backend] get model
+# instance cache block nums failed." A MindIE error code is 12 characters: "MIE", the component
+# (2), the level (1, E: Error) and the component's own code (6 hex digits) (MindIE's error code
+# reference, "Usage Instruction", hiascend.com/document/detail/en/mindie/230/reference/
+# errorcodereference/mindie_log_0072.html). The code is read only on a line the log itself
+# gives at ERROR or above: an INFO line beside it (MS's link info, its rank and device) is none.
+_MINDIE_CODED_ERROR_RE = re.compile(
+    r"\[(?P<level>ERROR|CRITICAL|FATAL)\][^\n]{0,120}?(?<![0-9A-Za-z])\[?"
+    r"(?P<code>MIE(?P<comp>[0-9A-F]{2})E(?P<sub>[0-9A-F]{2})(?P<feature>[0-9A-F]{2})"
+    r"(?P<type>[0-9A-F]{2}))\]?(?![0-9A-Za-z])[ \t]{0,4}(?:\[(?P<module>\w{1,40})\][ \t]{0,4})?"
+    r"(?P<what>[^\n]{1,300})"
+)
+# the component tag the line's own prefix gives, before its level ("] [server] [ERROR]", MS's
+# "] [MS] [1] [ERROR]")
+_MINDIE_LOG_TAG_RE = re.compile(
+    r"\] \[(?P<tag>[A-Za-z][\w-]{0,29})\] (?:\[\d{1,4}\] )?\[(?:ERROR|CRITICAL|FATAL)\]"
+)
+_MINDIE_LOG_TAGS = {
+    "server": "MindIE Server",
+    "mindie-server": "MindIE Server",
+    "llm": "MindIE LLM",
+    "ms": "MindIE MS",
+    "ms_controller": "MindIE MS",
+    "ms_coordinator": "MindIE MS",
+}
+"""A MindIE log line's component tag and the component it names."""
+MINDIE_CODE_COMPONENTS = {
+    "00": "MindIE Cert",
+    "01": "MindIE Benchmark",
+    "02": "MindIE Client",
+    "03": "MindIE MS",
+    "04": "MindIE Server",
+    "05": "MindIE LLM",
+    "06": "MindIE SD",
+    "07": "MindIE RT",
+    "08": "MindIE Torch",
+}
+"""A MindIE error code's component field (MindIE's error code reference, "Usage Instruction",
+Table 2); a code whose component is none of these is still level E, its component unnamed."""
+MINDIE_MS_PARTS = {
+    "10": "ms-controller",
+    "20": "ms-coordinator",
+    "30": "ms-deployer",
+    "40": "ms-common (its HTTP server among it)",
+}
+"""MindIE MS's (MindIE Motor's) six-digit code, its first two: the sub-component (MindIE's
+error code reference, "Error Code Display Mode" of MindIE MS / Motor, mindie_log_0102)."""
+MINDIE_MS_ERROR_TYPES = {
+    "00": "EXCEPTION (an exception caught)",
+    "01": "INVALID_INPUT (an external input not valid)",
+    "02": "INVALID_PARAMETER (an internal parameter check failed)",
+    "03": "OUT_OF_RANGE (an operation out of its valid range)",
+    "04": "OPERATION_REPEAT (an operation repeated)",
+    "05": "NOT_FOUND (a file, request or method not found)",
+    "06": "RESOURCE_LIMIT (a resource at its set limit)",
+    "07": "RESOURCE_EXHAUSTED (a resource used up, memory allocation failed)",
+    "08": "DEADLINE_EXCEEDED (an operation timed out)",
+    "09": "UNREACHABLE (a communication link broken)",
+    "0A": "CALL_ERROR (a function it called failed)",
+    "0B": "UNAVAILABLE (a service or resource not available)",
+    "0C": "FAILED_PRECONDITION (the system's state refused the operation)",
+    "0D": "PENDING (an operation interrupted)",
+    "0E": "DATA_LOSS (data lost or corrupted)",
+    "0F": "UNAUTHENTICATED (a request without valid credentials)",
+    "10": "PERMISSION_DENIED (no permission)",
+}
+"""MindIE MS's six-digit code, its last two: the error type (the same page)."""
+MINDIE_LLM_PARTS = {
+    "00": "ATB_MODELS",
+    "01": "TEXT_GENERATOR",
+    "03": "BACKEND",
+    "04": "LLM_MANAGER",
+}
+"""MindIE LLM's six-digit code, its first two: the sub-component (MindIE's error code
+reference, "Error Code Display Mode" of MindIE LLM, mindie_log_0155)."""
+
+
+def _mindie_code_meaning(m: re.Match[str]) -> str:
+    """What a MindIE error code's fields say, in the reference's own words where it has them."""
+    comp, sub, kind = m.group("comp"), m.group("sub"), m.group("type")
+    name = MINDIE_CODE_COMPONENTS.get(comp)
+    if name is None:
+        return f"component {comp}, one MindIE's error code reference does not list, level E (error)"
+    if comp == "03":
+        part = MINDIE_MS_PARTS.get(sub, f"sub-component {sub}")
+        what = MINDIE_MS_ERROR_TYPES.get(kind, f"error type {kind}")
+        return f"{name}'s {part}, level E (error), error type {kind} {what}"
+    if comp == "05" and sub in MINDIE_LLM_PARTS:
+        return f"{name}'s {MINDIE_LLM_PARTS[sub]}, level E (error)"
+    return f"{name}, level E (error)"
+
+
+def _mindie_coded_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
+    """A ``mindie_error`` per MindIE error code its log gives at ERROR (or above), once a code,
+    its later lines kept in ``repeated_lines``: MindIE's own code of a failed part of the
+    service (the level field E is Error), what its fields mean said with the line's words. Read
+    where no other reading found the log's failure (a start the log says failed, an OOM, a
+    model's execute failure say more)."""
+    found: dict[str, LogEvent] = {}
+    for no, line, tagged in lines:
+        if "MIE" not in line or (m := _MINDIE_CODED_ERROR_RE.search(line)) is None:
+            continue
+        code = m.group("code")
+        if (earlier := found.get(code)) is not None:
+            earlier.repeated_lines = [*(earlier.repeated_lines or []), no]
+            continue
+        tag = _MINDIE_LOG_TAG_RE.search(line[: m.start() + 1 + len(m.group("level")) + 1])
+        logged_by = _MINDIE_LOG_TAGS.get(tag.group("tag").lower()) if tag else None
+        module = m.group("module")
+        said_by = ", ".join(
+            w
+            for w in (f"{logged_by}'s" if logged_by else "", f"its {module}" if module else "")
+            if w
+        )
+        found[code] = LogEvent(
+            kind="mindie_error",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            code=code,
+            rank=tagged,
+            library=logged_by or MINDIE_CODE_COMPONENTS.get(m.group("comp"), "MindIE"),
+            exception_type=(
+                f"{code}: {_mindie_code_meaning(m)}"
+                + (f" (the line is {said_by})" if said_by else "")
+                + f": {m.group('what').strip()}"
+            )[:300],
+        )
+    return list(found.values())
 
 
 # The file-permission check of Ascend's serving stack (MindIE, its ATB model runners' atb_speed
