@@ -43,6 +43,9 @@ class TimelineEntry:
     out in), unknown (no time stamp to place it)."""
     why: str = ""
     message: str = ""
+    signalled_by: int | None = None
+    """The rank whose time-out signal this rank dumped on (torch's "Received a dump signal due to
+    a collective timeout from rank N"): that rank had timed out by then."""
 
 
 @dataclass(kw_only=True)
@@ -73,6 +76,12 @@ class FailureTimeline:
     two or more SeqNums: the lowest SeqNum, whose ranks (``behind``) never completed a collective
     the others had; the others timed out later, waiting for them. Who timed out first then says
     nothing: each waited out the same time-out."""
+    signalled_first: int | None = None
+    """A rank whose time-out signal another rank received before any rank's own failure in the
+    files: it timed out first (its own log is not among them, or was stamped later), and is
+    ``first_rank``."""
+    signal_line: tuple[str, int] | None = None
+    """Where that signal was received first: (source, line)."""
     summary: str = ""
     unstamped: list[int] = field(default_factory=list)
     """Ranks whose own failure (not one that only followed another's) carries no time stamp: with
@@ -147,6 +156,12 @@ def build(
             ]
             first = min(finer, key=lambda e: e["time_s"]) if finer else first
         role, why = _role(events, timed_out_seq)
+        signalled = (
+            int(m.group(1))
+            if first.get("kind") == "watchdog_progress"
+            and (m := _FROM_RANK.search(str(first.get("message") or "")))
+            else None
+        )
         entries.append(
             TimelineEntry(
                 rank=rank,
@@ -159,6 +174,7 @@ def build(
                 role=role,
                 why=why,
                 message=str(first.get("message") or "")[:240],
+                signalled_by=signalled,
             )
         )
     # torch elastic stamps its failures to the second: at a tie, its own "Root Cause (first
@@ -263,9 +279,18 @@ def build(
                     x.why = "timed out in a later collective, waiting for the ranks behind"
             tl.first_rank = min(ranks)
         elif not tl.unstamped and not tl.tied and not unordered:
-            if own and not tl.one_collective:
-                own[0].role = "first"  # (one collective's time-outs: the first only waited first)
-            tl.first_rank = (own or timed)[0].rank
+            if (early := _signalled_before(timed, own)) is not None:
+                # torch's heartbeat monitor logs "Received a dump signal due to a collective
+                # timeout from rank N" once rank N's watchdog timed out and signalled the others
+                # through the store (ProcessGroupNCCL::HeartbeatMonitor,
+                # getNCCLWatchdogTimeoutErrorMsg): rank N had timed out before this rank's
+                # stamp, so before every own failure stamped later
+                tl.first_rank = tl.signalled_first = early.signalled_by
+                tl.signal_line = (early.source, early.line)
+            else:
+                if own and not tl.one_collective:
+                    own[0].role = "first"  # (one collective's time-outs: the first only waited)
+                tl.first_rank = (own or timed)[0].rank
     for x in untimed:
         x.role = "unknown" if x.role == "own" else x.role
     tl.consequences = sorted(x.rank for x in entries if x.role == "consequence")
@@ -281,6 +306,23 @@ def build(
         tl.beyond_limit = tl.spread_s > tl.limit_s
     tl.summary = _summary(tl)
     return tl
+
+
+def _signalled_before(
+    timed: Sequence[TimelineEntry], own: Sequence[TimelineEntry]
+) -> TimelineEntry | None:
+    """The first entry that dumped on another rank's time-out signal stamped before every own
+    failure (a rank's failure that was not another's echo), where that rank's own failure is not
+    stamped before it; None where an own failure came first or at the same moment."""
+    for x in timed:
+        if x.signalled_by is None or x.time_s is None:
+            continue
+        if own and (own[0].time_s is None or not x.time_s < own[0].time_s):
+            return None
+        if _same_moment(x.time_s, own[0].time_s if own else None):
+            return None
+        return x
+    return None
 
 
 def _same_moment(a: float | None, b: float | None) -> bool:
@@ -578,6 +620,31 @@ def _summary(tl: FailureTimeline) -> str:
         )
     if tl.first_rank is None:
         return f"{tl.ranks} ranks failed; the logs carry no time stamps to order them"
+    if tl.signalled_first is not None:
+        source, line = tl.signal_line or ("", 0)
+        signalled = next(
+            x for x in tl.entries if x.signalled_by == tl.signalled_first and x.line == line
+        )
+        own = [x for x in tl.entries if x.role == "own" and x.time_s is not None]
+        text = (
+            f"rank {tl.signalled_first} failed first: rank {signalled.rank} received its "
+            f"collective time-out signal ({source} line {line})"
+        )
+        if own and own[0].time_s is not None and signalled.time_s is not None:
+            gap_s = round(own[0].time_s - signalled.time_s, 3)
+            text += (
+                f", {_duration(gap_s)} before rank {own[0].rank}'s own failure "
+                f"({own[0].code or own[0].kind.replace('_', ' ')}, line {own[0].line})"
+            )
+        if tl.signalled_first not in {x.rank for x in tl.entries}:
+            text += f"; rank {tl.signalled_first}'s own log is not among the files"
+        if tl.consequences:
+            text += (
+                f"; rank(s) {', '.join(map(str, tl.consequences))} failed only because another did"
+            )
+        if tl.spread_s is not None:
+            text += f"; the first and last errors are {_duration(tl.spread_s)} apart"
+        return text
     if tl.lagging_seq is not None:
         later = sorted(x.rank for x in tl.entries if x.role == "consequence")
         return (

@@ -2648,6 +2648,8 @@ def _parse_events(text: str) -> LogReport:
             else:
                 if (mismatch := _first_mismatch_warning(rest)) is not None:
                     report.unread.append(mismatch)
+                if "samples/sec: " in text:
+                    _deepspeed_progress_note(lines, report)
                 return report
         if (
             not report.events
@@ -2762,6 +2764,9 @@ def _parse_events(text: str) -> LogReport:
     _ranks_by_pid(report.events)
     if "- loss: " in text:
         _keras_loss_diverged(lines, report)
+    if "exits with return code" in text:
+        # (each DeepSpeed launcher record's node is known only now, read from pdsh's prefix)
+        _pdsh_same_node_exits(report)
     report.events.sort(key=lambda e: e.line)
     if "EngineCore" in text or "core proc" in text:
         _vllm_core_said_once(report)
@@ -11121,6 +11126,38 @@ def _deepspeed_kills(lines: list[tuple[int, str, int | None]], report: LogReport
     )
 
 
+# Determined's trial log puts the container's id, cut to 8 characters, before each line it
+# keeps (determined/common/api: format_trial_log, container_id_max_length = 8): "[f35a2cc1]
+# 172.31.42.141: [ERROR] [launch.py:184:sigkill_handler] ..."
+_DETERMINED_TAG_RE = re.compile(r"^\[[0-9a-f]{8}\] ")
+NODE_LAUNCHER = "a node's launcher"
+"""The ``worker`` of a launcher exit that is one node's launcher (DeepSpeed's launch.py on a node
+pdsh names, pdsh's ssh to the node), not a rank."""
+
+
+def _pdsh_same_node_exits(report: LogReport) -> None:
+    """One node's failure, once: DeepSpeed's launcher on a node exits with its worker's return
+    code (launch.py sigkill_handler: sys.exit(last_return_code)), which ssh hands pdsh as the
+    command's exit code ("pdsh@h: node: ssh exited with exit code 247"): the launcher's record of
+    that node, pdsh's line of the same node and code among its ``repeated_lines``, not a second
+    exit."""
+    launched: dict[tuple[str | None, int | None], LogEvent] = {}
+    for e in report.events:
+        if e.kind != "launcher_exit" or not e.host:
+            continue
+        if (e.exception_type or "").startswith("deepspeed (a process of its node failed"):
+            # (the node pdsh put before the launcher's record: one node's launcher, not a rank)
+            e.worker = NODE_LAUNCHER
+            launched.setdefault((e.host, e.exit_code), e)
+    for e in [e for e in report.events if e.kind == "launcher_exit"]:
+        if e.worker != NODE_LAUNCHER or not (e.exception_type or "").startswith("pdsh "):
+            continue
+        if (own := launched.get((e.host, e.exit_code))) is None:
+            continue
+        own.repeated_lines = [*(own.repeated_lines or []), e.line]
+        report.events.remove(e)
+
+
 def _deepspeed_exit(
     lines: list[tuple[int, str, int | None]], index: int
 ) -> tuple[re.Match[str], int, str] | None:
@@ -14557,18 +14594,22 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             # the handler prints the command it built last (launch.py's loop variable "cmd":
             # its last local rank's), whichever process failed: the failed process is not named
             last = f", local rank {dm.group('lr')}" if dm.group("lr") else ""
+            # (the node pdsh put before the record, behind Determined's container tag where its
+            # trial log kept it: one node's launcher, not a rank)
+            ds_node = PDSH_PREFIX_RE.match(_DETERMINED_TAG_RE.sub("", record.lstrip(), count=1))
+            ds_host = ds_node.group("host") if ds_node else None
             once(
-                ("deepspeed", tagged if tagged is not None else f"line {first}"),
+                ("deepspeed", ds_host or (tagged if tagged is not None else f"line {first}")),
                 first, record.strip()[-300:],
                 "deepspeed (a process of its node failed; the command it prints is the last one "
                 f"it started{last}, not the failed one's)",
-                exit_code=int(dm.group("code")),
+                exit_code=int(dm.group("code")), host=ds_host,
             )  # fmt: skip
         elif "ssh exited with exit code" in line and (pe := _PDSH_EXIT_RE.search(line)):
             once(
                 ("pdsh", pe.group("host")), no, text,
                 f"pdsh (the command on {pe.group('host')} ended)",
-                host=pe.group("host"), exit_code=int(pe.group("code")),
+                host=pe.group("host"), exit_code=int(pe.group("code")), worker=NODE_LAUNCHER,
             )  # fmt: skip
         elif "terminated with the following error" in line and (
             sr := _SPAWN_RAISED_RE.search(line)
@@ -19720,6 +19761,76 @@ def _past_caught_imports(
     ]
 
 
+# DeepSpeed's pipeline engine every steps_per_print steps, on rank 0 (runtime/pipe/engine.py
+# train_batch: print(f"steps: {global_steps} loss: {agg_train_loss:0.4f} iter time (s):
+# {iter_time:0.3f} samples/sec: {tput:0.3f}"), with no logger's marks (additional losses may
+# stand between the loss and the time)
+_DS_PIPE_PROGRESS_RE = re.compile(
+    r"^[^\S\n]{0,8}steps: (?P<step>\d{1,12}) loss: (?P<loss>-?\d[\d.e+-]{0,30}|nan|inf) "
+    r"[^\n]{0,200}?iter time \(s\): (?P<iter_s>\d[\d.]{0,20}) samples/sec: (?P<rate>\d[\d.]{0,20})",
+    re.M,
+)
+# DeepSpeed's own logger (utils/logging.py log_dist, "[2023-02-27 23:34:53,987] [INFO]
+# [logging.py:60:log_dist] [Rank 0] ...")
+_DS_LOG_DIST_RE = re.compile(
+    r"\[(?:INFO|WARNING)\] \[logging\.py:\d{1,5}:log_dist\] \[Rank \d{1,6}\]"
+)
+# its engine's progress at each steps_per_print (runtime/engine.py _report_progress: "step=30,
+# skipped=20, lr=[...]", skipped the steps whose fp16 gradients overflowed) and its wall-clock
+# breakdown's timers on rank 0 ("rank=0 time (ms) | forward: 519.08 | ... | comms: 126.14")
+_DS_TIMERS_RE = re.compile(
+    r"\[Rank 0\] rank=0 time \(ms\) \|[^\n]{0,400}?\| forward: (?P<fwd>\d[\d.]{0,12}) \|"
+    r"[^\n]{0,400}?\| backward: (?P<bwd>\d[\d.]{0,12}) \|[^\n]{0,800}?\| comms: (?P<comms>\d[\d.]{0,12})"
+)
+
+
+def _deepspeed_progress_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of a DeepSpeed run's last progress figures where nothing in its log failed: the
+    pipeline engine's step, loss, time an iteration and samples a second, its engine's skipped
+    steps (a warning only past DS_SKIPPED_MIN_STEPS, ``_fp16_overflows``), rank 0's timers."""
+    progress = [
+        (no, m)
+        for no, t, _ in lines
+        if "samples/sec: " in t and (m := _DS_PIPE_PROGRESS_RE.match(t))
+    ]
+    if not progress:
+        return
+    no, m = progress[-1]
+    said = [
+        f"DeepSpeed's pipeline engine at step {m.group('step')}: loss {m.group('loss')}, "
+        f"{m.group('iter_s')} s an iteration, {m.group('rate')} samples/s (line {no})"
+    ]
+    if step := next(
+        (
+            (n, st)
+            for n, t, _ in reversed(lines)
+            if "skipped=" in t and (st := _DS_STEP_RE.search(t))
+        ),
+        None,
+    ):
+        said.append(
+            f"its engine skipped {step[1].group('skipped')} of {step[1].group('step')} steps "
+            f"(fp16 overflows while the loss scaler finds its scale; judged from "
+            f"{DS_SKIPPED_MIN_STEPS} steps on) (line {step[0]})"
+        )
+    if timers := next(
+        (
+            (n, tm)
+            for n, t, _ in reversed(lines)
+            if "time (ms)" in t and (tm := _DS_TIMERS_RE.search(t))
+        ),
+        None,
+    ):
+        tm = timers[1]
+        said.append(
+            f"rank 0's timers: forward {tm.group('fwd')} ms, backward {tm.group('bwd')} ms, "
+            f"comms {tm.group('comms')} ms (line {timers[0]})"
+        )
+    report.unread.append(
+        ParseWarning(line=no, message="; ".join(said) + "; no error", skipped=False)
+    )
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
@@ -19761,6 +19872,14 @@ def is_program_log(text: str) -> bool:
         for line in head
     ):
         return True  # Hugging Face's Trainer's log record (under its bar, which is its too)
+    if "samples/sec: " in text and (
+        len(pipe_lines := _DS_PIPE_PROGRESS_RE.findall(text)) >= MIN_LOG_LINES
+        or (pipe_lines and "log_dist]" in text and _DS_LOG_DIST_RE.search(text))
+    ):
+        # DeepSpeed's pipeline engine's progress prints with no logger's marks, beside its
+        # engine's log_dist lines (GPT-NeoX's training): a run's log, its timers' "%comms: 4.8"
+        # breakdown printed between them its own too
+        return True
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
         return True  # a job's output under Slurm's srun (its own words of the allocation)
     if ("error: " in text or "*** [" in text) and _COMPILER_ERROR_RE.search(text):
