@@ -5843,6 +5843,17 @@ def _bandwidth_test_run(
                 "that was given no GPU): it ran no copy",
             ),
         )
+    if run.stopped is not None and not run.copies:
+        # (the error itself is the log reading's failure, its CUDA code named there: said here
+        # only as the run it ended)
+        notes.append(
+            ParseWarning(
+                line=run.stopped,
+                message="bandwidthTest stopped on a CUDA error before its first copy: no "
+                "bandwidth was measured",
+                skipped=False,
+            )
+        )
     slow = [
         {"line": c.line, "kind": c.kind, "gbytes_s": best}
         for c in run.copies
@@ -6502,6 +6513,8 @@ def _smi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 skipped=False,
             )
         )
+    for row in dmon.unanswered:
+        _add_failure(out, source, _dmon_unanswered(row, dmon.units))
     watched = [c for c in _DMON_TROUBLE if c in columns]
     if trouble:
         notes.append(
@@ -6524,6 +6537,39 @@ def _smi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 
 
 _DMON_FIGURE_RE = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _dmon_unanswered(row: nvidia_smi.DmonUnanswered, units: dict[str, str]) -> logs.LogEvent:
+    """A ``gpu_monitor_unanswered`` failure: nvidia-smi dmon's row of "-" where the GPU gave
+    figures before (a fetch of them that failed: nvidia-smi(1), DEVICE MONITORING). A warning,
+    not a fault shown: NVML did not answer for the GPU that once, and the row says nothing of
+    why (a GPU fallen off the bus, its driver hung, or the host going down under dmon)."""
+
+    def unit(column: str) -> str:
+        said = units.get(column, "")
+        return "" if said in ("", "bool", "errs") else f" {said}"
+
+    before = ", ".join(f"{c} {v}{unit(c)}" for c, v in row.before.items())
+    said = (
+        f"nvidia-smi dmon could not read GPU {row.gpu} at line {row.line}: "
+        f"{', '.join(row.before)} '-' where its earlier samples read {before}"
+    )
+    if row.columns < row.of_columns:
+        said += f"; its row stops after {row.columns} of {row.of_columns} columns"
+    if row.rows > 1:
+        said += f"; {row.rows} rows of it read so, to line {row.last_line}"
+    if row.answered_again is not None:
+        said += f"; it answered again at line {row.answered_again}"
+    elif row.last:
+        said += f"; dmon's output ends there: GPU {row.gpu} stopped answering"
+    return logs.LogEvent(
+        kind="gpu_monitor_unanswered",
+        line=row.line,
+        message=row.row[:300],
+        device=row.gpu,
+        library="nvidia-smi",
+        exception_type=said,
+    )
 
 
 def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: str) -> None:

@@ -49,6 +49,15 @@ _CSV_RE = re.compile(
 _CSV_KIND = {"H2D": "Host to Device", "D2H": "Device to Host", "D2D": "Device to Device"}
 # its failure before any copy (bandwidthTest.cu runTest): "!!!!!No devices found!!!!!"
 _NO_DEVICE_RE = re.compile(r"!+\s*No devices found\s*!+")
+# its stop on a CUDA error before any copy (bandwidthTest.cu runTest: a device whose
+# cudaGetDeviceProperties fails prints "cudaGetDeviceProperties returned %d\n-> %s\n" with
+# cudaGetErrorString's words, then checkCudaErrors(cudaSetDevice(currentDevice)) and
+# exit(EXIT_FAILURE); helper_cuda.h's check() prints "CUDA error at %s:%d code=%d(%s) \"%s\""
+# for a failed call of the sample's own file and exits): the error's line, the run stopped there
+_STOPPED_RE = re.compile(
+    r"^\s*(?:cudaGetDeviceProperties returned -?\d{1,6}\b"
+    r"|CUDA error at bandwidthTest\.cu:\d{1,6} code=-?\d{1,6}\b)"
+)
 _ROW_RE = re.compile(r"^\s*(?P<bytes>\d+)\s+(?P<value>\d+(?:\.\d+)?)\s*$")
 _RESULT_RE = re.compile(r"^\s*Result = (?P<result>PASS|FAIL|WAIVED)\b")
 _MODE_NAMES = {"Quick Mode", "Range Mode", "Shmoo Mode"}
@@ -91,6 +100,9 @@ class Run:
     """PASS, FAIL or WAIVED; None where the copy ends before it."""
     no_devices: int | None = None
     """The line of its "No devices found" (it ran no copy), or None."""
+    stopped: int | None = None
+    """The line of the CUDA error it stopped on before its copies ("cudaGetDeviceProperties
+    returned 802", "CUDA error at bandwidthTest.cu:256 code=802(...)"), or None."""
 
 
 def parse(text: str) -> tuple[list[Run], list[ParseWarning]]:
@@ -130,6 +142,9 @@ def parse(text: str) -> tuple[list[Run], list[ParseWarning]]:
         if "No devices found" in line and _NO_DEVICE_RE.search(line):
             run.no_devices = no
             continue
+        if not run.copies and run.stopped is None and _STOPPED_RE.match(line):
+            run.stopped = no
+            continue
         if m := _KIND_RE.match(line):
             current = Copy(line=no, kind=m.group("kind"), memory=None, devices=int(m.group("n")))
             run.copies.append(current)
@@ -148,7 +163,9 @@ def parse(text: str) -> tuple[list[Run], list[ParseWarning]]:
                 {"index": int(device.group("index")), "name": device.group("name").rstrip()}
             )
     runs.append(run)
-    if not any(c.rows for r in runs for c in r.copies) and all(r.no_devices is None for r in runs):
+    if not any(c.rows for r in runs for c in r.copies) and all(
+        r.no_devices is None and r.stopped is None for r in runs
+    ):
         raise ParseError("bandwidthTest: no copy block with a transfer size and its bandwidth")
     for r in runs:
         for c in r.copies:
@@ -161,7 +178,7 @@ def parse(text: str) -> tuple[list[Run], list[ParseWarning]]:
                     )
                 )
         r.copies = [c for c in r.copies if c.rows]
-        if not r.copies and r.no_devices is None and r.devices:
+        if not r.copies and r.no_devices is None and r.stopped is None and r.devices:
             named = ", ".join(f"GPU {d['index']} {d['name']}" for d in r.devices)
             warnings.append(
                 ParseWarning(
@@ -170,4 +187,6 @@ def parse(text: str) -> tuple[list[Run], list[ParseWarning]]:
                     "its bandwidth is unknown",
                 )
             )
-    return [r for r in runs if r.copies or r.no_devices is not None], warnings
+    return [
+        r for r in runs if r.copies or r.no_devices is not None or r.stopped is not None
+    ], warnings

@@ -751,7 +751,9 @@ class LogEvent:
     ROCE_DISABLE), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far
     under its run's median GFlops), dcgm_profiling_error (the importer's, DCGM's profiling
-    module's -37, DCGM_ST_PROFILING_LIBRARY_ERROR), dcgm_health_incident
+    module's -37, DCGM_ST_PROFILING_LIBRARY_ERROR), gpu_monitor_unanswered (the importer's,
+    nvidia-smi dmon's row of "-" where the GPU gave figures before: device the GPU),
+    dcgm_health_incident
     (DCGM's health watch's ``ErrorCode:DCGM_FR_...`` as a node monitor prints it),
     dcgm_diag_log_error (DCGM's diagnostic, NVVS, in its own log: the package configuration it
     could not read, a test its framework recorded as failed or warned, its other ERROR lines),

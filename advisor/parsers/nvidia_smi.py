@@ -1424,6 +1424,8 @@ def _no_devices_outside_step_notes(lines: list[tuple[int, str, int | None]]) -> 
 QUERY_RE = re.compile(
     r"^\s*(?:Attached GPUs\s*:|(?:Remapped Rows|Retired Pages|Clocks (?:Throttle|Event) Reasons|"
     r"ECC Errors|Fabric)\s*$"
+    # (the reset flags' section with its first flag, a copy of it standing alone)
+    r"|GPU Reset Status[ \t]*\n[ \t]*Reset Required[ \t]*:"
     # (a fragment of a GPU's record without its health sections: its PCI section's link info,
     # or its heading and product name, "GPU 00000000:02:00.0" then "    Product Name : ...")
     r"|GPU Link Info\s*\n\s*PCIe Generation\s*$"
@@ -1523,6 +1525,25 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
         where == "Remapped Rows" and key == "Remapping Failure Occurred" and value in ("Yes", "No")
     ):
         gpu.remap_failed = value == "Yes"
+    elif where == "GPU Reset Status" and value in ("Yes", "No"):
+        # NVML's NVML_FI_DEV_RESET_STATUS and NVML_FI_DEV_DRAIN_AND_RESET_STATUS field values
+        # (nvml.h; deprecated from R570 for NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, whose Reset and
+        # Drain and Reset they are: newer drivers print "Requested functionality has been
+        # deprecated" there and a "GPU Recovery Action" line): "Yes" is the driver asking for
+        # the reset before the GPU is used again (a health section only where a flag reads:
+        # "N/A" on a GPU without them says nothing)
+        if where not in gpu.sections:
+            gpu.sections.append(where)
+        if value == "Yes" and key == "Drain and Reset Recommended":
+            gpu.recovery_action = "Drain and Reset"
+        elif (
+            value == "Yes" and key == "Reset Required" and gpu.recovery_action != "Drain and Reset"
+        ):
+            gpu.recovery_action = "Reset"
+        elif gpu.recovery_action is None:
+            gpu.recovery_action = "None"
+    elif not path and key == "GPU Recovery Action" and value in RECOVERY_ACTIONS:
+        gpu.recovery_action = value  # (R570 on: NVML_FI_DEV_GET_GPU_RECOVERY_ACTION in words)
     elif where == "Retired Pages" and key.startswith("Pending Page") and value in ("Yes", "No"):
         gpu.retire_pending = value == "Yes"
     elif where.startswith("Retired Pages") and key.endswith("Bit ECC") and number is not None:
@@ -2624,16 +2645,62 @@ class Dmon:
     """Column name → its unit as the units line prints it (``W``, ``C``, ``%``, ``bool``, ``MB``,
     ``errs``, ``MB/s``)."""
     notes: list[ParseWarning] = field(default_factory=list)
+    unanswered: list[DmonUnanswered] = field(default_factory=list)
+    """The rows where dmon could read none of a GPU's figures it had read before."""
+
+
+@dataclass(kw_only=True)
+class DmonUnanswered:
+    """A row of ``nvidia-smi dmon`` that prints "-" in every column it has, where an earlier
+    row of the same GPU printed a figure: nvidia-smi(1), DEVICE MONITORING: "If any of the
+    metric is not supported on the device or any other error in fetching the metric is reported
+    as "-" in the output data"; a metric the GPU gave before is supported, so its "-" is a
+    fetch that failed: the GPU (or its driver) stopped answering."""
+
+    gpu: int
+    line: int
+    row: str
+    """The row as printed (its blanks kept inside it)."""
+    before: dict[str, str]
+    """Each column that reads "-" in this row → its figures in the GPU's earlier rows, as
+    printed ("73", "37-38")."""
+    columns: int
+    """How many of the header's columns the row has (fewer where the output stops inside it)."""
+    of_columns: int
+    rows: int = 1
+    """How many rows of the GPU in a row read so (the first of them this one)."""
+    last_line: int = 0
+    """The line of the last of them."""
+    answered_again: int | None = None
+    """The line of a later row of the GPU with a figure (it answered again), or None."""
+    last: bool = False
+    """No row of any GPU follows the last of them: the output ends there."""
+
+
+_DMON_KEYS = ("Date", "Time", "gpu")
+"""dmon's columns that name a row, not a figure of the GPU."""
+_DMON_NUMBER_RE = re.compile(r"\d{1,12}(?:\.\d{1,6})?")
+
+
+def _dmon_range(low: float, high: float) -> str:
+    return f"{low:g}" if low == high else f"{low:g}-{high:g}"
 
 
 def parse_dmon(text: str) -> Dmon:
     """Every GPU row of ``nvidia-smi dmon``'s table; raises ParseError where there is none. A
     row whose figures do not fill its header's columns (a copy cut inside it) is said, not
-    read."""
+    read; a row of "-" only where the GPU printed figures before is one it did not answer
+    (``Dmon.unanswered``), whether it fills its columns or stops inside them."""
     names: list[str] | None = None
     units: dict[str, str] = {}
     samples: list[DmonSample] = []
     notes: list[ParseWarning] = []
+    unanswered: list[DmonUnanswered] = []
+    last_row = 0  # the line of the table's last GPU row
+    # each GPU's figures so far, a column's lowest and highest (kept as the rows come: each row
+    # looked at once however long the table)
+    seen: dict[int, dict[str, tuple[float, float]]] = {}
+    dark: dict[int, DmonUnanswered] = {}  # the GPU's unanswered row not yet answered after
     for no, line, _ in numbered_lines(text):
         if m := _DMON_NAMES_RE.match(line):
             if "pid" not in (names_now := m.group("names").split()):
@@ -2650,6 +2717,44 @@ def parse_dmon(text: str) -> Dmon:
         if not values or values[0].startswith("#"):
             continue
         at = names.index("gpu")
+        if len(values) <= len(names) and len(values) > at and values[at].isdigit():
+            last_row = no
+            gpu = int(values[at])
+            figures = {
+                n: float(v)
+                for n, v in zip(names, values, strict=False)
+                if n not in _DMON_KEYS and _DMON_NUMBER_RE.fullmatch(v)
+            }
+            had = seen.setdefault(gpu, {})
+            before = {
+                n: _dmon_range(*had[n])
+                for n, v in zip(names, values, strict=False)
+                if n not in _DMON_KEYS and v == "-" and n in had
+            }
+            read = [v for n, v in zip(names, values, strict=False) if n not in _DMON_KEYS]
+            if before and all(v == "-" for v in read):
+                if gpu in dark:
+                    dark[gpu].rows += 1  # (the same silence going on)
+                    dark[gpu].last_line = no
+                else:
+                    dark[gpu] = DmonUnanswered(
+                        gpu=gpu,
+                        line=no,
+                        row=line.strip(),
+                        before=before,
+                        columns=len(values),
+                        of_columns=len(names),
+                        last_line=no,
+                    )
+                    unanswered.append(dark[gpu])
+                if len(values) < len(names):
+                    continue  # (said as unanswered, not as a copy cut)
+            elif figures and len(values) == len(names):
+                if gpu in dark and set(figures) & set(dark[gpu].before):
+                    dark.pop(gpu).answered_again = no
+                for n, f in figures.items():
+                    low, high = had.get(n, (f, f))
+                    had[n] = (min(low, f), max(high, f))
         if len(values) != len(names) or not values[at].isdigit():
             if len(values) < len(names) and len(values) > at and values[at].isdigit():
                 notes.append(
@@ -2665,4 +2770,6 @@ def parse_dmon(text: str) -> Dmon:
         )
     if not samples:
         raise ParseError("nvidia-smi dmon: no GPU row under its '# gpu ...' header")
-    return Dmon(samples=samples, units=units, notes=notes)
+    for row in dark.values():
+        row.last = row.last_line == last_row
+    return Dmon(samples=samples, units=units, notes=notes, unanswered=unanswered)
