@@ -392,7 +392,8 @@ def npu_port(**values: Any) -> dict[str, Any]:
         "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
         "die_port link_history gateway fec_uncorrected_frames pre_fec_error_bits su_ber_lanes "
         "su_ber_alarms link_down_records link_down_snapshots link_down_snr_zero fec_mode "
-        "serdes_lanes bandwidth_tx_mb_s bandwidth_rx_mb_s"
+        "serdes_lanes bandwidth_tx_mb_s bandwidth_rx_mb_s link_down_since link_down_line "
+        "stat_error_lines"
     )
     base = dict(
         source="hccn.txt",
@@ -416,6 +417,9 @@ def npu_port(**values: Any) -> dict[str, Any]:
         serdes_lanes=[],
         bandwidth_tx_mb_s=None,
         bandwidth_rx_mb_s=None,
+        link_down_since=None,
+        link_down_line=None,
+        stat_error_lines=[],
     )
     return _item(fields, **{**base, **values})
 

@@ -97,6 +97,8 @@ BEFORE_TYPED = {
         # Ascend packages' version.info, and the driver/firmware pairs their ranges leave out
         ("evidence", "packages"),
         ("evidence", "package_mismatches"),
+        # the parts of one host's stack another leaves out (CANN and driver, torch-npu and torch)
+        ("evidence", "package_stack"),
         # and where one host's CANN contradicts itself (latest's links, its version.cfg)
         ("evidence", "package_conflicts"),
         # chips an npu-smi process table names where no chip row shows them

@@ -399,16 +399,25 @@ def test_a_collections_driver_and_firmware_version_info_are_read_and_accept_each
         ]
     )
     found = {(p["package"], p["version"]) for p in ev.packages}
-    # (and the toolkit's and nnae's install records: Ascend-cann-toolkit, Ascend-cann-nnae)
+    # (and the toolkit's and nnae's install records: Ascend-cann-toolkit, Ascend-cann-nnae; and,
+    # since round JJJJ set 643, its pip list rows of torch and torch-npu)
     assert found == {
         ("driver", "23.0.7"),
         ("firmware", "7.1.0.11.220"),
         ("cann", "7.0.T10"),
         ("cann", "8.0.RC3"),
+        ("torch", "1.11.0"),
+        ("torch_npu", "2.1.0.post8.dev20241009"),
     }
     (fw,) = [p for p in ev.packages if p["package"] == "firmware"]
     assert fw["compatible_drv"] == [["23.0.rc3", "23.0.rc3."], ["23.0.0", "23.0.0."]]
     assert not ev.package_mismatches
+    # the same host as set 643's: nnae 8.0.RC3 outside the driver's list, torch 1.11.0 under a
+    # torch-npu built for 2.1.0 (tests/test_parsers_heldout_set643.py)
+    assert [m["said"].split(" (")[0] for m in ev.package_stack] == [
+        "CANN 8.0.RC3",
+        "torch-npu 2.1.0.post8.dev20241009",
+    ]
 
 
 # --- round II's leftovers (sets 387-388) ---

@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -890,8 +890,10 @@ class EvidenceFacts:
     the port; ``tls_certs``: ``-tls -g``'s certificate blocks ``{name, end_time, status,
     status_text}``, ``tls_alarms`` those near expiration or expired; ``link_changes``:
     ``-link_stat -g``'s records ``{time, state}``, newest first; ``link_flapped``: the link
-    dropped since the driver started; ``stat_errors``: the ``-stat -g`` error counters that are
-    not 0; ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
+    dropped since the driver started; ``link_down_since``: the newest record's time where it is
+    a LINK DOWN (``link`` DOWN then, unless ``-link -g`` answered); ``link_down_line``: the newest
+    DOWN record's line; ``stat_errors``: the ``-stat -g`` error counters that are not 0
+    (``stat_error_lines``: their lines); ``arp``: ``-arp -g``'s neighbours ``{address, mac, iface}``, ``mac`` None for an
     ``<incomplete>`` one; Ascend 950's per-port queries: ``die_port`` (``UDie 0 port 4``),
     ``fec_uncorrected_frames`` and ``pre_fec_error_bits`` (``-bit_err``), ``su_ber_lanes`` and
     ``su_ber_alarms`` (``-su_ber -result``), ``link_down_records``, ``link_down_snapshots`` and
@@ -1002,6 +1004,10 @@ class EvidenceFacts:
     package_mismatches: list[dict[str, Any]] = field(default_factory=list)
     """``{sources, said}`` for each driver and firmware of the import that one side's
     compatible ranges leave out (``ascend_versions.mismatches``)."""
+    package_stack: list[dict[str, Any]] = field(default_factory=list)
+    """``{sources, said}`` for each part of one host's software stack another leaves out: a
+    CANN package the driver's ``compatible_version`` does not name, a torch-npu built for
+    another PyTorch release than the torch beside it (``ascend_versions.stack_mismatches``)."""
     package_conflicts: list[dict[str, Any]] = field(default_factory=list)
     """``{sources, said}`` for each place one host's copy of CANN contradicts itself: its
     ``latest`` links into another release than its version.cfg runs, or into several
@@ -1040,6 +1046,7 @@ class EvidenceFacts:
             "log_hosts",
             "packages",
             "package_mismatches",
+            "package_stack",
             "package_conflicts",
             "shapes",
         ):
@@ -1212,6 +1219,7 @@ def load_paths(paths: Sequence[str | Path]) -> EvidenceFacts:
     facts.hosts = hosts_of(facts)
     facts.shapes = shapes_of(facts)
     facts.package_mismatches = package_mismatches(facts.packages)
+    facts.package_stack = package_mismatches(facts.packages, ascend_versions.stack_mismatches)
     facts.package_conflicts = package_conflicts(facts.packages)
     _conf_against_ports(facts)
     _perftest_at_port_rate(facts.hca_ports)
@@ -1272,9 +1280,12 @@ def _conf_against_ports(facts: EvidenceFacts) -> None:
             port["conf_address"], port["conf_source"] = beside["address"], beside["source"]
 
 
-def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drivers and firmware whose version.info ranges leave each other out, compared within
-    one folder and host (one host's collection: the driver's and the firmware's files may be two
+def package_mismatches(
+    packages: list[dict[str, Any]],
+    check: Callable[[list[ascend_versions.Package]], list[str]] = ascend_versions.mismatches,
+) -> list[dict[str, Any]]:
+    """Drivers and firmware whose version.info ranges leave each other out (or what another
+    ``check`` says of the packages), compared within one folder and host (one host's collection: the driver's and the firmware's files may be two
     files of it; files of other folders, or under another host's prompt, may be other hosts')."""
     by_folder: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for p in packages:
@@ -1286,7 +1297,7 @@ def package_mismatches(packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ascend_versions.Package(**{k: v for k, v in p.items() if k != "source"}) for p in group
         ]
         sources = sorted({p["source"] for p in group})
-        found += [{"sources": sources, "said": said} for said in ascend_versions.mismatches(read)]
+        found += [{"sources": sources, "said": said} for said in check(read)]
     return found
 
 
@@ -7768,7 +7779,11 @@ def _ascend_versions(text: str, source: str, out: EvidenceFacts, name: str) -> l
         notes.append(
             ParseWarning(
                 line=p.line,
-                message=f"Ascend {p.package} package: version {p.version or 'not shown'}"
+                message=(
+                    f"Ascend {p.package} package: version {p.version or 'not shown'}"
+                    if p.package not in ("torch", "torch_npu")
+                    else f"pip: {p.package.replace('_', '-')} {p.version}"
+                )
                 + (f" ({p.inner_version})" if p.inner_version else "")
                 + (f", CANN release {p.release}" if p.release else "")
                 + (

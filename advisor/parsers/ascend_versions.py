@@ -21,6 +21,13 @@ it is that release's: ``[7.6.T13.0.B094:8.0.T63]`` is a build and, after the col
 A copy whose links name another release than its version.cfg runs did not come from one install
 at one time (a listing pasted from another host, or an upgrade half done).
 
+The driver's ``compatible_version=[V100R001C29],[V100R001C30],[V100R001C13],[V100R001C15]``
+names the CANN releases it works with by their inner versions (a CANN package's
+``innerversion=V100R001C19SPC001B137``: C19), one a bracket or ``[lowest,highest]``; a CANN
+package (toolkit, nnae, kernels) whose inner version it leaves out runs on a driver that does
+not list it. A collection's ``pip list | grep torch`` lines (``torch   1.11.0``, ``torch-npu
+2.1.0.post8.dev20241009``) are read beside them: torch_npu is built for one PyTorch release.
+
 A driver outside the firmware's ranges, or firmware outside the driver's, is the mismatch the
 runtime refuses with "driver and firmware packages do not match" (a user's public notes of a
 24.1.rc2 driver, ``compatible_version_fw=[7.0.0,7.2.99]``, beside 7.3.0.1.231 firmware: device
@@ -63,6 +70,18 @@ _LS_ROW_RE = re.compile(r"^(?:total[ \t]+\d|[-dlbcps][-rwxsStT]{9})")
 # the versioned toolkit directory a command reads, rather than latest: "cat
 # /usr/local/Ascend/ascend-toolkit/8.0.RC3/version.cfg"
 _PINNED_RE = re.compile(r"/(?:ascend-toolkit|nnae|cann)/(?P<dir>\d+\.\d+\.[^/\s]+)/")
+# pip list's row of PyTorch or its Ascend extension ("torch              1.11.0", "torch-npu
+# 2.1.0.post8.dev20241009"), or pip freeze's "torch_npu==2.1.0.post8"
+_PIP_RE = re.compile(
+    r"^[ \t]*(?:\d+[ \t]+)?(?P<name>torch(?:[-_]npu)?)(?:[ \t]+|==)(?P<version>\d[\w.+]{0,60})[ \t]*$",
+    re.I,
+)
+_INNER_RE = re.compile(r"V\d{1,4}R\d{1,4}C\d{1,4}")
+"""A CANN release's inner version as the driver's ``compatible_version`` names it
+(``V100R001C19`` of ``V100R001C19SPC001B137``)."""
+_RELEASE_RE = re.compile(r"(V\d{1,4}R\d{1,4})C(\d{1,4})")
+_TORCH_RELEASE_RE = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,4})")
+_BRACKET_RE = re.compile(r"\[(?P<body>[^\]\[]{0,200})\]")
 _VERSION_KEYS = frozenset({"Version", "package_version", "version"})
 _PATH_RE = re.compile(
     r"/(?P<pkg>driver|firmware|opp|ascend-toolkit|nnae|nnal|atb)\b[^\s]*version\.info"
@@ -80,6 +99,11 @@ class Package:
     """The driver's ``compatible_version_fw`` ranges, ``[lowest, highest]``."""
     compatible_drv: list[list[str]] = field(default_factory=list)
     """The firmware's ``compatible_version_drv`` ranges."""
+    compatible: list[list[str]] = field(default_factory=list)
+    """``compatible_version``'s entries, ``[lowest, highest]`` (one inner version: both the
+    same): a driver's names the CANN releases it works with."""
+    key_lines: dict[str, int] = field(default_factory=dict)
+    """The line of each ``key=`` the block printed (what a finding about it cites)."""
     running: dict[str, str] = field(default_factory=dict)
     """CANN's ``<component>_running_version`` values."""
     release: str | None = None
@@ -97,6 +121,8 @@ class Package:
 
 
 def _kind(keys: dict[str, str], named: str | None) -> str:
+    if named in ("torch", "torch_npu"):
+        return named  # a pip row
     if package := keys.get("package_name"):
         # an install record names its package: Ascend-cann-toolkit, Ascend-cann-kernels-910b ...
         return "cann" if "cann" in package.lower() else package
@@ -123,6 +149,7 @@ def parse(text: str) -> list[Package]:
     pinned: str | None = None
     host: str | None = None
     listings: list[Package] = []
+    key_lines: dict[int, dict[str, int]] = {}  # a block's (by its index) key lines
     listing_open = False  # a link line continues the listing above it, up to a blank or a command
     fresh = (
         True  # the next key starts a block: after a blank line, a command or another file's path
@@ -157,6 +184,11 @@ def parse(text: str) -> list[Package]:
             blocks.append((no, named, {}, host, pinned))
             named, pinned, fresh = None, None, False
             continue
+        if pip := _PIP_RE.match(line):
+            name = pip.group("name").lower().replace("-", "_")
+            blocks.append((no, name, {"version": pip.group("version")}, host, None))
+            fresh = True
+            continue
         if not (m := _KEY_RE.match(line)):
             continue
         key, value = m.group("key"), m.group("value").strip()
@@ -164,8 +196,9 @@ def parse(text: str) -> list[Package]:
             blocks.append((no, named, {}, host, pinned))
             named, pinned, fresh = None, None, False
         blocks[-1][2][key] = value
+        key_lines.setdefault(len(blocks) - 1, {})[key] = no
     packages: list[Package] = []
-    for no, said, keys, on, in_dir in blocks:
+    for index, (no, said, keys, on, in_dir) in enumerate(blocks):
         if not _VERSION_KEYS.intersection(keys) and not any(
             k.endswith("_running_version") for k in keys
         ):
@@ -184,8 +217,13 @@ def parse(text: str) -> list[Package]:
                     [r.group("lo"), r.group("hi")]
                     for r in _RANGE_RE.finditer(keys.get("compatible_version_drv", ""))
                 ],
+                compatible=[
+                    [b.group("body").split(",")[0].strip(), b.group("body").split(",")[-1].strip()]
+                    for b in _BRACKET_RE.finditer(keys.get("compatible_version", ""))
+                ],
                 running={k: v for k, v in keys.items() if k.endswith("_running_version")},
                 release=keys.get("version_dir"),
+                key_lines=key_lines.get(index, {}),
                 host=on,
                 install_dir=in_dir,
             )
@@ -296,5 +334,66 @@ def inventory_conflicts(packages: list[Package]) -> list[str]:
                     f"CANN's version.cfg (line {cann.line}) runs {', '.join(runs)}, but the "
                     f"listing of latest (line {listing.line}) links to "
                     + ", ".join(f"../{r}" for r in listing.links_to)
+                )
+    return said
+
+
+def _inner_in(inner: str, entries: list[list[str]]) -> bool | None:
+    """Whether the release ``inner`` (``V100R001C19``) is among ``compatible_version``'s
+    entries (one release, or ``[lowest,highest]`` of one V..R..: its C numbers between); None
+    where no entry reads as an inner version."""
+    m = _RELEASE_RE.fullmatch(inner)
+    if not m:
+        return None
+    read = False
+    for lo, hi in entries:
+        low, high = _RELEASE_RE.fullmatch(lo), _RELEASE_RE.fullmatch(hi)
+        if not low or not high:
+            continue
+        read = True
+        if low.group(1) == high.group(1) == m.group(1):
+            if int(low.group(2)) <= int(m.group(2)) <= int(high.group(2)):
+                return True
+    return False if read else None
+
+
+def _torch_release(version: str) -> str | None:
+    """The PyTorch release a version names: its first three numbers ("2.1.0.post8.dev20241009"
+    and "2.1.0+cpu": 2.1.0)."""
+    m = _TORCH_RELEASE_RE.match(version)
+    return ".".join(m.groups()) if m else None
+
+
+def stack_mismatches(packages: list[Package]) -> list[str]:
+    """Where one host's software stack leaves a part out, in words: a CANN package whose inner
+    version the driver's ``compatible_version`` does not name, a torch_npu built for another
+    PyTorch release than the torch beside it."""
+    said: list[str] = []
+    for drv in (p for p in packages if p.package == "driver" and p.compatible):
+        for cann in (p for p in packages if p.package == "cann" and p.inner_version):
+            assert cann.inner_version is not None
+            inner = _INNER_RE.match(cann.inner_version)
+            if inner and _inner_in(inner.group(0), drv.compatible) is False:
+                inner_at = cann.key_lines.get("innerversion") or cann.key_lines.get(
+                    "Innerversion", cann.line
+                )
+                listed_at = drv.key_lines.get("compatible_version", drv.line)
+                said.append(
+                    f"CANN {cann.version} ({cann.inner_version}, line {inner_at}) is not among "
+                    f"driver {drv.version}'s compatible_version ("
+                    + ", ".join(lo if lo == hi else f"{lo} to {hi}" for lo, hi in drv.compatible)
+                    + f", line {listed_at})"
+                )
+    # torch_npu's releases are named "{PyTorch version}-{Ascend version}": its version starts
+    # with the PyTorch release it was built for (Ascend/pytorch README, "Ascend Auxiliary
+    # Software": 2.1.0.post8 for PyTorch 2.1.0, 1.11.0.post14 for 1.11.0)
+    for npu in (p for p in packages if p.package == "torch_npu" and p.version):
+        for torch in (p for p in packages if p.package == "torch" and p.version):
+            assert npu.version is not None and torch.version is not None
+            built_for, have = _torch_release(npu.version), _torch_release(torch.version)
+            if built_for and have and built_for != have:
+                said.append(
+                    f"torch-npu {npu.version} (line {npu.line}) is built for PyTorch {built_for}, "
+                    f"but torch {torch.version} is installed (line {torch.line})"
                 )
     return said

@@ -286,6 +286,10 @@ def optical_unjudged(optical: dict[str, str]) -> list[str]:
     return out
 
 
+_COUNTER_NAME_RE = re.compile(r"^[ \t]*(\w+)[ \t]*:")
+"""A ``-stat -g`` counter's name ("roce_rx_err_pkt_num:11")."""
+
+
 def parse_stat(text: str) -> dict[str, int]:
     """``hccn_tool -i N -stat -g`` → counters such as ``roce_qp_status_err_num``."""
     out = {}
@@ -375,6 +379,8 @@ class LinkStat:
     """From the ``[devid N]`` prefix of its lines, when they carry one."""
     die_port: str | None = None
     """Ascend 950's table names the port within the NPU: ``UDie 0 port 4``."""
+    change_lines: list[int] = field(default_factory=list)
+    """The line (of the text parsed) of each of ``changes``, in their order."""
 
 
 # (a copy without the colon, "[devid 7]link down count 1", as the HCCL guide's packet-loss case
@@ -511,6 +517,7 @@ def parse_link_stat(text: str) -> LinkStat:
     """
     counts: dict[str, int] = {}
     changes: list[tuple[str, str]] = []
+    change_lines: list[int] = []
     # "[devid 0]" (driver 23.0) or "[device 0]" (the form MindCluster's collecting-logs guide shows)
     devid = re.search(r"^\s*\[dev(?:id|ice) (\d+)\]", text, re.M)
     device = int(devid.group(1)) if devid else None
@@ -523,8 +530,10 @@ def parse_link_stat(text: str) -> LinkStat:
         r = _LINK_STAT_RECORD.match(line.strip())
         if r:
             changes.append((r.group(1).strip(), r.group(2)))
+            change_lines.append(no)
         elif t := _LINK_STAT_ROW.match(line.strip()):
             changes.append((t.group("time"), t.group("state")))
+            change_lines.append(no)
             ports.setdefault((t.group("npu"), t.group("udie"), t.group("port")), no)
             device = int(t.group("npu")) if device is None else device
     if len(ports) > 1:
@@ -540,6 +549,7 @@ def parse_link_stat(text: str) -> LinkStat:
         changes=changes,
         device=device,
         die_port=die_port,
+        change_lines=change_lines,
     )
 
 
@@ -775,6 +785,16 @@ class Port:
     """From ``-link_stat -g``: the link dropped since the driver started (an up count above
     1 — the first UP is the driver's start —, or a DOWN record newer than the oldest UP);
     None without that output."""
+    link_down_since: str | None = None
+    """From ``-link_stat -g``: the time of its newest record where that record is a LINK DOWN
+    (no UP after it: the link is down at the query's ``current time``, ``link`` DOWN); None
+    otherwise."""
+    link_down_line: int | None = None
+    """The file's line of the newest ``LINK DOWN`` record of ``-link_stat -g`` (what a finding
+    about the drop cites); None without one."""
+    stat_error_lines: list[int] = field(default_factory=list)
+    """The file's lines of the ``-stat -g`` counters in ``stat_errors`` (what a finding about
+    them cites)."""
     stat_errors: dict[str, int] = field(default_factory=dict)
     """The ``-stat -g`` RoCE error counters (``roce_*err*``: error packets, QP status errors)
     that are not 0."""
@@ -1430,6 +1450,13 @@ def parse_bundle(text: str) -> Bundle:
         pinged_before = query == "ping" and port.ping_loss_pct is not None
         try:
             offsets = _apply(port, query, chunk)
+            # _apply counts the chunk's lines; a finding cites the file's (the body's)
+            if query == "link_stat" and port.link_down_line and port.link_down_line <= len(body):
+                port.link_down_line = body[port.link_down_line - 1][0]
+            if query == "stat":
+                port.stat_error_lines = [
+                    body[at - 1][0] for at in port.stat_error_lines if 0 < at <= len(body)
+                ]
             if query == "tls":
                 for cert in port.tls_certs:
                     # _apply counts the chunk's lines; a finding cites the file's (the body's)
@@ -1663,6 +1690,12 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.stat_errors = {
             k: v for k, v in port.stat.items() if k.startswith("roce_") and "err" in k and v > 0
         }
+        # (chunk lines; parse_bundle turns them into the file's)
+        port.stat_error_lines = [
+            no
+            for no, line, _ in numbered_lines(chunk)
+            if (m := _COUNTER_NAME_RE.match(line)) and m.group(1) in port.stat_errors
+        ]
     elif query == "link_stat":
         stat = parse_link_stat(chunk)
         port.link_up_count, port.link_down_count = stat.up_count, stat.down_count
@@ -1672,6 +1705,16 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         states = [state for _, state in stat.changes]
         first_up = len(states) - 1 - states[::-1].index("UP") if "UP" in states else len(states)
         port.link_flapped = (stat.up_count or 0) > 1 or "DOWN" in states[:first_up]
+        if "DOWN" in states:
+            # (a chunk's line; parse_bundle turns it into the file's)
+            port.link_down_line = stat.change_lines[states.index("DOWN")]
+        if states and states[0] == "DOWN":
+            # the records are the link's changes, newest first: with no UP after its newest
+            # DOWN the link is down at the query's "current time" (its -link -g, where the file
+            # has one, says the same; an earlier or later answer of it stands)
+            port.link_down_since = stat.changes[0][0]
+            if port.link is None:
+                port.link = "DOWN"
         if port.device is None and stat.device is not None:
             port.device = stat.device
         port.die_port = stat.die_port
@@ -1779,6 +1822,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
                 "ping_loss_pct", "ping_target", "link_up_count", "link_down_count",
                 "link_flapped", "pfc_priorities", "roce_test", "speed_mbps", "gateway",
                 "fec_uncorrected_frames", "pre_fec_error_bits", "link_down_records",
+                "link_down_since", "link_down_line",
             ):  # fmt: skip
                 if getattr(p, name) is not None and getattr(target, name) is None:
                     setattr(target, name, getattr(p, name))
@@ -1786,6 +1830,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target.optical_alarms = target.optical_alarms or p.optical_alarms
             target.stat = target.stat or p.stat
             target.stat_errors = target.stat_errors or p.stat_errors
+            target.stat_error_lines = target.stat_error_lines or p.stat_error_lines
             target.routes = target.routes or p.routes
             target.arp = target.arp or p.arp
             target.tls_certs = target.tls_certs or p.tls_certs
