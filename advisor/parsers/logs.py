@@ -5281,6 +5281,11 @@ EPOCH_OF_LOSS_RE = re.compile(
 # printed "nan")
 # (keras/callbacks.py ProgbarLogger.on_epoch_begin: "Epoch %d/%d" above each epoch's lines)
 _KERAS_EPOCH_RE = re.compile(r"^[ \t]*Epoch (?P<epoch>\d+)/(?P<of>\d+)[ \t]*$")
+# (verbose=2's line, which Keras prints only as an epoch ends: keras/src/utils/progbar.py
+# Progbar.update, "elif self.verbose == 2: if finalize ...: info = f"{count} - {now -
+# self._start:.0f}s"", then Keras 3's " - 4ms/step" and the metrics; verbose=1 puts its bar
+# after the count instead)
+_KERAS_VERBOSE2_RE = re.compile(r"^[ \t]*\d+/\d+ - \d+s - ")
 KERAS_LOSS_RE = re.compile(
     r"^[ \t]*(?P<step>\d+)/(?P<of>\d+)[ \t]+(?:\[[=>.]{0,100}\][ \t]+|[━─]{1,100}[ \t]+)?"
     r"(?:-[ \t]+)?[^\n]{0,80}?[ \t]-[ \t]loss: (?P<loss>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|nan|-?inf)\b"
@@ -5340,6 +5345,16 @@ def _keras_epochs(
     # (keras/callbacks.py ProgbarLogger: "Epoch %d/%d" at each epoch's start, the batches under
     # it counted from 1 again)
     headings = [(no, e) for no, t, _ in lines if "Epoch" in t and (e := _KERAS_EPOCH_RE.match(t))]
+    if not headings and len(rows) > 1 and all(_KERAS_VERBOSE2_RE.match(m.string) for _, m in rows):
+        # (no heading, as `grep loss` or a cut copy gives it: verbose=2 prints its line only at
+        # an epoch's end, so each row is an epoch of its own, counted in the order logged, not
+        # one step printed again; the copy does not say which epoch of the run it is. A single
+        # row is its step, "step 1 of 1", as before: nothing to count)
+        return {
+            no: f"the {_ordinal(k)} of {len(rows)} epoch lines logged (batch {m.group('step')} "
+            f"of {m.group('of')})"
+            for k, (no, m) in enumerate(rows, 1)
+        }, "epoch"
     starts = [no for no, _ in headings]
     said: dict[int, str] = {}
     for no, m in rows:
@@ -5353,6 +5368,14 @@ def _keras_epochs(
         )
     last_batch = all(m.group("step") == m.group("of") for _, m in rows)
     return said, "epoch" if last_batch else "step"
+
+
+def _ordinal(n: int) -> str:
+    """``n`` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 21st."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 LISTED_MAX = 16
@@ -5918,7 +5941,14 @@ MEGATRON_WORLD_RE = re.compile(
 )
 _MEGATRON_CP_RE = re.compile(r"\bcontext-parallel size: (\d+)")
 _NAN_LOSS_RE = re.compile(r"\bloss(?: value)?:\s*-?nan\b|number of nan iterations:\s*[1-9]", re.I)
-_MEGATRON_ITERATION_RE = re.compile(r"^\s*iteration\s+(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\|")
+# (Megatron-LM's training_log begins each line with its time, then the iteration:
+# log_string = f" [{datetime.now().strftime('%Y-%m-%d %H:%M:%S')}]" and then
+# " iteration {:8d}/{:8d} |" (megatron/training/training.py; Megatron-Bridge's training_log the
+# same, newer Megatron-LM "%H:%M:%S.%f"); so the iteration is read after any prefix of up to 120
+# characters without a "|", as ITERATION_LOSS_RE reads it: the time, a launcher's rank tag)
+_MEGATRON_ITERATION_RE = re.compile(
+    r"^[^|\n]{0,120}?(?<![\w-])iteration\s+(?P<i>\d+)\s*/\s*(?P<n>\d+)\s*\|"
+)
 
 
 def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -7178,6 +7208,9 @@ def _loss_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         # (Keras counts each epoch's batches from 1 under its "Epoch N/M" line, and verbose=2
         # prints only an epoch's last, "469/469", each epoch: a row's epoch is the headings above)
         laps = [bisect.bisect_left(epochs, no) for no, _ in rows]
+    elif keras and keras[1] == "epoch":
+        # (verbose=2's epoch lines with no heading: each its own epoch, not a step printed again)
+        laps = range(len(rows))
     steps = len({(lap, _step_said(m)) for lap, (_, m) in zip(laps, rows, strict=True)})
     # MindSpore's LossMonitor at an epoch's end: "Train epoch time: 4353877.791 ms, per step
     # time: 10830.542 ms", a line per process
@@ -7267,11 +7300,34 @@ def _checkpoint_saved_after(lines: list[tuple[int, str, int | None]], at: int) -
     if saved is None:
         return None
     no, c = saved
-    return (
+    said = (
         f"Lightning's ModelCheckpoint saved a checkpoint after it, at global step "
-        f"{c.group('step')} ({c.group('monitor')} {c.group('value')}, line {no}): it was taken "
-        "from the diverged run, and a restart from it resumes that state"
+        f"{c.group('step')} ({c.group('monitor')} {c.group('value')}, line {no})"
     )
+    try:
+        value = float(c.group("value"))
+    except ValueError:
+        value = math.nan
+    if _VALIDATION_MONITOR_RE.search(c.group("monitor")) and math.isfinite(value):
+        # (ModelCheckpoint monitoring a validation metric saves after the validation pass at
+        # that step, with the value that pass gave: weights that were NaN give a NaN loss on
+        # any data, so these still evaluated finitely; the NaN is in the training loss logged,
+        # a step's reduction, not shown in the state the checkpoint holds)
+        return (
+            f"{said}: {VALIDATION_FINITE_WORDS} at that step, so the weights it holds still "
+            "evaluated to a finite loss; the NaN is in the training loss logged, not shown in "
+            "the saved state"
+        )
+    return f"{said}: it was taken from the diverged run, and a restart from it resumes that state"
+
+
+VALIDATION_FINITE_WORDS = "its validation loss is finite"
+"""How a loss_diverged's exception_type says the validation pass of a checkpoint saved after the
+NaN gave a finite loss (the rule evidence-loss-diverged counts it: no "every step after it
+trained nothing" where each log's says it)."""
+# a monitored loss of a validation pass (Lightning's "val_loss", "validation_loss", "val/loss",
+# NeMo's "val_loss"; a loss only: NaN weights still give a finite accuracy, their argmax)
+_VALIDATION_MONITOR_RE = re.compile(r"^val(?:idation)?[_/]?loss\b")
 
 
 # torchrun's command line as a script's trace, a prompt or a launcher shows it ("+ torchrun
