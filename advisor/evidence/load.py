@@ -6343,7 +6343,8 @@ def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     """``dcgmi dmon``: a GPU whose XIDER (its last Xid) is not 0 as a driver event, the other
     figures said in a note; dmon's refusal to set its watches (with its cause in dcgmi modules
     -l) a ``dcgm_watch_refused`` failure: DCGM's own, not a GPU fault, but the check asked for
-    did not run."""
+    did not run; a result that is the GPU's state (-18 GPU is lost, -19 reset required) a
+    ``gpu_driver_fault``."""
     notes: list[ParseWarning] = []
     try:
         samples = dcgm.parse_dmon(text)
@@ -6351,16 +6352,19 @@ def _dcgmi_dmon(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
         if (failure := dcgm.dmon_failure(text)) is None:
             raise
         # (a file that holds only the refusal says nothing of the GPUs: the monitoring asked for,
-        # an NVLink or profiling field, is not known, neither healthy nor faulty)
+        # an NVLink or profiling field, is not known, neither healthy nor faulty; but a result
+        # that is a GPU's state, -18 GPU is lost or -19 reset required (dcgm.DMON_GPU_FAULTS),
+        # is a GPU out of reach until it is reset, the same fault as nvidia-smi's "GPU is lost")
+        result = dcgm.dmon_result(text)
         _add_failure(
             out,
             source,
             logs.LogEvent(
-                kind="dcgm_watch_refused",
+                kind="gpu_driver_fault" if result in dcgm.DMON_GPU_FAULTS else "dcgm_watch_refused",
                 line=failure[0],
                 message=failure[1][:300],
                 library="DCGM",
-                code=dcgm.dmon_result(text),
+                code=result,
                 exception_type=failure[1][:400],
             ),
         )

@@ -947,6 +947,25 @@ _MODULE_ROW_RE = re.compile(
     r"^\s*\|\s*(?P<id>\d+)\s*\|\s*(?P<name>[A-Za-z][\w ]*?)\s*\|\s*(?P<state>[A-Za-z][\w ]*?)\s*\|\s*$"
 )
 MODULES_SIGNATURE = r"^[ \t>]*\|[ \t]*List Modules[ \t]*\|"
+# the results that are a GPU's state, not DCGM's refusal of the request (the dmon side of
+# GPU_STATE_RETURNS; -51 is the diagnostic's own): DCGM maps NVML's NVML_ERROR_GPU_IS_LOST to
+# DCGM_ST_GPU_IS_LOST (-18, "GPU is lost") and NVML_ERROR_RESET_REQUIRED to DCGM_ST_RESET_REQUIRED
+# (-19) (DCGM's NvmlReturnToDcgmReturn); NVML's own words for them are "The GPU has fallen off
+# the bus or has otherwise become inaccessible" and "The GPU requires a reset before it can be
+# used again" (nvml.h's return values).  -8, DCGM_ST_NVML_ERROR, is left out: it is the same
+# map's default, which takes a driver not loaded or a library/driver version mismatch as well as
+# a GPU's IRQ issue
+DMON_GPU_FAULTS = {
+    "-18": "DCGM_ST_GPU_IS_LOST: the GPU has fallen off the bus or has otherwise become "
+    "inaccessible",
+    "-19": "DCGM_ST_RESET_REQUIRED: the GPU requires a reset before it can be used again",
+}
+# -8's reading: NVML, not DCGM, failed; its cause is not in the result
+DMON_NVML_ERROR = (
+    "DCGM_ST_NVML_ERROR: NVML failed, DCGM's code for every NVML error it has no code of its own "
+    "for (the driver not loaded, an NVML library that does not match the driver, a GPU's IRQ "
+    "issue or corrupted InfoROM): the host's driver or a GPU, not DCGM's refusal of the fields"
+)
 
 
 def modules(text: str) -> list[tuple[int, str, str]]:
@@ -986,6 +1005,11 @@ def dmon_failure(text: str) -> tuple[int, str] | None:
             ": DCGM's profiling module did not load, so no profiling field (1001 on, "
             "DCGM_FI_PROF_*) can be watched"
         )
+    code = err.group("code")
+    if code in DMON_GPU_FAULTS:  # (a GPU's state: read as a fault by the caller)
+        return line, said + f"; {DMON_GPU_FAULTS[code]}"
+    if code == "-8":
+        return line, said + f"; {DMON_NVML_ERROR}"
     return line, said + "; DCGM's own failure, not a GPU fault"
 
 

@@ -6075,12 +6075,17 @@ def _agent_crash_after(
 # reply file to: ..." and "Sending process N closing signal SIGTERM"; torch 2.x's "Environment
 # variable 'TORCHELASTIC_ENABLE_FILE_TIMER' not found. Do not start FileTimerServer."), and its
 # rendezvous handler's (torch/distributed/elastic/rendezvous/...: "The node ... has joined round 1
-# of the c10d rendezvous backend ...")
+# of the c10d rendezvous backend ...").  The result's fields are matched by their names as
+# _rendezvous writes them ("restart_count" ... "global_world_sizes"; later torch adds
+# "event_log_handler"), not as any "word=" line: the restarted workers' own metric lines
+# ("step=10 loss=2.31 ...") are the sign the restart ran (review 54).
 _ELASTIC_RESTART_STEP_RE = re.compile(
     r"\b(?:Stopping worker group|Rendezvous'ing worker group|Rendezvous complete for workers"
     r"|Starting worker group)\b|\bSetting worker\d+ reply file to:"
     r"|\bSending process \d+ closing signal\b|\bEnvironment variable '\w+' not found\b"
-    r"|torch[./]distributed[./]elastic[./]rendezvous\b|^\s*\w+=\S"
+    r"|torch[./]distributed[./]elastic[./]rendezvous\b"
+    r"|^\s*(?:restart_count|master_addr|master_port|group_rank|group_world_size|local_ranks"
+    r"|role_ranks|global_ranks|role_world_sizes|global_world_sizes|event_log_handler)=\S"
 )
 
 
@@ -21759,23 +21764,33 @@ def _chip_as_process_device(lines: list[tuple[int, str, int | None]], report: Lo
     report's chipId is the device's own (the device's error info, hicann/runtime
     device_error_core_proc.cc PrintCoreInfo), the physical chip, while torch_npu's Device is the
     process's logical one (ASCEND_RT_VISIBLE_DEVICES=1 makes chip 1 its device 0). One process,
-    one failure: not a second device. The chip is kept in its words."""
+    one failure: not a second device. The chip is kept in its words. A report without the pid
+    (earlier CANN releases print "EZ9999: <time> The error from device(chipId:6, ...)", no
+    "[PID: N]") is the process's the same way where the log's torch_npu lines name one process
+    only, on one device: no other process is there for it to be."""
     devices: dict[int, set[int]] = {}
     for _, line, _ in lines:
         if "(PID:" in line:
             for m in _TORCH_NPU_PID_DEVICE_RE.finditer(line):
                 devices.setdefault(int(m.group(1)), set()).add(int(m.group(2)))
+    only = next(iter(devices)) if len(devices) == 1 else None  # (the log's one process)
     for ev in report.events:
-        if ev.kind != "npu_device_exception" or ev.pid is None or ev.device is None:
+        if ev.kind != "npu_device_exception" or ev.device is None:
             continue
-        own = devices.get(ev.pid, set())
+        if ev.pid is None:
+            if only is None:
+                continue
+            ev_pid = only
+        else:
+            ev_pid = ev.pid
+        own = devices.get(ev_pid, set())
         chip = _CHIP_ID_RE.search(ev.message)
         # (a process torch_npu names on several devices: which one the chip is, is not said)
         if len(own) != 1 or chip is None or int(chip.group(1)) != ev.device:
             continue
         (device,) = own
         if device != ev.device:
-            ev.device = device
+            ev.device, ev.pid = device, ev_pid
             ev.exception_type = (
                 f"{ev.exception_type or 'device exception'} (the report's chip {chip.group(1)})"
             )
@@ -25711,8 +25726,13 @@ def _permission_check_warnings(lines: list[tuple[int, str, int | None]], report:
     open than it requires, where its log gave the check at a warning level or none: it warned
     and went on (MindIE's documented limits: configuration and weight files no more than 640,
     weight directories 750, owned by the user that runs it). At ERROR the file was refused:
-    that line is the failure other readings take."""
+    that line is the failure other readings take. A check that names its file is said once a
+    (file, class); the older wording names no file, so the same check logged again may be the
+    same file or another: it is said once a (class, permission, limit) with the lines that
+    logged it, and no count of files is made of it."""
     seen: set[tuple[str, str]] = set()
+    # (the pathless checks: their event and the lines that logged the same check)
+    unnamed: dict[tuple[str, ...], tuple[LogEvent, list[int]]] = {}
     started: int | None = None  # MindIE LLM's "LLMRuntime init success!" line
     for no, line, tagged in lines:
         if started is None and "LLMRuntime init" in line and _LLM_RUNTIME_UP_RE.search(line):
@@ -25725,15 +25745,19 @@ def _permission_check_warnings(lines: list[tuple[int, str, int | None]], report:
         ):
             continue  # (refused: the run's failure, read as the error line it is)
         path = m.group("path") or m.group("path2") or ""
+        check = (m.group("who"), m.group("cur"), m.group("max") or "", m.group("required") or "")
+        if not path and check in unnamed:
+            unnamed[check][1].append(no)
+            continue
         key = (path, m.group("who"))
-        if key in seen:
+        if path and key in seen:
             continue
         seen.add(key)
         comp = _MINDIE_COMPONENT_RE.search(line)
         library = _MINDIE_COMPONENTS.get(comp.group("comp"), "MindIE") if comp else None
         said = (
             f"{library + chr(39) + 's' if library else 'the'} file-permission check failed"
-            + (f" on {path}" if path else "")
+            + (f" on {path}" if path else " on a file the log does not name")
             + f": {_PERMISSION_CLASSES[m.group('who')]} permission is {m.group('cur')}"
             + (f", required no greater than {m.group('max')}" if m.group("max") else "")
             + (
@@ -25744,16 +25768,24 @@ def _permission_check_warnings(lines: list[tuple[int, str, int | None]], report:
             + (f", logged at {level.group('level') or level.group('glog')}" if level else "")
             + (f"; MindIE LLM's runtime had started (line {started})" if started else "")
         )
-        report.events.append(
-            LogEvent(
-                kind="file_permission_warning",
-                line=no,
-                message=line[m.start() :].strip()[:300],
-                rank=tagged,
-                library=library,
-                exception_type=said,
-            )
+        event = LogEvent(
+            kind="file_permission_warning",
+            line=no,
+            message=line[m.start() :].strip()[:300],
+            rank=tagged,
+            library=library,
+            exception_type=said,
         )
+        report.events.append(event)
+        if not path:
+            unnamed[check] = (event, [no])
+    for event, logged in unnamed.values():
+        if len(logged) > 1:
+            shown = ", ".join(str(n) for n in logged[:8]) + (", ..." if len(logged) > 8 else "")
+            event.exception_type = (
+                f"{event.exception_type}; the same check logged {len(logged)} times (lines "
+                f"{shown}): on one file or several, the log does not say"
+            )
 
 
 # Ascend Transformer Boost (ATB, under MindIE's model runners) logging an aclnn operator's failed

@@ -1699,7 +1699,7 @@ def parse_query(text: str) -> list[SmiGpu]:
     # first; each command starts its own output, so what it prints is read apart from the last's.
     # One shell line may run several ("nvidia-smi -i 1 -q | grep Fabric; nvidia-smi -i 3 -q |
     # grep Fabric"): their outputs follow in turn, the next command's GPU once the last's record
-    # has been printed
+    # has been printed; a list after one -i ("-i 1,3") gives its GPUs in turn the same way
     asked: int | None = None
     then_asked: list[int | None] = []  # the GPUs the line's later nvidia-smi commands ask for
     for no, line, _ in numbered_lines(text):
@@ -2276,15 +2276,30 @@ def _asked_ids(line: str) -> list[int | None]:
     none, or names it otherwise than by its index), in the order they run: the line split at
     ";", "&" and "|", so a grep's own options after a pipe are not read as nvidia-smi's."""
     return [
-        int(i.group("id")) if (i := _ID_OPTION_RE.search(part)) else None
+        asked
         for part in _COMMAND_SPLIT_RE.split(line)
         if _SMI_COMMAND_RE.search(part)
+        for asked in _listed_ids(part)
     ] or [None]
+
+
+def _listed_ids(command: str) -> list[int | None]:
+    """The GPUs one nvidia-smi command asks for with -i: one id, or a list of them ("-i 1,3",
+    which nvidia-smi takes: "nvidia-smi -i 1,2,4" shows GPUs 1, 2 and 4, peci1/nvidia-htop
+    pull request 22; the man page words -i for one GPU only), each record it prints one of
+    them in turn.  A list out of ascending order gives [None]: in what order nvidia-smi prints
+    such a list's GPUs is not documented."""
+    if (i := _ID_LIST_OPTION_RE.search(command)) is None:
+        return [None]
+    ids = [int(n) for n in i.group("ids").split(",")]
+    return list(ids) if ids == sorted(set(ids)) else [None]
 
 
 _COMMAND_SPLIT_RE = re.compile(r"[;&|]")
 _ID_OPTION_RE = re.compile(r"\s(?:-i|--id)[=\s]+(?P<id>\d+)(?=\s|$)")
 """nvidia-smi's ``-i N`` / ``--id=N`` by index (a bus id or UUID there names no index)."""
+_ID_LIST_OPTION_RE = re.compile(r"\s(?:-i|--id)[=\s]+(?P<ids>\d{1,4}(?:,\d{1,4}){0,63})(?=\s|$)")
+"""``-i N`` or a list of indices, ``-i 1,3`` (bounded: at most 64 ids)."""
 _BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]")
 _GPU_UUID_RE = re.compile(r"GPU-[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
 """A GPU's UUID as --query-gpu's ``uuid`` prints it ("GPU-ec845691-fb46-e16d-abfb-b135308cb39f")."""
