@@ -364,26 +364,51 @@ def _torch_release(version: str) -> str | None:
     return ".".join(m.groups()) if m else None
 
 
+def _entries(entries: list[list[str]]) -> str:
+    return ", ".join(lo if lo == hi else f"{lo} to {hi}" for lo, hi in entries)
+
+
 def stack_mismatches(packages: list[Package]) -> list[str]:
     """Where one host's software stack leaves a part out, in words: a CANN package whose inner
-    version the driver's ``compatible_version`` does not name, a torch_npu built for another
+    version the driver's ``compatible_version`` does not name, unless the package's own
+    ``compatible_version`` names the driver's inner version; a torch_npu built for another
     PyTorch release than the torch beside it."""
     said: list[str] = []
     for drv in (p for p in packages if p.package == "driver" and p.compatible):
+        drv_inner = _INNER_RE.match(drv.inner_version or "")
         for cann in (p for p in packages if p.package == "cann" and p.inner_version):
             assert cann.inner_version is not None
             inner = _INNER_RE.match(cann.inner_version)
-            if inner and _inner_in(inner.group(0), drv.compatible) is False:
-                inner_at = cann.key_lines.get("innerversion") or cann.key_lines.get(
-                    "Innerversion", cann.line
+            if not inner or _inner_in(inner.group(0), drv.compatible) is not False:
+                continue
+            # Each side lists the other's releases by inner version: a CANN package's own
+            # compatible_version names driver releases older than it (CANN 8.3.RC2, C23, lists
+            # [V100R001C15],[V100R001C18],...,[V100R001C23]; vllm-ascend issue's env dump), and a
+            # driver released before a CANN release cannot name it. Where the package names the
+            # driver's release, the driver's list leaving the package out is no mismatch; no
+            # installer source found says which side's list a check reads (Ascend's
+            # common_func.inc check_pkg_ver_deps compares required_<pkg>_<itf>_version ranges,
+            # neither list), so neither side is taken over the other.
+            names_driver = _inner_in(drv_inner.group(0), cann.compatible) if drv_inner else None
+            if names_driver:
+                continue
+            inner_at = cann.key_lines.get("innerversion") or cann.key_lines.get(
+                "Innerversion", cann.line
+            )
+            listed_at = drv.key_lines.get("compatible_version", drv.line)
+            line = (
+                f"CANN {cann.version} ({cann.inner_version}, line {inner_at}) is not among "
+                f"driver {drv.version}'s compatible_version ({_entries(drv.compatible)}, line "
+                f"{listed_at})"
+            )
+            if names_driver is False and drv_inner:
+                # (both sides' lists read, neither names the other: said of both)
+                line += (
+                    f", nor is the driver's {drv_inner.group(0)} among the package's own "
+                    f"compatible_version ({_entries(cann.compatible)}, line "
+                    f"{cann.key_lines.get('compatible_version', cann.line)})"
                 )
-                listed_at = drv.key_lines.get("compatible_version", drv.line)
-                said.append(
-                    f"CANN {cann.version} ({cann.inner_version}, line {inner_at}) is not among "
-                    f"driver {drv.version}'s compatible_version ("
-                    + ", ".join(lo if lo == hi else f"{lo} to {hi}" for lo, hi in drv.compatible)
-                    + f", line {listed_at})"
-                )
+            said.append(line)
     # torch_npu's releases are named "{PyTorch version}-{Ascend version}": its version starts
     # with the PyTorch release it was built for (Ascend/pytorch README, "Ascend Auxiliary
     # Software": 2.1.0.post8 for PyTorch 2.1.0, 1.11.0.post14 for 1.11.0)

@@ -19827,9 +19827,10 @@ def _past_caught_imports(
 # DeepSpeed's pipeline engine every steps_per_print steps, on rank 0 (runtime/pipe/engine.py
 # train_batch: print(f"steps: {global_steps} loss: {agg_train_loss:0.4f} iter time (s):
 # {iter_time:0.3f} samples/sec: {tput:0.3f}"), with no logger's marks (additional losses may
-# stand between the loss and the time)
+# stand between the loss and the time; agg_train_loss is a tensor, its ":0.4f" that of its float
+# item: "nan", "inf" or "-inf" where it is not a number)
 _DS_PIPE_PROGRESS_RE = re.compile(
-    r"^[^\S\n]{0,8}steps: (?P<step>\d{1,12}) loss: (?P<loss>-?\d[\d.e+-]{0,30}|nan|inf) "
+    r"^[^\S\n]{0,8}steps: (?P<step>\d{1,12}) loss: (?P<loss>-?\d[\d.e+-]{0,30}|-?nan|-?inf) "
     r"[^\n]{0,200}?iter time \(s\): (?P<iter_s>\d[\d.]{0,20}) samples/sec: (?P<rate>\d[\d.]{0,20})",
     re.M,
 )
@@ -19850,7 +19851,10 @@ _DS_TIMERS_RE = re.compile(
 def _deepspeed_progress_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A note of a DeepSpeed run's last progress figures where nothing in its log failed: the
     pipeline engine's step, loss, time an iteration and samples a second, its engine's skipped
-    steps (a warning only past DS_SKIPPED_MIN_STEPS, ``_fp16_overflows``), rank 0's timers."""
+    steps (a warning only past DS_SKIPPED_MIN_STEPS, ``_fp16_overflows``), rank 0's timers.
+    Where its loss is NaN or infinite from a step to the last one printed, the run diverged: a
+    ``loss_diverged`` at that step's line (``loss_diverged``), and the note says so, not "no
+    error"."""
     progress = [
         (no, m)
         for no, t, _ in lines
@@ -19858,6 +19862,8 @@ def _deepspeed_progress_note(lines: list[tuple[int, str, int | None]], report: L
     ]
     if not progress:
         return
+    # (the engine prints its global step only: each row said "step N", the unit a step)
+    turned = loss_diverged(progress, ({n: f"step {p.group('step')}" for n, p in progress}, "step"))
     no, m = progress[-1]
     said = [
         f"DeepSpeed's pipeline engine at step {m.group('step')}: loss {m.group('loss')}, "
@@ -19889,8 +19895,21 @@ def _deepspeed_progress_note(lines: list[tuple[int, str, int | None]], report: L
             f"rank 0's timers: forward {tm.group('fwd')} ms, backward {tm.group('bwd')} ms, "
             f"comms {tm.group('comms')} ms (line {timers[0]})"
         )
+    if turned is not None:
+        said.append(
+            f"the loss is not a number from line {turned.line} on (the run diverged): "
+            f"{turned.exception_type}"
+        )
+        report.events.append(turned)  # (a warning of its own: the job diverged)
+        # (read by the engine's own lines, not as a program's first error line: no generic note
+        # saying an error line was read as written)
+        report.generic = False
     report.unread.append(
-        ParseWarning(line=no, message="; ".join(said) + "; no error", skipped=False)
+        ParseWarning(
+            line=no,
+            message="; ".join(said) + ("" if turned is not None else "; no error"),
+            skipped=False,
+        )
     )
 
 
@@ -22015,6 +22034,13 @@ _NCCL_FAMILY_RE = re.compile(
 )
 AF_UNIX = 1
 """Linux's number for a Unix-domain (local) socket address (include/linux/socket.h)."""
+# What in a log shows point-to-point calls: NCCL's net transport line of a connection set up with
+# no graph ("Channel 01/1 : 0[0] -> 1[1] [send] via NET/Socket/0/Shared": transport/net.cc
+# sendSetup, "req.shared = graph || connIndex == 0 ? 0 : ncclParamNetSharedBuffers() != -2 ? ... :
+# 1", a collective's connections always having a graph), or the calls' own names
+_NCCL_P2P_SEEN_RE = re.compile(
+    r"\[(?:send|receive)\] via NET/[^\s]{0,80}/Shared\b|\bnccl(?:Send|Recv)\b"
+)
 
 
 # NCCL 2.1-2.3's socket transport, one line an interface: "NCCL INFO NET : Using interface
@@ -22039,14 +22065,36 @@ def _nccl_address_family(lines: list[tuple[int, str, int | None]], report: LogRe
         # sockets */"), a filled-in address of a local socket, not one left blank: no version
         # skew is in it. NCCL issue 2057 (NCCL 2.29.2, one host, NCCL_P2P_DISABLE=1 and
         # NCCL_SHM_DISABLE=1) hit it from ungrouped ncclSend/ncclRecv, both ranks sending first;
-        # the issue's replies (teojgo's) had the calls grouped (ncclGroupStart/ncclGroupEnd)
+        # the issue's replies (teojgo's) had the calls grouped (ncclGroupStart/ncclGroupEnd).
+        # That is one known trigger, tied to that reproducer's call order; nothing ties family 1
+        # to send/recv in general, so the cause and its advice are said only where the log
+        # shows point-to-point calls
         why = (
             f"NCCL's socket transport was handed a local Unix-domain address (family "
-            f"{AF_UNIX}, AF_UNIX; line {no}) where it takes only IPv4 or IPv6 peers: NCCL "
-            "issue 2057 shows this from a program's ungrouped ncclSend/ncclRecv (each rank "
-            "sending before it receives); put each rank's sends and receives between "
-            "ncclGroupStart and ncclGroupEnd"
+            f"{AF_UNIX}, AF_UNIX; line {no}) where it takes only IPv4 or IPv6 peers: "
         )
+        p2p = next(
+            (
+                n
+                for n, t, _ in lines
+                if ("Shared" in t or "nccl" in t) and _NCCL_P2P_SEEN_RE.search(t)
+            ),
+            None,
+        )
+        if p2p is not None:
+            why += (
+                f"the log shows point-to-point calls (line {p2p}), and NCCL issue 2057 shows this "
+                "from a program's ungrouped ncclSend/ncclRecv (each rank sending before it "
+                "receives); put each rank's sends and receives between ncclGroupStart and "
+                "ncclGroupEnd"
+            )
+        else:
+            why += (
+                "the one known trigger (NCCL issue 2057) is a program's ungrouped "
+                "ncclSend/ncclRecv, each rank sending before it receives, but this log shows no "
+                "point-to-point call (no NET connection set up for one, no ncclSend or "
+                "ncclRecv), so its cause here is not known from the log"
+            )
     nccl = [e for e in report.events if e.library == "NCCL"]
     if nccl:
         ev = min(nccl, key=lambda e: abs(e.line - no))
