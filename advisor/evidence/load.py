@@ -6403,10 +6403,19 @@ def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     """DCGM's ubergemm: a ``gpu_compute_low`` failure per GPU far under its run's median
     (dcgm.lagging_gemm), a note of the others' rates (figures with no health in them alone)."""
     notes: list[ParseWarning] = []
-    for run in dcgm.parse_ubergemm(text):
+    runs = dcgm.parse_ubergemm(text)
+    # (a host pdsh named before a run's lines: the run is that host's, and the host one the
+    # file names)
+    named = {h["host"] for h in out.log_hosts if h["source"] == source}
+    for host in dict.fromkeys(run[0].host for run in runs):
+        if host and host not in named:
+            out.log_hosts.append({"source": source, "host": host})
+    for run in runs:
         # (one run, the same GEMM on every GPU: a GPU far under its peers' rate computes slower,
         # as DCGM's targeted_stress test fails a GPU under its SKU's target rate)
         median, lagging = dcgm.lagging_gemm(run)
+        host = run[0].host
+        on = f"{host}: " if host else ""
         for rate in lagging:
             _add_failure(
                 out,
@@ -6414,8 +6423,9 @@ def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 logs.LogEvent(
                     kind="gpu_compute_low",
                     line=rate.line,
-                    message=f"ubergemm, GPU {rate.gpu}: {rate.gflops:g} GFlops",
+                    message=f"ubergemm, {on}GPU {rate.gpu}: {rate.gflops:g} GFlops",
                     device=rate.gpu,
+                    host=host,
                     library="DCGM ubergemm",
                     exception_type=f"GPU {rate.gpu} (ADAPTER#{rate.gpu}): {rate.gflops:.0f} "
                     f"GFlops, {rate.gflops / median:.0%} of the run's median {median:.0f} "
@@ -6429,7 +6439,8 @@ def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         notes.append(
             ParseWarning(
                 line=others[0].line,
-                message=f"GPU(s) {', '.join(str(r.gpu) for r in sorted(others, key=lambda r: r.gpu))}"
+                message=on
+                + f"GPU(s) {', '.join(str(r.gpu) for r in sorted(others, key=lambda r: r.gpu))}"
                 f" at {low:.0f}-{high:.0f} GFlops (lines {others[0].line}-{others[-1].line})"
                 + (
                     f", in line with the run's median {median:.0f}"
@@ -8686,9 +8697,15 @@ def _lspci_acs(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     """lspci -vvv's ACSCtl lines: a bridge whose ACS redirects peer-to-peer traffic up to the
     root complex (``lspci.ACS_REDIRECT_FLAGS``) with a GPU or data NIC behind it, or where the
     copy does not say what is behind it (the lines grepped alone), is a ``pcie_acs_redirect``
-    failure; a note counts them all."""
+    failure; a note counts them all. A root port's redirect is no failure: Linux turns SV, RR,
+    CR and UF on at every ACS-capable port once an IOMMU driver asks for ACS (drivers/pci/pci.c
+    pci_std_enable_acs), and it changes no path a job's traffic takes: devices below different
+    root ports reach each other through the root complex whatever ACS says, and those under a
+    switch below one root port meet at the switch (p2pdma.c upstream_bridge_distance: devices
+    "on separate PCIe root ports" share no upstream bridge, "each PCIe root port defines a
+    separate hierarchy domain"). NCCL's troubleshooting guide asks for ACS off on PCI switches."""
     acs = lspci.parse_acs(text)
-    redirecting = [a for a in acs if a.redirect and a.job_data is not False]
+    redirecting = [a for a in acs if a.redirect and a.job_data is not False and not a.root_port]
     for a in redirecting:
         others = [f for f in a.on if f not in a.redirect]
         _add_failure(
@@ -8706,7 +8723,8 @@ def _lspci_acs(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 + ": its peer-to-peer traffic sent up to the root complex",
             ),
         )
-    spared = [a for a in acs if a.redirect and a.job_data is False]
+    spared = [a for a in acs if a.redirect and a.job_data is False and not a.root_port]
+    at_roots = [a for a in acs if a.redirect and a.root_port]
     source_only = [a for a in acs if a.on and not a.redirect]
     off = [a for a in acs if not a.on]
 
@@ -8721,6 +8739,12 @@ def _lspci_acs(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
         said.append(
             f"P2P redirect on at {len(spared)} with no GPU or data NIC behind them "
             f"({lines(spared)}: no job traffic crosses them)"
+        )
+    if at_roots:
+        said.append(
+            f"P2P redirect on at {len(at_roots)} root port(s) ({lines(at_roots)}: what Linux "
+            "sets when an IOMMU is on; traffic between root ports crosses the root complex "
+            "whatever ACS says, so no loss to the job)"
         )
     if source_only:
         # (source validation checks a request's bus number; it sends nothing up: p2pdma's

@@ -1252,6 +1252,12 @@ _UBERGEMM_RE = re.compile(
     r"\bGEMM \[I\] \(ADAPTER#(?P<gpu>\d{1,4})\)[ \t]{1,40}Ending with "
     r"(?P<gflops>\d{1,12}(?:\.\d{1,15})?) GFlops\b"
 )
+# pdsh's "node-a: " before each line of a host's output (dshbak(1): "the leading node: is
+# stripped"; ``pdsh -w node-a,node-b '.../ubergemm ...'``): any host name, since ubergemm's own
+# words follow it (PDSH_PREFIX_RE's stricter name, a digit in it, guards lines of any program)
+_UBERGEMM_HOST_RE = re.compile(
+    r"^[ \t]{0,40}(?P<host>[A-Za-z0-9][\w.-]{0,252}): (?=GEMM \[I\] \(ADAPTER#)"
+)
 GEMM_PEER_SHARE = 0.8
 """The share of its run's median GEMM rate under which a GPU is said to compute slower than its
 peers: the advisor's own margin (ubergemm prints no target of its own), looser than DCGM's
@@ -1270,20 +1276,33 @@ class GemmRate:
     line: int
     gpu: int
     gflops: float
+    host: str | None = None
+    """The host pdsh named before the line (``_UBERGEMM_HOST_RE``); None where none leads it."""
 
 
 def parse_ubergemm(text: str) -> list[list[GemmRate]]:
-    """ubergemm's closing rates, one list per run: a GPU already measured in the run starts the
-    next (two runs copied one after the other)."""
-    runs: list[list[GemmRate]] = [[]]
+    """ubergemm's closing rates, one list per run, in the order the runs start: a host's own
+    (pdsh's prefix; its lines are its run wherever pdsh interleaved them with another host's),
+    and within a host a GPU already measured starts the next (two runs copied one after the
+    other)."""
+    runs: list[list[GemmRate]] = []
+    open_runs: dict[str | None, list[GemmRate]] = {}  # each host's run still open
+    raw = text.splitlines()
     for no, line, _ in numbered_lines(text):
         if (m := _UBERGEMM_RE.search(line)) is None:
             continue
-        rate = GemmRate(line=no, gpu=int(m.group("gpu")), gflops=float(m.group("gflops")))
-        if any(r.gpu == rate.gpu for r in runs[-1]):
-            runs.append([])
-        runs[-1].append(rate)
-    if not runs[0]:
+        # (from the line as written: numbered_lines takes an address's "10.0.0.12: " off as a
+        # launcher's prefix)
+        host = h.group("host") if (h := _UBERGEMM_HOST_RE.match(raw[no - 1])) else None
+        rate = GemmRate(
+            line=no, gpu=int(m.group("gpu")), gflops=float(m.group("gflops")), host=host
+        )
+        run = open_runs.get(host)
+        if run is None or any(r.gpu == rate.gpu for r in run):
+            run = open_runs[host] = []
+            runs.append(run)
+        run.append(rate)
+    if not runs:
         raise ParseError("no GPU's closing GFlops line")
     return runs
 

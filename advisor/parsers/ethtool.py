@@ -253,9 +253,17 @@ def parse_hw_counters(text: str) -> list[HwCounters]:
     return blocks
 
 
-# (an ethtool key line right under it: a log's own "Settings for training:" is no port)
+# pdsh's "node12: " before each line of a host's output (dshbak(1): "the leading node: is
+# stripped"; ``pdsh -w node[12-13] ethtool bond0``): any host name, taken only where the line
+# after it is ethtool's own (its "Settings for IFACE:" head, or that host's block below it)
+_PDSH_HOST = r"[A-Za-z0-9][\w.-]{0,252}: "
+_PDSH_HOST_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]{0,252}): ")
+# (an ethtool key line right under it: a log's own "Settings for training:" is no port; pdsh's
+# host before both, or before neither)
 SETTINGS_SIGNATURE = (
     r"^[ \t]*Settings for [\w.:@-]+:[ \t]*\r?\n(?:[^\n]*\n){0,2}?[ \t]*(?:Supported ports|"
+    r"Supported link modes|Speed|Link detected|Cannot get \w[\w -]*(?: settings)?):"
+    rf"|^{_PDSH_HOST}Settings for [\w.:@-]+:[ \t]*\r?\n{_PDSH_HOST}[ \t]*(?:Supported ports|"
     r"Supported link modes|Speed|Link detected|Cannot get \w[\w -]*(?: settings)?):"
 )
 _SETTINGS_HEAD_RE = re.compile(r"^\s*Settings for (?P<iface>[\w.:@-]+):\s*$")
@@ -295,9 +303,9 @@ class LinkSettings:
     cut: bool = False
     """The copy ends before the block's ``Link detected`` line."""
     host: str | None = None
-    """The host the last shell prompt above the block names (``[root@node12 ~]# ethtool bond0``):
-    a copy of several hosts' blocks tells their ports apart by it. None where no prompt names
-    one."""
+    """The host the last shell prompt above the block names (``[root@node12 ~]# ethtool bond0``),
+    or pdsh's before its lines (``node12: Settings for bond0:``): a copy of several hosts' blocks
+    tells their ports apart by it. None where neither names one."""
 
     @property
     def speed_mbps(self) -> int | None:
@@ -311,43 +319,68 @@ def parse_settings(text: str) -> list[LinkSettings]:
     blocks: list[LinkSettings] = []
     key = ""
     host: str | None = None
+    # under pdsh: each host's block still open, and the key its last line set (pdsh prints the
+    # hosts' lines as they come, so two hosts' blocks may interleave)
+    pdsh_open: dict[str, tuple[LinkSettings, str]] = {}
+    raw = text.splitlines()
     for no, line, _ in numbered_lines(text):
         if "@" in line and (prompt := MARKED_PROMPT_HOST_RE.match(line)):
             host, key = prompt["host"], ""
+            pdsh_open.clear()  # (another command's output from here)
             continue
+        # (pdsh's host from the line as written: numbered_lines takes an address's "10.0.0.12: "
+        # off as a launcher's prefix)
+        if p := _PDSH_HOST_RE.match(raw[no - 1]):
+            on, rest = p["host"], raw[no - 1][p.end() :].rstrip("\r")
+            if m := _SETTINGS_HEAD_RE.match(rest):
+                pdsh_open[on] = (LinkSettings(line=no, iface=m.group("iface"), host=on), "")
+                blocks.append(pdsh_open[on][0])
+                continue
+            if on in pdsh_open:
+                b, key = pdsh_open[on]
+                key = _read_setting(b, no, rest, key)
+                pdsh_open[on] = (b, key)
+                continue
         if m := _SETTINGS_HEAD_RE.match(line):
             blocks.append(LinkSettings(line=no, iface=m.group("iface"), host=host))
             key = ""
+            pdsh_open.clear()  # (a block with no host's prefix: pdsh's output ended above)
             continue
-        if not blocks:
-            continue
-        b = blocks[-1]
-        if m := _CANNOT_RE.match(line):
-            b.refused.append(f"{m.group('what')}: {m.group('why')}")
-            continue
-        if m := _SETTING_RE.match(line):
-            key, value = m.group("key"), m.group("value")
-            if key == "Speed":
-                b.speed, b.speed_line = value, no
-            elif key == "Duplex":
-                b.duplex = value
-            elif key == "Auto-negotiation":
-                b.autoneg = value
-            elif key == "Port":
-                b.port = value
-            elif key == "Link detected":
-                b.link_detected = value.lower().startswith("yes")
-                b.link_line = no
-            elif key in _MODE_LISTS:
-                getattr(b, _MODE_LISTS[key]).extend(value.split())
-            continue
-        if key in _MODE_LISTS and line.startswith((" ", "\t")) and line.strip():
-            getattr(b, _MODE_LISTS[key]).extend(line.split())
+        if not blocks or pdsh_open:
+            continue  # (under pdsh, a line with no host of a block is none of theirs)
+        key = _read_setting(blocks[-1], no, line, key)
     if not blocks:
         raise ParseError("no ethtool 'Settings for IFACE:' block")
     for b in blocks:
         b.cut = b.link_detected is None
     return blocks
+
+
+def _read_setting(b: LinkSettings, no: int, line: str, key: str) -> str:
+    """One line of a ``Settings for`` block read into it; the key it leaves open (a mode list
+    goes on over the lines under it)."""
+    if m := _CANNOT_RE.match(line):
+        b.refused.append(f"{m.group('what')}: {m.group('why')}")
+        return key
+    if m := _SETTING_RE.match(line):
+        key, value = m.group("key"), m.group("value")
+        if key == "Speed":
+            b.speed, b.speed_line = value, no
+        elif key == "Duplex":
+            b.duplex = value
+        elif key == "Auto-negotiation":
+            b.autoneg = value
+        elif key == "Port":
+            b.port = value
+        elif key == "Link detected":
+            b.link_detected = value.lower().startswith("yes")
+            b.link_line = no
+        elif key in _MODE_LISTS:
+            getattr(b, _MODE_LISTS[key]).extend(value.split())
+        return key
+    if key in _MODE_LISTS and line.startswith((" ", "\t")) and line.strip():
+        getattr(b, _MODE_LISTS[key]).extend(line.split())
+    return key
 
 
 def best_common_mbps(b: LinkSettings) -> int | None:

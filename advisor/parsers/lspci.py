@@ -454,6 +454,10 @@ class AcsControl:
     where the copy lists what is behind it and none is (an NVMe or NVSwitch management bridge),
     or where it is no bridge (ACS on an endpoint's functions is between its own functions); None
     where the copy does not say (ACSCtl lines grepped alone, a bridge's bus numbers cut)."""
+    root_port: bool = False
+    """A PCI Express Root Port (its Express capability line says so): whatever its ACS, the
+    devices below it reach those of other root ports through the root complex, and those under
+    a switch below it meet at the switch (``parse_acs``)."""
 
 
 def parse_acs(text: str) -> list[AcsControl]:
@@ -462,6 +466,7 @@ def parse_acs(text: str) -> list[AcsControl]:
     found: list[tuple[AcsControl, _Heading | None]] = []
     heads: list[_Heading] = []
     head: _Heading | None = None
+    port_type: str | None = None  # (the current block's Express capability's port type)
     for no, line, _ in numbered_lines(text):
         if d := _DEVICE_RE.match(line):
             cls, _, name = d.group("what").partition(": ")
@@ -469,9 +474,13 @@ def parse_acs(text: str) -> list[AcsControl]:
                 bdf=d.group("bdf"), device_class=re.sub(r" \[[0-9a-fA-F]{4}\]$", "", cls), name=name
             )
             heads.append(head)
+            port_type = None
             continue
         if head is not None and (b := _BUS_RE.match(line)):
             head.secondary, head.subordinate = int(b["secondary"], 16), int(b["subordinate"], 16)
+            continue
+        if head is not None and (x := _EXPRESS_RE.match(line)):
+            port_type = x.group("type").strip()
             continue
         if "ACSCtl" not in line or not (a := _ACS_RE.match(line)):
             continue
@@ -483,6 +492,9 @@ def parse_acs(text: str) -> list[AcsControl]:
                     device=f"{head.bdf} {head.device_class}: {head.name}" if head else "",
                     on=on,
                     redirect=[f for f in on if f in ACS_REDIRECT_FLAGS],
+                    # (the Express capability comes before ACS in lspci's block: pciutils
+                    # ls-caps.c show_caps calls show_ext_caps after the standard capabilities)
+                    root_port=head is not None and port_type == "Root Port",
                 ),
                 head,
             )

@@ -104,7 +104,8 @@ _POSTED_MARK_RE = re.compile(
     r"(?:(?<!\s)\s+)?(?:<-{2,}|<={2,}|<{2,}|\u2190|<--?\s*(?:here|this|!+)).*$", re.IGNORECASE
 )
 IBDEV2NETDEV_SIGNATURE = (
-    r"^[ \t]*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d[ \t]+)?[A-Za-z][\w-]*"
+    # (pdsh's "node1: " before a row: ``_PDSH_IBDEV2NETDEV_HOST_RE``)
+    r"^(?:[A-Za-z0-9][\w.-]{0,252}: )?[ \t]*(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d[ \t]+)?[A-Za-z][\w-]*"
     r"(?:[ \t]+\([^)\n]*\)[^\n]*?\bfw[ \t]+\S+)?"
     r"[ \t]+port[ \t]+\d+(?:[ \t]+\([A-Z_]+[ \t]*\))?[ \t]+==>[ \t]+\S+[ \t]+\((?:Up|Down)\)"
 )
@@ -113,6 +114,10 @@ and that netdev's own state (for InfiniBand the IPoIB interface's, not the port'
 ``0000:02:00.0 mlx5_0 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1
 (ACTIVE) ==> ib0 (Up)``, the PCI address, part, firmware and the RDMA port's own state. Device
 names need no digit group (rdma-core's ``irdma0``, ``rocep12s0f0``)."""
+# pdsh's "node1: " before each row of a host's ibdev2netdev (dshbak(1): "the leading node: is
+# stripped"; ``pdsh -w node[1-2] ibdev2netdev``): any host name, taken only where an
+# ibdev2netdev row follows it
+_PDSH_IBDEV2NETDEV_HOST_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]{0,252}): (?=[ \t]*\S)")
 _IBDEV2NETDEV_RE = re.compile(
     r"^\s*(?:(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s+)?(?P<ca>[A-Za-z][\w-]*)"
     r"(?:\s+\((?P<part>[^)]*)\)(?P<desc>.*?)\bfw\s+(?P<fw>\S+))?"
@@ -638,7 +643,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     """Every port of every device block in ``text`` (ibstat's and ibv_devinfo's outputs, several
     in one file). Raises ParseError when no device block holds a port."""
     ports: list[HcaPort] = []
-    netdev_ports: dict[tuple[str, int, str | None], HcaPort] = {}  # ibdev2netdev's, by port
+    # ibdev2netdev's, by pdsh's host and port
+    netdev_ports: dict[tuple[str | None, str, int, str | None], HcaPort] = {}
+    pdsh_hosts: dict[int, str] = {}  # an ibdev2netdev port's (by id) host, pdsh's before its row
     prompt_host: str | None = None  # the host the last shell prompt (or heading) named
     # (line, host) where a prompt named a host, or a heading (None: it names no prompt's host)
     prompted: list[tuple[int, str | None]] = []
@@ -664,6 +671,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ibnet: tuple[str, bool] | None = None  # ibnetdiscover's node above: (name, a switch)
     # (a port's "[1] " is no launcher's tag; the lines numbered as numbered_lines numbers them)
     raw = text.splitlines() if "\n[" in text else []
+    raw_lines = text.splitlines()
     for index, (no, line, _) in enumerate(numbered):
         if ibnet is not None and raw and raw[no - 1].startswith("["):
             line = raw[no - 1]
@@ -770,6 +778,12 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 prompted.append((no, None))
             ca, current = None, None
             continue
+        on: str | None = None
+        if "==>" in line and (pd := _PDSH_IBDEV2NETDEV_HOST_RE.match(raw_lines[no - 1])):
+            # (from the line as written: numbered_lines takes an address's "10.0.0.1: " off)
+            row = raw_lines[no - 1][pd.end() :]
+            if _IBDEV2NETDEV_RE.match(row):
+                on, line = pd["host"], row
         if d := _IBDEV2NETDEV_RE.match(line):
             port = HcaPort(
                 ca=d.group("ca"),
@@ -784,7 +798,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             if d.group("state"):  # -v: the RDMA port's own state
                 _state(port, d.group("state"))
             ca, current = None, None
-            if (same := netdev_ports.get((port.ca, port.port, port.netdev))) is not None and (
+            if on is not None:
+                pdsh_hosts[id(port)] = on
+            if (same := netdev_ports.get((on, port.ca, port.port, port.netdev))) is not None and (
                 (same.firmware is None) != (port.firmware is None)
             ):
                 # the same port listed again (ibdev2netdev, then ibdev2netdev -v, whose rows
@@ -798,7 +814,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 if d.group("state"):
                     _state(same, d.group("state"))
                 continue
-            netdev_ports[(port.ca, port.port, port.netdev)] = port
+            netdev_ports[(on, port.ca, port.port, port.netdev)] = port
             ports.append(port)
             continue
         if "Port info:" in line and (ps := _IBPORTSTATE_HEAD_RE.match(line)):
@@ -1111,6 +1127,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         for p in ports:
             if p.tool not in ("iblinkinfo", "ibnetdiscover"):
                 p.host = next((h for at, h in reversed(prompted) if at <= p.line), None)
+    for p in ports:
+        # (pdsh's host before a row is the host it ran on, whatever prompt is above it)
+        p.host = pdsh_hosts.get(id(p), p.host)
     _mark_slower_lanes(ports)
     _could_be_once(ports)
     _mark_host_without_active_port(ports, text, guids)
