@@ -45,6 +45,7 @@ from advisor.parsers import (
     deviceinfo,
     ethtool,
     faultdiag,
+    gpu_burn,
     hccl_test,
     hccn_conf,
     hccn_tool,
@@ -233,6 +234,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_health": re.compile(dcgm.HEALTH_SIGNATURE, re.M),
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
     "ubergemm": re.compile(dcgm.UBERGEMM_SIGNATURE, re.M),
+    "gpu_burn": re.compile(gpu_burn.SIGNATURE, re.M),
     "dcgm_profiling_error": re.compile(dcgm.PROFILING_ERROR_SIGNATURE, re.M),
     "nvidia_smi_dmon": re.compile(nvidia_smi.DMON_SIGNATURE, re.M),
     "dcgmi_discovery": re.compile(dcgm.DISCOVERY_SIGNATURE, re.M),
@@ -2783,7 +2785,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
                 "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
-                "nvidia-smi --query-gpu CSV, dcgmi dmon, nvidia-smi dmon, DCGM's ubergemm, "
+                "nvidia-smi --query-gpu CSV, dcgmi dmon, nvidia-smi dmon, DCGM's ubergemm, gpu-burn, "
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
@@ -6453,6 +6455,91 @@ def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return notes
 
 
+def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """gpu-burn: a ``gpu_burn_faulty`` failure per GPU its summary marks FAULTY (or, where the
+    copy ends before the summary, per GPU a progress line shows compare errors on or dead), a
+    note of the GPUs it passed and of the last progress line's figures."""
+    run = gpu_burn.parse(text)
+    if not run.progress and not run.results:
+        raise ParseError("gpu-burn: no progress line and no 'Tested N GPUs' summary")
+    last = run.progress[-1] if run.progress else None
+    count = len(last.errors) if last else 0
+    gpus = sorted(set(run.results) | set(range(count)))
+    notes: list[ParseWarning] = []
+    passed: list[int] = []
+    for gpu in gpus:
+        result, result_line = run.results.get(gpu, ("", 0))
+        errors = run.error_lines(gpu)
+        died = [p.line for p in run.progress if gpu < len(p.died) and p.died[gpu]]
+        # (gpu-burn marks a GPU FAULTY on any compare error at any progress line and never
+        # clears it, while its counts are reset at each 10 % summary: a FAULTY GPU may show 0
+        # on the progress lines a copy kept; its exit code is 0 whatever the GPUs did)
+        if result == "OK" or (not result and not errors and not died):
+            passed.append(gpu)
+            continue
+        said = [f"GPU {gpu}: FAULTY (line {result_line})" if result else f"GPU {gpu}"]
+        if died:
+            said.append(f"its process died (DIED!, line {died[0]})")
+        if errors:
+            line, errs = errors[-1]
+            said.append(
+                f"{errs} compare error(s) (WARNING!) at line {line}"
+                + (
+                    " (printed as a C int: a negative count is one that overflowed)"
+                    if errs < 0
+                    else ""
+                )
+            )
+        elif result and not died:
+            said.append(
+                "no error on the progress line(s) in the copy: its errors came before them "
+                "(gpu-burn resets the counts at each 10 % summary, not the FAULTY mark)"
+            )
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_burn_faulty",
+                line=result_line or (died[0] if died else errors[-1][0]),
+                message=f"gpu-burn: GPU {gpu} " + (result or ("DIED" if died else "errors")),
+                device=gpu,
+                library="gpu-burn",
+                exception_type="; ".join(said),
+            ),
+        )
+    if passed and (run.results or last is not None):
+        lines = [run.results[g][1] for g in passed if g in run.results]
+        at = f" (lines {lines[0]}-{lines[-1]})" if lines else f" (line {last.line if last else 0})"
+        notes.append(
+            ParseWarning(
+                line=lines[0] if lines else (last.line if last else 1),
+                message=f"gpu-burn: GPU(s) {', '.join(map(str, passed))} "
+                + ("OK" if run.results else "without compare errors")
+                + at,
+                skipped=False,
+            )
+        )
+    if last is not None and last.gflops:
+        temps = [t for t in last.temps_c if t is not None]
+        notes.append(
+            ParseWarning(
+                line=last.line,
+                message=f"gpu-burn at {last.percent:g} %: {len(last.gflops)} GPU(s) at "
+                f"{min(last.gflops)}-{max(last.gflops)} Gflop/s"
+                + (f", {min(temps)}-{max(temps)} C" if temps else ""),
+                skipped=False,
+            )
+        )
+    if run.tested is None:
+        notes.append(
+            ParseWarning(
+                line=last.line if last else 1,
+                message="gpu-burn: the copy ends before its 'Tested N GPUs' summary",
+            )
+        )
+    return notes
+
+
 def _dcgm_profiling_error(
     text: str, source: str, out: EvidenceFacts, name: str
 ) -> list[ParseWarning]:
@@ -9995,6 +10082,7 @@ _CONVERTERS = {
     "dcgmi_health": _dcgmi_health,
     "dcgmi_dmon": _dcgmi_dmon,
     "ubergemm": _ubergemm,
+    "gpu_burn": _gpu_burn,
     "dcgm_profiling_error": _dcgm_profiling_error,
     "nvidia_smi_dmon": _smi_dmon,
     "dcgmi_nvlink": _dcgmi_nvlink,

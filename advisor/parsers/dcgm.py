@@ -644,8 +644,15 @@ def _name(status: LinkStatus) -> str:
 # dcgmi health's own failure: "Error: Unable to set health watches. Return: API version
 # mismatch" (dcgmi/Health.cpp, SetWatches / GetWatches: "Error: Unable to set health watches.
 # Return: " << errorString(result)); errorString is dcgm_errors.c's text of the dcgmReturn_t
+# The older layout, the one the DCGM User Guide still shows (Feature Overview, Health and
+# Diagnostics, the ``dcgmi health -g 1 -c`` example): "Health Monitor Report" unboxed, then
+# "| Group 1 | Overall Health: Warning |", an entity's "| GPU ID: 0 | Warning |" and, under it with
+# an empty first cell, "| | PCIe system: Warning - Detected more than 8 PCIe |" (the system, its
+# health and its message), the message wrapped over the rows below ("| | replays per minute for
+# GPU 0: 13 |").
 HEALTH_SIGNATURE = (
     r"^\|\s*Health Monitor Report\s*\|\s*$"
+    r"|^\|[ \t]*Group \d{1,9}[ \t]*\|[ \t]*Overall Health:[ \t]*(?:Healthy|Warning|Failure)[ \t]*\|"
     r"|(?:\A|^(?![+|]-+[ \t]+Overall Health[ \t]+-)[^\n]*\n)"
     r"\|\s*Overall Health\s*\|\s*(?:Healthy|Warning|Failure)\s*\|"
     r'|"header"\s*:\s*\[\s*"Health Monitor Report"'
@@ -663,6 +670,15 @@ _HEALTH_ERROR_RE = re.compile(
 _ENGINE_MISMATCH_RE = re.compile(
     r"\bVersion mismatch (?P<got>[0-9a-fA-F]+) != (?P<want>[0-9a-fA-F]+) for module (?P<module>\d+)"
 )
+_GROUP_OVERALL_RE = re.compile(r"^Group \d{1,9}$")
+"""The older layout's first row's name cell; its value is "Overall Health: <health>"."""
+_ENTITY_ID_RE = re.compile(r"^(?P<group>[A-Za-z_]{1,20}) ID:\s*(?P<id>\d{1,9})$")
+"""The older layout's entity row's name cell, "GPU ID: 0" (its value the entity's health)."""
+_SYSTEM_HEALTH_RE = re.compile(
+    r"^(?P<label>[A-Za-z][A-Za-z ]{0,40}):\s*(?P<health>Healthy|Warning|Failure)"
+    r"(?:\s*-\s*(?P<message>\S.*))?$"
+)
+"""The older layout's system row under an entity: "PCIe system: Warning - Detected more ..."."""
 _STATS_SECTION_RE = re.compile(r"^[+|]-+\s+(?:Execution|Performance|Event|Slowdown) Stats\s+-+")
 _HEALTH_WORDS = {"Healthy": "Pass", "Warning": "Warn", "Failure": "Fail"}
 _HEALTH_RANK = {"Pass": 0, "Warn": 1, "Fail": 2}
@@ -688,6 +704,7 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
     check: DiagCheck | None = None
     checks: list[DiagCheck] = []
     in_stats = False  # inside dcgmi stats -j's job summary (its own Overall Health row)
+    older = False  # the older layout's "| Group N | Overall Health: X |" row was read
     errors: list[DiagCheck] = []
     for no, raw, _ in lines:
         if err := _HEALTH_ERROR_RE.match(raw):
@@ -702,8 +719,31 @@ def parse_health(text: str) -> tuple[Diag, list[ParseWarning]]:
         name, value = row.group("name").strip(), row.group("value").strip()
         if name == "Health Monitor Report":
             in_stats = False
+        said = value.partition(":")[2].strip() if value.startswith("Overall Health:") else ""
         if name == "Overall Health" and value in _HEALTH_WORDS and not in_stats:
             overall = (no, value)
+        elif _GROUP_OVERALL_RE.match(name) and said in _HEALTH_WORDS:
+            # the older layout's "| Group 1 | Overall Health: X |"
+            overall, older = (no, said), True
+        elif older and (ent := _ENTITY_ID_RE.match(name)):
+            group = ent.group("group")
+            entity, check = f"{group}: {ent.group('id')}", None
+        elif (
+            older
+            and not name
+            and entity is not None
+            and (sys_row := _SYSTEM_HEALTH_RE.match(value))
+        ):
+            check = DiagCheck(
+                section="dcgmi health",
+                name=_system_name(sys_row.group("label"), group),
+                result=_HEALTH_WORDS[sys_row.group("health")],
+                gpus=entity,
+                line=no,
+            )
+            if sys_row.group("message"):
+                check.details.append(sys_row.group("message"))
+            checks.append(check)
         elif name.startswith("->"):
             label = name[2:].strip()
             if label.isdigit():

@@ -750,7 +750,8 @@ class LogEvent:
     importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
     ROCE_DISABLE), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far
-    under its run's median GFlops), dcgm_profiling_error (the importer's, DCGM's profiling
+    under its run's median GFlops), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
+    FAULTY, its compare errors or its process dead: device the GPU), dcgm_profiling_error (the importer's, DCGM's profiling
     module's -37, DCGM_ST_PROFILING_LIBRARY_ERROR), gpu_monitor_unanswered (the importer's,
     nvidia-smi dmon's row of "-" where the GPU gave figures before: device the GPU),
     dcgm_health_incident
