@@ -1618,6 +1618,11 @@ def _vllm_notes(text: str, numbered: list[tuple[int, str, int | None]], report: 
     exited = text.count("Worker exiting")
     said = []
     who = version.group("who") if version else "vLLM"
+    if version is None and off is not None and _SGLANG_TP_RE.match(off.string):
+        # (SGLang's custom all-reduce is vLLM's, adapted, and says the same words
+        # (sglang/srt/distributed/device_communicators/custom_all_reduce.py): whose it is, its
+        # logger's tag on the line tells, "[2025-04-01 09:58:02 TP0] Custom allreduce is ...")
+        who = "sglang"
     if version and not any(
         w.message.startswith(f"NCCL {version.group('v')}") for w in report.unread
     ):  # (NCCL's own version line said it already)
@@ -9249,6 +9254,20 @@ _VERSION_WRAPPED_RE = re.compile(
     r", N(?:C(?:C(?:L(?: v(?:e(?:r(?:s(?:i(?:o(?:n)?)?)?)?)?)?)?)?)?)?\s*$"
 )
 _PG_DESTROYED_RE = re.compile(r"^\s*Process Group destroyed on rank (?P<rank>\d+)\s*$")
+# XLA's GPU runtime logs each failed custom call once, as it fails (openxla/xla
+# xla/service/gpu/runtime/support.cc AppendDiagnosticToString: LOG(WARNING) << "Intercepted XLA
+# runtime error:\n" << status, the status on the next line), and the thread that ran the replica
+# then logs the same status in its own words (xla/pjrt/pjrt_stream_executor_client.cc
+# ExecuteHelper: LOG(ERROR) << "Execution of replica " << replica << " failed: " << status, with
+# "; current tracing scope: <HLO op>; current profiling annotation: XlaModule:#hlo_module=<name>,
+# ...#" appended): two intercepted lines are two failures, an intercepted line and the replica's
+# line just under it one failure, of that replica (a device of the one process, not a rank)
+XLA_INTERCEPTED = "Intercepted XLA runtime error:"
+_XLA_REPLICA_RE = re.compile(r"\bExecution of replica (?P<replica>\d+) failed: ")
+_XLA_SCOPE_RE = re.compile(
+    r"; current tracing scope: (?P<scope>[^;\s]{1,200})"
+    r"(?:; current profiling annotation: XlaModule:#hlo_module=(?P<module>[\w.-]{1,200}))?"
+)
 _ABORT_RAISED_RE = re.compile(r"Exception raised from ncclCommAbort at ")
 NCCL_ABORT_LINES = 3
 """How far below torch's "NCCL error in:" line its "Process Group destroyed on rank N" and
@@ -9291,6 +9310,9 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
     # as many untagged "host: Test NCCL failure ..." lines alike are that many processes'
     # failures (each process prints its own), not one repeated
     failing_pids: dict[str, set[str]] = {}
+    # the failures XLA intercepted whose replica's own line is still to come: (index, NCCL's
+    # text, event)
+    intercepted: list[tuple[int, str, LogEvent]] = []
     for _, line, _ in lines:
         if " pid " in line and (tf := _TEST_FAILURE_PID_RE.match(line)):
             failing_pids.setdefault(tf.group("host"), set()).add(tf.group("pid"))
@@ -9329,6 +9351,12 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             continue
         if m.group("what14") and "watchdog thread terminated" in line:
             continue  # the watchdog's own death, read as such (watchdog_exception)
+        replica = _XLA_REPLICA_RE.search(line, 0, m.start())
+        if replica and (named := _xla_replica_of(lines, index, m, replica, intercepted)):
+            intercepted.remove(named)
+            continue  # the replica's own report of the failure XLA intercepted just above
+        # (a status XLA intercepted: a failure of its own, however like one read before)
+        own = bool(index) and lines[index - 1][1].rstrip().endswith(XLA_INTERCEPTED)
         where = (
             m.group("where")
             or m.group("where2")
@@ -9456,9 +9484,17 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and pid is None
             and counted.get(base, 0) < len(failing_pids.get(m.group("host") or "", ()))
         )
-        if record is None and base in first and not another:
+        if record is None and base in first and not another and not own:
+            if replica and (copied := first[base]).worker:
+                # (another replica's report of the same failed call: each replica is named)
+                copied.worker = _replicas_named(copied.worker, replica.group("replica"))
             continue  # a copy without its "Last error:" block
-        if (base, record) in seen and (latest.get(base) == record or summary) and not another:
+        if (
+            (base, record) in seen
+            and (latest.get(base) == record or summary)
+            and not another
+            and not own
+        ):
             continue  # the record just read again, or the summary's quote of one read above
         # (the same record after another one of the same call, untagged processes' blocks
         # interleaved: "Last error:" empty, then "[Proxy Service 2] Failed to execute operation
@@ -9469,6 +9505,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and earlier is not None
             and earlier.exception_type is None
             and latest.get(base) is None
+            and not own
         ):
             # the copy seen first lacked NCCL's last WARN: this one completes it
             earlier.exception_type = last[:200]
@@ -9538,6 +9575,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         if last:
             ev.exception_type = last[:200]  # NCCL's last WARN
             ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
+        if replica:
+            ev.worker = _replica_said(replica.group("replica"), line)
+        elif own:
+            intercepted.append((index, what, ev))
         first.setdefault(base, ev)
         counted[base] = counted.get(base, 0) + 1
         report.events.append(ev)
@@ -9545,6 +9586,51 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         ParseWarning(line=no, message=f"{said} (torch's account of the failed call)", skipped=False)
         for said, no in versions.items()
     )
+
+
+def _xla_replica_of(
+    lines: list[tuple[int, str, int | None]],
+    index: int,
+    m: re.Match[str],
+    replica: re.Match[str],
+    intercepted: list[tuple[int, str, LogEvent]],
+) -> tuple[int, str, LogEvent] | None:
+    """The failure XLA intercepted that a replica's "Execution of replica N failed" line at
+    ``index`` reports again (None where it reports none), named after that replica where its
+    status line stands just above and no other intercepted failure of the call waits for its
+    replica's line (threads' lines interleaved do not tell whose it is)."""
+    call = m.group("call7")
+    what = (m.group("what7") or "").strip()
+    waiting = [
+        i for i in intercepted if i[2].call == call and what.startswith(i[1].split(" (run with")[0])
+    ]
+    if not waiting:
+        return None
+    if len(waiting) == 1 and waiting[0][0] == index - 1:
+        no, line, _ = lines[index]
+        waiting[0][2].worker = _replica_said(replica.group("replica"), line, no)
+    return waiting[0]
+
+
+def _replica_said(replica: str, line: str, no: int | None = None) -> str:
+    """An XLA replica as a finding names it: its number, the HLO op and module it ran, and the
+    line that says so where that is not the finding's own."""
+    scope = _XLA_SCOPE_RE.search(line)
+    said = [f"line {no}"] if no is not None else []
+    if scope:
+        module = scope.group("module")
+        said.insert(0, scope.group("scope") + (f" of {module}" if module else ""))
+    return f"Replica {replica}" + (f" ({', '.join(said)})" if said else "")
+
+
+def _replicas_named(worker: str, replica: str) -> str:
+    """A failure's replicas with one more that reported it: "Replica 1" and replica 0 read
+    "Replicas 1, 0"."""
+    head, paren, rest = worker.partition(" (")
+    numbers = head.removeprefix("Replicas ").removeprefix("Replica ").split(", ")
+    if replica in numbers:
+        return worker
+    return f"Replicas {', '.join([*numbers, replica])}{paren}{rest}"
 
 
 # (a page may quote the description as a heading, a quote or a list item: "### ncclInternalError:
