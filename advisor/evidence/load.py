@@ -671,6 +671,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|(?::\d+:\d+)? \[\d+\] [^\n]+?:\d+ (?:\(\w+\) )?NCCL WARN |OPS function error: \w+"
         r"|^[ \t]*[\w/.-]+:(?:\d+|X{2,}) NCCL WARN |^\s*NCCL WARN \w|:\d+:\d+ \[\d+\] \S+:\d+ WARN |^\s*WARN (?:src|include)/\S+:\d+ "
         r"|\]\[\d+:\d+\]\[\d+\]\[[^\]\n]+:\d+\] NCCL WARN "
+        # (a net plugin's WARN whose place is its function's signature, with NCCL's "host:pid:tid"
+        # lost: "[0] tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN ...", GPUDirect-TCPX)
+        r"|^[ \t]*(?:\[\d{1,4}\] )?\w{1,60}\*{0,2} \w{1,80}\([^()\n]{0,200}\):\d+ NCCL WARN "
         # (a logger that brackets the place and the process: "[misc/socket.cc:586]
         # [s12gn3064:pid=3942408] NCCL WARN ...")
         r"|\[[\w/.-]+:\d+\] \[[\w.-]+:pid=\d+\] NCCL WARN "

@@ -108,8 +108,13 @@ _LAUNCHER_PREFIXES = (
     # milliseconds, module, level, thread; Ascend/pytorch torch_npu/csrc/logging/Logger.cpp
     # Logger::log writes getpid(), the time, the logger's name, the level and the thread id so
     # for each of its modules: "[383554] [2026-07-01 09:31:38:047] torch_npu.memory: [ERROR]")
+    # (nor the device tag before a net plugin's WARN, whose place is its function's signature:
+    # GPUDirect-TCPX's "[0] tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN ...", NCCL's
+    # own debug prefix with "host:pid:tid" lost; a signature holds no "[", so a rank tag before
+    # NCCL's whole "host:pid:tid [dev] file:line" prefix still reads as one)
     re.compile(
-        r"^\[(?P<rank>\d+)\] (?!(?:\S+:\d+ )?NCCL (?:INFO|WARN)\b"
+        r"^\[(?P<rank>\d+)\] (?!(?:\S+:\d+ |[\w:<>*& ]{1,120}\([^()\n]{0,200}\):\d+ )?NCCL "
+        r"(?:INFO|WARN)\b"
         r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}\] torch(?:_npu)?\.\w{1,40}:)"
     ),
     # Ray streams a worker's output to the driver behind "(pid=45601)", "(Name pid=237)" or

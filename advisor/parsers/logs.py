@@ -703,6 +703,7 @@ class LogEvent:
     kind: str
     """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
     nccl_net_error, nccl_ib_fatal_event, nccl_ib_port_event, nccl_ib_notice, nccl_warning,
+    nccl_net_slow (GPUDirect-TCPX's slowness report: a request still pending past its threshold),
     nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, rendezvous_closed, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
@@ -8234,8 +8235,11 @@ _WARN_LOGGER_RANK_RE = re.compile(r"\[(?P<rank>\d{1,6})/(?P<size>\d{1,6})\]\[\d{
 # failure 800 'operation not permitted'")
 # (linear time on a long run: a match starts where its run starts, not at each character of a long
 # one)
+# (a net plugin's place is its function's signature, its return type first: "[0] tcpxResult_t
+# tcpxCommProgress(tcpxComm*):1231 NCCL WARN ...", the device kept)
 _NCCL_WARN_BARE_RE = re.compile(
-    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:\S+:(?:\d+|X{2,}) (?:\(\w+\) )?)?|(?<!\S)\S+:\d+ (?:\(\w+\) )?)"
+    r"(?:^\s*(?:\[(?P<dev>\d+)\] )?(?:(?:\w{1,60}\*{0,2} )?\S+:(?:\d+|X{2,}) (?:\(\w+\) )?)?"
+    r"|(?<!\S)\S+:\d+ (?:\(\w+\) )?)"
     r"NCCL WARN (?P<text>.+)$"
     # NCCL 1.x: "WARN src/reduce.cu:126 Cuda failure 'invalid resource handle'" (its sources)
     r"|^\s*WARN (?P<text2>(?:src|include)/\S+:\d+ .+)$"
@@ -8267,6 +8271,25 @@ _PROXY_OP_FAILED_RE = re.compile(
     r"retcode (?P<rc>\d+)"
 )
 _WARN_RANK_RE = re.compile(r"\bcomm 0x[0-9a-f]+ rank (\d+)\b")
+
+# Google's GPUDirect-TCPX net plugin's slowness reports (google/nccl-plugin-gpudirecttcpx
+# src/net_tcpx.cc tcpxCommProgress: "%p:%p, nic %d, %s, %s %s ctrl timeout cnt %lu, nanos %lu"
+# with the NIC's index and name, the control socket's flow and rx or tx; src/stats/tracepoint.cc
+# tcpxTpSendRecvSlowness: "... %s %s timeout error %d, %s: [%zu/%zu]/%zu cnt %lu, nanos %lu" for a
+# data socket's send or recv that would block). The flow is src/misc/socket_utils.cc fdToString's
+# "LOCAL<port><-PEER<port> rx" (getsockname, then getpeername; "->" and "tx" on the sending
+# side). src/timeout.cc tcpxTimeoutDetectionShouldWarn: cnt is how many times the request was
+# polled without its message, nanos the time since the first poll, printed once past the
+# plugin's threshold (GPUDIRECTTCPX_TIMEOUT_THRESHOLD_NS) and then at its frequency; the request
+# stays pending and is polled again (no error is returned): a stall, not a failure.
+# (each part bounded, none able to match another's characters: linear on a long line)
+_TCPX_SLOW_RE = re.compile(
+    r"nic (?P<nic>\d{1,3}), (?P<ifname>[\w.:-]{1,32}), (?P<local>[\w.:%-]{1,80})<(?P<lport>\d{1,5})>"
+    r"(?:<-|->)(?P<peer>[\w.:%-]{1,80})<(?P<pport>\d{1,5})> (?:rx|tx) "
+    r"(?:(?P<side>rx|tx) ctrl timeout|(?P<op>send|recv) timeout error \d{1,4}, [^:\n]{1,80}: "
+    r"\[\d{1,20}/\d{1,20}\]/\d{1,20}) cnt (?P<polls>\d{1,20}), nanos (?P<ns>\d{1,20})"
+)
+NS_PER_MS = 1_000_000
 
 
 # WARN lines of a start-up fallback, not a failure: an NCCL without libibverbs (older releases
@@ -8389,6 +8412,7 @@ NOTICE_KINDS = frozenset(
         "nccl_no_gdr",
         "nccl_nvlink_asymmetric",
         "nccl_ib_notice",
+        "nccl_net_slow",
         "run_success",
         "gone_past",
         "loss_diverged",
@@ -8573,7 +8597,9 @@ def _nccl_warnings(
             ev.remote_rank = int(pr.group(1))
         if wr := _WARN_RANK_RE.search(text):
             ev.rank = int(wr.group(1))
-        if _NCCL_FALLBACK_WARN_RE.search(text):
+        if slow := _TCPX_SLOW_RE.search(text):
+            _tcpx_slowness(ev, slow)
+        elif _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
             before = last_said.get(key[:3])
             if (
@@ -8639,6 +8665,8 @@ def _nccl_warnings(
         events.append(ev)
     if any(ev.message.startswith("NET/OFI ") for ev in events):
         _ofi_init_fallbacks(lines, events)
+    if any(_COLLNET_FALLBACK_RE.search(ev.message) for ev in events):
+        _sharp_setup_fallbacks(events)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
@@ -8647,6 +8675,57 @@ def _nccl_warnings(
         _nvml_warnings_gone_past(lines, events)
     _peer_gone_on_own_host(events)
     report.events.extend(_port_flaps(events))
+
+
+TCPX_SLOW = "nccl_net_slow"
+"""The kind of a GPUDirect-TCPX slowness report (``_TCPX_SLOW_RE``): a stall, not an error."""
+
+
+def _tcpx_slowness(ev: LogEvent, slow: re.Match[str]) -> None:
+    """``ev`` read as GPUDirect-TCPX's slowness report: its own end (``ip``), the peer
+    (``remote_ip``, ``port``), the time its request has waited (``ran_for_ms``) and what waited."""
+    ev.kind = TCPX_SLOW
+    ev.ip, ev.remote_ip, ev.port = slow.group("local"), slow.group("peer"), int(slow.group("pport"))
+    waited_ns = int(slow.group("ns"))
+    ev.ran_for_ms = waited_ns // NS_PER_MS
+    if slow.group("side"):
+        what = (
+            f"{slow.group('side')} control message"
+            f"{' from' if slow.group('side') == 'rx' else ' to'} {ev.remote_ip}:{ev.port}"
+        )
+    else:
+        what = f"data socket {slow.group('op')} with {ev.remote_ip}:{ev.port}"
+    ev.exception_type = (
+        f"GPUDirect-TCPX's {what} on nic {slow.group('nic')} ({slow.group('ifname')}, "
+        f"{ev.ip}:{slow.group('lport')}) still pending after {waited_ns / NS_PER_MS / 1000:.1f} s "
+        f"({slow.group('polls')} polls): the plugin's slowness report, the request still waiting"
+    )
+
+
+# NCCL's CollNet set-up that failed on some rank: ncclTransportCollNetCheck (src/transport.cc)
+# warns "Cannot initialize CollNet, using point-to-point network instead" and returns an error
+# that initTransportsRank's collnet_cleanup (src/init.cc, 2.12-2.18; ROCm's RCCL the same) takes
+# back: ncclTransportCollNetFree, collNetSupport = 0, ret = ncclSuccess. The SHARP plugin's own
+# WARN of that failure (Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c ncclSharpConnect:
+# "NET/IB : SHARP coll init error: %s(%d)" where sharp_coll_init fails, "SHARP group create
+# failed: %s(%d)" where sharp_coll_comm_init does, each returning ncclInternalError to that
+# set-up) is then what NCCL went on without.
+_COLLNET_FALLBACK_RE = re.compile(r"^Cannot initialize CollNet, using point-to-point network")
+_SHARP_SETUP_WARN_RE = re.compile(
+    r"^(?:NET/IB ?: ?)?SHARP coll init error: |^SHARP group create(?: failed)?: "
+)
+
+
+def _sharp_setup_fallbacks(events: list[LogEvent]) -> None:
+    """The SHARP plugin's WARNs of a CollNet set-up that failed, in a log where NCCL said it
+    went on point-to-point without CollNet: start-up fallbacks too (not failures)."""
+    for ev in events:
+        if (
+            ev.kind == "nccl_warning"
+            and ev.exception_type is None
+            and _SHARP_SETUP_WARN_RE.search(ev.message)
+        ):
+            ev.exception_type = STARTUP_FALLBACK
 
 
 PEER_GONE_WORDS = "dropped the connection"
