@@ -285,6 +285,14 @@ _REMOTE_RE = re.compile(r"remote rank:\s*\[(\d+|unknown)\]")
 # in EI0002's task information, "tag [HcomAllReduce_...]" in EI0005's message): the prefix is dropped.
 # EI0005's own words name the op and group: "ccl_op HcomReduceScatter, group group_name_1"
 _TAG_RE = re.compile(r"tag ?\[(?:Hcom)?([A-Za-z]+)|ccl_op Hcom([A-Za-z]+)")
+# EI0005's parameter that differs between ranks and its two values, in each form CANN's error
+# code reference gives: "tag [%s], parameter [%s], local [%s], remote [%s]" (CANN 5.0 to 8.5),
+# "operator %s, group %s, parameter %s, local rank %s, remote rank %s" (910beta3), "ccl_op %s,
+# group %s, parameter %s, local end %s, remote end %s" (CANN 9.0, atlaserrorcode_15_0245)
+_ARGS_MISMATCH_RE = re.compile(
+    r"parameter ?\[?(?P<param>[\w.]{1,60})\]?, local(?: end| rank)? ?\[?(?P<local>[^\],\s]{1,100})\]?"
+    r", remote(?: end| rank)? ?\[?(?P<remote>[^\],\s]{1,100})"
+)
 # (linear time on a long run: the group stays on its line (it is read from one line))
 _GROUP_RE = re.compile(r"group:\[([^\]\n]+)\]|ccl_op \w+, group ([^,\s]+)")
 _RANKSIZE_RE = re.compile(r"rankSize\[([1-9]\d*)\]")
@@ -701,7 +709,8 @@ OPS = {
 @dataclass(kw_only=True)
 class LogEvent:
     kind: str
-    """hccl_error, hccl_call_failure, hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
+    """hccl_error, cann_profiler_error (a CANN EK code: its Profiling module's), hccl_call_failure,
+    hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
     nccl_net_error, nccl_ib_fatal_event, nccl_ib_port_event, nccl_ib_notice, nccl_warning,
     nccl_net_slow (GPUDirect-TCPX's slowness report: a request still pending past its threshold),
     nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
@@ -1910,6 +1919,10 @@ def _parse_events(text: str) -> LogReport:
     _store_client_failures(lines, report)
     _store_lost(lines, report)
     _device_oom(lines, report)
+    if "Daemon wait pid" in text and report.events:
+        # (where no other reading found the failure, MindIE's coded errors read further on say
+        # the daemon's line with the rest)
+        _mindie_daemon_exits(lines, report)
     if "Aborted request" in text:
         _oom_requests_aborted(lines, report)
     _npu_device_exceptions(lines, report)
@@ -3474,7 +3487,12 @@ def _hccl_errors(
         kernel_failed = _KERNEL_EXECUTE_FAILED_RE.search(message)
         traced = False  # (the kernel's failure read from the code's TraceBack, not its line)
         ev = LogEvent(
-            kind="hccl_error",
+            # CANN's EK codes are its Profiling module's (CANN error code reference, "Profiling
+            # Errors": EK0001 Invalid Argument ... EK0003 Profiling Config Setting Error, EK0201
+            # Memory Allocation Error, EK9999 System Terminated; cann/runtime docs/zh/
+            # error_code_ref/Profiling-Errors): the profiler refused its own set-up, which says
+            # nothing of the devices or the links the job runs on
+            kind="cann_profiler_error" if code.startswith("EK") else "hccl_error",
             line=no,
             message=message[:300],
             code=code,
@@ -3651,10 +3669,22 @@ def _hccl_errors(
             detected := [d for text in (line, *after) for d in _CONNECT_DETECTED_RE.finditer(text)]
         ):
             _detected_peers(ev, detected)
+        if code == "EI0005" and (mismatch := _ARGS_MISMATCH_RE.search(line)):
+            # the parameter that differs and its two values: what the ranks disagree on
+            ev.exception_type = (
+                f"parameter {mismatch.group('param')}: {mismatch.group('local')} on this rank, "
+                f"{mismatch.group('remote')} on a peer"
+            )
         if link := _search(_CREATE_LINK_RE, window):
             ev.rank = ev.rank if ev.rank is not None else int(link.group("rank"))
-            ev.remote_rank = int(link.group("drank"))
-            ev.ip, ev.remote_ip = link.group("ip") or None, link.group("dip")
+            ev.ip = link.group("ip") or None
+            if code != "EI0005":
+                # (EI0005's TraceBack lists the links whose set-up the mismatch stopped, each a
+                # peer of its own (HCCL's guide, hcclug_000051: the check runs as the links are
+                # set up, on the check frame the peer sent): no one of them is the code's peer,
+                # each is read as its own failed link)
+                ev.remote_rank = int(link.group("drank"))
+                ev.remote_ip = link.group("dip")
         # plog lines carry no launcher tag: a tagged rank's code may claim an untagged table
         owner = tagged if tagged in pending_link else None
         rows = pending_link.get(owner, [])
@@ -10787,6 +10817,49 @@ _OOM_RE = re.compile(
     r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
 )
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
+# the older message's figures (PyTorch c10/cuda/CUDACachingAllocator.cpp before 2.1: "(GPU N;
+# T total capacity; A already allocated; F free; R reserved in total by PyTorch)"; torch_npu's
+# NPUCachingAllocator the same with NPU): T and F are the device's, from the runtime's
+# memory query, A and R only what this process's caching allocator holds
+_OOM_FIGURES_RE = re.compile(
+    r"(?P<total>[\d.]{1,12} ?[KMGT]?i?B) total capacity; (?P<alloc>[\d.]{1,12} ?[KMGT]?i?B) "
+    r"already allocated;[^()\n]{0,200}?; (?P<reserved>[\d.]{1,12} ?[KMGT]?i?B) reserved in total"
+)
+OOM_HELD_OUTSIDE_FRACTION = 0.5
+"""Where more than this share of a device's memory is neither free nor reserved by the process
+that ran out, the rest is held outside that process's allocator."""
+# MindIE's log prefix, its process id second: "[2025-10-28 16:54:08.028+0800] [63522]
+# [281467997385056] [mindie-server] [ERROR] ..."
+_MINDIE_PREFIX_PID_RE = re.compile(
+    r"^\s*\[\d{4}-\d\d-\d\d [\d:.]{8,15}[+-]\d\d:?\d\d\] \[(?P<pid>\d{1,10})\] \[\d{1,20}\] "
+    r"\[(?:mindie-server|server|llm)\]"
+)
+_SIZE_UNITS_B = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _size_b(size: str) -> float:
+    """Bytes of a size as torch prints it ("60.97 GiB", "21.03 MiB")."""
+    m = re.match(r"([\d.]+) ?([KMGT]?)", size)
+    return float(m.group(1)) * _SIZE_UNITS_B[m.group(2)] if m else 0.0
+
+
+def _oom_held_outside(fig: re.Match[str], free: str) -> str:
+    """The figures of the older OOM message said, and, where most of the device is neither free
+    nor reserved by this process's allocator, that the rest is held outside it (another process
+    on the device, or memory this process took past its caching allocator)."""
+    said = f"; {fig.group('total')} total, {fig.group('alloc')} allocated by this process"
+    total_b, reserved_b = _size_b(fig.group("total")), _size_b(fig.group("reserved"))
+    outside_b = total_b - reserved_b - _size_b(free)
+    if total_b and outside_b > OOM_HELD_OUTSIDE_FRACTION * total_b:
+        said += (
+            f" ({fig.group('reserved')} reserved): the other {outside_b / 2**30:.2f} GiB is held "
+            "outside this process's allocator (another process on the device or one left from "
+            "an earlier run, which npu-smi info / nvidia-smi list, or what this process took "
+            "past the allocator)"
+        )
+    return said
+
+
 # The newer message's NVML list of the device's compute processes (CUDACachingAllocator.cpp
 # reportProcessMemoryInfo: "Process <pid> has <size> memory in use. " for each other process,
 # "Including non-PyTorch memory, this process has <size> memory in use. " for its own)
@@ -11070,6 +11143,8 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             )
         if free := _OOM_FREE_RE.search(line, m.end()):
             what += f", {free.group('free')} free"
+        if (fig := _OOM_FIGURES_RE.search(line, m.end())) and free:
+            what += _oom_held_outside(fig, free.group("free"))
         held = list(_OOM_PROCESS_RE.finditer(line, m.end()))
         # (only where NVML also listed this process: in a container the pid listed alone is
         # this one, seen from the host's pid namespace)
@@ -11079,7 +11154,9 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 f"pid {h.group('pid')} holds {h.group('size')}" for h in others
             )
             what += "".join(f", this process {h.group('size')}" for h in held if h.group("self"))
-        logged_pid = _logger_pid(line)
+        logged_pid = _logger_pid(line) or (
+            mp.group("pid") if (mp := _MINDIE_PREFIX_PID_RE.match(line)) else None
+        )
         report.events.append(
             LogEvent(
                 kind="device_oom",
@@ -25863,6 +25940,67 @@ def _mindie_code_meaning(m: re.Match[str]) -> str:
     if comp == "05" and sub in MINDIE_LLM_PARTS:
         return f"{name}'s {MINDIE_LLM_PARTS[sub]}, level E (error)"
     return f"{name}, level E (error)"
+
+
+# MindIE Server's daemon (llm_daemon.cpp) on a child process that exited, and its own stop:
+# "[time] [63475] [63477] [mindie-server] [ERROR] [llm_daemon.cpp:76] : [MIE04E010109] [daemon]
+# Daemon wait pid with 63522 exit, Please check the service log or python log." then "Daemon is
+# killing..." (the log's own words; MIE04 is MindIE Server's component, level E, in MindIE's error
+# code reference, "Usage Instruction")
+_MINDIE_DAEMON_EXIT_RE = re.compile(
+    r"(?:\[(?P<code>MIE04E[0-9A-F]{6})\] \[daemon\] )?Daemon wait pid with (?P<pid>\d{1,10}) exit\b"
+)
+_MINDIE_DAEMON_KILLING_RE = re.compile(r"^\s*Daemon is killing\b")
+
+
+def _mindie_daemon_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``mindie_error`` for MindIE Server's daemon seeing its worker processes exit (each
+    pid and line, the failure read for that pid named beside it) and stopping the service
+    ("Daemon is killing..."): the service is down, not only a worker."""
+    exits = [
+        (no, d)
+        for no, t, _ in lines
+        if "Daemon wait pid" in t and (d := _MINDIE_DAEMON_EXIT_RE.search(t))
+    ]
+    if not exits:
+        return
+    killed = next((no for no, t, _ in lines if _MINDIE_DAEMON_KILLING_RE.match(t)), None)
+    by_pid = {str(e.pid): e for e in report.events if e.pid is not None}
+    said = []
+    for no, d in exits:
+        failed = by_pid.get(d.group("pid"))
+        said.append(
+            f"pid {d.group('pid')} (line {no}"
+            + (
+                f"; its failure on line {failed.line}"
+                + (f", device {failed.device}" if failed.device is not None else "")
+                if failed is not None
+                else ""
+            )
+            + ")"
+        )
+    first_no, first = exits[0]
+    code = first.group("code") or "MIE04E010109"
+    report.events.append(
+        LogEvent(
+            kind="mindie_error",
+            line=first_no,
+            message=first.string[first.start() :].strip()[:300],
+            code=code,
+            rank=next((r for no, _, r in lines if no == first_no), None),
+            library="MindIE Server",
+            repeated_lines=[no for no, _ in exits[1:]] or None,
+            exception_type=(
+                f"{code}: MindIE Server's daemon saw {len(exits)} worker process(es) exit: "
+                + ", ".join(said)
+                + (
+                    f"; then it stopped the service ('Daemon is killing...', line {killed})"
+                    if killed is not None
+                    else ""
+                )
+            )[:600],
+        )
+    )
 
 
 def _mindie_coded_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
