@@ -5113,6 +5113,8 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
             masks.setdefault("; ".join(said_masks), []).append(gpu)
         if (pending := _mig_pending_said(gpu)) is not None:
             notes.append(pending)
+        if gpu.pcie_width_low:
+            notes += _smi_link_idle(gpu)
     for reading, alike in masks.items():
         # (GPUs whose masks read alike, every GPU of a node's supported mask: one note)
         named = [
@@ -5135,6 +5137,29 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 
 _MASK_KINDS = {"active": "in force", "supported": "it can report"}
+
+
+def _smi_link_idle(gpu: nvidia_smi.SmiGpu) -> list[ParseWarning]:
+    """A ``--query-gpu`` row whose link runs on fewer lanes than its max (pcie_width_low, judged
+    by evidence-gpu-pcie-width-low as -q's Link Width is) while its generation is also below
+    its max: nvidia-smi's --help-query-gpu says the current figures "may be reduced when the GPU
+    is not in use", so the row may show an idle link; said beside the warning. NVML's max is
+    already what the GPU and its slot allow together (nvmlDeviceGetMaxPcieLinkWidth: "a device
+    with a 16x PCIe bus width attached to a 8x PCIe system bus ... will report a max link width
+    of 8"), so a row at its full generation and fewer lanes is a link that trained narrow."""
+    lanes, gen = gpu.pcie_width_lanes, gpu.pcie_gen
+    if not ("Current" in gen and "Max" in gen and gen["Current"] < gen["Max"]):
+        return []
+    return [
+        ParseWarning(
+            line=gpu.line,
+            message=f"nvidia-smi --query-gpu: GPU {gpu.gpu}: x{lanes.get('Current')} of "
+            f"x{lanes['Max']} lanes at Gen{gen['Current']} of Gen{gen['Max']}: the link may be "
+            "idling (nvidia-smi: the current figures 'may be reduced when the GPU is not in "
+            "use'); read it again under load",
+            skipped=False,
+        )
+    ]
 
 
 def _mig_pending_said(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:

@@ -277,6 +277,9 @@ class Table:
     avg_busbw_gbytes_s: float | None = None
     """The footer's ``# Avg bus bandwidth`` (GB/s); None when the log was cut before it."""
     out_of_bounds: int | None = None
+    footer_failed: bool = False
+    """True when the footer said FAILED: its out-of-bounds count (wrong values) or its average
+    against NCCL_TESTS_MIN_BW (src/util.cu writeResultFooter)."""
     complete: bool = False
     """True when the footer was seen: the run finished every size it was asked for."""
     footer_left_out: bool = False
@@ -530,6 +533,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             run_devices.clear()
 
     test_failures: list[tuple[int, str | None, str | None, str]] = []  # TESTCHECK's lines
+    versioned_lines: list[int] = []  # the lines of nccl-tests' own "# nccl-tests version" header
     checks: list[tuple[int, str]] = []  # CUDACHECK's / NCCLCHECK's lines, in words
     next_text: dict[int, str] = {}  # each line's next line that is not blank
     following = ""
@@ -551,6 +555,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     + _ordinal_cause(m_ck["what"], params),
                 )
             )
+        if "nccl-tests version " in stripped:
+            versioned_lines.append(no)
         if "Test failure" in stripped and (m_tf := _TEST_FAILURE_RE.match(stripped)):
             test_failures.append(
                 (no, m_tf.group("host") or m_tf.group("host2"), m_tf.group("pid"), m_tf["where"])
@@ -750,6 +756,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         if m_avg:
             current.avg_busbw_gbytes_s = _num(m_avg.group(1))
             current.complete = True
+            current.footer_failed |= stripped.endswith("FAILED")
             continue
         if not current.complete and current.rows and _CONCLUDED_RE.match(stripped):
             # the run's last line (nccl-tests prints it right after the average): the run ended;
@@ -759,6 +766,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         m_oob = _OOB_RE.match(stripped)
         if m_oob:
             current.out_of_bounds = int(m_oob.group(1))
+            current.footer_failed |= m_oob.group(2) == "FAILED"
             # mscclpp-test's last line of a run (nccl-tests prints its footer after it)
             current.complete = current.mscclpp
             continue
@@ -864,6 +872,23 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             # the run finished (its footer is there) and its rows were left out of the copy
             _footer_only(asked, orphan_footer)
             warnings.append(_rows_left_out_note(orphan_footer[True][0]))
+        elif stops := [
+            no
+            for no in [*(f[0] for f in test_failures), *(c[0] for c in checks)]
+            if no > params_line
+        ]:
+            # the run's own failure lines follow its header line (CUDACHECK / NCCLCHECK /
+            # TESTCHECK, src/common.h): it stopped there, before its first size, and the copy
+            # holds the whole of it; nothing is left unread
+            warnings.append(
+                ParseWarning(
+                    line=params_line,
+                    message="the run stopped before its first size: "
+                    f"{_no_table_progress(params, reduced)}; its failure follows its header line "
+                    f"(line {min(stops)})",
+                    skipped=False,
+                )
+            )
         else:
             warnings.append(ParseWarning(line=params_line, message=_no_table(params, reduced)))
         tables, asked_only, params = [*unstarted, asked], True, None
@@ -979,7 +1004,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         _time_unit(t, warnings)
     if test_failures:
         launcher = _launcher_exit(lines, after=test_failures[-1][0])
-        tables = _attach_failures(tables, test_failures, launcher, op, checks)
+        tables = _attach_failures(tables, test_failures, launcher, op, checks, versioned_lines)
     if op is None:
         _name_tables(tables, mentions)
         for t in tables:
@@ -1004,6 +1029,18 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
                     message="rows with no '#  size  count  type ...' header above them: read by "
                     "nccl-tests' own layout (size count type [redop] [root], then out-of-place "
                     "and in-place time algbw busbw, then #wrong or error)",
+                )
+            )
+        if t.rows and t.complete and t.failed_on:
+            # (given it by _attach_failures: the lines under its FAILED footer)
+            warnings.append(
+                ParseWarning(
+                    line=t.failed_line,
+                    message=f"the run's own failure return: {t.failure()}, under its footer "
+                    "that said FAILED; nccl-tests (2.17.3 on) returns testNumResults from run() "
+                    "after such a footer and main()'s TESTCHECK prints these lines "
+                    "(src/common.cu)",
+                    skipped=False,
                 )
             )
         if not t.rows and (t.stopped_in is not None or t.header_line == t.failed_line):
@@ -1374,21 +1411,27 @@ _REMOTE_LAUNCH_RE = re.compile(
 command line: processes were started on several hosts."""
 
 
+def _no_table_progress(params: re.Match[str], reduced: int | None = None) -> str:
+    """The sizes a run asked for, none of them done (its header line's)."""
+    asked = Table(op="unknown", header_line=0)
+    _asked(asked, params, reduced)
+    return asked.progress()
+
+
 def _no_table(
     params: re.Match[str], reduced: int | None = None, next_run: int | None = None
 ) -> str:
     """What a log whose header line came and whose table never did says: the run hung or died
     before its first size, or the copy ends there (or, ``next_run``, another run's header line
     came first); ``reduced``: the maxBytes the run said it kept for memory."""
-    asked = Table(op="unknown", header_line=0)
-    _asked(asked, params, reduced)
+    progress = _no_table_progress(params, reduced)
     if next_run is not None:
         return (
-            f"the run stopped before its first size: {asked.progress()}; the next run's header "
+            f"the run stopped before its first size: {progress}; the next run's header "
             f"line (line {next_run}) comes before any results table of this one"
         )
     return (
-        f"the log ends before its first size: {asked.progress()}; no results table "
+        f"the log ends before its first size: {progress}; no results table "
         "follows its header line (the run stopped there, or the copy was cut)"
     )
 
@@ -1503,13 +1546,19 @@ def _attach_failures(
     launcher: str | None,
     op: str | None,
     checks: list[tuple[int, str]] | None = None,
+    versioned_lines: list[int] | None = None,
 ) -> list[Table]:
     """nccl-tests' TESTCHECK lines (and the launcher's exit after them) given to the run they
     ended: the last run above them that did not finish, or, after a finished run's footer (or
     above every run), another run whose header and rows the copy does not hold. nccl-tests
     prints a run's footer only once every rank's thread returned success (src/common.cu, run():
     TESTCHECK on each thread's result, then "# Out of bounds values" and "# Avg bus
-    bandwidth")."""
+    bandwidth"). The one exception: from 2.17.3 on, run() returns testNumResults after a footer
+    that said FAILED (``if (errors[0] || bw[0] < check_avg_bw*(0.9)) return testNumResults``)
+    and main()'s TESTCHECK(result) prints " .. HOST pid PID: Test failure common.cu:LINE" under
+    that footer: the run's own failure return. Releases before it exit(EXIT_FAILURE) there with
+    no such line, so only a run whose header prints "# nccl-tests version" (2.17.4 on) is given
+    the lines after its FAILED footer."""
     # the failures under each table (those above every table: a copy that starts inside a run
     # it does not show, given to none)
     under: dict[int, list[tuple[int, str | None, str | None, str]]] = {}
@@ -1520,7 +1569,13 @@ def _attach_failures(
     added: list[Table] = []
     for at, theirs in under.items():
         owner = tables[at]
-        if owner.complete:
+        upper = tables[at + 1].header_line if at + 1 < len(tables) else theirs[0][0]
+        own_return = owner.footer_failed and any(
+            # (its version line: above its header, after the table before it)
+            (tables[at - 1].header_line if at else 0) < no < upper
+            for no in versioned_lines or []
+        )
+        if owner.complete and not own_return:
             owner = Table(op=op or "unknown", header_line=theirs[0][0])
             added.append(owner)
         by_process: dict[tuple[str | None, str | None], list[str]] = {}

@@ -2245,6 +2245,15 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
                       ("remapped_rows.failure", "remap_failed")):  # fmt: skip
         if values.get(key) in ("Yes", "No"):
             setattr(gpu, attr, values[key] == "Yes")
+    for kind, into in (("gen", gpu.pcie_gen), ("width", gpu.pcie_width_lanes)):
+        # the link's figures as -q's GPU Link Info prints them (--help-query-gpu:
+        # pcie.link.{gen,width}.current, and .max "possible with this GPU and system
+        # configuration"); nounits or not, each is a bare number
+        for key, said in (("Current", "current"), ("Max", "max")):
+            if (number := values.get(f"pcie.link.{kind}.{said}", "").strip()).isdigit():
+                into[key] = int(number)
+    width = gpu.pcie_width_lanes
+    gpu.pcie_width_low = "Max" in width and width.get("Current", width["Max"]) < width["Max"]
     gpu.throttled = throttle_reasons(values)
     gpu.clock_reasons = {
         key: names
