@@ -1298,6 +1298,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [event(kind="duplicate_gpu", rank=2, host="qgpu2008",
                                   exception_type="ranks 0, 2 of communicator 0x26b3 on qgpu2008 share the GPU at bus 31000")]},
      {"evidence.failures": [event(kind="duplicate_rank", rank=2)]}, {}),
+    ("evidence-ucx-perftest-warn", "nccl",
+     {"evidence.failures": [event(kind="ucx_perftest_warn", library="ucx", host="node223",
+                                  message="ucx_perftest ucp_am_bw to 10.16.26.222",
+                                  exception_type="ib_mlx5.h:962: mlx5dv_devx_obj_destroy(flush_dvmr) failed: Invalid argument")]},
+     # a UCX error is evidence-ucx-error's, not this warning
+     {"evidence.failures": [event(kind="ucx_error", library="ucx")]}, {}),
     ("evidence-pcie-acs-redirect", "nccl",
      {"evidence.failures": [event(kind="pcie_acs_redirect", library="lspci",
                                   exception_type="a device (its lspci heading is not in the copy): ACS ReqRedir+ CmpltRedir+")]},

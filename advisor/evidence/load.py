@@ -8998,7 +8998,20 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 f"{len(run.interval_bps)} interval(s) of {_bitrate(low)}"
                 + (f" to {_bitrate(high)}" if high != low else "")
                 + (
-                    f" ({run.interval_retransmits} TCP retransmits in them)"
+                    f" ({run.interval_retransmits} TCP retransmits in them"
+                    + (
+                        f", {100 * share:.2g} % of its segments"
+                        + (f" of {run.mss_bytes} bytes (its MSS)" if run.mss_bytes else "")
+                        + (
+                            f": under the {100 * iperf.UNSTEADY_RETRANSMIT_SHARE:g} % from "
+                            "which losses are judged (evidence-iperf3-retransmits-heavy)"
+                            if share <= iperf.UNSTEADY_RETRANSMIT_SHARE
+                            else ""
+                        )
+                        if (share := iperf.loss_share(run)) is not None
+                        else ""
+                    )
+                    + ")"
                     if run.retransmits is None and run.interval_retransmits is not None
                     else ""
                 )
@@ -9077,9 +9090,7 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     line=run.retransmits_line or run.line,
                     message=f"{who}{path}"[:300],
                     library=tool,
-                    exception_type=f"{run.retransmits} TCP retransmits in {run.seconds:g} s "
-                    f"at {_bitrate(run.sender_bps or 0)}: at least {100 * share:.2g} % of its "
-                    "segments",
+                    exception_type=_retransmits_said(run, share),
                 ),
             )
         elif (share := iperf.unsteady_loss_share(run)) is not None and (
@@ -9094,9 +9105,8 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                     line=run.retransmits_line or run.line,
                     message=f"{who}{path}"[:300],
                     library=tool,
-                    exception_type=f"{run.retransmits} TCP retransmits in {run.seconds:g} s "
-                    f"at {_bitrate(run.sender_bps or 0)}: at least {100 * share:.2g} % of its "
-                    f"segments, while its intervals fell to {_bitrate(span[0])} against "
+                    exception_type=_retransmits_said(run, share)
+                    + f", while its intervals fell to {_bitrate(span[0])} against "
                     f"{_bitrate(span[1])}",
                 ),
             )
@@ -9570,6 +9580,56 @@ def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     ]
 
 
+def _retransmits_said(run: iperf.Iperf3Run, share: float) -> str:
+    """A ``tcp_retransmits_heavy`` event's text: the retransmits, over what time and rate, and
+    their share of the segments (the summary's, or the intervals' where the copy has none)."""
+    retransmits, seconds, bps = iperf.retransmit_figures(run) or (0, 0.0, 0.0)
+    return (
+        f"{retransmits} TCP retransmits in {seconds:g} s at {_bitrate(bps)}"
+        + (" (the intervals': the copy ends before the summary)" if run.retransmits is None else "")
+        + f": at least {100 * share:.2g} % of its segments"
+    )
+
+
+def _buffer_losses_said(i: netif.Interface, source: str, out: EvidenceFacts) -> str:
+    """What iproute2's ``-s -s`` counters of packets lost for want of buffers say against the
+    packets received: a ``nic_rx_discards`` where past ``RX_DISCARD_MIN`` and
+    ``RX_DISCARD_SHARE`` (as ethtool's rx_discards_phy), else their share said in the note."""
+    # Linux include/uapi/linux/if_link.h rtnl_link_stats64: rx_missed_errors counts packets the
+    # device dropped for lack of buffer space (the host not keeping up with the receive rate),
+    # rx_over_errors (iproute2's "overrun") packets that did not fit the buffers the host
+    # provided, rx_fifo_errors the same used interchangeably; drivers may set them from one
+    # register (mlx4_en sets all three from RdropOvflw), so the largest is the count, not their
+    # sum. rx_packets counts what reached the host, so the missed are added to weigh them.
+    counters = {k: i.errors[k] for k in ("rx_missed", "rx_overrun", "rx_fifo") if i.errors.get(k)}
+    if not counters or not i.rx_packets:
+        return ""
+    counter, lost = max(counters.items(), key=lambda kv: kv[1])
+    share = lost / (i.rx_packets + lost)
+    others = ", ".join(f"{k} {v}" for k, v in counters.items() if k != counter)
+    if lost >= RX_DISCARD_MIN and share >= RX_DISCARD_SHARE:
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nic_rx_discards",
+                line=i.error_lines.get(counter, i.line),
+                message=f"{counter} {lost} of {i.rx_packets} packets received"
+                + (f" ({others})" if others else ""),
+                host=i.host,
+                library="ip",
+                exception_type=f"{i.name}: the interface lost {100 * share:.2g} % of the "
+                "packets that came to it for want of receive buffers since it came up (the host "
+                "did not take them in as fast as they came)",
+            ),
+        )
+        return ""
+    return (
+        f" ({counter} {100 * share:.2g} % of the {i.rx_packets} packets received: under the "
+        f"{100 * RX_DISCARD_SHARE:g} % at which a port's losses for want of buffers are warned)"
+    )
+
+
 def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ip link / ip addr / ifconfig: a note of the interfaces (state, link, MTU, addresses);
     an interface that is up with no carrier is a ``link_carrier_lost`` failure (a virtual one's,
@@ -9612,7 +9672,12 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
             + (f"; {', '.join(i.addresses[:3])}" if i.addresses else "")
         )
         if lost := {k: v for k, v in i.errors.items() if v}:
-            counted.append(f"{i.name} " + ", ".join(f"{k} {v}" for k, v in lost.items()))
+            counted.append(
+                (f"{i.host}: " if i.host else "")
+                + f"{i.name} "
+                + ", ".join(f"{k} {v}" for k, v in lost.items())
+                + _buffer_losses_said(i, source, out)
+            )
         if i.no_carrier and not i.virtual:
             _add_failure(
                 out,
@@ -9837,6 +9902,55 @@ def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 skipped=False,
             )
         )
+    for r in found.ucx_runs:
+        if found.ucx and not r.warnings:
+            continue  # (its Final row's note says the run)
+        test = f"ucx_perftest {r.test or '(test not shown)'}" + (
+            f" to {r.server}" if r.server else ""
+        )
+        said = test + (f" on {r.host}" if r.host else "")
+        # (a table heading with no row under it: the copy ends, or the run stopped, before
+        # its first report; no bandwidth is said)
+        rowless = not found.ucx and r.table_line is not None
+        notes.append(
+            ParseWarning(
+                line=r.line,
+                message=f"{said}: "
+                + (
+                    f"its table heading (line {r.table_line}) and no result row in the copy "
+                    "(cut, or the run stopped before its first report): no bandwidth measured"
+                    if rowless
+                    else "results as its Final row says"
+                    if found.ucx
+                    else "no table in the copy"
+                )
+                + (
+                    f"; {len(r.warnings)} UCX warning(s): "
+                    + "; ".join(f"{w.message} (line {w.line})" for w in r.warnings[:4])
+                    if r.warnings
+                    else ""
+                ),
+                skipped=rowless,
+            )
+        )
+        for w in r.warnings:
+            # UCX's WARN level (ucs/debug/log.c): something went wrong that UCX carried on past;
+            # perftest.c's own "CPU affinity is not set ... Performance may be impacted" and
+            # the mlx5 transport's failed devx calls (UCX PR 8213 logs a failed
+            # mlx5dv_devx_obj_destroy as a warning, not an error) among them
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="ucx_perftest_warn",
+                    line=w.line,
+                    message=test,  # (the host is the item's own)
+                    host=w.host,
+                    library="ucx",
+                    exception_type=f"{w.where}: {w.message}"
+                    + (f" ({w.count} times)" if w.count > 1 else ""),
+                ),
+            )
     for q in found.qperf:
         said = (
             f"qperf {q.test}"

@@ -108,6 +108,11 @@ UNSTEADY_RATIO = 0.6
 interval, TCP's slow start, is left out)."""
 
 
+# iperf3 -V's test header (src/iperf_api.c on_connect: "      TCP MSS: %d (default)" where no
+# -M was given, the control socket's TCP_MAXSEG; "      TCP MSS: %d" where one was)
+_MSS_RE = re.compile(r"^TCP MSS: (?P<mss>\d{1,6})\b")
+
+
 @dataclass(kw_only=True)
 class Iperf3Run:
     line: int
@@ -129,6 +134,8 @@ class Iperf3Run:
     interval_retransmits: int | None = None
     """The intervals' Retr column summed (the client's, where the copy has no summary)."""
     seconds: float | None = None
+    mss_bytes: int | None = None
+    """The TCP MSS the verbose client printed ("TCP MSS: 1324 (default)"), where it did."""
     cut: bool = False
     """The copy ends before the summary's sender and receiver lines."""
     server_zero_sender: bool = False
@@ -210,8 +217,12 @@ def parse(text: str) -> list[Iperf3Run]:
             in_summary, ids = False, set()
         return run
 
+    mss: int | None = None
     for no, line, _ in numbered_lines(text):
         body = line.strip()
+        if body.startswith("TCP MSS: ") and (k := _MSS_RE.match(body)) is not None:
+            mss = int(k.group("mss"))
+            continue
         if "iperf" in body and ("-c" in body or "--client" in body):
             words = body.split()
             at = next((i for i, w in enumerate(words) if w in ("-c", "--client")), None)
@@ -339,6 +350,7 @@ def parse(text: str) -> list[Iperf3Run]:
             r.local = r.local or m.group("local")
             r.remote = r.remote or m.group("remote")
             r.remote_port = r.remote_port or int(m.group("rport"))
+            r.mss_bytes = r.mss_bytes or mss
             r.streams += 1
             continue
         if _SEPARATOR_RE.match(body):
@@ -489,19 +501,42 @@ stream's rate <= MSS / RTT * 1.22 / sqrt(p)), a loss rate p of 0.5 % caps one st
 17 segments a round trip, some 200 Mbit/s at a 1 ms round trip, far under a cluster's link."""
 SEGMENT_BYTES = 1448
 """The TCP payload of a 1500-byte Ethernet frame (less the IP and TCP headers with timestamps):
-iperf3's text does not print the MSS, and a larger MTU carries the bytes in fewer segments, so
-the share counted with this one is the least it can be."""
+iperf3's text prints the MSS only under -V (``Iperf3Run.mss_bytes``), and a larger MTU carries
+the bytes in fewer segments, so the share counted with this one is the least it can be."""
+
+
+def retransmit_figures(run: Iperf3Run) -> tuple[int, float, float] | None:
+    """The TCP retransmits, seconds and bits a second a test's share of losses is weighed on:
+    the sender summary's, or, where the copy ends before it, the intervals' (their Retr column
+    summed over their time at their mean rate); None for UDP or where none is printed."""
+    if run.udp:
+        return None
+    if run.retransmits and run.sender_bps and run.seconds:
+        return run.retransmits, run.seconds, run.sender_bps
+    # (a connection whose intervals stalled: its retransmits are the stall's, ``stalled``)
+    if run.retransmits is None and run.interval_retransmits and stalled(run) is None:
+        seconds = sum(run.interval_s)
+        sent_bits = sum(b * s for b, s in zip(run.interval_bps, run.interval_s, strict=False))
+        if seconds > 0 and sent_bits > 0:
+            return run.interval_retransmits, seconds, sent_bits / seconds
+    return None
+
+
+def loss_share(run: Iperf3Run) -> float | None:
+    """The share of the sender's segments TCP retransmitted (``retransmit_figures``' bytes in
+    segments of the MSS the verbose client printed, else ``SEGMENT_BYTES``); None where the
+    copy gives no retransmit count."""
+    if (figures := retransmit_figures(run)) is None:
+        return None
+    retransmits, seconds, bps = figures
+    return retransmits / (bps * seconds / 8 / (run.mss_bytes or SEGMENT_BYTES))
 
 
 def retransmit_share(run: Iperf3Run) -> float | None:
-    """The share of the sender's segments that TCP retransmitted (the summary's Retr against
-    its bytes in ``SEGMENT_BYTES`` segments), where it is over ``RETRANSMIT_SHARE``; None
-    otherwise, or where the copy holds no sender summary with a Retr figure."""
-    if not run.retransmits or not run.sender_bps or not run.seconds or run.udp:
-        return None
-    segments = run.sender_bps * run.seconds / 8 / SEGMENT_BYTES
-    share = run.retransmits / segments
-    return share if share > RETRANSMIT_SHARE else None
+    """The share of the sender's segments that TCP retransmitted (``loss_share``), where it is
+    over ``RETRANSMIT_SHARE``; None otherwise, or where the copy holds no Retr figure."""
+    share = loss_share(run)
+    return share if share is not None and share > RETRANSMIT_SHARE else None
 
 
 UNSTEADY_RETRANSMIT_SHARE = 0.001
@@ -517,10 +552,8 @@ def unsteady_loss_share(run: Iperf3Run) -> float | None:
     ``UNSTEADY_RETRANSMIT_SHARE`` and the intervals were unsteady (``unsteady``): losses that
     took the rate down while the test ran. None otherwise (or over ``RETRANSMIT_SHARE``, which
     ``retransmit_share`` says whatever the intervals)."""
-    if not run.retransmits or not run.sender_bps or not run.seconds or run.udp:
-        return None
-    share = run.retransmits / (run.sender_bps * run.seconds / 8 / SEGMENT_BYTES)
-    if share <= UNSTEADY_RETRANSMIT_SHARE or share > RETRANSMIT_SHARE:
+    share = loss_share(run)
+    if share is None or share <= UNSTEADY_RETRANSMIT_SHARE or share > RETRANSMIT_SHARE:
         return None
     return share if unsteady(run) is not None else None
 

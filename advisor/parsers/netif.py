@@ -110,9 +110,26 @@ _BEFORE_STATUS_RE = re.compile(r"(?<!\s)\s+status:")
 # net-tools: "RX errors 0  dropped 0  overruns 0  frame 0" / old "RX packets:1 errors:0 dropped:0"
 _TOOL_COUNTERS_RE = re.compile(r"^\s*(?P<dir>RX|TX)\b(?P<rest>.*\berrors\b.*)$")
 _COUNTER_RE = re.compile(r"\b(?P<what>errors|dropped):?\s*(?P<n>\d+)")
-# iproute2 -s: a heading row then the figures under it
+# iproute2 -s: a heading row then the figures under it; -s -s adds "RX errors: length crc
+# frame fifo missed" and "TX errors: aborted fifo window heartbeat" rows (ip/ipaddress.c
+# print_link_stats64; newer iproute2 prints "missed" in the first row and "overrun" in the
+# second, so each figure is taken by its heading's word)
 _STATS_HEAD_RE = re.compile(
     r"^\s*(?P<dir>RX|TX):\s+(?P<cols>bytes\s+packets\s+errors\s+dropped.*)$"
+    r"|^\s*(?P<dir2>RX|TX) errors:(?P<cols2>(?:[ \t]+[a-z]+){1,10})[ \t]*$"
+)
+# the rows' words that count packets lost or in error (bytes, packets, mcast and compressed
+# count what went through: not kept as errors). Linux include/uapi/linux/if_link.h
+# rtnl_link_stats64: rx_missed_errors, packets the device dropped for lack of buffer space (the
+# host not keeping up); rx_over_errors ("overrun"), the receive ring's overflow; rx_fifo_errors
+_STATS_ERROR_WORDS = frozenset(
+    ("errors", "dropped", "overrun", "missed", "length", "crc", "frame", "fifo", "carrier",
+     "collsns", "aborted", "window", "heartbeat", "transns", "nohandler", "otherhost")
+)  # fmt: skip
+# a header that a page wrapped: "6: eth4: <...> mtu 1500 qdisc mq " then, unindented, "state UP
+# qlen 1000" (the rest of iproute2's header line)
+_WRAPPED_HEAD_REST_RE = re.compile(
+    r"^(?:state (?P<state>[A-Z]+)\b|qlen \d+|group \S+|mode \S+|link-netnsid \d+)"
 )
 
 
@@ -138,7 +155,12 @@ class Interface:
     reason: str | None = None
     """What FreeBSD's driver put after its status (``FEC sync loss``)."""
     errors: dict[str, int] = field(default_factory=dict)
-    """``rx_errors``, ``rx_dropped``, ``tx_errors``, ``tx_dropped`` where printed."""
+    """``rx_errors``, ``rx_dropped``, ``tx_errors``, ``tx_dropped`` where printed; iproute2's
+    ``-s -s`` rows add ``rx_overrun``, ``rx_missed``, ``rx_crc`` ... (by their heading's word)."""
+    rx_packets: int | None = None
+    """iproute2 ``-s``'s RX packets, where printed."""
+    error_lines: dict[str, int] = field(default_factory=dict)
+    """The line each counter of ``errors`` was read from (iproute2's figures row)."""
 
     @property
     def admin_up(self) -> bool | None:
@@ -221,6 +243,7 @@ def parse(text: str) -> list[Interface]:
     found: list[Interface] = []
     current: Interface | None = None
     stats_dir: str | None = None
+    stats_cols: list[str] = []
     host: str | None = None
     for no, line in _flattened(text):
         if p := MARKED_PROMPT_HOST_RE.match(line):
@@ -237,9 +260,15 @@ def parse(text: str) -> list[Interface]:
                 and current is not None
             ):
                 # bytes packets errors dropped ... (heading order)
-                if len(figures) >= 4:
-                    current.errors[f"{stats_dir}_errors"] = int(figures[2])
-                    current.errors[f"{stats_dir}_dropped"] = int(figures[3])
+                for word, figure in zip(stats_cols, figures, strict=False):
+                    # (-s's errors and dropped always; -s -s's detail where not 0)
+                    if word in ("errors", "dropped") or (
+                        word in _STATS_ERROR_WORDS and int(figure)
+                    ):
+                        current.errors[f"{stats_dir}_{word}"] = int(figure)
+                        current.error_lines[f"{stats_dir}_{word}"] = no
+                    elif word == "packets" and stats_dir == "rx":
+                        current.rx_packets = int(figure)
                 stats_dir = None
                 continue
             stats_dir = None
@@ -302,11 +331,20 @@ def parse(text: str) -> list[Interface]:
             if not line.strip() and current is not None and current.tool != "ip":
                 current = None
             continue
+        if (
+            not line[:1].isspace()
+            and current.tool == "ip"
+            and no == current.line + 1
+            and (w := _WRAPPED_HEAD_REST_RE.match(line)) is not None
+        ):
+            current.operstate = current.operstate or w.group("state")
+            continue
         if not line[:1].isspace() and current.tool == "ip":
             current = None  # an unindented line of something else ends iproute2's block
             continue
         if (s := _STATS_HEAD_RE.match(line)) is not None:
-            stats_dir = s.group("dir").lower()
+            stats_dir = (s.group("dir") or s.group("dir2")).lower()
+            stats_cols = (s.group("cols") or s.group("cols2")).split()
             continue
         if (k := _LINK_RE.match(line)) is not None:
             current.link_type, current.mac = k.group("type"), k.group("mac") or current.mac

@@ -36,6 +36,9 @@ SIGNATURE = (
     r"^[ \t]*local address:[ \t]+LID 0x[0-9a-fA-F]+, QPN 0x[0-9a-fA-F]+, PSN 0x[0-9a-fA-F]+"
     r"|^\d+ bytes in [\d.]+ seconds = [\d.]+ Mbit/sec[ \t]*$"
     r"|^Final:[ \t]+\d+[ \t]+[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+"
+    # ucx_perftest's table heading (src/tools/perf/perftest.c print_header: "|  ...  |
+    # overhead (usec) | bandwidth (MB/s) | message rate (msg/s) |"): a run cut before its rows
+    r"|^\|[ \t|]{0,80}(?:overhead|latency) \(usec\)[ \t]{0,40}\|[ \t]{0,20}bandwidth \("
     # qperf: a test's name line (its own names, src/qperf.c Tests[]), then a result line
     # ("    bw  =  2.89 GB/sec") or the error that ended the client
     rf"|^[ \t]*{QPERF_TEST}:[ \t]*\r?\n"
@@ -79,6 +82,18 @@ _SETUP_ERROR_RE = re.compile(
 )
 _UCX_HEAD_RE = re.compile(r"bandwidth \(MB/s\)")
 _UCX_TEST_RE = re.compile(r"^=+\s*(?P<test>\w+)\s*=+\s*$")
+# ucx_perftest's table heading (as SIGNATURE) and the client's command: "ucx_perftest
+# 10.16.26.222 -t ucp_am_bw -s 1048576 -n 50000" (the server's address the first bare word)
+_UCX_TABLE_RE = re.compile(
+    r"^\|[ \t|]{0,80}(?:overhead|latency) \(usec\)[ \t]{0,40}\|[ \t]{0,20}bandwidth \("
+)
+_UCX_COMMAND_RE = re.compile(r"\bucx_perftest\b(?P<args>[^\n]{0,400})")
+# UCX's logger at level WARN (ucs/debug/log.c: "[time] [host:pid:thread] file:line UCX WARN
+# message"; the file a .c or a .h, as ib_mlx5.h's inline devx wrappers log from the header)
+_UCX_WARN_RE = re.compile(
+    r"\[\d+\.\d+\]\s+\[(?P<host>[\w.-]+):(?P<pid>\d+)\s*:\d+\]\s+(?P<where>[\w.-]+\.[ch]:\d+)\s+"
+    r"UCX\s+WARN\s+(?P<msg>\S[^\n]{0,400}?)\s*$"
+)
 _UCX_FINAL_RE = re.compile(
     r"^Final:\s+(?P<iters>\d+)\s+(?P<pct>[\d.]+)\s+(?P<lat_avg>[\d.]+)\s+(?P<lat_all>[\d.]+)\s+"
     r"(?P<bw_avg>[\d.]+)\s+(?P<bw_all>[\d.]+)\s+(?P<rate_avg>[\d.]+)\s+(?P<rate_all>[\d.]+)"
@@ -236,9 +251,35 @@ class UcxResult:
 
 
 @dataclass(kw_only=True)
+class UcxWarning:
+    line: int
+    host: str
+    where: str
+    """UCX's source file and line (``perftest.c:801``, ``ib_mlx5.h:962``)."""
+    message: str
+    count: int = 1
+    """How many lines of the copy logged the same message (the first one's line kept)."""
+
+
+@dataclass(kw_only=True)
+class UcxRun:
+    """A ucx_perftest run as its copy shows it, whatever rows it reached."""
+
+    line: int
+    test: str = ""
+    server: str | None = None
+    """The server's address the client named (None: the server's side, or no command shown)."""
+    host: str | None = None
+    table_line: int | None = None
+    warnings: list[UcxWarning] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
 class PointToPoint:
     pingpongs: list[PingPong] = field(default_factory=list)
     ucx: list[UcxResult] = field(default_factory=list)
+    ucx_runs: list[UcxRun] = field(default_factory=list)
+    """ucx_perftest runs by their command, table heading and UCX WARN lines."""
     qperf: list[QperfRun] = field(default_factory=list)
 
 
@@ -277,6 +318,32 @@ def parse(text: str) -> PointToPoint:
             run.hang = True
         elif t := _UCX_TEST_RE.match(line):
             test = t.group("test")
+        elif "ucx_perftest" in line and (c := _UCX_COMMAND_RE.search(line)):
+            ucx_run = _ucx_command(no, c.group("args"))
+            if p := MARKED_PROMPT_HOST_RE.match(line):
+                ucx_run.host = p.group("host")
+            found.ucx_runs.append(ucx_run)
+        elif _UCX_TABLE_RE.match(line):
+            if not found.ucx_runs or found.ucx_runs[-1].table_line is not None:
+                found.ucx_runs.append(UcxRun(line=no))
+            found.ucx_runs[-1].table_line = no
+        elif "WARN" in line and (w := _UCX_WARN_RE.search(line)):
+            if not found.ucx_runs:
+                found.ucx_runs.append(UcxRun(line=no))
+            ucx_run = found.ucx_runs[-1]
+            ucx_run.host = ucx_run.host or w.group("host")
+            same = [u for u in ucx_run.warnings if u.message == w.group("msg")]
+            if same:
+                same[0].count += 1
+            else:
+                ucx_run.warnings.append(
+                    UcxWarning(
+                        line=no,
+                        host=w.group("host"),
+                        where=w.group("where"),
+                        message=w.group("msg"),
+                    )
+                )
         elif f := _UCX_FINAL_RE.match(line):
             found.ucx.append(
                 UcxResult(
@@ -288,8 +355,45 @@ def parse(text: str) -> PointToPoint:
                     rate_msg_s=float(f.group("rate_all")),
                 )
             )
-    if not found.pingpongs and not found.ucx and not found.qperf:
+    if found.ucx_runs and not any(r.table_line or r.warnings for r in found.ucx_runs):
+        found.ucx_runs = []  # (a command named in prose, nothing of a run under it)
+    if not found.pingpongs and not found.ucx and not found.qperf and not found.ucx_runs:
         raise ParseError(
             "no ping-pong addresses or result, no ucx_perftest Final row and no qperf test"
         )
     return found
+
+
+# ucx_perftest's options that take no value (src/tools/perf/perftest.c TEST_PARAMS_ARGS
+# "t:n:s:W:O:w:D:i:H:oSCIqM:r:E:T:d:x:A:BUem:R:lyzg:G:": the letters without a colon)
+_UCX_FLAGS = frozenset("oSCIqBUelyz")
+
+
+def _ucx_command(no: int, args: str) -> UcxRun:
+    """A ucx_perftest client's or server's command line: its test (-t) and the server it
+    names (the first word that is no option nor an option's value)."""
+    run = UcxRun(line=no)
+    words = args.split()
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("|", ";", "&&", "&", ">", "2>&1"):
+            break
+        if word.startswith("-"):
+            value = words[i + 1] if i + 1 < len(words) else None
+            if word == "-t" and value:
+                run.test = value
+            # (an option the table does not know, followed by another option, took no value:
+            # "-f -t tag_bw")
+            takes = (
+                len(word) == 2
+                and word[1] not in _UCX_FLAGS
+                and value is not None
+                and not value.startswith("-")
+            )
+            i += 2 if takes else 1
+            continue
+        if run.server is None:
+            run.server = word
+        i += 1
+    return run
