@@ -201,7 +201,8 @@ def test_npu_oom_of_a_request_the_server_aborted_is_no_stopped_process() -> None
     (oom,) = ev.failures
     assert (oom["kind"], oom["line"], oom["device"], oom["pid"]) == ("device_oom", 1, 0, 127048)
     assert oom["exception_type"] == (
-        "tried to allocate 502.00 MiB, 156.28 MiB free; the server aborted the request it served "
+        "tried to allocate 502.00 MiB, 156.28 MiB free; 60.96 GiB total, 57.88 GiB allocated by "
+        "this process; the server aborted the request it served "
         "(video_sync-a37f806df023bc2b-aa2c6e0d, line 3) and went on"
     )
     assert _severities(ev) == {"critical"}
