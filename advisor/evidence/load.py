@@ -7341,8 +7341,13 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
         # a note, not a warning: every line was looked at
         # (an installer's word that its package waits for a reboot is its result, no error)
         waiting = [e for e in report.events if e.kind == "npu_package_reboot_pending"]
+        # (a run whose installer found no device for its package: that failure stands for the
+        # run's error lines)
+        failed = [e for e in report.events if e.kind == "install_failed"]
         said = (
-            "its first error line is read as written"
+            f"its failed install is read (line {failed[0].line})"
+            if failed and len(waiting) + len(failed) == len(report.events)
+            else "its first error line is read as written"
             if len(waiting) < len(report.events)
             else "no line says an error; the installer's last words say a reboot is pending"
             if waiting

@@ -796,8 +796,11 @@ class Port:
     """The file's lines of the ``-stat -g`` counters in ``stat_errors`` (what a finding about
     them cites)."""
     stat_errors: dict[str, int] = field(default_factory=dict)
-    """The ``-stat -g`` RoCE error counters (``roce_*err*``: error packets, QP status errors)
-    that are not 0."""
+    """The ``-stat -g`` error counters (``roce_*err*``: error packets, QP status errors; Ascend
+    950's ``UB_STAT_ERROR_COUNTERS``) that are not 0."""
+    stat_checked_lines: list[int] = field(default_factory=list)
+    """The file's lines of every error counter of the ``-stat -g`` reading, 0 or not (what a
+    note that they are all 0 cites)."""
     ping_loss_pct: float | None = None
     ping_target: str | None = None
     optical: dict[str, str] = field(default_factory=dict)
@@ -1457,6 +1460,20 @@ def parse_bundle(text: str) -> Bundle:
                 port.stat_error_lines = [
                     body[at - 1][0] for at in port.stat_error_lines if 0 < at <= len(body)
                 ]
+                port.stat_checked_lines = [
+                    body[at - 1][0] for at in port.stat_checked_lines if 0 < at <= len(body)
+                ]
+                if port.die_port is None and "port_id" in port.stat:
+                    # Ascend 950's -stat names the port it counts ("port_id: 4", its reference's
+                    # example under "hccn_tool -g -stat -i 0 -u 0 -p 4"); the command line, where
+                    # the copy kept it, names the die
+                    asked = lines[no - 1] if 0 < no <= len(lines) else ""
+                    die = _ASKED_DIE_RE.search(asked)
+                    port.die_port = (
+                        f"UDie {die.group(1)} port {port.stat['port_id']}"
+                        if die
+                        else f"port {port.stat['port_id']}"
+                    )
             if query == "tls":
                 for cert in port.tls_certs:
                     # _apply counts the chunk's lines; a finding cites the file's (the body's)
@@ -1687,15 +1704,15 @@ def _apply(port: Port, query: str | None, chunk: str) -> list[int]:
         port.optical_alarms = optical_alarms(port.optical)
     elif query == "stat":
         port.stat = parse_stat(chunk)
-        port.stat_errors = {
-            k: v for k, v in port.stat.items() if k.startswith("roce_") and "err" in k and v > 0
-        }
+        port.stat_errors = stat_errors(port.stat)
         # (chunk lines; parse_bundle turns them into the file's)
-        port.stat_error_lines = [
-            no
+        counters = [
+            (no, m.group(1))
             for no, line, _ in numbered_lines(chunk)
-            if (m := _COUNTER_NAME_RE.match(line)) and m.group(1) in port.stat_errors
+            if (m := _COUNTER_NAME_RE.match(line)) and _is_error_counter(m.group(1))
         ]
+        port.stat_error_lines = [no for no, name in counters if name in port.stat_errors]
+        port.stat_checked_lines = [no for no, _ in counters]
     elif query == "link_stat":
         stat = parse_link_stat(chunk)
         port.link_up_count, port.link_down_count = stat.up_count, stat.down_count
@@ -1831,6 +1848,7 @@ def _merge_bare(ports: list[Port]) -> list[Port]:
             target.stat = target.stat or p.stat
             target.stat_errors = target.stat_errors or p.stat_errors
             target.stat_error_lines = target.stat_error_lines or p.stat_error_lines
+            target.stat_checked_lines = target.stat_checked_lines or p.stat_checked_lines
             target.routes = target.routes or p.routes
             target.arp = target.arp or p.arp
             target.tls_certs = target.tls_certs or p.tls_certs
@@ -2122,9 +2140,35 @@ class StatSamples:
     """Error counters (``*err*``, ``*bad*``) that grew from the first sample to the last."""
 
 
+# Ascend 950's -stat -g (a UB port's, "hccn_tool -g -stat -i N -u U -p P") has no roce_
+# counters; its error counters, by its HCCN Tool reference's Output Description (hicann/driver
+# docs/en/Ascend_950_HCCN_Tool/Ascend_950_HCCN_Tool/querying-port-statistics.md): ERR packets
+# (err_ind_cnt_rx/_tx), routing table lookup errors (route_err_cnt_rx), erroneous packets found
+# on verification (out_err_cnt_rx/_tx), length errors (length_err_cnt_rx/_tx) and CRC errors
+# (crc_error_sum). Retransmission requests (retry_req_sum, retry_ack_sum) and drop_ind packets
+# the reference calls no error: they are not among them.
+UB_STAT_ERROR_COUNTERS = frozenset(
+    {
+        "err_ind_cnt_rx",
+        "err_ind_cnt_tx",
+        "route_err_cnt_rx",
+        "out_err_cnt_rx",
+        "out_err_cnt_tx",
+        "length_err_cnt_rx",
+        "length_err_cnt_tx",
+        "crc_error_sum",
+    }
+)
+
+
+def _is_error_counter(name: str) -> bool:
+    """Whether a -stat -g counter counts errors: RoCE's ``roce_*err*``, Ascend 950's own."""
+    return (name.startswith("roce_") and "err" in name) or name in UB_STAT_ERROR_COUNTERS
+
+
 def stat_errors(stat: dict[str, int]) -> dict[str, int]:
-    """The RoCE error counters of a -stat reading that are not 0 (as ``Port.stat_errors``)."""
-    return {k: v for k, v in stat.items() if k.startswith("roce_") and "err" in k and v > 0}
+    """The error counters of a -stat reading that are not 0 (as ``Port.stat_errors``)."""
+    return {k: v for k, v in stat.items() if _is_error_counter(k) and v > 0}
 
 
 def parse_stat_csv(text: str) -> tuple[list[StatSamples], list[ParseWarning]]:

@@ -1182,6 +1182,20 @@ _INSTALLER_REBOOT_RE = re.compile(r"\b[Rr]eboot (?:needed|now|required)\b")
 _INSTALLER_CHIPS_RE = re.compile(
     r"^The firmware of \[(?P<chips>\d{1,5})\] chips? (?:are|is) successfully"
 )
+# the firmware's installer's count of the devices it found on the PCIe bus before it writes
+# ("[INFO]g_dev_nums=[0] and g_bdfs=[]": none), and its ERROR when none is of this package's chip
+# ("[ERROR]pcie device is missing, please make sure that the firmware package is correct, or cold
+# reset may fix it.", then "firmwareHostReady failed." and "vmCheck failed.": nothing written; an
+# Ascend install log, hicann/oam-tools test/st/msaicerr/res/ori_data/no_cce/asys_aicerror/
+# asys_output_20250508095626087/dfx/log/host/install/ascend_install.log, tests/data SOURCES.md)
+_INSTALLER_DEVICES_RE = re.compile(r"^g_dev_nums=\[(?P<count>\d{1,5})\]")
+_INSTALLER_NO_DEVICE = "pcie device is missing"
+# a firmware's run that went in, in its own words before its "End time:" ("[INFO]firmware upgrade
+# success", after "upgradePercentage: 100%", with no "package installed successfully" line: the
+# Ascend install log of tests/data/evidence_heldout_52)
+_INSTALLER_UPGRADED_RE = re.compile(r"^(?:firmware|driver) (?:upgrade|install) success\b")
+_LATER_ERRORS_SAID = 3
+"""How many of a run's ERROR lines after its first are said with it."""
 # bash's own words for a failed command in a script: "<script>: line N: <what>"
 _SCRIPT_ERROR_RE = re.compile(r"^[ \t]*(?P<script>/\S{1,300}\.sh): line \d{1,6}: [^\n]*\berror\b")
 INSTALLER_NOTE = "Ascend package installer"
@@ -1204,6 +1218,16 @@ class _InstallerRun:
     """The line that says the new package takes effect only after a reboot."""
     chips: tuple[int, int] | None = None
     """The firmware's line counting the chips it upgraded, and the count."""
+    devices: tuple[int, int] | None = None
+    """The installer's line counting the devices it found on the PCIe bus, and the count."""
+    no_device: tuple[int, str] | None = None
+    """Its ERROR line that it found no device for the package on the PCIe bus (its words)."""
+    later_errors: list[tuple[int, str]] = field(default_factory=list)
+    """The run's ERROR lines after its first (its steps that failed on from it)."""
+    ended: int | None = None
+    """The run's "End time:" line (the installer's last, once it has stopped)."""
+    succeeded: int | None = None
+    """Its "firmware upgrade success" line (a firmware's run that says no more of it)."""
 
 
 def _run_command(line: str) -> str | None:
@@ -1253,6 +1277,16 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             run.progress = (no, p.group("what"), int(p.group("pct")))
         elif m.group("level") == "ERROR" and run.error is None:
             run.error = (no, said[:160])
+            if said.startswith(_INSTALLER_NO_DEVICE):
+                run.no_device = (no, said[:200])
+        elif m.group("level") == "ERROR" and len(run.later_errors) < _LATER_ERRORS_SAID:
+            run.later_errors.append((no, said[:80]))
+        elif n := _INSTALLER_DEVICES_RE.match(said):
+            run.devices = (no, int(n.group("count")))
+        elif said[:9].lower() == "end time:":
+            run.ended = no
+        elif _INSTALLER_UPGRADED_RE.match(said):
+            run.succeeded = no
         elif d := _INSTALLER_DONE_RE.match(said):
             _installer_done(run, no, said, d)
         elif "reboot needed" in said and "Kernel modules" in said:
@@ -1306,6 +1340,24 @@ def _installer_notes(lines: list[tuple[int, str, int | None]], report: LogReport
             )
         elif run.reboot is not None and run.error is None:
             _reboot_pending(run, report)
+        if (
+            run.tag in ("Driver", "Firmware")
+            and run.error is not None
+            and run.done is None
+            # (its "End time:" line: it stopped there; one that found no device stops there)
+            and (run.ended is not None or run.no_device is not None)
+            and not any(
+                later.tag == run.tag
+                and later.first > run.last
+                and later.error is None
+                and (later.done is not None or later.succeeded is not None)
+                for later in order
+            )
+        ):
+            # a driver's or firmware's run that stopped at its ERROR, with no later run of the
+            # same package that went in: the package is not installed (as the CANN installers'
+            # ERROR lines, _install_failures)
+            _failed_run(run, report)
         report.unread.append(
             ParseWarning(
                 line=run.command[0] if run.command else run.first,
@@ -1336,6 +1388,35 @@ def _reboot_pending(run: _InstallerRun, report: LogReport) -> None:
             library="Ascend installer",
             exception_type=f"Ascend {package} package installed{chips}; its installer says the "
             "new version takes effect at the next reboot: until then the devices run the old one",
+        )
+    )
+
+
+def _failed_run(run: _InstallerRun, report: LogReport) -> None:
+    """An ``install_failed`` for a driver's or firmware's run that stopped at its first ERROR
+    line: the package is not installed. One that found no device for its package on the PCIe
+    bus says so (the wrong package for the chip, or NPUs not on the bus). It stands for the
+    run's error lines, which are no other error."""
+    assert run.error is not None
+    no, said = run.no_device or run.error
+    package = run.tag.lower() if run.tag in ("Driver", "Firmware") else f"[{run.tag}]"
+    found = (
+        f" (it counted {run.devices[1]} device(s), line {run.devices[0]})" if run.devices else ""
+    )
+    command = f" `{run.command[1]}`" if run.command else ""
+    then = "".join(f", then '{e}' (line {at})" for at, e in run.later_errors if at > no)
+    report.events = [
+        e for e in report.events if not (e.kind == "log_error" and run.first <= e.line <= run.last)
+    ]
+    report.events.append(
+        LogEvent(
+            kind="install_failed",
+            line=no,
+            message=f"[{run.tag}] installer: {said}"[:300],
+            library="Ascend installer",
+            exception_type=f"Ascend {package} package{command} not installed: its installer "
+            + (f"found no device for it on the PCIe bus{found} and " if run.no_device else "")
+            + f"stopped: '{said}' (line {no}){then}",
         )
     )
 
