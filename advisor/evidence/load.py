@@ -6484,28 +6484,55 @@ def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 
 
 def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """gpu-burn: a ``gpu_burn_faulty`` failure per GPU its summary marks FAULTY (or, where the
-    copy ends before the summary, per GPU a progress line shows compare errors on or dead), a
-    note of the GPUs it passed and of the last progress line's figures."""
-    run = gpu_burn.parse(text)
-    if not run.progress and not run.results:
+    """gpu-burn: a ``gpu_burn_faulty`` failure per GPU its summary marks anything but OK (or,
+    where the copy ends before the summary, per GPU a progress line shows compare errors on or
+    dead), a note of the GPUs it passed and of the last progress line's figures; a run a host
+    where pdsh's or clush's prefix names hosts."""
+    runs = gpu_burn.parse(text)
+    if not any(run.progress or run.results for run in runs):
         raise ParseError("gpu-burn: no progress line and no 'Tested N GPUs' summary")
+    notes: list[ParseWarning] = []
+    for run in runs:
+        if run.progress or run.results:
+            notes.extend(_gpu_burn_run(run, source, out, several=len(runs) > 1))
+    return notes
+
+
+def _gpu_burn_positions(run: gpu_burn.Run, count: int) -> dict[int, int]:
+    """GPU → its position on the progress lines. wilicc/gpu-burn prints both in its clients'
+    order (position i is "GPU i"); a fork's ``-i N`` prints the one GPU's nvidia-smi index in the
+    summary (code index, find_string "Tested %d GPUs": ``printf("\\tGPU %d: %s\\n",
+    nvsmi_index, clientFaulty.at(0) ...)``), so a lone row is the lone position's GPU."""
+    if run.results and count == len(run.results) == 1:
+        return {next(iter(run.results)): 0}
+    return {gpu: gpu for gpu in range(count)}
+
+
+def _gpu_burn_run(
+    run: gpu_burn.Run, source: str, out: EvidenceFacts, *, several: bool
+) -> list[ParseWarning]:
     last = run.progress[-1] if run.progress else None
     count = len(last.errors) if last else 0
-    gpus = sorted(set(run.results) | set(range(count)))
+    position = _gpu_burn_positions(run, count)
+    gpus = sorted(set(run.results) | set(position))
+    on = f"{run.host}: " if several and run.host else ""
     notes: list[ParseWarning] = []
     passed: list[int] = []
     for gpu in gpus:
         result, result_line = run.results.get(gpu, ("", 0))
-        errors = run.error_lines(gpu)
-        died = [p.line for p in run.progress if gpu < len(p.died) and p.died[gpu]]
+        at = position.get(gpu)
+        errors = run.error_lines(at) if at is not None else []
+        died = [p.line for p in run.progress if at is not None and at < len(p.died) and p.died[at]]
         # (gpu-burn marks a GPU FAULTY on any compare error at any progress line and never
         # clears it, while its counts are reset at each 10 % summary: a FAULTY GPU may show 0
         # on the progress lines a copy kept; its exit code is 0 whatever the GPUs did)
         if result == "OK" or (not result and not errors and not died):
-            passed.append(gpu)
+            # (a GPU of the progress line with no row in a summary the copy keeps is not known
+            # to have passed: the cut summary's note says so)
+            if result or not run.results:
+                passed.append(gpu)
             continue
-        said = [f"GPU {gpu}: FAULTY (line {result_line})" if result else f"GPU {gpu}"]
+        said = [f"GPU {gpu}: {result} (line {result_line})" if result else f"GPU {gpu}"]
         if died:
             said.append(f"its process died (DIED!, line {died[0]})")
         if errors:
@@ -6518,10 +6545,20 @@ def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                     else ""
                 )
             )
-        elif result and not died:
+        elif result == "FAULTY" and not died:
             said.append(
                 "no error on the progress line(s) in the copy: its errors came before them "
                 "(gpu-burn resets the counts at each 10 % summary, not the FAULTY mark)"
+            )
+        elif result and result != "FAULTY" and not died:
+            # (a fork's summary: DIED for a GPU whose process died, NO RESULTS for one that
+            # never reported; that fork fails the run for either, code index find_string
+            # "Tested %d GPUs")
+            said.append(
+                {
+                    "DIED": "its process died (a fork's summary word)",
+                    "NO RESULTS": "it never reported a result (a fork's summary word)",
+                }.get(result, "not OK in gpu-burn's summary")
             )
         _add_failure(
             out,
@@ -6532,19 +6569,28 @@ def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 message=f"gpu-burn: GPU {gpu} " + (result or ("DIED" if died else "errors")),
                 device=gpu,
                 library="gpu-burn",
+                host=run.host,
                 exception_type="; ".join(said),
             ),
         )
     if passed and (run.results or last is not None):
         lines = [run.results[g][1] for g in passed if g in run.results]
-        at = f" (lines {lines[0]}-{lines[-1]})" if lines else f" (line {last.line if last else 0})"
+        at_ = f" (lines {lines[0]}-{lines[-1]})" if lines else f" (line {last.line if last else 0})"
         notes.append(
             ParseWarning(
                 line=lines[0] if lines else (last.line if last else 1),
-                message=f"gpu-burn: GPU(s) {', '.join(map(str, passed))} "
+                message=f"{on}gpu-burn: GPU(s) {', '.join(map(str, passed))} "
                 + ("OK" if run.results else "without compare errors")
-                + at,
+                + at_,
                 skipped=False,
+            )
+        )
+    if run.results and run.tested is not None and len(run.results) < run.tested:
+        notes.append(
+            ParseWarning(
+                line=run.tested_line,
+                message=f"{on}gpu-burn: the summary tested {run.tested} GPU(s) but the copy keeps "
+                f"{len(run.results)} row(s): the others' results are not in it",
             )
         )
     if last is not None and last.gflops:
@@ -6552,7 +6598,7 @@ def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         notes.append(
             ParseWarning(
                 line=last.line,
-                message=f"gpu-burn at {last.percent:g} %: {len(last.gflops)} GPU(s) at "
+                message=f"{on}gpu-burn at {last.percent:g} %: {len(last.gflops)} GPU(s) at "
                 f"{min(last.gflops)}-{max(last.gflops)} Gflop/s"
                 + (f", {min(temps)}-{max(temps)} C" if temps else ""),
                 skipped=False,
@@ -6562,7 +6608,7 @@ def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         notes.append(
             ParseWarning(
                 line=last.line if last else 1,
-                message="gpu-burn: the copy ends before its 'Tested N GPUs' summary",
+                message=f"{on}gpu-burn: the copy ends before its 'Tested N GPUs' summary",
             )
         )
     return notes

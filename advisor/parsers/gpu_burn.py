@@ -10,6 +10,16 @@ into an ``int``: a negative figure is a count that overflowed), reset to 0 at ea
 summary; a GPU with any error at any progress line is marked faulty and stays so. At the end,
 ``"Tested %d GPUs:"`` then ``"\\tGPU %d: %s"`` with ``FAULTY`` or ``OK`` a GPU. main returns 0
 whatever the GPUs did: the exit code says nothing of them.
+
+Forks print other words in that summary: one (code index, find_string "Tested %d GPUs", the
+fork whose listenClients returns ``success``) prints ``DIED`` for a GPU whose process died and
+``NO RESULTS`` for one that never reported, and fails the run for either; so any word but
+``OK`` is read as the GPU failing. Another prints the nvidia-smi index of the GPU ``-i N``
+chose (``"\\tGPU %d: %s", nvsmi_index``), while its progress line has that GPU at position 0.
+
+A copy gathered with pdsh or clush keeps their ``node07: `` before each line (dshbak(1): "the
+leading node: is stripped" only by dshbak), before the summary's lines too, a tab after it or
+not; each host's lines are read as its own run.
 """
 
 from __future__ import annotations
@@ -17,11 +27,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import numbered_lines
+from advisor.parsers import IPV4_ADDRESS, numbered_lines
+
+# the host pdsh or clush put before each line: "node07: " or "10.0.0.11: " (any name with a
+# letter first, as gpu-burn's own words must follow it; not srun --label's "3: ", a task and no
+# host). (kubectl logs --prefix's "[pod/NAME/CONTAINER] " is taken off before a parser reads the
+# copy: evidence.load's _LINE_PREFIXES)
+_HOST = rf"(?:[ \t]{{0,40}}(?P<host>{IPV4_ADDRESS}|[A-Za-z][\w.-]{{0,252}}): )"
+_HOST_ANY = _HOST.replace("?P<host>", "?:")
+# a summary row's word: OK, FAULTY, or a fork's DIED / NO RESULTS (upper-case words)
+_WORD = r"[A-Z][A-Z_ -]{0,38}[A-Z]"
 
 SIGNATURE = (
     r"\bproc'd: -?\d{1,12} \(\d{1,9} Gflop/s\)"
-    r"|^[ \t]*Tested \d{1,5} GPUs:[ \t]*\n[ \t]*GPU \d{1,5}: (?:OK|FAULTY)[ \t]*$"
+    rf"|^{_HOST_ANY}?[ \t]*Tested \d{{1,5}} GPUs:[ \t]*\n{_HOST_ANY}?[ \t]*GPU \d{{1,5}}: "
+    rf"{_WORD}[ \t]*$"
 )
 """Its progress line's first GPU, or its summary's heading with its first GPU."""
 
@@ -29,8 +49,9 @@ _PROGRESS_RE = re.compile(r"(?P<percent>\d{1,3}\.\d)%\s{0,10}proc'd: ")
 _PROCD_RE = re.compile(r"(?P<iters>-?\d{1,12}) \((?P<gflops>\d{1,9}) Gflop/s\)")
 _ERROR_RE = re.compile(r"(?P<count>-?\d{1,12})\s{0,10}(?:\((?P<note>WARNING|DIED)!\))?")
 _TEMP_RE = re.compile(r"(?P<c>\d{1,4}) C|--")
-_TESTED_RE = re.compile(r"^\s*Tested (?P<n>\d{1,5}) GPUs:\s*$")
-_RESULT_RE = re.compile(r"^\s*GPU (?P<gpu>\d{1,5}): (?P<result>OK|FAULTY)\s*$")
+_HOST_RE = re.compile(rf"^{_HOST}")
+_TESTED_RE = re.compile(rf"^{_HOST}?[ \t]*Tested (?P<n>\d{{1,5}}) GPUs:[ \t]*$")
+_RESULT_RE = re.compile(rf"^{_HOST}?[ \t]*GPU (?P<gpu>\d{{1,5}}): (?P<result>{_WORD})[ \t]*$")
 
 
 @dataclass(kw_only=True)
@@ -47,11 +68,14 @@ class Progress:
 
 @dataclass(kw_only=True)
 class Run:
+    host: str | None = None
+    """The host pdsh or clush put before its lines; None where none."""
     progress: list[Progress] = field(default_factory=list)
     tested: int | None = None
     tested_line: int = 0
     results: dict[int, tuple[str, int]] = field(default_factory=dict)
-    """GPU → (``OK`` / ``FAULTY``, its line) from the summary."""
+    """GPU → (its summary word: ``OK``, ``FAULTY``, a fork's ``DIED`` / ``NO RESULTS``, its
+    line) from the summary."""
 
     def error_lines(self, gpu: int) -> list[tuple[int, int]]:
         """The progress lines that show errors on ``gpu``: ``[(line, count)]``."""
@@ -72,10 +96,16 @@ def _segment(line: str, start: str, ends: tuple[str, ...]) -> str:
     return rest[:cut]
 
 
-def parse(text: str) -> Run:
-    """Every progress line (a copy keeps one or more: ``\\r`` splits them) and the summary."""
-    run = Run()
+def parse(text: str) -> list[Run]:
+    """Every progress line (a copy keeps one or more: ``\\r`` splits them) and the summary, a
+    run a host where a collector's prefix names hosts (in the order they first appear)."""
+    runs: dict[str | None, Run] = {}
+    raw = text.splitlines()
     for no, line, _ in numbered_lines(text):
+        # (the host from the line as written: numbered_lines takes an address's "10.0.0.11: "
+        # off as pdsh's prefix)
+        h = _HOST_RE.match(raw[no - 1]) if no <= len(raw) else None
+        host = h.group("host") if h else None
         if m := _PROGRESS_RE.search(line):
             progress = Progress(line=no, percent=float(m.group("percent")))
             procd = _segment(line, "proc'd:", ("errors:",))
@@ -87,10 +117,15 @@ def parse(text: str) -> Run:
                 int(t.group("c")) if t.group("c") else None
                 for t in _TEMP_RE.finditer(_segment(line, "temps:", ("power:",)))
             ]
-            run.progress.append(progress)
-        elif m := _TESTED_RE.match(line):
+            runs.setdefault(host, Run(host=host)).progress.append(progress)
+        elif m := _TESTED_RE.match(raw[no - 1]) or _TESTED_RE.match(line):
+            run = runs.setdefault(host, Run(host=host))
             run.tested, run.tested_line = int(m.group("n")), no
             run.results = {}  # (a copy of two runs: the last summary is the one read)
-        elif run.tested is not None and (m := _RESULT_RE.match(line)):
-            run.results[int(m.group("gpu"))] = (m.group("result"), no)
-    return run
+        elif (
+            (run_ := runs.get(host)) is not None
+            and run_.tested is not None
+            and (m := _RESULT_RE.match(raw[no - 1]) or _RESULT_RE.match(line))
+        ):
+            run_.results[int(m.group("gpu"))] = (m.group("result"), no)
+    return list(runs.values())
