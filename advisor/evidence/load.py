@@ -9960,6 +9960,8 @@ def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
             f" to {r.server}" if r.server else ""
         )
         said = test + (f" on {r.host}" if r.host else "")
+        warned = [w for w in r.warnings if w.level == "WARN"]
+        failed = [w for w in r.warnings if w.level != "WARN"]
         # (a table heading with no row under it: the copy ends, or the run stopped, before
         # its first report; no bandwidth is said)
         rowless = not found.ucx and r.table_line is not None
@@ -9976,15 +9978,39 @@ def _pingpong(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                     else "no table in the copy"
                 )
                 + (
-                    f"; {len(r.warnings)} UCX warning(s): "
-                    + "; ".join(f"{w.message} (line {w.line})" for w in r.warnings[:4])
-                    if r.warnings
+                    f"; {len(warned)} UCX warning(s): "
+                    + "; ".join(f"{w.message} (line {w.line})" for w in warned[:4])
+                    if warned
+                    else ""
+                )
+                + (
+                    f"; {len(failed)} UCX error(s), operations that failed: "
+                    + "; ".join(f"{w.message} (line {w.line})" for w in failed[:4])
+                    if failed
                     else ""
                 ),
                 skipped=rowless,
             )
         )
-        for w in r.warnings:
+        for w in failed:
+            # UCX's ERROR and FATAL levels (src/ucs/config/types.h ucs_log_level_t: "Error is
+            # returned to the user", "Immediate termination"): an operation that failed, not one
+            # UCX went on past; read as the UCX errors of a job's log are (evidence-ucx-error)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="ucx_error",
+                    line=w.line,
+                    message=f"{test}: {w.where} UCX {w.level} {w.message}",
+                    host=w.host,
+                    pid=w.pid,
+                    library="UCX",
+                    exception_type=f"{w.where}: {w.message}"
+                    + (f" ({w.count} times)" if w.count > 1 else ""),
+                ),
+            )
+        for w in warned:
             # UCX's WARN level (ucs/debug/log.c): something went wrong that UCX carried on past;
             # perftest.c's own "CPU affinity is not set ... Performance may be impacted" and
             # the mlx5 transport's failed devx calls (UCX PR 8213 logs a failed

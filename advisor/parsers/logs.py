@@ -26031,7 +26031,10 @@ def _mindie_code_meaning(m: re.Match[str]) -> str:
 _MINDIE_DAEMON_EXIT_RE = re.compile(
     r"(?:\[(?P<code>MIE04E[0-9A-F]{6})\] \[daemon\] )?Daemon wait pid with (?P<pid>\d{1,10}) exit\b"
 )
-_MINDIE_DAEMON_KILLING_RE = re.compile(r"^\s*Daemon is killing\b")
+# (the daemon's "Daemon is killing..." has no logger's marks: under pdsh's bare "node-7: " it
+# keeps that prefix in the lines read, as kubectl's "[pod/...]" is not kept; the node's name
+# allowed before it)
+_MINDIE_DAEMON_KILLING_RE = re.compile(rf"^[ \t]*(?:{NODE_NAME}: )?[ \t]*Daemon is killing\b")
 
 
 def _mindie_daemon_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:

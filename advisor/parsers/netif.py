@@ -122,9 +122,14 @@ _STATS_HEAD_RE = re.compile(
 # count what went through: not kept as errors). Linux include/uapi/linux/if_link.h
 # rtnl_link_stats64: rx_missed_errors, packets the device dropped for lack of buffer space (the
 # host not keeping up); rx_over_errors ("overrun"), the receive ring's overflow; rx_fifo_errors
+# (iproute2 ip/ipaddress.c print_link_stats64 heads -s -s's "TX errors:" row "aborted fifo
+# window heartbt transns": "heartbt" is tx_heartbeat_errors, an error; "transns" is the link's
+# carrier_changes (IFLA_CARRIER_CHANGES, its JSON key "carrier_changes"), the times the carrier
+# went up or down, printed there only where the kernel gives it: no packet lost nor in error, an
+# interface that came up once already counts 1 or 2, so not among them)
 _STATS_ERROR_WORDS = frozenset(
     ("errors", "dropped", "overrun", "missed", "length", "crc", "frame", "fifo", "carrier",
-     "collsns", "aborted", "window", "heartbeat", "transns", "nohandler", "otherhost")
+     "collsns", "aborted", "window", "heartbt", "heartbeat", "nohandler", "otherhost")
 )  # fmt: skip
 # a header that a page wrapped: "6: eth4: <...> mtu 1500 qdisc mq " then, unindented, "state UP
 # qlen 1000" (the rest of iproute2's header line)

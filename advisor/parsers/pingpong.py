@@ -88,11 +88,11 @@ _UCX_TABLE_RE = re.compile(
     r"^\|[ \t|]{0,80}(?:overhead|latency) \(usec\)[ \t]{0,40}\|[ \t]{0,20}bandwidth \("
 )
 _UCX_COMMAND_RE = re.compile(r"\bucx_perftest\b(?P<args>[^\n]{0,400})")
-# UCX's logger at level WARN (ucs/debug/log.c: "[time] [host:pid:thread] file:line UCX WARN
+# UCX's logger at level WARN, ERROR or FATAL (ucs/debug/log.c: "[time] [host:pid:thread] file:line UCX WARN
 # message"; the file a .c or a .h, as ib_mlx5.h's inline devx wrappers log from the header)
 _UCX_WARN_RE = re.compile(
     r"\[\d+\.\d+\]\s+\[(?P<host>[\w.-]+):(?P<pid>\d+)\s*:\d+\]\s+(?P<where>[\w.-]+\.[ch]:\d+)\s+"
-    r"UCX\s+WARN\s+(?P<msg>\S[^\n]{0,400}?)\s*$"
+    r"UCX\s+(?P<level>WARN|ERROR|FATAL)\s+(?P<msg>\S[^\n]{0,400}?)\s*$"
 )
 _UCX_FINAL_RE = re.compile(
     r"^Final:\s+(?P<iters>\d+)\s+(?P<pct>[\d.]+)\s+(?P<lat_avg>[\d.]+)\s+(?P<lat_all>[\d.]+)\s+"
@@ -259,6 +259,12 @@ class UcxWarning:
     message: str
     count: int = 1
     """How many lines of the copy logged the same message (the first one's line kept)."""
+    pid: int | None = None
+    level: str = "WARN"
+    """UCX's log level: WARN, something wrong it carried on past; ERROR, an operation that
+    failed and whose error went back to its caller; FATAL, the process stopped (UCX's
+    ucs_log_level_t, src/ucs/config/types.h: "Error is returned to the user", "Something's
+    wrong, but we continue", "Immediate termination")."""
 
 
 @dataclass(kw_only=True)
@@ -327,7 +333,7 @@ def parse(text: str) -> PointToPoint:
             if not found.ucx_runs or found.ucx_runs[-1].table_line is not None:
                 found.ucx_runs.append(UcxRun(line=no))
             found.ucx_runs[-1].table_line = no
-        elif "WARN" in line and (w := _UCX_WARN_RE.search(line)):
+        elif "UCX" in line and (w := _UCX_WARN_RE.search(line)):
             if not found.ucx_runs:
                 found.ucx_runs.append(UcxRun(line=no))
             ucx_run = found.ucx_runs[-1]
@@ -342,6 +348,8 @@ def parse(text: str) -> PointToPoint:
                         host=w.group("host"),
                         where=w.group("where"),
                         message=w.group("msg"),
+                        level=w.group("level"),
+                        pid=int(w.group("pid")),
                     )
                 )
         elif f := _UCX_FINAL_RE.match(line):
