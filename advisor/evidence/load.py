@@ -289,6 +289,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibdiagnet": re.compile(rdma.IBDIAGNET_SIGNATURE, re.M),
     "mlnx_qos": re.compile(rdma.MLNX_QOS_SIGNATURE, re.M),
     "ping": re.compile(netif.PING_SIGNATURE, re.M),
+    "ibping": re.compile(rdma.IBPING_SIGNATURE, re.M),
     "nvidia_smi_nvlink": nvidia_smi.NVLINK_STATUS_RE,
     "nvidia_smi_query": nvidia_smi.QUERY_RE,
     "nvidia_smi_query_csv": re.compile(nvidia_smi.QUERY_CSV_SIGNATURE, re.M),
@@ -2792,7 +2793,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -8325,6 +8326,54 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return notes
 
 
+def _ibping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """infiniband-diags' ibping: a note of each run (the port it reached, pongs, loss, round
+    trips); a run whose statistics count lost pongs is an ``ibping_loss`` warning, one that got
+    none back an ``ibping_no_reply`` failure (rdma.IBPING_SIGNATURE: a lost pong prints nothing,
+    only the statistics count it)."""
+    notes: list[ParseWarning] = []
+    for run in rdma.parse_ibping(text):
+        dest = run.dest or "a port not named"
+        said = f"to {dest}" + (f" ({run.host} answering)" if run.host else "")
+        if run.sent is not None and run.received is not None:
+            said += (
+                f": {run.received} of {run.sent} pong(s) received ({run.loss_pct}% loss, "
+                f"statistics line {run.summary_line})"
+            )
+            if run.rtt_avg_ms is not None and run.received:
+                said += (
+                    f", rtt min/avg/max {run.rtt_min_ms:g}/{run.rtt_avg_ms:g}/{run.rtt_max_ms:g} ms"
+                )
+        else:
+            said += f": {len(run.pong_lines)} pong(s) in the copy, its statistics not"
+        if run.pong_lines:
+            first, last = run.pong_lines[0], run.pong_lines[-1]
+            said += f"; pongs at line{f's {first}-{last}' if last != first else f' {first}'}"
+        if run.heading_dest and run.dest and run.heading_dest != run.dest:
+            # (ibping.c prints one destination in both: a copy with two was edited or pieced)
+            said += f"; the statistics heading names {run.heading_dest}"
+        notes.append(ParseWarning(line=run.summary_line or run.line, message=said, skipped=False))
+        lost = run.lost
+        if run.summary_line is None or not lost or lost < 0:
+            continue
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="ibping_no_reply" if run.received == 0 else "ibping_loss",
+                line=run.summary_line,
+                message=f"ibping {dest}",
+                library="ibping",
+                exception_type=(
+                    f"no pong back to {run.sent} ping(s)"
+                    if run.received == 0
+                    else f"{lost} of {run.sent} ping(s) lost ({run.loss_pct}% loss)"
+                ),
+            ),
+        )
+    return notes
+
+
 def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -m: a note per module of what it is (its form, transceiver codes, vendor, cable
     length, optical power) and of any alarm flag it reads On (not judged against the port's
@@ -10358,6 +10407,7 @@ _CONVERTERS = {
     "ethtool_module": _ethtool_module,
     "ethtool_driver": _ethtool_driver,
     "ping": _ping,
+    "ibping": _ibping,
     "nvidia_smi_nvlink": _nvlink,
     "nvidia_smi": _smi_status,
     "nvidia_smi_query": _smi_query,

@@ -752,7 +752,8 @@ class LogEvent:
     importer's, iperf3's parameters or results that did not come through its open control
     connection), iperf_failed (the importer's, iperf3's other errors), rdma_test_setup_failed
     (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
-    importer's, a ping between hosts), optical_power (the importer's, ethtool -m's power past the
+    importer's, a ping between hosts), ibping_no_reply and ibping_loss (the importer's, an
+    ibping that got no pong back, or lost some), optical_power (the importer's, ethtool -m's power past the
     module's own thresholds: code Fail past an alarm one, Warn past a warning one), ibdiag_check
     (the importer's, an ibdiagnet stage its summary counts errors, Fail, or warnings, Warn in),
     nic_config_tool_error (the importer's, an mlxconfig or mstconfig command that answered

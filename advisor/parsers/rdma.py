@@ -3803,3 +3803,99 @@ def parse_ibdiagnet(text: str) -> list[IbdiagReport]:
             if (stage := by_name.get(where.lower())) is not None:
                 stage.messages.append((no, level, said))
     return reports
+
+
+# infiniband-diags' ibping (rdma-core infiniband-diags/ibping.c; src/ibping.c in the older
+# infiniband-diags tree), an OpenIB vendor MAD sent to a port that runs "ibping -S". A reply is
+# a line, printf("Pong from %s (%s): time %" PRIu64 ".%03" PRIu64 " ms\n", data,
+# portid2str(portid), ...): data the server's "hostname.domainname" (get_host_and_domain, so
+# "host.(none)" where no domain is set), portid2str (libibmad portid.c) the destination, "Lid N"
+# (with " Gid G" behind a GRH) or "DR path ..."; a lost pong prints nothing (a DEBUG line only),
+# and -f (flood) prints no pong line. At its count's end or on ^C, report(): "\n--- %s (%s) ibping
+# statistics ---" (the first pong's host, the destination), "%N packets transmitted, %N
+# received, %N%% packet loss, time %N ms" (loss: lost * 100 / transmitted, an integer) and
+# "rtt min/avg/max = a/b/c ms".
+IBPING_SIGNATURE = (
+    r"^[ \t]*Pong from [^\n]{0,300}? \((?:Lid \d+|DR path)[^)\n]{0,200}\): time \d+\.\d+ ms"
+    r"|^[ \t]*--- [^\n]{0,300}?\([^)\n]{1,200}\) ibping statistics ---"
+)
+_IBPING_PONG_RE = re.compile(
+    r"^\s*Pong from (?P<host>[^\n]{0,300}?) \((?P<dest>(?:Lid \d+|DR path)[^)\n]{0,200})\): "
+    r"time (?P<ms>\d+\.\d+) ms"
+)
+# (the host is empty where no pong came back: last_host is then "")
+_IBPING_HEAD_RE = re.compile(
+    r"^\s*--- (?P<host>[^\n]{0,300}?) ?\((?P<dest>[^)\n]{1,200})\) ibping statistics ---"
+)
+_IBPING_SUMMARY_RE = re.compile(
+    r"^\s*(?P<sent>\d+) packets transmitted, (?P<recv>\d+) received, (?P<loss>\d+)% packet "
+    r"loss, time (?P<ms>\d+) ?ms"
+)
+_IBPING_RTT_RE = re.compile(
+    r"^\s*rtt min/avg/max = (?P<min>\d+\.\d+)/(?P<avg>\d+\.\d+)/(?P<max>\d+\.\d+) ms"
+)
+
+
+@dataclass(kw_only=True)
+class IbpingRun:
+    """One ibping client run: its pongs and, where the copy holds it, its statistics."""
+
+    line: int
+    """The run's first line (its first pong, else its statistics heading)."""
+    host: str | None = None
+    """The answering server's name as its pongs carry it (the heading's where no pong is in the
+    copy); None where neither names one."""
+    dest: str | None = None
+    """The destination as ibping names it, ``Lid 1`` (the pongs', else the heading's)."""
+    heading_dest: str | None = None
+    """The destination the statistics heading names (the same port in ibping's source: a copy
+    that says another was edited or pieced together)."""
+    pong_lines: list[int] = field(default_factory=list)
+    rtt_ms: list[float] = field(default_factory=list)
+    summary_line: int | None = None
+    sent: int | None = None
+    received: int | None = None
+    loss_pct: int | None = None
+    """ibping's own figure: the lost share of those sent, in whole percent."""
+    rtt_min_ms: float | None = None
+    rtt_avg_ms: float | None = None
+    rtt_max_ms: float | None = None
+
+    @property
+    def lost(self) -> int | None:
+        return None if self.sent is None or self.received is None else self.sent - self.received
+
+
+def parse_ibping(text: str) -> list[IbpingRun]:
+    """Each ibping client run in ``text`` (a run ends with its statistics); ParseError when
+    none."""
+    runs: list[IbpingRun] = []
+    run: IbpingRun | None = None
+    for no, line, _ in numbered_lines(text):
+        if "Pong from" in line and (p := _IBPING_PONG_RE.match(line)):
+            if run is None or run.summary_line is not None or run.heading_dest is not None:
+                run = IbpingRun(line=no)
+                runs.append(run)
+            run.host = run.host or p.group("host").strip() or None
+            run.dest = run.dest or p.group("dest")
+            run.pong_lines.append(no)
+            run.rtt_ms.append(float(p.group("ms")))
+        elif "ibping statistics" in line and (h := _IBPING_HEAD_RE.match(line)):
+            if run is None or run.summary_line is not None or run.heading_dest is not None:
+                run = IbpingRun(line=no)
+                runs.append(run)
+            run.heading_dest = h.group("dest")
+            run.dest = run.dest or run.heading_dest
+            run.host = run.host or h.group("host").strip() or None
+        elif run is not None and run.heading_dest is not None:
+            if run.summary_line is None and (s := _IBPING_SUMMARY_RE.match(line)):
+                run.summary_line = no
+                run.sent, run.received = int(s.group("sent")), int(s.group("recv"))
+                run.loss_pct = int(s.group("loss"))
+            elif run.summary_line is not None and (r := _IBPING_RTT_RE.match(line)):
+                run.rtt_min_ms = float(r.group("min"))
+                run.rtt_avg_ms = float(r.group("avg"))
+                run.rtt_max_ms = float(r.group("max"))
+    if not runs:
+        raise ParseError("no ibping run ('Pong from HOST (Lid N): time T ms')")
+    return runs
