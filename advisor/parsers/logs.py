@@ -11959,6 +11959,31 @@ def _no_cuda_driver(lines: list[tuple[int, str, int | None]]) -> tuple[int, Pars
     return None
 
 
+# TensorRT-LLM's TLLM_MPI_CHECK (cpp/include/tensorrt_llm/common/mpiUtils.h: TLLM_CHECK_WITH_INFO(
+# e == MPI_SUCCESS, "Failed: MPI error %s:%d '%d'", __FILE__, __LINE__, e)) in the what() of the
+# TllmException it throws: "what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error
+# /.../mpiUtils.cpp:211 '6' (...)"
+_TLLM_MPI_CHECK_RE = re.compile(
+    r"Failed: MPI error (?P<where>[^\s']{1,300}:\d{1,6}) '(?P<code>\d{1,4})'"
+)
+# the backtrace's frame of TensorRT-LLM's own code that threw ("4       0x7fb4614edcec
+# tensorrt_llm::plugins::AllreducePlugin::initialize() + 204"): its throw helpers are not it
+_TLLM_PLUGIN_FRAME_RE = re.compile(
+    r"^\s*\d{1,3}\s+0x[0-9a-f]{1,16}\s+(?P<sym>tensorrt_llm::(?!common::)[\w:]{1,200}\(\))"
+)
+TLLM_BACKTRACE_LINES = 20
+"""How far under the exception's what() the backtrace's frames are looked for."""
+# The MPI standard's error classes (MPI 4.0, section 9.4, table 9.1), the values both Open MPI's
+# and MPICH's mpi.h give them (MPI_ERR_RANK 6 in both): a return code of an MPI call that is one
+# of these low numbers is the class itself
+MPI_ERROR_CLASSES = {
+    1: "MPI_ERR_BUFFER (invalid buffer pointer)",
+    2: "MPI_ERR_COUNT (invalid count argument)",
+    3: "MPI_ERR_TYPE (invalid datatype argument)",
+    4: "MPI_ERR_TAG (invalid tag argument)",
+    5: "MPI_ERR_COMM (invalid communicator)",
+    6: "MPI_ERR_RANK (invalid rank)",
+}
 # Open MPI's error handler on a failed MPI call (ompi/errhandler, MPI_ERRORS_ARE_FATAL): "*** An
 # error occurred in MPI_Init_thread" / "*** on a NULL communicator" / "*** MPI_ERRORS_ARE_FATAL
 # (processes in this communicator will now abort, ...)"
@@ -14798,6 +14823,23 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             once(
                 ("lws", lw.group("pod")), no, text,
                 f"LeaderWorkerSet (worker pod {lw.group('pod')} failed: its group was recreated)",
+            )  # fmt: skip
+            continue
+        if "Failed: MPI error" in line and (tm := _TLLM_MPI_CHECK_RE.search(line)):
+            # TensorRT-LLM's own check of an MPI call's return code: an uncaught exception that
+            # libstdc++'s terminate handler ends with abort() (SIGABRT), the frame that threw
+            # (an engine plugin's initialize) in the backtrace under it
+            code = int(tm.group("code"))
+            frames = lines[index + 1 : index + 1 + TLLM_BACKTRACE_LINES]
+            frame = next((f for _, t, _ in frames if (f := _TLLM_PLUGIN_FRAME_RE.search(t))), None)
+            once(
+                ("tllm-mpi", no), no, text,
+                f"MPI (TensorRT-LLM's check of an MPI call failed: error {code}"
+                + (f", {MPI_ERROR_CLASSES[code]}" if code in MPI_ERROR_CLASSES else "")
+                + f", at {tm.group('where').rsplit('/', 1)[-1]}; the uncaught exception aborted the "
+                "process)",
+                exit_code=-signal.SIGABRT.value, library="TensorRT-LLM",
+                call=frame.group("sym") if frame else None,
             )  # fmt: skip
             continue
         if "An error occurred in MPI_" in line and (oe := _OMPI_ERROR_IN_RE.match(line)):
