@@ -447,6 +447,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|fabric manager found but not active"
         # CUDA that would not start (logs._cuda_not_ready)
         r"|\bError 802: system not yet initialized|\bcudaGetDeviceCount returned \d+"
+        r"|\(gpu_burn-drv\.cpp:\d{1,6}\): system not yet initialized"
         r"|\bUserWarning: CUDA initialization: "
         r"|CUDA error at \S+ code=\d+\(cudaError\w+\) \"cuda(?:GetDeviceCount|SetDevice|GetDevice|Init)\b"
         # NHC's passed checks (logs._nhc_failures)
@@ -5738,6 +5739,23 @@ def _nvbandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> list[
     """nvbandwidth's header, each test's matrix and the tests that stopped."""
     run, notes = nvbandwidth.parse(text)
     if not run.matrices and not run.failures and not run.waived and run.running is None:
+        if listed := nvbandwidth.list_testcases(text):
+            # (-l lists the tests the build has and returns before any GPU is touched: read, as
+            # nvidia-smi -L or npu-smi's usage are, with nothing of the cluster in it)
+            at, names = listed
+            return [
+                *notes,
+                ParseWarning(
+                    line=at,
+                    message="list of test cases (nvbandwidth -l"
+                    + (f", {run.version}" if run.version else "")
+                    + f"), {len(names)} listed"
+                    + (f" ({names[0]} ... {names[-1]})" if len(names) > 1 else "")
+                    + ", nothing run: no copy was measured, nothing of the GPUs or their links "
+                    "is read from it",
+                    skipped=False,
+                ),
+            ]
         raise ParseError("nvbandwidth: no test's matrix, failure or waiver in the output")
     out.gpu_copy.append(
         _gpu_copy(

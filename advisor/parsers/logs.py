@@ -12492,6 +12492,10 @@ _CUDA_NOT_READY_RE = re.compile(
     # (NCCL's own check of a CUDA call, as its last error: "Cuda failure 802 'system not yet
     # initialized'", under torch's "unhandled cuda error")
     r"|\bCuda failure 802 'system not yet initialized'"
+    # (gpu-burn's own check of a driver API call, gpu_burn-drv.cpp _checkError: "Error
+    # (gpu_burn-drv.cpp:298): system not yet initialized", the words cuGetErrorString gives
+    # CUDA_ERROR_SYSTEM_NOT_READY, 802; "Error in <what> (file:line): ..." where a call names itself)
+    r"|\bError (?:in [^()\n]{1,80} )?\(gpu_burn-drv\.cpp:\d{1,6}\): system not yet initialized"
 )
 
 

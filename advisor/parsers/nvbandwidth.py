@@ -85,9 +85,28 @@ SIGNATURE = (
     # its check kernel's own words (kernels.cu: printf(" Invalid value when checking the pattern
     # at %p\n", ...)): a copy that kept only a failed test's lines
     r"|^[ \t]*Invalid value when checking the pattern at 0x[0-9A-Fa-f]+[ \t]*$"
+    # its list of test cases (-l / --list) without the version line above it
+    r"|^Index, Name:[ \t]*\r?\n[ \t]*Description[ \t]*\r?\n={10,40}[ \t]*$"
 )
-"""Its version line, a matrix's title, a test's SUM line, or its pattern check's failure: a copy
-that kept any of them."""
+"""Its version line, a matrix's title, a test's SUM line, its pattern check's failure, or its
+list of test cases: a copy that kept any of them."""
+
+# nvbandwidth -l / --list: its test cases and nothing run (output.cpp Output::listTestcases:
+# "Index, Name:\n\tDescription\n", a row of 23 "=", then per test i << ", " << testKey() <<
+# ":\n" and its description; the tool returns before it touches a GPU, so nothing is measured)
+_LIST_HEAD_RE = re.compile(
+    r"^Index, Name:[ \t]*\r?\n[ \t]*Description[ \t]*\r?\n={10,40}[ \t]*$", re.M
+)
+_LIST_CASE_RE = re.compile(r"^(\d{1,3}), ([a-z][a-z0-9_]{0,80}):[ \t]*$", re.M)
+
+
+def list_testcases(text: str) -> tuple[int, list[str]] | None:
+    """nvbandwidth's list of test cases (its ``-l``): the line of its ``Index, Name:`` heading and
+    the test cases' names in the order listed, or None where the text holds no such list."""
+    if not (head := _LIST_HEAD_RE.search(text)):
+        return None
+    names = [m.group(2) for m in _LIST_CASE_RE.finditer(text, head.end())]
+    return text.count("\n", 0, head.start()) + 1, names
 
 
 @dataclass(kw_only=True)
