@@ -154,9 +154,11 @@ def test_fi_info_filtered_to_another_endpoint_type_says_nothing_of_rdm() -> None
 
 
 def test_kubelets_own_device_count_is_not_the_plugins_allocate() -> None:
+    # (the log says "Failed to admit pod", not kubelet's reason UnexpectedAdmissionError: that
+    # name is said only where the copy says it, round LLLL set 656)
     (fail,) = _load("kubelet_alloc.log").failures
     assert fail["exception_type"] == (
-        "kubelet would not admit the pod (UnexpectedAdmissionError): it found 7 healthy, free "
+        "kubelet would not admit the pod: it found 7 healthy, free "
         "nvidia.com/gpu of the 8 the pod asks (a device went unhealthy or is still held: a "
         "device plugin's restart, a stale checkpoint)"
     )

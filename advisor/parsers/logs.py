@@ -2174,6 +2174,8 @@ def _parse_events(text: str) -> LogReport:
     if " permission failed" in text or " permission for file " in text:
         _permission_check_warnings(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
+    if "Unhandled error (suppress" in text:
+        _ray_unhandled_hosts(lines, report)
     _cann_inner_errors(lines, report)  # only where no other event explains the lines
     _hccl_world_rank(lines, report)
     _hccl_init_skew(lines, report)
@@ -16719,6 +16721,17 @@ _NO_ENDPOINT_RE = re.compile(
     r"endpoint not found in cache for a regist\w*(?: resource:? ?(?P<res>[\w./-]+))?"
 )
 _ALLOCATE_FAILED_RE = re.compile(r"\bAllocate failed due to (?P<why>.+?)\"?\s*$")
+# HAMi's ascend-device-plugin setting device-share in its Allocate (internal/server/allocate.go:
+# "apply device-share for pod %s/%s: %w"; device_share.go applyDeviceShare: "npu-smi set
+# device-share -i %s -c %s -d %s: %w: %s" with npu-smi's -i the NPU id and -c the chip, and
+# resolveNpuSmi's "npu-smi not found in %v or PATH" when neither its listed paths nor PATH hold
+# an executable npu-smi); kubectl describe wraps the chain over several lines
+_DEVICE_SHARE_SET_RE = re.compile(
+    r"npu-smi set device-share -i (?P<npu>\d+) -c (?P<chip>\d+) -d (?P<flag>\d)"
+    r": (?P<why>npu-smi not found in \[[^\]\n]{0,400}\] or PATH|[^\n]{0,200})"
+)
+ALLOCATE_WRAP_LINES = 6
+"""How many lines under kubelet's "Allocate failed due to" its wrapped error chain may run on."""
 # kubelet's devicemanager's own count before any call to the plugin (devicesToAllocate: its
 # healthy devices less those in use are fewer than the pod asks): "requested number of devices
 # unavailable for nvidia.com/gpu. Requested: 8, Available: 7, which is unexpected"
@@ -16857,6 +16870,26 @@ def _oci_hook_failures(lines: list[tuple[int, str, int | None]], report: LogRepo
         )
 
 
+def _device_share_cause(wrapped: list[tuple[int, str, int | None]]) -> str:
+    """The npu-smi command HAMi's device plugin failed on in an Allocate chain wrapped over
+    ``wrapped`` (kubelet's line first), as words to add, or "" when the chain names none."""
+    text = " ".join(" ".join(t.split()) for _, t, _ in wrapped)
+    if "npu-smi set device-share" not in text or not (ds := _DEVICE_SHARE_SET_RE.search(text)):
+        return ""
+    at = next((n for n, t, _ in wrapped if "npu-smi set device-share" in t), wrapped[0][0])
+    command = (
+        f"npu-smi set device-share -i {ds.group('npu')} -c {ds.group('chip')} -d {ds.group('flag')}"
+    )
+    why = ds.group("why").strip()
+    if why.startswith("npu-smi not found"):
+        return (
+            f"; the cause (line {at}): {command} could not run on NPU {ds.group('npu')} (chip "
+            f"{ds.group('chip')}): {why} -- the plugin found no npu-smi where it looks for one, "
+            "so device-share was not set and the pod cannot start"
+        )
+    return f"; the cause (line {at}): {command} failed on NPU {ds.group('npu')}: {why[:200]}"
+
+
 def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``device_plugin_lost`` per resource whose plugin stream ended; a
     ``container_start_failure`` per container the kubelet could not start."""
@@ -16895,6 +16928,13 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
         ):
             if "allocate" not in containers:
                 containers.add("allocate")
+                # (kubelet's reason, UnexpectedAdmissionError, named only where the copy says it)
+                near = lines[max(0, index - ALLOCATE_WRAP_LINES) : index + 1 + ALLOCATE_WRAP_LINES]
+                reason = (
+                    " (UnexpectedAdmissionError)"
+                    if any("UnexpectedAdmissionError" in t for _, t, _ in near)
+                    else ""
+                )
                 report.events.append(
                     LogEvent(
                         kind="container_start_failure",
@@ -16903,13 +16943,14 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                         rank=tagged,
                         host=_kubelet_host(line),
                         library="kubelet",
-                        exception_type="kubelet would not admit the pod (UnexpectedAdmissionError):"
+                        exception_type=f"kubelet would not admit the pod{reason}:"
                         + (
                             f" it found {du.group('free')} healthy, free {du.group('res')} of the "
                             f"{du.group('asked')} the pod asks (a device went unhealthy or is still "
                             "held: a device plugin's restart, a stale checkpoint)"
                             if (du := _DEVICES_UNAVAILABLE_RE.search(af.group("why")))
                             else f" the device plugin's Allocate failed ({af.group('why')[:200]})"
+                            + _device_share_cause(lines[index : index + 1 + ALLOCATE_WRAP_LINES])
                         ),
                     )
                 )
@@ -20973,6 +21014,69 @@ _DIST_FRAME_RE = re.compile(
 )
 
 
+# Ray's driver reporting a task's exception nobody retrieved (python/ray/_private/worker.py
+# _unhandled_error_handler: "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): {e}",
+# e a RayTaskError whose text starts "ray::WorkerDict.ref_init_model() (pid=144557,
+# ip=177.24.9.2, actor_id=..., repr=...)", then the task's traceback and its exception): the
+# heading comes first, the exception last
+_RAY_UNHANDLED_RE = re.compile(
+    r"Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS=1'?\): (?:\x1b\[\d+m)?"
+    r"ray::(?P<task>[\w.]{1,200})\(\)(?:\x1b\[\d+m)? \(pid=(?P<pid>\d+), ip=(?P<ip>[\w.:-]{1,100})"
+)
+_RAY_PREFIX_RE = re.compile(r"^\s{0,8}\([\w.]{1,100} pid=\d+[^)\n]{0,200}\) ")
+"""Ray's tag of a worker's or actor's line ("(TaskRunner pid=30188) ")."""
+RAY_REPORT_LINES = 8
+"""How far below a process's error line the next Ray report of a failed task may stand."""
+_RAY_HOSTED_KINDS = frozenset({"hccl_call_failure", "torch_npu_error", "npu_runtime_error"})
+
+
+def _ray_unhandled_hosts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The node of a process's HCCL or torch_npu error from Ray's report of its task: the
+    report above it whose traceback it ends (the same pid, or no pid to tell), the host its
+    ``ip=`` names; a report of another process just under it (the next worker's) is said in
+    the error's words, its host not given to a process it does not name."""
+    headings = [(no, h) for no, t, _ in lines if (h := _RAY_UNHANDLED_RE.search(t))]
+    if not headings:
+        return
+    # (the last exception line of the copy: a report's own exception, its last line, stands
+    # after its heading unless the copy ends first)
+    last_raised = max(
+        (
+            no
+            for no, t, _ in lines
+            if ("Error" in t or "Exception" in t)
+            and _PY_EXCEPTION_RE.match(_RAY_PREFIX_RE.sub("", t, count=1))
+        ),
+        default=0,
+    )
+    for ev in report.events:
+        if ev.kind not in _RAY_HOSTED_KINDS or ev.host is not None:
+            continue
+        above = [(no, h) for no, h in headings if 0 < ev.line - no <= TRACEBACK_LINES]
+        if above and (ev.pid is None or int(above[-1][1].group("pid")) == ev.pid):
+            ev.host = above[-1][1].group("ip")
+            continue
+        below = [(no, h) for no, h in headings if 0 < no - ev.line <= RAY_REPORT_LINES]
+        if not below:
+            continue
+        no, h = below[0]
+        if ev.pid is not None and int(h.group("pid")) == ev.pid:
+            ev.host = h.group("ip")
+            continue
+        ended = last_raised > no
+        ev.message = (
+            f"{ev.message}; Ray's next report (line {no}): ray::{h.group('task')}() failed, pid "
+            f"{h.group('pid')} on {h.group('ip')}"
+            + ("" if ended else " (its exception is past the copy's end)")
+        )
+
+
+# Exceptions that say a whole run failed, not one step of it: Ray Train's TrainingFailedError
+# (python/ray/train/base_trainer.py: "An error indicating that training has failed", raised by
+# fit() with "The Ray Train run failed. Please inspect the previous error messages for a cause.")
+_RUN_FAILED_EXCEPTIONS = frozenset({"TrainingFailedError"})
+
+
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """torch_npu ERR lines that no other event explains (an HCCL call or CANN code block next to
     them does), one per process: which devices stopped, and why in torch_npu's words."""
@@ -21025,6 +21129,7 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
         device = int(m.group("dev"))
         message = line.strip()
         what = m.group("what").strip().rstrip(".")
+        run_failed: tuple[int, str] | None = None  # (line, text) of an exception saying so
         if index and (raised := _PY_EXCEPTION_RE.match(lines[index - 1][1])):
             # torch_npu appends its code line to the exception's own message
             message = f"{raised.group(0).strip()} / {message}"
@@ -21032,6 +21137,9 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
                 # (an application's exception, ERR..999: the exception is its reason)
                 what = f"{what}: the exception above it (line {lines[index - 1][0]}): "
                 what += raised.group(0).strip()
+                name = raised.group(0).strip().split(":", 1)[0].rsplit(".", 1)[-1]
+                if name in _RUN_FAILED_EXCEPTIONS:
+                    run_failed = (lines[index - 1][0], raised.group(0).strip())
         elif m.group("code").endswith("999"):
             # ERR..999, an exception of the application's (formatErrorCode): the last exception
             # this process's lines (its own tag, or none as the ERR line has none) show above
@@ -21051,7 +21159,33 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
                 if ended.group("name") != "ChildFailedError":
                     said = before.strip()
                     what = f"{what}: the exception above it (line {before_no}): {said}"
+                if ended.group("name") in _RUN_FAILED_EXCEPTIONS:
+                    run_failed = (before_no, before.strip())
                 break
+        if run_failed is not None:
+            # the exception torch_npu stamped says the whole run failed: the run's failure, not
+            # a device's warning (ERR..999 is only torch_npu's code for the application's own
+            # exception, formatErrorCode)
+            exc_no, exc_text = run_failed
+            named = (
+                f"device {device}, rank {rank}"
+                if device >= 0 and rank >= 0
+                else "no device or rank named"
+            )
+            report.events.append(
+                LogEvent(
+                    kind="python_exception",
+                    line=exc_no,
+                    message=exc_text[:300],
+                    rank=rank if rank >= 0 else tagged,
+                    device=device if device >= 0 else None,
+                    pid=pid,
+                    exception_type=exc_text.split(":", 1)[0].rsplit(".", 1)[-1]
+                    + f": the run failed; torch_npu stamped it {m.group('code')} (line {no}, pid "
+                    f"{pid}, {named}); its cause is in the logs before it",
+                )
+            )
+            continue
         report.events.append(
             LogEvent(
                 kind="torch_npu_error",
