@@ -429,8 +429,13 @@ def test_nccls_last_error_without_its_label_is_kept() -> None:
         "distbackenderror_nccl2297_unhandled_cuda_error_nvls_multicast_bind_oom_h200_fsdp_stepcodex.log"
     ).failures
     assert failure["kind"] == "nccl_call_failure" and failure["code"] == "1"
+    # (NCCL's own cause and workaround under it kept with it since set 659)
+    assert (
+        "/ Last error: Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'. This is usually caused"
+        in failure["message"]
+    )
     assert failure["message"].endswith(
-        "/ Last error: Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'."
+        "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future."
     )
 
 

@@ -1856,9 +1856,13 @@ HARD_WRAP_NARROW_MIN_LINES = 3
 """Lines cut inside a word a narrow wrap needs: at 100 columns one or two such are chance."""
 _LINE_HEAD_RE = re.compile(
     r"[\w.-]+:\d+:\d+ \[|\d{4}-\d\d-\d\d|[A-Za-z]{3} +\d+ \d\d:|[\w.-]+: |\[|\(|nccl[A-Z]"
+    r"|[\w.-]{1,253} \[\d{1,6}\] (?:NCCL |\S{1,300}:\d{1,6} NCCL )"
     r"|Traceback|File \"|frame #|Exception|terminate called|what\(\)|\*\*\*"
 )
 """How a line of its own starts: NCCL's host:pid:tid prefix, a date, syslog's "Dec  2 11:49",
+a host before its device with the pid and tid taken out ("node [1] NCCL INFO ...", a copy of
+RCCL's log with its host redacted, ROCm/rccl issue 2188: its line after a WARN cut at the width
+is the next device's own line, no continuation),
 a host's or an exception's "name: " (pdsh's ``node2: ``, ``ncclSystemError: ``), a bracketed
 tag (``[rank1]:``), a Ray actor's ``(pid=..)``, a traceback's or C++ frame's line."""
 HARD_WRAP_MIN_LINES = 2

@@ -8781,6 +8781,8 @@ def _nccl_warnings(
         _ofi_init_fallbacks(lines, events)
     if any(_COLLNET_FALLBACK_RE.search(ev.message) for ev in events):
         _sharp_setup_fallbacks(events)
+    if any(_SHARP_SETUP_WARN_RE.search(ev.message) for ev in events):
+        _sharp_setup_said(lines, events)
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
@@ -8840,6 +8842,72 @@ def _sharp_setup_fallbacks(events: list[LogEvent]) -> None:
             and _SHARP_SETUP_WARN_RE.search(ev.message)
         ):
             ev.exception_type = STARTUP_FALLBACK
+
+
+# What the SHARP plugin and libsharp said of that process's set-up above its WARN: the plugin's
+# INFO "SHARP rank %d/%d initialized on %s" (ncclSharpConnect, before sharp_coll_comm_init: the
+# HCA port) and libsharp's own log lines "[host:rank:pid - file.c:line][date] ERROR ..." (NCCL
+# issue 1219: "[node:0:174 - comm.c:379][2024-05-30 12:26:47] ERROR Failed to lock SAT
+# tree(ID:0x208 ret:0xffffffee)", the streaming aggregation tree SHARP_COLL_ENABLE_SAT asks for,
+# NVIDIA SHARP docs, "NVIDIA SHARP Collective Library")
+_SHARP_RANK_INIT_RE = re.compile(
+    r"^(?P<host>[\w.-]{1,253}):(?P<pid>\d{1,10}):\d{1,10} \[\d{1,4}\] NCCL INFO (?:SHARP|Sharp) rank "
+    r"(?P<rank>\d{1,6})/(?P<size>\d{1,6}) initialized on (?P<hca>[\w.:-]{1,64})"
+)
+_LIBSHARP_ERROR_RE = re.compile(
+    r"^\[(?P<host>[\w.-]{1,253}):\d{1,6}:(?P<pid>\d{1,10}) - [\w.]{1,100}:\d{1,6}\]"
+    r"(?:\[[^\]\n]{1,40}\])? ?ERROR (?P<what>[^\n]{1,200})"
+)
+SHARP_SETUP_LINES = 40
+"""How far above its WARN the SHARP plugin's and libsharp's lines of one set-up are looked for."""
+
+
+def _sharp_setup_said(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
+    """Each SHARP set-up WARN NCCL did not say it went on without (no "Cannot initialize
+    CollNet" line: ``_sharp_setup_fallbacks``) read as what it is, CollNet (SHARP) that could
+    not be set up for the communicator, with the HCA port the plugin named and libsharp's own
+    errors of that process above it, each at its line."""
+    numbers = [no for no, _, _ in lines]  # (in order: each WARN's window found by bisection)
+    for ev in events:
+        if (
+            ev.kind != "nccl_warning"
+            or ev.exception_type is not None
+            or not _SHARP_SETUP_WARN_RE.search(ev.message)
+        ):
+            continue
+        port = None
+        errors: dict[str, list[int]] = {}  # libsharp's error (its return code aside): its lines
+        first = bisect.bisect_left(numbers, ev.line - SHARP_SETUP_LINES)
+        for no, text, _ in lines[first : bisect.bisect_left(numbers, ev.line)]:
+            line = text.strip()
+            if (m := _SHARP_RANK_INIT_RE.match(line)) and _same_process(m, ev):
+                port = f"SHARP rank {m.group('rank')}/{m.group('size')} on {m.group('hca')} (line {no})"
+            elif (m := _LIBSHARP_ERROR_RE.match(line)) and _same_process(m, ev):
+                # ("tree(ID:0x208. ret:0x4)" then "tree(ID:0x208 ret:0xffffffee)": one error)
+                said = _SHARP_RET_RE.sub("", m.group("what")).rstrip(" .")
+                errors.setdefault(said, []).append(no)
+        said_errors = "; ".join(
+            f"libsharp ERROR {what} (line{'s' if len(nos) > 1 else ''} {', '.join(map(str, nos))})"
+            for what, nos in errors.items()
+        )
+        ev.exception_type = "; ".join(
+            [
+                "CollNet (SHARP) could not be set up for this communicator (no 'Cannot "
+                "initialize CollNet' line says NCCL went on without it)",
+                *([port] if port else []),
+                *([said_errors] if said_errors else []),
+            ]
+        )
+
+
+_SHARP_RET_RE = re.compile(r"[. ]{0,2}ret:0x[0-9a-fA-F]{1,16}")
+
+
+def _same_process(m: re.Match[str], ev: LogEvent) -> bool:
+    """``m``'s host and pid are ``ev``'s (where ``ev`` names them)."""
+    return (ev.host is None or m.group("host") == ev.host) and (
+        ev.pid is None or int(m.group("pid")) == ev.pid
+    )
 
 
 PEER_GONE_WORDS = "dropped the connection"
@@ -9701,8 +9769,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             and not own
         ):
             # the copy seen first lacked NCCL's last WARN: this one completes it
-            earlier.exception_type = last[:200]
-            earlier.message = f"{earlier.message} / Last error: {earlier.exception_type}"[:400]
+            earlier.exception_type = _last_error_cut(last)
+            earlier.message = f"{earlier.message} / Last error: {earlier.exception_type}"[:600]
             seen.add((base, last))
             latest[base] = last
             continue
@@ -9766,8 +9834,8 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             ev.code, ev.code_name = str(NCCL_RESULT_NUMBERS["ncclSystemError"]), "ncclSystemError"
             ev.exception_type = NCCL_NOT_LOADED
         if last:
-            ev.exception_type = last[:200]  # NCCL's last WARN
-            ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:400]
+            ev.exception_type = _last_error_cut(last)  # NCCL's last WARN
+            ev.message = f"{ev.message} / Last error: {ev.exception_type}"[:600]
         if replica:
             ev.worker = _replica_said(replica.group("replica"), line)
         elif own:
@@ -10098,16 +10166,50 @@ def _last_error_said(lines: list[tuple[int, str, int | None]], index: int) -> st
     ]
     doubled = len(texts) > 1 and texts[0] == "" and texts[1] != ""
     window = (texts[1::2] if doubled else texts)[: NCCL_LAST_ERROR_LINES + 1]
+    # (the texts after window[k] start at texts[first + k * step]: every second one on a doubled page)
+    step, first = (2, 1) if doubled else (1, 0)
     for i, text in enumerate(window[:-1]):
         if text == "Last error:":
-            return window[i + 1]
+            return _with_nccl_hint(window[i + 1], texts[first + (i + 2) * step :: step])
     # NCCL's last error printed straight under the result's description, without the label
     # ("ncclUnhandledCudaError: Call to CUDA function failed." / "Failed to bind NVLink SHARP
     # (NVLS) Multicast memory ...": NCCL 2.29.7 under torch, pytorch/pytorch#178749)
     if len(window) > 1 and _NCCL_RESULT_LINE_RE.match(window[0]) and window[1]:
         if not _NOT_LAST_ERROR_RE.match(window[1]):
-            return window[1]
+            return _with_nccl_hint(window[1], texts[first + 2 * step :: step])
     return None
+
+
+# NCCL's own words after its NVLS bind failure, the WARN's second and third lines (NVIDIA/nccl
+# src/transport/nvls.cc, nvlsGroupBindMem: WARN("Failed to bind NVLink SHARP (NVLS) Multicast
+# memory of size %zu : CUDA error %d '%s'.\nThis is usually caused by a system or configuration
+# error in the Fabric Manager or NVSwitches.\nDisable NVLS (NCCL_NVLS_ENABLE=0) if you wish to
+# avoid this error in the future."), then return ncclUnhandledCudaError; NVIDIA/nccl#2077)
+_NVLS_BIND_FAILED = "Failed to bind NVLink SHARP (NVLS) Multicast memory"
+_NCCL_NVLS_HINT_RE = re.compile(
+    r"^(?:This is usually caused by [^\n]{1,200}|Disable NVLS \(NCCL_NVLS_ENABLE=0\)[^\n]{0,200})$"
+)
+
+
+NCCL_HINT_CHARS = 300
+"""What NCCL's own cause and workaround under an NVLS bind failure add to its last error at most
+(nvls.cc's two sentences are 96 and 80 characters)."""
+
+
+def _last_error_cut(last: str) -> str:
+    """NCCL's last error as a failure keeps it: its first 200 characters, and NCCL's own cause
+    and workaround after an NVLS bind failure's (``_with_nccl_hint``) with them."""
+    return last[: 200 + (NCCL_HINT_CHARS if last.startswith(_NVLS_BIND_FAILED) else 0)]
+
+
+def _with_nccl_hint(said: str, below: list[str]) -> str:
+    """``said`` (NCCL's last error) with the lines of NCCL's own cause and workaround that its
+    WARN printed under it (an NVLS bind failure's), each as the copy says it; ``below`` the
+    texts after the last error's line."""
+    if not said.startswith(_NVLS_BIND_FAILED):
+        return said
+    hint = list(itertools.takewhile(_NCCL_NVLS_HINT_RE.match, below[:2]))
+    return " ".join([said, *hint])
 
 
 def _last_error_above(
