@@ -139,6 +139,8 @@ Recognised events (``LogEvent.kind``):
   Call to connect returned Connection timed out, retrying``), one per process and reason;
 - ``ray_placement``: Ray unable to place the job's workers (the autoscaler's ``No available node
   types can fulfill resource request {...}``, or vLLM waiting N seconds for its placement group);
+- ``vllm_tp_spread``: vLLM's warning that its tensor-parallel size is more than the GPUs its Ray
+  placement group holds on a node, so its tensor-parallel workers span nodes (a notice);
 - ``hccl_plog_error``: only in an HCCL plog where nothing above is found: its first ERROR line,
   with the task exception HCCL reports after it (the task's type, this rank, its peer, the op's
   tag, group and count);
@@ -1997,6 +1999,8 @@ def _parse_events(text: str) -> LogReport:
     _net_plugin_warnings(lines, report)
     _nccl_connect_retries(lines, report)
     _ray_placement(lines, report)
+    if "is bigger than a reserved number of" in text:
+        _vllm_tp_spread(lines, report)
     _store_bind_failures(lines, report)
     _store_client_failures(lines, report)
     _store_lost(lines, report)
@@ -8536,6 +8540,7 @@ NOTICE_KINDS = frozenset(
         "horovod_stall",
         "service_http_error",
         "file_permission_warning",
+        "vllm_tp_spread",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -8786,11 +8791,41 @@ def _nccl_warnings(
     for ev in events:
         if ev.pid is not None and ev.pid in by_pid:
             ev.rank, ev.rank_size = by_pid[ev.pid]
+    _rank_below_warnings(lines, events)
     _passed_up(lines, events)
     if any(ev.message.startswith("nvml") for ev in events):
         _nvml_warnings_gone_past(lines, events)
     _peer_gone_on_own_host(events)
     report.events.extend(_port_flaps(events))
+
+
+RANK_BELOW_WARN_LINES = 2
+"""How far below a process's last NCCL WARN the rank-tagged traceback may start and still be that
+process's own (a blank line between, as a page copied it)."""
+
+
+def _rank_below_warnings(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
+    """The rank of the one process whose NCCL WARN lines a copy holds, where that process's
+    traceback follows them: a rank's lines carry its global rank as a tag ("[rank9]: Traceback
+    ..."), and a copy of one host:pid's WARN lines followed at once by one rank's traceback is
+    that process raising (NCCL's "Attempt to use communicator before the previous operation
+    returned ncclSuccess", printed by the process's main thread, pid = tid, is the error its
+    Python call then raised). Several processes, several ranks, or a traceback further down leave
+    the WARN lines without a rank: the copy does not tie them."""
+    if not events or any(ev.rank is not None for ev in events):
+        return
+    if len({(ev.host, ev.pid) for ev in events}) != 1 or events[0].pid is None:
+        return
+    ranks = {tagged for _, _, tagged in lines if tagged is not None}
+    if len(ranks) != 1:
+        return
+    last_warn = max(n for ev in events for n in (ev.line, *(ev.repeated_lines or ())))
+    below = [(no, tagged) for no, t, tagged in lines if no > last_warn and t.strip()]
+    if not below or below[0][1] is None or below[0][0] - last_warn > RANK_BELOW_WARN_LINES:
+        return
+    (rank,) = ranks
+    for ev in events:
+        ev.rank = rank
 
 
 TCPX_SLOW = "nccl_net_slow"
@@ -18908,6 +18943,50 @@ def _ray_placement(lines: list[tuple[int, str, int | None]], report: LogReport) 
         )
 
 
+# vLLM's check of its Ray placement group (vllm/executor/ray_utils.py _verify_bundles): for each
+# node holding fewer of the group's bundles (one GPU each) than tensor_parallel_size it warns
+# "tensor_parallel_size=%d is bigger than a reserved number of %ss (%d %ss) in a node %s. Tensor
+# parallel workers can be spread out to 2+ nodes which can degrade the performance unless you
+# have fast interconnect across nodes, like Infiniband."
+_VLLM_TP_SPREAD_RE = re.compile(
+    r"tensor_parallel_size=(?P<tp>\d+) is bigger than a reserved number of (?P<dev>\w{1,16}?)s "
+    r"\((?P<held>\d+) \w{1,16}\) in a node (?P<node>[0-9a-fA-F]{1,64})"
+)
+
+
+def _vllm_tp_spread(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``vllm_tp_spread`` notice for vLLM's warnings that its tensor-parallel workers span
+    nodes: the first line, the nodes it named and what each held (its other lines repeats)."""
+    first: LogEvent | None = None
+    nodes: list[tuple[str, int]] = []
+    for no, line, tagged in lines:
+        if "is bigger than a reserved" not in line or not (m := _VLLM_TP_SPREAD_RE.search(line)):
+            continue
+        if m.group("node") not in (n for n, _ in nodes):
+            nodes.append((m.group("node"), int(m.group("held"))))
+        if first is None:
+            first = LogEvent(
+                kind="vllm_tp_spread",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                rank_size=int(m.group("tp")),
+                library="vLLM",
+                call=m.group("dev"),
+            )
+        else:
+            first.repeated_lines = [*(first.repeated_lines or []), no]
+    if first is None:
+        return
+    named = ", ".join(f"{node[:8]}... {held}" for node, held in nodes)
+    first.exception_type = (
+        f"tensor_parallel_size={first.rank_size} is more than the {first.call}s vLLM's Ray "
+        f"placement group holds on {len(nodes)} node(s) (node: {first.call}s held: {named}): "
+        "its tensor-parallel workers span nodes"
+    )
+    report.events.append(first)
+
+
 def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per kind of DeepEP timeout (every channel of a kernel prints its own line)."""
     seen: set[str] = set()
@@ -20299,6 +20378,20 @@ def _past_progress_bar(line: str) -> str:
     return "" if end < 0 else line[end + 1 :]
 
 
+# Ray's tag before each line a worker or actor prints (ray/_private/worker.py print_worker_logs:
+# "(RayWorkerWrapper pid=1672, ip=192.168.141.7) ", the ip left out on the driver's own node),
+# after vLLM's own tag of its engine process ("(EngineCore_DP0 pid=6183) "): the logger's line
+# follows them, its level further in than a bare line's
+_ACTOR_PREFIX_RE = re.compile(r"^(?:\([\w.-]{1,80} pid=\d{1,10}(?:, ip=[\w.:-]{1,64})?\) ){1,4}")
+
+
+def _past_actor_prefix(line: str) -> str:
+    """A line past the actor tags Ray and vLLM put before a worker's printed line."""
+    if not line.startswith("(") or (m := _ACTOR_PREFIX_RE.match(line)) is None:
+        return line
+    return line[m.end() :]
+
+
 # Megatron's training_log line an iteration (megatron/training.py: " iteration 5426/ 250000 |
 # consumed samples: 43408 | elapsed time per iteration (ms): 4247.9 | ..."): its own fields say
 # it is one, with or without a loss in it
@@ -20433,7 +20526,10 @@ def is_program_log(text: str) -> bool:
     (ibstat, rocm-smi, ucx_info) do not."""
     head = [
         line
-        for line in map(_past_progress_bar, text[: LOG_LOOK_LINES * 400].splitlines())
+        for line in map(
+            _past_actor_prefix,
+            map(_past_progress_bar, text[: LOG_LOOK_LINES * 400].splitlines()),
+        )
         # (a progress bar's redrawn lines, tqdm's "  3% Completed | 1/32 [00:00<00:13, 2.34it/s]",
         # are the program's too, written with no logger)
         if line.strip()
