@@ -8356,7 +8356,11 @@ def _ibping(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     notes: list[ParseWarning] = []
     for run in rdma.parse_ibping(text):
         dest = run.dest or "a port not named"
-        said = f"to {dest}" + (f" ({run.host} answering)" if run.host else "")
+        said = (
+            f"to {dest}"
+            + (f" from {run.node}" if run.node else "")  # (pdsh's node the run went out from)
+            + (f" ({run.host} answering)" if run.host else "")
+        )
         if run.sent is not None and run.received is not None:
             said += (
                 f": {run.received} of {run.sent} pong(s) received ({run.loss_pct}% loss, "
@@ -8374,22 +8378,41 @@ def _ibping(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
         if run.heading_dest and run.dest and run.heading_dest != run.dest:
             # (ibping.c prints one destination in both: a copy with two was edited or pieced)
             said += f"; the statistics heading names {run.heading_dest}"
+        if run.in_flight:
+            # (rdma.IbpingRun.lost: a ping in flight at ^C/SIGTERM is counted sent, neither
+            # received nor lost, ibping.c's main loop and report())
+            said += (
+                "; stopped (^C or SIGTERM) with one ping in flight, counted sent but neither "
+                "received nor lost"
+                + (
+                    ": interrupted before any pong came back, the path neither shown nor refuted"
+                    if run.received == 0 and run.lost == 0
+                    else ""
+                )
+            )
         notes.append(ParseWarning(line=run.summary_line or run.line, message=said, skipped=False))
         lost = run.lost
         if run.summary_line is None or not lost or lost < 0:
             continue
+        where = f"ibping {dest}" + (f" from {run.node}" if run.node else "")
         _add_failure(
             out,
             source,
             logs.LogEvent(
                 kind="ibping_no_reply" if run.received == 0 else "ibping_loss",
                 line=run.summary_line,
-                message=f"ibping {dest}",
+                message=where,
                 library="ibping",
+                host=run.node,
                 exception_type=(
-                    f"no pong back to {run.sent} ping(s)"
+                    f"no pong back to {lost} ping(s)"
                     if run.received == 0
                     else f"{lost} of {run.sent} ping(s) lost ({run.loss_pct}% loss)"
+                    + (
+                        ", or in flight when ibping was stopped: its figure cannot tell"
+                        if run.in_flight_unsure
+                        else ""
+                    )
                 ),
             ),
         )

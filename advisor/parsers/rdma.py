@@ -3815,9 +3815,18 @@ def parse_ibdiagnet(text: str) -> list[IbdiagReport]:
 # statistics ---" (the first pong's host, the destination), "%N packets transmitted, %N
 # received, %N%% packet loss, time %N ms" (loss: lost * 100 / transmitted, an integer) and
 # "rtt min/avg/max = a/b/c ms".
+# Run over pdsh/clush (``pdsh -w node[1-2] ibping -c 10 -L 23``) each line carries the node's
+# "node: " (dshbak(1): "the leading node: is stripped"); any host name is taken, since ibping's
+# own words must follow it (as dcgm's _UBERGEMM_HOST_RE).
+_IBPING_NODE = r"(?:[A-Za-z0-9][\w.-]{0,252}: )?"
 IBPING_SIGNATURE = (
-    r"^[ \t]*Pong from [^\n]{0,300}? \((?:Lid \d+|DR path)[^)\n]{0,200}\): time \d+\.\d+ ms"
-    r"|^[ \t]*--- [^\n]{0,300}?\([^)\n]{1,200}\) ibping statistics ---"
+    rf"^[ \t]*{_IBPING_NODE}Pong from [^\n]{{0,300}}? \((?:Lid \d+|DR path)[^)\n]{{0,200}}\): "
+    r"time \d+\.\d+ ms"
+    rf"|^[ \t]*{_IBPING_NODE}--- [^\n]{{0,300}}?\([^)\n]{{1,200}}\) ibping statistics ---"
+)
+_IBPING_NODE_RE = re.compile(
+    r"^[ \t]{0,40}(?P<node>[A-Za-z0-9][\w.-]{0,252}): ?"
+    r"(?=Pong from |--- |\d+ packets transmitted|rtt min/avg/max|\^C|\s*$)"
 )
 _IBPING_PONG_RE = re.compile(
     r"^\s*Pong from (?P<host>[^\n]{0,300}?) \((?P<dest>(?:Lid \d+|DR path)[^)\n]{0,200})\): "
@@ -3860,21 +3869,75 @@ class IbpingRun:
     rtt_min_ms: float | None = None
     rtt_avg_ms: float | None = None
     rtt_max_ms: float | None = None
+    node: str | None = None
+    """The node pdsh/clush named before the run's lines; None where none leads them."""
+    ctrl_c: bool = False
+    """A "^C" (the terminal's echo of the interrupt) stands above the statistics."""
+
+    @property
+    def unanswered(self) -> int | None:
+        """Pings sent and not answered (transmitted less received)."""
+        return None if self.sent is None or self.received is None else self.sent - self.received
 
     @property
     def lost(self) -> int | None:
-        return None if self.sent is None or self.received is None else self.sent - self.received
+        """ibping's own lost count, as its figures fix it. ibping.c's main loop counts a ping in
+        ntrans before it goes out and in ``replied`` or ``lost`` only once it is answered or
+        timed out; report() runs on SIGINT/SIGTERM too (signal(SIGINT, report)), so a ping in
+        flight then is transmitted, neither received nor lost (in flood mode nearly every ^C).
+        Its figure is ``lost * 100 / ntrans`` (0 where lost is 0): where only one less than
+        the unanswered fits it, that one was in flight; where both fit (past 100 sent), a "^C"
+        above the statistics says it was."""
+        unanswered = self.unanswered
+        if unanswered is None or unanswered <= 0 or self.loss_pct is None or self.sent is None:
+            return unanswered
+        fits_all = _ibping_loss_pct(unanswered, self.sent) == self.loss_pct
+        fits_one_less = _ibping_loss_pct(unanswered - 1, self.sent) == self.loss_pct
+        if fits_one_less and (not fits_all or self.ctrl_c):
+            return unanswered - 1
+        return unanswered
+
+    @property
+    def in_flight(self) -> bool:
+        """One ping was in flight when ibping was stopped (``lost``)."""
+        return (
+            self.lost is not None
+            and self.unanswered is not None
+            and (self.unanswered - self.lost == 1)
+        )
+
+    @property
+    def in_flight_unsure(self) -> bool:
+        """One ping unanswered that may have been lost or in flight: ibping's figure fits both
+        (past 100 sent) and no "^C" says it was stopped."""
+        if self.in_flight or self.loss_pct is None or self.sent is None:
+            return False
+        unanswered = self.unanswered or 0
+        return unanswered >= 1 and _ibping_loss_pct(unanswered - 1, self.sent) == self.loss_pct
+
+
+def _ibping_loss_pct(lost: int, sent: int) -> int:
+    """ibping.c report()'s figure: ``(lost != 0) ? lost * 100 / ntrans : 0``."""
+    return lost * 100 // sent if lost else 0
 
 
 def parse_ibping(text: str) -> list[IbpingRun]:
     """Each ibping client run in ``text`` (a run ends with its statistics); ParseError when
     none."""
     runs: list[IbpingRun] = []
-    run: IbpingRun | None = None
+    # each node's run still open (pdsh interleaves several nodes' lines; None: no prefix)
+    open_runs: dict[str | None, IbpingRun] = {}
+    ctrl_c: set[str | None] = set()  # nodes whose "^C" stands above their next statistics
     for no, line, _ in numbered_lines(text):
-        if "Pong from" in line and (p := _IBPING_PONG_RE.match(line)):
+        node = None
+        if n := _IBPING_NODE_RE.match(line):
+            node, line = n.group("node"), line[n.end() :]
+        run = open_runs.get(node)
+        if line.strip() == "^C":
+            ctrl_c.add(node)
+        elif "Pong from" in line and (p := _IBPING_PONG_RE.match(line)):
             if run is None or run.summary_line is not None or run.heading_dest is not None:
-                run = IbpingRun(line=no)
+                run = open_runs[node] = IbpingRun(line=no, node=node)
                 runs.append(run)
             run.host = run.host or p.group("host").strip() or None
             run.dest = run.dest or p.group("dest")
@@ -3882,8 +3945,10 @@ def parse_ibping(text: str) -> list[IbpingRun]:
             run.rtt_ms.append(float(p.group("ms")))
         elif "ibping statistics" in line and (h := _IBPING_HEAD_RE.match(line)):
             if run is None or run.summary_line is not None or run.heading_dest is not None:
-                run = IbpingRun(line=no)
+                run = open_runs[node] = IbpingRun(line=no, node=node)
                 runs.append(run)
+            run.ctrl_c = node in ctrl_c
+            ctrl_c.discard(node)
             run.heading_dest = h.group("dest")
             run.dest = run.dest or run.heading_dest
             run.host = run.host or h.group("host").strip() or None
