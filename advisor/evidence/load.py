@@ -448,6 +448,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # CUDA that would not start (logs._cuda_not_ready)
         r"|\bError 802: system not yet initialized|\bcudaGetDeviceCount returned \d+"
         r"|\(gpu_burn-drv\.cpp:\d{1,6}\): system not yet initialized"
+        r"|\bCUDA_ERROR_SYSTEM_NOT_READY\b"
         r"|\bUserWarning: CUDA initialization: "
         r"|CUDA error at \S+ code=\d+\(cudaError\w+\) \"cuda(?:GetDeviceCount|SetDevice|GetDevice|Init)\b"
         # NHC's passed checks (logs._nhc_failures)

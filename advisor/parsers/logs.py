@@ -2075,6 +2075,7 @@ def _parse_events(text: str) -> LogReport:
         _task_failure_cancels(lines, report)
     if (
         "system not yet initialized" in text
+        or "CUDA_ERROR_SYSTEM_NOT_READY" in text
         or "cudaGetDeviceCount returned" in text
         or ("CUDA error at" in text and "cudaGetDevice" in text)
         or "UserWarning: CUDA initialization: " in text
@@ -12112,6 +12113,9 @@ _TLLM_PLUGIN_FRAME_RE = re.compile(
 )
 TLLM_BACKTRACE_LINES = 20
 """How far under the exception's what() the backtrace's frames are looked for."""
+TLLM_TERMINATE_LINES = 2
+"""How far above the exception's what() libstdc++'s "terminate called after throwing" may stand
+(the line just above it, a blank line between as a page copied it)."""
 # The MPI standard's error classes (MPI 4.0, section 9.4, table 9.1), the values both Open MPI's
 # and MPICH's mpi.h give them (MPI_ERR_RANK 6 in both): a return code of an MPI call that is one
 # of these low numbers is the class itself
@@ -12635,6 +12639,11 @@ _CUDA_NOT_READY_RE = re.compile(
     # (gpu_burn-drv.cpp:298): system not yet initialized", the words cuGetErrorString gives
     # CUDA_ERROR_SYSTEM_NOT_READY, 802; "Error in <what> (file:line): ..." where a call names itself)
     r"|\bError (?:in [^()\n]{1,80} )?\(gpu_burn-drv\.cpp:\d{1,6}\): system not yet initialized"
+    # (the driver API's own name of 802: cuda.h "CUDA_ERROR_SYSTEM_NOT_READY = 802", as other
+    # gpu-burn trees' checkError(CUresult) throws it: 'Error in "init": CUDA_ERROR_SYSTEM_NOT_READY
+    # (system not yet initialized)' (cuGetErrorName, then cuGetErrorString in brackets), older
+    # trees the name alone from their g_errorStrings map, 'Error: ' where the call is unnamed)
+    r"|\bCUDA_ERROR_SYSTEM_NOT_READY\b"
 )
 
 
@@ -14969,20 +14978,39 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             )  # fmt: skip
             continue
         if "Failed: MPI error" in line and (tm := _TLLM_MPI_CHECK_RE.search(line)):
-            # TensorRT-LLM's own check of an MPI call's return code: an uncaught exception that
-            # libstdc++'s terminate handler ends with abort() (SIGABRT), the frame that threw
-            # (an engine plugin's initialize) in the backtrace under it
+            # TensorRT-LLM's own check of an MPI call's return code, the frame that threw (an
+            # engine plugin's initialize) in the backtrace under it. Only where libstdc++'s
+            # "terminate called after throwing an instance of ..." stands just above the what()
+            # did the exception go uncaught in C++, its terminate handler ending the process
+            # with abort() (SIGABRT); thrown under a Python call, pybind11 translates it
+            # (pybind11 docs, advanced/exceptions: std::exception -> RuntimeError) and Python
+            # prints "RuntimeError: ..." under its Traceback: what the process then did (caught,
+            # or exit status 1) the copy does not say
             code = int(tm.group("code"))
             frames = lines[index + 1 : index + 1 + TLLM_BACKTRACE_LINES]
             frame = next((f for _, t, _ in frames if (f := _TLLM_PLUGIN_FRAME_RE.search(t))), None)
+            just_above = [
+                t for _, t, tag in lines[max(0, index - TLLM_TERMINATE_LINES) : index]
+                if tag == tagged
+            ]  # fmt: skip
+            aborted = any("terminate called after throwing" in t for t in just_above)
             once(
                 ("tllm-mpi", no), no, text,
                 f"MPI (TensorRT-LLM's check of an MPI call failed: error {code}"
                 + (f", {MPI_ERROR_CLASSES[code]}" if code in MPI_ERROR_CLASSES else "")
-                + f", at {tm.group('where').rsplit('/', 1)[-1]}; the uncaught exception aborted the "
-                "process)",
-                exit_code=-signal.SIGABRT.value, library="TensorRT-LLM",
+                + f", at {tm.group('where').rsplit('/', 1)[-1]}"
+                + (
+                    "; the uncaught exception aborted the process)"
+                    if aborted
+                    else "; raised to Python as RuntimeError)"
+                    if "RuntimeError:" in line
+                    else ")"
+                ),
+                exit_code=-signal.SIGABRT.value if aborted else None, library="TensorRT-LLM",
                 call=frame.group("sym") if frame else None,
+                # (mpirun --tag-output's "[1,0]<stderr>:" names the rank: Open MPI's
+                # [jobid,rank] tag)
+                rank=tagged,
             )  # fmt: skip
             continue
         if "An error occurred in MPI_" in line and (oe := _OMPI_ERROR_IN_RE.match(line)):
