@@ -87,3 +87,10 @@ def test_trtllm_healthy_engine_log_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     assert not ev.failures
     assert _imported(ev)[0] == "READY"
+
+
+def test_trtllm_abort_with_no_rank_is_counted_as_a_process_not_a_rank() -> None:
+    # the copy names no rank (no mpirun tag, no rank field): "1 rank(s)" would state one
+    message, _ = _finding(_imported(_load(TRTLLM))[1], "evidence-launcher-exit")
+    assert message.startswith("1 process(es) (no global rank shown) exited non-zero")
+    assert "rank(s)" not in message
