@@ -8296,7 +8296,8 @@ def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> 
 def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """iputils' ping between hosts: a note of each run (its packet size, don't-fragment, replies
     and loss); a run that got no reply, or whose don't-fragment packet a smaller MTU refused, is
-    a ``host_ping_failed``."""
+    a ``host_ping_failed``; one that lost some requests beyond those that may have been in
+    flight when it stopped is a ``host_ping_loss``."""
     notes: list[ParseWarning] = []
     for run in netif.parse_ping(text):
         df = (
@@ -8322,7 +8323,39 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             )
             if run.dont_fragment and run.replies:
                 said += f": the path carries {run.packet_bytes}-byte packets unfragmented"
+            if run.stopped_early and 0 < run.lost <= run.pipe:
+                # iputils counts a request still in flight when the run stops as lost
+                said += (
+                    f"; the {run.lost} unanswered request(s) may have been in flight when the run "
+                    "stopped (^C, -w or -f), which ping counts lost: not a loss on the path"
+                )
         notes.append(ParseWarning(line=run.line, message=said, skipped=False))
+        if (
+            run.mtu is None
+            and not run.no_reply
+            and run.sent is not None
+            and run.lost > (run.pipe if run.stopped_early else 0)
+        ):
+            in_flight = (
+                f"; up to {run.pipe} of them may have been in flight when the run stopped"
+                if run.stopped_early
+                else ""
+            )
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="host_ping_loss",
+                    line=run.summary_line or run.line,
+                    message=f"ping {run.host} ({run.ip})",
+                    ip=run.ip,
+                    library="ping",
+                    exception_type=(
+                        f"{run.lost} of {run.sent} request(s) got no reply "
+                        f"({run.loss_pct:g}% loss){in_flight}"
+                    ),
+                ),
+            )
         failed = (
             f"a {run.packet_bytes}-byte packet with don't fragment was refused: the path's MTU "
             f"is {run.mtu}"

@@ -753,8 +753,8 @@ class LogEvent:
     ``iperf.RETRANSMIT_SHARE`` of its segments), iperf_unreached (the importer's, an iperf3 client that reached no server host), iperf_exchange_failed (the
     importer's, iperf3's parameters or results that did not come through its open control
     connection), iperf_failed (the importer's, iperf3's other errors), rdma_test_setup_failed
-    (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed (the
-    importer's, a ping between hosts), ibping_no_reply and ibping_loss (the importer's, an
+    (the importer's, a ping-pong that failed before any RDMA traffic), host_ping_failed and host_ping_loss (the
+    importer's, a ping between hosts that failed, or lost some requests), ibping_no_reply and ibping_loss (the importer's, an
     ibping that got no pong back, or lost some), optical_power (the importer's, ethtool -m's power past the
     module's own thresholds: code Fail past an alarm one, Warn past a warning one), ibdiag_check
     (the importer's, an ibdiagnet stage its summary counts errors, Fail, or warnings, Warn in),

@@ -477,6 +477,15 @@ _PING_MTU_RE = re.compile(
     r"[Mm]essage too long, mtu\s*=\s*(?P<mtu>\d+)|Frag needed and DF set \(mtu = (?P<mtu2>\d+)\)"
 )
 _PING_UNREACHABLE_RE = re.compile(r"Destination (?:Host|Net|Port) Unreachable")
+# the options that end a run while pings may still be in flight: -f (flood: one "." a request,
+# a backspace a reply) and -w N (a deadline); a "^C" at a line's end is the run stopped by hand.
+# iputils ping_common.c finish() counts loss as (transmitted - received) * 100 / transmitted, so
+# a request still in flight when the run stops is counted lost; the rtt line's "pipe N" (printed
+# when more than one was in flight at once) is the most that were (iputils issue #583: "ping -f
+# always says last packet was not answered")
+_PING_FLOOD_RE = re.compile(r"\s-[a-zA-Z]*f")
+_PING_DEADLINE_RE = re.compile(r"\s-w\s*\d")
+_PING_PIPE_RE = re.compile(r"^rtt [^\n]{0,200}?\bpipe (?P<pipe>\d+)")
 
 
 @dataclass(kw_only=True)
@@ -497,6 +506,16 @@ class HostPing:
     """The MTU a refused don't-fragment packet ran into (the host's interface, or a router's)."""
     mtu_line: int = 0
     unreachable: bool = False
+    summary_line: int = 0
+    stopped_early: bool = False
+    """Stopped by hand (a "^C" in the run) or by a -w deadline, or a flood run (-f): the last
+    request(s) may still have been in flight, and ping counts them lost."""
+    pipe: int = 1
+    """The most requests in flight at once: the rtt line's "pipe N", 1 where it prints none."""
+
+    @property
+    def lost(self) -> int:
+        return (self.sent or 0) - (self.received or 0)
 
     @property
     def no_reply(self) -> bool:
@@ -508,10 +527,13 @@ def parse_ping(text: str) -> list[HostPing]:
     """Each iputils ping run in ``text``; ParseError when none."""
     runs: list[HostPing] = []
     df: bool | None = None
+    early = False
     for no, line in enumerate(text.splitlines(), 1):
         body = line.strip()
         if (c := _PING_COMMAND_RE.search(body)) and not body.startswith("PING "):
-            df = bool(_PING_DF_RE.search(c.group("args")))
+            args = " " + c.group("args")
+            df = bool(_PING_DF_RE.search(args))
+            early = bool(_PING_FLOOD_RE.search(args) or _PING_DEADLINE_RE.search(args))
             continue
         if h := _PING_HEAD_RE.match(body):
             runs.append(
@@ -522,19 +544,25 @@ def parse_ping(text: str) -> list[HostPing]:
                     payload_bytes=int(h.group("payload")),
                     packet_bytes=int(h.group("total")),
                     dont_fragment=df,
+                    stopped_early=early,
                 )
             )
-            df = None
+            df, early = None, False
             continue
         if not runs:
             continue
         run = runs[-1]
+        if body.endswith("^C") and not run.summary_line:
+            run.stopped_early = True
         if r := _PING_REPLY_RE.match(body):
             run.replies += 1
             run.rtt_ms.append(float(r.group("ms")))
         elif s := _PING_SUMMARY_RE.match(body):
             run.sent, run.received = int(s.group("sent")), int(s.group("recv"))
             run.loss_pct = float(s.group("loss"))
+            run.summary_line = no
+        elif run.summary_line and (pp := _PING_PIPE_RE.match(body)):
+            run.pipe = int(pp.group("pipe"))
         elif m := _PING_MTU_RE.search(body):
             if run.mtu is None:
                 run.mtu, run.mtu_line = int(m.group("mtu") or m.group("mtu2")), no
