@@ -68,8 +68,10 @@ def test_monitored_barrier_error_names_both_ranks_and_the_closed_peer() -> None:
     (item,) = _findings("gloo_monitored_barrier_kaggle.log", "gloo")[
         "evidence-monitored-barrier-failed"
     ]
+    # (rank 0, the rank torch's message says to check, leads: round MMMM set 666)
     assert item.startswith(
-        "Rank 1: its send/recv with rank 0 failed (connection closed by 172.19.2.2:33177)"
+        "rank 0 is the suspect: rank 1 reached the barrier, but its send/recv with rank 0 "
+        "failed (connection closed by 172.19.2.2:33177)"
     )
 
 

@@ -8783,6 +8783,8 @@ def _nccl_warnings(
             )
         seen[key] = last_said[key[:3]] = ev
         events.append(ev)
+    if any(ev.message.startswith("Call to ibv_open_device failed") for ev in events):
+        events = _ib_open_failures_folded(events)
     if any(ev.message.startswith("NET/OFI ") for ev in events):
         _ofi_init_fallbacks(lines, events)
     if any(_COLLNET_FALLBACK_RE.search(ev.message) for ev in events):
@@ -8862,6 +8864,61 @@ def _tcpx_slowness(ev: LogEvent, slow: re.Match[str]) -> None:
 # "NET/IB : SHARP coll init error: %s(%d)" where sharp_coll_init fails, "SHARP group create
 # failed: %s(%d)" where sharp_coll_comm_init does, each returning ncclInternalError to that
 # set-up) is then what NCCL went on without.
+# NCCL's ibverbs wrapper warns "Call to ibv_open_device failed" (misc/ibvwrap: IBV_PTR_CHECK,
+# later "... failed with error <strerror>" from IBV_PTR_CHECK_ERRNO) and returns ncclSystemError;
+# its one caller, net_ib's device scan, then warns "NET/IB : Unable to open device <name>" and
+# goes on to the next HCA ("continue"); where none opened, ncclIbSupport() is false and NCCL
+# takes its socket transport (NVIDIA/nccl 2.3.5, commit f93fe9bf: src/misc/ibvwrap.cu,
+# src/transport/net_ib.cu initDevices and ncclIbSupport, src/init.cu; NCCL 2.1's source was not
+# published, its log's places misc/ibvwrap.cu:205 and transport/net_ib.cu:109 are the same pair).
+# The two WARNs are one event, the HCA skipped at start-up.
+_IBV_OPEN_FAILED_RE = re.compile(r"^Call to ibv_open_device failed(?: with error [^\n]{0,120})?$")
+_IB_OPEN_SKIPPED_RE = re.compile(r"^NET/IB ?: ?Unable to open device (?P<hca>\S{1,64})\s*$")
+IB_OPEN_PAIR_LINES = 3
+"""How far below the wrapper's WARN its device scan's WARN may stand (a blank line between, as
+NCCL's own output has it, or a page copied it)."""
+
+
+def _ib_open_failures_folded(events: list[LogEvent]) -> list[LogEvent]:
+    """Each "Call to ibv_open_device failed" WARN that the same process's "NET/IB : Unable to open
+    device X" follows within ``IB_OPEN_PAIR_LINES``: folded into that device's WARN (a start-up
+    fallback, ``_NCCL_FALLBACK_WARN_RE``), which names the line; a wrapper WARN with none below
+    (a copy cut between the two) stays as it is."""
+    calls = [
+        ev for ev in events if ev.kind == "nccl_warning" and _IBV_OPEN_FAILED_RE.search(ev.message)
+    ]
+    folded: set[int] = set()  # the wrapper WARN lines said with their device
+    for ev in sorted(events, key=lambda e: e.line):
+        if ev.kind != "nccl_warning" or not (m := _IB_OPEN_SKIPPED_RE.search(ev.message)):
+            continue
+        # (the wrapper's text is the same for every HCA: its repeats are the later devices')
+        near = [
+            n
+            for call in calls
+            if (call.host, call.pid, call.device) == (ev.host, ev.pid, ev.device)
+            for n in (call.line, *(call.repeated_lines or ()))
+            if n not in folded and 0 < ev.line - n <= IB_OPEN_PAIR_LINES
+        ]
+        if not near:
+            continue
+        near.sort()
+        folded.add(near[-1])
+        ev.message = (
+            f"{ev.message.strip()} (its ibv_open_device call failed, line {near[-1]}: NCCL "
+            f"skipped HCA {m.group('hca')} and went on with the others, or with sockets where "
+            "none opened)"
+        )[:300]
+    kept: list[LogEvent] = []
+    for ev in events:
+        if folded and any(ev is call for call in calls):
+            left = [n for n in (ev.line, *(ev.repeated_lines or ())) if n not in folded]
+            if not left:
+                continue  # every one of its lines was a device's skip
+            ev.line, ev.repeated_lines = left[0], left[1:] or None
+        kept.append(ev)
+    return kept
+
+
 _COLLNET_FALLBACK_RE = re.compile(r"^Cannot initialize CollNet, using point-to-point network")
 _SHARP_SETUP_WARN_RE = re.compile(
     r"^(?:NET/IB ?: ?)?SHARP coll init error: |^SHARP group create(?: failed)?: "
