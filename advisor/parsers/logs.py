@@ -2146,6 +2146,12 @@ def _parse_events(text: str) -> LogReport:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
     _gloo_loopback(lines, report)
+    if "registered but not available" in text:
+        _verl_platform_unavailable(lines, report)
+    if "is not set correctly" in text:
+        _ranktable_device_ip_unset(lines, report)
+    if "main process disappeared" in text:
+        _tbe_parent_gone(lines, report)
     _socket_network(lines, report)
     report.events.extend(net_without_gdr(lines))
     report.events.extend(nvlink_asymmetry(lines))
@@ -8542,6 +8548,7 @@ NOTICE_KINDS = frozenset(
         "service_http_error",
         "file_permission_warning",
         "vllm_tp_spread",
+        "accelerator_unavailable",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -15995,12 +16002,13 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             first.rank, first.rank_size = int(rank), first.rank_size or int(size)
     if first is not None:
         _plog_trace(lines, first)
-    if first is not None and first.exception_type is None and _DEVICE_IP_UNSET in first.message:
+    if (
+        first is not None
+        and first.exception_type is None
+        and _DEVICE_IP_UNSET_RE.search(first.message)
+    ):
         # HCCL's own words (topoinfo_ranktableConcise.cc): a rank table without device_ip
-        first.exception_type = (
-            "the rank table gives no device_ip, which HCCL needs when the job spans servers (or "
-            "HCCL_INTRA_ROCE_ENABLE is on): a configuration error at start-up"
-        )
+        first.exception_type = DEVICE_IP_UNSET_SAID
     if first is not None and first.exception_type is None:
         for _, line, _ in lines:
             if "SuperPodId" in line and (sp := _SUPERPOD_LINK_RE.search(line)):
@@ -16015,8 +16023,19 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     return first
 
 
-_DEVICE_IP_UNSET = "'device_ip' is not set correctly,must be set when multi Server"
-"""HCCL's rank table check of a table without device_ip for a job over several servers."""
+_DEVICE_IP_UNSET_RE = re.compile(
+    r"'device[ _]ip' is not set correctly, ?must be set when multi Server"
+)
+"""HCCL's rank table check of a table without device_ip for a job over several servers
+(topoinfo_ranktableConcise.cc GetSingleDeviceIp: "[Get][SingleDeviceIp]'device_ip' is not set
+correctly,must be set when multi Server or HCCL_INTRA_ROCE_ENABLE enabled"; newer releases
+"[%s][%s]'device_ip' is not set correctly, must be set ..." with LOG_KEYWORDS_INIT_GROUP and
+LOG_KEYWORDS_RANKTABLE_CHECK before it, and EI0014 reported). A copy from a rendered page may have
+lost the underscores ("'device ip' ... HCCL INTRA ROCE ENABLE": Markdown's emphasis)."""
+DEVICE_IP_UNSET_SAID = (
+    "the rank table gives no device_ip, which HCCL needs when the job spans servers (or "
+    "HCCL_INTRA_ROCE_ENABLE is on): a configuration error at start-up"
+)
 # HCCL's note of a rank's link type and super pods when its link set-up failed
 # (transport_manager.cc PrintErrorInfo): "local rank information: nicType[VNIC_TYPE],
 # logicSuperPodId[logic_1], phySuperPodId[0]. Note: Do not configure ranks belonging to different
@@ -20657,6 +20676,10 @@ def is_program_log(text: str) -> bool:
         # engine's log_dist lines (GPT-NeoX's training): a run's log, its timers' "%comms: 4.8"
         # breakdown printed between them its own too
         return True
+    if "registered but not available" in text and _VERL_PLATFORM_UNAVAILABLE_RE.search(text):
+        return True  # verl's warning of its platform, alone in a copy (logged without its head)
+    if "is not set correctly" in text and _DEVICE_IP_UNSET_RE.search(text):
+        return True  # HCCL's rank table check, quoted without its plog head
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
         return True  # a job's output under Slurm's srun (its own words of the allocation)
     if ("error: " in text or "*** [" in text) and _COMPILER_ERROR_RE.search(text):
@@ -20806,7 +20829,14 @@ _NOT_ERROR_RE = re.compile(
     r"|failed to allocate graph, reserving|cannot reallocate multi buffer graph automatically"
     # the kernel loading an unsigned module where signatures are not enforced (it taints the
     # kernel and goes on: the NVIDIA and Ascend drivers built out of tree)
-    r"|module verification failed: signature and/or required key missing",
+    r"|module verification failed: signature and/or required key missing"
+    # CANN's TBE compile helpers seeing their parent gone ("[ERROR] TBE Subprocess[task_distribute]
+    # raise error[], main process disappeared!"): printed by each helper as the process that
+    # started them exits, a finished run's teardown as much as a killed one's (vllm-ascend issue
+    # 1706 "When the task ends, print: ..."; the same after a finished Ray Train run, ray issue
+    # 49998; msModelSlim's FAQ lists it under "Killed", the kill its cause). It says only that the
+    # parent ended: the log's own lines say how, so it is no error of its own
+    r"|\bTBE Subprocess\[task_distribute\] raise error\[\], main process disappeared!",
     re.IGNORECASE,
 )
 # a line a logger marked below error that says an exception is being raised (Paddle's
@@ -25267,6 +25297,94 @@ def _gloo_loopback(lines: list[tuple[int, str, int | None]], report: LogReport) 
         first.exception_type = (
             f"{who} bound Gloo to the loopback address (their host name resolves to no local "
             "address)"
+        )
+
+
+# verl's platform manager when the platform it detected (npu-smi / nvidia-smi answered) has no
+# device in this process (verl-project/verl verl/plugin/platform/platform_manager.py
+# _create_platform: logger.warning("Platform '%s' (%s) is registered but not available. This may
+# be due to this ray actor being a CPU-only actor.", name, platform_cls.__name__); later releases
+# log it at debug level in a Ray worker that holds no GPU or NPU, so it shows where the process
+# was meant to have one). verl then runs with that platform's calls and no device behind them
+_VERL_PLATFORM_UNAVAILABLE_RE = re.compile(
+    r"Platform '(?P<name>[\w.-]{1,40})' \((?P<cls>\w{1,60})\) is registered but not available\."
+)
+
+
+def _verl_platform_unavailable(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``accelerator_unavailable`` notice for the file: verl's platform is registered but
+    its devices are not visible in the process that warned (the others' lines as repeats)."""
+    first: LogEvent | None = None
+    for no, line, tagged in lines:
+        if "registered but not available" not in line:
+            continue
+        if not (m := _VERL_PLATFORM_UNAVAILABLE_RE.search(line)):
+            continue
+        if first is not None:
+            first.repeated_lines = [*(first.repeated_lines or []), no]
+            continue
+        cpu_only = any(
+            "CPU-only actor" in t for n, t, _ in lines if no <= n <= no + 1
+        )  # (verl's message runs on to its second sentence, a line of its own in some copies)
+        first = LogEvent(
+            kind="accelerator_unavailable",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library="verl",
+            call=m.group("cls"),
+            exception_type=(
+                f"verl's platform '{m.group('name')}' ({m.group('cls')}) is registered but its "
+                "devices are not available in this process"
+                + (
+                    "; verl suggests a Ray actor that holds no accelerator (CPU-only)"
+                    if cpu_only
+                    else ""
+                )
+            ),
+        )
+        report.events.append(first)
+
+
+def _ranktable_device_ip_unset(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """HCCL's rank table check of a missing device_ip quoted without its plog head (an issue's
+    copy of the one line): an ``hccl_plog_error`` as the plog's own line is read (the plog's,
+    "[ERROR] HCCL(...)", is read by ``_hccl_plog_error``)."""
+    for no, line, tagged in lines:
+        if "[ERROR] HCCL(" in line or not _DEVICE_IP_UNSET_RE.search(line):
+            continue
+        report.events.append(
+            LogEvent(
+                kind="hccl_plog_error",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                library="HCCL",
+                exception_type=DEVICE_IP_UNSET_SAID,
+            )
+        )
+        return
+
+
+# CANN's TBE compile helpers as their parent exits: see _NOT_ERROR_RE
+_TBE_PARENT_GONE = "TBE Subprocess[task_distribute] raise error[], main process disappeared!"
+
+
+def _tbe_parent_gone(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of CANN's TBE compile helpers' lines that their parent process ended (no error of
+    their own: the rest of the log says how it ended)."""
+    seen = [no for no, line, _ in lines if _TBE_PARENT_GONE in line]
+    if seen:
+        report.unread.append(
+            ParseWarning(
+                line=seen[0],
+                message=f"{len(seen)} line(s) of CANN's TBE compile helpers saying their parent "
+                'process ended ("main process disappeared!", line(s) '
+                f"{', '.join(map(str, seen[:8]))}{' ...' if len(seen) > 8 else ''}): printed as "
+                "the process exits, a finished run's as well as a killed one's; no error of "
+                "their own",
+                skipped=False,
+            )
         )
 
 
