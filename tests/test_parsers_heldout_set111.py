@@ -351,9 +351,26 @@ def test_ucx_error_completions_are_read_per_process() -> None:
         (e["kind"], e["host"], e["pid"], e["exception_type"], e["line"]) for e in _failures(name)
     ]
     what = "Transport retry count exceeded on mlx5_0:1/IB"
+    # (each with the peer its QP dump on the next line names, set 664's reading)
+    unacked = (
+        ": no acknowledgement came back through all the HCA's retries, so that peer or the path "
+        "to it stopped answering"
+    )
     assert errors == [
-        ("ucx_error", "lxbk1127", 2330856, what, 1),
-        ("ucx_error", "lxbk1127", 2330859, what, 3),
+        (
+            "ucx_error",
+            "lxbk1127",
+            2330856,
+            f"{what}, sending to LID 1037 (DCI QP 0xd16, line 2){unacked}",
+            1,
+        ),
+        (
+            "ucx_error",
+            "lxbk1127",
+            2330859,
+            f"{what}, sending to LID 1037 (DCI QP 0xd1e, line 4){unacked}",
+            3,
+        ),
     ]
     items = finding_items({"evidence.failures": _failures(name)}, "nccl")["evidence-ucx-error"]
     assert items[0].startswith(f"lxbk1127 pid 2330856: {what}")

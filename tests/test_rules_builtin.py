@@ -323,6 +323,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [event(kind="ucx_error", host="h1", pid=7,
                                   exception_type="Transport retry count exceeded on mlx5_0:1/IB")]},
      {"evidence.failures": [event(kind="nccl_warning")]}, {}),
+    ("evidence-rdma-handshake-failed", "nccl",
+     {"evidence.failures": [event(kind="rdma_handshake_failed", code="110",
+                                  exception_type="mlx5_0 (GID index 1, fe80::1, a link-local GID, line 5): Failed to modify QP to RTR: Connection timed out [110]")]},
+     # another program's unread error line is evidence-log-error's, not this
+     {"evidence.failures": [event(kind="log_error")]}, {}),
     ("evidence-deepep-timeout", "nccl",
      {"evidence.failures": [event(kind="deepep_timeout", exception_type="dispatch NVL receiver timeout",
                                   message="DeepEP dispatch NVL receiver timeout, channel: 6")]},

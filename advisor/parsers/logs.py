@@ -161,6 +161,7 @@ from __future__ import annotations
 import bisect
 import errno
 import http
+import ipaddress
 import itertools
 import json
 import math
@@ -718,7 +719,8 @@ class LogEvent:
     nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
     device_oom, npu_device_exception, rendezvous_failure, rendezvous_closed, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
-    deepep_timeout, log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
+    deepep_timeout, rdma_handshake_failed (the Mooncake transfer engine's queue pair its handshake
+    could not bring up), log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
     nccl_connect_retry, ray_placement,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
@@ -1993,6 +1995,8 @@ def _parse_events(text: str) -> LogReport:
     _ffts_timeouts(lines, report, raw)  # after the coded errors: only what none of them read
     _cuda_failures(lines, report)
     _ucx_errors(lines, report)
+    if "[Handshake]" in text:
+        _mooncake_handshakes(lines, report)
     _deepep_timeouts(lines, report)
     _coordination_timeouts(lines, report)
     _msrun(lines, report)
@@ -15740,13 +15744,43 @@ _HIP_ERROR_RE = re.compile(
 )
 
 
+def _ucx_peer(lines: list[tuple[int, str, int | None]], at: int, pid: str | None) -> str | None:
+    """The peer the failed work request went to, from the QP dump UCX logs on the line after an
+    error completion's (src/uct/ib/mlx5/ib_mlx5_log.c uct_ib_mlx5_completion_with_err: "%s on
+    DEV:PORT/TL (synd ...)\n%s QP 0x%x wqe[%d]: %s %s", the WQE's address vector for DC and UD,
+    "[rqpn 0x.. rmac .. sgix N dgid GID tc N]" on RoCE or "[rqpn 0x.. rlid N]" on InfiniBand, or
+    RC's peer "[rqpn 0x.. dlid=N ... dgid=GID ... traffic_class=N]"); None where the copy has no
+    such line for the same process."""
+    for no, line, _ in lines[at + 1 : at + 3]:
+        if " QP 0x" not in line or not (q := _UCX_QP_DUMP_RE.search(line)):
+            continue
+        if pid is not None and q.group("pid") is not None and q.group("pid") != pid:
+            continue
+        qp = f"{q.group('qpt')} QP {q.group('qp')}"
+        if g := _UCX_DGID_RE.search(line):
+            gid = g.group("gid")
+            # an IPv4-mapped GID (RFC 4291 2.5.5.2, "::ffff:a.b.c.d", the RoCE v2 GID of an
+            # IPv4 address) is the peer's IPv4 address
+            ip = gid[len("::ffff:") :] if gid.lower().startswith("::ffff:") and "." in gid else gid
+            tc = f", traffic class {t.group('tc')}" if (t := _UCX_TC_RE.search(line)) else ""
+            if ip != gid:
+                return f"{ip} (dgid {gid}{tc}; {qp}, line {no})"
+            return f"dgid {gid} ({tc.lstrip(', ')}{'; ' if tc else ''}{qp}, line {no})"
+        if lid := _UCX_LID_RE.search(line):
+            return f"LID {lid.group('lid')} ({qp}, line {no})"
+    return None
+
+
 def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One event per process, HCA port and error that UCX's mlx5 transport reported."""
+    """One event per process, HCA port and error that UCX's mlx5 transport reported, with the
+    peer its failed work request went to where UCX's QP dump under it names one."""
     seen: set[tuple[str | None, str]] = set()
-    for no, line, tagged in lines:
+    for at, (no, line, tagged) in enumerate(lines):
+        peer = remote_ip = None
         if " on mlx" in line and (m := _UCX_CQE_RE.search(line)):
             what = f"{m.group('what')} on {m.group('port')}/{m.group('tl')}"
             start = m.start("what")
+            peer = _ucx_peer(lines, at, m.group("pid"))
         elif "Error on QP" in line and (m := _UCX_QP_ERROR_RE.search(line)):
             op = f", opcode {m.group('op')}" if m.group("op") else ""
             what = f"{m.group('what')} on QP {m.group('qp')}{op}"
@@ -15758,6 +15792,15 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         if (m.group("pid"), what) in seen:
             continue
         seen.add((m.group("pid"), what))
+        said = what
+        if peer is not None:
+            remote_ip = peer.split(" ", 1)[0] if not peer.startswith(("dgid", "LID")) else None
+            said = f"{what}, sending to {peer}"
+            if "retry count exceeded" in what:
+                # IBV_WC_RETRY_EXC_ERR and IBV_WC_RNR_RETRY_EXC_ERR: the sender's HCA retried
+                # until its count ran out with no ACK (or, for RNR, no posted receive) from the
+                # peer; UCX returns UCS_ERR_ENDPOINT_TIMEOUT for both (ib_mlx5_log.c)
+                said += ": no acknowledgement came back through all the HCA's retries, so that peer or the path to it stopped answering"
         report.events.append(
             LogEvent(
                 kind="ucx_error",
@@ -15766,8 +15809,9 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 rank=tagged,
                 host=m.group("host"),
                 pid=int(m.group("pid")) if m.group("pid") else None,
-                exception_type=what,
+                exception_type=said,
                 library="UCX",
+                remote_ip=remote_ip,
             )
         )
 
@@ -19091,6 +19135,83 @@ def _vllm_tp_spread(lines: list[tuple[int, str, int | None]], report: LogReport)
     report.events.append(first)
 
 
+# The Mooncake transfer engine's RDMA device line at start (mooncake-transfer-engine/src/transport/
+# rdma_transport/rdma_context.cpp: LOG(INFO) << "RDMA device: " << name << ", LID: " << lid <<
+# ", GID: (GID_Index " << gid_index_ << ") " << gid(), the GID's 16 bytes as "%02x" joined by ":")
+_MOONCAKE_DEVICE_RE = re.compile(
+    r"\brdma_context\.cpp:\d+\] RDMA device: (?P<dev>[\w.-]{1,64}), LID: (?P<lid>\d{1,5}), "
+    r"GID: \(GID_Index (?P<index>\d{1,4})\) (?P<gid>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){15})\b"
+)
+# ... and its handshake's failures (rdma_endpoint.cpp doSetupConnection: LOG(ERROR) or, in
+# releases of early 2025, PLOG(ERROR) << "[Handshake] " << message, where message is "Failed to
+# modify QP to RESET" / "to INIT, check local context port num" / "to RTR, check mtu, gid, peer
+# lid, peer qp num" / "to RTS", "QP count mismatch ..." or "Invalid peer GID: ..."; PLOG adds
+# ": <strerror> [<errno>]", later releases ": local=..., peer=...: <strerror>"), glog's "E" lines
+_MOONCAKE_HANDSHAKE_RE = re.compile(
+    r"\bE\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,8}(?P<tid>\d{1,10}) rdma_endpoint\.cpp:\d{1,6}\] "
+    r"\[Handshake\] (?P<what>[^:\n]{1,160})(?P<rest>:[^\n]{0,1000})?"
+)
+_MOONCAKE_ERRNO_RE = re.compile(
+    r": (?P<err>[A-Za-z][^:\[\]\n]{0,80}?)(?: \[(?P<no>\d{1,4})\])?\s*$"
+)
+
+
+def _mooncake_gid(gid: str) -> tuple[str, str]:
+    """A Mooncake GID's bytes written as an IPv6 address, and what kind of address it is."""
+    address = ipaddress.IPv6Address(bytes.fromhex(gid.replace(":", "")))
+    if int(address) == 0:
+        return str(address), "all zeros, no address at that index"
+    if address.ipv4_mapped is not None:
+        # (written as show_gids and UCX write such a GID, not Python's "::ffff:a96:52e")
+        return f"::ffff:{address.ipv4_mapped}", f"IPv4 {address.ipv4_mapped}"
+    if address.is_link_local:
+        # fe80::/10 (RFC 4291 2.5.6): a link-local address, which no router forwards; on RoCE
+        # such a GID does not reach a peer past its own subnet (NVIDIA/nccl issue 769: GID index
+        # 1, fe80::, "ibv_modify_qp failed with error Connection timed out", index 3, the IPv4
+        # GID, worked; kvcache-ai/Mooncake issue 2747: a link-local GID picked, "Failed to modify
+        # QP to RTR ... timed out [110]")
+        return str(address), "a link-local GID"
+    return str(address), "IPv6"
+
+
+def _mooncake_handshakes(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The Mooncake transfer engine's RDMA handshake failures, one per message, each with the
+    RDMA device(s) and GID index its log listed before it."""
+    devices: dict[str, str] = {}
+    said: dict[str, LogEvent] = {}
+    for no, line, tagged in lines:
+        if "RDMA device: " in line and (d := _MOONCAKE_DEVICE_RE.search(line)):
+            address, kind = _mooncake_gid(d.group("gid"))
+            devices[d.group("dev")] = (
+                f"{d.group('dev')} (GID index {d.group('index')}, {address}, {kind}, line {no})"
+            )
+            continue
+        if "[Handshake]" not in line or not (m := _MOONCAKE_HANDSHAKE_RE.search(line)):
+            continue
+        what = m.group("what").strip()
+        if what in said:
+            first = said[what]
+            first.repeated_lines = [*(first.repeated_lines or []), no]
+            continue
+        err = _MOONCAKE_ERRNO_RE.search(m.group("rest") or "")
+        code = err.group("no") if err and err.group("no") else None
+        failed = what.split(", check ", 1)[0]
+        if err:
+            failed += f": {err.group('err')}" + (f" [{code}]" if code else "")
+        on = "; ".join(devices.values())
+        said[what] = LogEvent(
+            kind="rdma_handshake_failed",
+            line=no,
+            message=line[m.start("what") - len("[Handshake] ") :].strip()[:300],
+            rank=tagged,
+            code=code,
+            code_name=errno.errorcode.get(int(code)) if code else None,
+            exception_type=f"{on}: {failed}" if on else failed,
+            library="Mooncake transfer engine",
+        )
+        report.events.append(said[what])
+
+
 def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per kind of DeepEP timeout (every channel of a kernel prints its own line)."""
     seen: set[str] = set()
@@ -19127,6 +19248,17 @@ _UCX_CQE_RE = re.compile(
     r"Remote OP|Transport retry count exceeded|Receive-no-ready retry count exceeded|"
     r"Remote side aborted|Generic)(?: error)? on (?P<port>mlx\w+:\d+)/(?P<tl>\w+) \(synd 0x"
 )
+# ... the QP dump UCX logs on the next line, "[host:pid:thread:tid] ib_mlx5_log.c:147  DCI QP
+# 0x221d1 wqe[332]: SEND s-e [rqpn 0x2b99 rmac .. sgix 3 dgid ::ffff:10.150.5.46 tc 106] ..."
+# (uct_ib_qp_type_str: RC, UD, DCI, ...), and the peer's GID, LID and traffic class in it (the
+# address vector's "dgid GID"/"rlid N"/"tc N", RC's peer "dgid=GID"/"dlid=N"/"traffic_class=N")
+_UCX_QP_DUMP_RE = re.compile(
+    r"(?:\[?(?<![\w.-])[\w.-]{1,100}:(?P<pid>\d+):\d+(?::\d+)?\][^\n]{0,80}?)?"
+    r"(?<![\w-])(?P<qpt>[A-Z]{2,5}) QP (?P<qp>0x[0-9a-fA-F]+) wqe\[\d+\]: "
+)
+_UCX_DGID_RE = re.compile(r"\bdgid[ =](?P<gid>[0-9a-fA-F:.]{2,45})")
+_UCX_TC_RE = re.compile(r"\b(?:tc |traffic_class=)(?P<tc>\d{1,3})\b")
+_UCX_LID_RE = re.compile(r"\b(?:rlid |dlid=)(?P<lid>\d{1,5})\b")
 # ... and older UCX's (1.3's ib_mlx5_log.c) form of one: "[host:pid:0:tid] ib_mlx5_log.c:113  FATAL:
 # Error on QP 0x2e5d6 wqe[7]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode RDMA_READ"
 _UCX_QP_ERROR_RE = re.compile(
