@@ -3139,7 +3139,10 @@ def _slower_reruns(benchmarks: list[dict[str, Any]], tables: list[nccl_tests.Tab
 
 def _uncounted_in_place_errors(table: nccl_tests.Table) -> ParseWarning | None:
     """The in-place ``error`` cells (releases before ``#wrong``) that deviate while the footer
-    counted no value out of bounds: the test's own check left them out, so no data failure."""
+    counted no value out of bounds: the test's own check left them out, so no data failure; or,
+    where the copy ends before the footer, those of a table of an op that does not reduce."""
+    if table.out_of_bounds is None:
+        return _in_place_errors_without_footer(table)
     if table.out_of_bounds != 0:
         return None
     cells = [
@@ -3166,6 +3169,40 @@ def _uncounted_in_place_errors(table: nccl_tests.Table) -> ParseWarning | None:
         "count them (its alltoall and sendrecv tests leave their in-place check out), so they "
         "are no data failure; the out-of-place checks, which it counts, "
         + ("are within bounds" if out_of_place else "are not in the copy"),
+        skipped=False,
+    )
+
+
+def _in_place_errors_without_footer(table: nccl_tests.Table) -> ParseWarning | None:
+    """A table cut before its footer whose rows do not reduce (redop blank or ``none``) and
+    whose in-place ``error`` cells all deviate while its out-of-place ones are all within a
+    float sum's rounding: said with the in-place figures, which no transfer reaches."""
+    rows = [r for r in table.rows if r.in_place is not None and r.out_of_place is not None]
+    if not rows or any(r.redop != "none" for r in rows):
+        return None
+    in_place = [r.in_place for r in rows if r.in_place is not None]
+    out_of_place = [r.out_of_place for r in rows if r.out_of_place is not None]
+    if any(t.max_error is None or t.max_error < OOB_DEVIATION for t in in_place) or any(
+        t.max_error is None or t.max_error > ROUNDING_DEVIATION for t in out_of_place
+    ):
+        return None
+    times_us = [t.time_us for t in in_place]
+    busbw_gbytes_s = [t.busbw_gbytes_s for t in in_place]
+    out_busbw_gbytes_s = [t.busbw_gbytes_s for t in out_of_place]
+    # (src/common.cu CheckData counts a size only where args->reportErrors; nccl-tests'
+    # alltoall.cu sets it to in_place ? 0 : 1 beside "We don't support in-place alltoall", as
+    # sendrecv.cu does: an in-place alltoall through send/recv overwrites what it still has to
+    # send; newer releases print N/A there. Ops that reduce print a redop other than none.)
+    return ParseWarning(
+        line=rows[0].line,
+        message=f"in-place error cells up to {max(t.max_error or 0 for t in in_place):.0e} on "
+        f"every size (lines {rows[0].line}-{rows[-1].line}) at "
+        f"{min(times_us):g}-{max(times_us):g} us and busbw up to {max(busbw_gbytes_s):g} GB/s "
+        f"(out-of-place {min(out_busbw_gbytes_s):g}-{max(out_busbw_gbytes_s):g} GB/s, its "
+        "checks within bounds): the in-place runs did not move the data, their figures are no "
+        "measurement; the op does not reduce (blank redop) and nccl-tests' alltoall and "
+        "sendrecv leave their in-place check out as unsupported, but the copy ends before the "
+        "footer that would say whether the run counted them: read the out-of-place columns",
         skipped=False,
     )
 
@@ -4877,6 +4914,66 @@ def _latest_q_records(
     return kept, again
 
 
+_SMI_Q_TEMP_FIELD_RE = re.compile(
+    r"^[ \t]{0,16}(?P<key>GPU Current Temp|GPU Max Operating Temp|GPU Slowdown Temp|"
+    r"GPU Shutdown Temp)[ \t]{0,60}:[ \t]{0,4}(?P<c>\d{1,3}) C[ \t]*$",
+    re.M,
+)
+SMI_TEMP_HEADROOM_C = 3
+"""The advisor's margin: a GPU within this many degrees C of its Max Operating Temp (or past it)
+is at the temperature where its clocks are capped. nvidia-smi --help-query-gpu,
+clocks_throttle_reasons.sw_thermal_slowdown: "SW Thermal capping algorithm is reducing clocks
+below requested clocks because GPU temperature is higher than Max Operating Temp"; NVML's
+NVML_TEMPERATURE_THRESHOLD_GPU_MAX (the field nvidia-smi prints as Max Operating Temp): "GPU
+Temperature at which the GPU can be throttled below base clock". A few degrees is one load step
+on a laptop or passively cooled card."""
+
+
+def _smi_temps_near_limit(
+    text: str, gpu_lines: list[re.Match[str]], source: str, out: EvidenceFacts
+) -> int:
+    """A ``gpu_temp_near_limit`` failure per GPU of a ``-d TEMPERATURE`` page whose current
+    temperature is within ``SMI_TEMP_HEADROOM_C`` of its Max Operating Temp or past it (or past
+    its Slowdown Temp, where the hardware slows it); how many."""
+    near = 0
+    for i, gpu in enumerate(gpu_lines):
+        end = gpu_lines[i + 1].start() if i + 1 < len(gpu_lines) else len(text)
+        fields: dict[str, tuple[int, int]] = {}
+        for f in _SMI_Q_TEMP_FIELD_RE.finditer(text, gpu.end(), end):
+            fields.setdefault(
+                f.group("key"), (int(f.group("c")), text.count("\n", 0, f.start()) + 1)
+            )
+        if "GPU Current Temp" not in fields:
+            continue
+        current_c, line = fields["GPU Current Temp"]
+        limit = fields.get("GPU Max Operating Temp")
+        slowdown = fields.get("GPU Slowdown Temp")
+        if slowdown is not None and current_c >= slowdown[0]:
+            said = f"at or past its Slowdown Temp {slowdown[0]} C (line {slowdown[1]}): the hardware slows its clocks"
+        elif limit is not None and current_c >= limit[0] - SMI_TEMP_HEADROOM_C:
+            headroom_c = limit[0] - current_c
+            said = (
+                f"{headroom_c} C under its Max Operating Temp {limit[0]} C (line {limit[1]})"
+                if headroom_c > 0
+                else f"at or past its Max Operating Temp {limit[0]} C (line {limit[1]})"
+            ) + ": the driver caps its clocks past that temperature (SW Thermal Slowdown)"
+        else:
+            continue
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_temp_near_limit",
+                line=line,
+                message=f"GPU {gpu.group(1)}: GPU Current Temp {current_c} C",
+                library="nvidia-smi",
+                exception_type=f"GPU {gpu.group(1)} at {current_c} C, {said}",
+            ),
+        )
+        near += 1
+    return near
+
+
 def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     driver, cuda = nvidia_smi.query_versions(text)
     try:
@@ -4945,6 +5042,7 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             drivers = list(
                 dict.fromkeys(m.group("value") for m in _QUERY_VERSION_LINE_RE.finditer(text))
             )
+            near = _smi_temps_near_limit(text, gpu_lines, source, out)
             return [
                 ParseWarning(
                     line=text.count("\n", 0, temps[0].start()) + 1,
@@ -4952,7 +5050,12 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     + (f" (driver {', '.join(drivers)})" if drivers else "")
                     + ": "
                     + "; ".join(said_temps)
-                    + "; no health section asked (ECC, remapped rows, clocks), nothing judged",
+                    + "; no health section asked (ECC, remapped rows, clocks)"
+                    + (
+                        f", {near} GPU(s) near or past their temperature limits"
+                        if near
+                        else ", nothing judged"
+                    ),
                     skipped=False,
                 )
             ]

@@ -765,7 +765,8 @@ class LogEvent:
     importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
     ROCE_DISABLE), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far
-    under its run's median GFlops), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
+    under its run's median GFlops), gpu_temp_near_limit (the importer's, nvidia-smi -q -d
+    TEMPERATURE: a GPU within a few degrees of its Max Operating Temp), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
     FAULTY, its compare errors or its process dead: device the GPU), dcgm_profiling_error (the importer's, DCGM's profiling
     module's -37, DCGM_ST_PROFILING_LIBRARY_ERROR), gpu_monitor_unanswered (the importer's,
     nvidia-smi dmon's row of "-" where the GPU gave figures before: device the GPU),
@@ -2146,6 +2147,7 @@ def _parse_events(text: str) -> LogReport:
     if "ErrorCode:DCGM_FR_" in text:
         _dcgm_health_incidents(lines, report)
     nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
+    nvswitch_spam = "[[NvSwitch]]" in text and _hostengine_no_nvswitch(lines, report)
     if "Get physical device number failed" in text or "Call drvGetDevNum" in text:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
@@ -2377,6 +2379,8 @@ def _parse_events(text: str) -> LogReport:
             return report  # nvidia-smi -r refused, then the same GPU reset: no fault left
         if not report.events and nvvs_read:
             return report  # NVVS's log whose only ERROR lines are its optional lookups
+        if not report.events and nvswitch_spam:
+            return report  # nv-hostengine's NvSwitch module finding no NVSwitch: log spam
         if not report.events and fm_running:
             return report  # Fabric Manager's service running, its journal without an error
         if not report.events and GLOO_CONNECTED_RE.search(text) and first_error_line(lines) is None:
@@ -24432,6 +24436,61 @@ def _dcgm_log_line(line: str) -> tuple[re.Match[str], str, str] | None:
     if "/nvvs/" not in src:
         return None
     return head, rest[:src_at].strip(), src
+
+
+# DCGM's NvSwitch module in nv-hostengine's log (DCGM 3.1 modules/nvswitch/
+# DcgmNvSwitchManager.cpp, ReadNvSwitchStatusAllSwitches): "[[NvSwitch]] Not attached to
+# NvSwitches. Aborting" at ERROR every few seconds where the host has no NVSwitch to read;
+# NVIDIA/DCGM issue 159 ("log spam of [[NvSwitch]] Not attached to NvSwitches. Aborting"), whose
+# maintainer asks whether the system has NVSwitches and the libnvidia-nscq package installed;
+# DCGM 2.x said it as "ReadNvSwitchStatusAllSwitches() returned No data is available"
+# (NVIDIA/gpu-monitoring-tools issue 194: on the hosts without NVSwitch, not on DGX-2/DGX A100)
+_NVSWITCH_ABSENT_RE = re.compile(
+    r"^\[\[NvSwitch\]\] (?:Not attached to NvSwitches\. Aborting|"
+    r"ReadNvSwitchStatusAllSwitches\(\) returned No data is available)$"
+)
+
+
+def _hostengine_no_nvswitch(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """nv-hostengine's log (DCGM's logger, lines of its modules) whose only ERROR lines are the
+    NvSwitch module's word that it is attached to no NVSwitch: a note of them, True; False (and
+    nothing said) where any other line is in the text."""
+    spam: list[int] = []
+    pid = ""
+    build: re.Match[str] | None = None
+    for no, line, _ in lines:
+        if not line.strip():
+            continue
+        if (head := _DCGM_LOG_HEAD_RE.match(line)) is None:
+            return False
+        rest = line[head.end() :].rstrip()
+        # (the message, before the logger's two bracketed cells: source file:line, function)
+        func_at = rest.rfind(" [")
+        src_at = rest.rfind(" [", 0, func_at) if func_at > 0 else -1
+        msg = rest[:src_at].strip() if rest.endswith("]") and src_at > 0 else rest
+        if _NVSWITCH_ABSENT_RE.match(msg):
+            spam.append(no)
+            pid = pid or head.group("pid")
+            build = build or _DCGM_BUILD_RE.search(rest)
+        elif head.group("level") in ("ERROR", "FATAL", "CRITICAL"):
+            return False
+    if not spam:
+        return False
+    at = f"line {spam[0]}" if len(spam) == 1 else f"lines {spam[0]}-{spam[-1]}, {len(spam)} times"
+    report.unread.append(
+        ParseWarning(
+            line=spam[0],
+            message=f"nv-hostengine's log (DCGM's host engine, pid {pid}"
+            + (f", a DCGM {build.group(1)}.{build.group(2)} build" if build else "")
+            + f"): its NvSwitch module found no NVSwitch to read ({at}, at ERROR): on a host "
+            "without NVSwitches (PCIe GPUs, NVLink bridges) that is log spam, no fault "
+            "(NVIDIA/DCGM issue 159); on an HGX or DGX board with NVSwitches DCGM could not "
+            "reach them: check the libnvidia-nscq package of the driver's version and "
+            "nvidia-fabricmanager",
+            skipped=False,
+        )
+    )
+    return True
 
 
 def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
