@@ -34,6 +34,7 @@ from advisor.parsers import (
     WORKER_PREFIX_RE,
     ParseError,
     ParseWarning,
+    amd_smi_nic,
     ascend_dmi,
     ascend_notes,
     ascend_versions,
@@ -228,6 +229,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "perftest": re.compile(rdma.PERFTEST_SIGNATURE, re.M),
     "mlxlink": re.compile(rdma.MLXLINK_SIGNATURE, re.M),
     "show_gids": re.compile(rdma.SHOW_GIDS_SIGNATURE, re.M),
+    # AMD-SMI's AINIC view: its RDMA devices' and network ports' blocks
+    "amd_smi_nic": re.compile(amd_smi_nic.SIGNATURE, re.M),
     "dcgm_diag": re.compile(dcgm.SIGNATURE, re.M),
     "dcgmi_nvlink": re.compile(dcgm.LINK_STATUS_SIGNATURE, re.M),
     "dcgmi_nvlink_errors": re.compile(dcgm.ERROR_COUNTS_SIGNATURE, re.M),
@@ -7111,6 +7114,80 @@ def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
     return warnings
 
 
+def _amd_smi_nic(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """AMD-SMI's AINIC view: each RDMA device's port read as an RDMA port (its STATE, the netdev
+    it names), the netdev's own link (CARRIER, LINK_STATE, LINK_SPEED) said with it; a netdev
+    no RDMA port names is said in a note."""
+    nets, rdmas = amd_smi_nic.parse(text)
+    by_netdev = {n.netdev: n for n in nets if n.netdev}
+    notes: list[ParseWarning] = []
+    for r in rdmas:
+        net = by_netdev.get(r.netdev)
+        state = r.state.upper()
+        port = rdma.HcaPort(
+            ca=r.device or "(RDMA device not named)",
+            port=r.port if r.port is not None else 1,
+            line=r.line,
+            tool="amd-smi",
+            state=r.state,
+            state_line=r.state_line,
+            # (the verbs port states as words: only ACTIVE carries traffic; libibverbs' enum
+            # ibv_port_state, rdma link's "state ACTIVE")
+            active=state in ("ACTIVE", "PORT_ACTIVE", "ACTIVE_DEFER"),
+            link_layer=net.port_type or None if net else None,
+            netdev=r.netdev or None,
+            # (netdev_up is ibdev2netdev's "(Up)"/"(Down)", which evidence-hca-netdev-down
+            # names as that tool's: the netdev's own link goes in netdev_link instead)
+            rate_gbps=net.speed_mbps / 1000 if net and net.speed_mbps else None,
+        )
+        link = _amd_smi_netdev_link(net) if net else ""
+        out.hca_ports.append({"source": source, **asdict(port), "netdev_link": link})
+        notes.append(
+            ParseWarning(
+                line=r.state_line or r.line,
+                message=f"amd-smi: RDMA device {port.ca} port {port.port} state {r.state} "
+                f"(line {r.state_line})"
+                + (f", netdev {r.netdev}" if r.netdev else "")
+                + (f": {link}" if link else ""),
+                skipped=False,
+            )
+        )
+    named = {r.netdev for r in rdmas}
+    for n in nets:
+        if n.netdev in named:
+            continue
+        notes.append(
+            ParseWarning(
+                line=n.line,
+                message=f"amd-smi: NIC port {n.netdev or '(netdev not named)'}: "
+                + (_amd_smi_netdev_link(n) or "no link state shown")
+                + "; no RDMA device port in the copy names it",
+                skipped=False,
+            )
+        )
+    return notes
+
+
+def _amd_smi_netdev_link(net: amd_smi_nic.NetPort) -> str:
+    """The netdev's link as amd-smi printed it, with its lines; a carrier of 0 is no physical
+    link (Linux Documentation/ABI/testing/sysfs-class-net, carrier)."""
+    said = []
+    if net.carrier is not None:
+        said.append(f"CARRIER {net.carrier} (line {net.carrier_line})")
+    if net.link_state:
+        said.append(f"LINK_STATE {net.link_state} (line {net.link_state_line})")
+    if net.speed_mbps is not None:
+        said.append(f"LINK_SPEED {net.speed_mbps} Mb/s (line {net.speed_line})")
+    if not said:
+        return ""
+    down = net.carrier == 0 or net.link_state == "down"
+    return (
+        ", ".join(said)
+        + ("; no physical link (no carrier)" if net.carrier == 0 else "")
+        + ("" if down or net.link_state != "up" else "; link up")
+    )
+
+
 def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """show_gids: each RoCE port's GIDs said (the RoCEv2 IPv4 one NCCL_IB_GID_INDEX would name);
     a host or port with no RoCEv2 GID that carries an IPv4 address is a ``rdma_no_gid``."""
@@ -9158,6 +9235,22 @@ def _bitrate(bps: float) -> str:
     return f"{bps / 1e9:.3g} Gbit/s" if bps >= 1e9 else f"{bps / 1e6:.3g} Mbit/s"
 
 
+def _iperf3_port_arg(run: iperf.Iperf3Run) -> str:
+    """What the client's -p argument asked that iperf3 did not do (iperf.py _PORT_ARG_RE:
+    iperf3 reads one port with atoi(), so a range's first number is the only port tried)."""
+    if not run.port_arg:
+        return ""
+    tried = (
+        f"only port {run.remote_port} was tried"
+        if run.remote_port
+        else "no port was read from it (iperf3 stops on a bad port)"
+    )
+    return (
+        f"; the command's -p {run.port_arg} (line {run.port_arg_line}) is not one port: iperf3's "
+        f"-p takes a single port and reads the leading number of what it is given, so {tried}"
+    )
+
+
 def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """iperf3: a note per test of what it measured (the link's line rate is not in it, so
     nothing is judged against it); an iperf3 error is an ``iperf_unreached`` where the client
@@ -9228,7 +9321,8 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                             if run.interval_bps or run.sender_bps is not None
                             else ": nothing was measured"
                         )
-                    ),
+                    )
+                    + _iperf3_port_arg(run),
                 ),
             )
         elif run.error:
@@ -10528,6 +10622,7 @@ _CONVERTERS = {
     "dcgmi_stats": _dcgmi_stats,
     "ibqueryerrors": _ibqueryerrors,
     "show_gids": _show_gids,
+    "amd_smi_nic": _amd_smi_nic,
     "dcgm_diag": _dcgm,
     "dcgmi_health": _dcgmi_health,
     "dcgmi_dmon": _dcgmi_dmon,

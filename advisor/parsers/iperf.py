@@ -103,6 +103,13 @@ _BEFORE_ACCEPT_RE = re.compile(
     r"^unable to (?:receive cookie at server|receive parameters from client)\b"
 )
 _SEPARATOR_RE = re.compile(r"^(?:- ){5,}-?\s*$")
+# a client command's server port (-p N, --port N, --port=N): iperf3 takes one port, read with
+# atoi() (esnet/iperf 3.17.1 src/iperf_api.c iperf_parse_arguments, case 'p': "portno =
+# atoi(optarg)", then IEBADPORT only outside 1-65535), so "-p 5201-5203" is port 5201 and the
+# rest is dropped without a word (the maintainer on esnet/iperf#1751: "-p accepts only one
+# port")
+_PORT_ARG_RE = re.compile(r"(?:^|\s)(?:-p\s*|--port[=\s]\s*)(?P<arg>\S{1,40})")
+_PORT_LEAD_RE = re.compile(r"\d{1,5}")
 UNSTEADY_RATIO = 0.6
 """An interval below this share of the test's fastest one is called unsteady (iperf3's first
 interval, TCP's slow start, is left out)."""
@@ -176,6 +183,11 @@ class Iperf3Run:
     is not in it, so ``remote_port`` is None and no interval is kept."""
     interleaved_rows: int = 0
     """The interval lines of those clients together, not told apart."""
+    port_arg: str = ""
+    """The client command's -p argument as typed where it is not one port number ("5201-5203",
+    a range iperf3 does not take), "" otherwise; ``remote_port`` is then the port iperf3 read
+    from it (``_PORT_ARG_RE``)."""
+    port_arg_line: int = 0
 
 
 def _bps(value: str, unit: str) -> float:
@@ -195,6 +207,9 @@ def parse(text: str) -> list[Iperf3Run]:
     has_retr = True  # the header's columns: a UDP test's have no Retr (datagrams instead)
 
     commanded = ""  # the server a client command line above names ("iperf3 -c 10.0.0.2")
+    # that command's -p argument where it is no plain port number, the port iperf3's atoi() made
+    # of it, and the command's line
+    commanded_port: tuple[str, int | None, int] = ("", None, 0)
     # client runs whose outputs interleave (each started before another printed a row), and
     # how many of their interval lines and "iperf Done." lines have been read
     mixed: list[Iperf3Run] = []
@@ -213,6 +228,7 @@ def parse(text: str) -> list[Iperf3Run]:
         nonlocal run, in_summary, ids
         if run is None:
             run = Iperf3Run(line=no, role="client" if commanded else "", remote=commanded)
+            run.port_arg, run.remote_port, run.port_arg_line = commanded_port
             runs.append(run)
             in_summary, ids = False, set()
         return run
@@ -228,6 +244,10 @@ def parse(text: str) -> list[Iperf3Run]:
             at = next((i for i, w in enumerate(words) if w in ("-c", "--client")), None)
             if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-"):
                 commanded = words[at + 1]
+                commanded_port = ("", None, 0)
+                if (p := _PORT_ARG_RE.search(body)) is not None and not p.group("arg").isdigit():
+                    lead = _PORT_LEAD_RE.match(p.group("arg"))
+                    commanded_port = (p.group("arg"), int(lead.group()) if lead else None, no)
                 # (a new client's command: what follows is its output, an error included, which
                 # iperf3 prints of its own invocation (iperf_error.c), never of the run above)
                 run = None
