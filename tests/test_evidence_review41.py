@@ -156,12 +156,16 @@ def test_hccn_tool_context_of_two_npus_is_a_note_each() -> None:
 
 def test_a_death_signal_before_any_agent_finished_is_said_and_no_error_is_not() -> None:
     ev = _load("torchrun_launch_sigterm_death_signal_said_no_error.log")
-    (note,) = [m for m in _said(ev) if "torchrun's launch" in m]
-    assert note.endswith(
-        "; the agent received SIGTERM (line 17) and sent 4 worker(s) a closing signal before any "
-        "said it finished: the run was stopped from outside, by no error this log shows"
+    # (round MMMM set 666: the agent's "Received Signals.SIGTERM death signal" is the agent's
+    # end, as its "Received 15 death signal" form already was, with the workers it closed; the
+    # launch note that said it is no longer written beside a failure)
+    (agent,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
+    assert (agent["line"], agent["exit_code"]) == (17, -15)
+    assert agent["exception_type"] == (
+        "torchrun's agent (received SIGTERM from outside the job, line 17: it sent SIGTERM to its "
+        "4 running worker(s), pid(s) 51235, 51236, 51237, 51238 (line(s) 18-21))"
     )
-    assert "no error" not in note.replace("by no error this log shows", "")
+    assert not any("no error" in m for m in _said(ev))
 
 
 @pytest.mark.parametrize(

@@ -595,6 +595,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # gRPC failure (logs._coordination_timeouts)
         r"|Coordination service agent in error status: [A-Z]|GetKeyValue\(\) timed out with key: "
         r"|while calling /tensorflow\.CoordinationService/\w+"
+        # a task's watch of the coordination service failing (logs._coordinator_refused)
+        r"|\bWatch\w{1,40}Async failed for task \d+: [A-Z]"
         # SGLang's scheduler watchdog (logs._sglang_watchdog)
         r"|\bWatchdog timeout \(self\.watchdog_timeout=\d"
         r"|/job:[\w-]+/replica:\d+/task:\d+ unexpectedly tried to connect with a different incarnation"
@@ -720,7 +722,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|error CQE occurred during operator execution\. Local information: "
         r"|Memory access fault by GPU node-\d+|^\s*\*\*\* An error occurred in MPI_\w+"
         r"|terminate called after throwing an instance of 'c10::CUDAError'"
-        r"|Received \d+ death signal, shutting down workers|pdsh@[\w.-]+: [\w.-]+: ssh exited with exit code \d+"
+        r"|Received (?:\d{1,2}|Signals\.SIG[A-Z0-9]{2,8}) death signal, shutting down workers|pdsh@[\w.-]+: [\w.-]+: ssh exited with exit code \d+"
         r"|\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT |Detected \d+ oom.kill events? in StepId="
         # Kubernetes: the training operator's events, a pod's terminated state, LeaderWorkerSet
         r"|Error pod \S+ container \S+ exitCode: -?\d+|\bPod: \S+ exited with code -?\d+"

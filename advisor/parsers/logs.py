@@ -2000,6 +2000,7 @@ def _parse_events(text: str) -> LogReport:
         _mooncake_handshakes(lines, report)
     _deepep_timeouts(lines, report)
     _coordination_timeouts(lines, report)
+    _coordinator_refused(lines, report)
     _msrun(lines, report)
     _net_plugin_warnings(lines, report)
     _nccl_connect_retries(lines, report)
@@ -12031,7 +12032,14 @@ _DS_UNREACHABLE_RE = re.compile(r"host=(?P<host>\S+?) was not reachable via ssh"
 # torchrun's agent itself sent a signal (torch/distributed/elastic/agent/server/api.py:
 # "Received %s death signal, shutting down workers"): something outside the job (the scheduler,
 # an operator, another node's failure) stopped it, and it stopped its workers
-_AGENT_SIGNAL_RE = re.compile(r"Received (?P<sig>\d+) death signal, shutting down workers")
+# (the signal a signal.Signals printed with %s, as _AGENT_DEATH_RE reads it: "15" where Python
+# prints it as its number, "Signals.SIGTERM" where it prints the member, as torch 2.4's nv24.7
+# container does in pytorch/pytorch issue 114097)
+_AGENT_SIGNAL_RE = re.compile(
+    r"Received (?:(?P<sig>\d{1,2})|Signals\.(?P<name>SIG[A-Z0-9]{2,8})) death signal, shutting down workers"
+)
+AGENT_CLOSED_LINES = 64
+"""How far under the agent's death signal its closing signals to its workers are looked for."""
 ELASTIC_AGENT = "torchrun's agent"
 """The ``worker`` of a launcher's exit that is torch elastic's agent (a node's launcher), not a
 rank: its death signal, or the srun task that ran it."""
@@ -15095,10 +15103,36 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             )  # fmt: skip
             continue
         if "death signal" in line and (ag := _AGENT_SIGNAL_RE.search(line)):
+            number = (
+                int(ag.group("sig"))
+                if ag.group("sig")
+                else getattr(signal.Signals, ag.group("name"), None)
+            )
+            # the workers it then stopped (multiprocessing/api.py SubprocessContext._close:
+            # "Sending process %s closing signal %s" to each worker still running): the
+            # agent's own stop, not a worker's crash
+            closed: list[tuple[int, re.Match[str]]] = []
+            for below_no, agent_said, _ in lines[index + 1 : index + 1 + AGENT_CLOSED_LINES]:
+                if "death signal" in agent_said:
+                    break  # (another agent's stop)
+                if "closing signal" in agent_said and (cs := _CLOSING_SIGNAL_RE.search(agent_said)):
+                    closed.append((below_no, cs))
+            try:
+                name = signal.Signals(number).name if number is not None else "a signal"
+            except ValueError:  # (a number this host's Python names no signal)
+                name = f"signal {number}"
+            stopped = "it stopped its workers"
+            if closed:
+                sent = sorted({cs.group("sig") for _, cs in closed})
+                stopped = (
+                    f"it sent {'/'.join(sent)} to its {len(closed)} running worker(s), pid(s) "
+                    + ", ".join(cs.group("pid") for _, cs in closed)
+                    + f" (line(s) {_number_span([n for n, _ in closed], 2)})"
+                )
             once(
                 ("agent-signal", no), no, text,
-                "torchrun's agent (sent a signal from outside: it stopped its workers)",
-                exit_code=-int(ag.group("sig")), worker=ELASTIC_AGENT,
+                f"torchrun's agent (received {name} from outside the job, line {no}: {stopped})",
+                exit_code=-int(number) if number is not None else None, worker=ELASTIC_AGENT,
             )  # fmt: skip
             continue
         if "CANCELLED AT" in line and (sc := _SLURM_CANCELLED_RE.search(line)):
@@ -18593,6 +18627,86 @@ _COORDINATION_RPC_RE = re.compile(r"while calling /tensorflow\.CoordinationServi
 _GRPC_DESCRIPTION_RE = re.compile(r'"description":"([^"\n]{1,120})"')
 COORDINATION_RPC_LINES = 4
 """How far from an agent's error status the gRPC detail naming its call is looked for."""
+
+
+# a task's watch of the coordination service failing (XLA xla/python/pjrt_ifrt/pjrt_client.cc
+# WatchGlobalProcessInfo: LOG(WARNING) << "WatchJobStateAsync failed for task " << task << ": "
+# << status, then it retries every second; marin's GB200 jobs print "WatchTasksAsync" in the same
+# form), and gRPC's status where the coordinator's address took no connection ("UNAVAILABLE:
+# failed to connect to all addresses; last error: UNKNOWN: ipv4:10.186.213.145:13305: Failed to
+# connect to remote host: Connection refused", the address often wrapped onto a line of its own)
+_WATCH_FAILED_RE = re.compile(
+    r"\bWatch\w{1,40}Async failed for task (?P<task>\d+): (?P<code>[A-Z][A-Z_]{1,40})"
+)
+_GRPC_REFUSED_RE = re.compile(
+    r"\bipv[46]:(?P<ip>\[?[0-9A-Fa-f.:]{2,45}?\]?):(?P<port>\d{1,5}): Failed to connect to remote host: "
+    r"Connection refused"
+)
+_RANK_HEAD_RE = re.compile(r"\s{0,8}\[rank(\d{1,6})\] ?:")
+GRPC_ADDRESS_LINES = 2
+"""How far under gRPC's "failed to connect to all addresses" its refused address may stand."""
+
+
+def _coordinator_refused(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``coordination_timeout`` per coordinator address that refused the tasks' gRPC
+    connections ("Connection refused": nothing listened on that port, the process that hosts
+    the coordination service, task 0's, gone or never started), with the tasks whose watch of
+    the service failed; none where no address is named. (JAX's docs, jax.distributed.initialize:
+    coordinator_address is "the IP address of process 0 and a port on which that process should
+    launch a coordinator service".)"""
+    refused: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Connection refused" not in line or "Failed to connect to remote host" not in line:
+            continue
+        if not (m := _GRPC_REFUSED_RE.search(line)):
+            continue
+        # (the rank's tag, "[rank0] :UNAVAILABLE: ..." or torch's "[rank0]:", and the status
+        # are on the line above where gRPC's message wrapped)
+        head = next(
+            (
+                (n, t if t is not None else int(r.group(1)) if r else None)
+                for n, text, t in reversed(lines[max(0, index - GRPC_ADDRESS_LINES) : index + 1])
+                if t is not None or (r := _RANK_HEAD_RE.match(text))
+            ),
+            (no, tagged),
+        )
+        refused.setdefault((m.group("ip"), m.group("port")), []).append(head)
+    if not refused:
+        return
+    watched = [
+        (no, w)
+        for no, t, _ in lines
+        if "Async failed for task" in t and (w := _WATCH_FAILED_RE.search(t))
+    ]
+    for (ip, port), said in refused.items():
+        first_no = next(
+            (n for n, t, _ in lines if "failed to connect to all addresses" in t), said[0][0]
+        )
+        ranks = sorted({r for _, r in said if r is not None})
+        what = [
+            f"rank(s) {', '.join(map(str, ranks))} could not connect (line {first_no})"
+            if ranks
+            else f"connections refused (line {first_no})"
+        ]
+        what += [
+            f"task {w.group('task')}'s watch of the service failed {w.group('code')} (line {n}): "
+            "it could not reach the service either"
+            for n, w in watched
+        ]
+        report.events.append(
+            LogEvent(
+                kind="coordination_timeout",
+                line=min(first_no, said[0][0]),
+                message=f"{ip}:{port}: Connection refused"[:300],
+                rank=ranks[0] if ranks else None,
+                code="UNAVAILABLE",
+                remote_ip=ip,
+                port=int(port),
+                group="; ".join(what),
+                exception_type="coordinator refused the connection",
+                library="XLA coordination service",
+            )
+        )
 
 
 def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
