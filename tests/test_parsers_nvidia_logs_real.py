@@ -215,7 +215,8 @@ def test_socket_table_names_each_peer_this_rank_waited_for() -> None:
     )
     assert (second.remote_rank, second.remote_ip) == (27, "10.20.0.29")
     assert (first.device, first.port, first.timeout_ms) == (0, 16666, 120000)
-    assert first.exception_type == "time out"
+    # the row's status and its TlsStatus column (set 661: the TLS status is said)
+    assert first.exception_type == "time out, TLS DISABLE"
 
 
 def test_ei0006_takes_the_op_and_the_peer_it_timed_out_on() -> None:

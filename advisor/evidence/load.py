@@ -569,8 +569,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # DCGM's diagnostic (NVVS) logging an ERROR of its own (logs._nvvs_log); nvidia-smi -r
         # refused (logs._reset_refusals)
         rf"|{logs.NVVS_SIGNATURE}|{logs.SMI_RESET_SIGNATURE}"
-        # npu-smi's DCMI that did not start, a device plugin's DCMI call, a tool the shell lacks
+        # npu-smi's DCMI that did not start (or its board type after it: logs._board_type_failed),
+        # a device plugin's DCMI call, a tool the shell lacks
         r"|\bdcmi (?:model|module) initiali[sz]ed? failed\b|\bdcmi/\w+\.go:\d+\s.*?err: retCode: -\d+"
+        r"|\bnpu get board type failed\. ret is -\d"
         r"|^\s*(?:\S*sh: (?:line )?(?:\d+: )?|sudo: )(?:hccn_tool|npu-smi): (?:command )?not found\s*$"
         r"|^\s*zsh: command not found: (?:hccn_tool|npu-smi)\s*$"
         r'|"\S*nv-fabricmanager\b[^"\n]*" failed! Exit code: \d+'

@@ -42,8 +42,9 @@ from advisor.parsers import (
 
 SIGNATURE = (
     # npu-smi info's process table copied from its rows on ("| No running processes found in NPU
-    # 3 |"), the chip table above it left out
-    r"\A\s*\|\s*No running processes found in NPU \d+\s*\|"
+    # 3 |"), the chip table above it left out, also from the "+====...+" border npu-smi prints
+    # above each NPU's process rows (vllm-ascend#3289's copy starts on it)
+    r"\A\s*(?:\+[=+-]{1,400}\+[ \t]*\n[ \t]*)?\|\s*No running processes found in NPU \d+\s*\|"
     r"|^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
     r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
@@ -128,6 +129,11 @@ _NOT_SUPPORTED_RE = re.compile(
 )
 _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
 _NO_PROCESS_RE = re.compile(r"^\|\s*No running processes found in NPU (?P<npu>\d+)\s*\|")
+# the process table copied alone: its first row, or the border over it (the chip table above it
+# left out; a whole npu-smi info table starts with its own header border and "| npu-smi ..." row)
+_PROCESS_TABLE_ALONE_RE = re.compile(
+    r"\A\s*(?:\+[=+-]{1,400}\+[ \t]*\n[ \t]*)?\|\s*No running processes found in NPU \d+"
+)
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
 _DEVICE_ARG_RE = re.compile(r"\bhccn_tool\b.*?-i\s+(?P<dev>\d+)")
 _COUNT_RE = re.compile(r"^\s*(?P<what>[a-z_]+)_cnt\s*:\s*(?P<n>\d+)\s*$")
@@ -719,7 +725,7 @@ def parse(text: str) -> list[ParseWarning]:
     notes.extend(_tool_results(text))
     if "Get component version" in text:
         notes.extend(_upgrade_tool_notes(text))
-    if idle and text.lstrip().startswith("|"):
+    if idle and (text.lstrip().startswith("|") or _PROCESS_TABLE_ALONE_RE.match(text)):
         notes.append(
             ParseWarning(
                 line=idle_line,

@@ -403,6 +403,8 @@ _LINK_ROW_RE = re.compile(
     r"\|\s*(?P<dip>\d+\.\d+\.\d+\.\d+)\((?P<drank>\d+)\)\s*\|(?:\s*(?P<dport>\d+)\s*\|)?"
     r"\s*(?P<sip>\d+\.\d+\.\d+\.\d+)\((?P<srank>\d+)\)\s*\|(?:\s*\d+\s*\|)?"
     r"\s*(?P<role>server|client)\s*\|\s*(?P<status>[^|]+?)\s*\|"
+    # newer releases add the link's TlsStatus column ("|   DISABLE  | LinkInfo", #9447)
+    r"(?:[ \t]{0,40}(?P<tls>[A-Z]{2,16})[ \t]{0,40}\|)?"
 )
 _LINK_DEVICE_RE = re.compile(r"comm error, device\[(\d+)\]")
 # EI0009 / transport errors name both ends (vllm-ascend issues #2643 "creakLink", #3162 "createLink").
@@ -2884,8 +2886,13 @@ def _parse_events(text: str) -> LogReport:
                     # infos ... device_id: 1", the runtime's "Notify wait execute failed,
                     # device_id=1"): the device that reported it
                     ev.device = next(iter(reporting))
-            if ev.code is None or ev.code.startswith(("EI", "EJ")):
-                # HCCL's (EI) and HCCP's (EJ) own codes; EE/EH/EZ/E4... are other CANN modules'
+            if (
+                ev.code is None
+                or ev.code.startswith(("EI", "EJ"))
+                or ev.kind == "hccl_link_timeout"
+            ):
+                # HCCL's (EI) and HCCP's (EJ) own codes; EE/EH/EZ/E4... are other CANN modules';
+                # a link wait's code is the HcclResult HCCL's own socket manager returned
                 ev.library = ev.library or "HCCL"
     _ranks_by_pid(report.events)
     if "- loss: " in text:
@@ -3418,6 +3425,8 @@ def _hccl_errors(
     pending_link: dict[int | None, list[tuple[int, re.Match[str], int | None, int | None]]] = {}
     link_device: dict[int | None, int] = {}
     link_timeout_s: dict[int | None, int] = {}
+    # each "wait socket establish timeout" line of a process: (line, rank it names, seconds)
+    timed_waits: dict[int | None, list[tuple[int, int | None, int]]] = {}
     claimed: set[int] = set()  # lines read into an error-code block
     rows_seen: set[int | None] = set()  # launcher ranks whose socket table has a row
     # per launcher rank: its link wait that timed out (line, rank named, seconds) and the failed
@@ -3452,6 +3461,9 @@ def _hccl_errors(
             link_device[tagged] = int(dm.group(1))
         if "establish" in line and (em := _ESTABLISH_RE.search(line)):
             link_timeout_s[tagged] = int(em.group("s"))
+            timed_waits.setdefault(tagged, []).append(
+                (no, int(em.group("rank")) if em.group("rank") else None, int(em.group("s")))
+            )
             named = int(em.group("rank")) if em.group("rank") else None
             establish.setdefault(tagged, (no, named, int(em.group("s"))))
         elif "stablish" in line and _LINKS_FAILED_RE.search(line):
@@ -3811,8 +3823,24 @@ def _hccl_errors(
         (t, *row) for t, rows in pending_link.items() for row in rows
     ):
         ev = LogEvent(kind="hccl_link_timeout", line=no, message=lm.group(0).strip()[:300])
-        _link(ev, lm, device, timeout_s)
         ev.rank = int(lm.group("srank"))
+        if timeout_s is None:
+            # the socket manager's "wait socket establish timeout, role[0] rank[0] timeout[120
+            # s]" comes after the table in a newer plog (#9447): this rank's wait, when it
+            # names this rank (or none) and stands within the table's window below the row
+            timeout_s = next(
+                (
+                    wait_s
+                    for wait_no, wait_rank, wait_s in timed_waits.get(tagged, [])
+                    if no < wait_no <= no + LINK_WINDOW_LINES and wait_rank in (None, ev.rank)
+                ),
+                None,
+            )
+        _link(ev, lm, device, timeout_s)
+        if lm.group("tls"):
+            # the row's TlsStatus column: whether the link was to be TLS-encrypted (both ends
+            # must agree); said beside the status, as the table prints it
+            ev.exception_type = f"{ev.exception_type}, TLS {lm.group('tls')}"
         # the operation whose link set-up this was: HCCL reports it failed after the table
         op_no, op = failed_op.get(tagged, (0, None))
         if no < op_no <= no + LINK_WINDOW_LINES:
@@ -5221,6 +5249,11 @@ def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
             name, _ = decode_result(int(rm.group(1)))
             if name not in ("unknown", "HCCL_SUCCESS"):
                 ev.code_name = name
+                if ev.kind == "hccl_link_timeout":
+                    # the HcclResult the socket manager returned for this wait ("Wait links
+                    # establish completed failed, local role is client. ret[9]"): its number,
+                    # as a link wait's errNo gives one (_unclaimed_hccl)
+                    ev.code = rm.group(1)
                 return
 
 
@@ -25514,6 +25547,29 @@ _DCMI_INIT_RE = re.compile(
     r"\bdcmi (?:model|module) initiali[sz]ed? failed\b.*?\bret is (?P<code>-\d+)", re.IGNORECASE
 )
 _DCMI_RET_RE = re.compile(r"\bdcmi/\w+\.go:\d+\s+(?P<what>.+?),? err: retCode: (?P<code>-\d+)")
+# npu-smi's own start after DCMI's (hicann/driver's npu-smi source, npu_smi.c
+# handle_board_type_initialization): "npu get board type failed. ret is %d" when neither the
+# configuration nor the board id gave the board type; its codes are npu-smi's own (npu_smi.h:
+# NPU_ERR_CODE_BASE -9000, then -9001 ... as DCMI's -8001 ... in the same order)
+_NPU_BOARD_TYPE_RE = re.compile(r"\bnpu get board type failed\. ret is (?P<code>-\d{1,6})")
+NPU_SMI_CODES = {
+    -9001: ("NPU_ERR_CODE_INVALID_PARAMETER", "an input parameter is wrong"),
+    -9002: ("NPU_ERR_CODE_OPER_NOT_PERMITTED", "no permission for this call in this setting"),
+    -9003: ("NPU_ERR_CODE_MEM_OPERATE_FAIL", "a memory operation failed"),
+    -9004: ("NPU_ERR_CODE_SECURE_FUN_FAIL", "a secure function failed"),
+    -9005: ("NPU_ERR_CODE_INNER_ERR", "internal error"),
+    -9006: ("NPU_ERR_CODE_TIME_OUT", "no answer in time"),
+    -9007: ("NPU_ERR_CODE_INVALID_DEVICE_ID", "the device id is not valid"),
+    -9008: ("NPU_ERR_CODE_DEVICE_NOT_EXIST", "the device does not exist or is not running"),
+    -9009: ("NPU_ERR_CODE_IOCTL_FAIL", "an ioctl failed"),
+    -9010: ("NPU_ERR_CODE_SEND_MSG_FAIL", "sending a message failed"),
+    -9011: ("NPU_ERR_CODE_RECV_MSG_FAIL", "receiving a message failed"),
+    -9012: ("NPU_ERR_CODE_NOT_REDAY", "the device is not ready yet"),
+    -9013: ("NPU_ERR_CODE_NOT_SUPPORT_IN_CONTAINER", "not supported in a container"),
+    -9014: ("NPU_ERR_CODE_FILE_OPERATE_FAIL", "a file operation failed"),
+    -9015: ("NPU_ERR_CODE_RESET_FAIL", "a reset failed"),
+}
+"""npu-smi's own return codes (its npu_smi.h), by number: name and meaning."""
 # DCMI's own log lines, as a hiascend forum thread quotes them from a failed vNPU creation
 # (www.hiascend.com/forum/thread-02120198475111631014-1-1.html): "[2025/11/14 03:02:54][0041]
 # [root][127.0.0.1][dcmi_cfg_operate.c,dcmi_cfg_check_cfg_path,587]:rename error. errno is 30",
@@ -27332,6 +27388,9 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     seen: dict[tuple[str, str], LogEvent] = {}
     counts: dict[tuple[str, str], int] = {}
     for no, line, tagged in lines:
+        if "board type" in line and (bt := _NPU_BOARD_TYPE_RE.search(line)):
+            _board_type_failed(no, line, tagged, bt, seen, report)
+            continue
         if "dcmi" not in line.lower():
             continue
         m = _DCMI_INIT_RE.search(line)
@@ -27365,9 +27424,46 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         )
         report.events.append(seen[key])
     for key, ev in seen.items():
-        if counts[key] > 1:
+        if counts.get(key, 1) > 1:  # (a board-type failure is said once, not counted)
             ev.exception_type = f"{ev.exception_type} ({counts[key]} reports)"
     _dcmi_log_chains(lines, report)
+
+
+def _board_type_failed(
+    no: int,
+    line: str,
+    tagged: int | None,
+    bt: re.Match[str],
+    seen: dict[tuple[str, str], LogEvent],
+    report: LogReport,
+) -> None:
+    """npu-smi could not read the board type: said with a DCMI start failure above it (the same
+    tool's start, one failure; npu-smi's npu_main returns after a failed DCMI start, so a copy
+    that shows both joined two runs: "also", not "then"), or on its own, npu-smi reading no
+    NPU."""
+    code = int(bt.group("code"))
+    name, meaning = NPU_SMI_CODES.get(code, ("unknown npu-smi code", "not in npu-smi's table"))
+    said = f"npu-smi could not read the board type: {code} {name} ({meaning})"
+    init = next((ev for ev in seen.values() if ev.call == "dcmi_init" and ev.line < no), None)
+    if init is not None:
+        if said not in (init.exception_type or ""):
+            init.exception_type = f"{init.exception_type}; also {said} (line {no})"
+        return
+    key = ("board type", bt.group("code"))
+    if key in seen:
+        return
+    seen[key] = LogEvent(
+        kind="npu_dcmi_error",
+        line=no,
+        message=line.strip()[:300],
+        rank=tagged,
+        code=str(code),
+        code_name=name,
+        library="npu-smi",
+        call="npu_get_board_type",
+        exception_type=said,
+    )
+    report.events.append(seen[key])
 
 
 def _dcmi_log_chains(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
