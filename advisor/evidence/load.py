@@ -2647,6 +2647,14 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # open-lldp's lldptool (or lldpctl) prints the LLDP TLVs in the layout hccn_tool's
         # -lldp copies: a host NIC's neighbour, no NPU port
         formats = [f for f in formats if f != "hccn_tool"] + ["lldp_host"]
+    if (
+        "npu_smi_info" in formats
+        and "ascend_notes" in formats
+        and ascend_notes.process_table_alone(text)
+    ):
+        # npu-smi info's process table copied alone with its own header row ("| NPU  Chip |
+        # Process id | ..."): no chip table to read, its rows are ascend_notes' to note
+        formats = [f for f in formats if f != "npu_smi_info"]
     if "ping" in formats and "hccn_tool" in formats and "hccn_tool" not in text:
         formats = [f for f in formats if f != "hccn_tool"]  # a host's ping, not an NPU port's
     if "mlnx_qos" in formats and "hccn_tool" not in text:
@@ -8491,7 +8499,8 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             if run.dont_fragment is None
             else ", fragments allowed"
         )
-        said = f"ping {run.host} ({run.ip}): {run.payload_bytes}-byte payload in {run.packet_bytes}-byte packets{df}"
+        who = f"{run.node}: " if run.node else ""  # (pdsh's node, where the copy names it)
+        said = f"{who}ping {run.host} ({run.ip}): {run.payload_bytes}-byte payload in {run.packet_bytes}-byte packets{df}"
         if run.mtu is not None:
             said += f"; refused: the path's MTU is {run.mtu}, smaller than the packet"
         elif run.no_reply:
@@ -8511,7 +8520,7 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 # iputils counts a request still in flight when the run stops as lost
                 said += (
                     f"; the {run.lost} unanswered request(s) may have been in flight when the run "
-                    "stopped (^C, -w or -f), which ping counts lost: not a loss on the path"
+                    "stopped (^C, -w, or -f with no -c count), which ping counts lost: not a loss on the path"
                 )
         notes.append(ParseWarning(line=run.line, message=said, skipped=False))
         if (
@@ -8531,7 +8540,7 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 logs.LogEvent(
                     kind="host_ping_loss",
                     line=run.summary_line or run.line,
-                    message=f"ping {run.host} ({run.ip})",
+                    message=f"{who}ping {run.host} ({run.ip})",
                     ip=run.ip,
                     library="ping",
                     exception_type=(
@@ -8557,7 +8566,7 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 logs.LogEvent(
                     kind="host_ping_failed",
                     line=run.mtu_line or run.line,
-                    message=f"ping {run.host} ({run.ip})",
+                    message=f"{who}ping {run.host} ({run.ip})",
                     ip=run.ip,
                     library="ping",
                     exception_type=failed,

@@ -40,11 +40,22 @@ from advisor.parsers import (
     numbered_lines,
 )
 
+_PROCESS_HEAD = (
+    r"(?:(?:\+[=+-]{1,400}\+[ \t]*\n[ \t]*)?"
+    r"\|[ \t]*NPU[ \t]+Chip[ \t]*\|[ \t]*Process id[ \t]*\|[^\n]{0,400}\n[ \t]*)?"
+    r"(?:\+[=+-]{1,400}\+[ \t]*\n[ \t]*)?"
+)
+"""What may stand above the process table's first row in a copy of it alone: its header row
+(the border above it optional), then the "+===...+" border; each part optional, every span
+bounded and the whole anchored at the text's start (tried once)."""
+
 SIGNATURE = (
     # npu-smi info's process table copied from its rows on ("| No running processes found in NPU
     # 3 |"), the chip table above it left out, also from the "+====...+" border npu-smi prints
-    # above each NPU's process rows (vllm-ascend#3289's copy starts on it)
-    r"\A\s*(?:\+[=+-]{1,400}\+[ \t]*\n[ \t]*)?\|\s*No running processes found in NPU \d+\s*\|"
+    # above each NPU's process rows (vllm-ascend#3289's copy starts on it), also from the
+    # table's own header ("+---...+" over "| NPU     Chip | Process id | Process name | ..."
+    # over "+===...+", as npu-smi info prints it): a copy of "the process part" takes it along
+    r"\A\s*" + _PROCESS_HEAD + r"\|\s*No running processes found in NPU \d+\s*\|"
     r"|^[ \t]*device hccp process:[ \t]*(?:exist|not exist)[ \t]*$"
     r"|^-{3,}SEG-{3,}\s*\n\s*seg_cnt\s*:\s*\d+"
     r"|^\|\s*Device ID:\s*\d+\s*\|\s*Current Configuration\s*\|"
@@ -129,11 +140,19 @@ _NOT_SUPPORTED_RE = re.compile(
 )
 _NPU_SMI_QUERY_RE = re.compile(r"\bnpu-smi\s+info\s+-t\s+(?P<type>[\w-]+)\s+-i\s+(?P<dev>\d+)")
 _NO_PROCESS_RE = re.compile(r"^\|\s*No running processes found in NPU (?P<npu>\d+)\s*\|")
-# the process table copied alone: its first row, or the border over it (the chip table above it
-# left out; a whole npu-smi info table starts with its own header border and "| npu-smi ..." row)
+# the process table copied alone: its first row, or the border over it, or its header row over
+# that (the chip table above it left out; a whole npu-smi info table starts with its own header border and "| npu-smi ..." row)
 _PROCESS_TABLE_ALONE_RE = re.compile(
-    r"\A\s*(?:\+[=+-]{1,400}\+[ \t]*\n[ \t]*)?\|\s*No running processes found in NPU \d+"
+    r"\A\s*" + _PROCESS_HEAD + r"\|\s*No running processes found in NPU \d+"
 )
+
+
+def process_table_alone(text: str) -> bool:
+    """Whether ``text`` is npu-smi info's process table copied without the chip table above it
+    (from its header row, its "+===...+" border or its first "No running processes" row)."""
+    return _PROCESS_TABLE_ALONE_RE.match(text) is not None
+
+
 _PROCESS_RE = re.compile(r"^\s*device hccp process:\s*(?P<state>exist|not exist)\s*$")
 _DEVICE_ARG_RE = re.compile(r"\bhccn_tool\b.*?-i\s+(?P<dev>\d+)")
 _COUNT_RE = re.compile(r"^\s*(?P<what>[a-z_]+)_cnt\s*:\s*(?P<n>\d+)\s*$")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import MARKED_PROMPT_HOST_RE, ParseError
+from advisor.parsers import MARKED_PROMPT_HOST_RE, PDSH_HOST, ParseError
 
 VIRTUAL_IFACE_RE = re.compile(
     r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo\d*$|kube-|weave|cilium|lxc|"
@@ -455,7 +455,12 @@ def _fields(iface: Interface, text: str) -> None:
 # larger than the interface's MTU is refused at the host ("ping: local error: message too long,
 # mtu=1500"), and a router with a smaller one answers "Frag needed and DF set (mtu = 1500)"
 # (-I IFACE adds its source: "PING 10.10.1.12 (10.10.1.12) from 10.10.1.11 ib0: 4064(4092) ...")
-PING_SIGNATURE = r"^PING [\w.:-]+ \((?:\d{1,3}\.){3}\d{1,3}\)(?: from [\d.]+ [\w.:-]+:)? \d+\(\d+\) bytes of data\."
+# (pdsh or clush gathering it from several nodes puts the node before each line, "gpu01: PING
+# ...": dshbak(1), "the leading node: is stripped"; read as the run of that node)
+PING_SIGNATURE = (
+    r"^(?:" + PDSH_HOST + r":[ \t]+)?"
+    r"PING [\w.:-]+ \((?:\d{1,3}\.){3}\d{1,3}\)(?: from [\d.]+ [\w.:-]+:)? \d+\(\d+\) bytes of data\."
+)
 _PING_HEAD_RE = re.compile(
     r"^PING (?P<host>[\w.:-]+?)\.? \((?P<ip>[\d.]+)\)(?: from [\d.]+ [\w.:-]+:)? "
     r"(?P<payload>\d+)\((?P<total>\d+)\) bytes"
@@ -478,14 +483,22 @@ _PING_MTU_RE = re.compile(
 )
 _PING_UNREACHABLE_RE = re.compile(r"Destination (?:Host|Net|Port) Unreachable")
 # the options that end a run while pings may still be in flight: -f (flood: one "." a request,
-# a backspace a reply) and -w N (a deadline); a "^C" at a line's end is the run stopped by hand.
+# a backspace a reply) with no -c count and -w N (a deadline); a "^C" at a line's end is the run stopped by hand.
 # iputils ping_common.c finish() counts loss as (transmitted - received) * 100 / transmitted, so
 # a request still in flight when the run stops is counted lost; the rtt line's "pipe N" (printed
 # when more than one was in flight at once) is the most that were (iputils issue #583: "ping -f
 # always says last packet was not answered")
+# A flood run bounded by -c N (and no -w) ends on its count and is not cut off: iputils
+# ping.h schedule_exit() calls __schedule_exit() once ntransmitted >= npackets, which arms a
+# timer of 2 * tmax (the slowest reply seen; ping_common.c) or, no reply yet, lingertime (-W,
+# MAXWAIT 10 s) before sigexit() ends the loop: the outstanding replies are waited for, and one
+# still missing then is lost, not in flight. Only -f with no count (ended by ^C or -w) may
+# leave a request in flight.
 _PING_FLOOD_RE = re.compile(r"\s-[a-zA-Z]*f")
+_PING_COUNT_RE = re.compile(r"\s-[a-zA-Z]*c\s*\d")
 _PING_DEADLINE_RE = re.compile(r"\s-w\s*\d")
 _PING_PIPE_RE = re.compile(r"^rtt [^\n]{0,200}?\bpipe (?P<pipe>\d+)")
+_PING_NODE_RE = re.compile(rf"^(?P<node>{PDSH_HOST}):[ \t]+(?=\S)")
 
 
 @dataclass(kw_only=True)
@@ -508,10 +521,14 @@ class HostPing:
     unreachable: bool = False
     summary_line: int = 0
     stopped_early: bool = False
-    """Stopped by hand (a "^C" in the run) or by a -w deadline, or a flood run (-f): the last
+    """Stopped by hand (a "^C" in the run) or by a -w deadline, or a flood run (-f) with no -c
+    count: the last
     request(s) may still have been in flight, and ping counts them lost."""
     pipe: int = 1
     """The most requests in flight at once: the rtt line's "pipe N", 1 where it prints none."""
+    node: str | None = None
+    """The node pdsh or clush named before the run's lines ("gpu01: PING ..."), None where
+    the copy has none."""
 
     @property
     def lost(self) -> int:
@@ -530,10 +547,16 @@ def parse_ping(text: str) -> list[HostPing]:
     early = False
     for no, line in enumerate(text.splitlines(), 1):
         body = line.strip()
+        node = None
+        if nm := _PING_NODE_RE.match(body):
+            node, body = nm.group("node"), body[nm.end() :]
         if (c := _PING_COMMAND_RE.search(body)) and not body.startswith("PING "):
             args = " " + c.group("args")
             df = bool(_PING_DF_RE.search(args))
-            early = bool(_PING_FLOOD_RE.search(args) or _PING_DEADLINE_RE.search(args))
+            early = bool(
+                (_PING_FLOOD_RE.search(args) and not _PING_COUNT_RE.search(args))
+                or _PING_DEADLINE_RE.search(args)
+            )
             continue
         if h := _PING_HEAD_RE.match(body):
             runs.append(
@@ -545,6 +568,7 @@ def parse_ping(text: str) -> list[HostPing]:
                     packet_bytes=int(h.group("total")),
                     dont_fragment=df,
                     stopped_early=early,
+                    node=node,
                 )
             )
             df, early = None, False
