@@ -8924,8 +8924,13 @@ def _tcpx_slowness(ev: LogEvent, slow: re.Match[str]) -> None:
 _IBV_OPEN_FAILED_RE = re.compile(r"^Call to ibv_open_device failed(?: with error [^\n]{0,120})?$")
 _IB_OPEN_SKIPPED_RE = re.compile(r"^NET/IB ?: ?Unable to open device (?P<hca>\S{1,64})\s*$")
 IB_OPEN_PAIR_LINES = 3
-"""How far below the wrapper's WARN its device scan's WARN may stand (a blank line between, as
-NCCL's own output has it, or a page copied it)."""
+"""How far below the wrapper's WARN its device scan's WARN may stand where the lines name no
+process (a blank line between, as NCCL's own output has it, or a page copied it)."""
+IB_OPEN_PROCESS_LINES = 64
+"""How far below the wrapper's WARN its device scan's WARN may stand where both name the same
+process: the other local ranks' pairs interleave with it under mpirun/horovodrun (each rank's
+wrapper WARN, then each rank's device WARN), so the pair is the process's next WARN, not the next
+lines; the bound only keeps a far-off later WARN from being joined to it."""
 
 
 def _ib_open_failures_folded(events: list[LogEvent]) -> list[LogEvent]:
@@ -8937,16 +8942,32 @@ def _ib_open_failures_folded(events: list[LogEvent]) -> list[LogEvent]:
         ev for ev in events if ev.kind == "nccl_warning" and _IBV_OPEN_FAILED_RE.search(ev.message)
     ]
     folded: set[int] = set()  # the wrapper WARN lines said with their device
+    # every WARN line of each process, to find the one just above a device's skip: in NCCL's
+    # source the device WARN is the same call's next (ibvwrap's IBV_PTR_CHECK WARNs, then
+    # net_ib's initDevices WARNs "Unable to open device %s" and continues), whatever other
+    # ranks print between
+    warned: dict[tuple[str | None, int | None, int | None], list[int]] = {}
+    for ev in events:
+        if ev.kind == "nccl_warning":
+            key = (ev.host, ev.pid, ev.device)
+            warned.setdefault(key, []).extend((ev.line, *(ev.repeated_lines or ())))
     for ev in sorted(events, key=lambda e: e.line):
         if ev.kind != "nccl_warning" or not (m := _IB_OPEN_SKIPPED_RE.search(ev.message)):
             continue
+        key = (ev.host, ev.pid, ev.device)
+        if ev.pid is not None:
+            # (the process's WARN just above this one, if it is the wrapper's)
+            above = max((n for n in warned.get(key, ()) if n < ev.line), default=None)
+            window = IB_OPEN_PROCESS_LINES
+        else:
+            above, window = None, IB_OPEN_PAIR_LINES
         # (the wrapper's text is the same for every HCA: its repeats are the later devices')
         near = [
             n
             for call in calls
-            if (call.host, call.pid, call.device) == (ev.host, ev.pid, ev.device)
+            if (call.host, call.pid, call.device) == key
             for n in (call.line, *(call.repeated_lines or ()))
-            if n not in folded and 0 < ev.line - n <= IB_OPEN_PAIR_LINES
+            if n not in folded and 0 < ev.line - n <= window and (ev.pid is None or n == above)
         ]
         if not near:
             continue
@@ -12073,6 +12094,36 @@ _AGENT_SIGNAL_RE = re.compile(
 )
 AGENT_CLOSED_LINES = 64
 """How far under the agent's death signal its closing signals to its workers are looked for."""
+# torch's logger header before an agent's line ("W0823 16:54:02.337000 139733055988160
+# torch/distributed/elastic/..."): the level, the date, the time, then the thread id. The agent
+# logs its death signal and its closing signals from one thread (elastic/agent/server/api.py
+# SimpleElasticAgent.run: "except SignalException as e: logger.warning("Received %s death signal,
+# shutting down workers", e.sigval); self._shutdown(e.sigval)", which closes the workers in the same
+# call; a stored real log shows one thread id, 4015698, on the death signal and on every "Sending
+# process ... closing signal" under it), so a closing signal under another thread id, or under
+# another node's "host: " (pdsh, dshbak(1)), is another agent's stop
+_TORCH_LOG_HEAD_RE = re.compile(r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,8}(?P<tid>\d{1,20}) ")
+_SPEAKER_NODE_RE = re.compile(r"^[ \t]*(?P<host>[\w.-]{1,64}): ")
+
+
+def _agent_speaker(line: str, at: int) -> tuple[str, str | None] | None:
+    """Who printed an agent's line: what stands before torch's logger header (pdsh's node,
+    kubectl's pod) and the header's thread id; a bare "node: " where no header is; None where
+    neither is."""
+    if head := _TORCH_LOG_HEAD_RE.search(line, 0, at):
+        return line[: head.start()].strip(), head.group("tid")
+    if node := _SPEAKER_NODE_RE.match(line):
+        return node.group("host"), None
+    return None
+
+
+def _same_speaker(a: tuple[str, str | None] | None, b: tuple[str, str | None] | None) -> bool:
+    """Whether two agent lines may be one agent's (unknown on either side: yes)."""
+    if a is None or b is None:
+        return True
+    return a[0] == b[0] and (a[1] is None or b[1] is None or a[1] == b[1])
+
+
 ELASTIC_AGENT = "torchrun's agent"
 """The ``worker`` of a launcher's exit that is torch elastic's agent (a node's launcher), not a
 rank: its death signal, or the srun task that ran it."""
@@ -15145,10 +15196,20 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             # "Sending process %s closing signal %s" to each worker still running): the
             # agent's own stop, not a worker's crash
             closed: list[tuple[int, re.Match[str]]] = []
+            # (the same agent's lines only: under pdsh another node's agent stopping its own
+            # workers right after is the usual multi-node sequence, not this agent's stop)
+            agent = _agent_speaker(line, ag.start())
             for below_no, agent_said, _ in lines[index + 1 : index + 1 + AGENT_CLOSED_LINES]:
-                if "death signal" in agent_said:
-                    break  # (another agent's stop)
-                if "closing signal" in agent_said and (cs := _CLOSING_SIGNAL_RE.search(agent_said)):
+                if "death signal" in agent_said and (
+                    (again := _AGENT_SIGNAL_RE.search(agent_said)) is None
+                    or _same_speaker(agent, _agent_speaker(agent_said, again.start()))
+                ):
+                    break  # (this agent's next stop)
+                if (
+                    "closing signal" in agent_said
+                    and (cs := _CLOSING_SIGNAL_RE.search(agent_said))
+                    and _same_speaker(agent, _agent_speaker(agent_said, cs.start()))
+                ):
                     closed.append((below_no, cs))
             try:
                 name = signal.Signals(number).name if number is not None else "a signal"
@@ -15867,10 +15928,21 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         if peer is not None:
             remote_ip = peer.split(" ", 1)[0] if not peer.startswith(("dgid", "LID")) else None
             said = f"{what}, sending to {peer}"
-            if "retry count exceeded" in what:
-                # IBV_WC_RETRY_EXC_ERR and IBV_WC_RNR_RETRY_EXC_ERR: the sender's HCA retried
-                # until its count ran out with no ACK (or, for RNR, no posted receive) from the
-                # peer; UCX returns UCS_ERR_ENDPOINT_TIMEOUT for both (ib_mlx5_log.c)
+            if "Receive-no-ready retry count exceeded" in what:
+                # IBV_WC_RNR_RETRY_EXC_ERR: the peer did answer, with RNR NAKs, because no
+                # receive work request was posted on its queue (the InfiniBand architecture's
+                # end-to-end flow control: a Send or RDMA Write with Immediate that finds no RQ
+                # WQE gets an RNR Nak and is retransmitted; rdmamojo's ibv_poll_cq lists this
+                # status as the RNR NAK retry count exceeded), until the sender's RNR retry
+                # count ran out: a receiver that was not ready, not a silent path
+                said += (
+                    ": the peer answered every try with 'receiver not ready' (no receive buffer "
+                    "posted) until the HCA's RNR retries ran out, so that peer's process was slow, "
+                    "stuck or out of posted receives"
+                )
+            elif "Transport retry count exceeded" in what:
+                # IBV_WC_RETRY_EXC_ERR: the sender's HCA retried until its count ran out with no
+                # ACK from the peer; UCX returns UCS_ERR_ENDPOINT_TIMEOUT for it (ib_mlx5_log.c)
                 said += ": no acknowledgement came back through all the HCA's retries, so that peer or the path to it stopped answering"
         report.events.append(
             LogEvent(
@@ -18673,7 +18745,11 @@ _WATCH_FAILED_RE = re.compile(
 )
 _GRPC_REFUSED_RE = re.compile(
     r"\bipv[46]:(?P<ip>\[?[0-9A-Fa-f.:]{2,45}?\]?):(?P<port>\d{1,5}): Failed to connect to remote host: "
-    r"Connection refused"
+    # (current gRPC core puts the failed call and the errno around it: "Failed to connect to
+    # remote host: connect: Connection refused (111)", as in many stored gRPC client logs, e.g.
+    # "ipv4:127.0.0.1:5328: Failed to connect to remote host: connect: Connection refused (111)";
+    # the errno after it is not needed)
+    r"(?:connect: )?Connection refused"
 )
 _RANK_HEAD_RE = re.compile(r"\s{0,8}\[rank(\d{1,6})\] ?:")
 GRPC_ADDRESS_LINES = 2
@@ -19349,7 +19425,16 @@ def _mooncake_handshakes(lines: list[tuple[int, str, int | None]], report: LogRe
         failed = what.split(", check ", 1)[0]
         if err:
             failed += f": {err.group('err')}" + (f" [{code}]" if code else "")
-        on = "; ".join(devices.values())
+        # (the "[Handshake]" line names no device: where the engine listed one, it is that
+        # one's; where it listed several, which endpoint's NIC failed the copy does not say, so
+        # they are named as the engine's devices, not each as the one that failed)
+        if len(devices) > 1:
+            failed += (
+                " (the [Handshake] line names no device; the engine's RDMA devices: "
+                + "; ".join(devices.values())
+                + ")"
+            )
+        on = next(iter(devices.values())) if len(devices) == 1 else ""
         said[what] = LogEvent(
             kind="rdma_handshake_failed",
             line=no,
