@@ -26398,6 +26398,10 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
             )
 
 
+_DIGITS_RE = re.compile(r"\d")
+"""(a line's figures: timestamps, thread ids, line numbers)"""
+
+
 # PyTorch Lightning's line as each process joins the group: "Initializing distributed:
 # GLOBAL_RANK: 1, MEMBER: 2/8" (lightning.fabric.utilities.distributed)
 _LIGHTNING_INIT_RE = re.compile(
@@ -26475,35 +26479,59 @@ def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport)
 
 def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``duplicate_rank`` per global rank that two or more processes initialised: behind two
-    or more launcher tags (Slurm tasks, MPI ranks), or, in a log without tags, where the ranks
-    seen each came the same number of times (two or more) and others of the world never came:
-    the launcher started the job's processes twice over (one task a node that spawns its own
-    ranks, each node taking itself for node 0), so some ranks never start and the group waits
-    for them at init. (A log of one run started twice names every rank twice: not this.)"""
-    by_rank: dict[int, list[tuple[int, str, int | None, str]]] = {}
+    or more launcher tags (Slurm tasks, MPI ranks), or, in a log without tags where others of
+    the world never came, where the ranks seen each came the same number of times (two or
+    more), or where a rank's second init line comes before another rank's first (two sets of
+    processes starting side by side, not one run started again): the launcher started the job's
+    processes twice over (one task a node that spawns its own ranks, each node taking itself for
+    node 0), so some ranks never start and the group waits for them at init. (A log of one run
+    started twice names every rank twice, its second start after the first: not this.)"""
+    by_form: dict[int, dict[str, list[tuple[int, str, int | None, str]]]] = {}
     for no, line, tagged in lines:
         if "GLOBAL_RANK" not in line or not (m := _LIGHTNING_INIT_RE.search(line)):
             continue
-        by_rank.setdefault(int(m.group("rank")), []).append((no, m.group("world"), tagged, line))
-    if not by_rank:
+        # (one process can print its line twice, through two loggers of their own prefixes:
+        # Lightning's "INFO: Initializing distributed: ..." and absl's "I0411 01:28:10.345892
+        # 140656298329920 distributed.py:244] Initializing distributed: ...", lightning#17228;
+        # a rank's processes are counted in one prefix form, its figures set aside)
+        form = _DIGITS_RE.sub("", line[: m.start()])
+        by_form.setdefault(int(m.group("rank")), {}).setdefault(form, []).append(
+            (no, m.group("world"), tagged, line)
+        )
+    if not by_form:
         return
+    # each rank's lines in its most common form (the first of them where two are as common)
+    by_rank = {rank: max(forms.values(), key=len) for rank, forms in sorted(by_form.items())}
     world = max(int(w) for seen in by_rank.values() for _, w, _, _ in seen)
     counts = {len(seen) for seen in by_rank.values()}
-    untagged_twice = (
-        all(t is None for seen in by_rank.values() for _, _, t, _ in seen)
-        and len(counts) == 1
-        and min(counts) >= 2
-        and len(by_rank) < world
+    untagged_short = (
+        all(t is None for seen in by_rank.values() for _, _, t, _ in seen) and len(by_rank) < world
+    )
+    # (Lightning's strategies/ddp.py _set_world_ranks: global rank = node_rank * num_processes +
+    # local_rank, and plugins/environments/lightning_environment.py's node_rank reads NODE_RANK,
+    # else GROUP_RANK, else 0: nodes started without either all take node 0's ranks, so their
+    # lines come together, a rank's second before the next rank's first, while a cut log of a
+    # run restarted names its second start's ranks only after every first; NeMo#4338's two
+    # nodes of 8: ranks 1-7 twice, 8-15 never)
+    last_first_line = max(seen[0][0] for seen in by_rank.values())
+    side_by_side = any(len(seen) >= 2 and seen[1][0] < last_first_line for seen in by_rank.values())
+    untagged_twice = untagged_short and ((len(counts) == 1 and min(counts) >= 2) or side_by_side)
+    missing = [r for r in range(world) if r not in by_rank]
+    shown = (
+        _number_span(missing, shortest_run=3)
+        if missing and missing == list(range(missing[0], missing[-1] + 1))
+        else _listed(missing)
     )
     for rank, seen in sorted(by_rank.items()):
         tags = sorted({t for _, _, t, _ in seen if t is not None})
-        if len(tags) < 2 and not untagged_twice:
+        if len(tags) < 2 and not (untagged_twice and len(seen) >= 2):
             continue
         no, size, _, first = seen[0]
         by = (
             f"behind launcher tags {', '.join(map(str, tags))}"
             if len(tags) >= 2
-            else f"{len(seen)} times, while {world - len(by_rank)} of the {world} ranks never came"
+            else f"{len(seen)} times, while {len(missing)} of the {world} ranks never came "
+            f"(ranks {shown})"
         )
         report.events.append(
             LogEvent(
@@ -26514,7 +26542,8 @@ def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport
                 rank_size=int(size),
                 exception_type=f"global rank {rank} of {size} initialised by the processes {by}"
                 if len(tags) >= 2
-                else f"global rank {rank} of {size} initialised {by}",
+                else f"global rank {rank} of {size} initialised {by}; its lines "
+                + _listed([n for n, _, _, _ in seen]),
             )
         )
 
