@@ -83,6 +83,9 @@ Recognised events (``LogEvent.kind``):
   found it closed by another node's agent, which ended, failed or left, not a job that never ran;
 - ``elastic_master_loopback``: torch elastic's rendezvous result gives a loopback master
   (``master_addr=localhost``) to a job of two or more agents (a notice: agents of one host work);
+- ``elastic_prior_restarts``: torch elastic's rendezvous result says ``restart_count=N`` (N > 0)
+  in a log that shows none of those restarts: the worker group had failed and been restarted N
+  times before this start (a notice: this start itself is no fault);
 - ``rendezvous_lost``: torch elastic's agent could not send its rendezvous a keep-alive
   heartbeat (``has failed to send a keep-alive heartbeat to the rendezvous 'R' due to an error of
   type X``) and then closed a worker still running: the store behind the rendezvous went away
@@ -1096,6 +1099,16 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
 
     if "can not use command: npu-smi" in text:
         _npu_smi_unusable(lines(), report)
+    if (
+        not report.events
+        and not report.unread
+        and "NCCL INFO " in text
+        and " time " in text
+        and "Bytes -> Algo" in text
+    ):
+        # (tuning lines behind NCCL's own host:pid:tid prefix: read as an NCCL debug log of
+        # its hosts, with nothing said of them; the no-prefix copy is read in _parse_events)
+        _nccl_tuning_time_notes(lines(), report)
     if (
         report.events
         and "Init COMPLETE" in text
@@ -2133,6 +2146,8 @@ def _parse_events(text: str) -> LogReport:
     _elastic(lines, report)
     if "master_addr=" in text:
         _elastic_master_loopback(lines, report)
+    if "restart_count=" in text:
+        _elastic_prior_restarts(lines, report)
     _gpu_hw_exceptions(lines, report)
     _nvrm_errors(lines, report)
     _pcie_aer_errors(lines, report)
@@ -2612,6 +2627,14 @@ def _parse_events(text: str) -> LogReport:
             and _bench_summary_notes(lines, report)
         ):
             return report  # a benchmark script's summary, every HCCL op passed
+        if (
+            not report.events
+            and "NCCL INFO " in text
+            and " time " in text
+            and first_error_line(lines) is None
+            and _nccl_tuning_time_notes(lines, report)
+        ):
+            return report  # NCCL's tuning model's choice of each op: a prediction, no fault
         if (
             not report.events
             and "Starting worker group" in text
@@ -6639,6 +6662,10 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
                 + [f"a world of {' or '.join(map(str, sorted(world)))}"] * bool(world)
             )
         )
+    # (restart_count above 0: this start is the group's restart, not its first start; the
+    # elastic_prior_restarts notice says it as a finding)
+    if restarts := max((n for _, n in elastic_restart_counts(lines)), default=0):
+        said.append(f"restart_count={restarts}: a start after {restarts} restart(s)")
     finished = max(len(ended), succeeded)
     if finished:
         said.append(f"{finished} agent(s) said their workers finished (SUCCEEDED)")
@@ -6657,6 +6684,121 @@ def _elastic_start_notes(lines: list[tuple[int, str, int | None]], report: LogRe
         )
     )
     return True
+
+
+# NCCL's tuning model's choice for one collective, on its communicator's rank 0 (src/enqueue.cc,
+# NCCL 2.23: "if (comm->rank == 0) INFO(NCCL_TUNING, "%s: %ld Bytes -> Algo %d proto %d time
+# %f", ncclFuncToString(info->func), nBytes, ...)"; 2.20-2.22 print it without the op's name,
+# a form not read here):
+# "time" is the model's predicted duration (src/graph/tuning.cc ncclTopoGetAlgoTime: "*time = lat
+# * latCount + nBytes / (1000 * bw)", "Latencies in us, Bandwidths in GB/s"), in microseconds,
+# worked out before the op runs: no measurement. A copy may elide the middle of the line ("..."),
+# or keep the op's count from its NCCL_COLL line ("count 119813276").
+_NCCL_TUNING_TIME_RE = re.compile(
+    r"NCCL INFO (?P<op>[A-Z][A-Za-z]{2,20}): (?P<body>[^\n]{0,400}?)"
+    r"\btime (?P<us>\d{1,12}(?:\.\d{1,9})?)[ \t]*$"
+)
+_NCCL_TUNING_BYTES_RE = re.compile(r"\b(?P<bytes>\d{1,15}) Bytes -> Algo (?P<algo>\w{1,12})")
+_NCCL_TUNING_COUNT_RE = re.compile(r"\bcount (?P<count>\d{1,15})\b")
+
+
+def _nccl_tuning_time_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of NCCL's tuning lines (each op's algorithm and its predicted time) in a log that
+    holds nothing else NCCL or torch said: each op, its lines, the predicted time in us and ms,
+    said as a prediction; False where any other line is there (it is read by its own form)."""
+    found = [(no, m, rank) for no, t, rank in lines if (m := _NCCL_TUNING_TIME_RE.search(t))]
+    tuning_lines = {no for no, _, _ in found}
+    if not found or any(t.strip() and no not in tuning_lines for no, t, _ in lines):
+        return False
+    by_op: dict[str, list[tuple[int, str]]] = {}
+    for no, m, _ in found:
+        by_op.setdefault(m.group("op"), []).append((no, m.group("us")))
+    said = []
+    for op, seen in by_op.items():
+        top_us = max(seen, key=lambda s: float(s[1]))[1]  # as NCCL printed it
+        at = ", ".join(str(no) for no, _ in seen[:6]) + (" ..." if len(seen) > 6 else "")
+        said.append(f"{op} {top_us} us ({float(top_us) / 1000:.1f} ms) (line(s) {at})")
+    sizes_b = sorted(
+        {
+            int(b.group("bytes"))
+            for _, m, _ in found
+            if (b := _NCCL_TUNING_BYTES_RE.search(m.group(0)))
+        }
+    )
+    counts = sorted(
+        {
+            int(c.group("count"))
+            for _, m, _ in found
+            if (c := _NCCL_TUNING_COUNT_RE.search(m.group(0)))
+        }
+    )
+    sizes = [f"{b} bytes" for b in sizes_b] + [f"count {c}" for c in counts]
+    if len(sizes) > 4:
+        sizes = [*sizes[:2], "...", sizes[-1]]
+    ranks = sorted({rank for _, _, rank in found if rank is not None})
+    report.unread.append(
+        ParseWarning(
+            line=found[0][0],
+            message="NCCL's tuning lines (its model's choice of algorithm and protocol for each "
+            "collective)"
+            + (f" on rank(s) {', '.join(map(str, ranks))}" if ranks else "")
+            + f": predicted time {'; '.join(said)}"
+            + (f", for {', '.join(sizes)}" if sizes else "")
+            + ". NCCL prints this estimate, in microseconds, before the op runs "
+            "(src/graph/tuning.cc): it is no measured duration, and no op's real time or error "
+            "is in this log; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# the rendezvous' restart_count (torch/distributed/elastic/agent/server/api.py _rendezvous:
+# "restart_count = spec.max_restarts - self._remaining_restarts", logged as "\trestart_count=3" in
+# torchelastic 0.2, "  restart_count=1" in torch 2.x); _invoke_run takes one off
+# _remaining_restarts only where the group was UNHEALTHY or FAILED ("Worker group FAILED. N/M
+# attempts left; will restart worker group"), "membership changes do not count as retries": a
+# count above 0 is that many restarts after failed workers
+_ELASTIC_RESTART_COUNT_RE = re.compile(r"(?:^|[ \t])restart_count=(?P<n>\d{1,6})[ \t]*$")
+# the agent's own line of a restart the log shows (read by _elastic as elastic_restart)
+_ELASTIC_WILL_RESTART_RE = re.compile(r"Worker group \w{1,20}\. \d{1,6}/\d{1,6} attempts left")
+
+
+def elastic_restart_counts(lines: list[tuple[int, str, int | None]]) -> list[tuple[int, int]]:
+    """Each ``restart_count=N`` line of a rendezvous result: ``(line number, N)``."""
+    return [
+        (no, int(m.group("n")))
+        for no, t, _ in lines
+        if "restart_count=" in t and (m := _ELASTIC_RESTART_COUNT_RE.search(t))
+    ]
+
+
+def _elastic_prior_restarts(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``elastic_prior_restarts`` notice where a rendezvous result says the worker group was
+    restarted before (restart_count above 0) and the log shows none of those restarts: the
+    failures behind them are in the earlier part of the log or the workers' own logs. A log that
+    shows the agent's restart is read by :func:`_elastic` (elastic_restart), not twice."""
+    if any(_ELASTIC_WILL_RESTART_RE.search(t) for _, t, _ in lines) or any(
+        e.kind in ("elastic_restart", "elastic_restart_pending") for e in report.events
+    ):
+        return
+    counts = [(no, n) for no, n in elastic_restart_counts(lines) if n > 0]
+    if not counts:
+        return
+    top = max(n for _, n in counts)
+    at = [no for no, n in counts if n == top]
+    shown = ", ".join(map(str, at[:6])) + (" ..." if len(at) > 6 else "")
+    report.events.append(
+        LogEvent(
+            kind="elastic_prior_restarts",
+            line=at[0],
+            message=lines[[n for n, _, _ in lines].index(at[0])][1].strip()[:300],
+            exception_type=f"restart_count={top} (line(s) {shown}): the worker group had failed "
+            f"and been restarted {top} time(s) before this rendezvous; this log shows none of "
+            "those failures",
+            repeated_lines=at[1:] or None,
+        )
+    )
 
 
 # torch elastic's agent at its workers' end (torch/distributed/elastic/agent/server/api.py
@@ -8574,6 +8716,7 @@ NOTICE_KINDS = frozenset(
         "pg_timeout_warning",
         "gloo_loopback",
         "elastic_master_loopback",
+        "elastic_prior_restarts",
         "pg_debug_dump",
         "pg_dump_unfinished",
         "nccl_no_gdr",
