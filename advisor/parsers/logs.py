@@ -2166,6 +2166,9 @@ def _parse_events(text: str) -> LogReport:
         _dcgm_health_incidents(lines, report)
     nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
     nvswitch_spam = "[[NvSwitch]]" in text and _hostengine_no_nvswitch(lines, report)
+    vllm_exit = "died unexpectedly, shutting down client" in text and _vllm_exit_after_shutdown(
+        lines, report
+    )
     if "Get physical device number failed" in text or "Call drvGetDevNum" in text:
         _device_count_failures(lines, report)
     _pg_timeout_warnings(lines, report)
@@ -2399,6 +2402,8 @@ def _parse_events(text: str) -> LogReport:
             return report  # NVVS's log whose only ERROR lines are its optional lookups
         if not report.events and nvswitch_spam:
             return report  # nv-hostengine's NvSwitch module finding no NVSwitch: log spam
+        if not report.events and vllm_exit:
+            return report  # vLLM's client seeing the engine core it had shut down exit
         if not report.events and fm_running:
             return report  # Fabric Manager's service running, its journal without an error
         if not report.events and GLOO_CONNECTED_RE.search(text) and first_error_line(lines) is None:
@@ -2454,6 +2459,8 @@ def _parse_events(text: str) -> LogReport:
             report.events += cuda
         if not report.events and (lone := lone_exception(lines)):
             report.events.append(lone)
+        if not report.events and "consecutive times greater than threshold" in text:
+            _mindformers_norm_stop(lines, report)
         if not report.events and "fatal signal from worker" in text:
             # (after the exception reads: a worker's or the engine core's error above it, where
             # the copy holds one, is the failure; this line only relays it)
@@ -3758,8 +3765,18 @@ def _hccl_errors(
             # (the core's own error bits, "error code = 0x10": CANN's code, EZ9999, is only its
             # message's)
             hw = _CORE_ERROR_CODE_RE.search(message)
+            # the report's chip and die ("device(chipId:4, dieId:1)": hicann/runtime
+            # device_error_core_proc.cc PrintCoreInfo prints comm.chipId and comm.dieId): a die
+            # past 0 is a chip of two dies, whose chip number alone names no one NPU
+            die = _CHIP_DIE_RE.search(message)
+            two_dies = die is not None and die.group("die") != "0"
             ev.exception_type = (
                 f"{unit} exception on core {core_error.group('core')}"
+                + (
+                    f" of chip {die.group('chip')}, die {die.group('die')}"
+                    if die is not None and two_dies
+                    else ""
+                )
                 + (f" (the core's code {hw.group(1)})" if hw and hw.group(1) != "0" else "")
                 + (f" in op {cb_op.group(1)}" if cb_op else "")
             )
@@ -3778,6 +3795,10 @@ def _hccl_errors(
             # base: 0x..., errorStr: Illegal instruction, which is usually caused by ...")
             if said := _search(_ERROR_STR_RE, [line, *after]):
                 ev.exception_type += f": {said.group('what')}"
+            if die is not None and two_dies and ev.device == int(die.group("chip")):
+                # (the device read from the report's chipId: the chip and die said above
+                # instead; a device the process numbers, a kernel's device_id, is kept)
+                ev.device = None
         if kernel_failed:
             # the runtime's report of a compute kernel that failed on the device, under a
             # CANN code ("EZ9999  Aicore kernel execute failed, device_id=0, ..., fault
@@ -4975,6 +4996,7 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
 _ERROR_FROM_DEVICE_RE = re.compile(r"\bThe error from device\((\d+)\)")
 _CHIP_ID_RE = re.compile(r"\bThe error from device\(chipId:(\d+)")
+_CHIP_DIE_RE = re.compile(r"\bThe error from device\(chipId:(?P<chip>\d+), dieId:(?P<die>\d+)\)")
 # (CANN 8.5 on: "[DFX_INFO]AI Core kernel execution failed, device_id=0, ..."; before it "Aicore
 # kernel execute failed, device_id=0, ...", both as the Ascend C docs' and plogs' copies show)
 _KERNEL_DEVICE_RE = re.compile(r"\bkernel execut(?:e|ion) failed, device_id=(\d+)")
@@ -24866,6 +24888,98 @@ def _hostengine_no_nvswitch(lines: list[tuple[int, str, int | None]], report: Lo
         )
     )
     return True
+
+
+# vLLM's client, when an engine core process exits before the client marked the engine dead
+# (vllm/v1/engine/core_client.py, MPClient.start_engine_core_monitor: it waits on the processes'
+# sentinels and logs "Engine core proc %s died unexpectedly, shutting down client." at ERROR),
+# and the engine core's own orderly shutdown before it (vllm/v1/engine/core.py, "Shutdown
+# initiated (timeout=0)", "Shutdown complete"); vLLM-Ascend's quick start
+# (docs/source/quick_start.md) shows these lines as "process exits after offline inference",
+# which "does not affect actual inference"
+_VLLM_CORE_DIED_RE = re.compile(
+    r"\[core_client\.py:\d+\] Engine core proc (?P<name>\S{1,80}) died unexpectedly, "
+    r"shutting down client\.?"
+)
+_VLLM_CORE_SHUTDOWN_RE = re.compile(
+    r"^\s{0,8}(?:\((?P<name>[\w.-]{1,80}) pid=(?P<pid>\d+)\)\s{1,8})?INFO\b[^\[]{0,40}"
+    r"\[core\.py:\d+\] Shutdown complete\b"
+)
+
+
+def _vllm_exit_after_shutdown(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """vLLM's client's "Engine core proc ... died unexpectedly" after that engine core's own
+    "Shutdown complete", with no other line of the log saying an error: a note, True; False
+    (and nothing said) otherwise."""
+    done: dict[str, tuple[int, str]] = {}  # the engine core's name: its shutdown's line, pid
+    died: list[tuple[int, str]] = []
+    rest: list[tuple[int, str, int | None]] = []
+    for no, line, tag in lines:
+        if (shut := _VLLM_CORE_SHUTDOWN_RE.search(line)) is not None:
+            # (a line whose "(EngineCore pid=N)" prefix the reader already took off, or a
+            # copy without it: any engine core's shutdown)
+            done[shut.group("name") or ""] = (no, shut.group("pid") or "")
+        elif (dead := _VLLM_CORE_DIED_RE.search(line)) is not None:
+            name = dead.group("name")
+            if name not in done and "" not in done:
+                return False  # (a core that died with no shutdown of its own: a failure)
+            died.append((no, name))
+            continue
+        rest.append((no, line, tag))
+    if not died or first_error_line(rest) is not None:
+        return False
+    for no, name in died:
+        shut_at, pid = done.get(name) or done[""]
+        report.unread.append(
+            ParseWarning(
+                line=no,
+                message=f"vLLM's engine core {name}"
+                + (f" (pid {pid})" if pid else "")
+                + f" shut down in order (line {shut_at}, 'Shutdown complete'); its client's "
+                f"'Engine core proc {name} died unexpectedly' (line {no}, at ERROR) is the "
+                "client seeing that process exit: the process exiting after its work, no "
+                "failure (vLLM-Ascend's quick start: it does not affect the inference)",
+                skipped=False,
+            )
+        )
+    return True
+
+
+# MindSpore Transformers' skip-data guard (mindformers/core/callback/callback.py,
+# TrainingStateMonitor.abnormal_global_norm_check, use_skip_data_by_global_norm): a step whose
+# global norm is at or over global_norm_spike_threshold is skipped, and once
+# global_norm_spike_count_threshold such steps come in a row it raises "ValueError: Current
+# global norm [N] of step S has been K consecutive times greater than threshold T, stop
+# training..."; its docs (feature/skip_data_and_ckpt_health_monitor.md): "an abnormal interrupt
+# will be triggered to terminate the training"
+_MINDFORMERS_NORM_STOP_RE = re.compile(
+    r"ValueError: Current global norm \[?(?P<norm>[\d.eE+-]{1,30})\]? of step (?P<step>\d+) has "
+    r"been (?P<times>\d+) consecutive times greater than threshold (?P<limit>[\d.eE+-]{1,30}), "
+    r"stop training"
+)
+
+
+def _mindformers_norm_stop(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``python_exception`` for MindSpore Transformers' skip-data guard that stopped the
+    training: the step, its global norm and the threshold it stayed over."""
+    for no, line, tag in lines:
+        if (m := _MINDFORMERS_NORM_STOP_RE.search(line)) is None:
+            continue
+        report.events.append(
+            LogEvent(
+                kind="python_exception",
+                line=no,
+                message=line.strip()[:300],
+                rank=tag,
+                exception_type=(
+                    "ValueError: MindSpore Transformers' skip-data guard stopped the training at "
+                    f"step {m.group('step')}: its global norm {m.group('norm')} was over the "
+                    f"threshold {m.group('limit')} for {m.group('times')} steps in a row "
+                    "(global_norm_spike_count_threshold)"
+                ),
+            )
+        )
+        return
 
 
 def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
