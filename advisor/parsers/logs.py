@@ -2299,7 +2299,7 @@ def _parse_events(text: str) -> LogReport:
             and (
                 report.hosts
                 or ("NCCL version" in text and _bare_nccl_version(text))
-                or ("NCCL INFO " in text and _bare_nccl_setup(text))
+                or ("NCCL INFO " in text and (_bare_nccl_setup(text) or _masked_nccl_info(text)))
             )
             # (a traceback's exception beside NCCL's lines, a thread's that raised: read below)
             and (TRACEBACK_HEADING not in text or python_exception(lines) is None)
@@ -5372,6 +5372,13 @@ BARE_NCCL_SETUP_RE = re.compile(
 )
 BARE_NCCL_SETUP_LINES = 2
 """How many such lines make a text NCCL's log (one may be a line quoted in prose)."""
+# NCCL's INFO lines whose prefix a poster masked with words where NCCL prints numbers (its
+# src/debug.cc prefix "%s:%d:%d [%d]", hostname, pid and tid): "pod-id:num:num [3] NCCL INFO comm
+# 0x56300ffd3cf0 rank 3 nRanks 4 nNodes 1 ..." (NVIDIA/nccl#1466); a pid or tid of letters is no
+# process's, so the host before it is no host's name either (read as none)
+_MASKED_NCCL_INFO_RE = re.compile(
+    r"^[ \t]*[\w.-]{1,100}:[A-Za-z]{1,12}:[A-Za-z]{1,12} \[\d{1,4}\] NCCL INFO \S", re.M
+)
 # (a plugin's name may hold spaces: "Using network AWS Libfabric")
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+(?: \S+)*?)\s*$")
 # the net and CollNet plugins NCCL loaded (its plugin loader: "NET/Plugin: Loaded net plugin NCCL
@@ -7996,6 +8003,14 @@ def _bare_nccl_version(text: str) -> bool:
     )
 
 
+def _masked_nccl_info(text: str) -> bool:
+    """Whether NCCL's INFO lines stand in ``text`` with their pid and tid masked by words
+    (``_MASKED_NCCL_INFO_RE``, ``BARE_NCCL_SETUP_LINES`` of them at least): NCCL's log all the
+    same, its hosts unknown."""
+    found = _MASKED_NCCL_INFO_RE.finditer(text)
+    return sum(1 for _ in itertools.islice(found, BARE_NCCL_SETUP_LINES)) >= BARE_NCCL_SETUP_LINES
+
+
 def _bare_nccl_setup(text: str) -> bool:
     """Whether NCCL's channel set-up lines stand in ``text`` with their host prefixes taken off
     (``BARE_NCCL_SETUP_LINES`` of them at least): a healthy run's NCCL log all the same."""
@@ -8657,6 +8672,23 @@ _NCCL_FALLBACK_WARN_RE = re.compile(
     r"|^M?SCCL: algorithm \S+ failed to initialize\. Will be ignored\.\s*$"
     r"|^M?SCCL: too many algorithms \(\d+\) specified in environment variable \w+\. "
     r"The rest will be ignored\."
+    # RCCL's MSCCL++ asked for with RCCL_MSCCLPP_ENABLE=1 in a build without it (ROCm/rccl
+    # src/init.cc ncclCommInitRankFunc, commit 7383f10d9031167141137837c9f1b4dc7ea82e64: the
+    # default there is 0): "Feature not enabled. ENABLE_MSCCLPP must be defined at compile-time
+    # to enable this feature."; the init goes on with RCCL's own algorithms
+    r"|^MSCCL\+\+: Feature not enabled\. ENABLE_MSCCLPP must be defined at compile-time"
+)
+# RCCL's MSCCL++ left off where it cannot run, in a build with it: ROCm/rccl src/init.cc (commit
+# 7383f10d9031167141137837c9f1b4dc7ea82e64) defaults RCCL_MSCCLPP_ENABLE to 1 there
+# ("defaultEnableMscclpp = 1"), and ncclCommInitRankFunc, where MSCCL is off or the communicator
+# is unfit (mscclEnabled, mscclppCommCompatible), sets comm->mscclppCompatible = false and warns
+# "Cannot enable MSCCL++; environment is not MSCCL compatible", or, on a GPU not gfx94x, "Cannot
+# enable MSCCL++ on %s architecture"; then it goes on to the tuner, ncclSuccess and "Init
+# COMPLETE". Printed by default on every other GPU (gfx906, gfx90a): a note, no fallback from
+# something asked for
+_RCCL_MSCCLPP_OFF_RE = re.compile(
+    r"^MSCCL\+\+: Cannot enable MSCCL\+\+(?:; environment is not MSCCL compatible| on \S{1,40} "
+    r"architecture)\s*$"
 )
 # aws-ofi-nccl's failed start, a set of WARN lines for one event: nccl_net_ofi_create_plugin
 # warns of the step that failed ("Failed to initialize sendrecv protocol", "... rdma protocol",
@@ -8872,6 +8904,8 @@ def _nccl_warnings(
     seen: dict[tuple[str | None, int | None, str | None, str], LogEvent] = {}
     last_said: dict[tuple[str | None, int | None, str | None], LogEvent] = {}  # by process
     events: list[LogEvent] = []
+    # (RCCL's word that MSCCL++ stays off, by text: each process's line, host, pid, device)
+    mscclpp_off: dict[str, list[tuple[int, str | None, int | None, str | None]]] = {}
     for no, line, tagged in lines:
         if ("WARN" not in line or no in taken) or (
             "NCCL WARN" not in line and "] " not in line and not line.lstrip().startswith("WARN ")
@@ -8903,6 +8937,10 @@ def _nccl_warnings(
             # no CUDA device number: the field read as the CUDA driver shut down ("[909195890]
             # ... Cuda failure 'driver shutting down'", another number on each of its lines)
             garbled, found["dev"] = found["dev"], None
+        # (RCCL's default MSCCL++ left off: a note, no event; see _RCCL_MSCCLPP_OFF_RE)
+        if text.startswith("MSCCL++: ") and _RCCL_MSCCLPP_OFF_RE.search(text):
+            mscclpp_off.setdefault(text, []).append((no, found.get("host"), pid, found.get("dev")))
+            continue
         # one a process (host and pid: containers and other hosts reuse pids), device and
         # text: a process that drives several GPUs (TensorFlow's) warns once for each
         # (its whole text, addresses aside: a WARN to another peer or port is another one)
@@ -8997,6 +9035,10 @@ def _nccl_warnings(
             )
         seen[key] = last_said[key[:3]] = ev
         events.append(ev)
+    for text, where in mscclpp_off.items():
+        report.unread.append(
+            ParseWarning(line=where[0][0], message=_mscclpp_off_said(text, where), skipped=False)
+        )
     if any(ev.message.startswith("Call to ibv_open_device failed") for ev in events):
         events = _ib_open_failures_folded(events)
     if any(ev.message.startswith("NET/OFI ") for ev in events):
@@ -9014,6 +9056,28 @@ def _nccl_warnings(
         _nvml_warnings_gone_past(lines, events)
     _peer_gone_on_own_host(events)
     report.events.extend(_port_flaps(events))
+
+
+def _mscclpp_off_said(
+    text: str, where: list[tuple[int, str | None, int | None, str | None]]
+) -> str:
+    """The note for RCCL's WARN that MSCCL++ stays off (``_RCCL_MSCCLPP_OFF_RE``): who printed
+    it, on which lines, and that RCCL goes on without it."""
+    procs = list(
+        dict.fromkeys(
+            f"{host or 'a process'}{f' pid {pid}' if pid is not None else ''}"
+            + (f" device {dev}" if dev is not None else "")
+            for _, host, pid, dev in where
+        )
+    )
+    lines = [no for no, *_ in where]
+    return (
+        f"{', '.join(procs[:4])}{' ...' if len(procs) > 4 else ''}: RCCL left its optional "
+        f"MSCCL++ algorithms off ('{text}', line(s) {', '.join(map(str, lines[:8]))}"
+        f"{' ...' if len(lines) > 8 else ''}): a build with MSCCL++ tries it by default "
+        "(RCCL_MSCCLPP_ENABLE) and goes on with RCCL's own algorithms where MSCCL is off or the "
+        "GPU is not a gfx94 one; no error"
+    )
 
 
 RANK_BELOW_WARN_LINES = 2
