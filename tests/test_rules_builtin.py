@@ -513,6 +513,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-gpu-throttled", "nccl",
      {"evidence.gpus": [smi_gpu(query="q", throttled=["HW Slowdown"])]},
      {"evidence.gpus": [smi_gpu(query="q")]}, {}),
+    # (with the core clocks -q's Clocks section gave: said in its item, set 669)
+    ("evidence-gpu-throttled", "nccl",
+     {"evidence.gpus": [smi_gpu(query="q", throttled=["HW Power Brake Slowdown"],
+                                core_clocks_said="Graphics 382 MHz, SM 382 MHz (lines 10-11)")]},
+     {"evidence.gpus": [smi_gpu(query="q", core_clocks_said="SM 1530 MHz (line 11)")]}, {}),
     ("evidence-gpu-unreadable", "nccl", {"evidence.gpus": [smi_gpu(unreadable=["power", "temperature"])]},
      {"evidence.gpus": [smi_gpu(unreadable=["power"], sensors_only=True)]}, {}),
     ("evidence-gpu-recovery-action", "nccl",

@@ -5135,6 +5135,12 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 + "clock reasons in force: "
                 + (", ".join(in_force) if in_force else "none")
                 + " (the others listed Not Active)"
+                # (what a slowdown in force left of the core clocks, where the page has them)
+                + (
+                    f"; core clocks {gpu.core_clocks_said}"
+                    if gpu.throttled and gpu.core_clocks_said
+                    else ""
+                )
             )
             clocks.setdefault(reading, []).append(gpu)
     for reading, alike in clocks.items():

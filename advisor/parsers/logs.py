@@ -2837,6 +2837,7 @@ def _parse_events(text: str) -> LogReport:
     pdsh_hosts: set[str] | None = None
     bare_hosts: dict[int, str] | None = None  # pdsh's bare "node: " by line, read once
     reporting: set[int] | None = None  # the devices the log's failed tasks name, read once
+    tests_hosts: set[str] | None = None  # the hosts of nccl-tests' rank list, read once
     ray_tasks = [
         (no, rt)
         for no, line, _ in lines
@@ -2894,6 +2895,25 @@ def _parse_events(text: str) -> LogReport:
         ):
             # every NCCL line of the file was printed on one host
             ev.host = report.hosts[0]
+        elif (
+            ev.host is None
+            and not report.hosts
+            and ev.kind == "nccl_call_failure"
+            and 0 < ev.line <= len(raw)
+            and _NCCL_TESTS_CHECK_RE.match(raw[ev.line - 1])
+        ):
+            if tests_hosts is None:
+                tests_hosts = {
+                    r.group("host")
+                    for line in raw
+                    if line.startswith("#") and (r := _NCCL_TESTS_RANK_RE.match(line))
+                }
+            if len(tests_hosts) == 1:
+                # nccl-tests' own NCCLCHECK line that names no host (its first releases': "NCCL
+                # failure FILE:LINE '...'"), in a file whose rank list names one host: each
+                # process lists its own ranks with its own hostname (src/common.cu), so every
+                # process of the run was on that host
+                ev.host = next(iter(tests_hosts))
         if ev.kind.startswith("hccl_"):
             _plog_context(ev, by_no)
             if ev.device is None and ev.rank is None:
@@ -5389,9 +5409,14 @@ _NCCL_PLUGIN_LOADED_RE = re.compile(
 )
 _NCCL_BOOTSTRAP_RE = re.compile(r"NCCL INFO Bootstrap ?: Using (?P<what>\S+?)(?:<\d+>)?\s*$")
 _NVLS_CHANNELS_RE = re.compile(r"\b(\d+) nvls channels\b")
+# nccl-tests' list of its ranks, each process its own (src/common.cu): "#  Rank  0 Group  0 Pid
+# 12345 on HOST device  0 [0x1b] NAME"; its first releases (initial commit b188a15 to cbe7f65,
+# 2017-2019) print "#   Rank %2d on %10s device %2d [0x%02x] %s", no group and no pid
+# nccl-tests' NCCLCHECK line as its first releases print it, with no host before it
+_NCCL_TESTS_CHECK_RE = re.compile(r"(?:Test )?NCCL failure \S+:\d+ '")
 _NCCL_TESTS_RANK_RE = re.compile(
-    r"^#\s+Rank\s+(?P<rank>\d+) Group\s+\d+ Pid\s+\d+ on\s+(?P<host>\S+) device\s+(?P<dev>\d+)"
-    r" \[[^\]]*\] (?P<gpu>.+)$"
+    r"^#\s+Rank\s+(?P<rank>\d+) (?:Group\s+\d+ Pid\s+\d+ )?on\s+(?P<host>\S+) "
+    r"device\s+(?P<dev>\d+) \[[^\]]*\] (?P<gpu>.+)$"
 )
 
 

@@ -103,8 +103,11 @@ _ROW_HEAD_RE = re.compile(
 )
 # what a run prints as it fails: nccl-tests' CUDACHECK "HOST: Test CUDA failure FILE:LINE '...'",
 # NCCLCHECK "Test NCCL failure ...", TESTCHECK " .. HOST pid PID: Test failure FILE:LINE"
-# (src/common.h), or NCCL's own WARN line
-_RUN_FAILED_RE = re.compile(r"\bTest (?:CUDA |NCCL )?failure \S+:\d+| NCCL WARN ")
+# (src/common.h), the first releases' bare "Cuda failure ..." / "NCCL failure ..." (see
+# _CHECK_FAILURE_RE), or NCCL's own WARN line
+_RUN_FAILED_RE = re.compile(
+    r"\bTest (?:CUDA |NCCL )?failure \S+:\d+|^(?:Cuda|NCCL) failure \S+:\d+ '| NCCL WARN "
+)
 # nccl-tests' TESTCHECK (src/common.h): printf(" .. %s pid %d: Test failure %s:%d\n", hostname,
 # getpid(), __FILE__, __LINE__), printed by each function the failure returns through (older
 # releases: " .. HOST: Test failure FILE:LINE")
@@ -122,9 +125,15 @@ _EXIT_CODE_RE = re.compile(r"\bExit code:\s*(?P<code>-?\d+)")
 # nccl-tests' CUDACHECK (src/common.h): printf("%s: Test CUDA failure %s:%d '%s'\n", hostname,
 # __FILE__, __LINE__, cudaGetErrorString(err)); NCCLCHECK the same with "Test NCCL failure" (a
 # markdown paste may lose the quotes: "HOST: Test CUDA failure common.cu:1030 invalid device
-# ordinal", nccl-tests issue #323)
+# ordinal", nccl-tests issue #323). The first releases (from the initial commit b188a15, 2017-08,
+# until cbe7f65 "Resync all tests with test code from NCCL 2.4", 2019-03) print no host and no
+# "Test": their src/common.h has CUDACHECK printf("Cuda failure %s:%d '%s'\n", __FILE__,
+# __LINE__, cudaGetErrorString(e)) and NCCLCHECK printf("NCCL failure %s:%d '%s'\n", ...,
+# ncclGetErrorString(r)), then exit(EXIT_FAILURE) (nccl-tests issue #5: "NCCL failure
+# all_reduce.cu:95 'unhandled cuda error'" under the table's header)
 _CHECK_FAILURE_RE = re.compile(
-    r"^(?:(?P<host>[\w.-]+): )?Test (?P<kind>CUDA|NCCL) failure (?P<where>\S+:\d+) (?P<what>\S.*)"
+    r"^(?:(?P<host>[\w.-]+): )?(?:Test (?P<kind>CUDA|NCCL)|(?P<old>Cuda|NCCL)) failure "
+    r"(?P<where>\S+:\d+) (?P<what>\S.*)"
 )
 LAUNCHER_EXIT_LINES = 6
 """How far under the launcher's word its ``Exit code: N`` may stand."""
@@ -550,7 +559,8 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             checks.append(
                 (
                     no,
-                    f"{m_ck['host'] + ': ' if m_ck['host'] else ''}{m_ck['kind']} "
+                    f"{m_ck['host'] + ': ' if m_ck['host'] else ''}"
+                    f"{(m_ck['kind'] or m_ck['old']).upper()} "
                     f"{m_ck['where']} '{m_ck['what'].strip().strip(chr(39))}' (line {no})"
                     + _ordinal_cause(m_ck["what"], params),
                 )

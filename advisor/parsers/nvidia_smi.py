@@ -980,6 +980,16 @@ class SmiGpu:
     throttled: list[str] = field(default_factory=list)
     """``-q`` Clocks Throttle (Event) Reasons that slow the GPU and are Active (HW Slowdown, HW
     Thermal Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown)."""
+    clocks_mhz: dict[str, int] = field(default_factory=dict)
+    """``-q``'s Clocks section: the clocks the GPU runs at when read (Graphics, SM, Memory,
+    Video), in MHz; what a slowdown in force leaves of them."""
+    clock_lines: dict[str, int] = field(default_factory=dict)
+    """The line of each of ``clocks_mhz``'s values."""
+    max_clocks_mhz: dict[str, int] = field(default_factory=dict)
+    """``-q``'s Max Clocks section (Graphics, SM, Memory, Video), in MHz, where the page holds it."""
+    core_clocks_said: str = ""
+    """``clocks_mhz``'s core clocks (Graphics, SM) in words, with their Max Clocks and lines:
+    "Graphics 382 MHz, SM 382 MHz (lines 10-11)"; empty where the page has no Clocks section."""
     fabric_status: str | None = None
     """``-q``'s Fabric section Status (an NVML return code's words: "Success" once the GPU has
     registered with the NVLink fabric, else why not, e.g. "Insufficient Resources")."""
@@ -1597,6 +1607,14 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
             gpu.memory_total_mib = int(mib.group(1))
         else:
             gpu.memory_used_mib = int(mib.group(1))
+    elif where in ("Clocks", "Max Clocks") and (mhz := re.fullmatch(r"(\d{1,6}) MHz", value)):
+        # (the section named "Clocks" alone is the current one; "Applications Clocks", "Default
+        # Applications Clocks" and "Max Customer Boost Clocks" are settings, not what it runs at)
+        if where == "Clocks":
+            gpu.clocks_mhz[key] = int(mhz.group(1))
+            gpu.clock_lines[key] = line
+        else:
+            gpu.max_clocks_mhz[key] = int(mhz.group(1))
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
         gpu.util_pct = int(pct.group(1))
     elif where.startswith("Clocks ") and "Reasons" in where and value in ("Active", "Not Active"):
@@ -1765,7 +1783,26 @@ def parse_query(text: str) -> list[SmiGpu]:
     read = [g for g in gpus if g.sections]
     if not read:
         raise ParseError("no nvidia-smi -q health section (ECC Errors, Remapped Rows, Clocks ...)")
+    for gpu in read:
+        gpu.core_clocks_said = _core_clocks_said(gpu)
     return read
+
+
+def _core_clocks_said(gpu: SmiGpu) -> str:
+    """The Graphics and SM clocks the GPU ran at, each with its Max Clocks where the page has
+    them, and their lines: what a slowdown in force left of the core clocks (NVML's
+    nvmlClocksThrottleReasonHwSlowdown and ...HwPowerBrakeSlowdown: "reducing the core clocks by
+    a factor of 2 or more")."""
+    core = [k for k in ("Graphics", "SM") if k in gpu.clocks_mhz]
+    if not core:
+        return ""
+    said = ", ".join(
+        f"{k} {gpu.clocks_mhz[k]} MHz"
+        + (f" (of its Max Clocks {gpu.max_clocks_mhz[k]} MHz)" if k in gpu.max_clocks_mhz else "")
+        for k in core
+    )
+    at = sorted(gpu.clock_lines[k] for k in core)
+    return said + (f" (lines {at[0]}-{at[-1]})" if at[0] != at[-1] else f" (line {at[0]})")
 
 
 # ``nvidia-smi --query-gpu=index,name,... --format=csv[,noheader]``: one CSV row a GPU, its fields
