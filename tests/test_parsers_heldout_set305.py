@@ -325,7 +325,9 @@ def test_torchs_cuda_error_alone_is_read_and_ecc_named() -> None:
 def test_ascend_950s_pcie_error_counts_are_an_unhealthy_chip() -> None:
     ev = _load("npu_smi_950_t_pcie_err.txt")
     (chip,) = ev.npu_chips
-    assert chip["health"] == "PCIe link errors: RX Error Count 991, Retry Count 415"
+    assert chip["health"] == (
+        "PCIe link errors: RX Error Count 991 (line 4), Retry Count 415 (line 7)"
+    )
     assert "evidence-npu-chip-health" in finding_items({"evidence.npu_chips": ev.npu_chips}, "hccl")
 
 

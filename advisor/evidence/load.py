@@ -3984,6 +3984,11 @@ _LINK_ERROR_COUNTS = (
     "Retry Count",
 )
 """Ascend 950's npu-smi -t pcie-err / -t sio-info counters."""
+_PCIE_ONLY_COUNTS = frozenset(("Lcrc Error Count", "Ecrc Error Count", "Retry Count"))
+"""The counters only -t pcie-err prints: its answer saved without its command line is known by
+them (the Ascend 950 npu-smi reference, hicann/driver docs/zh/Ascend_950_npu-smi, 查询设备的PCIe误码计数:
+TX / RX Error Count, Lcrc Error Count "PCIe DDLP LCRC校验错误计数", Ecrc Error Count, Retry Count
+"PCIe链路重传计数"; 查询设备die间SIO状态: -t sio-info prints TX and RX Error Count only)."""
 # (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
 # many blank lines)
 _NPU_TOTAL_COUNT_RE = re.compile(r"^[^\S\n]*Total Count\s*:\s*(\d+)\s*$", re.M)
@@ -4132,7 +4137,10 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             for k, v in answer.fields.items()
             if k in _LINK_ERROR_COUNTS and v and v[0].isdigit()
         }
-        if health is None and link_errors and answer.type in ("pcie-err", "sio-info"):
+        # (a -t pcie-err answer copied without its command line is known by its own counters;
+        # a TX / RX pair alone may be either query's, and stays unjudged)
+        link_query = answer.type or ("pcie-err" if _PCIE_ONLY_COUNTS & set(link_errors) else "")
+        if health is None and link_errors and link_query in ("pcie-err", "sio-info"):
             # Ascend 950's -t pcie-err (the PCIe link's TX / RX / LCRC / ECRC error and retry
             # counts) and -t sio-info (the die-to-die link's): counts above 0 are errors the
             # link met (its reference gives no threshold: any is said)
@@ -4141,14 +4149,18 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 notes.append(
                     ParseWarning(
                         line=answer.line,
-                        message=f"npu-smi info -t {answer.type} of NPU {answer.npu}: no error "
+                        message=f"npu-smi info -t {link_query} of NPU {answer.npu}: no error "
                         "counted",
                         skipped=False,
                     )
                 )
                 continue
-            link = "PCIe link" if answer.type == "pcie-err" else "die-to-die (SIO) link"
-            health = f"{link} errors: " + ", ".join(f"{k} {v}" for k, v in counted.items() if v)
+            link = "PCIe link" if link_query == "pcie-err" else "die-to-die (SIO) link"
+            health = f"{link} errors: " + ", ".join(
+                f"{k} {v}" + (f" (line {answer.lines[k]})" if k in answer.lines else "")
+                for k, v in counted.items()
+                if v
+            )
         if health is None and double and all(v.isdigit() for v in double.values()):
             # -t ecc: a double-bit (uncorrectable) error of the HBM is a fault; single-bit ones
             # were corrected
@@ -4335,6 +4347,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "error_codes": codes,
                 "error_info": answer.fields.get("Error Information", []),
                 "query": answer.type
+                or link_query
                 or ("hccs" if "hccs health status" in answer.fields else "health"),
             }
         )

@@ -1336,6 +1336,11 @@ def parse_bundle(text: str) -> Bundle:
     for index, (device, query, no, body) in enumerate(sections):
         if device is None and index in by_loop:
             device = by_loop[index]
+        if query == "link" and any(_UB_PORT_RE.match(t.strip()) for _, t in body[1:]):
+            # Ascend 950's -ub_connect answer saved without its command line: its "link status :
+            # PARTIAL LINK" is the card's, its "port N : ..." rows the ports' (-link -g prints
+            # one state line only)
+            query = "ub_connect"
         host = next((h for at, h in reversed(prompts) if at <= no), None)
         if device is not None:
             port = by_device.get((host, device)) or Port(device=device, host=host, line=no)

@@ -844,6 +844,8 @@ class NpuQuery:
     chip: int | None
     line: int
     fields: dict[str, list[str]] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    """The line each key is first printed on (a finding names the counter's own line)."""
 
     @property
     def health(self) -> str | None:
@@ -898,6 +900,7 @@ def parse_query(text: str) -> list[NpuQuery]:
             current = NpuQuery(type=kind, npu=npu, chip=chip, line=no)
             answers.append(current)
         current.fields.setdefault(key, []).append(value)
+        current.lines.setdefault(key, no)
         if key == "NPU ID" and current.npu is None and value.isdigit():
             current.npu = int(value)
         elif key == "Chip ID" and current.chip is None and value.isdigit():
