@@ -330,6 +330,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
         r"|\baclrt\w+ failed, ret = \d{6}\b|\baclrt\w+ failed: \d{6}\b"
+        # the NPU black box's history.log, either form (logs._BBOX_HISTORY_RE)
+        r"|system exception code ?\[0x[0-9A-Fa-f]{8}\]: (?:Device ?\[\d{1,4}\], )?ModuleName ?\["
         # HCCL's run-log entry of a communicator's creation by root info (logs._INIT_ENTRY_RE)
         r"|Entry-HcclCommInitRootInfo(?:Config)?(?:Inner)?:ranks\[\d+\], rank\[\d+\]"
         # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the
@@ -7613,7 +7615,12 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     read_lines = {line for line, _ in known}
     if report.generic and report.events and all(ev.line in read_lines for ev in report.events):
         return list(report.unread)  # its error line is read already, by the format that knows it
+    # (the black box's history.log names no device: its folder does, hisi_logs/device-N, as
+    # msnpureport exports it)
+    box_device = _BBOX_DEVICE_DIR_RE.search(source.replace("\\", "/"))
     for ev in report.events:
+        if ev.kind == "npu_bbox_exception" and ev.device is None and box_device:
+            ev.device = int(box_device.group(1))
         if (ev.line, ev.kind) not in known:
             _add_failure(out, source, ev)
     named = {h["host"] for h in out.log_hosts if h["source"] == source}  # by nccl-tests' reading
@@ -7663,6 +7670,7 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
     return list(report.unread)
 
 
+_BBOX_DEVICE_DIR_RE = re.compile(r"/device-(\d{1,4})/(?:[^/]{1,200}/)?history\.log$")
 _TORCHRUN_BANNER_RE = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process")
 
 

@@ -770,7 +770,10 @@ class LogEvent:
     importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
     ROCE_DISABLE), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far
-    under its run's median GFlops), gpu_temp_near_limit (the importer's, nvidia-smi -q -d
+    under its run's median GFlops), npu_bbox_exception (the black box's history.log: an
+    exception the device recorded, code its bbox code), switch_fault (MindCluster's device
+    plugin: a switch fault raised and not cleared in the log), switch_fault_cleared (the same,
+    cleared again or only its clearing seen), gpu_temp_near_limit (the importer's, nvidia-smi -q -d
     TEMPERATURE: a GPU within a few degrees of its Max Operating Temp), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
     FAULTY, its compare errors or its process dead: device the GPU), dcgm_profiling_error (the importer's, DCGM's profiling
     module's -37, DCGM_ST_PROFILING_LIBRARY_ERROR), gpu_monitor_unanswered (the importer's,
@@ -2162,6 +2165,10 @@ def _parse_events(text: str) -> LogReport:
     _npu_host_driver_errors(lines, report)
     _ascend_tool_failures(lines, report)
     _dcmi_errors(lines, report)
+    if "system exception code" in text:
+        _bbox_history(lines, report)
+    if "switch subscribe got fault" in text:
+        _switch_fault_events(lines, report)
     if "ErrorCode:DCGM_FR_" in text:
         _dcgm_health_incidents(lines, report)
     nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
@@ -24935,6 +24942,201 @@ _NVSWITCH_ABSENT_RE = re.compile(
     r"^\[\[NvSwitch\]\] (?:Not attached to NvSwitches\. Aborting|"
     r"ReadNvSwitchStatusAllSwitches\(\) returned No data is available)$"
 )
+
+
+# The Ascend black box's history.log (hicann/driver src/ascend_hal/bbox/bbox_tools/dump_tool/
+# dump_impl/bbox_dump_process.c bbox_save_hist_log: "[%s] system exception code [0x%08X]:
+# ModuleName [%s], ExceptionReason [%s], TimeStamp [%s]."; the device-side parser's form,
+# bbox_rdr_data_parser.c, is "system exception code[0x%08X]: Device[%d], ModuleName[%s], ..."):
+# one line for each exception the box dumped. Its reasons are bbox_rdr_pub.h's (TS_EXCEPTION
+# 0x33 "TS various abnormalities detected by the subsystem", DRIVER_EXCEPTION 0x36).
+_BBOX_HISTORY_RE = re.compile(
+    r"^(?:\[(?P<time>[^\]]{1,40})\] )?system exception code ?\[0x(?P<code>[0-9A-Fa-f]{8})\]: "
+    r"(?:Device ?\[(?P<device>\d{1,4})\], )?ModuleName ?\[(?P<module>[^\]]{0,64})\], "
+    r"ExceptionReason ?\[(?P<reason>[^\]]{0,64})\]"
+)
+
+# MindCluster's fault handling of these codes (Ascend/mind-cluster component/ascend-device-plugin/
+# build/faultCode.json, RestartBusinessCodes; docs/en/scheduling/api/ascend_device_plugin.md:
+# "RestartBusiness: The workload needs to be re-executed"). 0xA8028802 is the box's code of the
+# DMS event 0x80E01801 as it occurs (hicann/driver src/sdk_driver/fms/smf/event/
+# dms_event_distribute_proc.c g_event_bbox_map).
+_BBOX_RESTART_BUSINESS_CODES = frozenset(
+    "8C204E00 A8028802 A4302003 A4302004 A4302005 A4302006 A4302009 A430200A A6301002 "
+    "B4060011 B406009C B4060008 B4060009 B406000E A60250A1 A2301001 A2301002 A2303001 "
+    "B4060006 B4060007 B406000D B4060014 B4060010 80E01801 81B38002".split()
+)
+
+
+def _bbox_history(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``npu_bbox_exception`` for each exception line of the black box's history.log."""
+    for no, line, _ in lines:
+        if (m := _BBOX_HISTORY_RE.match(line.strip())) is None:
+            continue
+        code = m.group("code").upper()
+        module, reason = m.group("module"), m.group("reason")
+        when = f" at {m.group('time')}" if m.group("time") else ""
+        handling = (
+            " (MindCluster's fault table: RestartBusiness, the job has to be run again)"
+            if code in _BBOX_RESTART_BUSINESS_CODES
+            else ""
+        )
+        report.events.append(
+            LogEvent(
+                kind="npu_bbox_exception",
+                line=no,
+                message=line.strip(),
+                code=f"0x{code}",
+                code_name=reason,
+                device=int(m.group("device")) if m.group("device") else None,
+                library="bbox",
+                exception_type=f"exception code 0x{code} of module {module}, {reason}{when}"
+                + handling,
+            )
+        )
+
+
+# MindCluster's device plugin logging each switch fault event it is sent (Ascend/mind-cluster
+# component/ascend-device-plugin/pkg/device/deviceswitch/ascend_switch.go goFaultEventHandler:
+# "switch subscribe got fault:%s, faultCode:%v"; older builds print the Go struct with %#v).
+# Assertion 0 is the fault's recovery, 1 its occurrence, 2 a notice (ascend-common devmanager/
+# common/constants.go FaultRecover = 0, FaultOccur = 1; device-plugin pkg/common/constants.go
+# AssertionRecovery, AssertionOccur, AssertionNotice); a recovery removes the fault of the same
+# code from those the plugin reports.
+_SWITCH_FAULT_RE = re.compile(
+    r"^\[(?P<level>[A-Z]{1,8})\]\s{0,20}(?P<time>\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)[.\d]{0,10}\s.{0,200}?"
+    r"switch subscribe got fault:"
+)
+_SWITCH_CODE_RE = re.compile(r'AssembledFaultCode: ?"?(?P<code>\[[^\]\s"]{1,60}\])')
+_SWITCH_ASSERTION_RE = re.compile(r"Assertion: ?(?:0x)?(?P<assertion>\d)\b")
+_SWITCH_PEER_RE = re.compile(
+    r"PeerPortDevice: ?(?P<device>0x[0-9a-f]{1,8}|\d{1,8}), PeerPortId: ?(?P<port>0x[0-9a-f]{1,8}|\d{1,8})"
+)
+
+# What the codes are (Ascend/mind-cluster component/ascend-faultdiag/src/ascend_fd/configuration/
+# kg-config.json, Comp_Switch_L1_*: their cause_en and description_en), by alarm and fault id
+_SWITCH_FAULT_WHAT = {
+    (
+        "0x00f103b0",
+        "155907",
+    ): "forwarding engine function failure: a fatal fault in the forwarding chip",
+    ("0x00f103b0", "155904"): "forwarding engine function failure: the chip's register is unstable",
+    ("0x00f103b0", "155649"): "forwarding engine function failure: the chip's PCIe port is faulty",
+    ("0x00f1ff09", "155912"): "forwarding engine port failure",
+    ("0x00f1ff09", "155913"): "forwarding engine port failure",
+    ("0x00f1ff09", "155914"): "invalid packets on a forwarding chip port",
+    ("0x00f103b6", "155908"): "the forwarding chip's configuration is incorrect",
+    ("0x00f103b6", "155909"): "the forwarding chip is faulty from a device-side fault",
+    ("0x00f1ff06", "132134"): "the LANSWITCH chip is unstable",
+    ("0x00f1ff06", "155911"): "the forwarding chip's non-forwarding module is faulty",
+    ("0x00f10509", "132332"): "a forwarding chip port's lanes down to 1 or 2",
+    ("0x00f10509", "132333"): "a forwarding chip port's lanes down to 1 or 4",
+}
+_SWITCH_PEER_NAMES = {"npu": "NPU", "cpu": "CPU", "L2": "L2"}
+
+# MindCluster's level of each switch fault code (Ascend/mind-cluster component/
+# ascend-device-plugin/build/SwitchFaultCode.json): NotHandle and SubHealth faults leave the job
+# running; RestartRequest and Separate faults stop it (docs/en/scheduling/api/
+# ascend_device_plugin.md fault_handling); a code not in the table is read as one that stops it
+_SWITCH_MILD_CODES = frozenset(
+    # NotHandleFaultCodes, then SubHealthFaultCodes
+    "[0x00f1fef5,155913,cpu,na] [0x00f1fef5,155913,L2,na] [0x08520003,na,L2,na] "
+    "[0x00f10509,132333,L2,na] [0x00f1fef5,155913,na,na] [0x00f1fef5,155913,npu,na] "
+    "[0x00f1fef5,155914,L2,na] [0x00f10509,132332,L2,na] [0x00f1fef5,155915,cpu,na] "
+    "[0x00f1fef5,155915,npu,na] [0x00f1fef5,155915,L2,na] [0x00f103b6,155909,na,na] "
+    "[0x00f103b6,155908,na,na] [0x00f10509,132332,cpu,na] [0x00f1ff06,155910,na,na] "
+    "[0x00f10509,132332,npu,na] [0x00f10509,132333,cpu,na] [0x00f10509,132333,npu,na] "
+    "[0x00f1ff06,132134,na,na] [0x00f1ff06,155911,na,na]".split()
+)
+_SWITCH_SEPARATE_CODES = frozenset(
+    [
+        "[0x00f103b0,155907,na,na]",
+        "[0x00f103b0,155649,na,na]",
+        "[0x00f103b0,155904,na,na]",
+        "[0x00f1fef5,155912,cpu,na]",
+        "[0x00f1fef5,155912,npu,na]",
+        "[0x00f1fef5,155914,cpu,na]",
+        "[0x08520003,na,cpu,na]",
+        "[0x08520003,na,npu,na]",
+        "[0x00f1fef5,155912,L2,na]",
+    ]
+)
+
+
+def _switch_fault_what(code: str) -> str:
+    parts = code.strip("[]").split(",")
+    what = (
+        _SWITCH_FAULT_WHAT.get((parts[0], parts[1]), "a switch fault")
+        if len(parts) == 4
+        else "a switch fault"
+    )
+    if len(parts) == 4 and (peer := _SWITCH_PEER_NAMES.get(parts[2])):
+        what += f", L1 <-> {peer}"
+    if code in _SWITCH_SEPARATE_CODES:
+        what += "; MindCluster's level SeparateFaultCodes, the NPUs behind it are isolated"
+    elif code in _SWITCH_MILD_CODES:
+        what += "; MindCluster's level NotHandle or SubHealth"
+    return what
+
+
+def _switch_fault_events(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``switch_fault`` for each switch fault the device plugin was told of and not told
+    recovered by the log's end; a ``switch_fault_cleared`` for one raised then recovered, or
+    recovered only (raised before the log begins), or a notice."""
+    # the code's events in order: (line, time, assertion, peer)
+    seen: dict[str, list[tuple[int, str, int, str]]] = {}
+    for no, line, _ in lines:
+        if (head := _SWITCH_FAULT_RE.match(line.strip())) is None:
+            continue
+        code_m = _SWITCH_CODE_RE.search(line)
+        assertion_m = _SWITCH_ASSERTION_RE.search(line)
+        if code_m is None or assertion_m is None:
+            continue
+        peer_m = _SWITCH_PEER_RE.search(line)
+        peer = (
+            f", peer port {int(peer_m.group('port'), 0)} of peer device {int(peer_m.group('device'), 0)}"
+            if peer_m
+            else ""
+        )
+        seen.setdefault(code_m.group("code"), []).append(
+            (no, head.group("time"), int(assertion_m.group("assertion")), peer)
+        )
+    for code, events in seen.items():
+        raised = [e for e in events if e[2] == 1]
+        cleared = [e for e in events if e[2] == 0]
+        last_raise = raised[-1] if raised else None
+        active = last_raise is not None and not any(e[0] > last_raise[0] for e in cleared)
+        what = _switch_fault_what(code)
+        first = events[0]
+        if active and last_raise is not None:
+            told = f"raised at {last_raise[1]} (line {last_raise[0]}) and not recovered in the log"
+            line_no, peer = last_raise[0], last_raise[3]
+        elif raised and cleared:
+            later = [e for e in cleared if e[0] > raised[0][0]]
+            told = (
+                f"raised at {raised[0][1]} (line {raised[0][0]}), recovered at {later[0][1]} "
+                f"(line {later[0][0]})"
+            )
+            line_no, peer = raised[0][0], raised[0][3]
+        elif cleared:
+            told = (
+                f"recovered at {cleared[0][1]} (line {cleared[0][0]}), raised before the log begins"
+            )
+            line_no, peer = cleared[0][0], cleared[0][3]
+        else:
+            told = f"a notice at {first[1]} (line {first[0]})"
+            line_no, peer = first[0], first[3]
+        report.events.append(
+            LogEvent(
+                kind="switch_fault" if active else "switch_fault_cleared",
+                line=line_no,
+                message=f"switch fault {code}",
+                code=code,
+                library="ascend-device-plugin",
+                repeated_lines=[e[0] for e in events] if len(events) > 1 else None,
+                exception_type=f"switch fault {code} ({what}){peer}: {told}",
+            )
+        )
 
 
 def _hostengine_no_nvswitch(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
