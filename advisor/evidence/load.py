@@ -8673,6 +8673,36 @@ def _ibping(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
     return notes
 
 
+def _module_temperature(m: ethtool.ModuleInfo) -> str:
+    """A module's temperature in words, with its own thresholds where the copy shows them (the
+    module's EEPROM sets them, SFF-8472 / SFF-8636 diagnostic monitoring): how far under its high
+    warning and alarm thresholds, or past which."""
+    temp_c = m.temperature_c
+    assert temp_c is not None
+    words = f"module temperature {temp_c:g} C (line {m.temperature_line})"
+    limits = m.temperature_thresholds_c
+    past = [
+        f"{bound} {level} threshold {limits[f'{bound} {level}']:g} C"
+        for level in ("alarm", "warning")
+        for bound in ("high", "low")
+        if f"{bound} {level}" in limits
+        and (
+            temp_c > limits[f"{bound} {level}"]
+            if bound == "high"
+            else temp_c < limits[f"{bound} {level}"]
+        )
+    ]
+    if past:
+        return words + ", past its " + past[0]
+    under = [
+        f"{limits[f'high {level}'] - temp_c:g} C under its high {level} threshold "
+        f"{limits[f'high {level}']:g} C"
+        for level in ("warning", "alarm")
+        if f"high {level}" in limits
+    ]
+    return words + (", " + ", ".join(under) if under else " (its thresholds not in the copy)")
+
+
 def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -m: a note per module of what it is (its form, transceiver codes, vendor, cable
     length, optical power) and of any alarm flag it reads On (not judged against the port's
@@ -8680,7 +8710,16 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
     own thresholds (Fail past an alarm one, Warn past a warning one)."""
     notes = []
     for m in ethtool.parse_module(text):
-        said = [m.identifier or "power lines only (the module's identifier is not in the copy)"]
+        said = [
+            m.identifier
+            or (
+                "power lines only (the module's identifier is not in the copy)"
+                if m.powers or m.temperature_c is None
+                else "temperature lines only (the module's identifier is not in the copy)"
+            )
+        ]
+        if m.temperature_c is not None:
+            said.append(_module_temperature(m))
         if m.powers:
             said.append(
                 "optical power "
@@ -8701,6 +8740,8 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
             said.append("length " + ", ".join(m.length))
         if m.alarms_on:
             said.append("alarm or warning flags On: " + ", ".join(m.alarms_on[:6]))
+        elif m.flags_off and not m.identifier:
+            said.append(f"its {m.flags_off} alarm and warning flag(s) shown Off")
         notes.append(
             ParseWarning(
                 line=m.line,
@@ -8871,7 +8912,9 @@ def _mlnx_qos(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
 
 def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mlxconfig query: a note per NIC of its firmware settings, and a ``nic_roce_disabled``
-    failure per NIC whose ROCE_CONTROL reads ROCE_DISABLE; mlxconfig set: a
+    failure per NIC whose ROCE_CONTROL reads ROCE_DISABLE, and a ``nic_sriov_no_vfs`` one per
+    NIC whose NUM_OF_VFS was set to 0 away from its default (``MlxconfigBlock.no_vfs``); mlxconfig
+    set: a
     note per NIC of what it changed, and a ``firmware_config_pending`` failure per set it
     applied, whose values load only at the next reboot or firmware reset (NVIDIA MFT
     documentation, mlxconfig), unless the copy goes on to show them loaded: a later mlxfwreset
@@ -8910,6 +8953,28 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     message=f"mlxconfig query: {b.where()}",
                     library="mlxconfig",
                     exception_type=f"{b.where()}: ROCE_CONTROL {b.settings['ROCE_CONTROL']}",
+                ),
+            )
+        if b.no_vfs():
+            sriov = b.settings.get("SRIOV_EN")
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="nic_sriov_no_vfs",
+                    line=b.setting_lines["NUM_OF_VFS"],
+                    message=f"mlxconfig query: {b.where()}",
+                    library="mlxconfig",
+                    exception_type=(
+                        f"{b.where()}: NUM_OF_VFS 0 current"
+                        + (
+                            f", {b.next_boot['NUM_OF_VFS']} at the next boot"
+                            if "NUM_OF_VFS" in b.next_boot
+                            else ""
+                        )
+                        + f", its default {b.defaults['NUM_OF_VFS']}"
+                        + (f"; SRIOV_EN {sriov}" if sriov else "; SRIOV_EN not in the copy")
+                    )[:400],
                 ),
             )
         applied = b.reboot_line or b.applied_line

@@ -415,6 +415,10 @@ MODULE_SIGNATURE = (
     r"|Transmit avg optical power|Rcvr signal avg optical power|Rcvr signal OMA)"
     # (one run of blanks before the colon: two around an optional group try every split of it)
     r"[ \t]*(?:\(Channel \d+\)[ \t]*)?:[ \t]*[0-9.]+ mW / "
+    # the module's temperature alone, as "ethtool -m IFACE | grep temperature" keeps it
+    # (sff-common.c module_show_dom_mod_lvl_monitors: PRINT_TEMP("Module temperature", ...),
+    # printed "%-41s : %.2f degrees C / %.2f degrees F")
+    r"|^[ \t]*Module temperature[ \t]*:[ \t]*-?[0-9.]+ degrees C\b"
 )
 # (the key's words one run each, the value from its first non-blank to its last: a lazy key or
 # value beside a run of blanks tries every split of it, quadratic on a long one)
@@ -449,6 +453,13 @@ class ModuleInfo:
     """Its optical power readings (Tx, Rx; one per lane on a QSFP or CMIS module)."""
     thresholds_mw: dict[str, float] = field(default_factory=dict)
     """Its own power thresholds by "tx|rx high|low alarm|warning", in mW."""
+    temperature_c: float | None = None
+    """Its "Module temperature" reading, in degrees C (None where the copy has none)."""
+    temperature_line: int | None = None
+    temperature_thresholds_c: dict[str, float] = field(default_factory=dict)
+    """Its own temperature thresholds by "high|low alarm|warning", in degrees C."""
+    flags_off: int = 0
+    """How many of its alarm and warning flags read Off."""
 
 
 @dataclass(kw_only=True)
@@ -480,6 +491,13 @@ _POWER_THRESHOLD_RE = re.compile(
     re.I,
 )
 _MW_RE = re.compile(r"^(?P<mw>[0-9]+(?:\.[0-9]+)?) mW\b")
+# the module's temperature and its own thresholds (sff-common.c: PRINT_TEMP("Module temperature",
+# ...) and sff_show_thresholds' "Module temperature high alarm threshold" .. "low warning
+# threshold", each "%.2f degrees C / %.2f degrees F")
+_TEMP_THRESHOLD_RE = re.compile(
+    r"^Module temperature (?P<bound>high|low) (?P<level>alarm|warning) threshold$", re.I
+)
+_DEGREES_C_RE = re.compile(r"^(?P<c>-?[0-9]+(?:\.[0-9]+)?) degrees C\b")
 
 
 def _threshold_key(threshold: re.Match[str]) -> str:
@@ -565,6 +583,17 @@ def parse_module(text: str) -> list[ModuleInfo]:
         power = _POWER_READING_RE.match(key)
         threshold = None if power else _POWER_THRESHOLD_RE.match(key)
         mw = _MW_RE.match(value) if power or threshold else None
+        temp = key == "Module temperature" or _TEMP_THRESHOLD_RE.match(key) is not None
+        degrees = _DEGREES_C_RE.match(value) if temp else None
+        if degrees and (
+            not out
+            or iface is not None
+            # (a module prints its temperature once: a second one, grep'd, is the next port's)
+            or (key == "Module temperature" and out[-1].temperature_c is not None)
+        ):
+            # a copy grep'd to the temperature lines: no Identifier, no power line above them
+            out.append(ModuleInfo(line=no, iface=iface, identifier="", host=host))
+            iface = host = None
         if mw and (not out or iface is not None or _another_module(out[-1], key, threshold)):
             # a grep'd copy: its power lines with no Identifier above them (a new command's
             # interface, or a line the module already has, starts a new module)
@@ -587,6 +616,13 @@ def parse_module(text: str) -> list[ModuleInfo]:
         if mw and threshold:
             mod.thresholds_mw[_threshold_key(threshold)] = float(mw.group("mw"))
             continue
+        if degrees and key == "Module temperature":
+            mod.temperature_c, mod.temperature_line = float(degrees.group("c")), no
+            continue
+        if degrees and (t := _TEMP_THRESHOLD_RE.match(key)):
+            bound, level = t.group("bound").lower(), t.group("level").lower()
+            mod.temperature_thresholds_c[f"{bound} {level}"] = float(degrees.group("c"))
+            continue
         if key == "Connector":
             paren = re.search(r"\(([^)]*)\)", value)
             mod.connector = paren.group(1) if paren else value
@@ -600,9 +636,12 @@ def parse_module(text: str) -> list[ModuleInfo]:
             mod.length.append(f"{key[len('Length (') : -1]} {value}")
         elif ("alarm" in key or "warning" in key) and value == "On":
             mod.alarms_on.append(key)
+        elif ("alarm" in key or "warning" in key) and value == "Off":
+            mod.flags_off += 1
     if not out:
         raise ParseError(
-            "no ethtool -m module decode ('Identifier : 0x.. (QSFP28)') and no power reading"
+            "no ethtool -m module decode ('Identifier : 0x.. (QSFP28)'), no power or"
+            " temperature reading"
         )
     return out
 

@@ -768,7 +768,8 @@ class LogEvent:
     nic_config_tool_error (the importer's, an mlxconfig or mstconfig command that answered
     "-E-": code "unopened" where it could not open the device), firmware_config_pending (the
     importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
-    ROCE_DISABLE), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
+    ROCE_DISABLE), nic_sriov_no_vfs (the importer's, an mlxconfig query -e whose NUM_OF_VFS
+    was set to 0 from its default, SR-IOV not shown off), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far
     under its run's median GFlops), npu_bbox_exception (the black box's history.log: an
     exception the device recorded, code its bbox code), switch_fault (MindCluster's device

@@ -2874,6 +2874,13 @@ MLXCONFIG_SIGNATURE = (
     # over "RunCommand(): -E- Failed to open the device"); each line start reads three lines at
     # most
     r"|^(?>[^\n]*?\b(?:mlxconfig|mstconfig)\b)[^\n]*\n(?:[^\n]*\n)?[^\n]*?(?<!\S)-E-[ \t]+\S"
+    # a query -e's rows cut below its "Device #1:" and "Configurations:  Default  Current  Next
+    # Boot" header: three rows running, each a name and its three values (NVIDIA MFT
+    # documentation, "Examples of mlxconfig Usage"); the name split at its first underscore, so
+    # each row is read one way only; the third a flag's, "False(0)" or "True(1)" as mlxconfig
+    # prints a boolean (the words a fast scan looks for before this search runs)
+    r"|^(?:\*?[ \t]+[A-Z][A-Z0-9]*_[A-Za-z0-9_]*[ \t]{2,}\S+[ \t]+\S+[ \t]+\S+[ \t]*\n){2}"
+    r"\*?[ \t]+[A-Z][A-Z0-9]*_[A-Za-z0-9_]*[ \t]{2,}(?:False\(0\)|True\(1\))[ \t]+\S+[ \t]+\S+[ \t]*$"
 )
 _FLINT_IMAGE_RE = re.compile(r"^\s*Image type:\s*(?P<image>\S+)\s*$")
 _FLINT_FIELD_RE = re.compile(
@@ -3049,6 +3056,24 @@ class MlxconfigBlock:
     column, what the card runs."""
     setting_lines: dict[str, int] = field(default_factory=dict)
     """Each setting's line."""
+    defaults: dict[str, str] = field(default_factory=dict)
+    """A query -e's Default column, each setting's firmware default."""
+    next_boot: dict[str, str] = field(default_factory=dict)
+    """A query -e's Next Boot column."""
+
+    def no_vfs(self) -> bool:
+        """A query whose NUM_OF_VFS is 0 now, set away from a default that had VFs, where the
+        block does not show SR-IOV turned off (SRIOV_EN False): the firmware's NUM_OF_VFS is the
+        most VFs the card can expose (MFT documentation, "Before setting the number of VFs in
+        SR-IOV ..."; OpenShift's SR-IOV operator docs: "The number of virtual functions in the
+        firmware will be the maximum number of virtual functions that you can request"), so
+        none can be made on it. SR-IOV off with it is a card meant to run without VFs."""
+        return (
+            not self.set_form
+            and self.settings.get("NUM_OF_VFS") == "0"
+            and self.defaults.get("NUM_OF_VFS", "0") != "0"
+            and not self.settings.get("SRIOV_EN", "").startswith(("False", "0"))
+        )
 
     def roce_disabled(self) -> bool:
         """A query's ROCE_CONTROL reads ROCE_DISABLE: the card's firmware turns RoCE off
@@ -3197,6 +3222,11 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
                 blocks.append(block)
                 grep_open[host] = block
                 query = None
+            elif block is None and not blocks and len(more) == 2:
+                # a query -e's rows a copy starts in, cut below its device and its "Default
+                # Current  Next Boot" header (three values a row; a set prints two)
+                block = MlxconfigBlock(line=no, kind=None, verbose=True)
+                blocks.append(block)
             elif not blocks and len(more) == 1:
                 # a set's row a copy starts in (a query prints one value, or three with -e):
                 # its device and header are above the copy
@@ -3208,6 +3238,9 @@ def parse_mlxconfig_blocks(text: str) -> list[MlxconfigBlock]:
                 more[0] if block.verbose and len(more) == 2 else st.group("value")
             )
             block.setting_lines[st.group("name")] = no
+            if block.verbose and len(more) == 2:
+                block.defaults[st.group("name")] = st.group("value")
+                block.next_boot[st.group("name")] = more[1]
             if block.set_form and more:
                 block.new[st.group("name")] = more[-1]
         elif block is not None and _MLXCONFIG_APPLIED_RE.match(line):
@@ -3271,6 +3304,9 @@ def parse_mlxconfig(text: str) -> list[ParseWarning]:
                     + (
                         "; firmware settings, not judged but RoCE disabled"
                         if b.roce_disabled()
+                        else f"; firmware settings, not judged but NUM_OF_VFS set to 0 from its "
+                        f"default {b.defaults['NUM_OF_VFS']} (line {b.setting_lines['NUM_OF_VFS']})"
+                        if b.no_vfs()
                         else "; firmware settings, not judged"
                     ),
                     skipped=False,
