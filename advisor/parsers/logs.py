@@ -2175,7 +2175,7 @@ def _parse_events(text: str) -> LogReport:
     nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
     nvswitch_spam = "[[NvSwitch]]" in text and _hostengine_no_nvswitch(lines, report)
     vllm_exit = "died unexpectedly, shutting down client" in text and _vllm_exit_after_shutdown(
-        lines, report
+        raw, lines, report
     )
     if "Get physical device number failed" in text or "Call drvGetDevNum" in text:
         _device_count_failures(lines, report)
@@ -24965,7 +24965,7 @@ _BBOX_HISTORY_RE = re.compile(
 _BBOX_RESTART_BUSINESS_CODES = frozenset(
     "8C204E00 A8028802 A4302003 A4302004 A4302005 A4302006 A4302009 A430200A A6301002 "
     "B4060011 B406009C B4060008 B4060009 B406000E A60250A1 A2301001 A2301002 A2303001 "
-    "B4060006 B4060007 B406000D B4060014 B4060010 80E01801 81B38002".split()
+    "B4060006 B4060007 B406000D B4060014 B4060010 80E01801 81B38009 81B38004".split()
 )
 
 
@@ -25002,8 +25002,11 @@ def _bbox_history(lines: list[tuple[int, str, int | None]], report: LogReport) -
 # "switch subscribe got fault:%s, faultCode:%v"; older builds print the Go struct with %#v).
 # Assertion 0 is the fault's recovery, 1 its occurrence, 2 a notice (ascend-common devmanager/
 # common/constants.go FaultRecover = 0, FaultOccur = 1; device-plugin pkg/common/constants.go
-# AssertionRecovery, AssertionOccur, AssertionNotice); a recovery removes the fault of the same
-# code from those the plugin reports.
+# AssertionRecovery, AssertionOccur, AssertionNotice); a recovery removes a stored fault only
+# where both agree on EventType, FaultID, AssembledFaultCode, PeerPortDevice, PeerPortId,
+# SwitchChipId and SwitchPortId (ascend_switch.go isFaultRecoveredEvent: "only in faultEvent and
+# recoverEvent major info is the same it will be thought as recover"), so one port's recovery
+# leaves another port's fault of the same code standing.
 _SWITCH_FAULT_RE = re.compile(
     r"^\[(?P<level>[A-Z]{1,8})\]\s{0,20}(?P<time>\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)[.\d]{0,10}\s.{0,200}?"
     r"switch subscribe got fault:"
@@ -25012,6 +25015,10 @@ _SWITCH_CODE_RE = re.compile(r'AssembledFaultCode: ?"?(?P<code>\[[^\]\s"]{1,60}\
 _SWITCH_ASSERTION_RE = re.compile(r"Assertion: ?(?:0x)?(?P<assertion>\d)\b")
 _SWITCH_PEER_RE = re.compile(
     r"PeerPortDevice: ?(?P<device>0x[0-9a-f]{1,8}|\d{1,8}), PeerPortId: ?(?P<port>0x[0-9a-f]{1,8}|\d{1,8})"
+)
+# the switch chip and port the event names (the rest of isFaultRecoveredEvent's key)
+_SWITCH_CHIP_PORT_RE = re.compile(
+    r"SwitchChipId: ?(?P<chip>0x[0-9a-f]{1,8}|\d{1,10}), SwitchPortId: ?(?P<port>0x[0-9a-f]{1,8}|\d{1,10})"
 )
 
 # What the codes are (Ascend/mind-cluster component/ascend-faultdiag/src/ascend_fd/configuration/
@@ -25084,8 +25091,9 @@ def _switch_fault_events(lines: list[tuple[int, str, int | None]], report: LogRe
     """A ``switch_fault`` for each switch fault the device plugin was told of and not told
     recovered by the log's end; a ``switch_fault_cleared`` for one raised then recovered, or
     recovered only (raised before the log begins), or a notice."""
-    # the code's events in order: (line, time, assertion, peer)
-    seen: dict[str, list[tuple[int, str, int, str]]] = {}
+    # each fault's events in order, by its code and the ports it names (the device plugin's
+    # match of a recovery to its fault): (line, time, assertion, peer)
+    seen: dict[tuple[str, str, str], list[tuple[int, str, int, str]]] = {}
     for no, line, _ in lines:
         if (head := _SWITCH_FAULT_RE.match(line.strip())) is None:
             continue
@@ -25099,10 +25107,16 @@ def _switch_fault_events(lines: list[tuple[int, str, int | None]], report: LogRe
             if peer_m
             else ""
         )
-        seen.setdefault(code_m.group("code"), []).append(
+        where = _SWITCH_CHIP_PORT_RE.search(line)
+        key = (
+            code_m.group("code"),
+            f"{int(peer_m.group('device'), 0)}/{int(peer_m.group('port'), 0)}" if peer_m else "",
+            f"{int(where.group('chip'), 0)}/{int(where.group('port'), 0)}" if where else "",
+        )
+        seen.setdefault(key, []).append(
             (no, head.group("time"), int(assertion_m.group("assertion")), peer)
         )
-    for code, events in seen.items():
+    for (code, _, _), events in seen.items():
         raised = [e for e in events if e[2] == 1]
         cleared = [e for e in events if e[2] == 0]
         last_raise = raised[-1] if raised else None
@@ -25199,7 +25213,9 @@ _VLLM_CORE_SHUTDOWN_RE = re.compile(
 )
 
 
-def _vllm_exit_after_shutdown(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+def _vllm_exit_after_shutdown(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> bool:
     """vLLM's client's "Engine core proc ... died unexpectedly" after that engine core's own
     "Shutdown complete", with no other line of the log saying an error: a note, True; False
     (and nothing said) otherwise."""
@@ -25208,18 +25224,28 @@ def _vllm_exit_after_shutdown(lines: list[tuple[int, str, int | None]], report: 
     rest: list[tuple[int, str, int | None]] = []
     for no, line, tag in lines:
         if (shut := _VLLM_CORE_SHUTDOWN_RE.search(line)) is not None:
-            # (a line whose "(EngineCore pid=N)" prefix the reader already took off, or a
-            # copy without it: any engine core's shutdown)
-            done[shut.group("name") or ""] = (no, shut.group("pid") or "")
+            name, pid = shut.group("name") or "", shut.group("pid") or ""
+            if (
+                not name
+                and 0 < no <= len(raw)
+                and (wp := WORKER_PREFIX_RE.match(raw[no - 1].lstrip()))
+            ):
+                # (the reader took the "(EngineCore_DP0 pid=N)" prefix off: the line as
+                # written names the engine core that shut down)
+                name, pid = wp.group("name") or "", wp.group("pid")
+            done[name] = (no, pid)
         elif (dead := _VLLM_CORE_DIED_RE.search(line)) is not None:
-            name = dead.group("name")
-            if name not in done and "" not in done:
-                return False  # (a core that died with no shutdown of its own: a failure)
-            died.append((no, name))
+            died.append((no, dead.group("name")))
             continue
         rest.append((no, line, tag))
     if not died or first_error_line(rest) is not None:
         return False
+    # a shutdown that names no engine core is any core's only where the log has one engine core:
+    # vLLM's client logs the died line for each engine process that exits (v1/engine/
+    # core_client.py), so a second core's line is that process's own exit
+    names = {name for _, name in died} | {name for name in done if name}
+    if any(name not in done and ("" not in done or len(names) > 1) for _, name in died):
+        return False  # (a core that died with no shutdown of its own: a failure)
     for no, name in died:
         shut_at, pid = done.get(name) or done[""]
         report.unread.append(

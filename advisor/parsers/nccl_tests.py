@@ -106,7 +106,7 @@ _ROW_HEAD_RE = re.compile(
 # (src/common.h), the first releases' bare "Cuda failure ..." / "NCCL failure ..." (see
 # _CHECK_FAILURE_RE), or NCCL's own WARN line
 _RUN_FAILED_RE = re.compile(
-    r"\bTest (?:CUDA |NCCL )?failure \S+:\d+|^(?:Cuda|NCCL) failure \S+:\d+ '| NCCL WARN "
+    r"\bTest (?:CUDA |NCCL )?failure \S+:\d+|^(?:[\w.-]{1,63}: )?(?:Cuda|NCCL) failure \S+:\d+ '| NCCL WARN "
 )
 # nccl-tests' TESTCHECK (src/common.h): printf(" .. %s pid %d: Test failure %s:%d\n", hostname,
 # getpid(), __FILE__, __LINE__), printed by each function the failure returns through (older
@@ -455,11 +455,35 @@ def _timing(tokens: list[str], wrong_name: str) -> Timing | None:
     )
 
 
+# pdsh's "node: " before each line of one node's output (dshbak(1): "the leading node: is
+# stripped"), a blank line of it "node:" alone
+_PDSH_BARE_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?: |$)")
+
+
+def _without_one_pdsh_host(text: str) -> tuple[str | None, str]:
+    """The host and the text without it, where every line that is not blank starts with the same
+    pdsh "host: " (one node's run, sent through pdsh); (None, text) otherwise. One host on every
+    line only: a bare "name: " on some lines is too like a line's own words (nccl-tests' CUDACHECK
+    "HOST: Test CUDA failure ...")."""
+    lines = text.splitlines()
+    hosts = {
+        m.group("host") if (m := _PDSH_BARE_RE.match(line)) else None
+        for line in lines
+        if line.strip()
+    }
+    if len(hosts) != 1 or None in hosts:
+        return None, text
+    (host,) = hosts
+    cut = len(host or "") + 2
+    return host, "\n".join(line[cut:] if line.strip() else line for line in lines) + "\n"
+
+
 def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     """Parse an nccl-tests log. ``op`` overrides the operation when the log does not name it.
 
     Raises ParseError when no results table is found, or a table header has no readable row.
     """
+    pdsh_host, text = _without_one_pdsh_host(text)
     lines = numbered_lines(text)
     raw_lines = text.splitlines()
     warnings: list[ParseWarning] = []
@@ -559,7 +583,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
             checks.append(
                 (
                     no,
-                    f"{m_ck['host'] + ': ' if m_ck['host'] else ''}"
+                    f"{ck_host + ': ' if (ck_host := m_ck['host'] or pdsh_host) else ''}"
                     f"{(m_ck['kind'] or m_ck['old']).upper()} "
                     f"{m_ck['where']} '{m_ck['what'].strip().strip(chr(39))}' (line {no})"
                     + _ordinal_cause(m_ck["what"], params),
