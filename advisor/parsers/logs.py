@@ -5403,9 +5403,13 @@ BARE_NCCL_SETUP_LINES = 2
 # NCCL's INFO lines whose prefix a poster masked with words where NCCL prints numbers (its
 # src/debug.cc prefix "%s:%d:%d [%d]", hostname, pid and tid): "pod-id:num:num [3] NCCL INFO comm
 # 0x56300ffd3cf0 rank 3 nRanks 4 nNodes 1 ..." (NVIDIA/nccl#1466); a pid or tid of letters is no
-# process's, so the host before it is no host's name either (read as none)
+# process's, so the host before it is no host's name either (read as none); a mask may be a
+# word, a word in angle brackets ("<hostname>:<pid>:<tid>") or asterisks ("***:***:***")
 _MASKED_NCCL_INFO_RE = re.compile(
-    r"^[ \t]*[\w.-]{1,100}:[A-Za-z]{1,12}:[A-Za-z]{1,12} \[\d{1,4}\] NCCL INFO \S", re.M
+    r"^[ \t]*(?:[\w.-]{1,100}|<[\w.-]{1,100}>|\*{1,100})"
+    r":(?:[A-Za-z]{1,12}|<[\w.-]{1,12}>|\*{1,12}):(?:[A-Za-z]{1,12}|<[\w.-]{1,12}>|\*{1,12})"
+    r" \[\d{1,4}\] NCCL INFO \S",
+    re.M,
 )
 # (a plugin's name may hold spaces: "Using network AWS Libfabric")
 _NCCL_NETWORK_RE = re.compile(r"NCCL INFO Using network (?P<name>\S+(?: \S+)*?)\s*$")
@@ -26974,6 +26978,12 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
 
 
 _DIGITS_RE = re.compile(r"\d")
+# the node a collector names before a line: kubectl logs --prefix's "[pod/NAME/container] " or
+# pdsh's "host: " (dshbak(1): "the leading node: is stripped"), a host with a lower-case letter
+# in it so that a logger's "INFO: " is not taken for one
+_RANK_NODE_PREFIX_RE = re.compile(
+    r"^[ \t]{0,8}(?:\[pod/[\w.-]{1,253}/[\w.-]{1,253}\] |(?=[\w.-]{0,253}[a-z])[\w.-]{1,253}: )"
+)
 """(a line's figures: timestamps, thread ids, line numbers)"""
 
 
@@ -27069,7 +27079,13 @@ def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport
         # Lightning's "INFO: Initializing distributed: ..." and absl's "I0411 01:28:10.345892
         # 140656298329920 distributed.py:244] Initializing distributed: ...", lightning#17228;
         # a rank's processes are counted in one prefix form, its figures set aside)
-        form = _DIGITS_RE.sub("", line[: m.start()])
+        # (a host's or pod's prefix, pdsh's "gpu-alpha: " or kubectl --prefix's "[pod/NAME/
+        # container] ", names the node a line came from, not the process's logger: two nodes'
+        # lines of one rank are two processes, so the prefix is taken off before the form)
+        head = line[: m.start()]
+        if hp := _RANK_NODE_PREFIX_RE.match(head):
+            head = head[hp.end() :]
+        form = _DIGITS_RE.sub("", head)
         by_form.setdefault(int(m.group("rank")), {}).setdefault(form, []).append(
             (no, m.group("world"), tagged, line)
         )

@@ -543,8 +543,12 @@ class HostPing:
 def parse_ping(text: str) -> list[HostPing]:
     """Each iputils ping run in ``text``; ParseError when none."""
     runs: list[HostPing] = []
-    df: bool | None = None
-    early = False
+    # pdsh prints each node's lines as they come, so two nodes' runs interleave ("gpu01: PING",
+    # "gpu02: PING", then gpu02's statistics before gpu01's): a node-tagged line belongs to the
+    # last run of its own node, and the command's -M/-f/-w state is kept per node too.
+    df: dict[str | None, bool | None] = {}
+    early: dict[str | None, bool] = {}
+    last: dict[str | None, HostPing] = {}
     for no, line in enumerate(text.splitlines(), 1):
         body = line.strip()
         node = None
@@ -552,8 +556,8 @@ def parse_ping(text: str) -> list[HostPing]:
             node, body = nm.group("node"), body[nm.end() :]
         if (c := _PING_COMMAND_RE.search(body)) and not body.startswith("PING "):
             args = " " + c.group("args")
-            df = bool(_PING_DF_RE.search(args))
-            early = bool(
+            df[node] = bool(_PING_DF_RE.search(args))
+            early[node] = bool(
                 (_PING_FLOOD_RE.search(args) and not _PING_COUNT_RE.search(args))
                 or _PING_DEADLINE_RE.search(args)
             )
@@ -566,16 +570,19 @@ def parse_ping(text: str) -> list[HostPing]:
                     ip=h.group("ip"),
                     payload_bytes=int(h.group("payload")),
                     packet_bytes=int(h.group("total")),
-                    dont_fragment=df,
-                    stopped_early=early,
+                    # a command typed on the shell (no node tag) applies to the run that follows
+                    dont_fragment=df.pop(node, df.pop(None, None)),
+                    stopped_early=early.pop(node, early.pop(None, False)),
                     node=node,
                 )
             )
-            df, early = None, False
+            last[node] = runs[-1]
             continue
         if not runs:
             continue
-        run = runs[-1]
+        # a line with no node tag goes to the last run, as before; a tagged one to its node's
+        # last run (the last run of all when its node has no PING head in the copy)
+        run = last.get(node, runs[-1]) if node is not None else runs[-1]
         if body.endswith("^C") and not run.summary_line:
             run.stopped_early = True
         if r := _PING_REPLY_RE.match(body):
