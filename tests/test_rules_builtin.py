@@ -1342,6 +1342,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [event(kind="pcie_acs_redirect", library="lspci",
                                   exception_type="a device (its lspci heading is not in the copy): ACS ReqRedir+ CmpltRedir+")]},
      {"evidence.failures": [event(kind="pcie_link_narrow", library="lspci")]}, {}),
+    ("evidence-gpu-not-enabled", "nccl",
+     {"evidence.failures": [event(kind="gpu_not_enabled", library="lspci",
+                                  exception_type="GPU 61:00.0 (NVIDIA Corporation Device 2331) not enabled by a driver: BusMaster- (line 3: it cannot start a DMA)")]},
+     # a GPU that fell off the bus is evidence-pcie-device-lost's / the driver fault's, not this
+     {"evidence.failures": [event(kind="pcie_device_lost", library="lspci")]}, {}),
     ("evidence-pcie-device-lost", "nccl",
      {"evidence.failures": [event(kind="pcie_device_lost", library="lspci",
                                   exception_type="Ethernet controller 01:00.0 (Mellanox Technologies MT28908 Family [ConnectX-6]) reads revision ff")]},

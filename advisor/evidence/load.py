@@ -9109,6 +9109,10 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     notes: list[ParseWarning] = []
     if "ACSCtl" in text and re.search(lspci.ACS_SIGNATURE, text, re.M):
         notes += _lspci_acs(text, source, out, name)  # (-vvv's ACS lines, beside its links)
+    try:
+        notes += _lspci_not_enabled(lspci.parse_devices(text), source, out)
+    except ParseError:
+        pass  # (link lines alone, grepped: no device block to read)
     if not re.search(lspci.SIGNATURE, text, re.M):
         # device blocks without their link lines (lspci -v, or a copy cut above LnkSta)
         for dev in lspci.parse_devices(text):
@@ -9268,6 +9272,66 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
                 skipped=False,
             )
+        )
+    return notes
+
+
+def _lspci_not_enabled(
+    devices: list[lspci.PciDevice], source: str, out: EvidenceFacts
+) -> list[ParseWarning]:
+    """Each GPU or NPU (``lspci.is_accelerator``) whose command register has bus mastering off
+    (``BusMaster-``): no driver has enabled it, a ``gpu_not_enabled`` failure. Linux's
+    pci_set_master() ("enables bus-mastering for device dev", Linux kernel API) sets the bit; the
+    NVIDIA driver calls it in its probe and pci_clear_master() on shutdown (open-gpu-kernel-modules
+    kernel-open/nvidia/nv-pci.c nv_pci_probe, nv_pci_shutdown):
+    a GPU without it cannot start a DMA, so no CUDA or CANN work reaches it (QEMU's commit
+    1c380f94 "Honor PCI_COMMAND_MASTER": DMA stalls while the bit is clear). Its IRQ 255 (the
+    PCI Interrupt Line's "unknown / no connection", kept until the kernel assigns one when a
+    driver enables the device) and MSI/MSI-X Enable- (a driver turns them on) are said beside it.
+    A device held by vfio-pci (or another stub for a VM) is a note: its guest enables it."""
+    notes: list[ParseWarning] = []
+    for dev in devices:
+        if dev.bus_master is not False or not lspci.is_accelerator(dev.device_class, dev.name):
+            continue
+        bdf = dev.device.split(" ", 1)[0]
+        if dev.driver in lspci.VM_STUB_DRIVERS:
+            notes.append(
+                ParseWarning(
+                    line=dev.control_line or dev.line,
+                    message=f"lspci: {bdf}: bus mastering off (BusMaster-, line "
+                    f"{dev.control_line}) while held by {dev.driver} (line {dev.driver_line}) "
+                    "for a virtual machine: its guest's driver enables it, the host's copy "
+                    "says nothing of that",
+                    skipped=False,
+                )
+            )
+            continue
+        said = [f"BusMaster- (line {dev.control_line}: it cannot start a DMA)"]
+        if dev.irq == 255:
+            said.append(f"IRQ 255 (line {dev.irq_line}: no interrupt assigned)")
+        if dev.msi_enabled is False:
+            said.append(f"MSI Enable- (line {dev.msi_line})")
+        if dev.msix_enabled is False:
+            said.append(f"MSI-X Enable- (line {dev.msix_line})")
+        what = "NPU" if dev.device_class == "Processing accelerators" else "GPU"
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_not_enabled",
+                line=dev.control_line or dev.line,
+                message=dev.device,
+                library="lspci",
+                exception_type=f"{what} {bdf} ({dev.name or 'name cut'}) not enabled by a "
+                f"driver: {', '.join(said)}; "
+                + (
+                    f"its driver in use, {dev.driver} (line {dev.driver_line}), has not "
+                    "enabled it, or has let go of it (a shut-down or removed GPU)"
+                    if dev.driver
+                    else "no 'Kernel driver in use' line in the copy (no driver bound, or the "
+                    "copy ends before lspci -k prints it)"
+                ),
+            ),
         )
     return notes
 

@@ -79,6 +79,26 @@ functions carry none of it."""
 # BCM5720 Gigabit Ethernet PCIe", older pci.ids' name of the same chip) are no speed
 _ONE_GIGABIT_RE = re.compile(r"(?<![\d.-])(?<!\b\d )(?<!\b\d\d )(?<!\b\d\d\d )Gigabit\b")
 DOWNSTREAM_PORTS = ("Root Port", "Downstream Port")
+ACCELERATOR_CLASSES = ("3D controller", "Processing accelerators", "Co-processor")
+"""The classes a data-centre GPU or NPU is listed under (an H100 PCIe is a "3D controller", an
+Ascend or Gaudi a "Processing accelerators")."""
+# a VGA or Display controller is a GPU of the job only by its maker's name: a server's BMC has one
+# of its own (ASPEED, Matrox) that no job uses
+_GPU_MAKER_RE = re.compile(r"\b(?:NVIDIA|Advanced Micro Devices|AMD|ATI)\b")
+VM_STUB_DRIVERS = ("vfio-pci", "pci-stub", "pciback", "xen-pciback")
+"""Drivers that hold a device for a virtual machine rather than drive it: the guest's driver
+enables it, so its command register in the host says nothing of the guest's use."""
+
+
+def is_accelerator(device_class: str, name: str) -> bool:
+    """A GPU or NPU a job computes on, by its lspci class (and maker, for VGA and Display)."""
+    if device_class in ACCELERATOR_CLASSES:
+        return True
+    return device_class in ("VGA compatible controller", "Display controller") and bool(
+        _GPU_MAKER_RE.search(name)
+    )
+
+
 NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
 # a data NIC driver's kernel line naming the device by its bus address (dev_printk's "<driver>
 # <address>": "mlx5_core 0000:01:00.0 enp1s0np0: Link up", "ixgbe 0000:03:00.0: ...", behind
@@ -341,6 +361,28 @@ _DEVSTA_RE = re.compile(r"^\s*DevSta:\s*(?P<flags>.*?)\s*$")
 _ERROR_FLAGS = ("CorrErr", "NonFatalErr", "FatalErr", "UnsupReq")
 
 
+# the command register's bits as lspci -vv prints them (pciutils lspci.c show_verbose: "\tControl:
+# I/O%c Mem%c BusMaster%c SpecCycle%c ..."): BusMaster is PCI_COMMAND_MASTER, which Linux's
+# pci_set_master() sets ("enables bus-mastering for device dev", Linux kernel API) and
+# pci_clear_master()/pci_disable_device() clear: a device whose bit is clear cannot start a DMA
+_CONTROL_RE = re.compile(r"^\s*Control:[ \t][^\n]{0,200}?\bBusMaster(?P<on>[+-])")
+# lspci.c show_verbose: "\tInterrupt: pin %c routed to IRQ " IRQ_FORMAT, the IRQ being the
+# kernel's (sysfs) or the config space's Interrupt Line; 255 (0xff) is the PCI specification's
+# "unknown or no connection", the value a device keeps until the kernel assigns it one
+_INTERRUPT_RE = re.compile(r"^\s*Interrupt: pin (?P<pin>[A-D?]) routed to IRQ (?P<irq>\d{1,10})\b")
+# pciutils ls-caps.c cap_msi: "MSI: Enable%c Count=%d/%d Maskable%c 64bit%c"; cap_msix: "MSI-X:
+# Enable%c Count=%d Masked%c"; a driver turns either on (pci_alloc_irq_vectors)
+_MSI_RE = re.compile(r"^\s*Capabilities: \[[0-9a-fA-F]{1,4}\] MSI: Enable(?P<on>[+-])")
+_MSIX_RE = re.compile(r"^\s*Capabilities: \[[0-9a-fA-F]{1,4}\] MSI-X: Enable(?P<on>[+-])")
+# lspci -v's (not -vv's) one line of the same (lspci.c show_verbose, verbose < 2: "\tFlags: ",
+# "bus master, " where PCI_COMMAND_MASTER is set, ..., "IRQ " IRQ_FORMAT); it comes before the
+# block's capabilities, whose Power Management "Flags: PMEClk- ..." is another line
+_FLAGS_RE = re.compile(r"^\s*Flags: (?P<flags>[^\n]{0,300})")
+_FLAGS_IRQ_RE = re.compile(r"\bIRQ (?P<irq>\d{1,10})\b")
+# lspci -k (and -v): "\tKernel driver in use: %s" at the end of the block, where a driver is bound
+_DRIVER_RE = re.compile(r"^\s*Kernel driver in use:[ \t]*(?P<driver>\S{1,64})")
+
+
 @dataclass(kw_only=True)
 class PciDevice:
     line: int
@@ -351,23 +393,66 @@ class PciDevice:
     """Whether the copy holds its DevSta line."""
     link: bool
     """Whether the copy holds its LnkSta line."""
+    device_class: str = ""
+    """Its class as lspci heads the block ("3D controller"), without -nn's class code."""
+    name: str = ""
+    """Its name as lspci heads the block, without "(rev NN)"."""
+    bus_master: bool | None = None
+    """The Control line's BusMaster bit (None where the copy has no Control line)."""
+    control_line: int | None = None
+    irq: int | None = None
+    """The IRQ of its "Interrupt: pin X routed to IRQ N" line."""
+    irq_line: int | None = None
+    msi_enabled: bool | None = None
+    msi_line: int | None = None
+    msix_enabled: bool | None = None
+    msix_line: int | None = None
+    driver: str | None = None
+    """Its "Kernel driver in use" (None where the copy has no such line)."""
+    driver_line: int | None = None
 
 
 def parse_devices(text: str) -> list[PciDevice]:
     """Each device block of ``lspci -v``/``-vv`` with its status bits; ParseError when none."""
     devices: list[PciDevice] = []
+    in_caps = 0  # (the heading line of the block whose capabilities have begun)
     for no, line, _ in numbered_lines(text):
         if d := _DEVICE_RE.match(line):
+            cls, _, name = d.group("what").partition(": ")
             devices.append(
                 PciDevice(
                     line=no, device=f"{d.group('bdf')} {d.group('what')}", errors=[],
                     devsta=False, link=False,
+                    device_class=re.sub(r" \[[0-9a-fA-F]{4}\]$", "", cls),
+                    name=_REVISION_RE.sub("", name).strip(),
                 )
             )  # fmt: skip
             continue
         if not devices:
             continue
-        if s := _DEVSTA_RE.match(line):
+        dev = devices[-1]
+        if line.lstrip().startswith("Capabilities:"):
+            in_caps = dev.line
+        if (c := _CONTROL_RE.match(line)) and dev.control_line is None:
+            dev.bus_master, dev.control_line = c["on"] == "+", no
+        elif (
+            in_caps != dev.line
+            and dev.control_line is None
+            and (f := _FLAGS_RE.match(line))
+            and "PMEClk" not in f["flags"]
+        ):
+            dev.bus_master, dev.control_line = "bus master" in f["flags"], no
+            if irq := _FLAGS_IRQ_RE.search(f["flags"]):
+                dev.irq, dev.irq_line = int(irq["irq"]), no
+        elif (i := _INTERRUPT_RE.match(line)) and dev.irq_line is None:
+            dev.irq, dev.irq_line = int(i["irq"]), no
+        elif m := _MSI_RE.match(line):
+            dev.msi_enabled, dev.msi_line = m["on"] == "+", no
+        elif m := _MSIX_RE.match(line):
+            dev.msix_enabled, dev.msix_line = m["on"] == "+", no
+        elif k := _DRIVER_RE.match(line):
+            dev.driver, dev.driver_line = k["driver"], no
+        elif s := _DEVSTA_RE.match(line):
             devices[-1].devsta = True
             devices[-1].errors = [
                 f for f in _ERROR_FLAGS if re.search(rf"\b{f}\+", s.group("flags"))
