@@ -716,6 +716,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|A daemon \(pid \d+\) died unexpectedly |mpirun(?:\.real)? noticed that process rank \d+ with PID "
         r"|endpoint not found in cache for a regist|\bAllocate failed due to "
         r"|Test CUDA failure \S+:\d+ '"
+        # RCCL's report of a failed HIP call (logs._RCCL_HIP_FAILURE_RE)
+        r"|\[FATAL ERROR\]: HIP failure: '"
         r"|has failed to shutdown the rendezvous '[^']*' due to an error of type "
         r"|Worker \S+ pid \d+ died, exit code: -?\d+"
         r"|watchdog thread terminated with exception:|sigkill_handler\][^\n]*(?:\n[^\n]*){0,3}? exits with return code"

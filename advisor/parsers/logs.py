@@ -8628,6 +8628,31 @@ _NCCL_WARN_BARE_RE = re.compile(
     r"|^\s*WARN (?P<text2>(?:src|include)/\S+:\d+ .+)$"
 )
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)'")
+# the source place NCCL's WARN prefix names (src/debug.cc: "%s:%d:%d [%d] %s:%d NCCL WARN ",
+# __FILE__ and __LINE__ of the WARN): where a CUDA call failed ("transport/p2p.cc:275")
+_WARN_PLACE_RE = re.compile(
+    r"\] (?P<place>[\w./-]{1,200}\.(?:cc|cu|cpp|h|c):\d{1,6}) (?:\(\w{1,80}\) )?NCCL WARN "
+)
+# NCCL's transports, one source file each under src/transport/, and the name each gives itself
+# (struct ncclTransport p2pTransport = { "P2P", ... }, shmTransport "SHM", netTransport "NET",
+# collNetTransport "COL", nvlsTransport "NVLS")
+NCCL_TRANSPORT_FILES = {
+    "p2p.cc": "P2P",
+    "shm.cc": "SHM",
+    "net.cc": "NET",
+    "coll_net.cc": "CollNet",
+    "nvls.cc": "NVLS",
+}
+
+
+def _nccl_place_said(place: str) -> str:
+    """A WARN's source place, with the NCCL transport it is in where its file is one's."""
+    path = place.rsplit(":", 1)[0]
+    if "transport/" in path and (name := NCCL_TRANSPORT_FILES.get(path.rsplit("/", 1)[-1])):
+        return f"{place} (NCCL's {name} transport)"
+    return place
+
+
 # NCCL prints a socket address as "host<port>" ("remote peer node02<35187>", "send to
 # 10.44.137.149<52905>"); an IPv6 link-local one with its interface's zone
 # ("fe80::966d:ae03:a2:8cf0%ib1<17943>": the address, reached through ib1)
@@ -9000,6 +9025,8 @@ def _nccl_warnings(
             ev.message = f"{text} (its device field, [{garbled}], is no device number)"[:300]
         if cuda := _CUDA_FAILURE_RE.search(text):
             ev.code, ev.code_name = cuda.group("code"), cuda.group("what")
+            if place := _WARN_PLACE_RE.search(line):
+                ev.call = _nccl_place_said(place.group("place"))
         if peer := _REMOTE_PEER_RE.search(text):
             ev.remote_ip, ev.port = peer.group("peer"), int(peer.group("port"))
         if pr := _PEER_RANK_RE.search(text):
@@ -19786,11 +19813,28 @@ _DEEPEP_TIMEOUT_RE = re.compile(
 )
 
 
+# RCCL's handler of a failed HIP call (src/include/debug.h rcclCudaErrorHandler: ERROR("HIP
+# failure: '%s'", hipGetErrorString(err)), then "return ncclUnhandledCudaError"), printed at its
+# ERROR level as "[FATAL ERROR]: HIP failure: 'invalid device pointer'", NCCL's "host:pid:tid
+# [dev] " prefix before it where the logger adds one: the RCCL call fails, its rank stops
+_RCCL_HIP_FAILURE_RE = re.compile(
+    r"(?:(?<![\w.-])(?P<host>[\w.-]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] )?"
+    r"\[FATAL ERROR\]: HIP failure: '(?P<what>[^'\n]{1,300})'"
+)
+RCCL_HIP_FAILURE = "[FATAL ERROR]: HIP failure: '"
+"""The words of RCCL's report of a failed HIP call (``_RCCL_HIP_FAILURE_RE``)."""
+TESTCHECK_LINES = 8
+"""How far below nccl-tests' CUDACHECK line its process's TESTCHECK line (" .. HOST pid PID:
+Test failure FILE:LINE") may stand, other processes' lines printed between."""
+
+
 def _cuda_failure(line: str) -> tuple[int, str | None, str | None, str] | None:
     """Where in ``line`` a failed CUDA (or HIP) call's report starts, the host, the call's place
     and the error text; None when the line holds none."""
     if "Test CUDA failure" in line and (m := _CUDA_TEST_RE.search(line)):
         return m.start(), m.group("host") or None, m.group("where"), m.group("what")
+    if RCCL_HIP_FAILURE in line and (m := _RCCL_HIP_FAILURE_RE.search(line)):
+        return m.start(), m.group("host") or None, None, m.group("what")
     if "Failed: " in line and (m := _CUDA_FAILED_RE.search(line)):
         return m.start(), None, m.group("where") or m.group("src"), m.group("what")
     if "hipError" in line and (m := _HIP_ERROR_RE.search(line)):
@@ -19967,14 +20011,19 @@ RAISED_FROM_LINES = 12
 
 def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One event per host and CUDA error text (each process of a run may print it)."""
-    seen: dict[tuple[str | None, str], tuple[LogEvent, int]] = {}
+    seen: dict[tuple[str | None, str, int | None], tuple[LogEvent, int]] = {}
+    # the TESTCHECK lines already paired with a CUDACHECK line above them (their indexes)
+    paired: set[int] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if (found := _cuda_failure(line)) is None:
             continue
         start, host, where, what = found
-        if (host, what) in seen:
-            ev, times = seen[(host, what)]
-            seen[(host, what)] = (ev, times + 1)
+        pid = _testcheck_pid(lines, index, host, paired) if "Test CUDA failure" in line else None
+        if pid is None and (rccl := _RCCL_HIP_FAILURE_RE.search(line)) and rccl.group("pid"):
+            pid = int(rccl.group("pid"))
+        if (host, what, pid) in seen:
+            ev, times = seen[(host, what, pid)]
+            seen[(host, what, pid)] = (ev, times + 1)
             continue
         said = what
         if where is None and "what()" in line:
@@ -19995,13 +20044,47 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
             rank=tagged,
             call=where,
             exception_type=said,
+            pid=pid,
         )
-        seen[(host, what)] = (ev, 1)
+        if RCCL_HIP_FAILURE in line:
+            ev.library = "RCCL"
+            if (rccl := _RCCL_HIP_FAILURE_RE.search(line)) and rccl.group("dev"):
+                ev.device = int(rccl.group("dev"))
+        seen[(host, what, pid)] = (ev, 1)
         report.events.append(ev)
     for ev, times in seen.values():
         if times > 1 and ev.host is None and ev.rank is None:
             # (processes of one log that each printed it: the log names none of them)
             ev.exception_type = f"{ev.exception_type}; {times} processes reported it"
+
+
+def _testcheck_pid(
+    lines: list[tuple[int, str, int | None]], index: int, host: str | None, paired: set[int]
+) -> int | None:
+    """The process of nccl-tests' CUDACHECK line at ``index``: the first TESTCHECK line of the
+    same host below it not yet paired (src/common.h: CUDACHECK prints "HOST: Test CUDA failure
+    ..." with no pid and returns testCudaError; each TESTCHECK up the same process's stack then
+    prints " .. HOST pid PID: Test failure FILE:LINE"); None where none stands near. Each
+    process fails once, so its pid pairs with one CUDACHECK line: four processes' alike lines
+    are four failures, not one repeated."""
+    if host is None:
+        return None
+    taken: set[str] = set()
+    for at in range(index + 1, min(index + 1 + TESTCHECK_LINES, len(lines))):
+        if " pid " not in lines[at][1] or not (tf := _TEST_FAILURE_PID_RE.match(lines[at][1])):
+            continue
+        if tf.group("host") != host or tf.group("pid") in taken:
+            continue
+        if at in paired:
+            # (a process paired already: its further TESTCHECK lines up the stack are its own)
+            taken.add(tf.group("pid"))
+            continue
+        for later in range(at, min(index + 1 + TESTCHECK_LINES, len(lines))):
+            same = _TEST_FAILURE_PID_RE.match(lines[later][1])
+            if same and same.group("host") == host and same.group("pid") == tf.group("pid"):
+                paired.add(later)
+        return int(tf.group("pid"))
+    return None
 
 
 _STAMP_TAIL_RE = re.compile(r"^\d{3}\s+(\D.*)$")
