@@ -541,6 +541,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [event(kind="pg_timeout_warning", timeout_ms=300000,
                                   exception_type="watchdog 300 s, HCCL execution 1800 s (3 process(es) warned)")]},
      {"evidence.failures": [event(kind="npu_dcmi_error", code="-8020")]}, {}),
+    # HCCL_EXEC_TIMEOUT read as 0: HCCL never times out (torch_npu's "set to 0(never timeout)")
+    ("evidence-pg-timeout-not-above-hccl-exec", "hccl",
+     {"evidence.failures": [event(kind="pg_timeout_warning", timeout_ms=1800000,
+                                  exception_type="watchdog 1800 s, HCCL execution time-out never "
+                                  "(HCCL_EXEC_TIMEOUT 0 or unset as torch_npu reads it) "
+                                  "(1 process(es) warned: rank(s) 7)")]},
+     {"evidence.failures": [event(kind="npu_dcmi_error", code="-8020")]}, {}),
     ("evidence-loss-diverged", "nccl",
      {"evidence.failures": [event(kind="loss_diverged",
                                   exception_type="the loss turned NaN at iteration 300 of 5000")]},

@@ -632,9 +632,13 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\] The server socket on \[[^\]\n]+\]:\d+ has timed out, will retry"
         # torch_npu's warning that its watchdog ends a hang before HCCL reports it
         r"|HCCL execution timeout \d+ms is bigger than watchdog timeout \d+ms"
+        r"|HCCL execution timeout was set to (?:0\()?never timeout\)?, so it is bigger than "
+        r"watchdog timeout \d+ms"
         r"|is less than or equal to HCCL execution timeout \d+ms"
         r"|waitForInput: socket SocketImpl\(.*\) timed out after \d+\s*ms"
         r"|(?:CUDA|NPU|HIP) out of memory\. Tried to allocate "
+        # torch_npu's operator workspace allocator (logs._OOM_RE)
+        r"|NPU out of memory\. NPUWorkspaceAllocator tried to allocate "
         r"|Malloc device memory failed, free memory size is less than half of total memory size"
         r"|DEVICE\[\d+\] PID\[\d+\]:\s*\n(?:.*\n){0,3}.*Message info\[\d+\]:"
         # torch elastic's agent record that Rich's log layout wrapped, its source column after

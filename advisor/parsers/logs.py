@@ -98,7 +98,9 @@ Recognised events (``LogEvent.kind``):
   claimed: this rank's end (``ip``) timed out waiting for the peer (``remote_rank``,
   ``remote_ip``). An EI0006 that follows the table takes its first row. A ``wait socket establish
   timeout, role[..] rank[N] timeout[S]`` line with no table and no code after it (a cut plog) is
-  one too, with no peer; so is HCCL's socket layer giving up on a connected peer
+  one too, with no peer (an older exchanger's ``client : device[N] rank[N] get socket timeout``
+  in the plog of a process whose init line names another rank: that rank, device and server
+  waited, the line's rank its ``remote_rank``); so is HCCL's socket layer giving up on a connected peer
   (``[Recv][RaSocket]errNo[..] Wait timeout for sockets recv``, ``exception_type`` says which
   way and how many bytes came);
 - ``hccl_bind_failure``: HCCL could not listen on a device address and port (``listen on ip[..]
@@ -3948,6 +3950,14 @@ def _unclaimed_hccl(
     coded = [e for e in report.events if e.kind == "hccl_error"]
     coded_timeouts_ms = {e.timeout_ms for e in coded}  # a code's block read that wait already
     by_no = {no: line for no, line, _ in lines}
+    # each process's own place from its "hcom init by file success, ..., rankNum[8], rank[1],
+    # server[51.38.68.155], device[1]" line (one per pid; a pid with two is left unread)
+    inits: dict[int, re.Match[str] | None] = {}
+    for _, line, _ in lines:
+        if "hcom init by file" in line and (im := _HCOM_INIT_RE.search(line)):
+            if pm := _PLOG_PID_RE.match(line):
+                pid = int(pm.group(1))
+                inits[pid] = im if pid not in inits else None
     for tagged, (no, named, seconds) in establish.items():
         timeout_ms = seconds * 1000 if seconds is not None else None
         if tagged in rows_seen or (coded if seconds is None else timeout_ms in coded_timeouts_ms):
@@ -3986,6 +3996,7 @@ def _unclaimed_hccl(
             exception_type=what,
             library="HCCL",
         )
+        _exchanger_waiter(ev, by_no[no], inits)
         # the plog's error number ("errNo[0x00000000500000b]", an older plog's, a digit short)
         if (numbered := _ERRNO_RE.search(message)) and (
             result := hccl_errno_result(numbered.group("hex"))
@@ -4009,6 +4020,34 @@ def _unclaimed_hccl(
                 exception_type=f"socket type {bm.group('type')}" if bm.group("type") else None,
             )
         )
+
+
+def _exchanger_waiter(ev: LogEvent, line: str, inits: dict[int, re.Match[str] | None]) -> None:
+    """The older exchanger's wait line ("client : device[2] rank[2] get socket timeout, total[4]
+    remain[2]") in the plog of a process whose own init line names another rank: that process
+    (its rank, device and server from the init line) waited, and the line's rank is the peer
+    named. HCCL's own sample of the line (a MindSpore FAQ's plog: "client : device[1] rank[1]
+    get socket timeout", then "[ExchangerNetwork][Init]rank[1] device[1] wait all socket
+    establish 120 second failed" and the status table of "device[1] userrank[1]", its own row NA)
+    names the waiting rank itself, so where the two agree nothing changes; where they differ
+    (MindCluster's plog-11044: rank 1's init, "device[2] rank[2]" on the wait) the pid's init
+    line is the process's own word about itself."""
+    xm = _EXCHANGER_RE.search(line)
+    pm = _PLOG_PID_RE.match(line)
+    if xm is None or pm is None or (init := inits.get(int(pm.group(1)))) is None:
+        return
+    own_rank, named_rank = int(init.group("rank")), int(xm.group("rank"))
+    if own_rank == named_rank:
+        return
+    ev.rank, ev.remote_rank = own_rank, named_rank
+    ev.rank_size = int(init.group("size"))
+    ev.device = int(init.group("dev")) if init.group("dev") else None
+    ev.ip = init.group("server") or None
+    ev.exception_type = (
+        f"{ev.exception_type}; the wait line names device {xm.group('dev')} rank {named_rank}"
+        + (f", this process is device {ev.device}" if ev.device is not None else "")
+        + " by its init line"
+    )
 
 
 # HCCL's socket layer gave up waiting on a connected peer (a CANN 9 plog, orion_adapter_hccp.cc):
@@ -11453,11 +11492,19 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
 # NPUCachingAllocator prints the same with NPU): older "CUDA out of memory. Tried to allocate 20.00
 # MiB (GPU 0; 15.78 GiB total capacity; ...; 3.44 MiB free; ...)", newer "... Tried to allocate
 # 1.95 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.14 GiB is free." (some
-# releases printed "total capacty", as many pasted logs show)
+# releases printed "total capacty", as many pasted logs show). torch_npu's operator workspace
+# allocator has its own form (Ascend/pytorch torch_npu/csrc/core/npu/NPUWorkspaceAllocator.cpp,
+# malloc: TORCH_CHECK(false, "NPU out of memory. NPUWorkspaceAllocator tried to allocate ",
+# format_size(size), "(NPU ", device, "; ", device_total, " total capacity; ", device_free, "
+# free)") after emptying both caches and trying again; total and free from aclrtGetMemInfo):
+# "... tried to allocate 216.00 MiB(NPU 0; 61.27 GiB total capacity; 151.18 MiB free)"
 _OOM_RE = re.compile(
-    r"(?P<lib>CUDA|NPU|HIP) out of memory\. Tried to allocate (?P<size>(?:more than )?[\d.]+ ?[KMGTPE]?i?B)"
-    r"(?: \((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
+    r"(?P<lib>CUDA|NPU|HIP) out of memory\. (?P<who>NPUWorkspaceAllocator t|T)ried to allocate"
+    r" (?P<size>(?:more than )?[\d.]+ ?[KMGTPE]?i?B)"
+    r"(?: ?\((?:GPU|NPU) (?P<dev>\d+);|\. ?GPU (?P<dev2>\d+) has a total capac(?:i)?ty)?"
 )
+# the workspace form's device total ("(NPU 0; 61.27 GiB total capacity; 151.18 MiB free)")
+_OOM_WORKSPACE_TOTAL_RE = re.compile(r" ?(?P<total>[\d.]{1,12} ?[KMGT]?i?B) total capacity;")
 _OOM_FREE_RE = re.compile(r"(?:; |of which )(?P<free>[\d.]+ ?[KMGT]?i?B)(?: is)? free")
 # the older message's figures (PyTorch c10/cuda/CUDACachingAllocator.cpp before 2.1: "(GPU N;
 # T total capacity; A already allocated; F free; R reserved in total by PyTorch)"; torch_npu's
@@ -11773,6 +11820,10 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             continue
         seen.add(key)
         what = f"tried to allocate {m.group('size')}"
+        workspace = m.group("who") != "T"
+        if workspace:
+            # (the operator workspace, not the caching allocator: torch_npu's message names it)
+            what = f"torch_npu's NPUWorkspaceAllocator {what}"
         if re.search(r"[PE]i?B$", m.group("size")):
             # (torch's allocators refuse any size of 1 EiB or more before asking the device,
             # TORCH_CHECK_WITH(OutOfMemoryError, size < one_exa_bytes, "... Tried to allocate
@@ -11787,6 +11838,9 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             what += f", {free.group('free')} free"
         if (fig := _OOM_FIGURES_RE.search(line, m.end())) and free:
             what += _oom_held_outside(fig, free.group("free"))
+        elif workspace and (total := _OOM_WORKSPACE_TOTAL_RE.match(line, m.end())):
+            # (this form prints the device's total and free only, no per-process figures)
+            what += f"; {total.group('total')} total"
         held = list(_OOM_PROCESS_RE.finditer(line, m.end()))
         # (only where NVML also listed this process: in a container the pid listed alone is
         # this one, seen from the host's pid namespace)
@@ -26335,25 +26389,42 @@ _DCMI_LOG_ERRNO_RE = re.compile(r"\berrno is (?P<errno>\d{1,4})\b")
 # HCCL's own execution time-out reports it: "The watchdog timeout 90000ms(which is set by
 # init_process_group) is less than or equal to HCCL execution timeout 1836000ms! The plog may
 # not be recorded." and a later release's "The HCCL execution timeout 1800000ms is bigger than
-# watchdog timeout 300000ms which is set by init_process_group! ..."
+# watchdog timeout 300000ms which is set by init_process_group! ...". With HCCL_EXEC_TIMEOUT=0
+# HCCL never times out by itself (Ascend/pytorch ProcessGroupHCCL.cpp: "else if
+# (hccl_exec_timeout == 0) TORCH_NPU_WARN("The HCCL execution timeout was set to 0(never
+# timeout), so it is bigger than watchdog timeout ", ..., "ms which is set by init_process_group!
+# The plog may not be recorded. You can disable watchdog by 'export
+# HCCL_ASYNC_ERROR_HANDLING=0'.")"; vLLM-Ascend issue #1127's release prints "was set to never
+# timeout"): the watchdog is then the only thing that ends a hung collective, before any plog.
 _PG_TIMEOUT_WARNING_RE = re.compile(
     r"The watchdog timeout (?P<wd>\d+)ms\s*\(which is set by init_process_group\) is less than "
     r"or equal to HCCL execution timeout (?P<ex>\d+)ms"
     r"|The HCCL execution timeout (?P<ex2>\d+)ms is bigger than watchdog timeout (?P<wd2>\d+)ms"
+    r"|The HCCL execution timeout was set to (?P<never>(?:0\()?never timeout\)?), so it is bigger "
+    r"than watchdog timeout (?P<wd3>\d+)ms"
 )
+PG_EXEC_NEVER_MS = 0
+"""HCCL_EXEC_TIMEOUT's value, in ms, that makes HCCL wait without end (its "never timeout")."""
 
 
 def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``pg_timeout_warning`` per pair of time-outs, counting the processes that warned."""
     seen: dict[tuple[int, int], LogEvent] = {}
     counts: dict[tuple[int, int], int] = {}
+    ranks: dict[tuple[int, int], set[int]] = {}
     for no, line, tagged in lines:
         if "execution timeout" not in line or not (m := _PG_TIMEOUT_WARNING_RE.search(line)):
             continue
-        watchdog_ms = int(m.group("wd") or m.group("wd2"))
-        exec_ms = int(m.group("ex") or m.group("ex2"))
+        watchdog_ms = int(m.group("wd") or m.group("wd2") or m.group("wd3"))
+        exec_ms = PG_EXEC_NEVER_MS if m.group("never") else int(m.group("ex") or m.group("ex2"))
         key = (watchdog_ms, exec_ms)
         counts[key] = counts.get(key, 0) + 1
+        if tagged is None and (rt := _RANK_TAG_RE.search(line, 0, m.start())):
+            # (torch's "[rank7]:" after a prefix of its own, Ray's "(NPURayWorkerWrapper
+            # pid=44419) [rank7]:[W609 ...]", is still this warning's rank)
+            tagged = int(rt.group(1))
+        if tagged is not None:
+            ranks.setdefault(key, set()).add(tagged)
         if key not in seen:
             seen[key] = LogEvent(
                 kind="pg_timeout_warning",
@@ -26365,9 +26436,19 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
             )
             report.events.append(seen[key])
     for (watchdog_ms, exec_ms), ev in seen.items():
+        hccl_said = (
+            # (torch_npu's OptionsManager::GetHCCLExecTimeout gives 0 for an unset variable
+            # too: "When no env, the default value is 0", ProcessGroupHCCL.cpp)
+            "HCCL execution time-out never (HCCL_EXEC_TIMEOUT 0 or unset as torch_npu reads it)"
+            if exec_ms == PG_EXEC_NEVER_MS
+            else f"HCCL execution {exec_ms // 1000} s"
+        )
+        named = sorted(ranks.get((watchdog_ms, exec_ms), set()))
         ev.exception_type = (
-            f"watchdog {watchdog_ms // 1000} s, HCCL execution {exec_ms // 1000} s "
-            f"({counts[(watchdog_ms, exec_ms)]} process(es) warned)"
+            f"watchdog {watchdog_ms // 1000} s, {hccl_said} "
+            f"({counts[(watchdog_ms, exec_ms)]} process(es) warned"
+            + (f": rank(s) {', '.join(map(str, named))}" if named else "")
+            + ")"
         )
 
 
