@@ -83,6 +83,9 @@ Recognised events (``LogEvent.kind``):
   found it closed by another node's agent, which ended, failed or left, not a job that never ran;
 - ``elastic_master_loopback``: torch elastic's rendezvous result gives a loopback master
   (``master_addr=localhost``) to a job of two or more agents (a notice: agents of one host work);
+- ``deepspeed_master_bridge``: DeepSpeed's runner took an address of Docker's default bridge
+  (172.17.0.0/16) for the master of a job of several nodes (``Using IP address of 172.17.0.1 for
+  node N``): the other nodes' ranks would connect to their own bridge (a warning);
 - ``elastic_prior_restarts``: torch elastic's rendezvous result says ``restart_count=N`` (N > 0)
   in a log that shows none of those restarts: the worker group had failed and been restarted N
   times before this start (a notice: this start itself is no fault);
@@ -2152,6 +2155,8 @@ def _parse_events(text: str) -> LogReport:
     _elastic(lines, report)
     if "master_addr=" in text:
         _elastic_master_loopback(lines, report)
+    if "Using IP address of " in text:
+        _deepspeed_master_bridge(lines, report)
     if "restart_count=" in text:
         _elastic_prior_restarts(lines, report)
     _gpu_hw_exceptions(lines, report)
@@ -7021,6 +7026,75 @@ def _elastic_master_loopback(lines: list[tuple[int, str, int | None]], report: L
     )
 
 
+# DeepSpeed's multi-node runner without --master_addr (deepspeed/launcher/runner.py main: it runs
+# "ssh <first host> hostname -I", takes the FIRST word as args.master_addr and logs "Using IP
+# address of {args.master_addr} for node {first_host}"), then multinode_runner.py get_cmd's
+# "Running on the following workers: host1,host2". `hostname -I` lists every address of the host,
+# a Docker bridge's among them, in no order the runner checks.
+_DS_MASTER_ADDR_RE = re.compile(
+    r"Using IP address of (?P<addr>[\w.:-]{1,100}) for node (?P<node>[\w.:@-]{1,255})"
+)
+_DS_WORKERS_RE = re.compile(r"Running on the following workers: (?P<workers>[\w.,:@-]{1,4000})")
+# Docker's default bridge, docker0, takes 172.17.0.0/16 (the first of default-address-pools;
+# its own address 172.17.0.1) on every host Docker runs on (Mirantis Container Runtime docs,
+# "docker0": "The default IP range, or subnet, for docker0 is 172.17.0.0/16"): an address each
+# host holds for itself, never one host's address to the others.
+DOCKER_DEFAULT_BRIDGE = ipaddress.ip_network("172.17.0.0/16")
+
+
+def _deepspeed_master_bridge(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``deepspeed_master_bridge`` notice where DeepSpeed's runner took an address of
+    Docker's default bridge for the master of a job of several nodes: the workers on the other
+    nodes connect to MASTER_ADDR for their process group's store, and there it is their own
+    bridge. A workers line of one node (the runner forced multi-node on one host) is no fault."""
+    found = next(
+        ((no, m) for no, t, _ in lines if (m := _DS_MASTER_ADDR_RE.search(t))),
+        None,
+    )
+    if found is None:
+        return
+    no, m = found
+    addr, node = m.group("addr"), m.group("node")
+    try:
+        bridged = ipaddress.ip_address(addr) in DOCKER_DEFAULT_BRIDGE
+    except ValueError:
+        return  # (a name, not an address: nothing to judge)
+    if not bridged:
+        return
+    workers_at = next(((w_no, w) for w_no, t, _ in lines if (w := _DS_WORKERS_RE.search(t))), None)
+    workers = [w for w in workers_at[1].group("workers").split(",") if w] if workers_at else []
+    if workers_at is not None and len(workers) < 2:
+        return
+    said = (
+        f"DeepSpeed's runner took {addr}, the first address `hostname -I` gave on node {node}, "
+        f"as the master address (MASTER_ADDR): {addr} is in Docker's default bridge "
+        f"{DOCKER_DEFAULT_BRIDGE} (docker0), an address every host running Docker holds for "
+        "itself"
+    )
+    if workers_at is not None:
+        said += (
+            f"; the job runs on {len(workers)} nodes ({', '.join(workers)}, line {workers_at[0]}),"
+            f" so the ranks on the nodes other than {node} connect to their own bridge"
+        )
+    else:
+        said += (
+            "; the runner takes it only for a job of several nodes, whose other nodes' ranks "
+            "would connect to their own bridge"
+        )
+    report.events.append(
+        LogEvent(
+            kind="deepspeed_master_bridge",
+            line=no,
+            message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
+            ip=addr,
+            host=node,
+            rank_size=len(workers) or None,
+            library="DeepSpeed",
+            exception_type=said,
+        )
+    )
+
+
 def _launch_configs(lines: list[tuple[int, str, int | None]]) -> dict[str, str]:
     """torchrun's launch configs under their heading, or, where a copy cut the heading off, the
     block from its first config line (two keys at least: one "key : value" line is any tool's)."""
@@ -8871,6 +8945,7 @@ NOTICE_KINDS = frozenset(
         "pg_timeout_warning",
         "gloo_loopback",
         "elastic_master_loopback",
+        "deepspeed_master_bridge",
         "elastic_prior_restarts",
         "pg_debug_dump",
         "pg_dump_unfinished",
@@ -13391,6 +13466,10 @@ _HOROVOD_OPS = "Allreduce|Allgather|Broadcast|Alltoall|Reducescatter|Join|Barrie
 _HOROVOD_OP_RE = re.compile(rf"(?:Horovod|^(?=(?:{_HOROVOD_OPS})\.))({_HOROVOD_OPS})", re.I)
 _HOROVOD_MISSING_RANKS = "[missing ranks:"
 _HOROVOD_READY_RANKS = "[ready ranks:"
+_HOROVOD_STALLED_OPEN_RE = re.compile(r"^\s*\d+!?: \[")
+HOROVOD_STALL_WRAP_LINES = 6
+"""How many lines a rank's list broken by a copy may run on to (Horovod names six tensors a rank
+at most, so six lines of one name each)."""
 HOROVOD_STALL_LINES = 4
 """How far below the stall inspector's warning its "Stalled ranks:" heading may stand (its own next
 line, a blank or a launcher's line between)."""
@@ -13491,7 +13570,32 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
     ready: list[int] = []  # the oldest inspector's ranks that had submitted
     shut = "Will shutdown" in line
     if heading is not None:
-        for _, t, rank_tag in lines[heading + 1 :]:
+        entry = heading + 1
+        while entry < len(lines):
+            _, t, rank_tag = lines[entry]
+            entry += 1
+            # (a rank's list broken over lines, "0: [name, " then the names after it on the
+            # next: Horovod prints each rank's list on one line (stall_inspector.cc builds
+            # "rank: [" + names + "]" into one message), so a break in it is the copy's, a page
+            # or a terminal that wrapped it; its rest is joined up to its "]". The line reader
+            # takes a leading "0: " for a rank tag, so the entry may start at its "[")
+            opened = _HOROVOD_STALLED_OPEN_RE.match(t) or (
+                rank_tag is not None and t.lstrip().startswith("[")
+            )
+            if opened and "]" not in t:
+                for more in range(entry, min(entry + HOROVOD_STALL_WRAP_LINES, len(lines))):
+                    rest = lines[more][1]
+                    # (the next rank's entry, or a blank: the list was cut, not wrapped)
+                    if (
+                        not rest.strip()
+                        or _HOROVOD_STALLED_OPEN_RE.match(rest)
+                        or rest.lstrip().startswith("[")
+                    ):
+                        break
+                    t = f"{t.rstrip()} {rest.strip()}"
+                    if "]" in rest:
+                        entry = more + 1
+                        break
             if not (r := _HOROVOD_STALLED_RANK_RE.match(t)):
                 shut = shut or "Will shutdown" in t
                 break
@@ -28552,6 +28656,66 @@ def _nvshmem_errors(lines: list[tuple[int, str, int | None]], report: LogReport)
     report.events.append(first)
 
 
+def _rank_spans(ranks: list[int]) -> str:
+    """Ranks as runs: [10, 11, 12, 15] → "10-12, 15"."""
+    spans: list[list[int]] = []
+    for rank in sorted(set(ranks)):
+        if spans and rank == spans[-1][1] + 1:
+            spans[-1][1] = rank
+        else:
+            spans.append([rank, rank])
+    return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)
+
+
+def _cut_root_from_others(entries: list[LogEvent]) -> None:
+    """A root-cause entry cut before its rank, host and exit code, with other entries read: what
+    they say, put on it. torch's ChildFailedError is raised by one node's agent for that node's
+    workers and formats every entry with the formatting process's own host
+    (torch/distributed/elastic/multiprocessing/errors/__init__.py, _format_failure:
+    ``hostname=socket.getfqdn()``), so the cut entry's host is the one the others name; its
+    root cause is the entry of the earliest time stamp (get_first_failure: ``min(...,
+    key=timestamp)``), to the second, so others stamped in the same second failed with it."""
+    roots = [
+        e
+        for e in entries
+        if e.root_cause and e.rank is None and e.host is None and e.exit_code is None
+    ]
+    others = [e for e in entries if not e.root_cause and e.exit_code is not None]
+    if len(roots) != 1 or not others:
+        return
+    (root,) = roots
+    hosts = {e.host for e in others if e.host}
+    if len(hosts) == 1 and all(e.host for e in others):
+        root.host = hosts.pop()
+    by_code: dict[int, list[LogEvent]] = {}
+    for e in others:
+        by_code.setdefault(e.exit_code or 0, []).append(e)
+    said = []
+    for code, group in by_code.items():
+        ranks = [e.rank for e in group if e.rank is not None]
+        local = [e.local_rank for e in group if e.local_rank is not None]
+        # (a negative exit code is the signal that ended the process, as torch's entry says:
+        # "Signal 9 (SIGKILL) received by PID ...")
+        name = (
+            f" (signal {-code}, {signal.Signals(-code).name})"
+            if code < 0 and (-code in signal.valid_signals())
+            else ""
+        )
+        said.append(
+            (f"rank(s) {_rank_spans(ranks)}" if ranks else f"{len(group)} worker(s)")
+            + (f" (local rank(s) {_rank_spans(local)})" if local else "")
+            + f" exited with {code}{name}"
+        )
+    same_second = root.time_s is not None and all(e.time_s == root.time_s for e in others)
+    root.message = (
+        f"the summary's other {len(others)} failure(s) "
+        f"(lines {min(e.line for e in others)}-{max(e.line for e in others)})"
+        + (", stamped in the same second as its own" if same_second else "")
+        + ": "
+        + "; ".join(said)
+    )[:400]
+
+
 def _summary_entry_starts(lines: list[tuple[int, str, int | None]], index: int) -> bool:
     """An elastic summary entry's "[N]:" line or one of its "key : value" fields, followed by
     another field: not a heading, but the summary is there."""
@@ -28811,6 +28975,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                 "the first observed failure is not named",
             )
         )
+    _cut_root_from_others(list(seen.values()))
     pids = {pid for _, _, pid in seen}
     # each rank's own exception line in its tagged traceback ("[rank12]: torch.AcceleratorError:
     # CUDA error: invalid device ordinal"): the first each rank printed
