@@ -393,7 +393,7 @@ def npu_port(**values: Any) -> dict[str, Any]:
         "die_port link_history gateway fec_uncorrected_frames pre_fec_error_bits su_ber_lanes "
         "su_ber_alarms link_down_records link_down_snapshots link_down_snr_zero fec_mode "
         "serdes_lanes bandwidth_tx_mb_s bandwidth_rx_mb_s link_down_since link_down_line "
-        "stat_error_lines stat_checked_lines"
+        "link_line optical_line stat_error_lines stat_checked_lines"
     )
     base = dict(
         source="hccn.txt",
@@ -419,6 +419,8 @@ def npu_port(**values: Any) -> dict[str, Any]:
         bandwidth_rx_mb_s=None,
         link_down_since=None,
         link_down_line=None,
+        link_line=None,
+        optical_line=None,
         stat_error_lines=[],
         stat_checked_lines=[],
     )

@@ -4268,6 +4268,37 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )
                 if part
             )
+        ecc_enable = next(
+            (
+                (key, values[0])
+                for key, values in answer.fields.items()
+                if key.endswith("ECC-Enable Status") and values
+            ),
+            None,
+        )
+        if health is None and ecc_enable:
+            # -t ecc-enable (Ascend 950's npu-smi reference, "Querying the ECC Enabling Status of
+            # a Device": "HBM ECC-Enable Status", the ECC enabling status of on-chip memory, "The
+            # value can be False or True. The default value is True."): True is said; False, the
+            # memory's ECC switched off against its default, is the chip's warning (its memory's
+            # bit errors are then not corrected); another value is said, unjudged
+            key, value = ecc_enable
+            npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            if value.lower() != "false":
+                notes.append(
+                    ParseWarning(
+                        line=answer.lines.get(key, answer.line),
+                        message=f"npu-smi info -t ecc-enable{npu}: {key} {value}"
+                        + (
+                            " (the on-chip memory's ECC on, its default)"
+                            if value.lower() == "true"
+                            else " (npu-smi's reference names True or False only): not judged"
+                        ),
+                        skipped=False,
+                    )
+                )
+                continue
+            health = f"{key} {value}: the ECC of its on-chip memory (HBM) is off, against its default True"
         hbm_rate = (answer.fields.get("HBM Usage Rate(%)") or [""])[0]
         core_rate = (answer.fields.get("Aicore Usage Rate(%)") or [""])[0]
         use_read = (
@@ -4356,7 +4387,13 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "error_info": answer.fields.get("Error Information", []),
                 "query": answer.type
                 or link_query
-                or ("hccs" if "hccs health status" in answer.fields else "health"),
+                or (
+                    "hccs"
+                    if "hccs health status" in answer.fields
+                    else "ecc-enable"
+                    if ecc_enable
+                    else "health"
+                ),
             }
         )
     if listed:

@@ -792,6 +792,12 @@ class Port:
     link_down_line: int | None = None
     """The file's line of the newest ``LINK DOWN`` record of ``-link_stat -g`` (what a finding
     about the drop cites); None without one."""
+    link_line: int | None = None
+    """The file's line of the ``-link -g`` answer that set ``link`` (what a finding about the
+    link's state cites, not the command above it); None without one."""
+    optical_line: int | None = None
+    """The file's line where the ``-optical -g`` answer starts (what a finding about the module
+    cites); None without one."""
     stat_error_lines: list[int] = field(default_factory=list)
     """The file's lines of the ``-stat -g`` counters in ``stat_errors`` (what a finding about
     them cites)."""
@@ -1458,6 +1464,12 @@ def parse_bundle(text: str) -> Bundle:
         pinged_before = query == "ping" and port.ping_loss_pct is not None
         try:
             offsets = _apply(port, query, chunk)
+            # a finding cites the answer's own line, not its command's (the later answer stands)
+            answered = next((at for at, t in body if t.strip()), None)
+            if query == "link" and port.link is not None:
+                port.link_line = answered
+            if query == "optical" and port.optical:
+                port.optical_line = answered
             # _apply counts the chunk's lines; a finding cites the file's (the body's)
             if query == "link_stat" and port.link_down_line and port.link_down_line <= len(body):
                 port.link_down_line = body[port.link_down_line - 1][0]

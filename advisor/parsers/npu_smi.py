@@ -798,6 +798,9 @@ _QUERY_KEYS = (
     "NDIE Temperature (C)",
     # -t hccs: the HCCS links' health and their counters, a figure a link in brackets
     "hccs health status",
+    # -t ecc-enable (Ascend 950's npu-smi reference, "Querying the ECC Enabling Status of a
+    # Device"): whether the on-chip memory's ECC is on, True or False, True its default
+    "HBM ECC-Enable Status",
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
