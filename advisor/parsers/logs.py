@@ -2821,8 +2821,13 @@ def _parse_events(text: str) -> LogReport:
             else:
                 if (mismatch := _first_mismatch_warning(rest)) is not None:
                     report.unread.append(mismatch)
-                if "samples/sec: " in text:
-                    _deepspeed_progress_note(lines, report)
+                if (
+                    "samples/sec: " in text
+                    or "SamplesPerSec=" in text
+                    or "time (ms)" in text
+                    or "skipped=" in text
+                ):
+                    _deepspeed_progress_note(lines, report, notices)
                 return report
         if (
             not report.events
@@ -21434,39 +21439,134 @@ _DS_TIMERS_RE = re.compile(
 )
 
 
-def _deepspeed_progress_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+# DeepSpeed's throughput timer at each steps_per_print (utils/timer.py ThroughputTimer.stop:
+# "epoch={}/micro_step={}/global_step={}, RunningAvgSamplesPerSec={}, CurrSamplesPerSec={},
+# MemAllocated={}GB, MaxMemAllocated={}GB", the memory the accelerator's memory_allocated and
+# max_memory_allocated in GiB rounded to 2 places; the samples a second unrounded floats)
+_DS_THROUGHPUT_RE = re.compile(
+    r"epoch=(?P<epoch>\d{1,9})/micro_step=(?P<micro>\d{1,12})/global_step=(?P<step>\d{1,12}), "
+    r"RunningAvgSamplesPerSec=(?P<avg>\d{1,12}(?:\.\d{1,20})?(?:e[-+]?\d{1,3})?), "
+    r"CurrSamplesPerSec=(?P<curr>\d{1,12}(?:\.\d{1,20})?(?:e[-+]?\d{1,3})?|inf)"
+    r"(?:, MemAllocated=(?P<mem_gb>\d{1,9}(?:\.\d{1,4})?)GB, "
+    r"MaxMemAllocated=(?P<max_mem_gb>\d{1,9}(?:\.\d{1,4})?)GB)?"
+)
+# DeepSpeed's engine timers under wall_clock_breakdown, on rank 0 (SynchronizedWallClockTimer.log:
+# "rank={} time (ms)" then " | {name}: {ms:.2f}" a timer; the engine's micro-step timers were
+# named forward_microstep, backward_microstep, backward_inner_microstep,
+# backward_allreduce_microstep, step_microstep in runtime/engine.py of the 0.8-0.9 releases and
+# fwd_microstep, bwd_microstep, bwd_inner_microstep, bwd_allreduce_microstep, step_microstep in
+# utils/timer.py since; the engine's backward() times loss.backward() as its inner timer and
+# allreduce_gradients() as its allreduce timer, both inside its backward timer)
+_DS_TIMER_HEAD_RE = re.compile(r"\[Rank (?P<rank>\d{1,6})\] rank=\d{1,6} time \(ms\)")
+_DS_TIMER_RE = re.compile(r" \| (?P<name>[a-z_]{1,40}): (?P<ms>\d{1,9}(?:\.\d{1,4})?)(?= \||\s*$)")
+_DS_ALLREDUCE_TIMERS = ("backward_allreduce_microstep", "bwd_allreduce_microstep")
+
+
+def _ds_timer_ranges(lines: list[tuple[int, str, int | None]]) -> str | None:
+    """DeepSpeed's engine timers said across their lines: each timer's least and most ms (the
+    gradients' all-reduce named as such), with the lines and the rank that logged them."""
+    timed: dict[str, list[float]] = {}
+    at: list[int] = []
+    rank = None
+    for no, t, _ in lines:
+        if "time (ms)" not in t or not (head := _DS_TIMER_HEAD_RE.search(t)):
+            continue
+        pairs = [
+            (m.group("name"), float(m.group("ms"))) for m in _DS_TIMER_RE.finditer(t, head.end())
+        ]
+        if not pairs:
+            continue
+        at.append(no)
+        rank = head.group("rank")
+        for name, ms in pairs:
+            timed.setdefault(name, []).append(ms)
+    if not at:
+        return None
+
+    def span(values: list[float]) -> str:
+        low, high = min(values), max(values)
+        return f"{low:.2f} ms" if low == high else f"{low:.2f}-{high:.2f} ms"
+
+    said = [
+        f"{name} {span(ms)}"
+        + (" (the gradients' all-reduce)" if name in _DS_ALLREDUCE_TIMERS else "")
+        for name, ms in timed.items()
+    ]
+    where = f"line {at[0]}" if len(at) == 1 else f"{len(at)} lines, {at[0]}-{at[-1]}"
+    return f"DeepSpeed's engine timers on rank {rank}: " + ", ".join(said) + f" ({where})"
+
+
+def _deepspeed_progress_note(
+    lines: list[tuple[int, str, int | None]], report: LogReport, notices: list[LogEvent]
+) -> None:
     """A note of a DeepSpeed run's last progress figures where nothing in its log failed: the
     pipeline engine's step, loss, time an iteration and samples a second, its engine's skipped
-    steps (a warning only past DS_SKIPPED_MIN_STEPS, ``_fp16_overflows``), rank 0's timers.
-    Where its loss is NaN or infinite from a step to the last one printed, the run diverged: a
-    ``loss_diverged`` at that step's line (``loss_diverged``), and the note says so, not "no
-    error"."""
+    steps (a warning only past DS_SKIPPED_MIN_STEPS, ``_fp16_overflows``), its throughput timer's
+    samples a second and memory, rank 0's timers. Where its loss is NaN or infinite from a step to
+    the last one printed, the run diverged: a ``loss_diverged`` at that step's line
+    (``loss_diverged``), and the note says so, not "no error". A log with none of these lines
+    gets no note."""
     progress = [
         (no, m)
         for no, t, _ in lines
         if "samples/sec: " in t and (m := _DS_PIPE_PROGRESS_RE.match(t))
     ]
-    if not progress:
-        return
-    # (the engine prints its global step only: each row said "step N", the unit a step)
-    turned = loss_diverged(progress, ({n: f"step {p.group('step')}" for n, p in progress}, "step"))
-    no, m = progress[-1]
-    said = [
-        f"DeepSpeed's pipeline engine at step {m.group('step')}: loss {m.group('loss')}, "
-        f"{m.group('iter_s')} s an iteration, {m.group('rate')} samples/s (line {no})"
-    ]
-    if step := next(
+    said: list[str] = []
+    read_at: list[int] = []
+    turned = None
+    if progress:
+        # (the engine prints its global step only: each row said "step N", the unit a step)
+        turned = loss_diverged(
+            progress, ({n: f"step {p.group('step')}" for n, p in progress}, "step")
+        )
+        no, m = progress[-1]
+        read_at.append(no)
+        said.append(
+            f"DeepSpeed's pipeline engine at step {m.group('step')}: loss {m.group('loss')}, "
+            f"{m.group('iter_s')} s an iteration, {m.group('rate')} samples/s (line {no})"
+        )
+    # (a skipped share _fp16_overflows judged a warning, among the notices parse set aside, is
+    # said by its own finding: no "no error" of it here)
+    judged = any(e.kind == "fp16_overflow" for e in (*report.events, *notices))
+    if not judged and (
+        step := next(
+            (
+                (n, st)
+                for n, t, _ in reversed(lines)
+                if "skipped=" in t and (st := _DS_STEP_RE.search(t))
+            ),
+            None,
+        )
+    ):
+        read_at.append(step[0])
+        said.append(
+            ("its engine" if progress else "DeepSpeed's engine")
+            + f" skipped {step[1].group('skipped')} of {step[1].group('step')} steps "
+            f"(fp16 overflows while the loss scaler finds its scale; judged from "
+            f"{DS_SKIPPED_MIN_STEPS} steps on) (line {step[0]})"
+        )
+    if tput := next(
         (
-            (n, st)
+            (n, tp)
             for n, t, _ in reversed(lines)
-            if "skipped=" in t and (st := _DS_STEP_RE.search(t))
+            if "SamplesPerSec=" in t and (tp := _DS_THROUGHPUT_RE.search(t))
         ),
         None,
     ):
+        n, tp = tput
+        read_at.append(n)
         said.append(
-            f"its engine skipped {step[1].group('skipped')} of {step[1].group('step')} steps "
-            f"(fp16 overflows while the loss scaler finds its scale; judged from "
-            f"{DS_SKIPPED_MIN_STEPS} steps on) (line {step[0]})"
+            ("its" if said else "DeepSpeed's")
+            + f" throughput timer at global step {tp.group('step')} (micro step "
+            f"{tp.group('micro')}): {float(tp.group('avg')):.2f} samples/s on average, "
+            f"{float(tp.group('curr')):.2f} samples/s at that step"
+            + (
+                f", {tp.group('mem_gb')} GB of accelerator memory allocated (at most "
+                f"{tp.group('max_mem_gb')} GB)"
+                if tp.group("mem_gb")
+                else ""
+            )
+            + f" (line {n})"
         )
     if timers := next(
         (
@@ -21477,22 +21577,28 @@ def _deepspeed_progress_note(lines: list[tuple[int, str, int | None]], report: L
         None,
     ):
         tm = timers[1]
+        read_at.append(timers[0])
         said.append(
             f"rank 0's timers: forward {tm.group('fwd')} ms, backward {tm.group('bwd')} ms, "
             f"comms {tm.group('comms')} ms (line {timers[0]})"
         )
+    elif ranges := _ds_timer_ranges(lines):
+        read_at.append(next(n for n, t, _ in lines if _DS_TIMER_HEAD_RE.search(t)))
+        said.append(ranges)
+    if not said:
+        return
     if turned is not None:
         said.append(
             f"the loss is not a number from line {turned.line} on (the run diverged): "
             f"{turned.exception_type}"
         )
         report.events.append(turned)  # (a warning of its own: the job diverged)
-        # (read by the engine's own lines, not as a program's first error line: no generic note
-        # saying an error line was read as written)
-        report.generic = False
+    # (read by the engine's own lines, not as a program's first error line or a log of no form
+    # the advisor knows: no generic note of an unknown program)
+    report.generic = False
     report.unread.append(
         ParseWarning(
-            line=no,
+            line=read_at[0] if progress else min(read_at),
             message="; ".join(said) + ("" if turned is not None else "; no error"),
             skipped=False,
         )
