@@ -1181,39 +1181,65 @@ def parse_discovery(text: str) -> tuple[int | None, list[DiscoveredGpu], list[Pa
 # Stats", "Slowdown Stats", "Overall Health") hold one "| name | value |" row a figure; "Not
 # Specified" / "N/A" where DCGM recorded none (a job's processes on MIG instances are not
 # attributed to it)
+# With -v (dcgmi/ProcessStats.cpp ViewJobStats / ViewProcessStats) the box is one a GPU, headed
+# "| GPU ID: 1 |" for "| Summary |", its Performance Stats adding "SM Clock (MHz)", "Memory Clock
+# (MHz)", "SM Utilization (%)", "Memory Utilization (%)" and the PCIe rows; ``dcgmi stats -p PID``
+# opens with "Successfully retrieved process info for PID: N. Process ran on M GPUs." and prints
+# the same boxes. A copy may keep a box without the line above it, or only its "+-----
+# Performance Stats  ---+---+" section row and the rows under it (the banner then the Energy row,
+# as HelperDisplayJobPerformanceStats prints them).
 STATS_SIGNATURE = (
-    r"^[ \t]*Successfully retrieved statistics for job: "
-    r"|^[ \t]*\|[ \t]*Summary[ \t]*\|[ \t]*\n[^\n]*\n[ \t]*\|-+[ \t]+Execution Stats[ \t]+-"
+    r"^[ \t]*Successfully retrieved (?:statistics for job|process info for PID): "
+    r"|^[ \t]*\|[ \t]*(?:Summary|GPU ID: \d{1,9})[ \t]*\|[ \t]*\n[^\n]*\n"
+    r"[ \t]*\|-+[ \t]+Execution Stats[ \t]+-"
+    r"|^[ \t]*\+-+[ \t]+Performance Stats[ \t]+-+\+-*\+[ \t]*\n"
+    r"[ \t]*\|[ \t]*Energy Consumed \(Joules\)[ \t]*\|"
 )
-_STATS_JOB_RE = re.compile(r"^\s*Successfully retrieved statistics for job: (?P<job>[^\s.]+)")
+_STATS_JOB_RE = re.compile(
+    r"^\s*Successfully retrieved (?:statistics for job: (?P<job>[^\s.]+)"
+    r"|process info for PID: (?P<pid>\d{1,12}))"
+)
+_STATS_HEAD_RE = re.compile(r"^\|\s*(?:Summary|GPU ID: (?P<gpu>\d{1,9}))\s*\|$")
+"""A box's one-cell head: the job's summary, or one GPU's box (-v)."""
+_STATS_PERF_RE = re.compile(r"^\+-+\s+Performance Stats\s+-")
 _STATS_SAID = (
     "No. of Processes",
     "Total Execution Time (sec)",
     "Energy Consumed (Joules)",
     "Power Usage (Watts)",
     "Max GPU Memory Used (bytes)",
+    "SM Utilization (%)",
+    "Memory Utilization (%)",
     "Critical XID Errors",
     "Overall Health",
 )
 
 
 def stats_notes(text: str) -> list[ParseWarning]:
-    """A note per ``dcgmi stats -j`` summary: its job, processes, energy, power, memory, Xids and
-    overall health as printed (the job's own summary; no health check and nothing judged)."""
+    """A note per ``dcgmi stats`` box (``-j`` job summary, ``-v`` one a GPU, ``-p`` a process):
+    its job or process and GPU, processes, energy, power, memory, utilisation, Xids and overall
+    health as printed (the job's own figures; no health check and nothing judged)."""
     notes: list[ParseWarning] = []
-    job: str | None = None
+    owner = ""  # "job 952404" / "PID 1234": the line above the boxes, when the copy has it
+    gpu: str | None = None  # the -v box's GPU; None for a summary
     at: int | None = None
     fields: dict[str, str] = {}
+    perf_only = False  # the copy starts at a Performance Stats section row
 
     def said() -> None:
         if at is None or not fields:
             return
-        shown = [f"{k} {fields[k]}" for k in _STATS_SAID if k in fields]
+        pid = owner.startswith("PID")
+        where = ", ".join(w for w in (owner, f"GPU {gpu}" if gpu is not None else "") if w)
+        box = "stats" if gpu is not None else "process summary" if pid else "job summary"
+        if perf_only:
+            box = "Performance Stats rows (the box's head and the rows above them not in the copy)"
         notes.append(
             ParseWarning(
                 line=at,
-                message=f"dcgmi stats -j{f' (job {job})' if job else ''}: job summary: "
-                + "; ".join(shown)
+                message=f"dcgmi stats{'' if pid or gpu is not None or perf_only else ' -j'}"
+                f"{f' ({where})' if where else ''}: {box}: "
+                + "; ".join(f"{k} {fields[k]}" for k in _STATS_SAID if k in fields)
                 + (
                     "; DCGM recorded no process and no power or memory figure for the job (on "
                     "MIG instances its stats are not attributed to the job)"
@@ -1226,18 +1252,25 @@ def stats_notes(text: str) -> list[ParseWarning]:
         )
 
     for no, line, _ in numbered_lines(text):
+        s = line.strip()
         if j := _STATS_JOB_RE.match(line):
             said()
-            job, at, fields = j.group("job"), no, {}
-        elif row := _ROW_RE.match(line.strip()):
-            name, value = row.group("name").strip(), row.group("value").strip()
-            if name == "Summary" and not value:
-                if fields:
-                    said()
-                    job, fields = None, {}
-                at = at if at is not None and not fields else no
-            elif at is not None and name in _STATS_SAID:
-                fields[name] = value
+            owner = f"job {j.group('job')}" if j.group("job") else f"PID {j.group('pid')}"
+            gpu, at, fields, perf_only = None, no, {}, False
+        elif head := _STATS_HEAD_RE.match(s):
+            if fields:  # a new box: the one before it said
+                said()
+                at = None
+            gpu, fields, perf_only = head.group("gpu"), {}, False
+            if at is None or gpu is not None:
+                at = no  # (a summary right under its "Successfully retrieved" line: that line)
+        elif at is None and _STATS_PERF_RE.match(s):
+            # only the Performance Stats rows: a -v box's (its clocks and utilisation rows) or
+            # a summary's, its head above them not in the copy
+            at, gpu, perf_only = no, None, True
+        elif at is not None and (row := _ROW_RE.match(s)):
+            if (name := row.group("name").strip()) in _STATS_SAID:
+                fields[name] = row.group("value").strip()
     said()
     if not notes:
         raise ParseError("dcgmi stats: no job summary row")

@@ -1909,10 +1909,19 @@ def _bus_factor(rows: list[Row]) -> float | None:
 
 
 def _op_without_root(table: Table, ranks: int | None) -> str | None:
-    """A table of releases without the ``root`` column: all_reduce, by its bus bandwidth factor
-    2(n-1)/n above 1 (n > 2; reduce, broadcast and sendrecv have 1) on rows of ``count``
-    elements that reduce; reduce_scatter, on rows that reduce with ``size`` n x ``count``
-    elements (n the ranks: no other reducing op spreads its count) and its factor (n-1)/n."""
+    """A table of releases without the ``root`` column: all_reduce, on rows that reduce with
+    ``size`` ``count`` elements; reduce_scatter, on rows that reduce with ``size`` n x ``count``
+    elements (n the ranks) and its bus factor (n-1)/n.
+
+    From nccl-tests' sources before the root column (the 2019 resync cbe7f65 to the 2.13 resync
+    51af557, each test's ``print_line_header``; the 2017 first release the same with ``op`` for
+    ``redop``): the ops that print a redop cell and no root are all_reduce, reduce_scatter and
+    alltoall (its cell blank: read as ``none``); reduce prints its root, broadcast a root and no
+    redop, all_gather and sendrecv neither. ``count`` is the op's ``paramcount`` and ``size`` the
+    larger of the bytes sent and received (common.cu ``setupArgs``): ``count`` elements for
+    all_reduce, n x ``count`` for reduce_scatter (``paramcount = count/nranks``). Rows that
+    reduce with ``size`` ``count`` elements are so all_reduce's, or a one-rank reduce_scatter's,
+    whose busbw (factor 0) a busbw above 0 rules out."""
     rows = [r for r in table.rows if r.count > 0 and r.dtype in ELEMENT_BYTES]
     if table.mscclpp or not rows or any(r.redop == "none" for r in rows):
         return None
@@ -1926,8 +1935,19 @@ def _op_without_root(table: Table, ranks: int | None) -> str | None:
         return "reduce_scatter" if near else None
     if any(r.size_bytes != r.count * ELEMENT_BYTES[r.dtype] for r in rows):
         return None
-    n = _all_reduce_ranks(_bus_factor(rows))
-    return "all_reduce" if n is not None and ranks in (None, n) else None
+    if ranks == 1:
+        return None  # all_reduce or a one-rank reduce_scatter: the same cells
+    factor = _bus_factor(rows)
+    if factor is not None:
+        # 2(n-1)/n: 1 on two ranks, below 2 on any; a factor outside is no all_reduce's
+        fits = (n := _all_reduce_ranks(factor)) is not None and ranks in (None, n)
+        two = abs(factor - 1) < 0.05 and ranks in (None, 2)
+        return "all_reduce" if fits or two else None
+    # rows too small for a factor (algbw under 1 GB/s): a busbw above 0 is more than one rank's
+    moved = any(
+        t is not None and t.busbw_gbytes_s > 0 for r in rows for t in (r.out_of_place, r.in_place)
+    )
+    return "all_reduce" if ranks is not None or moved else None
 
 
 def _all_reduce_ranks(factor: float | None) -> int | None:

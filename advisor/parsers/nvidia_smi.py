@@ -1175,10 +1175,12 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
         )
     if (
         last is not None
+        and not in_processes
         and (cut := _SMI_CUT_ROW_RE.match(last[1]))
         and len(last[1].strip("|").split("|")) < 3
     ):
-        # the copy ends inside a GPU's first row
+        # the copy ends inside a GPU's first row (under "Processes:" a last row is a process
+        # row, one cell wide like a cut GPU row: "|    0   N/A  N/A   3518784   C   python3 ...")
         out.warnings.append(
             ParseWarning(
                 line=last[0],
