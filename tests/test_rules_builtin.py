@@ -545,7 +545,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-pg-timeout-not-above-hccl-exec", "hccl",
      {"evidence.failures": [event(kind="pg_timeout_warning", timeout_ms=1800000,
                                   exception_type="watchdog 1800 s, HCCL execution time-out never "
-                                  "(HCCL_EXEC_TIMEOUT 0 or unset as torch_npu reads it) "
+                                  "as torch_npu read it (HCCL_EXEC_TIMEOUT set to 0; ...) "
                                   "(1 process(es) warned: rank(s) 7)")]},
      {"evidence.failures": [event(kind="npu_dcmi_error", code="-8020")]}, {}),
     ("evidence-loss-diverged", "nccl",

@@ -4268,37 +4268,63 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )
                 if part
             )
-        ecc_enable = next(
-            (
-                (key, values[0])
-                for key, values in answer.fields.items()
-                if key.endswith("ECC-Enable Status") and values
-            ),
-            None,
-        )
+        # -t ecc-enable prints one line a memory (npu-smi's show_ascend_card_ecc_enable, hicann
+        # driver source): "ECC-Enable Status" on the 310/310B, "DDR ECC-Enable Status" on other
+        # chips but the 910B/910_93/950, then "HBM ECC-Enable Status" on the 910/910B/910_93/950,
+        # so an Atlas 910 prints DDR, then HBM: each line is read under its own memory's name
+        ecc_line = answer.line
+        ecc_enable = [
+            (key, values[0])
+            for key, values in answer.fields.items()
+            if key.endswith("ECC-Enable Status") and values
+        ]
         if health is None and ecc_enable:
-            # -t ecc-enable (Ascend 950's npu-smi reference, "Querying the ECC Enabling Status of
-            # a Device": "HBM ECC-Enable Status", the ECC enabling status of on-chip memory, "The
-            # value can be False or True. The default value is True."): True is said; False, the
-            # memory's ECC switched off against its default, is the chip's warning (its memory's
-            # bit errors are then not corrected); another value is said, unjudged
-            key, value = ecc_enable
+            # (Ascend 950's npu-smi reference, "Querying the ECC Enabling Status of a Device":
+            # "HBM ECC-Enable Status", the ECC enabling status of on-chip memory, "The value can
+            # be False or True. The default value is True."): True is said; False, that memory's
+            # ECC switched off (its bit errors are then not corrected), is the chip's warning;
+            # another value is said, unjudged
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
-            if value.lower() != "false":
+            off = []
+            for key, value in ecc_enable:
+                hbm = key.startswith("HBM")
+                # (the reference's default True is said of the HBM's line; the DDR's and the
+                # 310's plain line have no documented default here, so none is said of them)
+                memory = (
+                    "on-chip memory (HBM)"
+                    if hbm
+                    else "DDR memory"
+                    if key.startswith("DDR")
+                    else "memory"
+                )
+                if value.lower() == "false":
+                    off.append(
+                        f"{key} {value}: the ECC of its {memory} is off"
+                        + (", against its default True" if hbm else "")
+                    )
+                    continue
                 notes.append(
                     ParseWarning(
                         line=answer.lines.get(key, answer.line),
                         message=f"npu-smi info -t ecc-enable{npu}: {key} {value}"
                         + (
-                            " (the on-chip memory's ECC on, its default)"
+                            (
+                                " (the on-chip memory's ECC on, its default)"
+                                if hbm
+                                else f" (the {memory}'s ECC on)"
+                            )
                             if value.lower() == "true"
                             else " (npu-smi's reference names True or False only): not judged"
                         ),
                         skipped=False,
                     )
                 )
+            if not off:
                 continue
-            health = f"{key} {value}: the ECC of its on-chip memory (HBM) is off, against its default True"
+            health = "; ".join(off)
+            # the line of the first memory whose ECC is off
+            off_key = next(k for k, v in ecc_enable if v.lower() == "false")
+            ecc_line = answer.lines.get(off_key, answer.line)
         hbm_rate = (answer.fields.get("HBM Usage Rate(%)") or [""])[0]
         core_rate = (answer.fields.get("Aicore Usage Rate(%)") or [""])[0]
         use_read = (
@@ -4374,7 +4400,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             {
                 **{f.name: None for f in fields(npu_smi.NpuChip)},
                 "source": source,
-                "line": answer.line,
+                "line": ecc_line,
                 "version": "",
                 "npu": answer.npu,
                 "chip": answer.chip,

@@ -2186,7 +2186,7 @@ def _parse_events(text: str) -> LogReport:
     )
     if "Get physical device number failed" in text or "Call drvGetDevNum" in text:
         _device_count_failures(lines, report)
-    _pg_timeout_warnings(lines, report)
+    _pg_timeout_warnings(raw, lines, report)
     _gloo_loopback(lines, report)
     if "registered but not available" in text:
         _verl_platform_unavailable(lines, report)
@@ -26617,10 +26617,15 @@ PG_EXEC_NEVER_MS = 0
 """HCCL_EXEC_TIMEOUT's value, in ms, that makes HCCL wait without end (its "never timeout")."""
 
 
-def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
-    """One ``pg_timeout_warning`` per pair of time-outs, counting the processes that warned."""
+def _pg_timeout_warnings(
+    raw: list[str], lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """One ``pg_timeout_warning`` per pair of time-outs, counting the processes that warned
+    (those Ray folded into a line counted too: its mark is read from the raw line, ``lines``
+    holding it stripped)."""
     seen: dict[tuple[int, int], LogEvent] = {}
     counts: dict[tuple[int, int], int] = {}
+    folds: dict[tuple[int, int], int] = {}
     ranks: dict[tuple[int, int], set[int]] = {}
     for no, line, tagged in lines:
         if "execution timeout" not in line or not (m := _PG_TIMEOUT_WARNING_RE.search(line)):
@@ -26628,7 +26633,15 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
         watchdog_ms = int(m.group("wd") or m.group("wd2") or m.group("wd3"))
         exec_ms = PG_EXEC_NEVER_MS if m.group("never") else int(m.group("ex") or m.group("ex2"))
         key = (watchdog_ms, exec_ms)
-        counts[key] = counts.get(key, 0) + 1
+        # Ray's log deduplication folds the same line of N more processes into one, ending it
+        # "[repeated Nx across cluster]": those processes warned too (the line names one rank)
+        folded = (
+            int(r.group(1))
+            if 0 < no <= len(raw) and (r := _RAY_REPEATED_RE.search(raw[no - 1]))
+            else 0
+        )
+        counts[key] = counts.get(key, 0) + 1 + folded
+        folds[key] = folds.get(key, 0) + folded
         if tagged is None and (rt := _RANK_TAG_RE.search(line, 0, m.start())):
             # (torch's "[rank7]:" after a prefix of its own, Ray's "(NPURayWorkerWrapper
             # pid=44419) [rank7]:[W609 ...]", is still this warning's rank)
@@ -26647,17 +26660,32 @@ def _pg_timeout_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
             report.events.append(seen[key])
     for (watchdog_ms, exec_ms), ev in seen.items():
         hccl_said = (
-            # (torch_npu's OptionsManager::GetHCCLExecTimeout gives 0 for an unset variable
-            # too: "When no env, the default value is 0", ProcessGroupHCCL.cpp)
-            "HCCL execution time-out never (HCCL_EXEC_TIMEOUT 0 or unset as torch_npu reads it)"
+            # torch_npu warns "never" when HCCL_EXEC_TIMEOUT reads 0 (ProcessGroupHCCL's
+            # constructor, Ascend/pytorch). Newer releases read an unset variable as -1 and put
+            # defaultExecTimeout (1836) in its place (OptionsManager::GetHCCLExecTimeout, then
+            # "if (hccl_exec_timeout < 0) hccl_exec_timeout = defaultExecTimeout"), so there the
+            # warning means HCCL_EXEC_TIMEOUT=0 was set; older ones read an unset variable as 0
+            # ("strtol(env_val, nullptr, 10) : 0") and warn the same, while HCCL itself then keeps
+            # its own default, 1836 s (CANN's environment variable reference, HCCL_EXEC_TIMEOUT:
+            # "默认值为1836，当配置为0时代表永不超时", 0 alone is never)
+            "HCCL execution time-out never as torch_npu read it (HCCL_EXEC_TIMEOUT set to 0; "
+            "or unset, in a torch_npu release that reads unset as 0, where HCCL keeps its own "
+            "default 1836 s)"
             if exec_ms == PG_EXEC_NEVER_MS
             else f"HCCL execution {exec_ms // 1000} s"
         )
-        named = sorted(ranks.get((watchdog_ms, exec_ms), set()))
+        key = (watchdog_ms, exec_ms)
+        named = sorted(ranks.get(key, set()))
         ev.exception_type = (
             f"watchdog {watchdog_ms // 1000} s, {hccl_said} "
-            f"({counts[(watchdog_ms, exec_ms)]} process(es) warned"
+            f"({counts[key]} process(es) warned"
             + (f": rank(s) {', '.join(map(str, named))}" if named else "")
+            + (
+                f"; {folds[key]} more folded by Ray into the line(s) read, their ranks "
+                "not shown ('[repeated Nx across cluster]')"
+                if folds[key]
+                else ""
+            )
             + ")"
         )
 

@@ -85,15 +85,25 @@ Ascend or Gaudi a "Processing accelerators")."""
 # a VGA or Display controller is a GPU of the job only by its maker's name: a server's BMC has one
 # of its own (ASPEED, Matrox) that no job uses
 _GPU_MAKER_RE = re.compile(r"\b(?:NVIDIA|Advanced Micro Devices|AMD|ATI)\b")
+# a "Co-processor" or "Processing accelerators" device is a GPU or NPU of the job only by its
+# maker's name (or, under lspci -nn, its vendor ID: NVIDIA 10de, AMD/ATI 1002, Huawei 19e5,
+# Habana 1da3): the same classes hold the host's offload engines no job computes on, Intel's
+# QuickAssist ("Co-processor: Intel Corporation C62x Chipset QuickAssist Technology", Sapphire
+# Rapids' "Processing accelerators: Intel Corporation Device 4940") among them
+_ACCELERATOR_MAKER_RE = re.compile(
+    r"\b(?:NVIDIA|Advanced Micro Devices|AMD|ATI|Huawei|Habana)\b|\[(?:10de|1002|19e5|1da3):"
+)
 VM_STUB_DRIVERS = ("vfio-pci", "pci-stub", "pciback", "xen-pciback")
 """Drivers that hold a device for a virtual machine rather than drive it: the guest's driver
 enables it, so its command register in the host says nothing of the guest's use."""
 
 
 def is_accelerator(device_class: str, name: str) -> bool:
-    """A GPU or NPU a job computes on, by its lspci class (and maker, for VGA and Display)."""
-    if device_class in ACCELERATOR_CLASSES:
+    """A GPU or NPU a job computes on, by its lspci class (and maker, but for a 3D controller)."""
+    if device_class == "3D controller":
         return True
+    if device_class in ACCELERATOR_CLASSES:
+        return bool(_ACCELERATOR_MAKER_RE.search(name))
     return device_class in ("VGA compatible controller", "Display controller") and bool(
         _GPU_MAKER_RE.search(name)
     )

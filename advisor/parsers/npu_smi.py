@@ -799,8 +799,12 @@ _QUERY_KEYS = (
     # -t hccs: the HCCS links' health and their counters, a figure a link in brackets
     "hccs health status",
     # -t ecc-enable (Ascend 950's npu-smi reference, "Querying the ECC Enabling Status of a
-    # Device"): whether the on-chip memory's ECC is on, True or False, True its default
+    # Device"): whether the on-chip memory's ECC is on, True or False, True its default; npu-smi's
+    # show_ascend_card_ecc_enable (hicann driver source) prints "ECC-Enable Status" on the
+    # 310/310B and "DDR ECC-Enable Status" on other chips but the 910B/910_93/950 first
     "HBM ECC-Enable Status",
+    "DDR ECC-Enable Status",
+    "ECC-Enable Status",
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
