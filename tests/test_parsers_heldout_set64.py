@@ -341,7 +341,8 @@ def test_a_cuda_failure_printed_into_the_first_row_keeps_the_run_and_names_the_e
     finding = builtin_findings({"evidence.failures": ev.failures}, "nccl")["evidence-cuda-error"]
     assert finding.severity == "critical"
     (item,) = [str(i) for i in finding.items]
-    assert "node0: 'an illegal memory access was encountered' at common.cu:389" in item
+    # each failed process with the pid of its "Test failure" line (round OOOO set 677's reading)
+    assert "node0 pid 62767: 'an illegal memory access was encountered' at common.cu:389" in item
 
 
 def test_hccn_tool_arp_table_and_its_unanswered_neighbours() -> None:

@@ -194,9 +194,16 @@ def test_a_run_that_failed_before_its_table_is_read_whole() -> None:
     level, outcome = _imported(ev)
     assert level == "NOT READY"
     items = _items(outcome, "evidence-cuda-error")
+    # one item a failed process, each with the pid of its "Test failure" line (lines 14-25;
+    # round OOOO set 677's reading: the six processes, not the two hosts)
+    busy = "'CUDA-capable device(s) is/are busy or unavailable' at common.cu:1304"
     assert [i.split(" (")[0] for i in items] == [
-        "gpu-1-1: 'CUDA-capable device(s) is/are busy or unavailable' at common.cu:1304",
-        "gpu-1-7: 'CUDA-capable device(s) is/are busy or unavailable' at common.cu:1304",
+        f"gpu-1-1 pid 3617715: {busy}",
+        f"gpu-1-7 pid 3230359: {busy}",
+        f"gpu-1-7 pid 3230361: {busy}",
+        f"gpu-1-7 pid 3230358: {busy}",
+        f"gpu-1-7 pid 3230360: {busy}",
+        f"gpu-1-1 pid 3617718: {busy}",
     ]
 
 
