@@ -86,14 +86,16 @@ def test_a_list_broken_over_three_lines_for_another_rank(tmp_path: Path) -> None
     assert "AddN_110_0 (allreduce)" in stall["exception_type"]
 
 
-def test_a_list_never_closed_names_no_rank(tmp_path: Path) -> None:
-    # the copy cut inside rank 0's list (its "]" never comes): nothing is made up for it
+def test_a_list_never_closed_names_its_kept_name_as_cut(tmp_path: Path) -> None:
+    # the copy cut inside rank 0's list (its "]" never comes): the name it kept is said, the
+    # list said cut, nothing more made up (review 61b, fault 2)
     lines = _text(STALL).splitlines()
     ev = _write(tmp_path, "\n".join(lines[:3]) + "\n")
     (stall,) = ev.failures
     assert stall["kind"] == "horovod_stall"
-    assert stall["missing_ranks"] is None
-    assert "had not submitted" not in stall["exception_type"]
+    assert stall["missing_ranks"] == [0]
+    assert "AddN_102_0, the list cut (allreduce)" in stall["exception_type"]
+    assert " more, the list" not in stall["exception_type"]
 
 
 # --- torch elastic summary cut inside its root-cause entry ---------------------------------------

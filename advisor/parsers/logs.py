@@ -8753,21 +8753,25 @@ _WARN_PLACE_RE = re.compile(
 )
 # NCCL's transports, one source file each under src/transport/, and the name each gives itself
 # (struct ncclTransport p2pTransport = { "P2P", ... }, shmTransport "SHM", netTransport "NET",
-# collNetTransport "COL", nvlsTransport "NVLS")
+# collNetTransport "COL", nvlsTransport "NVLS"; src/transport/coll_net.cc: struct ncclTransport
+# collNetTransport = { "COL", canConnect, ... }), its CollNet feature said beside "COL"
 NCCL_TRANSPORT_FILES = {
     "p2p.cc": "P2P",
     "shm.cc": "SHM",
     "net.cc": "NET",
-    "coll_net.cc": "CollNet",
+    "coll_net.cc": "COL",
     "nvls.cc": "NVLS",
 }
+NCCL_TRANSPORT_FEATURES = {"COL": "CollNet"}
+"""The NCCL feature a transport's short self-name stands for, said after it."""
 
 
 def _nccl_place_said(place: str) -> str:
     """A WARN's source place, with the NCCL transport it is in where its file is one's."""
     path = place.rsplit(":", 1)[0]
     if "transport/" in path and (name := NCCL_TRANSPORT_FILES.get(path.rsplit("/", 1)[-1])):
-        return f"{place} (NCCL's {name} transport)"
+        feature = f", {f}" if (f := NCCL_TRANSPORT_FEATURES.get(name)) else ""
+        return f"{place} (NCCL's {name} transport{feature})"
     return place
 
 
@@ -10038,8 +10042,14 @@ _NCCL_CALL_RE = re.compile(
     rf"|\bNCCL operation async_err failed: (?P<what22>{_NCCL_ERROR_TEXT}[^\n]*)"
 )
 # nccl-tests' testFailure line under its NCCLCHECK's (src/common.h): " .. HCA-108 pid 2753874: Test
-# failure common.cu:915"
-_TEST_FAILURE_PID_RE = re.compile(r"^\s*\.\.\s*(?P<host>[\w.-]+) pid (?P<pid>\d+): Test failure")
+# failure common.cu:915"), also behind pdsh's node on its own line ("g0010:  .. g0010 pid
+# 888386: ...", as on the CUDACHECK line above it; dshbak(1): "the leading node: is stripped"
+# only by dshbak, so a saved pdsh run keeps it; kubectl's "[pod/...] " and mpirun's tag are
+# taken off before the lines come here)
+_TEST_FAILURE_PID_RE = re.compile(
+    r"^(?:[\w.-]{1,253}: )?"
+    r"\s*\.\.\s*(?P<host>[\w.-]+) pid (?P<pid>\d+): Test failure"
+)
 # NCCL's INFO prefix "host:pid:tid [dev] NCCL INFO group.cc:95 -> 2" (src/debug.cc: "%s:%d:%d
 # [%d] NCCL INFO"), a result passed up (checks.h); tid == pid: the process's main thread
 _NCCL_MAIN_RETURN_RE = re.compile(
@@ -13472,6 +13482,13 @@ _HOROVOD_OP_RE = re.compile(rf"(?:Horovod|^(?=(?:{_HOROVOD_OPS})\.))({_HOROVOD_O
 _HOROVOD_MISSING_RANKS = "[missing ranks:"
 _HOROVOD_READY_RANKS = "[ready ranks:"
 _HOROVOD_STALLED_OPEN_RE = re.compile(r"^\s*\d+!?: \[")
+# the rest of a rank's list on a line of its own where a copy wrapped it: tensor names (no
+# space in one: TensorFlow's op names and Horovod's "<op>.<name>"), ", " between them, maybe
+# the " ..." Horovod puts after the sixth and the list's "]"; a line of other words (a Keras
+# progress bar "1/469 [....] - ETA: ...", a logger's "[INFO]") is no part of the list
+_HOROVOD_LIST_REST_RE = re.compile(
+    r"^\s*[^\s,\[\]]{1,1000}(?:, ?[^\s,\[\]]{1,1000}){0,6}(?:,| \.\.\.)?\]?\s*$"
+)
 HOROVOD_STALL_WRAP_LINES = 6
 """How many lines a rank's list broken by a copy may run on to (Horovod names six tensors a rank
 at most, so six lines of one name each)."""
@@ -13590,17 +13607,23 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
             if opened and "]" not in t:
                 for more in range(entry, min(entry + HOROVOD_STALL_WRAP_LINES, len(lines))):
                     rest = lines[more][1]
-                    # (the next rank's entry, or a blank: the list was cut, not wrapped)
+                    # (the next rank's entry, a blank or a line that is not names: the list
+                    # was cut, not wrapped)
                     if (
                         not rest.strip()
                         or _HOROVOD_STALLED_OPEN_RE.match(rest)
                         or rest.lstrip().startswith("[")
+                        or not _HOROVOD_LIST_REST_RE.match(rest)
                     ):
                         break
                     t = f"{t.rstrip()} {rest.strip()}"
+                    entry = more + 1
                     if "]" in rest:
-                        entry = more + 1
                         break
+                if "]" not in t:
+                    # (a list the copy cut before its "]": the names it kept are the rank's
+                    # first ones, read as Horovod's own " ..." after a long list is)
+                    t = f"{t.rstrip().removesuffix(',')} ...]"
             if not (r := _HOROVOD_STALLED_RANK_RE.match(t)):
                 shut = shut or "Will shutdown" in t
                 break
@@ -13643,11 +13666,8 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
         ended = None
     said = "; ".join(
         f"rank {rank} had not submitted {names[0]}"
-        + (
-            f" and {len(names) - 1} more{', the list cut' if rank in cut else ''}"
-            if len(names) > 1
-            else ""
-        )
+        + (f" and {len(names) - 1} more" if len(names) > 1 else "")
+        + (", the list cut" if rank in cut else "")
         + (f" ({'/'.join(ops[rank])})" if ops[rank] else "")
         for rank, names in missing.items()
         if names
@@ -21561,8 +21581,10 @@ def _deepspeed_progress_note(
             f"{tp.group('micro')}): {float(tp.group('avg')):.2f} samples/s on average, "
             f"{float(tp.group('curr')):.2f} samples/s at that step"
             + (
-                f", {tp.group('mem_gb')} GB of accelerator memory allocated (at most "
-                f"{tp.group('max_mem_gb')} GB)"
+                # (memory_allocated() / 1024**3 in utils/timer.py: GiB, which DeepSpeed
+                # labels "GB"; said in its true unit, so it is not read against a card's GB)
+                f", {tp.group('mem_gb')} GiB of accelerator memory allocated (at most "
+                f"{tp.group('max_mem_gb')} GiB; DeepSpeed prints 'GB')"
                 if tp.group("mem_gb")
                 else ""
             )

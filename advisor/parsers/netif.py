@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from advisor.parsers import MARKED_PROMPT_HOST_RE, PDSH_HOST, ParseError
 
@@ -540,6 +541,17 @@ class HostPing:
         return self.received == 0 or (self.sent is None and self.replies == 0 and self.unreachable)
 
 
+_T = TypeVar("_T")
+
+
+def _ping_state(state: dict[str | None, _T], node: str | None, default: _T) -> _T:
+    """The -M/-f/-w state of the command a run of ``node`` follows, taken: its node's own
+    command's, else the untagged one typed on the shell (taken only where used)."""
+    if node is not None and node in state:
+        return state.pop(node)
+    return state.pop(None, default)
+
+
 def parse_ping(text: str) -> list[HostPing]:
     """Each iputils ping run in ``text``; ParseError when none."""
     runs: list[HostPing] = []
@@ -571,8 +583,10 @@ def parse_ping(text: str) -> list[HostPing]:
                     payload_bytes=int(h.group("payload")),
                     packet_bytes=int(h.group("total")),
                     # a command typed on the shell (no node tag) applies to the run that follows
-                    dont_fragment=df.pop(node, df.pop(None, None)),
-                    stopped_early=early.pop(node, early.pop(None, False)),
+                    # where the run's node gave none of its own (a node's own command leaves the
+                    # shell's for the untagged run it was typed for)
+                    dont_fragment=_ping_state(df, node, None),
+                    stopped_early=_ping_state(early, node, False),
                     node=node,
                 )
             )
