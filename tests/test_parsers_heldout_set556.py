@@ -87,9 +87,13 @@ def test_dcgmi_stats_job_summary_is_not_a_health_check_and_discovery_c_is_read()
     assert note.message.startswith(
         "dcgmi stats -j (job 952404): job summary: No. of Processes 0; Total Execution Time (sec) "
         "6391.9; Energy Consumed (Joules) Not Specified; Power Usage (Watts) Avg: N/A, Max: N/A, "
-        "Min: N/A; Max GPU Memory Used (bytes) 0; Critical XID Errors 0; Overall Health Healthy"
+        "Min: N/A; Max GPU Memory Used (bytes) 0; Double Bit ECC Errors Not Specified; "
+        "Critical XID Errors 0; "
+        "Overall Health Healthy"
     )
-    assert note.message.endswith("the job's stats, not a health check: not judged")
+    # (review 61c: the job's stats, its Overall Health Healthy: no check failed or warned)
+    assert note.message.endswith("the job's stats")
+    assert dcgm.stats_read(text)[1] == []
     assert re.search(dcgm.STATS_SIGNATURE, text, re.M)
 
 

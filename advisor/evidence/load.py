@@ -31,6 +31,7 @@ from advisor.flight.settings import RANKS_SUBDIR
 from advisor.parsers import (
     BUS_FACTOR_OPS,
     GBYTES_TO_GBITS,
+    PDSH_HOST,
     WORKER_PREFIX_RE,
     ParseError,
     ParseWarning,
@@ -1816,6 +1817,30 @@ def wrapper_tag(lines: list[str]) -> str | None:
     return tag
 
 
+# pdsh's "host: " before each line of one host's output (dshbak(1): "the leading node: is
+# stripped"; ``pdsh -w gpu-node07 dcgmi stats -v -j ID``, ``pdsh -w node nvidia-smi``)
+_PDSH_LINE_RE = re.compile(rf"^(?P<host>{PDSH_HOST}): ")
+
+
+def _pdsh_box_host(shown: list[str]) -> str | None:
+    """The one host pdsh put before ``QUOTED_SHARE`` of the non-blank lines ``shown`` where most
+    of them carry a table's box ("|", "+" after the prefix: dcgmi's, nvidia-smi's), or None.
+    (A log's pdsh prefixes name its hosts for the log parsers, which read them there: those are
+    kept; several hosts' tables interleaved are not one table.)"""
+    hosts: dict[str, int] = {}
+    boxed = 0
+    for line in shown:
+        if m := _PDSH_LINE_RE.match(line):
+            hosts[m.group("host")] = hosts.get(m.group("host"), 0) + 1
+            boxed += line[m.end() :].lstrip()[:1] in ("|", "+")
+    if len(hosts) != 1:
+        return None
+    ((host, marked),) = hosts.items()
+    if marked < QUOTED_SHARE * len(shown) or boxed < QUOTED_SHARE * marked:
+        return None
+    return host
+
+
 def _prefixed(prefix: re.Pattern[str], line: str, names: frozenset[str] | None) -> bool:
     """Whether ``line`` starts with ``prefix``; with ``names``, a compose prefix naming one of
     them."""
@@ -2416,7 +2441,13 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             notes.append(f"{what} taken off {marked} line(s) before reading")
             break
     else:
-        if tag := wrapper_tag(lines):
+        if host := _pdsh_box_host(shown):
+            lead = f"{host}: "
+            marked = sum(1 for line in lines if line.startswith(lead))
+            lines = [line[len(lead) :] if line.startswith(lead) else line for line in lines]
+            text = "\n".join(lines)
+            notes.append(f"pdsh's host prefix '{host}: ' taken off {marked} line(s) before reading")
+        elif tag := wrapper_tag(lines):
             marked = sum(1 for line in lines if line.startswith(tag))
             lines = [line[len(tag) :] if line.startswith(tag) else line for line in lines]
             text = "\n".join(lines)
@@ -7185,8 +7216,24 @@ def _dcgmi_discovery(text: str, source: str, out: EvidenceFacts, name: str) -> l
 
 
 def _dcgmi_stats(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """dcgmi stats -j: each job summary said (its own Overall Health too; nothing judged)."""
-    return dcgm.stats_notes(text)
+    """dcgmi stats: each box said; a box whose Overall Health is Warning or Failure (DCGM's
+    health watches on that GPU during the job or process, dcgmi/ProcessStats.cpp
+    HelperDisplayOverAllHealth) as a ``dcgmi stats`` health check of that GPU."""
+    notes, bad = dcgm.stats_read(text)
+    if bad:
+        checks = [
+            dcgm.DiagCheck(
+                section="dcgmi stats",
+                name=f"Overall Health ({b.where})" if b.where else "Overall Health",
+                result=b.result,
+                gpus=f"GPU: {b.gpu}" if b.gpu is not None else None,
+                line=b.line,
+                details=["; ".join(b.details)] if b.details else [],
+            )
+            for b in bad
+        ]
+        _dcgm_diags([dcgm.Diag(line=bad[0].line, checks=checks)], source, out, "dcgmi stats")
+    return notes
 
 
 def _ibqueryerrors(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

@@ -1210,16 +1210,41 @@ _STATS_SAID = (
     "Max GPU Memory Used (bytes)",
     "SM Utilization (%)",
     "Memory Utilization (%)",
+    "Double Bit ECC Errors",
     "Critical XID Errors",
     "Overall Health",
 )
 
 
+@dataclass
+class StatsHealth:
+    """A ``dcgmi stats`` box whose Overall Health is not Healthy."""
+
+    line: int
+    where: str
+    """The job or PID and the GPU, as the note names them (``job train-42, GPU 1``)."""
+    gpu: str | None
+    result: str
+    """``Warn`` or ``Fail`` (_HEALTH_WORDS)."""
+    details: list[str] = field(default_factory=list)
+
+
 def stats_notes(text: str) -> list[ParseWarning]:
+    """A note per ``dcgmi stats`` box (see stats_read)."""
+    return stats_read(text)[0]
+
+
+def stats_read(text: str) -> tuple[list[ParseWarning], list[StatsHealth]]:
     """A note per ``dcgmi stats`` box (``-j`` job summary, ``-v`` one a GPU, ``-p`` a process):
-    its job or process and GPU, processes, energy, power, memory, utilisation, Xids and overall
-    health as printed (the job's own figures; no health check and nothing judged)."""
+    its job or process and GPU, processes, energy, power, memory, utilisation, ECC, Xids and
+    overall health as printed; and each box whose Overall Health is Warning or Failure.
+    (dcgmi/ProcessStats.cpp: the Event Stats rows are the GPU's ECC errors and critical Xids
+    during the job or process, and HelperDisplayOverAllHealth prints ``overallHealth``,
+    HelperHealthResultToString's Healthy / Warning / Failure of DCGM's health watches, with -v
+    each incident's system under it: a health result of that GPU, not only a usage figure.)"""
     notes: list[ParseWarning] = []
+    bad: list[StatsHealth] = []
+    systems: list[str] = []  # the failing systems under Overall Health (-v)
     owner = ""  # "job 952404" / "PID 1234": the line above the boxes, when the copy has it
     gpu: str | None = None  # the -v box's GPU; None for a summary
     at: int | None = None
@@ -1234,6 +1259,9 @@ def stats_notes(text: str) -> list[ParseWarning]:
         box = "stats" if gpu is not None else "process summary" if pid else "job summary"
         if perf_only:
             box = "Performance Stats rows (the box's head and the rows above them not in the copy)"
+        # (a -p copy's boxes are the process's; a copy with no "Successfully retrieved" line names
+        # no job)
+        whose = "the process's stats" if pid else "the job's stats" if owner else "the stats"
         notes.append(
             ParseWarning(
                 line=at,
@@ -1246,22 +1274,38 @@ def stats_notes(text: str) -> list[ParseWarning]:
                     if fields.get("No. of Processes") == "0"
                     else ""
                 )
-                + "; the job's stats, not a health check: not judged",
+                + f"; {whose}",
                 skipped=False,
             )
         )
+        health = _HEALTH_WORDS.get(fields.get("Overall Health", ""))
+        if health in ("Warn", "Fail"):
+            bad.append(
+                StatsHealth(
+                    line=at,
+                    where=where,
+                    gpu=gpu,
+                    result=health,
+                    details=[
+                        f"{k} {fields[k]}"
+                        for k in ("Double Bit ECC Errors", "Critical XID Errors", "XID")
+                        if k in fields and fields[k] not in ("0", "")
+                    ]
+                    + systems,
+                )
+            )
 
     for no, line, _ in numbered_lines(text):
         s = line.strip()
         if j := _STATS_JOB_RE.match(line):
             said()
             owner = f"job {j.group('job')}" if j.group("job") else f"PID {j.group('pid')}"
-            gpu, at, fields, perf_only = None, no, {}, False
+            gpu, at, fields, perf_only, systems = None, no, {}, False, []
         elif head := _STATS_HEAD_RE.match(s):
             if fields:  # a new box: the one before it said
                 said()
                 at = None
-            gpu, fields, perf_only = head.group("gpu"), {}, False
+            gpu, fields, perf_only, systems = head.group("gpu"), {}, False, []
             if at is None or gpu is not None:
                 at = no  # (a summary right under its "Successfully retrieved" line: that line)
         elif at is None and _STATS_PERF_RE.match(s):
@@ -1269,12 +1313,22 @@ def stats_notes(text: str) -> list[ParseWarning]:
             # a summary's, its head above them not in the copy
             at, gpu, perf_only = no, None, True
         elif at is not None and (row := _ROW_RE.match(s)):
-            if (name := row.group("name").strip()) in _STATS_SAID:
-                fields[name] = row.group("value").strip()
+            # (a -p box marks each process statistic with a "*" after its name:
+            # HelperDisplayPidExecutionStats' "Total Execution Time (sec)     *")
+            name = row.group("name").strip().removesuffix("*").rstrip()
+            value = row.group("value").strip()
+            if name in _STATS_SAID:
+                fields[name] = value
+            elif name.startswith("XID") and "XID" not in fields:
+                fields["XID"] = value
+            elif "Overall Health" in fields and name and value in ("Warning", "Failure"):
+                # (-v: HelperDisplayOverAllHealth prints each incident's system and its result
+                # under the Overall Health row)
+                systems.append(f"{name} {value}")
     said()
     if not notes:
         raise ParseError("dcgmi stats: no job summary row")
-    return notes
+    return notes, bad
 
 
 # dcgmi discovery -c (dcgmi/Query.cpp, the compute hierarchy): an "Instance Hierarchy" box, a

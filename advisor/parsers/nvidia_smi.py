@@ -1088,6 +1088,9 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
     current: SmiGpu | None = None
     second_seen = False
     in_processes = False
+    # a Processes section the last table opened: a later banner (the command run again in the
+    # same terminal, a watch loop) starts a table whose cut GPU row is no process row
+    procs_open = False
     last: tuple[int, str] | None = None  # the text's last line that is not blank
     for no, line, _ in numbered_lines(text):
         s = line.strip()
@@ -1095,9 +1098,10 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
             last = (no, s)
         if m := SMI_BANNER_RE.search(line):
             out.driver, out.cuda = m.group("driver"), m.group("cuda") or ""
+            procs_open = False
             continue
         if "Processes:" in s:
-            in_processes, out.processes = True, 0
+            in_processes, procs_open, out.processes = True, True, 0
             continue
         if in_processes:
             if s.startswith("|") and (row := re.match(r"^\|\s+(\d+)\s+", s)) and "MiB" in s:
@@ -1175,7 +1179,7 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
         )
     if (
         last is not None
-        and not in_processes
+        and not procs_open
         and (cut := _SMI_CUT_ROW_RE.match(last[1]))
         and len(last[1].strip("|").split("|")) < 3
     ):
