@@ -8666,32 +8666,6 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                     "stopped (^C, -w, or -f with no -c count), which ping counts lost: not a loss on the path"
                 )
         notes.append(ParseWarning(line=run.line, message=said, skipped=False))
-        if (
-            run.mtu is None
-            and not run.no_reply
-            and run.sent is not None
-            and run.lost > (run.pipe if run.stopped_early else 0)
-        ):
-            in_flight = (
-                f"; up to {run.pipe} of them may have been in flight when the run stopped"
-                if run.stopped_early
-                else ""
-            )
-            _add_failure(
-                out,
-                source,
-                logs.LogEvent(
-                    kind="host_ping_loss",
-                    line=run.summary_line or run.line,
-                    message=f"{who}ping {run.host} ({run.ip})",
-                    ip=run.ip,
-                    library="ping",
-                    exception_type=(
-                        f"{run.lost} of {run.sent} request(s) got no reply "
-                        f"({run.loss_pct:g}% loss){in_flight}"
-                    ),
-                ),
-            )
         failed = (
             f"a {run.packet_bytes}-byte packet with don't fragment was refused: the path's MTU "
             f"is {run.mtu}"
@@ -8702,13 +8676,28 @@ def _ping(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
             if run.no_reply
             else None
         )
+        kind, line = "host_ping_failed", run.mtu_line or run.line
+        if (
+            failed is None
+            and run.sent is not None
+            and run.lost > (run.pipe if run.stopped_early else 0)
+        ):
+            kind, line = "host_ping_loss", run.summary_line or run.line
+            failed = (
+                f"{run.lost} of {run.sent} request(s) got no reply ({run.loss_pct:g}% loss)"
+                + (
+                    f"; up to {run.pipe} of them may have been in flight when the run stopped"
+                    if run.stopped_early
+                    else ""
+                )
+            )
         if failed:
             _add_failure(
                 out,
                 source,
                 logs.LogEvent(
-                    kind="host_ping_failed",
-                    line=run.mtu_line or run.line,
+                    kind=kind,
+                    line=line,
                     message=f"{who}ping {run.host} ({run.ip})",
                     ip=run.ip,
                     library="ping",
