@@ -9228,6 +9228,7 @@ def _nccl_warnings(
         )
     if any(ev.message.startswith("Call to ibv_open_device failed") for ev in events):
         events = _ib_open_failures_folded(events)
+        _ib_open_fallback_said(lines, events)
     if any(ev.message.startswith("NET/OFI ") for ev in events):
         _ofi_init_fallbacks(lines, events)
     if any(_COLLNET_FALLBACK_RE.search(ev.message) for ev in events):
@@ -9403,6 +9404,97 @@ def _ib_open_failures_folded(events: list[LogEvent]) -> list[LogEvent]:
             ev.line, ev.repeated_lines = left[0], left[1:] or None
         kept.append(ev)
     return kept
+
+
+# What NCCL did once its device scan skipped an HCA, said a few lines below by the same process
+# (NVIDIA/nccl 2.7.8, commit 033d7995, the release whose "transport/net_ib.cc:148" WARN the NCCL
+# issue 451 log has): net_ib.cc ncclIbInit prints "NET/IB : No device found." where no HCA
+# opened, else "NET/IB : Using [0]mlx5_1:1/RoCE ..." (the devices it went on with); init.cc
+# initNet takes ncclNetIb only where its init found a device ("if (ndev <= 0) return
+# ncclSystemError"), else ncclNetSocket, whose init (net_socket.cc) prints "NET/Socket : Using
+# [0]bond0:200.1.93.2<0>"; ncclInit then prints "Using network Socket" (ncclNetName()).
+_IB_NONE_FOUND_RE = re.compile(r"NET/IB ?: ?No device found")
+_IB_NET_CHOSEN_RE = re.compile(r"\bUsing network (?P<net>\w{1,32})\s*$")
+_SOCKET_IFACE_RE = re.compile(
+    r"\[\d{1,3}\](?P<iface>[\w.-]{1,64}):(?P<addr>[0-9A-Fa-f:.]{1,64})(?:%[\w.-]{1,64})?<\d{1,6}>"
+)
+IB_FALLBACK_BARE_LINES = 8
+"""How far below a skipped HCA's WARN NCCL's next words of its network ("No device found",
+"NET/Socket : Using", "Using network") may stand where the lines name no process: NCCL prints
+them straight after its device scan, a line or two apart (the NCCL issue 451 log: lines 4-6)."""
+
+
+def _ib_open_fallback_said(
+    lines: list[tuple[int, str, int | None]], events: list[LogEvent]
+) -> None:
+    """Each HCA skip folded by ``_ib_open_failures_folded`` whose process then said where it went:
+    its hedge ("went on with the others, or with sockets") replaced by what NCCL printed below
+    (no other HCA and TCP sockets on the interfaces ``NET/Socket : Using`` names, or the HCAs
+    ``NET/IB : Using`` lists), with their lines."""
+    hedge = " and went on with the others, or with sockets where none opened)"
+    for ev in events:
+        if ev.kind != "nccl_warning" or not ev.message.endswith(hedge):
+            continue
+        window = IB_OPEN_PROCESS_LINES if ev.pid is not None else IB_FALLBACK_BARE_LINES
+        none_found = socket_using = chosen = ib_using = None
+        for no, line, _ in lines:
+            if (
+                no <= ev.line
+                or no > ev.line + window
+                or ("NET" not in line and "Using" not in line)
+            ):
+                continue
+            pm = _NCCL_PREFIX_RE.search(line)
+            if ev.pid is None:
+                if pm is not None:
+                    continue  # (another process's line, in a copy whose WARN named none)
+            elif (
+                pm is None
+                or int(pm.group("pid")) != ev.pid
+                or (ev.host is not None and pm.group("host") != ev.host)
+            ):
+                continue
+            if none_found is None and _IB_NONE_FOUND_RE.search(line):
+                none_found = no
+            elif "NET/" in line and (u := _NCCL_NET_USING_RE.search(line)):
+                what = (u.group("what") or "").strip()
+                if u.group("net") == "Socket" and socket_using is None:
+                    socket_using = (no, what)
+                # ("[RO]" alone is the relaxed-ordering flag of an IB net with no device; NCCL
+                # 2.1's "NET/IB : Using interface eth1 for sideband communication" its
+                # out-of-band socket, no HCA)
+                elif (
+                    u.group("net") == "IB"
+                    and what != "[RO]"
+                    and not what.startswith("interface ")
+                    and ib_using is None
+                ):
+                    ib_using = (no, what)
+            elif chosen is None and (c := _IB_NET_CHOSEN_RE.search(line)):
+                chosen = (no, c.group("net"))
+        hca = ev.message[: -len(hedge)]
+        if none_found is not None or (chosen is not None and chosen[1] == "Socket"):
+            said = [f"NET/IB : No device found, line {none_found}"] if none_found else []
+            on = ""
+            if socket_using is not None:
+                ifaces = [
+                    f"{i.group('iface')} {i.group('addr')}"
+                    for i in _SOCKET_IFACE_RE.finditer(socket_using[1])
+                ]
+                more = f" and {len(ifaces) - 2} more" if len(ifaces) > 2 else ""
+                on = f" on {', '.join(ifaces[:2]) or socket_using[1][:60]}{more}"
+                said.append(f"NET/Socket, line {socket_using[0]}")
+            if chosen is not None and chosen[1] == "Socket":
+                said.append(f"'Using network Socket', line {chosen[0]}")
+            ev.message = (
+                f"{hca}, found no other HCA and fell back to TCP sockets{on} ({'; '.join(said)}): "
+                "its transfers between hosts go over TCP, no RDMA)"
+            )[:400]
+        elif ib_using is not None:
+            ev.message = (
+                f"{hca} and went on with the HCA(s) NET/IB lists: {ib_using[1][:80]} "
+                f"(line {ib_using[0]}))"
+            )
 
 
 _COLLNET_FALLBACK_RE = re.compile(r"^Cannot initialize CollNet, using point-to-point network")
