@@ -223,6 +223,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.IBPORTSTATE_SIGNATURE,
                 rdma.RDMA_LINK_SIGNATURE,
                 rdma.SYSFS_PORTS_SIGNATURE,
+                rdma.SMINFO_SIGNATURE,
             )
         ),
         re.M,
@@ -7162,6 +7163,31 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         return []  # the file is ibstat's failure alone: read as that
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     notes = [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
+    for w in warnings:
+        if not w.message.startswith("sminfo failed: "):
+            continue
+        # sminfo's exit (infiniband-diags sminfo.c: IBEXIT("query") where smp_query_via to the
+        # SM's LID gets no SMInfo back, that LID the local port's sm_lid unless one is given
+        # (ibdiag_common.c resolve_sm_portid), 0 where no subnet manager configured the port;
+        # "Failed to open ..." where its MAD port would not open): no subnet manager is known
+        opened = "Failed to open" not in w.message
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="sminfo_failed",
+                line=w.line,
+                message=w.message[:300],
+                library="sminfo",
+                exception_type=(
+                    "sminfo's SMInfo query got no answer: no subnet manager answered at the LID "
+                    "asked (without one, the SM LID the local port knows, 0 where no subnet "
+                    "manager has configured it)"
+                    if opened
+                    else "sminfo could not open its MAD port: no subnet manager was asked"
+                ),
+            ),
+        )
     if fabric := [p for p in ports if p.tool == "ibnetdiscover"]:
         # the fabric's topology: its nodes and the rates its links trained at (a link slower
         # than the others is the one to look at)

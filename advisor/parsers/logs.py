@@ -743,7 +743,8 @@ class LogEvent:
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort),
-    rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
+    rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), sminfo_failed (the importer's, sminfo's exit
+    without the subnet manager's answer), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
     its failed worker group), elastic_agent_crash (the agent raising itself after it announced
     such a restart, before the group started again), elastic_restart_pending (such a restart
     in a log that ends before the restarted workers print a line), disk_full (a write that found no space left on the device),

@@ -142,6 +142,48 @@ _SMINFO_RE = re.compile(
     r"^\s*sminfo: sm lid (?P<lid>\d+) sm guid (?P<guid>0x[0-9a-fA-F]+), activity count "
     r"(?P<activity>\d+) priority (?P<priority>\d+) state (?P<state>\d+) (?P<name>[A-Z_?]+)"
 )
+# sminfo's answer, or its exit (ibdiag_common.c ibexit: "sminfo: iberror: failed: %s"), is the
+# copy's own: a copy holding sminfo alone is read (the state numbers are the man page's, sminfo.8:
+# -s "0 not active, 1 discovering, 2 standby, 3 master")
+SMINFO_SIGNATURE = (
+    r"^[ \t]*sminfo: (?:sm lid \d+ sm guid 0x[0-9a-fA-F]+, activity count|iberror: )"
+    # smpquery's NodeDesc answer under its command (infiniband-diags smpquery.c node_desc:
+    # printf("Node Description:%s%s\n", dots, nodename), dots padding the name to 32 columns,
+    # one dot at least; the op's names "NodeDesc" and "ND")
+    r"|smpquery[ \t]+(?:-[\w-]+[ \t]+){0,4}(?:ND|NodeDesc|nd|nodedesc)\b[^\n]*\r?\n"
+    r"[ \t]*Node Description:\."
+)
+_NODE_DESC_RE = re.compile(r"^\s*Node Description:\.{1,32}(?P<desc>[^\n]{0,200}?)\s*$")
+_SMPQUERY_RE = re.compile(r"(?:^|[\s/$#])smpquery[ \t]+(?P<args>[^\n]{0,300})")
+# smpquery's flags that take a value (infiniband-diags ibdiag_common.c's common options: -C ca,
+# -P port, -t timeout, -y m_key, -z config, --node-name-map file); -L, -G and -D take none: they
+# say how the destination is given (a LID unless -G or -D)
+_SMPQUERY_VALUED = frozenset({"-C", "-P", "-t", "-y", "-z", "--node-name-map", "--Ca", "--Port"})
+
+
+def _smpquery_nd_dest(args: str) -> str | None:
+    """The destination of an ``smpquery ND`` command line's arguments, as ``lid N``, ``guid G``
+    or ``path P``; None where the op is another or no destination is given."""
+    words = args.split()
+    kind = "lid"
+    plain: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _SMPQUERY_VALUED:
+            skip = True
+        elif word in ("-G", "--Guid"):
+            kind = "guid"
+        elif word in ("-D", "--Direct"):
+            kind = "path"
+        elif not word.startswith("-"):
+            plain.append(word)
+    if len(plain) < 2 or plain[0].lower() not in ("nd", "nodedesc"):
+        return None
+    return f"{kind} {plain[1]}"
+
+
 # A MAD tool that could not open its port (rdma-core): libibmad rpc.c mad_rpc_open_port's
 # IBWARN ("ibwarn: [%d] %s: " fmt): "can't open UMAD port (%s:%d)" where libibumad's
 # umad_open_port fails (umad.c do_umad_open_port: no ABI version, ib_umad not loaded; no CA or
@@ -245,9 +287,12 @@ def _mad_failure_note(
     )
 
 
-def _sminfo_note(no: int, m: re.Match[str], unmanaged: list[HcaPort]) -> ParseWarning:
+def _sminfo_note(
+    no: int, m: re.Match[str], unmanaged: list[HcaPort], node: tuple[int, str] | None = None
+) -> ParseWarning:
     """sminfo's answer said: the SM's LID, GUID, priority and state; ``unmanaged``: the same
-    host's InfiniBand ports in the copy that know no SM (SM lid 0) while sminfo reached one."""
+    host's InfiniBand ports in the copy that know no SM (SM lid 0) while sminfo reached one;
+    ``node``: smpquery ND's answer for the SM's LID (its line, the node's description)."""
     state = m.group("name")
     said = (
         f"sminfo: the subnet manager at lid {m.group('lid')} (guid {m.group('guid')}, priority "
@@ -261,6 +306,8 @@ def _sminfo_note(no: int, m: re.Match[str], unmanaged: list[HcaPort]) -> ParseWa
         }.get(state, f"in state {m.group('state')} {state}")
         + f" (line {no})"
     )
+    if node is not None:
+        said += f"; smpquery ND names lid {m.group('lid')}'s node: {node[1]} (line {node[0]})"
     if unmanaged and m.group("lid") != "0":
         names = ", ".join(
             f"{p.ca} port {p.port} ({p.state}, line {p.state_line or p.line})" for p in unmanaged
@@ -650,6 +697,9 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     # (line, host) where a prompt named a host, or a heading (None: it names no prompt's host)
     prompted: list[tuple[int, str | None]] = []
     sminfo: list[tuple[int, re.Match[str], str | None]] = []  # sminfo's answers, their host
+    # smpquery ND's answers: (line, node description, destination its command named or None)
+    node_descs: list[tuple[int, str, str | None]] = []
+    nd_dest: str | None = None  # the destination of the smpquery ND command above
     mad_runs: list[list[tuple[int, str, re.Match[str]]]] = []  # MAD tools' failures, each
     mad_failed: list[tuple[int, str, re.Match[str]]] = []  # the lines of one before its exit
     umad_files: tuple[int, int] | None = None  # a listing of /dev/infiniband/umad*: line, count
@@ -835,6 +885,14 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         if "sminfo:" in line and (sm := _SMINFO_RE.match(line)):
             sminfo.append((no, sm, prompt_host))
+            ca, current = None, None
+            continue
+        if "smpquery" in line and (sq := _SMPQUERY_RE.search(line)):
+            nd_dest = _smpquery_nd_dest(sq.group("args"))
+            continue
+        if "Node Description:" in line and (ndm := _NODE_DESC_RE.match(line)):
+            node_descs.append((no, ndm.group("desc"), nd_dest))
+            nd_dest = None
             ca, current = None, None
             continue
         if (
@@ -1117,7 +1175,21 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             and p.link_layer == "InfiniBand"
             and p.active is False
         ]
-        warnings.append(_sminfo_note(at, answer, unmanaged))
+        lid = f"lid {answer.group('lid')}"
+        node = next(((n, d) for n, d, dest in node_descs if dest == lid), None)
+        warnings.append(_sminfo_note(at, answer, unmanaged, node))
+    said_lids = {f"lid {answer.group('lid')}" for _, answer, _ in sminfo}
+    for n, desc, dest in node_descs:
+        if dest is None or dest not in said_lids:
+            # (a node sminfo did not name: said alone, its destination as the command gave it)
+            warnings.append(
+                ParseWarning(
+                    line=n,
+                    message=f"smpquery ND: the node at {dest or 'a destination not in the copy'}"
+                    f" is {desc} (line {n})",
+                    skipped=False,
+                )
+            )
     if mad_failed:
         mad_runs.append(mad_failed)  # (the copy ends before the tool's exit line)
     warnings += [_mad_failure_note(run, umad_files) for run in mad_runs]
@@ -1147,6 +1219,10 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             raise ParseError(panics[0].message, line=panics[0].line)
         if heads:
             return ports, warnings  # device blocks cut before their ports: said, none made up
+        if sminfo or mad_runs or node_descs:
+            # sminfo's (or smpquery's, or a MAD tool's failure) alone: the subnet manager's
+            # answer is what the copy holds, and no port is made up
+            return ports, warnings
         raise ParseError('no RDMA device port (ibstat\'s "Port N:" or ibv_devinfo\'s "port: N")')
     return ports, warnings
 
