@@ -44,6 +44,7 @@ from advisor.parsers import (
     bus_grind,
     busbw_factor,
     dcgm,
+    device_query,
     deviceinfo,
     ethtool,
     faultdiag,
@@ -247,6 +248,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "ibqueryerrors": re.compile(rdma.IBQUERYERRORS_SIGNATURE, re.M),
     "nvbandwidth": re.compile(nvbandwidth.SIGNATURE, re.M),
     "p2p_bandwidth": re.compile(p2p_bandwidth.SIGNATURE, re.M),
+    # (before simpleP2P: deviceQuery prints the same "> Peer access from" lines)
+    "device_query": re.compile(device_query.SIGNATURE, re.M),
     "simple_p2p": re.compile(simple_p2p.SIGNATURE, re.M),
     "bandwidth_test": re.compile(bandwidth_test.SIGNATURE, re.M),
     "bus_grind": re.compile(bus_grind.SIGNATURE, re.M),
@@ -960,7 +963,7 @@ class EvidenceFacts:
     supported (slots not '_'), all_down (every supported link down)}``."""
     gpu_copy: list[dict[str, Any]] = field(default_factory=list)
     """Copy benchmarks between host and GPUs and between GPUs, one a file: ``{source, line, tool
-    (nvbandwidth, p2pBandwidthLatencyTest, bandwidthTest or busGrind), version, driver, cuda_runtime, devices: [{index,
+    (nvbandwidth, p2pBandwidthLatencyTest, bandwidthTest, busGrind, simpleP2P or deviceQuery), version, driver, cuda_runtime, devices: [{index,
     name, bus_id}] (a multi-node nvbandwidth's also process, host, line), matrices: [{line,
     test, title, unit, columns, rows: {row: {column: figure or None}}, sum}], failed: [{line,
     test, message, offset}], waived, running, p2p_slower: [{a, b, line, disabled_line, matrix,
@@ -2695,6 +2698,15 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # npu-smi info's process table copied alone with its own header row ("| NPU  Chip |
         # Process id | ..."): no chip table to read, its rows are ascend_notes' to note
         formats = [f for f in formats if f != "npu_smi_info"]
+    if (
+        "device_query" in formats
+        and "simple_p2p" in formats
+        and not _SIMPLE_P2P_OWN_RE.search(text)
+    ):
+        # deviceQuery.cpp prints simpleP2P's "> Peer access from NAME (GPUi) -> NAME (GPUj) :
+        # Yes|No" lines for its own pairs: they are deviceQuery's where no line of simpleP2P's
+        # own (its banner, its copy, its result) is in the file
+        formats = [f for f in formats if f != "simple_p2p"]
     if "ping" in formats and "hccn_tool" in formats and "hccn_tool" not in text:
         formats = [f for f in formats if f != "hccn_tool"]  # a host's ping, not an NPU port's
     if "mlnx_qos" in formats and "hccn_tool" not in text:
@@ -6374,6 +6386,146 @@ def _p2p_bandwidth(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                     skipped=False,
                 )
             )
+    return notes
+
+
+_SIMPLE_P2P_OWN_RE = re.compile(
+    r"simpleP2P(?:\.exe)?\] - Starting|cudaMemcpyPeer / cudaMemcpy between |Test (?:failed!|passed)"
+)
+"""simpleP2P's lines that deviceQuery never prints (simpleP2P.cu main)."""
+
+
+def _device_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """CUDA's deviceQuery: the devices the CUDA runtime sees, the driver and runtime versions, the
+    peer-access answers between them and the sample's own result. No device seen is a failure;
+    GPUs of different models without peer access are the board's mix, said and not judged."""
+    run = device_query.parse(text)
+    if not run.devices and run.count is None and run.result is None:
+        raise ParseError("deviceQuery: no device block, summary or result in the output")
+    notes: list[ParseWarning] = []
+    if run.count == 0:
+        # deviceQuery.cpp prints "There are no available device(s) that support CUDA" when
+        # cudaGetDeviceCount answers 0, and still ends "Result = PASS": no GPU for a job
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="gpu_driver_error",
+                line=run.no_devices_line or run.summary_line or run.line,
+                message="There are no available device(s) that support CUDA",
+                library="deviceQuery",
+                exception_type="deviceQuery found no CUDA device (the driver, or a container "
+                "that was given no GPU)"
+                + (f", though its result says {run.result}" if run.result else ""),
+            ),
+        )
+    versions = (
+        f"CUDA driver {run.driver} / runtime {run.runtime}"
+        if run.driver and run.runtime
+        else "versions not in the copy"
+    )
+    notes.append(
+        ParseWarning(
+            line=run.line,
+            message=f"deviceQuery: {versions}, "
+            + (
+                f"{run.count} CUDA device(s)"
+                if run.count is not None
+                else "device count not in the copy"
+            )
+            + (
+                f" ({', '.join(f'GPU{d.index} {d.name}' for d in run.devices)})"
+                if run.devices
+                else ""
+            )
+            + (
+                f"; Result = {run.result} (line {run.result_line})"
+                if run.result
+                else "; the copy ends before its 'Result =' line"
+            ),
+            skipped=False,
+        )
+    )
+    for d in run.devices:
+        notes.append(
+            ParseWarning(
+                line=d.line,
+                message=f"deviceQuery GPU{d.index} {d.name}: "
+                + ", ".join(
+                    part
+                    for part in (
+                        f"compute capability {d.capability}" if d.capability else "",
+                        f"{d.memory_mbytes} MBytes of global memory" if d.memory_mbytes else "",
+                        f"PCI domain / bus / location {d.pci}" if d.pci else "",
+                    )
+                    if part
+                )
+                # (helper_cuda.h _ConvertSMVer2Cores: a compute capability newer than the
+                # sample's table gets the last entry's cores a multiprocessor)
+                + (
+                    f" (its CUDA Cores figure a default: this sample's table has no SM "
+                    f"{d.capability})"
+                    if d.cores_default
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+    model = {d.index: d.name for d in run.devices}
+    alike = [
+        (a, b)
+        for a, row in run.access.items()
+        for b in row
+        if model.get(a) is None or model.get(b) is None or model[a] == model[b]
+    ]
+    if run.access:
+        pairs = "; ".join(
+            f"GPU{a}->GPU{b} {'Yes' if ok else 'No'}"
+            for a, row in sorted(run.access.items())
+            for b, ok in sorted(row.items())
+        )
+        notes.append(
+            ParseWarning(
+                line=run.access_line,
+                message=f"deviceQuery: peer access {pairs}"
+                + (
+                    ""
+                    if alike
+                    else " -- no two of its GPUs are one model ("
+                    + ", ".join(dict.fromkeys(model.values()))
+                    + "): CUDA gives no peer access between GPUs of different models, so their "
+                    "No is the board's mix, not a fault"
+                ),
+                skipped=False,
+            )
+        )
+    out.gpu_copy.append(
+        _gpu_copy(
+            source,
+            run.line,
+            "deviceQuery",
+            [{"index": d.index, "name": d.name, "bus_id": None} for d in run.devices],
+            driver=run.driver,
+            cuda_runtime=run.runtime,
+            failed=[
+                {
+                    "line": run.result_line,
+                    "test": "deviceQuery",
+                    "message": "Result = FAIL",
+                    "offset": None,
+                }
+            ]
+            if run.result == "FAIL"
+            else [],
+            peer_access={
+                str(a): {str(b): ok for b, ok in row.items()} for a, row in run.access.items()
+            },
+            # as p2pBandwidthLatencyTest's: GPUs of one model, every ordered pair answered No
+            no_peer_access=bool(alike) and not any(run.access.get(a, {}).get(b) for a, b in alike),
+            peer_access_line=run.access_line or None,
+            complete=run.result is not None,
+        )
+    )
     return notes
 
 
@@ -10934,6 +11086,7 @@ _CONVERTERS = {
     "dcgmi_nvlink_errors": _dcgmi_nvlink_errors,
     "nvbandwidth": _nvbandwidth,
     "p2p_bandwidth": _p2p_bandwidth,
+    "device_query": _device_query,
     "simple_p2p": _simple_p2p,
     "bandwidth_test": _bandwidth_test,
     "bus_grind": _bus_grind,
