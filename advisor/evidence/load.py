@@ -66,6 +66,7 @@ from advisor.parsers import (
     numbered_lines,
     nvbandwidth,
     nvidia_smi,
+    nvsm,
     p2p_bandwidth,
     pingpong,
     prechecks,
@@ -241,6 +242,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "dcgmi_dmon": re.compile(dcgm.DMON_SIGNATURE, re.M),
     "ubergemm": re.compile(dcgm.UBERGEMM_SIGNATURE, re.M),
     "gpu_burn": re.compile(gpu_burn.SIGNATURE, re.M),
+    "nvsm": re.compile(nvsm.SIGNATURE, re.M),
     "dcgm_profiling_error": re.compile(dcgm.PROFILING_ERROR_SIGNATURE, re.M),
     "nvidia_smi_dmon": re.compile(nvidia_smi.DMON_SIGNATURE, re.M),
     "dcgmi_discovery": re.compile(dcgm.DISCOVERY_SIGNATURE, re.M),
@@ -6899,6 +6901,125 @@ def _ubergemm(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
     return notes
 
 
+def _nvsm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """nvsm show health: a failure per check not Healthy (``nvsm_check_unhealthy`` for an
+    Unhealthy one, ``nvsm_check_attention`` for Informational, Warning or Unknown), with the
+    lines under it, and a note of nvsm's own Health Summary; nvsm stress-test: a failure per
+    component that Failed (``nvsm_stress_failed``) or was SKIPPED (``nvsm_stress_skipped``)
+    and a note of those that passed."""
+    notes: list[ParseWarning] = []
+    if nvsm.is_stress(text):
+        runs = nvsm.parse_stress(text)
+        if not runs:
+            raise ParseError("nvsm stress-test: no component result row")
+        for run in runs:
+            notes.extend(_nvsm_stress_run(run, source, out))
+        return notes
+    health = nvsm.parse_health(text)
+    if not health.checks and not health.overall:
+        raise ParseError("nvsm show health: no check line and no overall status")
+    return _nvsm_health(health, source, out)
+
+
+def _nvsm_health(health: nvsm.Health, source: str, out: EvidenceFacts) -> list[ParseWarning]:
+    notes: list[ParseWarning] = []
+    version = f" {health.version}" if health.version else ""
+    unhealthy = 0
+    for check in health.checks:
+        if check.state in ("Healthy", "Disabled", "Skipped"):
+            continue
+        found = "; ".join(f"{text} (line {line})" for line, text in check.details)
+        said = f"{check.name}: {check.state} (line {check.line})" + (f": {found}" if found else "")
+        unhealthy += check.state == "Unhealthy"
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nvsm_check_unhealthy"
+                if check.state == "Unhealthy"
+                else "nvsm_check_attention",
+                line=check.line,
+                message=f"nvsm show health{version}: {check.name} {check.state}",
+                library="nvsm",
+                exception_type=said,
+            ),
+        )
+    if health.overall == "unhealthy" and not unhealthy:
+        # (the copy keeps nvsm's verdict but not the check that made it: said as nvsm's own)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nvsm_check_unhealthy",
+                line=health.overall_line,
+                message=f"nvsm show health{version}: overall system status unhealthy",
+                library="nvsm",
+                exception_type=f"Overall system status is unhealthy (line {health.overall_line}); "
+                "the check that made it is not in the copy",
+            ),
+        )
+    counts = ", ".join(
+        f"{n} {state}"
+        for state, (n, _total, _line) in health.counts.items()
+        if n or state == "healthy"
+    )
+    total = next((t for _n, t, _line in health.counts.values()), 0)
+    summary = (
+        f"{counts} of {total} checks" if counts else f"{len(health.checks)} check line(s) read"
+    )
+    verdict = (
+        f"; Overall system status is {health.overall} (line {health.overall_line})"
+        if health.overall
+        else "; no overall status in the copy"
+    )
+    notes.append(
+        ParseWarning(
+            line=health.overall_line or (health.checks[0].line if health.checks else 1),
+            message=f"nvsm show health{version}: {summary}{verdict}",
+            skipped=False,
+        )
+    )
+    return notes
+
+
+def _nvsm_stress_run(run: nvsm.Stress, source: str, out: EvidenceFacts) -> list[ParseWarning]:
+    passed: list[str] = []
+    for component, result, line in run.results:
+        word = result.upper()
+        if word.startswith("PASS"):
+            passed.append(f"{component} (line {line})")
+            continue
+        said = f"{component}: {result} (line {line})"
+        # (the run's GPU load figures say whether the GPUs were loaded at all)
+        load = run.figures.get("GPU_LOAD") if component == "GPU" else None
+        if load is not None:
+            lo, hi, avg, unit, at = load
+            said += f"; GPU_LOAD min {lo}, max {hi}, avg {avg} {unit} (line {at})"
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="nvsm_stress_failed" if word.startswith("FAIL") else "nvsm_stress_skipped",
+                line=line,
+                message=f"nvsm stress-test: {component} {result}",
+                library="nvsm",
+                exception_type=said,
+            ),
+        )
+    notes: list[ParseWarning] = []
+    if passed:
+        notes.append(
+            ParseWarning(
+                line=run.line,
+                message="nvsm stress-test: PASS for "
+                + ", ".join(passed)
+                + (f"; its log {run.log}" if run.log else ""),
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _gpu_burn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """gpu-burn: a ``gpu_burn_faulty`` failure per GPU its summary marks anything but OK (or,
     where the copy ends before the summary, per GPU a progress line shows compare errors on or
@@ -11080,6 +11201,7 @@ _CONVERTERS = {
     "dcgmi_dmon": _dcgmi_dmon,
     "ubergemm": _ubergemm,
     "gpu_burn": _gpu_burn,
+    "nvsm": _nvsm,
     "dcgm_profiling_error": _dcgm_profiling_error,
     "nvidia_smi_dmon": _smi_dmon,
     "dcgmi_nvlink": _dcgmi_nvlink,

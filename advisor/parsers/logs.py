@@ -782,7 +782,10 @@ class LogEvent:
     plugin: a switch fault raised and not cleared in the log), switch_fault_cleared (the same,
     cleared again or only its clearing seen), gpu_temp_near_limit (the importer's, nvidia-smi -q -d
     TEMPERATURE: a GPU within a few degrees of its Max Operating Temp), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
-    FAULTY, its compare errors or its process dead: device the GPU), dcgm_profiling_error (the importer's, DCGM's profiling
+    FAULTY, its compare errors or its process dead: device the GPU), nvsm_check_unhealthy
+    (the importer's, an nvsm show health check marked Unhealthy), nvsm_check_attention (the same,
+    marked Informational, Warning or Unknown), nvsm_stress_failed and nvsm_stress_skipped (the
+    importer's, an nvsm stress-test component that Failed or was SKIPPED), dcgm_profiling_error (the importer's, DCGM's profiling
     module's -37, DCGM_ST_PROFILING_LIBRARY_ERROR), gpu_monitor_unanswered (the importer's,
     nvidia-smi dmon's row of "-" where the GPU gave figures before: device the GPU),
     dcgm_health_incident
