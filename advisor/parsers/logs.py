@@ -1150,7 +1150,11 @@ def _notes_beside_events(text: str, report: LogReport) -> None:
         "Initializing distributed: GLOBAL_RANK:" in text or "initializing ddp: GLOBAL" in text
     ):
         # (the ranks Lightning started before the failure, Ray's workers' behind their
-        # "(RayExecutor pid=...)" tag: how far the start got)
+        # "(RayExecutor pid=...)" tag: how far the start got). A note of them written while
+        # the notices (a store barrier still waiting ...) were set aside, "no error" in it, is
+        # replaced: said twice before (set 684's lightning_store_based_barrier log), and the
+        # event beside it is what the rules judge
+        report.unread = [w for w in report.unread if not w.message.startswith(LIGHTNING_NOTE)]
         _lightning_init_notes(lines(), report, failed=True)
     if "] [INFO]" in text or " package install" in text:
         _installer_notes(lines(), report)
@@ -2464,6 +2468,8 @@ def _parse_events(text: str) -> LogReport:
                 cuda_raised := _raised_cuda_error(lines, raised)
             ):
                 raised = cuda_raised
+            elif _VLLM_NO_KV_MEMORY in raised.message:
+                _vllm_no_kv_memory(raw, raised)
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -5736,6 +5742,10 @@ def _lightning_init_ended(
     return last
 
 
+LIGHTNING_NOTE = "Lightning started "
+"""The words the note of the ranks Lightning started opens with."""
+
+
 def _lightning_init_notes(
     lines: list[tuple[int, str, int | None]], report: LogReport, *, failed: bool = False
 ) -> bool:
@@ -5812,7 +5822,7 @@ def _lightning_init_notes(
     report.unread.append(
         ParseWarning(
             line=first,
-            message=f"Lightning started {len(ranks)} rank(s) of a world of "
+            message=f"{LIGHTNING_NOTE}{len(ranks)} rank(s) of a world of "
             + " or ".join(str(w) for w in sorted(worlds))
             + f" (global ranks {_listed(sorted(ranks))})"
             + (f", NCCL {' and '.join(versions)}" if versions else "")
@@ -13166,12 +13176,43 @@ def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogRep
     )
 
 
+# vLLM's import of its own CUDA kernels (vllm/_custom_ops.py: "try: import vllm._C / except
+# ImportError as e: logger.warning('Failed to import from vllm._C with %r', e)"): a warning, and
+# vLLM goes on. Under a platform plugin (vllm/platforms/__init__.py: "Platform plugin %s is
+# activated", vllm-ascend's "ascend") vllm._C, built against CUDA's runtime, is expected not to
+# load: vllm-ascend#1305 and #3316 show the warning above a server that goes on
+_VLLM_C_IMPORT = "Failed to import from vllm._C with "
+_VLLM_C_WHY_RE = re.compile(r"with (?P<why>\w{1,60}\((?:'[^'\n]{1,300}'|\"[^\"\n]{1,300}\")\))")
+_VLLM_PLATFORM_PLUGIN_RE = re.compile(r"Platform plugin (?P<name>[\w.-]{1,60}) is activated")
+
+
+def _vllm_c_note(no: int, line: str, lines: list[tuple[int, str, int | None]]) -> ParseWarning:
+    """The note for vLLM's warning that its CUDA kernels (vllm._C) did not load."""
+    why = m.group("why") if (m := _VLLM_C_WHY_RE.search(line)) else ""
+    plugin = next(
+        (p.group("name") for _, t, _ in lines if (p := _VLLM_PLATFORM_PLUGIN_RE.search(t))), None
+    )
+    said = f"vLLM could not import its CUDA kernels, vllm._C ({why or 'ImportError'}): its warning"
+    if plugin is not None:
+        said += (
+            f", expected under the platform plugin '{plugin}' it activated (vllm._C is vLLM's "
+            "CUDA build, its runtime not on that platform's host): vLLM goes on, no error"
+        )
+    else:
+        said += (
+            ": vLLM goes on without them; on a CUDA GPU an operation that needs them fails when "
+            "it is first called (no platform plugin is named in the copy)"
+        )
+    return ParseWarning(line=no, message=said, skipped=False)
+
+
 def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``library_missing`` per program and library the dynamic loader could not load, or per
     symbol it could not find (a library older or other than the one the program was built
     against)."""
     seen: dict[tuple[str, str], LogEvent] = {}
     tf_said: set[str] = set()
+    vllm_c_said = False
     for no, line, tagged in lines:
         if (".so" not in line and " error" not in line) or not (ld := _LOADER_RE.search(line)):
             continue
@@ -13196,6 +13237,11 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
             and "JAX_PLATFORMS" not in line
             and "uninstall the failing plugin" not in line
         ):
+            continue
+        if _VLLM_C_IMPORT in line:
+            if not vllm_c_said:
+                vllm_c_said = True
+                report.unread.append(_vllm_c_note(no, line, lines))
             continue
         if (tf := _TF_DSO_LOADER_RE.search(line)) is not None:
             if tf.group("lib") not in tf_said:
@@ -20170,6 +20216,34 @@ _SGLANG_SCHEDULER_RAISED = "] Scheduler hit an exception: "
 """SGLang's scheduler's words before the traceback it logs, its rank tag (if any) before them."""
 
 
+# vLLM's check before it builds its KV cache (vllm/v1/core/kv_cache_utils.py
+# check_enough_kv_cache_memory: "if available_memory <= 0: raise ValueError('No available memory
+# for the cache blocks. Try increasing `gpu_memory_utilization` ...')"): the memory the profiling
+# left to the cache under gpu_memory_utilization's share of the device is none, the weights,
+# the activations and whatever else already holds the device (another server) having taken it
+_VLLM_NO_KV_MEMORY = "No available memory for the cache blocks"
+
+
+def _vllm_no_kv_memory(raw: list[str], raised: LogEvent) -> None:
+    """Say what vLLM's KV-cache check means, and the engine process that raised it where the
+    line as written carries vLLM's "(EngineCore_DP0 pid=1102) " (the reader took it off)."""
+    written = raw[raised.line - 1].lstrip() if 0 < raised.line <= len(raw) else ""
+    if (wp := WORKER_PREFIX_RE.match(written)) is not None:
+        raised.worker = wp.group("name")
+        raised.pid = int(wp.group("pid"))
+    who = (
+        f"vLLM's {raised.worker or 'engine'} (pid {raised.pid})"
+        if raised.pid is not None
+        else "vLLM's engine"
+    )
+    raised.exception_type = (
+        f"ValueError: {who} found no device memory left for its KV cache blocks (vLLM's "
+        "check_enough_kv_cache_memory: the share gpu_memory_utilization allows, less the "
+        "weights, the activations and what other processes already hold on the device, is "
+        "0 or less): another process on the same device, or a share set too low for the model"
+    )
+
+
 def _raised_cuda_error(
     lines: list[tuple[int, str, int | None]], raised: LogEvent
 ) -> LogEvent | None:
@@ -21231,7 +21305,12 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             m = _DOTTED_EXCEPTION_RE.match(line)
         if m is None:
             continue
-        above = [t for _, t, _ in lines[max(0, index - HEADLESS_FRAME_LINES) : index]]
+        # (the lines above that are not blank: a copy from a web page that put a blank line
+        # between every two, as vllm-ascend#5707's issue shows its log, keeps the frame four
+        # lines above its exception)
+        above = [
+            t for _, t, _ in lines[max(0, index - 2 * HEADLESS_FRAME_LINES) : index] if t.strip()
+        ][-HEADLESS_FRAME_LINES:]
         # (Python 3.11+ marks a frame's failing expression with a line of "~" and "^" under its
         # code: a copy cut above the frames may keep only that)
         if not any(_FRAME_RE.match(t) or _POSITION_MARKS_RE.match(t) for t in above):
