@@ -9989,11 +9989,83 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
             )
         if run.error and run.iperf2:
             said.append(f"the connection broke ({run.error}): the total covers the time before")
+        if run.server_report_line and not run.server_report_invalid:
+            said.append(
+                f"the server's report (line {run.server_report_line}): received "
+                + (
+                    f"{_bitrate(run.server_report_bps)}"
+                    if run.server_report_bps is not None
+                    else "?"
+                )
+                + (f" over {run.server_report_s:g} s" if run.server_report_s else "")
+                + (f", jitter {run.jitter_ms:g} ms" if run.jitter_ms is not None else "")
+            )
         if run.total_datagrams:
             lost = run.lost_datagrams or 0
             said.append(
                 f"UDP: {lost} of {run.total_datagrams} datagrams lost "
                 f"({100 * lost / run.total_datagrams:.2g} %)"
+            )
+        if run.no_ack_line:
+            said.append(
+                f"WARNING at line {run.no_ack_line}: the client got no ack of its last datagram "
+                f"after {run.no_ack_tries} tries"
+            )
+        if run.server_report_invalid:
+            # (iperf 2's server report row with no measure in it: what reached the server is
+            # not in the copy, so the sender's rate alone does not show the path carried it)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="iperf_server_report_invalid",
+                    line=run.server_report_line,
+                    message=f"{who}{path}"[:300],
+                    library=tool,
+                    exception_type="the server's report holds no measure ("
+                    + run.server_report_row[:160]
+                    + "): what the server received is unknown"
+                    + (
+                        f", against {_bitrate(run.sender_bps)} sent"
+                        if run.sender_bps is not None
+                        else ""
+                    ),
+                ),
+            )
+            said.append(
+                f"the server's report (line {run.server_report_line}) holds no measure: "
+                "delivery not confirmed"
+            )
+        if (udp_share := iperf.udp_loss_share(run)) is not None:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="udp_datagrams_lost",
+                    line=run.server_report_line or run.line,
+                    message=f"{who}{path}"[:300],
+                    library=tool,
+                    exception_type=f"{run.lost_datagrams} of {run.total_datagrams} UDP datagrams "
+                    f"lost ({100 * udp_share:.2g} %)"
+                    + (
+                        f", the server received {_bitrate(run.server_report_bps)}"
+                        + (f" over {run.server_report_s:g} s" if run.server_report_s else "")
+                        + (
+                            f" against {_bitrate(run.sender_bps)}"
+                            + (f" sent over {run.seconds:g} s" if run.seconds else " sent")
+                            if run.sender_bps is not None
+                            else ""
+                        )
+                        if run.server_report_bps is not None
+                        else ""
+                    )
+                    + (f", jitter {run.jitter_ms:g} ms" if run.jitter_ms is not None else "")
+                    + (
+                        f"; the client got no ack of its last datagram (line {run.no_ack_line})"
+                        if run.no_ack_line
+                        else ""
+                    ),
+                ),
             )
         if run.not_available:
             said.append(
@@ -10485,7 +10557,8 @@ def _mst_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
 
 def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """numactl -H: a note of the NUMA nodes, their CPUs and memory, and the distance range
-    (nothing in it names a GPU or NIC, so nothing is judged)."""
+    (nothing in it names a GPU or NIC, so placement is not judged); a node with CPUs and 0 MB
+    of memory is a ``numa_node_memoryless`` failure (``numa.memoryless``)."""
     nodes = numa.parse(text)
     said = []
     count = nodes.available or nodes.table_nodes or len(nodes.cpus) or len(nodes.distances)
@@ -10513,6 +10586,28 @@ def _numactl(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
             f"{sum(nodes.size_mb.values())} MB of memory"
             + (f", under 10 % free on node(s) {', '.join(map(str, sorted(low)))}" if low else "")
         )
+    if memoryless := numa.memoryless(nodes):
+        with_memory = sorted(n for n, size in nodes.size_mb.items() if size)
+        cpus_without = sum(nodes.cpus.get(n, 0) for n in memoryless)
+        said.append(
+            f"node(s) {', '.join(map(str, memoryless))} have CPUs and 0 MB of memory "
+            f"({cpus_without} of {sum(nodes.cpus.values())} CPUs without local memory)"
+        )
+        for n in memoryless:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="numa_node_memoryless",
+                    line=nodes.size_line.get(n, nodes.line or 1),
+                    message=f"NUMA node {n}",
+                    library="numactl",
+                    exception_type=f"node {n}: {nodes.cpus.get(n, 0)} CPUs, size 0 MB: every "
+                    "allocation of its CPUs comes from another node (memory only on node(s) "
+                    + ", ".join(f"{m} ({nodes.size_mb[m]} MB)" for m in with_memory[:8])
+                    + ")",
+                ),
+            )
     far = sorted({d for row in nodes.distances.values() for d in row if d != 10})
     if far:
         said.append(
@@ -10582,7 +10677,9 @@ def _buffer_losses_said(i: netif.Interface, source: str, out: EvidenceFacts) -> 
 def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ip link / ip addr / ifconfig: a note of the interfaces (state, link, MTU, addresses);
     an interface that is up with no carrier is a ``link_carrier_lost`` failure (a virtual one's,
-    a container's or a tunnel's, is no link); error and drop counters that are not 0 are said."""
+    a container's or a tunnel's, is no link), a data-path NIC's port left administratively down
+    (``netif.Interface.devlink_port``) a ``nic_port_admin_down`` one; error and drop counters
+    that are not 0 are said."""
     interfaces = netif.parse(text)
     said: list[str] = []
     counted: list[str] = []
@@ -10640,6 +10737,25 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     exception_type=f"{i.name}: {i.tool} shows it up with no carrier"
                     + (f" ({i.reason})" if i.reason else "")
                     + (f" ({i.media})" if i.media and not i.reason else ""),
+                ),
+            )
+        if i.admin_up is False and i.devlink_port:
+            # (a data-path NIC's port left down, flags without UP: iproute2's "qdisc noop state
+            # DOWN"; an onboard or plain port left down stays said only, as before)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="nic_port_admin_down",
+                    line=i.line,
+                    message=i.name,
+                    host=i.host,
+                    library=i.tool.split()[0],
+                    exception_type=f"{i.name}: {i.tool} shows it administratively down "
+                    f"(<{','.join(i.flags)}>, no UP"
+                    + (f", state {i.operstate}" if i.operstate else "")
+                    + ")"
+                    + (f", MAC {i.mac}" if i.mac else ""),
                 ),
             )
     for i, peers in netif.down_where_peers_up(interfaces):

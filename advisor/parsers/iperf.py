@@ -72,6 +72,20 @@ _LOSS_RE = re.compile(
     r"(?<!\d)(?P<lost>\d{1,12})/\s*(?P<total>\d{1,12})\s+\((?P<pct>[\d.e+-]+|nan)%\)"
 )
 _ERROR_RE = re.compile(r"^iperf3?: error - (?P<what>.+?)\s*$")
+# iperf 2's UDP client: after its own total it waits for the server's ack of its last datagram,
+# which carries the server's report (iperf 2 src/Locale.c server_reporting "[%3d] Server
+# Report:\n", then one row of the receiver's figures: transfer, rate, jitter, lost/total); with
+# no ack it says warn_no_ack "[%3d] WARNING: did not receive ack of last datagram after %d
+# tries.\n". The server's row is the receiver's, over the receiver's time, not the client's.
+_SERVER_REPORT_RE = re.compile(r"^\[\s*\d+\]\s+Server Report:\s*$")
+_NO_ACK_RE = re.compile(
+    r"^\[\s*\d+\]\s+WARNING: did not receive ack of last datagram after (?P<tries>\d{1,6}) tries"
+)
+# any row of an interval, whatever its figures ("0.000 Bytes  -nan bits/sec": no _ROW_RE)
+_ANY_ROW_RE = re.compile(r"^\[\s*\d+\]\s+\d+\.\d+\s*-\s*\d+\.\d+\s+sec\b")
+# the lost/total pair whatever its percent ("4294966296/0 (inf%)": no _LOSS_RE)
+_LOST_TOTAL_RE = re.compile(r"(?<!\d)(?P<lost>\d{1,12})/\s*(?P<total>\d{1,12})\s+\(")
+_JITTER_RE = re.compile(r"(?<![\w.])(?P<ms>\d{1,9}(?:\.\d{1,6})?)\s+ms\b")
 # iperf3's client that could not open its control connection (src/iperf_error.c IECONNECT:
 # "unable to connect to server", since 3.17 "... - server may have stopped running or use a
 # different port, firewall issue, etc.", then ": " and strerror(errno)), where the reason says
@@ -188,6 +202,21 @@ class Iperf3Run:
     a range iperf3 does not take), "" otherwise; ``remote_port`` is then the port iperf3 read
     from it (``_PORT_ARG_RE``)."""
     port_arg_line: int = 0
+    server_report_line: int = 0
+    """iperf 2's UDP client: the line of the server's report row (``_SERVER_REPORT_RE``), 0
+    where the copy has none."""
+    server_report_bps: float | None = None
+    """The rate the server received at, over ``server_report_s`` (its own time)."""
+    server_report_s: float | None = None
+    jitter_ms: float | None = None
+    server_report_invalid: bool = False
+    """The server's report row holds no measure: a rate that is no number ("-nan bits/sec"),
+    0 bytes received, or a lost count over a total of 0 datagrams."""
+    server_report_row: str = ""
+    """The report row as printed, where it is invalid."""
+    no_ack_line: int = 0
+    """The line of iperf 2's "did not receive ack of last datagram" warning, 0 where none."""
+    no_ack_tries: int = 0
 
 
 def _bps(value: str, unit: str) -> float:
@@ -234,6 +263,7 @@ def parse(text: str) -> list[Iperf3Run]:
         return run
 
     mss: int | None = None
+    reporting: Iperf3Run | None = None  # the iperf 2 client whose "Server Report:" row is next
     for no, line, _ in numbered_lines(text):
         body = line.strip()
         if body.startswith("TCP MSS: ") and (k := _MSS_RE.match(body)) is not None:
@@ -259,6 +289,16 @@ def parse(text: str) -> list[Iperf3Run]:
                 mixed_done, summing = mixed_done + 1, None
                 if mixed_done >= len(mixed):
                     unmix()
+            continue
+        if run is not None and run.iperf2 and (k := _NO_ACK_RE.match(body)) is not None:
+            run.no_ack_line, run.no_ack_tries = no, int(k.group("tries"))
+            continue
+        if run is not None and run.iperf2 and _SERVER_REPORT_RE.match(body):
+            reporting = run
+            continue
+        if reporting is not None and _ANY_ROW_RE.match(body):
+            _server_report(reporting, body, no)
+            reporting = None
             continue
         if mixed and (m := _ROW_RE.match(body)):
             # the interleaved clients' rows: an interval line is either's; a summary line is
@@ -445,6 +485,47 @@ def parse(text: str) -> list[Iperf3Run]:
         if not r.error and said < whole and not r.cut and not r.iperf2:
             r.cut = True  # the copy ends before the test's summary
     return runs
+
+
+def _server_report(run: Iperf3Run, body: str, no: int) -> None:
+    """The row under iperf 2's "Server Report:": the receiver's rate, time, jitter and
+    datagrams lost, kept apart from the client's own rows."""
+    run.server_report_line = no
+    m = _ROW_RE.match(body)
+    loss = _LOSS_RE.search(body)
+    lost_total = _LOST_TOTAL_RE.search(body)
+    if m is not None:
+        run.server_report_s = float(m.group("end")) - float(m.group("start"))
+        run.server_report_bps = _bps(m.group("rate"), m.group("runit"))
+    if (j := _JITTER_RE.search(body)) is not None:
+        run.jitter_ms = float(j.group("ms"))
+    if loss is not None:
+        run.lost_datagrams = int(loss.group("lost"))
+        run.total_datagrams = int(loss.group("total"))
+    run.server_report_invalid = (
+        m is None
+        or float(m.group("bytes")) == 0.0
+        or (lost_total is not None and int(lost_total.group("total")) == 0)
+        or (run.total_datagrams is not None and (run.lost_datagrams or 0) > run.total_datagrams)
+    )
+    if run.server_report_invalid:
+        run.server_report_row = " ".join(body.split("]", 1)[1].split())
+        run.lost_datagrams = run.total_datagrams = None  # (no count: not a loss to judge)
+
+
+UDP_LOSS_SHARE = 0.05
+"""A UDP test whose receiver counted more than this share of the datagrams lost is judged: the
+path did not carry the rate asked (-b). The project's threshold: a UDP stream at a rate its
+path carries loses next to nothing, while a test asked above the link's rate loses the excess."""
+
+
+def udp_loss_share(run: Iperf3Run) -> float | None:
+    """The share of a UDP test's datagrams its receiver counted lost, where over
+    ``UDP_LOSS_SHARE``; None otherwise or where the copy holds no count."""
+    if not run.total_datagrams or run.lost_datagrams is None:
+        return None
+    share = run.lost_datagrams / run.total_datagrams
+    return share if share > UDP_LOSS_SHARE else None
 
 
 def _list(value: object) -> list[object]:

@@ -800,7 +800,12 @@ class LogEvent:
     nic_counters_warn (the importer's, ethtool -S's pause frames sent, pause storms, PCIe
     signal-integrity errors), nic_phy_errors (the importer's, ethtool -S's frames dropped for
     FCS or symbol errors on the physical port), link_down_where_peers_up (the importer's, an
-    interface ip or ifconfig shows down on one host of a copy and up on another), run_success or
+    interface ip or ifconfig shows down on one host of a copy and up on another), nic_port_admin_down
+    (the importer's, a data-path NIC port, devlink-named, that ip or ifconfig shows not brought up),
+    udp_datagrams_lost (the importer's, an iperf UDP test whose receiver counted over
+    ``iperf.UDP_LOSS_SHARE`` of its datagrams lost), iperf_server_report_invalid (the importer's,
+    an iperf 2 UDP client's server report with no measure in it), numa_node_memoryless (the
+    importer's, numactl -H's node with CPUs and 0 MB), run_success or
     gone_past (an error the run went on past: ``was`` holds its kind), loss_diverged (a training
     loop's loss that turned NaN or infinite, or was from its first step, or ran away a hundredfold
     to its last step), service_start_failure and service_http_error (MindIE Server's start its

@@ -21,8 +21,9 @@ What an ops engineer reads in them before a job: which interfaces are up, which 
   port-down reason after it (``status: no carrier (FEC sync loss)``, its manual's "Port Down State
   Diagnostics"). A copy flattened to one line (a web page's text) is read the same way.
 
-An interface the administrator left down is said, not judged; one that is up with no carrier is
-a link that is down (``Interface.no_carrier``).
+An interface the administrator left down is said, not judged, unless it is a devlink-named port
+of a data-path NIC (``Interface.devlink_port``: ConnectX's ``ens13f0np0``), left down after a
+boot; one that is up with no carrier is a link that is down (``Interface.no_carrier``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ VIRTUAL_IFACE_RE = re.compile(
 and goes with the containers, bridges and tunnels they serve (a pod's veth pair, Calico's cali*,
 Docker's bridge, the kernel's sit0 placeholder; a bridge with no port attached has no carrier by
 design), and wireless ones (wlan0, wlp2s0)."""
+
+# a name whose last part is a physical port's devlink name, "np0", "np1" (a split port "np0s1"):
+# systemd's predictable names end in "n<phys_port_name>" where the driver gives one
+# (systemd.net-naming-scheme(7): "[P<domain>]p<bus>s<slot>[f<function>][n<phys_port_name>|
+# d<dev_port>]"), and the kernel's devlink names a physical port "p<number>" (net/devlink
+# __devlink_port_phys_port_name_get, DEVLINK_PORT_FLAVOUR_PHYSICAL; mlx5's ConnectX and
+# BlueField Ethernet ports register one, en/devlink.c mlx5e_devlink_port_register, as do
+# Netronome's nfp ports, nfp_port.c "p%d"): a data-path NIC's port, not an onboard
+# management port (eno1) nor a plain driver's (eth1)
+DEVLINK_PORT_NAME_RE = re.compile(r"^(?:en|eth)[\w-]{0,24}?np\d{1,3}(?:s\d{1,3})?$")
 
 _OPER_STATES = "UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING"
 _IP_HEAD = r"\d+: (?P<name>[\w.:-]+)(?:@[\w.:-]+)?: <(?P<flags>[A-Z0-9_,-]*)> mtu (?P<mtu>\d+)"
@@ -192,6 +203,12 @@ class Interface:
             and self.operstate in ("DOWN", "LOWERLAYERDOWN")
             and ("UP" in self.flags)
         )
+
+    @property
+    def devlink_port(self) -> bool:
+        """A physical port of a NIC whose driver names it through devlink (``np0``:
+        ``DEVLINK_PORT_NAME_RE``), the RDMA-class NICs a training job's traffic runs over."""
+        return not self.virtual and DEVLINK_PORT_NAME_RE.match(self.name) is not None
 
     @property
     def virtual(self) -> bool:
