@@ -481,7 +481,7 @@ def npu_chip(**values: Any) -> dict[str, Any]:
     fields = (
         "source line npu chip name health bus_id phy_id device power_w temp_c aicore_pct npu_util_pct "
         "memory_used_mb memory_total_mb hbm_used_mb hbm_total_mb hbm_used_pct processes error_codes "
-        "error_info query"
+        "error_info hccs_links_in_use query"
     )
     base = dict(
         source="npu-smi.txt",

@@ -905,7 +905,10 @@ class EvidenceFacts:
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
     kinds: [link kinds seen], sys_pairs: [[a, b]] (pairs joined only through SYS), hccs (npu-smi:
     some pair is joined by HCCS), sys_by_design (npu-smi: its SYS pairs are the board's design,
-    ``_sys_by_design``), pcie_only (nvidia-smi: the matrix is ``topo -mp``'s, which never shows
+    ``_sys_by_design``), rows_missing (npu-smi: the header's NPUs with no row in the copy),
+    no_hccs_npus (npu-smi: ``{npu, line, peers}`` of each row whose every link is SYS, none where
+    the legend says the board has no HCCS, ``_no_hccs_npus``), pcie_only (nvidia-smi: the matrix
+    is ``topo -mp``'s, which never shows
     NVLink, ``_pcie_only``), numa_affinity,
     gpu_numa_id, nics: {NIC0: mlx5_0}, warnings: [{line, message}]}`` (the last four from
     nvidia-smi only; empty for npu-smi)."""
@@ -3013,11 +3016,78 @@ def _silent_commands(text: str) -> list[tuple[int, str]]:
     return notes
 
 
-def _sys_by_design(links: dict[str, dict[str, str]]) -> bool:
-    """Whether an npu-smi matrix's SYS pairs are its board's design: no pair is joined by HCCS,
-    or the HCCS pairs make two or more full meshes and SYS joins exactly the pairs between them
-    (Huawei's 8-NPU training servers of two groups of four: HCCS inside a group, PCIe between
-    them, the CCE NPU affinity documentation)."""
+def _query_figure(answer: npu_smi.NpuQuery, key: str) -> tuple[float | None, int]:
+    """An npu-smi answer's figure under ``key`` and its line (None where not printed or no
+    figure)."""
+    value = (answer.fields.get(key) or [""])[0]
+    try:
+        return float(value), answer.lines.get(key, answer.line)
+    except ValueError:
+        return None, answer.line
+
+
+def _hccs_figures(answer: npu_smi.NpuQuery) -> tuple[int | None, str]:
+    """``npu-smi info -t hccs``'s links in use (None where not printed) and its figures said
+    with their lines: the links in use, the total bandwidth and each lane's value."""
+    links, links_line = _query_figure(answer, "hccs link num in used")
+    total_gbps, total_line = _query_figure(answer, "hccs total bandwidth(GB/s)")
+    lanes = [
+        (key.split()[1], values[0], answer.lines.get(key, answer.line))
+        for key, values in answer.fields.items()
+        if re.fullmatch(r"lane \d{1,3}", key) and values
+    ]
+    said = []
+    if links is not None:
+        said.append(f"{links:g} HCCS link(s) in use (line {links_line})")
+    if total_gbps is not None:
+        said.append(f"total bandwidth {total_gbps:g} GB/s (line {total_line})")
+    if lanes:
+        values = {value for _, value, _ in lanes}
+        said.append(
+            f"lanes {', '.join(n for n, _, _ in lanes)} "
+            + (f"all {values.pop()}" if len(values) == 1 else ", ".join(v for _, v, _ in lanes))
+            + f" (lines {lanes[0][2]}-{lanes[-1][2]})"
+        )
+    return (int(links) if links is not None else None), "; ".join(said)
+
+
+SYS_KINDS = ("SYS", "SOC")
+"""npu-smi's path through PCIe and the SMP link between NUMA nodes (SOC: older drivers' name)."""
+
+
+def _legend_rules_out_hccs(legend: dict[str, str]) -> bool:
+    """Whether the matrix's own legend says the board has no HCCS: npu-smi prints a legend of
+    the link kinds its device has, HCCS in a 910B's ("HCCS = Connection traversing HCCS"), none
+    in an Atlas 350 card's, whose pairs are UB or SYS (npu-smi command reference, "Querying the
+    Topology of Multiple NPUs"; tests/data/evidence npu_smi_topo_910b.txt and
+    npu_smi_topo_atlas350_col0.txt). No legend in the copy: it does not say."""
+    return bool(legend) and not any(k.upper().startswith("HCCS") for k in legend)
+
+
+def _no_hccs_npus(
+    links: dict[str, dict[str, str]], row_lines: dict[str, int], legend: dict[str, str]
+) -> list[dict[str, Any]]:
+    """An npu-smi matrix's NPU rows whose every link to another NPU is SYS: ``{npu, line,
+    peers}``; none where the legend says the board has no HCCS (there every pair is SYS or UB
+    by design)."""
+    if _legend_rules_out_hccs(legend):
+        return []
+    found = []
+    for npu, row in links.items():
+        peers = [b for b, kind in row.items() if b != npu and kind != "X"]
+        if peers and all(row[b] in SYS_KINDS for b in peers):
+            found.append({"npu": npu, "line": row_lines.get(npu, 0), "peers": len(peers)})
+    return found
+
+
+def _sys_by_design(links: dict[str, dict[str, str]], legend: dict[str, str] | None = None) -> bool:
+    """Whether an npu-smi matrix's SYS pairs are its board's design: no pair is joined by HCCS
+    and the board has none (its legend names no HCCS, or its NPUs are paired by another direct
+    link: UB, SIO, one PCIe switch), or the HCCS pairs make two or more full meshes of two or
+    more NPUs and SYS joins exactly the pairs between them (Huawei's 8-NPU training servers of
+    two groups of four: HCCS inside a group, PCIe between them, the CCE NPU affinity
+    documentation). An all-SYS matrix with no legend is not: an HCCS board whose links are down
+    prints it too (zstack-utility's samples of a 910B with its NPUs isolated through the BMC)."""
     npus = sorted(n for n in links if n.upper().startswith("NPU"))
     hccs = {
         frozenset((a, b))
@@ -3026,14 +3096,20 @@ def _sys_by_design(links: dict[str, dict[str, str]]) -> bool:
         if b != a and b in links and kind.startswith("HCCS")
     }
     if not hccs:
-        return True
+        if legend is None or _legend_rules_out_hccs(legend):
+            return True
+        # (another direct link between NPUs: a board without HCCS)
+        return any(kind not in (*SYS_KINDS, "X", "NA") for a in npus for kind in links[a].values())
     groups: list[set[str]] = []
     for a in npus:
         joined = [g for g in groups if any(frozenset((a, b)) in hccs for b in g)]
         merged = {a}.union(*joined)
         groups = [g for g in groups if g not in joined] + [merged]
-    if len(groups) < 2 or any(
-        frozenset((a, b)) not in hccs for g in groups for a in g for b in g if a < b
+    # (an NPU with no HCCS link beside groups that have them is no design: its links are down)
+    if (
+        len(groups) < 2
+        or any(len(g) < 2 for g in groups)
+        or any(frozenset((a, b)) not in hccs for g in groups for a in g for b in g if a < b)
     ):
         return False
     group_of = {n: i for i, g in enumerate(groups) for n in g}
@@ -4079,6 +4155,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     # each, only the first with the count)
     listing = any("Total Count" in a.fields for a in answers)
     for answer in answers:
+        hccs_links: int | None = None  # (-t hccs's "hccs link num in used", where printed)
         if procs and set(answer.fields) <= {"NPU ID", "Chip Count", "Chip ID"}:
             continue  # (-t proc-mem's own heading lines, not an -l list)
         if (
@@ -4288,16 +4365,25 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             }
             errors, retries = counts["hccs error count"], counts["hccs retry count"]
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            # driver 25.x's answer counts the links in use and their bandwidth, then a "lane N"
+            # line each (zstack-utility's samples captured on one 910B, driver 25.3.rc1,
+            # test_gpu_vendors.py: a healthy chip "OK", 3 links in use, 89.4 GB/s, lanes 1; a
+            # chip isolated through its BMC "NOK", 0 links, 0 GB/s, lanes 0): said with their
+            # lines, and no link in use beside a health not OK is a chip cut off HCCS
+            hccs_links, hccs_said = _hccs_figures(answer)
             if hccs[0].upper() == "OK" and not any(errors):
                 notes.append(
                     ParseWarning(
                         line=answer.line,
-                        message=f"npu-smi info -t hccs{npu}: health OK, {len(errors)} link(s), "
+                        message=f"npu-smi info -t hccs{npu}: health OK, "
                         + (
-                            "no error counted; retries "
+                            # (driver 25.x's form: no counters, its figures said as printed)
+                            f"{hccs_said}, no error counter printed"
+                            if hccs_said and not errors
+                            else f"{len(errors)} link(s), no error counted; retries "
                             + ", ".join(f"link {i} {n}" for i, n in enumerate(retries) if n)
                             if any(retries)
-                            else "no error or retry counted"
+                            else f"{len(errors)} link(s), no error or retry counted"
                         ),
                         skipped=False,
                     )
@@ -4311,6 +4397,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     + ", ".join(f"link {i} ({n})" for i, n in enumerate(errors) if n)
                     if any(errors)
                     else "",
+                    hccs_said,
                 )
                 if part
             )
@@ -4457,6 +4544,7 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "processes": [],
                 "error_codes": codes,
                 "error_info": answer.fields.get("Error Information", []),
+                "hccs_links_in_use": hccs_links,
                 "query": answer.type
                 or link_query
                 or (
@@ -4628,16 +4716,20 @@ def _topo(tool: str, parser: Any) -> Any:
                 "cpu_affinity": topo.cpu_affinity,
                 "kinds": sorted(topo.kinds()),
                 "sys_pairs": sorted(
-                    [a, b]
+                    sorted([a, b])
                     for a, row in topo.links.items()
                     for b, kind in row.items()
                     # SOC: the name older drivers gave SYS (their legend: "traversing PCIe as
                     # well as the SMP link between CPU sockets")
                     if kind in ("SYS", "SOC")
-                    and a < b
-                    # (devices only: a GPU's path to a NIC is the NIC check's)
+                    # (devices only: a GPU's path to a NIC is the NIC check's; an npu-smi row's
+                    # NPU column is a device whose own row the copy may not hold, each pair
+                    # once)
                     and a in topo.devices
-                    and b in topo.devices
+                    and (
+                        (a < b and b in topo.devices)
+                        or (tool == "npu-smi" and b in topo.columns and b not in topo.devices)
+                    )
                     and not a.startswith("NIC")
                     and not b.startswith("NIC")
                     # (an older driver's NIC column is named by its RDMA device, mlx5_0)
@@ -4649,7 +4741,17 @@ def _topo(tool: str, parser: Any) -> Any:
                 # cards), or HCCS full meshes with SYS exactly between them (Atlas 800 9000's two
                 # rings of four)
                 "hccs": tool == "npu-smi" and any(k.startswith("HCCS") for k in topo.kinds()),
-                "sys_by_design": tool == "npu-smi" and _sys_by_design(topo.links),
+                "sys_by_design": tool == "npu-smi" and _sys_by_design(topo.links, topo.legend),
+                # npu-smi: the header's NPUs whose own row the copy does not hold
+                "rows_missing": (
+                    [c for c in topo.columns if c not in topo.devices] if tool == "npu-smi" else []
+                ),
+                # npu-smi: the NPU rows with no HCCS link to any peer, every one through SYS
+                "no_hccs_npus": (
+                    _no_hccs_npus(topo.links, topo.row_lines, topo.legend)
+                    if tool == "npu-smi"
+                    else []
+                ),
                 # nvidia-smi topo -mp's: its GPU pairs' paths are their PCIe ones, NVLink not
                 # shown, so a SYS pair may still be joined by NVLink
                 "pcie_only": pcie_only,
@@ -4675,6 +4777,19 @@ def _topo(tool: str, parser: Any) -> Any:
                 "warnings": [{"line": w.line, "message": w.message} for w in warnings],
             }
         )
+        if tool == "npu-smi" and len(topo.columns) > len(topo.devices) and not cut:
+            # a header over fewer rows (a copy of one NPU's row, grep'd or cut): the links
+            # between the NPUs without a row are not in it
+            missing = out.topologies[-1]["rows_missing"]
+            warnings.append(
+                ParseWarning(
+                    line=min(topo.row_lines.values(), default=0),
+                    message=f"the matrix's header names {len(topo.columns)} NPUs but the copy "
+                    f"holds the row(s) of {', '.join(topo.devices)} only: the links among "
+                    f"{', '.join(missing)} are not in it",
+                    skipped=False,
+                )
+            )
         if pcie_only:
             warnings.append(
                 ParseWarning(
