@@ -7023,28 +7023,46 @@ def _nvsm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     component that Failed (``nvsm_stress_failed``) or was SKIPPED (``nvsm_stress_skipped``)
     and a note of those that passed."""
     notes: list[ParseWarning] = []
-    if nvsm.is_stress(text):
-        runs = nvsm.parse_stress(text)
-        if not runs:
-            raise ParseError("nvsm stress-test: no component result row")
-        for run in runs:
-            notes.extend(_nvsm_stress_run(run, source, out))
-        return notes
+    # (pdsh's "host: " taken off, each host read on its own: one host's summary is not another's)
+    for host, part in nvsm.by_host(text):
+        notes.extend(_nvsm_copy(part, source, out, host))
+    return notes
+
+
+def _nvsm_copy(text: str, source: str, out: EvidenceFacts, host: str | None) -> list[ParseWarning]:
+    """One host's copy: its stress-test runs and its show health checks, both where it holds
+    both (an acceptance log keeping ``nvsm show health`` then ``nvsm stress-test``: a stress run
+    that passed does not hide an unhealthy check, nor a check a failed stress run)."""
+    stress = nvsm.is_stress(text)
+    runs = nvsm.parse_stress(text) if stress else []
     health = nvsm.parse_health(text)
-    if not health.checks and not health.overall:
+    read_health = bool(health.checks or health.overall)
+    if stress and not runs and not read_health:
+        raise ParseError("nvsm stress-test: no component result row")
+    if not runs and not read_health:
         raise ParseError("nvsm show health: no check line and no overall status")
-    return _nvsm_health(health, source, out)
-
-
-def _nvsm_health(health: nvsm.Health, source: str, out: EvidenceFacts) -> list[ParseWarning]:
     notes: list[ParseWarning] = []
-    version = f" {health.version}" if health.version else ""
+    if read_health:
+        notes.extend(_nvsm_health(health, source, out, host))
+    for run in runs:
+        notes.extend(_nvsm_stress_run(run, source, out, host))
+    return notes
+
+
+def _nvsm_health(
+    health: nvsm.Health, source: str, out: EvidenceFacts, host: str | None
+) -> list[ParseWarning]:
+    notes: list[ParseWarning] = []
+    version = (f" {health.version}" if health.version else "") + (f" on {host}" if host else "")
+    at = f"{host}: " if host else ""
     unhealthy = 0
     for check in health.checks:
         if check.state in ("Healthy", "Disabled", "Skipped"):
             continue
         found = "; ".join(f"{text} (line {line})" for line, text in check.details)
-        said = f"{check.name}: {check.state} (line {check.line})" + (f": {found}" if found else "")
+        said = f"{at}{check.name}: {check.state} (line {check.line})" + (
+            f": {found}" if found else ""
+        )
         unhealthy += check.state == "Unhealthy"
         _add_failure(
             out,
@@ -7069,7 +7087,8 @@ def _nvsm_health(health: nvsm.Health, source: str, out: EvidenceFacts) -> list[P
                 line=health.overall_line,
                 message=f"nvsm show health{version}: overall system status unhealthy",
                 library="nvsm",
-                exception_type=f"Overall system status is unhealthy (line {health.overall_line}); "
+                exception_type=f"{at}Overall system status is unhealthy "
+                f"(line {health.overall_line}); "
                 "the check that made it is not in the copy",
             ),
         )
@@ -7097,14 +7116,17 @@ def _nvsm_health(health: nvsm.Health, source: str, out: EvidenceFacts) -> list[P
     return notes
 
 
-def _nvsm_stress_run(run: nvsm.Stress, source: str, out: EvidenceFacts) -> list[ParseWarning]:
+def _nvsm_stress_run(
+    run: nvsm.Stress, source: str, out: EvidenceFacts, host: str | None
+) -> list[ParseWarning]:
+    on, who = (f" on {host}", f"{host}: ") if host else ("", "")
     passed: list[str] = []
     for component, result, line in run.results:
         word = result.upper()
         if word.startswith("PASS"):
             passed.append(f"{component} (line {line})")
             continue
-        said = f"{component}: {result} (line {line})"
+        said = f"{who}{component}: {result} (line {line})"
         # (the run's GPU load figures say whether the GPUs were loaded at all)
         load = run.figures.get("GPU_LOAD") if component == "GPU" else None
         if load is not None:
@@ -7116,7 +7138,7 @@ def _nvsm_stress_run(run: nvsm.Stress, source: str, out: EvidenceFacts) -> list[
             logs.LogEvent(
                 kind="nvsm_stress_failed" if word.startswith("FAIL") else "nvsm_stress_skipped",
                 line=line,
-                message=f"nvsm stress-test: {component} {result}",
+                message=f"nvsm stress-test{on}: {component} {result}",
                 library="nvsm",
                 exception_type=said,
             ),
@@ -7126,7 +7148,7 @@ def _nvsm_stress_run(run: nvsm.Stress, source: str, out: EvidenceFacts) -> list[
         notes.append(
             ParseWarning(
                 line=run.line,
-                message="nvsm stress-test: PASS for "
+                message=f"nvsm stress-test{on}: PASS for "
                 + ", ".join(passed)
                 + (f"; its log {run.log}" if run.log else ""),
                 skipped=False,

@@ -24,20 +24,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from advisor.parsers.nccl_tests import _PDSH_BARE_RE, _without_one_pdsh_host
+
 # the states a check line ends with: those the Health Summary counts, capitalised as the check
 # lines print them ("Healthy", "Unhealthy", "Informational"), and "Warning"
 STATES = ("Healthy", "Unhealthy", "Informational", "Unknown", "Warning", "Disabled", "Skipped")
 
+# pdsh's "host: " before each line of a node's output (dshbak(1): "the leading node: is
+# stripped" only by dshbak), as ``pdsh -w nx-w[0-3] sudo nvsm show health`` prints it
+_PDSH = r"(?:[A-Za-z0-9][\w.-]{0,62}: )?"
+
 SIGNATURE = (
-    r"^Overall system status is (?:healthy|unhealthy)[ \t]*$"
-    r"|^Running standard show health\b"
+    rf"^{_PDSH}Overall system status is (?:healthy|unhealthy)[ \t]*$"
+    rf"|^{_PDSH}Running standard show health\b"
     r"|^Checks[ \t]*\n-{4,40}[ \t]*\n[^\n]{1,200}\.\.\.[ \t]?(?:Healthy|Unhealthy|Informational)"
     r"[ \t]*$"
-    r"|^#{3,60} NVSM STRESS #{3,60}[ \t]*$"
-    r"|^Stressing GPU : "
+    rf"|^{_PDSH}#{{3,60}} NVSM STRESS #{{3,60}}[ \t]*$"
+    rf"|^{_PDSH}Stressing GPU : "
 )
 """nvsm show health's overall line, its banner, or its Checks heading over a first check line;
-nvsm stress-test's banner or its GPU line."""
+nvsm stress-test's banner or its GPU line; each but the Checks heading also behind pdsh's
+"host: "."""
 
 _VERSION_RE = re.compile(r"^Version[ \t]{1,40}:[ \t]{1,40}(?P<version>\S{1,40})[ \t]*$")
 _COUNT_RE = re.compile(
@@ -164,3 +171,33 @@ def parse_stress(text: str) -> list[Stress]:
 def is_stress(text: str) -> bool:
     """Whether the copy is nvsm stress-test's (its banner or GPU stress line)."""
     return bool(re.search(r"^#{3,60} NVSM STRESS|^Stressing GPU : ", text, re.M))
+
+
+def by_host(text: str) -> list[tuple[str | None, str]]:
+    """The copy per host where every line that is not blank carries pdsh's "host: " (one host or
+    several, ``pdsh -w nx-w[0-3] nvsm show health`` interleaving them), each host's lines
+    without it and the other hosts' lines left blank, so a line keeps its number in the file:
+    [(host, text)]; [(None, text)] otherwise. nvsm's own lines never start with "word: "
+    ("Version : ..." has its blank before the colon, "Checks" none), so a copy without pdsh is
+    never split."""
+    lines = text.splitlines()
+    hosts: dict[str, None] = {}
+    for line in lines:
+        if not line.strip():
+            continue
+        m = _PDSH_BARE_RE.match(line)
+        if m is None:
+            return [(None, text)]
+        hosts[m["host"]] = None
+    if not hosts:
+        return [(None, text)]
+    # (each host's own lines through nccl-tests' one-host helper, which takes its prefix off)
+    return [
+        _without_one_pdsh_host(
+            "\n".join(
+                line if (m := _PDSH_BARE_RE.match(line)) and m["host"] == host else ""
+                for line in lines
+            )
+        )
+        for host in hosts
+    ]
