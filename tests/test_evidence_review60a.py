@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers.nccl_tests import _without_one_pdsh_host
+from advisor.parsers import without_one_pdsh_host
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
 from tests.test_parsers_heldout_set591 import _items, _load_copy
@@ -126,8 +126,8 @@ def test_the_real_nccltests5_file_reads_as_before() -> None:
 
 def test_one_host_is_stripped_two_are_not() -> None:
     text = (REVIEW / NCCL).read_text()
-    host, stripped = _without_one_pdsh_host(text)
+    host, stripped = without_one_pdsh_host(text)
     assert host == "node03" and stripped.splitlines()[0].startswith("root@node03:~/")
     assert stripped.splitlines()[15] == "NCCL failure all_reduce.cu:95 'unhandled cuda error'"
     mixed = text.replace("node03: #   Rank  7", "node04: #   Rank  7")
-    assert _without_one_pdsh_host(mixed) == (None, mixed)
+    assert without_one_pdsh_host(mixed) == (None, mixed)

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.parsers import nvsm
+from advisor.parsers import pdsh_by_host
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set577 import _imported
 from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
@@ -125,7 +125,7 @@ def test_nvsm_show_health_behind_pdsh_prefix_is_read_with_its_host() -> None:
 
 def test_a_copy_without_pdsh_is_not_split() -> None:
     text = _heldout(NIC_SPEED)
-    assert nvsm.by_host(text) == [(None, text)]
+    assert pdsh_by_host(text) == [(None, text)]
 
 
 def test_two_hosts_interleaved_each_keep_their_own_checks_and_summary(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ from advisor.parsers import (
     nvidia_smi,
     nvsm,
     p2p_bandwidth,
+    pdsh_by_host,
     pingpong,
     prechecks,
     rank_table,
@@ -75,6 +76,7 @@ from advisor.parsers import (
     reschedule,
     simple_p2p,
     strip_launcher_prefix,
+    without_one_pdsh_host,
 )
 from advisor.paths import missing_path, symlink_loop
 from advisor.plain import to_plain
@@ -1642,8 +1644,10 @@ def load_file(path: Path) -> EvidenceFacts:
         return out
     if text is None:
         return out
-    text, notes = _unwrap(text)
+    text, notes, prefix_hosts = _unwrap(text)
     _parse(text, report, out, path.name)
+    # (the host pdsh put before every line, taken off for the format to show: the file's host)
+    out.log_hosts.extend({"source": source, "host": host} for host in prefix_hosts)
     _fold_grepped_sections(out)
     _fabric_manager_beside_pcie_cards(out)
     # notes, not warnings: every line was read (the file's status stays what its parse made it)
@@ -1848,6 +1852,19 @@ def _pdsh_box_host(shown: list[str]) -> str | None:
     if marked < QUOTED_SHARE * len(shown) or boxed < QUOTED_SHARE * marked:
         return None
     return host
+
+
+def _pdsh_one_host(text: str) -> tuple[str, str] | None:
+    """The host and the text without it where every line that is not blank carries one host's
+    pdsh "host: " (``pdsh -w node07 npu-smi info -t hccs -i 3 -c 0``) and a format shows only
+    without it; None otherwise. A log read with its prefixes keeps them: the log parsers name
+    each line's host from them (``logs._pdsh_line_hosts``), and nccl-tests' reader takes its own
+    off (``without_one_pdsh_host``), so only a copy no format is seen in is taken apart here."""
+    host, bare = without_one_pdsh_host(text)
+    if host is None or detect(text) or not detect(bare):
+        return None
+    # (the helper ends the text with a line break: the copy keeps its own end)
+    return host, bare if text.endswith("\n") else bare[:-1]
 
 
 def _prefixed(prefix: re.Pattern[str], line: str, names: frozenset[str] | None) -> bool:
@@ -2274,13 +2291,14 @@ def _code_span_around(text: str) -> str | None:
     return spans if n else None
 
 
-def _unwrap(text: str) -> tuple[str, list[str]]:
+def _unwrap(text: str) -> tuple[str, list[str], list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
     hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
     before every line, an indent every line shares, terminal colour codes, caret-shown carriage
-    returns, and the ``>`` of a Markdown quote when nearly every line has one; and a note for
-    each kind taken off."""
+    returns, and the ``>`` of a Markdown quote when nearly every line has one; a note for each
+    kind taken off; and the host of a pdsh prefix taken off (the file's own, named for it)."""
     notes = []
+    prefix_hosts: list[str] = []
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     if _ODD_SPACE_RE.search(text) or _ZERO_WIDTH_RE.search(text):
@@ -2456,6 +2474,14 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             lines = [line[len(lead) :] if line.startswith(lead) else line for line in lines]
             text = "\n".join(lines)
             notes.append(f"pdsh's host prefix '{host}: ' taken off {marked} line(s) before reading")
+            prefix_hosts.append(host)
+        elif (one := _pdsh_one_host(text)) is not None:
+            host, text = one
+            lines = text.split("\n")
+            notes.append(
+                f"pdsh's host prefix '{host}: ' taken off all {len(shown)} line(s) before reading"
+            )
+            prefix_hosts.append(host)
         elif tag := wrapper_tag(lines):
             marked = sum(1 for line in lines if line.startswith(tag))
             lines = [line[len(tag) :] if line.startswith(tag) else line for line in lines]
@@ -2581,7 +2607,7 @@ def _unwrap(text: str) -> tuple[str, list[str]]:
             # own "#" lines are its output, kept)
             text = uncommented
             notes.append(f"read as comments: '#' taken off {hashed} line(s)")
-    return text, notes
+    return text, notes, prefix_hosts
 
 
 _NCCL_TESTS_HASH_RE = re.compile(
@@ -7024,7 +7050,9 @@ def _nvsm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     and a note of those that passed."""
     notes: list[ParseWarning] = []
     # (pdsh's "host: " taken off, each host read on its own: one host's summary is not another's)
-    for host, part in nvsm.by_host(text):
+    # (nvsm's own lines never start with "word: ": "Version : ..." has its blank before the
+    # colon, so a copy without pdsh is never split)
+    for host, part in pdsh_by_host(text):
         notes.extend(_nvsm_copy(part, source, out, host))
     return notes
 

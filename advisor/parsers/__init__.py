@@ -68,6 +68,57 @@ stripped"): an address, or a name with a lower-case letter and a digit followed 
 tag (``[rank1]:``, a time stamp); neither a bare ``Word: `` (too like a message's own start) nor
 an upper-case code (``EI0002: [PID: 1]``, ``ERR00100: [...]``, CANN's error codes)."""
 
+PDSH_BARE_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?: |$)")
+"""pdsh's "node: " before a line in its bare form, any target name (dshbak(1): "the leading
+node: is stripped", by dshbak only: plain pdsh keeps it), a blank line of the node's output
+"node:" alone. Too like a line's own "Word: " to be taken on one line: only where every line of
+a copy carries it (``without_one_pdsh_host``, ``pdsh_by_host``)."""
+
+
+def without_one_pdsh_host(text: str) -> tuple[str | None, str]:
+    """The host and the text without it, where every line that is not blank starts with the same
+    pdsh "host: " (one node's output, sent through pdsh); (None, text) otherwise. One host on
+    every line only: a bare "name: " on some lines is too like a line's own words (nccl-tests'
+    CUDACHECK "HOST: Test CUDA failure ...")."""
+    lines = text.splitlines()
+    hosts = {
+        m.group("host") if (m := PDSH_BARE_RE.match(line)) else None
+        for line in lines
+        if line.strip()
+    }
+    if len(hosts) != 1 or None in hosts:
+        return None, text
+    (host,) = hosts
+    cut = len(host or "") + 2
+    return host, "\n".join(line[cut:] if line.strip() else line for line in lines) + "\n"
+
+
+def pdsh_by_host(text: str) -> list[tuple[str | None, str]]:
+    """The copy per host where every line that is not blank carries pdsh's "host: " (one host or
+    several, ``pdsh -w nx-w[0-3] ...`` interleaving them), each host's lines without it and the
+    other hosts' lines left blank, so a line keeps its number in the file: [(host, text)];
+    [(None, text)] otherwise."""
+    lines = text.splitlines()
+    hosts: dict[str, None] = {}
+    for line in lines:
+        if not line.strip():
+            continue
+        m = PDSH_BARE_RE.match(line)
+        if m is None:
+            return [(None, text)]
+        hosts[m["host"]] = None
+    if not hosts:
+        return [(None, text)]
+    return [
+        without_one_pdsh_host(
+            "\n".join(
+                line if (m := PDSH_BARE_RE.match(line)) and m["host"] == host else ""
+                for line in lines
+            )
+        )
+        for host in hosts
+    ]
+
 
 _LAUNCHER_PREFIXES = (
     # Open MPI --tag-output: "[1,0]<stdout>:" (job, rank); a paste may indent the whole line

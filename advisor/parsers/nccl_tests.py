@@ -24,7 +24,14 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import BUS_FACTOR_OPS, ParseError, ParseWarning, busbw_factor, numbered_lines
+from advisor.parsers import (
+    BUS_FACTOR_OPS,
+    ParseError,
+    ParseWarning,
+    busbw_factor,
+    numbered_lines,
+    without_one_pdsh_host,
+)
 
 DTYPES = {
     "float": "float32",
@@ -455,35 +462,12 @@ def _timing(tokens: list[str], wrong_name: str) -> Timing | None:
     )
 
 
-# pdsh's "node: " before each line of one node's output (dshbak(1): "the leading node: is
-# stripped"), a blank line of it "node:" alone
-_PDSH_BARE_RE = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?: |$)")
-
-
-def _without_one_pdsh_host(text: str) -> tuple[str | None, str]:
-    """The host and the text without it, where every line that is not blank starts with the same
-    pdsh "host: " (one node's run, sent through pdsh); (None, text) otherwise. One host on every
-    line only: a bare "name: " on some lines is too like a line's own words (nccl-tests' CUDACHECK
-    "HOST: Test CUDA failure ...")."""
-    lines = text.splitlines()
-    hosts = {
-        m.group("host") if (m := _PDSH_BARE_RE.match(line)) else None
-        for line in lines
-        if line.strip()
-    }
-    if len(hosts) != 1 or None in hosts:
-        return None, text
-    (host,) = hosts
-    cut = len(host or "") + 2
-    return host, "\n".join(line[cut:] if line.strip() else line for line in lines) + "\n"
-
-
 def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
     """Parse an nccl-tests log. ``op`` overrides the operation when the log does not name it.
 
     Raises ParseError when no results table is found, or a table header has no readable row.
     """
-    pdsh_host, text = _without_one_pdsh_host(text)
+    pdsh_host, text = without_one_pdsh_host(text)
     lines = numbered_lines(text)
     raw_lines = text.splitlines()
     warnings: list[ParseWarning] = []

@@ -24,8 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers.nccl_tests import _PDSH_BARE_RE, _without_one_pdsh_host
-
 # the states a check line ends with: those the Health Summary counts, capitalised as the check
 # lines print them ("Healthy", "Unhealthy", "Informational"), and "Warning"
 STATES = ("Healthy", "Unhealthy", "Informational", "Unknown", "Warning", "Disabled", "Skipped")
@@ -171,33 +169,3 @@ def parse_stress(text: str) -> list[Stress]:
 def is_stress(text: str) -> bool:
     """Whether the copy is nvsm stress-test's (its banner or GPU stress line)."""
     return bool(re.search(r"^#{3,60} NVSM STRESS|^Stressing GPU : ", text, re.M))
-
-
-def by_host(text: str) -> list[tuple[str | None, str]]:
-    """The copy per host where every line that is not blank carries pdsh's "host: " (one host or
-    several, ``pdsh -w nx-w[0-3] nvsm show health`` interleaving them), each host's lines
-    without it and the other hosts' lines left blank, so a line keeps its number in the file:
-    [(host, text)]; [(None, text)] otherwise. nvsm's own lines never start with "word: "
-    ("Version : ..." has its blank before the colon, "Checks" none), so a copy without pdsh is
-    never split."""
-    lines = text.splitlines()
-    hosts: dict[str, None] = {}
-    for line in lines:
-        if not line.strip():
-            continue
-        m = _PDSH_BARE_RE.match(line)
-        if m is None:
-            return [(None, text)]
-        hosts[m["host"]] = None
-    if not hosts:
-        return [(None, text)]
-    # (each host's own lines through nccl-tests' one-host helper, which takes its prefix off)
-    return [
-        _without_one_pdsh_host(
-            "\n".join(
-                line if (m := _PDSH_BARE_RE.match(line)) and m["host"] == host else ""
-                for line in lines
-            )
-        )
-        for host in hosts
-    ]
