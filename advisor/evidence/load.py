@@ -272,6 +272,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nic_legend": re.compile(nvidia_smi.NIC_LEGEND_SIGNATURE, re.M),
     "hccn_vnic": re.compile(hccn_tool.VNIC_SIGNATURE, re.M),
     "npu_exporter": re.compile(hccn_tool.EXPORTER_SIGNATURE, re.M),
+    "dcgm_exporter": re.compile(dcgm.EXPORTER_SIGNATURE, re.M),
+    "nvidia_smi_mig_pending": re.compile(nvidia_smi.MIG_PENDING_SIGNATURE, re.M),
     "npu_tls_cert": re.compile(hccn_tool.TLS_CERT_SIGNATURE, re.M),
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
     "ascend_versions": re.compile(ascend_versions.SIGNATURE, re.M),
@@ -2892,7 +2894,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "npu-smi sample CSV, "
                 "npu-smi template-info, "
                 "nvidia-smi topo -m's NIC legend, "
-                "hccn_tool's vNIC query, npu-exporter metrics, npu-smi tls-cert, nvidia-smi -q -x, "
+                "hccn_tool's vNIC query, npu-exporter metrics, dcgm-exporter metrics, nvidia-smi -mig's "
+                "pending warning, npu-smi tls-cert, nvidia-smi -q -x, "
                 "nvidia-smi --query-gpu CSV, dcgmi dmon, nvidia-smi dmon, DCGM's ubergemm, gpu-burn, "
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
@@ -5314,6 +5317,8 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     skipped=False,
                 )
             ]
+        if not listed and (pages := _smi_q_figure_pages(text, driver)):
+            return pages
         temps = list(_SMI_Q_TEMP_RE.finditer(text))
         if not listed and temps and "Temperature" in text:
             # -d TEMPERATURE pages (no health section asked): each GPU's temperature said,
@@ -5456,6 +5461,69 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     skipped=False,
                 )
             )
+    return notes
+
+
+_POWER_SAID = (
+    ("Average Power Draw", "draw"), ("Power Draw", "draw"),
+    ("Instantaneous Power Draw", "instantaneous draw"), ("Current Power Limit", "limit"),
+    ("Power Limit", "limit"), ("Enforced Power Limit", "enforced limit"),
+    ("Requested Power Limit", "requested limit"), ("Default Power Limit", "default limit"),
+    ("Min Power Limit", "min limit"), ("Max Power Limit", "max limit"),
+)  # fmt: skip
+
+
+def _smi_q_figure_pages(text: str, driver: str) -> list[ParseWarning]:
+    """``nvidia-smi -q -d POWER`` and ``-d CLOCK`` pages (or their sections copied alone): no
+    health section asked, so each GPU's power figures and clocks are said, nothing judged (a
+    limit under the maximum is the operator's or the platform's setting, a clock under its Max
+    Clocks a GPU not at full load). Empty where no record holds either."""
+    notes: list[ParseWarning] = []
+    for gpu in nvidia_smi.query_records(text):
+        said: list[str] = []
+        at: list[int] = []
+        if gpu.power_readings_w:
+            watts = gpu.power_readings_w
+            said.append(
+                "power "
+                + ", ".join(
+                    f"{label} {watts[key]:.2f} W"
+                    for key, label in _POWER_SAID
+                    if key in watts and not (key == "Power Draw" and "Average Power Draw" in watts)
+                )
+                + " (lines "
+                + f"{min(gpu.power_lines.values())}-{max(gpu.power_lines.values())})"
+            )
+            at.append(min(gpu.power_lines.values()))
+        if gpu.clocks_mhz:
+            said.append(
+                "clocks "
+                + ", ".join(
+                    f"{key} {mhz} MHz"
+                    + (
+                        f" of {gpu.max_clocks_mhz[key]} MHz max"
+                        if key in gpu.max_clocks_mhz
+                        else ""
+                    )
+                    for key, mhz in gpu.clocks_mhz.items()
+                )
+                + f" (lines {min(gpu.clock_lines.values())}-{max(gpu.clock_lines.values())})"
+            )
+            at.append(min(gpu.clock_lines.values()))
+        if not said:
+            continue
+        notes.append(
+            ParseWarning(
+                line=min(at),
+                message="nvidia-smi -q -d page"
+                + (f" (driver {driver})" if driver else "")
+                + (f" of GPU {gpu.bus_id}" if gpu.bus_id else "")
+                + ": "
+                + "; ".join(said)
+                + "; no health section asked (ECC, remapped rows, clock slowdowns), nothing judged",
+                skipped=False,
+            )
+        )
     return notes
 
 
@@ -8739,6 +8807,136 @@ def _nic_legend(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
     return notes
 
 
+# dcgm-exporter's fields as the readers of nvidia-smi and dcgmi name the same NVML/DCGM values
+# (DCGM's dcgm_fields.h; dcgm-exporter's etc/default-counters.csv gives their help text: "Total
+# number of double-bit volatile ECC errors", "Number of remapped rows for uncorrectable errors",
+# "Whether remapping of rows has failed", "Value of the last XID error encountered", "Total
+# number of NVLink recovery errors" ...)
+_EXPORTER_NVLINK_COUNTERS = {
+    "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL": "CRC Flit Errors",
+    "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL": "CRC Data Errors",
+    "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL": "Replay Errors",
+    "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL": "Recovery Errors",
+}
+_EXPORTER_THROTTLE_FIELDS = (
+    "DCGM_FI_DEV_CLOCKS_EVENT_REASONS",
+    "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
+)
+
+
+def _exporter_int(gpu: dcgm.ExporterGpu, field_name: str) -> int | None:
+    value = gpu.values.get(field_name)
+    return None if value is None else int(value)
+
+
+def _dcgm_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """dcgm-exporter's Prometheus metrics: each GPU's ECC, remapped rows and clock reasons as an
+    nvidia-smi -q record (judged by the same rules), its NVLink error counters as dcgmi nvlink
+    -e's, a last Xid that is not 0 as dcgmi dmon's XIDER; every field read said in a note."""
+    notes: list[ParseWarning] = []
+    for exp in dcgm.parse_exporter(text):
+        record = nvidia_smi.SmiGpu(
+            gpu=exp.gpu, name=exp.model, line=exp.line, bus_id=exp.bus_id, query="q"
+        )
+        record.uuid = exp.uuid
+        record.ecc_uncorrected = _exporter_int(exp, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL")
+        record.ecc_corrected = _exporter_int(exp, "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL")
+        record.ecc_aggregate_uncorrected = _exporter_int(exp, "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL")
+        record.ecc_aggregate_corrected = _exporter_int(exp, "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL")
+        record.remapped_uncorrectable = _exporter_int(
+            exp, "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS"
+        )
+        record.remapped_correctable = _exporter_int(exp, "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS")
+        if (failed := _exporter_int(exp, "DCGM_FI_DEV_ROW_REMAP_FAILURE")) is not None:
+            record.remap_failed = failed != 0
+        if (pending := _exporter_int(exp, "DCGM_FI_DEV_RETIRED_PENDING")) is not None:
+            record.retire_pending = pending != 0
+        if (temp := _exporter_int(exp, "DCGM_FI_DEV_GPU_TEMP")) is not None:
+            record.temp_c = temp
+        for field_name in _EXPORTER_THROTTLE_FIELDS:
+            # the NVML clock reason mask as a number (nvidia_smi.THROTTLE_BITS): the slowing
+            # reasons judged as the -q page's Active rows are
+            if (mask := _exporter_int(exp, field_name)) is not None:
+                active = nvidia_smi.throttle_mask_names(hex(mask)) or []
+                record.clock_reasons["active"] = active
+                record.throttled = [r for r in active if r in nvidia_smi.SLOWING_REASONS]
+                break
+        gpu_entry = _smi_gpu(record, source, "", "")
+        gpu_entry["host"] = exp.host
+        out.gpus.append(gpu_entry)
+        errors = {
+            label: int(exp.values[f])
+            for f, label in _EXPORTER_NVLINK_COUNTERS.items()
+            if f in exp.values
+        }
+        if errors:
+            out.nvlinks.append(
+                {
+                    "source": source,
+                    "line": min(exp.lines[f] for f in _EXPORTER_NVLINK_COUNTERS if f in exp.lines),
+                    "gpu": exp.gpu,
+                    "name": exp.model,
+                    "links": {},
+                    "inactive": [],
+                    "active": None,
+                    "none_up": False,
+                    "fewer_than_peers": False,
+                    "alone": False,
+                    "cut": False,
+                    # (the exporter sums a GPU's links: one entry for them all)
+                    "errors": {"all": errors},
+                    "remote": {},
+                    "error_total": sum(v for k, v in errors.items() if _ERROR_COUNTER_RE.search(k)),
+                    "replay_total": _replay_total({0: errors}),
+                }
+            )
+        on = f"{exp.host}: " if exp.host else ""
+        if (xid := _exporter_int(exp, "DCGM_FI_DEV_XID_ERRORS")) is not None and xid > 0:
+            # the last Xid the GPU raised (the same DCGM field as dmon's XIDER)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="gpu_driver_fault" if xid in logs.XID_RESET else "gpu_driver_error",
+                    line=exp.lines["DCGM_FI_DEV_XID_ERRORS"],
+                    message=f"dcgm-exporter, {on}GPU {exp.gpu}: DCGM_FI_DEV_XID_ERRORS {xid}",
+                    device=exp.gpu,
+                    code=str(xid),
+                    code_name=logs.XID_MEANINGS.get(xid),
+                    library="DCGM",
+                    exception_type=f"Xid {xid} on {on}GPU {exp.gpu}: the last Xid DCGM saw on it",
+                ),
+            )
+        said = ", ".join(
+            f"{f.removeprefix('DCGM_FI_DEV_').removeprefix('DCGM_FI_')} {v:g}"
+            for f, v in exp.values.items()
+        )
+        notes.append(
+            ParseWarning(
+                line=exp.line,
+                message=f"dcgm-exporter, {on}GPU {exp.gpu}"
+                + (f" ({exp.model}, {exp.bus_id})" if exp.model else "")
+                + f": {said}",
+                skipped=False,
+            )
+        )
+    if exp_hosts := [
+        h for h in dict.fromkeys(g.get("host", "") for g in out.gpus if g["source"] == source) if h
+    ]:
+        named = {h["host"] for h in out.log_hosts if h["source"] == source}
+        out.log_hosts.extend({"source": source, "host": h} for h in exp_hosts if h not in named)
+    return notes
+
+
+def _mig_pending(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``nvidia-smi -i N -mig 1``'s warning that the change waits for a reset or reboot, in a
+    file without the status table (the table's reader says it there): the GPU and what it
+    needs said (nvidia_smi.mig_pending_notes)."""
+    if nvidia_smi.SMI_BANNER_RE.search(text):
+        return []  # (the table's reader says it, with the mode the table reads)
+    return nvidia_smi.mig_pending_notes(text, numbered_lines(text))
+
+
 def _npu_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """MindCluster npu-exporter's Prometheus metrics: each chip's port link and network health."""
     ports, notes = hccn_tool.parse_exporter(text)
@@ -11510,6 +11708,8 @@ _CONVERTERS = {
     "hccn_vnic": _hccn_vnic,
     "perftest": _perftest,
     "npu_exporter": _npu_exporter,
+    "dcgm_exporter": _dcgm_exporter,
+    "nvidia_smi_mig_pending": _mig_pending,
     "npu_tls_cert": _npu_tls_cert,
     "ascend_notes": _ascend_notes,
     "ascend_versions": _ascend_versions,

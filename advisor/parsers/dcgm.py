@@ -1488,3 +1488,61 @@ def profiling_errors(text: str) -> list[ProfilingError]:
         found.append(ProfilingError(line=no, said=line.strip()[:300], zero_samples=zero))
         zero = None
     return found
+
+
+# dcgm-exporter's Prometheus exposition (NVIDIA/dcgm-exporter): a "# HELP"/"# TYPE" pair per
+# DCGM field, then one line per GPU, "DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-...",
+# pci_bus_id="00000008:01:00.0",device="nvidia0",modelName="NVIDIA GB200",Hostname="h"} 0";
+# the fields are those of its counters CSV (etc/default-counters.csv), named as DCGM names them
+EXPORTER_SIGNATURE = r"^[ \t]*DCGM_FI_[A-Z0-9_]{1,80}\{[^}\n]{0,2000}\bgpu=\"\d{1,4}\""
+_EXPORTER_LINE_RE = re.compile(
+    r"^(?P<field>DCGM_FI_[A-Z0-9_]{1,80})\{(?P<labels>[^}\n]{0,2000})\}[ \t]+"
+    r"(?P<value>[-+]?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?)(?:[ \t]+\d{1,20})?$"
+)
+_EXPORTER_LABEL_RE = re.compile(r'(?P<key>\w{1,40})="(?P<value>[^"\n]{0,200})"')
+
+
+@dataclass
+class ExporterGpu:
+    """One GPU of a dcgm-exporter scrape: its labels and each DCGM field's value and line."""
+
+    gpu: int
+    line: int
+    host: str = ""
+    uuid: str = ""
+    bus_id: str = ""
+    model: str = ""
+    values: dict[str, float] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+
+
+def parse_exporter(text: str) -> list[ExporterGpu]:
+    """dcgm-exporter's metric lines, one ExporterGpu per (host, gpu); raises ParseError where
+    there is none."""
+    gpus: dict[tuple[str, int], ExporterGpu] = {}
+    for no, line, _ in numbered_lines(text):
+        if not (m := _EXPORTER_LINE_RE.match(line.strip())):
+            continue
+        labels = {
+            lab.group("key"): lab.group("value")
+            for lab in _EXPORTER_LABEL_RE.finditer(m.group("labels"))
+        }
+        if not labels.get("gpu", "").isdigit():
+            continue  # (an NVSwitch's or a CPU's entity: no GPU's)
+        key = (labels.get("Hostname", ""), int(labels["gpu"]))
+        gpu = gpus.setdefault(
+            key,
+            ExporterGpu(
+                gpu=key[1],
+                line=no,
+                host=key[0],
+                uuid=labels.get("UUID", ""),
+                bus_id=labels.get("pci_bus_id", ""),
+                model=labels.get("modelName", ""),
+            ),
+        )
+        gpu.values[m.group("field")] = float(m.group("value"))
+        gpu.lines.setdefault(m.group("field"), no)
+    if not gpus:
+        raise ParseError("no dcgm-exporter metric line (DCGM_FI_...{gpu=...} value)")
+    return list(gpus.values())

@@ -1000,6 +1000,10 @@ class SmiGpu:
     """``-q``'s Fabric / Health lines the advisor reads: ``Summary`` (Healthy or Unhealthy, what
     NVML's fabric health mask adds up to) and ``Bandwidth`` (Full, or Degraded: NVML's
     NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW)."""
+    power_readings_w: dict[str, float] = field(default_factory=dict)
+    """``-q``: the Power Readings (or GPU Power Readings) section's figures in W, by key
+    (Average Power Draw, Current Power Limit, Max Power Limit ...)."""
+    power_lines: dict[str, int] = field(default_factory=dict)
     sections: list[str] = field(default_factory=list)
     """``-q``: the health sections read (ECC Errors, Remapped Rows, Retired Pages, Clocks ...)."""
     pcie_replays: int | None = None
@@ -1233,7 +1237,7 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
         g.sensors_only = bool(g.unreadable) and set(g.unreadable) <= SENSOR_FIELDS
     if notes:
         lines = numbered_lines(text)
-        out.warnings += _mig_pending_notes(text, lines)
+        out.warnings += mig_pending_notes(text, lines)
         out.warnings += _no_devices_outside_step_notes(lines)
     return out
 
@@ -1246,6 +1250,7 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
 # pending enable state for GPU 00000000:00:03.0:Not Supported" / "Reboot the system or try
 # nvidia-smi --gpu-reset to make MIG mode effective"). The mode is only pending (the table's MIG
 # M. cell reads "Enabled*"): nothing failed, the GPU works in its old mode until then.
+MIG_PENDING_SIGNATURE = r"^[ \t]*Warning: MIG mode is in pending (?:enable|disable) state for GPU "
 _MIG_PENDING_RE = re.compile(
     r"^[ \t]*Warning: MIG mode is in pending (?P<mode>enable|disable) state for GPU "
     r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*(?P<why>\S.*)"
@@ -1265,7 +1270,7 @@ _MIG_PENDING_WHY = {
 }
 
 
-def _mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
+def mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
     """nvidia-smi's warning that a MIG mode change is pending, with the GPU's MIG mode as a
     later reading in the same file gives it (a --query-gpu row or a table after a reboot)."""
     notes: list[ParseWarning] = []
@@ -1445,7 +1450,10 @@ QUERY_RE = re.compile(
     # (a fragment of a GPU's record without its health sections: its PCI section's link info,
     # or its heading and product name, "GPU 00000000:02:00.0" then "    Product Name : ...")
     r"|GPU Link Info\s*\n\s*PCIe Generation\s*$"
-    r"|GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7][ \t]*\n[ \t]+Product Name[ \t]*:)",
+    r"|GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7][ \t]*\n[ \t]+Product Name[ \t]*:"
+    # (a -q -d CLOCK page's Clocks section, or a copy of it standing alone, its first row the
+    # Graphics clock in MHz as nvidia-smi -q prints it)
+    r"|Clocks[ \t]*\n[ \t]+Graphics[ \t]*:[ \t]*\d{1,6} MHz[ \t]*$)",
     re.M,
 )
 # (linear time on a long run: blanks after a line start stay on that line, not re-read from each of
@@ -1471,7 +1479,12 @@ value's."""
 _HEALTH_SECTIONS = ("ECC Errors", "Remapped Rows", "Retired Pages", "Clocks Throttle Reasons",
                     "Clocks Event Reasons", "Fabric")  # fmt: skip
 # (not "SW Power Cap": a GPU under load at its power limit reads Active, healthy)
-_SLOWING = ("HW Slowdown", "HW Thermal Slowdown", "HW Power Brake Slowdown", "SW Thermal Slowdown")
+SLOWING_REASONS = _SLOWING = (
+    "HW Slowdown",
+    "HW Thermal Slowdown",
+    "HW Power Brake Slowdown",
+    "SW Thermal Slowdown",
+)
 
 
 _QUERY_MIB_RE = re.compile(r"(\d+) MiB")
@@ -1599,6 +1612,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
     ):
         # (older drivers: Power Draw and Power Limit; newer: Average/Instantaneous Power Draw
         # and Current Power Limit)
+        gpu.power_readings_w.setdefault(key, float(watts.group(1)))
+        gpu.power_lines.setdefault(key, line)
         if key in ("Power Draw", "Average Power Draw", "Instantaneous Power Draw"):
             gpu.power_w = round(float(watts.group(1)))
         elif key in ("Power Limit", "Current Power Limit", "Enforced Power Limit"):
@@ -1712,6 +1727,17 @@ _SMI_COMMAND_RE = re.compile(r"\bnvidia-smi(?:\.exe)?\s+-")
 def parse_query(text: str) -> list[SmiGpu]:
     """The health sections of ``nvidia-smi -q`` per GPU (its ECC counts, row remapping, page
     retirement and the clock slowdowns active); raises ParseError when no section is there."""
+    read = [g for g in query_records(text) if g.sections]
+    if not read:
+        raise ParseError("no nvidia-smi -q health section (ECC Errors, Remapped Rows, Clocks ...)")
+    for gpu in read:
+        gpu.core_clocks_said = _core_clocks_said(gpu)
+    return read
+
+
+def query_records(text: str) -> list[SmiGpu]:
+    """Every GPU record of ``nvidia-smi -q`` with whatever fields it holds, a health section or
+    not (a ``-d CLOCK`` or ``-d POWER`` page holds none)."""
     gpus: list[SmiGpu] = []
     current: SmiGpu | None = None
     stack: list[tuple[int, str]] = []  # (indent, section) of the sections the line is under
@@ -1786,12 +1812,7 @@ def parse_query(text: str) -> list[SmiGpu]:
             )
             gpus.append(current)
         _query_gpu(current, [s for _, s in stack], key, value, no)
-    read = [g for g in gpus if g.sections]
-    if not read:
-        raise ParseError("no nvidia-smi -q health section (ECC Errors, Remapped Rows, Clocks ...)")
-    for gpu in read:
-        gpu.core_clocks_said = _core_clocks_said(gpu)
-    return read
+    return gpus
 
 
 def _core_clocks_said(gpu: SmiGpu) -> str:
