@@ -371,6 +371,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\[Rank 0\] step=\d+, skipped=\d+"
         r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"
         r"|(?:horovod/common/operations\.cc:\d+\] |Stalled ops:)[ \t]?\S+ \[(?:missing|ready) ranks: \d"
+        # (an entry of that list alone on its line, the copy begun below "Stalled ops:":
+        # logs._HOROVOD_BARE_ENTRY_RE)
+        r"|^[ \t]*[^\s\[\]]{1,1000} \[missing ranks: \d{1,9}(?:, \d{1,9}){0,1000}\][ \t]*$"
         r"|(?:Resource exhausted|RESOURCE_EXHAUSTED):[ \t]*(?:Out\s+of\s+memory while trying to allocate \d"
         r"|Failed to allocate request for [\d.]+ ?[KMGTPE]?i?B \(\d+B\) on device ordinal \d)"
         # Megatron's iteration line whose gradient norm is NaN, its loss dropped from it
@@ -670,6 +673,11 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         # asys analyze's crash reports (logs._asys_crashes)
         r"|^[ \t]*\[process\][ \t]*\n[ \t]*crash reason:[ \t]*SIG[A-Z0-9]+[ \t]*$"
         r"|^[ \t]*Signal \d+ pid \d+[ \t]*\n[ \t]*\n?[ \t]*PID \d+ TGID \d+ comm \S+"
+        # RETURNN's line after Horovod's init (logs._returnn_horovod_notes)
+        r"|Horovod initialized\. Hostname [^\s,]{1,253}, pid \d{1,10}, rank \d{1,6} / size \d"
+        # JAX's device lists as print() wrote them, alone on their line (logs._jax_device_notes)
+        r"|^[ \t]*\[(?:gpu|cuda|rocm|CudaDevice|RocmDevice)\(id=\d{1,6}\)(?:, [\w]{1,12}\(id=\d{1,6}\)){0,1000}\]"
+        r"(?: \[[\w]{1,12}\(id=\d{1,6}\)(?:, [\w]{1,12}\(id=\d{1,6}\)){0,1000}\])?[ \t]*$"
         # DeepSpeed's MPI discovery (logs._ds_mpi_notes)
         r"|Discovered MPI settings of world_rank=\d+, local_rank=\d+, world_size=\d+, master_addr="
         # Ray Train's process group (logs._ray_train_notes)

@@ -2032,6 +2032,8 @@ def _parse_events(text: str) -> LogReport:
         _npu_op_failures(raw, lines, report)  # after the coded errors: only where none was read
     _ffts_timeouts(lines, report, raw)  # after the coded errors: only what none of them read
     _cuda_failures(lines, report)
+    if "unable to create StreamExecutor for" in text:
+        _xla_executor_failures(lines, report)
     _ucx_errors(lines, report)
     if "[Handshake]" in text:
         _mooncake_handshakes(lines, report)
@@ -2636,6 +2638,20 @@ def _parse_events(text: str) -> LogReport:
             and _deepspeed_launch_notes(lines, report)
         ):
             return report  # DeepSpeed's launcher on a node of a multi-node job, no fault yet
+        if (
+            not report.events
+            and "Horovod initialized. Hostname " in text
+            and first_error_line(lines) is None
+            and _returnn_horovod_notes(lines, report)
+        ):
+            return report  # RETURNN's ranks after Horovod's init: started, no fault
+        if (
+            not report.events
+            and "(id=" in text
+            and first_error_line(lines) is None
+            and _jax_device_notes(lines, report)
+        ):
+            return report  # JAX's device lists as a program printed them: no fault
         if (
             not report.events
             and "initialized with following options" in text
@@ -5947,6 +5963,101 @@ def _ds_mpi_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -
             + (f"; backend {backend}" if backend else "")
             + (f"; {len(passed)} rank(s) passed torch's store barrier" if passed else "")
             + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# RETURNN's own line after hvd.init() (rwth-i6/returnn returnn/tf/horovod.py HorovodContext, and
+# TFUtil.init_horovod before it: print("Horovod initialized. Hostname %s, pid %i, rank %i / size
+# %i, local rank %i / local size %i." % (socket.gethostname(), os.getpid(), hvd.rank(),
+# hvd.size(), hvd.local_rank(), hvd.local_size()))): RETURNN's words, Horovod's figures
+_RETURNN_HOROVOD_RE = re.compile(
+    r"Horovod initialized\. Hostname (?P<host>[^\s,]{1,253}), pid (?P<pid>\d{1,10}), "
+    r"rank (?P<rank>\d{1,6}) / size (?P<size>\d{1,6}), "
+    r"local rank (?P<lrank>\d{1,6}) / local size (?P<lsize>\d{1,6})\."
+)
+
+
+def _returnn_horovod_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the ranks RETURNN said Horovod initialized: their hosts, the size, and the
+    ranks of that size that said nothing in the copy; False where no such line is there."""
+    hosts: dict[int, str] = {}
+    sizes: set[int] = set()
+    local_sizes: set[int] = set()
+    first = 0
+    for no, line, _ in lines:
+        if "Horovod initialized" in line and (m := _RETURNN_HOROVOD_RE.search(line)):
+            first = first or no
+            hosts.setdefault(int(m.group("rank")), m.group("host"))
+            sizes.add(int(m.group("size")))
+            local_sizes.add(int(m.group("lsize")))
+    if not hosts:
+        return False
+    size = max(sizes)
+    # (hvd.init() returns on a rank once every rank has joined Horovod's background loop, so a
+    # rank absent here is only absent from the copy: said, not judged)
+    silent = [r for r in range(size) if r not in hosts] if len(sizes) == 1 else []
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message=f"RETURNN said Horovod initialized {len(hosts)} rank(s) of a size of "
+            + " or ".join(map(str, sorted(sizes)))
+            + f" on {len(set(hosts.values()))} host(s) ("
+            + ", ".join(f"rank {r} {hosts[r]}" for r in sorted(hosts))
+            + f"), local size {' or '.join(map(str, sorted(local_sizes)))}"
+            + (f"; rank(s) {_listed(silent)} printed no such line in the copy" if silent else "")
+            + "; no error",
+            skipped=False,
+        )
+    )
+    return True
+
+
+# JAX's device lists as print() writes them: jax.devices() (every process's devices, after
+# jax.distributed.initialize()) and jax.local_devices() (this process's), each a Python list of
+# Device objects (docs.jax.dev jax.devices, jax.local_devices); a GPU's repr is "gpu(id=0)" in
+# older jaxlib releases and "CudaDevice(id=0)" / "RocmDevice(id=0)" in newer ones. A line of
+# one or two such lists, and nothing else
+_JAX_DEVICE = r"(?:gpu|cuda|rocm|CudaDevice|RocmDevice)\(id=\d{1,6}\)"
+_JAX_DEVICE_LIST = rf"\[{_JAX_DEVICE}(?:, {_JAX_DEVICE}){{0,1000}}\]"
+_JAX_DEVICES_LINE_RE = re.compile(
+    rf"^\s*(?P<all>{_JAX_DEVICE_LIST})(?: (?P<local>{_JAX_DEVICE_LIST}))?\s*$"
+)
+_JAX_DEVICE_ID_RE = re.compile(r"\(id=(\d{1,6})\)")
+
+
+def _jax_device_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of the JAX device lists a program printed (the global list and, beside it, each
+    process's local one); False where the copy has none, or has other lines than them and short
+    values (a process's own prints, CUDA_VISIBLE_DEVICES' "0,1")."""
+    found: list[tuple[int, list[int], list[int] | None]] = []
+    for no, line, _ in lines:
+        if not line.strip():
+            continue
+        if "(id=" in line and (m := _JAX_DEVICES_LINE_RE.match(line)):
+            ids = [int(d) for d in _JAX_DEVICE_ID_RE.findall(m.group("all"))]
+            local = (
+                [int(d) for d in _JAX_DEVICE_ID_RE.findall(m.group("local"))]
+                if m.group("local")
+                else None
+            )
+            found.append((no, ids, local))
+        elif len(line.strip()) > 40:
+            return False  # (a log of other words: not a copy of these prints alone)
+    if not found:
+        return False
+    said = "; ".join(
+        f"line {no}: {len(ids)} device(s) (GPU {_listed(ids)})"
+        + (f", local GPU {_listed(local)}" if local is not None else "")
+        for no, ids, local in found
+    )
+    report.unread.append(
+        ParseWarning(
+            line=found[0][0],
+            message=f"JAX's device lists, as a program printed them ({said}): "
+            "jax.devices() then jax.local_devices() where a line has two; no error",
             skipped=False,
         )
     )
@@ -13642,6 +13753,33 @@ at most, so six lines of one name each)."""
 HOROVOD_STALL_LINES = 4
 """How far below the stall inspector's warning its "Stalled ranks:" heading may stand (its own next
 line, a blank or a launcher's line between)."""
+# one entry of the std::cerr form (horovod/common/operations.cc CheckForStalledTensors of the 0.13
+# to 0.15 releases: "std::cerr << tensor_name; std::cerr << \" [missing ranks:\"", then " " and
+# each rank below state.size not among the ready ones, ", " between them, then "]" and a new line)
+# standing alone: a copy that begins below "Stalled ops:", its tensors one a line
+_HOROVOD_BARE_ENTRY_RE = re.compile(
+    r"^\s*[^\s\[\]]{1,1000} \[missing ranks: \d{1,9}(?:, \d{1,9}){0,1000}\]\s*$"
+)
+# Open MPI's --tag-output tag, "[job,rank]<stderr>:", which mpirun's I/O forwarding puts before
+# every piece a rank wrote, so a line written in pieces carries one inside it as well
+# ("[1,0]<stderr>:0: [HorovodAllreduce][1,0]<stderr>:"); whatever stands before the first one
+# (a log collector's time and job name) was added after mpirun forwarded the line
+_MPI_FRAGMENT_TAG_RE = re.compile(r"\[\d{1,9},(\d{1,9})\]<(?:stdout|stderr)>:")
+
+
+def _without_mpi_fragment_tags(
+    lines: list[tuple[int, str, int | None]],
+) -> list[tuple[int, str, int | None]]:
+    """``lines`` with the Open MPI tags inside each line taken out, and what a collector put before
+    the first one: the rank's own words joined up, the rank the first tag names as the line's."""
+    joined: list[tuple[int, str, int | None]] = []
+    for no, t, tagged in lines:
+        if "]<std" in t and (first := _MPI_FRAGMENT_TAG_RE.search(t)) is not None:
+            rest = _MPI_FRAGMENT_TAG_RE.sub("", t[first.end() :])
+            joined.append((no, rest, tagged if tagged is not None else int(first.group(1))))
+        else:
+            joined.append((no, t, tagged))
+    return joined
 
 
 def _horovod_stalled_ops(
@@ -13709,6 +13847,7 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
     collectives (one in a broadcast, another in an allreduce), or a stall past Horovod's shut-down
     time, is ``horovod_deadlock``: the ranks wait for each other for ever; otherwise
     ``horovod_stall``, a warning (a slow rank may still arrive)."""
+    lines = _without_mpi_fragment_tags(lines)
     at = next((i for i, (_, t, _) in enumerate(lines) if (m := _HOROVOD_STALL_RE.search(t))), None)
     waited = f"more than {m.group('s')} s" if at is not None and m is not None else None
     if at is None:
@@ -13719,7 +13858,11 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
                 i
                 for i, (_, t, _) in enumerate(lines)
                 if (_HOROVOD_MISSING_RANKS in t or _HOROVOD_READY_RANKS in t)
-                and ("Stalled ops:" in t or "horovod/common/operations.cc:" in t)
+                and (
+                    "Stalled ops:" in t
+                    or "horovod/common/operations.cc:" in t
+                    or _HOROVOD_BARE_ENTRY_RE.match(t)
+                )
             ),
             None,
         )
@@ -13743,6 +13886,14 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
         while entry < len(lines):
             _, t, rank_tag = lines[entry]
             entry += 1
+            if (
+                not t.strip()
+                and entry < len(lines)
+                and _HOROVOD_STALLED_OPEN_RE.match(lines[entry][1])
+            ):
+                # (a copy that put a blank line under each of the log's lines, a Markdown
+                # paste's: the next rank's own "N: [" entry still belongs to the list)
+                continue
             # (a rank's list broken over lines, "0: [name, " then the names after it on the
             # next: Horovod prints each rank's list on one line (stall_inspector.cc builds
             # "rank: [" + names + "]" into one message), so a break in it is the copy's, a page
@@ -20414,6 +20565,57 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
         if times > 1 and ev.host is None and ev.rank is None:
             # (processes of one log that each printed it: the log names none of them)
             ev.exception_type = f"{ev.exception_type}; {times} processes reported it"
+
+
+# XLA's warning where it could not open a GPU while creating its client (xla/service/
+# platform_util.cc GetStreamExecutors: LOG(WARNING) << "unable to create StreamExecutor for " <<
+# platform->Name() << ":" << ordinal << ": " << the status), the status CudaPlatform::
+# GetUncachedExecutor's "failed initializing StreamExecutor for CUDA device ordinal %d: %s" around
+# the CUDA driver's error ("INTERNAL: Failed call to cuDeviceGet: CUDA_ERROR_INVALID_DEVICE:
+# invalid device ordinal"); the CUDA driver API's CUDA_ERROR_INVALID_DEVICE (cudaErrorInvalidDevice,
+# 101): "the device ordinal supplied by the user does not correspond to a valid CUDA device"
+_XLA_EXECUTOR_FAILED_RE = re.compile(
+    r"unable to create StreamExecutor for (?P<platform>CUDA|ROCM):(?P<dev>\d{1,4}): "
+    r"[^\n]{0,300}?(?:[Ff]ailed call to (?P<call>cu\w{1,60}): )?"
+    r"(?P<code>(?:CUDA|HIP)_ERROR_[A-Z_]{1,60})(?:: (?P<text>[^\n]{1,200}))?"
+)
+
+
+def _xla_executor_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``cuda_error`` a GPU XLA could not open (a JAX or TensorFlow process whose backend
+    could not start): the device's ordinal and the driver's error, the Python exception under
+    it (JAX's "Unable to initialize backend") only what followed."""
+    seen: set[tuple[int | None, int, str]] = set()
+    for no, line, tagged in lines:
+        if "unable to create StreamExecutor" not in line:
+            continue
+        if (m := _XLA_EXECUTOR_FAILED_RE.search(line)) is None:
+            continue
+        device = int(m.group("dev"))
+        if (tagged, device, m.group("code")) in seen:
+            continue
+        seen.add((tagged, device, m.group("code")))
+        what = m.group("code") + (f": {m.group('text').strip()}" if m.group("text") else "")
+        if m.group("code") in ("CUDA_ERROR_INVALID_DEVICE", "HIP_ERROR_INVALID_DEVICE"):
+            # (the driver has no device of that ordinal among those the process sees: the
+            # process was given fewer GPUs, CUDA_VISIBLE_DEVICES or the scheduler's binding,
+            # than XLA was asked to open)
+            what = (
+                f"{what} (XLA was asked for {m.group('platform')} device {device}, which this "
+                "process does not see)"
+            )
+        report.events.append(
+            LogEvent(
+                kind="cuda_error",
+                line=no,
+                message=line[m.start() :].strip()[:300],
+                rank=tagged,
+                device=device,
+                call=m.group("call"),
+                library="XLA",
+                exception_type=what,
+            )
+        )
 
 
 def _testcheck_pid(
