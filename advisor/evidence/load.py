@@ -497,6 +497,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|Device out of memory \(OOM\) reported by PyTorch"
         # MindIE's warm-up out of memory (logs._MINDIE_WARMUP_OOM_RE)
         r"|\bWarmup failed, because of [^\n]{0,200}?out of memory"
+        # MindIE Service's daemon that said it started (logs._mindie_daemon_started)
+        r"|^\s*Daemon start success!\s*$"
         # the driver's refused device memory (logs._HAL_MEM_ALLOC_OOM_RE)
         r"|halMemAlloc failed: device_id=\d+, size=\d+"
         r"|topo exchange (?:agent|server) get socket timeout|Failed to connect agent\["

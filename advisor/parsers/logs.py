@@ -2239,6 +2239,8 @@ def _parse_events(text: str) -> LogReport:
         _atb_errors(lines, report)
     if "mindie server" in text or "[MIE04E" in text:
         _mindie_server(lines, report, raw)
+    if "Daemon start success" in text:
+        _mindie_daemon_started(lines, report)
     if " permission failed" in text or " permission for file " in text:
         _permission_check_warnings(lines, report)
     _torch_npu_errors(lines, report)  # it leaves out ERR lines other events explain
@@ -3010,6 +3012,18 @@ def _parse_events(text: str) -> LogReport:
         or "TraceBack (most recent call last)" in text
     ):
         _code_causes(lines, report)
+    if "HCCL_EXEC_TIMEOUT" in text:
+        _exec_timeout_stated_default(lines, report)
+    if "100037" in text or "repeatedly finalized" in text:
+        _acl_repeat_finalize(lines, report)
+    if "Daemon start success" in text and any(e.kind not in NOTICE_KINDS for e in report.events):
+        # (a failure read in the log: the service's, after its start or instead of it; its
+        # start is no word that it runs)
+        report.events = [
+            e
+            for e in report.events
+            if not (e.kind == "run_success" and e.message.startswith(MINDIE_DAEMON_STARTED))
+        ]
     if "across cluster]" in text:
         _ray_repeats(raw, report)
     return report
@@ -3104,6 +3118,130 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
                 + (f" ({label}: {cause}" if cause else " (")
                 + (f"; operator {op})" if op and cause else f"operator {op})" if op else ")")
             )[:400]
+
+
+# EI0002's own words on its time-out (HCCL's error text, CANN 6.x-7.x): "... within the timeout
+# interval. (default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)". The default is
+# the one of the CANN release that wrote the log: CANN 6.0.1's and 6.3.RC2's documentation give
+# HCCL_EXEC_TIMEOUT's default as 1800 s (hiascend.com canncommercial/601 tfmigr1_000071,
+# 63RC2 tfmigr2_000132), CANN 7.0's and later 1836 s (canncommercial/700 envref_07_0071,
+# 800 envref_07_0078): the log's own figure is the one its run had, where not set.
+_EXEC_TIMEOUT_DEFAULT_RE = re.compile(
+    r"\(default (?P<s>\d{1,6}) ?s, You can set the interval by using HCCL_EXEC_TIMEOUT"
+)
+EXEC_TIMEOUT_DEFAULT_LINES = 4
+"""How far under EI0002's line its "Possible Cause" paragraph with the default may stand."""
+
+
+def _exec_timeout_stated_default(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """The HCCL_EXEC_TIMEOUT default an EI0002 report states under it, said on its event
+    (``exception_type``, where nothing else is said there): the figure of the log's own CANN."""
+    by_no = {no: t for no, t, _ in lines}
+    for ev in report.events:
+        if ev.code != "EI0002" or ev.exception_type is not None:
+            continue
+        for no in range(ev.line, ev.line + 1 + EXEC_TIMEOUT_DEFAULT_LINES):
+            if "HCCL_EXEC_TIMEOUT" in by_no.get(no, "") and (
+                m := _EXEC_TIMEOUT_DEFAULT_RE.search(by_no[no])
+            ):
+                ev.exception_type = (
+                    f"the log gives HCCL_EXEC_TIMEOUT's default as {m.group('s')} s (line {no}),"
+                    " the default of the CANN that wrote it"
+                )
+                break
+
+
+# ACL's ACL_ERROR_REPEAT_FINALIZE, 100037 (CANN's AscendCL return codes: "重复去初始化" —
+# repeated de-initialization; "请检查是否重复调用aclFinalize接口或重复调用aclFinalizeReference接口"):
+# aclFinalize called again after it already ran (ACL's own unit test: a second aclFinalize
+# returns ACL_ERROR_REPEAT_FINALIZE), the runtime already torn down. torch_npu warns of it
+# (NPU_CHECK_WARN: "NPU warning, error code is 100037" and "[Error]: Repeated deinitialization.")
+# and ACL's log adds "EH9999: ... [Finalize][Acl]repeatedly finalized" as the process exits:
+# nothing failed on the device and the process did not stop on it.
+ACL_ERROR_REPEAT_FINALIZE = 100037
+_REPEAT_FINALIZE_RE = re.compile(r"\[Finalize\]\[Acl\]\s?repeatedly finalized")
+
+
+def _acl_repeat_finalize(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``acl_repeat_finalize`` notice in place of the readings of ACL's repeated
+    de-initialization as failures: torch_npu's 100037 (``npu_runtime_error``) and the EH9999
+    "repeatedly finalized" report (``hccl_error``). Other failures of the file stay."""
+    said = [
+        ev
+        for ev in report.events
+        if (ev.kind == "npu_runtime_error" and ev.code == str(ACL_ERROR_REPEAT_FINALIZE))
+        or (ev.kind == "hccl_error" and _REPEAT_FINALIZE_RE.search(ev.message))
+    ]
+    if not said:
+        return
+    report.events = [ev for ev in report.events if ev not in said]
+    first = min(said, key=lambda e: e.line)
+    pid = next((e.pid for e in said if e.pid is not None), None)
+    report.events.append(
+        LogEvent(
+            kind="acl_repeat_finalize",
+            line=first.line,
+            message=first.message,
+            code=str(ACL_ERROR_REPEAT_FINALIZE),
+            code_name="ACL_ERROR_REPEAT_FINALIZE",
+            rank=first.rank,
+            pid=pid,
+            library="ACL",
+            exception_type="acl.finalize (aclFinalize) was called again after ACL was already"
+            " de-initialized (lines "
+            + ", ".join(str(n) for n in sorted({e.line for e in said}))
+            + "): the second call is refused, nothing failed on the device",
+        )
+    )
+    report.events.sort(key=lambda e: e.line)
+
+
+# MindIE Service's daemon (mindieservice_daemon) on its start: "Daemon start success!" (MindIE's
+# documentation: "回显如下则说明启动成功" — the service started where it prints this), its main
+# process "g_mainPid = N", and its configuration read: "[ConfigManager::InitConfigManager]
+# Successfully init config manager" (MindIE's config_manager.cpp, std::cout).
+_MINDIE_DAEMON_UP_RE = re.compile(r"^\s*Daemon start success!\s*$")
+_MINDIE_MAIN_PID_RE = re.compile(r"^\s*g_mainPid = (?P<pid>\d{1,10})\s*$")
+_MINDIE_CONFIG_UP_RE = re.compile(
+    r"\[ConfigManager::InitConfigManager\] Successfully init config manager"
+)
+_MINDIE_CONFIG_FROM_RE = re.compile(r"ConfigManager: Load Config from (?P<path>\S{1,300}?)\.?\s*$")
+
+
+MINDIE_DAEMON_STARTED = "MindIE's service daemon started"
+"""The first words of a daemon start read (``_mindie_daemon_started``), to take back."""
+
+
+def _mindie_daemon_started(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``run_success`` at MindIE's "Daemon start success!", with its main pid and the
+    configuration it loaded (taken back at the end where a failure was read in the log: one
+    after it is the service's, and no start clears it)."""
+    up = next(((no, tagged) for no, t, tagged in lines if _MINDIE_DAEMON_UP_RE.match(t)), None)
+    if up is None:
+        return
+    pid = next(((no, m) for no, t, _ in lines if (m := _MINDIE_MAIN_PID_RE.match(t))), None)
+    config = next(((no, m) for no, t, _ in lines if (m := _MINDIE_CONFIG_FROM_RE.search(t))), None)
+    ready = next((no for no, t, _ in lines if _MINDIE_CONFIG_UP_RE.search(t)), None)
+    said = f"{MINDIE_DAEMON_STARTED}: 'Daemon start success!' (line {up[0]})"
+    if pid is not None:
+        said += f"; its main process {pid[1].group('pid')} (g_mainPid, line {pid[0]})"
+    if config is not None:
+        said += f"; configuration loaded from {config[1].group('path')} (line {config[0]})"
+    if ready is not None:
+        said += f"; config manager initialised (line {ready})"
+    report.events.append(
+        LogEvent(
+            kind="run_success",
+            line=up[0],
+            message=said,
+            rank=up[1],
+            pid=int(pid[1].group("pid")) if pid is not None else None,
+            library="MindIE",
+        )
+    )
+    report.events.sort(key=lambda e: e.line)
 
 
 _WORKER_PROC_RELAYED = "WorkerProc initialization failed due to an exception in a background"
@@ -9103,6 +9241,7 @@ NOTICE_KINDS = frozenset(
         "file_permission_warning",
         "vllm_tp_spread",
         "accelerator_unavailable",
+        "acl_repeat_finalize",
     }
 )
 """Event kinds that say how a job was set up or what it warned of, not that a rank failed: they
@@ -19194,8 +19333,15 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
             continue
         pid_m = _PLOG_PID_ANYWHERE_RE.search(line)
         pid = int(pid_m.group(1)) if pid_m else None
+        dumped: LogEvent | None = None
         if pid in found:
-            continue
+            if not (found[pid].library == "IDEDD" and m.group("mod") == "RUNTIME"):
+                continue
+            # the exception dump's lines (IDEDD: "[Dump][Exception] dump exception to file,
+            # file: .../exception_info.47...") are written for the runtime's failed task, and
+            # before its report ("Stream Synchronize failed, stream_id=47, retCode=0x26,
+            # [aicore exception]"): the runtime's line is the failure, the dump its record
+            dumped = found[pid]
         device = (
             _DEVICE_ID_RE.search(line)
             or _DEVICE_LOG_DIR_RE.search(line[: m.start()])
@@ -19227,7 +19373,8 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
                 else f"{m.group('mod')} error"
             )
             + (f": {said}" if m.group("mod") == "HCCP" and (said := hccp_errno(line)) else "")
-            + (f": {cqe}" if m.group("mod") == "ROCE" and (cqe := _roce_cqe_status(line)) else ""),
+            + (f": {cqe}" if m.group("mod") == "ROCE" and (cqe := _roce_cqe_status(line)) else "")
+            + (f" (the exception dump logged before it, line {dumped.line})" if dumped else ""),
         )
     if not found:
         return [kernel] if kernel is not None else []
