@@ -66,14 +66,16 @@ def test_the_vllm_c_warning_said_once_for_every_process_that_printed_it(tmp_path
     assert _imported(ev)[0] == "READY"
 
 
-def test_the_vllm_c_warning_with_no_plugin_named_is_a_note_that_says_so(tmp_path) -> None:
-    # (a CUDA host's vLLM: still a warning it goes on past, the note says what may fail later)
+def test_the_vllm_c_warning_with_no_plugin_named_is_the_loader_failure(tmp_path) -> None:
+    # (review 62a fault 1: with no out-of-tree platform plugin named, vLLM's platform may be
+    # CUDA, where vllm._C holds the kernels every layer calls: the missing libcudart is the
+    # library_missing it was before this set's change, not a note)
     warning = _text(STARTUP).splitlines(keepends=True)[4]
     ev = _write(tmp_path, warning + "INFO 10-09 01:30:01 [api_server.py:1896] vLLM API server\n")
-    assert not ev.failures
-    ((_, note),) = [(n, m) for n, m in _said(ev) if "vllm._C" in m]
-    assert "no platform plugin is named" in note
-    assert _imported(ev)[0] == "READY"
+    (failure,) = ev.failures
+    assert failure["kind"] == "library_missing" and failure["library"] == "libcudart.so.12"
+    assert not [m for _, m in _said(ev) if "vllm._C" in m]
+    assert _imported(ev)[0] == "NOT READY"
 
 
 def test_a_library_the_loader_could_not_find_is_still_a_failure(tmp_path) -> None:

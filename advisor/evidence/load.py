@@ -3103,6 +3103,25 @@ def _legend_rules_out_hccs(legend: dict[str, str]) -> bool:
     return bool(legend) and not any(k.upper().startswith("HCCS") for k in legend)
 
 
+_NPU_NUMBER_RE = re.compile(r"^NPU(\d{1,4})$", re.IGNORECASE)
+
+
+def _numbered_as_hccs_server(links: dict[str, dict[str, str]]) -> bool:
+    """Whether a matrix with no HCCS pair could still be an HCCS server's whose links are down:
+    its NPUs (rows and columns) are NPU0 to NPU(n-1), n at least 4. Huawei's HCCS training
+    servers join their NPUs in groups of four or eight numbered from 0 (CANN's distributed
+    training notes, tfmigr1_000026: an Atlas training server's cards 0-3 and 4-7 are each one
+    HCCS group, an Atlas A2 server has 8; Ascend Deployer's hccn guide, deployer_0024: an Atlas
+    800T A2's eight NPU ports NPU0 to NPU7), and zstack-utility's all-SYS 910B sample is NPU0-7.
+    PCIe cards carry no such numbering: tests/data/evidence npu_smi_topo_910b4_pcie_npu1.txt
+    is NPU1, NPU3 ... NPU11; two cards (fewer than a group of four), or numbers with gaps, are
+    no HCCS server's whole matrix. CPU affinity does not tell them apart: the zstack sample's
+    NPUs are on two sockets' cores (0-23, 24-47) as PCIe cards are."""
+    names = set(links) | {b for row in links.values() for b in row}
+    numbers = sorted(int(m.group(1)) for n in names if (m := _NPU_NUMBER_RE.match(n)))
+    return len(numbers) >= 4 and numbers == list(range(len(numbers)))
+
+
 def _no_hccs_npus(
     links: dict[str, dict[str, str]], row_lines: dict[str, int], legend: dict[str, str]
 ) -> list[dict[str, Any]]:
@@ -3110,6 +3129,10 @@ def _no_hccs_npus(
     peers}``; none where the legend says the board has no HCCS (there every pair is SYS or UB
     by design)."""
     if _legend_rules_out_hccs(legend):
+        return []
+    if not any(
+        kind.startswith("HCCS") for row in links.values() for kind in row.values()
+    ) and not _numbered_as_hccs_server(links):
         return []
     found = []
     for npu, row in links.items():

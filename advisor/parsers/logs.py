@@ -9701,10 +9701,20 @@ def _ib_open_fallback_said(
     (no other HCA and TCP sockets on the interfaces ``NET/Socket : Using`` names, or the HCAs
     ``NET/IB : Using`` lists), with their lines."""
     hedge = " and went on with the others, or with sockets where none opened)"
+    text_at: dict[int, str] | None = None
     for ev in events:
         if ev.kind != "nccl_warning" or not ev.message.endswith(hedge):
             continue
         window = IB_OPEN_PROCESS_LINES if ev.pid is not None else IB_FALLBACK_BARE_LINES
+        # where the WARN names no process, the node pdsh put before it (if any): the lines of
+        # the same bare window from another node ("worker-2: NCCL INFO NET/IB : No device
+        # found.") are that node's process, not this one's
+        node: str | None = None
+        if ev.pid is None:
+            if text_at is None:
+                text_at = {no: t for no, t, _ in lines}
+            nm = _NODE_NAME_PREFIX_RE.match(text_at.get(ev.line, ""))
+            node = nm.group(0) if nm else None
         none_found = socket_using = chosen = ib_using = None
         for no, line, _ in lines:
             if (
@@ -9717,6 +9727,9 @@ def _ib_open_fallback_said(
             if ev.pid is None:
                 if pm is not None:
                     continue  # (another process's line, in a copy whose WARN named none)
+                lm = _NODE_NAME_PREFIX_RE.match(line)
+                if node != (lm.group(0) if lm else None):
+                    continue  # (another node's line, or a line with no node in a pdsh copy)
             elif (
                 pm is None
                 or int(pm.group("pid")) != ev.pid
@@ -9742,6 +9755,21 @@ def _ib_open_fallback_said(
             elif chosen is None and (c := _IB_NET_CHOSEN_RE.search(line)):
                 chosen = (no, c.group("net"))
         hca = ev.message[: -len(hedge)]
+        # NCCL's ncclIbInit prints either "No device found" or "NET/IB : Using ..." once per
+        # process, and initNet takes IB where it found a device: where the window holds both
+        # (ranks whose prefixes were cut), the first said is this process's, as NCCL prints its
+        # network straight after its device scan
+        fell_back = [
+            n
+            for n in (
+                none_found,
+                socket_using[0] if socket_using else None,
+                chosen[0] if chosen is not None and chosen[1] == "Socket" else None,
+            )
+            if n is not None
+        ]
+        if ib_using is not None and (not fell_back or ib_using[0] < min(fell_back)):
+            none_found = socket_using = chosen = None
         if none_found is not None or (chosen is not None and chosen[1] == "Socket"):
             said = [f"NET/IB : No device found, line {none_found}"] if none_found else []
             on = ""
@@ -13439,25 +13467,46 @@ def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogRep
 _VLLM_C_IMPORT = "Failed to import from vllm._C with "
 _VLLM_C_WHY_RE = re.compile(r"with (?P<why>\w{1,60}\((?:'[^'\n]{1,300}'|\"[^\"\n]{1,300}\")\))")
 _VLLM_PLATFORM_PLUGIN_RE = re.compile(r"Platform plugin (?P<name>[\w.-]{1,60}) is activated")
+# vLLM's line for a built-in GPU platform it detected (vllm/platforms/__init__.py:
+# logger.info("Automatically detected platform %s.", ...)) on which vllm._C is needed
+_VLLM_BUILTIN_GPU_RE = re.compile(r"Automatically detected platform (?:cuda|rocm)\b")
+
+
+def _vllm_c_expected(line: str, lines: list[tuple[int, str, int | None]]) -> bool:
+    """Whether vLLM's failed import of vllm._C is the expected one of an out-of-tree platform.
+
+    vLLM's platform resolution (vllm/platforms/__init__.py resolve_current_platform_cls_qualname)
+    logs "Platform plugin %s is activated" for an out-of-tree plugin such as vllm-ascend's
+    "ascend" (taken before any built-in one), and "Automatically detected platform %s." for a
+    built-in one (cuda, rocm, ...; newer releases log it at debug, so a copy may name none). On a built-in CUDA/ROCm
+    platform vllm._C holds the kernels every model's layers call, so a missing runtime
+    (libcudart) or a _C built against another torch is a broken install, not a note; with no
+    platform named the copy does not show that vLLM has another platform to go on with. An
+    undefined symbol means a vllm._C was found but built against other libraries: a CUDA
+    build of vLLM installed where vllm-ascend expects none, read as before."""
+    if "undefined symbol" in line or _VLLM_BUILTIN_GPU_RE.search(line):
+        return False
+    has_plugin = False
+    for _, t, _ in lines:
+        if _VLLM_BUILTIN_GPU_RE.search(t):
+            return False
+        if _VLLM_PLATFORM_PLUGIN_RE.search(t):
+            has_plugin = True
+    return has_plugin
 
 
 def _vllm_c_note(no: int, line: str, lines: list[tuple[int, str, int | None]]) -> ParseWarning:
     """The note for vLLM's warning that its CUDA kernels (vllm._C) did not load."""
     why = m.group("why") if (m := _VLLM_C_WHY_RE.search(line)) else ""
+    # (only called where _vllm_c_expected found the plugin's line)
     plugin = next(
-        (p.group("name") for _, t, _ in lines if (p := _VLLM_PLATFORM_PLUGIN_RE.search(t))), None
+        (p.group("name") for _, t, _ in lines if (p := _VLLM_PLATFORM_PLUGIN_RE.search(t))), "?"
     )
-    said = f"vLLM could not import its CUDA kernels, vllm._C ({why or 'ImportError'}): its warning"
-    if plugin is not None:
-        said += (
-            f", expected under the platform plugin '{plugin}' it activated (vllm._C is vLLM's "
-            "CUDA build, its runtime not on that platform's host): vLLM goes on, no error"
-        )
-    else:
-        said += (
-            ": vLLM goes on without them; on a CUDA GPU an operation that needs them fails when "
-            "it is first called (no platform plugin is named in the copy)"
-        )
+    said = (
+        f"vLLM could not import its CUDA kernels, vllm._C ({why or 'ImportError'}): its warning"
+        f", expected under the platform plugin '{plugin}' it activated (vllm._C is vLLM's "
+        "CUDA build, its runtime not on that platform's host): vLLM goes on, no error"
+    )
     return ParseWarning(line=no, message=said, skipped=False)
 
 
@@ -13493,7 +13542,7 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
             and "uninstall the failing plugin" not in line
         ):
             continue
-        if _VLLM_C_IMPORT in line:
+        if _VLLM_C_IMPORT in line and _vllm_c_expected(line, lines):
             if not vllm_c_said:
                 vllm_c_said = True
                 report.unread.append(_vllm_c_note(no, line, lines))

@@ -93,6 +93,17 @@ _GPU_MAKER_RE = re.compile(r"\b(?:NVIDIA|Advanced Micro Devices|AMD|ATI)\b")
 _ACCELERATOR_MAKER_RE = re.compile(
     r"\b(?:NVIDIA|Advanced Micro Devices|AMD|ATI|Huawei|Habana)\b|\[(?:10de|1002|19e5|1da3):"
 )
+# Huawei makes both the Ascend NPUs and the Kunpeng CPU's own offload engines, which lspci lists
+# as "Processing accelerators: Huawei Technologies Co., Ltd. HiSilicon ZIP Engine" (and SEC,
+# HPRE): Linux's include/linux/pci_ids.h and drivers/crypto/hisilicon/ give them device IDs
+# 19e5:a250/a251 (ZIP), a255/a256 (SEC), a258/a259 (HPRE), driven by hisi_zip/hisi_sec2/hisi_hpre.
+# They are the Kunpeng Accelerator Engine (KAE), the CPU's compression and crypto offload: no job
+# computes on them, and KAE's FAQ (its drivers hisi_hpre/hisi_sec2/hisi_rde/hisi_zip fail to load
+# without the engine's licence, "lspci | grep ZIP" to check) has them undriven on hosts that do not
+# use KAE, so they are not the job's NPU whatever their maker
+_KUNPENG_ENGINE_RE = re.compile(
+    r"\bHiSilicon (?:ZIP|SEC|HPRE|RDE)\b|\[19e5:a25[015689]\]", re.IGNORECASE
+)
 VM_STUB_DRIVERS = ("vfio-pci", "pci-stub", "pciback", "xen-pciback")
 """Drivers that hold a device for a virtual machine rather than drive it: the guest's driver
 enables it, so its command register in the host says nothing of the guest's use."""
@@ -103,7 +114,7 @@ def is_accelerator(device_class: str, name: str) -> bool:
     if device_class == "3D controller":
         return True
     if device_class in ACCELERATOR_CLASSES:
-        return bool(_ACCELERATOR_MAKER_RE.search(name))
+        return bool(_ACCELERATOR_MAKER_RE.search(name)) and not _KUNPENG_ENGINE_RE.search(name)
     return device_class in ("VGA compatible controller", "Display controller") and bool(
         _GPU_MAKER_RE.search(name)
     )
