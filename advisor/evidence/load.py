@@ -2910,7 +2910,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status -v, kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -7658,6 +7658,14 @@ def _not_an_rdma_device(miss: rdma.IbstatNotFound, ports: list[rdma.HcaPort]) ->
 _IBV_OPEN_FAILED_RE = re.compile(r"^[ \t]*Failed to open device[ \t]*$", re.M)
 
 
+def _ibnet_peers(fabric: list[rdma.HcaPort]) -> list[str]:
+    """Each ibnetdiscover port's link: the node at its other end, its rate, its line."""
+    return [
+        f"{p.peer}" + (f" at {p.rate_gbps:g} Gb/s" if p.rate_gbps else "") + f" (line {p.line})"
+        for p in fabric
+    ]
+
+
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     panics = list(_IBPANIC_RE.finditer(text))
     for m in panics:
@@ -7731,6 +7739,10 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         # the fabric's topology: its nodes and the rates its links trained at (a link slower
         # than the others is the one to look at)
         rates = Counter(f"{p.rate_gbps:g} Gb/s" for p in fabric if p.rate_gbps)
+        nodes, elided = rdma.ibnetdiscover_outline(text)
+        # the nodes by kind (ibnetdiscover's "Switch" / "Ca" / "Rt" line), the switches named:
+        # a reader checks the switch model and the hosts its ports reach
+        switches = [f'"{desc}" (line {no})' for no, kind, desc in nodes if kind == "Switch"]
         notes.append(
             ParseWarning(
                 line=fabric[0].line,
@@ -7741,6 +7753,15 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                     "; the links do not all run at one rate: the slower ones trained narrower or "
                     "slower than the rest"
                     if len(rates) > 1
+                    else ""
+                )
+                + (f"; switch(es): {', '.join(switches[:8])}" if switches else "")
+                + (f" and {len(switches) - 8} more" if len(switches) > 8 else "")
+                + (f"; links to {', '.join(_ibnet_peers(fabric))}" if len(fabric) <= 16 else "")
+                + (
+                    f"; the copy leaves the rest out at line {elided} ('...'): a partial "
+                    "topology, the nodes and links below it not read"
+                    if elided is not None
                     else ""
                 ),
                 skipped=False,
@@ -10204,6 +10225,46 @@ def _bitrate(bps: float) -> str:
     return f"{bps / 1e9:.3g} Gbit/s" if bps >= 1e9 else f"{bps / 1e6:.3g} Mbit/s"
 
 
+def _udp_streams_lost(run: iperf.Iperf3Run, share: float) -> str:
+    """The losses of an iperf 2 UDP test under -P, a server report a stream: the total, the
+    range a stream, the worst streams with their lines, each set against what that stream sent
+    (its own row, not the [SUM] of all: each stream is paced at -b on its own)."""
+    counted = [r for r in run.server_reports if not r.invalid and r.total]
+    pct = {id(r): round(100 * (r.lost or 0) / (r.total or 1)) for r in counted}
+    top = max(pct.values())
+    worst = [r for r in counted if pct[id(r)] == top]
+    first = worst[0]
+    sent = run.stream_bps.get(first.stream)
+    return (
+        f"{run.lost_datagrams} of {run.total_datagrams} UDP datagrams lost ({100 * share:.2g} %) "
+        f"over the server's reports of its {len(run.server_reports)} streams, "
+        f"{min(pct.values())} % to {top} % a stream; the worst: "
+        + " and ".join(f"stream {r.stream} (line {r.line})" for r in worst[:6])
+        + (f" and {len(worst) - 6} more" if len(worst) > 6 else "")
+        + f" at {top} % ({first.lost} of {first.total} lost"
+        + (f", received {_bitrate(first.bps)}" if first.bps is not None else "")
+        + (f" against the {_bitrate(sent)} it sent" if sent is not None else "")
+        + ")"
+        + (
+            f"; the server received {_bitrate(run.server_report_bps)} in all"
+            + (
+                f" against {_bitrate(run.sender_bps)} sent by the {len(run.server_reports)} "
+                "streams together"
+                if run.sender_bps is not None
+                else ""
+            )
+            if run.server_report_bps is not None
+            else ""
+        )
+        + (f", jitter up to {run.jitter_ms:g} ms" if run.jitter_ms is not None else "")
+        + (
+            f"; the client got no ack of its last datagram (line {run.no_ack_line})"
+            if run.no_ack_line
+            else ""
+        )
+    )
+
+
 def _iperf3_port_arg(run: iperf.Iperf3Run) -> str:
     """What the client's -p argument asked that iperf3 did not do (iperf.py _PORT_ARG_RE:
     iperf3 reads one port with atoi(), so a range's first number is the only port tried)."""
@@ -10385,7 +10446,19 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
             )
         if run.error and run.iperf2:
             said.append(f"the connection broke ({run.error}): the total covers the time before")
-        if run.server_report_line and not run.server_report_invalid:
+        if len(run.server_reports) > 1 and not run.server_report_invalid:
+            said.append(
+                f"the server's reports of its {len(run.server_reports)} streams (lines "
+                f"{run.server_reports[0].line}-{run.server_reports[-1].line}): received "
+                + (
+                    f"{_bitrate(run.server_report_bps)} in all"
+                    if run.server_report_bps is not None
+                    else "?"
+                )
+                + (f" over {run.server_report_s:g} s" if run.server_report_s else "")
+                + (f", jitter up to {run.jitter_ms:g} ms" if run.jitter_ms is not None else "")
+            )
+        elif run.server_report_line and not run.server_report_invalid:
             said.append(
                 f"the server's report (line {run.server_report_line}): received "
                 + (
@@ -10432,7 +10505,19 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                 f"the server's report (line {run.server_report_line}) holds no measure: "
                 "delivery not confirmed"
             )
-        if (udp_share := iperf.udp_loss_share(run)) is not None:
+        if (udp_share := iperf.udp_loss_share(run)) is not None and len(run.server_reports) > 1:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="udp_datagrams_lost",
+                    line=run.server_report_line or run.line,
+                    message=f"{who}{path}"[:300],
+                    library=tool,
+                    exception_type=_udp_streams_lost(run, udp_share),
+                ),
+            )
+        elif (udp_share := iperf.udp_loss_share(run)) is not None:
             _add_failure(
                 out,
                 source,
@@ -10924,10 +11009,62 @@ def _ibv_devices(text: str, source: str, out: EvidenceFacts, name: str) -> list[
     ]
 
 
+def _mst_status_plain(text: str, rows: list[tuple[int, dict[str, str]]]) -> list[ParseWarning]:
+    """Plain mst status: the devices, their model (by the device id in the MST name) and PCI
+    address; an inventory, nothing judged (plain mst status names no RDMA device, interface or
+    NUMA node: mst status -v does)."""
+    # one NIC may be listed twice, as its pciconf and its pci_cr device: counted once by address
+    nics = {r.get("pci", r["mst"]) for _, r in rows}
+    notes = [
+        ParseWarning(
+            line=rows[0][0],
+            message=f"mst status: {len(nics)} device(s): "
+            + "; ".join(
+                f"{r['mst']} ({r['type']}) at {r.get('pci', 'no PCI address shown')} (line {no})"
+                for no, r in rows[:16]
+            )
+            + (f" and {len(rows) - 16} more" if len(rows) > 16 else "")
+            + " (an inventory: plain mst status names no RDMA device, interface or NUMA node; "
+            "mst status -v does)",
+            skipped=False,
+        )
+    ]
+    if (at := text.find("MST PCI module is not loaded")) >= 0:
+        # mst start unloads the PCI module when the configuration module reaches every device
+        # ("Unloading MST PCI module (unused) - Success"): then its absence is mst's own choice
+        unused = text.find("Unloading MST PCI module (unused)")
+        notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, at) + 1,
+                message=(
+                    f"mst status: the MST PCI module is not loaded: mst start unloaded it as "
+                    f"unused (line {text.count(chr(10), 0, unused) + 1}), the devices are reached "
+                    "through the PCI configuration module (pciconf): nothing to mend"
+                    if unused >= 0
+                    else "mst status: the MST PCI module is not loaded (mst start loads it)"
+                ),
+                skipped=False,
+            )
+        )
+    if (at := text.find('-W- Missing "lsusb" command')) >= 0:
+        notes.append(
+            ParseWarning(
+                line=text.count("\n", 0, at) + 1,
+                message="mst start: lsusb is missing, so MST skipped looking for MTUSB devices "
+                "(USB programming adapters, as its warning says): it does not touch the PCI "
+                "devices listed, benign",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _mst_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mst status -v: a note of the NICs listed, their RDMA devices, interfaces and NUMA nodes
     (which NIC sits near which GPU is read against nvidia-smi topo -m)."""
     rows = rdma.parse_mst_status(text)
+    if all("rdma" not in r for _, r in rows):
+        return _mst_status_plain(text, rows)
     kinds = sorted({r["type"] for _, r in rows})
     by_numa: dict[str, list[str]] = {}
     for _, r in rows:

@@ -135,6 +135,22 @@ _MSS_RE = re.compile(r"^TCP MSS: (?P<mss>\d{1,6})\b")
 
 
 @dataclass(kw_only=True)
+class ServerReport:
+    """One row under iperf 2's "Server Report:" (Locale.c server_reporting "[%3d] Server
+    Report:"): the receiver's figures of the stream whose id it carries; under -P each stream
+    gets its own (ten under -P 10, each under its "[ id]")."""
+
+    stream: str
+    line: int
+    bps: float | None = None
+    seconds: float | None = None
+    jitter_ms: float | None = None
+    lost: int | None = None
+    total: int | None = None
+    invalid: bool = False
+
+
+@dataclass(kw_only=True)
 class Iperf3Run:
     line: int
     role: str
@@ -217,6 +233,13 @@ class Iperf3Run:
     no_ack_line: int = 0
     """The line of iperf 2's "did not receive ack of last datagram" warning, 0 where none."""
     no_ack_tries: int = 0
+    server_reports: list[ServerReport] = field(default_factory=list)
+    """iperf 2: every stream's server report, in the order printed; where there are several
+    (-P), the scalar ``server_report_*`` / ``lost_datagrams`` fields hold their sums, the worst
+    stream's line as ``server_report_line``."""
+    stream_bps: dict[str, float] = field(default_factory=dict)
+    """iperf 2 under -P: each stream's sending rate over its longest row (the whole test's),
+    by its id: a stream's server report is set against it, not against the [SUM]."""
 
 
 def _bps(value: str, unit: str) -> float:
@@ -264,6 +287,7 @@ def parse(text: str) -> list[Iperf3Run]:
 
     mss: int | None = None
     reporting: Iperf3Run | None = None  # the iperf 2 client whose "Server Report:" row is next
+    spans: dict[tuple[int, str], float] = {}  # an iperf 2 -P stream's longest row, in seconds
     for no, line, _ in numbered_lines(text):
         body = line.strip()
         if body.startswith("TCP MSS: ") and (k := _MSS_RE.match(body)) is not None:
@@ -450,6 +474,13 @@ def parse(text: str) -> list[Iperf3Run]:
             continue
         ids.add(m.group("id"))
         if r.streams > 1 and m.group("id") != "SUM":
+            if r.iperf2:
+                # (iperf 2 prints a stream's whole-test row after its intervals: the longest
+                # span is that one, whatever the copy cut)
+                span = float(m.group("end")) - float(m.group("start"))
+                spans[(id(r), m.group("id"))] = max(spans.get((id(r), m.group("id")), 0.0), span)
+                if span >= spans[(id(r), m.group("id"))]:
+                    r.stream_bps[m.group("id")] = bps
             continue
         if r.streams > 1 or m.group("id") != "SUM":
             if m.group("cwnd"):
@@ -461,6 +492,8 @@ def parse(text: str) -> list[Iperf3Run]:
     if mixed:
         unmix()
     for r in runs:
+        if len(r.server_reports) > 1:
+            _sum_server_reports(r)
         if r.iperf2 and r.interval_bps:
             # iperf 2 prints no summary block: its last row, over the whole test, is the total
             r.seconds = r.interval_s.pop()
@@ -511,6 +544,38 @@ def _server_report(run: Iperf3Run, body: str, no: int) -> None:
     if run.server_report_invalid:
         run.server_report_row = " ".join(body.split("]", 1)[1].split())
         run.lost_datagrams = run.total_datagrams = None  # (no count: not a loss to judge)
+    run.server_reports.append(
+        ServerReport(
+            stream=m.group("id") if m is not None else body[1:].split("]", 1)[0].strip(),
+            line=no,
+            bps=run.server_report_bps if m is not None else None,
+            seconds=run.server_report_s if m is not None else None,
+            jitter_ms=run.jitter_ms if j is not None else None,
+            lost=run.lost_datagrams if loss is not None else None,
+            total=run.total_datagrams if loss is not None else None,
+            invalid=run.server_report_invalid,
+        )
+    )
+
+
+def _sum_server_reports(run: Iperf3Run) -> None:
+    """iperf 2 -P: a server report a stream. The run's figures are their sums (the streams
+    ran at once: the rates add up, as the [SUM] row adds the senders'), the worst stream's
+    line the one cited; the run holds no measure only where no report does."""
+    valid = [s for s in run.server_reports if not s.invalid]
+    run.server_report_invalid = not valid
+    if not valid:
+        return
+    counted = [s for s in valid if s.total]
+    worst = max(counted, key=lambda s: (s.lost or 0) / (s.total or 1), default=valid[0])
+    run.server_report_line = worst.line
+    rates = [s.bps for s in valid if s.bps is not None]
+    run.server_report_bps = sum(rates) if rates else None
+    run.server_report_s = max((s.seconds for s in valid if s.seconds), default=None)
+    jitters = [s.jitter_ms for s in valid if s.jitter_ms is not None]
+    run.jitter_ms = max(jitters) if jitters else None
+    run.lost_datagrams = sum(s.lost or 0 for s in counted) if counted else None
+    run.total_datagrams = sum(s.total or 0 for s in counted) if counted else None
 
 
 UDP_LOSS_SHARE = 0.05

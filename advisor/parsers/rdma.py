@@ -375,11 +375,33 @@ IBNETDISCOVER_SIGNATURE = (
 _IBNET_NODE_RE = re.compile(
     r'^(?P<kind>Switch|Ca|Rt)\s+\d+\s+"(?P<id>[^"]+)"\s+#\s+"(?P<desc>[^"]*)"'
 )
+# A port GUID in parentheses: ibnetdiscover prints it in hex ("(144fa5eb88002d)"); a copy put on
+# the web may have had its digits masked ("(b83f<redacted>)"), the rest of the line as printed.
+_IBNET_GUID = r"\((?:[0-9a-fA-F]|<\w{1,20}>){1,40}\)"
 _IBNET_PORT_RE = re.compile(
-    r'^\[(?P<port>\d+)\](?:\([0-9a-fA-F]+\))?\s+"(?P<peer>[^"]+)"\[(?P<pport>\d+)\]'
-    r"(?:\([0-9a-fA-F]+\))?\s+#(?P<rest>.*?)\s(?P<width>\d+)x(?P<speed>SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$"
+    rf'^\[(?P<port>\d+)\](?:{_IBNET_GUID})?\s+"(?P<peer>[^"]+)"\[(?P<pport>\d+)\]'
+    rf"(?:{_IBNET_GUID})?\s+#(?P<rest>.*?)\s(?P<width>\d+)x(?P<speed>SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$"
 )
 _IBNET_PEER_DESC_RE = re.compile(r'"(?P<desc>[^"]*)"')
+# A line that stands for lines a copy left out ("...", "...omitted", "... 省略"): the topology
+# file goes on past it, unread.
+_IBNET_ELIDED_RE = re.compile(r"^[ \t]*(?:\.{3,}|…)[ \t]*(?:omitted|省略)?[ \t]*$")
+
+
+def ibnetdiscover_outline(text: str) -> tuple[list[tuple[int, str, str]], int | None]:
+    """``ibnetdiscover``'s nodes, ``(line, kind, description)`` a ``Switch`` / ``Ca`` / ``Rt``
+    line, and the line of a "..." below the first one where the copy left the rest out (None
+    when it left nothing out)."""
+    nodes: list[tuple[int, str, str]] = []
+    elided: int | None = None
+    for no, line in enumerate(text.splitlines(), 1):
+        if line.startswith(("Switch", "Ca", "Rt")) and (nd := _IBNET_NODE_RE.match(line)):
+            nodes.append((no, nd.group("kind"), nd.group("desc") or nd.group("id")))
+        elif nodes and elided is None and _IBNET_ELIDED_RE.match(line):
+            elided = no
+    return nodes, elided
+
+
 # a lane's nominal rate by libibnetdisc's speed name (InfiniBand's SDR 2.5 Gb/s ... NDR 100)
 _IB_SPEED_GBPS = {
     "SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
@@ -3601,8 +3623,56 @@ def no_rdma_device(text: str) -> tuple[int, str] | None:
 
 # ``mst status -v`` (NVIDIA MFT): its PCI devices table, "DEVICE_TYPE  MST  PCI  RDMA  NET  NUMA",
 # one device a row ("ConnectX7(rev:0)  /dev/mst/mt4129_pciconf8  e3:00.0  mlx5_10  net-ib7  3")
-MST_STATUS_SIGNATURE = r"^[ \t]*DEVICE_TYPE[ \t]+MST[ \t]+PCI[ \t]+RDMA[ \t]+NET[ \t]+NUMA[ \t]*$"
-_MST_HEAD_RE = re.compile(MST_STATUS_SIGNATURE)
+_MST_V_HEAD = r"^[ \t]*DEVICE_TYPE[ \t]+MST[ \t]+PCI[ \t]+RDMA[ \t]+NET[ \t]+NUMA[ \t]*$"
+# Plain ``mst status`` (no -v), as MFT prints it in the public copies (its script is not open
+# source): under "MST devices:" and a dashed rule, a device a line "/dev/mst/mt4127_pciconf0
+# - PCI configuration cycles access." (or "_pci_cr0 - PCI direct access."), then indented
+# "domain:bus:dev.fn=0002:01:00.0 addr.reg=88 ..." and "Chip revision is: 00".
+_MST_PLAIN_HEAD = r"^[ \t]*MST devices:[ \t]*\n[ \t]*-{4,}[ \t]*\n[ \t]*/dev/mst/"
+MST_STATUS_SIGNATURE = f"{_MST_V_HEAD}|{_MST_PLAIN_HEAD}"
+_MST_HEAD_RE = re.compile(_MST_V_HEAD, re.M)
+_MST_PLAIN_DEVICE_RE = re.compile(
+    r"^\s*/dev/mst/(?P<mst>mt(?P<devid>\d{4,5})_\w{1,40}?)\s+-\s+(?P<access>[^\n]{1,80}?)\.?\s*$"
+)
+_MST_PLAIN_PCI_RE = re.compile(
+    r"^\s*domain:bus:dev\.fn=(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F:.]{7,12})"
+)
+# The number in an MST device's name is the NIC's PCI device id in decimal (mt4129 = 0x1021, the
+# ConnectX-7 that mst status -v names on the same row); the models by device id (vendor 15b3) as
+# the PCI ID list names them (k8snetworkplumbingwg/sriov-network-operator,
+# doc/supported-hardware.md: 1013 ConnectX-4 ... 1023 ConnectX-8).
+MST_DEVICE_MODELS = {
+    0x1013: "ConnectX-4", 0x1015: "ConnectX-4 Lx", 0x1017: "ConnectX-5", 0x1019: "ConnectX-5 Ex",
+    0x101B: "ConnectX-6", 0x101D: "ConnectX-6 Dx", 0x101F: "ConnectX-6 Lx", 0x1021: "ConnectX-7",
+    0x1023: "ConnectX-8",
+}  # fmt: skip
+
+
+def _parse_mst_plain(text: str) -> list[tuple[int, dict[str, str]]]:
+    """Plain ``mst status``'s devices under "MST devices:": (line, {mst, pci, access, type})."""
+    rows: list[tuple[int, dict[str, str]]] = []
+    inside = False
+    current: dict[str, str] | None = None  # the device above an indented address line
+    for no, line, _ in numbered_lines(text):
+        if line.strip() == "MST devices:":
+            inside = True
+        elif inside and (m := _MST_PLAIN_DEVICE_RE.match(line)):
+            mst = f"/dev/mst/{m.group('mst')}"
+            if any(r["mst"] == mst for _, r in rows):
+                current = None  # mst status run again further down: the device once
+                continue
+            model = MST_DEVICE_MODELS.get(int(m.group("devid")))
+            current = {
+                "mst": mst,
+                "access": m.group("access"),
+                "type": model or f"device id {int(m.group('devid')):#06x}",
+            }
+            rows.append((no, current))
+        elif current is not None and (pci := _MST_PLAIN_PCI_RE.match(line)):
+            current.setdefault("pci", pci.group("pci"))
+    return rows
+
+
 _MST_ROW_RE = re.compile(
     r"^\s*(?P<type>\S+?\(rev:\w+\))\s+(?P<mst>\S+)\s+(?P<pci>[0-9a-fA-F:.]+)\s+(?P<rdma>\S+)"
     r"(?:\s+(?P<net>net-\S+|\S+))?(?:\s+(?P<numa>-?\d+))?\s*$"
@@ -3610,8 +3680,13 @@ _MST_ROW_RE = re.compile(
 
 
 def parse_mst_status(text: str) -> list[tuple[int, dict[str, str]]]:
-    """``mst status -v``'s devices, each (line, its columns); ParseError when none."""
+    """``mst status -v``'s devices, each (line, its columns), or plain ``mst status``'s (no
+    ``rdma`` / ``net`` / ``numa``: it prints none); ParseError when none."""
     rows: list[tuple[int, dict[str, str]]] = []
+    if not _MST_HEAD_RE.search(text.replace("\r", "")) and "MST devices:" in text:
+        if plain := _parse_mst_plain(text):
+            return plain
+        raise ParseError("no /dev/mst/ device under mst status's MST devices:")
     inside = False
     for no, line, _ in numbered_lines(text):
         if _MST_HEAD_RE.match(line):
