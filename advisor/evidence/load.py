@@ -1469,7 +1469,10 @@ def shapes_of(evidence: EvidenceFacts) -> list[dict[str, Any]]:
 
     for t in evidence.rank_tables:
         # a table with entries left out ("..." lines, or cut) lists only some of its ranks
-        if not t["errors"] and not t.get("elided_lines") and not t.get("cut"):
+        # (a table whose only fault is its comments, errors[0], states its shape all the same:
+        # it was read with them set aside and every other check made)
+        errors = t["errors"][1:] if t.get("comment_lines") else t["errors"]
+        if not errors and not t.get("elided_lines") and not t.get("cut"):
             # (a template's placeholder ids, "[server_id]", name no host)
             servers = list(t["servers"])
             named = [] if any(rank_table.masked_id(s) for s in servers) else servers
@@ -4194,6 +4197,8 @@ _PROC_MEM_RE = re.compile(
 )
 QUERY_FIGURES_SAID = 8
 """How many of an npu-smi -t answer's figures its note repeats."""
+KMS_SERVICE_KEYS = frozenset({"service auto startup", "service running status"})
+"""``npu-smi info -t key-manage``'s keys (the KMSAgent key-management service)."""
 
 
 def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -4563,6 +4568,16 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 # product name and serial number
                 what = "npu-smi info -l (the device list)"
             npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            judged = "figures with no health in them, not judged"
+            if KMS_SERVICE_KEYS & set(answer.fields) and answer.type in ("", "key-manage"):
+                # (npu-smi's reference, "Querying the Service Status of the KMSAgent Process":
+                # auto startup Enable/Disable and running status Running/Stop, Disable and Stop
+                # its defaults; it says nothing of what a state means for the NPUs or a job)
+                what = "npu-smi info -t key-manage, the KMSAgent key-management service"
+                judged = (
+                    "the service's state, not the NPUs' health (Disable and Stop are its "
+                    "defaults in npu-smi's reference): not judged"
+                )
             pairs = [
                 (key, values[0])
                 for key, values in answer.fields.items()
@@ -4580,11 +4595,12 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             notes.append(
                 ParseWarning(
                     line=answer.line,
-                    message=f"{what}{npu}{figures if shown else ''}: figures with no health in "
+                    message=f"{what}{npu}{figures if shown else ''}: "
                     + (
-                        "them; its HBM and AI core use are checked with the chips'"
+                        "figures with no health in them; its HBM and AI core use are checked "
+                        "with the chips'"
                         if use_read
-                        else "them, not judged"
+                        else judged
                     ),
                     skipped=False,
                 )
@@ -8185,6 +8201,25 @@ def _rank_table(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 else "the copy starts inside the rank table (its opening brace and the keys "
                 "before this list left out): read from here (version, counts and the other "
                 "lists unknown)",
+            )
+        )
+    if table.comment_lines:
+        # (a document's annotated example states a real layout: what it holds is said, as a clean
+        # table's shape is; the comments themselves are the table's error)
+        others = len(table.errors) - 1
+        warnings.append(
+            ParseWarning(
+                line=table.comment_lines[0] + offset,
+                message="read with its comments set aside (HCCL refuses them as written): "
+                + rank_table.contents(table)
+                + (
+                    f"; {others} other error(s) in it"
+                    if others
+                    else "; the checks that need the whole table not made"
+                    if table.cut or table.elided_lines or table.headless
+                    else "; nothing else is wrong in it"
+                ),
+                skipped=False,
             )
         )
     if table.braceless:

@@ -813,6 +813,11 @@ _QUERY_KEYS = (
     "HBM ECC-Enable Status",
     "DDR ECC-Enable Status",
     "ECC-Enable Status",
+    # -t key-manage (Ascend 950's npu-smi reference, "Querying the Service Status of the KMSAgent
+    # Process"): the key-management process's service, auto startup Enable or Disable and running
+    # status Running or Stop, Disable and Stop its defaults; no NPU named
+    "service auto startup",
+    "service running status",
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""

@@ -56,6 +56,8 @@ class RankEntry:
     """``prefill`` or ``decode`` in vllm-ascend's PD form (the list it is in); None elsewhere."""
     cluster_id: str | None = None
     """vllm-ascend PD form: the device's LLMDataDist cluster id; None elsewhere."""
+    device_port: str | None = None
+    """``device_port`` as written (the Atlas A2 template's device NIC port); None when absent."""
 
 
 @dataclass(kw_only=True)
@@ -95,6 +97,10 @@ class RankTable:
     braceless: bool = False
     """Only the table's opening brace is missing (a document that printed it from its first
     key): read whole, with every check; not valid JSON as it stands."""
+    comment_lines: list[int] = field(default_factory=list)
+    """Lines holding a ``//`` or ``#`` comment: the table is read with them set aside, every
+    check made; as written a JSON parser (HCCL's among them) refuses it. Their error is
+    ``errors[0]``."""
 
     @property
     def valid(self) -> bool:
@@ -444,6 +450,11 @@ def parse(text: str) -> RankTable:
             " a JSON parser refuses the file",
         )
     if commented:
+        # HCCL reads the file with nlohmann::json's plain parse (hcomm's
+        # TopoInfoRanktableParser::ReadFile, "infile >> fileContent_"), which takes no comment:
+        # it fails with "load file[...] to json fail", so the comments stay an error; the table is
+        # read with them set aside all the same (``comment_lines``), every check made
+        table.comment_lines = commented
         lines = ", ".join(map(str, commented[:5])) + (" ..." if len(commented) > 5 else "")
         table.errors.insert(
             0,
@@ -451,6 +462,46 @@ def parse(text: str) -> RankTable:
             " remove them",
         )
     return table
+
+
+def _spans(numbers: list[int]) -> str:
+    """``0, 1, 2, 3, 5`` → ``0-3, 5``."""
+    spans: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        spans.append(f"{start}-{prev}" if prev > start else str(start))
+        if n is not None:
+            start = prev = n
+    return ", ".join(spans)
+
+
+def contents(table: RankTable) -> str:
+    """What the table holds, in a line: its version and status, servers, devices with their
+    ranks and addresses (the first few) and device ports."""
+    said = [f"version {table.version}" if table.version else "no version (the group_list form)"]
+    said.append(f"status {table.status}")
+    shown = ", ".join(table.servers[:4]) + (" ..." if len(table.servers) > 4 else "")
+    said.append(f"{len(table.servers)} server(s) ({shown})")
+    devices = [
+        f"{r.server_id}/{r.device_id}" + (f" at {r.device_ip}" if r.device_ip else "")
+        for r in table.ranks[:4]
+    ]
+    more = " ..." if len(table.ranks) > 4 else ""
+    said.append(
+        f"{len(table.ranks)} device(s)" + (f" ({', '.join(devices)}{more})" if devices else "")
+    )
+    numbered = sorted({r.rank for r in table.ranks if r.rank is not None})
+    if numbered:
+        said.append(f"ranks {_spans(numbered)}")
+    elif table.ranks:
+        # (the group_list form has no version and numbers no rank: none is asked of it)
+        said.append("no rank_id" + ("" if table.version else " (none asked of this form)"))
+    if ports := sorted({r.device_port for r in table.ranks if r.device_port is not None}):
+        said.append(f"device_port {', '.join(ports)}")
+    return ", ".join(said)
 
 
 STRAY_CLOSERS = 2
@@ -811,12 +862,14 @@ def _entry(
     if dev.get("device_id") is None:
         errors.append(f"server {server_id} rank {raw_rank} has no device_id")
     sdid = dev.get("super_device_id")
+    port = dev.get("device_port")
     return RankEntry(
         rank=rank,
         server_id=server_id,
         device_id=str(dev.get("device_id")),
         device_ip=dev.get("device_ip"),
         super_device_id=str(sdid) if sdid is not None else None,
+        device_port=str(port) if port is not None else None,
     )
 
 
