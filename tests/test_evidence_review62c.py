@@ -113,3 +113,10 @@ def test_an_unprefixed_answer_is_untouched(tmp_path: Path) -> None:
     ev = _write(tmp_path, HCCS.read_text())
     assert not _said([m.message for m in ev.files[0].messages])
     assert not [h for h in ev.hosts if h["named"]]
+
+
+def test_a_log_level_before_every_line_is_no_host(tmp_path: Path) -> None:
+    """uvicorn's "INFO:     ..." before every line is a level, not pdsh's host: never named."""
+    ev = _write(tmp_path, _pdsh(HCCS.read_text(), "INFO"))
+    assert not _said([m.message for m in ev.files[0].messages])
+    assert not [h for h in ev.hosts if h["named"]]

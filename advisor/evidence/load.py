@@ -1876,7 +1876,8 @@ def _pdsh_one_host(text: str) -> tuple[str, str] | None:
     each line's host from them (``logs._pdsh_line_hosts``), and nccl-tests' reader takes its own
     off (``without_one_pdsh_host``), so only a copy no format is seen in is taken apart here."""
     host, bare = without_one_pdsh_host(text)
-    if host is None or detect(text) or not detect(bare):
+    # (a log level before every line, uvicorn's "INFO:     ...", is no host)
+    if host is None or host.upper() in LOG_LEVELS or detect(text) or not detect(bare):
         return None
     # (the helper ends the text with a line break: the copy keeps its own end)
     return host, bare if text.endswith("\n") else bare[:-1]
