@@ -3120,12 +3120,15 @@ def _code_causes(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             )[:400]
 
 
-# EI0002's own words on its time-out (HCCL's error text, CANN 6.x-7.x): "... within the timeout
-# interval. (default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)". The default is
-# the one of the CANN release that wrote the log: CANN 6.0.1's and 6.3.RC2's documentation give
-# HCCL_EXEC_TIMEOUT's default as 1800 s (hiascend.com canncommercial/601 tfmigr1_000071,
-# 63RC2 tfmigr2_000132), CANN 7.0's and later 1836 s (canncommercial/700 envref_07_0071,
-# 800 envref_07_0078): the log's own figure is the one its run had, where not set.
+# EI0002's own words on its time-out (HCCL's error text): "... within the timeout interval.
+# (default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)". That figure is fixed
+# text of the message's "Possible Cause" in HCCL's error-message table (hcomm's table registered
+# with REG_FORMAT_ERROR_MSG, its "Arglist" remote_rankid, base_information, task_information,
+# group_rank_content: no argument for it), not a value the running CANN fills in; that table still
+# says 1800s in the CANN 8.x era while CANN 7.0's and later documentation give HCCL_EXEC_TIMEOUT's
+# default as 1836 s (hiascend.com canncommercial/700 envref_07_0071, 800 envref_07_0078; 1800 s
+# in CANN 6.x, canncommercial/601 tfmigr1_000071). So the figure is said as the message's words,
+# never as the run's own default or setting.
 _EXEC_TIMEOUT_DEFAULT_RE = re.compile(
     r"\(default (?P<s>\d{1,6}) ?s, You can set the interval by using HCCL_EXEC_TIMEOUT"
 )
@@ -3136,8 +3139,9 @@ EXEC_TIMEOUT_DEFAULT_LINES = 4
 def _exec_timeout_stated_default(
     lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
-    """The HCCL_EXEC_TIMEOUT default an EI0002 report states under it, said on its event
-    (``exception_type``, where nothing else is said there): the figure of the log's own CANN."""
+    """The HCCL_EXEC_TIMEOUT default EI0002's message text names under it, said on its event
+    (``exception_type``, where nothing else is said there) as the message's wording: it is fixed
+    text of HCCL's message table, not the run's own default or setting."""
     by_no = {no: t for no, t, _ in lines}
     for ev in report.events:
         if ev.code != "EI0002" or ev.exception_type is not None:
@@ -3147,8 +3151,10 @@ def _exec_timeout_stated_default(
                 m := _EXEC_TIMEOUT_DEFAULT_RE.search(by_no[no])
             ):
                 ev.exception_type = (
-                    f"the log gives HCCL_EXEC_TIMEOUT's default as {m.group('s')} s (line {no}),"
-                    " the default of the CANN that wrote it"
+                    f"EI0002's message text says 'default {m.group('s')}s' for HCCL_EXEC_TIMEOUT"
+                    f" (line {no}): the wording of HCCL's message table, not necessarily the"
+                    " installed CANN's default (1836 s from CANN 7.0); the log does not state"
+                    " the run's own setting"
                 )
                 break
 
@@ -3210,6 +3216,53 @@ _MINDIE_CONFIG_UP_RE = re.compile(
 _MINDIE_CONFIG_FROM_RE = re.compile(r"ConfigManager: Load Config from (?P<path>\S{1,300}?)\.?\s*$")
 
 
+# What says the daemon stopped after its start (a start is no word that it runs where one of these
+# follows it): MindIE's own "Daemon is killing..." as it stops on a killed process, then its
+# container entry script's "[EntryPoint Script Log]running job failed. exit code: 137" (MindIE's
+# documentation, the service-restart check after "kill -9 <process_id>"; a restart prints "Daemon
+# start success!" again, so only the last start counts); bash's report of a job a signal ended,
+# in a script (bash jobs.c notify_of_job_status: a non-interactive shell prints "%s: line %d: "
+# and the job, "  418 Killed   ./bin/mindieservice_daemon") or in the foreground (the bare
+# strsignal(), "Killed").
+_MINDIE_DAEMON_KILLING_RE = re.compile(r"^\s*Daemon is killing\.\.\.\s*$")
+_MINDIE_ENTRY_FAILED_RE = re.compile(
+    r"\[EntryPoint Script Log\]\s?running job failed\. exit code: (?P<rc>\d{1,3})"
+)
+_BASH_JOB_SIGNALED_RE = re.compile(
+    r": line \d{1,7}: {1,20}(?P<pid>\d{1,10}) (?P<sig>Killed|Terminated|Aborted|Segmentation fault"
+    r"|Bus error|Floating point exception|Illegal instruction)(?: \(core dumped\))?"
+    r"(?: {1,40}(?P<cmd>\S[^\n]{0,300}))?"
+)
+
+
+def _mindie_daemon_stop(
+    lines: list[tuple[int, str, int | None]], after: int
+) -> tuple[int, str, int | None] | None:
+    """The first line after line ``after`` that says MindIE's daemon (or the shell's job that ran
+    it) stopped: its line, what it says, and the exit code it implies (128 + signal)."""
+    for no, t, _ in lines:
+        if no <= after:
+            continue
+        if _MINDIE_DAEMON_KILLING_RE.match(t):
+            return no, "MindIE's daemon stopped ('Daemon is killing...')", None
+        if m := _MINDIE_ENTRY_FAILED_RE.search(t):
+            rc = int(m.group("rc"))
+            return no, f"MindIE's entry script: the job failed with exit code {rc}", rc
+        if m := _BASH_JOB_SIGNALED_RE.search(t):
+            sig = m.group("sig")
+            cmd = f" ({m.group('cmd').strip()})" if m.group("cmd") else ""
+            return (
+                no,
+                f"the shell reports process {m.group('pid')}{cmd} ended by a signal: {sig}",
+                128 + SIGNAL_TEXTS[sig],
+            )
+        if m := _SHELL_END_RE.match(t.strip()):
+            sig = m.group("sig")
+            rc = 128 + SIGNAL_TEXTS[sig]
+            return no, f"the shell reports the command ended by a signal: {sig}", rc
+    return None
+
+
 MINDIE_DAEMON_STARTED = "MindIE's service daemon started"
 """The first words of a daemon start read (``_mindie_daemon_started``), to take back."""
 
@@ -3218,8 +3271,28 @@ def _mindie_daemon_started(lines: list[tuple[int, str, int | None]], report: Log
     """A ``run_success`` at MindIE's "Daemon start success!", with its main pid and the
     configuration it loaded (taken back at the end where a failure was read in the log: one
     after it is the service's, and no start clears it)."""
-    up = next(((no, tagged) for no, t, tagged in lines if _MINDIE_DAEMON_UP_RE.match(t)), None)
+    # (the last start: MindIE restarts its daemon after a fault and says "Daemon start success!"
+    # again, which is the word that stands)
+    up = next(
+        ((no, tagged) for no, t, tagged in reversed(lines) if _MINDIE_DAEMON_UP_RE.match(t)), None
+    )
     if up is None:
+        return
+    if (stop := _mindie_daemon_stop(lines, up[0])) is not None:
+        # (the daemon stopped after it started: no success, the stop is the fact)
+        no, what, rc = stop
+        report.events.append(
+            LogEvent(
+                kind="launcher_exit",
+                line=no,
+                message=next(t for n, t, _ in lines if n == no).strip()[:300],
+                exit_code=rc,
+                library="MindIE",
+                exception_type=f"MindIE's service daemon started (line {up[0]}) and then "
+                f"stopped: {what} (line {no})",
+            )
+        )
+        report.events.sort(key=lambda e: e.line)
         return
     pid = next(((no, m) for no, t, _ in lines if (m := _MINDIE_MAIN_PID_RE.match(t))), None)
     config = next(((no, m) for no, t, _ in lines if (m := _MINDIE_CONFIG_FROM_RE.search(t))), None)
@@ -20769,12 +20842,19 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
 # GetUncachedExecutor's "failed initializing StreamExecutor for CUDA device ordinal %d: %s" around
 # the CUDA driver's error ("INTERNAL: Failed call to cuDeviceGet: CUDA_ERROR_INVALID_DEVICE:
 # invalid device ordinal"); the CUDA driver API's CUDA_ERROR_INVALID_DEVICE (cudaErrorInvalidDevice,
-# 101): "the device ordinal supplied by the user does not correspond to a valid CUDA device"
+# 101): "the device ordinal supplied by the user does not correspond to a valid CUDA device".
+# On ROCm the error is HIP's, named by XLA's stream_executor/rocm ToString(hipError_t):
+# "#define OSTREAM_ROCM_ERROR(__name) case hipError##__name: return \"HIP_ERROR_\" #__name;" with
+# OSTREAM_ROCM_ERROR(InvalidDevice): the suffix in hipError_t's CamelCase (HIP_ERROR_InvalidDevice,
+# "failed call to hipDeviceGet: HIP_ERROR_InvalidDevice"), so the code takes both cases and the call
+# both cu* and hip*.
 _XLA_EXECUTOR_FAILED_RE = re.compile(
     r"unable to create StreamExecutor for (?P<platform>CUDA|ROCM):(?P<dev>\d{1,4}): "
-    r"[^\n]{0,300}?(?:[Ff]ailed call to (?P<call>cu\w{1,60}): )?"
-    r"(?P<code>(?:CUDA|HIP)_ERROR_[A-Z_]{1,60})(?:: (?P<text>[^\n]{1,200}))?"
+    r"[^\n]{0,300}?(?:[Ff]ailed call to (?P<call>(?:cu|hip)\w{1,60}): )?"
+    r"(?P<code>(?:CUDA|HIP)_ERROR_[A-Za-z_]{1,60})(?:: (?P<text>[^\n]{1,200}))?"
 )
+_XLA_INVALID_DEVICE_CODES = frozenset({"CUDA_ERROR_INVALID_DEVICE", "HIP_ERROR_InvalidDevice"})
+"""The driver's invalid-ordinal error as XLA names it: CUDA's cuGetErrorName, HIP's ToString."""
 
 
 def _xla_executor_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -20792,7 +20872,7 @@ def _xla_executor_failures(lines: list[tuple[int, str, int | None]], report: Log
             continue
         seen.add((tagged, device, m.group("code")))
         what = m.group("code") + (f": {m.group('text').strip()}" if m.group("text") else "")
-        if m.group("code") in ("CUDA_ERROR_INVALID_DEVICE", "HIP_ERROR_INVALID_DEVICE"):
+        if m.group("code") in _XLA_INVALID_DEVICE_CODES:
             # (the driver has no device of that ordinal among those the process sees: the
             # process was given fewer GPUs, CUDA_VISIBLE_DEVICES or the scheduler's binding,
             # than XLA was asked to open)
