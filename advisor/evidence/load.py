@@ -16,7 +16,7 @@ import re
 import shlex
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +69,7 @@ from advisor.parsers import (
     nvsm,
     p2p_bandwidth,
     pdsh_by_host,
+    pdsh_own_lines,
     pingpong,
     prechecks,
     rank_table,
@@ -7172,6 +7173,16 @@ def _nvsm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     # colon, so a copy without pdsh is never split)
     for host, part in pdsh_by_host(text):
         notes.extend(_nvsm_copy(part, source, out, host))
+    # (pdsh's own line about a target it could not reach holds none of that host's checks: the
+    # host is named, as its health is not in the copy)
+    notes.extend(
+        ParseWarning(
+            line=number,
+            message=f"pdsh: {host}: {what}: no nvsm output from {host} in the copy",
+            skipped=False,
+        )
+        for number, host, what in pdsh_own_lines(text)
+    )
     return notes
 
 
@@ -8919,12 +8930,41 @@ def _exporter_int(gpu: dcgm.ExporterGpu, field_name: str) -> int | None:
     return None if value is None else int(value)
 
 
+# a line a pdsh copy holds without a host's prefix that is no host's output: the shell's prompt
+# line before the command ("$ pdsh ...", "[root@head ~]# pdsh ..."), a scrape's "# HELP" /
+# "# TYPE" comments
+_PDSH_ASIDE_RE = re.compile(r"^[ \t]*(?:[$#]|\[[^\]\n]{1,80}\][$#] )")
+
+
+def _exporter_gpus(text: str) -> list[dcgm.ExporterGpu]:
+    """dcgm-exporter's GPUs; where no metric line reads bare, a pdsh copy read per host
+    (``pdsh_by_host``), each GPU under its Hostname label or else the host pdsh named."""
+    try:
+        return dcgm.parse_exporter(text)
+    except ParseError:
+        parts = pdsh_by_host(text, _PDSH_ASIDE_RE)
+        if parts[0][0] is None:
+            raise
+    gpus: list[dcgm.ExporterGpu] = []
+    for host, part in parts:
+        try:
+            read = dcgm.parse_exporter(part)
+        except ParseError:
+            continue  # (a host whose lines hold no metric: the others are read)
+        for gpu in read:
+            gpu.host = gpu.host or host or ""
+        gpus.extend(read)
+    if not gpus:
+        raise ParseError("no dcgm-exporter metric line (DCGM_FI_...{gpu=...} value)")
+    return gpus
+
+
 def _dcgm_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """dcgm-exporter's Prometheus metrics: each GPU's ECC, remapped rows and clock reasons as an
     nvidia-smi -q record (judged by the same rules), its NVLink error counters as dcgmi nvlink
     -e's, a last Xid that is not 0 as dcgmi dmon's XIDER; every field read said in a note."""
     notes: list[ParseWarning] = []
-    for exp in dcgm.parse_exporter(text):
+    for exp in _exporter_gpus(text):
         record = nvidia_smi.SmiGpu(
             gpu=exp.gpu, name=exp.model, line=exp.line, bus_id=exp.bus_id, query="q"
         )
@@ -9024,7 +9064,16 @@ def _mig_pending(text: str, source: str, out: EvidenceFacts, name: str) -> list[
     needs said (nvidia_smi.mig_pending_notes)."""
     if nvidia_smi.SMI_BANNER_RE.search(text):
         return []  # (the table's reader says it, with the mode the table reads)
-    return nvidia_smi.mig_pending_notes(text, numbered_lines(text))
+    if notes := nvidia_smi.mig_pending_notes(text, numbered_lines(text)):
+        return notes
+    # (a pdsh copy, "gpu01: Warning: MIG mode ...": each host's warnings read on its own and
+    # said with its host; only where none reads bare, as "Warning: " itself is a "word: ")
+    for host, part in pdsh_by_host(text, _PDSH_ASIDE_RE):
+        notes.extend(
+            replace(note, message=f"{host}: {note.message}") if host else note
+            for note in nvidia_smi.mig_pending_notes(part, numbered_lines(part))
+        )
+    return notes
 
 
 def _npu_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -10482,10 +10531,27 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
             )
         if run.error and run.iperf2:
             said.append(f"the connection broke ({run.error}): the total covers the time before")
+        # (iperf 2 -P: a stream whose server report holds no measure where another's does; the
+        # sums are of the measured streams only, so the run's figures are said as theirs)
+        unmeasured = (
+            [s for s in run.server_reports if s.invalid]
+            if len(run.server_reports) > 1 and not run.server_report_invalid
+            else []
+        )
+        measured = len(run.server_reports) - len(unmeasured)
+        of_streams = (
+            f" (of the {measured} stream(s) whose server report holds a measure)"
+            if unmeasured
+            else ""
+        )
         if len(run.server_reports) > 1 and not run.server_report_invalid:
             said.append(
-                f"the server's reports of its {len(run.server_reports)} streams (lines "
-                f"{run.server_reports[0].line}-{run.server_reports[-1].line}): received "
+                (
+                    f"the server's reports of {measured} of its {len(run.server_reports)} streams"
+                    if unmeasured
+                    else f"the server's reports of its {len(run.server_reports)} streams"
+                )
+                + f" (lines {run.server_reports[0].line}-{run.server_reports[-1].line}): received "
                 + (
                     f"{_bitrate(run.server_report_bps)} in all"
                     if run.server_report_bps is not None
@@ -10509,7 +10575,7 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
             lost = run.lost_datagrams or 0
             said.append(
                 f"UDP: {lost} of {run.total_datagrams} datagrams lost "
-                f"({100 * lost / run.total_datagrams:.2g} %)"
+                f"({100 * lost / run.total_datagrams:.2g} %){of_streams}"
             )
         if run.no_ack_line:
             said.append(
@@ -10540,6 +10606,27 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
             said.append(
                 f"the server's report (line {run.server_report_line}) holds no measure: "
                 "delivery not confirmed"
+            )
+        for report in unmeasured:
+            # (one stream's server report with no measure: what reached the server of that
+            # stream is unknown, the same finding as where it is the run's only report)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="iperf_server_report_invalid",
+                    line=report.line,
+                    message=f"{who}{path}: stream {report.stream}"[:300],
+                    library=tool,
+                    exception_type=f"stream {report.stream}'s server report holds no measure ("
+                    + report.row[:160]
+                    + "): what the server received of it is unknown; the run's received "
+                    f"figures are of the other {measured} stream(s) only",
+                ),
+            )
+            said.append(
+                f"stream {report.stream}'s server report (line {report.line}) holds no measure: "
+                "its delivery not confirmed"
             )
         if (udp_share := iperf.udp_loss_share(run)) is not None and len(run.server_reports) > 1:
             _add_failure(
@@ -11252,11 +11339,21 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     interfaces = netif.parse(text)
     said: list[str] = []
     counted: list[str] = []
+    # (a card's other port up with its link: a dual-port NIC cabled on one port leaves its
+    # second never configured, as ip prints it, and the job's traffic runs over the port that
+    # is up; such a port is said, not judged; a port whose card has no port up is judged)
+    cards_up = {f"{i.card}": i.name for i in interfaces if i.card is not None and i.link_up}
     for i in interfaces:
+        sibling_up = cards_up.get(f"{i.card}") if i.card is not None else None
         state = (
             "up, no carrier" + (f" ({i.reason})" if i.reason else "")
             if i.no_carrier
             else "administratively down"
+            + (
+                f" (the card's other port {sibling_up} is up: a port not in use, not judged)"
+                if sibling_up and i.devlink_port
+                else ""
+            )
             if i.admin_up is False
             else "state not shown"
             if i.admin_up is None and i.operstate is None
@@ -11308,7 +11405,7 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     + (f" ({i.media})" if i.media and not i.reason else ""),
                 ),
             )
-        if i.admin_up is False and i.devlink_port:
+        if i.admin_up is False and i.devlink_port and not sibling_up:
             # (a data-path NIC's port left down, flags without UP: iproute2's "qdisc noop state
             # DOWN"; an onboard or plain port left down stays said only, as before)
             _add_failure(

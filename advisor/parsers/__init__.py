@@ -93,12 +93,37 @@ def without_one_pdsh_host(text: str) -> tuple[str | None, str]:
     return host, "\n".join(line[cut:] if line.strip() else line for line in lines) + "\n"
 
 
-def pdsh_by_host(text: str) -> list[tuple[str | None, str]]:
+PDSH_OWN_RE = re.compile(
+    r"^pdsh@(?P<at>[\w.-]{1,63}): (?P<host>[\w.-]{1,63}): (?P<what>[^\n]{1,200})$"
+)
+"""pdsh's own line about a target, not the target's output: pdsh's err() puts "%p: " first,
+"pdsh@" and the host it runs on (src/common/err.c), then the target, as its ssh module prints
+"%p: %s: ssh exited with exit code %d" (src/modules/sshcmd.c) for a node it could not reach."""
+
+
+def pdsh_own_lines(text: str) -> list[tuple[int, str, str]]:
+    """pdsh's own lines (``PDSH_OWN_RE``): [(line number, target host, what pdsh said)], so a
+    reader can say that pdsh could not reach (or run on) that host."""
+    return [
+        (number, m["host"], m["what"].strip())
+        for number, line in enumerate(text.splitlines(), 1)
+        if (m := PDSH_OWN_RE.match(line))
+    ]
+
+
+def pdsh_by_host(text: str, aside: re.Pattern[str] | None = None) -> list[tuple[str | None, str]]:
     """The copy per host where every line that is not blank carries pdsh's "host: " (one host or
     several, ``pdsh -w nx-w[0-3] ...`` interleaving them), each host's lines without it and the
     other hosts' lines left blank, so a line keeps its number in the file: [(host, text)];
-    [(None, text)] otherwise."""
-    lines = text.splitlines()
+    [(None, text)] otherwise. pdsh's own lines ("pdsh@head: nx-w1: ssh exited with exit code
+    255", ``PDSH_OWN_RE``) are no host's output: set aside (blank in every host's part) rather
+    than undo the split; ``pdsh_own_lines`` gives them to a reader that says them. ``aside``:
+    the lines a reader knows are no host's output without a prefix (the shell's prompt line
+    before the pdsh command, a scrape's "# HELP" comments), set aside the same way."""
+    lines = [
+        "" if PDSH_OWN_RE.match(line) or (aside is not None and aside.match(line)) else line
+        for line in text.splitlines()
+    ]
     hosts: dict[str, None] = {}
     for line in lines:
         if not line.strip():

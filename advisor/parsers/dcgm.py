@@ -1494,7 +1494,12 @@ def profiling_errors(text: str) -> list[ProfilingError]:
 # DCGM field, then one line per GPU, "DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-...",
 # pci_bus_id="00000008:01:00.0",device="nvidia0",modelName="NVIDIA GB200",Hostname="h"} 0";
 # the fields are those of its counters CSV (etc/default-counters.csv), named as DCGM names them
-EXPORTER_SIGNATURE = r"^[ \t]*DCGM_FI_[A-Z0-9_]{1,80}\{[^}\n]{0,2000}\bgpu=\"\d{1,4}\""
+# (behind pdsh's "host: " too, ``pdsh -w node-[a-b] curl -s localhost:9400/metrics``: the
+# loader reads such a copy per host, parsers.pdsh_by_host)
+EXPORTER_SIGNATURE = (
+    r"^[ \t]*(?:[A-Za-z0-9][\w.-]{0,62}: )?"
+    r"DCGM_FI_[A-Z0-9_]{1,80}\{[^}\n]{0,2000}\bgpu=\"\d{1,4}\""
+)
 _EXPORTER_LINE_RE = re.compile(
     r"^(?P<field>DCGM_FI_[A-Z0-9_]{1,80})\{(?P<labels>[^}\n]{0,2000})\}[ \t]+"
     r"(?P<value>[-+]?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?)(?:[ \t]+\d{1,20})?$"

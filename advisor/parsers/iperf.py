@@ -148,6 +148,8 @@ class ServerReport:
     lost: int | None = None
     total: int | None = None
     invalid: bool = False
+    row: str = ""
+    """The row as printed, where it holds no measure (``invalid``), to cite it."""
 
 
 @dataclass(kw_only=True)
@@ -554,6 +556,7 @@ def _server_report(run: Iperf3Run, body: str, no: int) -> None:
             lost=run.lost_datagrams if loss is not None else None,
             total=run.total_datagrams if loss is not None else None,
             invalid=run.server_report_invalid,
+            row=run.server_report_row if run.server_report_invalid else "",
         )
     )
 
@@ -561,7 +564,9 @@ def _server_report(run: Iperf3Run, body: str, no: int) -> None:
 def _sum_server_reports(run: Iperf3Run) -> None:
     """iperf 2 -P: a server report a stream. The run's figures are their sums (the streams
     ran at once: the rates add up, as the [SUM] row adds the senders'), the worst stream's
-    line the one cited; the run holds no measure only where no report does."""
+    line the one cited; the run holds no measure only where no report does. A report that holds
+    none where another does is kept ``invalid`` in ``server_reports``: the sums are of the other
+    streams only, and the reader says that stream's report as the one with no measure."""
     valid = [s for s in run.server_reports if not s.invalid]
     run.server_report_invalid = not valid
     if not valid:

@@ -55,6 +55,11 @@ design), and wireless ones (wlan0, wlp2s0)."""
 # Netronome's nfp ports, nfp_port.c "p%d"): a data-path NIC's port, not an onboard
 # management port (eno1) nor a plain driver's (eth1)
 DEVLINK_PORT_NAME_RE = re.compile(r"^(?:en|eth)[\w-]{0,24}?np\d{1,3}(?:s\d{1,3})?$")
+# the same name less its "f<function>" and "n<phys_port_name>" parts: the card's slot or bus
+# ("ens13f1np1" -> "ens13", "enp15s0f1np1" -> "enp15s0"): two ports with the same are functions
+# of one PCI device, one card (systemd.net-naming-scheme(7): "s<slot>[f<function>]",
+# "p<bus>s<slot>[f<function>]")
+_PORT_OF_CARD_RE = re.compile(r"(?:f\d{1,3})?np\d{1,3}(?:s\d{1,3})?$")
 
 _OPER_STATES = "UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING"
 _IP_HEAD = r"\d+: (?P<name>[\w.:-]+)(?:@[\w.:-]+)?: <(?P<flags>[A-Z0-9_,-]*)> mtu (?P<mtu>\d+)"
@@ -209,6 +214,19 @@ class Interface:
         """A physical port of a NIC whose driver names it through devlink (``np0``:
         ``DEVLINK_PORT_NAME_RE``), the RDMA-class NICs a training job's traffic runs over."""
         return not self.virtual and DEVLINK_PORT_NAME_RE.match(self.name) is not None
+
+    @property
+    def card(self) -> str | None:
+        """The card a devlink-named port is a function of (``_PORT_OF_CARD_RE``), with its
+        host; None for any other interface."""
+        if not self.devlink_port:
+            return None
+        return f"{self.host or ''}/{_PORT_OF_CARD_RE.sub('', self.name)}"
+
+    @property
+    def link_up(self) -> bool:
+        """Brought up with its link up (UP and LOWER_UP, or ifconfig's RUNNING)."""
+        return self.admin_up is True and ("LOWER_UP" in self.flags or "RUNNING" in self.flags)
 
     @property
     def virtual(self) -> bool:

@@ -1250,7 +1250,12 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
 # pending enable state for GPU 00000000:00:03.0:Not Supported" / "Reboot the system or try
 # nvidia-smi --gpu-reset to make MIG mode effective"). The mode is only pending (the table's MIG
 # M. cell reads "Enabled*"): nothing failed, the GPU works in its old mode until then.
-MIG_PENDING_SIGNATURE = r"^[ \t]*Warning: MIG mode is in pending (?:enable|disable) state for GPU "
+# (behind pdsh's "host: " too, ``pdsh -w gpu[01-02] nvidia-smi -i 0 -mig 1``: the loader reads
+# such a copy per host, parsers.pdsh_by_host)
+MIG_PENDING_SIGNATURE = (
+    r"^[ \t]*(?:[A-Za-z0-9][\w.-]{0,62}: )?"
+    r"Warning: MIG mode is in pending (?:enable|disable) state for GPU "
+)
 _MIG_PENDING_RE = re.compile(
     r"^[ \t]*Warning: MIG mode is in pending (?P<mode>enable|disable) state for GPU "
     r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]):[ \t]*(?P<why>\S.*)"

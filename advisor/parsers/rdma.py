@@ -376,8 +376,9 @@ _IBNET_NODE_RE = re.compile(
     r'^(?P<kind>Switch|Ca|Rt)\s+\d+\s+"(?P<id>[^"]+)"\s+#\s+"(?P<desc>[^"]*)"'
 )
 # A port GUID in parentheses: ibnetdiscover prints it in hex ("(144fa5eb88002d)"); a copy put on
-# the web may have had its digits masked ("(b83f<redacted>)"), the rest of the line as printed.
-_IBNET_GUID = r"\((?:[0-9a-fA-F]|<\w{1,20}>){1,40}\)"
+# the web may have had its digits masked ("(b83f<redacted>)", "(b83fXXXXXXXXXXXX)", "(****)"),
+# the rest of the line as printed: any run of hex digits, mask letters and mask marks (bounded).
+_IBNET_GUID = r"\([0-9A-Za-z<>*._-]{1,40}\)"
 _IBNET_PORT_RE = re.compile(
     rf'^\[(?P<port>\d+)\](?:{_IBNET_GUID})?\s+"(?P<peer>[^"]+)"\[(?P<pport>\d+)\]'
     rf"(?:{_IBNET_GUID})?\s+#(?P<rest>.*?)\s(?P<width>\d+)x(?P<speed>SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\s*$"
