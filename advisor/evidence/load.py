@@ -5499,6 +5499,8 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     skipped=False,
                 )
             )
+        if (held := _power_limit_held(gpu)) is not None:
+            notes.append(held)
         if gpu.pcie_replays:
             # NVML's PCIe replay counter: DCGM judges its rate (replays per minute, its
             # DCGM_FR_PCI_REPLAY_RATE), which a count since the last reset cannot give
@@ -5576,6 +5578,28 @@ def _smi_q_figure_pages(text: str, driver: str) -> list[ParseWarning]:
             )
         )
     return notes
+
+
+def _power_limit_held(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
+    """A note where ``-q``'s Current Power Limit (the limit in force) is under its Requested
+    Power Limit (the one set for the GPU): the GPU is held under the limit asked of it, a
+    figure said as printed, not judged (a platform's power budget, a GH200's CPU and GPU
+    sharing one module, may hold it); None where the two are not both printed or agree."""
+    watts = gpu.power_readings_w
+    current_w, requested_w = watts.get("Current Power Limit"), watts.get("Requested Power Limit")
+    if current_w is None or requested_w is None or current_w >= requested_w:
+        return None
+    default_w = watts.get("Default Power Limit")
+    return ParseWarning(
+        line=gpu.power_lines["Current Power Limit"],
+        message=f"GPU {gpu.bus_id or f'#{gpu.gpu + 1} of the output'}: its power limit in force "
+        f"(Current Power Limit) is {current_w:g} W, under the {requested_w:g} W requested"
+        + (f" (default {default_w:g} W)" if default_w is not None else "")
+        + f" (lines {gpu.power_lines['Current Power Limit']}-"
+        f"{gpu.power_lines['Requested Power Limit']}): the GPU runs capped below the limit set "
+        "for it; said, not judged",
+        skipped=False,
+    )
 
 
 def _memory_history(gpu: nvidia_smi.SmiGpu) -> ParseWarning | None:
@@ -7037,7 +7061,38 @@ def _dcgm_own_error(check: dict[str, Any]) -> bool:
 def _dcgm(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     diags, warnings = dcgm.parse(text)
     _dcgm_diags(diags, source, out, "dcgmi diag")
-    return warnings
+    return warnings + [n for d in diags if d.cut is not None and (n := _dcgm_cut_kept(d))]
+
+
+def _dcgm_cut_kept(diag: dcgm.Diag) -> ParseWarning | None:
+    """What a cut dcgmi diag table still holds above its cut: each result and its line (the
+    rule on the cut says only what was lost, and the results above it are the run's own: a
+    Deployment all Pass, a PCIe test Pass - All); None where it holds no check."""
+    if not diag.checks:
+        return None
+    said: list[str] = []
+    deployment = [c for c in diag.checks if c.section == "Deployment"]
+    if deployment and all(c.result == "Pass" for c in deployment):
+        said.append(
+            f"Deployment: all {len(deployment)} checks Pass (lines "
+            f"{deployment[0].line}-{deployment[-1].line})"
+        )
+    else:
+        said += [f"{c.name}: {c.result} (line {c.line})" for c in deployment]
+    said += [
+        f"{c.name}: {c.result}{f' - {c.gpus}' if c.gpus else ''} (line {c.line})"
+        for c in diag.checks
+        if c.section != "Deployment"
+    ]
+    return ParseWarning(
+        line=diag.line,
+        message="dcgmi diag"
+        + (f" -r {diag.level}" if diag.level else "")
+        + (f" (DCGM {diag.dcgm_version})" if diag.dcgm_version else "")
+        + ": the results in the copy above its cut: "
+        + "; ".join(said),
+        skipped=False,
+    )
 
 
 def _dcgmi_health(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

@@ -23,7 +23,7 @@ SIGNATURE = (
     # (a page may indent the table under its command: "  $ dcgmi diag ..." then its header;
     # asys's own table names its result column "Diagnostic Result", no cell of its own)
     r"^[ \t]*\|\s*Diagnostic\s*\|\s*Result\s*\|"
-    r"|^[+|]-+\s+(?:Deployment|Integration|Hardware|Stress)\s+-+\+-+[+|]\s*$"
+    r"|^[+|] ?-+\s+(?:Deployment|Integration|Hardware|Stress)\s+-+\+-+ ?[+|]\s*$"
     r'|^\s*"DCGM GPU Diagnostic"\s*:'
     r"|MIG configuration is incompatible with the diagnostic"
     r"|Cannot run diagnostic: CUDA does not support enumerating GPUs with MIG mode"
@@ -77,7 +77,9 @@ _JSON_FIELD_RE = re.compile(
 )
 _HEADER_RE = re.compile(r"^\|\s*Diagnostic\s*\|\s*Result\s*\|")
 
-_SECTION_RE = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
+# (a copy from a PDF's text writes the section row's border with a blank inside it: "| -----
+# Deployment  ----+---- |", The Smol Training Playbook's dcgmi diag -r 2)
+_SECTION_RE = re.compile(r"^[|+] ?-+\s+(?P<name>[A-Za-z][\w ]*?)\s+-+\+")
 _ROW_RE = re.compile(r"^\|(?P<name>[^|]*)\|(?P<value>[^|]*)\|\s*$")
 _CUT_ROW_RE = re.compile(r"^\|(?P<name>[^|]*)\|\s*(?P<value>[^|]*?)\s*$")
 """A row's two cells, their blanks kept (taken off where they are read: a lazy pattern would try every

@@ -2195,7 +2195,9 @@ def _parse_events(text: str) -> LogReport:
     if "ErrorCode:DCGM_FR_" in text:
         _dcgm_health_incidents(lines, report)
     nvvs_read = "/nvvs/" in text and _nvvs_log(lines, report)
-    nvswitch_spam = "[[NvSwitch]]" in text and _hostengine_no_nvswitch(lines, report)
+    nvswitch_spam = ("[[NvSwitch]]" in text or "[[SysMon]]" in text) and _hostengine_no_nvswitch(
+        lines, report
+    )
     vllm_exit = "died unexpectedly, shutting down client" in text and _vllm_exit_after_shutdown(
         raw, lines, report
     )
@@ -2433,7 +2435,7 @@ def _parse_events(text: str) -> LogReport:
         if not report.events and nvvs_read:
             return report  # NVVS's log whose only ERROR lines are its optional lookups
         if not report.events and nvswitch_spam:
-            return report  # nv-hostengine's NvSwitch module finding no NVSwitch: log spam
+            return report  # nv-hostengine's NvSwitch/SysMon modules finding no NVSwitch/Grace CPU
         if not report.events and vllm_exit:
             return report  # vLLM's client seeing the engine core it had shut down exit
         if not report.events and fm_running:
@@ -9500,6 +9502,8 @@ def _nccl_warnings(
             ev.rank = int(wr.group(1))
         if slow := _TCPX_SLOW_RE.search(text):
             _tcpx_slowness(ev, slow)
+        elif text.startswith(_NVLS_BIND_FAILED):
+            ev.exception_type = _nvls_bind_said(text)
         elif _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
             before = last_said.get(key[:3])
@@ -11236,6 +11240,27 @@ _NVLS_BIND_FAILED = "Failed to bind NVLink SHARP (NVLS) Multicast memory"
 _NCCL_NVLS_HINT_RE = re.compile(
     r"^(?:This is usually caused by [^\n]{1,200}|Disable NVLS \(NCCL_NVLS_ENABLE=0\)[^\n]{0,200})$"
 )
+
+
+# CUDA's driver API errors a failed cuMulticastBindMem is seen to return in NVLS bind WARNs (cuda.h
+# CUresult: CUDA_ERROR_INVALID_VALUE = 1, CUDA_ERROR_ILLEGAL_STATE = 401 "a resource required by
+# the API call is not in a valid state to perform the requested operation")
+_CU_RESULT_NAMES = {1: "CUDA_ERROR_INVALID_VALUE", 401: "CUDA_ERROR_ILLEGAL_STATE"}
+_NVLS_CUDA_ERROR_RE = re.compile(r": CUDA error (?P<code>\d{1,5}) ")
+
+
+def _nvls_bind_said(text: str) -> str:
+    """What an NVLS bind failure's WARN means: NCCL's own cause for it (nvls.cc, the WARN's next
+    line, which a copy of its first line alone loses) and the CUDA error's name."""
+    code = _NVLS_CUDA_ERROR_RE.search(text)
+    name = _CU_RESULT_NAMES.get(int(code.group("code"))) if code else None
+    return (
+        "NCCL could not bind its NVLink SHARP (NVLS) multicast memory to this GPU"
+        + (f" (cuMulticastBindMem returned {code.group('code')}, {name})" if code and name else "")
+        + ": NCCL's nvls.cc says this is usually a system or configuration error in the Fabric "
+        "Manager or NVSwitches; check nvidia-fabricmanager and the GPU's fabric state (nvidia-smi "
+        "-q: Fabric), or run with NCCL_NVLS_ENABLE=0 to go on without NVLS"
+    )
 
 
 NCCL_HINT_CHARS = 300
@@ -25974,6 +25999,19 @@ _NVSWITCH_ABSENT_RE = re.compile(
     r"^\[\[NvSwitch\]\] (?:Not attached to NvSwitches\. Aborting|"
     r"ReadNvSwitchStatusAllSwitches\(\) returned No data is available)$"
 )
+# DCGM's SysMon module (module 9: dcgm_structs.h DcgmModuleIdSysmon = 9, "System Monitoring
+# Module"), which watches the CPUs of NVIDIA's own (Grace) processors: its constructor
+# (modules/sysmon/DcgmModuleSysmon.cpp) throws "Incompatible hardware vendor for sysmon." where
+# AreNvidiaCpusPresent() is false, after DcgmSystemMonitor::ReadCpuVendorAndModel could not read
+# the SoC id file an x86 host does not have ("Couldn't open CPU Vendor info file file
+# '/sys/devices/soc0/soc_id'"); the host engine then logs "Failed to load module 9" (dcgmlib
+# DcgmHostEngineHandler::LoadModule) and goes on without CPU metrics. NVIDIA/DCGM issue 149 shows
+# the three lines on a DGX A100 (x86): nothing of the GPUs.
+_SYSMON_ABSENT_RE = re.compile(
+    r"^(?:\[\[SysMon\]\] (?:Couldn't open CPU Vendor info file\b[^\n]{0,300}"
+    r"|A runtime exception occured when creating module\. Ex: Incompatible hardware vendor "
+    r"for sysmon\.)|Failed to load module 9)$"
+)
 
 
 # The Ascend black box's history.log (hicann/driver src/ascend_hal/bbox/bbox_tools/dump_tool/
@@ -26187,9 +26225,12 @@ def _switch_fault_events(lines: list[tuple[int, str, int | None]], report: LogRe
 
 def _hostengine_no_nvswitch(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """nv-hostengine's log (DCGM's logger, lines of its modules) whose only ERROR lines are the
-    NvSwitch module's word that it is attached to no NVSwitch: a note of them, True; False (and
-    nothing said) where any other line is in the text."""
+    NvSwitch module's word that it is attached to no NVSwitch, or the SysMon module's that the
+    host has no NVIDIA CPU (``_SYSMON_ABSENT_RE``): a note of each, True; False (and nothing
+    said) where any other line is in the text."""
     spam: list[int] = []
+    sysmon: list[int] = []
+    vendor = False  # the SysMon module's word that the CPUs are not NVIDIA's
     pid = ""
     build: re.Match[str] | None = None
     for no, line, _ in lines:
@@ -26206,25 +26247,54 @@ def _hostengine_no_nvswitch(lines: list[tuple[int, str, int | None]], report: Lo
             spam.append(no)
             pid = pid or head.group("pid")
             build = build or _DCGM_BUILD_RE.search(rest)
+        elif _SYSMON_ABSENT_RE.match(msg):
+            sysmon.append(no)
+            vendor = vendor or "Incompatible hardware vendor" in msg
+            pid = pid or head.group("pid")
+            build = build or _DCGM_BUILD_RE.search(rest)
         elif head.group("level") in ("ERROR", "FATAL", "CRITICAL"):
             return False
-    if not spam:
+    # ("Failed to load module 9" alone could be another failure of that module: the SysMon
+    # module's own word of the CPU vendor must be there)
+    if sysmon and not vendor:
         return False
-    at = f"line {spam[0]}" if len(spam) == 1 else f"lines {spam[0]}-{spam[-1]}, {len(spam)} times"
-    report.unread.append(
-        ParseWarning(
-            line=spam[0],
-            message=f"nv-hostengine's log (DCGM's host engine, pid {pid}"
-            + (f", a DCGM {build.group(1)}.{build.group(2)} build" if build else "")
-            + f"): its NvSwitch module found no NVSwitch to read ({at}, at ERROR): on a host "
-            "without NVSwitches (PCIe GPUs, NVLink bridges) that is log spam, no fault "
-            "(NVIDIA/DCGM issue 159); on an HGX or DGX board with NVSwitches DCGM could not "
-            "reach them: check the libnvidia-nscq package of the driver's version and "
-            "nvidia-fabricmanager",
-            skipped=False,
-        )
+    if not spam and not sysmon:
+        return False
+    engine = f"nv-hostengine's log (DCGM's host engine, pid {pid}" + (
+        f", a DCGM {build.group(1)}.{build.group(2)} build)" if build else ")"
     )
+    if spam:
+        at = _lines_said(spam)
+        report.unread.append(
+            ParseWarning(
+                line=spam[0],
+                message=f"{engine}: its NvSwitch module found no NVSwitch to read ({at}, at "
+                "ERROR): on a host without NVSwitches (PCIe GPUs, NVLink bridges) that is log "
+                "spam, no fault (NVIDIA/DCGM issue 159); on an HGX or DGX board with NVSwitches "
+                "DCGM could not reach them: check the libnvidia-nscq package of the driver's "
+                "version and nvidia-fabricmanager",
+                skipped=False,
+            )
+        )
+    if sysmon:
+        report.unread.append(
+            ParseWarning(
+                line=sysmon[0],
+                message=f"{engine}: its SysMon module (module 9, CPU monitoring of NVIDIA's "
+                f"Grace CPUs) did not load ({_lines_said(sysmon)}, at ERROR: no SoC id file, "
+                '"Incompatible hardware vendor for sysmon", "Failed to load module 9"): on a '
+                "host without NVIDIA CPUs (x86) DCGM goes on without CPU metrics; no fault of "
+                "the GPUs or their links (DCGM's modules/sysmon/DcgmModuleSysmon.cpp; "
+                "NVIDIA/DCGM issue 149)",
+                skipped=False,
+            )
+        )
     return True
+
+
+def _lines_said(nos: list[int]) -> str:
+    """``line 3`` or ``lines 1-5, 4 times``: where the same note's lines are."""
+    return f"line {nos[0]}" if len(nos) == 1 else f"lines {nos[0]}-{nos[-1]}, {len(nos)} times"
 
 
 # vLLM's client, when an engine core process exits before the client marked the engine dead
