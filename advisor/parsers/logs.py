@@ -9234,6 +9234,21 @@ _OFI_INIT_FAILED_RE = re.compile(
 # aggregate_logger.py concat_dict_to_str, commit 95df88f2dcb05f33bd18da546531b52d0954c18b:
 # "step:0 - critic/kl:0.000 - ...")
 _VERL_STEP_RE = re.compile(r"(?<![\w/])step:\d+ - [\w/]+:-?\d")
+# aws-ofi-nccl's probe of NCCL's version (aws/aws-ofi-nccl src/platform-aws.c
+# configure_nvls_option, v1.7.4-aws): it dlsym()s "ncclGetVersion" only to turn NVLS off for NCCL
+# before 2.18.5; where the symbol is not found it WARNs "Could not find ncclGetVersion symbol",
+# keeps version 0 (so sets NCCL_NVLS_ENABLE=0) and returns 0: the plugin's start goes on. From
+# v1.8.1-aws the same case is a TRACE ("...; skipping NVLS NCCL version check"). A note, no error.
+_OFI_NO_NCCL_VERSION_RE = re.compile(r"^NET/OFI Could not find ncclGetVersion symbol\b")
+# aws-ofi-nccl's failed completion (v1.8.1-aws src/nccl_ofi_sendrecv.c ofi_process_cq: "Request
+# %p completed with error. RC: %d. Error: %s. Completed length: ..."; the Error field is
+# fi_cq_strerror's text): a copy that broke the line after "RC: N." keeps the error's text on the
+# next line, "Error: Inappropriate ioctl for device."
+_OFI_CQ_ERROR_RC_RE = re.compile(
+    r"^NET/OFI Request (?:0x[0-9a-fA-F]{1,16} )?completed with error\. "
+    r"RC: -?\d{1,6}\.?\s*$"
+)
+_OFI_CQ_ERROR_TEXT_RE = re.compile(r"^\s{0,8}Error: (?P<why>\S[^\n]{0,200}?)\s*$")
 
 
 def _ofi_init_fallbacks(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
@@ -9435,7 +9450,9 @@ def _nccl_warnings(
     events: list[LogEvent] = []
     # (RCCL's word that MSCCL++ stays off, by text: each process's line, host, pid, device)
     mscclpp_off: dict[str, list[tuple[int, str | None, int | None, str | None]]] = {}
-    for no, line, tagged in lines:
+    # (aws-ofi-nccl's probe that found no ncclGetVersion: each process's line, host, pid, device)
+    no_version: list[tuple[int, str | None, int | None, str | None]] = []
+    for at, (no, line, tagged) in enumerate(lines):
         if ("WARN" not in line or no in taken) or (
             "NCCL WARN" not in line and "] " not in line and not line.lstrip().startswith("WARN ")
         ):
@@ -9470,6 +9487,19 @@ def _nccl_warnings(
         if text.startswith("MSCCL++: ") and _RCCL_MSCCLPP_OFF_RE.search(text):
             mscclpp_off.setdefault(text, []).append((no, found.get("host"), pid, found.get("dev")))
             continue
+        # (aws-ofi-nccl's version probe: a note, no event; see _OFI_NO_NCCL_VERSION_RE)
+        if text.startswith("NET/OFI Could not") and _OFI_NO_NCCL_VERSION_RE.search(text):
+            no_version.append((no, found.get("host"), pid, found.get("dev")))
+            continue
+        if (
+            text.startswith("NET/OFI Request")
+            and _OFI_CQ_ERROR_RC_RE.search(text)
+            and at + 1 < len(lines)
+            and lines[at + 1][0] == no + 1
+            and (field := _OFI_CQ_ERROR_TEXT_RE.match(lines[at + 1][1]))
+        ):
+            # the WARN's own Error field, on the line below: the only text that says what failed
+            text = f"{text} Error: {field.group('why')}"
         # one a process (host and pid: containers and other hosts reuse pids), device and
         # text: a process that drives several GPUs (TensorFlow's) warns once for each
         # (its whole text, addresses aside: a WARN to another peer or port is another one)
@@ -9572,6 +9602,12 @@ def _nccl_warnings(
         report.unread.append(
             ParseWarning(line=where[0][0], message=_mscclpp_off_said(text, where), skipped=False)
         )
+    if no_version:
+        report.unread.append(
+            ParseWarning(
+                line=no_version[0][0], message=_ofi_no_version_said(no_version), skipped=False
+            )
+        )
     if any(ev.message.startswith("Call to ibv_open_device failed") for ev in events):
         events = _ib_open_failures_folded(events)
         _ib_open_fallback_said(lines, events)
@@ -9611,6 +9647,26 @@ def _mscclpp_off_said(
         f"{' ...' if len(lines) > 8 else ''}): a build with MSCCL++ tries it by default "
         "(RCCL_MSCCLPP_ENABLE) and goes on with RCCL's own algorithms where MSCCL is off or the "
         "GPU is not a gfx94 one; no error"
+    )
+
+
+def _ofi_no_version_said(where: list[tuple[int, str | None, int | None, str | None]]) -> str:
+    """The note for aws-ofi-nccl's WARN that it found no ncclGetVersion symbol
+    (``_OFI_NO_NCCL_VERSION_RE``): who printed it, on which lines, and that the plugin goes on."""
+    procs = list(
+        dict.fromkeys(
+            f"{host or 'a process'}{f' pid {pid}' if pid is not None else ''}"
+            + (f" device {dev}" if dev is not None else "")
+            for _, host, pid, dev in where
+        )
+    )
+    lines = [no for no, *_ in where]
+    return (
+        f"{', '.join(procs[:4])}{' ...' if len(procs) > 4 else ''}: the aws-ofi-nccl plugin "
+        "found no ncclGetVersion symbol ('NET/OFI Could not find ncclGetVersion symbol', "
+        f"line(s) {', '.join(map(str, lines[:8]))}{' ...' if len(lines) > 8 else ''}): it asks "
+        "NCCL's version only to turn NVLS off before NCCL 2.18.5, so it leaves NVLS off and its "
+        "start goes on; no error"
     )
 
 
@@ -23961,6 +24017,17 @@ def _abort_notice(
     aborted.append((rank, no, index, line))
 
 
+def _watchdog_death_below(lines: list[tuple[int, str, int | None]], index: int) -> int | None:
+    """The rank whose watchdog death line follows the abort notice at ``lines[index]`` within
+    ``ABORT_REASON_LINES`` (the notice's own process), else None."""
+    for _, after, _ in lines[index + 1 : index + 1 + ABORT_REASON_LINES]:
+        # (_WATCHDOG_DIED_RE: the watchdog's own death line, "[Rank N] NCCL watchdog thread
+        # terminated with exception: ...")
+        if "watchdog thread terminated" in after and (m := _WATCHDOG_DIED_RE.search(after)):
+            return int(m.group("rank"))
+    return None
+
+
 def _aborted(
     lines: list[tuple[int, str, int | None]],
     aborted: list[tuple[int | None, int, int, str]],
@@ -23985,6 +24052,12 @@ def _aborted(
     for rank, no, index, line in aborted:
         if (rank in reported if rank is not None else unnamed_reported) or rank in died:
             continue  # its time-out, failure or watchdog death already says what failed
+        if rank is None and died and _watchdog_death_below(lines, index) in died:
+            # an untagged notice whose own watchdog death follows it: torch's handleException
+            # logs the notice, then ncclCommWatchdog's catch logs "[Rank N] NCCL watchdog thread
+            # terminated with exception: ..." (pytorch ProcessGroupNCCL.cpp): that rank's record,
+            # read already, not another rank
+            continue
         message = line.strip()
         reason = ""
         for _, after, _ in lines[index + 1 : index + 1 + ABORT_REASON_LINES]:
