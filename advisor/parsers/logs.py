@@ -727,6 +727,8 @@ class LogEvent:
     nccl_net_error, nccl_ib_fatal_event, nccl_ib_port_event, nccl_ib_notice, nccl_warning,
     nccl_net_slow (GPUDirect-TCPX's slowness report: a request still pending past its threshold),
     nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
+    coordination_shutdown_failed (XLA's coordination service agent, JAX's multi-process runtime:
+    its disconnect from the service's leader failed as it shut down),
     device_oom, npu_device_exception, rendezvous_failure, rendezvous_closed, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
     deepep_timeout, rdma_handshake_failed (the Mooncake transfer engine's queue pair its handshake
@@ -2316,7 +2318,9 @@ def _parse_events(text: str) -> LogReport:
         if (
             not report.events
             and not plog_errors
-            and (cut := cut_traceback(lines) or rich_traceback(lines))
+            and (
+                cut := cut_traceback(lines) or rich_traceback(lines) or _logged_cut_traceback(lines)
+            )
             and python_exception(lines) is None
         ):
             # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
@@ -2461,6 +2465,8 @@ def _parse_events(text: str) -> LogReport:
                     skipped=False,
                 )
             )
+        if not report.events and "Failed to disconnect from coordination service" in text:
+            _coordination_shutdown(lines, report)
         if not report.events and (raised := python_exception(lines)):
             if raised.exception_type in ("ActorDiedError", "RayActorError"):
                 _ray_actor_died(lines, raised)
@@ -2849,6 +2855,11 @@ def _parse_events(text: str) -> LogReport:
                 error.exception_type = _mismatch_warnings_before(rest, error)
                 if "Exception raised from " in text and _c10_error(rest, error):
                     report.generic = False  # (torch's exception read: no unknown program's line)
+                if "PMIX ERROR: " in text:
+                    if pm := PMIX_ERROR_LINE_RE.search(first_raw):
+                        error.host = error.host or pm.group("host")
+                        error.pid = error.pid if error.pid is not None else int(pm.group("pid"))
+                    _pmix_error_note(lines, report)
                 report.events.append(error)
                 if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                     # the program's error, then the shell's "Killed": it did not end by itself
@@ -11592,8 +11603,47 @@ _RECV_VALUE_RE = re.compile(
 # the rendezvous '3045...' due to an error of type RendezvousConnectionError." The store behind
 # it had gone (its host exited first): a job's ending, not a rendezvous that never formed.
 _RDZV_SHUTDOWN_RE = re.compile(
+    r"(?:The node '(?P<node>[^'\n]{1,200})' )?"
     r"has failed to shutdown the rendezvous '[^']*' due to an error of type (?P<why>\w+)"
 )
+# the node's name in the rendezvous (dynamic_rendezvous.py, _NodeDesc.__repr__:
+# f"{self.addr}_{self.pid}_{self.local_id}", addr the node's FQDN or the address it was given,
+# pid the agent's process): the host and the agent's pid
+_RDZV_NODE_RE = re.compile(r"^(?P<host>.{1,200})_(?P<pid>\d{1,10})_\d{1,6}$")
+# the store call the backend made (c10d_rendezvous_backend.py _call_store: "return getattr(
+# self._store, store_op)(*args, **kwargs)"), the store's socket error under it, and the agent's
+# own entry point the exception went up to (the torchrun console script's frame)
+_RDZV_STORE_ERROR_RE = re.compile(
+    r"^\s*(?:\w+\.)*(?:RuntimeError|DistStoreError|DistNetworkError|ConnectionResetError|"
+    r"BrokenPipeError): (?P<why>[^\n]{1,200})$"
+)
+_TORCHRUN_MAIN_RE = re.compile(r'File "[^"\n]{0,500}/bin/torchrun", line \d+')
+RDZV_SHUTDOWN_TRACE_LINES = 30
+"""How far under the agent's shutdown warning its traceback's lines are looked for."""
+
+
+def _rendezvous_shutdown_detail(
+    lines: list[tuple[int, str, int | None]], index: int, rs: re.Match[str]
+) -> tuple[str, dict[str, Any]]:
+    """What an agent's failed rendezvous shutdown says past its type: the store's own error
+    and the line it stands on, whether the exception reached torchrun's main, and the node (its
+    host and the agent's pid) the warning names."""
+    why = rs.group("why")
+    kw: dict[str, Any] = {}
+    if rs.group("node") and (nm := _RDZV_NODE_RE.match(rs.group("node"))):
+        kw = {
+            "host": nm.group("host"),
+            "pid": int(nm.group("pid")),
+            "worker": "torch elastic's agent",
+        }
+    below = lines[index + 1 : index + 1 + RDZV_SHUTDOWN_TRACE_LINES]
+    if any("_call_store" in t for _, t, _ in below):
+        store = next(((no, m) for no, t, _ in below if (m := _RDZV_STORE_ERROR_RE.match(t))), None)
+        if store is not None:
+            why += f" (the c10d store call failed: {store[1].group(0).strip()}, line {store[0]})"
+    if main := next((no for no, t, _ in below if _TORCHRUN_MAIN_RE.search(t)), None):
+        why += f"; the exception went up to torchrun's main (line {main})"
+    return why, kw
 
 
 # torch elastic's agent whose periodic keep-alive to the rendezvous failed (dynamic_rendezvous.py,
@@ -11683,7 +11733,8 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     )
                 report.events.append(ev)
                 continue
-            lost(shut_down, no, line, tagged, rs.group("why"))
+            why, node = _rendezvous_shutdown_detail(lines, index, rs)
+            lost(shut_down, no, line, tagged, why, **node)
         elif "keep-alive heartbeat" in line and (ka := _RDZV_KEEPALIVE_RE.search(line)):
             # (an agent repeats the failure each keep-alive interval: read once a node, the
             # lines after it scanned once)
@@ -21610,6 +21661,94 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     )
 
 
+# A logger's head at its error level before each line of a traceback it logged line by line
+# (vLLM's logger, vllm/logger.py: "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s"
+# with the date "%m-%d %H:%M:%S", as a Ray worker's lines show it: "ERROR 08-02 01:57:45
+# worker_base.py:382]   File ..."; worker_base.py's execute_method logs the exception it caught)
+_LOGGED_FRAME_HEAD_RE = re.compile(
+    r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? (?P<at>[\w.-]{1,100}\.py:\d{1,6})\] ?"
+)
+_FRAME_FUNC_RE = re.compile(r'File "[^"\n]{1,500}", line \d{1,7}, in (?P<func>[\w<>.]{1,100})')
+
+
+def _logged_cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """A traceback a program's logger wrote line by line at its error level, every line behind
+    the logger's head, the copy cut before its exception: the process failed there (a worker
+    whose method raised), read as ``cut_traceback`` reads the frames once the heads are off,
+    with the functions its frames name and the logger's own file and line."""
+    body = [t for t in lines if t[1].strip()]
+    heads = [_LOGGED_FRAME_HEAD_RE.match(t) for _, t, _ in body]
+    if not body or not all(heads):
+        return None
+    bare = [(no, t[m.end() :], tagged) for (no, t, tagged), m in zip(body, heads, strict=True) if m]
+    if (cut := cut_traceback(bare)) is None:
+        return None
+    funcs = [m.group("func") for _, t, _ in bare if (m := _FRAME_FUNC_RE.search(t))]
+    logged_at = heads[0].group("at") if heads[0] else "?"
+    cut.message = (
+        f"{cut.message}; logged at ERROR by {logged_at}, through "
+        + " -> ".join(dict.fromkeys(funcs))
+    )[:300]
+    return cut
+
+
+# XLA's (TSL's) coordination service agent as it shuts down (tsl/distributed_runtime/coordination/
+# coordination_service_agent.cc, CoordinationServiceAgentImpl::Shutdown: ShutdownTaskAsync to the
+# leader with the shutdown timeout, then on a bad status LOG(ERROR) << "Failed to disconnect from
+# coordination service with status: " << status << ". Proceeding with agent shutdown anyway.";
+# newer releases add "This is usually caused by an earlier error during execution. Check the logs
+# (this task or the leader) for an earlier error"): JAX's jax.distributed.shutdown(), which JAX
+# registers with atexit, raises the same status as XlaRuntimeError. The gRPC detail under it names
+# the leader's address ("Error received from peer ipv4:26.0.134.228:64719").
+_COORD_DISCONNECT_RE = re.compile(
+    r"Failed to disconnect from coordination service with status: (?P<status>[A-Z_]{1,40})"
+    r"(?::[ \t]?(?P<detail>[^.\n]{1,200}))?"
+)
+_COORD_PEER_RE = re.compile(
+    r"Error received from peer (?:ipv4:|ipv6:)?\[?(?P<ip>[\w.:-]{1,100}?)\]?:(?P<port>\d{1,5})\b"
+)
+COORD_DETAIL_LINES = 10
+"""How far under the agent's error its gRPC detail and the atexit traceback are looked for."""
+
+
+def _coordination_shutdown(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``coordination_shutdown_failed`` for each process whose coordination agent could not
+    disconnect from the service's leader as it shut down: the status, the leader's address, and
+    whether the agent said it went on (and JAX's atexit shutdown raised) after it."""
+    seen: set[int | None] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Failed to disconnect" not in line or not (m := _COORD_DISCONNECT_RE.search(line)):
+            continue
+        if tagged in seen:
+            continue
+        seen.add(tagged)
+        below = lines[index : index + COORD_DETAIL_LINES]
+        peer = next((p for _, t, _ in below if (p := _COORD_PEER_RE.search(t))), None)
+        said = m.group("status") + (f": {m.group('detail').strip()}" if m.group("detail") else "")
+        if onward := next(
+            (n for n, t, _ in below if "Proceeding with agent shutdown anyway" in t), None
+        ):
+            said += f"; the agent went on with its shutdown anyway (line {onward})"
+        atexit = next((n for n, t, _ in below if "Error in atexit._run_exitfuncs" in t), None)
+        raised = python_exception(below) if atexit is not None else None
+        if atexit is not None:
+            said += f"; at exit (atexit, line {atexit}) JAX's distributed shutdown raised" + (
+                f" {raised.exception_type} (line {raised.line})" if raised else ""
+            )
+        report.events.append(
+            LogEvent(
+                kind="coordination_shutdown_failed",
+                line=no,
+                message=line.strip()[:300],
+                rank=tagged,
+                ip=peer.group("ip") if peer else None,
+                port=int(peer.group("port")) if peer else None,
+                exception_type=said[:300],
+                library="XLA coordination service",
+            )
+        )
+
+
 # Rich's traceback (rich/traceback.py Traceback._render_stack; a program that called
 # rich.traceback.install(), accelerate where rich is installed: on unless ACCELERATE_DISABLE_RICH
 # before 0.22, with ACCELERATE_ENABLE_RICH since, accelerate/utils/imports.py is_rich_available):
@@ -22424,6 +22563,10 @@ def is_program_log(text: str) -> bool:
         return True  # HCCL's rank table check, quoted without its plog head
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
         return True  # a job's output under Slurm's srun (its own words of the allocation)
+    if "PMIX ERROR: " in text and PMIX_ERROR_LINE_RE.search(text):
+        # PMIx's own error lines (a job under Slurm's or Open MPI's PMIx): its processes' output,
+        # whatever else the copy kept (a shell prompt, Slurm's lines, the program's table)
+        return True
     if ("error: " in text or "*** [" in text) and _COMPILER_ERROR_RE.search(text):
         return True  # a build's output: the compiler's first error is its failure
     if "Exception raised from " in text and _C10_RAISED_RE.search(text):
@@ -22498,6 +22641,46 @@ _COMPILER_ERROR_RE = re.compile(
 # srun's words while it waits for and gets the job's allocation (Slurm's srun: "srun: job 44605804
 # queued and waiting for resources", "srun: job 44605804 has been allocated resources")
 _SRUN_ALLOCATED_RE = re.compile(r"^srun: job \d+ has been allocated resources\s*$", re.M)
+# PMIx's error log (openpmix src/util/pmix_error.h, PMIX_ERROR_LOG: pmix_output(0, "PMIX ERROR:
+# %s in file %s at line %d", PMIx_Error_string(r), __FILE__, __LINE__)), its output's
+# "[host:pid] " before it; a launcher's tag may stand before that ("pynemo/0 ")
+PMIX_ERROR_LINE_RE = re.compile(
+    r"^(?:\S{1,60} )?\[(?P<host>[\w.-]{1,100}):(?P<pid>\d{1,10})\] PMIX ERROR: "
+    r"(?P<status>[^\n]{0,200}?) in file (?P<file>\S{1,300}) at line (?P<at>\d{1,6})",
+    re.M,
+)
+
+
+def _pmix_error_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of every PMIx error line: by source file and line, the hosts (and their lines)
+    that printed it, so a job's PMIx errors name every node, not only the first line's."""
+    by_site: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for no, t, _ in lines:
+        if "PMIX ERROR: " in t and (m := PMIX_ERROR_LINE_RE.search(t)):
+            site = (m.group("file").rsplit("/", 1)[-1], m.group("at"))
+            by_site.setdefault(site, {}).setdefault(m.group("host"), []).append(no)
+    if not by_site:
+        return
+    said = []
+    for (file, at), hosts in by_site.items():
+        said.append(
+            f"{file} line {at} from "
+            + ", ".join(
+                f"{host} (line{'s' if len(nos) > 1 else ''} {', '.join(map(str, nos))})"
+                for host, nos in hosts.items()
+            )
+        )
+    first = min(no for hosts in by_site.values() for nos in hosts.values() for no in nos)
+    report.unread.append(
+        ParseWarning(
+            line=first,
+            message="PMIx's own error lines ('PMIX ERROR: ... in file ... at line ...'): "
+            + "; ".join(said),
+            skipped=False,
+        )
+    )
+
+
 WRAPPED_LINE_PARTS = 3
 """How many pieces a page may wrap one long log line into and still be read as that one line."""
 _ONE_LINE_LOG_RE = re.compile(
