@@ -800,6 +800,14 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [event(kind="run_success", message='MLPerf\'s run_stop, status "success"'),
                             event(kind="gone_past", was="ucx_error", message="ibv_open_device(mlx5_0) failed")]},
      {}),
+    ("evidence-npu-driver-lib-refused", "hccl",
+     {"evidence.failures": [event(kind="npu_dcmi_error", call="dcmi_lib",
+                                  exception_type="npu-exporter's device manager found no driver "
+                                  "library (libdcmi.so) it would load: /usr/local failed the "
+                                  "owner/mode check")]},
+     {"evidence.failures": [event(kind="npu_dcmi_error", code="-8005", call="dcmi_init",
+                                  exception_type="npu-exporter's device manager could not start "
+                                  "DCMI: -8005")]}, {}),
     ("evidence-npu-devices-unavailable", "hccl",
      {"evidence.failures": [event(kind="npu_dcmi_error", code="87", call="drvGetDevNum",
                                   exception_type="the driver would not count the devices (drvGetDevNum): 87")]},

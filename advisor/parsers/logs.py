@@ -58,8 +58,10 @@ Recognised events (``LogEvent.kind``):
   or ``host | ERROR: No results reported``;
 - ``npu_dcmi_error``: DCMI, the NPU management library under npu-smi and the Kubernetes device
   plugins, returned an error: npu-smi's ``dcmi module initialize failed. ret is -8005``, a
-  plugin's ``... failed, err: retCode: -8255`` (``code`` the return code, ``code_name`` DCMI's
-  name for it);
+  plugin's ``... failed, err: retCode: -8255``, a MindCluster component's device manager's
+  ``prepare dcmi failed, err: dcmi init failed, error code: -8005`` (``call`` dcmi_init) or its
+  ``cannot found valid driver lib`` (``call`` dcmi_lib) (``code`` the return code, ``code_name``
+  DCMI's name for it);
 - ``nvshmem_error``: NVSHMEM's failure chain (``.../nvshmem/src/host/init/init.cu:998: non-zero
   status: 7 ...``, ``WARN: init failed for remote transport: ibrc``): its first line, what it says
   failed last, and the peer its bootstrap lost;
@@ -19378,6 +19380,22 @@ _RUNTIME_RETCODE_RE = re.compile(
 )
 RUNTIME_FOLLOW_LINES = 12
 """How far under a driver's error the runtime's own words of it may stand."""
+# The runtime's words on a failed driver call that print no retCode of its own, only the driver's
+# (hicann/runtime npu_driver.cc, as MindCluster's FAQ "进程级恢复时重建通信域失败" quotes it:
+# "DestroyIpcNotify:[drv api] halShrIdDestroy failed: name=..., device_id=15, tsId=0,
+# notifyId=484, drvRetCode=17!"), drvRetCode a drvError_t (ascend_hal_error.h: 17
+# DRV_ERROR_IOCRL_FAIL, "driver ioctl fail")
+_RUNTIME_DRV_API_RE = re.compile(
+    r"\[drv api\] (?P<call>\w{1,80}) failed:[^\n]{0,300}?\bdevice_id=(?P<dev>\d+)"
+    r"[^\n]{0,200}?\bdrvRetCode=(?P<code>\d+)"
+)
+# The driver's own words, in the same process, when its message to the other server of an Atlas
+# A3 super node failed (the same FAQ: "s2s send failed.(dev_id=15; dst_sdid=100663296;
+# msg_type=1; ret=-38; ...)"; the FAQ: a memory destroy over an abnormal super-node link)
+_DRV_S2S_SEND_RE = re.compile(
+    r"\bs2s send failed\.\s?\(dev_id=(?P<dev>\d+); dst_sdid=(?P<sdid>\d+);[^)\n]{0,120}?"
+    r"\bret=(?P<ret>-?\d+)"
+)
 RUNTIME_FOLLOW_S = 1.0
 """How long after a driver's error the runtime's own words of it may be stamped (the runtime
 answers the failed driver call at once: the lines are a fraction of a millisecond apart)."""
@@ -19420,8 +19438,51 @@ def _runtime_follow_up(lines: list[tuple[int, str, int | None]], ev: LogEvent) -
             break
     if ev.code is not None:
         said.append(f"error code {ev.code}")
+    said += _drv_call_follow_up(lines, ev)
     if said:
         ev.exception_type = f"{ev.exception_type}; " + "; ".join(said)
+
+
+def _drv_call_follow_up(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> list[str]:
+    """What the runtime and the driver said next of a driver's (DRV) error in the same process,
+    on lines a plog's first-error reading would pass over: the driver call the runtime reports
+    failed with its device and drvRetCode (named), and the driver's failed send to another
+    server of a super node (its device, the peer's SDID and the return code as printed). The
+    device they name becomes the event's where the first line named none."""
+    said: list[str] = []
+    by_no = {n: t for n, t, _ in lines}
+    start = _plog_seconds(by_no.get(ev.line, ""))
+    api_seen = s2s_seen = False
+    for no, line, _ in lines:
+        if no <= ev.line:
+            continue
+        if no > ev.line + RUNTIME_FOLLOW_LINES:
+            break
+        at = _plog_seconds(line)
+        if start is not None and at is not None and at - start > RUNTIME_FOLLOW_S:
+            break
+        if ev.pid is not None and f"({ev.pid}," not in line:
+            continue
+        if not api_seen and "[drv api]" in line and (a := _RUNTIME_DRV_API_RE.search(line)):
+            api_seen = True
+            code = int(a.group("code"))
+            name, meaning = DRV_ERRORS.get(code, (None, "see the driver's drvError_t codes"))
+            said.append(
+                f"the runtime then: {a.group('call')} failed on device {a.group('dev')}, "
+                f"drvRetCode {code}"
+                + (f" = {name} ({meaning})" if name else f" ({meaning})")
+                + f" (line {no})"
+            )
+            ev.device = int(a.group("dev")) if ev.device is None else ev.device
+        if not s2s_seen and "s2s send failed" in line and (m := _DRV_S2S_SEND_RE.search(line)):
+            s2s_seen = True
+            said.append(
+                f"the driver then: its send to another server of the super node failed "
+                f"(s2s send, device {m.group('dev')}, peer SDID {m.group('sdid')}, "
+                f"ret={m.group('ret')}) (line {no})"
+            )
+            ev.device = int(m.group("dev")) if ev.device is None else ev.device
+    return said
 
 
 _PLOG_WARNING_RE = re.compile(r"^[ \t]*\[WARNING\] (?P<mod>[A-Z][A-Z_]*)\(-?\d+,")
@@ -26080,6 +26141,7 @@ DRV_ERRORS = {
     6: ("DRV_ERROR_OUT_OF_MEMORY", "out of memory"),
     7: ("DRV_ERROR_INNER_ERR", "the driver's inner error"),
     16: ("DRV_ERROR_WAIT_TIMEOUT", "the driver's wait timed out"),
+    17: ("DRV_ERROR_IOCRL_FAIL", "a driver ioctl failed"),
     87: (
         "DRV_ERROR_RESOURCE_OCCUPIED",
         "the devices are busy: another process or container holds them",
@@ -27564,6 +27626,37 @@ _DCMI_INIT_RE = re.compile(
     r"\bdcmi (?:model|module) initiali[sz]ed? failed\b.*?\bret is (?P<code>-\d+)", re.IGNORECASE
 )
 _DCMI_RET_RE = re.compile(r"\bdcmi/\w+\.go:\d+\s+(?P<what>.+?),? err: retCode: (?P<code>-\d+)")
+# A MindCluster component's device manager (its devmanager.go, shared by npu-exporter, the device
+# plugin and NodeD) that could not start DCMI: "deviceManager init failed, prepare dcmi failed,
+# err: dcmi init failed, error code: -8005" (MindCluster's FAQ "NPU Exporter组件的Pod状态为
+# CrashLoopBackOff", docs/zh/scheduling/faq.md: the component finds no NPU; npu-smi fails the same
+# way, "dcmi module initialize failed. ret is -8005", after a driver and firmware upgrade with no
+# reboot)
+_HWLOG_DCMI_INIT_RE = re.compile(
+    r"\bprepare dcmi failed, err: dcmi init failed, error code: (?P<code>-\d{1,6})"
+)
+# ... or that found no driver library it would load: "prepare dcmi failed, err: &errors.
+# errorString{s:"cannot found valid driver lib, fromEnv: lib path is invalid, [/usr/local: check
+# uid or mode failed; ...], fromLdCmd: can't find valid lib"}" (mind-cluster's common utils,
+# GetDriverLibPath: "cannot found valid driver lib, fromEnv: %v, fromLdCmd: %v"; checkAbsPath
+# checks the library and every directory above it with CheckOwnerAndPermission(path,
+# DefaultWriteFileMode, rootUID): owned by root and writable by no group or other, else "check uid
+# or mode failed"). MindCluster's FAQ "NPU Exporter检查动态路径失败，日志出现check uid or mode
+# failed": the image's /usr/local was mode 777; its fix chmod 755 /usr/local, committed to the image
+_HWLOG_DRIVER_LIB_RE = re.compile(
+    r"\bprepare dcmi failed, err: [^\n]{0,80}?\bcannot found valid driver lib\b"
+)
+_UID_MODE_PATH_RE = re.compile(r"(?P<path>/[^\s:;\[\]\"]{0,300}): check uid or mode failed")
+# What follows such a failure in the same component's log: its collector with no device manager
+# ("new npu collector failed, ... device Manager is nil", npu-exporter's collector/npu_collector.go)
+# and npu-exporter's main giving up ("register prometheus failed", npu-exporter/main.go): the
+# exporter does not serve (the FAQ: its pod in CrashLoopBackOff)
+_HWLOG_COLLECTOR_NIL_RE = re.compile(
+    r"\bnew npu collector failed\b[^\n]{0,200}?device Manager is nil"
+)
+_HWLOG_PROMETHEUS_RE = re.compile(r"\bregister prometheus failed\b")
+HWLOG_FOLLOW_LINES = 8
+"""How far under a component's failed DCMI start its collector's and main's failures may stand."""
 # npu-smi's own start after DCMI's (hicann/driver's npu-smi source, npu_smi.c
 # handle_board_type_initialization): "npu get board type failed. ret is %d" when neither the
 # configuration nor the board id gave the board type; its codes are npu-smi's own (npu_smi.h:
@@ -29506,6 +29599,8 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             continue
         if "dcmi" not in line.lower():
             continue
+        if "prepare dcmi failed" in line and _hwlog_dcmi_failed(lines, no, line, tagged, report):
+            continue
         m = _DCMI_INIT_RE.search(line)
         what = "npu-smi could not start DCMI" if m else ""
         if m is None and (m := _DCMI_RET_RE.search(line)) is not None:
@@ -29540,6 +29635,83 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         if counts.get(key, 1) > 1:  # (a board-type failure is said once, not counted)
             ev.exception_type = f"{ev.exception_type} ({counts[key]} reports)"
     _dcmi_log_chains(lines, report)
+
+
+def _hwlog_dcmi_failed(
+    lines: list[tuple[int, str, int | None]],
+    no: int,
+    line: str,
+    tagged: int | None,
+    report: LogReport,
+) -> bool:
+    """A MindCluster component's device manager that could not start DCMI (its code, named) or
+    found no driver library it would load (the paths that failed its owner/mode check): one
+    ``npu_dcmi_error`` with what its log says next (the collector with no device manager, the
+    exporter's Prometheus registration failed); False where the line is neither."""
+    init = _HWLOG_DCMI_INIT_RE.search(line)
+    lib = None if init else _HWLOG_DRIVER_LIB_RE.search(line)
+    if init is None and lib is None:
+        return False
+    if any(
+        e.kind == "npu_dcmi_error" and e.call in ("dcmi_init", "dcmi_lib") for e in report.events
+    ):
+        return True  # (a restarted component says it again: its first is the failure)
+    near = [(n, t) for n, t, _ in lines if no < n <= no + HWLOG_FOLLOW_LINES]
+    exporter = any(
+        "npu-exporter" in t or "npu_collector.go" in t for _, t, _ in lines[:LOG_LOOK_LINES]
+    )
+    who = "npu-exporter" if exporter else "a MindCluster component"
+    then: list[str] = []
+    if collector := next((n for n, t in near if _HWLOG_COLLECTOR_NIL_RE.search(t)), None):
+        then.append(f"its NPU collector then had no device manager (line {collector})")
+    if prometheus := next((n for n, t in near if _HWLOG_PROMETHEUS_RE.search(t)), None):
+        then.append(
+            f"its Prometheus registration then failed (line {prometheus}): the exporter does not "
+            "serve metrics (MindCluster's FAQ: its pod in CrashLoopBackOff)"
+        )
+    if init is not None:
+        code = int(init.group("code"))
+        name, meaning = DCMI_CODES.get(code, ("unknown DCMI code", "not in DCMI's code table"))
+        if code == -8005:
+            # MindCluster's FAQ for this very line: the driver and firmware upgraded and the
+            # server not rebooted (its install log, /var/log/ascend_seclog/ascend_install.log,
+            # shows the upgrade); the Ascend case library (case_9289): a device another
+            # container holds
+            meaning += (
+                ": at start, after a driver and firmware upgrade with no reboot (MindCluster's "
+                "FAQ), or a device another container already holds"
+            )
+        said = f"{who}'s device manager could not start DCMI: {code} {name} ({meaning})"
+        ev = LogEvent(
+            kind="npu_dcmi_error",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            code=str(code),
+            code_name=name,
+            library="DCMI",
+            call="dcmi_init",
+            exception_type="; ".join([said, *then])[:600],
+        )
+    else:
+        paths = list(dict.fromkeys(p.group("path") for p in _UID_MODE_PATH_RE.finditer(line)))
+        said = f"{who}'s device manager found no driver library (libdcmi.so) it would load"
+        if paths:
+            said += (
+                f": {', '.join(paths[:4])} failed the owner/mode check (the library and every "
+                "directory above it must be owned by root and writable by no group or other)"
+            )
+        ev = LogEvent(
+            kind="npu_dcmi_error",
+            line=no,
+            message=line.strip()[:300],
+            rank=tagged,
+            library="DCMI",
+            call="dcmi_lib",
+            exception_type="; ".join([said, *then])[:600],
+        )
+    report.events.append(ev)
+    return True
 
 
 def _board_type_failed(
