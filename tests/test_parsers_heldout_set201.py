@@ -153,7 +153,8 @@ def test_nvidia_smis_status_table_is_read_per_gpu() -> None:
     ev = _load(
         "gh200_lambda_container_specs_dump_free_lscpu_df_nvidia_smi_1gpu_97871mib_ecc0_cuda_props_warp_ik.txt"
     )
-    assert ev.files[0].formats == ["nvidia_smi"] and ev.files[0].status == "read"
+    # (its lscpu block, lines 30-46, is read too since set 694b: a note, nothing judged)
+    assert ev.files[0].formats == ["lscpu", "nvidia_smi"] and ev.files[0].status == "read"
     (gpu,) = ev.gpus
     assert (gpu["gpu"], gpu["name"], gpu["bus_id"], gpu["driver"], gpu["cuda"]) == (
         0,

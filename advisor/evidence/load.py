@@ -55,6 +55,7 @@ from advisor.parsers import (
     iperf,
     libfabric,
     logs,
+    lscpu,
     lspci,
     msnpureport,
     msprof,
@@ -301,6 +302,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "lspci_acs": re.compile(lspci.ACS_SIGNATURE, re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
+    "mlxfwmanager": re.compile(rdma.MLXFWMANAGER_SIGNATURE, re.M),
+    "lscpu": re.compile(lscpu.SIGNATURE, re.M),
     "ibdiagnet": re.compile(rdma.IBDIAGNET_SIGNATURE, re.M),
     "mlnx_qos": re.compile(rdma.MLNX_QOS_SIGNATURE, re.M),
     "ping": re.compile(netif.PING_SIGNATURE, re.M),
@@ -2915,7 +2918,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, mlxfwmanager / mlxup, lscpu, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -9979,6 +9982,134 @@ def _mlxconfig(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+def _mlxfwmanager(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """mlxfwmanager (or mlxup, the same code): a note per device of its firmware, the image's and
+    its status; a device whose update burned ("Done") under the tool's "Restart needed for updates
+    to take effect." is a ``nic_firmware_restart_pending`` failure: mlxfwmanager.cpp prints that
+    line once a burn succeeded, and the device runs its old firmware until it restarts (a reboot
+    or mlxfwreset), unless the copy goes on to reset it; a burn that ended "Fail : WHY" or
+    "Interrupted" is a ``nic_firmware_update_failed`` one."""
+    update = rdma.parse_mlxfwmanager(text)
+    reset = _MLXFWRESET_RE.search(text)
+    reset_line = text.count("\n", 0, reset.start()) + 1 if reset else 0
+    notes = []
+    for d in update.devices:
+        fw = d.versions.get("FW")
+        said = [d.where()]
+        if fw:
+            said.append(f"FW {fw[0]}, image {fw[1]}")
+        said += [f"{c} {cur}, image {avail}" for c, (cur, avail) in d.versions.items() if c != "FW"]
+        if d.status:
+            said.append(f"Status: {d.status} (line {d.status_line})")
+        if d.burn:
+            said.append(
+                {"done": "burned", "fail": f"update failed: {d.burn_error}"}.get(
+                    d.burn, "update interrupted"
+                )
+                + f" (line {d.burn_line})"
+            )
+        notes.append(ParseWarning(line=d.line, message="; ".join(said), skipped=False))
+        before = f"FW {fw[0]}" if fw else "its old firmware"
+        target = f"FW {fw[1]}" if fw and fw[1] != "N/A" else "the new image"
+        if d.burn == "done" and update.restart_line and reset_line < d.burn_line:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="nic_firmware_restart_pending",
+                    line=update.restart_line,
+                    message=f"mlxfwmanager: {d.where()}",
+                    library="mlxfwmanager",
+                    exception_type=(
+                        f"{d.where()}: {target} burned (line {d.burn_line}), "
+                        f"'Restart needed for updates to take effect.' (line "
+                        f"{update.restart_line}): it runs {before} until it restarts"
+                    )[:400],
+                ),
+            )
+        elif d.burn in ("fail", "interrupted"):
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="nic_firmware_update_failed",
+                    line=d.burn_line,
+                    message=f"mlxfwmanager: {d.where()}",
+                    library="mlxfwmanager",
+                    code=d.burn,
+                    exception_type=(
+                        f"{d.where()}: the update to {target} "
+                        + (f"failed: {d.burn_error}" if d.burn == "fail" else "was interrupted")
+                        + f"; it still holds {before}"
+                    )[:400],
+                ),
+            )
+    if update.declined_line:
+        notes.append(
+            ParseWarning(
+                line=update.declined_line,
+                message="the update was declined at its prompt (no updates performed)",
+                skipped=False,
+            )
+        )
+    return notes
+
+
+# a firmware reset after the burn loads the new firmware (NVIDIA MFT documentation, mlxfwreset)
+_MLXFWRESET_RE = re.compile(r"^[^\n]{0,200}?\bmlxfwreset\b[^\n]{0,300}?\breset\b", re.M)
+
+
+def _lscpu(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """lscpu: a note of the CPUs (model, count, sockets x cores x threads) and which CPUs each NUMA
+    node holds; nothing judged (an offline CPU list is named)."""
+    cpu = lscpu.parse(text)
+    if cpu is None:
+        raise ParseError("no lscpu 'Architecture:' row")
+    said = [cpu.fields["Architecture"]]
+    model = cpu.fields.get("Model name") or cpu.fields.get("Model")
+    if model:
+        said.append(f"model {model}")
+    if (count := cpu.number("CPU(s)")) is not None:
+        said.append(f"{count} CPUs")
+    sockets = cpu.number("Socket(s)", "CPU socket(s)")
+    cores = cpu.number("Core(s) per socket", "Core(s) per cluster")
+    threads = cpu.number("Thread(s) per core")
+    if sockets and cores and threads:
+        said.append(f"{sockets} socket(s) x {cores} core(s) x {threads} thread(s)")
+    if offline := cpu.fields.get("Off-line CPU(s) list"):
+        said.append(f"offline CPU(s) {offline} (line {cpu.field_lines['Off-line CPU(s) list']})")
+    if cpu.nodes:
+        said.append(
+            f"{len(cpu.nodes)} NUMA node(s): "
+            + "; ".join(f"node {n}: CPUs {cpus}" for n, cpus in sorted(cpu.nodes.items())[:16])
+            + (" ..." if len(cpu.nodes) > 16 else "")
+            + (
+                f" (line {first})"
+                if (first := min(cpu.node_lines.values())) == (last := max(cpu.node_lines.values()))
+                else f" (lines {first}-{last})"
+            )
+        )
+    elif (nodes := cpu.number("NUMA node(s)")) is not None:
+        said.append(f"{nodes} NUMA node(s)")
+    notes = [
+        ParseWarning(
+            line=cpu.line,
+            message=", ".join(said) + " (which node each GPU and NIC sits on is not "
+            "in it: nvidia-smi topo -m or lspci -vv says)",
+            skipped=False,
+        )
+    ]
+    if cpu.borders:
+        notes.append(
+            ParseWarning(
+                line=cpu.line,
+                message=f"read inside a table: {cpu.borders} border line(s) skipped",
+                skipped=False,
+            )
+        )
+    return notes
+
+
 def _lspci_lost(
     devices: list[lspci.ListedDevice], source: str, out: EvidenceFacts
 ) -> list[lspci.ListedDevice]:
@@ -12093,6 +12224,8 @@ _CONVERTERS = {
     "lspci_acs": _lspci_acs,
     "iperf3": _iperf3,
     "mlxconfig": _mlxconfig,
+    "mlxfwmanager": _mlxfwmanager,
+    "lscpu": _lscpu,
     "ibdiagnet": _ibdiagnet,
     "mlnx_qos": _mlnx_qos,
     "ethtool_module": _ethtool_module,

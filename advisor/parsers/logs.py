@@ -777,7 +777,10 @@ class LogEvent:
     (the importer's, an ibdiagnet stage its summary counts errors, Fail, or warnings, Warn in),
     nic_config_tool_error (the importer's, an mlxconfig or mstconfig command that answered
     "-E-": code "unopened" where it could not open the device), firmware_config_pending (the
-    importer's, an mlxconfig set applied that loads at the next reboot), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
+    importer's, an mlxconfig set applied that loads at the next reboot), nic_firmware_restart_pending (the
+    importer's, an mlxfwmanager update burned whose firmware runs only after a restart),
+    nic_firmware_update_failed (the importer's, an mlxfwmanager burn that ended "Fail :" or
+    "Interrupted": code "fail" or "interrupted"), nic_roce_disabled (the importer's, an mlxconfig query whose ROCE_CONTROL reads
     ROCE_DISABLE), nic_sriov_no_vfs (the importer's, an mlxconfig query -e whose NUM_OF_VFS
     was set to 0 from its default, SR-IOV not shown off), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far

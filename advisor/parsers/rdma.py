@@ -4152,3 +4152,142 @@ def parse_ibping(text: str) -> list[IbpingRun]:
     if not runs:
         raise ParseError("no ibping run ('Pong from HOST (Lid N): time T ms')")
     return runs
+
+
+# mlxfwmanager (NVIDIA MFT; mstflint's mstfwmanager and mlxup share its code,
+# mlxfwupdate/mlxfwmanager.cpp): printDeviceInfoQuery prints a block a device, "Device #1:" over
+# "----------", its "Device Type:", "Part Number:", "Description:", "PSID:", "PCI Device Name:"
+# and MAC/GUID rows, "Versions:  Current  Available" over one row a component ("FW 2.33.5220
+# 2.42.5000", "PXE ...", "UEFI ..."), then "Status:" (one of "Update required", "Forced update
+# required", "Up to date", "No matching image found", "Failed to open device", "Multiple image
+# files found", "Device has unknown expansion rom", "Image has unknown expansion rom", "Skipped
+# (same version)", "N/A (Mixed versions)"). The signature: the block's head over its device
+# type, or its versions heading.
+MLXFWMANAGER_SIGNATURE = (
+    r"^[ \t]*Device #\d{1,4}:[ \t]*\r?\n[ \t]*-{5,}[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t]*Device Type:"
+    r"|^[ \t]*Versions:[ \t]+Current[ \t]+Available[ \t]*\r?$"
+)
+_FWM_DEVICE_RE = re.compile(r"^[ \t]*Device #(?P<index>\d{1,4}):[ \t]*$")
+_FWM_FIELD_RE = re.compile(
+    r"^[ \t]*(?P<key>Device Type|Part Number|Description|PSID|PCI Device Name):[ \t]*"
+    r"(?P<value>\S[^\n]{0,300}?)[ \t]*$"
+)
+_FWM_VERSION_RE = re.compile(
+    r"^[ \t]*(?P<component>FW|PXE|UEFI|FCODE|[A-Z][A-Z0-9_]{1,15})[ \t]+(?P<current>\S+)"
+    r"[ \t]+(?P<available>\S+)[ \t]*$"
+)
+_FWM_STATUS_RE = re.compile(r"^[ \t]*Status:[ \t]*(?P<status>\S[^\n]{0,200}?)[ \t]*$")
+# the update's own lines (mlxfwmanager.cpp): one device's "Device #1: Updating FW ..." (or
+# "Updating FW ..." where the host has one device; "Device #1 (NAME): Updating FW ..." when
+# several burn at once), then "Done", "Fail : WHY" or "Interrupted"; after them, where at least one
+# burn succeeded, "Restart needed for updates to take effect.": the new firmware runs only after
+# the device restarts (a reboot, or mlxfwreset)
+_FWM_UPDATING_RE = re.compile(
+    r"^[ \t]*(?:Device #(?P<index>\d{1,4})(?:[ \t]+\([^)\n]{1,200}\))?:[ \t]*)?Updating FW \.\.\."
+    r"[ \t]*(?P<rest>[^\n]{0,300}?)[ \t]*$"
+)
+_FWM_PARALLEL_END_RE = re.compile(
+    r"^[ \t]*Device #(?P<index>\d{1,4})(?:[ \t]+\([^)\n]{1,200}\))?:[ \t]*"
+    r"(?P<end>Done|Interrupted|Fail[ \t]*:[ \t]*[^\n]{0,300}?)[ \t]*$"
+)
+_FWM_END_RE = re.compile(r"^[ \t]*(?P<end>Done|Interrupted|Fail[ \t]*:[ \t]*[^\n]{0,300}?)[ \t]*$")
+_FWM_RESTART_RE = re.compile(r"^[ \t]*Restart needed for updates to take effect\.?[ \t]*$")
+_FWM_DECLINED_RE = re.compile(r"^[ \t]*No updates performed[ \t]*$")
+
+
+@dataclass(kw_only=True)
+class FirmwareDevice:
+    """One device block of mlxfwmanager (or mlxup), and what its update did."""
+
+    index: int
+    line: int
+    fields: dict[str, str] = field(default_factory=dict)
+    versions: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Component (FW, PXE, UEFI) → (current, available) as printed."""
+    version_lines: dict[str, int] = field(default_factory=dict)
+    status: str = ""
+    status_line: int = 0
+    burn: str = ""
+    """"done", "fail" or "interrupted" where the copy shows the update's end; "" otherwise."""
+    burn_line: int = 0
+    burn_error: str = ""
+
+    def where(self) -> str:
+        """The device as its block names it: type, part number and PCI device name."""
+        kind = self.fields.get("Device Type", "")
+        part = self.fields.get("Part Number", "")
+        pci = self.fields.get("PCI Device Name", "")
+        said = " ".join(x for x in (kind, part) if x and x != "N/A") or f"device #{self.index}"
+        return said + (f" ({pci})" if pci else "")
+
+
+@dataclass(kw_only=True)
+class FirmwareUpdate:
+    devices: list[FirmwareDevice] = field(default_factory=list)
+    restart_line: int = 0
+    """The line of "Restart needed for updates to take effect." (0: none)."""
+    declined_line: int = 0
+    """The line of "No updates performed" (the prompt answered no)."""
+
+
+def parse_mlxfwmanager(text: str) -> FirmwareUpdate:
+    """mlxfwmanager's device blocks and its update's lines; ParseError where no block is there."""
+    out = FirmwareUpdate()
+    by_index: dict[int, FirmwareDevice] = {}
+    device: FirmwareDevice | None = None
+    burning: FirmwareDevice | None = None  # the device whose "Updating FW ..." came last
+    in_versions = False
+    for no, line in enumerate(text.splitlines(), 1):
+        if m := _FWM_DEVICE_RE.match(line):
+            device = FirmwareDevice(index=int(m.group("index")), line=no)
+            by_index.setdefault(device.index, device)
+            out.devices.append(device)
+            in_versions = False
+            continue
+        if m := _FWM_UPDATING_RE.match(line):
+            index = int(m.group("index")) if m.group("index") else 1
+            burning = by_index.get(index) or (out.devices[-1] if out.devices else None)
+            in_versions = False
+            rest = m.group("rest")
+            if burning is not None and (end := _FWM_END_RE.match(rest)):
+                _burn_end(burning, end.group("end"), no)
+            continue
+        if (m := _FWM_PARALLEL_END_RE.match(line)) and int(m.group("index")) in by_index:
+            _burn_end(by_index[int(m.group("index"))], m.group("end"), no)
+            continue
+        if burning is not None and not burning.burn and (m := _FWM_END_RE.match(line)):
+            _burn_end(burning, m.group("end"), no)
+            continue
+        if _FWM_RESTART_RE.match(line):
+            out.restart_line = no
+            continue
+        if _FWM_DECLINED_RE.match(line):
+            out.declined_line = no
+            continue
+        if device is None:
+            continue
+        if m := _FWM_FIELD_RE.match(line):
+            device.fields.setdefault(m.group("key"), m.group("value"))
+        elif re.match(r"^[ \t]*Versions:", line):
+            in_versions = True
+        elif m := _FWM_STATUS_RE.match(line):
+            device.status, device.status_line = m.group("status"), no
+            in_versions = False
+        elif in_versions and (m := _FWM_VERSION_RE.match(line)):
+            component = m.group("component")
+            device.versions[component] = (m.group("current"), m.group("available"))
+            device.version_lines[component] = no
+    if not out.devices:
+        raise ParseError("no mlxfwmanager device block ('Device #1:' over 'Device Type:')")
+    return out
+
+
+def _burn_end(device: FirmwareDevice, end: str, line: int) -> None:
+    device.burn_line = line
+    if end == "Done":
+        device.burn = "done"
+    elif end == "Interrupted":
+        device.burn = "interrupted"
+    else:
+        device.burn = "fail"
+        device.burn_error = end.split(":", 1)[1].strip()
