@@ -77,7 +77,8 @@ def test_the_e39999_heading_and_its_tsdopen_line_are_one_device_that_did_not_sta
     assert level == "NOT READY"
     assert _above_info(outcome) == [("evidence-hccl-other-error", "critical")]
     (item,) = _items(outcome, "evidence-hccl-other-error")
-    assert item.startswith("E39999 (device 9): ")
+    # (set 692: the worker its prefix names, the inner one with the error's own PID, is said)
+    assert item.startswith("E39999 on Worker under VLLMEngine (pid 3600530) (device 9): ")
     assert "device 9 did not start" in item and "line 8)" in item
 
 

@@ -476,6 +476,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|CUDA error at \S+ code=\d+\(cudaError\w+\) \"cuda(?:GetDeviceCount|SetDevice|GetDevice|Init)\b"
         # NHC's passed checks (logs._nhc_failures)
         r"|^(?:[\w.-]+\s*\|\s*)?SUCCESS:\s+nhc:\s+Health check passed:"
+        # Abseil's failure signal handler's first line, Ray's actors logging it too
+        # (logs._ABSL_SIGNAL_RE)
+        r"|\*\*\* (?:SIG[A-Z]{2,7}|Signal \d{1,3}) received at time=\d{1,20}(?: on cpu \d{1,6})? \*\*\*"
         # submitit's preempted job (logs._submitit_notes)
         r"|Caught signal SIG\w+ on \S+: this job is preempted\."
         # MindSpore's memory pool past the device's memory (logs._MS_POOL_FULL_RE)

@@ -3499,6 +3499,14 @@ def _ray_repeats(raw: list[str], report: LogReport) -> None:
         )
     for ev in report.events:
         if 0 < ev.line <= len(raw) and (r := _RAY_REPEATED_RE.search(raw[ev.line - 1])):
+            if (ev.exception_type or "").startswith("absl's"):
+                # absl's handler writes its signal line once a process and ends it (its
+                # failure_signal_handler.cc: a second signal in the handler logs another line),
+                # so each folded copy is another process that crashed on the same signal
+                ev.message = (
+                    f"{ev.message}; Ray folded the same line of {r.group(1)} more process(es) "
+                    f"into it: {int(r.group(1)) + 1} processes received it"
+                )[:300]
             report.unread.append(
                 ParseWarning(
                     line=ev.line,
@@ -13004,6 +13012,29 @@ _UCX_SIGNAL_RE = re.compile(
 )
 
 
+# Abseil's failure signal handler (absl/debugging/failure_signal_handler.cc WriteSignalMessage):
+# "*** SIGSEGV received at time=<unix s> on cpu <n> ***" ("*** Signal N received ..." for a signal
+# it has no name for), then (WriteStackTrace) "PC: @ <addr> ..." and one "    @ <addr> <frame
+# size> <symbol>" line a frame, innermost first; it writes all to stderr, then again through the
+# program's writer, and raises the signal again: the process ends. Ray installs it with a writer
+# that logs each line at ERROR (src/ray/util/logging.cc RayLog::InstallFailureSignalHandler,
+# WriteFailureMessage: RAY_LOG(ERROR)), so an actor's copy reads "[<date> <time>,<ms> E <pid> <tid>]
+# logging.cc:501: *** SIGSEGV received ...".
+_ABSL_SIGNAL_RE = re.compile(
+    r"\*\*\* (?P<sig>SIG[A-Z]{2,7}|Signal \d{1,3}) received at time=\d{1,20}"
+    r"(?: on cpu (?P<cpu>\d{1,6}))? \*\*\*"
+)
+_ABSL_FRAME_RE = re.compile(
+    r"(?<!PC: )@\s{1,20}0x[0-9a-fA-F]{1,16}\s{1,20}(?:\d{1,12}|\(unknown\))\s{1,20}(?P<sym>\S[^\n]{0,400})"
+)
+# Ray's C++ log prefix (spdlog pattern "[%Y-%m-%d %H:%M:%S,%e %L %P %t]"): its time orders the
+# lines of one process where Ray's deduplication printed them out of order
+_RAY_CPP_PREFIX_RE = re.compile(
+    r"\[(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) [A-Z] (?P<pid>\d{1,10}) \d{1,10}\]"
+)
+ABSL_FRAME_LINES = 40
+"""How far from absl's signal line its frames may stand (32 frames at most, its PC line, another
+process's lines between; the stderr copy may stand above the logged one)."""
 # tvm_ffi's SIGSEGV handler (tvm_ffi src/ffi/backtrace.cc): "!!!!!!! Segfault encountered !!!!!!!",
 # then its backtrace ('  File "<unknown>", line 0, in ucs_topo_cleanup', or a symbol a line), then
 # the signal raised again with the default handler: the process ends with SIGSEGV
@@ -15996,6 +16027,35 @@ def _exit_hangs(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         )
 
 
+def _absl_frame(
+    lines: list[tuple[int, str, int | None]], index: int, pid: int | None
+) -> str | None:
+    """The innermost named frame absl's handler wrote for ``pid`` near line ``index``: by Ray's
+    log time where the lines have it (Ray's deduplication prints folded lines out of their
+    order; absl writes the frames innermost first), else the first after the signal's line."""
+    timed: list[tuple[str, str]] = []
+    after: list[str] = []
+    for at, (_, text, _) in enumerate(
+        lines[max(0, index - ABSL_FRAME_LINES) : index + ABSL_FRAME_LINES],
+        start=max(0, index - ABSL_FRAME_LINES),
+    ):
+        if "@" not in text or not (fr := _ABSL_FRAME_RE.search(text)):
+            continue
+        prefix = _RAY_CPP_PREFIX_RE.search(text[: fr.start()])
+        wp = WORKER_PREFIX_RE.match(text.lstrip())
+        of = int(prefix.group("pid")) if prefix else int(wp.group("pid")) if wp else None
+        sym = _RAY_REPEATED_RE.sub("", fr.group("sym")).strip()
+        if (pid is not None and of is not None and of != pid) or sym in ("", "(unknown)"):
+            continue
+        if prefix:
+            timed.append((prefix.group("at"), sym))
+        elif at > index:
+            after.append(sym)
+    if timed:
+        return min(timed)[1]
+    return after[0] if after else None
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -16167,6 +16227,31 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 ("tvm-segv", tagged if tagged is not None else no), no, text,
                 "tvm_ffi's signal handler (a segmentation fault in native code)",
                 exit_code=-11, rank=tagged, call=native, library="native code" if native else None,
+            )  # fmt: skip
+            continue
+        if "received at time=" in line and (ab := _ABSL_SIGNAL_RE.search(line)):
+            # absl's failure signal handler (Ray's actors log it through logging.cc): the
+            # process crashed on the signal; its innermost named frame, and how many more
+            # processes Ray folded the same line of into this one
+            cpp = _RAY_CPP_PREFIX_RE.search(line[: ab.start()])
+            wp = WORKER_PREFIX_RE.match(line.lstrip())
+            crashed_pid = int(cpp.group("pid")) if cpp else int(wp.group("pid")) if wp else None
+            sig = ab.group("sig")
+            number = SIGNAL_NUMBERS.get(sig) or (
+                int(sig.split()[1]) if sig.startswith("Signal ") else None
+            )
+            # (Ray's "[repeated Nx across cluster]" after it is counted in _ray_repeats)
+            signal_said = f"{sig} received" + (
+                f" on cpu {ab.group('cpu')}" if ab.group("cpu") else ""
+            )
+            if cpp:
+                signal_said += f" at {cpp.group('at')}"
+            once(
+                ("absl-signal", crashed_pid if crashed_pid is not None else no), no, signal_said,
+                "absl's failure signal handler"
+                + (" (Ray's logging.cc logs it)" if "logging.cc" in line[: ab.start()] else ""),
+                exit_code=-number if number else None, rank=tagged,
+                call=_absl_frame(lines, index, crashed_pid), library="native code",
             )  # fmt: skip
             continue
         if "EngineCore failed to start" in line and _VLLM_CORE_START_RE.search(line):
