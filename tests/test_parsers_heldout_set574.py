@@ -84,7 +84,12 @@ def test_a_perftest_client_typed_after_its_servers_failure_is_its_own_run() -> N
         "Completion with error at client (IBV_WC_LOC_PROT_ERR, vendor syndrome 0x51), 0 of 128 "
         "work requests completed"
     )
-    assert len(_found(ev)["evidence-rdma-perftest-failed"].items) == 2
+    # (round RRRR set 694: a completion with error comes only from a run whose QPs had
+    # connected, perftest's warm-up and run_iter_* loops, so the client's run broke off: critical;
+    # the server's exchange that lost its client stays a failure said on its own)
+    found = _found(ev)
+    assert len(found["evidence-rdma-perftest-failed"].items) == 1
+    assert len(found["evidence-rdma-perftest-broke-off"].items) == 1
 
 
 def test_perftests_socket_words_before_and_after_its_typo_fix_are_failures() -> None:

@@ -9251,7 +9251,8 @@ def _nic_counters_warned(
                 message=f"{counter} {value}"
                 + (
                     f" (tx_global_pause_duration {b.counters['tx_global_pause_duration']})"
-                    if "pause" in counter
+                    if counter.startswith("tx_")
+                    and "pause" in counter
                     and "storm" not in counter
                     and b.counters.get("tx_global_pause_duration")
                     else ""

@@ -20,6 +20,10 @@ SIGNATURE = (
     r"|(?:^[ \t]*[a-z]\w*_phy: \d+[ \t]*(?:#[^\n]*)?\n){3}"
     # (or its first counters, every NIC's rx/tx packet and byte counts, indented as printed)
     r"|^[ \t]+rx_packets: \d+[ \t]*\n[ \t]+tx_packets: \d+[ \t]*\n[ \t]+rx_bytes: \d+"
+    # (or a grep of its counters under the command that named them: "ethtool -S eth1 | grep
+    # pause", or a grep of a sosreport's sos_commands/networking/ethtool_-S_eth1, the file
+    # sosreport writes that output to)
+    r"|^[^\n]{0,200}?\bethtool(?:_-S_| -S )[^\n]{0,200}\n[ \t]+[a-z]\w{0,100}: \d+[ \t]*$"
 )
 _COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+(?:: [\w.\[\]-]+)?): (?P<value>-?\d+)\s*$")
 _HEADLESS_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z]\w*): (?P<value>\d+)\s*(?:#.*)?$")
@@ -67,7 +71,13 @@ traffic. One pause a 10,000 packets received is past what a port keeping up send
 # link-level pause packets ("if this counter is increasing, it implies that the NIC is congested
 # and cannot absorb the traffic coming from the network"), tx_global_pause (global pause),
 # tx_prio<p>_pause (PFC, per priority)
-_PAUSES_SENT_RE = re.compile(r"tx_(?:pause_ctrl_phy|global_pause|prio[0-7]_pause)")
+# (and bnx2x's tx_pause_frames / rx_pause_frames, its port's pause frames sent and received:
+# bnx2x_ethtool.c bnx2x_stats_arr, "rx_pause_frames" from pause_frames_received)
+_PAUSES_SENT_RE = re.compile(r"tx_(?:pause_ctrl_phy|pause_frames|global_pause|prio[0-7]_pause)")
+# The pause frames the port received: counters.rst's rx_pause_ctrl_phy, "if this counter is
+# increasing, it implies that the network is congested and cannot absorb the traffic coming
+# from to the adapter": its link partner held this port's sending back
+_PAUSES_RECEIVED_RE = re.compile(r"rx_(?:pause_ctrl_phy|pause_frames|global_pause|prio[0-7]_pause)")
 _PAUSE_STORMS = ("tx_pause_storm_warning_events", "tx_pause_storm_error_events")
 """mlx5's PFC stall prevention (kernel commit "net/mlx5e: Expose PFC stall prevention counters"):
 the device stalled past a watermark (warning) or past its timeout, pause sending then disabled
@@ -88,6 +98,19 @@ def pauses_sent(stats: NicStats) -> tuple[str, int] | None:
     """The pause-frame counter of a block that counts the most sent (link-level or a PFC
     priority's), with its value; None where the block holds none above 0."""
     pauses = [(k, v) for k, v in stats.counters.items() if _PAUSES_SENT_RE.fullmatch(k) and v]
+    return max(pauses, key=lambda kv: kv[1]) if pauses else None
+
+
+def sent_packets(stats: NicStats) -> int | None:
+    """The packets the port sent since its driver started (``tx_packets_phy``, else
+    ``tx_packets``); None where the copy holds neither."""
+    return stats.counters.get("tx_packets_phy") or stats.counters.get("tx_packets")
+
+
+def pauses_received(stats: NicStats) -> tuple[str, int] | None:
+    """The pause-frame counter of a block that counts the most received, with its value; None
+    where the block holds none above 0."""
+    pauses = [(k, v) for k, v in stats.counters.items() if _PAUSES_RECEIVED_RE.fullmatch(k) and v]
     return max(pauses, key=lambda kv: kv[1]) if pauses else None
 
 
@@ -147,6 +170,29 @@ def congestion_said(stats: NicStats) -> list[tuple[str, int, str]]:
                 "link partner back",
             )
         )
+    # (the pauses its link partner sent it, weighed as the ones it sends are, against the
+    # packets it sent: past them the network could not take this port's traffic in)
+    got = pauses_received(stats)
+    sent = sent_packets(stats)
+    if (
+        got is not None
+        and got[1] >= PAUSES_SENT_MIN
+        and (not sent or got[1] / sent >= PAUSES_SENT_SHARE)
+    ):
+        said.append(
+            (
+                got[0],
+                got[1],
+                "pause frames the port received since its driver started"
+                + (
+                    f", {got[1] / sent:.2g} a packet sent"
+                    if sent
+                    else " (the copy holds no count of the packets sent to weigh them against)"
+                )
+                + ": its link partner (the switch port) did not take in the traffic as fast as "
+                "this port sent it and held it back",
+            )
+        )
     for name in _PAUSE_STORMS:
         if stats.counters.get(name):
             said.append(
@@ -171,7 +217,9 @@ def congestion_said(stats: NicStats) -> list[tuple[str, int, str]]:
 
 
 _IFACE_NAMED_RE = re.compile(
-    r"\bethtool\s+-S\s+(?P<iface>[A-Za-z][\w.@-]*)\s*(?:\||$)|^\s*={2,}\s*(?P<iface2>[A-Za-z][\w.@-]*)\s*={0,}\s*$"
+    r"\bethtool\s+-S\s+(?P<iface>[A-Za-z][\w.@-]*)\s*(?:\||$)"
+    # (sosreport's file of that output, grepped: "sos_commands/networking/ethtool_-S_eth1")
+    r"|\bethtool_-S_(?P<iface3>[A-Za-z][\w.@-]*)\s*$|^\s*={2,}\s*(?P<iface2>[A-Za-z][\w.@-]*)\s*={0,}\s*$"
 )
 
 
@@ -196,7 +244,7 @@ def parse(text: str) -> list[NicStats]:
             named = None
             continue
         if n := _IFACE_NAMED_RE.search(line):
-            named = n.group("iface") or n.group("iface2")
+            named = n.group("iface") or n.group("iface2") or n.group("iface3")
             continue
         if blocks and (m := _COUNTER_RE.match(line)):
             value = int(m.group("value"))

@@ -617,6 +617,13 @@ _NAME_HEADING_RE = re.compile(
 # above each host's lines
 _GATHER_RULE_RE = re.compile(r"^-{10,}\s*$")
 _GATHER_HOST_RE = re.compile(r"^(?P<host>[\w.\-\[\],]+)(?: \(\d+\))?\s*$")
+# the one-line header a cluster-wide run puts above each host's lines, as OSCAR's cexec (C3)
+# does in the copy of round RRRR set 694 ("--------- n01---------", under the cluster's
+# "*** oscar_cluster ***" banner): dashes, the host, dashes (a host name never ends in "-":
+# RFC 1123's labels end in a letter or digit)
+_DASHED_HOST_HEADER_RE = re.compile(
+    r"^-{3,40} ?(?P<host>[A-Za-z0-9](?:[\w.]|-(?!-)){0,252}?)-{3,40}\s*$"
+)
 # an RDMA device's or network interface's name is no host's ("mlx5_0:" over its own lines)
 _DEVICE_NAME_RE = re.compile(
     r"(?:mlx\d|mthca|qib|hfi\d|ib[a-z]*\d|roce|irdma|rxe|siw|bnxt_re|qedr|efa|erdma|hns|eth\d"
@@ -830,6 +837,14 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             prompted.append((no, prompt_host))
             ca, current = None, None
             continue
+        if line.startswith("---") and (dashed := _DASHED_HOST_HEADER_RE.match(line)):
+            # (cexec's header: the lines below it, to the next, are that host's, as dshbak's)
+            if prompt_host is not None:
+                netdev_ports.clear()
+            prompt_host = dashed.group("host")
+            prompted.append((no, prompt_host))
+            ca, current = None, None
+            continue
         if (
             "@" in line
             and (host := MARKED_PROMPT_HOST_RE.match(line))
@@ -906,7 +921,16 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             )
             ca, current = None, None
             continue
-        if "sminfo:" in line and (sm := _SMINFO_RE.match(line)):
+        if "sminfo:" in line and (
+            (sm := _SMINFO_RE.match(line))
+            # (its one line wrapped after "priority N" by a mail or a narrow window: its state on
+            # the next line, "state 3 SMINFO_MASTER", read as the one line sminfo printed)
+            or (
+                index + 1 < len(numbered)
+                and numbered[index + 1][1].lstrip().startswith("state ")
+                and (sm := _SMINFO_RE.match(f"{line.rstrip()} {numbered[index + 1][1].strip()}"))
+            )
+        ):
             sminfo.append((no, sm, prompt_host))
             ca, current = None, None
             continue
@@ -1188,6 +1212,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 skipped=False,
             )
         )
+    # (several hosts' sminfo, a cluster-wide run's: each said with the host it ran on)
+    sminfo_hosts = len({asked_on for _, _, asked_on in sminfo if asked_on}) > 1
     for at, answer, asked_on in sminfo:
         unmanaged = [
             p
@@ -1200,7 +1226,10 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         ]
         lid = f"lid {answer.group('lid')}"
         node = next(((n, d) for n, d, dest in node_descs if dest == lid), None)
-        warnings.append(_sminfo_note(at, answer, unmanaged, node))
+        note = _sminfo_note(at, answer, unmanaged, node)
+        if sminfo_hosts and asked_on:
+            note.message = f"{asked_on}: {note.message}"
+        warnings.append(note)
     said_lids = {f"lid {answer.group('lid')}" for _, answer, _ in sminfo}
     for n, desc, dest in node_descs:
         if dest is None or dest not in said_lids:
@@ -1817,7 +1846,9 @@ class PerftestRun:
     then runs its iterations), so the peer or the path went away mid-test; no figure was
     measured between the two hosts. Or its exchange of addresses broke after its settings
     (``_PERFTEST_EXCHANGE_BROKE_RE``): printed once the other side connected, so that side
-    connected and then failed before the test began (its memory registration, its QPs)."""
+    connected and then failed before the test began (its memory registration, its QPs). Or it
+    stopped on a completion with error before any row: perftest polls completions only once the
+    QPs are connected and the test runs."""
     sizes_mismatched: bool = False
     """It stopped on a remote access error (IBV_WC_REM_ACCESS_ERR, status 10) after measuring
     some sizes, the last of them ``PERFTEST_SERVER_DEFAULT_BYTES`` or larger: its next, larger
@@ -2352,6 +2383,18 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run.cut_row_line = run.cut_row_line or no
     if not ports:
         raise ParseError('no perftest settings block ("Dual-port : ... Device : ...")')
+    for hca in ports:
+        # A completion with error before any row broke off too, whatever the copy kept of the
+        # run above it (its command, its settings, its header, or nothing): perftest polls
+        # completions only in its warm-up and run_iter_* loops, after ctx_connect moved the QPs
+        # to RTR/RTS with the other side's address and after the report's header (src/write_bw.c
+        # main(); perftest_resources.h NOTIFY_COMP_ERROR_SEND/RECV): the RDMA path failed
+        if (
+            (done := hca.perftest) is not None
+            and not done.rows
+            and (done.failed or "").startswith("Completion with error")
+        ):
+            done.broke_off = True
     _interleaved_server_row(ports, warnings)
     if freqs := [(no, m) for no, line, _ in numbered if (m := _CPU_FREQ_CONFLICT_RE.search(line))]:
         # perftest's get_cpu_mhz (src/get_clock.c): /proc/cpuinfo's cores at different clocks;
