@@ -9237,6 +9237,12 @@ RX_DISCARD_MIN = 10_000
 to say the port is congested (the counters run from the driver's start)."""
 
 
+def _nic_where(b: ethtool.NicStats) -> str:
+    """The host (a pdsh copy's) and interface a block's finding names, each with ": " after it;
+    empty where the copy names neither."""
+    return "".join(f"{x}: " for x in (b.host, b.iface) if x)
+
+
 def _nic_counters_warned(
     b: ethtool.NicStats, said: list[tuple[str, int, str]], source: str, out: EvidenceFacts
 ) -> None:
@@ -9258,7 +9264,7 @@ def _nic_counters_warned(
                     else ""
                 ),
                 library="ethtool",
-                exception_type=(f"{b.iface}: " if b.iface else "") + what,
+                exception_type=_nic_where(b) + what,
             ),
         )
 
@@ -9283,7 +9289,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
                         else ""
                     ),
                     library="ethtool",
-                    exception_type=(f"{b.iface}: " if b.iface else "")
+                    exception_type=_nic_where(b)
                     + "the port dropped received frames with physical-layer (FCS or symbol) "
                     "errors since its driver started: the link corrupts what it carries"
                     + (
@@ -9319,7 +9325,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
                 line=b.line,
                 message=f"rx_discards_phy {dropped} of rx_packets_phy {received}",
                 library="ethtool",
-                exception_type=(f"{b.iface}: " if b.iface else "")
+                exception_type=_nic_where(b)
                 + f"the port discarded {100 * dropped / received:.1f} % of the "
                 "packets it received since its driver started, for want of buffers (the adapter "
                 "congested: it could not take them in as fast as they came)"
@@ -9336,6 +9342,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
         ParseWarning(
             line=b.line,
             message="ethtool -S: "
+            + (f"{b.host}: " if b.host else "")
             + _losses_said(
                 len(b.counters),
                 b.losses,
@@ -10015,7 +10022,12 @@ def _mlxfwmanager(text: str, source: str, out: EvidenceFacts, name: str) -> list
         notes.append(ParseWarning(line=d.line, message="; ".join(said), skipped=False))
         before = f"FW {fw[0]}" if fw else "its old firmware"
         target = f"FW {fw[1]}" if fw and fw[1] != "N/A" else "the new image"
-        if d.burn == "done" and update.restart_line and reset_line < d.burn_line:
+        if (
+            d.burn == "done"
+            and update.restart_line
+            and reset_line < d.burn_line
+            and not _mlxfw_runs_burned(d, update.devices)
+        ):
             _add_failure(
                 out,
                 source,
@@ -10059,13 +10071,45 @@ def _mlxfwmanager(text: str, source: str, out: EvidenceFacts, name: str) -> list
     return notes
 
 
+def _mlxfw_runs_burned(burned: rdma.FirmwareDevice, devices: list[rdma.FirmwareDevice]) -> bool:
+    """Whether a block after ``burned``'s burn (a later ``mlxfwmanager --query``, as an update is
+    logged: update, reboot, verify) shows the same device (its PCI Device Name, else its PSID,
+    else its index) running the image burned: its "FW" current version the burned image's and
+    no "FW (Running)" row of another. mstflint's mlnx_dev.cpp (b9d9e84) prints "FW" from the
+    flash and adds "FW (Running)" only where the running firmware differs from it, so a "FW"
+    row alone is the firmware the device runs."""
+    fw = burned.versions.get("FW")
+    if not fw or fw[1] == "N/A":
+        return False
+
+    def key(d: rdma.FirmwareDevice) -> str:
+        return d.fields.get("PCI Device Name") or d.fields.get("PSID") or f"#{d.index}"
+
+    return any(
+        later.line > burned.burn_line
+        and key(later) == key(burned)
+        and later.versions.get("FW", ("",))[0] == fw[1]
+        and later.versions.get("FW (Running)", (fw[1],))[0] == fw[1]
+        for later in devices
+    )
+
+
 # a firmware reset after the burn loads the new firmware (NVIDIA MFT documentation, mlxfwreset)
 _MLXFWRESET_RE = re.compile(r"^[^\n]{0,200}?\bmlxfwreset\b[^\n]{0,300}?\breset\b", re.M)
 
 
 def _lscpu(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """lscpu: a note of the CPUs (model, count, sockets x cores x threads) and which CPUs each NUMA
-    node holds; nothing judged (an offline CPU list is named)."""
+    node holds; nothing judged (an offline CPU list is named). A pdsh copy ("gpu-node01: "
+    before each row, ``pdsh_by_host``) is read per host, each note naming its host."""
+    parts = pdsh_by_host(text)
+    if parts[0][0] is not None:
+        notes: list[ParseWarning] = []
+        for host, part in parts:
+            for note in _lscpu(part, source, out, name):
+                note.message = f"{host}: {note.message}"
+                notes.append(note)
+        return notes
     cpu = lscpu.parse(text)
     if cpu is None:
         raise ParseError("no lscpu 'Architecture:' row")

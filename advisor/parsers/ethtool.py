@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from advisor.parsers import MARKED_PROMPT_HOST_RE, ParseError, numbered_lines
+from advisor.parsers import MARKED_PROMPT_HOST_RE, ParseError, numbered_lines, pdsh_by_host
 
 SIGNATURE = (
     r"^[ \t]*NIC statistics:[ \t]*\n[ \t]+[\w.\[\]-]+: -?\d+[ \t]*$"
@@ -24,6 +24,12 @@ SIGNATURE = (
     # pause", or a grep of a sosreport's sos_commands/networking/ethtool_-S_eth1, the file
     # sosreport writes that output to)
     r"|^[^\n]{0,200}?\bethtool(?:_-S_| -S )[^\n]{0,200}\n[ \t]+[a-z]\w{0,100}: \d+[ \t]*$"
+    # (the same through pdsh, "node01: " before each counter: pdsh -w node0[1-3] "ethtool -S
+    # eth1 | grep pause")
+    r"|^[^\n]{0,200}?\bethtool -S [^\n]{0,200}\n[A-Za-z0-9][\w.-]{0,62}:[ \t]+[a-z]\w{0,100}: \d+[ \t]*$"
+    # (or grep over several of sosreport's files, grep's "FILE:" before each line: grep pause
+    # sos_commands/networking/ethtool_-S_*)
+    r"|^[^\s:]{0,300}?ethtool_-S_[A-Za-z][\w.@-]{0,63}:[ \t]+[a-z]\w{0,100}: \d+[ \t]*$"
 )
 _COUNTER_RE = re.compile(r"^\s+(?P<name>[\w.\[\]-]+(?:: [\w.\[\]-]+)?): (?P<value>-?\d+)\s*$")
 _HEADLESS_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z]\w*): (?P<value>\d+)\s*(?:#.*)?$")
@@ -51,6 +57,8 @@ class NicStats:
     iface: str | None = None
     """The interface the copy names above the block (``ethtool -S ens1f0np0``, a loop's
     ``== ens1f0np0`` heading); None where it names none."""
+    host: str | None = None
+    """The host pdsh put before its lines (``node01:``); None where the copy is no pdsh one."""
 
 
 def _is_loss(name: str) -> bool:
@@ -223,16 +231,51 @@ _IFACE_NAMED_RE = re.compile(
 )
 
 
+# grep's "FILE:" before each line where it reads several files, a sosreport's ethtool -S output
+# file naming the interface (grep pause sos_commands/networking/ethtool_-S_*)
+_GREP_FILE_RE = re.compile(r"^[^\s:]{0,300}?ethtool_-S_(?P<iface>[A-Za-z][\w.@-]{0,63}):(?=[ \t])")
+# the pdsh command line above a pdsh copy (no host's output), the interface it names
+_PDSH_CMD_RE = re.compile(r"^[^\n]{0,200}?\bpdsh\b[^\n]{0,400}?\bethtool\b")
+
+
 def parse(text: str) -> list[NicStats]:
-    """Each ``NIC statistics:`` block; ParseError when none has a counter."""
+    """Each ``NIC statistics:`` block (or headless copy's block: one a command line or grep file
+    names), per host in a pdsh copy; ParseError when none has a counter."""
+    parts = pdsh_by_host(text, _PDSH_CMD_RE)
+    if parts[0][0] is not None:
+        command = next((line for line in text.splitlines() if _PDSH_CMD_RE.match(line)), "")
+        said = _IFACE_NAMED_RE.search(command)
+        iface = said.group("iface") if said else None
+        per_host: list[NicStats] = []
+        try:
+            for host, part in parts:
+                for b in _parse_blocks(part):
+                    b.host, b.iface = host, b.iface or iface
+                    per_host.append(b)
+        except ParseError:
+            per_host = []  # a part with no counter: the "host: " was no host (a counter's name)
+        if per_host:
+            return per_host
+    return _parse_blocks(text)
+
+
+def _parse_blocks(text: str) -> list[NicStats]:
     blocks: list[NicStats] = []
     named: str | None = None  # the interface the last command or heading above named
     headless = "NIC statistics:" not in text
+    fresh = False  # a command line (or grep's file) named an interface since the last counter
     for no, line, _ in numbered_lines(text):
+        if headless and (g := _GREP_FILE_RE.match(line)):
+            fresh = fresh or g.group("iface") != named
+            named = g.group("iface")
+            line = line[g.end() :]
         if headless and (hm := _HEADLESS_COUNTER_RE.match(line)):
-            # (the copy kept the counters only: one block from its first counter)
-            if not blocks:
+            # (the copy kept the counters only: a block from its first counter, and one from
+            # the first counter under each command line or grep's file naming an interface,
+            # so one interface's counters are not taken for another's)
+            if not blocks or fresh:
                 blocks.append(NicStats(line=no, iface=named))
+                fresh = False
             value = int(hm.group("value"))
             blocks[-1].counters[hm.group("name")] = value
             blocks[-1].counter_lines[hm.group("name")] = no
@@ -245,6 +288,7 @@ def parse(text: str) -> list[NicStats]:
             continue
         if n := _IFACE_NAMED_RE.search(line):
             named = n.group("iface") or n.group("iface2") or n.group("iface3")
+            fresh = True
             continue
         if blocks and (m := _COUNTER_RE.match(line)):
             value = int(m.group("value"))

@@ -23,10 +23,18 @@ from dataclasses import dataclass, field
 SIGNATURE = (
     r"^[ \t]*Architecture:[ \t]+\S[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,8}?"
     r"[ \t]*CPU\(s\):[ \t]+\d+[ \t]*\r?$"
+    # (or the same through pdsh, "gpu-node01: " before each row: read per host)
+    r"|^[A-Za-z0-9][\w.-]{0,62}: [ \t]*Architecture:[ \t]+\S[^\n]{0,200}\n"
+    r"(?:[^\n]{0,200}\n){0,8}?[A-Za-z0-9][\w.-]{0,62}: [ \t]*CPU\(s\):[ \t]+\d+[ \t]*\r?$"
 )
 _ROW_RE = re.compile(
     r"^[ \t]*(?P<key>[A-Za-z][\w() .,/-]{0,60}?):[ \t]+(?P<value>\S[^\n]{0,300}?)\s*$"
 )
+# a section's head with no value of its own, its rows indented under it, as the tree layout of
+# current util-linux prints "Virtualization features:", "Caches (sum of all):", "NUMA:",
+# "Vulnerabilities:" (tests/data/review64/lscpu_tree_layout_x86_2s_numa_sections.txt); the
+# output goes on under it, so it is skipped, not taken for the output's end
+_SECTION_RE = re.compile(r"^[ \t]*[A-Z][\w() .,/-]{0,60}:[ \t]*\r?$")
 _NODE_ROW_RE = re.compile(r"^NUMA node(?P<node>\d{1,5}) CPU\(s\)$")
 # a reStructuredText table's border: runs of "=" or "-" split by blanks, nothing else
 _BORDER_RE = re.compile(r"^[ \t]*[=-]{3,}(?:[ \t]+[=-]{3,}){0,20}[ \t]*$")
@@ -71,6 +79,8 @@ def parse(text: str) -> Lscpu | None:
             continue
         m = _ROW_RE.match(line)
         if m is None:
+            if _SECTION_RE.match(line):
+                continue  # a section's head: its rows follow
             if line.strip():
                 break  # the output ends where a line is neither a row nor a border
             continue

@@ -4216,7 +4216,9 @@ _FWM_FIELD_RE = re.compile(
     r"(?P<value>\S[^\n]{0,300}?)[ \t]*$"
 )
 _FWM_VERSION_RE = re.compile(
-    r"^[ \t]*(?P<component>FW|PXE|UEFI|FCODE|[A-Z][A-Z0-9_]{1,15})[ \t]+(?P<current>\S+)"
+    # ("FW (Running)": the firmware the device runs where it differs from the flash's "FW" row,
+    # mstflint mlxfwupdate/mlnx_dev.cpp setVersion("FW (Running)", ...) at b9d9e84)
+    r"^[ \t]*(?P<component>FW \(Running\)|FW|PXE|UEFI|FCODE|[A-Z][A-Z0-9_]{1,15})[ \t]+(?P<current>\S+)"
     r"[ \t]+(?P<available>\S+)[ \t]*$"
 )
 _FWM_STATUS_RE = re.compile(r"^[ \t]*Status:[ \t]*(?P<status>\S[^\n]{0,200}?)[ \t]*$")
