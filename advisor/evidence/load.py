@@ -1890,6 +1890,17 @@ def _pdsh_one_host(text: str) -> tuple[str, str] | None:
     return host, bare if text.endswith("\n") else bare[:-1]
 
 
+def _hwlog_pods_kept(shown: list[str], prefix: re.Pattern[str]) -> bool:
+    """Whether kubectl's "[pod/NAME/container] " prefixes stay on the lines for the log reader:
+    where they name two pods or more and a MindCluster component's DCMI failure is among them
+    (the reader keys each pod's failure, and what follows it, on its pod: taken off, one pod's
+    failure would be read as a restart of the other's)."""
+    if not any("prepare dcmi failed" in line for line in shown):
+        return False
+    pods = {m.group(0) for line in shown if (m := prefix.match(line))}
+    return len(pods) > 1
+
+
 def _prefixed(prefix: re.Pattern[str], line: str, names: frozenset[str] | None) -> bool:
     """Whether ``line`` starts with ``prefix``; with ``names``, a compose prefix naming one of
     them."""
@@ -2475,6 +2486,8 @@ def _unwrap(text: str) -> tuple[str, list[str], list[str]]:
     rich_box = "│" in text and logs.RICH_TRACEBACK_RE.search(text) is not None
     for what, prefix in _LINE_PREFIXES:
         if rich_box and what.startswith("a terminal pane's"):
+            continue
+        if what == "kubectl's pod prefix" and _hwlog_pods_kept(shown, prefix):
             continue
         names: frozenset[str] | None = None
         if prefix is _COMPOSE_PREFIX_RE:

@@ -188,6 +188,7 @@ from advisor.parsers import (
     COLLECTOR_STAMP,
     NEXT_COMMAND_RE,
     NODE_NAME,
+    PDSH_BARE_RE,
     PDSH_PREFIX_RE,
     VLLM_DP_ENGINE_RE,
     WORKER_PREFIX_RE,
@@ -3231,6 +3232,9 @@ _MINDIE_MAIN_PID_RE = re.compile(r"^\s*g_mainPid = (?P<pid>\d{1,10})\s*$")
 _MINDIE_CONFIG_UP_RE = re.compile(
     r"\[ConfigManager::InitConfigManager\] Successfully init config manager"
 )
+# (the start script's own word for the pid it started the daemon as: "[mindie] Daemon started as
+# PID 418", as the review-63 start log prints it)
+_MINDIE_DAEMON_PID_RE = re.compile(r"Daemon started as PID (?P<pid>\d{1,10})\b")
 _MINDIE_CONFIG_FROM_RE = re.compile(r"ConfigManager: Load Config from (?P<path>\S{1,300}?)\.?\s*$")
 
 
@@ -3258,6 +3262,14 @@ def _mindie_daemon_stop(
 ) -> tuple[int, str, int | None] | None:
     """The first line after line ``after`` that says MindIE's daemon (or the shell's job that ran
     it) stopped: its line, what it says, and the exit code it implies (128 + signal)."""
+    # (the daemon's own pids, as its start lines give them: a job the shell reports ended is the
+    # daemon's only where it names one of these or the daemon's program; a start script also
+    # ends jobs of its own, such as a "tail -f" of the start log, once the daemon is up)
+    daemon_pids = {
+        m.group("pid")
+        for no, t, _ in lines
+        if no <= after and (m := _MINDIE_DAEMON_PID_RE.search(t) or _MINDIE_MAIN_PID_RE.match(t))
+    }
     for no, t, _ in lines:
         if no <= after:
             continue
@@ -3267,6 +3279,12 @@ def _mindie_daemon_stop(
             rc = int(m.group("rc"))
             return no, f"MindIE's entry script: the job failed with exit code {rc}", rc
         if m := _BASH_JOB_SIGNALED_RE.search(t):
+            if (
+                daemon_pids
+                and m.group("pid") not in daemon_pids
+                and "mindieservice_daemon" not in (m.group("cmd") or "")
+            ):
+                continue
             sig = m.group("sig")
             cmd = f" ({m.group('cmd').strip()})" if m.group("cmd") else ""
             return (
@@ -16033,7 +16051,7 @@ def _absl_frame(
     """The innermost named frame absl's handler wrote for ``pid`` near line ``index``: by Ray's
     log time where the lines have it (Ray's deduplication prints folded lines out of their
     order; absl writes the frames innermost first), else the first after the signal's line."""
-    timed: list[tuple[str, str]] = []
+    timed: list[tuple[str, int, str]] = []
     after: list[str] = []
     for at, (_, text, _) in enumerate(
         lines[max(0, index - ABSL_FRAME_LINES) : index + ABSL_FRAME_LINES],
@@ -16048,11 +16066,13 @@ def _absl_frame(
         if (pid is not None and of is not None and of != pid) or sym in ("", "(unknown)"):
             continue
         if prefix:
-            timed.append((prefix.group("at"), sym))
+            # (frames logged in one millisecond tie on the time: the line order, innermost
+            # first as absl writes them, breaks the tie, not the symbol's spelling)
+            timed.append((prefix.group("at"), at, sym))
         elif at > index:
             after.append(sym)
     if timed:
-        return min(timed)[1]
+        return min(timed)[2]
     return after[0] if after else None
 
 
@@ -21814,8 +21834,18 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
 # (vLLM's logger, vllm/logger.py: "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s"
 # with the date "%m-%d %H:%M:%S", as a Ray worker's lines show it: "ERROR 08-02 01:57:45
 # worker_base.py:382]   File ..."; worker_base.py's execute_method logs the exception it caught)
+# Newer vLLM releases put the file and line in brackets, "ERROR 06-23 17:20:43
+# [multiproc_executor.py:962] ..." (as the real worker log in
+# tests/data/evidence_heldout_59/vllm_ascend10720_*_cut.log shows it), so the "[" is optional.
 _LOGGED_FRAME_HEAD_RE = re.compile(
-    r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? (?P<at>[\w.-]{1,100}\.py:\d{1,6})\] ?"
+    r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?"
+    r"(?P<at>[\w.-]{1,100}\.py:\d{1,6})\] ?"
+)
+# (the same logger's head at a lower level: the lines a worker prints between or above the
+# frames, "INFO 08-02 01:57:40 model_runner.py:720] Starting to load model ...")
+_LOGGER_OTHER_HEAD_RE = re.compile(
+    r"^(?:DEBUG|INFO|WARNING) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?"
+    r"[\w.-]{1,100}\.py:\d{1,6}\] ?"
 )
 _FRAME_FUNC_RE = re.compile(r'File "[^"\n]{1,500}", line \d{1,7}, in (?P<func>[\w<>.]{1,100})')
 
@@ -21825,7 +21855,9 @@ def _logged_cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent 
     the logger's head, the copy cut before its exception: the process failed there (a worker
     whose method raised), read as ``cut_traceback`` reads the frames once the heads are off,
     with the functions its frames name and the logger's own file and line."""
-    body = [t for t in lines if t[1].strip()]
+    # (the logger's lines at other levels, such as the INFO lines a worker prints above or
+    # between its frames, stand aside; any other line means this is not one logger's copy)
+    body = [t for t in lines if t[1].strip() and not _LOGGER_OTHER_HEAD_RE.match(t[1])]
     heads = [_LOGGED_FRAME_HEAD_RE.match(t) for _, t, _ in body]
     if not body or not all(heads):
         return None
@@ -29725,6 +29757,19 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     _dcmi_log_chains(lines, report)
 
 
+def _hwlog_nodes(lines: list[tuple[int, str, int | None]]) -> dict[int, str]:
+    """The pod or host each line of a MindCluster component's log came from, by line: kubectl
+    logs --prefix's "[pod/NAME/container] " (``_KUBECTL_POD_PREFIX_RE``), else pdsh's "host: "
+    where every line that is not blank carries it (``PDSH_BARE_RE``: too like a line's own
+    "Word: " to be taken on one line); no entry for a line of one component's own log."""
+    body = [(n, t) for n, t, _ in lines if t.strip()]
+    pods = {n: f"pod {p.group('pod')}" for n, t in body if (p := _KUBECTL_POD_PREFIX_RE.match(t))}
+    if pods:
+        return pods
+    hosts = {n: h.group("host") for n, t in body if (h := PDSH_BARE_RE.match(t))}
+    return hosts if len(hosts) == len(body) else {}
+
+
 def _hwlog_dcmi_failed(
     lines: list[tuple[int, str, int | None]],
     no: int,
@@ -29740,15 +29785,30 @@ def _hwlog_dcmi_failed(
     lib = None if init else _HWLOG_DRIVER_LIB_RE.search(line)
     if init is None and lib is None:
         return False
+    nodes = _hwlog_nodes(lines)
+    node = nodes.get(no)
+    call = "dcmi_init" if init is not None else "dcmi_lib"
+    code = init.group("code") if init is not None else None
     if any(
-        e.kind == "npu_dcmi_error" and e.call in ("dcmi_init", "dcmi_lib") for e in report.events
+        e.kind == "npu_dcmi_error"
+        and e.call == call
+        and e.code == (str(int(code)) if code is not None else None)
+        and nodes.get(e.line) == node
+        for e in report.events
     ):
-        return True  # (a restarted component says it again: its first is the failure)
-    near = [(n, t) for n, t, _ in lines if no < n <= no + HWLOG_FOLLOW_LINES]
+        # (a restarted component says the same again: its first is the failure; another pod's
+        # or host's, or another cause on the same one, is a failure of its own)
+        return True
+    # (what follows is this component's only where it is the same pod's or host's line)
+    near = [
+        (n, t) for n, t, _ in lines if no < n <= no + HWLOG_FOLLOW_LINES and nodes.get(n) == node
+    ]
     exporter = any(
         "npu-exporter" in t or "npu_collector.go" in t for _, t, _ in lines[:LOG_LOOK_LINES]
     )
     who = "npu-exporter" if exporter else "a MindCluster component"
+    if node is not None:
+        who += f" (on {node})"
     then: list[str] = []
     if collector := next((n for n, t in near if _HWLOG_COLLECTOR_NIL_RE.search(t)), None):
         then.append(f"its NPU collector then had no device manager (line {collector})")
@@ -29777,6 +29837,7 @@ def _hwlog_dcmi_failed(
             rank=tagged,
             code=str(code),
             code_name=name,
+            host=node,
             library="DCMI",
             call="dcmi_init",
             exception_type="; ".join([said, *then])[:600],
@@ -29794,6 +29855,7 @@ def _hwlog_dcmi_failed(
             line=no,
             message=line.strip()[:300],
             rank=tagged,
+            host=node,
             library="DCMI",
             call="dcmi_lib",
             exception_type="; ".join([said, *then])[:600],
