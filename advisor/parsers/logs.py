@@ -3246,7 +3246,8 @@ _MINDIE_CONFIG_FROM_RE = re.compile(r"ConfigManager: Load Config from (?P<path>\
 # in a script (bash jobs.c notify_of_job_status: a non-interactive shell prints "%s: line %d: "
 # and the job, "  418 Killed   ./bin/mindieservice_daemon") or in the foreground (the bare
 # strsignal(), "Killed").
-_MINDIE_DAEMON_KILLING_RE = re.compile(r"^\s*Daemon is killing\.\.\.\s*$")
+# (MindIE's "Daemon is killing..." is read by _MINDIE_DAEMON_KILLING_RE, beside the daemon-exit
+# reader below: one pattern for both, a node's pdsh name allowed before it)
 _MINDIE_ENTRY_FAILED_RE = re.compile(
     r"\[EntryPoint Script Log\]\s?running job failed\. exit code: (?P<rc>\d{1,3})"
 )
@@ -21862,7 +21863,10 @@ def _logged_cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent 
     if not body or not all(heads):
         return None
     bare = [(no, t[m.end() :], tagged) for (no, t, tagged), m in zip(body, heads, strict=True) if m]
-    if (cut := cut_traceback(bare)) is None:
+    # (an exception the logged lines do name, above a traceback cut later, is read as that by the
+    # readings after this one: vLLM 0.5's workers logging "RuntimeError: CUDA error: ..." and then
+    # another worker's traceback cut short)
+    if any(_EXCEPTION_LINE_RE.match(t) for _, t, _ in bare) or (cut := cut_traceback(bare)) is None:
         return None
     funcs = [m.group("func") for _, t, _ in bare if (m := _FRAME_FUNC_RE.search(t))]
     logged_at = heads[0].group("at") if heads[0] else "?"
