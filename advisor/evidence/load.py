@@ -10589,11 +10589,17 @@ def _udp_streams_lost(run: iperf.Iperf3Run, share: float) -> str:
             else ""
         )
         + (f", jitter up to {run.jitter_ms:g} ms" if run.jitter_ms is not None else "")
-        + (
-            f"; the client got no ack of its last datagram (line {run.no_ack_line})"
-            if run.no_ack_line
-            else ""
-        )
+        + _no_ack_said(run)
+    )
+
+
+def _no_ack_said(run: iperf.Iperf3Run) -> str:
+    """iperf 2's WARNING that the client got no ack of its last datagram, as a loss item's last
+    clause: what the server received of the run's end is not confirmed."""
+    return (
+        f"; the client got no ack of its last datagram (line {run.no_ack_line})"
+        if run.no_ack_line
+        else ""
     )
 
 
@@ -10911,11 +10917,7 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
                         else ""
                     )
                     + (f", jitter {run.jitter_ms:g} ms" if run.jitter_ms is not None else "")
-                    + (
-                        f"; the client got no ack of its last datagram (line {run.no_ack_line})"
-                        if run.no_ack_line
-                        else ""
-                    ),
+                    + _no_ack_said(run),
                 ),
             )
         if run.not_available:
