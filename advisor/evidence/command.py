@@ -51,6 +51,7 @@ _NPU_KINDS = frozenset(
         "npu_freq_reduced",  # MindCluster's check of its npu-smi samples
         "npu_compute_low",  # ascend-dmi -f: a device far under its peers' computing power
         "npu_device_state",  # msnpureport's device_info.txt: a device whose OS does not run
+        "npu_port_link_fault",  # a device slog's IMP line: FaultDiag's cable link fault
         "ascend_tool_failure",
         "asys_check",  # CANN's asys diagnose
         "dmi_check",  # Ascend DMI's diagnosis

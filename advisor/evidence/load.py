@@ -347,6 +347,10 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|\baclrt\w+ failed, ret = \d{6}\b|\baclrt\w+ failed: \d{6}\b"
         # the NPU black box's history.log, either form (logs._BBOX_HISTORY_RE)
         r"|system exception code ?\[0x[0-9A-Fa-f]{8}\]: (?:Device ?\[\d{1,4}\], )?ModuleName ?\["
+        # the black box's driver.txt: the driver's words of the exception (logs._BBOX_FAIL_INFO_RE)
+        r"|^device_id ?= ?\d{1,4}, fail info: "
+        # a device slog's IMP EVENT line of its port's link (logs._IMP_LINK_RE)
+        r"|\(device_id:\d{1,4} die_id:\d{1,4}\) \[IMP\] [^\n]{0,200}?\brf_lf \d"
         # HCCL's run-log entry of a communicator's creation by root info (logs._INIT_ENTRY_RE)
         r"|Entry-HcclCommInitRootInfo(?:Config)?(?:Inner)?:ranks\[\d+\], rank\[\d+\]"
         # (a bare version line alone is NCCL_DEBUG=VERSION's, as nccl-tests logs print it: the

@@ -785,8 +785,10 @@ class LogEvent:
     ROCE_DISABLE), nic_sriov_no_vfs (the importer's, an mlxconfig query -e whose NUM_OF_VFS
     was set to 0 from its default, SR-IOV not shown off), dcgm_watch_refused (the importer's, dcgmi dmon's "Error setting watches":
     code its DCGM result, "-6"), gpu_compute_low (the importer's, DCGM's ubergemm: a GPU far
-    under its run's median GFlops), npu_bbox_exception (the black box's history.log: an
-    exception the device recorded, code its bbox code), switch_fault (MindCluster's device
+    under its run's median GFlops), npu_bbox_exception (the black box's history.log or its
+    driver.txt: an exception the device recorded, code its bbox code), npu_port_link_fault (a
+    device slog's IMP EVENT line whose rf_lf and pcs_err_cnt make MindCluster FaultDiag's
+    fiber/copper cable link fault), switch_fault (MindCluster's device
     plugin: a switch fault raised and not cleared in the log), switch_fault_cleared (the same,
     cleared again or only its clearing seen), gpu_temp_near_limit (the importer's, nvidia-smi -q -d
     TEMPERATURE: a GPU within a few degrees of its Max Operating Temp), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
@@ -2198,6 +2200,10 @@ def _parse_events(text: str) -> LogReport:
     _dcmi_errors(lines, report)
     if "system exception code" in text:
         _bbox_history(lines, report)
+    if "excep_id:" in text or "fail info:" in text:
+        _bbox_driver_txt(lines, report)
+    if "rf_lf" in text:
+        _imp_link_faults(lines, report)
     if "switch subscribe got fault" in text:
         _switch_fault_events(lines, report)
     if "ErrorCode:DCGM_FR_" in text:
@@ -26506,6 +26512,128 @@ def _bbox_history(lines: list[tuple[int, str, int | None]], report: LogReport) -
                 + handling,
             )
         )
+
+
+# The black box's driver.txt (hisi_logs/device-N/<time>/bbox/driver.txt as msnpureport exports
+# it; the form MindCluster FaultDiag's own test export holds, Ascend/mind-cluster component/
+# ascend-faultdiag/test/st_testcase/modelarts-job-testdt/ascend/device_log/hisi_logs/device-0/
+# 20230713162044-070000011/bbox/driver.txt): "excep_id: 0xa8028802 ." and the driver's words of
+# the fault, "device_id = 2, fail info: device_id-2 appeared multi ecc err, the physical address
+# is 0x400cd8d202e0". The same export's history.log names that code "ModuleName [DRIVER],
+# ExceptionReason [DRIVER_EXCEPTION]".
+_BBOX_EXCEP_ID_RE = re.compile(r"^excep_id: ?0x(?P<code>[0-9A-Fa-f]{1,8})\b")
+_BBOX_FAIL_INFO_RE = re.compile(
+    r"^device_id ?= ?(?P<device>\d{1,4}), fail info: (?P<info>[^\n]{1,300})"
+)
+# "multi ecc err": a multi-bit ECC error, one ECC cannot correct (the DCMI API's
+# dcmi_get_device_ecc_info: "If a multi-bit error is found, locate and rectify the fault",
+# hicann/driver docs/en/Ascend_910B_DCMI_API)
+_MULTI_ECC_RE = re.compile(
+    r"\bmulti ecc err\w{0,5}\b(?:[^\n]{0,80}?physical address is (?P<addr>0x[0-9A-Fa-f]{1,16}))?"
+)
+BBOX_EXCEP_LINES = 8
+"""How far after its ``excep_id`` line the driver's ``fail info`` line may stand and still be
+that exception's words."""
+
+
+def _bbox_driver_txt(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``npu_bbox_exception`` for each exception the black box's driver.txt records: its
+    ``excep_id`` and, where it follows, the driver's ``fail info`` line (device and words)."""
+    pending: tuple[int, str] | None = None  # (line, code) of an excep_id not yet given its words
+
+    def add(no: int, code: str, device: int | None, info: str, message: str) -> None:
+        said = f"driver exception 0x{code}" if code else "driver fault"
+        if ecc := _MULTI_ECC_RE.search(info):
+            addr = f" at physical address {ecc.group('addr')}" if ecc.group("addr") else ""
+            said += f": multi-bit (uncorrectable) ECC error{addr}"
+        elif info:
+            said += f": {info}"
+        if code in _BBOX_RESTART_BUSINESS_CODES:
+            said += " (MindCluster's fault table: RestartBusiness, the job has to be run again)"
+        report.events.append(
+            LogEvent(
+                kind="npu_bbox_exception",
+                line=no,
+                message=message,
+                code=f"0x{code}" if code else None,
+                code_name="multi-bit ECC" if "multi ecc err" in info else None,
+                device=device,
+                library="bbox",
+                exception_type=f"black box driver.txt: {said}"[:300],
+            )
+        )
+
+    for no, line, _ in lines:
+        text = line.strip()
+        if m := _BBOX_EXCEP_ID_RE.match(text):
+            if pending:
+                add(*pending, None, "", text)  # (an exception with no words of its own)
+            pending = (no, m.group("code").upper().zfill(8))
+        elif m := _BBOX_FAIL_INFO_RE.match(text):
+            code = pending[1] if pending and no - pending[0] <= BBOX_EXCEP_LINES else ""
+            add(no, code, int(m.group("device")), m.group("info").strip(), text)
+            pending = None
+    if pending:
+        add(*pending, None, "", lines[pending[0] - 1][1].strip())
+
+
+# A device's slog EVENT line of its network port (IMP), as msnpureport exports the device logs
+# (MindCluster FaultDiag's test export, component/ascend-faultdiag/test/st_module_testcase/
+# kg_parse/device-1/device-1_20241204162140159.log): "[EVENT] IMP(-2,IMP): 2024-12-04-08:21:
+# 54.994.714 70 (device_id:1 die_id:0) [IMP] present 1, mac_link 1, pcs_link 1, rf_lf 1,
+# pcs_err_cnt 5, pcs_64_66b 4681".
+_IMP_LINK_RE = re.compile(
+    r"\(device_id:(?P<device>\d{1,4}) die_id:(?P<die>\d{1,4})\) \[IMP\] (?P<fields>[^\n]{0,300})"
+)
+_IMP_FIELD_RE = re.compile(r"\b(?P<key>[a-z][a-z0-9_]{0,30}) (?P<value>\d{1,10})\b")
+# FaultDiag's knowledge graph (ascend_fd/configuration/kg-config.json "Comp_Network_Custom_01",
+# cause_en "Fiber/Copper cable link fault", its rule's code 0x81078603; attr_regex ", rf_lf
+# (?P<rf_lf>[12]), pcs_err_cnt (?P<pcs_err_cnt>\d{1,10}), ") and its parser (pkg/parse/
+# knowledge_graph/parser/npu_device_parse.py: LOCAL_FAULT_FLAG = "1", PCS_NORMAL_TH = "0"; the
+# line is not that fault where rf_lf is missing, or is 1 with pcs_err_cnt 0): rf_lf 1 or 2 is
+# the fault, except rf_lf 1 (a local fault) with no PCS error counted.
+IMP_FAULT_RF_LF = (1, 2)
+IMP_LINK_FAULT_CODE = "0x81078603"
+
+
+def _imp_link_faults(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """An ``npu_port_link_fault`` for each device port (device, die) whose IMP EVENT lines say
+    a remote/local link fault FaultDiag counts: at its first such line, the later ones in
+    ``repeated_lines``."""
+    seen: dict[tuple[int, int], LogEvent] = {}
+    for no, line, _ in lines:
+        if "rf_lf" not in line or (m := _IMP_LINK_RE.search(line)) is None:
+            continue
+        fields = {
+            f.group("key"): int(f.group("value")) for f in _IMP_FIELD_RE.finditer(m["fields"])
+        }
+        rf_lf, pcs_errors = fields.get("rf_lf"), fields.get("pcs_err_cnt")
+        if rf_lf not in IMP_FAULT_RF_LF or pcs_errors is None or (rf_lf == 1 and not pcs_errors):
+            continue
+        device, die = int(m.group("device")), int(m.group("die"))
+        if (ev := seen.get((device, die))) is not None:
+            ev.repeated_lines = [*(ev.repeated_lines or []), no]
+            continue
+        links = ", ".join(
+            f"{k} {fields[k]}" for k in ("present", "mac_link", "pcs_link") if k in fields
+        )
+        ev = LogEvent(
+            kind="npu_port_link_fault",
+            line=no,
+            message=line.strip()[:300],
+            code=IMP_LINK_FAULT_CODE,
+            code_name="Fiber/Copper cable link fault",
+            device=device,
+            library="IMP",
+            exception_type=(
+                f"device {device} die {die}: rf_lf {rf_lf} (the port's remote/local fault flag) "
+                f"with pcs_err_cnt {pcs_errors} ({pcs_errors} PCS error(s))"
+                + (f"; {links}" if links else "")
+                + ": MindCluster FaultDiag's Comp_Network_Custom_01, fiber/copper cable link fault"
+            ),
+        )
+        seen[(device, die)] = ev
+        report.events.append(ev)
 
 
 # MindCluster's device plugin logging each switch fault event it is sent (Ascend/mind-cluster
