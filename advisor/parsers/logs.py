@@ -2097,6 +2097,8 @@ def _parse_events(text: str) -> LogReport:
         _devices_not_offered(lines, report)
     if " hook #" in text:
         _oci_hook_failures(lines, report)
+    if "did not terminate successfully" in text:
+        _oci_runtime_failures(lines, report)
     if "pyxis:" in text:
         _pyxis_failures(lines, report)
     if "Resource temporarily unavailable" in text or "start new thread" in text:
@@ -18481,6 +18483,117 @@ _ASCEND_HOOK_WHY_RE = re.compile(
     r"Please check the write permission!|Please check the folder owner!"
     r"|resolvedPath is symbolic link!|failed to mount src: (?P<src>[^\s]+?)\.(?=f|\s|$)"
 )
+
+
+# containerd's shim when the OCI runtime it ran (runc, or a wrapper standing in for it such as
+# ascend-docker-runtime or nvidia-container-runtime) exits non-zero: "OCI runtime create failed:
+# unable to retrieve OCI runtime error (open .../log.json: ...): <runtime> did not terminate
+# successfully: exit status N: <the runtime's own output>" (containerd pkg/process init.go
+# runtimeError; go-runc runc.go runOrError, "<error>: <output>"). The runtime's own words, the
+# cause, come last on a line often far longer than a quote keeps.
+_OCI_RUNTIME_EXIT_RE = re.compile(
+    r"(?P<runtime>[\w./-]{1,200}) did not terminate successfully: exit status (?P<status>\d{1,3})"
+    r"(?:: (?P<out>[^\n]{0,800}))?"
+)
+_OCI_RUNTIME_WHAT_RE = re.compile(r"OCI runtime (?P<what>create|start) failed")
+# Go's log package's prefix (log.Fatal in the runtime's main), "2024/07/24 09:59:29 "
+_GO_LOG_STAMP_RE = re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})? ")
+# ascend-docker-runtime (Ascend/mind-cluster component/ascend-docker-runtime, runtime/main.go
+# execRunc) finds docker-runc or runc on PATH, resolves it, and checks it with mindxcheckutils'
+# RealFileChecker(runcPath, checkParent=true, allowLink=false) before exec'ing it; main() ends
+# on log.Fatal(err), exit status 1. FileChecker (mindxcheckutils.go) refuses the file or any
+# directory above it that is writable by the group or others ("write permission not right
+# <path> <perm>"), owned by a uid other than 0 or the runtime's own ("owner not right <path>
+# <uid>"; dockerd runs the runtime as root, so: not root), setuid or setgid ("setuid not
+# allowed <path>"), or a symbolic link ("symlinks or not existed, failed <path>, <err>").
+_ASCEND_FILE_CHECK_RE = re.compile(
+    r"(?P<owner>owner not right (?P<opath>/[^\s]{0,400}) (?P<uid>\d{1,10}))"
+    r"|(?P<write>write permission not right (?P<wpath>/[^\s]{0,400}) (?P<perm>[-a-zA-Z]{10}))"
+    r"|(?P<setid>set(?P<which>uid|gid) not allowed (?P<spath>/[^\s]{0,400}))"
+    r"|(?P<link>symlinks or not existed, failed (?P<lpath>/[^\s,]{0,400}))"
+)
+_RUNC_NAMES = ("runc", "docker-runc")
+
+
+def _ascend_file_check_words(out: str) -> str | None:
+    """What ascend-docker-runtime's file check refused, in words, with the fix, or None when
+    its output says none of the checks it makes (mindxcheckutils FileChecker)."""
+    if not (m := _ASCEND_FILE_CHECK_RE.search(out)):
+        return None
+    path = m.group("opath") or m.group("wpath") or m.group("spath") or m.group("lpath")
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    what = (
+        f"{path} (runc, which it runs once its checks pass)"
+        if name in _RUNC_NAMES
+        else f"{path} (a file it checks before use, or a directory above one)"
+    )
+    rule = (
+        "it runs runc (and its hook) only when the file and every directory above it are owned "
+        "by root, not writable by the group or others, not setuid/setgid and no symbolic link"
+    )
+    if m.group("owner"):
+        return (
+            f"ascend-docker-runtime's ownership check refused {what}: it is owned by uid "
+            f"{m.group('uid')}, not root ({rule}); fix: chown root:root {path}"
+        )
+    if m.group("write"):
+        return (
+            f"ascend-docker-runtime's permission check refused {what}: mode {m.group('perm')} is "
+            f"writable by the group or others ({rule}); fix: chmod go-w {path}"
+        )
+    if m.group("setid"):
+        return (
+            f"ascend-docker-runtime's check refused {what}: it is set{m.group('which')} ({rule}); "
+            f"fix: chmod {m.group('which')[0]}-s {path}"
+        )
+    return (
+        f"ascend-docker-runtime's check refused {what}: a symbolic link or missing ({rule}); "
+        "put the real file at that path"
+    )
+
+
+def _oci_runtime_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``container_start_failure`` per OCI runtime that exited non-zero creating or starting a
+    container (containerd's "<runtime> did not terminate successfully"), with the runtime's own
+    output, the cause, quoted from the end of the line."""
+    seen: set[str] = set()
+    for no, line, tagged in lines:
+        if "did not terminate successfully" not in line or " hook #" in line:
+            continue  # (a hook's failure under runc: _oci_hook_failures reads it)
+        if "Error syncing pod" in line:
+            continue  # (kubelet's account of the same container: _kubelet_failures reads it)
+        if not (what := _OCI_RUNTIME_WHAT_RE.search(line)):
+            continue  # (docker exec's or a build's: the container was not being created)
+        if not (m := _OCI_RUNTIME_EXIT_RE.search(line, what.end())):
+            continue
+        runtime = m.group("runtime")
+        out = _GO_LOG_STAMP_RE.sub("", (m.group("out") or "").strip())
+        out = out.removesuffix(": unknown").removesuffix(": unknown.").strip()
+        key = f"{runtime} {out[:200]}"
+        if key in seen:
+            continue
+        seen.add(key)
+        name = runtime.rsplit("/", 1)[-1]
+        said = f"{runtime} exited with {m.group('status')} on OCI runtime {what.group('what')}"
+        ascend = name == "ascend-docker-runtime"
+        why = _ascend_file_check_words(out) if ascend else None
+        report.events.append(
+            LogEvent(
+                kind="container_start_failure",
+                line=no,
+                # (the head says who; the runtime's words at the end say why: both kept)
+                message=f"{line.strip()[:200]} ... {line.strip()[m.start() :][:400]}"
+                if m.start() > 200
+                else line.strip()[:600],
+                rank=tagged,
+                library="Ascend Docker Runtime" if ascend else None,
+                exception_type=(
+                    f"{said}: {why} (its output: {out[:200]})"
+                    if why
+                    else f"{said}: {out[:300] or 'its output is not in the copy'}"
+                )[:600],
+            )
+        )
 
 
 # NVIDIA's pyxis (Slurm's SPANK plugin that runs a task in an enroot container) when the image
